@@ -1,0 +1,226 @@
+package loom
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Message roles.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+	RoleSystem    = "system"
+	RoleSummary   = "summary"
+)
+
+// ValidRole reports whether r is a known message role.
+func ValidRole(r string) bool {
+	switch r {
+	case RoleUser, RoleAssistant, RoleTool, RoleSystem, RoleSummary:
+		return true
+	}
+	return false
+}
+
+// Message is one whole, completed unit of a session. Seq numbers a
+// session's messages 1, 2, 3 … without gaps.
+type Message struct {
+	ID          string        `json:"id"`
+	SessionID   string        `json:"session_id"`
+	Seq         int64         `json:"seq"`
+	Role        string        `json:"role"`
+	Parts       []Part        `json:"parts"`
+	Model       string        `json:"model"`
+	Provider    string        `json:"provider"`
+	Usage       Usage         `json:"usage"`
+	Error       *MessageError `json:"error"`
+	CreatedAt   time.Time     `json:"created_at"`
+	CompletedAt *time.Time    `json:"completed_at"`
+	// Turn is the turn the message belongs to: user messages open turns.
+	Turn int `json:"turn,omitempty"`
+}
+
+// MessageError records why producing a message failed.
+type MessageError struct {
+	Message string `json:"message"`
+	Type    string `json:"type,omitempty"`
+}
+
+// Validate checks a message before it is stored.
+func (m *Message) Validate() error {
+	if !ValidRole(m.Role) {
+		return Errorf(EINVALID, "unknown message role %q", m.Role)
+	}
+	for i := range m.Parts {
+		if err := m.Parts[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Text returns the concatenated text parts of the message.
+func (m *Message) Text() string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Type == PartText {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// SearchText returns what full-text search indexes for the message: text,
+// reasoning, and tool inputs, outputs and errors.
+func (m *Message) SearchText() string {
+	var b strings.Builder
+	add := func(s string) {
+		if s == "" {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(s)
+	}
+	for _, p := range m.Parts {
+		switch p.Type {
+		case PartText, PartReasoning:
+			add(p.Text)
+		case PartTool:
+			add(p.Name)
+			add(rawText(p.Input))
+			add(rawText(p.Output))
+			add(p.Error)
+		case PartFile:
+			add(p.Filename)
+		case PartAgent:
+			add(p.Name)
+		}
+	}
+	return b.String()
+}
+
+// rawText turns a JSON value into searchable text: strings unquoted,
+// anything else as its JSON.
+func rawText(r json.RawMessage) string {
+	if len(r) == 0 || string(r) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(r, &s) == nil {
+		return s
+	}
+	return string(r)
+}
+
+// Part types.
+const (
+	PartText       = "text"
+	PartReasoning  = "reasoning"
+	PartTool       = "tool"
+	PartFile       = "file"
+	PartAgent      = "agent"
+	PartStepStart  = "step-start"
+	PartStepFinish = "step-finish"
+)
+
+// Tool part statuses: pending → running → completed | error.
+const (
+	ToolPending   = "pending"
+	ToolRunning   = "running"
+	ToolCompleted = "completed"
+	ToolError     = "error"
+)
+
+// Interrupted is the error given to tool calls whose process died.
+const Interrupted = "interrupted"
+
+// Part is typed content of a message. Which fields are set depends on
+// Type; the JSON shape carries only the fields of its type.
+type Part struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+
+	// text, reasoning
+	Text string `json:"text,omitempty"`
+
+	// tool
+	CallID    string          `json:"call_id,omitempty"`
+	Name      string          `json:"name,omitempty"` // tool name; agent name for agent parts
+	Status    string          `json:"status,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	Output    json.RawMessage `json:"output,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Title     string          `json:"title,omitempty"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	StartedAt *time.Time      `json:"started_at,omitempty"`
+	EndedAt   *time.Time      `json:"ended_at,omitempty"`
+
+	// file
+	Mime     string      `json:"mime,omitempty"`
+	Filename string      `json:"filename,omitempty"`
+	URL      string      `json:"url,omitempty"`
+	Source   *FileSource `json:"source,omitempty"`
+
+	// agent: the sub-agent's child session
+	SessionID string `json:"session_id,omitempty"`
+
+	// step-finish: tokens and cost of one model call
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// FileSource locates a file part's content: a path and an optional range.
+type FileSource struct {
+	Type  string `json:"type,omitempty"` // file or symbol
+	Path  string `json:"path"`
+	Text  string `json:"text,omitempty"`
+	Start int    `json:"start,omitempty"`
+	End   int    `json:"end,omitempty"`
+}
+
+// Validate checks that a part has a known type and what its type needs.
+func (p *Part) Validate() error {
+	switch p.Type {
+	case PartText, PartReasoning, PartStepStart, PartStepFinish, PartFile:
+	case PartAgent:
+		if p.Name == "" {
+			return Errorf(EINVALID, "agent part needs a name")
+		}
+	case PartTool:
+		if p.CallID == "" || p.Name == "" {
+			return Errorf(EINVALID, "tool part needs a call id and a tool name")
+		}
+		switch p.Status {
+		case ToolPending, ToolRunning, ToolCompleted, ToolError:
+		default:
+			return Errorf(EINVALID, "tool part %s has unknown status %q", p.CallID, p.Status)
+		}
+		if len(p.Input) > 0 && !json.Valid(p.Input) {
+			return Errorf(EINVALID, "tool part %s input is not JSON", p.CallID)
+		}
+		if len(p.Output) > 0 && !json.Valid(p.Output) {
+			return Errorf(EINVALID, "tool part %s output is not JSON", p.CallID)
+		}
+	default:
+		return Errorf(EINVALID, "unknown part type %q", p.Type)
+	}
+	if len(p.Metadata) > 0 && !json.Valid(p.Metadata) {
+		return Errorf(EINVALID, "part metadata is not JSON")
+	}
+	return nil
+}
+
+// MessageQuery selects a window of a session's messages. With Limit set it
+// returns the newest Limit messages (before Before, after After), always in
+// chronological order.
+type MessageQuery struct {
+	Limit  int
+	Before int64 // seq < Before when > 0
+	After  int64 // seq > After when > 0
+}

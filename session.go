@@ -1,0 +1,161 @@
+package loom
+
+import (
+	"strings"
+	"time"
+)
+
+// Session kinds: a normal session, a fork of another, or the child session
+// of a sub-agent.
+const (
+	KindMain     = "main"
+	KindFork     = "fork"
+	KindSubagent = "subagent"
+)
+
+// Project is where a command-line session belongs: the git top-level
+// directory (or the working directory outside git), its base name, and the
+// first 16 hex digits of the SHA-256 of its path.
+type Project struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Root string `json:"root"`
+}
+
+// Lock records the process attached to a session for writing.
+type Lock struct {
+	PID   int       `json:"pid"`
+	Host  string    `json:"host"`
+	Since time.Time `json:"since"`
+	// Expires is when a holder on another host stops being trusted
+	// unless it renews its lease. Not part of the JSON shape.
+	Expires time.Time `json:"-"`
+	// Owner identifies the Store handle that holds the lock.
+	Owner string `json:"-"`
+}
+
+// Session is one durable thread of work: an ordered list of messages plus
+// metadata. It is created by its first message.
+type Session struct {
+	ID           string     `json:"id"`
+	Key          string     `json:"key"`
+	Title        string     `json:"title"`
+	Description  string     `json:"description"`
+	UserID       string     `json:"user_id"`
+	Surface      string     `json:"surface"`
+	Kind         string     `json:"kind"`
+	ParentID     string     `json:"parent_id"`
+	ForkTurn     int        `json:"fork_turn"`
+	Project      Project    `json:"project"`
+	Cwd          string     `json:"cwd"`
+	Model        string     `json:"model"`
+	Provider     string     `json:"provider"`
+	Profile      string     `json:"profile"`
+	MessageCount int        `json:"message_count"`
+	TurnCount    int        `json:"turn_count"`
+	LastPrompt   string     `json:"last_prompt"`
+	Usage        Usage      `json:"usage"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+	DeletedAt    *time.Time `json:"deleted_at"`
+	Lock         *Lock      `json:"lock"`
+	// SummarySeq is the seq of the latest compaction summary, 0 if none.
+	// The model's context is that summary and everything after it.
+	SummarySeq int64 `json:"summary_seq,omitempty"`
+}
+
+// SurfaceOf returns the surface of a key: the part before the first colon.
+func SurfaceOf(key string) string {
+	if i := strings.IndexByte(key, ':'); i >= 0 {
+		return key[:i]
+	}
+	return key
+}
+
+// Validate checks the fields a new session must have.
+func (s *Session) Validate() error {
+	switch {
+	case s.ID == "":
+		return Errorf(EINVALID, "session id required")
+	case s.UserID == "":
+		return Errorf(EINVALID, "session user required")
+	}
+	switch s.Kind {
+	case "", KindMain, KindFork, KindSubagent:
+	default:
+		return Errorf(EINVALID, "unknown session kind %q", s.Kind)
+	}
+	if s.Kind == KindSubagent && s.ParentID == "" {
+		return Errorf(EINVALID, "a sub-agent session needs a parent")
+	}
+	return nil
+}
+
+// SessionFilter selects sessions for List. Zero fields do not filter.
+type SessionFilter struct {
+	UserID    string
+	ProjectID string
+	Surface   string
+	Key       string
+	ParentID  string
+	Kind      string
+	// Deleted lists the trash instead of live sessions.
+	Deleted bool
+	// UpdatedBefore keeps sessions last updated before this time.
+	UpdatedBefore time.Time
+	// Before is a cursor: sessions updated before (UpdatedAt, ID).
+	Before *Cursor
+	Limit  int
+}
+
+// Cursor is a position in the newest-first session order.
+type Cursor struct {
+	UpdatedAt time.Time
+	ID        string
+}
+
+// SessionUpdate changes a session's metadata; nil fields are kept.
+type SessionUpdate struct {
+	Title       *string
+	Description *string
+	Key         *string
+	Project     *Project
+	Cwd         *string
+	Model       *string
+	Provider    *string
+	Profile     *string
+}
+
+// ForkOptions says where to fork and how to name the new session.
+type ForkOptions struct {
+	// Turn is the last turn copied; 0 copies every turn.
+	Turn  int
+	Title string
+	Key   string
+	// ID of the new session; generated when empty.
+	ID string
+}
+
+// ResolveScope narrows reference resolution: the user whose sessions are
+// searched, and the project whose keys are preferred.
+type ResolveScope struct {
+	UserID    string
+	ProjectID string
+	// Deleted resolves among trashed sessions (for restore).
+	Deleted bool
+}
+
+// PruneOptions selects sessions not updated for a while.
+type PruneOptions struct {
+	UserID    string
+	ProjectID string
+	OlderThan time.Duration
+	DryRun    bool
+}
+
+// PruneResult says what a prune removed (or would remove) and what it kept
+// because another process holds it.
+type PruneResult struct {
+	Removed []*Session
+	Skipped []*Session
+}

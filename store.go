@@ -1,0 +1,81 @@
+package loom
+
+import (
+	"context"
+	"io"
+)
+
+// Store is the session store every engine implements. Its contracts are
+// checked by the conformance package.
+type Store interface {
+	// Append stores msgs at the end of session s in one transaction,
+	// creating the session first when no session with s.ID exists (lazy
+	// creation). It assigns ids, seq and times the messages lack, and
+	// refreshes s from the store (counters, usage, times).
+	Append(ctx context.Context, s *Session, msgs ...*Message) error
+	// UpdatePart replaces the part with part.ID in message seq of the
+	// session: how a tool part moves from running to completed or error.
+	UpdatePart(ctx context.Context, sessionID string, seq int64, part Part) error
+	// RepairInterrupted marks tool parts left running (their process
+	// died) as errors with "interrupted", and appends an "interrupted"
+	// result for every tool call that has none, so no provider receives
+	// an orphaned call. It returns how many parts it repaired.
+	RepairInterrupted(ctx context.Context, sessionID string) (int, error)
+
+	// Messages returns a window of a session's messages in chronological
+	// order: the newest q.Limit (all when 0) before q.Before.
+	Messages(ctx context.Context, sessionID string, q MessageQuery) ([]*Message, error)
+	// Context returns what the model sees: the latest summary message and
+	// everything after it (everything when there is no summary).
+	Context(ctx context.Context, sessionID string) ([]*Message, error)
+
+	// Session returns a session by its exact id, trashed ones included.
+	Session(ctx context.Context, id string) (*Session, error)
+	// Resolve finds the session a user means by ref: exact id, then a
+	// unique id prefix of at least 4 characters, then key, then title
+	// (case-insensitive).
+	Resolve(ctx context.Context, ref string, scope ResolveScope) (*Session, error)
+	// Sessions lists sessions newest first (by updated time).
+	Sessions(ctx context.Context, f SessionFilter) ([]*Session, error)
+	// UpdateSession changes metadata: title, description, key, project.
+	UpdateSession(ctx context.Context, id string, u SessionUpdate) (*Session, error)
+
+	// Fork copies turns 1..opts.Turn of a session into a new session with
+	// kind fork, parent_id and fork_turn.
+	Fork(ctx context.Context, id string, opts ForkOptions) (*Session, error)
+	// Delete moves a session and its sub-agent sessions to the trash, or
+	// removes them with their messages and search entries when purge is
+	// set. Trash older than TrashTTL is purged at the same time.
+	Delete(ctx context.Context, id string, purge bool) error
+	// Restore brings a session (and its sub-agent sessions) back from the
+	// trash.
+	Restore(ctx context.Context, id string) error
+	// Prune purges sessions not updated for opts.OlderThan, skipping
+	// locked ones; with DryRun it only reports.
+	Prune(ctx context.Context, opts PruneOptions) (*PruneResult, error)
+
+	// Search runs a full-text query over message text, reasoning and tool
+	// inputs and outputs, best first.
+	Search(ctx context.Context, q SearchQuery) ([]SearchHit, error)
+	// Usage sums usage per session, project and model.
+	Usage(ctx context.Context, f UsageFilter) (*UsageReport, error)
+
+	// Lock attaches this store handle to a session for writing. A live
+	// holder makes it fail with ELOCKED naming that holder; a dead one
+	// (its process gone, or its lease expired) is taken over. The session
+	// need not exist yet.
+	Lock(ctx context.Context, sessionID string) (*Lease, error)
+
+	// Import writes whole sessions with their messages as they are (ids,
+	// seq, times), validating all before writing any, in one transaction.
+	Import(ctx context.Context, sessions []*SessionData) error
+
+	io.Closer
+}
+
+// SessionData is a session with its messages: the unit of export and
+// import.
+type SessionData struct {
+	Session  *Session   `json:"session"`
+	Messages []*Message `json:"messages"`
+}

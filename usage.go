@@ -1,0 +1,54 @@
+package loom
+
+// Usage counts tokens, cost and calls, per message and rolled up per
+// session.
+type Usage struct {
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	ReasoningTokens  int64   `json:"reasoning_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	APICalls         int64   `json:"api_calls"`
+	Compactions      int64   `json:"compactions"`
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.ReasoningTokens += o.ReasoningTokens
+	u.CacheReadTokens += o.CacheReadTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
+	u.CostUSD += o.CostUSD
+	u.APICalls += o.APICalls
+	u.Compactions += o.Compactions
+}
+
+// IsZero reports whether nothing was counted.
+func (u Usage) IsZero() bool { return u == Usage{} }
+
+// UsageFilter selects the sessions whose usage is summed.
+type UsageFilter struct {
+	UserID    string
+	ProjectID string
+	SessionID string
+}
+
+// UsageRow is one line of a usage report: a group (session, project or
+// model) and its totals.
+type UsageRow struct {
+	Group    string `json:"group"`
+	Name     string `json:"name"`
+	Sessions int    `json:"sessions"`
+	Messages int    `json:"messages"`
+	Usage    Usage  `json:"usage"`
+}
+
+// UsageReport is usage totals per session, per project and per model.
+type UsageReport struct {
+	Total     Usage      `json:"total"`
+	BySession []UsageRow `json:"by_session"`
+	ByProject []UsageRow `json:"by_project"`
+	ByModel   []UsageRow `json:"by_model"`
+}
