@@ -1,0 +1,566 @@
+package paths
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/adrg/xdg"
+
+	"github.com/loomhq/loom"
+)
+
+// mapEnv returns an env lookup backed by m, so tests never depend on the
+// environment of the machine running them.
+func mapEnv(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestResolve(t *testing.T) {
+	tests := []struct {
+		name string
+		goos string
+		env  map[string]string
+		want Dirs
+	}{
+		{
+			name: "LOOM_HOME wins over XDG and HOME",
+			goos: "linux",
+			env: map[string]string{
+				"LOOM_HOME":     "/srv/loom",
+				"HOME":          "/home/ann",
+				"XDG_DATA_HOME": "/xdg/data",
+			},
+			want: Dirs{Data: "/srv/loom/data", State: "/srv/loom/state", Config: "/srv/loom/config", Cache: "/srv/loom/cache"},
+		},
+		{
+			name: "LOOM_HOME is cleaned",
+			goos: "linux",
+			env:  map[string]string{"LOOM_HOME": "/srv//loom/x/../"},
+			want: Dirs{Data: "/srv/loom/data", State: "/srv/loom/state", Config: "/srv/loom/config", Cache: "/srv/loom/cache"},
+		},
+		{
+			name: "LOOM_HOME applies on macOS too",
+			goos: "darwin",
+			env:  map[string]string{"LOOM_HOME": "/srv/loom"},
+			want: Dirs{Data: "/srv/loom/data", State: "/srv/loom/state", Config: "/srv/loom/config", Cache: "/srv/loom/cache"},
+		},
+		{
+			name: "HOME fallback",
+			goos: "linux",
+			env:  map[string]string{"HOME": "/home/ann"},
+			want: Dirs{
+				Data:   "/home/ann/.local/share/loom",
+				State:  "/home/ann/.local/state/loom",
+				Config: "/home/ann/.config/loom",
+				Cache:  "/home/ann/.cache/loom",
+			},
+		},
+		{
+			name: "XDG variables honoured",
+			goos: "linux",
+			env: map[string]string{
+				"HOME":            "/home/ann",
+				"XDG_DATA_HOME":   "/x/data",
+				"XDG_STATE_HOME":  "/x/state",
+				"XDG_CONFIG_HOME": "/x/config",
+				"XDG_CACHE_HOME":  "/x/cache/",
+			},
+			want: Dirs{Data: "/x/data/loom", State: "/x/state/loom", Config: "/x/config/loom", Cache: "/x/cache/loom"},
+		},
+		{
+			name: "XDG variables without HOME",
+			goos: "linux",
+			env: map[string]string{
+				"XDG_DATA_HOME":   "/x/data",
+				"XDG_STATE_HOME":  "/x/state",
+				"XDG_CONFIG_HOME": "/x/config",
+				"XDG_CACHE_HOME":  "/x/cache",
+			},
+			want: Dirs{Data: "/x/data/loom", State: "/x/state/loom", Config: "/x/config/loom", Cache: "/x/cache/loom"},
+		},
+		{
+			name: "some XDG variables, HOME for the rest",
+			goos: "linux",
+			env:  map[string]string{"HOME": "/home/ann", "XDG_STATE_HOME": "/x/state"},
+			want: Dirs{
+				Data:   "/home/ann/.local/share/loom",
+				State:  "/x/state/loom",
+				Config: "/home/ann/.config/loom",
+				Cache:  "/home/ann/.cache/loom",
+			},
+		},
+		{
+			name: "relative XDG variable ignored",
+			goos: "linux",
+			env:  map[string]string{"HOME": "/home/ann", "XDG_DATA_HOME": "rel/data"},
+			want: Dirs{
+				Data:   "/home/ann/.local/share/loom",
+				State:  "/home/ann/.local/state/loom",
+				Config: "/home/ann/.config/loom",
+				Cache:  "/home/ann/.cache/loom",
+			},
+		},
+		{
+			name: "other XDG platforms use the same rules",
+			goos: "freebsd",
+			env:  map[string]string{"HOME": "/usr/home/ann", "XDG_CONFIG_HOME": "/x/config"},
+			want: Dirs{
+				Data:   "/usr/home/ann/.local/share/loom",
+				State:  "/usr/home/ann/.local/state/loom",
+				Config: "/x/config/loom",
+				Cache:  "/usr/home/ann/.cache/loom",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if runtime.GOOS == "windows" {
+				t.Skip("expected values are Unix paths")
+			}
+			got, err := resolve(mapEnv(tt.env), tt.goos)
+			if err != nil {
+				t.Fatalf("resolve: %v", err)
+			}
+			if got != tt.want {
+				t.Errorf("resolve =\n %+v\nwant\n %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+	}{
+		{"nothing set", map[string]string{}},
+		{"relative HOME", map[string]string{"HOME": "home/ann"}},
+		{"HOME missing for one directory", map[string]string{
+			"XDG_DATA_HOME": "/x/data", "XDG_STATE_HOME": "/x/state", "XDG_CONFIG_HOME": "/x/config",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := resolve(mapEnv(tt.env), "linux")
+			if err == nil {
+				t.Fatalf("resolve = %+v, want error", d)
+			}
+			if code := loom.ErrorCode(err); code != loom.EINVALID {
+				t.Errorf("ErrorCode = %q, want %q", code, loom.EINVALID)
+			}
+		})
+	}
+}
+
+func TestResolveRelativeLoomHome(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := resolve(mapEnv(map[string]string{"LOOM_HOME": "rel"}), "linux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(wd, "rel", "data"); d.Data != want {
+		t.Errorf("Data = %q, want %q", d.Data, want)
+	}
+}
+
+func TestResolvePlatformDirs(t *testing.T) {
+	if xdg.DataHome == "" {
+		t.Skip("xdg found no home directory")
+	}
+	for _, goos := range []string{"darwin", "windows"} {
+		t.Run(goos, func(t *testing.T) {
+			// HOME and XDG_* in env must not matter: those platforms
+			// take xdg's directories.
+			env := mapEnv(map[string]string{"HOME": "/elsewhere", "XDG_DATA_HOME": "/elsewhere/data"})
+			d, err := resolve(env, goos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Dirs{
+				Data:   filepath.Join(xdg.DataHome, "loom"),
+				State:  filepath.Join(xdg.StateHome, "loom"),
+				Config: filepath.Join(xdg.ConfigHome, "loom"),
+				Cache:  filepath.Join(xdg.CacheHome, "loom"),
+			}
+			if d != want {
+				t.Errorf("resolve =\n %+v\nwant\n %+v", d, want)
+			}
+		})
+	}
+}
+
+func TestResolveProcessEnv(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("LOOM_HOME", home)
+	for name, env := range map[string]func(string) string{"os.Getenv": os.Getenv, "nil": nil} {
+		t.Run(name, func(t *testing.T) {
+			d, err := Resolve(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := filepath.Join(home, "data"); d.Data != want {
+				t.Errorf("Data = %q, want %q", d.Data, want)
+			}
+			if want := filepath.Join(home, "cache"); d.Cache != want {
+				t.Errorf("Cache = %q, want %q", d.Cache, want)
+			}
+		})
+	}
+}
+
+func TestResolveXDGFromSetenv(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("XDG variables decide the directories only on Linux")
+	}
+	base := t.TempDir()
+	t.Setenv("LOOM_HOME", "")
+	t.Setenv("HOME", filepath.Join(base, "home"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(base, "data"))
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	d, err := Resolve(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Dirs{
+		Data:   filepath.Join(base, "data", "loom"),
+		State:  filepath.Join(base, "home", ".local", "state", "loom"),
+		Config: filepath.Join(base, "home", ".config", "loom"),
+		Cache:  filepath.Join(base, "home", ".cache", "loom"),
+	}
+	if d != want {
+		t.Errorf("Resolve =\n %+v\nwant\n %+v", d, want)
+	}
+}
+
+func TestDirsFiles(t *testing.T) {
+	root := t.TempDir()
+	d, err := Resolve(mapEnv(map[string]string{"LOOM_HOME": root}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := filepath.Join
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"DB", d.DB(), j(root, "data", "sessions.db")},
+		{"MemoryFile", d.MemoryFile(), j(root, "data", "MEMORY.md")},
+		{"UserFile", d.UserFile(), j(root, "data", "USER.md")},
+		{"LogsDir", d.LogsDir(), j(root, "state", "logs")},
+		{"SessionLog", d.SessionLog("ann", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"),
+			j(root, "state", "logs", "ann", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl")},
+		{"SessionLog sanitizes the user", d.SessionLog("john@example.com", "abc"),
+			j(root, "state", "logs", "john_example_com", "abc.jsonl")},
+		{"SessionLog cannot climb out", d.SessionLog("../..", "../../etc/passwd"),
+			j(root, "state", "logs", "_____", "______etc_passwd.jsonl")},
+		{"SessionLog empty names", d.SessionLog("", ""), j(root, "state", "logs", "_", "_.jsonl")},
+		{"HistoryFile", d.HistoryFile(), j(root, "state", "history")},
+		{"LocksDir", d.LocksDir(), j(root, "state", "locks")},
+		{"ConfigFile", d.ConfigFile(), j(root, "config", "config.toml")},
+		{"ProfilesDir", d.ProfilesDir(), j(root, "config", "profiles")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSessionLogStaysInLogsDir(t *testing.T) {
+	d := Dirs{State: t.TempDir()}
+	for _, user := range []string{"..", "../x", "/abs", `a\..\b`, "x/../../y", "."} {
+		p := d.SessionLog(user, "..")
+		rel, err := filepath.Rel(d.LogsDir(), p)
+		if err != nil || strings.HasPrefix(rel, "..") || strings.Count(rel, string(filepath.Separator)) != 1 {
+			t.Errorf("SessionLog(%q, ..) = %q escapes or nests under %q", user, p, d.LogsDir())
+		}
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"john@example.com", "john_example_com"},
+		{"Plain-name_09", "Plain-name_09"},
+		{"", "_"},
+		{".", "_"},
+		{"..", "__"},
+		{"../etc/passwd", "___etc_passwd"},
+		{`C:\Users\ann`, "C__Users_ann"},
+		{"a b\tc\n", "a_b_c_"},
+		{"café", "caf_"},
+		{"日本語", "___"},
+		{"👍ok", "_ok"},
+		{"\xff\xfe", "__"},
+		{"telegram:-100123", "telegram_-100123"},
+		{"0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Sanitize(tt.in); got != tt.want {
+				t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDBURL(t *testing.T) {
+	d := Dirs{Data: "/d"}
+	tests := []struct {
+		name string
+		flag string
+		env  map[string]string
+		want string
+	}{
+		{"flag wins", "postgres://db/loom", map[string]string{"LOOM_DB": "/env.db"}, "postgres://db/loom"},
+		{"LOOM_DB without flag", "", map[string]string{"LOOM_DB": "sqlite:/env.db"}, "sqlite:/env.db"},
+		{"default", "", map[string]string{}, d.DB()},
+		{"flag without LOOM_DB", "/flag.db", map[string]string{}, "/flag.db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DBURL(tt.flag, mapEnv(tt.env), d); got != tt.want {
+				t.Errorf("DBURL = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	t.Run("nil env reads the process", func(t *testing.T) {
+		t.Setenv("LOOM_DB", "/from/process.db")
+		if got := DBURL("", nil, d); got != "/from/process.db" {
+			t.Errorf("DBURL = %q, want /from/process.db", got)
+		}
+	})
+}
+
+// realTempDir returns a fresh temporary directory with its symlinks
+// resolved, since DetectProject reports resolved roots and the system
+// temporary directory is itself a symlink on some platforms.
+func realTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func mkdirs(t *testing.T, elem ...string) string {
+	t.Helper()
+	p := filepath.Join(elem...)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func writeFile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sha16(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// outsideAnyRepo skips the test when dir's ancestors hold a .git entry,
+// which would make "outside any repository" untestable there.
+func outsideAnyRepo(t *testing.T, dir string) {
+	t.Helper()
+	for cur := dir; ; cur = filepath.Dir(cur) {
+		if _, err := os.Stat(filepath.Join(cur, ".git")); err == nil {
+			t.Skipf("temporary directory %s is inside a repository at %s", dir, cur)
+		}
+		if filepath.Dir(cur) == cur {
+			return
+		}
+	}
+}
+
+func TestDetectProject(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, base string) (dir, root string)
+	}{
+		{
+			name: "nested subdirectory of a clone",
+			setup: func(t *testing.T, base string) (string, string) {
+				root := mkdirs(t, base, "myrepo")
+				mkdirs(t, root, ".git")
+				return mkdirs(t, root, "a", "b", "c"), root
+			},
+		},
+		{
+			name: "top of a clone",
+			setup: func(t *testing.T, base string) (string, string) {
+				root := mkdirs(t, base, "myrepo")
+				mkdirs(t, root, ".git")
+				return root, root
+			},
+		},
+		{
+			name: "worktree with a .git file",
+			setup: func(t *testing.T, base string) (string, string) {
+				root := mkdirs(t, base, "wt")
+				writeFile(t, filepath.Join(root, ".git"), "gitdir: /elsewhere/.git/worktrees/wt\n")
+				return mkdirs(t, root, "pkg", "sub"), root
+			},
+		},
+		{
+			name: "submodule inside a clone is its own project",
+			setup: func(t *testing.T, base string) (string, string) {
+				outer := mkdirs(t, base, "outer")
+				mkdirs(t, outer, ".git")
+				sub := mkdirs(t, outer, "vendor", "lib")
+				writeFile(t, filepath.Join(sub, ".git"), "gitdir: ../../.git/modules/lib\n")
+				return mkdirs(t, sub, "src"), sub
+			},
+		},
+		{
+			name: "outside any repository",
+			setup: func(t *testing.T, base string) (string, string) {
+				outsideAnyRepo(t, base)
+				dir := mkdirs(t, base, "plain", "dir")
+				return dir, dir
+			},
+		},
+		{
+			name: "path with dot segments",
+			setup: func(t *testing.T, base string) (string, string) {
+				root := mkdirs(t, base, "r")
+				mkdirs(t, root, ".git")
+				mkdirs(t, root, "x", "y")
+				return root + "/x/../x/./y/", root
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, root := tt.setup(t, realTempDir(t))
+			p, err := DetectProject(dir)
+			if err != nil {
+				t.Fatalf("DetectProject(%q): %v", dir, err)
+			}
+			want := loom.Project{ID: sha16(root), Name: filepath.Base(root), Root: root}
+			if p != want {
+				t.Errorf("DetectProject(%q) =\n %+v\nwant\n %+v", dir, p, want)
+			}
+		})
+	}
+}
+
+func TestDetectProjectIDIsSHA256Prefix(t *testing.T) {
+	root := mkdirs(t, realTempDir(t), "proj")
+	mkdirs(t, root, ".git")
+	p, err := DetectProject(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(root))
+	want := hex.EncodeToString(sum[:])[:16]
+	if p.ID != want {
+		t.Errorf("ID = %q, want %q", p.ID, want)
+	}
+	if len(p.ID) != 16 {
+		t.Errorf("len(ID) = %d, want 16", len(p.ID))
+	}
+	if got := ProjectID(root); got != want {
+		t.Errorf("ProjectID = %q, want %q", got, want)
+	}
+}
+
+func TestDetectProjectSameNameDifferentRoots(t *testing.T) {
+	base := realTempDir(t)
+	a := mkdirs(t, base, "one", "app")
+	b := mkdirs(t, base, "two", "app")
+	mkdirs(t, a, ".git")
+	mkdirs(t, b, ".git")
+	pa, err := DetectProject(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := DetectProject(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pa.Name != "app" || pb.Name != "app" {
+		t.Errorf("names = %q, %q, want both %q", pa.Name, pb.Name, "app")
+	}
+	if pa.ID == pb.ID {
+		t.Errorf("two roots share ID %q", pa.ID)
+	}
+}
+
+func TestDetectProjectSymlinkGivesSameID(t *testing.T) {
+	base := realTempDir(t)
+	root := mkdirs(t, base, "real")
+	mkdirs(t, root, ".git")
+	sub := mkdirs(t, root, "sub")
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	direct, err := DetectProject(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaLink, err := DetectProject(filepath.Join(link, "sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if direct != viaLink {
+		t.Errorf("via symlink %+v, direct %+v", viaLink, direct)
+	}
+	if direct.Root != root {
+		t.Errorf("Root = %q, want %q", direct.Root, root)
+	}
+}
+
+func TestDetectProjectRelativeDir(t *testing.T) {
+	root := mkdirs(t, realTempDir(t), "rel")
+	mkdirs(t, root, ".git")
+	mkdirs(t, root, "inner")
+	t.Chdir(filepath.Join(root, "inner"))
+	for _, dir := range []string{"", ".", "../inner"} {
+		p, err := DetectProject(dir)
+		if err != nil {
+			t.Fatalf("DetectProject(%q): %v", dir, err)
+		}
+		if p.Root != root {
+			t.Errorf("DetectProject(%q).Root = %q, want %q", dir, p.Root, root)
+		}
+	}
+}
+
+func TestDetectProjectErrors(t *testing.T) {
+	base := realTempDir(t)
+	file := filepath.Join(base, "file.txt")
+	writeFile(t, file, "x")
+	if _, err := DetectProject(filepath.Join(base, "missing")); err == nil {
+		t.Error("DetectProject(missing) succeeded, want error")
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("DetectProject(missing) = %v, want a not-exist error", err)
+	}
+	_, err := DetectProject(file)
+	if code := loom.ErrorCode(err); code != loom.EINVALID {
+		t.Errorf("DetectProject(file) code = %q (%v), want %q", code, err, loom.EINVALID)
+	}
+}
