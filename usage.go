@@ -38,7 +38,10 @@ type UsageFilter struct {
 // UsageRow is one line of a usage report: a group (session, project or
 // model) and its totals.
 type UsageRow struct {
-	Group    string `json:"group"`
+	Group string `json:"group"`
+	// Key identifies the group: a session id, project id or
+	// provider:model.
+	Key      string `json:"key"`
 	Name     string `json:"name"`
 	Sessions int    `json:"sessions"`
 	Messages int    `json:"messages"`

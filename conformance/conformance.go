@@ -1,0 +1,122 @@
+// Package conformance is the test suite every loom.Store engine passes:
+// one test per contract of the store (lazy creation, atomic append,
+// newest-N, streaming boundary, locking, search, fork, lifecycle,
+// compaction, nothing lost, import). An engine's tests call Run with a
+// function that opens handles on one fresh database.
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Opener opens a new handle on the same database each time it is called:
+// two handles behave like two processes sharing the store.
+type Opener func(t *testing.T) loom.Store
+
+// Factory creates a fresh, empty database for one test and returns how to
+// open handles on it.
+type Factory func(t *testing.T) Opener
+
+// Run runs every contract against the engine that factory builds.
+func Run(t *testing.T, factory Factory) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, open Opener)
+	}{
+		{"LazyCreation", testLazyCreation},
+		{"AtomicAppend", testAtomicAppend},
+		{"NewestN", testNewestN},
+		{"StreamingBoundary", testStreamingBoundary},
+		{"Locking", testLocking},
+		{"Search", testSearch},
+		{"Fork", testFork},
+		{"RenameDescribeDeletePrune", testLifecycle},
+		{"Compaction", testCompaction},
+		{"NothingLostSilently", testNothingLost},
+		{"ResolveReferences", testResolve},
+		{"Import", testImport},
+		{"Usage", testUsage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fn(t, factory(t))
+		})
+	}
+}
+
+// helpers
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func newSession(user, key string) *loom.Session {
+	return &loom.Session{
+		ID:      loom.NewID(),
+		UserID:  user,
+		Key:     key,
+		Project: loom.Project{ID: "0123456789abcdef", Name: "api", Root: "/src/api"},
+		Cwd:     "/src/api",
+		Model:   "test-model",
+	}
+}
+
+func text(role, s string) *loom.Message {
+	return &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: s}}}
+}
+
+func mustAppend(t *testing.T, st loom.Store, s *loom.Session, msgs ...*loom.Message) {
+	t.Helper()
+	if err := st.Append(ctx(t), s, msgs...); err != nil {
+		t.Fatalf("append: %v", err)
+	}
+}
+
+func mustMessages(t *testing.T, st loom.Store, id string, q loom.MessageQuery) []*loom.Message {
+	t.Helper()
+	msgs, err := st.Messages(ctx(t), id, q)
+	if err != nil {
+		t.Fatalf("messages: %v", err)
+	}
+	return msgs
+}
+
+func wantCode(t *testing.T, err error, code string) {
+	t.Helper()
+	if got := loom.ErrorCode(err); got != code {
+		t.Fatalf("error code = %q (%v), want %q", got, err, code)
+	}
+}
+
+func checkSeqs(t *testing.T, msgs []*loom.Message, from int64) {
+	t.Helper()
+	for i, m := range msgs {
+		if m.Seq != from+int64(i) {
+			t.Fatalf("message %d has seq %d, want %d", i, m.Seq, from+int64(i))
+		}
+	}
+}
+
+func jsonEqual(t *testing.T, what string, got, want any) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Fatalf("%s:\n got %s\nwant %s", what, g, w)
+	}
+}
+
+func turnMessages(turn int) []*loom.Message {
+	return []*loom.Message{
+		text(loom.RoleUser, fmt.Sprintf("question %d", turn)),
+		text(loom.RoleAssistant, fmt.Sprintf("answer %d", turn)),
+	}
+}

@@ -1,0 +1,311 @@
+package conformance
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// §3.1: the first message creates the session and the message together;
+// nothing exists before it.
+func testLazyCreation(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	if _, err := st.Session(ctx(t), s.ID); loom.ErrorCode(err) != loom.ENOTFOUND {
+		t.Fatalf("session exists before its first message: %v", err)
+	}
+	list, err := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"})
+	if err != nil || len(list) != 0 {
+		t.Fatalf("list before first message = %d sessions, %v", len(list), err)
+	}
+	mustAppend(t, st, s, text(loom.RoleUser, "hello there"))
+	got, err := st.Session(ctx(t), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MessageCount != 1 || got.TurnCount != 1 || got.Surface != "cli" || got.Kind != loom.KindMain {
+		t.Fatalf("created session = %+v", got)
+	}
+	if got.Title != "hello there" {
+		t.Fatalf("title from first prompt = %q", got.Title)
+	}
+	if got.Project.ID != "0123456789abcdef" || got.Project.Name != "api" || got.Project.Root != "/src/api" || got.Cwd != "/src/api" {
+		t.Fatalf("project not recorded: %+v", got.Project)
+	}
+	if got.CreatedAt.IsZero() || got.UpdatedAt.Before(got.CreatedAt) {
+		t.Fatalf("times: %v %v", got.CreatedAt, got.UpdatedAt)
+	}
+	// A second session with the same key in the same project is refused;
+	// the same key in another project is another session.
+	dup := newSession("alice", "cli:api")
+	wantCode(t, st.Append(ctx(t), dup, text(loom.RoleUser, "x")), loom.ECONFLICT)
+	other := newSession("alice", "cli:api")
+	other.Project = loom.Project{ID: "fedcba9876543210", Name: "api", Root: "/elsewhere/api"}
+	mustAppend(t, st, other, text(loom.RoleUser, "y"))
+	// The same key for another user is that user's own session.
+	bob := newSession("bob", "cli:api")
+	mustAppend(t, st, bob, text(loom.RoleUser, "z"))
+	// A message with an unknown role is refused and creates nothing.
+	bad := newSession("alice", "cli:bad")
+	wantCode(t, st.Append(ctx(t), bad, &loom.Message{Role: "robot"}), loom.EINVALID)
+	if _, err := st.Session(ctx(t), bad.ID); loom.ErrorCode(err) != loom.ENOTFOUND {
+		t.Fatalf("invalid first message created a session: %v", err)
+	}
+}
+
+// §3.2: a message and its parts, the index and the counters are stored
+// together; seq is gap-free.
+func testAtomicAppend(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	start := time.Now().Add(-time.Second)
+	u := loom.Usage{InputTokens: 10, OutputTokens: 5, ReasoningTokens: 2, CacheReadTokens: 3, CacheWriteTokens: 1, CostUSD: 0.25, APICalls: 1}
+	asst := &loom.Message{Role: loom.RoleAssistant, Model: "m1", Provider: "openai", Usage: u, Parts: []loom.Part{
+		{Type: loom.PartReasoning, Text: "thinking about zebras"},
+		{Type: loom.PartText, Text: "the answer"},
+		{Type: loom.PartStepFinish, Usage: &u},
+	}}
+	mustAppend(t, st, s, text(loom.RoleUser, "first prompt"), asst)
+	mustAppend(t, st, s, text(loom.RoleUser, "second prompt"))
+	if s.MessageCount != 3 || s.TurnCount != 2 || s.LastPrompt != "second prompt" {
+		t.Fatalf("counters after append = %d messages, %d turns, %q", s.MessageCount, s.TurnCount, s.LastPrompt)
+	}
+	if s.Usage != u {
+		t.Fatalf("session usage = %+v, want %+v", s.Usage, u)
+	}
+	if s.UpdatedAt.Before(start) {
+		t.Fatalf("updated_at not advanced: %v", s.UpdatedAt)
+	}
+	msgs := mustMessages(t, st, s.ID, loom.MessageQuery{})
+	checkSeqs(t, msgs, 1)
+	got := msgs[1]
+	if got.ID != asst.ID || got.Model != "m1" || got.Provider != "openai" || got.Usage != u || len(got.Parts) != 3 {
+		t.Fatalf("stored assistant message = %+v", got)
+	}
+	for i := range got.Parts {
+		if got.Parts[i].ID == "" {
+			t.Fatalf("part %d has no id", i)
+		}
+	}
+	jsonEqual(t, "parts", got.Parts, asst.Parts)
+	if got.Turn != 1 || msgs[2].Turn != 2 {
+		t.Fatalf("turns = %d, %d", got.Turn, msgs[2].Turn)
+	}
+	// The reasoning text is searchable as soon as the append returns.
+	hits, err := st.Search(ctx(t), loom.SearchQuery{Text: "zebras", UserID: "alice"})
+	if err != nil || len(hits) != 1 || hits[0].Seq != 2 {
+		t.Fatalf("search after append = %+v, %v", hits, err)
+	}
+	// A batch with one invalid message stores nothing of the batch.
+	before := s.MessageCount
+	err = st.Append(ctx(t), s, text(loom.RoleUser, "ok"), &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: "bogus"}}})
+	wantCode(t, err, loom.EINVALID)
+	again, _ := st.Session(ctx(t), s.ID)
+	if again.MessageCount != before {
+		t.Fatalf("failed batch changed message count %d → %d", before, again.MessageCount)
+	}
+	// Concurrent appends from two handles keep seq gap-free.
+	other := open(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, h := range []loom.Store{st, other} {
+		wg.Add(1)
+		go func(h loom.Store) {
+			defer wg.Done()
+			x := &loom.Session{ID: s.ID, UserID: "alice", MessageCount: 1}
+			for i := 0; i < 50; i++ {
+				if err := h.Append(ctx(t), x, text(loom.RoleAssistant, "burst")); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(h)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("concurrent append: %v", err)
+	}
+	msgs = mustMessages(t, st, s.ID, loom.MessageQuery{})
+	if len(msgs) != before+100 {
+		t.Fatalf("after concurrent appends: %d messages, want %d", len(msgs), before+100)
+	}
+	checkSeqs(t, msgs, 1)
+}
+
+// §3.3: newest-N in chronological order, a total order under identical
+// timestamps, and paging backwards.
+func testNewestN(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	same := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var batch []*loom.Message
+	for i := 1; i <= 1000; i++ {
+		m := text(loom.RoleAssistant, fmt.Sprintf("m%04d", i))
+		m.CreatedAt = same
+		batch = append(batch, m)
+		if len(batch) == 100 {
+			mustAppend(t, st, s, batch...)
+			batch = nil
+		}
+	}
+	last := mustMessages(t, st, s.ID, loom.MessageQuery{Limit: 50})
+	if len(last) != 50 {
+		t.Fatalf("newest-50 returned %d", len(last))
+	}
+	checkSeqs(t, last, 951)
+	for i, m := range last {
+		if want := fmt.Sprintf("m%04d", 951+i); m.Text() != want {
+			t.Fatalf("newest-50[%d] = %q, want %q", i, m.Text(), want)
+		}
+		if !m.CreatedAt.Equal(same) {
+			t.Fatalf("created_at changed: %v", m.CreatedAt)
+		}
+	}
+	page := mustMessages(t, st, s.ID, loom.MessageQuery{Limit: 50, Before: last[0].Seq})
+	checkSeqs(t, page, 901)
+	if len(page) != 50 {
+		t.Fatalf("page back = %d messages", len(page))
+	}
+	head := mustMessages(t, st, s.ID, loom.MessageQuery{Limit: 50, Before: 11})
+	checkSeqs(t, head, 1)
+	if len(head) != 10 {
+		t.Fatalf("first page = %d messages, want 10", len(head))
+	}
+	tail := mustMessages(t, st, s.ID, loom.MessageQuery{After: 995})
+	checkSeqs(t, tail, 996)
+	if len(tail) != 5 {
+		t.Fatalf("after 995 = %d messages", len(tail))
+	}
+	all := mustMessages(t, st, s.ID, loom.MessageQuery{})
+	if len(all) != 1000 {
+		t.Fatalf("all = %d", len(all))
+	}
+	checkSeqs(t, all, 1)
+	if none := mustMessages(t, st, loom.NewID(), loom.MessageQuery{Limit: 5}); len(none) != 0 {
+		t.Fatalf("unknown session has %d messages", len(none))
+	}
+}
+
+// §3.4: tool parts move running → completed/error; an interrupted tool
+// call is repaired so no call stays without a result; a failed turn keeps
+// its user message and nothing partial.
+func testStreamingBoundary(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	mustAppend(t, st, s, text(loom.RoleUser, "read two files"))
+	started := time.Now().UTC().Truncate(time.Millisecond)
+	call := func(id string) loom.Part {
+		return loom.Part{ID: loom.NewID(), Type: loom.PartTool, CallID: id, Name: "read_file", Status: loom.ToolPending, Input: json.RawMessage(`{"path":"a.txt"}`)}
+	}
+	asst := &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "reading"}, call("c1"), call("c2")}}
+	mustAppend(t, st, s, asst)
+	p1 := asst.Parts[1]
+	p1.Status, p1.StartedAt = loom.ToolRunning, &started
+	if err := st.UpdatePart(ctx(t), s.ID, asst.Seq, p1); err != nil {
+		t.Fatal(err)
+	}
+	ended := started.Add(time.Second)
+	p1.Status, p1.Output, p1.EndedAt = loom.ToolCompleted, json.RawMessage(`"contents of a"`), &ended
+	if err := st.UpdatePart(ctx(t), s.ID, asst.Seq, p1); err != nil {
+		t.Fatal(err)
+	}
+	p2 := asst.Parts[2]
+	p2.Status, p2.StartedAt = loom.ToolRunning, &started
+	if err := st.UpdatePart(ctx(t), s.ID, asst.Seq, p2); err != nil {
+		t.Fatal(err)
+	}
+	// The tool output is searchable once stored.
+	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "contents", UserID: "alice"}); len(hits) != 1 {
+		t.Fatalf("tool output not searchable: %+v", hits)
+	}
+	// The process dies here: c2 is running. Resume repairs it.
+	n, err := st.RepairInterrupted(ctx(t), s.ID)
+	if err != nil || n != 1 {
+		t.Fatalf("repair = %d, %v; want 1", n, err)
+	}
+	msgs := mustMessages(t, st, s.ID, loom.MessageQuery{})
+	got := msgs[1].Parts
+	if got[1].Status != loom.ToolCompleted || string(got[1].Output) != `"contents of a"` || got[1].EndedAt == nil {
+		t.Fatalf("completed part = %+v", got[1])
+	}
+	if got[2].Status != loom.ToolError || got[2].Error != loom.Interrupted || got[2].EndedAt == nil {
+		t.Fatalf("interrupted part = %+v", got[2])
+	}
+	if n, _ := st.RepairInterrupted(ctx(t), s.ID); n != 0 {
+		t.Fatalf("second repair changed %d parts", n)
+	}
+	// A pending call (the process died before running it) is repaired too.
+	mustAppend(t, st, s, text(loom.RoleUser, "again"), &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{call("c3")}})
+	if n, _ := st.RepairInterrupted(ctx(t), s.ID); n != 1 {
+		t.Fatalf("pending call not repaired")
+	}
+	// A turn that failed mid-stream stored only its user message.
+	mustAppend(t, st, s, text(loom.RoleUser, "this turn fails"))
+	ctxMsgs, err := st.Context(ctx(t), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := ctxMsgs[len(ctxMsgs)-1]; last.Role != loom.RoleUser || last.Text() != "this turn fails" {
+		t.Fatalf("last message = %+v", last)
+	}
+	// Updating a part that does not exist is an error, not a silent no-op.
+	wantCode(t, st.UpdatePart(ctx(t), s.ID, 2, loom.Part{ID: "nope", Type: loom.PartText}), loom.ENOTFOUND)
+}
+
+// §3.5: one writer per session; a second handle gets ELOCKED naming the
+// holder; release frees it; readers never need the lock.
+func testLocking(t *testing.T, open Opener) {
+	a, b := open(t), open(t)
+	s := newSession("alice", "cli:api")
+	lease, err := a.Lock(ctx(t), s.ID) // before the session exists
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, a, s, text(loom.RoleUser, "mine"))
+	_, err = b.Lock(ctx(t), s.ID)
+	wantCode(t, err, loom.ELOCKED)
+	var le *loom.Error
+	if !errors.As(err, &le) || le.Holder == nil || le.Holder.PID != lease.Lock.PID || !strings.Contains(err.Error(), fmt.Sprint(lease.Lock.PID)) {
+		t.Fatalf("locked error does not name the holder: %v", err)
+	}
+	// The other handle cannot write either.
+	x := &loom.Session{ID: s.ID, UserID: "alice", MessageCount: 1}
+	wantCode(t, b.Append(ctx(t), x, text(loom.RoleUser, "theirs")), loom.ELOCKED)
+	// Reading needs no lock; the session shows who holds it.
+	got, err := b.Session(ctx(t), s.ID)
+	if err != nil || got.Lock == nil || got.Lock.PID != lease.Lock.PID || got.Lock.Host == "" {
+		t.Fatalf("session lock = %+v, %v", got, err)
+	}
+	if msgs := mustMessages(t, b, s.ID, loom.MessageQuery{}); len(msgs) != 1 {
+		t.Fatalf("reader sees %d messages", len(msgs))
+	}
+	if err := lease.Release(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := lease.Release(ctx(t)); err != nil {
+		t.Fatalf("second release: %v", err)
+	}
+	lb, err := b.Lock(ctx(t), s.ID)
+	if err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	defer lb.Release(ctx(t))
+	mustAppend(t, b, x, text(loom.RoleUser, "theirs now"))
+	got, _ = a.Session(ctx(t), s.ID)
+	if got.MessageCount != 2 {
+		t.Fatalf("message count = %d", got.MessageCount)
+	}
+	// Deleting a session another handle writes does not wait for the
+	// lock: it happens between two whole messages.
+	if err := a.Delete(ctx(t), s.ID, false); err != nil {
+		t.Fatalf("delete of a locked session: %v", err)
+	}
+	wantCode(t, b.Append(ctx(t), x, text(loom.RoleUser, "after delete")), loom.ENOTFOUND)
+}

@@ -1,0 +1,12 @@
+// Package lockcheck tells whether the process holding a session lock on
+// this host is still running.
+package lockcheck
+
+// Alive reports whether the process pid is running. A zombie (exited, not
+// yet reaped) counts as gone: it will never write again.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	return alive(pid)
+}

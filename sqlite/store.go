@@ -1,0 +1,218 @@
+// Package sqlite is loom's embedded storage engine: one SQLite file in WAL
+// mode with STRICT tables and an FTS5 index, written by one connection and
+// read by a pool.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+var _ loom.Store = (*Store)(nil)
+
+// Store is a loom.Store on one SQLite file.
+type Store struct {
+	path   string
+	writer *sql.DB // one connection, immediate transactions
+	reader *sql.DB // query-only pool
+
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+
+	owner string // identifies this handle's locks
+	pid   int
+	host  string
+}
+
+// Options tune how a store is opened.
+type Options struct {
+	// ReadOnly opens the reader pool only; writes fail.
+	ReadOnly bool
+}
+
+// Open opens (creating when missing) the store at path, which may be a
+// file path or a "sqlite:PATH" / "file:PATH" URL, and brings its schema up
+// to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	path = strings.TrimPrefix(path, "sqlite://")
+	path = strings.TrimPrefix(path, "sqlite:")
+	path = strings.TrimPrefix(path, "file:")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if path == "" {
+		return nil, loom.Errorf(loom.EINVALID, "empty database path")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+	}
+	host, _ := os.Hostname()
+	s := &Store{
+		path:  path,
+		Now:   loom.Now,
+		owner: loom.NewID(),
+		pid:   os.Getpid(),
+		host:  host,
+	}
+	var err error
+	// busy_timeout comes first so that the pragmas after it wait for a
+	// busy database instead of failing.
+	common := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-16000)"
+	if s.writer, err = sql.Open(driverName, dsn(path, common+"&_txlock=immediate")); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetConnMaxIdleTime(0)
+	if s.reader, err = sql.Open(driverName, dsn(path, common+"&_pragma=query_only(1)&_pragma=mmap_size(268435456)")); err != nil {
+		s.writer.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s.reader.SetMaxOpenConns(max(4, runtime.NumCPU()))
+	s.reader.SetMaxIdleConns(max(4, runtime.NumCPU()))
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func dsn(path, params string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + params
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// DB returns the write connection, for tools that need SQL the Store does
+// not offer (the benchmark's baseline, integrity checks).
+func (s *Store) DB() *sql.DB { return s.writer }
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	var errs []error
+	if s.reader != nil {
+		errs = append(errs, s.reader.Close())
+	}
+	if s.writer != nil {
+		errs = append(errs, s.writer.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// migrate runs the embedded migrations newer than PRAGMA user_version, all
+// in one transaction. A store already up to date costs one read.
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	var version int
+	if err := s.reader.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	if version >= len(names) {
+		return nil
+	}
+	var mode string
+	if err := s.writer.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("open %s: journal_mode is %q, want wal", s.path, mode)
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback()
+	// Read again inside the write transaction: another process may have
+	// migrated meanwhile.
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for i := version; i < len(names); i++ {
+		n, err := strconv.Atoi(strings.SplitN(filepath.Base(names[i]), "_", 2)[0])
+		if err != nil || n != i+1 {
+			return fmt.Errorf("migration %s is out of sequence", names[i])
+		}
+		body, err := migrationFS.ReadFile(names[i])
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			return fmt.Errorf("migration %s: %w", names[i], err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, len(names))); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return tx.Commit()
+}
+
+// withTx runs fn in one immediate write transaction.
+func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) now() string { return loom.FormatTime(s.Now()) }
+
+func parseTime(v sql.NullString) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	t, _ := loom.ParseTime(v.String)
+	return t
+}
+
+func optTime(v sql.NullString) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := parseTime(v)
+	return &t
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return loom.FormatTime(*t)
+}
