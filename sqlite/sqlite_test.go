@@ -23,3 +23,7 @@ func TestConformance(t *testing.T) {
 		}
 	})
 }
+
+func openStore(path string) (loom.Store, error) {
+	return sqlite.Open(context.Background(), path)
+}
