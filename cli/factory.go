@@ -1,0 +1,153 @@
+// Package cli is loom's command line: the command tree, one options
+// struct and run function per command, and the translation of store
+// errors into exit codes. cmd/loom wires it to the real streams and store
+// engines; tests drive it with buffers and a temporary store.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/paths"
+)
+
+// Factory holds what commands need from the outside world. main builds
+// the real one; tests build one on buffers and a temporary store.
+type Factory struct {
+	IO *IOStreams
+	// Env looks up environment variables.
+	Env func(string) string
+	// Getwd returns the working directory, which decides the project.
+	Getwd func() (string, error)
+	// OpenStore opens the store a URL or path names.
+	OpenStore func(ctx context.Context, url string) (loom.Store, error)
+	// Now returns the current time, for ages shown to the user.
+	Now     func() time.Time
+	Version string
+
+	flags globalFlags
+	store loom.Store
+}
+
+// globalFlags are the flags every command accepts.
+type globalFlags struct {
+	db      string
+	user    string
+	json    bool
+	noColor bool
+}
+
+// env looks up an environment variable, tolerating a nil Env.
+func (f *Factory) env(name string) string {
+	if f.Env == nil {
+		return os.Getenv(name)
+	}
+	return f.Env(name)
+}
+
+func (f *Factory) now() time.Time {
+	if f.Now == nil {
+		return time.Now()
+	}
+	return f.Now()
+}
+
+// User returns the owner of the sessions: --user, else $LOOM_USER, else
+// "local".
+func (f *Factory) User() string {
+	if f.flags.user != "" {
+		return f.flags.user
+	}
+	if u := f.env("LOOM_USER"); u != "" {
+		return u
+	}
+	return "local"
+}
+
+// JSON reports whether --json was given.
+func (f *Factory) JSON() bool { return f.flags.json }
+
+// Dirs returns loom's directories.
+func (f *Factory) Dirs() (paths.Dirs, error) { return paths.Resolve(f.env) }
+
+// DBURL returns the store location: --db, else $LOOM_DB, else the
+// default SQLite file.
+func (f *Factory) DBURL() (string, error) {
+	d, err := f.Dirs()
+	if err != nil {
+		return "", err
+	}
+	return paths.DBURL(f.flags.db, f.env, d), nil
+}
+
+// Store opens the store once per command and returns it; Main closes it.
+func (f *Factory) Store(ctx context.Context) (loom.Store, error) {
+	if f.store != nil {
+		return f.store, nil
+	}
+	url, err := f.DBURL()
+	if err != nil {
+		return nil, err
+	}
+	if f.OpenStore == nil {
+		return nil, fmt.Errorf("no store engine is configured")
+	}
+	st, err := f.OpenStore(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	f.store = st
+	return st, nil
+}
+
+// closeStore closes the store if a command opened it.
+func (f *Factory) closeStore() error {
+	if f.store == nil {
+		return nil
+	}
+	err := f.store.Close()
+	f.store = nil
+	return err
+}
+
+// Cwd returns the absolute working directory.
+func (f *Factory) Cwd() (string, error) {
+	getwd := f.Getwd
+	if getwd == nil {
+		getwd = os.Getwd
+	}
+	wd, err := getwd()
+	if err != nil {
+		return "", fmt.Errorf("find the working directory: %w", err)
+	}
+	return filepath.Abs(wd)
+}
+
+// Project returns the project of the working directory.
+func (f *Factory) Project() (loom.Project, error) {
+	wd, err := f.Cwd()
+	if err != nil {
+		return loom.Project{}, err
+	}
+	return paths.DetectProject(wd)
+}
+
+// Resolve finds the live session ref names for this user, preferring this
+// project's keys.
+func (f *Factory) Resolve(ctx context.Context, st loom.Store, ref string) (*loom.Session, error) {
+	return f.resolve(ctx, st, ref, false)
+}
+
+func (f *Factory) resolve(ctx context.Context, st loom.Store, ref string, deleted bool) (*loom.Session, error) {
+	scope := loom.ResolveScope{UserID: f.User(), Deleted: deleted}
+	// A directory outside any readable project still resolves ids and
+	// titles; it only loses the preference for this project's keys.
+	if p, err := f.Project(); err == nil {
+		scope.ProjectID = p.ID
+	}
+	return st.Resolve(ctx, ref, scope)
+}

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/loomhq/loom"
+)
+
+// shortIDLen is how much of an id a terminal table shows: enough to be a
+// unique prefix in any realistic store, and accepted back as a reference.
+const shortIDLen = 8
+
+// displayID shortens an id on a terminal and keeps it whole otherwise, so
+// scripts always get full ids.
+func displayID(ios *IOStreams, id string) string {
+	if ios.IsStdoutTTY() && len(id) > shortIDLen {
+		return id[:shortIDLen]
+	}
+	return id
+}
+
+// displayTime shows a time as an age on a terminal and as RFC 3339 when
+// piped.
+func displayTime(ios *IOStreams, t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	if ios.IsStdoutTTY() {
+		return fuzzyAgo(now, t)
+	}
+	return loom.FormatTime(t)
+}
+
+// fuzzyAgo says how long ago t was, in the largest whole unit.
+func fuzzyAgo(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return t.Local().Format("Jan 2 15:04")
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute") + " ago"
+	case d < 24*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	case d < 30*24*time.Hour:
+		return plural(int(d/(24*time.Hour)), "day") + " ago"
+	case d < 365*24*time.Hour:
+		return t.Local().Format("Jan 2")
+	default:
+		return t.Local().Format("Jan 2, 2006")
+	}
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
+
+// firstLine returns the first non-empty line of s, trimmed.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// truncate cuts s to n runes, marking the cut.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n <= 1 {
+		return string(r[:n])
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// parseDuration reads an age like 30d, 12h, 2w or 1d12h: numbers each
+// followed by a unit of s, m, h, d (24 hours) or w (7 days).
+func parseDuration(s string) (time.Duration, error) {
+	in := strings.TrimSpace(s)
+	if in == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	var total time.Duration
+	for in != "" {
+		i := 0
+		for i < len(in) && (in[i] >= '0' && in[i] <= '9' || in[i] == '.') {
+			i++
+		}
+		if i == 0 {
+			return 0, fmt.Errorf("invalid duration %q: want a number and a unit, like 30d, 12h or 2w", s)
+		}
+		n, err := strconv.ParseFloat(in[:i], 64)
+		if err != nil {
+			return 0, fmt.Errorf("invalid duration %q", s)
+		}
+		j := i
+		for j < len(in) && unicode.IsLetter(rune(in[j])) {
+			j++
+		}
+		var unit time.Duration
+		switch in[i:j] {
+		case "s":
+			unit = time.Second
+		case "m":
+			unit = time.Minute
+		case "h":
+			unit = time.Hour
+		case "d":
+			unit = 24 * time.Hour
+		case "w":
+			unit = 7 * 24 * time.Hour
+		default:
+			return 0, fmt.Errorf("invalid duration %q: unknown unit %q (use s, m, h, d or w)", s, in[i:j])
+		}
+		total += time.Duration(n * float64(unit))
+		in = in[j:]
+	}
+	return total, nil
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// formatCount writes n with thousands separators.
+func formatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// formatCost writes a USD amount with enough digits for small costs.
+func formatCost(c float64) string {
+	switch {
+	case c == 0:
+		return "$0"
+	case c < 0.01:
+		return fmt.Sprintf("$%.4f", c)
+	default:
+		return fmt.Sprintf("$%.2f", c)
+	}
+}
+
+// formatDuration writes a tool's run time compactly.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+// jsonString quotes s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// IOStreams are the standard streams of a command, with what is known
+// about them: whether each end is a terminal, how wide it is, and whether
+// colour may be used. Commands decide between tables and tab-separated
+// text, and whether they may ask questions, from these alone, so tests
+// drive every branch with buffers.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdinTTY  bool
+	stdoutTTY bool
+	stderrTTY bool
+	// width is the terminal width; 0 means not a terminal or unknown.
+	width int
+	// colorOff is set by --no-color and NO_COLOR.
+	colorOff bool
+	// inReader buffers In for line prompts, so that answers typed
+	// ahead are not lost between two questions.
+	inReader *bufio.Reader
+}
+
+// System returns the process's streams.
+func System() *IOStreams {
+	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	s.stdinTTY = term.IsTerminal(int(os.Stdin.Fd()))
+	s.stdoutTTY = term.IsTerminal(int(os.Stdout.Fd()))
+	s.stderrTTY = term.IsTerminal(int(os.Stderr.Fd()))
+	if s.stdoutTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+			s.width = w
+		}
+	}
+	return s
+}
+
+// Test returns streams on buffers, none of them a terminal, and the
+// buffers.
+func Test() (s *IOStreams, in, out, errOut *bytes.Buffer) {
+	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
+}
+
+// IsStdinTTY reports whether standard input is a terminal.
+func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
+
+// IsStdoutTTY reports whether standard output is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// IsStderrTTY reports whether standard error is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// SetStdinTTY overrides terminal detection of standard input (for tests).
+func (s *IOStreams) SetStdinTTY(v bool) { s.stdinTTY = v }
+
+// SetStdoutTTY overrides terminal detection of standard output (for
+// tests). A terminal without a known width is taken as 80 columns wide.
+func (s *IOStreams) SetStdoutTTY(v bool) {
+	s.stdoutTTY = v
+	if v && s.width == 0 {
+		s.width = 80
+	}
+}
+
+// SetStderrTTY overrides terminal detection of standard error (for tests).
+func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
+
+// CanPrompt reports whether the command may ask the user a question:
+// only when both input and output are a terminal, so a script never
+// hangs on a question nobody sees.
+func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stdoutTTY }
+
+// TerminalWidth returns the width of the terminal on standard output, 80
+// when it is unknown.
+func (s *IOStreams) TerminalWidth() int {
+	if s.width > 0 {
+		return s.width
+	}
+	return 80
+}
+
+// SetColorEnabled turns colour off (false) whatever the terminal.
+func (s *IOStreams) SetColorEnabled(v bool) { s.colorOff = !v }
+
+// ColorEnabled reports whether output may be coloured: on a terminal,
+// unless --no-color or NO_COLOR said otherwise.
+func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.colorOff }
+
+// ColorScheme returns the colours to use on standard output.
+func (s *IOStreams) ColorScheme() *ColorScheme { return &ColorScheme{enabled: s.ColorEnabled()} }
+
+// ColorScheme wraps text in ANSI colours when colour is enabled and leaves
+// it alone otherwise.
+type ColorScheme struct{ enabled bool }
+
+func (c *ColorScheme) wrap(code, s string) string {
+	if !c.enabled || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// Bold makes s bold.
+func (c *ColorScheme) Bold(s string) string { return c.wrap("1", s) }
+
+// Gray makes s dim.
+func (c *ColorScheme) Gray(s string) string { return c.wrap("90", s) }
+
+// Cyan colours s cyan.
+func (c *ColorScheme) Cyan(s string) string { return c.wrap("36", s) }
+
+// Green colours s green.
+func (c *ColorScheme) Green(s string) string { return c.wrap("32", s) }
+
+// Yellow colours s yellow.
+func (c *ColorScheme) Yellow(s string) string { return c.wrap("33", s) }
+
+// Red colours s red.
+func (c *ColorScheme) Red(s string) string { return c.wrap("31", s) }
+
+// Magenta colours s magenta.
+func (c *ColorScheme) Magenta(s string) string { return c.wrap("35", s) }
+
+// Enabled reports whether the scheme colours anything.
+func (c *ColorScheme) Enabled() bool { return c.enabled }
+
+// stripANSI removes colour escapes, to measure what a terminal shows.
+func stripANSI(s string) string {
+	if !strings.Contains(s, "\x1b[") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// PathsOptions are the options of `loom paths`.
+type PathsOptions struct {
+	f *Factory
+}
+
+func newCmdPaths(f *Factory, runF func(*PathsOptions) error) *cobra.Command {
+	opts := &PathsOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "paths",
+		Short: "Print where loom keeps its files",
+		Long: `Print every directory and file loom uses, as resolved from LOOM_HOME,
+the XDG variables (or the platform's directories), LOOM_DB and --db.`,
+		Example: `  loom paths
+  LOOM_HOME=/tmp/loom loom paths
+  loom paths --json | jq -r .db`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return pathsRun(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+// pathEntry is one named path.
+type pathEntry struct{ name, path string }
+
+func pathsRun(_ context.Context, opts *PathsOptions) error {
+	f := opts.f
+	d, err := f.Dirs()
+	if err != nil {
+		return err
+	}
+	db, err := f.DBURL()
+	if err != nil {
+		return err
+	}
+	entries := []pathEntry{
+		{"data", d.Data},
+		{"state", d.State},
+		{"config", d.Config},
+		{"cache", d.Cache},
+		{"db", redactURL(db)},
+		{"logs", d.LogsDir()},
+		{"memory", d.MemoryFile()},
+		{"user", d.UserFile()},
+		{"config_file", d.ConfigFile()},
+		{"profiles", d.ProfilesDir()},
+		{"history", d.HistoryFile()},
+		{"locks", d.LocksDir()},
+	}
+	ios := f.IO
+	if f.JSON() {
+		// An ordered object: the same order as the text output.
+		ios.Out.Write([]byte("{\n"))
+		for i, e := range entries {
+			comma := ","
+			if i == len(entries)-1 {
+				comma = ""
+			}
+			fmt.Fprintf(ios.Out, "  %q: %s%s\n", e.name, jsonString(e.path), comma)
+		}
+		_, err := ios.Out.Write([]byte("}\n"))
+		return err
+	}
+	cs := ios.ColorScheme()
+	tp := newTablePrinter(ios)
+	for _, e := range entries {
+		tp.AddField(e.name, cs.Bold)
+		tp.AddField(e.path, nil)
+		tp.EndRow()
+	}
+	return tp.Render()
+}
+
+// redactURL hides a password in a database URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// VersionOptions are the options of `loom version`.
+type VersionOptions struct {
+	f *Factory
+}
+
+func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print loom's version",
+		Example: `  loom version
+  loom version --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return versionRun(opts)
+		},
+	}
+	return cmd
+}
+
+func versionRun(opts *VersionOptions) error {
+	f := opts.f
+	v := f.Version
+	if v == "" {
+		v = "dev"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+	}
+	if f.JSON() {
+		return writeJSON(f.IO.Out, struct {
+			Version string `json:"version"`
+			Go      string `json:"go"`
+			OS      string `json:"os"`
+			Arch    string `json:"arch"`
+		}{v, runtime.Version(), runtime.GOOS, runtime.GOARCH})
+	}
+	_, err := fmt.Fprintf(f.IO.Out, "loom %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return err
+}

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/list"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/loomhq/loom"
+)
+
+// errNoChoice is returned when the user leaves the picker without
+// choosing.
+var errNoChoice = errors.New("no session chosen")
+
+// sessionItem is one session in the picker.
+type sessionItem struct {
+	s   *loom.Session
+	now time.Time
+}
+
+func (i sessionItem) Title() string {
+	title := i.s.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	return title + "  " + i.s.ID[:min(shortIDLen, len(i.s.ID))]
+}
+
+func (i sessionItem) Description() string {
+	parts := []string{fuzzyAgo(i.now, i.s.UpdatedAt), plural(i.s.MessageCount, "message")}
+	if p := firstLine(i.s.LastPrompt); p != "" {
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// FilterValue is what the fuzzy filter matches: title, last prompt, key
+// and id, so a session is found by whatever the user remembers of it.
+func (i sessionItem) FilterValue() string {
+	return i.s.Title + " " + i.s.LastPrompt + " " + i.s.Key + " " + i.s.ID
+}
+
+// pickerModel is the session picker: a fuzzy-filterable list that ends
+// when a session is chosen (enter) or the user gives up (esc, q, ctrl+c).
+// It does no I/O: the sessions are loaded before it starts.
+type pickerModel struct {
+	list   list.Model
+	chosen *loom.Session
+	done   bool
+}
+
+func newPickerModel(title string, sessions []*loom.Session, now time.Time, width, height int) pickerModel {
+	items := make([]list.Item, len(sessions))
+	for i, s := range sessions {
+		items[i] = sessionItem{s: s, now: now}
+	}
+	l := list.New(items, list.NewDefaultDelegate(), width, height)
+	l.Title = title
+	l.SetStatusBarItemName("session", "sessions")
+	return pickerModel{list: l}
+}
+
+func (m pickerModel) Init() tea.Cmd { return nil }
+
+func (m pickerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.list.SetSize(msg.Width, msg.Height)
+		return m, nil
+	case tea.KeyPressMsg:
+		if msg.String() == "enter" {
+			var cmd tea.Cmd
+			if m.list.FilterState() == list.Filtering {
+				// Enter while typing a filter takes the best match at
+				// once instead of asking for a second enter.
+				m.list, cmd = m.list.Update(msg)
+			}
+			if it, ok := m.list.SelectedItem().(sessionItem); ok {
+				m.chosen, m.done = it.s, true
+				return m, tea.Quit
+			}
+			return m, cmd
+		}
+	}
+	var cmd tea.Cmd
+	m.list, cmd = m.list.Update(msg)
+	return m, cmd
+}
+
+func (m pickerModel) View() tea.View {
+	if m.done {
+		return tea.NewView("")
+	}
+	v := tea.NewView(m.list.View())
+	v.AltScreen = true
+	return v
+}
+
+// pickSession lets the user choose one of sessions on the terminal. It
+// returns errNoChoice when the user leaves without choosing.
+func pickSession(ctx context.Context, ios *IOStreams, title string, sessions []*loom.Session, now time.Time) (*loom.Session, error) {
+	if len(sessions) == 0 {
+		return nil, loom.Errorf(loom.ENOTFOUND, "no sessions to choose from")
+	}
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(ios.In), tea.WithOutput(ios.Out)}
+	if !ios.ColorEnabled() {
+		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	m := newPickerModel(title, sessions, now, ios.TerminalWidth(), 24)
+	final, err := tea.NewProgram(m, opts...).Run()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("session picker: %w", err)
+	}
+	if pm, ok := final.(pickerModel); ok && pm.chosen != nil {
+		return pm.chosen, nil
+	}
+	return nil, errNoChoice
+}

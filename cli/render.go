@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// messageRenderer writes messages for people: a header line per message,
+// its text, and one line per tool call, file or sub-agent. Reasoning is
+// shown only when asked for, because it is long and rarely what a reader
+// is looking for.
+type messageRenderer struct {
+	ios          *IOStreams
+	cs           *ColorScheme
+	now          time.Time
+	showThinking bool
+}
+
+func newMessageRenderer(ios *IOStreams, now time.Time, showThinking bool) *messageRenderer {
+	return &messageRenderer{ios: ios, cs: ios.ColorScheme(), now: now, showThinking: showThinking}
+}
+
+func (r *messageRenderer) roleColor(role string) func(string) string {
+	switch role {
+	case loom.RoleUser:
+		return r.cs.Green
+	case loom.RoleAssistant:
+		return r.cs.Cyan
+	case loom.RoleTool:
+		return r.cs.Yellow
+	case loom.RoleSummary:
+		return r.cs.Magenta
+	}
+	return r.cs.Gray
+}
+
+// Render writes one message.
+func (r *messageRenderer) Render(w io.Writer, m *loom.Message) error {
+	var b strings.Builder
+	head := []string{r.roleColor(m.Role)(r.cs.Bold(m.Role))}
+	if m.Model != "" && m.Role != loom.RoleUser {
+		head = append(head, m.Model)
+	}
+	head = append(head, displayTime(r.ios, m.CreatedAt, r.now))
+	fmt.Fprintf(&b, "%s %s\n", r.cs.Gray(fmt.Sprintf("── #%d", m.Seq)), strings.Join(head, r.cs.Gray(" · ")))
+	for _, p := range m.Parts {
+		r.part(&b, p)
+	}
+	if m.Error != nil && m.Error.Message != "" {
+		fmt.Fprintf(&b, "%s %s\n", r.cs.Red("error:"), m.Error.Message)
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *messageRenderer) part(b *strings.Builder, p loom.Part) {
+	switch p.Type {
+	case loom.PartText:
+		if t := strings.TrimRight(p.Text, "\n"); t != "" {
+			b.WriteString(t + "\n")
+		}
+	case loom.PartReasoning:
+		if !r.showThinking || strings.TrimSpace(p.Text) == "" {
+			return
+		}
+		for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
+			b.WriteString(r.cs.Gray("│ "+l) + "\n")
+		}
+	case loom.PartTool:
+		b.WriteString(r.toolLine(p) + "\n")
+	case loom.PartFile:
+		name := p.Filename
+		if name == "" && p.Source != nil {
+			name = p.Source.Path
+		}
+		if name == "" {
+			name = p.URL
+		}
+		line := "  📎 " + name
+		if p.Mime != "" {
+			line += r.cs.Gray(" (" + p.Mime + ")")
+		}
+		b.WriteString(line + "\n")
+	case loom.PartAgent:
+		line := "  ↳ sub-agent " + r.cs.Bold(p.Name)
+		if p.SessionID != "" {
+			line += r.cs.Gray(" → session " + p.SessionID)
+		}
+		b.WriteString(line + "\n")
+	}
+}
+
+// toolLine is a tool call on one line: name, status, duration, title,
+// and the error of a failed call.
+func (r *messageRenderer) toolLine(p loom.Part) string {
+	status := p.Status
+	switch p.Status {
+	case loom.ToolCompleted:
+		status = r.cs.Green(status)
+	case loom.ToolError:
+		status = r.cs.Red(status)
+	default:
+		status = r.cs.Yellow(status)
+	}
+	fields := []string{r.cs.Bold(p.Name), status}
+	if p.StartedAt != nil && p.EndedAt != nil {
+		fields = append(fields, formatDuration(p.EndedAt.Sub(*p.StartedAt)))
+	}
+	if p.Title != "" {
+		fields = append(fields, oneLine(p.Title))
+	}
+	line := "  ⚙ " + strings.Join(fields, r.cs.Gray(" · "))
+	if p.Status == loom.ToolError && p.Error != "" {
+		line += r.cs.Red(": " + truncate(oneLine(p.Error), 120))
+	}
+	return line
+}

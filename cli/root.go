@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+)
+
+// Exit codes. Each is decided once, in Main, from the error a command
+// returns.
+const (
+	ExitOK        = 0
+	ExitError     = 1
+	ExitUsage     = 2
+	ExitNotFound  = 3
+	ExitAmbiguous = 4
+	ExitLocked    = 5
+)
+
+// usageError is a mistake in how a command was called: an unknown flag or
+// command, a missing or extra argument, a value that does not parse.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// silentError ends a command with an exit code and no message, for
+// outcomes the command already explained.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// ExitCode returns the exit code for err.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var se *silentError
+	if errors.As(err, &se) {
+		return se.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	switch loom.ErrorCode(err) {
+	case loom.ENOTFOUND:
+		return ExitNotFound
+	case loom.EAMBIGUOUS:
+		return ExitAmbiguous
+	case loom.ELOCKED:
+		return ExitLocked
+	}
+	return ExitError
+}
+
+// Main runs the loom command with args and returns the process's exit
+// code. Every error is reported here, once, as one line on stderr.
+func Main(f *Factory, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if cerr := f.closeStore(); err == nil && cerr != nil {
+		err = fmt.Errorf("close the store: %w", cerr)
+	}
+	if err == nil {
+		return ExitOK
+	}
+	printError(f.IO, err)
+	return ExitCode(err)
+}
+
+// printError writes err as one line, and for an ambiguous reference the
+// sessions it could mean, one per line, so the user can pick an id.
+func printError(ios *IOStreams, err error) {
+	var se *silentError
+	if errors.As(err, &se) {
+		return
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(ios.ErrOut, "loom: interrupted")
+		return
+	}
+	var le *loom.Error
+	if errors.As(err, &le) && le.Code == loom.EAMBIGUOUS && len(le.Candidates) > 0 {
+		ref := strings.SplitN(le.Message, " matches ", 2)[0]
+		fmt.Fprintf(ios.ErrOut, "loom: %s matches %d sessions; give an id or a longer prefix:\n", ref, len(le.Candidates))
+		for _, s := range le.Candidates {
+			fmt.Fprintf(ios.ErrOut, "  %s\t%s\t%s\tupdated %s\n", s.ID, orDash(s.Title), orDash(s.Key), loom.FormatTime(s.UpdatedAt))
+		}
+		return
+	}
+	msg := loom.ErrorMessage(err)
+	if le == nil {
+		msg = err.Error()
+	}
+	fmt.Fprintln(ios.ErrOut, "loom: "+oneLine(msg))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// NewRootCmd builds the loom command tree on f.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "loom <command> [flags]",
+		Short: "Durable, searchable, resumable sessions for AI agents",
+		Long: `loom keeps every conversation an agent has as a session you can list,
+search, resume, fork, move, export and import.`,
+		Example: `  loom session list
+  loom search "flaky test"
+  loom session show 0196a3b2
+  loom session export 0196a3b2 -o session.jsonl`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if f.flags.noColor || f.env("NO_COLOR") != "" {
+				f.IO.SetColorEnabled(false)
+			}
+			return nil
+		},
+	}
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageErrorf("%s (see '%s --help')", err, cmd.CommandPath())
+	})
+	root.CompletionOptions.HiddenDefaultCmd = true
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.flags.db, "db", "", "store to use: a SQLite file, sqlite:PATH or postgres://… (default $LOOM_DB, else the data directory's sessions.db)")
+	pf.StringVar(&f.flags.user, "user", "", "owner of the sessions (default $LOOM_USER, else local)")
+	pf.BoolVar(&f.flags.json, "json", false, "print machine-readable JSON")
+	pf.BoolVar(&f.flags.noColor, "no-color", false, "never colour the output (also NO_COLOR)")
+
+	root.AddCommand(
+		newCmdSession(f),
+		newCmdSearch(f, nil),
+		newCmdReplay(f, nil),
+		newCmdUsage(f, nil),
+		newCmdLog(f),
+		newCmdPaths(f, nil),
+		newCmdVersion(f, nil),
+	)
+	return root
+}
+
+// newCmdSession groups the session commands.
+func newCmdSession(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "session <command>",
+		Short:   "List, show, fork, rename, move, delete, export and import sessions",
+		Aliases: []string{"sessions"},
+		Example: `  loom session list --all-projects
+  loom session show "flaky test" --full-history
+  loom session fork 0196a3b2 --turn 3 --name "try another fix"`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(
+		newCmdSessionList(f, nil),
+		newCmdSessionShow(f, nil),
+		newCmdSessionResume(f, nil),
+		newCmdSessionFork(f, nil),
+		newCmdSessionRename(f, nil),
+		newCmdSessionMove(f, nil),
+		newCmdSessionDelete(f, nil),
+		newCmdSessionRestore(f, nil),
+		newCmdSessionPrune(f, nil),
+		newCmdSessionExport(f, nil),
+		newCmdSessionImport(f, nil),
+	)
+	return cmd
+}
+
+// noArgs rejects arguments to a command that takes none, naming an
+// unknown subcommand as such.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.HasSubCommands() {
+		return usageErrorf("unknown command %q for %q (see '%s --help')", args[0], cmd.CommandPath(), cmd.CommandPath())
+	}
+	return usageErrorf("%s takes no arguments (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
+}
+
+// argsBetween accepts between lo and hi arguments (hi < 0: no limit).
+func argsBetween(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < lo || (hi >= 0 && len(args) > hi) {
+			what := "too many arguments"
+			if len(args) < lo {
+				what = "missing arguments"
+			}
+			return usageErrorf("%s; usage: %s", what, cmd.UseLine())
+		}
+		return nil
+	}
+}

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+)
+
+// SearchOptions are the options of `loom search`.
+type SearchOptions struct {
+	f           *Factory
+	Query       string
+	SessionRef  string
+	Project     bool
+	AllProjects bool
+	Surface     string
+	Role        string
+	Limit       int
+	Raw         bool
+}
+
+func newCmdSearch(f *Factory, runF func(*SearchOptions) error) *cobra.Command {
+	opts := &SearchOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search the messages of your sessions",
+		Long: `Search message text, reasoning and tool inputs and outputs across all of
+your sessions, best matches first.
+
+Every word must appear; a "quoted part" must appear as a phrase. Anything
+else — AND, OR, NEAR, *, -, :, a lone quote — is ordinary text, never a
+syntax error. --raw passes the query to the store's own search syntax
+(SQLite FTS5 or PostgreSQL tsquery).`,
+		Example: `  loom search flaky test
+  loom search '"connection refused" postgres' --project
+  loom search retry --session 0196a3b2 --role assistant
+  loom search 'tok* NEAR(retry backoff)' --raw
+  loom search deploy --json | jq -r '.[].session_id'`,
+		Args: argsBetween(1, -1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query = strings.Join(args, " ")
+			if opts.Project && opts.AllProjects {
+				return usageErrorf("--project and --all-projects cannot be used together")
+			}
+			if opts.Role != "" && !loom.ValidRole(opts.Role) {
+				return usageErrorf("unknown role %q: use user, assistant, tool, system or summary", opts.Role)
+			}
+			if opts.Limit < 1 {
+				return usageErrorf("--limit must be 1 or more")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return searchRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.SessionRef, "session", "s", "", "search only this session")
+	cmd.Flags().BoolVarP(&opts.Project, "project", "p", false, "search only this project's sessions")
+	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "search every project and surface (the default)")
+	cmd.Flags().StringVar(&opts.Surface, "surface", "", "search only sessions of this surface")
+	cmd.Flags().StringVar(&opts.Role, "role", "", "search only messages of this role")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 20, "most results to show")
+	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "pass the query to the store's search syntax")
+	return cmd
+}
+
+func searchRun(ctx context.Context, opts *SearchOptions) error {
+	f := opts.f
+	ios := f.IO
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	q := loom.SearchQuery{
+		Text:    opts.Query,
+		Raw:     opts.Raw,
+		UserID:  f.User(),
+		Surface: opts.Surface,
+		Role:    opts.Role,
+		Limit:   opts.Limit,
+	}
+	if ios.ColorEnabled() && !f.JSON() {
+		q.MarkStart, q.MarkEnd = "\x1b[1;33m", "\x1b[0m"
+	}
+	if opts.SessionRef != "" {
+		s, err := f.Resolve(ctx, st, opts.SessionRef)
+		if err != nil {
+			return err
+		}
+		q.SessionID = s.ID
+	}
+	if opts.Project {
+		p, err := f.Project()
+		if err != nil {
+			return err
+		}
+		q.ProjectID = p.ID
+	}
+	hits, err := st.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if f.JSON() {
+		if hits == nil {
+			hits = []loom.SearchHit{}
+		}
+		return writeJSON(ios.Out, hits)
+	}
+	if len(hits) == 0 {
+		if ios.IsStdoutTTY() {
+			fmt.Fprintf(ios.ErrOut, "No messages match %q.\n", opts.Query)
+		}
+		return nil
+	}
+	now := f.now()
+	cs := ios.ColorScheme()
+	if !ios.IsStdoutTTY() {
+		tp := newTablePrinter(ios)
+		for _, h := range hits {
+			tp.AddField(h.SessionID, nil)
+			tp.AddField(strconv.FormatInt(h.Seq, 10), nil)
+			tp.AddField(h.Role, nil)
+			tp.AddField(loom.FormatTime(h.CreatedAt), nil)
+			tp.AddField(h.SessionTitle, nil)
+			tp.AddField(h.Snippet, nil)
+			tp.EndRow()
+		}
+		return tp.Render()
+	}
+	for _, h := range hits {
+		title := h.SessionTitle
+		if title == "" {
+			title = h.SessionKey
+		}
+		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(displayID(ios, h.SessionID)), cs.Bold(title),
+			cs.Gray(fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, fuzzyAgo(now, h.CreatedAt))))
+		fmt.Fprintf(ios.Out, "    %s\n", oneLine(h.Snippet))
+	}
+	return nil
+}

@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+)
+
+// DeleteOptions are the options of `loom session delete`.
+type DeleteOptions struct {
+	f     *Factory
+	Refs  []string
+	Yes   bool
+	Purge bool
+}
+
+func newCmdSessionDelete(f *Factory, runF func(*DeleteOptions) error) *cobra.Command {
+	opts := &DeleteOptions{f: f}
+	cmd := &cobra.Command{
+		Use:     "delete REF...",
+		Aliases: []string{"rm"},
+		Short:   "Move sessions to the trash, or remove them for good",
+		Long: fmt.Sprintf(`Move sessions, with their sub-agent sessions, to the trash, where they
+stay restorable for %d days (loom session restore). --purge removes them
+and their messages at once.
+
+On a terminal it asks first; elsewhere --yes is required. Every REF is
+resolved before anything is deleted.`, int(loom.TrashTTL/(24*time.Hour))),
+		Example: `  loom session delete 0196a3b2
+  loom session delete "old experiment" 0196f00d --yes
+  loom session delete 0196a3b2 --purge --yes`,
+		Args: argsBetween(1, -1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Refs = args
+			if !opts.Yes && !f.IO.CanPrompt() {
+				return usageErrorf("--yes is required to delete when not on a terminal")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return deleteRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "remove for good instead of moving to the trash")
+	return cmd
+}
+
+func deleteRun(ctx context.Context, opts *DeleteOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	var targets []*loom.Session
+	seen := map[string]bool{}
+	for _, ref := range opts.Refs {
+		s, err := f.Resolve(ctx, st, ref)
+		if err != nil {
+			return err
+		}
+		if !seen[s.ID] {
+			seen[s.ID] = true
+			targets = append(targets, s)
+		}
+	}
+	ios := f.IO
+	cs := ios.ColorScheme()
+	if !opts.Yes {
+		for _, s := range targets {
+			fmt.Fprintf(ios.Out, "  %s  %s  %s\n", cs.Cyan(displayID(ios, s.ID)), sessionLabel(s), cs.Gray(plural(s.MessageCount, "message")))
+		}
+		verb := "Move %s to the trash?"
+		if opts.Purge {
+			verb = "Delete %s for good?"
+		}
+		ok, err := confirm(ctx, ios, fmt.Sprintf(verb, plural(len(targets), "session")))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(ios.ErrOut, "Nothing deleted.")
+			return &silentError{code: ExitError}
+		}
+	}
+	for _, s := range targets {
+		if err := st.Delete(ctx, s.ID, opts.Purge); err != nil {
+			return err
+		}
+		if ios.IsStdoutTTY() {
+			if opts.Purge {
+				fmt.Fprintf(ios.Out, "%s Deleted %s %s for good\n", cs.Red("✓"), displayID(ios, s.ID), sessionLabel(s))
+			} else {
+				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), displayID(ios, s.ID), sessionLabel(s), displayID(ios, s.ID))
+			}
+		}
+	}
+	return nil
+}
+
+// sessionLabel names a session for messages: its title, else its key.
+func sessionLabel(s *loom.Session) string {
+	switch {
+	case s.Title != "":
+		return fmt.Sprintf("%q", s.Title)
+	case s.Key != "":
+		return "(" + s.Key + ")"
+	}
+	return "(untitled)"
+}
+
+// RestoreOptions are the options of `loom session restore`.
+type RestoreOptions struct {
+	f   *Factory
+	Ref string
+}
+
+func newCmdSessionRestore(f *Factory, runF func(*RestoreOptions) error) *cobra.Command {
+	opts := &RestoreOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "restore REF",
+		Short: "Bring a session back from the trash",
+		Long: `Bring a deleted or pruned session, with its sub-agent sessions, back
+from the trash. REF is resolved among trashed sessions.`,
+		Example: `  loom session restore 0196a3b2
+  loom session restore "flaky test"`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return restoreRun(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+func restoreRun(ctx context.Context, opts *RestoreOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := f.resolve(ctx, st, opts.Ref, true)
+	if loom.ErrorCode(err) == loom.ENOTFOUND {
+		return loom.Errorf(loom.ENOTFOUND, "no session in the trash matches %q", opts.Ref)
+	}
+	if err != nil {
+		return err
+	}
+	if err := st.Restore(ctx, s.ID); err != nil {
+		return err
+	}
+	if f.JSON() {
+		s, err := st.Session(ctx, s.ID)
+		if err != nil {
+			return err
+		}
+		return writeJSON(f.IO.Out, s)
+	}
+	if f.IO.IsStdoutTTY() {
+		fmt.Fprintf(f.IO.Out, "%s Restored %s %s\n", f.IO.ColorScheme().Green("✓"), displayID(f.IO, s.ID), sessionLabel(s))
+	}
+	return nil
+}
+
+// PruneOptions are the options of `loom session prune`.
+type PruneOptions struct {
+	f           *Factory
+	OlderThan   time.Duration
+	DryRun      bool
+	Yes         bool
+	AllProjects bool
+}
+
+func newCmdSessionPrune(f *Factory, runF func(*PruneOptions) error) *cobra.Command {
+	opts := &PruneOptions{f: f}
+	var older string
+	cmd := &cobra.Command{
+		Use:   "prune --older-than DUR",
+		Short: "Move sessions not used for a while to the trash",
+		Long: `Move this project's sessions not updated for DUR to the trash (with
+--all-projects, every project's and surface's). DUR is a number and a
+unit: s, m, h, d (days) or w (weeks), e.g. 30d, 12h, 2w, 1d12h.
+
+Nothing is ever pruned automatically. --dry-run lists what would go.
+Sessions another process is writing are skipped. Pruned sessions stay
+restorable from the trash like deleted ones.`,
+		Example: `  loom session prune --older-than 30d --dry-run
+  loom session prune --older-than 2w --yes
+  loom session prune --older-than 90d --all-projects`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if older == "" {
+				return usageErrorf("--older-than is required, e.g. --older-than 30d")
+			}
+			d, err := parseDuration(older)
+			if err != nil {
+				return usageErrorf("--older-than: %v", err)
+			}
+			if d <= 0 {
+				return usageErrorf("--older-than must be more than zero")
+			}
+			opts.OlderThan = d
+			if !opts.Yes && !opts.DryRun && !f.IO.CanPrompt() {
+				return usageErrorf("--yes (or --dry-run) is required to prune when not on a terminal")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return pruneRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&older, "older-than", "", "prune sessions not updated for this long (30d, 12h, 2w)")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "only list what would be pruned")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "prune every project's sessions, not only this one's")
+	return cmd
+}
+
+// pruneReport is the JSON shape of prune's outcome.
+type pruneReport struct {
+	DryRun  bool            `json:"dry_run"`
+	Removed []*loom.Session `json:"removed"`
+	Skipped []*loom.Session `json:"skipped"`
+}
+
+func pruneRun(ctx context.Context, opts *PruneOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	po := loom.PruneOptions{UserID: f.User(), OlderThan: opts.OlderThan, DryRun: true}
+	if !opts.AllProjects {
+		p, err := f.Project()
+		if err != nil {
+			return err
+		}
+		po.ProjectID = p.ID
+	}
+	preview, err := st.Prune(ctx, po)
+	if err != nil {
+		return err
+	}
+	ios := f.IO
+	res := preview
+	if !opts.DryRun && len(preview.Removed) > 0 {
+		if !opts.Yes {
+			printSessionRows(ios, preview.Removed, f.now())
+			ok, err := confirm(ctx, ios, fmt.Sprintf("Move %s to the trash?", plural(len(preview.Removed), "session")))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				fmt.Fprintln(ios.ErrOut, "Nothing pruned.")
+				return &silentError{code: ExitError}
+			}
+		}
+		po.DryRun = false
+		if res, err = st.Prune(ctx, po); err != nil {
+			return err
+		}
+	}
+	if f.JSON() {
+		rep := pruneReport{DryRun: opts.DryRun, Removed: res.Removed, Skipped: res.Skipped}
+		if rep.Removed == nil {
+			rep.Removed = []*loom.Session{}
+		}
+		if rep.Skipped == nil {
+			rep.Skipped = []*loom.Session{}
+		}
+		return writeJSON(ios.Out, rep)
+	}
+	cs := ios.ColorScheme()
+	switch {
+	case len(res.Removed) == 0:
+		fmt.Fprintf(ios.ErrOut, "No sessions older than %s to prune.\n", opts.OlderThan)
+	case opts.DryRun:
+		if ios.IsStdoutTTY() {
+			fmt.Fprintf(ios.Out, "Would move %s to the trash:\n", plural(len(res.Removed), "session"))
+		}
+		printSessionRows(ios, res.Removed, f.now())
+	default:
+		if ios.IsStdoutTTY() {
+			fmt.Fprintf(ios.Out, "%s Moved %s to the trash (restorable for %d days with loom session restore)\n",
+				cs.Green("✓"), plural(len(res.Removed), "session"), int(loom.TrashTTL/(24*time.Hour)))
+		} else {
+			for _, s := range res.Removed {
+				fmt.Fprintln(ios.Out, s.ID)
+			}
+		}
+	}
+	for _, s := range res.Skipped {
+		who := ""
+		if s.Lock != nil {
+			who = fmt.Sprintf(" (in use by process %d on %s)", s.Lock.PID, s.Lock.Host)
+		}
+		fmt.Fprintf(ios.ErrOut, "Skipped %s %s%s\n", s.ID, sessionLabel(s), who)
+	}
+	return nil
+}
+
+// printSessionRows prints sessions as a short table: id, title, updated,
+// messages.
+func printSessionRows(ios *IOStreams, sessions []*loom.Session, now time.Time) {
+	cs := ios.ColorScheme()
+	tp := newTablePrinter(ios)
+	tp.Flex(1)
+	for _, s := range sessions {
+		tp.AddField(displayID(ios, s.ID), cs.Cyan)
+		tp.AddField(strings.TrimSpace(s.Title+" "+paren(s.Key)), nil)
+		tp.AddField(displayTime(ios, s.UpdatedAt, now), cs.Gray)
+		tp.AddField(plural(s.MessageCount, "message"), nil)
+		tp.EndRow()
+	}
+	_ = tp.Render()
+}
+
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "(" + s + ")"
+}

@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+)
+
+// ExportOptions are the options of `loom session export`.
+type ExportOptions struct {
+	f      *Factory
+	Ref    string
+	All    bool
+	Format string
+	Output string
+}
+
+func newCmdSessionExport(f *Factory, runF func(*ExportOptions) error) *cobra.Command {
+	opts := &ExportOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "export REF | --all",
+		Short: "Write sessions to a file, with their sub-agent sessions",
+		Long: `Write a session and its sub-agent sessions (or, with --all, every session
+of the user) to standard output or a file.
+
+Formats: jsonl (default; one JSON object a line), json (one document) and
+markdown (for reading). jsonl and json keep everything — ids, seq, times,
+every part, usage, lineage — and loom session import reads them back
+unchanged. The formats are described in docs/formats.md.`,
+		Example: `  loom session export 0196a3b2 > session.jsonl
+  loom session export "flaky test" --format markdown -o flaky.md
+  loom session export --all -o backup.jsonl`,
+		Args: argsBetween(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Ref = args[0]
+			}
+			if opts.Ref == "" && !opts.All {
+				return usageErrorf("give a session reference or --all; usage: %s", cmd.UseLine())
+			}
+			if opts.Ref != "" && opts.All {
+				return usageErrorf("give either a session reference or --all, not both")
+			}
+			switch opts.Format {
+			case formatJSONL, formatJSON, formatMarkdown:
+			case "md":
+				opts.Format = formatMarkdown
+			default:
+				return usageErrorf("unknown format %q: use jsonl, json or markdown", opts.Format)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return exportRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Format, "format", "f", formatJSONL, "jsonl, json or markdown")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "export every session of the user")
+	return cmd
+}
+
+func exportRun(ctx context.Context, opts *ExportOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	var sessions []*loom.Session
+	if opts.All {
+		all, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User()})
+		if err != nil {
+			return err
+		}
+		sessions = orderForExport(all)
+	} else {
+		s, err := f.Resolve(ctx, st, opts.Ref)
+		if err != nil {
+			return err
+		}
+		if sessions, err = sessionFamily(ctx, st, f.User(), s); err != nil {
+			return err
+		}
+	}
+	data := make([]*loom.SessionData, 0, len(sessions))
+	nmsg := 0
+	for _, s := range sessions {
+		msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
+		if err != nil {
+			return err
+		}
+		nmsg += len(msgs)
+		data = append(data, &loom.SessionData{Session: s, Messages: msgs})
+	}
+	write := func(w io.Writer) error {
+		switch opts.Format {
+		case formatJSON:
+			return writeJSONDocument(w, data)
+		case formatMarkdown:
+			return writeMarkdown(w, data)
+		}
+		return writeJSONL(w, data)
+	}
+	if opts.Output == "" || opts.Output == "-" {
+		return write(f.IO.Out)
+	}
+	path := opts.Output
+	if !filepath.IsAbs(path) {
+		wd, err := f.Cwd()
+		if err != nil {
+			return err
+		}
+		path = filepath.Join(wd, path)
+	}
+	if err := writeFileAtomic(path, write); err != nil {
+		return err
+	}
+	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
+		fmt.Fprintf(f.IO.ErrOut, "Exported %s (%s) to %s\n", plural(len(data), "session"), plural(nmsg, "message"), opts.Output)
+	}
+	return nil
+}
+
+// writeFileAtomic writes a file through a temporary file and a rename, so
+// that a failed export never leaves half a file where a good one was.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ImportOptions are the options of `loom session import`.
+type ImportOptions struct {
+	f     *Factory
+	Files []string
+}
+
+func newCmdSessionImport(f *Factory, runF func(*ImportOptions) error) *cobra.Command {
+	opts := &ImportOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "import FILE...",
+		Short: "Read sessions from loom's jsonl or json exports",
+		Long: `Read sessions written by loom session export (jsonl or json; the format
+is recognised from the content) into the store, as the current user.
+"-" reads standard input.
+
+Every record of every file is checked before anything is written: a bad
+record is reported as FILE:LINE: reason and nothing is imported. Sessions
+that already exist in the store are refused the same way.`,
+		Example: `  loom session import session.jsonl
+  loom session import backup.jsonl more.json
+  ssh old-laptop loom session export --all | loom session import -`,
+		Args: argsBetween(1, -1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return importRun(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+// importSummary is the JSON shape of what import wrote.
+type importSummary struct {
+	Sessions []string `json:"sessions"`
+	Messages int      `json:"messages"`
+}
+
+func importRun(ctx context.Context, opts *ImportOptions) error {
+	f := opts.f
+	var all []*loom.SessionData
+	where := map[string]string{}
+	for _, file := range opts.Files {
+		name := file
+		var content []byte
+		var err error
+		if file == "-" {
+			name = "<stdin>"
+			content, err = io.ReadAll(f.IO.In)
+		} else {
+			path := file
+			if !filepath.IsAbs(path) {
+				wd, werr := f.Cwd()
+				if werr != nil {
+					return werr
+				}
+				path = filepath.Join(wd, path)
+			}
+			content, err = os.ReadFile(path)
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		data, err := parseExport(name, content)
+		if err != nil {
+			return err
+		}
+		for _, d := range data {
+			if prev, ok := where[d.Session.ID]; ok {
+				return loom.Errorf(loom.EINVALID, "%s: session %s is also in %s", name, d.Session.ID, prev)
+			}
+			where[d.Session.ID] = name
+			// Imported sessions belong to whoever imports them: a user
+			// never sees another user's sessions.
+			d.Session.UserID = f.User()
+		}
+		all = append(all, data...)
+	}
+	if err := loom.ValidateImport(all); err != nil {
+		return err
+	}
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	if err := st.Import(ctx, all); err != nil {
+		return err
+	}
+	sum := importSummary{Sessions: make([]string, len(all))}
+	for i, d := range all {
+		sum.Sessions[i] = d.Session.ID
+		sum.Messages += len(d.Messages)
+	}
+	if f.JSON() {
+		return writeJSON(f.IO.Out, sum)
+	}
+	if f.IO.IsStdoutTTY() {
+		fmt.Fprintf(f.IO.Out, "%s Imported %s (%s)\n", f.IO.ColorScheme().Green("✓"), plural(len(all), "session"), plural(sum.Messages, "message"))
+	} else {
+		for _, id := range sum.Sessions {
+			fmt.Fprintln(f.IO.Out, id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+)
+
+// ListOptions are the options of `loom session list`.
+type ListOptions struct {
+	f           *Factory
+	AllProjects bool
+	Surface     string
+	Tree        bool
+	Limit       int
+}
+
+func newCmdSessionList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
+	opts := &ListOptions{f: f}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List sessions, newest first",
+		Long: `List sessions, most recently active first: this project's by default
+(the git top-level directory, or the working directory outside git).
+
+On a terminal ids are shortened to 8 characters (any unique prefix of 4 or
+more works as a reference) and times are shown as ages; when the output is
+piped, rows are tab-separated with full ids and RFC 3339 times.`,
+		Example: `  loom session list
+  loom session list --all-projects --limit 50
+  loom session list --surface telegram
+  loom session list --tree
+  loom session list --json | jq -r '.[].id'`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Limit < 0 {
+				return usageErrorf("--limit must be 0 (no limit) or more")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return listRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "list the sessions of every project and surface")
+	cmd.Flags().StringVar(&opts.Surface, "surface", "", "only sessions of this surface (cli, http, telegram, …)")
+	cmd.Flags().BoolVar(&opts.Tree, "tree", false, "show lineage: forks and sub-agent sessions under their parents")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 20, "most sessions to list (0: all)")
+	return cmd
+}
+
+// treeRow is a session and its depth in the lineage tree.
+type treeRow struct {
+	s     *loom.Session
+	depth int
+}
+
+func listRun(ctx context.Context, opts *ListOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	filter := loom.SessionFilter{UserID: f.User(), Surface: opts.Surface, Limit: opts.Limit}
+	var project loom.Project
+	if !opts.AllProjects {
+		if project, err = f.Project(); err != nil {
+			return err
+		}
+		filter.ProjectID = project.ID
+	}
+	sessions, err := st.Sessions(ctx, filter)
+	if err != nil {
+		return err
+	}
+	rows := make([]treeRow, len(sessions))
+	for i, s := range sessions {
+		rows[i] = treeRow{s: s}
+	}
+	if opts.Tree {
+		if rows, err = lineage(ctx, st, f.User(), sessions); err != nil {
+			return err
+		}
+	}
+	ios := f.IO
+	if f.JSON() {
+		out := make([]*loom.Session, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, r.s)
+		}
+		return writeJSON(ios.Out, out)
+	}
+	if len(rows) == 0 {
+		if ios.IsStdoutTTY() {
+			if opts.AllProjects {
+				fmt.Fprintln(ios.ErrOut, "No sessions yet.")
+			} else {
+				fmt.Fprintf(ios.ErrOut, "No sessions in %s (%s); --all-projects lists every project's.\n", project.Name, project.Root)
+			}
+		}
+		return nil
+	}
+	now := f.now()
+	cs := ios.ColorScheme()
+	tp := newTablePrinter(ios)
+	tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MESSAGES", "LAST PROMPT")
+	tp.Flex(1, 2, 6)
+	for _, r := range rows {
+		s := r.s
+		title := s.Title
+		if r.depth > 0 {
+			mark := "fork"
+			if s.Kind == loom.KindSubagent {
+				mark = "sub-agent"
+			}
+			title = strings.Repeat("  ", r.depth-1) + "└ " + mark + ": " + title
+		}
+		titleColor := cs.Bold
+		if title == "" && ios.IsStdoutTTY() {
+			title, titleColor = "(untitled)", cs.Gray
+		}
+		tp.AddField(displayID(ios, s.ID), cs.Cyan)
+		tp.AddField(title, titleColor)
+		tp.AddField(s.Key, cs.Gray)
+		tp.AddField(displayTime(ios, s.CreatedAt, now), cs.Gray)
+		tp.AddField(displayTime(ios, s.UpdatedAt, now), nil)
+		tp.AddField(strconv.Itoa(s.MessageCount), nil)
+		tp.AddField(firstLine(s.LastPrompt), nil)
+		tp.EndRow()
+	}
+	return tp.Render()
+}
+
+// lineage orders sessions as a tree: each listed session that is not the
+// child of another listed one is a root, followed by its forks and
+// sub-agent sessions (fetched from the store, listed or not), depth first.
+func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session) ([]treeRow, error) {
+	listed := make(map[string]bool, len(sessions))
+	for _, s := range sessions {
+		listed[s.ID] = true
+	}
+	seen := map[string]bool{}
+	var rows []treeRow
+	var walk func(s *loom.Session, depth int) error
+	walk = func(s *loom.Session, depth int) error {
+		if seen[s.ID] {
+			return nil
+		}
+		seen[s.ID] = true
+		rows = append(rows, treeRow{s: s, depth: depth})
+		children, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ParentID: s.ID})
+		if err != nil {
+			return err
+		}
+		for _, c := range children {
+			if err := walk(c, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, s := range sessions {
+		if s.ParentID != "" && listed[s.ParentID] {
+			continue
+		}
+		if err := walk(s, 0); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+)
+
+// defaultShowLimit is how many messages `show` prints without --limit or
+// --full-history: the same as chat shows on resume.
+const defaultShowLimit = 10
+
+// ShowOptions are the options of `loom session show`.
+type ShowOptions struct {
+	f            *Factory
+	Ref          string
+	Limit        int
+	FullHistory  bool
+	ShowThinking bool
+}
+
+func newCmdSessionShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
+	opts := &ShowOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "show REF",
+		Short: "Show a session's metadata and messages",
+		Long: `Show a session's metadata and its last 10 messages (--limit N for the
+newest N, --full-history for all of them, compaction summaries and what
+they replaced included). Tool calls are shown as one line each with their
+status and duration; reasoning is hidden unless --show-thinking.
+
+REF is a full id, a unique id prefix of at least 4 characters, a key, or a
+title (case-insensitive).`,
+		Example: `  loom session show 0196a3b2
+  loom session show "flaky test" --full-history --show-thinking
+  loom session show cli:api --limit 3
+  loom session show 0196a3b2 --json | jq '.messages | length'`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			if opts.Limit < 0 {
+				return usageErrorf("--limit must be 1 or more")
+			}
+			if cmd.Flags().Changed("limit") && opts.FullHistory {
+				return usageErrorf("--limit and --full-history cannot be used together")
+			}
+			if !cmd.Flags().Changed("limit") {
+				opts.Limit = defaultShowLimit
+			}
+			if opts.FullHistory {
+				opts.Limit = 0
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return showRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", defaultShowLimit, "show the newest N messages")
+	cmd.Flags().BoolVar(&opts.FullHistory, "full-history", false, "show every message")
+	cmd.Flags().BoolVar(&opts.ShowThinking, "show-thinking", false, "show reasoning")
+	return cmd
+}
+
+func showRun(ctx context.Context, opts *ShowOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := f.Resolve(ctx, st, opts.Ref)
+	if err != nil {
+		return err
+	}
+	msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	ios := f.IO
+	if f.JSON() {
+		if msgs == nil {
+			msgs = []*loom.Message{}
+		}
+		return writeJSON(ios.Out, struct {
+			Session  *loom.Session   `json:"session"`
+			Messages []*loom.Message `json:"messages"`
+		}{s, msgs})
+	}
+	now := f.now()
+	writeSessionHeader(ios, ios.Out, s)
+	if n := len(msgs); n < s.MessageCount {
+		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("(the last %d of %d messages; --full-history shows all)", n, s.MessageCount)))
+	}
+	fmt.Fprintln(ios.Out)
+	r := newMessageRenderer(ios, now, opts.ShowThinking)
+	for _, m := range msgs {
+		if err := r.Render(ios.Out, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSessionHeader writes a session's metadata as aligned name: value
+// lines.
+func writeSessionHeader(ios *IOStreams, w io.Writer, s *loom.Session) {
+	cs := ios.ColorScheme()
+	title := s.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	fmt.Fprintln(w, cs.Bold(title))
+	field := func(name, value string) {
+		if value != "" {
+			fmt.Fprintf(w, "%s %s\n", cs.Gray(fmt.Sprintf("%-9s", name+":")), value)
+		}
+	}
+	field("id", s.ID)
+	field("key", s.Key)
+	if s.Project.Root != "" {
+		field("project", s.Project.Name+" ("+s.Project.Root+")")
+	}
+	switch s.Kind {
+	case loom.KindFork:
+		field("forked", fmt.Sprintf("from %s at turn %d", s.ParentID, s.ForkTurn))
+	case loom.KindSubagent:
+		field("parent", s.ParentID+" (sub-agent session)")
+	}
+	model := s.Model
+	if s.Provider != "" && model != "" {
+		model = s.Provider + ":" + model
+	}
+	field("model", model)
+	field("profile", s.Profile)
+	field("created", loom.FormatTime(s.CreatedAt))
+	field("updated", loom.FormatTime(s.UpdatedAt))
+	field("messages", fmt.Sprintf("%d in %d turns", s.MessageCount, s.TurnCount))
+	if !s.Usage.IsZero() {
+		field("usage", usageSummary(s.Usage))
+	}
+	if s.Lock != nil {
+		field("in use", fmt.Sprintf("by process %d on %s since %s", s.Lock.PID, s.Lock.Host, loom.FormatTime(s.Lock.Since)))
+	}
+	if s.DeletedAt != nil {
+		field("deleted", loom.FormatTime(*s.DeletedAt))
+	}
+	if d := strings.TrimSpace(s.Description); d != "" {
+		field("about", d)
+	}
+}
+
+// usageSummary is a usage total on one line.
+func usageSummary(u loom.Usage) string {
+	parts := []string{formatCount(u.InputTokens) + " in", formatCount(u.OutputTokens) + " out"}
+	if u.ReasoningTokens > 0 {
+		parts = append(parts, formatCount(u.ReasoningTokens)+" reasoning")
+	}
+	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%s cache read, %s cache write", formatCount(u.CacheReadTokens), formatCount(u.CacheWriteTokens)))
+	}
+	parts = append(parts, formatCost(u.CostUSD))
+	if u.APICalls > 0 {
+		parts = append(parts, plural(int(u.APICalls), "call"))
+	}
+	return strings.Join(parts, " · ")
+}

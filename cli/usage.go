@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+)
+
+// UsageOptions are the options of `loom usage`.
+type UsageOptions struct {
+	f       *Factory
+	Ref     string
+	Project bool
+	Limit   int
+}
+
+func newCmdUsage(f *Factory, runF func(*UsageOptions) error) *cobra.Command {
+	opts := &UsageOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "usage [REF]",
+		Short: "Show token and cost totals per session, project and model",
+		Long: `Show token and cost totals of your sessions: overall, per session (the
+costliest first), per project and per model. With REF, of that session
+alone; with --project, of this project's sessions.
+
+--limit bounds the per-session table of the text output; --json prints
+the whole report.`,
+		Example: `  loom usage
+  loom usage --project
+  loom usage 0196a3b2
+  loom usage --json | jq '.total.cost_usd'`,
+		Args: argsBetween(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Ref = args[0]
+			}
+			if opts.Limit < 0 {
+				return usageErrorf("--limit must be 0 (no limit) or more")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return usageRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Project, "project", "p", false, "only this project's sessions")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 10, "most sessions to list (0: all)")
+	return cmd
+}
+
+func usageRun(ctx context.Context, opts *UsageOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	filter := loom.UsageFilter{UserID: f.User()}
+	if opts.Ref != "" {
+		s, err := f.Resolve(ctx, st, opts.Ref)
+		if err != nil {
+			return err
+		}
+		filter.SessionID = s.ID
+	}
+	if opts.Project {
+		p, err := f.Project()
+		if err != nil {
+			return err
+		}
+		filter.ProjectID = p.ID
+	}
+	rep, err := st.Usage(ctx, filter)
+	if err != nil {
+		return err
+	}
+	ios := f.IO
+	if f.JSON() {
+		for _, rows := range []*[]loom.UsageRow{&rep.BySession, &rep.ByProject, &rep.ByModel} {
+			if *rows == nil {
+				*rows = []loom.UsageRow{}
+			}
+		}
+		return writeJSON(ios.Out, rep)
+	}
+	cs := ios.ColorScheme()
+	tty := ios.IsStdoutTTY()
+	section := func(name string, rows []loom.UsageRow, limit int) error {
+		if len(rows) == 0 {
+			return nil
+		}
+		shown := rows
+		if limit > 0 && len(shown) > limit {
+			shown = shown[:limit]
+		}
+		if tty {
+			fmt.Fprintf(ios.Out, "\n%s\n", cs.Bold(name))
+		}
+		tp := newTablePrinter(ios)
+		tp.Header(name, "SESSIONS", "MESSAGES", "INPUT", "OUTPUT", "REASONING", "CACHE READ", "CACHE WRITE", "CALLS", "COST")
+		tp.Flex(0)
+		for _, r := range shown {
+			u := r.Usage
+			if tty {
+				label := r.Name
+				if r.Group == "session" {
+					label = displayID(ios, r.Key) + " " + r.Name
+				}
+				tp.AddField(label, nil)
+			} else {
+				tp.AddField(r.Group, nil)
+				tp.AddField(r.Key, nil)
+				tp.AddField(r.Name, nil)
+			}
+			tp.AddField(strconv.Itoa(r.Sessions), nil)
+			tp.AddField(strconv.Itoa(r.Messages), nil)
+			for _, n := range []int64{u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.APICalls} {
+				if tty {
+					tp.AddField(formatCount(n), nil)
+				} else {
+					tp.AddField(strconv.FormatInt(n, 10), nil)
+				}
+			}
+			if tty {
+				tp.AddField(formatCost(u.CostUSD), cs.Green)
+			} else {
+				tp.AddField(strconv.FormatFloat(u.CostUSD, 'f', -1, 64), nil)
+			}
+			tp.EndRow()
+		}
+		if err := tp.Render(); err != nil {
+			return err
+		}
+		if tty && len(shown) < len(rows) {
+			fmt.Fprintln(ios.Out, cs.Gray(fmt.Sprintf("… and %d more (--limit 0 lists all)", len(rows)-len(shown))))
+		}
+		return nil
+	}
+	if tty {
+		fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), usageSummary(rep.Total))
+	} else {
+		u := rep.Total
+		msgs := 0
+		for _, r := range rep.BySession {
+			msgs += r.Messages
+		}
+		fmt.Fprintf(ios.Out, "total\t\t\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", len(rep.BySession), msgs, u.InputTokens, u.OutputTokens,
+			u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.APICalls, strconv.FormatFloat(u.CostUSD, 'f', -1, 64))
+	}
+	if err := section("SESSION", rep.BySession, opts.Limit); err != nil {
+		return err
+	}
+	if err := section("PROJECT", rep.ByProject, 0); err != nil {
+		return err
+	}
+	return section("MODEL", rep.ByModel, 0)
+}

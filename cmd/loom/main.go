@@ -1,0 +1,46 @@
+// Command loom manages durable, searchable, resumable sessions for AI
+// agents. This file only wires the command line to the real streams,
+// environment and store engines.
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version string
+
+func main() {
+	f := &cli.Factory{
+		IO:        cli.System(),
+		Env:       os.Getenv,
+		Getwd:     os.Getwd,
+		OpenStore: openStore,
+		Now:       time.Now,
+		Version:   version,
+	}
+	os.Exit(cli.Main(f, os.Args[1:]))
+}
+
+// openStore picks the engine from the store's URL: PostgreSQL for
+// postgres:// URLs, SQLite for everything else (a path, sqlite:PATH or
+// file:PATH).
+func openStore(ctx context.Context, url string) (loom.Store, error) {
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return nil, loom.Errorf(loom.EINVALID, "PostgreSQL support is not built in")
+	default:
+		st, err := sqlite.Open(ctx, url)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+}
