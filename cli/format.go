@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,10 +20,37 @@ const shortIDLen = 8
 // displayID shortens an id on a terminal and keeps it whole otherwise, so
 // scripts always get full ids.
 func displayID(ios *IOStreams, id string) string {
-	if ios.IsStdoutTTY() && len(id) > shortIDLen {
-		return id[:shortIDLen]
+	return abbrevID(ios, id, shortIDLen)
+}
+
+// abbrevID shortens id to n characters on a terminal.
+func abbrevID(ios *IOStreams, id string, n int) string {
+	if ios.IsStdoutTTY() && len(id) > n {
+		return id[:n]
 	}
 	return id
+}
+
+// abbrevLen returns the shortest prefix length, at least shortIDLen,
+// that tells ids apart. Time-ordered ids made within the same minute
+// share their first 8 characters, and a shown prefix must work as a
+// reference.
+func abbrevLen(ids []string) int {
+	n := shortIDLen
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	for i := 1; i < len(sorted); i++ {
+		a, b := sorted[i-1], sorted[i]
+		if a == b {
+			continue
+		}
+		common := 0
+		for common < len(a) && common < len(b) && a[common] == b[common] {
+			common++
+		}
+		n = max(n, common+1)
+	}
+	return n
 }
 
 // displayTime shows a time as an age on a terminal and as RFC 3339 when

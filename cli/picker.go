@@ -20,8 +20,9 @@ var errNoChoice = errors.New("no session chosen")
 
 // sessionItem is one session in the picker.
 type sessionItem struct {
-	s   *loom.Session
-	now time.Time
+	s     *loom.Session
+	now   time.Time
+	idLen int
 }
 
 func (i sessionItem) Title() string {
@@ -29,7 +30,7 @@ func (i sessionItem) Title() string {
 	if title == "" {
 		title = "(untitled)"
 	}
-	return title + "  " + i.s.ID[:min(shortIDLen, len(i.s.ID))]
+	return title + "  " + i.s.ID[:min(i.idLen, len(i.s.ID))]
 }
 
 func (i sessionItem) Description() string {
@@ -56,9 +57,14 @@ type pickerModel struct {
 }
 
 func newPickerModel(title string, sessions []*loom.Session, now time.Time, width, height int) pickerModel {
+	ids := make([]string, len(sessions))
+	for i, s := range sessions {
+		ids[i] = s.ID
+	}
+	idLen := abbrevLen(ids)
 	items := make([]list.Item, len(sessions))
 	for i, s := range sessions {
-		items[i] = sessionItem{s: s, now: now}
+		items[i] = sessionItem{s: s, now: now, idLen: idLen}
 	}
 	l := list.New(items, list.NewDefaultDelegate(), width, height)
 	l.Title = title

@@ -132,12 +132,17 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		}
 		return tp.Render()
 	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.SessionID
+	}
+	idLen := abbrevLen(ids)
 	for _, h := range hits {
 		title := h.SessionTitle
 		if title == "" {
 			title = h.SessionKey
 		}
-		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(displayID(ios, h.SessionID)), cs.Bold(title),
+		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(abbrevID(ios, h.SessionID, idLen)), cs.Bold(title),
 			cs.Gray(fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, fuzzyAgo(now, h.CreatedAt))))
 		fmt.Fprintf(ios.Out, "    %s\n", oneLine(h.Snippet))
 	}

@@ -73,7 +73,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	cs := ios.ColorScheme()
 	if !opts.Yes {
 		for _, s := range targets {
-			fmt.Fprintf(ios.Out, "  %s  %s  %s\n", cs.Cyan(displayID(ios, s.ID)), sessionLabel(s), cs.Gray(plural(s.MessageCount, "message")))
+			fmt.Fprintf(ios.Out, "  %s  %s  %s\n", cs.Cyan(s.ID), sessionLabel(s), cs.Gray(plural(s.MessageCount, "message")))
 		}
 		verb := "Move %s to the trash?"
 		if opts.Purge {
@@ -96,7 +96,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 			if opts.Purge {
 				fmt.Fprintf(ios.Out, "%s Deleted %s %s for good\n", cs.Red("✓"), displayID(ios, s.ID), sessionLabel(s))
 			} else {
-				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), displayID(ios, s.ID), sessionLabel(s), displayID(ios, s.ID))
+				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), displayID(ios, s.ID), sessionLabel(s), s.ID)
 			}
 		}
 	}
@@ -172,8 +172,10 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 
 // PruneOptions are the options of `loom session prune`.
 type PruneOptions struct {
-	f           *Factory
-	OlderThan   time.Duration
+	f         *Factory
+	OlderThan time.Duration
+	// Age is --older-than as the user wrote it, for messages.
+	Age         string
 	DryRun      bool
 	Yes         bool
 	AllProjects bool
@@ -207,7 +209,7 @@ restorable from the trash like deleted ones.`,
 			if d <= 0 {
 				return usageErrorf("--older-than must be more than zero")
 			}
-			opts.OlderThan = d
+			opts.OlderThan, opts.Age = d, older
 			if !opts.Yes && !opts.DryRun && !f.IO.CanPrompt() {
 				return usageErrorf("--yes (or --dry-run) is required to prune when not on a terminal")
 			}
@@ -281,7 +283,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	cs := ios.ColorScheme()
 	switch {
 	case len(res.Removed) == 0:
-		fmt.Fprintf(ios.ErrOut, "No sessions older than %s to prune.\n", opts.OlderThan)
+		fmt.Fprintf(ios.ErrOut, "No sessions older than %s to prune.\n", opts.Age)
 	case opts.DryRun:
 		if ios.IsStdoutTTY() {
 			fmt.Fprintf(ios.Out, "Would move %s to the trash:\n", plural(len(res.Removed), "session"))
@@ -313,8 +315,13 @@ func printSessionRows(ios *IOStreams, sessions []*loom.Session, now time.Time) {
 	cs := ios.ColorScheme()
 	tp := newTablePrinter(ios)
 	tp.Flex(1)
+	ids := make([]string, len(sessions))
+	for i, s := range sessions {
+		ids[i] = s.ID
+	}
+	idLen := abbrevLen(ids)
 	for _, s := range sessions {
-		tp.AddField(displayID(ios, s.ID), cs.Cyan)
+		tp.AddField(abbrevID(ios, s.ID, idLen), cs.Cyan)
 		tp.AddField(strings.TrimSpace(s.Title+" "+paren(s.Key)), nil)
 		tp.AddField(displayTime(ios, s.UpdatedAt, now), cs.Gray)
 		tp.AddField(plural(s.MessageCount, "message"), nil)

@@ -111,6 +111,11 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	tp := newTablePrinter(ios)
 	tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MESSAGES", "LAST PROMPT")
 	tp.Flex(1, 2, 6)
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.s.ID
+	}
+	idLen := abbrevLen(ids)
 	for _, r := range rows {
 		s := r.s
 		title := s.Title
@@ -125,7 +130,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		if title == "" && ios.IsStdoutTTY() {
 			title, titleColor = "(untitled)", cs.Gray
 		}
-		tp.AddField(displayID(ios, s.ID), cs.Cyan)
+		tp.AddField(abbrevID(ios, s.ID, idLen), cs.Cyan)
 		tp.AddField(title, titleColor)
 		tp.AddField(s.Key, cs.Gray)
 		tp.AddField(displayTime(ios, s.CreatedAt, now), cs.Gray)

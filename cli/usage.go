@@ -102,12 +102,17 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		tp := newTablePrinter(ios)
 		tp.Header(name, "SESSIONS", "MESSAGES", "INPUT", "OUTPUT", "REASONING", "CACHE READ", "CACHE WRITE", "CALLS", "COST")
 		tp.Flex(0)
+		keys := make([]string, len(shown))
+		for i, r := range shown {
+			keys[i] = r.Key
+		}
+		idLen := abbrevLen(keys)
 		for _, r := range shown {
 			u := r.Usage
 			if tty {
 				label := r.Name
 				if r.Group == "session" {
-					label = displayID(ios, r.Key) + " " + r.Name
+					label = abbrevID(ios, r.Key, idLen) + " " + r.Name
 				}
 				tp.AddField(label, nil)
 			} else {
