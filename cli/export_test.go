@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+)
+
+// exportAll exports every session of the fixture's store as jsonl.
+func exportAll(t *testing.T, fx *fixture) string {
+	t.Helper()
+	return fx.mustRun(t, "session", "export", "--all")
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	src := newFixture(t)
+	first := exportAll(t, src)
+
+	// Every part type, the fork and the sub-agent session are in it.
+	for _, want := range []string{`"type":"reasoning"`, `"type":"tool"`, `"type":"file"`, `"type":"agent"`, `"type":"step-start"`,
+		`"type":"step-finish"`, `"kind":"fork"`, `"kind":"subagent"`, `"role":"summary"`, `"role":"system"`, `"error":{"message":"rate limited"`} {
+		if !strings.Contains(first, want) {
+			t.Fatalf("export lacks %s", want)
+		}
+	}
+	if strings.Contains(first, "Bob") {
+		t.Fatal("export --all includes another user's session")
+	}
+	// A parent always comes before its sub-agent session.
+	if strings.Index(first, `"id":"`+src.sub.ID+`"`) < strings.Index(first, `"id":"`+src.main.ID+`"`) {
+		t.Fatal("sub-agent session exported before its parent")
+	}
+
+	file := filepath.Join(t.TempDir(), "all.jsonl")
+	if err := os.WriteFile(file, []byte(first), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dst := newEmptyFixture(t)
+	if out := dst.mustRun(t, "session", "import", file); len(lines(out)) != 7 {
+		t.Fatalf("import printed %q, want the 7 imported ids", out)
+	}
+	second := exportAll(t, dst)
+	if first != second {
+		t.Fatalf("export → import → export differs:\n--- first\n%s\n--- second\n%s", first, second)
+	}
+
+	// The json format round-trips to the same jsonl.
+	doc := src.mustRun(t, "session", "export", "--all", "--format", "json")
+	if !strings.HasPrefix(doc, "{\n  \"version\": 1,\n  \"sessions\": [") {
+		t.Fatalf("json export starts %q", doc[:min(60, len(doc))])
+	}
+	viaJSON := newEmptyFixture(t)
+	r := viaJSON.runWith(t, runOpts{stdin: doc}, "session", "import", "-")
+	if r.code != 0 {
+		t.Fatalf("import json from stdin: %s", r.stderr)
+	}
+	if third := exportAll(t, viaJSON); third != first {
+		t.Fatalf("json round trip differs:\n%s\n---\n%s", first, third)
+	}
+
+	// Importing the same sessions again is refused and changes nothing.
+	before, msgs := dst.sessionCount(t)
+	r = dst.run(t, "session", "import", file)
+	if r.code != ExitError || !strings.Contains(r.stderr, "already exists") {
+		t.Fatalf("second import: %+v", r)
+	}
+	if after, amsgs := dst.sessionCount(t); after != before || amsgs != msgs {
+		t.Fatal("refused import changed the store")
+	}
+}
+
+func TestExportOneSessionWithSubagents(t *testing.T) {
+	fx := newFixture(t)
+	out := fx.mustRun(t, "session", "export", "Fix the flaky test")
+	var types []string
+	var ids []string
+	for _, l := range lines(out) {
+		var rec struct {
+			Type    string        `json:"type"`
+			Session *loom.Session `json:"session"`
+			Message *loom.Message `json:"message"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		types = append(types, rec.Type)
+		if rec.Session != nil {
+			ids = append(ids, rec.Session.ID)
+			if rec.Session.Lock != nil {
+				t.Fatal("a lock was exported")
+			}
+		}
+	}
+	if len(ids) != 2 || ids[0] != fx.main.ID || ids[1] != fx.sub.ID {
+		t.Fatalf("exported sessions %v, want main then its sub-agent", ids)
+	}
+	want := "session " + strings.Repeat("message ", 9) + "session message message"
+	if got := strings.Join(types, " "); got != strings.TrimSpace(want) {
+		t.Fatalf("record order %q", got)
+	}
+
+	// Into a fresh store, byte for byte.
+	dst := newEmptyFixture(t)
+	r := dst.runWith(t, runOpts{stdin: out}, "session", "import", "-")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if again := dst.mustRun(t, "session", "export", fx.main.ID); again != out {
+		t.Fatalf("round trip differs:\n%s\n---\n%s", out, again)
+	}
+
+	// To a file, with -o.
+	file := filepath.Join(fx.project, "flaky.md")
+	r = fx.runWith(t, runOpts{tty: true}, "session", "export", fx.main.ID, "--format", "markdown", "-o", "flaky.md")
+	if r.code != 0 || !strings.Contains(r.stderr, "Exported 2 sessions (11 messages) to flaky.md") {
+		t.Fatalf("export -o: %+v", r)
+	}
+	md, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Fix the flaky test\n", "- **id:** `" + fx.main.ID + "`", "## 1. user · 2025-05-01T10:00:00.000Z",
+		"<details><summary>Thinking</summary>", "**Tool `read_file`** · completed · 120ms", "\"path\": \"retry_test.go\"",
+		"**File** `retry_test.go` (text/x-go)", "**Sub-agent** `explore` → session `" + fx.sub.ID + "`", "**Error:** rate limited",
+		"# Sub-agent session: explore retry"} {
+		if !strings.Contains(string(md), want) {
+			t.Fatalf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestImportRefusesBadInput(t *testing.T) {
+	src := newFixture(t)
+	good := lines(src.mustRun(t, "session", "export", src.web.ID))
+	if len(good) != 3 {
+		t.Fatalf("web export has %d lines", len(good))
+	}
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		line3 string
+		want  string
+	}{
+		{"not JSON", `{"type":"message","message":{"id":`, "invalid JSON"},
+		{"unknown record", `{"type":"note","text":"hi"}`, "unknown field"},
+		{"unknown type", `{"type":"note"}`, `unknown record type "note"`},
+		{"seq gap", strings.Replace(good[2], `"seq":2`, `"seq":5`, 1), "seq 5, want 2"},
+		{"bad role", strings.Replace(good[2], `"role":"assistant"`, `"role":"robot"`, 1), `unknown message role "robot"`},
+		{"wrong type of field", strings.Replace(good[2], `"seq":2`, `"seq":"two"`, 1), "seq should be int64"},
+		{"tool without call id", strings.Replace(good[2], `"parts":[{`, `"parts":[{"type":"tool","id":"p1","name":"x","status":"completed"},{`, 1), "tool part needs a call id"},
+		{"other session's message", strings.Replace(good[2], `"session_id":"`+src.web.ID, `"session_id":"`+src.main.ID, 1), "belongs to session"},
+	}
+	dst := newFixture(t)
+	beforeS, beforeM := dst.sessionCount(t)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// A good first file and a bad second one: nothing of either.
+			okFile := filepath.Join(dir, "ok.jsonl")
+			fresh := strings.ReplaceAll(strings.Join(good, "\n"), src.web.ID, "01968b4b-0000-7000-8000-00000000abcd")
+			fresh = strings.Replace(fresh, `"key":"cli:web"`, `"key":"cli:web:import"`, 1)
+			os.WriteFile(okFile, []byte(fresh+"\n"), 0o600)
+			bad := filepath.Join(dir, "bad.jsonl")
+			os.WriteFile(bad, []byte(good[0]+"\n"+good[1]+"\n"+tc.line3+"\n"), 0o600)
+			r := dst.run(t, "session", "import", okFile, bad)
+			if r.code == 0 {
+				t.Fatal("bad import succeeded")
+			}
+			if !strings.HasPrefix(r.stderr, "loom: "+bad+":3: ") || !strings.Contains(r.stderr, tc.want) {
+				t.Fatalf("stderr %q does not name %s:3 and %q", r.stderr, bad, tc.want)
+			}
+			if s, m := dst.sessionCount(t); s != beforeS || m != beforeM {
+				t.Fatalf("store changed: %d/%d sessions, %d/%d messages", s, beforeS, m, beforeM)
+			}
+		})
+	}
+
+	// The json format names lines too.
+	doc := src.mustRun(t, "session", "export", src.web.ID, "--format", "json")
+	docLines := strings.Split(doc, "\n")
+	checked := false
+	for i, l := range docLines {
+		if strings.Contains(l, `"role": "assistant"`) {
+			docLines[i] = strings.Replace(l, "assistant", "robot", 1)
+			bad := filepath.Join(dir, "bad.json")
+			os.WriteFile(bad, []byte(strings.Join(docLines, "\n")), 0o600)
+			r := dst.run(t, "session", "import", bad)
+			// The message starts a few lines above its role.
+			start := i + 1
+			for !strings.HasSuffix(strings.TrimSpace(docLines[start-1]), "{") {
+				start--
+			}
+			if want := bad + ":" + itoa(start) + ": message 2: unknown message role"; !strings.Contains(r.stderr, want) {
+				t.Fatalf("json import error %q, want %q", r.stderr, want)
+			}
+			checked = true
+			break
+		}
+	}
+	if !checked {
+		t.Fatal("no assistant message in the json export")
+	}
+	for _, c := range []struct{ content, want string }{
+		{"", "empty file"},
+		{"hello", ":1: not a loom export"},
+		{`{"version":2,"sessions":[]}`, "unsupported export version 2"},
+		{"\n\n" + `{"type":"message","message":{}}`, ":3: message before any session record"},
+	} {
+		bad := filepath.Join(dir, "x.jsonl")
+		os.WriteFile(bad, []byte(c.content), 0o600)
+		if r := dst.run(t, "session", "import", bad); r.code == 0 || !strings.Contains(r.stderr, c.want) {
+			t.Fatalf("import of %q: %+v, want %q", c.content, r, c.want)
+		}
+	}
+}
+
+func TestParseExportDetectsFormat(t *testing.T) {
+	fx := newFixture(t)
+	for _, format := range []string{"jsonl", "json"} {
+		out := fx.mustRun(t, "session", "export", fx.web.ID, "--format", format)
+		compact := out
+		if format == "json" {
+			var b bytes.Buffer
+			json.Compact(&b, []byte(out))
+			compact = b.String()
+		}
+		for _, content := range []string{out, compact, "\xef\xbb\xbf  \n" + out} {
+			data, err := parseExport("x", []byte(content))
+			if err != nil {
+				t.Fatalf("%s: %v", format, err)
+			}
+			if len(data) != 1 || data[0].Session.ID != fx.web.ID || len(data[0].Messages) != 2 {
+				t.Fatalf("%s: parsed %d sessions", format, len(data))
+			}
+		}
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
