@@ -24,16 +24,21 @@ func testLazyCreation(t *testing.T, open Opener) {
 	if err != nil || len(list) != 0 {
 		t.Fatalf("list before first message = %d sessions, %v", len(list), err)
 	}
-	mustAppend(t, st, s, text(loom.RoleUser, "hello there"))
+	mustAppend(t, st, s, text(loom.RoleUser, "hello there"), text(loom.RoleAssistant, "hi"), text(loom.RoleUser, "second question"))
 	got, err := st.Session(ctx(t), s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.MessageCount != 1 || got.TurnCount != 1 || got.Surface != "cli" || got.Kind != loom.KindMain {
+	if got.MessageCount != 3 || got.TurnCount != 2 || got.Surface != "cli" || got.Kind != loom.KindMain || got.LastPrompt != "second question" {
 		t.Fatalf("created session = %+v", got)
 	}
 	if got.Title != "hello there" {
 		t.Fatalf("title from first prompt = %q", got.Title)
+	}
+	// A later prompt never replaces the title.
+	mustAppend(t, st, s, text(loom.RoleUser, "third question"))
+	if s.Title != "hello there" || s.LastPrompt != "third question" {
+		t.Fatalf("after a later prompt: title %q, last prompt %q", s.Title, s.LastPrompt)
 	}
 	if got.Project.ID != "0123456789abcdef" || got.Project.Name != "api" || got.Project.Root != "/src/api" || got.Cwd != "/src/api" {
 		t.Fatalf("project not recorded: %+v", got.Project)

@@ -35,42 +35,49 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 	}
 	var fresh *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		if err := s.checkWriter(ctx, tx, x.ID); err != nil {
-			return err
-		}
-		var count, turns int
-		var deleted sql.NullString
-		err := tx.QueryRowContext(ctx, `SELECT message_count, turn_count, deleted_at FROM sessions WHERE id = ?`, x.ID).Scan(&count, &turns, &deleted)
+		// One read gives the counters and the lock.
+		cur, err := s.sessionTx(ctx, tx, x.ID)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
+		case loom.ErrorCode(err) == loom.ENOTFOUND:
 			// A session the caller already wrote to has been deleted
 			// meanwhile: never bring it back with half its history.
 			if x.MessageCount > 0 {
 				return loom.Errorf(loom.ENOTFOUND, "session %s was deleted", x.ID)
 			}
+			if err := s.checkWriter(ctx, tx, x.ID); err != nil {
+				return err
+			}
 			if err := s.createSession(ctx, tx, x); err != nil {
 				return err
 			}
+			if cur, err = s.sessionTx(ctx, tx, x.ID); err != nil {
+				return err
+			}
 		case err != nil:
-			return fmt.Errorf("append to %s: %w", x.ID, err)
-		case deleted.Valid:
-			return loom.Errorf(loom.ENOTFOUND, "session %s is in the trash", x.ID)
-		}
-		if len(msgs) == 0 {
-			var err error
-			fresh, err = s.sessionTx(ctx, tx, x.ID)
 			return err
+		case cur.DeletedAt != nil:
+			return loom.Errorf(loom.ENOTFOUND, "session %s is in the trash", x.ID)
+		case cur.Lock != nil && cur.Lock.Owner != s.owner:
+			return loom.Locked(x.ID, cur.Lock)
+		}
+		fresh = cur
+		if len(msgs) == 0 {
+			return nil
 		}
 		now := s.Now()
 		var add loom.Usage
-		var prompt string
+		var prompt, firstPrompt string
 		var summary int64
+		count, turns := cur.MessageCount, cur.TurnCount
 		for _, m := range msgs {
 			count++
 			if m.Role == loom.RoleUser {
 				turns++
 				if t := m.Text(); t != "" {
 					prompt = t
+					if firstPrompt == "" {
+						firstPrompt = t
+					}
 				}
 			}
 			if m.Role == loom.RoleSummary {
@@ -88,26 +95,29 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 			}
 			add.Add(m.Usage)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET
-			message_count = ?, turn_count = ?,
-			last_prompt = CASE WHEN ? = '' THEN last_prompt ELSE ? END,
-			title = CASE WHEN title = '' THEN ? ELSE title END,
-			summary_seq = max(summary_seq, ?),
-			input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-			reasoning_tokens = reasoning_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
-			cache_write_tokens = cache_write_tokens + ?, cost_usd = cost_usd + ?,
-			api_calls = api_calls + ?, compactions = compactions + ?,
-			updated_at = ?
+		if prompt != "" {
+			fresh.LastPrompt = truncate(prompt, maxPrompt)
+			if fresh.Title == "" {
+				fresh.Title = titleFrom(firstPrompt)
+			}
+		}
+		fresh.MessageCount, fresh.TurnCount = count, turns
+		fresh.SummarySeq = max(fresh.SummarySeq, summary)
+		fresh.Usage.Add(add)
+		fresh.UpdatedAt = now
+		u := fresh.Usage
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET message_count = ?, turn_count = ?,
+			last_prompt = ?, title = ?, summary_seq = ?,
+			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cache_read_tokens = ?,
+			cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?, updated_at = ?
 			WHERE id = ?`,
-			count, turns, prompt, truncate(prompt, maxPrompt), titleFrom(prompt), summary,
-			add.InputTokens, add.OutputTokens, add.ReasoningTokens, add.CacheReadTokens,
-			add.CacheWriteTokens, add.CostUSD, add.APICalls, add.Compactions,
-			loom.FormatTime(now), x.ID)
+			count, turns, fresh.LastPrompt, fresh.Title, fresh.SummarySeq,
+			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens,
+			u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(now), x.ID)
 		if err != nil {
 			return fmt.Errorf("append to %s: %w", x.ID, err)
 		}
-		fresh, err = s.sessionTx(ctx, tx, x.ID)
-		return err
+		return nil
 	})
 	if err != nil {
 		return err

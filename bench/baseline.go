@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+	_ "modernc.org/sqlite"
+)
+
+// baseline is the hand-written comparison: the same file and schema,
+// database/sql with the same driver and pragmas, and the plainest SQL for
+// each operation, with no layer of loom in between.
+type baseline struct{ db *sql.DB }
+
+const baselineDSN = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
+
+func openBaseline(path string) (*baseline, error) {
+	db, err := sql.Open("sqlite", "file:"+path+baselineDSN)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return &baseline{db: db}, nil
+}
+
+func (b *baseline) Close() error { return b.db.Close() }
+
+func (b *baseline) newest(ctx context.Context, session string, n int) error {
+	rows, err := b.db.QueryContext(ctx, `SELECT m.id, m.seq, m.role, b.parts, m.created_at
+		FROM messages m JOIN bodies b ON b.id = m.body_id
+		WHERE m.session_id = ? ORDER BY m.seq DESC LIMIT ?`, session, n)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var id, role, parts, created string
+	var seq int64
+	for rows.Next() {
+		if err := rows.Scan(&id, &seq, &role, &parts, &created); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (b *baseline) list(ctx context.Context, user string, n int) error {
+	rows, err := b.db.QueryContext(ctx, `SELECT id, title, key, created_at, updated_at, message_count, last_prompt
+		FROM sessions WHERE user_id = ? AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT ?`, user, n)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var id, title, created, updated, prompt string
+	var key sql.NullString
+	var count int
+	for rows.Next() {
+		if err := rows.Scan(&id, &title, &key, &created, &updated, &count, &prompt); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (b *baseline) search(ctx context.Context, user, match string, n int) error {
+	rows, err := b.db.QueryContext(ctx, `SELECT m.session_id, m.id, m.seq, -bodies_fts.rank,
+		snippet(bodies_fts, 0, '**', '**', '…', 24)
+		FROM bodies_fts JOIN messages m ON m.body_id = bodies_fts.rowid
+		JOIN sessions s ON s.id = m.session_id
+		WHERE bodies_fts MATCH ? AND s.user_id = ? AND s.deleted_at IS NULL
+		ORDER BY bodies_fts.rank LIMIT ?`, match, user, n)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var sid, mid, snip string
+	var seq int64
+	var score float64
+	found := 0
+	for rows.Next() {
+		if err := rows.Scan(&sid, &mid, &seq, &score, &snip); err != nil {
+			return err
+		}
+		found++
+	}
+	if found == 0 {
+		return fmt.Errorf("baseline search found nothing")
+	}
+	return rows.Err()
+}
+
+func (b *baseline) append(ctx context.Context, session, text string) error {
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := loom.FormatTime(time.Now())
+	var seq int64
+	if err := tx.QueryRowContext(ctx, `SELECT message_count + 1 FROM sessions WHERE id = ?`, session).Scan(&seq); err != nil {
+		return err
+	}
+	parts := `[{"id":"` + loom.NewID() + `","type":"text","text":` + quote(text) + `}]`
+	res, err := tx.ExecContext(ctx, `INSERT INTO bodies (parts, content) VALUES (?, ?)`, parts, text)
+	if err != nil {
+		return err
+	}
+	body, _ := res.LastInsertId()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at)
+		VALUES (?, ?, ?, 'user', ?, ?, ?)`, session, seq, loom.NewID(), seq, body, now); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET message_count = ?, turn_count = turn_count + 1,
+		last_prompt = ?, updated_at = ? WHERE id = ?`, seq, text, now, session); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (b *baseline) fork(ctx context.Context, session string) error {
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	id := loom.NewID()
+	now := loom.FormatTime(time.Now())
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, kind, parent_id, message_count, created_at, updated_at)
+		SELECT ?, user_id, 'fork', id, message_count, ?, ? FROM sessions WHERE id = ?`, id, now, now, session); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at)
+		SELECT ?, seq, lower(hex(randomblob(16))), role, turn, body_id, created_at FROM messages WHERE session_id = ?`, id, session); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// baselineImportRate inserts n generated messages into a fresh store of
+// the same schema the plain way (per-row trigger, one transaction) and
+// returns messages per second.
+func baselineImportRate(ctx context.Context, path string, n int) (float64, error) {
+	os.Remove(path)
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	st, err := sqlite.Open(ctx, path) // creates the schema
+	if err != nil {
+		return 0, err
+	}
+	st.Close()
+	defer os.Remove(path)
+	b, err := openBaseline(path)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Close()
+	g := newGenerator(7)
+	d := g.session("bench", n, loom.Project{ID: "1", Name: "p", Root: "/p"})
+	t0 := time.Now()
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	s := d.Session
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?)`,
+		s.ID, s.UserID, loom.FormatTime(s.CreatedAt), loom.FormatTime(s.UpdatedAt)); err != nil {
+		return 0, err
+	}
+	insB, _ := tx.PrepareContext(ctx, `INSERT INTO bodies (parts, content) VALUES (?, ?)`)
+	insM, _ := tx.PrepareContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	for _, m := range d.Messages {
+		parts, _ := jsonParts(m)
+		res, err := insB.ExecContext(ctx, parts, m.SearchText())
+		if err != nil {
+			return 0, err
+		}
+		body, _ := res.LastInsertId()
+		if _, err := insM.ExecContext(ctx, s.ID, m.Seq, m.ID, m.Role, 0, body, loom.FormatTime(m.CreatedAt)); err != nil {
+			return 0, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	return float64(n) / time.Since(t0).Seconds(), nil
+}
+
+// baselineListProcess is what the whole-process baseline runs: open the
+// file and print the 50 most recent sessions.
+func baselineListProcess(path string) error {
+	b, err := openBaseline(path)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	rows, err := b.db.Query(`SELECT id, title, message_count, last_prompt FROM sessions
+		WHERE user_id = 'bench' AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT 20`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, title, prompt string
+		var n int
+		if err := rows.Scan(&id, &title, &n, &prompt); err != nil {
+			return err
+		}
+		fmt.Printf("%s\t%s\t%d\t%.60s\n", id, title, n, prompt)
+	}
+	return rows.Err()
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// vocabulary is English-like: frequent function words, common technical
+// words, and a long tail, drawn with a Zipf distribution so that some
+// words are in most messages and others in few.
+var vocabulary = strings.Fields(`the of and to a in is that for it as with was on be by this are or
+from at an not have which but we you can your will all they one has their there been if would more
+when what so about out up into than them these some its then only could also time two first other
+session message agent model tool search index store write read fork project memory context token
+cost usage append stream reply user assistant summary resume picker terminal server dashboard query
+engine table column value result error status running completed process lock host file function
+config database request response build test deploy review branch commit merge change update value
+package module import export handler router client cache queue worker schedule retry timeout limit
+parser token lexer syntax grammar compile runtime memory pointer slice channel goroutine mutex
+encode decode buffer reader writer stream socket network address port protocol header payload
+migration schema constraint trigger transaction rollback savepoint checkpoint vacuum analyze
+kubernetes container image volume secret namespace cluster replica service ingress gateway proxy
+latency throughput benchmark profile trace metric alert dashboard panel widget layout render style
+button input form field label modal dialog toast banner footer sidebar navbar carousel accordion
+algorithm heuristic optimization gradient tensor matrix vector scalar embedding attention transformer
+architecture boundary interface contract invariant assertion property example fixture snapshot mock
+paragraph sentence chapter volume library archive catalog inventory ledger invoice receipt payment
+mountain river forest valley ocean island desert glacier canyon meadow harbor village castle bridge`)
+
+// RareWord appears in only a handful of messages.
+const RareWord = "zyzzogeton"
+
+// CommonQuery is three of the most frequent content words.
+const CommonQuery = "the session model"
+
+type generator struct {
+	r    *rand.Rand
+	zipf *rand.Zipf
+	now  time.Time
+	rare int
+	n    int
+}
+
+func newGenerator(seed uint64) *generator {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	return &generator{
+		r:    r,
+		zipf: rand.NewZipf(r, 1.1, 2, uint64(len(vocabulary)-1)),
+		now:  time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+}
+
+// text returns English-like text of 50–800 bytes.
+func (g *generator) text() string {
+	n := 50 + g.r.IntN(751)
+	var b strings.Builder
+	b.Grow(n + 16)
+	first := true
+	for b.Len() < n {
+		w := vocabulary[g.zipf.Uint64()]
+		if first {
+			w = strings.ToUpper(w[:1]) + w[1:]
+			first = false
+		} else {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+		if g.r.IntN(12) == 0 {
+			b.WriteByte('.')
+			first = true
+		}
+	}
+	s := b.String()
+	if len(s) > 800 {
+		s = s[:800]
+	}
+	return s
+}
+
+// session makes one session of n messages: alternating user and
+// assistant, a tool call in one assistant message of five, and the rare
+// word in about one message of 100,000.
+func (g *generator) session(user string, n int, project loom.Project) *loom.SessionData {
+	id := loom.NewID()
+	g.n++
+	start := g.now
+	s := &loom.Session{
+		ID: id, UserID: user, Key: fmt.Sprintf("cli:%s:%d", project.Name, g.n), Surface: "cli", Kind: loom.KindMain,
+		Project: project, Cwd: project.Root, Model: "gpt-4o-mini", Provider: "openai",
+		CreatedAt: start,
+	}
+	msgs := make([]*loom.Message, 0, n)
+	for i := 1; i <= n; i++ {
+		g.now = g.now.Add(time.Duration(500+g.r.IntN(5000)) * time.Millisecond)
+		m := &loom.Message{ID: loom.NewID(), SessionID: id, Seq: int64(i), CreatedAt: g.now}
+		txt := g.text()
+		if g.r.IntN(100000) == 0 || g.rare == 0 {
+			txt += " " + RareWord
+			g.rare++
+		}
+		if i%2 == 1 {
+			m.Role = loom.RoleUser
+			m.Parts = []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: txt}}
+			if s.Title == "" {
+				s.Title = fmt.Sprintf("session %d", g.n)
+			}
+		} else {
+			m.Role, m.Model, m.Provider = loom.RoleAssistant, "gpt-4o-mini", "openai"
+			m.Usage = loom.Usage{InputTokens: int64(200 + g.r.IntN(2000)), OutputTokens: int64(20 + g.r.IntN(400)), APICalls: 1}
+			m.Parts = []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: txt}}
+			if i%10 == 0 {
+				in, _ := json.Marshal(map[string]string{"path": "src/" + vocabulary[g.r.IntN(len(vocabulary))] + ".go"})
+				out, _ := json.Marshal(g.text())
+				t0 := g.now
+				m.Parts = append(m.Parts, loom.Part{ID: loom.NewID(), Type: loom.PartTool, CallID: "call_" + m.ID[24:], Name: "read_file",
+					Status: loom.ToolCompleted, Input: in, Output: out, StartedAt: &t0, EndedAt: &t0})
+			}
+			s.Usage.Add(m.Usage)
+		}
+		done := g.now
+		m.CompletedAt = &done
+		msgs = append(msgs, m)
+	}
+	s.UpdatedAt = g.now
+	return &loom.SessionData{Session: s, Messages: msgs}
+}

@@ -1,0 +1,110 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// benchStore is a store with one session of n messages, imported once per
+// benchmark binary run and shared by the read benchmarks.
+func benchStore(b *testing.B, n int) (*sqlite.Store, *loom.Session) {
+	b.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "sessions.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	s := &loom.Session{ID: loom.NewID(), UserID: "bench", Key: "cli:bench", Kind: loom.KindMain, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	words := strings.Fields("the session model agent tool search index store write read fork lineage project memory context token cost usage append stream reply")
+	msgs := make([]*loom.Message, n)
+	for i := range msgs {
+		var t strings.Builder
+		for j := 0; j < 40+i%60; j++ {
+			t.WriteString(words[(i*7+j*13)%len(words)])
+			t.WriteByte(' ')
+		}
+		if i%997 == 0 {
+			t.WriteString("zyzzogeton")
+		}
+		role := loom.RoleUser
+		if i%2 == 1 {
+			role = loom.RoleAssistant
+		}
+		msgs[i] = &loom.Message{ID: loom.NewID(), Seq: int64(i + 1), Role: role, CreatedAt: time.Now(),
+			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: t.String()}}}
+	}
+	if err := st.Import(ctx, []*loom.SessionData{{Session: s, Messages: msgs}}); err != nil {
+		b.Fatal(err)
+	}
+	return st, s
+}
+
+func BenchmarkNewest50(b *testing.B) {
+	st, s := benchStore(b, 20000)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if m, err := st.Messages(ctx, s.ID, loom.MessageQuery{Limit: 50}); err != nil || len(m) != 50 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkList50(b *testing.B) {
+	st, _ := benchStore(b, 100)
+	ctx := context.Background()
+	for i := 0; i < 200; i++ {
+		x := &loom.Session{ID: loom.NewID(), UserID: "bench", Key: fmt.Sprintf("cli:%d", i)}
+		if err := st.Append(ctx, x, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "prompt"}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if l, err := st.Sessions(ctx, loom.SessionFilter{UserID: "bench", Limit: 50}); err != nil || len(l) != 50 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSearchRare(b *testing.B) {
+	st, _ := benchStore(b, 20000)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if h, err := st.Search(ctx, loom.SearchQuery{Text: "zyzzogeton", UserID: "bench"}); err != nil || len(h) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppend(b *testing.B) {
+	st, _ := benchStore(b, 10)
+	ctx := context.Background()
+	s := &loom.Session{ID: loom.NewID(), UserID: "bench", Key: "cli:append"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := st.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "a durable message with a few words in it"}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFork20k(b *testing.B) {
+	st, s := benchStore(b, 20000)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := st.Fork(ctx, s.ID, loom.ForkOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
