@@ -63,11 +63,12 @@ func (g *generator) text() string {
 	first := true
 	for b.Len() < n {
 		w := vocabulary[g.zipf.Uint64()]
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
 		if first {
 			w = strings.ToUpper(w[:1]) + w[1:]
 			first = false
-		} else {
-			b.WriteByte(' ')
 		}
 		b.WriteString(w)
 		if g.r.IntN(12) == 0 {
