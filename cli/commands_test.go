@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -803,6 +805,23 @@ func TestPickerModel(t *testing.T) {
 	items := m.list.Items()
 	if len(items) != 2 || !strings.Contains(items[1].FilterValue(), "second prompt") {
 		t.Fatalf("items = %v", items)
+	}
+	// Down and enter choose the second session.
+	next, _ := m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	next, cmd := next.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if pm := next.(pickerModel); pm.chosen != sessions[1] || cmd == nil {
+		t.Fatalf("enter chose %v", pm.chosen)
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("choosing does not end the picker")
+	}
+	// q leaves without a choice.
+	next, cmd = m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	if pm := next.(pickerModel); pm.chosen != nil || cmd == nil {
+		t.Fatal("q chose a session")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q does not end the picker")
 	}
 }
 

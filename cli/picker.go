@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -69,6 +70,10 @@ func newPickerModel(title string, sessions []*loom.Session, now time.Time, width
 	l := list.New(items, list.NewDefaultDelegate(), width, height)
 	l.Title = title
 	l.SetStatusBarItemName("session", "sessions")
+	l.KeyMap.Quit = key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit"))
+	choose := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose"))
+	l.AdditionalShortHelpKeys = func() []key.Binding { return []key.Binding{choose} }
+	l.AdditionalFullHelpKeys = l.AdditionalShortHelpKeys
 	return pickerModel{list: l}
 }
 
