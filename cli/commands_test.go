@@ -175,7 +175,7 @@ func TestSessionListTerminal(t *testing.T) {
 	if !strings.Contains(plain, fx.main.ID[:8]+" ") || strings.Contains(plain, fx.main.ID) {
 		t.Fatalf("terminal ids are not shortened to 8:\n%s", plain)
 	}
-	if !strings.Contains(plain, "1 hour ago") {
+	if !strings.Contains(plain, "1h ago") {
 		t.Fatalf("terminal times are not ages:\n%s", plain)
 	}
 	// Columns line up: every row has the title column at the same offset.

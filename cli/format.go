@@ -60,9 +60,30 @@ func displayTime(ios *IOStreams, t, now time.Time) string {
 		return ""
 	}
 	if ios.IsStdoutTTY() {
-		return fuzzyAgo(now, t)
+		return shortAgo(now, t)
 	}
 	return loom.FormatTime(t)
+}
+
+// shortAgo is fuzzyAgo in few columns, for tables.
+func shortAgo(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return t.Local().Format("Jan 2 15:04")
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+	case d < 365*24*time.Hour:
+		return t.Local().Format("Jan 2")
+	default:
+		return t.Local().Format("Jan 2006")
+	}
 }
 
 // fuzzyAgo says how long ago t was, in the largest whole unit.

@@ -109,8 +109,8 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	now := f.now()
 	cs := ios.ColorScheme()
 	tp := newTablePrinter(ios)
-	tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MESSAGES", "LAST PROMPT")
-	tp.Flex(1, 2, 6)
+	tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
+	tp.Flex(6, 2, 1)
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.s.ID

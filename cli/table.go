@@ -18,9 +18,10 @@ type tablePrinter struct {
 	cs     *ColorScheme
 	header []string
 	rows   [][]tableField
-	// flex marks the columns that are cut short when the table is wider
-	// than the terminal; the others keep their width.
-	flex map[int]bool
+	// flexOrder lists the columns that are cut short, first ones first,
+	// when the table is wider than the terminal; the others keep their
+	// width.
+	flexOrder []int
 }
 
 type tableField struct {
@@ -34,19 +35,15 @@ func newTablePrinter(ios *IOStreams) *tablePrinter {
 		tty:   ios.IsStdoutTTY(),
 		width: ios.TerminalWidth(),
 		cs:    ios.ColorScheme(),
-		flex:  map[int]bool{},
 	}
 }
 
 // Header sets the column names shown on a terminal.
 func (t *tablePrinter) Header(names ...string) { t.header = names }
 
-// Flex marks columns that may be truncated to fit the terminal.
-func (t *tablePrinter) Flex(cols ...int) {
-	for _, c := range cols {
-		t.flex[c] = true
-	}
-}
+// Flex names the columns that may be truncated to fit the terminal, the
+// one to cut first first.
+func (t *tablePrinter) Flex(cols ...int) { t.flexOrder = cols }
 
 // AddField adds a cell to the current row; color may be nil.
 func (t *tablePrinter) AddField(text string, color func(string) string) {
@@ -126,28 +123,24 @@ func (t *tablePrinter) Render() error {
 	return nil
 }
 
-// fit shrinks the flexible columns, widest first, until the row fits the
-// terminal or every flexible column is down to a readable minimum.
+// fit shrinks the flexible columns, in the order Flex named them, until
+// the row fits the terminal or each is down to a readable minimum.
 func (t *tablePrinter) fit(widths []int) {
 	const minFlex = 12
-	total := func() int {
-		n := 0
-		for _, w := range widths {
-			n += w
-		}
-		return n + 2*(len(widths)-1)
+	total := 2 * (len(widths) - 1)
+	for _, w := range widths {
+		total += w
 	}
-	for total() > t.width {
-		widest := -1
-		for i, w := range widths {
-			if t.flex[i] && w > minFlex && (widest < 0 || w > widths[widest]) {
-				widest = i
-			}
-		}
-		if widest < 0 {
+	for _, c := range t.flexOrder {
+		if total <= t.width {
 			return
 		}
-		widths[widest] = max(minFlex, widths[widest]-(total()-t.width))
+		if c >= len(widths) || widths[c] <= minFlex {
+			continue
+		}
+		cut := min(widths[c]-minFlex, total-t.width)
+		widths[c] -= cut
+		total -= cut
 	}
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -96,11 +97,38 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		if limit > 0 && len(shown) > limit {
 			shown = shown[:limit]
 		}
+		type column struct {
+			header string
+			value  func(loom.Usage) int64
+		}
+		columns := []column{
+			{"INPUT", func(u loom.Usage) int64 { return u.InputTokens }},
+			{"OUTPUT", func(u loom.Usage) int64 { return u.OutputTokens }},
+			{"REASONING", func(u loom.Usage) int64 { return u.ReasoningTokens }},
+			{"CACHE READ", func(u loom.Usage) int64 { return u.CacheReadTokens }},
+			{"CACHE WRITE", func(u loom.Usage) int64 { return u.CacheWriteTokens }},
+			{"CALLS", func(u loom.Usage) int64 { return u.APICalls }},
+		}
 		if tty {
-			fmt.Fprintf(ios.Out, "\n%s\n", cs.Bold(name))
+			// A terminal has no room for columns that say nothing.
+			kept := columns[:0:0]
+			for _, c := range columns {
+				for _, r := range shown {
+					if c.value(r.Usage) != 0 {
+						kept = append(kept, c)
+						break
+					}
+				}
+			}
+			columns = kept
+			fmt.Fprintln(ios.Out)
 		}
 		tp := newTablePrinter(ios)
-		tp.Header(name, "SESSIONS", "MESSAGES", "INPUT", "OUTPUT", "REASONING", "CACHE READ", "CACHE WRITE", "CALLS", "COST")
+		header := []string{name, "SESSIONS", "MESSAGES"}
+		for _, c := range columns {
+			header = append(header, c.header)
+		}
+		tp.Header(append(header, "COST")...)
 		tp.Flex(0)
 		keys := make([]string, len(shown))
 		for i, r := range shown {
@@ -108,7 +136,6 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		}
 		idLen := abbrevLen(keys)
 		for _, r := range shown {
-			u := r.Usage
 			if tty {
 				label := r.Name
 				if r.Group == "session" {
@@ -122,17 +149,17 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 			}
 			tp.AddField(strconv.Itoa(r.Sessions), nil)
 			tp.AddField(strconv.Itoa(r.Messages), nil)
-			for _, n := range []int64{u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.APICalls} {
+			for _, c := range columns {
 				if tty {
-					tp.AddField(formatCount(n), nil)
+					tp.AddField(formatCount(c.value(r.Usage)), nil)
 				} else {
-					tp.AddField(strconv.FormatInt(n, 10), nil)
+					tp.AddField(strconv.FormatInt(c.value(r.Usage), 10), nil)
 				}
 			}
 			if tty {
-				tp.AddField(formatCost(u.CostUSD), cs.Green)
+				tp.AddField(formatCost(r.Usage.CostUSD), cs.Green)
 			} else {
-				tp.AddField(strconv.FormatFloat(u.CostUSD, 'f', -1, 64), nil)
+				tp.AddField(plainCost(r.Usage.CostUSD), nil)
 			}
 			tp.EndRow()
 		}
@@ -153,7 +180,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 			msgs += r.Messages
 		}
 		fmt.Fprintf(ios.Out, "total\t\t\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", len(rep.BySession), msgs, u.InputTokens, u.OutputTokens,
-			u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.APICalls, strconv.FormatFloat(u.CostUSD, 'f', -1, 64))
+			u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.APICalls, plainCost(u.CostUSD))
 	}
 	if err := section("SESSION", rep.BySession, opts.Limit); err != nil {
 		return err
@@ -162,4 +189,10 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		return err
 	}
 	return section("MODEL", rep.ByModel, 0)
+}
+
+// plainCost writes a cost for scripts: no currency sign, and no digits
+// past a millionth of a dollar, where sums of floats only add noise.
+func plainCost(c float64) string {
+	return strconv.FormatFloat(math.Round(c*1e6)/1e6, 'f', -1, 64)
 }
