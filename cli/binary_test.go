@@ -104,7 +104,7 @@ func TestBinaryExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"session", "list", "--limit", "lots"}, ExitUsage, "loom: invalid argument"},
+		{[]string{"session", "list", "--limit", "lots"}, ExitUsage, "loom: invalid value \"lots\" for --limit: want a whole number"},
 		{[]string{"sessions", "frobnicate"}, ExitUsage, `loom: unknown command "frobnicate"`},
 		{[]string{"session", "show"}, ExitUsage, "loom: missing arguments"},
 		{[]string{"session", "delete", fx.main.ID}, ExitUsage, "loom: --yes is required"},

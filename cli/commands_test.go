@@ -31,7 +31,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", []string{"bogus"}, ExitUsage, `unknown command "bogus"`},
 		{"unknown subcommand", []string{"session", "bogus"}, ExitUsage, `unknown command "bogus" for "loom session"`},
 		{"unknown flag", []string{"session", "list", "--bogus"}, ExitUsage, "unknown flag: --bogus"},
-		{"unparsable value", []string{"session", "list", "--limit", "many"}, ExitUsage, "invalid argument"},
+		{"unparsable value", []string{"session", "list", "--limit", "many"}, ExitUsage, `invalid value "many" for --limit: want a whole number`},
 		{"negative limit", []string{"session", "list", "--limit", "-1"}, ExitUsage, "--limit"},
 		{"missing argument", []string{"session", "show"}, ExitUsage, "usage: loom session show REF"},
 		{"extra argument", []string{"session", "show", "a", "b"}, ExitUsage, "too many arguments"},

@@ -203,7 +203,7 @@ func writeMarkdown(w io.Writer, data []*loom.SessionData) error {
 			[2]string{"profile", s.Profile},
 			[2]string{"created", loom.FormatTime(s.CreatedAt)},
 			[2]string{"updated", loom.FormatTime(s.UpdatedAt)},
-			[2]string{"messages", fmt.Sprintf("%d in %d turns", s.MessageCount, s.TurnCount)},
+			[2]string{"messages", fmt.Sprintf("%d in %s", s.MessageCount, plural(s.TurnCount, "turn"))},
 		)
 		if !s.Usage.IsZero() {
 			meta = append(meta, [2]string{"usage", usageSummary(s.Usage)})

@@ -235,6 +235,7 @@ func printLogEntry(ios *IOStreams, e logEntry) error {
 			break
 		}
 	}
-	_, err := fmt.Fprintf(ios.Out, "%s %s %s %s\n", cs.Gray(when), cs.Cyan(session), cs.Bold(kind), truncate(oneLine(gist), max(20, ios.TerminalWidth()-45)))
+	line := fmt.Sprintf("%s %s %s %s", cs.Gray(when), cs.Cyan(session), cs.Bold(kind), truncate(oneLine(gist), max(20, ios.TerminalWidth()-45)))
+	_, err := fmt.Fprintln(ios.Out, strings.TrimRight(line, " "))
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -145,7 +146,7 @@ search, resume, fork, move, export and import.`,
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageErrorf("%s (see '%s --help')", err, cmd.CommandPath())
+		return usageErrorf("%s (see '%s --help')", flagErrorText(err), cmd.CommandPath())
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
 
@@ -193,6 +194,28 @@ func newCmdSession(f *Factory) *cobra.Command {
 		newCmdSessionImport(f, nil),
 	)
 	return cmd
+}
+
+// flagValueError matches pflag's message for a value that does not parse.
+var flagValueError = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (?:strconv\.Parse(\w+)|.*)`)
+
+// flagErrorText rewrites pflag's parse errors, which quote Go's strconv
+// internals, into words.
+func flagErrorText(err error) string {
+	m := flagValueError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err.Error()
+	}
+	want := "a valid value"
+	switch {
+	case strings.HasPrefix(m[3], "Int"), strings.HasPrefix(m[3], "Uint"):
+		want = "a whole number"
+	case strings.HasPrefix(m[3], "Float"):
+		want = "a number"
+	case strings.HasPrefix(m[3], "Bool"):
+		want = "true or false"
+	}
+	return fmt.Sprintf("invalid value %q for %s: want %s", m[1], m[2], want)
 }
 
 // noArgs rejects arguments to a command that takes none, naming an

@@ -139,7 +139,7 @@ func writeSessionHeader(ios *IOStreams, w io.Writer, s *loom.Session) {
 	field("profile", s.Profile)
 	field("created", loom.FormatTime(s.CreatedAt))
 	field("updated", loom.FormatTime(s.UpdatedAt))
-	field("messages", fmt.Sprintf("%d in %d turns", s.MessageCount, s.TurnCount))
+	field("messages", fmt.Sprintf("%d in %s", s.MessageCount, plural(s.TurnCount, "turn")))
 	if !s.Usage.IsZero() {
 		field("usage", usageSummary(s.Usage))
 	}
