@@ -1,0 +1,640 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/anthropic"
+	"github.com/loomhq/loom/anthropic/anthropictest"
+)
+
+func newProvider(t *testing.T, cfg anthropic.Config) (*anthropic.Provider, *anthropictest.Server) {
+	t.Helper()
+	srv := anthropictest.NewServer()
+	t.Cleanup(srv.Close)
+	cfg.BaseURL = srv.BaseURL()
+	if cfg.APIKey == "" {
+		cfg.APIKey = "sk-ant-test"
+	}
+	return anthropic.New(cfg), srv
+}
+
+const model = "claude-sonnet-4-20250514"
+
+func userRequest(text string) *loom.ModelRequest {
+	return &loom.ModelRequest{
+		Model:    model,
+		Messages: []*loom.Message{textMessage(loom.RoleUser, text)},
+	}
+}
+
+func textMessage(role, text string) *loom.Message {
+	return &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
+}
+
+type recorder struct{ events []loom.StreamEvent }
+
+func (r *recorder) on(e loom.StreamEvent) { r.events = append(r.events, e) }
+
+func (r *recorder) text(kind string) string {
+	var b strings.Builder
+	for _, e := range r.events {
+		if e.Kind == kind {
+			b.WriteString(e.Text)
+		}
+	}
+	return b.String()
+}
+
+// jsonEqual compares a decoded request field with the JSON text want.
+func jsonEqual(t *testing.T, what string, got any, want string) {
+	t.Helper()
+	var w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("%s: bad expectation: %v", what, err)
+	}
+	if !reflect.DeepEqual(got, w) {
+		g, _ := json.MarshalIndent(got, "", "  ")
+		t.Fatalf("%s sent:\n%s", what, g)
+	}
+}
+
+func TestName(t *testing.T) {
+	if got := anthropic.New(anthropic.Config{}).Name(); got != "anthropic" {
+		t.Fatalf("Name() = %q", got)
+	}
+}
+
+func TestStreamText(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	const text = "Hello there, this reply arrives in pieces."
+	srv.Enqueue(anthropictest.Reply{Text: text, Model: "claude-sonnet-4-20250514"})
+
+	var rec recorder
+	resp, err := p.Stream(context.Background(), userRequest("hi"), rec.on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.events) < 5 {
+		t.Fatalf("got %d events, want the text in several pieces", len(rec.events))
+	}
+	if got := rec.text(loom.EventText); got != text || len(rec.text(loom.EventReasoning)) != 0 {
+		t.Fatalf("streamed %q", got)
+	}
+	want := []loom.Part{{Type: loom.PartText, Text: text}}
+	if !reflect.DeepEqual(resp.Parts, want) {
+		t.Fatalf("parts = %+v", resp.Parts)
+	}
+	if resp.Model != model || resp.StopReason != "end_turn" || resp.Usage.APICalls != 1 || resp.Usage.OutputTokens == 0 {
+		t.Fatalf("response %+v", resp)
+	}
+
+	r := srv.Requests()[0]
+	if r.Path != "/v1/messages" || r.Header.Get("Anthropic-Version") == "" {
+		t.Fatalf("request %s %v", r.Path, r.Header)
+	}
+	if r.Body["stream"] != true || r.Body["max_tokens"] != float64(anthropic.DefaultMaxTokens) || r.Body["thinking"] != nil {
+		t.Fatalf("body %s", r.Raw)
+	}
+	jsonEqual(t, "messages", r.Body["messages"], `[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]`)
+}
+
+func TestThinking(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	const thought = "The user wants a number. Forty-two fits."
+	srv.Enqueue(anthropictest.Reply{Reasoning: thought, Text: "The answer is 42."})
+	req := userRequest("a number?")
+	req.Thinking = true
+	req.MaxTokens = 4000
+
+	var rec recorder
+	resp, err := p.Stream(context.Background(), req, rec.on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.text(loom.EventReasoning) != thought || rec.events[0].Kind != loom.EventReasoning ||
+		rec.events[len(rec.events)-1].Kind != loom.EventText {
+		t.Fatalf("events %+v", rec.events)
+	}
+	want := []loom.Part{
+		{Type: loom.PartReasoning, Text: thought, Metadata: json.RawMessage(`{"signature":"` + anthropictest.Signature(thought) + `"}`)},
+		{Type: loom.PartText, Text: "The answer is 42."},
+	}
+	if !reflect.DeepEqual(resp.Parts, want) {
+		t.Fatalf("parts = %+v", resp.Parts)
+	}
+	body := srv.Requests()[0].Body
+	jsonEqual(t, "thinking", body["thinking"], `{"type":"enabled","budget_tokens":2000}`)
+	if body["max_tokens"] != float64(4000) {
+		t.Fatalf("max_tokens %v", body["max_tokens"])
+	}
+
+	// The next turn sends the thinking back with its signature; the
+	// server refuses a block whose signature does not match.
+	req.Messages = append(req.Messages,
+		&loom.Message{Role: loom.RoleAssistant, Parts: resp.Parts},
+		textMessage(loom.RoleUser, "why?"))
+	if _, err := p.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[1].Body["messages"].([]any)
+	jsonEqual(t, "assistant turn", msgs[1], fmt.Sprintf(`{"role":"assistant","content":[
+		{"type":"thinking","thinking":%q,"signature":%q},
+		{"type":"text","text":"The answer is 42."}]}`, thought, anthropictest.Signature(thought)))
+
+	// A tampered thought is refused by the server, so the test above
+	// would notice a provider that mangles thinking blocks.
+	resp.Parts[0].Text += " (edited)"
+	_, err = p.Stream(context.Background(), req, nil)
+	if err == nil || !strings.Contains(err.Error(), "Invalid `signature`") {
+		t.Fatalf("tampered thinking: %v", err)
+	}
+}
+
+func TestThinkingModes(t *testing.T) {
+	tests := []struct {
+		model string
+		want  string // the thinking parameter, "" for none
+	}{
+		{"claude-3-5-haiku-20241022", ""},
+		{"claude-3-7-sonnet-20250219", `{"type":"enabled","budget_tokens":8192}`},
+		{"claude-sonnet-4-20250514", `{"type":"enabled","budget_tokens":8192}`},
+		{"claude-opus-4-1", `{"type":"enabled","budget_tokens":8192}`},
+		{"claude-sonnet-4-5-20250929", `{"type":"enabled","budget_tokens":8192}`},
+		{"claude-haiku-4-5", `{"type":"enabled","budget_tokens":8192}`},
+		{"claude-opus-4-6", `{"type":"adaptive"}`},
+		{"claude-sonnet-5", `{"type":"adaptive"}`},
+		{"some-compatible-model", `{"type":"enabled","budget_tokens":8192}`},
+	}
+	p, srv := newProvider(t, anthropic.Config{})
+	for i, tt := range tests {
+		req := userRequest("hi")
+		req.Model = tt.model
+		req.Thinking = true
+		if _, err := p.Stream(context.Background(), req, nil); err != nil {
+			t.Fatalf("%s: %v", tt.model, err)
+		}
+		body := srv.Requests()[i].Body
+		if tt.want == "" {
+			if body["thinking"] != nil || body["max_tokens"] != float64(anthropic.DefaultMaxTokens) {
+				t.Errorf("%s: thinking %v, max_tokens %v", tt.model, body["thinking"], body["max_tokens"])
+			}
+			continue
+		}
+		jsonEqual(t, tt.model+" thinking", body["thinking"], tt.want)
+		if body["max_tokens"] != float64(2*anthropic.DefaultMaxTokens) {
+			t.Errorf("%s: max_tokens %v", tt.model, body["max_tokens"])
+		}
+	}
+}
+
+func TestToolCalls(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	srv.Enqueue(anthropictest.Reply{
+		Reasoning: "I need the file and the history.",
+		Text:      "Let me check.",
+		ToolCalls: []anthropictest.ToolCall{
+			{ID: "toolu_a", Name: "read_file", Args: `{"path":"go.mod","start":1}`},
+			{Name: "session_search", Args: `{"query":"sqlite wal","limit":3}`},
+			{ID: "toolu_c", Name: "memory"},
+		},
+	})
+	req := userRequest("look around")
+	req.Thinking = true
+	req.System = "You are loom."
+	req.Tools = []loom.ToolSpec{
+		{Name: "read_file", Description: "Read a file.", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"start":{"type":"integer"}},"required":["path"],"additionalProperties":false}`)},
+		{Name: "memory"},
+	}
+	resp, err := p.Stream(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StopReason != "tool_use" || len(resp.Parts) != 5 {
+		t.Fatalf("stop %q parts %+v", resp.StopReason, resp.Parts)
+	}
+	if resp.Parts[0].Type != loom.PartReasoning || resp.Parts[1].Text != "Let me check." {
+		t.Fatalf("parts %+v", resp.Parts[:2])
+	}
+	wantTools := []struct{ id, name, input string }{
+		{"toolu_a", "read_file", `{"path":"go.mod","start":1}`},
+		{"", "session_search", `{"query":"sqlite wal","limit":3}`},
+		{"toolu_c", "memory", `{}`},
+	}
+	for i, w := range wantTools {
+		got := resp.Parts[i+2]
+		if got.Type != loom.PartTool || got.Status != loom.ToolPending || got.Name != w.name || string(got.Input) != w.input ||
+			got.CallID == "" || w.id != "" && got.CallID != w.id {
+			t.Errorf("tool part %d = %+v (input %s)", i, got, got.Input)
+		}
+		if err := got.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+
+	first := srv.Requests()[0].Body
+	jsonEqual(t, "tools", first["tools"], `[
+		{"name":"read_file","description":"Read a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"},"start":{"type":"integer"}},"required":["path"],"additionalProperties":false}},
+		{"name":"memory","input_schema":{"type":"object","properties":{}}}]`)
+	jsonEqual(t, "system", first["system"], `[{"type":"text","text":"You are loom.","cache_control":{"type":"ephemeral"}}]`)
+
+	// Complete the calls and continue: the server checks that every
+	// tool_use is answered and that the turn still opens with its thinking.
+	asst := &loom.Message{Role: loom.RoleAssistant, Parts: resp.Parts}
+	for i := 2; i < 5; i++ {
+		asst.Parts[i].Status = loom.ToolCompleted
+		asst.Parts[i].Output = json.RawMessage(`"done"`)
+	}
+	req.Messages = append(req.Messages, asst)
+	srv.Enqueue(anthropictest.Reply{Text: "All done."})
+	resp2, err := p.Stream(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp2.Parts[len(resp2.Parts)-1].Text != "All done." {
+		t.Fatalf("parts %+v", resp2.Parts)
+	}
+	if srv.Requests()[1].Body["thinking"] == nil {
+		t.Fatal("thinking was dropped")
+	}
+}
+
+func TestThinkingDroppedForTurnMadeWithout(t *testing.T) {
+	// The tool-use turn being continued has no thinking block (it was
+	// made with thinking off); the API would refuse thinking now.
+	p, srv := newProvider(t, anthropic.Config{})
+	req := userRequest("read it")
+	req.Thinking = true
+	req.Messages = append(req.Messages, &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{
+		{Type: loom.PartTool, CallID: "toolu_1", Name: "read_file", Status: loom.ToolCompleted,
+			Input: json.RawMessage(`{"path":"x"}`), Output: json.RawMessage(`"x"`)},
+	}})
+	if _, err := p.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	if th := srv.Requests()[0].Body["thinking"]; th != nil {
+		t.Fatalf("thinking sent: %v", th)
+	}
+}
+
+func TestHistoryWireShape(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	sig := func(s string) json.RawMessage {
+		return json.RawMessage(`{"signature":"` + anthropictest.Signature(s) + `"}`)
+	}
+	req := &loom.ModelRequest{
+		Model:     model,
+		System:    "You are loom.",
+		Thinking:  true,
+		MaxTokens: 4000,
+		Messages: []*loom.Message{
+			textMessage(loom.RoleSummary, "The user likes Go."),
+			textMessage(loom.RoleSystem, "Profile switched to terse."),
+			textMessage(loom.RoleUser, "Read go.mod, then search."),
+			{Role: loom.RoleAssistant, Parts: []loom.Part{
+				{Type: loom.PartStepStart},
+				{Type: loom.PartReasoning, Text: "I should read the file first.", Metadata: sig("I should read the file first.")},
+				{Type: loom.PartText, Text: "Let me look."},
+				{Type: loom.PartTool, CallID: "call_1", Name: "read_file", Status: loom.ToolCompleted,
+					Input: json.RawMessage(`{"path":"go.mod"}`), Output: json.RawMessage(`"module example.com/x\n"`)},
+				{Type: loom.PartTool, CallID: "call_2", Name: "session_search", Status: loom.ToolError,
+					Input: json.RawMessage(`{"query":"x"}`), Error: "store is locked"},
+				{Type: loom.PartStepFinish},
+			}},
+			textMessage(loom.RoleAssistant, "It is module example.com/x."),
+			textMessage(loom.RoleUser, "Thanks. Count the lines?"),
+			{Role: loom.RoleAssistant, Parts: []loom.Part{
+				{Type: loom.PartReasoning, Text: "Counting needs the file.", Metadata: sig("Counting needs the file.")},
+				{Type: loom.PartTool, CallID: "call_3", Name: "read_file", Status: loom.ToolPending,
+					Input: json.RawMessage(`{"path":"a.txt"}`)},
+			}},
+			{Role: loom.RoleTool, Parts: []loom.Part{
+				{Type: loom.PartTool, CallID: "call_3", Name: "read_file", Status: loom.ToolCompleted,
+					Output: json.RawMessage(`{"lines":3}`)},
+				{Type: loom.PartTool, CallID: "call_gone", Name: "read_file", Status: loom.ToolCompleted,
+					Output: json.RawMessage(`"orphan"`)},
+			}},
+			{Role: loom.RoleAssistant, Parts: []loom.Part{
+				{Type: loom.PartReasoning, Text: "unsigned thoughts from another provider"},
+				{Type: loom.PartText, Text: "Three lines."},
+				{Type: loom.PartTool, CallID: "call_4", Name: "agent", Status: loom.ToolRunning,
+					Input: json.RawMessage(`{"task":"t"}`)},
+			}},
+			textMessage(loom.RoleAssistant, "Anything else?"),
+			textMessage(loom.RoleUser, "ok"),
+		},
+	}
+	if _, err := p.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	body := srv.Requests()[0].Body
+	jsonEqual(t, "system", body["system"], `[
+		{"type":"text","text":"You are loom."},
+		{"type":"text","text":"Profile switched to terse.","cache_control":{"type":"ephemeral"}}]`)
+	jsonEqual(t, "thinking", body["thinking"], `{"type":"enabled","budget_tokens":2000}`)
+	jsonEqual(t, "messages", body["messages"], fmt.Sprintf(`[
+		{"role":"user","content":[
+			{"type":"text","text":"Summary of the earlier conversation:\nThe user likes Go."},
+			{"type":"text","text":"Read go.mod, then search."}]},
+		{"role":"assistant","content":[
+			{"type":"thinking","thinking":"I should read the file first.","signature":%q},
+			{"type":"text","text":"Let me look."},
+			{"type":"tool_use","id":"call_1","name":"read_file","input":{"path":"go.mod"}},
+			{"type":"tool_use","id":"call_2","name":"session_search","input":{"query":"x"}}]},
+		{"role":"user","content":[
+			{"type":"tool_result","tool_use_id":"call_1","content":[{"type":"text","text":"module example.com/x\n"}]},
+			{"type":"tool_result","tool_use_id":"call_2","is_error":true,"content":[{"type":"text","text":"store is locked"}]}]},
+		{"role":"assistant","content":[{"type":"text","text":"It is module example.com/x."}]},
+		{"role":"user","content":[{"type":"text","text":"Thanks. Count the lines?"}]},
+		{"role":"assistant","content":[
+			{"type":"thinking","thinking":"Counting needs the file.","signature":%q},
+			{"type":"tool_use","id":"call_3","name":"read_file","input":{"path":"a.txt"}}]},
+		{"role":"user","content":[
+			{"type":"tool_result","tool_use_id":"call_3","content":[{"type":"text","text":"{\"lines\":3}"}]}]},
+		{"role":"assistant","content":[
+			{"type":"text","text":"Three lines."},
+			{"type":"tool_use","id":"call_4","name":"agent","input":{"task":"t"}}]},
+		{"role":"user","content":[
+			{"type":"tool_result","tool_use_id":"call_4","is_error":true,"content":[{"type":"text","text":"interrupted"}]}]},
+		{"role":"assistant","content":[{"type":"text","text":"Anything else?"}]},
+		{"role":"user","content":[{"type":"text","text":"ok","cache_control":{"type":"ephemeral"}}]}
+	]`, anthropictest.Signature("I should read the file first."), anthropictest.Signature("Counting needs the file.")))
+
+	// With thinking off, no thinking block goes back.
+	req.Thinking = false
+	if _, err := p.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	second := srv.Requests()[1]
+	if second.Body["thinking"] != nil || strings.Contains(string(second.Raw), `"type":"thinking"`) {
+		t.Fatalf("thinking sent with thinking off: %s", second.Raw)
+	}
+}
+
+func TestMergesConsecutiveRoles(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	req := &loom.ModelRequest{Model: model, Messages: []*loom.Message{
+		textMessage(loom.RoleUser, "one"),
+		textMessage(loom.RoleUser, "two"),
+		textMessage(loom.RoleAssistant, "three"),
+		{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: ""}}},
+		textMessage(loom.RoleAssistant, "four"),
+		textMessage(loom.RoleSummary, "five"),
+		textMessage(loom.RoleUser, "six"),
+	}}
+	if _, err := p.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	jsonEqual(t, "messages", srv.Requests()[0].Body["messages"], `[
+		{"role":"user","content":[{"type":"text","text":"one"},{"type":"text","text":"two"}]},
+		{"role":"assistant","content":[{"type":"text","text":"three"},{"type":"text","text":"four"}]},
+		{"role":"user","content":[
+			{"type":"text","text":"Summary of the earlier conversation:\nfive"},
+			{"type":"text","text":"six","cache_control":{"type":"ephemeral"}}]}]`)
+}
+
+func TestUsage(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	srv.Enqueue(anthropictest.Reply{Text: "cached", Usage: &anthropictest.Usage{
+		InputTokens: 50, OutputTokens: 300, CacheReadInputTokens: 2000, CacheCreationInputTokens: 500, ThinkingTokens: 120,
+	}})
+	resp, err := p.Stream(context.Background(), userRequest("hi"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := loom.Usage{InputTokens: 50, OutputTokens: 300, ReasoningTokens: 120, CacheReadTokens: 2000, CacheWriteTokens: 500, APICalls: 1}
+	if resp.Usage != want {
+		t.Fatalf("usage = %+v, want %+v", resp.Usage, want)
+	}
+}
+
+// TestUsageFromMessageStart covers servers whose message_delta carries
+// only output_tokens, the input counts being in message_start alone.
+func TestUsageFromMessageStart(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		events := []string{
+			`event: message_start` + "\n" + `data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-x","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":7,"cache_read_input_tokens":11,"output_tokens":1}}}`,
+			`event: content_block_start` + "\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			`event: ping` + "\n" + `data: {"type": "ping"}`,
+			`event: content_block_delta` + "\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`,
+			`event: content_block_stop` + "\n" + `data: {"type":"content_block_stop","index":0}`,
+			`event: message_delta` + "\n" + `data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}`,
+			`event: message_stop` + "\n" + `data: {"type":"message_stop"}`,
+		}
+		for _, e := range events {
+			fmt.Fprint(w, e+"\n\n")
+		}
+	}))
+	defer srv.Close()
+	p := anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})
+	resp, err := p.Stream(context.Background(), userRequest("hi"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := loom.Usage{InputTokens: 25, OutputTokens: 15, CacheReadTokens: 11, CacheWriteTokens: 7, APICalls: 1}
+	if resp.Usage != want || resp.Model != "claude-x" || resp.Parts[0].Text != "Hi" {
+		t.Fatalf("response %+v, want usage %+v", resp, want)
+	}
+}
+
+func TestRetry(t *testing.T) {
+	for _, status := range []int{500, 429, 529} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			p, srv := newProvider(t, anthropic.Config{})
+			srv.Enqueue(anthropictest.Reply{Status: status}, anthropictest.Reply{Text: "second time lucky"})
+			resp, err := p.Stream(context.Background(), userRequest("hi"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Parts[0].Text != "second time lucky" || resp.Usage.APICalls != 1 {
+				t.Fatalf("response %+v", resp)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 || string(reqs[0].Raw) != string(reqs[1].Raw) {
+				t.Fatalf("server saw %d requests, want the same one twice", len(reqs))
+			}
+		})
+	}
+}
+
+func TestRetryHonoursRetryAfter(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	srv.Enqueue(anthropictest.Reply{Status: 429, RetryAfter: 300 * time.Millisecond}, anthropictest.Reply{Text: "ok"})
+	start := time.Now()
+	if _, err := p.Stream(context.Background(), userRequest("hi"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Fatalf("retried after %v, before the server's Retry-After", d)
+	}
+}
+
+func TestPersistentFailure(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	for range 5 {
+		srv.Enqueue(anthropictest.Reply{Status: 500})
+	}
+	resp, err := p.Stream(context.Background(), userRequest("hi"), nil)
+	if err == nil || resp != nil {
+		t.Fatalf("got %+v, %v; want an error", resp, err)
+	}
+	if got, want := err.Error(), "anthropic: 500 Internal Server Error: Internal server error"; got != want {
+		t.Fatalf("error %q, want %q", got, want)
+	}
+	var apiErr *sdk.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 {
+		t.Fatalf("errors.As did not find the SDK error in %#v", err)
+	}
+	if n := len(srv.Requests()); n != 1+anthropic.DefaultMaxRetries {
+		t.Fatalf("server saw %d requests, want %d", n, 1+anthropic.DefaultMaxRetries)
+	}
+}
+
+func TestMaxRetries(t *testing.T) {
+	for _, tt := range []struct{ maxRetries, requests int }{{-1, 1}, {1, 2}, {3, 4}} {
+		p, srv := newProvider(t, anthropic.Config{MaxRetries: tt.maxRetries})
+		for range 6 {
+			srv.Enqueue(anthropictest.Reply{Status: 529})
+		}
+		_, err := p.Stream(context.Background(), userRequest("hi"), nil)
+		if err == nil || err.Error() != "anthropic: 529 overloaded_error: Overloaded" {
+			t.Fatalf("MaxRetries %d: error %v", tt.maxRetries, err)
+		}
+		if n := len(srv.Requests()); n != tt.requests {
+			t.Errorf("MaxRetries %d: %d requests, want %d", tt.maxRetries, n, tt.requests)
+		}
+	}
+}
+
+func TestClientErrors(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "from-the-environment")
+	srv := anthropictest.NewServer()
+	defer srv.Close()
+
+	// No key configured: nothing is taken from the environment.
+	p := anthropic.New(anthropic.Config{BaseURL: srv.BaseURL()})
+	_, err := p.Stream(context.Background(), userRequest("hi"), nil)
+	if err == nil || err.Error() != "anthropic: 401 Unauthorized: x-api-key header is required" {
+		t.Fatalf("error %v", err)
+	}
+
+	// A request the API refuses is not retried.
+	p = anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.BaseURL()})
+	req := userRequest("hi")
+	req.Model = ""
+	_, err = p.Stream(context.Background(), req, nil)
+	if err == nil || err.Error() != "anthropic: 400 Bad Request: model: Field required" {
+		t.Fatalf("error %v", err)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("%d requests", n)
+	}
+}
+
+func TestNonJSONErrorBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprint(w, "<html>\n<body>upstream down</body>\n</html>")
+	}))
+	defer srv.Close()
+	p := anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1})
+	_, err := p.Stream(context.Background(), userRequest("hi"), nil)
+	if err == nil || err.Error() != "anthropic: 502 Bad Gateway: <html> <body>upstream down</body> </html>" {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestCancelDuringHangingStream(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	srv.Enqueue(anthropictest.Reply{Text: "partial answer", Hang: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	var got strings.Builder
+	var canceledAt time.Time
+	resp, err := p.Stream(ctx, userRequest("hi"), func(e loom.StreamEvent) {
+		got.WriteString(e.Text)
+		if got.String() == "partial answer" {
+			canceledAt = time.Now()
+			cancel()
+		}
+	})
+	if canceledAt.IsZero() {
+		t.Fatalf("streamed %q before hanging, want the partial text", got.String())
+	}
+	if d := time.Since(canceledAt); d > 2*time.Second {
+		t.Fatalf("returned %v after cancellation", d)
+	}
+	if resp != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %+v, %v; want no response and context.Canceled", resp, err)
+	}
+}
+
+func TestDeadlineDuringHangingStream(t *testing.T) {
+	p, srv := newProvider(t, anthropic.Config{})
+	srv.Enqueue(anthropictest.Reply{Text: "partial", Hang: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	resp, err := p.Stream(ctx, userRequest("hi"), nil)
+	if resp != nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %+v, %v", resp, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}
+
+func TestBrokenStreams(t *testing.T) {
+	tests := []struct {
+		reply anthropictest.Reply
+		want  string
+	}{
+		{anthropictest.Reply{Text: "cut short", Truncate: true}, "anthropic: the response stream ended before the reply was complete"},
+		{anthropictest.Reply{Text: "so far", StreamError: "Overloaded right now."}, "anthropic: overloaded_error in the response stream: Overloaded right now."},
+	}
+	for _, tt := range tests {
+		p, srv := newProvider(t, anthropic.Config{})
+		srv.Enqueue(tt.reply)
+		var rec recorder
+		resp, err := p.Stream(context.Background(), userRequest("hi"), rec.on)
+		if resp != nil || err == nil || err.Error() != tt.want {
+			t.Errorf("got %+v, %v; want error %q", resp, err, tt.want)
+		}
+		if rec.text(loom.EventText) != tt.reply.Text {
+			t.Errorf("streamed %q before the failure", rec.text(loom.EventText))
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestDefaultBaseURL(t *testing.T) {
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	var got string
+	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		got = r.URL.String()
+		return nil, errors.New("no network in tests")
+	})}
+	p := anthropic.New(anthropic.Config{APIKey: "k", HTTPClient: client, MaxRetries: -1})
+	_, err := p.Stream(context.Background(), userRequest("hi"), nil)
+	if got != "https://api.anthropic.com/v1/messages" {
+		t.Fatalf("request went to %q", got)
+	}
+	if err == nil || !strings.HasPrefix(err.Error(), "anthropic: ") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %q", err)
+	}
+}

@@ -1,0 +1,89 @@
+package pricing_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/pricing"
+)
+
+func TestLookup(t *testing.T) {
+	tests := []struct {
+		provider, model string
+		want            float64 // input price; 0 means unknown
+	}{
+		{"openai", "gpt-4o", 2.50},
+		{"openai", "gpt-4o-2024-08-06", 2.50},
+		{"openai", "gpt-4o-2024-05-13", 5.00},
+		{"openai", "gpt-4o-mini", 0.15},
+		{"openai", "gpt-4o-mini-2024-07-18", 0.15},
+		{"openai", "GPT-4.1", 2.00},
+		{"openai", "gpt-4.1-mini-2025-04-14", 0.40},
+		{"openai", "o3", 2.00},
+		{"openai", "o3-2025-04-16", 2.00},
+		{"openai", "o4-mini", 1.10},
+		{"openai", "openai/gpt-4o", 2.50},
+		{"anthropic", "claude-opus-4-20250514", 15.00},
+		{"anthropic", "claude-opus-4-1-20250805", 15.00},
+		{"anthropic", "claude-opus-4-5", 5.00},
+		{"anthropic", "claude-sonnet-4-20250514", 3.00},
+		{"anthropic", "claude-sonnet-4-0", 3.00},
+		{"anthropic", "claude-sonnet-4-5-20250929", 3.00},
+		{"anthropic", "claude-3-5-haiku-latest", 0.80},
+		{"anthropic", "claude-3-5-haiku-20241022", 0.80},
+		{"anthropic", "claude-haiku-4-5", 1.00},
+
+		// Different models that share a prefix are not guessed.
+		{"openai", "o3-mini", 0},
+		{"openai", "gpt-4.1-nano", 0},
+		{"openai", "gpt-4o-audio-preview", 0},
+		{"anthropic", "claude-opus-4-6", 0},
+		{"anthropic", "claude-sonnet-4-7", 0},
+		// A model is priced under its own provider only.
+		{"anthropic", "gpt-4o", 0},
+		{"openai", "claude-sonnet-4", 0},
+		{"openai", "llama3.2", 0},
+		{"openai", "", 0},
+	}
+	for _, tt := range tests {
+		p, ok := pricing.Lookup(tt.provider, tt.model)
+		if ok != (tt.want != 0) || p.Input != tt.want {
+			t.Errorf("Lookup(%q, %q) = %v, %v; want input %v", tt.provider, tt.model, p, ok, tt.want)
+		}
+	}
+}
+
+func TestCost(t *testing.T) {
+	u := loom.Usage{
+		InputTokens:      1_000_000,
+		OutputTokens:     2_000_000,
+		ReasoningTokens:  500_000, // part of the output, not billed twice
+		CacheReadTokens:  4_000_000,
+		CacheWriteTokens: 1_000_000,
+	}
+	tests := []struct {
+		provider, model string
+		want            float64
+	}{
+		// 3 + 2*15 + 4*0.30 + 3.75
+		{"anthropic", "claude-sonnet-4-20250514", 37.95},
+		// 2.50 + 2*10 + 4*1.25 + 2.50
+		{"openai", "gpt-4o", 30.00},
+		// 0.15 + 2*0.60 + 4*0.075 + 0.15
+		{"openai", "gpt-4o-mini", 1.80},
+	}
+	for _, tt := range tests {
+		got, ok := pricing.Cost(tt.provider, tt.model, u)
+		if !ok || math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("Cost(%q, %q) = %v, %v; want %v", tt.provider, tt.model, got, ok, tt.want)
+		}
+	}
+
+	if c, ok := pricing.Cost("openai", "my-local-model", u); ok || c != 0 {
+		t.Errorf("unknown model: got %v, %v; want 0, false", c, ok)
+	}
+	if c, ok := pricing.Cost("anthropic", "claude-haiku-4-5", loom.Usage{InputTokens: 1000, OutputTokens: 100}); !ok || math.Abs(c-0.0015) > 1e-12 {
+		t.Errorf("small usage: got %v, %v; want 0.0015", c, ok)
+	}
+}
