@@ -171,7 +171,7 @@ func writeMarkdown(w io.Writer, data []*loom.SessionData) error {
 	bw := bufio.NewWriter(w)
 	for i, d := range data {
 		if i > 0 {
-			bw.WriteString("\n---\n\n")
+			bw.WriteString("---\n\n")
 		}
 		s := d.Session
 		title := s.Title
@@ -216,6 +216,7 @@ func writeMarkdown(w io.Writer, data []*loom.SessionData) error {
 		if s.Description != "" {
 			fmt.Fprintf(bw, "\n%s\n", s.Description)
 		}
+		bw.WriteString("\n")
 		for _, m := range d.Messages {
 			writeMarkdownMessage(bw, m)
 		}
@@ -228,7 +229,7 @@ func writeMarkdownMessage(bw *bufio.Writer, m *loom.Message) {
 	if m.Model != "" && m.Role != loom.RoleUser {
 		head += " (" + m.Model + ")"
 	}
-	fmt.Fprintf(bw, "\n## %s · %s\n\n", head, loom.FormatTime(m.CreatedAt))
+	fmt.Fprintf(bw, "## %s · %s\n\n", head, loom.FormatTime(m.CreatedAt))
 	for _, p := range m.Parts {
 		switch p.Type {
 		case loom.PartText:
