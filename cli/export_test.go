@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -76,6 +77,17 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 func TestExportOneSessionWithSubagents(t *testing.T) {
 	fx := newFixture(t)
+	// A live process holds the session: show says so, export leaves the
+	// lock out because it belongs to the process, not the session.
+	holder := fx.openStore(t)
+	lease, err := holder.Lock(context.Background(), fx.main.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(context.Background())
+	if s := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "resume", fx.main.ID, "--json")); s.Lock == nil || s.Lock.PID != os.Getpid() {
+		t.Fatalf("held session shows lock %+v", s.Lock)
+	}
 	out := fx.mustRun(t, "session", "export", "Fix the flaky test")
 	var types []string
 	var ids []string
