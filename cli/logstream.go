@@ -174,6 +174,12 @@ func logStreamRun(ctx context.Context, opts *LogStreamOptions) error {
 			return err
 		}
 		dir = d.LogsDir()
+	} else if !filepath.IsAbs(dir) {
+		wd, err := f.Cwd()
+		if err != nil {
+			return err
+		}
+		dir = filepath.Join(wd, dir)
 	}
 	t := &logTail{dir: dir, offsets: map[string]int64{}}
 	poll := opts.Poll
