@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -35,7 +36,11 @@ func main() {
 func openStore(ctx context.Context, url string) (loom.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return nil, loom.Errorf(loom.EINVALID, "PostgreSQL support is not built in")
+		st, err := postgres.Open(ctx, url)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
 	default:
 		st, err := sqlite.Open(ctx, url)
 		if err != nil {
