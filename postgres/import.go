@@ -1,0 +1,123 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/loomhq/loom"
+)
+
+var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "body_id",
+	"model", "provider", "input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens",
+	"cache_write_tokens", "cost_usd", "api_calls", "compactions", "error", "created_at", "completed_at"}
+
+// Import implements loom.Store. Everything is validated before anything is
+// written, and the whole import is one transaction. Bodies and messages go
+// in with COPY; the search column fills itself as the bodies arrive.
+func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
+	if err := loom.ValidateImport(data); err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	return s.withTx(ctx, func(tx pgx.Tx) error {
+		ids := make([]string, len(data))
+		total := 0
+		for i, d := range data {
+			ids[i] = d.Session.ID
+			total += len(d.Messages)
+		}
+		rows, err := tx.Query(ctx, `SELECT id FROM sessions WHERE id = ANY($1::text[])`, ids)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		taken, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		for _, id := range ids {
+			if slices.Contains(taken, id) {
+				return loom.Errorf(loom.ECONFLICT, "session %s already exists", id)
+			}
+		}
+		b := &pgx.Batch{}
+		for _, d := range data {
+			queueSession(b, d)
+		}
+		br := tx.SendBatch(ctx, b)
+		for _, d := range data {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				if isUnique(err) {
+					return loom.Errorf(loom.ECONFLICT, "import %s: another session already has key %q", d.Session.ID, d.Session.Key)
+				}
+				return fmt.Errorf("import %s: %w", d.Session.ID, err)
+			}
+		}
+		if err := br.Close(); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		if total == 0 {
+			return nil
+		}
+		// Body ids come from the column's own sequence, so that messages
+		// can name them before COPY writes them.
+		rows, err = tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('bodies', 'id')) FROM generate_series(1, $1::integer)`, total)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		bodyIDs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		bodies := make([][]any, 0, total)
+		msgs := make([][]any, 0, total)
+		for _, d := range data {
+			for _, m := range d.Messages {
+				args, err := messageArgs(m)
+				if err != nil {
+					return err
+				}
+				id := bodyIDs[len(bodies)]
+				bodies = append(bodies, []any{id, args[0], args[1]})
+				// messageArgs is (parts, content, session_id, seq, id, role,
+				// turn, model, …); COPY wants body_id after turn.
+				row := append([]any{}, args[2:7]...)
+				row = append(row, id)
+				msgs = append(msgs, append(row, args[7:]...))
+			}
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bodies"}, []string{"id", "parts", "content"}, pgx.CopyFromRows(bodies)); err != nil {
+			return fmt.Errorf("import: bodies: %w", err)
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"messages"}, messageCopyColumns, pgx.CopyFromRows(msgs)); err != nil {
+			if isUnique(err) {
+				return loom.Errorf(loom.ECONFLICT, "import: %s", serverMessage(err))
+			}
+			return fmt.Errorf("import: messages: %w", err)
+		}
+		return nil
+	})
+}
+
+func queueSession(b *pgx.Batch, d *loom.SessionData) {
+	x := d.Session
+	c := loom.CountersOf(d.Messages)
+	u := x.Usage
+	b.Queue(`INSERT INTO sessions (id, user_id, key, surface, title, description,
+		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
+		profile, message_count, turn_count, summary_seq, last_prompt,
+		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
+		cost_usd, api_calls, compactions, created_at, updated_at, deleted_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+			$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
+		x.ID, x.UserID, nullString(x.Key), x.Surface, x.Title, x.Description, x.Kind,
+		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
+		x.Model, x.Provider, x.Profile, c.Messages, c.Turns, c.SummarySeq, clean(truncate(c.LastPrompt, maxPrompt)),
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+		u.CostUSD, u.APICalls, u.Compactions, ms(x.CreatedAt), ms(x.UpdatedAt), nullTime(x.DeletedAt))
+}
