@@ -132,7 +132,11 @@ func testFork(t *testing.T, open Opener) {
 	s := newSession("alice", "cli:api")
 	s.Title = "original"
 	for turn := 1; turn <= 4; turn++ {
-		mustAppend(t, st, s, turnMessages(turn)...)
+		msgs := turnMessages(turn)
+		// A file attached to the prompt is searchable but is not the
+		// prompt's text.
+		msgs[0].Parts = append(msgs[0].Parts, loom.Part{Type: loom.PartFile, Mime: "text/plain", Filename: "attached.txt", URL: "file:///attached.txt"})
+		mustAppend(t, st, s, msgs...)
 	}
 	f, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{Turn: 2, Title: "my-fix"})
 	if err != nil {

@@ -44,6 +44,17 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if next.Valid {
 			last = next.Int64 - 1
 		}
+		// The last prompt copied, from its text parts as Append does.
+		prompt := ""
+		if last > 0 {
+			users, err := queryMessages(ctx, tx, `WHERE m.session_id = ? AND m.role = 'user' AND m.seq <= ? ORDER BY m.seq DESC LIMIT 1`, src.ID, last)
+			if err != nil {
+				return fmt.Errorf("fork %s: %w", src.ID, err)
+			}
+			if len(users) == 1 {
+				prompt = truncate(users[0].Text(), maxPrompt)
+			}
+		}
 		nid := opts.ID
 		if nid == "" {
 			nid = loom.NewID()
@@ -61,8 +72,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 			SELECT ?, s.user_id, ?, s.surface, ?, s.description, 'fork', s.id, ?, s.project_id,
 				s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, ?, ?,
 				coalesce((SELECT max(seq) FROM messages WHERE session_id = s.id AND role = 'summary' AND seq <= ?), 0),
-				coalesce((SELECT b.content FROM messages m JOIN bodies b ON b.id = m.body_id
-					WHERE m.session_id = s.id AND m.role = 'user' AND m.seq <= ? ORDER BY m.seq DESC LIMIT 1), ''),
+				?,
 				u.i, u.o, u.r, u.cr, u.cw, u.c, u.a, u.k, ?, ?
 			FROM sessions s, (SELECT coalesce(sum(input_tokens), 0) i, coalesce(sum(output_tokens), 0) o,
 				coalesce(sum(reasoning_tokens), 0) r, coalesce(sum(cache_read_tokens), 0) cr,
@@ -70,7 +80,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 				coalesce(sum(api_calls), 0) a, coalesce(sum(compactions), 0) k
 				FROM messages WHERE session_id = ? AND seq <= ?) u
 			WHERE s.id = ?`,
-			nid, nullString(opts.Key), title, turn, last, turn, last, last, now, now, src.ID, last, src.ID)
+			nid, nullString(opts.Key), title, turn, last, turn, last, prompt, now, now, src.ID, last, src.ID)
 		if isUnique(err) {
 			return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", opts.Key)
 		}
