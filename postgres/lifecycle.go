@@ -47,6 +47,17 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if next != nil {
 			last = *next - 1
 		}
+		// The last prompt copied, from its text parts as Append does.
+		prompt := ""
+		if last > 0 {
+			users, err := queryMessages(ctx, tx, `WHERE m.session_id = $1 AND m.role = 'user' AND m.seq <= $2 ORDER BY m.seq DESC LIMIT 1`, src.ID, last)
+			if err != nil {
+				return fmt.Errorf("fork %s: %w", src.ID, err)
+			}
+			if len(users) == 1 {
+				prompt = truncate(clean(users[0].Text()), maxPrompt)
+			}
+		}
 		nid := opts.ID
 		if nid == "" {
 			nid = loom.NewID()
@@ -64,16 +75,14 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 			SELECT $1, s.user_id, $2, s.surface, $3, s.description, 'fork', s.id, $4::integer, s.project_id,
 				s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, $5::bigint, $4::integer,
 				coalesce((SELECT max(seq) FROM messages WHERE session_id = s.id AND role = 'summary' AND seq <= $5::bigint), 0),
-				coalesce((SELECT b.content FROM messages m JOIN bodies b ON b.id = m.body_id
-					WHERE m.session_id = s.id AND m.role = 'user' AND m.seq <= $5::bigint ORDER BY m.seq DESC LIMIT 1), ''),
-				u.i, u.o, u.r, u.cr, u.cw, u.c, u.a, u.k, $6, $6
+				$8, u.i, u.o, u.r, u.cr, u.cw, u.c, u.a, u.k, $6, $6
 			FROM sessions s, (SELECT coalesce(sum(input_tokens), 0) i, coalesce(sum(output_tokens), 0) o,
 				coalesce(sum(reasoning_tokens), 0) r, coalesce(sum(cache_read_tokens), 0) cr,
 				coalesce(sum(cache_write_tokens), 0) cw, coalesce(sum(cost_usd), 0) c,
 				coalesce(sum(api_calls), 0) a, coalesce(sum(compactions), 0) k
 				FROM messages WHERE session_id = $7 AND seq <= $5::bigint) u
 			WHERE s.id = $7`,
-			nid, nullString(opts.Key), title, turn, last, now, src.ID)
+			nid, nullString(opts.Key), title, turn, last, now, src.ID, prompt)
 		if isUnique(err) {
 			return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", opts.Key)
 		}
