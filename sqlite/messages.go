@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+
 	"errors"
 	"fmt"
+	gojson "github.com/goccy/go-json"
 	"slices"
 	"strings"
 	"time"
@@ -258,7 +260,7 @@ func scanMessage(row scanner) (*loom.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(parts), &m.Parts); err != nil {
+	if err := gojson.Unmarshal([]byte(parts), &m.Parts); err != nil {
 		return nil, fmt.Errorf("message %d of %s: parts: %w", m.Seq, m.SessionID, err)
 	}
 	if errText.Valid {
@@ -302,9 +304,9 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 		args = append(args, q.After)
 	}
 	if q.Limit <= 0 {
-		return queryMessages(ctx, s.reader, where+" ORDER BY m.seq", args...)
+		return queryMessages(ctx, reads{s}, where+" ORDER BY m.seq", args...)
 	}
-	msgs, err := queryMessages(ctx, s.reader, where+fmt.Sprintf(" ORDER BY m.seq DESC LIMIT %d", q.Limit), args...)
+	msgs, err := queryMessages(ctx, reads{s}, where+fmt.Sprintf(" ORDER BY m.seq DESC LIMIT %d", q.Limit), args...)
 	slices.Reverse(msgs)
 	return msgs, err
 }
@@ -312,14 +314,14 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 // Context implements loom.Store.
 func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message, error) {
 	var from int64
-	err := s.reader.QueryRowContext(ctx, `SELECT summary_seq FROM sessions WHERE id = ?`, sessionID).Scan(&from)
+	err := reads{s}.QueryRowContext(ctx, `SELECT summary_seq FROM sessions WHERE id = ?`, sessionID).Scan(&from)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, loom.NotFound(sessionID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
-	return queryMessages(ctx, s.reader, "WHERE m.session_id = ? AND m.seq >= ? ORDER BY m.seq", sessionID, from)
+	return queryMessages(ctx, reads{s}, "WHERE m.session_id = ? AND m.seq >= ? ORDER BY m.seq", sessionID, from)
 }
 
 // UpdatePart implements loom.Store. A body shared with a fork is copied

@@ -62,7 +62,7 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 		add("m.created_at < ?", loom.FormatTime(q.Until))
 	}
 	args = append(args, limit)
-	rows, err := s.reader.QueryContext(ctx, `SELECT m.session_id, m.id, m.seq, m.role, m.created_at,
+	rows, err := reads{s}.QueryContext(ctx, `SELECT m.session_id, m.id, m.seq, m.role, m.created_at,
 		-bodies_fts.rank, bodies_fts.rowid, s.title, coalesce(s.key, '')
 		FROM bodies_fts
 		JOIN messages m ON m.body_id = bodies_fts.rowid

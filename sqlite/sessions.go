@@ -75,7 +75,7 @@ type queryer interface {
 
 // Session implements loom.Store.
 func (s *Store) Session(ctx context.Context, id string) (*loom.Session, error) {
-	return s.sessionTx(ctx, s.reader, id)
+	return s.sessionTx(ctx, reads{s}, id)
 }
 
 func (s *Store) sessionTx(ctx context.Context, db queryer, id string) (*loom.Session, error) {
@@ -128,7 +128,7 @@ func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Ses
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	return s.querySessions(ctx, s.reader, q, args...)
+	return s.querySessions(ctx, reads{s}, q, args...)
 }
 
 // Resolve implements loom.Store: exact id, then a unique prefix of at
@@ -149,7 +149,7 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 		uargs = []any{scope.UserID}
 	}
 	find := func(cond string, args ...any) ([]*loom.Session, error) {
-		return s.querySessions(ctx, s.reader,
+		return s.querySessions(ctx, reads{s},
 			"WHERE "+user+" AND "+deleted+" AND "+cond+" ORDER BY s.updated_at DESC, s.id DESC LIMIT 20",
 			append(append([]any{}, uargs...), args...)...)
 	}

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -39,6 +40,8 @@ type Store struct {
 	owner string // identifies this handle's locks
 	pid   int
 	host  string
+
+	stmts sync.Map // query text → *sql.Stmt on the reader pool
 }
 
 // Options tune how a store is opened.
@@ -109,6 +112,10 @@ func (s *Store) DB() *sql.DB { return s.writer }
 // Close closes both pools.
 func (s *Store) Close() error {
 	var errs []error
+	s.stmts.Range(func(_, v any) bool {
+		v.(*sql.Stmt).Close()
+		return true
+	})
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())
 	}
@@ -215,4 +222,43 @@ func nullTime(t *time.Time) any {
 		return nil
 	}
 	return loom.FormatTime(*t)
+}
+
+// reads runs queries on the reader pool through prepared statements kept
+// for the life of the store: parsing and planning a query costs about as
+// much as running the hot ones.
+type reads struct{ s *Store }
+
+func (r reads) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := r.s.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := r.s.reader.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := r.s.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// QueryContext implements queryer.
+func (r reads) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := r.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// QueryRowContext implements queryer.
+func (r reads) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := r.stmt(ctx, query)
+	if err != nil {
+		// Let the error surface from Scan, as database/sql does.
+		return r.s.reader.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
 }
