@@ -1,0 +1,94 @@
+package loom
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Token is an access token of the HTTP server. Each token belongs to one
+// user; whoever presents it acts as that user. The secret itself is never
+// stored, only its hash.
+type Token struct {
+	ID         string     `json:"id"`
+	UserID     string     `json:"user_id"`
+	Name       string     `json:"name"`
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+}
+
+// MarshalJSON writes times with milliseconds.
+func (t Token) MarshalJSON() ([]byte, error) {
+	type plain Token
+	return json.Marshal(struct {
+		plain
+		CreatedAt  jsonTime  `json:"created_at"`
+		LastUsedAt *jsonTime `json:"last_used_at"`
+		RevokedAt  *jsonTime `json:"revoked_at"`
+	}{plain(t), jsonTime(t.CreatedAt), optTime(t.LastUsedAt), optTime(t.RevokedAt)})
+}
+
+// TokenStore keeps the server's access tokens. The sqlite and postgres
+// stores implement it next to Store.
+type TokenStore interface {
+	// CreateToken stores a new token for user and returns it with its
+	// secret, which is shown once and cannot be read back.
+	CreateToken(ctx context.Context, userID, name string) (*Token, string, error)
+	// Tokens lists tokens, revoked ones included, oldest first; all
+	// users' when userID is empty.
+	Tokens(ctx context.Context, userID string) ([]*Token, error)
+	// Authenticate returns the live token whose secret is given, noting
+	// when it was used; an unknown or revoked secret is ENOTFOUND.
+	Authenticate(ctx context.Context, secret string) (*Token, error)
+	// RevokeToken revokes the token with id for good.
+	RevokeToken(ctx context.Context, id string) error
+}
+
+// TokenPrefix starts every token secret, so that a leaked one is easy to
+// recognise (by secret scanners, too).
+const TokenPrefix = "loom_"
+
+// TokenUseInterval is how stale a token's last_used_at may be before
+// Authenticate writes it again: a write per request would make every read
+// of the API a write to the store.
+const TokenUseInterval = time.Minute
+
+// NewTokenSecret returns a fresh token secret: TokenPrefix and 256 random
+// bits.
+func NewTokenSecret() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("loom: no randomness for a token: " + err.Error())
+	}
+	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// HashToken returns what the store keeps of a secret: the hex SHA-256 of
+// it. A slow password hash would add nothing, since secrets are random
+// and long.
+func HashToken(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}
+
+// ValidTokenName checks a token's label: one line, at most 100 bytes.
+func ValidTokenName(name string) error {
+	switch {
+	case len(name) > 100:
+		return Errorf(EINVALID, "token name is longer than 100 bytes")
+	case strings.ContainsAny(name, "\r\n\x00"):
+		return Errorf(EINVALID, "token name must be one line")
+	}
+	return nil
+}
+
+// TokenNotFound reports that no live token matches.
+func TokenNotFound() *Error {
+	return Errorf(ENOTFOUND, "unknown or revoked token")
+}
