@@ -121,26 +121,23 @@ func (b *baseline) append(ctx context.Context, session, text string) error {
 	return tx.Commit()
 }
 
-func (b *baseline) fork(ctx context.Context, session string) error {
+func (b *baseline) fork(ctx context.Context, session string) (string, error) {
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer tx.Rollback()
 	id := loom.NewID()
 	now := loom.FormatTime(time.Now())
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, kind, parent_id, message_count, created_at, updated_at)
 		SELECT ?, user_id, 'fork', id, message_count, ?, ? FROM sessions WHERE id = ?`, id, now, now, session); err != nil {
-		return err
+		return "", err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at)
 		SELECT ?, seq, lower(hex(randomblob(16))), role, turn, body_id, created_at FROM messages WHERE session_id = ?`, id, session); err != nil {
-		return err
+		return "", err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return id, tx.Commit()
 }
 
 // baselineImportRate inserts n generated messages into a fresh store of

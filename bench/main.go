@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +33,7 @@ type config struct {
 	runs     int
 	loomBin  string
 	out      string
+	ops      *regexp.Regexp
 }
 
 func main() {
@@ -49,8 +52,23 @@ func main() {
 	flag.IntVar(&c.runs, "runs", 200, "repetitions of each fast operation")
 	flag.StringVar(&c.loomBin, "loom", "", "loom binary for the whole-process list figure (built from ./cmd/loom when empty)")
 	flag.StringVar(&c.out, "o", "", "also write the report (Markdown) to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
+	ops := flag.String("ops", "", "measure only the operations whose names match this regular expression")
 	flag.Parse()
+	var err error
+	if c.ops, err = regexp.Compile(*ops); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -ops:", err)
+		os.Exit(2)
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	if err := run(context.Background(), c); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -80,58 +98,121 @@ func run(ctx context.Context, c config) error {
 	rep.scale = fmt.Sprintf("%d messages in %d sessions (one of %d messages); %s, %d cores, %s",
 		total, nsess, c.big, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	user := "bench"
+	want := func(op string) bool { return c.ops.MatchString(op) }
 
 	// Newest-50 of the big session.
-	rep.add(measure("newest-50 of the 100,000-message session", "median ≤ 0.5 ms", 0.5, c.runs,
-		func() error { _, err := st.Messages(ctx, bigID, loom.MessageQuery{Limit: 50}); return err },
-		func() error { return base.newest(ctx, bigID, 50) }))
+	if want("newest-50") {
+		rep.add(measure("newest-50 of the 100,000-message session", "median ≤ 0.5 ms", 0.5, c.runs,
+			func() error { _, err := st.Messages(ctx, bigID, loom.MessageQuery{Limit: 50}); return err },
+			func() error { return base.newest(ctx, bigID, 50) }))
+	}
 	// List 50 most recent sessions.
-	rep.add(measure("list the 50 most recent sessions with counts and last prompt", "≤ 1 ms", 1, c.runs,
-		func() error {
-			_, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Limit: 50})
-			return err
-		},
-		func() error { return base.list(ctx, user, 50) }))
+	if want("list the 50") {
+		rep.add(measure("list the 50 most recent sessions with counts and last prompt", "≤ 1 ms", 1, c.runs,
+			func() error {
+				_, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Limit: 50})
+				return err
+			},
+			func() error { return base.list(ctx, user, 50) }))
+	}
 	// Search.
-	rep.add(measure("search, rare word, top 20 with snippets", "≤ 5 ms", 5, c.runs,
-		func() error {
-			h, err := st.Search(ctx, loom.SearchQuery{Text: RareWord, UserID: user, Limit: 20})
-			return expectHits(h, err)
-		},
-		func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) }))
-	rep.add(measure("search, three common words, top 20 with snippets", "≤ 50 ms", 50, max(c.runs/10, 10),
-		func() error {
-			h, err := st.Search(ctx, loom.SearchQuery{Text: CommonQuery, UserID: user, Limit: 20})
-			return expectHits(h, err)
-		},
-		func() error { return base.search(ctx, user, sqlite.MatchExpr(CommonQuery), 20) }))
+	if want("search, rare") {
+		rep.add(measure("search, rare word, top 20 with snippets", "≤ 5 ms", 5, c.runs,
+			func() error {
+				h, err := st.Search(ctx, loom.SearchQuery{Text: RareWord, UserID: user, Limit: 20})
+				return expectHits(h, err)
+			},
+			func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) }))
+	}
+	if want("search, three") {
+		rep.add(measure("search, three common words, top 20 with snippets", "≤ 50 ms", 50, max(c.runs/10, 10),
+			func() error {
+				h, err := st.Search(ctx, loom.SearchQuery{Text: CommonQuery, UserID: user, Limit: 20})
+				return expectHits(h, err)
+			},
+			func() error { return base.search(ctx, user, sqlite.MatchExpr(CommonQuery), 20) }))
+	}
 	// Cold open and read.
-	rep.add(measure("open the store cold and read newest-50 of a session", "≤ 2 ms", 2, max(c.runs/4, 20),
-		func() error {
-			s, err := sqlite.Open(ctx, c.db)
-			if err != nil {
+	if want("open the store") {
+		rep.add(measure("open the store cold and read newest-50 of a session", "≤ 2 ms", 2, max(c.runs/4, 20),
+			func() error {
+				s, err := sqlite.Open(ctx, c.db)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				_, err = s.Messages(ctx, bigID, loom.MessageQuery{Limit: 50})
 				return err
-			}
-			defer s.Close()
-			_, err = s.Messages(ctx, bigID, loom.MessageQuery{Limit: 50})
-			return err
-		},
-		func() error {
-			b, err := openBaseline(c.db)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			return b.newest(ctx, bigID, 50)
-		}))
+			},
+			func() error {
+				b, err := openBaseline(c.db)
+				if err != nil {
+					return err
+				}
+				defer b.Close()
+				return b.newest(ctx, bigID, 50)
+			}))
+	}
 	// Durable single-message append.
+	if want("durable") {
+		if err := measureAppend(ctx, st, base, rep, c.runs); err != nil {
+			return err
+		}
+	}
+	// Bulk import.
+	if want("bulk import") {
+		baseRate, err := baselineImportRate(ctx, filepath.Join(filepath.Dir(c.db), "baseline-import.db"), 50000)
+		if err != nil {
+			return err
+		}
+		rep.addRate("bulk import, search index included", "≥ 25,000 messages/s", 25000, importRate, baseRate)
+	}
+	// Fork of the big session; the forks are purged afterwards, untimed.
+	if want("fork") {
+		var forks []string
+		rep.add(measure("fork of the 100,000-message session", "≤ 1 s", 1000, 3,
+			func() error {
+				f, err := st.Fork(ctx, bigID, loom.ForkOptions{})
+				if err == nil {
+					forks = append(forks, f.ID)
+				}
+				return err
+			},
+			func() error {
+				id, err := base.fork(ctx, bigID)
+				forks = append(forks, id)
+				return err
+			}))
+		for _, id := range forks {
+			if err := st.Delete(ctx, id, true); err != nil {
+				return err
+			}
+		}
+	}
+	// Whole-process list.
+	if want("whole process") {
+		if r, err := processList(ctx, c); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: whole-process list:", err)
+		} else {
+			rep.add(r)
+		}
+	}
+	// Memory while resuming.
+	if want("memory") {
+		rep.addNote(resumeMemory(ctx, st, bigID, user))
+	}
+	rep.importNote = fmt.Sprintf("loom's import rate was measured while generating the store (%s).", importNoteText(importRate))
+	return rep.print(c.out)
+}
+
+func measureAppend(ctx context.Context, st *sqlite.Store, base *baseline, rep *report, runs int) error {
 	g := newGenerator(42)
-	appendSession := &loom.Session{ID: loom.NewID(), UserID: "bench-append", Key: "cli:append"}
+	appendSession := &loom.Session{ID: loom.NewID(), UserID: "bench-append", Key: "cli:append:" + loom.NewID()}
 	if err := st.Append(ctx, appendSession, textMsg(g.text())); err != nil {
 		return err
 	}
 	baseSession := loom.NewID()
-	if err := st.Append(ctx, &loom.Session{ID: baseSession, UserID: "bench-append", Key: "cli:append-base"}, textMsg(g.text())); err != nil {
+	if err := st.Append(ctx, &loom.Session{ID: baseSession, UserID: "bench-append", Key: "cli:append-base:" + loom.NewID()}, textMsg(g.text())); err != nil {
 		return err
 	}
 	texts := make([]string, 4096)
@@ -139,35 +220,10 @@ func run(ctx context.Context, c config) error {
 		texts[i] = g.text()
 	}
 	i := 0
-	rep.add(measureP99("durable single-message append (own transaction, index included)", "median ≤ 0.5 ms, p99 ≤ 5 ms", 0.5, 5, c.runs*2,
+	rep.add(measureP99("durable single-message append (own transaction, index included)", "median ≤ 0.5 ms, p99 ≤ 5 ms", 0.5, 5, runs*2,
 		func() error { i++; return st.Append(ctx, appendSession, textMsg(texts[i%len(texts)])) },
 		func() error { i++; return base.append(ctx, baseSession, texts[i%len(texts)]) }))
-	// Bulk import.
-	baseRate, err := baselineImportRate(ctx, filepath.Join(filepath.Dir(c.db), "baseline-import.db"), 50000)
-	if err != nil {
-		return err
-	}
-	rep.addRate("bulk import, search index included", "≥ 25,000 messages/s", 25000, importRate, baseRate)
-	// Fork of the big session.
-	rep.add(measure("fork of the 100,000-message session", "≤ 1 s", 1000, 3,
-		func() error {
-			f, err := st.Fork(ctx, bigID, loom.ForkOptions{})
-			if err != nil {
-				return err
-			}
-			return st.Delete(ctx, f.ID, true)
-		},
-		func() error { return base.fork(ctx, bigID) }).withNote("loom's figure includes purging the fork again"))
-	// Whole-process list.
-	if r, err := processList(ctx, c); err != nil {
-		fmt.Fprintln(os.Stderr, "bench: whole-process list:", err)
-	} else {
-		rep.add(r)
-	}
-	// Memory while resuming.
-	rep.addNote(resumeMemory(ctx, st, bigID, user))
-	rep.importNote = fmt.Sprintf("loom's import rate was measured while generating the store (%s).", importNoteText(importRate))
-	return rep.print(c.out)
+	return nil
 }
 
 func expectHits(h []loom.SearchHit, err error) error {

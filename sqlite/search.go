@@ -7,7 +7,12 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/snippet"
 )
+
+// RankDepth is how many of a query's most recent matches are ranked when
+// it matches more.
+const RankDepth = 2000
 
 // MatchExpr renders a user's query as an FTS5 expression in which every
 // term must appear: each word and each phrase becomes a quoted FTS5
@@ -61,14 +66,60 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	if !q.Until.IsZero() {
 		add("m.created_at < ?", loom.FormatTime(q.Until))
 	}
-	args = append(args, limit)
-	rows, err := reads{s}.QueryContext(ctx, `SELECT m.session_id, m.id, m.seq, m.role, m.created_at,
-		-bodies_fts.rank, bodies_fts.rowid, s.title, coalesce(s.key, '')
-		FROM bodies_fts
-		JOIN messages m ON m.body_id = bodies_fts.rowid
-		JOIN sessions s ON s.id = m.session_id
-		WHERE `+strings.Join(where, " AND ")+`
-		ORDER BY bodies_fts.rank, m.created_at DESC LIMIT ?`, args...)
+	// Ranking with bm25 first reads the whole posting list of every query
+	// word, which for words found in most messages costs hundreds of
+	// milliseconds whatever else is done. So matches are first walked
+	// newest first, which stops early: a query with at most RankDepth
+	// matches is ranked by bm25; a broader one (its words too common to
+	// tell messages apart) returns its newest matches first.
+	from := ` FROM bodies_fts CROSS JOIN messages m ON m.body_id = bodies_fts.rowid
+		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + strings.Join(where, " AND ")
+	if q.SessionID != "" {
+		// Within one session, start from its messages.
+		from = ` FROM messages m JOIN bodies_fts ON bodies_fts.rowid = m.body_id
+			JOIN sessions s ON s.id = m.session_id WHERE ` + strings.Join(where, " AND ")
+	}
+	const cols = `SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, bodies_fts.rowid, s.title, coalesce(s.key, '')`
+	walk, err := reads{s}.QueryContext(ctx, `SELECT bodies_fts.rowid`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
+		append(append([]any{}, args...), RankDepth+1)...)
+	if err != nil {
+		return nil, searchError(err, q.Raw)
+	}
+	var newest []int64
+	for walk.Next() {
+		var id int64
+		if err := walk.Scan(&id); err != nil {
+			walk.Close()
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		newest = append(newest, id)
+	}
+	walk.Close()
+	if err := walk.Err(); err != nil {
+		return nil, searchError(err, q.Raw)
+	}
+	if len(newest) == 0 {
+		return nil, nil
+	}
+	var rows *sql.Rows
+	if len(newest) <= RankDepth {
+		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "-bodies_fts.rank")+from+`
+			ORDER BY bodies_fts.rank, m.created_at DESC LIMIT ?`, append(args, limit)...)
+	} else {
+		// Broad query: the newest matches, scored by recency (higher is
+		// newer) so that scores still sort best first.
+		top := newest[:min(limit, len(newest))]
+		ph := strings.TrimSuffix(strings.Repeat("?,", len(top)), ",")
+		targs := append([]any{}, args...)
+		for _, id := range top {
+			targs = append(targs, id)
+		}
+		// The rows are known: read them without the full-text match.
+		detail := ` FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ` + strings.Join(where[1:], " AND ")
+		rows, err = reads{s}.QueryContext(ctx, strings.ReplaceAll(fmt.Sprintf(cols, "CAST(m.body_id AS REAL) / ?"), "bodies_fts.rowid", "m.body_id")+detail+
+			` AND m.body_id IN (`+ph+`) ORDER BY m.body_id DESC, m.created_at DESC LIMIT ?`,
+			append(append([]any{float64(newest[0])}, targs[1:]...), limit)...)
+	}
 	if err != nil {
 		return nil, searchError(err, q.Raw)
 	}
@@ -93,7 +144,7 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	snippets, err := s.snippets(ctx, expr, bodies, q)
+	snippets, err := s.snippets(ctx, bodies, q)
 	if err != nil {
 		return nil, err
 	}
@@ -103,30 +154,31 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	return hits, nil
 }
 
-func (s *Store) snippets(ctx context.Context, expr string, bodies []int64, q loom.SearchQuery) (map[int64]string, error) {
+// snippets cuts the returned messages' text around the query's words.
+func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery) (map[int64]string, error) {
 	start, end := q.MarkStart, q.MarkEnd
 	if start == "" && end == "" {
 		start, end = loom.DefaultMarkStart, loom.DefaultMarkEnd
 	}
 	ph := strings.TrimSuffix(strings.Repeat("?,", len(bodies)), ",")
-	args := []any{start, end, expr}
-	for _, b := range bodies {
-		args = append(args, b)
+	args := make([]any, len(bodies))
+	for i, b := range bodies {
+		args[i] = b
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT rowid, snippet(bodies_fts, 0, ?, ?, '…', 24)
-		FROM bodies_fts WHERE bodies_fts MATCH ? AND rowid IN (`+ph+`)`, args...)
+	rows, err := reads{s}.QueryContext(ctx, `SELECT id, content FROM bodies WHERE id IN (`+ph+`)`, args...)
 	if err != nil {
-		return nil, searchError(err, q.Raw)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
+	m := snippet.NewMatcher(q.Text)
 	out := make(map[int64]string, len(bodies))
 	for rows.Next() {
 		var id int64
-		var snip string
-		if err := rows.Scan(&id, &snip); err != nil {
+		var content string
+		if err := rows.Scan(&id, &content); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		out[id] = snip
+		out[id] = m.Make(content, start, end)
 	}
 	return out, rows.Err()
 }
