@@ -64,7 +64,8 @@ func loomBinary(t *testing.T) string {
 // binEnv is the environment of a loom process: only what loom reads, so
 // the developer's own LOOM_* variables never leak in.
 func (fx *fixture) binEnv(extra ...string) []string {
-	return append([]string{"LOOM_HOME=" + fx.home, "HOME=" + fx.home, "PATH=" + os.Getenv("PATH")}, extra...)
+	env := append([]string{"LOOM_HOME=" + fx.home, "HOME=" + fx.home, "PATH=" + os.Getenv("PATH")}, fx.extraEnv...)
+	return append(env, extra...)
 }
 
 // exec runs the loom binary in the project directory with input, output

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -28,6 +29,15 @@ type Factory struct {
 	// Now returns the current time, for ages shown to the user.
 	Now     func() time.Time
 	Version string
+	// Providers makes model providers by name ("openai", "anthropic").
+	Providers map[string]ProviderFunc
+	// LocalModelURL is where to look for a local OpenAI-compatible server
+	// when no provider is configured (default: Ollama's address).
+	LocalModelURL string
+
+	// onInterrupt, when set by a command, receives Ctrl+C instead of it
+	// cancelling the command (chat cancels the running turn instead).
+	onInterrupt atomic.Pointer[func()]
 
 	flags globalFlags
 	store loom.Store

@@ -42,6 +42,8 @@ type fixture struct {
 
 	clock time.Time
 	mu    sync.Mutex
+	// extraEnv is added to the environment of every loom process.
+	extraEnv []string
 }
 
 func (fx *fixture) now() time.Time {

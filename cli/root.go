@@ -69,8 +69,22 @@ func ExitCode(err error) int {
 // Main runs the loom command with args and returns the process's exit
 // code. Every error is reported here, once, as one line on stderr.
 func Main(f *Factory, args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Ctrl+C cancels the command, unless the command takes it over (chat
+	// cancels only the running turn). SIGTERM always cancels.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		for sig := range sigs {
+			if h := f.onInterrupt.Load(); h != nil && sig == os.Interrupt {
+				(*h)()
+				continue
+			}
+			cancel()
+		}
+	}()
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -120,12 +134,16 @@ func orDash(s string) string {
 
 // NewRootCmd builds the loom command tree on f.
 func NewRootCmd(f *Factory) *cobra.Command {
+	chatOpts := &ChatOptions{f: f}
+	chatCmd := newCmdChatWith(f, chatOpts, nil)
 	root := &cobra.Command{
-		Use:   "loom <command> [flags]",
+		Use:   "loom [command] [flags]",
 		Short: "Durable, searchable, resumable sessions for AI agents",
 		Long: `loom keeps every conversation an agent has as a session you can list,
 search, resume, fork, move, export and import.`,
-		Example: `  loom session list
+		Example: `  loom                      # chat in this project's current session
+  loom run "summarise the README"
+  loom session list
   loom search "flaky test"
   loom session show 0196a3b2
   loom session export 0196a3b2 -o session.jsonl`,
@@ -133,7 +151,8 @@ search, resume, fork, move, export and import.`,
 		SilenceUsage:  true,
 		Args:          noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmd.Help()
+			// loom alone is loom chat.
+			return chatCmd.RunE(chatCmd, args)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.flags.noColor || f.env("NO_COLOR") != "" {
@@ -156,7 +175,10 @@ search, resume, fork, move, export and import.`,
 	pf.BoolVar(&f.flags.json, "json", false, "print machine-readable JSON")
 	pf.BoolVar(&f.flags.noColor, "no-color", false, "never colour the output (also NO_COLOR)")
 
+	addChatFlags(root, chatOpts)
 	root.AddCommand(
+		chatCmd,
+		newCmdRun(f, nil),
 		newCmdSession(f),
 		newCmdSearch(f, nil),
 		newCmdReplay(f, nil),

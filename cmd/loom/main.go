@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/anthropic"
 	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -26,6 +29,14 @@ func main() {
 		OpenStore: openStore,
 		Now:       time.Now,
 		Version:   version,
+		Providers: map[string]cli.ProviderFunc{
+			"openai": func(e config.Endpoint) loom.Provider {
+				return openai.New(openai.Config{APIKey: e.APIKey, BaseURL: e.BaseURL})
+			},
+			"anthropic": func(e config.Endpoint) loom.Provider {
+				return anthropic.New(anthropic.Config{APIKey: e.APIKey, BaseURL: e.BaseURL})
+			},
+		},
 	}
 	os.Exit(cli.Main(f, os.Args[1:]))
 }

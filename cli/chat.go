@@ -1,0 +1,471 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/peterh/liner"
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/replaylog"
+)
+
+// ChatOptions are the options of `loom chat`.
+type ChatOptions struct {
+	f            *Factory
+	Choice       sessionChoice
+	Agent        agentFlags
+	FullHistory  bool
+	NoHistory    bool
+	ShowThinking bool
+	NoResumeHint bool
+}
+
+func newCmdChat(f *Factory, runF func(*ChatOptions) error) *cobra.Command {
+	return newCmdChatWith(f, &ChatOptions{f: f}, runF)
+}
+
+// newCmdChatWith builds chat on opts, which the root command shares so
+// that "loom --new" is "loom chat --new".
+func newCmdChatWith(f *Factory, opts *ChatOptions, runF func(*ChatOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "chat",
+		Short: "Talk with the agent (the default command)",
+		Long: `Talk with the agent in this project's current session.
+
+Without flags, chat resumes the most recently active command-line session
+of this project (the git top-level directory, or this directory outside
+git) and says so; --new starts a fresh one, -c continues the most recent
+one, -r REF resumes any session (id, prefix, key or title), --key KEY the
+session with that key. The last 10 messages are shown on resume.
+
+When stdin is not a terminal, each line is one message (slash commands
+too), and replies are printed as they stream, so chat can be scripted.
+
+Slash commands: /new, /rename TITLE, /fork [TURN], /usage, /profile NAME,
+/history [N], /search QUERY, /compact, /help, /exit.`,
+		Example: `  loom chat
+  loom chat --new
+  loom chat -r "flaky test"
+  printf 'hello\n/usage\n' | loom chat --new`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if n := countTrue(opts.Choice.New, opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
+				return usageErrorf("use only one of --new, --continue, --resume and --key")
+			}
+			if opts.FullHistory && opts.NoHistory {
+				return usageErrorf("use only one of --full-history and --no-history")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return chatRun(cmd.Context(), opts)
+		},
+	}
+	addChatFlags(cmd, opts)
+	return cmd
+}
+
+func addChatFlags(cmd *cobra.Command, opts *ChatOptions) {
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.Choice.New, "new", false, "start a new session")
+	fl.BoolVarP(&opts.Choice.Continue, "continue", "c", false, "resume this project's most recent session")
+	fl.StringVarP(&opts.Choice.Resume, "resume", "r", "", "resume the session `REF` (id, prefix, key or title)")
+	fl.StringVar(&opts.Choice.Key, "key", "", "use the session with this `KEY`, creating it if missing")
+	fl.StringVar(&opts.Agent.Profile, "profile", "", "profile (system prompt) to use")
+	fl.StringVar(&opts.Agent.Model, "model", "", "model to use")
+	fl.BoolVar(&opts.FullHistory, "full-history", false, "show every message on resume")
+	fl.BoolVar(&opts.NoHistory, "no-history", false, "show no messages on resume")
+	fl.BoolVar(&opts.ShowThinking, "show-thinking", false, "show reasoning")
+	fl.BoolVar(&opts.NoResumeHint, "no-resume-hint", false, "do not print how to resume on exit")
+}
+
+// chat is one interactive conversation: the store, the agent, the session
+// attached to (locked) and the lease on it.
+type chat struct {
+	opts  *ChatOptions
+	f     *Factory
+	st    loom.Store
+	loop  *agent.Loop
+	s     *loom.Session
+	lease *loom.Lease
+	// announced: "session <id>" was printed for s.
+	announced bool
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // cancels the running turn
+}
+
+func chatRun(ctx context.Context, opts *ChatOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	s, exists, err := f.chooseSession(ctx, st, opts.Choice, true)
+	if err != nil {
+		return err
+	}
+	c := &chat{opts: opts, f: f, st: st}
+	if err := c.attach(ctx, s, exists, opts.Agent); err != nil {
+		return err
+	}
+	defer c.detach(context.WithoutCancel(ctx))
+	// Ctrl+C cancels the running turn, not the program.
+	handler := func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.cancel != nil {
+			c.cancel()
+		}
+	}
+	f.onInterrupt.Store(&handler)
+	defer f.onInterrupt.Store(nil)
+	if f.IO.CanPrompt() {
+		return c.interactive(ctx)
+	}
+	return c.scripted(ctx)
+}
+
+// attach locks s, builds the agent for it, and on resume repairs
+// interrupted tool calls and shows recent history.
+func (c *chat) attach(ctx context.Context, s *loom.Session, exists bool, fl agentFlags) error {
+	before := *s
+	loop, err := c.f.AgentLoop(ctx, c.st, s, fl)
+	if err != nil {
+		return err
+	}
+	lease, err := c.st.Lock(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	c.loop, c.s, c.lease, c.announced = loop, s, lease, exists
+	if !exists {
+		return nil
+	}
+	if err := persistChoice(ctx, c.st, s, before); err != nil {
+		return err
+	}
+	if _, err := loop.RepairInterrupted(ctx, s); err != nil {
+		return err
+	}
+	loop.LogFor(s).Write(replaylog.Entry{Kind: replaylog.KindSessionResume, SessionID: s.ID})
+	cs := c.f.IO.ColorScheme()
+	fmt.Fprintf(c.f.IO.ErrOut, "%s %s %s (%s, %s)\n", cs.Gray("resuming session"), s.ID, cs.Bold(orDash(s.Title)),
+		plural(s.MessageCount, "message"), s.Model)
+	if c.opts.NoHistory {
+		return nil
+	}
+	limit := 10
+	if c.opts.FullHistory {
+		limit = 0
+	}
+	return c.showHistory(ctx, limit)
+}
+
+func (c *chat) showHistory(ctx context.Context, limit int) error {
+	msgs, err := c.st.Messages(ctx, c.s.ID, loom.MessageQuery{Limit: limit})
+	if err != nil {
+		return err
+	}
+	r := newMessageRenderer(c.f.IO, c.f.now(), c.opts.ShowThinking)
+	for _, m := range msgs {
+		if err := r.Render(c.f.IO.ErrOut, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// detach releases the lock and prints how to resume.
+func (c *chat) detach(ctx context.Context) {
+	if c.lease != nil {
+		c.lease.Release(ctx)
+	}
+	if c.s == nil || c.s.MessageCount == 0 {
+		return
+	}
+	c.loop.LogFor(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionEnd, SessionID: c.s.ID})
+	if !c.opts.NoResumeHint {
+		fmt.Fprintf(c.f.IO.ErrOut, "resume this session with: loom chat --resume %s\n", c.s.ID)
+	}
+}
+
+// interactive reads lines with editing and history on a terminal.
+func (c *chat) interactive(ctx context.Context) error {
+	ln := liner.NewLiner()
+	defer ln.Close()
+	ln.SetCtrlCAborts(true)
+	d, _ := c.f.Dirs()
+	hist := d.HistoryFile()
+	if fh, err := os.Open(hist); err == nil {
+		ln.ReadHistory(fh)
+		fh.Close()
+	}
+	defer func() {
+		os.MkdirAll(d.State, 0o700)
+		if fh, err := os.Create(hist); err == nil {
+			ln.WriteHistory(fh)
+			fh.Close()
+		}
+	}()
+	cs := c.f.IO.ColorScheme()
+	for {
+		line, err := ln.Prompt("› ")
+		if errors.Is(err, liner.ErrPromptAborted) {
+			fmt.Fprintln(c.f.IO.ErrOut, cs.Gray("(Ctrl+D or /exit to quit)"))
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			fmt.Fprintln(c.f.IO.ErrOut)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		ln.AppendHistory(line)
+		quit, err := c.handle(ctx, line)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fmt.Fprintln(c.f.IO.ErrOut, cs.Red("error: ")+oneLine(loom.ErrorMessage(err)))
+		}
+		if quit {
+			return nil
+		}
+	}
+}
+
+// scripted reads one message per line from stdin.
+func (c *chat) scripted(ctx context.Context) error {
+	sc := bufio.NewScanner(c.f.IO.In)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var last error
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		quit, err := c.handle(ctx, line)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			// Report and go on with the next line; the exit code still
+			// says something failed.
+			fmt.Fprintln(c.f.IO.ErrOut, "loom: "+oneLine(loom.ErrorMessage(err)))
+			last = err
+		}
+		if quit {
+			break
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if last != nil {
+		return &silentError{code: ExitCode(last)}
+	}
+	return nil
+}
+
+// handle runs one input line: a slash command or a turn.
+func (c *chat) handle(ctx context.Context, line string) (quit bool, err error) {
+	if strings.HasPrefix(line, "/") {
+		return c.slash(ctx, line)
+	}
+	return false, c.turn(ctx, line)
+}
+
+func (c *chat) turn(ctx context.Context, text string) error {
+	tctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+		cancel()
+	}()
+	p := newTurnPrinter(c.f.IO, c.opts.ShowThinking)
+	p.begin()
+	res, err := c.loop.Turn(tctx, c.s, text, p.event)
+	final := ""
+	if res != nil {
+		final = res.Text
+	}
+	p.end(final)
+	if !c.announced && c.s.MessageCount > 0 {
+		fmt.Fprintf(c.f.IO.ErrOut, "session %s\n", c.s.ID)
+		c.announced = true
+	}
+	if err != nil && agent.IsCancelled(err) && ctx.Err() == nil {
+		fmt.Fprintln(c.f.IO.ErrOut, c.f.IO.ColorScheme().Gray("(interrupted: the reply was not kept; your message was)"))
+		return nil
+	}
+	return err
+}
+
+const chatHelp = `/new             start a new session (this one is kept)
+/rename TITLE    rename this session
+/fork [TURN]     fork this session at TURN (default: all) and continue in the fork
+/usage           tokens and cost of this session
+/profile NAME    switch profile (same session)
+/history [N]     show the last N messages (default 10)
+/search QUERY    search all your sessions
+/compact         summarise the context now (history is kept)
+/help            this list
+/exit            leave (Ctrl+D too)`
+
+func (c *chat) slash(ctx context.Context, line string) (bool, error) {
+	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	arg = strings.TrimSpace(arg)
+	out := c.f.IO.ErrOut
+	cs := c.f.IO.ColorScheme()
+	switch name {
+	case "/exit", "/quit":
+		return true, nil
+	case "/help":
+		fmt.Fprintln(out, chatHelp)
+	case "/new":
+		project, err := c.f.Project()
+		if err != nil {
+			return false, err
+		}
+		cwd, _ := c.f.Cwd()
+		old := c.s
+		next := &loom.Session{ID: loom.NewID(), UserID: c.f.User(), Key: fmt.Sprintf("cli:%s:%d", project.Name, c.f.now().UnixMilli()),
+			Surface: "cli", Project: project, Cwd: cwd, Model: old.Model, Provider: old.Provider, Profile: old.Profile}
+		if err := c.switchTo(ctx, next, false); err != nil {
+			return false, err
+		}
+		if old.MessageCount > 0 {
+			fmt.Fprintf(out, "new session; the previous one is kept: %s\n", old.ID)
+		} else {
+			fmt.Fprintln(out, "new session")
+		}
+	case "/rename":
+		if arg == "" {
+			return false, usageErrorf("usage: /rename TITLE")
+		}
+		if c.s.MessageCount == 0 {
+			c.s.Title = arg
+		} else {
+			s, err := c.st.UpdateSession(ctx, c.s.ID, loom.SessionUpdate{Title: &arg})
+			if err != nil {
+				return false, err
+			}
+			*c.s = *s
+		}
+		fmt.Fprintf(out, "renamed to %q\n", arg)
+	case "/fork":
+		if c.s.MessageCount == 0 {
+			return false, loom.Errorf(loom.EINVALID, "nothing to fork yet")
+		}
+		turn := 0
+		if arg != "" {
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 {
+				return false, usageErrorf("usage: /fork [TURN], TURN a number from 1 to %d", c.s.TurnCount)
+			}
+			turn = n
+		}
+		fk, err := c.st.Fork(ctx, c.s.ID, loom.ForkOptions{Turn: turn})
+		if err != nil {
+			return false, err
+		}
+		c.loop.LogFor(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionFork, SessionID: fk.ID, ParentID: c.s.ID})
+		parent := c.s.ID
+		if err := c.switchTo(ctx, fk, true); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "forked %s at turn %d: now in %s\n", parent, fk.ForkTurn, fk.ID)
+	case "/usage":
+		fmt.Fprintf(out, "%s  %s\n", cs.Bold("usage"), usageSummary(c.s.Usage))
+	case "/profile":
+		if arg == "" {
+			fmt.Fprintf(out, "profile: %s\n", orDash(c.s.Profile))
+			return false, nil
+		}
+		before := *c.s
+		loop, err := c.f.AgentLoop(ctx, c.st, c.s, agentFlags{Profile: arg, Model: c.opts.Agent.Model})
+		if err != nil {
+			*c.s = before
+			return false, err
+		}
+		c.loop = loop
+		if err := persistChoice(ctx, c.st, c.s, before); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "profile %s (model %s); same session\n", c.s.Profile, c.s.Model)
+	case "/history":
+		n := 10
+		if arg != "" {
+			v, err := strconv.Atoi(arg)
+			if err != nil || v < 0 {
+				return false, usageErrorf("usage: /history [N]")
+			}
+			n = v
+		}
+		if c.s.MessageCount == 0 {
+			fmt.Fprintln(out, "no messages yet")
+			return false, nil
+		}
+		return false, c.showHistory(ctx, n)
+	case "/search":
+		if arg == "" {
+			return false, usageErrorf("usage: /search QUERY")
+		}
+		hits, err := c.st.Search(ctx, loom.SearchQuery{Text: arg, UserID: c.f.User(), Limit: 10})
+		if err != nil {
+			return false, err
+		}
+		if len(hits) == 0 {
+			fmt.Fprintln(out, "no matches")
+		}
+		for _, h := range hits {
+			fmt.Fprintf(out, "%s #%d %s %s\n", h.SessionID, h.Seq, cs.Gray(h.Role), oneLine(h.Snippet))
+		}
+	case "/compact":
+		if c.s.MessageCount == 0 {
+			return false, loom.Errorf(loom.EINVALID, "nothing to compact yet")
+		}
+		p := newTurnPrinter(c.f.IO, false)
+		p.begin()
+		_, err := c.loop.Compact(ctx, c.s, p.event)
+		p.end("")
+		if err != nil {
+			return false, err
+		}
+	default:
+		return false, usageErrorf("unknown command %s (try /help)", name)
+	}
+	return false, nil
+}
+
+// switchTo leaves the current session for s, holding s's lock instead.
+func (c *chat) switchTo(ctx context.Context, s *loom.Session, exists bool) error {
+	lease, err := c.st.Lock(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	if c.lease != nil {
+		c.lease.Release(ctx)
+	}
+	c.s, c.lease, c.announced = s, lease, exists
+	return nil
+}

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/replaylog"
+)
+
+// RunOptions are the options of `loom run`.
+type RunOptions struct {
+	f        *Factory
+	Prompt   string
+	Choice   sessionChoice
+	Agent    agentFlags
+	Thinking bool
+}
+
+func newCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "run PROMPT",
+		Short: "Send one prompt and stream the reply",
+		Long: `Send one prompt to the agent and stream its reply to stdout.
+
+By default the prompt starts a new session; -c continues this project's
+most recent session, --resume REF a given one, --key KEY the session with
+that key (created if missing). The session id is printed to stderr.
+A PROMPT of - reads the prompt from stdin. With --json, the stored
+assistant messages are printed as JSON instead of the streamed text.`,
+		Example: `  loom run "summarise the README"
+  git diff | loom run -
+  loom run -c "and now the tests"
+  loom run --resume 0196a3b2 --json "list the files you read"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("run takes one PROMPT (or - to read it from stdin); usage: %s", cmd.UseLine())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Prompt = args[0]
+			if n := countTrue(opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
+				return usageErrorf("use only one of --continue, --resume and --key")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Choice.Continue, "continue", "c", false, "continue this project's most recent session")
+	cmd.Flags().StringVarP(&opts.Choice.Resume, "resume", "r", "", "continue the session `REF` (id, prefix, key or title)")
+	cmd.Flags().StringVar(&opts.Choice.Key, "key", "", "use the session with this `KEY`, creating it if missing")
+	cmd.Flags().StringVar(&opts.Agent.Model, "model", "", "model to use (default: the session's, else the configured one)")
+	cmd.Flags().StringVar(&opts.Agent.Profile, "profile", "", "profile (system prompt) to use")
+	return cmd
+}
+
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+func runRun(ctx context.Context, opts *RunOptions) error {
+	f := opts.f
+	prompt := opts.Prompt
+	if prompt == "-" {
+		b, err := io.ReadAll(f.IO.In)
+		if err != nil {
+			return fmt.Errorf("read the prompt from stdin: %w", err)
+		}
+		prompt = string(b)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return usageErrorf("the prompt is empty")
+	}
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	s, exists, err := f.chooseSession(ctx, st, opts.Choice, false)
+	if err != nil {
+		return err
+	}
+	before := *s
+	loop, err := f.AgentLoop(ctx, st, s, opts.Agent)
+	if err != nil {
+		return err
+	}
+	lease, err := st.Lock(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	defer lease.Release(context.WithoutCancel(ctx))
+	if exists {
+		if err := persistChoice(ctx, st, s, before); err != nil {
+			return err
+		}
+		loop.LogFor(s).Write(replaylog.Entry{Kind: replaylog.KindSessionResume, SessionID: s.ID})
+	}
+	fmt.Fprintf(f.IO.ErrOut, "session %s\n", s.ID)
+	p := newTurnPrinter(f.IO, false)
+	emit := p.event
+	if f.JSON() {
+		emit = nil
+	} else {
+		p.begin()
+	}
+	res, err := loop.Turn(ctx, s, prompt, emit)
+	if !f.JSON() {
+		final := ""
+		if res != nil {
+			final = res.Text
+		}
+		p.end(final)
+	}
+	if err != nil {
+		return err
+	}
+	loop.LogFor(s).Write(replaylog.Entry{Kind: replaylog.KindSessionEnd, SessionID: s.ID})
+	if f.JSON() {
+		return writeJSON(f.IO.Out, res.Messages)
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"charm.land/glamour/v2"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
+)
+
+// turnPrinter shows a running turn: streamed text on stdout as it
+// arrives; on a terminal also a spinner while waiting, tool calls as they
+// run, and the finished reply rendered as Markdown.
+type turnPrinter struct {
+	ios          *IOStreams
+	showThinking bool
+
+	mu       sync.Mutex
+	started  bool // any text printed
+	buf      strings.Builder
+	spinStop chan struct{}
+	spinDone chan struct{}
+}
+
+func newTurnPrinter(ios *IOStreams, showThinking bool) *turnPrinter {
+	return &turnPrinter{ios: ios, showThinking: showThinking}
+}
+
+// begin starts the spinner (on a terminal).
+func (p *turnPrinter) begin() {
+	if !p.ios.IsStderrTTY() || !p.ios.IsStdoutTTY() {
+		return
+	}
+	p.spinStop, p.spinDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(p.spinDone)
+		frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+		t := time.NewTicker(90 * time.Millisecond)
+		defer t.Stop()
+		for i := 0; ; i++ {
+			fmt.Fprintf(p.ios.ErrOut, "\r%s thinking…", frames[i%len(frames)])
+			select {
+			case <-p.spinStop:
+				fmt.Fprint(p.ios.ErrOut, "\r\x1b[K")
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (p *turnPrinter) stopSpinner() {
+	if p.spinStop != nil {
+		close(p.spinStop)
+		<-p.spinDone
+		p.spinStop = nil
+	}
+}
+
+// event handles one agent event.
+func (p *turnPrinter) event(e agent.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cs := p.ios.ColorScheme()
+	switch e.Kind {
+	case loom.EventText:
+		p.stopSpinner()
+		p.started = true
+		p.buf.WriteString(e.Text)
+		fmt.Fprint(p.ios.Out, e.Text)
+	case loom.EventReasoning:
+		if p.showThinking {
+			p.stopSpinner()
+			fmt.Fprint(p.ios.ErrOut, cs.Gray(e.Text))
+		}
+	case agent.EventToolStart:
+		if p.ios.IsStderrTTY() {
+			p.stopSpinner()
+			p.breakLine()
+			fmt.Fprintf(p.ios.ErrOut, "%s %s %s\n", cs.Cyan("⚙"), cs.Bold(e.Tool), cs.Gray(truncate(oneLine(e.Input), 80)))
+		}
+	case agent.EventToolEnd:
+		if p.ios.IsStderrTTY() {
+			status := cs.Green(e.Status)
+			if e.Status != loom.ToolCompleted {
+				status = cs.Red(e.Status + ": " + e.Text)
+			}
+			fmt.Fprintf(p.ios.ErrOut, "  %s %s %s\n", cs.Bold(e.Tool), status, cs.Gray(formatDuration(e.Duration)))
+			p.begin()
+		}
+	case agent.EventCompacted:
+		p.stopSpinner()
+		fmt.Fprintln(p.ios.ErrOut, cs.Gray("(earlier messages were summarised to fit the context; history is kept)"))
+	}
+}
+
+// breakLine ends a partly printed line of reply text.
+func (p *turnPrinter) breakLine() {
+	if p.started && !strings.HasSuffix(p.buf.String(), "\n") {
+		fmt.Fprintln(p.ios.Out)
+		p.buf.Reset()
+	}
+}
+
+// end finishes the reply: a final newline, and on a terminal the reply
+// redrawn as rendered Markdown when it fits on the screen.
+func (p *turnPrinter) end(final string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopSpinner()
+	if !p.started {
+		return
+	}
+	if p.ios.ColorEnabled() && final != "" && strings.TrimSpace(p.buf.String()) == strings.TrimSpace(final) {
+		if out, ok := renderMarkdown(final, p.ios.TerminalWidth()); ok {
+			lines := screenLines(p.buf.String(), p.ios.TerminalWidth())
+			if lines < 40 {
+				// Erase the raw text and print the rendered reply.
+				fmt.Fprintf(p.ios.Out, "\r\x1b[%dA\x1b[J", max(lines-1, 0))
+				fmt.Fprint(p.ios.Out, "\r\x1b[K"+strings.TrimRight(out, "\n")+"\n")
+				return
+			}
+		}
+	}
+	if !strings.HasSuffix(p.buf.String(), "\n") {
+		fmt.Fprintln(p.ios.Out)
+	}
+}
+
+func renderMarkdown(text string, width int) (string, bool) {
+	r, err := glamour.NewTermRenderer(glamour.WithWordWrap(max(width-4, 20)), glamour.WithStandardStyle("dark"))
+	if err != nil {
+		return "", false
+	}
+	out, err := r.Render(text)
+	if err != nil {
+		return "", false
+	}
+	return out, true
+}
+
+// screenLines counts the terminal lines text occupies at width.
+func screenLines(text string, width int) int {
+	if width <= 0 {
+		width = 80
+	}
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		w := utf8.RuneCountInString(line)
+		n += max(1, (w+width-1)/width)
+	}
+	return n
+}

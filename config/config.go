@@ -1,0 +1,144 @@
+// Package config reads loom's configuration: config.toml, profiles, and
+// the environment variables that override them.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/loomhq/loom"
+)
+
+// Config is config.toml. Every field is optional.
+type Config struct {
+	// Provider is "openai" (any OpenAI-compatible server) or "anthropic".
+	Provider string `toml:"provider"`
+	Model    string `toml:"model"`
+	// Profile names the profile used by new sessions.
+	Profile string `toml:"profile"`
+	// Thinking asks models for reasoning when they support it.
+	Thinking  bool `toml:"thinking"`
+	MaxTokens int  `toml:"max_tokens"`
+	// ContextWindow is the model's context size in tokens, when known;
+	// compaction starts at 80% of it.
+	ContextWindow int `toml:"context_window"`
+	// CompactAfter is the number of non-user items since the last summary
+	// past which the context is compacted (default 40).
+	CompactAfter int `toml:"compact_after"`
+
+	OpenAI    Endpoint `toml:"openai"`
+	Anthropic Endpoint `toml:"anthropic"`
+}
+
+// Endpoint is how to reach one provider.
+type Endpoint struct {
+	APIKey  string `toml:"api_key"`
+	BaseURL string `toml:"base_url"`
+}
+
+// Load reads config.toml at path; a missing file is an empty
+// configuration. Environment variables then override it: LOOM_PROVIDER,
+// LOOM_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
+// ANTHROPIC_BASE_URL.
+func Load(path string, env func(string) string) (*Config, error) {
+	c := &Config{}
+	if path != "" {
+		md, err := toml.DecodeFile(path, c)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, loom.Errorf(loom.EINVALID, "read %s: %v", path, err)
+		default:
+			if und := md.Undecoded(); len(und) > 0 {
+				return nil, loom.Errorf(loom.EINVALID, "%s: unknown setting %q", path, und[0].String())
+			}
+		}
+	}
+	if env == nil {
+		env = os.Getenv
+	}
+	set := func(dst *string, name string) {
+		if v := env(name); v != "" {
+			*dst = v
+		}
+	}
+	set(&c.Provider, "LOOM_PROVIDER")
+	set(&c.Model, "LOOM_MODEL")
+	set(&c.OpenAI.APIKey, "OPENAI_API_KEY")
+	set(&c.OpenAI.BaseURL, "OPENAI_BASE_URL")
+	set(&c.Anthropic.APIKey, "ANTHROPIC_API_KEY")
+	set(&c.Anthropic.BaseURL, "ANTHROPIC_BASE_URL")
+	c.Provider = strings.ToLower(strings.TrimSpace(c.Provider))
+	switch c.Provider {
+	case "", "openai", "anthropic":
+	default:
+		return nil, loom.Errorf(loom.EINVALID, "unknown provider %q: use \"openai\" (any OpenAI-compatible server) or \"anthropic\"", c.Provider)
+	}
+	return c, nil
+}
+
+// Profile is a named system prompt with an optional model.
+type Profile struct {
+	Name   string
+	Prompt string `toml:"prompt"`
+	Model  string `toml:"model"`
+}
+
+// LoadProfile reads profile name from dir: NAME.toml (prompt and model) or
+// NAME.md (the prompt alone). "default" without a file is the empty
+// profile.
+func LoadProfile(dir, name string) (*Profile, error) {
+	if name == "" {
+		name = "default"
+	}
+	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return nil, loom.Errorf(loom.EINVALID, "invalid profile name %q", name)
+	}
+	p := &Profile{Name: name}
+	if _, err := toml.DecodeFile(filepath.Join(dir, name+".toml"), p); err == nil {
+		p.Name = name
+		return p, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, loom.Errorf(loom.EINVALID, "profile %s: %v", name, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name+".md"))
+	if err == nil {
+		p.Prompt = string(b)
+		return p, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("profile %s: %w", name, err)
+	}
+	if name == "default" {
+		return p, nil
+	}
+	avail := Profiles(dir)
+	return nil, loom.Errorf(loom.ENOTFOUND, "no profile %q in %s (have: %s)", name, dir, strings.Join(append([]string{"default"}, avail...), ", "))
+}
+
+// Profiles lists the profile names found in dir.
+func Profiles(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	seen := map[string]bool{}
+	var names []string
+	for _, e := range entries {
+		ext := filepath.Ext(e.Name())
+		if e.IsDir() || (ext != ".toml" && ext != ".md") {
+			continue
+		}
+		n := strings.TrimSuffix(e.Name(), ext)
+		if !seen[n] && n != "default" {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
