@@ -1,0 +1,566 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Limits of list-like answers.
+const (
+	defaultListLimit     = 50
+	maxListLimit         = 200
+	defaultMessagesLimit = 50
+	maxMessagesLimit     = 1000
+	defaultSearchLimit   = 20
+	maxSearchLimit       = 200
+	// textScan bounds how many recent sessions a list with q reads to
+	// match titles, keys and last prompts.
+	textScan = 2000
+)
+
+// routes builds the handler tree.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+
+	mux.HandleFunc("GET /api/v1/sessions", s.api(s.listSessions))
+	mux.HandleFunc("GET /api/v1/sessions/{id}", s.api(s.getSession))
+	mux.HandleFunc("PATCH /api/v1/sessions/{id}", s.api(s.patchSession))
+	mux.HandleFunc("DELETE /api/v1/sessions/{id}", s.api(s.deleteSession))
+	mux.HandleFunc("GET /api/v1/sessions/{id}/messages", s.api(s.listMessages))
+	mux.HandleFunc("POST /api/v1/sessions/{id}/fork", s.api(s.forkSession))
+	mux.HandleFunc("GET /api/v1/sessions/{id}/events", s.api(s.sessionEvents))
+	mux.HandleFunc("GET /api/v1/search", s.api(s.search))
+	mux.HandleFunc("POST /api/v1/messages", s.api(s.postMessage))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux, w, r) })
+
+	s.dashboardRoutes(mux)
+	return s.wrap(mux)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	// One cheap read proves the store answers.
+	if _, err := s.st.Sessions(ctx, loom.SessionFilter{UserID: "\x00healthz", Limit: 1}); err != nil {
+		s.log.Error("health check failed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// apiFallback answers API paths no route took: 405 when the path exists
+// for another method, else 404, both as JSON.
+func (s *Server) apiFallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/api/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		s.writeError(w, r, codedError(eMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+		return
+	}
+	s.writeError(w, r, codedError(loom.ENOTFOUND, "no such endpoint: %s", r.URL.Path))
+}
+
+// session finds the session ref names for user: an exact id (trashed
+// sessions included), else a unique id prefix, key or title among the
+// user's live sessions. Another user's session is not found, whatever
+// ref says.
+func (s *Server) session(ctx context.Context, user, ref string) (*loom.Session, error) {
+	x, err := s.st.Session(ctx, ref)
+	switch {
+	case err == nil && x.UserID == user:
+		return x, nil
+	case err != nil && loom.ErrorCode(err) != loom.ENOTFOUND:
+		return nil, err
+	}
+	x, err = s.st.Resolve(ctx, ref, loom.ResolveScope{UserID: user})
+	if err != nil {
+		return nil, err
+	}
+	if x.UserID != user {
+		return nil, loom.NotFound(ref)
+	}
+	return x, nil
+}
+
+// query reads the URL's query parameters with validation.
+type query struct {
+	v   map[string][]string
+	err error
+}
+
+func newQuery(r *http.Request) *query { return &query{v: r.URL.Query()} }
+
+func (q *query) str(name string) string {
+	if vs := q.v[name]; len(vs) > 0 {
+		return strings.TrimSpace(vs[0])
+	}
+	return ""
+}
+
+func (q *query) int(name string, def, lo, hi int) int {
+	s := q.str(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		q.fail("%s must be a whole number from %d to %d", name, lo, hi)
+		return def
+	}
+	return n
+}
+
+func (q *query) seq(name string) int64 {
+	s := q.str(name)
+	if s == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		q.fail("%s must be a message seq (a whole number, 0 or more)", name)
+		return 0
+	}
+	return n
+}
+
+func (q *query) bool(name string) bool {
+	s := q.str(name)
+	if s == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		q.fail("%s must be true or false", name)
+	}
+	return b
+}
+
+func (q *query) time(name string) time.Time {
+	s := q.str(name)
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := loom.ParseTime(s)
+	if err != nil {
+		q.fail("%s must be an RFC 3339 time", name)
+	}
+	return t
+}
+
+func (q *query) kind(name string) string {
+	k := q.str(name)
+	switch k {
+	case "", loom.KindMain, loom.KindFork, loom.KindSubagent:
+		return k
+	}
+	q.fail("%s must be main, fork or subagent", name)
+	return ""
+}
+
+func (q *query) fail(format string, args ...any) {
+	if q.err == nil {
+		q.err = loom.Errorf(loom.EINVALID, format, args...)
+	}
+}
+
+// decode reads a JSON object body into v, refusing unknown fields and
+// bodies over the size limit.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		if errors.Is(err, io.EOF) {
+			return loom.Errorf(loom.EINVALID, "request body must be a JSON object")
+		}
+		return loom.Errorf(loom.EINVALID, "invalid JSON body: %s", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return loom.Errorf(loom.EINVALID, "request body must hold one JSON object")
+	}
+	return nil
+}
+
+// encodeCursor makes the opaque cursor of the session after last.
+func encodeCursor(last *loom.Session) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(last.UpdatedAt.UTC().Format(time.RFC3339Nano) + "|" + last.ID))
+}
+
+func decodeCursor(c string) (*loom.Cursor, error) {
+	bad := loom.Errorf(loom.EINVALID, "invalid cursor: pass the next value of a previous page")
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return nil, bad
+	}
+	ts, id, ok := strings.Cut(string(b), "|")
+	if !ok || id == "" {
+		return nil, bad
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return nil, bad
+	}
+	return &loom.Cursor{UpdatedAt: t, ID: id}, nil
+}
+
+// sessionList is a page of sessions; Next is the cursor of the following
+// page, empty on the last.
+type sessionList struct {
+	Sessions []*loom.Session `json:"sessions"`
+	Next     string          `json:"next"`
+}
+
+// listParams are the filters of a session list.
+type listParams struct {
+	filter loom.SessionFilter
+	text   string
+}
+
+func parseList(r *http.Request, user string) (listParams, error) {
+	q := newQuery(r)
+	p := listParams{text: q.str("q")}
+	p.filter = loom.SessionFilter{
+		UserID:    user,
+		Surface:   q.str("surface"),
+		ProjectID: q.str("project"),
+		Kind:      q.kind("kind"),
+		ParentID:  q.str("parent"),
+		Deleted:   q.bool("deleted"),
+		Limit:     q.int("limit", defaultListLimit, 1, maxListLimit),
+	}
+	if c := q.str("cursor"); c != "" && q.err == nil {
+		cur, err := decodeCursor(c)
+		if err != nil {
+			return p, err
+		}
+		p.filter.Before = cur
+	}
+	return p, q.err
+}
+
+// sessions lists a page of the user's sessions, newest first. With text,
+// it lists the sessions whose title, key, description, last prompt or
+// id prefix contains it or whose messages match it as a search, best
+// `limit` by recency, on one page.
+func (s *Server) sessions(ctx context.Context, p listParams) (*sessionList, error) {
+	if p.text == "" {
+		f := p.filter
+		f.Limit++
+		page, err := s.st.Sessions(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		out := &sessionList{Sessions: page}
+		if len(page) > p.filter.Limit {
+			out.Sessions = page[:p.filter.Limit]
+			out.Next = encodeCursor(out.Sessions[len(out.Sessions)-1])
+		}
+		return out, nil
+	}
+	found := map[string]*loom.Session{}
+	needle := strings.ToLower(p.text)
+	f := p.filter
+	f.Limit, f.Before = 200, nil
+	for scanned := 0; scanned < textScan; {
+		page, err := s.st.Sessions(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range page {
+			if strings.Contains(strings.ToLower(x.Title), needle) || strings.Contains(strings.ToLower(x.Key), needle) ||
+				strings.Contains(strings.ToLower(x.Description), needle) || strings.Contains(strings.ToLower(x.LastPrompt), needle) ||
+				(len(needle) >= 4 && strings.HasPrefix(x.ID, needle)) {
+				found[x.ID] = x
+			}
+		}
+		scanned += len(page)
+		if len(page) < f.Limit {
+			break
+		}
+		last := page[len(page)-1]
+		f.Before = &loom.Cursor{UpdatedAt: last.UpdatedAt, ID: last.ID}
+	}
+	if !p.filter.Deleted {
+		hits, err := s.st.Search(ctx, loom.SearchQuery{Text: p.text, UserID: p.filter.UserID, ProjectID: p.filter.ProjectID, Surface: p.filter.Surface, Limit: 200})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			if found[h.SessionID] != nil {
+				continue
+			}
+			x, err := s.st.Session(ctx, h.SessionID)
+			if loom.ErrorCode(err) == loom.ENOTFOUND {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if x.UserID != p.filter.UserID || x.DeletedAt != nil || (p.filter.Kind != "" && x.Kind != p.filter.Kind) ||
+				(p.filter.ParentID != "" && x.ParentID != p.filter.ParentID) {
+				continue
+			}
+			found[x.ID] = x
+		}
+	}
+	out := &sessionList{Sessions: make([]*loom.Session, 0, len(found))}
+	for _, x := range found {
+		out.Sessions = append(out.Sessions, x)
+	}
+	slices.SortFunc(out.Sessions, func(a, b *loom.Session) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	if len(out.Sessions) > p.filter.Limit {
+		out.Sessions = out.Sessions[:p.filter.Limit]
+	}
+	return out, nil
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
+	p, err := parseList(r, userOf(r))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := s.sessions(r.Context(), p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if out.Sessions == nil {
+		out.Sessions = []*loom.Session{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, x)
+}
+
+// maxTitle bounds titles and descriptions set through the API.
+const (
+	maxTitle       = 200
+	maxDescription = 10000
+)
+
+func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var in struct {
+		Title       *string `json:"title"`
+		Description *string `json:"description"`
+	}
+	if err := s.decode(w, r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	switch {
+	case in.Title == nil && in.Description == nil:
+		err = loom.Errorf(loom.EINVALID, "nothing to change: give title or description")
+	case in.Title != nil && len(*in.Title) > maxTitle:
+		err = loom.Errorf(loom.EINVALID, "title is longer than %d bytes", maxTitle)
+	case in.Title != nil && strings.ContainsAny(*in.Title, "\r\n"):
+		err = loom.Errorf(loom.EINVALID, "title must be one line")
+	case in.Description != nil && len(*in.Description) > maxDescription:
+		err = loom.Errorf(loom.EINVALID, "description is longer than %d bytes", maxDescription)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if in.Title != nil {
+		t := strings.TrimSpace(*in.Title)
+		in.Title = &t
+	}
+	x, err = s.st.UpdateSession(r.Context(), x.ID, loom.SessionUpdate{Title: in.Title, Description: in.Description})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, x)
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	purge := q.bool("purge")
+	if q.err != nil {
+		s.writeError(w, r, q.err)
+		return
+	}
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.st.Delete(r.Context(), x.ID, purge); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// messagePage is a window of a session's messages, oldest first.
+// NextBefore is the before value of the page of older messages, 0 when
+// this page starts at the first message.
+type messagePage struct {
+	Messages   []*loom.Message `json:"messages"`
+	NextBefore int64           `json:"next_before"`
+}
+
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	mq := loom.MessageQuery{
+		Limit:  q.int("limit", defaultMessagesLimit, 1, maxMessagesLimit),
+		Before: q.seq("before"),
+		After:  q.seq("after"),
+	}
+	if q.err != nil {
+		s.writeError(w, r, q.err)
+		return
+	}
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	msgs, err := s.st.Messages(r.Context(), x.ID, mq)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := messagePage{Messages: msgs}
+	if msgs == nil {
+		out.Messages = []*loom.Message{}
+	}
+	if len(msgs) > 0 && msgs[0].Seq > max(mq.After, 0)+1 {
+		out.NextBefore = msgs[0].Seq
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var in struct {
+		Turn  int    `json:"turn"`
+		Title string `json:"title"`
+	}
+	if err := s.decode(w, r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	switch {
+	case in.Turn < 0:
+		err = loom.Errorf(loom.EINVALID, "turn must be 1 or more (0 or none: every turn)")
+	case in.Turn > x.TurnCount:
+		err = loom.Errorf(loom.EINVALID, "session %s has %d turns; cannot fork at turn %d", x.ID, x.TurnCount, in.Turn)
+	case len(in.Title) > maxTitle || strings.ContainsAny(in.Title, "\r\n"):
+		err = loom.Errorf(loom.EINVALID, "title must be one line of at most %d bytes", maxTitle)
+	case x.DeletedAt != nil:
+		err = loom.Errorf(loom.EINVALID, "session %s is in the trash; restore it before forking", x.ID)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	f, err := s.st.Fork(r.Context(), x.ID, loom.ForkOptions{Turn: in.Turn, Title: strings.TrimSpace(in.Title)})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/v1/sessions/"+f.ID)
+	writeJSON(w, http.StatusCreated, f)
+}
+
+// searchResult is the answer of GET /api/v1/search.
+type searchResult struct {
+	Hits []loom.SearchHit `json:"hits"`
+}
+
+// searchQuery reads a search's parameters; the session parameter is a
+// reference resolved for the user.
+func (s *Server) searchQuery(r *http.Request) (loom.SearchQuery, error) {
+	q := newQuery(r)
+	sq := loom.SearchQuery{
+		Text:      q.str("q"),
+		UserID:    userOf(r),
+		ProjectID: q.str("project"),
+		Surface:   q.str("surface"),
+		Role:      q.str("role"),
+		Raw:       q.bool("raw"),
+		Since:     q.time("since"),
+		Until:     q.time("until"),
+		Limit:     q.int("limit", defaultSearchLimit, 1, maxSearchLimit),
+	}
+	if q.err != nil {
+		return sq, q.err
+	}
+	if sq.Text == "" {
+		return sq, loom.Errorf(loom.EINVALID, "q is required: the words to search for")
+	}
+	if sq.Role != "" && !loom.ValidRole(sq.Role) {
+		return sq, loom.Errorf(loom.EINVALID, "role must be user, assistant, tool, system or summary")
+	}
+	if ref := q.str("session"); ref != "" {
+		x, err := s.session(r.Context(), sq.UserID, ref)
+		if err != nil {
+			return sq, err
+		}
+		sq.SessionID = x.ID
+	}
+	return sq, nil
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	sq, err := s.searchQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	hits, err := s.st.Search(r.Context(), sq)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if hits == nil {
+		hits = []loom.SearchHit{}
+	}
+	writeJSON(w, http.StatusOK, searchResult{Hits: hits})
+}

@@ -1,0 +1,70 @@
+// loom dashboard: local times, confirmations, and the live view of a
+// session. Plain JavaScript; nothing to build.
+(function () {
+  'use strict';
+
+  function localTimes(root) {
+    root.querySelectorAll('time[datetime]').forEach(function (t) {
+      var d = new Date(t.getAttribute('datetime'));
+      if (!isNaN(d.getTime())) {
+        t.title = t.textContent;
+        t.textContent = d.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+      }
+    });
+  }
+  localTimes(document);
+
+  document.querySelectorAll('form[data-confirm]').forEach(function (f) {
+    f.addEventListener('submit', function (e) {
+      if (!window.confirm(f.getAttribute('data-confirm'))) { e.preventDefault(); }
+    });
+  });
+
+  // Live view: the session's event stream announces each new (or
+  // changed) message by its seq; the server renders it, and it is put in
+  // place without a reload.
+  var list = document.getElementById('messages');
+  if (!list || !list.hasAttribute('data-live') || !window.EventSource) { return; }
+  var id = list.getAttribute('data-session');
+  var status = document.getElementById('live');
+  var count = document.getElementById('msg-count');
+  var base = '/s/' + encodeURIComponent(id);
+  var queue = Promise.resolve();
+
+  function setStatus(text, ok) {
+    if (!status) { return; }
+    status.textContent = text;
+    status.classList.toggle('off', !ok);
+  }
+
+  function place(seq, html) {
+    var tpl = document.createElement('template');
+    tpl.innerHTML = html.trim();
+    var el = tpl.content.firstElementChild;
+    if (!el) { return; }
+    localTimes(el);
+    var old = document.getElementById('m-' + seq);
+    if (old) { old.replaceWith(el); return; }
+    var nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 200;
+    el.classList.add('fresh');
+    list.appendChild(el);
+    if (count && Number(count.textContent) < Number(seq)) { count.textContent = seq; }
+    var empty = document.querySelector('.conversation .empty');
+    if (empty) { empty.remove(); }
+    if (nearBottom) { el.scrollIntoView({ block: 'end' }); }
+  }
+
+  var es = new EventSource('/api/v1/sessions/' + encodeURIComponent(id) + '/events?after=' + list.getAttribute('data-after'));
+  es.addEventListener('open', function () { setStatus('live', true); });
+  es.addEventListener('error', function () { setStatus('reconnecting…', false); });
+  es.addEventListener('message', function (e) {
+    var seq = e.lastEventId;
+    // One at a time, so messages land in order.
+    queue = queue.then(function () {
+      return fetch(base + '/m/' + encodeURIComponent(seq), { credentials: 'same-origin' })
+        .then(function (r) { if (!r.ok) { throw new Error('HTTP ' + r.status); } return r.text(); })
+        .then(function (html) { place(seq, html); })
+        .catch(function () { setStatus('could not load message ' + seq, false); });
+    });
+  });
+})();

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// cookieName holds the dashboard's token. It is HttpOnly (no script can
+// read it) and SameSite=Strict (no other site's page can make the browser
+// send it).
+const cookieName = "loom_token"
+
+// cookieAge is how long a dashboard login lasts; revoking the token ends
+// it sooner.
+const cookieAge = 30 * 24 * time.Hour
+
+type userKey struct{}
+
+// userOf returns the authenticated user of a request.
+func userOf(r *http.Request) string {
+	u, _ := r.Context().Value(userKey{}).(string)
+	return u
+}
+
+func withUser(r *http.Request, user string) *http.Request {
+	infoOf(r).user = user
+	return r.WithContext(context.WithValue(r.Context(), userKey{}, user))
+}
+
+// bearer returns the token of an Authorization: Bearer header.
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+// authenticate returns the token's user, or an unauthorized error.
+func (s *Server) authenticate(ctx context.Context, secret string) (string, error) {
+	tok, err := s.tokens.Authenticate(ctx, secret)
+	if loom.ErrorCode(err) == loom.ENOTFOUND {
+		return "", codedError(eUnauthorized, "unknown or revoked token")
+	}
+	if err != nil {
+		return "", err
+	}
+	return tok.UserID, nil
+}
+
+// api authenticates an API request by its bearer token. Reads also accept
+// the dashboard's cookie, so that the dashboard's EventSource can follow
+// a session; anything that changes state needs the header, which no other
+// site can make a browser send.
+func (s *Server) api(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		secret, ok := bearer(r)
+		if !ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			if c, err := r.Cookie(cookieName); err == nil && c.Value != "" {
+				secret, ok = c.Value, true
+			}
+		}
+		if !ok {
+			s.writeError(w, r, codedError(eUnauthorized, "missing token: send Authorization: Bearer TOKEN"))
+			return
+		}
+		user, err := s.authenticate(r.Context(), secret)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		next(w, withUser(r, user))
+	}
+}
+
+// setCookie logs the browser in with secret.
+func setCookie(w http.ResponseWriter, r *http.Request, secret string) {
+	http.SetCookie(w, &http.Cookie{
+		Name:     cookieName,
+		Value:    secret,
+		Path:     "/",
+		MaxAge:   int(cookieAge / time.Second),
+		HttpOnly: true,
+		Secure:   isHTTPS(r),
+		SameSite: http.SameSiteStrictMode,
+	})
+}
+
+func clearCookie(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{
+		Name:     cookieName,
+		Value:    "",
+		Path:     "/",
+		MaxAge:   -1,
+		HttpOnly: true,
+		Secure:   isHTTPS(r),
+		SameSite: http.SameSiteStrictMode,
+	})
+}
+
+// isHTTPS reports whether the browser reached us over TLS, directly or
+// through a proxy that says so.
+func isHTTPS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}

@@ -1,0 +1,539 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom"
+)
+
+// Dashboard limits.
+const (
+	// pageMessages is how many messages a session page shows at once.
+	pageMessages = 200
+	// treeNodes bounds a lineage tree; treeDepth its depth.
+	treeNodes = 300
+	treeDepth = 6
+	// projectScan is how many recent sessions the project filter's
+	// choices come from.
+	projectScan = 500
+)
+
+// csrf rejects state-changing requests that a browser sends on behalf of
+// another site (by Sec-Fetch-Site, else Origin against Host). The cookie
+// being SameSite=Strict already keeps it off such requests; this is the
+// second lock.
+var csrf = http.NewCrossOriginProtection()
+
+func (s *Server) dashboardRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
+	mux.HandleFunc("GET /login", s.loginPage)
+	mux.HandleFunc("POST /login", s.checked(s.login))
+	mux.HandleFunc("POST /logout", s.checked(s.logout))
+	mux.HandleFunc("GET /{$}", s.page(s.sessionsPage))
+	mux.HandleFunc("GET /search", s.page(s.searchPage))
+	mux.HandleFunc("GET /s/{id}", s.page(s.sessionPage))
+	mux.HandleFunc("GET /s/{id}/m/{seq}", s.page(s.messageFragment))
+	mux.HandleFunc("POST /s/{id}/edit", s.checked(s.page(s.editSession)))
+	mux.HandleFunc("POST /s/{id}/fork", s.checked(s.page(s.forkFromPage)))
+	mux.HandleFunc("POST /s/{id}/delete", s.checked(s.page(s.deleteFromPage)))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.pageError(w, r, http.StatusNotFound, "There is no page here.")
+	})
+}
+
+func staticHandler() http.Handler {
+	fsrv := http.FileServerFS(staticFS)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		fsrv.ServeHTTP(w, r)
+	})
+}
+
+// checked refuses cross-site state changes.
+func (s *Server) checked(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := csrf.Check(r); err != nil {
+			s.pageError(w, r, http.StatusForbidden, "This request came from another site and was refused.")
+			return
+		}
+		next(w, r)
+	}
+}
+
+// page authenticates a dashboard request by its cookie. A token in the
+// query (the link loom serve prints) is exchanged for the cookie, and the
+// browser is sent to the same address without it, so that the token
+// leaves the address bar and the history.
+func (s *Server) page(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
+			if _, err := s.authenticate(ctx, tok); err != nil {
+				s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown or revoked.")
+				return
+			}
+			setCookie(w, r, tok)
+			u := *r.URL
+			q := u.Query()
+			q.Del("token")
+			u.RawQuery = q.Encode()
+			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			return
+		}
+		c, err := r.Cookie(cookieName)
+		if err != nil || c.Value == "" {
+			s.toLogin(w, r, "")
+			return
+		}
+		user, err := s.authenticate(ctx, c.Value)
+		if loom.ErrorCode(err) == eUnauthorized {
+			clearCookie(w, r)
+			s.toLogin(w, r, "Your token was revoked; log in with another.")
+			return
+		}
+		if err != nil {
+			s.pageErr(w, r, err)
+			return
+		}
+		next(w, withUser(r, user))
+	}
+}
+
+func (s *Server) toLogin(w http.ResponseWriter, r *http.Request, msg string) {
+	if r.Method != http.MethodGet {
+		s.renderLogin(w, r, http.StatusUnauthorized, first(msg, "Log in first."))
+		return
+	}
+	q := url.Values{"next": {r.URL.RequestURI()}}
+	if msg != "" {
+		q.Set("msg", msg)
+	}
+	http.Redirect(w, r, "/login?"+q.Encode(), http.StatusSeeOther)
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// layoutData is what every page's layout shows.
+type layoutData struct {
+	Title string
+	User  string
+	Nav   string
+	Q     string
+	Body  any
+}
+
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, d layoutData) {
+	d.User = userOf(r)
+	var b bytes.Buffer
+	if err := s.pages.render(&b, name, d); err != nil {
+		s.log.Error("render page", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+func (s *Server) pageError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	s.render(w, r, status, "error", layoutData{Title: http.StatusText(status), Body: map[string]any{"Status": status, "Message": msg}})
+}
+
+// pageErr shows a store error as a page, with the status the API would
+// give it.
+func (s *Server) pageErr(w http.ResponseWriter, r *http.Request, err error) {
+	d := detailOf(err)
+	if d.Code == loom.EINTERNAL {
+		s.log.Error("page failed", "path", r.URL.Path, "err", err)
+	}
+	s.pageError(w, r, statusOf(d.Code), d.Message)
+}
+
+// login
+
+type loginData struct {
+	Error string
+	Next  string
+}
+
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	s.renderLogin(w, r, http.StatusOK, r.URL.Query().Get("msg"))
+}
+
+func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	s.render(w, r, status, "login", layoutData{Title: "Log in", Body: loginData{Error: msg, Next: safeNext(r.FormValue("next"))}})
+}
+
+// safeNext keeps a post-login destination on this site.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	tok := strings.TrimSpace(r.PostFormValue("token"))
+	if tok == "" {
+		s.renderLogin(w, r, http.StatusBadRequest, "Paste a token.")
+		return
+	}
+	if _, err := s.authenticate(r.Context(), tok); err != nil {
+		if loom.ErrorCode(err) == eUnauthorized {
+			s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown or revoked.")
+			return
+		}
+		s.pageErr(w, r, err)
+		return
+	}
+	setCookie(w, r, tok)
+	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	clearCookie(w, r)
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// sessions page
+
+type sessionsData struct {
+	Surface, Project, Kind, Q string
+	Sessions                  []*loom.Session
+	Projects                  []loom.Project
+	Surfaces                  []string
+	Next                      string
+	Paged                     bool
+}
+
+func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
+	p, err := parseList(r, userOf(r))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	list, err := s.sessions(r.Context(), p)
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	d := sessionsData{
+		Surface: p.filter.Surface, Project: p.filter.ProjectID, Kind: p.filter.Kind, Q: p.text,
+		Sessions: list.Sessions, Paged: p.filter.Before != nil,
+	}
+	if list.Next != "" {
+		q := r.URL.Query()
+		q.Set("cursor", list.Next)
+		d.Next = "/?" + q.Encode()
+	}
+	d.Projects, d.Surfaces, err = s.choices(r.Context(), userOf(r))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "sessions", layoutData{Title: "Sessions", Nav: "sessions", Body: d})
+}
+
+// choices are the projects and surfaces of the user's recent sessions,
+// for the filters.
+func (s *Server) choices(ctx context.Context, user string) ([]loom.Project, []string, error) {
+	recent, err := s.st.Sessions(ctx, loom.SessionFilter{UserID: user, Limit: projectScan})
+	if err != nil {
+		return nil, nil, err
+	}
+	var projects []loom.Project
+	surfaces := []string{"cli", "http", "telegram", "discord"}
+	seenP, seenS := map[string]bool{}, map[string]bool{}
+	for _, x := range surfaces {
+		seenS[x] = true
+	}
+	for _, x := range recent {
+		if x.Project.ID != "" && !seenP[x.Project.ID] {
+			seenP[x.Project.ID] = true
+			projects = append(projects, x.Project)
+		}
+		if x.Surface != "" && !seenS[x.Surface] {
+			seenS[x.Surface] = true
+			surfaces = append(surfaces, x.Surface)
+		}
+	}
+	return projects, surfaces, nil
+}
+
+// session page
+
+type sessionData struct {
+	S        *loom.Session
+	Parent   *loom.Session
+	Messages []*loom.Message
+	Earlier  string
+	Later    string
+	Live     bool
+	LastSeq  int64
+	Tree     *treeNode
+}
+
+// treeNode is a session in a lineage tree.
+type treeNode struct {
+	S        *loom.Session
+	Current  bool
+	Children []*treeNode
+}
+
+func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
+	ctx, user := r.Context(), userOf(r)
+	x, err := s.session(ctx, user, r.PathValue("id"))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	q := newQuery(r)
+	before := q.seq("before")
+	if q.err != nil {
+		s.pageErr(w, r, q.err)
+		return
+	}
+	last := int64(x.MessageCount)
+	if before > last {
+		before = 0
+	}
+	msgs, err := s.st.Messages(ctx, x.ID, loom.MessageQuery{Limit: pageMessages, Before: before})
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	d := sessionData{S: x, Messages: msgs, Live: before == 0 && x.DeletedAt == nil, LastSeq: last}
+	if len(msgs) > 0 {
+		d.LastSeq = max(d.LastSeq, msgs[len(msgs)-1].Seq)
+		if msgs[0].Seq > 1 {
+			d.Earlier = "/s/" + x.ID + "?before=" + strconv.FormatInt(msgs[0].Seq, 10)
+		}
+	}
+	if before != 0 {
+		d.Later = "/s/" + x.ID + "?before=" + strconv.FormatInt(before+pageMessages, 10)
+	}
+	if x.ParentID != "" {
+		if p, err := s.session(ctx, user, x.ParentID); err == nil {
+			d.Parent = p
+		}
+	}
+	if d.Tree, err = s.lineage(ctx, user, x); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "session", layoutData{Title: sessionName(x), Nav: "sessions", Body: d})
+}
+
+// lineage is the tree of forks and sub-agents that x belongs to, from its
+// oldest ancestor down; nil when x stands alone.
+func (s *Server) lineage(ctx context.Context, user string, x *loom.Session) (*treeNode, error) {
+	root := x
+	for i := 0; i < treeDepth && root.ParentID != ""; i++ {
+		p, err := s.session(ctx, user, root.ParentID)
+		if loom.ErrorCode(err) == loom.ENOTFOUND {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		root = p
+	}
+	count := 0
+	var grow func(n *treeNode, depth int) error
+	grow = func(n *treeNode, depth int) error {
+		if depth >= treeDepth || count >= treeNodes {
+			return nil
+		}
+		kids, err := s.st.Sessions(ctx, loom.SessionFilter{UserID: user, ParentID: n.S.ID, Limit: 50})
+		if err != nil {
+			return err
+		}
+		// Oldest first reads as a history.
+		for i := len(kids) - 1; i >= 0 && count < treeNodes; i-- {
+			c := &treeNode{S: kids[i], Current: kids[i].ID == x.ID}
+			count++
+			n.Children = append(n.Children, c)
+			if err := grow(c, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	t := &treeNode{S: root, Current: root.ID == x.ID}
+	if err := grow(t, 0); err != nil {
+		return nil, err
+	}
+	if len(t.Children) == 0 {
+		return nil, nil
+	}
+	return t, nil
+}
+
+// messageFragment is one message rendered as on the session page: what
+// the live view inserts when the event stream announces a message.
+func (s *Server) messageFragment(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	x, err := s.session(ctx, userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	seq, err := strconv.ParseInt(r.PathValue("seq"), 10, 64)
+	if err != nil || seq < 1 {
+		s.pageError(w, r, http.StatusBadRequest, "not a message seq")
+		return
+	}
+	msgs, err := s.st.Messages(ctx, x.ID, loom.MessageQuery{After: seq - 1, Before: seq + 1, Limit: 1})
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	if len(msgs) == 0 {
+		s.pageError(w, r, http.StatusNotFound, "no such message")
+		return
+	}
+	var b bytes.Buffer
+	if err := s.pages.render(&b, "message", msgs[0]); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b.Bytes())
+}
+
+func (s *Server) editSession(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	x, err := s.session(ctx, userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	title := strings.TrimSpace(r.PostFormValue("title"))
+	desc := strings.TrimSpace(r.PostFormValue("description"))
+	if len(title) > maxTitle || strings.ContainsAny(title, "\r\n") || len(desc) > maxDescription {
+		s.pageErr(w, r, loom.Errorf(loom.EINVALID, "the title must be one line of at most %d bytes", maxTitle))
+		return
+	}
+	if _, err := s.st.UpdateSession(ctx, x.ID, loom.SessionUpdate{Title: &title, Description: &desc}); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/s/"+x.ID, http.StatusSeeOther)
+}
+
+func (s *Server) forkFromPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	x, err := s.session(ctx, userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	turn := 0
+	if v := strings.TrimSpace(r.PostFormValue("turn")); v != "" {
+		if turn, err = strconv.Atoi(v); err != nil || turn < 0 || turn > x.TurnCount {
+			s.pageErr(w, r, loom.Errorf(loom.EINVALID, "turn must be from 1 to %d", x.TurnCount))
+			return
+		}
+	}
+	title := strings.TrimSpace(r.PostFormValue("title"))
+	if len(title) > maxTitle || strings.ContainsAny(title, "\r\n") {
+		s.pageErr(w, r, loom.Errorf(loom.EINVALID, "the title must be one line of at most %d bytes", maxTitle))
+		return
+	}
+	f, err := s.st.Fork(ctx, x.ID, loom.ForkOptions{Turn: turn, Title: title})
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/s/"+f.ID, http.StatusSeeOther)
+}
+
+func (s *Server) deleteFromPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	x, err := s.session(ctx, userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	if err := s.st.Delete(ctx, x.ID, false); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// search page
+
+type searchData struct {
+	Q, Surface, Project, Role string
+	Hits                      []hitView
+	Searched                  bool
+	Projects                  []loom.Project
+	Surfaces                  []string
+	Error                     string
+}
+
+type hitView struct {
+	loom.SearchHit
+	Name    string
+	Snippet any
+	URL     string
+}
+
+func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
+	ctx, user := r.Context(), userOf(r)
+	q := newQuery(r)
+	d := searchData{Q: q.str("q"), Surface: q.str("surface"), Project: q.str("project"), Role: q.str("role")}
+	var err error
+	if d.Projects, d.Surfaces, err = s.choices(ctx, user); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if d.Q != "" {
+		d.Searched = true
+		sq, err := s.searchQuery(r)
+		var hits []loom.SearchHit
+		if err == nil {
+			sq.MarkStart, sq.MarkEnd = markStart, markEnd
+			hits, err = s.st.Search(ctx, sq)
+		}
+		if err != nil {
+			dt := detailOf(err)
+			if dt.Code == loom.EINTERNAL {
+				s.log.Error("search failed", "err", err)
+			}
+			d.Error, status = dt.Message, statusOf(dt.Code)
+		}
+		for _, h := range hits {
+			name := h.SessionTitle
+			if name == "" {
+				name = first(h.SessionKey, shortID(h.SessionID))
+			}
+			d.Hits = append(d.Hits, hitView{
+				SearchHit: h,
+				Name:      name,
+				Snippet:   highlight(h.Snippet),
+				URL:       "/s/" + h.SessionID + "?before=" + strconv.FormatInt(h.Seq+pageMessages/2, 10) + "#m-" + strconv.FormatInt(h.Seq, 10),
+			})
+		}
+	}
+	s.render(w, r, status, "search", layoutData{Title: "Search", Nav: "search", Q: d.Q, Body: d})
+}

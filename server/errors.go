@@ -1,0 +1,108 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/loomhq/loom"
+)
+
+// Error codes of the HTTP edge, beside the store's (loom.ENOTFOUND …).
+const (
+	eUnauthorized     = "unauthorized"
+	eUnavailable      = "unavailable"
+	eTooLarge         = "too_large"
+	eMethodNotAllowed = "method_not_allowed"
+)
+
+// statusOf maps an error code to its HTTP status: the one place where
+// store errors become statuses.
+func statusOf(code string) int {
+	switch code {
+	case loom.EINVALID:
+		return http.StatusBadRequest
+	case loom.ENOTFOUND:
+		return http.StatusNotFound
+	case loom.EAMBIGUOUS, loom.ECONFLICT, loom.ELOCKED:
+		return http.StatusConflict
+	case eUnauthorized:
+		return http.StatusUnauthorized
+	case eUnavailable:
+		return http.StatusServiceUnavailable
+	case eTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case eMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	}
+	return http.StatusInternalServerError
+}
+
+// errorBody is the JSON shape of every error: {"error": {...}}.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Candidates are the ids an ambiguous reference could mean.
+	Candidates []string `json:"candidates,omitempty"`
+	// Lock is the holder of a locked session.
+	Lock *loom.Lock `json:"lock,omitempty"`
+}
+
+// detailOf describes err for a client. An internal error's own text may
+// name files or queries, so the client gets a stock message and the log
+// gets the text.
+func detailOf(err error) errorDetail {
+	code := loom.ErrorCode(err)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return errorDetail{Code: eTooLarge, Message: "request body is too large"}
+	}
+	if code == loom.EINTERNAL {
+		return errorDetail{Code: code, Message: "internal error"}
+	}
+	d := errorDetail{Code: code, Message: loom.ErrorMessage(err)}
+	var le *loom.Error
+	if errors.As(err, &le) {
+		for _, c := range le.Candidates {
+			d.Candidates = append(d.Candidates, c.ID)
+		}
+		d.Lock = le.Holder
+	}
+	return d
+}
+
+// writeError answers with err's status and JSON body, logging internal
+// errors.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	d := detailOf(err)
+	if d.Code == loom.EINTERNAL {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if d.Code == eUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="loom"`)
+	}
+	writeJSON(w, statusOf(d.Code), errorBody{Error: d})
+}
+
+// codedError is an error of the HTTP edge with its code.
+func codedError(code, format string, args ...any) error {
+	return loom.Errorf(code, format, args...)
+}
+
+// writeJSON writes v as the JSON response with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"internal error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b)
+	w.Write([]byte("\n"))
+}

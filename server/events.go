@@ -1,0 +1,218 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// stream writes Server-Sent Events. Each event's data is one line of
+// JSON. It is safe for concurrent use; after a failed write (the client
+// went away) it drops everything.
+type stream struct {
+	mu     sync.Mutex
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	broken bool
+}
+
+// startStream sends the headers of an event stream and lifts the
+// connection's deadlines: a stream lasts as long as it has to.
+func startStream(w http.ResponseWriter) *stream {
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{})
+	rc.SetReadDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	st := &stream{w: w, rc: rc}
+	st.write([]byte("retry: 2000\n\n"))
+	return st
+}
+
+// send writes one event with an optional id.
+func (st *stream) send(event, id string, data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if id != "" {
+		buf.WriteString("id: " + id + "\n")
+	}
+	buf.WriteString("event: " + event + "\n")
+	buf.WriteString("data: ")
+	buf.Write(b)
+	buf.WriteString("\n\n")
+	return st.write(buf.Bytes())
+}
+
+// comment writes a comment line, which clients ignore: a keep-alive.
+func (st *stream) comment(text string) error {
+	return st.write([]byte(": " + text + "\n\n"))
+}
+
+func (st *stream) write(b []byte) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.broken {
+		return http.ErrHandlerTimeout
+	}
+	if _, err := st.w.Write(b); err != nil {
+		st.broken = true
+		return err
+	}
+	if err := st.rc.Flush(); err != nil {
+		st.broken = true
+		return err
+	}
+	return nil
+}
+
+// tailBatch is how many messages one poll of a live tail reads at most.
+const tailBatch = 100
+
+// sessionEvents is GET /api/v1/sessions/{id}/events: a live tail of the
+// session's messages. Each message is an event "message" whose id is its
+// seq. It starts after the Last-Event-ID a reconnecting client sends,
+// else after the after parameter, else at the end (only new messages).
+// A message whose tool parts were still pending or running is sent again
+// (same id) when they change, so a viewer sees tools finish.
+func (s *Server) sessionEvents(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	after := q.seq("after")
+	if q.err != nil {
+		s.writeError(w, r, q.err)
+		return
+	}
+	if v := strings.TrimSpace(r.Header.Get("Last-Event-ID")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			s.writeError(w, r, loom.Errorf(loom.EINVALID, "Last-Event-ID must be a message seq"))
+			return
+		}
+		after = n
+	} else if q.str("after") == "" {
+		after = -1 // from the end
+	}
+	ctx := r.Context()
+	x, err := s.session(ctx, userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if after < 0 {
+		last, err := s.st.Messages(ctx, x.ID, loom.MessageQuery{Limit: 1})
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		after = 0
+		if len(last) > 0 {
+			after = last[0].Seq
+		}
+	}
+	st := startStream(w)
+	st.send("ready", "", map[string]any{"session_id": x.ID, "after": after})
+
+	// open holds the messages sent with tool parts not yet finished, by
+	// seq, with the JSON they were sent as.
+	open := map[int64][]byte{}
+	poll := time.NewTicker(s.cfg.PollInterval)
+	defer poll.Stop()
+	keep := time.NewTicker(s.cfg.KeepAlive)
+	defer keep.Stop()
+	for {
+		if err := s.tailOnce(r, x.ID, &after, open, st); err != nil {
+			if loom.ErrorCode(err) == loom.ENOTFOUND || ctx.Err() != nil {
+				return
+			}
+			s.log.Error("live tail failed", "session", x.ID, "err", err)
+			st.send("error", "", errorBody{Error: detailOf(err)})
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.closing:
+			st.send("shutdown", "", map[string]string{"message": "the server is shutting down"})
+			return
+		case <-keep.C:
+			if st.comment("keep-alive") != nil {
+				return
+			}
+		case <-poll.C:
+		}
+	}
+}
+
+// tailOnce sends the messages after *after (advancing it) and the open
+// messages that changed.
+func (s *Server) tailOnce(r *http.Request, sessionID string, after *int64, open map[int64][]byte, st *stream) error {
+	ctx := r.Context()
+	for seq, sent := range open {
+		msgs, err := s.st.Messages(ctx, sessionID, loom.MessageQuery{After: seq - 1, Before: seq + 1, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(msgs) == 0 {
+			delete(open, seq)
+			continue
+		}
+		b, err := json.Marshal(msgs[0])
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(b, sent) {
+			if err := st.send("message", strconv.FormatInt(seq, 10), json.RawMessage(b)); err != nil {
+				return nil
+			}
+		}
+		if hasOpenTool(msgs[0]) {
+			open[seq] = b
+		} else {
+			delete(open, seq)
+		}
+	}
+	for {
+		// Seqs are gap-free, so (after, after+batch] is the next batch
+		// in order, however many messages arrived.
+		msgs, err := s.st.Messages(ctx, sessionID, loom.MessageQuery{After: *after, Before: *after + tailBatch + 1, Limit: tailBatch})
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			b, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			if err := st.send("message", strconv.FormatInt(m.Seq, 10), json.RawMessage(b)); err != nil {
+				return nil
+			}
+			*after = m.Seq
+			if hasOpenTool(m) {
+				open[m.Seq] = b
+			}
+		}
+		if len(msgs) < tailBatch {
+			return nil
+		}
+	}
+}
+
+func hasOpenTool(m *loom.Message) bool {
+	for _, p := range m.Parts {
+		if p.Type == loom.PartTool && (p.Status == loom.ToolPending || p.Status == loom.ToolRunning) {
+			return true
+		}
+	}
+	return false
+}

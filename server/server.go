@@ -1,0 +1,221 @@
+// Package server is loom's HTTP edge: a JSON API under /api/v1 and a web
+// dashboard at /, over one store. Every API call is authenticated by a
+// bearer token that maps to one user, and a user never reaches another
+// user's sessions (they answer 404, as if they did not exist). Store
+// error codes are turned into HTTP statuses in one place (errors.go).
+//
+// POST /api/v1/messages runs one agent turn and streams it back as
+// Server-Sent Events: the entry point for chat-surface adapters. The
+// dashboard is server-rendered HTML with a few lines of plain JavaScript
+// for live updates; its assets are embedded.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
+)
+
+// Config is what a Server needs. Store and Tokens are required.
+type Config struct {
+	Store  loom.Store
+	Tokens loom.TokenStore
+	// NewLoop builds the agent that runs a turn in session s. It may
+	// record the model, provider and profile it chose on s. Nil, or an
+	// error from it, makes POST /api/v1/messages answer 503.
+	NewLoop func(ctx context.Context, s *loom.Session) (*agent.Loop, error)
+	// Logger receives access logs and internal errors (default: discard).
+	Logger *slog.Logger
+
+	// PollInterval is how often a live tail reads the store for new
+	// messages (default 250ms).
+	PollInterval time.Duration
+	// KeepAlive is how often an idle event stream gets a comment line,
+	// so that proxies keep it open (default 15s).
+	KeepAlive time.Duration
+	// MaxBodyBytes bounds request bodies (default 1 MiB).
+	MaxBodyBytes int64
+	// Timeouts of the http.Server that HTTPServer builds and of
+	// responses that are not event streams. Zero values take defaults:
+	// ReadHeaderTimeout 10s, ReadTimeout 30s, WriteTimeout 60s,
+	// IdleTimeout 120s.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+}
+
+// Server serves the API and the dashboard. It is an http.Handler.
+type Server struct {
+	cfg     Config
+	st      loom.Store
+	tokens  loom.TokenStore
+	log     *slog.Logger
+	handler http.Handler
+	pages   *pages
+
+	// closing is closed when shutdown begins: live tails end and new
+	// turns are refused.
+	closing   chan struct{}
+	closeOnce sync.Once
+
+	// Turns run on turnCtx, not on their request's context: a client
+	// that goes away does not cut a turn short; shutdown does, after a
+	// grace period, by cancelling turnCtx.
+	turnCtx     context.Context
+	cancelTurns context.CancelFunc
+	mu          sync.Mutex
+	draining    bool
+	turns       sync.WaitGroup
+	// busy holds the user and key of every turn running here: the store's
+	// lock keeps other processes out, busy keeps this one to one turn per
+	// session.
+	busy map[string]bool
+}
+
+// New returns a server for cfg.
+func New(cfg Config) *Server {
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 250 * time.Millisecond
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 15 * time.Second
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.ReadHeaderTimeout <= 0 {
+		cfg.ReadHeaderTimeout = 10 * time.Second
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = 30 * time.Second
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 60 * time.Second
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 120 * time.Second
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		cfg:     cfg,
+		st:      cfg.Store,
+		tokens:  cfg.Tokens,
+		log:     log,
+		closing: make(chan struct{}),
+		busy:    map[string]bool{},
+	}
+	s.turnCtx, s.cancelTurns = context.WithCancel(context.Background())
+	s.pages = newPages()
+	s.handler = s.routes()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// HTTPServer returns an http.Server for addr that serves s with its
+// timeouts. It has no WriteTimeout: event streams live long, so the
+// other responses get their write deadline per request instead.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// Serve accepts connections on ln until ctx is done, then shuts down:
+// live tails end at once, turns in flight get grace to finish and are
+// then cancelled, which cuts them at a whole-message boundary (what was
+// stored stays, nothing partial is written).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	hs := s.HTTPServer(ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	turnsCtx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- s.Shutdown(turnsCtx) }()
+	// Handlers end once their turns have; allow for the cut turns to
+	// reach their boundary.
+	hctx, hcancel := context.WithTimeout(context.Background(), grace+15*time.Second)
+	defer hcancel()
+	err := hs.Shutdown(hctx)
+	if serr := <-shut; serr != nil && err == nil && !errors.Is(serr, context.DeadlineExceeded) {
+		err = serr
+	}
+	if e := <-errc; e != nil && !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return err
+}
+
+// Shutdown ends live tails, refuses new turns, and waits for the turns in
+// flight until ctx is done; then it cancels them and waits until they
+// have stopped. It returns ctx's error when turns had to be cut.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeOnce.Do(func() { close(s.closing) })
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.turns.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.log.Warn("shutdown: cancelling turns still running")
+	s.cancelTurns()
+	<-done
+	return ctx.Err()
+}
+
+// beginTurn reserves the user's key for one turn; false when a turn with
+// that key runs here already or the server is shutting down.
+func (s *Server) beginTurn(user, key string) (ok, draining bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		return false, true
+	}
+	k := user + "\x00" + key
+	if s.busy[k] {
+		return false, false
+	}
+	s.busy[k] = true
+	s.turns.Add(1)
+	return true, false
+}
+
+func (s *Server) endTurn(user, key string) {
+	s.mu.Lock()
+	delete(s.busy, user+"\x00"+key)
+	s.mu.Unlock()
+	s.turns.Done()
+}

@@ -1,0 +1,215 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
+)
+
+// maxKey bounds a session key.
+const maxKey = 256
+
+// validKey checks a key of the form SURFACE:NAME: a surface of letters,
+// digits, '-', '_' or '.', a colon, and a name, on one line.
+func validKey(key string) error {
+	surface, name, ok := strings.Cut(key, ":")
+	switch {
+	case key == "":
+		return loom.Errorf(loom.EINVALID, "key is required, e.g. telegram:12345")
+	case len(key) > maxKey:
+		return loom.Errorf(loom.EINVALID, "key is longer than %d bytes", maxKey)
+	case !ok || surface == "" || name == "":
+		return loom.Errorf(loom.EINVALID, "key %q must be SURFACE:NAME, e.g. telegram:12345", key)
+	case strings.ContainsAny(key, "\r\n\t\x00"):
+		return loom.Errorf(loom.EINVALID, "key must be one line")
+	}
+	for _, c := range surface {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return loom.Errorf(loom.EINVALID, "surface %q may hold only letters, digits, '-', '_' and '.'", surface)
+		}
+	}
+	return nil
+}
+
+// sessionForKey finds the user's live session with key outside any
+// project (the key names at most one), or prepares a new one that the
+// turn's first message creates.
+func (s *Server) sessionForKey(ctx context.Context, user, key string) (*loom.Session, bool, error) {
+	found, err := s.st.Sessions(ctx, loom.SessionFilter{UserID: user, Key: key, Limit: 50})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, x := range found {
+		if x.Project.ID == "" && x.Kind != loom.KindSubagent {
+			return x, false, nil
+		}
+	}
+	return &loom.Session{ID: loom.NewID(), UserID: user, Key: key, Surface: loom.SurfaceOf(key), Kind: loom.KindMain}, true, nil
+}
+
+// Events of POST /api/v1/messages.
+const (
+	evStart     = "start"
+	evText      = "text"
+	evReasoning = "reasoning"
+	evToolStart = "tool_start"
+	evToolEnd   = "tool_end"
+	evCompacted = "compacted"
+	evDone      = "done"
+	evError     = "error"
+)
+
+// turnEvent is the data of a streamed agent event.
+type turnEvent struct {
+	SessionID  string          `json:"session_id"`
+	Text       string          `json:"text,omitempty"`
+	Tool       string          `json:"tool,omitempty"`
+	CallID     string          `json:"call_id,omitempty"`
+	Input      json.RawMessage `json:"input,omitempty"`
+	Output     string          `json:"output,omitempty"`
+	Status     string          `json:"status,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	DurationMS *int64          `json:"duration_ms,omitempty"`
+}
+
+// turnDone is the data of the done event: the stored assistant messages.
+type turnDone struct {
+	SessionID string          `json:"session_id"`
+	Key       string          `json:"key"`
+	Text      string          `json:"text"`
+	Messages  []*loom.Message `json:"messages"`
+	Usage     loom.Usage      `json:"usage"`
+}
+
+// postMessage is POST /api/v1/messages: one agent turn in the session
+// with the given key, created lazily, streamed back as Server-Sent
+// Events. Like the command line, it holds the session's lock for the
+// turn; a second turn on the same key while one runs is refused with 409.
+func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
+	user := userOf(r)
+	var in struct {
+		Key  string `json:"key"`
+		Text string `json:"text"`
+	}
+	if err := s.decode(w, r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	in.Key = strings.TrimSpace(in.Key)
+	if err := validKey(in.Key); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		s.writeError(w, r, loom.Errorf(loom.EINVALID, "text is required"))
+		return
+	}
+	if s.cfg.NewLoop == nil {
+		s.writeError(w, r, codedError(eUnavailable, "this server runs no agent"))
+		return
+	}
+	ok, draining := s.beginTurn(user, in.Key)
+	if draining {
+		s.writeError(w, r, codedError(eUnavailable, "the server is shutting down"))
+		return
+	}
+	if !ok {
+		s.writeError(w, r, loom.Errorf(loom.ELOCKED, "a turn is already running in the session with key %q", in.Key))
+		return
+	}
+	st, x, res, err := s.runTurn(w, r, user, in.Key, in.Text)
+	// The key and the lock are free before the last event, so a client
+	// may send its next message as soon as it reads it.
+	s.endTurn(user, in.Key)
+	if st == nil {
+		if err != nil {
+			s.writeError(w, r, err)
+		}
+		return
+	}
+	if err != nil {
+		d := detailOf(err)
+		if d.Code == loom.EINTERNAL {
+			s.log.Error("turn failed", "session", x.ID, "err", err)
+			if agent.IsCancelled(err) {
+				d.Message = "the turn was cut short: the server is shutting down"
+			} else {
+				// Provider errors say what went wrong and hold no secrets.
+				d.Message = loom.ErrorMessage(err)
+			}
+		}
+		st.send(evError, "", struct {
+			errorBody
+			SessionID string `json:"session_id"`
+		}{errorBody{Error: d}, x.ID})
+		return
+	}
+	msgs := res.Messages
+	if msgs == nil {
+		msgs = []*loom.Message{}
+	}
+	st.send(evDone, "", turnDone{SessionID: x.ID, Key: in.Key, Text: res.Text, Messages: msgs, Usage: res.Usage})
+}
+
+// runTurn finds or prepares the session, takes its lock, builds the
+// agent and runs the turn, streaming its events. It returns a nil stream
+// when it failed before streaming began (err is then for a plain JSON
+// answer). The lock is released when it returns.
+func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, user, key, text string) (*stream, *loom.Session, *agent.Result, error) {
+	ctx := r.Context()
+	x, created, err := s.sessionForKey(ctx, user, key)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	lease, err := s.st.Lock(ctx, x.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer lease.Release(context.WithoutCancel(ctx))
+	loop, err := s.cfg.NewLoop(ctx, x)
+	if err != nil {
+		s.log.Warn("no agent for a turn", "err", err)
+		return nil, nil, nil, codedError(eUnavailable, "the agent is not available: %s", loom.ErrorMessage(err))
+	}
+
+	st := startStream(w)
+	st.send(evStart, "", map[string]any{"session_id": x.ID, "key": key, "created": created})
+	emit := func(e agent.Event) {
+		ev := turnEvent{SessionID: e.SessionID, Text: e.Text, Tool: e.Tool, CallID: e.CallID, Status: e.Status, Output: e.Output}
+		if ev.SessionID == "" {
+			ev.SessionID = x.ID
+		}
+		name := e.Kind
+		switch e.Kind {
+		case loom.EventText:
+			name = evText
+		case loom.EventReasoning:
+			name = evReasoning
+		case agent.EventToolStart:
+			name = evToolStart
+			if e.Input != "" && json.Valid([]byte(e.Input)) {
+				ev.Input = json.RawMessage(e.Input)
+			}
+		case agent.EventToolEnd:
+			name = evToolEnd
+			ev.Error, ev.Text = e.Text, ""
+			ms := e.Duration.Milliseconds()
+			ev.DurationMS = &ms
+		case agent.EventCompacted:
+			name = evCompacted
+		}
+		// A client that went away misses the rest; the turn goes on and
+		// its messages are stored.
+		st.send(name, "", ev)
+	}
+	// The turn runs on the server's context, not the request's: see
+	// Server.turnCtx.
+	tctx, cancel := context.WithCancel(s.turnCtx)
+	defer cancel()
+	res, err := loop.Turn(tctx, x, text, emit)
+	return st, x, res, err
+}
