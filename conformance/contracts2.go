@@ -584,6 +584,18 @@ func testUsage(t *testing.T, open Opener) {
 	if len(rep.ByModel) != 2 || rep.ByModel[0].Name != "claude-y" || rep.ByModel[1].Usage.InputTokens != 101 || rep.ByModel[1].Sessions != 2 {
 		t.Fatalf("by model = %+v", rep.ByModel)
 	}
+	// A fork's copied history is not counted again.
+	f, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Usage.IsZero() {
+		t.Fatalf("fork starts with usage %+v", f.Usage)
+	}
+	again, _ := st.Usage(ctx(t), loom.UsageFilter{UserID: "alice"})
+	if again.Total != want || len(again.ByModel) != 2 || again.ByModel[1].Usage.InputTokens != 101 {
+		t.Fatalf("after a fork: total %+v, by model %+v", again.Total, again.ByModel)
+	}
 	one, _ := st.Usage(ctx(t), loom.UsageFilter{UserID: "alice", SessionID: o.ID})
 	if one.Total.CostUSD != 0.5 {
 		t.Fatalf("one session usage = %+v", one.Total)

@@ -75,12 +75,8 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 			SELECT $1, s.user_id, $2, s.surface, $3, s.description, 'fork', s.id, $4::integer, s.project_id,
 				s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, $5::bigint, $4::integer,
 				coalesce((SELECT max(seq) FROM messages WHERE session_id = s.id AND role = 'summary' AND seq <= $5::bigint), 0),
-				$8, u.i, u.o, u.r, u.cr, u.cw, u.c, u.a, u.k, $6, $6
-			FROM sessions s, (SELECT coalesce(sum(input_tokens), 0) i, coalesce(sum(output_tokens), 0) o,
-				coalesce(sum(reasoning_tokens), 0) r, coalesce(sum(cache_read_tokens), 0) cr,
-				coalesce(sum(cache_write_tokens), 0) cw, coalesce(sum(cost_usd), 0) c,
-				coalesce(sum(api_calls), 0) a, coalesce(sum(compactions), 0) k
-				FROM messages WHERE session_id = $7 AND seq <= $5::bigint) u
+				$8, 0, 0, 0, 0, 0, 0, 0, 0, $6, $6
+			FROM sessions s
 			WHERE s.id = $7`,
 			nid, nullString(opts.Key), title, turn, last, now, src.ID, prompt)
 		if isUnique(err) {

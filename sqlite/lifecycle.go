@@ -17,7 +17,10 @@ const newMessageID = `substr(m.id, 1, 14) || '7' || substr(lower(hex(randomblob(
 	lower(hex(randomblob(6)))`
 
 // Fork implements loom.Store. The copied messages share their bodies with
-// the source, so a fork moves no message text and re-indexes nothing.
+// the source, so a fork moves no message text and re-indexes nothing. The
+// fork's usage starts at zero: the copied history's calls were paid for
+// in the session they were made in, and counting them again would double
+// every total.
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -73,14 +76,10 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 				s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, ?, ?,
 				coalesce((SELECT max(seq) FROM messages WHERE session_id = s.id AND role = 'summary' AND seq <= ?), 0),
 				?,
-				u.i, u.o, u.r, u.cr, u.cw, u.c, u.a, u.k, ?, ?
-			FROM sessions s, (SELECT coalesce(sum(input_tokens), 0) i, coalesce(sum(output_tokens), 0) o,
-				coalesce(sum(reasoning_tokens), 0) r, coalesce(sum(cache_read_tokens), 0) cr,
-				coalesce(sum(cache_write_tokens), 0) cw, coalesce(sum(cost_usd), 0) c,
-				coalesce(sum(api_calls), 0) a, coalesce(sum(compactions), 0) k
-				FROM messages WHERE session_id = ? AND seq <= ?) u
+				0, 0, 0, 0, 0, 0, 0, 0, ?, ?
+			FROM sessions s
 			WHERE s.id = ?`,
-			nid, nullString(opts.Key), title, turn, last, turn, last, prompt, now, now, src.ID, last, src.ID)
+			nid, nullString(opts.Key), title, turn, last, turn, last, prompt, now, now, src.ID)
 		if isUnique(err) {
 			return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", opts.Key)
 		}

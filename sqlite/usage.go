@@ -41,7 +41,7 @@ func (s *Store) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageRepor
 		return nil, err
 	}
 	msums := strings.Replace(fmt.Sprintf(usageSums, "m."), "count(*), coalesce(sum(m.message_count), 0)", "count(DISTINCT m.session_id), count(*)", 1)
-	if rep.ByModel, err = s.usageRows(ctx, "model", `SELECT m.provider || ':' || m.model, m.model, `+msums+` FROM messages m JOIN sessions s ON s.id = m.session_id`+w+` AND m.model <> '' GROUP BY m.provider, m.model ORDER BY sum(m.cost_usd) DESC`, args...); err != nil {
+	if rep.ByModel, err = s.usageRows(ctx, "model", `SELECT m.provider || ':' || m.model, m.model, `+msums+` FROM messages m JOIN sessions s ON s.id = m.session_id`+w+` AND m.model <> '' AND NOT (s.kind = 'fork' AND m.turn <= s.fork_turn) GROUP BY m.provider, m.model ORDER BY sum(m.cost_usd) DESC`, args...); err != nil {
 		return nil, err
 	}
 	for _, r := range rep.BySession {
