@@ -184,6 +184,8 @@ search, resume, fork, move, export and import.`,
 		newCmdReplay(f, nil),
 		newCmdUsage(f, nil),
 		newCmdLog(f),
+		newCmdServe(f, nil),
+		newCmdToken(f),
 		newCmdPaths(f, nil),
 		newCmdVersion(f, nil),
 	)

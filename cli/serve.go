@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/replaylog"
+	"github.com/loomhq/loom/server"
+)
+
+// defaultServeAddr is where loom serve listens unless told otherwise:
+// this machine only.
+const defaultServeAddr = "127.0.0.1:7878"
+
+// ServeOptions are the options of `loom serve`.
+type ServeOptions struct {
+	f     *Factory
+	Addr  string
+	Grace time.Duration
+	// LogJSON writes the access log as JSON lines instead of text.
+	LogJSON bool
+	// listening, when set by a test, receives the listener's address.
+	listening func(addr string)
+}
+
+func newCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API and the web dashboard",
+		Long: `Serve loom's JSON API under /api/v1 and a web dashboard at /, over the
+same store as the command line.
+
+On start it makes a fresh access token for the current user (--user,
+$LOOM_USER, else local) and prints the dashboard's address with it; open
+that address to log in. Every API call needs a token:
+Authorization: Bearer TOKEN. Each token is one user's, and a user sees
+only their own sessions. 'loom token create --user NAME' makes tokens
+for other users; 'loom token revoke ID' ends one.
+
+POST /api/v1/messages runs agent turns with the provider configured for
+the command line (config.toml or the environment); with none configured
+it answers 503 and everything else works.
+
+The default address serves this machine only. To serve a network, put a
+TLS-terminating reverse proxy in front (tokens are bearer secrets).
+Ctrl+C stops the server: running turns get --grace to finish, then are
+cut at a whole-message boundary.`,
+		Example: `  loom serve
+  loom serve --addr 0.0.0.0:8080 --log-json
+  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7878/api/v1/sessions`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
+				return usageErrorf("--addr %q is not HOST:PORT", opts.Addr)
+			}
+			if opts.Grace < 0 {
+				return usageErrorf("--grace must not be negative")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return serveRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Addr, "addr", defaultServeAddr, "address to listen on, `HOST:PORT`")
+	cmd.Flags().DurationVar(&opts.Grace, "grace", 30*time.Second, "how long running turns may take to finish on shutdown")
+	cmd.Flags().BoolVar(&opts.LogJSON, "log-json", false, "write the access log as JSON lines")
+	return cmd
+}
+
+func serveRun(ctx context.Context, opts *ServeOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	tokens, ok := st.(loom.TokenStore)
+	if !ok {
+		return fmt.Errorf("this store keeps no access tokens, so it cannot be served")
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", opts.Addr, err)
+	}
+	user := f.User()
+	_, secret, err := tokens.CreateToken(ctx, user, "serve "+loom.FormatTime(f.now()))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+
+	var h slog.Handler = slog.NewTextHandler(f.IO.ErrOut, nil)
+	if opts.LogJSON {
+		h = slog.NewJSONHandler(f.IO.ErrOut, nil)
+	}
+	srv := server.New(server.Config{
+		Store:   st,
+		Tokens:  tokens,
+		NewLoop: serveLoop(f, st, user),
+		Logger:  slog.New(h),
+	})
+
+	addr := ln.Addr().(*net.TCPAddr)
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	base := "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port))
+	fmt.Fprintf(f.IO.Out, "loom serve: %s/?token=%s\n", base, secret)
+	fmt.Fprintf(f.IO.ErrOut, "Serving the API and dashboard on %s for user %s (store %s). Ctrl+C stops.\n", base, user, redactURL(mustDBURL(f)))
+	if !addr.IP.IsLoopback() {
+		fmt.Fprintln(f.IO.ErrOut, "loom: warning: listening beyond this machine over plain HTTP; put a TLS reverse proxy in front, tokens are bearer secrets")
+	}
+	if _, err := f.AgentLoop(ctx, st, &loom.Session{UserID: user}, agentFlags{}); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "loom: POST /api/v1/messages answers 503 until a model provider is configured: %s\n", oneLine(loom.ErrorMessage(err)))
+	}
+	if opts.listening != nil {
+		opts.listening(ln.Addr().String())
+	}
+	return srv.Serve(ctx, ln, opts.Grace)
+}
+
+func mustDBURL(f *Factory) string {
+	u, err := f.DBURL()
+	if err != nil {
+		return "?"
+	}
+	return u
+}
+
+// serveLoop builds the agent of a server turn the way chat and run build
+// theirs (same configuration, the session's own model and profile), with
+// what a network-facing agent must not have taken away: read_file would
+// read this machine's files for anyone holding a token, so it is gone;
+// the memory tool and the memory files are the serving user's own, kept
+// for that user's sessions only. Replay logs go under the session's user.
+func serveLoop(f *Factory, st loom.Store, operator string) func(context.Context, *loom.Session) (*agent.Loop, error) {
+	return func(ctx context.Context, s *loom.Session) (*agent.Loop, error) {
+		before := *s
+		l, err := f.AgentLoop(ctx, st, s, agentFlags{})
+		if err != nil {
+			return nil, err
+		}
+		if err := persistChoice(ctx, st, s, before); err != nil {
+			return nil, err
+		}
+		own := s.UserID == operator
+		tools := l.Tools[:0:0]
+		for _, t := range l.Tools {
+			switch t.Spec().Name {
+			case (agent.ReadFile{}).Spec().Name:
+				continue
+			case (agent.Memory{}).Spec().Name:
+				if !own {
+					continue
+				}
+			}
+			tools = append(tools, t)
+		}
+		l.Tools = tools
+		if !own {
+			l.MemoryFile, l.UserFile = "", ""
+		}
+		d, err := f.Dirs()
+		if err != nil {
+			return nil, err
+		}
+		l.LogFor = func(x *loom.Session) *replaylog.Log {
+			lg, err := replaylog.Open(d.SessionLog(x.UserID, x.ID))
+			if err != nil {
+				return nil
+			}
+			return lg
+		}
+		return l, nil
+	}
+}
