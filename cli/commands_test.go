@@ -650,7 +650,7 @@ func TestUsage(t *testing.T) {
 	}
 	r := fx.runWith(t, runOpts{tty: true}, "usage", "--limit", "1")
 	plain := stripANSI(r.stdout)
-	for _, want := range []string{"Total: 2,500 in", "SESSION", "PROJECT", "MODEL", "gpt-x-mini", "more (--limit 0 lists all)"} {
+	for _, want := range []string{"Total: 1,300 in", "SESSION", "PROJECT", "MODEL", "gpt-x-mini", "more (--limit 0 lists all)"} {
 		if !strings.Contains(plain, want) {
 			t.Fatalf("terminal usage lacks %q:\n%s", want, plain)
 		}
