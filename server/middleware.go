@@ -82,7 +82,10 @@ func (s *Server) wrap(next http.Handler) http.Handler {
 				}
 			}
 			level := slog.LevelInfo
-			if rw.status >= 500 {
+			switch {
+			case rw.status == http.StatusServiceUnavailable:
+				level = slog.LevelWarn // a state of the server, said once at start
+			case rw.status >= 500:
 				level = slog.LevelError
 			}
 			s.log.LogAttrs(r.Context(), level, "http",
