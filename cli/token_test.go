@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+)
+
+func TestTokenCommands(t *testing.T) {
+	fx := newEmptyFixture(t)
+	r := fx.run(t, "token", "create", "--user", "alice", "--name", "telegram bot")
+	if r.code != 0 {
+		t.Fatalf("create: exit %d: %s", r.code, r.stderr)
+	}
+	secret := strings.TrimSpace(r.stdout)
+	if !strings.HasPrefix(secret, loom.TokenPrefix) || strings.Contains(secret, "\n") {
+		t.Fatalf("create printed %q, want the secret alone", r.stdout)
+	}
+	r = fx.run(t, "token", "create", "--json")
+	if r.code != 0 {
+		t.Fatalf("create --json: exit %d: %s", r.code, r.stderr)
+	}
+	var created struct {
+		ID, Secret string
+		UserID     string `json:"user_id"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &created); err != nil || created.UserID != "local" || !strings.HasPrefix(created.Secret, loom.TokenPrefix) || created.ID == "" {
+		t.Fatalf("create --json = %s (%v)", r.stdout, err)
+	}
+
+	// The secrets authenticate as their users, and are stored hashed.
+	st := fx.openStore(t)
+	tok, err := st.Authenticate(context.Background(), secret)
+	if err != nil || tok.UserID != "alice" || tok.Name != "telegram bot" {
+		t.Fatalf("authenticate: %+v, %v", tok, err)
+	}
+	var hashes int
+	st.DB().QueryRow(`SELECT count(*) FROM tokens WHERE hash = ?`, loom.HashToken(secret)).Scan(&hashes)
+	var plain int
+	st.DB().QueryRow(`SELECT count(*) FROM tokens WHERE hash = ? OR name = ? OR id = ?`, secret, secret, secret).Scan(&plain)
+	if hashes != 1 || plain != 0 {
+		t.Errorf("store holds %d hashes and %d plain copies of the secret", hashes, plain)
+	}
+
+	r = fx.run(t, "token", "list")
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 2 || strings.Contains(r.stdout, loom.TokenPrefix) {
+		t.Fatalf("list: exit %d\n%s", r.code, r.stdout)
+	}
+	if !strings.Contains(r.stdout, tok.ID+"\talice\ttelegram bot\t") {
+		t.Errorf("list lacks alice's token:\n%s", r.stdout)
+	}
+	r = fx.run(t, "token", "list", "--user", "alice", "--json")
+	var list []loom.Token
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0].ID != tok.ID {
+		t.Fatalf("list --user alice --json = %s (%v)", r.stdout, err)
+	}
+	if strings.Contains(r.stdout, "secret") || strings.Contains(r.stdout, "hash") {
+		t.Errorf("list --json shows secrets: %s", r.stdout)
+	}
+	r = fx.runWith(t, runOpts{tty: true}, "token", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "LAST USED") {
+		t.Errorf("list on a terminal:\n%s", r.stdout)
+	}
+
+	r = fx.run(t, "token", "revoke", tok.ID[:len(tok.ID)-4])
+	if r.code != 0 || !strings.Contains(r.stderr, "Revoked token "+tok.ID) {
+		t.Fatalf("revoke by prefix: exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := st.Authenticate(context.Background(), secret); loom.ErrorCode(err) != loom.ENOTFOUND {
+		t.Errorf("revoked token still authenticates: %v", err)
+	}
+	r = fx.run(t, "token", "list", "--user", "alice")
+	if fields := strings.Split(strings.TrimSpace(r.stdout), "\t"); len(fields) != 6 || fields[5] == "" {
+		t.Errorf("list does not show the revocation: %q", r.stdout)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"token", "revoke", "ffffffff"}, ExitNotFound},
+		{[]string{"token", "revoke", "01"}, ExitNotFound}, // too short to be a prefix
+		{[]string{"token", "revoke"}, ExitUsage},
+		{[]string{"token", "create", "--name", "two\nlines"}, ExitUsage},
+		{[]string{"token", "frobnicate"}, ExitUsage},
+	} {
+		if r := fx.run(t, tc.args...); r.code != tc.code {
+			t.Errorf("loom %s: exit %d, want %d (%s)", strings.Join(tc.args, " "), r.code, tc.code, r.stderr)
+		}
+	}
+	// Two tokens made in the same millisecond share a prefix: ambiguous.
+	a, _, _ := st.CreateToken(context.Background(), "x", "")
+	b, _, _ := st.CreateToken(context.Background(), "y", "")
+	common := 0
+	for common < len(a.ID) && a.ID[common] == b.ID[common] {
+		common++
+	}
+	if common >= 4 {
+		if r := fx.run(t, "token", "revoke", a.ID[:common]); r.code != ExitAmbiguous {
+			t.Errorf("revoke an ambiguous prefix: exit %d (%s)", r.code, r.stderr)
+		}
+	}
+}
