@@ -161,11 +161,15 @@ func run(ctx context.Context, c config) error {
 	}
 	// Bulk import.
 	if want("bulk import") {
-		baseRate, err := baselineImportRate(ctx, filepath.Join(filepath.Dir(c.db), "baseline-import.db"), 50000)
+		baseRate, err := baselineImportRate(ctx, filepath.Join(filepath.Dir(c.db), "baseline-import.db"), 100000)
 		if err != nil {
 			return err
 		}
-		rep.addRate("bulk import, search index included", "≥ 25,000 messages/s", 25000, importRate, baseRate)
+		rate, err := importRateOf(ctx, filepath.Join(filepath.Dir(c.db), "import.db"), 100000)
+		if err != nil {
+			return err
+		}
+		rep.addRate("bulk import, search index included", "≥ 25,000 messages/s", 25000, rate, baseRate)
 	}
 	// Fork of the big session; the forks are purged afterwards, untimed.
 	if want("fork") {
@@ -201,7 +205,7 @@ func run(ctx context.Context, c config) error {
 	if want("memory") {
 		rep.addNote(resumeMemory(ctx, st, bigID, user))
 	}
-	rep.importNote = fmt.Sprintf("loom's import rate was measured while generating the store (%s).", importNoteText(importRate))
+	rep.importNote = fmt.Sprintf("Bulk import is measured on 100,000 generated messages (100 sessions) into a fresh store, the generation untimed; while generating the whole store it ran at %s.", importNoteText(importRate))
 	return rep.print(c.out)
 }
 
@@ -224,6 +228,42 @@ func measureAppend(ctx context.Context, st *sqlite.Store, base *baseline, rep *r
 		func() error { i++; return st.Append(ctx, appendSession, textMsg(texts[i%len(texts)])) },
 		func() error { i++; return base.append(ctx, baseSession, texts[i%len(texts)]) }))
 	return nil
+}
+
+// importRateOf imports n generated messages (sessions of 1,000) into a
+// fresh store in batches of ten sessions and returns messages per second;
+// generating them is not timed.
+func importRateOf(ctx context.Context, path string, n int) (float64, error) {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		os.Remove(p)
+	}
+	defer os.Remove(path)
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	g := newGenerator(11)
+	var batches [][]*loom.SessionData
+	var batch []*loom.SessionData
+	for i := 0; i < n/1000; i++ {
+		batch = append(batch, g.session("bench", 1000, loom.Project{ID: "1", Name: "p", Root: "/p"}))
+		if len(batch) == 10 {
+			batches = append(batches, batch)
+			batch = nil
+		}
+	}
+	if len(batch) > 0 {
+		batches = append(batches, batch)
+	}
+	runtime.GC()
+	t0 := time.Now()
+	for _, b := range batches {
+		if err := st.Import(ctx, b); err != nil {
+			return 0, err
+		}
+	}
+	return float64(n) / time.Since(t0).Seconds(), nil
 }
 
 func expectHits(h []loom.SearchHit, err error) error {

@@ -209,7 +209,7 @@ func marshalParts(m *loom.Message) (string, error) {
 			m.Parts[i].ID = loom.NewID()
 		}
 	}
-	b, err := json.Marshal(m.Parts)
+	b, err := gojson.Marshal(m.Parts)
 	if err != nil {
 		return "", fmt.Errorf("encode parts: %w", err)
 	}
