@@ -17,7 +17,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/sqlite"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -372,8 +371,8 @@ func TestSessionForkAndRename(t *testing.T) {
 	if out := fx.mustRun(t, "session", "rename", id, "  Third try "); out != "" {
 		t.Fatalf("rename printed %q when piped", out)
 	}
-	if got := strings.TrimSpace(fx.mustRun(t, "session", "resume", "third TRY")); got != id {
-		t.Fatalf("renamed title resolves to %q, want %s", got, id)
+	if got := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "resume", "third TRY", "--json")); got.ID != id {
+		t.Fatalf("renamed title resolves to %s, want %s", got.ID, id)
 	}
 	r := fx.runWith(t, runOpts{tty: true}, "session", "rename", id, "Fourth")
 	if !strings.Contains(stripANSI(r.stdout), `Renamed `+id[:8]+` from "Third try" to "Fourth"`) {
@@ -854,10 +853,8 @@ func waitFor(t *testing.T, s interface{ String() string }, want string) {
 	}
 }
 
+// openSQLite opens the store url names: the fixture's SQLite file, or its
+// PostgreSQL schema when the tests run on PostgreSQL.
 func openSQLite(ctx context.Context, url string) (loom.Store, error) {
-	st, err := sqlite.Open(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
+	return openEngine(ctx, url)
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/paths"
-	"github.com/loomhq/loom/sqlite"
 )
 
 // base is the fixture's clock: every store write advances it one second,
@@ -80,19 +79,22 @@ func newEmptyFixture(t *testing.T) *fixture {
 	}
 	fx.proj = mustProject(t, fx.project)
 	fx.otherP = mustProject(t, fx.other)
+	if onPostgres() {
+		fx.db = freshSchema(t)
+	}
 	return fx
 }
 
 // openStore opens the fixture's store with the fixture's clock.
-func (fx *fixture) openStore(t *testing.T) *sqlite.Store {
+func (fx *fixture) openStore(t *testing.T) *fixtureStore {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), fx.db)
+	st, err := openEngine(context.Background(), fx.db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Now = fx.now
+	setNow(st, fx.now)
 	t.Cleanup(func() { st.Close() })
-	return st
+	return &fixtureStore{st}
 }
 
 func textMsg(role, text string, at time.Time) *loom.Message {
@@ -206,7 +208,11 @@ func newFixture(t *testing.T) *fixture {
 
 // env returns the environment of a loom run on the fixture.
 func (fx *fixture) env() map[string]string {
-	return map[string]string{"LOOM_HOME": fx.home, "HOME": fx.home}
+	env := map[string]string{"LOOM_HOME": fx.home, "HOME": fx.home}
+	if onPostgres() {
+		env["LOOM_DB"] = fx.db
+	}
+	return env
 }
 
 // result is what a command run produced.
@@ -253,11 +259,11 @@ func (fx *fixture) runWith(t *testing.T, o runOpts, args ...string) result {
 		Env:   func(k string) string { return env[k] },
 		Getwd: func() (string, error) { return dir, nil },
 		OpenStore: func(ctx context.Context, url string) (loom.Store, error) {
-			st, err := sqlite.Open(ctx, url)
+			st, err := openEngine(ctx, url)
 			if err != nil {
 				return nil, err
 			}
-			st.Now = fx.now
+			setNow(st, fx.now)
 			return st, nil
 		},
 		Now:     func() time.Time { return base.Add(2 * time.Hour) },

@@ -20,15 +20,17 @@ func newCmdSessionResume(f *Factory, runF func(*ResumeOptions) error) *cobra.Com
 	opts := &ResumeOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "resume [REF] [PROMPT]",
-		Short: "Choose a session to resume",
-		Long: `Find the session to resume and print its id.
+		Short: "Resume a session: chat in it, or send it one PROMPT",
+		Long: `Resume a session: the same as loom chat --resume REF, or, with PROMPT,
+loom run --resume REF PROMPT.
 
 Without REF on a terminal, a fuzzy picker lists every session of this
 project (title, last prompt, age, size): type to filter, enter to choose,
-esc to leave. Without REF elsewhere, REF is required.`,
+esc to leave. Without REF elsewhere, REF is required. With --json the
+session is printed instead of resumed.`,
 		Example: `  loom session resume
   loom session resume 0196a3b2
-  loom session resume "flaky test"`,
+  loom session resume "flaky test" "and now the integration tests"`,
 		Args: argsBetween(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -82,6 +84,8 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 	if f.JSON() {
 		return writeJSON(f.IO.Out, s)
 	}
-	_, err = fmt.Fprintln(f.IO.Out, s.ID)
-	return err
+	if opts.Prompt != "" {
+		return runRun(ctx, &RunOptions{f: f, Prompt: opts.Prompt, Choice: sessionChoice{Resume: s.ID}})
+	}
+	return chatRun(ctx, &ChatOptions{f: f, Choice: sessionChoice{Resume: s.ID}})
 }
