@@ -266,7 +266,7 @@ func TestAgentKilledDuringTool(t *testing.T) {
 	for {
 		st := fx.openStore(t)
 		var running int
-		st.DB().QueryRow(`SELECT count(*) FROM bodies WHERE parts LIKE '%"status":"running"%'`).Scan(&running)
+		st.DB().QueryRow(`SELECT count(*) FROM bodies WHERE CAST(parts AS TEXT) LIKE '%"status":"running"%'`).Scan(&running)
 		st.Close()
 		if running > 0 {
 			break
