@@ -157,8 +157,21 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 	tp := newTablePrinter(f.IO)
 	tp.Header("ID", "USER", "NAME", "CREATED", "LAST USED", "REVOKED")
 	tp.Flex(2)
+	// Tokens made in the same minute share 8 characters; a shown prefix
+	// must work as revoke's argument, which looks among every user's.
+	every := list
+	if f.flags.user != "" {
+		if every, err = ts.Tokens(ctx, ""); err != nil {
+			return err
+		}
+	}
+	ids := make([]string, len(every))
+	for i, t := range every {
+		ids[i] = t.ID
+	}
+	idLen := abbrevLen(ids)
 	for _, t := range list {
-		tp.AddField(displayID(f.IO, t.ID), cs.Cyan)
+		tp.AddField(abbrevID(f.IO, t.ID, idLen), cs.Cyan)
 		tp.AddField(t.UserID, nil)
 		tp.AddField(t.Name, nil)
 		tp.AddField(displayTime(f.IO, t.CreatedAt, now), cs.Gray)

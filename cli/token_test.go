@@ -103,4 +103,15 @@ func TestTokenCommands(t *testing.T) {
 			t.Errorf("revoke an ambiguous prefix: exit %d (%s)", r.code, r.stderr)
 		}
 	}
+	// The ids a terminal shows are prefixes revoke accepts, even when
+	// tokens share their first 8 characters and the list is one user's.
+	r = fx.runWith(t, runOpts{tty: true}, "token", "list", "--user", "x")
+	lines := strings.Split(strings.TrimSpace(stripANSI(r.stdout)), "\n")
+	shown := strings.Fields(lines[len(lines)-1])[0]
+	if !strings.HasPrefix(a.ID, shown) {
+		t.Fatalf("list shows %q for %s", shown, a.ID)
+	}
+	if r := fx.run(t, "token", "revoke", shown); r.code != 0 {
+		t.Errorf("revoke the shown prefix %q: exit %d (%s)", shown, r.code, r.stderr)
+	}
 }
