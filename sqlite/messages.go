@@ -16,6 +16,24 @@ import (
 	"github.com/loomhq/loom"
 )
 
+// The statements of an append, prepared once per store (see writes).
+const (
+	insertBodySQL    = `INSERT INTO bodies (parts, content) VALUES (?, ?)`
+	insertMessageSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
+		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+		cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	appendUpdateSQL = `UPDATE sessions SET message_count = ?, turn_count = ?,
+			last_prompt = ?, title = ?, summary_seq = ?,
+			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cache_read_tokens = ?,
+			cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?, updated_at = ?
+			WHERE id = ?`
+	sessionByIDSQL = `SELECT ` + sessionColumns + sessionFrom + `WHERE s.id = ?`
+)
+
+// hotWrites are prepared on the writer before its first transaction.
+var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL}
+
 // maxPrompt bounds last_prompt: enough to recognise a session in a list.
 const maxPrompt = 500
 
@@ -37,8 +55,9 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 	}
 	var fresh *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		w := writes{s, tx}
 		// One read gives the counters and the lock.
-		cur, err := s.sessionTx(ctx, tx, x.ID)
+		cur, err := s.sessionTx(ctx, w, x.ID)
 		switch {
 		case loom.ErrorCode(err) == loom.ENOTFOUND:
 			// A session the caller already wrote to has been deleted
@@ -52,7 +71,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 			if err := s.createSession(ctx, tx, x); err != nil {
 				return err
 			}
-			if cur, err = s.sessionTx(ctx, tx, x.ID); err != nil {
+			if cur, err = s.sessionTx(ctx, w, x.ID); err != nil {
 				return err
 			}
 		case err != nil:
@@ -92,7 +111,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 			if m.CreatedAt.IsZero() {
 				m.CreatedAt = now
 			}
-			if err := s.insertMessage(ctx, tx, m); err != nil {
+			if err := s.insertMessage(ctx, w, m); err != nil {
 				return err
 			}
 			add.Add(m.Usage)
@@ -108,11 +127,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 		fresh.Usage.Add(add)
 		fresh.UpdatedAt = now
 		u := fresh.Usage
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET message_count = ?, turn_count = ?,
-			last_prompt = ?, title = ?, summary_seq = ?,
-			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cache_read_tokens = ?,
-			cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?, updated_at = ?
-			WHERE id = ?`,
+		_, err = w.ExecContext(ctx, appendUpdateSQL,
 			count, turns, fresh.LastPrompt, fresh.Title, fresh.SummarySeq,
 			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens,
 			u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(now), x.ID)
@@ -160,12 +175,12 @@ func (s *Store) createSession(ctx context.Context, tx *sql.Tx, x *loom.Session) 
 	return nil
 }
 
-func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
+func (s *Store) insertMessage(ctx context.Context, tx writes, m *loom.Message) error {
 	parts, err := marshalParts(m)
 	if err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO bodies (parts, content) VALUES (?, ?)`, parts, m.SearchText())
+	res, err := tx.ExecContext(ctx, insertBodySQL, parts, m.SearchText())
 	if err != nil {
 		return fmt.Errorf("store message: %w", err)
 	}
@@ -176,16 +191,13 @@ func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, m *loom.Message) 
 	return s.insertMessageRow(ctx, tx, m, body)
 }
 
-func (s *Store) insertMessageRow(ctx context.Context, tx *sql.Tx, m *loom.Message, body int64) error {
+func (s *Store) insertMessageRow(ctx context.Context, tx writes, m *loom.Message, body int64) error {
 	var errText any
 	if m.Error != nil {
 		errText = marshalError(m.Error)
 	}
 	u := m.Usage
-	_, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
-		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := tx.ExecContext(ctx, insertMessageSQL,
 		m.SessionID, m.Seq, m.ID, m.Role, m.Turn, body, m.Model, m.Provider,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		u.CostUSD, u.APICalls, u.Compactions, errText, loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt))

@@ -79,7 +79,7 @@ func (s *Store) Session(ctx context.Context, id string) (*loom.Session, error) {
 }
 
 func (s *Store) sessionTx(ctx context.Context, db queryer, id string) (*loom.Session, error) {
-	x, err := s.scanSession(db.QueryRowContext(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE s.id = ?`, id))
+	x, err := s.scanSession(db.QueryRowContext(ctx, sessionByIDSQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, loom.NotFound(id)
 	}

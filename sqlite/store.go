@@ -41,7 +41,9 @@ type Store struct {
 	pid   int
 	host  string
 
-	stmts sync.Map // query text → *sql.Stmt on the reader pool
+	stmts  sync.Map // query text → *sql.Stmt on the reader pool
+	wstmts sync.Map // query text → *sql.Stmt on the writer
+	wonce  sync.Once
 }
 
 // Options tune how a store is opened.
@@ -112,10 +114,12 @@ func (s *Store) DB() *sql.DB { return s.writer }
 // Close closes both pools.
 func (s *Store) Close() error {
 	var errs []error
-	s.stmts.Range(func(_, v any) bool {
-		v.(*sql.Stmt).Close()
-		return true
-	})
+	for _, m := range []*sync.Map{&s.stmts, &s.wstmts} {
+		m.Range(func(_, v any) bool {
+			v.(*sql.Stmt).Close()
+			return true
+		})
+	}
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())
 	}
@@ -178,6 +182,7 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // withTx runs fn in one immediate write transaction.
 func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	s.prepareWrites(ctx)
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -261,4 +266,57 @@ func (r reads) QueryRowContext(ctx context.Context, query string, args ...any) *
 		return r.s.reader.QueryRowContext(ctx, query, args...)
 	}
 	return st.QueryRowContext(ctx, args...)
+}
+
+// writes runs a write transaction's hot statements through statements
+// prepared once on the single writer connection.
+type writes struct {
+	s  *Store
+	tx *sql.Tx
+}
+
+// stmt returns the transaction's copy of a statement prepared before it
+// began, or nil. Preparing inside the transaction would wait for the
+// writer's one connection, which the transaction holds.
+func (w writes) stmt(ctx context.Context, query string) *sql.Stmt {
+	if st, ok := w.s.wstmts.Load(query); ok {
+		return w.tx.StmtContext(ctx, st.(*sql.Stmt))
+	}
+	return nil
+}
+
+// prepareWrites prepares the hot write statements, once, outside any
+// transaction.
+func (s *Store) prepareWrites(ctx context.Context) {
+	s.wonce.Do(func() {
+		for _, q := range hotWrites {
+			if st, err := s.writer.PrepareContext(ctx, q); err == nil {
+				s.wstmts.Store(q, st)
+			}
+		}
+	})
+}
+
+// ExecContext runs a prepared write.
+func (w writes) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := w.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return w.tx.ExecContext(ctx, query, args...)
+}
+
+// QueryContext implements queryer.
+func (w writes) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := w.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return w.tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext implements queryer.
+func (w writes) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := w.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return w.tx.QueryRowContext(ctx, query, args...)
 }
