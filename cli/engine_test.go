@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"strconv"
@@ -31,28 +32,42 @@ func testPostgres() string { return os.Getenv("LOOM_TEST_POSTGRES") }
 // onPostgres reports whether the tests run on PostgreSQL.
 func onPostgres() bool { return testPostgres() != "" }
 
+// defaultPostgres is the server tests that need PostgreSQL whatever the
+// engine under test (copying between engines) use when LOOM_TEST_POSTGRES
+// is not set.
+const defaultPostgres = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
 var pgAdmin struct {
 	once sync.Once
+	url  string
 	pool *pgxpool.Pool
 	err  error
 }
 
 // freshSchema makes an empty schema on the test server, dropped when the
-// test ends, and returns a URL whose connections use it.
+// test ends, and returns a URL whose connections use it. Without a
+// reachable server the test is skipped, unless LOOM_TEST_POSTGRES asked
+// for one or it runs in CI.
 func freshSchema(t testing.TB) string {
 	t.Helper()
-	base := testPostgres()
 	pgAdmin.once.Do(func() {
+		pgAdmin.url = testPostgres()
+		if pgAdmin.url == "" {
+			pgAdmin.url = defaultPostgres
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		pgAdmin.pool, pgAdmin.err = pgxpool.New(ctx, base)
+		pgAdmin.pool, pgAdmin.err = pgxpool.New(ctx, pgAdmin.url)
 		if pgAdmin.err == nil {
 			pgAdmin.err = pgAdmin.pool.Ping(ctx)
 		}
 	})
 	if pgAdmin.err != nil {
-		// Asked for explicitly, so never skipped.
-		t.Fatalf("LOOM_TEST_POSTGRES: %v", pgAdmin.err)
+		msg := fmt.Sprintf("PostgreSQL is unreachable (set LOOM_TEST_POSTGRES): %v", pgAdmin.err)
+		if onPostgres() || os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
 	}
 	var b [6]byte
 	rand.Read(b[:])
@@ -67,7 +82,7 @@ func freshSchema(t testing.TB) string {
 			t.Errorf("drop schema %s: %v", name, err)
 		}
 	})
-	u, err := url.Parse(base)
+	u, err := url.Parse(pgAdmin.url)
 	if err != nil {
 		t.Fatalf("LOOM_TEST_POSTGRES: %v", err)
 	}
@@ -166,7 +181,7 @@ func TestDollarParams(t *testing.T) {
 	for in, want := range map[string]string{
 		`SELECT 1`: `SELECT 1`,
 		`SELECT count(*) FROM t WHERE a = ? OR b = ?`: `SELECT count(*) FROM t WHERE a = $1 OR b = $2`,
-		`SELECT '?' || ?`: `SELECT '?' || $1`,
+		`SELECT '?' || ?`:    `SELECT '?' || $1`,
 		`SELECT 'it''s?', ?`: `SELECT 'it''s?', $1`,
 	} {
 		if got := dollarParams(in); got != want {
