@@ -7,8 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"charm.land/glamour/v2"
-
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 )
@@ -130,18 +128,6 @@ func (p *turnPrinter) end(final string) {
 	if !strings.HasSuffix(p.buf.String(), "\n") {
 		fmt.Fprintln(p.ios.Out)
 	}
-}
-
-func renderMarkdown(text string, width int) (string, bool) {
-	r, err := glamour.NewTermRenderer(glamour.WithWordWrap(max(width-4, 20)), glamour.WithStandardStyle("dark"))
-	if err != nil {
-		return "", false
-	}
-	out, err := r.Render(text)
-	if err != nil {
-		return "", false
-	}
-	return out, true
 }
 
 // screenLines counts the terminal lines text occupies at width.
