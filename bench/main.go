@@ -5,6 +5,15 @@
 //	go run ./bench -sessions 10000 -messages 100 -big 100000
 //
 // The store is generated once into -db and reused by later runs.
+//
+//	go run ./bench -load
+//	go run ./bench -copy
+//
+// -load runs 55 writers in two processes on one store, on SQLite and on
+// PostgreSQL, and checks that nothing was lost or duplicated; -copy
+// copies a 100,000-message SQLite store to PostgreSQL and back with
+// loom session export and import and checks that the exports are the
+// same.
 package main
 
 import (
@@ -37,6 +46,9 @@ type config struct {
 }
 
 func main() {
+	if spec := os.Getenv(loadWorkerEnv); spec != "" {
+		os.Exit(loadWorkerMain(spec))
+	}
 	if len(os.Args) > 2 && os.Args[1] == "baseline-list" {
 		if err := baselineListProcess(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -54,7 +66,27 @@ func main() {
 	flag.StringVar(&c.out, "o", "", "also write the report (Markdown) to this file")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
 	ops := flag.String("ops", "", "measure only the operations whose names match this regular expression")
+	load := flag.Bool("load", false, "instead: run the load (writers in two processes on one store) on SQLite and PostgreSQL")
+	loadMessages := flag.Int("load-messages", 100000, "messages the load writes in all")
+	copyStores := flag.Bool("copy", false, "instead: copy a generated SQLite store to PostgreSQL and back with loom session export and import")
+	copyMessages := flag.Int("copy-messages", 100000, "messages in the store -copy copies")
+	pg := flag.String("postgres", defaultPostgres, "PostgreSQL server for -load and -copy (a schema is made and dropped); empty for SQLite only")
 	flag.Parse()
+	if *load {
+		shape := loadShape{Messages: *loadMessages, Distinct: 50, Shared: 5, Procs: 2}
+		if err := loadMain(context.Background(), os.Stdout, filepath.Dir(c.db), *pg, shape); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *copyStores {
+		if err := copyMain(context.Background(), os.Stdout, filepath.Dir(c.db), *pg, c.loomBin, *copyMessages); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var err error
 	if c.ops, err = regexp.Compile(*ops); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: -ops:", err)
