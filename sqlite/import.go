@@ -72,7 +72,7 @@ func (s *Store) importSession(ctx context.Context, tx *sql.Tx, d *loom.SessionDa
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		x.ID, x.UserID, nullString(x.Key), x.Surface, x.Title, x.Description, x.Kind,
 		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
-		x.Model, x.Provider, x.Profile, c.Messages, c.Turns, c.SummarySeq, truncate(c.LastPrompt, maxPrompt),
+		x.Model, x.Provider, x.Profile, c.Messages, c.Turns, c.SummarySeq, loom.Truncate(c.LastPrompt, loom.MaxPrompt),
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(x.CreatedAt), loom.FormatTime(x.UpdatedAt),
 		nullTime(x.DeletedAt))

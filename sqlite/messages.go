@@ -10,8 +10,6 @@ import (
 	gojson "github.com/goccy/go-json"
 	"slices"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 )
@@ -33,12 +31,6 @@ const (
 
 // hotWrites are prepared on the writer before its first transaction.
 var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL}
-
-// maxPrompt bounds last_prompt: enough to recognise a session in a list.
-const maxPrompt = 500
-
-// maxTitle bounds a title made from a first prompt.
-const maxTitle = 60
 
 // Append implements loom.Store.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
@@ -117,9 +109,9 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 			add.Add(m.Usage)
 		}
 		if prompt != "" {
-			fresh.LastPrompt = truncate(prompt, maxPrompt)
+			fresh.LastPrompt = loom.Truncate(prompt, loom.MaxPrompt)
 			if fresh.Title == "" {
-				fresh.Title = titleFrom(firstPrompt)
+				fresh.Title = loom.TitleFrom(firstPrompt)
 			}
 		}
 		fresh.MessageCount, fresh.TurnCount = count, turns
@@ -216,40 +208,12 @@ func marshalParts(m *loom.Message) (string, error) {
 	if m.Parts == nil {
 		return "[]", nil
 	}
-	for i := range m.Parts {
-		if m.Parts[i].ID == "" {
-			m.Parts[i].ID = loom.NewID()
-		}
-	}
+	m.AssignPartIDs()
 	b, err := gojson.Marshal(m.Parts)
 	if err != nil {
 		return "", fmt.Errorf("encode parts: %w", err)
 	}
 	return string(b), nil
-}
-
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-// titleFrom makes a title from a first prompt: its first line, cut at a
-// word boundary.
-func titleFrom(prompt string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	line = strings.Join(strings.Fields(line), " ")
-	if utf8.RuneCountInString(line) <= maxTitle {
-		return line
-	}
-	r := []rune(line)[:maxTitle-1]
-	if i := strings.LastIndexByte(string(r), ' '); i > maxTitle/2 {
-		return string(r)[:i] + "…"
-	}
-	return string(r) + "…"
 }
 
 const messageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.model, m.provider,
@@ -416,7 +380,7 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 			if m.Role == loom.RoleUser {
 				break
 			}
-			if n := repairParts(m, s.Now()); n > 0 {
+			if n := m.RepairInterrupted(s.Now()); n > 0 {
 				repaired += n
 				broken = append(broken, m)
 			}
@@ -430,23 +394,4 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		return nil
 	})
 	return repaired, err
-}
-
-// repairParts marks m's unfinished tool parts as interrupted errors and
-// returns how many it changed.
-func repairParts(m *loom.Message, now time.Time) int {
-	n := 0
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		if p.Type != loom.PartTool || (p.Status != loom.ToolPending && p.Status != loom.ToolRunning) {
-			continue
-		}
-		p.Status, p.Error = loom.ToolError, loom.Interrupted
-		if p.EndedAt == nil {
-			t := now
-			p.EndedAt = &t
-		}
-		n++
-	}
-	return n
 }

@@ -131,94 +131,35 @@ func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Ses
 	return s.querySessions(ctx, reads{s}, q, args...)
 }
 
-// Resolve implements loom.Store: exact id, then a unique prefix of at
-// least 4 characters, then key, then title, case-insensitively.
+// Resolve implements loom.Store with the order of loom.ResolveWith.
 func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return nil, loom.Errorf(loom.EINVALID, "empty session reference")
-	}
-	deleted := "s.deleted_at IS NULL"
+	cond := []string{"s.deleted_at IS NULL"}
 	if scope.Deleted {
-		deleted = "s.deleted_at IS NOT NULL"
+		cond[0] = "s.deleted_at IS NOT NULL"
 	}
-	user := "1=1"
-	var uargs []any
+	var args []any
 	if scope.UserID != "" {
-		user = "s.user_id = ?"
-		uargs = []any{scope.UserID}
+		cond = append(cond, "s.user_id = ?")
+		args = append(args, scope.UserID)
 	}
-	find := func(cond string, args ...any) ([]*loom.Session, error) {
+	return loom.ResolveWith(ref, scope, func(by loom.Lookup, v string) ([]*loom.Session, error) {
+		var q string
+		a := append([]any{}, args...)
+		switch by {
+		case loom.ByID:
+			q, a = "s.id = ?", append(a, v)
+		case loom.ByPrefix:
+			// Ids are lowercase hex and dashes, so the range
+			// [prefix, prefix+"~") holds exactly the ids that start with it.
+			q, a = "s.id >= ? AND s.id < ?", append(a, v, v+"~")
+		case loom.ByKey:
+			q, a = "s.key = ?", append(a, v)
+		case loom.ByTitle:
+			q, a = "s.title = ? COLLATE NOCASE", append(a, v)
+		}
 		return s.querySessions(ctx, reads{s},
-			"WHERE "+user+" AND "+deleted+" AND "+cond+" ORDER BY s.updated_at DESC, s.id DESC LIMIT 20",
-			append(append([]any{}, uargs...), args...)...)
-	}
-	// Exact id.
-	if m, err := find("s.id = ?", ref); err != nil || len(m) == 1 {
-		return first(m, err)
-	}
-	// Unique id prefix. Ids are lowercase hex and dashes, so the range
-	// [prefix, prefix+"~") holds exactly the ids that start with it.
-	if len(ref) >= 4 && isIDPrefix(ref) {
-		m, err := find("s.id >= ? AND s.id < ?", strings.ToLower(ref), strings.ToLower(ref)+"~")
-		if err != nil {
-			return nil, err
-		}
-		if len(m) == 1 {
-			return m[0], nil
-		}
-		if len(m) > 1 {
-			return nil, loom.Ambiguous(ref, m)
-		}
-	}
-	// Key: one per user and project; prefer the scope's project.
-	m, err := find("s.key = ?", ref)
-	if err != nil {
-		return nil, err
-	}
-	if len(m) > 1 && scope.ProjectID != "" {
-		for _, x := range m {
-			if x.Project.ID == scope.ProjectID {
-				return x, nil
-			}
-		}
-	}
-	if len(m) == 1 {
-		return m[0], nil
-	}
-	if len(m) > 1 {
-		return nil, loom.Ambiguous(ref, m)
-	}
-	// Title.
-	m, err = find("s.title = ? COLLATE NOCASE", ref)
-	if err != nil {
-		return nil, err
-	}
-	if len(m) == 1 {
-		return m[0], nil
-	}
-	if len(m) > 1 {
-		return nil, loom.Ambiguous(ref, m)
-	}
-	return nil, loom.NotFound(ref)
-}
-
-func first(m []*loom.Session, err error) (*loom.Session, error) {
-	if err != nil {
-		return nil, err
-	}
-	return m[0], nil
-}
-
-func isIDPrefix(ref string) bool {
-	for _, r := range ref {
-		switch {
-		case r >= '0' && r <= '9', r >= 'a' && r <= 'f', r >= 'A' && r <= 'F', r == '-':
-		default:
-			return false
-		}
-	}
-	return true
+			"WHERE "+strings.Join(append(cond, q), " AND ")+" ORDER BY s.updated_at DESC, s.id DESC LIMIT 20", a...)
+	})
 }
 
 // UpdateSession implements loom.Store.

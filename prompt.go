@@ -1,0 +1,68 @@
+package loom
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxPrompt bounds a session's last_prompt: enough to recognise a session
+// in a list.
+const MaxPrompt = 500
+
+// MaxTitle bounds a title made from a first prompt.
+const MaxTitle = 60
+
+// Truncate trims s and cuts it to n characters, ending with "…" when cut.
+func Truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// TitleFrom makes a session title from its first prompt: the first line,
+// with runs of spaces folded, cut at a word boundary to MaxTitle.
+func TitleFrom(prompt string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
+	line = strings.Join(strings.Fields(line), " ")
+	if utf8.RuneCountInString(line) <= MaxTitle {
+		return line
+	}
+	r := []rune(line)[:MaxTitle-1]
+	if i := strings.LastIndexByte(string(r), ' '); i > MaxTitle/2 {
+		return string(r)[:i] + "…"
+	}
+	return string(r) + "…"
+}
+
+// AssignPartIDs gives every part of m that has none a new id.
+func (m *Message) AssignPartIDs() {
+	for i := range m.Parts {
+		if m.Parts[i].ID == "" {
+			m.Parts[i].ID = NewID()
+		}
+	}
+}
+
+// RepairInterrupted marks m's unfinished tool parts (pending or running:
+// their process died) as errors with Interrupted, and returns how many it
+// changed.
+func (m *Message) RepairInterrupted(now time.Time) int {
+	n := 0
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		if p.Type != PartTool || (p.Status != ToolPending && p.Status != ToolRunning) {
+			continue
+		}
+		p.Status, p.Error = ToolError, Interrupted
+		if p.EndedAt == nil {
+			t := now
+			p.EndedAt = &t
+		}
+		n++
+	}
+	return n
+}
