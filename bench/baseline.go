@@ -17,7 +17,7 @@ import (
 // each operation, with no layer of loom in between.
 type baseline struct{ db *sql.DB }
 
-const baselineDSN = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
+const baselineDSN = "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
 
 func openBaseline(path string) (*baseline, error) {
 	db, err := sql.Open("sqlite", "file:"+path+baselineDSN)

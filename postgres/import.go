@@ -117,7 +117,7 @@ func queueSession(b *pgx.Batch, d *loom.SessionData) {
 			$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
 		x.ID, x.UserID, nullString(x.Key), x.Surface, x.Title, x.Description, x.Kind,
 		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
-		x.Model, x.Provider, x.Profile, c.Messages, c.Turns, c.SummarySeq, clean(truncate(c.LastPrompt, maxPrompt)),
+		x.Model, x.Provider, x.Profile, c.Messages, c.Turns, c.SummarySeq, clean(loom.Truncate(c.LastPrompt, loom.MaxPrompt)),
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		u.CostUSD, u.APICalls, u.Compactions, ms(x.CreatedAt), ms(x.UpdatedAt), nullTime(x.DeletedAt))
 }

@@ -55,7 +55,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 				return fmt.Errorf("fork %s: %w", src.ID, err)
 			}
 			if len(users) == 1 {
-				prompt = truncate(clean(users[0].Text()), maxPrompt)
+				prompt = loom.Truncate(clean(users[0].Text()), loom.MaxPrompt)
 			}
 		}
 		nid := opts.ID

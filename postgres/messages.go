@@ -8,18 +8,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
 )
-
-// maxPrompt bounds last_prompt: enough to recognise a session in a list.
-const maxPrompt = 500
-
-// maxTitle bounds a title made from a first prompt.
-const maxTitle = 60
 
 // insertMessageSQL stores a message and its body in one statement.
 const insertMessageSQL = `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
@@ -127,7 +120,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 				api_calls = api_calls + $13, compactions = compactions + $14,
 				updated_at = $15
 				WHERE id = $16`,
-				count, turns, prompt, truncate(prompt, maxPrompt), titleFrom(firstPrompt), summary,
+				count, turns, prompt, loom.Truncate(prompt, loom.MaxPrompt), loom.TitleFrom(firstPrompt), summary,
 				add.InputTokens, add.OutputTokens, add.ReasoningTokens, add.CacheReadTokens,
 				add.CacheWriteTokens, add.CostUSD, add.APICalls, add.Compactions,
 				ms(now), x.ID)
@@ -213,40 +206,12 @@ func marshalParts(m *loom.Message) (string, error) {
 	if m.Parts == nil {
 		return "[]", nil
 	}
-	for i := range m.Parts {
-		if m.Parts[i].ID == "" {
-			m.Parts[i].ID = loom.NewID()
-		}
-	}
+	m.AssignPartIDs()
 	b, err := json.Marshal(m.Parts)
 	if err != nil {
 		return "", fmt.Errorf("encode parts: %w", err)
 	}
 	return string(b), nil
-}
-
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-// titleFrom makes a title from a first prompt: its first line, cut at a
-// word boundary.
-func titleFrom(prompt string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	line = strings.Join(strings.Fields(line), " ")
-	if utf8.RuneCountInString(line) <= maxTitle {
-		return line
-	}
-	r := []rune(line)[:maxTitle-1]
-	if i := strings.LastIndexByte(string(r), ' '); i > maxTitle/2 {
-		return string(r)[:i] + "…"
-	}
-	return string(r) + "…"
 }
 
 const messageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.model, m.provider,
@@ -413,7 +378,7 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 			return fmt.Errorf("repair %s: %w", sessionID, err)
 		}
 		for _, m := range msgs {
-			if n := repairParts(m, s.Now()); n > 0 {
+			if n := m.RepairInterrupted(s.Now()); n > 0 {
 				repaired += n
 				if err := s.rewriteBody(ctx, tx, m); err != nil {
 					return err
@@ -426,23 +391,4 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		return 0, err
 	}
 	return repaired, nil
-}
-
-// repairParts marks m's unfinished tool parts as interrupted errors and
-// returns how many it changed.
-func repairParts(m *loom.Message, now time.Time) int {
-	n := 0
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		if p.Type != loom.PartTool || (p.Status != loom.ToolPending && p.Status != loom.ToolRunning) {
-			continue
-		}
-		p.Status, p.Error = loom.ToolError, loom.Interrupted
-		if p.EndedAt == nil {
-			t := now
-			p.EndedAt = &t
-		}
-		n++
-	}
-	return n
 }

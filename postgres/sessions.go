@@ -157,17 +157,12 @@ func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Ses
 	return s.querySessions(ctx, s.pool, q, c.args...)
 }
 
-// Resolve implements loom.Store: exact id, then a unique prefix of at
-// least 4 characters, then key, then title, case-insensitively.
+// Resolve implements loom.Store with the order of loom.ResolveWith.
 func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return nil, loom.Errorf(loom.EINVALID, "empty session reference")
-	}
-	if !storable(ref) {
+	if strings.TrimSpace(ref) != "" && !storable(ref) {
 		return nil, loom.NotFound(ref)
 	}
-	find := func(cond string, args ...any) ([]*loom.Session, error) {
+	return loom.ResolveWith(ref, scope, func(by loom.Lookup, v string) ([]*loom.Session, error) {
 		var c conds
 		if scope.UserID != "" {
 			c.add("s.user_id = ?", scope.UserID)
@@ -177,76 +172,21 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 		} else {
 			c.add("s.deleted_at IS NULL")
 		}
-		c.add(cond, args...)
+		switch by {
+		case loom.ByID:
+			c.add("s.id = ?", v)
+		case loom.ByPrefix:
+			// Ids are lowercase hex and dashes and compare bytewise, so
+			// the range [prefix, prefix+"~") holds exactly the ids that
+			// start with it.
+			c.add("s.id >= ? AND s.id < ?", v, v+"~")
+		case loom.ByKey:
+			c.add("s.key = ?", v)
+		case loom.ByTitle:
+			c.add("lower(s.title) = lower(?)", v)
+		}
 		return s.querySessions(ctx, s.pool, "WHERE "+c.String()+" ORDER BY s.updated_at DESC, s.id DESC LIMIT 20", c.args...)
-	}
-	// Exact id.
-	if m, err := find("s.id = ?", ref); err != nil || len(m) == 1 {
-		return first(m, err)
-	}
-	// Unique id prefix. Ids are lowercase hex and dashes and compare
-	// bytewise, so the range [prefix, prefix+"~") holds exactly the ids
-	// that start with it.
-	if len(ref) >= 4 && isIDPrefix(ref) {
-		m, err := find("s.id >= ? AND s.id < ?", strings.ToLower(ref), strings.ToLower(ref)+"~")
-		if err != nil {
-			return nil, err
-		}
-		if len(m) == 1 {
-			return m[0], nil
-		}
-		if len(m) > 1 {
-			return nil, loom.Ambiguous(ref, m)
-		}
-	}
-	// Key: one per user and project; prefer the scope's project.
-	m, err := find("s.key = ?", ref)
-	if err != nil {
-		return nil, err
-	}
-	if len(m) > 1 && scope.ProjectID != "" {
-		for _, x := range m {
-			if x.Project.ID == scope.ProjectID {
-				return x, nil
-			}
-		}
-	}
-	if len(m) == 1 {
-		return m[0], nil
-	}
-	if len(m) > 1 {
-		return nil, loom.Ambiguous(ref, m)
-	}
-	// Title.
-	m, err = find("lower(s.title) = lower(?)", ref)
-	if err != nil {
-		return nil, err
-	}
-	if len(m) == 1 {
-		return m[0], nil
-	}
-	if len(m) > 1 {
-		return nil, loom.Ambiguous(ref, m)
-	}
-	return nil, loom.NotFound(ref)
-}
-
-func first(m []*loom.Session, err error) (*loom.Session, error) {
-	if err != nil {
-		return nil, err
-	}
-	return m[0], nil
-}
-
-func isIDPrefix(ref string) bool {
-	for _, r := range ref {
-		switch {
-		case r >= '0' && r <= '9', r >= 'a' && r <= 'f', r >= 'A' && r <= 'F', r == '-':
-		default:
-			return false
-		}
-	}
-	return true
+	})
 }
 
 // UpdateSession implements loom.Store.

@@ -81,7 +81,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	var err error
 	// busy_timeout comes first so that the pragmas after it wait for a
 	// busy database instead of failing.
-	common := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-16000)"
+	common := "_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-16000)"
 	if s.writer, err = sql.Open(driverName, dsn(path, common+"&_txlock=immediate")); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
