@@ -42,6 +42,7 @@ func Run(t *testing.T, factory Factory) {
 		{"ResolveReferences", testResolve},
 		{"Import", testImport},
 		{"Usage", testUsage},
+		{"LibraryAPI", testLibraryAPI},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
