@@ -437,9 +437,20 @@ func TestAgentUsageTotals(t *testing.T) {
 	fx.env = []string{"LOOM_PROVIDER=anthropic", "ANTHROPIC_BASE_URL=" + an.URL, "ANTHROPIC_API_KEY=test-key", "LOOM_MODEL=claude-sonnet-4-5"}
 	r = fx.mustLoom(t, "", "run", "three")
 	fx.mustLoom(t, "", "run", "-c", "four")
-	s = showSession(t, fx, sessionOf(t, r.stderr))
+	anthropicSession := sessionOf(t, r.stderr)
+	s = showSession(t, fx, anthropicSession)
 	if s.Provider != "anthropic" || s.Usage.InputTokens != 1200 || s.Usage.OutputTokens != 80 || s.Usage.CacheReadTokens != 300 || s.Usage.CacheWriteTokens != 40 || s.Usage.APICalls != 2 || s.Usage.CostUSD <= 0 {
 		t.Fatalf("anthropic session = %+v", s)
+	}
+	// Back on OpenAI only: the Anthropic session continues there.
+	fx.srv.Enqueue(openaitest.Reply{Text: "now on openai"})
+	fx.env = []string{"OPENAI_BASE_URL=" + fx.srv.BaseURL(), "OPENAI_API_KEY=test-key"}
+	r = fx.mustLoom(t, "", "run", "--resume", anthropicSession, "five")
+	if strings.TrimSpace(r.stdout) != "now on openai" {
+		t.Fatalf("stdout = %q, stderr %q", r.stdout, r.stderr)
+	}
+	if s = showSession(t, fx, anthropicSession); s.Provider != "openai" || s.Model != "gpt-4o-mini" {
+		t.Fatalf("after switching provider: %s %s", s.Provider, s.Model)
 	}
 }
 

@@ -68,7 +68,13 @@ func (f *Factory) AgentLoop(ctx context.Context, st loom.Store, s *loom.Session,
 		return nil, err
 	}
 	provName := first(s.Provider, cfg.Provider)
-	model := first(fl.Model, s.Model, profile.Model, cfg.Model)
+	sessionModel := s.Model
+	if s.Provider != "" && !cfg.Configured(s.Provider) && cfg.Configured(first(cfg.Provider, other(s.Provider))) {
+		// The session's provider is no longer set up but another is:
+		// continue there, with that provider's model.
+		provName, sessionModel = first(cfg.Provider, other(s.Provider)), ""
+	}
+	model := first(fl.Model, sessionModel, profile.Model, cfg.Model)
 	if fl.Model == "" && fl.Profile != "" && profile.Model != "" {
 		model = profile.Model // switching profile brings its model
 	}
@@ -99,15 +105,7 @@ func (f *Factory) AgentLoop(ctx context.Context, st loom.Store, s *loom.Session,
 // provider picks and builds the provider: the named one when it is
 // configured, else whichever is, else a local server that answers.
 func (f *Factory) provider(ctx context.Context, cfg *config.Config, name, model, configFile string) (loom.Provider, string, error) {
-	configured := func(n string) bool {
-		switch n {
-		case "openai":
-			return cfg.OpenAI.APIKey != "" || cfg.OpenAI.BaseURL != ""
-		case "anthropic":
-			return cfg.Anthropic.APIKey != "" || cfg.Anthropic.BaseURL != ""
-		}
-		return false
-	}
+	configured := cfg.Configured
 	// OpenAI-compatible may still be a local server; Anthropic needs a key.
 	if name == "anthropic" && !configured(name) {
 		return nil, "", loom.Errorf(loom.EINVALID, "provider %s is not configured: set ANTHROPIC_API_KEY or [anthropic] api_key in %s", name, configFile)
@@ -185,6 +183,14 @@ func probeLocal(ctx context.Context, baseURL string) ([]string, bool) {
 		ids = append(ids, m.ID)
 	}
 	return ids, true
+}
+
+// other is the provider that is not p.
+func other(p string) string {
+	if p == "anthropic" {
+		return "openai"
+	}
+	return "anthropic"
 }
 
 func first(vals ...string) string {

@@ -84,6 +84,17 @@ func Load(path string, env func(string) string) (*Config, error) {
 	return c, nil
 }
 
+// Configured reports whether provider p has an API key or a base URL.
+func (c *Config) Configured(p string) bool {
+	switch p {
+	case "openai":
+		return c.OpenAI.APIKey != "" || c.OpenAI.BaseURL != ""
+	case "anthropic":
+		return c.Anthropic.APIKey != "" || c.Anthropic.BaseURL != ""
+	}
+	return false
+}
+
 // Profile is a named system prompt with an optional model.
 type Profile struct {
 	Name   string
