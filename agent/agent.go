@@ -115,7 +115,6 @@ func (l *Loop) Turn(ctx context.Context, s *loom.Session, text string, emit func
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	lg := l.log(s)
 	if s.MessageCount > 0 {
 		if _, err := l.RepairInterrupted(ctx, s); err != nil {
 			return nil, err
@@ -129,7 +128,7 @@ func (l *Loop) Turn(ctx context.Context, s *loom.Session, text string, emit func
 	if err := l.Store.Append(ctx, s, user); err != nil {
 		return nil, err
 	}
-	lg = l.log(s) // the session id is known now
+	lg := l.log(s)
 	if created {
 		lg.Write(replaylog.Entry{Kind: replaylog.KindSessionStart, SessionID: s.ID, ParentID: s.ParentID, Model: l.Model})
 	}

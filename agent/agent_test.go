@@ -212,12 +212,20 @@ func TestCancelledToolIsInterrupted(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	msgs, _ := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
+	tools := 0
 	for _, m := range msgs {
 		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Status != loom.ToolError || p.Error != loom.Interrupted) {
+			if p.Type != loom.PartTool {
+				continue
+			}
+			tools++
+			if p.Status != loom.ToolError || p.Error != loom.Interrupted {
 				t.Fatalf("tool part after cancel = %+v", p)
 			}
 		}
+	}
+	if tools != 1 {
+		t.Fatalf("%d tool parts stored, want the one cancelled call", tools)
 	}
 }
 

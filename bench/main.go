@@ -452,8 +452,6 @@ type result struct {
 	isRate          bool
 }
 
-func (r result) withNote(n string) result { r.note = n; return r }
-
 func measure(op, budget string, limitMS float64, runs int, loomFn, baseFn func() error) result {
 	r := result{op: op, budget: budget, limit: limitMS}
 	// Warm up both once, then alternate so that neither gets a warmer

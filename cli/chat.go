@@ -30,13 +30,9 @@ type ChatOptions struct {
 	NoResumeHint bool
 }
 
-func newCmdChat(f *Factory, runF func(*ChatOptions) error) *cobra.Command {
-	return newCmdChatWith(f, &ChatOptions{f: f}, runF)
-}
-
-// newCmdChatWith builds chat on opts, which the root command shares so
-// that "loom --new" is "loom chat --new".
-func newCmdChatWith(f *Factory, opts *ChatOptions, runF func(*ChatOptions) error) *cobra.Command {
+// newCmdChat builds chat on opts, which the root command shares so that
+// "loom --new" is "loom chat --new".
+func newCmdChat(f *Factory, opts *ChatOptions, runF func(*ChatOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Talk with the agent (the default command)",

@@ -135,7 +135,7 @@ func orDash(s string) string {
 // NewRootCmd builds the loom command tree on f.
 func NewRootCmd(f *Factory) *cobra.Command {
 	chatOpts := &ChatOptions{f: f}
-	chatCmd := newCmdChatWith(f, chatOpts, nil)
+	chatCmd := newCmdChat(f, chatOpts, nil)
 	root := &cobra.Command{
 		Use:   "loom [command] [flags]",
 		Short: "Durable, searchable, resumable sessions for AI agents",

@@ -406,7 +406,7 @@ func TestListSessions(t *testing.T) {
 		{"q=buttons", 1},            // message text
 		{"q=number+3", 1},           // words of a message
 		{"q=telegram%3A5", 1},       // key
-		{"q=" + ids[2][:13], 1},     // id prefix
+		{"q=" + ids[2][:23], 1},     // id prefix (past the millisecond, which ids made together share)
 		{"q=prompt&surface=cli", 5}, // with a filter, fork included
 		{"q=nothing-like-this", 0},
 		{"parent=" + ids[0], 1},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -100,9 +99,4 @@ func (s *Server) wrap(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rw, r)
 	})
-}
-
-// isAPI reports whether r is for the JSON API.
-func isAPI(r *http.Request) bool {
-	return strings.HasPrefix(r.URL.Path, "/api/")
 }

@@ -114,28 +114,23 @@ func (m *Matcher) Make(text, markStart, markEnd string) string {
 	from := 0
 	if len(words) > Words {
 		best := -1
-		for i := 0; i+Words <= len(words) || i == 0; i++ {
-			end := min(i+Words, len(words))
+		for i := 0; i+Words <= len(words); i++ {
 			distinct, hits := map[int]bool{}, 0
-			for _, w := range words[i:end] {
+			for _, w := range words[i : i+Words] {
 				if w.term >= 0 {
 					distinct[w.term] = true
 					hits++
 				}
 			}
-			score := len(distinct)*1000 + hits
-			if score > best {
+			if score := len(distinct)*1000 + hits; score > best {
 				best, from = score, i
-			}
-			if i+Words >= len(words) {
-				break
 			}
 		}
 		// Start a few words before the first match, for context.
-		if first := firstMatch(words[from:min(from+Words, len(words))]); first > 4 {
+		if first := firstMatch(words[from : from+Words]); first > 4 {
 			from += first - 4
 		}
-		from = min(from, max(len(words)-Words, 0))
+		from = min(from, len(words)-Words)
 	}
 	to := min(from+Words, len(words))
 	var b strings.Builder

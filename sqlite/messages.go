@@ -361,37 +361,56 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 // unfinished tool call (every turn is repaired before the next starts), so
 // it reads backwards to the last user message.
 func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
+	// Almost always there is nothing to repair: find out on a reader,
+	// without taking the write lock.
+	if _, n, err := s.unfinished(ctx, reads{s}, sessionID); err != nil || n == 0 {
+		return 0, err
+	}
 	repaired := 0
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		if err := s.checkWriter(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+messageColumns+messageFrom+`WHERE m.session_id = ? ORDER BY m.seq DESC`, sessionID)
+		// Again inside the transaction: another writer may have finished
+		// or repaired them meanwhile.
+		broken, n, err := s.unfinished(ctx, tx, sessionID)
 		if err != nil {
-			return fmt.Errorf("repair %s: %w", sessionID, err)
+			return err
 		}
-		var broken []*loom.Message
-		for rows.Next() {
-			m, err := scanMessage(rows)
-			if err != nil {
-				rows.Close()
-				return fmt.Errorf("repair %s: %w", sessionID, err)
-			}
-			if m.Role == loom.RoleUser {
-				break
-			}
-			if n := m.RepairInterrupted(s.Now()); n > 0 {
-				repaired += n
-				broken = append(broken, m)
-			}
-		}
-		rows.Close()
 		for _, m := range broken {
 			if err := s.rewriteBody(ctx, tx, m); err != nil {
 				return err
 			}
 		}
+		repaired = n
 		return nil
 	})
 	return repaired, err
+}
+
+// unfinished reads the session's last turn backwards to its user message
+// and returns its messages with unfinished tool parts, already repaired
+// in memory, and how many parts that repaired.
+func (s *Store) unfinished(ctx context.Context, db queryer, sessionID string) ([]*loom.Message, int, error) {
+	rows, err := db.QueryContext(ctx, `SELECT `+messageColumns+messageFrom+`WHERE m.session_id = ? ORDER BY m.seq DESC`, sessionID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("repair %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	var broken []*loom.Message
+	repaired := 0
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("repair %s: %w", sessionID, err)
+		}
+		if m.Role == loom.RoleUser {
+			break
+		}
+		if n := m.RepairInterrupted(s.Now()); n > 0 {
+			repaired += n
+			broken = append(broken, m)
+		}
+	}
+	return broken, repaired, rows.Err()
 }

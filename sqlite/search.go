@@ -79,7 +79,9 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 		from = ` FROM messages m JOIN bodies_fts ON bodies_fts.rowid = m.body_id
 			JOIN sessions s ON s.id = m.session_id WHERE ` + strings.Join(where, " AND ")
 	}
-	const cols = `SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, bodies_fts.rowid, s.title, coalesce(s.key, '')`
+	// %s is the score; m.body_id is the full-text row (equal through the
+	// join).
+	const cols = `SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, m.body_id, s.title, coalesce(s.key, '')`
 	walk, err := reads{s}.QueryContext(ctx, `SELECT bodies_fts.rowid`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
 		append(append([]any{}, args...), RankDepth+1)...)
 	if err != nil {
@@ -116,7 +118,7 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 		}
 		// The rows are known: read them without the full-text match.
 		detail := ` FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ` + strings.Join(where[1:], " AND ")
-		rows, err = reads{s}.QueryContext(ctx, strings.ReplaceAll(fmt.Sprintf(cols, "CAST(m.body_id AS REAL) / ?"), "bodies_fts.rowid", "m.body_id")+detail+
+		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "CAST(m.body_id AS REAL) / ?")+detail+
 			` AND m.body_id IN (`+ph+`) ORDER BY m.body_id DESC, m.created_at DESC LIMIT ?`,
 			append(append([]any{float64(newest[0])}, targs[1:]...), limit)...)
 	}

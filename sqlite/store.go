@@ -46,12 +46,6 @@ type Store struct {
 	wonce  sync.Once
 }
 
-// Options tune how a store is opened.
-type Options struct {
-	// ReadOnly opens the reader pool only; writes fail.
-	ReadOnly bool
-}
-
 // Open opens (creating when missing) the store at path, which may be a
 // file path or a "sqlite:PATH" / "file:PATH" URL, and brings its schema up
 // to date.
