@@ -5,7 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
@@ -119,8 +120,8 @@ func (p *turnPrinter) end(final string) {
 			lines := screenLines(p.buf.String(), p.ios.TerminalWidth())
 			if lines < 40 {
 				// Erase the raw text and print the rendered reply.
-				fmt.Fprintf(p.ios.Out, "\r\x1b[%dA\x1b[J", max(lines-1, 0))
-				fmt.Fprint(p.ios.Out, "\r\x1b[K"+strings.TrimRight(out, "\n")+"\n")
+				fmt.Fprint(p.ios.Out, "\r"+cursorUp(lines-1)+"\x1b[J")
+				fmt.Fprint(p.ios.Out, strings.TrimRight(out, "\n")+"\n")
 				return
 			}
 		}
@@ -130,14 +131,25 @@ func (p *turnPrinter) end(final string) {
 	}
 }
 
-// screenLines counts the terminal lines text occupies at width.
+// cursorUp moves the cursor n lines up. Zero is no move at all: a
+// terminal reads ESC[0A as one line up, which would erase the line above
+// a one-line reply (the user's prompt).
+func cursorUp(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("\x1b[%dA", n)
+}
+
+// screenLines counts the terminal lines text occupies at width, measured
+// in cells (a wide character takes two).
 func screenLines(text string, width int) int {
 	if width <= 0 {
 		width = 80
 	}
 	n := 0
 	for _, line := range strings.Split(text, "\n") {
-		w := utf8.RuneCountInString(line)
+		w := ansi.StringWidth(line)
 		n += max(1, (w+width-1)/width)
 	}
 	return n
