@@ -516,17 +516,17 @@ func TestAgentChatOnTerminal(t *testing.T) {
 	)
 	fx.extraEnv = fx.env
 	p := fx.startPTY(t, "chat")
-	p.waitFor(t, "›")
-	io.WriteString(p.tty, "hello\r")
-	p.waitFor(t, "streamed hello")
-	io.WriteString(p.tty, "tell me slowly\r")
-	p.waitFor(t, "slow words slow words")
-	p.tty.Write([]byte{3}) // Ctrl+C
-	p.waitFor(t, "interrupted")
-	io.WriteString(p.tty, "are you there?\r")
-	p.waitFor(t, "still here")
-	p.tty.Write([]byte{4}) // Ctrl+D
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.screen())
+	p.WaitFor(t, "›")
+	p.Send("hello\r")
+	p.WaitFor(t, "streamed hello")
+	p.Send("tell me slowly\r")
+	p.WaitFor(t, "slow words slow words")
+	p.Send("\x03") // Ctrl+C
+	p.WaitFor(t, "interrupted")
+	p.Send("are you there?\r")
+	p.WaitFor(t, "still here")
+	p.Send("\x04") // Ctrl+D
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.Output())
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
@@ -250,103 +248,13 @@ func TestBinaryExportImport(t *testing.T) {
 	}
 }
 
-// ptyRun starts loom on a pseudo-terminal and returns what it writes.
-type ptyRun struct {
-	cmd  *exec.Cmd
-	tty  *os.File
-	out  *syncBuffer
-	done chan struct{}
-}
-
-func (fx *fixture) startPTY(t *testing.T, args ...string) *ptyRun {
+// startPTY runs loom in the project directory on a 120×40 terminal.
+func (fx *fixture) startPTY(t *testing.T, args ...string) *termtest.Term {
 	t.Helper()
 	cmd := exec.Command(loomBinary(t), args...)
 	cmd.Dir = fx.project
 	cmd.Env = fx.binEnv("TERM=xterm-256color")
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &ptyRun{cmd: cmd, tty: tty, out: &syncBuffer{}, done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		io.Copy(p.out, tty) // ends with EIO when the process exits
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		tty.Close()
-	})
-	return p
-}
-
-// screen is what was written so far, without escape sequences.
-func (p *ptyRun) screen() string { return stripEscapes(p.out.String()) }
-
-func (p *ptyRun) waitFor(t *testing.T, want string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(p.screen(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %q; the terminal shows:\n%s", want, p.screen())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (p *ptyRun) wait(t *testing.T) int {
-	t.Helper()
-	errc := make(chan error, 1)
-	go func() { errc <- p.cmd.Wait() }()
-	select {
-	case err := <-errc:
-		<-p.done
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(15 * time.Second):
-		t.Fatalf("loom did not exit; the terminal shows:\n%s", p.screen())
-		return -1
-	}
-}
-
-// stripEscapes removes CSI, OSC and other escape sequences.
-func stripEscapes(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != 0x1b {
-			b.WriteByte(c)
-			continue
-		}
-		if i+1 >= len(s) {
-			break
-		}
-		switch s[i+1] {
-		case '[':
-			j := i + 2
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			i = j
-		case ']', 'P', '_':
-			j := i + 2
-			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
-				j++
-			}
-			if j < len(s) && s[j] == 0x1b {
-				j++
-			}
-			i = j
-		default:
-			i++
-		}
-	}
-	return b.String()
+	return termtest.Start(t, cmd, 120, 40)
 }
 
 func TestPickerOnTerminal(t *testing.T) {
@@ -357,48 +265,48 @@ func TestPickerOnTerminal(t *testing.T) {
 	p := fx.startPTY(t, "session", "resume")
 	// Every session of the project is listed.
 	for _, title := range []string{"Sessions in api", "Fix the flaky test", "explore retry", "flaky test, other approach", "Twin"} {
-		p.waitFor(t, title)
+		p.WaitFor(t, title)
 	}
-	if strings.Contains(p.screen(), "Deploy notes") {
+	if strings.Contains(p.Output(), "Deploy notes") {
 		t.Fatal("the picker lists another project's session")
 	}
 	// Filter, then choose the best match.
-	p.tty.Write([]byte("/"))
+	p.Send("/")
 	time.Sleep(100 * time.Millisecond)
-	p.tty.Write([]byte("explore"))
+	p.Send("explore")
 	time.Sleep(300 * time.Millisecond)
-	p.tty.Write([]byte("\r"))
+	p.Send("\r")
 	// The chosen session is resumed in chat.
-	p.waitFor(t, "resuming session "+fx.sub.ID)
-	p.waitFor(t, "›")
-	p.tty.Write([]byte{4}) // Ctrl+D leaves the chat
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("picker exit %d:\n%s", code, p.screen())
+	p.WaitFor(t, "resuming session "+fx.sub.ID)
+	p.WaitFor(t, "›")
+	p.Send("\x04") // Ctrl+D leaves the chat
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("picker exit %d:\n%s", code, p.Output())
 	}
 
 	// Esc leaves without choosing.
 	p = fx.startPTY(t, "session", "resume")
-	p.waitFor(t, "Fix the flaky test")
-	p.tty.Write([]byte("q"))
-	if code := p.wait(t); code != ExitError || !strings.Contains(p.screen(), "no session chosen") {
-		t.Fatalf("leaving the picker: exit %d\n%s", code, p.screen())
+	p.WaitFor(t, "Fix the flaky test")
+	p.Send("q")
+	if code := p.Wait(t); code != ExitError || !strings.Contains(p.Output(), "no session chosen") {
+		t.Fatalf("leaving the picker: exit %d\n%s", code, p.Output())
 	}
 }
 
 func TestForkOnTerminal(t *testing.T) {
 	fx := newFixture(t)
 	p := fx.startPTY(t, "session", "fork", fx.main.ID[:8])
-	p.waitFor(t, "Fork after which turn? [1-3, enter for all]")
+	p.WaitFor(t, "Fork after which turn? [1-3, enter for all]")
 	for _, want := range []string{"1  Why does TestRetry flake?", "2  Use a fake clock then.", "3  thanks"} {
-		if !strings.Contains(p.screen(), want) {
-			t.Fatalf("turn list lacks %q:\n%s", want, p.screen())
+		if !strings.Contains(p.Output(), want) {
+			t.Fatalf("turn list lacks %q:\n%s", want, p.Output())
 		}
 	}
-	p.tty.Write([]byte("2\n"))
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.screen())
+	p.Send("2\n")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
 	}
-	ls := lines(strings.ReplaceAll(p.screen(), "\r", ""))
+	ls := lines(strings.ReplaceAll(p.Output(), "\r", ""))
 	id := strings.TrimSpace(ls[len(ls)-1])
 	fork := decodeJSON[*loom.Session](t, fx.mustExec(t, "session", "resume", id, "--json"))
 	if fork.ParentID != fx.main.ID || fork.ForkTurn != 2 || fork.TurnCount != 2 {

@@ -55,20 +55,26 @@ Slash commands: /new, /rename TITLE, /fork [TURN], /usage, /profile NAME,
   printf 'hello\n/usage\n' | loom chat --new`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if n := countTrue(opts.Choice.New, opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
-				return usageErrorf("use only one of --new, --continue, --resume and --key")
-			}
-			if opts.FullHistory && opts.NoHistory {
-				return usageErrorf("use only one of --full-history and --no-history")
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return chatRun(cmd.Context(), opts)
+			return chatRunE(cmd, opts, runF)
 		},
 	}
 	addChatFlags(cmd, opts)
 	return cmd
+}
+
+// chatRunE checks chat's flags and runs it. The root command calls it too
+// (bare loom is loom chat), with its own cmd and so its own context.
+func chatRunE(cmd *cobra.Command, opts *ChatOptions, runF func(*ChatOptions) error) error {
+	if n := countTrue(opts.Choice.New, opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
+		return usageErrorf("use only one of --new, --continue, --resume and --key")
+	}
+	if opts.FullHistory && opts.NoHistory {
+		return usageErrorf("use only one of --full-history and --no-history")
+	}
+	if runF != nil {
+		return runF(opts)
+	}
+	return chatRun(cmd.Context(), opts)
 }
 
 func addChatFlags(cmd *cobra.Command, opts *ChatOptions) {

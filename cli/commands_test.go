@@ -863,3 +863,42 @@ func waitFor(t *testing.T, s interface{ String() string }, want string) {
 func openSQLite(ctx context.Context, url string) (loom.Store, error) {
 	return openEngine(ctx, url)
 }
+
+// A panic anywhere in a command is one line on stderr, exit 1, and a
+// report with the stack in the state directory, never a stack trace.
+func TestPanicIsOneLine(t *testing.T) {
+	home := t.TempDir()
+	ios, _, out, errOut := Test()
+	f := &Factory{
+		IO:    ios,
+		Env:   func(k string) string { return map[string]string{"LOOM_HOME": home}[k] },
+		Getwd: func() (string, error) { return home, nil },
+		OpenStore: func(ctx context.Context, url string) (loom.Store, error) {
+			var m map[string]int
+			m["boom"]++ // a nil map write: a runtime panic
+			return nil, nil
+		},
+	}
+	code := Main(f, []string{"session", "list"})
+	if code != ExitError {
+		t.Fatalf("exit %d, want %d", code, ExitError)
+	}
+	msg := errOut.String()
+	if len(lines(msg)) != 1 || !strings.HasPrefix(msg, "loom: internal error: assignment to entry in nil map (details in ") {
+		t.Fatalf("stderr %q is not one line naming the report", msg)
+	}
+	if out.Len() != 0 || strings.Contains(msg, "goroutine") {
+		t.Fatalf("stack trace shown: %q %q", out.String(), msg)
+	}
+	path := strings.TrimSuffix(strings.TrimSpace(msg[strings.Index(msg, "details in ")+len("details in "):]), ")")
+	report, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(path, filepath.Join(home, "state")) {
+		t.Fatalf("report %s: %v", path, err)
+	}
+	if !strings.Contains(string(report), "goroutine") || !strings.Contains(string(report), "TestPanicIsOneLine") {
+		t.Fatalf("the report has no stack:\n%s", report)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("report mode %v, want 0600", fi.Mode().Perm())
+	}
+}

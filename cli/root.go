@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -68,7 +72,14 @@ func ExitCode(err error) int {
 
 // Main runs the loom command with args and returns the process's exit
 // code. Every error is reported here, once, as one line on stderr.
-func Main(f *Factory, args []string) int {
+func Main(f *Factory, args []string) (code int) {
+	// A panic is a bug, but the user still gets one line and an exit
+	// code, never a stack trace; the trace goes to a file for the report.
+	defer func() {
+		if v := recover(); v != nil {
+			code = reportPanic(f, v, debug.Stack())
+		}
+	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Ctrl+C cancels the command, unless the command takes it over (chat
@@ -96,6 +107,41 @@ func Main(f *Factory, args []string) int {
 	}
 	printError(f.IO, err)
 	return ExitCode(err)
+}
+
+// reportPanic tells the user about a panic in one line and writes its
+// stack to a file in the state directory, naming the file.
+func reportPanic(f *Factory, v any, stack []byte) int {
+	msg := fmt.Sprintf("loom: internal error: %s", oneLine(fmt.Sprint(v)))
+	if path, err := writeCrashReport(f, v, stack); err == nil {
+		msg += " (details in " + path + ")"
+	} else {
+		msg += " (no details: " + oneLine(err.Error()) + ")"
+	}
+	fmt.Fprintln(f.IO.ErrOut, msg)
+	return ExitError
+}
+
+// writeCrashReport writes what a bug report needs: the version, the
+// platform, the panic and its stack (not the arguments, which may be
+// private).
+func writeCrashReport(f *Factory, v any, stack []byte) (string, error) {
+	d, err := f.Dirs()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(d.State, "crashes")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	now := time.Now().UTC()
+	path := filepath.Join(dir, fmt.Sprintf("%s-%d.txt", now.Format("20060102T150405Z"), os.Getpid()))
+	report := fmt.Sprintf("loom %s (%s, %s/%s)\ntime: %s\npanic: %v\n\n%s", orDash(f.Version), runtime.Version(),
+		runtime.GOOS, runtime.GOARCH, now.Format(time.RFC3339), v, stack)
+	if err := os.WriteFile(path, []byte(report), 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 // printError writes err as one line, and for an ambiguous reference the
@@ -151,8 +197,9 @@ search, resume, fork, move, export and import.`,
 		SilenceUsage:  true,
 		Args:          noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// loom alone is loom chat.
-			return chatCmd.RunE(chatCmd, args)
+			// loom alone is loom chat: the same options, run with the
+			// root's own context.
+			return chatRunE(cmd, chatOpts, nil)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.flags.noColor || f.env("NO_COLOR") != "" {

@@ -1,0 +1,138 @@
+// Package termtest runs a program on a pseudo-terminal for tests and keeps
+// two views of what it wrote: the whole stream without escape sequences
+// (was this ever printed?) and the screen a terminal of that size would
+// show now (is it still there?), the latter through a VT100 emulator so
+// that cursor movements and erasures count.
+package termtest
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
+	"github.com/hinshun/vt10x"
+)
+
+// Timeout is how long WaitFor and Wait wait before failing the test.
+const Timeout = 15 * time.Second
+
+// Term is a program running on a pseudo-terminal.
+type Term struct {
+	cmd  *exec.Cmd
+	tty  *os.File
+	done chan struct{}
+
+	mu  sync.Mutex
+	raw strings.Builder
+	vt  vt10x.Terminal
+}
+
+// Start runs cmd on a new pseudo-terminal of cols × rows and stops it when
+// the test ends.
+func Start(t testing.TB, cmd *exec.Cmd, cols, rows int) *Term {
+	t.Helper()
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
+	if err != nil {
+		t.Fatalf("start %s on a terminal: %v", cmd.Path, err)
+	}
+	p := &Term{cmd: cmd, tty: tty, done: make(chan struct{}), vt: vt10x.New(vt10x.WithSize(cols, rows))}
+	go func() {
+		defer close(p.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.Read(buf) // ends with EIO when the process exits
+			if n > 0 {
+				p.mu.Lock()
+				p.raw.Write(buf[:n])
+				p.vt.Write(buf[:n])
+				p.mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		tty.Close()
+	})
+	return p
+}
+
+// Send types s on the terminal's keyboard ("\r" is Enter, "\x03" Ctrl+C,
+// "\x04" Ctrl+D).
+func (p *Term) Send(s string) {
+	io.WriteString(p.tty, s)
+}
+
+// Raw is everything the program wrote, escape sequences included.
+func (p *Term) Raw() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.raw.String()
+}
+
+// Output is everything the program wrote, without escape sequences.
+func (p *Term) Output() string { return ansi.Strip(p.Raw()) }
+
+// Screen is what the terminal shows now: its rows, trailing blanks and
+// trailing empty rows removed.
+func (p *Term) Screen() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cols, rows := p.vt.Size()
+	lines := make([]string, 0, rows)
+	for y := 0; y < rows; y++ {
+		var b strings.Builder
+		for x := 0; x < cols; x++ {
+			c := p.vt.Cell(x, y).Char
+			if c == 0 {
+				c = ' '
+			}
+			b.WriteRune(c)
+		}
+		lines = append(lines, strings.TrimRight(b.String(), " "))
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+}
+
+// WaitFor waits until the program has written want (escapes aside).
+func (p *Term) WaitFor(t testing.TB, want string) {
+	t.Helper()
+	deadline := time.Now().Add(Timeout)
+	for !strings.Contains(p.Output(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %q; the terminal shows:\n%s", want, p.Output())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Wait waits for the program to exit and returns its exit code.
+func (p *Term) Wait(t testing.TB) int {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- p.cmd.Wait() }()
+	select {
+	case err := <-errc:
+		<-p.done
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(Timeout):
+		t.Fatalf("the program did not exit; the terminal shows:\n%s", p.Output())
+		return -1
+	}
+}
