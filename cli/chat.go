@@ -432,16 +432,17 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		if arg == "" {
 			return false, usageErrorf("usage: /search QUERY")
 		}
-		hits, err := c.st.Search(ctx, loom.SearchQuery{Text: arg, UserID: c.f.User(), Limit: 10})
+		q := loom.SearchQuery{Text: arg, UserID: c.f.User(), Limit: 10}
+		markForTerminal(c.f.IO, &q)
+		hits, err := c.st.Search(ctx, q)
 		if err != nil {
 			return false, err
 		}
 		if len(hits) == 0 {
-			fmt.Fprintln(out, "no matches")
+			fmt.Fprintf(out, "No messages match %q.\n", arg)
+			return false, nil
 		}
-		for _, h := range hits {
-			fmt.Fprintf(out, "%s #%d %s %s\n", h.SessionID, h.Seq, cs.Gray(h.Role), oneLine(h.Snippet))
-		}
+		return false, writeHits(c.f.IO, hits, c.f.now())
 	case "/compact":
 		if c.s.MessageCount == 0 {
 			return false, loom.Errorf(loom.EINVALID, "nothing to compact yet")

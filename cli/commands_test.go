@@ -15,6 +15,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/loomhq/loom"
 )
@@ -164,13 +165,13 @@ func TestSessionListTerminal(t *testing.T) {
 		t.Fatal(r.stderr)
 	}
 	rows := lines(r.stdout)
-	if !strings.Contains(stripANSI(rows[0]), "ID") || !strings.Contains(stripANSI(rows[0]), "LAST PROMPT") {
+	if !strings.Contains(ansi.Strip(rows[0]), "ID") || !strings.Contains(ansi.Strip(rows[0]), "LAST PROMPT") {
 		t.Fatalf("no header: %q", rows[0])
 	}
 	if !strings.Contains(r.stdout, "\x1b[") {
 		t.Fatal("a terminal gets colour")
 	}
-	plain := stripANSI(r.stdout)
+	plain := ansi.Strip(r.stdout)
 	if !strings.Contains(plain, fx.main.ID[:8]+" ") || strings.Contains(plain, fx.main.ID) {
 		t.Fatalf("terminal ids are not shortened to 8:\n%s", plain)
 	}
@@ -320,6 +321,33 @@ func TestSessionShowDefaultsToLastTen(t *testing.T) {
 	}
 }
 
+// On a terminal, show renders what the model wrote as Markdown, as live
+// replies are; piped, it is the text as stored.
+func TestSessionShowRendersMarkdown(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st := fx.openStore(t)
+	s := &loom.Session{UserID: "local", Key: "cli:api", Project: fx.proj}
+	reply := "# Findings\n\nThe **timer** races.\n\n- `retry.go`\n- the test\n\n| file | lines |\n|---|---|\n| retry.go | 40 |\n"
+	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "what is **wrong**?", base), textMsg(loom.RoleAssistant, reply, base)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	term := fx.runWith(t, runOpts{tty: true}, "session", "show", s.ID)
+	plain := ansi.Strip(term.stdout)
+	for _, want := range []string{"# Findings", "The timer races.", "• retry.go", "• the test", "file     │ lines", "retry.go │ 40", "what is **wrong**?"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("terminal show lacks %q:\n%s", want, plain)
+		}
+	}
+	if !strings.Contains(term.stdout, ansiBold+"timer"+ansiReset) || strings.Contains(plain, "**timer**") || strings.Contains(plain, "|---|") {
+		t.Errorf("Markdown not rendered:\n%q", term.stdout)
+	}
+	piped := fx.mustRun(t, "session", "show", s.ID)
+	if !strings.Contains(piped, reply) {
+		t.Errorf("piped show is not the stored text:\n%s", piped)
+	}
+}
+
 func TestSessionShowJSON(t *testing.T) {
 	fx := newFixture(t)
 	out := fx.mustRun(t, "session", "show", fx.main.ID, "--json", "--full-history")
@@ -375,7 +403,7 @@ func TestSessionForkAndRename(t *testing.T) {
 		t.Fatalf("renamed title resolves to %s, want %s", got.ID, id)
 	}
 	r := fx.runWith(t, runOpts{tty: true}, "session", "rename", id, "Fourth")
-	if !strings.Contains(stripANSI(r.stdout), `Renamed `+id[:8]+` from "Third try" to "Fourth"`) {
+	if !strings.Contains(ansi.Strip(r.stdout), `Renamed `+id[:8]+` from "Third try" to "Fourth"`) {
 		t.Fatalf("rename on a terminal said %q", r.stdout)
 	}
 	if r := fx.run(t, "session", "rename", id, " "); r.code != ExitUsage {
@@ -389,7 +417,7 @@ func TestSessionForkChoosesTurnOnTerminal(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	plain := stripANSI(r.stdout)
+	plain := ansi.Strip(r.stdout)
 	for _, want := range []string{"Turns of Fix the flaky test:", "1  Why does TestRetry flake?", "2  Use a fake clock then.", "3  thanks",
 		"Fork after which turn? [1-3, enter for all]", "Please give a number from 1 to 3."} {
 		if !strings.Contains(plain, want) {
@@ -587,7 +615,7 @@ func TestSearch(t *testing.T) {
 		t.Fatal("--raw prefix query found nothing")
 	}
 	r := fx.runWith(t, runOpts{tty: true}, "search", "fake", "clock")
-	if !strings.Contains(r.stdout, "\x1b[1;33mfake\x1b[0m") || !strings.Contains(stripANSI(r.stdout), fx.main.ID[:8]+"  Fix the flaky test  #5 user") {
+	if !strings.Contains(r.stdout, "\x1b[1;33mfake\x1b[0m") || !strings.Contains(ansi.Strip(r.stdout), fx.main.ID[:8]+"  Fix the flaky test  #5 user") {
 		t.Fatalf("terminal search:\n%q", r.stdout)
 	}
 }
@@ -653,7 +681,7 @@ func TestUsage(t *testing.T) {
 		t.Fatalf("piped usage:\n%s", out)
 	}
 	r := fx.runWith(t, runOpts{tty: true}, "usage", "--limit", "1")
-	plain := stripANSI(r.stdout)
+	plain := ansi.Strip(r.stdout)
 	for _, want := range []string{"Total: 1,300 in", "SESSION", "PROJECT", "MODEL", "gpt-x-mini", "more (--limit 0 lists all)"} {
 		if !strings.Contains(plain, want) {
 			t.Fatalf("terminal usage lacks %q:\n%s", want, plain)
@@ -755,7 +783,7 @@ func TestLogStream(t *testing.T) {
 		t.Fatalf("entries not merged oldest first: %v", texts)
 	}
 	r := fx.runWith(t, runOpts{tty: true}, "log", "stream")
-	if !strings.Contains(stripANSI(r.stdout), "a user_message a1") {
+	if !strings.Contains(ansi.Strip(r.stdout), "a user_message a1") {
 		t.Fatalf("terminal log line:\n%s", r.stdout)
 	}
 	if out := fx.mustRun(t, "log", "stream", "--logs-dir", filepath.Join(fx.home, "nowhere")); out != "" {
@@ -802,7 +830,7 @@ func TestPickerModel(t *testing.T) {
 	m := newPickerModel("Sessions in api", sessions, now, 80, 20)
 	view := m.View().Content
 	for _, want := range []string{"Sessions in api", "alpha work", "beta work", "1 hour ago · 3 messages · first prompt", "0196aaaa"} {
-		if !strings.Contains(stripANSI(view), want) {
+		if !strings.Contains(ansi.Strip(view), want) {
 			t.Fatalf("picker view lacks %q:\n%s", want, view)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"strings"
 
 	"golang.org/x/term"
 )
@@ -135,23 +134,3 @@ func (c *ColorScheme) Magenta(s string) string { return c.wrap("35", s) }
 
 // Enabled reports whether the scheme colours anything.
 func (c *ColorScheme) Enabled() bool { return c.enabled }
-
-// stripANSI removes colour escapes, to measure what a terminal shows.
-func stripANSI(s string) string {
-	if !strings.Contains(s, "\x1b[") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
-			j := i + 2
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			i = j
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -13,18 +13,18 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// renderMarkdown renders a reply for a terminal: headings and strong text
+// renderMarkdown renders Markdown for a terminal: headings and strong text
 // bold, emphasis italic, code cyan, lists with bullets, quotes with a bar,
-// and paragraphs wrapped to width. It is small on purpose: a full
-// renderer with syntax highlighting costs every loom process (even
-// `session list`) tens of milliseconds to start.
-func renderMarkdown(src string, width int) (string, bool) {
+// tables aligned in columns, and paragraphs wrapped to width. It is small
+// on purpose: a full renderer with syntax highlighting costs every loom
+// process (even `session list`) tens of milliseconds to start.
+func renderMarkdown(src string, width int) string {
 	md := goldmark.New(goldmark.WithExtensions(extension.Strikethrough, extension.Table))
 	source := []byte(src)
 	doc := md.Parser().Parse(text.NewReader(source))
 	r := &ansiRenderer{src: source, width: max(width-2, 20)}
 	r.blocks(doc, "")
-	return strings.TrimRight(r.out.String(), "\n") + "\n", true
+	return strings.TrimRight(r.out.String(), "\n") + "\n"
 }
 
 type ansiRenderer struct {
@@ -74,8 +74,8 @@ func (r *ansiRenderer) block(n ast.Node, indent string) {
 				i++
 			}
 			var sub ansiRenderer
-			pad := strings.Repeat(" ", utf8.RuneCountInString(bullet))
-			sub.src, sub.width = r.src, r.width-utf8.RuneCountInString(stripANSI(indent))-len(pad)
+			pad := strings.Repeat(" ", ansi.StringWidth(bullet))
+			sub.src, sub.width = r.src, r.width-ansi.StringWidth(indent)-len(pad)
 			sub.blocks(item, "")
 			for j, line := range strings.Split(strings.TrimRight(sub.out.String(), "\n"), "\n") {
 				if j == 0 {
@@ -88,30 +88,12 @@ func (r *ansiRenderer) block(n ast.Node, indent string) {
 	case *ast.ThematicBreak:
 		r.out.WriteString(indent + ansiGray + strings.Repeat("─", min(r.width, 40)) + ansiReset + "\n")
 	case *east.Table:
-		// Tables stay as their source text, which is already aligned
-		// enough to read.
-		r.out.WriteString(indent + strings.TrimSpace(string(r.rawText(n))) + "\n")
+		r.table(n, indent)
 	default:
 		if n.HasChildren() {
 			r.blocks(n, indent)
 		}
 	}
-}
-
-func (r *ansiRenderer) rawText(n ast.Node) []byte {
-	var b bytes.Buffer
-	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
-		if t, ok := c.(*ast.Text); ok && entering {
-			b.Write(t.Segment.Value(r.src))
-			if t.SoftLineBreak() || t.HardLineBreak() {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		return ast.WalkContinue, nil
-	})
-	return b.Bytes()
 }
 
 // inline renders the inline children of n as one string.
@@ -157,12 +139,12 @@ func (r *ansiRenderer) inline(n ast.Node) string {
 	return b.String()
 }
 
-// wrap writes s word-wrapped to the width, counting only visible runes.
+// wrap writes s word-wrapped to the width, counting terminal cells.
 func (r *ansiRenderer) wrap(indent, s string) {
 	for _, para := range strings.Split(s, "\n") {
 		line, visible := "", 0
 		for _, w := range strings.Fields(para) {
-			n := len([]rune(stripANSI(w)))
+			n := ansi.StringWidth(w)
 			if visible > 0 && visible+1+n > r.width {
 				r.out.WriteString(indent + line + "\n")
 				line, visible = "", 0
@@ -176,4 +158,86 @@ func (r *ansiRenderer) wrap(indent, s string) {
 		}
 		r.out.WriteString(indent + line + "\n")
 	}
+}
+
+// table writes a table as aligned columns under a bold header, each
+// column as wide as its widest cell; when that is wider than the terminal
+// the widest columns are cut (with …) until it fits.
+func (r *ansiRenderer) table(t *east.Table, indent string) {
+	var rows [][]string
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		var cells []string
+		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
+			cells = append(cells, strings.ReplaceAll(r.inline(c), "\n", " "))
+		}
+		rows = append(rows, cells)
+	}
+	if len(rows) == 0 {
+		return
+	}
+	widths := make([]int, len(t.Alignments))
+	for _, row := range rows {
+		for i, c := range row {
+			if i < len(widths) {
+				widths[i] = max(widths[i], ansi.StringWidth(c))
+			}
+		}
+	}
+	const sep = " │ "
+	avail := r.width - ansi.StringWidth(indent) - len([]rune(sep))*(len(widths)-1)
+	for total(widths) > avail {
+		widest := 0
+		for i, w := range widths {
+			if w > widths[widest] {
+				widest = i
+			}
+		}
+		if widths[widest] <= 4 {
+			break
+		}
+		widths[widest]--
+	}
+	line := func(cells []string, style string) {
+		fields := make([]string, len(widths))
+		for i, w := range widths {
+			c := ""
+			if i < len(cells) {
+				c = ansi.Truncate(cells[i], w, "…")
+			}
+			pad := strings.Repeat(" ", w-ansi.StringWidth(c))
+			switch t.Alignments[i] {
+			case east.AlignRight:
+				c = pad + c
+			case east.AlignCenter:
+				c = pad[:len(pad)/2] + c + pad[len(pad)/2:]
+			default:
+				c += pad
+			}
+			if i == len(widths)-1 {
+				c = strings.TrimRight(c, " ")
+			}
+			if style != "" {
+				c = style + c + ansiReset
+			}
+			fields[i] = c
+		}
+		r.out.WriteString(indent + strings.Join(fields, ansiGray+sep+ansiReset) + "\n")
+	}
+	line(rows[0], ansiBold)
+	rule := make([]string, len(widths))
+	for i, w := range widths {
+		rule[i] = strings.Repeat("─", w)
+	}
+	r.out.WriteString(indent + ansiGray + strings.Join(rule, "─┼─") + ansiReset + "\n")
+	for _, row := range rows[1:] {
+		line(row, "")
+	}
+}
+
+func total(ns []int) int {
+	sum := 0
+	for _, n := range ns {
+		sum += n
+	}
+	return sum
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // messageRenderer writes messages for people: a header line per message,
-// its text, and one line per tool call, file or sub-agent. Reasoning is
+// its text (what the model wrote as rendered Markdown on a terminal, what
+// the user typed as typed), and one line per tool call, file or sub-agent. Reasoning is
 // shown only when asked for, because it is long and rarely what a reader
 // is looking for.
 type messageRenderer struct {
@@ -48,7 +49,7 @@ func (r *messageRenderer) Render(w io.Writer, m *loom.Message) error {
 	head = append(head, displayTime(r.ios, m.CreatedAt, r.now))
 	fmt.Fprintf(&b, "%s %s\n", r.cs.Gray(fmt.Sprintf("── #%d", m.Seq)), strings.Join(head, r.cs.Gray(" · ")))
 	for _, p := range m.Parts {
-		r.part(&b, p)
+		r.part(&b, m.Role, p)
 	}
 	if m.Error != nil && m.Error.Message != "" {
 		fmt.Fprintf(&b, "%s %s\n", r.cs.Red("error:"), m.Error.Message)
@@ -58,10 +59,17 @@ func (r *messageRenderer) Render(w io.Writer, m *loom.Message) error {
 	return err
 }
 
-func (r *messageRenderer) part(b *strings.Builder, p loom.Part) {
+func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 	switch p.Type {
 	case loom.PartText:
-		if t := strings.TrimRight(p.Text, "\n"); t != "" {
+		t := strings.TrimRight(p.Text, "\n")
+		switch {
+		case strings.TrimSpace(t) == "":
+		case r.cs.Enabled() && (role == loom.RoleAssistant || role == loom.RoleSummary):
+			// What the model wrote is shown as its live reply was:
+			// rendered Markdown on a terminal, plain text elsewhere.
+			b.WriteString(renderMarkdown(t, r.ios.TerminalWidth()))
+		default:
 			b.WriteString(t + "\n")
 		}
 	case loom.PartReasoning:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -84,8 +85,8 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		Role:    opts.Role,
 		Limit:   opts.Limit,
 	}
-	if ios.ColorEnabled() && !f.JSON() {
-		q.MarkStart, q.MarkEnd = "\x1b[1;33m", "\x1b[0m"
+	if !f.JSON() {
+		markForTerminal(ios, &q)
 	}
 	if opts.SessionRef != "" {
 		s, err := f.Resolve(ctx, st, opts.SessionRef)
@@ -117,7 +118,22 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		}
 		return nil
 	}
-	now := f.now()
+	return writeHits(ios, hits, f.now())
+}
+
+// markForTerminal makes q mark matches in bold yellow on a colour
+// terminal (elsewhere the store's default, **match**).
+func markForTerminal(ios *IOStreams, q *loom.SearchQuery) {
+	if ios.ColorEnabled() {
+		q.MarkStart, q.MarkEnd = "\x1b[1;33m", "\x1b[0m"
+	}
+}
+
+// writeHits prints search hits on standard output: on a terminal a line
+// per hit with the session's short id, title, the message's seq, role
+// and age, and the snippet under it; piped, tab-separated fields with
+// full ids.
+func writeHits(ios *IOStreams, hits []loom.SearchHit, now time.Time) error {
 	cs := ios.ColorScheme()
 	if !ios.IsStdoutTTY() {
 		tp := newTablePrinter(ios)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/loomhq/loom"
 )
 
@@ -106,7 +108,7 @@ func TestTokenCommands(t *testing.T) {
 	// The ids a terminal shows are prefixes revoke accepts, even when
 	// tokens share their first 8 characters and the list is one user's.
 	r = fx.runWith(t, runOpts{tty: true}, "token", "list", "--user", "x")
-	lines := strings.Split(strings.TrimSpace(stripANSI(r.stdout)), "\n")
+	lines := strings.Split(strings.TrimSpace(ansi.Strip(r.stdout)), "\n")
 	shown := strings.Fields(lines[len(lines)-1])[0]
 	if !strings.HasPrefix(a.ID, shown) {
 		t.Fatalf("list shows %q for %s", shown, a.ID)

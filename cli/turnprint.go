@@ -116,14 +116,12 @@ func (p *turnPrinter) end(final string) {
 		return
 	}
 	if p.ios.ColorEnabled() && final != "" && strings.TrimSpace(p.buf.String()) == strings.TrimSpace(final) {
-		if out, ok := renderMarkdown(final, p.ios.TerminalWidth()); ok {
-			lines := screenLines(p.buf.String(), p.ios.TerminalWidth())
-			if lines < 40 {
-				// Erase the raw text and print the rendered reply.
-				fmt.Fprint(p.ios.Out, "\r"+cursorUp(lines-1)+"\x1b[J")
-				fmt.Fprint(p.ios.Out, strings.TrimRight(out, "\n")+"\n")
-				return
-			}
+		lines := screenLines(p.buf.String(), p.ios.TerminalWidth())
+		if lines < 40 {
+			// Erase the raw text and print the rendered reply.
+			fmt.Fprint(p.ios.Out, "\r"+cursorUp(lines-1)+"\x1b[J")
+			fmt.Fprint(p.ios.Out, renderMarkdown(final, p.ios.TerminalWidth()))
+			return
 		}
 	}
 	if !strings.HasSuffix(p.buf.String(), "\n") {
