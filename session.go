@@ -95,6 +95,9 @@ func (s *Session) Validate() error {
 type SessionFilter struct {
 	UserID    string
 	ProjectID string
+	// ProjectName keeps sessions of projects with this base name, in any
+	// directory (how a project that moved on disk is found again).
+	ProjectName string
 	Surface   string
 	Key       string
 	ParentID  string

@@ -59,6 +59,9 @@ func (f *Factory) chooseSession(ctx context.Context, st loom.Store, c sessionCho
 		if s != nil {
 			return s, true, nil
 		}
+		if err := f.printMovedProjectHint(ctx, st, project); err != nil {
+			return nil, false, err
+		}
 		if c.Continue {
 			return nil, false, loom.Errorf(loom.ENOTFOUND, "no session to continue in project %s (%s)", project.Name, project.Root)
 		}

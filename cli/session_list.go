@@ -104,6 +104,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 				fmt.Fprintf(ios.ErrOut, "No sessions in %s (%s); --all-projects lists every project's.\n", project.Name, project.Root)
 			}
 		}
+		if !opts.AllProjects && opts.Surface == "" {
+			return f.printMovedProjectHint(ctx, st, project)
+		}
 		return nil
 	}
 	now := f.now()

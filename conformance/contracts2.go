@@ -414,6 +414,12 @@ func testNothingLost(t *testing.T, open Opener) {
 	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", ProjectID: "0123456789abcdef"}); len(l) != 20 {
 		t.Fatalf("project filter = %d", len(l))
 	}
+	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", ProjectName: "api"}); len(l) != 20 {
+		t.Fatalf("project name filter = %d", len(l))
+	}
+	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", ProjectName: "web"}); len(l) != 0 {
+		t.Fatalf("project name filter for another name = %d", len(l))
+	}
 	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "bob"}); len(l) != 0 {
 		t.Fatalf("bob sees %d of alice's sessions", len(l))
 	}

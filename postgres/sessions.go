@@ -117,7 +117,7 @@ func (c *conds) String() string {
 
 // Sessions implements loom.Store.
 func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
-	if !storable(f.UserID, f.ProjectID, f.Surface, f.Key, f.ParentID, f.Kind) || (f.Before != nil && !storable(f.Before.ID)) {
+	if !storable(f.UserID, f.ProjectID, f.ProjectName, f.Surface, f.Key, f.ParentID, f.Kind) || (f.Before != nil && !storable(f.Before.ID)) {
 		return nil, nil
 	}
 	var c conds
@@ -131,6 +131,9 @@ func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Ses
 	}
 	if f.ProjectID != "" {
 		c.add("s.project_id = ?", f.ProjectID)
+	}
+	if f.ProjectName != "" {
+		c.add("s.project_name = ?", f.ProjectName)
 	}
 	if f.Surface != "" {
 		c.add("s.surface = ?", f.Surface)

@@ -105,6 +105,9 @@ func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Ses
 	if f.ProjectID != "" {
 		add("s.project_id = ?", f.ProjectID)
 	}
+	if f.ProjectName != "" {
+		add("s.project_name = ?", f.ProjectName)
+	}
 	if f.Surface != "" {
 		add("s.surface = ?", f.Surface)
 	}
