@@ -75,8 +75,15 @@ func Ambiguous(ref string, candidates []*Session) *Error {
 			b.WriteString(";")
 		}
 		fmt.Fprintf(&b, " %s", s.ID)
+		var about []string
 		if s.Title != "" {
-			fmt.Fprintf(&b, " (%s)", s.Title)
+			about = append(about, s.Title)
+		}
+		if s.Project.Name != "" {
+			about = append(about, "project "+s.Project.Name)
+		}
+		if len(about) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(about, ", "))
 		}
 	}
 	return &Error{Code: EAMBIGUOUS, Message: b.String(), Candidates: candidates}

@@ -1,6 +1,8 @@
 package loom
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -65,4 +67,36 @@ func (m *Message) RepairInterrupted(now time.Time) int {
 		n++
 	}
 	return n
+}
+
+// forkSuffix is the " (fork)" or " (fork N)" that ends a default fork
+// title.
+var forkSuffix = regexp.MustCompile(` \(fork(?: [0-9]+)?\)$`)
+
+// ForkTitleBase is what a fork's default title is made from: the parent's
+// title without its own fork suffix, so a fork of "plan (fork)" is
+// "plan (fork 2)", not "plan (fork) (fork)".
+func ForkTitleBase(parent string) string {
+	return forkSuffix.ReplaceAllString(parent, "")
+}
+
+// ForkTitle returns the default title of a fork of a session titled
+// parent: "T (fork)", else "T (fork N)" with the smallest N from 2 that
+// no title in taken has, compared case-insensitively as references are.
+// taken holds the user's titles that start with ForkTitleBase(parent);
+// other titles do not matter. An untitled parent gives an untitled fork.
+func ForkTitle(parent string, taken []string) string {
+	base := ForkTitleBase(parent)
+	if base == "" {
+		return ""
+	}
+	used := make(map[string]bool, len(taken))
+	for _, t := range taken {
+		used[strings.ToLower(t)] = true
+	}
+	title := base + " (fork)"
+	for n := 2; used[strings.ToLower(title)]; n++ {
+		title = fmt.Sprintf("%s (fork %d)", base, n)
+	}
+	return title
 }

@@ -64,6 +64,9 @@ func ResolveWith(ref string, scope ResolveScope, find func(by Lookup, value stri
 	if s, done, err := one(find(ByTitle, ref)); done {
 		return s, err
 	}
+	if len(ref) < 4 && IsIDPrefix(ref) {
+		return nil, Errorf(ENOTFOUND, "no session matches %q (an id prefix needs at least 4 characters)", ref)
+	}
 	return nil, NotFound(ref)
 }
 

@@ -98,10 +98,10 @@ type SessionFilter struct {
 	// ProjectName keeps sessions of projects with this base name, in any
 	// directory (how a project that moved on disk is found again).
 	ProjectName string
-	Surface   string
-	Key       string
-	ParentID  string
-	Kind      string
+	Surface     string
+	Key         string
+	ParentID    string
+	Kind        string
 	// Deleted lists the trash instead of live sessions.
 	Deleted bool
 	// UpdatedBefore keeps sessions last updated before this time.

@@ -1,5 +1,10 @@
 package loom
 
+import (
+	"encoding/json"
+	"math"
+)
+
 // Usage counts tokens, cost and calls, per message and rolled up per
 // session.
 type Usage struct {
@@ -23,6 +28,19 @@ func (u *Usage) Add(o Usage) {
 	u.CostUSD += o.CostUSD
 	u.APICalls += o.APICalls
 	u.Compactions += o.Compactions
+}
+
+// RoundCost rounds a cost in USD to a billionth of a dollar, below any
+// price a provider charges and above the noise of summing floats.
+func RoundCost(c float64) float64 { return math.Round(c*1e9) / 1e9 }
+
+// MarshalJSON writes the cost rounded with RoundCost, so sums read 0.3,
+// not 0.30000000000000004.
+func (u Usage) MarshalJSON() ([]byte, error) {
+	type plain Usage
+	p := plain(u)
+	p.CostUSD = RoundCost(p.CostUSD)
+	return json.Marshal(p)
 }
 
 // IsZero reports whether nothing was counted.

@@ -572,3 +572,40 @@ func TestChatMarkdownOnTerminal(t *testing.T) {
 		t.Fatalf("/search does not highlight the match:\n%q", p.Raw())
 	}
 }
+
+// loom run - reads the prompt from stdin without the newline that ends
+// it; the newlines inside are kept.
+func TestRunPromptFromStdin(t *testing.T) {
+	fx := newAgentFixture(t)
+	r := fx.mustLoom(t, "first line\nsecond line\n\n", "run", "-", "--json")
+	req := fx.lastRequest(t)
+	if last := req[len(req)-1]; last.Role != "user" || last.Content != "first line\nsecond line" {
+		t.Fatalf("the provider received %q", last.Content)
+	}
+	s := showSession(t, fx, sessionOf(t, r.stderr))
+	if s.LastPrompt != "first line\nsecond line" {
+		t.Fatalf("stored prompt %q", s.LastPrompt)
+	}
+}
+
+// A replay log that cannot be written is a warning, once; the turn and
+// the session are kept.
+func TestReplayLogUnwritableWarns(t *testing.T) {
+	fx := newAgentFixture(t)
+	// A file where the user's log directory should be: nothing can be
+	// created under it, whoever runs the test.
+	logs := filepath.Join(fx.home, "state", "logs")
+	if err := os.MkdirAll(logs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(logs, "local"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := fx.mustLoom(t, "", "run", "hello")
+	if n := strings.Count(r.stderr, "loom: warning: "); n != 1 || !strings.Contains(r.stderr, "the session is stored, but its replay log is not kept") {
+		t.Fatalf("%d warnings:\n%s", n, r.stderr)
+	}
+	if s := showSession(t, fx, sessionOf(t, r.stderr)); s.MessageCount != 2 {
+		t.Fatalf("session has %d messages", s.MessageCount)
+	}
+}

@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
-
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -91,8 +91,10 @@ func (f *Factory) AgentLoop(ctx context.Context, st loom.Store, s *loom.Session,
 	l.LogFor = func(x *loom.Session) *replaylog.Log {
 		lg, err := replaylog.Open(d.SessionLog(user, x.ID))
 		if err != nil {
+			f.warnReplayLog(err)
 			return nil
 		}
+		lg.OnError = f.warnReplayLog
 		return lg
 	}
 	s.Model, s.Provider, s.Profile = model, prov.Name(), profile.Name
@@ -200,4 +202,13 @@ func first(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// warnReplayLog tells the user, once per process, that the replay log
+// cannot be written. The session is still stored; only the log (for
+// tail -f and loom log stream) is missing.
+func (f *Factory) warnReplayLog(err error) {
+	f.replayLogWarned.Do(func() {
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; the session is stored, but its replay log is not kept\n", oneLine(err.Error()))
+	})
 }

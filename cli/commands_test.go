@@ -41,6 +41,8 @@ func TestExitCodes(t *testing.T) {
 		{"delete without --yes off a terminal", []string{"session", "delete", fx.main.ID}, ExitUsage, "--yes is required"},
 		{"bad export format", []string{"session", "export", fx.main.ID, "--format", "xml"}, ExitUsage, `unknown format "xml"`},
 		{"bad role", []string{"search", "x", "--role", "robot"}, ExitUsage, `unknown role "robot"`},
+		{"empty query", []string{"search", ""}, ExitUsage, "the query is empty"},
+		{"blank query", []string{"search", " ", "\t"}, ExitUsage, "the query is empty"},
 		{"negative speed", []string{"replay", fx.main.ID, "--speed", "-1"}, ExitUsage, "--speed"},
 		{"resume without ref off a terminal", []string{"session", "resume"}, ExitUsage, "reference is required"},
 		{"not found", []string{"session", "show", "nothing-like-this"}, ExitNotFound, `no session matches "nothing-like-this"`},
@@ -85,9 +87,12 @@ func TestAmbiguousListsCandidates(t *testing.T) {
 		t.Fatalf("stderr = %q", r.stderr)
 	}
 	for _, s := range []*loom.Session{fx.twin1, fx.twin2} {
-		if !strings.Contains(r.stderr, s.ID) {
-			t.Fatalf("candidate %s not listed: %q", s.ID, r.stderr)
+		if !strings.Contains(r.stderr, s.ID+"\tTwin\t"+s.Key+"\t"+fx.proj.Root+"\tupdated ") {
+			t.Fatalf("candidate %s not listed with its key and project: %q", s.ID, r.stderr)
 		}
+	}
+	if r := fx.run(t, "session", "show", "01a"); r.code != ExitNotFound || !strings.Contains(r.stderr, "an id prefix needs at least 4 characters") {
+		t.Fatalf("3-character prefix: exit %d: %s", r.code, r.stderr)
 	}
 }
 
@@ -525,8 +530,10 @@ func TestSessionDeleteRestore(t *testing.T) {
 	if strings.Contains(out, fx.main.ID) || strings.Contains(out, fx.sub.ID) {
 		t.Fatalf("deleted session (or its sub-agent) still listed:\n%s", out)
 	}
-	if r := fx.run(t, "session", "show", fx.main.ID); r.code != ExitNotFound {
-		t.Fatalf("show of a deleted session: exit %d", r.code)
+	if r := fx.run(t, "session", "show", fx.main.ID); r.code != ExitNotFound ||
+		!strings.Contains(r.stderr, `session "Fix the flaky test" is in the trash since `) ||
+		!strings.Contains(r.stderr, "; loom session restore "+fx.main.ID+" brings it back") {
+		t.Fatalf("show of a deleted session: exit %d: %s", r.code, r.stderr)
 	}
 	fx.mustRun(t, "session", "restore", "Fix the flaky test")
 	out = fx.mustRun(t, "session", "list")

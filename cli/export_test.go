@@ -158,7 +158,8 @@ func TestImportRefusesBadInput(t *testing.T) {
 		line3 string
 		want  string
 	}{
-		{"not JSON", `{"type":"message","message":{"id":`, "invalid JSON"},
+		{"not JSON", `{"type":"message","message":{"id":}`, "invalid JSON"},
+		{"cut short", good[2][:len(good[2])/2], "unexpected end of JSON"},
 		{"unknown record", `{"type":"note","text":"hi"}`, "unknown field"},
 		{"unknown type", `{"type":"note"}`, `unknown record type "note"`},
 		{"seq gap", strings.Replace(good[2], `"seq":2`, `"seq":5`, 1), "seq 5, want 2"},
@@ -221,6 +222,8 @@ func TestImportRefusesBadInput(t *testing.T) {
 		{"hello", ":1: not a loom export"},
 		{`{"version":2,"sessions":[]}`, "unsupported export version 2"},
 		{"\n\n" + `{"type":"message","message":{}}`, ":3: message before any session record"},
+		{good[0][:len(good[0])-30], ":1: unexpected end of JSON"},
+		{doc[:len(doc)-40], ": unexpected end of JSON"},
 	} {
 		bad := filepath.Join(dir, "x.jsonl")
 		os.WriteFile(bad, []byte(c.content), 0o600)

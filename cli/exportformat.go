@@ -358,7 +358,9 @@ func isJSONL(content []byte) bool {
 	first, _, _ := bytes.Cut(content, []byte("\n"))
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(first, &probe) != nil {
-		return false
+		// A first record cut short is still a jsonl record, reported as
+		// such with its line.
+		return bytes.HasPrefix(bytes.TrimSpace(first), []byte(`{"type"`))
 	}
 	_, ok := probe["type"]
 	return ok
@@ -520,7 +522,7 @@ func jsonReason(err error) string {
 		}
 		return fmt.Sprintf("%s should be %s, not a JSON %s", field, te.Type, te.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return "invalid JSON: unexpected end of the record"
+		return "unexpected end of JSON (the record is cut short)"
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,8 @@ type Factory struct {
 	// onInterrupt, when set by a command, receives Ctrl+C instead of it
 	// cancelling the command (chat cancels the running turn instead).
 	onInterrupt atomic.Pointer[func()]
+	// replayLogWarned: the user was told the replay log cannot be written.
+	replayLogWarned sync.Once
 
 	flags globalFlags
 	store loom.Store
@@ -159,5 +162,16 @@ func (f *Factory) resolve(ctx context.Context, st loom.Store, ref string, delete
 	if p, err := f.Project(); err == nil {
 		scope.ProjectID = p.ID
 	}
-	return st.Resolve(ctx, ref, scope)
+	s, err := st.Resolve(ctx, ref, scope)
+	if deleted || loom.ErrorCode(err) != loom.ENOTFOUND {
+		return s, err
+	}
+	// Not among the live sessions: if it is in the trash, say so and how
+	// to get it back, rather than that it does not exist.
+	scope.Deleted = true
+	if t, terr := st.Resolve(ctx, ref, scope); terr == nil && t.DeletedAt != nil {
+		return nil, loom.Errorf(loom.ENOTFOUND, "session %s is in the trash since %s; loom session restore %s brings it back",
+			sessionLabel(t), loom.FormatTime(*t.DeletedAt), t.ID)
+	}
+	return nil, err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -210,11 +211,16 @@ func formatCount(n int64) string {
 
 // formatCost writes a USD amount with enough digits for small costs.
 func formatCost(c float64) string {
+	c = loom.RoundCost(c)
 	switch {
 	case c == 0:
 		return "$0"
+	case c < 0.000001:
+		return "<$0.000001"
 	case c < 0.01:
-		return fmt.Sprintf("$%.4f", c)
+		// Two significant digits: $0.0004, $0.000037; never $0.0000.
+		digits := int(math.Ceil(-math.Log10(c))) + 1
+		return "$" + strings.TrimRight(strconv.FormatFloat(c, 'f', digits, 64), "0")
 	default:
 		return fmt.Sprintf("$%.2f", c)
 	}

@@ -160,7 +160,11 @@ func printError(ios *IOStreams, err error) {
 		ref := strings.SplitN(le.Message, " matches ", 2)[0]
 		fmt.Fprintf(ios.ErrOut, "loom: %s matches %d sessions; give an id or a longer prefix:\n", ref, len(le.Candidates))
 		for _, s := range le.Candidates {
-			fmt.Fprintf(ios.ErrOut, "  %s\t%s\t%s\tupdated %s\n", s.ID, orDash(s.Title), orDash(s.Key), loom.FormatTime(s.UpdatedAt))
+			project := s.Project.Name
+			if s.Project.Root != "" {
+				project = s.Project.Root
+			}
+			fmt.Fprintf(ios.ErrOut, "  %s\t%s\t%s\t%s\tupdated %s\n", s.ID, orDash(s.Title), orDash(s.Key), orDash(project), loom.FormatTime(s.UpdatedAt))
 		}
 		return
 	}

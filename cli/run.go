@@ -79,7 +79,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		if err != nil {
 			return fmt.Errorf("read the prompt from stdin: %w", err)
 		}
-		prompt = string(b)
+		// A prompt piped from echo or a file ends with a newline that is
+		// not part of what the user means to say.
+		prompt = strings.TrimRight(string(b), "\r\n")
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return usageErrorf("the prompt is empty")

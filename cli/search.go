@@ -45,6 +45,9 @@ syntax error. --raw passes the query to the store's own search syntax
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
+			if strings.TrimSpace(opts.Query) == "" {
+				return usageErrorf("the query is empty; usage: %s", cmd.UseLine())
+			}
 			if opts.Project && opts.AllProjects {
 				return usageErrorf("--project and --all-projects cannot be used together")
 			}

@@ -50,7 +50,7 @@ from. A turn is a user message and everything after it up to the next.`,
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Turn, "turn", "t", 0, "last turn to copy (default: all)")
-	cmd.Flags().StringVar(&opts.Name, "name", "", "title of the new session (default: the title with \"(fork)\")")
+	cmd.Flags().StringVar(&opts.Name, "name", "", "title of the new session (default: the title with \"(fork)\", or \"(fork N)\" when that is taken)")
 	return cmd
 }
 

@@ -188,6 +188,17 @@ func testFork(t *testing.T, open Opener) {
 	if m := mustMessages(t, st, f2.ID, loom.MessageQuery{Limit: 1}); m[0].Parts[0].Status != loom.ToolCompleted {
 		t.Fatalf("fork part not updated: %+v", m[0].Parts[0])
 	}
+	// Default titles stay unique, so each names one session: a fork of a
+	// fork counts on from the same base; other users' titles don't count.
+	other := newSession("bob", "cli:api")
+	other.Title = "original (fork 2)"
+	mustAppend(t, st, other, text(loom.RoleUser, "bob's"))
+	for _, tc := range []struct{ from, want string }{{s.ID, "original (fork 2)"}, {f2.ID, "original (fork 3)"}} {
+		fk, err := st.Fork(ctx(t), tc.from, loom.ForkOptions{Turn: 1})
+		if err != nil || fk.Title != tc.want {
+			t.Fatalf("default fork title = %v, %v; want %q", fk, err, tc.want)
+		}
+	}
 	// Deleting the parent leaves the fork whole.
 	if err := st.Delete(ctx(t), s.ID, true); err != nil {
 		t.Fatal(err)

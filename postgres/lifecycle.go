@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -63,8 +64,15 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 			nid = loom.NewID()
 		}
 		title := opts.Title
-		if title == "" && src.Title != "" {
-			title = src.Title + " (fork)"
+		if title == "" {
+			base := loom.ForkTitleBase(src.Title)
+			taken, err := queryStrings(ctx, tx, `SELECT title FROM sessions
+				WHERE user_id = $1 AND deleted_at IS NULL AND lower(substr(title, 1, $2)) = lower($3)`,
+				src.UserID, utf8.RuneCountInString(base), base)
+			if err != nil {
+				return fmt.Errorf("fork %s: %w", src.ID, err)
+			}
+			title = loom.ForkTitle(src.Title, taken)
 		}
 		now := ms(s.Now())
 		_, err = tx.Exec(ctx, `INSERT INTO sessions (id, user_id, key, surface, title, description,
@@ -225,4 +233,13 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 		return nil, err
 	}
 	return res, nil
+}
+
+// queryStrings returns the one text column a query selects, row by row.
+func queryStrings(ctx context.Context, db querier, query string, args ...any) ([]string, error) {
+	rows, err := db.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }

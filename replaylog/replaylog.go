@@ -60,6 +60,10 @@ type Log struct {
 	path string
 	// Now returns the time stamped on entries; tests replace it.
 	Now func() time.Time
+	// OnError, when set, is told of every failed write. Callers ignore
+	// Write's error (the store, not the log, is the record), so this is
+	// how a user learns that the log is not being kept.
+	OnError func(error)
 }
 
 // Open returns the log at path, creating its directory. The file itself
@@ -82,6 +86,14 @@ func (l *Log) Write(e Entry) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	err := l.write(e)
+	if err != nil && l.OnError != nil {
+		l.OnError(err)
+	}
+	return err
+}
+
+func (l *Log) write(e Entry) error {
 	e.Timestamp = loom.FormatTime(l.Now())
 	b, err := json.Marshal(e)
 	if err != nil {

@@ -69,3 +69,18 @@ func TestConcurrentWritersKeepLinesWhole(t *testing.T) {
 		t.Fatalf("%d lines, want 800", n)
 	}
 }
+
+// A write that fails is returned and told to OnError.
+func TestWriteErrorReported(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	l, err := Open(filepath.Join(dir, "s.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told []error
+	l.OnError = func(err error) { told = append(told, err) }
+	os.RemoveAll(dir)
+	if err := l.Write(Entry{Kind: KindStep}); err == nil || len(told) != 1 || told[0] != err {
+		t.Fatalf("Write = %v, OnError got %v", err, told)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 )
@@ -63,8 +64,15 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 			nid = loom.NewID()
 		}
 		title := opts.Title
-		if title == "" && src.Title != "" {
-			title = src.Title + " (fork)"
+		if title == "" {
+			base := loom.ForkTitleBase(src.Title)
+			taken, err := queryStrings(ctx, tx, `SELECT title FROM sessions
+				WHERE user_id = ? AND deleted_at IS NULL AND lower(substr(title, 1, ?)) = lower(?)`,
+				src.UserID, utf8.RuneCountInString(base), base)
+			if err != nil {
+				return fmt.Errorf("fork %s: %w", src.ID, err)
+			}
+			title = loom.ForkTitle(src.Title, taken)
 		}
 		now := s.now()
 		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title, description,
@@ -213,4 +221,22 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 		return nil, err
 	}
 	return res, nil
+}
+
+// queryStrings returns the one text column a query selects, row by row.
+func queryStrings(ctx context.Context, db queryer, query string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
