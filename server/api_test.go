@@ -825,7 +825,7 @@ func TestIsolation(t *testing.T) {
 	}
 	// Dashboard pages too.
 	cookie := http.Header{"Cookie": {"loom_token=" + e.bob}}
-	for _, p := range []string{"/s/" + a.ID, "/s/" + a.ID + "/m/1"} {
+	for _, p := range []string{"/s/" + a.ID, "/s/" + a.ID + "/m/1", "/s/" + a.ID + "/usage"} {
 		resp := e.send("GET", p, "", nil, cookie)
 		var b [65536]byte
 		n, _ := resp.Body.Read(b[:])

@@ -38,6 +38,7 @@ func (s *Server) dashboardRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /search", s.page(s.searchPage))
 	mux.HandleFunc("GET /s/{id}", s.page(s.sessionPage))
 	mux.HandleFunc("GET /s/{id}/m/{seq}", s.page(s.messageFragment))
+	mux.HandleFunc("GET /s/{id}/usage", s.page(s.usageFragment))
 	mux.HandleFunc("POST /s/{id}/edit", s.checked(s.page(s.editSession)))
 	mux.HandleFunc("POST /s/{id}/fork", s.checked(s.page(s.forkFromPage)))
 	mux.HandleFunc("POST /s/{id}/delete", s.checked(s.page(s.deleteFromPage)))
@@ -408,6 +409,25 @@ func (s *Server) messageFragment(w http.ResponseWriter, r *http.Request) {
 	}
 	var b bytes.Buffer
 	if err := s.pages.render(&b, "message", msgs[0]); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b.Bytes())
+}
+
+// usageFragment is the session page's usage panel as it stands now: the
+// live view fetches it after new messages, whose usage the store has
+// added to the session's totals in the same transaction.
+func (s *Server) usageFragment(w http.ResponseWriter, r *http.Request) {
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	var b bytes.Buffer
+	if err := s.pages.fragment(&b, "session", "usage", x); err != nil {
 		s.pageErr(w, r, err)
 		return
 	}
