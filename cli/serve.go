@@ -91,7 +91,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return fmt.Errorf("listen on %s: %w", opts.Addr, err)
 	}
 	user := f.User()
-	_, secret, err := tokens.CreateToken(ctx, user, "serve "+loom.FormatTime(f.now()))
+	_, secret, err := tokens.CreateToken(ctx, user, "serve "+loom.FormatTime(f.now()), 0)
 	if err != nil {
 		ln.Close()
 		return err

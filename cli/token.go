@@ -81,7 +81,7 @@ func tokenCreateRun(ctx context.Context, opts *TokenCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	tok, secret, err := ts.CreateToken(ctx, f.User(), opts.Name)
+	tok, secret, err := ts.CreateToken(ctx, f.User(), opts.Name, 0)
 	if err != nil {
 		return err
 	}

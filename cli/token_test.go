@@ -92,8 +92,8 @@ func TestTokenCommands(t *testing.T) {
 		}
 	}
 	// Two tokens made in the same millisecond share a prefix: ambiguous.
-	a, _, _ := st.CreateToken(context.Background(), "x", "")
-	b, _, _ := st.CreateToken(context.Background(), "y", "")
+	a, _, _ := st.CreateToken(context.Background(), "x", "", 0)
+	b, _, _ := st.CreateToken(context.Background(), "y", "", 0)
 	common := 0
 	for common < len(a.ID) && a.ID[common] == b.ID[common] {
 		common++

@@ -75,7 +75,7 @@ func (s *Server) page(next http.HandlerFunc) http.HandlerFunc {
 		ctx := r.Context()
 		if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
 			if _, err := s.authenticate(ctx, tok); err != nil {
-				s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown or revoked.")
+				s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown, revoked or expired.")
 				return
 			}
 			setCookie(w, r, tok)
@@ -94,7 +94,7 @@ func (s *Server) page(next http.HandlerFunc) http.HandlerFunc {
 		user, err := s.authenticate(ctx, c.Value)
 		if loom.ErrorCode(err) == eUnauthorized {
 			clearCookie(w, r)
-			s.toLogin(w, r, "Your token was revoked; log in with another.")
+			s.toLogin(w, r, "Your token was revoked or has expired; log in with another.")
 			return
 		}
 		if err != nil {
@@ -195,7 +195,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := s.authenticate(r.Context(), tok); err != nil {
 		if loom.ErrorCode(err) == eUnauthorized {
-			s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown or revoked.")
+			s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown, revoked or expired.")
 			return
 		}
 		s.pageErr(w, r, err)
