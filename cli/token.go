@@ -54,10 +54,10 @@ func addTokenTTLFlag(cmd *cobra.Command, usage string) {
 // duration of s, m, h, d and w (30d, 12h, 1h30m), or zero (never expires)
 // when the flag is not given.
 func tokenTTLFlag(cmd *cobra.Command) (time.Duration, error) {
-	v, _ := cmd.Flags().GetString("token-ttl")
 	if !cmd.Flags().Changed("token-ttl") {
 		return 0, nil
 	}
+	v, _ := cmd.Flags().GetString("token-ttl")
 	d, err := parseDuration(v)
 	if err != nil {
 		return 0, usageErrorf("--token-ttl: %v", err)
@@ -79,7 +79,7 @@ type TokenCreateOptions struct {
 func newCmdTokenCreate(f *Factory, runF func(*TokenCreateOptions) error) *cobra.Command {
 	opts := &TokenCreateOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "create [--user NAME] [--name LABEL]",
+		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION]",
 		Short: "Make an access token and print it once",
 		Long: `Make an access token for a user (--user, else $LOOM_USER, else local) and
 print it on stdout. It is not shown again: store it where the program
