@@ -12,8 +12,8 @@ import (
 )
 
 // Token is an access token of the HTTP server. Each token belongs to one
-// user; whoever presents it acts as that user. The secret itself is never
-// stored, only its hash.
+// user; whoever presents it acts as that user until it is revoked or
+// expires. The secret itself is never stored, only its hash.
 type Token struct {
 	ID         string     `json:"id"`
 	UserID     string     `json:"user_id"`
@@ -21,6 +21,13 @@ type Token struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	LastUsedAt *time.Time `json:"last_used_at"`
 	RevokedAt  *time.Time `json:"revoked_at"`
+	// ExpiresAt is when the token stops working; nil for never.
+	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// Expired reports whether the token has expired at now.
+func (t *Token) Expired(now time.Time) bool {
+	return t.ExpiresAt != nil && !now.Before(*t.ExpiresAt)
 }
 
 // MarshalJSON writes times with milliseconds.
@@ -31,20 +38,24 @@ func (t Token) MarshalJSON() ([]byte, error) {
 		CreatedAt  jsonTime  `json:"created_at"`
 		LastUsedAt *jsonTime `json:"last_used_at"`
 		RevokedAt  *jsonTime `json:"revoked_at"`
-	}{plain(t), jsonTime(t.CreatedAt), optTime(t.LastUsedAt), optTime(t.RevokedAt)})
+		ExpiresAt  *jsonTime `json:"expires_at"`
+	}{plain(t), jsonTime(t.CreatedAt), optTime(t.LastUsedAt), optTime(t.RevokedAt), optTime(t.ExpiresAt)})
 }
 
 // TokenStore keeps the server's access tokens. The sqlite and postgres
 // stores implement it next to Store.
 type TokenStore interface {
 	// CreateToken stores a new token for user and returns it with its
-	// secret, which is shown once and cannot be read back.
-	CreateToken(ctx context.Context, userID, name string) (*Token, string, error)
+	// secret, which is shown once and cannot be read back. A ttl above
+	// zero makes the token expire that long after it is made (by the
+	// store's clock); zero makes one that never expires.
+	CreateToken(ctx context.Context, userID, name string, ttl time.Duration) (*Token, string, error)
 	// Tokens lists tokens, revoked ones included, oldest first; all
 	// users' when userID is empty.
 	Tokens(ctx context.Context, userID string) ([]*Token, error)
 	// Authenticate returns the live token whose secret is given, noting
-	// when it was used; an unknown or revoked secret is ENOTFOUND.
+	// when it was used (at most once per TokenUseInterval); an unknown,
+	// revoked or expired secret is ENOTFOUND.
 	Authenticate(ctx context.Context, secret string) (*Token, error)
 	// RevokeToken revokes the token with id for good.
 	RevokeToken(ctx context.Context, id string) error
@@ -88,7 +99,16 @@ func ValidTokenName(name string) error {
 	return nil
 }
 
+// ValidTokenTTL checks the lifetime asked of a new token: zero (never
+// expires) or more.
+func ValidTokenTTL(ttl time.Duration) error {
+	if ttl < 0 {
+		return Errorf(EINVALID, "a token's lifetime must not be negative")
+	}
+	return nil
+}
+
 // TokenNotFound reports that no live token matches.
 func TokenNotFound() *Error {
-	return Errorf(ENOTFOUND, "unknown or revoked token")
+	return Errorf(ENOTFOUND, "unknown, revoked or expired token")
 }

@@ -62,6 +62,7 @@ func pathsRun(_ context.Context, opts *PathsOptions) error {
 		{"profiles", d.ProfilesDir()},
 		{"history", d.HistoryFile()},
 		{"locks", d.LocksDir()},
+		{"serve_token", d.ServeTokenFile(f.User())},
 	}
 	ios := f.IO
 	if f.JSON() {

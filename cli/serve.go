@@ -24,6 +24,8 @@ type ServeOptions struct {
 	f     *Factory
 	Addr  string
 	Grace time.Duration
+	// TokenTTL is the lifetime of a token made at start; zero for none.
+	TokenTTL time.Duration
 	// LogJSON writes the access log as JSON lines instead of text.
 	LogJSON bool
 	// listening, when set by a test, receives the listener's address.
@@ -38,9 +40,13 @@ func newCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
 		Long: `Serve loom's JSON API under /api/v1 and a web dashboard at /, over the
 same store as the command line.
 
-On start it makes a fresh access token for the current user (--user,
-$LOOM_USER, else local) and prints the dashboard's address with it; open
-that address to log in. Every API call needs a token:
+On start it prints the dashboard's address with an access token of the
+current user (--user, $LOOM_USER, else local); open that address to log
+in. The token is the one printed at the last start, kept in the state
+directory (serve-token-USER, mode 0600), while the store still accepts
+it; otherwise a new one is made and kept there. With --token-ttl a new
+token expires after that long, and a kept one is reused only if it
+expires no later. Every API call needs a token:
 Authorization: Bearer TOKEN. Each token is one user's, and a user sees
 only their own sessions. 'loom token create --user NAME' makes tokens
 for other users; 'loom token revoke ID' ends one.
@@ -55,6 +61,7 @@ Ctrl+C stops the server: running turns get --grace to finish, then are
 cut at a whole-message boundary.`,
 		Example: `  loom serve
   loom serve --addr 0.0.0.0:8080 --log-json
+  loom serve --token-ttl 7d
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7878/api/v1/sessions`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,6 +70,10 @@ cut at a whole-message boundary.`,
 			}
 			if opts.Grace < 0 {
 				return usageErrorf("--grace must not be negative")
+			}
+			var err error
+			if opts.TokenTTL, err = tokenTTLFlag(cmd); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -73,6 +84,7 @@ cut at a whole-message boundary.`,
 	cmd.Flags().StringVar(&opts.Addr, "addr", defaultServeAddr, "address to listen on, `HOST:PORT`")
 	cmd.Flags().DurationVar(&opts.Grace, "grace", 30*time.Second, "how long running turns may take to finish on shutdown")
 	cmd.Flags().BoolVar(&opts.LogJSON, "log-json", false, "write the access log as JSON lines")
+	addTokenTTLFlag(cmd, "a token made at start expires after `DURATION` (30d, 12h, 2w; default never)")
 	return cmd
 }
 
@@ -91,7 +103,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return fmt.Errorf("listen on %s: %w", opts.Addr, err)
 	}
 	user := f.User()
-	_, secret, err := tokens.CreateToken(ctx, user, "serve "+loom.FormatTime(f.now()))
+	served, err := serveToken(ctx, f, tokens, user, opts.TokenTTL)
 	if err != nil {
 		ln.Close()
 		return err
@@ -114,8 +126,9 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		host = "127.0.0.1"
 	}
 	base := "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port))
-	fmt.Fprintf(f.IO.Out, "loom serve: %s/?token=%s\n", base, secret)
+	fmt.Fprintf(f.IO.Out, "loom serve: %s/?token=%s\n", base, served.secret)
 	fmt.Fprintf(f.IO.ErrOut, "Serving the API and dashboard on %s for user %s (store %s). Ctrl+C stops.\n", base, user, redactURL(mustDBURL(f)))
+	fmt.Fprintln(f.IO.ErrOut, servedTokenNote(served))
 	if !addr.IP.IsLoopback() {
 		fmt.Fprintln(f.IO.ErrOut, "loom: warning: listening beyond this machine over plain HTTP; put a TLS reverse proxy in front, tokens are bearer secrets")
 	}

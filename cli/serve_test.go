@@ -164,7 +164,7 @@ func TestServeTurns(t *testing.T) {
 		t.Errorf("serve says turns are unavailable with a provider:\n%s", sv.errOut)
 	}
 	st := fx.openStore(t)
-	_, bob, err := st.CreateToken(context.Background(), "bob", "")
+	_, bob, err := st.CreateToken(context.Background(), "bob", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

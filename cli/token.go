@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,7 @@ func newCmdToken(f *Factory) *cobra.Command {
 as one user, who sees only their own sessions. Only a hash of each token
 is stored: a token is shown once, when it is made.`,
 		Example: `  loom token create --user alice --name "telegram bot"
+  loom token create --user ci --token-ttl 30d
   loom token list
   loom token revoke 0196a3b2`,
 		Args: noArgs,
@@ -43,27 +45,59 @@ func (f *Factory) tokenStore(ctx context.Context) (loom.TokenStore, error) {
 	return ts, nil
 }
 
+// addTokenTTLFlag adds --token-ttl, read by tokenTTLFlag.
+func addTokenTTLFlag(cmd *cobra.Command, usage string) {
+	cmd.Flags().String("token-ttl", "", usage)
+}
+
+// tokenTTLFlag returns the lifetime --token-ttl asks of a new token: a
+// duration of s, m, h, d and w (30d, 12h, 1h30m), or zero (never expires)
+// when the flag is not given.
+func tokenTTLFlag(cmd *cobra.Command) (time.Duration, error) {
+	if !cmd.Flags().Changed("token-ttl") {
+		return 0, nil
+	}
+	v, _ := cmd.Flags().GetString("token-ttl")
+	d, err := parseDuration(v)
+	if err != nil {
+		return 0, usageErrorf("--token-ttl: %v", err)
+	}
+	if d <= 0 {
+		return 0, usageErrorf("--token-ttl must be more than zero")
+	}
+	return d, nil
+}
+
 // TokenCreateOptions are the options of `loom token create`.
 type TokenCreateOptions struct {
 	f    *Factory
 	Name string
+	// TTL is the token's lifetime; zero for one that never expires.
+	TTL time.Duration
 }
 
 func newCmdTokenCreate(f *Factory, runF func(*TokenCreateOptions) error) *cobra.Command {
 	opts := &TokenCreateOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "create [--user NAME] [--name LABEL]",
+		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION]",
 		Short: "Make an access token and print it once",
 		Long: `Make an access token for a user (--user, else $LOOM_USER, else local) and
 print it on stdout. It is not shown again: store it where the program
-that uses it can read it.`,
+that uses it can read it. It works until it is revoked or, with
+--token-ttl, until that long from now; an expired token is refused like
+an unknown one.`,
 		Example: `  loom token create --user alice --name "telegram bot"
   TOKEN=$(loom token create --user bot)
+  loom token create --user ci --name "nightly job" --token-ttl 30d
   loom token create --user alice --json | jq -r .secret`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := loom.ValidTokenName(opts.Name); err != nil {
 				return usageErrorf("--name: %s", loom.ErrorMessage(err))
+			}
+			var err error
+			if opts.TTL, err = tokenTTLFlag(cmd); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -72,6 +106,7 @@ that uses it can read it.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Name, "name", "", "a label saying where the token is used")
+	addTokenTTLFlag(cmd, "the token expires after `DURATION` (30d, 12h, 2w; default never)")
 	return cmd
 }
 
@@ -81,7 +116,7 @@ func tokenCreateRun(ctx context.Context, opts *TokenCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	tok, secret, err := ts.CreateToken(ctx, f.User(), opts.Name)
+	tok, secret, err := ts.CreateToken(ctx, f.User(), opts.Name, opts.TTL)
 	if err != nil {
 		return err
 	}
@@ -100,7 +135,11 @@ func tokenCreateRun(ctx context.Context, opts *TokenCreateOptions) error {
 	}
 	fmt.Fprintln(f.IO.Out, secret)
 	if f.IO.IsStderrTTY() {
-		fmt.Fprintf(f.IO.ErrOut, "Token %s for user %s. It is shown only now; 'loom token revoke %s' ends it.\n", tok.ID, tok.UserID, displayID(f.IO, tok.ID))
+		expires := ""
+		if tok.ExpiresAt != nil {
+			expires = " It expires " + tok.ExpiresAt.Local().Format("Jan 2, 2006 15:04 MST") + "."
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Token %s for user %s.%s It is shown only now; 'loom token revoke %s' ends it.\n", tok.ID, tok.UserID, expires, displayID(f.IO, tok.ID))
 	}
 	return nil
 }
@@ -115,8 +154,10 @@ func newCmdTokenList(f *Factory, runF func(*TokenListOptions) error) *cobra.Comm
 	cmd := &cobra.Command{
 		Use:   "list [--user NAME]",
 		Short: "List access tokens (never their secrets)",
-		Long: `List access tokens, oldest first: id, user, name, when made, last used and
-revoked. With --user, only that user's.`,
+		Long: `List access tokens, oldest first: id, user, name, when made, when last
+used (noted at most once a minute), when revoked and when it expires
+(or expired). With --user, only that user's. --json prints every field,
+with last_used_at, revoked_at and expires_at null when not set.`,
 		Example: `  loom token list
   loom token list --user alice --json`,
 		Args: noArgs,
@@ -155,7 +196,9 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 	now := f.now()
 	cs := f.IO.ColorScheme()
 	tp := newTablePrinter(f.IO)
-	tp.Header("ID", "USER", "NAME", "CREATED", "LAST USED", "REVOKED")
+	// EXPIRES comes last so that the columns scripts read before it
+	// existed stay where they were.
+	tp.Header("ID", "USER", "NAME", "CREATED", "LAST USED", "REVOKED", "EXPIRES")
 	tp.Flex(2)
 	// Tokens made in the same minute share 8 characters; a shown prefix
 	// must work as revoke's argument, which looks among every user's.
@@ -186,6 +229,18 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 		}
 		tp.AddField(used, cs.Gray)
 		tp.AddField(revoked, cs.Red)
+		switch {
+		case t.ExpiresAt == nil && f.IO.IsStdoutTTY():
+			tp.AddField("never", cs.Gray)
+		case t.ExpiresAt == nil:
+			tp.AddField("", nil)
+		case !f.IO.IsStdoutTTY():
+			tp.AddField(loom.FormatTime(*t.ExpiresAt), nil)
+		case t.Expired(now):
+			tp.AddField("expired "+shortAgo(now, *t.ExpiresAt), cs.Red)
+		default:
+			tp.AddField(shortUntil(now, *t.ExpiresAt), cs.Gray)
+		}
 		tp.EndRow()
 	}
 	return tp.Render()
@@ -266,4 +321,26 @@ func resolveToken(ctx context.Context, ts loom.TokenStore, ref string) (*loom.To
 		ids[i] = t.ID
 	}
 	return nil, loom.Errorf(loom.EAMBIGUOUS, "%q matches %d tokens: %s", ref, len(found), strings.Join(ids, ", "))
+}
+
+// shortUntil says in few columns how far ahead t is, for tables. It
+// rounds to the nearest unit, so that a token made for 30d shows "in
+// 30d", not 29.
+func shortUntil(now, t time.Time) string {
+	d := t.Sub(now)
+	in := func(unit time.Duration, suffix string) string {
+		return fmt.Sprintf("in %d%s", int((d+unit/2)/unit), suffix)
+	}
+	switch {
+	case d < time.Minute:
+		return "in <1m"
+	case d < time.Hour:
+		return in(time.Minute, "m")
+	case d < 24*time.Hour:
+		return in(time.Hour, "h")
+	case d <= 31*24*time.Hour:
+		return in(24*time.Hour, "d")
+	default:
+		return t.Local().Format("Jan 2 2006")
+	}
 }

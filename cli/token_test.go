@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -75,7 +77,7 @@ func TestTokenCommands(t *testing.T) {
 		t.Errorf("revoked token still authenticates: %v", err)
 	}
 	r = fx.run(t, "token", "list", "--user", "alice")
-	if fields := strings.Split(strings.TrimSpace(r.stdout), "\t"); len(fields) != 6 || fields[5] == "" {
+	if fields := strings.Split(strings.TrimRight(r.stdout, "\n"), "\t"); len(fields) != 7 || fields[5] == "" {
 		t.Errorf("list does not show the revocation: %q", r.stdout)
 	}
 
@@ -94,8 +96,8 @@ func TestTokenCommands(t *testing.T) {
 		}
 	}
 	// Two tokens made in the same millisecond share a prefix: ambiguous.
-	a, _, _ := st.CreateToken(context.Background(), "x", "")
-	b, _, _ := st.CreateToken(context.Background(), "y", "")
+	a, _, _ := st.CreateToken(context.Background(), "x", "", 0)
+	b, _, _ := st.CreateToken(context.Background(), "y", "", 0)
 	common := 0
 	for common < len(a.ID) && a.ID[common] == b.ID[common] {
 		common++
@@ -115,5 +117,95 @@ func TestTokenCommands(t *testing.T) {
 	}
 	if r := fx.run(t, "token", "revoke", shown); r.code != 0 {
 		t.Errorf("revoke the shown prefix %q: exit %d (%s)", shown, r.code, r.stderr)
+	}
+}
+
+// Token JSON has one shape: every field, unset times as null, and the
+// secret only when the token is made.
+func TestTokenJSONShape(t *testing.T) {
+	fx := newEmptyFixture(t)
+	keys := func(s string) string {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			t.Fatalf("%v in %s", err, s)
+		}
+		var k []string
+		for key := range m {
+			k = append(k, key)
+		}
+		sort.Strings(k)
+		return strings.Join(k, " ")
+	}
+	out := fx.mustRun(t, "token", "create", "--token-ttl", "1d12h", "--json")
+	if got, want := keys(out), "created_at expires_at id last_used_at name revoked_at secret user_id"; got != want {
+		t.Errorf("create --json keys: %s, want %s", got, want)
+	}
+	created := decodeJSON[map[string]any](t, out)
+	made, _ := time.Parse(time.RFC3339, created["created_at"].(string))
+	if exp, _ := time.Parse(time.RFC3339, created["expires_at"].(string)); exp.Sub(made) != 36*time.Hour {
+		t.Errorf("--token-ttl 1d12h: created %v, expires %v", created["created_at"], created["expires_at"])
+	}
+	fx.mustRun(t, "token", "create")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(fx.mustRun(t, "token", "list", "--json")), &list); err != nil || len(list) != 2 {
+		t.Fatalf("list --json: %v, %v", list, err)
+	}
+	for _, tok := range list {
+		b, _ := json.Marshal(tok)
+		if got, want := keys(string(b)), "created_at expires_at id last_used_at name revoked_at user_id"; got != want {
+			t.Errorf("list --json keys: %s, want %s", got, want)
+		}
+	}
+	if list[1]["expires_at"] != nil || list[1]["last_used_at"] != nil {
+		t.Errorf("a token without lifetime or use: %v", list[1])
+	}
+}
+
+// The table shows each token's expiry: never, in how long, or expired
+// how long ago on a terminal; the time when piped. Bad --token-ttl
+// values are usage errors.
+func TestTokenListExpiry(t *testing.T) {
+	fx := newEmptyFixture(t)
+	// The store's clock is the fixture's (a second a write from base);
+	// the command's is base+2h.
+	fx.mustRun(t, "token", "create", "--name", "hour", "--token-ttl", "1h")
+	fx.mustRun(t, "token", "create", "--name", "month", "--token-ttl", "30d")
+	fx.mustRun(t, "token", "create", "--name", "forever")
+	r := fx.runWith(t, runOpts{tty: true}, "token", "list")
+	screen := stripANSI(r.stdout)
+	if !strings.Contains(screen, "EXPIRES") {
+		t.Fatalf("no EXPIRES column:\n%s", screen)
+	}
+	for name, want := range map[string]string{"hour": "expired 59m ago", "month": "in 30d", "forever": "never"} {
+		found := false
+		for _, line := range lines(screen) {
+			if strings.Contains(line, " "+name+" ") && strings.HasSuffix(strings.TrimSpace(line), want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("token %s: want %q at the end of its row:\n%s", name, want, screen)
+		}
+	}
+	out := fx.mustRun(t, "token", "list")
+	for _, line := range lines(out) {
+		f := strings.Split(line, "\t")
+		if len(f) != 7 {
+			t.Fatalf("piped row has %d fields: %q", len(f), line)
+		}
+		if _, err := loom.ParseTime(f[6]); (f[2] == "forever") != (f[6] == "") || (f[6] != "" && err != nil) {
+			t.Errorf("piped row of %s: EXPIRES %q", f[2], f[6])
+		}
+	}
+
+	for _, args := range [][]string{
+		{"token", "create", "--token-ttl", "0"},
+		{"token", "create", "--token-ttl", "0s"},
+		{"token", "create", "--token-ttl", "soon"},
+		{"token", "create", "--token-ttl", "5ms"},
+	} {
+		if r := fx.run(t, args...); r.code != ExitUsage || !strings.Contains(r.stderr, "--token-ttl") {
+			t.Errorf("loom %s: exit %d, %s", strings.Join(args, " "), r.code, r.stderr)
+		}
 	}
 }

@@ -147,6 +147,13 @@ func (d Dirs) HistoryFile() string { return filepath.Join(d.State, "history") }
 // losing them costs nothing once their processes have exited.
 func (d Dirs) LocksDir() string { return filepath.Join(d.State, "locks") }
 
+// ServeTokenFile returns where loom serve keeps the access token it
+// printed for user, to print it again at the next start. It is state: a
+// lost file costs one new token. The user is sanitized as in SessionLog.
+func (d Dirs) ServeTokenFile(user string) string {
+	return filepath.Join(d.State, "serve-token-"+Sanitize(user))
+}
+
 // ConfigFile returns the user's configuration file.
 func (d Dirs) ConfigFile() string { return filepath.Join(d.Config, "config.toml") }
 

@@ -269,6 +269,8 @@ func TestDirsFiles(t *testing.T) {
 		{"SessionLog empty names", d.SessionLog("", ""), j(root, "state", "logs", "_", "_.jsonl")},
 		{"HistoryFile", d.HistoryFile(), j(root, "state", "history")},
 		{"LocksDir", d.LocksDir(), j(root, "state", "locks")},
+		{"ServeTokenFile", d.ServeTokenFile("ann"), j(root, "state", "serve-token-ann")},
+		{"ServeTokenFile sanitizes the user", d.ServeTokenFile("../john@example.com"), j(root, "state", "serve-token-___john_example_com")},
 		{"ConfigFile", d.ConfigFile(), j(root, "config", "config.toml")},
 		{"ProfilesDir", d.ProfilesDir(), j(root, "config", "profiles")},
 	}

@@ -13,24 +13,27 @@ import (
 
 var _ loom.TokenStore = (*Store)(nil)
 
-const tokenColumns = `id, user_id, name, created_at, last_used_at, revoked_at`
+const tokenColumns = `id, user_id, name, created_at, last_used_at, revoked_at, expires_at`
 
 func scanToken(row pgx.Row) (*loom.Token, error) {
 	var t loom.Token
-	var used, revoked *time.Time
-	if err := row.Scan(&t.ID, &t.UserID, &t.Name, &t.CreatedAt, &used, &revoked); err != nil {
+	var used, revoked, expires *time.Time
+	if err := row.Scan(&t.ID, &t.UserID, &t.Name, &t.CreatedAt, &used, &revoked, &expires); err != nil {
 		return nil, err
 	}
-	t.CreatedAt, t.LastUsedAt, t.RevokedAt = utc(t.CreatedAt), optTime(used), optTime(revoked)
+	t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.ExpiresAt = utc(t.CreatedAt), optTime(used), optTime(revoked), optTime(expires)
 	return &t, nil
 }
 
 // CreateToken implements loom.TokenStore.
-func (s *Store) CreateToken(ctx context.Context, userID, name string) (*loom.Token, string, error) {
+func (s *Store) CreateToken(ctx context.Context, userID, name string, ttl time.Duration) (*loom.Token, string, error) {
 	if userID == "" {
 		return nil, "", loom.Errorf(loom.EINVALID, "a token needs a user")
 	}
 	if err := loom.ValidTokenName(name); err != nil {
+		return nil, "", err
+	}
+	if err := loom.ValidTokenTTL(ttl); err != nil {
 		return nil, "", err
 	}
 	if !storable(userID, name) {
@@ -38,8 +41,12 @@ func (s *Store) CreateToken(ctx context.Context, userID, name string) (*loom.Tok
 	}
 	secret := loom.NewTokenSecret()
 	t := &loom.Token{ID: loom.NewID(), UserID: userID, Name: name, CreatedAt: ms(s.Now())}
-	_, err := s.pool.Exec(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		t.ID, t.UserID, t.Name, loom.HashToken(secret), t.CreatedAt)
+	if ttl > 0 {
+		at := ms(t.CreatedAt.Add(ttl))
+		t.ExpiresAt = &at
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		t.ID, t.UserID, t.Name, loom.HashToken(secret), t.CreatedAt, t.ExpiresAt)
 	if err != nil {
 		return nil, "", fmt.Errorf("create token: %w", err)
 	}
@@ -86,10 +93,10 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*loom.Token, e
 	if err != nil {
 		return nil, fmt.Errorf("authenticate: %w", err)
 	}
-	if t.RevokedAt != nil {
+	now := ms(s.Now())
+	if t.RevokedAt != nil || t.Expired(now) {
 		return nil, loom.TokenNotFound()
 	}
-	now := ms(s.Now())
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= loom.TokenUseInterval {
 		// Best effort: a failed bookkeeping write must not turn a valid
 		// token away.

@@ -27,17 +27,23 @@ func TestHealthz(t *testing.T) {
 	}
 }
 
-// Every API call needs a live token: missing, malformed, unknown and
-// revoked tokens are 401 with a JSON error and a WWW-Authenticate header.
+// Every API call needs a live token: missing, malformed, unknown,
+// revoked and expired tokens are 401 with a JSON error and a
+// WWW-Authenticate header.
 func TestAuth(t *testing.T) {
 	e := newEnv(t)
-	revokedTok, revoked, err := e.st.CreateToken(context.Background(), "alice", "old")
+	revokedTok, revoked, err := e.st.CreateToken(context.Background(), "alice", "old", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := e.st.RevokeToken(context.Background(), revokedTok.ID); err != nil {
 		t.Fatal(err)
 	}
+	_, expired, err := e.st.CreateToken(context.Background(), "alice", "brief", time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
 	endpoints := []struct{ method, path string }{
 		{"GET", "/api/v1/sessions"},
 		{"GET", "/api/v1/sessions/x"},
@@ -55,6 +61,7 @@ func TestAuth(t *testing.T) {
 			{"wrong scheme", "Basic " + e.alice},
 			{"unknown", "Bearer loom_unknown"},
 			{"revoked", "Bearer " + revoked},
+			{"expired", "Bearer " + expired},
 		} {
 			h := http.Header{}
 			if tc.header != "" {
@@ -825,7 +832,7 @@ func TestIsolation(t *testing.T) {
 	}
 	// Dashboard pages too.
 	cookie := http.Header{"Cookie": {"loom_token=" + e.bob}}
-	for _, p := range []string{"/s/" + a.ID, "/s/" + a.ID + "/m/1"} {
+	for _, p := range []string{"/s/" + a.ID, "/s/" + a.ID + "/m/1", "/s/" + a.ID + "/usage"} {
 		resp := e.send("GET", p, "", nil, cookie)
 		var b [65536]byte
 		n, _ := resp.Body.Read(b[:])

@@ -46,7 +46,7 @@ func bearer(r *http.Request) (string, bool) {
 func (s *Server) authenticate(ctx context.Context, secret string) (string, error) {
 	tok, err := s.tokens.Authenticate(ctx, secret)
 	if loom.ErrorCode(err) == loom.ENOTFOUND {
-		return "", codedError(eUnauthorized, "unknown or revoked token")
+		return "", codedError(eUnauthorized, "unknown, revoked or expired token")
 	}
 	if err != nil {
 		return "", err

@@ -38,6 +38,7 @@ func (s *Server) dashboardRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /search", s.page(s.searchPage))
 	mux.HandleFunc("GET /s/{id}", s.page(s.sessionPage))
 	mux.HandleFunc("GET /s/{id}/m/{seq}", s.page(s.messageFragment))
+	mux.HandleFunc("GET /s/{id}/usage", s.page(s.usageFragment))
 	mux.HandleFunc("POST /s/{id}/edit", s.checked(s.page(s.editSession)))
 	mux.HandleFunc("POST /s/{id}/fork", s.checked(s.page(s.forkFromPage)))
 	mux.HandleFunc("POST /s/{id}/delete", s.checked(s.page(s.deleteFromPage)))
@@ -74,7 +75,7 @@ func (s *Server) page(next http.HandlerFunc) http.HandlerFunc {
 		ctx := r.Context()
 		if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
 			if _, err := s.authenticate(ctx, tok); err != nil {
-				s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown or revoked.")
+				s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown, revoked or expired.")
 				return
 			}
 			setCookie(w, r, tok)
@@ -93,7 +94,7 @@ func (s *Server) page(next http.HandlerFunc) http.HandlerFunc {
 		user, err := s.authenticate(ctx, c.Value)
 		if loom.ErrorCode(err) == eUnauthorized {
 			clearCookie(w, r)
-			s.toLogin(w, r, "Your token was revoked; log in with another.")
+			s.toLogin(w, r, "Your token was revoked or has expired; log in with another.")
 			return
 		}
 		if err != nil {
@@ -194,7 +195,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := s.authenticate(r.Context(), tok); err != nil {
 		if loom.ErrorCode(err) == eUnauthorized {
-			s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown or revoked.")
+			s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown, revoked or expired.")
 			return
 		}
 		s.pageErr(w, r, err)
@@ -408,6 +409,25 @@ func (s *Server) messageFragment(w http.ResponseWriter, r *http.Request) {
 	}
 	var b bytes.Buffer
 	if err := s.pages.render(&b, "message", msgs[0]); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b.Bytes())
+}
+
+// usageFragment is the session page's usage panel as it stands now: the
+// live view fetches it after new messages, whose usage the store has
+// added to the session's totals in the same transaction.
+func (s *Server) usageFragment(w http.ResponseWriter, r *http.Request) {
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	var b bytes.Buffer
+	if err := s.pages.fragment(&b, "session", "usage", x); err != nil {
 		s.pageErr(w, r, err)
 		return
 	}

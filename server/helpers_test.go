@@ -80,11 +80,11 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		e.srv.Shutdown(ctx)
 		e.ts.Close()
 	})
-	e.aliceT, e.alice, err = e.st.CreateToken(context.Background(), "alice", "test")
+	e.aliceT, e.alice, err = e.st.CreateToken(context.Background(), "alice", "test", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, e.bob, err = e.st.CreateToken(context.Background(), "bob", "test")
+	_, e.bob, err = e.st.CreateToken(context.Background(), "bob", "test", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestLoad(t *testing.T) {
 	e := newEnv(t)
 	tokens := make([]string, users)
 	for i := range tokens {
-		_, sec, err := e.st.CreateToken(context.Background(), fmt.Sprintf("user%d", i), "load")
+		_, sec, err := e.st.CreateToken(context.Background(), fmt.Sprintf("user%d", i), "load", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -99,6 +99,12 @@ func (p *pages) render(w io.Writer, name string, data any) error {
 	return t.ExecuteTemplate(w, "layout", data)
 }
 
+// fragment executes one template defined by a page, without the layout:
+// a piece of the page that the live view fetches to replace.
+func (p *pages) fragment(w io.Writer, page, name string, data any) error {
+	return p.byName[page].ExecuteTemplate(w, name, data)
+}
+
 func fmtTime(t time.Time) template.HTML {
 	if t.IsZero() {
 		return ""

@@ -5,36 +5,47 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/loomhq/loom"
 )
 
 var _ loom.TokenStore = (*Store)(nil)
 
-const tokenColumns = `id, user_id, name, created_at, last_used_at, revoked_at`
+const tokenColumns = `id, user_id, name, created_at, last_used_at, revoked_at, expires_at`
 
 func scanToken(row scanner) (*loom.Token, error) {
 	var t loom.Token
-	var created, used, revoked sql.NullString
-	if err := row.Scan(&t.ID, &t.UserID, &t.Name, &created, &used, &revoked); err != nil {
+	var created, used, revoked, expires sql.NullString
+	if err := row.Scan(&t.ID, &t.UserID, &t.Name, &created, &used, &revoked, &expires); err != nil {
 		return nil, err
 	}
-	t.CreatedAt, t.LastUsedAt, t.RevokedAt = parseTime(created), optTime(used), optTime(revoked)
+	t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.ExpiresAt = parseTime(created), optTime(used), optTime(revoked), optTime(expires)
 	return &t, nil
 }
 
 // CreateToken implements loom.TokenStore.
-func (s *Store) CreateToken(ctx context.Context, userID, name string) (*loom.Token, string, error) {
+func (s *Store) CreateToken(ctx context.Context, userID, name string, ttl time.Duration) (*loom.Token, string, error) {
 	if userID == "" {
 		return nil, "", loom.Errorf(loom.EINVALID, "a token needs a user")
 	}
 	if err := loom.ValidTokenName(name); err != nil {
 		return nil, "", err
 	}
+	if err := loom.ValidTokenTTL(ttl); err != nil {
+		return nil, "", err
+	}
 	secret := loom.NewTokenSecret()
-	t := &loom.Token{ID: loom.NewID(), UserID: userID, Name: name, CreatedAt: s.Now()}
-	_, err := s.writer.ExecContext(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at) VALUES (?, ?, ?, ?, ?)`,
-		t.ID, t.UserID, t.Name, loom.HashToken(secret), loom.FormatTime(t.CreatedAt))
+	now := s.Now().UTC().Truncate(time.Millisecond)
+	t := &loom.Token{ID: loom.NewID(), UserID: userID, Name: name, CreatedAt: now}
+	var expires sql.NullString
+	if ttl > 0 {
+		at := now.Add(ttl)
+		t.ExpiresAt = &at
+		expires = sql.NullString{String: loom.FormatTime(at), Valid: true}
+	}
+	_, err := s.writer.ExecContext(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		t.ID, t.UserID, t.Name, loom.HashToken(secret), loom.FormatTime(t.CreatedAt), expires)
 	if err != nil {
 		return nil, "", fmt.Errorf("create token: %w", err)
 	}
@@ -79,10 +90,10 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*loom.Token, e
 	if err != nil {
 		return nil, fmt.Errorf("authenticate: %w", err)
 	}
-	if t.RevokedAt != nil {
+	now := s.Now()
+	if t.RevokedAt != nil || t.Expired(now) {
 		return nil, loom.TokenNotFound()
 	}
-	now := s.Now()
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= loom.TokenUseInterval {
 		// Best effort: a busy store must not turn a valid token away.
 		if _, err := s.writer.ExecContext(ctx, `UPDATE tokens SET last_used_at = ? WHERE id = ?`, loom.FormatTime(now), t.ID); err == nil {

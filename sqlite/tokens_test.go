@@ -2,8 +2,11 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/conformance"
@@ -12,12 +15,54 @@ import (
 
 func TestTokens(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sessions.db")
-	conformance.RunTokens(t, func(t *testing.T) loom.TokenStore {
+	conformance.RunTokens(t, func(t *testing.T, now func() time.Time) loom.TokenStore {
 		st, err := sqlite.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		st.Now = now
 		t.Cleanup(func() { st.Close() })
 		return st
 	})
+}
+
+// A store made before tokens could expire (schema version 2) is migrated
+// to expires_at, and its tokens keep working, for good.
+func TestTokenExpiryMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"migrations/0001_init.sql", "migrations/0002_tokens.sql"} {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(string(body)); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	secret := loom.NewTokenSecret()
+	if _, err := db.Exec(`PRAGMA user_version = 2; PRAGMA journal_mode = WAL;
+		INSERT INTO tokens (id, user_id, name, hash, created_at) VALUES ('t1', 'alice', 'old', ?, '2025-01-02T03:04:05.000Z')`, loom.HashToken(secret)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var version int
+	st.DB().QueryRow(`PRAGMA user_version`).Scan(&version)
+	if version != 3 {
+		t.Errorf("user_version = %d after migrating, want 3", version)
+	}
+	st.Now = func() time.Time { return time.Date(2035, 1, 1, 0, 0, 0, 0, time.UTC) }
+	tok, err := st.Authenticate(context.Background(), secret)
+	if err != nil || tok.ID != "t1" || tok.ExpiresAt != nil {
+		t.Fatalf("a token of schema 2 after migrating: %+v, %v", tok, err)
+	}
 }

@@ -27,9 +27,10 @@
   if (!list || !list.hasAttribute('data-live') || !window.EventSource) { return; }
   var id = list.getAttribute('data-session');
   var status = document.getElementById('live');
-  var count = document.getElementById('msg-count');
   var base = '/s/' + encodeURIComponent(id);
   var queue = Promise.resolve();
+  var pending = 0; // messages announced and not yet in place
+  var usageGen = 0;
 
   function setStatus(text, ok) {
     if (!status) { return; }
@@ -48,10 +49,30 @@
     var nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 200;
     el.classList.add('fresh');
     list.appendChild(el);
-    if (count && Number(count.textContent) < Number(seq)) { count.textContent = seq; }
     var empty = document.querySelector('.conversation .empty');
     if (empty) { empty.remove(); }
     if (nearBottom) { el.scrollIntoView({ block: 'end' }); }
+  }
+
+  // The usage panel: the store adds each message's usage to the session's
+  // totals as it stores the message, so once the announced messages are in
+  // place the server's panel holds their figures. Only the newest answer
+  // is put in place, should two cross.
+  function refreshUsage() {
+    var gen = ++usageGen;
+    fetch(base + '/usage', { credentials: 'same-origin' })
+      .then(function (r) { if (!r.ok) { throw new Error('HTTP ' + r.status); } return r.text(); })
+      .then(function (html) {
+        var old = document.getElementById('usage');
+        if (gen !== usageGen || !old) { return; }
+        var tpl = document.createElement('template');
+        tpl.innerHTML = html.trim();
+        var el = tpl.content.firstElementChild;
+        if (!el) { return; }
+        localTimes(el);
+        old.replaceWith(el);
+      })
+      .catch(function () { setStatus('could not refresh the usage', false); });
   }
 
   var es = new EventSource('/api/v1/sessions/' + encodeURIComponent(id) + '/events?after=' + list.getAttribute('data-after'));
@@ -59,12 +80,15 @@
   es.addEventListener('error', function () { setStatus('reconnecting…', false); });
   es.addEventListener('message', function (e) {
     var seq = e.lastEventId;
-    // One at a time, so messages land in order.
+    pending++;
+    // One at a time, so messages land in order; the usage once a burst
+    // of them is in.
     queue = queue.then(function () {
       return fetch(base + '/m/' + encodeURIComponent(seq), { credentials: 'same-origin' })
         .then(function (r) { if (!r.ok) { throw new Error('HTTP ' + r.status); } return r.text(); })
         .then(function (html) { place(seq, html); })
-        .catch(function () { setStatus('could not load message ' + seq, false); });
+        .catch(function () { setStatus('could not load message ' + seq, false); })
+        .then(function () { if (--pending === 0) { refreshUsage(); } });
     });
   });
 })();

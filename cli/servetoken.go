@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// servedToken is the token loom serve prints, and where it came from.
+type servedToken struct {
+	tok    *loom.Token
+	secret string
+	// kept is the file that holds the secret for the next start; empty
+	// when it could not be written.
+	kept string
+	// reused tells that the token is the one of an earlier start.
+	reused bool
+}
+
+// serveToken returns the access token loom serve prints for user. The
+// secret printed last time is kept in the state directory (mode 0600)
+// and printed again while this store takes it as a live token of user,
+// so that a restart keeps the dashboard's link and the browsers logged
+// in; else a new token is made and kept in its place. The store keeps
+// only the hash, as for every token. A kept file that is not this
+// store's token (another --db) or not user's is replaced, never trusted.
+//
+// With ttl above zero the new token expires after ttl, and a kept one is
+// reused only when it expires no later than that.
+func serveToken(ctx context.Context, f *Factory, tokens loom.TokenStore, user string, ttl time.Duration) (*servedToken, error) {
+	d, err := f.Dirs()
+	if err != nil {
+		return nil, err
+	}
+	path := d.ServeTokenFile(user)
+	if secret := readServeToken(f, path); secret != "" {
+		tok, err := tokens.Authenticate(ctx, secret)
+		switch {
+		case loom.ErrorCode(err) == loom.ENOTFOUND:
+		case err != nil:
+			return nil, err
+		case tok.UserID != user:
+		case ttl > 0 && (tok.ExpiresAt == nil || tok.ExpiresAt.After(f.now().Add(ttl))):
+		default:
+			return &servedToken{tok: tok, secret: secret, kept: path, reused: true}, nil
+		}
+	}
+	tok, secret, err := tokens.CreateToken(ctx, user, "serve "+loom.FormatTime(f.now()), ttl)
+	if err != nil {
+		return nil, err
+	}
+	st := &servedToken{tok: tok, secret: secret, kept: path}
+	if err := writeServeToken(d.State, path, secret); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: the token cannot be kept for the next start: %v\n", err)
+		st.kept = ""
+	}
+	return st, nil
+}
+
+// readServeToken returns the secret kept in path, or "" when there is
+// none to use. A file that others may read has its mode set back to
+// 0600 (with a warning); anything but a regular file is left alone and
+// replaced on write.
+func readServeToken(f *Factory, path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(f.IO.ErrOut, "loom: warning: %v; making a new token\n", err)
+		}
+		return ""
+	}
+	if !fi.Mode().IsRegular() {
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s is not a regular file; making a new token\n", path)
+		return ""
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(path, 0o600); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s may be read by others and its mode cannot be set to 0600: %v; making a new token\n", path, err)
+			return ""
+		}
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s could be read by others (mode %04o); it is now 0600\n", path, fi.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %v; making a new token\n", err)
+		return ""
+	}
+	secret := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(secret, loom.TokenPrefix) || strings.ContainsAny(secret, " \t\r\n") {
+		return ""
+	}
+	return secret
+}
+
+// writeServeToken keeps secret in path, readable by this user only. It
+// writes a new file and renames it over the old, so that a reader never
+// sees half a secret and a symlink in the way is replaced, not followed.
+func writeServeToken(dir, path, secret string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp") // mode 0600
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.WriteString(secret + "\n"); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// servedTokenNote tells, on loom serve's stderr, which token the printed
+// address holds and where it is kept for the next start.
+func servedTokenNote(st *servedToken) string {
+	var b strings.Builder
+	switch {
+	case st.reused:
+		fmt.Fprintf(&b, "Same token as at the last start (%s, kept in %s)", st.tok.ID, st.kept)
+	case st.kept != "":
+		fmt.Fprintf(&b, "New token %s, kept in %s for the next start", st.tok.ID, st.kept)
+	default:
+		fmt.Fprintf(&b, "New token %s", st.tok.ID)
+	}
+	if st.tok.ExpiresAt != nil {
+		fmt.Fprintf(&b, "; it expires %s", st.tok.ExpiresAt.Local().Format("Jan 2, 2006 15:04 MST"))
+	}
+	fmt.Fprintf(&b, ". 'loom token revoke %s' ends it.", st.tok.ID)
+	return b.String()
+}
