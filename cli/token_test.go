@@ -172,7 +172,7 @@ func TestTokenListExpiry(t *testing.T) {
 	fx.mustRun(t, "token", "create", "--name", "month", "--token-ttl", "30d")
 	fx.mustRun(t, "token", "create", "--name", "forever")
 	r := fx.runWith(t, runOpts{tty: true}, "token", "list")
-	screen := stripANSI(r.stdout)
+	screen := ansi.Strip(r.stdout)
 	if !strings.Contains(screen, "EXPIRES") {
 		t.Fatalf("no EXPIRES column:\n%s", screen)
 	}
