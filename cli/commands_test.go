@@ -209,6 +209,36 @@ func TestSessionListTerminal(t *testing.T) {
 	}
 }
 
+// On a narrow terminal the list leaves columns out instead of wrapping
+// rows: every line fits, and id, title and last activity stay.
+func TestSessionListNarrow(t *testing.T) {
+	fx := newFixture(t)
+	for _, width := range []int{60, 80, 100} {
+		r := fx.runWith(t, runOpts{tty: true, width: width}, "session", "list")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		plain := ansi.Strip(r.stdout)
+		for _, line := range lines(plain) {
+			if w := ansi.StringWidth(line); w > width {
+				t.Fatalf("%d columns: a %d-cell line wraps: %q\n%s", width, w, line, plain)
+			}
+		}
+		head := lines(plain)[0]
+		for _, col := range []string{"ID", "TITLE", "UPDATED"} {
+			if !strings.Contains(head, col) {
+				t.Fatalf("%d columns: %s left out:\n%s", width, col, plain)
+			}
+		}
+		if !strings.Contains(plain, fx.main.ID[:8]) || !strings.Contains(plain, "Fix the flaky") {
+			t.Fatalf("%d columns: rows lack id or title:\n%s", width, plain)
+		}
+		if width == 60 && strings.Contains(head, "CREATED") {
+			t.Fatalf("60 columns still shows CREATED:\n%s", plain)
+		}
+	}
+}
+
 func TestSessionListJSON(t *testing.T) {
 	fx := newFixture(t)
 	r := fx.runWith(t, runOpts{tty: true}, "session", "list", "--json")

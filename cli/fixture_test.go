@@ -226,6 +226,7 @@ type runOpts struct {
 	dir    string
 	stdin  string
 	tty    bool
+	width  int // of the terminal, with tty; default 200
 	env    map[string]string
 	before func(*Factory)
 }
@@ -245,6 +246,9 @@ func (fx *fixture) runWith(t *testing.T, o runOpts, args ...string) result {
 		ios.SetStdoutTTY(true)
 		ios.SetStderrTTY(true)
 		ios.width = 200
+		if o.width > 0 {
+			ios.width = o.width
+		}
 	}
 	dir := o.dir
 	if dir == "" {

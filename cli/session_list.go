@@ -114,6 +114,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	tp := newTablePrinter(ios)
 	tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
 	tp.Flex(6, 2, 1)
+	// On a narrow terminal: created, key, then last prompt and the count
+	// go first; id, title and last activity stay.
+	tp.Drop(3, 2, 6, 5)
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.s.ID

@@ -3,9 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
-	"github.com/mattn/go-runewidth"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // tablePrinter prints rows as aligned, coloured columns that fit the
@@ -22,6 +23,9 @@ type tablePrinter struct {
 	// when the table is wider than the terminal; the others keep their
 	// width.
 	flexOrder []int
+	// dropOrder lists the columns left out, first ones first, when
+	// cutting the flexible ones is not enough: a row never wraps.
+	dropOrder []int
 }
 
 type tableField struct {
@@ -44,6 +48,10 @@ func (t *tablePrinter) Header(names ...string) { t.header = names }
 // Flex names the columns that may be truncated to fit the terminal, the
 // one to cut first first.
 func (t *tablePrinter) Flex(cols ...int) { t.flexOrder = cols }
+
+// Drop names the columns that may be left out on a narrow terminal, the
+// one to drop first first.
+func (t *tablePrinter) Drop(cols ...int) { t.dropOrder = cols }
 
 // AddField adds a cell to the current row; color may be nil.
 func (t *tablePrinter) AddField(text string, color func(string) string) {
@@ -98,23 +106,26 @@ func (t *tablePrinter) Render() error {
 	widths := make([]int, ncol)
 	for _, r := range rows {
 		for i, f := range r {
-			widths[i] = max(widths[i], runewidth.StringWidth(oneLine(f.text)))
+			widths[i] = max(widths[i], ansi.StringWidth(oneLine(f.text)))
 		}
 	}
-	t.fit(widths)
+	shown := t.fit(widths)
 	var b strings.Builder
 	for _, r := range rows {
 		b.Reset()
 		for i, f := range r {
-			text := runewidth.Truncate(oneLine(f.text), widths[i], "…")
-			pad := widths[i] - runewidth.StringWidth(text)
+			if !shown[i] {
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteString("  ")
+			}
+			text := ansi.Truncate(oneLine(f.text), widths[i], "…")
+			pad := widths[i] - ansi.StringWidth(text)
 			if f.color != nil {
 				text = f.color(text)
 			}
-			b.WriteString(text)
-			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", pad+2))
-			}
+			b.WriteString(text + strings.Repeat(" ", pad))
 		}
 		if _, err := fmt.Fprintln(t.out, strings.TrimRight(b.String(), " ")); err != nil {
 			return err
@@ -123,17 +134,22 @@ func (t *tablePrinter) Render() error {
 	return nil
 }
 
-// fit shrinks the flexible columns, in the order Flex named them, until
-// the row fits the terminal or each is down to a readable minimum.
-func (t *tablePrinter) fit(widths []int) {
+// fit makes a row fit the terminal: it shrinks the flexible columns, in
+// the order Flex named them, each down to a readable minimum; then it
+// leaves out the columns Drop named, in order, until the row fits. It
+// returns which columns are shown.
+func (t *tablePrinter) fit(widths []int) []bool {
 	const minFlex = 12
-	total := 2 * (len(widths) - 1)
-	for _, w := range widths {
-		total += w
+	shown := make([]bool, len(widths))
+	natural := slices.Clone(widths)
+	total := -2
+	for i, w := range widths {
+		shown[i] = true
+		total += w + 2
 	}
 	for _, c := range t.flexOrder {
 		if total <= t.width {
-			return
+			return shown
 		}
 		if c >= len(widths) || widths[c] <= minFlex {
 			continue
@@ -142,6 +158,27 @@ func (t *tablePrinter) fit(widths []int) {
 		widths[c] -= cut
 		total -= cut
 	}
+	dropped := false
+	for _, c := range t.dropOrder {
+		if total <= t.width {
+			break
+		}
+		if c < len(widths) && shown[c] {
+			shown[c], dropped = false, true
+			total -= widths[c] + 2
+		}
+	}
+	// Room a dropped column left goes back to the cut columns, the last
+	// one cut (the most important) first.
+	for i := len(t.flexOrder) - 1; dropped && i >= 0 && total < t.width; i-- {
+		c := t.flexOrder[i]
+		if c < len(widths) && shown[c] {
+			grow := min(natural[c]-widths[c], t.width-total)
+			widths[c] += grow
+			total += grow
+		}
+	}
+	return shown
 }
 
 // oneLine flattens s to one line for a table cell.
