@@ -39,6 +39,16 @@ type Store interface {
 	Sessions(ctx context.Context, f SessionFilter) ([]*Session, error)
 	// UpdateSession changes metadata: title, description, key, project.
 	UpdateSession(ctx context.Context, id string, u SessionUpdate) (*Session, error)
+	// Family returns lineage trees in one query: each session q.IDs
+	// names with its descendants (forks and sub-agent sessions, or only
+	// sub-agent sessions with q.SubagentsOnly), of every generation.
+	// Order is depth first: each session is followed by its children
+	// and their descendants before its next sibling, siblings oldest
+	// first (created time, then id); the families come in the order of
+	// q.IDs, and a session that two of them reach appears once, in the
+	// first. Sessions in the trash are left out, with what lies below
+	// them, and so are ids that name no live session.
+	Family(ctx context.Context, q FamilyQuery) ([]*Session, error)
 
 	// Fork copies turns 1..opts.Turn of a session into a new session with
 	// kind fork, parent_id and fork_turn.

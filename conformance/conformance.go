@@ -36,6 +36,7 @@ func Run(t *testing.T, factory Factory) {
 		{"Locking", testLocking},
 		{"Search", testSearch},
 		{"Fork", testFork},
+		{"Family", testFamily},
 		{"RenameDescribeDeletePrune", testLifecycle},
 		{"Compaction", testCompaction},
 		{"NothingLostSilently", testNothingLost},
