@@ -174,6 +174,17 @@ type ResolveScope struct {
 	Deleted bool
 }
 
+// DeleteOptions say how Delete removes a session.
+type DeleteOptions struct {
+	// Purge removes the sessions for good instead of moving them to the
+	// trash.
+	Purge bool
+	// Force deletes even while another live process holds a lock on the
+	// session or its sub-agent sessions; that process's next write then
+	// fails with ENOTFOUND.
+	Force bool
+}
+
 // PruneOptions selects sessions not updated for a while.
 type PruneOptions struct {
 	UserID    string

@@ -54,9 +54,15 @@ type Store interface {
 	// kind fork, parent_id and fork_turn.
 	Fork(ctx context.Context, id string, opts ForkOptions) (*Session, error)
 	// Delete moves a session and its sub-agent sessions to the trash, or
-	// removes them with their messages and search entries when purge is
-	// set. Trash older than TrashTTL is purged at the same time.
-	Delete(ctx context.Context, id string, purge bool) error
+	// removes them with their messages and search entries with
+	// opts.Purge, in one transaction. While another live process holds
+	// the lock of the session or of one of those sub-agent sessions it
+	// fails with ELOCKED naming that holder, unless opts.Force (a lock
+	// whose holder is gone does not count). It returns the sessions it
+	// removed, the session first, then its sub-agent sessions in Family
+	// order; trashed ones carry their DeletedAt. Trash older than
+	// TrashTTL is purged at the same time.
+	Delete(ctx context.Context, id string, opts DeleteOptions) ([]*Session, error)
 	// Restore brings a session (and its sub-agent sessions) back from the
 	// trash.
 	Restore(ctx context.Context, id string) error

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ type DeleteOptions struct {
 	Refs  []string
 	Yes   bool
 	Purge bool
+	Force bool
 }
 
 func newCmdSessionDelete(f *Factory, runF func(*DeleteOptions) error) *cobra.Command {
@@ -30,10 +32,14 @@ stay restorable for %d days (loom session restore). --purge removes them
 and their messages at once.
 
 On a terminal it asks first; elsewhere --yes is required. Every REF is
-resolved before anything is deleted.`, int(loom.TrashTTL/(24*time.Hour))),
+resolved before anything is deleted. A session that another live process
+is writing (a chat, a run, a server turn) is not deleted: the command
+fails naming that process (exit 5) unless --force, and then that
+process's next write fails instead.`, int(loom.TrashTTL/(24*time.Hour))),
 		Example: `  loom session delete 0196a3b2
   loom session delete "old experiment" 0196f00d --yes
-  loom session delete 0196a3b2 --purge --yes`,
+  loom session delete 0196a3b2 --purge --yes
+  loom session delete 0196a3b2 --yes --force`,
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
@@ -48,7 +54,18 @@ resolved before anything is deleted.`, int(loom.TrashTTL/(24*time.Hour))),
 	}
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "remove for good instead of moving to the trash")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "delete even a session another running process is writing")
 	return cmd
+}
+
+// lockedForDelete is the ELOCKED error of a session another process
+// holds, with the way past it.
+func lockedForDelete(err error) error {
+	var le *loom.Error
+	if errors.As(err, &le) && le.Code == loom.ELOCKED {
+		return &loom.Error{Code: le.Code, Message: le.Message + "; --force deletes it anyway", Holder: le.Holder}
+	}
+	return err
 }
 
 func deleteRun(ctx context.Context, opts *DeleteOptions) error {
@@ -67,6 +84,15 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		if !seen[s.ID] {
 			seen[s.ID] = true
 			targets = append(targets, s)
+		}
+	}
+	// The store refuses each locked session in its own transaction; this
+	// refuses before the first is deleted, as far as it can see.
+	if !opts.Force {
+		for _, s := range targets {
+			if s.Lock != nil {
+				return lockedForDelete(loom.Locked(s.ID, s.Lock))
+			}
 		}
 	}
 	ios := f.IO
@@ -89,8 +115,8 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		}
 	}
 	for _, s := range targets {
-		if err := st.Delete(ctx, s.ID, opts.Purge); err != nil {
-			return err
+		if _, err := st.Delete(ctx, s.ID, loom.DeleteOptions{Purge: opts.Purge, Force: opts.Force}); err != nil {
+			return lockedForDelete(err)
 		}
 		if ios.IsStdoutTTY() {
 			if opts.Purge {

@@ -118,7 +118,7 @@ func testSearch(t *testing.T, open Opener) {
 		t.Fatalf("custom markers: %+v", hits)
 	}
 	// Trashed sessions are not searched.
-	if err := st.Delete(ctx(t), b.ID, false); err != nil {
+	if _, err := st.Delete(ctx(t), b.ID, loom.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if hits := search(loom.SearchQuery{Text: "tuning"}); len(hits) != 0 {
@@ -189,7 +189,7 @@ func testFork(t *testing.T, open Opener) {
 		t.Fatalf("fork part not updated: %+v", m[0].Parts[0])
 	}
 	// Deleting the parent leaves the fork whole.
-	if err := st.Delete(ctx(t), s.ID, true); err != nil {
+	if _, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{Purge: true}); err != nil {
 		t.Fatal(err)
 	}
 	if msgs := mustMessages(t, st, f.ID, loom.MessageQuery{}); len(msgs) != 5 || msgs[0].Text() != "question 1" {
@@ -227,7 +227,7 @@ func testLifecycle(t *testing.T, open Opener) {
 		t.Fatalf("moved session not listed in its new project")
 	}
 	// Delete to trash: gone from list, search and resolve, with its child.
-	if err := st.Delete(ctx(t), s.ID, false); err != nil {
+	if _, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"}); len(l) != 0 {
@@ -251,7 +251,7 @@ func testLifecycle(t *testing.T, open Opener) {
 	again.Project = moved
 	mustAppend(t, st, again, text(loom.RoleUser, "new one"))
 	wantCode(t, st.Restore(ctx(t), s.ID), loom.ECONFLICT)
-	if err := st.Delete(ctx(t), again.ID, true); err != nil {
+	if _, err := st.Delete(ctx(t), again.ID, loom.DeleteOptions{Purge: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Restore(ctx(t), s.ID); err != nil {
@@ -265,7 +265,7 @@ func testLifecycle(t *testing.T, open Opener) {
 	}
 	wantCode(t, st.Restore(ctx(t), s.ID), loom.EINVALID)
 	// Purge removes everything, children included.
-	if err := st.Delete(ctx(t), s.ID, true); err != nil {
+	if _, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{Purge: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{s.ID, child.ID} {
@@ -279,7 +279,7 @@ func testLifecycle(t *testing.T, open Opener) {
 	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "question", UserID: "alice"}); len(hits) != 0 {
 		t.Fatalf("purged messages still searchable: %+v", hits)
 	}
-	wantCode(t, st.Delete(ctx(t), s.ID, false), loom.ENOTFOUND)
+	wantCode(t, errOf(st.Delete(ctx(t), s.ID, loom.DeleteOptions{})), loom.ENOTFOUND)
 
 	// Prune: old sessions go, locked ones stay, dry run changes nothing.
 	old1, old2, fresh := newSession("alice", "cli:o1"), newSession("alice", "cli:o2"), newSession("alice", "cli:f")
@@ -645,7 +645,7 @@ func testLibraryAPI(t *testing.T, open Opener) {
 	if got, err := st.Resolve(ctx(t), "turbine TALK", loom.ResolveScope{UserID: "agent"}); err != nil || got.ID != s.ID {
 		t.Fatalf("resolve by new title = %v", err)
 	}
-	if err := st.Delete(ctx(t), f.ID, false); err != nil {
+	if _, err := st.Delete(ctx(t), f.ID, loom.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Restore(ctx(t), f.ID); err != nil {

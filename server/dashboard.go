@@ -451,7 +451,7 @@ func (s *Server) deleteFromPage(w http.ResponseWriter, r *http.Request) {
 		s.pageErr(w, r, err)
 		return
 	}
-	if err := s.st.Delete(ctx, x.ID, false); err != nil {
+	if _, err := s.st.Delete(ctx, x.ID, loom.DeleteOptions{}); err != nil {
 		s.pageErr(w, r, err)
 		return
 	}
