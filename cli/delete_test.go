@@ -6,10 +6,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/loomhq/loom"
 )
 
 // Deleting a session that a live process holds fails with exit 5 naming
-// that process, unless --force.
+// that process, unless --force; --json says what was deleted.
 func TestBinaryDeleteLockedSession(t *testing.T) {
 	fx := newFixture(t)
 	host, _ := os.Hostname()
@@ -34,13 +36,16 @@ func TestBinaryDeleteLockedSession(t *testing.T) {
 	fx.mustExec(t, "session", "show", fx.twin1.ID)
 	fx.mustExec(t, "session", "show", fx.main.ID)
 
-	// Forced: the session and its sub-agent session go.
-	r = fx.exec(t, "", "session", "delete", fx.main.ID[:8], "--yes", "--force")
+	// Forced: the session and its sub-agent session go, and --json says
+	// so with full ids.
+	r = fx.exec(t, "", "session", "delete", fx.main.ID[:8], "--yes", "--force", "--json")
 	if r.code != 0 {
 		t.Fatalf("forced delete: exit %d, %q", r.code, r.stderr)
 	}
-	if r := fx.exec(t, "", "session", "show", fx.sub.ID); r.code != ExitNotFound {
-		t.Fatalf("sub-agent session of a deleted session still shown: exit %d", r.code)
+	rep := decodeJSON[deleteReport](t, r.stdout)
+	if rep.Purged || len(rep.Deleted) != 2 || rep.Deleted[0].ID != fx.main.ID || rep.Deleted[1].ID != fx.sub.ID ||
+		rep.Deleted[0].Title != fx.main.Title || rep.Deleted[1].Kind != loom.KindSubagent || rep.Deleted[0].DeletedAt == nil {
+		t.Fatalf("delete --json = %s", r.stdout)
 	}
 	if r := fx.exec(t, "", "session", "show", fx.main.ID); r.code != ExitNotFound {
 		t.Fatalf("deleted session still shown: exit %d", r.code)
@@ -60,11 +65,30 @@ func TestBinaryDeleteLockedSession(t *testing.T) {
 	}
 	lease.Release(context.Background())
 
-	// Released, no --force is needed.
-	if r := fx.exec(t, "", "session", "delete", fx.main.ID, "--yes", "--purge"); r.code != 0 {
-		t.Fatalf("purge: exit %d, %s", r.code, r.stderr)
+	// Released, no --force is needed; --purge --json says so.
+	r = fx.exec(t, "", "session", "delete", fx.main.ID, "--yes", "--purge", "--json")
+	rep = decodeJSON[deleteReport](t, r.stdout)
+	if r.code != 0 || !rep.Purged || len(rep.Deleted) != 2 || rep.Deleted[0].DeletedAt != nil {
+		t.Fatalf("purge --json: exit %d, %s %s", r.code, r.stdout, r.stderr)
 	}
 	if r := fx.exec(t, "", "session", "restore", fx.main.ID); r.code != ExitNotFound {
 		t.Fatalf("restore after purge: exit %d", r.code)
+	}
+}
+
+// --json on delete, restore and prune prints what each did.
+func TestDeleteRestorePruneJSON(t *testing.T) {
+	fx := newFixture(t)
+	rep := decodeJSON[deleteReport](t, fx.mustRun(t, "session", "delete", fx.web.ID, fx.tg.ID, "--yes", "--json"))
+	if rep.Purged || len(rep.Deleted) != 2 || rep.Deleted[0].ID != fx.web.ID || rep.Deleted[1].ID != fx.tg.ID {
+		t.Fatalf("delete --json = %+v", rep)
+	}
+	restored := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "restore", fx.web.ID, "--json"))
+	if restored.ID != fx.web.ID || restored.DeletedAt != nil {
+		t.Fatalf("restore --json = %+v", restored)
+	}
+	pr := decodeJSON[pruneReport](t, fx.mustRun(t, "session", "prune", "--older-than", "1w", "--dry-run", "--json"))
+	if !pr.DryRun || pr.Removed == nil || pr.Skipped == nil {
+		t.Fatalf("prune --json = %+v", pr)
 	}
 }

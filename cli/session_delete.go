@@ -35,11 +35,14 @@ On a terminal it asks first; elsewhere --yes is required. Every REF is
 resolved before anything is deleted. A session that another live process
 is writing (a chat, a run, a server turn) is not deleted: the command
 fails naming that process (exit 5) unless --force, and then that
-process's next write fails instead.`, int(loom.TrashTTL/(24*time.Hour))),
+process's next write fails instead.
+
+--json prints what was deleted: {"purged": …, "deleted": [sessions]},
+each session followed by the sub-agent sessions that went with it.`, int(loom.TrashTTL/(24*time.Hour))),
 		Example: `  loom session delete 0196a3b2
   loom session delete "old experiment" 0196f00d --yes
   loom session delete 0196a3b2 --purge --yes
-  loom session delete 0196a3b2 --yes --force`,
+  loom session delete 0196a3b2 --yes --force --json`,
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
@@ -56,6 +59,12 @@ process's next write fails instead.`, int(loom.TrashTTL/(24*time.Hour))),
 	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "remove for good instead of moving to the trash")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "delete even a session another running process is writing")
 	return cmd
+}
+
+// deleteReport is the JSON shape of what delete did.
+type deleteReport struct {
+	Purged  bool            `json:"purged"`
+	Deleted []*loom.Session `json:"deleted"`
 }
 
 // lockedForDelete is the ELOCKED error of a session another process
@@ -114,9 +123,19 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 			return &silentError{code: ExitError}
 		}
 	}
+	rep := deleteReport{Purged: opts.Purge, Deleted: []*loom.Session{}}
 	for _, s := range targets {
-		if _, err := st.Delete(ctx, s.ID, loom.DeleteOptions{Purge: opts.Purge, Force: opts.Force}); err != nil {
+		gone, err := st.Delete(ctx, s.ID, loom.DeleteOptions{Purge: opts.Purge, Force: opts.Force})
+		if err != nil {
+			if f.JSON() && len(rep.Deleted) > 0 {
+				// What was deleted before the failure still counts.
+				writeJSON(ios.Out, rep)
+			}
 			return lockedForDelete(err)
+		}
+		rep.Deleted = append(rep.Deleted, gone...)
+		if f.JSON() {
+			continue
 		}
 		if ios.IsStdoutTTY() {
 			if opts.Purge {
@@ -125,6 +144,9 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), displayID(ios, s.ID), sessionLabel(s), s.ID)
 			}
 		}
+	}
+	if f.JSON() {
+		return writeJSON(ios.Out, rep)
 	}
 	return nil
 }
