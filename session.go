@@ -185,7 +185,8 @@ type DeleteOptions struct {
 	Force bool
 }
 
-// PruneOptions selects sessions not updated for a while.
+// PruneOptions selects sessions not updated for a while: OlderThan
+// zero selects every session (negative is EINVALID).
 type PruneOptions struct {
 	UserID    string
 	ProjectID string

@@ -92,3 +92,26 @@ func TestDeleteRestorePruneJSON(t *testing.T) {
 		t.Fatalf("prune --json = %+v", pr)
 	}
 }
+
+// Age zero is a valid age: a dry run lists every session; a real prune
+// still asks on a terminal and needs --yes when piped.
+func TestPruneAgeZero(t *testing.T) {
+	fx := newFixture(t)
+	out := fx.mustRun(t, "session", "prune", "--older-than", "0s", "--dry-run")
+	if n := len(lines(out)); n != 4 {
+		t.Fatalf("dry run at 0s lists %d sessions, want this project's 4 top-level ones:\n%s", n, out)
+	}
+	if r := fx.run(t, "session", "prune", "--older-than", "0s"); r.code != ExitUsage || !strings.Contains(r.stderr, "--yes") {
+		t.Fatalf("prune at 0s when piped: exit %d, %q", r.code, r.stderr)
+	}
+	r := fx.runWith(t, runOpts{tty: true, stdin: "n\n"}, "session", "prune", "--older-than", "0s")
+	if r.code != ExitError || !strings.Contains(r.stdout, "Move 4 sessions to the trash? [y/N]") || !strings.Contains(r.stderr, "Nothing pruned") {
+		t.Fatalf("declined prune at 0s: %+v", r)
+	}
+	if r := fx.run(t, "session", "prune", "--older-than", "-1d", "--dry-run"); r.code != ExitUsage {
+		t.Fatalf("negative age: exit %d, %q", r.code, r.stderr)
+	}
+	if got := lines(fx.mustRun(t, "session", "list")); len(got) != 5 {
+		t.Fatalf("nothing should be pruned yet; list:\n%s", strings.Join(got, "\n"))
+	}
+}

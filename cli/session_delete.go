@@ -239,10 +239,12 @@ func newCmdSessionPrune(f *Factory, runF func(*PruneOptions) error) *cobra.Comma
 --all-projects, every project's and surface's). DUR is a number and a
 unit: s, m, h, d (days) or w (weeks), e.g. 30d, 12h, 2w, 1d12h.
 
-Nothing is ever pruned automatically. --dry-run lists what would go.
+Nothing is ever pruned automatically. --dry-run lists what would go;
+--older-than 0s selects every session.
 Sessions another process is writing are skipped. Pruned sessions stay
 restorable from the trash like deleted ones.`,
 		Example: `  loom session prune --older-than 30d --dry-run
+  loom session prune --older-than 0s --dry-run --all-projects
   loom session prune --older-than 2w --yes
   loom session prune --older-than 90d --all-projects`,
 		Args: noArgs,
@@ -253,9 +255,6 @@ restorable from the trash like deleted ones.`,
 			d, err := parseDuration(older)
 			if err != nil {
 				return usageErrorf("--older-than: %v", err)
-			}
-			if d <= 0 {
-				return usageErrorf("--older-than must be more than zero")
 			}
 			opts.OlderThan, opts.Age = d, older
 			if !opts.Yes && !opts.DryRun && !f.IO.CanPrompt() {

@@ -311,7 +311,25 @@ func testLifecycle(t *testing.T, open Opener) {
 	if err := st.Restore(ctx(t), old1.ID); err != nil {
 		t.Fatalf("pruned session not restorable: %v", err)
 	}
-	_, err = st.Prune(ctx(t), loom.PruneOptions{UserID: "alice"})
+	// Age zero is every session, the one written a moment ago too: a dry
+	// run lists them all (the held one as skipped), and changes nothing.
+	mustAppend(t, st, fresh, text(loom.RoleUser, "written just now"))
+	all, err := st.Prune(ctx(t), loom.PruneOptions{UserID: "alice", DryRun: true})
+	if err != nil {
+		t.Fatalf("dry run at age zero: %v", err)
+	}
+	listed := map[string]bool{}
+	for _, x := range append(all.Removed, all.Skipped...) {
+		listed[x.ID] = true
+	}
+	live, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"})
+	if len(all.Skipped) != 1 || all.Skipped[0].ID != old2.ID || len(listed) != len(live) || !listed[fresh.ID] || !listed[old1.ID] {
+		t.Fatalf("dry run at age zero = %d removed, %d skipped of %d live sessions", len(all.Removed), len(all.Skipped), len(live))
+	}
+	if again, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"}); len(again) != len(live) {
+		t.Fatal("dry run at age zero removed sessions")
+	}
+	_, err = st.Prune(ctx(t), loom.PruneOptions{UserID: "alice", OlderThan: -time.Second, DryRun: true})
 	wantCode(t, err, loom.EINVALID)
 }
 

@@ -200,8 +200,8 @@ func (s *Store) Restore(ctx context.Context, id string) error {
 // Prune implements loom.Store: pruned sessions go to the trash, like
 // deleted ones, so a prune is undone by restore for loom.TrashTTL.
 func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
-	if opts.OlderThan <= 0 {
-		return nil, loom.Errorf(loom.EINVALID, "prune needs a positive age")
+	if opts.OlderThan < 0 {
+		return nil, loom.Errorf(loom.EINVALID, "prune needs an age of zero or more")
 	}
 	res := &loom.PruneResult{}
 	if !storable(opts.UserID, opts.ProjectID) {
@@ -211,7 +211,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 		var c conds
 		c.add("s.deleted_at IS NULL")
 		c.add("s.kind <> 'subagent'")
-		c.add("s.updated_at < ?", ms(s.Now().Add(-opts.OlderThan)))
+		c.add("s.updated_at <= ?", ms(s.Now().Add(-opts.OlderThan)))
 		if opts.UserID != "" {
 			c.add("s.user_id = ?", opts.UserID)
 		}

@@ -196,12 +196,12 @@ func (s *Store) Restore(ctx context.Context, id string) error {
 // Prune implements loom.Store: pruned sessions go to the trash, like
 // deleted ones, so a prune is undone by restore for loom.TrashTTL.
 func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
-	if opts.OlderThan <= 0 {
-		return nil, loom.Errorf(loom.EINVALID, "prune needs a positive age")
+	if opts.OlderThan < 0 {
+		return nil, loom.Errorf(loom.EINVALID, "prune needs an age of zero or more")
 	}
 	res := &loom.PruneResult{}
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		where := []string{"s.deleted_at IS NULL", "s.kind <> 'subagent'", "s.updated_at < ?"}
+		where := []string{"s.deleted_at IS NULL", "s.kind <> 'subagent'", "s.updated_at <= ?"}
 		args := []any{loom.FormatTime(s.Now().Add(-opts.OlderThan))}
 		if opts.UserID != "" {
 			where = append(where, "s.user_id = ?")
