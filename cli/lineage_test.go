@@ -93,8 +93,8 @@ func (fx *fixture) countingRun(t *testing.T, args ...string) (result, *countingS
 	var cs *countingStore
 	r := fx.runWith(t, runOpts{before: func(f *Factory) {
 		open := f.OpenStore
-		f.OpenStore = func(ctx context.Context, url string) (loom.Store, error) {
-			st, err := open(ctx, url)
+		f.OpenStore = func(ctx context.Context, url string, access Access) (loom.Store, error) {
+			st, err := open(ctx, url, access)
 			if err != nil {
 				return nil, err
 			}

@@ -63,7 +63,7 @@ type treeRow struct {
 
 func listRun(ctx context.Context, opts *ListOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := f.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
