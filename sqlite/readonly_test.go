@@ -86,6 +86,9 @@ func TestReadOnlyStore(t *testing.T) {
 				return
 			}
 			out, err := asNobody(t, "readonly", db+"\n"+old, id).CombinedOutput()
+			if errors.Is(err, syscall.EPERM) {
+				t.Skipf("running a process as nobody is not permitted here: %v", err)
+			}
 			if err != nil {
 				t.Fatalf("as nobody: %v\n%s", err, out)
 			}

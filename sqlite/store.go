@@ -80,7 +80,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // missing directory; a file that cannot be written (with ModeCreate or
 // ModeWrite) is an EINVALID error saying which.
 func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
-	path = FilePath(path)
+	path = filePath(path)
 	if path == "" {
 		return nil, loom.Errorf(loom.EINVALID, "empty database path")
 	}
@@ -127,9 +127,9 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 	return s, nil
 }
 
-// FilePath returns the file a store URL names: a path, or sqlite:PATH,
+// filePath returns the file a store URL names: a path, or sqlite:PATH,
 // sqlite://PATH or file:PATH, without any ?query.
-func FilePath(url string) string {
+func filePath(url string) string {
 	path := strings.TrimPrefix(url, "sqlite://")
 	path = strings.TrimPrefix(path, "sqlite:")
 	path = strings.TrimPrefix(path, "file:")
