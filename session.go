@@ -111,6 +111,35 @@ type SessionFilter struct {
 	Limit  int
 }
 
+// FamilyQuery selects the lineage trees Store.Family returns.
+type FamilyQuery struct {
+	// IDs are the sessions whose families are read.
+	IDs []string
+	// UserID, when set, keeps to this user's sessions at every
+	// generation.
+	UserID string
+	// SubagentsOnly follows sub-agent children only (not forks): what a
+	// session carries with it when it is deleted or exported.
+	SubagentsOnly bool
+	// FromRoot starts each family at the oldest live ancestor of the
+	// session instead of at the session itself: the whole tree it
+	// belongs to. With SubagentsOnly it climbs from sub-agent sessions
+	// to the sessions that spawned them only.
+	FromRoot bool
+	// MaxDepth bounds the generations below each family's root (and,
+	// with FromRoot, above the session); 0 means MaxFamilyDepth.
+	MaxDepth int
+	// Limit bounds how many sessions are returned, 0 for no bound. When
+	// it cuts, nearer generations are kept first, so every session
+	// returned comes with its parent.
+	Limit int
+}
+
+// MaxFamilyDepth is the deepest lineage Family follows. The store never
+// makes a cycle of parent links, but a hand-edited database could hold
+// one; the bound keeps the query finite.
+const MaxFamilyDepth = 1000
+
 // Cursor is a position in the newest-first session order.
 type Cursor struct {
 	UpdatedAt time.Time
@@ -148,7 +177,19 @@ type ResolveScope struct {
 	Deleted bool
 }
 
-// PruneOptions selects sessions not updated for a while.
+// DeleteOptions say how Delete removes a session.
+type DeleteOptions struct {
+	// Purge removes the sessions for good instead of moving them to the
+	// trash.
+	Purge bool
+	// Force deletes even while another live process holds a lock on the
+	// session or its sub-agent sessions; that process's next write then
+	// fails with ENOTFOUND.
+	Force bool
+}
+
+// PruneOptions selects sessions not updated for a while: OlderThan
+// zero selects every session (negative is EINVALID).
 type PruneOptions struct {
 	UserID    string
 	ProjectID string

@@ -39,14 +39,30 @@ type Store interface {
 	Sessions(ctx context.Context, f SessionFilter) ([]*Session, error)
 	// UpdateSession changes metadata: title, description, key, project.
 	UpdateSession(ctx context.Context, id string, u SessionUpdate) (*Session, error)
+	// Family returns lineage trees in one query: each session q.IDs
+	// names with its descendants (forks and sub-agent sessions, or only
+	// sub-agent sessions with q.SubagentsOnly), of every generation.
+	// Order is depth first: each session is followed by its children
+	// and their descendants before its next sibling, siblings oldest
+	// first (created time, then id); the families come in the order of
+	// q.IDs, and a session that two of them reach appears once, in the
+	// first. Sessions in the trash are left out, with what lies below
+	// them, and so are ids that name no live session.
+	Family(ctx context.Context, q FamilyQuery) ([]*Session, error)
 
 	// Fork copies turns 1..opts.Turn of a session into a new session with
 	// kind fork, parent_id and fork_turn.
 	Fork(ctx context.Context, id string, opts ForkOptions) (*Session, error)
 	// Delete moves a session and its sub-agent sessions to the trash, or
-	// removes them with their messages and search entries when purge is
-	// set. Trash older than TrashTTL is purged at the same time.
-	Delete(ctx context.Context, id string, purge bool) error
+	// removes them with their messages and search entries with
+	// opts.Purge, in one transaction. While another live process holds
+	// the lock of the session or of one of those sub-agent sessions it
+	// fails with ELOCKED naming that holder, unless opts.Force (a lock
+	// whose holder is gone does not count). It returns the sessions it
+	// removed, the session first, then its sub-agent sessions in Family
+	// order; trashed ones carry their DeletedAt. Trash older than
+	// TrashTTL is purged at the same time.
+	Delete(ctx context.Context, id string, opts DeleteOptions) ([]*Session, error)
 	// Restore brings a session (and its sub-agent sessions) back from the
 	// trash.
 	Restore(ctx context.Context, id string) error

@@ -220,7 +220,7 @@ func run(ctx context.Context, c config) error {
 				return err
 			}))
 		for _, id := range forks {
-			if err := st.Delete(ctx, id, true); err != nil {
+			if _, err := st.Delete(ctx, id, loom.DeleteOptions{Purge: true}); err != nil {
 				return err
 			}
 		}

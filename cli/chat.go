@@ -109,7 +109,7 @@ type chat struct {
 
 func chatRun(ctx context.Context, opts *ChatOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := f.CreateStore(ctx)
 	if err != nil {
 		return err
 	}

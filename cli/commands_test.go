@@ -720,7 +720,7 @@ func TestReplayTiming(t *testing.T) {
 	var waits []time.Duration
 	ios, _, out, _ := Test()
 	f := &Factory{IO: ios, Env: func(k string) string { return fx.env()[k] }, Getwd: func() (string, error) { return fx.project, nil },
-		OpenStore: func(ctx context.Context, url string) (loom.Store, error) { return openSQLite(ctx, url) }, Now: time.Now}
+		OpenStore: openFor, Now: time.Now}
 	defer f.closeStore()
 	opts := &ReplayOptions{f: f, Ref: fx.main.ID, Speed: 2, Sleep: func(_ context.Context, d time.Duration) error {
 		waits = append(waits, d)
@@ -980,13 +980,6 @@ func waitFor(t *testing.T, s interface{ String() string }, want string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
-// openSQLite opens the store url names: the fixture's SQLite file, or its
-// PostgreSQL schema when the tests run on PostgreSQL.
-func openSQLite(ctx context.Context, url string) (loom.Store, error) {
-	return openEngine(ctx, url)
-}
-
 // A panic anywhere in a command is one line on stderr, exit 1, and a
 // report with the stack in the state directory, never a stack trace.
 func TestPanicIsOneLine(t *testing.T) {
@@ -996,7 +989,7 @@ func TestPanicIsOneLine(t *testing.T) {
 		IO:    ios,
 		Env:   func(k string) string { return map[string]string{"LOOM_HOME": home}[k] },
 		Getwd: func() (string, error) { return home, nil },
-		OpenStore: func(ctx context.Context, url string) (loom.Store, error) {
+		OpenStore: func(ctx context.Context, url string, access Access) (loom.Store, error) {
 			var m map[string]int
 			m["boom"]++ // a nil map write: a runtime panic
 			return nil, nil

@@ -109,6 +109,26 @@ func openEngine(ctx context.Context, dsn string) (fixtureEngine, error) {
 	return st, nil
 }
 
+// openFor opens the store a URL names as cmd/loom does for a command
+// with the given access.
+func openFor(ctx context.Context, dsn string, access Access) (loom.Store, error) {
+	if postgres.IsURL(dsn) {
+		return openEngine(ctx, dsn)
+	}
+	mode := sqlite.ModeCreate
+	switch access {
+	case AccessRead:
+		mode = sqlite.ModeRead
+	case AccessWrite:
+		mode = sqlite.ModeWrite
+	}
+	st, err := sqlite.OpenMode(ctx, dsn, mode)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
 // fixtureEngine is what the tests use of a store: the store and its
 // tokens.
 type fixtureEngine interface {

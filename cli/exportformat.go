@@ -39,33 +39,18 @@ type exportDocument struct {
 }
 
 // sessionFamily returns root followed by its sub-agent sessions, depth
-// first, each parent's children oldest first.
+// first, each parent's children oldest first, read in one store query.
 func sessionFamily(ctx context.Context, st loom.Store, user string, root *loom.Session) ([]*loom.Session, error) {
-	out := []*loom.Session{root}
-	seen := map[string]bool{root.ID: true}
-	var walk func(id string) error
-	walk = func(id string) error {
-		children, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ParentID: id, Kind: loom.KindSubagent})
-		if err != nil {
-			return err
-		}
-		sortOldestFirst(children)
-		for _, c := range children {
-			if seen[c.ID] {
-				continue
-			}
-			seen[c.ID] = true
-			out = append(out, c)
-			if err := walk(c.ID); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(root.ID); err != nil {
+	family, err := st.Family(ctx, loom.FamilyQuery{IDs: []string{root.ID}, UserID: user, SubagentsOnly: true})
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	if len(family) == 0 || family[0].ID != root.ID {
+		// The session left the store (or the trash took it) since it
+		// was resolved.
+		return nil, loom.NotFound(root.ID)
+	}
+	return family, nil
 }
 
 // orderForExport puts a whole store's sessions in export order: oldest

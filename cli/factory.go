@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,8 +26,10 @@ type Factory struct {
 	Env func(string) string
 	// Getwd returns the working directory, which decides the project.
 	Getwd func() (string, error)
-	// OpenStore opens the store a URL or path names.
-	OpenStore func(ctx context.Context, url string) (loom.Store, error)
+	// OpenStore opens the store a URL or path names, for what access
+	// says the command will do with it. A store that does not exist
+	// (with AccessRead or AccessWrite) is an ENOTFOUND error.
+	OpenStore func(ctx context.Context, url string, access Access) (loom.Store, error)
 	// Now returns the current time, for ages shown to the user.
 	Now     func() time.Time
 	Version string
@@ -42,9 +45,29 @@ type Factory struct {
 	// replayLogWarned: the user was told the replay log cannot be written.
 	replayLogWarned sync.Once
 
-	flags globalFlags
-	store loom.Store
+	flags       globalFlags
+	store       loom.Store
+	storeAccess Access
 }
+
+// Access is what a command does with the store, which decides how the
+// store is opened and whether a missing one is created.
+type Access int
+
+const (
+	// AccessRead is for commands that only read (list, show, search,
+	// export, usage, replay). They never create or change a file: a
+	// store that cannot be written is opened read-only.
+	AccessRead Access = iota
+	// AccessWrite is for commands that change sessions that must
+	// already exist (delete, rename, fork, …): the store must exist and
+	// be writable.
+	AccessWrite
+	// AccessCreate is for commands that may put the first session or
+	// token into a store (chat, run, session import, serve, token): a
+	// missing store is created, with its directory.
+	AccessCreate
+)
 
 // globalFlags are the flags every command accepts.
 type globalFlags struct {
@@ -97,10 +120,39 @@ func (f *Factory) DBURL() (string, error) {
 	return paths.DBURL(f.flags.db, f.env, d), nil
 }
 
-// Store opens the store once per command and returns it; Main closes it.
+// Store opens the store for a command that changes existing sessions;
+// Main closes it.
 func (f *Factory) Store(ctx context.Context) (loom.Store, error) {
+	return f.open(ctx, AccessWrite)
+}
+
+// ReadStore opens the store for a command that only reads it.
+func (f *Factory) ReadStore(ctx context.Context) (loom.Store, error) {
+	return f.open(ctx, AccessRead)
+}
+
+// CreateStore opens the store for a command that may write its first
+// session or token, creating it when missing.
+func (f *Factory) CreateStore(ctx context.Context) (loom.Store, error) {
+	return f.open(ctx, AccessCreate)
+}
+
+// open opens the store once per command. A missing store at the default
+// location reads as an empty one, so that a fresh machine lists no
+// sessions without creating anything; a missing store that --db or
+// $LOOM_DB names is an error (exit 1), so that a typo never makes an
+// empty store.
+func (f *Factory) open(ctx context.Context, access Access) (loom.Store, error) {
 	if f.store != nil {
-		return f.store, nil
+		// Opened for reading, the store is opened again for writing.
+		// Write and create are the same to a store that exists.
+		_, empty := f.store.(*emptyStore)
+		if access <= f.storeAccess || (access == AccessCreate && f.storeAccess == AccessWrite && !empty) {
+			return f.store, nil
+		}
+		if err := f.closeStore(); err != nil {
+			return nil, err
+		}
 	}
 	url, err := f.DBURL()
 	if err != nil {
@@ -109,11 +161,17 @@ func (f *Factory) Store(ctx context.Context) (loom.Store, error) {
 	if f.OpenStore == nil {
 		return nil, fmt.Errorf("no store engine is configured")
 	}
-	st, err := f.OpenStore(ctx, url)
+	st, err := f.OpenStore(ctx, url, access)
+	if loom.ErrorCode(err) == loom.ENOTFOUND {
+		if f.flags.db != "" || f.env("LOOM_DB") != "" {
+			return nil, errors.New(loom.ErrorMessage(err))
+		}
+		st, err = &emptyStore{url: url}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	f.store = st
+	f.store, f.storeAccess = st, access
 	return st, nil
 }
 

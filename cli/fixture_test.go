@@ -262,8 +262,8 @@ func (fx *fixture) runWith(t *testing.T, o runOpts, args ...string) result {
 		IO:    ios,
 		Env:   func(k string) string { return env[k] },
 		Getwd: func() (string, error) { return dir, nil },
-		OpenStore: func(ctx context.Context, url string) (loom.Store, error) {
-			st, err := openEngine(ctx, url)
+		OpenStore: func(ctx context.Context, url string, access Access) (loom.Store, error) {
+			st, err := openFor(ctx, url, access)
 			if err != nil {
 				return nil, err
 			}

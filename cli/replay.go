@@ -73,7 +73,7 @@ func replayWait(gap time.Duration, speed float64) time.Duration {
 
 func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := f.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

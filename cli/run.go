@@ -86,7 +86,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if strings.TrimSpace(prompt) == "" {
 		return usageErrorf("the prompt is empty")
 	}
-	st, err := f.Store(ctx)
+	st, err := f.CreateStore(ctx)
 	if err != nil {
 		return err
 	}

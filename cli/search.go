@@ -76,7 +76,7 @@ syntax error. --raw passes the query to the store's own search syntax
 func searchRun(ctx context.Context, opts *SearchOptions) error {
 	f := opts.f
 	ios := f.IO
-	st, err := f.Store(ctx)
+	st, err := f.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

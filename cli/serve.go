@@ -90,7 +90,7 @@ cut at a whole-message boundary.`,
 
 func serveRun(ctx context.Context, opts *ServeOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := f.CreateStore(ctx)
 	if err != nil {
 		return err
 	}

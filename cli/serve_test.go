@@ -43,12 +43,10 @@ func startServe(t *testing.T, fx *fixture, env map[string]string, user string) *
 		all[k] = v
 	}
 	f := &Factory{
-		IO:    ios,
-		Env:   func(k string) string { return all[k] },
-		Getwd: func() (string, error) { return fx.project, nil },
-		OpenStore: func(ctx context.Context, url string) (loom.Store, error) {
-			return openSQLite(ctx, url)
-		},
+		IO:            ios,
+		Env:           func(k string) string { return all[k] },
+		Getwd:         func() (string, error) { return fx.project, nil },
+		OpenStore:     openFor,
 		Now:           time.Now,
 		Providers:     testProviders(),
 		LocalModelURL: "http://127.0.0.1:1/v1", // nothing listens: no local model

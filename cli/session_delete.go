@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ type DeleteOptions struct {
 	Refs  []string
 	Yes   bool
 	Purge bool
+	Force bool
 }
 
 func newCmdSessionDelete(f *Factory, runF func(*DeleteOptions) error) *cobra.Command {
@@ -30,10 +32,17 @@ stay restorable for %d days (loom session restore). --purge removes them
 and their messages at once.
 
 On a terminal it asks first; elsewhere --yes is required. Every REF is
-resolved before anything is deleted.`, int(loom.TrashTTL/(24*time.Hour))),
+resolved before anything is deleted. A session that another live process
+is writing (a chat, a run, a server turn) is not deleted: the command
+fails naming that process (exit 5) unless --force, and then that
+process's next write fails instead.
+
+--json prints what was deleted: {"purged": …, "deleted": [sessions]},
+each session followed by the sub-agent sessions that went with it.`, int(loom.TrashTTL/(24*time.Hour))),
 		Example: `  loom session delete 0196a3b2
   loom session delete "old experiment" 0196f00d --yes
-  loom session delete 0196a3b2 --purge --yes`,
+  loom session delete 0196a3b2 --purge --yes
+  loom session delete 0196a3b2 --yes --force --json`,
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
@@ -48,7 +57,24 @@ resolved before anything is deleted.`, int(loom.TrashTTL/(24*time.Hour))),
 	}
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "remove for good instead of moving to the trash")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "delete even a session another running process is writing")
 	return cmd
+}
+
+// deleteReport is the JSON shape of what delete did.
+type deleteReport struct {
+	Purged  bool            `json:"purged"`
+	Deleted []*loom.Session `json:"deleted"`
+}
+
+// lockedForDelete is the ELOCKED error of a session another process
+// holds, with the way past it.
+func lockedForDelete(err error) error {
+	var le *loom.Error
+	if errors.As(err, &le) && le.Code == loom.ELOCKED {
+		return &loom.Error{Code: le.Code, Message: le.Message + "; --force deletes it anyway", Holder: le.Holder}
+	}
+	return err
 }
 
 func deleteRun(ctx context.Context, opts *DeleteOptions) error {
@@ -67,6 +93,15 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		if !seen[s.ID] {
 			seen[s.ID] = true
 			targets = append(targets, s)
+		}
+	}
+	// The store refuses each locked session in its own transaction; this
+	// refuses before the first is deleted, as far as it can see.
+	if !opts.Force {
+		for _, s := range targets {
+			if s.Lock != nil {
+				return lockedForDelete(loom.Locked(s.ID, s.Lock))
+			}
 		}
 	}
 	ios := f.IO
@@ -88,9 +123,19 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 			return &silentError{code: ExitError}
 		}
 	}
+	rep := deleteReport{Purged: opts.Purge, Deleted: []*loom.Session{}}
 	for _, s := range targets {
-		if err := st.Delete(ctx, s.ID, opts.Purge); err != nil {
-			return err
+		gone, err := st.Delete(ctx, s.ID, loom.DeleteOptions{Purge: opts.Purge, Force: opts.Force})
+		if err != nil {
+			if f.JSON() && len(rep.Deleted) > 0 {
+				// What was deleted before the failure still counts.
+				writeJSON(ios.Out, rep)
+			}
+			return lockedForDelete(err)
+		}
+		rep.Deleted = append(rep.Deleted, gone...)
+		if f.JSON() {
+			continue
 		}
 		if ios.IsStdoutTTY() {
 			if opts.Purge {
@@ -99,6 +144,9 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), displayID(ios, s.ID), sessionLabel(s), s.ID)
 			}
 		}
+	}
+	if f.JSON() {
+		return writeJSON(ios.Out, rep)
 	}
 	return nil
 }
@@ -191,10 +239,12 @@ func newCmdSessionPrune(f *Factory, runF func(*PruneOptions) error) *cobra.Comma
 --all-projects, every project's and surface's). DUR is a number and a
 unit: s, m, h, d (days) or w (weeks), e.g. 30d, 12h, 2w, 1d12h.
 
-Nothing is ever pruned automatically. --dry-run lists what would go.
+Nothing is ever pruned automatically. --dry-run lists what would go;
+--older-than 0s selects every session.
 Sessions another process is writing are skipped. Pruned sessions stay
 restorable from the trash like deleted ones.`,
 		Example: `  loom session prune --older-than 30d --dry-run
+  loom session prune --older-than 0s --dry-run --all-projects
   loom session prune --older-than 2w --yes
   loom session prune --older-than 90d --all-projects`,
 		Args: noArgs,
@@ -205,9 +255,6 @@ restorable from the trash like deleted ones.`,
 			d, err := parseDuration(older)
 			if err != nil {
 				return usageErrorf("--older-than: %v", err)
-			}
-			if d <= 0 {
-				return usageErrorf("--older-than must be more than zero")
 			}
 			opts.OlderThan, opts.Age = d, older
 			if !opts.Yes && !opts.DryRun && !f.IO.CanPrompt() {

@@ -68,7 +68,7 @@ unchanged. The formats are described in docs/formats.md.`,
 
 func exportRun(ctx context.Context, opts *ExportOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := f.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if err := loom.ValidateImport(all); err != nil {
 		return err
 	}
-	st, err := f.Store(ctx)
+	st, err := f.CreateStore(ctx)
 	if err != nil {
 		return err
 	}

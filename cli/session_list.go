@@ -63,7 +63,7 @@ type treeRow struct {
 
 func listRun(ctx context.Context, opts *ListOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := f.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -150,39 +150,34 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 
 // lineage orders sessions as a tree: each listed session that is not the
 // child of another listed one is a root, followed by its forks and
-// sub-agent sessions (fetched from the store, listed or not), depth first.
+// sub-agent sessions (listed or not), depth first. The whole tree is one
+// store query, however many sessions it holds.
 func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session) ([]treeRow, error) {
 	listed := make(map[string]bool, len(sessions))
 	for _, s := range sessions {
 		listed[s.ID] = true
 	}
-	seen := map[string]bool{}
-	var rows []treeRow
-	var walk func(s *loom.Session, depth int) error
-	walk = func(s *loom.Session, depth int) error {
-		if seen[s.ID] {
-			return nil
-		}
-		seen[s.ID] = true
-		rows = append(rows, treeRow{s: s, depth: depth})
-		children, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ParentID: s.ID})
-		if err != nil {
-			return err
-		}
-		for _, c := range children {
-			if err := walk(c, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	var roots []string
 	for _, s := range sessions {
-		if s.ParentID != "" && listed[s.ParentID] {
-			continue
+		if s.ParentID == "" || !listed[s.ParentID] {
+			roots = append(roots, s.ID)
 		}
-		if err := walk(s, 0); err != nil {
-			return nil, err
+	}
+	family, err := st.Family(ctx, loom.FamilyQuery{IDs: roots, UserID: user})
+	if err != nil {
+		return nil, err
+	}
+	// Family puts each session after its parent, so a parent's depth is
+	// known when its children come.
+	depth := make(map[string]int, len(family))
+	rows := make([]treeRow, 0, len(family))
+	for _, s := range family {
+		d := 0
+		if pd, ok := depth[s.ParentID]; ok && s.ParentID != "" {
+			d = pd + 1
 		}
+		depth[s.ID] = d
+		rows = append(rows, treeRow{s: s, depth: d})
 	}
 	return rows, nil
 }

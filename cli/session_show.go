@@ -69,7 +69,7 @@ title (case-insensitive).`,
 
 func showRun(ctx context.Context, opts *ShowOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := f.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ is stored: a token is shown once, when it is made.`,
 
 // tokenStore returns the store's token store.
 func (f *Factory) tokenStore(ctx context.Context) (loom.TokenStore, error) {
-	st, err := f.Store(ctx)
+	st, err := f.CreateStore(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ the whole report.`,
 
 func usageRun(ctx context.Context, opts *UsageOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := f.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -23,8 +25,25 @@ type Opener func(t *testing.T) loom.Store
 // open handles on it.
 type Factory func(t *testing.T) Opener
 
-// Run runs every contract against the engine that factory builds.
-func Run(t *testing.T, factory Factory) {
+// Orphan makes the lock that handle st holds on a session look as if
+// its process had died, as a holder killed without releasing leaves it:
+// an engine's tests give the lock row the pid of a process that has
+// exited (DeadPID).
+type Orphan func(t *testing.T, st loom.Store, sessionID string)
+
+// DeadPID returns the pid of a process that has exited and been reaped.
+func DeadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run a short-lived process: %v", err)
+	}
+	return cmd.ProcessState.Pid()
+}
+
+// Run runs every contract against the engine that factory builds; orphan
+// is how the engine's tests make a lock's holder look dead.
+func Run(t *testing.T, factory Factory, orphan Orphan) {
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, open Opener)
@@ -36,7 +55,9 @@ func Run(t *testing.T, factory Factory) {
 		{"Locking", testLocking},
 		{"Search", testSearch},
 		{"Fork", testFork},
+		{"Family", testFamily},
 		{"RenameDescribeDeletePrune", testLifecycle},
+		{"DeleteLocked", func(t *testing.T, open Opener) { testDeleteLocked(t, open, orphan) }},
 		{"Compaction", testCompaction},
 		{"NothingLostSilently", testNothingLost},
 		{"ResolveReferences", testResolve},
@@ -121,3 +142,6 @@ func turnMessages(turn int) []*loom.Message {
 		text(loom.RoleAssistant, fmt.Sprintf("answer %d", turn)),
 	}
 }
+
+// errOf is the error of a call that also returns a value.
+func errOf[T any](_ T, err error) error { return err }

@@ -307,10 +307,12 @@ func testLocking(t *testing.T, open Opener) {
 	if got.MessageCount != 2 {
 		t.Fatalf("message count = %d", got.MessageCount)
 	}
-	// Deleting a session another handle writes does not wait for the
-	// lock: it happens between two whole messages.
-	if err := a.Delete(ctx(t), s.ID, false); err != nil {
-		t.Fatalf("delete of a locked session: %v", err)
+	// Deleting a session another handle writes is refused; forced, it
+	// happens between two whole messages and the writer's next append
+	// finds the session gone.
+	wantCode(t, errOf(a.Delete(ctx(t), s.ID, loom.DeleteOptions{})), loom.ELOCKED)
+	if _, err := a.Delete(ctx(t), s.ID, loom.DeleteOptions{Force: true}); err != nil {
+		t.Fatalf("forced delete of a locked session: %v", err)
 	}
 	wantCode(t, b.Append(ctx(t), x, text(loom.RoleUser, "after delete")), loom.ENOTFOUND)
 }

@@ -118,7 +118,7 @@ func testSearch(t *testing.T, open Opener) {
 		t.Fatalf("custom markers: %+v", hits)
 	}
 	// Trashed sessions are not searched.
-	if err := st.Delete(ctx(t), b.ID, false); err != nil {
+	if _, err := st.Delete(ctx(t), b.ID, loom.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if hits := search(loom.SearchQuery{Text: "tuning"}); len(hits) != 0 {
@@ -200,7 +200,7 @@ func testFork(t *testing.T, open Opener) {
 		}
 	}
 	// Deleting the parent leaves the fork whole.
-	if err := st.Delete(ctx(t), s.ID, true); err != nil {
+	if _, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{Purge: true}); err != nil {
 		t.Fatal(err)
 	}
 	if msgs := mustMessages(t, st, f.ID, loom.MessageQuery{}); len(msgs) != 5 || msgs[0].Text() != "question 1" {
@@ -238,7 +238,7 @@ func testLifecycle(t *testing.T, open Opener) {
 		t.Fatalf("moved session not listed in its new project")
 	}
 	// Delete to trash: gone from list, search and resolve, with its child.
-	if err := st.Delete(ctx(t), s.ID, false); err != nil {
+	if _, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"}); len(l) != 0 {
@@ -262,7 +262,7 @@ func testLifecycle(t *testing.T, open Opener) {
 	again.Project = moved
 	mustAppend(t, st, again, text(loom.RoleUser, "new one"))
 	wantCode(t, st.Restore(ctx(t), s.ID), loom.ECONFLICT)
-	if err := st.Delete(ctx(t), again.ID, true); err != nil {
+	if _, err := st.Delete(ctx(t), again.ID, loom.DeleteOptions{Purge: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Restore(ctx(t), s.ID); err != nil {
@@ -276,7 +276,7 @@ func testLifecycle(t *testing.T, open Opener) {
 	}
 	wantCode(t, st.Restore(ctx(t), s.ID), loom.EINVALID)
 	// Purge removes everything, children included.
-	if err := st.Delete(ctx(t), s.ID, true); err != nil {
+	if _, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{Purge: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{s.ID, child.ID} {
@@ -290,7 +290,7 @@ func testLifecycle(t *testing.T, open Opener) {
 	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "question", UserID: "alice"}); len(hits) != 0 {
 		t.Fatalf("purged messages still searchable: %+v", hits)
 	}
-	wantCode(t, st.Delete(ctx(t), s.ID, false), loom.ENOTFOUND)
+	wantCode(t, errOf(st.Delete(ctx(t), s.ID, loom.DeleteOptions{})), loom.ENOTFOUND)
 
 	// Prune: old sessions go, locked ones stay, dry run changes nothing.
 	old1, old2, fresh := newSession("alice", "cli:o1"), newSession("alice", "cli:o2"), newSession("alice", "cli:f")
@@ -322,7 +322,25 @@ func testLifecycle(t *testing.T, open Opener) {
 	if err := st.Restore(ctx(t), old1.ID); err != nil {
 		t.Fatalf("pruned session not restorable: %v", err)
 	}
-	_, err = st.Prune(ctx(t), loom.PruneOptions{UserID: "alice"})
+	// Age zero is every session, the one written a moment ago too: a dry
+	// run lists them all (the held one as skipped), and changes nothing.
+	mustAppend(t, st, fresh, text(loom.RoleUser, "written just now"))
+	all, err := st.Prune(ctx(t), loom.PruneOptions{UserID: "alice", DryRun: true})
+	if err != nil {
+		t.Fatalf("dry run at age zero: %v", err)
+	}
+	listed := map[string]bool{}
+	for _, x := range append(all.Removed, all.Skipped...) {
+		listed[x.ID] = true
+	}
+	live, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"})
+	if len(all.Skipped) != 1 || all.Skipped[0].ID != old2.ID || len(listed) != len(live) || !listed[fresh.ID] || !listed[old1.ID] {
+		t.Fatalf("dry run at age zero = %d removed, %d skipped of %d live sessions", len(all.Removed), len(all.Skipped), len(live))
+	}
+	if again, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"}); len(again) != len(live) {
+		t.Fatal("dry run at age zero removed sessions")
+	}
+	_, err = st.Prune(ctx(t), loom.PruneOptions{UserID: "alice", OlderThan: -time.Second, DryRun: true})
 	wantCode(t, err, loom.EINVALID)
 }
 
@@ -662,7 +680,7 @@ func testLibraryAPI(t *testing.T, open Opener) {
 	if got, err := st.Resolve(ctx(t), "turbine TALK", loom.ResolveScope{UserID: "agent"}); err != nil || got.ID != s.ID {
 		t.Fatalf("resolve by new title = %v", err)
 	}
-	if err := st.Delete(ctx(t), f.ID, false); err != nil {
+	if _, err := st.Delete(ctx(t), f.ID, loom.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Restore(ctx(t), f.ID); err != nil {

@@ -14,6 +14,10 @@ var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "bo
 	"model", "provider", "input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens",
 	"cache_write_tokens", "cost_usd", "api_calls", "compactions", "error", "created_at", "completed_at"}
 
+// analyzeAfter is the size of an import (in sessions) after which the
+// sessions table's statistics are refreshed.
+const analyzeAfter = 1000
+
 // Import implements loom.Store. Everything is validated before anything is
 // written, and the whole import is one transaction. Bodies and messages go
 // in with COPY; the search column fills itself as the bodies arrive.
@@ -24,7 +28,7 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if len(data) == 0 {
 		return nil
 	}
-	return s.withTx(ctx, func(tx pgx.Tx) error {
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		ids := make([]string, len(data))
 		total := 0
 		for i, d := range data {
@@ -102,6 +106,14 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		}
 		return nil
 	})
+	if err == nil && len(data) >= analyzeAfter {
+		// Fresh statistics keep the planner on the indexes (lineage
+		// queries walk sessions_parent) instead of guessing from an
+		// empty table's; autovacuum would only catch up a minute later.
+		// Best effort: a role that may not analyze still imported.
+		s.pool.Exec(ctx, `ANALYZE sessions`)
+	}
+	return err
 }
 
 func queueSession(b *pgx.Batch, d *loom.SessionData) {

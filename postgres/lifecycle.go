@@ -116,27 +116,59 @@ const family = `WITH RECURSIVE fam(id) AS (
 	UNION SELECT s.id FROM sessions s JOIN fam ON s.parent_id = fam.id WHERE s.kind = 'subagent'
 )`
 
-// Delete implements loom.Store.
-func (s *Store) Delete(ctx context.Context, id string, purge bool) error {
-	return s.withTx(ctx, func(tx pgx.Tx) error {
+// Delete implements loom.Store. It takes the writer serialisation of
+// every session it removes (in id order, so two deletes cannot deadlock)
+// before reading their locks, so that no process takes a lock between
+// the check and the delete; the row updates then wait for any message
+// being appended.
+func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
+	var out []*loom.Session
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		if _, err := s.sessionTx(ctx, tx, id, ""); err != nil {
 			return err
+		}
+		if _, err := tx.Exec(ctx, family+` SELECT pg_advisory_xact_lock(hashtextextended('loom session ' || id, 0))
+			FROM (SELECT id FROM fam ORDER BY id) f`, id); err != nil {
+			return fmt.Errorf("delete %s: %w", id, err)
+		}
+		where := "WHERE s.id IN (SELECT id FROM fam)"
+		if !opts.Purge {
+			where += " AND s.deleted_at IS NULL"
+		}
+		fam, err := s.querySessionsWith(ctx, tx, family+` SELECT `+sessionColumns+sessionFrom+where, id)
+		if err != nil {
+			return fmt.Errorf("delete %s: %w", id, err)
+		}
+		if !opts.Force {
+			for _, x := range fam {
+				if x.Lock != nil && x.Lock.Owner != s.owner {
+					return loom.Locked(x.ID, x.Lock)
+				}
+			}
 		}
 		if err := s.purgeTrash(ctx, tx); err != nil {
 			return err
 		}
-		if purge {
+		if opts.Purge {
 			if _, err := tx.Exec(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id); err != nil {
 				return fmt.Errorf("delete %s: %w", id, err)
 			}
-			return nil
+		} else {
+			now := ms(s.Now())
+			if _, err := tx.Exec(ctx, family+` UPDATE sessions SET deleted_at = $2 WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`, id, now); err != nil {
+				return fmt.Errorf("delete %s: %w", id, err)
+			}
+			for _, x := range fam {
+				x.DeletedAt = &now
+			}
 		}
-		_, err := tx.Exec(ctx, family+` UPDATE sessions SET deleted_at = $2 WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`, id, ms(s.Now()))
-		if err != nil {
-			return fmt.Errorf("delete %s: %w", id, err)
-		}
+		out = loom.ArrangeFamily(loom.FamilyQuery{IDs: []string{id}, SubagentsOnly: true}, fam)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // purgeTrash removes sessions that have been in the trash longer than
@@ -176,8 +208,8 @@ func (s *Store) Restore(ctx context.Context, id string) error {
 // Prune implements loom.Store: pruned sessions go to the trash, like
 // deleted ones, so a prune is undone by restore for loom.TrashTTL.
 func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
-	if opts.OlderThan <= 0 {
-		return nil, loom.Errorf(loom.EINVALID, "prune needs a positive age")
+	if opts.OlderThan < 0 {
+		return nil, loom.Errorf(loom.EINVALID, "prune needs an age of zero or more")
 	}
 	res := &loom.PruneResult{}
 	if !storable(opts.UserID, opts.ProjectID) {
@@ -187,7 +219,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 		var c conds
 		c.add("s.deleted_at IS NULL")
 		c.add("s.kind <> 'subagent'")
-		c.add("s.updated_at < ?", ms(s.Now().Add(-opts.OlderThan)))
+		c.add("s.updated_at <= ?", ms(s.Now().Add(-opts.OlderThan)))
 		if opts.UserID != "" {
 			c.add("s.user_id = ?", opts.UserID)
 		}

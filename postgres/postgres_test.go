@@ -106,6 +106,10 @@ func TestConformance(t *testing.T) {
 	conformance.Run(t, func(t *testing.T) conformance.Opener {
 		dsn := freshSchema(t)
 		return func(t *testing.T) loom.Store { return open(t, dsn) }
+	}, func(t *testing.T, st loom.Store, sessionID string) {
+		if _, err := st.(*postgres.Store).Pool().Exec(context.Background(), `UPDATE locks SET pid = $1 WHERE session_id = $2`, conformance.DeadPID(t), sessionID); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 

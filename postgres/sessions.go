@@ -53,7 +53,12 @@ func (s *Store) scanSession(row pgx.Row) (*loom.Session, error) {
 }
 
 func (s *Store) querySessions(ctx context.Context, db querier, where string, args ...any) ([]*loom.Session, error) {
-	rows, err := db.Query(ctx, `SELECT `+sessionColumns+sessionFrom+where, args...)
+	return s.querySessionsWith(ctx, db, `SELECT `+sessionColumns+sessionFrom+where, args...)
+}
+
+// querySessionsWith runs a whole query that selects sessionColumns.
+func (s *Store) querySessionsWith(ctx context.Context, db querier, query string, args ...any) ([]*loom.Session, error) {
+	rows, err := db.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}

@@ -416,7 +416,7 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	purge := q.bool("purge")
+	opts := loom.DeleteOptions{Purge: q.bool("purge"), Force: q.bool("force")}
 	if q.err != nil {
 		s.writeError(w, r, q.err)
 		return
@@ -426,7 +426,9 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.st.Delete(r.Context(), x.ID, purge); err != nil {
+	// A session another process is writing answers 409 with its holder,
+	// unless force.
+	if _, err := s.st.Delete(r.Context(), x.ID, opts); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

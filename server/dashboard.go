@@ -340,48 +340,27 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // lineage is the tree of forks and sub-agents that x belongs to, from its
-// oldest ancestor down; nil when x stands alone.
+// oldest ancestor down, read in one store query; nil when x stands
+// alone.
 func (s *Server) lineage(ctx context.Context, user string, x *loom.Session) (*treeNode, error) {
-	root := x
-	for i := 0; i < treeDepth && root.ParentID != ""; i++ {
-		p, err := s.session(ctx, user, root.ParentID)
-		if loom.ErrorCode(err) == loom.ENOTFOUND {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		root = p
-	}
-	count := 0
-	var grow func(n *treeNode, depth int) error
-	grow = func(n *treeNode, depth int) error {
-		if depth >= treeDepth || count >= treeNodes {
-			return nil
-		}
-		kids, err := s.st.Sessions(ctx, loom.SessionFilter{UserID: user, ParentID: n.S.ID, Limit: 50})
-		if err != nil {
-			return err
-		}
-		// Oldest first reads as a history.
-		for i := len(kids) - 1; i >= 0 && count < treeNodes; i-- {
-			c := &treeNode{S: kids[i], Current: kids[i].ID == x.ID}
-			count++
-			n.Children = append(n.Children, c)
-			if err := grow(c, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	t := &treeNode{S: root, Current: root.ID == x.ID}
-	if err := grow(t, 0); err != nil {
+	family, err := s.st.Family(ctx, loom.FamilyQuery{IDs: []string{x.ID}, UserID: user, FromRoot: true, MaxDepth: treeDepth, Limit: treeNodes})
+	if err != nil || len(family) < 2 {
 		return nil, err
 	}
-	if len(t.Children) == 0 {
-		return nil, nil
+	// Family puts each session after its parent, siblings oldest first,
+	// which reads as a history.
+	nodes := make(map[string]*treeNode, len(family))
+	var root *treeNode
+	for _, f := range family {
+		n := &treeNode{S: f, Current: f.ID == x.ID}
+		nodes[f.ID] = n
+		if p := nodes[f.ParentID]; p != nil && root != nil {
+			p.Children = append(p.Children, n)
+		} else if root == nil {
+			root = n
+		}
 	}
-	return t, nil
+	return root, nil
 }
 
 // messageFragment is one message rendered as on the session page: what
@@ -492,7 +471,7 @@ func (s *Server) deleteFromPage(w http.ResponseWriter, r *http.Request) {
 		s.pageErr(w, r, err)
 		return
 	}
-	if err := s.st.Delete(ctx, x.ID, false); err != nil {
+	if _, err := s.st.Delete(ctx, x.ID, loom.DeleteOptions{}); err != nil {
 		s.pageErr(w, r, err)
 		return
 	}

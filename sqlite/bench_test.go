@@ -108,3 +108,39 @@ func BenchmarkFork20k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFamily10k reads the lineage of 10,000 sessions (2,500 trees
+// of a session, its fork, its sub-agent and the sub-agent's own) in one
+// call, as session list --tree does.
+func BenchmarkFamily10k(b *testing.B) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "sessions.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	at := time.Now().Add(-time.Hour)
+	var data []*loom.SessionData
+	var roots []string
+	mk := func(kind, parent string) *loom.Session {
+		at = at.Add(time.Millisecond)
+		s := &loom.Session{ID: loom.NewID(), UserID: "bench", Kind: kind, ParentID: parent, CreatedAt: at, UpdatedAt: at}
+		data = append(data, &loom.SessionData{Session: s})
+		return s
+	}
+	for i := 0; i < 2500; i++ {
+		m := mk(loom.KindMain, "")
+		roots = append(roots, m.ID)
+		mk(loom.KindFork, m.ID)
+		mk(loom.KindSubagent, mk(loom.KindSubagent, m.ID).ID)
+	}
+	if err := st.Import(ctx, data); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if f, err := st.Family(ctx, loom.FamilyQuery{IDs: roots, UserID: "bench"}); err != nil || len(f) != 10000 {
+			b.Fatalf("family = %d sessions, %v", len(f), err)
+		}
+	}
+}

@@ -66,7 +66,7 @@ func Example() {
 	fmt.Println("fork:", got.ID == f.ID, f.Kind, f.ForkTurn, f.MessageCount)
 
 	// Delete to the trash and restore.
-	_ = st.Delete(ctx, f.ID, false)
+	_, _ = st.Delete(ctx, f.ID, loom.DeleteOptions{})
 	_ = st.Restore(ctx, f.ID)
 	list, _ := st.Sessions(ctx, loom.SessionFilter{UserID: "local"})
 	fmt.Println("sessions:", len(list))

@@ -111,33 +111,60 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 }
 
 // family is SQL for a session and its sub-agent sessions, recursively.
+// UNION ends a cycle of parent links; CROSS JOIN makes SQLite walk the
+// parent index from each session found.
 const family = `WITH RECURSIVE fam(id) AS (
 	SELECT ?
-	UNION SELECT s.id FROM sessions s JOIN fam ON s.parent_id = fam.id WHERE s.kind = 'subagent'
+	UNION SELECT s.id FROM fam CROSS JOIN sessions s ON s.parent_id = fam.id WHERE s.kind = 'subagent'
 )`
 
-// Delete implements loom.Store.
-func (s *Store) Delete(ctx context.Context, id string, purge bool) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error {
+// Delete implements loom.Store. The locks are read in the same immediate
+// transaction that deletes, so no process can take one in between.
+func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
+	var out []*loom.Session
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := s.sessionTx(ctx, tx, id); err != nil {
 			return err
+		}
+		where := "WHERE s.id IN (SELECT id FROM fam)"
+		if !opts.Purge {
+			where += " AND s.deleted_at IS NULL"
+		}
+		fam, err := s.querySessionsWith(ctx, tx, family+` SELECT `+sessionColumns+sessionFrom+where, id)
+		if err != nil {
+			return fmt.Errorf("delete %s: %w", id, err)
+		}
+		if !opts.Force {
+			for _, x := range fam {
+				if x.Lock != nil && x.Lock.Owner != s.owner {
+					return loom.Locked(x.ID, x.Lock)
+				}
+			}
 		}
 		if err := s.purgeTrash(ctx, tx); err != nil {
 			return err
 		}
-		if purge {
-			_, err := tx.ExecContext(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id)
-			if err != nil {
+		if opts.Purge {
+			if _, err := tx.ExecContext(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id); err != nil {
 				return fmt.Errorf("delete %s: %w", id, err)
 			}
-			return nil
+		} else {
+			now := s.now()
+			if _, err := tx.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = ? WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`, id, now); err != nil {
+				return fmt.Errorf("delete %s: %w", id, err)
+			}
+			at, _ := loom.ParseTime(now)
+			for _, x := range fam {
+				x.DeletedAt = &at
+			}
 		}
-		_, err := tx.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = ? WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`, id, s.now())
-		if err != nil {
-			return fmt.Errorf("delete %s: %w", id, err)
-		}
+		out = loom.ArrangeFamily(loom.FamilyQuery{IDs: []string{id}, SubagentsOnly: true}, fam)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // purgeTrash removes sessions that have been in the trash longer than
@@ -177,12 +204,12 @@ func (s *Store) Restore(ctx context.Context, id string) error {
 // Prune implements loom.Store: pruned sessions go to the trash, like
 // deleted ones, so a prune is undone by restore for loom.TrashTTL.
 func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
-	if opts.OlderThan <= 0 {
-		return nil, loom.Errorf(loom.EINVALID, "prune needs a positive age")
+	if opts.OlderThan < 0 {
+		return nil, loom.Errorf(loom.EINVALID, "prune needs an age of zero or more")
 	}
 	res := &loom.PruneResult{}
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		where := []string{"s.deleted_at IS NULL", "s.kind <> 'subagent'", "s.updated_at < ?"}
+		where := []string{"s.deleted_at IS NULL", "s.kind <> 'subagent'", "s.updated_at <= ?"}
 		args := []any{loom.FormatTime(s.Now().Add(-opts.OlderThan))}
 		if opts.UserID != "" {
 			where = append(where, "s.user_id = ?")

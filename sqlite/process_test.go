@@ -20,7 +20,14 @@ import (
 // LOOM_TEST_CHILD set it runs that role instead of the tests.
 func TestMain(m *testing.M) {
 	if role := os.Getenv("LOOM_TEST_CHILD"); role != "" {
-		if err := child(role, os.Getenv("LOOM_TEST_DB"), os.Getenv("LOOM_TEST_SESSION")); err != nil {
+		run := child
+		if role == "readonly" {
+			run = func(_, dbs, session string) error {
+				db, old, _ := strings.Cut(dbs, "\n")
+				return checkReadOnly(db, old, session)
+			}
+		}
+		if err := run(role, os.Getenv("LOOM_TEST_DB"), os.Getenv("LOOM_TEST_SESSION")); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
 			os.Exit(1)
 		}
@@ -32,7 +39,9 @@ func TestMain(m *testing.M) {
 // child roles:
 //   - append:N  appends N messages, one transaction each;
 //   - hold      locks the session, prints "locked", waits to be killed;
-//   - loop      appends forever, printing each committed seq.
+//   - loop      appends forever, printing each committed seq;
+//   - readonly  runs checkReadOnly on LOOM_TEST_DB (two paths, a line
+//     each), as the user the test started it as.
 func child(role, db, session string) error {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, db)

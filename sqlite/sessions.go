@@ -52,7 +52,12 @@ func (s *Store) scanSession(row scanner) (*loom.Session, error) {
 }
 
 func (s *Store) querySessions(ctx context.Context, db queryer, where string, args ...any) ([]*loom.Session, error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+sessionColumns+sessionFrom+where, args...)
+	return s.querySessionsWith(ctx, db, `SELECT `+sessionColumns+sessionFrom+where, args...)
+}
+
+// querySessionsWith runs a whole query that selects sessionColumns.
+func (s *Store) querySessionsWith(ctx context.Context, db queryer, query string, args ...any) ([]*loom.Session, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}

@@ -23,6 +23,10 @@ func TestConformance(t *testing.T) {
 			t.Cleanup(func() { st.Close() })
 			return st
 		}
+	}, func(t *testing.T, st loom.Store, sessionID string) {
+		if _, err := st.(*sqlite.Store).DB().Exec(`UPDATE locks SET pid = ? WHERE session_id = ?`, conformance.DeadPID(t), sessionID); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 

@@ -44,54 +44,154 @@ type Store struct {
 	stmts  sync.Map // query text → *sql.Stmt on the reader pool
 	wstmts sync.Map // query text → *sql.Stmt on the writer
 	wonce  sync.Once
+
+	// readOnly is set when the file was opened read-only (ModeRead on a
+	// file this process cannot write): every write fails at once.
+	readOnly bool
 }
+
+// Mode says what Open may do to the file: create it, write it, or only
+// read it.
+type Mode int
+
+const (
+	// ModeCreate opens the file for reading and writing, creating it
+	// (and its directory) when missing. It is what Open does.
+	ModeCreate Mode = iota
+	// ModeWrite opens a file that must exist, for reading and writing.
+	ModeWrite
+	// ModeRead opens a file that must exist and never creates one. A
+	// file this process may write is opened as ModeWrite opens it (and
+	// migrated if need be); one it may not write (the file or its
+	// directory is read-only, or the file system is) is opened
+	// read-only, and every write then fails with EINVALID.
+	ModeRead
+)
 
 // Open opens (creating when missing) the store at path, which may be a
 // file path or a "sqlite:PATH" / "file:PATH" URL, and brings its schema up
 // to date.
 func Open(ctx context.Context, path string) (*Store, error) {
-	path = strings.TrimPrefix(path, "sqlite://")
-	path = strings.TrimPrefix(path, "sqlite:")
-	path = strings.TrimPrefix(path, "file:")
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
+	return OpenMode(ctx, path, ModeCreate)
+}
+
+// OpenMode opens the store at path as mode says. A missing file (with
+// ModeWrite or ModeRead) is an ENOTFOUND error saying so, naming a
+// missing directory; a file that cannot be written (with ModeCreate or
+// ModeWrite) is an EINVALID error saying which.
+func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
+	path = filePath(path)
 	if path == "" {
 		return nil, loom.Errorf(loom.EINVALID, "empty database path")
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create database directory: %w", err)
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case mode == ModeCreate:
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("create database directory: %w", err)
+			}
+		case !exists(dir):
+			return nil, loom.Errorf(loom.ENOTFOUND, "no store at %s (directory %s does not exist)", path, dir)
+		default:
+			return nil, loom.Errorf(loom.ENOTFOUND, "no store at %s", path)
 		}
+	}
+	readOnly := false
+	if why := unwritable(path); why != "" {
+		if mode != ModeRead {
+			return nil, loom.Errorf(loom.EINVALID, "cannot write %s: %s", path, why)
+		}
+		readOnly = true
 	}
 	host, _ := os.Hostname()
 	s := &Store{
-		path:  path,
-		Now:   loom.Now,
-		owner: loom.NewID(),
-		pid:   os.Getpid(),
-		host:  host,
+		path:     path,
+		Now:      loom.Now,
+		owner:    loom.NewID(),
+		pid:      os.Getpid(),
+		host:     host,
+		readOnly: readOnly,
 	}
-	var err error
-	// busy_timeout comes first so that the pragmas after it wait for a
-	// busy database instead of failing.
-	common := "_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-16000)"
-	if s.writer, err = sql.Open(driverName, dsn(path, common+"&_txlock=immediate")); err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+	if readOnly {
+		if err := s.openReadOnly(); err != nil {
+			return nil, err
+		}
+	} else if err := s.openReadWrite(); err != nil {
+		return nil, err
 	}
-	s.writer.SetMaxOpenConns(1)
-	s.writer.SetConnMaxIdleTime(0)
-	if s.reader, err = sql.Open(driverName, dsn(path, common+"&_pragma=query_only(1)&_pragma=mmap_size(268435456)")); err != nil {
-		s.writer.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	s.reader.SetMaxOpenConns(max(4, runtime.NumCPU()))
-	s.reader.SetMaxIdleConns(max(4, runtime.NumCPU()))
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// filePath returns the file a store URL names: a path, or sqlite:PATH,
+// sqlite://PATH or file:PATH, without any ?query.
+func filePath(url string) string {
+	path := strings.TrimPrefix(url, "sqlite://")
+	path = strings.TrimPrefix(path, "sqlite:")
+	path = strings.TrimPrefix(path, "file:")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	return path
+}
+
+// openReadWrite opens the writer connection and the reader pool.
+func (s *Store) openReadWrite() error {
+	var err error
+	// busy_timeout comes first so that the pragmas after it wait for a
+	// busy database instead of failing.
+	common := "_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-16000)"
+	if s.writer, err = sql.Open(driverName, dsn(s.path, common+"&_txlock=immediate")); err != nil {
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetConnMaxIdleTime(0)
+	if s.reader, err = sql.Open(driverName, dsn(s.path, common+"&_pragma=query_only(1)&_pragma=mmap_size(268435456)")); err != nil {
+		s.writer.Close()
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	s.reader.SetMaxOpenConns(max(4, runtime.NumCPU()))
+	s.reader.SetMaxIdleConns(max(4, runtime.NumCPU()))
+	return nil
+}
+
+// openReadOnly opens a file this process cannot write, creating nothing
+// beside it. While a -wal file exists a writer may be at work (or died
+// leaving committed pages there), so the file is read through the WAL
+// with mode=ro, which needs the -shm to be there too. Without a -wal
+// file no connection has the database open in WAL mode, and any writer
+// would first have to create one: immutable=1 then reads the main file
+// alone, without the locking files a read-only directory or file system
+// could not hold, and without creating -wal and -shm files that, made
+// with the database's read-only permissions, would later stop its owner
+// from writing it. The one risk, a writer with more rights starting and
+// checkpointing during this read, costs at most this read, never the
+// file. The pool doubles as the writer so that DB() still reads.
+func (s *Store) openReadOnly() error {
+	params := "_pragma=busy_timeout(30000)&_pragma=query_only(1)&mode=ro"
+	if !exists(s.path + "-wal") {
+		params += "&immutable=1"
+	}
+	db, err := sql.Open(driverName, dsn(s.path, params))
+	if err != nil {
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	db.SetMaxOpenConns(max(4, runtime.NumCPU()))
+	db.SetMaxIdleConns(max(4, runtime.NumCPU()))
+	s.reader, s.writer = db, db
+	return nil
+}
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func dsn(path, params string) string {
@@ -117,7 +217,7 @@ func (s *Store) Close() error {
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())
 	}
-	if s.writer != nil {
+	if s.writer != nil && s.writer != s.reader {
 		errs = append(errs, s.writer.Close())
 	}
 	return errors.Join(errs...)
@@ -137,6 +237,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if version >= len(names) {
 		return nil
+	}
+	if s.readOnly {
+		return loom.Errorf(loom.EINVALID, "%s needs an upgrade to schema %d but is read-only; open it once with write access", s.path, len(names))
 	}
 	var mode string
 	if err := s.writer.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
@@ -176,6 +279,9 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // withTx runs fn in one immediate write transaction.
 func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.readOnly {
+		return loom.Errorf(loom.EINVALID, "cannot write %s: it is open read-only", s.path)
+	}
 	s.prepareWrites(ctx)
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {

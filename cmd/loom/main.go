@@ -43,8 +43,10 @@ func main() {
 
 // openStore picks the engine from the store's URL: PostgreSQL for
 // postgres:// URLs, SQLite for everything else (a path, sqlite:PATH or
-// file:PATH).
-func openStore(ctx context.Context, url string) (loom.Store, error) {
+// file:PATH), opened as the command's access needs. A PostgreSQL
+// database is the server's to create and protect: access changes
+// nothing there.
+func openStore(ctx context.Context, url string, access cli.Access) (loom.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		st, err := postgres.Open(ctx, url)
@@ -53,7 +55,14 @@ func openStore(ctx context.Context, url string) (loom.Store, error) {
 		}
 		return st, nil
 	default:
-		st, err := sqlite.Open(ctx, url)
+		mode := sqlite.ModeCreate
+		switch access {
+		case cli.AccessRead:
+			mode = sqlite.ModeRead
+		case cli.AccessWrite:
+			mode = sqlite.ModeWrite
+		}
+		st, err := sqlite.OpenMode(ctx, url, mode)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// countingStore counts the store's read calls, to show that a command
+// makes as many whatever the number of sessions.
+type countingStore struct {
+	loom.Store
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *countingStore) count(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls == nil {
+		c.calls = map[string]int{}
+	}
+	c.calls[name]++
+}
+
+// total is the number of calls that each cost the engine a query.
+func (c *countingStore) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.calls {
+		n += v
+	}
+	return n
+}
+
+func (c *countingStore) Session(ctx context.Context, id string) (*loom.Session, error) {
+	c.count("Session")
+	return c.Store.Session(ctx, id)
+}
+
+func (c *countingStore) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
+	c.count("Sessions")
+	return c.Store.Sessions(ctx, f)
+}
+
+func (c *countingStore) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
+	c.count("Resolve")
+	return c.Store.Resolve(ctx, ref, scope)
+}
+
+func (c *countingStore) Family(ctx context.Context, q loom.FamilyQuery) ([]*loom.Session, error) {
+	c.count("Family")
+	return c.Store.Family(ctx, q)
+}
+
+// lineageStore imports n trees of four sessions each (a session, its
+// fork, its sub-agent and the sub-agent's own sub-agent) into the
+// fixture's store.
+func lineageStore(t *testing.T, fx *fixture, n int) (mains []*loom.Session) {
+	t.Helper()
+	at := base
+	var data []*loom.SessionData
+	mk := func(kind, parent string, i int) *loom.Session {
+		at = at.Add(time.Second)
+		s := &loom.Session{ID: idAt(at), UserID: "local", Kind: kind, ParentID: parent, Project: fx.proj, Cwd: fx.project,
+			Title: fmt.Sprintf("%s %d", kind, i), CreatedAt: at, UpdatedAt: at}
+		data = append(data, &loom.SessionData{Session: s})
+		return s
+	}
+	for i := 0; i < n; i++ {
+		m := mk(loom.KindMain, "", i)
+		mains = append(mains, m)
+		mk(loom.KindFork, m.ID, i)
+		sub := mk(loom.KindSubagent, m.ID, i)
+		mk(loom.KindSubagent, sub.ID, i)
+	}
+	st := fx.openStore(t)
+	if err := st.Import(context.Background(), data); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	return mains
+}
+
+// countingRun runs loom in process on a store that counts its calls.
+func (fx *fixture) countingRun(t *testing.T, args ...string) (result, *countingStore) {
+	t.Helper()
+	var cs *countingStore
+	r := fx.runWith(t, runOpts{before: func(f *Factory) {
+		open := f.OpenStore
+		f.OpenStore = func(ctx context.Context, url string, access Access) (loom.Store, error) {
+			st, err := open(ctx, url, access)
+			if err != nil {
+				return nil, err
+			}
+			cs = &countingStore{Store: st}
+			return cs, nil
+		}
+	}}, args...)
+	if r.code != 0 {
+		t.Fatalf("loom %v: exit %d\n%s", args, r.code, r.stderr)
+	}
+	return r, cs
+}
+
+// session list --tree reads the whole lineage of 10,000 sessions in a
+// constant number of store calls, not one per session.
+func TestSessionListTreeQueries(t *testing.T) {
+	fx := newEmptyFixture(t)
+	const trees = 2500
+	lineageStore(t, fx, trees)
+	r, cs := fx.countingRun(t, "session", "list", "--tree", "--limit", "0", "--json")
+	list := decodeJSON[[]*loom.Session](t, r.stdout)
+	if len(list) != 4*trees {
+		t.Fatalf("--tree listed %d sessions, want %d", len(list), 4*trees)
+	}
+	// Tree order: every session right after its parent's subtree began.
+	pos := make(map[string]int, len(list))
+	for i, s := range list {
+		pos[s.ID] = i
+		if s.ParentID != "" {
+			if p, ok := pos[s.ParentID]; !ok || p >= i {
+				t.Fatalf("session %d (%s) comes before its parent", i, s.Title)
+			}
+		}
+	}
+	if n := cs.total(); n > 3 {
+		t.Fatalf("--tree made %d store calls for %d sessions (%v); want a constant few", n, len(list), cs.calls)
+	}
+	// Without --tree, listing is one call.
+	_, cs = fx.countingRun(t, "session", "list", "--limit", "0")
+	if n := cs.total(); n != 1 {
+		t.Fatalf("list made %d store calls (%v)", n, cs.calls)
+	}
+}
+
+// Exporting a session reads its sub-agent sessions in one call, however
+// many there are.
+func TestExportFamilyQueries(t *testing.T) {
+	fx := newEmptyFixture(t)
+	mains := lineageStore(t, fx, 3)
+	r, cs := fx.countingRun(t, "session", "export", mains[1].ID, "--format", "json")
+	doc := decodeJSON[exportDocument](t, r.stdout)
+	// The session and its two generations of sub-agents; not the fork.
+	if len(doc.Sessions) != 3 || doc.Sessions[0].Session.ID != mains[1].ID ||
+		doc.Sessions[1].Session.Kind != loom.KindSubagent || doc.Sessions[2].Session.ParentID != doc.Sessions[1].Session.ID {
+		t.Fatalf("exported %d sessions: %+v", len(doc.Sessions), doc.Sessions)
+	}
+	if cs.calls["Sessions"] != 0 || cs.calls["Family"] != 1 {
+		t.Fatalf("export read its family with %v", cs.calls)
+	}
+}

@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/openai/openaitest"
+)
+
+// A --db (or $LOOM_DB) that names no store is an error, one line, exit
+// 1, for every command but those that write a first message; nothing is
+// created. On a fresh machine (no --db, nothing in the data directory)
+// reading commands find no sessions and create nothing either.
+func TestBinaryMissingStore(t *testing.T) {
+	fx := newFixture(t)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no", "such", "sessions.db")
+	for _, args := range [][]string{
+		{"session", "list"}, {"session", "show", fx.main.ID}, {"search", "flaky"}, {"session", "export", fx.main.ID},
+		{"usage"}, {"session", "rename", fx.main.ID, "x"}, {"session", "delete", fx.main.ID, "--yes"},
+		{"session", "prune", "--older-than", "1d", "--yes"}, {"session", "fork", fx.main.ID, "--turn", "1"},
+	} {
+		r := fx.exec(t, "", append([]string{"--db", missing}, args...)...)
+		want := fmt.Sprintf("loom: no store at %s (directory %s does not exist)\n", missing, filepath.Dir(missing))
+		if r.code != ExitError || r.stderr != want {
+			t.Errorf("loom --db MISSING %s: exit %d, stderr %q; want 1 and %q", strings.Join(args, " "), r.code, r.stderr, want)
+		}
+		r = fx.exec(t, "", append([]string{"--db", filepath.Join(dir, "sesions.db")}, args...)...)
+		if r.code != ExitError || r.stderr != "loom: no store at "+filepath.Join(dir, "sesions.db")+"\n" {
+			t.Errorf("loom --db TYPO %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("commands on a missing store created %v", entries)
+	}
+
+	// A fresh machine: nothing under LOOM_HOME yet, no --db.
+	fresh := t.TempDir()
+	run := func(args ...string) result {
+		cmd := exec.Command(loomBinary(t), args...)
+		cmd.Dir = fx.project
+		cmd.Env = []string{"LOOM_HOME=" + fresh, "HOME=" + fresh, "PATH=" + os.Getenv("PATH")}
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return result{code: ee.ExitCode(), stdout: out.String(), stderr: errOut.String()}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return result{stdout: out.String(), stderr: errOut.String()}
+	}
+	if r := run("session", "list", "--json"); r.code != 0 || strings.TrimSpace(r.stdout) != "[]" || r.stderr != "" {
+		t.Fatalf("list on a fresh machine: %+v", r)
+	}
+	if r := run("search", "anything"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("search on a fresh machine: %+v", r)
+	}
+	if r := run("session", "show", "abcd"); r.code != ExitNotFound || r.stderr != "loom: no session matches \"abcd\"\n" {
+		t.Fatalf("show on a fresh machine: %+v", r)
+	}
+	if r := run("session", "delete", "abcd", "--yes"); r.code != ExitNotFound {
+		t.Fatalf("delete on a fresh machine: %+v", r)
+	}
+	if entries, _ := os.ReadDir(fresh); len(entries) != 0 {
+		t.Fatalf("reading on a fresh machine created %v", entries)
+	}
+}
+
+// The commands that write a first message create a missing store, with
+// its directory.
+func TestBinaryRunCreatesStore(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: "hello from a new store"})
+	db := filepath.Join(t.TempDir(), "new", "dir", "sessions.db")
+	r := fx.mustLoom(t, "", "--db", db, "run", "hello")
+	if !strings.Contains(r.stdout, "hello from a new store") {
+		t.Fatalf("run = %+v", r)
+	}
+	if list := fx.mustLoom(t, "", "--db", db, "session", "list"); len(lines(list.stdout)) != 1 {
+		t.Fatalf("list of the new store:\n%s", list.stdout)
+	}
+}
+
+// Reading commands work on a store that cannot be written (the file, its
+// directory, or its file system read-only) and leave nothing beside it;
+// writing commands fail with one line; a store that needs an upgrade in
+// that state says so. As root, file permissions bind nobody, so those
+// cases run loom as the user nobody, and the file system case mounts a
+// read-only tmpfs where that is permitted.
+func TestBinaryReadOnlyStore(t *testing.T) {
+	if onPostgres() {
+		t.Skip("read-only files are the SQLite engine's")
+	}
+	src := newFixture(t)
+	root := os.Geteuid() == 0
+	for _, place := range []string{"file", "directory", "file system"} {
+		t.Run(place, func(t *testing.T) {
+			dir := worldDir(t)
+			db := filepath.Join(dir, "sessions.db")
+			old := filepath.Join(dir, "old.db")
+			copyStore(t, src, db)
+			copyStore(t, src, old)
+			lowerSchema(t, src, old)
+			asNobody := false
+			switch place {
+			case "file":
+				mustDo(t, os.Chmod(db, 0o444), os.Chmod(old, 0o444), os.Chmod(dir, 0o777))
+				asNobody = root
+			case "directory":
+				if root {
+					mustDo(t, os.Chown(db, 65534, 65534), os.Chown(old, 65534, 65534))
+					asNobody = true
+				}
+				mustDo(t, os.Chmod(dir, 0o555))
+				t.Cleanup(func() { os.Chmod(dir, 0o755) })
+			case "file system":
+				mountReadOnly(t, dir)
+			}
+			before, _ := os.ReadDir(dir)
+			run := func(args ...string) result {
+				return execAs(t, dir, asNobody, append([]string{"--db", db}, args...)...)
+			}
+			must := func(args ...string) string {
+				t.Helper()
+				r := run(args...)
+				if r.code != 0 {
+					t.Fatalf("loom %s: exit %d, %q", strings.Join(args, " "), r.code, r.stderr)
+				}
+				return r.stdout
+			}
+			if rows := lines(must("session", "list", "--all-projects")); len(rows) != 7 {
+				t.Fatalf("list of a read-only store: %d rows", len(rows))
+			}
+			if out := must("session", "show", src.main.ID); !strings.Contains(out, "Fix the flaky test") {
+				t.Fatalf("show:\n%s", out)
+			}
+			if hits := decodeJSON[[]loom.SearchHit](t, must("search", "fake clock", "--json")); len(hits) == 0 || hits[0].SessionID != src.main.ID {
+				t.Fatalf("search hits = %+v", hits)
+			}
+			if out := must("session", "export", src.main.ID); len(lines(out)) < 10 {
+				t.Fatalf("export:\n%s", out)
+			}
+			for _, args := range [][]string{{"session", "rename", src.main.ID, "new title"}, {"session", "delete", src.main.ID, "--yes"}} {
+				r := run(args...)
+				if r.code != ExitError || !strings.HasPrefix(r.stderr, "loom: cannot write "+db+": ") || !strings.Contains(r.stderr, "read-only") || len(lines(r.stderr)) != 1 {
+					t.Errorf("loom %s on a read-only store: exit %d, %q", strings.Join(args, " "), r.code, r.stderr)
+				}
+			}
+			if after, _ := os.ReadDir(dir); len(after) != len(before) {
+				t.Fatalf("reading left files beside the store: %v", after)
+			}
+			r := execAs(t, dir, asNobody, "--db", old, "session", "list", "--all-projects")
+			if want := "loom: " + old + " needs an upgrade to schema 2 but is read-only; open it once with write access\n"; r.code != ExitError || r.stderr != want {
+				t.Fatalf("list of a read-only store that needs an upgrade: exit %d, %q; want %q", r.code, r.stderr, want)
+			}
+		})
+	}
+}
+
+// execAs runs loom in dir, as the user nobody when asked.
+func execAs(t *testing.T, dir string, nobody bool, args ...string) result {
+	t.Helper()
+	bin := loomBinary(t)
+	home := worldDir(t)
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"LOOM_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	if nobody {
+		// The binary's directory must be open to nobody.
+		mustDo(t, os.Chmod(filepath.Dir(bin), 0o755))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return result{code: ee.ExitCode(), stdout: out.String(), stderr: errOut.String()}
+	case nobody && errors.Is(err, syscall.EPERM):
+		t.Skipf("running a process as nobody is not permitted here: %v", err)
+	case err != nil:
+		t.Fatal(err)
+	}
+	return result{stdout: out.String(), stderr: errOut.String()}
+}
+
+// worldDir makes a directory that any user may enter and write.
+func worldDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "loom-cli-ro-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.Chmod(dir, 0o755)
+		os.RemoveAll(dir)
+	})
+	mustDo(t, os.Chmod(dir, 0o777))
+	return dir
+}
+
+// copyStore copies the fixture's store, closed, to path.
+func copyStore(t *testing.T, fx *fixture, path string) {
+	t.Helper()
+	in, err := os.Open(fx.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	mustDo(t, out.Close())
+}
+
+// lowerSchema makes the store at path say it is at schema 1, as one
+// written by an older loom would.
+func lowerSchema(t *testing.T, fx *fixture, path string) {
+	t.Helper()
+	st, err := openEngine(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&fixtureStore{st}).DB().Exec(`PRAGMA user_version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	mustDo(t, st.Close())
+}
+
+// mountReadOnly mounts a tmpfs on dir holding what dir held, read-only;
+// where mounting is not permitted the test is skipped.
+func mountReadOnly(t *testing.T, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a read-only file system needs root")
+	}
+	keep := t.TempDir()
+	if out, err := exec.Command("cp", "-a", dir+"/.", keep).CombinedOutput(); err != nil {
+		t.Fatalf("copy: %v %s", err, out)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("mounting a tmpfs is not permitted here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	if out, err := exec.Command("cp", "-a", keep+"/.", dir).CombinedOutput(); err != nil {
+		t.Fatalf("copy: %v %s", err, out)
+	}
+	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
+		t.Skipf("remounting read-only is not permitted here: %v %s", err, out)
+	}
+}
+
+func mustDo(t *testing.T, errs ...error) {
+	t.Helper()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,238 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// Opening with ModeWrite or ModeRead never creates a store; ModeCreate
+// makes the file and its directory.
+func TestOpenModesMissingStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, mode := range []sqlite.Mode{sqlite.ModeRead, sqlite.ModeWrite} {
+		path := filepath.Join(dir, "no", "such", "sessions.db")
+		_, err := sqlite.OpenMode(ctx, path, mode)
+		want := fmt.Sprintf("no store at %s (directory %s does not exist)", path, filepath.Dir(path))
+		if loom.ErrorCode(err) != loom.ENOTFOUND || err.Error() != want {
+			t.Fatalf("mode %d, missing directory: %v; want %q", mode, err, want)
+		}
+		path = filepath.Join(dir, "sessions.db")
+		_, err = sqlite.OpenMode(ctx, path, mode)
+		if loom.ErrorCode(err) != loom.ENOTFOUND || err.Error() != "no store at "+path {
+			t.Fatalf("mode %d, missing file: %v", mode, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("opening a missing store created %v", entries)
+	}
+	path := filepath.Join(dir, "new", "sessions.db")
+	st, err := sqlite.OpenMode(ctx, path, sqlite.ModeCreate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("ModeCreate made no file: %v", err)
+	}
+}
+
+// A store this process cannot write (the file read-only, its directory
+// read-only, or the file system read-only) opens read-only with
+// ModeRead, reads as usual, writes nothing beside it, and refuses writes
+// with one clear error; ModeWrite refuses to open it; one that needs a
+// migration says so.
+func TestReadOnlyStore(t *testing.T) {
+	root := os.Geteuid() == 0
+	for _, place := range []string{"file", "directory", "file system"} {
+		t.Run(place, func(t *testing.T) {
+			dir := openDir(t)
+			db := filepath.Join(dir, "sessions.db")
+			old := filepath.Join(dir, "old.db")
+			id := seedReadOnly(t, db, old)
+			nobody := false
+			switch place {
+			case "file":
+				// Root writes any file: the check then runs as nobody, who
+				// may write the directory but not the file.
+				must(t, os.Chmod(db, 0o444), os.Chmod(old, 0o444), os.Chmod(dir, 0o777))
+				nobody = root
+			case "directory":
+				if root {
+					// Nobody owns the files but not the directory.
+					must(t, os.Chown(db, 65534, 65534), os.Chown(old, 65534, 65534))
+					nobody = true
+				}
+				must(t, os.Chmod(dir, 0o555))
+				t.Cleanup(func() { os.Chmod(dir, 0o755) })
+			case "file system":
+				remountReadOnly(t, dir)
+			}
+			if !nobody {
+				if err := checkReadOnly(db, old, id); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			out, err := asNobody(t, "readonly", db+"\n"+old, id).CombinedOutput()
+			if errors.Is(err, syscall.EPERM) {
+				t.Skipf("running a process as nobody is not permitted here: %v", err)
+			}
+			if err != nil {
+				t.Fatalf("as nobody: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// checkReadOnly is the test of a store this process cannot write; it
+// runs in the test or, as root, in a child process running as nobody.
+func checkReadOnly(db, old, id string) error {
+	ctx := context.Background()
+	dir := filepath.Dir(db)
+	before, _ := os.ReadDir(dir)
+	st, err := sqlite.OpenMode(ctx, db, sqlite.ModeRead)
+	if err != nil {
+		return fmt.Errorf("open read-only: %w", err)
+	}
+	if !st.ReadOnly() {
+		st.Close()
+		return errors.New("the store was not opened read-only")
+	}
+	list, err := st.Sessions(ctx, loom.SessionFilter{UserID: "alice"})
+	if err != nil || len(list) != 1 {
+		return fmt.Errorf("list = %d sessions, %v", len(list), err)
+	}
+	if msgs, err := st.Messages(ctx, id, loom.MessageQuery{}); err != nil || len(msgs) != 2 {
+		return fmt.Errorf("messages = %d, %v", len(msgs), err)
+	}
+	if hits, err := st.Search(ctx, loom.SearchQuery{Text: "zebra", UserID: "alice"}); err != nil || len(hits) != 1 {
+		return fmt.Errorf("search = %d hits, %v", len(hits), err)
+	}
+	err = st.Append(ctx, list[0], msg("one more"))
+	if loom.ErrorCode(err) != loom.EINVALID || err.Error() != "cannot write "+db+": it is open read-only" {
+		return fmt.Errorf("append to a read-only store: %v", err)
+	}
+	if err := st.Close(); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	if after, _ := os.ReadDir(dir); len(after) != len(before) {
+		return fmt.Errorf("reading left files beside the store: %v, before %v", after, before)
+	}
+	_, err = sqlite.OpenMode(ctx, db, sqlite.ModeWrite)
+	if loom.ErrorCode(err) != loom.EINVALID || !strings.HasPrefix(err.Error(), "cannot write "+db+": ") || !strings.Contains(err.Error(), "read-only") {
+		return fmt.Errorf("open for writing: %v", err)
+	}
+	_, err = sqlite.OpenMode(ctx, old, sqlite.ModeRead)
+	if want := old + " needs an upgrade to schema 2 but is read-only; open it once with write access"; err == nil || err.Error() != want {
+		return fmt.Errorf("open of a store that needs a migration: %v; want %q", err, want)
+	}
+	return nil
+}
+
+// seedReadOnly makes a store with one session at db, and at old one that
+// says it is at schema 1, and returns the session's id.
+func seedReadOnly(t *testing.T, db, old string) string {
+	t.Helper()
+	id := loom.NewID()
+	for _, p := range []string{db, old} {
+		s := &loom.Session{ID: id, UserID: "alice", Key: "cli:ro"}
+		st, err := sqlite.Open(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Append(context.Background(), s, msg("a zebra question"), msg("an answer")); err != nil {
+			t.Fatal(err)
+		}
+		if p == old {
+			if _, err := st.DB().Exec(`PRAGMA user_version = 1`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return id
+}
+
+// openDir makes a directory that any user may enter.
+func openDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "loom-ro-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.Chmod(dir, 0o755)
+		os.RemoveAll(dir)
+	})
+	must(t, os.Chmod(dir, 0o755))
+	return dir
+}
+
+// remountReadOnly mounts a tmpfs on dir holding what dir held, read-only;
+// where mounting is not permitted the test is skipped.
+func remountReadOnly(t *testing.T, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a read-only file system needs root")
+	}
+	keep := t.TempDir()
+	if out, err := exec.Command("cp", "-a", dir+"/.", keep).CombinedOutput(); err != nil {
+		t.Fatalf("copy: %v %s", err, out)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("mounting a tmpfs is not permitted here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	if out, err := exec.Command("cp", "-a", keep+"/.", dir).CombinedOutput(); err != nil {
+		t.Fatalf("copy: %v %s", err, out)
+	}
+	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
+		t.Skipf("remounting read-only is not permitted here: %v %s", err, out)
+	}
+}
+
+// asNobody runs a child role of this test binary as the user nobody.
+func asNobody(t *testing.T, role, db, session string) *exec.Cmd {
+	t.Helper()
+	bin := filepath.Join(openDir(t), "sqlite.test")
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	must(t, dst.Close())
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = []string{"LOOM_TEST_CHILD=" + role, "LOOM_TEST_DB=" + db, "LOOM_TEST_SESSION=" + session, "HOME=/"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	return cmd
+}
+
+func must(t *testing.T, errs ...error) {
+	t.Helper()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
