@@ -980,6 +980,7 @@ func waitFor(t *testing.T, s interface{ String() string }, want string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
 // A panic anywhere in a command is one line on stderr, exit 1, and a
 // report with the stack in the state directory, never a stack trace.
 func TestPanicIsOneLine(t *testing.T) {
