@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/mounttest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
@@ -126,7 +127,7 @@ func TestBinaryReadOnlyStore(t *testing.T) {
 				mustDo(t, os.Chmod(dir, 0o555))
 				t.Cleanup(func() { os.Chmod(dir, 0o755) })
 			case "file system":
-				mountReadOnly(t, dir)
+				mounttest.ReadOnly(t, dir)
 			}
 			before, _ := os.ReadDir(dir)
 			run := func(args ...string) result {
@@ -243,29 +244,6 @@ func lowerSchema(t *testing.T, fx *fixture, path string) {
 		t.Fatal(err)
 	}
 	mustDo(t, st.Close())
-}
-
-// mountReadOnly mounts a tmpfs on dir holding what dir held, read-only;
-// where mounting is not permitted the test is skipped.
-func mountReadOnly(t *testing.T, dir string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a read-only file system needs root")
-	}
-	keep := t.TempDir()
-	if out, err := exec.Command("cp", "-a", dir+"/.", keep).CombinedOutput(); err != nil {
-		t.Fatalf("copy: %v %s", err, out)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("mounting a tmpfs is not permitted here: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", dir).Run() })
-	if out, err := exec.Command("cp", "-a", keep+"/.", dir).CombinedOutput(); err != nil {
-		t.Fatalf("copy: %v %s", err, out)
-	}
-	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
-		t.Skipf("remounting read-only is not permitted here: %v %s", err, out)
-	}
 }
 
 func mustDo(t *testing.T, errs ...error) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/mounttest"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -78,7 +79,7 @@ func TestReadOnlyStore(t *testing.T) {
 				must(t, os.Chmod(dir, 0o555))
 				t.Cleanup(func() { os.Chmod(dir, 0o755) })
 			case "file system":
-				remountReadOnly(t, dir)
+				mounttest.ReadOnly(t, dir)
 			}
 			if !nobody {
 				if err := checkReadOnly(db, old, id); err != nil {
@@ -183,29 +184,6 @@ func openDir(t *testing.T) string {
 	})
 	must(t, os.Chmod(dir, 0o755))
 	return dir
-}
-
-// remountReadOnly mounts a tmpfs on dir holding what dir held, read-only;
-// where mounting is not permitted the test is skipped.
-func remountReadOnly(t *testing.T, dir string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a read-only file system needs root")
-	}
-	keep := t.TempDir()
-	if out, err := exec.Command("cp", "-a", dir+"/.", keep).CombinedOutput(); err != nil {
-		t.Fatalf("copy: %v %s", err, out)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("mounting a tmpfs is not permitted here: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", dir).Run() })
-	if out, err := exec.Command("cp", "-a", keep+"/.", dir).CombinedOutput(); err != nil {
-		t.Fatalf("copy: %v %s", err, out)
-	}
-	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
-		t.Skipf("remounting read-only is not permitted here: %v %s", err, out)
-	}
 }
 
 // asNobody runs a child role of this test binary as the user nobody.
