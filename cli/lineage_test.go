@@ -137,6 +137,21 @@ func TestSessionListTreeQueries(t *testing.T) {
 	if n := cs.total(); n != 1 {
 		t.Fatalf("list made %d store calls (%v)", n, cs.calls)
 	}
+	// A list of every session already holds the tree: the same order,
+	// from the one listing call.
+	r, cs = fx.countingRun(t, "session", "list", "--all-projects", "--tree", "--limit", "0", "--json")
+	all := decodeJSON[[]*loom.Session](t, r.stdout)
+	if n := cs.total(); n != 1 {
+		t.Fatalf("--all-projects --tree made %d store calls (%v), want 1", n, cs.calls)
+	}
+	if len(all) != len(list) {
+		t.Fatalf("--all-projects --tree listed %d sessions, want %d", len(all), len(list))
+	}
+	for i := range all {
+		if all[i].ID != list[i].ID {
+			t.Fatalf("row %d: %s from the list, %s from Family", i, all[i].Title, list[i].Title)
+		}
+	}
 }
 
 // Exporting a session reads its sub-agent sessions in one call, however

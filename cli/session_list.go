@@ -84,7 +84,10 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		rows[i] = treeRow{s: s}
 	}
 	if opts.Tree {
-		if rows, err = lineage(ctx, st, f.User(), sessions); err != nil {
+		// A list of every project and surface that the limit did not cut
+		// holds every session a tree could show: no query is needed.
+		complete := opts.AllProjects && opts.Surface == "" && (opts.Limit == 0 || len(sessions) < opts.Limit)
+		if rows, err = lineage(ctx, st, f.User(), sessions, complete); err != nil {
 			return err
 		}
 	}
@@ -151,8 +154,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 // lineage orders sessions as a tree: each listed session that is not the
 // child of another listed one is a root, followed by its forks and
 // sub-agent sessions (listed or not), depth first. The whole tree is one
-// store query, however many sessions it holds.
-func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session) ([]treeRow, error) {
+// store query, however many sessions it holds, and none when complete
+// says the list already holds every live session of the user.
+func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session, complete bool) ([]treeRow, error) {
 	listed := make(map[string]bool, len(sessions))
 	for _, s := range sessions {
 		listed[s.ID] = true
@@ -163,9 +167,15 @@ func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.S
 			roots = append(roots, s.ID)
 		}
 	}
-	family, err := st.Family(ctx, loom.FamilyQuery{IDs: roots, UserID: user})
-	if err != nil {
-		return nil, err
+	q := loom.FamilyQuery{IDs: roots, UserID: user}
+	var family []*loom.Session
+	if complete {
+		family = loom.ArrangeFamily(q, sessions)
+	} else {
+		var err error
+		if family, err = st.Family(ctx, q); err != nil {
+			return nil, err
+		}
 	}
 	// Family puts each session after its parent, so a parent's depth is
 	// known when its children come.
