@@ -3,60 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
 )
-
-// countingStore counts the store's read calls, to show that a command
-// makes as many whatever the number of sessions.
-type countingStore struct {
-	loom.Store
-	mu    sync.Mutex
-	calls map[string]int
-}
-
-func (c *countingStore) count(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.calls == nil {
-		c.calls = map[string]int{}
-	}
-	c.calls[name]++
-}
-
-// total is the number of calls that each cost the engine a query.
-func (c *countingStore) total() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, v := range c.calls {
-		n += v
-	}
-	return n
-}
-
-func (c *countingStore) Session(ctx context.Context, id string) (*loom.Session, error) {
-	c.count("Session")
-	return c.Store.Session(ctx, id)
-}
-
-func (c *countingStore) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
-	c.count("Sessions")
-	return c.Store.Sessions(ctx, f)
-}
-
-func (c *countingStore) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
-	c.count("Resolve")
-	return c.Store.Resolve(ctx, ref, scope)
-}
-
-func (c *countingStore) Family(ctx context.Context, q loom.FamilyQuery) ([]*loom.Session, error) {
-	c.count("Family")
-	return c.Store.Family(ctx, q)
-}
 
 // lineageStore imports n trees of four sessions each (a session, its
 // fork, its sub-agent and the sub-agent's own sub-agent) into the
@@ -88,9 +40,9 @@ func lineageStore(t *testing.T, fx *fixture, n int) (mains []*loom.Session) {
 }
 
 // countingRun runs loom in process on a store that counts its calls.
-func (fx *fixture) countingRun(t *testing.T, args ...string) (result, *countingStore) {
+func (fx *fixture) countingRun(t *testing.T, args ...string) (result, *storetest.Counting) {
 	t.Helper()
-	var cs *countingStore
+	var cs *storetest.Counting
 	r := fx.runWith(t, runOpts{before: func(f *Factory) {
 		open := f.OpenStore
 		f.OpenStore = func(ctx context.Context, url string, access Access) (loom.Store, error) {
@@ -98,7 +50,7 @@ func (fx *fixture) countingRun(t *testing.T, args ...string) (result, *countingS
 			if err != nil {
 				return nil, err
 			}
-			cs = &countingStore{Store: st}
+			cs = storetest.NewCounting(st)
 			return cs, nil
 		}
 	}}, args...)
@@ -129,20 +81,20 @@ func TestSessionListTreeQueries(t *testing.T) {
 			}
 		}
 	}
-	if n := cs.total(); n > 3 {
-		t.Fatalf("--tree made %d store calls for %d sessions (%v); want a constant few", n, len(list), cs.calls)
+	if n := cs.Total(); n > 3 {
+		t.Fatalf("--tree made %d store calls for %d sessions (%v); want a constant few", n, len(list), cs.Calls())
 	}
 	// Without --tree, listing is one call.
 	_, cs = fx.countingRun(t, "session", "list", "--limit", "0")
-	if n := cs.total(); n != 1 {
-		t.Fatalf("list made %d store calls (%v)", n, cs.calls)
+	if n := cs.Total(); n != 1 {
+		t.Fatalf("list made %d store calls (%v)", n, cs.Calls())
 	}
 	// A list of every session already holds the tree: the same order,
 	// from the one listing call.
 	r, cs = fx.countingRun(t, "session", "list", "--all-projects", "--tree", "--limit", "0", "--json")
 	all := decodeJSON[[]*loom.Session](t, r.stdout)
-	if n := cs.total(); n != 1 {
-		t.Fatalf("--all-projects --tree made %d store calls (%v), want 1", n, cs.calls)
+	if n := cs.Total(); n != 1 {
+		t.Fatalf("--all-projects --tree made %d store calls (%v), want 1", n, cs.Calls())
 	}
 	if len(all) != len(list) {
 		t.Fatalf("--all-projects --tree listed %d sessions, want %d", len(all), len(list))
@@ -166,7 +118,7 @@ func TestExportFamilyQueries(t *testing.T) {
 		doc.Sessions[1].Session.Kind != loom.KindSubagent || doc.Sessions[2].Session.ParentID != doc.Sessions[1].Session.ID {
 		t.Fatalf("exported %d sessions: %+v", len(doc.Sessions), doc.Sessions)
 	}
-	if cs.calls["Sessions"] != 0 || cs.calls["Family"] != 1 {
-		t.Fatalf("export read its family with %v", cs.calls)
+	if cs.Calls()["Sessions"] != 0 || cs.Calls()["Family"] != 1 {
+		t.Fatalf("export read its family with %v", cs.Calls())
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/mounttest"
+	"github.com/loomhq/loom/internal/fsfault"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
@@ -105,8 +105,7 @@ func TestBinaryReadOnlyStore(t *testing.T) {
 		t.Skip("read-only files are the SQLite engine's")
 	}
 	src := newFixture(t)
-	root := os.Geteuid() == 0
-	for _, place := range []string{"file", "directory", "file system"} {
+	for _, place := range fsfault.ReadOnlyKinds {
 		t.Run(place, func(t *testing.T) {
 			dir := worldDir(t)
 			db := filepath.Join(dir, "sessions.db")
@@ -114,21 +113,7 @@ func TestBinaryReadOnlyStore(t *testing.T) {
 			copyStore(t, src, db)
 			copyStore(t, src, old)
 			lowerSchema(t, src, old)
-			asNobody := false
-			switch place {
-			case "file":
-				mustDo(t, os.Chmod(db, 0o444), os.Chmod(old, 0o444), os.Chmod(dir, 0o777))
-				asNobody = root
-			case "directory":
-				if root {
-					mustDo(t, os.Chown(db, 65534, 65534), os.Chown(old, 65534, 65534))
-					asNobody = true
-				}
-				mustDo(t, os.Chmod(dir, 0o555))
-				t.Cleanup(func() { os.Chmod(dir, 0o755) })
-			case "file system":
-				mounttest.ReadOnly(t, dir)
-			}
+			asNobody := fsfault.MakeReadOnly(t, place, dir, db, old)
 			before, _ := os.ReadDir(dir)
 			run := func(args ...string) result {
 				return execAs(t, dir, asNobody, append([]string{"--db", db}, args...)...)

@@ -5,48 +5,20 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/server"
 )
-
-// countingStore counts the session reads a page makes.
-type countingStore struct {
-	loom.Store
-	mu    sync.Mutex
-	calls map[string]int
-}
-
-func (c *countingStore) count(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.calls[name]++
-}
-
-func (c *countingStore) Session(ctx context.Context, id string) (*loom.Session, error) {
-	c.count("Session")
-	return c.Store.Session(ctx, id)
-}
-
-func (c *countingStore) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
-	c.count("Sessions")
-	return c.Store.Sessions(ctx, f)
-}
-
-func (c *countingStore) Family(ctx context.Context, q loom.FamilyQuery) ([]*loom.Session, error) {
-	c.count("Family")
-	return c.Store.Family(ctx, q)
-}
 
 // The session page reads the lineage it shows in one store call, however
 // large the tree, and bounds what it shows.
 func TestSessionPageLineageQueries(t *testing.T) {
-	cs := &countingStore{calls: map[string]int{}}
+	var cs *storetest.Counting
 	e := newEnv(t, func(c *server.Config) {
-		cs.Store = c.Store
+		cs = storetest.NewCounting(c.Store)
 		c.Store = cs
 	})
 	// A root with 200 forks, each with a sub-agent: 401 sessions.
@@ -85,7 +57,7 @@ func TestSessionPageLineageQueries(t *testing.T) {
 	if n := strings.Count(lineage, "<li>"); n != 300 {
 		t.Fatalf("lineage shows %d sessions, want the bound of 300", n)
 	}
-	if cs.calls["Family"] != 1 || cs.calls["Sessions"] != 0 || cs.calls["Session"] > 2 {
-		t.Fatalf("the session page read the lineage with %v", cs.calls)
+	if cs.Calls()["Family"] != 1 || cs.Calls()["Sessions"] != 0 || cs.Calls()["Session"] > 2 {
+		t.Fatalf("the session page read the lineage with %v", cs.Calls())
 	}
 }

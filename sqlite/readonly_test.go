@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/mounttest"
+	"github.com/loomhq/loom/internal/fsfault"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -56,31 +56,13 @@ func TestOpenModesMissingStore(t *testing.T) {
 // with one clear error; ModeWrite refuses to open it; one that needs a
 // migration says so.
 func TestReadOnlyStore(t *testing.T) {
-	root := os.Geteuid() == 0
-	for _, place := range []string{"file", "directory", "file system"} {
+	for _, place := range fsfault.ReadOnlyKinds {
 		t.Run(place, func(t *testing.T) {
 			dir := openDir(t)
 			db := filepath.Join(dir, "sessions.db")
 			old := filepath.Join(dir, "old.db")
 			id := seedReadOnly(t, db, old)
-			nobody := false
-			switch place {
-			case "file":
-				// Root writes any file: the check then runs as nobody, who
-				// may write the directory but not the file.
-				must(t, os.Chmod(db, 0o444), os.Chmod(old, 0o444), os.Chmod(dir, 0o777))
-				nobody = root
-			case "directory":
-				if root {
-					// Nobody owns the files but not the directory.
-					must(t, os.Chown(db, 65534, 65534), os.Chown(old, 65534, 65534))
-					nobody = true
-				}
-				must(t, os.Chmod(dir, 0o555))
-				t.Cleanup(func() { os.Chmod(dir, 0o755) })
-			case "file system":
-				mounttest.ReadOnly(t, dir)
-			}
+			nobody := fsfault.MakeReadOnly(t, place, dir, db, old)
 			if !nobody {
 				if err := checkReadOnly(db, old, id); err != nil {
 					t.Fatal(err)
