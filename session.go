@@ -34,6 +34,24 @@ type Lock struct {
 	Owner string `json:"-"`
 }
 
+// HeldElsewhere reports whether a live holder other than the store handle
+// owner has s's lock. Engines fill Lock only while its holder is alive,
+// so a dead holder's lock counts as free.
+func (s *Session) HeldElsewhere(owner string) bool {
+	return s.Lock != nil && s.Lock.Owner != owner
+}
+
+// CheckNotHeld returns the ELOCKED error of the first session another
+// live holder than owner has, nil when owner may change them all.
+func CheckNotHeld(sessions []*Session, owner string) error {
+	for _, s := range sessions {
+		if s.HeldElsewhere(owner) {
+			return Locked(s.ID, s.Lock)
+		}
+	}
+	return nil
+}
+
 // Session is one durable thread of work: an ordered list of messages plus
 // metadata. It is created by its first message.
 type Session struct {

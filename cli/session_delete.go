@@ -98,10 +98,9 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	// The store refuses each locked session in its own transaction; this
 	// refuses before the first is deleted, as far as it can see.
 	if !opts.Force {
-		for _, s := range targets {
-			if s.Lock != nil {
-				return lockedForDelete(loom.Locked(s.ID, s.Lock))
-			}
+		// This process holds no lock: any holder is another one.
+		if err := loom.CheckNotHeld(targets, ""); err != nil {
+			return lockedForDelete(err)
 		}
 	}
 	ios := f.IO

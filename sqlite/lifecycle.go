@@ -135,10 +135,8 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 			return fmt.Errorf("delete %s: %w", id, err)
 		}
 		if !opts.Force {
-			for _, x := range fam {
-				if x.Lock != nil && x.Lock.Owner != s.owner {
-					return loom.Locked(x.ID, x.Lock)
-				}
+			if err := loom.CheckNotHeld(fam, s.owner); err != nil {
+				return err
 			}
 		}
 		if err := s.purgeTrash(ctx, tx); err != nil {
@@ -224,7 +222,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 			return err
 		}
 		for _, x := range old {
-			if x.Lock != nil && x.Lock.Owner != s.owner {
+			if x.HeldElsewhere(s.owner) {
 				res.Skipped = append(res.Skipped, x)
 				continue
 			}

@@ -70,7 +70,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 			return err
 		case cur.DeletedAt != nil:
 			return loom.Errorf(loom.ENOTFOUND, "session %s is in the trash", x.ID)
-		case cur.Lock != nil && cur.Lock.Owner != s.owner:
+		case cur.HeldElsewhere(s.owner):
 			return loom.Locked(x.ID, cur.Lock)
 		}
 		fresh = cur
