@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/loomhq/loom"
 )
@@ -27,7 +26,7 @@ func (f *Factory) chooseSession(ctx context.Context, st loom.Store, c sessionCho
 	fresh := func(key string) *loom.Session {
 		return &loom.Session{ID: loom.NewID(), UserID: f.User(), Key: key, Surface: loom.SurfaceOf(key), Project: project, Cwd: cwd}
 	}
-	newKey := func() string { return fmt.Sprintf("cli:%s:%d", project.Name, f.now().UnixMilli()) }
+	newKey := func() string { return loom.CLIKeyAt(project.Name, f.now()) }
 	switch {
 	case c.Resume != "":
 		s, err := f.Resolve(ctx, st, c.Resume)
@@ -66,12 +65,12 @@ func (f *Factory) chooseSession(ctx context.Context, st loom.Store, c sessionCho
 			return nil, false, loom.Errorf(loom.ENOTFOUND, "no session to continue in project %s (%s)", project.Name, project.Root)
 		}
 		// The project's first session takes the plain key when it is free.
-		taken, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), ProjectID: project.ID, Key: "cli:" + project.Name, Limit: 1})
+		taken, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), ProjectID: project.ID, Key: loom.CLIKey(project.Name), Limit: 1})
 		if err != nil {
 			return nil, false, err
 		}
 		if len(taken) == 0 {
-			return fresh("cli:" + project.Name), false, nil
+			return fresh(loom.CLIKey(project.Name)), false, nil
 		}
 		return fresh(newKey()), false, nil
 	}

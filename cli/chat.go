@@ -350,7 +350,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		}
 		cwd, _ := c.f.Cwd()
 		old := c.s
-		next := &loom.Session{ID: loom.NewID(), UserID: c.f.User(), Key: fmt.Sprintf("cli:%s:%d", project.Name, c.f.now().UnixMilli()),
+		next := &loom.Session{ID: loom.NewID(), UserID: c.f.User(), Key: loom.CLIKeyAt(project.Name, c.f.now()),
 			Surface: "cli", Project: project, Cwd: cwd, Model: old.Model, Provider: old.Provider, Profile: old.Profile}
 		if err := c.switchTo(ctx, next, false); err != nil {
 			return false, err

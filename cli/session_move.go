@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -171,8 +171,8 @@ func moveSession(ctx context.Context, f *Factory, st loom.Store, s *loom.Session
 	moved, err := st.UpdateSession(ctx, s.ID, u)
 	// Keys made from the clock can meet when many sessions move within
 	// one millisecond: count on until one is free.
-	for ms := f.now().UnixMilli(); loom.ErrorCode(err) == loom.ECONFLICT && strings.HasPrefix(s.Key, "cli:"); ms++ {
-		key := "cli:" + project.Name + ":" + strconv.FormatInt(ms, 10)
+	for t := f.now(); loom.ErrorCode(err) == loom.ECONFLICT && loom.IsCLIKey(s.Key); t = t.Add(time.Millisecond) {
+		key := loom.CLIKeyAt(project.Name, t)
 		u.Key = &key
 		moved, err = st.UpdateSession(ctx, s.ID, u)
 	}
@@ -185,14 +185,7 @@ func movedKey(key, oldName, newName string) (string, bool) {
 	if oldName == "" || oldName == newName {
 		return "", false
 	}
-	prefix := "cli:" + oldName
-	switch {
-	case key == prefix:
-		return "cli:" + newName, true
-	case strings.HasPrefix(key, prefix+":"):
-		return "cli:" + newName + key[len(prefix):], true
-	}
-	return "", false
+	return loom.RenameCLIKey(key, oldName, newName)
 }
 
 // movedProjectHint finds, for a project with no sessions, sessions of a

@@ -10,31 +10,6 @@ import (
 	"github.com/loomhq/loom/agent"
 )
 
-// maxKey bounds a session key.
-const maxKey = 256
-
-// validKey checks a key of the form SURFACE:NAME: a surface of letters,
-// digits, '-', '_' or '.', a colon, and a name, on one line.
-func validKey(key string) error {
-	surface, name, ok := strings.Cut(key, ":")
-	switch {
-	case key == "":
-		return loom.Errorf(loom.EINVALID, "key is required, e.g. telegram:12345")
-	case len(key) > maxKey:
-		return loom.Errorf(loom.EINVALID, "key is longer than %d bytes", maxKey)
-	case !ok || surface == "" || name == "":
-		return loom.Errorf(loom.EINVALID, "key %q must be SURFACE:NAME, e.g. telegram:12345", key)
-	case strings.ContainsAny(key, "\r\n\t\x00"):
-		return loom.Errorf(loom.EINVALID, "key must be one line")
-	}
-	for _, c := range surface {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return loom.Errorf(loom.EINVALID, "surface %q may hold only letters, digits, '-', '_' and '.'", surface)
-		}
-	}
-	return nil
-}
-
 // sessionForKey finds the user's live session with key outside any
 // project (the key names at most one), or prepares a new one that the
 // turn's first message creates.
@@ -100,7 +75,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.Key = strings.TrimSpace(in.Key)
-	if err := validKey(in.Key); err != nil {
+	if err := loom.ValidKey(in.Key); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
