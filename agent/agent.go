@@ -115,10 +115,9 @@ func (l *Loop) Turn(ctx context.Context, s *loom.Session, text string, emit func
 	if emit == nil {
 		emit = func(Event) {}
 	}
+	// Tool calls a dead process left unfinished were repaired when the
+	// session was opened (Service.Open); a failed turn repairs its own.
 	if s.MessageCount > 0 {
-		if _, err := l.RepairInterrupted(ctx, s); err != nil {
-			return nil, err
-		}
 		if err := l.maybeCompact(ctx, s, emit); err != nil {
 			return nil, err
 		}

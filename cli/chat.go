@@ -16,14 +16,13 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
-	"github.com/loomhq/loom/replaylog"
 )
 
 // ChatOptions are the options of `loom chat`.
 type ChatOptions struct {
 	f            *Factory
 	Choice       sessionChoice
-	Agent        agentFlags
+	Agent        agent.Choice
 	FullHistory  bool
 	NoHistory    bool
 	ShowThinking bool
@@ -91,16 +90,13 @@ func addChatFlags(cmd *cobra.Command, opts *ChatOptions) {
 	fl.BoolVar(&opts.NoResumeHint, "no-resume-hint", false, "do not print how to resume on exit")
 }
 
-// chat is one interactive conversation: the store, the agent, the session
-// attached to (locked) and the lease on it.
+// chat is one interactive conversation on a terminal or a pipe.
 type chat struct {
-	opts  *ChatOptions
-	f     *Factory
-	st    loom.Store
-	loop  *agent.Loop
-	s     *loom.Session
-	lease *loom.Lease
-	// announced: "session <id>" was printed for s.
+	opts *ChatOptions
+	f    *Factory
+	st   loom.Store
+	conv *agent.Conversation
+	// announced: "session <id>" was printed for the current session.
 	announced bool
 
 	mu     sync.Mutex
@@ -113,15 +109,17 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 	if err != nil {
 		return err
 	}
-	s, exists, err := f.chooseSession(ctx, st, opts.Choice, true)
+	conv, err := f.openConversation(ctx, st, opts.Choice, opts.Agent, true)
 	if err != nil {
 		return err
 	}
-	c := &chat{opts: opts, f: f, st: st}
-	if err := c.attach(ctx, s, exists, opts.Agent); err != nil {
-		return err
+	c := &chat{opts: opts, f: f, st: st, conv: conv, announced: conv.Resumed()}
+	defer c.detach(ctx)
+	if conv.Resumed() {
+		if err := c.resumed(ctx); err != nil {
+			return err
+		}
 	}
-	defer c.detach(context.WithoutCancel(ctx))
 	// Ctrl+C cancels the running turn, not the program.
 	handler := func() {
 		c.mu.Lock()
@@ -138,29 +136,9 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 	return c.scripted(ctx)
 }
 
-// attach locks s, builds the agent for it, and on resume repairs
-// interrupted tool calls and shows recent history.
-func (c *chat) attach(ctx context.Context, s *loom.Session, exists bool, fl agentFlags) error {
-	before := *s
-	loop, err := c.f.AgentLoop(ctx, c.st, s, fl)
-	if err != nil {
-		return err
-	}
-	lease, err := c.st.Lock(ctx, s.ID)
-	if err != nil {
-		return err
-	}
-	c.loop, c.s, c.lease, c.announced = loop, s, lease, exists
-	if !exists {
-		return nil
-	}
-	if err := persistChoice(ctx, c.st, s, before); err != nil {
-		return err
-	}
-	if _, err := loop.RepairInterrupted(ctx, s); err != nil {
-		return err
-	}
-	loop.LogFor(s).Write(replaylog.Entry{Kind: replaylog.KindSessionResume, SessionID: s.ID})
+// resumed says which session was resumed and shows its recent history.
+func (c *chat) resumed(ctx context.Context) error {
+	s := c.conv.Session()
 	cs := c.f.IO.ColorScheme()
 	fmt.Fprintf(c.f.IO.ErrOut, "%s %s %s (%s, %s)\n", cs.Gray("resuming session"), s.ID, cs.Bold(orDash(s.Title)),
 		plural(s.MessageCount, "message"), s.Model)
@@ -175,7 +153,7 @@ func (c *chat) attach(ctx context.Context, s *loom.Session, exists bool, fl agen
 }
 
 func (c *chat) showHistory(ctx context.Context, limit int) error {
-	msgs, err := c.st.Messages(ctx, c.s.ID, loom.MessageQuery{Limit: limit})
+	msgs, err := c.st.Messages(ctx, c.conv.Session().ID, loom.MessageQuery{Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -188,17 +166,11 @@ func (c *chat) showHistory(ctx context.Context, limit int) error {
 	return nil
 }
 
-// detach releases the lock and prints how to resume.
+// detach closes the conversation and prints how to resume.
 func (c *chat) detach(ctx context.Context) {
-	if c.lease != nil {
-		c.lease.Release(ctx)
-	}
-	if c.s == nil || c.s.MessageCount == 0 {
-		return
-	}
-	c.loop.LogFor(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionEnd, SessionID: c.s.ID})
-	if !c.opts.NoResumeHint {
-		fmt.Fprintf(c.f.IO.ErrOut, "resume this session with: loom chat --resume %s\n", c.s.ID)
+	c.conv.Close(ctx)
+	if s := c.conv.Session(); s.MessageCount > 0 && !c.opts.NoResumeHint {
+		fmt.Fprintf(c.f.IO.ErrOut, "resume this session with: loom chat --resume %s\n", s.ID)
 	}
 }
 
@@ -305,14 +277,14 @@ func (c *chat) turn(ctx context.Context, text string) error {
 	}()
 	p := newTurnPrinter(c.f.IO, c.opts.ShowThinking)
 	p.begin()
-	res, err := c.loop.Turn(tctx, c.s, text, p.event)
+	res, err := c.conv.Turn(tctx, text, p.event)
 	final := ""
 	if res != nil {
 		final = res.Text
 	}
 	p.end(final)
-	if !c.announced && c.s.MessageCount > 0 {
-		fmt.Fprintf(c.f.IO.ErrOut, "session %s\n", c.s.ID)
+	if s := c.conv.Session(); !c.announced && s.MessageCount > 0 {
+		fmt.Fprintf(c.f.IO.ErrOut, "session %s\n", s.ID)
 		c.announced = true
 	}
 	if err != nil && agent.IsCancelled(err) && ctx.Err() == nil {
@@ -344,17 +316,11 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 	case "/help":
 		fmt.Fprintln(out, chatHelp)
 	case "/new":
-		project, err := c.f.Project()
-		if err != nil {
+		old := c.conv.Session()
+		if err := c.conv.New(ctx); err != nil {
 			return false, err
 		}
-		cwd, _ := c.f.Cwd()
-		old := c.s
-		next := &loom.Session{ID: loom.NewID(), UserID: c.f.User(), Key: loom.CLIKeyAt(project.Name, c.f.now()),
-			Surface: "cli", Project: project, Cwd: cwd, Model: old.Model, Provider: old.Provider, Profile: old.Profile}
-		if err := c.switchTo(ctx, next, false); err != nil {
-			return false, err
-		}
+		c.announced = false
 		if old.MessageCount > 0 {
 			fmt.Fprintf(out, "new session; the previous one is kept: %s\n", old.ID)
 		} else {
@@ -364,56 +330,38 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		if arg == "" {
 			return false, usageErrorf("usage: /rename TITLE")
 		}
-		if c.s.MessageCount == 0 {
-			c.s.Title = arg
-		} else {
-			s, err := c.st.UpdateSession(ctx, c.s.ID, loom.SessionUpdate{Title: &arg})
-			if err != nil {
-				return false, err
-			}
-			*c.s = *s
+		if err := c.conv.Rename(ctx, arg); err != nil {
+			return false, err
 		}
 		fmt.Fprintf(out, "renamed to %q\n", arg)
 	case "/fork":
-		if c.s.MessageCount == 0 {
-			return false, loom.Errorf(loom.EINVALID, "nothing to fork yet")
-		}
+		s := c.conv.Session()
 		turn := 0
-		if arg != "" {
+		if arg != "" && s.MessageCount > 0 {
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 {
-				return false, usageErrorf("usage: /fork [TURN], TURN a number from 1 to %d", c.s.TurnCount)
+				return false, usageErrorf("usage: /fork [TURN], TURN a number from 1 to %d", s.TurnCount)
 			}
 			turn = n
 		}
-		fk, err := c.st.Fork(ctx, c.s.ID, loom.ForkOptions{Turn: turn})
+		fk, err := c.conv.Fork(ctx, turn)
 		if err != nil {
 			return false, err
 		}
-		c.loop.LogFor(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionFork, SessionID: fk.ID, ParentID: c.s.ID})
-		parent := c.s.ID
-		if err := c.switchTo(ctx, fk, true); err != nil {
-			return false, err
-		}
-		fmt.Fprintf(out, "forked %s at turn %d: now in %s\n", parent, fk.ForkTurn, fk.ID)
+		c.announced = true
+		fmt.Fprintf(out, "forked %s at turn %d: now in %s\n", s.ID, fk.ForkTurn, fk.ID)
 	case "/usage":
-		fmt.Fprintf(out, "%s  %s\n", cs.Bold("usage"), usageSummary(c.s.Usage))
+		fmt.Fprintf(out, "%s  %s\n", cs.Bold("usage"), usageSummary(c.conv.Session().Usage))
 	case "/profile":
 		if arg == "" {
-			fmt.Fprintf(out, "profile: %s\n", orDash(c.s.Profile))
+			fmt.Fprintf(out, "profile: %s\n", orDash(c.conv.Session().Profile))
 			return false, nil
 		}
-		before := *c.s
-		loop, err := c.f.AgentLoop(ctx, c.st, c.s, agentFlags{Profile: arg, Model: c.opts.Agent.Model})
-		if err != nil {
-			*c.s = before
+		if err := c.conv.SetProfile(ctx, arg); err != nil {
 			return false, err
 		}
-		c.loop = loop
-		if err := persistChoice(ctx, c.st, c.s, before); err != nil {
-			return false, err
-		}
-		fmt.Fprintf(out, "profile %s (model %s); same session\n", c.s.Profile, c.s.Model)
+		s := c.conv.Session()
+		fmt.Fprintf(out, "profile %s (model %s); same session\n", s.Profile, s.Model)
 	case "/history":
 		n := 10
 		if arg != "" {
@@ -423,7 +371,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 			}
 			n = v
 		}
-		if c.s.MessageCount == 0 {
+		if c.conv.Session().MessageCount == 0 {
 			fmt.Fprintln(out, "no messages yet")
 			return false, nil
 		}
@@ -444,12 +392,9 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		}
 		return false, writeHits(c.f.IO, hits, c.f.now())
 	case "/compact":
-		if c.s.MessageCount == 0 {
-			return false, loom.Errorf(loom.EINVALID, "nothing to compact yet")
-		}
 		p := newTurnPrinter(c.f.IO, false)
 		p.begin()
-		_, err := c.loop.Compact(ctx, c.s, p.event)
+		_, err := c.conv.Compact(ctx, p.event)
 		p.end("")
 		if err != nil {
 			return false, err
@@ -458,17 +403,4 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		return false, usageErrorf("unknown command %s (try /help)", name)
 	}
 	return false, nil
-}
-
-// switchTo leaves the current session for s, holding s's lock instead.
-func (c *chat) switchTo(ctx context.Context, s *loom.Session, exists bool) error {
-	lease, err := c.st.Lock(ctx, s.ID)
-	if err != nil {
-		return err
-	}
-	if c.lease != nil {
-		c.lease.Release(ctx)
-	}
-	c.s, c.lease, c.announced = s, lease, exists
-	return nil
 }

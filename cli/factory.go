@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/paths"
 )
 
@@ -34,7 +36,10 @@ type Factory struct {
 	Now     func() time.Time
 	Version string
 	// Providers makes model providers by name ("openai", "anthropic").
-	Providers map[string]ProviderFunc
+	Providers map[string]agent.ProviderFunc
+	// Serve runs loom's HTTP server on ln until ctx ends; main wires in
+	// the server package (nil: loom serve is not available).
+	Serve func(ctx context.Context, ln net.Listener, cfg ServeConfig) error
 	// LocalModelURL is where to look for a local OpenAI-compatible server
 	// when no provider is configured (default: Ollama's address).
 	LocalModelURL string

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/loomhq/loom/replaylog"
+	"github.com/loomhq/loom/agent"
 )
 
 // RunOptions are the options of `loom run`.
@@ -16,7 +16,7 @@ type RunOptions struct {
 	f        *Factory
 	Prompt   string
 	Choice   sessionChoice
-	Agent    agentFlags
+	Agent    agent.Choice
 	Thinking bool
 }
 
@@ -90,27 +90,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	s, exists, err := f.chooseSession(ctx, st, opts.Choice, false)
+	conv, err := f.openConversation(ctx, st, opts.Choice, opts.Agent, false)
 	if err != nil {
 		return err
 	}
-	before := *s
-	loop, err := f.AgentLoop(ctx, st, s, opts.Agent)
-	if err != nil {
-		return err
-	}
-	lease, err := st.Lock(ctx, s.ID)
-	if err != nil {
-		return err
-	}
-	defer lease.Release(context.WithoutCancel(ctx))
-	if exists {
-		if err := persistChoice(ctx, st, s, before); err != nil {
-			return err
-		}
-		loop.LogFor(s).Write(replaylog.Entry{Kind: replaylog.KindSessionResume, SessionID: s.ID})
-	}
-	fmt.Fprintf(f.IO.ErrOut, "session %s\n", s.ID)
+	defer conv.Close(ctx)
+	fmt.Fprintf(f.IO.ErrOut, "session %s\n", conv.Session().ID)
 	p := newTurnPrinter(f.IO, false)
 	emit := p.event
 	if f.JSON() {
@@ -118,7 +103,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	} else {
 		p.begin()
 	}
-	res, err := loop.Turn(ctx, s, prompt, emit)
+	res, err := conv.Turn(ctx, prompt, emit)
 	if !f.JSON() {
 		final := ""
 		if res != nil {
@@ -129,7 +114,6 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	loop.LogFor(s).Write(replaylog.Entry{Kind: replaylog.KindSessionEnd, SessionID: s.ID})
 	if f.JSON() {
 		return writeJSON(f.IO.Out, res.Messages)
 	}

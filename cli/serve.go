@@ -11,8 +11,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
-	"github.com/loomhq/loom/replaylog"
-	"github.com/loomhq/loom/server"
 )
 
 // defaultServeAddr is where loom serve listens unless told otherwise:
@@ -113,12 +111,18 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if opts.LogJSON {
 		h = slog.NewJSONHandler(f.IO.ErrOut, nil)
 	}
-	srv := server.New(server.Config{
-		Store:   st,
-		Tokens:  tokens,
-		NewLoop: serveLoop(f, st, user),
-		Logger:  slog.New(h),
-	})
+	su, err := f.agentSetup()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	// Server turns use the command line's configuration, under the
+	// token's user, without what a network-facing agent must not have.
+	su.Served, su.Operator = true, user
+	if f.Serve == nil {
+		ln.Close()
+		return fmt.Errorf("this loom is built without its HTTP server")
+	}
 
 	addr := ln.Addr().(*net.TCPAddr)
 	host := addr.IP.String()
@@ -132,13 +136,31 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if !addr.IP.IsLoopback() {
 		fmt.Fprintln(f.IO.ErrOut, "loom: warning: listening beyond this machine over plain HTTP; put a TLS reverse proxy in front, tokens are bearer secrets")
 	}
-	if _, err := f.AgentLoop(ctx, st, &loom.Session{UserID: user}, agentFlags{}); err != nil {
+	if _, err := su.Build(ctx, st, &loom.Session{UserID: user}, agent.Choice{}); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "loom: POST /api/v1/messages answers 503 until a model provider is configured: %s\n", oneLine(loom.ErrorMessage(err)))
 	}
 	if opts.listening != nil {
 		opts.listening(ln.Addr().String())
 	}
-	return srv.Serve(ctx, ln, opts.Grace)
+	return f.Serve(ctx, ln, ServeConfig{
+		Store:  st,
+		Tokens: tokens,
+		Agent:  &agent.Service{Store: st, Build: su.Build, Now: f.now},
+		Logger: slog.New(h),
+		Grace:  opts.Grace,
+	})
+}
+
+// ServeConfig is what loom serve hands to the HTTP server that main
+// wires in (Factory.Serve).
+type ServeConfig struct {
+	Store  loom.Store
+	Tokens loom.TokenStore
+	// Agent opens the conversations of POST /api/v1/messages.
+	Agent  *agent.Service
+	Logger *slog.Logger
+	// Grace is how long running turns may take to finish on shutdown.
+	Grace time.Duration
 }
 
 func mustDBURL(f *Factory) string {
@@ -147,52 +169,4 @@ func mustDBURL(f *Factory) string {
 		return "?"
 	}
 	return u
-}
-
-// serveLoop builds the agent of a server turn the way chat and run build
-// theirs (same configuration, the session's own model and profile), with
-// what a network-facing agent must not have taken away: read_file would
-// read this machine's files for anyone holding a token, so it is gone;
-// the memory tool and the memory files are the serving user's own, kept
-// for that user's sessions only. Replay logs go under the session's user.
-func serveLoop(f *Factory, st loom.Store, operator string) func(context.Context, *loom.Session) (*agent.Loop, error) {
-	return func(ctx context.Context, s *loom.Session) (*agent.Loop, error) {
-		before := *s
-		l, err := f.AgentLoop(ctx, st, s, agentFlags{})
-		if err != nil {
-			return nil, err
-		}
-		if err := persistChoice(ctx, st, s, before); err != nil {
-			return nil, err
-		}
-		own := s.UserID == operator
-		tools := l.Tools[:0:0]
-		for _, t := range l.Tools {
-			switch t.Spec().Name {
-			case (agent.ReadFile{}).Spec().Name:
-				continue
-			case (agent.Memory{}).Spec().Name:
-				if !own {
-					continue
-				}
-			}
-			tools = append(tools, t)
-		}
-		l.Tools = tools
-		if !own {
-			l.MemoryFile, l.UserFile = "", ""
-		}
-		d, err := f.Dirs()
-		if err != nil {
-			return nil, err
-		}
-		l.LogFor = func(x *loom.Session) *replaylog.Log {
-			lg, err := replaylog.Open(d.SessionLog(x.UserID, x.ID))
-			if err != nil {
-				return nil
-			}
-			return lg
-		}
-		return l, nil
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -17,9 +18,11 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/openai/openaitest"
+	"github.com/loomhq/loom/server"
 )
 
 // serving is loom serve running in process.
@@ -49,6 +52,7 @@ func startServe(t *testing.T, fx *fixture, env map[string]string, user string) *
 		OpenStore:     openFor,
 		Now:           time.Now,
 		Providers:     testProviders(),
+		Serve:         testServe,
 		LocalModelURL: "http://127.0.0.1:1/v1", // nothing listens: no local model
 	}
 	f.flags.user = user
@@ -158,7 +162,7 @@ func TestServeTurns(t *testing.T) {
 	fake := openaitest.NewServer()
 	defer fake.Close()
 	sv := startServe(t, fx, map[string]string{"OPENAI_BASE_URL": fake.BaseURL(), "OPENAI_API_KEY": "k", "LOOM_MODEL": "gpt-4o-mini"}, "alice")
-	if strings.Contains(sv.errOut.String(), "503") {
+	if strings.Contains(sv.errOut.String(), "answers 503") {
 		t.Errorf("serve says turns are unavailable with a provider:\n%s", sv.errOut)
 	}
 	st := fx.openStore(t)
@@ -297,9 +301,14 @@ func TestBinaryServeShowsRunSessions(t *testing.T) {
 	}
 }
 
+// testServe runs the HTTP server as main wires it, for in-process runs.
+func testServe(ctx context.Context, ln net.Listener, c ServeConfig) error {
+	return server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger}).Serve(ctx, ln, c.Grace)
+}
+
 // testProviders are the providers main builds in, for in-process runs.
-func testProviders() map[string]ProviderFunc {
-	return map[string]ProviderFunc{
+func testProviders() map[string]agent.ProviderFunc {
+	return map[string]agent.ProviderFunc{
 		"openai": func(e config.Endpoint) loom.Provider {
 			return openai.New(openai.Config{APIKey: e.APIKey, BaseURL: e.BaseURL, MaxRetries: -1})
 		},

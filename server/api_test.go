@@ -250,19 +250,24 @@ func TestPostMessageErrors(t *testing.T) {
 // Without an agent, POST /api/v1/messages is 503 and the rest works.
 func TestPostMessageNoAgent(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		newLoop func(context.Context, *loom.Session) (*agent.Loop, error)
+		name  string
+		build func(context.Context, loom.Store, *loom.Session, agent.Choice) (*agent.Loop, error)
 	}{
 		{"nil", nil},
-		{"no provider", func(context.Context, *loom.Session) (*agent.Loop, error) {
+		{"no provider", func(context.Context, loom.Store, *loom.Session, agent.Choice) (*agent.Loop, error) {
 			return nil, loom.Errorf(loom.EINVALID, "no model provider is configured")
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, func(c *server.Config) { c.NewLoop = tc.newLoop })
+			e := newEnv(t, func(c *server.Config) {
+				c.Agent = nil
+				if tc.build != nil {
+					c.Agent = &agent.Service{Store: c.Store, Build: tc.build}
+				}
+			})
 			resp, b := e.request("POST", "/api/v1/messages", e.alice, `{"key":"http:a","text":"hi"}`)
 			wantError(t, "POST without an agent", resp, b, 503, "unavailable")
-			if tc.newLoop != nil && !strings.Contains(string(b), "no model provider") {
+			if tc.build != nil && !strings.Contains(string(b), "no model provider") {
 				t.Errorf("503 body %s does not say why", b)
 			}
 			var list struct{ Sessions []*loom.Session }

@@ -56,11 +56,11 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	cfg := server.Config{
 		Store:  e.st,
 		Tokens: e.st,
-		NewLoop: func(ctx context.Context, s *loom.Session) (*agent.Loop, error) {
-			l := agent.NewLoop(e.st, prov, "gpt-4o-mini")
+		Agent: &agent.Service{Store: e.st, Build: func(ctx context.Context, st loom.Store, s *loom.Session, _ agent.Choice) (*agent.Loop, error) {
+			l := agent.NewLoop(st, prov, "gpt-4o-mini")
 			s.Model, s.Provider = l.Model, prov.Name()
 			return l, nil
-		},
+		}},
 		Logger:       slog.New(slog.NewJSONHandler(e.logs, nil)),
 		PollInterval: 20 * time.Millisecond,
 	}

@@ -20,17 +20,16 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/agent"
 )
 
 // Config is what a Server needs. Store and Tokens are required.
 type Config struct {
 	Store  loom.Store
 	Tokens loom.TokenStore
-	// NewLoop builds the agent that runs a turn in session s. It may
-	// record the model, provider and profile it chose on s. Nil, or an
-	// error from it, makes POST /api/v1/messages answer 503.
-	NewLoop func(ctx context.Context, s *loom.Session) (*agent.Loop, error)
+	// Agent opens the conversations that POST /api/v1/messages runs
+	// turns in. Nil, or an agent.UnavailableError from it, makes that
+	// endpoint answer 503.
+	Agent Conversations
 	// Logger receives access logs and internal errors (default: discard).
 	Logger *slog.Logger
 

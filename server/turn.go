@@ -10,20 +10,13 @@ import (
 	"github.com/loomhq/loom/agent"
 )
 
-// sessionForKey finds the user's live session with key outside any
-// project (the key names at most one), or prepares a new one that the
-// turn's first message creates.
-func (s *Server) sessionForKey(ctx context.Context, user, key string) (*loom.Session, bool, error) {
-	found, err := s.st.Sessions(ctx, loom.SessionFilter{UserID: user, Key: key, Limit: 50})
-	if err != nil {
-		return nil, false, err
-	}
-	for _, x := range found {
-		if x.Project.ID == "" && x.Kind != loom.KindSubagent {
-			return x, false, nil
-		}
-	}
-	return &loom.Session{ID: loom.NewID(), UserID: user, Key: key, Surface: loom.SurfaceOf(key), Kind: loom.KindMain}, true, nil
+// Conversations opens the conversation a turn runs in: the session a
+// key names, locked, with its agent built. *agent.Service is the one
+// loom serve uses; it decides which session a key names, repairs what a
+// dead process left and writes the replay log's session events, for this
+// edge as for the command line.
+type Conversations interface {
+	Open(ctx context.Context, spec agent.Spec) (*agent.Conversation, error)
 }
 
 // Events of POST /api/v1/messages.
@@ -83,7 +76,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, loom.Errorf(loom.EINVALID, "text is required"))
 		return
 	}
-	if s.cfg.NewLoop == nil {
+	if s.cfg.Agent == nil {
 		s.writeError(w, r, codedError(eUnavailable, "this server runs no agent"))
 		return
 	}
@@ -130,26 +123,22 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	st.send(evDone, "", turnDone{SessionID: x.ID, Key: in.Key, Text: res.Text, Messages: msgs, Usage: res.Usage})
 }
 
-// runTurn finds or prepares the session, takes its lock, builds the
-// agent and runs the turn, streaming its events. It returns a nil stream
+// runTurn opens the conversation (the session, its lock and agent) and
+// runs the turn, streaming its events. It returns a nil stream
 // when it failed before streaming began (err is then for a plain JSON
 // answer). The lock is released when it returns.
 func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, user, key, text string) (*stream, *loom.Session, *agent.Result, error) {
 	ctx := r.Context()
-	x, created, err := s.sessionForKey(ctx, user, key)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	lease, err := s.st.Lock(ctx, x.ID)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer lease.Release(context.WithoutCancel(ctx))
-	loop, err := s.cfg.NewLoop(ctx, x)
-	if err != nil {
+	conv, err := s.cfg.Agent.Open(ctx, agent.Spec{UserID: user, Key: key})
+	if agent.IsUnavailable(err) {
 		s.log.Warn("no agent for a turn", "err", err)
 		return nil, nil, nil, codedError(eUnavailable, "the agent is not available: %s", loom.ErrorMessage(err))
 	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer conv.Close(ctx)
+	x, created := conv.Session(), !conv.Resumed()
 
 	st := startStream(w)
 	st.send(evStart, "", map[string]any{"session_id": x.ID, "key": key, "created": created})
@@ -185,6 +174,6 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, user, key, text
 	// Server.turnCtx.
 	tctx, cancel := context.WithCancel(s.turnCtx)
 	defer cancel()
-	res, err := loop.Turn(tctx, x, text, emit)
+	res, err := conv.Turn(tctx, text, emit)
 	return st, x, res, err
 }

@@ -1,20 +1,23 @@
 // Command loom manages durable, searchable, resumable sessions for AI
 // agents. This file only wires the command line to the real streams,
-// environment and store engines.
+// environment, store engines, model providers and HTTP server.
 package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/anthropic"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/postgres"
+	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -29,7 +32,8 @@ func main() {
 		OpenStore: openStore,
 		Now:       time.Now,
 		Version:   version,
-		Providers: map[string]cli.ProviderFunc{
+		Serve:     serve,
+		Providers: map[string]agent.ProviderFunc{
 			"openai": func(e config.Endpoint) loom.Provider {
 				return openai.New(openai.Config{APIKey: e.APIKey, BaseURL: e.BaseURL})
 			},
@@ -39,6 +43,12 @@ func main() {
 		},
 	}
 	os.Exit(cli.Main(f, os.Args[1:]))
+}
+
+// serve runs the HTTP server for loom serve.
+func serve(ctx context.Context, ln net.Listener, c cli.ServeConfig) error {
+	srv := server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger})
+	return srv.Serve(ctx, ln, c.Grace)
 }
 
 // openStore picks the engine from the store's URL: PostgreSQL for

@@ -1,101 +1,131 @@
-package cli
+package agent
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/replaylog"
 )
 
 // Default models when a provider is configured without one.
 const (
-	defaultOpenAIModel    = "gpt-4o-mini"
-	defaultAnthropicModel = "claude-sonnet-4-5"
-	// defaultLocalURL is where a local OpenAI-compatible server usually
+	DefaultOpenAIModel    = "gpt-4o-mini"
+	DefaultAnthropicModel = "claude-sonnet-4-5"
+	// DefaultLocalURL is where a local OpenAI-compatible server usually
 	// listens (Ollama).
-	defaultLocalURL = "http://127.0.0.1:11434/v1"
+	DefaultLocalURL = "http://127.0.0.1:11434/v1"
 )
 
-// ProviderFunc makes a provider from its endpoint; main supplies one per
-// provider name ("openai", "anthropic").
+// ProviderFunc makes a provider from its endpoint; the program supplies
+// one per provider name ("openai", "anthropic").
 type ProviderFunc func(e config.Endpoint) loom.Provider
 
-// agentFlags are the agent choices a command's flags made; empty means
-// "not given".
-type agentFlags struct {
+// Choice is what a caller asked for of the agent; empty fields are "not
+// given" and fall back to the session's, then the configuration's.
+type Choice struct {
 	Model   string
 	Profile string
 }
 
-// noProviderHelp is the one paragraph chat and run print when no model
-// provider can be found.
-func noProviderHelp(configFile string) error {
+// Setup builds the agent of a session from loom's configuration: the
+// provider and model, the profile, the memory files and the replay log.
+// The configuration file is read at each Build, so a running server sees
+// a changed one.
+type Setup struct {
+	// Dirs are loom's directories: configuration, profiles, memory files
+	// and replay logs.
+	Dirs paths.Dirs
+	// Env looks up environment variables (they override config.toml).
+	Env func(string) string
+	// Providers makes model providers by name.
+	Providers map[string]ProviderFunc
+	// LocalModelURL is where to look for a local OpenAI-compatible server
+	// when no provider is configured (default DefaultLocalURL, or
+	// OLLAMA_HOST).
+	LocalModelURL string
+	// Served is set for an agent that answers over the network: it gets
+	// no read_file (that would read this machine's files for anyone with
+	// a token), and the memory tool and memory files only in sessions of
+	// Operator, the user who runs the server.
+	Served   bool
+	Operator string
+	// OnLogError is told when a replay log cannot be written (the session
+	// is still stored).
+	OnLogError func(error)
+}
+
+// NoProviderHelp is the one paragraph said when no model provider can be
+// found.
+func NoProviderHelp(configFile string) error {
 	return loom.Errorf(loom.EINVALID, "no model provider is configured. Set OPENAI_API_KEY (with OPENAI_BASE_URL for any other OpenAI-compatible server: vLLM, llama.cpp, OpenRouter, LM Studio) or ANTHROPIC_API_KEY; or write provider, model and api_key into %s; or start Ollama on 127.0.0.1:11434, which loom uses when nothing else is set. LOOM_PROVIDER and LOOM_MODEL choose the provider and model.", configFile)
 }
 
-// Config reads config.toml and the environment.
-func (f *Factory) Config() (*config.Config, error) {
-	d, err := f.Dirs()
-	if err != nil {
-		return nil, err
+func (su *Setup) env(k string) string {
+	if su.Env == nil {
+		return ""
 	}
-	return config.Load(d.ConfigFile(), f.env)
+	return su.Env(k)
 }
 
-// AgentLoop builds the agent for session s: provider and model from the
-// flags, else the session (a resumed session keeps its own), else the
-// configuration; the profile likewise. It records the choice on s so the
-// session is created (or updated) with it.
-func (f *Factory) AgentLoop(ctx context.Context, st loom.Store, s *loom.Session, fl agentFlags) (*agent.Loop, error) {
-	cfg, err := f.Config()
+// Config reads config.toml and the environment.
+func (su *Setup) Config() (*config.Config, error) {
+	return config.Load(su.Dirs.ConfigFile(), su.env)
+}
+
+// Build returns the agent for session s: provider and model from c, else
+// the session's (a resumed session keeps its own), else the
+// configuration's; the profile likewise. It records the choice on s, so
+// the session is created (or updated) with it.
+func (su *Setup) Build(ctx context.Context, st loom.Store, s *loom.Session, c Choice) (*Loop, error) {
+	cfg, err := su.Config()
 	if err != nil {
 		return nil, err
 	}
-	d, err := f.Dirs()
-	if err != nil {
-		return nil, err
-	}
-	profileName := first(fl.Profile, s.Profile, cfg.Profile)
+	d := su.Dirs
+	profileName := first(c.Profile, s.Profile, cfg.Profile)
 	profile, err := config.LoadProfile(d.ProfilesDir(), profileName)
 	if err != nil {
 		return nil, err
 	}
 	provName := first(s.Provider, cfg.Provider)
 	sessionModel := s.Model
-	if s.Provider != "" && !cfg.Configured(s.Provider) && cfg.Configured(first(cfg.Provider, other(s.Provider))) {
+	if s.Provider != "" && !cfg.Configured(s.Provider) && cfg.Configured(first(cfg.Provider, otherProvider(s.Provider))) {
 		// The session's provider is no longer set up but another is:
 		// continue there, with that provider's model.
-		provName, sessionModel = first(cfg.Provider, other(s.Provider)), ""
+		provName, sessionModel = first(cfg.Provider, otherProvider(s.Provider)), ""
 	}
-	model := first(fl.Model, sessionModel, profile.Model, cfg.Model)
-	if fl.Model == "" && fl.Profile != "" && profile.Model != "" {
+	model := first(c.Model, sessionModel, profile.Model, cfg.Model)
+	if c.Model == "" && c.Profile != "" && profile.Model != "" {
 		model = profile.Model // switching profile brings its model
 	}
-	prov, model, err := f.provider(ctx, cfg, provName, model, d.ConfigFile())
+	prov, model, err := su.provider(ctx, cfg, provName, model)
 	if err != nil {
 		return nil, err
 	}
-	l := agent.NewLoop(st, prov, model)
+	l := NewLoop(st, prov, model)
 	l.Profile, l.System = profile.Name, profile.Prompt
 	l.MemoryFile, l.UserFile = d.MemoryFile(), d.UserFile()
 	l.Thinking, l.MaxTokens = cfg.Thinking, cfg.MaxTokens
 	l.CompactItems, l.ContextWindow = cfg.CompactAfter, cfg.ContextWindow
-	user := f.User()
 	l.LogFor = func(x *loom.Session) *replaylog.Log {
-		lg, err := replaylog.Open(d.SessionLog(user, x.ID))
+		lg, err := replaylog.Open(d.SessionLog(x.UserID, x.ID))
 		if err != nil {
-			f.warnReplayLog(err)
+			if su.OnLogError != nil {
+				su.OnLogError(err)
+			}
 			return nil
 		}
-		lg.OnError = f.warnReplayLog
+		lg.OnError = su.OnLogError
 		return lg
+	}
+	if su.Served {
+		su.restrict(l, s)
 	}
 	s.Model, s.Provider, s.Profile = model, prov.Name(), profile.Name
 	if profile.Name == "default" && profileName == "" {
@@ -104,9 +134,32 @@ func (f *Factory) AgentLoop(ctx context.Context, st loom.Store, s *loom.Session,
 	return l, nil
 }
 
+// restrict takes from a served agent what a network-facing agent must
+// not have.
+func (su *Setup) restrict(l *Loop, s *loom.Session) {
+	own := s.UserID == su.Operator
+	tools := l.Tools[:0:0]
+	for _, t := range l.Tools {
+		switch t.Spec().Name {
+		case (ReadFile{}).Spec().Name:
+			continue
+		case (Memory{}).Spec().Name:
+			if !own {
+				continue
+			}
+		}
+		tools = append(tools, t)
+	}
+	l.Tools = tools
+	if !own {
+		l.MemoryFile, l.UserFile = "", ""
+	}
+}
+
 // provider picks and builds the provider: the named one when it is
 // configured, else whichever is, else a local server that answers.
-func (f *Factory) provider(ctx context.Context, cfg *config.Config, name, model, configFile string) (loom.Provider, string, error) {
+func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model string) (loom.Provider, string, error) {
+	configFile := su.Dirs.ConfigFile()
 	configured := cfg.Configured
 	// OpenAI-compatible may still be a local server; Anthropic needs a key.
 	if name == "anthropic" && !configured(name) {
@@ -122,21 +175,20 @@ func (f *Factory) provider(ctx context.Context, cfg *config.Config, name, model,
 			name = "openai"
 		}
 	}
-	build := f.Providers[name]
+	build := su.Providers[name]
 	if build == nil {
 		return nil, "", loom.Errorf(loom.EINVALID, "provider %s is not built into this loom", name)
 	}
-	switch name {
-	case "anthropic":
-		return build(cfg.Anthropic), first(model, defaultAnthropicModel), nil
+	if name == "anthropic" {
+		return build(cfg.Anthropic), first(model, DefaultAnthropicModel), nil
 	}
 	if configured("openai") {
-		return build(cfg.OpenAI), first(model, defaultOpenAIModel), nil
+		return build(cfg.OpenAI), first(model, DefaultOpenAIModel), nil
 	}
 	// Nothing configured: use a local OpenAI-compatible server if one
 	// answers at its usual address.
-	local := first(f.LocalModelURL, defaultLocalURL)
-	if h := f.env("OLLAMA_HOST"); h != "" {
+	local := first(su.LocalModelURL, DefaultLocalURL)
+	if h := su.env("OLLAMA_HOST"); h != "" {
 		// Ollama's own setting: host:port or a URL.
 		if !strings.Contains(h, "://") {
 			h = "http://" + h
@@ -145,7 +197,7 @@ func (f *Factory) provider(ctx context.Context, cfg *config.Config, name, model,
 	}
 	models, ok := probeLocal(ctx, local)
 	if !ok {
-		return nil, "", noProviderHelp(configFile)
+		return nil, "", NoProviderHelp(configFile)
 	}
 	if model == "" {
 		if len(models) == 0 {
@@ -187,8 +239,8 @@ func probeLocal(ctx context.Context, baseURL string) ([]string, bool) {
 	return ids, true
 }
 
-// other is the provider that is not p.
-func other(p string) string {
+// otherProvider is the provider that is not p.
+func otherProvider(p string) string {
 	if p == "anthropic" {
 		return "openai"
 	}
@@ -202,13 +254,4 @@ func first(vals ...string) string {
 		}
 	}
 	return ""
-}
-
-// warnReplayLog tells the user, once per process, that the replay log
-// cannot be written. The session is still stored; only the log (for
-// tail -f and loom log stream) is missing.
-func (f *Factory) warnReplayLog(err error) {
-	f.replayLogWarned.Do(func() {
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; the session is stored, but its replay log is not kept\n", oneLine(err.Error()))
-	})
 }

@@ -1,0 +1,320 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/replaylog"
+)
+
+// Service opens conversations over one store. Every edge that runs turns
+// (chat, run, the server) goes through it, so which session a request
+// names, its lock, the repair of interrupted tool calls and the replay
+// log's session events happen here and nowhere else.
+type Service struct {
+	Store loom.Store
+	// Build makes the agent of a session and records on s the model,
+	// provider and profile it chose; Setup.Build is the usual one.
+	Build func(ctx context.Context, st loom.Store, s *loom.Session, c Choice) (*Loop, error)
+	// Now returns the current time, for new command-line keys.
+	Now func() time.Time
+}
+
+// Spec says which session a conversation is in and what agent it wants.
+// The first of Session, Key, New and Continue that is set decides; with
+// none, the project's current command-line session is resumed, or a new
+// one is started when it has none.
+type Spec struct {
+	UserID string
+	// Project and Cwd are where a new command-line session belongs.
+	Project loom.Project
+	Cwd     string
+
+	// Session is one the caller found already (a reference resolved).
+	Session *loom.Session
+	// Key names a session by its key, see Service.ForKey.
+	Key string
+	// New starts a new command-line session in Project.
+	New bool
+	// Continue resumes the project's current session; ENOTFOUND when
+	// there is none.
+	Continue bool
+
+	// Agent is the model and profile asked for.
+	Agent Choice
+}
+
+// UnavailableError is an Open that failed because no agent could be
+// built (no provider configured, a bad profile): the session is fine.
+type UnavailableError struct{ Err error }
+
+func (e *UnavailableError) Error() string { return e.Err.Error() }
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// IsUnavailable reports whether err says no agent could be built.
+func IsUnavailable(err error) bool {
+	var ue *UnavailableError
+	return errors.As(err, &ue)
+}
+
+func (svc *Service) now() time.Time {
+	if svc.Now == nil {
+		return loom.Now()
+	}
+	return svc.Now()
+}
+
+// Choose finds the session spec names, or prepares a new one that the
+// first message will create. exists says which.
+func (svc *Service) Choose(ctx context.Context, spec Spec) (s *loom.Session, exists bool, err error) {
+	switch {
+	case spec.Session != nil:
+		return spec.Session, spec.Session.MessageCount > 0, nil
+	case spec.Key != "":
+		return svc.ForKey(ctx, spec.UserID, spec.Key, spec.Project, spec.Cwd)
+	case spec.New:
+		return svc.fresh(spec, loom.CLIKeyAt(spec.Project.Name, svc.now())), false, nil
+	}
+	cur, err := svc.Current(ctx, spec.UserID, spec.Project)
+	if err != nil {
+		return nil, false, err
+	}
+	if cur != nil {
+		return cur, true, nil
+	}
+	if spec.Continue {
+		return nil, false, loom.Errorf(loom.ENOTFOUND, "no session to continue in project %s (%s)", spec.Project.Name, spec.Project.Root)
+	}
+	// The project's first session takes the plain key when it is free.
+	key := loom.CLIKey(spec.Project.Name)
+	taken, err := svc.Store.Sessions(ctx, loom.SessionFilter{UserID: spec.UserID, ProjectID: spec.Project.ID, Key: key, Limit: 1})
+	if err != nil {
+		return nil, false, err
+	}
+	if len(taken) > 0 {
+		key = loom.CLIKeyAt(spec.Project.Name, svc.now())
+	}
+	return svc.fresh(spec, key), false, nil
+}
+
+func (svc *Service) fresh(spec Spec, key string) *loom.Session {
+	return &loom.Session{ID: loom.NewID(), UserID: spec.UserID, Key: key, Surface: loom.SurfaceOf(key),
+		Kind: loom.KindMain, Project: spec.Project, Cwd: spec.Cwd}
+}
+
+// ForKey finds the user's session that key names, or prepares a new one.
+// A command-line key (cli:…) names a session of project; any other key
+// (telegram:12345) names the user's one session with that key outside
+// every project. A sub-agent's session is never named by a key.
+func (svc *Service) ForKey(ctx context.Context, user, key string, project loom.Project, cwd string) (*loom.Session, bool, error) {
+	if err := loom.ValidKey(key); err != nil {
+		return nil, false, err
+	}
+	if !loom.IsCLIKey(key) {
+		project, cwd = loom.Project{}, ""
+	}
+	found, err := svc.Store.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: project.ID, Key: key, Limit: 50})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, x := range found {
+		if x.Project.ID == project.ID && x.Kind != loom.KindSubagent {
+			return x, true, nil
+		}
+	}
+	return svc.fresh(Spec{UserID: user, Project: project, Cwd: cwd}, key), false, nil
+}
+
+// Current is the project's most recently active command-line session
+// that a user works in directly (not a sub-agent's), nil when none.
+func (svc *Service) Current(ctx context.Context, user string, project loom.Project) (*loom.Session, error) {
+	var cur *loom.Cursor
+	for {
+		page, err := svc.Store.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: project.ID, Surface: loom.SurfaceCLI, Limit: 20, Before: cur})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range page {
+			if s.Kind != loom.KindSubagent {
+				return s, nil
+			}
+		}
+		if len(page) < 20 {
+			return nil, nil
+		}
+		last := page[len(page)-1]
+		cur = &loom.Cursor{UpdatedAt: last.UpdatedAt, ID: last.ID}
+	}
+}
+
+// Open chooses the session spec names, builds its agent, takes its lock
+// and, when the session exists, stores a changed model or profile on it,
+// repairs tool calls a dead process left unfinished and logs the resume.
+// Close releases it.
+func (svc *Service) Open(ctx context.Context, spec Spec) (*Conversation, error) {
+	s, exists, err := svc.Choose(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conversation{svc: svc, spec: spec, resumed: exists}
+	if err := c.attach(ctx, s, exists, exists, spec.Agent); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Conversation is one session held for turns: its lock and its agent.
+// It is not safe for concurrent use; one turn runs at a time.
+type Conversation struct {
+	svc     *Service
+	spec    Spec
+	s       *loom.Session
+	loop    *Loop
+	lease   *loom.Lease
+	resumed bool
+}
+
+// Session is the session the conversation is in (new ones have no
+// messages until the first turn).
+func (c *Conversation) Session() *loom.Session { return c.s }
+
+// Resumed reports whether the conversation continues a session that
+// existed when it was opened.
+func (c *Conversation) Resumed() bool { return c.resumed }
+
+// Loop is the agent that runs the turns.
+func (c *Conversation) Loop() *Loop { return c.loop }
+
+// attach builds the agent of s and takes its lock, then lets go of the
+// session held before. An existing session gets its changed model or
+// profile stored and its interrupted tool calls repaired; resume logs
+// that it was resumed.
+func (c *Conversation) attach(ctx context.Context, s *loom.Session, exists, resume bool, choice Choice) error {
+	before := *s
+	loop, err := c.svc.Build(ctx, c.svc.Store, s, choice)
+	if err != nil {
+		*s = before
+		return &UnavailableError{Err: err}
+	}
+	lease, err := c.svc.Store.Lock(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	if exists {
+		if err := persistChoice(ctx, c.svc.Store, s, before); err != nil {
+			lease.Release(context.WithoutCancel(ctx))
+			return err
+		}
+		if _, err := loop.RepairInterrupted(ctx, s); err != nil {
+			lease.Release(context.WithoutCancel(ctx))
+			return err
+		}
+	}
+	if resume {
+		loop.log(s).Write(replaylog.Entry{Kind: replaylog.KindSessionResume, SessionID: s.ID})
+	}
+	if c.lease != nil {
+		c.lease.Release(context.WithoutCancel(ctx))
+	}
+	c.s, c.loop, c.lease, c.resumed = s, loop, lease, exists
+	return nil
+}
+
+// Turn runs one user message to its final reply; see Loop.Turn.
+func (c *Conversation) Turn(ctx context.Context, text string, emit func(Event)) (*Result, error) {
+	return c.loop.Turn(ctx, c.s, text, emit)
+}
+
+// Compact summarises the context now; see Loop.Compact.
+func (c *Conversation) Compact(ctx context.Context, emit func(Event)) (*loom.Message, error) {
+	if c.s.MessageCount == 0 {
+		return nil, loom.Errorf(loom.EINVALID, "nothing to compact yet")
+	}
+	return c.loop.Compact(ctx, c.s, emit)
+}
+
+// Rename sets the session's title; a session not created yet takes it
+// with its first message.
+func (c *Conversation) Rename(ctx context.Context, title string) error {
+	if c.s.MessageCount == 0 {
+		c.s.Title = title
+		return nil
+	}
+	s, err := c.svc.Store.UpdateSession(ctx, c.s.ID, loom.SessionUpdate{Title: &title})
+	if err != nil {
+		return err
+	}
+	*c.s = *s
+	return nil
+}
+
+// Fork forks the session at turn (0: all of it) and continues in the
+// fork, holding its lock instead.
+func (c *Conversation) Fork(ctx context.Context, turn int) (*loom.Session, error) {
+	if c.s.MessageCount == 0 {
+		return nil, loom.Errorf(loom.EINVALID, "nothing to fork yet")
+	}
+	fk, err := c.svc.Store.Fork(ctx, c.s.ID, loom.ForkOptions{Turn: turn})
+	if err != nil {
+		return nil, err
+	}
+	c.loop.log(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionFork, SessionID: fk.ID, ParentID: c.s.ID})
+	if err := c.attach(ctx, fk, true, false, Choice{Model: c.spec.Agent.Model}); err != nil {
+		return nil, err
+	}
+	return fk, nil
+}
+
+// New leaves this session (it is kept) for a new command-line session of
+// the same project, with the same model, provider and profile.
+func (c *Conversation) New(ctx context.Context) error {
+	old := c.s
+	next := c.svc.fresh(c.spec, loom.CLIKeyAt(c.spec.Project.Name, c.svc.now()))
+	next.Model, next.Provider, next.Profile = old.Model, old.Provider, old.Profile
+	return c.attach(ctx, next, false, false, Choice{Model: c.spec.Agent.Model})
+}
+
+// SetProfile switches the profile (and with it the model, when the
+// profile names one) of this session.
+func (c *Conversation) SetProfile(ctx context.Context, name string) error {
+	before := *c.s
+	loop, err := c.svc.Build(ctx, c.svc.Store, c.s, Choice{Profile: name, Model: c.spec.Agent.Model})
+	if err != nil {
+		*c.s = before
+		return err
+	}
+	if err := persistChoice(ctx, c.svc.Store, c.s, before); err != nil {
+		return err
+	}
+	c.loop = loop
+	return nil
+}
+
+// Close releases the session's lock and, when it holds messages, logs
+// the end of the session in the replay log.
+func (c *Conversation) Close(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	if c.lease != nil {
+		c.lease.Release(ctx)
+		c.lease = nil
+	}
+	if c.s != nil && c.s.MessageCount > 0 {
+		c.loop.log(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionEnd, SessionID: c.s.ID})
+	}
+}
+
+// persistChoice stores a changed model, provider or profile on an
+// existing session, so a later resume restores it.
+func persistChoice(ctx context.Context, st loom.Store, s *loom.Session, before loom.Session) error {
+	if s.MessageCount == 0 || (s.Model == before.Model && s.Provider == before.Provider && s.Profile == before.Profile) {
+		return nil
+	}
+	updated, err := st.UpdateSession(ctx, s.ID, loom.SessionUpdate{Model: &s.Model, Provider: &s.Provider, Profile: &s.Profile})
+	if err != nil {
+		return err
+	}
+	*s = *updated
+	return nil
+}

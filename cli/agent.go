@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
+)
+
+// sessionChoice is how a command names the session to work in.
+type sessionChoice struct {
+	New      bool
+	Continue bool
+	Resume   string
+	Key      string
+}
+
+// agentSetup is how this command line builds agents: its directories,
+// environment and providers.
+func (f *Factory) agentSetup() (*agent.Setup, error) {
+	d, err := f.Dirs()
+	if err != nil {
+		return nil, err
+	}
+	return &agent.Setup{Dirs: d, Env: f.env, Providers: f.Providers, LocalModelURL: f.LocalModelURL, OnLogError: f.warnReplayLog}, nil
+}
+
+// conversations is the conversation service over st with this command
+// line's agent setup.
+func (f *Factory) conversations(st loom.Store) (*agent.Service, error) {
+	su, err := f.agentSetup()
+	if err != nil {
+		return nil, err
+	}
+	return &agent.Service{Store: st, Build: su.Build, Now: f.now}, nil
+}
+
+// openConversation opens the conversation the flags name: a resumed
+// reference is resolved here (with the command line's messages for
+// trashed and ambiguous references), the rest by the service. current
+// says whether no flag means this project's current session (chat) or a
+// new one (run).
+func (f *Factory) openConversation(ctx context.Context, st loom.Store, c sessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error) {
+	svc, err := f.conversations(st)
+	if err != nil {
+		return nil, err
+	}
+	project, err := f.Project()
+	if err != nil {
+		return nil, err
+	}
+	cwd, _ := f.Cwd()
+	spec := agent.Spec{UserID: f.User(), Project: project, Cwd: cwd, Key: c.Key, New: c.New || (!current && !c.Continue), Continue: c.Continue, Agent: ag}
+	if c.Resume != "" {
+		s, err := f.Resolve(ctx, st, c.Resume)
+		if err != nil {
+			return nil, err
+		}
+		spec.Session, spec.Key, spec.New = s, "", false
+	}
+	if spec.Session == nil && spec.Key == "" && !spec.New {
+		// The project's current session, or none: then perhaps the
+		// project moved on disk, which the user should hear first.
+		s, exists, err := svc.Choose(ctx, spec)
+		if !exists && (err == nil || loom.ErrorCode(err) == loom.ENOTFOUND) {
+			if herr := f.printMovedProjectHint(ctx, st, project); herr != nil {
+				return nil, herr
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		spec.Session = s
+	}
+	return svc.Open(ctx, spec)
+}
+
+// warnReplayLog tells the user, once per process, that the replay log
+// cannot be written. The session is still stored; only the log (for
+// tail -f and loom log stream) is missing.
+func (f *Factory) warnReplayLog(err error) {
+	f.replayLogWarned.Do(func() {
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; the session is stored, but its replay log is not kept\n", oneLine(err.Error()))
+	})
+}
