@@ -49,7 +49,7 @@ func TestSameConversationFromCLIAndServer(t *testing.T) {
 	sv := startServe(t, srvFx, map[string]string{"OPENAI_BASE_URL": fake.BaseURL(), "OPENAI_API_KEY": "k", "LOOM_MODEL": "gpt-4o-mini"}, "")
 	var srvID string
 	for _, p := range prompts {
-		srvID = postTurn(t, sv, "test:same", p)
+		srvID = postTurn(t, sv, sv.token, "test:same", p)
 	}
 	sv.stop()
 
@@ -72,12 +72,13 @@ func TestSameConversationFromCLIAndServer(t *testing.T) {
 	}
 }
 
-// postTurn sends one turn to the server and returns its session's id.
-func postTurn(t *testing.T, sv *serving, key, text string) string {
+// postTurn sends one turn to the server with token and returns its
+// session's id.
+func postTurn(t *testing.T, sv *serving, token, key, text string) string {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"key": key, "text": text})
 	req, _ := http.NewRequest("POST", sv.base+"/api/v1/messages", strings.NewReader(string(body)))
-	req.Header.Set("Authorization", "Bearer "+sv.token)
+	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -172,26 +172,7 @@ func TestServeTurns(t *testing.T) {
 	}
 	turn := func(token, key string) (sessionID string, tools []string) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", sv.base+"/api/v1/messages", strings.NewReader(`{"key":"`+key+`","text":"hello"}`))
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 || !strings.Contains(string(b), "event: done") {
-			t.Fatalf("turn: %d %s", resp.StatusCode, b)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(line, "data: ") && strings.Contains(line, `"messages"`) {
-				var d struct {
-					SessionID string `json:"session_id"`
-				}
-				json.Unmarshal([]byte(line[6:]), &d)
-				sessionID = d.SessionID
-			}
-		}
+		sessionID = postTurn(t, sv, token, key, "hello")
 		reqs := fake.Requests()
 		for _, tl := range reqs[len(reqs)-1].Body["tools"].([]any) {
 			tools = append(tools, tl.(map[string]any)["function"].(map[string]any)["name"].(string))
