@@ -23,12 +23,6 @@ const (
 	projectScan = 500
 )
 
-// csrf rejects state-changing requests that a browser sends on behalf of
-// another site (by Sec-Fetch-Site, else Origin against Host). The cookie
-// being SameSite=Strict already keeps it off such requests; this is the
-// second lock.
-var csrf = http.NewCrossOriginProtection()
-
 func (s *Server) dashboardRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
 	mux.HandleFunc("GET /login", s.loginPage)
@@ -58,7 +52,7 @@ func staticHandler() http.Handler {
 // checked refuses cross-site state changes.
 func (s *Server) checked(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := csrf.Check(r); err != nil {
+		if err := s.csrf.Check(r); err != nil {
 			s.pageError(w, r, http.StatusForbidden, "This request came from another site and was refused.")
 			return
 		}

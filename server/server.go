@@ -59,6 +59,11 @@ type Server struct {
 	log     *slog.Logger
 	handler http.Handler
 	pages   *pages
+	// csrf rejects state-changing requests that a browser sends on
+	// behalf of another site (by Sec-Fetch-Site, else Origin against
+	// Host). The cookie being SameSite=Strict already keeps it off such
+	// requests; this is the second lock.
+	csrf *http.CrossOriginProtection
 
 	// closing is closed when shutdown begins: live tails end and new
 	// turns are refused.
@@ -116,6 +121,7 @@ func New(cfg Config) *Server {
 	}
 	s.turnCtx, s.cancelTurns = context.WithCancel(context.Background())
 	s.pages = newPages()
+	s.csrf = http.NewCrossOriginProtection()
 	s.handler = s.routes()
 	return s
 }
