@@ -4,8 +4,9 @@
 //
 // A fake server is a Server, scripted with a queue of the protocol's
 // replies, recording every request, and releasing hanging responses when
-// it closes; it answers requests with the protocol's own handler, which
-// writes JSON with WriteJSON and streams with Events. Run runs the
+// it closes. It answers each request with the protocol's own Handler,
+// which takes its reply from the Exchange, writes JSON with WriteJSON and
+// streams with the Exchange's Events. Run runs the
 // contract tests (streaming, tool calls, retries, errors in one line,
 // cancellation) against a provider described by a Suite.
 package providertest
@@ -40,9 +41,10 @@ type ToolCall struct {
 	Args string `json:"args,omitempty"`
 }
 
-// Handler answers a request that a Server has recorded as req, the n-th
-// request it received (counted from 1).
-type Handler func(w http.ResponseWriter, r *http.Request, req Request, n int)
+// Handler answers a request with the protocol's response; x is the
+// request as the Server recorded it, and what the handler may ask of the
+// Server while it answers.
+type Handler[R any] func(w http.ResponseWriter, r *http.Request, x *Exchange[R])
 
 // Server is the part of a fake server that does not depend on the
 // protocol: it records every request, hands out scripted replies of type
@@ -62,12 +64,12 @@ type Server[R any] struct {
 
 // NewServer starts a server on a loopback port that records each request
 // and passes it to h. Close it when done.
-func NewServer[R any](h Handler) *Server[R] {
+func NewServer[R any](h Handler[R]) *Server[R] {
 	s := &Server[R]{done: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, n, ok := s.record(r)
 		if ok {
-			h(w, r, req, n)
+			h(w, r, &Exchange[R]{Req: req, N: n, s: s, w: w, r: r})
 		}
 	}))
 	return s
@@ -112,10 +114,30 @@ func (s *Server[R]) Requests() []Request {
 	return slices.Clone(s.requests)
 }
 
+// Close releases hanging responses, then shuts the server down.
+func (s *Server[R]) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+	s.Server.Close()
+}
+
+// Exchange is one request a Server received, being answered by its
+// protocol's handler.
+type Exchange[R any] struct {
+	// Req is the request as recorded.
+	Req Request
+	// N counts the requests the server has received, this one included.
+	N int
+
+	s *Server[R]
+	w http.ResponseWriter
+	r *http.Request
+}
+
 // Take returns the next scripted reply, or the one fallback makes when
-// the script is used up, and how many replies have been taken, this one
-// included.
-func (s *Server[R]) Take(fallback func() R) (R, int) {
+// the script is used up, and how many replies the server has handed out,
+// this one included.
+func (x *Exchange[R]) Take(fallback func() R) (R, int) {
+	s := x.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var reply R
@@ -129,33 +151,27 @@ func (s *Server[R]) Take(fallback func() R) (R, int) {
 	return reply, s.taken
 }
 
-// Close releases hanging responses, then shuts the server down.
-func (s *Server[R]) Close() {
-	s.closeOnce.Do(func() { close(s.done) })
-	s.Server.Close()
-}
-
-// Wait sleeps d unless the client goes away or the server closes first,
+// wait sleeps d unless the client goes away or the server closes first,
 // and reports whether the response may go on.
-func (s *Server[R]) Wait(r *http.Request, d time.Duration) bool {
+func (x *Exchange[R]) wait(d time.Duration) bool {
 	if d <= 0 {
-		return r.Context().Err() == nil
+		return x.r.Context().Err() == nil
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return true
-	case <-r.Context().Done():
-	case <-s.done:
+	case <-x.r.Context().Done():
+	case <-x.s.done:
 	}
 	return false
 }
 
 // Hang blocks until the client goes away or the server closes.
-func (s *Server[R]) Hang(r *http.Request) {
+func (x *Exchange[R]) Hang() {
 	select {
-	case <-r.Context().Done():
-	case <-s.done:
+	case <-x.r.Context().Done():
+	case <-x.s.done:
 	}
 }

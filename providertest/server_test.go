@@ -16,10 +16,9 @@ import (
 // scripted reply, or with Echo.
 func newEcho(t *testing.T) *providertest.Server[string] {
 	t.Helper()
-	var s *providertest.Server[string]
-	s = providertest.NewServer[string](func(w http.ResponseWriter, r *http.Request, req providertest.Request, n int) {
-		reply, taken := s.Take(func() string { return providertest.Echo(req.Body) })
-		providertest.WriteJSON(w, http.StatusOK, map[string]any{"reply": reply, "request": n, "taken": taken})
+	s := providertest.NewServer(func(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[string]) {
+		reply, taken := x.Take(func() string { return providertest.Echo(x.Req.Body) })
+		providertest.WriteJSON(w, http.StatusOK, map[string]any{"reply": reply, "request": x.N, "taken": taken})
 	})
 	t.Cleanup(s.Close)
 	return s
@@ -87,13 +86,12 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestEventsAndClose(t *testing.T) {
-	var s *providertest.Server[string]
-	s = providertest.NewServer[string](func(w http.ResponseWriter, r *http.Request, _ providertest.Request, _ int) {
-		ev := s.StartEvents(w, r, 10*time.Millisecond)
+	s := providertest.NewServer(func(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[string]) {
+		ev := x.StartEvents(10 * time.Millisecond)
 		ev.Send("named", map[string]any{"a": 1})
 		ev.Send("", []int{2})
 		ev.Raw("", "[DONE]")
-		s.Hang(r) // until the server closes
+		x.Hang() // until the server closes
 	})
 	res, err := http.Get(s.URL)
 	if err != nil {

@@ -17,14 +17,16 @@ type Events struct {
 	wait func() bool
 }
 
-// StartEvents answers r with a stream of Server-Sent Events, each of
-// which Send sends after waiting delay. Headers the protocol adds (a
-// request id) must be set on w before.
-func (s *Server[R]) StartEvents(w http.ResponseWriter, r *http.Request, delay time.Duration) *Events {
+// StartEvents answers with a stream of Server-Sent Events, each of which
+// Send sends after waiting delay (unless the client goes away or the
+// server closes first). Headers the protocol adds (a request id) must be
+// set before.
+func (x *Exchange[R]) StartEvents(delay time.Duration) *Events {
+	w := x.w
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	return &Events{w: w, rc: http.NewResponseController(w), wait: func() bool { return s.Wait(r, delay) }}
+	return &Events{w: w, rc: http.NewResponseController(w), wait: func() bool { return x.wait(delay) }}
 }
 
 // Send waits the stream's delay, then sends v as the JSON data of an

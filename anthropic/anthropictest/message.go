@@ -89,9 +89,9 @@ func (m *message) whole() map[string]any {
 	}
 }
 
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, m *message) {
+func stream(w http.ResponseWriter, x *providertest.Exchange[Reply], m *message) {
 	w.Header().Set("Request-Id", m.requestID())
-	ev := s.StartEvents(w, r, m.reply.Delay)
+	ev := x.StartEvents(m.reply.Delay)
 	send := ev.Send
 	delta := func(index int, d map[string]any) bool {
 		return send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d})
@@ -139,7 +139,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, m *message) {
 	}
 	switch {
 	case m.reply.Hang:
-		s.Hang(r)
+		x.Hang()
 		return
 	case m.reply.Truncate:
 		return

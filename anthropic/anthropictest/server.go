@@ -99,16 +99,15 @@ type Server struct {
 
 // NewServer starts a server on a loopback port. Close it when done.
 func NewServer() *Server {
-	s := &Server{}
-	s.Server = providertest.NewServer[Reply](s.serve)
-	return s
+	return &Server{providertest.NewServer(serve)}
 }
 
 // BaseURL is the URL to give a client as its base URL
 // (ANTHROPIC_BASE_URL): the server's URL, without /v1.
 func (s *Server) BaseURL() string { return s.URL }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, seq int) {
+func serve(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[Reply]) {
+	req, seq := x.Req, x.N
 	switch {
 	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
 		providertest.WriteJSON(w, http.StatusOK, map[string]any{
@@ -139,7 +138,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, seq 
 		return
 	}
 
-	reply, _ := s.Take(func() Reply { return Reply{Text: providertest.Echo(req.Body)} })
+	reply, _ := x.Take(func() Reply { return Reply{Text: providertest.Echo(req.Body)} })
 	if reply.Status >= 400 {
 		writeError(w, seq, reply)
 		return
@@ -150,7 +149,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, seq 
 		providertest.WriteJSON(w, http.StatusOK, m.whole())
 		return
 	}
-	s.stream(w, r, m)
+	stream(w, x, m)
 }
 
 // writeError answers with an Anthropic error body. Retryable statuses

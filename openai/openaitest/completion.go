@@ -139,9 +139,9 @@ func (c *completion) chunk(delta map[string]any, finish any) map[string]any {
 	return ch
 }
 
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, c *completion) {
+func stream(w http.ResponseWriter, x *providertest.Exchange[Reply], c *completion) {
 	w.Header().Set("X-Request-Id", "req_"+c.id)
-	ev := s.StartEvents(w, r, c.reply.Delay)
+	ev := x.StartEvents(c.reply.Delay)
 	send := func(v any) bool { return ev.Send("", v) }
 
 	if !send(c.chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)) {
@@ -159,7 +159,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, c *completion) {
 	}
 	switch {
 	case c.reply.Hang:
-		s.Hang(r)
+		x.Hang()
 		return
 	case c.reply.Truncate:
 		return

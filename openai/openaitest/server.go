@@ -88,16 +88,15 @@ type Server struct {
 
 // NewServer starts a server on a loopback port. Close it when done.
 func NewServer() *Server {
-	s := &Server{}
-	s.Server = providertest.NewServer[Reply](s.serve)
-	return s
+	return &Server{providertest.NewServer(serve)}
 }
 
 // BaseURL is the URL to give a client as its base URL (OPENAI_BASE_URL):
 // the server's URL followed by /v1.
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, _ int) {
+func serve(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[Reply]) {
+	req := x.Req
 	path := strings.TrimPrefix(r.URL.Path, "/v1")
 	switch {
 	case path == "/models" && r.Method == http.MethodGet:
@@ -123,7 +122,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, _ in
 		return
 	}
 
-	reply, n := s.Take(func() Reply { return Reply{Text: providertest.Echo(req.Body)} })
+	reply, n := x.Take(func() Reply { return Reply{Text: providertest.Echo(req.Body)} })
 	if reply.Status >= 400 {
 		writeError(w, reply)
 		return
@@ -133,7 +132,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, _ in
 		providertest.WriteJSON(w, http.StatusOK, c.whole())
 		return
 	}
-	s.stream(w, r, c)
+	stream(w, x, c)
 }
 
 // writeError answers with an OpenAI error body. Retryable statuses carry
