@@ -10,13 +10,50 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic"
 	"github.com/loomhq/loom/anthropic/anthropictest"
+	"github.com/loomhq/loom/providertest"
 )
+
+// fake is anthropictest's server as the contract tests drive it.
+type fake struct{ *anthropictest.Server }
+
+func (f fake) Script(replies ...providertest.Script) {
+	for _, r := range replies {
+		f.Enqueue(anthropictest.Reply{
+			Text: r.Text, Reasoning: r.Reasoning, ToolCalls: r.ToolCalls, Model: r.Model,
+			Status: r.Status, Error: r.Error, RetryAfter: r.RetryAfter,
+			Delay: r.Delay, Hang: r.Hang, Truncate: r.Truncate, StreamError: r.StreamError,
+		})
+	}
+}
+
+func TestContract(t *testing.T) {
+	providertest.Run(t, providertest.Suite{
+		Name:  "anthropic",
+		Model: model,
+		New: func(c providertest.Config) loom.Provider {
+			return anthropic.New(anthropic.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: c.HTTPClient, MaxRetries: c.MaxRetries})
+		},
+		Fake:              func() providertest.Fake { return fake{anthropictest.NewServer()} },
+		DefaultMaxRetries: anthropic.DefaultMaxRetries,
+		RetryStatuses:     []int{500, 429, 529},
+		StatusCode: func(err error) (int, bool) {
+			var apiErr *sdk.Error
+			if !errors.As(err, &apiErr) {
+				return 0, false
+			}
+			return apiErr.StatusCode, true
+		},
+		StopReason:  "end_turn",
+		StreamError: func(msg string) string { return "anthropic: overloaded_error in the response stream: " + msg },
+		DefaultURL:  "https://api.anthropic.com/v1/messages",
+		BaseURLEnv:  "ANTHROPIC_BASE_URL",
+	})
+}
 
 func newProvider(t *testing.T, cfg anthropic.Config) (*anthropic.Provider, *anthropictest.Server) {
 	t.Helper()
@@ -42,63 +79,11 @@ func textMessage(role, text string) *loom.Message {
 	return &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
 }
 
-type recorder struct{ events []loom.StreamEvent }
-
-func (r *recorder) on(e loom.StreamEvent) { r.events = append(r.events, e) }
-
-func (r *recorder) text(kind string) string {
-	var b strings.Builder
-	for _, e := range r.events {
-		if e.Kind == kind {
-			b.WriteString(e.Text)
-		}
-	}
-	return b.String()
-}
-
-// jsonEqual compares a decoded request field with the JSON text want.
-func jsonEqual(t *testing.T, what string, got any, want string) {
-	t.Helper()
-	var w any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("%s: bad expectation: %v", what, err)
-	}
-	if !reflect.DeepEqual(got, w) {
-		g, _ := json.MarshalIndent(got, "", "  ")
-		t.Fatalf("%s sent:\n%s", what, g)
-	}
-}
-
-func TestName(t *testing.T) {
-	if got := anthropic.New(anthropic.Config{}).Name(); got != "anthropic" {
-		t.Fatalf("Name() = %q", got)
-	}
-}
-
-func TestStreamText(t *testing.T) {
+func TestStreamRequest(t *testing.T) {
 	p, srv := newProvider(t, anthropic.Config{})
-	const text = "Hello there, this reply arrives in pieces."
-	srv.Enqueue(anthropictest.Reply{Text: text, Model: "claude-sonnet-4-20250514"})
-
-	var rec recorder
-	resp, err := p.Stream(context.Background(), userRequest("hi"), rec.on)
-	if err != nil {
+	if _, err := p.Stream(context.Background(), userRequest("hi"), nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.events) < 5 {
-		t.Fatalf("got %d events, want the text in several pieces", len(rec.events))
-	}
-	if got := rec.text(loom.EventText); got != text || len(rec.text(loom.EventReasoning)) != 0 {
-		t.Fatalf("streamed %q", got)
-	}
-	want := []loom.Part{{Type: loom.PartText, Text: text}}
-	if !reflect.DeepEqual(resp.Parts, want) {
-		t.Fatalf("parts = %+v", resp.Parts)
-	}
-	if resp.Model != model || resp.StopReason != "end_turn" || resp.Usage.APICalls != 1 || resp.Usage.OutputTokens == 0 {
-		t.Fatalf("response %+v", resp)
-	}
-
 	r := srv.Requests()[0]
 	if r.Path != "/v1/messages" || r.Header.Get("Anthropic-Version") == "" {
 		t.Fatalf("request %s %v", r.Path, r.Header)
@@ -106,7 +91,7 @@ func TestStreamText(t *testing.T) {
 	if r.Body["stream"] != true || r.Body["max_tokens"] != float64(anthropic.DefaultMaxTokens) || r.Body["thinking"] != nil {
 		t.Fatalf("body %s", r.Raw)
 	}
-	jsonEqual(t, "messages", r.Body["messages"], `[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]`)
+	providertest.JSONEqual(t, "messages", r.Body["messages"], `[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]`)
 }
 
 func TestThinking(t *testing.T) {
@@ -116,15 +101,9 @@ func TestThinking(t *testing.T) {
 	req := userRequest("a number?")
 	req.Thinking = true
 	req.MaxTokens = 4000
-
-	var rec recorder
-	resp, err := p.Stream(context.Background(), req, rec.on)
+	resp, err := p.Stream(context.Background(), req, nil)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if rec.text(loom.EventReasoning) != thought || rec.events[0].Kind != loom.EventReasoning ||
-		rec.events[len(rec.events)-1].Kind != loom.EventText {
-		t.Fatalf("events %+v", rec.events)
 	}
 	want := []loom.Part{
 		{Type: loom.PartReasoning, Text: thought, Metadata: json.RawMessage(`{"signature":"` + anthropictest.Signature(thought) + `"}`)},
@@ -134,7 +113,7 @@ func TestThinking(t *testing.T) {
 		t.Fatalf("parts = %+v", resp.Parts)
 	}
 	body := srv.Requests()[0].Body
-	jsonEqual(t, "thinking", body["thinking"], `{"type":"enabled","budget_tokens":2000}`)
+	providertest.JSONEqual(t, "thinking", body["thinking"], `{"type":"enabled","budget_tokens":2000}`)
 	if body["max_tokens"] != float64(4000) {
 		t.Fatalf("max_tokens %v", body["max_tokens"])
 	}
@@ -148,7 +127,7 @@ func TestThinking(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := srv.Requests()[1].Body["messages"].([]any)
-	jsonEqual(t, "assistant turn", msgs[1], fmt.Sprintf(`{"role":"assistant","content":[
+	providertest.JSONEqual(t, "assistant turn", msgs[1], fmt.Sprintf(`{"role":"assistant","content":[
 		{"type":"thinking","thinking":%q,"signature":%q},
 		{"type":"text","text":"The answer is 42."}]}`, thought, anthropictest.Signature(thought)))
 
@@ -191,14 +170,17 @@ func TestThinkingModes(t *testing.T) {
 			}
 			continue
 		}
-		jsonEqual(t, tt.model+" thinking", body["thinking"], tt.want)
+		providertest.JSONEqual(t, tt.model+" thinking", body["thinking"], tt.want)
 		if body["max_tokens"] != float64(2*anthropic.DefaultMaxTokens) {
 			t.Errorf("%s: max_tokens %v", tt.model, body["max_tokens"])
 		}
 	}
 }
 
-func TestToolCalls(t *testing.T) {
+// TestToolCallsWithThinking covers a tool-use turn made with thinking:
+// its continuation keeps thinking on, the turn opening with its thinking
+// block as the API requires.
+func TestToolCallsWithThinking(t *testing.T) {
 	p, srv := newProvider(t, anthropic.Config{})
 	srv.Enqueue(anthropictest.Reply{
 		Reasoning: "I need the file and the history.",
@@ -220,33 +202,15 @@ func TestToolCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StopReason != "tool_use" || len(resp.Parts) != 5 {
+	if resp.StopReason != "tool_use" || len(resp.Parts) != 5 || resp.Parts[0].Type != loom.PartReasoning {
 		t.Fatalf("stop %q parts %+v", resp.StopReason, resp.Parts)
-	}
-	if resp.Parts[0].Type != loom.PartReasoning || resp.Parts[1].Text != "Let me check." {
-		t.Fatalf("parts %+v", resp.Parts[:2])
-	}
-	wantTools := []struct{ id, name, input string }{
-		{"toolu_a", "read_file", `{"path":"go.mod","start":1}`},
-		{"", "session_search", `{"query":"sqlite wal","limit":3}`},
-		{"toolu_c", "memory", `{}`},
-	}
-	for i, w := range wantTools {
-		got := resp.Parts[i+2]
-		if got.Type != loom.PartTool || got.Status != loom.ToolPending || got.Name != w.name || string(got.Input) != w.input ||
-			got.CallID == "" || w.id != "" && got.CallID != w.id {
-			t.Errorf("tool part %d = %+v (input %s)", i, got, got.Input)
-		}
-		if err := got.Validate(); err != nil {
-			t.Error(err)
-		}
 	}
 
 	first := srv.Requests()[0].Body
-	jsonEqual(t, "tools", first["tools"], `[
+	providertest.JSONEqual(t, "tools", first["tools"], `[
 		{"name":"read_file","description":"Read a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"},"start":{"type":"integer"}},"required":["path"],"additionalProperties":false}},
 		{"name":"memory","input_schema":{"type":"object","properties":{}}}]`)
-	jsonEqual(t, "system", first["system"], `[{"type":"text","text":"You are loom.","cache_control":{"type":"ephemeral"}}]`)
+	providertest.JSONEqual(t, "system", first["system"], `[{"type":"text","text":"You are loom.","cache_control":{"type":"ephemeral"}}]`)
 
 	// Complete the calls and continue: the server checks that every
 	// tool_use is answered and that the turn still opens with its thinking.
@@ -338,11 +302,11 @@ func TestHistoryWireShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := srv.Requests()[0].Body
-	jsonEqual(t, "system", body["system"], `[
+	providertest.JSONEqual(t, "system", body["system"], `[
 		{"type":"text","text":"You are loom."},
 		{"type":"text","text":"Profile switched to terse.","cache_control":{"type":"ephemeral"}}]`)
-	jsonEqual(t, "thinking", body["thinking"], `{"type":"enabled","budget_tokens":2000}`)
-	jsonEqual(t, "messages", body["messages"], fmt.Sprintf(`[
+	providertest.JSONEqual(t, "thinking", body["thinking"], `{"type":"enabled","budget_tokens":2000}`)
+	providertest.JSONEqual(t, "messages", body["messages"], fmt.Sprintf(`[
 		{"role":"user","content":[
 			{"type":"text","text":"Summary of the earlier conversation:\nThe user likes Go."},
 			{"type":"text","text":"Read go.mod, then search."}]},
@@ -395,7 +359,7 @@ func TestMergesConsecutiveRoles(t *testing.T) {
 	if _, err := p.Stream(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	jsonEqual(t, "messages", srv.Requests()[0].Body["messages"], `[
+	providertest.JSONEqual(t, "messages", srv.Requests()[0].Body["messages"], `[
 		{"role":"user","content":[{"type":"text","text":"one"},{"type":"text","text":"two"}]},
 		{"role":"assistant","content":[{"type":"text","text":"three"},{"type":"text","text":"four"}]},
 		{"role":"user","content":[
@@ -448,71 +412,20 @@ func TestUsageFromMessageStart(t *testing.T) {
 	}
 }
 
-func TestRetry(t *testing.T) {
-	for _, status := range []int{500, 429, 529} {
-		t.Run(fmt.Sprint(status), func(t *testing.T) {
-			p, srv := newProvider(t, anthropic.Config{})
-			srv.Enqueue(anthropictest.Reply{Status: status}, anthropictest.Reply{Text: "second time lucky"})
-			resp, err := p.Stream(context.Background(), userRequest("hi"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.Parts[0].Text != "second time lucky" || resp.Usage.APICalls != 1 {
-				t.Fatalf("response %+v", resp)
-			}
-			reqs := srv.Requests()
-			if len(reqs) != 2 || string(reqs[0].Raw) != string(reqs[1].Raw) {
-				t.Fatalf("server saw %d requests, want the same one twice", len(reqs))
-			}
-		})
-	}
-}
-
-func TestRetryHonoursRetryAfter(t *testing.T) {
-	p, srv := newProvider(t, anthropic.Config{})
-	srv.Enqueue(anthropictest.Reply{Status: 429, RetryAfter: 300 * time.Millisecond}, anthropictest.Reply{Text: "ok"})
-	start := time.Now()
-	if _, err := p.Stream(context.Background(), userRequest("hi"), nil); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d < 300*time.Millisecond {
-		t.Fatalf("retried after %v, before the server's Retry-After", d)
-	}
-}
-
-func TestPersistentFailure(t *testing.T) {
-	p, srv := newProvider(t, anthropic.Config{})
-	for range 5 {
-		srv.Enqueue(anthropictest.Reply{Status: 500})
-	}
-	resp, err := p.Stream(context.Background(), userRequest("hi"), nil)
-	if err == nil || resp != nil {
-		t.Fatalf("got %+v, %v; want an error", resp, err)
-	}
-	if got, want := err.Error(), "anthropic: 500 Internal Server Error: Internal server error"; got != want {
-		t.Fatalf("error %q, want %q", got, want)
-	}
-	var apiErr *sdk.Error
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 {
-		t.Fatalf("errors.As did not find the SDK error in %#v", err)
-	}
-	if n := len(srv.Requests()); n != 1+anthropic.DefaultMaxRetries {
-		t.Fatalf("server saw %d requests, want %d", n, 1+anthropic.DefaultMaxRetries)
-	}
-}
-
-func TestMaxRetries(t *testing.T) {
-	for _, tt := range []struct{ maxRetries, requests int }{{-1, 1}, {1, 2}, {3, 4}} {
-		p, srv := newProvider(t, anthropic.Config{MaxRetries: tt.maxRetries})
-		for range 6 {
-			srv.Enqueue(anthropictest.Reply{Status: 529})
-		}
-		_, err := p.Stream(context.Background(), userRequest("hi"), nil)
-		if err == nil || err.Error() != "anthropic: 529 overloaded_error: Overloaded" {
-			t.Fatalf("MaxRetries %d: error %v", tt.maxRetries, err)
-		}
-		if n := len(srv.Requests()); n != tt.requests {
-			t.Errorf("MaxRetries %d: %d requests, want %d", tt.maxRetries, n, tt.requests)
+// TestStockErrors covers failures the service words itself, among them
+// its own status 529, which HTTP has no name for.
+func TestStockErrors(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		want   string
+	}{
+		{500, "anthropic: 500 Internal Server Error: Internal server error"},
+		{529, "anthropic: 529 overloaded_error: Overloaded"},
+	} {
+		p, srv := newProvider(t, anthropic.Config{MaxRetries: -1})
+		srv.Enqueue(anthropictest.Reply{Status: tt.status})
+		if _, err := p.Stream(context.Background(), userRequest("hi"), nil); err == nil || err.Error() != tt.want {
+			t.Errorf("%d: error %v, want %q", tt.status, err, tt.want)
 		}
 	}
 }
@@ -539,102 +452,5 @@ func TestClientErrors(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 2 {
 		t.Fatalf("%d requests", n)
-	}
-}
-
-func TestNonJSONErrorBody(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusBadGateway)
-		fmt.Fprint(w, "<html>\n<body>upstream down</body>\n</html>")
-	}))
-	defer srv.Close()
-	p := anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1})
-	_, err := p.Stream(context.Background(), userRequest("hi"), nil)
-	if err == nil || err.Error() != "anthropic: 502 Bad Gateway: <html> <body>upstream down</body> </html>" {
-		t.Fatalf("error %v", err)
-	}
-}
-
-func TestCancelDuringHangingStream(t *testing.T) {
-	p, srv := newProvider(t, anthropic.Config{})
-	srv.Enqueue(anthropictest.Reply{Text: "partial answer", Hang: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
-	var got strings.Builder
-	var canceledAt time.Time
-	resp, err := p.Stream(ctx, userRequest("hi"), func(e loom.StreamEvent) {
-		got.WriteString(e.Text)
-		if got.String() == "partial answer" {
-			canceledAt = time.Now()
-			cancel()
-		}
-	})
-	if canceledAt.IsZero() {
-		t.Fatalf("streamed %q before hanging, want the partial text", got.String())
-	}
-	if d := time.Since(canceledAt); d > 2*time.Second {
-		t.Fatalf("returned %v after cancellation", d)
-	}
-	if resp != nil || !errors.Is(err, context.Canceled) {
-		t.Fatalf("got %+v, %v; want no response and context.Canceled", resp, err)
-	}
-}
-
-func TestDeadlineDuringHangingStream(t *testing.T) {
-	p, srv := newProvider(t, anthropic.Config{})
-	srv.Enqueue(anthropictest.Reply{Text: "partial", Hang: true})
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	resp, err := p.Stream(ctx, userRequest("hi"), nil)
-	if resp != nil || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("got %+v, %v", resp, err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("took %v", d)
-	}
-}
-
-func TestBrokenStreams(t *testing.T) {
-	tests := []struct {
-		reply anthropictest.Reply
-		want  string
-	}{
-		{anthropictest.Reply{Text: "cut short", Truncate: true}, "anthropic: the response stream ended before the reply was complete"},
-		{anthropictest.Reply{Text: "so far", StreamError: "Overloaded right now."}, "anthropic: overloaded_error in the response stream: Overloaded right now."},
-	}
-	for _, tt := range tests {
-		p, srv := newProvider(t, anthropic.Config{})
-		srv.Enqueue(tt.reply)
-		var rec recorder
-		resp, err := p.Stream(context.Background(), userRequest("hi"), rec.on)
-		if resp != nil || err == nil || err.Error() != tt.want {
-			t.Errorf("got %+v, %v; want error %q", resp, err, tt.want)
-		}
-		if rec.text(loom.EventText) != tt.reply.Text {
-			t.Errorf("streamed %q before the failure", rec.text(loom.EventText))
-		}
-	}
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-func TestDefaultBaseURL(t *testing.T) {
-	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
-	var got string
-	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		got = r.URL.String()
-		return nil, errors.New("no network in tests")
-	})}
-	p := anthropic.New(anthropic.Config{APIKey: "k", HTTPClient: client, MaxRetries: -1})
-	_, err := p.Stream(context.Background(), userRequest("hi"), nil)
-	if got != "https://api.anthropic.com/v1/messages" {
-		t.Fatalf("request went to %q", got)
-	}
-	if err == nil || !strings.HasPrefix(err.Error(), "anthropic: ") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("error %q", err)
 	}
 }

@@ -16,21 +16,15 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/modelcall"
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // DefaultBaseURL is OpenAI's API.
@@ -70,17 +64,10 @@ func New(cfg Config) *Provider {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	retries := cfg.MaxRetries
-	switch {
-	case retries == 0:
-		retries = DefaultMaxRetries
-	case retries < 0:
-		retries = 0
-	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithAPIKey(cfg.APIKey),
-		option.WithMaxRetries(retries),
+		option.WithMaxRetries(modelcall.Retries(cfg.MaxRetries, DefaultMaxRetries)),
 		option.WithMiddleware(normalizeErrorBody),
 	}
 	if cfg.HTTPClient != nil {
@@ -99,15 +86,13 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 	if err != nil {
 		return nil, err
 	}
-	if onEvent == nil {
-		onEvent = func(loom.StreamEvent) {}
-	}
 
 	stream := p.client.Chat.Completions.NewStreaming(ctx, params)
 	defer stream.Close()
 
 	var (
-		asm    assembler
+		reply  = modelcall.NewReply(onEvent)
+		calls  = toolCalls{reply: reply}
 		resp   = &loom.ModelResponse{Model: req.Model}
 		finish string
 	)
@@ -124,35 +109,20 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 				continue
 			}
 			d := choice.Delta
-			if r := reasoningDelta(d); r != "" {
-				asm.add(loom.PartReasoning, r)
-				onEvent(loom.StreamEvent{Kind: loom.EventReasoning, Text: r})
-			}
-			if d.Content != "" {
-				asm.add(loom.PartText, d.Content)
-				onEvent(loom.StreamEvent{Kind: loom.EventText, Text: d.Content})
-			}
+			reply.Add(loom.PartReasoning, reasoningDelta(d))
+			reply.Add(loom.PartText, d.Content)
 			for _, tc := range d.ToolCalls {
-				asm.tool(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments)
+				calls.add(tc)
 			}
 			if choice.FinishReason != "" {
 				finish = choice.FinishReason
 			}
 		}
 	}
-	if err := stream.Err(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, wrapError(err)
+	if err := modelcall.StreamEnd(ctx, "openai", stream.Err(), finish != "", wrapError); err != nil {
+		return nil, err
 	}
-	if finish == "" {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, errors.New("openai: the response stream ended before the reply was complete")
-	}
-	resp.Parts = asm.parts()
+	resp.Parts = calls.parts()
 	resp.StopReason = finish
 	resp.Usage.APICalls = 1
 	return resp, nil
@@ -190,312 +160,43 @@ func reasoningDelta(d oai.ChatCompletionChunkChoiceDelta) string {
 	return ""
 }
 
-// assembler builds the response's parts from deltas, in the order the
-// model produced them.
-type assembler struct {
-	ps    []loom.Part
-	args  map[int]*strings.Builder // part index → arguments so far
-	index map[int64]int            // tool call index → part index
+// toolCalls assembles the tool calls of a reply, which arrive as deltas
+// keyed by the call's index.
+type toolCalls struct {
+	reply *modelcall.Reply
+	index map[int64]int // tool call index → part index
 }
 
-func (a *assembler) add(typ, text string) {
-	if n := len(a.ps); n > 0 && a.ps[n-1].Type == typ {
-		a.ps[n-1].Text += text
-		return
+func (c *toolCalls) add(tc oai.ChatCompletionChunkChoiceDeltaToolCall) {
+	if c.index == nil {
+		c.index = map[int64]int{}
 	}
-	a.ps = append(a.ps, loom.Part{Type: typ, Text: text})
-}
-
-func (a *assembler) tool(index int64, id, name, args string) {
-	if a.index == nil {
-		a.index = map[int64]int{}
-		a.args = map[int]*strings.Builder{}
-	}
-	i, ok := a.index[index]
+	i, ok := c.index[tc.Index]
 	if !ok {
-		i = len(a.ps)
-		a.index[index] = i
-		a.args[i] = &strings.Builder{}
-		a.ps = append(a.ps, loom.Part{Type: loom.PartTool, Status: loom.ToolPending})
+		i = c.reply.Start(loom.Part{Type: loom.PartTool, Status: loom.ToolPending})
+		c.index[tc.Index] = i
 	}
-	p := &a.ps[i]
+	p := c.reply.Part(i)
 	if p.CallID == "" {
-		p.CallID = id
+		p.CallID = tc.ID
 	}
 	// The name comes whole in the call's first delta; some servers repeat
 	// it in every delta.
 	if p.Name == "" {
-		p.Name = name
+		p.Name = tc.Function.Name
 	}
-	a.args[i].WriteString(args)
+	c.reply.AppendInput(i, tc.Function.Arguments)
 }
 
-func (a *assembler) parts() []loom.Part {
-	for i, b := range a.args {
-		a.ps[i].Input = inputJSON(b.String())
-		if a.ps[i].CallID == "" {
+// parts returns the reply's parts, every tool call with an id.
+func (c *toolCalls) parts() []loom.Part {
+	ps := c.reply.Parts()
+	for _, i := range c.index {
+		if ps[i].CallID == "" {
 			// Some local servers leave calls without ids; results are
 			// matched to calls by id, so every call needs one.
-			a.ps[i].CallID = "call_" + strings.ReplaceAll(loom.NewID(), "-", "")
+			ps[i].CallID = "call_" + strings.ReplaceAll(loom.NewID(), "-", "")
 		}
 	}
-	return a.ps
-}
-
-// inputJSON turns streamed arguments into a part's input: the arguments
-// when they are JSON, {} when there are none, and otherwise the text as a
-// JSON string, so a malformed call is kept and reaches the tool (which
-// reports it) instead of failing the turn.
-func inputJSON(args string) json.RawMessage {
-	args = strings.TrimSpace(args)
-	switch {
-	case args == "":
-		return json.RawMessage("{}")
-	case json.Valid([]byte(args)):
-		return json.RawMessage(args)
-	}
-	b, _ := json.Marshal(args)
-	return b
-}
-
-// buildParams builds the Chat Completions request for req.
-func buildParams(req *loom.ModelRequest) (oai.ChatCompletionNewParams, error) {
-	params := oai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(req.Model),
-		Messages:      messages(req),
-		StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
-	}
-	if req.MaxTokens > 0 {
-		params.MaxCompletionTokens = oai.Int(int64(req.MaxTokens))
-	}
-	for _, t := range req.Tools {
-		schema := map[string]any{}
-		if len(t.Schema) > 0 {
-			if err := json.Unmarshal(t.Schema, &schema); err != nil || schema == nil {
-				return params, fmt.Errorf("openai: tool %s: schema is not a JSON object", t.Name)
-			}
-		}
-		if len(schema) == 0 {
-			schema = map[string]any{"type": "object", "properties": map[string]any{}}
-		}
-		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
-		if t.Description != "" {
-			fn.Description = oai.String(t.Description)
-		}
-		params.Tools = append(params.Tools, oai.ChatCompletionFunctionTool(fn))
-	}
-	return params, nil
-}
-
-// messages maps loom history to chat messages. Each tool call is answered
-// by a tool message right after its assistant message, as the API
-// requires: with the call's own result, else the result a later tool
-// message carries, else "interrupted" (a call must never go unanswered).
-// Results whose call is not in the history cannot be sent and are left out.
-func messages(req *loom.ModelRequest) []oai.ChatCompletionMessageParamUnion {
-	var out []oai.ChatCompletionMessageParamUnion
-	if req.System != "" {
-		out = append(out, oai.SystemMessage(req.System))
-	}
-	results := map[string]loom.Part{}
-	for _, m := range req.Messages {
-		if m.Role == loom.RoleTool {
-			for _, p := range m.Parts {
-				if p.Type == loom.PartTool && finished(p) {
-					results[p.CallID] = p
-				}
-			}
-		}
-	}
-	for _, m := range req.Messages {
-		switch m.Role {
-		case loom.RoleSystem:
-			if t := m.Text(); t != "" {
-				out = append(out, oai.SystemMessage(t))
-			}
-		case loom.RoleUser:
-			if t := m.Text(); t != "" {
-				out = append(out, oai.UserMessage(t))
-			}
-		case loom.RoleSummary:
-			out = append(out, oai.UserMessage(loom.SummaryPrefix+m.Text()))
-		case loom.RoleAssistant:
-			var a oai.ChatCompletionAssistantMessageParam
-			text := m.Text()
-			if text != "" {
-				a.Content.OfString = oai.String(text)
-			}
-			var calls []loom.Part
-			for _, p := range m.Parts {
-				if p.Type != loom.PartTool {
-					continue
-				}
-				calls = append(calls, p)
-				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
-						ID: p.CallID,
-						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{
-							Name:      p.Name,
-							Arguments: argumentsText(p.Input),
-						},
-					},
-				})
-			}
-			if text == "" && len(calls) == 0 {
-				continue
-			}
-			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
-			for _, c := range calls {
-				if r, ok := results[c.CallID]; ok && !finished(c) {
-					c = r
-				}
-				out = append(out, oai.ToolMessage(resultText(c), c.CallID))
-			}
-		}
-	}
-	return out
-}
-
-func finished(p loom.Part) bool {
-	return p.Status == loom.ToolCompleted || p.Status == loom.ToolError
-}
-
-// argumentsText is the arguments string of a call: its input JSON, or the
-// original text when the model's arguments were not JSON.
-func argumentsText(in json.RawMessage) string {
-	if len(in) == 0 || string(in) == "null" {
-		return "{}"
-	}
-	var s string
-	if json.Unmarshal(in, &s) == nil {
-		return s
-	}
-	return string(in)
-}
-
-// resultText is what the model is told a call returned: its output (a
-// JSON string as its text, anything else as JSON), or "error: ..." when it
-// failed or never finished.
-func resultText(p loom.Part) string {
-	switch p.Status {
-	case loom.ToolCompleted:
-		if len(p.Output) == 0 || string(p.Output) == "null" {
-			return ""
-		}
-		var s string
-		if json.Unmarshal(p.Output, &s) == nil {
-			return s
-		}
-		return string(p.Output)
-	case loom.ToolError:
-		if p.Error == "" {
-			return "error: the tool failed"
-		}
-		return "error: " + p.Error
-	}
-	return "error: " + loom.Interrupted
-}
-
-// statusError is a failed call's error: one line naming the provider and
-// the HTTP status, wrapping the SDK's error (*openai.Error for an HTTP
-// failure) so that errors.As finds it.
-type statusError struct {
-	msg string
-	err error
-}
-
-func (e *statusError) Error() string { return e.msg }
-func (e *statusError) Unwrap() error { return e.err }
-
-func wrapError(err error) error {
-	var apiErr *oai.Error
-	if errors.As(err, &apiErr) {
-		msg := strings.TrimSpace(fmt.Sprintf("openai: %d %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode)))
-		detail := apiErr.Message
-		if detail == "" {
-			detail = apiErr.RawJSON()
-		}
-		if detail = oneLine(detail); detail != "" {
-			msg += ": " + detail
-		}
-		return &statusError{msg: msg, err: err}
-	}
-	var streamErr *ssestream.StreamError
-	if errors.As(err, &streamErr) {
-		var body struct {
-			Error json.RawMessage `json:"error"`
-		}
-		detail := string(streamErr.Event.Data)
-		if json.Unmarshal(streamErr.Event.Data, &body) == nil {
-			var e struct {
-				Message string `json:"message"`
-			}
-			var s string
-			switch {
-			case json.Unmarshal(body.Error, &e) == nil && e.Message != "":
-				detail = e.Message
-			case json.Unmarshal(body.Error, &s) == nil && s != "":
-				detail = s
-			}
-		}
-		return &statusError{msg: "openai: error in the response stream: " + oneLine(detail), err: err}
-	}
-	return &statusError{msg: "openai: " + oneLine(err.Error()), err: err}
-}
-
-// normalizeErrorBody rewrites the body of a failed response into OpenAI's
-// {"error": {"message": ...}} shape when another server answered in its
-// own (Ollama's {"error": "text"}, vLLM's {"message": ...}, FastAPI's
-// {"detail": ...}, a proxy's HTML page). The SDK reads only OpenAI's shape
-// and would otherwise lose the status behind a JSON decoding error.
-func normalizeErrorBody(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res.StatusCode < 400 || res.Body == nil {
-		return res, err
-	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	res.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message json.RawMessage `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
-	}
-	if json.Unmarshal(body, &v) != nil || !bytes.HasPrefix(bytes.TrimSpace(v.Error), []byte("{")) {
-		msg := strings.TrimSpace(string(body))
-		for _, raw := range []json.RawMessage{v.Error, v.Message, v.Detail} {
-			if len(raw) == 0 || string(raw) == "null" {
-				continue
-			}
-			var s string
-			if json.Unmarshal(raw, &s) == nil {
-				msg = s
-			} else {
-				msg = string(raw)
-			}
-			break
-		}
-		body, _ = json.Marshal(map[string]any{"error": map[string]any{"message": msg}})
-		res.Header.Set("Content-Type", "application/json")
-		res.Header.Set("Content-Length", strconv.Itoa(len(body)))
-		res.ContentLength = int64(len(body))
-	}
-	res.Body = io.NopCloser(bytes.NewReader(body))
-	return res, nil
-}
-
-// oneLine folds text to a single line of bounded length.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	const limit = 300
-	if len(s) > limit {
-		cut := limit
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return ps
 }

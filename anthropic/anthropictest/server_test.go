@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/loomhq/loom/anthropic/anthropictest"
@@ -183,45 +182,5 @@ func TestHeadersAndErrors(t *testing.T) {
 	}
 	if len(srv.Requests()) != 2 || srv.Requests()[1].Body["model"] != "m" {
 		t.Fatalf("requests %+v", srv.Requests())
-	}
-}
-
-func TestConcurrentUse(t *testing.T) {
-	srv := anthropictest.NewServer()
-	defer srv.Close()
-	const n = 20
-	for i := range n {
-		srv.Enqueue(anthropictest.Reply{Text: fmt.Sprint(i)})
-	}
-	var wg sync.WaitGroup
-	seen := make(chan string, n)
-	for range n {
-		wg.Go(func() {
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(
-				`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}]}`))
-			req.Header.Set("X-Api-Key", "k")
-			req.Header.Set("Anthropic-Version", "2023-06-01")
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer res.Body.Close()
-			var m struct{ Content []struct{ Text string } }
-			json.NewDecoder(res.Body).Decode(&m)
-			if len(m.Content) == 1 {
-				seen <- m.Content[0].Text
-			}
-			srv.Requests()
-		})
-	}
-	wg.Wait()
-	close(seen)
-	got := map[string]bool{}
-	for s := range seen {
-		got[s] = true
-	}
-	if len(got) != n || srv.Queued() != 0 || len(srv.Requests()) != n {
-		t.Fatalf("%d distinct replies, %d queued, %d requests", len(got), srv.Queued(), len(srv.Requests()))
 	}
 }

@@ -16,27 +16,17 @@
 package openaitest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/loomhq/loom/providertest"
 )
 
-// ToolCall is a function call a scripted reply makes.
-type ToolCall struct {
-	// ID defaults to call_<n>.
-	ID   string `json:"id,omitempty"`
-	Name string `json:"name"`
-	// Args is the JSON text of the arguments, streamed in pieces.
-	Args string `json:"args,omitempty"`
-}
+// ToolCall is a function call a scripted reply makes; its ID defaults to
+// call_<n>.
+type ToolCall = providertest.ToolCall
 
 // Usage is the token usage a reply reports.
 type Usage struct {
@@ -89,87 +79,28 @@ type Reply struct {
 }
 
 // Request is one request the server received.
-type Request struct {
-	Method string
-	Path   string
-	Header http.Header
-	// Body is the decoded JSON body, nil when the body is not JSON.
-	Body map[string]any
-	// Raw is the body as sent.
-	Raw []byte
-}
+type Request = providertest.Request
 
 // Server is a fake OpenAI-compatible server. It is safe for concurrent use.
 type Server struct {
-	*httptest.Server
-
-	mu       sync.Mutex
-	queue    []Reply
-	requests []Request
-	seq      int
-
-	done      chan struct{}
-	closeOnce sync.Once
+	*providertest.Server[Reply]
 }
 
 // NewServer starts a server on a loopback port. Close it when done.
 func NewServer() *Server {
-	s := &Server{done: make(chan struct{})}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	return s
+	return &Server{providertest.NewServer(serve)}
 }
 
 // BaseURL is the URL to give a client as its base URL (OPENAI_BASE_URL):
 // the server's URL followed by /v1.
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
 
-// Enqueue adds replies to the end of the script.
-func (s *Server) Enqueue(replies ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, replies...)
-}
-
-// Queued returns how many scripted replies are still waiting.
-func (s *Server) Queued() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.queue)
-}
-
-// Requests returns every request received so far, oldest first.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
-}
-
-// Close releases hanging responses, then shuts the server down.
-func (s *Server) Close() {
-	s.closeOnce.Do(func() { close(s.done) })
-	s.Server.Close()
-}
-
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	raw, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: raw}
-	if len(raw) > 0 {
-		var body map[string]any
-		if json.Unmarshal(raw, &body) == nil {
-			req.Body = body
-		}
-	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
-
+func serve(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[Reply]) {
+	req := x.Req
 	path := strings.TrimPrefix(r.URL.Path, "/v1")
 	switch {
 	case path == "/models" && r.Method == http.MethodGet:
-		writeJSON(w, http.StatusOK, map[string]any{
+		providertest.WriteJSON(w, http.StatusOK, map[string]any{
 			"object": "list",
 			"data": []any{map[string]any{
 				"id": "fake-model", "object": "model", "created": 0, "owned_by": "openaitest",
@@ -191,400 +122,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	s.mu.Lock()
-	var reply Reply
-	if len(s.queue) > 0 {
-		reply = s.queue[0]
-		s.queue = s.queue[1:]
-	} else {
-		reply = echo(req.Body)
-	}
-	s.seq++
-	id := fmt.Sprintf("chatcmpl-fake%d", s.seq)
-	s.mu.Unlock()
-
+	reply, n := x.Take(func() Reply { return Reply{Text: providertest.Echo(req.Body)} })
 	if reply.Status >= 400 {
 		writeError(w, reply)
 		return
 	}
-	c := newCompletion(id, reply, req)
+	c := newCompletion(fmt.Sprintf("chatcmpl-fake%d", n), reply, req)
 	if stream, _ := req.Body["stream"].(bool); !stream {
-		writeJSON(w, http.StatusOK, c.whole())
+		providertest.WriteJSON(w, http.StatusOK, c.whole())
 		return
 	}
-	s.stream(w, r, c)
-}
-
-// echo is the reply when nothing is scripted: the last user message's text.
-func echo(body map[string]any) Reply {
-	msgs, _ := body["messages"].([]any)
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m, _ := msgs[i].(map[string]any)
-		if m["role"] == "user" {
-			if t := contentText(m["content"]); t != "" {
-				return Reply{Text: "echo: " + t}
-			}
-		}
-	}
-	return Reply{Text: "echo"}
-}
-
-// contentText returns the text of a message content: a string or an array
-// of text parts.
-func contentText(c any) string {
-	switch c := c.(type) {
-	case string:
-		return c
-	case []any:
-		var b strings.Builder
-		for _, p := range c {
-			if p, ok := p.(map[string]any); ok && p["type"] == "text" {
-				t, _ := p["text"].(string)
-				b.WriteString(t)
-			}
-		}
-		return b.String()
-	}
-	return ""
-}
-
-// validate checks a chat completion request as the real service does and
-// returns its error message, or "" when the request is acceptable.
-func validate(body map[string]any) string {
-	if m, _ := body["model"].(string); m == "" {
-		return "you must provide a model parameter"
-	}
-	msgs, ok := body["messages"].([]any)
-	if !ok || len(msgs) == 0 {
-		return "[] is too short - 'messages'"
-	}
-	var pending []string // tool call ids still waiting for a tool message
-	for i, raw := range msgs {
-		m, ok := raw.(map[string]any)
-		if !ok {
-			return fmt.Sprintf("Invalid type for 'messages[%d]': expected an object.", i)
-		}
-		role, _ := m["role"].(string)
-		if len(pending) > 0 && role != "tool" {
-			return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: " + strings.Join(pending, ", ")
-		}
-		switch role {
-		case "system", "developer", "user":
-			if !validContent(m["content"]) {
-				return fmt.Sprintf("Invalid value for 'messages[%d].content': expected a string or an array of content parts.", i)
-			}
-		case "assistant":
-			calls, _ := m["tool_calls"].([]any)
-			if len(calls) == 0 && !validContent(m["content"]) {
-				return fmt.Sprintf("Invalid value for 'messages[%d].content': expected a string, got null.", i)
-			}
-			for j, c := range calls {
-				call, _ := c.(map[string]any)
-				id, _ := call["id"].(string)
-				fn, _ := call["function"].(map[string]any)
-				name, _ := fn["name"].(string)
-				_, isString := fn["arguments"].(string)
-				if id == "" || name == "" || !isString || call["type"] != "function" {
-					return fmt.Sprintf("Invalid value for 'messages[%d].tool_calls[%d]': expected id, type \"function\", function.name and function.arguments.", i, j)
-				}
-				pending = append(pending, id)
-			}
-		case "tool":
-			id, _ := m["tool_call_id"].(string)
-			k := slices.Index(pending, id)
-			if k < 0 {
-				return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
-			}
-			pending = slices.Delete(pending, k, k+1)
-			if !validContent(m["content"]) {
-				return fmt.Sprintf("Invalid value for 'messages[%d].content': expected a string or an array of content parts.", i)
-			}
-		default:
-			return fmt.Sprintf("Invalid value: '%v'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.", m["role"])
-		}
-	}
-	if len(pending) > 0 {
-		return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: " + strings.Join(pending, ", ")
-	}
-	return ""
-}
-
-func validContent(c any) bool {
-	switch c.(type) {
-	case string, []any:
-		return true
-	}
-	return false
-}
-
-// completion is a reply made concrete for one request.
-type completion struct {
-	id           string
-	created      int64
-	model        string
-	reply        Reply
-	usage        Usage
-	calls        []ToolCall
-	includeUsage bool
-}
-
-func newCompletion(id string, reply Reply, req Request) *completion {
-	c := &completion{id: id, created: time.Now().Unix(), reply: reply}
-	c.model = reply.Model
-	if c.model == "" {
-		c.model, _ = req.Body["model"].(string)
-	}
-	for i, tc := range reply.ToolCalls {
-		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%s_%d", strings.TrimPrefix(id, "chatcmpl-"), i)
-		}
-		c.calls = append(c.calls, tc)
-	}
-	if reply.Usage != nil {
-		c.usage = *reply.Usage
-	} else {
-		out := len(chunks(reply.Reasoning)) + len(chunks(reply.Text))
-		for _, tc := range c.calls {
-			out += 1 + len(pieces(tc.Args))
-		}
-		c.usage = Usage{PromptTokens: int64(len(req.Raw)/4 + 1), CompletionTokens: int64(out)}
-	}
-	if opts, ok := req.Body["stream_options"].(map[string]any); ok {
-		c.includeUsage, _ = opts["include_usage"].(bool)
-	}
-	return c
-}
-
-func (c *completion) finishReason() string {
-	switch {
-	case c.reply.FinishReason != "":
-		return c.reply.FinishReason
-	case len(c.calls) > 0:
-		return "tool_calls"
-	}
-	return "stop"
-}
-
-func (c *completion) reasoningField() string {
-	if c.reply.ReasoningField != "" {
-		return c.reply.ReasoningField
-	}
-	return "reasoning_content"
-}
-
-func (c *completion) usageJSON() map[string]any {
-	u := c.usage
-	prompt := map[string]any{"cached_tokens": u.CachedTokens, "audio_tokens": 0}
-	if u.CacheWriteTokens > 0 {
-		prompt["cache_write_tokens"] = u.CacheWriteTokens
-	}
-	return map[string]any{
-		"prompt_tokens":         u.PromptTokens,
-		"completion_tokens":     u.CompletionTokens,
-		"total_tokens":          u.PromptTokens + u.CompletionTokens,
-		"prompt_tokens_details": prompt,
-		"completion_tokens_details": map[string]any{
-			"reasoning_tokens":           u.ReasoningTokens,
-			"audio_tokens":               0,
-			"accepted_prediction_tokens": 0,
-			"rejected_prediction_tokens": 0,
-		},
-	}
-}
-
-func (c *completion) toolCallsJSON() []any {
-	var out []any
-	for _, tc := range c.calls {
-		out = append(out, map[string]any{
-			"id":       tc.ID,
-			"type":     "function",
-			"function": map[string]any{"name": tc.Name, "arguments": tc.Args},
-		})
-	}
-	return out
-}
-
-// whole is the non-streaming chat.completion object.
-func (c *completion) whole() map[string]any {
-	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
-	if c.reply.Text != "" {
-		msg["content"] = c.reply.Text
-	}
-	if c.reply.Reasoning != "" {
-		msg[c.reasoningField()] = c.reply.Reasoning
-	}
-	if len(c.calls) > 0 {
-		msg["tool_calls"] = c.toolCallsJSON()
-	}
-	return map[string]any{
-		"id":                 c.id,
-		"object":             "chat.completion",
-		"created":            c.created,
-		"model":              c.model,
-		"system_fingerprint": "fp_fake",
-		"choices": []any{map[string]any{
-			"index": 0, "message": msg, "logprobs": nil, "finish_reason": c.finishReason(),
-		}},
-		"usage": c.usageJSON(),
-	}
-}
-
-// chunk is one chat.completion.chunk with a single choice (or none when
-// delta is nil).
-func (c *completion) chunk(delta map[string]any, finish any) map[string]any {
-	ch := map[string]any{
-		"id":                 c.id,
-		"object":             "chat.completion.chunk",
-		"created":            c.created,
-		"model":              c.model,
-		"system_fingerprint": "fp_fake",
-		"choices":            []any{},
-	}
-	if delta != nil {
-		ch["choices"] = []any{map[string]any{
-			"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish,
-		}}
-	}
-	if c.includeUsage {
-		ch["usage"] = nil
-	}
-	return ch
-}
-
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, c *completion) {
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("X-Request-Id", "req_"+c.id)
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-
-	send := func(v any) bool {
-		if !s.wait(r, c.reply.Delay) {
-			return false
-		}
-		data, _ := json.Marshal(v)
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-
-	if !send(c.chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)) {
-		return
-	}
-	for _, t := range chunks(c.reply.Reasoning) {
-		if !send(c.chunk(map[string]any{c.reasoningField(): t}, nil)) {
-			return
-		}
-	}
-	for _, t := range chunks(c.reply.Text) {
-		if !send(c.chunk(map[string]any{"content": t}, nil)) {
-			return
-		}
-	}
-	switch {
-	case c.reply.Hang:
-		select {
-		case <-r.Context().Done():
-		case <-s.done:
-		}
-		return
-	case c.reply.Truncate:
-		return
-	case c.reply.StreamError != "":
-		send(map[string]any{"error": map[string]any{
-			"message": c.reply.StreamError, "type": "server_error", "param": nil, "code": nil,
-		}})
-		return
-	}
-	for i, tc := range c.calls {
-		first := map[string]any{
-			"index": i, "id": tc.ID, "type": "function",
-			"function": map[string]any{"name": tc.Name, "arguments": ""},
-		}
-		if !send(c.chunk(map[string]any{"tool_calls": []any{first}}, nil)) {
-			return
-		}
-		for _, a := range pieces(tc.Args) {
-			d := map[string]any{"index": i, "function": map[string]any{"arguments": a}}
-			if !send(c.chunk(map[string]any{"tool_calls": []any{d}}, nil)) {
-				return
-			}
-		}
-	}
-	if !send(c.chunk(map[string]any{}, c.finishReason())) {
-		return
-	}
-	if c.includeUsage {
-		u := c.chunk(nil, nil)
-		u["usage"] = c.usageJSON()
-		if !send(u) {
-			return
-		}
-	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
-	rc.Flush()
-}
-
-// wait sleeps d unless the client goes away or the server closes first.
-func (s *Server) wait(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return r.Context().Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-	case <-s.done:
-	}
-	return false
-}
-
-// chunks splits text into words, each with the spaces that follow it, as a
-// model streams tokens.
-func chunks(s string) []string {
-	var out []string
-	for s != "" {
-		i := strings.IndexAny(s, " \n")
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		j := i
-		for j < len(s) && (s[j] == ' ' || s[j] == '\n') {
-			j++
-		}
-		out = append(out, s[:j])
-		s = s[j:]
-	}
-	return out
-}
-
-// pieces splits tool arguments into short fragments that cut through
-// JSON tokens, as the real service streams them.
-func pieces(s string) []string {
-	const n = 7
-	var out []string
-	for len(s) > n {
-		out = append(out, s[:n])
-		s = s[n:]
-	}
-	if s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	stream(w, x, c)
 }
 
 // writeError answers with an OpenAI error body. Retryable statuses carry
@@ -611,13 +159,8 @@ func writeError(w http.ResponseWriter, reply Reply) {
 	if msg == "" {
 		msg = http.StatusText(reply.Status)
 	}
-	switch st := reply.Status; {
-	case st == http.StatusRequestTimeout, st == http.StatusConflict, st == http.StatusTooManyRequests, st >= 500:
-		ms := reply.RetryAfter.Milliseconds()
-		w.Header().Set("Retry-After-Ms", strconv.FormatInt(ms, 10))
-		w.Header().Set("Retry-After", strconv.FormatInt((ms+999)/1000, 10))
-	}
-	writeJSON(w, reply.Status, map[string]any{
+	providertest.SetRetryAfter(w, reply.Status, reply.RetryAfter)
+	providertest.WriteJSON(w, reply.Status, map[string]any{
 		"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code},
 	})
 }

@@ -1,0 +1,212 @@
+package anthropictest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// validate checks a Messages request as the real service does and returns
+// its error message, or "" when the request is acceptable.
+func validate(body map[string]any) string {
+	if m, _ := body["model"].(string); m == "" {
+		return "model: Field required"
+	}
+	maxTokens, ok := body["max_tokens"].(float64)
+	if !ok || maxTokens < 1 || maxTokens != float64(int64(maxTokens)) {
+		return "max_tokens: Field required"
+	}
+	thinking := thinkingOn(body)
+	if th, ok := body["thinking"].(map[string]any); ok && th["type"] == "enabled" {
+		budget, _ := th["budget_tokens"].(float64)
+		if budget < 1024 {
+			return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+		}
+		if maxTokens <= budget {
+			return "`max_tokens` must be greater than `thinking.budget_tokens`."
+		}
+	}
+	breakpoints := 0
+	switch sys := body["system"].(type) {
+	case nil, string:
+	case []any:
+		for i, b := range sys {
+			blk, _ := b.(map[string]any)
+			if blk["type"] != "text" {
+				return fmt.Sprintf("system.%d.type: Input should be 'text'", i)
+			}
+			if t, _ := blk["text"].(string); t == "" {
+				return "system: text content blocks must be non-empty"
+			}
+			if blk["cache_control"] != nil {
+				breakpoints++
+			}
+		}
+	default:
+		return "system: Input should be a valid list"
+	}
+	tools, _ := body["tools"].([]any)
+	for i, t := range tools {
+		tool, _ := t.(map[string]any)
+		if name, _ := tool["name"].(string); name == "" {
+			return fmt.Sprintf("tools.%d.custom.name: Field required", i)
+		}
+		schema, _ := tool["input_schema"].(map[string]any)
+		if schema == nil || schema["type"] != "object" {
+			return fmt.Sprintf("tools.%d.custom.input_schema: Input should be an object with type \"object\"", i)
+		}
+		if tool["cache_control"] != nil {
+			breakpoints++
+		}
+	}
+
+	msgs, ok := body["messages"].([]any)
+	if !ok {
+		return "messages: Field required"
+	}
+	var prevRole string
+	var openCalls []string // tool_use ids of the previous assistant message
+	lastCallsAt := -1
+	for i, raw := range msgs {
+		m, _ := raw.(map[string]any)
+		role, _ := m["role"].(string)
+		if role != "user" && role != "assistant" {
+			return fmt.Sprintf("messages.%d.role: Input should be 'user' or 'assistant'", i)
+		}
+		if role == prevRole {
+			return fmt.Sprintf("messages: roles must alternate between \"user\" and \"assistant\", but found multiple %q roles in a row", role)
+		}
+		prevRole = role
+		var blocks []map[string]any
+		switch c := m["content"].(type) {
+		case string:
+			if c == "" {
+				return fmt.Sprintf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
+			}
+			blocks = []map[string]any{{"type": "text", "text": c}}
+		case []any:
+			if len(c) == 0 {
+				return fmt.Sprintf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
+			}
+			for _, b := range c {
+				blk, _ := b.(map[string]any)
+				blocks = append(blocks, blk)
+			}
+		default:
+			return fmt.Sprintf("messages.%d.content: Input should be a valid list", i)
+		}
+
+		var calls, answered []string
+		seenOther := false
+		for j, blk := range blocks {
+			typ, _ := blk["type"].(string)
+			if blk["cache_control"] != nil {
+				breakpoints++
+			}
+			where := fmt.Sprintf("messages.%d.content.%d", i, j)
+			switch typ {
+			case "text":
+				if t, _ := blk["text"].(string); t == "" {
+					return "messages: text content blocks must be non-empty"
+				}
+			case "image", "document":
+			case "thinking", "redacted_thinking", "tool_use":
+				if role != "assistant" {
+					return fmt.Sprintf("%s.type: `%s` blocks are only allowed in assistant messages", where, typ)
+				}
+				switch typ {
+				case "thinking":
+					text, _ := blk["thinking"].(string)
+					sig, _ := blk["signature"].(string)
+					if sig == "" {
+						return where + ".thinking.signature: Field required"
+					}
+					if sig != Signature(text) {
+						return where + ": Invalid `signature` in `thinking` block"
+					}
+				case "redacted_thinking":
+					if d, _ := blk["data"].(string); d == "" {
+						return where + ".redacted_thinking.data: Field required"
+					}
+				case "tool_use":
+					id, _ := blk["id"].(string)
+					name, _ := blk["name"].(string)
+					if _, isObject := blk["input"].(map[string]any); id == "" || name == "" || !isObject {
+						return where + ".tool_use: id, name and an input object are required"
+					}
+					calls = append(calls, id)
+				}
+			case "tool_result":
+				if role != "user" {
+					return fmt.Sprintf("%s.type: `tool_result` blocks are only allowed in user messages", where)
+				}
+				if seenOther {
+					return fmt.Sprintf("messages.%d: `tool_result` blocks must come before any other content in a user message", i)
+				}
+				id, _ := blk["tool_use_id"].(string)
+				if !slices.Contains(openCalls, id) {
+					return fmt.Sprintf("%s: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", where, id)
+				}
+				answered = append(answered, id)
+				if c, ok := blk["content"].([]any); ok {
+					for _, cb := range c {
+						if cb, _ := cb.(map[string]any); cb["type"] == "text" {
+							if t, _ := cb["text"].(string); t == "" {
+								return "messages: text content blocks must be non-empty"
+							}
+						}
+					}
+				}
+			default:
+				return fmt.Sprintf("%s.type: unknown content block type %q", where, typ)
+			}
+			if typ != "tool_result" {
+				seenOther = true
+			}
+		}
+		if role == "user" {
+			var missing []string
+			for _, id := range openCalls {
+				if !slices.Contains(answered, id) {
+					missing = append(missing, id)
+				}
+			}
+			if len(missing) > 0 {
+				return fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(missing, ", "))
+			}
+			openCalls = nil
+		} else {
+			openCalls = calls
+			if len(calls) > 0 {
+				lastCallsAt = i
+			}
+		}
+	}
+	if len(openCalls) > 0 {
+		return fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", len(msgs)-1, strings.Join(openCalls, ", "))
+	}
+	// With thinking on, the assistant turn that the final tool results
+	// answer must open with its thinking.
+	if thinking && lastCallsAt >= 0 && lastCallsAt == len(msgs)-2 {
+		m, _ := msgs[lastCallsAt].(map[string]any)
+		c, _ := m["content"].([]any)
+		var first map[string]any
+		if len(c) > 0 {
+			first, _ = c[0].(map[string]any)
+		}
+		if first["type"] != "thinking" && first["type"] != "redacted_thinking" {
+			return fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%v`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.", lastCallsAt, first["type"])
+		}
+	}
+	if breakpoints > 4 {
+		return fmt.Sprintf("A maximum of 4 blocks with cache_control may be provided. Found %d.", breakpoints)
+	}
+	return ""
+}
+
+// thinkingOn reports whether a request asks for thinking, with a budget
+// or adaptively.
+func thinkingOn(body map[string]any) bool {
+	th, _ := body["thinking"].(map[string]any)
+	return th["type"] == "enabled" || th["type"] == "adaptive"
+}
