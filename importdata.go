@@ -28,67 +28,98 @@ func CountersOf(msgs []*Message) Counters {
 	return c
 }
 
-// ValidateImport checks sessions about to be imported, and completes what
-// may be left out: message session ids, turn numbers, a session's kind and
-// surface. Every message must have an id and a creation time, and seq
-// must run 1, 2, 3 … without gaps, so that an import stores exactly what
-// an export wrote.
+// ValidateImport checks sessions about to be imported with
+// SessionData.Validate, and that no session comes twice.
 func ValidateImport(data []*SessionData) error {
 	seen := make(map[string]bool, len(data))
 	for i, d := range data {
 		if d == nil || d.Session == nil {
 			return Errorf(EINVALID, "record %d has no session", i+1)
 		}
-		s := d.Session
-		if s.Kind == "" {
-			s.Kind = KindMain
+		if err := d.Validate(); err != nil {
+			return err
 		}
-		if s.Surface == "" && s.Key != "" {
-			s.Surface = SurfaceOf(s.Key)
+		if seen[d.Session.ID] {
+			return Errorf(EINVALID, "session %s appears twice", d.Session.ID)
 		}
-		if err := s.Validate(); err != nil {
+		seen[d.Session.ID] = true
+	}
+	return nil
+}
+
+// Validate checks a session about to be imported with its messages, and
+// completes what may be left out: a session's kind and surface, message
+// session ids and turn numbers. Every message must have an id and a
+// creation time, and seq must run 1, 2, 3 … without gaps, so that an
+// import stores exactly what an export wrote. These are the rules of
+// every import: a reader that checks records one by one calls Validate
+// on a session before its messages are added and ValidateMessage on each
+// message as it is added.
+func (d *SessionData) Validate() error {
+	s := d.Session
+	if s == nil {
+		return Errorf(EINVALID, "session record without a session")
+	}
+	if strings.TrimSpace(s.ID) == "" {
+		return Errorf(EINVALID, "session has no id")
+	}
+	if s.Kind == "" {
+		s.Kind = KindMain
+	}
+	if s.Surface == "" && s.Key != "" {
+		s.Surface = SurfaceOf(s.Key)
+	}
+	if err := s.Validate(); err != nil {
+		return Errorf(EINVALID, "session %s: %s", s.ID, ErrorMessage(err))
+	}
+	if s.CreatedAt.IsZero() || s.UpdatedAt.IsZero() {
+		return Errorf(EINVALID, "session %s: created_at and updated_at are required", s.ID)
+	}
+	for i := range d.Messages {
+		if err := d.ValidateMessage(i); err != nil {
 			return Errorf(EINVALID, "session %s: %s", s.ID, ErrorMessage(err))
 		}
-		if seen[s.ID] {
-			return Errorf(EINVALID, "session %s appears twice", s.ID)
+	}
+	return nil
+}
+
+// ValidateMessage checks message i of d, whose messages before it are
+// checked already, and completes its session id and turn number. Its
+// errors name the message, not the session.
+func (d *SessionData) ValidateMessage(i int) error {
+	s, m := d.Session, d.Messages[i]
+	if m == nil {
+		return Errorf(EINVALID, "message %d is empty", i+1)
+	}
+	if m.SessionID == "" {
+		m.SessionID = s.ID
+	}
+	if m.SessionID != s.ID {
+		return Errorf(EINVALID, "message %d belongs to session %s, but follows session %s", i+1, m.SessionID, s.ID)
+	}
+	if want := int64(i + 1); m.Seq != want {
+		return Errorf(EINVALID, "message has seq %d, want %d (seq runs 1, 2, 3 … without gaps)", m.Seq, want)
+	}
+	if strings.TrimSpace(m.ID) == "" {
+		return Errorf(EINVALID, "message %d has no id", m.Seq)
+	}
+	if m.CreatedAt.IsZero() {
+		return Errorf(EINVALID, "message %d has no created_at", m.Seq)
+	}
+	if err := m.Validate(); err != nil {
+		return Errorf(EINVALID, "message %d: %s", m.Seq, ErrorMessage(err))
+	}
+	for _, p := range m.Parts {
+		if p.ID == "" {
+			return Errorf(EINVALID, "message %d has a part without an id", m.Seq)
 		}
-		seen[s.ID] = true
-		if s.CreatedAt.IsZero() || s.UpdatedAt.IsZero() {
-			return Errorf(EINVALID, "session %s: created_at and updated_at are required", s.ID)
-		}
-		turn := 0
-		for j, m := range d.Messages {
-			if m == nil {
-				return Errorf(EINVALID, "session %s: message %d is empty", s.ID, j+1)
-			}
-			if m.SessionID == "" {
-				m.SessionID = s.ID
-			}
-			if m.SessionID != s.ID {
-				return Errorf(EINVALID, "session %s: message %d belongs to session %s", s.ID, j+1, m.SessionID)
-			}
-			if m.Seq != int64(j+1) {
-				return Errorf(EINVALID, "session %s: message %d has seq %d; seq must run 1, 2, 3 … without gaps", s.ID, j+1, m.Seq)
-			}
-			if strings.TrimSpace(m.ID) == "" {
-				return Errorf(EINVALID, "session %s: message %d has no id", s.ID, m.Seq)
-			}
-			if m.CreatedAt.IsZero() {
-				return Errorf(EINVALID, "session %s: message %d has no created_at", s.ID, m.Seq)
-			}
-			if err := m.Validate(); err != nil {
-				return Errorf(EINVALID, "session %s: message %d: %s", s.ID, m.Seq, ErrorMessage(err))
-			}
-			for _, p := range m.Parts {
-				if p.ID == "" {
-					return Errorf(EINVALID, "session %s: message %d has a part without id", s.ID, m.Seq)
-				}
-			}
-			if m.Role == RoleUser {
-				turn++
-			}
-			m.Turn = turn
-		}
+	}
+	m.Turn = 0
+	if i > 0 {
+		m.Turn = d.Messages[i-1].Turn
+	}
+	if m.Role == RoleUser {
+		m.Turn++
 	}
 	return nil
 }

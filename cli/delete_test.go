@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 )
@@ -113,5 +114,81 @@ func TestPruneAgeZero(t *testing.T) {
 	}
 	if got := lines(fx.mustRun(t, "session", "list")); len(got) != 5 {
 		t.Fatalf("nothing should be pruned yet; list:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+func TestSessionDeleteRestore(t *testing.T) {
+	fx := newFixture(t)
+	if out := fx.mustRun(t, "session", "delete", fx.main.ID[:8], "--yes"); out != "" {
+		t.Fatalf("delete printed %q when piped", out)
+	}
+	out := fx.mustRun(t, "session", "list")
+	if strings.Contains(out, fx.main.ID) || strings.Contains(out, fx.sub.ID) {
+		t.Fatalf("deleted session (or its sub-agent) still listed:\n%s", out)
+	}
+	if r := fx.run(t, "session", "show", fx.main.ID); r.code != ExitNotFound ||
+		!strings.Contains(r.stderr, `session "Fix the flaky test" is in the trash since `) ||
+		!strings.Contains(r.stderr, "; loom session restore "+fx.main.ID+" brings it back") {
+		t.Fatalf("show of a deleted session: exit %d: %s", r.code, r.stderr)
+	}
+	fx.mustRun(t, "session", "restore", "Fix the flaky test")
+	out = fx.mustRun(t, "session", "list")
+	if !strings.Contains(out, fx.main.ID) || !strings.Contains(out, fx.sub.ID) {
+		t.Fatalf("restore did not bring back the session and its sub-agent:\n%s", out)
+	}
+
+	// On a terminal it asks; anything but yes keeps the session.
+	r := fx.runWith(t, runOpts{tty: true, stdin: "n\n"}, "session", "delete", fx.web.ID)
+	if r.code != ExitError || !strings.Contains(r.stdout, "Move 1 session to the trash? [y/N]") || !strings.Contains(r.stderr, "Nothing deleted") {
+		t.Fatalf("declined delete: %+v", r)
+	}
+	fx.mustRun(t, "session", "show", fx.web.ID)
+	r = fx.runWith(t, runOpts{tty: true, stdin: "y\n"}, "session", "delete", fx.web.ID, "Telegram chat", "--purge")
+	if r.code != 0 || !strings.Contains(r.stdout, "Delete 2 sessions for good?") {
+		t.Fatalf("confirmed purge: %+v", r)
+	}
+	if r := fx.run(t, "session", "restore", fx.web.ID); r.code != ExitNotFound {
+		t.Fatalf("restore after purge: exit %d", r.code)
+	}
+
+	// One bad reference: nothing is deleted.
+	if r := fx.run(t, "session", "delete", fx.twin1.ID, "no-such-session", "--yes"); r.code != ExitNotFound {
+		t.Fatalf("exit %d", r.code)
+	}
+	fx.mustRun(t, "session", "show", fx.twin1.ID)
+}
+
+func TestSessionPrune(t *testing.T) {
+	fx := newFixture(t)
+	// The fixture's sessions were written around base; prune runs on the
+	// fixture's clock, a few minutes later.
+	r := fx.run(t, "session", "prune", "--older-than", "1w", "--yes")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "No sessions older than 1w") {
+		t.Fatalf("nothing to prune: %+v", r)
+	}
+	fx.clock = base.Add(40 * 24 * time.Hour)
+	out := fx.mustRun(t, "session", "prune", "--older-than", "30d", "--dry-run")
+	if n := len(lines(out)); n != 4 {
+		t.Fatalf("dry run lists %d sessions, want this project's 4 top-level ones:\n%s", n, out)
+	}
+	if strings.Contains(out, fx.sub.ID) || strings.Contains(out, fx.web.ID) {
+		t.Fatalf("dry run lists a sub-agent or another project:\n%s", out)
+	}
+	if got := lines(fx.mustRun(t, "session", "list")); len(got) != 5 {
+		t.Fatal("dry run removed sessions")
+	}
+	rep := decodeJSON[pruneReport](t, fx.mustRun(t, "session", "prune", "--older-than", "4w", "--yes", "--json"))
+	if rep.DryRun || len(rep.Removed) != 4 || len(rep.Skipped) != 0 {
+		t.Fatalf("prune report = %+v", rep)
+	}
+	if got := fx.mustRun(t, "session", "list"); got != "" {
+		t.Fatalf("pruned sessions still listed:\n%s", got)
+	}
+	if got := fx.mustRun(t, "session", "list", "--all-projects"); !strings.Contains(got, fx.web.ID) {
+		t.Fatalf("prune reached another project")
+	}
+	fx.mustRun(t, "session", "restore", fx.main.ID)
+	if got := fx.mustRun(t, "session", "list"); !strings.Contains(got, fx.main.ID) {
+		t.Fatal("pruned session not restorable")
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -229,28 +228,6 @@ func TestImportRefusesBadInput(t *testing.T) {
 		os.WriteFile(bad, []byte(c.content), 0o600)
 		if r := dst.run(t, "session", "import", bad); r.code == 0 || !strings.Contains(r.stderr, c.want) {
 			t.Fatalf("import of %q: %+v, want %q", c.content, r, c.want)
-		}
-	}
-}
-
-func TestParseExportDetectsFormat(t *testing.T) {
-	fx := newFixture(t)
-	for _, format := range []string{"jsonl", "json"} {
-		out := fx.mustRun(t, "session", "export", fx.web.ID, "--format", format)
-		compact := out
-		if format == "json" {
-			var b bytes.Buffer
-			json.Compact(&b, []byte(out))
-			compact = b.String()
-		}
-		for _, content := range []string{out, compact, "\xef\xbb\xbf  \n" + out} {
-			data, err := parseExport("x", []byte(content))
-			if err != nil {
-				t.Fatalf("%s: %v", format, err)
-			}
-			if len(data) != 1 || data[0].Session.ID != fx.web.ID || len(data[0].Messages) != 2 {
-				t.Fatalf("%s: parsed %d sessions", format, len(data))
-			}
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // shortIDLen is how much of an id a terminal table shows: enough to be a
@@ -108,12 +108,7 @@ func fuzzyAgo(now, t time.Time) string {
 	}
 }
 
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.Itoa(n) + " " + unit + "s"
-}
+func plural(n int, unit string) string { return human.Plural(n, unit) }
 
 // firstLine returns the first non-empty line of s, trimmed.
 func firstLine(s string) string {
@@ -190,53 +185,13 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // formatCount writes n with thousands separators.
-func formatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func formatCount(n int64) string { return human.Count(n) }
 
 // formatCost writes a USD amount with enough digits for small costs.
-func formatCost(c float64) string {
-	c = loom.RoundCost(c)
-	switch {
-	case c == 0:
-		return "$0"
-	case c < 0.000001:
-		return "<$0.000001"
-	case c < 0.01:
-		// Two significant digits: $0.0004, $0.000037; never $0.0000.
-		digits := int(math.Ceil(-math.Log10(c))) + 1
-		return "$" + strings.TrimRight(strconv.FormatFloat(c, 'f', digits, 64), "0")
-	default:
-		return fmt.Sprintf("$%.2f", c)
-	}
-}
+func formatCost(c float64) string { return human.Cost(c) }
 
 // formatDuration writes a tool's run time compactly.
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	default:
-		return d.Round(time.Second).String()
-	}
-}
+func formatDuration(d time.Duration) string { return human.Duration(d) }
 
 // jsonString quotes s as a JSON string.
 func jsonString(s string) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/internal/storetest"
 )
 
@@ -112,7 +113,7 @@ func TestExportFamilyQueries(t *testing.T) {
 	fx := newEmptyFixture(t)
 	mains := lineageStore(t, fx, 3)
 	r, cs := fx.countingRun(t, "session", "export", mains[1].ID, "--format", "json")
-	doc := decodeJSON[exportDocument](t, r.stdout)
+	doc := decodeJSON[export.Document](t, r.stdout)
 	// The session and its two generations of sub-agents; not the fork.
 	if len(doc.Sessions) != 3 || doc.Sessions[0].Session.ID != mains[1].ID ||
 		doc.Sessions[1].Session.Kind != loom.KindSubagent || doc.Sessions[2].Session.ParentID != doc.Sessions[1].Session.ID {

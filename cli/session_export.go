@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/export"
 )
 
 // ExportOptions are the options of `loom session export`.
@@ -17,12 +18,13 @@ type ExportOptions struct {
 	f      *Factory
 	Ref    string
 	All    bool
-	Format string
+	Format export.Format
 	Output string
 }
 
 func newCmdSessionExport(f *Factory, runF func(*ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{f: f}
+	var formatName string
 	cmd := &cobra.Command{
 		Use:   "export REF | --all",
 		Short: "Write sessions to a file, with their sub-agent sessions",
@@ -47,20 +49,18 @@ unchanged. The formats are described in docs/formats.md.`,
 			if opts.Ref != "" && opts.All {
 				return usageErrorf("give either a session reference or --all, not both")
 			}
-			switch opts.Format {
-			case formatJSONL, formatJSON, formatMarkdown:
-			case "md":
-				opts.Format = formatMarkdown
-			default:
-				return usageErrorf("unknown format %q: use jsonl, json or markdown", opts.Format)
+			format, ok := export.ParseFormat(formatName)
+			if !ok {
+				return usageErrorf("unknown format %q: use jsonl, json or markdown", formatName)
 			}
+			opts.Format = format
 			if runF != nil {
 				return runF(opts)
 			}
 			return exportRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Format, "format", "f", formatJSONL, "jsonl, json or markdown")
+	cmd.Flags().StringVarP(&formatName, "format", "f", string(export.JSONL), "jsonl, json or markdown")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "export every session of the user")
 	return cmd
@@ -78,7 +78,7 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 		if err != nil {
 			return err
 		}
-		sessions = orderForExport(all)
+		sessions = export.Order(all)
 	} else {
 		s, err := f.Resolve(ctx, st, opts.Ref)
 		if err != nil {
@@ -98,15 +98,7 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 		nmsg += len(msgs)
 		data = append(data, &loom.SessionData{Session: s, Messages: msgs})
 	}
-	write := func(w io.Writer) error {
-		switch opts.Format {
-		case formatJSON:
-			return writeJSONDocument(w, data)
-		case formatMarkdown:
-			return writeMarkdown(w, data)
-		}
-		return writeJSONL(w, data)
-	}
+	write := func(w io.Writer) error { return export.Write(w, opts.Format, data) }
 	if opts.Output == "" || opts.Output == "-" {
 		return write(f.IO.Out)
 	}
@@ -125,6 +117,21 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "Exported %s (%s) to %s\n", plural(len(data), "session"), plural(nmsg, "message"), opts.Output)
 	}
 	return nil
+}
+
+// sessionFamily returns root followed by its sub-agent sessions, depth
+// first, each parent's children oldest first, read in one store query.
+func sessionFamily(ctx context.Context, st loom.Store, user string, root *loom.Session) ([]*loom.Session, error) {
+	family, err := st.Family(ctx, loom.FamilyQuery{IDs: []string{root.ID}, UserID: user, SubagentsOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(family) == 0 || family[0].ID != root.ID {
+		// The session left the store (or the trash took it) since it
+		// was resolved.
+		return nil, loom.NotFound(root.ID)
+	}
+	return family, nil
 }
 
 // writeFileAtomic writes a file through a temporary file and a rename, so
@@ -196,26 +203,10 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	where := map[string]string{}
 	for _, file := range opts.Files {
 		name := file
-		var content []byte
-		var err error
 		if file == "-" {
 			name = "<stdin>"
-			content, err = io.ReadAll(f.IO.In)
-		} else {
-			path := file
-			if !filepath.IsAbs(path) {
-				wd, werr := f.Cwd()
-				if werr != nil {
-					return werr
-				}
-				path = filepath.Join(wd, path)
-			}
-			content, err = os.ReadFile(path)
 		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", name, err)
-		}
-		data, err := parseExport(name, content)
+		data, err := readExport(f, file, name)
 		if err != nil {
 			return err
 		}
@@ -224,14 +215,8 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 				return loom.Errorf(loom.EINVALID, "%s: session %s is also in %s", name, d.Session.ID, prev)
 			}
 			where[d.Session.ID] = name
-			// Imported sessions belong to whoever imports them: a user
-			// never sees another user's sessions.
-			d.Session.UserID = f.User()
 		}
 		all = append(all, data...)
-	}
-	if err := loom.ValidateImport(all); err != nil {
-		return err
 	}
 	st, err := f.CreateStore(ctx)
 	if err != nil {
@@ -256,4 +241,28 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		}
 	}
 	return nil
+}
+
+// readExport reads one file of an import ("-" is standard input). Its
+// sessions belong to whoever imports them: a user never sees another
+// user's sessions.
+func readExport(f *Factory, file, name string) ([]*loom.SessionData, error) {
+	opts := export.ReadOptions{Name: name, UserID: f.User()}
+	if file == "-" {
+		return export.Read(f.IO.In, opts)
+	}
+	path := file
+	if !filepath.IsAbs(path) {
+		wd, err := f.Cwd()
+		if err != nil {
+			return nil, err
+		}
+		path = filepath.Join(wd, path)
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	defer in.Close()
+	return export.Read(in, opts)
 }

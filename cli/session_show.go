@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // defaultShowLimit is how many messages `show` prints without --limit or
@@ -155,17 +156,4 @@ func writeSessionHeader(ios *IOStreams, w io.Writer, s *loom.Session) {
 }
 
 // usageSummary is a usage total on one line.
-func usageSummary(u loom.Usage) string {
-	parts := []string{formatCount(u.InputTokens) + " in", formatCount(u.OutputTokens) + " out"}
-	if u.ReasoningTokens > 0 {
-		parts = append(parts, formatCount(u.ReasoningTokens)+" reasoning")
-	}
-	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
-		parts = append(parts, fmt.Sprintf("%s cache read, %s cache write", formatCount(u.CacheReadTokens), formatCount(u.CacheWriteTokens)))
-	}
-	parts = append(parts, formatCost(u.CostUSD))
-	if u.APICalls > 0 {
-		parts = append(parts, plural(int(u.APICalls), "call"))
-	}
-	return strings.Join(parts, " · ")
-}
+func usageSummary(u loom.Usage) string { return human.Usage(u) }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/loomhq/loom/internal/human"
 )
 
 // tablePrinter prints rows as aligned, coloured columns that fit the
@@ -182,9 +184,4 @@ func (t *tablePrinter) fit(widths []int) []bool {
 }
 
 // oneLine flattens s to one line for a table cell.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\t\r\n") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
+func oneLine(s string) string { return human.OneLine(s) }

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/export"
 )
 
 //go:embed assets
@@ -70,8 +70,8 @@ var funcs = template.FuncMap{
 	"num":       fmtNum,
 	"cost":      fmtCost,
 	"markdown":  renderMarkdown,
-	"pretty":    prettyJSON,
-	"output":    outputText,
+	"pretty":    export.PrettyJSON,
+	"output":    export.OutputText,
 	"duration":  partDuration,
 	"statusCls": statusClass,
 	"truncate":  truncate,
@@ -171,28 +171,6 @@ func fmtCost(c float64) string {
 		return fmt.Sprintf("$%.4f", c)
 	}
 	return fmt.Sprintf("$%.2f", c)
-}
-
-// prettyJSON indents a JSON value for display.
-func prettyJSON(r json.RawMessage) string {
-	if len(r) == 0 || string(r) == "null" {
-		return ""
-	}
-	var b bytes.Buffer
-	if json.Indent(&b, r, "", "  ") != nil {
-		return string(r)
-	}
-	return b.String()
-}
-
-// outputText shows a tool's output: a JSON string as its text, anything
-// else indented.
-func outputText(r json.RawMessage) string {
-	var s string
-	if json.Unmarshal(r, &s) == nil {
-		return s
-	}
-	return prettyJSON(r)
 }
 
 func partDuration(p loom.Part) string {

@@ -9,7 +9,7 @@ import (
 )
 
 // TestMain lets the test binary serve as a worker process of the load
-// run, as the bench binary does.
+// run, as the loom-bench binary does.
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(loadWorkerEnv); spec != "" {
 		os.Exit(loadWorkerMain(spec))
@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 
 // The load run at a small scale, on both engines: two processes, 50
 // writers on sessions of their own and 5 on one shared session; nothing
-// lost or duplicated, seq gap-free. `go run ./bench -load` runs it at
+// lost or duplicated, seq gap-free. `go run ./cmd/loom-bench -load` runs it at
 // 100,000 messages.
 func TestLoad(t *testing.T) {
 	if testing.Short() {

@@ -30,7 +30,7 @@ import (
 	"github.com/loomhq/loom/sqlite"
 )
 
-// loadWorkerEnv, when set, makes the bench binary (or the test binary)
+// loadWorkerEnv, when set, makes the loom-bench binary (or the test binary)
 // a worker process of the load run; its value is the worker's job.
 const loadWorkerEnv = "LOOM_BENCH_LOAD_WORKER"
 

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom/openai/openaitest"
+)
+
+// On a terminal: type a message, see the streamed reply; Ctrl+C during a
+// slow reply cancels that turn only; chatting goes on.
+func TestAgentChatOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(
+		openaitest.Reply{Text: "streamed hello"},
+		openaitest.Reply{Text: strings.Repeat("slow words ", 200), Delay: 50 * time.Millisecond},
+		openaitest.Reply{Text: "still here"},
+	)
+	fx.extraEnv = fx.env
+	p := fx.startPTY(t, "chat")
+	p.WaitFor(t, "›")
+	p.Send("hello\r")
+	p.WaitFor(t, "streamed hello")
+	p.Send("tell me slowly\r")
+	p.WaitFor(t, "slow words slow words")
+	p.Send("\x03") // Ctrl+C
+	p.WaitFor(t, "interrupted")
+	p.Send("are you there?\r")
+	p.WaitFor(t, "still here")
+	p.Send("\x04") // Ctrl+D
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.Output())
+	}
+}
+
+// On a terminal, what the model wrote is Markdown wherever it is shown
+// again: the history on resume, /history, and /search prints what loom
+// search prints (short ids, titles, highlighted matches, no ** markers).
+func TestChatMarkdownOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: "## Plan\n\nUse a **fake clock** in the loop.\n\n| step | time |\n|------|-----:|\n| one | 1s |\n"})
+	r := fx.mustLoom(t, "plan the retry fix\n", "chat", "--new")
+	id := sessionOf(t, r.stderr)
+	if !strings.Contains(r.stdout, "**fake clock**") {
+		t.Fatalf("piped reply is not the plain Markdown:\n%s", r.stdout)
+	}
+
+	fx.extraEnv = fx.env
+	p := fx.startPTY(t, "chat")
+	p.WaitFor(t, "›")
+	p.Send("/history 1\r")
+	p.Send("/search loop\r")
+	p.WaitFor(t, "#2 assistant")
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+	out := p.Output()
+	if n := strings.Count(out, "Use a fake clock in the loop."); n != 2 {
+		t.Fatalf("rendered text shown %d times, want 2 (resume and /history):\n%s", n, out)
+	}
+	if n := strings.Count(out, "step │ time"); n != 2 {
+		t.Fatalf("table not rendered in the history (%d times):\n%s", n, out)
+	}
+	if !strings.Contains(p.Raw(), "\x1b[1mfake clock\x1b[0m") {
+		t.Fatalf("bold not rendered:\n%q", p.Raw())
+	}
+	hit := regexp.MustCompile(`(?m)^.*#2 assistant · just now\r?$`).FindString(out)
+	if !strings.HasPrefix(hit, id[:8]+"  plan the retry fix  #2 assistant") {
+		t.Fatalf("/search does not print like loom search (short id, title):\n%s", out)
+	}
+	if !strings.Contains(p.Raw(), "\x1b[1;33mloop\x1b[0m") {
+		t.Fatalf("/search does not highlight the match:\n%q", p.Raw())
+	}
+}

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/loomhq/loom"
+)
+
+func TestLogStream(t *testing.T) {
+	fx := newEmptyFixture(t)
+	logs := filepath.Join(fx.home, "state", "logs", "local")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, entries ...string) {
+		t.Helper()
+		fh, err := os.OpenFile(filepath.Join(logs, name), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			fmt.Fprintln(fh, e)
+		}
+		fh.Close()
+	}
+	entry := func(sec int, kind, text string) string {
+		return fmt.Sprintf(`{"timestamp":%q,"kind":%q,"text":%q}`, loom.FormatTime(base.Add(time.Duration(sec)*time.Second)), kind, text)
+	}
+	write("a.jsonl", entry(1, "user_message", "a1"), entry(4, "final_result", "a4"))
+	write("b.jsonl", entry(2, "user_message", "b2"), entry(3, "final_result", "b3"))
+	os.WriteFile(filepath.Join(logs, "notes.txt"), []byte("not a log\n"), 0o644)
+	out := fx.mustRun(t, "log", "stream")
+	var texts []string
+	for _, l := range lines(out) {
+		var e map[string]string
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("piped entry is not its JSON line: %q", l)
+		}
+		texts = append(texts, e["text"])
+	}
+	if strings.Join(texts, ",") != "a1,b2,b3,a4" {
+		t.Fatalf("entries not merged oldest first: %v", texts)
+	}
+	r := fx.runWith(t, runOpts{tty: true}, "log", "stream")
+	if !strings.Contains(ansi.Strip(r.stdout), "a user_message a1") {
+		t.Fatalf("terminal log line:\n%s", r.stdout)
+	}
+	if out := fx.mustRun(t, "log", "stream", "--logs-dir", filepath.Join(fx.home, "nowhere")); out != "" {
+		t.Fatalf("missing logs dir printed %q", out)
+	}
+
+	// --follow prints what is appended and what new files hold.
+	ios, _, _, _ := Test()
+	sb := &syncBuffer{}
+	ios.Out = sb
+	f := &Factory{IO: ios, Env: func(k string) string { return fx.env()[k] }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- logStreamRun(ctx, &LogStreamOptions{f: f, Follow: true, Poll: 10 * time.Millisecond}) }()
+	waitFor(t, sb, "a4")
+	write("a.jsonl", entry(5, "session:end", "a5"))
+	// A line still being written is held back until it is whole.
+	fh, _ := os.OpenFile(filepath.Join(logs, "c.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	line := entry(6, "user_message", "c6")
+	fh.WriteString(line[:10])
+	waitFor(t, sb, "a5")
+	time.Sleep(50 * time.Millisecond)
+	if got := sb.String(); strings.Count(got, "\n") != 5 || !strings.HasSuffix(got, "}\n") {
+		t.Fatalf("half a line printed:\n%s", got)
+	}
+	fh.WriteString(line[10:] + "\n")
+	fh.Close()
+	waitFor(t, sb, "c6")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("follow ended with %v", err)
+	}
+	if n := strings.Count(sb.String(), "\n"); n != 6 {
+		t.Fatalf("follow printed %d entries:\n%s", n, sb.String())
+	}
+}

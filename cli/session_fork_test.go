@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/loomhq/loom"
+)
+
+func TestSessionForkAndRename(t *testing.T) {
+	fx := newFixture(t)
+	out := fx.mustRun(t, "session", "fork", fx.main.ID, "--turn", "2", "--name", "second try")
+	id := strings.TrimSpace(out)
+	if len(id) != 36 {
+		t.Fatalf("fork printed %q, want the new id", out)
+	}
+	got := decodeJSON[struct {
+		Session  *loom.Session   `json:"session"`
+		Messages []*loom.Message `json:"messages"`
+	}](t, fx.mustRun(t, "session", "show", id, "--json", "--full-history"))
+	if got.Session.Kind != loom.KindFork || got.Session.ParentID != fx.main.ID || got.Session.ForkTurn != 2 || got.Session.TurnCount != 2 ||
+		got.Session.Title != "second try" {
+		t.Fatalf("fork = %+v", got.Session)
+	}
+	if last := got.Messages[len(got.Messages)-1]; last.Role != loom.RoleSystem {
+		t.Fatalf("fork at turn 2 ends with %s %q", last.Role, last.Text())
+	}
+
+	// Without --turn off a terminal: every turn.
+	all := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "fork", fx.main.ID, "--json"))
+	if all.TurnCount != 3 || all.MessageCount != 9 || all.Title != "Fix the flaky test (fork)" {
+		t.Fatalf("fork of all turns = %+v", all)
+	}
+
+	if out := fx.mustRun(t, "session", "rename", id, "  Third try "); out != "" {
+		t.Fatalf("rename printed %q when piped", out)
+	}
+	if got := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "resume", "third TRY", "--json")); got.ID != id {
+		t.Fatalf("renamed title resolves to %s, want %s", got.ID, id)
+	}
+	r := fx.runWith(t, runOpts{tty: true}, "session", "rename", id, "Fourth")
+	if !strings.Contains(ansi.Strip(r.stdout), `Renamed `+id[:8]+` from "Third try" to "Fourth"`) {
+		t.Fatalf("rename on a terminal said %q", r.stdout)
+	}
+	if r := fx.run(t, "session", "rename", id, " "); r.code != ExitUsage {
+		t.Fatalf("empty title: exit %d", r.code)
+	}
+}
+
+func TestSessionForkChoosesTurnOnTerminal(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.runWith(t, runOpts{tty: true, stdin: "7\n1\n"}, "session", "fork", fx.main.ID)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	plain := ansi.Strip(r.stdout)
+	for _, want := range []string{"Turns of Fix the flaky test:", "1  Why does TestRetry flake?", "2  Use a fake clock then.", "3  thanks",
+		"Fork after which turn? [1-3, enter for all]", "Please give a number from 1 to 3."} {
+		if !strings.Contains(plain, want) {
+			t.Fatalf("turn chooser lacks %q:\n%s", want, plain)
+		}
+	}
+	last := strings.Fields(lines(plain)[len(lines(plain))-1])
+	id := last[len(last)-1]
+	s := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "resume", id, "--json"))
+	if s.ForkTurn != 1 || s.TurnCount != 1 {
+		t.Fatalf("chosen turn 1, got fork_turn %d, %d turns", s.ForkTurn, s.TurnCount)
+	}
+}

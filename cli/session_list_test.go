@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/loomhq/loom"
+)
+
+func TestSessionListPiped(t *testing.T) {
+	fx := newFixture(t)
+	out := fx.mustRun(t, "session", "list")
+	rows := lines(out)
+	// This project: main, fork, sub-agent, two twins; newest first.
+	if len(rows) != 5 {
+		t.Fatalf("want 5 rows of this project, got %d:\n%s", len(rows), out)
+	}
+	first := strings.Split(rows[0], "\t")
+	if len(first) != 7 {
+		t.Fatalf("row has %d tab-separated columns: %q", len(first), rows[0])
+	}
+	if first[0] != fx.twin2.ID || first[1] != "Twin" || first[2] != "cli:api:2" || first[5] != "1" || first[6] != "second twin" {
+		t.Fatalf("first row = %q", first)
+	}
+	if _, err := time.Parse(time.RFC3339, first[3]); err != nil {
+		t.Fatalf("created is not RFC 3339: %q", first[3])
+	}
+	if strings.Contains(out, "Deploy notes") || strings.Contains(out, "Telegram") || strings.Contains(out, "Bob") {
+		t.Fatalf("other projects or users listed:\n%s", out)
+	}
+
+	all := lines(fx.mustRun(t, "session", "list", "--all-projects"))
+	if len(all) != 7 {
+		t.Fatalf("--all-projects: %d rows", len(all))
+	}
+	if got := lines(fx.mustRun(t, "session", "list", "--all-projects", "--surface", "telegram")); len(got) != 1 || !strings.Contains(got[0], fx.tg.ID) {
+		t.Fatalf("--surface telegram = %q", got)
+	}
+	if got := lines(fx.mustRun(t, "session", "list", "--limit", "2")); len(got) != 2 {
+		t.Fatalf("--limit 2 gave %d rows", len(got))
+	}
+	// Another user sees only their own.
+	if got := fx.mustRun(t, "session", "list", "--user", "bob"); !strings.Contains(got, "Bob's flaky test") || len(lines(got)) != 1 {
+		t.Fatalf("bob's list = %q", got)
+	}
+	r := fx.runWith(t, runOpts{env: map[string]string{"LOOM_USER": "bob"}}, "session", "list")
+	if !strings.Contains(r.stdout, "Bob's flaky test") {
+		t.Fatalf("LOOM_USER=bob list = %q", r.stdout)
+	}
+}
+
+func TestSessionListTerminal(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.runWith(t, runOpts{tty: true}, "session", "list")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	rows := lines(r.stdout)
+	if !strings.Contains(ansi.Strip(rows[0]), "ID") || !strings.Contains(ansi.Strip(rows[0]), "LAST PROMPT") {
+		t.Fatalf("no header: %q", rows[0])
+	}
+	if !strings.Contains(r.stdout, "\x1b[") {
+		t.Fatal("a terminal gets colour")
+	}
+	plain := ansi.Strip(r.stdout)
+	if !strings.Contains(plain, fx.main.ID[:8]+" ") || strings.Contains(plain, fx.main.ID) {
+		t.Fatalf("terminal ids are not shortened to 8:\n%s", plain)
+	}
+	if !strings.Contains(plain, "1h ago") {
+		t.Fatalf("terminal times are not ages:\n%s", plain)
+	}
+	// Columns line up: every row has the title column at the same offset.
+	col := strings.Index(lines(plain)[0], "TITLE")
+	for _, l := range lines(plain)[1:] {
+		if l[col-2:col] != "  " || l[col] == ' ' {
+			t.Fatalf("misaligned row %q (title at %d)", l, col)
+		}
+	}
+
+	for _, o := range []runOpts{{tty: true, env: map[string]string{"NO_COLOR": "1"}}, {tty: true}} {
+		args := []string{"session", "list"}
+		if o.env == nil {
+			args = append(args, "--no-color")
+		}
+		if r := fx.runWith(t, o, args...); strings.Contains(r.stdout, "\x1b[") {
+			t.Fatalf("colour despite %v %v", o.env, args)
+		}
+	}
+
+	// An empty project says so on stderr and succeeds.
+	r = fx.runWith(t, runOpts{tty: true, dir: t.TempDir()}, "session", "list")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "No sessions in") {
+		t.Fatalf("empty project: %+v", r)
+	}
+}
+
+// On a narrow terminal the list leaves columns out instead of wrapping
+// rows: every line fits, and id, title and last activity stay.
+func TestSessionListNarrow(t *testing.T) {
+	fx := newFixture(t)
+	for _, width := range []int{60, 80, 100} {
+		r := fx.runWith(t, runOpts{tty: true, width: width}, "session", "list")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		plain := ansi.Strip(r.stdout)
+		for _, line := range lines(plain) {
+			if w := ansi.StringWidth(line); w > width {
+				t.Fatalf("%d columns: a %d-cell line wraps: %q\n%s", width, w, line, plain)
+			}
+		}
+		head := lines(plain)[0]
+		for _, col := range []string{"ID", "TITLE", "UPDATED"} {
+			if !strings.Contains(head, col) {
+				t.Fatalf("%d columns: %s left out:\n%s", width, col, plain)
+			}
+		}
+		if !strings.Contains(plain, fx.main.ID[:8]) || !strings.Contains(plain, "Fix the flaky") {
+			t.Fatalf("%d columns: rows lack id or title:\n%s", width, plain)
+		}
+		if width == 60 && strings.Contains(head, "CREATED") {
+			t.Fatalf("60 columns still shows CREATED:\n%s", plain)
+		}
+	}
+}
+
+func TestSessionListJSON(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.runWith(t, runOpts{tty: true}, "session", "list", "--json")
+	got := decodeJSON[[]*loom.Session](t, r.stdout)
+	if len(got) != 5 {
+		t.Fatalf("%d sessions", len(got))
+	}
+	for _, s := range got {
+		if len(s.ID) != 36 {
+			t.Fatalf("--json id %q is not full", s.ID)
+		}
+	}
+	var raw []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"id", "key", "title", "description", "user_id", "surface", "kind", "parent_id", "fork_turn", "project", "cwd",
+		"model", "provider", "profile", "message_count", "turn_count", "last_prompt", "usage", "created_at", "updated_at", "deleted_at", "lock"} {
+		if _, ok := raw[0][k]; !ok {
+			t.Errorf("session JSON lacks %q", k)
+		}
+	}
+	if ts := raw[0]["created_at"].(string); !strings.HasSuffix(ts, ".000Z") && len(ts) != len("2025-05-01T10:00:00.000Z") {
+		t.Errorf("time %q is not RFC 3339 with milliseconds", ts)
+	}
+	// Empty: an empty array, not null.
+	r = fx.runWith(t, runOpts{dir: t.TempDir()}, "session", "list", "--json")
+	if strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("empty list JSON = %q", r.stdout)
+	}
+}
+
+func TestSessionListTree(t *testing.T) {
+	fx := newFixture(t)
+	out := fx.mustRun(t, "session", "list", "--tree")
+	rows := lines(out)
+	idx := func(id string) int {
+		for i, r := range rows {
+			if strings.HasPrefix(r, id+"\t") {
+				return i
+			}
+		}
+		t.Fatalf("%s not in tree:\n%s", id, out)
+		return -1
+	}
+	m, sub, fork := idx(fx.main.ID), idx(fx.sub.ID), idx(fx.fork.ID)
+	if sub <= m || fork <= m {
+		t.Fatalf("children not under their parent (main %d, sub %d, fork %d):\n%s", m, sub, fork, out)
+	}
+	if !strings.Contains(rows[sub], "└ sub-agent: explore retry") || !strings.Contains(rows[fork], "└ fork: flaky test, other approach") {
+		t.Fatalf("children not marked:\n%s", out)
+	}
+	if len(rows) != 5 {
+		t.Fatalf("tree repeats or loses sessions:\n%s", out)
+	}
+}

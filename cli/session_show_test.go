@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/loomhq/loom"
+)
+
+func TestSessionShow(t *testing.T) {
+	fx := newFixture(t)
+	out := fx.mustRun(t, "session", "show", "fix the FLAKY test")
+	for _, want := range []string{"Fix the flaky test", "id:       " + fx.main.ID, "key:      cli:api", "model:    openai:gpt-x",
+		"messages: 9 in 3 turns", "the last 9 of 9"} {
+		if want == "the last 9 of 9" {
+			if strings.Contains(out, want) {
+				t.Errorf("claims a partial view of a whole session")
+			}
+			continue
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{"── #1 user", "Why does TestRetry flake?", "📎 retry_test.go (text/x-go)",
+		"⚙ read_file · completed · 120ms · retry_test.go", "⚙ run_tests · error · 2.0s: exit status 1: FAIL TestRetry",
+		"↳ sub-agent explore → session " + fx.sub.ID, "error: rate limited", "── #4 summary"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "races with the timer") {
+		t.Error("reasoning shown without --show-thinking")
+	}
+	if out := fx.mustRun(t, "session", "show", fx.main.ID, "--show-thinking"); !strings.Contains(out, "│ The retry loop races with the timer.") {
+		t.Errorf("--show-thinking hides reasoning:\n%s", out)
+	}
+	out = fx.mustRun(t, "session", "show", fx.main.ID[:8], "--limit", "2")
+	if strings.Count(out, "── #") != 2 || !strings.Contains(out, "── #8 user") || !strings.Contains(out, "── #9 assistant") ||
+		!strings.Contains(out, "(the last 2 of 9 messages") {
+		t.Fatalf("--limit 2:\n%s", out)
+	}
+}
+
+func TestSessionShowDefaultsToLastTen(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st := fx.openStore(t)
+	s := &loom.Session{UserID: "local", Key: "cli:api", Project: fx.proj}
+	for i := 1; i <= 14; i++ {
+		role := loom.RoleUser
+		if i%2 == 0 {
+			role = loom.RoleAssistant
+		}
+		if err := st.Append(context.Background(), s, textMsg(role, fmt.Sprintf("message number %d", i), base.Add(time.Duration(i)*time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	out := fx.mustRun(t, "session", "show", s.ID)
+	if strings.Count(out, "── #") != 10 || strings.Contains(out, "message number 4\n") || !strings.Contains(out, "message number 5\n") {
+		t.Fatalf("default show is not the last 10:\n%s", out)
+	}
+	if out := fx.mustRun(t, "session", "show", s.ID, "--full-history"); strings.Count(out, "── #") != 14 {
+		t.Fatalf("--full-history shows %d", strings.Count(out, "── #"))
+	}
+	if r := fx.run(t, "session", "show", s.ID, "--full-history", "--limit", "3"); r.code != ExitUsage {
+		t.Fatalf("--full-history with --limit: exit %d", r.code)
+	}
+}
+
+// On a terminal, show renders what the model wrote as Markdown, as live
+// replies are; piped, it is the text as stored.
+func TestSessionShowRendersMarkdown(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st := fx.openStore(t)
+	s := &loom.Session{UserID: "local", Key: "cli:api", Project: fx.proj}
+	reply := "# Findings\n\nThe **timer** races.\n\n- `retry.go`\n- the test\n\n| file | lines |\n|---|---|\n| retry.go | 40 |\n"
+	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "what is **wrong**?", base), textMsg(loom.RoleAssistant, reply, base)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	term := fx.runWith(t, runOpts{tty: true}, "session", "show", s.ID)
+	plain := ansi.Strip(term.stdout)
+	for _, want := range []string{"# Findings", "The timer races.", "• retry.go", "• the test", "file     │ lines", "retry.go │ 40", "what is **wrong**?"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("terminal show lacks %q:\n%s", want, plain)
+		}
+	}
+	if !strings.Contains(term.stdout, ansiBold+"timer"+ansiReset) || strings.Contains(plain, "**timer**") || strings.Contains(plain, "|---|") {
+		t.Errorf("Markdown not rendered:\n%q", term.stdout)
+	}
+	piped := fx.mustRun(t, "session", "show", s.ID)
+	if !strings.Contains(piped, reply) {
+		t.Errorf("piped show is not the stored text:\n%s", piped)
+	}
+}
+
+func TestSessionShowJSON(t *testing.T) {
+	fx := newFixture(t)
+	out := fx.mustRun(t, "session", "show", fx.main.ID, "--json", "--full-history")
+	got := decodeJSON[struct {
+		Session  *loom.Session   `json:"session"`
+		Messages []*loom.Message `json:"messages"`
+	}](t, out)
+	if got.Session.ID != fx.main.ID || len(got.Messages) != 9 || got.Messages[0].Seq != 1 {
+		t.Fatalf("show --json: session %s, %d messages", got.Session.ID, len(got.Messages))
+	}
+	var raw map[string]json.RawMessage
+	json.Unmarshal([]byte(out), &raw)
+	if len(raw) != 2 {
+		t.Fatalf("show --json has keys %v", raw)
+	}
+	tool := got.Messages[1].Parts[3]
+	var input bytes.Buffer
+	json.Compact(&input, tool.Input)
+	if tool.Type != loom.PartTool || tool.CallID != "call_1" || input.String() != `{"path":"retry_test.go"}` || tool.EndedAt.Sub(*tool.StartedAt) != 120*time.Millisecond {
+		t.Fatalf("tool part = %+v", tool)
+	}
+}

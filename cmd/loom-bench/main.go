@@ -1,0 +1,259 @@
+// Command loom-bench measures loom's SQLite engine against the budgets of the
+// specification on a generated workload, beside a plain hand-written
+// SQLite baseline of the same schema run in the same process.
+//
+//	go run ./cmd/loom-bench -sessions 10000 -messages 100 -big 100000
+//
+// The store is generated once into -db and reused by later runs.
+//
+//	go run ./cmd/loom-bench -load
+//	go run ./cmd/loom-bench -copy
+//
+// -load runs 55 writers in two processes on one store, on SQLite and on
+// PostgreSQL, and checks that nothing was lost or duplicated; -copy
+// copies a 100,000-message SQLite store to PostgreSQL and back with
+// loom session export and import and checks that the exports are the
+// same.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+)
+
+type config struct {
+	db       string
+	sessions int
+	messages int
+	big      int
+	runs     int
+	loomBin  string
+	out      string
+	ops      *regexp.Regexp
+}
+
+func main() {
+	if spec := os.Getenv(loadWorkerEnv); spec != "" {
+		os.Exit(loadWorkerMain(spec))
+	}
+	if len(os.Args) > 2 && os.Args[1] == "baseline-list" {
+		if err := baselineListProcess(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	var c config
+	flag.StringVar(&c.db, "db", filepath.Join(os.TempDir(), "loom-bench", "sessions.db"), "store to generate (once) and measure")
+	flag.IntVar(&c.sessions, "sessions", 10000, "number of ordinary sessions")
+	flag.IntVar(&c.messages, "messages", 100, "messages per ordinary session")
+	flag.IntVar(&c.big, "big", 100000, "messages in the one big session")
+	flag.IntVar(&c.runs, "runs", 200, "repetitions of each fast operation")
+	flag.StringVar(&c.loomBin, "loom", "", "loom binary for the whole-process list figure (built from ./cmd/loom when empty)")
+	flag.StringVar(&c.out, "o", "", "also write the report (Markdown) to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
+	ops := flag.String("ops", "", "measure only the operations whose names match this regular expression")
+	load := flag.Bool("load", false, "instead: run the load (writers in two processes on one store) on SQLite and PostgreSQL")
+	loadMessages := flag.Int("load-messages", 100000, "messages the load writes in all")
+	copyStores := flag.Bool("copy", false, "instead: copy a generated SQLite store to PostgreSQL and back with loom session export and import")
+	copyMessages := flag.Int("copy-messages", 100000, "messages in the store -copy copies")
+	pg := flag.String("postgres", defaultPostgres, "PostgreSQL server for -load and -copy (a schema is made and dropped); empty for SQLite only")
+	flag.Parse()
+	if *load {
+		shape := loadShape{Messages: *loadMessages, Distinct: 50, Shared: 5, Procs: 2}
+		if err := loadMain(context.Background(), os.Stdout, filepath.Dir(c.db), *pg, shape); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *copyStores {
+		if err := copyMain(context.Background(), os.Stdout, filepath.Dir(c.db), *pg, c.loomBin, *copyMessages); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	var err error
+	if c.ops, err = regexp.Compile(*ops); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -ops:", err)
+		os.Exit(2)
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
+	if err := run(context.Background(), c); err != nil {
+		pprof.StopCPUProfile()
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	rep := &report{}
+	fmt.Fprintf(os.Stderr, "store %s\n", c.db)
+	bigID, importRate, err := ensureStore(ctx, c)
+	if err != nil {
+		return err
+	}
+	st, err := sqlite.Open(ctx, c.db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	base, err := openBaseline(c.db)
+	if err != nil {
+		return err
+	}
+	defer base.Close()
+	var total int
+	st.DB().QueryRow(`SELECT count(*) FROM messages`).Scan(&total)
+	var nsess int
+	st.DB().QueryRow(`SELECT count(*) FROM sessions`).Scan(&nsess)
+	rep.scale = fmt.Sprintf("%d messages in %d sessions (one of %d messages); %s, %d cores, %s",
+		total, nsess, c.big, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	user := "bench"
+	want := func(op string) bool { return c.ops.MatchString(op) }
+
+	// Newest-50 of the big session.
+	if want("newest-50") {
+		rep.add(measure("newest-50 of the 100,000-message session", "median ≤ 0.5 ms", 0.5, c.runs,
+			func() error { _, err := st.Messages(ctx, bigID, loom.MessageQuery{Limit: 50}); return err },
+			func() error { return base.newest(ctx, bigID, 50) }))
+	}
+	// List 50 most recent sessions.
+	if want("list the 50") {
+		rep.add(measure("list the 50 most recent sessions with counts and last prompt", "≤ 1 ms", 1, c.runs,
+			func() error {
+				_, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Limit: 50})
+				return err
+			},
+			func() error { return base.list(ctx, user, 50) }))
+	}
+	// Search.
+	if want("search, rare") {
+		rep.add(measure("search, rare word, top 20 with snippets", "≤ 5 ms", 5, c.runs,
+			func() error {
+				h, err := st.Search(ctx, loom.SearchQuery{Text: RareWord, UserID: user, Limit: 20})
+				return expectHits(h, err)
+			},
+			func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) }))
+	}
+	if want("search, three") {
+		rep.add(measure("search, three common words, top 20 with snippets", "≤ 50 ms", 50, max(c.runs/10, 10),
+			func() error {
+				h, err := st.Search(ctx, loom.SearchQuery{Text: CommonQuery, UserID: user, Limit: 20})
+				return expectHits(h, err)
+			},
+			func() error { return base.search(ctx, user, sqlite.MatchExpr(CommonQuery), 20) }))
+	}
+	// Cold open and read.
+	if want("open the store") {
+		rep.add(measure("open the store cold and read newest-50 of a session", "≤ 2 ms", 2, max(c.runs/4, 20),
+			func() error {
+				s, err := sqlite.Open(ctx, c.db)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				_, err = s.Messages(ctx, bigID, loom.MessageQuery{Limit: 50})
+				return err
+			},
+			func() error {
+				b, err := openBaseline(c.db)
+				if err != nil {
+					return err
+				}
+				defer b.Close()
+				return b.newest(ctx, bigID, 50)
+			}))
+	}
+	// Durable single-message append.
+	if want("durable") {
+		if err := measureAppend(ctx, st, base, rep, c.runs); err != nil {
+			return err
+		}
+	}
+	// Bulk import.
+	if want("bulk import") {
+		baseRate, err := baselineImportRate(ctx, filepath.Join(filepath.Dir(c.db), "baseline-import.db"), 100000)
+		if err != nil {
+			return err
+		}
+		rate, err := importRateOf(ctx, filepath.Join(filepath.Dir(c.db), "import.db"), 100000)
+		if err != nil {
+			return err
+		}
+		rep.addRate("bulk import, search index included", "≥ 25,000 messages/s", 25000, rate, baseRate)
+	}
+	// Fork of the big session; the forks are purged afterwards, untimed.
+	if want("fork") {
+		var forks []string
+		rep.add(measure("fork of the 100,000-message session", "≤ 1 s", 1000, 3,
+			func() error {
+				f, err := st.Fork(ctx, bigID, loom.ForkOptions{})
+				if err == nil {
+					forks = append(forks, f.ID)
+				}
+				return err
+			},
+			func() error {
+				id, err := base.fork(ctx, bigID)
+				forks = append(forks, id)
+				return err
+			}))
+		for _, id := range forks {
+			if _, err := st.Delete(ctx, id, loom.DeleteOptions{Purge: true}); err != nil {
+				return err
+			}
+		}
+	}
+	// Whole-process list.
+	if want("whole process") {
+		if r, err := processList(ctx, c); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: whole-process list:", err)
+		} else {
+			rep.add(r)
+		}
+	}
+	// Memory while resuming.
+	if want("memory") {
+		rep.addNote(resumeMemory(ctx, st, bigID, user))
+	}
+	rep.importNote = fmt.Sprintf("Bulk import is measured on 100,000 generated messages (100 sessions) into a fresh store, the generation untimed; while generating the whole store it ran at %s.", importNoteText(importRate))
+	return rep.print(c.out)
+}
+
+func measureAppend(ctx context.Context, st *sqlite.Store, base *baseline, rep *report, runs int) error {
+	g := newGenerator(42)
+	appendSession := &loom.Session{ID: loom.NewID(), UserID: "bench-append", Key: "cli:append:" + loom.NewID()}
+	if err := st.Append(ctx, appendSession, textMsg(g.text())); err != nil {
+		return err
+	}
+	baseSession := loom.NewID()
+	if err := st.Append(ctx, &loom.Session{ID: baseSession, UserID: "bench-append", Key: "cli:append-base:" + loom.NewID()}, textMsg(g.text())); err != nil {
+		return err
+	}
+	texts := make([]string, 4096)
+	for i := range texts {
+		texts[i] = g.text()
+	}
+	i := 0
+	rep.add(measureP99("durable single-message append (own transaction, index included)", "median ≤ 0.5 ms, p99 ≤ 5 ms", 0.5, 5, runs*2,
+		func() error { i++; return st.Append(ctx, appendSession, textMsg(texts[i%len(texts)])) },
+		func() error { i++; return base.append(ctx, baseSession, texts[i%len(texts)]) }))
+	return nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// importRateOf imports n generated messages (sessions of 1,000) into a
+// fresh store in batches of ten sessions and returns messages per second;
+// generating them is not timed.
+func importRateOf(ctx context.Context, path string, n int) (float64, error) {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		os.Remove(p)
+	}
+	defer os.Remove(path)
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	g := newGenerator(11)
+	var batches [][]*loom.SessionData
+	var batch []*loom.SessionData
+	for i := 0; i < n/1000; i++ {
+		batch = append(batch, g.session("bench", 1000, loom.Project{ID: "1", Name: "p", Root: "/p"}))
+		if len(batch) == 10 {
+			batches = append(batches, batch)
+			batch = nil
+		}
+	}
+	if len(batch) > 0 {
+		batches = append(batches, batch)
+	}
+	runtime.GC()
+	t0 := time.Now()
+	for _, b := range batches {
+		if err := st.Import(ctx, b); err != nil {
+			return 0, err
+		}
+	}
+	return float64(n) / time.Since(t0).Seconds(), nil
+}
+
+func expectHits(h []loom.SearchHit, err error) error {
+	if err == nil && len(h) == 0 {
+		return fmt.Errorf("search found nothing")
+	}
+	return err
+}
+
+func textMsg(s string) *loom.Message {
+	return &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: s}}}
+}
+
+func importNoteText(rate float64) string {
+	if rate == 0 {
+		return "the store already existed: no import figure this run"
+	}
+	return fmt.Sprintf("%.0f messages/s", rate)
+}
+
+// ensureStore generates the workload into c.db unless it is already
+// there, and returns the big session's id and the import rate.
+func ensureStore(ctx context.Context, c config) (string, float64, error) {
+	if _, err := os.Stat(c.db); err == nil {
+		st, err := sqlite.Open(ctx, c.db)
+		if err != nil {
+			return "", 0, err
+		}
+		defer st.Close()
+		var id string
+		if err := st.DB().QueryRowContext(ctx, `SELECT id FROM sessions WHERE message_count = ? AND kind = 'main' LIMIT 1`, c.big).Scan(&id); err != nil {
+			return "", 0, fmt.Errorf("%s exists but holds no %d-message session; remove it to regenerate", c.db, c.big)
+		}
+		return id, 0, nil
+	}
+	st, err := sqlite.Open(ctx, c.db)
+	if err != nil {
+		return "", 0, err
+	}
+	defer st.Close()
+	g := newGenerator(1)
+	projects := make([]loom.Project, 50)
+	for i := range projects {
+		name := fmt.Sprintf("project%02d", i)
+		projects[i] = loom.Project{ID: fmt.Sprintf("%016x", i+1), Name: name, Root: "/src/" + name}
+	}
+	var imported int
+	var spent time.Duration
+	doImport := func(batch []*loom.SessionData) error {
+		n := 0
+		for _, d := range batch {
+			n += len(d.Messages)
+		}
+		t0 := time.Now()
+		if err := st.Import(ctx, batch); err != nil {
+			return err
+		}
+		spent += time.Since(t0)
+		imported += n
+		return nil
+	}
+	big := g.session("bench", c.big, projects[0])
+	if err := doImport([]*loom.SessionData{big}); err != nil {
+		return "", 0, err
+	}
+	var batch []*loom.SessionData
+	for i := 0; i < c.sessions; i++ {
+		batch = append(batch, g.session("bench", c.messages, projects[i%len(projects)]))
+		if len(batch) == 100 || i == c.sessions-1 {
+			if err := doImport(batch); err != nil {
+				return "", 0, err
+			}
+			batch = nil
+			fmt.Fprintf(os.Stderr, "\rgenerated %d sessions", i+1)
+		}
+	}
+	fmt.Fprintln(os.Stderr)
+	if _, err := st.DB().ExecContext(ctx, `ANALYZE`); err != nil {
+		return "", 0, err
+	}
+	return big.Session.ID, float64(imported) / spent.Seconds(), nil
+}

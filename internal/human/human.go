@@ -1,0 +1,96 @@
+// Package human writes counts, costs, durations and usage the way loom
+// shows them to people, so that the command line and the Markdown export
+// say the same thing the same way.
+package human
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Plural writes n with unit, in the plural unless n is 1: "1 turn",
+// "3 turns".
+func Plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
+
+// Count writes n with thousands separators.
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// Cost writes a USD amount with enough digits for small costs.
+func Cost(c float64) string {
+	c = loom.RoundCost(c)
+	switch {
+	case c == 0:
+		return "$0"
+	case c < 0.000001:
+		return "<$0.000001"
+	case c < 0.01:
+		// Two significant digits: $0.0004, $0.000037; never $0.0000.
+		digits := int(math.Ceil(-math.Log10(c))) + 1
+		return "$" + strings.TrimRight(strconv.FormatFloat(c, 'f', digits, 64), "0")
+	default:
+		return fmt.Sprintf("$%.2f", c)
+	}
+}
+
+// Duration writes a tool's run time compactly.
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+// Usage writes a usage total on one line.
+func Usage(u loom.Usage) string {
+	parts := []string{Count(u.InputTokens) + " in", Count(u.OutputTokens) + " out"}
+	if u.ReasoningTokens > 0 {
+		parts = append(parts, Count(u.ReasoningTokens)+" reasoning")
+	}
+	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%s cache read, %s cache write", Count(u.CacheReadTokens), Count(u.CacheWriteTokens)))
+	}
+	parts = append(parts, Cost(u.CostUSD))
+	if u.APICalls > 0 {
+		parts = append(parts, Plural(int(u.APICalls), "call"))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// OneLine flattens s to one line, for a table cell or a heading.
+func OneLine(s string) string {
+	if !strings.ContainsAny(s, "\t\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
