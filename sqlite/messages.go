@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+
 	"errors"
 	"fmt"
+	gojson "github.com/goccy/go-json"
 	"slices"
 	"strings"
 
@@ -207,7 +209,7 @@ func marshalParts(m *loom.Message) (string, error) {
 		return "[]", nil
 	}
 	m.AssignPartIDs()
-	b, err := json.Marshal(m.Parts)
+	b, err := gojson.Marshal(m.Parts)
 	if err != nil {
 		return "", fmt.Errorf("encode parts: %w", err)
 	}
@@ -234,7 +236,7 @@ func scanMessage(row scanner) (*loom.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(parts), &m.Parts); err != nil {
+	if err := gojson.Unmarshal([]byte(parts), &m.Parts); err != nil {
 		return nil, fmt.Errorf("message %d of %s: parts: %w", m.Seq, m.SessionID, err)
 	}
 	if errText.Valid {
