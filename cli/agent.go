@@ -6,6 +6,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // sessionChoice is how a command names the session to work in.
@@ -81,6 +82,6 @@ func (f *Factory) openConversation(ctx context.Context, st loom.Store, c session
 // tail -f and loom log stream) is missing.
 func (f *Factory) warnReplayLog(err error) {
 	f.replayLogWarned.Do(func() {
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; the session is stored, but its replay log is not kept\n", oneLine(err.Error()))
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; the session is stored, but its replay log is not kept\n", human.OneLine(err.Error()))
 	})
 }

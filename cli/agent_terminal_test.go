@@ -64,14 +64,14 @@ func TestChatMarkdownOnTerminal(t *testing.T) {
 	if n := strings.Count(out, "step │ time"); n != 2 {
 		t.Fatalf("table not rendered in the history (%d times):\n%s", n, out)
 	}
-	if !strings.Contains(p.Raw(), "\x1b[1mfake clock\x1b[0m") {
+	if !strings.Contains(p.Raw(), "\x1b[1mfake clock\x1b[m") {
 		t.Fatalf("bold not rendered:\n%q", p.Raw())
 	}
 	hit := regexp.MustCompile(`(?m)^.*#2 assistant · just now\r?$`).FindString(out)
 	if !strings.HasPrefix(hit, id[:8]+"  plan the retry fix  #2 assistant") {
 		t.Fatalf("/search does not print like loom search (short id, title):\n%s", out)
 	}
-	if !strings.Contains(p.Raw(), "\x1b[1;33mloop\x1b[0m") {
+	if !strings.Contains(p.Raw(), "\x1b[1;33mloop\x1b[m") {
 		t.Fatalf("/search does not highlight the match:\n%q", p.Raw())
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // ChatOptions are the options of `loom chat`.
@@ -141,7 +142,7 @@ func (c *chat) resumed(ctx context.Context) error {
 	s := c.conv.Session()
 	cs := c.f.IO.ColorScheme()
 	fmt.Fprintf(c.f.IO.ErrOut, "%s %s %s (%s, %s)\n", cs.Gray("resuming session"), s.ID, cs.Bold(orDash(s.Title)),
-		plural(s.MessageCount, "message"), s.Model)
+		human.Plural(s.MessageCount, "message"), s.Model)
 	if c.opts.NoHistory {
 		return nil
 	}
@@ -215,7 +216,7 @@ func (c *chat) interactive(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			fmt.Fprintln(c.f.IO.ErrOut, cs.Red("error: ")+oneLine(loom.ErrorMessage(err)))
+			fmt.Fprintln(c.f.IO.ErrOut, cs.Red("error: ")+human.OneLine(loom.ErrorMessage(err)))
 		}
 		if quit {
 			return nil
@@ -240,7 +241,7 @@ func (c *chat) scripted(ctx context.Context) error {
 			}
 			// Report and go on with the next line; the exit code still
 			// says something failed.
-			fmt.Fprintln(c.f.IO.ErrOut, "loom: "+oneLine(loom.ErrorMessage(err)))
+			fmt.Fprintln(c.f.IO.ErrOut, "loom: "+human.OneLine(loom.ErrorMessage(err)))
 			last = err
 		}
 		if quit {
@@ -351,7 +352,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		c.announced = true
 		fmt.Fprintf(out, "forked %s at turn %d: now in %s\n", s.ID, fk.ForkTurn, fk.ID)
 	case "/usage":
-		fmt.Fprintf(out, "%s  %s\n", cs.Bold("usage"), usageSummary(c.conv.Session().Usage))
+		fmt.Fprintf(out, "%s  %s\n", cs.Bold("usage"), human.Usage(c.conv.Session().Usage))
 	case "/profile":
 		if arg == "" {
 			fmt.Fprintf(out, "profile: %s\n", orDash(c.conv.Session().Profile))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -109,7 +110,7 @@ func TestExitCodeMapping(t *testing.T) {
 			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.code)
 		}
 	}
-	ios, _, _, errOut := Test()
+	ios, _, _, errOut := term.Test()
 	printError(ios, loom.Locked("0196", &loom.Lock{PID: 4242, Host: "box", Since: base}))
 	if got := errOut.String(); got != "loom: session 0196 is in use by process 4242 on box since 2025-05-01T10:00:00.000Z\n" {
 		t.Fatalf("locked error = %q", got)
@@ -150,7 +151,7 @@ func TestPathsAndVersion(t *testing.T) {
 }
 
 func TestHelpHasExamples(t *testing.T) {
-	root := NewRootCmd(&Factory{IO: &IOStreams{}})
+	root := NewRootCmd(&Factory{IO: &term.IOStreams{}})
 	cmds := root.Commands()
 	seen := 0
 	for len(cmds) > 0 {
@@ -207,7 +208,7 @@ func waitFor(t *testing.T, s interface{ String() string }, want string) {
 // report with the stack in the state directory, never a stack trace.
 func TestPanicIsOneLine(t *testing.T) {
 	home := t.TempDir()
-	ios, _, out, errOut := Test()
+	ios, _, out, errOut := term.Test()
 	f := &Factory{
 		IO:    ios,
 		Env:   func(k string) string { return map[string]string{"LOOM_HOME": home}[k] },

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
@@ -38,7 +39,7 @@ func TestSameConversationFromCLIAndServer(t *testing.T) {
 	var cliID string
 	for _, p := range prompts {
 		r := cliFx.mustLoom(t, "", "run", "--key", "test:same", p)
-		cliID = strings.TrimSpace(strings.TrimPrefix(firstLine(r.stderr), "session "))
+		cliID = strings.TrimSpace(strings.TrimPrefix(human.FirstLine(r.stderr), "session "))
 	}
 
 	// Through the server.

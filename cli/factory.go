@@ -17,13 +17,14 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/paths"
 )
 
 // Factory holds what commands need from the outside world. main builds
 // the real one; tests build one on buffers and a temporary store.
 type Factory struct {
-	IO *IOStreams
+	IO *term.IOStreams
 	// Env looks up environment variables.
 	Env func(string) string
 	// Getwd returns the working directory, which decides the project.

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/paths"
 )
 
@@ -239,15 +240,15 @@ func (fx *fixture) run(t *testing.T, args ...string) result {
 
 func (fx *fixture) runWith(t *testing.T, o runOpts, args ...string) result {
 	t.Helper()
-	ios, in, out, errOut := Test()
+	ios, in, out, errOut := term.Test()
 	in.WriteString(o.stdin)
 	if o.tty {
 		ios.SetStdinTTY(true)
 		ios.SetStdoutTTY(true)
 		ios.SetStderrTTY(true)
-		ios.width = 200
+		ios.SetWidth(200)
 		if o.width > 0 {
-			ios.width = o.width
+			ios.SetWidth(o.width)
 		}
 	}
 	dir := o.dir

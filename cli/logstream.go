@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 func newCmdLog(f *Factory) *cobra.Command {
@@ -211,7 +213,7 @@ func logStreamRun(ctx context.Context, opts *LogStreamOptions) error {
 
 // printLogEntry prints an entry as its JSON line, or on a terminal as one
 // readable line: time, session, kind and the gist of the entry.
-func printLogEntry(ios *IOStreams, e logEntry) error {
+func printLogEntry(ios *term.IOStreams, e logEntry) error {
 	if !ios.IsStdoutTTY() {
 		_, err := fmt.Fprintf(ios.Out, "%s\n", e.raw)
 		return err
@@ -223,8 +225,8 @@ func printLogEntry(ios *IOStreams, e logEntry) error {
 	}
 	cs := ios.ColorScheme()
 	session := strings.TrimSuffix(filepath.Base(e.file), ".jsonl")
-	if len(session) > shortIDLen {
-		session = session[:shortIDLen]
+	if len(session) > term.ShortIDLen {
+		session = session[:term.ShortIDLen]
 	}
 	when := ""
 	if !e.at.IsZero() {
@@ -241,7 +243,7 @@ func printLogEntry(ios *IOStreams, e logEntry) error {
 			break
 		}
 	}
-	line := fmt.Sprintf("%s %s %s %s", cs.Gray(when), cs.Cyan(session), cs.Bold(kind), truncate(oneLine(gist), max(20, ios.TerminalWidth()-45)))
+	line := fmt.Sprintf("%s %s %s %s", cs.Gray(when), cs.Cyan(session), cs.Bold(kind), truncate(human.OneLine(gist), max(20, ios.TerminalWidth()-45)))
 	_, err := fmt.Fprintln(ios.Out, strings.TrimRight(line, " "))
 	return err
 }

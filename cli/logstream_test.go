@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 )
 
 func TestLogStream(t *testing.T) {
@@ -59,7 +60,7 @@ func TestLogStream(t *testing.T) {
 	}
 
 	// --follow prints what is appended and what new files hold.
-	ios, _, _, _ := Test()
+	ios, _, _, _ := term.Test()
 	sb := &syncBuffer{}
 	ios.Out = sb
 	f := &Factory{IO: ios, Env: func(k string) string { return fx.env()[k] }}

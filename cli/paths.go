@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/loomhq/loom/cli/term"
 	"github.com/spf13/cobra"
 )
 
@@ -79,7 +80,7 @@ func pathsRun(_ context.Context, opts *PathsOptions) error {
 		return err
 	}
 	cs := ios.ColorScheme()
-	tp := newTablePrinter(ios)
+	tp := term.NewTable(ios)
 	for _, e := range entries {
 		tp.AddField(e.name, cs.Bold)
 		tp.AddField(e.path, nil)

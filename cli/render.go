@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // messageRenderer writes messages for people: a header line per message,
@@ -15,13 +17,13 @@ import (
 // shown only when asked for, because it is long and rarely what a reader
 // is looking for.
 type messageRenderer struct {
-	ios          *IOStreams
-	cs           *ColorScheme
+	ios          *term.IOStreams
+	cs           *term.ColorScheme
 	now          time.Time
 	showThinking bool
 }
 
-func newMessageRenderer(ios *IOStreams, now time.Time, showThinking bool) *messageRenderer {
+func newMessageRenderer(ios *term.IOStreams, now time.Time, showThinking bool) *messageRenderer {
 	return &messageRenderer{ios: ios, cs: ios.ColorScheme(), now: now, showThinking: showThinking}
 }
 
@@ -46,7 +48,7 @@ func (r *messageRenderer) Render(w io.Writer, m *loom.Message) error {
 	if m.Model != "" && m.Role != loom.RoleUser {
 		head = append(head, m.Model)
 	}
-	head = append(head, displayTime(r.ios, m.CreatedAt, r.now))
+	head = append(head, term.DisplayTime(r.ios, m.CreatedAt, r.now))
 	fmt.Fprintf(&b, "%s %s\n", r.cs.Gray(fmt.Sprintf("── #%d", m.Seq)), strings.Join(head, r.cs.Gray(" · ")))
 	for _, p := range m.Parts {
 		r.part(&b, m.Role, p)
@@ -68,7 +70,7 @@ func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 		case r.cs.Enabled() && (role == loom.RoleAssistant || role == loom.RoleSummary):
 			// What the model wrote is shown as its live reply was:
 			// rendered Markdown on a terminal, plain text elsewhere.
-			b.WriteString(renderMarkdown(t, r.ios.TerminalWidth()))
+			b.WriteString(term.RenderMarkdown(t, r.ios.TerminalWidth()))
 		default:
 			b.WriteString(t + "\n")
 		}
@@ -117,14 +119,14 @@ func (r *messageRenderer) toolLine(p loom.Part) string {
 	}
 	fields := []string{r.cs.Bold(p.Name), status}
 	if p.StartedAt != nil && p.EndedAt != nil {
-		fields = append(fields, formatDuration(p.EndedAt.Sub(*p.StartedAt)))
+		fields = append(fields, human.Duration(p.EndedAt.Sub(*p.StartedAt)))
 	}
 	if p.Title != "" {
-		fields = append(fields, oneLine(p.Title))
+		fields = append(fields, human.OneLine(p.Title))
 	}
 	line := "  ⚙ " + strings.Join(fields, r.cs.Gray(" · "))
 	if p.Status == loom.ToolError && p.Error != "" {
-		line += r.cs.Red(": " + truncate(oneLine(p.Error), 120))
+		line += r.cs.Red(": " + truncate(human.OneLine(p.Error), 120))
 	}
 	return line
 }

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/cli/term"
 )
 
 func TestReplayTiming(t *testing.T) {
 	fx := newFixture(t)
 	var waits []time.Duration
-	ios, _, out, _ := Test()
+	ios, _, out, _ := term.Test()
 	f := &Factory{IO: ios, Env: func(k string) string { return fx.env()[k] }, Getwd: func() (string, error) { return fx.project, nil },
 		OpenStore: openFor, Now: time.Now}
 	defer f.closeStore()

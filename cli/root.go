@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // Exit codes. Each is decided once, in Main, from the error a command
@@ -112,11 +114,11 @@ func Main(f *Factory, args []string) (code int) {
 // reportPanic tells the user about a panic in one line and writes its
 // stack to a file in the state directory, naming the file.
 func reportPanic(f *Factory, v any, stack []byte) int {
-	msg := fmt.Sprintf("loom: internal error: %s", oneLine(fmt.Sprint(v)))
+	msg := fmt.Sprintf("loom: internal error: %s", human.OneLine(fmt.Sprint(v)))
 	if path, err := writeCrashReport(f, v, stack); err == nil {
 		msg += " (details in " + path + ")"
 	} else {
-		msg += " (no details: " + oneLine(err.Error()) + ")"
+		msg += " (no details: " + human.OneLine(err.Error()) + ")"
 	}
 	fmt.Fprintln(f.IO.ErrOut, msg)
 	return ExitError
@@ -146,7 +148,7 @@ func writeCrashReport(f *Factory, v any, stack []byte) (string, error) {
 
 // printError writes err as one line, and for an ambiguous reference the
 // sessions it could mean, one per line, so the user can pick an id.
-func printError(ios *IOStreams, err error) {
+func printError(ios *term.IOStreams, err error) {
 	var se *silentError
 	if errors.As(err, &se) {
 		return
@@ -172,7 +174,7 @@ func printError(ios *IOStreams, err error) {
 	if le == nil {
 		msg = err.Error()
 	}
-	fmt.Fprintln(ios.ErrOut, "loom: "+oneLine(msg))
+	fmt.Fprintln(ios.ErrOut, "loom: "+human.OneLine(msg))
 }
 
 func orDash(s string) string {

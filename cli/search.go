@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // SearchOptions are the options of `loom search`.
@@ -126,9 +128,9 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 
 // markForTerminal makes q mark matches in bold yellow on a colour
 // terminal (elsewhere the store's default, **match**).
-func markForTerminal(ios *IOStreams, q *loom.SearchQuery) {
+func markForTerminal(ios *term.IOStreams, q *loom.SearchQuery) {
 	if ios.ColorEnabled() {
-		q.MarkStart, q.MarkEnd = "\x1b[1;33m", "\x1b[0m"
+		q.MarkStart, q.MarkEnd = ios.ColorScheme().MatchMarks()
 	}
 }
 
@@ -136,10 +138,10 @@ func markForTerminal(ios *IOStreams, q *loom.SearchQuery) {
 // per hit with the session's short id, title, the message's seq, role
 // and age, and the snippet under it; piped, tab-separated fields with
 // full ids.
-func writeHits(ios *IOStreams, hits []loom.SearchHit, now time.Time) error {
+func writeHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time) error {
 	cs := ios.ColorScheme()
 	if !ios.IsStdoutTTY() {
-		tp := newTablePrinter(ios)
+		tp := term.NewTable(ios)
 		for _, h := range hits {
 			tp.AddField(h.SessionID, nil)
 			tp.AddField(strconv.FormatInt(h.Seq, 10), nil)
@@ -155,15 +157,15 @@ func writeHits(ios *IOStreams, hits []loom.SearchHit, now time.Time) error {
 	for i, h := range hits {
 		ids[i] = h.SessionID
 	}
-	idLen := abbrevLen(ids)
+	idLen := term.AbbrevLen(ids)
 	for _, h := range hits {
 		title := h.SessionTitle
 		if title == "" {
 			title = h.SessionKey
 		}
-		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(abbrevID(ios, h.SessionID, idLen)), cs.Bold(title),
-			cs.Gray(fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, fuzzyAgo(now, h.CreatedAt))))
-		fmt.Fprintf(ios.Out, "    %s\n", oneLine(h.Snippet))
+		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(title),
+			cs.Gray(fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, human.Ago(now, h.CreatedAt))))
+		fmt.Fprintf(ios.Out, "    %s\n", human.OneLine(h.Snippet))
 	}
 	return nil
 }

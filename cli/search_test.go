@@ -69,7 +69,7 @@ func TestSearch(t *testing.T) {
 		t.Fatal("--raw prefix query found nothing")
 	}
 	r := fx.runWith(t, runOpts{tty: true}, "search", "fake", "clock")
-	if !strings.Contains(r.stdout, "\x1b[1;33mfake\x1b[0m") || !strings.Contains(ansi.Strip(r.stdout), fx.main.ID[:8]+"  Fix the flaky test  #5 user") {
+	if !strings.Contains(r.stdout, "\x1b[1;33mfake\x1b[m") || !strings.Contains(ansi.Strip(r.stdout), fx.main.ID[:8]+"  Fix the flaky test  #5 user") {
 		t.Fatalf("terminal search:\n%q", r.stdout)
 	}
 }

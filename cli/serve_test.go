@@ -19,6 +19,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/openai/openaitest"
@@ -38,7 +39,7 @@ var serveURL = regexp.MustCompile(`loom serve: (http://[^/]+)/\?token=(\S+)`)
 // it listens.
 func startServe(t *testing.T, fx *fixture, env map[string]string, user string) *serving {
 	t.Helper()
-	ios, _, _, _ := Test()
+	ios, _, _, _ := term.Test()
 	sv := &serving{out: &syncBuffer{}, errOut: &syncBuffer{}}
 	ios.Out, ios.ErrOut = sv.out, sv.errOut
 	all := fx.env()

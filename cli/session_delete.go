@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // DeleteOptions are the options of `loom session delete`.
@@ -107,13 +109,13 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	cs := ios.ColorScheme()
 	if !opts.Yes {
 		for _, s := range targets {
-			fmt.Fprintf(ios.Out, "  %s  %s  %s\n", cs.Cyan(s.ID), sessionLabel(s), cs.Gray(plural(s.MessageCount, "message")))
+			fmt.Fprintf(ios.Out, "  %s  %s  %s\n", cs.Cyan(s.ID), sessionLabel(s), cs.Gray(human.Plural(s.MessageCount, "message")))
 		}
 		verb := "Move %s to the trash?"
 		if opts.Purge {
 			verb = "Delete %s for good?"
 		}
-		ok, err := confirm(ctx, ios, fmt.Sprintf(verb, plural(len(targets), "session")))
+		ok, err := term.Confirm(ctx, ios, fmt.Sprintf(verb, human.Plural(len(targets), "session")))
 		if err != nil {
 			return err
 		}
@@ -138,9 +140,9 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		}
 		if ios.IsStdoutTTY() {
 			if opts.Purge {
-				fmt.Fprintf(ios.Out, "%s Deleted %s %s for good\n", cs.Red("✓"), displayID(ios, s.ID), sessionLabel(s))
+				fmt.Fprintf(ios.Out, "%s Deleted %s %s for good\n", cs.Red("✓"), term.DisplayID(ios, s.ID), sessionLabel(s))
 			} else {
-				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), displayID(ios, s.ID), sessionLabel(s), s.ID)
+				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), term.DisplayID(ios, s.ID), sessionLabel(s), s.ID)
 			}
 		}
 	}
@@ -212,7 +214,7 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		return writeJSON(f.IO.Out, s)
 	}
 	if f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.Out, "%s Restored %s %s\n", f.IO.ColorScheme().Green("✓"), displayID(f.IO, s.ID), sessionLabel(s))
+		fmt.Fprintf(f.IO.Out, "%s Restored %s %s\n", f.IO.ColorScheme().Green("✓"), term.DisplayID(f.IO, s.ID), sessionLabel(s))
 	}
 	return nil
 }
@@ -302,7 +304,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	if !opts.DryRun && len(preview.Removed) > 0 {
 		if !opts.Yes {
 			printSessionRows(ios, preview.Removed, f.now())
-			ok, err := confirm(ctx, ios, fmt.Sprintf("Move %s to the trash?", plural(len(preview.Removed), "session")))
+			ok, err := term.Confirm(ctx, ios, fmt.Sprintf("Move %s to the trash?", human.Plural(len(preview.Removed), "session")))
 			if err != nil {
 				return err
 			}
@@ -332,13 +334,13 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		fmt.Fprintf(ios.ErrOut, "No sessions older than %s to prune.\n", opts.Age)
 	case opts.DryRun:
 		if ios.IsStdoutTTY() {
-			fmt.Fprintf(ios.Out, "Would move %s to the trash:\n", plural(len(res.Removed), "session"))
+			fmt.Fprintf(ios.Out, "Would move %s to the trash:\n", human.Plural(len(res.Removed), "session"))
 		}
 		printSessionRows(ios, res.Removed, f.now())
 	default:
 		if ios.IsStdoutTTY() {
 			fmt.Fprintf(ios.Out, "%s Moved %s to the trash (restorable for %d days with loom session restore)\n",
-				cs.Green("✓"), plural(len(res.Removed), "session"), int(loom.TrashTTL/(24*time.Hour)))
+				cs.Green("✓"), human.Plural(len(res.Removed), "session"), int(loom.TrashTTL/(24*time.Hour)))
 		} else {
 			for _, s := range res.Removed {
 				fmt.Fprintln(ios.Out, s.ID)
@@ -357,20 +359,20 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 
 // printSessionRows prints sessions as a short table: id, title, updated,
 // messages.
-func printSessionRows(ios *IOStreams, sessions []*loom.Session, now time.Time) {
+func printSessionRows(ios *term.IOStreams, sessions []*loom.Session, now time.Time) {
 	cs := ios.ColorScheme()
-	tp := newTablePrinter(ios)
+	tp := term.NewTable(ios)
 	tp.Flex(1)
 	ids := make([]string, len(sessions))
 	for i, s := range sessions {
 		ids[i] = s.ID
 	}
-	idLen := abbrevLen(ids)
+	idLen := term.AbbrevLen(ids)
 	for _, s := range sessions {
-		tp.AddField(abbrevID(ios, s.ID, idLen), cs.Cyan)
+		tp.AddField(term.AbbrevID(ios, s.ID, idLen), cs.Cyan)
 		tp.AddField(strings.TrimSpace(s.Title+" "+paren(s.Key)), nil)
-		tp.AddField(displayTime(ios, s.UpdatedAt, now), cs.Gray)
-		tp.AddField(plural(s.MessageCount, "message"), nil)
+		tp.AddField(term.DisplayTime(ios, s.UpdatedAt, now), cs.Gray)
+		tp.AddField(human.Plural(s.MessageCount, "message"), nil)
 		tp.EndRow()
 	}
 	_ = tp.Render()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/export"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // ExportOptions are the options of `loom session export`.
@@ -114,7 +115,7 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 		return err
 	}
 	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.ErrOut, "Exported %s (%s) to %s\n", plural(len(data), "session"), plural(nmsg, "message"), opts.Output)
+		fmt.Fprintf(f.IO.ErrOut, "Exported %s (%s) to %s\n", human.Plural(len(data), "session"), human.Plural(nmsg, "message"), opts.Output)
 	}
 	return nil
 }
@@ -234,7 +235,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		return writeJSON(f.IO.Out, sum)
 	}
 	if f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.Out, "%s Imported %s (%s)\n", f.IO.ColorScheme().Green("✓"), plural(len(all), "session"), plural(sum.Messages, "message"))
+		fmt.Fprintf(f.IO.Out, "%s Imported %s (%s)\n", f.IO.ColorScheme().Green("✓"), human.Plural(len(all), "session"), human.Plural(sum.Messages, "message"))
 	} else {
 		for _, id := range sum.Sessions {
 			fmt.Fprintln(f.IO.Out, id)

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // maxTurnChoices bounds the turns listed to choose a fork point from;
@@ -71,7 +73,7 @@ func forkRun(ctx context.Context, opts *ForkOptions) error {
 		}
 	}
 	if turn > s.TurnCount {
-		return usageErrorf("session %s has %s; cannot fork at turn %d", s.ID, plural(s.TurnCount, "turn"), turn)
+		return usageErrorf("session %s has %s; cannot fork at turn %d", s.ID, human.Plural(s.TurnCount, "turn"), turn)
 	}
 	fork, err := st.Fork(ctx, s.ID, loom.ForkOptions{Turn: turn, Title: opts.Name})
 	if err != nil {
@@ -81,7 +83,7 @@ func forkRun(ctx context.Context, opts *ForkOptions) error {
 		return writeJSON(f.IO.Out, fork)
 	}
 	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.ErrOut, "Forked %s at turn %d of %d into %q.\n", s.ID[:min(shortIDLen, len(s.ID))], fork.ForkTurn, s.TurnCount, fork.Title)
+		fmt.Fprintf(f.IO.ErrOut, "Forked %s at turn %d of %d into %q.\n", s.ID[:min(term.ShortIDLen, len(s.ID))], fork.ForkTurn, s.TurnCount, fork.Title)
 	}
 	_, err = fmt.Fprintln(f.IO.Out, fork.ID)
 	return err
@@ -106,7 +108,7 @@ func recentTurns(ctx context.Context, st loom.Store, s *loom.Session, n int) ([]
 		}
 		for i := len(msgs) - 1; i >= 0 && len(rev) < n; i-- {
 			if m := msgs[i]; m.Role == loom.RoleUser {
-				rev = append(rev, turnChoice{turn: m.Turn, prompt: firstLine(m.Text())})
+				rev = append(rev, turnChoice{turn: m.Turn, prompt: human.FirstLine(m.Text())})
 			}
 		}
 		if len(msgs) == 0 || msgs[0].Seq <= 1 {
@@ -123,7 +125,7 @@ func recentTurns(ctx context.Context, st loom.Store, s *loom.Session, n int) ([]
 
 // chooseTurn lists the session's turns and asks which to fork after; an
 // empty answer means every turn.
-func chooseTurn(ctx context.Context, ios *IOStreams, st loom.Store, s *loom.Session) (int, error) {
+func chooseTurn(ctx context.Context, ios *term.IOStreams, st loom.Store, s *loom.Session) (int, error) {
 	turns, err := recentTurns(ctx, st, s, maxTurnChoices)
 	if err != nil {
 		return 0, err
@@ -142,7 +144,7 @@ func chooseTurn(ctx context.Context, ios *IOStreams, st loom.Store, s *loom.Sess
 		fmt.Fprintf(ios.Out, "  %s  %s\n", cs.Cyan(fmt.Sprintf("%*d", width, t.turn)), truncate(t.prompt, max(20, ios.TerminalWidth()-width-6)))
 	}
 	for {
-		a, err := promptLine(ctx, ios, fmt.Sprintf("Fork after which turn? [1-%d, enter for all] ", s.TurnCount))
+		a, err := term.PromptLine(ctx, ios, fmt.Sprintf("Fork after which turn? [1-%d, enter for all] ", s.TurnCount))
 		if err != nil {
 			return 0, err
 		}

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // ListOptions are the options of `loom session list`.
@@ -114,7 +116,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	now := f.now()
 	cs := ios.ColorScheme()
-	tp := newTablePrinter(ios)
+	tp := term.NewTable(ios)
 	tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
 	tp.Flex(6, 2, 1)
 	// On a narrow terminal: created, key, then last prompt and the count
@@ -124,7 +126,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for i, r := range rows {
 		ids[i] = r.s.ID
 	}
-	idLen := abbrevLen(ids)
+	idLen := term.AbbrevLen(ids)
 	for _, r := range rows {
 		s := r.s
 		title := s.Title
@@ -139,13 +141,13 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		if title == "" && ios.IsStdoutTTY() {
 			title, titleColor = "(untitled)", cs.Gray
 		}
-		tp.AddField(abbrevID(ios, s.ID, idLen), cs.Cyan)
+		tp.AddField(term.AbbrevID(ios, s.ID, idLen), cs.Cyan)
 		tp.AddField(title, titleColor)
 		tp.AddField(s.Key, cs.Gray)
-		tp.AddField(displayTime(ios, s.CreatedAt, now), cs.Gray)
-		tp.AddField(displayTime(ios, s.UpdatedAt, now), nil)
+		tp.AddField(term.DisplayTime(ios, s.CreatedAt, now), cs.Gray)
+		tp.AddField(term.DisplayTime(ios, s.UpdatedAt, now), nil)
 		tp.AddField(strconv.Itoa(s.MessageCount), nil)
-		tp.AddField(firstLine(s.LastPrompt), nil)
+		tp.AddField(human.FirstLine(s.LastPrompt), nil)
 		tp.EndRow()
 	}
 	return tp.Render()

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
 )
 
@@ -122,10 +124,10 @@ func moveRun(ctx context.Context, opts *MoveOptions) error {
 	}
 	cs := f.IO.ColorScheme()
 	if opts.From != "" {
-		fmt.Fprintf(f.IO.Out, "%s Moved %s from %s to %s (%s)\n", cs.Green("✓"), plural(len(moved), "session"), from, project.Name, project.Root)
+		fmt.Fprintf(f.IO.Out, "%s Moved %s from %s to %s (%s)\n", cs.Green("✓"), human.Plural(len(moved), "session"), from, project.Name, project.Root)
 		return nil
 	}
-	fmt.Fprintf(f.IO.Out, "%s Moved %s to %s (%s)", cs.Green("✓"), displayID(f.IO, moved[0].ID), project.Name, project.Root)
+	fmt.Fprintf(f.IO.Out, "%s Moved %s to %s (%s)", cs.Green("✓"), term.DisplayID(f.IO, moved[0].ID), project.Name, project.Root)
 	if moved[0].Key != sessions[0].Key {
 		fmt.Fprintf(f.IO.Out, "; its key is now %s", moved[0].Key)
 	}
@@ -222,7 +224,7 @@ func movedProjectHint(ctx context.Context, f *Factory, st loom.Store, project lo
 			verb, them = "belongs", "it"
 		}
 		hints = append(hints, fmt.Sprintf("%s of %s %s to %s, which no longer exists; move %s here with: loom session move --from %s",
-			plural(counts[root], "session"), project.Name, verb, root, them, shellQuote(root)))
+			human.Plural(counts[root], "session"), project.Name, verb, root, them, shellQuote(root)))
 	}
 	return strings.Join(hints, "\n"), nil
 }

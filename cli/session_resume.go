@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // ResumeOptions are the options of `loom session resume`.
@@ -77,7 +78,7 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 			return loom.Errorf(loom.ENOTFOUND, "no sessions in %s (%s)", project.Name, project.Root)
 		}
 		title := fmt.Sprintf("Sessions in %s", project.Name)
-		if s, err = pickSession(ctx, f.IO, title, sessions, f.now()); err != nil {
+		if s, err = term.PickSession(ctx, f.IO, title, sessions, f.now()); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
 
@@ -109,7 +110,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 
 // writeSessionHeader writes a session's metadata as aligned name: value
 // lines.
-func writeSessionHeader(ios *IOStreams, w io.Writer, s *loom.Session) {
+func writeSessionHeader(ios *term.IOStreams, w io.Writer, s *loom.Session) {
 	cs := ios.ColorScheme()
 	title := s.Title
 	if title == "" {
@@ -140,9 +141,9 @@ func writeSessionHeader(ios *IOStreams, w io.Writer, s *loom.Session) {
 	field("profile", s.Profile)
 	field("created", loom.FormatTime(s.CreatedAt))
 	field("updated", loom.FormatTime(s.UpdatedAt))
-	field("messages", fmt.Sprintf("%d in %s", s.MessageCount, plural(s.TurnCount, "turn")))
+	field("messages", fmt.Sprintf("%d in %s", s.MessageCount, human.Plural(s.TurnCount, "turn")))
 	if !s.Usage.IsZero() {
-		field("usage", usageSummary(s.Usage))
+		field("usage", human.Usage(s.Usage))
 	}
 	if s.Lock != nil {
 		field("in use", fmt.Sprintf("by process %d on %s since %s", s.Lock.PID, s.Lock.Host, loom.FormatTime(s.Lock.Since)))
@@ -154,6 +155,3 @@ func writeSessionHeader(ios *IOStreams, w io.Writer, s *loom.Session) {
 		field("about", d)
 	}
 }
-
-// usageSummary is a usage total on one line.
-func usageSummary(u loom.Usage) string { return human.Usage(u) }

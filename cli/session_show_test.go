@@ -93,7 +93,7 @@ func TestSessionShowRendersMarkdown(t *testing.T) {
 			t.Errorf("terminal show lacks %q:\n%s", want, plain)
 		}
 	}
-	if !strings.Contains(term.stdout, ansiBold+"timer"+ansiReset) || strings.Contains(plain, "**timer**") || strings.Contains(plain, "|---|") {
+	if !strings.Contains(term.stdout, "\x1b[1mtimer\x1b[m") || strings.Contains(plain, "**timer**") || strings.Contains(plain, "|---|") {
 		t.Errorf("Markdown not rendered:\n%q", term.stdout)
 	}
 	piped := fx.mustRun(t, "session", "show", s.ID)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // newCmdToken groups the access-token commands.
@@ -139,7 +140,7 @@ func tokenCreateRun(ctx context.Context, opts *TokenCreateOptions) error {
 		if tok.ExpiresAt != nil {
 			expires = " It expires " + tok.ExpiresAt.Local().Format("Jan 2, 2006 15:04 MST") + "."
 		}
-		fmt.Fprintf(f.IO.ErrOut, "Token %s for user %s.%s It is shown only now; 'loom token revoke %s' ends it.\n", tok.ID, tok.UserID, expires, displayID(f.IO, tok.ID))
+		fmt.Fprintf(f.IO.ErrOut, "Token %s for user %s.%s It is shown only now; 'loom token revoke %s' ends it.\n", tok.ID, tok.UserID, expires, term.DisplayID(f.IO, tok.ID))
 	}
 	return nil
 }
@@ -195,7 +196,7 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 	}
 	now := f.now()
 	cs := f.IO.ColorScheme()
-	tp := newTablePrinter(f.IO)
+	tp := term.NewTable(f.IO)
 	// EXPIRES comes last so that the columns scripts read before it
 	// existed stay where they were.
 	tp.Header("ID", "USER", "NAME", "CREATED", "LAST USED", "REVOKED", "EXPIRES")
@@ -212,20 +213,20 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 	for i, t := range every {
 		ids[i] = t.ID
 	}
-	idLen := abbrevLen(ids)
+	idLen := term.AbbrevLen(ids)
 	for _, t := range list {
-		tp.AddField(abbrevID(f.IO, t.ID, idLen), cs.Cyan)
+		tp.AddField(term.AbbrevID(f.IO, t.ID, idLen), cs.Cyan)
 		tp.AddField(t.UserID, nil)
 		tp.AddField(t.Name, nil)
-		tp.AddField(displayTime(f.IO, t.CreatedAt, now), cs.Gray)
+		tp.AddField(term.DisplayTime(f.IO, t.CreatedAt, now), cs.Gray)
 		used, revoked := "", ""
 		if t.LastUsedAt != nil {
-			used = displayTime(f.IO, *t.LastUsedAt, now)
+			used = term.DisplayTime(f.IO, *t.LastUsedAt, now)
 		} else if f.IO.IsStdoutTTY() {
 			used = "never"
 		}
 		if t.RevokedAt != nil {
-			revoked = displayTime(f.IO, *t.RevokedAt, now)
+			revoked = term.DisplayTime(f.IO, *t.RevokedAt, now)
 		}
 		tp.AddField(used, cs.Gray)
 		tp.AddField(revoked, cs.Red)
@@ -237,7 +238,7 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 		case !f.IO.IsStdoutTTY():
 			tp.AddField(loom.FormatTime(*t.ExpiresAt), nil)
 		case t.Expired(now):
-			tp.AddField("expired "+shortAgo(now, *t.ExpiresAt), cs.Red)
+			tp.AddField("expired "+term.ShortAgo(now, *t.ExpiresAt), cs.Red)
 		default:
 			tp.AddField(shortUntil(now, *t.ExpiresAt), cs.Gray)
 		}

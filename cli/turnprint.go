@@ -10,13 +10,15 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // turnPrinter shows a running turn: streamed text on stdout as it
 // arrives; on a terminal also a spinner while waiting, tool calls as they
 // run, and the finished reply rendered as Markdown.
 type turnPrinter struct {
-	ios          *IOStreams
+	ios          *term.IOStreams
 	showThinking bool
 
 	mu       sync.Mutex
@@ -26,7 +28,7 @@ type turnPrinter struct {
 	spinDone chan struct{}
 }
 
-func newTurnPrinter(ios *IOStreams, showThinking bool) *turnPrinter {
+func newTurnPrinter(ios *term.IOStreams, showThinking bool) *turnPrinter {
 	return &turnPrinter{ios: ios, showThinking: showThinking}
 }
 
@@ -45,7 +47,7 @@ func (p *turnPrinter) begin() {
 			fmt.Fprintf(p.ios.ErrOut, "\r%s thinking…", frames[i%len(frames)])
 			select {
 			case <-p.spinStop:
-				fmt.Fprint(p.ios.ErrOut, "\r\x1b[K")
+				fmt.Fprint(p.ios.ErrOut, "\r"+ansi.EraseLineRight)
 				return
 			case <-t.C:
 			}
@@ -81,7 +83,7 @@ func (p *turnPrinter) event(e agent.Event) {
 		if p.ios.IsStderrTTY() {
 			p.stopSpinner()
 			p.breakLine()
-			fmt.Fprintf(p.ios.ErrOut, "%s %s %s\n", cs.Cyan("⚙"), cs.Bold(e.Tool), cs.Gray(truncate(oneLine(e.Input), 80)))
+			fmt.Fprintf(p.ios.ErrOut, "%s %s %s\n", cs.Cyan("⚙"), cs.Bold(e.Tool), cs.Gray(truncate(human.OneLine(e.Input), 80)))
 		}
 	case agent.EventToolEnd:
 		if p.ios.IsStderrTTY() {
@@ -89,7 +91,7 @@ func (p *turnPrinter) event(e agent.Event) {
 			if e.Status != loom.ToolCompleted {
 				status = cs.Red(e.Status + ": " + e.Text)
 			}
-			fmt.Fprintf(p.ios.ErrOut, "  %s %s %s\n", cs.Bold(e.Tool), status, cs.Gray(formatDuration(e.Duration)))
+			fmt.Fprintf(p.ios.ErrOut, "  %s %s %s\n", cs.Bold(e.Tool), status, cs.Gray(human.Duration(e.Duration)))
 			p.begin()
 		}
 	case agent.EventCompacted:
@@ -119,8 +121,8 @@ func (p *turnPrinter) end(final string) {
 		lines := screenLines(p.buf.String(), p.ios.TerminalWidth())
 		if lines < 40 {
 			// Erase the raw text and print the rendered reply.
-			fmt.Fprint(p.ios.Out, "\r"+cursorUp(lines-1)+"\x1b[J")
-			fmt.Fprint(p.ios.Out, renderMarkdown(final, p.ios.TerminalWidth()))
+			fmt.Fprint(p.ios.Out, "\r"+cursorUp(lines-1)+ansi.EraseScreenBelow)
+			fmt.Fprint(p.ios.Out, term.RenderMarkdown(final, p.ios.TerminalWidth()))
 			return
 		}
 	}
@@ -136,7 +138,7 @@ func cursorUp(n int) string {
 	if n <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("\x1b[%dA", n)
+	return ansi.CursorUp(n)
 }
 
 // screenLines counts the terminal lines text occupies at width, measured

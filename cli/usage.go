@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // UsageOptions are the options of `loom usage`.
@@ -123,7 +125,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 			columns = kept
 			fmt.Fprintln(ios.Out)
 		}
-		tp := newTablePrinter(ios)
+		tp := term.NewTable(ios)
 		header := []string{name, "SESSIONS", "MESSAGES"}
 		for _, c := range columns {
 			header = append(header, c.header)
@@ -134,12 +136,12 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		for i, r := range shown {
 			keys[i] = r.Key
 		}
-		idLen := abbrevLen(keys)
+		idLen := term.AbbrevLen(keys)
 		for _, r := range shown {
 			if tty {
 				label := r.Name
 				if r.Group == "session" {
-					label = abbrevID(ios, r.Key, idLen) + " " + r.Name
+					label = term.AbbrevID(ios, r.Key, idLen) + " " + r.Name
 				}
 				tp.AddField(label, nil)
 			} else {
@@ -151,13 +153,13 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 			tp.AddField(strconv.Itoa(r.Messages), nil)
 			for _, c := range columns {
 				if tty {
-					tp.AddField(formatCount(c.value(r.Usage)), nil)
+					tp.AddField(human.Count(c.value(r.Usage)), nil)
 				} else {
 					tp.AddField(strconv.FormatInt(c.value(r.Usage), 10), nil)
 				}
 			}
 			if tty {
-				tp.AddField(formatCost(r.Usage.CostUSD), cs.Green)
+				tp.AddField(human.Cost(r.Usage.CostUSD), cs.Green)
 			} else {
 				tp.AddField(plainCost(r.Usage.CostUSD), nil)
 			}
@@ -172,7 +174,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		return nil
 	}
 	if tty {
-		fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), usageSummary(rep.Total))
+		fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), human.Usage(rep.Total))
 	} else {
 		u := rep.Total
 		msgs := 0

@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/anthropic"
 	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/postgres"
@@ -26,7 +27,7 @@ var version string
 
 func main() {
 	f := &cli.Factory{
-		IO:        cli.System(),
+		IO:        term.System(),
 		Env:       os.Getenv,
 		Getwd:     os.Getwd,
 		OpenStore: openStore,

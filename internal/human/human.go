@@ -94,3 +94,34 @@ func OneLine(s string) string {
 	}
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// Ago says how long ago t was, in the largest whole unit.
+func Ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return t.Local().Format("Jan 2 15:04")
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return Plural(int(d/time.Minute), "minute") + " ago"
+	case d < 24*time.Hour:
+		return Plural(int(d/time.Hour), "hour") + " ago"
+	case d < 30*24*time.Hour:
+		return Plural(int(d/(24*time.Hour)), "day") + " ago"
+	case d < 365*24*time.Hour:
+		return t.Local().Format("Jan 2")
+	default:
+		return t.Local().Format("Jan 2, 2006")
+	}
+}
+
+// FirstLine returns the first non-empty line of s, trimmed.
+func FirstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}

@@ -1,4 +1,4 @@
-package cli
+package term
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// tablePrinter prints rows as aligned, coloured columns that fit the
+// Table prints rows as aligned, coloured columns that fit the
 // terminal, or as tab-separated lines without a header when the output is
 // not a terminal, which is what cut, awk and sort expect.
-type tablePrinter struct {
+type Table struct {
 	out    io.Writer
 	tty    bool
 	width  int
@@ -35,8 +35,8 @@ type tableField struct {
 	color func(string) string
 }
 
-func newTablePrinter(ios *IOStreams) *tablePrinter {
-	return &tablePrinter{
+func NewTable(ios *IOStreams) *Table {
+	return &Table{
 		out:   ios.Out,
 		tty:   ios.IsStdoutTTY(),
 		width: ios.TerminalWidth(),
@@ -45,18 +45,18 @@ func newTablePrinter(ios *IOStreams) *tablePrinter {
 }
 
 // Header sets the column names shown on a terminal.
-func (t *tablePrinter) Header(names ...string) { t.header = names }
+func (t *Table) Header(names ...string) { t.header = names }
 
 // Flex names the columns that may be truncated to fit the terminal, the
 // one to cut first first.
-func (t *tablePrinter) Flex(cols ...int) { t.flexOrder = cols }
+func (t *Table) Flex(cols ...int) { t.flexOrder = cols }
 
 // Drop names the columns that may be left out on a narrow terminal, the
 // one to drop first first.
-func (t *tablePrinter) Drop(cols ...int) { t.dropOrder = cols }
+func (t *Table) Drop(cols ...int) { t.dropOrder = cols }
 
 // AddField adds a cell to the current row; color may be nil.
-func (t *tablePrinter) AddField(text string, color func(string) string) {
+func (t *Table) AddField(text string, color func(string) string) {
 	if len(t.rows) == 0 {
 		t.rows = append(t.rows, nil)
 	}
@@ -65,10 +65,10 @@ func (t *tablePrinter) AddField(text string, color func(string) string) {
 }
 
 // EndRow starts a new row.
-func (t *tablePrinter) EndRow() { t.rows = append(t.rows, nil) }
+func (t *Table) EndRow() { t.rows = append(t.rows, nil) }
 
 // Len returns the number of rows added.
-func (t *tablePrinter) Len() int {
+func (t *Table) Len() int {
 	n := len(t.rows)
 	if n > 0 && len(t.rows[n-1]) == 0 {
 		n--
@@ -77,7 +77,7 @@ func (t *tablePrinter) Len() int {
 }
 
 // Render writes the table.
-func (t *tablePrinter) Render() error {
+func (t *Table) Render() error {
 	rows := t.rows
 	if n := len(rows); n > 0 && len(rows[n-1]) == 0 {
 		rows = rows[:n-1]
@@ -86,7 +86,7 @@ func (t *tablePrinter) Render() error {
 		for _, r := range rows {
 			cells := make([]string, len(r))
 			for i, f := range r {
-				cells[i] = oneLine(f.text)
+				cells[i] = human.OneLine(f.text)
 			}
 			if _, err := fmt.Fprintln(t.out, strings.Join(cells, "\t")); err != nil {
 				return err
@@ -108,7 +108,7 @@ func (t *tablePrinter) Render() error {
 	widths := make([]int, ncol)
 	for _, r := range rows {
 		for i, f := range r {
-			widths[i] = max(widths[i], ansi.StringWidth(oneLine(f.text)))
+			widths[i] = max(widths[i], ansi.StringWidth(human.OneLine(f.text)))
 		}
 	}
 	shown := t.fit(widths)
@@ -122,7 +122,7 @@ func (t *tablePrinter) Render() error {
 			if b.Len() > 0 {
 				b.WriteString("  ")
 			}
-			text := ansi.Truncate(oneLine(f.text), widths[i], "…")
+			text := ansi.Truncate(human.OneLine(f.text), widths[i], "…")
 			pad := widths[i] - ansi.StringWidth(text)
 			if f.color != nil {
 				text = f.color(text)
@@ -140,7 +140,7 @@ func (t *tablePrinter) Render() error {
 // the order Flex named them, each down to a readable minimum; then it
 // leaves out the columns Drop named, in order, until the row fits. It
 // returns which columns are shown.
-func (t *tablePrinter) fit(widths []int) []bool {
+func (t *Table) fit(widths []int) []bool {
 	const minFlex = 12
 	shown := make([]bool, len(widths))
 	natural := slices.Clone(widths)
@@ -182,6 +182,3 @@ func (t *tablePrinter) fit(widths []int) []bool {
 	}
 	return shown
 }
-
-// oneLine flattens s to one line for a table cell.
-func oneLine(s string) string { return human.OneLine(s) }

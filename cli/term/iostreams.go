@@ -1,4 +1,4 @@
-package cli
+package term
 
 import (
 	"bufio"
@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"golang.org/x/term"
+	xterm "golang.org/x/term"
 )
 
 // IOStreams are the standard streams of a command, with what is known
@@ -34,11 +34,11 @@ type IOStreams struct {
 // System returns the process's streams.
 func System() *IOStreams {
 	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	s.stdinTTY = term.IsTerminal(int(os.Stdin.Fd()))
-	s.stdoutTTY = term.IsTerminal(int(os.Stdout.Fd()))
-	s.stderrTTY = term.IsTerminal(int(os.Stderr.Fd()))
+	s.stdinTTY = xterm.IsTerminal(int(os.Stdin.Fd()))
+	s.stdoutTTY = xterm.IsTerminal(int(os.Stdout.Fd()))
+	s.stderrTTY = xterm.IsTerminal(int(os.Stderr.Fd()))
 	if s.stdoutTTY {
-		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+		if w, _, err := xterm.GetSize(int(os.Stdout.Fd())); err == nil {
 			s.width = w
 		}
 	}
@@ -73,6 +73,9 @@ func (s *IOStreams) SetStdoutTTY(v bool) {
 	}
 }
 
+// SetWidth sets the terminal's width (for tests).
+func (s *IOStreams) SetWidth(w int) { s.width = w }
+
 // SetStderrTTY overrides terminal detection of standard error (for tests).
 func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
 
@@ -98,39 +101,4 @@ func (s *IOStreams) SetColorEnabled(v bool) { s.colorOff = !v }
 func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.colorOff }
 
 // ColorScheme returns the colours to use on standard output.
-func (s *IOStreams) ColorScheme() *ColorScheme { return &ColorScheme{enabled: s.ColorEnabled()} }
-
-// ColorScheme wraps text in ANSI colours when colour is enabled and leaves
-// it alone otherwise.
-type ColorScheme struct{ enabled bool }
-
-func (c *ColorScheme) wrap(code, s string) string {
-	if !c.enabled || s == "" {
-		return s
-	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
-}
-
-// Bold makes s bold.
-func (c *ColorScheme) Bold(s string) string { return c.wrap("1", s) }
-
-// Gray makes s dim.
-func (c *ColorScheme) Gray(s string) string { return c.wrap("90", s) }
-
-// Cyan colours s cyan.
-func (c *ColorScheme) Cyan(s string) string { return c.wrap("36", s) }
-
-// Green colours s green.
-func (c *ColorScheme) Green(s string) string { return c.wrap("32", s) }
-
-// Yellow colours s yellow.
-func (c *ColorScheme) Yellow(s string) string { return c.wrap("33", s) }
-
-// Red colours s red.
-func (c *ColorScheme) Red(s string) string { return c.wrap("31", s) }
-
-// Magenta colours s magenta.
-func (c *ColorScheme) Magenta(s string) string { return c.wrap("35", s) }
-
-// Enabled reports whether the scheme colours anything.
-func (c *ColorScheme) Enabled() bool { return c.enabled }
+func (s *IOStreams) ColorScheme() *ColorScheme { return NewColorScheme(s.ColorEnabled()) }

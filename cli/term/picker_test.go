@@ -1,4 +1,4 @@
-package cli
+package term
 
 import (
 	"strings"
@@ -12,6 +12,7 @@ import (
 )
 
 func TestPickerModel(t *testing.T) {
+	base := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
 	now := base.Add(time.Hour)
 	sessions := []*loom.Session{
 		{ID: "0196aaaa-0000-7000-8000-000000000001", Title: "alpha work", LastPrompt: "first prompt", MessageCount: 3, UpdatedAt: base},

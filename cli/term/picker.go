@@ -1,4 +1,4 @@
-package cli
+package term
 
 import (
 	"context"
@@ -10,14 +10,16 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/human"
 )
 
-// errNoChoice is returned when the user leaves the picker without
+// ErrNoChoice is returned when the user leaves the picker without
 // choosing.
-var errNoChoice = errors.New("no session chosen")
+var ErrNoChoice = errors.New("no session chosen")
 
 // sessionItem is one session in the picker.
 type sessionItem struct {
@@ -35,8 +37,8 @@ func (i sessionItem) Title() string {
 }
 
 func (i sessionItem) Description() string {
-	parts := []string{fuzzyAgo(i.now, i.s.UpdatedAt), plural(i.s.MessageCount, "message")}
-	if p := firstLine(i.s.LastPrompt); p != "" {
+	parts := []string{human.Ago(i.now, i.s.UpdatedAt), human.Plural(i.s.MessageCount, "message")}
+	if p := human.FirstLine(i.s.LastPrompt); p != "" {
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, " · ")
@@ -62,12 +64,12 @@ func newPickerModel(title string, sessions []*loom.Session, now time.Time, width
 	for i, s := range sessions {
 		ids[i] = s.ID
 	}
-	idLen := abbrevLen(ids)
+	idLen := AbbrevLen(ids)
 	items := make([]list.Item, len(sessions))
 	for i, s := range sessions {
 		items[i] = sessionItem{s: s, now: now, idLen: idLen}
 	}
-	l := list.New(items, list.NewDefaultDelegate(), width, height)
+	l := list.New(items, pickerDelegate(), width, height)
 	l.Title = title
 	l.SetStatusBarItemName("session", "sessions")
 	l.KeyMap.Quit = key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit"))
@@ -75,6 +77,20 @@ func newPickerModel(title string, sessions []*loom.Session, now time.Time, width
 	l.AdditionalShortHelpKeys = func() []key.Binding { return []key.Binding{choose} }
 	l.AdditionalFullHelpKeys = l.AdditionalShortHelpKeys
 	return pickerModel{list: l}
+}
+
+// pickerDelegate draws items in the scheme's colours: the chosen one in
+// the accent colour with a bar, descriptions dim, filter matches as
+// search matches are.
+func pickerDelegate() list.DefaultDelegate {
+	d := list.NewDefaultDelegate()
+	st := &d.Styles
+	st.SelectedTitle = st.SelectedTitle.Foreground(accentColor).BorderForeground(accentColor)
+	st.SelectedDesc = st.SelectedDesc.Foreground(dimColor).BorderForeground(accentColor)
+	st.NormalDesc = st.NormalDesc.Foreground(dimColor)
+	st.DimmedDesc = st.DimmedDesc.Foreground(dimColor)
+	st.FilterMatch = lipgloss.NewStyle().Bold(true).Foreground(matchColor)
+	return d
 }
 
 func (m pickerModel) Init() tea.Cmd { return nil }
@@ -113,9 +129,9 @@ func (m pickerModel) View() tea.View {
 	return v
 }
 
-// pickSession lets the user choose one of sessions on the terminal. It
-// returns errNoChoice when the user leaves without choosing.
-func pickSession(ctx context.Context, ios *IOStreams, title string, sessions []*loom.Session, now time.Time) (*loom.Session, error) {
+// PickSession lets the user choose one of sessions on the terminal. It
+// returns ErrNoChoice when the user leaves without choosing.
+func PickSession(ctx context.Context, ios *IOStreams, title string, sessions []*loom.Session, now time.Time) (*loom.Session, error) {
 	if len(sessions) == 0 {
 		return nil, loom.Errorf(loom.ENOTFOUND, "no sessions to choose from")
 	}
@@ -134,5 +150,5 @@ func pickSession(ctx context.Context, ios *IOStreams, title string, sessions []*
 	if pm, ok := final.(pickerModel); ok && pm.chosen != nil {
 		return pm.chosen, nil
 	}
-	return nil, errNoChoice
+	return nil, ErrNoChoice
 }

@@ -1,4 +1,4 @@
-package cli
+package term
 
 import (
 	"strings"
@@ -9,14 +9,14 @@ import (
 
 func TestRenderMarkdown(t *testing.T) {
 	src := "# Plan\n\nUse a **fake** clock in `retry.go`, see [docs](https://example.com).\n\n- one\n- two words that wrap around the narrow width here\n\n1. first\n2. second\n\n```go\nfunc f() {}\n```\n\n> quoted\n"
-	out := renderMarkdown(src, 40)
+	out := RenderMarkdown(src, 40)
 	plain := ansi.Strip(out)
 	for _, want := range []string{"# Plan", "Use a fake clock in retry.go, see docs\n(https://example.com).", "• one", "• two words that wrap around the\n  narrow width here", "1. first", "2. second", "  func f() {}", "│ quoted"} {
 		if !strings.Contains(plain, want) {
 			t.Fatalf("rendered text lacks %q:\n%s", want, plain)
 		}
 	}
-	if !strings.Contains(out, ansiBold+"fake"+ansiReset) || !strings.Contains(out, ansiCyan+"retry.go"+ansiReset) {
+	if !strings.Contains(out, "\x1b[1mfake\x1b[m") || !strings.Contains(out, "\x1b[36mretry.go\x1b[m") {
 		t.Fatalf("styles missing: %q", out)
 	}
 	for _, line := range strings.Split(plain, "\n") {
@@ -28,7 +28,7 @@ func TestRenderMarkdown(t *testing.T) {
 
 func TestRenderMarkdownTable(t *testing.T) {
 	src := "| name | size | note |\n|:--|--:|:-:|\n| a | 1 | x |\n| 日本語 | 200 | a very long note that cannot fit in a narrow terminal at all |\n"
-	plain := ansi.Strip(renderMarkdown(src, 40))
+	plain := ansi.Strip(RenderMarkdown(src, 40))
 	want := []string{
 		"name   │ size │          note\n",
 		"───────┼──────┼",

@@ -1,4 +1,4 @@
-package cli
+package term
 
 import (
 	"bufio"
@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// promptLine asks question on the terminal and returns the answer without
+// PromptLine asks question on the terminal and returns the answer without
 // its line ending. Reading happens aside so that an interrupt ends the
 // wait at once.
-func promptLine(ctx context.Context, ios *IOStreams, question string) (string, error) {
+func PromptLine(ctx context.Context, ios *IOStreams, question string) (string, error) {
 	fmt.Fprint(ios.Out, question)
 	if ios.inReader == nil {
 		ios.inReader = bufio.NewReader(ios.In)
@@ -33,7 +33,7 @@ func promptLine(ctx context.Context, ios *IOStreams, question string) (string, e
 		if a.err != nil && (a.err != io.EOF || a.line == "") {
 			if a.err == io.EOF {
 				fmt.Fprintln(ios.Out)
-				return "", errNoAnswer
+				return "", ErrNoAnswer
 			}
 			return "", a.err
 		}
@@ -41,13 +41,13 @@ func promptLine(ctx context.Context, ios *IOStreams, question string) (string, e
 	}
 }
 
-// errNoAnswer is returned when input ends before the question is
+// ErrNoAnswer is returned when input ends before the question is
 // answered.
-var errNoAnswer = fmt.Errorf("no answer given")
+var ErrNoAnswer = fmt.Errorf("no answer given")
 
-// confirm asks a yes/no question whose default is no.
-func confirm(ctx context.Context, ios *IOStreams, question string) (bool, error) {
-	a, err := promptLine(ctx, ios, question+" [y/N] ")
+// Confirm asks a yes/no question whose default is no.
+func Confirm(ctx context.Context, ios *IOStreams, question string) (bool, error) {
+	a, err := PromptLine(ctx, ios, question+" [y/N] ")
 	if err != nil {
 		return false, err
 	}

@@ -1,4 +1,4 @@
-package cli
+package term
 
 import (
 	"bytes"
@@ -13,33 +13,26 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// renderMarkdown renders Markdown for a terminal: headings and strong text
+// RenderMarkdown renders Markdown for a terminal: headings and strong text
 // bold, emphasis italic, code cyan, lists with bullets, quotes with a bar,
 // tables aligned in columns, and paragraphs wrapped to width. It is small
 // on purpose: a full renderer with syntax highlighting costs every loom
 // process (even `session list`) tens of milliseconds to start.
-func renderMarkdown(src string, width int) string {
+func RenderMarkdown(src string, width int) string {
 	md := goldmark.New(goldmark.WithExtensions(extension.Strikethrough, extension.Table))
 	source := []byte(src)
 	doc := md.Parser().Parse(text.NewReader(source))
-	r := &ansiRenderer{src: source, width: max(width-2, 20)}
+	r := &ansiRenderer{cs: NewColorScheme(true), src: source, width: max(width-2, 20)}
 	r.blocks(doc, "")
 	return strings.TrimRight(r.out.String(), "\n") + "\n"
 }
 
 type ansiRenderer struct {
+	cs    *ColorScheme
 	src   []byte
 	width int
 	out   bytes.Buffer
 }
-
-const (
-	ansiBold   = "\x1b[1m"
-	ansiItalic = "\x1b[3m"
-	ansiCyan   = "\x1b[36m"
-	ansiGray   = "\x1b[90m"
-	ansiReset  = "\x1b[0m"
-)
 
 // blocks renders the block children of n, each line prefixed by indent.
 func (r *ansiRenderer) blocks(n ast.Node, indent string) {
@@ -54,17 +47,17 @@ func (r *ansiRenderer) blocks(n ast.Node, indent string) {
 func (r *ansiRenderer) block(n ast.Node, indent string) {
 	switch n := n.(type) {
 	case *ast.Heading:
-		r.wrap(indent, ansiBold+strings.Repeat("#", n.Level)+" "+r.inline(n)+ansiReset)
+		r.wrap(indent, r.cs.Bold(strings.Repeat("#", n.Level)+" "+r.inline(n)))
 	case *ast.Paragraph, *ast.TextBlock:
 		r.wrap(indent, r.inline(n))
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
 		lines := n.Lines()
 		for i := 0; i < lines.Len(); i++ {
 			seg := lines.At(i)
-			r.out.WriteString(indent + "  " + ansiCyan + strings.TrimRight(string(seg.Value(r.src)), "\n") + ansiReset + "\n")
+			r.out.WriteString(indent + "  " + r.cs.Cyan(strings.TrimRight(string(seg.Value(r.src)), "\n")) + "\n")
 		}
 	case *ast.Blockquote:
-		r.blocks(n, indent+ansiGray+"│ "+ansiReset)
+		r.blocks(n, indent+r.cs.Gray("│ "))
 	case *ast.List:
 		i := n.Start
 		for item := n.FirstChild(); item != nil; item = item.NextSibling() {
@@ -75,7 +68,7 @@ func (r *ansiRenderer) block(n ast.Node, indent string) {
 			}
 			var sub ansiRenderer
 			pad := strings.Repeat(" ", ansi.StringWidth(bullet))
-			sub.src, sub.width = r.src, r.width-ansi.StringWidth(indent)-len(pad)
+			sub.cs, sub.src, sub.width = r.cs, r.src, r.width-ansi.StringWidth(indent)-len(pad)
 			sub.blocks(item, "")
 			for j, line := range strings.Split(strings.TrimRight(sub.out.String(), "\n"), "\n") {
 				if j == 0 {
@@ -86,7 +79,7 @@ func (r *ansiRenderer) block(n ast.Node, indent string) {
 			}
 		}
 	case *ast.ThematicBreak:
-		r.out.WriteString(indent + ansiGray + strings.Repeat("─", min(r.width, 40)) + ansiReset + "\n")
+		r.out.WriteString(indent + r.cs.Gray(strings.Repeat("─", min(r.width, 40))) + "\n")
 	case *east.Table:
 		r.table(n, indent)
 	default:
@@ -112,18 +105,18 @@ func (r *ansiRenderer) inline(n ast.Node) string {
 		case *ast.String:
 			b.Write(c.Value)
 		case *ast.CodeSpan:
-			b.WriteString(ansiCyan + r.inline(c) + ansiReset)
+			b.WriteString(r.cs.Cyan(r.inline(c)))
 		case *ast.Emphasis:
-			style := ansiItalic
+			style := r.cs.Italic
 			if c.Level >= 2 {
-				style = ansiBold
+				style = r.cs.Bold
 			}
-			b.WriteString(style + r.inline(c) + ansiReset)
+			b.WriteString(style(r.inline(c)))
 		case *ast.Link:
 			label := r.inline(c)
 			b.WriteString(label)
 			if dest := string(c.Destination); dest != "" && dest != label {
-				b.WriteString(ansiGray + " (" + dest + ")" + ansiReset)
+				b.WriteString(r.cs.Gray(" (" + dest + ")"))
 			}
 		case *ast.AutoLink:
 			b.Write(c.URL(r.src))
@@ -197,7 +190,7 @@ func (r *ansiRenderer) table(t *east.Table, indent string) {
 		}
 		widths[widest]--
 	}
-	line := func(cells []string, style string) {
+	line := func(cells []string, style func(string) string) {
 		fields := make([]string, len(widths))
 		for i, w := range widths {
 			c := ""
@@ -216,21 +209,21 @@ func (r *ansiRenderer) table(t *east.Table, indent string) {
 			if i == len(widths)-1 {
 				c = strings.TrimRight(c, " ")
 			}
-			if style != "" {
-				c = style + c + ansiReset
+			if style != nil {
+				c = style(c)
 			}
 			fields[i] = c
 		}
-		r.out.WriteString(indent + strings.Join(fields, ansiGray+sep+ansiReset) + "\n")
+		r.out.WriteString(indent + strings.Join(fields, r.cs.Gray(sep)) + "\n")
 	}
-	line(rows[0], ansiBold)
+	line(rows[0], r.cs.Bold)
 	rule := make([]string, len(widths))
 	for i, w := range widths {
 		rule[i] = strings.Repeat("─", w)
 	}
-	r.out.WriteString(indent + ansiGray + strings.Join(rule, "─┼─") + ansiReset + "\n")
+	r.out.WriteString(indent + r.cs.Gray(strings.Join(rule, "─┼─")) + "\n")
 	for _, row := range rows[1:] {
-		line(row, "")
+		line(row, nil)
 	}
 }
 
