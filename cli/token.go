@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // newCmdToken groups the access-token commands.
@@ -238,7 +239,7 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 		case !f.IO.IsStdoutTTY():
 			tp.AddField(loom.FormatTime(*t.ExpiresAt), nil)
 		case t.Expired(now):
-			tp.AddField("expired "+term.ShortAgo(now, *t.ExpiresAt), cs.Red)
+			tp.AddField("expired "+human.ShortAgo(now, *t.ExpiresAt), cs.Red)
 		default:
 			tp.AddField(shortUntil(now, *t.ExpiresAt), cs.Gray)
 		}

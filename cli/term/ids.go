@@ -1,11 +1,11 @@
 package term
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // ShortIDLen is how much of an id a terminal table shows: enough to be a
@@ -55,28 +55,7 @@ func DisplayTime(ios *IOStreams, t, now time.Time) string {
 		return ""
 	}
 	if ios.IsStdoutTTY() {
-		return ShortAgo(now, t)
+		return human.ShortAgo(now, t)
 	}
 	return loom.FormatTime(t)
-}
-
-// ShortAgo is human.Ago in few columns, for tables.
-func ShortAgo(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < 0:
-		return t.Local().Format("Jan 2 15:04")
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d/time.Minute))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d/time.Hour))
-	case d < 30*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
-	case d < 365*24*time.Hour:
-		return t.Local().Format("Jan 2")
-	default:
-		return t.Local().Format("Jan 2006")
-	}
 }

@@ -95,22 +95,36 @@ func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// Ago says how long ago t was, in the largest whole unit.
-func Ago(now, t time.Time) string {
+// Ago says how long ago t was, in the largest whole unit: "3 minutes
+// ago".
+func Ago(now, t time.Time) string { return ago(now, t, false) }
+
+// ShortAgo is Ago in few columns, for tables: "3m ago".
+func ShortAgo(now, t time.Time) string { return ago(now, t, true) }
+
+func ago(now, t time.Time, short bool) string {
 	d := now.Sub(t)
+	in := func(unit time.Duration, name string) string {
+		if short {
+			return fmt.Sprintf("%d%c ago", int(d/unit), name[0])
+		}
+		return Plural(int(d/unit), name) + " ago"
+	}
 	switch {
 	case d < 0:
 		return t.Local().Format("Jan 2 15:04")
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		return Plural(int(d/time.Minute), "minute") + " ago"
+		return in(time.Minute, "minute")
 	case d < 24*time.Hour:
-		return Plural(int(d/time.Hour), "hour") + " ago"
+		return in(time.Hour, "hour")
 	case d < 30*24*time.Hour:
-		return Plural(int(d/(24*time.Hour)), "day") + " ago"
+		return in(24*time.Hour, "day")
 	case d < 365*24*time.Hour:
 		return t.Local().Format("Jan 2")
+	case short:
+		return t.Local().Format("Jan 2006")
 	default:
 		return t.Local().Format("Jan 2, 2006")
 	}
