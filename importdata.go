@@ -2,37 +2,12 @@ package loom
 
 import "strings"
 
-// Counters are what a session row keeps about its messages.
-type Counters struct {
-	Messages   int
-	Turns      int
-	SummarySeq int64
-	LastPrompt string
-}
-
-// CountersOf computes a session's counters from all its messages.
-func CountersOf(msgs []*Message) Counters {
-	var c Counters
-	for _, m := range msgs {
-		c.Messages++
-		switch m.Role {
-		case RoleUser:
-			c.Turns++
-			if t := m.Text(); t != "" {
-				c.LastPrompt = t
-			}
-		case RoleSummary:
-			c.SummarySeq = m.Seq
-		}
-	}
-	return c
-}
-
 // ValidateImport checks sessions about to be imported, and completes what
 // may be left out: message session ids, turn numbers, a session's kind and
-// surface. Every message must have an id and a creation time, and seq
-// must run 1, 2, 3 … without gaps, so that an import stores exactly what
-// an export wrote.
+// surface; it sets each session's message counters from its messages
+// (Recount), so that they agree with what is stored. Every message must
+// have an id and a creation time, and seq must run 1, 2, 3 … without
+// gaps, so that an import stores exactly what an export wrote.
 func ValidateImport(data []*SessionData) error {
 	seen := make(map[string]bool, len(data))
 	for i, d := range data {
@@ -89,6 +64,7 @@ func ValidateImport(data []*SessionData) error {
 			}
 			m.Turn = turn
 		}
+		s.Recount(d.Messages)
 	}
 	return nil
 }

@@ -296,14 +296,16 @@ func testLifecycle(t *testing.T, open Opener) {
 	old1, old2, fresh := newSession("alice", "cli:o1"), newSession("alice", "cli:o2"), newSession("alice", "cli:f")
 	mustAppend(t, st, old1, text(loom.RoleUser, "old one"))
 	mustAppend(t, st, old2, text(loom.RoleUser, "old two"))
-	time.Sleep(30 * time.Millisecond)
-	mustAppend(t, st, fresh, text(loom.RoleUser, "fresh"))
+	// Another handle holds old2; opening it takes a while, so it comes
+	// before the fresh session, which must stay younger than the age.
 	other := open(t)
 	lease, err := other.Lock(ctx(t), old2.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lease.Release(ctx(t))
+	time.Sleep(30 * time.Millisecond)
+	mustAppend(t, st, fresh, text(loom.RoleUser, "fresh"))
 	dry, err := st.Prune(ctx(t), loom.PruneOptions{UserID: "alice", OlderThan: 20 * time.Millisecond, DryRun: true})
 	if err != nil || len(dry.Removed) != 1 || dry.Removed[0].ID != old1.ID || len(dry.Skipped) != 1 || dry.Skipped[0].ID != old2.ID {
 		t.Fatalf("dry run = %+v, %v", dry, err)

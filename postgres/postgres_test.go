@@ -102,11 +102,26 @@ func open(t testing.TB, dsn string) *postgres.Store {
 	return st
 }
 
+// shared returns how to open stores on one pool to a fresh schema: like
+// processes of their own, without a connection each.
+func shared(t *testing.T) conformance.Opener {
+	pool, err := pgxpool.New(context.Background(), freshSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return func(t *testing.T) loom.Store {
+		st, err := postgres.OpenPool(context.Background(), pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+}
+
 func TestConformance(t *testing.T) {
-	conformance.Run(t, func(t *testing.T) conformance.Opener {
-		dsn := freshSchema(t)
-		return func(t *testing.T) loom.Store { return open(t, dsn) }
-	}, func(t *testing.T, st loom.Store, sessionID string) {
+	conformance.Run(t, shared, func(t *testing.T, st loom.Store, sessionID string) {
 		if _, err := st.(*postgres.Store).Pool().Exec(context.Background(), `UPDATE locks SET pid = $1 WHERE session_id = $2`, conformance.DeadPID(t), sessionID); err != nil {
 			t.Fatal(err)
 		}
@@ -159,35 +174,62 @@ func TestMigrations(t *testing.T) {
 	}
 }
 
-// Handles on one URL share a pool; closing one leaves the others working.
-func TestSharedPool(t *testing.T) {
+// Stores on one pool share its connections but hold locks apart; closing
+// one leaves the pool to the others.
+func TestOpenPool(t *testing.T) {
 	t.Parallel()
 	dsn := freshSchema(t)
 	ctx := context.Background()
-	a, err := postgres.Open(ctx, dsn)
+	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := open(t, dsn)
-	if a.Pool() != b.Pool() {
-		t.Fatal("two handles on one URL have two pools")
+	defer pool.Close()
+	a, err := postgres.OpenPool(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
 	}
+	b, err := postgres.OpenPool(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
 	lease, err := a.Lock(ctx, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.Lock(ctx, "s1"); loom.ErrorCode(err) != loom.ELOCKED {
-		t.Fatalf("second handle took a held lock: %v", err)
+		t.Fatalf("second store took a held lock: %v", err)
 	}
 	lease.Release(ctx)
 	a.Close()
 	a.Close()
 	if _, err := b.Sessions(ctx, loom.SessionFilter{}); err != nil {
-		t.Fatalf("after closing the other handle: %v", err)
+		t.Fatalf("after closing the other store: %v", err)
 	}
-	c := open(t, dsn)
-	if c.Pool() != b.Pool() {
-		t.Fatal("a handle opened later does not share the pool")
+	// Stores opened with a URL have pools of their own.
+	c, d := open(t, dsn), open(t, dsn)
+	if c.Pool() == d.Pool() {
+		t.Fatal("two stores opened with one URL share a pool")
+	}
+}
+
+// lease_ttl in the URL sets the store's lease, and is not sent to the
+// server; a bad one is refused.
+func TestLeaseTTLParameter(t *testing.T) {
+	t.Parallel()
+	dsn := freshSchema(t)
+	st := open(t, dsn+"&lease_ttl=2s")
+	if st.LeaseTTL != 2*time.Second {
+		t.Fatalf("LeaseTTL = %v, want 2s", st.LeaseTTL)
+	}
+	if def := open(t, dsn); def.LeaseTTL != loom.LeaseTTL {
+		t.Fatalf("default LeaseTTL = %v", def.LeaseTTL)
+	}
+	for _, bad := range []string{"&lease_ttl=soon", "&lease_ttl=-1s", "&lease_ttl=0s", "&lease_ttl="} {
+		if _, err := postgres.Open(context.Background(), dsn+bad); loom.ErrorCode(err) != loom.EINVALID {
+			t.Errorf("Open with %s = %v, want an invalid-input error", bad, err)
+		}
 	}
 }
 
