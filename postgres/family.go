@@ -13,7 +13,6 @@ import (
 var familyDialect = query.FamilyDialect{
 	Start: "SELECT s.id FROM sessions s WHERE s.id = ANY(?::text[]) AND",
 	IDs:   func(ids []string) any { return ids },
-	Join:  "JOIN",
 	User:  func(alias string) string { return alias + ".user_id" },
 	Int:   "?::integer",
 }

@@ -28,6 +28,7 @@ var dialect = query.Dialect{
 	Before: func(c *loom.Cursor) (string, []any) {
 		return "(s.updated_at, s.id) < (?, ?)", []any{ms(c.UpdatedAt), c.ID}
 	},
+	Join:    "JOIN",
 	TitleIs: "lower(s.title) = lower(?)",
 	Match: func(text string) (query.Match, bool) {
 		words, phrases, ok := queryArgs(text)

@@ -18,7 +18,6 @@ var familyDialect = query.FamilyDialect{
 		b, _ := json.Marshal(ids)
 		return string(b)
 	},
-	Join: "CROSS JOIN",
 	User: func(alias string) string { return "+" + alias + ".user_id" },
 	Int:  "?",
 }

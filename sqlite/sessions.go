@@ -28,6 +28,7 @@ var dialect = query.Dialect{
 		t := loom.FormatTime(c.UpdatedAt)
 		return "(s.updated_at < ? OR (s.updated_at = ? AND s.id < ?))", []any{t, t, c.ID}
 	},
+	Join:    "CROSS JOIN",
 	TitleIs: "s.title = ? COLLATE NOCASE",
 	Match: func(text string) (query.Match, bool) {
 		expr := MatchExpr(text)

@@ -27,6 +27,10 @@ type Dialect struct {
 	Before func(c *loom.Cursor) (cond string, args []any)
 	// TitleIs is the condition that s.title equals ? ignoring case.
 	TitleIs string
+	// Join joins the next table of a query that walks from rows found
+	// to the rows they name; SQLite's CROSS JOIN fixes the order of the
+	// join, so that each step seeks an index from the rows already found.
+	Join string
 	// Match says how messages m that match text as a search does are
 	// found; ok is false when text has nothing to search for.
 	Match func(text string) (m Match, ok bool)
@@ -143,7 +147,7 @@ func (c *Clause) text(text, userID string) {
 		cond := m.Cond
 		args = append(args, m.Args...)
 		if userID != "" {
-			q += " JOIN sessions ms ON ms.id = m.session_id"
+			q += " " + c.d.Join + " sessions ms ON ms.id = m.session_id"
 			cond += " AND ms.user_id = ?"
 			args = append(args, userID)
 		}
@@ -278,10 +282,6 @@ type FamilyDialect struct {
 	Start string
 	// IDs makes Start's argument from the ids.
 	IDs func(ids []string) any
-	// Join joins the next table of a step; SQLite's CROSS JOIN fixes
-	// the order of a join so that each step walks an index from the
-	// sessions already found.
-	Join string
 	// User is the user column of alias; SQLite's unary + keeps its
 	// planner from looking sessions up by user, when ids and parent
 	// ids find them.
@@ -317,7 +317,7 @@ func Family(d Dialect, fd FamilyDialect, q loom.FamilyQuery) (string, []any) {
 	seeds := "start"
 	if q.FromRoot {
 		add(`, up(start, id, hops) AS (SELECT id, id, 0 FROM start UNION SELECT up.start, p.id, up.hops + 1 FROM up
-			`+fd.Join+` sessions c ON c.id = up.id `+fd.Join+` sessions p ON p.id = c.parent_id WHERE up.hops < `+fd.Int+` AND `, q.Depth())
+			`+d.Join+` sessions c ON c.id = up.id `+d.Join+` sessions p ON p.id = c.parent_id WHERE up.hops < `+fd.Int+` AND `, q.Depth())
 		subagents("c")
 		live("p")
 		// Each session's root is the ancestor farthest up (on a cycle,
@@ -326,7 +326,7 @@ func Family(d Dialect, fd FamilyDialect, q loom.FamilyQuery) (string, []any) {
 		seeds = "roots"
 	}
 	add(`, fam(id, depth) AS (SELECT id, 0 FROM `+seeds+` UNION ALL SELECT s.id, fam.depth + 1 FROM fam
-		`+fd.Join+` sessions s ON s.parent_id = fam.id WHERE fam.depth < `+fd.Int+` AND `, q.Depth())
+		`+d.Join+` sessions s ON s.parent_id = fam.id WHERE fam.depth < `+fd.Int+` AND `, q.Depth())
 	subagents("s")
 	live("s")
 	if q.Limit <= 0 {
@@ -336,7 +336,7 @@ func Family(d Dialect, fd FamilyDialect, q loom.FamilyQuery) (string, []any) {
 	}
 	// A bound keeps the nearest generations: the database orders.
 	add(`) SELECT `+rowscan.SessionColumns+` FROM (SELECT id, min(depth) AS depth FROM fam GROUP BY id) f
-		`+fd.Join+` sessions s ON s.id = f.id LEFT JOIN locks l ON l.session_id = s.id
+		`+d.Join+` sessions s ON s.id = f.id LEFT JOIN locks l ON l.session_id = s.id
 		ORDER BY f.depth, s.created_at, s.id LIMIT `+fd.Int, q.Limit)
 	return b.String(), c.Args
 }
