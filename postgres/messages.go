@@ -46,6 +46,9 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 			if st, err = s.beginWrite(ctx, tx, x.ID); err != nil {
 				return err
 			}
+			if st.cur == nil {
+				return fmt.Errorf("append to %s: the session row is missing after its creation", x.ID)
+			}
 			if err := loom.CheckAppend(x, st.cur, s.holder.Owner); err != nil {
 				return err
 			}
