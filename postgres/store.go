@@ -203,6 +203,8 @@ func serverMessage(err error) string {
 	return err.Error()
 }
 
+// isUnique reports whether err is a unique_violation (SQLSTATE 23505):
+// a key or an id another row already has.
 func isUnique(err error) bool { return pgCode(err) == "23505" }
 
 // textError turns the server's refusal of text it cannot store (a NUL
@@ -226,14 +228,6 @@ func utc(t time.Time) time.Time {
 	return t.UTC()
 }
 
-func optTime(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
 func nullTime(t *time.Time) any {
 	if t == nil {
 		return nil
@@ -246,13 +240,6 @@ func nullString(s string) any {
 		return nil
 	}
 	return s
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // storable reports whether PostgreSQL can hold every one of ss. A value
