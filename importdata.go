@@ -2,34 +2,10 @@ package loom
 
 import "strings"
 
-// Counters are what a session row keeps about its messages.
-type Counters struct {
-	Messages   int
-	Turns      int
-	SummarySeq int64
-	LastPrompt string
-}
-
-// CountersOf computes a session's counters from all its messages.
-func CountersOf(msgs []*Message) Counters {
-	var c Counters
-	for _, m := range msgs {
-		c.Messages++
-		switch m.Role {
-		case RoleUser:
-			c.Turns++
-			if t := m.Text(); t != "" {
-				c.LastPrompt = t
-			}
-		case RoleSummary:
-			c.SummarySeq = m.Seq
-		}
-	}
-	return c
-}
-
 // ValidateImport checks sessions about to be imported with
-// SessionData.Validate, and that no session comes twice.
+// SessionData.Validate, and that no session comes twice; it sets each
+// session's message counters from its messages (Recount), so that they
+// agree with what is stored.
 func ValidateImport(data []*SessionData) error {
 	seen := make(map[string]bool, len(data))
 	for i, d := range data {
@@ -39,6 +15,7 @@ func ValidateImport(data []*SessionData) error {
 		if err := d.Validate(); err != nil {
 			return err
 		}
+		d.Session.Recount(d.Messages)
 		if seen[d.Session.ID] {
 			return Errorf(EINVALID, "session %s appears twice", d.Session.ID)
 		}

@@ -2,6 +2,7 @@ package loom
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -223,4 +224,19 @@ type MessageQuery struct {
 	Limit  int
 	Before int64 // seq < Before when > 0
 	After  int64 // seq > After when > 0
+}
+
+// ReplacePart puts part in the place of m's part with the same id, as
+// Store.UpdatePart does to message seq of a session; m is that message,
+// nil when the session has none with that seq.
+func ReplacePart(m *Message, sessionID string, seq int64, part Part) error {
+	if m == nil {
+		return Errorf(ENOTFOUND, "message %d of session %s not found", seq, sessionID)
+	}
+	i := slices.IndexFunc(m.Parts, func(p Part) bool { return p.ID == part.ID })
+	if i < 0 {
+		return Errorf(ENOTFOUND, "part %s not found in message %d", part.ID, seq)
+	}
+	m.Parts[i] = part
+	return nil
 }

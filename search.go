@@ -31,6 +31,15 @@ const (
 	DefaultMarkEnd   = "**"
 )
 
+// Marks returns the markers that surround matches in q's snippets: q's
+// own, or the defaults when it sets neither.
+func (q SearchQuery) Marks() (start, end string) {
+	if q.MarkStart == "" && q.MarkEnd == "" {
+		return DefaultMarkStart, DefaultMarkEnd
+	}
+	return q.MarkStart, q.MarkEnd
+}
+
 // SearchHit is one matching message, best first by Score (higher is
 // better).
 type SearchHit struct {

@@ -120,6 +120,12 @@ type SessionFilter struct {
 	Key         string
 	ParentID    string
 	Kind        string
+	// Text keeps sessions whose title, key, description or last prompt
+	// contains it, ignoring case (of ASCII letters at least; engines fold
+	// others as their databases do), or whose id starts with it (4
+	// characters or more), or one of whose newest matching messages
+	// (MaxTextMatches of them) matches it as a search does.
+	Text string
 	// Deleted lists the trash instead of live sessions.
 	Deleted bool
 	// UpdatedBefore keeps sessions last updated before this time.
@@ -128,6 +134,11 @@ type SessionFilter struct {
 	Before *Cursor
 	Limit  int
 }
+
+// MaxTextMatches bounds the messages a SessionFilter.Text search reads:
+// the newest this many matches of the user's messages. A word found in
+// most messages would otherwise make every listing read all of them.
+const MaxTextMatches = 2000
 
 // FamilyQuery selects the lineage trees Store.Family returns.
 type FamilyQuery struct {

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -106,6 +107,52 @@ func ValidTokenTTL(ttl time.Duration) error {
 		return Errorf(EINVALID, "a token's lifetime must not be negative")
 	}
 	return nil
+}
+
+// NewToken checks what a new token is asked to be and makes it: userID's
+// token named name, created at now (to the millisecond, as stored) and
+// expiring ttl later (never when ttl is zero), with its secret, which only
+// the caller ever sees. Engines store the token with HashToken(secret).
+func NewToken(userID, name string, ttl time.Duration, now time.Time) (*Token, string, error) {
+	if userID == "" {
+		return nil, "", Errorf(EINVALID, "a token needs a user")
+	}
+	if err := ValidTokenName(name); err != nil {
+		return nil, "", err
+	}
+	if err := ValidTokenTTL(ttl); err != nil {
+		return nil, "", err
+	}
+	t := &Token{ID: NewID(), UserID: userID, Name: name, CreatedAt: now.UTC().Truncate(time.Millisecond)}
+	if ttl > 0 {
+		at := t.CreatedAt.Add(ttl).Truncate(time.Millisecond)
+		t.ExpiresAt = &at
+	}
+	return t, NewTokenSecret(), nil
+}
+
+// AuthenticateWith is TokenStore.Authenticate with the engine's reads
+// and writes: find returns the token stored with a secret's hash (nil
+// when there is none); touch records that token id was used at now, at
+// most once per TokenUseInterval, best effort (a busy store must not turn
+// a valid token away).
+func AuthenticateWith(secret string, now time.Time, find func(hash string) (*Token, error), touch func(id string, at time.Time) error) (*Token, error) {
+	if secret == "" {
+		return nil, TokenNotFound()
+	}
+	t, err := find(HashToken(secret))
+	if err != nil {
+		return nil, fmt.Errorf("authenticate: %w", err)
+	}
+	if t == nil || t.RevokedAt != nil || t.Expired(now) {
+		return nil, TokenNotFound()
+	}
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= TokenUseInterval {
+		if touch(t.ID, now) == nil {
+			t.LastUsedAt = &now
+		}
+	}
+	return t, nil
 }
 
 // TokenNotFound reports that no live token matches.

@@ -72,8 +72,8 @@ func forkRun(ctx context.Context, opts *ForkOptions) error {
 			return err
 		}
 	}
-	if turn > s.TurnCount {
-		return usageErrorf("session %s has %s; cannot fork at turn %d", s.ID, human.Plural(s.TurnCount, "turn"), turn)
+	if err := s.CheckForkTurn(turn); err != nil {
+		return usageErrorf("%s", loom.ErrorMessage(err))
 	}
 	fork, err := st.Fork(ctx, s.ID, loom.ForkOptions{Turn: turn, Title: opts.Name})
 	if err != nil {

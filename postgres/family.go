@@ -3,13 +3,23 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/query"
 )
 
+// familyDialect writes the family query for PostgreSQL: ids as a text
+// array, integers cast for the planner.
+var familyDialect = query.FamilyDialect{
+	Start: "SELECT s.id FROM sessions s WHERE s.id = ANY(?::text[]) AND",
+	IDs:   func(ids []string) any { return ids },
+	User:  func(alias string) string { return alias + ".user_id" },
+	Int:   "?::integer",
+}
+
 // Family implements loom.Store: one recursive query finds every session
-// of the families, then loom.ArrangeFamily orders them.
+// of the families, then loom.ArrangeFamily orders them. Ids PostgreSQL
+// cannot hold name no session.
 func (s *Store) Family(ctx context.Context, q loom.FamilyQuery) ([]*loom.Session, error) {
 	var ids []string
 	for _, id := range q.IDs {
@@ -20,66 +30,12 @@ func (s *Store) Family(ctx context.Context, q loom.FamilyQuery) ([]*loom.Session
 	if len(ids) == 0 || !storable(q.UserID) {
 		return nil, nil
 	}
-	query, args := familySQL(q, ids)
-	found, err := s.querySessionsWith(ctx, s.pool, query, args...)
+	fq := q
+	fq.IDs = ids
+	text, args := query.Family(dialect, familyDialect, fq)
+	found, err := s.querySessionsWith(ctx, s.pool, text, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read lineage: %w", err)
 	}
 	return loom.ArrangeFamily(q, found), nil
-}
-
-// familySQL builds the family query: start at the named sessions, climb
-// to their roots when asked, then walk down. The depth bound keeps a
-// cycle of parent links from looping.
-func familySQL(q loom.FamilyQuery, ids []string) (string, []any) {
-	var b strings.Builder
-	var args []any
-	// add appends sql, in which each ? stands for the next of a.
-	add := func(sql string, a ...any) {
-		for _, v := range a {
-			args = append(args, v)
-			sql = strings.Replace(sql, "?", fmt.Sprintf("$%d", len(args)), 1)
-		}
-		b.WriteString(sql)
-	}
-	// live keeps rows of the query's user that are not in the trash.
-	live := func(alias string) {
-		add(alias + ".deleted_at IS NULL")
-		if q.UserID != "" {
-			add(" AND "+alias+".user_id = ?", q.UserID)
-		}
-	}
-	subagents := func(alias string) {
-		if q.SubagentsOnly {
-			add(alias + ".kind = 'subagent' AND ")
-		}
-	}
-	add("WITH RECURSIVE start(id) AS (SELECT s.id FROM sessions s WHERE s.id = ANY(?::text[]) AND ", ids)
-	live("s")
-	add(")")
-	seeds := "start"
-	if q.FromRoot {
-		add(`, up(start, id, hops) AS (SELECT id, id, 0 FROM start UNION SELECT up.start, p.id, up.hops + 1 FROM up
-			JOIN sessions c ON c.id = up.id JOIN sessions p ON p.id = c.parent_id WHERE up.hops < ?::integer AND `, q.Depth())
-		subagents("c")
-		live("p")
-		// Each session's root is the ancestor farthest up (on a cycle,
-		// wherever the depth bound stopped the climb).
-		add(`), roots(id) AS (SELECT DISTINCT u.id FROM up u WHERE u.hops = (SELECT max(v.hops) FROM up v WHERE v.start = u.start))`)
-		seeds = "roots"
-	}
-	add(`, fam(id, depth) AS (SELECT id, 0 FROM `+seeds+` UNION ALL SELECT s.id, fam.depth + 1 FROM fam
-		JOIN sessions s ON s.parent_id = fam.id WHERE fam.depth < ?::integer AND `, q.Depth())
-	subagents("s")
-	live("s")
-	if q.Limit <= 0 {
-		// Order is made in Go; the database only finds the rows.
-		add(`) SELECT ` + sessionColumns + sessionFrom + `WHERE s.id IN (SELECT id FROM fam)`)
-		return b.String(), args
-	}
-	// A bound keeps the nearest generations: the database orders.
-	add(`) SELECT `+sessionColumns+` FROM (SELECT id, min(depth) AS depth FROM fam GROUP BY id) f
-		JOIN sessions s ON s.id = f.id LEFT JOIN locks l ON l.session_id = s.id
-		ORDER BY f.depth, s.created_at, s.id LIMIT ?::integer`, q.Limit)
-	return b.String(), args
 }

@@ -118,7 +118,6 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 
 func queueSession(b *pgx.Batch, d *loom.SessionData) {
 	x := d.Session
-	c := loom.CountersOf(d.Messages)
 	u := x.Usage
 	b.Queue(`INSERT INTO sessions (id, user_id, key, surface, title, description,
 		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
@@ -129,7 +128,7 @@ func queueSession(b *pgx.Batch, d *loom.SessionData) {
 			$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
 		x.ID, x.UserID, nullString(x.Key), x.Surface, x.Title, x.Description, x.Kind,
 		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
-		x.Model, x.Provider, x.Profile, c.Messages, c.Turns, c.SummarySeq, clean(loom.Truncate(c.LastPrompt, loom.MaxPrompt)),
+		x.Model, x.Provider, x.Profile, x.MessageCount, x.TurnCount, x.SummarySeq, clean(x.LastPrompt),
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		u.CostUSD, u.APICalls, u.Compactions, ms(x.CreatedAt), ms(x.UpdatedAt), nullTime(x.DeletedAt))
 }

@@ -5,39 +5,41 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/query"
+	"github.com/loomhq/loom/snippet"
 )
 
-// Placeholders ts_headline writes around a match; they are replaced with
-// the caller's markers afterwards, so that markers need no quoting in the
-// option string.
+// How a snippet's text is read. A body up to snippetWhole bytes is read
+// whole, as SQLite reads it; of a longer one, only snippetWindow
+// characters are, starting snippetLead characters before the fragment
+// ts_headline picks (its best match), and the snippet is made from that
+// window.
 const (
-	markStart = "\x02"
-	markEnd   = "\x03"
-	// separator is what loom_search_text puts around punctuation.
-	separator = "\x1f"
-	// ellipsis stands for text a snippet leaves out, as in SQLite's.
-	ellipsis = "…"
+	snippetWhole  = 16 << 10
+	snippetLead   = 300
+	snippetWindow = 2400
 )
 
-// headlineOptions: one fragment around the best match of about as many
-// words as SQLite's 24-token snippet.
-const headlineOptions = `StartSel=` + markStart + `, StopSel=` + markEnd + `, MaxFragments=1, MaxWords=24, MinWords=12, ShortWord=0`
-
-// wordChar matches a character of a word: anything but white space,
-// punctuation and control characters (the separator among them).
-const wordChar = `'[^[:space:][:punct:][:cntrl:]]'`
+// fragmentStart is SQL for the character position in b.content of the
+// fragment ts_headline picks for tsquery q.q, 0 when it cannot be found.
+// The fragment comes from loom_search_text, which sets punctuation apart
+// with U+001F; without its markers (U+0002, U+0003) and those separators
+// it is the text as written.
+const fragmentStart = `strpos(b.content, replace(translate(ts_headline('english', loom_search_text(b.content), q.q,
+	'StartSel=` + "\x02" + `, StopSel=` + "\x03" + `, MaxFragments=1, MaxWords=24, MinWords=12, ShortWord=0'),
+	'` + "\x02\x03" + `', ''), '` + "\x1f" + `', ''))`
 
 // matchQuery is SQL for a tsquery in which every term of a user's query
-// must appear. $1 holds its words, separated by spaces: plainto_tsquery
-// ANDs them. $2 holds its phrases, each through phraseto_tsquery. Nothing
-// the user types is read as syntax, stop words drop out, and the statement
-// is the same whatever the number of terms.
-const matchQuery = `plainto_tsquery('english', $1::text) && coalesce((
+// must appear. Its first argument holds its words, separated by spaces:
+// plainto_tsquery ANDs them. Its second holds its phrases, each through
+// phraseto_tsquery. Nothing the user types is read as syntax, stop words
+// drop out, and the statement is the same whatever the number of terms.
+const matchQuery = `plainto_tsquery('english', ?::text) && coalesce((
 	SELECT string_agg('(' || pq::text || ')', ' & ')::tsquery
-	FROM unnest($2::text[]) AS p, phraseto_tsquery('english', p) AS pq
+	FROM unnest(?::text[]) AS p, phraseto_tsquery('english', p) AS pq
 	WHERE numnode(pq) > 0), ''::tsquery)`
 
 // Limits that keep every query cheap and within what a tsquery can hold
@@ -100,10 +102,14 @@ func queryArgs(q string) (words string, phrases []string, ok bool) {
 }
 
 // Search implements loom.Store. Ranking and filtering run in the inner,
-// limited query; snippets are made by the outer one for the returned rows
-// only, since making one costs far more than ranking a row.
+// limited query; the outer one reads the text of the returned rows only,
+// from which snippets are made in Go, as SQLite's are.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	var c conds
+	// A filter PostgreSQL cannot hold matches nothing it stores.
+	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
+		return nil, nil
+	}
+	c := query.New(dialect)
 	var expr string
 	if q.Raw {
 		if strings.TrimSpace(q.Text) == "" {
@@ -112,62 +118,26 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 		if len(q.Text) > maxRawQuery {
 			return nil, loom.Errorf(loom.EINVALID, "search query: a raw query may be at most %d bytes", maxRawQuery)
 		}
-		c.args = append(c.args, clean(q.Text))
-		expr = "to_tsquery('english', $1::text)"
+		expr = c.SQL("to_tsquery('english', ?::text)", clean(q.Text))
 	} else {
 		words, phrases, ok := queryArgs(q.Text)
 		if !ok {
 			return nil, nil
 		}
-		expr = matchQuery
-		c.args = append(c.args, words, phrases)
-	}
-	// A filter PostgreSQL cannot hold matches nothing it stores.
-	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
-		return nil, nil
+		expr = c.SQL(matchQuery, words, phrases)
 	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
 	}
-	c.add("b.search @@ q.q")
-	c.add("s.deleted_at IS NULL")
-	if q.UserID != "" {
-		c.add("s.user_id = ?", q.UserID)
-	}
-	if q.SessionID != "" {
-		c.add("m.session_id = ?", q.SessionID)
-	}
-	if q.ProjectID != "" {
-		c.add("s.project_id = ?", q.ProjectID)
-	}
-	if q.Surface != "" {
-		c.add("s.surface = ?", q.Surface)
-	}
-	if q.Role != "" {
-		c.add("m.role = ?", q.Role)
-	}
-	if !q.Since.IsZero() {
-		c.add("m.created_at >= ?", ms(q.Since))
-	}
-	if !q.Until.IsZero() {
-		c.add("m.created_at < ?", ms(q.Until))
-	}
+	c.Add("b.search @@ q.q")
+	c.Search(q)
 	// Score: ts_rank with normalisation 1 (divided by 1 + the log of the
 	// length). Like bm25 it favours messages that say the terms often and
 	// tempers long ones.
-	//
-	// The outer query makes a snippet for each returned row. ts_headline
-	// trims the punctuation around its fragment; when the fragment starts
-	// (ends) the message, the query returns the few characters before
-	// (after) it, to put back; otherwise NULL, and "…" marks the text
-	// left out, as in SQLite's snippets.
 	rows, err := s.pool.Query(ctx, `WITH q AS NOT MATERIALIZED (SELECT `+expr+` AS q)
-		SELECT h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, x.hl,
-			CASE WHEN p.pos BETWEEN 1 AND 33 AND left(n.nc, p.pos - 1) !~ `+wordChar+`
-				THEN left(n.nc, p.pos - 1) END,
-			CASE WHEN p.pos > 0 AND length(n.nc) - p.pos - p.len < 32 AND substr(n.nc, p.pos + p.len) !~ `+wordChar+`
-				THEN substr(n.nc, p.pos + p.len) END
+		SELECT h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, w.start,
+			CASE WHEN w.start = 0 THEN b.content ELSE substr(b.content, w.start, `+fmt.Sprint(snippetWindow+1)+`) END
 		FROM (
 			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, m.body_id,
 				ts_rank(b.search, q.q, 1) AS score, s.title, coalesce(s.key, '') AS key
@@ -180,32 +150,26 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 		) h
 		JOIN bodies b ON b.id = h.body_id
 		CROSS JOIN q
-		CROSS JOIN LATERAL (SELECT loom_search_text(b.content) AS nc) n
-		CROSS JOIN LATERAL (SELECT ts_headline('english', n.nc, q.q, '`+headlineOptions+`') AS hl) x
-		CROSS JOIN LATERAL (SELECT strpos(n.nc, t.plain) AS pos, length(t.plain) AS len
-			FROM (SELECT translate(x.hl, '`+markStart+markEnd+`', '') AS plain) t) p
-		ORDER BY h.score DESC, h.created_at DESC, h.session_id, h.seq`, c.args...)
+		CROSS JOIN LATERAL (SELECT CASE WHEN octet_length(b.content) <= `+fmt.Sprint(snippetWhole)+` THEN 0
+			ELSE greatest(1, `+fragmentStart+` - `+fmt.Sprint(snippetLead)+`) END AS start) w
+		ORDER BY h.score DESC, h.created_at DESC, h.session_id, h.seq`, c.Args...)
 	if err != nil {
 		return nil, searchError(err, q.Raw)
 	}
 	defer rows.Close()
-	start, end := q.MarkStart, q.MarkEnd
-	if start == "" && end == "" {
-		start, end = loom.DefaultMarkStart, loom.DefaultMarkEnd
-	}
-	marks := strings.NewReplacer(separator, "", markStart, start, markEnd, end)
+	m := snippet.NewMatcher(q.Text)
+	start, end := q.Marks()
 	var hits []loom.SearchHit
 	for rows.Next() {
 		var h loom.SearchHit
 		var score float32
-		var snippet string
-		var lead, trail *string
-		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &score, &h.SessionTitle, &h.SessionKey,
-			&snippet, &lead, &trail); err != nil {
+		var from int
+		var text string
+		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &score, &h.SessionTitle, &h.SessionKey, &from, &text); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		h.CreatedAt, h.Score = utc(h.CreatedAt), float64(score)
-		h.Snippet = edge(lead, strings.TrimLeftFunc, marks) + marks.Replace(snippet) + edge(trail, strings.TrimRightFunc, marks)
+		h.Snippet = m.MakeWindow(window(text, from), start, end)
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
@@ -214,13 +178,19 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	return hits, nil
 }
 
-// edge is what goes before or after a snippet: the message's own
-// punctuation when the snippet reaches its start or end, else "…".
-func edge(text *string, trim func(string, func(rune) bool) string, marks *strings.Replacer) string {
-	if text == nil {
-		return ellipsis
+// window is the snippet window text read from character from of a body
+// (0: the whole body). It read one character more than snippetWindow, to
+// tell whether the body goes on.
+func window(text string, from int) snippet.Window {
+	if from == 0 {
+		return snippet.Window{Text: text}
 	}
-	return trim(marks.Replace(*text), unicode.IsSpace)
+	w := snippet.Window{Text: text, Head: from > 1}
+	if utf8.RuneCountInString(text) > snippetWindow {
+		w.Text = string([]rune(text)[:snippetWindow])
+		w.Tail = true
+	}
+	return w
 }
 
 // searchError turns a syntax error in a raw query into an invalid input

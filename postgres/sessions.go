@@ -4,52 +4,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/query"
+	"github.com/loomhq/loom/internal/rowscan"
 )
 
-const sessionColumns = `s.id, s.user_id, s.key, s.surface, s.title, s.description, s.kind,
-	s.parent_id, s.fork_turn, s.project_id, s.project_name, s.project_root, s.cwd,
-	s.model, s.provider, s.profile, s.message_count, s.turn_count, s.summary_seq,
-	s.last_prompt, s.input_tokens, s.output_tokens, s.reasoning_tokens,
-	s.cache_read_tokens, s.cache_write_tokens, s.cost_usd, s.api_calls,
-	s.compactions, s.created_at, s.updated_at, s.deleted_at,
-	l.owner, l.pid, l.host, l.since, l.expires_at`
+const (
+	sessionColumns = rowscan.SessionColumns
+	sessionFrom    = rowscan.SessionFrom
+)
 
-const sessionFrom = ` FROM sessions s LEFT JOIN locks l ON l.session_id = s.id `
-
-func (s *Store) scanSession(row pgx.Row) (*loom.Session, error) {
-	var (
-		x             loom.Session
-		key, parent   *string
-		deleted       *time.Time
-		owner, host   *string
-		pid           *int
-		since, expiry *time.Time
-	)
-	err := row.Scan(&x.ID, &x.UserID, &key, &x.Surface, &x.Title, &x.Description, &x.Kind,
-		&parent, &x.ForkTurn, &x.Project.ID, &x.Project.Name, &x.Project.Root, &x.Cwd,
-		&x.Model, &x.Provider, &x.Profile, &x.MessageCount, &x.TurnCount, &x.SummarySeq,
-		&x.LastPrompt, &x.Usage.InputTokens, &x.Usage.OutputTokens, &x.Usage.ReasoningTokens,
-		&x.Usage.CacheReadTokens, &x.Usage.CacheWriteTokens, &x.Usage.CostUSD, &x.Usage.APICalls,
-		&x.Usage.Compactions, &x.CreatedAt, &x.UpdatedAt, &deleted,
-		&owner, &pid, &host, &since, &expiry)
-	if err != nil {
-		return nil, err
-	}
-	x.Key, x.ParentID = deref(key), deref(parent)
-	x.CreatedAt, x.UpdatedAt, x.DeletedAt = utc(x.CreatedAt), utc(x.UpdatedAt), optTime(deleted)
-	if owner != nil && pid != nil && since != nil && expiry != nil {
-		l := &loom.Lock{Owner: *owner, PID: *pid, Host: deref(host), Since: since.UTC(), Expires: expiry.UTC()}
-		if s.lockLive(l) {
-			x.Lock = l
-		}
-	}
-	return &x, nil
+// dialect is how PostgreSQL writes what the engines' shared clauses
+// differ in.
+var dialect = query.Dialect{
+	Param: func(n int) string { return "$" + strconv.Itoa(n) },
+	Time:  func(t time.Time) any { return ms(t) },
+	Before: func(c *loom.Cursor) (string, []any) {
+		return "(s.updated_at, s.id) < (?, ?)", []any{ms(c.UpdatedAt), c.ID}
+	},
+	Join:    "JOIN",
+	TitleIs: "lower(s.title) = lower(?)",
+	Match: func(text string) (query.Match, bool) {
+		words, phrases, ok := queryArgs(text)
+		return query.Match{
+			From:   "bodies b JOIN messages m ON m.body_id = b.id",
+			Cond:   "b.search @@ (" + matchQuery + ")",
+			Args:   []any{words, phrases},
+			Newest: "b.id DESC",
+		}, ok
+	},
 }
 
 func (s *Store) querySessions(ctx context.Context, db querier, where string, args ...any) ([]*loom.Session, error) {
@@ -58,23 +47,7 @@ func (s *Store) querySessions(ctx context.Context, db querier, where string, arg
 
 // querySessionsWith runs a whole query that selects sessionColumns.
 func (s *Store) querySessionsWith(ctx context.Context, db querier, query string, args ...any) ([]*loom.Session, error) {
-	rows, err := db.Query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	defer rows.Close()
-	var out []*loom.Session
-	for rows.Next() {
-		x, err := s.scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
-		}
-		out = append(out, x)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
+	return rowscan.Sessions(ctx, rowsOf{db}, s.live, query, args...)
 }
 
 // Session implements loom.Store.
@@ -88,81 +61,24 @@ func (s *Store) sessionTx(ctx context.Context, db querier, id, lock string) (*lo
 	if !storable(id) {
 		return nil, loom.NotFound(id)
 	}
-	x, err := s.scanSession(db.QueryRow(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1 `+lock, id))
-	if errors.Is(err, pgx.ErrNoRows) {
+	switch x, err := rowscan.Session(db.QueryRow(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1 `+lock, id), s.live); {
+	case errors.Is(err, pgx.ErrNoRows):
 		return nil, loom.NotFound(id)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, fmt.Errorf("read session %s: %w", id, err)
+	default:
+		return x, nil
 	}
-	return x, nil
 }
 
-// conds builds a WHERE clause with numbered placeholders.
-type conds struct {
-	where []string
-	args  []any
-}
-
-// add appends cond, in which each ? stands for the next of a.
-func (c *conds) add(cond string, a ...any) {
-	for _, v := range a {
-		c.args = append(c.args, v)
-		cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(c.args)), 1)
-	}
-	c.where = append(c.where, cond)
-}
-
-func (c *conds) String() string {
-	if len(c.where) == 0 {
-		return "TRUE"
-	}
-	return strings.Join(c.where, " AND ")
-}
-
-// Sessions implements loom.Store.
+// Sessions implements loom.Store. A filter value PostgreSQL cannot hold
+// matches nothing it stores.
 func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
-	if !storable(f.UserID, f.ProjectID, f.ProjectName, f.Surface, f.Key, f.ParentID, f.Kind) || (f.Before != nil && !storable(f.Before.ID)) {
+	if !storable(f.UserID, f.ProjectID, f.ProjectName, f.Surface, f.Key, f.ParentID, f.Kind, f.Text) || (f.Before != nil && !storable(f.Before.ID)) {
 		return nil, nil
 	}
-	var c conds
-	if f.UserID != "" {
-		c.add("s.user_id = ?", f.UserID)
-	}
-	if f.Deleted {
-		c.add("s.deleted_at IS NOT NULL")
-	} else {
-		c.add("s.deleted_at IS NULL")
-	}
-	if f.ProjectID != "" {
-		c.add("s.project_id = ?", f.ProjectID)
-	}
-	if f.ProjectName != "" {
-		c.add("s.project_name = ?", f.ProjectName)
-	}
-	if f.Surface != "" {
-		c.add("s.surface = ?", f.Surface)
-	}
-	if f.Key != "" {
-		c.add("s.key = ?", f.Key)
-	}
-	if f.ParentID != "" {
-		c.add("s.parent_id = ?", f.ParentID)
-	}
-	if f.Kind != "" {
-		c.add("s.kind = ?", f.Kind)
-	}
-	if !f.UpdatedBefore.IsZero() {
-		c.add("s.updated_at < ?", ms(f.UpdatedBefore))
-	}
-	if f.Before != nil {
-		c.add("(s.updated_at, s.id) < (?, ?)", ms(f.Before.UpdatedAt), f.Before.ID)
-	}
-	q := "WHERE " + c.String() + " ORDER BY s.updated_at DESC, s.id DESC"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", f.Limit)
-	}
-	return s.querySessions(ctx, s.pool, q, c.args...)
+	q, args := query.Sessions(dialect, f)
+	return s.querySessions(ctx, s.pool, q, args...)
 }
 
 // Resolve implements loom.Store with the order of loom.ResolveWith.
@@ -171,80 +87,26 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 		return nil, loom.NotFound(ref)
 	}
 	return loom.ResolveWith(ref, scope, func(by loom.Lookup, v string) ([]*loom.Session, error) {
-		var c conds
-		if scope.UserID != "" {
-			c.add("s.user_id = ?", scope.UserID)
-		}
-		if scope.Deleted {
-			c.add("s.deleted_at IS NOT NULL")
-		} else {
-			c.add("s.deleted_at IS NULL")
-		}
-		switch by {
-		case loom.ByID:
-			c.add("s.id = ?", v)
-		case loom.ByPrefix:
-			// Ids are lowercase hex and dashes and compare bytewise, so
-			// the range [prefix, prefix+"~") holds exactly the ids that
-			// start with it.
-			c.add("s.id >= ? AND s.id < ?", v, v+"~")
-		case loom.ByKey:
-			c.add("s.key = ?", v)
-		case loom.ByTitle:
-			c.add("lower(s.title) = lower(?)", v)
-		}
-		return s.querySessions(ctx, s.pool, "WHERE "+c.String()+" ORDER BY s.updated_at DESC, s.id DESC LIMIT 20", c.args...)
+		q, args := query.Lookup(dialect, scope, by, v)
+		return s.querySessions(ctx, s.pool, q, args...)
 	})
 }
 
 // UpdateSession implements loom.Store.
 func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
+	if err := u.Validate(); err != nil {
+		return nil, err
+	}
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		cur, err := s.sessionTx(ctx, tx, id, "FOR UPDATE OF s")
 		if err != nil {
 			return err
 		}
-		var sets []string
-		var args []any
-		set := func(col string, v any) {
-			args = append(args, v)
-			sets = append(sets, fmt.Sprintf("%s = $%d", col, len(args)))
-		}
-		if u.Title != nil {
-			set("title", strings.TrimSpace(*u.Title))
-		}
-		if u.Description != nil {
-			set("description", *u.Description)
-		}
-		if u.Key != nil {
-			set("key", nullString(*u.Key))
-			if *u.Key != "" {
-				set("surface", loom.SurfaceOf(*u.Key))
-			}
-		}
-		if u.Project != nil {
-			set("project_id", u.Project.ID)
-			set("project_name", u.Project.Name)
-			set("project_root", u.Project.Root)
-		}
-		if u.Cwd != nil {
-			set("cwd", *u.Cwd)
-		}
-		if u.Model != nil {
-			set("model", *u.Model)
-		}
-		if u.Provider != nil {
-			set("provider", *u.Provider)
-		}
-		if u.Profile != nil {
-			set("profile", *u.Profile)
-		}
-		if len(sets) > 0 {
-			set("updated_at", ms(s.Now()))
-			args = append(args, cur.ID)
-			q := fmt.Sprintf(`UPDATE sessions SET %s WHERE id = $%d`, strings.Join(sets, ", "), len(args))
-			if _, err := tx.Exec(ctx, q, args...); err != nil {
+		if cols := u.Changes(); len(cols) > 0 {
+			set, args := query.Set(dialect, append(cols, loom.Column{Name: "updated_at", Value: ms(s.Now())}))
+			q := fmt.Sprintf(`UPDATE sessions SET %s WHERE id = $%d`, set, len(args)+1)
+			if _, err := tx.Exec(ctx, q, append(args, cur.ID)...); err != nil {
 				if isUnique(err) {
 					return loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")
 				}

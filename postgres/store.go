@@ -7,14 +7,9 @@ package postgres
 
 import (
 	"context"
-	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path"
-	"sort"
-	"strconv"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"time"
@@ -25,12 +20,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/rowscan"
 )
 
-//go:embed migrations/*.sql
-var migrationFS embed.FS
-
-var _ loom.Store = (*Store)(nil)
+// The compiler checks that a Store is both.
+var (
+	_ loom.Store      = (*Store)(nil)
+	_ loom.TokenStore = (*Store)(nil)
+)
 
 // Store is a loom.Store on a PostgreSQL database.
 type Store struct {
@@ -39,10 +36,12 @@ type Store struct {
 	// Now returns the current time; tests replace it. Times are taken in
 	// Go, not from the server, so that a store behaves like the SQLite one.
 	Now func() time.Time
+	// LeaseTTL is how long this handle's locks stay trusted by handles
+	// on other hosts without renewal (loom.LeaseTTL unless the URL's
+	// lease_ttl or the caller sets it before the first Lock).
+	LeaseTTL time.Duration
 
-	owner string // identifies this handle's locks
-	pid   int
-	host  string
+	holder loom.Holder // whose locks this handle's are
 
 	closeOnce sync.Once
 	close     func()
@@ -55,119 +54,85 @@ func IsURL(dsn string) bool {
 }
 
 // Open connects to the database at url (postgres://… or postgresql://…)
-// and brings its schema up to date. Tables live in the first schema of
-// the connection's search_path: add search_path=NAME to the URL to keep
-// loom in a schema of its own.
-//
-// Handles opened with the same URL in one process share one connection
-// pool (a PostgreSQL connection is a server process, and the first
-// queries on it are slow): the second Open costs no connection and no
-// migration check. Each handle still holds its own locks, like a process
-// of its own.
+// with a connection pool of the store's own, and brings its schema up to
+// date. Tables live in the first schema of the connection's search_path:
+// add search_path=NAME to the URL to keep loom in a schema of its own.
+// One parameter of the URL is loom's and is not sent to the server:
+// lease_ttl=DURATION (a Go duration, such as 10s) sets LeaseTTL.
 func Open(ctx context.Context, url string) (*Store, error) {
 	if !IsURL(url) {
 		return nil, loom.Errorf(loom.EINVALID, "not a PostgreSQL URL (want postgres://… or postgresql://…)")
+	}
+	url, ttl, err := leaseTTL(url)
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, loom.Errorf(loom.EINVALID, "database URL: %s", err)
 	}
-	pools.Lock()
-	e := pools.m[url]
-	first := e == nil
-	if first {
-		e = &sharedPool{ready: make(chan struct{})}
-		pools.m[url] = e
+	s, err := OpenConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
-	e.refs++
-	pools.Unlock()
-	if first {
-		e.pool, e.err = connect(ctx, cfg)
-		close(e.ready)
+	if ttl > 0 {
+		s.LeaseTTL = ttl
 	}
-	select {
-	case <-e.ready:
-	case <-ctx.Done():
-		pools.release(url, e)
-		return nil, ctx.Err()
-	}
-	if e.err != nil {
-		pools.release(url, e)
-		return nil, e.err
-	}
-	s := newStore(e.pool)
-	s.close = func() { pools.release(url, e) }
 	return s, nil
+}
+
+// leaseTTL takes the lease_ttl parameter out of a URL.
+func leaseTTL(raw string) (string, time.Duration, error) {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return "", 0, loom.Errorf(loom.EINVALID, "database URL: %s", err)
+	}
+	q := u.Query()
+	v := q.Get("lease_ttl")
+	if !q.Has("lease_ttl") {
+		return raw, 0, nil
+	}
+	ttl, err := time.ParseDuration(v)
+	if err != nil || ttl <= 0 {
+		return "", 0, loom.Errorf(loom.EINVALID, "database URL: lease_ttl must be a positive duration such as 10s, not %q", v)
+	}
+	q.Del("lease_ttl")
+	u.RawQuery = q.Encode()
+	return u.String(), ttl, nil
 }
 
 // OpenConfig is Open with a pool configuration built by the caller, for
 // settings a URL cannot carry (TLS material, an AfterConnect hook). The
 // store has a pool of its own, closed by Close.
 func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
-	pool, err := connect(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	s := newStore(pool)
-	s.close = pool.Close
-	return s, nil
-}
-
-// connect makes a pool and migrates the database it reaches.
-func connect(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", describe(cfg), err)
 	}
-	if err := migrate(ctx, pool); err != nil {
+	s, err := OpenPool(ctx, pool)
+	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open %s: %w", describe(cfg), err)
 	}
-	return pool, nil
+	s.close = pool.Close
+	return s, nil
 }
 
-func newStore(pool *pgxpool.Pool) *Store {
-	host, _ := os.Hostname()
+// OpenPool returns a store on a pool the caller made and keeps: Close
+// leaves the pool open. Stores on one pool share its connections but
+// hold locks apart, as separate processes would; that is how one process
+// keeps several handles on a database without a connection each.
+func OpenPool(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
+	if err := migrateSchema(ctx, pool); err != nil {
+		return nil, err
+	}
 	return &Store{
-		pool:  pool,
-		Now:   loom.Now,
-		owner: loom.NewID(),
-		pid:   os.Getpid(),
-		host:  host,
-	}
-}
-
-// pools are the connection pools of this process, by URL.
-var pools = poolRegistry{m: map[string]*sharedPool{}}
-
-type poolRegistry struct {
-	sync.Mutex
-	m map[string]*sharedPool
-}
-
-// sharedPool is one URL's pool. The first Open makes it (ready closes
-// then); the last Close closes it. A pool that failed to open is
-// forgotten as soon as nobody waits on it, so a later Open tries again.
-type sharedPool struct {
-	ready chan struct{}
-	pool  *pgxpool.Pool
-	err   error
-	refs  int
-}
-
-func (r *poolRegistry) release(url string, e *sharedPool) {
-	r.Lock()
-	defer r.Unlock()
-	e.refs--
-	if e.refs > 0 {
-		return
-	}
-	if r.m[url] == e {
-		delete(r.m, url)
-	}
-	if e.pool != nil {
-		e.pool.Close()
-	}
+		pool:     pool,
+		Now:      loom.Now,
+		LeaseTTL: loom.LeaseTTL,
+		holder:   loom.NewHolder(),
+		close:    func() {},
+	}, nil
 }
 
 // describe names a database for error messages, without its password.
@@ -180,75 +145,12 @@ func describe(cfg *pgxpool.Config) string {
 // does not offer.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Close releases the handle (and its pool, when no other handle uses
-// it). Locks this handle holds stay until their leases are released or
+// Close closes the store's pool (one given to OpenPool stays open).
+// Locks this handle holds stay until their leases are released or
 // expire. Closing twice is harmless.
 func (s *Store) Close() error {
 	s.closeOnce.Do(s.close)
 	return nil
-}
-
-// migrate runs the embedded migrations not yet recorded in
-// schema_migrations, all in one transaction under an advisory lock, so
-// that several servers starting at once migrate exactly once. A database
-// already up to date costs one read.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	latest := len(names)
-	var version int
-	err = pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&version)
-	switch {
-	case err == nil && version >= latest:
-		return nil
-	case err != nil && pgCode(err) != "42P01": // undefined_table: a new database
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		var schema *string
-		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		if schema == nil {
-			return loom.Errorf(loom.EINVALID, "no schema to create loom's tables in: the search_path names none that exists")
-		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('loom migrate ' || current_schema(), 0))`); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			version    integer PRIMARY KEY,
-			applied_at timestamptz NOT NULL DEFAULT now()
-		)`); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		// Read again under the lock: another server may have migrated
-		// meanwhile.
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&version); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		for i := version; i < latest; i++ {
-			n, err := strconv.Atoi(strings.SplitN(path.Base(names[i]), "_", 2)[0])
-			if err != nil || n != i+1 {
-				return fmt.Errorf("migration %s is out of sequence", names[i])
-			}
-			body, err := migrationFS.ReadFile(names[i])
-			if err != nil {
-				return err
-			}
-			// Without arguments pgx sends the file as one simple query,
-			// which may hold many statements.
-			if _, err := tx.Exec(ctx, string(body)); err != nil {
-				return fmt.Errorf("migration %s: %w", names[i], err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, n); err != nil {
-				return fmt.Errorf("migration %s: %w", names[i], err)
-			}
-		}
-		return nil
-	})
 }
 
 // querier is what a pool and a transaction share.
@@ -256,6 +158,14 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// rowsOf lets the shared row readers (rowscan.All) query db.
+type rowsOf struct{ db querier }
+
+// Query implements rowscan.Querier.
+func (r rowsOf) Query(ctx context.Context, sql string, args ...any) (rowscan.Result, error) {
+	return r.db.Query(ctx, sql, args...)
 }
 
 // withTx runs fn in one read-committed transaction. Writers of one
@@ -293,6 +203,8 @@ func serverMessage(err error) string {
 	return err.Error()
 }
 
+// isUnique reports whether err is a unique_violation (SQLSTATE 23505):
+// a key or an id another row already has.
 func isUnique(err error) bool { return pgCode(err) == "23505" }
 
 // textError turns the server's refusal of text it cannot store (a NUL
@@ -316,14 +228,6 @@ func utc(t time.Time) time.Time {
 	return t.UTC()
 }
 
-func optTime(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
 func nullTime(t *time.Time) any {
 	if t == nil {
 		return nil
@@ -336,13 +240,6 @@ func nullString(s string) any {
 		return nil
 	}
 	return s
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // storable reports whether PostgreSQL can hold every one of ss. A value

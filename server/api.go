@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,9 +22,6 @@ const (
 	maxMessagesLimit     = 1000
 	defaultSearchLimit   = 20
 	maxSearchLimit       = 200
-	// textScan bounds how many recent sessions a list with q reads to
-	// match titles, keys and last prompts.
-	textScan = 2000
 )
 
 // routes builds the handler tree.
@@ -236,21 +232,20 @@ type sessionList struct {
 // listParams are the filters of a session list.
 type listParams struct {
 	filter loom.SessionFilter
-	text   string
 }
 
 func parseList(r *http.Request, user string) (listParams, error) {
 	q := newQuery(r)
-	p := listParams{text: q.str("q")}
-	p.filter = loom.SessionFilter{
+	p := listParams{filter: loom.SessionFilter{
 		UserID:    user,
 		Surface:   q.str("surface"),
 		ProjectID: q.str("project"),
 		Kind:      q.kind("kind"),
 		ParentID:  q.str("parent"),
 		Deleted:   q.bool("deleted"),
+		Text:      q.str("q"),
 		Limit:     q.int("limit", defaultListLimit, 1, maxListLimit),
-	}
+	}}
 	if c := q.str("cursor"); c != "" && q.err == nil {
 		cur, err := decodeCursor(c)
 		if err != nil {
@@ -261,83 +256,21 @@ func parseList(r *http.Request, user string) (listParams, error) {
 	return p, q.err
 }
 
-// sessions lists a page of the user's sessions, newest first. With text,
-// it lists the sessions whose title, key, description, last prompt or
-// id prefix contains it or whose messages match it as a search, best
-// `limit` by recency, on one page.
+// sessions lists a page of the user's sessions, newest first. With text
+// (q), it lists the sessions whose title, key, description, last prompt
+// or id prefix contains it or whose messages match it as a search (see
+// loom.SessionFilter.Text).
 func (s *Server) sessions(ctx context.Context, p listParams) (*sessionList, error) {
-	if p.text == "" {
-		f := p.filter
-		f.Limit++
-		page, err := s.st.Sessions(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		out := &sessionList{Sessions: page}
-		if len(page) > p.filter.Limit {
-			out.Sessions = page[:p.filter.Limit]
-			out.Next = encodeCursor(out.Sessions[len(out.Sessions)-1])
-		}
-		return out, nil
-	}
-	found := map[string]*loom.Session{}
-	needle := strings.ToLower(p.text)
 	f := p.filter
-	f.Limit, f.Before = 200, nil
-	for scanned := 0; scanned < textScan; {
-		page, err := s.st.Sessions(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		for _, x := range page {
-			if strings.Contains(strings.ToLower(x.Title), needle) || strings.Contains(strings.ToLower(x.Key), needle) ||
-				strings.Contains(strings.ToLower(x.Description), needle) || strings.Contains(strings.ToLower(x.LastPrompt), needle) ||
-				(len(needle) >= 4 && strings.HasPrefix(x.ID, needle)) {
-				found[x.ID] = x
-			}
-		}
-		scanned += len(page)
-		if len(page) < f.Limit {
-			break
-		}
-		last := page[len(page)-1]
-		f.Before = &loom.Cursor{UpdatedAt: last.UpdatedAt, ID: last.ID}
+	f.Limit++
+	page, err := s.st.Sessions(ctx, f)
+	if err != nil {
+		return nil, err
 	}
-	if !p.filter.Deleted {
-		hits, err := s.st.Search(ctx, loom.SearchQuery{Text: p.text, UserID: p.filter.UserID, ProjectID: p.filter.ProjectID, Surface: p.filter.Surface, Limit: 200})
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hits {
-			if found[h.SessionID] != nil {
-				continue
-			}
-			x, err := s.st.Session(ctx, h.SessionID)
-			if loom.ErrorCode(err) == loom.ENOTFOUND {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			if x.UserID != p.filter.UserID || x.DeletedAt != nil || (p.filter.Kind != "" && x.Kind != p.filter.Kind) ||
-				(p.filter.ParentID != "" && x.ParentID != p.filter.ParentID) {
-				continue
-			}
-			found[x.ID] = x
-		}
-	}
-	out := &sessionList{Sessions: make([]*loom.Session, 0, len(found))}
-	for _, x := range found {
-		out.Sessions = append(out.Sessions, x)
-	}
-	slices.SortFunc(out.Sessions, func(a, b *loom.Session) int {
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
-	if len(out.Sessions) > p.filter.Limit {
-		out.Sessions = out.Sessions[:p.filter.Limit]
+	out := &sessionList{Sessions: page}
+	if len(page) > p.filter.Limit {
+		out.Sessions = page[:p.filter.Limit]
+		out.Next = encodeCursor(out.Sessions[len(out.Sessions)-1])
 	}
 	return out, nil
 }
@@ -368,12 +301,6 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, x)
 }
 
-// maxTitle bounds titles and descriptions set through the API.
-const (
-	maxTitle       = 200
-	maxDescription = 10000
-)
-
 func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
 	if err != nil {
@@ -388,25 +315,17 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	switch {
-	case in.Title == nil && in.Description == nil:
+	u := loom.SessionUpdate{Title: in.Title, Description: in.Description}
+	if in.Title == nil && in.Description == nil {
 		err = loom.Errorf(loom.EINVALID, "nothing to change: give title or description")
-	case in.Title != nil && len(*in.Title) > maxTitle:
-		err = loom.Errorf(loom.EINVALID, "title is longer than %d bytes", maxTitle)
-	case in.Title != nil && strings.ContainsAny(*in.Title, "\r\n"):
-		err = loom.Errorf(loom.EINVALID, "title must be one line")
-	case in.Description != nil && len(*in.Description) > maxDescription:
-		err = loom.Errorf(loom.EINVALID, "description is longer than %d bytes", maxDescription)
+	} else {
+		err = u.Validate()
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if in.Title != nil {
-		t := strings.TrimSpace(*in.Title)
-		in.Title = &t
-	}
-	x, err = s.st.UpdateSession(r.Context(), x.ID, loom.SessionUpdate{Title: in.Title, Description: in.Description})
+	x, err = s.st.UpdateSession(r.Context(), x.ID, u)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -488,13 +407,14 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	turnErr := x.CheckForkTurn(in.Turn)
 	switch {
 	case in.Turn < 0:
 		err = loom.Errorf(loom.EINVALID, "turn must be 1 or more (0 or none: every turn)")
-	case in.Turn > x.TurnCount:
-		err = loom.Errorf(loom.EINVALID, "session %s has %d turns; cannot fork at turn %d", x.ID, x.TurnCount, in.Turn)
-	case len(in.Title) > maxTitle || strings.ContainsAny(in.Title, "\r\n"):
-		err = loom.Errorf(loom.EINVALID, "title must be one line of at most %d bytes", maxTitle)
+	case turnErr != nil:
+		err = turnErr
+	case loom.ValidTitle(in.Title) != nil:
+		err = loom.Errorf(loom.EINVALID, "title must be one line of at most %d bytes", loom.MaxTitleBytes)
 	case x.DeletedAt != nil:
 		err = loom.Errorf(loom.EINVALID, "session %s is in the trash; restore it before forking", x.ID)
 	}

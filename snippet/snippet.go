@@ -91,6 +91,39 @@ type word struct {
 // Make returns about Words words of text around its best run of matches,
 // each match between markStart and markEnd, with "…" where text was cut.
 func (m *Matcher) Make(text, markStart, markEnd string) string {
+	return m.make(text, false, false, markStart, markEnd)
+}
+
+// Window is the part of a long text that an engine read around where a
+// search matched, instead of all of it.
+type Window struct {
+	Text string
+	// Head and Tail say whether the text was cut at its start or at its
+	// end: the word at a cut may be partial, and is left out.
+	Head, Tail bool
+}
+
+// MakeWindow is Make for a window of a longer text: the snippet is made
+// from the window, with "…" at its cuts.
+func (m *Matcher) MakeWindow(w Window, markStart, markEnd string) string {
+	text := w.Text
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	if w.Head {
+		if i := strings.IndexFunc(text, func(r rune) bool { return !isWord(r) }); i >= 0 {
+			text = text[i:]
+		} else {
+			text = ""
+		}
+	}
+	if w.Tail {
+		text = text[:strings.LastIndexFunc(text, func(r rune) bool { return !isWord(r) })+1]
+	}
+	return m.make(text, w.Head, w.Tail, markStart, markEnd)
+}
+
+// make is Make on text that was cut from a longer one before its start
+// (head) or after its end (tail).
+func (m *Matcher) make(text string, head, tail bool, markStart, markEnd string) string {
 	var words []word
 	start := -1
 	for i, r := range text {
@@ -107,6 +140,9 @@ func (m *Matcher) Make(text, markStart, markEnd string) string {
 		words = append(words, word{start, len(text), m.match(text[start:])})
 	}
 	if len(words) == 0 {
+		if head || tail {
+			return "…"
+		}
 		return ""
 	}
 	// The window with the most distinct query words, then the most
@@ -134,10 +170,15 @@ func (m *Matcher) Make(text, markStart, markEnd string) string {
 	}
 	to := min(from+Words, len(words))
 	var b strings.Builder
-	if from > 0 {
-		b.WriteString("…")
-	}
 	pos := words[from].start
+	if from > 0 || head {
+		b.WriteString("…")
+	} else {
+		// From the start of the text, what comes before the first word
+		// (a bracket, a quote) is shown too, as what follows the last
+		// one is.
+		pos = 0
+	}
 	for _, w := range words[from:to] {
 		b.WriteString(oneLine(text[pos:w.start]))
 		if w.term >= 0 {
@@ -147,7 +188,7 @@ func (m *Matcher) Make(text, markStart, markEnd string) string {
 		}
 		pos = w.end
 	}
-	if to < len(words) {
+	if to < len(words) || tail {
 		b.WriteString("…")
 	} else {
 		b.WriteString(oneLine(text[pos:]))

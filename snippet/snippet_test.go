@@ -1,6 +1,7 @@
 package snippet
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -18,6 +19,7 @@ func TestMake(t *testing.T) {
 		{"operators are text", `he said "hi" AND (NEAR* -x`, `he said "hi" AND (NEAR* -x`, `[he] [said] "[hi]" [AND] ([NEAR]* -[x]`},
 		{"unicode", "ünïcödé", "some ünïcödé text", "some [ünïcödé] text"},
 		{"new lines fold", "b", "a\n\nb\nc", "a [b] c"},
+		{"a whole text keeps its edges", "needle", "(short) message, with a needle!", "(short) message, with a [needle]!"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := NewMatcher(tc.query).Make(tc.text, "[", "]"); got != tc.want {
@@ -34,10 +36,44 @@ func TestMake(t *testing.T) {
 	}
 }
 
+func TestMakeWindow(t *testing.T) {
+	m := NewMatcher("needle")
+	for _, tc := range []struct {
+		name string
+		w    Window
+		want string
+	}{
+		{"whole", Window{Text: "a needle here"}, "a [needle] here"},
+		{"cut at the start", Window{Text: "dle, then a needle here", Head: true}, "…then a [needle] here"},
+		{"cut at the end", Window{Text: "a needle and a hayst", Tail: true}, "a [needle] and a…"},
+		{"cut at both", Window{Text: "xx needle yy", Head: true, Tail: true}, "…[needle]…"},
+		{"nothing left", Window{Text: "abc", Head: true, Tail: true}, "…"},
+	} {
+		if got := m.MakeWindow(tc.w, "[", "]"); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// A window of a long text gives the snippet the whole text gives, when
+	// it holds the words around the match.
+	var words []string
+	for i := range 400 {
+		words = append(words, fmt.Sprintf("filler%d", i))
+	}
+	words[200] = "needle"
+	text := strings.Join(words, " ")
+	from := strings.Index(text, "filler150")
+	w := Window{Text: text[from-3 : from+1200], Head: true, Tail: true}
+	if got, want := m.MakeWindow(w, "[", "]"), m.Make(text, "[", "]"); got != want {
+		t.Fatalf("window snippet %q, whole text %q", got, want)
+	}
+}
+
 func FuzzMake(f *testing.F) {
 	f.Add("pool", "the pool")
 	f.Add(`"a b"`, "a\nb\x00c")
 	f.Fuzz(func(t *testing.T, q, text string) {
-		NewMatcher(q).Make(text, "<", ">")
+		m := NewMatcher(q)
+		m.Make(text, "<", ">")
+		m.MakeWindow(Window{Text: text, Head: true, Tail: true}, "<", ">")
 	})
 }

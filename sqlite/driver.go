@@ -1,6 +1,38 @@
 package sqlite
 
-// The driver sits behind this one file so that another can be swapped in.
-import _ "modernc.org/sqlite"
+// The driver sits behind this one file so that another can be swapped in:
+// its name, and how its errors say what went wrong.
+import (
+	"errors"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
 
 const driverName = "sqlite"
+
+// errorCode returns the extended result code of a SQLite error, 0 for any
+// other error.
+func errorCode(err error) int {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code()
+	}
+	return 0
+}
+
+// isUnique reports whether err is a broken uniqueness constraint: a key
+// or an id another row already has.
+func isUnique(err error) bool {
+	switch errorCode(err) {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return true
+	}
+	return false
+}
+
+// isSQLError reports whether err is SQLite refusing a statement's text
+// (SQLITE_ERROR): for a search, a raw FTS5 query it cannot parse.
+func isSQLError(err error) bool {
+	return errorCode(err)&0xff == sqlite3.SQLITE_ERROR
+}

@@ -32,15 +32,12 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO bulk_load (active) VALUES (1)`); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		insBody, err := tx.PrepareContext(ctx, `INSERT INTO bodies (parts, content) VALUES (?, ?)`)
+		insBody, err := tx.PrepareContext(ctx, insertBodySQL)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 		defer insBody.Close()
-		insMsg, err := tx.PrepareContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
-			model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-			cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		insMsg, err := tx.PrepareContext(ctx, insertMessageSQL)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
@@ -62,7 +59,6 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 
 func (s *Store) importSession(ctx context.Context, tx *sql.Tx, d *loom.SessionData, insBody, insMsg *sql.Stmt) error {
 	x := d.Session
-	c := loom.CountersOf(d.Messages)
 	u := x.Usage
 	_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title, description,
 		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
@@ -72,7 +68,7 @@ func (s *Store) importSession(ctx context.Context, tx *sql.Tx, d *loom.SessionDa
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		x.ID, x.UserID, nullString(x.Key), x.Surface, x.Title, x.Description, x.Kind,
 		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
-		x.Model, x.Provider, x.Profile, c.Messages, c.Turns, c.SummarySeq, loom.Truncate(c.LastPrompt, loom.MaxPrompt),
+		x.Model, x.Provider, x.Profile, x.MessageCount, x.TurnCount, x.SummarySeq, x.LastPrompt,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(x.CreatedAt), loom.FormatTime(x.UpdatedAt),
 		nullTime(x.DeletedAt))
@@ -83,7 +79,7 @@ func (s *Store) importSession(ctx context.Context, tx *sql.Tx, d *loom.SessionDa
 		return fmt.Errorf("import %s: %w", x.ID, err)
 	}
 	for _, m := range d.Messages {
-		parts, err := marshalParts(m)
+		parts, err := loom.EncodeParts(m)
 		if err != nil {
 			return err
 		}
@@ -92,14 +88,7 @@ func (s *Store) importSession(ctx context.Context, tx *sql.Tx, d *loom.SessionDa
 			return fmt.Errorf("import %s: %w", x.ID, err)
 		}
 		body, _ := res.LastInsertId()
-		var errText any
-		if m.Error != nil {
-			errText = marshalError(m.Error)
-		}
-		mu := m.Usage
-		if _, err := insMsg.ExecContext(ctx, m.SessionID, m.Seq, m.ID, m.Role, m.Turn, body, m.Model, m.Provider,
-			mu.InputTokens, mu.OutputTokens, mu.ReasoningTokens, mu.CacheReadTokens, mu.CacheWriteTokens,
-			mu.CostUSD, mu.APICalls, mu.Compactions, errText, loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt)); err != nil {
+		if _, err := insMsg.ExecContext(ctx, messageArgs(m, body)...); err != nil {
 			return fmt.Errorf("import %s message %d: %w", x.ID, m.Seq, err)
 		}
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/query"
+	"github.com/loomhq/loom/internal/rowscan"
 )
 
 // newMessageID is SQL that makes a fresh UUIDv7 for a copied message from
@@ -18,10 +20,7 @@ const newMessageID = `substr(m.id, 1, 14) || '7' || substr(lower(hex(randomblob(
 	lower(hex(randomblob(6)))`
 
 // Fork implements loom.Store. The copied messages share their bodies with
-// the source, so a fork moves no message text and re-indexes nothing. The
-// fork's usage starts at zero: the copied history's calls were paid for
-// in the session they were made in, and counting them again would double
-// every total.
+// the source, so a fork moves no message text and re-indexes nothing.
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -29,50 +28,9 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if err != nil {
 			return err
 		}
-		if src.DeletedAt != nil {
-			return loom.Errorf(loom.ENOTFOUND, "session %s is in the trash", id)
-		}
-		turn := opts.Turn
-		if turn < 0 || turn > src.TurnCount {
-			return loom.Errorf(loom.EINVALID, "session %s has %d turns; cannot fork at turn %d", src.ID, src.TurnCount, turn)
-		}
-		if turn == 0 {
-			turn = src.TurnCount
-		}
-		// The last message copied is the one before turn+1 starts.
-		last := int64(src.MessageCount)
-		var next sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT min(seq) FROM messages WHERE session_id = ? AND turn > ?`, src.ID, turn).Scan(&next); err != nil {
-			return fmt.Errorf("fork %s: %w", src.ID, err)
-		}
-		if next.Valid {
-			last = next.Int64 - 1
-		}
-		// The last prompt copied, from its text parts as Append does.
-		prompt := ""
-		if last > 0 {
-			users, err := queryMessages(ctx, tx, `WHERE m.session_id = ? AND m.role = 'user' AND m.seq <= ? ORDER BY m.seq DESC LIMIT 1`, src.ID, last)
-			if err != nil {
-				return fmt.Errorf("fork %s: %w", src.ID, err)
-			}
-			if len(users) == 1 {
-				prompt = loom.Truncate(users[0].Text(), loom.MaxPrompt)
-			}
-		}
-		nid := opts.ID
-		if nid == "" {
-			nid = loom.NewID()
-		}
-		title := opts.Title
-		if title == "" {
-			base := loom.ForkTitleBase(src.Title)
-			taken, err := queryStrings(ctx, tx, `SELECT title FROM sessions
-				WHERE user_id = ? AND deleted_at IS NULL AND lower(substr(title, 1, ?)) = lower(?)`,
-				src.UserID, utf8.RuneCountInString(base), base)
-			if err != nil {
-				return fmt.Errorf("fork %s: %w", src.ID, err)
-			}
-			title = loom.ForkTitle(src.Title, taken)
+		plan, err := loom.PlanFork(src, opts, s.forkReads(ctx, tx, src))
+		if err != nil {
+			return err
 		}
 		now := s.now()
 		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title, description,
@@ -87,9 +45,9 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 				0, 0, 0, 0, 0, 0, 0, 0, ?, ?
 			FROM sessions s
 			WHERE s.id = ?`,
-			nid, nullString(opts.Key), title, turn, last, turn, last, prompt, now, now, src.ID)
+			plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, plan.Turn, plan.LastSeq, plan.LastPrompt, now, now, src.ID)
 		if isUnique(err) {
-			return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", opts.Key)
+			return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", plan.Key)
 		}
 		if err != nil {
 			return fmt.Errorf("fork %s: %w", src.ID, err)
@@ -100,14 +58,39 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 			SELECT ?, seq, `+newMessageID+`, role, turn, body_id, model, provider, input_tokens,
 				output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
 				api_calls, compactions, error, created_at, completed_at
-			FROM messages m WHERE session_id = ? AND seq <= ?`, nid, src.ID, last)
+			FROM messages m WHERE session_id = ? AND seq <= ?`, plan.ID, src.ID, plan.LastSeq)
 		if err != nil {
 			return fmt.Errorf("fork %s: copy messages: %w", src.ID, err)
 		}
-		out, err = s.sessionTx(ctx, tx, nid)
+		out, err = s.sessionTx(ctx, tx, plan.ID)
 		return err
 	})
 	return out, err
+}
+
+// forkReads answers a fork plan's questions about src inside tx.
+func (s *Store) forkReads(ctx context.Context, tx *sql.Tx, src *loom.Session) loom.ForkReads {
+	return loom.ForkReads{
+		FirstSeqAfter: func(turn int) (int64, error) {
+			var next sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT min(seq) FROM messages WHERE session_id = ? AND turn > ?`, src.ID, turn).Scan(&next); err != nil {
+				return 0, fmt.Errorf("fork %s: %w", src.ID, err)
+			}
+			return next.Int64, nil
+		},
+		LastUser: func(seq int64) (*loom.Message, error) {
+			users, err := rowscan.Messages(ctx, rowsOf{tx}, `WHERE m.session_id = ? AND m.role = 'user' AND m.seq <= ? ORDER BY m.seq DESC LIMIT 1`, src.ID, seq)
+			if err != nil || len(users) == 0 {
+				return nil, err
+			}
+			return users[0], nil
+		},
+		TitlesLike: func(base string) ([]string, error) {
+			return rowscan.All(ctx, rowsOf{tx}, rowscan.String, `SELECT title FROM sessions
+				WHERE user_id = ? AND deleted_at IS NULL AND lower(substr(title, 1, ?)) = lower(?)`,
+				src.UserID, utf8.RuneCountInString(base), base)
+		},
+	}
 }
 
 // family is SQL for a session and its sub-agent sessions, recursively.
@@ -126,38 +109,27 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 		if _, err := s.sessionTx(ctx, tx, id); err != nil {
 			return err
 		}
-		where := "WHERE s.id IN (SELECT id FROM fam)"
-		if !opts.Purge {
-			where += " AND s.deleted_at IS NULL"
-		}
-		fam, err := s.querySessionsWith(ctx, tx, family+` SELECT `+sessionColumns+sessionFrom+where, id)
-		if err != nil {
-			return fmt.Errorf("delete %s: %w", id, err)
-		}
-		if !opts.Force {
-			if err := loom.CheckNotHeld(fam, s.owner); err != nil {
+		var err error
+		out, err = loom.DeleteWith(id, opts, s.holder.Owner, s.Now(), loom.DeleteSteps{
+			Family: func() ([]*loom.Session, error) {
+				where := "WHERE s.id IN (SELECT id FROM fam)"
+				if !opts.Purge {
+					where += " AND s.deleted_at IS NULL"
+				}
+				return s.querySessionsWith(ctx, tx, family+` SELECT `+sessionColumns+sessionFrom+where, id)
+			},
+			EmptyTrash: func() error { return s.purgeTrash(ctx, tx) },
+			Purge: func() error {
+				_, err := tx.ExecContext(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id)
 				return err
-			}
-		}
-		if err := s.purgeTrash(ctx, tx); err != nil {
-			return err
-		}
-		if opts.Purge {
-			if _, err := tx.ExecContext(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id); err != nil {
-				return fmt.Errorf("delete %s: %w", id, err)
-			}
-		} else {
-			now := s.now()
-			if _, err := tx.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = ? WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`, id, now); err != nil {
-				return fmt.Errorf("delete %s: %w", id, err)
-			}
-			at, _ := loom.ParseTime(now)
-			for _, x := range fam {
-				x.DeletedAt = &at
-			}
-		}
-		out = loom.ArrangeFamily(loom.FamilyQuery{IDs: []string{id}, SubagentsOnly: true}, fam)
-		return nil
+			},
+			Trash: func(at time.Time) error {
+				_, err := tx.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = ? WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`,
+					id, loom.FormatTime(at))
+				return err
+			},
+		})
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -170,11 +142,8 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 // loom never cleans up on its own.
 func (s *Store) purgeTrash(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ?`,
-		loom.FormatTime(s.Now().Add(-loom.TrashTTL)))
-	if err != nil {
-		return fmt.Errorf("empty trash: %w", err)
-	}
-	return nil
+		loom.FormatTime(loom.TrashedBefore(s.Now())))
+	return err
 }
 
 // Restore implements loom.Store.
@@ -184,84 +153,37 @@ func (s *Store) Restore(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if x.DeletedAt == nil {
-			return loom.Errorf(loom.EINVALID, "session %s is not in the trash", id)
-		}
-		_, err = tx.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = ?`,
-			id, loom.FormatTime(*x.DeletedAt))
-		if isUnique(err) {
-			return loom.Errorf(loom.ECONFLICT, "cannot restore %s: another session now has its key %q", id, x.Key)
-		}
-		if err != nil {
-			return fmt.Errorf("restore %s: %w", id, err)
-		}
-		return nil
+		return loom.RestoreWith(x, func(at time.Time) (bool, error) {
+			_, err := tx.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = ?`,
+				id, loom.FormatTime(at))
+			return isUnique(err), err
+		})
 	})
 }
 
-// Prune implements loom.Store: pruned sessions go to the trash, like
-// deleted ones, so a prune is undone by restore for loom.TrashTTL.
+// Prune implements loom.Store.
 func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
-	if opts.OlderThan < 0 {
-		return nil, loom.Errorf(loom.EINVALID, "prune needs an age of zero or more")
-	}
-	res := &loom.PruneResult{}
+	var res *loom.PruneResult
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		where := []string{"s.deleted_at IS NULL", "s.kind <> 'subagent'", "s.updated_at <= ?"}
-		args := []any{loom.FormatTime(s.Now().Add(-opts.OlderThan))}
-		if opts.UserID != "" {
-			where = append(where, "s.user_id = ?")
-			args = append(args, opts.UserID)
-		}
-		if opts.ProjectID != "" {
-			where = append(where, "s.project_id = ?")
-			args = append(args, opts.ProjectID)
-		}
-		old, err := s.querySessions(ctx, tx, "WHERE "+strings.Join(where, " AND ")+" ORDER BY s.updated_at", args...)
-		if err != nil {
-			return err
-		}
-		for _, x := range old {
-			if x.HeldElsewhere(s.owner) {
-				res.Skipped = append(res.Skipped, x)
-				continue
-			}
-			res.Removed = append(res.Removed, x)
-		}
-		if opts.DryRun {
-			return nil
-		}
-		if err := s.purgeTrash(ctx, tx); err != nil {
-			return err
-		}
-		now := s.now()
-		for _, x := range res.Removed {
-			if _, err := tx.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = ? WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`, x.ID, now); err != nil {
-				return fmt.Errorf("prune %s: %w", x.ID, err)
-			}
-		}
-		return nil
+		now := s.Now()
+		var err error
+		res, err = loom.PruneWith(opts, s.holder.Owner, now, loom.PruneSteps{
+			Select: func() ([]*loom.Session, error) {
+				w := query.Prune(dialect, opts, now)
+				return s.querySessions(ctx, tx, "WHERE "+w.String()+" ORDER BY s.updated_at", w.Args...)
+			},
+			EmptyTrash: func() error { return s.purgeTrash(ctx, tx) },
+			Trash: func(sessions []*loom.Session, at time.Time) error {
+				for _, x := range sessions {
+					if _, err := tx.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = ? WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`,
+						x.ID, loom.FormatTime(at)); err != nil {
+						return fmt.Errorf("%s: %w", x.ID, err)
+					}
+				}
+				return nil
+			},
+		})
+		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// queryStrings returns the one text column a query selects, row by row.
-func queryStrings(ctx context.Context, db queryer, query string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return res, err
 }

@@ -3,15 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-
 	"errors"
 	"fmt"
-	gojson "github.com/goccy/go-json"
 	"slices"
-	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/rowscan"
 )
 
 // The statements of an append, prepared once per store (see writes).
@@ -34,95 +31,43 @@ var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessi
 
 // Append implements loom.Store.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
-	if x == nil {
-		return loom.Errorf(loom.EINVALID, "append needs a session")
-	}
-	if x.ID == "" {
-		x.ID = loom.NewID()
-	}
-	for _, m := range msgs {
-		if err := m.Validate(); err != nil {
-			return err
-		}
+	if err := loom.PrepareAppend(x, msgs); err != nil {
+		return err
 	}
 	var fresh *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		w := writes{s, tx}
 		// One read gives the counters and the lock.
 		cur, err := s.sessionTx(ctx, w, x.ID)
-		switch {
-		case loom.ErrorCode(err) == loom.ENOTFOUND:
-			// A session the caller already wrote to has been deleted
-			// meanwhile: never bring it back with half its history.
-			if x.MessageCount > 0 {
-				return loom.Errorf(loom.ENOTFOUND, "session %s was deleted", x.ID)
-			}
-			if err := s.checkWriter(ctx, tx, x.ID); err != nil {
-				return err
-			}
-			if err := s.createSession(ctx, tx, x); err != nil {
-				return err
-			}
-			if cur, err = s.sessionTx(ctx, w, x.ID); err != nil {
-				return err
-			}
-		case err != nil:
+		if loom.ErrorCode(err) == loom.ENOTFOUND {
+			cur, err = nil, nil
+		}
+		if err != nil {
 			return err
-		case cur.DeletedAt != nil:
-			return loom.Errorf(loom.ENOTFOUND, "session %s is in the trash", x.ID)
-		case cur.HeldElsewhere(s.owner):
-			return loom.Locked(x.ID, cur.Lock)
+		}
+		if err := loom.CheckAppend(x, cur, s.holder.Owner); err != nil {
+			return err
+		}
+		if cur == nil {
+			if cur, err = s.createSession(ctx, w, x); err != nil {
+				return err
+			}
 		}
 		fresh = cur
 		if len(msgs) == 0 {
 			return nil
 		}
-		now := s.Now()
-		var add loom.Usage
-		var prompt, firstPrompt string
-		var summary int64
-		count, turns := cur.MessageCount, cur.TurnCount
+		cur.ApplyAppend(s.Now(), msgs...)
 		for _, m := range msgs {
-			count++
-			if m.Role == loom.RoleUser {
-				turns++
-				if t := m.Text(); t != "" {
-					prompt = t
-					if firstPrompt == "" {
-						firstPrompt = t
-					}
-				}
-			}
-			if m.Role == loom.RoleSummary {
-				summary = int64(count)
-			}
-			m.SessionID, m.Seq, m.Turn = x.ID, int64(count), turns
-			if m.ID == "" {
-				m.ID = loom.NewID()
-			}
-			if m.CreatedAt.IsZero() {
-				m.CreatedAt = now
-			}
 			if err := s.insertMessage(ctx, w, m); err != nil {
 				return err
 			}
-			add.Add(m.Usage)
 		}
-		if prompt != "" {
-			fresh.LastPrompt = loom.Truncate(prompt, loom.MaxPrompt)
-			if fresh.Title == "" {
-				fresh.Title = loom.TitleFrom(firstPrompt)
-			}
-		}
-		fresh.MessageCount, fresh.TurnCount = count, turns
-		fresh.SummarySeq = max(fresh.SummarySeq, summary)
-		fresh.Usage.Add(add)
-		fresh.UpdatedAt = now
-		u := fresh.Usage
+		u := cur.Usage
 		_, err = w.ExecContext(ctx, appendUpdateSQL,
-			count, turns, fresh.LastPrompt, fresh.Title, fresh.SummarySeq,
+			cur.MessageCount, cur.TurnCount, cur.LastPrompt, cur.Title, cur.SummarySeq,
 			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens,
-			u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(now), x.ID)
+			u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(cur.UpdatedAt), x.ID)
 		if err != nil {
 			return fmt.Errorf("append to %s: %w", x.ID, err)
 		}
@@ -135,40 +80,35 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 	return nil
 }
 
-// createSession inserts the row of a session created by its first message.
-func (s *Store) createSession(ctx context.Context, tx *sql.Tx, x *loom.Session) error {
-	if x.Kind == "" {
-		x.Kind = loom.KindMain
+// createSession inserts the row of session x, created by its first
+// message, unless another live process holds its lock, and returns it
+// as stored.
+func (s *Store) createSession(ctx context.Context, w writes, x *loom.Session) (*loom.Session, error) {
+	if err := s.checkWriter(ctx, w.tx, x.ID); err != nil {
+		return nil, err
 	}
-	if x.Surface == "" && x.Key != "" {
-		x.Surface = loom.SurfaceOf(x.Key)
+	row, err := x.Created(s.Now())
+	if err != nil {
+		return nil, err
 	}
-	if err := x.Validate(); err != nil {
-		return err
-	}
-	now := s.now()
-	created := now
-	if !x.CreatedAt.IsZero() {
-		created = loom.FormatTime(x.CreatedAt)
-	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
+	_, err = w.tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
 		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
 		model, provider, profile, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		x.ID, x.UserID, nullString(x.Key), x.Surface, strings.TrimSpace(x.Title), x.Description, x.Kind,
-		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
-		x.Model, x.Provider, x.Profile, created, now)
+		row.ID, row.UserID, nullString(row.Key), row.Surface, row.Title, row.Description, row.Kind,
+		nullString(row.ParentID), row.ForkTurn, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd,
+		row.Model, row.Provider, row.Profile, loom.FormatTime(row.CreatedAt), loom.FormatTime(row.UpdatedAt))
 	if isUnique(err) {
-		return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", x.Key)
+		return nil, loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", row.Key)
 	}
 	if err != nil {
-		return fmt.Errorf("create session %s: %w", x.ID, err)
+		return nil, fmt.Errorf("create session %s: %w", row.ID, err)
 	}
-	return nil
+	return s.sessionTx(ctx, w, row.ID)
 }
 
 func (s *Store) insertMessage(ctx context.Context, tx writes, m *loom.Message) error {
-	parts, err := marshalParts(m)
+	parts, err := loom.EncodeParts(m)
 	if err != nil {
 		return err
 	}
@@ -184,86 +124,20 @@ func (s *Store) insertMessage(ctx context.Context, tx writes, m *loom.Message) e
 }
 
 func (s *Store) insertMessageRow(ctx context.Context, tx writes, m *loom.Message, body int64) error {
-	var errText any
-	if m.Error != nil {
-		errText = marshalError(m.Error)
-	}
-	u := m.Usage
-	_, err := tx.ExecContext(ctx, insertMessageSQL,
-		m.SessionID, m.Seq, m.ID, m.Role, m.Turn, body, m.Model, m.Provider,
-		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
-		u.CostUSD, u.APICalls, u.Compactions, errText, loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt))
+	_, err := tx.ExecContext(ctx, insertMessageSQL, messageArgs(m, body)...)
 	if err != nil {
 		return fmt.Errorf("store message %d: %w", m.Seq, err)
 	}
 	return nil
 }
 
-func marshalError(e *loom.MessageError) string {
-	b, _ := json.Marshal(e)
-	return string(b)
-}
-
-func marshalParts(m *loom.Message) (string, error) {
-	if m.Parts == nil {
-		return "[]", nil
-	}
-	m.AssignPartIDs()
-	b, err := gojson.Marshal(m.Parts)
-	if err != nil {
-		return "", fmt.Errorf("encode parts: %w", err)
-	}
-	return string(b), nil
-}
-
-const messageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.model, m.provider,
-	m.input_tokens, m.output_tokens, m.reasoning_tokens, m.cache_read_tokens,
-	m.cache_write_tokens, m.cost_usd, m.api_calls, m.compactions, m.error,
-	m.created_at, m.completed_at`
-
-const messageFrom = ` FROM messages m JOIN bodies b ON b.id = m.body_id `
-
-func scanMessage(row scanner) (*loom.Message, error) {
-	var (
-		m                         loom.Message
-		parts                     string
-		errText, created, complet sql.NullString
-	)
-	err := row.Scan(&m.SessionID, &m.Seq, &m.ID, &m.Role, &m.Turn, &parts, &m.Model, &m.Provider,
-		&m.Usage.InputTokens, &m.Usage.OutputTokens, &m.Usage.ReasoningTokens, &m.Usage.CacheReadTokens,
-		&m.Usage.CacheWriteTokens, &m.Usage.CostUSD, &m.Usage.APICalls, &m.Usage.Compactions, &errText,
-		&created, &complet)
-	if err != nil {
-		return nil, err
-	}
-	if err := gojson.Unmarshal([]byte(parts), &m.Parts); err != nil {
-		return nil, fmt.Errorf("message %d of %s: parts: %w", m.Seq, m.SessionID, err)
-	}
-	if errText.Valid {
-		m.Error = &loom.MessageError{}
-		if json.Unmarshal([]byte(errText.String), m.Error) != nil {
-			m.Error.Message = errText.String
-		}
-	}
-	m.CreatedAt, m.CompletedAt = parseTime(created), optTime(complet)
-	return &m, nil
-}
-
-func queryMessages(ctx context.Context, db queryer, q string, args ...any) ([]*loom.Message, error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+messageColumns+messageFrom+q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read messages: %w", err)
-	}
-	defer rows.Close()
-	var out []*loom.Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read messages: %w", err)
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+// messageArgs are the arguments of insertMessageSQL for m, whose body is
+// the row body.
+func messageArgs(m *loom.Message, body int64) []any {
+	u := m.Usage
+	return []any{m.SessionID, m.Seq, m.ID, m.Role, m.Turn, body, m.Model, m.Provider,
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+		u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt)}
 }
 
 // Messages implements loom.Store. The newest-N read walks the primary key
@@ -280,9 +154,9 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 		args = append(args, q.After)
 	}
 	if q.Limit <= 0 {
-		return queryMessages(ctx, reads{s}, where+" ORDER BY m.seq", args...)
+		return rowscan.Messages(ctx, rowsOf{reads{s}}, where+" ORDER BY m.seq", args...)
 	}
-	msgs, err := queryMessages(ctx, reads{s}, where+fmt.Sprintf(" ORDER BY m.seq DESC LIMIT %d", q.Limit), args...)
+	msgs, err := rowscan.Messages(ctx, rowsOf{reads{s}}, where+fmt.Sprintf(" ORDER BY m.seq DESC LIMIT %d", q.Limit), args...)
 	slices.Reverse(msgs)
 	return msgs, err
 }
@@ -297,7 +171,7 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
-	return queryMessages(ctx, reads{s}, "WHERE m.session_id = ? AND m.seq >= ? ORDER BY m.seq", sessionID, from)
+	return rowscan.Messages(ctx, rowsOf{reads{s}}, "WHERE m.session_id = ? AND m.seq >= ? ORDER BY m.seq", sessionID, from)
 }
 
 // UpdatePart implements loom.Store. A body shared with a fork is copied
@@ -310,19 +184,17 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 		if err := s.checkWriter(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		msgs, err := queryMessages(ctx, tx, "WHERE m.session_id = ? AND m.seq = ?", sessionID, seq)
+		msgs, err := rowscan.Messages(ctx, rowsOf{tx}, "WHERE m.session_id = ? AND m.seq = ?", sessionID, seq)
 		if err != nil {
 			return err
 		}
-		if len(msgs) == 0 {
-			return loom.Errorf(loom.ENOTFOUND, "message %d of session %s not found", seq, sessionID)
+		var m *loom.Message
+		if len(msgs) > 0 {
+			m = msgs[0]
 		}
-		m := msgs[0]
-		i := slices.IndexFunc(m.Parts, func(p loom.Part) bool { return p.ID == part.ID })
-		if i < 0 {
-			return loom.Errorf(loom.ENOTFOUND, "part %s not found in message %d", part.ID, seq)
+		if err := loom.ReplacePart(m, sessionID, seq, part); err != nil {
+			return err
 		}
-		m.Parts[i] = part
 		return s.rewriteBody(ctx, tx, m)
 	})
 }
@@ -330,7 +202,7 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 // rewriteBody stores m's parts, copying the body first when another
 // message shares it.
 func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
-	parts, err := marshalParts(m)
+	parts, err := loom.EncodeParts(m)
 	if err != nil {
 		return err
 	}
@@ -357,13 +229,12 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 	return err
 }
 
-// RepairInterrupted implements loom.Store. Only the last turn can hold an
-// unfinished tool call (every turn is repaired before the next starts), so
-// it reads backwards to the last user message.
+// RepairInterrupted implements loom.Store. It reads the session
+// backwards to the user message that opens its last turn.
 func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
 	// Almost always there is nothing to repair: find out on a reader,
 	// without taking the write lock.
-	if _, n, err := s.unfinished(ctx, reads{s}, sessionID); err != nil || n == 0 {
+	if r, err := s.unfinished(ctx, reads{s}, sessionID); err != nil || r.Parts == 0 {
 		return 0, err
 	}
 	repaired := 0
@@ -373,44 +244,41 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		}
 		// Again inside the transaction: another writer may have finished
 		// or repaired them meanwhile.
-		broken, n, err := s.unfinished(ctx, tx, sessionID)
+		r, err := s.unfinished(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
-		for _, m := range broken {
+		for _, m := range r.Messages {
 			if err := s.rewriteBody(ctx, tx, m); err != nil {
 				return err
 			}
 		}
-		repaired = n
+		repaired = r.Parts
 		return nil
 	})
 	return repaired, err
 }
 
 // unfinished reads the session's last turn backwards to its user message
-// and returns its messages with unfinished tool parts, already repaired
-// in memory, and how many parts that repaired.
-func (s *Store) unfinished(ctx context.Context, db queryer, sessionID string) ([]*loom.Message, int, error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+messageColumns+messageFrom+`WHERE m.session_id = ? ORDER BY m.seq DESC`, sessionID)
+// and repairs it in memory.
+func (s *Store) unfinished(ctx context.Context, db queryer, sessionID string) (*loom.Repair, error) {
+	rows, err := db.QueryContext(ctx, `SELECT `+rowscan.MessageColumns+rowscan.MessageFrom+`WHERE m.session_id = ? ORDER BY m.seq DESC`, sessionID)
 	if err != nil {
-		return nil, 0, fmt.Errorf("repair %s: %w", sessionID, err)
+		return nil, fmt.Errorf("repair %s: %w", sessionID, err)
 	}
 	defer rows.Close()
-	var broken []*loom.Message
-	repaired := 0
+	r := loom.NewRepair(s.Now())
 	for rows.Next() {
-		m, err := scanMessage(rows)
+		m, err := rowscan.Message(rows)
 		if err != nil {
-			return nil, 0, fmt.Errorf("repair %s: %w", sessionID, err)
+			return nil, fmt.Errorf("repair %s: %w", sessionID, err)
 		}
-		if m.Role == loom.RoleUser {
+		if !r.Add(m) {
 			break
 		}
-		if n := m.RepairInterrupted(s.Now()); n > 0 {
-			repaired += n
-			broken = append(broken, m)
-		}
 	}
-	return broken, repaired, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("repair %s: %w", sessionID, err)
+	}
+	return r, nil
 }

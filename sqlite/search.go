@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/query"
+	"github.com/loomhq/loom/internal/rowscan"
 	"github.com/loomhq/loom/snippet"
 )
 
@@ -42,30 +44,10 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	if limit <= 0 {
 		limit = 20
 	}
-	where := []string{"bodies_fts MATCH ?", "s.deleted_at IS NULL"}
-	args := []any{expr}
-	add := func(cond string, a any) { where = append(where, cond); args = append(args, a) }
-	if q.UserID != "" {
-		add("s.user_id = ?", q.UserID)
-	}
-	if q.SessionID != "" {
-		add("m.session_id = ?", q.SessionID)
-	}
-	if q.ProjectID != "" {
-		add("s.project_id = ?", q.ProjectID)
-	}
-	if q.Surface != "" {
-		add("s.surface = ?", q.Surface)
-	}
-	if q.Role != "" {
-		add("m.role = ?", q.Role)
-	}
-	if !q.Since.IsZero() {
-		add("m.created_at >= ?", loom.FormatTime(q.Since))
-	}
-	if !q.Until.IsZero() {
-		add("m.created_at < ?", loom.FormatTime(q.Until))
-	}
+	filters := query.New(dialect)
+	filters.Search(q)
+	where := "bodies_fts MATCH ? AND " + filters.String()
+	args := append([]any{expr}, filters.Args...)
 	// Ranking with bm25 first reads the whole posting list of every query
 	// word, which for words found in most messages costs hundreds of
 	// milliseconds whatever else is done. So matches are first walked
@@ -73,31 +55,18 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	// matches is ranked by bm25; a broader one (its words too common to
 	// tell messages apart) returns its newest matches first.
 	from := ` FROM bodies_fts CROSS JOIN messages m ON m.body_id = bodies_fts.rowid
-		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + strings.Join(where, " AND ")
+		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + where
 	if q.SessionID != "" {
 		// Within one session, start from its messages.
 		from = ` FROM messages m JOIN bodies_fts ON bodies_fts.rowid = m.body_id
-			JOIN sessions s ON s.id = m.session_id WHERE ` + strings.Join(where, " AND ")
+			JOIN sessions s ON s.id = m.session_id WHERE ` + where
 	}
 	// %s is the score; m.body_id is the full-text row (equal through the
 	// join).
 	const cols = `SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, m.body_id, s.title, coalesce(s.key, '')`
-	walk, err := reads{s}.QueryContext(ctx, `SELECT bodies_fts.rowid`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
+	newest, err := rowscan.All(ctx, rowsOf{reads{s}}, rowscan.Int64, `SELECT bodies_fts.rowid`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
 		append(append([]any{}, args...), RankDepth+1)...)
 	if err != nil {
-		return nil, searchError(err, q.Raw)
-	}
-	var newest []int64
-	for walk.Next() {
-		var id int64
-		if err := walk.Scan(&id); err != nil {
-			walk.Close()
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		newest = append(newest, id)
-	}
-	walk.Close()
-	if err := walk.Err(); err != nil {
 		return nil, searchError(err, q.Raw)
 	}
 	if len(newest) == 0 {
@@ -111,16 +80,15 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 		// Broad query: the newest matches, scored by recency (higher is
 		// newer) so that scores still sort best first.
 		top := newest[:min(limit, len(newest))]
-		ph := strings.TrimSuffix(strings.Repeat("?,", len(top)), ",")
-		targs := append([]any{}, args...)
+		targs := append([]any{float64(newest[0])}, filters.Args...)
 		for _, id := range top {
 			targs = append(targs, id)
 		}
 		// The rows are known: read them without the full-text match.
-		detail := ` FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ` + strings.Join(where[1:], " AND ")
+		detail := ` FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ` + filters.String()
 		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "CAST(m.body_id AS REAL) / ?")+detail+
-			` AND m.body_id IN (`+ph+`) ORDER BY m.body_id DESC, m.created_at DESC LIMIT ?`,
-			append(append([]any{float64(newest[0])}, targs[1:]...), limit)...)
+			` AND m.body_id IN (`+inList(len(top))+`) ORDER BY m.body_id DESC, m.created_at DESC LIMIT ?`,
+			append(targs, limit)...)
 	}
 	if err != nil {
 		return nil, searchError(err, q.Raw)
@@ -129,13 +97,13 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	var bodies []int64
 	for rows.Next() {
 		var h loom.SearchHit
-		var created sql.NullString
+		var created rowscan.Time
 		var body int64
 		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &created, &h.Score, &body, &h.SessionTitle, &h.SessionKey); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		h.CreatedAt = parseTime(created)
+		h.CreatedAt = created.T
 		hits = append(hits, h)
 		bodies = append(bodies, body)
 	}
@@ -157,22 +125,20 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 }
 
 // snippets cuts the returned messages' text around the query's words.
+// SQLite reads a body from the file it is in, so the whole text costs no
+// more to read than a window of it.
 func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery) (map[int64]string, error) {
-	start, end := q.MarkStart, q.MarkEnd
-	if start == "" && end == "" {
-		start, end = loom.DefaultMarkStart, loom.DefaultMarkEnd
-	}
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(bodies)), ",")
 	args := make([]any, len(bodies))
 	for i, b := range bodies {
 		args[i] = b
 	}
-	rows, err := reads{s}.QueryContext(ctx, `SELECT id, content FROM bodies WHERE id IN (`+ph+`)`, args...)
+	rows, err := reads{s}.QueryContext(ctx, `SELECT id, content FROM bodies WHERE id IN (`+inList(len(bodies))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	m := snippet.NewMatcher(q.Text)
+	start, end := q.Marks()
 	out := make(map[int64]string, len(bodies))
 	for rows.Next() {
 		var id int64
@@ -185,10 +151,11 @@ func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery
 	return out, rows.Err()
 }
 
-// searchError turns an FTS5 syntax error in a raw query into an invalid
-// input error; any other error stays internal.
+// searchError turns an error SQLite finds in the text of a raw query
+// (FTS5 syntax, a column name that is not one) into an invalid input
+// error; any other error stays internal.
 func searchError(err error, raw bool) error {
-	if raw && (strings.Contains(err.Error(), "fts5") || strings.Contains(err.Error(), "syntax error") || strings.Contains(err.Error(), "no such column")) {
+	if raw && isSQLError(err) {
 		return loom.Errorf(loom.EINVALID, "search query: %s", strings.TrimPrefix(err.Error(), "SQL logic error: "))
 	}
 	return fmt.Errorf("search: %w", err)

@@ -6,23 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/conformance"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
 
 func TestConformance(t *testing.T) {
 	conformance.Run(t, func(t *testing.T) conformance.Opener {
 		path := filepath.Join(t.TempDir(), "sessions.db")
-		return func(t *testing.T) loom.Store {
-			st, err := sqlite.Open(context.Background(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st
-		}
+		return func(t *testing.T) loom.Store { return storetest.Must(sqlite.Open(context.Background(), path))(t) }
 	}, func(t *testing.T, st loom.Store, sessionID string) {
 		if _, err := st.(*sqlite.Store).DB().Exec(`UPDATE locks SET pid = ? WHERE session_id = ?`, conformance.DeadPID(t), sessionID); err != nil {
 			t.Fatal(err)
@@ -30,8 +25,15 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-func openStore(path string) (loom.Store, error) {
-	return sqlite.Open(context.Background(), path)
+func TestLease(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	conformance.RunLease(t, func(t *testing.T, ttl time.Duration) loom.Store {
+		st := storetest.Must(sqlite.Open(context.Background(), path))(t)
+		if ttl > 0 {
+			st.LeaseTTL = ttl
+		}
+		return st
+	})
 }
 
 // A query matching more than RankDepth messages returns its newest

@@ -6,7 +6,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,19 +13,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/rowscan"
 )
-
-//go:embed migrations/*.sql
-var migrationFS embed.FS
-
-var _ loom.Store = (*Store)(nil)
 
 // Store is a loom.Store on one SQLite file.
 type Store struct {
@@ -36,10 +29,12 @@ type Store struct {
 
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
+	// LeaseTTL is how long this handle's locks stay trusted by handles
+	// on other hosts without renewal (loom.LeaseTTL unless set before
+	// the first Lock).
+	LeaseTTL time.Duration
 
-	owner string // identifies this handle's locks
-	pid   int
-	host  string
+	holder loom.Holder // whose locks this handle's are
 
 	stmts  sync.Map // query text → *sql.Stmt on the reader pool
 	wstmts sync.Map // query text → *sql.Stmt on the writer
@@ -49,6 +44,12 @@ type Store struct {
 	// file this process cannot write): every write fails at once.
 	readOnly bool
 }
+
+// The compiler checks that a Store is both.
+var (
+	_ loom.Store      = (*Store)(nil)
+	_ loom.TokenStore = (*Store)(nil)
+)
 
 // Mode says what Open may do to the file: create it, write it, or only
 // read it.
@@ -104,13 +105,11 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 		}
 		readOnly = true
 	}
-	host, _ := os.Hostname()
 	s := &Store{
 		path:     path,
 		Now:      loom.Now,
-		owner:    loom.NewID(),
-		pid:      os.Getpid(),
-		host:     host,
+		LeaseTTL: loom.LeaseTTL,
+		holder:   loom.NewHolder(),
 		readOnly: readOnly,
 	}
 	if readOnly {
@@ -223,60 +222,6 @@ func (s *Store) Close() error {
 	return errors.Join(errs...)
 }
 
-// migrate runs the embedded migrations newer than PRAGMA user_version, all
-// in one transaction. A store already up to date costs one read.
-func (s *Store) migrate(ctx context.Context) error {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	var version int
-	if err := s.reader.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return fmt.Errorf("open %s: %w", s.path, err)
-	}
-	if version >= len(names) {
-		return nil
-	}
-	if s.readOnly {
-		return loom.Errorf(loom.EINVALID, "%s needs an upgrade to schema %d but is read-only; open it once with write access", s.path, len(names))
-	}
-	var mode string
-	if err := s.writer.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
-		return fmt.Errorf("open %s: %w", s.path, err)
-	}
-	if mode != "wal" {
-		return fmt.Errorf("open %s: journal_mode is %q, want wal", s.path, mode)
-	}
-	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	defer tx.Rollback()
-	// Read again inside the write transaction: another process may have
-	// migrated meanwhile.
-	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	for i := version; i < len(names); i++ {
-		n, err := strconv.Atoi(strings.SplitN(filepath.Base(names[i]), "_", 2)[0])
-		if err != nil || n != i+1 {
-			return fmt.Errorf("migration %s is out of sequence", names[i])
-		}
-		body, err := migrationFS.ReadFile(names[i])
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			return fmt.Errorf("migration %s: %w", names[i], err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, len(names))); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return tx.Commit()
-}
-
 // withTx runs fn in one immediate write transaction.
 func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if s.readOnly {
@@ -299,22 +244,6 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 func (s *Store) now() string { return loom.FormatTime(s.Now()) }
 
-func parseTime(v sql.NullString) time.Time {
-	if !v.Valid {
-		return time.Time{}
-	}
-	t, _ := loom.ParseTime(v.String)
-	return t
-}
-
-func optTime(v sql.NullString) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := parseTime(v)
-	return &t
-}
-
 func nullString(s string) any {
 	if s == "" {
 		return nil
@@ -328,6 +257,25 @@ func nullTime(t *time.Time) any {
 	}
 	return loom.FormatTime(*t)
 }
+
+// rowsOf lets the shared row readers (rowscan.All) query db.
+type rowsOf struct{ db queryer }
+
+// Query implements rowscan.Querier.
+func (r rowsOf) Query(ctx context.Context, query string, args ...any) (rowscan.Result, error) {
+	rows, err := r.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{rows}, nil
+}
+
+// sqlRows are *sql.Rows as rowscan.Result.
+type sqlRows struct{ *sql.Rows }
+
+// Close implements rowscan.Result; the error of closing rows read to the
+// end is Err's.
+func (r sqlRows) Close() { r.Rows.Close() }
 
 // reads runs queries on the reader pool through prepared statements kept
 // for the life of the store: parsing and planning a query costs about as

@@ -1,6 +1,9 @@
-// Package storetest wraps a real store for tests that count what a
-// command or page asks of it: how many session lookups a listing or a
-// lineage costs, whatever the number of sessions.
+// Package storetest helps tests of real stores. Counting wraps a store
+// for tests that count what a command or page asks of it: how many
+// session lookups a listing or a lineage costs, whatever the number of
+// sessions. The process tests (process.go) run every engine's test
+// binary as a second process that appends, holds a lock or is killed
+// mid-write, the same way for each engine.
 package storetest
 
 import (

@@ -2,9 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -264,55 +262,46 @@ func testStreamingBoundary(t *testing.T, open Opener) {
 	wantCode(t, st.UpdatePart(ctx(t), s.ID, 2, loom.Part{ID: "nope", Type: loom.PartText}), loom.ENOTFOUND)
 }
 
-// §3.5: one writer per session; a second handle gets ELOCKED naming the
-// holder; release frees it; readers never need the lock.
-func testLocking(t *testing.T, open Opener) {
-	a, b := open(t), open(t)
+// §3.9: the context is the latest summary plus what follows; history
+// stays whole.
+func testCompaction(t *testing.T, open Opener) {
+	st := open(t)
 	s := newSession("alice", "cli:api")
-	lease, err := a.Lock(ctx(t), s.ID) // before the session exists
+	for turn := 1; turn <= 3; turn++ {
+		mustAppend(t, st, s, turnMessages(turn)...)
+	}
+	ctxMsgs, err := st.Context(ctx(t), s.ID)
+	if err != nil || len(ctxMsgs) != 6 {
+		t.Fatalf("context without summary = %d, %v", len(ctxMsgs), err)
+	}
+	sum := text(loom.RoleSummary, "we discussed three questions")
+	sum.Usage = loom.Usage{Compactions: 1, InputTokens: 100, APICalls: 1}
+	mustAppend(t, st, s, sum)
+	mustAppend(t, st, s, turnMessages(4)...)
+	ctxMsgs, _ = st.Context(ctx(t), s.ID)
+	if len(ctxMsgs) != 3 || ctxMsgs[0].Role != loom.RoleSummary || ctxMsgs[1].Text() != "question 4" {
+		t.Fatalf("context after summary = %+v", ctxMsgs)
+	}
+	got, _ := st.Session(ctx(t), s.ID)
+	if got.Usage.Compactions != 1 || got.SummarySeq != 7 || got.TurnCount != 4 {
+		t.Fatalf("session after compaction = %+v", got)
+	}
+	if all := mustMessages(t, st, s.ID, loom.MessageQuery{}); len(all) != 9 {
+		t.Fatalf("compaction lost history: %d messages", len(all))
+	}
+	mustAppend(t, st, s, text(loom.RoleSummary, "second summary"))
+	ctxMsgs, _ = st.Context(ctx(t), s.ID)
+	if len(ctxMsgs) != 1 || ctxMsgs[0].Text() != "second summary" {
+		t.Fatalf("context after second summary = %+v", ctxMsgs)
+	}
+	// A fork before the summary starts without it.
+	f, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{Turn: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustAppend(t, a, s, text(loom.RoleUser, "mine"))
-	_, err = b.Lock(ctx(t), s.ID)
-	wantCode(t, err, loom.ELOCKED)
-	var le *loom.Error
-	if !errors.As(err, &le) || le.Holder == nil || le.Holder.PID != lease.Lock.PID || !strings.Contains(err.Error(), fmt.Sprint(lease.Lock.PID)) {
-		t.Fatalf("locked error does not name the holder: %v", err)
+	if fc, _ := st.Context(ctx(t), f.ID); len(fc) != 4 {
+		t.Fatalf("fork context = %d messages", len(fc))
 	}
-	// The other handle cannot write either.
-	x := &loom.Session{ID: s.ID, UserID: "alice", MessageCount: 1}
-	wantCode(t, b.Append(ctx(t), x, text(loom.RoleUser, "theirs")), loom.ELOCKED)
-	// Reading needs no lock; the session shows who holds it.
-	got, err := b.Session(ctx(t), s.ID)
-	if err != nil || got.Lock == nil || got.Lock.PID != lease.Lock.PID || got.Lock.Host == "" {
-		t.Fatalf("session lock = %+v, %v", got, err)
-	}
-	if msgs := mustMessages(t, b, s.ID, loom.MessageQuery{}); len(msgs) != 1 {
-		t.Fatalf("reader sees %d messages", len(msgs))
-	}
-	if err := lease.Release(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
-	if err := lease.Release(ctx(t)); err != nil {
-		t.Fatalf("second release: %v", err)
-	}
-	lb, err := b.Lock(ctx(t), s.ID)
-	if err != nil {
-		t.Fatalf("lock after release: %v", err)
-	}
-	defer lb.Release(ctx(t))
-	mustAppend(t, b, x, text(loom.RoleUser, "theirs now"))
-	got, _ = a.Session(ctx(t), s.ID)
-	if got.MessageCount != 2 {
-		t.Fatalf("message count = %d", got.MessageCount)
-	}
-	// Deleting a session another handle writes is refused; forced, it
-	// happens between two whole messages and the writer's next append
-	// finds the session gone.
-	wantCode(t, errOf(a.Delete(ctx(t), s.ID, loom.DeleteOptions{})), loom.ELOCKED)
-	if _, err := a.Delete(ctx(t), s.ID, loom.DeleteOptions{Force: true}); err != nil {
-		t.Fatalf("forced delete of a locked session: %v", err)
-	}
-	wantCode(t, b.Append(ctx(t), x, text(loom.RoleUser, "after delete")), loom.ENOTFOUND)
+	_, err = st.Context(ctx(t), loom.NewID())
+	wantCode(t, err, loom.ENOTFOUND)
 }

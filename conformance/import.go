@@ -1,0 +1,68 @@
+package conformance
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Import stores sessions exactly, or nothing at all.
+func testImport(t *testing.T, open Opener) {
+	st := open(t)
+	src := newSession("alice", "cli:api")
+	src.Title = "imported"
+	created := time.Date(2025, 5, 1, 10, 0, 0, 123e6, time.UTC)
+	src.CreatedAt, src.UpdatedAt = created, created.Add(time.Hour)
+	src.Usage = loom.Usage{InputTokens: 7, CostUSD: 0.5}
+	var msgs []*loom.Message
+	for i := 1; i <= 4; i++ {
+		role := loom.RoleUser
+		if i%2 == 0 {
+			role = loom.RoleAssistant
+		}
+		m := text(role, fmt.Sprintf("imported text %d", i))
+		m.ID, m.Seq, m.CreatedAt = loom.NewID(), int64(i), created.Add(time.Duration(i)*time.Minute)
+		m.Parts[0].ID = loom.NewID()
+		msgs = append(msgs, m)
+	}
+	child := newSession("alice", "")
+	child.Kind, child.ParentID = loom.KindSubagent, src.ID
+	child.CreatedAt, child.UpdatedAt = created, created
+	data := []*loom.SessionData{{Session: src, Messages: msgs}, {Session: child}}
+	if err := st.Import(ctx(t), data); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Session(ctx(t), src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != "imported" || !got.CreatedAt.Equal(created) || !got.UpdatedAt.Equal(src.UpdatedAt) || got.MessageCount != 4 || got.TurnCount != 2 || got.Usage != src.Usage || got.LastPrompt != "imported text 3" {
+		t.Fatalf("imported session = %+v", got)
+	}
+	stored := mustMessages(t, st, src.ID, loom.MessageQuery{})
+	jsonEqual(t, "imported messages", stored, msgs)
+	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "imported text", UserID: "alice"}); len(hits) != 4 {
+		t.Fatalf("imported messages searchable: %d hits", len(hits))
+	}
+	// Again: conflict, nothing written.
+	wantCode(t, st.Import(ctx(t), data), loom.ECONFLICT)
+	// One bad session in a batch: nothing of the batch is written.
+	good := newSession("alice", "cli:good")
+	good.CreatedAt, good.UpdatedAt = created, created
+	bad := newSession("alice", "cli:bad")
+	bad.CreatedAt, bad.UpdatedAt = created, created
+	gap := text(loom.RoleUser, "gap")
+	gap.ID, gap.Seq, gap.CreatedAt = loom.NewID(), 2, created
+	err = st.Import(ctx(t), []*loom.SessionData{{Session: good}, {Session: bad, Messages: []*loom.Message{gap}}})
+	wantCode(t, err, loom.EINVALID)
+	if _, err := st.Session(ctx(t), good.ID); loom.ErrorCode(err) != loom.ENOTFOUND {
+		t.Fatalf("failed import wrote a session")
+	}
+	// Appending to an imported session continues its seq.
+	mustAppend(t, st, got, text(loom.RoleUser, "after import"))
+	if got.MessageCount != 5 {
+		t.Fatalf("append after import = %d messages", got.MessageCount)
+	}
+}

@@ -1,0 +1,154 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/snippet"
+)
+
+// §3.6: every word must appear, quoted parts as phrases, operators and
+// punctuation are text, results best first with marked snippets, filters.
+func testSearch(t *testing.T, open Opener) {
+	st := open(t)
+	a := newSession("alice", "cli:api")
+	mustAppend(t, st, a,
+		text(loom.RoleUser, "How do I configure the postgres connection pool?"),
+		text(loom.RoleAssistant, "Set the pool size in config.toml; the connection string goes in LOOM_DB."),
+		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartTool, CallID: "c1", Name: "read_file", Status: loom.ToolCompleted,
+			Input: json.RawMessage(`{"path":"kubernetes.yaml"}`), Output: json.RawMessage(`"replicas: 3"`)}}},
+		text(loom.RoleUser, "he said \"hi\" AND (NEAR* -x"),
+	)
+	b := newSession("alice", "telegram:42")
+	b.Project = loom.Project{}
+	mustAppend(t, st, b, text(loom.RoleUser, "connection pool tuning for postgres is different"), text(loom.RoleAssistant, "pool pool pool connection connection postgres postgres"))
+	bob := newSession("bob", "cli:api")
+	mustAppend(t, st, bob, text(loom.RoleUser, "postgres connection pool secrets of bob"))
+
+	search := func(q loom.SearchQuery) []loom.SearchHit {
+		t.Helper()
+		if q.UserID == "" {
+			q.UserID = "alice"
+		}
+		hits, err := st.Search(ctx(t), q)
+		if err != nil {
+			t.Fatalf("search %q: %v", q.Text, err)
+		}
+		return hits
+	}
+	hits := search(loom.SearchQuery{Text: "postgres pool connection"})
+	if len(hits) != 3 {
+		t.Fatalf("all-words search found %d hits: %+v", len(hits), hits)
+	}
+	for i, h := range hits {
+		if h.SessionID == bob.ID {
+			t.Fatalf("alice's search returned bob's message")
+		}
+		if i > 0 && h.Score > hits[i-1].Score {
+			t.Fatalf("hits not best first: %+v", hits)
+		}
+		if h.MessageID == "" || h.Seq == 0 || h.Role == "" || h.CreatedAt.IsZero() {
+			t.Fatalf("incomplete hit %+v", h)
+		}
+	}
+	if hits[0].SessionID != b.ID || hits[0].Seq != 2 {
+		t.Fatalf("densest message not ranked first: %+v", hits[0])
+	}
+	if !strings.Contains(hits[0].Snippet, loom.DefaultMarkStart+"pool"+loom.DefaultMarkEnd) {
+		t.Fatalf("snippet does not mark the match: %q", hits[0].Snippet)
+	}
+	// Porter stemming: "configuring" finds "configure".
+	if hits := search(loom.SearchQuery{Text: "configuring"}); len(hits) != 1 || hits[0].Seq != 1 {
+		t.Fatalf("stemmed search = %+v", hits)
+	}
+	// Every word must appear.
+	if hits := search(loom.SearchQuery{Text: "postgres kubernetes"}); len(hits) != 0 {
+		t.Fatalf("search matched a message lacking a word: %+v", hits)
+	}
+	// A quoted part is a phrase.
+	if hits := search(loom.SearchQuery{Text: `"pool size"`}); len(hits) != 1 || hits[0].Seq != 2 {
+		t.Fatalf("phrase search = %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: `"size pool"`}); len(hits) != 0 {
+		t.Fatalf("reversed phrase matched: %+v", hits)
+	}
+	// Tool inputs and outputs are searched.
+	if hits := search(loom.SearchQuery{Text: "kubernetes replicas"}); len(hits) != 1 || hits[0].Seq != 3 {
+		t.Fatalf("tool search = %+v", hits)
+	}
+	// Operator words and punctuation are literal text, never an error.
+	for _, q := range []string{`he said "hi" AND (NEAR* -x`, `AND`, `OR NOT`, `"`, `NEAR(`, `*`, `-`, `:`, `a:b`, `col:x`, `(((`, `^`, `'`, `""`, `   `, `🙂`, `x"y"z"`, `NEAR(a b, 3)`, `{a b}`, `a + b`} {
+		if _, err := st.Search(ctx(t), loom.SearchQuery{Text: q, UserID: "alice"}); err != nil {
+			t.Fatalf("search %q failed: %v", q, err)
+		}
+	}
+	if hits := search(loom.SearchQuery{Text: `he said "hi" AND (NEAR* -x`}); len(hits) != 1 || hits[0].Seq != 4 {
+		t.Fatalf("literal operators search = %+v", hits)
+	}
+	// Filters.
+	if hits := search(loom.SearchQuery{Text: "postgres", SessionID: a.ID}); len(hits) != 1 || hits[0].SessionID != a.ID {
+		t.Fatalf("session filter = %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "postgres", Surface: "telegram"}); len(hits) != 2 {
+		t.Fatalf("surface filter = %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "postgres", ProjectID: a.Project.ID}); len(hits) != 1 {
+		t.Fatalf("project filter = %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "postgres", Role: loom.RoleAssistant}); len(hits) != 1 || hits[0].Role != loom.RoleAssistant {
+		t.Fatalf("role filter = %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "postgres", Since: time.Now().Add(time.Hour)}); len(hits) != 0 {
+		t.Fatalf("time filter = %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "postgres", Until: time.Now().Add(time.Hour)}); len(hits) != 3 {
+		t.Fatalf("until filter = %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "postgres", Limit: 1}); len(hits) != 1 {
+		t.Fatalf("limit = %d hits", len(hits))
+	}
+	if hits := search(loom.SearchQuery{Text: "secrets", UserID: "bob"}); len(hits) != 1 {
+		t.Fatalf("bob's own search = %+v", hits)
+	}
+	// Custom markers (the dashboard uses its own).
+	if hits := search(loom.SearchQuery{Text: "kubernetes", MarkStart: "<b>", MarkEnd: "</b>"}); len(hits) != 1 || !strings.Contains(hits[0].Snippet, "<b>kubernetes</b>") {
+		t.Fatalf("custom markers: %+v", hits)
+	}
+	// Trashed sessions are not searched.
+	if _, err := st.Delete(ctx(t), b.ID, loom.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if hits := search(loom.SearchQuery{Text: "tuning"}); len(hits) != 0 {
+		t.Fatalf("search found a trashed session: %+v", hits)
+	}
+}
+
+// Snippets are the same in every engine: made by package snippet, from
+// the whole message or, in a long one, from the text around the match.
+func testSnippets(t *testing.T, open Opener) {
+	st := open(t)
+	var words []string
+	for i := range 6000 {
+		words = append(words, fmt.Sprintf("filler%d", i))
+	}
+	words[3000] = "needle"
+	long := strings.Join(words, " ")
+	short := "(short) message, with a needle!"
+	s := newSession("alice", "cli:api")
+	mustAppend(t, st, s, text(loom.RoleUser, short), text(loom.RoleAssistant, long))
+	hits, err := st.Search(ctx(t), loom.SearchQuery{Text: "needle", UserID: "alice"})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("search = %+v, %v", hits, err)
+	}
+	m := snippet.NewMatcher("needle")
+	for _, h := range hits {
+		body := map[int64]string{1: short, 2: long}[h.Seq]
+		if want := m.Make(body, loom.DefaultMarkStart, loom.DefaultMarkEnd); h.Snippet != want {
+			t.Errorf("snippet of message %d = %q, want %q", h.Seq, h.Snippet, want)
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// §3.10: every session with rows is listed, newest first, with filters
+// and cursor paging; nothing disappears on its own.
+func testNothingLost(t *testing.T, open Opener) {
+	st := open(t)
+	var ids []string
+	for i := 0; i < 25; i++ {
+		s := newSession("alice", fmt.Sprintf("cli:api:%d", i))
+		if i%5 == 0 {
+			s.Key = fmt.Sprintf("telegram:%d", i)
+			s.Project = loom.Project{}
+		}
+		mustAppend(t, st, s, text(loom.RoleUser, fmt.Sprintf("prompt %d", i)))
+		ids = append(ids, s.ID)
+		time.Sleep(2 * time.Millisecond)
+	}
+	all, err := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"})
+	if err != nil || len(all) != 25 {
+		t.Fatalf("list = %d, %v", len(all), err)
+	}
+	for i, s := range all {
+		if s.ID != ids[24-i] {
+			t.Fatalf("list not newest first at %d", i)
+		}
+	}
+	if all[0].LastPrompt != "prompt 24" || all[0].MessageCount != 1 {
+		t.Fatalf("list row = %+v", all[0])
+	}
+	// Cursor paging visits every session once.
+	seen := map[string]bool{}
+	var cur *loom.Cursor
+	for {
+		page, err := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", Limit: 7, Before: cur})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range page {
+			if seen[s.ID] {
+				t.Fatalf("session %s listed twice", s.ID)
+			}
+			seen[s.ID] = true
+		}
+		if len(page) < 7 {
+			break
+		}
+		cur = &loom.Cursor{UpdatedAt: page[len(page)-1].UpdatedAt, ID: page[len(page)-1].ID}
+	}
+	if len(seen) != 25 {
+		t.Fatalf("paging saw %d sessions", len(seen))
+	}
+	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", Surface: "telegram"}); len(l) != 5 {
+		t.Fatalf("surface filter = %d", len(l))
+	}
+	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", ProjectID: "0123456789abcdef"}); len(l) != 20 {
+		t.Fatalf("project filter = %d", len(l))
+	}
+	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", ProjectName: "api"}); len(l) != 20 {
+		t.Fatalf("project name filter = %d", len(l))
+	}
+	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", ProjectName: "web"}); len(l) != 0 {
+		t.Fatalf("project name filter for another name = %d", len(l))
+	}
+	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "bob"}); len(l) != 0 {
+		t.Fatalf("bob sees %d of alice's sessions", len(l))
+	}
+	// A second handle (another process) sees the same sessions.
+	if l, _ := open(t).Sessions(ctx(t), loom.SessionFilter{UserID: "alice"}); len(l) != 25 {
+		t.Fatalf("second handle lists %d", len(l))
+	}
+}
+
+// References: exact id, unique prefix of ≥4, key, title; ambiguity lists
+// candidates; users never see each other's sessions.
+func testResolve(t *testing.T, open Opener) {
+	st := open(t)
+	a := newSession("alice", "cli:api")
+	a.Title = "Refactor the API"
+	mustAppend(t, st, a, text(loom.RoleUser, "x"))
+	b := newSession("alice", "telegram:7")
+	b.Title = "Shared Title"
+	mustAppend(t, st, b, text(loom.RoleUser, "y"))
+	c := newSession("alice", "discord:9")
+	c.Title = "shared title"
+	mustAppend(t, st, c, text(loom.RoleUser, "z"))
+	scope := loom.ResolveScope{UserID: "alice"}
+	for ref, want := range map[string]string{
+		a.ID:                   a.ID,
+		strings.ToUpper(a.ID):  a.ID,
+		"cli:api":              a.ID,
+		"refactor the api":     a.ID,
+		"  Refactor the API  ": a.ID,
+		"telegram:7":           b.ID,
+		b.ID:                   b.ID,
+	} {
+		got, err := st.Resolve(ctx(t), ref, scope)
+		if err != nil || got.ID != want {
+			t.Fatalf("resolve %q = %v, %v; want %s", ref, got, err, want)
+		}
+	}
+	// Ids made in the same millisecond share long prefixes; a prefix long
+	// enough to be unique resolves.
+	n := 8
+	for ; n < len(a.ID); n++ {
+		if !strings.HasPrefix(b.ID, a.ID[:n]) && !strings.HasPrefix(c.ID, a.ID[:n]) {
+			break
+		}
+	}
+	if got, err := st.Resolve(ctx(t), a.ID[:n], scope); err != nil || got.ID != a.ID {
+		t.Fatalf("prefix %q = %v", a.ID[:n], err)
+	}
+	_, err := st.Resolve(ctx(t), "shared TITLE", scope)
+	wantCode(t, err, loom.EAMBIGUOUS)
+	if !strings.Contains(err.Error(), b.ID) || !strings.Contains(err.Error(), c.ID) {
+		t.Fatalf("ambiguity error does not list candidates: %v", err)
+	}
+	// A prefix shared by all three (same millisecond prefix) is ambiguous.
+	common := 0
+	for common < len(a.ID) && a.ID[common] == b.ID[common] && a.ID[common] == c.ID[common] {
+		common++
+	}
+	if common >= 4 {
+		_, err = st.Resolve(ctx(t), a.ID[:common], scope)
+		wantCode(t, err, loom.EAMBIGUOUS)
+	}
+	_, err = st.Resolve(ctx(t), a.ID[:3], scope)
+	wantCode(t, err, loom.ENOTFOUND)
+	_, err = st.Resolve(ctx(t), a.ID, loom.ResolveScope{UserID: "bob"})
+	wantCode(t, err, loom.ENOTFOUND)
+	_, err = st.Resolve(ctx(t), "", scope)
+	wantCode(t, err, loom.EINVALID)
+	// The same key in two projects: the scope's project wins; without a
+	// project it is ambiguous.
+	d := newSession("alice", "cli:api")
+	d.Project = loom.Project{ID: "9999888877776666", Name: "api", Root: "/other/api"}
+	mustAppend(t, st, d, text(loom.RoleUser, "w"))
+	if got, err := st.Resolve(ctx(t), "cli:api", loom.ResolveScope{UserID: "alice", ProjectID: d.Project.ID}); err != nil || got.ID != d.ID {
+		t.Fatalf("key in project = %v", err)
+	}
+	_, err = st.Resolve(ctx(t), "cli:api", scope)
+	wantCode(t, err, loom.EAMBIGUOUS)
+}
+
+// SessionFilter.Text: a listing keeps the sessions whose title, key,
+// description or last prompt contains the text (ignoring the case of
+// ASCII letters), whose id starts with it, or whose messages match it as
+// a search does; other filters, paging and the trash still apply.
+func testSessionText(t *testing.T, open Opener) {
+	st := open(t)
+	titled := newSession("alice", "cli:api")
+	titled.Title = "Frontend Refactor"
+	mustAppend(t, st, titled, text(loom.RoleUser, "plain words"))
+	keyed := newSession("alice", "telegram:555")
+	keyed.Project = loom.Project{}
+	mustAppend(t, st, keyed, text(loom.RoleUser, "more plain words"))
+	described := newSession("alice", "cli:described")
+	mustAppend(t, st, described, text(loom.RoleUser, "nothing special"))
+	desc := "notes on 100% of the rollout_plan"
+	if _, err := st.UpdateSession(ctx(t), described.ID, loom.SessionUpdate{Description: &desc}); err != nil {
+		t.Fatal(err)
+	}
+	prompted := newSession("alice", "cli:prompted")
+	mustAppend(t, st, prompted, text(loom.RoleUser, "why does the Kubelet restart"))
+	messaged := newSession("alice", "cli:messaged")
+	mustAppend(t, st, messaged, text(loom.RoleUser, "first question"), text(loom.RoleAssistant, "the buttons are configured in theme.css"),
+		text(loom.RoleUser, "second question"))
+	bob := newSession("bob", "cli:api")
+	bob.Title = "Frontend Refactor"
+	mustAppend(t, st, bob, text(loom.RoleUser, "buttons kubelet"))
+
+	list := func(f loom.SessionFilter) []string {
+		t.Helper()
+		if f.UserID == "" {
+			f.UserID = "alice"
+		}
+		got, err := st.Sessions(ctx(t), f)
+		if err != nil {
+			t.Fatalf("list %+v: %v", f, err)
+		}
+		var ids []string
+		for _, s := range got {
+			ids = append(ids, s.ID)
+		}
+		return ids
+	}
+	want := func(text string, ids ...string) {
+		t.Helper()
+		if got := list(loom.SessionFilter{Text: text}); strings.Join(got, " ") != strings.Join(ids, " ") {
+			t.Fatalf("text %q lists %v, want %v", text, got, ids)
+		}
+	}
+	want("frontend", titled.ID)           // title, any case
+	want("TELEGRAM:5", keyed.ID)          // key
+	want("100%", described.ID)            // description, % is text
+	want("rollout_p", described.ID)       // _ is text
+	want("rollou%plan")                   // and is no wildcard
+	want("kubelet", prompted.ID)          // last prompt
+	want("configured theme", messaged.ID) // message words, stemmed
+	want("configuring", messaged.ID)
+	want(titled.ID[:13], titled.ID) // id prefix
+	want("nothing-like-this")
+	want(titled.ID[:3]) // a prefix is 4 characters or more
+	if got := list(loom.SessionFilter{Text: "plain"}); len(got) != 2 || got[0] != keyed.ID {
+		t.Fatalf("newest first: %v", got)
+	}
+	if got := list(loom.SessionFilter{Text: "plain", Surface: "telegram"}); len(got) != 1 || got[0] != keyed.ID {
+		t.Fatalf("with a surface: %v", got)
+	}
+	if got := list(loom.SessionFilter{Text: "frontend", UserID: "bob"}); len(got) != 1 || got[0] != bob.ID {
+		t.Fatalf("bob's: %v", got)
+	}
+	// Paging with a cursor visits each match once.
+	page := list(loom.SessionFilter{Text: "question", Limit: 1})
+	all := list(loom.SessionFilter{Text: "words"})
+	if len(page) != 1 || page[0] != messaged.ID || len(all) != 2 {
+		t.Fatalf("pages: %v, %v", page, all)
+	}
+	first, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", Text: "words", Limit: 1})
+	rest := list(loom.SessionFilter{Text: "words", Before: &loom.Cursor{UpdatedAt: first[0].UpdatedAt, ID: first[0].ID}})
+	if len(first) != 1 || len(rest) != 1 || rest[0] == first[0].ID {
+		t.Fatalf("second page after %s: %v", first[0].ID, rest)
+	}
+	// The trash is searched when listed, by metadata and messages.
+	if _, err := st.Delete(ctx(t), messaged.ID, loom.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want("buttons")
+	if got := list(loom.SessionFilter{Text: "buttons", Deleted: true}); len(got) != 1 || got[0] != messaged.ID {
+		t.Fatalf("text in the trash: %v", got)
+	}
+}
+
+// UpdateSession checks what it sets: a title of one line of at most
+// loom.MaxTitleBytes bytes (stored trimmed), a description of at most
+// loom.MaxDescriptionBytes bytes, a key of the form SURFACE:NAME; a
+// rejected update changes nothing. Fork names its session by the same
+// rule.
+func testUpdateSession(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	s.Title = "before"
+	mustAppend(t, st, s, turnMessages(1)...)
+	str := func(v string) *string { return &v }
+	for _, tc := range []struct {
+		u   loom.SessionUpdate
+		msg string
+	}{
+		{loom.SessionUpdate{Title: str(strings.Repeat("x", loom.MaxTitleBytes+1))}, "title is longer than 200 bytes"},
+		{loom.SessionUpdate{Title: str("two\nlines")}, "title must be one line"},
+		{loom.SessionUpdate{Title: str("ok"), Description: str(strings.Repeat("d", loom.MaxDescriptionBytes+1))}, "description is longer than 10000 bytes"},
+		{loom.SessionUpdate{Key: str("no surface")}, `key "no surface" must be SURFACE:NAME, e.g. telegram:12345`},
+	} {
+		_, err := st.UpdateSession(ctx(t), s.ID, tc.u)
+		wantCode(t, err, loom.EINVALID)
+		if loom.ErrorMessage(err) != tc.msg {
+			t.Fatalf("update %+v: %q, want %q", tc.u, loom.ErrorMessage(err), tc.msg)
+		}
+	}
+	if got, _ := st.Session(ctx(t), s.ID); got.Title != "before" || got.Description != "" || got.Key != "cli:api" {
+		t.Fatalf("a rejected update changed the session: %+v", got)
+	}
+	got, err := st.UpdateSession(ctx(t), s.ID, loom.SessionUpdate{Title: str("  " + strings.Repeat("t", loom.MaxTitleBytes-4) + "  "), Key: str("telegram:9")})
+	if err != nil || got.Title != strings.Repeat("t", loom.MaxTitleBytes-4) || got.Key != "telegram:9" || got.Surface != "telegram" {
+		t.Fatalf("update = %+v, %v", got, err)
+	}
+	_, err = st.Fork(ctx(t), s.ID, loom.ForkOptions{Title: "a\nb"})
+	wantCode(t, err, loom.EINVALID)
+	_, err = st.UpdateSession(ctx(t), loom.NewID(), loom.SessionUpdate{Title: str("x")})
+	wantCode(t, err, loom.ENOTFOUND)
+}

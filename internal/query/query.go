@@ -1,0 +1,342 @@
+// Package query writes the SQL both engines share: which conditions a
+// session listing, a reference lookup, a search, a usage report or a
+// prune puts on sessions s and messages m, and the queries of a usage
+// report. Each engine supplies its Dialect: how it writes placeholders,
+// passes times, and does what only it can (a case-insensitive title, a
+// paging cursor its indexes serve, a full-text match).
+package query
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/rowscan"
+)
+
+// Dialect is how an engine writes what its SQL differs in.
+type Dialect struct {
+	// Param returns the placeholder of the nth argument (from 1).
+	Param func(n int) string
+	// Time returns a time as the engine compares it with stored ones.
+	Time func(t time.Time) any
+	// Before is the condition of a listing page after cursor c: sessions
+	// s older than c.UpdatedAt, or as old with a smaller id; each ? in
+	// it stands for the next of args.
+	Before func(c *loom.Cursor) (cond string, args []any)
+	// TitleIs is the condition that s.title equals ? ignoring case.
+	TitleIs string
+	// Join joins the next table of a query that walks from rows found
+	// to the rows they name; SQLite's CROSS JOIN fixes the order of the
+	// join, so that each step seeks an index from the rows already found.
+	Join string
+	// Match says how messages m that match text as a search does are
+	// found; ok is false when text has nothing to search for.
+	Match func(text string) (m Match, ok bool)
+}
+
+// Match is how an engine finds the messages m that match a search.
+type Match struct {
+	// From is messages m joined with what finds them.
+	From string
+	// Cond is the condition of a match; each ? in it stands for the
+	// next of Args.
+	Cond string
+	Args []any
+	// Newest is the ORDER BY that walks matches newest first.
+	Newest string
+}
+
+// Clause is a WHERE clause being written: conditions joined by AND.
+type Clause struct {
+	d     Dialect
+	conds []string
+	// Args are the arguments of the conditions, in order.
+	Args []any
+}
+
+// New starts a clause in d's dialect.
+func New(d Dialect) *Clause { return &Clause{d: d} }
+
+// Add appends cond, in which each ? stands for the next of args.
+func (c *Clause) Add(cond string, args ...any) {
+	c.conds = append(c.conds, c.SQL(cond, args...))
+}
+
+// SQL returns sql with each ? replaced by the placeholder of the next of
+// args, which it appends to c.Args: for SQL that goes with the clause
+// elsewhere in a statement, before its conditions.
+func (c *Clause) SQL(sql string, args ...any) string {
+	var b strings.Builder
+	for _, a := range args {
+		i := strings.IndexByte(sql, '?')
+		if i < 0 {
+			panic(fmt.Sprintf("query: %d arguments for %q", len(args), sql))
+		}
+		c.Args = append(c.Args, a)
+		b.WriteString(sql[:i])
+		b.WriteString(c.d.Param(len(c.Args)))
+		sql = sql[i+1:]
+	}
+	b.WriteString(sql)
+	return b.String()
+}
+
+// String is the conditions joined by AND, TRUE when there are none.
+func (c *Clause) String() string {
+	if len(c.conds) == 0 {
+		return "TRUE"
+	}
+	return strings.Join(c.conds, " AND ")
+}
+
+// Trash keeps the sessions s in the trash (deleted) or the live ones.
+func (c *Clause) Trash(deleted bool) {
+	if deleted {
+		c.Add("s.deleted_at IS NOT NULL")
+	} else {
+		c.Add("s.deleted_at IS NULL")
+	}
+}
+
+// Sessions returns the WHERE, ORDER BY and LIMIT of a session listing
+// with f, newest first, and its arguments.
+func Sessions(d Dialect, f loom.SessionFilter) (string, []any) {
+	c := New(d)
+	for _, col := range f.Equal() {
+		c.Add("s."+col.Name+" = ?", col.Value)
+	}
+	c.Trash(f.Deleted)
+	if !f.UpdatedBefore.IsZero() {
+		c.Add("s.updated_at < ?", d.Time(f.UpdatedBefore))
+	}
+	if f.Before != nil {
+		cond, args := d.Before(f.Before)
+		c.Add(cond, args...)
+	}
+	if f.Text != "" {
+		c.text(f.Text, f.UserID)
+	}
+	q := "WHERE " + c.String() + " ORDER BY s.updated_at DESC, s.id DESC"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	return q, c.Args
+}
+
+// text is SessionFilter.Text: title, key, description or last prompt
+// containing text, an id starting with it, or matching messages.
+func (c *Clause) text(text, userID string) {
+	pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(text) + "%"
+	var or []string
+	var args []any
+	for _, col := range []string{"s.title", "s.key", "s.description", "s.last_prompt"} {
+		or = append(or, "lower("+col+`) LIKE lower(?) ESCAPE '\'`)
+		args = append(args, pattern)
+	}
+	if len(text) >= 4 {
+		prefix := strings.ToLower(text)
+		or = append(or, "(s.id >= ? AND s.id < ?)")
+		args = append(args, prefix, prefix+"~")
+	}
+	if m, ok := c.d.Match(text); ok {
+		// The newest matches of the user's messages: a word found in
+		// most messages must not make a listing read them all.
+		q := "SELECT m.session_id FROM " + m.From
+		cond := m.Cond
+		args = append(args, m.Args...)
+		if userID != "" {
+			q += " " + c.d.Join + " sessions ms ON ms.id = m.session_id"
+			cond += " AND ms.user_id = ?"
+			args = append(args, userID)
+		}
+		or = append(or, fmt.Sprintf("s.id IN (%s WHERE %s ORDER BY %s LIMIT %d)", q, cond, m.Newest, loom.MaxTextMatches))
+	}
+	c.Add("("+strings.Join(or, " OR ")+")", args...)
+}
+
+// Lookup returns the WHERE, ORDER BY and LIMIT of one of
+// loom.ResolveWith's lookups of v in scope, and its arguments.
+func Lookup(d Dialect, scope loom.ResolveScope, by loom.Lookup, v string) (string, []any) {
+	c := New(d)
+	if scope.UserID != "" {
+		c.Add("s.user_id = ?", scope.UserID)
+	}
+	c.Trash(scope.Deleted)
+	switch by {
+	case loom.ByID:
+		c.Add("s.id = ?", v)
+	case loom.ByPrefix:
+		// Ids are lowercase hex and dashes and compare bytewise, so the
+		// range [prefix, prefix+"~") holds exactly the ids that start
+		// with it.
+		c.Add("s.id >= ? AND s.id < ?", v, v+"~")
+	case loom.ByKey:
+		c.Add("s.key = ?", v)
+	case loom.ByTitle:
+		c.Add(d.TitleIs, v)
+	}
+	return "WHERE " + c.String() + " ORDER BY s.updated_at DESC, s.id DESC LIMIT 20", c.Args
+}
+
+// Prune is the condition on sessions s that a prune at now selects: live
+// sessions (not sub-agent ones, which go with their parents) of the
+// user and project, not updated since now-opts.OlderThan.
+func Prune(d Dialect, opts loom.PruneOptions, now time.Time) *Clause {
+	c := New(d)
+	c.Trash(false)
+	c.Add("s.kind <> 'subagent'")
+	c.Add("s.updated_at <= ?", d.Time(now.Add(-opts.OlderThan)))
+	if opts.UserID != "" {
+		c.Add("s.user_id = ?", opts.UserID)
+	}
+	if opts.ProjectID != "" {
+		c.Add("s.project_id = ?", opts.ProjectID)
+	}
+	return c
+}
+
+// usageSums are the totals of one usage group, each cast back to the
+// type it sums (PostgreSQL sums bigint into numeric).
+const usageSums = `count(*), CAST(coalesce(sum(%[1]smessage_count), 0) AS BIGINT), CAST(coalesce(sum(%[1]sinput_tokens), 0) AS BIGINT),
+	CAST(coalesce(sum(%[1]soutput_tokens), 0) AS BIGINT), CAST(coalesce(sum(%[1]sreasoning_tokens), 0) AS BIGINT),
+	CAST(coalesce(sum(%[1]scache_read_tokens), 0) AS BIGINT), CAST(coalesce(sum(%[1]scache_write_tokens), 0) AS BIGINT),
+	CAST(coalesce(sum(%[1]scost_usd), 0) AS DOUBLE PRECISION), CAST(coalesce(sum(%[1]sapi_calls), 0) AS BIGINT),
+	CAST(coalesce(sum(%[1]scompactions), 0) AS BIGINT)`
+
+// UsageReport makes the usage report of the sessions f selects: totals
+// per session and per project from the counters kept on session rows,
+// per model from messages (a fork's copied history counted once, in the
+// session it was made in). run runs a query whose rows are usage rows of
+// group.
+func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args []any) ([]loom.UsageRow, error)) (*loom.UsageReport, error) {
+	c := New(d)
+	c.Trash(false)
+	for _, col := range []loom.Column{{Name: "user_id", Value: f.UserID}, {Name: "project_id", Value: f.ProjectID}, {Name: "id", Value: f.SessionID}} {
+		if col.Value != "" {
+			c.Add("s."+col.Name+" = ?", col.Value)
+		}
+	}
+	w := " WHERE " + c.String()
+	sums := fmt.Sprintf(usageSums, "s.")
+	msums := strings.Replace(fmt.Sprintf(usageSums, "m."), "count(*), CAST(coalesce(sum(m.message_count), 0) AS BIGINT)", "count(DISTINCT m.session_id), count(*)", 1)
+	rep := &loom.UsageReport{}
+	var err error
+	if rep.BySession, err = run("session", `SELECT s.id, CASE WHEN s.title <> '' THEN s.title ELSE coalesce(s.key, s.id) END, `+sums+
+		` FROM sessions s`+w+` GROUP BY s.id ORDER BY sum(s.cost_usd) DESC, sum(s.input_tokens + s.output_tokens) DESC, s.id`, c.Args); err != nil {
+		return nil, err
+	}
+	if rep.ByProject, err = run("project", `SELECT s.project_id, CASE WHEN max(s.project_name) <> '' THEN max(s.project_name) ELSE max(s.surface) END, `+sums+
+		` FROM sessions s`+w+` GROUP BY s.project_id ORDER BY sum(s.cost_usd) DESC, s.project_id`, c.Args); err != nil {
+		return nil, err
+	}
+	if rep.ByModel, err = run("model", `SELECT m.provider || ':' || m.model, m.model, `+msums+
+		` FROM messages m JOIN sessions s ON s.id = m.session_id`+w+` AND m.model <> '' AND NOT (s.kind = 'fork' AND m.turn <= s.fork_turn)`+
+		` GROUP BY m.provider, m.model ORDER BY sum(m.cost_usd) DESC, m.provider, m.model`, c.Args); err != nil {
+		return nil, err
+	}
+	for _, r := range rep.BySession {
+		rep.Total.Add(r.Usage)
+	}
+	return rep, nil
+}
+
+// Search adds the filters of q on messages m of live sessions s to c.
+func (c *Clause) Search(q loom.SearchQuery) {
+	c.Trash(false)
+	for _, col := range []loom.Column{
+		{Name: "s.user_id", Value: q.UserID}, {Name: "m.session_id", Value: q.SessionID}, {Name: "s.project_id", Value: q.ProjectID},
+		{Name: "s.surface", Value: q.Surface}, {Name: "m.role", Value: q.Role},
+	} {
+		if col.Value != "" {
+			c.Add(col.Name+" = ?", col.Value)
+		}
+	}
+	if !q.Since.IsZero() {
+		c.Add("m.created_at >= ?", c.d.Time(q.Since))
+	}
+	if !q.Until.IsZero() {
+		c.Add("m.created_at < ?", c.d.Time(q.Until))
+	}
+}
+
+// Set returns the SET list of an update of cols, and its arguments
+// (numbered from 1).
+func Set(d Dialect, cols []loom.Column) (string, []any) {
+	sets := make([]string, len(cols))
+	args := make([]any, len(cols))
+	for i, col := range cols {
+		sets[i] = col.Name + " = " + d.Param(i+1)
+		args[i] = col.Value
+	}
+	return strings.Join(sets, ", "), args
+}
+
+// FamilyDialect is how an engine writes the recursive query of
+// Store.Family.
+type FamilyDialect struct {
+	// Start begins the query of the first generation: sessions s whose
+	// ids are in its one argument ?, up to where the condition that
+	// they are live follows.
+	Start string
+	// IDs makes Start's argument from the ids.
+	IDs func(ids []string) any
+	// User is the user column of alias; SQLite's unary + keeps its
+	// planner from looking sessions up by user, when ids and parent
+	// ids find them.
+	User func(alias string) string
+	// Int is the placeholder of an integer argument.
+	Int string
+}
+
+// Family returns the query of Store.Family and its arguments: start at
+// the sessions q.IDs names, climb to their roots when asked, then walk
+// down. The depth bound keeps a cycle of parent links from looping.
+// Every value is an argument, so the query text (and its prepared
+// statement) is one of a few.
+func Family(d Dialect, fd FamilyDialect, q loom.FamilyQuery) (string, []any) {
+	c := New(d)
+	var b strings.Builder
+	add := func(sql string, args ...any) { b.WriteString(c.SQL(sql, args...)) }
+	// live keeps rows of the query's user that are not in the trash.
+	live := func(alias string) {
+		add(alias + ".deleted_at IS NULL")
+		if q.UserID != "" {
+			add(" AND "+fd.User(alias)+" = ?", q.UserID)
+		}
+	}
+	subagents := func(alias string) {
+		if q.SubagentsOnly {
+			add(alias + ".kind = 'subagent' AND ")
+		}
+	}
+	add("WITH RECURSIVE start(id) AS ("+fd.Start+" ", fd.IDs(q.IDs))
+	live("s")
+	add(")")
+	seeds := "start"
+	if q.FromRoot {
+		add(`, up(start, id, hops) AS (SELECT id, id, 0 FROM start UNION SELECT up.start, p.id, up.hops + 1 FROM up
+			`+d.Join+` sessions c ON c.id = up.id `+d.Join+` sessions p ON p.id = c.parent_id WHERE up.hops < `+fd.Int+` AND `, q.Depth())
+		subagents("c")
+		live("p")
+		// Each session's root is the ancestor farthest up (on a cycle,
+		// wherever the depth bound stopped the climb).
+		add(`), roots(id) AS (SELECT DISTINCT u.id FROM up u WHERE u.hops = (SELECT max(v.hops) FROM up v WHERE v.start = u.start))`)
+		seeds = "roots"
+	}
+	add(`, fam(id, depth) AS (SELECT id, 0 FROM `+seeds+` UNION ALL SELECT s.id, fam.depth + 1 FROM fam
+		`+d.Join+` sessions s ON s.parent_id = fam.id WHERE fam.depth < `+fd.Int+` AND `, q.Depth())
+	subagents("s")
+	live("s")
+	if q.Limit <= 0 {
+		// Order is made in Go; the database only finds the rows.
+		add(`) SELECT ` + rowscan.SessionColumns + rowscan.SessionFrom + `WHERE s.id IN (SELECT id FROM fam)`)
+		return b.String(), c.Args
+	}
+	// A bound keeps the nearest generations: the database orders.
+	add(`) SELECT `+rowscan.SessionColumns+` FROM (SELECT id, min(depth) AS depth FROM fam GROUP BY id) f
+		`+d.Join+` sessions s ON s.id = f.id LEFT JOIN locks l ON l.session_id = s.id
+		ORDER BY f.depth, s.created_at, s.id LIMIT `+fd.Int, q.Limit)
+	return b.String(), c.Args
+}

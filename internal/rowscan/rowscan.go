@@ -1,0 +1,283 @@
+// Package rowscan reads loom's rows the same way for both engines. The
+// engines select the same columns in the same order (the column lists
+// here), and values whose types differ between them go through
+// database/sql's Scanner interface, which both drivers call: SQLite hands
+// over times as RFC 3339 text and JSON as text, PostgreSQL times as time
+// values and JSON as bytes.
+package rowscan
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Scanner is a row: *sql.Row, *sql.Rows and pgx.Row all are.
+type Scanner interface {
+	Scan(dest ...any) error
+}
+
+// Rows are the rows of a query: *sql.Rows and pgx.Rows both are.
+type Rows interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// Result is rows that the reader closes: pgx.Rows is, and *sql.Rows is
+// through an engine's Querier.
+type Result interface {
+	Rows
+	Close()
+}
+
+// Querier runs a query: an engine's connection, pool or transaction, as
+// the engine adapts it.
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (Result, error)
+}
+
+// All runs q on db and reads every row with scan.
+func All[T any](ctx context.Context, db Querier, scan func(Scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return Collect(rows, scan)
+}
+
+// Collect reads every row with scan; the caller closes rows.
+func Collect[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// String reads a row of one text column.
+func String(row Scanner) (string, error) {
+	var s string
+	err := row.Scan(&s)
+	return s, err
+}
+
+// Int64 reads a row of one integer column.
+func Int64(row Scanner) (int64, error) {
+	var n int64
+	err := row.Scan(&n)
+	return n, err
+}
+
+// Time is a time column that may be NULL, stored as RFC 3339 text
+// (SQLite) or as a timestamp (PostgreSQL). Times come back in UTC.
+type Time struct {
+	T     time.Time
+	Valid bool
+}
+
+// Scan implements sql.Scanner.
+func (t *Time) Scan(v any) error {
+	*t = Time{}
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case time.Time:
+		t.T = v.UTC()
+	case string:
+		t.T = parseTime(v)
+	case []byte:
+		t.T = parseTime(string(v))
+	default:
+		return fmt.Errorf("time column holds %T", v)
+	}
+	t.Valid = true
+	return nil
+}
+
+// parseTime reads a stored time; text that is not one (written by hand)
+// reads as the zero time rather than making the row unreadable.
+func parseTime(s string) time.Time {
+	p, _ := loom.ParseTime(s)
+	return p.UTC()
+}
+
+// Ptr is the time, nil for NULL.
+func (t Time) Ptr() *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	v := t.T
+	return &v
+}
+
+// Bytes is a text or JSON column that may be NULL, as bytes.
+type Bytes struct {
+	B     []byte
+	Valid bool
+}
+
+// Scan implements sql.Scanner. It copies what it is given: drivers may
+// reuse their buffers.
+func (b *Bytes) Scan(v any) error {
+	*b = Bytes{}
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case string:
+		b.B = []byte(v)
+	case []byte:
+		b.B = append([]byte(nil), v...)
+	default:
+		return fmt.Errorf("text column holds %T", v)
+	}
+	b.Valid = true
+	return nil
+}
+
+// SessionColumns are the columns Session reads: a session s and its lock
+// row l (NULL when there is none), from SessionFrom.
+const SessionColumns = `s.id, s.user_id, s.key, s.surface, s.title, s.description, s.kind,
+	s.parent_id, s.fork_turn, s.project_id, s.project_name, s.project_root, s.cwd,
+	s.model, s.provider, s.profile, s.message_count, s.turn_count, s.summary_seq,
+	s.last_prompt, s.input_tokens, s.output_tokens, s.reasoning_tokens,
+	s.cache_read_tokens, s.cache_write_tokens, s.cost_usd, s.api_calls,
+	s.compactions, s.created_at, s.updated_at, s.deleted_at,
+	l.owner, l.pid, l.host, l.since, l.expires_at`
+
+// SessionFrom joins a session with its lock row.
+const SessionFrom = ` FROM sessions s LEFT JOIN locks l ON l.session_id = s.id `
+
+// Session reads a row of SessionColumns. The lock row goes into the
+// session's Lock when live says it still binds: a dead holder's lock
+// counts as none.
+func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
+	var (
+		x                         loom.Session
+		key, parent, owner, host  sql.NullString
+		pid                       sql.NullInt64
+		created, updated, deleted Time
+		since, expires            Time
+	)
+	u := &x.Usage
+	err := row.Scan(&x.ID, &x.UserID, &key, &x.Surface, &x.Title, &x.Description, &x.Kind,
+		&parent, &x.ForkTurn, &x.Project.ID, &x.Project.Name, &x.Project.Root, &x.Cwd,
+		&x.Model, &x.Provider, &x.Profile, &x.MessageCount, &x.TurnCount, &x.SummarySeq,
+		&x.LastPrompt, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
+		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls,
+		&u.Compactions, &created, &updated, &deleted,
+		&owner, &pid, &host, &since, &expires)
+	if err != nil {
+		return nil, err
+	}
+	x.Key, x.ParentID = key.String, parent.String
+	x.CreatedAt, x.UpdatedAt, x.DeletedAt = created.T, updated.T, deleted.Ptr()
+	if owner.Valid {
+		l := &loom.Lock{Owner: owner.String, PID: int(pid.Int64), Host: host.String, Since: since.T, Expires: expires.T}
+		if live(l) {
+			x.Lock = l
+		}
+	}
+	return &x, nil
+}
+
+// Sessions runs a query that selects SessionColumns and reads its
+// sessions (see Session).
+func Sessions(ctx context.Context, db Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {
+	out, err := All(ctx, db, func(row Scanner) (*loom.Session, error) { return Session(row, live) }, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// LockColumns are the columns Lock reads from locks.
+const LockColumns = `owner, pid, host, since, expires_at`
+
+// Lock reads a row of LockColumns.
+func Lock(row Scanner) (*loom.Lock, error) {
+	var l loom.Lock
+	var since, expires Time
+	if err := row.Scan(&l.Owner, &l.PID, &l.Host, &since, &expires); err != nil {
+		return nil, err
+	}
+	l.Since, l.Expires = since.T, expires.T
+	return &l, nil
+}
+
+// MessageColumns are the columns Message reads: a message m and its body
+// b, from MessageFrom.
+const MessageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.model, m.provider,
+	m.input_tokens, m.output_tokens, m.reasoning_tokens, m.cache_read_tokens,
+	m.cache_write_tokens, m.cost_usd, m.api_calls, m.compactions, m.error,
+	m.created_at, m.completed_at`
+
+// MessageFrom joins a message with its body.
+const MessageFrom = ` FROM messages m JOIN bodies b ON b.id = m.body_id `
+
+// Message reads a row of MessageColumns.
+func Message(row Scanner) (*loom.Message, error) {
+	var (
+		m                  loom.Message
+		parts, errText     Bytes
+		created, completed Time
+	)
+	u := &m.Usage
+	err := row.Scan(&m.SessionID, &m.Seq, &m.ID, &m.Role, &m.Turn, &parts, &m.Model, &m.Provider,
+		&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
+		&u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions, &errText,
+		&created, &completed)
+	if err != nil {
+		return nil, err
+	}
+	if m.Parts, err = loom.DecodeParts(parts.B); err != nil {
+		return nil, fmt.Errorf("message %d of %s: %w", m.Seq, m.SessionID, err)
+	}
+	m.Error = loom.DecodeError(errText.B, errText.Valid)
+	m.CreatedAt, m.CompletedAt = created.T, completed.Ptr()
+	return &m, nil
+}
+
+// Messages reads the messages of a query: SELECT MessageColumns, from
+// MessageFrom, then rest (the conditions and order).
+func Messages(ctx context.Context, db Querier, rest string, args ...any) ([]*loom.Message, error) {
+	out, err := All(ctx, db, Message, "SELECT "+MessageColumns+MessageFrom+rest, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read messages: %w", err)
+	}
+	return out, nil
+}
+
+// TokenColumns are the columns Token reads from tokens.
+const TokenColumns = `id, user_id, name, created_at, last_used_at, revoked_at, expires_at`
+
+// Token reads a row of TokenColumns.
+func Token(row Scanner) (*loom.Token, error) {
+	var t loom.Token
+	var created, used, revoked, expires Time
+	if err := row.Scan(&t.ID, &t.UserID, &t.Name, &created, &used, &revoked, &expires); err != nil {
+		return nil, err
+	}
+	t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.ExpiresAt = created.T, used.Ptr(), revoked.Ptr(), expires.Ptr()
+	return &t, nil
+}
+
+// UsageRow returns how a usage query's rows are read for group: key,
+// name, sessions, messages, then the Usage fields in their order.
+func UsageRow(group string) func(Scanner) (loom.UsageRow, error) {
+	return func(row Scanner) (loom.UsageRow, error) {
+		r := loom.UsageRow{Group: group}
+		u := &r.Usage
+		err := row.Scan(&r.Key, &r.Name, &r.Sessions, &r.Messages, &u.InputTokens, &u.OutputTokens,
+			&u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+		return r, err
+	}
+}

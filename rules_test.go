@@ -1,0 +1,214 @@
+package loom
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func prompt(role, text string) *Message {
+	return &Message{Role: role, Parts: []Part{{Type: PartText, Text: text}}}
+}
+
+func TestApplyAppend(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	s := &Session{ID: "s", MessageCount: 2, TurnCount: 1, SummarySeq: 1, Usage: Usage{InputTokens: 5}}
+	sum := prompt(RoleSummary, "summary")
+	answer := prompt(RoleAssistant, "answer")
+	answer.Usage = Usage{InputTokens: 10, CostUSD: 0.5}
+	msgs := []*Message{prompt(RoleUser, "  first line\nsecond  "), answer, sum, prompt(RoleUser, ""), prompt(RoleUser, "last prompt")}
+	s.ApplyAppend(now, msgs...)
+	for i, m := range msgs {
+		if m.Seq != int64(3+i) || m.SessionID != "s" || m.ID == "" || !m.CreatedAt.Equal(now) {
+			t.Fatalf("message %d = %+v", i, m)
+		}
+	}
+	if turns := []int{2, 2, 2, 3, 4}; msgs[0].Turn != turns[0] || msgs[2].Turn != turns[2] || msgs[4].Turn != turns[4] {
+		t.Fatalf("turns = %d %d %d", msgs[0].Turn, msgs[2].Turn, msgs[4].Turn)
+	}
+	if s.MessageCount != 7 || s.TurnCount != 4 || s.SummarySeq != 5 || s.LastPrompt != "last prompt" || s.Title != "first line" ||
+		s.Usage != (Usage{InputTokens: 15, CostUSD: 0.5}) || !s.UpdatedAt.Equal(now) {
+		t.Fatalf("session = %+v", s)
+	}
+	// A title is never replaced, and an empty append changes nothing.
+	s.ApplyAppend(now.Add(time.Hour), prompt(RoleUser, "another"))
+	if s.Title != "first line" || s.LastPrompt != "another" {
+		t.Fatalf("after a second append: %+v", s)
+	}
+	before := *s
+	s.ApplyAppend(now.Add(2 * time.Hour))
+	if *s != before {
+		t.Fatal("an empty append changed the session")
+	}
+	// Recount gives an import the counters appending would have.
+	var imported Session
+	imported.Recount(msgs)
+	if imported.MessageCount != 5 || imported.TurnCount != 3 || imported.SummarySeq != 3 || imported.LastPrompt != "last prompt" {
+		t.Fatalf("recount = %+v", imported)
+	}
+}
+
+func TestCheckAppend(t *testing.T) {
+	deleted := time.Now()
+	for _, tc := range []struct {
+		name        string
+		caller, cur *Session
+		code        string
+	}{
+		{"new session", &Session{ID: "s"}, nil, ""},
+		{"deleted meanwhile", &Session{ID: "s", MessageCount: 3}, nil, ENOTFOUND},
+		{"in the trash", &Session{ID: "s"}, &Session{ID: "s", DeletedAt: &deleted}, ENOTFOUND},
+		{"held elsewhere", &Session{ID: "s"}, &Session{ID: "s", Lock: &Lock{Owner: "other"}}, ELOCKED},
+		{"held here", &Session{ID: "s"}, &Session{ID: "s", Lock: &Lock{Owner: "me"}}, ""},
+	} {
+		if got := ErrorCode(CheckAppend(tc.caller, tc.cur, "me")); got != tc.code {
+			t.Errorf("%s: code %q, want %q", tc.name, got, tc.code)
+		}
+	}
+}
+
+func TestCreated(t *testing.T) {
+	now := time.Now()
+	s := Session{ID: "s", UserID: "u", Key: "telegram:1", Title: "  t  "}
+	row, err := s.Created(now)
+	if err != nil || row.Kind != KindMain || row.Surface != "telegram" || row.Title != "t" || !row.CreatedAt.Equal(now) || !row.UpdatedAt.Equal(now) {
+		t.Fatalf("created = %+v, %v", row, err)
+	}
+	if s.Kind != "" || s.Title != "  t  " {
+		t.Fatal("Created changed its receiver")
+	}
+	if _, err := (Session{ID: "s"}).Created(now); ErrorCode(err) != EINVALID {
+		t.Fatalf("a session without a user = %v", err)
+	}
+}
+
+// forkReads answer for a session of three turns (messages 1-2, 3-4,
+// 5-6) whose user titles start with "plan".
+func forkReads(t *testing.T, taken ...string) ForkReads {
+	return ForkReads{
+		FirstSeqAfter: func(turn int) (int64, error) {
+			if turn >= 3 {
+				return 0, nil
+			}
+			return int64(2*turn + 1), nil
+		},
+		LastUser: func(seq int64) (*Message, error) {
+			return prompt(RoleUser, "question "+string(rune('0'+(seq+1)/2))), nil
+		},
+		TitlesLike: func(base string) ([]string, error) {
+			if base != "plan" {
+				t.Errorf("titles like %q, want the base of the parent's title", base)
+			}
+			return taken, nil
+		},
+	}
+}
+
+func TestPlanFork(t *testing.T) {
+	src := &Session{ID: "s", Title: "plan (fork)", MessageCount: 6, TurnCount: 3}
+	p, err := PlanFork(src, ForkOptions{Turn: 2}, forkReads(t, "plan (fork)", "PLAN (FORK 2)"))
+	if err != nil || p.Turn != 2 || p.LastSeq != 4 || p.LastPrompt != "question 2" || p.Title != "plan (fork 3)" || p.ID == "" {
+		t.Fatalf("plan = %+v, %v", p, err)
+	}
+	p, err = PlanFork(src, ForkOptions{ID: "f", Title: "mine", Key: "k:1"}, forkReads(t))
+	if err != nil || p.Turn != 3 || p.LastSeq != 6 || p.Title != "mine" || p.ID != "f" || p.Key != "k:1" {
+		t.Fatalf("plan of all turns = %+v, %v", p, err)
+	}
+	for _, opts := range []ForkOptions{{Turn: 4}, {Turn: -1}, {Title: "two\nlines"}, {Title: strings.Repeat("x", MaxTitleBytes+1)}} {
+		if _, err := PlanFork(src, opts, forkReads(t)); ErrorCode(err) != EINVALID {
+			t.Errorf("plan %+v = %v, want EINVALID", opts, err)
+		}
+	}
+	deleted := time.Now()
+	if _, err := PlanFork(&Session{ID: "s", DeletedAt: &deleted}, ForkOptions{}, forkReads(t)); ErrorCode(err) != ENOTFOUND {
+		t.Fatalf("fork of a trashed session = %v", err)
+	}
+	failing := forkReads(t)
+	failing.FirstSeqAfter = func(int) (int64, error) { return 0, errors.New("boom") }
+	if _, err := PlanFork(src, ForkOptions{}, failing); err == nil || ErrorCode(err) != EINTERNAL {
+		t.Fatalf("a failed read = %v", err)
+	}
+	if err := (&Session{ID: "s", TurnCount: 1}).CheckForkTurn(2); err == nil || !strings.Contains(err.Error(), "has 1 turn;") {
+		t.Fatalf("one turn: %v", err)
+	}
+}
+
+func TestSessionUpdate(t *testing.T) {
+	str := func(s string) *string { return &s }
+	for _, tc := range []struct {
+		u    SessionUpdate
+		want string
+	}{
+		{SessionUpdate{Title: str("fine")}, ""},
+		{SessionUpdate{Title: str(strings.Repeat("x", MaxTitleBytes+1))}, "title is longer than 200 bytes"},
+		{SessionUpdate{Title: str("a\nb")}, "title must be one line"},
+		{SessionUpdate{Description: str(strings.Repeat("x", MaxDescriptionBytes+1))}, "description is longer than 10000 bytes"},
+		{SessionUpdate{Key: str("")}, ""},
+		{SessionUpdate{Key: str("nocolon")}, `key "nocolon" must be SURFACE:NAME, e.g. telegram:12345`},
+	} {
+		if got := ErrorMessage(tc.u.Validate()); got != tc.want {
+			t.Errorf("validate %+v = %q, want %q", tc.u, got, tc.want)
+		}
+	}
+	cols := SessionUpdate{Title: str(" t "), Key: str("tg:1"), Project: &Project{ID: "p", Name: "n", Root: "/r"}, Model: str("m")}.Changes()
+	var got []string
+	for _, c := range cols {
+		got = append(got, c.Name+"="+c.Value.(string))
+	}
+	if strings.Join(got, " ") != "title=t key=tg:1 surface=tg project_id=p project_name=n project_root=/r model=m" {
+		t.Fatalf("changes = %v", got)
+	}
+	if c := (SessionUpdate{Key: str("")}).Changes(); len(c) != 1 || c[0].Value != nil {
+		t.Fatalf("removing the key = %+v", c)
+	}
+	if c := (SessionFilter{UserID: "u", Kind: KindFork}).Equal(); len(c) != 2 || c[0].Name != "user_id" || c[1].Name != "kind" {
+		t.Fatalf("filter columns = %+v", c)
+	}
+}
+
+func TestHolder(t *testing.T) {
+	now := time.Now()
+	h := Holder{Owner: "me", PID: 1, Host: "here"}
+	alive := func(pid int) bool { return pid == 42 }
+	for _, tc := range []struct {
+		name    string
+		l       Lock
+		foreign bool
+	}{
+		{"own lock", Lock{Owner: "me", Host: "here"}, false},
+		{"live process on this host", Lock{Owner: "o", Host: "here", PID: 42}, true},
+		{"dead process on this host", Lock{Owner: "o", Host: "here", PID: 7, Expires: now.Add(time.Hour)}, false},
+		{"lease from another host", Lock{Owner: "o", Host: "there", Expires: now.Add(time.Second)}, true},
+		{"expired lease", Lock{Owner: "o", Host: "there", Expires: now.Add(-time.Second)}, false},
+	} {
+		if got := h.Foreign(&tc.l, now, alive) != nil; got != tc.foreign {
+			t.Errorf("%s: foreign = %v", tc.name, got)
+		}
+	}
+}
+
+func TestCodec(t *testing.T) {
+	m := &Message{Parts: []Part{{Type: PartText, Text: "a <b> & ü"}}}
+	enc, err := EncodeParts(m)
+	if err != nil || m.Parts[0].ID == "" || !strings.Contains(enc, `\u003cb\u003e`) {
+		t.Fatalf("encoded %s, %v", enc, err)
+	}
+	parts, err := DecodeParts([]byte(enc))
+	if err != nil || len(parts) != 1 || parts[0].ID != m.Parts[0].ID || parts[0].Text != m.Parts[0].Text {
+		t.Fatalf("decoded %+v, %v", parts, err)
+	}
+	if enc, _ := EncodeParts(&Message{}); enc != "[]" {
+		t.Fatalf("no parts = %s", enc)
+	}
+	if EncodeError(nil) != nil || DecodeError(nil, false) != nil {
+		t.Fatal("no error is NULL")
+	}
+	e := DecodeError([]byte(EncodeError(&MessageError{Message: "m", Type: "t"}).(string)), true)
+	if *e != (MessageError{Message: "m", Type: "t"}) {
+		t.Fatalf("error = %+v", e)
+	}
+	if e := DecodeError([]byte("by hand"), true); e.Message != "by hand" {
+		t.Fatalf("error written by hand = %+v", e)
+	}
+}

@@ -1,0 +1,90 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom"
+)
+
+// The actions of a session's page: rename, fork and delete, each a form
+// that redirects to the page it leaves the user on, or shows an error
+// page.
+
+// formSession is the session a page's form acts on, its form bounded;
+// nil after showing the error page when there is none.
+func (s *Server) formSession(w http.ResponseWriter, r *http.Request) *loom.Session {
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.pageErr(w, r, err)
+		return nil
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	return x
+}
+
+// done redirects to to, or shows err's error page.
+func (s *Server) done(w http.ResponseWriter, r *http.Request, to string, err error) {
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// badTitle is the error page's word for a title the form cannot set.
+func badTitle() error {
+	return loom.Errorf(loom.EINVALID, "the title must be one line of at most %d bytes", loom.MaxTitleBytes)
+}
+
+func (s *Server) editSession(w http.ResponseWriter, r *http.Request) {
+	x := s.formSession(w, r)
+	if x == nil {
+		return
+	}
+	title := strings.TrimSpace(r.PostFormValue("title"))
+	desc := strings.TrimSpace(r.PostFormValue("description"))
+	u := loom.SessionUpdate{Title: &title, Description: &desc}
+	if u.Validate() != nil {
+		s.pageErr(w, r, badTitle())
+		return
+	}
+	_, err := s.st.UpdateSession(r.Context(), x.ID, u)
+	s.done(w, r, "/s/"+x.ID, err)
+}
+
+func (s *Server) forkFromPage(w http.ResponseWriter, r *http.Request) {
+	x := s.formSession(w, r)
+	if x == nil {
+		return
+	}
+	turn := 0
+	if v := strings.TrimSpace(r.PostFormValue("turn")); v != "" {
+		var err error
+		if turn, err = strconv.Atoi(v); err != nil || x.CheckForkTurn(turn) != nil {
+			s.pageErr(w, r, loom.Errorf(loom.EINVALID, "turn must be from 1 to %d", x.TurnCount))
+			return
+		}
+	}
+	title := strings.TrimSpace(r.PostFormValue("title"))
+	if loom.ValidTitle(title) != nil {
+		s.pageErr(w, r, badTitle())
+		return
+	}
+	f, err := s.st.Fork(r.Context(), x.ID, loom.ForkOptions{Turn: turn, Title: title})
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	s.done(w, r, "/s/"+f.ID, nil)
+}
+
+func (s *Server) deleteFromPage(w http.ResponseWriter, r *http.Request) {
+	x := s.formSession(w, r)
+	if x == nil {
+		return
+	}
+	_, err := s.st.Delete(r.Context(), x.ID, loom.DeleteOptions{})
+	s.done(w, r, "/", err)
+}
