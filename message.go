@@ -95,8 +95,8 @@ func (m *Message) SearchText() string {
 			add(p.Text)
 		case PartTool:
 			add(p.Name)
-			add(rawText(p.Input))
-			add(rawText(p.Output))
+			add(JSONText(p.Input))
+			add(JSONText(p.Output))
 			add(p.Error)
 		case PartFile:
 			add(p.Filename)
@@ -107,9 +107,10 @@ func (m *Message) SearchText() string {
 	return b.String()
 }
 
-// rawText turns a JSON value into searchable text: strings unquoted,
-// anything else as its JSON.
-func rawText(r json.RawMessage) string {
+// JSONText turns a JSON value into text, for search and for a model's
+// tool results: a string as its text, anything else as its JSON, nothing
+// for no value or null.
+func JSONText(r json.RawMessage) string {
 	if len(r) == 0 || string(r) == "null" {
 		return ""
 	}

@@ -239,6 +239,9 @@ func (c *Conversation) Compact(ctx context.Context, emit func(Event)) (*loom.Mes
 // with its first message.
 func (c *Conversation) Rename(ctx context.Context, title string) error {
 	if c.s.MessageCount == 0 {
+		if err := loom.ValidTitle(title); err != nil {
+			return err
+		}
 		c.s.Title = title
 		return nil
 	}

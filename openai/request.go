@@ -100,7 +100,7 @@ func argumentsText(in json.RawMessage) string {
 	if len(in) == 0 || string(in) == "null" {
 		return "{}"
 	}
-	return modelcall.OutputText(in)
+	return loom.JSONText(in)
 }
 
 // resultText is what the model is told a call returned: its output (a

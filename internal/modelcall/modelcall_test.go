@@ -96,7 +96,7 @@ func TestResults(t *testing.T) {
 	if text, failed := Result(loom.Part{Status: loom.ToolError}); text != "the tool failed" || !failed {
 		t.Fatalf("failed call: %q %v", text, failed)
 	}
-	if got := OutputText(json.RawMessage(`{"n":1}`)); got != `{"n":1}` {
+	if got := loom.JSONText(json.RawMessage(`{"n":1}`)); got != `{"n":1}` {
 		t.Fatalf("OutputText = %q", got)
 	}
 }

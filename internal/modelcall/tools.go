@@ -79,7 +79,7 @@ func (r Results) Answer(call loom.Part) loom.Part {
 func Result(p loom.Part) (text string, failed bool) {
 	switch p.Status {
 	case loom.ToolCompleted:
-		return OutputText(p.Output), false
+		return loom.JSONText(p.Output), false
 	case loom.ToolError:
 		if p.Error == "" {
 			return "the tool failed", true
@@ -87,17 +87,4 @@ func Result(p loom.Part) (text string, failed bool) {
 		return p.Error, true
 	}
 	return loom.Interrupted, true
-}
-
-// OutputText is a tool's output as text: a JSON string as its text,
-// anything else as JSON, nothing for no output.
-func OutputText(out json.RawMessage) string {
-	if len(out) == 0 || string(out) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(out, &s) == nil {
-		return s
-	}
-	return string(out)
 }
