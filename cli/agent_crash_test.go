@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/syncio"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
@@ -22,7 +23,7 @@ func TestAgentKilledWhileStreaming(t *testing.T) {
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "PARTIAL words that were streamed", Hang: true}, openaitest.Reply{Text: "recovered"})
 	cmd := fx.cmd(t, "run", "question before the crash")
-	var stderr syncBuffer
+	var stderr syncio.Buffer
 	cmd.Stderr = &stderr
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -74,7 +75,7 @@ func TestAgentKilledDuringTool(t *testing.T) {
 		openaitest.Reply{Text: "ok, that read was interrupted"},
 	)
 	cmd := fx.cmd(t, "run", "read the pipe")
-	var stderr syncBuffer
+	var stderr syncio.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func TestAgentSecondProcessLocked(t *testing.T) {
 	first := fx.cmd(t, "chat")
 	in, _ := first.StdinPipe()
 	out, _ := first.StdoutPipe()
-	var stderr syncBuffer
+	var stderr syncio.Buffer
 	first.Stderr = &stderr
 	if err := first.Start(); err != nil {
 		t.Fatal(err)

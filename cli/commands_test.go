@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -173,24 +172,6 @@ func TestHelpHasExamples(t *testing.T) {
 	if !strings.Contains(out, "Examples:") || !strings.Contains(out, "--turn") {
 		t.Fatalf("fork --help:\n%s", out)
 	}
-}
-
-// syncBuffer is a buffer safe to read while another goroutine writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func waitFor(t *testing.T, s interface{ String() string }, want string) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/syncio"
 )
 
 func TestLogStream(t *testing.T) {
@@ -61,7 +62,7 @@ func TestLogStream(t *testing.T) {
 
 	// --follow prints what is appended and what new files hold.
 	ios, _, _, _ := term.Test()
-	sb := &syncBuffer{}
+	sb := &syncio.Buffer{}
 	ios.Out = sb
 	f := &Factory{IO: ios, Env: func(k string) string { return fx.env()[k] }}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -21,6 +21,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/internal/syncio"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/server"
@@ -29,7 +30,7 @@ import (
 // serving is loom serve running in process.
 type serving struct {
 	base, token string
-	out, errOut *syncBuffer
+	out, errOut *syncio.Buffer
 	stop        func() error
 }
 
@@ -40,7 +41,7 @@ var serveURL = regexp.MustCompile(`loom serve: (http://[^/]+)/\?token=(\S+)`)
 func startServe(t *testing.T, fx *fixture, env map[string]string, user string) *serving {
 	t.Helper()
 	ios, _, _, _ := term.Test()
-	sv := &serving{out: &syncBuffer{}, errOut: &syncBuffer{}}
+	sv := &serving{out: &syncio.Buffer{}, errOut: &syncio.Buffer{}}
 	ios.Out, ios.ErrOut = sv.out, sv.errOut
 	all := fx.env()
 	for k, v := range env {
@@ -230,7 +231,7 @@ func TestBinaryServeShowsRunSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errOut := &syncBuffer{}
+	errOut := &syncio.Buffer{}
 	cmd.Stderr = errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

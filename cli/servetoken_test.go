@@ -14,12 +14,13 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/syncio"
 )
 
 // binServe is the loom binary serving on a free port.
 type binServe struct {
 	base, token string
-	stderr      *syncBuffer
+	stderr      *syncio.Buffer
 	cmd         *exec.Cmd
 }
 
@@ -34,7 +35,7 @@ func serveBinary(t *testing.T, fx *fixture, args ...string) *binServe {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sv := &binServe{stderr: &syncBuffer{}, cmd: cmd}
+	sv := &binServe{stderr: &syncio.Buffer{}, cmd: cmd}
 	cmd.Stderr = sv.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

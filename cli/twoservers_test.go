@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/syncio"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
@@ -24,7 +25,7 @@ var serveLine = regexp.MustCompile(`^loom serve: (http://\S+)/\?token=(\S+)$`)
 type serveProc struct {
 	cmd         *exec.Cmd
 	base, token string
-	stderr      *syncBuffer
+	stderr      *syncio.Buffer
 }
 
 // startServeProc runs loom serve on a free port. With host set it runs
@@ -39,7 +40,7 @@ func startServeProc(t *testing.T, env []string, host string) *serveProc {
 		cmd = exec.Command("unshare", append([]string{"--uts", "sh", "-c", `hostname "$0" && exec "$@"`, host, bin}, args...)...)
 	}
 	cmd.Env = env
-	sp := &serveProc{cmd: cmd, stderr: &syncBuffer{}}
+	sp := &serveProc{cmd: cmd, stderr: &syncio.Buffer{}}
 	cmd.Stderr = sp.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -12,12 +12,12 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/internal/syncio"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/server"
@@ -36,14 +36,14 @@ type env struct {
 	alice  string
 	bob    string
 	aliceT *loom.Token
-	logs   *syncBuffer
+	logs   *syncio.Buffer
 }
 
 type envOption func(*server.Config)
 
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
-	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "sessions.db"), logs: &syncBuffer{}}
+	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "sessions.db"), logs: &syncio.Buffer{}}
 	var err error
 	e.st, err = sqlite.Open(context.Background(), e.dbPath)
 	if err != nil {
@@ -92,24 +92,6 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 }
 
 func netListen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // request sends a request with token (none when empty) and returns the
 // response with its body read.
