@@ -3,9 +3,6 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,101 +12,6 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/sqlite"
 )
-
-// browser starts headless Chromium for a test and returns a tab. Without
-// a browser the test is skipped locally, but fails in CI, where .ci/run
-// installs one.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		msg := "no Chromium found (apt-get install chromium): browser tests skipped"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	t.Cleanup(cancel)
-	ctx, cancelTab := chromedp.NewContext(alloc)
-	t.Cleanup(cancelTab)
-	// The first run starts the browser; it must not carry a timeout.
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start %s: %v", path, err)
-	}
-	return ctx
-}
-
-// outDir is where screenshots go: $LOOM_TEST_OUT/<test>, else a
-// temporary directory.
-func outDir(t *testing.T) string {
-	dir := os.Getenv("LOOM_TEST_OUT")
-	if dir == "" {
-		return t.TempDir()
-	}
-	dir = filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_"))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// do runs browser steps with a time limit, failing the test on error.
-func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	c, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if err := chromedp.Do(c, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
-func eval[T any](t *testing.T, ctx context.Context, js string) T {
-	t.Helper()
-	c, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(c, chromedp.Evaluate[T](js))
-	if err != nil {
-		t.Fatalf("evaluate %s: %v", js, err)
-	}
-	return v
-}
-
-func screenshot(t *testing.T, ctx context.Context, dir, name string) {
-	t.Helper()
-	c, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	png, err := chromedp.Run(c, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", p)
-}
 
 // dashboardFixture stores what the dashboard shows: a session with every
 // part type, its sub-agent's session and a fork, and sessions of other
