@@ -17,6 +17,17 @@ type sessionChoice struct {
 	Key      string
 }
 
+// check refuses a malformed --key as a usage error.
+func (c sessionChoice) check() error {
+	if c.Key == "" {
+		return nil
+	}
+	if err := loom.ValidKey(c.Key); err != nil {
+		return usageErrorf("--key: %s", loom.ErrorMessage(err))
+	}
+	return nil
+}
+
 // agentSetup is how this command line builds agents: its directories,
 // environment and providers.
 func (f *Factory) agentSetup() (*agent.Setup, error) {

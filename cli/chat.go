@@ -71,6 +71,9 @@ func chatRunE(cmd *cobra.Command, opts *ChatOptions, runF func(*ChatOptions) err
 	if opts.FullHistory && opts.NoHistory {
 		return usageErrorf("use only one of --full-history and --no-history")
 	}
+	if err := opts.Choice.check(); err != nil {
+		return err
+	}
 	if runF != nil {
 		return runF(opts)
 	}

@@ -45,6 +45,10 @@ func TestExitCodes(t *testing.T) {
 		{"ambiguous title", []string{"session", "show", "twin"}, ExitAmbiguous, fx.twin1.ID},
 		{"other user's session", []string{"session", "show", "Bob's flaky test"}, ExitNotFound, "no session matches"},
 		{"fork past the end", []string{"session", "fork", fx.main.ID, "--turn", "9"}, ExitUsage, "has 3 turns"},
+		{"malformed key for run", []string{"run", "--key", "no colon", "hi"}, ExitUsage, `--key: key "no colon" must be SURFACE:NAME`},
+		{"malformed key for chat", []string{"chat", "--key", "two\nlines:x"}, ExitUsage, "--key:"},
+		{"two-line title", []string{"session", "rename", fx.main.ID, "a\nb"}, ExitUsage, "title must be one line"},
+		{"two-line fork name", []string{"session", "fork", fx.main.ID, "--name", "a\nb"}, ExitUsage, "--name: title must be one line"},
 		{"import missing file", []string{"session", "import", "/nonexistent/x.jsonl"}, ExitError, "read /nonexistent/x.jsonl"},
 	}
 	for _, tc := range tests {

@@ -47,6 +47,9 @@ assistant messages are printed as JSON instead of the streamed text.`,
 			if n := countTrue(opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
 				return usageErrorf("use only one of --continue, --resume and --key")
 			}
+			if err := opts.Choice.check(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}

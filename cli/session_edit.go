@@ -33,6 +33,9 @@ A session nobody named is titled after its first prompt.`,
 			if opts.Title == "" {
 				return usageErrorf("the title must not be empty")
 			}
+			if err := loom.ValidTitle(opts.Title); err != nil {
+				return usageErrorf("%s", loom.ErrorMessage(err))
+			}
 			if runF != nil {
 				return runF(opts)
 			}

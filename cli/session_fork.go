@@ -45,6 +45,11 @@ from. A turn is a user message and everything after it up to the next.`,
 			if opts.HasTurn && opts.Turn < 1 {
 				return usageErrorf("--turn must be 1 or more")
 			}
+			if opts.Name != "" {
+				if err := loom.ValidTitle(opts.Name); err != nil {
+					return usageErrorf("--name: %s", loom.ErrorMessage(err))
+				}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
