@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -28,6 +28,9 @@ func seedDashboard(t *testing.T, e *env) dashboardFixture {
 	t1, t2 := t0.Add(1200*time.Millisecond), t0.Add(2*time.Second)
 	childID := loom.NewID()
 	fx.main = &loom.Session{ID: loom.NewID(), UserID: "alice", Key: "cli:api", Project: api, Cwd: "/src/api", Title: "Fix the flaky deploy test", Model: "gpt-4o-mini", Provider: "openai"}
+	readFile := storetest.CompletedTool("call_1", "read_file", `{"path":"deploy/deploy_test.go"}`,
+		`"func TestDeploy(t *testing.T) {\n\tport := os.Getenv(\"KUBELET_PORT\")\n}"`, t1, t2)
+	readFile.Title = "deploy_test.go"
 	e.seed(fx.main,
 		userMsg("Why does `TestDeploy` fail on **CI** only? <script>window.__xss = 1</script>"),
 		&loom.Message{Role: loom.RoleAssistant, Model: "gpt-4o-mini", Provider: "openai",
@@ -36,12 +39,8 @@ func seedDashboard(t *testing.T, e *env) dashboardFixture {
 				{Type: loom.PartStepStart},
 				{Type: loom.PartReasoning, Text: "The test reads the kubelet port from the environment; CI sets it differently."},
 				{Type: loom.PartText, Text: "Let me look at the test file first."},
-				{Type: loom.PartTool, CallID: "call_1", Name: "read_file", Status: loom.ToolCompleted, Title: "deploy_test.go",
-					Input: json.RawMessage(`{"path":"deploy/deploy_test.go"}`), Output: json.RawMessage(`"func TestDeploy(t *testing.T) {\n\tport := os.Getenv(\"KUBELET_PORT\")\n}"`),
-					StartedAt: &t1, EndedAt: &t2},
-				{Type: loom.PartTool, CallID: "call_2", Name: "agent", Status: loom.ToolCompleted,
-					Input: json.RawMessage(`{"name":"ci-log-reader","prompt":"read the CI log"}`), Output: json.RawMessage(`"the kubelet port is 10255 on CI"`),
-					StartedAt: &t2, EndedAt: &t2},
+				readFile,
+				storetest.CompletedTool("call_2", "agent", `{"name":"ci-log-reader","prompt":"read the CI log"}`, `"the kubelet port is 10255 on CI"`, t2, t2),
 				{Type: loom.PartAgent, Name: "ci-log-reader", SessionID: childID},
 				{Type: loom.PartStepFinish, Usage: &loom.Usage{InputTokens: 1520, OutputTokens: 312, CostUSD: 0.0021}},
 			}},
