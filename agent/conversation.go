@@ -158,8 +158,8 @@ func (svc *Service) Open(ctx context.Context, spec Spec) (*Conversation, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &Conversation{svc: svc, spec: spec, resumed: exists}
-	if err := c.attach(ctx, s, exists, exists, spec.Agent); err != nil {
+	c := &Conversation{svc: svc, spec: spec}
+	if err := c.attach(ctx, s, exists, spec.Agent); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -180,18 +180,19 @@ type Conversation struct {
 // messages until the first turn).
 func (c *Conversation) Session() *loom.Session { return c.s }
 
-// Resumed reports whether the conversation continues a session that
-// existed when it was opened.
+// Resumed reports whether the session the conversation is in was stored
+// already when the conversation took it (a resumed session or a fork),
+// rather than one its next message creates.
 func (c *Conversation) Resumed() bool { return c.resumed }
 
 // Loop is the agent that runs the turns.
 func (c *Conversation) Loop() *Loop { return c.loop }
 
 // attach builds the agent of s and takes its lock, then lets go of the
-// session held before. An existing session gets its changed model or
-// profile stored and its interrupted tool calls repaired; resume logs
-// that it was resumed.
-func (c *Conversation) attach(ctx context.Context, s *loom.Session, exists, resume bool, choice Choice) error {
+// session held before. A stored session gets its changed model or
+// profile stored; a resumed one (not a fork just made) also gets the tool
+// calls a dead process left unfinished repaired, and its resume logged.
+func (c *Conversation) attach(ctx context.Context, s *loom.Session, resume bool, choice Choice) error {
 	before := *s
 	loop, err := c.svc.Build(ctx, c.svc.Store, s, choice)
 	if err != nil {
@@ -202,23 +203,21 @@ func (c *Conversation) attach(ctx context.Context, s *loom.Session, exists, resu
 	if err != nil {
 		return err
 	}
-	if exists {
-		if err := persistChoice(ctx, c.svc.Store, s, before); err != nil {
-			lease.Release(context.WithoutCancel(ctx))
-			return err
-		}
+	if err := persistChoice(ctx, c.svc.Store, s, before); err != nil {
+		lease.Release(context.WithoutCancel(ctx))
+		return err
+	}
+	if resume {
 		if _, err := loop.RepairInterrupted(ctx, s); err != nil {
 			lease.Release(context.WithoutCancel(ctx))
 			return err
 		}
-	}
-	if resume {
 		loop.log(s).Write(replaylog.Entry{Kind: replaylog.KindSessionResume, SessionID: s.ID})
 	}
 	if c.lease != nil {
 		c.lease.Release(context.WithoutCancel(ctx))
 	}
-	c.s, c.loop, c.lease, c.resumed = s, loop, lease, exists
+	c.s, c.loop, c.lease, c.resumed = s, loop, lease, s.MessageCount > 0
 	return nil
 }
 
@@ -264,7 +263,7 @@ func (c *Conversation) Fork(ctx context.Context, turn int) (*loom.Session, error
 		return nil, err
 	}
 	c.loop.log(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionFork, SessionID: fk.ID, ParentID: c.s.ID})
-	if err := c.attach(ctx, fk, true, false, Choice{Model: c.spec.Agent.Model}); err != nil {
+	if err := c.attach(ctx, fk, false, Choice{Model: c.spec.Agent.Model}); err != nil {
 		return nil, err
 	}
 	return fk, nil
@@ -276,7 +275,7 @@ func (c *Conversation) New(ctx context.Context) error {
 	old := c.s
 	next := c.svc.fresh(c.spec, loom.CLIKeyAt(c.spec.Project.Name, c.svc.now()))
 	next.Model, next.Provider, next.Profile = old.Model, old.Provider, old.Profile
-	return c.attach(ctx, next, false, false, Choice{Model: c.spec.Agent.Model})
+	return c.attach(ctx, next, false, Choice{Model: c.spec.Agent.Model})
 }
 
 // SetProfile switches the profile (and with it the model, when the

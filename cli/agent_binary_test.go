@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -44,19 +42,7 @@ func (fx *agentFixture) cmd(t *testing.T, args ...string) *exec.Cmd {
 
 func (fx *agentFixture) loom(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	cmd := fx.cmd(t, args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+	return execCmd(t, fx.cmd(t, args...), stdin)
 }
 
 func (fx *agentFixture) mustLoom(t *testing.T, stdin string, args ...string) result {

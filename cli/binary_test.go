@@ -78,18 +78,33 @@ func (fx *fixture) exec(t *testing.T, stdin string, args ...string) result {
 	cmd := exec.Command(loomBinary(t), args...)
 	cmd.Dir = fx.project
 	cmd.Env = fx.binEnv()
+	return execCmd(t, cmd, stdin)
+}
+
+// runCmd runs cmd with stdin on a pipe and returns its exit code and
+// output. An error other than a non-zero exit (the program could not be
+// started) is returned as is.
+func runCmd(cmd *exec.Cmd, stdin string) (result, error) {
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
-	code := 0
+	r := result{stdout: out.String(), stderr: errOut.String()}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
+		r.code, err = ee.ExitCode(), nil
+	}
+	return r, err
+}
+
+// execCmd is runCmd for a program that must start.
+func execCmd(t *testing.T, cmd *exec.Cmd, stdin string) result {
+	t.Helper()
+	r, err := runCmd(cmd, stdin)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+	return r
 }
 
 func (fx *fixture) mustExec(t *testing.T, args ...string) string {

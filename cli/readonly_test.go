@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -51,16 +50,7 @@ func TestBinaryMissingStore(t *testing.T) {
 		cmd := exec.Command(loomBinary(t), args...)
 		cmd.Dir = fx.project
 		cmd.Env = []string{"LOOM_HOME=" + fresh, "HOME=" + fresh, "PATH=" + os.Getenv("PATH")}
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return result{code: ee.ExitCode(), stdout: out.String(), stderr: errOut.String()}
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return result{stdout: out.String(), stderr: errOut.String()}
+		return execCmd(t, cmd, "")
 	}
 	if r := run("session", "list", "--json"); r.code != 0 || strings.TrimSpace(r.stdout) != "[]" || r.stderr != "" {
 		t.Fatalf("list on a fresh machine: %+v", r)
@@ -169,19 +159,14 @@ func execAs(t *testing.T, dir string, nobody bool, args ...string) result {
 		mustDo(t, os.Chmod(filepath.Dir(bin), 0o755))
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return result{code: ee.ExitCode(), stdout: out.String(), stderr: errOut.String()}
-	case nobody && errors.Is(err, syscall.EPERM):
+	r, err := runCmd(cmd, "")
+	if nobody && errors.Is(err, syscall.EPERM) {
 		t.Skipf("running a process as nobody is not permitted here: %v", err)
-	case err != nil:
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
-	return result{stdout: out.String(), stderr: errOut.String()}
+	return r
 }
 
 // worldDir makes a directory that any user may enter and write.
