@@ -185,9 +185,6 @@ func (c *Conversation) Session() *loom.Session { return c.s }
 // rather than one its next message creates.
 func (c *Conversation) Resumed() bool { return c.resumed }
 
-// Loop is the agent that runs the turns.
-func (c *Conversation) Loop() *Loop { return c.loop }
-
 // attach builds the agent of s and takes its lock, then lets go of the
 // session held before. A stored session gets its changed model or
 // profile stored; a resumed one (not a fork just made) also gets the tool

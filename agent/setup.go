@@ -60,9 +60,9 @@ type Setup struct {
 	OnLogError func(error)
 }
 
-// NoProviderHelp is the one paragraph said when no model provider can be
+// noProviderHelp is the one paragraph said when no model provider can be
 // found.
-func NoProviderHelp(configFile string) error {
+func noProviderHelp(configFile string) error {
 	return loom.Errorf(loom.EINVALID, "no model provider is configured. Set OPENAI_API_KEY (with OPENAI_BASE_URL for any other OpenAI-compatible server: vLLM, llama.cpp, OpenRouter, LM Studio) or ANTHROPIC_API_KEY; or write provider, model and api_key into %s; or start Ollama on 127.0.0.1:11434, which loom uses when nothing else is set. LOOM_PROVIDER and LOOM_MODEL choose the provider and model.", configFile)
 }
 
@@ -73,17 +73,12 @@ func (su *Setup) env(k string) string {
 	return su.Env(k)
 }
 
-// Config reads config.toml and the environment.
-func (su *Setup) Config() (*config.Config, error) {
-	return config.Load(su.Dirs.ConfigFile(), su.env)
-}
-
 // Build returns the agent for session s: provider and model from c, else
 // the session's (a resumed session keeps its own), else the
 // configuration's; the profile likewise. It records the choice on s, so
 // the session is created (or updated) with it.
 func (su *Setup) Build(ctx context.Context, st loom.Store, s *loom.Session, c Choice) (*Loop, error) {
-	cfg, err := su.Config()
+	cfg, err := config.Load(su.Dirs.ConfigFile(), su.env)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +192,7 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 	}
 	models, ok := probeLocal(ctx, local)
 	if !ok {
-		return nil, "", NoProviderHelp(configFile)
+		return nil, "", noProviderHelp(configFile)
 	}
 	if model == "" {
 		if len(models) == 0 {
