@@ -1,0 +1,148 @@
+// Package importer brings other agents' sessions into loom: Claude Code,
+// Codex CLI, Gemini CLI and opencode. Each tool's format has a reader
+// package of its own (importer/claudecode, importer/codex,
+// importer/gemini, importer/opencode) that turns the tool's files into
+// loom's domain types and nothing else; this package holds what they
+// share: the types a reader returns, reading lines with bounds, walking
+// directories, knowing what was imported from where, writing to the
+// store, the report, and following files as they change.
+package importer
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Tool names: the surface of an imported session and the TOOL of
+// `loom session import --from TOOL`.
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+	Gemini     = "gemini"
+	Opencode   = "opencode"
+)
+
+// Format is one tool's session format: where the tool keeps its
+// sessions, how they group into files, and how to read them.
+type Format interface {
+	// Tool is the tool's name, one of the constants above.
+	Tool() string
+	// Roots are the tool's default locations on this machine, honouring
+	// its own home-directory override read through env (for instance
+	// $CLAUDE_CONFIG_DIR); home is the user's home directory. A root
+	// that does not exist is not an error: the tool is not installed.
+	Roots(env func(string) string, home string) []string
+	// Bundles finds the sessions' files under root, which is a directory
+	// or one file. A bundle is the set of files a reader needs together
+	// (a Claude Code session file with its sub-agents' files; an
+	// opencode session's message and part files); files that are not
+	// sessions of this tool are left out. It reads directory entries
+	// only, never file contents, so that an unchanged bundle costs no
+	// reading.
+	Bundles(ctx context.Context, root string) ([]Bundle, error)
+	// Read reads one bundle. A malformed line or record is a Problem in
+	// the result, never an error: the rest of the bundle is still read.
+	// An error means the bundle could not be read at all (it vanished,
+	// it is not this tool's format).
+	Read(ctx context.Context, b Bundle) (*Result, error)
+}
+
+// Bundle is the files of one or more source sessions that are read
+// together. Files[0] names the bundle; all paths are absolute or as
+// given.
+type Bundle struct {
+	Files []string
+}
+
+// Name is the bundle's main file.
+func (b Bundle) Name() string {
+	if len(b.Files) == 0 {
+		return ""
+	}
+	return b.Files[0]
+}
+
+// Session is one source session as a reader found it, in loom's terms.
+// The importer gives it a loom id, a key (<tool>:<SourceID>), its
+// project (from Cwd), seq numbers, turns and costs.
+type Session struct {
+	// SourceID is the tool's id of the session; it is unique within the
+	// tool and one line. Sub-agent sessions and abandoned branches get
+	// ids derived from their parent's (see Kind).
+	SourceID string
+	// Kind is loom.KindMain, loom.KindSubagent (a sub-agent's
+	// transcript; ParentSourceID names the session that ran it) or
+	// loom.KindFork (an abandoned branch of ParentSourceID's tree: an
+	// edit, a rewind). A fork's Messages hold the whole branch, from
+	// the first message, the shared ones included; ForkTurn is the last
+	// turn it shares whole with its parent.
+	Kind           string
+	ParentSourceID string
+	ForkTurn       int
+	// Title is the tool's own title or summary of the session, if it
+	// has one; empty means the first prompt.
+	Title     string
+	Cwd       string
+	GitBranch string
+	// Version is the tool's version that wrote the session.
+	Version  string
+	Model    string
+	Provider string
+	// Path is the file the session was read from.
+	Path      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// Messages in order, each with its source id (ID), role, parts,
+	// model, provider, usage and times; Seq and SessionID are left
+	// for the importer. Part ids must be stable: reading the same file
+	// twice gives the same ids (for instance <message id>/<index>), so
+	// that a re-import recognises what it stored. An agent part's
+	// SessionID holds the SourceID of the sub-agent session it ran.
+	Messages []*loom.Message
+}
+
+// Result is what a reader found in one bundle.
+type Result struct {
+	// Sessions in the order they should be written: each parent before
+	// its sub-agents and forks.
+	Sessions []*Session
+	// Skipped counts lines or records left out on purpose, by type
+	// (for instance "progress", "file-history-snapshot", or
+	// "unknown:<type>" for a type the reader does not know).
+	Skipped map[string]int
+	// Problems are malformed lines or records, each reported with its
+	// file and line.
+	Problems []Problem
+}
+
+// Skip counts one line or record of type t as skipped.
+func (r *Result) Skip(t string) {
+	if r.Skipped == nil {
+		r.Skipped = map[string]int{}
+	}
+	r.Skipped[t]++
+}
+
+// Problem records a line or record a reader could not read.
+type Problem struct {
+	File string `json:"file"`
+	// Line is the 1-based line number, 0 when the file is not read by
+	// lines.
+	Line   int    `json:"line,omitempty"`
+	Reason string `json:"reason"`
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return p.File + ":" + strconv.Itoa(p.Line) + ": " + p.Reason
+	}
+	return p.File + ": " + p.Reason
+}
+
+// Problemf adds a problem at file and line.
+func (r *Result) Problemf(file string, line int, reason string) {
+	r.Problems = append(r.Problems, Problem{File: file, Line: line, Reason: reason})
+}

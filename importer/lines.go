@@ -1,0 +1,77 @@
+package importer
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxLine bounds one line of a session file. Lines longer than this (a
+// pasted image, a runaway tool output) are reported as problems and
+// skipped without being held in memory whole.
+const MaxLine = 32 << 20
+
+// Lines calls fn with each line of r (without its newline) and its
+// 1-based number. A line longer than MaxLine is reported through tooLong
+// and skipped; a final line without a newline is passed like any other.
+// The slice fn gets is valid only until fn returns. Lines stops when ctx
+// is cancelled or fn returns an error, and returns that error.
+func Lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error, tooLong func(n int)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		buf = buf[:0]
+		over := false
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if !over {
+				if len(buf)+len(chunk) > MaxLine {
+					over, buf = true, buf[:0]
+				} else {
+					buf = append(buf, chunk...)
+				}
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if err == io.EOF {
+				if len(buf) == 0 && !over {
+					return nil
+				}
+				if over {
+					tooLong(n)
+					return nil
+				}
+				return fn(n, trimEOL(buf))
+			}
+			if err != nil {
+				return fmt.Errorf("line %d: %w", n, err)
+			}
+			break
+		}
+		if over {
+			tooLong(n)
+			continue
+		}
+		if err := fn(n, trimEOL(buf)); err != nil {
+			return err
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] == '\n' {
+		b = b[:len(b)-1]
+	}
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
