@@ -80,6 +80,28 @@ type Session struct {
 	// SummarySeq is the seq of the latest compaction summary, 0 if none.
 	// The model's context is that summary and everything after it.
 	SummarySeq int64 `json:"summary_seq,omitempty"`
+	// GitBranch is the git branch the session's work was on.
+	GitBranch string `json:"git_branch"`
+	// Source says where an imported session came from; nil for loom's
+	// own sessions.
+	Source *Source `json:"source"`
+}
+
+// Source is where an imported session came from: the tool that wrote it
+// (its surface), that tool's version, and the file it was read from.
+type Source struct {
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Path    string `json:"path"`
+}
+
+// SourceColumns are the source's values as stored: empty strings for a
+// session that was not imported.
+func (s *Session) SourceColumns() (tool, version, path string) {
+	if s.Source == nil {
+		return "", "", ""
+	}
+	return s.Source.Tool, s.Source.Version, s.Source.Path
 }
 
 // SurfaceOf returns the surface of a key: the part before the first colon.

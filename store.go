@@ -86,6 +86,14 @@ type Store interface {
 	// seq, times), validating all before writing any, in one transaction.
 	Import(ctx context.Context, sessions []*SessionData) error
 
+	// ImportedFiles returns the records of the source files userID
+	// imported from tool's sessions (every tool's when tool is empty),
+	// by path.
+	ImportedFiles(ctx context.Context, userID, tool string) ([]ImportedFile, error)
+	// RecordImportedFiles stores records of imported source files in one
+	// transaction, each replacing the record of the same user and path.
+	RecordImportedFiles(ctx context.Context, files []ImportedFile) error
+
 	io.Closer
 }
 

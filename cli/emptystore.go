@@ -82,3 +82,11 @@ func (e *emptyStore) Lock(context.Context, string) (*loom.Lease, error) { return
 func (e *emptyStore) Import(context.Context, []*loom.SessionData) error { return e.noStore() }
 
 func (e *emptyStore) Close() error { return nil }
+
+func (e *emptyStore) ImportedFiles(context.Context, string, string) ([]loom.ImportedFile, error) {
+	return nil, nil
+}
+
+func (e *emptyStore) RecordImportedFiles(context.Context, []loom.ImportedFile) error {
+	return e.noStore()
+}

@@ -65,6 +65,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SessionText", testSessionText},
 		{"UpdateSession", testUpdateSession},
 		{"Import", testImport},
+		{"ImportSources", testImportSources},
 		{"Usage", testUsage},
 		{"LibraryAPI", testLibraryAPI},
 	}

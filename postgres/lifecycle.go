@@ -27,11 +27,11 @@ const forkSessionSQL = `INSERT INTO sessions (id, user_id, key, surface, title, 
 	kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 	profile, message_count, turn_count, summary_seq, last_prompt,
 	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-	cost_usd, api_calls, compactions, created_at, updated_at)
+	cost_usd, api_calls, compactions, created_at, updated_at, git_branch)
 	SELECT $1, s.user_id, $2, s.surface, $3, s.description, 'fork', s.id, $4::integer, s.project_id,
 		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, $5::bigint, $4::integer,
 		coalesce((SELECT max(seq) FROM messages WHERE session_id = s.id AND role = 'summary' AND seq <= $5::bigint), 0),
-		$8, 0, 0, 0, 0, 0, 0, 0, 0, $6, $6
+		$8, 0, 0, 0, 0, 0, 0, 0, 0, $6, $6, s.git_branch
 	FROM sessions s
 	WHERE s.id = $7`
 

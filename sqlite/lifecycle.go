@@ -37,12 +37,12 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 			kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 			profile, message_count, turn_count, summary_seq, last_prompt,
 			input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-			cost_usd, api_calls, compactions, created_at, updated_at)
+			cost_usd, api_calls, compactions, created_at, updated_at, git_branch)
 			SELECT ?, s.user_id, ?, s.surface, ?, s.description, 'fork', s.id, ?, s.project_id,
 				s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, ?, ?,
 				coalesce((SELECT max(seq) FROM messages WHERE session_id = s.id AND role = 'summary' AND seq <= ?), 0),
 				?,
-				0, 0, 0, 0, 0, 0, 0, 0, ?, ?
+				0, 0, 0, 0, 0, 0, 0, 0, ?, ?, s.git_branch
 			FROM sessions s
 			WHERE s.id = ?`,
 			plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, plan.Turn, plan.LastSeq, plan.LastPrompt, now, now, src.ID)

@@ -91,13 +91,16 @@ func (s *Store) createSession(ctx context.Context, w writes, x *loom.Session) (*
 	if err != nil {
 		return nil, err
 	}
+	tool, version, path := row.SourceColumns()
 	_, err = w.tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
 		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
-		model, provider, profile, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
+		source_path)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		row.ID, row.UserID, nullString(row.Key), row.Surface, row.Title, row.Description, row.Kind,
 		nullString(row.ParentID), row.ForkTurn, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd,
-		row.Model, row.Provider, row.Profile, loom.FormatTime(row.CreatedAt), loom.FormatTime(row.UpdatedAt))
+		row.Model, row.Provider, row.Profile, loom.FormatTime(row.CreatedAt), loom.FormatTime(row.UpdatedAt),
+		row.GitBranch, tool, version, path)
 	if isUnique(err) {
 		return nil, loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", row.Key)
 	}

@@ -151,6 +151,7 @@ const SessionColumns = `s.id, s.user_id, s.key, s.surface, s.title, s.descriptio
 	s.last_prompt, s.input_tokens, s.output_tokens, s.reasoning_tokens,
 	s.cache_read_tokens, s.cache_write_tokens, s.cost_usd, s.api_calls,
 	s.compactions, s.created_at, s.updated_at, s.deleted_at,
+	s.git_branch, s.source_tool, s.source_version, s.source_path,
 	l.owner, l.pid, l.host, l.since, l.expires_at`
 
 // SessionFrom joins a session with its lock row.
@@ -166,6 +167,7 @@ func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
 		pid                       sql.NullInt64
 		created, updated, deleted Time
 		since, expires            Time
+		src                       loom.Source
 	)
 	u := &x.Usage
 	err := row.Scan(&x.ID, &x.UserID, &key, &x.Surface, &x.Title, &x.Description, &x.Kind,
@@ -174,12 +176,16 @@ func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
 		&x.LastPrompt, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
 		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls,
 		&u.Compactions, &created, &updated, &deleted,
+		&x.GitBranch, &src.Tool, &src.Version, &src.Path,
 		&owner, &pid, &host, &since, &expires)
 	if err != nil {
 		return nil, err
 	}
 	x.Key, x.ParentID = key.String, parent.String
 	x.CreatedAt, x.UpdatedAt, x.DeletedAt = created.T, updated.T, deleted.Ptr()
+	if src.Tool != "" {
+		x.Source = &src
+	}
 	if owner.Valid {
 		l := &loom.Lock{Owner: owner.String, PID: int(pid.Int64), Host: host.String, Since: since.T, Expires: expires.T}
 		if live(l) {
@@ -280,4 +286,19 @@ func UsageRow(group string) func(Scanner) (loom.UsageRow, error) {
 			&u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
 		return r, err
 	}
+}
+
+// ImportedFileColumns are the columns ImportedFile reads from import_files.
+const ImportedFileColumns = `user_id, path, tool, bundle, size, mtime_ns, source_id, session_id, imported_at`
+
+// ImportedFile reads a row of ImportedFileColumns.
+func ImportedFile(row Scanner) (loom.ImportedFile, error) {
+	var f loom.ImportedFile
+	var mtime int64
+	var at Time
+	if err := row.Scan(&f.UserID, &f.Path, &f.Tool, &f.Bundle, &f.Size, &mtime, &f.SourceID, &f.SessionID, &at); err != nil {
+		return f, err
+	}
+	f.ModTime, f.ImportedAt = time.Unix(0, mtime).UTC(), at.T
+	return f, nil
 }

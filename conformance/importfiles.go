@@ -1,0 +1,81 @@
+package conformance
+
+import (
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Where a session came from and the branch it was on survive every way
+// a session is written; records of imported source files are kept per
+// user and replaced per path.
+func testImportSources(t *testing.T, open Opener) {
+	st := open(t)
+	at := time.Date(2025, 9, 3, 0, 47, 19, 0, time.UTC)
+	src := &loom.Source{Tool: "claude-code", Version: "2.1.39", Path: "/home/a/.claude/projects/x/s.jsonl"}
+	imp := newSession("alice", "claude-code:s")
+	imp.GitBranch, imp.Source = "main", src
+	imp.CreatedAt, imp.UpdatedAt = at, at
+	m := text(loom.RoleUser, "imported prompt")
+	m.ID, m.Seq, m.CreatedAt, m.Parts[0].ID = "u1", 1, at, "u1/0"
+	if err := st.Import(ctx(t), []*loom.SessionData{{Session: imp, Messages: []*loom.Message{m}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Session(ctx(t), imp.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.GitBranch != "main" || got.Source == nil || *got.Source != *src {
+		t.Fatalf("imported session branch %q source %+v, want main %+v", got.GitBranch, got.Source, src)
+	}
+	// A fork is loom's own: it keeps the branch, not the source.
+	f, err := st.Fork(ctx(t), imp.ID, loom.ForkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.GitBranch != "main" || f.Source != nil {
+		t.Fatalf("fork branch %q source %+v, want main and none", f.GitBranch, f.Source)
+	}
+	own := newSession("alice", "cli:own")
+	own.GitBranch = "feature/x"
+	mustAppend(t, st, own, text(loom.RoleUser, "hi"))
+	if got, _ := st.Session(ctx(t), own.ID); got.GitBranch != "feature/x" || got.Source != nil {
+		t.Fatalf("appended session branch %q source %+v", got.GitBranch, got.Source)
+	}
+
+	mtime := time.Date(2025, 9, 3, 1, 2, 3, 456789123, time.UTC)
+	recs := []loom.ImportedFile{
+		{UserID: "alice", Path: "/p/a.jsonl", Tool: "claude-code", Bundle: "/p/a.jsonl", Size: 10, ModTime: mtime, SourceID: "a", SessionID: imp.ID},
+		{UserID: "alice", Path: "/p/a/subagents/x.jsonl", Tool: "claude-code", Bundle: "/p/a.jsonl", Size: 5, ModTime: mtime},
+		{UserID: "alice", Path: "/c/r.jsonl", Tool: "codex", Bundle: "/c/r.jsonl", Size: 7, ModTime: mtime},
+		{UserID: "bob", Path: "/p/a.jsonl", Tool: "claude-code", Bundle: "/p/a.jsonl", Size: 99, ModTime: mtime},
+	}
+	if err := st.RecordImportedFiles(ctx(t), recs); err != nil {
+		t.Fatal(err)
+	}
+	files, err := st.ImportedFiles(ctx(t), "alice", "claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || files[0].Path != "/p/a.jsonl" || files[0].Size != 10 || !files[0].ModTime.Equal(mtime) ||
+		files[0].SessionID != imp.ID || files[0].SourceID != "a" || files[0].ImportedAt.IsZero() {
+		t.Fatalf("alice's claude-code records = %+v", files)
+	}
+	if all, _ := st.ImportedFiles(ctx(t), "alice", ""); len(all) != 3 {
+		t.Fatalf("alice's records of every tool = %d, want 3", len(all))
+	}
+	// Recording a path again replaces its record.
+	recs[0].Size = 20
+	if err := st.RecordImportedFiles(ctx(t), recs[:1]); err != nil {
+		t.Fatal(err)
+	}
+	files, _ = st.ImportedFiles(ctx(t), "alice", "claude-code")
+	if len(files) != 2 || files[0].Size != 20 {
+		t.Fatalf("after re-recording: %+v", files)
+	}
+	if bob, _ := st.ImportedFiles(ctx(t), "bob", ""); len(bob) != 1 || bob[0].Size != 99 {
+		t.Fatalf("bob's records = %+v", bob)
+	}
+	wantCode(t, st.RecordImportedFiles(ctx(t), []loom.ImportedFile{{UserID: "alice", Path: "/x"}}), loom.EINVALID)
+}
