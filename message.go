@@ -227,16 +227,21 @@ type MessageQuery struct {
 	After  int64 // seq > After when > 0
 }
 
-// ReplacePart puts part in the place of m's part with the same id, as
-// Store.UpdatePart does to message seq of a session; m is that message,
-// nil when the session has none with that seq.
+// ReplacePart puts part in the place of m's part with the same id, or
+// after its last part when m has none with that id, as Store.UpdatePart
+// does to message seq of a session; m is that message, nil when the
+// session has none with that seq.
 func ReplacePart(m *Message, sessionID string, seq int64, part Part) error {
 	if m == nil {
 		return Errorf(ENOTFOUND, "message %d of session %s not found", seq, sessionID)
 	}
+	if part.ID == "" {
+		return Errorf(EINVALID, "part without an id")
+	}
 	i := slices.IndexFunc(m.Parts, func(p Part) bool { return p.ID == part.ID })
 	if i < 0 {
-		return Errorf(ENOTFOUND, "part %s not found in message %d", part.ID, seq)
+		m.Parts = append(m.Parts, part)
+		return nil
 	}
 	m.Parts[i] = part
 	return nil

@@ -15,6 +15,9 @@ type Store interface {
 	Append(ctx context.Context, s *Session, msgs ...*Message) error
 	// UpdatePart replaces the part with part.ID in message seq of the
 	// session: how a tool part moves from running to completed or error.
+	// A part with an id the message does not have is added after its
+	// last part: how an imported reply that its tool was still writing
+	// gets the rest of its parts.
 	UpdatePart(ctx context.Context, sessionID string, seq int64, part Part) error
 	// RepairInterrupted marks tool parts left running (their process
 	// died) as errors with "interrupted", and appends an "interrupted"

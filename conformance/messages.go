@@ -258,8 +258,22 @@ func testStreamingBoundary(t *testing.T, open Opener) {
 	if last := ctxMsgs[len(ctxMsgs)-1]; last.Role != loom.RoleUser || last.Text() != "this turn fails" {
 		t.Fatalf("last message = %+v", last)
 	}
-	// Updating a part that does not exist is an error, not a silent no-op.
-	wantCode(t, st.UpdatePart(ctx(t), s.ID, 2, loom.Part{ID: "nope", Type: loom.PartText}), loom.ENOTFOUND)
+	// A part with a new id is added after the message's last part, and
+	// is searchable; a message that does not exist is an error, not a
+	// silent no-op.
+	before := mustMessages(t, st, s.ID, loom.MessageQuery{Before: 3, Limit: 1})[0]
+	added := loom.Part{ID: "late-part", Type: loom.PartText, Text: "latecomer words"}
+	if err := st.UpdatePart(ctx(t), s.ID, 2, added); err != nil {
+		t.Fatal(err)
+	}
+	after := mustMessages(t, st, s.ID, loom.MessageQuery{Before: 3, Limit: 1})[0]
+	if len(after.Parts) != len(before.Parts)+1 || after.Parts[len(after.Parts)-1].Text != "latecomer words" {
+		t.Fatalf("parts after adding one: %+v", after.Parts)
+	}
+	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "latecomer", UserID: "alice"}); len(hits) != 1 || hits[0].Seq != 2 {
+		t.Fatalf("added part not searchable: %+v", hits)
+	}
+	wantCode(t, st.UpdatePart(ctx(t), s.ID, 999, loom.Part{ID: "nope", Type: loom.PartText}), loom.ENOTFOUND)
 }
 
 // §3.9: the context is the latest summary plus what follows; history

@@ -1,0 +1,293 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Importer imports other agents' sessions into a store, incrementally:
+// a file it has read is recorded with its size and modification time,
+// and read again only when they change.
+type Importer struct {
+	Store  loom.Store
+	UserID string
+	// DryRun reads and reports without writing anything.
+	DryRun bool
+	// Since leaves out bundles none of whose files changed since then.
+	Since time.Time
+	// Settle is how long after its last write a file may still be
+	// growing: its trailing assistant message (which the tool may still
+	// be writing, line by line) waits for the next run. Zero means
+	// DefaultSettle.
+	Settle time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Price is the cost of a message's usage; no cost when nil.
+	Price func(provider, model string, u loom.Usage) (float64, bool)
+	// Project is the project of a working directory; when nil, the
+	// directory itself is the project root.
+	Project func(dir string) loom.Project
+	Logger  *slog.Logger
+
+	projects map[string]loom.Project
+}
+
+// DefaultSettle is how long a file stays "being written" after its last
+// change.
+const DefaultSettle = 2 * time.Second
+
+// Target is one tool to import, with where to look.
+type Target struct {
+	Format Format
+	// Roots are the files or directories to read; Explicit says the user
+	// named them, so that a missing one is an error rather than a tool
+	// that is not installed.
+	Roots    []string
+	Explicit bool
+}
+
+// Run imports every target once and reports what it did.
+func (im *Importer) Run(ctx context.Context, targets []Target) (*Report, error) {
+	start := im.now()
+	rep := &Report{DryRun: im.DryRun}
+	for _, t := range targets {
+		tr, err := im.runTool(ctx, t)
+		if tr != nil {
+			rep.Tools = append(rep.Tools, tr)
+		}
+		if err != nil {
+			rep.done(start, im.now())
+			return rep, err
+		}
+	}
+	rep.done(start, im.now())
+	return rep, nil
+}
+
+func (im *Importer) now() time.Time {
+	if im.Now != nil {
+		return im.Now()
+	}
+	return time.Now()
+}
+
+func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) {
+	start := im.now()
+	tool := t.Format.Tool()
+	tr := &ToolReport{Tool: tool, Roots: t.Roots, Skipped: map[string]int{}}
+	defer func() {
+		tr.Elapsed = im.now().Sub(start)
+		tr.DurationMS = tr.Elapsed.Milliseconds()
+	}()
+	recs, err := im.Store.ImportedFiles(ctx, im.UserID, tool)
+	if err != nil {
+		return tr, err
+	}
+	known := make(map[string]loom.ImportedFile, len(recs))
+	bundled := map[string][]string{}
+	for _, r := range recs {
+		known[r.Path] = r
+		bundled[r.Bundle] = append(bundled[r.Bundle], r.Path)
+	}
+	for _, root := range t.Roots {
+		if _, err := os.Stat(root); err != nil {
+			if errors.Is(err, fs.ErrNotExist) && !t.Explicit {
+				continue
+			}
+			return tr, fmt.Errorf("%s: %w", tool, err)
+		}
+		bundles, err := t.Format.Bundles(ctx, root)
+		if err != nil {
+			return tr, fmt.Errorf("%s: %w", tool, err)
+		}
+		for _, b := range bundles {
+			if err := ctx.Err(); err != nil {
+				return tr, err
+			}
+			if err := im.bundle(ctx, t.Format, b, known, bundled, tr); err != nil {
+				return tr, err
+			}
+		}
+	}
+	return tr, nil
+}
+
+// bundle imports one bundle unless its files are as recorded.
+func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[string]loom.ImportedFile, bundled map[string][]string, tr *ToolReport) error {
+	stats := make([]loom.ImportedFile, 0, len(b.Files))
+	unchanged := len(bundled[b.Name()]) <= len(b.Files)
+	var newest time.Time
+	for _, p := range b.Files {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // gone since it was listed
+			}
+			tr.problem(Problem{File: p, Reason: err.Error()})
+			continue
+		}
+		rec := loom.ImportedFile{UserID: im.UserID, Path: p, Tool: f.Tool(), Bundle: b.Name(), Size: fi.Size(), ModTime: fi.ModTime().UTC()}
+		if k, ok := known[p]; !ok || k.Size != rec.Size || !k.ModTime.Equal(rec.ModTime) || k.Bundle != rec.Bundle {
+			unchanged = false
+		}
+		newest = later(newest, rec.ModTime)
+		stats = append(stats, rec)
+	}
+	if len(stats) == 0 {
+		return nil
+	}
+	if unchanged {
+		tr.FilesUnchanged += len(stats)
+		return nil
+	}
+	if !im.Since.IsZero() && newest.Before(im.Since) {
+		return nil
+	}
+	res, err := f.Read(ctx, b)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		tr.problem(Problem{File: b.Name(), Reason: err.Error()})
+		return nil
+	}
+	tr.FilesRead += len(stats)
+	for k, n := range res.Skipped {
+		tr.Skipped[k] += n
+	}
+	for _, p := range res.Problems {
+		tr.problem(p)
+	}
+	settling := im.now().Sub(newest) < im.settle()
+	held, err := im.write(ctx, f.Tool(), res, settling, tr)
+	if err != nil {
+		return err
+	}
+	if held {
+		// Read again next time: the held-back message is not in yet.
+		tr.Settling++
+		return nil
+	}
+	if im.DryRun {
+		return nil
+	}
+	if len(res.Sessions) == 1 || (len(res.Sessions) > 0 && onlyOneMain(res.Sessions)) {
+		main := res.Sessions[0]
+		stats[0].SourceID = main.SourceID
+		stats[0].SessionID = tr.ids[main.SourceID]
+	}
+	if err := im.Store.RecordImportedFiles(ctx, stats); err != nil {
+		return err
+	}
+	for _, s := range stats {
+		known[s.Path] = s
+	}
+	bundled[b.Name()] = slices.Collect(func(yield func(string) bool) {
+		for _, s := range stats {
+			if !yield(s.Path) {
+				return
+			}
+		}
+	})
+	return nil
+}
+
+func onlyOneMain(ss []*Session) bool {
+	n := 0
+	for _, s := range ss {
+		if s.Kind == "" || s.Kind == loom.KindMain {
+			n++
+		}
+	}
+	return n == 1 && (ss[0].Kind == "" || ss[0].Kind == loom.KindMain)
+}
+
+func (im *Importer) settle() time.Duration {
+	if im.Settle > 0 {
+		return im.Settle
+	}
+	return DefaultSettle
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// Report is what one import did, per tool.
+type Report struct {
+	DryRun  bool          `json:"dry_run"`
+	Tools   []*ToolReport `json:"tools"`
+	Elapsed    time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
+}
+
+// ToolReport is what an import did with one tool's sessions.
+type ToolReport struct {
+	Tool  string   `json:"tool"`
+	Roots []string `json:"roots"`
+	// FilesRead were read; FilesUnchanged were recognised as imported
+	// already, from their size and time, without being read.
+	FilesRead      int `json:"files_read"`
+	FilesUnchanged int `json:"files_unchanged"`
+	// Sessions new (created), grown (messages added) and unchanged
+	// (read again, nothing new).
+	SessionsNew       int `json:"sessions_new"`
+	SessionsGrown     int `json:"sessions_grown"`
+	SessionsUnchanged int `json:"sessions_unchanged"`
+	MessagesAdded     int `json:"messages_added"`
+	// ToolsUpdated counts tool calls whose result arrived after the call
+	// was imported.
+	ToolsUpdated int `json:"tool_results_added"`
+	// Settling counts bundles written to within the last moments whose
+	// last reply waits for the next run.
+	Settling int `json:"settling"`
+	// Skipped counts lines or records left out, by type.
+	Skipped  map[string]int `json:"skipped"`
+	Problems []Problem      `json:"problems"`
+	// ProblemCount counts every problem; Problems keeps the first
+	// thousand.
+	ProblemCount int           `json:"problem_count"`
+	Elapsed      time.Duration `json:"-"`
+	DurationMS   int64         `json:"duration_ms"`
+
+	ids map[string]string // source id → loom id, of the bundle being written
+}
+
+func (tr *ToolReport) problem(p Problem) {
+	const maxProblems = 1000
+	if len(tr.Problems) < maxProblems {
+		tr.Problems = append(tr.Problems, p)
+	}
+	tr.ProblemCount++
+}
+
+// SkippedTotal is how many lines were skipped, of every type.
+func (tr *ToolReport) SkippedTotal() int {
+	n := 0
+	for _, v := range tr.Skipped {
+		n += v
+	}
+	return n
+}
+
+// SkippedTypes are the skipped types, sorted.
+func (tr *ToolReport) SkippedTypes() []string {
+	return slices.Sorted(maps.Keys(tr.Skipped))
+}
+
+func (r *Report) done(start, end time.Time) {
+	r.Elapsed = end.Sub(start)
+	r.DurationMS = r.Elapsed.Milliseconds()
+}

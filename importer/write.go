@@ -1,0 +1,402 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+
+	"github.com/loomhq/loom"
+)
+
+// maxCompared bounds how many of a session's newest stored messages a
+// re-import compares with the source for results and parts that arrived
+// since: a tool's file grows at its end.
+const maxCompared = 200
+
+// write stores what a reader found: new sessions whole (one transaction
+// for the bundle), and the new messages, parts and tool results of
+// sessions imported before. With settling, each session's trailing
+// assistant reply, which its tool may still be writing, waits (held).
+func (im *Importer) write(ctx context.Context, tool string, res *Result, settling bool, tr *ToolReport) (held bool, err error) {
+	tr.ids = map[string]string{}
+	type pending struct {
+		src      *Session
+		existing *loom.Session
+		msgs     []*loom.Message
+	}
+	var todo []pending
+	// First every session's loom id, so that parents, children and the
+	// agent parts that link them can be written in any order.
+	for _, s := range res.Sessions {
+		if err := loom.ValidKey(tool + ":" + s.SourceID); err != nil || s.SourceID == "" {
+			tr.problem(Problem{File: s.Path, Reason: "session id " + quote(s.SourceID) + " cannot be a key"})
+			continue
+		}
+		msgs := s.Messages
+		if settling && len(msgs) > 0 && msgs[len(msgs)-1].Role == loom.RoleAssistant {
+			msgs, held = msgs[:len(msgs)-1], true
+		}
+		existing, err := im.find(ctx, tool+":"+s.SourceID)
+		if err != nil {
+			return held, err
+		}
+		if existing != nil {
+			tr.ids[s.SourceID] = existing.ID
+		} else {
+			tr.ids[s.SourceID] = loom.NewID()
+		}
+		todo = append(todo, pending{s, existing, msgs})
+	}
+	var fresh []*loom.SessionData
+	for _, p := range todo {
+		s := p.src
+		parentID, kind := "", s.Kind
+		if kind == "" {
+			kind = loom.KindMain
+		}
+		if kind != loom.KindMain {
+			parentID, err = im.parent(ctx, tool, s.ParentSourceID, tr.ids)
+			if err != nil {
+				return held, err
+			}
+			if parentID == "" {
+				kind = loom.KindMain // its parent is nowhere to be found
+			}
+		}
+		for _, m := range p.msgs {
+			im.prepare(s, m, tr.ids)
+		}
+		if p.existing == nil {
+			x := im.newSession(tool, s, tr.ids[s.SourceID], kind, parentID, p.msgs)
+			d := &loom.SessionData{Session: x, Messages: numbered(x.ID, p.msgs)}
+			if err := d.Validate(); err != nil {
+				tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})
+				delete(tr.ids, s.SourceID)
+				continue
+			}
+			if kind == loom.KindFork && im.isStoredBranch(ctx, s, res, tr.ids) {
+				tr.SessionsUnchanged++
+				continue
+			}
+			fresh = append(fresh, d)
+			tr.SessionsNew++
+			tr.MessagesAdded += len(p.msgs)
+			continue
+		}
+		if err := im.grow(ctx, tool, s, p.existing, p.msgs, tr); err != nil {
+			return held, err
+		}
+	}
+	if len(fresh) > 0 && !im.DryRun {
+		if err := im.Store.Import(ctx, fresh); err != nil {
+			return held, err
+		}
+	}
+	return held, nil
+}
+
+// find returns the live session with key, nil when there is none.
+func (im *Importer) find(ctx context.Context, key string) (*loom.Session, error) {
+	ss, err := im.Store.Sessions(ctx, loom.SessionFilter{UserID: im.UserID, Key: key, Limit: 1})
+	if err != nil || len(ss) == 0 {
+		return nil, err
+	}
+	return ss[0], nil
+}
+
+// parent is the loom id of the session with source id src: one of the
+// bundle's, or one imported before; empty when there is none.
+func (im *Importer) parent(ctx context.Context, tool, src string, ids map[string]string) (string, error) {
+	if src == "" {
+		return "", nil
+	}
+	if id, ok := ids[src]; ok {
+		return id, nil
+	}
+	p, err := im.find(ctx, tool+":"+src)
+	if err != nil || p == nil {
+		return "", err
+	}
+	ids[src] = p.ID
+	return p.ID, nil
+}
+
+// prepare completes a message as the importer stores it: agent parts
+// name loom sessions, and usage has its cost and model call.
+func (im *Importer) prepare(s *Session, m *loom.Message, ids map[string]string) {
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		if p.Type == loom.PartAgent && p.SessionID != "" {
+			p.SessionID = ids[p.SessionID]
+		}
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = s.CreatedAt
+	}
+	u := &m.Usage
+	tokens := u.InputTokens + u.OutputTokens + u.ReasoningTokens + u.CacheReadTokens + u.CacheWriteTokens
+	if tokens == 0 {
+		return
+	}
+	if u.APICalls == 0 && m.Role == loom.RoleAssistant {
+		u.APICalls = 1
+	}
+	if u.CostUSD == 0 && im.Price != nil {
+		provider, model := pick(m.Provider, s.Provider), pick(m.Model, s.Model)
+		if c, ok := im.Price(provider, model, *u); ok {
+			u.CostUSD = c
+		}
+	}
+}
+
+func pick(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// newSession is the loom session of source session s.
+func (im *Importer) newSession(tool string, s *Session, id, kind, parentID string, msgs []*loom.Message) *loom.Session {
+	x := &loom.Session{
+		ID:        id,
+		UserID:    im.UserID,
+		Key:       tool + ":" + s.SourceID,
+		Surface:   tool,
+		Kind:      kind,
+		ParentID:  parentID,
+		Cwd:       s.Cwd,
+		Model:     s.Model,
+		Provider:  s.Provider,
+		GitBranch: s.GitBranch,
+		Source:    &loom.Source{Tool: tool, Version: s.Version, Path: s.Path},
+		CreatedAt: s.CreatedAt,
+		UpdatedAt: s.UpdatedAt,
+	}
+	if kind == loom.KindFork {
+		x.ForkTurn = s.ForkTurn
+	}
+	x.Title = loom.TitleFrom(s.Title)
+	if x.Title == "" {
+		for _, m := range msgs {
+			if m.Role == loom.RoleUser && m.Text() != "" {
+				x.Title = loom.TitleFrom(m.Text())
+				break
+			}
+		}
+	}
+	if s.Cwd != "" {
+		x.Project = im.project(s.Cwd)
+	}
+	for _, m := range msgs {
+		x.Usage.Add(m.Usage)
+		if x.Model == "" && m.Model != "" {
+			x.Model = m.Model
+		}
+		if x.Provider == "" && m.Provider != "" {
+			x.Provider = m.Provider
+		}
+	}
+	if len(msgs) > 0 {
+		if x.CreatedAt.IsZero() || msgs[0].CreatedAt.Before(x.CreatedAt) {
+			x.CreatedAt = msgs[0].CreatedAt
+		}
+		x.UpdatedAt = later(x.UpdatedAt, msgs[len(msgs)-1].CreatedAt)
+	}
+	if x.CreatedAt.IsZero() {
+		x.CreatedAt = im.now()
+	}
+	x.UpdatedAt = later(x.UpdatedAt, x.CreatedAt)
+	return x
+}
+
+// project is the project of a working directory, by the rule of
+// loom's own sessions when the directory is on this machine.
+func (im *Importer) project(dir string) loom.Project {
+	if p, ok := im.projects[dir]; ok {
+		return p
+	}
+	var p loom.Project
+	if im.Project != nil {
+		p = im.Project(dir)
+	} else {
+		p = loom.Project{Root: dir, Name: filepath.Base(dir)}
+	}
+	if im.projects == nil {
+		im.projects = map[string]loom.Project{}
+	}
+	im.projects[dir] = p
+	return p
+}
+
+// numbered gives msgs their session and seq 1, 2, 3 ….
+func numbered(id string, msgs []*loom.Message) []*loom.Message {
+	for i, m := range msgs {
+		m.SessionID, m.Seq = id, int64(i+1)
+	}
+	return msgs
+}
+
+// isStoredBranch reports whether fork s, an abandoned branch of its
+// parent's tree, is the branch stored as the parent already: the parent
+// was imported while the branch was its newest, and the tool has moved
+// on to another since.
+func (im *Importer) isStoredBranch(ctx context.Context, s *Session, res *Result, ids map[string]string) bool {
+	var main *Session
+	for _, o := range res.Sessions {
+		if o.SourceID == s.ParentSourceID {
+			main = o
+		}
+	}
+	if main == nil || len(s.Messages) == 0 {
+		return false
+	}
+	shared := 0
+	for shared < len(s.Messages) && shared < len(main.Messages) && s.Messages[shared].ID == main.Messages[shared].ID {
+		shared++
+	}
+	if shared >= len(s.Messages) {
+		return false
+	}
+	got, err := im.Store.Messages(ctx, ids[s.ParentSourceID], loom.MessageQuery{Before: int64(shared) + 2, Limit: 1})
+	return err == nil && len(got) == 1 && got[0].Seq == int64(shared)+1 && got[0].ID == s.Messages[shared].ID
+}
+
+// grow brings session x, imported from s before, up to date: the
+// messages s has beyond x's are appended, and parts that changed or
+// arrived since (a tool's result, the rest of a reply) are updated. When
+// s no longer continues x (the tool rewound or edited its conversation),
+// s goes to a fork of x from where they part.
+func (im *Importer) grow(ctx context.Context, tool string, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+	k := x.MessageCount
+	var tail []*loom.Message
+	if k > 0 {
+		var err error
+		tail, err = im.Store.Messages(ctx, x.ID, loom.MessageQuery{Limit: min(k, maxCompared)})
+		if err != nil {
+			return err
+		}
+	}
+	if len(tail) > 0 && (k > len(msgs) || msgs[k-1].ID != tail[len(tail)-1].ID) {
+		return im.diverged(ctx, tool, s, x, msgs, tr)
+	}
+	changed := false
+	for _, stored := range tail {
+		src := msgs[stored.Seq-1]
+		if src.ID != stored.ID {
+			continue
+		}
+		for _, p := range src.Parts {
+			if samePart(stored.Parts, p) {
+				continue
+			}
+			if p.Type == loom.PartTool {
+				tr.ToolsUpdated++
+			}
+			changed = true
+			if !im.DryRun {
+				if err := im.Store.UpdatePart(ctx, x.ID, stored.Seq, p); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	add := msgs[min(k, len(msgs)):]
+	switch {
+	case len(add) > 0:
+		tr.SessionsGrown++
+		tr.MessagesAdded += len(add)
+		if !im.DryRun {
+			if err := im.Store.Append(ctx, x, add...); err != nil {
+				return err
+			}
+		}
+	case changed:
+		tr.SessionsGrown++
+	default:
+		tr.SessionsUnchanged++
+	}
+	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun {
+		if _, err := im.Store.UpdateSession(ctx, x.ID, loom.SessionUpdate{Title: &t}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// diverged handles a source session that no longer continues its loom
+// copy x: what it has from the point where they part goes to a fork of
+// x, keyed by the first message that differs, so nothing is lost and
+// nothing is stored twice. A source that only got shorter (a truncated
+// or rewritten file) adds nothing.
+func (im *Importer) diverged(ctx context.Context, tool string, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+	stored, err := im.Store.Messages(ctx, x.ID, loom.MessageQuery{})
+	if err != nil {
+		return err
+	}
+	j := 0
+	for j < len(stored) && j < len(msgs) && stored[j].ID == msgs[j].ID {
+		j++
+	}
+	if j >= len(msgs) {
+		tr.SessionsUnchanged++
+		return nil
+	}
+	turns := 0
+	for _, m := range msgs[:j] {
+		if m.Role == loom.RoleUser {
+			turns++
+		}
+	}
+	if msgs[j].Role != loom.RoleUser && turns > 0 {
+		turns-- // they part inside a turn: the fork shares the turns before it
+	}
+	branch := *s
+	branch.SourceID = s.SourceID + "@" + msgs[j].ID
+	branch.Kind, branch.ParentSourceID, branch.ForkTurn = loom.KindFork, s.SourceID, turns
+	key := tool + ":" + branch.SourceID
+	if err := loom.ValidKey(key); err != nil {
+		tr.problem(Problem{File: s.Path, Reason: "session " + quote(s.SourceID) + " changed in place and its branch cannot be keyed"})
+		return nil
+	}
+	existing, err := im.find(ctx, key)
+	if err != nil {
+		return err
+	}
+	if existing != nil {
+		return im.grow(ctx, tool, &branch, existing, msgs, tr)
+	}
+	f := im.newSession(tool, &branch, loom.NewID(), loom.KindFork, x.ID, msgs)
+	d := &loom.SessionData{Session: f, Messages: numbered(f.ID, msgs)}
+	if err := d.Validate(); err != nil {
+		tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})
+		return nil
+	}
+	tr.SessionsNew++
+	tr.MessagesAdded += len(msgs)
+	if im.DryRun {
+		return nil
+	}
+	return im.Store.Import(ctx, []*loom.SessionData{d})
+}
+
+// samePart reports whether parts hold p as it is.
+func samePart(parts []loom.Part, p loom.Part) bool {
+	for _, q := range parts {
+		if q.ID == p.ID {
+			a, _ := json.Marshal(q)
+			b, _ := json.Marshal(p)
+			return bytes.Equal(a, b)
+		}
+	}
+	return false
+}
+
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
