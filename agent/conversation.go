@@ -124,6 +124,13 @@ func (svc *Service) ForKey(ctx context.Context, user, key string, project loom.P
 			return x, true, nil
 		}
 	}
+	// A key of a session imported from another agent names it until a
+	// conversation continues it (in a fork that takes the key).
+	for _, x := range found {
+		if x.Source != nil && x.Kind != loom.KindSubagent && !loom.IsCLIKey(key) {
+			return x, true, nil
+		}
+	}
 	return svc.fresh(Spec{UserID: user, Project: project, Cwd: cwd}, key), false, nil
 }
 
@@ -159,10 +166,41 @@ func (svc *Service) Open(ctx context.Context, spec Spec) (*Conversation, error) 
 		return nil, err
 	}
 	c := &Conversation{svc: svc, spec: spec}
+	if exists && s.Source != nil {
+		c.imported = s
+		if s, err = svc.continueImported(ctx, s, spec); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.attach(ctx, s, exists, spec.Agent); err != nil {
+		if c.imported != nil {
+			// The fork was made for this conversation only.
+			svc.Store.Delete(context.WithoutCancel(ctx), s.ID, loom.DeleteOptions{Purge: true, Force: true})
+		}
 		return nil, err
 	}
 	return c, nil
+}
+
+// continueImported forks a session imported from another agent for a
+// conversation to continue in, so that the import stays a faithful
+// mirror of its source. On the command line the fork gets a new
+// command-line key of the session's project; with a key that is not a
+// command-line one (the server's), the fork takes that key outside every
+// project, where the key finds it next time.
+func (svc *Service) continueImported(ctx context.Context, s *loom.Session, spec Spec) (*loom.Session, error) {
+	fk, err := svc.Store.Fork(ctx, s.ID, loom.ForkOptions{})
+	if err != nil {
+		return nil, err
+	}
+	key := loom.CLIKeyAt(s.Project.Name, svc.now())
+	u := loom.SessionUpdate{Key: &key}
+	if spec.Key != "" && !loom.IsCLIKey(spec.Key) {
+		none := ""
+		key = spec.Key
+		u = loom.SessionUpdate{Key: &key, Project: &loom.Project{}, Cwd: &none}
+	}
+	return svc.Store.UpdateSession(ctx, fk.ID, u)
 }
 
 // Conversation is one session held for turns: its lock and its agent.
@@ -174,7 +212,14 @@ type Conversation struct {
 	loop    *Loop
 	lease   *loom.Lease
 	resumed bool
+	// imported is the imported session the conversation continues in a
+	// fork of, nil when it continues none.
+	imported *loom.Session
 }
+
+// ContinuesImported is the session imported from another agent that the
+// conversation continues in a fork of (see Service.Open), nil when none.
+func (c *Conversation) ContinuesImported() *loom.Session { return c.imported }
 
 // Session is the session the conversation is in (new ones have no
 // messages until the first turn).

@@ -85,7 +85,15 @@ func (f *Factory) openConversation(ctx context.Context, st loom.Store, c session
 		}
 		spec.Session = s
 	}
-	return svc.Open(ctx, spec)
+	conv, err := svc.Open(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	if src := conv.ContinuesImported(); src != nil && !f.JSON() {
+		fmt.Fprintf(f.IO.ErrOut, "Continuing the %s session %q in a fork of it (the import stays as it was): session %s\n",
+			src.Surface, src.Title, conv.Session().ID)
+	}
+	return conv, nil
 }
 
 // warnReplayLog tells the user, once per process, that the replay log

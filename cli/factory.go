@@ -18,6 +18,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/paths"
 )
 
@@ -41,6 +42,9 @@ type Factory struct {
 	// Serve runs loom's HTTP server on ln until ctx ends; main wires in
 	// the server package (nil: loom serve is not available).
 	Serve func(ctx context.Context, ln net.Listener, cfg ServeConfig) error
+	// Formats are the other agents' session formats that
+	// `loom session import --from` reads; main wires in their readers.
+	Formats []importer.Format
 	// LocalModelURL is where to look for a local OpenAI-compatible server
 	// when no provider is configured (default: Ollama's address).
 	LocalModelURL string

@@ -159,39 +159,6 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// ImportOptions are the options of `loom session import`.
-type ImportOptions struct {
-	f     *Factory
-	Files []string
-}
-
-func newCmdSessionImport(f *Factory, runF func(*ImportOptions) error) *cobra.Command {
-	opts := &ImportOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "import FILE...",
-		Short: "Read sessions from loom's jsonl or json exports",
-		Long: `Read sessions written by loom session export (jsonl or json; the format
-is recognised from the content) into the store, as the current user.
-"-" reads standard input.
-
-Every record of every file is checked before anything is written: a bad
-record is reported as FILE:LINE: reason and nothing is imported. Sessions
-that already exist in the store are refused the same way.`,
-		Example: `  loom session import session.jsonl
-  loom session import backup.jsonl more.json
-  ssh old-laptop loom session export --all | loom session import -`,
-		Args: argsBetween(1, -1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Files = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return importRun(cmd.Context(), opts)
-		},
-	}
-	return cmd
-}
-
 // importSummary is the JSON shape of what import wrote.
 type importSummary struct {
 	Sessions []string `json:"sessions"`

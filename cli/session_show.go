@@ -139,6 +139,10 @@ func writeSessionHeader(ios *term.IOStreams, w io.Writer, s *loom.Session) {
 	}
 	field("model", model)
 	field("profile", s.Profile)
+	field("branch", s.GitBranch)
+	if src := s.Source; src != nil {
+		field("imported", strings.TrimSpace(src.Tool+" "+src.Version)+" from "+src.Path)
+	}
 	field("created", loom.FormatTime(s.CreatedAt))
 	field("updated", loom.FormatTime(s.UpdatedAt))
 	field("messages", fmt.Sprintf("%d in %s", s.MessageCount, human.Plural(s.TurnCount, "turn")))

@@ -227,8 +227,8 @@ func later(a, b time.Time) time.Time {
 
 // Report is what one import did, per tool.
 type Report struct {
-	DryRun  bool          `json:"dry_run"`
-	Tools   []*ToolReport `json:"tools"`
+	DryRun     bool          `json:"dry_run"`
+	Tools      []*ToolReport `json:"tools"`
 	Elapsed    time.Duration `json:"-"`
 	DurationMS int64         `json:"duration_ms"`
 }

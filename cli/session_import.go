@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/pricing"
+)
+
+// ImportOptions are the options of `loom session import`.
+type ImportOptions struct {
+	f     *Factory
+	Files []string
+	// From is the tool whose sessions to import (--from), or "all".
+	From   string
+	Watch  bool
+	DryRun bool
+	Since  time.Time
+}
+
+func newCmdSessionImport(f *Factory, runF func(*ImportOptions) error) *cobra.Command {
+	opts := &ImportOptions{f: f}
+	var since string
+	cmd := &cobra.Command{
+		Use:   "import {FILE... | --from TOOL [PATH...]}",
+		Short: "Read sessions from loom's exports, or from other agents",
+		Long: `Read sessions written by loom session export (jsonl or json; the format
+is recognised from the content) into the store, as the current user.
+"-" reads standard input. Every record of every file is checked before
+anything is written: a bad record is reported as FILE:LINE: reason and
+nothing is imported. Sessions that already exist in the store are
+refused the same way.
+
+With --from, import the sessions of another agent instead: claude-code,
+codex, gemini, opencode, or all of them. PATH is a session file or a
+directory; without one, the tool's own location is read (honouring
+CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME and XDG_DATA_HOME).
+Importing is incremental: unchanged files are not read again, a session
+that grew gets only its new messages, and nothing is duplicated.
+--watch keeps running and imports changes as the tools write them.
+Imported sessions are listed with their tool as surface, and resuming
+one continues in a fork of it. See docs/import.md.`,
+		Example: `  loom session import session.jsonl
+  ssh old-laptop loom session export --all | loom session import -
+  loom session import --from all
+  loom session import --from claude-code --dry-run --json
+  loom session import --from codex ~/backup/codex/sessions --since 2025-06-01
+  loom session import --from all --watch`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			if opts.From == "" {
+				switch {
+				case len(args) == 0:
+					return usageErrorf("give the FILEs to import, or --from TOOL")
+				case opts.Watch || opts.DryRun || since != "":
+					return usageErrorf("--watch, --dry-run and --since go with --from TOOL")
+				}
+			} else {
+				if _, err := importTargets(f, opts.From, nil); err != nil {
+					return err
+				}
+				if since != "" {
+					t, err := parseSince(since, f.now())
+					if err != nil {
+						return usageErrorf("--since: %v", err)
+					}
+					opts.Since = t
+				}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			if opts.From != "" {
+				return importFromRun(cmd.Context(), opts)
+			}
+			return importRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.From, "from", "", "import another agent's sessions: claude-code, codex, gemini, opencode or all")
+	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep running and import changes as they are written (with --from)")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be imported without writing (with --from)")
+	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2025-06-01, RFC 3339, or an age like 7d)")
+	return cmd
+}
+
+// parseSince reads --since: a date, an RFC 3339 time, or an age (7d).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	if d, err := parseDuration(s); err == nil {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (2025-06-01), a time (RFC 3339) or an age (7d)", s)
+}
+
+// importTargets are the tools --from names, with where to read each:
+// the PATHs given, else the tool's own location.
+func importTargets(f *Factory, from string, paths []string) ([]importer.Target, error) {
+	var names []string
+	for _, fm := range f.Formats {
+		names = append(names, fm.Tool())
+	}
+	var out []importer.Target
+	home, _ := os.UserHomeDir()
+	if h := f.env("HOME"); h != "" {
+		home = h
+	}
+	for _, fm := range f.Formats {
+		if from != "all" && from != fm.Tool() {
+			continue
+		}
+		t := importer.Target{Format: fm, Roots: fm.Roots(f.env, home)}
+		if len(paths) > 0 {
+			t.Roots, t.Explicit = paths, true
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, usageErrorf("--from %q: want %s or all", from, strings.Join(names, ", "))
+	}
+	return out, nil
+}
+
+func importFromRun(ctx context.Context, opts *ImportOptions) error {
+	f := opts.f
+	var abs []string
+	for _, p := range opts.Files {
+		if !filepath.IsAbs(p) {
+			wd, err := f.Cwd()
+			if err != nil {
+				return err
+			}
+			p = filepath.Join(wd, p)
+		}
+		abs = append(abs, filepath.Clean(p))
+	}
+	targets, err := importTargets(f, opts.From, abs)
+	if err != nil {
+		return err
+	}
+	if len(abs) > 0 && opts.From == "all" {
+		return usageErrorf("name one tool with --from when giving PATHs")
+	}
+	var st loom.Store
+	if opts.DryRun {
+		st, err = f.ReadStore(ctx)
+	} else {
+		st, err = f.CreateStore(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	im := &importer.Importer{
+		Store:   st,
+		UserID:  f.User(),
+		DryRun:  opts.DryRun,
+		Since:   opts.Since,
+		Now:     f.Now,
+		Price:   pricing.Cost,
+		Project: projectOf,
+	}
+	if !opts.Watch {
+		rep, err := im.Run(ctx, targets)
+		if err != nil {
+			return err
+		}
+		return printImportReport(f, rep)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if !f.JSON() {
+		fmt.Fprintf(f.IO.ErrOut, "Watching %s for changes; Ctrl+C stops.\n", watchedNames(targets))
+	}
+	err = im.Watch(ctx, targets, importer.WatchOptions{}, func(rep *importer.Report) {
+		if f.JSON() || rep.Changed() {
+			printImportReport(f, rep)
+		}
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func watchedNames(targets []importer.Target) string {
+	var names []string
+	for _, t := range targets {
+		names = append(names, t.Format.Tool())
+	}
+	return strings.Join(names, ", ")
+}
+
+// projectOf is the project of a directory by loom's rule when it is on
+// this machine, else the directory itself.
+func projectOf(dir string) loom.Project {
+	if p, err := paths.DetectProject(dir); err == nil {
+		return p
+	}
+	dir = filepath.Clean(dir)
+	return loom.Project{ID: paths.ProjectID(dir), Name: filepath.Base(dir), Root: dir}
+}
+
+// printImportReport prints what an import did, per tool: as one JSON
+// object with --json.
+func printImportReport(f *Factory, rep *importer.Report) error {
+	if f.JSON() {
+		return writeJSON(f.IO.Out, rep)
+	}
+	cs := f.IO.ColorScheme()
+	w := f.IO.Out
+	if rep.DryRun {
+		fmt.Fprintln(w, cs.Bold("Dry run: nothing was written."))
+	}
+	for _, t := range rep.Tools {
+		fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray(strings.Join(t.Roots, ", ")))
+		fmt.Fprintf(w, "  files     %s read, %s unchanged\n", human.Count(int64(t.FilesRead)), human.Count(int64(t.FilesUnchanged)))
+		fmt.Fprintf(w, "  sessions  %s new, %s grown, %s unchanged\n", human.Count(int64(t.SessionsNew)), human.Count(int64(t.SessionsGrown)), human.Count(int64(t.SessionsUnchanged)))
+		fmt.Fprintf(w, "  messages  %s added", human.Count(int64(t.MessagesAdded)))
+		if t.ToolsUpdated > 0 {
+			fmt.Fprintf(w, ", %s tool results completed", human.Count(int64(t.ToolsUpdated)))
+		}
+		fmt.Fprintln(w)
+		if len(t.Skipped) > 0 {
+			var parts []string
+			for _, k := range t.SkippedTypes() {
+				parts = append(parts, human.Count(int64(t.Skipped[k]))+" "+k)
+			}
+			fmt.Fprintf(w, "  skipped   %s\n", strings.Join(parts, ", "))
+		}
+		if t.Settling > 0 {
+			fmt.Fprintf(w, "  waiting   %s being written (imported on the next run)\n", human.Plural(t.Settling, "session"))
+		}
+		fmt.Fprintf(w, "  time      %s\n", human.Duration(t.Elapsed))
+		if t.ProblemCount > 0 {
+			fmt.Fprintf(w, "  %s %s:\n", cs.Yellow("problems"), human.Count(int64(t.ProblemCount)))
+			for i, p := range t.Problems {
+				if i == 10 {
+					fmt.Fprintf(w, "    … and %s more (--json lists up to 1,000)\n", human.Count(int64(t.ProblemCount-10)))
+					break
+				}
+				fmt.Fprintf(w, "    %s\n", p)
+			}
+		}
+	}
+	if len(rep.Tools) == 0 {
+		fmt.Fprintln(w, "Nothing to import.")
+	}
+	return nil
+}
