@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+// samples is the real session files other agents wrote.
+const samples = "../testdata/agent-sessions"
+
+// copyTree copies the directory src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// installAgentSessions puts the sample files where each tool keeps its
+// sessions under home, and returns the Claude Code projects directory.
+func installAgentSessions(t *testing.T, home string) string {
+	t.Helper()
+	claude := filepath.Join(home, ".claude", "projects")
+	copyTree(t, filepath.Join(samples, "claude-code", "viewer-sample-project"), filepath.Join(claude, "-path-to-Demo"))
+	copyTree(t, filepath.Join(samples, "claude-code", "spotter"), filepath.Join(claude, "-home-user-spotter"))
+	codexDir := filepath.Join(home, ".codex", "sessions", "2025", "09", "20")
+	os.MkdirAll(codexDir, 0o755)
+	b, _ := os.ReadFile(filepath.Join(samples, "codex", "vibecodingtracker-codex.jsonl"))
+	os.WriteFile(filepath.Join(codexDir, "rollout-2025-09-20T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"), b, 0o644)
+	gemDir := filepath.Join(home, ".gemini", "tmp", "9e6a1b5c", "chats")
+	os.MkdirAll(gemDir, 0o755)
+	b, _ = os.ReadFile(filepath.Join(samples, "gemini", "vibecodingtracker-gemini.jsonl"))
+	os.WriteFile(filepath.Join(gemDir, "session-2025-09-20T10-00-a1b2c3d4.jsonl"), b, 0o644)
+	return claude
+}
+
+func importReport(t *testing.T, out string) importer.Report {
+	t.Helper()
+	var rep importer.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("import --json: %v\n%s", err, out)
+	}
+	return rep
+}
+
+func toolReport(t *testing.T, rep importer.Report, tool string) *importer.ToolReport {
+	t.Helper()
+	for _, tr := range rep.Tools {
+		if tr.Tool == tool {
+			return tr
+		}
+	}
+	t.Fatalf("no report for %s in %+v", tool, rep)
+	return nil
+}
+
+// Every tool's sessions come in from their default places; a second run
+// reads nothing and adds nothing; the imported sessions are listed,
+// searchable and shown with where they came from.
+func TestImportFromAgents(t *testing.T) {
+	fx := newEmptyFixture(t)
+	installAgentSessions(t, fx.home)
+
+	dry := importReport(t, fx.mustExec(t, "session", "import", "--from", "all", "--dry-run", "--json"))
+	if !dry.DryRun || toolReport(t, dry, "claude-code").SessionsNew == 0 {
+		t.Fatalf("dry run: %+v", dry)
+	}
+	if out := fx.mustExec(t, "session", "list", "--all-projects", "--json"); strings.TrimSpace(out) != "[]" {
+		t.Fatalf("dry run wrote sessions: %s", out)
+	}
+
+	rep := importReport(t, fx.mustExec(t, "session", "import", "--from", "all", "--json"))
+	total := 0
+	for _, tool := range []string{"claude-code", "codex", "gemini"} {
+		tr := toolReport(t, rep, tool)
+		if tr.FilesRead == 0 || tr.SessionsNew == 0 || tr.MessagesAdded == 0 || tr.ProblemCount != 0 {
+			t.Errorf("%s: %+v", tool, tr)
+		}
+		total += tr.SessionsNew
+	}
+	cc := toolReport(t, rep, "claude-code")
+	if cc.Skipped["progress"] != 1333 {
+		t.Errorf("claude-code progress lines skipped = %d, want 1333", cc.Skipped["progress"])
+	}
+
+	again := importReport(t, fx.mustExec(t, "session", "import", "--from", "all", "--json"))
+	for _, tr := range again.Tools {
+		if tr.FilesRead != 0 || tr.MessagesAdded != 0 || tr.SessionsNew != 0 {
+			t.Errorf("second import of %s: %+v", tr.Tool, tr)
+		}
+	}
+
+	var listed []*loom.Session
+	json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "--all-projects", "--limit", "1000", "--json")), &listed)
+	if len(listed) == 0 {
+		t.Fatal("no sessions listed after the import")
+	}
+	var cl []*loom.Session
+	json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "--all-projects", "--surface", "claude-code", "--json")), &cl)
+	for _, s := range cl {
+		if s.Surface != "claude-code" || s.Source == nil || s.Source.Tool != "claude-code" || !strings.HasPrefix(s.Key, "claude-code:") {
+			t.Fatalf("listed claude-code session: %+v", s)
+		}
+	}
+	if len(cl) == 0 {
+		t.Fatal("--surface claude-code lists nothing")
+	}
+
+	// Plain output names the tool and what happened.
+	out := fx.mustExec(t, "session", "import", "--from", "claude-code")
+	for _, want := range []string{"claude-code", "files", "unchanged", "sessions", "messages"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	// Bad input: an unknown tool is a usage error; a missing PATH is an
+	// error naming it.
+	if r := fx.exec(t, "", "session", "import", "--from", "vim"); r.code != ExitUsage || !strings.Contains(r.stderr, "claude-code, codex, gemini, opencode") {
+		t.Errorf("unknown tool: exit %d, %s", r.code, r.stderr)
+	}
+	if r := fx.exec(t, "", "session", "import", "--from", "codex", filepath.Join(fx.home, "nope")); r.code != ExitError || !strings.Contains(r.stderr, "nope") {
+		t.Errorf("missing path: exit %d, %s", r.code, r.stderr)
+	}
+	if r := fx.exec(t, "", "session", "import", "--watch", "x.jsonl"); r.code != ExitUsage {
+		t.Errorf("--watch without --from: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// --watch: a line appended to a Claude Code session file is searchable
+// in loom within two seconds.
+func TestImportWatch(t *testing.T) {
+	fx := newEmptyFixture(t)
+	claude := installAgentSessions(t, fx.home)
+	cmd := exec.Command(loomBinary(t), "session", "import", "--from", "claude-code", "--watch", "--json")
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	reports := make(chan importer.Report, 16)
+	go func() {
+		dec := json.NewDecoder(bufio.NewReader(stdout))
+		for {
+			var rep importer.Report
+			if dec.Decode(&rep) != nil {
+				close(reports)
+				return
+			}
+			reports <- rep
+		}
+	}()
+	select {
+	case rep := <-reports:
+		if toolReport(t, rep, "claude-code").SessionsNew == 0 {
+			t.Fatalf("first watch run: %+v", rep)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("--watch printed no first report")
+	}
+
+	file := filepath.Join(claude, "-home-user-spotter", "short.jsonl")
+	last := lastLine(t, file)
+	line := map[string]any{
+		"parentUuid": last["uuid"], "isSidechain": false, "userType": "external", "cwd": last["cwd"],
+		"sessionId": last["sessionId"], "version": last["version"], "gitBranch": last["gitBranch"], "type": "user",
+		"message":   map[string]any{"role": "user", "content": "zanzibarquokka appended while watching"},
+		"uuid":      "9d1e5f2a-0000-4000-8000-00000000a11e", "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+	}
+	b, _ := json.Marshal(line)
+	st := fx.openStore(t)
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := time.Now()
+	f.Write(append(b, '\n'))
+	f.Close()
+	for {
+		hits, err := st.Search(context.Background(), loom.SearchQuery{Text: "zanzibarquokka", UserID: "local"})
+		if err == nil && len(hits) == 1 {
+			t.Logf("searchable %s after the line was written", time.Since(written).Round(time.Millisecond))
+			break
+		}
+		if time.Since(written) > 2*time.Second {
+			t.Fatalf("appended line not searchable within 2 s (hits %v, err %v)", hits, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func lastLine(t *testing.T, file string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var m map[string]any
+		if json.Unmarshal([]byte(lines[i]), &m) == nil && m["uuid"] != nil && (m["type"] == "user" || m["type"] == "assistant") {
+			return m
+		}
+	}
+	t.Fatalf("no message line in %s", file)
+	return nil
+}
+
+// A session imported from each tool resumes with the fake provider: the
+// conversation continues in a fork, and the request holds every earlier
+// message, each tool call answered by its result.
+func TestImportedSessionsResume(t *testing.T) {
+	fx := newAgentFixture(t)
+	installAgentSessions(t, fx.home)
+	fx.mustLoom(t, "", "session", "import", "--from", "all")
+	for _, tool := range []string{"claude-code", "codex", "gemini"} {
+		t.Run(tool, func(t *testing.T) {
+			var listed []*loom.Session
+			json.Unmarshal([]byte(fx.mustLoom(t, "", "session", "list", "--all-projects", "--surface", tool, "--limit", "100", "--json").stdout), &listed)
+			var src *loom.Session
+			for _, s := range listed {
+				if s.Kind == loom.KindMain && (src == nil || s.MessageCount > src.MessageCount) {
+					src = s
+				}
+			}
+			if src == nil {
+				t.Fatalf("no %s session imported", tool)
+			}
+			var shown struct {
+				Session  *loom.Session  `json:"session"`
+				Messages []*loom.Message `json:"messages"`
+			}
+			json.Unmarshal([]byte(fx.mustLoom(t, "", "session", "show", src.ID, "--full-history", "--json").stdout), &shown)
+			calls := map[string]bool{}
+			var prompts []string
+			for _, m := range shown.Messages {
+				for _, p := range m.Parts {
+					if p.Type == loom.PartTool {
+						calls[p.CallID] = true
+					}
+				}
+				if m.Role == loom.RoleUser && m.Text() != "" {
+					prompts = append(prompts, m.Text())
+				}
+			}
+			before := len(fx.srv.Requests())
+			r := fx.mustLoom(t, "", "run", "--resume", src.ID, "--no-resume-hint", "please go on")
+			if !strings.Contains(r.stderr, "in a fork of it") {
+				t.Errorf("resuming an import does not say it forks: %s", r.stderr)
+			}
+			reqs := fx.srv.Requests()
+			if len(reqs) != before+1 {
+				t.Fatalf("provider got %d requests, want 1", len(reqs)-before)
+			}
+			body := reqs[len(reqs)-1].Body
+			asked, answered := map[string]bool{}, map[string]bool{}
+			var users []string
+			for _, raw := range body["messages"].([]any) {
+				m := raw.(map[string]any)
+				if tcs, ok := m["tool_calls"].([]any); ok {
+					for _, tc := range tcs {
+						asked[tc.(map[string]any)["id"].(string)] = true
+					}
+				}
+				if id, ok := m["tool_call_id"].(string); ok {
+					if !asked[id] {
+						t.Errorf("result for %s before its call", id)
+					}
+					answered[id] = true
+				}
+				if m["role"] == "user" {
+					if c, ok := m["content"].(string); ok {
+						users = append(users, c)
+					}
+				}
+			}
+			for id := range calls {
+				if !asked[id] || !answered[id] {
+					t.Errorf("tool call %s: sent %v, answered %v", id, asked[id], answered[id])
+				}
+			}
+			if len(asked) != len(calls) || len(answered) != len(calls) {
+				t.Errorf("%d calls stored, %d sent, %d answered", len(calls), len(asked), len(answered))
+			}
+			if len(users) != len(prompts)+1 || users[len(users)-1] != "please go on" {
+				t.Fatalf("user messages sent: %d, stored prompts %d", len(users), len(prompts))
+			}
+			for i, p := range prompts {
+				if users[i] != p {
+					t.Errorf("user message %d sent %q, stored %q", i+1, users[i], p)
+				}
+			}
+			// The import is left as it was; the fork holds the new turn.
+			after := fx.mustLoom(t, "", "session", "show", src.ID, "--json").stdout
+			var again struct {
+				Session *loom.Session `json:"session"`
+			}
+			json.Unmarshal([]byte(after), &again)
+			if again.Session.MessageCount != src.MessageCount {
+				t.Errorf("the import grew from %d to %d messages", src.MessageCount, again.Session.MessageCount)
+			}
+		})
+	}
+}
