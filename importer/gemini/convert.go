@@ -171,6 +171,9 @@ type converter struct {
 type callRef struct {
 	msg *loom.Message
 	i   int
+	// open is whether the call's record had no result, so that a later
+	// function response brings it.
+	open bool
 }
 
 func (r *reader) converter(rec *recording, sourceID string) *converter {
@@ -469,7 +472,7 @@ func (c *converter) gemini(m *message, t time.Time) {
 	}
 	for i := range msg.Parts {
 		if p := &msg.Parts[i]; p.Type == loom.PartTool {
-			c.calls[p.CallID] = callRef{msg: msg, i: i}
+			c.calls[p.CallID] = callRef{msg: msg, i: i, open: len(p.Output) == 0}
 		}
 	}
 }
@@ -539,8 +542,8 @@ func (c *converter) toolPart(m *message, msgID string, i int, tc toolCall, t tim
 	return p
 }
 
-// fold puts a function response the user record carries into the tool
-// part of its call, unless the call's own record already had a result.
+// fold puts a function response a user record carries into the tool part
+// of its call, when the call's own record had no result.
 func (c *converter) fold(fr *functionResponse, t time.Time, countOrphan bool) {
 	ref, ok := c.calls[fr.ID]
 	if !ok {
@@ -549,21 +552,26 @@ func (c *converter) fold(fr *functionResponse, t time.Time, countOrphan bool) {
 		}
 		return
 	}
-	p := &ref.msg.Parts[ref.i]
-	if p.Status == loom.ToolCompleted || p.Status == loom.ToolError {
+	if !ref.open {
 		return
 	}
+	ref.open = false
+	c.calls[fr.ID] = ref
+	p := &ref.msg.Parts[ref.i]
 	out, errText := responseText(fr.Response)
 	if out != "" {
 		p.Output = jsonString(out)
 	}
-	end := t
-	p.EndedAt = &end
-	if errText != "" {
-		p.Status, p.Error = loom.ToolError, errText
-		return
+	if p.EndedAt == nil {
+		end := t
+		p.EndedAt = &end
 	}
-	p.Status = loom.ToolCompleted
+	switch {
+	case errText != "":
+		p.Status, p.Error = loom.ToolError, errText
+	case p.Status != loom.ToolError:
+		p.Status = loom.ToolCompleted
+	}
 }
 
 // input is a tool call's arguments as a JSON object.

@@ -3,13 +3,16 @@ package gemini
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -70,11 +73,31 @@ func (r *reader) problem(file string, line int, reason string) {
 	}
 }
 
-// closeFile reports the problems of file that were not listed.
-func (r *reader) closeFile(file string) {
-	if n := r.problems[file] - maxProblems; n > 0 {
-		r.res.Problemf(file, 0, strconv.Itoa(n)+" more problems not listed")
+// finish reports the problems that were not listed, and orders the
+// problems by file and line.
+func (r *reader) finish(files []string) {
+	order := map[string]int{}
+	for i, f := range files {
+		if _, ok := order[f]; !ok {
+			order[f] = i
+		}
+		if n := r.problems[f] - maxProblems; n > 0 {
+			r.res.Problemf(f, 0, strconv.Itoa(n)+" more problems not listed")
+			r.problems[f] = maxProblems
+		}
 	}
+	line := func(p importer.Problem) int {
+		if p.Line == 0 {
+			return math.MaxInt
+		}
+		return p.Line
+	}
+	slices.SortStableFunc(r.res.Problems, func(a, b importer.Problem) int {
+		if c := cmp.Compare(order[a.File], order[b.File]); c != 0 {
+			return c
+		}
+		return cmp.Compare(line(a), line(b))
+	})
 }
 
 func (r *reader) skip(name string) {
@@ -152,6 +175,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		r.buildSubagent(rec, parentID, cwd)
 	}
 	r.dedupe()
+	r.finish(b.Files)
 	return r.res, nil
 }
 
@@ -199,7 +223,6 @@ func (r *reader) readFile(file string) (*recording, error) {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
 	rec := &recording{path: file, budget: forkBudgetBase + int(min(fi.Size()/forkBudgetPerByte, 1<<30))}
-	defer r.closeFile(file)
 	if strings.HasSuffix(file, ".json") {
 		done, err := r.readDocument(rec, f)
 		if err != nil {
