@@ -33,6 +33,7 @@ func (r *reader) buildSubagent(rec *recording, parentID, cwd string) {
 }
 
 func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *session {
+	sourceID, parentID = oneLine(sourceID), oneLine(parentID)
 	if d := rec.hdr.Directories; len(d) > 0 && d[0] != "" {
 		cwd = d[0]
 	} else if rec.hdr.ProjectRoot != "" {

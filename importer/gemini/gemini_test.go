@@ -179,8 +179,8 @@ func output(p loom.Part) string {
 // lastUpdated. Counts checked with jq:
 //
 //	jq -s 'map(select(.id)) | group_by(.id) | length'           # 11
-//	jq -s 'map(select(.type=="gemini")) | unique_by(.id) |
-//	       map(.toolCalls // [] | length) | add'               # 12
+//	jq -s 'map(select(.type=="gemini")) | group_by(.id) |
+//	       map(last | .toolCalls // [] | length) | add'         # 12
 func TestSample(t *testing.T) {
 	res := read(t, sample)
 	if len(res.Sessions) != 1 || len(res.Skipped) != 0 || len(res.Problems) != 0 {
