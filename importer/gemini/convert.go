@@ -18,6 +18,24 @@ const Provider = "google"
 type session struct {
 	sourceID string
 	cwd      string
+	// ranBy maps the id of a sub-agent session to the SourceID of the
+	// session whose message ran it: the main session, or the abandoned
+	// branch that alone holds the call.
+	ranBy map[string]string
+}
+
+// noteAgents records which session ran each sub-agent.
+func (s *session) noteAgents(from *importer.Session) {
+	for _, m := range from.Messages {
+		for _, p := range m.Parts {
+			if p.Type != loom.PartAgent {
+				continue
+			}
+			if _, ok := s.ranBy[p.SessionID]; !ok {
+				s.ranBy[p.SessionID] = from.SourceID
+			}
+		}
+	}
 }
 
 // build turns a main recording into its session and the branches its
@@ -26,10 +44,21 @@ func (r *reader) build(rec *recording, projectRoot string) *session {
 	return r.buildAs(rec, rec.sessionID, loom.KindMain, "", projectRoot)
 }
 
-// buildSubagent turns a sub-agent's recording into a sub-agent session
-// of parentID.
-func (r *reader) buildSubagent(rec *recording, parentID, cwd string) {
-	r.buildAs(rec, parentID+"/"+rec.sessionID, loom.KindSubagent, parentID, cwd)
+// buildSubagent turns a sub-agent's recording into a sub-agent session.
+// Its SourceID is <parent's SourceID>/<its session id>, parent being the
+// recording that ran it (named by its directory); ParentSourceID is the
+// session holding the call that ran it, when known, else that parent.
+func (r *reader) buildSubagent(rec *recording, parent *session, dir, cwd string) {
+	parentID := dir
+	if parent != nil {
+		parentID = parent.sourceID
+	}
+	sourceID := oneLine(parentID + "/" + rec.sessionID)
+	ranBy := parentID
+	if parent != nil && parent.ranBy[sourceID] != "" {
+		ranBy = parent.ranBy[sourceID]
+	}
+	r.buildAs(rec, sourceID, loom.KindSubagent, ranBy, cwd)
 }
 
 func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *session {
@@ -63,6 +92,8 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 	}
 	fill(s)
 	r.res.Sessions = append(r.res.Sessions, s)
+	built := &session{sourceID: sourceID, cwd: cwd, ranBy: map[string]string{}}
+	built.noteAgents(s)
 	for _, b := range rec.branches {
 		if r.ctx.Err() != nil {
 			break
@@ -86,8 +117,9 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 		}
 		fill(f)
 		r.res.Sessions = append(r.res.Sessions, f)
+		built.noteAgents(f)
 	}
-	return &session{sourceID: sourceID, cwd: cwd}
+	return built
 }
 
 // forkTurn is the last turn a branch shares whole with its parent: the

@@ -16,7 +16,8 @@
 // conversation. A sub-agent's recording is chats/<session id>/<agent
 // id>.jsonl, read with the session that ran it. When Gemini CLI resumed
 // a .json session it copied it whole into a .jsonl beside it; the .json
-// is then left out.
+// is then left out. Nothing else under tmp is read (logs.json, the
+// checkpoint-*.json of /chat save, shell history, tool outputs).
 //
 // # What is imported
 //
@@ -46,7 +47,9 @@
 //     record are folded into their call. A call that ran a sub-agent
 //     (agentId) is followed by an agent part naming the sub-agent's
 //     session, <session id>/<agent id>, whose recording becomes a
-//     sub-agent session. Model is the record's model; provider "google";
+//     sub-agent session of the session holding that call (the abandoned
+//     branch, when a rewind took the call out). Model is the record's
+//     model; provider "google";
 //     usage from tokens: input less cached plus tool-use prompt tokens
 //     as input, cached as cache read, output plus thoughts as output,
 //     thoughts as reasoning, one API call.

@@ -423,8 +423,9 @@ func TestRewindAndSubagent(t *testing.T) {
 		t.Error("fork shares message values with its parent")
 	}
 
+	// The sub-agent ran in the abandoned branch: the branch is its parent.
 	a := res.Sessions[2]
-	if a.Kind != loom.KindSubagent || a.ParentSourceID != id || a.Cwd != "/Users/dev/code/example" || a.Model != "gemini-2.5-flash" {
+	if a.Kind != loom.KindSubagent || a.ParentSourceID != id+"@u4" || a.Cwd != "/Users/dev/code/example" || a.Model != "gemini-2.5-flash" {
 		t.Errorf("sub-agent: kind %q parent %q cwd %q model %q", a.Kind, a.ParentSourceID, a.Cwd, a.Model)
 	}
 	wantCounts(t, a, counts{

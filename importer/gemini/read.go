@@ -168,11 +168,11 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			continue
 		}
 		dir := filepath.Base(filepath.Dir(f))
-		parentID, cwd := dir, projectRoot
-		if p := parents[dir]; p != nil {
-			parentID, cwd = p.sourceID, p.cwd
+		parent, cwd := parents[dir], projectRoot
+		if parent != nil {
+			cwd = parent.cwd
 		}
-		r.buildSubagent(rec, parentID, cwd)
+		r.buildSubagent(rec, parent, dir, cwd)
 	}
 	r.dedupe()
 	r.finish(b.Files)
