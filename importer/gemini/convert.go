@@ -11,8 +11,8 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// Provider is the provider of every model reply Gemini CLI records.
-const Provider = "google"
+// provider is the provider of every model reply Gemini CLI records.
+const provider = "google"
 
 // session is a built session with what its sub-agents inherit.
 type session struct {
@@ -146,7 +146,7 @@ func fill(s *importer.Session) {
 			if m.Model != "" {
 				s.Model = m.Model
 			}
-			s.Provider = Provider
+			s.Provider = provider
 		}
 	}
 	if n := len(s.Messages); n > 0 {
@@ -497,7 +497,7 @@ func (c *converter) gemini(m *message, t time.Time) {
 	}
 	msg := c.emit(id, loom.RoleAssistant, t, ps)
 	msg.Model = m.Model
-	msg.Provider = Provider
+	msg.Provider = provider
 	msg.Usage = u
 	if !t.IsZero() {
 		done := t

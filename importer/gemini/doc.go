@@ -4,19 +4,20 @@
 //
 // Gemini CLI records each session under ~/.gemini/tmp/<project>/chats/
 // ($GEMINI_CLI_HOME/.gemini/tmp when GEMINI_CLI_HOME is set), where
-// <project> is the SHA-256 of the project's root (older versions) or a
-// short name with a .project_root file naming the root (newer ones).
-// Each session is one file: session-<time>-<id prefix>.json, one JSON
-// document {sessionId, projectHash, startTime, lastUpdated, messages,
-// summary?, directories?, kind?} (older versions), or
-// session-<time>-<id prefix>.jsonl (newer ones): a metadata line, then
-// one line per message written, rewritten each time the message grows,
-// {"$set": {...}} lines that update the metadata, and {"$rewindTo": id}
-// lines that take a message and everything after it out of the
-// conversation. A sub-agent's recording is chats/<session id>/<agent
-// id>.jsonl, read with the session that ran it. When Gemini CLI resumed
-// a .json session it copied it whole into a .jsonl beside it; the .json
-// is then left out. Nothing else under tmp is read (logs.json, the
+// <project> is a hash of the project's root (older versions) or a short
+// name with a .project_root file naming the root (newer ones). Each
+// session is one file: session-<time>-<id prefix>.json, one JSON document
+// {sessionId, projectHash, startTime, lastUpdated, messages, summary?,
+// directories?, kind?} (older versions), or session-<time>-<id
+// prefix>.jsonl (newer ones): a metadata line, then one line per message
+// written, rewritten each time the message grows, {"$set": {...}} lines
+// that update the metadata, and {"$rewindTo": id} lines that take a
+// message and everything after it out of the conversation. A sub-agent's
+// recording is chats/<session id>/<agent id>.jsonl, read with the session
+// that ran it; a directory whose session file is gone is read alone, its
+// sub-agents naming the directory as their parent. When Gemini CLI
+// resumed a .json session it copied it whole into a .jsonl beside it; the
+// .json is then left out. Nothing else under tmp is read (logs.json, the
 // checkpoint-*.json of /chat save, shell history, tool outputs).
 //
 // # What is imported
@@ -76,21 +77,23 @@
 //
 // Counted as skipped: records of an unknown type ("unknown:<type>",
 // "unknown:record" for a line that is no message, header, $set or
-// $rewindTo), parts of an unknown kind ("part:<kind>"), function
-// responses whose call is not in the conversation
-// ("orphan:functionResponse"), records with nothing in them
+// $rewindTo), parts of a kind the record cannot hold or does not know
+// ("part:<kind>"), function responses whose call is not in the
+// conversation ("orphan:functionResponse"), records with nothing in them
 // ("empty:<type>") and recordings without a message ("empty-session").
-// A line that is not JSON, or a record whose fields have the wrong
-// types, is a problem with its line number; the rest of the file is read.
-// An abandoned branch that would make a file hold more than about one
-// message per 64 bytes of it (plus 65536) is reported and not kept.
+// A line that is not JSON, or a record whose fields have the wrong types,
+// is a problem with its line number (the first 100 of a file are listed,
+// the rest counted); the rest of the file is read. An abandoned branch
+// that would make a file hold more than about one message per 64 bytes of
+// it (plus 65536) is reported and not kept.
+//
+// # Versions
 //
 // Tested on a JSONL recording Gemini CLI wrote in April 2026 (replies
 // from gemini-3-flash-preview and gemini-3.1-pro-preview; the file does
 // not name the CLI's version) and on hand-made files, following Gemini
 // CLI's chatRecordingService, for the one-document form, rewinds,
-// message snapshots and sub-agents.
-// A sub-agent recording of a version that kept it beside its parent as an
+// message snapshots and sub-agents. A sub-agent recording of a version that kept it beside its parent as an
 // ordinary session file (kind "subagent" in chats/) names no parent and is
 // imported as a main session.
 package gemini

@@ -13,9 +13,9 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// HomeEnv is the variable Gemini CLI reads in place of the user's home
+// homeEnv is the variable Gemini CLI reads in place of the user's home
 // directory: its files are then under $GEMINI_CLI_HOME/.gemini.
-const HomeEnv = "GEMINI_CLI_HOME"
+const homeEnv = "GEMINI_CLI_HOME"
 
 // markerName is the file Gemini CLI keeps in a project's directory under
 // ~/.gemini/tmp naming the project's root directory.
@@ -34,7 +34,7 @@ func (Format) Tool() string { return importer.Gemini }
 func (Format) Roots(env func(string) string, home string) []string {
 	base := home
 	if env != nil {
-		if h := env(HomeEnv); h != "" {
+		if h := env(homeEnv); h != "" {
 			base = h
 		}
 	}
