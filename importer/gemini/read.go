@@ -179,7 +179,9 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	return r.res, nil
 }
 
-// sanitize is a session id as Gemini CLI names a directory after it.
+// sanitize is a session id made safe for a directory name, letters,
+// digits, - and _ kept, the way Gemini CLI names a sub-agents' directory
+// after its parent's id; a UUID is unchanged.
 func sanitize(id string) string {
 	return strings.Map(func(c rune) rune {
 		switch {
