@@ -1,0 +1,243 @@
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/loomhq/loom/importer"
+)
+
+// homeEnv is the variable Gemini CLI reads in place of the user's home
+// directory: its files are then under $GEMINI_CLI_HOME/.gemini.
+const homeEnv = "GEMINI_CLI_HOME"
+
+// markerName is the file Gemini CLI keeps in a project's directory under
+// ~/.gemini/tmp naming the project's root directory.
+const markerName = ".project_root"
+
+// Format reads Gemini CLI chat recordings. It implements importer.Format.
+type Format struct{}
+
+var _ importer.Format = Format{}
+
+// Tool is importer.Gemini.
+func (Format) Tool() string { return importer.Gemini }
+
+// Roots is $GEMINI_CLI_HOME/.gemini/tmp when the variable is set, else
+// <home>/.gemini/tmp.
+func (Format) Roots(env func(string) string, home string) []string {
+	base := home
+	if env != nil {
+		if h := env(homeEnv); h != "" {
+			base = h
+		}
+	}
+	if base == "" {
+		return nil
+	}
+	return []string{filepath.Join(base, ".gemini", "tmp")}
+}
+
+// Bundles finds the chat recordings under root: root is Gemini CLI's tmp
+// directory (holding one directory per project), one project's directory,
+// its chats directory, or one recording file. Each session-*.json or
+// session-*.jsonl file is one bundle, with the sub-agents' recordings that
+// Gemini CLI keeps in chats/<session id>/ and the project's .project_root
+// marker. A session-X.json that has a session-X.jsonl beside it is left
+// out: Gemini CLI copied it whole into the .jsonl when it resumed it.
+func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	fi, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	if !fi.IsDir() {
+		files := []string{root}
+		if m := markerFor(root); m != "" {
+			files = append(files, m)
+		}
+		return []importer.Bundle{{Files: files}}, nil
+	}
+	dirs, err := chatsDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []importer.Bundle
+	for _, d := range dirs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := chatsBundles(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
+// chatsDirs returns the chats directories under root.
+func chatsDirs(root string) ([]string, error) {
+	if filepath.Base(root) == "chats" {
+		return []string{root}, nil
+	}
+	if isDir(filepath.Join(root, "chats")) {
+		return []string{filepath.Join(root, "chats")}, nil
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if d := filepath.Join(root, e.Name(), "chats"); isDir(d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// chatsBundles groups one chats directory's files into bundles.
+func chatsBundles(dir string) ([]importer.Bundle, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	names := map[string]bool{}
+	var sessions, subdirs []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case e.IsDir():
+			subdirs = append(subdirs, name)
+		case e.Type().IsRegular() && isSessionName(name):
+			names[name] = true
+			sessions = append(sessions, name)
+		}
+	}
+	// A recording Gemini CLI migrated to JSONL keeps its old .json copy.
+	sessions = slices.DeleteFunc(sessions, func(n string) bool {
+		return strings.HasSuffix(n, ".json") && names[n+"l"]
+	})
+	slices.Sort(sessions)
+	subs := map[string][]string{}
+	var orphans []importer.Bundle
+	for _, d := range subdirs {
+		files, err := subagentFiles(filepath.Join(dir, d))
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			continue
+		}
+		// A sub-agent's directory is named for its parent's whole session
+		// id; the parent's file name ends with the id's first 8
+		// characters. Of several candidates the newest (last in name
+		// order, the names start with the time) is taken.
+		owner := ""
+		for _, s := range sessions {
+			if id := shortID(s); id != "" && strings.HasPrefix(d, id) {
+				owner = s
+			}
+		}
+		if owner == "" {
+			orphans = append(orphans, importer.Bundle{Files: files})
+			continue
+		}
+		subs[owner] = append(subs[owner], files...)
+	}
+	marker := filepath.Join(filepath.Dir(dir), markerName)
+	if fi, err := os.Stat(marker); err != nil || !fi.Mode().IsRegular() {
+		marker = ""
+	}
+	var out []importer.Bundle
+	for _, s := range sessions {
+		files := append([]string{filepath.Join(dir, s)}, subs[s]...)
+		out = append(out, importer.Bundle{Files: files})
+	}
+	out = append(out, orphans...)
+	if marker != "" {
+		for i := range out {
+			out[i].Files = append(out[i].Files, marker)
+		}
+	}
+	return out, nil
+}
+
+// subagentFiles lists the .jsonl files of one sub-agents' directory.
+func subagentFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func isSessionName(name string) bool {
+	return strings.HasPrefix(name, "session-") &&
+		(strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".jsonl"))
+}
+
+// shortID is the session id prefix a recording's file name ends with:
+// session-<time>-<first 8 characters of the id>.json(l).
+func shortID(name string) string {
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || len(name)-i-1 != 8 {
+		return ""
+	}
+	return name[i+1:]
+}
+
+// markerFor returns the .project_root marker of the project a recording
+// file belongs to, or "" when there is none.
+func markerFor(file string) string {
+	dir := filepath.Dir(file)
+	if filepath.Base(dir) != "chats" {
+		dir = filepath.Dir(dir)
+		if filepath.Base(dir) != "chats" {
+			return ""
+		}
+	}
+	m := filepath.Join(filepath.Dir(dir), markerName)
+	if fi, err := os.Stat(m); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return m
+}
+
+// isSubagentFile reports whether file sits in a sub-agents' directory,
+// chats/<parent session id>/.
+func isSubagentFile(file string) bool {
+	dir := filepath.Dir(file)
+	return filepath.Base(dir) != "chats" && filepath.Base(filepath.Dir(dir)) == "chats"
+}

@@ -1,0 +1,698 @@
+package gemini
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+const sample = "../../testdata/agent-sessions/gemini/vibecodingtracker-gemini.jsonl"
+
+func read(t *testing.T, files ...string) *importer.Result {
+	t.Helper()
+	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: files})
+	if err != nil {
+		t.Fatalf("Read(%v): %v", files, err)
+	}
+	check(t, res)
+	return res
+}
+
+// check asserts what every result must satisfy, whatever its input.
+func check(t testing.TB, res *importer.Result) {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, s := range res.Sessions {
+		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\r\n") {
+			t.Errorf("bad SourceID %q", s.SourceID)
+		}
+		if ids[s.SourceID] {
+			t.Errorf("SourceID %q twice", s.SourceID)
+		}
+		ids[s.SourceID] = true
+		switch s.Kind {
+		case loom.KindMain:
+			if s.ParentSourceID != "" {
+				t.Errorf("%s: main session with a parent", s.SourceID)
+			}
+		case loom.KindFork, loom.KindSubagent:
+			if s.ParentSourceID == "" {
+				t.Errorf("%s: %s session without a parent", s.SourceID, s.Kind)
+			}
+		default:
+			t.Errorf("%s: kind %q", s.SourceID, s.Kind)
+		}
+		if s.Kind == loom.KindFork && !ids[s.ParentSourceID] {
+			t.Errorf("%s: fork before its parent %s", s.SourceID, s.ParentSourceID)
+		}
+		msgIDs := map[string]bool{}
+		for _, m := range s.Messages {
+			if err := m.Validate(); err != nil {
+				t.Errorf("%s: message %s: %v", s.SourceID, m.ID, err)
+			}
+			if m.ID == "" || msgIDs[m.ID] {
+				t.Errorf("%s: message id %q empty or repeated", s.SourceID, m.ID)
+			}
+			msgIDs[m.ID] = true
+			partIDs := map[string]bool{}
+			for _, p := range m.Parts {
+				if p.ID == "" || partIDs[p.ID] {
+					t.Errorf("%s: part id %q empty or repeated", m.ID, p.ID)
+				}
+				partIDs[p.ID] = true
+				if p.Type == loom.PartTool && (len(p.Input) == 0 || p.Input[0] != '{') {
+					t.Errorf("%s: tool input %s is not an object", p.ID, p.Input)
+				}
+			}
+		}
+	}
+}
+
+func findSession(t *testing.T, res *importer.Result, id string) *importer.Session {
+	t.Helper()
+	for _, s := range res.Sessions {
+		if s.SourceID == id {
+			return s
+		}
+	}
+	var have []string
+	for _, s := range res.Sessions {
+		have = append(have, s.SourceID)
+	}
+	t.Fatalf("no session %s in %v", id, have)
+	return nil
+}
+
+func findMessage(t *testing.T, s *importer.Session, id string) *loom.Message {
+	t.Helper()
+	for _, m := range s.Messages {
+		if m.ID == id {
+			return m
+		}
+	}
+	t.Fatalf("%s: no message %s", s.SourceID, id)
+	return nil
+}
+
+func tool(t *testing.T, s *importer.Session, callID string) loom.Part {
+	t.Helper()
+	for _, m := range s.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool && p.CallID == callID {
+				return p
+			}
+		}
+	}
+	t.Fatalf("%s: no tool call %s", s.SourceID, callID)
+	return loom.Part{}
+}
+
+// counts is what a session holds, by kind.
+type counts struct {
+	Roles map[string]int
+	// Tools counts tool parts by status.
+	Tools  map[string]int
+	Agents int
+}
+
+func count(s *importer.Session) counts {
+	c := counts{Roles: map[string]int{}, Tools: map[string]int{}}
+	for _, m := range s.Messages {
+		c.Roles[m.Role]++
+		for _, p := range m.Parts {
+			switch p.Type {
+			case loom.PartTool:
+				c.Tools[p.Status]++
+			case loom.PartAgent:
+				c.Agents++
+			}
+		}
+	}
+	return c
+}
+
+func wantCounts(t *testing.T, s *importer.Session, want counts) {
+	t.Helper()
+	if want.Tools == nil {
+		want.Tools = map[string]int{}
+	}
+	if got := count(s); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: counts = %+v, want %+v", s.SourceID, got, want)
+	}
+}
+
+func ids(s *importer.Session) []string {
+	var out []string
+	for _, m := range s.Messages {
+		out = append(out, m.ID)
+	}
+	return out
+}
+
+func ts(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func output(p loom.Part) string {
+	var s string
+	_ = json.Unmarshal(p.Output, &s)
+	return s
+}
+
+// The sample: 28 lines; 16 message lines give 11 messages (5 replies
+// are written twice as their tool calls complete), 11 $set lines move
+// lastUpdated. Counts checked with jq:
+//
+//	jq -s 'map(select(.id)) | group_by(.id) | length'           # 11
+//	jq -s 'map(select(.type=="gemini")) | group_by(.id) |
+//	       map(last | .toolCalls // [] | length) | add'         # 12
+func TestSample(t *testing.T) {
+	res := read(t, sample)
+	if len(res.Sessions) != 1 || len(res.Skipped) != 0 || len(res.Problems) != 0 {
+		t.Fatalf("sessions %d, skipped %v, problems %v", len(res.Sessions), res.Skipped, res.Problems)
+	}
+	s := findSession(t, res, "0ab84937-9fe7-4284-986a-33c832af0b6a")
+	// info "Empty GEMINI.md created…", the expansion of /init, the
+	// continuation sent after update_topic and "Request cancelled." are
+	// system messages; /init and one prompt are the user's.
+	wantCounts(t, s, counts{
+		Roles: map[string]int{loom.RoleUser: 2, loom.RoleAssistant: 6, loom.RoleSystem: 4},
+		Tools: map[string]int{loom.ToolCompleted: 12},
+	})
+	wantIDs := []string{
+		"0cf1a565-3230-4426-bdfc-d4d7af19f867",
+		"8828dd6a-d778-464f-8160-eb2e1604a122",
+		"8828dd6a-d778-464f-8160-eb2e1604a122/content",
+		"52e62e67-5d6b-4a2c-b12d-11b87fe3e4a4",
+		"a4173396-3649-48f8-8fa8-e2624684806e",
+		"cda8a342-ea1f-4815-ac7c-4dad891733a6",
+		"edf94f05-ab0f-46aa-8811-d3db8103da28",
+		"1b8df650-1638-435e-b736-1f1f42357da9",
+		"0752be32-e23d-4786-bc5f-e06ee1d8a56c",
+		"231038fa-bbfb-4b43-9a30-b8b7fcf54895",
+		"42a121a5-b72a-43e2-9e9d-640b17ea8978",
+		"9a505a5d-d89f-4df6-b74b-c8fc0e07711b",
+	}
+	if got := ids(s); !slices.Equal(got, wantIDs) {
+		t.Errorf("ids = %v\nwant %v", got, wantIDs)
+	}
+	if s.Kind != loom.KindMain || s.Title != "" || s.Cwd != "" || s.Version != "" || s.GitBranch != "" {
+		t.Errorf("kind %q title %q cwd %q version %q branch %q", s.Kind, s.Title, s.Cwd, s.Version, s.GitBranch)
+	}
+	if s.Model != "gemini-3.1-pro-preview" || s.Provider != "google" {
+		t.Errorf("model %q provider %q", s.Model, s.Provider)
+	}
+	if !s.CreatedAt.Equal(ts(t, "2026-04-23T12:52:52.759Z")) || !s.UpdatedAt.Equal(ts(t, "2026-04-23T12:58:35.591Z")) {
+		t.Errorf("created %v updated %v", s.CreatedAt, s.UpdatedAt)
+	}
+	if s.Path != sample {
+		t.Errorf("path %q", s.Path)
+	}
+
+	init := findMessage(t, s, "8828dd6a-d778-464f-8160-eb2e1604a122")
+	if init.Role != loom.RoleUser || init.Text() != "/init" || !init.CreatedAt.Equal(ts(t, "2026-04-23T12:53:05.283Z")) {
+		t.Errorf("/init: %s %q %v", init.Role, init.Text(), init.CreatedAt)
+	}
+	expansion := findMessage(t, s, "8828dd6a-d778-464f-8160-eb2e1604a122/content")
+	if expansion.Role != loom.RoleSystem || !strings.HasPrefix(expansion.Text(), "\nYou are an AI agent that brings the power of Gemini directly into the terminal.") {
+		t.Errorf("expansion: %s %.80q", expansion.Role, expansion.Text())
+	}
+	cont := findMessage(t, s, "1b8df650-1638-435e-b736-1f1f42357da9")
+	if cont.Role != loom.RoleSystem || cont.Text() != "System: Please continue." {
+		t.Errorf("continuation: %s %q", cont.Role, cont.Text())
+	}
+	prompt := findMessage(t, s, "231038fa-bbfb-4b43-9a30-b8b7fcf54895")
+	if prompt.Role != loom.RoleUser || prompt.Text() != "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題" {
+		t.Errorf("prompt: %s %q", prompt.Role, prompt.Text())
+	}
+	if m := findMessage(t, s, "9a505a5d-d89f-4df6-b74b-c8fc0e07711b"); m.Role != loom.RoleSystem || m.Text() != "Request cancelled." {
+		t.Errorf("cancelled: %s %q", m.Role, m.Text())
+	}
+
+	// The second copy of the first reply, with its five tool calls, wins.
+	first := findMessage(t, s, "52e62e67-5d6b-4a2c-b12d-11b87fe3e4a4")
+	if len(first.Parts) != 6 || first.Parts[0].Type != loom.PartReasoning ||
+		!strings.HasPrefix(first.Parts[0].Text, "**Initiating File Generation**\n\nI'm now focused on generating the `GEMINI.md` file") {
+		t.Errorf("first reply parts: %+v", first.Parts)
+	}
+	if first.Model != "gemini-3-flash-preview" || first.Provider != "google" {
+		t.Errorf("first reply model %q provider %q", first.Model, first.Provider)
+	}
+	// tokens {input 13906, output 185, cached 0, thoughts 306}
+	if want := (loom.Usage{InputTokens: 13906, OutputTokens: 185 + 306, ReasoningTokens: 306, APICalls: 1}); first.Usage != want {
+		t.Errorf("first usage %+v, want %+v", first.Usage, want)
+	}
+	// tokens {input 29082, output 89, cached 8156, thoughts 642}
+	second := findMessage(t, s, "a4173396-3649-48f8-8fa8-e2624684806e")
+	if want := (loom.Usage{InputTokens: 29082 - 8156, OutputTokens: 89 + 642, ReasoningTokens: 642, CacheReadTokens: 8156, APICalls: 1}); second.Usage != want {
+		t.Errorf("second usage %+v, want %+v", second.Usage, want)
+	}
+	if c := first.CompletedAt; c == nil || !c.Equal(ts(t, "2026-04-23T12:53:11.257Z")) {
+		t.Errorf("first completed %v", c)
+	}
+
+	readme := tool(t, s, "aao1q07o")
+	if readme.Name != "read_file" || string(readme.Input) != `{"file_path":"README.md"}` || readme.Title != "README.md" ||
+		!strings.HasPrefix(output(readme), `<div align="center" markdown="1">`) {
+		t.Errorf("read_file: %s %s %q %.40q", readme.Name, readme.Input, readme.Title, output(readme))
+	}
+	if readme.StartedAt == nil || !readme.StartedAt.Equal(ts(t, "2026-04-23T12:53:11.257Z")) ||
+		readme.EndedAt == nil || !readme.EndedAt.Equal(ts(t, "2026-04-23T12:53:11.357Z")) {
+		t.Errorf("read_file times %v %v", readme.StartedAt, readme.EndedAt)
+	}
+	write := tool(t, s, "4o2js0r9")
+	var meta struct {
+		DisplayName   string `json:"displayName"`
+		ResultDisplay struct {
+			FileName string `json:"fileName"`
+		} `json:"resultDisplay"`
+	}
+	if err := json.Unmarshal(write.Metadata, &meta); err != nil || meta.DisplayName != "WriteFile" || meta.ResultDisplay.FileName != "GEMINI.md" {
+		t.Errorf("write_file metadata %s: %v", write.Metadata, err)
+	}
+	if got := output(tool(t, s, "jyi4d5mc")); got != "Strategic Intent: 已成功產生 GEMINI.md 檔案並完成專案分析。" {
+		t.Errorf("update_topic output %q", got)
+	}
+}
+
+func TestBundles(t *testing.T) {
+	root := filepath.Join("testdata", "tmp")
+	hash := "604d4331967fb6b76ad7112ac89983c76dd7208b059b54a7df4fc4ab34c4ddf9"
+	chats := filepath.Join(root, "example", "chats")
+	marker := filepath.Join(root, "example", ".project_root")
+	main := filepath.Join(chats, "session-2026-09-05T09-00-0a1b2c3d.jsonl")
+	all := []importer.Bundle{
+		{Files: []string{filepath.Join(root, hash, "chats", "session-2025-11-20T10-00-22222222.json")}},
+		{Files: []string{filepath.Join(chats, "session-2026-09-01T08-00-11111111.jsonl"), marker}},
+		{Files: []string{main, filepath.Join(chats, "0a1b2c3d-0000-4000-8000-000000000001", "b2c3d4e5-0000-4000-8000-000000000002.jsonl"), marker}},
+		{Files: []string{filepath.Join(chats, "99999999-0000-4000-8000-000000000009", "c3d4e5f6-0000-4000-8000-000000000010.jsonl"), marker}},
+	}
+	for _, tc := range []struct {
+		root string
+		want []importer.Bundle
+	}{
+		{root, all},
+		{filepath.Join(root, "example"), all[1:]},
+		{chats, all[1:]},
+		{main, []importer.Bundle{{Files: []string{main, marker}}}},
+		{filepath.Join(root, "missing"), nil},
+	} {
+		got, err := Format{}.Bundles(context.Background(), tc.root)
+		if err != nil {
+			t.Fatalf("Bundles(%s): %v", tc.root, err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Bundles(%s) =\n%v\nwant\n%v", tc.root, got, tc.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (Format{}).Bundles(ctx, root); err == nil {
+		t.Error("Bundles with a cancelled context: no error")
+	}
+}
+
+func TestRoots(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	f := Format{}
+	if got := f.Roots(env(nil), "/home/u"); !slices.Equal(got, []string{"/home/u/.gemini/tmp"}) {
+		t.Errorf("Roots = %v", got)
+	}
+	if got := f.Roots(env(map[string]string{"GEMINI_CLI_HOME": "/alt"}), "/home/u"); !slices.Equal(got, []string{"/alt/.gemini/tmp"}) {
+		t.Errorf("Roots with GEMINI_CLI_HOME = %v", got)
+	}
+	if f.Tool() != importer.Gemini {
+		t.Errorf("Tool = %q", f.Tool())
+	}
+}
+
+// The main tree: a session with a rewind and a sub-agent, its sub-agent's
+// recording and the project's marker.
+func TestRewindAndSubagent(t *testing.T) {
+	const (
+		id  = "0a1b2c3d-0000-4000-8000-000000000001"
+		sub = id + "/b2c3d4e5-0000-4000-8000-000000000002"
+	)
+	chats := filepath.Join("testdata", "tmp", "example", "chats")
+	res := read(t,
+		filepath.Join(chats, "session-2026-09-05T09-00-0a1b2c3d.jsonl"),
+		filepath.Join(chats, "0a1b2c3d-0000-4000-8000-000000000001", "b2c3d4e5-0000-4000-8000-000000000002.jsonl"),
+		filepath.Join("testdata", "tmp", "example", ".project_root"))
+	if len(res.Skipped) != 0 || len(res.Problems) != 0 {
+		t.Errorf("skipped %v problems %v", res.Skipped, res.Problems)
+	}
+	var order []string
+	for _, s := range res.Sessions {
+		order = append(order, s.SourceID)
+	}
+	if want := []string{id, id + "@u4", sub}; !slices.Equal(order, want) {
+		t.Fatalf("sessions %v, want %v", order, want)
+	}
+
+	s := res.Sessions[0]
+	if got, want := ids(s), []string{"u1", "g1", "g2", "u2", "g3", "g4", "u5", "g7"}; !slices.Equal(got, want) {
+		t.Errorf("main ids %v, want %v", got, want)
+	}
+	wantCounts(t, s, counts{
+		Roles: map[string]int{loom.RoleUser: 3, loom.RoleAssistant: 5},
+		Tools: map[string]int{loom.ToolCompleted: 2, loom.ToolError: 1},
+	})
+	if s.Kind != loom.KindMain || s.Title != "Find the parser" || s.Cwd != "/Users/dev/code/example" || s.Model != "gemini-2.5-flash" {
+		t.Errorf("main: kind %q title %q cwd %q model %q", s.Kind, s.Title, s.Cwd, s.Model)
+	}
+	if !s.CreatedAt.Equal(ts(t, "2026-09-05T09:00:00Z")) || !s.UpdatedAt.Equal(ts(t, "2026-09-05T09:03:06Z")) {
+		t.Errorf("main times %v %v", s.CreatedAt, s.UpdatedAt)
+	}
+	g1 := findMessage(t, s, "g1")
+	if g1.Parts[0].Text != "**Planning**\n\nRead the file first." || output(g1.Parts[1]) != "# Example\n" {
+		t.Errorf("g1 parts %+v", g1.Parts)
+	}
+	if want := (loom.Usage{InputTokens: 3000, OutputTokens: 340, ReasoningTokens: 300, CacheReadTokens: 9000, APICalls: 1}); g1.Usage != want {
+		t.Errorf("g1 usage %+v", g1.Usage)
+	}
+	// tool-use prompt tokens count as input
+	if want := (loom.Usage{InputTokens: 14000 - 12800 + 120, OutputTokens: 900, ReasoningTokens: 400, CacheReadTokens: 12800, APICalls: 1}); findMessage(t, s, "g4").Usage != want {
+		t.Errorf("g4 usage %+v", findMessage(t, s, "g4").Usage)
+	}
+	// Results the record lacked come from the next user record.
+	search := tool(t, s, "call-2")
+	if search.Status != loom.ToolCompleted || output(search) != "3 results" || !search.EndedAt.Equal(ts(t, "2026-09-05T09:01:06Z")) {
+		t.Errorf("call-2 %+v", search)
+	}
+	shell := tool(t, s, "call-3")
+	if shell.Status != loom.ToolError || shell.Error != "exit status 1" || len(shell.Output) != 0 {
+		t.Errorf("call-3 %+v", shell)
+	}
+
+	f := res.Sessions[1]
+	if f.Kind != loom.KindFork || f.ParentSourceID != id || f.ForkTurn != 2 || f.Title != "" || f.Cwd != "/Users/dev/code/example" {
+		t.Errorf("fork: kind %q parent %q turn %d title %q cwd %q", f.Kind, f.ParentSourceID, f.ForkTurn, f.Title, f.Cwd)
+	}
+	if got, want := ids(f), []string{"u1", "g1", "g2", "u2", "g3", "g4", "u4", "g5", "g6"}; !slices.Equal(got, want) {
+		t.Errorf("fork ids %v, want %v", got, want)
+	}
+	wantCounts(t, f, counts{
+		Roles:  map[string]int{loom.RoleUser: 3, loom.RoleAssistant: 6},
+		Tools:  map[string]int{loom.ToolCompleted: 3, loom.ToolError: 1},
+		Agents: 1,
+	})
+	if !f.UpdatedAt.Equal(ts(t, "2026-09-05T09:02:20Z")) || f.Model != "gemini-2.5-pro" {
+		t.Errorf("fork updated %v model %q", f.UpdatedAt, f.Model)
+	}
+	g5 := findMessage(t, f, "g5")
+	if len(g5.Parts) != 2 || g5.Parts[1].Type != loom.PartAgent || g5.Parts[1].Name != "codebase_investigator" || g5.Parts[1].SessionID != sub {
+		t.Errorf("g5 parts %+v", g5.Parts)
+	}
+	// The shared messages are copies: the importer numbers each session's.
+	if f.Messages[0] == s.Messages[0] {
+		t.Error("fork shares message values with its parent")
+	}
+
+	// The sub-agent ran in the abandoned branch: the branch is its parent.
+	a := res.Sessions[2]
+	if a.Kind != loom.KindSubagent || a.ParentSourceID != id+"@u4" || a.Cwd != "/Users/dev/code/example" || a.Model != "gemini-2.5-flash" {
+		t.Errorf("sub-agent: kind %q parent %q cwd %q model %q", a.Kind, a.ParentSourceID, a.Cwd, a.Model)
+	}
+	wantCounts(t, a, counts{
+		Roles: map[string]int{loom.RoleUser: 1, loom.RoleAssistant: 2},
+		Tools: map[string]int{loom.ToolCompleted: 1},
+	})
+	if m := findMessage(t, a, "s1"); m.Text() != "Find the parser." || !m.CreatedAt.Equal(ts(t, "2026-09-05T09:02:04.6Z")) {
+		t.Errorf("s1 %q %v", m.Text(), m.CreatedAt)
+	}
+	if !a.CreatedAt.Equal(ts(t, "2026-09-05T09:02:04.5Z")) || !a.UpdatedAt.Equal(ts(t, "2026-09-05T09:02:14Z")) {
+		t.Errorf("sub-agent times %v %v", a.CreatedAt, a.UpdatedAt)
+	}
+}
+
+func TestOneDocument(t *testing.T) {
+	res := read(t, filepath.Join("testdata", "tmp", "604d4331967fb6b76ad7112ac89983c76dd7208b059b54a7df4fc4ab34c4ddf9", "chats", "session-2025-11-20T10-00-22222222.json"))
+	if len(res.Sessions) != 1 || len(res.Skipped) != 0 || len(res.Problems) != 0 {
+		t.Fatalf("sessions %d skipped %v problems %v", len(res.Sessions), res.Skipped, res.Problems)
+	}
+	s := res.Sessions[0]
+	if s.SourceID != "22222222-0000-4000-8000-000000000022" || s.Cwd != "" || s.Title != "" {
+		t.Errorf("id %q cwd %q title %q", s.SourceID, s.Cwd, s.Title)
+	}
+	if got, want := ids(s), []string{"l1", "l2", "l3", "l4", "l5"}; !slices.Equal(got, want) {
+		t.Errorf("ids %v, want %v", got, want)
+	}
+	wantCounts(t, s, counts{
+		Roles: map[string]int{loom.RoleUser: 2, loom.RoleAssistant: 1, loom.RoleSystem: 2},
+		Tools: map[string]int{loom.ToolError: 1},
+	})
+	if m := findMessage(t, s, "l1"); m.Text() != "list the files" || !m.CreatedAt.Equal(ts(t, "2025-11-20T10:00:01Z")) {
+		t.Errorf("l1 %q %v", m.Text(), m.CreatedAt)
+	}
+	l2 := findMessage(t, s, "l2")
+	if l2.Parts[0].Type != loom.PartReasoning || l2.Parts[0].Text != "**Listing**" || l2.Parts[1].Text != "I will list them." {
+		t.Errorf("l2 parts %+v", l2.Parts)
+	}
+	p := tool(t, s, "list_directory-1")
+	if p.Error != "[Operation Cancelled] Reason: User cancelled" || p.Title != "Lists files" || !p.EndedAt.Equal(ts(t, "2025-11-20T10:00:09Z")) {
+		t.Errorf("cancelled call %+v", p)
+	}
+	if m := findMessage(t, s, "l4"); m.Role != loom.RoleSystem || m.Text() != "[API Error: quota exceeded]" {
+		t.Errorf("l4 %s %q", m.Role, m.Text())
+	}
+	if !s.UpdatedAt.Equal(ts(t, "2025-11-20T10:05:00Z")) {
+		t.Errorf("updated %v", s.UpdatedAt)
+	}
+}
+
+// A JSONL recording named .json (as a file renamed by hand) is read as
+// lines.
+func TestJSONLNamedJSON(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "snapshot.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "session-x.json")
+	if err := os.WriteFile(file, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, b := read(t, file), read(t, filepath.Join("testdata", "snapshot.jsonl"))
+	a.Sessions[0].Path, b.Sessions[0].Path = "", ""
+	if !reflect.DeepEqual(a, b) {
+		t.Error("the same lines read differently under .json")
+	}
+}
+
+// The migrated copy of a .json session and a sub-agent whose parent is
+// gone.
+func TestMigratedAndOrphan(t *testing.T) {
+	chats := filepath.Join("testdata", "tmp", "example", "chats")
+	marker := filepath.Join("testdata", "tmp", "example", ".project_root")
+	res := read(t, filepath.Join(chats, "session-2026-09-01T08-00-11111111.jsonl"), marker)
+	s := findSession(t, res, "11111111-0000-4000-8000-000000000011")
+	if got, want := ids(s), []string{"r1", "r2", "r3"}; !slices.Equal(got, want) {
+		t.Errorf("ids %v, want %v", got, want)
+	}
+	if s.Cwd != "/Users/dev/code/example" || !s.UpdatedAt.Equal(ts(t, "2026-09-06T10:00:00Z")) {
+		t.Errorf("cwd %q updated %v", s.Cwd, s.UpdatedAt)
+	}
+
+	res = read(t, filepath.Join(chats, "99999999-0000-4000-8000-000000000009", "c3d4e5f6-0000-4000-8000-000000000010.jsonl"), marker)
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions", len(res.Sessions))
+	}
+	o := res.Sessions[0]
+	if o.SourceID != "99999999-0000-4000-8000-000000000009/c3d4e5f6-0000-4000-8000-000000000010" ||
+		o.Kind != loom.KindSubagent || o.ParentSourceID != "99999999-0000-4000-8000-000000000009" || o.Cwd != "/Users/dev/code/example" {
+		t.Errorf("orphan %q %q %q %q", o.SourceID, o.Kind, o.ParentSourceID, o.Cwd)
+	}
+	wantCounts(t, o, counts{Roles: map[string]int{loom.RoleUser: 1, loom.RoleAssistant: 1}})
+}
+
+// $set of messages: after compression (a summary and its
+// acknowledgement come in before the kept messages) and after a reload
+// (the environment context comes in first).
+func TestSnapshot(t *testing.T) {
+	res := read(t, filepath.Join("testdata", "snapshot.jsonl"))
+	if len(res.Sessions) != 1 || len(res.Skipped) != 0 || len(res.Problems) != 0 {
+		t.Fatalf("sessions %d skipped %v problems %v", len(res.Sessions), res.Skipped, res.Problems)
+	}
+	s := res.Sessions[0]
+	want := []string{"a1", "a2", "0123456789abcdef0123456789abcdef", "sum1", "ack1", "a3", "a4", "a5", "a6", "a8", "a9"}
+	if got := ids(s); !slices.Equal(got, want) {
+		t.Errorf("ids %v\nwant %v", got, want)
+	}
+	wantCounts(t, s, counts{
+		Roles: map[string]int{loom.RoleUser: 4, loom.RoleAssistant: 5, loom.RoleSystem: 1, loom.RoleSummary: 1},
+		Tools: map[string]int{loom.ToolCompleted: 2},
+	})
+	if m := findMessage(t, s, "sum1"); m.Role != loom.RoleSummary || !strings.Contains(m.Text(), "The user asked for reply 1.") {
+		t.Errorf("summary %s %q", m.Role, m.Text())
+	}
+	if m := findMessage(t, s, "0123456789abcdef0123456789abcdef"); m.Role != loom.RoleSystem {
+		t.Errorf("context role %s", m.Role)
+	}
+	if m := findMessage(t, s, "a4"); m.Text() != "reply 2" {
+		t.Errorf("a4 %q", m.Text())
+	}
+	// A call written only in the reply's content, answered by the next
+	// user record.
+	p := tool(t, s, "call-b")
+	if p.Status != loom.ToolCompleted || p.Name != "list_directory" || string(p.Input) != `{"dir_path":"."}` ||
+		output(p) != "a.go\nb.go" || !p.EndedAt.Equal(ts(t, "2026-10-01T12:02:04Z")) {
+		t.Errorf("call-b %+v", p)
+	}
+	if m := findMessage(t, s, "a6"); m.Parts[0].Text != "Listing." || m.Parts[1].CallID != "call-b" {
+		t.Errorf("a6 parts %+v", m.Parts)
+	}
+	if s.Cwd != "/Users/dev/code/snap" || !s.UpdatedAt.Equal(ts(t, "2026-10-01T12:03:00Z")) {
+		t.Errorf("cwd %q updated %v", s.Cwd, s.UpdatedAt)
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	file := filepath.Join("testdata", "malformed.jsonl")
+	res := read(t, file)
+	var lines []int
+	for _, p := range res.Problems {
+		if p.File != file {
+			t.Errorf("problem in %s", p.File)
+		}
+		lines = append(lines, p.Line)
+	}
+	if want := []int{2, 4, 7, 9, 11, 13}; !slices.Equal(lines, want) {
+		t.Errorf("problem lines %v, want %v (%v)", lines, want, res.Problems)
+	}
+	wantSkipped := map[string]int{
+		"unknown:compression":     1,
+		"unknown:record":          1,
+		"part:executableCode":     1,
+		"orphan:functionResponse": 1,
+		"empty:info":              1,
+	}
+	if !reflect.DeepEqual(res.Skipped, wantSkipped) {
+		t.Errorf("skipped %v, want %v", res.Skipped, wantSkipped)
+	}
+	s := findSession(t, res, "bad-1")
+	if got, want := ids(s), []string{"m1", "m4"}; !slices.Equal(got, want) {
+		t.Errorf("ids %v, want %v", got, want)
+	}
+	// A timestamp that does not parse takes the time of the message
+	// before.
+	if m := findMessage(t, s, "m4"); m.Text() != "ok" || !m.CreatedAt.Equal(ts(t, "2026-01-01T00:00:01Z")) {
+		t.Errorf("m4 %q %v", m.Text(), m.CreatedAt)
+	}
+}
+
+// A rewind to an id the file does not hold takes everything out, as
+// Gemini CLI does; a rewind in the middle of a turn forks at the turn
+// before.
+func TestRewindLost(t *testing.T) {
+	res := read(t, filepath.Join("testdata", "rewind-lost.jsonl"))
+	if len(res.Problems) != 0 || len(res.Skipped) != 0 {
+		t.Errorf("problems %v skipped %v", res.Problems, res.Skipped)
+	}
+	if got, want := ids(findSession(t, res, "lost-1")), []string{"x3", "x5"}; !slices.Equal(got, want) {
+		t.Errorf("main %v, want %v", got, want)
+	}
+	a := findSession(t, res, "lost-1@x1")
+	if got, want := ids(a), []string{"x1", "x2"}; !slices.Equal(got, want) || a.ForkTurn != 0 || a.ParentSourceID != "lost-1" {
+		t.Errorf("fork x1: %v turn %d parent %q", got, a.ForkTurn, a.ParentSourceID)
+	}
+	b := findSession(t, res, "lost-1@x4")
+	if got, want := ids(b), []string{"x3", "x4"}; !slices.Equal(got, want) || b.ForkTurn != 0 {
+		t.Errorf("fork x4: %v turn %d", got, b.ForkTurn)
+	}
+}
+
+// A file made of rewinds cannot make the branches it keeps grow past its
+// budget.
+func TestRewindBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"sessionId":"many","projectHash":"x"}` + "\n")
+	for i := range 2000 {
+		b.WriteString(`{"id":"p` + strconv.Itoa(i) + `","type":"user","content":"q"}` + "\n")
+	}
+	for i := range 200 {
+		b.WriteString(`{"id":"r` + strconv.Itoa(i) + `","type":"user","content":"r"}` + "\n")
+		b.WriteString(`{"$rewindTo":"r` + strconv.Itoa(i) + `"}` + "\n")
+	}
+	file := filepath.Join(t.TempDir(), "many.jsonl")
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := read(t, file)
+	total := 0
+	for _, s := range res.Sessions {
+		if s.Kind == loom.KindFork {
+			total += len(s.Messages)
+		}
+	}
+	limit := forkBudgetBase + b.Len()/forkBudgetPerByte
+	if total > limit || len(res.Sessions) > 1+limit/2001 || len(res.Sessions) < 10 {
+		t.Errorf("%d sessions, %d fork messages, limit %d", len(res.Sessions), total, limit)
+	}
+	if len(res.Problems) == 0 || len(res.Problems) > maxProblems+1 {
+		t.Errorf("%d problems", len(res.Problems))
+	}
+}
+
+func TestRereadIsStable(t *testing.T) {
+	chats := filepath.Join("testdata", "tmp", "example", "chats")
+	files := []string{
+		filepath.Join(chats, "session-2026-09-05T09-00-0a1b2c3d.jsonl"),
+		filepath.Join(chats, "0a1b2c3d-0000-4000-8000-000000000001", "b2c3d4e5-0000-4000-8000-000000000002.jsonl"),
+	}
+	if a, b := read(t, files...), read(t, files...); !reflect.DeepEqual(a, b) {
+		t.Error("two reads differ")
+	}
+	if a, b := read(t, sample), read(t, sample); !reflect.DeepEqual(a, b) {
+		t.Error("two reads of the sample differ")
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"garbage.jsonl": "this is not json\nnor this\n",
+		"array.json":    `[1, 2, 3]`,
+		"broken.json":   "{\n  \"sessionId\": \"x\",\n",
+		"object.json":   `{"hello": "world"}`,
+	} {
+		file := filepath.Join(dir, name)
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{file}}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{filepath.Join(dir, "missing.jsonl")}}); err == nil {
+		t.Error("missing file: no error")
+	}
+	empty := filepath.Join(dir, "session-empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := read(t, empty); len(res.Sessions) != 0 {
+		t.Errorf("empty file: %d sessions", len(res.Sessions))
+	}
+	// A header and nothing yet: no session until a message comes.
+	header := filepath.Join(dir, "session-new.jsonl")
+	if err := os.WriteFile(header, []byte(`{"sessionId":"new","projectHash":"h","startTime":"2026-01-01T00:00:00Z"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := read(t, header); len(res.Sessions) != 0 || res.Skipped["empty-session"] != 1 {
+		t.Errorf("header only: %d sessions, skipped %v", len(res.Sessions), res.Skipped)
+	}
+}

@@ -1,0 +1,435 @@
+package gemini
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/loomhq/loom/importer"
+)
+
+const (
+	// maxProblems bounds the problems listed for one file; the rest are
+	// counted in one last problem.
+	maxProblems = 100
+	// maxSkipNames bounds the distinct names unknown records are counted
+	// under; past it they count as "unknown:other".
+	maxSkipNames = 200
+	// maxNameLen bounds a record type as it appears in a skip name.
+	maxNameLen = 64
+	// forkBudgetBase and forkBudgetPerByte bound how many messages the
+	// abandoned branches of one file may hold in all (each repeats the
+	// messages it shares with the conversation): a few rewinds of a long
+	// session fit, a file made of rewinds cannot multiply its size.
+	forkBudgetBase    = 1 << 16
+	forkBudgetPerByte = 64
+	// maxMarker bounds the .project_root marker read.
+	maxMarker = 64 << 10
+)
+
+// recording is one file read: its metadata and its conversation, with the
+// branches rewinds abandoned.
+type recording struct {
+	path string
+	hdr  header
+	// sessionID is the first session id the file gave, kept even if a
+	// later $set changes it, so that a growing file keeps its key.
+	sessionID string
+	chain     chain
+	branches  []branch
+	// budget is how many more messages branches may hold.
+	budget int
+	// records counts what was recognised (header, messages, patches).
+	records int
+}
+
+// reader reads one bundle into res.
+type reader struct {
+	ctx context.Context
+	res *importer.Result
+	// problems counts the problems of the file being read.
+	problems map[string]int
+}
+
+func (r *reader) problem(file string, line int, reason string) {
+	if r.problems == nil {
+		r.problems = map[string]int{}
+	}
+	r.problems[file]++
+	if r.problems[file] <= maxProblems {
+		r.res.Problemf(file, line, reason)
+	}
+}
+
+// finish reports the problems that were not listed, and orders the
+// problems by file and line.
+func (r *reader) finish(files []string) {
+	order := map[string]int{}
+	for i, f := range files {
+		if _, ok := order[f]; !ok {
+			order[f] = i
+		}
+		if n := r.problems[f] - maxProblems; n > 0 {
+			r.res.Problemf(f, 0, strconv.Itoa(n)+" more problems not listed")
+			r.problems[f] = maxProblems
+		}
+	}
+	line := func(p importer.Problem) int {
+		if p.Line == 0 {
+			return math.MaxInt
+		}
+		return p.Line
+	}
+	slices.SortStableFunc(r.res.Problems, func(a, b importer.Problem) int {
+		if c := cmp.Compare(order[a.File], order[b.File]); c != 0 {
+			return c
+		}
+		return cmp.Compare(line(a), line(b))
+	})
+}
+
+func (r *reader) skip(name string) {
+	if _, ok := r.res.Skipped[name]; !ok && len(r.res.Skipped) >= maxSkipNames && strings.HasPrefix(name, "unknown:") {
+		name = "unknown:other"
+	}
+	r.res.Skip(name)
+}
+
+// skipName shortens a type read from a file for use in a skip name.
+func skipName(prefix, t string) string {
+	if len(t) > maxNameLen {
+		t = t[:maxNameLen]
+	}
+	return prefix + strings.ToValidUTF8(t, "?")
+}
+
+// Read reads one bundle: a recording, the recordings of the sub-agents it
+// ran, and its project's .project_root marker.
+func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	if len(b.Files) == 0 {
+		return nil, errors.New("gemini: empty bundle")
+	}
+	r := &reader{ctx: ctx, res: &importer.Result{}}
+	var mains, subs []string
+	marker := ""
+	for _, f := range b.Files {
+		switch {
+		case filepath.Base(f) == markerName:
+			marker = f
+		case isSubagentFile(f):
+			subs = append(subs, f)
+		default:
+			mains = append(mains, f)
+		}
+	}
+	projectRoot := ""
+	if marker != "" {
+		projectRoot = readMarker(marker)
+	}
+	// parents maps a sub-agents' directory to the session it belongs to.
+	parents := map[string]*session{}
+	for _, f := range mains {
+		rec, err := r.readFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			continue
+		}
+		s := r.build(rec, projectRoot)
+		if s == nil {
+			continue
+		}
+		parents[rec.sessionID] = s
+		parents[sanitize(rec.sessionID)] = s
+	}
+	for i, f := range subs {
+		rec, err := r.readFile(f)
+		if err != nil {
+			if i == 0 && len(mains) == 0 {
+				return nil, err
+			}
+			r.problem(f, 0, err.Error())
+			continue
+		}
+		if rec == nil {
+			continue
+		}
+		dir := filepath.Base(filepath.Dir(f))
+		parent, cwd := parents[dir], projectRoot
+		if parent != nil {
+			cwd = parent.cwd
+		}
+		r.buildSubagent(rec, parent, dir, cwd)
+	}
+	r.dedupe()
+	r.finish(b.Files)
+	return r.res, nil
+}
+
+// sanitize is a session id made safe for a directory name, letters,
+// digits, - and _ kept, the way Gemini CLI names a sub-agents' directory
+// after its parent's id; a UUID is unchanged.
+func sanitize(id string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+			return c
+		}
+		return '_'
+	}, id)
+}
+
+// readMarker returns the project root a .project_root marker names, ""
+// if it cannot be read.
+func readMarker(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxMarker))
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	line = strings.TrimSpace(line)
+	if !utf8.ValidString(line) {
+		return ""
+	}
+	return line
+}
+
+// readFile reads one recording file in either form. It returns nil for a
+// file with nothing in it, and an error for one that is not a recording.
+func (r *reader) readFile(file string) (*recording, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	rec := &recording{path: file, budget: forkBudgetBase + int(min(fi.Size()/forkBudgetPerByte, 1<<30))}
+	if strings.HasSuffix(file, ".json") {
+		done, err := r.readDocument(rec, f)
+		if err != nil {
+			return nil, err
+		}
+		if !done {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return nil, fmt.Errorf("gemini: %w", err)
+			}
+			if err := r.readLines(rec, f); err != nil {
+				return nil, err
+			}
+		}
+	} else if err := r.readLines(rec, f); err != nil {
+		return nil, err
+	}
+	if rec.records == 0 {
+		if fi.Size() == 0 {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("gemini: %s: not a Gemini CLI chat recording", file)
+	}
+	if rec.sessionID == "" {
+		rec.sessionID = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".jsonl"), ".json")
+		r.problem(file, 0, "no session id; the file name stands for it")
+	}
+	return rec, nil
+}
+
+// readDocument reads a one-document recording. It reports false when the
+// file holds more than one JSON value: it is then read as lines.
+func (r *reader) readDocument(rec *recording, f *os.File) (bool, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
+	var doc record
+	if err := dec.Decode(&doc); err != nil {
+		// A JSONL file named .json: its first line stands alone.
+		if _, serr := f.Seek(0, io.SeekStart); serr == nil {
+			first, _ := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+			if json.Valid(bytes.TrimSpace(first)) {
+				return false, nil
+			}
+		}
+		return false, fmt.Errorf("gemini: %s: not a Gemini CLI chat recording: %w", rec.path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return false, nil
+	}
+	if doc.SessionID == "" && isNull(doc.Messages) {
+		return false, fmt.Errorf("gemini: %s: not a Gemini CLI chat recording: no sessionId or messages", rec.path)
+	}
+	r.applyHeader(rec, doc.header)
+	rec.records++
+	r.putList(rec, doc.Messages, 0, "msg-")
+	return true, nil
+}
+
+// readLines reads a JSONL recording.
+func (r *reader) readLines(rec *recording, f *os.File) error {
+	err := importer.Lines(r.ctx, f, func(n int, line []byte) error {
+		r.line(rec, n, line)
+		return nil
+	}, func(n int) {
+		r.problem(rec.path, n, "line longer than "+strconv.Itoa(importer.MaxLine)+" bytes")
+	})
+	if err != nil {
+		return fmt.Errorf("gemini: %s: %w", rec.path, err)
+	}
+	return nil
+}
+
+// line reads one line of a JSONL recording, as Gemini CLI replays it.
+func (r *reader) line(rec *recording, n int, line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if line[0] != '{' {
+		r.problem(rec.path, n, "not a JSON object")
+		return
+	}
+	var v record
+	if err := json.Unmarshal(line, &v); err != nil {
+		r.problem(rec.path, n, "malformed record: "+err.Error())
+		return
+	}
+	switch {
+	case v.RewindTo != nil:
+		var id string
+		if err := json.Unmarshal(v.RewindTo, &id); err != nil {
+			r.problem(rec.path, n, "$rewindTo is not a message id")
+			return
+		}
+		rec.records++
+		r.rewind(rec, n, id)
+	case v.ID != "" || v.Type != "":
+		rec.records++
+		m := v.message
+		m.line, m.pos = n, "line-"+strconv.Itoa(n)
+		rec.chain.put(messageKey(&m), &m)
+	case v.Set != nil:
+		var set setRecord
+		if err := json.Unmarshal(v.Set, &set); err != nil {
+			r.problem(rec.path, n, "malformed $set: "+err.Error())
+			return
+		}
+		rec.records++
+		r.applyHeader(rec, set.header)
+		r.putList(rec, set.Messages, n, "line-"+strconv.Itoa(n)+"-")
+	case v.SessionID != "" || v.ProjectHash != "":
+		rec.records++
+		r.applyHeader(rec, v.header)
+		r.putList(rec, v.Messages, n, "line-"+strconv.Itoa(n)+"-")
+	default:
+		r.skip("unknown:record")
+	}
+}
+
+// messageKey is the id a message is known by in its file: its own, or
+// where it was read.
+func messageKey(m *message) string {
+	if m.ID != "" {
+		return m.ID
+	}
+	return "\x00" + m.pos
+}
+
+// applyHeader merges metadata, as Gemini CLI merges a header or a $set.
+func (r *reader) applyHeader(rec *recording, h header) {
+	if h.SessionID != "" {
+		if rec.sessionID == "" {
+			rec.sessionID = oneLine(h.SessionID)
+		}
+		rec.hdr.SessionID = h.SessionID
+	}
+	if h.ProjectHash != "" {
+		rec.hdr.ProjectHash = h.ProjectHash
+	}
+	if h.StartTime != "" {
+		rec.hdr.StartTime = h.StartTime
+	}
+	if h.LastUpdated != "" {
+		rec.hdr.LastUpdated = h.LastUpdated
+	}
+	if h.Summary != nil {
+		rec.hdr.Summary = h.Summary
+	}
+	if h.Directories != nil {
+		rec.hdr.Directories = h.Directories
+	}
+	if h.ProjectRoot != "" {
+		rec.hdr.ProjectRoot = h.ProjectRoot
+	}
+	if h.Kind != "" {
+		rec.hdr.Kind = h.Kind
+	}
+}
+
+// putList applies a list of messages written whole: the messages of a
+// one-document recording or of a header, or a $set snapshot.
+func (r *reader) putList(rec *recording, raw json.RawMessage, line int, pos string) {
+	if isNull(raw) {
+		return
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		r.problem(rec.path, line, "messages is not a list")
+		return
+	}
+	ids := make([]string, 0, len(list))
+	msgs := make([]*message, 0, len(list))
+	for i, el := range list {
+		m := &message{}
+		if err := json.Unmarshal(el, m); err != nil {
+			r.problem(rec.path, line, "message "+strconv.Itoa(i)+" of the list: "+err.Error())
+			continue
+		}
+		m.line, m.pos = line, pos+strconv.Itoa(i)
+		ids = append(ids, messageKey(m))
+		msgs = append(msgs, m)
+	}
+	rec.chain.snapshot(ids, msgs)
+}
+
+// rewind applies a $rewindTo and keeps what it removed as a branch, as
+// long as the file's budget allows.
+func (r *reader) rewind(rec *recording, line int, id string) {
+	removed, kept := rec.chain.rewind(id)
+	if len(removed) == 0 {
+		return
+	}
+	if kept+len(removed) > rec.budget {
+		rec.budget = 0
+		r.problem(rec.path, line, "rewind: too many rewound messages in one file; this abandoned branch is not kept")
+		return
+	}
+	rec.budget -= kept + len(removed)
+	rec.branches = append(rec.branches, branch{prefix: rec.chain.nodes(), removed: removed})
+}
+
+// oneLine replaces control characters, so that an id is one line.
+func oneLine(s string) string {
+	return strings.Map(func(c rune) rune {
+		if c < 0x20 || c == 0x7f {
+			return '_'
+		}
+		return c
+	}, strings.ToValidUTF8(s, "_"))
+}
