@@ -101,10 +101,11 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 
 // Limits on compressed rollouts: the decoder's window, and how much a
 // file may expand to, so that a small hostile file cannot fill memory.
-const (
-	zstdMaxWindow    = 64 << 20
-	zstdMinExpansion = 256 << 20
-	zstdExpansion    = 64
+// Variables for the tests' sake.
+var (
+	zstdMaxWindow    uint64 = 64 << 20
+	zstdMinExpansion int64  = 256 << 20
+	zstdExpansion    int64  = 64
 )
 
 // errTooLarge stops reading a compressed file that expands beyond its

@@ -10,9 +10,48 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// userMessageBegin precedes the request itself in a user message that
-// carries the IDE's context first.
-const userMessageBegin = "## My request for Codex:"
+// An IDE extension sends the editor's context ahead of the user's
+// request, in the same message: ideContext opens it, userMessageBegin
+// precedes the request itself.
+const (
+	ideContext       = "# Context from my IDE setup:"
+	userMessageBegin = "## My request for Codex:"
+)
+
+// splitIDEContext splits a user message that carries the IDE's context
+// into that context and the request.
+func splitIDEContext(text string) (context, request string, ok bool) {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if !strings.HasPrefix(t, ideContext) {
+		return "", text, false
+	}
+	before, after, found := strings.Cut(t, userMessageBegin)
+	before, after = strings.TrimSpace(before), strings.TrimSpace(after)
+	if !found || before == "" || after == "" {
+		return "", text, false
+	}
+	return before, after, true
+}
+
+// userMessage adds the user message of text at line n: a system message
+// when Codex injected it, preceded by a system message of the IDE's
+// context when it carries one.
+func (rd *reader) userMessage(n int, text string, texts []string) *loom.Message {
+	rd.endTurn()
+	if text != "" && allInjected(texts) {
+		return rd.message(n, loom.RoleSystem, "")
+	}
+	if ctx, req, ok := splitIDEContext(text); ok {
+		m := rd.message(n, loom.RoleSystem, ":context")
+		rd.addPart(m, loom.Part{Type: loom.PartText, Text: ctx})
+		text = req
+	}
+	m := rd.message(n, loom.RoleUser, "")
+	if text != "" {
+		rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
+	}
+	return m
+}
 
 // injectedTags open the blocks Codex adds to the conversation as user
 // input that the user did not type.
@@ -134,18 +173,16 @@ func (rd *reader) responseMessage(n int, it *responseItem) {
 	}
 	var m *loom.Message
 	switch it.Role {
+	case "user":
+		m = rd.userMessage(n, text, texts)
+		if m.Role == loom.RoleUser {
+			text = ""
+		}
 	case "assistant":
 		m = rd.assistant(n)
-	case "user":
-		role := loom.RoleUser
-		if text != "" && allInjected(texts) {
-			role = loom.RoleSystem
-		}
-		rd.endTurn()
-		m = rd.message(n, role)
 	default: // developer, system
 		rd.endTurn()
-		m = rd.message(n, loom.RoleSystem)
+		m = rd.message(n, loom.RoleSystem, "")
 	}
 	if text != "" {
 		rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
@@ -587,13 +624,8 @@ func (rd *reader) userEvent(n int, ev *event) {
 		rd.res.Skip("event_msg:user_message")
 		return
 	}
-	role := loom.RoleUser
-	if text != "" && injected(text) {
-		role = loom.RoleSystem
-	}
-	rd.endTurn()
-	m := rd.message(n, role)
-	if text != "" {
+	m := rd.userMessage(n, text, []string{text})
+	if m.Role == loom.RoleSystem && len(m.Parts) == 0 {
 		rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
 	}
 	for _, u := range images {

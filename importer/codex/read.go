@@ -453,10 +453,11 @@ func subagentParent(src json.RawMessage) string {
 	return strings.TrimSpace(sub.ThreadSpawn.ParentThreadID)
 }
 
-// message adds a message of role created at line n.
-func (rd *reader) message(n int, role string) *loom.Message {
+// message adds a message of role created at line n; suffix tells apart
+// two messages of one line.
+func (rd *reader) message(n int, role, suffix string) *loom.Message {
 	t := rd.now
-	m := &loom.Message{ID: fmt.Sprintf("%s:%d", rd.sid, n), Role: role, CreatedAt: t, CompletedAt: &t}
+	m := &loom.Message{ID: fmt.Sprintf("%s:%d%s", rd.sid, n, suffix), Role: role, CreatedAt: t, CompletedAt: &t}
 	if role == loom.RoleAssistant || role == loom.RoleSummary {
 		m.Model, m.Provider = rd.model, rd.s.Provider
 	}
@@ -479,7 +480,7 @@ func (rd *reader) assistant(n int) *loom.Message {
 	if rd.cur != nil && rd.open {
 		return rd.cur
 	}
-	m := rd.message(n, loom.RoleAssistant)
+	m := rd.message(n, loom.RoleAssistant, "")
 	if rd.pending != nil {
 		m.Usage.Add(*rd.pending)
 		rd.pending = nil
@@ -537,7 +538,7 @@ func (rd *reader) sessionMeta(rc *rec) {
 		return
 	}
 	rd.endTurn()
-	m := rd.message(rc.n, loom.RoleSystem)
+	m := rd.message(rc.n, loom.RoleSystem, "")
 	for _, t := range texts {
 		rd.addPart(m, loom.Part{Type: loom.PartText, Text: t})
 	}
@@ -595,7 +596,7 @@ func (rd *reader) compacted(rc *rec) {
 		return
 	}
 	rd.endTurn()
-	m := rd.message(rc.n, loom.RoleSummary)
+	m := rd.message(rc.n, loom.RoleSummary, "")
 	m.Usage.Compactions = 1
 	rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
 }
