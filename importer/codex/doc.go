@@ -30,12 +30,16 @@
 //     <user_instructions>, AGENTS.md instructions, <permissions …>,
 //     <user_shell_command>, <turn_aborted>, <subagent_notification> and
 //     the like), which becomes a system message, as do developer and
-//     system messages. Assistant text becomes text parts. Images become
-//     file parts that keep the image's type and URL, but not the bytes
-//     of an image sent inline.
+//     system messages. The IDE context an editor extension sends ahead
+//     of the request ("# Context from my IDE setup: … ## My request for
+//     Codex:") becomes a system message of its own before the user's
+//     request. Assistant text becomes text parts. Images become file
+//     parts that keep the image's type and URL, but not the bytes of an
+//     image sent inline.
 //   - One model call's items (reasoning, text, tool calls) form one
-//     assistant message: a new one starts after a user or system
-//     message, a tool's output, a turn_context or a turn's start.
+//     assistant message, with the outputs of its calls: a new one starts
+//     after a user, system or summary message, a tool's output, a
+//     turn_context or a turn's start.
 //   - reasoning: its summary and any reasoning content in clear become
 //     reasoning parts; reasoning kept only encrypted has no text and is
 //     counted as skipped (reasoning:encrypted, or reasoning:empty).

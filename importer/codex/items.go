@@ -142,7 +142,7 @@ func (rd *reader) responseItem(rc *rec) {
 	case "compaction", "compaction_summary", "context_compaction", "ghost_snapshot":
 		rd.res.Skip("response_item:" + it.Type)
 	default:
-		rd.res.Skip("unknown:response_item:" + it.Type)
+		rd.res.Skip("unknown:response_item:" + typeName(it.Type))
 	}
 }
 
@@ -162,11 +162,14 @@ func (rd *reader) responseMessage(n int, it *responseItem) {
 			if c.Text != "" {
 				texts = append(texts, c.Text)
 			} else if c.Type != "input_text" && c.Type != "output_text" && c.Type != "text" {
-				rd.res.Skip("unknown:content:" + c.Type)
+				rd.res.Skip("unknown:content:" + typeName(c.Type))
 			}
 		}
 	}
 	text := strings.Join(texts, "\n")
+	if strings.TrimSpace(text) == "" {
+		text, texts = "", nil
+	}
 	if text == "" && len(files) == 0 {
 		rd.res.Skip("response_item:message:empty")
 		return
@@ -259,7 +262,8 @@ func (rd *reader) toolCall(n int, callID, name string, input json.RawMessage) {
 	}
 	t := rd.now
 	i := rd.addPart(m, loom.Part{Type: loom.PartTool, CallID: callID, Name: name, Status: loom.ToolRunning, Input: input, StartedAt: &t})
-	rd.calls[callID] = &call{msg: m, idx: i, input: input}
+	c := &call{msg: m, idx: i, input: input}
+	rd.calls[callID], rd.running[callID] = c, c
 }
 
 // hostedTool adds a tool the model's service ran itself (web search,
@@ -301,6 +305,7 @@ func (rd *reader) toolOutput(n int, it *responseItem) {
 		c = &call{msg: m, idx: i}
 		rd.calls[callID] = c
 	}
+	delete(rd.running, it.CallID)
 	out := parseOutput(it.Output)
 	if isNull(it.Output) && !isNull(it.Tools) {
 		out.text = string(it.Tools)
@@ -594,7 +599,7 @@ func (rd *reader) event(rc *rec) {
 			rd.linkAgent(c, str(ev.NewThreadID), firstOf(str(ev.Role), str(ev.Nickname)))
 		}
 	}
-	rd.res.Skip("event_msg:" + ev.Type)
+	rd.res.Skip("event_msg:" + typeName(ev.Type))
 }
 
 // boolean returns the JSON boolean in r.
@@ -711,10 +716,11 @@ func (rd *reader) fail(id, why string) {
 // will get no output.
 func (rd *reader) interrupt() {
 	t := rd.now
-	for _, c := range rd.calls {
+	for id, c := range rd.running {
 		p := &c.msg.Parts[c.idx]
 		if p.Status == loom.ToolRunning {
 			p.Status, p.Error, p.EndedAt = loom.ToolError, loom.Interrupted, &t
 		}
+		delete(rd.running, id)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -47,11 +48,12 @@ var kinds = map[string]bool{
 // history ends); the second builds the session.
 func read(ctx context.Context, path string, r io.Reader) (*importer.Result, error) {
 	rd := &reader{
-		path:  path,
-		res:   &importer.Result{},
-		dups:  map[uint64]int{},
-		seed:  maphash.MakeSeed(),
-		calls: map[string]*call{},
+		path:    path,
+		res:     &importer.Result{},
+		dups:    map[uint64]int{},
+		seed:    maphash.MakeSeed(),
+		calls:   map[string]*call{},
+		running: map[string]*call{},
 	}
 	var recs []rec
 	lines := 0
@@ -107,7 +109,7 @@ func (rd *reader) classify(n int, b []byte) (rec, bool) {
 		// kept.
 		rc.typ, rc.payload = l.Type, l.Payload
 	case l.RecordType != "":
-		rd.res.Skip("record_type:" + l.RecordType)
+		rd.res.Skip("record_type:" + typeName(l.RecordType))
 		return rec{}, false
 	case l.Type == "" && l.ID != "":
 		rc.typ, rc.payload = "session_meta", bytes.Clone(b)
@@ -120,10 +122,26 @@ func (rd *reader) classify(n int, b []byte) (rec, bool) {
 		rd.res.Problemf(rd.path, n, "line without a type")
 		return rec{}, false
 	default:
-		rd.res.Skip("unknown:" + l.Type)
+		rd.res.Skip("unknown:" + typeName(l.Type))
 		return rec{}, false
 	}
 	return rc, true
+}
+
+// maxTypeName bounds the type names that skipped counts are keyed by.
+const maxTypeName = 64
+
+// typeName returns a record type as a skipped count's key: cut to
+// maxTypeName bytes, so that a hostile file cannot make keys of any size.
+func typeName(t string) string {
+	if len(t) <= maxTypeName {
+		return t
+	}
+	t = t[:maxTypeName]
+	for len(t) > 0 && !utf8.ValidString(t) {
+		t = t[:len(t)-1]
+	}
+	return t + "…"
 }
 
 // reader holds what reading one rollout learns on the way.
@@ -160,6 +178,7 @@ type reader struct {
 	pending   *loom.Usage   // usage that came before its message
 	prevTotal *tokenUsage
 	calls     map[string]*call
+	running   map[string]*call // the calls without output yet
 	forkTurn  int
 }
 
@@ -343,7 +362,7 @@ func (rd *reader) build(ctx context.Context, recs []rec) error {
 		case "compacted":
 			rd.compacted(rc)
 		default:
-			rd.res.Skip("unknown:" + rc.typ)
+			rd.res.Skip("unknown:" + typeName(rc.typ))
 		}
 	}
 	rd.finish()
