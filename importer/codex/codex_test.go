@@ -296,7 +296,7 @@ func TestNewer(t *testing.T) {
 			"reasoning:encrypted":                1,
 			"turn_context":                       2,
 			"unknown:response_item:mystery_item": 1,
-			"unknown:world_state":                1,
+			"world_state":                        1,
 		}, []int{48, 52})
 	s := res.Sessions[0]
 	const sid = "019a4958-d3b0-7c21-9a3e-1f2e3d4c5b6a"
@@ -497,8 +497,8 @@ func TestForkWithoutTurnIDs(t *testing.T) {
 
 func TestSubagent(t *testing.T) {
 	res := readFile(t, "testdata/subagent.jsonl")
-	expect(t, res, map[string]int{"user": 1, "assistant": 1}, map[string]int{}, 0,
-		map[string]int{"turn_context": 1}, nil)
+	expect(t, res, map[string]int{"user": 2, "assistant": 1, "system": 1}, map[string]int{}, 0,
+		map[string]int{"turn_context": 1, "inter_agent_communication_metadata": 1, "world_state": 1}, nil)
 	s := res.Sessions[0]
 	// The parent's spawn_agent call names this session's id.
 	parent := readFile(t, "testdata/newer.jsonl").Sessions[0]
@@ -510,6 +510,14 @@ func TestSubagent(t *testing.T) {
 	if s.Model != "gpt-5.1-codex-mini" || s.Messages[1].Text() != "The docs are current." ||
 		s.Messages[1].Usage != (loom.Usage{InputTokens: 900, OutputTokens: 30, ReasoningTokens: 10, APICalls: 1}) {
 		t.Errorf("model %s last %+v", s.Model, s.Messages[1])
+	}
+	// A message from the agent above is a prompt; from another agent,
+	// context.
+	if m := s.Messages[2]; m.ID != s.SourceID+":6" || m.Role != loom.RoleUser || m.Text() != "Also check the changelog" {
+		t.Errorf("message from the parent %s %s %q", m.ID, m.Role, m.Text())
+	}
+	if m := s.Messages[3]; m.ID != s.SourceID+":8" || m.Role != loom.RoleSystem || m.Text() != "FYI: the tests pass" {
+		t.Errorf("message from a sibling %s %s %q", m.ID, m.Role, m.Text())
 	}
 }
 

@@ -63,6 +63,9 @@
 //     (reasoning included) and reasoning tokens. thread_name_updated
 //     gives the session's title; without one the title is empty. Every
 //     other event is counted as skipped by type (event_msg:<type>).
+//   - inter_agent_communication: a message from another agent becomes
+//     a user message when it comes from an agent above this one (its
+//     parent's task), else a system message.
 //   - compacted: the summary becomes a summary message; without summary
 //     text, the readable messages of its replacement history stand in,
 //     and with none it is counted as skipped (compacted:encrypted).
@@ -84,8 +87,9 @@
 // # Left out
 //
 // Counted as skipped: the record_type lines of old rollouts, the
-// compaction and ghost_snapshot response items (opaque), turn_context
-// lines, the event messages above, and unknown record, item or content
+// compaction and ghost_snapshot response items (opaque), turn_context,
+// world_state and inter_agent_communication_metadata lines, the event
+// messages above, and unknown record, item or content
 // types (unknown:<type>, unknown:response_item:<type>,
 // unknown:content:<type>). A rolled-back turn (thread_rolled_back) is
 // imported like any other. A malformed line is reported with its line

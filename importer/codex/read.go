@@ -39,7 +39,7 @@ var responseTypes = map[string]bool{
 // kinds are the envelope types that carry a payload.
 var kinds = map[string]bool{
 	"session_meta": true, "response_item": true, "event_msg": true,
-	"turn_context": true, "compacted": true,
+	"turn_context": true, "compacted": true, "inter_agent_communication": true,
 }
 
 // read reads a rollout from r in two passes: the first keeps the lines
@@ -361,6 +361,10 @@ func (rd *reader) build(ctx context.Context, recs []rec) error {
 			rd.event(rc)
 		case "compacted":
 			rd.compacted(rc)
+		case "inter_agent_communication":
+			rd.interAgent(rc)
+		case "inter_agent_communication_metadata", "world_state":
+			rd.res.Skip(rc.typ)
 		default:
 			rd.res.Skip("unknown:" + typeName(rc.typ))
 		}
@@ -584,6 +588,34 @@ func (rd *reader) turnContext(rc *rec) {
 		}
 	}
 	rd.res.Skip("turn_context")
+}
+
+// interAgent handles a message another agent sent this one: from an
+// agent above it (its parent), it is a prompt, a user message; from any
+// other, a system message.
+func (rd *reader) interAgent(rc *rec) {
+	var c struct {
+		Author    json.RawMessage `json:"author"`
+		Recipient json.RawMessage `json:"recipient"`
+		Content   json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(rc.payload, &c); err != nil {
+		rd.res.Problemf(rd.path, rc.n, "inter_agent_communication: "+err.Error())
+		return
+	}
+	text := str(c.Content)
+	if strings.TrimSpace(text) == "" {
+		rd.res.Skip("inter_agent_communication:encrypted")
+		return
+	}
+	role := loom.RoleSystem
+	author, recipient := strings.TrimSuffix(str(c.Author), "/"), str(c.Recipient)
+	if author != "" && strings.HasPrefix(recipient, author+"/") {
+		role = loom.RoleUser
+	}
+	rd.endTurn()
+	m := rd.message(rc.n, role, "")
+	rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
 }
 
 // compacted handles a compacted line: the summary that replaced the
