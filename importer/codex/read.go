@@ -99,19 +99,19 @@ func read(ctx context.Context, path string, r io.Reader) (*importer.Result, erro
 func (rd *reader) classify(n int, b []byte) (rec, bool) {
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
-		rd.res.Problemf(rd.path, n, "not a JSON object: "+err.Error())
+		rd.res.Problemf(rd.path, n, "not a rollout line: "+err.Error())
 		return rec{}, false
 	}
-	rc := rec{n: n, t: parseTime(l.Timestamp)}
+	rc := rec{n: n, t: parseTime(str(l.Timestamp))}
 	switch {
 	case l.Type != "" && !isNull(l.Payload):
 		// The decoder's payload is a copy: the line's buffer is not
 		// kept.
 		rc.typ, rc.payload = l.Type, l.Payload
-	case l.RecordType != "":
-		rd.res.Skip("record_type:" + typeName(l.RecordType))
+	case !isNull(l.RecordType):
+		rd.res.Skip("record_type:" + typeName(str(l.RecordType)))
 		return rec{}, false
-	case l.Type == "" && l.ID != "":
+	case l.Type == "" && str(l.ID) != "":
 		rc.typ, rc.payload = "session_meta", bytes.Clone(b)
 	case responseTypes[l.Type]:
 		rc.typ, rc.payload = "response_item", bytes.Clone(b)
@@ -378,7 +378,7 @@ func (rd *reader) start(recs []rec) {
 	s := &importer.Session{Kind: loom.KindMain, Path: rd.path}
 	rd.s = s
 	if m := rd.meta; m != nil {
-		s.SourceID = strings.TrimSpace(m.ID)
+		s.SourceID = m.ID
 		s.Version = m.CLIVersion
 		s.Provider = m.ModelProvider
 		s.CreatedAt = parseTime(m.Timestamp)
@@ -387,7 +387,8 @@ func (rd *reader) start(recs []rec) {
 			s.GitBranch = m.Git.Branch
 		}
 	}
-	if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") {
+	s.SourceID = oneLine(s.SourceID)
+	if s.SourceID == "" {
 		s.SourceID = fileID(rd.path)
 		if s.SourceID == "" {
 			name := filepath.Base(rd.path)
@@ -437,12 +438,12 @@ func (rd *reader) finish() {
 	s.Cwd = rd.cwd
 	s.Title = rd.title
 	if rd.meta != nil {
-		parent := subagentParent(rd.meta.Source)
+		parent, forked := oneLine(subagentParent(rd.meta.Source)), oneLine(rd.meta.ForkedFromID)
 		switch {
 		case parent != "" && parent != s.SourceID:
 			s.Kind, s.ParentSourceID = loom.KindSubagent, parent
-		case rd.meta.ForkedFromID != "" && rd.meta.ForkedFromID != s.SourceID:
-			s.Kind, s.ParentSourceID = loom.KindFork, rd.meta.ForkedFromID
+		case forked != "" && forked != s.SourceID:
+			s.Kind, s.ParentSourceID = loom.KindFork, forked
 			s.ForkTurn = rd.forkTurn
 		}
 	}
@@ -450,6 +451,16 @@ func (rd *reader) finish() {
 		s.UpdatedAt = s.CreatedAt
 	}
 	rd.res.Sessions = []*importer.Session{s}
+}
+
+// oneLine returns an id trimmed, "" when it spans lines: an id of a
+// session is one line.
+func oneLine(id string) string {
+	id = strings.TrimSpace(id)
+	if strings.ContainsAny(id, "\n\r") {
+		return ""
+	}
+	return id
 }
 
 // subagentParent returns the parent thread of a session_meta source
@@ -473,7 +484,7 @@ func subagentParent(src json.RawMessage) string {
 	if json.Unmarshal(s.Subagent, &sub) != nil || sub.ThreadSpawn == nil {
 		return ""
 	}
-	return strings.TrimSpace(sub.ThreadSpawn.ParentThreadID)
+	return sub.ThreadSpawn.ParentThreadID
 }
 
 // message adds a message of role created at line n; suffix tells apart

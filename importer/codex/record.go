@@ -11,11 +11,11 @@ import (
 // on the first line ({id, timestamp, …}), response items bare on the
 // following ones, and {"record_type": "state"} markers.
 type line struct {
-	Timestamp  string          `json:"timestamp"`
+	Timestamp  json.RawMessage `json:"timestamp"`
 	Type       string          `json:"type"`
 	Payload    json.RawMessage `json:"payload"`
-	RecordType string          `json:"record_type"`
-	ID         string          `json:"id"`
+	RecordType json.RawMessage `json:"record_type"`
+	ID         json.RawMessage `json:"id"`
 }
 
 // sessionMeta is a session_meta payload.
