@@ -184,10 +184,19 @@ func text(t *testing.T, p json.RawMessage) string {
 
 func TestSample(t *testing.T) {
 	res := readFile(t, sample)
-	// jq: 2 user response items (the environment block and a request
-	// with the IDE's context), 19 model calls (19 distinct token
-	// counts, each starting a run of assistant items), 18 function
-	// calls and 1 custom tool call, all with output and exit code 0.
+	// Counted with jq -s on the sample:
+	//   [.[]|[.type,.payload.type]]|group_by(.)|map([.[0],length])
+	//     session_meta 1, turn_context 19, response_item message 11
+	//     (2 user, 9 assistant), reasoning 10 (all with an empty
+	//     summary and no encrypted content), function_call 18 and
+	//     function_call_output 18, custom_tool_call 1 and its output,
+	//     event_msg agent_message 9, user_message 1, token_count 19
+	//     (19 distinct totals), patch_apply_end 2 (call ids of no call);
+	//   each run of assistant items between a tool output, a
+	//     turn_context or a user message is one model call: 19;
+	//   the outputs' metadata.exit_code are all 0 or absent;
+	//   the 9 agent_message texts equal the 9 assistant texts, the
+	//     user_message the request.
 	expect(t, res,
 		map[string]int{"system": 2, "user": 1, "assistant": 19},
 		map[string]int{"completed": 19}, 0,
@@ -552,11 +561,12 @@ not json at all
 {"timestamp":"2025-11-04T17:52:54Z","type":"compacted","payload":{"message":""}}
 {"timestamp":"2025-11-04T17:52:55Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":"many"}}}}
 [1,2]
+{"type":"`+strings.Repeat("x", 100)+`","payload":{}}
 `)
 	// The session_meta that cannot be read leaves the id to the file
 	// name; the output of an unknown call keeps a part of its own.
 	expect(t, res, map[string]int{"user": 1, "assistant": 1}, map[string]int{"completed": 1, "running": 1}, 0,
-		map[string]int{"compacted:encrypted": 1}, []int{0, 1, 2, 7, 9, 10})
+		map[string]int{"compacted:encrypted": 1, "unknown:" + strings.Repeat("x", maxTypeName) + "…": 1}, []int{0, 1, 2, 7, 9, 10})
 	s := res.Sessions[0]
 	if s.SourceID != "019a5000-0000-7000-8000-0000000000f1" || s.Cwd != "" {
 		t.Errorf("id %s cwd %s", s.SourceID, s.Cwd)
