@@ -87,11 +87,12 @@
 // # Left out
 //
 // Counted as skipped: the record_type lines of old rollouts, the
-// compaction and ghost_snapshot response items (opaque), turn_context,
+// compaction and ghost_snapshot response items (opaque), messages
+// without content (response_item:message:empty), turn_context,
 // world_state and inter_agent_communication_metadata lines, the event
-// messages above, and unknown record, item or content
-// types (unknown:<type>, unknown:response_item:<type>,
-// unknown:content:<type>). A rolled-back turn (thread_rolled_back) is
+// messages above, and unknown record, item or content types
+// (unknown:<type>, unknown:response_item:<type>, unknown:content:<type>).
+// A turn later rolled back (thread_rolled_back, itself counted) is
 // imported like any other. A malformed line is reported with its line
 // number and the rest of the file is read.
 //
