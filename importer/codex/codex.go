@@ -1,0 +1,168 @@
+package codex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/loomhq/loom/importer"
+)
+
+// Format reads Codex CLI rollout files. The zero value is ready to use.
+type Format struct{}
+
+var _ importer.Format = Format{}
+
+// Tool is importer.Codex.
+func (Format) Tool() string { return importer.Codex }
+
+// Roots are $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions, with
+// CODEX_HOME defaulting to ~/.codex.
+func (Format) Roots(env func(string) string, home string) []string {
+	dir := ""
+	if env != nil {
+		dir = env("CODEX_HOME")
+	}
+	if dir == "" {
+		if home == "" {
+			return nil
+		}
+		dir = filepath.Join(home, ".codex")
+	}
+	return []string{filepath.Join(dir, "sessions"), filepath.Join(dir, "archived_sessions")}
+}
+
+// isRollout reports whether name is a rollout file's name.
+func isRollout(name string) bool {
+	return strings.HasPrefix(name, "rollout-") &&
+		(strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst"))
+}
+
+// Bundles lists every rollout-*.jsonl and rollout-*.jsonl.zst file under
+// root, one bundle each; root itself may be one file, read whatever its
+// name. A compressed file whose uncompressed twin sits beside it is left
+// out: it is the same session, caught while being compressed. Directories
+// that cannot be listed below root are passed over.
+func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	info, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("codex: %w", err)
+	}
+	if !info.IsDir() {
+		return []importer.Bundle{{Files: []string{root}}}, nil
+	}
+	var out []importer.Bundle
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if path == root {
+				return err
+			}
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !isRollout(d.Name()) {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			// A symbolic link counts when it leads to a regular file.
+			fi, err := os.Stat(path)
+			if err != nil || !fi.Mode().IsRegular() {
+				return nil
+			}
+		}
+		if plain, ok := strings.CutSuffix(path, ".zst"); ok {
+			if _, err := os.Lstat(plain); err == nil {
+				return nil
+			}
+		}
+		out = append(out, importer.Bundle{Files: []string{path}})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("codex: listing %s: %w", root, err)
+	}
+	return out, nil
+}
+
+// Limits on compressed rollouts: the decoder's window, and how much a
+// file may expand to, so that a small hostile file cannot fill memory.
+// Variables for the tests' sake.
+var (
+	zstdMaxWindow    uint64 = 64 << 20
+	zstdMinExpansion int64  = 256 << 20
+	zstdExpansion    int64  = 64
+)
+
+// errTooLarge stops reading a compressed file that expands beyond its
+// limit.
+var errTooLarge = errors.New("decompressed size exceeds the limit")
+
+// Read reads one rollout file, plain or zstd-compressed, into one
+// session.
+func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	path := b.Name()
+	if path == "" {
+		return nil, errors.New("codex: empty bundle")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("codex: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".zst") {
+		info, err := f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("codex: %w", err)
+		}
+		dec, err := zstd.NewReader(f,
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxMemory(zstdMaxWindow))
+		if err != nil {
+			return nil, fmt.Errorf("codex: %s: %w", path, err)
+		}
+		defer dec.Close()
+		limit := max(zstdMinExpansion, zstdExpansion*info.Size())
+		r = &capReader{r: dec, left: limit}
+	}
+	return read(ctx, path, r)
+}
+
+// capReader fails with errTooLarge once more than left bytes were read.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// At the limit: fine if the stream ends here.
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}

@@ -1,0 +1,630 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+const sample = "../../testdata/agent-sessions/codex/vibecodingtracker-codex.jsonl"
+
+// readFile reads one file through Format.
+func readFile(t *testing.T, path string) *importer.Result {
+	t.Helper()
+	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
+	if err != nil {
+		t.Fatalf("Read(%s): %v", path, err)
+	}
+	checkValid(t, res)
+	return res
+}
+
+// readString reads a rollout held in a string.
+func readString(t *testing.T, text string) *importer.Result {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rollout-2025-11-04T17-52-48-019a5000-0000-7000-8000-0000000000f1.jsonl")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return readFile(t, path)
+}
+
+// checkValid checks what every result must be: messages that loom
+// accepts, with ids unique in their session and part ids unique.
+func checkValid(t *testing.T, res *importer.Result) {
+	t.Helper()
+	for _, s := range res.Sessions {
+		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") {
+			t.Errorf("bad SourceID %q", s.SourceID)
+		}
+		ids := map[string]bool{}
+		for _, m := range s.Messages {
+			if err := m.Validate(); err != nil {
+				t.Errorf("message %s: %v", m.ID, err)
+			}
+			if ids[m.ID] {
+				t.Errorf("message id %s twice", m.ID)
+			}
+			ids[m.ID] = true
+			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
+				t.Errorf("message %s: completed %v before created %v", m.ID, m.CompletedAt, m.CreatedAt)
+			}
+			for _, p := range m.Parts {
+				if ids[p.ID] {
+					t.Errorf("part id %s twice", p.ID)
+				}
+				ids[p.ID] = true
+				if !strings.HasPrefix(p.ID, m.ID+"/") {
+					t.Errorf("part id %s not under message %s", p.ID, m.ID)
+				}
+			}
+		}
+	}
+}
+
+// counts summarises a session: messages by role, tool parts by status,
+// agent parts.
+type counts struct {
+	roles  map[string]int
+	tools  map[string]int
+	agents int
+}
+
+func count(s *importer.Session) counts {
+	c := counts{roles: map[string]int{}, tools: map[string]int{}}
+	for _, m := range s.Messages {
+		c.roles[m.Role]++
+		for _, p := range m.Parts {
+			switch p.Type {
+			case loom.PartTool:
+				c.tools[p.Status]++
+			case loom.PartAgent:
+				c.agents++
+			}
+		}
+	}
+	return c
+}
+
+// expect compares a result with the counts expected of it.
+func expect(t *testing.T, res *importer.Result, roles, tools map[string]int, agents int, skipped map[string]int, problemLines []int) {
+	t.Helper()
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions, want 1", len(res.Sessions))
+	}
+	c := count(res.Sessions[0])
+	if !maps.Equal(c.roles, roles) {
+		t.Errorf("messages by role = %v, want %v", c.roles, roles)
+	}
+	if !maps.Equal(c.tools, tools) {
+		t.Errorf("tool parts by status = %v, want %v", c.tools, tools)
+	}
+	if c.agents != agents {
+		t.Errorf("%d agent parts, want %d", c.agents, agents)
+	}
+	if !maps.Equal(res.Skipped, skipped) {
+		t.Errorf("skipped = %v, want %v", res.Skipped, skipped)
+	}
+	var lines []int
+	for _, p := range res.Problems {
+		lines = append(lines, p.Line)
+	}
+	if !slices.Equal(lines, problemLines) {
+		t.Errorf("problems at lines %v, want %v: %v", lines, problemLines, res.Problems)
+	}
+}
+
+// find returns the message with id, failing the test without it.
+func find(t *testing.T, s *importer.Session, id string) *loom.Message {
+	t.Helper()
+	for _, m := range s.Messages {
+		if m.ID == id {
+			return m
+		}
+	}
+	t.Fatalf("no message %s", id)
+	return nil
+}
+
+// tool returns the tool part of call id.
+func tool(t *testing.T, s *importer.Session, callID string) (*loom.Message, loom.Part) {
+	t.Helper()
+	for _, m := range s.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool && p.CallID == callID {
+				return m, p
+			}
+		}
+	}
+	t.Fatalf("no tool part %s", callID)
+	return nil, loom.Part{}
+}
+
+func at(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func sameJSON(t *testing.T, got json.RawMessage, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("%s: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("JSON = %s, want %s", got, want)
+	}
+}
+
+func text(t *testing.T, p json.RawMessage) string {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal(p, &s); err != nil {
+		t.Fatalf("output %s is not a JSON string: %v", p, err)
+	}
+	return s
+}
+
+func TestSample(t *testing.T) {
+	res := readFile(t, sample)
+	// Counted with jq -s on the sample:
+	//   [.[]|[.type,.payload.type]]|group_by(.)|map([.[0],length])
+	//     session_meta 1, turn_context 19, response_item message 11
+	//     (2 user, 9 assistant), reasoning 10 (all with an empty
+	//     summary and no encrypted content), function_call 18 and
+	//     function_call_output 18, custom_tool_call 1 and its output,
+	//     event_msg agent_message 9, user_message 1, token_count 19
+	//     (19 distinct totals), patch_apply_end 2 (call ids of no call);
+	//   each run of assistant items between a tool output, a
+	//     turn_context or a user message is one model call: 19;
+	//   the outputs' metadata.exit_code are all 0 or absent;
+	//   the 9 agent_message texts equal the 9 assistant texts, the
+	//     user_message the request.
+	expect(t, res,
+		map[string]int{"system": 2, "user": 1, "assistant": 19},
+		map[string]int{"completed": 19}, 0,
+		map[string]int{
+			"event_msg:agent_message":   9,
+			"event_msg:user_message":    1,
+			"event_msg:patch_apply_end": 2,
+			"reasoning:empty":           10,
+			"turn_context":              19,
+		}, nil)
+	s := res.Sessions[0]
+	const sid = "01996135-afde-7911-97f0-d863511eca56"
+	if s.SourceID != sid || s.Kind != loom.KindMain || s.ParentSourceID != "" || s.Title != "" {
+		t.Errorf("session %s kind %s parent %q title %q", s.SourceID, s.Kind, s.ParentSourceID, s.Title)
+	}
+	if s.Cwd != "/proj/ds906659/gai/claude-code" || s.GitBranch != "main" || s.Version != "0.39.0" ||
+		s.Model != "aide-gpt-5" || s.Provider != "" {
+		t.Errorf("cwd %q branch %q version %q model %q provider %q", s.Cwd, s.GitBranch, s.Version, s.Model, s.Provider)
+	}
+	if !s.CreatedAt.Equal(at(t, "2025-09-19T09:02:12.446Z")) || !s.UpdatedAt.Equal(at(t, "2025-09-19T09:09:32.000Z")) {
+		t.Errorf("created %v updated %v", s.CreatedAt, s.UpdatedAt)
+	}
+	if !strings.HasSuffix(s.Path, "vibecodingtracker-codex.jsonl") {
+		t.Errorf("path %s", s.Path)
+	}
+
+	env := s.Messages[0]
+	if env.ID != sid+":2" || env.Role != loom.RoleSystem || !strings.HasPrefix(env.Text(), "<environment_context>") {
+		t.Errorf("first message %s %s %.30q", env.ID, env.Role, env.Text())
+	}
+	ide := find(t, s, sid+":3:context")
+	if ide.Role != loom.RoleSystem || ide.Text() != "# Context from my IDE setup:" {
+		t.Errorf("IDE context %s %q", ide.Role, ide.Text())
+	}
+	user := find(t, s, sid+":3")
+	if user.Role != loom.RoleUser || !strings.HasPrefix(user.Text(), "幫我檢查一下 go.mod 裡面 為何 go版本是 1.24?") ||
+		!strings.HasSuffix(user.Text(), "最後幫我把 TODO.md 刪除") || !user.CreatedAt.Equal(at(t, "2025-09-19T09:02:12.677Z")) {
+		t.Errorf("user message %s %q at %v", user.Role, user.Text(), user.CreatedAt)
+	}
+
+	// The first model call: its token count (line 7) comes before its
+	// items, the first of which is the message on line 9.
+	first := find(t, s, sid+":9")
+	want := loom.Usage{InputTokens: 5645 - 5504, CacheReadTokens: 5504, OutputTokens: 810, ReasoningTokens: 640, APICalls: 1}
+	if first.Role != loom.RoleAssistant || first.Usage != want || first.Model != "aide-gpt-5" {
+		t.Errorf("first call %s usage %+v model %s, want %+v", first.Role, first.Usage, first.Model, want)
+	}
+	if len(first.Parts) != 2 || !strings.HasPrefix(first.Parts[0].Text, "I’ll scan the repo for go.mod") ||
+		first.Parts[1].Name != "update_plan" || first.Parts[1].ID != sid+":9/1" {
+		t.Errorf("first call parts %+v", first.Parts)
+	}
+	var total loom.Usage
+	for _, m := range s.Messages {
+		total.Add(m.Usage)
+	}
+	// The last token count's total_token_usage.
+	want = loom.Usage{InputTokens: 270530 - 136832, CacheReadTokens: 136832, OutputTokens: 12551, ReasoningTokens: 9536, APICalls: 19}
+	if total != want {
+		t.Errorf("usage total %+v, want %+v", total, want)
+	}
+
+	m, ls := tool(t, s, "call_pEqHamKTEvL6ofrtlsNEi8dt")
+	if m.ID != sid+":16" || ls.Name != "shell" || ls.Status != loom.ToolCompleted ||
+		!strings.HasPrefix(text(t, ls.Output), "total 124\ndrwxrwxr-x 11 ds906659") ||
+		!ls.StartedAt.Equal(at(t, "2025-09-19T09:02:37.804Z")) || !ls.EndedAt.Equal(at(t, "2025-09-19T09:02:37.804Z")) {
+		t.Errorf("ls -la in %s: %+v", m.ID, ls)
+	}
+	sameJSON(t, ls.Input, `{"command":["bash","-lc","ls -la"]}`)
+	sameJSON(t, ls.Metadata, `{"exit_code":0,"duration_seconds":0}`)
+
+	_, rejected := tool(t, s, "call_K62tgMeXmdZijajRwxYxUb2i")
+	if rejected.Status != loom.ToolCompleted || text(t, rejected.Output) != "patch rejected: empty patch" {
+		t.Errorf("rejected patch %+v", rejected)
+	}
+
+	last := s.Messages[len(s.Messages)-1]
+	m, exec := tool(t, s, "call_exec_patch_cell01")
+	if m != last || exec.Name != "exec" || text(t, exec.Output) != "Script completed" ||
+		!exec.StartedAt.Equal(at(t, "2025-09-19T09:09:30.000Z")) || !exec.EndedAt.Equal(at(t, "2025-09-19T09:09:30.500Z")) {
+		t.Errorf("custom tool call %+v in %s", exec, m.ID)
+	}
+	sameJSON(t, exec.Input, `{"input":"await tools.apply_patch(patchText);"}`)
+	if last.ID != sid+":106" || !strings.HasPrefix(last.Text(), "Here’s what I changed and what I found.") ||
+		!last.CreatedAt.Equal(at(t, "2025-09-19T09:09:18.355Z")) || !last.CompletedAt.Equal(at(t, "2025-09-19T09:09:30.500Z")) {
+		t.Errorf("last message %s %.40q %v–%v", last.ID, last.Text(), last.CreatedAt, last.CompletedAt)
+	}
+}
+
+func TestNewer(t *testing.T) {
+	res := readFile(t, "testdata/newer.jsonl")
+	expect(t, res,
+		map[string]int{"system": 5, "user": 3, "assistant": 8, "summary": 1},
+		map[string]int{"completed": 4, "error": 3, "running": 1}, 1,
+		map[string]int{
+			"event_msg:agent_message":            1,
+			"event_msg:agent_reasoning":          1,
+			"event_msg:brand_new_event":          1,
+			"event_msg:collab_agent_spawn_end":   1,
+			"event_msg:exec_command_end":         1,
+			"event_msg:patch_apply_end":          2,
+			"event_msg:task_complete":            1,
+			"event_msg:task_started":             2,
+			"event_msg:token_count":              2,
+			"event_msg:turn_aborted":             1,
+			"event_msg:user_message":             2,
+			"reasoning:encrypted":                1,
+			"turn_context":                       2,
+			"unknown:response_item:mystery_item": 1,
+			"world_state":                        1,
+		}, []int{48, 52})
+	s := res.Sessions[0]
+	const sid = "019a4958-d3b0-7c21-9a3e-1f2e3d4c5b6a"
+	if s.SourceID != sid || s.Kind != loom.KindMain || s.Title != "Fix failing test" ||
+		s.Cwd != "/home/dev/proj/other" || s.GitBranch != "feature/x" || s.Version != "0.53.0" ||
+		s.Model != "gpt-5.1-codex-max" || s.Provider != "openai" {
+		t.Errorf("session %+v", s)
+	}
+	if !s.CreatedAt.Equal(at(t, "2025-11-03T10:52:29.488Z")) || !s.UpdatedAt.Equal(at(t, "2025-11-03T10:53:36Z")) {
+		t.Errorf("created %v updated %v", s.CreatedAt, s.UpdatedAt)
+	}
+	var roles []string
+	for _, m := range s.Messages {
+		roles = append(roles, m.Role+" "+strings.TrimPrefix(m.ID, sid+":"))
+	}
+	wantRoles := []string{"system 1", "system 2", "system 3", "system 4", "system 7:context", "user 7", "assistant 10", "assistant 17",
+		"assistant 21", "assistant 25", "assistant 28", "assistant 33", "user 40", "assistant 42", "summary 45",
+		"user 46", "assistant 47"}
+	if !slices.Equal(roles, wantRoles) {
+		t.Errorf("messages\n%v\nwant\n%v", roles, wantRoles)
+	}
+	if m := s.Messages[0]; m.Text() != "You are Codex, a coding agent." {
+		t.Errorf("instructions %q", m.Text())
+	}
+	user := find(t, s, sid+":7")
+	if user.Text() != "Fix the failing test" || len(user.Parts) != 2 || user.Parts[1].Type != loom.PartFile ||
+		user.Parts[1].Mime != "image/png" || user.Parts[1].URL != "" {
+		t.Errorf("user message %+v", user.Parts)
+	}
+	if find(t, s, sid+":7:context").Text() != "# Context from my IDE setup:\n\n## Active file: main.go" {
+		t.Errorf("IDE context %q", find(t, s, sid+":7:context").Text())
+	}
+
+	usage := map[string]loom.Usage{
+		"10": {InputTokens: 800, CacheReadTokens: 200, OutputTokens: 300, ReasoningTokens: 100, APICalls: 1},
+		"17": {InputTokens: 500, CacheReadTokens: 1000, OutputTokens: 100, ReasoningTokens: 50, APICalls: 1},
+		"21": {InputTokens: 700, CacheReadTokens: 800, OutputTokens: 100, APICalls: 1},
+		"25": {},
+		"28": {InputTokens: 300, CacheReadTokens: 900, OutputTokens: 60, ReasoningTokens: 20, APICalls: 1},
+		"33": {InputTokens: 200, CacheReadTokens: 1100, OutputTokens: 40, APICalls: 1},
+		"42": {},
+		"47": {},
+	}
+	for line, u := range usage {
+		if m := find(t, s, sid+":"+line); m.Usage != u {
+			t.Errorf("message on line %s: usage %+v, want %+v", line, m.Usage, u)
+		}
+	}
+	if m := find(t, s, sid+":10"); m.Model != "gpt-5.1-codex" || m.Provider != "openai" || m.Parts[0].Type != loom.PartReasoning ||
+		m.Parts[0].Text != "**Reading the test**" {
+		t.Errorf("first call %s %s %+v", m.Model, m.Provider, m.Parts[0])
+	}
+	if m := find(t, s, sid+":42"); m.Model != "gpt-5.1-codex-max" || m.Text() != "Running again." {
+		t.Errorf("event-only agent message %s %q", m.Model, m.Text())
+	}
+
+	_, a := tool(t, s, "call_A")
+	if a.Name != "exec_command" || a.Status != loom.ToolError || !strings.Contains(a.Error, "Process exited with code 1") ||
+		!strings.HasSuffix(a.Error, "--- FAIL: TestX\nFAIL") || a.Output != nil {
+		t.Errorf("failed command %+v", a)
+	}
+	sameJSON(t, a.Input, `{"cmd":"go test ./...","workdir":"/home/dev/proj"}`)
+	_, b := tool(t, s, "call_B")
+	if b.Status != loom.ToolCompleted || text(t, b.Output) != "Success. Updated the following files:\nM x_test.go\n" ||
+		!b.StartedAt.Equal(at(t, "2025-11-03T10:52:35.100Z")) || !b.EndedAt.Equal(at(t, "2025-11-03T10:52:35.201Z")) {
+		t.Errorf("patch %+v", b)
+	}
+	sameJSON(t, b.Metadata, `{"exit_code":0,"duration_seconds":0}`)
+	_, c := tool(t, s, "call_C")
+	if c.Status != loom.ToolError || c.Error != "apply_patch verification failed: Failed to find gone.go" {
+		t.Errorf("patch the event says failed %+v", c)
+	}
+	_, d := tool(t, s, "call_D")
+	if d.Name != "local_shell" || d.Status != loom.ToolCompleted || text(t, d.Output) != "total 0\n" {
+		t.Errorf("local shell %+v", d)
+	}
+	sameJSON(t, d.Input, `{"type":"exec","command":["ls","-la"],"working_directory":"/home/dev/proj"}`)
+	m, ws := tool(t, s, "line-28")
+	if m.ID != sid+":28" || ws.Name != "web_search" || ws.Status != loom.ToolCompleted {
+		t.Errorf("web search %+v", ws)
+	}
+	sameJSON(t, ws.Input, `{"type":"search","query":"go test flags"}`)
+	m, e := tool(t, s, "call_E")
+	agent := m.Parts[len(m.Parts)-1]
+	if e.Name != "spawn_agent" || e.Status != loom.ToolCompleted || agent.Type != loom.PartAgent ||
+		agent.Name != "explorer" || agent.SessionID != "019a4959-0000-7000-8000-00000000abcd" {
+		t.Errorf("spawn %+v agent %+v", e, agent)
+	}
+	_, f := tool(t, s, "call_F")
+	if f.Status != loom.ToolError || f.Error != loom.Interrupted || !f.EndedAt.Equal(at(t, "2025-11-03T10:53:25Z")) {
+		t.Errorf("aborted call %+v", f)
+	}
+	_, g := tool(t, s, "call_G")
+	if g.Status != loom.ToolRunning || g.EndedAt != nil {
+		t.Errorf("call without output %+v", g)
+	}
+	sum := find(t, s, sid+":45")
+	if sum.Role != loom.RoleSummary || sum.Text() != "Summary: the failing test was fixed; the rerun was interrupted." ||
+		sum.Usage.Compactions != 1 || !sum.CreatedAt.Equal(at(t, "2025-11-03T10:53:30Z")) {
+		t.Errorf("summary %+v", sum)
+	}
+	for _, p := range res.Problems {
+		if p.File != "testdata/newer.jsonl" {
+			t.Errorf("problem file %q", p.File)
+		}
+	}
+}
+
+func TestFork(t *testing.T) {
+	res := readFile(t, "testdata/fork.jsonl")
+	expect(t, res,
+		map[string]int{"user": 3, "assistant": 3},
+		map[string]int{}, 0,
+		map[string]int{
+			"session_meta":                    1,
+			"turn_context":                    3,
+			"event_msg:user_message":          2,
+			"event_msg:task_started":          1,
+			"event_msg:thread_name_updated":   1,
+			"inherited:event_msg:token_count": 2,
+		}, nil)
+	s := res.Sessions[0]
+	if s.SourceID != "019a5000-0000-7000-8000-0000000000f1" || s.Kind != loom.KindFork ||
+		s.ParentSourceID != "019a4958-d3b0-7c21-9a3e-1f2e3d4c5b6a" || s.ForkTurn != 2 {
+		t.Errorf("fork %s kind %s parent %s turn %d", s.SourceID, s.Kind, s.ParentSourceID, s.ForkTurn)
+	}
+	// The parent's copied settings and title are not the fork's.
+	if s.Cwd != "/home/dev/fork" || s.GitBranch != "fork-branch" || s.Version != "0.60.1" || s.Model != "gpt-5.1-codex-max" || s.Title != "" {
+		t.Errorf("cwd %s branch %s version %s model %s title %q", s.Cwd, s.GitBranch, s.Version, s.Model, s.Title)
+	}
+	var texts []string
+	for _, m := range s.Messages {
+		texts = append(texts, m.Text())
+	}
+	want := []string{"Fix the failing test", "The test now passes.", "Now run it again", "Done.", "Try another way", "Trying another way."}
+	if !slices.Equal(texts, want) {
+		t.Errorf("texts %q, want %q", texts, want)
+	}
+	// Only the fork's own call is its usage; the copy's was paid for in
+	// the parent.
+	var total loom.Usage
+	for _, m := range s.Messages {
+		total.Add(m.Usage)
+	}
+	if u := (loom.Usage{InputTokens: 300, CacheReadTokens: 500, OutputTokens: 50, ReasoningTokens: 20, APICalls: 1}); total != u {
+		t.Errorf("usage %+v, want %+v", total, u)
+	}
+	if m := s.Messages[1]; m.Model != "gpt-5.1-codex" {
+		t.Errorf("copied call's model %s", m.Model)
+	}
+}
+
+func TestForkWithoutTurnIDs(t *testing.T) {
+	meta := `{"timestamp":"2025-11-04T17:52:48.700Z","type":"session_meta","payload":{"id":"019a5000-0000-7000-8000-0000000000f1","forked_from_id":"0199aaaa-0000-7000-8000-000000000001","timestamp":"2025-11-04T17:52:48.640Z","cwd":"/w","cli_version":"0.45.0"}}
+`
+	copied := func(ts string) string {
+		return strings.NewReplacer("TS", ts).Replace(
+			`{"timestamp":"TS","type":"session_meta","payload":{"id":"0199aaaa-0000-7000-8000-000000000001","timestamp":"2025-10-01T08:00:00Z","cwd":"/w"}}
+{"timestamp":"TS","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"one"}]}}
+{"timestamp":"TS","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"1"}]}}
+{"timestamp":"TS","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10,"output_tokens":1},"last_token_usage":{"input_tokens":10,"output_tokens":1}}}}
+`)
+	}
+	own := `{"timestamp":"2025-11-04T17:53:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"two"}]}}
+{"timestamp":"2025-11-04T17:53:01Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"2"}]}}
+{"timestamp":"2025-11-04T17:53:01Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":30,"output_tokens":3},"last_token_usage":{"input_tokens":20,"output_tokens":2}}}}
+`
+	for _, tc := range []struct {
+		name     string
+		copyTime string
+		turn     int
+		usage    loom.Usage
+		skipped  map[string]int
+	}{
+		// The copy keeps the parent's times: it ends where the fork's
+		// own lines, stamped after the fork, begin.
+		{"parent's times", "2025-10-01T08:00:01Z", 1, loom.Usage{InputTokens: 20, OutputTokens: 2, APICalls: 1},
+			map[string]int{"session_meta": 1, "inherited:event_msg:token_count": 1}},
+		// The copy is stamped with the fork's time: nothing tells where
+		// it ends, so no turn is taken as shared.
+		{"fork's time", "2025-11-04T17:52:48.701Z", 0, loom.Usage{InputTokens: 30, OutputTokens: 3, APICalls: 2},
+			map[string]int{"session_meta": 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := readString(t, meta+copied(tc.copyTime)+own)
+			expect(t, res, map[string]int{"user": 2, "assistant": 2}, map[string]int{}, 0, tc.skipped, nil)
+			s := res.Sessions[0]
+			var total loom.Usage
+			for _, m := range s.Messages {
+				total.Add(m.Usage)
+			}
+			if s.Kind != loom.KindFork || s.ForkTurn != tc.turn || total != tc.usage {
+				t.Errorf("kind %s fork turn %d usage %+v, want turn %d usage %+v", s.Kind, s.ForkTurn, total, tc.turn, tc.usage)
+			}
+		})
+	}
+}
+
+func TestSubagent(t *testing.T) {
+	res := readFile(t, "testdata/subagent.jsonl")
+	expect(t, res, map[string]int{"user": 2, "assistant": 1, "system": 1}, map[string]int{}, 0,
+		map[string]int{"turn_context": 1, "inter_agent_communication_metadata": 1, "world_state": 1}, nil)
+	s := res.Sessions[0]
+	// The parent's spawn_agent call names this session's id.
+	parent := readFile(t, "testdata/newer.jsonl").Sessions[0]
+	m, _ := tool(t, parent, "call_E")
+	link := m.Parts[len(m.Parts)-1]
+	if s.Kind != loom.KindSubagent || s.ParentSourceID != parent.SourceID || s.SourceID != link.SessionID {
+		t.Errorf("sub-agent %s kind %s parent %s; link %s", s.SourceID, s.Kind, s.ParentSourceID, link.SessionID)
+	}
+	if s.Model != "gpt-5.1-codex-mini" || s.Messages[1].Text() != "The docs are current." ||
+		s.Messages[1].Usage != (loom.Usage{InputTokens: 900, OutputTokens: 30, ReasoningTokens: 10, APICalls: 1}) {
+		t.Errorf("model %s last %+v", s.Model, s.Messages[1])
+	}
+	// A message from the agent above is a prompt; from another agent,
+	// context.
+	if m := s.Messages[2]; m.ID != s.SourceID+":6" || m.Role != loom.RoleUser || m.Text() != "Also check the changelog" {
+		t.Errorf("message from the parent %s %s %q", m.ID, m.Role, m.Text())
+	}
+	if m := s.Messages[3]; m.ID != s.SourceID+":8" || m.Role != loom.RoleSystem || m.Text() != "FYI: the tests pass" {
+		t.Errorf("message from a sibling %s %s %q", m.ID, m.Role, m.Text())
+	}
+}
+
+func TestLegacy(t *testing.T) {
+	res := readFile(t, "testdata/legacy.jsonl")
+	expect(t, res, map[string]int{"system": 2, "user": 1, "assistant": 1}, map[string]int{"error": 1}, 0,
+		map[string]int{"record_type:state": 2}, nil)
+	s := res.Sessions[0]
+	const sid = "5973b6c0-94b8-487b-a530-2aeb6098ae0e"
+	if s.SourceID != sid || s.GitBranch != "main" || !s.CreatedAt.Equal(at(t, "2025-05-07T17:24:21.123Z")) {
+		t.Errorf("session %s branch %s created %v", s.SourceID, s.GitBranch, s.CreatedAt)
+	}
+	if m := s.Messages[0]; m.ID != sid+":1" || m.Role != loom.RoleSystem || m.Text() != "Be brief." {
+		t.Errorf("instructions %s %s %q", m.ID, m.Role, m.Text())
+	}
+	a := find(t, s, sid+":5")
+	if len(a.Parts) != 3 || a.Parts[0].Type != loom.PartReasoning || a.Parts[0].Text != "Greeting the user" ||
+		a.Parts[1].Text != "Hello!" || a.Parts[2].Status != loom.ToolError || a.Parts[2].Error != "boom" ||
+		!a.CreatedAt.Equal(s.CreatedAt) {
+		t.Errorf("assistant %+v", a)
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	res := readString(t, `{"timestamp":"2025-11-04T17:52:48.700Z","type":"session_meta","payload":{"id":"019a5000-0000-7000-8000-0000000000f1","cwd":5}}
+not json at all
+{"timestamp":"2025-11-04T17:52:49Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"still read"}]}}
+{"timestamp":"2025-11-04T17:52:50Z","type":"response_item","payload":{"type":"message","role":"assistant","content":"plain"}}
+{"timestamp":"2025-11-04T17:52:51Z","type":"response_item","payload":{"type":"function_call","call_id":"x","arguments":"not json"}}
+{"timestamp":"2025-11-04T17:52:52Z","type":"response_item","payload":{"type":"function_call_output","call_id":"nowhere","output":"lost"}}
+{"timestamp":"2025-11-04T17:52:53Z","type":"turn_context","payload":{"model":7}}
+{"timestamp":"2025-11-04T17:52:54Z","type":"compacted","payload":{"message":""}}
+{"timestamp":"2025-11-04T17:52:55Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":"many"}}}}
+[1,2]
+{"type":"`+strings.Repeat("x", 100)+`","payload":{}}
+`)
+	// The session_meta that cannot be read leaves the id to the file
+	// name; the output of an unknown call keeps a part of its own.
+	expect(t, res, map[string]int{"user": 1, "assistant": 1}, map[string]int{"completed": 1, "running": 1}, 0,
+		map[string]int{"compacted:encrypted": 1, "unknown:" + strings.Repeat("x", maxTypeName) + "…": 1}, []int{0, 1, 2, 7, 9, 10})
+	s := res.Sessions[0]
+	if s.SourceID != "019a5000-0000-7000-8000-0000000000f1" || s.Cwd != "" {
+		t.Errorf("id %s cwd %s", s.SourceID, s.Cwd)
+	}
+	m := s.Messages[1]
+	if len(m.Parts) != 3 || m.Parts[0].Text != "plain" || m.Parts[1].Name != "unknown" ||
+		m.Parts[2].Name != "unknown" || m.Parts[2].CallID != "nowhere" || text(t, m.Parts[2].Output) != "lost" {
+		t.Errorf("assistant %+v", m.Parts)
+	}
+	sameJSON(t, m.Parts[1].Input, `{"arguments":"not json"}`)
+
+	if res, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{writeTemp(t, "")}}); err != nil || len(res.Sessions) != 0 {
+		t.Errorf("empty file: %v, %v", res, err)
+	}
+	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{writeTemp(t, "hello\nworld\n")}}); err == nil {
+		t.Error("a file of no rollout lines read without error")
+	}
+	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{filepath.Join(t.TempDir(), "gone.jsonl")}}); err == nil {
+		t.Error("a missing file read without error")
+	}
+}
+
+func writeTemp(t *testing.T, s string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rollout-x.jsonl")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestStableIDs reads a rollout cut short, as while Codex writes it: the
+// messages and parts it has keep their ids when the rest is read.
+func TestStableIDs(t *testing.T) {
+	data, err := os.ReadFile("testdata/newer.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := readFile(t, "testdata/newer.jsonl").Sessions[0]
+	ids := map[string]bool{}
+	for _, m := range full.Messages {
+		ids[m.ID] = true
+		for _, p := range m.Parts {
+			ids[p.ID] = true
+		}
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for n := 1; n < len(lines); n++ {
+		res := readString(t, strings.Join(lines[:n], ""))
+		for _, m := range res.Sessions[0].Messages {
+			if !ids[m.ID] {
+				t.Errorf("after %d lines: message %s not in the whole file", n, m.ID)
+			}
+			for _, p := range m.Parts {
+				if !ids[p.ID] {
+					t.Errorf("after %d lines: part %s not in the whole file", n, p.ID)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,105 @@
+// Package codex reads the sessions of OpenAI's Codex CLI: its rollout
+// files, one per session.
+//
+// # Where
+//
+// Rollouts are found under $CODEX_HOME/sessions and
+// $CODEX_HOME/archived_sessions ($CODEX_HOME defaults to ~/.codex), in
+// any subdirectory: every rollout-*.jsonl and rollout-*.jsonl.zst file
+// (zstd-compressed) is one session. A compressed file whose uncompressed
+// twin sits beside it is left out.
+//
+// # What is imported
+//
+// A rollout is a JSON line per record, {timestamp, type, payload}; the
+// rollouts of versions before the envelope (a meta line, then bare
+// response items) are read too.
+//
+//   - session_meta: the session's id, start time, working directory,
+//     git branch, Codex version (cli_version) and model provider. Its
+//     instructions and base_instructions become a system message at the
+//     start. forked_from_id makes the session a fork of that session;
+//     a source {"subagent": {"thread_spawn": {"parent_thread_id"}}}
+//     makes it a sub-agent of that session. Either parent is another
+//     file's session.
+//   - turn_context: the model of the turn (the session's model is that
+//     of its last turn) and the working directory, which follows the
+//     turns. The line is then counted as skipped.
+//   - response_item messages: user input becomes a user message, except
+//     the context Codex injects as user input (<environment_context>,
+//     <user_instructions>, AGENTS.md instructions, <permissions …>,
+//     <user_shell_command>, <turn_aborted>, <subagent_notification> and
+//     the like), which becomes a system message, as do developer and
+//     system messages. The IDE context an editor extension sends ahead
+//     of the request ("# Context from my IDE setup: … ## My request for
+//     Codex:") becomes a system message of its own before the user's
+//     request. Assistant text becomes text parts. Images become file
+//     parts that keep the image's type and URL, but not the bytes of an
+//     image sent inline.
+//   - One model call's items (reasoning, text, tool calls) form one
+//     assistant message, with the outputs of its calls: a new one starts
+//     after a user, system or summary message, a tool's output, a
+//     turn_context or a turn's start.
+//   - reasoning: its summary and any reasoning content in clear become
+//     reasoning parts; reasoning kept only encrypted has no text and is
+//     counted as skipped (reasoning:encrypted, or reasoning:empty).
+//   - Tool calls (function_call, custom_tool_call, local_shell_call,
+//     tool_search_call) and their outputs become one tool part: the
+//     input object (a free-form input as {"input": text}), the output
+//     text, the metadata of a shell output, the times of the call and of
+//     its output. A call ends in error when its output reports a
+//     non-zero exit code or failure, when a patch_apply_end or
+//     exec_command_end event reports one, or, with the error
+//     "interrupted", when its turn was aborted; a call without output is
+//     left running. A spawn_agent call gets an agent part naming the
+//     sub-agent's session (its thread id). Web searches and image
+//     generations the service ran are tool parts too.
+//   - event_msg: user_message, agent_message, agent_reasoning and
+//     agent_reasoning_raw_content repeat the response items and are
+//     counted as skipped; one whose text no response item holds is
+//     imported instead. token_count gives each model call's usage
+//     (last_token_usage) to its assistant message: input tokens less the
+//     cached ones, cached input tokens as cache reads, output tokens
+//     (reasoning included) and reasoning tokens. thread_name_updated
+//     gives the session's title; without one the title is empty. Every
+//     other event is counted as skipped by type (event_msg:<type>).
+//   - inter_agent_communication: a message from another agent becomes
+//     a user message when it comes from an agent above this one (its
+//     parent's task), else a system message.
+//   - compacted: the summary becomes a summary message; without summary
+//     text, the readable messages of its replacement history stand in,
+//     and with none it is counted as skipped (compacted:encrypted).
+//
+// Messages have no id in a rollout: each takes the session id and the
+// line it starts on (<session id>:<line>), its parts <message id>/<n>.
+//
+// # Forks
+//
+// A rollout forked from another copies the parent's history after its
+// own session_meta, the parent's session_meta first. The copy is kept:
+// the fork holds its whole branch, and its fork turn counts the user
+// turns of the copy. The copy ends at the first turn whose id (a
+// version 7 UUID) was made after the fork, or failing turn ids at the
+// first line stamped after it; when neither tells, no turn is taken as
+// shared. The copied session_meta is counted as skipped, and so is the
+// copy's usage (inherited:event_msg:token_count), paid for in the parent.
+//
+// # Left out
+//
+// Counted as skipped: the record_type lines of old rollouts, the
+// compaction and ghost_snapshot response items (opaque), messages
+// without content (response_item:message:empty), turn_context,
+// world_state and inter_agent_communication_metadata lines, the event
+// messages above, and unknown record, item or content types
+// (unknown:<type>, unknown:response_item:<type>, unknown:content:<type>).
+// A turn later rolled back (thread_rolled_back, itself counted) is
+// imported like any other. A malformed line is reported with its line
+// number and the rest of the file is read.
+//
+// A compressed rollout is read up to 64 times its size (at least
+// 256 MiB) of uncompressed text.
+//
+// Tested on the rollouts of Codex CLI 0.39 and, for the records it
+// added later (forks, sub-agents, compaction, custom tools), on
+// hand-written files following the format of the versions since.
+package codex
