@@ -184,7 +184,7 @@ func (svc *Service) Open(ctx context.Context, spec Spec) (*Conversation, error) 
 
 // continueImported forks a session imported from another agent for a
 // conversation to continue in, so that the import stays a faithful
-// mirror of its source. On the command line the fork gets a new
+// mirror of its source, with loom's configured model and provider. On the command line the fork gets a new
 // command-line key of the session's project; with a key that is not a
 // command-line one (the server's), the fork takes that key outside every
 // project, where the key finds it next time.
@@ -193,12 +193,14 @@ func (svc *Service) continueImported(ctx context.Context, s *loom.Session, spec 
 	if err != nil {
 		return nil, err
 	}
+	// The conversation goes on with the model and provider loom is
+	// configured with, not the other tool's.
+	none := ""
 	key := loom.CLIKeyAt(s.Project.Name, svc.now())
-	u := loom.SessionUpdate{Key: &key}
+	u := loom.SessionUpdate{Key: &key, Model: &none, Provider: &none}
 	if spec.Key != "" && !loom.IsCLIKey(spec.Key) {
-		none := ""
 		key = spec.Key
-		u = loom.SessionUpdate{Key: &key, Project: &loom.Project{}, Cwd: &none}
+		u.Project, u.Cwd = &loom.Project{}, &none
 	}
 	return svc.Store.UpdateSession(ctx, fk.ID, u)
 }

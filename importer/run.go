@@ -98,6 +98,7 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 		known[r.Path] = r
 		bundled[r.Bundle] = append(bundled[r.Bundle], r.Path)
 	}
+	var later []Bundle
 	for _, root := range t.Roots {
 		if _, err := os.Stat(root); err != nil {
 			if errors.Is(err, fs.ErrNotExist) && !t.Explicit {
@@ -113,16 +114,28 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 			if err := ctx.Err(); err != nil {
 				return tr, err
 			}
-			if err := im.bundle(ctx, t.Format, b, known, bundled, tr); err != nil {
+			err := im.bundle(ctx, t.Format, b, known, bundled, true, tr)
+			if errors.Is(err, errParentLater) {
+				later = append(later, b)
+				continue
+			}
+			if err != nil {
 				return tr, err
 			}
+		}
+	}
+	// Bundles whose parents were not in yet: their parents were read
+	// meanwhile, or are nowhere (then they are imported on their own).
+	for _, b := range later {
+		if err := im.bundle(ctx, t.Format, b, known, bundled, false, tr); err != nil {
+			return tr, err
 		}
 	}
 	return tr, nil
 }
 
 // bundle imports one bundle unless its files are as recorded.
-func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[string]loom.ImportedFile, bundled map[string][]string, tr *ToolReport) error {
+func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[string]loom.ImportedFile, bundled map[string][]string, waitForParents bool, tr *ToolReport) error {
 	stats := make([]loom.ImportedFile, 0, len(b.Files))
 	unchanged := len(bundled[b.Name()]) <= len(b.Files)
 	var newest time.Time
@@ -160,6 +173,11 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		tr.problem(Problem{File: b.Name(), Reason: err.Error()})
 		return nil
 	}
+	settling := im.now().Sub(newest) < im.settle()
+	held, err := im.write(ctx, f.Tool(), res, settling, waitForParents, tr)
+	if errors.Is(err, errParentLater) {
+		return err
+	}
 	tr.FilesRead += len(stats)
 	for k, n := range res.Skipped {
 		tr.Skipped[k] += n
@@ -167,8 +185,6 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	for _, p := range res.Problems {
 		tr.problem(p)
 	}
-	settling := im.now().Sub(newest) < im.settle()
-	held, err := im.write(ctx, f.Tool(), res, settling, tr)
 	if err != nil {
 		return err
 	}

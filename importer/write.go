@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 
 	"github.com/loomhq/loom"
@@ -18,8 +19,28 @@ const maxCompared = 200
 // for the bundle), and the new messages, parts and tool results of
 // sessions imported before. With settling, each session's trailing
 // assistant reply, which its tool may still be writing, waits (held).
-func (im *Importer) write(ctx context.Context, tool string, res *Result, settling bool, tr *ToolReport) (held bool, err error) {
+func (im *Importer) write(ctx context.Context, tool string, res *Result, settling, waitForParents bool, tr *ToolReport) (held bool, err error) {
 	tr.ids = map[string]string{}
+	if waitForParents {
+		// A session whose parent is in a bundle not read yet waits for
+		// the end of the run, so that it links to it.
+		ours := map[string]bool{}
+		for _, s := range res.Sessions {
+			ours[s.SourceID] = true
+		}
+		for _, s := range res.Sessions {
+			if s.Kind == "" || s.Kind == loom.KindMain || s.ParentSourceID == "" || ours[s.ParentSourceID] {
+				continue
+			}
+			p, err := im.find(ctx, tool+":"+s.ParentSourceID)
+			if err != nil {
+				return false, err
+			}
+			if p == nil {
+				return false, errParentLater
+			}
+		}
+	}
 	type pending struct {
 		src      *Session
 		existing *loom.Session
@@ -65,7 +86,7 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, settlin
 			}
 		}
 		for _, m := range p.msgs {
-			im.prepare(s, m, tr.ids)
+			im.prepare(tool, s, m, tr.ids)
 		}
 		if p.existing == nil {
 			x := im.newSession(tool, s, tr.ids[s.SourceID], kind, parentID, p.msgs)
@@ -96,6 +117,13 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, settlin
 	return held, nil
 }
 
+// errParentLater says a bundle waits for its sessions' parents.
+var errParentLater = errors.New("parent not imported yet")
+
+// defaultProvider is the provider of a tool's sessions that do not name
+// theirs, for their cost.
+var defaultProvider = map[string]string{ClaudeCode: "anthropic", Codex: "openai", Gemini: "google"}
+
 // find returns the live session with key, nil when there is none.
 func (im *Importer) find(ctx context.Context, key string) (*loom.Session, error) {
 	ss, err := im.Store.Sessions(ctx, loom.SessionFilter{UserID: im.UserID, Key: key, Limit: 1})
@@ -124,7 +152,7 @@ func (im *Importer) parent(ctx context.Context, tool, src string, ids map[string
 
 // prepare completes a message as the importer stores it: agent parts
 // name loom sessions, and usage has its cost and model call.
-func (im *Importer) prepare(s *Session, m *loom.Message, ids map[string]string) {
+func (im *Importer) prepare(tool string, s *Session, m *loom.Message, ids map[string]string) {
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		if p.Type == loom.PartAgent && p.SessionID != "" {
@@ -143,7 +171,7 @@ func (im *Importer) prepare(s *Session, m *loom.Message, ids map[string]string) 
 		u.APICalls = 1
 	}
 	if u.CostUSD == 0 && im.Price != nil {
-		provider, model := pick(m.Provider, s.Provider), pick(m.Model, s.Model)
+		provider, model := pick(pick(m.Provider, s.Provider), defaultProvider[tool]), pick(m.Model, s.Model)
 		if c, ok := im.Price(provider, model, *u); ok {
 			u.CostUSD = c
 		}
@@ -188,6 +216,9 @@ func (im *Importer) newSession(tool string, s *Session, id, kind, parentID strin
 	}
 	if s.Cwd != "" {
 		x.Project = im.project(s.Cwd)
+	}
+	if x.Provider == "" {
+		x.Provider = defaultProvider[tool]
 	}
 	for _, m := range msgs {
 		x.Usage.Add(m.Usage)

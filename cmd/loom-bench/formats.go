@@ -1,0 +1,12 @@
+package main
+
+import (
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/gemini"
+)
+
+// benchFormats are the session formats the agents run imports.
+func benchFormats() []importer.Format {
+	return []importer.Format{codex.Format{}, gemini.Format{}}
+}
