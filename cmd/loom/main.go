@@ -16,6 +16,9 @@ import (
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/server"
@@ -34,6 +37,7 @@ func main() {
 		Now:       time.Now,
 		Version:   version,
 		Serve:     serve,
+		Formats:   formats(),
 		Providers: map[string]agent.ProviderFunc{
 			"openai": func(e config.Endpoint) loom.Provider {
 				return openai.New(openai.Config{APIKey: e.APIKey, BaseURL: e.BaseURL})
@@ -44,6 +48,11 @@ func main() {
 		},
 	}
 	os.Exit(cli.Main(f, os.Args[1:]))
+}
+
+// formats are the other agents' session formats loom imports.
+func formats() []importer.Format {
+	return []importer.Format{codex.Format{}, gemini.Format{}}
 }
 
 // serve runs the HTTP server for loom serve.
