@@ -360,13 +360,19 @@ func messageError(raw json.RawMessage) *loom.MessageError {
 	return &loom.MessageError{Message: cmp.Or(e.Data.Message, e.Message, e.Name, string(raw)), Type: e.Name}
 }
 
-// value is raw, or nil when it is absent or null.
+// value is raw without insignificant space (the tree's files are
+// indented, the database's columns are not), or nil when it is absent
+// or null.
 func value(raw json.RawMessage) json.RawMessage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	return raw
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
 }
 
 // object is a tool's input: {} when there is none.
