@@ -229,7 +229,7 @@ type record struct {
 // messages reads src's messages and their parts.
 func (r *dbReader) messages(ctx context.Context, src *source) error {
 	index := map[string]int{}
-	err := r.records(ctx, `SELECT id, '', time_created, CASE WHEN length(data) > ? THEN NULL ELSE data END, length(data)
+	err := r.records(ctx, `SELECT id, '', time_created, CASE WHEN octet_length(data) > ? THEN NULL ELSE data END, octet_length(data)
 		FROM message WHERE session_id = ? ORDER BY time_created, id`, src.ID, func(rec record) {
 		if _, dup := index[rec.id]; dup || !r.decode("message", rec) {
 			return
@@ -248,7 +248,7 @@ func (r *dbReader) messages(ctx context.Context, src *source) error {
 	if err != nil {
 		return err
 	}
-	return r.records(ctx, `SELECT id, message_id, 0, CASE WHEN length(data) > ? THEN NULL ELSE data END, length(data)
+	return r.records(ctx, `SELECT id, message_id, 0, CASE WHEN octet_length(data) > ? THEN NULL ELSE data END, octet_length(data)
 		FROM part WHERE session_id = ? ORDER BY message_id, id`, src.ID, func(rec record) {
 		i, ok := index[rec.owner]
 		if !ok {
@@ -271,7 +271,7 @@ func (r *dbReader) messages(ctx context.Context, src *source) error {
 func (r *dbReader) decode(kind string, rec record) bool {
 	switch {
 	case rec.size > maxRecord:
-		r.res.Problemf(r.path, 0, kind+" "+rec.id+": data larger than 64 MiB")
+		r.res.Problemf(r.path, 0, kind+" "+rec.id+": data larger than "+size(maxRecord))
 		return false
 	case rec.data == nil:
 		r.res.Problemf(r.path, 0, kind+" "+rec.id+": no data")

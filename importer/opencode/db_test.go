@@ -2,12 +2,17 @@ package opencode
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/loomhq/loom/importer"
 )
 
 // schemaV12 is opencode.db's first schema, as opencode 1.2 creates it
@@ -161,4 +166,129 @@ func dataColumn(t testing.TB, f string, drop ...string) (string, int64) {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(b.String()), tm.Created
+}
+
+// TestDBMalformed: a row whose data cannot be read is reported, the
+// rest of the database still read.
+func TestDBMalformed(t *testing.T) {
+	defer func(n int64) { maxRecord = n }(maxRecord)
+	dir := t.TempDir()
+	path := buildDB(t, dir, schemaV12)
+	db := openWriter(t, path)
+	mustExec(t, db, "UPDATE message SET data = '{\"role\": \"user\",' WHERE id = 'msg_a48fde72c000rEAjRWPLQCMK5k'")
+	mustExec(t, db, "UPDATE part SET data = '{\"type\": 7}' WHERE id = 'prt_a2b90fe5e000O5UHWfCFWn05Gq'")
+	mustExec(t, db, "UPDATE part SET data = '{\"type\":\"text\",\"text\":\""+strings.Repeat("é", 600)+"\"}' WHERE id = 'prt_a2b90fbd5000Crujke8PM3r804'")
+	mustExec(t, db, "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES ('prt_z', 'msg_gone', ?, 1, 1, '{}')", archID)
+	mustExec(t, db, "INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated) VALUES ('ses_loop1', ?, 'ses_loop2', '', '/', 'a', '1.2.0', 1, 1), ('ses_loop2', ?, 'ses_loop1', '', '/', 'b', '1.2.0', 2, 2)", project, project)
+	db.Close()
+	maxRecord = 1000 // 600 characters, but 1200 bytes
+	a := readRoot(t, dir)
+	equal(t, "problems", a.problems, []importer.Problem{
+		{File: path, Reason: "part prt_a2b90fbd5000Crujke8PM3r804: data larger than 1000 bytes"},
+		{File: path, Reason: "part prt_a2b90fe5e000O5UHWfCFWn05Gq: invalid JSON: json: cannot unmarshal number into Go struct field partInfo.type of type string"},
+		{File: path, Reason: "message msg_a48fde72c000rEAjRWPLQCMK5k: invalid JSON: unexpected end of JSON input"},
+	})
+	want := maps.Clone(wantSkipped)
+	want["orphan-part"] = 1 + 1 // msg_gone's part, and the child's prompt's part
+	want["empty-user-message"]++
+	equal(t, "skipped", a.skipped, want)
+	// A cycle of parents keeps its sessions, after the others.
+	equal(t, "sessions", ids(a.sessions), []string{archID, mainID, childID, "ses_loop1", "ses_loop2"})
+	equal(t, "child roles", roles(a.session(t, childID)), map[string]int{"assistant": 1})
+}
+
+func TestNotOpencodeDB(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	db := openWriter(t, path)
+	mustExec(t, db, "CREATE TABLE session (id text)")
+	db.Close()
+	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), "not an opencode database") {
+		t.Errorf("read a database without opencode's tables: %v", err)
+	}
+	notDB := filepath.Join(t.TempDir(), "opencode.db")
+	if err := os.WriteFile(notDB, []byte("not a database"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{notDB}}); err == nil {
+		t.Error("read a file that is no database")
+	}
+}
+
+// TestDBReadOnly: reading a closed database writes nothing, not even a
+// -wal or -shm file beside it.
+func TestDBReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	path := buildDB(t, dir, schemaV12)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat, _ := os.Stat(path)
+	readRoot(t, dir)
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("reading changed the database")
+	}
+	if st, _ := os.Stat(path); !st.ModTime().Equal(stat.ModTime()) {
+		t.Error("reading touched the database")
+	}
+	for _, f := range []string{path + "-wal", path + "-shm", path + "-journal"} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("reading created %s", f)
+		}
+	}
+}
+
+// TestDBWhileOpencodeWrites: opencode has the database open and is in
+// the middle of a write. The read neither waits for it nor sees what it
+// has not committed, sees it once committed, and holds nothing that
+// stops opencode from checkpointing afterwards.
+func TestDBWhileOpencodeWrites(t *testing.T) {
+	dir := t.TempDir()
+	path := buildDB(t, dir, schemaLater)
+	oc := openWriter(t, path)
+	defer oc.Close()
+	mustExec(t, oc, "UPDATE session SET time_updated = time_updated + 1 WHERE id = ?", childID)
+
+	a := readRoot(t, dir)
+	equal(t, "bundle", a.bundles, []importer.Bundle{{Files: []string{path, path + "-wal"}}})
+
+	tx, err := oc.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, tx, "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES ('msg_b000000000000000000000000', ?, 1762161300000, 1762161300000, '{\"role\":\"user\",\"time\":{\"created\":1762161300000}}')", childID)
+	mustExec(t, tx, "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES ('prt_b000000000000000000000000', 'msg_b000000000000000000000000', ?, 1762161300000, 1762161300000, '{\"type\":\"text\",\"text\":\"and the tests?\"}')", childID)
+	done := make(chan *importer.Result, 1)
+	go func() {
+		res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		if res != nil {
+			equal(t, "uncommitted", len(res.Sessions[2].Messages), 2)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read waits for opencode's write")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	a = readRoot(t, dir)
+	child := a.session(t, childID)
+	equal(t, "committed", len(child.Messages), 3)
+	equal(t, "new prompt", child.Messages[2].Text(), "and the tests?")
+
+	var busy, logged, moved int
+	if err := oc.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &moved); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "checkpoint blocked", busy, 0)
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/loomhq/loom/importer"
@@ -17,8 +18,8 @@ import (
 
 // maxRecord bounds one record: a file of the tree or a data column of
 // the database. opencode truncates tool outputs long before this; what
-// is larger is reported, not held in memory.
-const maxRecord = 64 << 20
+// is larger is reported, not held in memory. Tests lower it.
+var maxRecord int64 = 64 << 20
 
 // readTree reads one session of the storage tree: b.Files[0] is its
 // session file, the others its message and part files.
@@ -103,8 +104,8 @@ func readRecord(name string, v any, res *importer.Result) error {
 	if err != nil {
 		return err
 	}
-	if len(data) > maxRecord {
-		res.Problemf(name, 0, "larger than 64 MiB")
+	if int64(len(data)) > maxRecord {
+		res.Problemf(name, 0, "larger than "+size(maxRecord))
 		return errMalformed
 	}
 	if line, reason := decode(data, v); reason != "" {
@@ -134,4 +135,12 @@ func decode(data []byte, v any) (line int, reason string) {
 		line = 1 + bytes.Count(data[:off], []byte("\n"))
 	}
 	return line, "invalid JSON: " + err.Error()
+}
+
+// size says n bytes in MiB, or in bytes below one.
+func size(n int64) string {
+	if n >= 1<<20 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
