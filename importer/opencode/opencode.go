@@ -101,6 +101,9 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if name == "" {
 		return nil, errors.New("opencode: empty bundle")
 	}
+	if err := regular(name); err != nil {
+		return nil, fmt.Errorf("opencode: %w", err)
+	}
 	isDB, err := hasSQLiteHeader(name)
 	if err != nil {
 		return nil, fmt.Errorf("opencode: %w", err)
@@ -133,6 +136,19 @@ func hasSQLiteHeader(name string) (bool, error) {
 	return bytes.Equal(head[:n], sqliteHeader), nil
 }
 
+// regular checks that name is a regular file: opening a named pipe
+// would wait for a writer forever.
+func regular(name string) error {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", name)
+	}
+	return nil
+}
+
 func isDir(name string) bool {
 	fi, err := os.Stat(name)
 	return err == nil && fi.IsDir()
@@ -161,7 +177,7 @@ func jsonFiles(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() && isJSON(e.Name()) {
+		if e.Type().IsRegular() && isJSON(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}

@@ -95,6 +95,9 @@ var errMalformed = errors.New("malformed record")
 // valid JSON, or too large, is reported as a problem in res and
 // errMalformed returned; an error reading it is returned as is.
 func readRecord(name string, v any, res *importer.Result) error {
+	if err := regular(name); err != nil {
+		return err
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return err
