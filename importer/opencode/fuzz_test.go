@@ -3,6 +3,7 @@ package opencode
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -21,68 +22,85 @@ const fuzzSep = "\x00"
 // maxFuzzParts bounds the part files one input makes.
 const maxFuzzParts = 16
 
-// FuzzRead reads arbitrary bytes as opencode's records: a storage tree
-// of one session, one message and its parts, separated by NUL bytes.
-// The same records are the data columns of opencode.db, read by the same
-// code. Reading must not panic, must end in bounded time, and whatever
-// it returns must be valid loom messages.
+// FuzzRead reads arbitrary bytes as opencode's records: one session,
+// one message and its parts, separated by NUL bytes, read by the tree's
+// reader from memory (the files themselves are read by code the other
+// tests cover). The same records are the data columns of opencode.db,
+// read by the same decoding and mapping. Reading must not panic, must
+// end in bounded time, and whatever it returns must be valid loom
+// messages.
 //
 // The database file itself is not fuzzed here: coverage-guided fuzzing
 // finds new coverage in SQLite's engine at nearly every input and spends
 // its time minimizing those. TestCorruptDB reads damaged databases
 // instead.
 func FuzzRead(f *testing.F) {
+	// Seeds: the fixture's records, compacted and a few parts at a time,
+	// since the fuzzer minimizes every input that finds new coverage and
+	// minimizing takes time in proportion to the input's size.
 	storage := filepath.Join(fixture, storageDir)
-	seed := func(files ...string) {
-		var recs [][]byte
-		for _, name := range files {
-			b, err := os.ReadFile(filepath.Join(storage, filepath.FromSlash(name)))
-			if err != nil {
-				f.Fatal(err)
-			}
-			recs = append(recs, b)
+	record := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join(storage, filepath.FromSlash(name)))
+		if err != nil {
+			f.Fatal(err)
 		}
-		f.Add(bytes.Join(recs, []byte(fuzzSep)))
+		var b bytes.Buffer
+		if err := json.Compact(&b, data); err != nil {
+			f.Fatal(name, err)
+		}
+		return b.Bytes()
 	}
-	parts := func(msg string) []string {
-		names, err := jsonFiles(filepath.Join(storage, "part", msg))
-		if err != nil || len(names) == 0 {
-			f.Fatal(msg, err)
-		}
-		for i, n := range names {
-			names[i] = "part/" + msg + "/" + n
-		}
-		return names
-	}
-	mainFile := "session/" + project + "/" + mainID + ".json"
+	session := record("session/" + project + "/" + mainID + ".json")
 	for _, m := range []string{
 		"msg_a48fd814c0007yEeeby3abP3E2", // prompt with synthetic text and a file
 		"msg_a48fd8534000c47WQAmL9xVQ2z", // tools, the task and its agent, steps
 		"msg_a490d58b0000dr0UwfMpf5rg7w", // compaction summary
 		"msg_a49120c98000FCH2n6WSZ1mvw4", // aborted, running tool, unknown part
 	} {
-		seed(append([]string{mainFile, "message/" + mainID + "/" + m + ".json"}, parts(m)...)...)
+		msg := record("message/" + mainID + "/" + m + ".json")
+		names, err := jsonFiles(filepath.Join(storage, "part", m))
+		if err != nil || len(names) == 0 {
+			f.Fatal(m, err)
+		}
+		for chunk := range slices.Chunk(names, 3) {
+			recs := [][]byte{session, msg}
+			for _, n := range chunk {
+				recs = append(recs, record("part/"+m+"/"+n))
+			}
+			f.Add(bytes.Join(recs, []byte(fuzzSep)))
+		}
 	}
 	f.Add([]byte(`{"title":"t"}` + fuzzSep + `{"role":"assistant","summary":true,"error":"x"}` + fuzzSep +
 		`{"type":"tool","tool":"task","state":{"status":"completed","input":null,"output":{"a":1},"metadata":{"sessionId":"ses_c"},"attachments":[{"type":"file","source":{"type":"file","text":{"start":-1,"end":1e300}}}]}}`))
 	f.Add([]byte(`{"time":{"created":1e400}}` + fuzzSep + `{"role":"user"}` + fuzzSep + `[` + fuzzSep + `{"type":"text","text":5}`))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
 		recs := bytes.SplitN(data, []byte(fuzzSep), 2+maxFuzzParts)
-		st := filepath.Join(dir, storageDir)
-		write(t, filepath.Join(st, "session", "p", "ses_f.json"), recs[0])
+		files := map[string][]byte{}
+		b := importer.Bundle{}
+		add := func(name string, rec []byte) {
+			name = filepath.FromSlash(name)
+			files[name] = rec
+			b.Files = append(b.Files, name)
+		}
+		add("/d/storage/session/p/ses_f.json", recs[0])
 		if len(recs) > 1 {
-			write(t, filepath.Join(st, "message", "ses_f", "msg_f.json"), recs[1])
+			add("/d/storage/message/ses_f/msg_f.json", recs[1])
 		}
 		for i, r := range recs[min(len(recs), 2):] {
-			write(t, filepath.Join(st, "part", "msg_f", "prt_"+strconv.Itoa(i)+".json"), r)
+			add("/d/storage/part/msg_f/prt_"+strconv.Itoa(i)+".json", r)
 		}
-		bs, err := Format{}.Bundles(context.Background(), dir)
-		if err != nil || len(bs) != 1 {
-			t.Fatalf("bundles: %v, %v", bs, err)
+		read := func(name string) ([]byte, error) {
+			if d, ok := files[name]; ok {
+				return d, nil
+			}
+			return nil, os.ErrNotExist
 		}
-		readBundles(t, bs)
+		res, err := readTree(context.Background(), b, read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, res)
 	})
 }
 
@@ -115,17 +133,22 @@ func readBundles(t *testing.T, bs []importer.Bundle) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("reading %s did not end", b.Name())
 		}
-		if res == nil {
-			continue
+		if res != nil {
+			check(t, res)
 		}
-		for _, s := range res.Sessions {
-			if s.SourceID == "" {
-				t.Errorf("session without an id")
-			}
-			for _, m := range s.Messages {
-				if err := m.Validate(); err != nil {
-					t.Errorf("message %s: %v", m.ID, err)
-				}
+	}
+}
+
+// check checks that what a read returned is valid for loom.
+func check(t *testing.T, res *importer.Result) {
+	t.Helper()
+	for _, s := range res.Sessions {
+		if s.SourceID == "" {
+			t.Errorf("session without an id")
+		}
+		for _, m := range s.Messages {
+			if err := m.Validate(); err != nil {
+				t.Errorf("message %s: %v", m.ID, err)
 			}
 		}
 	}

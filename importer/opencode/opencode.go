@@ -111,7 +111,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if isDB {
 		return readDB(ctx, name)
 	}
-	return readTree(ctx, b)
+	return readTree(ctx, b, readFile)
 }
 
 func dbBundle(db string) importer.Bundle {

@@ -22,8 +22,9 @@ import (
 var maxRecord int64 = 64 << 20
 
 // readTree reads one session of the storage tree: b.Files[0] is its
-// session file, the others its message and part files.
-func readTree(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+// session file, the others its message and part files, each read with
+// read (readFile, but for tests).
+func readTree(ctx context.Context, b importer.Bundle, read func(string) ([]byte, error)) (*importer.Result, error) {
 	res := &importer.Result{}
 	file := b.Files[0]
 	if !isJSON(filepath.Base(file)) {
@@ -31,7 +32,7 @@ func readTree(ctx context.Context, b importer.Bundle) (*importer.Result, error) 
 	}
 	src := &source{ID: strings.TrimSuffix(filepath.Base(file), ".json"), File: file}
 	// A malformed session file is reported; its messages are still read.
-	if err := readRecord(file, &src.Info, res); err != nil && !errors.Is(err, errMalformed) {
+	if err := readRecord(read, file, &src.Info, res); err != nil && !errors.Is(err, errMalformed) {
 		return nil, fmt.Errorf("opencode: %w", err)
 	}
 	index := map[string]int{}
@@ -51,7 +52,7 @@ func readTree(ctx context.Context, b importer.Bundle) (*importer.Result, error) 
 				continue
 			}
 			m := sourceMessage{ID: id, File: f}
-			if err := readRecord(f, &m.Info, res); err != nil {
+			if err := readRecord(read, f, &m.Info, res); err != nil {
 				readFailed(res, f, err)
 				continue
 			}
@@ -64,7 +65,7 @@ func readTree(ctx context.Context, b importer.Bundle) (*importer.Result, error) 
 				continue
 			}
 			p := sourcePart{ID: id, File: f}
-			if err := readRecord(f, &p.Info, res); err != nil {
+			if err := readRecord(read, f, &p.Info, res); err != nil {
 				readFailed(res, f, err)
 				continue
 			}
@@ -91,31 +92,46 @@ func readFailed(res *importer.Result, file string, err error) {
 // readRecord has reported it.
 var errMalformed = errors.New("malformed record")
 
-// readRecord decodes the JSON file name into v. A file that is not
-// valid JSON, or too large, is reported as a problem in res and
-// errMalformed returned; an error reading it is returned as is.
-func readRecord(name string, v any, res *importer.Result) error {
-	if err := regular(name); err != nil {
-		return err
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
-	if err != nil {
-		return err
-	}
-	if int64(len(data)) > maxRecord {
+// readRecord decodes the JSON file name, read with read, into v. A file
+// that is not valid JSON, or too large, is reported as a problem in res
+// and errMalformed returned; an error reading it is returned as is.
+func readRecord(read func(string) ([]byte, error), name string, v any, res *importer.Result) error {
+	data, err := read(name)
+	if errors.Is(err, errTooLarge) {
 		res.Problemf(name, 0, "larger than "+size(maxRecord))
 		return errMalformed
+	}
+	if err != nil {
+		return err
 	}
 	if line, reason := decode(data, v); reason != "" {
 		res.Problemf(name, line, reason)
 		return errMalformed
 	}
 	return nil
+}
+
+// errTooLarge is a file larger than maxRecord.
+var errTooLarge = errors.New("too large")
+
+// readFile reads a regular file of at most maxRecord bytes.
+func readFile(name string) ([]byte, error) {
+	if err := regular(name); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > maxRecord {
+		return nil, errTooLarge
+	}
+	return data, nil
 }
 
 // decode unmarshals one JSON record into v; on failure it returns the
