@@ -11,7 +11,8 @@
 // messages and parts as JSON in their data columns), into which it moved
 // the tree on its first start. When the data directory holds both, only
 // the database is read, since every session of the tree is in it under
-// the same id; the tree is read when it is named as the root itself.
+// the same id; the tree is read when it is named as the root itself,
+// and a database file named as the root is read whatever its name.
 // opencode.db is opened read-only (query_only, no checkpoints, short
 // transactions), so opencode can keep working while it is read.
 //
