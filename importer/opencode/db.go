@@ -1,0 +1,354 @@
+package opencode
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom/importer"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+const driverName = "sqlite"
+
+// readDB reads every session of an opencode database, parents before
+// the sub-agent sessions they ran.
+//
+// The database is opened read-only and with query_only, so that nothing
+// is ever written to it, and with a short busy timeout. In WAL mode (how
+// opencode runs it) a reader neither blocks opencode's writes nor
+// checkpoints; every query is its own short read transaction, so
+// opencode's checkpoints are not held back for the whole import.
+// Sessions are read one at a time: their messages and parts are queried
+// per session, and a data column larger than maxRecord is reported
+// without being loaded.
+func readDB(ctx context.Context, path string) (*importer.Result, error) {
+	db, err := openDB(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	r := &dbReader{db: db, path: path, res: &importer.Result{}}
+	sessions, err := r.sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range sessions {
+		if err := r.messages(ctx, src); err != nil {
+			return nil, err
+		}
+		r.res.Sessions = append(r.res.Sessions, src.session(r.res))
+		src.Messages = nil
+	}
+	return r.res, nil
+}
+
+// openDB opens path read-only and checks that it is opencode's. While a
+// -wal file exists opencode may be at work (or died leaving committed
+// pages there), so the database is read through the WAL. Without one no
+// connection has it open in WAL mode, and immutable=1 reads the main
+// file alone, creating no -wal or -shm file beside it; if opencode
+// starts during the read, this read may fail, never the file. When the
+// WAL cannot be read (a -wal without its -shm, in a directory this
+// process may not write), the main file is read alone too.
+func openDB(ctx context.Context, path string) (*sql.DB, error) {
+	params := "_pragma=busy_timeout(2000)&_pragma=query_only(1)&mode=ro"
+	_, walErr := os.Stat(path + "-wal")
+	db, err := tryOpen(ctx, path, params, walErr != nil)
+	if err != nil && walErr == nil {
+		db, err = tryOpen(ctx, path, params, true)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opencode: %s: %w", path, err)
+	}
+	return db, nil
+}
+
+func tryOpen(ctx context.Context, path, params string, immutable bool) (*sql.DB, error) {
+	if immutable {
+		params += "&immutable=1"
+	}
+	db, err := sql.Open(driverName, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+params)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	var n int
+	err = db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')`).Scan(&n)
+	if err == nil && n != 3 {
+		err = errors.New("not an opencode database: no session, message and part tables")
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+type dbReader struct {
+	db   *sql.DB
+	path string
+	res  *importer.Result
+}
+
+// sessionColumns are the session table's columns the reader uses, in
+// the order sessions scans them. Columns opencode added or dropped over
+// versions are read as NULL when the table has none.
+var sessionColumns = []string{"id", "parent_id", "title", "directory", "version", "time_created", "time_updated"}
+
+// sessions reads every session's row, ordered so that a session comes
+// after the one that ran it.
+func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
+	have, err := r.columns(ctx, "session")
+	if err != nil {
+		return nil, err
+	}
+	if !have["id"] {
+		return nil, fmt.Errorf("opencode: %s: session table has no id column", r.path)
+	}
+	exprs := make([]string, len(sessionColumns))
+	for i, c := range sessionColumns {
+		exprs[i] = "NULL"
+		if have[c] {
+			exprs[i] = `"` + c + `"`
+		}
+	}
+	order := "id"
+	if have["time_created"] {
+		order = "time_created, id"
+	}
+	rows, err := r.db.QueryContext(ctx, "SELECT "+strings.Join(exprs, ", ")+" FROM session ORDER BY "+order)
+	if err != nil {
+		return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	var all []*source
+	for rows.Next() {
+		v := make([]any, len(sessionColumns))
+		ptrs := make([]any, len(v))
+		for i := range v {
+			ptrs[i] = &v[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+		}
+		src := &source{ID: asString(v[0]), File: r.path}
+		if src.ID == "" {
+			r.res.Problemf(r.path, 0, "session without an id")
+			continue
+		}
+		src.Info.ParentID = asString(v[1])
+		src.Info.Title = asString(v[2])
+		src.Info.Directory = asString(v[3])
+		src.Info.Version = asString(v[4])
+		src.Info.Time.Created = asFloat(v[5])
+		src.Info.Time.Updated = asFloat(v[6])
+		all = append(all, src)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+	}
+	return parentsFirst(all), nil
+}
+
+// parentsFirst orders sessions so that each comes after its parent when
+// its parent is among them, keeping their order otherwise. A cycle of
+// parents (which opencode never makes) keeps its sessions, after the
+// others.
+func parentsFirst(all []*source) []*source {
+	byID := make(map[string]bool, len(all))
+	for _, s := range all {
+		byID[s.ID] = true
+	}
+	children := map[string][]*source{}
+	var out []*source
+	for _, s := range all {
+		if p := s.Info.ParentID; p != "" && p != s.ID && byID[p] {
+			children[p] = append(children[p], s)
+		} else {
+			out = append(out, s)
+		}
+	}
+	placed := make(map[string]bool, len(all))
+	for _, s := range out {
+		placed[s.ID] = true
+	}
+	for i := 0; i < len(out); i++ {
+		for _, c := range children[out[i].ID] {
+			if !placed[c.ID] {
+				placed[c.ID] = true
+				out = append(out, c)
+			}
+		}
+	}
+	for _, s := range all {
+		if !placed[s.ID] {
+			placed[s.ID] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// columns lists the columns of a table.
+func (r *dbReader) columns(ctx context.Context, table string) (map[string]bool, error) {
+	rows, err := r.db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+		}
+		have[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+	}
+	return have, nil
+}
+
+// record is one row's id and data column, the data left out when it is
+// larger than maxRecord.
+type record struct {
+	id, owner string
+	created   float64
+	data      []byte
+	size      int64
+}
+
+// messages reads src's messages and their parts.
+func (r *dbReader) messages(ctx context.Context, src *source) error {
+	index := map[string]int{}
+	err := r.records(ctx, `SELECT id, '', time_created, CASE WHEN octet_length(data) > ? THEN NULL ELSE data END, octet_length(data)
+		FROM message WHERE session_id = ? ORDER BY time_created, id`, src.ID, func(rec record) {
+		if _, dup := index[rec.id]; dup || !r.decode("message", rec) {
+			return
+		}
+		m := sourceMessage{ID: rec.id, File: r.path}
+		if line, reason := decode(rec.data, &m.Info); reason != "" {
+			r.res.Problemf(r.path, 0, "message "+rec.id+": "+reason+lineNote(line))
+			return
+		}
+		if m.Info.Time.Created == 0 {
+			m.Info.Time.Created = rec.created
+		}
+		index[rec.id] = len(src.Messages)
+		src.Messages = append(src.Messages, m)
+	})
+	if err != nil {
+		return err
+	}
+	return r.records(ctx, `SELECT id, message_id, 0, CASE WHEN octet_length(data) > ? THEN NULL ELSE data END, octet_length(data)
+		FROM part WHERE session_id = ? ORDER BY message_id, id`, src.ID, func(rec record) {
+		i, ok := index[rec.owner]
+		if !ok {
+			r.res.Skip("orphan-part")
+			return
+		}
+		if !r.decode("part", rec) {
+			return
+		}
+		p := sourcePart{ID: rec.id, File: r.path}
+		if line, reason := decode(rec.data, &p.Info); reason != "" {
+			r.res.Problemf(r.path, 0, "part "+rec.id+": "+reason+lineNote(line))
+			return
+		}
+		src.Messages[i].Parts = append(src.Messages[i].Parts, p)
+	})
+}
+
+// decode reports a record whose data is missing or too large.
+func (r *dbReader) decode(kind string, rec record) bool {
+	switch {
+	case rec.size > maxRecord:
+		r.res.Problemf(r.path, 0, kind+" "+rec.id+": data larger than "+size(maxRecord))
+		return false
+	case rec.data == nil:
+		r.res.Problemf(r.path, 0, kind+" "+rec.id+": no data")
+		return false
+	}
+	return true
+}
+
+// records runs query with (maxRecord, session) and calls fn with each
+// row, streaming.
+func (r *dbReader) records(ctx context.Context, query, session string, fn func(record)) error {
+	rows, err := r.db.QueryContext(ctx, query, maxRecord, session)
+	if err != nil {
+		return fmt.Errorf("opencode: %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, owner, created, data, size any
+		if err := rows.Scan(&id, &owner, &created, &data, &size); err != nil {
+			return fmt.Errorf("opencode: %s: %w", r.path, err)
+		}
+		rec := record{id: asString(id), owner: asString(owner), created: asFloat(created), size: int64(asFloat(size))}
+		switch d := data.(type) {
+		case string:
+			rec.data = []byte(d)
+		case []byte:
+			rec.data = d
+		}
+		if rec.id == "" {
+			r.res.Problemf(r.path, 0, "record without an id in session "+session)
+			continue
+		}
+		fn(rec)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("opencode: %s: %w", r.path, err)
+	}
+	return nil
+}
+
+// lineNote says on which line of a data column a JSON error is, when
+// the column has several.
+func lineNote(line int) string {
+	if line > 1 {
+		return " (line " + strconv.Itoa(line) + " of its data)"
+	}
+	return ""
+}
+
+// asString reads a column SQLite may hold as text, blob or number.
+func asString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return ""
+}
+
+// asFloat reads a numeric column, 0 for anything else.
+func asFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	case string:
+		f, _ := strconv.ParseFloat(x, 64)
+		return f
+	case []byte:
+		f, _ := strconv.ParseFloat(string(x), 64)
+		return f
+	}
+	return 0
+}

@@ -1,0 +1,254 @@
+package opencode
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/loomhq/loom/importer"
+)
+
+// Format reads opencode's sessions: the JSON storage tree opencode kept
+// before version 1.2 and the SQLite database it keeps since.
+type Format struct{}
+
+var _ importer.Format = Format{}
+
+// Names inside opencode's data directory.
+const (
+	dbName     = "opencode.db"
+	storageDir = "storage"
+)
+
+// sqliteHeader starts every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// Tool is importer.Opencode.
+func (Format) Tool() string { return importer.Opencode }
+
+// Roots is opencode's data directory: $XDG_DATA_HOME/opencode, else
+// ~/.local/share/opencode (opencode uses the XDG layout on macOS too).
+func (Format) Roots(env func(string) string, home string) []string {
+	if dir := env("XDG_DATA_HOME"); dir != "" {
+		return []string{filepath.Join(dir, "opencode")}
+	}
+	if home == "" {
+		return nil
+	}
+	return []string{filepath.Join(home, ".local", "share", "opencode")}
+}
+
+// Bundles finds opencode's sessions under root, which is opencode's data
+// directory, its storage directory, its database file or one session
+// file of the tree.
+//
+// The database is one bundle: the database file, with its write-ahead
+// log when there is one (so that a change still in the log is noticed).
+// In the tree each session is a bundle: its session file, its message
+// files and their part files.
+//
+// When the data directory holds both, only the database is read:
+// opencode moved the tree into it when it created it (version 1.2) and
+// has not written the tree since, so every session of the tree is in the
+// database too, under the same id. The tree is read when it is named as
+// the root itself.
+func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	fi, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opencode: %w", err)
+	}
+	if !fi.IsDir() {
+		switch {
+		case strings.HasSuffix(root, ".db"):
+			return []importer.Bundle{dbBundle(root)}, nil
+		case isSessionFile(root):
+			storage := filepath.Dir(filepath.Dir(filepath.Dir(root)))
+			b, err := treeBundle(storage, root)
+			if err != nil {
+				return nil, err
+			}
+			return []importer.Bundle{b}, nil
+		}
+		return nil, nil
+	}
+	db := filepath.Join(root, dbName)
+	if fi, err := os.Stat(db); err == nil && fi.Mode().IsRegular() {
+		return []importer.Bundle{dbBundle(db)}, nil
+	}
+	if isDir(filepath.Join(root, storageDir, "session")) {
+		return treeBundles(ctx, filepath.Join(root, storageDir))
+	}
+	if isDir(filepath.Join(root, "session")) {
+		return treeBundles(ctx, root)
+	}
+	return nil, nil
+}
+
+// Read reads one bundle Bundles returned: the database, or one session
+// of the tree.
+func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	name := b.Name()
+	if name == "" {
+		return nil, errors.New("opencode: empty bundle")
+	}
+	if err := regular(name); err != nil {
+		return nil, fmt.Errorf("opencode: %w", err)
+	}
+	isDB, err := hasSQLiteHeader(name)
+	if err != nil {
+		return nil, fmt.Errorf("opencode: %w", err)
+	}
+	if isDB {
+		return readDB(ctx, name)
+	}
+	return readTree(ctx, b, readFile)
+}
+
+func dbBundle(db string) importer.Bundle {
+	b := importer.Bundle{Files: []string{db}}
+	if fi, err := os.Stat(db + "-wal"); err == nil && fi.Mode().IsRegular() {
+		b.Files = append(b.Files, db+"-wal")
+	}
+	return b
+}
+
+func hasSQLiteHeader(name string) (bool, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return bytes.Equal(head[:n], sqliteHeader), nil
+}
+
+// regular checks that name is a regular file: opening a named pipe
+// would wait for a writer forever.
+func regular(name string) error {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", name)
+	}
+	return nil
+}
+
+func isDir(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.IsDir()
+}
+
+// isSessionFile reports whether name is storage/session/<project>/<id>.json.
+func isSessionFile(name string) bool {
+	return isJSON(filepath.Base(name)) && filepath.Base(filepath.Dir(filepath.Dir(name))) == "session"
+}
+
+// isJSON reports whether a directory entry is one of opencode's records:
+// not a temporary or hidden file.
+func isJSON(name string) bool {
+	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".") && len(name) > len(".json")
+}
+
+// jsonFiles lists the records in dir, sorted; none when dir does not
+// exist.
+func jsonFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && isJSON(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// treeBundles lists every session of the storage tree under storage.
+// opencode's session ids sort newest first, so the bundles are listed in
+// reverse order of id: oldest first, each parent before the sub-agent
+// sessions it ran. A session id found under two projects (opencode once
+// moved sessions between project directories) is read once, from the
+// first project in name order.
+func treeBundles(ctx context.Context, storage string) ([]importer.Bundle, error) {
+	projects, err := os.ReadDir(filepath.Join(storage, "session"))
+	if err != nil {
+		return nil, fmt.Errorf("opencode: %w", err)
+	}
+	var files []string
+	seen := map[string]bool{}
+	for _, p := range projects {
+		if !p.IsDir() {
+			continue
+		}
+		dir := filepath.Join(storage, "session", p.Name())
+		names, err := jsonFiles(dir)
+		if err != nil {
+			return nil, fmt.Errorf("opencode: %w", err)
+		}
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				files = append(files, filepath.Join(dir, n))
+			}
+		}
+	}
+	slices.SortFunc(files, func(a, b string) int { return strings.Compare(filepath.Base(b), filepath.Base(a)) })
+	out := make([]importer.Bundle, 0, len(files))
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := treeBundle(storage, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// treeBundle lists one session's files: the session file, then each
+// message file followed by its part files.
+func treeBundle(storage, sessionFile string) (importer.Bundle, error) {
+	b := importer.Bundle{Files: []string{sessionFile}}
+	id := strings.TrimSuffix(filepath.Base(sessionFile), ".json")
+	msgDir := filepath.Join(storage, "message", id)
+	msgs, err := jsonFiles(msgDir)
+	if err != nil {
+		return b, fmt.Errorf("opencode: %w", err)
+	}
+	for _, m := range msgs {
+		b.Files = append(b.Files, filepath.Join(msgDir, m))
+		partDir := filepath.Join(storage, "part", strings.TrimSuffix(m, ".json"))
+		parts, err := jsonFiles(partDir)
+		if err != nil {
+			return b, fmt.Errorf("opencode: %w", err)
+		}
+		for _, p := range parts {
+			b.Files = append(b.Files, filepath.Join(partDir, p))
+		}
+	}
+	return b, nil
+}
