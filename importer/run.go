@@ -83,7 +83,7 @@ func (im *Importer) now() time.Time {
 func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) {
 	start := im.now()
 	tool := t.Format.Tool()
-	tr := &ToolReport{Tool: tool, Roots: t.Roots, Skipped: map[string]int{}}
+	tr := &ToolReport{Tool: tool, Roots: t.Roots, Skipped: map[string]int{}, Problems: []Problem{}}
 	defer func() {
 		tr.Elapsed = im.now().Sub(start)
 		tr.DurationMS = tr.Elapsed.Milliseconds()

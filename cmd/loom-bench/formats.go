@@ -4,9 +4,10 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
+	"github.com/loomhq/loom/importer/opencode"
 )
 
 // benchFormats are the session formats the agents run imports.
 func benchFormats() []importer.Format {
-	return []importer.Format{codex.Format{}, gemini.Format{}}
+	return []importer.Format{codex.Format{}, gemini.Format{}, opencode.Format{}}
 }

@@ -66,11 +66,22 @@ func main() {
 	loadMessages := flag.Int("load-messages", 100000, "messages the load writes in all")
 	copyStores := flag.Bool("copy", false, "instead: copy a generated SQLite store to PostgreSQL and back with loom session export and import")
 	copyMessages := flag.Int("copy-messages", 100000, "messages in the store -copy copies")
+	agents := flag.Bool("agents", false, "instead: import other agents' session files (a corpus copied from -samples)")
+	agentsMB := flag.Int("agents-mb", 100, "size of the corpus -agents imports, in MB")
+	agentsFiles := flag.Int("agents-files", 1000, "least number of files in the corpus -agents imports")
+	samplesDir := flag.String("samples", "testdata/agent-sessions", "the sample session files -agents copies")
 	pg := flag.String("postgres", defaultPostgres, "PostgreSQL server for -load and -copy (a schema is made and dropped); empty for SQLite only")
 	flag.Parse()
 	if *load {
 		shape := loadShape{Messages: *loadMessages, Distinct: 50, Shared: 5, Procs: 2}
 		if err := loadMain(context.Background(), os.Stdout, filepath.Dir(c.db), *pg, shape); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *agents {
+		if err := agentsMain(context.Background(), os.Stdout, filepath.Dir(c.db), *samplesDir, *agentsMB, *agentsFiles); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

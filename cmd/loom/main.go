@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
+	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/server"
@@ -52,7 +53,7 @@ func main() {
 
 // formats are the other agents' session formats loom imports.
 func formats() []importer.Format {
-	return []importer.Format{codex.Format{}, gemini.Format{}}
+	return []importer.Format{codex.Format{}, gemini.Format{}, opencode.Format{}}
 }
 
 // serve runs the HTTP server for loom serve.
