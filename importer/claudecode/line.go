@@ -142,6 +142,10 @@ func readFile(ctx context.Context, path string, res *importer.Result) ([]*record
 // problem, but the line is kept with what could be read.
 func parseLine(path string, n int, line []byte, res *importer.Result) *record {
 	r := &record{file: path, n: n}
+	if line = bytes.TrimSpace(line); line[0] != '{' {
+		res.Problemf(path, n, "not a JSON object")
+		return nil
+	}
 	if err := json.Unmarshal(line, &r.rawLine); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {

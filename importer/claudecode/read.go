@@ -264,10 +264,6 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 	}
 	rd.res.Sessions = append(rd.res.Sessions, &s)
 
-	onMain := make(map[int]bool, len(mainPath))
-	for _, n := range mainPath {
-		onMain[n] = true
-	}
 	for _, leaf := range others {
 		depth := t.nodes[leaf].depth
 		if rd.forks >= maxForks || rd.forkMessages+depth > maxForkMessages {
@@ -275,16 +271,6 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 			continue
 		}
 		path := t.path(leaf)
-		div := -1
-		for _, n := range path {
-			if !onMain[n] {
-				div = n
-				break
-			}
-		}
-		if div < 0 {
-			continue
-		}
 		fmsgs := copyMessages(b.messages(path))
 		settleCommands(fmsgs, b.commands)
 		if len(fmsgs) == 0 {
@@ -293,7 +279,7 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 		rd.forks++
 		rd.forkMessages += len(fmsgs)
 		fk := s
-		fk.SourceID = s.SourceID + "@" + t.recs[t.nodes[div].first].id
+		fk.SourceID = s.SourceID + "@" + t.recs[t.nodes[t.own(leaf)].first].id
 		fk.Kind, fk.ParentSourceID, fk.Title = loom.KindFork, s.SourceID, ""
 		fk.ForkTurn = forkTurn(msgs, fmsgs)
 		fill(&fk, fmsgs)

@@ -210,6 +210,18 @@ func (t *tree) path(n int) []int {
 	return p
 }
 
+// own is the first node of the part of leaf's branch that no other
+// branch shares: the node below the branch's last fork. It names an
+// abandoned branch; since later rewinds fork the main chain, never an
+// abandoned branch, the name does not change as the file grows.
+func (t *tree) own(leaf int) int {
+	n := leaf
+	for p := t.nodes[n].parent; p > 0 && t.nodes[p].kids == 1; p = t.nodes[n].parent {
+		n = p
+	}
+	return n
+}
+
 // keyOf names the message a line belongs to: "a:<message.id>" for an
 // assistant reply (all its lines share it), "u:<uuid>" for a user line
 // with content of its own, "c:<uuid of the compact_boundary>" for a
