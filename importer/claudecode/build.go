@@ -532,12 +532,16 @@ func filePart(id string, bl block) (loom.Part, bool) {
 	return p, true
 }
 
-// inputObject is a tool call's input as a JSON object ({} when it has
-// none).
+// inputObject is a tool call's input as a JSON object: {} when it has
+// none, {"input": …} when it is not an object.
 func inputObject(raw json.RawMessage) json.RawMessage {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" || !json.Valid(raw) {
+	switch {
+	case len(raw) == 0 || string(raw) == "null" || !json.Valid(raw):
 		return json.RawMessage("{}")
+	case raw[0] != '{':
+		b, _ := json.Marshal(map[string]json.RawMessage{"input": raw})
+		return b
 	}
 	return raw
 }

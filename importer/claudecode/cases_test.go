@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -506,5 +507,23 @@ func TestRereadIsStable(t *testing.T) {
 	jb, _ := json.Marshal(b.Sessions)
 	if string(ja) != string(jb) {
 		t.Error("two reads of one file differ")
+	}
+}
+
+func TestForkBound(t *testing.T) {
+	lines := []any{user("u1", "", 0, "prompt")}
+	for i := range maxForks + 500 {
+		id := "a" + strconv.Itoa(i)
+		lines = append(lines, asst(id, "u1", i+1, "m-"+id, text("take "+id)))
+	}
+	res := readFiles(t, sessionFile(t, lines...))
+	if len(res.Sessions) != 1+maxForks {
+		t.Errorf("%d sessions", len(res.Sessions))
+	}
+	if len(res.Problems) != 1 || !strings.HasPrefix(res.Problems[0].Reason, "499 abandoned branches not imported") {
+		t.Errorf("problems %v", res.Problems)
+	}
+	if got := roles(res.Sessions[0]); !slices.Equal(got, []string{"user:u1", "assistant:a1499"}) {
+		t.Errorf("main = %v", got)
 	}
 }

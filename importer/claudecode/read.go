@@ -16,7 +16,9 @@ import (
 
 // Bounds on abandoned branches: each is a session holding its whole
 // branch, shared messages included, so a file of many branches off a long
-// chain could otherwise ask for memory far beyond its size.
+// chain could otherwise ask for memory far beyond its size. The second
+// bounds the messages of a bundle's forks together (counted as the
+// branches' lengths in the message tree; a node may make two messages).
 const (
 	maxForks        = 1000
 	maxForkMessages = 200_000
@@ -270,14 +272,14 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 			rd.dropped++
 			continue
 		}
+		rd.forks++
+		rd.forkMessages += depth
 		path := t.path(leaf)
 		fmsgs := copyMessages(b.messages(path))
 		settleCommands(fmsgs, b.commands)
 		if len(fmsgs) == 0 {
 			continue
 		}
-		rd.forks++
-		rd.forkMessages += len(fmsgs)
 		fk := s
 		fk.SourceID = s.SourceID + "@" + t.recs[t.nodes[t.own(leaf)].first].id
 		fk.Kind, fk.ParentSourceID, fk.Title = loom.KindFork, s.SourceID, ""
@@ -292,6 +294,7 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 
 // fill sets a session's messages, times and model.
 func fill(s *importer.Session, msgs []*loom.Message) {
+	uniqueIDs(msgs)
 	s.Messages = msgs
 	s.CreatedAt, s.UpdatedAt = span(msgs)
 	s.Model = ""
@@ -398,6 +401,7 @@ func isUUID(s string) bool {
 type titles struct {
 	custom, ai []string
 	summaries  []*summaryLine
+	byNode     map[int]*summaryLine // by the node of its leafUuid, once read
 	usedCustom bool
 	usedAI     bool
 }
@@ -431,26 +435,21 @@ func (ti *titles) summary(t *tree, path []int) string {
 	if len(ti.summaries) == 0 {
 		return ""
 	}
-	depth := make(map[int]int, len(path))
-	for i, n := range path {
-		depth[n] = i + 1
-	}
-	var best *summaryLine
-	bestDepth := 0
-	for _, s := range ti.summaries {
-		i, ok := t.byUUID[s.leaf]
-		if !ok || s.text == "" {
-			continue
-		}
-		if d := depth[t.node[i]]; d > 0 && d >= bestDepth {
-			best, bestDepth = s, d
+	if ti.byNode == nil {
+		ti.byNode = map[int]*summaryLine{}
+		for _, s := range ti.summaries {
+			if i, ok := t.byUUID[s.leaf]; ok && s.text != "" {
+				ti.byNode[t.node[i]] = s
+			}
 		}
 	}
-	if best == nil {
-		return ""
+	for k := len(path) - 1; k >= 0; k-- {
+		if s, ok := ti.byNode[path[k]]; ok {
+			s.used = true
+			return s.text
+		}
 	}
-	best.used = true
-	return best.text
+	return ""
 }
 
 // count counts the title lines that named no session.
@@ -565,41 +564,57 @@ func linkAgents(sid string, t *tree, b *builder, calls map[string]*call, titles 
 // line>.
 func linkSidechains(sid string, t *tree, tops []int, b *builder, calls map[string]*call, titles map[string]string) []string {
 	var open []*call
+	byPrompt := map[string][]*call{}
 	for _, c := range calls {
 		if !c.linked && isTaskTool(c.name) {
 			open = append(open, c)
 		}
 	}
 	sortCalls(open)
+	for _, c := range open {
+		if p := strings.TrimSpace(c.input.Prompt); p != "" {
+			byPrompt[p] = append(byPrompt[p], c)
+		}
+	}
+	// Matching by time compares every transcript with every call; a
+	// hostile file of many of both gets no more than this many
+	// comparisons.
+	budget := 1 << 20
 	ids := make([]string, len(tops))
 	for i, top := range tops {
 		root := t.recs[t.nodes[top].first]
 		ids[i] = sid + "/sidechain-" + root.id
-		prompt := strings.TrimSpace(root.text())
 		var best *call
-		better := func(c *call) bool {
-			if best == nil {
-				return true
-			}
-			return closer(c.rec.ts, best.rec.ts, root.ts)
-		}
-		for _, c := range open {
-			if !c.linked && prompt != "" && strings.TrimSpace(c.input.Prompt) == prompt && better(c) {
+		consider := func(c *call) {
+			if best == nil || closer(c.rec.ts, best.rec.ts, root.ts) {
 				best = c
 			}
 		}
-		if best == nil {
-			for _, c := range open {
-				if c.linked || c.rec.ts.After(root.ts) {
-					continue
-				}
-				if res, ok := b.results[c.id]; ok && res.rec.ts.Before(root.ts) {
-					continue
-				}
-				if better(c) {
-					best = c
-				}
+		prompt := strings.TrimSpace(root.text())
+		same := byPrompt[prompt]
+		for len(same) > 0 && same[0].linked {
+			same = same[1:]
+		}
+		byPrompt[prompt] = same
+		for k, c := range same {
+			if k == 16 {
+				break
 			}
+			if !c.linked {
+				consider(c)
+			}
+		}
+		byTime := best == nil
+		for k := 0; byTime && k < len(open) && budget > 0; k++ {
+			budget--
+			c := open[k]
+			if c.linked || c.rec.ts.After(root.ts) {
+				continue
+			}
+			if res, ok := b.results[c.id]; ok && res.rec.ts.Before(root.ts) {
+				continue
+			}
+			consider(c)
 		}
 		if best == nil {
 			continue
@@ -683,5 +698,36 @@ func linkCompactions(t *tree, b *builder, subs []*subagent) {
 		}
 		taken[match.id] = true
 		b.agents[match.id] = agentLink{sourceID: sa.sourceID, name: "compact"}
+	}
+}
+
+// uniqueIDs makes the message ids of a session, and the part ids, unique:
+// ids come from the file's uuids, which a damaged or hostile file may
+// repeat in ways the reader's derived ids collide with.
+func uniqueIDs(msgs []*loom.Message) {
+	msgIDs, partIDs := idSet{}, idSet{}
+	for _, m := range msgs {
+		m.ID = msgIDs.unique(m.ID)
+		for i := range m.Parts {
+			m.Parts[i].ID = partIDs.unique(m.Parts[i].ID)
+		}
+	}
+}
+
+// idSet hands out unique ids: an id taken already gets a suffix #2, #3 …
+type idSet map[string]int
+
+func (s idSet) unique(id string) string {
+	n, taken := s[id]
+	if !taken {
+		s[id] = 1
+		return id
+	}
+	for k := max(n, 1) + 1; ; k++ {
+		c := id + "#" + strconv.Itoa(k)
+		if _, t := s[c]; !t {
+			s[id], s[c] = k, 1
+			return c
+		}
 	}
 }
