@@ -527,3 +527,17 @@ func TestForkBound(t *testing.T) {
 		t.Errorf("main = %v", got)
 	}
 }
+
+func TestFileWithoutTimes(t *testing.T) {
+	u := user("u1", "", 0, "hello")
+	delete(u, "timestamp")
+	path := sessionFile(t, u)
+	mtime := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	res := readFiles(t, path)
+	if s := res.Sessions[0]; !s.Messages[0].CreatedAt.Equal(mtime) || !s.CreatedAt.Equal(mtime) {
+		t.Errorf("times %v %v", s.Messages[0].CreatedAt, s.CreatedAt)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +14,11 @@ import (
 
 	"github.com/loomhq/loom/importer"
 )
+
+// opener opens a file of a bundle: os.Open, or files in memory in tests.
+type opener func(name string) (io.ReadCloser, error)
+
+func openFile(name string) (io.ReadCloser, error) { return os.Open(name) }
 
 // rawLine is the shape of one line of a session file: the union of the
 // fields of every line type that the reader uses. Fields it does not name
@@ -113,8 +119,8 @@ type record struct {
 // readFile reads the lines of one file. Lines that are not JSON objects
 // are problems; everything else becomes a record, even of a type the
 // reader does not know, so that the caller counts it.
-func readFile(ctx context.Context, path string, res *importer.Result) ([]*record, error) {
-	f, err := os.Open(path)
+func readFile(ctx context.Context, open opener, path string, res *importer.Result) ([]*record, error) {
+	f, err := open(path)
 	if err != nil {
 		return nil, fmt.Errorf("claude-code: %w", err)
 	}
@@ -134,7 +140,14 @@ func readFile(ctx context.Context, path string, res *importer.Result) ([]*record
 	if err != nil {
 		return recs, fmt.Errorf("claude-code: reading %s: %w", path, err)
 	}
-	fillTimes(recs)
+	// A file with no time at all gets its modification time.
+	fallback := time.Unix(0, 0).UTC()
+	if osf, ok := f.(*os.File); ok {
+		if fi, err := osf.Stat(); err == nil {
+			fallback = fi.ModTime().UTC()
+		}
+	}
+	fillTimes(recs, fallback)
 	return recs, nil
 }
 
@@ -214,9 +227,10 @@ func parseContent(path string, n int, raw json.RawMessage, res *importer.Result)
 }
 
 // fillTimes gives lines without a timestamp the time of the line before
-// them (or, at the start of the file, after them), so that every message
-// has a time and leaves compare sensibly.
-func fillTimes(recs []*record) {
+// them (or, at the start of the file, after them; in a file without
+// times, fallback), so that every message has a time and leaves compare
+// sensibly.
+func fillTimes(recs []*record, fallback time.Time) {
 	var last time.Time
 	for _, r := range recs {
 		if r.ts.IsZero() {
@@ -225,7 +239,7 @@ func fillTimes(recs []*record) {
 			last = r.ts
 		}
 	}
-	var next time.Time
+	next := fallback
 	for i := len(recs) - 1; i >= 0; i-- {
 		if recs[i].ts.IsZero() {
 			recs[i].ts = next

@@ -27,6 +27,7 @@ const (
 // reader reads one bundle.
 type reader struct {
 	ctx   context.Context
+	open  opener
 	res   *importer.Result
 	order int
 	// forks and forkMessages count what the bundle's abandoned branches
@@ -39,10 +40,14 @@ type reader struct {
 // session, its abandoned branches, then each sub-agent followed by its
 // own branches.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	return (&reader{ctx: ctx, open: openFile}).read(b)
+}
+
+func (rd *reader) read(b importer.Bundle) (*importer.Result, error) {
 	if len(b.Files) == 0 {
 		return nil, errors.New("claude-code: empty bundle")
 	}
-	rd := &reader{ctx: ctx, res: &importer.Result{}}
+	rd.res = &importer.Result{}
 	var err error
 	if isAgentFile(b.Files[0]) {
 		err = rd.agentBundle(b.Files[0])
@@ -70,7 +75,7 @@ type file struct {
 // load reads a file and sorts its lines: tree lines (main and, when split
 // is set, sidechain apart), title lines, and lines only counted.
 func (rd *reader) load(path string, split bool) (*file, error) {
-	recs, err := readFile(rd.ctx, path, rd.res)
+	recs, err := readFile(rd.ctx, rd.open, path, rd.res)
 	if err != nil {
 		return nil, err
 	}
