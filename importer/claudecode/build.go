@@ -41,9 +41,10 @@ type builder struct {
 	// without a result is still running; elsewhere it was interrupted.
 	live  map[string]bool
 	built map[string][]*loom.Message
-	// commands are the ids of slash-command messages, whose role depends
-	// on what follows them (see settleCommands).
-	commands map[string]bool
+	// commands marks the ids of slash-command messages, whose role
+	// depends on what follows them, and of the prompts commands expand
+	// to (see settleCommands).
+	commands map[string]byte
 }
 
 func newBuilder(t *tree, res *importer.Result) *builder {
@@ -54,7 +55,7 @@ func newBuilder(t *tree, res *importer.Result) *builder {
 		agents:   map[string]agentLink{},
 		live:     map[string]bool{},
 		built:    map[string][]*loom.Message{},
-		commands: map[string]bool{},
+		commands: map[string]byte{},
 	}
 	for _, r := range t.recs {
 		for i, bl := range r.blocks {
@@ -272,7 +273,7 @@ func (b *builder) tool(m *loom.Message, key string, r *record, i int, bl block) 
 func (b *builder) user(r *record) []*loom.Message {
 	if r.stringContent || len(r.blocks) == 1 {
 		if cmd, ok := command(r.blocks[0].Text); ok && r.blocks[0].Type == "text" && !r.IsMeta {
-			b.commands[r.id] = true
+			b.commands[r.id] = markCommand
 			return []*loom.Message{{
 				ID: r.id, Role: loom.RoleUser, CreatedAt: r.ts,
 				Parts: []loom.Part{{ID: partID(r, 0), Type: loom.PartText, Text: cmd}},
@@ -290,7 +291,10 @@ func (b *builder) user(r *record) []*loom.Message {
 				continue
 			}
 			p = loom.Part{ID: id, Type: loom.PartText, Text: bl.Text}
-			if r.IsMeta || isInjected(bl.Text) {
+			if injectedText := isInjected(bl.Text); r.IsMeta || injectedText {
+				if r.IsMeta && !injectedText {
+					b.commands[r.id] = markExpansion
+				}
 				injected = append(injected, p)
 				continue
 			}
@@ -391,23 +395,32 @@ func (b *builder) system(r *record) []*loom.Message {
 	}}
 }
 
+// Marks of builder.commands.
+const (
+	markCommand   byte = 'c'
+	markExpansion byte = 'e'
+)
+
 // settleCommands gives each slash-command message of msgs its role: the
-// user's when the model answered it (a custom command, /init, /review …),
-// system when it only ran in Claude Code (/model, /mcp, /clear …), so
-// that a local command is never taken for the last prompt.
-func settleCommands(msgs []*loom.Message, commands map[string]bool) {
+// user's when it was sent to the model (a custom command, /init, /review
+// …: an expansion of it or a reply follows before the next prompt),
+// system when it only ran in Claude Code (/model, /mcp, /clear …), so that
+// a local command is never taken for the last prompt. Claude Code writes
+// a command's expansion together with the command, so the role is known
+// as soon as the command is.
+func settleCommands(msgs []*loom.Message, marks map[string]byte) {
 	answered := false
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
-		switch {
-		case commands[m.ID]:
+		switch mark := marks[m.ID]; {
+		case mark == markCommand:
 			if answered {
 				m.Role = loom.RoleUser
 			} else {
 				m.Role = loom.RoleSystem
 			}
 			answered = false
-		case m.Role == loom.RoleAssistant:
+		case mark == markExpansion || m.Role == loom.RoleAssistant:
 			answered = true
 		case m.Role == loom.RoleUser:
 			answered = false

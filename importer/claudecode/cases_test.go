@@ -541,3 +541,16 @@ func TestFileWithoutTimes(t *testing.T) {
 		t.Errorf("times %v %v", s.Messages[0].CreatedAt, s.CreatedAt)
 	}
 }
+
+func TestCommandRoleKnownAtOnce(t *testing.T) {
+	// Read before the model answered: the expansion Claude Code writes
+	// with the command already tells it was sent to the model.
+	path := sessionFile(t,
+		user("c1", "", 0, "<command-message>fix is running…</command-message>\n<command-name>/fix</command-name>\n<command-args>the tests</command-args>"),
+		with(user("c1e", "c1", 0, []any{text("Fix the failing tests: the tests")}), "isMeta", true),
+	)
+	res := readFiles(t, path)
+	if got := roles(res.Sessions[0]); !slices.Equal(got, []string{"user:c1", "system:c1e"}) {
+		t.Errorf("messages = %v", got)
+	}
+}

@@ -667,3 +667,85 @@ func TestToolMetadataBounded(t *testing.T) {
 		t.Errorf("long text metadata = %.80s", got)
 	}
 }
+
+// TestSampleAccounting checks, per sample file read alone, that its lines
+// (counted here apart from the reader) are all accounted for: every
+// tool-result line answers a call, every progress line is counted.
+func TestSampleAccounting(t *testing.T) {
+	for _, c := range []struct {
+		file    string
+		types   map[string]int
+		results int // user lines holding only tool results
+	}{
+		{"spotter/" + spotterID + ".jsonl", map[string]int{"assistant": 299, "file-history-snapshot": 28, "progress": 1333, "queue-operation": 6, "system": 5, "user": 192}, 186},
+		{"spotter/short.jsonl", map[string]int{"assistant": 5, "file-history-snapshot": 1, "progress": 3, "system": 2, "user": 4}, 2},
+		{"spotter/tool_heavy.jsonl", map[string]int{"assistant": 9, "file-history-snapshot": 3, "progress": 10, "queue-operation": 2, "system": 2, "user": 13}, 6},
+		{"spotter/" + spotterID + "/subagents/agent-a881341.jsonl", map[string]int{"assistant": 5, "progress": 2, "user": 3}, 2},
+		{"spotter/" + spotterID + "/subagents/agent-acompact-fffbd0.jsonl", map[string]int{"assistant": 1, "user": 3}, 0},
+		{"viewer-sample-project/" + af7ID + ".jsonl", map[string]int{"assistant": 15, "user": 14}, 12},
+		{"viewer-sample-project/" + c037ID + ".jsonl", map[string]int{"assistant": 28, "user": 25}, 21},
+		{"viewer-sample-project/" + fe5eID + ".jsonl", map[string]int{"assistant": 262, "summary": 1, "user": 175}, 167},
+		{"viewer-sample-project/agent-test-hash-123.jsonl", map[string]int{"assistant": 1, "user": 1}, 0},
+	} {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			path := filepath.Join(samples, c.file)
+			types, results := countLines(t, path)
+			if !maps.Equal(types, c.types) || results != c.results {
+				t.Fatalf("sample lines %v, %d results; want %v, %d", types, results, c.types, c.results)
+			}
+			res := readFiles(t, path)
+			checkNoProblems(t, res)
+			answered := 0
+			for _, s := range res.Sessions {
+				if s.Kind == loom.KindFork {
+					continue
+				}
+				for _, m := range s.Messages {
+					for _, p := range m.Parts {
+						if p.Type == loom.PartTool && p.EndedAt != nil {
+							answered++
+						}
+					}
+				}
+			}
+			if answered != c.results || res.Skipped["progress"] != c.types["progress"] || res.Skipped["tool_result:unmatched"] != 0 {
+				t.Errorf("%d answered calls, %d progress lines skipped", answered, res.Skipped["progress"])
+			}
+		})
+	}
+}
+
+// countLines counts a file's lines by type, and the user lines that only
+// carry tool results.
+func countLines(t *testing.T, path string) (map[string]int, int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types, results := map[string]int{}, 0
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var v struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatal(err)
+		}
+		types[v.Type]++
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		if v.Type == "user" && json.Unmarshal(v.Message.Content, &blocks) == nil && len(blocks) > 0 &&
+			!slices.ContainsFunc(blocks, func(b struct {
+				Type string `json:"type"`
+			}) bool {
+				return b.Type != "tool_result"
+			}) {
+			results++
+		}
+	}
+	return types, results
+}
