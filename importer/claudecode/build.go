@@ -203,7 +203,7 @@ func (b *builder) assistantBlock(m *loom.Message, key string, r *record, i int, 
 		if isResultBlock(bl) {
 			return // taken by its call
 		}
-		b.res.Skip("unknown:block:" + bl.Type)
+		b.res.Skip("unknown:block:" + label(bl.Type))
 	}
 }
 
@@ -310,7 +310,7 @@ func (b *builder) user(r *record) []*loom.Message {
 			}
 		default:
 			if !isResultBlock(bl) {
-				b.res.Skip("unknown:block:" + bl.Type)
+				b.res.Skip("unknown:block:" + label(bl.Type))
 			}
 			continue
 		}
@@ -357,7 +357,7 @@ func (b *builder) compaction(recs []*record) []*loom.Message {
 				m.Parts = append(m.Parts, loom.Part{ID: partID(r, i), Type: loom.PartText, Text: bl.Text})
 			default:
 				if !isResultBlock(bl) {
-					b.res.Skip("unknown:block:" + bl.Type)
+					b.res.Skip("unknown:block:" + label(bl.Type))
 				}
 			}
 		}
@@ -386,7 +386,7 @@ func (b *builder) system(r *record) []*loom.Message {
 		text = cmd
 	}
 	if strings.TrimSpace(text) == "" {
-		b.res.Skip("system:" + r.Subtype + ":empty")
+		b.res.Skip("system:" + label(r.Subtype) + ":empty")
 		return nil
 	}
 	return []*loom.Message{{

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -247,6 +248,28 @@ func fillTimes(recs []*record, fallback time.Time) {
 			next = recs[i].ts
 		}
 	}
+}
+
+// label is a type name from a file as a key of the skipped counts: short
+// and on one line.
+func label(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, clip(s, 64))
+}
+
+// cleanID is an id from a file made fit for a SourceID: one line, without
+// the "/" and "@" that join ids.
+func cleanID(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '/' || r == '@' || r == '\\' {
+			return '_'
+		}
+		return r
+	}, clip(s, 200))
 }
 
 func shortErr(err error) string { return clip(err.Error(), 200) }

@@ -57,6 +57,12 @@ func (rd *reader) read(b importer.Bundle) (*importer.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Ids cleaned of what a SourceID cannot hold may meet in a damaged
+	// file; the later session gets a suffix.
+	ids := idSet{}
+	for _, s := range rd.res.Sessions {
+		s.SourceID = ids.unique(s.SourceID)
+	}
 	if rd.dropped > 0 {
 		rd.res.Problemf(b.Name(), 0, strconv.Itoa(rd.dropped)+" abandoned branches not imported: more than the bound of "+
 			strconv.Itoa(maxForks)+" branches or "+strconv.Itoa(maxForkMessages)+" messages in them")
@@ -86,7 +92,7 @@ func (rd *reader) load(path string, split bool) (*file, error) {
 		rd.order++
 		if r.hasUUID {
 			if seen[r.id] {
-				rd.res.Skip("duplicate:" + r.Type)
+				rd.res.Skip("duplicate:" + label(r.Type))
 				continue
 			}
 			seen[r.id] = true
@@ -128,18 +134,18 @@ func (rd *reader) census(r *record) {
 		case "":
 			rd.res.Skip("system")
 		default:
-			rd.res.Skip("system:" + r.Subtype)
+			rd.res.Skip("system:" + label(r.Subtype))
 		}
 	case "progress", "file-history-snapshot", "queue-operation", "agent-name", "last-prompt":
 		rd.res.Skip(r.Type)
 	case "attachment":
 		if r.Attachment != nil && r.Attachment.Type != "" {
-			rd.res.Skip("attachment:" + r.Attachment.Type)
+			rd.res.Skip("attachment:" + label(r.Attachment.Type))
 		} else {
 			rd.res.Skip("attachment")
 		}
 	default:
-		rd.res.Skip("unknown:" + r.Type)
+		rd.res.Skip("unknown:" + label(r.Type))
 	}
 }
 
@@ -169,7 +175,7 @@ func (rd *reader) sessionBundle(paths []string) error {
 			continue
 		}
 		t := newTree(sf.nodes, false, rd.res)
-		stem := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		stem := cleanID(strings.TrimSuffix(filepath.Base(p), ".jsonl"))
 		subs = append(subs, &subagent{f: sf, t: t, b: newBuilder(t, rd.res), sourceID: sid + "/" + stem})
 	}
 
@@ -216,16 +222,11 @@ func (rd *reader) agentBundle(path string) error {
 	if err != nil {
 		return err
 	}
-	parent := ""
-	for i := len(f.nodes) - 1; i >= 0 && parent == ""; i-- {
-		if r := f.nodes[i]; r.Type == "user" || r.Type == "assistant" {
-			parent = r.SessionID
-		}
-	}
+	parent := linesSessionID(f.nodes)
 	if parent == "" && isSubagentPath(path) {
-		parent = filepath.Base(filepath.Dir(filepath.Dir(path)))
+		parent = cleanID(filepath.Base(filepath.Dir(filepath.Dir(path))))
 	}
-	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	stem := cleanID(strings.TrimSuffix(filepath.Base(path), ".jsonl"))
 	s := importer.Session{SourceID: stem, Kind: loom.KindMain, Path: path, Provider: Provider}
 	if parent != "" {
 		s.SourceID, s.Kind, s.ParentSourceID = parent+"/"+stem, loom.KindSubagent, parent
@@ -286,7 +287,7 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 			continue
 		}
 		fk := s
-		fk.SourceID = s.SourceID + "@" + t.recs[t.nodes[t.own(leaf)].first].id
+		fk.SourceID = s.SourceID + "@" + cleanID(t.recs[t.nodes[t.own(leaf)].first].id)
 		fk.Kind, fk.ParentSourceID, fk.Title = loom.KindFork, s.SourceID, ""
 		fk.ForkTurn = forkTurn(msgs, fmsgs)
 		fill(&fk, fmsgs)
@@ -365,21 +366,25 @@ func recsByTop(t *tree) map[int][]*record {
 // resumed session's file may hold lines of the session it resumed), else
 // the sessionId of its latest message line.
 func sessionID(path string, recs []*record) string {
-	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	stem := cleanID(strings.TrimSuffix(filepath.Base(path), ".jsonl"))
 	if isUUID(stem) {
 		return stem
 	}
-	for i := len(recs) - 1; i >= 0; i-- {
-		if r := recs[i]; (r.Type == "user" || r.Type == "assistant") && r.SessionID != "" {
-			return r.SessionID
-		}
-	}
-	for _, r := range recs {
-		if r.SessionID != "" {
-			return r.SessionID
-		}
+	if id := linesSessionID(recs); id != "" {
+		return id
 	}
 	return stem
+}
+
+// linesSessionID is the sessionId of the latest message line that names
+// one (Claude Code's session ids are UUIDs; anything else is ignored).
+func linesSessionID(recs []*record) string {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if r := recs[i]; (r.Type == "user" || r.Type == "assistant") && isUUID(r.SessionID) {
+			return r.SessionID
+		}
+	}
+	return ""
 }
 
 func isUUID(s string) bool {
@@ -532,7 +537,7 @@ func (c *call) agentName() string {
 func linkAgents(sid string, t *tree, b *builder, calls map[string]*call, titles map[string]string) {
 	link := func(callID, agentID string) {
 		c, ok := calls[callID]
-		if !ok || c.linked || agentID == "" || strings.ContainsAny(agentID, "/\\") {
+		if !ok || c.linked || agentID == "" || cleanID(agentID) != agentID {
 			return
 		}
 		c.linked = true
@@ -588,7 +593,7 @@ func linkSidechains(sid string, t *tree, tops []int, b *builder, calls map[strin
 	ids := make([]string, len(tops))
 	for i, top := range tops {
 		root := t.recs[t.nodes[top].first]
-		ids[i] = sid + "/sidechain-" + root.id
+		ids[i] = sid + "/sidechain-" + cleanID(root.id)
 		var best *call
 		consider := func(c *call) {
 			if best == nil || closer(c.rec.ts, best.rec.ts, root.ts) {
