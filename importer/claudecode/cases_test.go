@@ -554,3 +554,32 @@ func TestCommandRoleKnownAtOnce(t *testing.T) {
 		t.Errorf("messages = %v", got)
 	}
 }
+
+func TestServerToolsAndMixedLines(t *testing.T) {
+	path := sessionFile(t,
+		user("u1", "", 0, "search the web"),
+		asst("a1", "u1", 1, "m1",
+			L{"type": "server_tool_use", "id": "srv1", "name": "web_search", "input": L{"query": "loom"}},
+			L{"type": "web_search_tool_result", "tool_use_id": "srv1", "content": []any{L{"type": "web_search_result", "url": "https://example.com", "title": "Example"}}},
+			toolUse("t1", "Bash", L{"command": "ls"})),
+		// The result of t1 and a prompt typed while it ran, on one line.
+		user("r1", "a1", 2, []any{toolResult("t1", "a.go", false), text("also check b.go")}),
+		asst("a2", "r1", 3, "m2", text("ok")),
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	checkSkipped(t, res, map[string]int{})
+	s := res.Sessions[0]
+	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "user:r1", "assistant:a2"}) {
+		t.Errorf("messages = %v", got)
+	}
+	if _, p := toolPart(t, s, "srv1"); p.Status != loom.ToolCompleted || !strings.Contains(output(p), `"url":"https://example.com"`) {
+		t.Errorf("server tool %+v", p)
+	}
+	if _, p := toolPart(t, s, "t1"); p.Status != loom.ToolCompleted || output(p) != "a.go" {
+		t.Errorf("t1 %+v", p)
+	}
+	if got := message(t, s, "r1").Text(); got != "also check b.go" {
+		t.Errorf("typed text %q", got)
+	}
+}

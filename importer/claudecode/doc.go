@@ -21,15 +21,18 @@
 //     after a rewind) is a fork of the session, <session id>@<uuid of the
 //     branch's first message of its own>, holding the whole branch and
 //     forked at the last turn it shares whole. Tool results, progress and
-//     hook lines hang off the main line without being branches.
+//     hook lines hang off the main line without being branches. At most
+//     1000 branches (200,000 messages in all) of a file are kept; the
+//     rest are reported as a problem.
 //   - User prompts are user messages. What Claude Code or a hook put in
 //     the user's place is a system message: isMeta lines (a command's
 //     expanded prompt, caveats), system reminders, command output, task
 //     notifications, IDE context and "[Request interrupted by user]". A
-//     slash command is a user message "/name args" when the model answered
-//     it (/init, custom commands) and a system message when it only ran in
-//     Claude Code (/model, /mcp); local_command system lines are system
-//     messages too. Pasted images and documents are file parts.
+//     slash command is a user message "/name args" when it went to the
+//     model (/init, custom commands: an expanded prompt or a reply follows
+//     it), a system message when it only ran in Claude Code (/model,
+//     /mcp); local_command system lines are system messages too. Pasted
+//     images and documents are file parts.
 //   - An assistant reply written over several lines that share message.id
 //     (thinking, text and each tool call on a line of its own) is one
 //     message: its id is the uuid of its first line, its model the
@@ -61,16 +64,18 @@
 //
 // What is skipped and counted, by type: progress, file-history-snapshot,
 // queue-operation (prompts typed while Claude Code was busy: their text
-// is not imported), agent-name, last-prompt and attachment
-// lines; system lines other than compact_boundary and local_command
-// (system:stop_hook_summary, system:turn_duration …); summary, custom-title
-// and ai-title lines that name no session of the file (1.x writes the
-// summary of another session's chain into a file); blank text blocks
-// (text:blank), empty thinking blocks, tool results no call in the file
-// takes, lines repeating a uuid already read, and line or block types the
-// reader does not know (unknown:<type>, unknown:block:<type>). A line that
-// is not JSON, or longer than importer.MaxLine, is a problem reported with
-// its line number; the rest of the file is still read.
+// is not imported), agent-name, last-prompt and attachment lines; system
+// lines other than compact_boundary and local_command
+// (system:stop_hook_summary, system:turn_duration …); custom-title and
+// ai-title lines a later one replaces, and summary lines whose leafUuid
+// is no message of the file (1.x writes the summary of one session into
+// another's file); blank text blocks (text:blank), empty thinking blocks,
+// tool results that answer no call of the file or a call answered
+// already, lines repeating a uuid already read, and line or block types
+// the reader does not know (unknown:<type>, unknown:block:<type>). A line
+// that is not a JSON object, or is longer than importer.MaxLine, is a
+// problem reported with its line number; the rest of the file is still
+// read.
 //
 // Tested on files written by Claude Code 1.0.98, 1.0.108, 2.0.28, 2.1.38
 // and 2.1.39.
