@@ -13,8 +13,8 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// Provider is the provider of the models Claude Code calls.
-const Provider = "anthropic"
+// provider is the provider of the models Claude Code calls.
+const provider = "anthropic"
 
 // result is a tool_result block and the line that carries it.
 type result struct {
@@ -129,7 +129,7 @@ func (b *builder) assistant(key string, recs []*record) []*loom.Message {
 	m := &loom.Message{
 		ID:          first.id,
 		Role:        loom.RoleAssistant,
-		Provider:    Provider,
+		Provider:    provider,
 		CreatedAt:   first.ts,
 		CompletedAt: &done,
 		Usage:       loom.Usage{APICalls: 1},
