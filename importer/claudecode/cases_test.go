@@ -1,0 +1,585 @@
+package claudecode
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+// Hand-written files for what the samples do not show. Lines are built
+// from maps; a string is written as it is.
+
+type L = map[string]any
+
+const caseSID = "11111111-2222-3333-4444-555555555555"
+
+var base = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+
+func at(sec int) string { return base.Add(time.Duration(sec) * time.Second).Format(time.RFC3339Nano) }
+
+func writeLines(t *testing.T, path string, lines ...any) string {
+	t.Helper()
+	var b strings.Builder
+	for _, l := range lines {
+		switch v := l.(type) {
+		case string:
+			b.WriteString(v)
+		default:
+			j, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(j)
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sessionFile writes <caseSID>.jsonl in a temporary directory.
+func sessionFile(t *testing.T, lines ...any) string {
+	t.Helper()
+	return writeLines(t, filepath.Join(t.TempDir(), caseSID+".jsonl"), lines...)
+}
+
+func line(typ, uuid, parent string, sec int) L {
+	l := L{"type": typ, "uuid": uuid, "timestamp": at(sec), "sessionId": caseSID, "cwd": "/work/p", "gitBranch": "main", "version": "2.1.50", "isSidechain": false}
+	if parent != "" {
+		l["parentUuid"] = parent
+	} else {
+		l["parentUuid"] = nil
+	}
+	return l
+}
+
+func user(uuid, parent string, sec int, content any) L {
+	l := line("user", uuid, parent, sec)
+	l["message"] = L{"role": "user", "content": content}
+	return l
+}
+
+func asst(uuid, parent string, sec int, msgID string, blocks ...any) L {
+	l := line("assistant", uuid, parent, sec)
+	l["message"] = L{"id": msgID, "role": "assistant", "model": "claude-opus-4-6", "content": blocks,
+		"usage": L{"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20}}
+	return l
+}
+
+func text(s string) L { return L{"type": "text", "text": s} }
+
+func toolUse(id, name string, input any) L {
+	return L{"type": "tool_use", "id": id, "name": name, "input": input}
+}
+
+func toolResult(id string, content any, isErr bool) L {
+	return L{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": isErr}
+}
+
+func with(l L, kv ...any) L {
+	for i := 0; i+1 < len(kv); i += 2 {
+		l[kv[i].(string)] = kv[i+1]
+	}
+	return l
+}
+
+func roles(s *importer.Session) []string {
+	var out []string
+	for _, m := range s.Messages {
+		out = append(out, m.Role+":"+m.ID)
+	}
+	return out
+}
+
+func TestEditedPromptMakesAFork(t *testing.T) {
+	path := sessionFile(t,
+		user("u1", "", 0, "first prompt"),
+		asst("a1", "u1", 1, "m1", text("first answer")),
+		user("u2", "a1", 2, "second prompt"),
+		asst("a2", "u2", 3, "m2", text("old answer")),
+		user("u3", "a2", 4, "third prompt"),
+		asst("a3", "u3", 5, "m3", text("third answer")),
+		// The user rewinds to the second prompt and edits it.
+		user("u2b", "a1", 60, "second prompt, edited"),
+		asst("a2b", "u2b", 61, "m2b", text("new answer")),
+		L{"type": "summary", "summary": "The old branch", "leafUuid": "a3"},
+		L{"type": "summary", "summary": "The new branch", "leafUuid": "a2b"},
+		L{"type": "summary", "summary": "Summary of another session", "leafUuid": "elsewhere"},
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	checkSkipped(t, res, map[string]int{"summary": 1})
+	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, caseSID + "@u2"}) {
+		t.Fatalf("sessions = %v", got)
+	}
+	main, fork := res.Sessions[0], res.Sessions[1]
+	if got := roles(main); !slices.Equal(got, []string{"user:u1", "assistant:a1", "user:u2b", "assistant:a2b"}) {
+		t.Errorf("main = %v", got)
+	}
+	if main.Title != "The new branch" || main.Kind != loom.KindMain {
+		t.Errorf("main title %q kind %s", main.Title, main.Kind)
+	}
+	if got := roles(fork); !slices.Equal(got, []string{"user:u1", "assistant:a1", "user:u2", "assistant:a2", "user:u3", "assistant:a3"}) {
+		t.Errorf("fork = %v", got)
+	}
+	if fork.Kind != loom.KindFork || fork.ParentSourceID != caseSID || fork.ForkTurn != 1 || fork.Title != "The old branch" ||
+		!fork.UpdatedAt.Equal(base.Add(5*time.Second)) {
+		t.Errorf("fork %+v", *fork)
+	}
+	// The fork holds copies: numbering one session's messages leaves the
+	// other's alone.
+	if fork.Messages[0] == main.Messages[0] {
+		t.Error("fork shares message values with its parent")
+	}
+}
+
+func TestRegeneratedRepliesMakeForks(t *testing.T) {
+	path := sessionFile(t,
+		user("u1", "", 0, "prompt"),
+		asst("a1", "u1", 1, "m1", text("answer")),
+		user("u2", "a1", 2, "follow-up"),
+		asst("a2", "u2", 3, "m2", text("answer 2")),
+		user("u2b", "a1", 10, "follow-up, edited"),
+		asst("a2b", "u2b", 11, "m2b", text("answer 2b")),
+		// The first answer, regenerated last.
+		asst("a1r", "u1", 20, "m1r", text("answer, again")),
+		L{"type": "ai-title", "aiTitle": "Generated title", "sessionId": caseSID},
+		L{"type": "custom-title", "customTitle": "Old name", "sessionId": caseSID},
+		L{"type": "custom-title", "customTitle": "My name", "sessionId": caseSID},
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	checkSkipped(t, res, map[string]int{"custom-title": 1, "ai-title": 1})
+	// Both abandoned branches leave the main chain at a1; each is named
+	// by the first message no other branch shares.
+	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, caseSID + "@u2", caseSID + "@u2b"}) {
+		t.Fatalf("sessions = %v", got)
+	}
+	if got := roles(res.Sessions[0]); !slices.Equal(got, []string{"user:u1", "assistant:a1r"}) || res.Sessions[0].Title != "My name" {
+		t.Errorf("main = %v %q", got, res.Sessions[0].Title)
+	}
+	for _, f := range res.Sessions[1:] {
+		// The first turn goes on differently: no turn is shared whole.
+		if f.ForkTurn != 0 || len(f.Messages) != 4 || f.Messages[1].ID != "a1" || f.Title != "" {
+			t.Errorf("fork %s: turn %d %v %q", f.SourceID, f.ForkTurn, roles(f), f.Title)
+		}
+	}
+}
+
+func TestParallelToolResultsAreNotBranches(t *testing.T) {
+	path := sessionFile(t,
+		user("u1", "", 0, "look around"),
+		asst("a1", "u1", 1, "m1", toolUse("t1", "Glob", L{"pattern": "*"})),
+		with(line("progress", "p1", "a1", 2), "data", L{"type": "hook_progress"}),
+		asst("a2", "p1", 2, "m1", toolUse("t2", "Read", L{"file_path": "/x"})),
+		// Each result hangs off its own call's line.
+		user("r1", "a1", 3, []any{toolResult("t1", "x.go", false)}),
+		user("r2", "a2", 4, []any{toolResult("t2", []any{text("line 1"), text("line 2")}, false)}),
+		asst("a3", "r2", 5, "m2", text("done")),
+		with(line("system", "s1", "a3", 6), "subtype", "turn_duration", "durationMs", 6000),
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	checkSkipped(t, res, map[string]int{"progress": 1, "system:turn_duration": 1})
+	if len(res.Sessions) != 1 {
+		t.Fatalf("sessions = %v", sessionIDs(res))
+	}
+	s := res.Sessions[0]
+	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "assistant:a3"}) {
+		t.Errorf("messages = %v", got)
+	}
+	m := s.Messages[1]
+	if len(m.Parts) != 2 || output(m.Parts[0]) != "x.go" || output(m.Parts[1]) != "line 1\nline 2" ||
+		m.Parts[0].ID != "a1/0" || m.Parts[1].ID != "a2/0" || m.Usage.OutputTokens != 5 || m.Usage.InputTokens != 10 ||
+		!m.CompletedAt.Equal(base.Add(2*time.Second)) {
+		t.Errorf("reply %+v", m)
+	}
+}
+
+func TestToolStatesAndContent(t *testing.T) {
+	img := L{"type": "image", "source": L{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+	path := sessionFile(t,
+		user("u1", "", 0, []any{text("what is in this picture?"), img}),
+		asst("a1", "u1", 1, "m1",
+			L{"type": "redacted_thinking", "data": "opaque"},
+			L{"type": "thinking", "thinking": "", "signature": "sig"},
+			toolUse("t1", "Read", L{"file_path": "/shot.png"}),
+			toolUse("t2", "Bash", L{"command": "sleep 100"})),
+		user("r1", "a1", 2, []any{toolResult("t1", []any{text("the file"), img}, false)}),
+		// t2 never answered: the user interrupted and went on.
+		user("i1", "r1", 3, []any{text("[Request interrupted by user for tool use]")}),
+		user("u2", "i1", 4, "try again"),
+		with(asst("e1", "u2", 5, "m-err", text("API Error: 529 overloaded")), "isApiErrorMessage", true),
+		user("u3", "e1", 6, "again"),
+		asst("a2", "u3", 7, "m2", toolUse("t3", "Bash", L{"command": "make"}), toolUse("t4", "Bash", nil)),
+		user("r3", "a2", 8, []any{toolResult("t3", "boom", true)}),
+	)
+	// The API error line is Claude Code's own.
+	lines, _ := os.ReadFile(path)
+	path = writeLines(t, path, strings.Replace(string(lines), `"model":"claude-opus-4-6","role":"assistant","usage":{"cache_creation_input_tokens":20,"cache_read_input_tokens":100,"input_tokens":10,"output_tokens":5}},"parentUuid":"u2"`,
+		`"model":"<synthetic>","role":"assistant"},"parentUuid":"u2"`, 1))
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	checkSkipped(t, res, map[string]int{"thinking:empty": 1})
+	s := res.Sessions[0]
+	checkTally(t, s, tally{
+		Roles:     map[string]int{"user": 3, "assistant": 3, "system": 1},
+		Tools:     map[string]int{"completed": 1, "error": 2, "running": 1},
+		Reasoning: 1,
+		Files:     2,
+	})
+	u := s.Messages[0]
+	if len(u.Parts) != 2 || u.Parts[1].Type != loom.PartFile || u.Parts[1].Mime != "image/png" || u.Parts[1].URL != "data:image/png;base64,iVBORw0KGgo=" {
+		t.Errorf("user message parts %+v", u.Parts)
+	}
+	a := s.Messages[1]
+	if a.Parts[0].Type != loom.PartReasoning || string(a.Parts[0].Metadata) != `{"redacted_data":"opaque"}` {
+		t.Errorf("redacted thinking %+v", a.Parts[0])
+	}
+	if _, p := toolPart(t, s, "t1"); p.Status != loom.ToolCompleted || output(p) != "the file" {
+		t.Errorf("t1 %+v", p)
+	}
+	if a.Parts[2].Type != loom.PartFile || a.Parts[2].ID != "r1/0/0" {
+		t.Errorf("result image %+v", a.Parts[2])
+	}
+	if _, p := toolPart(t, s, "t2"); p.Status != loom.ToolError || p.Error != loom.Interrupted || p.EndedAt != nil {
+		t.Errorf("t2 %+v", p)
+	}
+	if _, p := toolPart(t, s, "t3"); p.Status != loom.ToolError || p.Error != "boom" {
+		t.Errorf("t3 %+v", p)
+	}
+	// The last message's unanswered call may still be running.
+	if _, p := toolPart(t, s, "t4"); p.Status != loom.ToolRunning || string(p.Input) != "{}" {
+		t.Errorf("t4 %+v", p)
+	}
+	e := message(t, s, "e1")
+	if e.Error == nil || e.Error.Message != "API Error: 529 overloaded" || e.Model != "" || e.Usage.APICalls != 0 {
+		t.Errorf("API error message %+v", e)
+	}
+	if m := message(t, s, "i1"); m.Role != loom.RoleSystem {
+		t.Errorf("interruption role %s", m.Role)
+	}
+}
+
+func TestInjectedText(t *testing.T) {
+	path := sessionFile(t,
+		user("u1", "", 0, []any{text("<ide_opened_file>The user opened main.go</ide_opened_file>"), text("fix the bug")}),
+		with(user("m1", "u1", 0, "<system-reminder>be brief</system-reminder>"), "isMeta", true),
+		asst("a1", "m1", 1, "m1x", text("fixed")),
+		user("c1", "a1", 2, "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>main.go</command-args>"),
+		with(user("c1e", "c1", 2, []any{text("Review the file.")}), "isMeta", true),
+		asst("a2", "c1e", 3, "m2", text("looks fine")),
+		with(user("cv", "a2", 4, "<local-command-caveat>Caveat: The messages below were generated by the user while running local commands.</local-command-caveat>"), "isMeta", true),
+		user("c2", "cv", 4, "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>"),
+		user("o2", "c2", 4, "<local-command-stdout></local-command-stdout>"),
+		user("bash", "o2", 5, "<bash-input>ls</bash-input>"),
+		user("tn", "bash", 6, "<task-notification>\n<task-id>b1</task-id>\n</task-notification>"),
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	checkSkipped(t, res, map[string]int{})
+	s := res.Sessions[0]
+	want := []string{
+		"system:u1/context", "user:u1", "system:m1", "assistant:a1",
+		"user:c1", "system:c1e", "assistant:a2",
+		"system:cv", "system:c2", "system:o2", "user:bash", "system:tn",
+	}
+	if got := roles(s); !slices.Equal(got, want) {
+		t.Errorf("messages:\n got %v\nwant %v", got, want)
+	}
+	if got := message(t, s, "u1").Text(); got != "fix the bug" {
+		t.Errorf("typed text %q", got)
+	}
+	if got := message(t, s, "c1").Text(); got != "/review main.go" {
+		t.Errorf("command %q", got)
+	}
+	if got := message(t, s, "c2").Text(); got != "/clear" {
+		t.Errorf("local command %q", got)
+	}
+}
+
+func TestMalformedAndUnknownLines(t *testing.T) {
+	path := sessionFile(t,
+		user("u1", "", 0, "hello"),
+		`{"type":"user","uuid":"broken`,
+		L{"type": "mystery", "uuid": "x1", "parentUuid": "u1"},
+		L{"type": "attachment", "attachment": L{"type": "hook_additional_context", "content": "ctx"}},
+		asst("a1", "u1", 1, "m1", text("hi"), L{"type": "hologram"}),
+		`{"no":"type"}`,
+		user("bad", "a1", 2, 5),
+		with(user("u2", "bad", 3, "still read"), "timestamp", "yesterday"),
+		`[1,2,3]`,
+		with(user("u3", "u2", 4, "typed"), "isSidechain", "no"),
+		"",
+		asst("a2", "u3", 5, "m2", text("bye")),
+	)
+	res := readFiles(t, path)
+	var lines []int
+	for _, p := range res.Problems {
+		if p.File != path {
+			t.Errorf("problem in %s", p.File)
+		}
+		lines = append(lines, p.Line)
+	}
+	if !slices.Equal(lines, []int{2, 6, 7, 8, 9, 10}) {
+		t.Errorf("problems at lines %v: %v", lines, res.Problems)
+	}
+	checkSkipped(t, res, map[string]int{"unknown:mystery": 1, "attachment:hook_additional_context": 1, "unknown:block:hologram": 1, "user:empty": 1})
+	if len(res.Sessions) != 1 {
+		t.Fatalf("sessions = %v", sessionIDs(res))
+	}
+	s := res.Sessions[0]
+	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "user:u2", "user:u3", "assistant:a2"}) {
+		t.Errorf("messages = %v", got)
+	}
+	// A line without a usable time takes the time of the line before.
+	if m := message(t, s, "u2"); !m.CreatedAt.Equal(base.Add(2 * time.Second)) {
+		t.Errorf("u2 time %v", m.CreatedAt)
+	}
+}
+
+func TestParentCycle(t *testing.T) {
+	path := sessionFile(t,
+		user("u1", "u2", 0, "one"),
+		user("u2", "u1", 1, "two"),
+		user("u3", "u3", 2, "three"),
+	)
+	res := readFiles(t, path)
+	if len(res.Problems) != 1 || res.Problems[0].Line != 1 {
+		t.Errorf("problems %v", res.Problems)
+	}
+	if len(res.Sessions) != 1 || len(res.Sessions[0].Messages) != 3 {
+		t.Errorf("sessions %v", sessionIDs(res))
+	}
+}
+
+func TestCompactionWithoutBoundary(t *testing.T) {
+	// Claude Code before compact_boundary lines: the summary starts a new
+	// root, and continues the conversation.
+	path := sessionFile(t,
+		user("u1", "", 0, "build it"),
+		asst("a1", "u1", 1, "m1", text("built")),
+		user("cs", "", 2, "This session is being continued from a previous conversation that ran out of context. The summary: built."),
+		user("u2", "cs", 3, "now test it"),
+		asst("a2", "u2", 4, "m2", text("tested")),
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	if len(res.Sessions) != 1 {
+		t.Fatalf("sessions = %v", sessionIDs(res))
+	}
+	s := res.Sessions[0]
+	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "summary:cs", "user:u2", "assistant:a2"}) {
+		t.Errorf("messages = %v", got)
+	}
+	if m := message(t, s, "cs"); m.Usage.Compactions != 1 || !strings.HasSuffix(m.Text(), "The summary: built.") {
+		t.Errorf("summary %+v", m)
+	}
+}
+
+func TestFileWithoutSession(t *testing.T) {
+	path := sessionFile(t,
+		L{"type": "summary", "summary": "Some other session", "leafUuid": "abc"},
+		L{"type": "file-history-snapshot", "messageId": "x", "snapshot": L{}},
+		L{"type": "queue-operation", "operation": "enqueue", "content": "hi"},
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	if len(res.Sessions) != 0 {
+		t.Errorf("sessions = %v", sessionIDs(res))
+	}
+	checkSkipped(t, res, map[string]int{"summary": 1, "file-history-snapshot": 1, "queue-operation": 1})
+}
+
+func TestDuplicateLines(t *testing.T) {
+	u := user("u1", "", 0, "hello")
+	path := sessionFile(t, u, u, asst("a1", "u1", 1, "m1", text("hi")))
+	res := readFiles(t, path)
+	checkSkipped(t, res, map[string]int{"duplicate:user": 1})
+	if got := roles(res.Sessions[0]); !slices.Equal(got, []string{"user:u1", "assistant:a1"}) {
+		t.Errorf("messages = %v", got)
+	}
+}
+
+func TestSubagentLinkedByProgress(t *testing.T) {
+	// Claude Code 2.x while the sub-agent runs: no result yet, but its
+	// progress lines name it.
+	dir := t.TempDir()
+	main := writeLines(t, filepath.Join(dir, caseSID+".jsonl"),
+		user("u1", "", 0, "research it"),
+		asst("a1", "u1", 1, "m1", toolUse("t1", "Task", L{"description": "Research", "prompt": "find out", "subagent_type": "Explore"})),
+		with(line("progress", "p1", "a1", 2), "parentToolUseID", "t1", "toolUseID", "agent_msg_1",
+			"data", L{"type": "agent_progress", "agentId": "abc123", "prompt": "find out"}),
+	)
+	sub := writeLines(t, filepath.Join(dir, caseSID, "subagents", "agent-abc123.jsonl"),
+		with(user("s1", "", 1, "find out"), "isSidechain", true, "agentId", "abc123"),
+		with(asst("s2", "s1", 2, "sm1", text("found")), "isSidechain", true, "agentId", "abc123"),
+	)
+	bs, err := New().Bundles(context.Background(), dir)
+	if err != nil || len(bs) != 1 || !slices.Equal(bs[0].Files, []string{main, sub}) {
+		t.Fatalf("bundles %v, %v", bs, err)
+	}
+	res := readFiles(t, bs[0].Files...)
+	checkNoProblems(t, res)
+	checkSkipped(t, res, map[string]int{"progress": 1})
+	subID := caseSID + "/agent-abc123"
+	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, subID}) {
+		t.Fatalf("sessions = %v", got)
+	}
+	s := res.Sessions[0]
+	if _, p := toolPart(t, s, "t1"); p.Status != loom.ToolRunning {
+		t.Errorf("Task %+v", p)
+	}
+	if a := agentAfter(t, s, "t1"); a.Name != "Explore" || a.SessionID != subID || a.ID != "a1/0/agent" {
+		t.Errorf("agent part %+v", a)
+	}
+	if sub := res.Sessions[1]; sub.Title != "Research" || sub.ParentSourceID != caseSID || sub.Kind != loom.KindSubagent {
+		t.Errorf("sub-agent %+v", *sub)
+	}
+}
+
+func TestSidechainLinkedByTime(t *testing.T) {
+	// Claude Code 1.x: the transcript's prompt is not the call's (it was
+	// rewritten), but the call was running when the transcript began.
+	path := sessionFile(t,
+		user("u1", "", 0, "do two things"),
+		asst("a1", "u1", 1, "m1",
+			toolUse("t1", "Task", L{"description": "First", "prompt": "thing one"}),
+			toolUse("t2", "Task", L{"description": "Second", "prompt": "thing two"})),
+		with(user("s1", "", 2, "thing two"), "isSidechain", true),
+		with(asst("s2", "s1", 3, "sm1", text("two done")), "isSidechain", true),
+		with(user("s3", "", 4, "Thing one, reworded"), "isSidechain", true),
+		with(asst("s4", "s3", 5, "sm2", text("one done")), "isSidechain", true),
+		user("r1", "a1", 6, []any{toolResult("t1", "one done", false)}),
+		user("r2", "r1", 6, []any{toolResult("t2", "two done", false)}),
+		asst("a2", "r2", 7, "m2", text("both done")),
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, caseSID + "/sidechain-s1", caseSID + "/sidechain-s3"}) {
+		t.Fatalf("sessions = %v", got)
+	}
+	s := res.Sessions[0]
+	if a := agentAfter(t, s, "t2"); a.SessionID != caseSID+"/sidechain-s1" {
+		t.Errorf("t2 runs %s", a.SessionID)
+	}
+	if a := agentAfter(t, s, "t1"); a.SessionID != caseSID+"/sidechain-s3" {
+		t.Errorf("t1 runs %s", a.SessionID)
+	}
+	if res.Sessions[1].Title != "Second" || res.Sessions[2].Title != "First" {
+		t.Errorf("titles %q %q", res.Sessions[1].Title, res.Sessions[2].Title)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	if _, err := New().Read(context.Background(), importer.Bundle{}); err == nil {
+		t.Error("empty bundle: no error")
+	}
+	if _, err := New().Read(context.Background(), importer.Bundle{Files: []string{filepath.Join(t.TempDir(), "gone.jsonl")}}); err == nil {
+		t.Error("missing file: no error")
+	}
+	// A missing sub-agent file is a problem, not an error.
+	main := sessionFile(t, user("u1", "", 0, "hi"))
+	res, err := New().Read(context.Background(), importer.Bundle{Files: []string{main, filepath.Join(filepath.Dir(main), caseSID, "subagents", "agent-x.jsonl")}})
+	if err != nil || len(res.Problems) != 1 || len(res.Sessions) != 1 {
+		t.Errorf("missing sub-agent file: %v, %+v", err, res)
+	}
+}
+
+func TestRereadIsStable(t *testing.T) {
+	path := filepath.Join(samples, "spotter", spotterID+".jsonl")
+	a, b := readFiles(t, path), readFiles(t, path)
+	ja, _ := json.Marshal(a.Sessions)
+	jb, _ := json.Marshal(b.Sessions)
+	if string(ja) != string(jb) {
+		t.Error("two reads of one file differ")
+	}
+}
+
+func TestForkBound(t *testing.T) {
+	lines := []any{user("u1", "", 0, "prompt")}
+	for i := range maxForks + 500 {
+		id := "a" + strconv.Itoa(i)
+		lines = append(lines, asst(id, "u1", i+1, "m-"+id, text("take "+id)))
+	}
+	res := readFiles(t, sessionFile(t, lines...))
+	if len(res.Sessions) != 1+maxForks {
+		t.Errorf("%d sessions", len(res.Sessions))
+	}
+	if len(res.Problems) != 1 || !strings.HasPrefix(res.Problems[0].Reason, "499 abandoned branches not imported") {
+		t.Errorf("problems %v", res.Problems)
+	}
+	if got := roles(res.Sessions[0]); !slices.Equal(got, []string{"user:u1", "assistant:a1499"}) {
+		t.Errorf("main = %v", got)
+	}
+}
+
+func TestFileWithoutTimes(t *testing.T) {
+	u := user("u1", "", 0, "hello")
+	delete(u, "timestamp")
+	path := sessionFile(t, u)
+	mtime := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	res := readFiles(t, path)
+	if s := res.Sessions[0]; !s.Messages[0].CreatedAt.Equal(mtime) || !s.CreatedAt.Equal(mtime) {
+		t.Errorf("times %v %v", s.Messages[0].CreatedAt, s.CreatedAt)
+	}
+}
+
+func TestCommandRoleKnownAtOnce(t *testing.T) {
+	// Read before the model answered: the expansion Claude Code writes
+	// with the command already tells it was sent to the model.
+	path := sessionFile(t,
+		user("c1", "", 0, "<command-message>fix is running…</command-message>\n<command-name>/fix</command-name>\n<command-args>the tests</command-args>"),
+		with(user("c1e", "c1", 0, []any{text("Fix the failing tests: the tests")}), "isMeta", true),
+	)
+	res := readFiles(t, path)
+	if got := roles(res.Sessions[0]); !slices.Equal(got, []string{"user:c1", "system:c1e"}) {
+		t.Errorf("messages = %v", got)
+	}
+}
+
+func TestServerToolsAndMixedLines(t *testing.T) {
+	path := sessionFile(t,
+		user("u1", "", 0, "search the web"),
+		asst("a1", "u1", 1, "m1",
+			L{"type": "server_tool_use", "id": "srv1", "name": "web_search", "input": L{"query": "loom"}},
+			L{"type": "web_search_tool_result", "tool_use_id": "srv1", "content": []any{L{"type": "web_search_result", "url": "https://example.com", "title": "Example"}}},
+			toolUse("t1", "Bash", L{"command": "ls"})),
+		// The result of t1 and a prompt typed while it ran, on one line.
+		user("r1", "a1", 2, []any{toolResult("t1", "a.go", false), text("also check b.go")}),
+		asst("a2", "r1", 3, "m2", text("ok")),
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	checkSkipped(t, res, map[string]int{})
+	s := res.Sessions[0]
+	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "user:r1", "assistant:a2"}) {
+		t.Errorf("messages = %v", got)
+	}
+	if _, p := toolPart(t, s, "srv1"); p.Status != loom.ToolCompleted || !strings.Contains(output(p), `"url":"https://example.com"`) {
+		t.Errorf("server tool %+v", p)
+	}
+	if _, p := toolPart(t, s, "t1"); p.Status != loom.ToolCompleted || output(p) != "a.go" {
+		t.Errorf("t1 %+v", p)
+	}
+	if got := message(t, s, "r1").Text(); got != "also check b.go" {
+		t.Errorf("typed text %q", got)
+	}
+}

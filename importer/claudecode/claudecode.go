@@ -1,0 +1,144 @@
+package claudecode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/loomhq/loom/importer"
+)
+
+// Format reads Claude Code's session files. It implements
+// importer.Format; the zero value is ready to use.
+type Format struct{}
+
+var _ importer.Format = Format{}
+
+// New returns the Claude Code format.
+func New() Format { return Format{} }
+
+// Tool is importer.ClaudeCode.
+func (Format) Tool() string { return importer.ClaudeCode }
+
+// Roots is $CLAUDE_CONFIG_DIR/projects when that variable is set, else
+// ~/.claude/projects.
+func (Format) Roots(env func(string) string, home string) []string {
+	if env != nil {
+		if dir := env("CLAUDE_CONFIG_DIR"); dir != "" {
+			return []string{filepath.Join(dir, "projects")}
+		}
+	}
+	if home == "" {
+		return nil
+	}
+	return []string{filepath.Join(home, ".claude", "projects")}
+}
+
+// Bundles finds the session files under root, a directory searched
+// recursively or a single file. A session file <id>.jsonl makes one
+// bundle with the sub-agent transcripts <id>/subagents/*.jsonl beside it.
+// Sub-agent transcripts without their session file and the project-level
+// agent-*.jsonl files of Claude Code 1.x and 2.0 are bundles of their own;
+// they come after all session bundles, since the session they belong to
+// is read in another bundle. A root that does not exist has no bundles;
+// a subdirectory that cannot be listed is passed over.
+func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	info, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("claude-code: %w", err)
+	}
+	if !info.IsDir() {
+		return fileBundle(root), nil
+	}
+	var sessions, agents []string
+	subs := map[string][]string{} // session file -> its sub-agent files
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if p == root {
+				return err
+			}
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".jsonl") {
+			return nil
+		}
+		switch {
+		case isSubagentPath(p):
+			owner := filepath.Dir(filepath.Dir(p)) + ".jsonl"
+			subs[owner] = append(subs[owner], p)
+		case strings.HasPrefix(d.Name(), "agent-"):
+			agents = append(agents, p)
+		default:
+			sessions = append(sessions, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claude-code: walking %s: %w", root, err)
+	}
+	var out []importer.Bundle
+	for _, s := range sessions {
+		files := append([]string{s}, subs[s]...)
+		delete(subs, s)
+		out = append(out, importer.Bundle{Files: files})
+	}
+	// Sub-agent files whose session file is gone, then project-level
+	// agent files: each is read alone.
+	owners := make([]string, 0, len(subs))
+	for o := range subs {
+		owners = append(owners, o)
+	}
+	slices.Sort(owners)
+	for _, o := range owners {
+		for _, f := range subs[o] {
+			out = append(out, importer.Bundle{Files: []string{f}})
+		}
+	}
+	for _, a := range agents {
+		out = append(out, importer.Bundle{Files: []string{a}})
+	}
+	return out, nil
+}
+
+// fileBundle is the bundle of a root that is one file: a session file
+// with its sub-agents' files, or a sub-agent's file alone.
+func fileBundle(path string) []importer.Bundle {
+	if isAgentFile(path) {
+		return []importer.Bundle{{Files: []string{path}}}
+	}
+	files := []string{path}
+	dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+				files = append(files, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return []importer.Bundle{{Files: files}}
+}
+
+// isSubagentPath reports whether p is <session>/subagents/<file>.
+func isSubagentPath(p string) bool {
+	return filepath.Base(filepath.Dir(p)) == "subagents"
+}
+
+// isAgentFile reports whether p holds one sub-agent's transcript: a file
+// under a session's subagents directory or a project-level agent-*.jsonl.
+func isAgentFile(p string) bool {
+	return isSubagentPath(p) || strings.HasPrefix(filepath.Base(p), "agent-")
+}

@@ -1,0 +1,308 @@
+package claudecode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/loomhq/loom/importer"
+)
+
+// opener opens a file of a bundle: os.Open, or files in memory in tests.
+type opener func(name string) (io.ReadCloser, error)
+
+func openFile(name string) (io.ReadCloser, error) { return os.Open(name) }
+
+// rawLine is the shape of one line of a session file: the union of the
+// fields of every line type that the reader uses. Fields it does not name
+// are skipped while decoding, so a progress line's bulky output is never
+// held.
+type rawLine struct {
+	Type              string          `json:"type"`
+	Subtype           string          `json:"subtype"`
+	UUID              string          `json:"uuid"`
+	ParentUUID        string          `json:"parentUuid"`
+	LogicalParentUUID string          `json:"logicalParentUuid"`
+	IsSidechain       bool            `json:"isSidechain"`
+	IsMeta            bool            `json:"isMeta"`
+	IsCompactSummary  bool            `json:"isCompactSummary"`
+	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
+	SessionID         string          `json:"sessionId"`
+	AgentID           string          `json:"agentId"`
+	Cwd               string          `json:"cwd"`
+	GitBranch         string          `json:"gitBranch"`
+	Version           string          `json:"version"`
+	Timestamp         string          `json:"timestamp"`
+	Message           *rawMessage     `json:"message"`
+	Content           json.RawMessage `json:"content"`
+	ToolUseResult     json.RawMessage `json:"toolUseResult"`
+	Summary           string          `json:"summary"`
+	LeafUUID          string          `json:"leafUuid"`
+	CustomTitle       string          `json:"customTitle"`
+	AITitle           string          `json:"aiTitle"`
+	CompactMetadata   json.RawMessage `json:"compactMetadata"`
+	Data              *struct {
+		Type    string `json:"type"`
+		AgentID string `json:"agentId"`
+	} `json:"data"`
+	ParentToolUseID string `json:"parentToolUseID"`
+	Attachment      *struct {
+		Type string `json:"type"`
+	} `json:"attachment"`
+}
+
+type rawMessage struct {
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Content json.RawMessage `json:"content"`
+	Usage   *rawUsage       `json:"usage"`
+}
+
+type rawUsage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+}
+
+// block is one element of a message's content array.
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Title     string          `json:"title"`
+	Source    *source         `json:"source"`
+}
+
+// source is where an image or document block's bytes are.
+type source struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+}
+
+// record is one line as the reader keeps it.
+type record struct {
+	file  string
+	n     int // line number, 1-based
+	order int // position among the bundle's records
+	rawLine
+	// id is the line's uuid, or a stable stand-in when it has none.
+	id      string
+	hasUUID bool
+	ts      time.Time
+	// blocks is message.content; a string content is one text block and
+	// stringContent says so.
+	blocks        []block
+	stringContent bool
+	// key names the message the line belongs to (see keyOf); empty for
+	// lines that make no message of their own.
+	key string
+}
+
+// readFile reads the lines of one file. Lines that are not JSON objects
+// are problems; everything else becomes a record, even of a type the
+// reader does not know, so that the caller counts it.
+func readFile(ctx context.Context, open opener, path string, res *importer.Result) ([]*record, error) {
+	f, err := open(path)
+	if err != nil {
+		return nil, fmt.Errorf("claude-code: %w", err)
+	}
+	defer f.Close()
+	var recs []*record
+	err = importer.Lines(ctx, f, func(n int, line []byte) error {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
+		if r := parseLine(path, n, line, res); r != nil {
+			recs = append(recs, r)
+		}
+		return nil
+	}, func(n int) {
+		res.Problemf(path, n, fmt.Sprintf("line longer than %d bytes, skipped", importer.MaxLine))
+	})
+	if err != nil {
+		return recs, fmt.Errorf("claude-code: reading %s: %w", path, err)
+	}
+	// A file with no time at all gets its modification time.
+	fallback := time.Unix(0, 0).UTC()
+	if osf, ok := f.(*os.File); ok {
+		if fi, err := osf.Stat(); err == nil {
+			fallback = fi.ModTime().UTC()
+		}
+	}
+	fillTimes(recs, fallback)
+	return recs, nil
+}
+
+// parseLine decodes one line. A value of the wrong type in a field is a
+// problem, but the line is kept with what could be read.
+func parseLine(path string, n int, line []byte, res *importer.Result) *record {
+	r := &record{file: path, n: n}
+	if line = bytes.TrimSpace(line); line[0] != '{' {
+		res.Problemf(path, n, "not a JSON object")
+		return nil
+	}
+	if err := json.Unmarshal(line, &r.rawLine); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			res.Problemf(path, n, "not a JSON object: "+shortErr(err))
+			return nil
+		}
+		res.Problemf(path, n, fmt.Sprintf("field %q has a %s where a %s belongs", te.Field, te.Value, te.Type))
+	}
+	if r.Type == "" {
+		res.Problemf(path, n, "line has no type")
+		return nil
+	}
+	r.id, r.hasUUID = r.UUID, r.UUID != ""
+	if !r.hasUUID {
+		r.id = "line-" + strconv.Itoa(n)
+	}
+	if r.Timestamp != "" {
+		t, err := time.Parse(time.RFC3339Nano, r.Timestamp)
+		if err != nil {
+			res.Problemf(path, n, "timestamp "+strconv.Quote(clip(r.Timestamp, 40))+" is not RFC 3339")
+		} else {
+			r.ts = t.UTC()
+		}
+	}
+	if r.Message != nil {
+		r.blocks, r.stringContent = parseContent(path, n, r.Message.Content, res)
+		r.Message.Content = nil
+	}
+	return r
+}
+
+// parseContent decodes message.content: a string or an array of blocks.
+// A block that cannot be decoded is a problem; the others are kept.
+func parseContent(path string, n int, raw json.RawMessage, res *importer.Result) ([]block, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			res.Problemf(path, n, "message content: "+shortErr(err))
+			return nil, false
+		}
+		return []block{{Type: "text", Text: s}}, true
+	case '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			res.Problemf(path, n, "message content: "+shortErr(err))
+			return nil, false
+		}
+		blocks := make([]block, 0, len(items))
+		for i, it := range items {
+			var b block
+			if err := json.Unmarshal(it, &b); err != nil {
+				res.Problemf(path, n, fmt.Sprintf("content block %d: %s", i, shortErr(err)))
+				b = block{Type: "invalid"}
+			}
+			blocks = append(blocks, b)
+		}
+		return blocks, false
+	}
+	res.Problemf(path, n, "message content is neither a string nor an array")
+	return nil, false
+}
+
+// fillTimes gives lines without a timestamp the time of the line before
+// them (or, at the start of the file, after them; in a file without
+// times, fallback), so that every message has a time and leaves compare
+// sensibly.
+func fillTimes(recs []*record, fallback time.Time) {
+	var last time.Time
+	for _, r := range recs {
+		if r.ts.IsZero() {
+			r.ts = last
+		} else {
+			last = r.ts
+		}
+	}
+	next := fallback
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].ts.IsZero() {
+			recs[i].ts = next
+		} else {
+			next = recs[i].ts
+		}
+	}
+}
+
+// label is a type name from a file as a key of the skipped counts: short
+// and on one line.
+func label(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, clip(s, 64))
+}
+
+// cleanID is an id from a file made fit for a SourceID: one line, without
+// the "/" and "@" that join ids.
+func cleanID(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '/' || r == '@' || r == '\\' {
+			return '_'
+		}
+		return r
+	}, clip(s, 200))
+}
+
+func shortErr(err error) string { return clip(err.Error(), 200) }
+
+// clip shortens s to at most n bytes, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// text is the text of a user line's content: its text blocks joined.
+func (r *record) text() string {
+	var parts []string
+	for _, b := range r.blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// systemText is a system line's content when it is a string.
+func (r *record) systemText() string {
+	var s string
+	if json.Unmarshal(r.Content, &s) == nil {
+		return s
+	}
+	return ""
+}
