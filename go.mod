@@ -12,10 +12,12 @@ require (
 	github.com/charmbracelet/x/ansi v0.11.8
 	github.com/chromedp/chromedp v0.23.0
 	github.com/creack/pty v1.1.24
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/goccy/go-json v0.12.0
 	github.com/google/uuid v1.6.0
 	github.com/hinshun/vt10x v0.0.0-20220301184237-5011da428d02
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/klauspost/compress v1.20.3
 	github.com/kljensen/snowball v0.10.0
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/peterh/liner v1.2.3
@@ -27,8 +29,6 @@ require (
 )
 
 require (
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
-	github.com/klauspost/compress v1.20.3 // indirect
 )
 
 require (
