@@ -197,8 +197,8 @@ func TestImportWatch(t *testing.T) {
 	line := map[string]any{
 		"parentUuid": last["uuid"], "isSidechain": false, "userType": "external", "cwd": last["cwd"],
 		"sessionId": last["sessionId"], "version": last["version"], "gitBranch": last["gitBranch"], "type": "user",
-		"message":   map[string]any{"role": "user", "content": "zanzibarquokka appended while watching"},
-		"uuid":      "9d1e5f2a-0000-4000-8000-00000000a11e", "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+		"message": map[string]any{"role": "user", "content": "zanzibarquokka appended while watching"},
+		"uuid":    "9d1e5f2a-0000-4000-8000-00000000a11e", "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
 	}
 	b, _ := json.Marshal(line)
 	st := fx.openStore(t)
@@ -263,7 +263,7 @@ func TestImportedSessionsResume(t *testing.T) {
 				t.Fatalf("no %s session imported", tool)
 			}
 			var shown struct {
-				Session  *loom.Session  `json:"session"`
+				Session  *loom.Session   `json:"session"`
 				Messages []*loom.Message `json:"messages"`
 			}
 			json.Unmarshal([]byte(fx.mustLoom(t, "", "session", "show", src.ID, "--full-history", "--json").stdout), &shown)
