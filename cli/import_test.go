@@ -15,6 +15,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/openai/openaitest"
 )
 
 // samples is the real session files other agents wrote.
@@ -347,5 +348,41 @@ func TestImportedSessionsResume(t *testing.T) {
 				t.Errorf("the import grew from %d to %d messages", src.MessageCount, again.Session.MessageCount)
 			}
 		})
+	}
+}
+
+// On the server, the key of an imported session continues it: the first
+// message forks it and the fork takes the key, the next one continues
+// the fork; the import itself is left as it was.
+func TestServerContinuesImportedSession(t *testing.T) {
+	fx := newEmptyFixture(t)
+	installAgentSessions(t, fx.home)
+	fx.mustExec(t, "session", "import", "--from", "codex")
+	var imported []*loom.Session
+	json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "--all-projects", "--surface", "codex", "--json")), &imported)
+	if len(imported) != 1 {
+		t.Fatalf("imported codex sessions: %d", len(imported))
+	}
+	src := imported[0]
+	fake := openaitest.NewServer()
+	defer fake.Close()
+	sv := startServe(t, fx, map[string]string{"OPENAI_BASE_URL": fake.BaseURL(), "OPENAI_API_KEY": "k", "LOOM_MODEL": "gpt-4o-mini"}, "")
+	first := postTurn(t, sv, sv.token, src.Key, "where were we?")
+	second := postTurn(t, sv, sv.token, src.Key, "and then?")
+	sv.stop()
+	if first == src.ID || second != first {
+		t.Fatalf("turns ran in %s then %s; the import is %s", first, second, src.ID)
+	}
+	st := fx.openStore(t)
+	fork, err := st.Session(context.Background(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fork.Kind != loom.KindFork || fork.ParentID != src.ID || fork.Key != src.Key || fork.Project.ID != "" ||
+		fork.MessageCount < src.MessageCount+4 || fork.Source != nil || fork.Model != "gpt-4o-mini" {
+		t.Fatalf("the continuing fork: %+v", fork)
+	}
+	if again, _ := st.Session(context.Background(), src.ID); again.MessageCount != src.MessageCount {
+		t.Fatalf("the import grew to %d messages", again.MessageCount)
 	}
 }

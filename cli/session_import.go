@@ -227,6 +227,10 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 		fmt.Fprintln(w, cs.Bold("Dry run: nothing was written."))
 	}
 	for _, t := range rep.Tools {
+		if t.RootsFound == 0 {
+			fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray("nothing at "+strings.Join(t.Roots, ", ")))
+			continue
+		}
 		fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray(strings.Join(t.Roots, ", ")))
 		fmt.Fprintf(w, "  files     %s read, %s unchanged\n", human.Count(int64(t.FilesRead)), human.Count(int64(t.FilesUnchanged)))
 		fmt.Fprintf(w, "  sessions  %s new, %s grown, %s unchanged\n", human.Count(int64(t.SessionsNew)), human.Count(int64(t.SessionsGrown)), human.Count(int64(t.SessionsUnchanged)))

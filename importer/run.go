@@ -39,6 +39,7 @@ type Importer struct {
 	Logger  *slog.Logger
 
 	projects map[string]loom.Project
+	pending  batch
 }
 
 // DefaultSettle is how long a file stays "being written" after its last
@@ -106,6 +107,7 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 			}
 			return tr, fmt.Errorf("%s: %w", tool, err)
 		}
+		tr.RootsFound++
 		bundles, err := t.Format.Bundles(ctx, root)
 		if err != nil {
 			return tr, fmt.Errorf("%s: %w", tool, err)
@@ -124,6 +126,9 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 			}
 		}
 	}
+	if err := im.flush(ctx); err != nil {
+		return tr, err
+	}
 	// Bundles whose parents were not in yet: their parents were read
 	// meanwhile, or are nowhere (then they are imported on their own).
 	for _, b := range later {
@@ -131,7 +136,7 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 			return tr, err
 		}
 	}
-	return tr, nil
+	return tr, im.flush(ctx)
 }
 
 // bundle imports one bundle unless its files are as recorded.
@@ -165,7 +170,7 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	if !im.Since.IsZero() && newest.Before(im.Since) {
 		return nil
 	}
-	res, err := f.Read(ctx, b)
+	res, err := read(ctx, f, b)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -201,8 +206,11 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		stats[0].SourceID = main.SourceID
 		stats[0].SessionID = tr.ids[main.SourceID]
 	}
-	if err := im.Store.RecordImportedFiles(ctx, stats); err != nil {
-		return err
+	im.pending.recs = append(im.pending.recs, stats...)
+	if im.pending.full() {
+		if err := im.flush(ctx); err != nil {
+			return err
+		}
 	}
 	for _, s := range stats {
 		known[s.Path] = s
@@ -253,6 +261,9 @@ type Report struct {
 type ToolReport struct {
 	Tool  string   `json:"tool"`
 	Roots []string `json:"roots"`
+	// RootsFound counts the roots that exist: none means the tool is not
+	// installed (or keeps its sessions elsewhere).
+	RootsFound int `json:"roots_found"`
 	// FilesRead were read; FilesUnchanged were recognised as imported
 	// already, from their size and time, without being read.
 	FilesRead      int `json:"files_read"`
@@ -306,4 +317,16 @@ func (tr *ToolReport) SkippedTypes() []string {
 func (r *Report) done(start, end time.Time) {
 	r.Elapsed = end.Sub(start)
 	r.DurationMS = r.Elapsed.Milliseconds()
+}
+
+// read reads a bundle with f. A reader that fails on a hostile file in
+// a way its tests missed costs that bundle, reported as a problem, and
+// never the rest of the import.
+func read(ctx context.Context, f Format, b Bundle) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("%s reader failed on this file (%v); please report it", f.Tool(), r)
+		}
+	}()
+	return f.Read(ctx, b)
 }

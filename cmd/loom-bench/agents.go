@@ -128,13 +128,17 @@ func buildCorpus(src, dst string, size int64, files int) ([]importer.Target, int
 			})
 		}
 		for _, s := range samples {
+			// Each copy in a directory of its own, file names kept (the
+			// readers tell files apart by them).
 			rel := swap(s.rel)
-			// Files without a UUID in their path get the copy's number.
-			if rel == s.rel {
-				dir, base := filepath.Split(rel)
-				rel = filepath.Join(dir, fmt.Sprintf("c%d-%s", c, base))
+			tool, rest, _ := strings.Cut(rel, string(filepath.Separator))
+			switch tool { // where each tool keeps its files, as its reader finds them
+			case "codex":
+				rest = "rollout-" + rest
+			case "gemini":
+				rest = filepath.Join("chats", "session-"+rest)
 			}
-			p := filepath.Join(dst, fmt.Sprintf("copy%d", c/100), rel)
+			p := filepath.Join(dst, fmt.Sprintf("copy%d", c/100), tool, fmt.Sprint(c), rest)
 			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 				return nil, 0, 0, err
 			}

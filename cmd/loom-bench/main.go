@@ -80,8 +80,16 @@ func main() {
 		}
 		return
 	}
+	if *cpuprofile != "" && *agents {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	if *agents {
 		if err := agentsMain(context.Background(), os.Stdout, filepath.Dir(c.db), *samplesDir, *agentsMB, *agentsFiles); err != nil {
+			pprof.StopCPUProfile()
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
