@@ -3,9 +3,9 @@ package claudecode
 import (
 	"bytes"
 	"context"
-	json "github.com/goccy/go-json"
 	"errors"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"io"
 	"os"
 	"strconv"
