@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -120,6 +121,49 @@ func TestImportFromAgents(t *testing.T) {
 		}
 	}
 
+	// Lines appended to a session file: exactly those come in.
+	file := filepath.Join(fx.home, ".claude", "projects", "-home-user-spotter", "short.jsonl")
+	last := lastLine(t, file)
+	prev := last["uuid"]
+	var add []byte
+	for i, l := range []struct{ typ, text string }{{"user", "one more question"}, {"assistant", "one more answer"}} {
+		id := fmt.Sprintf("7d3c9a10-0000-4000-8000-00000000000%d", i)
+		msg := map[string]any{"role": "user", "content": l.text}
+		if l.typ == "assistant" {
+			msg = map[string]any{"id": "msg_appended", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+				"content": []any{map[string]any{"type": "text", "text": l.text}}, "stop_reason": "end_turn",
+				"usage": map[string]any{"input_tokens": 10, "output_tokens": 5}}
+		}
+		b, _ := json.Marshal(map[string]any{"parentUuid": prev, "isSidechain": false, "type": l.typ, "message": msg,
+			"uuid": id, "sessionId": last["sessionId"], "cwd": last["cwd"], "version": last["version"],
+			"timestamp": "2026-02-10T23:59:0" + fmt.Sprint(i) + ".000Z"})
+		add = append(append(add, b...), '\n')
+		prev = id
+	}
+	f, _ := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(add)
+	f.Close()
+	old := time.Now().Add(-time.Minute) // written a while ago: nothing is still being written
+	os.Chtimes(file, old, old)
+	grown := toolReport(t, importReport(t, fx.mustExec(t, "session", "import", "--from", "claude-code", "--json")), "claude-code")
+	if grown.FilesRead != 1 || grown.SessionsGrown != 1 || grown.MessagesAdded != 2 || grown.SessionsNew != 0 {
+		t.Fatalf("after appending two lines: %+v", grown)
+	}
+	if out := fx.mustExec(t, "search", "one more answer", "--all-projects", "--json"); !strings.Contains(out, "7d3c9a10-0000-4000-8000-000000000001") {
+		t.Fatalf("appended reply not searchable: %s", out)
+	}
+	// --since: files changed before it are passed over.
+	elsewhere := filepath.Join(fx.home, "backup")
+	os.MkdirAll(elsewhere, 0o755)
+	b, _ := os.ReadFile(filepath.Join(samples, "codex", "vibecodingtracker-codex.jsonl"))
+	os.WriteFile(filepath.Join(elsewhere, "rollout-2025-09-19T09-02-12-01996135-afde-7911-97f0-d863511eca57.jsonl"), b, 0o644)
+	for since, want := range map[string]int{"2100-01-01": 0, "7d": 1} {
+		r := toolReport(t, importReport(t, fx.mustExec(t, "session", "import", "--from", "codex", elsewhere, "--since", since, "--dry-run", "--json")), "codex")
+		if r.FilesRead != want {
+			t.Errorf("--since %s read %d files, want %d", since, r.FilesRead, want)
+		}
+	}
+
 	var listed []*loom.Session
 	json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "--all-projects", "--limit", "1000", "--json")), &listed)
 	if len(listed) == 0 {
@@ -232,7 +276,7 @@ func lastLine(t *testing.T, file string) map[string]any {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		var m map[string]any
-		if json.Unmarshal([]byte(lines[i]), &m) == nil && m["uuid"] != nil && (m["type"] == "user" || m["type"] == "assistant") {
+		if json.Unmarshal([]byte(lines[i]), &m) == nil && m["uuid"] != nil {
 			return m
 		}
 	}
