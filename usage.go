@@ -66,10 +66,14 @@ type UsageRow struct {
 	Usage    Usage  `json:"usage"`
 }
 
-// UsageReport is usage totals per session, per project and per model.
+// UsageReport is usage totals per session, per project, per surface and
+// per model.
 type UsageReport struct {
 	Total     Usage      `json:"total"`
 	BySession []UsageRow `json:"by_session"`
 	ByProject []UsageRow `json:"by_project"`
+	// BySurface groups sessions by where they were used: cli, http, or
+	// the agent an imported session came from (claude-code, codex, …).
+	BySurface []UsageRow `json:"by_surface"`
 	ByModel   []UsageRow `json:"by_model"`
 }

@@ -62,6 +62,15 @@ func installAgentSessions(t *testing.T, home string) string {
 	os.WriteFile(filepath.Join(gemDir, "session-2025-09-20T10-00-a1b2c3d4.jsonl"), b, 0o644)
 	// opencode wrote no sample: its reader's own storage tree stands in.
 	copyTree(t, filepath.Join("..", "importer", "opencode", "testdata", "data", "storage"), filepath.Join(home, ".local", "share", "opencode", "storage"))
+	// Written a while ago, as a user's files are: none is still being
+	// written (whose last reply an import would leave for the next run).
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
 	return claude
 }
 

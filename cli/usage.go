@@ -25,9 +25,10 @@ func newCmdUsage(f *Factory, runF func(*UsageOptions) error) *cobra.Command {
 	opts := &UsageOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "usage [REF]",
-		Short: "Show token and cost totals per session, project and model",
+		Short: "Show token and cost totals per session, project, surface and model",
 		Long: `Show token and cost totals of your sessions: overall, per session (the
-costliest first), per project and per model. With REF, of that session
+costliest first), per project, per surface (cli, http, or the agent an
+imported session came from) and per model. With REF, of that session
 alone; with --project, of this project's sessions.
 
 --limit bounds the per-session table of the text output; --json prints
@@ -82,7 +83,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 	}
 	ios := f.IO
 	if f.JSON() {
-		for _, rows := range []*[]loom.UsageRow{&rep.BySession, &rep.ByProject, &rep.ByModel} {
+		for _, rows := range []*[]loom.UsageRow{&rep.BySession, &rep.ByProject, &rep.BySurface, &rep.ByModel} {
 			if *rows == nil {
 				*rows = []loom.UsageRow{}
 			}
@@ -188,6 +189,9 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		return err
 	}
 	if err := section("PROJECT", rep.ByProject, 0); err != nil {
+		return err
+	}
+	if err := section("SURFACE", rep.BySurface, 0); err != nil {
 		return err
 	}
 	return section("MODEL", rep.ByModel, 0)

@@ -6,7 +6,7 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// Usage rolls up per session, project and model.
+// Usage rolls up per session, project, surface and model.
 func testUsage(t *testing.T, open Opener) {
 	st := open(t)
 	s := newSession("alice", "cli:api")
@@ -33,6 +33,10 @@ func testUsage(t *testing.T, open Opener) {
 	}
 	if len(rep.ByProject) != 2 {
 		t.Fatalf("by project = %+v", rep.ByProject)
+	}
+	if len(rep.BySurface) != 2 || rep.BySurface[0].Key != "cli" || rep.BySurface[0].Usage.CostUSD != 3 ||
+		rep.BySurface[1].Key != "telegram" || rep.BySurface[1].Sessions != 1 {
+		t.Fatalf("by surface = %+v", rep.BySurface)
 	}
 	if len(rep.ByModel) != 2 || rep.ByModel[0].Name != "claude-y" || rep.ByModel[1].Usage.InputTokens != 101 || rep.ByModel[1].Sessions != 2 {
 		t.Fatalf("by model = %+v", rep.ByModel)

@@ -231,6 +231,10 @@ func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args [
 		` FROM sessions s`+w+` GROUP BY s.project_id ORDER BY sum(s.cost_usd) DESC, s.project_id`, c.Args); err != nil {
 		return nil, err
 	}
+	if rep.BySurface, err = run("surface", `SELECT s.surface, s.surface, `+sums+
+		` FROM sessions s`+w+` GROUP BY s.surface ORDER BY sum(s.cost_usd) DESC, s.surface`, c.Args); err != nil {
+		return nil, err
+	}
 	if rep.ByModel, err = run("model", `SELECT m.provider || ':' || m.model, m.model, `+msums+
 		` FROM messages m JOIN sessions s ON s.id = m.session_id`+w+` AND m.model <> '' AND NOT (s.kind = 'fork' AND m.turn <= s.fork_turn)`+
 		` GROUP BY m.provider, m.model ORDER BY sum(m.cost_usd) DESC, m.provider, m.model`, c.Args); err != nil {
