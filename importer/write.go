@@ -218,6 +218,9 @@ func (im *Importer) prepare(tool string, s *Session, m *loom.Message, ids map[st
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = s.CreatedAt
 	}
+	if m.Role == loom.RoleAssistant && m.Provider == "" {
+		m.Provider = pick(s.Provider, defaultProvider[tool])
+	}
 	u := &m.Usage
 	tokens := u.InputTokens + u.OutputTokens + u.ReasoningTokens + u.CacheReadTokens + u.CacheWriteTokens
 	if tokens == 0 {
@@ -227,7 +230,7 @@ func (im *Importer) prepare(tool string, s *Session, m *loom.Message, ids map[st
 		u.APICalls = 1
 	}
 	if u.CostUSD == 0 && im.Price != nil {
-		provider, model := pick(pick(m.Provider, s.Provider), defaultProvider[tool]), pick(m.Model, s.Model)
+		provider, model := pick(m.Provider, defaultProvider[tool]), pick(m.Model, s.Model)
 		if c, ok := im.Price(provider, model, *u); ok {
 			u.CostUSD = c
 		}
