@@ -10,6 +10,7 @@ package importer
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -145,4 +146,19 @@ func (p Problem) String() string {
 // Problemf adds a problem at file and line.
 func (r *Result) Problemf(file string, line int, reason string) {
 	r.Problems = append(r.Problems, Problem{File: file, Line: line, Reason: reason})
+}
+
+// ToolDir is where a tool keeps its files: the directory its override
+// variable envVar names when set (env may be nil), else home joined with
+// rel; empty when neither is known.
+func ToolDir(env func(string) string, home, envVar string, rel ...string) string {
+	if env != nil {
+		if dir := env(envVar); dir != "" {
+			return dir
+		}
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{home}, rel...)...)
 }

@@ -28,15 +28,11 @@ func (Format) Tool() string { return importer.ClaudeCode }
 // Roots is $CLAUDE_CONFIG_DIR/projects when that variable is set, else
 // ~/.claude/projects.
 func (Format) Roots(env func(string) string, home string) []string {
-	if env != nil {
-		if dir := env("CLAUDE_CONFIG_DIR"); dir != "" {
-			return []string{filepath.Join(dir, "projects")}
-		}
-	}
-	if home == "" {
+	dir := importer.ToolDir(env, home, "CLAUDE_CONFIG_DIR", ".claude")
+	if dir == "" {
 		return nil
 	}
-	return []string{filepath.Join(home, ".claude", "projects")}
+	return []string{filepath.Join(dir, "projects")}
 }
 
 // Bundles finds the session files under root, a directory searched

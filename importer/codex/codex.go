@@ -26,15 +26,9 @@ func (Format) Tool() string { return importer.Codex }
 // Roots are $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions, with
 // CODEX_HOME defaulting to ~/.codex.
 func (Format) Roots(env func(string) string, home string) []string {
-	dir := ""
-	if env != nil {
-		dir = env("CODEX_HOME")
-	}
+	dir := importer.ToolDir(env, home, "CODEX_HOME", ".codex")
 	if dir == "" {
-		if home == "" {
-			return nil
-		}
-		dir = filepath.Join(home, ".codex")
+		return nil
 	}
 	return []string{filepath.Join(dir, "sessions"), filepath.Join(dir, "archived_sessions")}
 }

@@ -32,12 +32,7 @@ func (Format) Tool() string { return importer.Gemini }
 // Roots is $GEMINI_CLI_HOME/.gemini/tmp when the variable is set, else
 // <home>/.gemini/tmp.
 func (Format) Roots(env func(string) string, home string) []string {
-	base := home
-	if env != nil {
-		if h := env(homeEnv); h != "" {
-			base = h
-		}
-	}
+	base := importer.ToolDir(env, home, homeEnv)
 	if base == "" {
 		return nil
 	}

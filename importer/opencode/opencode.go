@@ -36,13 +36,11 @@ func (Format) Tool() string { return importer.Opencode }
 // Roots is opencode's data directory: $XDG_DATA_HOME/opencode, else
 // ~/.local/share/opencode (opencode uses the XDG layout on macOS too).
 func (Format) Roots(env func(string) string, home string) []string {
-	if dir := env("XDG_DATA_HOME"); dir != "" {
-		return []string{filepath.Join(dir, "opencode")}
-	}
-	if home == "" {
+	dir := importer.ToolDir(env, home, "XDG_DATA_HOME", ".local", "share")
+	if dir == "" {
 		return nil
 	}
-	return []string{filepath.Join(home, ".local", "share", "opencode")}
+	return []string{filepath.Join(dir, "opencode")}
 }
 
 // Bundles finds opencode's sessions under root, which is opencode's data
