@@ -13,6 +13,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // Hand-written files for what the samples do not show. Lines are built
@@ -266,11 +267,11 @@ func TestToolStatesAndContent(t *testing.T) {
 	if _, p := toolPart(t, s, "t4"); p.Status != loom.ToolRunning || string(p.Input) != "{}" {
 		t.Errorf("t4 %+v", p)
 	}
-	e := message(t, s, "e1")
+	e := importertest.Message(t, s, "e1")
 	if e.Error == nil || e.Error.Message != "API Error: 529 overloaded" || e.Model != "" || e.Usage.APICalls != 0 {
 		t.Errorf("API error message %+v", e)
 	}
-	if m := message(t, s, "i1"); m.Role != loom.RoleSystem {
+	if m := importertest.Message(t, s, "i1"); m.Role != loom.RoleSystem {
 		t.Errorf("interruption role %s", m.Role)
 	}
 }
@@ -301,13 +302,13 @@ func TestInjectedText(t *testing.T) {
 	if got := roles(s); !slices.Equal(got, want) {
 		t.Errorf("messages:\n got %v\nwant %v", got, want)
 	}
-	if got := message(t, s, "u1").Text(); got != "fix the bug" {
+	if got := importertest.Message(t, s, "u1").Text(); got != "fix the bug" {
 		t.Errorf("typed text %q", got)
 	}
-	if got := message(t, s, "c1").Text(); got != "/review main.go" {
+	if got := importertest.Message(t, s, "c1").Text(); got != "/review main.go" {
 		t.Errorf("command %q", got)
 	}
-	if got := message(t, s, "c2").Text(); got != "/clear" {
+	if got := importertest.Message(t, s, "c2").Text(); got != "/clear" {
 		t.Errorf("local command %q", got)
 	}
 }
@@ -347,7 +348,7 @@ func TestMalformedAndUnknownLines(t *testing.T) {
 		t.Errorf("messages = %v", got)
 	}
 	// A line without a usable time takes the time of the line before.
-	if m := message(t, s, "u2"); !m.CreatedAt.Equal(base.Add(2 * time.Second)) {
+	if m := importertest.Message(t, s, "u2"); !m.CreatedAt.Equal(base.Add(2 * time.Second)) {
 		t.Errorf("u2 time %v", m.CreatedAt)
 	}
 }
@@ -386,7 +387,7 @@ func TestCompactionWithoutBoundary(t *testing.T) {
 	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "summary:cs", "user:u2", "assistant:a2"}) {
 		t.Errorf("messages = %v", got)
 	}
-	if m := message(t, s, "cs"); m.Usage.Compactions != 1 || !strings.HasSuffix(m.Text(), "The summary: built.") {
+	if m := importertest.Message(t, s, "cs"); m.Usage.Compactions != 1 || !strings.HasSuffix(m.Text(), "The summary: built.") {
 		t.Errorf("summary %+v", m)
 	}
 }
@@ -579,7 +580,7 @@ func TestServerToolsAndMixedLines(t *testing.T) {
 	if _, p := toolPart(t, s, "t1"); p.Status != loom.ToolCompleted || output(p) != "a.go" {
 		t.Errorf("t1 %+v", p)
 	}
-	if got := message(t, s, "r1").Text(); got != "also check b.go" {
+	if got := importertest.Message(t, s, "r1").Text(); got != "also check b.go" {
 		t.Errorf("typed text %q", got)
 	}
 }

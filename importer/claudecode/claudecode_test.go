@@ -13,6 +13,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 const samples = "../../testdata/agent-sessions/claude-code"
@@ -91,38 +92,12 @@ func checkResult(t *testing.T, res *importer.Result) {
 	}
 }
 
-// tally is what a test asserts of a session.
-type tally struct {
-	Roles     map[string]int
-	Tools     map[string]int // by status
-	Agents    int
-	Reasoning int
-	Files     int
-}
-
-func tallyOf(s *importer.Session) tally {
-	c := tally{Roles: map[string]int{}, Tools: map[string]int{}}
-	for _, m := range s.Messages {
-		c.Roles[m.Role]++
-		for _, p := range m.Parts {
-			switch p.Type {
-			case loom.PartTool:
-				c.Tools[p.Status]++
-			case loom.PartAgent:
-				c.Agents++
-			case loom.PartReasoning:
-				c.Reasoning++
-			case loom.PartFile:
-				c.Files++
-			}
-		}
-	}
-	return c
-}
+// tally is what a session holds.
+type tally = importertest.Tally
 
 func checkTally(t *testing.T, s *importer.Session, want tally) {
 	t.Helper()
-	got := tallyOf(s)
+	got := importertest.TallyOf(s)
 	if want.Roles == nil {
 		want.Roles = map[string]int{}
 	}
@@ -151,32 +126,6 @@ func checkNoProblems(t *testing.T, res *importer.Result) {
 	for _, p := range res.Problems {
 		t.Errorf("problem: %s", p)
 	}
-}
-
-func session(t *testing.T, res *importer.Result, sourceID string) *importer.Session {
-	t.Helper()
-	for _, s := range res.Sessions {
-		if s.SourceID == sourceID {
-			return s
-		}
-	}
-	var ids []string
-	for _, s := range res.Sessions {
-		ids = append(ids, s.SourceID)
-	}
-	t.Fatalf("no session %s among %v", sourceID, ids)
-	return nil
-}
-
-func message(t *testing.T, s *importer.Session, id string) *loom.Message {
-	t.Helper()
-	for _, m := range s.Messages {
-		if m.ID == id {
-			return m
-		}
-	}
-	t.Fatalf("session %s has no message %s", s.SourceID, id)
-	return nil
 }
 
 // toolPart finds the tool part of a call and the message holding it.
@@ -361,7 +310,7 @@ func TestSpotterSession(t *testing.T) {
 		t.Fatalf("sessions = %v", got)
 	}
 
-	s := session(t, res, spotterID)
+	s := importertest.Session(t, res, spotterID)
 	// 192 user lines: 186 tool results, 2 prompts, an interruption and
 	// two task notifications (system), the compaction summary; 299
 	// assistant lines are 152 replies.
@@ -387,7 +336,7 @@ func TestSpotterSession(t *testing.T) {
 	}
 
 	// A reply over four lines (blank text, thinking, text, tool call).
-	m := message(t, s, "429195df-eec9-45fa-92d6-ad19695e2881")
+	m := importertest.Message(t, s, "429195df-eec9-45fa-92d6-ad19695e2881")
 	var types []string
 	for _, p := range m.Parts {
 		types = append(types, p.Type)
@@ -428,7 +377,7 @@ func TestSpotterSession(t *testing.T) {
 	}
 	// The compaction: boundary and summary in one message, linked to the
 	// compaction agent.
-	sum := message(t, s, "d46d6800-2f43-4360-ba84-c1de9c1ecbae")
+	sum := importertest.Message(t, s, "d46d6800-2f43-4360-ba84-c1de9c1ecbae")
 	if sum.Role != loom.RoleSummary || !strings.HasPrefix(sum.Text(), "This session is being continued from a previous conversation") ||
 		sum.Usage.Compactions != 1 || !strings.Contains(string(sum.Parts[0].Metadata), `"preTokens":167094`) ||
 		sum.Parts[len(sum.Parts)-1].Type != loom.PartAgent || sum.Parts[len(sum.Parts)-1].SessionID != compactID {
@@ -452,7 +401,7 @@ func TestSpotterSession(t *testing.T) {
 		}
 	}
 
-	sub := session(t, res, agentID)
+	sub := importertest.Session(t, res, agentID)
 	checkTally(t, sub, tally{Roles: map[string]int{"user": 1, "assistant": 3}, Tools: map[string]int{"completed": 2}})
 	if sub.Kind != loom.KindSubagent || sub.ParentSourceID != spotterID || sub.Title != "Research Claude hook output" ||
 		sub.Model != "claude-sonnet-4-5-20250929" || sub.Version != "2.1.39" || !strings.HasSuffix(sub.Path, "agent-a881341.jsonl") {
@@ -462,7 +411,7 @@ func TestSpotterSession(t *testing.T) {
 		t.Errorf("sub-agent prompt %q", sub.Messages[0].Text())
 	}
 
-	comp := session(t, res, compactID)
+	comp := importertest.Session(t, res, compactID)
 	// Two system reminders the compaction saw, its prompt, its summary.
 	checkTally(t, comp, tally{Roles: map[string]int{"system": 2, "user": 1, "assistant": 1}})
 	if comp.Kind != loom.KindSubagent || comp.ParentSourceID != spotterID || comp.Messages[3].Usage.CacheReadTokens != 166758 {
@@ -534,11 +483,11 @@ func TestToolHeavy(t *testing.T) {
 		t.Errorf("user messages = %q", users)
 	}
 	// /mcp ran in Claude Code only: a system message.
-	if m := message(t, s, "fbc928bf-df77-45c9-a0ef-51d150f4caf7"); m.Role != loom.RoleSystem || m.Text() != "/mcp" {
+	if m := importertest.Message(t, s, "fbc928bf-df77-45c9-a0ef-51d150f4caf7"); m.Role != loom.RoleSystem || m.Text() != "/mcp" {
 		t.Errorf("/mcp = %s %q", m.Role, m.Text())
 	}
 	// Two parallel calls, their results answering in another order.
-	m := message(t, s, "61045c3d-2ffd-4c10-925c-c82d72e55ebb")
+	m := importertest.Message(t, s, "61045c3d-2ffd-4c10-925c-c82d72e55ebb")
 	if len(m.Parts) != 3 || m.Parts[1].Name != "WebSearch" || m.Parts[2].Name != "Glob" ||
 		!m.Parts[1].EndedAt.Equal(ts(t, "2026-02-10T22:59:33.333Z")) || !m.Parts[2].EndedAt.Equal(ts(t, "2026-02-10T22:59:27.386Z")) {
 		t.Errorf("parallel calls %+v", m.Parts)
@@ -564,7 +513,7 @@ func TestViewerSessions(t *testing.T) {
 	if s.Version != "1.0.98" || s.GitBranch != "" || s.Cwd != "/path/to/Demo" || s.Title != "" {
 		t.Errorf("session %+v", *s)
 	}
-	m := message(t, s, "b96a37ed-bbf2-4ac3-b4ab-e286f7facb3a")
+	m := importertest.Message(t, s, "b96a37ed-bbf2-4ac3-b4ab-e286f7facb3a")
 	if m.Usage.OutputTokens != 322 || m.Usage.CacheWriteTokens != 10816 || m.Usage.CacheReadTokens != 4734 || m.Usage.InputTokens != 3 {
 		t.Errorf("usage %+v", m.Usage)
 	}
@@ -582,7 +531,7 @@ func TestViewerSessions(t *testing.T) {
 	if got := sessionIDs(res); !slices.Equal(got, []string{c037ID, side1, side2}) {
 		t.Fatalf("sessions = %v", got)
 	}
-	s = session(t, res, c037ID)
+	s = importertest.Session(t, res, c037ID)
 	checkTally(t, s, tally{Roles: map[string]int{"user": 1, "system": 1, "assistant": 10}, Tools: map[string]int{"completed": 11, "error": 2}, Agents: 2})
 	if s.Messages[0].Text() != "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください" || s.GitBranch != "main" || s.Version != "1.0.108" {
 		t.Errorf("session %q %+v", s.Messages[0].Text(), *s)
@@ -597,9 +546,9 @@ func TestViewerSessions(t *testing.T) {
 	if _, p := toolPart(t, s, "toolu_018t5jce2ZNoGr2ADsHGQife"); p.Status != loom.ToolError || !strings.Contains(p.Error, "`prompt` is missing") {
 		t.Errorf("failed Task %+v", p)
 	}
-	checkTally(t, session(t, res, side1), tally{Roles: map[string]int{"user": 1, "assistant": 3}, Tools: map[string]int{"completed": 2}})
-	checkTally(t, session(t, res, side2), tally{Roles: map[string]int{"user": 1, "assistant": 7}, Tools: map[string]int{"completed": 5, "error": 1}})
-	if sub := session(t, res, side2); sub.Kind != loom.KindSubagent || sub.ParentSourceID != c037ID || sub.Title != "Analyze current project structure" ||
+	checkTally(t, importertest.Session(t, res, side1), tally{Roles: map[string]int{"user": 1, "assistant": 3}, Tools: map[string]int{"completed": 2}})
+	checkTally(t, importertest.Session(t, res, side2), tally{Roles: map[string]int{"user": 1, "assistant": 7}, Tools: map[string]int{"completed": 5, "error": 1}})
+	if sub := importertest.Session(t, res, side2); sub.Kind != loom.KindSubagent || sub.ParentSourceID != c037ID || sub.Title != "Analyze current project structure" ||
 		!strings.HasPrefix(sub.Messages[0].Text(), "Analyze the current project structure in /path/to/Demo") {
 		t.Errorf("sub-agent %+v", *sub)
 	}
@@ -608,7 +557,7 @@ func TestViewerSessions(t *testing.T) {
 	checkNoProblems(t, res)
 	// Its summary line names the last message of 1af7fc5e, another file.
 	checkSkipped(t, res, map[string]int{"summary": 1})
-	s = session(t, res, fe5eID)
+	s = importertest.Session(t, res, fe5eID)
 	checkTally(t, s, tally{Roles: map[string]int{"user": 2, "system": 1, "assistant": 9}, Tools: map[string]int{"completed": 11}, Agents: 5})
 	if s.Title != "" || s.Messages[0].Text() != "/orchestrator create TODO app by Next.js" {
 		t.Errorf("title %q first %q", s.Title, s.Messages[0].Text())
@@ -632,7 +581,7 @@ func TestViewerSessions(t *testing.T) {
 		if a := agentAfter(t, s, c.call); a.SessionID != id {
 			t.Errorf("call %s runs %s, want %s", c.call, a.SessionID, id)
 		}
-		sub := session(t, res, id)
+		sub := importertest.Session(t, res, id)
 		c.want.Roles["user"] = 1
 		checkTally(t, sub, c.want)
 		if sub.Title != c.title || sub.Messages[0].ID != c.root {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 const sample = "../../testdata/agent-sessions/codex/vibecodingtracker-codex.jsonl"
@@ -72,45 +73,21 @@ func checkValid(t *testing.T, res *importer.Result) {
 	}
 }
 
-// counts summarises a session: messages by role, tool parts by status,
-// agent parts.
-type counts struct {
-	roles  map[string]int
-	tools  map[string]int
-	agents int
-}
-
-func count(s *importer.Session) counts {
-	c := counts{roles: map[string]int{}, tools: map[string]int{}}
-	for _, m := range s.Messages {
-		c.roles[m.Role]++
-		for _, p := range m.Parts {
-			switch p.Type {
-			case loom.PartTool:
-				c.tools[p.Status]++
-			case loom.PartAgent:
-				c.agents++
-			}
-		}
-	}
-	return c
-}
-
 // expect compares a result with the counts expected of it.
 func expect(t *testing.T, res *importer.Result, roles, tools map[string]int, agents int, skipped map[string]int, problemLines []int) {
 	t.Helper()
 	if len(res.Sessions) != 1 {
 		t.Fatalf("%d sessions, want 1", len(res.Sessions))
 	}
-	c := count(res.Sessions[0])
-	if !maps.Equal(c.roles, roles) {
-		t.Errorf("messages by role = %v, want %v", c.roles, roles)
+	c := importertest.TallyOf(res.Sessions[0])
+	if !maps.Equal(c.Roles, roles) {
+		t.Errorf("messages by role = %v, want %v", c.Roles, roles)
 	}
-	if !maps.Equal(c.tools, tools) {
-		t.Errorf("tool parts by status = %v, want %v", c.tools, tools)
+	if !maps.Equal(c.Tools, tools) {
+		t.Errorf("tool parts by status = %v, want %v", c.Tools, tools)
 	}
-	if c.agents != agents {
-		t.Errorf("%d agent parts, want %d", c.agents, agents)
+	if c.Agents != agents {
+		t.Errorf("%d agent parts, want %d", c.Agents, agents)
 	}
 	if !maps.Equal(res.Skipped, skipped) {
 		t.Errorf("skipped = %v, want %v", res.Skipped, skipped)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 const sample = "../../testdata/agent-sessions/gemini/vibecodingtracker-gemini.jsonl"
@@ -78,32 +79,6 @@ func check(t testing.TB, res *importer.Result) {
 	}
 }
 
-func findSession(t *testing.T, res *importer.Result, id string) *importer.Session {
-	t.Helper()
-	for _, s := range res.Sessions {
-		if s.SourceID == id {
-			return s
-		}
-	}
-	var have []string
-	for _, s := range res.Sessions {
-		have = append(have, s.SourceID)
-	}
-	t.Fatalf("no session %s in %v", id, have)
-	return nil
-}
-
-func findMessage(t *testing.T, s *importer.Session, id string) *loom.Message {
-	t.Helper()
-	for _, m := range s.Messages {
-		if m.ID == id {
-			return m
-		}
-	}
-	t.Fatalf("%s: no message %s", s.SourceID, id)
-	return nil
-}
-
 func tool(t *testing.T, s *importer.Session, callID string) loom.Part {
 	t.Helper()
 	for _, m := range s.Messages {
@@ -117,36 +92,18 @@ func tool(t *testing.T, s *importer.Session, callID string) loom.Part {
 	return loom.Part{}
 }
 
-// counts is what a session holds, by kind.
-type counts struct {
-	Roles map[string]int
-	// Tools counts tool parts by status.
-	Tools  map[string]int
-	Agents int
-}
-
-func count(s *importer.Session) counts {
-	c := counts{Roles: map[string]int{}, Tools: map[string]int{}}
-	for _, m := range s.Messages {
-		c.Roles[m.Role]++
-		for _, p := range m.Parts {
-			switch p.Type {
-			case loom.PartTool:
-				c.Tools[p.Status]++
-			case loom.PartAgent:
-				c.Agents++
-			}
-		}
-	}
-	return c
-}
+// counts is what a session holds, of which these tests check messages by
+// role, tool parts by status and agent parts.
+type counts = importertest.Tally
 
 func wantCounts(t *testing.T, s *importer.Session, want counts) {
 	t.Helper()
 	if want.Tools == nil {
 		want.Tools = map[string]int{}
 	}
-	if got := count(s); !reflect.DeepEqual(got, want) {
+	got := importertest.TallyOf(s)
+	got.Reasoning, got.Files = 0, 0 // not counted here
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s: counts = %+v, want %+v", s.SourceID, got, want)
 	}
 }
@@ -186,7 +143,7 @@ func TestSample(t *testing.T) {
 	if len(res.Sessions) != 1 || len(res.Skipped) != 0 || len(res.Problems) != 0 {
 		t.Fatalf("sessions %d, skipped %v, problems %v", len(res.Sessions), res.Skipped, res.Problems)
 	}
-	s := findSession(t, res, "0ab84937-9fe7-4284-986a-33c832af0b6a")
+	s := importertest.Session(t, res, "0ab84937-9fe7-4284-986a-33c832af0b6a")
 	// info "Empty GEMINI.md created…", the expansion of /init, the
 	// continuation sent after update_topic and "Request cancelled." are
 	// system messages; /init and one prompt are the user's.
@@ -224,28 +181,28 @@ func TestSample(t *testing.T) {
 		t.Errorf("path %q", s.Path)
 	}
 
-	init := findMessage(t, s, "8828dd6a-d778-464f-8160-eb2e1604a122")
+	init := importertest.Message(t, s, "8828dd6a-d778-464f-8160-eb2e1604a122")
 	if init.Role != loom.RoleUser || init.Text() != "/init" || !init.CreatedAt.Equal(ts(t, "2026-04-23T12:53:05.283Z")) {
 		t.Errorf("/init: %s %q %v", init.Role, init.Text(), init.CreatedAt)
 	}
-	expansion := findMessage(t, s, "8828dd6a-d778-464f-8160-eb2e1604a122/content")
+	expansion := importertest.Message(t, s, "8828dd6a-d778-464f-8160-eb2e1604a122/content")
 	if expansion.Role != loom.RoleSystem || !strings.HasPrefix(expansion.Text(), "\nYou are an AI agent that brings the power of Gemini directly into the terminal.") {
 		t.Errorf("expansion: %s %.80q", expansion.Role, expansion.Text())
 	}
-	cont := findMessage(t, s, "1b8df650-1638-435e-b736-1f1f42357da9")
+	cont := importertest.Message(t, s, "1b8df650-1638-435e-b736-1f1f42357da9")
 	if cont.Role != loom.RoleSystem || cont.Text() != "System: Please continue." {
 		t.Errorf("continuation: %s %q", cont.Role, cont.Text())
 	}
-	prompt := findMessage(t, s, "231038fa-bbfb-4b43-9a30-b8b7fcf54895")
+	prompt := importertest.Message(t, s, "231038fa-bbfb-4b43-9a30-b8b7fcf54895")
 	if prompt.Role != loom.RoleUser || prompt.Text() != "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題" {
 		t.Errorf("prompt: %s %q", prompt.Role, prompt.Text())
 	}
-	if m := findMessage(t, s, "9a505a5d-d89f-4df6-b74b-c8fc0e07711b"); m.Role != loom.RoleSystem || m.Text() != "Request cancelled." {
+	if m := importertest.Message(t, s, "9a505a5d-d89f-4df6-b74b-c8fc0e07711b"); m.Role != loom.RoleSystem || m.Text() != "Request cancelled." {
 		t.Errorf("cancelled: %s %q", m.Role, m.Text())
 	}
 
 	// The second copy of the first reply, with its five tool calls, wins.
-	first := findMessage(t, s, "52e62e67-5d6b-4a2c-b12d-11b87fe3e4a4")
+	first := importertest.Message(t, s, "52e62e67-5d6b-4a2c-b12d-11b87fe3e4a4")
 	if len(first.Parts) != 6 || first.Parts[0].Type != loom.PartReasoning ||
 		!strings.HasPrefix(first.Parts[0].Text, "**Initiating File Generation**\n\nI'm now focused on generating the `GEMINI.md` file") {
 		t.Errorf("first reply parts: %+v", first.Parts)
@@ -258,7 +215,7 @@ func TestSample(t *testing.T) {
 		t.Errorf("first usage %+v, want %+v", first.Usage, want)
 	}
 	// tokens {input 29082, output 89, cached 8156, thoughts 642}
-	second := findMessage(t, s, "a4173396-3649-48f8-8fa8-e2624684806e")
+	second := importertest.Message(t, s, "a4173396-3649-48f8-8fa8-e2624684806e")
 	if want := (loom.Usage{InputTokens: 29082 - 8156, OutputTokens: 89 + 642, ReasoningTokens: 642, CacheReadTokens: 8156, APICalls: 1}); second.Usage != want {
 		t.Errorf("second usage %+v, want %+v", second.Usage, want)
 	}
@@ -378,7 +335,7 @@ func TestRewindAndSubagent(t *testing.T) {
 	if !s.CreatedAt.Equal(ts(t, "2026-09-05T09:00:00Z")) || !s.UpdatedAt.Equal(ts(t, "2026-09-05T09:03:06Z")) {
 		t.Errorf("main times %v %v", s.CreatedAt, s.UpdatedAt)
 	}
-	g1 := findMessage(t, s, "g1")
+	g1 := importertest.Message(t, s, "g1")
 	if g1.Parts[0].Text != "**Planning**\n\nRead the file first." || output(g1.Parts[1]) != "# Example\n" {
 		t.Errorf("g1 parts %+v", g1.Parts)
 	}
@@ -386,8 +343,8 @@ func TestRewindAndSubagent(t *testing.T) {
 		t.Errorf("g1 usage %+v", g1.Usage)
 	}
 	// tool-use prompt tokens count as input
-	if want := (loom.Usage{InputTokens: 14000 - 12800 + 120, OutputTokens: 900, ReasoningTokens: 400, CacheReadTokens: 12800, APICalls: 1}); findMessage(t, s, "g4").Usage != want {
-		t.Errorf("g4 usage %+v", findMessage(t, s, "g4").Usage)
+	if want := (loom.Usage{InputTokens: 14000 - 12800 + 120, OutputTokens: 900, ReasoningTokens: 400, CacheReadTokens: 12800, APICalls: 1}); importertest.Message(t, s, "g4").Usage != want {
+		t.Errorf("g4 usage %+v", importertest.Message(t, s, "g4").Usage)
 	}
 	// Results the record lacked come from the next user record.
 	search := tool(t, s, "call-2")
@@ -414,7 +371,7 @@ func TestRewindAndSubagent(t *testing.T) {
 	if !f.UpdatedAt.Equal(ts(t, "2026-09-05T09:02:20Z")) || f.Model != "gemini-2.5-pro" {
 		t.Errorf("fork updated %v model %q", f.UpdatedAt, f.Model)
 	}
-	g5 := findMessage(t, f, "g5")
+	g5 := importertest.Message(t, f, "g5")
 	if len(g5.Parts) != 2 || g5.Parts[1].Type != loom.PartAgent || g5.Parts[1].Name != "codebase_investigator" || g5.Parts[1].SessionID != sub {
 		t.Errorf("g5 parts %+v", g5.Parts)
 	}
@@ -432,7 +389,7 @@ func TestRewindAndSubagent(t *testing.T) {
 		Roles: map[string]int{loom.RoleUser: 1, loom.RoleAssistant: 2},
 		Tools: map[string]int{loom.ToolCompleted: 1},
 	})
-	if m := findMessage(t, a, "s1"); m.Text() != "Find the parser." || !m.CreatedAt.Equal(ts(t, "2026-09-05T09:02:04.6Z")) {
+	if m := importertest.Message(t, a, "s1"); m.Text() != "Find the parser." || !m.CreatedAt.Equal(ts(t, "2026-09-05T09:02:04.6Z")) {
 		t.Errorf("s1 %q %v", m.Text(), m.CreatedAt)
 	}
 	if !a.CreatedAt.Equal(ts(t, "2026-09-05T09:02:04.5Z")) || !a.UpdatedAt.Equal(ts(t, "2026-09-05T09:02:14Z")) {
@@ -456,10 +413,10 @@ func TestOneDocument(t *testing.T) {
 		Roles: map[string]int{loom.RoleUser: 2, loom.RoleAssistant: 1, loom.RoleSystem: 2},
 		Tools: map[string]int{loom.ToolError: 1},
 	})
-	if m := findMessage(t, s, "l1"); m.Text() != "list the files" || !m.CreatedAt.Equal(ts(t, "2025-11-20T10:00:01Z")) {
+	if m := importertest.Message(t, s, "l1"); m.Text() != "list the files" || !m.CreatedAt.Equal(ts(t, "2025-11-20T10:00:01Z")) {
 		t.Errorf("l1 %q %v", m.Text(), m.CreatedAt)
 	}
-	l2 := findMessage(t, s, "l2")
+	l2 := importertest.Message(t, s, "l2")
 	if l2.Parts[0].Type != loom.PartReasoning || l2.Parts[0].Text != "**Listing**" || l2.Parts[1].Text != "I will list them." {
 		t.Errorf("l2 parts %+v", l2.Parts)
 	}
@@ -467,7 +424,7 @@ func TestOneDocument(t *testing.T) {
 	if p.Error != "[Operation Cancelled] Reason: User cancelled" || p.Title != "Lists files" || !p.EndedAt.Equal(ts(t, "2025-11-20T10:00:09Z")) {
 		t.Errorf("cancelled call %+v", p)
 	}
-	if m := findMessage(t, s, "l4"); m.Role != loom.RoleSystem || m.Text() != "[API Error: quota exceeded]" {
+	if m := importertest.Message(t, s, "l4"); m.Role != loom.RoleSystem || m.Text() != "[API Error: quota exceeded]" {
 		t.Errorf("l4 %s %q", m.Role, m.Text())
 	}
 	if !s.UpdatedAt.Equal(ts(t, "2025-11-20T10:05:00Z")) {
@@ -499,7 +456,7 @@ func TestMigratedAndOrphan(t *testing.T) {
 	chats := filepath.Join("testdata", "tmp", "example", "chats")
 	marker := filepath.Join("testdata", "tmp", "example", ".project_root")
 	res := read(t, filepath.Join(chats, "session-2026-09-01T08-00-11111111.jsonl"), marker)
-	s := findSession(t, res, "11111111-0000-4000-8000-000000000011")
+	s := importertest.Session(t, res, "11111111-0000-4000-8000-000000000011")
 	if got, want := ids(s), []string{"r1", "r2", "r3"}; !slices.Equal(got, want) {
 		t.Errorf("ids %v, want %v", got, want)
 	}
@@ -536,13 +493,13 @@ func TestSnapshot(t *testing.T) {
 		Roles: map[string]int{loom.RoleUser: 4, loom.RoleAssistant: 5, loom.RoleSystem: 1, loom.RoleSummary: 1},
 		Tools: map[string]int{loom.ToolCompleted: 2},
 	})
-	if m := findMessage(t, s, "sum1"); m.Role != loom.RoleSummary || !strings.Contains(m.Text(), "The user asked for reply 1.") {
+	if m := importertest.Message(t, s, "sum1"); m.Role != loom.RoleSummary || !strings.Contains(m.Text(), "The user asked for reply 1.") {
 		t.Errorf("summary %s %q", m.Role, m.Text())
 	}
-	if m := findMessage(t, s, "0123456789abcdef0123456789abcdef"); m.Role != loom.RoleSystem {
+	if m := importertest.Message(t, s, "0123456789abcdef0123456789abcdef"); m.Role != loom.RoleSystem {
 		t.Errorf("context role %s", m.Role)
 	}
-	if m := findMessage(t, s, "a4"); m.Text() != "reply 2" {
+	if m := importertest.Message(t, s, "a4"); m.Text() != "reply 2" {
 		t.Errorf("a4 %q", m.Text())
 	}
 	// A call written only in the reply's content, answered by the next
@@ -552,7 +509,7 @@ func TestSnapshot(t *testing.T) {
 		output(p) != "a.go\nb.go" || !p.EndedAt.Equal(ts(t, "2026-10-01T12:02:04Z")) {
 		t.Errorf("call-b %+v", p)
 	}
-	if m := findMessage(t, s, "a6"); m.Parts[0].Text != "Listing." || m.Parts[1].CallID != "call-b" {
+	if m := importertest.Message(t, s, "a6"); m.Parts[0].Text != "Listing." || m.Parts[1].CallID != "call-b" {
 		t.Errorf("a6 parts %+v", m.Parts)
 	}
 	if s.Cwd != "/Users/dev/code/snap" || !s.UpdatedAt.Equal(ts(t, "2026-10-01T12:03:00Z")) {
@@ -583,13 +540,13 @@ func TestMalformed(t *testing.T) {
 	if !reflect.DeepEqual(res.Skipped, wantSkipped) {
 		t.Errorf("skipped %v, want %v", res.Skipped, wantSkipped)
 	}
-	s := findSession(t, res, "bad-1")
+	s := importertest.Session(t, res, "bad-1")
 	if got, want := ids(s), []string{"m1", "m4"}; !slices.Equal(got, want) {
 		t.Errorf("ids %v, want %v", got, want)
 	}
 	// A timestamp that does not parse takes the time of the message
 	// before.
-	if m := findMessage(t, s, "m4"); m.Text() != "ok" || !m.CreatedAt.Equal(ts(t, "2026-01-01T00:00:01Z")) {
+	if m := importertest.Message(t, s, "m4"); m.Text() != "ok" || !m.CreatedAt.Equal(ts(t, "2026-01-01T00:00:01Z")) {
 		t.Errorf("m4 %q %v", m.Text(), m.CreatedAt)
 	}
 }
@@ -602,14 +559,14 @@ func TestRewindLost(t *testing.T) {
 	if len(res.Problems) != 0 || len(res.Skipped) != 0 {
 		t.Errorf("problems %v skipped %v", res.Problems, res.Skipped)
 	}
-	if got, want := ids(findSession(t, res, "lost-1")), []string{"x3", "x5"}; !slices.Equal(got, want) {
+	if got, want := ids(importertest.Session(t, res, "lost-1")), []string{"x3", "x5"}; !slices.Equal(got, want) {
 		t.Errorf("main %v, want %v", got, want)
 	}
-	a := findSession(t, res, "lost-1@x1")
+	a := importertest.Session(t, res, "lost-1@x1")
 	if got, want := ids(a), []string{"x1", "x2"}; !slices.Equal(got, want) || a.ForkTurn != 0 || a.ParentSourceID != "lost-1" {
 		t.Errorf("fork x1: %v turn %d parent %q", got, a.ForkTurn, a.ParentSourceID)
 	}
-	b := findSession(t, res, "lost-1@x4")
+	b := importertest.Session(t, res, "lost-1@x4")
 	if got, want := ids(b), []string{"x3", "x4"}; !slices.Equal(got, want) || b.ForkTurn != 0 {
 		t.Errorf("fork x4: %v turn %d", got, b.ForkTurn)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // writeTree writes files (paths relative to a storage directory) into a
@@ -57,16 +58,16 @@ func TestVariants(t *testing.T) {
 	equal(t, "model", s.Model+"/"+s.Provider, "gpt-5/openai")
 	equal(t, "roles", roles(s), map[string]int{"user": 1, "assistant": 2})
 
-	failed := message(t, s, "msg_2")
+	failed := importertest.Message(t, s, "msg_2")
 	equal(t, "error", failed.Error, &loom.MessageError{Message: "rate limited", Type: "APIError"})
 	equal(t, "error parts", len(failed.Parts), 0)
 	equal(t, "error usage", failed.Usage, loom.Usage{})
 
-	files := message(t, s, "msg_3")
+	files := importertest.Message(t, s, "msg_3")
 	equal(t, "symbol", *files.Parts[0].Source, loom.FileSource{Type: "symbol", Path: "main.go", Text: "@main", Start: 4, End: 9})
 	equal(t, "resource", *files.Parts[1].Source, loom.FileSource{Type: "resource", Path: "mcp://docs/readme", Text: "@readme", End: 7})
 
-	reply := message(t, s, "msg_4")
+	reply := importertest.Message(t, s, "msg_4")
 	equal(t, "reply parts", partTypes(reply), []string{"tool", "file", "tool", "tool", "tool", "agent"})
 	equal(t, "reply usage", reply.Usage, loom.Usage{InputTokens: 10, OutputTokens: 5, APICalls: 1})
 	equal(t, "attachment", reply.Parts[1], loom.Part{ID: "prt_1/0", Type: loom.PartFile, Mime: "image/png",

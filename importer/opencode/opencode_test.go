@@ -14,6 +14,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // The fixture: a data directory with a storage tree and no database.
@@ -112,17 +113,6 @@ func partTypes(m *loom.Message) []string {
 		out = append(out, p.Type)
 	}
 	return out
-}
-
-func message(t testing.TB, s *importer.Session, id string) *loom.Message {
-	t.Helper()
-	for _, m := range s.Messages {
-		if m.ID == id {
-			return m
-		}
-	}
-	t.Fatalf("session %s has no message %s", s.SourceID, id)
-	return nil
 }
 
 func part(t testing.TB, m *loom.Message, id string) loom.Part {
@@ -270,14 +260,14 @@ func checkMain(t *testing.T, s *importer.Session) {
 
 	// The first prompt: what the user typed and the file attached; what
 	// opencode added (the file read for the model) is a system message.
-	u1 := message(t, s, "msg_a48fd814c0007yEeeby3abP3E2")
+	u1 := importertest.Message(t, s, "msg_a48fd814c0007yEeeby3abP3E2")
 	equal(t, "prompt", u1.Text(), "The login page redirects forever after I sign in. Can you fix it? @src/auth/login.ts")
 	equal(t, "prompt parts", partTypes(u1), []string{"text", "file"})
 	equal(t, "prompt created", u1.CreatedAt, at("2025-11-03T09:12:44.620Z"))
 	equal(t, "attached file", u1.Parts[1], loom.Part{ID: "prt_a48fd8150000BinF5aJXVuLkSI", Type: loom.PartFile, Mime: "text/plain",
 		Filename: "src/auth/login.ts", URL: "file:///home/dev/webapp/src/auth/login.ts",
 		Source: &loom.FileSource{Type: "file", Path: "src/auth/login.ts", Text: "@src/auth/login.ts", Start: 66, End: 84}})
-	added := message(t, s, "msg_a48fd814c0007yEeeby3abP3E2/synthetic")
+	added := importertest.Message(t, s, "msg_a48fd814c0007yEeeby3abP3E2/synthetic")
 	equal(t, "added parts", partTypes(added), []string{"text", "text"})
 	if !strings.HasPrefix(added.Parts[0].Text, `Called the Read tool with the following input: {"filePath":"/home/dev/webapp/src/auth/login.ts"}`) {
 		t.Errorf("added text %q", added.Parts[0].Text)
@@ -286,7 +276,7 @@ func checkMain(t *testing.T, s *importer.Session) {
 
 	// The first reply: two model calls, the tools they ran, and the
 	// sub-agent the task ran.
-	a1 := message(t, s, "msg_a48fd8534000c47WQAmL9xVQ2z")
+	a1 := importertest.Message(t, s, "msg_a48fd8534000c47WQAmL9xVQ2z")
 	equal(t, "reply parts", partTypes(a1), []string{"step-start", "reasoning", "text", "tool", "tool", "agent", "tool", "step-finish",
 		"step-start", "text", "tool", "step-finish"})
 	equal(t, "reply model", a1.Model+"/"+a1.Provider, "claude-sonnet-4-5/anthropic")
@@ -321,18 +311,18 @@ func checkMain(t *testing.T, s *importer.Session) {
 	edit := part(t, a1, "prt_a48fe21d8000PP6UeP3C4DSA7L")
 	equal(t, "edit output", string(edit.Output), `""`)
 
-	sum := message(t, s, "msg_a490d58b0000dr0UwfMpf5rg7w")
+	sum := importertest.Message(t, s, "msg_a490d58b0000dr0UwfMpf5rg7w")
 	if !strings.HasPrefix(sum.Text(), "## Goal\nFix the infinite redirect after login.") {
 		t.Errorf("summary %q", sum.Text())
 	}
 	equal(t, "summary usage", sum.Usage, loom.Usage{InputTokens: 18000, OutputTokens: 310, APICalls: 1, Compactions: 1})
-	equal(t, "continue", message(t, s, "msg_a490d7dcc000ZZ810pkf6Xlx8R").Text(),
+	equal(t, "continue", importertest.Message(t, s, "msg_a490d7dcc000ZZ810pkf6Xlx8R").Text(),
 		"Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.")
-	equal(t, "mention", message(t, s, "msg_a491208b0000GYQr83wlMvTgbq").Text(), "@explore where are the auth tests? Add a regression test for the loop.")
+	equal(t, "mention", importertest.Message(t, s, "msg_a491208b0000GYQr83wlMvTgbq").Text(), "@explore where are the auth tests? Add a regression test for the loop.")
 
 	// The last reply was aborted while writing a file: no result, no
 	// step finished.
-	a4 := message(t, s, "msg_a49120c98000FCH2n6WSZ1mvw4")
+	a4 := importertest.Message(t, s, "msg_a49120c98000FCH2n6WSZ1mvw4")
 	equal(t, "aborted error", a4.Error, &loom.MessageError{Message: "The operation was aborted.", Type: "MessageAbortedError"})
 	equal(t, "aborted usage", a4.Usage, loom.Usage{})
 	equal(t, "aborted parts", partTypes(a4), []string{"step-start", "text", "tool"})
