@@ -438,4 +438,15 @@ func TestServerContinuesImportedSession(t *testing.T) {
 	if again, _ := st.Session(context.Background(), src.ID); again.MessageCount != src.MessageCount {
 		t.Fatalf("the import grew to %d messages", again.MessageCount)
 	}
+	// Read again, the source finds its copy, not the fork that took its
+	// key: nothing is added anywhere.
+	now := time.Now().Add(-time.Minute)
+	files, _ := filepath.Glob(filepath.Join(fx.home, ".codex", "sessions", "*", "*", "*", "*.jsonl"))
+	for _, f := range files {
+		os.Chtimes(f, now, now)
+	}
+	tr := toolReport(t, importReport(t, fx.mustExec(t, "session", "import", "--from", "codex", "--json")), "codex")
+	if tr.FilesRead != 1 || tr.SessionsUnchanged != 1 || tr.SessionsNew+tr.SessionsGrown+tr.MessagesAdded != 0 {
+		t.Fatalf("re-import after the server continued it: %+v", tr)
+	}
 }

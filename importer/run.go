@@ -215,13 +215,11 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	for _, s := range stats {
 		known[s.Path] = s
 	}
-	bundled[b.Name()] = slices.Collect(func(yield func(string) bool) {
-		for _, s := range stats {
-			if !yield(s.Path) {
-				return
-			}
-		}
-	})
+	paths := make([]string, len(stats))
+	for i, s := range stats {
+		paths[i] = s.Path
+	}
+	bundled[b.Name()] = paths
 	return nil
 }
 

@@ -180,13 +180,20 @@ var errParentLater = errors.New("parent not imported yet")
 // theirs, for their cost.
 var defaultProvider = map[string]string{ClaudeCode: "anthropic", Codex: "openai", Gemini: "google"}
 
-// find returns the live session with key, nil when there is none.
+// find returns the live imported session with key, nil when there is
+// none. A conversation that continues an import on the server has its
+// key too (outside every project), but it is loom's own, not the copy.
 func (im *Importer) find(ctx context.Context, key string) (*loom.Session, error) {
-	ss, err := im.Store.Sessions(ctx, loom.SessionFilter{UserID: im.UserID, Key: key, Limit: 1})
-	if err != nil || len(ss) == 0 {
+	ss, err := im.Store.Sessions(ctx, loom.SessionFilter{UserID: im.UserID, Key: key, Limit: 10})
+	if err != nil {
 		return nil, err
 	}
-	return ss[0], nil
+	for _, s := range ss {
+		if s.Source != nil {
+			return s, nil
+		}
+	}
+	return nil, nil
 }
 
 // parent is the loom id of the session with source id src: one of the
