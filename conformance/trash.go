@@ -88,27 +88,30 @@ func testLifecycle(t *testing.T, open Opener) {
 	wantCode(t, errOf(st.Delete(ctx(t), s.ID, loom.DeleteOptions{})), loom.ENOTFOUND)
 
 	// Prune: old sessions go, locked ones stay, dry run changes nothing.
+	// The age is worked out at each call from when the old sessions were
+	// written, so that a slow machine cannot make the fresh one old.
 	old1, old2, fresh := newSession("alice", "cli:o1"), newSession("alice", "cli:o2"), newSession("alice", "cli:f")
 	mustAppend(t, st, old1, text(loom.RoleUser, "old one"))
 	mustAppend(t, st, old2, text(loom.RoleUser, "old two"))
-	// Another handle holds old2; opening it takes a while, so it comes
-	// before the fresh session, which must stay younger than the age.
+	written := time.Now()
+	age := func() time.Duration { return time.Since(written) - 100*time.Millisecond }
+	// Another handle holds old2.
 	other := open(t)
 	lease, err := other.Lock(ctx(t), old2.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lease.Release(ctx(t))
-	time.Sleep(30 * time.Millisecond)
+	time.Sleep(200*time.Millisecond - time.Since(written))
 	mustAppend(t, st, fresh, text(loom.RoleUser, "fresh"))
-	dry, err := st.Prune(ctx(t), loom.PruneOptions{UserID: "alice", OlderThan: 20 * time.Millisecond, DryRun: true})
+	dry, err := st.Prune(ctx(t), loom.PruneOptions{UserID: "alice", OlderThan: age(), DryRun: true})
 	if err != nil || len(dry.Removed) != 1 || dry.Removed[0].ID != old1.ID || len(dry.Skipped) != 1 || dry.Skipped[0].ID != old2.ID {
 		t.Fatalf("dry run = %+v, %v", dry, err)
 	}
 	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"}); len(l) != 3 {
 		t.Fatalf("dry run removed sessions: %d left", len(l))
 	}
-	res, err := st.Prune(ctx(t), loom.PruneOptions{UserID: "alice", OlderThan: 20 * time.Millisecond})
+	res, err := st.Prune(ctx(t), loom.PruneOptions{UserID: "alice", OlderThan: age()})
 	if err != nil || len(res.Removed) != 1 {
 		t.Fatalf("prune = %+v, %v", res, err)
 	}
