@@ -225,6 +225,9 @@ type MessageQuery struct {
 	Limit  int
 	Before int64 // seq < Before when > 0
 	After  int64 // seq > After when > 0
+	// Turn keeps the messages of this turn when > 0: its user message
+	// and everything up to the next one.
+	Turn int
 }
 
 // ReplacePart puts part in the place of m's part with the same id, or

@@ -194,6 +194,24 @@ func testNewestN(t *testing.T, open Opener) {
 	if none := mustMessages(t, st, loom.NewID(), loom.MessageQuery{Limit: 5}); len(none) != 0 {
 		t.Fatalf("unknown session has %d messages", len(none))
 	}
+
+	// One turn: its user message and what follows up to the next one,
+	// newest-N of it, and nothing for a turn the session does not have.
+	tw := newSession("alice", "cli:turns")
+	for i := 1; i <= 3; i++ {
+		mustAppend(t, st, tw, text(loom.RoleUser, fmt.Sprintf("q%d", i)), text(loom.RoleAssistant, fmt.Sprintf("a%d.1", i)), text(loom.RoleAssistant, fmt.Sprintf("a%d.2", i)))
+	}
+	turn2 := mustMessages(t, st, tw.ID, loom.MessageQuery{Turn: 2})
+	checkSeqs(t, turn2, 4)
+	if len(turn2) != 3 || turn2[0].Text() != "q2" || turn2[2].Text() != "a2.2" {
+		t.Fatalf("turn 2 = %d messages starting %q", len(turn2), turn2[0].Text())
+	}
+	if last := mustMessages(t, st, tw.ID, loom.MessageQuery{Turn: 3, Limit: 1}); len(last) != 1 || last[0].Text() != "a3.2" {
+		t.Fatalf("newest of turn 3 = %+v", last)
+	}
+	if none := mustMessages(t, st, tw.ID, loom.MessageQuery{Turn: 4}); len(none) != 0 {
+		t.Fatalf("turn 4 of 3 has %d messages", len(none))
+	}
 }
 
 // §3.4: tool parts move running → completed/error; an interrupted tool

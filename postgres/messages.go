@@ -149,6 +149,10 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 		args = append(args, q.After)
 		where += fmt.Sprintf(" AND m.seq > $%d", len(args))
 	}
+	if q.Turn > 0 {
+		args = append(args, q.Turn)
+		where += fmt.Sprintf(" AND m.turn = $%d", len(args))
+	}
 	if q.Limit <= 0 {
 		return rowscan.Messages(ctx, rowsOf{s.pool}, where+" ORDER BY m.seq", args...)
 	}

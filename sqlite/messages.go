@@ -156,6 +156,10 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 		where += " AND m.seq > ?"
 		args = append(args, q.After)
 	}
+	if q.Turn > 0 {
+		where += " AND m.turn = ?"
+		args = append(args, q.Turn)
+	}
 	if q.Limit <= 0 {
 		return rowscan.Messages(ctx, rowsOf{reads{s}}, where+" ORDER BY m.seq", args...)
 	}
