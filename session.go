@@ -1,6 +1,7 @@
 package loom
 
 import (
+	"encoding/base64"
 	"strings"
 	"time"
 )
@@ -195,6 +196,32 @@ const MaxFamilyDepth = 1000
 type Cursor struct {
 	UpdatedAt time.Time
 	ID        string
+}
+
+// CursorAfter returns the cursor of the page that follows s.
+func CursorAfter(s *Session) *Cursor { return &Cursor{UpdatedAt: s.UpdatedAt, ID: s.ID} }
+
+// String encodes c as an opaque token for a client to pass back.
+func (c *Cursor) String() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(c.UpdatedAt.UTC().Format(time.RFC3339Nano) + "|" + c.ID))
+}
+
+// ParseCursor decodes a token that Cursor.String made.
+func ParseCursor(token string) (*Cursor, error) {
+	bad := Errorf(EINVALID, "invalid cursor: pass the next value of a previous page")
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return nil, bad
+	}
+	ts, id, ok := strings.Cut(string(b), "|")
+	if !ok || id == "" {
+		return nil, bad
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return nil, bad
+	}
+	return &Cursor{UpdatedAt: t, ID: id}, nil
 }
 
 // SessionUpdate changes a session's metadata; nil fields are kept.

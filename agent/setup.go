@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/replaylog"
 )
@@ -58,6 +59,13 @@ type Setup struct {
 	// OnLogError is told when a replay log cannot be written (the session
 	// is still stored).
 	OnLogError func(error)
+	// MCP connects to the MCP servers config.toml names, whose tools
+	// the model is offered next to the built-in ones (nil: none). A
+	// served agent never gets them: they act on this machine.
+	MCP *mcp.Clients
+	// OnMCPError is told, once per server, that one could not be
+	// reached; the agent goes on without its tools.
+	OnMCPError func(error)
 }
 
 // noProviderHelp is the one paragraph said when no model provider can be
@@ -118,6 +126,17 @@ func (su *Setup) Build(ctx context.Context, st loom.Store, s *loom.Session, c Ch
 		}
 		lg.OnError = su.OnLogError
 		return lg
+	}
+	if su.MCP != nil && len(cfg.MCPServers) > 0 && !su.Served {
+		remote, errs := su.MCP.Tools(ctx, cfg.MCPServers)
+		for _, err := range errs {
+			if su.OnMCPError != nil {
+				su.OnMCPError(err)
+			}
+		}
+		for _, rt := range remote {
+			l.Tools = append(l.Tools, MCPTool{Remote: rt})
+		}
 	}
 	if su.Served {
 		su.restrict(l, s)

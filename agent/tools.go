@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/mcp"
+	"github.com/loomhq/loom/memory"
 )
 
 // Tool is something the model may call.
@@ -113,28 +115,13 @@ func (Memory) Run(ctx context.Context, c *Call) (string, error) {
 	}
 	switch in.Action {
 	case "read":
-		b, err := os.ReadFile(path)
-		if os.IsNotExist(err) {
+		text, err := memory.Read(path)
+		if text == "" && err == nil {
 			return "(empty)", nil
 		}
-		return string(b), err
+		return text, err
 	case "append":
-		text := strings.TrimSpace(in.Text)
-		if text == "" {
-			return "", fmt.Errorf("nothing to append")
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return "", err
-		}
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return "", err
-		}
-		_, err = f.WriteString(text + "\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := memory.Append(path, in.Text); err != nil {
 			return "", err
 		}
 		return "appended to " + filepath.Base(path), nil
@@ -300,4 +287,22 @@ func readFileText(path string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// MCPTool is a tool of an MCP server that config.toml names, offered to
+// the model as mcp__SERVER__TOOL.
+type MCPTool struct{ Remote mcp.RemoteTool }
+
+// Spec implements Tool.
+func (t MCPTool) Spec() loom.ToolSpec {
+	desc := t.Remote.Description
+	if desc == "" {
+		desc = "Tool " + t.Remote.Tool + " of the MCP server " + t.Remote.Server + "."
+	}
+	return loom.ToolSpec{Name: t.Remote.Name, Description: desc, Schema: t.Remote.Schema}
+}
+
+// Run implements Tool.
+func (t MCPTool) Run(ctx context.Context, c *Call) (string, error) {
+	return t.Remote.Call(ctx, c.Part.Input)
 }

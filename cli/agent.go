@@ -7,6 +7,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/mcp"
 )
 
 // sessionChoice is how a command names the session to work in.
@@ -35,7 +36,17 @@ func (f *Factory) agentSetup() (*agent.Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &agent.Setup{Dirs: d, Env: f.env, Providers: f.Providers, LocalModelURL: f.LocalModelURL, OnLogError: f.warnReplayLog}, nil
+	if f.mcp == nil {
+		f.mcp = &mcp.Clients{Version: f.Version}
+	}
+	return &agent.Setup{Dirs: d, Env: f.env, Providers: f.Providers, LocalModelURL: f.LocalModelURL,
+		OnLogError: f.warnReplayLog, MCP: f.mcp, OnMCPError: f.warnMCP}, nil
+}
+
+// warnMCP tells the user that an MCP server of config.toml could not be
+// reached (once per server: the clients do not try it again).
+func (f *Factory) warnMCP(err error) {
+	fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; going on without its tools\n", human.OneLine(err.Error()))
 }
 
 // conversations is the conversation service over st with this command

@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 )
 
@@ -58,6 +59,9 @@ type Factory struct {
 	flags       globalFlags
 	store       loom.Store
 	storeAccess Access
+	// mcp holds the connections to config.toml's MCP servers, made when
+	// an agent first needs them and closed when the command ends.
+	mcp *mcp.Clients
 }
 
 // Access is what a command does with the store, which decides how the

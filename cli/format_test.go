@@ -3,6 +3,8 @@ package cli
 import (
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/internal/human"
 )
 
 func TestParseDuration(t *testing.T) {
@@ -18,13 +20,13 @@ func TestParseDuration(t *testing.T) {
 		{"1.5h", 90 * time.Minute},
 	}
 	for _, tc := range tests {
-		if got, err := parseDuration(tc.in); err != nil || got != tc.want {
-			t.Errorf("parseDuration(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		if got, err := human.ParseAge(tc.in); err != nil || got != tc.want {
+			t.Errorf("human.ParseAge(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
 	for _, bad := range []string{"", "d", "30", "30x", "-1d", "1d 2h"} {
-		if _, err := parseDuration(bad); err == nil {
-			t.Errorf("parseDuration(%q) accepted", bad)
+		if _, err := human.ParseAge(bad); err == nil {
+			t.Errorf("human.ParseAge(%q) accepted", bad)
 		}
 	}
 }

@@ -101,6 +101,9 @@ func Main(f *Factory, args []string) (code int) {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if f.mcp != nil {
+		f.mcp.Close()
+	}
 	if cerr := f.closeStore(); err == nil && cerr != nil {
 		err = fmt.Errorf("close the store: %w", cerr)
 	}
@@ -238,6 +241,7 @@ search, resume, fork, move, export and import.`,
 		newCmdUsage(f, nil),
 		newCmdLog(f),
 		newCmdServe(f, nil),
+		newCmdMCP(f, nil),
 		newCmdToken(f),
 		newCmdPaths(f, nil),
 		newCmdVersion(f, nil),

@@ -12,6 +12,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/mcp"
 )
 
 // defaultServeAddr is where loom serve listens unless told otherwise:
@@ -149,6 +150,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Agent:  &agent.Service{Store: st, Build: su.Build, Now: f.now},
 		Logger: slog.New(h),
 		Grace:  opts.Grace,
+		MCP:    serveMCP(f, user),
 	})
 }
 
@@ -162,6 +164,8 @@ type ServeConfig struct {
 	Logger *slog.Logger
 	// Grace is how long running turns may take to finish on shutdown.
 	Grace time.Duration
+	// MCP configures the MCP tools served at /mcp.
+	MCP mcp.Config
 }
 
 func mustDBURL(f *Factory) string {
@@ -170,4 +174,21 @@ func mustDBURL(f *Factory) string {
 		return "?"
 	}
 	return u
+}
+
+// serveMCP configures the MCP tools of /mcp: every token's user reads
+// their own sessions over the served store, in every project (a remote
+// client has no working directory here), and only the operator has the
+// memory files, which are this machine's.
+func serveMCP(f *Factory, operator string) mcp.Config {
+	cfg := mcp.Config{Version: f.Version}
+	if d, err := f.Dirs(); err == nil {
+		cfg.Memory = func(user string) (string, string) {
+			if user != operator {
+				return "", ""
+			}
+			return d.MemoryFile(), d.UserFile()
+		}
+	}
+	return cfg
 }

@@ -286,7 +286,7 @@ func TestBinaryServeShowsRunSessions(t *testing.T) {
 
 // testServe runs the HTTP server as main wires it, for in-process runs.
 func testServe(ctx context.Context, ln net.Listener, c ServeConfig) error {
-	return server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger}).Serve(ctx, ln, c.Grace)
+	return server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger, MCP: &c.MCP}).Serve(ctx, ln, c.Grace)
 }
 
 // testProviders are the providers main builds in, for in-process runs.

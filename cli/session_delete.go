@@ -253,7 +253,7 @@ restorable from the trash like deleted ones.`,
 			if older == "" {
 				return usageErrorf("--older-than is required, e.g. --older-than 30d")
 			}
-			d, err := parseDuration(older)
+			d, err := human.ParseAge(older)
 			if err != nil {
 				return usageErrorf("--older-than: %v", err)
 			}

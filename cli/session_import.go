@@ -72,7 +72,7 @@ one continues in a fork of it. See docs/import.md.`,
 					return err
 				}
 				if since != "" {
-					t, err := parseSince(since, f.now())
+					t, err := human.ParseTime(since, f.now())
 					if err != nil {
 						return usageErrorf("--since: %v", err)
 					}
@@ -93,19 +93,6 @@ one continues in a fork of it. See docs/import.md.`,
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be imported without writing (with --from)")
 	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2025-06-01, RFC 3339, or an age like 7d)")
 	return cmd
-}
-
-// parseSince reads --since: a date, an RFC 3339 time, or an age (7d).
-func parseSince(s string, now time.Time) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	if d, err := parseDuration(s); err == nil {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("%q is not a date (2025-06-01), a time (RFC 3339) or an age (7d)", s)
 }
 
 // importTargets are the tools --from names, with where to read each:

@@ -60,7 +60,7 @@ func tokenTTLFlag(cmd *cobra.Command) (time.Duration, error) {
 		return 0, nil
 	}
 	v, _ := cmd.Flags().GetString("token-ttl")
-	d, err := parseDuration(v)
+	d, err := human.ParseAge(v)
 	if err != nil {
 		return 0, usageErrorf("--token-ttl: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -35,7 +36,39 @@ type Config struct {
 
 	OpenAI    Endpoint `toml:"openai"`
 	Anthropic Endpoint `toml:"anthropic"`
+
+	// MCPServers are MCP servers whose tools the agent offers the model
+	// next to its own, by name ([mcp_servers.NAME]).
+	MCPServers map[string]MCPServer `toml:"mcp_servers"`
 }
+
+// MCPServer is how to reach one MCP server: a command to start (it
+// speaks MCP on its standard input and output) or the URL of a
+// streamable HTTP endpoint.
+type MCPServer struct {
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	// Cwd is the command's working directory (default: loom's).
+	Cwd string `toml:"cwd"`
+
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// BearerTokenEnvVar names an environment variable whose value is
+	// sent as Authorization: Bearer.
+	BearerTokenEnvVar string `toml:"bearer_token_env_var"`
+
+	// Enabled turns the server off when false (default true).
+	Enabled *bool `toml:"enabled"`
+	// Tools, when set, are the only tools of the server offered.
+	Tools []string `toml:"tools"`
+	// StartupTimeout bounds connecting and listing its tools, as a Go
+	// duration (default 10s).
+	StartupTimeout string `toml:"startup_timeout"`
+}
+
+// On reports whether the server is enabled.
+func (m MCPServer) On() bool { return m.Enabled == nil || *m.Enabled }
 
 // Endpoint is how to reach one provider.
 type Endpoint struct {
@@ -75,6 +108,9 @@ func Load(path string, env func(string) string) (*Config, error) {
 	set(&c.OpenAI.BaseURL, "OPENAI_BASE_URL")
 	set(&c.Anthropic.APIKey, "ANTHROPIC_API_KEY")
 	set(&c.Anthropic.BaseURL, "ANTHROPIC_BASE_URL")
+	if err := c.checkMCP(path); err != nil {
+		return nil, err
+	}
 	c.Provider = strings.ToLower(strings.TrimSpace(c.Provider))
 	switch c.Provider {
 	case "", "openai", "anthropic":
@@ -152,4 +188,26 @@ func Profiles(dir string) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// checkMCP checks each [mcp_servers.NAME]: a usable name, one way to
+// reach it, and a valid startup timeout.
+func (c *Config) checkMCP(path string) error {
+	for name, m := range c.MCPServers {
+		if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			return loom.Errorf(loom.EINVALID, "%s: mcp_servers.%s: a server's name may hold only letters, digits, - and _", path, name)
+		}
+		switch {
+		case m.Command == "" && m.URL == "":
+			return loom.Errorf(loom.EINVALID, "%s: mcp_servers.%s needs command (a program that speaks MCP on stdin/stdout) or url", path, name)
+		case m.Command != "" && m.URL != "":
+			return loom.Errorf(loom.EINVALID, "%s: mcp_servers.%s has both command and url; give one", path, name)
+		}
+		if m.StartupTimeout != "" {
+			if d, err := time.ParseDuration(m.StartupTimeout); err != nil || d <= 0 {
+				return loom.Errorf(loom.EINVALID, "%s: mcp_servers.%s: startup_timeout %q is not a duration such as 10s", path, name, m.StartupTimeout)
+			}
+		}
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -39,6 +38,10 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/search", s.api(s.search))
 	mux.HandleFunc("POST /api/v1/messages", s.api(s.postMessage))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux, w, r) })
+
+	if s.cfg.MCP != nil {
+		mux.Handle("/mcp", s.mcpHandler(*s.cfg.MCP))
+	}
 
 	s.dashboardRoutes(mux)
 	return s.wrap(mux)
@@ -200,28 +203,6 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-// encodeCursor makes the opaque cursor of the session after last.
-func encodeCursor(last *loom.Session) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(last.UpdatedAt.UTC().Format(time.RFC3339Nano) + "|" + last.ID))
-}
-
-func decodeCursor(c string) (*loom.Cursor, error) {
-	bad := loom.Errorf(loom.EINVALID, "invalid cursor: pass the next value of a previous page")
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return nil, bad
-	}
-	ts, id, ok := strings.Cut(string(b), "|")
-	if !ok || id == "" {
-		return nil, bad
-	}
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
-		return nil, bad
-	}
-	return &loom.Cursor{UpdatedAt: t, ID: id}, nil
-}
-
 // sessionList is a page of sessions; Next is the cursor of the following
 // page, empty on the last.
 type sessionList struct {
@@ -247,7 +228,7 @@ func parseList(r *http.Request, user string) (listParams, error) {
 		Limit:     q.int("limit", defaultListLimit, 1, maxListLimit),
 	}}
 	if c := q.str("cursor"); c != "" && q.err == nil {
-		cur, err := decodeCursor(c)
+		cur, err := loom.ParseCursor(c)
 		if err != nil {
 			return p, err
 		}
@@ -270,7 +251,7 @@ func (s *Server) sessions(ctx context.Context, p listParams) (*sessionList, erro
 	out := &sessionList{Sessions: page}
 	if len(page) > p.filter.Limit {
 		out.Sessions = page[:p.filter.Limit]
-		out.Next = encodeCursor(out.Sessions[len(out.Sessions)-1])
+		out.Next = loom.CursorAfter(out.Sessions[len(out.Sessions)-1]).String()
 	}
 	return out, nil
 }

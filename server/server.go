@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/mcp"
 )
 
 // Config is what a Server needs. Store and Tokens are required.
@@ -30,6 +31,10 @@ type Config struct {
 	// turns in. Nil, or an agent.UnavailableError from it, makes that
 	// endpoint answer 503.
 	Agent Conversations
+	// MCP, when set, serves loom's MCP tools at /mcp (streamable HTTP)
+	// to the holders of bearer tokens, each over its own sessions; its
+	// User is ignored.
+	MCP *mcp.Config
 	// Logger receives access logs and internal errors (default: discard).
 	Logger *slog.Logger
 

@@ -179,6 +179,20 @@ func run(ctx context.Context, c config) error {
 			},
 			func() error { return base.search(ctx, user, sqlite.MatchExpr(CommonQuery), 20) }))
 	}
+	// The same searches as an agent makes them, through loom mcp's tool.
+	if want("mcp") {
+		mc, err := newMCPClient(ctx, st, user)
+		if err != nil {
+			return err
+		}
+		rep.add(measure("MCP search_sessions, rare word, top 20", "≤ 50 ms", 50, c.runs,
+			func() error { return mc.search(ctx, RareWord) },
+			func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) }))
+		rep.add(measure("MCP search_sessions, three common words, top 20", "≤ 50 ms", 50, max(c.runs/10, 10),
+			func() error { return mc.search(ctx, CommonQuery) },
+			func() error { return base.search(ctx, user, sqlite.MatchExpr(CommonQuery), 20) }))
+		mc.Close()
+	}
 	// Cold open and read.
 	if want("open the store") {
 		rep.add(measure("open the store cold and read newest-50 of a session", "≤ 2 ms", 2, max(c.runs/4, 20),

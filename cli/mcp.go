@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/mcp"
+)
+
+// MCPOptions are the options of `loom mcp`.
+type MCPOptions struct {
+	f *Factory
+}
+
+func newCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve your session history to other agents over MCP (stdin/stdout)",
+		Long: `Serve the store over the Model Context Protocol on standard input and
+output, so that any agent that takes MCP tools (Claude Code, Codex CLI,
+Gemini CLI, opencode, loom itself) can search and read your whole
+history, imported sessions included. An agent starts it; you register it
+once with that agent.
+
+Tools: search_sessions, list_sessions, read_session (read-only) and
+memory (read, or append to MEMORY.md or USER.md). Sessions are those of
+$LOOM_USER (or --user); search and list default to the project of the
+directory the agent starts loom mcp in. No session is ever locked or
+changed. loom serve offers the same tools at /mcp over HTTP.
+
+See docs/mcp.md for each agent's registration.`,
+		Example: `  claude mcp add loom -- loom mcp
+  codex mcp add loom -- loom mcp
+  gemini mcp add loom loom mcp
+  # in loom's own config.toml:
+  #   [mcp_servers.history]
+  #   command = "loom"
+  #   args = ["mcp"]`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return mcpRun(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+func mcpRun(ctx context.Context, opts *MCPOptions) error {
+	f := opts.f
+	user := f.User()
+	d, err := f.Dirs()
+	if err != nil {
+		return err
+	}
+	cfg := mcp.Config{
+		Store:   (&reopener{f: f}).store,
+		User:    user,
+		Version: f.Version,
+		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
+		Logger:  slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	// Outside a readable directory there is no default project: the
+	// tools look in every project.
+	if p, err := f.Project(); err == nil {
+		cfg.Project = p
+	}
+	if f.IO.IsStdinTTY() {
+		fmt.Fprintf(f.IO.ErrOut, "loom mcp speaks the Model Context Protocol on standard input and output: an agent starts it, e.g.\n  claude mcp add loom -- loom mcp\nSee docs/mcp.md. Ctrl+D ends it.\n")
+	}
+	return mcp.Serve(ctx, cfg, io.NopCloser(f.IO.In), nopWriteCloser{f.IO.Out})
+}
+
+// reopener opens the store for loom mcp's tools on their first call, and
+// again on a later one while the store did not exist yet: an agent that
+// starts loom mcp before the first session finds it once there is one.
+type reopener struct {
+	mu sync.Mutex
+	f  *Factory
+}
+
+func (r *reopener) store(ctx context.Context) (loom.Store, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, empty := r.f.store.(*emptyStore); empty {
+		if err := r.f.closeStore(); err != nil {
+			return nil, err
+		}
+	}
+	return r.f.ReadStore(ctx)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,223 @@
+// Package mcp offers loom's store to any agent over the Model Context
+// Protocol, through the official Go SDK: search_sessions, list_sessions,
+// read_session and memory, on standard input and output (loom mcp) or
+// over streamable HTTP behind loom's bearer tokens (loom serve, /mcp). It
+// also connects loom's own agent to the MCP servers its configuration
+// names (client.go).
+//
+// The tools read through loom.Store like every other edge: no SQL of
+// their own, no session lock ever taken, and only memory writes (to the
+// memory files, never to sessions). Every result is bounded, and every
+// bad argument or failed read is a tool error whose text tells the model
+// what to do instead; the server itself keeps answering.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loomhq/loom"
+)
+
+// Config is what the tools read and whom they serve.
+type Config struct {
+	// Store returns the store to read. It is called for every tool call,
+	// so that a store created after the server started is found.
+	Store func(ctx context.Context) (loom.Store, error)
+	// User is whose sessions the tools read. Empty: the user of the
+	// request's bearer token, which HTTPHandler checks and passes on.
+	User string
+	// Project is the default project of search_sessions and
+	// list_sessions (the working directory's); zero: every project.
+	Project loom.Project
+	// Memory returns the memory files user may read and append to; nil,
+	// or empty paths, make the memory tool answer that there are none.
+	Memory func(user string) (memoryFile, userFile string)
+	// Version is loom's version, announced to clients.
+	Version string
+	// Now returns the current time (default time.Now).
+	Now func() time.Time
+	// Logger receives the server's diagnostics (default: discard).
+	Logger *slog.Logger
+	// CallTimeout bounds one tool call (default 15s).
+	CallTimeout time.Duration
+}
+
+// DefaultCallTimeout bounds a tool call when Config.CallTimeout is zero.
+const DefaultCallTimeout = 15 * time.Second
+
+const instructions = `loom keeps the user's conversations with AI agents: its own sessions and those imported from Claude Code, Codex CLI, Gemini CLI and opencode, across projects. Use search_sessions to find what was said or decided ("retry backoff", "why did we drop redis"), list_sessions to see recent sessions, read_session to read one (newest messages first, page back with before_seq, or one turn), and memory to read or add to the notes kept across sessions. Session ids from one tool work as ref in read_session.`
+
+// NewServer returns an MCP server with loom's tools over cfg.
+func NewServer(cfg Config) *sdk.Server {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	version := cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "loom", Title: "loom session history", Version: version},
+		&sdk.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
+	t := &tools{cfg: cfg}
+	for _, tl := range t.all() {
+		srv.AddTool(tl.tool, t.handler(tl))
+	}
+	return srv
+}
+
+// Serve runs the server on in and out (standard input and output for
+// loom mcp) until the client disconnects or ctx ends.
+func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser) error {
+	err := NewServer(cfg).Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("mcp server: %w", err)
+}
+
+// tool is one tool: what clients see and what runs it.
+type tool struct {
+	tool *sdk.Tool
+	run  func(ctx context.Context, c *call) (*result, error)
+}
+
+// call is one tool call as a handler sees it.
+type call struct {
+	user string
+	st   loom.Store
+	args json.RawMessage
+	name string
+}
+
+// result is a tool's answer: text for the model and the same in loom's
+// JSON shapes.
+type result struct {
+	text       string
+	structured any
+}
+
+type tools struct{ cfg Config }
+
+func (t *tools) all() []tool {
+	return []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.memory()}
+}
+
+// handler runs one tool call: it finds the user and the store, bounds
+// the call in time, and turns every failure, a panic included, into a
+// tool error the model can read.
+func (t *tools) handler(tl tool) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				t.cfg.Logger.Error("mcp tool panicked", "tool", tl.tool.Name, "panic", p)
+				res, err = toolError(fmt.Errorf("%s failed inside loom; try again or with other arguments", tl.tool.Name)), nil
+			}
+		}()
+		user := t.cfg.User
+		if user == "" && req.Extra != nil && req.Extra.TokenInfo != nil {
+			user = req.Extra.TokenInfo.UserID
+		}
+		if user == "" {
+			return toolError(errors.New("no user: loom cannot tell whose sessions to read")), nil
+		}
+		ctx, cancel := context.WithTimeout(ctx, t.cfg.CallTimeout)
+		defer cancel()
+		st, err := t.cfg.Store(ctx)
+		if err != nil {
+			return toolError(fmt.Errorf("the session store cannot be opened: %s", loom.ErrorMessage(err))), nil
+		}
+		c := &call{user: user, st: st, args: req.Params.Arguments, name: tl.tool.Name}
+		out, err := tl.run(ctx, c)
+		if err != nil {
+			return toolError(t.explain(ctx, tl.tool.Name, err)), nil
+		}
+		return &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: out.text}},
+			StructuredContent: out.structured,
+		}, nil
+	}
+}
+
+// explain turns an error into a sentence for the model: a bad argument
+// or unknown session as it is, a timeout or a busy store with what to do.
+func (t *tools) explain(ctx context.Context, name string, err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("%s took longer than %s and was stopped; narrow it (fewer or rarer words, a project, a surface, since) and call again", name, t.cfg.CallTimeout)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("%s was cancelled", name)
+	}
+	switch loom.ErrorCode(err) {
+	case loom.EINVALID, loom.ENOTFOUND, loom.EAMBIGUOUS:
+		return errors.New(loom.ErrorMessage(err))
+	}
+	t.cfg.Logger.Warn("mcp tool failed", "tool", name, "err", err)
+	return fmt.Errorf("%s could not read the store: %s; try again in a moment", name, loom.ErrorMessage(err))
+}
+
+func toolError(err error) *sdk.CallToolResult {
+	res := &sdk.CallToolResult{}
+	res.SetError(err)
+	return res
+}
+
+// decode reads a call's arguments into v, refusing unknown ones and
+// values of the wrong type with a sentence naming the argument.
+func (c *call) decode(v any, known string) error {
+	if len(c.args) == 0 || string(c.args) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(c.args)))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te):
+		return loom.Errorf(loom.EINVALID, "argument %q must be %s, not %s", te.Field, typeName(te.Type.Kind().String()), te.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return loom.Errorf(loom.EINVALID, "unknown argument %s: %s takes %s", field, c.name, known)
+	}
+	return loom.Errorf(loom.EINVALID, "arguments of %s are not a JSON object: %v", c.name, err)
+}
+
+func typeName(kind string) string {
+	switch kind {
+	case "int", "int64":
+		return "a whole number"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	}
+	return kind
+}
+
+// limit checks an optional limit argument against its bounds.
+func limit(name string, v *int, def, most int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < 1 || *v > most {
+		return 0, loom.Errorf(loom.EINVALID, "%s must be between 1 and %d (default %d), not %d; page with the hint a result gives instead of asking for more at once", name, most, def, *v)
+	}
+	return *v, nil
+}
