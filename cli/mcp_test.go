@@ -402,3 +402,14 @@ func TestAgentUsesMCPServer(t *testing.T) {
 		t.Fatalf("the tool result the model got: %+v", res)
 	}
 }
+
+// A store that cannot be reached makes every call a tool error that
+// says so; loom mcp itself keeps answering.
+func TestMCPStoreUnavailable(t *testing.T) {
+	fx := newEmptyFixture(t)
+	cs := connectStdio(t, fx, "LOOM_DB=postgres://loom@127.0.0.1:1/none?connect_timeout=1")
+	for range 2 {
+		wantToolError(t, cs, "search_sessions", map[string]any{"query": "anything"}, "the session store cannot be opened")
+	}
+	checkToolList(t, cs)
+}
