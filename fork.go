@@ -98,3 +98,61 @@ func (s *Session) CheckForkTurn(turn int) error {
 	}
 	return nil
 }
+
+// RewindPlan is what Store.Rewind writes. The session keeps its id, its
+// key and messages 1 to KeepSeq; Fork is the new session, kind fork at
+// turn Fork.Turn, that holds the whole conversation as it was: copies of
+// messages 1 to KeepSeq (sharing their bodies) and the session's later
+// messages themselves, moved with their ids. Fork.LastSeq is the
+// message count the fork has (the session's before the rewind).
+type RewindPlan struct {
+	Fork       ForkPlan
+	KeepSeq    int64
+	KeepPrompt string
+}
+
+// PlanRewind decides how Store.Rewind takes src back to the end of turn
+// opts.Turn: src must not be in the trash and must have turns after it.
+// The fork's title is the next free "T (rewound)"; its last prompt is
+// src's.
+func PlanRewind(src *Session, opts RewindOptions, r ForkReads) (*RewindPlan, error) {
+	if src.DeletedAt != nil {
+		return nil, Errorf(ENOTFOUND, "session %s is in the trash", src.ID)
+	}
+	if opts.Turn < 1 || opts.Turn >= src.TurnCount {
+		if src.TurnCount < 2 {
+			return nil, Errorf(EINVALID, "session %s has %d turn%s; there is nothing to rewind", src.ID, src.TurnCount, plural(src.TurnCount))
+		}
+		return nil, Errorf(EINVALID, "session %s has %d turns; rewind to a turn from 1 to %d", src.ID, src.TurnCount, src.TurnCount-1)
+	}
+	next, err := r.FirstSeqAfter(opts.Turn)
+	if err != nil {
+		return nil, err
+	}
+	if next == 0 {
+		return nil, Errorf(EINVALID, "session %s has nothing after turn %d", src.ID, opts.Turn)
+	}
+	p := &RewindPlan{KeepSeq: next - 1}
+	p.Fork = ForkPlan{ID: opts.ID, Turn: opts.Turn, LastSeq: int64(src.MessageCount), LastPrompt: src.LastPrompt}
+	if p.Fork.ID == "" {
+		p.Fork.ID = NewID()
+	}
+	if u, err := r.LastUser(p.KeepSeq); err != nil {
+		return nil, err
+	} else if u != nil {
+		p.KeepPrompt = Truncate(u.Text(), MaxPrompt)
+	}
+	taken, err := r.TitlesLike(ForkTitleBase(src.Title))
+	if err != nil {
+		return nil, err
+	}
+	p.Fork.Title = RewoundTitle(src.Title, taken)
+	return p, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -26,10 +26,11 @@ func (s Session) MarshalJSON() ([]byte, error) {
 	type plain Session
 	return json.Marshal(struct {
 		plain
-		CreatedAt jsonTime  `json:"created_at"`
-		UpdatedAt jsonTime  `json:"updated_at"`
-		DeletedAt *jsonTime `json:"deleted_at"`
-	}{plain(s), jsonTime(s.CreatedAt), jsonTime(s.UpdatedAt), optTime(s.DeletedAt)})
+		CreatedAt  jsonTime  `json:"created_at"`
+		UpdatedAt  jsonTime  `json:"updated_at"`
+		DeletedAt  *jsonTime `json:"deleted_at"`
+		ArchivedAt *jsonTime `json:"archived_at"`
+	}{plain(s), jsonTime(s.CreatedAt), jsonTime(s.UpdatedAt), optTime(s.DeletedAt), optTime(s.ArchivedAt)})
 }
 
 // MarshalJSON writes times with milliseconds.

@@ -69,9 +69,9 @@ func (m *Message) RepairInterrupted(now time.Time) int {
 	return n
 }
 
-// forkSuffix is the " (fork)" or " (fork N)" that ends a default fork
-// title.
-var forkSuffix = regexp.MustCompile(` \(fork(?: [0-9]+)?\)$`)
+// forkSuffix is the " (fork)", " (fork N)", " (rewound)" or " (rewound N)"
+// that ends a default fork title.
+var forkSuffix = regexp.MustCompile(` \((?:fork|rewound)(?: [0-9]+)?\)$`)
 
 // ForkTitleBase is what a fork's default title is made from: the parent's
 // title without its own fork suffix, so a fork of "plan (fork)" is
@@ -86,6 +86,16 @@ func ForkTitleBase(parent string) string {
 // taken holds the user's titles that start with ForkTitleBase(parent);
 // other titles do not matter. An untitled parent gives an untitled fork.
 func ForkTitle(parent string, taken []string) string {
+	return suffixedTitle(parent, "fork", taken)
+}
+
+// RewoundTitle is ForkTitle for the fork a rewind moves later turns to:
+// "T (rewound)", else "T (rewound N)".
+func RewoundTitle(parent string, taken []string) string {
+	return suffixedTitle(parent, "rewound", taken)
+}
+
+func suffixedTitle(parent, word string, taken []string) string {
 	base := ForkTitleBase(parent)
 	if base == "" {
 		return ""
@@ -94,9 +104,9 @@ func ForkTitle(parent string, taken []string) string {
 	for _, t := range taken {
 		used[strings.ToLower(t)] = true
 	}
-	title := base + " (fork)"
+	title := base + " (" + word + ")"
 	for n := 2; used[strings.ToLower(title)]; n++ {
-		title = fmt.Sprintf("%s (fork %d)", base, n)
+		title = fmt.Sprintf("%s (%s %d)", base, word, n)
 	}
 	return title
 }

@@ -151,16 +151,24 @@ func TestSessionUpdate(t *testing.T) {
 			t.Errorf("validate %+v = %q, want %q", tc.u, got, tc.want)
 		}
 	}
-	cols := SessionUpdate{Title: str(" t "), Key: str("tg:1"), Project: &Project{ID: "p", Name: "n", Root: "/r"}, Model: str("m")}.Changes()
+	cols := SessionUpdate{Title: str(" t "), Key: str("tg:1"), Project: &Project{ID: "p", Name: "n", Root: "/r"}, Model: str("m"), GitBranch: str("main")}.Columns("NOW")
 	var got []string
 	for _, c := range cols {
 		got = append(got, c.Name+"="+c.Value.(string))
 	}
-	if strings.Join(got, " ") != "title=t key=tg:1 surface=tg project_id=p project_name=n project_root=/r model=m" {
+	if strings.Join(got, " ") != "title=t key=tg:1 surface=tg project_id=p project_name=n project_root=/r model=m git_branch=main updated_at=NOW" {
 		t.Fatalf("changes = %v", got)
 	}
-	if c := (SessionUpdate{Key: str("")}).Changes(); len(c) != 1 || c[0].Value != nil {
+	if c := (SessionUpdate{Key: str("")}).Columns("NOW"); len(c) != 2 || c[0].Value != nil || c[1].Name != "updated_at" {
 		t.Fatalf("removing the key = %+v", c)
+	}
+	// Archiving is not activity: it sets archived_at alone.
+	yes, no := true, false
+	if c := (SessionUpdate{Archived: &yes}).Columns("NOW"); len(c) != 1 || c[0].Name != "archived_at" || c[0].Value != "NOW" {
+		t.Fatalf("archive = %+v", c)
+	}
+	if c := (SessionUpdate{Archived: &no}).Columns("NOW"); len(c) != 1 || c[0].Value != nil {
+		t.Fatalf("unarchive = %+v", c)
 	}
 	if c := (SessionFilter{UserID: "u", Kind: KindFork}).Equal(); len(c) != 2 || c[0].Name != "user_id" || c[1].Name != "kind" {
 		t.Fatalf("filter columns = %+v", c)

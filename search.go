@@ -19,6 +19,9 @@ type SearchQuery struct {
 	Since     time.Time
 	Until     time.Time
 	Limit     int
+	// Archived searches archived sessions too (they are left out by
+	// default).
+	Archived bool
 	// MarkStart and MarkEnd surround each match in the snippet;
 	// DefaultMarkStart and DefaultMarkEnd when empty.
 	MarkStart string

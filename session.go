@@ -77,7 +77,10 @@ type Session struct {
 	CreatedAt    time.Time  `json:"created_at"`
 	UpdatedAt    time.Time  `json:"updated_at"`
 	DeletedAt    *time.Time `json:"deleted_at"`
-	Lock         *Lock      `json:"lock"`
+	// ArchivedAt is when the session was archived: hidden from lists and
+	// default searches, kept until it is deleted. Nil when it is not.
+	ArchivedAt *time.Time `json:"archived_at"`
+	Lock       *Lock      `json:"lock"`
 	// SummarySeq is the seq of the latest compaction summary, 0 if none.
 	// The model's context is that summary and everything after it.
 	SummarySeq int64 `json:"summary_seq,omitempty"`
@@ -149,14 +152,33 @@ type SessionFilter struct {
 	// characters or more), or one of whose newest matching messages
 	// (MaxTextMatches of them) matches it as a search does.
 	Text string
+	// GitBranch keeps sessions whose work was on this git branch.
+	GitBranch string
 	// Deleted lists the trash instead of live sessions.
 	Deleted bool
+	// Archived says whether archived sessions are left out (the
+	// default), the only ones listed, or listed with the others.
+	Archived ArchiveFilter
 	// UpdatedBefore keeps sessions last updated before this time.
 	UpdatedBefore time.Time
 	// Before is a cursor: sessions updated before (UpdatedAt, ID).
 	Before *Cursor
 	Limit  int
 }
+
+// ArchiveFilter selects sessions by whether they are archived.
+type ArchiveFilter int
+
+const (
+	// HideArchived leaves archived sessions out, as lists and the
+	// picker show sessions.
+	HideArchived ArchiveFilter = iota
+	// OnlyArchived lists archived sessions alone (--archived).
+	OnlyArchived
+	// WithArchived lists every session, archived or not: how a session
+	// is found by its key, which an archived session keeps.
+	WithArchived
+)
 
 // MaxTextMatches bounds the messages a SessionFilter.Text search reads:
 // the newest this many matches of the user's messages. A word found in
@@ -234,6 +256,19 @@ type SessionUpdate struct {
 	Model       *string
 	Provider    *string
 	Profile     *string
+	GitBranch   *string
+	// Archived archives the session (true) or brings it back (false).
+	// It is not activity: updated_at stays as it was.
+	Archived *bool
+}
+
+// RewindOptions say where a session goes back to.
+type RewindOptions struct {
+	// Turn is the last turn the session keeps; the turns after it move
+	// to a new fork.
+	Turn int
+	// ID is the new fork's id (default: a new one).
+	ID string
 }
 
 // ForkOptions says where to fork and how to name the new session.

@@ -56,6 +56,15 @@ type Store interface {
 	// Fork copies turns 1..opts.Turn of a session into a new session with
 	// kind fork, parent_id and fork_turn.
 	Fork(ctx context.Context, id string, opts ForkOptions) (*Session, error)
+	// Rewind takes a session back to the end of turn opts.Turn, in one
+	// transaction: it keeps its id, key and turns 1..Turn, and its later
+	// turns move to a new fork (kind fork, parent_id the session,
+	// fork_turn Turn, titled "T (rewound)") that holds the whole
+	// conversation as it was, so nothing is lost. The fork keeps the
+	// session's last activity time and the usage of the turns it took;
+	// the session is updated now. It returns the fork. While another
+	// live process holds the session it fails with ELOCKED.
+	Rewind(ctx context.Context, id string, opts RewindOptions) (*Session, error)
 	// Delete moves a session and its sub-agent sessions to the trash, or
 	// removes them with their messages and search entries with
 	// opts.Purge, in one transaction. While another live process holds
@@ -70,7 +79,7 @@ type Store interface {
 	// trash.
 	Restore(ctx context.Context, id string) error
 	// Prune purges sessions not updated for opts.OlderThan, skipping
-	// locked ones; with DryRun it only reports.
+	// archived ones and locked ones; with DryRun it only reports.
 	Prune(ctx context.Context, opts PruneOptions) (*PruneResult, error)
 
 	// Search runs a full-text query over message text, reasoning and tool

@@ -60,11 +60,27 @@ type Column struct {
 	Value any
 }
 
-// Changes lists the columns u sets, with their values: the title trimmed,
-// a key with its surface (an empty key is NULL, and keeps the surface),
-// a project as its three columns. Engines add updated_at when the list
-// is not empty.
-func (u SessionUpdate) Changes() []Column {
+// Columns lists the columns u sets, with their values: the title
+// trimmed, a key with its surface (an empty key is NULL, and keeps the
+// surface), a project as its three columns, archived_at as now or NULL,
+// and updated_at as now when anything but the archived state changes.
+// now is the current time as the engine stores times.
+func (u SessionUpdate) Columns(now any) []Column {
+	c := u.changes()
+	if len(c) > 0 {
+		c = append(c, Column{"updated_at", now})
+	}
+	if u.Archived != nil {
+		var at any
+		if *u.Archived {
+			at = now
+		}
+		c = append(c, Column{"archived_at", at})
+	}
+	return c
+}
+
+func (u SessionUpdate) changes() []Column {
 	var c []Column
 	set := func(name string, v any) { c = append(c, Column{name, v}) }
 	if u.Title != nil {
@@ -89,7 +105,7 @@ func (u SessionUpdate) Changes() []Column {
 	for _, f := range []struct {
 		name string
 		v    *string
-	}{{"cwd", u.Cwd}, {"model", u.Model}, {"provider", u.Provider}, {"profile", u.Profile}} {
+	}{{"cwd", u.Cwd}, {"model", u.Model}, {"provider", u.Provider}, {"profile", u.Profile}, {"git_branch", u.GitBranch}} {
 		if f.v != nil {
 			set(f.name, *f.v)
 		}
@@ -98,13 +114,14 @@ func (u SessionUpdate) Changes() []Column {
 }
 
 // Equal lists the columns f requires to hold a value (user, project,
-// project name, surface, key, parent, kind), in that order. The other
+// project name, surface, key, parent, kind, git branch), in that order. The other
 // conditions of f (trash, times, cursor, text) are the engine's.
 func (f SessionFilter) Equal() []Column {
 	var c []Column
 	for _, col := range []Column{
 		{"user_id", f.UserID}, {"project_id", f.ProjectID}, {"project_name", f.ProjectName},
 		{"surface", f.Surface}, {"key", f.Key}, {"parent_id", f.ParentID}, {"kind", f.Kind},
+		{"git_branch", f.GitBranch},
 	} {
 		if col.Value != "" {
 			c = append(c, col)

@@ -30,6 +30,18 @@ func (u *Usage) Add(o Usage) {
 	u.Compactions += o.Compactions
 }
 
+// Sub takes o from u.
+func (u *Usage) Sub(o Usage) {
+	u.InputTokens -= o.InputTokens
+	u.OutputTokens -= o.OutputTokens
+	u.ReasoningTokens -= o.ReasoningTokens
+	u.CacheReadTokens -= o.CacheReadTokens
+	u.CacheWriteTokens -= o.CacheWriteTokens
+	u.CostUSD = RoundCost(u.CostUSD - o.CostUSD)
+	u.APICalls -= o.APICalls
+	u.Compactions -= o.Compactions
+}
+
 // RoundCost rounds a cost in USD to a billionth of a dollar, below any
 // price a provider charges and above the noise of summing floats.
 func RoundCost(c float64) float64 { return math.Round(c*1e9) / 1e9 }

@@ -59,6 +59,10 @@ func (e *emptyStore) Fork(_ context.Context, id string, _ loom.ForkOptions) (*lo
 	return nil, loom.NotFound(id)
 }
 
+func (e *emptyStore) Rewind(_ context.Context, id string, _ loom.RewindOptions) (*loom.Session, error) {
+	return nil, loom.NotFound(id)
+}
+
 func (e *emptyStore) Delete(_ context.Context, id string, _ loom.DeleteOptions) ([]*loom.Session, error) {
 	return nil, loom.NotFound(id)
 }

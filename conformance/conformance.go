@@ -56,6 +56,8 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"Search", testSearch},
 		{"Snippets", testSnippets},
 		{"Fork", testFork},
+		{"Rewind", testRewind},
+		{"Archive", testArchive},
 		{"Family", testFamily},
 		{"RenameDescribeDeletePrune", testLifecycle},
 		{"DeleteLocked", func(t *testing.T, open Opener) { testDeleteLocked(t, open, orphan) }},

@@ -71,7 +71,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 		b.Queue(`UPDATE sessions SET message_count = $1, turn_count = $2, last_prompt = $3, title = $4,
 			summary_seq = $5, input_tokens = $6, output_tokens = $7, reasoning_tokens = $8,
 			cache_read_tokens = $9, cache_write_tokens = $10, cost_usd = $11, api_calls = $12,
-			compactions = $13, updated_at = $14 WHERE id = $15`,
+			compactions = $13, updated_at = $14, archived_at = NULL WHERE id = $15`,
 			fresh.MessageCount, fresh.TurnCount, fresh.LastPrompt, fresh.Title, fresh.SummarySeq,
 			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens,
 			u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, ms(fresh.UpdatedAt), x.ID)

@@ -103,8 +103,8 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 		if err != nil {
 			return err
 		}
-		if cols := u.Changes(); len(cols) > 0 {
-			set, args := query.Set(dialect, append(cols, loom.Column{Name: "updated_at", Value: ms(s.Now())}))
+		if cols := u.Columns(ms(s.Now())); len(cols) > 0 {
+			set, args := query.Set(dialect, cols)
 			q := fmt.Sprintf(`UPDATE sessions SET %s WHERE id = $%d`, set, len(args)+1)
 			if _, err := tx.Exec(ctx, q, append(args, cur.ID)...); err != nil {
 				if isUnique(err) {

@@ -65,15 +65,15 @@ func (s *Store) importSession(ctx context.Context, tx *sql.Tx, d *loom.SessionDa
 		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 		profile, message_count, turn_count, summary_seq, last_prompt,
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-		cost_usd, api_calls, compactions, created_at, updated_at, deleted_at,
+		cost_usd, api_calls, compactions, created_at, updated_at, deleted_at, archived_at,
 		git_branch, source_tool, source_version, source_path)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		x.ID, x.UserID, nullString(x.Key), x.Surface, x.Title, x.Description, x.Kind,
 		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
 		x.Model, x.Provider, x.Profile, x.MessageCount, x.TurnCount, x.SummarySeq, x.LastPrompt,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(x.CreatedAt), loom.FormatTime(x.UpdatedAt),
-		nullTime(x.DeletedAt), x.GitBranch, tool, version, path)
+		nullTime(x.DeletedAt), nullTime(x.ArchivedAt), x.GitBranch, tool, version, path)
 	if isUnique(err) {
 		return loom.Errorf(loom.ECONFLICT, "import %s: another session already has key %q", x.ID, x.Key)
 	}

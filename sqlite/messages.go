@@ -21,7 +21,8 @@ const (
 	appendUpdateSQL = `UPDATE sessions SET message_count = ?, turn_count = ?,
 			last_prompt = ?, title = ?, summary_seq = ?,
 			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cache_read_tokens = ?,
-			cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?, updated_at = ?
+			cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?, updated_at = ?,
+			archived_at = NULL
 			WHERE id = ?`
 	sessionByIDSQL = `SELECT ` + sessionColumns + sessionFrom + `WHERE s.id = ?`
 )

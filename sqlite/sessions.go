@@ -101,8 +101,8 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 		if err != nil {
 			return err
 		}
-		if cols := u.Changes(); len(cols) > 0 {
-			set, args := query.Set(dialect, append(cols, loom.Column{Name: "updated_at", Value: s.now()}))
+		if cols := u.Columns(s.now()); len(cols) > 0 {
+			set, args := query.Set(dialect, cols)
 			_, err := tx.ExecContext(ctx, `UPDATE sessions SET `+set+` WHERE id = ?`, append(args, cur.ID)...)
 			if isUnique(err) {
 				return loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")

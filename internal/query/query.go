@@ -108,6 +108,12 @@ func Sessions(d Dialect, f loom.SessionFilter) (string, []any) {
 		c.Add("s."+col.Name+" = ?", col.Value)
 	}
 	c.Trash(f.Deleted)
+	switch f.Archived {
+	case loom.HideArchived:
+		c.Add("s.archived_at IS NULL")
+	case loom.OnlyArchived:
+		c.Add("s.archived_at IS NOT NULL")
+	}
 	if !f.UpdatedBefore.IsZero() {
 		c.Add("s.updated_at < ?", d.Time(f.UpdatedBefore))
 	}
@@ -186,6 +192,8 @@ func Lookup(d Dialect, scope loom.ResolveScope, by loom.Lookup, v string) (strin
 func Prune(d Dialect, opts loom.PruneOptions, now time.Time) *Clause {
 	c := New(d)
 	c.Trash(false)
+	// An archived session stays until it is deleted by name.
+	c.Add("s.archived_at IS NULL")
 	c.Add("s.kind <> 'subagent'")
 	c.Add("s.updated_at <= ?", d.Time(now.Add(-opts.OlderThan)))
 	if opts.UserID != "" {
@@ -249,6 +257,11 @@ func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args [
 // Search adds the filters of q on messages m of live sessions s to c.
 func (c *Clause) Search(q loom.SearchQuery) {
 	c.Trash(false)
+	// Archived sessions are out of a default search, but a search in
+	// one session is in that session whatever its state.
+	if !q.Archived && q.SessionID == "" {
+		c.Add("s.archived_at IS NULL")
+	}
 	for _, col := range []loom.Column{
 		{Name: "s.user_id", Value: q.UserID}, {Name: "m.session_id", Value: q.SessionID}, {Name: "s.project_id", Value: q.ProjectID},
 		{Name: "s.surface", Value: q.Surface}, {Name: "m.role", Value: q.Role},

@@ -150,7 +150,7 @@ const SessionColumns = `s.id, s.user_id, s.key, s.surface, s.title, s.descriptio
 	s.model, s.provider, s.profile, s.message_count, s.turn_count, s.summary_seq,
 	s.last_prompt, s.input_tokens, s.output_tokens, s.reasoning_tokens,
 	s.cache_read_tokens, s.cache_write_tokens, s.cost_usd, s.api_calls,
-	s.compactions, s.created_at, s.updated_at, s.deleted_at,
+	s.compactions, s.created_at, s.updated_at, s.deleted_at, s.archived_at,
 	s.git_branch, s.source_tool, s.source_version, s.source_path,
 	l.owner, l.pid, l.host, l.since, l.expires_at`
 
@@ -166,6 +166,7 @@ func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
 		key, parent, owner, host  sql.NullString
 		pid                       sql.NullInt64
 		created, updated, deleted Time
+		archived                  Time
 		since, expires            Time
 		src                       loom.Source
 	)
@@ -175,14 +176,14 @@ func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
 		&x.Model, &x.Provider, &x.Profile, &x.MessageCount, &x.TurnCount, &x.SummarySeq,
 		&x.LastPrompt, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
 		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls,
-		&u.Compactions, &created, &updated, &deleted,
+		&u.Compactions, &created, &updated, &deleted, &archived,
 		&x.GitBranch, &src.Tool, &src.Version, &src.Path,
 		&owner, &pid, &host, &since, &expires)
 	if err != nil {
 		return nil, err
 	}
 	x.Key, x.ParentID = key.String, parent.String
-	x.CreatedAt, x.UpdatedAt, x.DeletedAt = created.T, updated.T, deleted.Ptr()
+	x.CreatedAt, x.UpdatedAt, x.DeletedAt, x.ArchivedAt = created.T, updated.T, deleted.Ptr(), archived.Ptr()
 	if src.Tool != "" {
 		x.Source = &src
 	}
