@@ -98,7 +98,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer conv.Close(ctx)
-	fmt.Fprintf(f.IO.ErrOut, "session %s\n", conv.Session().ID)
+	announced := conv.Session().ID
+	fmt.Fprintf(f.IO.ErrOut, "session %s\n", announced)
 	p := newTurnPrinter(f.IO, false)
 	emit := p.event
 	if f.JSON() {
@@ -113,6 +114,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			final = res.Text
 		}
 		p.end(final)
+	}
+	if s := conv.Session(); s.ID != announced {
+		// Another process created the session of this key meanwhile,
+		// and the turn went on in that one.
+		fmt.Fprintf(f.IO.ErrOut, "session %s\n", s.ID)
 	}
 	if err != nil {
 		return err
