@@ -105,29 +105,34 @@ func (svc *Service) fresh(spec Spec, key string) *loom.Session {
 }
 
 // ForKey finds the user's session that key names, or prepares a new one.
-// A command-line key (cli:…) names a session of project; any other key
-// (telegram:12345) names the user's one session with that key outside
-// every project. A sub-agent's session is never named by a key.
+// A command-line key (cli:…) names a session of project. Any other key
+// (telegram:12345) names the user's one session with that key wherever
+// it was made; a new one belongs to project and cwd when the caller has
+// them (the command line's, so it is listed with the project's
+// sessions), to no project otherwise (the server's). A sub-agent's
+// session is never named by a key.
 func (svc *Service) ForKey(ctx context.Context, user, key string, project loom.Project, cwd string) (*loom.Session, bool, error) {
 	if err := loom.ValidKey(key); err != nil {
 		return nil, false, err
 	}
-	if !loom.IsCLIKey(key) {
-		project, cwd = loom.Project{}, ""
+	cli := loom.IsCLIKey(key)
+	filter := loom.SessionFilter{UserID: user, Key: key, Limit: 50}
+	if cli {
+		filter.ProjectID = project.ID
 	}
-	found, err := svc.Store.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: project.ID, Key: key, Limit: 50})
+	found, err := svc.Store.Sessions(ctx, filter)
 	if err != nil {
 		return nil, false, err
 	}
 	for _, x := range found {
-		if x.Project.ID == project.ID && x.Kind != loom.KindSubagent {
+		if x.Kind != loom.KindSubagent && x.Source == nil && (!cli || x.Project.ID == project.ID) {
 			return x, true, nil
 		}
 	}
 	// A key of a session imported from another agent names it until a
 	// conversation continues it (in a fork that takes the key).
 	for _, x := range found {
-		if x.Source != nil && x.Kind != loom.KindSubagent && !loom.IsCLIKey(key) {
+		if x.Source != nil && x.Kind != loom.KindSubagent && !cli {
 			return x, true, nil
 		}
 	}

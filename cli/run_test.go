@@ -90,3 +90,55 @@ func TestRunKeyRace(t *testing.T) {
 		})
 	}
 }
+
+// loom run says on exit how to resume its session, unless
+// --no-resume-hint.
+func TestRunResumeHint(t *testing.T) {
+	fx := newAgentFixture(t)
+	r := fx.mustLoom(t, "", "run", "hello")
+	id := sessionOf(t, r.stderr)
+	if want := "resume this session with: loom run --resume " + id + " PROMPT"; !strings.Contains(r.stderr, want) {
+		t.Fatalf("stderr has no %q:\n%s", want, r.stderr)
+	}
+	r = fx.mustLoom(t, "", "run", "--no-resume-hint", "-c", "again")
+	if sessionOf(t, r.stderr) != id || strings.Contains(r.stderr, "resume") {
+		t.Fatalf("with --no-resume-hint:\n%s", r.stderr)
+	}
+	if r := fx.mustLoom(t, "", "run", "--help"); !strings.Contains(r.stdout, "--no-resume-hint") {
+		t.Fatalf("--help does not show --no-resume-hint:\n%s", r.stdout)
+	}
+}
+
+// A session made with loom run --key in a project is that project's: it
+// shows in the project's session list, and not in another project's. A
+// key that is not a command-line one still names one session of the
+// user, from any directory.
+func TestRunKeySessionIsListedInItsProject(t *testing.T) {
+	fx := newAgentFixture(t)
+	var ids []string
+	for _, key := range []string{"notes:today", "cli:scratch"} {
+		r := fx.mustLoom(t, "", "run", "--key", key, "remember the milk")
+		ids = append(ids, sessionOf(t, r.stderr))
+	}
+	list := fx.mustLoom(t, "", "session", "list")
+	for _, id := range ids {
+		if !strings.Contains(list.stdout, id) {
+			t.Errorf("session %s is not in its project's list:\n%s", id, list.stdout)
+		}
+	}
+	other := fx.cmd(t, "session", "list")
+	other.Dir = fx.other
+	if r := execCmd(t, other, ""); r.code != 0 || strings.Contains(r.stdout, ids[0]) || strings.Contains(r.stdout, ids[1]) {
+		t.Errorf("another project lists them: exit %d\n%s", r.code, r.stdout)
+	}
+	again := fx.cmd(t, "run", "--key", "notes:today", "and the bread")
+	again.Dir = fx.other
+	r := execCmd(t, again, "")
+	if r.code != 0 || sessionOf(t, r.stderr) != ids[0] {
+		t.Fatalf("the key from another directory: exit %d, session %q, want %s\n%s", r.code, sessionOf(t, r.stderr), ids[0], r.stderr)
+	}
+	s := showSession(t, fx, ids[0])
+	if s.Project.ID != fx.proj.ID || s.Cwd != fx.project || s.MessageCount != 4 {
+		t.Fatalf("session made in the project: project %+v, cwd %q, %d messages", s.Project, s.Cwd, s.MessageCount)
+	}
+}
