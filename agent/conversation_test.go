@@ -94,3 +94,33 @@ func TestNewSessionsOfOneMillisecond(t *testing.T) {
 		t.Fatalf("sessions %s (%s) and %s (%s)", first.Session().ID, k1, second.Session().ID, k2)
 	}
 }
+
+// A key that is not a command-line one, first used in a project, makes
+// a session of that project; the key still names that one session for
+// a caller without a project (the server) and from another project.
+func TestKeyMadeInAProject(t *testing.T) {
+	p := (&scripted{}).say("one", loom.Usage{}).say("two", loom.Usage{}).say("three", loom.Usage{})
+	svc, _ := racers(t, p)
+	api := loom.Project{ID: "p1", Name: "api", Root: "/src/api"}
+	web := loom.Project{ID: "p2", Name: "web", Root: "/src/web"}
+	var ids []string
+	for _, spec := range []agent.Spec{
+		{UserID: "alice", Key: "notes:today", Project: api, Cwd: "/src/api/pkg"},
+		{UserID: "alice", Key: "notes:today"},
+		{UserID: "alice", Key: "notes:today", Project: web, Cwd: "/src/web"},
+	} {
+		c := open(t, svc, spec)
+		if _, err := c.Turn(context.Background(), "hi", nil); err != nil {
+			t.Fatal(err)
+		}
+		c.Close(context.Background())
+		ids = append(ids, c.Session().ID)
+	}
+	if ids[1] != ids[0] || ids[2] != ids[0] {
+		t.Fatalf("the key named sessions %v", ids)
+	}
+	s, _ := svc.Store.Session(context.Background(), ids[0])
+	if s.Project != api || s.Cwd != "/src/api/pkg" || s.MessageCount != 6 {
+		t.Fatalf("session: project %+v, cwd %q, %d messages", s.Project, s.Cwd, s.MessageCount)
+	}
+}
