@@ -31,11 +31,11 @@ func newCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
 
 By default the prompt starts a new session; -c continues this project's
 most recent session, --resume REF a given one, --key KEY the session with
-that key (created if missing; a key used in a project directory makes
-a session of that project). The session id is printed to stderr, and on
-exit how to resume it (--no-resume-hint leaves that out).
-A PROMPT of - reads the prompt from stdin. With --json, the stored
-assistant messages are printed as JSON instead of the streamed text.
+that key (created if missing, as a session of this project). The
+session id is printed to stderr, and on exit how to resume it
+(--no-resume-hint leaves that out). A PROMPT of - reads the prompt from
+stdin. With --json, the stored assistant messages are printed as JSON
+instead of the streamed text.
 
 A model that sends nothing for stream_idle_timeout (default 60s), or a
 turn longer than turn_timeout (default 10m), fails the run (exit 1); the
