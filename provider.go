@@ -21,8 +21,12 @@ type Provider interface {
 	// "anthropic".
 	Name() string
 	// Stream sends req and calls onEvent for every piece of text or
-	// reasoning as it arrives. It returns the whole response when the
-	// stream is complete; on error nothing of the response is usable.
+	// reasoning as it arrives, and with EventProgress whenever anything
+	// arrives (also what has no text: a piece of a tool call, a
+	// keep-alive), so that a caller can tell a stream that went silent
+	// from one that is busy.
+	// It returns the whole response when the stream is complete; on
+	// error nothing of the response is usable.
 	Stream(ctx context.Context, req *ModelRequest, onEvent func(StreamEvent)) (*ModelResponse, error)
 }
 
@@ -49,6 +53,9 @@ type ToolSpec struct {
 const (
 	EventText      = "text"
 	EventReasoning = "reasoning"
+	// EventProgress says that the service sent something, without text
+	// to show.
+	EventProgress = "progress"
 )
 
 // StreamEvent is a piece of a streamed response.

@@ -45,6 +45,13 @@ type Loop struct {
 	// than 80% of ContextWindow tokens (when known).
 	CompactItems  int
 	ContextWindow int
+	// StreamIdleTimeout fails a turn whose model stream sends nothing
+	// for this long, TurnTimeout one that runs longer than this, as a
+	// provider error would (zero: DefaultStreamIdleTimeout and
+	// DefaultTurnTimeout). The turn timeout includes the tools the turn
+	// runs and its sub-agents.
+	StreamIdleTimeout time.Duration
+	TurnTimeout       time.Duration
 	// Tools the model may call. NewLoop installs the built-in ones.
 	Tools []Tool
 	// LogFor returns the replay log of a session (nil: no log).
@@ -110,8 +117,16 @@ func (l *Loop) log(s *loom.Session) *replaylog.Log {
 // Turn runs one user message to its final reply. The user message is
 // stored first (creating the session when it is new); each assistant
 // message is stored whole once its stream is complete, so a turn that
-// fails or is cancelled leaves the user message and nothing partial.
+// fails, is cancelled or runs out of time (a *TimeoutError) leaves the
+// user message and nothing partial.
 func (l *Loop) Turn(ctx context.Context, s *loom.Session, text string, emit func(Event)) (*Result, error) {
+	tctx, cancel, explain := l.withTurnLimit(ctx)
+	defer cancel()
+	res, err := l.turn(tctx, s, text, emit)
+	return res, explain(err)
+}
+
+func (l *Loop) turn(ctx context.Context, s *loom.Session, text string, emit func(Event)) (*Result, error) {
 	if emit == nil {
 		emit = func(Event) {}
 	}
@@ -180,7 +195,7 @@ func (l *Loop) run(ctx context.Context, s *loom.Session, emit func(Event)) (*Res
 			MaxTokens: l.MaxTokens,
 			Thinking:  l.Thinking,
 		}
-		resp, err := l.Provider.Stream(ctx, req, func(ev loom.StreamEvent) {
+		resp, err := l.stream(ctx, req, func(ev loom.StreamEvent) {
 			emit(Event{Kind: ev.Kind, Text: ev.Text, SessionID: s.ID})
 		})
 		if err != nil {

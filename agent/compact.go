@@ -88,7 +88,7 @@ func (l *Loop) compact(ctx context.Context, s *loom.Session, history []*loom.Mes
 		Tools:     l.toolSpecs(),
 		MaxTokens: l.MaxTokens,
 	}
-	resp, err := l.Provider.Stream(ctx, req, nil)
+	resp, err := l.stream(ctx, req, nil)
 	if err != nil {
 		return nil, fmt.Errorf("compaction: %w", err)
 	}

@@ -105,29 +105,34 @@ func (svc *Service) fresh(spec Spec, key string) *loom.Session {
 }
 
 // ForKey finds the user's session that key names, or prepares a new one.
-// A command-line key (cli:…) names a session of project; any other key
-// (telegram:12345) names the user's one session with that key outside
-// every project. A sub-agent's session is never named by a key.
+// A command-line key (cli:…) names a session of project. Any other key
+// (telegram:12345) names the user's one session with that key wherever
+// it was made; a new one belongs to project and cwd when the caller has
+// them (the command line's, so it is listed with the project's
+// sessions), to no project otherwise (the server's). A sub-agent's
+// session is never named by a key.
 func (svc *Service) ForKey(ctx context.Context, user, key string, project loom.Project, cwd string) (*loom.Session, bool, error) {
 	if err := loom.ValidKey(key); err != nil {
 		return nil, false, err
 	}
-	if !loom.IsCLIKey(key) {
-		project, cwd = loom.Project{}, ""
+	cli := loom.IsCLIKey(key)
+	filter := loom.SessionFilter{UserID: user, Key: key, Limit: 50}
+	if cli {
+		filter.ProjectID = project.ID
 	}
-	found, err := svc.Store.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: project.ID, Key: key, Limit: 50})
+	found, err := svc.Store.Sessions(ctx, filter)
 	if err != nil {
 		return nil, false, err
 	}
 	for _, x := range found {
-		if x.Project.ID == project.ID && x.Kind != loom.KindSubagent {
+		if x.Kind != loom.KindSubagent && x.Source == nil && (!cli || x.Project.ID == project.ID) {
 			return x, true, nil
 		}
 	}
 	// A key of a session imported from another agent names it until a
 	// conversation continues it (in a fork that takes the key).
 	for _, x := range found {
-		if x.Source != nil && x.Kind != loom.KindSubagent && !loom.IsCLIKey(key) {
+		if x.Source != nil && x.Kind != loom.KindSubagent && !cli {
 			return x, true, nil
 		}
 	}
@@ -265,9 +270,51 @@ func (c *Conversation) attach(ctx context.Context, s *loom.Session, resume bool,
 	return nil
 }
 
-// Turn runs one user message to its final reply; see Loop.Turn.
+// Turn runs one user message to its final reply; see Loop.Turn. The
+// first message of a new session may find its key taken: another
+// process created a session with it after this conversation chose the
+// key. The turn then goes on as rejoin says, so the caller should read
+// Session again after it.
 func (c *Conversation) Turn(ctx context.Context, text string, emit func(Event)) (*Result, error) {
-	return c.loop.Turn(ctx, c.s, text, emit)
+	for tries := 1; ; tries++ {
+		res, err := c.loop.Turn(ctx, c.s, text, emit)
+		if tries == maxKeyTries || c.s.MessageCount > 0 || c.s.Key == "" || loom.ErrorCode(err) != loom.ECONFLICT {
+			return res, err
+		}
+		if err := c.rejoin(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// maxKeyTries bounds how often a turn looks again for a key taken meanwhile.
+const maxKeyTries = 3
+
+// rejoin moves a conversation off the new session it was about to
+// create, whose key another process has taken since. A key the caller
+// asked for, or the plain command-line key of the project, names that
+// process's session now: the conversation goes on in it, holding its
+// lock (ELOCKED while the other process still holds it). A key the
+// service made from the time, for a session of its own (another process
+// made one the same millisecond), is made again.
+func (c *Conversation) rejoin(ctx context.Context) error {
+	s := c.s
+	if s.Key != c.spec.Key && s.Key != loom.CLIKey(s.Project.Name) {
+		at := c.svc.now()
+		if loom.CLIKeyAt(s.Project.Name, at) == s.Key {
+			at = at.Add(time.Millisecond)
+		}
+		s.Key = loom.CLIKeyAt(s.Project.Name, at)
+		return nil
+	}
+	found, exists, err := c.svc.ForKey(ctx, s.UserID, s.Key, s.Project, s.Cwd)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return loom.Errorf(loom.ECONFLICT, "the key %q was taken by a session that cannot be found; try again", s.Key)
+	}
+	return c.attach(ctx, found, true, c.spec.Agent)
 }
 
 // Compact summarises the context now; see Loop.Compact.

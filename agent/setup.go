@@ -116,6 +116,7 @@ func (su *Setup) Build(ctx context.Context, st loom.Store, s *loom.Session, c Ch
 	l.MemoryFile, l.UserFile = d.MemoryFile(), d.UserFile()
 	l.Thinking, l.MaxTokens = cfg.Thinking, cfg.MaxTokens
 	l.CompactItems, l.ContextWindow = cfg.CompactAfter, cfg.ContextWindow
+	l.StreamIdleTimeout, l.TurnTimeout = cfg.StreamIdleTimeout, cfg.TurnTimeout
 	l.LogFor = func(x *loom.Session) *replaylog.Log {
 		lg, err := replaylog.Open(d.SessionLog(x.UserID, x.ID))
 		if err != nil {

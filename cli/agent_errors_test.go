@@ -27,7 +27,7 @@ func TestAgentProviderErrors(t *testing.T) {
 	}
 	fx.srv.Enqueue(openaitest.Reply{Status: 500, Error: "the model is down"}, openaitest.Reply{Status: 500, Error: "the model is down"}, openaitest.Reply{Status: 500, Error: "the model is down"})
 	r := fx.loom(t, "", "run", "three")
-	if r.code != ExitError || !strings.Contains(r.stderr, "500") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 1 {
+	if r.code != ExitError || !strings.Contains(errorLine(t, r.stderr), "500") {
 		t.Fatalf("persistent 500: exit %d, stderr %q", r.code, r.stderr)
 	}
 	id := sessionOf(t, r.stderr)

@@ -18,6 +18,8 @@ type RunOptions struct {
 	Choice   sessionChoice
 	Agent    agent.Choice
 	Thinking bool
+	// NoResumeHint leaves out how to resume the session, printed on exit.
+	NoResumeHint bool
 }
 
 func newCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
@@ -29,13 +31,21 @@ func newCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
 
 By default the prompt starts a new session; -c continues this project's
 most recent session, --resume REF a given one, --key KEY the session with
-that key (created if missing). The session id is printed to stderr.
-A PROMPT of - reads the prompt from stdin. With --json, the stored
-assistant messages are printed as JSON instead of the streamed text.`,
+that key (created if missing, as a session of this project). The
+session id is printed to stderr, and on exit how to resume it
+(--no-resume-hint leaves that out). A PROMPT of - reads the prompt from
+stdin. With --json, the stored assistant messages are printed as JSON
+instead of the streamed text.
+
+A model that sends nothing for stream_idle_timeout (default 60s), or a
+turn longer than turn_timeout (default 10m), fails the run (exit 1); the
+prompt stays stored. LOOM_STREAM_IDLE_TIMEOUT and LOOM_TURN_TIMEOUT set
+them (Go durations: 90s, 5m).`,
 		Example: `  loom run "summarise the README"
   git diff | loom run -
   loom run -c "and now the tests"
-  loom run --resume 0196a3b2 --json "list the files you read"`,
+  loom run --resume 0196a3b2 --json "list the files you read"
+  loom run --key notes:today --no-resume-hint "add: buy milk"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("run takes one PROMPT (or - to read it from stdin); usage: %s", cmd.UseLine())
@@ -61,6 +71,7 @@ assistant messages are printed as JSON instead of the streamed text.`,
 	cmd.Flags().StringVar(&opts.Choice.Key, "key", "", "use the session with this `KEY`, creating it if missing")
 	cmd.Flags().StringVar(&opts.Agent.Model, "model", "", "model to use (default: the session's, else the configured one)")
 	cmd.Flags().StringVar(&opts.Agent.Profile, "profile", "", "profile (system prompt) to use")
+	cmd.Flags().BoolVar(&opts.NoResumeHint, "no-resume-hint", false, "do not print how to resume on exit")
 	return cmd
 }
 
@@ -98,7 +109,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer conv.Close(ctx)
-	fmt.Fprintf(f.IO.ErrOut, "session %s\n", conv.Session().ID)
+	announced := conv.Session().ID
+	fmt.Fprintf(f.IO.ErrOut, "session %s\n", announced)
 	p := newTurnPrinter(f.IO, false)
 	emit := p.event
 	if f.JSON() {
@@ -113,6 +125,16 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			final = res.Text
 		}
 		p.end(final)
+	}
+	if s := conv.Session(); s.ID != announced {
+		// Another process created the session of this key meanwhile,
+		// and the turn went on in that one.
+		fmt.Fprintf(f.IO.ErrOut, "session %s\n", s.ID)
+	}
+	if s := conv.Session(); s.MessageCount > 0 && !opts.NoResumeHint {
+		// Also after a failed turn: its prompt is stored, and this is
+		// how to try again.
+		fmt.Fprintf(f.IO.ErrOut, "resume this session with: loom run --resume %s PROMPT\n", s.ID)
 	}
 	if err != nil {
 		return err

@@ -33,6 +33,11 @@ type Config struct {
 	// CompactAfter is the number of non-user items since the last summary
 	// past which the context is compacted (default 40).
 	CompactAfter int `toml:"compact_after"`
+	// StreamIdleTimeout stops a turn whose model stream sends nothing
+	// for this long, and TurnTimeout one that runs longer than this;
+	// zero means the agent's defaults (60s and 10m).
+	StreamIdleTimeout time.Duration `toml:"stream_idle_timeout"`
+	TurnTimeout       time.Duration `toml:"turn_timeout"`
 
 	OpenAI    Endpoint `toml:"openai"`
 	Anthropic Endpoint `toml:"anthropic"`
@@ -70,6 +75,20 @@ type MCPServer struct {
 // On reports whether the server is enabled.
 func (m MCPServer) On() bool { return m.Enabled == nil || *m.Enabled }
 
+// duration is a setting that is a Go duration: where it goes, its key
+// in config.toml and the environment variable that overrides it.
+type duration struct {
+	dst      *time.Duration
+	key, env string
+}
+
+func (c *Config) durations() []duration {
+	return []duration{
+		{&c.StreamIdleTimeout, "stream_idle_timeout", "LOOM_STREAM_IDLE_TIMEOUT"},
+		{&c.TurnTimeout, "turn_timeout", "LOOM_TURN_TIMEOUT"},
+	}
+}
+
 // Endpoint is how to reach one provider.
 type Endpoint struct {
 	APIKey  string `toml:"api_key"`
@@ -79,7 +98,7 @@ type Endpoint struct {
 // Load reads config.toml at path; a missing file is an empty
 // configuration. Environment variables then override it: LOOM_PROVIDER,
 // LOOM_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
-// ANTHROPIC_BASE_URL.
+// ANTHROPIC_BASE_URL, LOOM_STREAM_IDLE_TIMEOUT, LOOM_TURN_TIMEOUT.
 func Load(path string, env func(string) string) (*Config, error) {
 	c := &Config{}
 	if path != "" {
@@ -91,6 +110,12 @@ func Load(path string, env func(string) string) (*Config, error) {
 		default:
 			if und := md.Undecoded(); len(und) > 0 {
 				return nil, loom.Errorf(loom.EINVALID, "%s: unknown setting %q", path, und[0].String())
+			}
+			for _, d := range c.durations() {
+				// A bare number would be read as nanoseconds.
+				if md.IsDefined(d.key) && md.Type(d.key) != "String" {
+					return nil, loom.Errorf(loom.EINVALID, "%s: %s must be a duration in quotes, such as \"60s\" or \"5m\"", path, d.key)
+				}
 			}
 		}
 	}
@@ -110,6 +135,18 @@ func Load(path string, env func(string) string) (*Config, error) {
 	set(&c.Anthropic.BaseURL, "ANTHROPIC_BASE_URL")
 	if err := c.checkMCP(path); err != nil {
 		return nil, err
+	}
+	for _, d := range c.durations() {
+		if v := strings.TrimSpace(env(d.env)); v != "" {
+			parsed, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, loom.Errorf(loom.EINVALID, "%s=%q is not a duration: use one such as 60s or 5m", d.env, v)
+			}
+			*d.dst = parsed
+		}
+		if *d.dst < 0 {
+			return nil, loom.Errorf(loom.EINVALID, "%s is %s: a time limit cannot be negative", d.key, *d.dst)
+		}
 	}
 	c.Provider = strings.ToLower(strings.TrimSpace(c.Provider))
 	switch c.Provider {

@@ -3,7 +3,9 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 )
@@ -76,5 +78,43 @@ func TestProfiles(t *testing.T) {
 	}
 	if got := Profiles(dir); len(got) != 2 || got[0] != "coach" || got[1] != "reviewer" {
 		t.Fatalf("profiles = %v", got)
+	}
+}
+
+// The time limits of a turn are Go durations, in config.toml (quoted)
+// or the environment, which wins; unset, they are zero (the agent's
+// defaults).
+func TestTimeLimits(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	os.WriteFile(path, []byte("stream_idle_timeout = \"90s\"\nturn_timeout = \"20m\"\n"), 0o600)
+	c, err := Load(path, func(string) string { return "" })
+	if err != nil || c.StreamIdleTimeout != 90*time.Second || c.TurnTimeout != 20*time.Minute {
+		t.Fatalf("from the file: %+v, %v", c, err)
+	}
+	env := map[string]string{"LOOM_STREAM_IDLE_TIMEOUT": "300ms", "LOOM_TURN_TIMEOUT": "2s"}
+	c, err = Load(path, func(k string) string { return env[k] })
+	if err != nil || c.StreamIdleTimeout != 300*time.Millisecond || c.TurnTimeout != 2*time.Second {
+		t.Fatalf("from the environment: %+v, %v", c, err)
+	}
+	if c, err := Load("", func(string) string { return "" }); err != nil || c.StreamIdleTimeout != 0 || c.TurnTimeout != 0 {
+		t.Fatalf("unset: %+v, %v", c, err)
+	}
+	for _, tc := range []struct {
+		file string
+		env  map[string]string
+		want string
+	}{
+		{file: "stream_idle_timeout = 60\n", want: `stream_idle_timeout must be a duration in quotes, such as "60s"`},
+		{file: "turn_timeout = \"ten minutes\"\n", want: "turn_timeout"},
+		{file: "turn_timeout = \"-5m\"\n", want: "turn_timeout is -5m0s: a time limit cannot be negative"},
+		{env: map[string]string{"LOOM_TURN_TIMEOUT": "5"}, want: `LOOM_TURN_TIMEOUT="5" is not a duration`},
+		{env: map[string]string{"LOOM_STREAM_IDLE_TIMEOUT": "-1s"}, want: "stream_idle_timeout is -1s"},
+	} {
+		os.WriteFile(path, []byte(tc.file), 0o600)
+		_, err := Load(path, func(k string) string { return tc.env[k] })
+		if loom.ErrorCode(err) != loom.EINVALID || !strings.Contains(loom.ErrorMessage(err), tc.want) {
+			t.Errorf("%q %v: %v, want an error saying %q", tc.file, tc.env, err, tc.want)
+		}
 	}
 }

@@ -80,14 +80,15 @@ func New(cfg Config) *Provider {
 func (p *Provider) Name() string { return "openai" }
 
 // Stream sends req and streams the reply, calling onEvent (when not nil)
-// with each piece of text and reasoning as it arrives.
+// with each piece of text and reasoning as it arrives, and with
+// loom.EventProgress whenever bytes of the response arrive.
 func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent func(loom.StreamEvent)) (*loom.ModelResponse, error) {
 	params, err := buildParams(req)
 	if err != nil {
 		return nil, err
 	}
 
-	stream := p.client.Chat.Completions.NewStreaming(ctx, params)
+	stream := p.client.Chat.Completions.NewStreaming(ctx, params, option.WithMiddleware(modelcall.Progress(onEvent)))
 	defer stream.Close()
 
 	var (

@@ -89,6 +89,7 @@ func Run(t *testing.T, s Suite) {
 		{"DelayedChunks", testDelayedChunks},
 		{"ReasoningFirst", testReasoningFirst},
 		{"ToolCalls", testToolCalls},
+		{"ProgressWithoutText", testProgressWithoutText},
 		{"Retry", testRetry},
 		{"RetryHonoursRetryAfter", testRetryHonoursRetryAfter},
 		{"PersistentFailure", testPersistentFailure},
@@ -125,11 +126,22 @@ func (s Suite) request(text string) *loom.ModelRequest {
 	}
 }
 
-// Recorder records the events of a streamed reply.
-type Recorder struct{ Events []loom.StreamEvent }
+// Recorder records the events of a streamed reply: those of text and
+// reasoning in Events, the times of those that only say something
+// arrived (loom.EventProgress) in Progress.
+type Recorder struct {
+	Events   []loom.StreamEvent
+	Progress []time.Time
+}
 
 // On records e; pass it to Stream as onEvent.
-func (r *Recorder) On(e loom.StreamEvent) { r.Events = append(r.Events, e) }
+func (r *Recorder) On(e loom.StreamEvent) {
+	if e.Kind == loom.EventProgress {
+		r.Progress = append(r.Progress, time.Now())
+		return
+	}
+	r.Events = append(r.Events, e)
+}
 
 // Text returns the text of the events of a kind, put together.
 func (r *Recorder) Text(kind string) string {

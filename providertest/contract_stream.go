@@ -58,8 +58,10 @@ func testDelayedChunks(t *testing.T, s Suite) {
 	p, f := s.start(t, 0)
 	f.Script(Script{Text: "one two three", Delay: 30 * time.Millisecond})
 	var times []time.Time
-	resp, err := p.Stream(context.Background(), s.request("hi"), func(loom.StreamEvent) {
-		times = append(times, time.Now())
+	resp, err := p.Stream(context.Background(), s.request("hi"), func(e loom.StreamEvent) {
+		if e.Kind != loom.EventProgress {
+			times = append(times, time.Now())
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +97,33 @@ func testReasoningFirst(t *testing.T, s Suite) {
 	if len(resp.Parts) != 2 || resp.Parts[0].Type != loom.PartReasoning || resp.Parts[0].Text != thought ||
 		resp.Parts[1].Type != loom.PartText || resp.Parts[1].Text != "The answer is 42." {
 		t.Fatalf("parts = %+v", resp.Parts)
+	}
+}
+
+// A reply that is one long tool call has no text to show, but what
+// arrives is still told, as it arrives: a caller watching for a silent
+// stream must not take it for one.
+func testProgressWithoutText(t *testing.T, s Suite) {
+	p, f := s.start(t, 0)
+	args := `{"query":"` + strings.Repeat("a long query ", 8) + `"}`
+	const delay = 20 * time.Millisecond
+	f.Script(Script{ToolCalls: []ToolCall{{ID: "call_q", Name: "session_search", Args: args}}, Delay: delay})
+	req := s.request("search")
+	req.Tools = []loom.ToolSpec{{Name: "session_search", Schema: json.RawMessage(`{"type":"object"}`)}}
+	var rec Recorder
+	resp, err := p.Stream(context.Background(), req, rec.On)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Parts) != 1 || string(resp.Parts[0].Input) != args || len(rec.Events) != 0 {
+		t.Fatalf("parts %+v, events %+v", resp.Parts, rec.Events)
+	}
+	pieces := len(Pieces(args))
+	if n := len(rec.Progress); n < 2 {
+		t.Fatalf("%d progress events over %d pieces of a tool call", n, pieces)
+	}
+	if d := rec.Progress[len(rec.Progress)-1].Sub(rec.Progress[0]); d < time.Duration(pieces)*delay/2 {
+		t.Fatalf("progress was told over %v of a stream of %d pieces %v apart", d, pieces, delay)
 	}
 }
 

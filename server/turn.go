@@ -175,5 +175,7 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, user, key, text
 	tctx, cancel := context.WithCancel(s.turnCtx)
 	defer cancel()
 	res, err := conv.Turn(tctx, text, emit)
-	return st, x, res, err
+	// The turn may have gone on in a session another process created
+	// with the key meanwhile.
+	return st, conv.Session(), res, err
 }

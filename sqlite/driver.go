@@ -36,3 +36,10 @@ func isUnique(err error) bool {
 func isSQLError(err error) bool {
 	return errorCode(err)&0xff == sqlite3.SQLITE_ERROR
 }
+
+// isBusy reports whether err is SQLite finding the database locked by
+// another connection (SQLITE_BUSY, of any kind) after its busy timeout,
+// or at once where waiting could deadlock.
+func isBusy(err error) bool {
+	return errorCode(err)&0xff == sqlite3.SQLITE_BUSY
+}

@@ -119,11 +119,33 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 	} else if err := s.openReadWrite(); err != nil {
 		return nil, err
 	}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateNew(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// migrateNew migrates the store, trying again for a while when SQLite
+// says it is busy. Processes that create a new store at once all switch
+// it to WAL, which needs the file alone, and SQLite answers SQLITE_BUSY
+// at once, without its busy timeout, to one that would otherwise wait on
+// another in a deadlock. Once the file is in WAL mode this never recurs.
+func (s *Store) migrateNew(ctx context.Context) error {
+	const tries = 50
+	pause := 5 * time.Millisecond
+	for i := 1; ; i++ {
+		err := s.migrate(ctx)
+		if !isBusy(err) || i == tries {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 200*time.Millisecond)
+	}
 }
 
 // filePath returns the file a store URL names: a path, or sqlite:PATH,
