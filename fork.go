@@ -112,12 +112,19 @@ type RewindPlan struct {
 }
 
 // PlanRewind decides how Store.Rewind takes src back to the end of turn
-// opts.Turn: src must not be in the trash and must have turns after it.
+// opts.Turn: src must not be in the trash nor imported (the other tool's
+// record, which later imports compare with), and must have turns after
+// it.
 // The fork's title is the next free "T (rewound)"; its last prompt is
 // src's.
 func PlanRewind(src *Session, opts RewindOptions, r ForkReads) (*RewindPlan, error) {
 	if src.DeletedAt != nil {
 		return nil, Errorf(ENOTFOUND, "session %s is in the trash", src.ID)
+	}
+	// An imported session is the other tool's record, which the next
+	// import compares with: it goes back by a fork of it instead.
+	if src.Source != nil {
+		return nil, Errorf(EINVALID, "session %s is %s's, imported; fork it at the turn instead (loom session fork %s --turn %d)", src.ID, src.Source.Tool, src.ID, opts.Turn)
 	}
 	if opts.Turn < 1 || opts.Turn >= src.TurnCount {
 		if src.TurnCount < 2 {

@@ -220,3 +220,28 @@ func TestCodec(t *testing.T) {
 		t.Fatalf("error written by hand = %+v", e)
 	}
 }
+
+func TestPlanRewindRefuses(t *testing.T) {
+	reads := ForkReads{
+		FirstSeqAfter: func(int) (int64, error) { return 3, nil },
+		LastUser:      func(int64) (*Message, error) { return nil, nil },
+		TitlesLike:    func(string) ([]string, error) { return nil, nil },
+	}
+	for _, tc := range []struct {
+		s    Session
+		turn int
+		want string
+	}{
+		{Session{ID: "s", TurnCount: 3}, 3, "session s has 3 turns; rewind to a turn from 1 to 2"},
+		{Session{ID: "s", TurnCount: 1}, 1, "session s has 1 turn; there is nothing to rewind"},
+		{Session{ID: "s", TurnCount: 3, Source: &Source{Tool: "codex"}}, 1, "session s is codex's, imported; fork it at the turn instead (loom session fork s --turn 1)"},
+	} {
+		if _, err := PlanRewind(&tc.s, RewindOptions{Turn: tc.turn}, reads); ErrorMessage(err) != tc.want {
+			t.Errorf("rewind %+v to %d: %v, want %q", tc.s, tc.turn, err, tc.want)
+		}
+	}
+	p, err := PlanRewind(&Session{ID: "s", Title: "plan", TurnCount: 3, MessageCount: 6, LastPrompt: "q3"}, RewindOptions{Turn: 1}, reads)
+	if err != nil || p.KeepSeq != 2 || p.Fork.LastSeq != 6 || p.Fork.Turn != 1 || p.Fork.Title != "plan (rewound)" || p.Fork.LastPrompt != "q3" {
+		t.Fatalf("plan = %+v, %v", p, err)
+	}
+}

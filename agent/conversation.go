@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/replaylog"
 )
 
@@ -101,7 +102,7 @@ func (svc *Service) Choose(ctx context.Context, spec Spec) (s *loom.Session, exi
 
 func (svc *Service) fresh(spec Spec, key string) *loom.Session {
 	return &loom.Session{ID: loom.NewID(), UserID: spec.UserID, Key: key, Surface: loom.SurfaceOf(key),
-		Kind: loom.KindMain, Project: spec.Project, Cwd: spec.Cwd}
+		Kind: loom.KindMain, Project: spec.Project, Cwd: spec.Cwd, GitBranch: paths.GitBranch(spec.Cwd)}
 }
 
 // ForKey finds the user's session that key names, or prepares a new one.
@@ -276,6 +277,9 @@ func (c *Conversation) attach(ctx context.Context, s *loom.Session, resume bool,
 // key. The turn then goes on as rejoin says, so the caller should read
 // Session again after it.
 func (c *Conversation) Turn(ctx context.Context, text string, emit func(Event)) (*Result, error) {
+	if err := c.noteBranch(ctx); err != nil {
+		return nil, err
+	}
 	for tries := 1; ; tries++ {
 		res, err := c.loop.Turn(ctx, c.s, text, emit)
 		if tries == maxKeyTries || c.s.MessageCount > 0 || c.s.Key == "" || loom.ErrorCode(err) != loom.ECONFLICT {
@@ -285,6 +289,26 @@ func (c *Conversation) Turn(ctx context.Context, text string, emit func(Event)) 
 			return nil, err
 		}
 	}
+}
+
+// noteBranch records the git branch the session's directory is on now,
+// when it can be read and differs from the one recorded: on a session
+// its next message creates, in memory; on a stored one, in the store.
+func (c *Conversation) noteBranch(ctx context.Context) error {
+	b := paths.GitBranch(c.s.Cwd)
+	if b == "" || b == c.s.GitBranch {
+		return nil
+	}
+	if c.s.MessageCount == 0 {
+		c.s.GitBranch = b
+		return nil
+	}
+	s, err := c.svc.Store.UpdateSession(ctx, c.s.ID, loom.SessionUpdate{GitBranch: &b})
+	if err != nil {
+		return err
+	}
+	*c.s = *s
+	return nil
 }
 
 // maxKeyTries bounds how often a turn looks again for a key taken meanwhile.
@@ -357,6 +381,25 @@ func (c *Conversation) Fork(ctx context.Context, turn int) (*loom.Session, error
 	if err := c.attach(ctx, fk, false, Choice{Model: c.spec.Agent.Model}); err != nil {
 		return nil, err
 	}
+	return fk, nil
+}
+
+// Rewind takes the session back to the end of turn (see Store.Rewind)
+// and stays in it; it returns the fork that holds the later turns.
+func (c *Conversation) Rewind(ctx context.Context, turn int) (*loom.Session, error) {
+	if c.s.TurnCount < 2 {
+		return nil, loom.Errorf(loom.EINVALID, "nothing to rewind yet: the session has %d turn(s)", c.s.TurnCount)
+	}
+	fk, err := c.svc.Store.Rewind(ctx, c.s.ID, loom.RewindOptions{Turn: turn})
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.svc.Store.Session(ctx, c.s.ID)
+	if err != nil {
+		return nil, err
+	}
+	*c.s = *s
+	c.loop.log(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionFork, SessionID: fk.ID, ParentID: c.s.ID})
 	return fk, nil
 }
 

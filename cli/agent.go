@@ -16,10 +16,20 @@ type sessionChoice struct {
 	Continue bool
 	Resume   string
 	Key      string
+	// Name is the title of the new session (--name).
+	Name string
 }
 
-// check refuses a malformed --key as a usage error.
+// check refuses a malformed --key or --name as a usage error.
 func (c sessionChoice) check() error {
+	if c.Name != "" {
+		if err := loom.ValidTitle(c.Name); err != nil {
+			return usageErrorf("--name: %s", loom.ErrorMessage(err))
+		}
+		if c.Resume != "" || c.Continue {
+			return usageErrorf("--name titles a new session; to rename one, use loom session rename REF TITLE (or /rename in chat)")
+		}
+	}
 	if c.Key == "" {
 		return nil
 	}
@@ -74,7 +84,9 @@ func (f *Factory) openConversation(ctx context.Context, st loom.Store, c session
 		return nil, err
 	}
 	cwd, _ := f.Cwd()
-	spec := agent.Spec{UserID: f.User(), Project: project, Cwd: cwd, Key: c.Key, New: c.New || (!current && !c.Continue), Continue: c.Continue, Agent: ag}
+	// A name is for a new session: without --key it starts one.
+	fresh := c.New || (!current && !c.Continue) || (c.Name != "" && c.Key == "")
+	spec := agent.Spec{UserID: f.User(), Project: project, Cwd: cwd, Key: c.Key, New: fresh, Continue: c.Continue, Agent: ag}
 	if c.Resume != "" {
 		s, err := f.Resolve(ctx, st, c.Resume)
 		if err != nil {
@@ -99,6 +111,16 @@ func (f *Factory) openConversation(ctx context.Context, st loom.Store, c session
 	conv, err := svc.Open(ctx, spec)
 	if err != nil {
 		return nil, err
+	}
+	if c.Name != "" {
+		if conv.Resumed() {
+			conv.Close(ctx)
+			return nil, usageErrorf("--name titles a new session, and the session with key %s exists; rename it with loom session rename %s TITLE", c.Key, conv.Session().ID)
+		}
+		if err := conv.Rename(ctx, c.Name); err != nil {
+			conv.Close(ctx)
+			return nil, err
+		}
 	}
 	if src := conv.ContinuesImported(); src != nil && !f.JSON() {
 		fmt.Fprintf(f.IO.ErrOut, "Continuing the %s session %q in a fork of it (the import stays as it was): session %s\n",

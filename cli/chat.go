@@ -47,10 +47,12 @@ session with that key. The last 10 messages are shown on resume.
 When stdin is not a terminal, each line is one message (slash commands
 too), and replies are printed as they stream, so chat can be scripted.
 
-Slash commands: /new, /rename TITLE, /fork [TURN], /usage, /profile NAME,
-/history [N], /search QUERY, /compact, /help, /exit.`,
+Slash commands: /new, /rename TITLE, /fork [TURN], /rewind [TURN],
+/usage, /profile NAME, /history [N], /search QUERY, /compact, /help,
+/exit.`,
 		Example: `  loom chat
   loom chat --new
+  loom chat --name "retry backoff"
   loom chat -r "flaky test"
   printf 'hello\n/usage\n' | loom chat --new`,
 		Args: noArgs,
@@ -86,6 +88,7 @@ func addChatFlags(cmd *cobra.Command, opts *ChatOptions) {
 	fl.BoolVarP(&opts.Choice.Continue, "continue", "c", false, "resume this project's most recent session")
 	fl.StringVarP(&opts.Choice.Resume, "resume", "r", "", "resume the session `REF` (id, prefix, key or title)")
 	fl.StringVar(&opts.Choice.Key, "key", "", "use the session with this `KEY`, creating it if missing")
+	fl.StringVarP(&opts.Choice.Name, "name", "n", "", "start a new session titled `TITLE`")
 	fl.StringVar(&opts.Agent.Profile, "profile", "", "profile (system prompt) to use")
 	fl.StringVar(&opts.Agent.Model, "model", "", "model to use")
 	fl.BoolVar(&opts.FullHistory, "full-history", false, "show every message on resume")
@@ -301,6 +304,7 @@ func (c *chat) turn(ctx context.Context, text string) error {
 const chatHelp = `/new             start a new session (this one is kept)
 /rename TITLE    rename this session
 /fork [TURN]     fork this session at TURN (default: all) and continue in the fork
+/rewind [TURN]   go back to the end of TURN; later turns are kept in a fork
 /usage           tokens and cost of this session
 /profile NAME    switch profile (same session)
 /history [N]     show the last N messages (default 10)
@@ -354,6 +358,34 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		}
 		c.announced = true
 		fmt.Fprintf(out, "forked %s at turn %d: now in %s\n", s.ID, fk.ForkTurn, fk.ID)
+	case "/rewind":
+		s := c.conv.Session()
+		if s.TurnCount < 2 {
+			return false, usageErrorf("nothing to rewind yet: the session has %s", human.Plural(s.TurnCount, "turn"))
+		}
+		var turn int
+		switch {
+		case arg != "":
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 || n >= s.TurnCount {
+				return false, usageErrorf("usage: /rewind [TURN], TURN a number from 1 to %d", s.TurnCount-1)
+			}
+			turn = n
+		case c.f.IO.CanPrompt():
+			n, err := chooseTurn(ctx, c.f.IO, c.st, s, "Keep turns up to which turn?", s.TurnCount-1, false)
+			if err != nil {
+				return false, err
+			}
+			turn = n
+		default:
+			return false, usageErrorf("usage: /rewind TURN, TURN a number from 1 to %d", s.TurnCount-1)
+		}
+		was := s.TurnCount
+		fk, err := c.conv.Rewind(ctx, turn)
+		if err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "rewound to the end of turn %d; %s kept in %s %q\n", turn, laterTurns(turn, was), fk.ID, fk.Title)
 	case "/usage":
 		fmt.Fprintf(out, "%s  %s\n", cs.Bold("usage"), human.Usage(c.conv.Session().Usage))
 	case "/profile":

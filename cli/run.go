@@ -69,6 +69,7 @@ them (Go durations: 90s, 5m).`,
 	cmd.Flags().BoolVarP(&opts.Choice.Continue, "continue", "c", false, "continue this project's most recent session")
 	cmd.Flags().StringVarP(&opts.Choice.Resume, "resume", "r", "", "continue the session `REF` (id, prefix, key or title)")
 	cmd.Flags().StringVar(&opts.Choice.Key, "key", "", "use the session with this `KEY`, creating it if missing")
+	cmd.Flags().StringVarP(&opts.Choice.Name, "name", "n", "", "title of the new session")
 	cmd.Flags().StringVar(&opts.Agent.Model, "model", "", "model to use (default: the session's, else the configured one)")
 	cmd.Flags().StringVar(&opts.Agent.Profile, "profile", "", "profile (system prompt) to use")
 	cmd.Flags().BoolVar(&opts.NoResumeHint, "no-resume-hint", false, "do not print how to resume on exit")

@@ -25,6 +25,7 @@ type SearchOptions struct {
 	Role        string
 	Limit       int
 	Raw         bool
+	Archived    bool
 }
 
 func newCmdSearch(f *Factory, runF func(*SearchOptions) error) *cobra.Command {
@@ -38,7 +39,8 @@ your sessions, best matches first.
 Every word must appear; a "quoted part" must appear as a phrase. Anything
 else — AND, OR, NEAR, *, -, :, a lone quote — is ordinary text, never a
 syntax error. --raw passes the query to the store's own search syntax
-(SQLite FTS5 or PostgreSQL tsquery).`,
+(SQLite FTS5 or PostgreSQL tsquery). Archived sessions are left out
+unless --archived (or --session names one).`,
 		Example: `  loom search flaky test
   loom search '"connection refused" postgres' --project
   loom search retry --session 0196a3b2 --role assistant
@@ -72,6 +74,7 @@ syntax error. --raw passes the query to the store's own search syntax
 	cmd.Flags().StringVar(&opts.Role, "role", "", "search only messages of this role")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 20, "most results to show")
 	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "pass the query to the store's search syntax")
+	cmd.Flags().BoolVar(&opts.Archived, "archived", false, "search archived sessions too")
 	return cmd
 }
 
@@ -89,6 +92,8 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		Surface: opts.Surface,
 		Role:    opts.Role,
 		Limit:   opts.Limit,
+
+		Archived: opts.Archived,
 	}
 	if !f.JSON() {
 		markForTerminal(ios, &q)

@@ -73,7 +73,7 @@ func forkRun(ctx context.Context, opts *ForkOptions) error {
 	}
 	turn := opts.Turn
 	if !opts.HasTurn && f.IO.CanPrompt() && s.TurnCount > 1 {
-		if turn, err = chooseTurn(ctx, f.IO, st, s); err != nil {
+		if turn, err = chooseTurn(ctx, f.IO, st, s, "Fork after which turn?", s.TurnCount, true); err != nil {
 			return err
 		}
 	}
@@ -128,9 +128,10 @@ func recentTurns(ctx context.Context, st loom.Store, s *loom.Session, n int) ([]
 	return out, nil
 }
 
-// chooseTurn lists the session's turns and asks which to fork after; an
-// empty answer means every turn.
-func chooseTurn(ctx context.Context, ios *term.IOStreams, st loom.Store, s *loom.Session) (int, error) {
+// chooseTurn lists the session's turns and asks question until the
+// answer is a turn from 1 to last; with orAll, an empty answer means
+// every turn (0), else it asks again.
+func chooseTurn(ctx context.Context, ios *term.IOStreams, st loom.Store, s *loom.Session, question string, last int, orAll bool) (int, error) {
 	turns, err := recentTurns(ctx, st, s, maxTurnChoices)
 	if err != nil {
 		return 0, err
@@ -148,19 +149,23 @@ func chooseTurn(ctx context.Context, ios *term.IOStreams, st loom.Store, s *loom
 	for _, t := range turns {
 		fmt.Fprintf(ios.Out, "  %s  %s\n", cs.Cyan(fmt.Sprintf("%*d", width, t.turn)), truncate(t.prompt, max(20, ios.TerminalWidth()-width-6)))
 	}
+	hint := fmt.Sprintf("[1-%d] ", last)
+	if orAll {
+		hint = fmt.Sprintf("[1-%d, enter for all] ", last)
+	}
 	for {
-		a, err := term.PromptLine(ctx, ios, fmt.Sprintf("Fork after which turn? [1-%d, enter for all] ", s.TurnCount))
+		a, err := term.PromptLine(ctx, ios, question+" "+hint)
 		if err != nil {
 			return 0, err
 		}
 		a = strings.TrimSpace(a)
-		if a == "" {
+		if a == "" && orAll {
 			return 0, nil
 		}
 		n, err := strconv.Atoi(a)
-		if err == nil && n >= 1 && n <= s.TurnCount {
+		if err == nil && n >= 1 && n <= last {
 			return n, nil
 		}
-		fmt.Fprintf(ios.Out, "Please give a number from 1 to %d.\n", s.TurnCount)
+		fmt.Fprintf(ios.Out, "Please give a number from 1 to %d.\n", last)
 	}
 }

@@ -18,6 +18,8 @@ type ListOptions struct {
 	f           *Factory
 	AllProjects bool
 	Surface     string
+	Branch      string
+	Archived    bool
 	Tree        bool
 	Limit       int
 }
@@ -33,11 +35,17 @@ func newCmdSessionList(f *Factory, runF func(*ListOptions) error) *cobra.Command
 
 On a terminal ids are shortened to 8 characters (any unique prefix of 4 or
 more works as a reference) and times are shown as ages; when the output is
-piped, rows are tab-separated with full ids and RFC 3339 times.`,
+piped, rows are tab-separated with full ids and RFC 3339 times. On a
+terminal a BRANCH column shows the git branch the sessions were on, when
+any was.
+
+Archived sessions are left out; --archived lists them instead.`,
 		Example: `  loom session list
   loom session list --all-projects --limit 50
   loom session list --surface telegram
   loom session list --tree
+  loom session list --branch main
+  loom session list --archived
   loom session list --json | jq -r '.[].id'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,6 +60,8 @@ piped, rows are tab-separated with full ids and RFC 3339 times.`,
 	}
 	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "list the sessions of every project and surface")
 	cmd.Flags().StringVar(&opts.Surface, "surface", "", "only sessions of this surface (cli, http, telegram, …)")
+	cmd.Flags().StringVar(&opts.Branch, "branch", "", "only sessions whose work was on this git branch")
+	cmd.Flags().BoolVar(&opts.Archived, "archived", false, "list the archived sessions instead")
 	cmd.Flags().BoolVar(&opts.Tree, "tree", false, "show lineage: forks and sub-agent sessions under their parents")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 20, "most sessions to list (0: all)")
 	return cmd
@@ -69,7 +79,10 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	filter := loom.SessionFilter{UserID: f.User(), Surface: opts.Surface, Limit: opts.Limit}
+	filter := loom.SessionFilter{UserID: f.User(), Surface: opts.Surface, GitBranch: opts.Branch, Limit: opts.Limit}
+	if opts.Archived {
+		filter.Archived = loom.OnlyArchived
+	}
 	var project loom.Project
 	if !opts.AllProjects {
 		if project, err = f.Project(); err != nil {
@@ -88,7 +101,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if opts.Tree {
 		// A list of every project and surface that the limit did not cut
 		// holds every session a tree could show: no query is needed.
-		complete := opts.AllProjects && opts.Surface == "" && (opts.Limit == 0 || len(sessions) < opts.Limit)
+		complete := opts.AllProjects && opts.Surface == "" && opts.Branch == "" && !opts.Archived && (opts.Limit == 0 || len(sessions) < opts.Limit)
 		if rows, err = lineage(ctx, st, f.User(), sessions, complete); err != nil {
 			return err
 		}
@@ -103,13 +116,18 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	if len(rows) == 0 {
 		if ios.IsStdoutTTY() {
-			if opts.AllProjects {
+			switch {
+			case opts.Archived:
+				fmt.Fprintln(ios.ErrOut, "No archived sessions here.")
+			case opts.Branch != "":
+				fmt.Fprintf(ios.ErrOut, "No sessions on branch %s here.\n", opts.Branch)
+			case opts.AllProjects:
 				fmt.Fprintln(ios.ErrOut, "No sessions yet.")
-			} else {
+			default:
 				fmt.Fprintf(ios.ErrOut, "No sessions in %s (%s); --all-projects lists every project's.\n", project.Name, project.Root)
 			}
 		}
-		if !opts.AllProjects && opts.Surface == "" {
+		if !opts.AllProjects && opts.Surface == "" && opts.Branch == "" && !opts.Archived {
 			return f.printMovedProjectHint(ctx, st, project)
 		}
 		return nil
@@ -117,11 +135,23 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	now := f.now()
 	cs := ios.ColorScheme()
 	tp := term.NewTable(ios)
-	tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
-	tp.Flex(6, 2, 1)
-	// On a narrow terminal: created, key, then last prompt and the count
-	// go first; id, title and last activity stay.
-	tp.Drop(3, 2, 6, 5)
+	// The branch is a terminal column, shown when a session has one:
+	// piped rows keep the fields SPEC §4 lists.
+	branches := false
+	for _, r := range rows {
+		branches = branches || (r.s.GitBranch != "" && ios.IsStdoutTTY())
+	}
+	if branches {
+		tp.Header("ID", "TITLE", "KEY", "BRANCH", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
+		tp.Flex(7, 2, 3, 1)
+		tp.Drop(4, 3, 2, 7, 6)
+	} else {
+		tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
+		tp.Flex(6, 2, 1)
+		// On a narrow terminal: created, key, then last prompt and the
+		// count go first; id, title and last activity stay.
+		tp.Drop(3, 2, 6, 5)
+	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.s.ID
@@ -144,6 +174,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		tp.AddField(term.AbbrevID(ios, s.ID, idLen), cs.Cyan)
 		tp.AddField(title, titleColor)
 		tp.AddField(s.Key, cs.Gray)
+		if branches {
+			tp.AddField(s.GitBranch, cs.Gray)
+		}
 		tp.AddField(term.DisplayTime(ios, s.CreatedAt, now), cs.Gray)
 		tp.AddField(term.DisplayTime(ios, s.UpdatedAt, now), nil)
 		tp.AddField(strconv.Itoa(s.MessageCount), nil)

@@ -155,6 +155,9 @@ func writeSessionHeader(ios *term.IOStreams, w io.Writer, s *loom.Session) {
 	if s.DeletedAt != nil {
 		field("deleted", loom.FormatTime(*s.DeletedAt))
 	}
+	if s.ArchivedAt != nil {
+		field("archived", loom.FormatTime(*s.ArchivedAt)+" (loom session unarchive brings it back)")
+	}
 	if d := strings.TrimSpace(s.Description); d != "" {
 		field("about", d)
 	}

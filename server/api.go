@@ -34,6 +34,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("DELETE /api/v1/sessions/{id}", s.api(s.deleteSession))
 	mux.HandleFunc("GET /api/v1/sessions/{id}/messages", s.api(s.listMessages))
 	mux.HandleFunc("POST /api/v1/sessions/{id}/fork", s.api(s.forkSession))
+	mux.HandleFunc("POST /api/v1/sessions/{id}/rewind", s.api(s.rewindSession))
 	mux.HandleFunc("GET /api/v1/sessions/{id}/events", s.api(s.sessionEvents))
 	mux.HandleFunc("GET /api/v1/search", s.api(s.search))
 	mux.HandleFunc("POST /api/v1/messages", s.api(s.postMessage))
@@ -224,9 +225,13 @@ func parseList(r *http.Request, user string) (listParams, error) {
 		Kind:      q.kind("kind"),
 		ParentID:  q.str("parent"),
 		Deleted:   q.bool("deleted"),
+		GitBranch: q.str("branch"),
 		Text:      q.str("q"),
 		Limit:     q.int("limit", defaultListLimit, 1, maxListLimit),
 	}}
+	if q.bool("archived") {
+		p.filter.Archived = loom.OnlyArchived
+	}
 	if c := q.str("cursor"); c != "" && q.err == nil {
 		cur, err := loom.ParseCursor(c)
 		if err != nil {
@@ -291,14 +296,15 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Title       *string `json:"title"`
 		Description *string `json:"description"`
+		Archived    *bool   `json:"archived"`
 	}
 	if err := s.decode(w, r, &in); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	u := loom.SessionUpdate{Title: in.Title, Description: in.Description}
-	if in.Title == nil && in.Description == nil {
-		err = loom.Errorf(loom.EINVALID, "nothing to change: give title or description")
+	u := loom.SessionUpdate{Title: in.Title, Description: in.Description, Archived: in.Archived}
+	if in.Title == nil && in.Description == nil && in.Archived == nil {
+		err = loom.Errorf(loom.EINVALID, "nothing to change: give title, description or archived")
 	} else {
 		err = u.Validate()
 	}
@@ -374,6 +380,46 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// rewound is the answer of a rewind: the session as it is now and the
+// fork that holds the turns it gave up.
+type rewound struct {
+	Session *loom.Session `json:"session"`
+	Fork    *loom.Session `json:"fork"`
+}
+
+func (s *Server) rewindSession(w http.ResponseWriter, r *http.Request) {
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var in struct {
+		Turn int `json:"turn"`
+	}
+	if err := s.decode(w, r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// A key with a turn running here is busy: its session is not taken
+	// back under it.
+	if ok, _ := s.beginTurn(userOf(r), x.Key); !ok {
+		s.writeError(w, r, loom.Errorf(loom.ELOCKED, "session %s is answering a message; rewind it when the turn has ended", x.ID))
+		return
+	}
+	defer s.endTurn(userOf(r), x.Key)
+	fk, err := s.st.Rewind(r.Context(), x.ID, loom.RewindOptions{Turn: in.Turn})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	now, err := s.st.Session(r.Context(), x.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rewound{Session: now, Fork: fk})
+}
+
 func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
 	if err != nil {
@@ -428,6 +474,7 @@ func (s *Server) searchQuery(r *http.Request) (loom.SearchQuery, error) {
 		Surface:   q.str("surface"),
 		Role:      q.str("role"),
 		Raw:       q.bool("raw"),
+		Archived:  q.bool("archived"),
 		Since:     q.time("since"),
 		Until:     q.time("until"),
 		Limit:     q.int("limit", defaultSearchLimit, 1, maxSearchLimit),

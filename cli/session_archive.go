@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+)
+
+// ArchiveOptions are the options of `loom session archive` and
+// `unarchive`.
+type ArchiveOptions struct {
+	f       *Factory
+	Refs    []string
+	Archive bool
+}
+
+func newCmdSessionArchive(f *Factory, archive bool, runF func(*ArchiveOptions) error) *cobra.Command {
+	opts := &ArchiveOptions{f: f, Archive: archive}
+	cmd := &cobra.Command{
+		Use:   "archive REF...",
+		Short: "Hide sessions from lists, the picker and search, keeping them",
+		Long: `Archive sessions: they leave session list, the picker and default
+searches, and stay in the store, whole, for as long as you want — prune
+never removes an archived session, only an explicit delete does.
+
+They are still found by id, key or title (show, resume, export), listed
+by 'loom session list --archived' and searched by 'loom search
+--archived'. A new message in an archived session (resuming it and
+talking) brings it back; so does 'loom session unarchive'.`,
+		Example: `  loom session archive 0196a3b2 "old spike"
+  loom session list --archived
+  loom session unarchive 0196a3b2`,
+		Args: argsBetween(1, -1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Refs = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return archiveRun(cmd.Context(), opts)
+		},
+	}
+	if !archive {
+		cmd.Use = "unarchive REF..."
+		cmd.Short = "Bring archived sessions back into lists, the picker and search"
+		cmd.Long = `Unarchive sessions: they are listed and searched again, in their
+place by last activity.`
+		cmd.Example = `  loom session list --archived
+  loom session unarchive 0196a3b2`
+	}
+	return cmd
+}
+
+func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	// Every reference is resolved before anything changes, so a typo in
+	// the third leaves the first two as they were.
+	var sessions []*loom.Session
+	for _, ref := range opts.Refs {
+		s, err := f.Resolve(ctx, st, ref)
+		if err != nil {
+			return err
+		}
+		sessions = append(sessions, s)
+	}
+	out := make([]*loom.Session, 0, len(sessions))
+	for _, s := range sessions {
+		x, err := st.UpdateSession(ctx, s.ID, loom.SessionUpdate{Archived: &opts.Archive})
+		if err != nil {
+			return err
+		}
+		out = append(out, x)
+	}
+	if f.JSON() {
+		return writeJSON(f.IO.Out, out)
+	}
+	if f.IO.IsStdoutTTY() {
+		cs := f.IO.ColorScheme()
+		verb := "Archived"
+		if !opts.Archive {
+			verb = "Unarchived"
+		}
+		for _, s := range out {
+			fmt.Fprintf(f.IO.Out, "%s %s %s %s\n", cs.Green("✓"), verb, term.DisplayID(f.IO, s.ID), sessionLabel(s))
+		}
+	}
+	return nil
+}

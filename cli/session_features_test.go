@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/openai/openaitest"
+)
+
+func listIDs(t *testing.T, fx *fixture, args ...string) []string {
+	t.Helper()
+	var out []string
+	for _, s := range decodeJSON[[]*loom.Session](t, fx.mustRun(t, append([]string{"session", "list", "--json"}, args...)...)) {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+// archive and unarchive: hidden from list and search, shown by
+// --archived, found by reference, kept by prune; --json prints the
+// sessions with archived_at.
+func TestArchiveCommands(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.run(t, "session", "archive", fx.twin1.ID, "--json")
+	if r.code != 0 {
+		t.Fatalf("archive: %d %s", r.code, r.stderr)
+	}
+	var raw []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil || len(raw) != 1 || raw[0]["archived_at"] == nil || raw[0]["id"] != fx.twin1.ID {
+		t.Fatalf("archive --json = %s", r.stdout)
+	}
+	if l := listIDs(t, fx); slices.Contains(l, fx.twin1.ID) || !slices.Contains(l, fx.twin2.ID) {
+		t.Fatalf("list after archive = %v", l)
+	}
+	if l := listIDs(t, fx, "--archived"); !slices.Equal(l, []string{fx.twin1.ID}) {
+		t.Fatalf("list --archived = %v", l)
+	}
+	if out := fx.mustRun(t, "search", "first twin", "--json"); strings.Contains(out, fx.twin1.ID) {
+		t.Fatalf("search finds an archived session: %s", out)
+	}
+	if out := fx.mustRun(t, "search", "first twin", "--archived", "--json"); !strings.Contains(out, fx.twin1.ID) {
+		t.Fatalf("search --archived misses it: %s", out)
+	}
+	if out := fx.mustRun(t, "session", "show", fx.twin1.ID[:8]); !strings.Contains(out, "archived") {
+		t.Fatalf("show does not say archived:\n%s", out)
+	}
+	if out := fx.mustRun(t, "session", "prune", "--older-than", "0s", "--dry-run", "--json"); strings.Contains(out, fx.twin1.ID) {
+		t.Fatalf("prune would take an archived session: %s", out)
+	}
+	// A bad reference among several changes none.
+	if r := fx.run(t, "session", "archive", fx.twin2.ID, "no-such-session"); r.code != ExitNotFound {
+		t.Fatalf("archive of an unknown ref: %d %s", r.code, r.stderr)
+	}
+	if l := listIDs(t, fx); !slices.Contains(l, fx.twin2.ID) {
+		t.Fatalf("a failed archive archived the first ref")
+	}
+	fx.mustRun(t, "session", "unarchive", fx.twin1.ID)
+	if l := listIDs(t, fx); !slices.Contains(l, fx.twin1.ID) {
+		t.Fatalf("list after unarchive = %v", l)
+	}
+	if r := fx.run(t, "session", "archive"); r.code != ExitUsage {
+		t.Fatalf("archive without REF: %d", r.code)
+	}
+}
+
+// session rewind: the session keeps its id and key, the later turns go
+// to a fork --tree shows, --json has both; a bad turn is a usage error,
+// and without --turn off a terminal too.
+func TestRewindCommand(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.run(t, "session", "rewind", fx.main.ID, "--turn", "1", "--json")
+	if r.code != 0 {
+		t.Fatalf("rewind: %d %s", r.code, r.stderr)
+	}
+	res := decodeJSON[rewindResult](t, r.stdout)
+	if res.Session.ID != fx.main.ID || res.Session.TurnCount != 1 || res.Session.Key != fx.main.Key {
+		t.Fatalf("rewound session = %+v", res.Session)
+	}
+	if res.Fork.Kind != loom.KindFork || res.Fork.ParentID != fx.main.ID || res.Fork.ForkTurn != 1 || res.Fork.TurnCount != fx.main.TurnCount ||
+		res.Fork.MessageCount != fx.main.MessageCount || res.Fork.Title != "Fix the flaky test (rewound)" {
+		t.Fatalf("rewound fork = %+v", res.Fork)
+	}
+	tree := fx.mustRun(t, "session", "list", "--tree")
+	if !strings.Contains(tree, res.Fork.ID) {
+		t.Fatalf("--tree does not show the rewound fork:\n%s", tree)
+	}
+	// The later turns are in the fork, whole.
+	if out := fx.mustRun(t, "session", "show", res.Fork.ID, "--full-history"); !strings.Contains(out, "the fix is in clock.go") {
+		t.Fatalf("the fork lost a later turn:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"session", "rewind", fx.main.ID, "--turn", "1"},  // nothing after turn 1 now
+		{"session", "rewind", fx.fork.ID, "--turn", "0"},  // no turn 0
+		{"session", "rewind", res.Fork.ID},                // no --turn, not a terminal
+		{"session", "rewind", res.Fork.ID, "--turn", "3"}, // the last turn
+	} {
+		if r := fx.run(t, args...); r.code != ExitUsage {
+			t.Fatalf("loom %s: exit %d, want %d\n%s", strings.Join(args, " "), r.code, ExitUsage, r.stderr)
+		}
+	}
+	// Plain: the fork's id on stdout.
+	r = fx.run(t, "session", "rewind", res.Fork.ID, "--turn", "2")
+	if r.code != 0 || len(strings.TrimSpace(r.stdout)) != 36 {
+		t.Fatalf("rewind: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// session list --branch keeps the sessions of a branch; on a terminal a
+// BRANCH column shows it, piped rows keep their fields.
+func TestListBranch(t *testing.T) {
+	fx := newFixture(t)
+	st := fx.openStore(t)
+	b := "feature/retry"
+	if _, err := st.UpdateSession(t.Context(), fx.twin2.ID, loom.SessionUpdate{GitBranch: &b}); err != nil {
+		t.Fatal(err)
+	}
+	if l := listIDs(t, fx, "--branch", "feature/retry"); !slices.Equal(l, []string{fx.twin2.ID}) {
+		t.Fatalf("list --branch = %v", l)
+	}
+	tty := fx.runWith(t, runOpts{tty: true}, "session", "list")
+	if !strings.Contains(tty.stdout, "BRANCH") || !strings.Contains(tty.stdout, "feature/retry") {
+		t.Fatalf("terminal list shows no branch:\n%s", tty.stdout)
+	}
+	piped := fx.mustRun(t, "session", "list")
+	for _, line := range lines(piped) {
+		if n := len(strings.Split(line, "\t")); n != 7 {
+			t.Fatalf("piped row has %d fields: %q", n, line)
+		}
+	}
+}
+
+// --name titles a new session on run and chat; with a session to resume
+// it is a usage error. The git branch of the project is recorded when
+// the session is made and again when it changes.
+func TestNameAndBranchOfNewSessions(t *testing.T) {
+	fx := newAgentFixture(t)
+	head := filepath.Join(fx.project, ".git", "HEAD")
+	if err := os.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx.srv.Enqueue(openaitest.Reply{Text: "one"}, openaitest.Reply{Text: "two"}, openaitest.Reply{Text: "three"})
+	r := fx.mustLoom(t, "", "run", "--name", "retry backoff", "hello")
+	id := sessionOf(t, r.stderr)
+	show := func(id string) *loom.Session {
+		t.Helper()
+		return shownSession(t, fx, id)
+	}
+	if s := show(id); s.Title != "retry backoff" || s.GitBranch != "main" {
+		t.Fatalf("run --name: title %q, branch %q", s.Title, s.GitBranch)
+	}
+	// The branch changes between turns: the session follows it.
+	os.WriteFile(head, []byte("ref: refs/heads/fix/clock\n"), 0o644)
+	fx.mustLoom(t, "", "run", "--resume", id, "again")
+	if s := show(id); s.GitBranch != "fix/clock" {
+		t.Fatalf("branch after a turn on another branch = %q", s.GitBranch)
+	}
+	// chat --name starts a new session with that title.
+	r = fx.mustLoom(t, "third\n", "chat", "--name", "chat named")
+	cid := sessionOf(t, r.stderr)
+	if s := show(cid); cid == id || s.Title != "chat named" {
+		t.Fatalf("chat --name: %s %q", cid, s.Title)
+	}
+	for _, args := range [][]string{
+		{"run", "--name", "x", "--resume", id, "hi"},
+		{"chat", "--name", "x", "-c"},
+		{"run", "--name", "two\nlines", "hi"},
+	} {
+		if r := fx.loom(t, "", args...); r.code != ExitUsage {
+			t.Fatalf("loom %q: exit %d, want %d: %s", args, r.code, ExitUsage, r.stderr)
+		}
+	}
+}
+
+// /rewind in chat takes the session back and says where the later turns
+// went; the conversation goes on from there.
+func TestChatRewind(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: "a1"}, openaitest.Reply{Text: "a2"}, openaitest.Reply{Text: "a3"}, openaitest.Reply{Text: "a2 again"})
+	r := fx.mustLoom(t, "q1\nq2\nq3\n/rewind 1\nq2 again\n", "chat", "--new")
+	if !strings.Contains(r.stderr, "rewound to the end of turn 1; turns 2–3 are kept in") {
+		t.Fatalf("chat /rewind said:\n%s", r.stderr)
+	}
+	id := sessionOf(t, r.stderr)
+	s := shownSession(t, fx, id)
+	if s.TurnCount != 2 || s.LastPrompt != "q2 again" {
+		t.Fatalf("after /rewind 1 and one more turn: %d turns, last prompt %q", s.TurnCount, s.LastPrompt)
+	}
+	// What the model saw for the new turn: turn 1, then the new prompt.
+	got := fx.lastRequest(t)
+	var texts []string
+	for _, w := range got {
+		if w.Role != "system" {
+			texts = append(texts, w.Content)
+		}
+	}
+	if strings.Join(texts, "|") != "q1|a1|q2 again" {
+		t.Fatalf("the model saw %q after the rewind", texts)
+	}
+}
+
+// shownSession is the session `loom session show --json` prints.
+func shownSession(t *testing.T, fx *agentFixture, id string) *loom.Session {
+	t.Helper()
+	return decodeJSON[struct {
+		Session  *loom.Session   `json:"session"`
+		Messages []*loom.Message `json:"messages"`
+	}](t, fx.mustLoom(t, "", "session", "show", id, "--json", "--limit", "1").stdout).Session
+}

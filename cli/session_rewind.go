@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
+)
+
+// RewindOptions are the options of `loom session rewind`.
+type RewindOptions struct {
+	f       *Factory
+	Ref     string
+	Turn    int
+	HasTurn bool
+}
+
+func newCmdSessionRewind(f *Factory, runF func(*RewindOptions) error) *cobra.Command {
+	opts := &RewindOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "rewind REF --turn N",
+		Short: "Take a session back to the end of a turn, keeping the rest in a fork",
+		Long: `Take a session back to the end of turn N: it keeps its id and key, and
+the next message continues from there. Nothing is lost: the later turns
+move to a new fork, titled "… (rewound)", that holds the whole
+conversation as it was; --tree shows it under the session, and its id
+is printed.
+
+On a terminal without --turn, the session's turns are listed to choose
+from. Inside loom chat, /rewind [N] does the same to the session you are
+in. A session another process is writing cannot be rewound (exit 5).`,
+		Example: `  loom session rewind 0196a3b2 --turn 3
+  loom session rewind "flaky test"
+  loom session list --tree`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			opts.HasTurn = cmd.Flags().Changed("turn")
+			if opts.HasTurn && opts.Turn < 1 {
+				return usageErrorf("--turn must be 1 or more")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return rewindRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVarP(&opts.Turn, "turn", "t", 0, "the last turn the session keeps")
+	return cmd
+}
+
+// rewindResult is what --json prints: the session as it is now and the
+// fork that holds the turns it gave up.
+type rewindResult struct {
+	Session *loom.Session `json:"session"`
+	Fork    *loom.Session `json:"fork"`
+}
+
+func rewindRun(ctx context.Context, opts *RewindOptions) error {
+	f := opts.f
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := f.Resolve(ctx, st, opts.Ref)
+	if err != nil {
+		return err
+	}
+	if s.TurnCount < 2 {
+		return usageErrorf("session %s has %s; there is nothing to rewind", s.ID, human.Plural(s.TurnCount, "turn"))
+	}
+	turn := opts.Turn
+	if !opts.HasTurn {
+		if !f.IO.CanPrompt() {
+			return usageErrorf("give the turn to go back to with --turn N (1 to %d)", s.TurnCount-1)
+		}
+		if turn, err = chooseTurn(ctx, f.IO, st, s, "Keep turns up to which turn?", s.TurnCount-1, false); err != nil {
+			return err
+		}
+	}
+	if turn >= s.TurnCount {
+		return usageErrorf("session %s has %s; rewind to a turn from 1 to %d", s.ID, human.Plural(s.TurnCount, "turn"), s.TurnCount-1)
+	}
+	fork, err := st.Rewind(ctx, s.ID, loom.RewindOptions{Turn: turn})
+	if err != nil {
+		return err
+	}
+	now, err := st.Session(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	if f.JSON() {
+		return writeJSON(f.IO.Out, rewindResult{Session: now, Fork: fork})
+	}
+	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
+		fmt.Fprintf(f.IO.ErrOut, "Rewound %s to the end of turn %d; %s kept in %s %q.\n",
+			term.DisplayID(f.IO, s.ID), turn, laterTurns(turn, s.TurnCount), fork.ID, fork.Title)
+	}
+	_, err = fmt.Fprintln(f.IO.Out, fork.ID)
+	return err
+}
+
+// laterTurns names the turns after turn up to last, which a rewind keeps
+// in its fork: "turn 3 is", "turns 3–5 are".
+func laterTurns(turn, last int) string {
+	if turn+1 == last {
+		return fmt.Sprintf("turn %d is", last)
+	}
+	return fmt.Sprintf("turns %d–%d are", turn+1, last)
+}
