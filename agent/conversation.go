@@ -90,7 +90,7 @@ func (svc *Service) Choose(ctx context.Context, spec Spec) (s *loom.Session, exi
 	}
 	// The project's first session takes the plain key when it is free.
 	key := loom.CLIKey(spec.Project.Name)
-	taken, err := svc.Store.Sessions(ctx, loom.SessionFilter{UserID: spec.UserID, ProjectID: spec.Project.ID, Key: key, Limit: 1})
+	taken, err := svc.Store.Sessions(ctx, loom.SessionFilter{UserID: spec.UserID, ProjectID: spec.Project.ID, Key: key, Limit: 1, Archived: loom.WithArchived})
 	if err != nil {
 		return nil, false, err
 	}
@@ -117,7 +117,7 @@ func (svc *Service) ForKey(ctx context.Context, user, key string, project loom.P
 		return nil, false, err
 	}
 	cli := loom.IsCLIKey(key)
-	filter := loom.SessionFilter{UserID: user, Key: key, Limit: 50}
+	filter := loom.SessionFilter{UserID: user, Key: key, Limit: 50, Archived: loom.WithArchived}
 	if cli {
 		filter.ProjectID = project.ID
 	}

@@ -151,11 +151,11 @@ func (f *Factory) absPath(dir string) (string, error) {
 // projectSessions returns every session of a user's project, live and
 // trashed, so that a moved project leaves nothing behind.
 func projectSessions(ctx context.Context, st loom.Store, user, projectID string) ([]*loom.Session, error) {
-	live, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: projectID})
+	live, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: projectID, Archived: loom.WithArchived})
 	if err != nil {
 		return nil, err
 	}
-	trashed, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: projectID, Deleted: true})
+	trashed, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: projectID, Deleted: true, Archived: loom.WithArchived})
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +198,7 @@ func movedProjectHint(ctx context.Context, f *Factory, st loom.Store, project lo
 	if project.Name == "" {
 		return "", nil
 	}
-	same, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), ProjectName: project.Name, Limit: 1000})
+	same, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), ProjectName: project.Name, Limit: 1000, Archived: loom.WithArchived})
 	if err != nil {
 		return "", err
 	}

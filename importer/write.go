@@ -184,7 +184,7 @@ var defaultProvider = map[string]string{ClaudeCode: "anthropic", Codex: "openai"
 // none. A conversation that continues an import on the server has its
 // key too (outside every project), but it is loom's own, not the copy.
 func (im *Importer) find(ctx context.Context, key string) (*loom.Session, error) {
-	ss, err := im.Store.Sessions(ctx, loom.SessionFilter{UserID: im.UserID, Key: key, Limit: 10})
+	ss, err := im.Store.Sessions(ctx, loom.SessionFilter{UserID: im.UserID, Key: key, Limit: 10, Archived: loom.WithArchived})
 	if err != nil {
 		return nil, err
 	}

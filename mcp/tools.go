@@ -167,7 +167,7 @@ func findProject(ctx context.Context, c *call, name string) (*loom.Project, erro
 		root := filepath.Clean(name)
 		return &loom.Project{ID: paths.ProjectID(root), Name: filepath.Base(root), Root: root}, nil
 	}
-	for _, f := range []loom.SessionFilter{{ProjectID: name}, {ProjectName: name}} {
+	for _, f := range []loom.SessionFilter{{ProjectID: name, Archived: loom.WithArchived}, {ProjectName: name, Archived: loom.WithArchived}} {
 		f.UserID, f.Limit = c.user, 1
 		list, err := c.st.Sessions(ctx, f)
 		if err != nil {
