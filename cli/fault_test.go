@@ -44,6 +44,16 @@ func trials(short, long int) int {
 	return short
 }
 
+// noCompaction keeps the fixture's sessions from being compacted, so a
+// long run of turns sends the provider only the replies it scripts.
+func noCompaction(t *testing.T, fx *fixture) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(fx.home, "config"), 0o700)
+	if err := os.WriteFile(filepath.Join(fx.home, "config", "config.toml"), []byte("compact_after = 100000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // withProvider points the fixture's loom processes at a fresh fake
 // provider, so that replies a killed process never asked for do not
 // reach the next one.
@@ -146,6 +156,7 @@ func TestFaultKillDuringTurn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fx.project, "notes.txt"), []byte("forty-two\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	noCompaction(t, fx.fixture)
 	answers := map[string]bool{"recovered": true}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	n := trials(4, 100)
@@ -163,7 +174,7 @@ func TestFaultKillDuringTurn(t *testing.T) {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case <-done:
-		case <-time.After(time.Duration(rng.IntN(400)) * time.Millisecond):
+		case <-time.After(time.Duration(rng.IntN(250)) * time.Millisecond):
 			cmd.Process.Signal(syscall.SIGKILL)
 			<-done
 			killed++
@@ -193,6 +204,7 @@ func TestFaultKillDuringTurn(t *testing.T) {
 // turn resumes.
 func TestFaultProviderDrop(t *testing.T) {
 	fx := newAgentFixture(t)
+	noCompaction(t, fx.fixture)
 	for i := range trials(2, 20) {
 		fx.withProvider(t, openaitest.Reply{Text: "half of an answer that never", Truncate: true})
 		r := fx.loom(t, "", "run", "--key", "fault:drop", "--no-resume-hint", fmt.Sprintf("prompt %03d", i))
@@ -292,6 +304,7 @@ func TestFaultPostgresBackendKilled(t *testing.T) {
 		t.Skip("runs on PostgreSQL (LOOM_TEST_POSTGRES)")
 	}
 	fx := newAgentFixture(t)
+	noCompaction(t, fx.fixture)
 	u, err := url.Parse(fx.db)
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +346,7 @@ func TestFaultPostgresBackendKilled(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d trials: %d turns failed with one line, the rest finished on a new connection", n, failed)
+	t.Logf("%d trials: %d turns failed with one line, %d finished on a new connection", n, failed, n-failed)
 	fx.withProvider(t, openaitest.Reply{Text: "recovered"})
 	cmd := fx.cmd(t, "run", "--key", "fault:pg", "--no-resume-hint", "prompt 999")
 	cmd.Env = append(cmd.Env, "LOOM_DB="+db)
