@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/openai/openaitest"
@@ -252,5 +253,74 @@ func TestTurnOutputEscapesModelText(t *testing.T) {
 	noEscapes(t, "chat resume stdout", r.stdout, true)
 	if !strings.Contains(r.stderr, "reply pwned") {
 		t.Fatalf("the history is not shown:\n%s", r.stderr)
+	}
+}
+
+// loom session import refuses, with the file's line and importing
+// nothing, a session id that is not a UUID (it would name the replay log
+// and pages), a message id of loom's own that is not one, and a fork or
+// sub-agent session whose parent is neither in the files nor the user's
+// in the store.
+func TestImportRefusesHostileRecords(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st := fx.openStore(t)
+	bobs := &loom.Session{ID: idAt(base), UserID: "bob", Key: "cli:bob"}
+	mine := &loom.Session{ID: idAt(base.Add(time.Second)), UserID: "local", Key: "cli:mine", Project: fx.proj}
+	for _, s := range []*loom.Session{bobs, mine} {
+		if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "hi", base)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	dir := t.TempDir()
+	file := func(name string, data ...*loom.SessionData) string {
+		t.Helper()
+		var b strings.Builder
+		if err := export.Write(&b, export.JSONL, data); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	at := base.Add(time.Hour)
+	session := func(id, kind, parent string) *loom.SessionData {
+		m := textMsg(loom.RoleUser, "imported", at)
+		m.ID, m.Seq = loom.NewID(), 1
+		m.Parts[0].ID = m.ID + "/0"
+		return &loom.SessionData{Session: &loom.Session{ID: id, UserID: "local", Kind: kind, ParentID: parent, CreatedAt: at, UpdatedAt: at},
+			Messages: []*loom.Message{m}}
+	}
+	badMsg := session(loom.NewID(), loom.KindMain, "")
+	badMsg.Messages[0].ID = "../../m"
+	refused := []struct {
+		name string
+		path string
+		want string
+	}{
+		{"path as id", file("path.jsonl", session("../../etc/passwd", loom.KindMain, "")), `path.jsonl:1: session id "../../etc/passwd" is not a UUID`},
+		{"message id", file("msg.jsonl", badMsg), `msg.jsonl:2: message 1 has id "../../m", not a UUID`},
+		{"orphan fork", file("orphan.jsonl", session(loom.NewID(), loom.KindFork, loom.NewID())), "orphan.jsonl:1: session "},
+		{"another user's parent", file("bobs.jsonl", session(loom.NewID(), loom.KindSubagent, bobs.ID)), "which is neither in the file nor in the store"},
+	}
+	for _, tc := range refused {
+		r := fx.run(t, "session", "import", tc.path)
+		if r.code != ExitError || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", tc.name, r.code, r.stderr, tc.want)
+		}
+		if n, _ := fx.sessionCount(t); n != 2 {
+			t.Fatalf("%s: %d sessions stored, want the 2 seeded", tc.name, n)
+		}
+	}
+	// A parent in the store as the user's, or in a file named before.
+	parent := session(loom.NewID(), loom.KindMain, "")
+	fx.mustRun(t, "session", "import",
+		file("fork.jsonl", session(loom.NewID(), loom.KindFork, mine.ID)),
+		file("parent.jsonl", parent),
+		file("child.jsonl", session(loom.NewID(), loom.KindSubagent, parent.Session.ID)))
+	if n, _ := fx.sessionCount(t); n != 5 {
+		t.Fatalf("%d sessions stored, want 5", n)
 	}
 }

@@ -193,12 +193,31 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	f := opts.f
 	var all []*loom.SessionData
 	where := map[string]string{}
+	// A fork or sub-agent session's parent is in its file, in a file
+	// named before it, or in the store as the user's.
+	parentKnown := func(id string) (bool, error) {
+		if _, ok := where[id]; ok {
+			return true, nil
+		}
+		st, err := f.ReadStore(ctx)
+		if err != nil {
+			return false, err
+		}
+		s, err := st.Session(ctx, id)
+		if loom.ErrorCode(err) == loom.ENOTFOUND {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return s.UserID == f.User(), nil
+	}
 	for _, file := range opts.Files {
 		name := file
 		if file == "-" {
 			name = "<stdin>"
 		}
-		data, err := readExport(f, file, name)
+		data, err := readExport(f, file, name, parentKnown)
 		if err != nil {
 			return err
 		}
@@ -237,9 +256,10 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 
 // readExport reads one file of an import ("-" is standard input). Its
 // sessions belong to whoever imports them: a user never sees another
-// user's sessions.
-func readExport(f *Factory, file, name string) ([]*loom.SessionData, error) {
-	opts := export.ReadOptions{Name: name, UserID: f.User()}
+// user's sessions. parent says whether a parent the file does not hold
+// is there already (export.ReadOptions.Parent).
+func readExport(f *Factory, file, name string, parent func(id string) (bool, error)) ([]*loom.SessionData, error) {
+	opts := export.ReadOptions{Name: name, UserID: f.User(), Parent: parent}
 	if file == "-" {
 		return export.Read(f.IO.In, opts)
 	}
