@@ -220,10 +220,15 @@ func TestTurnOutputEscapesModelText(t *testing.T) {
 		openaitest.Reply{Text: "answer " + hostile},
 	)
 	withProviders := func(f *Factory) { f.Providers = testProviders() }
-	r := fx.runWith(t, runOpts{tty: true, env: env, before: withProviders}, "run", "--resume", s.ID, "go on")
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	run := func(tty bool, before func(*Factory), args ...string) result {
+		t.Helper()
+		r := fx.runWith(t, runOpts{tty: tty, env: env, before: before}, args...)
+		if r.code != 0 {
+			t.Fatalf("loom %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+		}
+		return r
 	}
+	r := run(true, withProviders, "run", "--resume", s.ID, "go on")
 	noEscapes(t, "run on a terminal", r.stdout, true)
 	noEscapes(t, "run on a terminal, stderr", r.stderr, true)
 	if !strings.Contains(r.stdout, "answer") {
@@ -231,24 +236,16 @@ func TestTurnOutputEscapesModelText(t *testing.T) {
 	}
 
 	srv.Enqueue(openaitest.Reply{Text: "answer " + hostile})
-	r = fx.runWith(t, runOpts{env: env, before: withProviders}, "run", "--resume", s.ID, "again")
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
-	if !strings.Contains(r.stdout, "answer "+hostile) {
+	if r := run(false, withProviders, "run", "--resume", s.ID, "again"); !strings.Contains(r.stdout, "answer "+hostile) {
 		t.Fatalf("piped reply is not exact:\n%q", r.stdout)
 	}
 
 	// chat on a terminal without typed input: the resumed history is
 	// shown, escaped.
-	srv.Enqueue(openaitest.Reply{Text: "ok"})
-	r = fx.runWith(t, runOpts{tty: true, env: env, before: func(f *Factory) {
+	r = run(true, func(f *Factory) {
 		withProviders(f)
 		f.IO.SetStdinTTY(false)
-	}}, "chat", "--resume", s.ID)
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
+	}, "chat", "--resume", s.ID)
 	noEscapes(t, "chat resume", r.stderr, true)
 	noEscapes(t, "chat resume stdout", r.stdout, true)
 	if !strings.Contains(r.stderr, "reply pwned") {
