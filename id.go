@@ -2,6 +2,7 @@ package loom
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -23,3 +24,42 @@ func ParseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano
 
 // Now returns the current time truncated to the millisecond, as stored.
 func Now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
+
+// ValidID checks an id that loom makes: a UUID in its canonical form
+// (36 characters, lower-case hex, with hyphens). Ids name files (the
+// replay log), pages and keys of rows, so an imported id may be neither a
+// path nor another spelling of an id already stored.
+func ValidID(id string) error {
+	if len(id) != 36 {
+		return Errorf(EINVALID, "%q is not a UUID", id)
+	}
+	u, err := uuid.Parse(id)
+	if err != nil || u.String() != id {
+		return Errorf(EINVALID, "%q is not a UUID", id)
+	}
+	return nil
+}
+
+// MaxForeignIDLen bounds an id that loom keeps from another tool's files
+// (a message's or a part's).
+const MaxForeignIDLen = 256
+
+// ValidForeignID checks an id that may come from another tool's files:
+// loom keeps it as it is, as long as it is one line of UTF-8 text of at
+// most MaxForeignIDLen bytes, without control characters.
+func ValidForeignID(id string) error {
+	switch {
+	case id == "":
+		return Errorf(EINVALID, "id is empty")
+	case len(id) > MaxForeignIDLen:
+		return Errorf(EINVALID, "id %q is longer than %d bytes", Truncate(id, 32), MaxForeignIDLen)
+	case !utf8.ValidString(id):
+		return Errorf(EINVALID, "id %q is not UTF-8", id)
+	}
+	for _, r := range id {
+		if r < 0x20 || r >= 0x7f && r <= 0x9f {
+			return Errorf(EINVALID, "id %q holds a control character", id)
+		}
+	}
+	return nil
+}

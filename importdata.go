@@ -32,6 +32,12 @@ func ValidateImport(data []*SessionData) error {
 // every import: a reader that checks records one by one calls Validate
 // on a session before its messages are added and ValidateMessage on each
 // message as it is added.
+//
+// Ids are checked as what they may become: a session's id and its
+// parent's are UUIDs (ValidID), never a path or another spelling of an
+// id; so are the message ids of loom's own sessions (LoomMade). Other
+// sessions' messages may keep another tool's ids (ValidForeignID), as
+// may every part.
 func (d *SessionData) Validate() error {
 	s := d.Session
 	if s == nil {
@@ -39,6 +45,17 @@ func (d *SessionData) Validate() error {
 	}
 	if strings.TrimSpace(s.ID) == "" {
 		return Errorf(EINVALID, "session has no id")
+	}
+	if ValidID(s.ID) != nil {
+		return Errorf(EINVALID, "session id %q is not a UUID (loom's ids look like 0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c0d)", s.ID)
+	}
+	if s.ParentID != "" && ValidID(s.ParentID) != nil {
+		return Errorf(EINVALID, "session %s: parent id %q is not a UUID", s.ID, s.ParentID)
+	}
+	if s.Key != "" {
+		if err := ValidKey(s.Key); err != nil {
+			return Errorf(EINVALID, "session %s: %s", s.ID, ErrorMessage(err))
+		}
 	}
 	if s.Kind == "" {
 		s.Kind = KindMain
@@ -80,6 +97,13 @@ func (d *SessionData) ValidateMessage(i int) error {
 	if strings.TrimSpace(m.ID) == "" {
 		return Errorf(EINVALID, "message %d has no id", m.Seq)
 	}
+	if d.LoomMade() {
+		if ValidID(m.ID) != nil {
+			return Errorf(EINVALID, "message %d has id %q, not a UUID (loom's own messages have UUIDs)", m.Seq, m.ID)
+		}
+	} else if err := ValidForeignID(m.ID); err != nil {
+		return Errorf(EINVALID, "message %d: %s", m.Seq, ErrorMessage(err))
+	}
 	if m.CreatedAt.IsZero() {
 		return Errorf(EINVALID, "message %d has no created_at", m.Seq)
 	}
@@ -90,6 +114,9 @@ func (d *SessionData) ValidateMessage(i int) error {
 		if p.ID == "" {
 			return Errorf(EINVALID, "message %d has a part without an id", m.Seq)
 		}
+		if err := ValidForeignID(p.ID); err != nil {
+			return Errorf(EINVALID, "message %d: part %s", m.Seq, ErrorMessage(err))
+		}
 	}
 	m.Turn = 0
 	if i > 0 {
@@ -99,4 +126,11 @@ func (d *SessionData) ValidateMessage(i int) error {
 		m.Turn++
 	}
 	return nil
+}
+
+// LoomMade reports whether loom made every message of d: a main session
+// that no other tool wrote (a fork or a sub-agent may hold messages
+// copied from such a tool's session, with their ids).
+func (d *SessionData) LoomMade() bool {
+	return d.Session.Source == nil && (d.Session.Kind == "" || d.Session.Kind == KindMain)
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
-	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/mcp"
 )
 
@@ -56,7 +56,7 @@ func (f *Factory) agentSetup() (*agent.Setup, error) {
 // warnMCP tells the user that an MCP server of config.toml could not be
 // reached (once per server: the clients do not try it again).
 func (f *Factory) warnMCP(err error) {
-	fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; going on without its tools\n", human.OneLine(err.Error()))
+	fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; going on without its tools\n", term.SanitizeLine(err.Error()))
 }
 
 // conversations is the conversation service over st with this command
@@ -134,6 +134,6 @@ func (f *Factory) openConversation(ctx context.Context, st loom.Store, c session
 // tail -f and loom log stream) is missing.
 func (f *Factory) warnReplayLog(err error) {
 	f.replayLogWarned.Do(func() {
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; the session is stored, but its replay log is not kept\n", human.OneLine(err.Error()))
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; the session is stored, but its replay log is not kept\n", term.SanitizeLine(err.Error()))
 	})
 }

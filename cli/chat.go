@@ -16,6 +16,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
 
@@ -147,8 +148,8 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 func (c *chat) resumed(ctx context.Context) error {
 	s := c.conv.Session()
 	cs := c.f.IO.ColorScheme()
-	fmt.Fprintf(c.f.IO.ErrOut, "%s %s %s (%s, %s)\n", cs.Gray("resuming session"), s.ID, cs.Bold(orDash(s.Title)),
-		human.Plural(s.MessageCount, "message"), s.Model)
+	fmt.Fprintf(c.f.IO.ErrOut, "%s %s %s (%s, %s)\n", cs.Gray("resuming session"), s.ID, cs.Bold(term.SanitizeLine(orDash(s.Title))),
+		human.Plural(s.MessageCount, "message"), term.SanitizeLine(s.Model))
 	if c.opts.NoHistory {
 		return nil
 	}
@@ -222,7 +223,7 @@ func (c *chat) interactive(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			fmt.Fprintln(c.f.IO.ErrOut, cs.Red("error: ")+human.OneLine(loom.ErrorMessage(err)))
+			fmt.Fprintln(c.f.IO.ErrOut, cs.Red("error: ")+term.SanitizeLine(loom.ErrorMessage(err)))
 		}
 		if quit {
 			return nil
@@ -247,7 +248,7 @@ func (c *chat) scripted(ctx context.Context) error {
 			}
 			// Report and go on with the next line; the exit code still
 			// says something failed.
-			fmt.Fprintln(c.f.IO.ErrOut, "loom: "+human.OneLine(loom.ErrorMessage(err)))
+			fmt.Fprintln(c.f.IO.ErrOut, "loom: "+term.SanitizeLine(loom.ErrorMessage(err)))
 			last = err
 		}
 		if quit {

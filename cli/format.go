@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+
+	"github.com/loomhq/loom/cli/term"
 )
 
 // truncate cuts s to n runes, marking the cut.
@@ -17,11 +20,17 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// writeJSON prints v as indented JSON.
+// writeJSON prints v as indented JSON, with DEL and C1 controls escaped
+// (term.SanitizeJSON): --json output on a terminal is as safe as a table.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(term.SanitizeJSON(buf.Bytes()))
+	return err
 }
 
 // jsonString quotes s as a JSON string.

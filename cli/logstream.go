@@ -18,7 +18,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/human"
 )
 
 func newCmdLog(f *Factory) *cobra.Command {
@@ -212,7 +211,8 @@ func logStreamRun(ctx context.Context, opts *LogStreamOptions) error {
 }
 
 // printLogEntry prints an entry as its JSON line, or on a terminal as one
-// readable line: time, session, kind and the gist of the entry.
+// readable line: time, session, kind and the gist of the entry, escaped
+// for the terminal (the log holds what the model wrote).
 func printLogEntry(ios *term.IOStreams, e logEntry) error {
 	if !ios.IsStdoutTTY() {
 		_, err := fmt.Fprintf(ios.Out, "%s\n", e.raw)
@@ -220,11 +220,11 @@ func printLogEntry(ios *term.IOStreams, e logEntry) error {
 	}
 	var v map[string]any
 	if json.Unmarshal(e.raw, &v) != nil {
-		_, err := fmt.Fprintf(ios.Out, "%s\n", e.raw)
+		_, err := fmt.Fprintf(ios.Out, "%s\n", term.SanitizeLine(string(e.raw)))
 		return err
 	}
 	cs := ios.ColorScheme()
-	session := strings.TrimSuffix(filepath.Base(e.file), ".jsonl")
+	session := term.SanitizeLine(strings.TrimSuffix(filepath.Base(e.file), ".jsonl"))
 	if len(session) > term.ShortIDLen {
 		session = session[:term.ShortIDLen]
 	}
@@ -243,7 +243,7 @@ func printLogEntry(ios *term.IOStreams, e logEntry) error {
 			break
 		}
 	}
-	line := fmt.Sprintf("%s %s %s %s", cs.Gray(when), cs.Cyan(session), cs.Bold(kind), truncate(human.OneLine(gist), max(20, ios.TerminalWidth()-45)))
+	line := fmt.Sprintf("%s %s %s %s", cs.Gray(when), cs.Cyan(session), cs.Bold(term.SanitizeLine(kind)), truncate(term.SanitizeLine(gist), max(20, ios.TerminalWidth()-45)))
 	_, err := fmt.Fprintln(ios.Out, strings.TrimRight(line, " "))
 	return err
 }

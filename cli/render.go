@@ -15,7 +15,8 @@ import (
 // its text (what the model wrote as rendered Markdown on a terminal, what
 // the user typed as typed), and one line per tool call, file or sub-agent. Reasoning is
 // shown only when asked for, because it is long and rarely what a reader
-// is looking for.
+// is looking for. Everything printed from a message is stored text and
+// is escaped for the terminal (term.Sanitize) before it is styled.
 type messageRenderer struct {
 	ios          *term.IOStreams
 	cs           *term.ColorScheme
@@ -46,7 +47,7 @@ func (r *messageRenderer) Render(w io.Writer, m *loom.Message) error {
 	var b strings.Builder
 	head := []string{r.roleColor(m.Role)(r.cs.Bold(m.Role))}
 	if m.Model != "" && m.Role != loom.RoleUser {
-		head = append(head, m.Model)
+		head = append(head, term.SanitizeLine(m.Model))
 	}
 	head = append(head, term.DisplayTime(r.ios, m.CreatedAt, r.now))
 	fmt.Fprintf(&b, "%s %s\n", r.cs.Gray(fmt.Sprintf("── #%d", m.Seq)), strings.Join(head, r.cs.Gray(" · ")))
@@ -54,7 +55,7 @@ func (r *messageRenderer) Render(w io.Writer, m *loom.Message) error {
 		r.part(&b, m.Role, p)
 	}
 	if m.Error != nil && m.Error.Message != "" {
-		fmt.Fprintf(&b, "%s %s\n", r.cs.Red("error:"), m.Error.Message)
+		fmt.Fprintf(&b, "%s %s\n", r.cs.Red("error:"), term.SanitizeLine(m.Error.Message))
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
@@ -72,13 +73,13 @@ func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 			// rendered Markdown on a terminal, plain text elsewhere.
 			b.WriteString(term.RenderMarkdown(t, r.ios.TerminalWidth()))
 		default:
-			b.WriteString(t + "\n")
+			b.WriteString(term.Sanitize(t) + "\n")
 		}
 	case loom.PartReasoning:
 		if !r.showThinking || strings.TrimSpace(p.Text) == "" {
 			return
 		}
-		for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
+		for _, l := range strings.Split(strings.TrimRight(term.Sanitize(p.Text), "\n"), "\n") {
 			b.WriteString(r.cs.Gray("│ "+l) + "\n")
 		}
 	case loom.PartTool:
@@ -91,15 +92,15 @@ func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 		if name == "" {
 			name = p.URL
 		}
-		line := "  📎 " + name
+		line := "  📎 " + term.SanitizeLine(name)
 		if p.Mime != "" {
-			line += r.cs.Gray(" (" + p.Mime + ")")
+			line += r.cs.Gray(" (" + term.SanitizeLine(p.Mime) + ")")
 		}
 		b.WriteString(line + "\n")
 	case loom.PartAgent:
-		line := "  ↳ sub-agent " + r.cs.Bold(p.Name)
+		line := "  ↳ sub-agent " + r.cs.Bold(term.SanitizeLine(p.Name))
 		if p.SessionID != "" {
-			line += r.cs.Gray(" → session " + p.SessionID)
+			line += r.cs.Gray(" → session " + term.SanitizeLine(p.SessionID))
 		}
 		b.WriteString(line + "\n")
 	}
@@ -108,7 +109,7 @@ func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 // toolLine is a tool call on one line: name, status, duration, title,
 // and the error of a failed call.
 func (r *messageRenderer) toolLine(p loom.Part) string {
-	status := p.Status
+	status := term.SanitizeLine(p.Status)
 	switch p.Status {
 	case loom.ToolCompleted:
 		status = r.cs.Green(status)
@@ -117,16 +118,16 @@ func (r *messageRenderer) toolLine(p loom.Part) string {
 	default:
 		status = r.cs.Yellow(status)
 	}
-	fields := []string{r.cs.Bold(p.Name), status}
+	fields := []string{r.cs.Bold(term.SanitizeLine(p.Name)), status}
 	if p.StartedAt != nil && p.EndedAt != nil {
 		fields = append(fields, human.Duration(p.EndedAt.Sub(*p.StartedAt)))
 	}
 	if p.Title != "" {
-		fields = append(fields, human.OneLine(p.Title))
+		fields = append(fields, term.SanitizeLine(p.Title))
 	}
 	line := "  ⚙ " + strings.Join(fields, r.cs.Gray(" · "))
 	if p.Status == loom.ToolError && p.Error != "" {
-		line += r.cs.Red(": " + truncate(human.OneLine(p.Error), 120))
+		line += r.cs.Red(": " + truncate(term.SanitizeLine(p.Error), 120))
 	}
 	return line
 }

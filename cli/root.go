@@ -18,7 +18,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/human"
 )
 
 // Exit codes. Each is decided once, in Main, from the error a command
@@ -117,11 +116,11 @@ func Main(f *Factory, args []string) (code int) {
 // reportPanic tells the user about a panic in one line and writes its
 // stack to a file in the state directory, naming the file.
 func reportPanic(f *Factory, v any, stack []byte) int {
-	msg := fmt.Sprintf("loom: internal error: %s", human.OneLine(fmt.Sprint(v)))
+	msg := fmt.Sprintf("loom: internal error: %s", term.SanitizeLine(fmt.Sprint(v)))
 	if path, err := writeCrashReport(f, v, stack); err == nil {
 		msg += " (details in " + path + ")"
 	} else {
-		msg += " (no details: " + human.OneLine(err.Error()) + ")"
+		msg += " (no details: " + term.SanitizeLine(err.Error()) + ")"
 	}
 	fmt.Fprintln(f.IO.ErrOut, msg)
 	return ExitError
@@ -150,7 +149,9 @@ func writeCrashReport(f *Factory, v any, stack []byte) (string, error) {
 }
 
 // printError writes err as one line, and for an ambiguous reference the
-// sessions it could mean, one per line, so the user can pick an id.
+// sessions it could mean, one per line, so the user can pick an id. An
+// error may quote stored text (a title, a key, a line of a file), so
+// what it says is escaped for the terminal (term.SanitizeLine).
 func printError(ios *term.IOStreams, err error) {
 	var se *silentError
 	if errors.As(err, &se) {
@@ -163,13 +164,17 @@ func printError(ios *term.IOStreams, err error) {
 	var le *loom.Error
 	if errors.As(err, &le) && le.Code == loom.EAMBIGUOUS && len(le.Candidates) > 0 {
 		ref := strings.SplitN(le.Message, " matches ", 2)[0]
-		fmt.Fprintf(ios.ErrOut, "loom: %s matches %d sessions; give an id or a longer prefix:\n", ref, len(le.Candidates))
+		fmt.Fprintf(ios.ErrOut, "loom: %s matches %d sessions; give an id or a longer prefix:\n", term.SanitizeLine(ref), len(le.Candidates))
 		for _, s := range le.Candidates {
 			project := s.Project.Name
 			if s.Project.Root != "" {
 				project = s.Project.Root
 			}
-			fmt.Fprintf(ios.ErrOut, "  %s\t%s\t%s\t%s\tupdated %s\n", s.ID, orDash(s.Title), orDash(s.Key), orDash(project), loom.FormatTime(s.UpdatedAt))
+			fields := []string{s.ID, orDash(s.Title), orDash(s.Key), orDash(project)}
+			for i, v := range fields {
+				fields[i] = term.SanitizeLine(v)
+			}
+			fmt.Fprintf(ios.ErrOut, "  %s\tupdated %s\n", strings.Join(fields, "\t"), loom.FormatTime(s.UpdatedAt))
 		}
 		return
 	}
@@ -177,7 +182,7 @@ func printError(ios *term.IOStreams, err error) {
 	if le == nil {
 		msg = err.Error()
 	}
-	fmt.Fprintln(ios.ErrOut, "loom: "+human.OneLine(msg))
+	fmt.Fprintln(ios.ErrOut, "loom: "+term.SanitizeLine(msg))
 }
 
 func orDash(s string) string {

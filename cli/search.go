@@ -131,12 +131,28 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	return writeHits(ios, hits, f.now())
 }
 
-// markForTerminal makes q mark matches in bold yellow on a colour
+// matchStart and matchEnd mark matches in snippets meant for a colour
+// terminal: private-use characters, which no terminal acts on, so that
+// the snippet (stored text) can be escaped before they become the match
+// style (highlightSnippet).
+const (
+	matchStart = "\uE000"
+	matchEnd   = "\uE001"
+)
+
+// markForTerminal makes q mark matches for highlightSnippet on a colour
 // terminal (elsewhere the store's default, **match**).
 func markForTerminal(ios *term.IOStreams, q *loom.SearchQuery) {
 	if ios.ColorEnabled() {
-		q.MarkStart, q.MarkEnd = ios.ColorScheme().MatchMarks()
+		q.MarkStart, q.MarkEnd = matchStart, matchEnd
 	}
+}
+
+// highlightSnippet escapes a snippet for the terminal and shows the
+// matches markForTerminal marked in bold yellow.
+func highlightSnippet(cs *term.ColorScheme, snippet string) string {
+	start, end := cs.MatchMarks()
+	return strings.NewReplacer(matchStart, start, matchEnd, end).Replace(term.SanitizeLine(snippet))
 }
 
 // writeHits prints search hits on standard output: on a terminal a line
@@ -168,9 +184,9 @@ func writeHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time) error 
 		if title == "" {
 			title = h.SessionKey
 		}
-		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(title),
+		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(term.SanitizeLine(title)),
 			cs.Gray(fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, human.Ago(now, h.CreatedAt))))
-		fmt.Fprintf(ios.Out, "    %s\n", human.OneLine(h.Snippet))
+		fmt.Fprintf(ios.Out, "    %s\n", highlightSnippet(cs, h.Snippet))
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
-	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/mcp"
 )
 
@@ -139,7 +139,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "loom: warning: listening beyond this machine over plain HTTP; put a TLS reverse proxy in front, tokens are bearer secrets")
 	}
 	if _, err := su.Build(ctx, st, &loom.Session{UserID: user}, agent.Choice{}); err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "loom: POST /api/v1/messages answers 503 until a model provider is configured: %s\n", human.OneLine(loom.ErrorMessage(err)))
+		fmt.Fprintf(f.IO.ErrOut, "loom: POST /api/v1/messages answers 503 until a model provider is configured: %s\n", term.SanitizeLine(loom.ErrorMessage(err)))
 	}
 	if opts.listening != nil {
 		opts.listening(ln.Addr().String())

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/internal/human"
 )
@@ -101,6 +103,9 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	}
 	write := func(w io.Writer) error { return export.Write(w, opts.Format, data) }
 	if opts.Output == "" || opts.Output == "-" {
+		if f.IO.IsStdoutTTY() {
+			return writeExportToTerminal(f.IO.Out, opts.Format, write)
+		}
 		return write(f.IO.Out)
 	}
 	path := opts.Output
@@ -118,6 +123,25 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "Exported %s (%s) to %s\n", human.Plural(len(data), "session"), human.Plural(nmsg, "message"), opts.Output)
 	}
 	return nil
+}
+
+// writeExportToTerminal writes an export meant for a file on a terminal,
+// escaped as everything loom prints from the store: Markdown with
+// term.Sanitize, JSON with term.SanitizeJSON (the same JSON). A file or a
+// pipe gets the export exactly.
+func writeExportToTerminal(out io.Writer, format export.Format, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	text := b.Bytes()
+	if format == export.JSON || format == export.JSONL {
+		text = term.SanitizeJSON(text)
+	} else {
+		text = []byte(term.Sanitize(string(text)))
+	}
+	_, err := out.Write(text)
+	return err
 }
 
 // sessionFamily returns root followed by its sub-agent sessions, depth
@@ -169,12 +193,31 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	f := opts.f
 	var all []*loom.SessionData
 	where := map[string]string{}
+	// A fork or sub-agent session's parent is in its file, in a file
+	// named before it, or in the store as the user's.
+	parentKnown := func(id string) (bool, error) {
+		if _, ok := where[id]; ok {
+			return true, nil
+		}
+		st, err := f.ReadStore(ctx)
+		if err != nil {
+			return false, err
+		}
+		s, err := st.Session(ctx, id)
+		if loom.ErrorCode(err) == loom.ENOTFOUND {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return s.UserID == f.User(), nil
+	}
 	for _, file := range opts.Files {
 		name := file
 		if file == "-" {
 			name = "<stdin>"
 		}
-		data, err := readExport(f, file, name)
+		data, err := readExport(f, file, name, parentKnown)
 		if err != nil {
 			return err
 		}
@@ -213,9 +256,10 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 
 // readExport reads one file of an import ("-" is standard input). Its
 // sessions belong to whoever imports them: a user never sees another
-// user's sessions.
-func readExport(f *Factory, file, name string) ([]*loom.SessionData, error) {
-	opts := export.ReadOptions{Name: name, UserID: f.User()}
+// user's sessions. parent says whether a parent the file does not hold
+// is there already (export.ReadOptions.Parent).
+func readExport(f *Factory, file, name string, parent func(id string) (bool, error)) ([]*loom.SessionData, error) {
+	opts := export.ReadOptions{Name: name, UserID: f.User(), Parent: parent}
 	if file == "-" {
 		return export.Read(f.IO.In, opts)
 	}

@@ -141,13 +141,13 @@ func chooseTurn(ctx context.Context, ios *term.IOStreams, st loom.Store, s *loom
 	if title == "" {
 		title = s.ID
 	}
-	fmt.Fprintf(ios.Out, "Turns of %s:\n", cs.Bold(title))
+	fmt.Fprintf(ios.Out, "Turns of %s:\n", cs.Bold(term.SanitizeLine(title)))
 	if len(turns) > 0 && turns[0].turn > 1 {
 		fmt.Fprintln(ios.Out, cs.Gray(fmt.Sprintf("  (turns 1–%d not shown)", turns[0].turn-1)))
 	}
 	width := len(strconv.Itoa(s.TurnCount))
 	for _, t := range turns {
-		fmt.Fprintf(ios.Out, "  %s  %s\n", cs.Cyan(fmt.Sprintf("%*d", width, t.turn)), truncate(t.prompt, max(20, ios.TerminalWidth()-width-6)))
+		fmt.Fprintf(ios.Out, "  %s  %s\n", cs.Cyan(fmt.Sprintf("%*d", width, t.turn)), truncate(term.SanitizeLine(t.prompt), max(20, ios.TerminalWidth()-width-6)))
 	}
 	hint := fmt.Sprintf("[1-%d] ", last)
 	if orAll {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
@@ -203,7 +204,8 @@ func projectOf(dir string) loom.Project {
 }
 
 // printImportReport prints what an import did, per tool: as one JSON
-// object with --json.
+// object with --json. Paths, skipped record types and problems come from
+// the tools' files and are escaped for the terminal.
 func printImportReport(f *Factory, rep *importer.Report) error {
 	if f.JSON() {
 		return writeJSON(f.IO.Out, rep)
@@ -215,10 +217,10 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 	}
 	for _, t := range rep.Tools {
 		if t.RootsFound == 0 {
-			fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray("nothing at "+strings.Join(t.Roots, ", ")))
+			fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray("nothing at "+term.SanitizeLine(strings.Join(t.Roots, ", "))))
 			continue
 		}
-		fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray(strings.Join(t.Roots, ", ")))
+		fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray(term.SanitizeLine(strings.Join(t.Roots, ", "))))
 		fmt.Fprintf(w, "  files     %s read, %s unchanged\n", human.Count(int64(t.FilesRead)), human.Count(int64(t.FilesUnchanged)))
 		fmt.Fprintf(w, "  sessions  %s new, %s grown, %s unchanged\n", human.Count(int64(t.SessionsNew)), human.Count(int64(t.SessionsGrown)), human.Count(int64(t.SessionsUnchanged)))
 		fmt.Fprintf(w, "  messages  %s added", human.Count(int64(t.MessagesAdded)))
@@ -229,7 +231,7 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 		if len(t.Skipped) > 0 {
 			var parts []string
 			for _, k := range t.SkippedTypes() {
-				parts = append(parts, human.Count(int64(t.Skipped[k]))+" "+k)
+				parts = append(parts, human.Count(int64(t.Skipped[k]))+" "+term.SanitizeLine(k))
 			}
 			fmt.Fprintf(w, "  skipped   %s\n", strings.Join(parts, ", "))
 		}
@@ -244,7 +246,7 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 					fmt.Fprintf(w, "    … and %s more (--json lists up to 1,000)\n", human.Count(int64(t.ProblemCount-10)))
 					break
 				}
-				fmt.Fprintf(w, "    %s\n", p)
+				fmt.Fprintf(w, "    %s\n", term.SanitizeLine(p.String()))
 			}
 		}
 	}

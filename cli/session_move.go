@@ -124,12 +124,12 @@ func moveRun(ctx context.Context, opts *MoveOptions) error {
 	}
 	cs := f.IO.ColorScheme()
 	if opts.From != "" {
-		fmt.Fprintf(f.IO.Out, "%s Moved %s from %s to %s (%s)\n", cs.Green("✓"), human.Plural(len(moved), "session"), from, project.Name, project.Root)
+		fmt.Fprintf(f.IO.Out, "%s Moved %s from %s to %s (%s)\n", cs.Green("✓"), human.Plural(len(moved), "session"), term.SanitizeLine(from), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
 		return nil
 	}
-	fmt.Fprintf(f.IO.Out, "%s Moved %s to %s (%s)", cs.Green("✓"), term.DisplayID(f.IO, moved[0].ID), project.Name, project.Root)
+	fmt.Fprintf(f.IO.Out, "%s Moved %s to %s (%s)", cs.Green("✓"), term.DisplayID(f.IO, moved[0].ID), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
 	if moved[0].Key != sessions[0].Key {
-		fmt.Fprintf(f.IO.Out, "; its key is now %s", moved[0].Key)
+		fmt.Fprintf(f.IO.Out, "; its key is now %s", term.SanitizeLine(moved[0].Key))
 	}
 	fmt.Fprintln(f.IO.Out)
 	return nil
@@ -235,7 +235,7 @@ func (f *Factory) printMovedProjectHint(ctx context.Context, st loom.Store, proj
 	if err != nil || hint == "" {
 		return err
 	}
-	fmt.Fprintln(f.IO.ErrOut, hint)
+	fmt.Fprintln(f.IO.ErrOut, term.Sanitize(hint))
 	return nil
 }
 

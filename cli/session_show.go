@@ -109,17 +109,17 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 }
 
 // writeSessionHeader writes a session's metadata as aligned name: value
-// lines.
+// lines, each value escaped for the terminal (term.SanitizeLine).
 func writeSessionHeader(ios *term.IOStreams, w io.Writer, s *loom.Session) {
 	cs := ios.ColorScheme()
 	title := s.Title
 	if title == "" {
 		title = "(untitled)"
 	}
-	fmt.Fprintln(w, cs.Bold(title))
+	fmt.Fprintln(w, cs.Bold(term.SanitizeLine(title)))
 	field := func(name, value string) {
 		if value != "" {
-			fmt.Fprintf(w, "%s %s\n", cs.Gray(fmt.Sprintf("%-9s", name+":")), value)
+			fmt.Fprintf(w, "%s %s\n", cs.Gray(fmt.Sprintf("%-9s", name+":")), term.SanitizeLine(value))
 		}
 	}
 	field("id", s.ID)

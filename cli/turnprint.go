@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -16,20 +17,40 @@ import (
 
 // turnPrinter shows a running turn: streamed text on stdout as it
 // arrives; on a terminal also a spinner while waiting, tool calls as they
-// run, and the finished reply rendered as Markdown.
+// run, and the finished reply rendered as Markdown. What the model wrote
+// is escaped for the terminal (term.Sanitize) wherever it is shown on
+// one; piped, the reply is written exactly, for scripts to use.
 type turnPrinter struct {
 	ios          *term.IOStreams
 	showThinking bool
 
-	mu       sync.Mutex
-	started  bool // any text printed
-	buf      strings.Builder
+	mu      sync.Mutex
+	started bool // any text printed
+	// buf is the reply text as shown on stdout.
+	buf strings.Builder
+	// text receives the reply: escaped into stdout and buf on a
+	// terminal, else straight into both.
+	text     io.Writer
+	san      *term.Sanitizer
 	spinStop chan struct{}
 	spinDone chan struct{}
 }
 
 func newTurnPrinter(ios *term.IOStreams, showThinking bool) *turnPrinter {
-	return &turnPrinter{ios: ios, showThinking: showThinking}
+	p := &turnPrinter{ios: ios, showThinking: showThinking}
+	p.text = io.MultiWriter(ios.Out, &p.buf)
+	if ios.IsStdoutTTY() {
+		p.san = term.SanitizingWriter(p.text)
+		p.text = p.san
+	}
+	return p
+}
+
+// flushText writes what the escaping writer holds back.
+func (p *turnPrinter) flushText() {
+	if p.san != nil {
+		p.san.Flush()
+	}
 }
 
 // begin starts the spinner (on a terminal).
@@ -72,26 +93,25 @@ func (p *turnPrinter) event(e agent.Event) {
 	case loom.EventText:
 		p.stopSpinner()
 		p.started = true
-		p.buf.WriteString(e.Text)
-		fmt.Fprint(p.ios.Out, e.Text)
+		io.WriteString(p.text, e.Text)
 	case loom.EventReasoning:
 		if p.showThinking {
 			p.stopSpinner()
-			fmt.Fprint(p.ios.ErrOut, cs.Gray(e.Text))
+			fmt.Fprint(p.ios.ErrOut, cs.Gray(term.Sanitize(e.Text)))
 		}
 	case agent.EventToolStart:
 		if p.ios.IsStderrTTY() {
 			p.stopSpinner()
 			p.breakLine()
-			fmt.Fprintf(p.ios.ErrOut, "%s %s %s\n", cs.Cyan("⚙"), cs.Bold(e.Tool), cs.Gray(truncate(human.OneLine(e.Input), 80)))
+			fmt.Fprintf(p.ios.ErrOut, "%s %s %s\n", cs.Cyan("⚙"), cs.Bold(term.SanitizeLine(e.Tool)), cs.Gray(truncate(term.SanitizeLine(e.Input), 80)))
 		}
 	case agent.EventToolEnd:
 		if p.ios.IsStderrTTY() {
-			status := cs.Green(e.Status)
+			status := cs.Green(term.SanitizeLine(e.Status))
 			if e.Status != loom.ToolCompleted {
-				status = cs.Red(e.Status + ": " + e.Text)
+				status = cs.Red(term.SanitizeLine(e.Status + ": " + e.Text))
 			}
-			fmt.Fprintf(p.ios.ErrOut, "  %s %s %s\n", cs.Bold(e.Tool), status, cs.Gray(human.Duration(e.Duration)))
+			fmt.Fprintf(p.ios.ErrOut, "  %s %s %s\n", cs.Bold(term.SanitizeLine(e.Tool)), status, cs.Gray(human.Duration(e.Duration)))
 			p.begin()
 		}
 	case agent.EventCompacted:
@@ -102,6 +122,7 @@ func (p *turnPrinter) event(e agent.Event) {
 
 // breakLine ends a partly printed line of reply text.
 func (p *turnPrinter) breakLine() {
+	p.flushText()
 	if p.started && !strings.HasSuffix(p.buf.String(), "\n") {
 		fmt.Fprintln(p.ios.Out)
 		p.buf.Reset()
@@ -114,10 +135,11 @@ func (p *turnPrinter) end(final string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stopSpinner()
+	p.flushText()
 	if !p.started {
 		return
 	}
-	if p.ios.ColorEnabled() && final != "" && strings.TrimSpace(p.buf.String()) == strings.TrimSpace(final) {
+	if p.ios.ColorEnabled() && final != "" && strings.TrimSpace(p.buf.String()) == strings.TrimSpace(term.Sanitize(final)) {
 		lines := screenLines(p.buf.String(), p.ios.TerminalWidth())
 		if lines < 40 {
 			// Erase the raw text and print the rendered reply.

@@ -31,7 +31,7 @@ func sample() []*loom.SessionData {
 		Lock: &loom.Lock{PID: 42, Host: "laptop", Since: at(6)}}
 	sub := &loom.Session{ID: "0196a3b2-0000-7000-8000-000000000002", UserID: "local", Kind: loom.KindSubagent, ParentID: main.ID,
 		Title: "explore retry", MessageCount: 1, TurnCount: 1, CreatedAt: at(2), UpdatedAt: at(3)}
-	tool := &loom.Message{ID: "m2", Seq: 2, Role: loom.RoleAssistant, Model: "gpt-x", Provider: "openai", CreatedAt: at(1), CompletedAt: tp(at(1).Add(3 * time.Second)),
+	tool := &loom.Message{ID: "0196a3b2-0000-7000-8000-0000000000a2", Seq: 2, Role: loom.RoleAssistant, Model: "gpt-x", Provider: "openai", CreatedAt: at(1), CompletedAt: tp(at(1).Add(3 * time.Second)),
 		Usage: loom.Usage{InputTokens: 1200, OutputTokens: 300, CostUSD: 0.0125, APICalls: 1},
 		Parts: []loom.Part{
 			{ID: "p1", Type: loom.PartStepStart},
@@ -42,11 +42,11 @@ func sample() []*loom.SessionData {
 			{ID: "p4", Type: loom.PartAgent, Name: "explore", SessionID: sub.ID},
 			{ID: "p5", Type: loom.PartStepFinish, Usage: &loom.Usage{InputTokens: 1200, OutputTokens: 300, CostUSD: 0.0125, APICalls: 1}},
 		}}
-	u2 := text("m3", 3, loom.RoleUser, "Use a fake clock then.", at(5))
+	u2 := text("0196a3b2-0000-7000-8000-0000000000a3", 3, loom.RoleUser, "Use a fake clock then.", at(5))
 	u2.Parts = append(u2.Parts, loom.Part{ID: "p6", Type: loom.PartFile, Mime: "text/x-go", Filename: "retry_test.go", URL: "file:///src/api/retry_test.go",
 		Source: &loom.FileSource{Type: "file", Path: "retry_test.go", Start: 10, End: 42}})
-	failed := &loom.Message{ID: "m4", Seq: 4, Role: loom.RoleAssistant, CreatedAt: at(6), Error: &loom.MessageError{Message: "rate limited", Type: "rate_limit"}}
-	msgs := []*loom.Message{text("m1", 1, loom.RoleUser, "Why does TestRetry flake?", at(0)), tool, u2, failed}
+	failed := &loom.Message{ID: "0196a3b2-0000-7000-8000-0000000000a4", Seq: 4, Role: loom.RoleAssistant, CreatedAt: at(6), Error: &loom.MessageError{Message: "rate limited", Type: "rate_limit"}}
+	msgs := []*loom.Message{text("0196a3b2-0000-7000-8000-0000000000a1", 1, loom.RoleUser, "Why does TestRetry flake?", at(0)), tool, u2, failed}
 	for i, m := range msgs {
 		m.SessionID, m.Turn = main.ID, 1+i/2
 	}

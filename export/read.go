@@ -19,6 +19,12 @@ type ReadOptions struct {
 	// UserID, when set, replaces every session's user: an imported
 	// session belongs to whoever imports it.
 	UserID string
+	// Parent reports whether the session a fork or sub-agent session
+	// names as its parent is where the sessions go (the store, or an
+	// input read before), as the user's. A session whose parent is
+	// neither in the input nor there is refused with its line; without
+	// Parent, every parent must be in the input.
+	Parent func(id string) (bool, error)
 }
 
 // Read reads a jsonl or json export, recognising the format from the
@@ -51,7 +57,41 @@ func Read(r io.Reader, opts ReadOptions) ([]*loom.SessionData, error) {
 	if len(c.data) == 0 {
 		return nil, loom.Errorf(loom.EINVALID, "%s: no sessions in the file", opts.Name)
 	}
+	if err := c.checkParents(); err != nil {
+		return nil, err
+	}
 	return c.data, nil
+}
+
+// checkParents refuses a session whose parent is neither in the input
+// (anywhere in it) nor where opts.Parent looks: an import never links a
+// session to one that is not there, or is another user's.
+func (c *recordChecker) checkParents() error {
+	for _, d := range c.data {
+		s := d.Session
+		if s.ParentID == "" {
+			continue
+		}
+		if _, ok := c.ids[s.ParentID]; ok {
+			continue
+		}
+		found := false
+		if c.opts.Parent != nil {
+			var err error
+			if found, err = c.opts.Parent(s.ParentID); err != nil {
+				return fmt.Errorf("%s: look for the parent of session %s: %w", c.opts.Name, s.ID, err)
+			}
+		}
+		if !found {
+			what := "a fork"
+			if s.Kind == loom.KindSubagent {
+				what = "a sub-agent session"
+			}
+			return lineError(c.opts.Name, c.ids[s.ID], "session %s is %s of session %s, which is neither in the file nor in the store: import its parent first, or export both together (loom session export --all)",
+				s.ID, what, s.ParentID)
+		}
+	}
+	return nil
 }
 
 // lineError is a malformed record, located by its input's name and line.

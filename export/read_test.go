@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,15 +33,17 @@ func TestReadRefusesBadRecords(t *testing.T) {
 		{"message first", "\n\n" + msg, "x:3: message before any session record"},
 		{"null message", session + "\n" + `{"type":"message","message":null}`, "x:2: message 1 is empty"},
 		{"session twice", session + "\n" + session, "x:2: session 0196a3b2-0000-7000-8000-000000000001 appears twice (first on line 1)"},
+		{"path as id", strings.Replace(session, `"id":"0196a3b2-0000-7000-8000-000000000001"`, `"id":"../../etc/passwd"`, 1), `x:1: session id "../../etc/passwd" is not a UUID`},
+		{"message id not a UUID", session + "\n" + strings.Replace(msg, `"id":"0196a3b2-0000-7000-8000-0000000000a1"`, `"id":"../m1"`, 1), `x:2: message 1 has id "../m1", not a UUID`},
 		{"no session id", strings.Replace(session, `"id":"0196a3b2-0000-7000-8000-000000000001"`, `"id":" "`, 1), "x:1: session has no id"},
 		{"unknown kind", strings.Replace(session, `"kind":"main"`, `"kind":"clone"`, 1), `unknown session kind "clone"`},
 		{"no created_at", strings.Replace(session, `"created_at":"2025-05-01T10:00:00.000Z"`, `"created_at":"0001-01-01T00:00:00Z"`, 1), "created_at and updated_at are required"},
 		{"seq gap", session + "\n" + strings.Replace(msg, `"seq":1`, `"seq":5`, 1), "x:2: message has seq 5, want 1"},
 		{"wrong field type", session + "\n" + strings.Replace(msg, `"seq":1`, `"seq":"one"`, 1), "x:2: message: seq should be int64"},
 		{"bad role", session + "\n" + strings.Replace(msg, `"role":"user"`, `"role":"robot"`, 1), `x:2: message 1: unknown message role "robot"`},
-		{"message id twice", strings.Join(good[:2], "\n") + "\n" + strings.Replace(good[2], `"id":"m2"`, `"id":"m1"`, 1), "x:3: message id m1 appears twice (first on line 2)"},
+		{"message id twice", strings.Join(good[:2], "\n") + "\n" + strings.Replace(good[2], `"id":"0196a3b2-0000-7000-8000-0000000000a2"`, `"id":"0196a3b2-0000-7000-8000-0000000000a1"`, 1), "x:3: message id 0196a3b2-0000-7000-8000-0000000000a1 appears twice (first on line 2)"},
 		{"other session", session + "\n" + strings.Replace(msg, `"session_id":"0196a3b2-0000-7000-8000-000000000001"`, `"session_id":"s9"`, 1), "x:2: message 1 belongs to session s9"},
-		{"part without id", session + "\n" + strings.Replace(msg, `"id":"m1-p",`, "", 1), "x:2: message 1 has a part without an id"},
+		{"part without id", session + "\n" + strings.Replace(msg, `"id":"0196a3b2-0000-7000-8000-0000000000a1-p",`, "", 1), "x:2: message 1 has a part without an id"},
 		{"doc version", `{"version":2,"sessions":[]}`, "x:1: unsupported export version 2"},
 		{"doc without version", `{"sessions":[]}`, "x: not a loom export: no version"},
 		{"doc without sessions", `{"version":1,"sessions":[]}`, "x: no sessions in the file"},
@@ -86,5 +89,36 @@ func TestReadFailsWithTheReader(t *testing.T) {
 	_, err := export.Read(iotest.ErrReader(errors.New("disk on fire")), export.ReadOptions{Name: "x"})
 	if err == nil || err.Error() != "read x: disk on fire" {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// A fork or sub-agent session comes with its parent, or its parent is
+// where the import goes (Parent says so); else it is refused with its
+// line. The parent may come anywhere in the file.
+func TestReadRefusesAnOrphan(t *testing.T) {
+	data := sample()
+	parent, child := data[0].Session.ID, data[1].Session.ID
+	orphan := write(t, export.JSONL, data[1:])
+	_, err := export.Read(strings.NewReader(orphan), export.ReadOptions{Name: "x"})
+	want := "x:1: session " + child + " is a sub-agent session of session " + parent + ", which is neither in the file nor in the store"
+	if loom.ErrorCode(err) != loom.EINVALID || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	_, err = export.Read(strings.NewReader(orphan), export.ReadOptions{Name: "x", Parent: func(id string) (bool, error) { return false, nil }})
+	if !strings.Contains(fmt.Sprint(err), want) {
+		t.Fatalf("parent not found: error %v", err)
+	}
+	asked := ""
+	got, err := export.Read(strings.NewReader(orphan), export.ReadOptions{Name: "x", Parent: func(id string) (bool, error) { asked = id; return true, nil }})
+	if err != nil || len(got) != 1 || asked != parent {
+		t.Fatalf("parent in the store: %v (%d sessions, asked for %q)", err, len(got), asked)
+	}
+	_, err = export.Read(strings.NewReader(orphan), export.ReadOptions{Name: "x", Parent: func(id string) (bool, error) { return false, errors.New("store down") }})
+	if err == nil || !strings.Contains(err.Error(), "store down") {
+		t.Fatalf("store error: %v", err)
+	}
+	// Child first, parent after: both in the file.
+	if _, err := export.Read(strings.NewReader(write(t, export.JSONL, []*loom.SessionData{data[1], data[0]})), export.ReadOptions{Name: "x"}); err != nil {
+		t.Fatal(err)
 	}
 }

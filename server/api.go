@@ -35,9 +35,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/sessions/{id}/messages", s.api(s.listMessages))
 	mux.HandleFunc("POST /api/v1/sessions/{id}/fork", s.api(s.forkSession))
 	mux.HandleFunc("POST /api/v1/sessions/{id}/rewind", s.api(s.rewindSession))
-	mux.HandleFunc("GET /api/v1/sessions/{id}/events", s.api(s.sessionEvents))
+	mux.HandleFunc("GET /api/v1/sessions/{id}/events", s.apiStream(s.sessionEvents))
 	mux.HandleFunc("GET /api/v1/search", s.api(s.search))
-	mux.HandleFunc("POST /api/v1/messages", s.api(s.postMessage))
+	mux.HandleFunc("POST /api/v1/messages", s.apiStream(s.postMessage))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux, w, r) })
 
 	if s.cfg.MCP != nil {

@@ -54,11 +54,24 @@ func (s *Server) authenticate(ctx context.Context, secret string) (string, error
 	return tok.UserID, nil
 }
 
-// api authenticates an API request by its bearer token. Reads also accept
-// the dashboard's cookie, so that the dashboard's EventSource can follow
-// a session; anything that changes state needs the header, which no other
-// site can make a browser send.
+// api authenticates an API request by its bearer token, and bounds its
+// store reads by the request timeout. Reads also accept the dashboard's
+// cookie, so that the dashboard's EventSource can follow a session;
+// anything that changes state needs the header, which no other site can
+// make a browser send.
 func (s *Server) api(next http.HandlerFunc) http.HandlerFunc {
+	return s.authorized(s.withTimeout(next))
+}
+
+// apiStream is api for the endpoints that stream for as long as they
+// have to (event streams, turns): they bound their own reads.
+func (s *Server) apiStream(next http.HandlerFunc) http.HandlerFunc {
+	return s.authorized(next)
+}
+
+// authorized authenticates a request as api says, the token's check
+// bounded by the request timeout.
+func (s *Server) authorized(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		secret, ok := bearer(r)
 		if !ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
@@ -70,11 +83,14 @@ func (s *Server) api(next http.HandlerFunc) http.HandlerFunc {
 			s.writeError(w, r, codedError(eUnauthorized, "missing token: send Authorization: Bearer TOKEN"))
 			return
 		}
-		user, err := s.authenticate(r.Context(), secret)
+		ctx, cancel := s.bounded(r.Context())
+		user, err := s.authenticate(ctx, secret)
 		if err != nil {
-			s.writeError(w, r, err)
+			s.writeError(w, r.WithContext(ctx), err)
+			cancel()
 			return
 		}
+		cancel()
 		next(w, withUser(r, user))
 	}
 }

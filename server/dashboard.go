@@ -3,8 +3,10 @@ package server
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 
@@ -24,9 +26,9 @@ const (
 )
 
 func (s *Server) dashboardRoutes(mux *http.ServeMux) {
-	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
+	mux.Handle("GET /static/", http.StripPrefix("/static/", s.staticHandler()))
 	mux.HandleFunc("GET /login", s.loginPage)
-	mux.HandleFunc("POST /login", s.checked(s.login))
+	mux.HandleFunc("POST /login", s.checked(s.withTimeout(s.login)))
 	mux.HandleFunc("POST /logout", s.checked(s.logout))
 	mux.HandleFunc("GET /{$}", s.page(s.sessionsPage))
 	mux.HandleFunc("GET /search", s.page(s.searchPage))
@@ -41,9 +43,16 @@ func (s *Server) dashboardRoutes(mux *http.ServeMux) {
 	})
 }
 
-func staticHandler() http.Handler {
+// staticHandler serves the dashboard's files; a directory is not a page
+// (404), so the files are never listed.
+func (s *Server) staticHandler() http.Handler {
 	fsrv := http.FileServerFS(staticFS)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+		if fi, err := fs.Stat(staticFS, name); name == "" || err != nil || fi.IsDir() {
+			s.pageError(w, r, http.StatusNotFound, "There is no page here.")
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		fsrv.ServeHTTP(w, r)
 	})
@@ -63,9 +72,10 @@ func (s *Server) checked(next http.HandlerFunc) http.HandlerFunc {
 // page authenticates a dashboard request by its cookie. A token in the
 // query (the link loom serve prints) is exchanged for the cookie, and the
 // browser is sent to the same address without it, so that the token
-// leaves the address bar and the history.
+// leaves the address bar and the history. The page's store reads are
+// bounded by the request timeout.
 func (s *Server) page(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+	return s.withTimeout(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
 			if _, err := s.authenticate(ctx, tok); err != nil {
@@ -88,7 +98,7 @@ func (s *Server) page(next http.HandlerFunc) http.HandlerFunc {
 		user, err := s.authenticate(ctx, c.Value)
 		if loom.ErrorCode(err) == eUnauthorized {
 			clearCookie(w, r)
-			s.toLogin(w, r, "Your token was revoked or has expired; log in with another.")
+			s.toLogin(w, r, loginRevoked)
 			return
 		}
 		if err != nil {
@@ -96,17 +106,29 @@ func (s *Server) page(next http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		next(w, withUser(r, user))
-	}
+	})
 }
 
-func (s *Server) toLogin(w http.ResponseWriter, r *http.Request, msg string) {
+// Codes of the login page's messages, for its msg parameter.
+const loginRevoked = "revoked"
+
+// loginMessages are what the login page says, by the code in its msg
+// parameter: it never shows text from its address, which anyone can
+// write into a link.
+var loginMessages = map[string]string{
+	loginRevoked: "Your token was revoked or has expired; log in with another.",
+}
+
+// toLogin sends the browser to the login page, with the code of a
+// message (loginMessages) or none.
+func (s *Server) toLogin(w http.ResponseWriter, r *http.Request, code string) {
 	if r.Method != http.MethodGet {
-		s.renderLogin(w, r, http.StatusUnauthorized, first(msg, "Log in first."))
+		s.renderLogin(w, r, http.StatusUnauthorized, first(loginMessages[code], "Log in first."))
 		return
 	}
 	q := url.Values{"next": {r.URL.RequestURI()}}
-	if msg != "" {
-		q.Set("msg", msg)
+	if code != "" {
+		q.Set("msg", code)
 	}
 	http.Redirect(w, r, "/login?"+q.Encode(), http.StatusSeeOther)
 }
@@ -150,6 +172,8 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, status int, m
 // pageErr shows a store error as a page, with the status the API would
 // give it.
 func (s *Server) pageErr(w http.ResponseWriter, r *http.Request, err error) {
+	err = s.timedOut(r, err)
+	setRetryAfter(w, err)
 	d := detailOf(err)
 	if d.Code == loom.EINTERNAL {
 		s.log.Error("page failed", "path", r.URL.Path, "err", err)
@@ -165,17 +189,25 @@ type loginData struct {
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	s.renderLogin(w, r, http.StatusOK, r.URL.Query().Get("msg"))
+	s.renderLogin(w, r, http.StatusOK, loginMessages[r.URL.Query().Get("msg")])
 }
 
 func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	s.render(w, r, status, "login", layoutData{Title: "Log in", Body: loginData{Error: msg, Next: safeNext(r.FormValue("next"))}})
 }
 
-// safeNext keeps a post-login destination on this site.
+// safeNext keeps a post-login destination on this site: a local path,
+// which starts with one slash, holds no backslash (browsers read "/\\"
+// as "//") and no control character (they drop tabs and line breaks, so
+// "/\t/host" would become "//host"); anything else is "/".
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsRune(next, '\\') {
 		return "/"
+	}
+	for _, c := range next {
+		if c < 0x20 || c >= 0x7f && c <= 0x9f {
+			return "/"
+		}
 	}
 	return next
 }

@@ -14,6 +14,8 @@ const (
 	eUnavailable      = "unavailable"
 	eTooLarge         = "too_large"
 	eMethodNotAllowed = "method_not_allowed"
+	// eTooMany refuses a user past their share of a limit (limiter).
+	eTooMany = "too_many_requests"
 )
 
 // statusOf maps an error code to its HTTP status: the one place where
@@ -34,6 +36,8 @@ func statusOf(code string) int {
 		return http.StatusRequestEntityTooLarge
 	case eMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case eTooMany:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -76,8 +80,11 @@ func detailOf(err error) errorDetail {
 }
 
 // writeError answers with err's status and JSON body, logging internal
-// errors.
+// errors. A refusal that passes (a limit, a slow store) says when to
+// retry.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	err = s.timedOut(r, err)
+	setRetryAfter(w, err)
 	d := detailOf(err)
 	if d.Code == loom.EINTERNAL {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)

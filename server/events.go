@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -85,7 +86,10 @@ const tailBatch = 100
 // seq. It starts after the Last-Event-ID a reconnecting client sends,
 // else after the after parameter, else at the end (only new messages).
 // A message whose tool parts were still pending or running is sent again
-// (same id) when they change, so a viewer sees tools finish.
+// (same id) when they change, so a viewer sees tools finish. A user may
+// have Config.MaxStreamsPerUser streams open, the server
+// Config.MaxStreams; each read of the store is bounded by the request
+// timeout, the stream itself is not.
 func (s *Server) sessionEvents(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	after := q.seq("after")
@@ -104,22 +108,17 @@ func (s *Server) sessionEvents(w http.ResponseWriter, r *http.Request) {
 		after = -1 // from the end
 	}
 	ctx := r.Context()
-	x, err := s.session(ctx, userOf(r), r.PathValue("id"))
+	x, after, err := s.streamStart(r, after)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if after < 0 {
-		last, err := s.st.Messages(ctx, x.ID, loom.MessageQuery{Limit: 1})
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		after = 0
-		if len(last) > 0 {
-			after = last[0].Seq
-		}
+	release, err := s.streams.acquire(userOf(r))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
+	defer release()
 	st := startStream(w)
 	st.send("ready", "", map[string]any{"session_id": x.ID, "after": after})
 
@@ -154,10 +153,37 @@ func (s *Server) sessionEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// streamStart finds the session a stream follows and, for after -1, the
+// seq it starts after (the last one), within the request timeout.
+func (s *Server) streamStart(r *http.Request, after int64) (*loom.Session, int64, error) {
+	ctx, cancel := s.bounded(r.Context())
+	defer cancel()
+	x, err := s.session(ctx, userOf(r), r.PathValue("id"))
+	if err != nil {
+		return nil, 0, s.timedOutIn(ctx, err)
+	}
+	if after < 0 {
+		last, err := s.st.Messages(ctx, x.ID, loom.MessageQuery{Limit: 1})
+		if err != nil {
+			return nil, 0, s.timedOutIn(ctx, err)
+		}
+		after = 0
+		if len(last) > 0 {
+			after = last[0].Seq
+		}
+	}
+	return x, after, nil
+}
+
 // tailOnce sends the messages after *after (advancing it) and the open
-// messages that changed.
+// messages that changed, its reads bounded by the request timeout.
 func (s *Server) tailOnce(r *http.Request, sessionID string, after *int64, open map[int64][]byte, st *stream) error {
-	ctx := r.Context()
+	ctx, cancel := s.bounded(r.Context())
+	defer cancel()
+	return s.timedOutIn(ctx, s.tail(ctx, sessionID, after, open, st))
+}
+
+func (s *Server) tail(ctx context.Context, sessionID string, after *int64, open map[int64][]byte, st *stream) error {
 	for seq, sent := range open {
 		msgs, err := s.st.Messages(ctx, sessionID, loom.MessageQuery{After: seq - 1, Before: seq + 1, Limit: 1})
 		if err != nil {

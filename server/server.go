@@ -54,6 +54,26 @@ type Config struct {
 	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
+
+	// RequestTimeout bounds the store reads of a request (default 30s),
+	// of every API call and dashboard page but the event streams and
+	// turns, and of each poll of an event stream: a store slower than
+	// that answers 503 with Retry-After instead of holding the request.
+	// Negative: no bound.
+	RequestTimeout time.Duration
+	// MaxStreamsPerUser bounds the event streams (GET
+	// /api/v1/sessions/{id}/events, which the dashboard's live views
+	// use) one user has open at once (default 8): past it, 429 with
+	// Retry-After. MaxStreams bounds them over all users (default 256):
+	// past it, 503 with Retry-After. Negative: no limit.
+	MaxStreamsPerUser int
+	MaxStreams        int
+	// MaxTurnsPerUser bounds the turns (POST /api/v1/messages) one user
+	// runs at once (default 16: a chat-surface bot runs the turns of all
+	// its chats under one token), MaxTurns those of all users (default
+	// 64), refused as the streams are. Negative: no limit.
+	MaxTurnsPerUser int
+	MaxTurns        int
 }
 
 // Server serves the API and the dashboard. It is an http.Handler.
@@ -87,6 +107,10 @@ type Server struct {
 	// lock keeps other processes out, busy keeps this one to one turn per
 	// session.
 	busy map[string]bool
+	// streams and turnLimit count the event streams open and the turns
+	// running, per user and overall.
+	streams   *limiter
+	turnLimit *limiter
 }
 
 // New returns a server for cfg.
@@ -112,17 +136,26 @@ func New(cfg Config) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 120 * time.Second
 	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = defaultRequestTimeout
+	}
+	cfg.MaxStreamsPerUser = limitOr(cfg.MaxStreamsPerUser, defaultMaxStreamsPerUser)
+	cfg.MaxStreams = limitOr(cfg.MaxStreams, defaultMaxStreams)
+	cfg.MaxTurnsPerUser = limitOr(cfg.MaxTurnsPerUser, defaultMaxTurnsPerUser)
+	cfg.MaxTurns = limitOr(cfg.MaxTurns, defaultMaxTurns)
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		cfg:     cfg,
-		st:      cfg.Store,
-		tokens:  cfg.Tokens,
-		log:     log,
-		closing: make(chan struct{}),
-		busy:    map[string]bool{},
+		cfg:       cfg,
+		st:        cfg.Store,
+		tokens:    cfg.Tokens,
+		log:       log,
+		closing:   make(chan struct{}),
+		busy:      map[string]bool{},
+		streams:   newLimiter("event streams open", cfg.MaxStreamsPerUser, cfg.MaxStreams),
+		turnLimit: newLimiter("turns running", cfg.MaxTurnsPerUser, cfg.MaxTurns),
 	}
 	s.turnCtx, s.cancelTurns = context.WithCancel(context.Background())
 	s.pages = newPages()

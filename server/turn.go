@@ -57,6 +57,8 @@ type turnDone struct {
 // with the given key, created lazily, streamed back as Server-Sent
 // Events. Like the command line, it holds the session's lock for the
 // turn; a second turn on the same key while one runs is refused with 409.
+// A user may run Config.MaxTurnsPerUser turns at once, the server
+// Config.MaxTurns.
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	user := userOf(r)
 	var in struct {
@@ -80,6 +82,12 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, codedError(eUnavailable, "this server runs no agent"))
 		return
 	}
+	release, err := s.turnLimit.acquire(user)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer release()
 	ok, draining := s.beginTurn(user, in.Key)
 	if draining {
 		s.writeError(w, r, codedError(eUnavailable, "the server is shutting down"))
@@ -90,9 +98,11 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, x, res, err := s.runTurn(w, r, user, in.Key, in.Text)
-	// The key and the lock are free before the last event, so a client
-	// may send its next message as soon as it reads it.
+	// The key, the lock and the user's place among the turns are free
+	// before the last event, so a client may send its next message as
+	// soon as it reads it.
 	s.endTurn(user, in.Key)
+	release()
 	if st == nil {
 		if err != nil {
 			s.writeError(w, r, err)

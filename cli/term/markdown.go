@@ -17,10 +17,12 @@ import (
 // bold, emphasis italic, code cyan, lists with bullets, quotes with a bar,
 // tables aligned in columns, and paragraphs wrapped to width. It is small
 // on purpose: a full renderer with syntax highlighting costs every loom
-// process (even `session list`) tens of milliseconds to start.
+// process (even `session list`) tens of milliseconds to start. src is
+// stored text: its control characters are escaped (Sanitize) before it
+// is styled.
 func RenderMarkdown(src string, width int) string {
 	md := goldmark.New(goldmark.WithExtensions(extension.Strikethrough, extension.Table))
-	source := []byte(src)
+	source := []byte(Sanitize(src))
 	doc := md.Parser().Parse(text.NewReader(source))
 	r := &ansiRenderer{cs: NewColorScheme(true), src: source, width: max(width-2, 20)}
 	r.blocks(doc, "")

@@ -21,7 +21,8 @@ import (
 // choosing.
 var ErrNoChoice = errors.New("no session chosen")
 
-// sessionItem is one session in the picker.
+// sessionItem is one session in the picker. What it shows of the session
+// is escaped (SanitizeLine): the picker draws stored text too.
 type sessionItem struct {
 	s     *loom.Session
 	now   time.Time
@@ -33,21 +34,23 @@ func (i sessionItem) Title() string {
 	if title == "" {
 		title = "(untitled)"
 	}
-	return title + "  " + i.s.ID[:min(i.idLen, len(i.s.ID))]
+	return SanitizeLine(title) + "  " + SanitizeLine(i.s.ID[:min(i.idLen, len(i.s.ID))])
 }
 
 func (i sessionItem) Description() string {
 	parts := []string{human.Ago(i.now, i.s.UpdatedAt), human.Plural(i.s.MessageCount, "message")}
 	if p := human.FirstLine(i.s.LastPrompt); p != "" {
-		parts = append(parts, p)
+		parts = append(parts, SanitizeLine(p))
 	}
 	return strings.Join(parts, " · ")
 }
 
 // FilterValue is what the fuzzy filter matches: title, last prompt, key
 // and id, so a session is found by whatever the user remembers of it.
+// It is escaped as the title is, so that the matches the list marks in
+// the title fall on the characters shown.
 func (i sessionItem) FilterValue() string {
-	return i.s.Title + " " + i.s.LastPrompt + " " + i.s.Key + " " + i.s.ID
+	return SanitizeLine(i.s.Title + " " + i.s.LastPrompt + " " + i.s.Key + " " + i.s.ID)
 }
 
 // pickerModel is the session picker: a fuzzy-filterable list that ends
@@ -70,7 +73,7 @@ func newPickerModel(title string, sessions []*loom.Session, now time.Time, width
 		items[i] = sessionItem{s: s, now: now, idLen: idLen}
 	}
 	l := list.New(items, pickerDelegate(), width, height)
-	l.Title = title
+	l.Title = SanitizeLine(title)
 	l.SetStatusBarItemName("session", "sessions")
 	l.KeyMap.Quit = key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit"))
 	choose := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose"))

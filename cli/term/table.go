@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/loomhq/loom/internal/human"
 )
 
 // Table prints rows as aligned, coloured columns that fit the
@@ -55,13 +53,16 @@ func (t *Table) Flex(cols ...int) { t.flexOrder = cols }
 // one to drop first first.
 func (t *Table) Drop(cols ...int) { t.dropOrder = cols }
 
-// AddField adds a cell to the current row; color may be nil.
+// AddField adds a cell to the current row; color may be nil. The text
+// is made one line with its control characters escaped (SanitizeLine),
+// on a terminal and piped alike: a cell never breaks a row or carries an
+// escape sequence.
 func (t *Table) AddField(text string, color func(string) string) {
 	if len(t.rows) == 0 {
 		t.rows = append(t.rows, nil)
 	}
 	last := len(t.rows) - 1
-	t.rows[last] = append(t.rows[last], tableField{text: text, color: color})
+	t.rows[last] = append(t.rows[last], tableField{text: SanitizeLine(text), color: color})
 }
 
 // EndRow starts a new row.
@@ -86,7 +87,7 @@ func (t *Table) Render() error {
 		for _, r := range rows {
 			cells := make([]string, len(r))
 			for i, f := range r {
-				cells[i] = human.OneLine(f.text)
+				cells[i] = f.text
 			}
 			if _, err := fmt.Fprintln(t.out, strings.Join(cells, "\t")); err != nil {
 				return err
@@ -108,7 +109,7 @@ func (t *Table) Render() error {
 	widths := make([]int, ncol)
 	for _, r := range rows {
 		for i, f := range r {
-			widths[i] = max(widths[i], ansi.StringWidth(human.OneLine(f.text)))
+			widths[i] = max(widths[i], ansi.StringWidth(f.text))
 		}
 	}
 	shown := t.fit(widths)
@@ -122,7 +123,7 @@ func (t *Table) Render() error {
 			if b.Len() > 0 {
 				b.WriteString("  ")
 			}
-			text := ansi.Truncate(human.OneLine(f.text), widths[i], "…")
+			text := ansi.Truncate(f.text, widths[i], "…")
 			pad := widths[i] - ansi.StringWidth(text)
 			if f.color != nil {
 				text = f.color(text)

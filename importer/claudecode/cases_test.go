@@ -584,3 +584,20 @@ func TestServerToolsAndMixedLines(t *testing.T) {
 		t.Errorf("typed text %q", got)
 	}
 }
+
+// A sessionId that is not a UUID is not taken from the lines, and the
+// file's name is made one plain segment: neither can name a path. (The
+// id is a key only; loom gives the session a UUID of its own.)
+func TestHostileSessionIDIsNotAPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "projects", "-work-p")
+	path := writeLines(t, filepath.Join(dir, `..\..@x`+"\x1b]0;t\x07.jsonl"),
+		with(user("u1", "", 0, "hello"), "sessionId", "../../x"),
+		with(asst("a1", "u1", 1, "m1", text("hi")), "sessionId", "../../x"),
+	)
+	res := readFiles(t, path)
+	checkNoProblems(t, res)
+	ids := sessionIDs(res)
+	if len(ids) != 1 || strings.ContainsAny(ids[0], "/\\\x1b\x07") || strings.Contains(ids[0], "../") {
+		t.Fatalf("source ids %q", ids)
+	}
+}
