@@ -55,6 +55,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"Locking", testLocking},
 		{"Search", testSearch},
 		{"Snippets", testSnippets},
+		{"SearchLimits", testSearchLimits},
 		{"Fork", testFork},
 		{"Family", testFamily},
 		{"RenameDescribeDeletePrune", testLifecycle},

@@ -152,3 +152,54 @@ func testSnippets(t *testing.T, open Opener) {
 		}
 	}
 }
+
+// A query is bounded in length and words (loom.ParseQuery): beyond, it is
+// refused at once as invalid input, whatever its engine; repeated words
+// count once.
+func testSearchLimits(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	mustAppend(t, st, s, text(loom.RoleUser, "the connection pool of postgres"), text(loom.RoleAssistant, strings.Repeat("pool size ", 2000)))
+	search := func(q loom.SearchQuery) ([]loom.SearchHit, error) {
+		q.UserID = "alice"
+		return st.Search(ctx(t), q)
+	}
+	distinct := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = fmt.Sprintf("pool%d", i)
+		}
+		return strings.Join(ws, " ")
+	}
+	// What the agent's session_search was once given: a 36 KB prompt.
+	pasted := strings.Repeat("pool size connection postgres ", 1200)
+	for _, q := range []loom.SearchQuery{
+		{Text: pasted},
+		{Text: `"` + pasted + `"`},
+		{Text: distinct(loom.MaxQueryWords + 1)},
+		{Text: pasted, Raw: true},
+		{Text: strings.TrimSpace(strings.Repeat("pool ", loom.MaxQueryWords+1)), Raw: true},
+	} {
+		_, err := search(q)
+		if loom.ErrorCode(err) != loom.EINVALID || !strings.Contains(err.Error(), "at most") {
+			t.Errorf("search of %d bytes (raw %v) = %v, want a refusal naming the limit", len(q.Text), q.Raw, err)
+		}
+	}
+	if _, err := search(loom.SearchQuery{Text: distinct(loom.MaxQueryWords)}); err != nil {
+		t.Errorf("search of %d words: %v", loom.MaxQueryWords, err)
+	}
+	// Repeated words are searched once.
+	want, err := search(loom.SearchQuery{Text: "pool size"})
+	if err != nil || len(want) != 1 {
+		t.Fatalf("search = %+v, %v", want, err)
+	}
+	repeated := strings.Repeat("pool Size POOL ", loom.MaxQueryBytes/len("pool Size POOL "))
+	if got, err := search(loom.SearchQuery{Text: repeated}); err != nil || len(got) != 1 || got[0].MessageID != want[0].MessageID || got[0].Score != want[0].Score {
+		t.Errorf("search of repeated words = %+v, %v; want %+v", got, err, want)
+	}
+	// Listing sessions by a text no search would take still lists them
+	// by their other fields.
+	if _, err := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", Text: pasted}); err != nil {
+		t.Errorf("listing by a long text: %v", err)
+	}
+}

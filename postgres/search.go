@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -42,60 +41,19 @@ const matchQuery = `plainto_tsquery('english', ?::text) && coalesce((
 	FROM unnest(?::text[]) AS p, phraseto_tsquery('english', p) AS pq
 	WHERE numnode(pq) > 0), ''::tsquery)`
 
-// Limits that keep every query cheap and within what a tsquery can hold
-// (PostgreSQL builds and matches its tree recursively, and phrase
-// matching and snippets cost far more than linear time in the number of
-// phrases). A query uses its first maxQueryWords distinct words, of which
-// at most maxQueryPhrases phrases; a longer phrase is matched as
-// consecutive phrases of maxPhraseWords. No one types queries near these
-// sizes; a pasted document gets a best-effort search instead of an error
-// or a minute-long wait.
-const (
-	maxQueryWords   = 64
-	maxQueryPhrases = 16
-	maxPhraseWords  = 32
-	// maxRawQuery bounds a query in PostgreSQL's own syntax, which
-	// loom does not rewrite.
-	maxRawQuery = 4096
-	// maxLexeme is the longest word PostgreSQL indexes; longer ones are
-	// left out of both the index and the query.
-	maxLexeme = 2047
-)
-
-// queryArgs splits a user's query into the words and phrases of
-// matchQuery. It reports false when the query has no words.
-func queryArgs(q string) (words string, phrases []string, ok bool) {
+// queryArgs splits a user's parsed query into the words and phrases of
+// matchQuery. It reports false when the query has no words. The limits
+// of loom.ParseQuery keep the tsquery small: PostgreSQL builds and
+// matches it recursively, and matches phrases in time that grows faster
+// than their number.
+func queryArgs(terms []loom.Term) (words string, phrases []string, ok bool) {
 	var ws []string
 	phrases = []string{}
-	seen := map[string]bool{}
-	budget := maxQueryWords
-	for _, t := range loom.ParseQuery(q) {
-		var kept []string
-		for _, w := range t.Words {
-			if len(w) <= maxLexeme && budget > 0 {
-				kept = append(kept, w)
-				budget--
-			}
-		}
-		if !t.Phrase {
-			for _, w := range kept {
-				if k := strings.ToLower(w); !seen[k] {
-					seen[k] = true
-					ws = append(ws, w)
-				} else {
-					budget++
-				}
-			}
-			continue
-		}
-		for p := range slices.Chunk(kept, maxPhraseWords) {
-			phrase := strings.Join(p, " ")
-			if k := "\x00" + strings.ToLower(phrase); !seen[k] && len(phrases) < maxQueryPhrases {
-				seen[k] = true
-				phrases = append(phrases, phrase)
-			} else {
-				budget += len(p)
-			}
+	for _, t := range terms {
+		if t.Phrase {
+			phrases = append(phrases, strings.Join(t.Words, " "))
+		} else {
+			ws = append(ws, t.Words...)
 		}
 	}
 	return strings.Join(ws, " "), phrases, len(ws)+len(phrases) > 0
@@ -109,18 +67,19 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
 		return nil, nil
 	}
+	terms, err := q.Terms()
+	if err != nil {
+		return nil, err
+	}
 	c := query.New(dialect)
 	var expr string
 	if q.Raw {
 		if strings.TrimSpace(q.Text) == "" {
 			return nil, nil
 		}
-		if len(q.Text) > maxRawQuery {
-			return nil, loom.Errorf(loom.EINVALID, "search query: a raw query may be at most %d bytes", maxRawQuery)
-		}
 		expr = c.SQL("to_tsquery('english', ?::text)", clean(q.Text))
 	} else {
-		words, phrases, ok := queryArgs(q.Text)
+		words, phrases, ok := queryArgs(terms)
 		if !ok {
 			return nil, nil
 		}

@@ -25,11 +25,14 @@ type Matcher struct {
 	prefixes []string
 }
 
-// NewMatcher prepares the words of a user's query.
+// NewMatcher prepares the words of a user's query. A query that
+// loom.ParseQuery refuses (too long) matches nothing: engines refuse such
+// a query before making snippets.
 func NewMatcher(query string) *Matcher {
 	m := &Matcher{}
 	seen := map[string]bool{}
-	for _, t := range loom.ParseQuery(query) {
+	terms, _ := loom.ParseQuery(query)
+	for _, t := range terms {
 		for _, w := range t.Words {
 			s := stem(w)
 			if s == "" || seen[s] {

@@ -16,12 +16,11 @@ import (
 // it matches more.
 const RankDepth = 2000
 
-// MatchExpr renders a user's query as an FTS5 expression in which every
-// term must appear: each word and each phrase becomes a quoted FTS5
+// MatchExpr renders a user's parsed query as an FTS5 expression in which
+// every term must appear: each word and each phrase becomes a quoted FTS5
 // string, so nothing the user types is read as syntax. It returns "" when
 // the query has no words.
-func MatchExpr(q string) string {
-	terms := loom.ParseQuery(q)
+func MatchExpr(terms []loom.Term) string {
 	parts := make([]string, 0, len(terms))
 	for _, t := range terms {
 		parts = append(parts, `"`+strings.ReplaceAll(strings.Join(t.Words, " "), `"`, `""`)+`"`)
@@ -33,9 +32,13 @@ func MatchExpr(q string) string {
 // are made afterwards for the returned rows only, since making one costs
 // far more than ranking a row.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
+	terms, err := q.Terms()
+	if err != nil {
+		return nil, err
+	}
 	expr := q.Text
 	if !q.Raw {
-		expr = MatchExpr(q.Text)
+		expr = MatchExpr(terms)
 	}
 	if strings.TrimSpace(expr) == "" {
 		return nil, nil
