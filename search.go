@@ -1,6 +1,8 @@
 package loom
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"time"
 	"unicode"
@@ -142,6 +144,37 @@ func (q SearchQuery) Terms() ([]Term, error) {
 		return nil, tooManyWords(n, "")
 	}
 	return nil, nil
+}
+
+// MaxSearchTime bounds how long one search runs. However few its words,
+// a query can be slow: words found in most messages that rarely appear
+// together (or in the phrases it asks for) make an engine read most of
+// its index to find the few messages that hold them all, which on a
+// store of a million messages takes seconds. A search still running after
+// MaxSearchTime is stopped and refused, so that every search returns
+// within a second and no query holds a server's CPU.
+const MaxSearchTime = 900 * time.Millisecond
+
+// errSearchTime is the cause of the deadline RunSearch sets.
+var errSearchTime = errors.New("search ran out of time")
+
+// RunSearch is how every engine runs a search: it checks q against the
+// limits on a query, runs search with q's terms (see Terms) and a context
+// that ends once it has run MaxSearchTime, and then refuses the query
+// with an EINVALID error. When ctx ends, search must stop and return an
+// error that wraps ctx's.
+func RunSearch(ctx context.Context, q SearchQuery, search func(ctx context.Context, terms []Term) ([]SearchHit, error)) ([]SearchHit, error) {
+	terms, err := q.Terms()
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeoutCause(ctx, MaxSearchTime, errSearchTime)
+	defer cancel()
+	hits, err := search(sctx, terms)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), errSearchTime) {
+		return nil, Errorf(EINVALID, "search stopped after %v: its words are in too many messages; search for fewer or rarer words", MaxSearchTime)
+	}
+	return hits, err
 }
 
 func tooLong(n int) *Error {

@@ -59,17 +59,21 @@ func queryArgs(terms []loom.Term) (words string, phrases []string, ok bool) {
 	return strings.Join(ws, " "), phrases, len(ws)+len(phrases) > 0
 }
 
-// Search implements loom.Store. Ranking and filtering run in the inner,
-// limited query; the outer one reads the text of the returned rows only,
-// from which snippets are made in Go, as SQLite's are.
+// Search implements loom.Store, within the limits loom.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
+	return loom.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
+		return s.search(ctx, q, terms)
+	})
+}
+
+// search runs q, whose text parses into terms. Ranking and filtering run
+// in the inner, limited query; the outer one reads the text of the
+// returned rows only, from which snippets are made in Go, as SQLite's
+// are.
+func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
 	// A filter PostgreSQL cannot hold matches nothing it stores.
 	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
 		return nil, nil
-	}
-	terms, err := q.Terms()
-	if err != nil {
-		return nil, err
 	}
 	c := query.New(dialect)
 	var expr string
@@ -125,6 +129,9 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 		var from int
 		var text string
 		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &score, &h.SessionTitle, &h.SessionKey, &from, &text); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		h.CreatedAt, h.Score = utc(h.CreatedAt), float64(score)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/loomhq/loom"
@@ -28,14 +29,17 @@ func MatchExpr(terms []loom.Term) string {
 	return strings.Join(parts, " ")
 }
 
-// Search implements loom.Store. Ranking and filtering run first; snippets
-// are made afterwards for the returned rows only, since making one costs
-// far more than ranking a row.
+// Search implements loom.Store, within the limits loom.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	terms, err := q.Terms()
-	if err != nil {
-		return nil, err
-	}
+	return loom.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
+		return s.search(ctx, q, terms)
+	})
+}
+
+// search runs q, whose text parses into terms. Ranking and filtering run
+// first; snippets are made afterwards for the returned rows only, since
+// making one costs far more than ranking a row.
+func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
 	expr := q.Text
 	if !q.Raw {
 		expr = MatchExpr(terms)
@@ -67,7 +71,7 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	// %s is the score; m.body_id is the full-text row (equal through the
 	// join).
 	const cols = `SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, m.body_id, s.title, coalesce(s.key, '')`
-	newest, err := rowscan.All(ctx, rowsOf{reads{s}}, rowscan.Int64, `SELECT bodies_fts.rowid`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
+	newest, err := s.newest(ctx, `SELECT bodies_fts.rowid AS id`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
 		append(append([]any{}, args...), RankDepth+1)...)
 	if err != nil {
 		return nil, searchError(err, q.Raw)
@@ -127,7 +131,33 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	return hits, nil
 }
 
-// snippets cuts the returned messages' text around the query's words.
+// newest runs query, which selects full-text rowids as id, and returns
+// them newest first. They are gathered into one value so that the whole
+// walk runs in the statement's first step: the driver interrupts a
+// statement when its context ends only during that step, and a later
+// step that skips many matches of other users would run to its end.
+func (s *Store) newest(ctx context.Context, query string, args ...any) ([]int64, error) {
+	var list string
+	row := reads{s}.QueryRowContext(ctx, `SELECT coalesce(group_concat(id, ',' ORDER BY id DESC), '') FROM (`+query+`)`, args...)
+	if err := row.Scan(&list); err != nil {
+		return nil, err
+	}
+	if list == "" {
+		return nil, nil
+	}
+	ids := make([]int64, 0, strings.Count(list, ",")+1)
+	for f := range strings.SplitSeq(list, ",") {
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("read matches: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// snippets cuts the returned messages' text around the query's words. It
+// stops when ctx ends.
 // SQLite reads a body from the file it is in, so the whole text costs no
 // more to read than a window of it.
 func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery) (map[int64]string, error) {
@@ -149,9 +179,15 @@ func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery
 		if err := rows.Scan(&id, &content); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
 		out[id] = m.Make(content, start, end)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
 }
 
 // searchError turns an error SQLite finds in the text of a raw query
