@@ -56,6 +56,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"Search", testSearch},
 		{"Snippets", testSnippets},
 		{"SearchLimits", testSearchLimits},
+		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Family", testFamily},
 		{"RenameDescribeDeletePrune", testLifecycle},

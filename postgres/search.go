@@ -4,32 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/query"
 	"github.com/loomhq/loom/snippet"
 )
-
-// How a snippet's text is read. A body up to snippetWhole bytes is read
-// whole, as SQLite reads it; of a longer one, only snippetWindow
-// characters are, starting snippetLead characters before the fragment
-// ts_headline picks (its best match), and the snippet is made from that
-// window.
-const (
-	snippetWhole  = 16 << 10
-	snippetLead   = 300
-	snippetWindow = 2400
-)
-
-// fragmentStart is SQL for the character position in b.content of the
-// fragment ts_headline picks for tsquery q.q, 0 when it cannot be found.
-// The fragment comes from loom_search_text, which sets punctuation apart
-// with U+001F; without its markers (U+0002, U+0003) and those separators
-// it is the text as written.
-const fragmentStart = `strpos(b.content, replace(translate(ts_headline('english', loom_search_text(b.content), q.q,
-	'StartSel=` + "\x02" + `, StopSel=` + "\x03" + `, MaxFragments=1, MaxWords=24, MinWords=12, ShortWord=0'),
-	'` + "\x02\x03" + `', ''), '` + "\x1f" + `', ''))`
 
 // matchQuery is SQL for a tsquery in which every term of a user's query
 // must appear. Its first argument holds its words, separated by spaces:
@@ -67,9 +46,9 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 }
 
 // search runs q, whose text parses into terms. Ranking and filtering run
-// in the inner, limited query; the outer one reads the text of the
-// returned rows only, from which snippets are made in Go, as SQLite's
-// are.
+// in the inner, limited query; the outer one reads the start of the
+// returned rows' text only, from which snippets are made in Go, as
+// SQLite's are.
 func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
 	// A filter PostgreSQL cannot hold matches nothing it stores.
 	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
@@ -97,10 +76,12 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	c.Search(q)
 	// Score: ts_rank with normalisation 1 (divided by 1 + the log of the
 	// length). Like bm25 it favours messages that say the terms often and
-	// tempers long ones.
+	// tempers long ones. Of each returned message, only the start that a
+	// snippet needs is read (substr counts characters: MaxText+1 of them
+	// are at least as many bytes, or the whole text).
 	rows, err := s.pool.Query(ctx, `WITH q AS NOT MATERIALIZED (SELECT `+expr+` AS q)
-		SELECT h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, w.start,
-			CASE WHEN w.start = 0 THEN b.content ELSE substr(b.content, w.start, `+fmt.Sprint(snippetWindow+1)+`) END
+		SELECT h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key,
+			substr(b.content, 1, `+fmt.Sprint(snippet.MaxText+1)+`)
 		FROM (
 			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, m.body_id,
 				ts_rank(b.search, q.q, 1) AS score, s.title, coalesce(s.key, '') AS key
@@ -112,9 +93,6 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			LIMIT `+fmt.Sprint(limit)+`
 		) h
 		JOIN bodies b ON b.id = h.body_id
-		CROSS JOIN q
-		CROSS JOIN LATERAL (SELECT CASE WHEN octet_length(b.content) <= `+fmt.Sprint(snippetWhole)+` THEN 0
-			ELSE greatest(1, `+fragmentStart+` - `+fmt.Sprint(snippetLead)+`) END AS start) w
 		ORDER BY h.score DESC, h.created_at DESC, h.session_id, h.seq`, c.Args...)
 	if err != nil {
 		return nil, searchError(err, q.Raw)
@@ -126,37 +104,21 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	for rows.Next() {
 		var h loom.SearchHit
 		var score float32
-		var from int
 		var text string
-		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &score, &h.SessionTitle, &h.SessionKey, &from, &text); err != nil {
+		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &score, &h.SessionTitle, &h.SessionKey, &text); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		h.CreatedAt, h.Score = utc(h.CreatedAt), float64(score)
-		h.Snippet = m.MakeWindow(window(text, from), start, end)
+		h.Snippet = m.MakeWindow(snippet.Prefix(text), start, end)
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, searchError(err, q.Raw)
 	}
 	return hits, nil
-}
-
-// window is the snippet window text read from character from of a body
-// (0: the whole body). It read one character more than snippetWindow, to
-// tell whether the body goes on.
-func window(text string, from int) snippet.Window {
-	if from == 0 {
-		return snippet.Window{Text: text}
-	}
-	w := snippet.Window{Text: text, Head: from > 1}
-	if utf8.RuneCountInString(text) > snippetWindow {
-		w.Text = string([]rune(text)[:snippetWindow])
-		w.Tail = true
-	}
-	return w
 }
 
 // searchError turns a syntax error in a raw query into an invalid input

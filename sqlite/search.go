@@ -156,16 +156,18 @@ func (s *Store) newest(ctx context.Context, query string, args ...any) ([]int64,
 	return ids, nil
 }
 
-// snippets cuts the returned messages' text around the query's words. It
-// stops when ctx ends.
-// SQLite reads a body from the file it is in, so the whole text costs no
-// more to read than a window of it.
+// snippets cuts the returned messages' text around the query's words,
+// from the start of each that package snippet needs (snippet.MaxText
+// bytes), never the whole of a long message. It stops when ctx ends.
 func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery) (map[int64]string, error) {
-	args := make([]any, len(bodies))
-	for i, b := range bodies {
-		args[i] = b
+	args := make([]any, 0, len(bodies)+1)
+	args = append(args, snippet.MaxText+1)
+	for _, b := range bodies {
+		args = append(args, b)
 	}
-	rows, err := reads{s}.QueryContext(ctx, `SELECT id, content FROM bodies WHERE id IN (`+inList(len(bodies))+`)`, args...)
+	// substr counts characters: MaxText+1 of them are at least as many
+	// bytes, or the whole text.
+	rows, err := reads{s}.QueryContext(ctx, `SELECT id, substr(content, 1, ?) FROM bodies WHERE id IN (`+inList(len(bodies))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -182,7 +184,7 @@ func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		out[id] = m.Make(content, start, end)
+		out[id] = m.MakeWindow(snippet.Prefix(content), start, end)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
