@@ -73,3 +73,31 @@ func TestBroadSearchNewestFirst(t *testing.T) {
 		t.Fatalf("broad search in a session = %+v, %v", hits, err)
 	}
 }
+
+// A prefix search in a raw query needs MinPrefix letters: FTS5 reads
+// every word with a shorter prefix at once, in one step no cancellation
+// stops.
+func TestRawPrefix(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	if err := st.Append(ctx, &loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:x"}, msg("configure the connection pool")); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"a*", "co*", `"co"*`, "pool OR c*", "foo_a*", `"one tw"*`, "*", "( *"} {
+		_, err := st.Search(ctx, loom.SearchQuery{Text: q, Raw: true, UserID: "u"})
+		if loom.ErrorCode(err) != loom.EINVALID {
+			t.Errorf("raw %q = %v, want an invalid-input error", q, err)
+		}
+	}
+	for _, q := range []string{"con*", `"con"*`, "pool AND con*", `"the connection"*`} {
+		hits, err := st.Search(ctx, loom.SearchQuery{Text: q, Raw: true, UserID: "u"})
+		if err != nil || len(hits) != 1 {
+			t.Errorf("raw %q = %+v, %v", q, hits, err)
+		}
+	}
+}
+
+// tempStore opens a store in a new file, closed when the test ends.
+func tempStore(t testing.TB) *sqlite.Store {
+	return storetest.Must(sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db")))(t)
+}
