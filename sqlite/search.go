@@ -19,6 +19,11 @@ import (
 // it matches more.
 const RankDepth = 2000
 
+// ScanDepth is how many of a query's newest matches in the whole store
+// are looked through for those that pass its filters (the user's own,
+// most often) before the rest are looked for from the user's messages.
+const ScanDepth = 20000
+
 // MatchExpr renders a user's parsed query as an FTS5 expression in which
 // every term must appear: each word and each phrase becomes a quoted FTS5
 // string, so nothing the user types is read as syntax. It returns "" when
@@ -67,18 +72,45 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	// tell messages apart) returns its newest matches first.
 	from := ` FROM bodies_fts CROSS JOIN messages m ON m.body_id = bodies_fts.rowid
 		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + where
+	walk := `SELECT f.rowid AS id FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? ORDER BY rowid DESC LIMIT ` +
+		strconv.Itoa(ScanDepth) + `) f CROSS JOIN messages m ON m.body_id = f.rowid
+		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + filters.String() + ` ORDER BY f.rowid DESC LIMIT ?`
 	if q.SessionID != "" {
 		// Within one session, start from its messages.
 		from = ` FROM messages m JOIN bodies_fts ON bodies_fts.rowid = m.body_id
 			JOIN sessions s ON s.id = m.session_id WHERE ` + where
+		walk = `SELECT bodies_fts.rowid AS id` + from + ` ORDER BY bodies_fts.rowid DESC LIMIT ?`
 	}
 	// %s is the score; m.body_id is the full-text row (equal through the
 	// join).
 	const cols = `SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, m.body_id, s.title, coalesce(s.key, '')`
-	newest, err := s.newest(ctx, `SELECT bodies_fts.rowid AS id`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
-		append(append([]any{}, args...), RankDepth+1)...)
+	newest, err := s.newest(ctx, walk, append(append([]any{}, args...), RankDepth+1)...)
 	if err != nil {
 		return nil, searchError(err, q.Raw)
+	}
+	if q.SessionID == "" && len(newest) <= RankDepth {
+		// Few of the newest ScanDepth matches pass the filters. When the
+		// query has more matches than those, they are walked again from
+		// the user's own messages: walking everyone's matches to find a
+		// user's few took seconds for a common word on a store shared by
+		// many users.
+		var n int
+		row := reads{s}.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`,
+			expr, ScanDepth)
+		if err := row.Scan(&n); err != nil {
+			return nil, searchError(err, q.Raw)
+		}
+		if n == ScanDepth {
+			if q.UserID != "" {
+				from = ` FROM sessions s CROSS JOIN messages m ON m.session_id = s.id
+					CROSS JOIN bodies_fts ON bodies_fts.rowid = m.body_id WHERE ` + where
+			}
+			newest, err = s.newest(ctx, `SELECT bodies_fts.rowid AS id`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
+				append(append([]any{}, args...), RankDepth+1)...)
+			if err != nil {
+				return nil, searchError(err, q.Raw)
+			}
+		}
 	}
 	if len(newest) == 0 {
 		return nil, nil
