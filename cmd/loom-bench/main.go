@@ -183,6 +183,16 @@ func run(ctx context.Context, c config) error {
 			},
 			func() error { return base.search(ctx, user, sqlite.MatchExpr(common), 20) }))
 	}
+	// Queries that once cost without bound.
+	if want("hostile search") {
+		rows, err := hostileSearches(ctx, st, user)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			rep.add(r)
+		}
+	}
 	// Cold open and read.
 	if want("open the store") {
 		rep.add(measure("open the store cold and read newest-50 of a session", "≤ 2 ms", 2, max(c.runs/4, 20),
