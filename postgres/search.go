@@ -125,8 +125,11 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 // error; any other error stays internal.
 func searchError(err error, raw bool) error {
 	if raw {
-		switch pgCode(err) {
-		case "42601", "54000", "54001", "22021", "22P05", "22023":
+		switch code := pgCode(err); {
+		case code == "42601", code == "54000", code == "54001", code == "22021", code == "22P05", code == "22023",
+			// Operators nested deeper than the parser's stack (!!!…)
+			// are reported as an internal error, by message only.
+			code == "XX000" && strings.HasPrefix(serverMessage(err), "tsquery stack too small"):
 			return loom.Errorf(loom.EINVALID, "search query: %s", serverMessage(err))
 		}
 	}

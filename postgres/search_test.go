@@ -134,7 +134,7 @@ func TestSearchLargestQueries(t *testing.T) {
 func TestSearchRaw(t *testing.T) {
 	t.Parallel()
 	st := seeded(t)
-	for _, q := range []string{"pool & (", "he said", "a &", "!", "<->", "pool:*Z"} {
+	for _, q := range []string{"pool & (", "he said", "a &", "!", "<->", "pool:*Z", strings.Repeat("!", 63), strings.Repeat("!", 40) + "pool"} {
 		_, err := st.Search(context.Background(), loom.SearchQuery{Text: q, Raw: true, UserID: "alice"})
 		if loom.ErrorCode(err) != loom.EINVALID {
 			t.Errorf("raw %q = %v, want an invalid-input error", q, err)
