@@ -79,7 +79,7 @@ func TestRunSearch(t *testing.T) {
 	}
 	start := time.Now()
 	_, err := RunSearch(context.Background(), SearchQuery{Text: "slow"}, slow)
-	if ErrorCode(err) != EINVALID || !strings.Contains(err.Error(), "fewer or rarer words") {
+	if ErrorCode(err) != EINVALID || !errors.Is(err, ErrSearchTime) || !strings.Contains(ErrorMessage(err), "fewer or rarer words") {
 		t.Fatalf("a search out of time = %v, want an invalid-input error", err)
 	}
 	if d := time.Since(start); d < MaxSearchTime {
