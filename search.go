@@ -1,6 +1,8 @@
 package loom
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"time"
 	"unicode"
@@ -66,29 +68,132 @@ type Term struct {
 	Phrase bool
 }
 
-// ParseQuery turns what a user typed into terms every one of which must
-// match. Quoted parts are phrases; everything else is split into words.
-// Punctuation and operator words (AND, OR, NEAR, *, -) are only text: a
-// word is a run of letters and digits, the rest separates words. A lone
-// quote is ignored. The result never makes an engine's parser fail.
-func ParseQuery(q string) []Term {
+// Limits on a search query. Every word of a query costs something in
+// every message that matches it (ranking reads each word's positions in
+// each matching message, and a repeated word is read once per repeat), so
+// without them the cost of a search grows with what is typed or pasted:
+// a query of a few thousand words took minutes and gigabytes. A query
+// over a limit is refused, never cut short: a search that silently
+// ignored part of its query would find what was not asked for.
+const (
+	// MaxQueryBytes is the longest query text, in bytes.
+	MaxQueryBytes = 1024
+	// MaxQueryWords is the most words a query may hold once repeated
+	// words and phrases are dropped; each word of a phrase counts. A raw
+	// query, which loom does not rewrite, counts every word it holds,
+	// repeats and operator words included.
+	MaxQueryWords = 32
+)
+
+// ParseQuery turns what a user typed into the distinct terms every one of
+// which must match. Quoted parts are phrases; everything else is split
+// into words. Punctuation and operator words (AND, OR, NEAR, *, -) are
+// only text: a word is a run of letters and digits, the rest separates
+// words. A lone quote is ignored. A word or phrase given twice (ignoring
+// case) is kept once. The result never makes an engine's parser fail. A
+// query longer than MaxQueryBytes, or with more than MaxQueryWords
+// distinct words, is refused with an EINVALID error.
+func ParseQuery(q string) ([]Term, error) {
+	if len(q) > MaxQueryBytes {
+		return nil, tooLong(len(q))
+	}
 	var terms []Term
+	seen := map[string]bool{}
+	words := 0
+	add := func(t Term) {
+		key := strings.ToLower(strings.Join(t.Words, " "))
+		if t.Phrase {
+			key = `"` + key
+		}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		terms = append(terms, t)
+		words += len(t.Words)
+	}
 	chunks := strings.Split(q, `"`)
 	for i, chunk := range chunks {
-		words := Words(chunk)
-		if len(words) == 0 {
+		ws := Words(chunk)
+		if len(ws) == 0 {
 			continue
 		}
 		// Odd chunks sit between quotes, unless the last quote is unmatched.
-		if i%2 == 1 && i < len(chunks)-1 && len(words) > 1 {
-			terms = append(terms, Term{Words: words, Phrase: true})
+		if i%2 == 1 && i < len(chunks)-1 && len(ws) > 1 {
+			add(Term{Words: ws, Phrase: true})
 			continue
 		}
-		for _, w := range words {
-			terms = append(terms, Term{Words: []string{w}})
+		for _, w := range ws {
+			add(Term{Words: []string{w}})
 		}
 	}
-	return terms
+	if words > MaxQueryWords {
+		return nil, tooManyWords(words, "different ")
+	}
+	return terms, nil
+}
+
+// Terms checks q's text against the limits on a query and returns its
+// terms: for a raw query none, since the engine reads its text in its own
+// syntax, and every word of that text counts against MaxQueryWords.
+func (q SearchQuery) Terms() ([]Term, error) {
+	if !q.Raw {
+		return ParseQuery(q.Text)
+	}
+	if len(q.Text) > MaxQueryBytes {
+		return nil, tooLong(len(q.Text))
+	}
+	if n := len(Words(q.Text)); n > MaxQueryWords {
+		return nil, tooManyWords(n, "")
+	}
+	return nil, nil
+}
+
+// MaxSearchTime bounds how long one search runs. However few its words,
+// a query can be slow: words found in most messages that rarely appear
+// together (or in the phrases it asks for) make an engine read most of
+// its index to find the few messages that hold them all, which on a
+// store of a million messages takes seconds. A search still running after
+// MaxSearchTime is stopped and refused, so that every search returns
+// within a second and no query holds a server's CPU.
+const MaxSearchTime = 900 * time.Millisecond
+
+// ErrSearchTime is in the chain of the error of a search refused for
+// running longer than MaxSearchTime, beside its EINVALID *Error: unlike
+// the other refusals, the same query may pass on a less busy machine.
+var ErrSearchTime = errors.New("search ran out of time")
+
+// searchTimeError is the refusal of a search that ran out of time.
+type searchTimeError struct{ refusal *Error }
+
+func (e searchTimeError) Error() string   { return e.refusal.Error() }
+func (e searchTimeError) Unwrap() []error { return []error{e.refusal, ErrSearchTime} }
+
+// RunSearch is how every engine runs a search: it checks q against the
+// limits on a query, runs search with q's terms (see Terms) and a context
+// that ends once it has run MaxSearchTime, and then refuses the query
+// with an EINVALID error that wraps ErrSearchTime. When ctx ends, search must stop and return an
+// error that wraps ctx's.
+func RunSearch(ctx context.Context, q SearchQuery, search func(ctx context.Context, terms []Term) ([]SearchHit, error)) ([]SearchHit, error) {
+	terms, err := q.Terms()
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeoutCause(ctx, MaxSearchTime, ErrSearchTime)
+	defer cancel()
+	hits, err := search(sctx, terms)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), ErrSearchTime) {
+		return nil, searchTimeError{Errorf(EINVALID, "search stopped after %v: its words are in too many messages; search for fewer or rarer words", MaxSearchTime)}
+	}
+	return hits, err
+}
+
+func tooLong(n int) *Error {
+	return Errorf(EINVALID, "search query too long: %d bytes, at most %d", n, MaxQueryBytes)
+}
+
+func tooManyWords(n int, kind string) *Error {
+	return Errorf(EINVALID, "search query has too many words: %d %swords, at most %d", n, kind, MaxQueryWords)
 }
 
 // Words splits s into runs of letters and digits.

@@ -55,6 +55,8 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"Locking", testLocking},
 		{"Search", testSearch},
 		{"Snippets", testSnippets},
+		{"SearchLimits", testSearchLimits},
+		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Rewind", testRewind},
 		{"Archive", testArchive},

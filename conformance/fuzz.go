@@ -2,6 +2,9 @@ package conformance
 
 import (
 	"context"
+	"errors"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,20 +25,56 @@ func fuzzSession(f *testing.F, st loom.Store) *loom.Session {
 
 // FuzzSearch fills st, an empty store, and checks that whatever a user
 // types, a search returns without error, and a raw query (the engine's
-// own syntax) fails only as invalid input.
+// own syntax) fails only as invalid input. The query is repeated up to
+// times, as pasted text repeats itself, and searched beside a message of
+// tens of thousands of words: a query longer than loom.ParseQuery takes
+// is refused as invalid input, and no search makes the process's
+// resident memory exceed fuzzMemory.
 func FuzzSearch(f *testing.F, st loom.Store) {
-	fuzzSession(f, st)
+	s := fuzzSession(f, st)
+	var long strings.Builder
+	words := strings.Fields(`pool size config postgres sqlite the words about and plain english hi said he x`)
+	for i := range 40000 {
+		long.WriteString(words[i*7%len(words)])
+		long.WriteByte(' ')
+	}
+	if err := st.Append(context.Background(), s, text(loom.RoleAssistant, long.String())); err != nil {
+		f.Fatal(err)
+	}
 	for _, q := range []string{`he said "hi" AND (NEAR* -x`, `"`, `""`, `NEAR(a b, 2)`, `a OR b`, `-x`, `col:val`, "a:b", `*`, `^a`,
 		`{a b}`, `"unterminated`, "\x00", "\xff\xfe", `a"b"c"d`, `🙂 ünïcödé`, "日本語 テキスト", `AND AND`, `NOT`, `( )`, `'`, "!!!",
 		"the", "&|!", "1.2.3", `"pool size" config`, "pool"} {
-		f.Add(q, false)
-		f.Add(q, true)
+		f.Add(q, false, uint16(1))
+		f.Add(q, true, uint16(1))
 	}
-	f.Fuzz(func(t *testing.T, q string, raw bool) {
+	f.Add("pool size ", false, uint16(100))
+	f.Add(`"pool size" `, false, uint16(30))
+	f.Add("pool ", false, uint16(3000))
+	f.Add("pool ", true, uint16(40))
+	f.Add("the words about ", false, uint16(10000))
+	f.Fuzz(func(t *testing.T, q string, raw bool, times uint16) {
+		if len(q) > 0 {
+			q = strings.Repeat(q, min(int(times), maxFuzzQuery/len(q)))
+		}
 		_, err := st.Search(ctx(t), loom.SearchQuery{Text: q, Raw: raw, UserID: "alice"})
+		if peak := peakMemory(); peak > fuzzMemory {
+			t.Fatalf("search of %d bytes: resident memory reached %d MB", len(q), peak>>20)
+		}
+		if errors.Is(err, loom.ErrSearchTime) {
+			// A search this store answers in milliseconds can still run
+			// out of time on a machine the fuzzer keeps busy.
+			t.Logf("search of %d bytes: %v", len(q), err)
+			return
+		}
 		if raw {
 			if err != nil && loom.ErrorCode(err) != loom.EINVALID {
 				t.Fatalf("raw search %q: %v", q, err)
+			}
+			return
+		}
+		if _, perr := loom.ParseQuery(q); perr != nil {
+			if loom.ErrorCode(err) != loom.EINVALID {
+				t.Fatalf("search of %d bytes = %v, want a refusal", len(q), err)
 			}
 			return
 		}
@@ -43,6 +82,29 @@ func FuzzSearch(f *testing.F, st loom.Store) {
 			t.Fatalf("search %q: %v", q, err)
 		}
 	})
+}
+
+// maxFuzzQuery bounds the length of a fuzzed query: well past the
+// limit, as long as an agent's pasted prompt.
+const maxFuzzQuery = 256 << 10
+
+// fuzzMemory bounds the resident memory of a fuzzing process.
+const fuzzMemory = 1 << 30
+
+// peakMemory is the most resident memory this process has had, in bytes
+// (Linux; 0 elsewhere).
+func peakMemory() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // FuzzResolve fills st, an empty store, and checks that any reference

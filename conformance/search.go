@@ -1,8 +1,11 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +153,132 @@ func testSnippets(t *testing.T, open Opener) {
 		if want := m.Make(body, loom.DefaultMarkStart, loom.DefaultMarkEnd); h.Snippet != want {
 			t.Errorf("snippet of message %d = %q, want %q", h.Seq, h.Snippet, want)
 		}
+	}
+}
+
+// A query is bounded in length and words (loom.ParseQuery): beyond, it is
+// refused at once as invalid input, whatever its engine; repeated words
+// count once.
+func testSearchLimits(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	mustAppend(t, st, s, text(loom.RoleUser, "the connection pool of postgres"), text(loom.RoleAssistant, strings.Repeat("pool size ", 2000)))
+	search := func(q loom.SearchQuery) ([]loom.SearchHit, error) {
+		q.UserID = "alice"
+		return st.Search(ctx(t), q)
+	}
+	distinct := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = fmt.Sprintf("pool%d", i)
+		}
+		return strings.Join(ws, " ")
+	}
+	// What the agent's session_search was once given: a 36 KB prompt.
+	pasted := strings.Repeat("pool size connection postgres ", 1200)
+	for _, q := range []loom.SearchQuery{
+		{Text: pasted},
+		{Text: `"` + pasted + `"`},
+		{Text: distinct(loom.MaxQueryWords + 1)},
+		{Text: pasted, Raw: true},
+		{Text: strings.TrimSpace(strings.Repeat("pool ", loom.MaxQueryWords+1)), Raw: true},
+	} {
+		_, err := search(q)
+		if loom.ErrorCode(err) != loom.EINVALID || !strings.Contains(err.Error(), "at most") {
+			t.Errorf("search of %d bytes (raw %v) = %v, want a refusal naming the limit", len(q.Text), q.Raw, err)
+		}
+	}
+	if _, err := search(loom.SearchQuery{Text: distinct(loom.MaxQueryWords)}); err != nil {
+		t.Errorf("search of %d words: %v", loom.MaxQueryWords, err)
+	}
+	// Repeated words are searched once.
+	want, err := search(loom.SearchQuery{Text: "pool size"})
+	if err != nil || len(want) != 1 {
+		t.Fatalf("search = %+v, %v", want, err)
+	}
+	repeated := strings.Repeat("pool Size POOL ", loom.MaxQueryBytes/len("pool Size POOL "))
+	if got, err := search(loom.SearchQuery{Text: repeated}); err != nil || len(got) != 1 || got[0].MessageID != want[0].MessageID || got[0].Score != want[0].Score {
+		t.Errorf("search of repeated words = %+v, %v; want %+v", got, err, want)
+	}
+	// Listing sessions by a text no search would take still lists them
+	// by their other fields.
+	if _, err := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", Text: pasted}); err != nil {
+		t.Errorf("listing by a long text: %v", err)
+	}
+}
+
+// A 20 MB message is searched like any other: its snippet is cut from
+// around the match (package snippet reads a bounded part of it), and a
+// search whose context ends stops.
+func testLongMessage(t *testing.T, open Opener) {
+	st := open(t)
+	words := strings.Fields("session message agent model tool search index store write read fork project memory context token cost usage append stream reply")
+	r := rand.New(rand.NewPCG(7, 7))
+	var b strings.Builder
+	b.WriteString("(start) ")
+	for b.Len() < 20<<20 {
+		if b.Len() >= 100<<10 && b.Len() < 100<<10+8 {
+			b.WriteString("needle ")
+		}
+		b.WriteString(words[r.IntN(len(words))])
+		b.WriteByte(' ')
+	}
+	b.WriteString("haystack.")
+	long := b.String()
+	s := newSession("alice", "cli:api")
+	mustAppend(t, st, s, text(loom.RoleUser, "a short needle"), text(loom.RoleAssistant, long))
+
+	for _, q := range []string{"needle", "haystack"} {
+		hits, err := st.Search(ctx(t), loom.SearchQuery{Text: q, UserID: "alice"})
+		if err != nil || len(hits) == 0 || hits[0].Seq > 2 {
+			t.Fatalf("search %q = %+v, %v", q, hits, err)
+		}
+		for _, h := range hits {
+			body := map[int64]string{1: "a short needle", 2: long}[h.Seq]
+			want := snippet.NewMatcher(q).Make(body, loom.DefaultMarkStart, loom.DefaultMarkEnd)
+			if h.Snippet != want || len(strings.Fields(h.Snippet)) > snippet.Words+2 {
+				t.Errorf("search %q: snippet of message %d = %q, want %q", q, h.Seq, h.Snippet, want)
+			}
+		}
+	}
+
+	// A context that has ended stops a search before it starts, and one
+	// that ends while it runs stops it promptly (or it has finished).
+	// The queries hold words the message holds hundreds of thousands of
+	// times, all distinct or repeated up to the query's length: ranking
+	// the message once took minutes for the latter, in one step that
+	// nothing interrupted.
+	c, cancel := context.WithCancel(ctx(t))
+	cancel()
+	if _, err := st.Search(c, loom.SearchQuery{Text: "needle", UserID: "alice"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("search with a cancelled context = %v", err)
+	}
+	some := strings.Join(words[:8], " ") + " "
+	for _, tc := range []struct {
+		query string
+		after time.Duration
+	}{
+		{strings.Join(words, " "), 20 * time.Millisecond},
+		{strings.Repeat(some, loom.MaxQueryBytes/len(some)), 20 * time.Millisecond},
+		{strings.Repeat(some, loom.MaxQueryBytes/len(some)), 300 * time.Millisecond},
+	} {
+		c, cancel := context.WithCancel(ctx(t))
+		cancelled := make(chan time.Time, 1)
+		timer := time.AfterFunc(tc.after, func() { cancelled <- time.Now(); cancel() })
+		start := time.Now()
+		_, err := st.Search(c, loom.SearchQuery{Text: tc.query, UserID: "alice"})
+		timer.Stop()
+		select {
+		case at := <-cancelled:
+			if d := time.Since(at); d > 2*time.Second {
+				t.Errorf("search of %d bytes returned %v after its context was cancelled", len(tc.query), d)
+			}
+		default:
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled search = %v, want the context's error", err)
+		}
+		t.Logf("search of %d bytes cancelled after %v: returned after %v: %v", len(tc.query), tc.after, time.Since(start), err)
+		cancel()
 	}
 }

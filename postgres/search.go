@@ -3,34 +3,12 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/query"
 	"github.com/loomhq/loom/snippet"
 )
-
-// How a snippet's text is read. A body up to snippetWhole bytes is read
-// whole, as SQLite reads it; of a longer one, only snippetWindow
-// characters are, starting snippetLead characters before the fragment
-// ts_headline picks (its best match), and the snippet is made from that
-// window.
-const (
-	snippetWhole  = 16 << 10
-	snippetLead   = 300
-	snippetWindow = 2400
-)
-
-// fragmentStart is SQL for the character position in b.content of the
-// fragment ts_headline picks for tsquery q.q, 0 when it cannot be found.
-// The fragment comes from loom_search_text, which sets punctuation apart
-// with U+001F; without its markers (U+0002, U+0003) and those separators
-// it is the text as written.
-const fragmentStart = `strpos(b.content, replace(translate(ts_headline('english', loom_search_text(b.content), q.q,
-	'StartSel=` + "\x02" + `, StopSel=` + "\x03" + `, MaxFragments=1, MaxWords=24, MinWords=12, ShortWord=0'),
-	'` + "\x02\x03" + `', ''), '` + "\x1f" + `', ''))`
 
 // matchQuery is SQL for a tsquery in which every term of a user's query
 // must appear. Its first argument holds its words, separated by spaces:
@@ -42,69 +20,36 @@ const matchQuery = `plainto_tsquery('english', ?::text) && coalesce((
 	FROM unnest(?::text[]) AS p, phraseto_tsquery('english', p) AS pq
 	WHERE numnode(pq) > 0), ''::tsquery)`
 
-// Limits that keep every query cheap and within what a tsquery can hold
-// (PostgreSQL builds and matches its tree recursively, and phrase
-// matching and snippets cost far more than linear time in the number of
-// phrases). A query uses its first maxQueryWords distinct words, of which
-// at most maxQueryPhrases phrases; a longer phrase is matched as
-// consecutive phrases of maxPhraseWords. No one types queries near these
-// sizes; a pasted document gets a best-effort search instead of an error
-// or a minute-long wait.
-const (
-	maxQueryWords   = 64
-	maxQueryPhrases = 16
-	maxPhraseWords  = 32
-	// maxRawQuery bounds a query in PostgreSQL's own syntax, which
-	// loom does not rewrite.
-	maxRawQuery = 4096
-	// maxLexeme is the longest word PostgreSQL indexes; longer ones are
-	// left out of both the index and the query.
-	maxLexeme = 2047
-)
-
-// queryArgs splits a user's query into the words and phrases of
-// matchQuery. It reports false when the query has no words.
-func queryArgs(q string) (words string, phrases []string, ok bool) {
+// queryArgs splits a user's parsed query into the words and phrases of
+// matchQuery. It reports false when the query has no words. The limits
+// of loom.ParseQuery keep the tsquery small: PostgreSQL builds and
+// matches it recursively, and matches phrases in time that grows faster
+// than their number.
+func queryArgs(terms []loom.Term) (words string, phrases []string, ok bool) {
 	var ws []string
 	phrases = []string{}
-	seen := map[string]bool{}
-	budget := maxQueryWords
-	for _, t := range loom.ParseQuery(q) {
-		var kept []string
-		for _, w := range t.Words {
-			if len(w) <= maxLexeme && budget > 0 {
-				kept = append(kept, w)
-				budget--
-			}
-		}
-		if !t.Phrase {
-			for _, w := range kept {
-				if k := strings.ToLower(w); !seen[k] {
-					seen[k] = true
-					ws = append(ws, w)
-				} else {
-					budget++
-				}
-			}
-			continue
-		}
-		for p := range slices.Chunk(kept, maxPhraseWords) {
-			phrase := strings.Join(p, " ")
-			if k := "\x00" + strings.ToLower(phrase); !seen[k] && len(phrases) < maxQueryPhrases {
-				seen[k] = true
-				phrases = append(phrases, phrase)
-			} else {
-				budget += len(p)
-			}
+	for _, t := range terms {
+		if t.Phrase {
+			phrases = append(phrases, strings.Join(t.Words, " "))
+		} else {
+			ws = append(ws, t.Words...)
 		}
 	}
 	return strings.Join(ws, " "), phrases, len(ws)+len(phrases) > 0
 }
 
-// Search implements loom.Store. Ranking and filtering run in the inner,
-// limited query; the outer one reads the text of the returned rows only,
-// from which snippets are made in Go, as SQLite's are.
+// Search implements loom.Store, within the limits loom.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
+	return loom.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
+		return s.search(ctx, q, terms)
+	})
+}
+
+// search runs q, whose text parses into terms. Ranking and filtering run
+// in the inner, limited query; the outer one reads the start of the
+// returned rows' text only, from which snippets are made in Go, as
+// SQLite's are.
+func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
 	// A filter PostgreSQL cannot hold matches nothing it stores.
 	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
 		return nil, nil
@@ -115,12 +60,9 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 		if strings.TrimSpace(q.Text) == "" {
 			return nil, nil
 		}
-		if len(q.Text) > maxRawQuery {
-			return nil, loom.Errorf(loom.EINVALID, "search query: a raw query may be at most %d bytes", maxRawQuery)
-		}
 		expr = c.SQL("to_tsquery('english', ?::text)", clean(q.Text))
 	} else {
-		words, phrases, ok := queryArgs(q.Text)
+		words, phrases, ok := queryArgs(terms)
 		if !ok {
 			return nil, nil
 		}
@@ -134,10 +76,12 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	c.Search(q)
 	// Score: ts_rank with normalisation 1 (divided by 1 + the log of the
 	// length). Like bm25 it favours messages that say the terms often and
-	// tempers long ones.
+	// tempers long ones. Of each returned message, only the start that a
+	// snippet needs is read (substr counts characters: MaxText+1 of them
+	// are at least as many bytes, or the whole text).
 	rows, err := s.pool.Query(ctx, `WITH q AS NOT MATERIALIZED (SELECT `+expr+` AS q)
-		SELECT h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, w.start,
-			CASE WHEN w.start = 0 THEN b.content ELSE substr(b.content, w.start, `+fmt.Sprint(snippetWindow+1)+`) END
+		SELECT h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key,
+			substr(b.content, 1, `+fmt.Sprint(snippet.MaxText+1)+`)
 		FROM (
 			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, m.body_id,
 				ts_rank(b.search, q.q, 1) AS score, s.title, coalesce(s.key, '') AS key
@@ -149,9 +93,6 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 			LIMIT `+fmt.Sprint(limit)+`
 		) h
 		JOIN bodies b ON b.id = h.body_id
-		CROSS JOIN q
-		CROSS JOIN LATERAL (SELECT CASE WHEN octet_length(b.content) <= `+fmt.Sprint(snippetWhole)+` THEN 0
-			ELSE greatest(1, `+fragmentStart+` - `+fmt.Sprint(snippetLead)+`) END AS start) w
 		ORDER BY h.score DESC, h.created_at DESC, h.session_id, h.seq`, c.Args...)
 	if err != nil {
 		return nil, searchError(err, q.Raw)
@@ -163,13 +104,15 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	for rows.Next() {
 		var h loom.SearchHit
 		var score float32
-		var from int
 		var text string
-		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &score, &h.SessionTitle, &h.SessionKey, &from, &text); err != nil {
+		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &score, &h.SessionTitle, &h.SessionKey, &text); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		h.CreatedAt, h.Score = utc(h.CreatedAt), float64(score)
-		h.Snippet = m.MakeWindow(window(text, from), start, end)
+		h.Snippet = m.MakeWindow(snippet.Prefix(text), start, end)
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
@@ -178,27 +121,15 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	return hits, nil
 }
 
-// window is the snippet window text read from character from of a body
-// (0: the whole body). It read one character more than snippetWindow, to
-// tell whether the body goes on.
-func window(text string, from int) snippet.Window {
-	if from == 0 {
-		return snippet.Window{Text: text}
-	}
-	w := snippet.Window{Text: text, Head: from > 1}
-	if utf8.RuneCountInString(text) > snippetWindow {
-		w.Text = string([]rune(text)[:snippetWindow])
-		w.Tail = true
-	}
-	return w
-}
-
 // searchError turns a syntax error in a raw query into an invalid input
 // error; any other error stays internal.
 func searchError(err error, raw bool) error {
 	if raw {
-		switch pgCode(err) {
-		case "42601", "54000", "54001", "22021", "22P05", "22023":
+		switch code := pgCode(err); {
+		case code == "42601", code == "54000", code == "54001", code == "22021", code == "22P05", code == "22023",
+			// Operators nested deeper than the parser's stack (!!!…)
+			// are reported as an internal error, by message only.
+			code == "XX000" && strings.HasPrefix(serverMessage(err), "tsquery stack too small"):
 			return loom.Errorf(loom.EINVALID, "search query: %s", serverMessage(err))
 		}
 	}

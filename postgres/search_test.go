@@ -107,33 +107,34 @@ func TestSnippets(t *testing.T) {
 	}
 }
 
-// Queries far beyond what anyone types still search, without error.
-func TestSearchHugeQueries(t *testing.T) {
+// The largest queries loom.ParseQuery allows make tsqueries PostgreSQL
+// takes: the most words, the longest phrase, the most phrases, the
+// longest word.
+func TestSearchLargestQueries(t *testing.T) {
 	t.Parallel()
 	st := seeded(t)
-	many := make([]string, 30000)
+	many := make([]string, loom.MaxQueryWords)
 	for i := range many {
 		many[i] = fmt.Sprintf("w%d", i)
 	}
-	long := strings.Join(many, " ")
 	var phrases strings.Builder
-	for i := range 2000 {
+	for i := range loom.MaxQueryWords / 2 {
 		fmt.Fprintf(&phrases, `"pool w%d" `, i)
 	}
-	for _, q := range []string{long, `"` + long + `"`, strings.Repeat(`"a b" `, 20000), phrases.String(), strings.Repeat("x", 5000) + " pool", "pool " + strings.Repeat("ab ", 100000)} {
+	for _, q := range []string{strings.Join(many, " "), `"` + strings.Join(many, " ") + `"`, phrases.String(), strings.Repeat("x", loom.MaxQueryBytes)} {
 		if _, err := st.Search(context.Background(), loom.SearchQuery{Text: q, UserID: "alice"}); err != nil {
 			t.Errorf("search of %d bytes: %v", len(q), err)
 		}
 	}
-	if hits := search(t, st, loom.SearchQuery{Text: strings.Repeat("x", 5000) + " configure"}); len(hits) != 1 {
-		t.Errorf("a word too long to index is left out of the query: %+v", hits)
+	if hits := search(t, st, loom.SearchQuery{Text: "configure " + strings.Repeat("configure ", loom.MaxQueryWords)}); len(hits) != 1 {
+		t.Errorf("repeated words = %+v", hits)
 	}
 }
 
 func TestSearchRaw(t *testing.T) {
 	t.Parallel()
 	st := seeded(t)
-	for _, q := range []string{"pool & (", "he said", "a &", "!", "<->", "pool:*Z"} {
+	for _, q := range []string{"pool & (", "he said", "a &", "!", "<->", "pool:*Z", strings.Repeat("!", 63), strings.Repeat("!", 40) + "pool"} {
 		_, err := st.Search(context.Background(), loom.SearchQuery{Text: q, Raw: true, UserID: "alice"})
 		if loom.ErrorCode(err) != loom.EINVALID {
 			t.Errorf("raw %q = %v, want an invalid-input error", q, err)

@@ -31,7 +31,13 @@ var dialect = query.Dialect{
 	Join:    "JOIN",
 	TitleIs: "lower(s.title) = lower(?)",
 	Match: func(text string) (query.Match, bool) {
-		words, phrases, ok := queryArgs(text)
+		// A text a search would refuse matches sessions by their
+		// title, key, description and last prompt only.
+		terms, err := loom.ParseQuery(text)
+		if err != nil {
+			return query.Match{}, false
+		}
+		words, phrases, ok := queryArgs(terms)
 		return query.Match{
 			From:   "bodies b JOIN messages m ON m.body_id = b.id",
 			Cond:   "b.search @@ (" + matchQuery + ")",

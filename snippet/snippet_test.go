@@ -2,6 +2,7 @@ package snippet
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -53,27 +54,102 @@ func TestMakeWindow(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	// A window of a long text gives the snippet the whole text gives, when
-	// it holds the words around the match.
+	// A text read in part gives the snippet the whole text gives.
 	var words []string
-	for i := range 400 {
+	for i := range 120000 {
 		words = append(words, fmt.Sprintf("filler%d", i))
 	}
-	words[200] = "needle"
+	words[60000] = "needle"
 	text := strings.Join(words, " ")
-	from := strings.Index(text, "filler150")
-	w := Window{Text: text[from-3 : from+1200], Head: true, Tail: true}
-	if got, want := m.MakeWindow(w, "[", "]"), m.Make(text, "[", "]"); got != want {
-		t.Fatalf("window snippet %q, whole text %q", got, want)
+	if got, want := m.MakeWindow(Prefix(text[:MaxText+100]), "[", "]"), m.Make(text, "[", "]"); got != want || !strings.Contains(got, "[needle]") {
+		t.Fatalf("snippet of the start %q, of the whole text %q", got, want)
 	}
 }
 
+// A long text's snippet is cut from around its first match, reading no
+// more of it than MaxText: making it takes memory for the snippet only.
+func TestMakeLongText(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("(start) ")
+	for i := 0; b.Len() < 20<<20; i++ {
+		fmt.Fprintf(&b, "filler%d ", i%1000)
+		if i == 40000 {
+			b.WriteString("the Needle is here, ")
+		}
+	}
+	b.WriteString("haystack")
+	text := b.String()
+	m := NewMatcher("needles")
+	var got string
+	allocated := allocatedBy(func() { got = m.Make(text, "[", "]") })
+	if !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || !strings.Contains(got, "the [Needle] is here") || len(strings.Fields(got)) > Words+2 {
+		t.Fatalf("snippet = %q", got)
+	}
+	if allocated > 256<<10 {
+		t.Fatalf("making a snippet of %d MB allocated %d KB", len(text)>>20, allocated>>10)
+	}
+	// A match beyond the first Scan bytes is not looked for: the snippet
+	// is the text's start.
+	got = NewMatcher("haystack").Make(text, "[", "]")
+	if !strings.HasPrefix(got, "(start) filler0 filler1") || !strings.HasSuffix(got, "…") || strings.Contains(got, "[") {
+		t.Fatalf("snippet without a match = %q", got)
+	}
+}
+
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// BenchmarkMakeLongText makes snippets of 20 MB texts: matched at 1 MB,
+// not matched, and full of words that start like the query's word.
+func BenchmarkMakeLongText(b *testing.B) {
+	text := strings.Repeat("filler words of a long tool output ", 20<<20/35)
+	var lookalikes strings.Builder
+	for i := 0; lookalikes.Len() < 20<<20; i++ {
+		fmt.Fprintf(&lookalikes, "configx%d ", i)
+	}
+	for _, tc := range []struct{ name, query, text string }{
+		{"match at 1 MB", "needle", text[:Scan-100] + " needle " + text[Scan-100:]},
+		{"no match", "absent", text},
+		{"lookalike words", "configuration", lookalikes.String()},
+	} {
+		m := NewMatcher(tc.query)
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Make(tc.text, "[", "]")
+			}
+		})
+	}
+}
+
+// FuzzMake makes snippets of any text for any query, including long and
+// repetitive ones (the text repeated up to times, at most MaxText bytes
+// past Span): a snippet is short, and the start of a long text gives the
+// snippet the whole text gives.
 func FuzzMake(f *testing.F) {
-	f.Add("pool", "the pool")
-	f.Add(`"a b"`, "a\nb\x00c")
-	f.Fuzz(func(t *testing.T, q, text string) {
+	f.Add("pool", "the pool", uint16(1))
+	f.Add(`"a b"`, "a\nb\x00c", uint16(3))
+	f.Add("needle", "hay needle ", uint16(2000))
+	f.Add(strings.Repeat("a ", 600), "a a b ", uint16(60000))
+	f.Fuzz(func(t *testing.T, q, text string, times uint16) {
+		if len(text) > 0 {
+			text = strings.Repeat(text, min(int(times), (MaxText+Span)/len(text)+1))
+		}
 		m := NewMatcher(q)
-		m.Make(text, "<", ">")
+		got := m.Make(text, "<", ">")
 		m.MakeWindow(Window{Text: text, Head: true, Tail: true}, "<", ">")
+		if n := len(got); n > 2*Span {
+			t.Fatalf("snippet of %d bytes", n)
+		}
+		if len(text) > MaxText {
+			if w := m.MakeWindow(Prefix(text[:MaxText+1]), "<", ">"); w != got {
+				t.Fatalf("snippet of the start %q, of the whole text %q", w, got)
+			}
+		}
 	})
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/query"
@@ -16,12 +19,16 @@ import (
 // it matches more.
 const RankDepth = 2000
 
-// MatchExpr renders a user's query as an FTS5 expression in which every
-// term must appear: each word and each phrase becomes a quoted FTS5
+// ScanDepth is how many of a query's newest matches in the whole store
+// are looked through for those that pass its filters (the user's own,
+// most often) before the rest are looked for from the user's messages.
+const ScanDepth = 20000
+
+// MatchExpr renders a user's parsed query as an FTS5 expression in which
+// every term must appear: each word and each phrase becomes a quoted FTS5
 // string, so nothing the user types is read as syntax. It returns "" when
 // the query has no words.
-func MatchExpr(q string) string {
-	terms := loom.ParseQuery(q)
+func MatchExpr(terms []loom.Term) string {
 	parts := make([]string, 0, len(terms))
 	for _, t := range terms {
 		parts = append(parts, `"`+strings.ReplaceAll(strings.Join(t.Words, " "), `"`, `""`)+`"`)
@@ -29,13 +36,22 @@ func MatchExpr(q string) string {
 	return strings.Join(parts, " ")
 }
 
-// Search implements loom.Store. Ranking and filtering run first; snippets
-// are made afterwards for the returned rows only, since making one costs
-// far more than ranking a row.
+// Search implements loom.Store, within the limits loom.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
+	return loom.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
+		return s.search(ctx, q, terms)
+	})
+}
+
+// search runs q, whose text parses into terms. Ranking and filtering run
+// first; snippets are made afterwards for the returned rows only, since
+// making one costs far more than ranking a row.
+func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
 	expr := q.Text
 	if !q.Raw {
-		expr = MatchExpr(q.Text)
+		expr = MatchExpr(terms)
+	} else if err := checkPrefixes(expr); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(expr) == "" {
 		return nil, nil
@@ -56,18 +72,45 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	// tell messages apart) returns its newest matches first.
 	from := ` FROM bodies_fts CROSS JOIN messages m ON m.body_id = bodies_fts.rowid
 		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + where
+	walk := `SELECT f.rowid AS id FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? ORDER BY rowid DESC LIMIT ` +
+		strconv.Itoa(ScanDepth) + `) f CROSS JOIN messages m ON m.body_id = f.rowid
+		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + filters.String() + ` ORDER BY f.rowid DESC LIMIT ?`
 	if q.SessionID != "" {
 		// Within one session, start from its messages.
 		from = ` FROM messages m JOIN bodies_fts ON bodies_fts.rowid = m.body_id
 			JOIN sessions s ON s.id = m.session_id WHERE ` + where
+		walk = `SELECT bodies_fts.rowid AS id` + from + ` ORDER BY bodies_fts.rowid DESC LIMIT ?`
 	}
 	// %s is the score; m.body_id is the full-text row (equal through the
 	// join).
 	const cols = `SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, m.body_id, s.title, coalesce(s.key, '')`
-	newest, err := rowscan.All(ctx, rowsOf{reads{s}}, rowscan.Int64, `SELECT bodies_fts.rowid`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
-		append(append([]any{}, args...), RankDepth+1)...)
+	newest, err := s.newest(ctx, walk, append(append([]any{}, args...), RankDepth+1)...)
 	if err != nil {
 		return nil, searchError(err, q.Raw)
+	}
+	if q.SessionID == "" && len(newest) <= RankDepth {
+		// Few of the newest ScanDepth matches pass the filters. When the
+		// query has more matches than those, they are walked again from
+		// the user's own messages: walking everyone's matches to find a
+		// user's few took seconds for a common word on a store shared by
+		// many users.
+		var n int
+		row := reads{s}.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`,
+			expr, ScanDepth)
+		if err := row.Scan(&n); err != nil {
+			return nil, searchError(err, q.Raw)
+		}
+		if n == ScanDepth {
+			if q.UserID != "" {
+				from = ` FROM sessions s CROSS JOIN messages m ON m.session_id = s.id
+					CROSS JOIN bodies_fts ON bodies_fts.rowid = m.body_id WHERE ` + where
+			}
+			newest, err = s.newest(ctx, `SELECT bodies_fts.rowid AS id`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
+				append(append([]any{}, args...), RankDepth+1)...)
+			if err != nil {
+				return nil, searchError(err, q.Raw)
+			}
+		}
 	}
 	if len(newest) == 0 {
 		return nil, nil
@@ -124,15 +167,43 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	return hits, nil
 }
 
-// snippets cuts the returned messages' text around the query's words.
-// SQLite reads a body from the file it is in, so the whole text costs no
-// more to read than a window of it.
-func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery) (map[int64]string, error) {
-	args := make([]any, len(bodies))
-	for i, b := range bodies {
-		args[i] = b
+// newest runs query, which selects full-text rowids as id, and returns
+// them newest first. They are gathered into one value so that the whole
+// walk runs in the statement's first step: the driver interrupts a
+// statement when its context ends only during that step, and a later
+// step that skips many matches of other users would run to its end.
+func (s *Store) newest(ctx context.Context, query string, args ...any) ([]int64, error) {
+	var list string
+	row := reads{s}.QueryRowContext(ctx, `SELECT coalesce(group_concat(id, ',' ORDER BY id DESC), '') FROM (`+query+`)`, args...)
+	if err := row.Scan(&list); err != nil {
+		return nil, err
 	}
-	rows, err := reads{s}.QueryContext(ctx, `SELECT id, content FROM bodies WHERE id IN (`+inList(len(bodies))+`)`, args...)
+	if list == "" {
+		return nil, nil
+	}
+	ids := make([]int64, 0, strings.Count(list, ",")+1)
+	for f := range strings.SplitSeq(list, ",") {
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("read matches: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// snippets cuts the returned messages' text around the query's words,
+// from the start of each that package snippet needs (snippet.MaxText
+// bytes), never the whole of a long message. It stops when ctx ends.
+func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery) (map[int64]string, error) {
+	args := make([]any, 0, len(bodies)+1)
+	args = append(args, snippet.MaxText+1)
+	for _, b := range bodies {
+		args = append(args, b)
+	}
+	// substr counts characters: MaxText+1 of them are at least as many
+	// bytes, or the whole text.
+	rows, err := reads{s}.QueryContext(ctx, `SELECT id, substr(content, 1, ?) FROM bodies WHERE id IN (`+inList(len(bodies))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -146,9 +217,50 @@ func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery
 		if err := rows.Scan(&id, &content); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		out[id] = m.Make(content, start, end)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		out[id] = m.MakeWindow(snippet.Prefix(content), start, end)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}
+
+// MinPrefix is the fewest letters a prefix search (word*) in a raw query
+// may have. FTS5 merges the posting lists of every word that starts with
+// the prefix before it returns a first match, in one step that nothing
+// interrupts; a one-letter prefix covers much of the index (a* took 1.4 s
+// on a million messages).
+const MinPrefix = 3
+
+// checkPrefixes refuses a raw FTS5 query with a prefix search shorter
+// than MinPrefix. A * outside a string ends a prefix search: of the word
+// before it, or of the last word of the string it follows.
+func checkPrefixes(raw string) error {
+	quoted := false
+	for i := 0; i < len(raw); i++ {
+		switch {
+		case raw[i] == '"':
+			quoted = !quoted
+		case raw[i] == '*' && !quoted:
+			// Count the letters and digits that end what comes before,
+			// up to MinPrefix of them.
+			n := 0
+			for b := strings.TrimSuffix(raw[:i], `"`); b != "" && n < MinPrefix; n++ {
+				r, size := utf8.DecodeLastRuneInString(b)
+				if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					break
+				}
+				b = b[:len(b)-size]
+			}
+			if n < MinPrefix {
+				return loom.Errorf(loom.EINVALID, "search query: a prefix search (word*) needs at least %d letters", MinPrefix)
+			}
+		}
+	}
+	return nil
 }
 
 // searchError turns an error SQLite finds in the text of a raw query

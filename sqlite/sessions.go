@@ -31,7 +31,13 @@ var dialect = query.Dialect{
 	Join:    "CROSS JOIN",
 	TitleIs: "s.title = ? COLLATE NOCASE",
 	Match: func(text string) (query.Match, bool) {
-		expr := MatchExpr(text)
+		// A text a search would refuse matches sessions by their
+		// title, key, description and last prompt only.
+		terms, err := loom.ParseQuery(text)
+		if err != nil {
+			return query.Match{}, false
+		}
+		expr := MatchExpr(terms)
 		// CROSS JOIN keeps SQLite walking the index from its newest
 		// entry, which stops at the limit.
 		return query.Match{

@@ -172,12 +172,26 @@ func run(ctx context.Context, c config) error {
 			func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) }))
 	}
 	if want("search, three") {
+		common, err := loom.ParseQuery(CommonQuery)
+		if err != nil {
+			return err
+		}
 		rep.add(measure("search, three common words, top 20 with snippets", "≤ 50 ms", 50, max(c.runs/10, 10),
 			func() error {
 				h, err := st.Search(ctx, loom.SearchQuery{Text: CommonQuery, UserID: user, Limit: 20})
 				return expectHits(h, err)
 			},
-			func() error { return base.search(ctx, user, sqlite.MatchExpr(CommonQuery), 20) }))
+			func() error { return base.search(ctx, user, sqlite.MatchExpr(common), 20) }))
+	}
+	// Queries that once cost without bound.
+	if want("hostile search") {
+		rows, err := hostileSearches(ctx, st, user)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			rep.add(r)
+		}
 	}
 	// The same searches as an agent makes them, through loom mcp's tool.
 	if want("mcp") {

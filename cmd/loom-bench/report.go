@@ -15,6 +15,11 @@ type result struct {
 	note            string
 	rate, baseRate  float64
 	isRate          bool
+	// hostile marks a search measured without a baseline: its slowest
+	// run, what it gave, and the growth of resident memory.
+	hostile bool
+	outcome string
+	peakKB  uint64
 }
 
 func measure(op, budget string, limitMS float64, runs int, loomFn, baseFn func() error) result {
@@ -87,6 +92,14 @@ func (r *report) print(file string) error {
 		switch {
 		case x.note != "" && len(x.loom) == 0:
 			fmt.Fprintf(&b, "| %s | %s | %s | | | |\n", x.op, x.budget, x.note)
+		case x.hostile:
+			slowest := slices.Max(x.loom)
+			verdict := "met"
+			if ms(slowest) > x.limit {
+				verdict = "**missed**"
+			}
+			fmt.Fprintf(&b, "| %s | %s | slowest %.1f ms, resident memory +%.1f MB; %s | — | | %s |\n",
+				x.op, x.budget, ms(slowest), float64(x.peakKB)/1024, x.outcome, verdict)
 		case x.isRate:
 			verdict := "met"
 			if x.rate == 0 {
