@@ -202,9 +202,13 @@ func run(ctx context.Context, c config) error {
 		rep.add(measure("MCP search_sessions, rare word, top 20", "≤ 50 ms", 50, c.runs,
 			func() error { return mc.search(ctx, RareWord) },
 			func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) }))
+		common, err := loom.ParseQuery(CommonQuery)
+		if err != nil {
+			return err
+		}
 		rep.add(measure("MCP search_sessions, three common words, top 20", "≤ 50 ms", 50, max(c.runs/10, 10),
 			func() error { return mc.search(ctx, CommonQuery) },
-			func() error { return base.search(ctx, user, sqlite.MatchExpr(CommonQuery), 20) }))
+			func() error { return base.search(ctx, user, sqlite.MatchExpr(common), 20) }))
 		mc.Close()
 	}
 	// Cold open and read.
