@@ -14,7 +14,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/export"
+	"github.com/loomhq/loom/internal/human"
 )
 
 //go:embed assets
@@ -70,8 +70,8 @@ var funcs = template.FuncMap{
 	"num":       fmtNum,
 	"cost":      fmtCost,
 	"markdown":  renderMarkdown,
-	"pretty":    export.PrettyJSON,
-	"output":    export.OutputText,
+	"pretty":    human.PrettyJSON,
+	"output":    human.OutputText,
 	"duration":  partDuration,
 	"statusCls": statusClass,
 	"truncate":  truncate,
