@@ -20,7 +20,15 @@ func exportAll(t *testing.T, fx *fixture) string {
 
 func TestExportImportRoundTrip(t *testing.T) {
 	src := newFixture(t)
+	// An archived session is hidden from lists, not from a backup.
+	yes := true
+	if _, err := src.openStore(t).UpdateSession(context.Background(), src.web.ID, loom.SessionUpdate{Archived: &yes}); err != nil {
+		t.Fatal(err)
+	}
 	first := exportAll(t, src)
+	if !strings.Contains(first, `"id":"`+src.web.ID+`"`) || !strings.Contains(first, `"archived_at":"`) {
+		t.Fatal("export --all leaves out an archived session")
+	}
 
 	// Every part type, the fork and the sub-agent session are in it.
 	for _, want := range []string{`"type":"reasoning"`, `"type":"tool"`, `"type":"file"`, `"type":"agent"`, `"type":"step-start"`,

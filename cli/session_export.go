@@ -78,7 +78,8 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	}
 	var data []*loom.SessionData
 	if opts.All {
-		all, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User()})
+		// A backup holds every session, archived ones too.
+		all, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), Archived: loom.WithArchived})
 		if err != nil {
 			return err
 		}
