@@ -27,6 +27,9 @@ type htmlDocument struct {
 	Contents []*htmlview.Tree
 	Sessions []*htmlSession
 	Count    string
+	// Total is the usage of all the sessions together, when there are
+	// several.
+	Total string
 }
 
 // htmlSession is one session of the page, with the fields the
@@ -47,11 +50,13 @@ func writeHTML(w io.Writer, data []*loom.SessionData) error {
 	doc := &htmlDocument{CSS: template.CSS(htmlview.Stylesheet)}
 	byID := make(map[string]*htmlSession, len(data))
 	nmsg := 0
+	var total loom.Usage
 	for _, d := range data {
 		hs := &htmlSession{S: withoutLock(d.Session), Messages: d.Messages, Anchor: "session-" + d.Session.ID}
 		doc.Sessions = append(doc.Sessions, hs)
 		byID[hs.S.ID] = hs
 		nmsg += len(d.Messages)
+		total.Add(d.Session.Usage)
 	}
 	nodes := make(map[string]*htmlview.Tree, len(data))
 	for _, hs := range doc.Sessions {
@@ -74,6 +79,8 @@ func writeHTML(w io.Writer, data []*loom.SessionData) error {
 	}
 	if len(data) < 2 {
 		doc.Contents = nil
+	} else if !total.IsZero() {
+		doc.Total = human.Usage(total)
 	}
 	doc.Count = human.Plural(len(data), "session") + ", " + human.Plural(nmsg, "message")
 

@@ -30,7 +30,7 @@ func TestWriteHTML(t *testing.T) {
 		// The sub-agent part and the sub-agent's head lead inside the file.
 		`<a href="#session-0196a3b2-0000-7000-8000-000000000002">session 0196a3b2</a>`,
 		`Sub-agent of`, `<a href="#session-0196a3b2-0000-7000-8000-000000000001">Fix the &#34;flaky&#34; &lt;test&gt;</a>`,
-		`<h2>Sessions in this file</h2>`,
+		`<h2>Sessions in this file</h2>`, "Usage of them all: 1,200 in · 300 out · $0.01 · 1 call",
 		`<dt>Input</dt><dd>1,200</dd>`, `<dt>Cost</dt><dd>$0.01</dd>`,
 		`id="m-2"`, `id="0196a3b2-0000-7000-8000-000000000002-m-1"`,
 		"rate limited",
