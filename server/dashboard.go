@@ -206,45 +206,6 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
-// sessions page
-
-type sessionsData struct {
-	Surface, Project, Kind, Q string
-	Sessions                  []*loom.Session
-	Projects                  []loom.Project
-	Surfaces                  []string
-	Next                      string
-	Paged                     bool
-}
-
-func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
-	p, err := parseList(r, userOf(r))
-	if err != nil {
-		s.pageErr(w, r, err)
-		return
-	}
-	list, err := s.sessions(r.Context(), p)
-	if err != nil {
-		s.pageErr(w, r, err)
-		return
-	}
-	d := sessionsData{
-		Surface: p.filter.Surface, Project: p.filter.ProjectID, Kind: p.filter.Kind, Q: p.filter.Text,
-		Sessions: list.Sessions, Paged: p.filter.Before != nil,
-	}
-	if list.Next != "" {
-		q := r.URL.Query()
-		q.Set("cursor", list.Next)
-		d.Next = "/?" + q.Encode()
-	}
-	d.Projects, d.Surfaces, err = s.choices(r.Context(), userOf(r))
-	if err != nil {
-		s.pageErr(w, r, err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "sessions", layoutData{Title: "Sessions", Nav: "sessions", Body: d})
-}
-
 // choices are the projects and surfaces of the user's recent sessions,
 // for the filters.
 func (s *Server) choices(ctx context.Context, user string) ([]loom.Project, []string, error) {
