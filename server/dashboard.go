@@ -38,6 +38,7 @@ func (s *Server) dashboardRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /s/{id}/fork", s.checked(s.page(s.forkFromPage)))
 	mux.HandleFunc("POST /s/{id}/delete", s.checked(s.page(s.deleteFromPage)))
 	mux.HandleFunc("GET /static/session.css", sessionCSS)
+	mux.HandleFunc("GET /s/{id}/export.html", s.page(s.downloadHTML))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, http.StatusNotFound, "There is no page here.")
 	})
