@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/htmlview"
@@ -16,9 +17,12 @@ import (
 var htmlPage string
 
 // htmlTemplates is the page with the templates the dashboard draws a
-// session with. It is never executed itself: each write executes a
-// clone, with links that stay inside the file.
-var htmlTemplates = template.Must(htmlview.Templates().Parse(htmlPage))
+// session with, parsed on first use rather than when any loom command
+// starts. It is never executed itself: each write executes a clone, with
+// links that stay inside the file.
+var htmlTemplates = sync.OnceValue(func() *template.Template {
+	return template.Must(htmlview.Templates().Parse(htmlPage))
+})
 
 // htmlDocument is what the page shows.
 type htmlDocument struct {
@@ -88,7 +92,7 @@ func writeHTML(w io.Writer, data []*loom.SessionData) error {
 	if len(data) > 0 {
 		first = data[0].Session.ID
 	}
-	t, err := htmlTemplates.Clone()
+	t, err := htmlTemplates().Clone()
 	if err != nil {
 		return fmt.Errorf("html export: %w", err)
 	}
