@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,7 +20,15 @@ func exportAll(t *testing.T, fx *fixture) string {
 
 func TestExportImportRoundTrip(t *testing.T) {
 	src := newFixture(t)
+	// An archived session is hidden from lists, not from a backup.
+	yes := true
+	if _, err := src.openStore(t).UpdateSession(context.Background(), src.web.ID, loom.SessionUpdate{Archived: &yes}); err != nil {
+		t.Fatal(err)
+	}
 	first := exportAll(t, src)
+	if !strings.Contains(first, `"id":"`+src.web.ID+`"`) || !strings.Contains(first, `"archived_at":"`) {
+		t.Fatal("export --all leaves out an archived session")
+	}
 
 	// Every part type, the fork and the sub-agent session are in it.
 	for _, want := range []string{`"type":"reasoning"`, `"type":"tool"`, `"type":"file"`, `"type":"agent"`, `"type":"step-start"`,
@@ -235,4 +244,65 @@ func TestImportRefusesBadInput(t *testing.T) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// The html export is one page that opens anywhere, offline: the
+// stylesheet inline, no script, nothing to fetch; the session and its
+// sub-agent session drawn as on the dashboard.
+func TestExportHTML(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.runWith(t, runOpts{tty: true}, "session", "export", fx.main.ID, "--format", "html", "-o", "flaky.html")
+	if r.code != 0 || !strings.Contains(r.stderr, "Exported 2 sessions (11 messages) to flaky.html") {
+		t.Fatalf("export --format html -o: %+v", r)
+	}
+	entries, err := os.ReadDir(fx.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".html") || strings.Contains(e.Name(), "flaky") {
+			written = append(written, e.Name())
+		}
+	}
+	if len(written) != 1 {
+		t.Fatalf("export wrote %v, want flaky.html alone", written)
+	}
+	b, err := os.ReadFile(filepath.Join(fx.project, "flaky.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	checkHTMLExport(t, page)
+	for _, want := range []string{"<title>Fix the flaky test · loom</title>", "Why does TestRetry flake?", "run_tests", "exit status 1: FAIL TestRetry",
+		`id="session-` + fx.sub.ID + `"`, "explore retry", "List the files of the retry package.", "<dt>Cost</dt>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("html export lacks %q", want)
+		}
+	}
+
+	// To standard output, the same page.
+	if out := fx.mustRun(t, "session", "export", fx.main.ID, "--format", "html"); out != page {
+		t.Errorf("html on standard output differs from the file")
+	}
+}
+
+// checkHTMLExport checks that page stands alone: a style element, no
+// script, and nothing that a browser would load.
+func checkHTMLExport(t *testing.T, page string) {
+	t.Helper()
+	if !strings.HasPrefix(page, "<!doctype html>") || strings.Count(page, "<style>") != 1 {
+		t.Fatalf("not one page with an inline stylesheet:\n%.300s", page)
+	}
+	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "<object", "<embed", "url(", "@import"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("html export holds %q", bad)
+		}
+	}
+	if m := regexp.MustCompile(`<[^>]*\s(src|srcset|poster|data)=`).FindString(page); m != "" {
+		t.Errorf("html export loads something: %s", m)
+	}
+	if m := regexp.MustCompile(`(?i)<[^>]*=["']?https?://`).FindString(page); m != "" && !strings.HasPrefix(m, "<a ") {
+		t.Errorf("html export refers to the network: %s", m)
+	}
 }

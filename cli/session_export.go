@@ -34,12 +34,15 @@ func newCmdSessionExport(f *Factory, runF func(*ExportOptions) error) *cobra.Com
 		Long: `Write a session and its sub-agent sessions (or, with --all, every session
 of the user) to standard output or a file.
 
-Formats: jsonl (default; one JSON object a line), json (one document) and
-markdown (for reading). jsonl and json keep everything — ids, seq, times,
-every part, usage, lineage — and loom session import reads them back
-unchanged. The formats are described in docs/formats.md.`,
+Formats: jsonl (default; one JSON object a line), json (one document),
+markdown (for reading) and html (one self-contained page, as the dashboard
+shows the session, to share or archive: open it in any browser, offline).
+jsonl and json keep everything — ids, seq, times, every part, usage,
+lineage — and loom session import reads them back unchanged. The formats
+are described in docs/formats.md.`,
 		Example: `  loom session export 0196a3b2 > session.jsonl
   loom session export "flaky test" --format markdown -o flaky.md
+  loom session export "flaky test" --format html -o flaky.html
   loom session export --all -o backup.jsonl`,
 		Args: argsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,7 +57,7 @@ unchanged. The formats are described in docs/formats.md.`,
 			}
 			format, ok := export.ParseFormat(formatName)
 			if !ok {
-				return usageErrorf("unknown format %q: use jsonl, json or markdown", formatName)
+				return usageErrorf("unknown format %q: use jsonl, json, markdown or html", formatName)
 			}
 			opts.Format = format
 			if runF != nil {
@@ -63,7 +66,7 @@ unchanged. The formats are described in docs/formats.md.`,
 			return exportRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&formatName, "format", "f", string(export.JSONL), "jsonl, json or markdown")
+	cmd.Flags().StringVarP(&formatName, "format", "f", string(export.JSONL), "jsonl, json, markdown or html")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "export every session of the user")
 	return cmd
@@ -75,31 +78,29 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	var sessions []*loom.Session
+	var data []*loom.SessionData
 	if opts.All {
-		all, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User()})
+		// A backup holds every session, archived ones too.
+		all, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), Archived: loom.WithArchived})
 		if err != nil {
 			return err
 		}
-		sessions = export.Order(all)
+		data, err = export.Load(ctx, st, export.Order(all))
+		if err != nil {
+			return err
+		}
 	} else {
 		s, err := f.Resolve(ctx, st, opts.Ref)
 		if err != nil {
 			return err
 		}
-		if sessions, err = sessionFamily(ctx, st, f.User(), s); err != nil {
+		if data, err = export.Family(ctx, st, f.User(), s); err != nil {
 			return err
 		}
 	}
-	data := make([]*loom.SessionData, 0, len(sessions))
 	nmsg := 0
-	for _, s := range sessions {
-		msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
-		if err != nil {
-			return err
-		}
-		nmsg += len(msgs)
-		data = append(data, &loom.SessionData{Session: s, Messages: msgs})
+	for _, d := range data {
+		nmsg += len(d.Messages)
 	}
 	write := func(w io.Writer) error { return export.Write(w, opts.Format, data) }
 	if opts.Output == "" || opts.Output == "-" {
@@ -142,21 +143,6 @@ func writeExportToTerminal(out io.Writer, format export.Format, write func(io.Wr
 	}
 	_, err := out.Write(text)
 	return err
-}
-
-// sessionFamily returns root followed by its sub-agent sessions, depth
-// first, each parent's children oldest first, read in one store query.
-func sessionFamily(ctx context.Context, st loom.Store, user string, root *loom.Session) ([]*loom.Session, error) {
-	family, err := st.Family(ctx, loom.FamilyQuery{IDs: []string{root.ID}, UserID: user, SubagentsOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	if len(family) == 0 || family[0].ID != root.ID {
-		// The session left the store (or the trash took it) since it
-		// was resolved.
-		return nil, loom.NotFound(root.ID)
-	}
-	return family, nil
 }
 
 // writeFileAtomic writes a file through a temporary file and a rename, so

@@ -1,7 +1,7 @@
 // Package export writes loom sessions to files and reads them back.
 //
 // jsonl and json carry every field of the store and round-trip through
-// Read; markdown is for people. Read is strict: a record loom does not
+// Read; markdown and html are for people. Read is strict: a record loom does not
 // know, or one that breaks an import rule (loom.SessionData.Validate), is
 // refused with its line, and nothing of the file is returned.
 package export
@@ -29,13 +29,16 @@ const (
 	JSON Format = "json"
 	// Markdown is a readable document, not read back.
 	Markdown Format = "markdown"
+	// HTML is one self-contained page, as the dashboard shows the
+	// sessions, not read back.
+	HTML Format = "html"
 )
 
 // ParseFormat returns the format a name stands for ("md" is Markdown),
 // and false for a name that is not a format.
 func ParseFormat(name string) (Format, bool) {
 	switch f := Format(name); f {
-	case JSONL, JSON, Markdown:
+	case JSONL, JSON, Markdown, HTML:
 		return f, true
 	case "md":
 		return Markdown, true
@@ -71,6 +74,8 @@ func Write(w io.Writer, f Format, data []*loom.SessionData) error {
 		return writeDocument(w, data)
 	case Markdown:
 		return writeMarkdown(w, data)
+	case HTML:
+		return writeHTML(w, data)
 	}
 	return loom.Errorf(loom.EINVALID, "unknown export format %q", f)
 }

@@ -128,13 +128,13 @@ func TestReadGivesSessionsToTheUser(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for name, want := range map[string]export.Format{"jsonl": export.JSONL, "json": export.JSON, "markdown": export.Markdown, "md": export.Markdown} {
+	for name, want := range map[string]export.Format{"jsonl": export.JSONL, "json": export.JSON, "markdown": export.Markdown, "md": export.Markdown, "html": export.HTML} {
 		if f, ok := export.ParseFormat(name); !ok || f != want {
 			t.Fatalf("ParseFormat(%q) = %q, %v", name, f, ok)
 		}
 	}
-	if _, ok := export.ParseFormat("html"); ok {
-		t.Fatal("html is not a format yet")
+	if _, ok := export.ParseFormat("pdf"); ok {
+		t.Fatal("pdf is not a format")
 	}
 	if err := export.Write(&bytes.Buffer{}, "yaml", nil); loom.ErrorCode(err) != loom.EINVALID {
 		t.Fatalf("Write yaml: %v", err)

@@ -2,8 +2,6 @@ package export
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -127,11 +125,11 @@ func writeMarkdownTool(bw *bufio.Writer, p loom.Part) {
 		line += " · " + mdEscape(human.OneLine(p.Title))
 	}
 	fmt.Fprintf(bw, "%s\n\n", line)
-	if in := PrettyJSON(p.Input); in != "" {
+	if in := human.PrettyJSON(p.Input); in != "" {
 		fmt.Fprintf(bw, "Input:\n\n%s\n\n", fenced("json", in))
 	}
 	if len(p.Output) > 0 && string(p.Output) != "null" {
-		fmt.Fprintf(bw, "Output:\n\n%s\n\n", fenced("", OutputText(p.Output)))
+		fmt.Fprintf(bw, "Output:\n\n%s\n\n", fenced("", human.OutputText(p.Output)))
 	}
 	if p.Error != "" {
 		fmt.Fprintf(bw, "Error:\n\n%s\n\n", fenced("", p.Error))
@@ -164,27 +162,4 @@ func fenced(lang, s string) string {
 	}
 	fence := strings.Repeat("`", max(3, longest+1))
 	return fence + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + fence
-}
-
-// PrettyJSON indents a JSON value (a tool's input) for people to read: ""
-// for none or null, and the value as it is when it is not valid JSON.
-func PrettyJSON(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var b bytes.Buffer
-	if json.Indent(&b, raw, "", "  ") != nil {
-		return string(raw)
-	}
-	return b.String()
-}
-
-// OutputText shows a tool's output for people to read: a JSON string as
-// its text, anything else as PrettyJSON.
-func OutputText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return PrettyJSON(raw)
 }

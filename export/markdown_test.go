@@ -1,7 +1,6 @@
 package export_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -31,26 +30,6 @@ func TestWriteMarkdown(t *testing.T) {
 	} {
 		if !strings.Contains(md, want) {
 			t.Fatalf("markdown lacks %q:\n%s", want, md)
-		}
-	}
-}
-
-func TestPrettyJSONAndOutputText(t *testing.T) {
-	tests := []struct {
-		raw, pretty, output string
-	}{
-		{"", "", ""},
-		{"null", "", ""},
-		{`"a\nb"`, `"a\nb"`, "a\nb"},
-		{`{"a":1}`, "{\n  \"a\": 1\n}", "{\n  \"a\": 1\n}"},
-		{`{not json`, `{not json`, `{not json`},
-	}
-	for _, tc := range tests {
-		if got := export.PrettyJSON(json.RawMessage(tc.raw)); got != tc.pretty {
-			t.Errorf("PrettyJSON(%s) = %q, want %q", tc.raw, got, tc.pretty)
-		}
-		if got := export.OutputText(json.RawMessage(tc.raw)); got != tc.output {
-			t.Errorf("OutputText(%s) = %q, want %q", tc.raw, got, tc.output)
 		}
 	}
 }

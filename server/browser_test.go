@@ -99,7 +99,7 @@ func TestBrowserDashboard(t *testing.T) {
 		chromedp.Submit(chromedp.CSS("form.filters")),
 		chromedp.WaitVisible(chromedp.CSS(`#sessions`)),
 	)
-	if n := eval[int](t, ctx, "document.querySelectorAll('#sessions li').length"); n != 1 {
+	if n := eval[int](t, ctx, "document.querySelectorAll('#sessions tbody tr').length"); n != 1 {
 		t.Errorf("surface filter shows %d sessions, want 1", n)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/htmlview"
 )
 
 // Dashboard limits.
@@ -38,6 +39,9 @@ func (s *Server) dashboardRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /s/{id}/edit", s.checked(s.page(s.editSession)))
 	mux.HandleFunc("POST /s/{id}/fork", s.checked(s.page(s.forkFromPage)))
 	mux.HandleFunc("POST /s/{id}/delete", s.checked(s.page(s.deleteFromPage)))
+	mux.HandleFunc("GET /static/session.css", sessionCSS)
+	mux.HandleFunc("GET /s/{id}/export.html", s.page(s.downloadHTML))
+	mux.HandleFunc("POST /s/{id}/archive", s.checked(s.page(s.archiveFromPage)))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, http.StatusNotFound, "There is no page here.")
 	})
@@ -236,45 +240,6 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
-// sessions page
-
-type sessionsData struct {
-	Surface, Project, Kind, Q string
-	Sessions                  []*loom.Session
-	Projects                  []loom.Project
-	Surfaces                  []string
-	Next                      string
-	Paged                     bool
-}
-
-func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
-	p, err := parseList(r, userOf(r))
-	if err != nil {
-		s.pageErr(w, r, err)
-		return
-	}
-	list, err := s.sessions(r.Context(), p)
-	if err != nil {
-		s.pageErr(w, r, err)
-		return
-	}
-	d := sessionsData{
-		Surface: p.filter.Surface, Project: p.filter.ProjectID, Kind: p.filter.Kind, Q: p.filter.Text,
-		Sessions: list.Sessions, Paged: p.filter.Before != nil,
-	}
-	if list.Next != "" {
-		q := r.URL.Query()
-		q.Set("cursor", list.Next)
-		d.Next = "/?" + q.Encode()
-	}
-	d.Projects, d.Surfaces, err = s.choices(r.Context(), userOf(r))
-	if err != nil {
-		s.pageErr(w, r, err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "sessions", layoutData{Title: "Sessions", Nav: "sessions", Body: d})
-}
-
 // choices are the projects and surfaces of the user's recent sessions,
 // for the filters.
 func (s *Server) choices(ctx context.Context, user string) ([]loom.Project, []string, error) {
@@ -311,14 +276,7 @@ type sessionData struct {
 	Later    string
 	Live     bool
 	LastSeq  int64
-	Tree     *treeNode
-}
-
-// treeNode is a session in a lineage tree.
-type treeNode struct {
-	S        *loom.Session
-	Current  bool
-	Children []*treeNode
+	Tree     *htmlview.Tree
 }
 
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
@@ -362,23 +320,23 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		s.pageErr(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "session", layoutData{Title: sessionName(x), Nav: "sessions", Body: d})
+	s.render(w, r, http.StatusOK, "session", layoutData{Title: htmlview.SessionName(x), Nav: "sessions", Body: d})
 }
 
 // lineage is the tree of forks and sub-agents that x belongs to, from its
 // oldest ancestor down, read in one store query; nil when x stands
 // alone.
-func (s *Server) lineage(ctx context.Context, user string, x *loom.Session) (*treeNode, error) {
+func (s *Server) lineage(ctx context.Context, user string, x *loom.Session) (*htmlview.Tree, error) {
 	family, err := s.st.Family(ctx, loom.FamilyQuery{IDs: []string{x.ID}, UserID: user, FromRoot: true, MaxDepth: treeDepth, Limit: treeNodes})
 	if err != nil || len(family) < 2 {
 		return nil, err
 	}
 	// Family puts each session after its parent, siblings oldest first,
 	// which reads as a history.
-	nodes := make(map[string]*treeNode, len(family))
-	var root *treeNode
+	nodes := make(map[string]*htmlview.Tree, len(family))
+	var root *htmlview.Tree
 	for _, f := range family {
-		n := &treeNode{S: f, Current: f.ID == x.ID}
+		n := &htmlview.Tree{S: f, Current: f.ID == x.ID}
 		nodes[f.ID] = n
 		if p := nodes[f.ParentID]; p != nil && root != nil {
 			p.Children = append(p.Children, n)

@@ -8,7 +8,7 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// The actions of a session's page: rename, fork and delete, each a form
+// The actions of a session's page: rename, fork, archive and delete, each a form
 // that redirects to the page it leaves the user on, or shows an error
 // page.
 
@@ -87,4 +87,18 @@ func (s *Server) deleteFromPage(w http.ResponseWriter, r *http.Request) {
 	}
 	_, err := s.st.Delete(r.Context(), x.ID, loom.DeleteOptions{})
 	s.done(w, r, "/", err)
+}
+
+func (s *Server) archiveFromPage(w http.ResponseWriter, r *http.Request) {
+	x := s.formSession(w, r)
+	if x == nil {
+		return
+	}
+	archive, err := strconv.ParseBool(r.PostFormValue("archived"))
+	if err != nil {
+		s.pageErr(w, r, loom.Errorf(loom.EINVALID, "archived must be true or false"))
+		return
+	}
+	_, err = s.st.UpdateSession(r.Context(), x.ID, loom.SessionUpdate{Archived: &archive})
+	s.done(w, r, "/s/"+x.ID, err)
 }

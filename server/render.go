@@ -1,20 +1,15 @@
 package server
 
 import (
-	"bytes"
 	"embed"
-	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
+	"net/http"
 	"strings"
 	"time"
 
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
-
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/export"
+	"github.com/loomhq/loom/htmlview"
 )
 
 //go:embed assets
@@ -23,18 +18,12 @@ var assets embed.FS
 // staticFS holds the dashboard's stylesheet and script.
 var staticFS, _ = fs.Sub(assets, "assets/static")
 
-// markdown renders message text. Raw HTML in the text is dropped and
-// dangerous link targets (javascript: …) are removed: goldmark does both
-// unless told it may not.
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
-
-// renderMarkdown turns Markdown into safe HTML.
-func renderMarkdown(text string) template.HTML {
-	var b bytes.Buffer
-	if err := markdown.Convert([]byte(text), &b); err != nil {
-		return template.HTML("<pre>" + template.HTMLEscapeString(text) + "</pre>")
-	}
-	return template.HTML(b.String())
+// sessionCSS serves the stylesheet a session is drawn with, which
+// htmlview shares with the html export, as /static/session.css.
+func sessionCSS(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	http.ServeContent(w, r, "session.css", time.Time{}, strings.NewReader(htmlview.Stylesheet))
 }
 
 // Snippet markers: characters of Unicode's private use area, which no
@@ -58,30 +47,16 @@ func highlight(snippet string) template.HTML {
 }
 
 // pages holds the dashboard's templates, one per page, each with the
-// layout and the partials.
+// layout and the templates a session is drawn with (htmlview), which the
+// html export draws it with too.
 type pages struct {
 	byName map[string]*template.Template
 }
 
-var funcs = template.FuncMap{
-	"time":      fmtTime,
-	"short":     shortID,
-	"name":      sessionName,
-	"num":       fmtNum,
-	"cost":      fmtCost,
-	"markdown":  renderMarkdown,
-	"pretty":    export.PrettyJSON,
-	"output":    export.OutputText,
-	"duration":  partDuration,
-	"statusCls": statusClass,
-	"truncate":  truncate,
-	"seqAnchor": func(seq int64) string { return fmt.Sprintf("m-%d", seq) },
-	"list":      func(xs ...string) []string { return xs },
-}
-
 func newPages() *pages {
 	p := &pages{byName: map[string]*template.Template{}}
-	base := template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/templates/layout.html", "assets/templates/partials.html"))
+	base := htmlview.Templates().Funcs(template.FuncMap{"list": func(xs ...string) []string { return xs }})
+	base = template.Must(base.ParseFS(assets, "assets/templates/layout.html"))
 	for _, name := range []string{"login", "sessions", "session", "search", "error"} {
 		t := template.Must(template.Must(base.Clone()).ParseFS(assets, "assets/templates/"+name+".html"))
 		p.byName[name] = t
@@ -103,96 +78,4 @@ func (p *pages) render(w io.Writer, name string, data any) error {
 // a piece of the page that the live view fetches to replace.
 func (p *pages) fragment(w io.Writer, page, name string, data any) error {
 	return p.byName[page].ExecuteTemplate(w, name, data)
-}
-
-func fmtTime(t time.Time) template.HTML {
-	if t.IsZero() {
-		return ""
-	}
-	u := t.UTC()
-	return template.HTML(fmt.Sprintf(`<time datetime="%s">%s</time>`, loom.FormatTime(u), u.Format("2006-01-02 15:04 UTC")))
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
-// sessionName is what a session is called on screen: its title, else its
-// last prompt, else its key, else its short id.
-func sessionName(s *loom.Session) string {
-	switch {
-	case s == nil:
-		return ""
-	case s.Title != "":
-		return s.Title
-	case s.LastPrompt != "":
-		return truncate(s.LastPrompt, 80)
-	case s.Key != "":
-		return s.Key
-	}
-	return shortID(s.ID)
-}
-
-func truncate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func fmtNum(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 || len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	pre := len(s) % 3
-	if pre > 0 {
-		b.WriteString(s[:pre])
-	}
-	for i := pre; i < len(s); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
-
-func fmtCost(c float64) string {
-	switch {
-	case c == 0:
-		return "$0"
-	case c < 0.01:
-		return fmt.Sprintf("$%.4f", c)
-	}
-	return fmt.Sprintf("$%.2f", c)
-}
-
-func partDuration(p loom.Part) string {
-	if p.StartedAt == nil || p.EndedAt == nil {
-		return ""
-	}
-	d := p.EndedAt.Sub(*p.StartedAt)
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	}
-	return d.Round(time.Second).String()
-}
-
-func statusClass(status string) string {
-	switch status {
-	case loom.ToolCompleted:
-		return "ok"
-	case loom.ToolError:
-		return "err"
-	}
-	return "run"
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/htmlview"
 )
 
 // The search page: the API's search, rendered.
@@ -53,7 +54,7 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		for _, h := range hits {
 			name := h.SessionTitle
 			if name == "" {
-				name = first(h.SessionKey, shortID(h.SessionID))
+				name = first(h.SessionKey, htmlview.ShortID(h.SessionID))
 			}
 			d.Hits = append(d.Hits, hitView{
 				SearchHit: h,

@@ -1,0 +1,131 @@
+// Package htmlview draws loom sessions as HTML: message Markdown made
+// safe, and the templates and stylesheet of a session that the dashboard
+// (package server) and the html export (package export) share, so that a
+// session reads the same in both. It imports neither.
+package htmlview
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/human"
+)
+
+//go:embed session.html
+var files embed.FS
+
+// Stylesheet is how a session looks: colours (light and dark), messages
+// and their parts, badges, the usage panel and the lineage tree. The
+// dashboard serves it; the html export inlines it.
+//
+//go:embed session.css
+var Stylesheet string
+
+// Funcs are the functions the templates call. Two say where links lead,
+// and a page that is not the dashboard replaces them (template.Funcs on
+// its clone): "sessionHref", a session id's address ("" draws no link),
+// and "msgAnchor", a message's element id.
+func Funcs() template.FuncMap {
+	return template.FuncMap{
+		"time":        fmtTime,
+		"short":       ShortID,
+		"name":        SessionName,
+		"num":         human.Count,
+		"cost":        human.Cost,
+		"markdown":    Markdown,
+		"pretty":      human.PrettyJSON,
+		"output":      human.OutputText,
+		"duration":    partDuration,
+		"statusCls":   statusClass,
+		"truncate":    truncate,
+		"sessionHref": func(id string) string { return "/s/" + id },
+		"msgAnchor":   func(m *loom.Message) string { return fmt.Sprintf("m-%d", m.Seq) },
+	}
+}
+
+// Templates returns the templates a session is drawn with, parsed anew
+// so that the caller may add its own and replace Funcs:
+//
+//   - "session-head": the title, badges, source, description and parent
+//     link of .S (a *loom.Session), with .Parent (nil when unknown);
+//   - "usage": the usage panel of a *loom.Session;
+//   - "message": a *loom.Message with its parts ("part");
+//   - "tree": a *Tree, as nested list items.
+func Templates() *template.Template {
+	return template.Must(template.New("").Funcs(Funcs()).ParseFS(files, "session.html"))
+}
+
+// Tree is a session in a lineage tree.
+type Tree struct {
+	S        *loom.Session
+	Current  bool
+	Children []*Tree
+}
+
+// SessionName is what a session is called on screen: its title, else its
+// last prompt, else its key, else its short id.
+func SessionName(s *loom.Session) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.Title != "":
+		return s.Title
+	case s.LastPrompt != "":
+		return truncate(s.LastPrompt, 80)
+	case s.Key != "":
+		return s.Key
+	}
+	return ShortID(s.ID)
+}
+
+// ShortID is the first eight characters of an id, as pages show it.
+func ShortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func fmtTime(t time.Time) template.HTML {
+	if t.IsZero() {
+		return ""
+	}
+	u := t.UTC()
+	return template.HTML(fmt.Sprintf(`<time datetime="%s">%s</time>`, loom.FormatTime(u), u.Format("2006-01-02 15:04 UTC")))
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func partDuration(p loom.Part) string {
+	if p.StartedAt == nil || p.EndedAt == nil {
+		return ""
+	}
+	d := p.EndedAt.Sub(*p.StartedAt)
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+func statusClass(status string) string {
+	switch status {
+	case loom.ToolCompleted:
+		return "ok"
+	case loom.ToolError:
+		return "err"
+	}
+	return "run"
+}

@@ -1,0 +1,74 @@
+package htmlview_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/htmlview"
+)
+
+// A message is data: the HTML it holds is shown as text wherever it
+// stands in the Markdown, and links lead nowhere dangerous.
+func TestMarkdownShowsHTMLAsText(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"inline script", "Why? <script>alert(1)</script> done", []string{"Why? &lt;script&gt;alert(1)&lt;/script&gt; done"}},
+		{"inline img", "see <img src=x onerror=alert(1)>", []string{"see &lt;img src=x onerror=alert(1)&gt;"}},
+		{"block script", "<script>\nalert(1)\n</script>", []string{`<p class="raw-html">&lt;script&gt;` + "\nalert(1)\n" + `&lt;/script&gt;</p>`}},
+		{"block img", "<img src=x onerror=alert(1)>\n\nafter", []string{`<p class="raw-html">&lt;img src=x onerror=alert(1)&gt;</p>`, "<p>after</p>"}},
+		{"comment", "<!-- hidden -->", []string{"&lt;!-- hidden --&gt;"}},
+		{"code keeps its text", "`<b>` and\n\n```\n<i>x</i>\n```", []string{"<code>&lt;b&gt;</code>", "<code>&lt;i&gt;x&lt;/i&gt;\n</code>"}},
+		{"javascript link", "[a trap](javascript:alert(1))", []string{`<a href="">a trap</a>`}},
+		{"markdown still renders", "**bold** and [docs](https://example.com)", []string{"<strong>bold</strong>", `<a href="https://example.com">docs</a>`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(htmlview.Markdown(tc.text))
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("Markdown(%q) = %q, want it to contain %q", tc.text, got, w)
+				}
+			}
+			for _, bad := range []string{"<script", "<img", "<!--", "javascript:"} {
+				if strings.Contains(got, bad) {
+					t.Errorf("Markdown(%q) = %q holds %q", tc.text, got, bad)
+				}
+			}
+		})
+	}
+}
+
+// The shared templates draw a message with its parts, and their links go
+// where the page's functions say.
+func TestTemplates(t *testing.T) {
+	m := &loom.Message{SessionID: "s1", Seq: 3, Role: loom.RoleAssistant, Parts: []loom.Part{
+		{Type: loom.PartReasoning, Text: "thinking"},
+		{Type: loom.PartTool, Name: "read_file", Status: loom.ToolError, Error: "<b>no</b>"},
+		{Type: loom.PartAgent, Name: "explore", SessionID: "0196a3b2-0000-7000-8000-000000000002"},
+	}}
+	var b bytes.Buffer
+	if err := htmlview.Templates().ExecuteTemplate(&b, "message", m); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="m-3"`, `<details class="part reasoning">`, `badge status err">error`, "&lt;b&gt;no&lt;/b&gt;", `<a href="/s/0196a3b2-0000-7000-8000-000000000002">session 0196a3b2</a>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("message lacks %q:\n%s", want, b.String())
+		}
+	}
+
+	b.Reset()
+	tpl := htmlview.Templates().Funcs(map[string]any{
+		"sessionHref": func(string) string { return "" },
+		"msgAnchor":   func(m *loom.Message) string { return m.SessionID + "-m" },
+	})
+	if err := tpl.ExecuteTemplate(&b, "message", m); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, `id="s1-m"`) || strings.Contains(s, "/s/") || !strings.Contains(s, "session <code>0196a3b2</code>") {
+		t.Errorf("replaced link functions were not used:\n%s", s)
+	}
+}
