@@ -1,8 +1,12 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -74,5 +78,34 @@ func TestRewindAPI(t *testing.T) {
 	}
 	if out.Session.ID != s.ID || out.Session.TurnCount != 1 || out.Fork.ParentID != s.ID || out.Fork.ForkTurn != 1 || out.Fork.MessageCount != 6 {
 		t.Fatalf("rewind answered %+v / %+v", out.Session, out.Fork)
+	}
+}
+
+// The session page's Rewind form: the page shows it for a session of
+// several turns, the post takes the session back and returns to its
+// page; a turn out of range, or bob, change nothing.
+func TestRewindFromPage(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed(&loom.Session{UserID: "alice", Key: "http:p", Title: "Paged"},
+		userMsg("q1"), assistantMsg("a1"), userMsg("q2"), assistantMsg("a2"))
+	page := e.send("GET", "/s/"+s.ID, "", "", cookieOf(e.alice))
+	b, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if !strings.Contains(string(b), `action="/s/`+s.ID+`/rewind"`) {
+		t.Fatalf("the session page has no rewind form (%d)", page.StatusCode)
+	}
+	path := "/s/" + s.ID + "/rewind"
+	if r, _ := e.form(path, e.bob, url.Values{"turn": {"1"}}); r.StatusCode != 404 {
+		t.Fatalf("bob rewinds: %d", r.StatusCode)
+	}
+	if r, _ := e.form(path, e.alice, url.Values{"turn": {"2"}}); r.StatusCode != 400 {
+		t.Fatalf("rewind to the last turn: %d", r.StatusCode)
+	}
+	r, _ := e.form(path, e.alice, url.Values{"turn": {"1"}})
+	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "/s/"+s.ID {
+		t.Fatalf("rewind: %d to %q", r.StatusCode, r.Header.Get("Location"))
+	}
+	if got, _ := e.st.Session(context.Background(), s.ID); got.TurnCount != 1 {
+		t.Fatalf("after the page's rewind: %d turns", got.TurnCount)
 	}
 }

@@ -42,6 +42,7 @@ func (s *Server) dashboardRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /static/session.css", sessionCSS)
 	mux.HandleFunc("GET /s/{id}/export.html", s.page(s.downloadHTML))
 	mux.HandleFunc("POST /s/{id}/archive", s.checked(s.page(s.archiveFromPage)))
+	mux.HandleFunc("POST /s/{id}/rewind", s.checked(s.page(s.rewindFromPage)))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, http.StatusNotFound, "There is no page here.")
 	})

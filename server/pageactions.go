@@ -8,7 +8,7 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// The actions of a session's page: rename, fork, archive and delete, each a form
+// The actions of a session's page: rename, fork, rewind, archive and delete, each a form
 // that redirects to the page it leaves the user on, or shows an error
 // page.
 
@@ -78,6 +78,26 @@ func (s *Server) forkFromPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.done(w, r, "/s/"+f.ID, nil)
+}
+
+func (s *Server) rewindFromPage(w http.ResponseWriter, r *http.Request) {
+	x := s.formSession(w, r)
+	if x == nil {
+		return
+	}
+	turn, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("turn")))
+	if err != nil || turn < 1 || turn >= x.TurnCount {
+		s.pageErr(w, r, loom.Errorf(loom.EINVALID, "turn must be from 1 to %d", x.TurnCount-1))
+		return
+	}
+	// A turn running here on the session's key: not taken back under it.
+	if ok, _ := s.beginTurn(userOf(r), x.Key); !ok {
+		s.pageErr(w, r, loom.Errorf(loom.ELOCKED, "session %s is answering a message; rewind it when the turn has ended", x.ID))
+		return
+	}
+	defer s.endTurn(userOf(r), x.Key)
+	_, err = s.st.Rewind(r.Context(), x.ID, loom.RewindOptions{Turn: turn})
+	s.done(w, r, "/s/"+x.ID, err)
 }
 
 func (s *Server) deleteFromPage(w http.ResponseWriter, r *http.Request) {

@@ -55,7 +55,7 @@ type pages struct {
 
 func newPages() *pages {
 	p := &pages{byName: map[string]*template.Template{}}
-	base := htmlview.Templates().Funcs(template.FuncMap{"list": func(xs ...string) []string { return xs }})
+	base := htmlview.Templates().Funcs(template.FuncMap{"list": func(xs ...string) []string { return xs }, "sub": func(a, b int) int { return a - b }})
 	base = template.Must(base.ParseFS(assets, "assets/templates/layout.html"))
 	for _, name := range []string{"login", "sessions", "session", "search", "error"} {
 		t := template.Must(template.Must(base.Clone()).ParseFS(assets, "assets/templates/"+name+".html"))
