@@ -42,7 +42,8 @@ func newCmdChat(f *Factory, opts *ChatOptions, runF func(*ChatOptions) error) *c
 Without flags, chat resumes the most recently active command-line session
 of this project (the git top-level directory, or this directory outside
 git) and says so; --new starts a fresh one, -c continues the most recent
-one, -r REF resumes any session (id, prefix, key or title), --key KEY the
+one, -r REF resumes any session (id, prefix, key or title), and -r alone
+on a terminal lets you choose it in the session picker; --key KEY the
 session with that key. The last 10 messages are shown on resume.
 
 When stdin is not a terminal, each line is one message (slash commands
@@ -56,18 +57,40 @@ Slash commands: /new, /rename TITLE, /fork [TURN], /rewind [TURN],
   loom chat --name "retry backoff"
   loom chat -r "flaky test"
   printf 'hello\n/usage\n' | loom chat --new`,
-		Args: noArgs,
+		Args: chatArgs(opts),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return chatRunE(cmd, opts, runF)
+			return chatRunE(cmd, opts, args, runF)
 		},
 	}
 	addChatFlags(cmd, opts)
 	return cmd
 }
 
+// pickRef is the value of -r given without a REF: choose the session in
+// the picker. A title is trimmed and a key has no spaces, so no REF is
+// this.
+const pickRef = " "
+
+// chatArgs accepts the REF of "-r REF": -r may be given alone (the
+// picker), so the flag parser leaves what follows it as an argument.
+func chatArgs(opts *ChatOptions) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if opts.Choice.Resume == pickRef && len(args) <= 1 {
+			return nil
+		}
+		return noArgs(cmd, args)
+	}
+}
+
 // chatRunE checks chat's flags and runs it. The root command calls it too
 // (bare loom is loom chat), with its own cmd and so its own context.
-func chatRunE(cmd *cobra.Command, opts *ChatOptions, runF func(*ChatOptions) error) error {
+func chatRunE(cmd *cobra.Command, opts *ChatOptions, args []string, runF func(*ChatOptions) error) error {
+	if opts.Choice.Resume == pickRef && len(args) == 1 {
+		opts.Choice.Resume = args[0]
+	}
+	if opts.Choice.Resume == pickRef && !opts.f.IO.CanPrompt() {
+		return usageErrorf("-r needs a session REF when not on a terminal")
+	}
 	if n := countTrue(opts.Choice.New, opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
 		return usageErrorf("use only one of --new, --continue, --resume and --key")
 	}
@@ -87,7 +110,8 @@ func addChatFlags(cmd *cobra.Command, opts *ChatOptions) {
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.Choice.New, "new", false, "start a new session")
 	fl.BoolVarP(&opts.Choice.Continue, "continue", "c", false, "resume this project's most recent session")
-	fl.StringVarP(&opts.Choice.Resume, "resume", "r", "", "resume the session `REF` (id, prefix, key or title)")
+	fl.StringVarP(&opts.Choice.Resume, "resume", "r", "", "resume the session `REF` (id, prefix, key or title); alone, choose it in a picker")
+	fl.Lookup("resume").NoOptDefVal = pickRef
 	fl.StringVar(&opts.Choice.Key, "key", "", "use the session with this `KEY`, creating it if missing")
 	fl.StringVarP(&opts.Choice.Name, "name", "n", "", "start a new session titled `TITLE`")
 	fl.StringVar(&opts.Agent.Profile, "profile", "", "profile (system prompt) to use")
@@ -116,6 +140,13 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 	st, err := f.CreateStore(ctx)
 	if err != nil {
 		return err
+	}
+	if opts.Choice.Resume == pickRef {
+		s, err := pickSession(ctx, f, st)
+		if err != nil {
+			return err
+		}
+		opts.Choice.Resume = s.ID
 	}
 	conv, err := f.openConversation(ctx, st, opts.Choice, opts.Agent, true)
 	if err != nil {

@@ -209,11 +209,11 @@ search, resume, fork, move, export and import.`,
   loom session export 0196a3b2 -o session.jsonl`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          noArgs,
+		Args:          chatArgs(chatOpts),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// loom alone is loom chat: the same options, run with the
 			// root's own context.
-			return chatRunE(cmd, chatOpts, nil)
+			return chatRunE(cmd, chatOpts, args, nil)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.flags.noColor || f.env("NO_COLOR") != "" {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -25,10 +24,12 @@ func newCmdSessionResume(f *Factory, runF func(*ResumeOptions) error) *cobra.Com
 		Long: `Resume a session: the same as loom chat --resume REF, or, with PROMPT,
 loom run --resume REF PROMPT.
 
-Without REF on a terminal, a fuzzy picker lists every session of this
-project (title, last prompt, age, size): type to filter, enter to choose,
-esc to leave. Without REF elsewhere, REF is required. With --json the
-session is printed instead of resumed.`,
+Without REF on a terminal, a picker lists this project's sessions,
+newest first, with a preview of the selected one: / filters them (title,
+key, last prompt), tab searches their messages, ctrl+a widens the list to
+every project, r renames, a archives, d moves to the trash, enter
+chooses, esc leaves. Without REF elsewhere, REF is required. With --json
+the session is printed instead of resumed.`,
 		Example: `  loom session resume
   loom session resume 0196a3b2
   loom session resume "flaky test" "and now the integration tests"`,
@@ -63,24 +64,8 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 		if s, err = f.Resolve(ctx, st, opts.Ref); err != nil {
 			return err
 		}
-	} else {
-		project, err := f.Project()
-		if err != nil {
-			return err
-		}
-		// Every session the store holds for the project: a picker that
-		// hid old sessions would lose them.
-		sessions, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), ProjectID: project.ID})
-		if err != nil {
-			return err
-		}
-		if len(sessions) == 0 {
-			return loom.Errorf(loom.ENOTFOUND, "no sessions in %s (%s)", project.Name, project.Root)
-		}
-		title := fmt.Sprintf("Sessions in %s", project.Name)
-		if s, err = term.PickSession(ctx, f.IO, title, sessions, f.now()); err != nil {
-			return err
-		}
+	} else if s, err = pickSession(ctx, f, st); err != nil {
+		return err
 	}
 	if f.JSON() {
 		return writeJSON(f.IO.Out, s)
@@ -89,4 +74,14 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 		return runRun(ctx, &RunOptions{f: f, Prompt: opts.Prompt, Choice: sessionChoice{Resume: s.ID}})
 	}
 	return chatRun(ctx, &ChatOptions{f: f, Choice: sessionChoice{Resume: s.ID}})
+}
+
+// pickSession lets the user choose a session in the picker, starting with
+// this project's; leaving it without a choice is term.ErrNoChoice.
+func pickSession(ctx context.Context, f *Factory, st loom.Store) (*loom.Session, error) {
+	project, err := f.Project()
+	if err != nil {
+		return nil, err
+	}
+	return term.PickSession(ctx, f.IO, st, term.PickerOptions{UserID: f.User(), Project: project, Now: f.now})
 }

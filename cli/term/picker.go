@@ -4,154 +4,666 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/list"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/human"
 )
 
 // ErrNoChoice is returned when the user leaves the picker without
 // choosing.
 var ErrNoChoice = errors.New("no session chosen")
 
-// sessionItem is one session in the picker. What it shows of the session
-// is escaped (SanitizeLine): the picker draws stored text too.
-type sessionItem struct {
-	s     *loom.Session
-	now   time.Time
-	idLen int
+// PickerStore is what the session picker reads and changes; a loom.Store
+// is one.
+type PickerStore interface {
+	Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error)
+	Session(ctx context.Context, id string) (*loom.Session, error)
+	Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error)
+	Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error)
+	UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error)
+	Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error)
 }
 
-func (i sessionItem) Title() string {
-	title := i.s.Title
-	if title == "" {
-		title = "(untitled)"
-	}
-	return SanitizeLine(title) + "  " + SanitizeLine(i.s.ID[:min(i.idLen, len(i.s.ID))])
+// PickerOptions say whose sessions the picker lists and how it draws
+// them.
+type PickerOptions struct {
+	UserID string
+	// Project is this project: the picker starts with its sessions, and
+	// a key widens the list to every project and back.
+	Project loom.Project
+	// AllProjects starts with the sessions of every project.
+	AllProjects bool
+	// Color colours the picker; without it only bold and the selection
+	// bar tell things apart (--no-color, NO_COLOR).
+	Color bool
+	// Now is the clock that ages are counted from; time.Now when nil.
+	Now func() time.Time
+	// Width and Height are the terminal's size until the terminal says
+	// otherwise (default 80 × 24).
+	Width, Height int
 }
 
-func (i sessionItem) Description() string {
-	parts := []string{human.Ago(i.now, i.s.UpdatedAt), human.Plural(i.s.MessageCount, "message")}
-	if p := human.FirstLine(i.s.LastPrompt); p != "" {
-		parts = append(parts, SanitizeLine(p))
-	}
-	return strings.Join(parts, " · ")
+// How much the picker reads at a time. Opening reads one page, so it
+// costs the same with 50 sessions or 100,000; scrolling near the end of
+// what is loaded reads the next. A filter has to see every session to
+// be right, so while one is typed the rest of the list is read in larger
+// pages, and the matches are ranked again as each page arrives.
+const (
+	pickerPage          = 100
+	pickerFilterPage    = 1000
+	pickerNearEnd       = 20
+	pickerSearchHits    = 100
+	pickerMaxSearchHits = 1600
+	previewMessages     = 6
+	previewCacheSize    = 64
+	searchDelay         = 250 * time.Millisecond
+)
+
+// pickerMode is what the list shows: sessions, or the sessions whose
+// messages match a full-text search.
+type pickerMode int
+
+const (
+	modeSessions pickerMode = iota
+	modeSearch
+)
+
+// pickerInput is the text input that has the keyboard, if any.
+type pickerInput int
+
+const (
+	inputNone pickerInput = iota
+	inputFilter
+	inputSearch
+	inputRename
+)
+
+// searchRow is one session of a search's results, with its best hit.
+type searchRow struct {
+	id, title, key string
+	best           loom.SearchHit
+	hits           int
 }
 
-// FilterValue is what the fuzzy filter matches: title, last prompt, key
-// and id, so a session is found by whatever the user remembers of it.
-// It is escaped as the title is, so that the matches the list marks in
-// the title fall on the characters shown.
-func (i sessionItem) FilterValue() string {
-	return SanitizeLine(i.s.Title + " " + i.s.LastPrompt + " " + i.s.Key + " " + i.s.ID)
-}
+// Picker is the session picker, a Bubble Tea model: sessions newest
+// first with a fuzzy filter, full-text search over messages, a preview
+// of the selected session, and rename, archive and delete in place. All
+// reading and writing happens in commands, through the store it was made
+// with; Update only applies their results.
+type Picker struct {
+	ctx  context.Context
+	st   PickerStore
+	opts PickerOptions
+	now  time.Time
+	sty  pickerStyles
 
-// pickerModel is the session picker: a fuzzy-filterable list that ends
-// when a session is chosen (enter) or the user gives up (esc, q, ctrl+c).
-// It does no I/O: the sessions are loaded before it starts.
-type pickerModel struct {
-	list   list.Model
+	width, height int
+	mode          pickerMode
+	all           bool // every project, not only opts.Project
+	input         pickerInput
+
+	// The sessions listed, newest first, as far as they are loaded; gen
+	// counts scope changes so that pages of an older scope are dropped.
+	gen      int
+	sessions []*loom.Session
+	targets  []string // what the filter matches, per session
+	seen     map[string]bool
+	next     *loom.Cursor // where the next page starts; nil once all are loaded
+	loaded   bool         // the first page has arrived
+	loading  bool
+	idLen    int
+	filterIn textinput.Model
+	// matches are the sessions the filter keeps, best first (filter
+	// set) as indexes into sessions.
+	matches []filterMatch
+
+	// Search: the query typed, the one searched for, its rows.
+	searchIn    textinput.Model
+	searchSeq   int
+	searched    string
+	searchLimit int
+	searching   bool
+	searchMore  bool // the last search filled its limit
+	hits        []searchRow
+	searchDelay time.Duration
+
+	cursor, offset int
+
+	renameIn textinput.Model
+	renameID string
+	// deleteID is the session a delete waits a confirming y for.
+	deleteID string
+	status   string
+	isErr    bool
+
+	previews map[string]*preview
+
 	chosen *loom.Session
 	done   bool
 }
 
-func newPickerModel(title string, sessions []*loom.Session, now time.Time, width, height int) pickerModel {
-	ids := make([]string, len(sessions))
-	for i, s := range sessions {
-		ids[i] = s.ID
-	}
-	idLen := AbbrevLen(ids)
-	items := make([]list.Item, len(sessions))
-	for i, s := range sessions {
-		items[i] = sessionItem{s: s, now: now, idLen: idLen}
-	}
-	l := list.New(items, pickerDelegate(), width, height)
-	l.Title = SanitizeLine(title)
-	l.SetStatusBarItemName("session", "sessions")
-	l.KeyMap.Quit = key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit"))
-	choose := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose"))
-	l.AdditionalShortHelpKeys = func() []key.Binding { return []key.Binding{choose} }
-	l.AdditionalFullHelpKeys = l.AdditionalShortHelpKeys
-	return pickerModel{list: l}
+// filterMatch is a session the filter keeps and where the filter
+// matched its title.
+type filterMatch struct {
+	index   int
+	matched []int // byte offsets in the title
 }
 
-// pickerDelegate draws items in the scheme's colours: the chosen one in
-// the accent colour with a bar, descriptions dim, filter matches as
-// search matches are.
-func pickerDelegate() list.DefaultDelegate {
-	d := list.NewDefaultDelegate()
-	st := &d.Styles
-	st.SelectedTitle = st.SelectedTitle.Foreground(accentColor).BorderForeground(accentColor)
-	st.SelectedDesc = st.SelectedDesc.Foreground(dimColor).BorderForeground(accentColor)
-	st.NormalDesc = st.NormalDesc.Foreground(dimColor)
-	st.DimmedDesc = st.DimmedDesc.Foreground(dimColor)
-	st.FilterMatch = lipgloss.NewStyle().Bold(true).Foreground(matchColor)
-	return d
+// NewPicker makes a picker over st. It reads nothing until its commands
+// run: Init reads the first page.
+func NewPicker(ctx context.Context, st PickerStore, opts PickerOptions) *Picker {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Width <= 0 {
+		opts.Width = 80
+	}
+	if opts.Height <= 0 {
+		opts.Height = 24
+	}
+	m := &Picker{
+		ctx: ctx, st: st, opts: opts, now: opts.Now(), sty: newPickerStyles(opts.Color),
+		width: opts.Width, height: opts.Height, all: opts.AllProjects || opts.Project.ID == "",
+		seen: map[string]bool{}, previews: map[string]*preview{}, searchDelay: searchDelay, idLen: ShortIDLen,
+	}
+	m.filterIn = m.newInput("filter: ")
+	m.filterIn.Placeholder = "title, key or last prompt"
+	m.searchIn = m.newInput("search: ")
+	m.searchIn.Placeholder = "words to find in the messages"
+	m.renameIn = m.newInput("title: ")
+	m.renameIn.CharLimit = loom.MaxTitleBytes
+	return m
 }
 
-func (m pickerModel) Init() tea.Cmd { return nil }
+func (m *Picker) newInput(prompt string) textinput.Model {
+	in := textinput.New()
+	in.Prompt = prompt
+	st := in.Styles()
+	st.Cursor.Blink = false // a blinking cursor redraws the screen forever
+	st.Focused.Prompt = m.sty.accent
+	st.Blurred.Prompt = m.sty.dim
+	st.Focused.Text, st.Blurred.Text = m.sty.plain, m.sty.plain
+	st.Focused.Placeholder, st.Blurred.Placeholder = m.sty.dim, m.sty.dim
+	if !m.opts.Color {
+		st.Cursor.Color = nil
+	}
+	in.SetStyles(st)
+	return in
+}
 
-func (m pickerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.list.SetSize(msg.Width, msg.Height)
-		return m, nil
-	case tea.KeyPressMsg:
-		if msg.String() == "enter" {
-			var cmd tea.Cmd
-			if m.list.FilterState() == list.Filtering {
-				// Enter while typing a filter takes the best match at
-				// once instead of asking for a second enter.
-				m.list, cmd = m.list.Update(msg)
-			}
-			if it, ok := m.list.SelectedItem().(sessionItem); ok {
-				m.chosen, m.done = it.s, true
-				return m, tea.Quit
-			}
-			return m, cmd
+// PickSession lets the user choose a session on the terminal, starting
+// with this project's (opts.Project) and widening to every project on a
+// key. A project without sessions starts widened; a user without any is
+// ENOTFOUND. It returns ErrNoChoice when the user leaves without
+// choosing.
+func PickSession(ctx context.Context, ios *IOStreams, st PickerStore, opts PickerOptions) (*loom.Session, error) {
+	opts.Color = ios.ColorEnabled()
+	opts.Width = ios.TerminalWidth()
+	m := NewPicker(ctx, st, opts)
+	// The first page is read before the terminal is taken over, so that
+	// an empty store is an error on one line and not an empty screen.
+	first := func() error {
+		msg := m.loadPage(pickerPage)().(pageMsg)
+		m.page(msg)
+		return msg.err
+	}
+	if err := first(); err != nil {
+		return nil, err
+	}
+	if len(m.sessions) == 0 && !m.all {
+		m.setScope(true)
+		if err := first(); err != nil {
+			return nil, err
+		}
+		if len(m.sessions) > 0 {
+			m.setStatus(fmt.Sprintf("No sessions in %s: showing every project's.", m.opts.Project.Name), false)
 		}
 	}
-	var cmd tea.Cmd
-	m.list, cmd = m.list.Update(msg)
-	return m, cmd
-}
-
-func (m pickerModel) View() tea.View {
-	if m.done {
-		return tea.NewView("")
-	}
-	v := tea.NewView(m.list.View())
-	v.AltScreen = true
-	return v
-}
-
-// PickSession lets the user choose one of sessions on the terminal. It
-// returns ErrNoChoice when the user leaves without choosing.
-func PickSession(ctx context.Context, ios *IOStreams, title string, sessions []*loom.Session, now time.Time) (*loom.Session, error) {
-	if len(sessions) == 0 {
+	if len(m.sessions) == 0 {
+		if m.opts.Project.ID != "" {
+			return nil, loom.Errorf(loom.ENOTFOUND, "no sessions in %s (%s)", m.opts.Project.Name, m.opts.Project.Root)
+		}
 		return nil, loom.Errorf(loom.ENOTFOUND, "no sessions to choose from")
 	}
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(ios.In), tea.WithOutput(ios.Out)}
+	topts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(ios.In), tea.WithOutput(ios.Out)}
 	if !ios.ColorEnabled() {
-		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
+		topts = append(topts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	m := newPickerModel(title, sessions, now, ios.TerminalWidth(), 24)
-	final, err := tea.NewProgram(m, opts...).Run()
+	final, err := tea.NewProgram(m, topts...).Run()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("session picker: %w", err)
 	}
-	if pm, ok := final.(pickerModel); ok && pm.chosen != nil {
+	if pm, ok := final.(*Picker); ok && pm.chosen != nil {
 		return pm.chosen, nil
 	}
 	return nil, ErrNoChoice
+}
+
+// Settle runs cmd, and the commands that follow from its result, in this
+// goroutine, applying each result as the program would: how a benchmark
+// or a test drives the picker without a terminal. It reports whether one
+// of them ended the picker. Only the search waits (for a pause in the
+// typing) before it runs.
+func (m *Picker) Settle(cmd tea.Cmd) (quit bool) {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.QuitMsg:
+			quit = true
+		default:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+	return quit
+}
+
+// Chosen is the session the user chose, nil while none is.
+func (m *Picker) Chosen() *loom.Session { return m.chosen }
+
+// Init reads the first page, or, when it is already read, the preview of
+// the selected session.
+func (m *Picker) Init() tea.Cmd {
+	if !m.loaded && !m.loading {
+		return m.loadPage(pickerPage)
+	}
+	return m.follow()
+}
+
+// Messages of the picker's commands.
+type (
+	pageMsg struct {
+		gen      int
+		sessions []*loom.Session
+		limit    int
+		err      error
+	}
+	searchMsg struct {
+		gen, limit int
+		query      string
+		hits       []loom.SearchHit
+		err        error
+	}
+	searchTickMsg struct{ seq int }
+	previewMsg    struct {
+		id   string
+		msgs []*loom.Message
+		err  error
+	}
+	renamedMsg struct {
+		s   *loom.Session
+		err error
+	}
+	removedMsg struct {
+		id      string
+		removed []string
+		archive bool
+		err     error
+	}
+	pickedMsg struct {
+		s   *loom.Session
+		err error
+	}
+)
+
+// scopeFilter is the session filter of the current scope.
+func (m *Picker) scopeFilter() loom.SessionFilter {
+	f := loom.SessionFilter{UserID: m.opts.UserID}
+	if !m.all {
+		f.ProjectID = m.opts.Project.ID
+	}
+	return f
+}
+
+// loadPage reads the next limit sessions of the scope.
+func (m *Picker) loadPage(limit int) tea.Cmd {
+	m.loading = true
+	f := m.scopeFilter()
+	f.Limit, f.Before = limit, m.next
+	gen, ctx, st := m.gen, m.ctx, m.st
+	return func() tea.Msg {
+		ss, err := st.Sessions(ctx, f)
+		return pageMsg{gen: gen, sessions: ss, limit: limit, err: err}
+	}
+}
+
+// runSearch searches the messages of the scope for query.
+func (m *Picker) runSearch(query string, limit int) tea.Cmd {
+	m.searching = true
+	q := loom.SearchQuery{Text: query, UserID: m.opts.UserID, Limit: limit, MarkStart: markOpen, MarkEnd: markClose}
+	if !m.all {
+		q.ProjectID = m.opts.Project.ID
+	}
+	gen, ctx, st := m.gen, m.ctx, m.st
+	return func() tea.Msg {
+		hits, err := st.Search(ctx, q)
+		return searchMsg{gen: gen, limit: limit, query: query, hits: hits, err: err}
+	}
+}
+
+func (m *Picker) loadPreview(id string) tea.Cmd {
+	m.previews[id] = &preview{loading: true}
+	ctx, st := m.ctx, m.st
+	return func() tea.Msg {
+		msgs, err := st.Messages(ctx, id, loom.MessageQuery{Limit: previewMessages})
+		return previewMsg{id: id, msgs: msgs, err: err}
+	}
+}
+
+// Update applies a key, a resize or a command's result.
+func (m *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tea.KeyPressMsg:
+		cmd = m.key(msg)
+	case tea.PasteMsg:
+		cmd = m.typed(msg)
+	case pageMsg:
+		m.page(msg)
+	case searchMsg:
+		m.searchResult(msg)
+	case searchTickMsg:
+		if msg.seq == m.searchSeq {
+			cmd = m.searchNow()
+		}
+	case previewMsg:
+		m.previews[msg.id] = &preview{msgs: msg.msgs, err: msg.err}
+		if len(m.previews) > previewCacheSize {
+			m.trimPreviews()
+		}
+	case renamedMsg:
+		m.renamed(msg)
+	case removedMsg:
+		m.removed(msg)
+	case pickedMsg:
+		if msg.err != nil {
+			m.setStatus(loom.ErrorMessage(msg.err), true)
+			break
+		}
+		m.chosen, m.done = msg.s, true
+		return m, tea.Quit
+	}
+	if m.done {
+		return m, cmd
+	}
+	return m, tea.Batch(cmd, m.follow())
+}
+
+// follow reads what the screen now needs: the next page when the
+// selection nears the end of what is loaded (or every page, while a
+// filter is set), more search results likewise, and the selected
+// session's preview.
+func (m *Picker) follow() tea.Cmd {
+	var cmds []tea.Cmd
+	switch m.mode {
+	case modeSessions:
+		if m.loaded && m.next != nil && !m.loading {
+			if m.filterIn.Value() != "" {
+				cmds = append(cmds, m.loadPage(pickerFilterPage))
+			} else if m.cursor >= len(m.sessions)-pickerNearEnd {
+				cmds = append(cmds, m.loadPage(pickerPage))
+			}
+		}
+	case modeSearch:
+		if m.searchMore && !m.searching && m.searched != "" && m.cursor >= len(m.hits)-pickerNearEnd && m.searchLimit < pickerMaxSearchHits {
+			cmds = append(cmds, m.runSearch(m.searched, m.searchLimit*2))
+		}
+	}
+	if id := m.selectedID(); id != "" && m.previews[id] == nil {
+		cmds = append(cmds, m.loadPreview(id))
+	}
+	return tea.Batch(cmds...)
+}
+
+// trimPreviews forgets the previews of every session but the selected
+// one, so that scrolling through thousands keeps little.
+func (m *Picker) trimPreviews() {
+	id := m.selectedID()
+	for k := range m.previews {
+		if k != id {
+			delete(m.previews, k)
+		}
+	}
+}
+
+func (m *Picker) page(msg pageMsg) {
+	if msg.gen != m.gen {
+		return
+	}
+	m.loading = false
+	if msg.err != nil {
+		m.setStatus(loom.ErrorMessage(msg.err), true)
+		return
+	}
+	keep := m.selectedID()
+	m.loaded = true
+	m.next = nil
+	if len(msg.sessions) == msg.limit && msg.limit > 0 {
+		m.next = loom.CursorAfter(msg.sessions[len(msg.sessions)-1])
+	}
+	for _, s := range msg.sessions {
+		if m.seen[s.ID] {
+			continue
+		}
+		m.seen[s.ID] = true
+		m.sessions = append(m.sessions, s)
+		m.targets = append(m.targets, filterTarget(s))
+	}
+	ids := make([]string, len(m.sessions))
+	for i, s := range m.sessions {
+		ids[i] = s.ID
+	}
+	m.idLen = AbbrevLen(ids)
+	if m.mode == modeSessions && m.filterIn.Value() != "" {
+		m.refilter()
+		m.selectID(keep)
+	}
+}
+
+func (m *Picker) searchResult(msg searchMsg) {
+	if msg.gen != m.gen || msg.query != m.searchIn.Value() {
+		return
+	}
+	m.searching = false
+	if msg.err != nil {
+		m.setStatus(loom.ErrorMessage(msg.err), true)
+		return
+	}
+	keep := ""
+	if msg.query == m.searched {
+		keep = m.selectedID()
+	}
+	m.searched, m.searchLimit = msg.query, msg.limit
+	m.searchMore = len(msg.hits) >= msg.limit
+	m.hits = groupHits(msg.hits)
+	if m.mode == modeSearch {
+		m.cursor, m.offset = 0, 0
+		m.selectID(keep)
+	}
+}
+
+// groupHits makes one row per session, in the order of its best hit.
+func groupHits(hits []loom.SearchHit) []searchRow {
+	var rows []searchRow
+	at := map[string]int{}
+	for _, h := range hits {
+		if i, ok := at[h.SessionID]; ok {
+			rows[i].hits++
+			continue
+		}
+		at[h.SessionID] = len(rows)
+		rows = append(rows, searchRow{id: h.SessionID, title: h.SessionTitle, key: h.SessionKey, best: h, hits: 1})
+	}
+	return rows
+}
+
+func (m *Picker) renamed(msg renamedMsg) {
+	if msg.err != nil {
+		m.setStatus(loom.ErrorMessage(msg.err), true)
+		return
+	}
+	s := msg.s
+	for i, x := range m.sessions {
+		if x.ID == s.ID {
+			m.sessions[i], m.targets[i] = s, filterTarget(s)
+		}
+	}
+	for i := range m.hits {
+		if m.hits[i].id == s.ID {
+			m.hits[i].title = s.Title
+		}
+	}
+	if m.filterIn.Value() != "" {
+		keep := m.selectedID()
+		m.refilter()
+		m.selectID(keep)
+	}
+	m.setStatus(fmt.Sprintf("Renamed to %q.", SanitizeLine(s.Title)), false)
+}
+
+func (m *Picker) removed(msg removedMsg) {
+	if msg.err != nil {
+		m.setStatus(loom.ErrorMessage(msg.err), true)
+		return
+	}
+	gone := map[string]bool{}
+	for _, id := range msg.removed {
+		gone[id] = true
+	}
+	title := m.titleOf(msg.id)
+	sessions, targets := m.sessions[:0], m.targets[:0]
+	for i, s := range m.sessions {
+		if !gone[s.ID] {
+			sessions, targets = append(sessions, s), append(targets, m.targets[i])
+		}
+	}
+	m.sessions, m.targets = sessions, targets
+	hits := m.hits[:0]
+	for _, h := range m.hits {
+		if !gone[h.id] {
+			hits = append(hits, h)
+		}
+	}
+	m.hits = hits
+	if m.filterIn.Value() != "" {
+		m.refilter()
+	}
+	m.clamp()
+	short := msg.id[:min(len(msg.id), m.idLen)]
+	if msg.archive {
+		m.setStatus(fmt.Sprintf("Archived %s; loom session unarchive %s brings it back.", title, short), false)
+	} else {
+		m.setStatus(fmt.Sprintf("Moved %s to the trash; loom session restore %s brings it back.", title, short), false)
+	}
+}
+
+// titleOf is how a status line names a session: its title, quoted, or
+// its short id.
+func (m *Picker) titleOf(id string) string {
+	for _, s := range m.sessions {
+		if s.ID == id && s.Title != "" {
+			return fmt.Sprintf("%q", SanitizeLine(s.Title))
+		}
+	}
+	for _, h := range m.hits {
+		if h.id == id && h.title != "" {
+			return fmt.Sprintf("%q", SanitizeLine(h.title))
+		}
+	}
+	return id[:min(len(id), m.idLen)]
+}
+
+func (m *Picker) setStatus(s string, isErr bool) { m.status, m.isErr = s, isErr }
+
+// setScope switches between this project and every project: the list
+// starts again from its first page, and a search is run again.
+func (m *Picker) setScope(all bool) {
+	m.all = all
+	m.gen++
+	m.sessions, m.targets, m.matches, m.hits = nil, nil, nil, nil
+	m.seen = map[string]bool{}
+	m.next, m.loaded, m.loading, m.searching = nil, false, false, false
+	m.searched, m.searchMore = "", false
+	m.cursor, m.offset = 0, 0
+}
+
+// rowCount is how many rows the list has now.
+func (m *Picker) rowCount() int {
+	switch {
+	case m.mode == modeSearch:
+		return len(m.hits)
+	case m.filterIn.Value() != "":
+		return len(m.matches)
+	}
+	return len(m.sessions)
+}
+
+// sessionAt is the session of row i in the sessions mode, and where the
+// filter matched its title.
+func (m *Picker) sessionAt(i int) (*loom.Session, []int) {
+	if m.filterIn.Value() != "" {
+		fm := m.matches[i]
+		return m.sessions[fm.index], fm.matched
+	}
+	return m.sessions[i], nil
+}
+
+// selectedID is the id of the selected row's session, "" when the list
+// is empty.
+func (m *Picker) selectedID() string {
+	if m.cursor < 0 || m.cursor >= m.rowCount() {
+		return ""
+	}
+	if m.mode == modeSearch {
+		return m.hits[m.cursor].id
+	}
+	s, _ := m.sessionAt(m.cursor)
+	return s.ID
+}
+
+// selectID moves the selection to the row of session id, if it is
+// listed.
+func (m *Picker) selectID(id string) {
+	if id != "" {
+		for i := range m.rowCount() {
+			if m.idAt(i) == id {
+				m.cursor = i
+				break
+			}
+		}
+	}
+	m.clamp()
+}
+
+func (m *Picker) idAt(i int) string {
+	if m.mode == modeSearch {
+		return m.hits[i].id
+	}
+	s, _ := m.sessionAt(i)
+	return s.ID
+}
+
+func (m *Picker) clamp() {
+	m.cursor = max(0, min(m.cursor, m.rowCount()-1))
+}
+
+func (m *Picker) move(by int) {
+	m.cursor += by
+	m.clamp()
 }

@@ -2,10 +2,10 @@ package term
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 )
@@ -102,13 +102,29 @@ func TestRenderMarkdownEscapes(t *testing.T) {
 }
 
 func TestPickerEscapesSessions(t *testing.T) {
-	at := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
-	sessions := []*loom.Session{{ID: "0196aaaa-0000-7000-8000-000000000001", Title: "t " + hostile, LastPrompt: "p " + hostile, Key: "cli:" + hostile, UpdatedAt: at}}
-	view := newPickerModel("Sessions in "+hostile, sessions, at, 120, 20).View().Content
-	if strings.Contains(view, "\x07") || strings.Contains(view, "\x1b]") || strings.Contains(view, "\u009b") || strings.Contains(view, "\x1b[2J") {
-		t.Fatalf("picker draws escape sequences: %q", view)
+	ps := newPickerStore(t, 0)
+	ctx := context.Background()
+	title := "t " + hostile
+	if _, err := ps.UpdateSession(ctx, ps.fix.ID, loom.SessionUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(view, `\x1b]0;pwned`) {
-		t.Fatalf("picker does not show the escaped title: %q", view)
+	s := &loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:api:hostile", Project: apiProject}
+	if err := ps.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "p " + hostile}}},
+		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "**a** " + hostile}}}); err != nil {
+		t.Fatal(err)
+	}
+	m := NewPicker(ctx, ps, PickerOptions{UserID: "u", Project: loom.Project{ID: apiProject.ID, Name: "api " + hostile}, Color: true, Width: 120, Height: 40})
+	m.searchDelay = 0
+	m.Settle(m.Init())
+	views := []string{m.View().Content}
+	press(m, "tab", "pwned")
+	views = append(views, m.View().Content)
+	for _, view := range views {
+		if strings.Contains(view, "\x07") || strings.Contains(view, "\x1b]") || strings.Contains(view, "\u009b") || strings.Contains(view, "\x1b[2J") {
+			t.Fatalf("picker draws escape sequences: %q", view)
+		}
+		if !strings.Contains(view, `\x1b]0;pwned`) {
+			t.Fatalf("picker does not show the escaped text: %q", view)
+		}
 	}
 }

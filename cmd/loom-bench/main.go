@@ -162,6 +162,12 @@ func run(ctx context.Context, c config) error {
 			},
 			func() error { return base.list(ctx, user, 50) }))
 	}
+	// The session picker, over every project (all 10,000 sessions).
+	if want("picker") {
+		rep.add(measure("open the session picker to its first frame (first page and preview)", "≤ 100 ms", 100, max(c.runs/4, 20),
+			func() error { return openPicker(ctx, st, user) },
+			func() error { return base.list(ctx, user, 100) }))
+	}
 	// Search.
 	if want("search, rare") {
 		rep.add(measure("search, rare word, top 20 with snippets", "≤ 5 ms", 5, c.runs,

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/openai/openaitest"
+)
+
+// waitScreen waits until the terminal shows every one of want at once.
+func waitScreen(t *testing.T, p *termtest.Term, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(termtest.Timeout)
+	for {
+		s := p.Screen()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %q on the screen; it shows:\n%s", missing, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// filterTo types a filter, waits for want, and gives the keys back to
+// the list, the filter still set.
+func filterTo(t *testing.T, p *termtest.Term, filter string, want ...string) {
+	t.Helper()
+	p.Send("/")
+	p.Send(filter)
+	waitScreen(t, p, append([]string{"filter: " + filter}, want...)...)
+	p.Send("\x1b")
+	waitScreen(t, p, "r rename")
+}
+
+// TestPickerDrivesOnTerminal drives the picker of `loom chat -r` through
+// the built binary on a pseudo-terminal: filter, preview, rename,
+// archive, delete, search, widen to every project, and choose.
+func TestPickerDrivesOnTerminal(t *testing.T) {
+	fx := newFixture(t)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	fx.extraEnv = []string{"OPENAI_BASE_URL=" + srv.BaseURL(), "OPENAI_API_KEY=test"}
+	p := fx.startPTY(t, "chat", "-r")
+	waitScreen(t, p, "Sessions in api", "Fix the flaky test", "explore retry", "Twin", "5 sessions", "r rename")
+	if strings.Contains(p.Screen(), "Deploy notes") {
+		t.Fatalf("another project's session is listed:\n%s", p.Screen())
+	}
+
+	// Filter; the preview shows the selected session's newest messages.
+	p.Send("/")
+	p.Send("Fix the flaky")
+	waitScreen(t, p, "filter: Fix the flaky", "1 of 5 sessions", "You're welcome — the fix is in clock.go.", "#9 assistant", "Use a fake clock then.")
+	if strings.Contains(p.Screen(), "explore retry") {
+		t.Fatalf("the filter keeps a session it does not match:\n%s", p.Screen())
+	}
+
+	// Esc leaves the filter set and gives the keys back: rename.
+	p.Send("\x1b")
+	waitScreen(t, p, "r rename", "esc clear filter")
+	p.Send("r")
+	waitScreen(t, p, "title: Fix the flaky test")
+	p.Send("\x15Retry clock fix\r")
+	waitScreen(t, p, `Renamed to "Retry clock fix".`, "Retry clock fix")
+
+	// Archive one twin, delete the other (after a y).
+	p.Send("\x1b")
+	waitScreen(t, p, "5 sessions", "esc quit")
+	filterTo(t, p, "first twin", "1 of 5 sessions", "cli:api:1")
+	p.Send("a")
+	waitScreen(t, p, `Archived "Twin"; loom session unarchive`, "0 of 4 sessions")
+	p.Send("\x1b")
+	waitScreen(t, p, "4 sessions", "esc quit")
+	filterTo(t, p, "second twin", "1 of 4 sessions", "cli:api:2")
+	p.Send("d")
+	waitScreen(t, p, `Move "Twin" to the trash? y to confirm`)
+	p.Send("y")
+	waitScreen(t, p, `Moved "Twin" to the trash; loom session restore`, "0 of 3 sessions")
+	p.Send("\x1b")
+	waitScreen(t, p, "3 sessions", "esc quit")
+
+	// Search the messages: one row per session, its best snippet, and
+	// its preview.
+	p.Send("\t")
+	waitScreen(t, p, "Messages in api", "search:")
+	p.Send("fake clock")
+	waitScreen(t, p, "1 matching session", "Retry clock fix", "1 match · user #5: Use a fake clock then.", "You're welcome")
+	p.Send("\t")
+	waitScreen(t, p, "Sessions in api", "3 sessions")
+
+	// Widen to every project, and choose another project's session.
+	p.Send("\x01")
+	waitScreen(t, p, "Sessions in all projects", "Deploy notes", "ctrl+a this project")
+	p.Send("/")
+	p.Send("Deploy")
+	waitScreen(t, p, "filter: Deploy", "With the deploy script.")
+	p.Send("\r")
+	p.WaitFor(t, "resuming session "+fx.web.ID)
+	p.WaitFor(t, "›")
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+
+	// What the picker did is in the store.
+	st := fx.openStore(t)
+	ctx := context.Background()
+	if s, err := st.Session(ctx, fx.main.ID); err != nil || s.Title != "Retry clock fix" {
+		t.Fatalf("renamed session: %+v, %v", s, err)
+	}
+	if s, err := st.Session(ctx, fx.twin1.ID); err != nil || s.ArchivedAt == nil || s.DeletedAt != nil {
+		t.Fatalf("archived session: %+v, %v", s, err)
+	}
+	if s, err := st.Session(ctx, fx.twin2.ID); err != nil || s.DeletedAt == nil {
+		t.Fatalf("deleted session: %+v, %v", s, err)
+	}
+}
+
+// sgrColor finds a colour in an SGR sequence (30–38, 40–48, 90–97,
+// 100–107 among its parameters).
+var sgrColor = regexp.MustCompile(`\x1b\[(?:[0-9;:]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:[;:][0-9;:]*)?m`)
+
+func TestPickerWithoutColor(t *testing.T) {
+	fx := newFixture(t)
+	for _, args := range [][]string{{"session", "resume", "--no-color"}, {"session", "resume"}} {
+		cmd := fx.startPTY
+		if len(args) == 2 {
+			fx.extraEnv = []string{"NO_COLOR=1"}
+		}
+		p := cmd(t, args...)
+		waitScreen(t, p, "Sessions in api", "Fix the flaky test", "▌", "r rename")
+		p.Send("\t")
+		p.Send("fake")
+		waitScreen(t, p, "Use a fake clock then.")
+		if m := sgrColor.FindString(p.Raw()); m != "" {
+			t.Fatalf("%v: colour %q on the terminal", args, m)
+		}
+		p.Send("\x03")
+		if code := p.Wait(t); code != ExitError || !strings.Contains(p.Output(), "no session chosen") {
+			t.Fatalf("%v: ctrl+c: exit %d\n%s", args, code, p.Output())
+		}
+	}
+}
+
+// TestChatResumeNeedsRefOffTerminal: -r alone asks the picker, which
+// needs a terminal; with a REF after it, -r resumes as before.
+func TestChatResumeNeedsRefOffTerminal(t *testing.T) {
+	fx := newFixture(t)
+	if r := fx.run(t, "chat", "-r"); r.code != ExitUsage || !strings.Contains(r.stderr, "-r needs a session REF") {
+		t.Fatalf("chat -r off a terminal: exit %d, %q", r.code, r.stderr)
+	}
+	if r := fx.run(t, "-r"); r.code != ExitUsage {
+		t.Fatalf("loom -r off a terminal: exit %d, %q", r.code, r.stderr)
+	}
+	if r := fx.run(t, "chat", "-r", "a", "b"); r.code != ExitUsage {
+		t.Fatalf("chat -r a b: exit %d, %q", r.code, r.stderr)
+	}
+	if r := fx.run(t, "chat", "extra"); r.code != ExitUsage {
+		t.Fatalf("chat extra: exit %d, %q", r.code, r.stderr)
+	}
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	env := map[string]string{"OPENAI_BASE_URL": srv.BaseURL(), "OPENAI_API_KEY": "test"}
+	for _, args := range [][]string{
+		{"chat", "-r", "fix the FLAKY test"}, {"chat", "--resume", "fix the flaky test"}, {"chat", "-r=fix the flaky test"},
+		{"-r", "fix the flaky test"}, {"--no-history", "-r", fx.main.ID[:8]},
+	} {
+		r := fx.runWith(t, runOpts{stdin: "/exit\n", env: env, before: func(f *Factory) { f.Providers = testProviders() }}, args...)
+		if r.code != 0 || !strings.Contains(r.stderr, "resuming session "+fx.main.ID) {
+			t.Fatalf("%q: exit %d, %q", args, r.code, r.stderr)
+		}
+	}
+}

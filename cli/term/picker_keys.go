@@ -1,0 +1,421 @@
+package term
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/list"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/loomhq/loom"
+)
+
+// pickerKeys are the picker's keys. Those that work while a filter or a
+// query is typed are keys that type nothing; letters act only while no
+// text input has the keyboard.
+var pickerKeys = struct {
+	up, down, pageUp, pageDown, choose, mode, scope, cancel key.Binding
+	// not while typing
+	upLetter, downLetter, top, bottom, filter, rename, archive, del, back, quit key.Binding
+	// while typing
+	doneTyping key.Binding
+	// while renaming
+	save, cancelEdit key.Binding
+}{
+	up:         key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑↓", "move")),
+	down:       key.NewBinding(key.WithKeys("down", "ctrl+n")),
+	pageUp:     key.NewBinding(key.WithKeys("pgup")),
+	pageDown:   key.NewBinding(key.WithKeys("pgdown")),
+	choose:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
+	mode:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "search messages")),
+	scope:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "all projects")),
+	cancel:     key.NewBinding(key.WithKeys("ctrl+c")),
+	upLetter:   key.NewBinding(key.WithKeys("k")),
+	downLetter: key.NewBinding(key.WithKeys("j")),
+	top:        key.NewBinding(key.WithKeys("home", "g")),
+	bottom:     key.NewBinding(key.WithKeys("end", "G")),
+	filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+	rename:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rename")),
+	archive:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "archive")),
+	del:        key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete")),
+	back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "quit")),
+	quit:       key.NewBinding(key.WithKeys("q")),
+	doneTyping: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "done")),
+	save:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
+	cancelEdit: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+}
+
+// helpKeys are the keys the help line lists now, with what they do now.
+func (m *Picker) helpKeys() []key.Binding {
+	k := pickerKeys
+	switch {
+	case m.deleteID != "":
+		return []key.Binding{key.NewBinding(key.WithHelp("y", "move to the trash")), key.NewBinding(key.WithHelp("any other key", "keep it"))}
+	case m.input == inputRename:
+		return []key.Binding{k.save, k.cancelEdit}
+	}
+	mode, scope := k.mode, k.scope
+	if m.mode == modeSearch {
+		mode.SetHelp("tab", "sessions")
+	}
+	if m.all {
+		scope.SetHelp("ctrl+a", "this project")
+	}
+	if m.opts.Project.ID == "" {
+		scope.SetEnabled(false)
+	}
+	if m.input != inputNone {
+		return []key.Binding{k.up, k.choose, mode, scope, k.doneTyping}
+	}
+	filter, back := k.filter, k.back
+	if m.mode == modeSearch {
+		filter.SetHelp("/", "edit query")
+	}
+	switch {
+	case m.mode == modeSearch:
+		back.SetHelp("esc", "sessions")
+	case m.filterIn.Value() != "":
+		back.SetHelp("esc", "clear filter")
+	}
+	return []key.Binding{k.up, k.choose, filter, mode, scope, k.rename, k.archive, k.del, back}
+}
+
+// key applies one key press.
+func (m *Picker) key(k tea.KeyPressMsg) tea.Cmd {
+	keys := pickerKeys
+	if key.Matches(k, keys.cancel) {
+		return m.quit()
+	}
+	// A status line says what the last key did, until the next one.
+	m.setStatus("", false)
+	if m.deleteID != "" {
+		id := m.deleteID
+		m.deleteID = ""
+		if k.String() == "y" {
+			return m.deleteCmd(id)
+		}
+		m.setStatus("Kept.", false)
+		return nil
+	}
+	if m.input == inputRename {
+		return m.renameKey(k)
+	}
+	switch {
+	case key.Matches(k, keys.choose):
+		return m.choose()
+	case key.Matches(k, keys.mode):
+		return m.switchMode()
+	case key.Matches(k, keys.scope):
+		return m.widen()
+	case key.Matches(k, keys.up):
+		m.move(-1)
+		return nil
+	case key.Matches(k, keys.down):
+		m.move(1)
+		return nil
+	case key.Matches(k, keys.pageUp):
+		m.move(-m.listRows())
+		return nil
+	case key.Matches(k, keys.pageDown):
+		m.move(m.listRows())
+		return nil
+	}
+	if m.input != inputNone {
+		if key.Matches(k, keys.doneTyping) {
+			m.doneTyping()
+			return nil
+		}
+		return m.typed(k)
+	}
+	return m.browseKey(k)
+}
+
+// browseKey applies a key while no text input has the keyboard.
+func (m *Picker) browseKey(k tea.KeyPressMsg) tea.Cmd {
+	keys := pickerKeys
+	switch {
+	case key.Matches(k, keys.upLetter):
+		m.move(-1)
+	case key.Matches(k, keys.downLetter):
+		m.move(1)
+	case key.Matches(k, keys.top):
+		m.cursor = 0
+		m.clamp()
+	case key.Matches(k, keys.bottom):
+		m.cursor = m.rowCount() - 1
+		m.clamp()
+	case key.Matches(k, keys.filter):
+		if m.mode == modeSearch {
+			m.input = inputSearch
+			return m.searchIn.Focus()
+		}
+		m.input = inputFilter
+		return m.filterIn.Focus()
+	case key.Matches(k, keys.rename):
+		return m.startRename()
+	case key.Matches(k, keys.archive):
+		if id := m.selectedID(); id != "" {
+			return m.archiveCmd(id)
+		}
+	case key.Matches(k, keys.del):
+		if id := m.selectedID(); id != "" {
+			m.deleteID = id
+			m.setStatus(fmt.Sprintf("Move %s to the trash? y to confirm, any other key keeps it.", m.titleOf(id)), false)
+		}
+	case key.Matches(k, keys.back):
+		switch {
+		case m.mode == modeSearch:
+			return m.switchMode()
+		case m.filterIn.Value() != "":
+			keep := m.selectedID()
+			m.filterIn.Reset()
+			m.matches = nil
+			m.selectID(keep)
+		default:
+			return m.quit()
+		}
+	case key.Matches(k, keys.quit):
+		return m.quit()
+	}
+	return nil
+}
+
+func (m *Picker) quit() tea.Cmd {
+	m.done = true
+	return tea.Quit
+}
+
+// typed gives a key or a paste to the text input that has the keyboard,
+// and filters or searches again when its text changed.
+func (m *Picker) typed(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch m.input {
+	case inputFilter:
+		before := m.filterIn.Value()
+		m.filterIn, cmd = m.filterIn.Update(msg)
+		if m.filterIn.Value() != before {
+			m.refilter()
+			m.cursor, m.offset = 0, 0
+		}
+	case inputSearch:
+		before := m.searchIn.Value()
+		m.searchIn, cmd = m.searchIn.Update(msg)
+		if m.searchIn.Value() != before {
+			return tea.Batch(cmd, m.queryChanged())
+		}
+	case inputRename:
+		m.renameIn, cmd = m.renameIn.Update(msg)
+	}
+	return cmd
+}
+
+// doneTyping gives the keyboard back to the list; the filter or the
+// results stay, so that the letter keys act on them.
+func (m *Picker) doneTyping() {
+	m.filterIn.Blur()
+	m.searchIn.Blur()
+	m.input = inputNone
+}
+
+// refilter ranks the loaded sessions against the filter, best first.
+func (m *Picker) refilter() {
+	q := m.filterIn.Value()
+	m.matches = m.matches[:0]
+	if q == "" {
+		return
+	}
+	for _, r := range list.DefaultFilter(q, m.targets) {
+		titleLen := len(SanitizeLine(m.sessions[r.Index].Title))
+		var in []int
+		for _, b := range r.MatchedIndexes {
+			if b < titleLen {
+				in = append(in, b)
+			}
+		}
+		m.matches = append(m.matches, filterMatch{index: r.Index, matched: in})
+	}
+}
+
+// filterTarget is what the filter matches of a session: its title, key
+// and last prompt (the start of it: a pasted file as a prompt would
+// otherwise match any filter).
+func filterTarget(s *loom.Session) string {
+	prompt := SanitizeLine(s.LastPrompt)
+	if len(prompt) > 300 {
+		prompt = prompt[:300]
+	}
+	return SanitizeLine(s.Title) + "  " + SanitizeLine(s.Key) + "  " + prompt
+}
+
+// queryChanged searches for the query after a pause in typing, so that
+// a word typed is one search and not one per letter.
+func (m *Picker) queryChanged() tea.Cmd {
+	m.searchSeq++
+	if strings.TrimSpace(m.searchIn.Value()) == "" {
+		m.hits, m.searched, m.searchMore, m.searching = nil, "", false, false
+		m.cursor, m.offset = 0, 0
+		return nil
+	}
+	if m.searchDelay <= 0 {
+		return m.searchNow()
+	}
+	seq := m.searchSeq
+	return tea.Tick(m.searchDelay, func(time.Time) tea.Msg { return searchTickMsg{seq: seq} })
+}
+
+// searchNow searches for the query at once.
+func (m *Picker) searchNow() tea.Cmd {
+	m.searchSeq++
+	q := m.searchIn.Value()
+	if strings.TrimSpace(q) == "" {
+		return nil
+	}
+	return m.runSearch(q, pickerSearchHits)
+}
+
+// switchMode goes from the sessions to a search over their messages and
+// back. A filter typed when switching becomes the query.
+func (m *Picker) switchMode() tea.Cmd {
+	keep := m.selectedID()
+	m.deleteID = ""
+	if m.mode == modeSearch {
+		m.mode = modeSessions
+		m.doneTyping()
+		m.cursor, m.offset = 0, 0
+		m.selectID(keep)
+		return nil
+	}
+	m.mode = modeSearch
+	m.doneTyping()
+	m.input = inputSearch
+	cmd := m.searchIn.Focus()
+	if m.searchIn.Value() == "" && m.filterIn.Value() != "" {
+		m.searchIn.SetValue(m.filterIn.Value())
+		m.searchIn.CursorEnd()
+	}
+	m.cursor, m.offset = 0, 0
+	if m.searchIn.Value() != m.searched {
+		return tea.Batch(cmd, m.searchNow())
+	}
+	return cmd
+}
+
+// widen switches between this project's sessions and every project's.
+func (m *Picker) widen() tea.Cmd {
+	if m.opts.Project.ID == "" {
+		return nil
+	}
+	m.setScope(!m.all)
+	if m.all {
+		m.setStatus("Every project's sessions.", false)
+	} else {
+		m.setStatus(fmt.Sprintf("Sessions of %s only.", m.opts.Project.Name), false)
+	}
+	cmds := []tea.Cmd{m.loadPage(pickerPage)}
+	if m.mode == modeSearch {
+		cmds = append(cmds, m.searchNow())
+	}
+	return tea.Batch(cmds...)
+}
+
+// choose ends the picker with the selected session; in a search whose
+// query changed since it ran, enter runs it instead.
+func (m *Picker) choose() tea.Cmd {
+	if m.mode == modeSearch {
+		if m.searchIn.Value() != m.searched {
+			return m.searchNow()
+		}
+		id := m.selectedID()
+		if id == "" {
+			return nil
+		}
+		ctx, st := m.ctx, m.st
+		return func() tea.Msg {
+			s, err := st.Session(ctx, id)
+			return pickedMsg{s: s, err: err}
+		}
+	}
+	if m.rowCount() == 0 {
+		return nil
+	}
+	m.chosen, _ = m.sessionAt(m.cursor)
+	m.done = true
+	return tea.Quit
+}
+
+func (m *Picker) startRename() tea.Cmd {
+	id := m.selectedID()
+	if id == "" {
+		return nil
+	}
+	title := ""
+	if m.mode == modeSearch {
+		title = m.hits[m.cursor].title
+	} else {
+		s, _ := m.sessionAt(m.cursor)
+		title = s.Title
+	}
+	m.renameID = id
+	m.renameIn.SetValue(SanitizeLine(title))
+	m.renameIn.CursorEnd()
+	m.input = inputRename
+	return m.renameIn.Focus()
+}
+
+func (m *Picker) renameKey(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, pickerKeys.cancelEdit):
+		m.endRename()
+		return nil
+	case key.Matches(k, pickerKeys.save):
+		title := strings.TrimSpace(m.renameIn.Value())
+		if title == "" {
+			m.setStatus("A title cannot be empty.", true)
+			return nil
+		}
+		if err := loom.ValidTitle(title); err != nil {
+			m.setStatus(loom.ErrorMessage(err), true)
+			return nil
+		}
+		id := m.renameID
+		m.endRename()
+		ctx, st := m.ctx, m.st
+		return func() tea.Msg {
+			s, err := st.UpdateSession(ctx, id, loom.SessionUpdate{Title: &title})
+			return renamedMsg{s: s, err: err}
+		}
+	}
+	return m.typed(k)
+}
+
+// endRename leaves the title input; the list is browsed again.
+func (m *Picker) endRename() {
+	m.renameIn.Blur()
+	m.renameID = ""
+	m.input = inputNone
+}
+
+func (m *Picker) archiveCmd(id string) tea.Cmd {
+	ctx, st := m.ctx, m.st
+	return func() tea.Msg {
+		archived := true
+		_, err := st.UpdateSession(ctx, id, loom.SessionUpdate{Archived: &archived})
+		return removedMsg{id: id, removed: []string{id}, archive: true, err: err}
+	}
+}
+
+// deleteCmd moves a session to the trash, with its sub-agent sessions,
+// which leave the list too.
+func (m *Picker) deleteCmd(id string) tea.Cmd {
+	ctx, st := m.ctx, m.st
+	return func() tea.Msg {
+		gone, err := st.Delete(ctx, id, loom.DeleteOptions{})
+		ids := make([]string, len(gone))
+		for i, s := range gone {
+			ids[i] = s.ID
+		}
+		return removedMsg{id: id, removed: ids, err: err}
+	}
+}
