@@ -83,7 +83,7 @@ func newPickerStore(t *testing.T, fillers int) *pickerStore {
 	for i := range 8 {
 		msgs = append(msgs, text(loom.RoleUser, fmt.Sprintf("step %d", i+1)))
 	}
-	ps.fix = app(&loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:api", Title: "Fix the flaky test", Project: apiProject}, msgs...)
+	ps.fix = app(&loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:api", Title: "Fix the flaky test", Project: apiProject, GitBranch: "fix/retry"}, msgs...)
 	return ps
 }
 
@@ -153,7 +153,7 @@ func noScreen(t *testing.T, m *Picker, unwanted ...string) {
 func TestPickerListsNewestFirstAndPreviews(t *testing.T) {
 	ps := newPickerStore(t, 250)
 	m := ps.open(t, true)
-	wantScreen(t, m, "Sessions in api", "Fix the flaky test", "10 messages · cli:api · step 8", "write the changelog", "Refactor parser", "100+ sessions")
+	wantScreen(t, m, "Sessions in api", "Fix the flaky test", "10 messages · cli:api · ⎇ fix/retry · step 8", "write the changelog", "Refactor parser", "100+ sessions")
 	noScreen(t, m, "Deploy notes")
 	s := screen(m)
 	if strings.Index(s, "Fix the flaky test") > strings.Index(s, "write the changelog") || strings.Index(s, "write the changelog") > strings.Index(s, "Refactor parser") {

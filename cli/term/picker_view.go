@@ -356,7 +356,8 @@ func (m *Picker) titleText(title string, matched []int, sel bool) string {
 }
 
 // details is the second line of a session's row: size, where it is
-// (project, when every project is listed, and key) and its last prompt.
+// (project, when every project is listed, key and git branch) and its
+// last prompt.
 func (m *Picker) details(s *loom.Session) string {
 	parts := []string{human.Plural(s.MessageCount, "message")}
 	if m.all && s.Project.Name != "" {
@@ -364,6 +365,9 @@ func (m *Picker) details(s *loom.Session) string {
 	}
 	if s.Key != "" {
 		parts = append(parts, SanitizeLine(s.Key))
+	}
+	if s.GitBranch != "" {
+		parts = append(parts, "⎇ "+SanitizeLine(s.GitBranch))
 	}
 	if s.ArchivedAt != nil {
 		parts = append(parts, "archived")
