@@ -211,3 +211,27 @@ func shownSession(t *testing.T, fx *agentFixture, id string) *loom.Session {
 		Messages []*loom.Message `json:"messages"`
 	}](t, fx.mustLoom(t, "", "session", "show", id, "--json", "--limit", "1").stdout).Session
 }
+
+// session rewind without --turn on a terminal lists the turns and asks
+// which to keep, refusing an answer out of range.
+func TestRewindOnTerminal(t *testing.T) {
+	fx := newFixture(t)
+	p := fx.startPTY(t, "session", "rewind", fx.main.ID[:8])
+	p.WaitFor(t, "Keep turns up to which turn? [1-2]")
+	for _, want := range []string{"1  Why does TestRetry flake?", "2  Use a fake clock then.", "3  thanks"} {
+		if !strings.Contains(p.Output(), want) {
+			t.Fatalf("turn list lacks %q:\n%s", want, p.Output())
+		}
+	}
+	p.Send("3\n")
+	p.WaitFor(t, "Please give a number from 1 to 2.")
+	p.Send("2\n")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+	st := fx.openStore(t)
+	s, err := st.Session(t.Context(), fx.main.ID)
+	if err != nil || s.TurnCount != 2 {
+		t.Fatalf("after choosing turn 2: %+v, %v", s, err)
+	}
+}
