@@ -10,6 +10,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -226,6 +227,11 @@ const MessageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.mo
 	m.input_tokens, m.output_tokens, m.reasoning_tokens, m.cache_read_tokens,
 	m.cache_write_tokens, m.cost_usd, m.api_calls, m.compactions, m.error,
 	m.created_at, m.completed_at`
+
+// SpanMessageColumns are MessageColumns of a message m read through the
+// spans sp of a session (see loom.Span): its session is the one that
+// reads it, which need not be the one it is stored under.
+var SpanMessageColumns = "sp.session_id" + strings.TrimPrefix(MessageColumns, "m.session_id")
 
 // MessageFrom joins a message with its body.
 const MessageFrom = ` FROM messages m JOIN bodies b ON b.id = m.body_id `
