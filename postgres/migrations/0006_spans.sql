@@ -74,8 +74,10 @@ END
 $$;
 
 -- The spans of a session that is gone: the rows they name that no other
--- session reads go too. (A live session's spans are rewritten by loom,
--- which never leaves rows unread.)
+-- session reads go too. A span that another covers whole (a fork's, read
+-- from a parent that reads them all) names none, and costs one seek.
+-- (A live session's spans are rewritten by loom, which never leaves rows
+-- unread.)
 CREATE FUNCTION spans_ad() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT
     AS $$
@@ -83,6 +85,8 @@ BEGIN
     DELETE FROM messages m USING gone g
     WHERE m.session_id = g.store_id AND m.seq BETWEEN g.first_seq AND g.last_seq
       AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = g.session_id)
+      AND NOT EXISTS (SELECT 1 FROM spans o WHERE o.store_id = g.store_id
+          AND o.first_seq <= g.first_seq AND o.last_seq >= g.last_seq)
       AND NOT EXISTS (SELECT 1 FROM spans o WHERE o.store_id = m.session_id
           AND o.first_seq <= m.seq AND o.last_seq >= m.seq);
     RETURN NULL;

@@ -60,10 +60,14 @@ BEGIN
 END;
 
 -- The spans of a session that is gone: the rows they name that no other
--- session reads go too. (A live session's spans are rewritten by loom,
--- which never leaves rows unread.)
+-- session reads go too. A span that another covers whole (a fork's, read
+-- from a parent that reads them all) names none, and costs one seek.
+-- (A live session's spans are rewritten by loom, which never leaves rows
+-- unread.)
 CREATE TRIGGER spans_ad AFTER DELETE ON spans
 WHEN NOT EXISTS (SELECT 1 FROM sessions WHERE id = old.session_id)
+    AND NOT EXISTS (SELECT 1 FROM spans o WHERE o.store_id = old.store_id
+        AND o.first_seq <= old.first_seq AND o.last_seq >= old.last_seq)
 BEGIN
     DELETE FROM messages
     WHERE session_id = old.store_id AND seq BETWEEN old.first_seq AND old.last_seq
