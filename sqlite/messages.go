@@ -28,7 +28,7 @@ const (
 )
 
 // hotWrites are prepared on the writer before its first transaction.
-var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL}
+var hotWrites = append([]string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL}, forkWrites...)
 
 // Append implements loom.Store.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
@@ -238,7 +238,7 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 			FROM messages WHERE session_id = ?3 AND seq = ?4`, own, body, sp.Store, m.Seq); err != nil {
 			return fmt.Errorf("update message %d: copy it: %w", m.Seq, err)
 		}
-		if err := writeSpans(ctx, tx, m.SessionID, loom.CopyOnWrite(spans, m.Seq)); err != nil {
+		if err := writeSpans(ctx, writes{s, tx}, m.SessionID, loom.CopyOnWrite(spans, m.Seq)); err != nil {
 			return err
 		}
 		if err := dropUnread(ctx, tx, sp.Store, m.Seq); err != nil {

@@ -24,6 +24,13 @@ const rewindForkSQL = `INSERT INTO sessions (id, user_id, key, surface, title, d
 	FROM sessions s
 	WHERE s.id = ?5`
 
+// rewindKeepSQL sets the counters of a rewound session ?1 to those of
+// the turns it keeps.
+const rewindKeepSQL = `UPDATE sessions SET message_count = ?2, turn_count = ?3, last_prompt = ?4,
+	summary_seq = ?5, input_tokens = ?6, output_tokens = ?7, reasoning_tokens = ?8, cache_read_tokens = ?9,
+	cache_write_tokens = ?10, cost_usd = ?11, api_calls = ?12, compactions = ?13, updated_at = ?14
+	WHERE id = ?1`
+
 // Rewind implements loom.Store. Nothing is copied or moved: the fork
 // reads the whole conversation from the rows where it is, the session
 // reads the messages it keeps from the same rows and stores its next
@@ -32,44 +39,42 @@ const rewindForkSQL = `INSERT INTO sessions (id, user_id, key, surface, title, d
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		src, err := s.sessionTx(ctx, tx, id)
+		w := writes{s, tx}
+		src, err := s.sessionTx(ctx, w, id)
 		if err != nil {
 			return err
 		}
 		if err := s.checkWriter(ctx, tx, src.ID); err != nil {
 			return err
 		}
-		plan, err := loom.PlanRewind(src, opts, s.forkReads(ctx, tx, src))
+		plan, err := loom.PlanRewind(src, opts, s.forkReads(ctx, w, src))
 		if err != nil {
 			return err
 		}
 		f, fu := plan.Fork, plan.ForkUsage
 		now := s.now()
-		if _, err := tx.ExecContext(ctx, rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
+		if _, err := w.ExecContext(ctx, rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
 			fu.InputTokens, fu.OutputTokens, fu.ReasoningTokens, fu.CacheReadTokens, fu.CacheWriteTokens,
 			fu.CostUSD, fu.APICalls, fu.Compactions); err != nil {
 			return fmt.Errorf("rewind %s: %w", src.ID, err)
 		}
-		spans, err := readSpans(ctx, tx, src.ID)
+		spans, err := readSpans(ctx, w, src.ID)
 		if err != nil {
 			return err
 		}
-		if err := writeSpans(ctx, tx, f.ID, loom.InheritSpans(spans, f.LastSeq, f.ID)); err != nil {
+		if err := writeSpans(ctx, w, f.ID, loom.InheritSpans(spans, f.LastSeq, f.ID)); err != nil {
 			return err
 		}
-		if err := writeSpans(ctx, tx, src.ID, loom.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
+		if err := writeSpans(ctx, w, src.ID, loom.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
 			return err
 		}
 		u := plan.KeepUsage
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET message_count = ?2, turn_count = ?3, last_prompt = ?4,
-			summary_seq = ?5, input_tokens = ?6, output_tokens = ?7, reasoning_tokens = ?8, cache_read_tokens = ?9,
-			cache_write_tokens = ?10, cost_usd = ?11, api_calls = ?12, compactions = ?13, updated_at = ?14
-			WHERE id = ?1`, src.ID, plan.KeepSeq, f.Turn, plan.KeepPrompt, plan.KeepSummarySeq,
+		if _, err := w.ExecContext(ctx, rewindKeepSQL, src.ID, plan.KeepSeq, f.Turn, plan.KeepPrompt, plan.KeepSummarySeq,
 			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 			u.CostUSD, u.APICalls, u.Compactions, now); err != nil {
 			return fmt.Errorf("rewind %s: %w", src.ID, err)
 		}
-		out, err = s.sessionTx(ctx, tx, f.ID)
+		out, err = s.sessionTx(ctx, w, f.ID)
 		return err
 	})
 	return out, err

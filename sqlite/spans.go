@@ -31,22 +31,38 @@ const (
 // its last span.
 const ownStoreSQL = `SELECT store_id FROM spans WHERE session_id = ? ORDER BY first_seq DESC LIMIT 1`
 
-// spanMessages reads messages lo to hi of session id, in seq order (or
-// newest first with desc), with cond and its args added to the
-// conditions on messages m, at most limit of them when limit > 0.
-func spanMessages(ctx context.Context, db queryer, id string, lo, hi int64, cond string, desc bool, limit int, args ...any) ([]*loom.Message, error) {
+// The statements of forks and rewinds, prepared once per store with the
+// hot writes: parsing them cost more than running them.
+const (
+	readSpansSQL   = `SELECT first_seq, last_seq, store_id FROM spans WHERE session_id = ? ORDER BY first_seq`
+	deleteSpansSQL = `DELETE FROM spans WHERE session_id = ?`
+	insertSpanSQL  = `INSERT INTO spans (session_id, first_seq, last_seq, store_id) VALUES (?, ?, ?, ?)`
+)
+
+// spanQuery is the query of spanMessages: cond added to the conditions
+// on messages m, newest first with desc, LIMIT ? with limit.
+func spanQuery(cond string, desc, limit bool) string {
 	q := `SELECT ` + rowscan.SpanMessageColumns + spanFrom + cond
-	all := append([]any{lo, hi, id}, args...)
 	if desc {
 		q += spanOrderDesc
 	} else {
 		q += spanOrder
 	}
-	if limit > 0 {
+	if limit {
 		q += ` LIMIT ?`
+	}
+	return q
+}
+
+// spanMessages reads messages lo to hi of session id, in seq order (or
+// newest first with desc), with cond and its args added to the
+// conditions on messages m, at most limit of them when limit > 0.
+func spanMessages(ctx context.Context, db queryer, id string, lo, hi int64, cond string, desc bool, limit int, args ...any) ([]*loom.Message, error) {
+	all := append([]any{lo, hi, id}, args...)
+	if limit > 0 {
 		all = append(all, limit)
 	}
-	msgs, err := rowscan.All(ctx, rowsOf{db}, rowscan.Message, q, all...)
+	msgs, err := rowscan.All(ctx, rowsOf{db}, rowscan.Message, spanQuery(cond, desc, limit > 0), all...)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", id, err)
 	}
@@ -56,7 +72,7 @@ func spanMessages(ctx context.Context, db queryer, id string, lo, hi int64, cond
 // readSpans returns the spans of session id in order; none when it has
 // no row.
 func readSpans(ctx context.Context, db queryer, id string) ([]loom.Span, error) {
-	rows, err := db.QueryContext(ctx, `SELECT first_seq, last_seq, store_id FROM spans WHERE session_id = ? ORDER BY first_seq`, id)
+	rows, err := db.QueryContext(ctx, readSpansSQL, id)
 	if err != nil {
 		return nil, fmt.Errorf("read spans of %s: %w", id, err)
 	}
@@ -79,13 +95,12 @@ func readSpans(ctx context.Context, db queryer, id string) ([]loom.Span, error) 
 // spans of a live session are rewritten without deleting the rows they
 // stop naming (see the spans_ad trigger), so the caller leaves no row
 // unread.
-func writeSpans(ctx context.Context, tx *sql.Tx, id string, spans []loom.Span) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM spans WHERE session_id = ?`, id); err != nil {
+func writeSpans(ctx context.Context, w writes, id string, spans []loom.Span) error {
+	if _, err := w.ExecContext(ctx, deleteSpansSQL, id); err != nil {
 		return fmt.Errorf("write spans of %s: %w", id, err)
 	}
 	for _, sp := range spans {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO spans (session_id, first_seq, last_seq, store_id) VALUES (?, ?, ?, ?)`,
-			id, sp.First, sp.Last, sp.Store); err != nil {
+		if _, err := w.ExecContext(ctx, insertSpanSQL, id, sp.First, sp.Last, sp.Store); err != nil {
 			return fmt.Errorf("write spans of %s: %w", id, err)
 		}
 	}
