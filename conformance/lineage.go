@@ -234,11 +234,25 @@ func testForkLineage(t *testing.T, open Opener) {
 	if err := st.UpdatePart(ctx(t), k1.ID, 12, part); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := st.RepairInterrupted(ctx(t), h.ID); err != nil || n != 1 || status(h.ID) != loom.ToolError || status(k1.ID) != loom.ToolCompleted {
-		t.Fatalf("repair of the source = %d, %v", n, err)
+	// The source writing a message its forks inherit changes its own:
+	// a fork made while the tool ran keeps it running, as it was when
+	// the fork was made (the fork's own repair marks it, on resume).
+	k3, err := st.Fork(ctx(t), h.ID, loom.ForkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.RepairInterrupted(ctx(t), h.ID); err != nil || n != 1 || status(h.ID) != loom.ToolError || status(k1.ID) != loom.ToolCompleted || status(k3.ID) != loom.ToolRunning {
+		t.Fatalf("repair of the source = %d, %v; forks: %s, %s", n, err, status(k1.ID), status(k3.ID))
+	}
+	part.Output = json.RawMessage(`"zebra output late"`)
+	if err := st.UpdatePart(ctx(t), h.ID, 12, part); err != nil || status(h.ID) != loom.ToolCompleted || status(k3.ID) != loom.ToolRunning {
+		t.Fatalf("update of the source = %v; fork made before: %s", err, status(k3.ID))
+	}
+	if got := hitsIn(t, st, loom.SearchQuery{Text: "late"}); !slices.Equal(got, at(h.ID, 12)) {
+		t.Fatalf("search for the source's late output = %v", got)
 	}
 	grand = append(grand, "a5 tool")
-	for _, id := range []string{h.ID, k1.ID, k2.ID} {
+	for _, id := range []string{h.ID, k1.ID, k2.ID, k3.ID} {
 		wantTexts(t, st, id, grand)
 	}
 
@@ -265,7 +279,7 @@ func testForkLineage(t *testing.T, open Opener) {
 	wantTexts(t, st, g.ID, other)
 	grand = append(grand, "a6 priced")
 	wantTexts(t, st, h.ID, grand)
-	if got, want := hitsIn(t, st, loom.SearchQuery{Text: "a1 root"}), sorted(at(g.ID, 2), at(h.ID, 2), at(k1.ID, 2), at(k2.ID, 2), at(hf.ID, 2)); !slices.Equal(got, want) {
+	if got, want := hitsIn(t, st, loom.SearchQuery{Text: "a1 root"}), sorted(at(g.ID, 2), at(h.ID, 2), at(k1.ID, 2), at(k2.ID, 2), at(k3.ID, 2), at(hf.ID, 2)); !slices.Equal(got, want) {
 		t.Fatalf("search after purging the sources = %v, want %v", got, want)
 	}
 	if got := hitsIn(t, st, loom.SearchQuery{Text: "a4 root"}); len(got) != 0 {

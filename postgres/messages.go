@@ -210,7 +210,8 @@ func (s *Store) messageForUpdate(ctx context.Context, tx pgx.Tx, sessionID strin
 
 // rewriteBody stores m's parts. A message its session inherits gets a
 // row of its own first, where the session stores its own (copy on
-// write); a body another message shares is copied. A fork that could
+// write); one it stores that others read is copied for them first
+// (keepForReaders); a body another message shares is copied. A fork that could
 // start sharing it meanwhile waits on the session row that beginWrite
 // locked.
 func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) error {
@@ -228,14 +229,8 @@ func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) err
 		return loom.Errorf(loom.ENOTFOUND, "session %s has no message %d", m.SessionID, m.Seq)
 	}
 	if own := loom.OwnStore(spans); sp.Store != own {
-		if _, err := tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
-			INSERT INTO messages (session_id, seq, id, role, turn, body_id,
-				model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-				cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
-			SELECT $3, seq, id, role, turn, (SELECT id FROM b), model, provider, input_tokens, output_tokens,
-				reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd, api_calls,
-				compactions, error, created_at, completed_at
-			FROM messages WHERE session_id = $4 AND seq = $5`, parts, content, own, sp.Store, m.Seq); err != nil {
+		if _, err := tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($5, $6) RETURNING id) `+copyRowSQL,
+			own, sp.Store, m.Seq, true, parts, content); err != nil {
 			return fmt.Errorf("update message %d: copy it: %w", m.Seq, err)
 		}
 		if err := writeSpans(ctx, tx, m.SessionID, loom.CopyOnWrite(spans, m.Seq)); err != nil {
@@ -245,6 +240,9 @@ func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) err
 			return err
 		}
 	} else {
+		if err := s.keepForReaders(ctx, tx, m.SessionID, own, m.Seq); err != nil {
+			return err
+		}
 		var body int64
 		var shared bool
 		if err := tx.QueryRow(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
@@ -264,6 +262,45 @@ func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) err
 	}
 	_, err = tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2`, ms(s.Now()), m.SessionID)
 	return err
+}
+
+// copyRowSQL copies row $3 of store $2 to store $1: with a new body
+// (from a WITH b that inserts it) when $4, else sharing its body.
+const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
+		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+		cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
+	SELECT $1, seq, id, role, turn, CASE WHEN $4::boolean THEN (SELECT id FROM b) ELSE body_id END, model, provider,
+		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
+		api_calls, compactions, error, created_at, completed_at
+	FROM messages WHERE session_id = $2 AND seq = $3`
+
+// keepForReaders gives every other session that reads row seq of store,
+// which session id is about to change, a copy of it as it is (sharing
+// its body, which the change then copies): a fork keeps the message as
+// it was when it was made.
+func (s *Store) keepForReaders(ctx context.Context, tx pgx.Tx, id, store string, seq int64) error {
+	rows, err := tx.Query(ctx, `SELECT DISTINCT session_id FROM spans
+		WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2 AND session_id <> $3`, store, seq, id)
+	if err != nil {
+		return fmt.Errorf("update message %d: %w", seq, err)
+	}
+	readers, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("update message %d: %w", seq, err)
+	}
+	for _, r := range readers {
+		spans, err := readSpans(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `WITH b AS (SELECT NULL::bigint AS id) `+copyRowSQL, loom.OwnStore(spans), store, seq, false); err != nil {
+			return fmt.Errorf("update message %d: copy it for %s: %w", seq, r, err)
+		}
+		if err := writeSpans(ctx, tx, r, loom.CopyOnWrite(spans, seq)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RepairInterrupted implements loom.Store. Only the last turn can hold an

@@ -209,7 +209,8 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 
 // rewriteBody stores m's parts. A message its session inherits gets a
 // row of its own first, where the session stores its own (copy on
-// write); a body another message shares is copied.
+// write); one it stores that others read is copied for them first
+// (keepForReaders); a body another message shares is copied.
 func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
 	parts, err := loom.EncodeParts(m)
 	if err != nil {
@@ -229,13 +230,7 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 			return fmt.Errorf("update message %d: %w", m.Seq, err)
 		}
 		body, _ := res.LastInsertId()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
-			model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-			cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
-			SELECT ?1, seq, id, role, turn, ?2, model, provider, input_tokens, output_tokens,
-				reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd, api_calls,
-				compactions, error, created_at, completed_at
-			FROM messages WHERE session_id = ?3 AND seq = ?4`, own, body, sp.Store, m.Seq); err != nil {
+		if _, err := tx.ExecContext(ctx, copyRowSQL, own, body, sp.Store, m.Seq); err != nil {
 			return fmt.Errorf("update message %d: copy it: %w", m.Seq, err)
 		}
 		if err := writeSpans(ctx, writes{s, tx}, m.SessionID, loom.CopyOnWrite(spans, m.Seq)); err != nil {
@@ -245,6 +240,9 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 			return err
 		}
 	} else {
+		if err := s.keepForReaders(ctx, tx, m.SessionID, own, m.Seq); err != nil {
+			return err
+		}
 		var body int64
 		var shared bool
 		if err := tx.QueryRowContext(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
@@ -267,6 +265,41 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, s.now(), m.SessionID)
 	return err
+}
+
+// copyRowSQL copies row ?4 of store ?3 to store ?1, with body ?2 (NULL:
+// the same body).
+const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
+	model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+	cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
+	SELECT ?1, seq, id, role, turn, coalesce(?2, body_id), model, provider, input_tokens, output_tokens,
+		reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd, api_calls,
+		compactions, error, created_at, completed_at
+	FROM messages WHERE session_id = ?3 AND seq = ?4`
+
+// keepForReaders gives every other session that reads row seq of store,
+// which session id is about to change, a copy of it as it is (sharing
+// its body, which the change then copies): a fork keeps the message as
+// it was when it was made.
+func (s *Store) keepForReaders(ctx context.Context, tx *sql.Tx, id, store string, seq int64) error {
+	readers, err := rowscan.All(ctx, rowsOf{tx}, rowscan.String, `SELECT DISTINCT session_id FROM spans
+		WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2 AND session_id <> ?3`, store, seq, id)
+	if err != nil {
+		return fmt.Errorf("update message %d: %w", seq, err)
+	}
+	for _, r := range readers {
+		spans, err := readSpans(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, copyRowSQL, loom.OwnStore(spans), nil, store, seq); err != nil {
+			return fmt.Errorf("update message %d: copy it for %s: %w", seq, r, err)
+		}
+		if err := writeSpans(ctx, writes{s, tx}, r, loom.CopyOnWrite(spans, seq)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RepairInterrupted implements loom.Store. It reads the session
