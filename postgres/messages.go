@@ -208,64 +208,60 @@ func (s *Store) messageForUpdate(ctx context.Context, tx pgx.Tx, sessionID strin
 	return msgs[0], nil
 }
 
-// rewriteBody stores m's parts. A message its session inherits gets a
-// row of its own first, where the session stores its own (copy on
-// write); one it stores that others read is copied for them first
-// (keepForReaders); a body another message shares is copied. A fork that could
-// start sharing it meanwhile waits on the session row that beginWrite
-// locked.
+// rewriteBody stores m's parts as loom.WriteMessageWith says: a copy
+// for the session when it inherits m, copies as it was for the sessions
+// that read it when the session stores it, and a body of its own when
+// another row shares its body. A fork that could start sharing it
+// meanwhile waits on the session row that beginWrite locked.
 func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) error {
 	parts, err := loom.EncodeParts(m)
 	if err != nil {
 		return err
 	}
 	content := clean(m.SearchText())
-	spans, err := readSpans(ctx, tx, m.SessionID)
+	err = loom.WriteMessageWith(m.SessionID, m.Seq, loom.MessageWriteSteps{
+		Spans: func(id string) ([]loom.Span, error) { return readSpans(ctx, tx, id) },
+		Readers: func(store string, seq int64, id string) ([]string, error) {
+			rows, err := tx.Query(ctx, `SELECT DISTINCT session_id FROM spans
+				WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2 AND session_id <> $3`, store, seq, id)
+			if err != nil {
+				return nil, err
+			}
+			return pgx.CollectRows(rows, pgx.RowTo[string])
+		},
+		Copy: func(to, from string, seq int64, withParts bool) error {
+			_, err := tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) SELECT $5, $6 WHERE $4::boolean RETURNING id) `+copyRowSQL,
+				to, from, seq, withParts, parts, content)
+			return err
+		},
+		WriteSpans: func(id string, spans []loom.Span) error { return writeSpans(ctx, tx, id, spans) },
+		DropUnread: func(store string, seq int64) error { return dropUnread(ctx, tx, store, seq) },
+		Rewrite: func(store string, seq int64) error {
+			var body int64
+			var shared bool
+			if err := tx.QueryRow(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
+				FROM messages m WHERE session_id = $1 AND seq = $2`, store, seq).Scan(&body, &shared); err != nil {
+				return err
+			}
+			if shared {
+				_, err = tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
+					UPDATE messages SET body_id = (SELECT id FROM b) WHERE session_id = $3 AND seq = $4`,
+					parts, content, store, seq)
+			} else {
+				_, err = tx.Exec(ctx, `UPDATE bodies SET parts = $1, content = $2 WHERE id = $3`, parts, content, body)
+			}
+			return err
+		},
+	})
 	if err != nil {
-		return err
-	}
-	sp, ok := loom.SpanOf(spans, m.Seq)
-	if !ok {
-		return loom.Errorf(loom.ENOTFOUND, "session %s has no message %d", m.SessionID, m.Seq)
-	}
-	if own := loom.OwnStore(spans); sp.Store != own {
-		if _, err := tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($5, $6) RETURNING id) `+copyRowSQL,
-			own, sp.Store, m.Seq, true, parts, content); err != nil {
-			return fmt.Errorf("update message %d: copy it: %w", m.Seq, err)
-		}
-		if err := writeSpans(ctx, tx, m.SessionID, loom.CopyOnWrite(spans, m.Seq)); err != nil {
-			return err
-		}
-		if err := dropUnread(ctx, tx, sp.Store, m.Seq); err != nil {
-			return err
-		}
-	} else {
-		if err := s.keepForReaders(ctx, tx, m.SessionID, own, m.Seq); err != nil {
-			return err
-		}
-		var body int64
-		var shared bool
-		if err := tx.QueryRow(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
-			FROM messages m WHERE session_id = $1 AND seq = $2`, own, m.Seq).Scan(&body, &shared); err != nil {
-			return fmt.Errorf("update message %d: %w", m.Seq, err)
-		}
-		if shared {
-			_, err = tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
-				UPDATE messages SET body_id = (SELECT id FROM b) WHERE session_id = $3 AND seq = $4`,
-				parts, content, own, m.Seq)
-		} else {
-			_, err = tx.Exec(ctx, `UPDATE bodies SET parts = $1, content = $2 WHERE id = $3`, parts, content, body)
-		}
-		if err != nil {
-			return fmt.Errorf("update message %d: %w", m.Seq, err)
-		}
+		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
 	_, err = tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2`, ms(s.Now()), m.SessionID)
 	return err
 }
 
-// copyRowSQL copies row $3 of store $2 to store $1: with a new body
-// (from a WITH b that inserts it) when $4, else sharing its body.
+// copyRowSQL copies row $3 of store $2 to store $1: with the body that a
+// WITH b before it inserted when $4, else sharing the row's body.
 const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
 		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
 		cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
@@ -273,35 +269,6 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
 		api_calls, compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = $2 AND seq = $3`
-
-// keepForReaders gives every other session that reads row seq of store,
-// which session id is about to change, a copy of it as it is (sharing
-// its body, which the change then copies): a fork keeps the message as
-// it was when it was made.
-func (s *Store) keepForReaders(ctx context.Context, tx pgx.Tx, id, store string, seq int64) error {
-	rows, err := tx.Query(ctx, `SELECT DISTINCT session_id FROM spans
-		WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2 AND session_id <> $3`, store, seq, id)
-	if err != nil {
-		return fmt.Errorf("update message %d: %w", seq, err)
-	}
-	readers, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return fmt.Errorf("update message %d: %w", seq, err)
-	}
-	for _, r := range readers {
-		spans, err := readSpans(ctx, tx, r)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `WITH b AS (SELECT NULL::bigint AS id) `+copyRowSQL, loom.OwnStore(spans), store, seq, false); err != nil {
-			return fmt.Errorf("update message %d: copy it for %s: %w", seq, r, err)
-		}
-		if err := writeSpans(ctx, tx, r, loom.CopyOnWrite(spans, seq)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // RepairInterrupted implements loom.Store. Only the last turn can hold an
 // unfinished tool call (every turn is repaired before the next starts), so

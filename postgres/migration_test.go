@@ -2,9 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -29,16 +26,11 @@ func TestSchema5Migration(t *testing.T) {
 	if _, err := conn.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		t.Fatal(err)
 	}
-	for v := 1; v <= 5; v++ {
-		files, _ := filepath.Glob(fmt.Sprintf("migrations/%04d_*.sql", v))
-		body, err := os.ReadFile(files[0])
-		if err != nil {
-			t.Fatal(err)
+	for i, m := range storetest.Schema5Migrations(t) {
+		if _, err := conn.Exec(ctx, m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
 		}
-		if _, err := conn.Exec(ctx, string(body)); err != nil {
-			t.Fatalf("%s: %v", files[0], err)
-		}
-		if _, err := conn.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, v); err != nil {
+		if _, err := conn.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, i+1); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -207,61 +207,63 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 	})
 }
 
-// rewriteBody stores m's parts. A message its session inherits gets a
-// row of its own first, where the session stores its own (copy on
-// write); one it stores that others read is copied for them first
-// (keepForReaders); a body another message shares is copied.
+// rewriteBody stores m's parts as loom.WriteMessageWith says: a copy
+// for the session when it inherits m, copies as it was for the sessions
+// that read it when the session stores it, and a body of its own when
+// another row shares its body.
 func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
 	parts, err := loom.EncodeParts(m)
 	if err != nil {
 		return err
 	}
-	spans, err := readSpans(ctx, tx, m.SessionID)
-	if err != nil {
-		return err
-	}
-	sp, ok := loom.SpanOf(spans, m.Seq)
-	if !ok {
-		return loom.Errorf(loom.ENOTFOUND, "session %s has no message %d", m.SessionID, m.Seq)
-	}
-	if own := loom.OwnStore(spans); sp.Store != own {
+	newBody := func() (int64, error) {
 		res, err := tx.ExecContext(ctx, insertBodySQL, parts, m.SearchText())
 		if err != nil {
-			return fmt.Errorf("update message %d: %w", m.Seq, err)
+			return 0, err
 		}
-		body, _ := res.LastInsertId()
-		if _, err := tx.ExecContext(ctx, copyRowSQL, own, body, sp.Store, m.Seq); err != nil {
-			return fmt.Errorf("update message %d: copy it: %w", m.Seq, err)
-		}
-		if err := writeSpans(ctx, writes{s, tx}, m.SessionID, loom.CopyOnWrite(spans, m.Seq)); err != nil {
-			return err
-		}
-		if err := dropUnread(ctx, tx, sp.Store, m.Seq); err != nil {
-			return err
-		}
-	} else {
-		if err := s.keepForReaders(ctx, tx, m.SessionID, own, m.Seq); err != nil {
-			return err
-		}
-		var body int64
-		var shared bool
-		if err := tx.QueryRowContext(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
-			FROM messages m WHERE session_id = ? AND seq = ?`, own, m.Seq).Scan(&body, &shared); err != nil {
-			return fmt.Errorf("update message %d: %w", m.Seq, err)
-		}
-		if shared {
-			res, err := tx.ExecContext(ctx, insertBodySQL, parts, m.SearchText())
-			if err != nil {
-				return fmt.Errorf("update message %d: %w", m.Seq, err)
+		return res.LastInsertId()
+	}
+	err = loom.WriteMessageWith(m.SessionID, m.Seq, loom.MessageWriteSteps{
+		Spans: func(id string) ([]loom.Span, error) { return readSpans(ctx, tx, id) },
+		Readers: func(store string, seq int64, id string) ([]string, error) {
+			return rowscan.All(ctx, rowsOf{tx}, rowscan.String, `SELECT DISTINCT session_id FROM spans
+				WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2 AND session_id <> ?3`, store, seq, id)
+		},
+		Copy: func(to, from string, seq int64, withParts bool) error {
+			var body any
+			if withParts {
+				b, err := newBody()
+				if err != nil {
+					return err
+				}
+				body = b
 			}
-			nb, _ := res.LastInsertId()
-			_, err = tx.ExecContext(ctx, `UPDATE messages SET body_id = ? WHERE session_id = ? AND seq = ?`, nb, own, m.Seq)
-			if err != nil {
-				return fmt.Errorf("update message %d: %w", m.Seq, err)
+			_, err := tx.ExecContext(ctx, copyRowSQL, to, body, from, seq)
+			return err
+		},
+		WriteSpans: func(id string, spans []loom.Span) error { return writeSpans(ctx, writes{s, tx}, id, spans) },
+		DropUnread: func(store string, seq int64) error { return dropUnread(ctx, tx, store, seq) },
+		Rewrite: func(store string, seq int64) error {
+			var body int64
+			var shared bool
+			if err := tx.QueryRowContext(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
+				FROM messages m WHERE session_id = ? AND seq = ?`, store, seq).Scan(&body, &shared); err != nil {
+				return err
 			}
-		} else if _, err := tx.ExecContext(ctx, `UPDATE bodies SET parts = ?, content = ? WHERE id = ?`, parts, m.SearchText(), body); err != nil {
-			return fmt.Errorf("update message %d: %w", m.Seq, err)
-		}
+			if !shared {
+				_, err := tx.ExecContext(ctx, `UPDATE bodies SET parts = ?, content = ? WHERE id = ?`, parts, m.SearchText(), body)
+				return err
+			}
+			nb, err := newBody()
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE messages SET body_id = ? WHERE session_id = ? AND seq = ?`, nb, store, seq)
+			return err
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, s.now(), m.SessionID)
 	return err
@@ -276,31 +278,6 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd, api_calls,
 		compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = ?3 AND seq = ?4`
-
-// keepForReaders gives every other session that reads row seq of store,
-// which session id is about to change, a copy of it as it is (sharing
-// its body, which the change then copies): a fork keeps the message as
-// it was when it was made.
-func (s *Store) keepForReaders(ctx context.Context, tx *sql.Tx, id, store string, seq int64) error {
-	readers, err := rowscan.All(ctx, rowsOf{tx}, rowscan.String, `SELECT DISTINCT session_id FROM spans
-		WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2 AND session_id <> ?3`, store, seq, id)
-	if err != nil {
-		return fmt.Errorf("update message %d: %w", seq, err)
-	}
-	for _, r := range readers {
-		spans, err := readSpans(ctx, tx, r)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, copyRowSQL, loom.OwnStore(spans), nil, store, seq); err != nil {
-			return fmt.Errorf("update message %d: copy it for %s: %w", seq, r, err)
-		}
-		if err := writeSpans(ctx, writes{s, tx}, r, loom.CopyOnWrite(spans, seq)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // RepairInterrupted implements loom.Store. It reads the session
 // backwards to the user message that opens its last turn.

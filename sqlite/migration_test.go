@@ -5,9 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,14 +27,9 @@ func TestSchema5Migration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for v := 1; v <= 5; v++ {
-		files, _ := filepath.Glob(fmt.Sprintf("migrations/%04d_*.sql", v))
-		body, err := os.ReadFile(files[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec(string(body)); err != nil {
-			t.Fatalf("%s: %v", files[0], err)
+	for i, m := range storetest.Schema5Migrations(t) {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
 		}
 	}
 	if _, err := db.Exec(`PRAGMA user_version = 5; PRAGMA journal_mode = WAL`); err != nil {

@@ -49,6 +49,25 @@ func LoadSchema5(t testing.TB, engine string) *Schema5 {
 	return &f
 }
 
+// Schema5Migrations returns the SQL of an engine's migrations 1 to 5,
+// from its migrations directory (the test's working directory's).
+func Schema5Migrations(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for v := 1; v <= 5; v++ {
+		files, _ := filepath.Glob(fmt.Sprintf("migrations/%04d_*.sql", v))
+		if len(files) != 1 {
+			t.Fatalf("migration %d: %v", v, files)
+		}
+		body, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(body))
+	}
+	return out
+}
+
 // CheckReads fails t unless st reads the fixture's sessions as loom read
 // them at schema 5.
 func (f *Schema5) CheckReads(t testing.TB, st loom.Store) {
