@@ -87,11 +87,11 @@ func TestCreated(t *testing.T) {
 // 5-6) whose user titles start with "plan".
 func forkReads(t *testing.T, taken ...string) ForkReads {
 	return ForkReads{
-		FirstSeqAfter: func(turn int) (int64, error) {
-			if turn >= 3 {
-				return 0, nil
+		TurnFrom: func(seq int64) (int, bool, error) {
+			if seq > 6 {
+				return 0, false, nil
 			}
-			return int64(2*turn + 1), nil
+			return int((seq + 1) / 2), true, nil
 		},
 		LastUser: func(seq int64) (*Message, error) {
 			return prompt(RoleUser, "question "+string(rune('0'+(seq+1)/2))), nil
@@ -101,6 +101,10 @@ func forkReads(t *testing.T, taken ...string) ForkReads {
 				t.Errorf("titles like %q, want the base of the parent's title", base)
 			}
 			return taken, nil
+		},
+		LastSummary: func(int64) (int64, error) { return 0, nil },
+		Usage: func(from, to int64) (Usage, error) {
+			return Usage{InputTokens: to - from + 1, CostUSD: 0.1 * float64(to-from+1)}, nil
 		},
 	}
 }
@@ -125,8 +129,8 @@ func TestPlanFork(t *testing.T) {
 		t.Fatalf("fork of a trashed session = %v", err)
 	}
 	failing := forkReads(t)
-	failing.FirstSeqAfter = func(int) (int64, error) { return 0, errors.New("boom") }
-	if _, err := PlanFork(src, ForkOptions{}, failing); err == nil || ErrorCode(err) != EINTERNAL {
+	failing.TurnFrom = func(int64) (int, bool, error) { return 0, false, errors.New("boom") }
+	if _, err := PlanFork(src, ForkOptions{Turn: 1}, failing); err == nil || ErrorCode(err) != EINTERNAL {
 		t.Fatalf("a failed read = %v", err)
 	}
 	if err := (&Session{ID: "s", TurnCount: 1}).CheckForkTurn(2); err == nil || !strings.Contains(err.Error(), "has 1 turn;") {
@@ -222,11 +226,8 @@ func TestCodec(t *testing.T) {
 }
 
 func TestPlanRewindRefuses(t *testing.T) {
-	reads := ForkReads{
-		FirstSeqAfter: func(int) (int64, error) { return 3, nil },
-		LastUser:      func(int64) (*Message, error) { return nil, nil },
-		TitlesLike:    func(string) ([]string, error) { return nil, nil },
-	}
+	reads := forkReads(t)
+	reads.TitlesLike = func(string) ([]string, error) { return nil, nil }
 	for _, tc := range []struct {
 		s    Session
 		turn int
@@ -240,8 +241,17 @@ func TestPlanRewindRefuses(t *testing.T) {
 			t.Errorf("rewind %+v to %d: %v, want %q", tc.s, tc.turn, err, tc.want)
 		}
 	}
-	p, err := PlanRewind(&Session{ID: "s", Title: "plan", TurnCount: 3, MessageCount: 6, LastPrompt: "q3"}, RewindOptions{Turn: 1}, reads)
-	if err != nil || p.KeepSeq != 2 || p.Fork.LastSeq != 6 || p.Fork.Turn != 1 || p.Fork.Title != "plan (rewound)" || p.Fork.LastPrompt != "q3" {
+	src := &Session{ID: "s", Title: "plan", TurnCount: 3, MessageCount: 6, LastPrompt: "q3", Usage: Usage{InputTokens: 6, CostUSD: 0.6}}
+	p, err := PlanRewind(src, RewindOptions{Turn: 1}, reads)
+	if err != nil || p.KeepSeq != 2 || p.Fork.LastSeq != 6 || p.Fork.Turn != 1 || p.Fork.Title != "plan (rewound)" || p.Fork.LastPrompt != "q3" || p.Store == "" {
 		t.Fatalf("plan = %+v, %v", p, err)
+	}
+	// The usage of the two sides: the shorter one read, the other the
+	// rest of the session's.
+	for turn, keep := range map[int]int64{1: 2, 2: 4} {
+		p, err := PlanRewind(src, RewindOptions{Turn: turn}, reads)
+		if err != nil || p.KeepUsage.InputTokens != keep || p.ForkUsage.InputTokens != 6-keep || RoundCost(p.KeepUsage.CostUSD+p.ForkUsage.CostUSD) != 0.6 {
+			t.Fatalf("rewind to %d: keeps %+v, fork takes %+v, %v", turn, p.KeepUsage, p.ForkUsage, err)
+		}
 	}
 }

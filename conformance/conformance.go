@@ -59,6 +59,8 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Rewind", testRewind},
+		{"ForkLineage", testForkLineage},
+		{"RewindLineage", testRewindLineage},
 		{"Archive", testArchive},
 		{"Family", testFamily},
 		{"RenameDescribeDeletePrune", testLifecycle},

@@ -41,7 +41,7 @@ func testUsage(t *testing.T, open Opener) {
 	if len(rep.ByModel) != 2 || rep.ByModel[0].Name != "claude-y" || rep.ByModel[1].Usage.InputTokens != 101 || rep.ByModel[1].Sessions != 2 {
 		t.Fatalf("by model = %+v", rep.ByModel)
 	}
-	// A fork's copied history is not counted again.
+	// A fork's inherited history is not counted again.
 	f, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -120,7 +120,7 @@ type recordChecker struct {
 	cur  *loom.SessionData
 	data []*loom.SessionData
 	ids  map[string]int // session id → line
-	msgs map[string]int // message id → line
+	msgs map[string]int // message id → line, in the current session
 }
 
 func (c *recordChecker) fail(line int, err error) error {
@@ -142,6 +142,9 @@ func (c *recordChecker) session(line int, s *loom.Session) error {
 		return lineError(c.opts.Name, line, "session %s appears twice (first on line %d)", s.ID, prev)
 	}
 	c.ids[s.ID] = line
+	// A fork holds its parent's messages themselves, ids included: an id
+	// is unique within a session.
+	clear(c.msgs)
 	c.cur = d
 	c.data = append(c.data, d)
 	return nil

@@ -122,3 +122,23 @@ func TestReadRefusesAnOrphan(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A fork holds its parent's messages themselves: the same message id in
+// two sessions of a file is read, in one session it is refused.
+func TestReadForkSharesIDs(t *testing.T) {
+	data := sample()[:1]
+	parent := data[0]
+	fork := &loom.Session{ID: "0196a3b2-0000-7000-8000-000000000003", UserID: "local", Kind: loom.KindFork, ParentID: parent.Session.ID,
+		ForkTurn: 1, CreatedAt: at(7), UpdatedAt: at(7)}
+	var msgs []*loom.Message
+	for _, m := range parent.Messages[:2] {
+		c := *m
+		c.SessionID = fork.ID
+		msgs = append(msgs, &c)
+	}
+	data = append(data, &loom.SessionData{Session: fork, Messages: msgs})
+	got, err := export.Read(strings.NewReader(write(t, export.JSONL, data)), export.ReadOptions{Name: "x"})
+	if err != nil || len(got) != 2 || got[1].Messages[0].ID != parent.Messages[0].ID {
+		t.Fatalf("a fork with its parent's message ids: %d sessions, %v", len(got), err)
+	}
+}

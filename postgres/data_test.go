@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
 )
 
 // Text PostgreSQL cannot hold (NUL bytes, invalid UTF-8) still round-trips
@@ -129,5 +130,35 @@ func TestImportRoundTrip(t *testing.T) {
 	}
 	if hits := search(t, st, loom.SearchQuery{Text: "boom read_file"}); len(hits) != 1 || hits[0].Seq != 2 {
 		t.Fatalf("search in imported tool part = %+v", hits)
+	}
+}
+
+// Deleting a session's messages and then its row by hand, on a family
+// whose history lies in several sessions' rows (forks read their
+// parents' rows, a rewound session its old ones), leaves every other
+// session whole, and deleting them all leaves nothing behind.
+func TestHandDeletionKeepsLineage(t *testing.T) {
+	t.Parallel()
+	for _, order := range [][]string{{"root", "fork", "grand", "rewound"}, {"rewound", "grand", "fork", "root"}, {"fork", "root", "rewound", "grand"}} {
+		st := open(t, freshSchema(t))
+		ctx := context.Background()
+		ids, holds := storetest.Lineage(t, st)
+		for _, name := range order {
+			id := ids[name]
+			for _, q := range []string{`DELETE FROM messages WHERE session_id = $1`, `DELETE FROM sessions WHERE id = $1`} {
+				if _, err := st.Pool().Exec(ctx, q, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			delete(holds, id)
+			storetest.CheckHolds(t, st, holds)
+		}
+		for _, table := range []string{"messages", "bodies", "spans"} {
+			var n int
+			st.Pool().QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n)
+			if n != 0 {
+				t.Errorf("%v: %d rows left in %s", order, n, table)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -13,16 +14,9 @@ import (
 	"github.com/loomhq/loom/internal/rowscan"
 )
 
-// newMessageID is SQL that makes a fresh UUIDv7 for a copied message from
-// the original's id: the same 48-bit time (the copy keeps the original's
-// created_at) and new random bits. gen_random_uuid() is a UUIDv4 whose
-// text from position 16 on is three random hex digits, a dash, the RFC
-// 4122 variant digit and random digits; the version digit becomes 7.
-const newMessageID = `substr(m.id, 1, 14) || '7' || substr(gen_random_uuid()::text, 16)`
-
 // forkSessionSQL inserts a fork's session row from its source's:
-// $1 id, $2 key, $3 title, $4 fork turn, $5 last seq copied, $6 now,
-// $7 source id, $8 last prompt.
+// $1 id, $2 key, $3 title, $4 fork turn, $5 last seq inherited, $6 now,
+// $7 source id, $8 last prompt, $9 latest summary.
 const forkSessionSQL = `INSERT INTO sessions (id, user_id, key, surface, title, description,
 	kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 	profile, message_count, turn_count, summary_seq, last_prompt,
@@ -30,30 +24,20 @@ const forkSessionSQL = `INSERT INTO sessions (id, user_id, key, surface, title, 
 	cost_usd, api_calls, compactions, created_at, updated_at, git_branch)
 	SELECT $1, s.user_id, $2, s.surface, $3, s.description, 'fork', s.id, $4::integer, s.project_id,
 		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, $5::bigint, $4::integer,
-		coalesce((SELECT max(seq) FROM messages WHERE session_id = s.id AND role = 'summary' AND seq <= $5::bigint), 0),
-		$8, 0, 0, 0, 0, 0, 0, 0, 0, $6, $6, s.git_branch
+		$9::bigint, $8, 0, 0, 0, 0, 0, 0, 0, 0, $6, $6, s.git_branch
 	FROM sessions s
 	WHERE s.id = $7`
 
-// forkMessagesSQL copies messages 1..$3 of session $2 into fork $1,
-// sharing their bodies.
-const forkMessagesSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
-	model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-	cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
-	SELECT $1, seq, ` + newMessageID + `, role, turn, body_id, model, provider, input_tokens,
-		output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
-		api_calls, compactions, error, created_at, completed_at
-	FROM messages m WHERE session_id = $2 AND seq <= $3`
-
-// Fork implements loom.Store. The copied messages share their bodies with
-// the source, so a fork moves no message text and re-indexes nothing; it
-// is two statements inside the database whatever the session's length,
-// sent with the read of the result in one round trip.
+// Fork implements loom.Store. The fork copies no message: it reads the
+// messages it inherits from the source's rows, through the source's
+// spans (loom.InheritSpans), so forking writes one session row and a
+// span for each store the history lies in, whatever its length; the
+// statements go with the read of the result in one round trip.
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		// FOR SHARE waits for a message being appended to the source and
-		// keeps its parts from changing until the copy is made.
+		// keeps its parts and spans from changing until the fork is made.
 		src, err := s.sessionTx(ctx, tx, id, "FOR SHARE OF s")
 		if err != nil {
 			return err
@@ -62,9 +46,13 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if err != nil {
 			return err
 		}
+		spans, err := readSpans(ctx, tx, src.ID)
+		if err != nil {
+			return err
+		}
 		b := &pgx.Batch{}
-		b.Queue(forkSessionSQL, plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, ms(s.Now()), src.ID, clean(plan.LastPrompt))
-		b.Queue(forkMessagesSQL, plan.ID, src.ID, plan.LastSeq)
+		b.Queue(forkSessionSQL, plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, ms(s.Now()), src.ID, clean(plan.LastPrompt), plan.SummarySeq)
+		queueSpans(b, plan.ID, loom.InheritSpans(spans, plan.LastSeq, plan.ID))
 		b.Queue(`SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1`, plan.ID)
 		br := tx.SendBatch(ctx, b)
 		defer br.Close()
@@ -74,8 +62,10 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		case err != nil:
 			return fmt.Errorf("fork %s: %w", src.ID, err)
 		}
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("fork %s: copy messages: %w", src.ID, err)
+		for range 2 {
+			if _, err := br.Exec(); err != nil {
+				return fmt.Errorf("fork %s: spans: %w", src.ID, err)
+			}
 		}
 		if out, err = rowscan.Session(br.QueryRow(), s.live); err != nil {
 			return fmt.Errorf("fork %s: %w", src.ID, err)
@@ -85,23 +75,55 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 	return out, err
 }
 
-// forkReads answers a fork plan's questions about src inside tx.
+// forkReads answers a fork plan's questions about src inside tx, each
+// with a seek or two through src's spans.
 func (s *Store) forkReads(ctx context.Context, tx pgx.Tx, src *loom.Session) loom.ForkReads {
 	return loom.ForkReads{
-		FirstSeqAfter: func(turn int) (int64, error) {
-			var next *int64
-			err := tx.QueryRow(ctx, `SELECT min(seq) FROM messages WHERE session_id = $1 AND turn > $2`, src.ID, turn).Scan(&next)
-			if err != nil || next == nil {
-				return 0, err
+		TurnFrom: func(seq int64) (int, bool, error) {
+			var turn int
+			err := tx.QueryRow(ctx, `SELECT m.turn FROM spans sp CROSS JOIN LATERAL (SELECT m.turn, m.seq FROM messages m
+				WHERE m.session_id = sp.store_id AND m.seq BETWEEN greatest(sp.first_seq, $1) AND sp.last_seq
+				ORDER BY m.seq LIMIT 1) m
+				WHERE sp.session_id = $2 ORDER BY m.seq LIMIT 1`, seq, src.ID).Scan(&turn)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return 0, false, nil
 			}
-			return *next, nil
+			if err != nil {
+				return 0, false, fmt.Errorf("fork %s: %w", src.ID, err)
+			}
+			return turn, true, nil
 		},
 		LastUser: func(seq int64) (*loom.Message, error) {
-			users, err := rowscan.Messages(ctx, rowsOf{tx}, `WHERE m.session_id = $1 AND m.role = 'user' AND m.seq <= $2 ORDER BY m.seq DESC LIMIT 1`, src.ID, seq)
-			if len(users) == 0 {
+			users, err := spanMessages(ctx, tx, src.ID, 1, seq, " AND m.role = 'user'", 1)
+			if err != nil || len(users) == 0 {
 				return nil, err
 			}
-			return users[0], err
+			return users[0], nil
+		},
+		LastSummary: func(seq int64) (int64, error) {
+			var last *int64
+			err := tx.QueryRow(ctx, `SELECT max(m.seq) FROM spans sp JOIN messages m ON m.session_id = sp.store_id
+				AND m.seq BETWEEN sp.first_seq AND least(sp.last_seq, $1) AND m.role = 'summary'
+				WHERE sp.session_id = $2`, seq, src.ID).Scan(&last)
+			if err != nil || last == nil {
+				return 0, err
+			}
+			return *last, nil
+		},
+		Usage: func(from, to int64) (loom.Usage, error) {
+			var u loom.Usage
+			err := tx.QueryRow(ctx, `SELECT coalesce(sum(m.input_tokens), 0)::bigint, coalesce(sum(m.output_tokens), 0)::bigint,
+				coalesce(sum(m.reasoning_tokens), 0)::bigint, coalesce(sum(m.cache_read_tokens), 0)::bigint,
+				coalesce(sum(m.cache_write_tokens), 0)::bigint, coalesce(sum(m.cost_usd), 0)::double precision,
+				coalesce(sum(m.api_calls), 0)::bigint, coalesce(sum(m.compactions), 0)::bigint
+				FROM spans sp JOIN messages m ON m.session_id = sp.store_id
+				AND m.seq BETWEEN greatest(sp.first_seq, $1) AND least(sp.last_seq, $2)
+				WHERE sp.session_id = $3`, from, to, src.ID).Scan(&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
+				&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+			if err != nil {
+				return u, fmt.Errorf("fork %s: usage: %w", src.ID, err)
+			}
+			return u, nil
 		},
 		TitlesLike: func(base string) ([]string, error) {
 			return rowscan.All(ctx, rowsOf{tx}, rowscan.String, `SELECT title FROM sessions

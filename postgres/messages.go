@@ -9,15 +9,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/rowscan"
 )
 
-// insertMessageSQL stores a message and its body in one statement.
+// insertMessageSQL stores a message and its body in one statement, under
+// the store where its session stores its own (see loom.Span).
 const insertMessageSQL = `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
 	INSERT INTO messages (session_id, seq, id, role, turn, body_id, model, provider,
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
 		cost_usd, api_calls, compactions, error, created_at, completed_at)
-	SELECT $3, $4, $5, $6, $7, b.id, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 FROM b`
+	SELECT coalesce((SELECT store_id FROM spans WHERE session_id = $3 ORDER BY first_seq DESC LIMIT 1), $3), $4, $5, $6, $7, b.id, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 FROM b`
 
 // Append implements loom.Store. The session row is locked for the whole
 // transaction, so writers from any number of processes keep seq gap-free.
@@ -133,30 +133,28 @@ func messageArgs(m *loom.Message) ([]any, error) {
 		u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), ms(m.CreatedAt), nullTime(m.CompletedAt)}, nil
 }
 
-// Messages implements loom.Store. The newest-N read walks the primary key
-// backwards from its end, so its cost does not grow with the session.
+// Messages implements loom.Store. The newest-N read walks each span's
+// rows backwards from its end (see spanNewest), so its cost does not
+// grow with the session, nor with its ancestors' when it is a fork.
 func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
 	if !storable(sessionID) {
 		return nil, nil
 	}
-	where := "WHERE m.session_id = $1"
-	args := []any{sessionID}
-	if q.Before > 0 {
-		args = append(args, q.Before)
-		where += fmt.Sprintf(" AND m.seq < $%d", len(args))
-	}
+	lo, hi := int64(1), loom.OpenSeq
 	if q.After > 0 {
-		args = append(args, q.After)
-		where += fmt.Sprintf(" AND m.seq > $%d", len(args))
+		lo = q.After + 1
 	}
+	if q.Before > 0 {
+		hi = q.Before - 1
+	}
+	cond, args := "", []any(nil)
 	if q.Turn > 0 {
-		args = append(args, q.Turn)
-		where += fmt.Sprintf(" AND m.turn = $%d", len(args))
+		cond, args = " AND m.turn = $4", []any{q.Turn}
 	}
 	if q.Limit <= 0 {
-		return rowscan.Messages(ctx, rowsOf{s.pool}, where+" ORDER BY m.seq", args...)
+		return spanMessages(ctx, s.pool, sessionID, lo, hi, cond, 0, args...)
 	}
-	msgs, err := rowscan.Messages(ctx, rowsOf{s.pool}, where+fmt.Sprintf(" ORDER BY m.seq DESC LIMIT %d", q.Limit), args...)
+	msgs, err := spanMessages(ctx, s.pool, sessionID, lo, hi, cond, q.Limit, args...)
 	slices.Reverse(msgs)
 	return msgs, err
 }
@@ -174,11 +172,13 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
-	return rowscan.Messages(ctx, rowsOf{s.pool}, "WHERE m.session_id = $1 AND m.seq >= $2 ORDER BY m.seq", sessionID, from)
+	return spanMessages(ctx, s.pool, sessionID, max(from, 1), loom.OpenSeq, "", 0)
 }
 
-// UpdatePart implements loom.Store. A body shared with a fork is copied
-// first, so the update never changes the other session's history.
+// UpdatePart implements loom.Store. A message the session inherits (a
+// fork's from its parent) is copied into the session first, and a body
+// shared with another message is copied before it is changed, so the
+// update never changes another session's history.
 func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error {
 	if err := part.Validate(); err != nil {
 		return err
@@ -201,41 +201,74 @@ func (s *Store) messageForUpdate(ctx context.Context, tx pgx.Tx, sessionID strin
 	if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
 		return nil, err
 	}
-	m, err := rowscan.Message(tx.QueryRow(ctx, `SELECT `+rowscan.MessageColumns+rowscan.MessageFrom+`WHERE m.session_id = $1 AND m.seq = $2`, sessionID, seq))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+	msgs, err := spanMessages(ctx, tx, sessionID, seq, seq, "", 0)
+	if err != nil || len(msgs) == 0 {
+		return nil, err
 	}
-	return m, err
+	return msgs[0], nil
 }
 
-// rewriteBody stores m's parts, copying the body first when another
-// message shares it. A fork that could start sharing it meanwhile waits
-// on the session row that beginWrite locked.
+// rewriteBody stores m's parts as loom.WriteMessageWith says: a copy
+// for the session when it inherits m, copies as it was for the sessions
+// that read it when the session stores it, and a body of its own when
+// another row shares its body. A fork that could start sharing it
+// meanwhile waits on the session row that beginWrite locked.
 func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) error {
 	parts, err := loom.EncodeParts(m)
 	if err != nil {
 		return err
 	}
 	content := clean(m.SearchText())
-	var body int64
-	var shared bool
-	if err := tx.QueryRow(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
-		FROM messages m WHERE session_id = $1 AND seq = $2`, m.SessionID, m.Seq).Scan(&body, &shared); err != nil {
-		return fmt.Errorf("update message %d: %w", m.Seq, err)
-	}
-	if shared {
-		_, err = tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
-			UPDATE messages SET body_id = (SELECT id FROM b) WHERE session_id = $3 AND seq = $4`,
-			parts, content, m.SessionID, m.Seq)
-	} else {
-		_, err = tx.Exec(ctx, `UPDATE bodies SET parts = $1, content = $2 WHERE id = $3`, parts, content, body)
-	}
+	err = loom.WriteMessageWith(m.SessionID, m.Seq, loom.MessageWriteSteps{
+		Spans: func(id string) ([]loom.Span, error) { return readSpans(ctx, tx, id) },
+		Readers: func(store string, seq int64, id string) ([]string, error) {
+			rows, err := tx.Query(ctx, `SELECT DISTINCT session_id FROM spans
+				WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2 AND session_id <> $3`, store, seq, id)
+			if err != nil {
+				return nil, err
+			}
+			return pgx.CollectRows(rows, pgx.RowTo[string])
+		},
+		Copy: func(to, from string, seq int64, withParts bool) error {
+			_, err := tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) SELECT $5, $6 WHERE $4::boolean RETURNING id) `+copyRowSQL,
+				to, from, seq, withParts, parts, content)
+			return err
+		},
+		WriteSpans: func(id string, spans []loom.Span) error { return writeSpans(ctx, tx, id, spans) },
+		DropUnread: func(store string, seq int64) error { return dropUnread(ctx, tx, store, seq) },
+		Rewrite: func(store string, seq int64) error {
+			var body int64
+			var shared bool
+			if err := tx.QueryRow(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
+				FROM messages m WHERE session_id = $1 AND seq = $2`, store, seq).Scan(&body, &shared); err != nil {
+				return err
+			}
+			if shared {
+				_, err = tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
+					UPDATE messages SET body_id = (SELECT id FROM b) WHERE session_id = $3 AND seq = $4`,
+					parts, content, store, seq)
+			} else {
+				_, err = tx.Exec(ctx, `UPDATE bodies SET parts = $1, content = $2 WHERE id = $3`, parts, content, body)
+			}
+			return err
+		},
+	})
 	if err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
 	_, err = tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2`, ms(s.Now()), m.SessionID)
 	return err
 }
+
+// copyRowSQL copies row $3 of store $2 to store $1: with the body that a
+// WITH b before it inserted when $4, else sharing the row's body.
+const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
+		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+		cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
+	SELECT $1, seq, id, role, turn, CASE WHEN $4::boolean THEN (SELECT id FROM b) ELSE body_id END, model, provider,
+		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
+		api_calls, compactions, error, created_at, completed_at
+	FROM messages WHERE session_id = $2 AND seq = $3`
 
 // RepairInterrupted implements loom.Store. Only the last turn can hold an
 // unfinished tool call (every turn is repaired before the next starts), so
@@ -246,11 +279,19 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		msgs, err := rowscan.Messages(ctx, rowsOf{tx}, `WHERE m.session_id = $1 AND m.seq > coalesce(
-			(SELECT max(seq) FROM messages WHERE session_id = $1 AND role = 'user'), 0) ORDER BY m.seq DESC`, sessionID)
+		users, err := spanMessages(ctx, tx, sessionID, 1, loom.OpenSeq, " AND m.role = 'user'", 1)
 		if err != nil {
 			return fmt.Errorf("repair %s: %w", sessionID, err)
 		}
+		from := int64(1)
+		if len(users) > 0 {
+			from = users[0].Seq + 1
+		}
+		msgs, err := spanMessages(ctx, tx, sessionID, from, loom.OpenSeq, "", 0)
+		if err != nil {
+			return fmt.Errorf("repair %s: %w", sessionID, err)
+		}
+		slices.Reverse(msgs)
 		r := loom.NewRepair(s.Now())
 		for _, m := range msgs {
 			r.Add(m)

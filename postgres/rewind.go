@@ -7,12 +7,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/rowscan"
 )
 
 // rewindForkSQL inserts the fork a rewind makes, from its source's row:
-// the whole conversation's counters, the usage of the turns it takes
-// (those after seq $4), the source's last activity time. $1 id, $2 title,
-// $3 fork turn, $4 last seq the source keeps, $5 now, $6 source id.
+// the whole conversation's counters, the source's last activity time,
+// the usage of the turns it takes. $1 id, $2 title, $3 fork turn, $4
+// now, $5 source id, $6… the usage.
 const rewindForkSQL = `INSERT INTO sessions (id, user_id, key, surface, title, description,
 	kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 	profile, message_count, turn_count, summary_seq, last_prompt,
@@ -20,22 +21,16 @@ const rewindForkSQL = `INSERT INTO sessions (id, user_id, key, surface, title, d
 	cost_usd, api_calls, compactions, created_at, updated_at, git_branch)
 	SELECT $1, s.user_id, NULL, s.surface, $2, s.description, 'fork', s.id, $3::integer, s.project_id,
 		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, s.message_count,
-		s.turn_count, s.summary_seq, s.last_prompt,
-		m.input_tokens, m.output_tokens, m.reasoning_tokens, m.cache_read_tokens,
-		m.cache_write_tokens, m.cost_usd, m.api_calls, m.compactions, $5, s.updated_at, s.git_branch
-	FROM sessions s, (SELECT coalesce(sum(input_tokens), 0) AS input_tokens,
-			coalesce(sum(output_tokens), 0) AS output_tokens,
-			coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens,
-			coalesce(sum(cache_read_tokens), 0) AS cache_read_tokens,
-			coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens,
-			coalesce(sum(cost_usd), 0) AS cost_usd, coalesce(sum(api_calls), 0) AS api_calls,
-			coalesce(sum(compactions), 0) AS compactions
-		FROM messages WHERE session_id = $6 AND seq > $4::bigint) m
-	WHERE s.id = $6`
+		s.turn_count, s.summary_seq, s.last_prompt, $6, $7, $8, $9, $10, $11, $12, $13,
+		$4, s.updated_at, s.git_branch
+	FROM sessions s
+	WHERE s.id = $5`
 
-// Rewind implements loom.Store. The fork gets copies of the messages
-// the session keeps (sharing their bodies) and the later messages
-// themselves, moved with their ids and bodies: nothing is re-indexed.
+// Rewind implements loom.Store. Nothing is copied or moved: the fork
+// reads the whole conversation from the rows where it is, the session
+// reads the messages it keeps from the same rows and stores its next
+// ones under a new id (loom.RewindPlan), so a rewind writes a session
+// row and a few spans, whatever the session's length.
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
@@ -57,33 +52,36 @@ func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) 
 		if err != nil {
 			return err
 		}
-		f := plan.Fork
-		now := ms(s.Now())
-		if _, err := tx.Exec(ctx, rewindForkSQL, f.ID, f.Title, f.Turn, plan.KeepSeq, now, src.ID); err != nil {
-			return fmt.Errorf("rewind %s: %w", src.ID, err)
-		}
-		if _, err := tx.Exec(ctx, forkMessagesSQL, f.ID, src.ID, plan.KeepSeq); err != nil {
-			return fmt.Errorf("rewind %s: copy messages: %w", src.ID, err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE messages SET session_id = $1 WHERE session_id = $2 AND seq > $3`,
-			f.ID, src.ID, plan.KeepSeq); err != nil {
-			return fmt.Errorf("rewind %s: move messages: %w", src.ID, err)
-		}
-		if out, err = s.sessionTx(ctx, tx, f.ID, ""); err != nil {
+		spans, err := readSpans(ctx, tx, src.ID)
+		if err != nil {
 			return err
 		}
-		u := src.Usage
-		u.Sub(out.Usage)
-		if _, err := tx.Exec(ctx, `UPDATE sessions SET message_count = $2, turn_count = $3, last_prompt = $4,
-			summary_seq = coalesce((SELECT max(seq) FROM messages WHERE session_id = $1 AND role = 'summary'), 0),
-			input_tokens = $5, output_tokens = $6, reasoning_tokens = $7, cache_read_tokens = $8,
-			cache_write_tokens = $9, cost_usd = $10, api_calls = $11, compactions = $12, updated_at = $13
-			WHERE id = $1`, src.ID, plan.KeepSeq, f.Turn, clean(plan.KeepPrompt),
+		f, fu, u := plan.Fork, plan.ForkUsage, plan.KeepUsage
+		now := ms(s.Now())
+		b := &pgx.Batch{}
+		b.Queue(rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
+			fu.InputTokens, fu.OutputTokens, fu.ReasoningTokens, fu.CacheReadTokens, fu.CacheWriteTokens,
+			fu.CostUSD, fu.APICalls, fu.Compactions)
+		queueSpans(b, f.ID, loom.InheritSpans(spans, f.LastSeq, f.ID))
+		queueSpans(b, src.ID, loom.InheritSpans(spans, plan.KeepSeq, plan.Store))
+		b.Queue(`UPDATE sessions SET message_count = $2, turn_count = $3, last_prompt = $4,
+			summary_seq = $5, input_tokens = $6, output_tokens = $7, reasoning_tokens = $8, cache_read_tokens = $9,
+			cache_write_tokens = $10, cost_usd = $11, api_calls = $12, compactions = $13, updated_at = $14
+			WHERE id = $1`, src.ID, plan.KeepSeq, f.Turn, clean(plan.KeepPrompt), plan.KeepSummarySeq,
 			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
-			u.CostUSD, u.APICalls, u.Compactions, now); err != nil {
+			u.CostUSD, u.APICalls, u.Compactions, now)
+		b.Queue(`SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1`, f.ID)
+		br := tx.SendBatch(ctx, b)
+		defer br.Close()
+		for range b.Len() - 1 {
+			if _, err := br.Exec(); err != nil {
+				return fmt.Errorf("rewind %s: %w", src.ID, err)
+			}
+		}
+		if out, err = rowscan.Session(br.QueryRow(), s.live); err != nil {
 			return fmt.Errorf("rewind %s: %w", src.ID, err)
 		}
-		return nil
+		return br.Close()
 	})
 	return out, err
 }

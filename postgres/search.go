@@ -86,7 +86,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, m.body_id,
 				ts_rank(b.search, q.q, 1) AS score, s.title, coalesce(s.key, '') AS key
 			FROM q, bodies b
-			JOIN messages m ON m.body_id = b.id
+			JOIN session_messages m ON m.body_id = b.id
 			JOIN sessions s ON s.id = m.session_id
 			WHERE numnode(q.q) > 0 AND `+c.String()+`
 			ORDER BY score DESC, m.created_at DESC, m.session_id, m.seq

@@ -39,7 +39,7 @@ var dialect = query.Dialect{
 		}
 		words, phrases, ok := queryArgs(terms)
 		return query.Match{
-			From:   "bodies b JOIN messages m ON m.body_id = b.id",
+			From:   "bodies b JOIN session_messages m ON m.body_id = b.id",
 			Cond:   "b.search @@ (" + matchQuery + ")",
 			Args:   []any{words, phrases},
 			Newest: "b.id DESC",

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -47,17 +48,6 @@ func benchStore(b *testing.B, n int) (*sqlite.Store, *loom.Session) {
 	return st, s
 }
 
-func BenchmarkNewest50(b *testing.B) {
-	st, s := benchStore(b, 20000)
-	ctx := context.Background()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if m, err := st.Messages(ctx, s.ID, loom.MessageQuery{Limit: 50}); err != nil || len(m) != 50 {
-			b.Fatal(err)
-		}
-	}
-}
-
 func BenchmarkList50(b *testing.B) {
 	st, _ := benchStore(b, 100)
 	ctx := context.Background()
@@ -86,27 +76,11 @@ func BenchmarkSearchRare(b *testing.B) {
 	}
 }
 
-func BenchmarkAppend(b *testing.B) {
-	st, _ := benchStore(b, 10)
-	ctx := context.Background()
-	s := &loom.Session{ID: loom.NewID(), UserID: "bench", Key: "cli:append"}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := st.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "a durable message with a few words in it"}}}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkFork20k(b *testing.B) {
-	st, s := benchStore(b, 20000)
-	ctx := context.Background()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := st.Fork(ctx, s.ID, loom.ForkOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
+// BenchmarkLongSession measures newest-N, fork, rewind and append on a
+// session of 100,000 messages (2,000 under -short); see
+// storetest.LongSession.
+func BenchmarkLongSession(b *testing.B) {
+	storetest.LongSession(b, tempStore(b), nil)
 }
 
 // BenchmarkFamily10k reads the lineage of 10,000 sessions (2,500 trees

@@ -90,7 +90,7 @@ func (s *Store) importSession(ctx context.Context, tx *sql.Tx, d *loom.SessionDa
 			return fmt.Errorf("import %s: %w", x.ID, err)
 		}
 		body, _ := res.LastInsertId()
-		if _, err := insMsg.ExecContext(ctx, messageArgs(m, body)...); err != nil {
+		if _, err := insMsg.ExecContext(ctx, messageArgs(m.SessionID, m, body)...); err != nil {
 			return fmt.Errorf("import %s message %d: %w", x.ID, m.Seq, err)
 		}
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -12,83 +13,128 @@ import (
 	"github.com/loomhq/loom/internal/rowscan"
 )
 
-// newMessageID is SQL that makes a fresh UUIDv7 for a copied message from
-// the original's id: the same 48-bit time (the copy keeps the original's
-// created_at), new random bits, version 7, RFC 4122 variant.
-const newMessageID = `substr(m.id, 1, 14) || '7' || substr(lower(hex(randomblob(2))), 2, 3) || '-' ||
-	substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2, 3) || '-' ||
-	lower(hex(randomblob(6)))`
-
-// Fork implements loom.Store. The copied messages share their bodies with
-// the source, so a fork moves no message text and re-indexes nothing.
+// Fork implements loom.Store. The fork copies no message: it reads the
+// messages it inherits from the source's rows, through the source's
+// spans (loom.InheritSpans), so forking writes one session row and a
+// span for each store the history lies in, whatever its length.
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		src, err := s.sessionTx(ctx, tx, id)
+		w := writes{s, tx}
+		src, err := s.sessionTx(ctx, w, id)
 		if err != nil {
 			return err
 		}
-		plan, err := loom.PlanFork(src, opts, s.forkReads(ctx, tx, src))
+		plan, err := loom.PlanFork(src, opts, s.forkReads(ctx, w, src))
 		if err != nil {
 			return err
 		}
 		now := s.now()
-		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title, description,
-			kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
-			profile, message_count, turn_count, summary_seq, last_prompt,
-			input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-			cost_usd, api_calls, compactions, created_at, updated_at, git_branch)
-			SELECT ?, s.user_id, ?, s.surface, ?, s.description, 'fork', s.id, ?, s.project_id,
-				s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, ?, ?,
-				coalesce((SELECT max(seq) FROM messages WHERE session_id = s.id AND role = 'summary' AND seq <= ?), 0),
-				?,
-				0, 0, 0, 0, 0, 0, 0, 0, ?, ?, s.git_branch
-			FROM sessions s
-			WHERE s.id = ?`,
-			plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, plan.Turn, plan.LastSeq, plan.LastPrompt, now, now, src.ID)
+		_, err = w.ExecContext(ctx, forkSessionSQL,
+			plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, plan.Turn, plan.SummarySeq, plan.LastPrompt, now, now, src.ID)
 		if isUnique(err) {
 			return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", plan.Key)
 		}
 		if err != nil {
 			return fmt.Errorf("fork %s: %w", src.ID, err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
-			model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-			cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
-			SELECT ?, seq, `+newMessageID+`, role, turn, body_id, model, provider, input_tokens,
-				output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
-				api_calls, compactions, error, created_at, completed_at
-			FROM messages m WHERE session_id = ? AND seq <= ?`, plan.ID, src.ID, plan.LastSeq)
+		spans, err := readSpans(ctx, w, src.ID)
 		if err != nil {
-			return fmt.Errorf("fork %s: copy messages: %w", src.ID, err)
+			return err
 		}
-		out, err = s.sessionTx(ctx, tx, plan.ID)
+		if err := writeSpans(ctx, w, plan.ID, loom.InheritSpans(spans, plan.LastSeq, plan.ID)); err != nil {
+			return err
+		}
+		out, err = s.sessionTx(ctx, w, plan.ID)
 		return err
 	})
 	return out, err
 }
 
-// forkReads answers a fork plan's questions about src inside tx.
-func (s *Store) forkReads(ctx context.Context, tx *sql.Tx, src *loom.Session) loom.ForkReads {
+// The statements of a fork, and of its plan's reads (forkReads).
+const (
+	forkSessionSQL = `INSERT INTO sessions (id, user_id, key, surface, title, description,
+	kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
+	profile, message_count, turn_count, summary_seq, last_prompt,
+	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
+	cost_usd, api_calls, compactions, created_at, updated_at, git_branch)
+	SELECT ?, s.user_id, ?, s.surface, ?, s.description, 'fork', s.id, ?, s.project_id,
+		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, ?, ?, ?, ?,
+		0, 0, 0, 0, 0, 0, 0, 0, ?, ?, s.git_branch
+	FROM sessions s
+	WHERE s.id = ?`
+	turnFromSQL = `SELECT m.turn FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
+	AND m.seq BETWEEN max(sp.first_seq, ?) AND sp.last_seq
+	WHERE sp.session_id = ?` + spanOrder + ` LIMIT 1`
+	lastUserCond   = ` AND m.role = 'user'`
+	lastSummarySQL = `SELECT m.seq FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
+	AND m.seq BETWEEN sp.first_seq AND min(sp.last_seq, ?)
+	WHERE sp.session_id = ? AND m.role = 'summary'` + spanOrderDesc + ` LIMIT 1`
+	usageSQL = `SELECT coalesce(sum(m.input_tokens), 0), coalesce(sum(m.output_tokens), 0),
+	coalesce(sum(m.reasoning_tokens), 0), coalesce(sum(m.cache_read_tokens), 0),
+	coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost_usd), 0),
+	coalesce(sum(m.api_calls), 0), coalesce(sum(m.compactions), 0)
+	FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
+	AND m.seq BETWEEN max(sp.first_seq, ?) AND min(sp.last_seq, ?)
+	WHERE sp.session_id = ?`
+	// titlesLikeSQL finds the titles that start with ?3 by a range on
+	// sessions_title, without reading the user's other sessions (10 ms
+	// among 10,000): NOCASE folds ASCII as lower does, and U+10FFFF
+	// sorts after anything that can follow ?3.
+	titlesLikeSQL = `SELECT title FROM sessions
+	WHERE user_id = ?1 AND title >= ?3 COLLATE NOCASE AND title < ?3 || char(1114111) COLLATE NOCASE
+	AND deleted_at IS NULL AND lower(substr(title, 1, ?2)) = lower(?3)`
+)
+
+// forkWrites are the statements of forks and rewinds, prepared with the
+// hot writes: parsing them cost more than running them.
+var forkWrites = []string{forkSessionSQL, turnFromSQL, spanQuery(lastUserCond, true, true), lastSummarySQL,
+	usageSQL, titlesLikeSQL, readSpansSQL, deleteSpansSQL, insertSpanSQL, rewindForkSQL, rewindKeepSQL}
+
+// forkReads answers a fork plan's questions about src inside a write
+// transaction, each with a seek or two through src's spans.
+func (s *Store) forkReads(ctx context.Context, w writes, src *loom.Session) loom.ForkReads {
 	return loom.ForkReads{
-		FirstSeqAfter: func(turn int) (int64, error) {
-			var next sql.NullInt64
-			if err := tx.QueryRowContext(ctx, `SELECT min(seq) FROM messages WHERE session_id = ? AND turn > ?`, src.ID, turn).Scan(&next); err != nil {
-				return 0, fmt.Errorf("fork %s: %w", src.ID, err)
+		TurnFrom: func(seq int64) (int, bool, error) {
+			var turn int
+			err := w.QueryRowContext(ctx, turnFromSQL, seq, src.ID).Scan(&turn)
+			if errors.Is(err, sql.ErrNoRows) {
+				return 0, false, nil
 			}
-			return next.Int64, nil
+			if err != nil {
+				return 0, false, fmt.Errorf("fork %s: %w", src.ID, err)
+			}
+			return turn, true, nil
 		},
 		LastUser: func(seq int64) (*loom.Message, error) {
-			users, err := rowscan.Messages(ctx, rowsOf{tx}, `WHERE m.session_id = ? AND m.role = 'user' AND m.seq <= ? ORDER BY m.seq DESC LIMIT 1`, src.ID, seq)
+			users, err := spanMessages(ctx, w, src.ID, 1, seq, lastUserCond, true, 1)
 			if err != nil || len(users) == 0 {
 				return nil, err
 			}
 			return users[0], nil
 		},
+		LastSummary: func(seq int64) (int64, error) {
+			var last int64
+			err := w.QueryRowContext(ctx, lastSummarySQL, seq, src.ID).Scan(&last)
+			if errors.Is(err, sql.ErrNoRows) {
+				return 0, nil
+			}
+			if err != nil {
+				return 0, fmt.Errorf("fork %s: %w", src.ID, err)
+			}
+			return last, nil
+		},
+		Usage: func(from, to int64) (loom.Usage, error) {
+			var u loom.Usage
+			err := w.QueryRowContext(ctx, usageSQL, from, to, src.ID).Scan(&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
+				&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+			if err != nil {
+				return u, fmt.Errorf("fork %s: usage: %w", src.ID, err)
+			}
+			return u, nil
+		},
 		TitlesLike: func(base string) ([]string, error) {
-			return rowscan.All(ctx, rowsOf{tx}, rowscan.String, `SELECT title FROM sessions
-				WHERE user_id = ? AND deleted_at IS NULL AND lower(substr(title, 1, ?)) = lower(?)`,
-				src.UserID, utf8.RuneCountInString(base), base)
+			return rowscan.All(ctx, rowsOf{w}, rowscan.String, titlesLikeSQL, src.UserID, utf8.RuneCountInString(base), base)
 		},
 	}
 }

@@ -28,7 +28,7 @@ const (
 )
 
 // hotWrites are prepared on the writer before its first transaction.
-var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL}
+var hotWrites = append([]string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL}, forkWrites...)
 
 // Append implements loom.Store.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
@@ -58,9 +58,13 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 		if len(msgs) == 0 {
 			return nil
 		}
+		store, err := ownStore(ctx, w, x.ID)
+		if err != nil {
+			return err
+		}
 		cur.ApplyAppend(s.Now(), msgs...)
 		for _, m := range msgs {
-			if err := s.insertMessage(ctx, w, m); err != nil {
+			if err := s.insertMessage(ctx, w, store, m); err != nil {
 				return err
 			}
 		}
@@ -111,7 +115,8 @@ func (s *Store) createSession(ctx context.Context, w writes, x *loom.Session) (*
 	return s.sessionTx(ctx, w, row.ID)
 }
 
-func (s *Store) insertMessage(ctx context.Context, tx writes, m *loom.Message) error {
+// insertMessage stores m and its body, under store (see loom.Span).
+func (s *Store) insertMessage(ctx context.Context, tx writes, store string, m *loom.Message) error {
 	parts, err := loom.EncodeParts(m)
 	if err != nil {
 		return err
@@ -124,47 +129,40 @@ func (s *Store) insertMessage(ctx context.Context, tx writes, m *loom.Message) e
 	if err != nil {
 		return err
 	}
-	return s.insertMessageRow(ctx, tx, m, body)
-}
-
-func (s *Store) insertMessageRow(ctx context.Context, tx writes, m *loom.Message, body int64) error {
-	_, err := tx.ExecContext(ctx, insertMessageSQL, messageArgs(m, body)...)
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, insertMessageSQL, messageArgs(store, m, body)...); err != nil {
 		return fmt.Errorf("store message %d: %w", m.Seq, err)
 	}
 	return nil
 }
 
-// messageArgs are the arguments of insertMessageSQL for m, whose body is
-// the row body.
-func messageArgs(m *loom.Message, body int64) []any {
+// messageArgs are the arguments of insertMessageSQL for m, stored under
+// store, whose body is the row body.
+func messageArgs(store string, m *loom.Message, body int64) []any {
 	u := m.Usage
-	return []any{m.SessionID, m.Seq, m.ID, m.Role, m.Turn, body, m.Model, m.Provider,
+	return []any{store, m.Seq, m.ID, m.Role, m.Turn, body, m.Model, m.Provider,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt)}
 }
 
-// Messages implements loom.Store. The newest-N read walks the primary key
-// backwards from its end, so its cost does not grow with the session.
+// Messages implements loom.Store. The newest-N read walks each span's
+// rows backwards from its end (see spanFrom), so its cost does not grow
+// with the session, nor with its ancestors' when it is a fork.
 func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
-	where := "WHERE m.session_id = ?"
-	args := []any{sessionID}
-	if q.Before > 0 {
-		where += " AND m.seq < ?"
-		args = append(args, q.Before)
-	}
+	lo, hi := int64(1), loom.OpenSeq
 	if q.After > 0 {
-		where += " AND m.seq > ?"
-		args = append(args, q.After)
+		lo = q.After + 1
 	}
+	if q.Before > 0 {
+		hi = q.Before - 1
+	}
+	cond, args := "", []any(nil)
 	if q.Turn > 0 {
-		where += " AND m.turn = ?"
-		args = append(args, q.Turn)
+		cond, args = " AND m.turn = ?", []any{q.Turn}
 	}
 	if q.Limit <= 0 {
-		return rowscan.Messages(ctx, rowsOf{reads{s}}, where+" ORDER BY m.seq", args...)
+		return spanMessages(ctx, reads{s}, sessionID, lo, hi, cond, false, 0, args...)
 	}
-	msgs, err := rowscan.Messages(ctx, rowsOf{reads{s}}, where+fmt.Sprintf(" ORDER BY m.seq DESC LIMIT %d", q.Limit), args...)
+	msgs, err := spanMessages(ctx, reads{s}, sessionID, lo, hi, cond, true, q.Limit, args...)
 	slices.Reverse(msgs)
 	return msgs, err
 }
@@ -179,11 +177,13 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
-	return rowscan.Messages(ctx, rowsOf{reads{s}}, "WHERE m.session_id = ? AND m.seq >= ? ORDER BY m.seq", sessionID, from)
+	return spanMessages(ctx, reads{s}, sessionID, max(from, 1), loom.OpenSeq, "", false, 0)
 }
 
-// UpdatePart implements loom.Store. A body shared with a fork is copied
-// first, so the update never changes the other session's history.
+// UpdatePart implements loom.Store. A message the session inherits (a
+// fork's from its parent) is copied into the session first, and a body
+// shared with another message is copied before it is changed, so the
+// update never changes another session's history.
 func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error {
 	if err := part.Validate(); err != nil {
 		return err
@@ -192,7 +192,7 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 		if err := s.checkWriter(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		msgs, err := rowscan.Messages(ctx, rowsOf{tx}, "WHERE m.session_id = ? AND m.seq = ?", sessionID, seq)
+		msgs, err := spanMessages(ctx, tx, sessionID, seq, seq, "", false, 0)
 		if err != nil {
 			return err
 		}
@@ -207,35 +207,77 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 	})
 }
 
-// rewriteBody stores m's parts, copying the body first when another
-// message shares it.
+// rewriteBody stores m's parts as loom.WriteMessageWith says: a copy
+// for the session when it inherits m, copies as it was for the sessions
+// that read it when the session stores it, and a body of its own when
+// another row shares its body.
 func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
 	parts, err := loom.EncodeParts(m)
 	if err != nil {
 		return err
 	}
-	var body int64
-	var shared bool
-	if err := tx.QueryRowContext(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
-		FROM messages m WHERE session_id = ? AND seq = ?`, m.SessionID, m.Seq).Scan(&body, &shared); err != nil {
-		return fmt.Errorf("update message %d: %w", m.Seq, err)
+	newBody := func() (int64, error) {
+		res, err := tx.ExecContext(ctx, insertBodySQL, parts, m.SearchText())
+		if err != nil {
+			return 0, err
+		}
+		return res.LastInsertId()
 	}
-	if shared {
-		res, err := tx.ExecContext(ctx, `INSERT INTO bodies (parts, content) VALUES (?, ?)`, parts, m.SearchText())
-		if err != nil {
-			return fmt.Errorf("update message %d: %w", m.Seq, err)
-		}
-		nb, _ := res.LastInsertId()
-		_, err = tx.ExecContext(ctx, `UPDATE messages SET body_id = ? WHERE session_id = ? AND seq = ?`, nb, m.SessionID, m.Seq)
-		if err != nil {
-			return fmt.Errorf("update message %d: %w", m.Seq, err)
-		}
-	} else if _, err := tx.ExecContext(ctx, `UPDATE bodies SET parts = ?, content = ? WHERE id = ?`, parts, m.SearchText(), body); err != nil {
+	err = loom.WriteMessageWith(m.SessionID, m.Seq, loom.MessageWriteSteps{
+		Spans: func(id string) ([]loom.Span, error) { return readSpans(ctx, tx, id) },
+		Readers: func(store string, seq int64, id string) ([]string, error) {
+			return rowscan.All(ctx, rowsOf{tx}, rowscan.String, `SELECT DISTINCT session_id FROM spans
+				WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2 AND session_id <> ?3`, store, seq, id)
+		},
+		Copy: func(to, from string, seq int64, withParts bool) error {
+			var body any
+			if withParts {
+				b, err := newBody()
+				if err != nil {
+					return err
+				}
+				body = b
+			}
+			_, err := tx.ExecContext(ctx, copyRowSQL, to, body, from, seq)
+			return err
+		},
+		WriteSpans: func(id string, spans []loom.Span) error { return writeSpans(ctx, writes{s, tx}, id, spans) },
+		DropUnread: func(store string, seq int64) error { return dropUnread(ctx, tx, store, seq) },
+		Rewrite: func(store string, seq int64) error {
+			var body int64
+			var shared bool
+			if err := tx.QueryRowContext(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
+				FROM messages m WHERE session_id = ? AND seq = ?`, store, seq).Scan(&body, &shared); err != nil {
+				return err
+			}
+			if !shared {
+				_, err := tx.ExecContext(ctx, `UPDATE bodies SET parts = ?, content = ? WHERE id = ?`, parts, m.SearchText(), body)
+				return err
+			}
+			nb, err := newBody()
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE messages SET body_id = ? WHERE session_id = ? AND seq = ?`, nb, store, seq)
+			return err
+		},
+	})
+	if err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, s.now(), m.SessionID)
 	return err
 }
+
+// copyRowSQL copies row ?4 of store ?3 to store ?1, with body ?2 (NULL:
+// the same body).
+const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
+	model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+	cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
+	SELECT ?1, seq, id, role, turn, coalesce(?2, body_id), model, provider, input_tokens, output_tokens,
+		reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd, api_calls,
+		compactions, error, created_at, completed_at
+	FROM messages WHERE session_id = ?3 AND seq = ?4`
 
 // RepairInterrupted implements loom.Store. It reads the session
 // backwards to the user message that opens its last turn.
@@ -270,7 +312,7 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 // unfinished reads the session's last turn backwards to its user message
 // and repairs it in memory.
 func (s *Store) unfinished(ctx context.Context, db queryer, sessionID string) (*loom.Repair, error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+rowscan.MessageColumns+rowscan.MessageFrom+`WHERE m.session_id = ? ORDER BY m.seq DESC`, sessionID)
+	rows, err := db.QueryContext(ctx, `SELECT `+rowscan.SpanMessageColumns+spanFrom+spanOrderDesc, 1, loom.OpenSeq, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("repair %s: %w", sessionID, err)
 	}

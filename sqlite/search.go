@@ -70,14 +70,14 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	// newest first, which stops early: a query with at most RankDepth
 	// matches is ranked by bm25; a broader one (its words too common to
 	// tell messages apart) returns its newest matches first.
-	from := ` FROM bodies_fts CROSS JOIN messages m ON m.body_id = bodies_fts.rowid
+	from := ` FROM bodies_fts CROSS JOIN session_messages m ON m.body_id = bodies_fts.rowid
 		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + where
 	walk := `SELECT f.rowid AS id FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? ORDER BY rowid DESC LIMIT ` +
-		strconv.Itoa(ScanDepth) + `) f CROSS JOIN messages m ON m.body_id = f.rowid
+		strconv.Itoa(ScanDepth) + `) f CROSS JOIN session_messages m ON m.body_id = f.rowid
 		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + filters.String() + ` ORDER BY f.rowid DESC LIMIT ?`
 	if q.SessionID != "" {
 		// Within one session, start from its messages.
-		from = ` FROM messages m JOIN bodies_fts ON bodies_fts.rowid = m.body_id
+		from = ` FROM session_messages m JOIN bodies_fts ON bodies_fts.rowid = m.body_id
 			JOIN sessions s ON s.id = m.session_id WHERE ` + where
 		walk = `SELECT bodies_fts.rowid AS id` + from + ` ORDER BY bodies_fts.rowid DESC LIMIT ?`
 	}
@@ -102,7 +102,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		}
 		if n == ScanDepth {
 			if q.UserID != "" {
-				from = ` FROM sessions s CROSS JOIN messages m ON m.session_id = s.id
+				from = ` FROM sessions s CROSS JOIN session_messages m ON m.session_id = s.id
 					CROSS JOIN bodies_fts ON bodies_fts.rowid = m.body_id WHERE ` + where
 			}
 			newest, err = s.newest(ctx, `SELECT bodies_fts.rowid AS id`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
@@ -128,7 +128,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			targs = append(targs, id)
 		}
 		// The rows are known: read them without the full-text match.
-		detail := ` FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ` + filters.String()
+		detail := ` FROM session_messages m JOIN sessions s ON s.id = m.session_id WHERE ` + filters.String()
 		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "CAST(m.body_id AS REAL) / ?")+detail+
 			` AND m.body_id IN (`+inList(len(top))+`) ORDER BY m.body_id DESC, m.created_at DESC LIMIT ?`,
 			append(targs, limit)...)

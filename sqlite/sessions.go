@@ -41,7 +41,7 @@ var dialect = query.Dialect{
 		// CROSS JOIN keeps SQLite walking the index from its newest
 		// entry, which stops at the limit.
 		return query.Match{
-			From:   "bodies_fts CROSS JOIN messages m ON m.body_id = bodies_fts.rowid",
+			From:   "bodies_fts CROSS JOIN session_messages m ON m.body_id = bodies_fts.rowid",
 			Cond:   "bodies_fts MATCH ?",
 			Args:   []any{expr},
 			Newest: "bodies_fts.rowid DESC",

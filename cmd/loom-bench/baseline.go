@@ -121,6 +121,9 @@ func (b *baseline) append(ctx context.Context, session, text string) error {
 	return tx.Commit()
 }
 
+// fork makes a fork of all of session the plainest way the schema
+// allows: a session row (its trigger gives it its own span) and the
+// spans that read the source's rows.
 func (b *baseline) fork(ctx context.Context, session string) (string, error) {
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -129,13 +132,62 @@ func (b *baseline) fork(ctx context.Context, session string) (string, error) {
 	defer tx.Rollback()
 	id := loom.NewID()
 	now := loom.FormatTime(time.Now())
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, kind, parent_id, message_count, created_at, updated_at)
-		SELECT ?, user_id, 'fork', id, message_count, ?, ? FROM sessions WHERE id = ?`, id, now, now, session); err != nil {
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT message_count FROM sessions WHERE id = ?`, session).Scan(&last); err != nil {
 		return "", err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at)
-		SELECT ?, seq, lower(hex(randomblob(16))), role, turn, body_id, created_at FROM messages WHERE session_id = ?`, id, session); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, kind, parent_id, message_count, turn_count, created_at, updated_at)
+		SELECT ?, user_id, 'fork', id, message_count, turn_count, ?, ? FROM sessions WHERE id = ?`, id, now, now, session); err != nil {
 		return "", err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE spans SET first_seq = ? WHERE session_id = ?`, last+1, id); err != nil {
+		return "", err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO spans (session_id, first_seq, last_seq, store_id)
+		SELECT ?, first_seq, min(last_seq, ?), store_id FROM spans WHERE session_id = ? AND first_seq <= ?`, id, last, session, last); err != nil {
+		return "", err
+	}
+	return id, tx.Commit()
+}
+
+// rewind takes session back to the end of turn the plainest way the
+// schema allows: a fork that reads all of it, the session's spans cut
+// at the turn's end and a new store for what follows, its counters
+// (usage, titles and prompts left as they are). It returns the fork.
+func (b *baseline) rewind(ctx context.Context, session string, turn int) (string, error) {
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	var last, next int64
+	if err := tx.QueryRowContext(ctx, `SELECT message_count FROM sessions WHERE id = ?`, session).Scan(&last); err != nil {
+		return "", err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT m.seq FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
+		AND m.seq BETWEEN sp.first_seq AND sp.last_seq
+		WHERE sp.session_id = ? AND m.turn > ? ORDER BY sp.first_seq, m.seq LIMIT 1`, session, turn).Scan(&next); err != nil {
+		return "", err
+	}
+	id := loom.NewID()
+	now := loom.FormatTime(time.Now())
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO sessions (id, user_id, kind, parent_id, fork_turn, message_count, turn_count, created_at, updated_at)
+			SELECT ?, user_id, 'fork', id, ?, message_count, turn_count, ?, updated_at FROM sessions WHERE id = ?`, []any{id, turn, now, session}},
+		{`UPDATE spans SET first_seq = ? WHERE session_id = ?`, []any{last + 1, id}},
+		{`INSERT INTO spans (session_id, first_seq, last_seq, store_id)
+			SELECT ?, first_seq, min(last_seq, ?), store_id FROM spans WHERE session_id = ? AND first_seq <= ?`, []any{id, last, session, last}},
+		{`DELETE FROM spans WHERE session_id = ? AND first_seq >= ?`, []any{session, next}},
+		{`UPDATE spans SET last_seq = ? WHERE session_id = ? AND last_seq >= ?`, []any{next - 1, session, next}},
+		{`INSERT INTO spans (session_id, first_seq, last_seq, store_id) VALUES (?, ?, 9223372036854775807, ?)`, []any{session, next, loom.NewID()}},
+		{`UPDATE sessions SET message_count = ?, turn_count = ?, updated_at = ? WHERE id = ?`, []any{next - 1, turn, now, session}},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return "", err
+		}
 	}
 	return id, tx.Commit()
 }

@@ -257,25 +257,62 @@ func run(ctx context.Context, c config) error {
 		rep.addRate("bulk import, search index included", "≥ 25,000 messages/s", 25000, rate, baseRate)
 	}
 	// Fork of the big session; the forks are purged afterwards, untimed.
+	// A fork copies nothing, so each fork costs what the first did.
 	if want("fork") {
-		var forks []string
-		rep.add(measure("fork of the 100,000-message session", "≤ 1 s", 1000, 3,
+		var made []string
+		rep.add(measure("fork of the 100,000-message session", "≤ 50 ms", 50, max(c.runs/10, 10),
 			func() error {
 				f, err := st.Fork(ctx, bigID, loom.ForkOptions{})
 				if err == nil {
-					forks = append(forks, f.ID)
+					made = append(made, f.ID)
 				}
 				return err
 			},
 			func() error {
 				id, err := base.fork(ctx, bigID)
-				forks = append(forks, id)
+				made = append(made, id)
 				return err
 			}))
-		for _, id := range forks {
-			if _, err := st.Delete(ctx, id, loom.DeleteOptions{Purge: true}); err != nil {
-				return err
-			}
+		if err := purge(ctx, st, made); err != nil {
+			return err
+		}
+	}
+	// Rewind of the big session to turn 10. The big session itself must
+	// stay whole for the other measurements, so each run rewinds a fork
+	// of all of it, made untimed: a session of the same 100,000 messages,
+	// read through one more span. Forks and rewound forks are purged
+	// afterwards.
+	if want("rewind") {
+		var made []string
+		rep.add(measureEach("rewind of the 100,000-message session to turn 10", "≤ 50 ms", 50, max(c.runs/10, 10),
+			func() (func() error, error) {
+				f, err := st.Fork(ctx, bigID, loom.ForkOptions{})
+				if err != nil {
+					return nil, err
+				}
+				made = append(made, f.ID)
+				return func() error {
+					r, err := st.Rewind(ctx, f.ID, loom.RewindOptions{Turn: 10})
+					if err == nil {
+						made = append(made, r.ID)
+					}
+					return err
+				}, nil
+			},
+			func() (func() error, error) {
+				id, err := base.fork(ctx, bigID)
+				if err != nil {
+					return nil, err
+				}
+				made = append(made, id)
+				return func() error {
+					r, err := base.rewind(ctx, id, 10)
+					made = append(made, r)
+					return err
+				}, nil
+			}))
+		if err := purge(ctx, st, made); err != nil {
+			return err
 		}
 	}
 	// Whole-process list.
@@ -292,6 +329,19 @@ func run(ctx context.Context, c config) error {
 	}
 	rep.importNote = fmt.Sprintf("Bulk import is measured on 100,000 generated messages (100 sessions) into a fresh store, the generation untimed; while generating the whole store it ran at %s.", importNoteText(importRate))
 	return rep.print(c.out)
+}
+
+// purge deletes the sessions a measurement made, for good.
+func purge(ctx context.Context, st *sqlite.Store, ids []string) error {
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		if _, err := st.Delete(ctx, id, loom.DeleteOptions{Purge: true}); err != nil && loom.ErrorCode(err) != loom.ENOTFOUND {
+			return fmt.Errorf("purge %s: %w", id, err)
+		}
+	}
+	return nil
 }
 
 func measureAppend(ctx context.Context, st *sqlite.Store, base *baseline, rep *report, runs int) error {

@@ -52,6 +52,42 @@ func measure(op, budget string, limitMS float64, runs int, loomFn, baseFn func()
 	return r
 }
 
+// measureEach is measure for operations that need something made first,
+// untimed: loomFn and baseFn make it and return the step to time.
+func measureEach(op, budget string, limitMS float64, runs int, loomFn, baseFn func() (func() error, error)) result {
+	timed := func(prepare func() (func() error, error)) func() (time.Duration, error) {
+		return func() (time.Duration, error) {
+			step, err := prepare()
+			if err != nil {
+				return 0, err
+			}
+			t0 := time.Now()
+			err = step()
+			return time.Since(t0), err
+		}
+	}
+	l, b := timed(loomFn), timed(baseFn)
+	r := result{op: op, budget: budget, limit: limitMS}
+	for i := -1; i < runs; i++ {
+		dl, err := l()
+		if err != nil {
+			r.note = "error: " + err.Error()
+			return r
+		}
+		db, err := b()
+		if err != nil {
+			r.note = "baseline error: " + err.Error()
+			return r
+		}
+		// The first of each warms up.
+		if i >= 0 {
+			r.loom, r.base = append(r.loom, dl), append(r.base, db)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "measured %s\n", op)
+	return r
+}
+
 func measureP99(op, budget string, medianMS, p99MS float64, runs int, loomFn, baseFn func() error) result {
 	r := measure(op, budget, medianMS, runs, loomFn, baseFn)
 	r.limitP99 = p99MS

@@ -215,9 +215,10 @@ const usageSums = `count(*), CAST(coalesce(sum(%[1]smessage_count), 0) AS BIGINT
 
 // UsageReport makes the usage report of the sessions f selects: totals
 // per session and per project from the counters kept on session rows,
-// per model from messages (a fork's copied history counted once, in the
-// session it was made in). run runs a query whose rows are usage rows of
-// group.
+// per model from messages as each session reads them (the view
+// session_messages: a fork's inherited history counted once, in the
+// session it was made in). run runs a query whose rows are usage rows
+// of group.
 func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args []any) ([]loom.UsageRow, error)) (*loom.UsageReport, error) {
 	c := New(d)
 	c.Trash(false)
@@ -244,7 +245,7 @@ func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args [
 		return nil, err
 	}
 	if rep.ByModel, err = run("model", `SELECT m.provider || ':' || m.model, m.model, `+msums+
-		` FROM messages m JOIN sessions s ON s.id = m.session_id`+w+` AND m.model <> '' AND NOT (s.kind = 'fork' AND m.turn <= s.fork_turn)`+
+		` FROM session_messages m JOIN sessions s ON s.id = m.session_id`+w+` AND m.model <> '' AND NOT (s.kind = 'fork' AND m.turn <= s.fork_turn)`+
 		` GROUP BY m.provider, m.model ORDER BY sum(m.cost_usd) DESC, m.provider, m.model`, c.Args); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -221,14 +222,17 @@ func Lock(row Scanner) (*loom.Lock, error) {
 }
 
 // MessageColumns are the columns Message reads: a message m and its body
-// b, from MessageFrom.
+// b.
 const MessageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.model, m.provider,
 	m.input_tokens, m.output_tokens, m.reasoning_tokens, m.cache_read_tokens,
 	m.cache_write_tokens, m.cost_usd, m.api_calls, m.compactions, m.error,
 	m.created_at, m.completed_at`
 
-// MessageFrom joins a message with its body.
-const MessageFrom = ` FROM messages m JOIN bodies b ON b.id = m.body_id `
+// SpanMessageColumns are MessageColumns of a message m read through the
+// spans sp of a session (see loom.Span): its session is the one that
+// reads it, which need not be the one it is stored under. Engines read
+// messages only this way.
+var SpanMessageColumns = "sp.session_id" + strings.TrimPrefix(MessageColumns, "m.session_id")
 
 // Message reads a row of MessageColumns.
 func Message(row Scanner) (*loom.Message, error) {
@@ -251,16 +255,6 @@ func Message(row Scanner) (*loom.Message, error) {
 	m.Error = loom.DecodeError(errText.B, errText.Valid)
 	m.CreatedAt, m.CompletedAt = created.T, completed.Ptr()
 	return &m, nil
-}
-
-// Messages reads the messages of a query: SELECT MessageColumns, from
-// MessageFrom, then rest (the conditions and order).
-func Messages(ctx context.Context, db Querier, rest string, args ...any) ([]*loom.Message, error) {
-	out, err := All(ctx, db, Message, "SELECT "+MessageColumns+MessageFrom+rest, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read messages: %w", err)
-	}
-	return out, nil
 }
 
 // TokenColumns are the columns Token reads from tokens.

@@ -1,0 +1,105 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/rowscan"
+)
+
+// spanJoin reads the messages m of session $3 through its spans sp (see
+// loom.Span): each span's rows under its store, within seq $1 to $2. The
+// bounds are folded into each span's range so that every span is one
+// range of the primary key. %s is more conditions on m.
+const spanJoin = ` FROM spans sp JOIN messages m ON m.session_id = sp.store_id
+	AND m.seq BETWEEN greatest(sp.first_seq, $1) AND least(sp.last_seq, $2)%s
+	JOIN bodies b ON b.id = m.body_id
+	WHERE sp.session_id = $3`
+
+// spanNewest reads the newest $n messages of session $3 within seq $1 to
+// $2: at most $n of each span, each read backwards from its end, so the
+// cost does not grow with the session, nor with its ancestors' when it is
+// a fork.
+const spanNewest = ` FROM spans sp CROSS JOIN LATERAL (SELECT * FROM messages m
+		WHERE m.session_id = sp.store_id
+		AND m.seq BETWEEN greatest(sp.first_seq, $1) AND least(sp.last_seq, $2)%s
+		ORDER BY m.seq DESC LIMIT %s) m
+	JOIN bodies b ON b.id = m.body_id
+	WHERE sp.session_id = $3`
+
+// spanMessages reads messages lo to hi of session id, in seq order, or
+// the newest limit of them, newest first, when limit > 0. cond
+// (with its args as $4 on) adds conditions on messages m.
+func spanMessages(ctx context.Context, db querier, id string, lo, hi int64, cond string, limit int, args ...any) ([]*loom.Message, error) {
+	all := append([]any{lo, hi, id}, args...)
+	var q string
+	if limit > 0 {
+		all = append(all, limit)
+		n := fmt.Sprintf("$%d", len(all))
+		q = `SELECT ` + rowscan.SpanMessageColumns + fmt.Sprintf(spanNewest, cond, n) + ` ORDER BY m.seq DESC LIMIT ` + n
+	} else {
+		q = `SELECT ` + rowscan.SpanMessageColumns + fmt.Sprintf(spanJoin, cond) + ` ORDER BY m.seq`
+	}
+	msgs, err := rowscan.All(ctx, rowsOf{db}, rowscan.Message, q, all...)
+	if err != nil {
+		return nil, fmt.Errorf("read messages of %s: %w", id, err)
+	}
+	return msgs, nil
+}
+
+// readSpans returns the spans of session id in order.
+func readSpans(ctx context.Context, db querier, id string) ([]loom.Span, error) {
+	rows, err := db.Query(ctx, `SELECT first_seq, last_seq, store_id FROM spans WHERE session_id = $1 ORDER BY first_seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read spans of %s: %w", id, err)
+	}
+	spans, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.Span, error) {
+		var sp loom.Span
+		err := r.Scan(&sp.First, &sp.Last, &sp.Store)
+		return sp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read spans of %s: %w", id, err)
+	}
+	return spans, nil
+}
+
+// writeSpans replaces the spans of session id, which must exist: the
+// spans of a live session are rewritten without deleting the rows they
+// stop naming (see the spans_ad trigger), so the caller leaves no row
+// unread.
+func writeSpans(ctx context.Context, tx pgx.Tx, id string, spans []loom.Span) error {
+	b := &pgx.Batch{}
+	queueSpans(b, id, spans)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("write spans of %s: %w", id, err)
+	}
+	return nil
+}
+
+// queueSpans queues the two statements of writeSpans.
+func queueSpans(b *pgx.Batch, id string, spans []loom.Span) {
+	firsts := make([]int64, len(spans))
+	lasts := make([]int64, len(spans))
+	stores := make([]string, len(spans))
+	for i, sp := range spans {
+		firsts[i], lasts[i], stores[i] = sp.First, sp.Last, sp.Store
+	}
+	b.Queue(`DELETE FROM spans WHERE session_id = $1`, id)
+	b.Queue(`INSERT INTO spans (session_id, first_seq, last_seq, store_id)
+		SELECT $1, f, l, s FROM unnest($2::bigint[], $3::bigint[], $4::text[]) AS u(f, l, s)`, id, firsts, lasts, stores)
+}
+
+// dropUnread deletes the row seq of store when no span names it any
+// more (with its body, by trigger).
+func dropUnread(ctx context.Context, tx pgx.Tx, store string, seq int64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM messages WHERE session_id = $1 AND seq = $2
+		AND NOT EXISTS (SELECT 1 FROM spans WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2)`, store, seq)
+	if err != nil {
+		return fmt.Errorf("update message %d: %w", seq, err)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package loom
+
+import "math"
+
+// Span is a range of a session's messages and where their rows are
+// stored: messages First to Last of the session are the rows of the same
+// seq stored under Store (the messages table's session_id). A session's
+// spans cover its messages from 1 without gaps or overlaps, in order;
+// the last one has no end (Last is OpenSeq), and its Store is where the
+// session's new messages go.
+//
+// A session that was never forked nor rewound has one span, stored under
+// its own id. A fork reads the messages it inherits from its parent's
+// rows, through the parent's spans, so forking copies nothing: a fork of
+// a fork has one span for each ancestor it reads from. A rewound session
+// keeps reading what it keeps from the rows it wrote before and stores
+// what follows under a new id, so the rows its fork takes stay where they
+// are.
+type Span struct {
+	First, Last int64
+	Store       string
+}
+
+// OpenSeq is the Last of a session's last span: the range it appends to
+// has no end.
+const OpenSeq int64 = math.MaxInt64
+
+// OwnSpans are the spans of a session that stores all its messages under
+// store, as a new session does under its own id.
+func OwnSpans(store string) []Span { return []Span{{First: 1, Last: OpenSeq, Store: store}} }
+
+// OwnStore returns where a session with spans stores its new messages:
+// the store of its last span.
+func OwnStore(spans []Span) string {
+	if len(spans) == 0 {
+		return ""
+	}
+	return spans[len(spans)-1].Store
+}
+
+// InheritSpans returns the spans of a session that reads messages 1 to
+// upTo of the session with spans from, as they are stored, and stores
+// its own messages, upTo+1 on, under own: the spans of a fork at upTo,
+// and of a rewound session that keeps upTo.
+func InheritSpans(from []Span, upTo int64, own string) []Span {
+	var out []Span
+	for _, sp := range from {
+		if sp.First > upTo {
+			break
+		}
+		sp.Last = min(sp.Last, upTo)
+		out = append(out, sp)
+	}
+	return joinSpans(append(out, Span{First: upTo + 1, Last: OpenSeq, Store: own}))
+}
+
+// SpanOf returns the span that holds message seq, false when none does.
+func SpanOf(spans []Span, seq int64) (Span, bool) {
+	for _, sp := range spans {
+		if sp.First <= seq && seq <= sp.Last {
+			return sp, true
+		}
+	}
+	return Span{}, false
+}
+
+// CopyOnWrite returns the spans of a session after its message seq,
+// which it inherits, has been copied to where it stores its own: a
+// write to an inherited message changes a copy, never the row another
+// session reads.
+func CopyOnWrite(spans []Span, seq int64) []Span {
+	own := OwnStore(spans)
+	out := make([]Span, 0, len(spans)+2)
+	for _, sp := range spans {
+		if sp.First > seq || seq > sp.Last {
+			out = append(out, sp)
+			continue
+		}
+		out = append(out,
+			Span{First: sp.First, Last: seq - 1, Store: sp.Store},
+			Span{First: seq, Last: seq, Store: own},
+			Span{First: seq + 1, Last: sp.Last, Store: sp.Store})
+	}
+	return joinSpans(out)
+}
+
+// joinSpans drops empty spans and joins neighbours stored under the same
+// store, so a session has as few spans as its history needs.
+func joinSpans(spans []Span) []Span {
+	out := spans[:0:0]
+	for _, sp := range spans {
+		switch n := len(out); {
+		case sp.First > sp.Last:
+		case n > 0 && out[n-1].Store == sp.Store && out[n-1].Last+1 == sp.First:
+			out[n-1].Last = sp.Last
+		default:
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// MessageWriteSteps are what writing one stored message (a part's
+// update, a repair) asks of a store, inside its transaction.
+type MessageWriteSteps struct {
+	// Spans returns the spans of session id.
+	Spans func(id string) ([]Span, error)
+	// Readers returns the sessions other than id whose spans read row
+	// seq of store.
+	Readers func(store string, seq int64, id string) ([]string, error)
+	// Copy copies row seq of store from to store to: with the message's
+	// new parts as a body of its own when parts is true, else sharing
+	// the row's body.
+	Copy func(to, from string, seq int64, parts bool) error
+	// WriteSpans replaces the spans of session id.
+	WriteSpans func(id string, spans []Span) error
+	// DropUnread deletes row seq of store if no span reads it any more.
+	DropUnread func(store string, seq int64) error
+	// Rewrite stores the message's new parts in row seq of store, its
+	// session's own, copying first a body another row shares.
+	Rewrite func(store string, seq int64) error
+}
+
+// WriteMessageWith writes message seq of session id with steps, so that
+// no other session's history changes. A message the session inherits is
+// copied, with its new parts, to where the session stores its own first
+// (CopyOnWrite), and the row it read is dropped when no one reads it any
+// more. A message of its own that other sessions read (forks made after
+// it) is first copied as it is for each of them: a fork keeps the
+// conversation as it was when it was made.
+func WriteMessageWith(id string, seq int64, st MessageWriteSteps) error {
+	spans, err := st.Spans(id)
+	if err != nil {
+		return err
+	}
+	sp, ok := SpanOf(spans, seq)
+	if !ok {
+		return Errorf(ENOTFOUND, "session %s has no message %d", id, seq)
+	}
+	own := OwnStore(spans)
+	if sp.Store != own {
+		if err := st.Copy(own, sp.Store, seq, true); err != nil {
+			return err
+		}
+		if err := st.WriteSpans(id, CopyOnWrite(spans, seq)); err != nil {
+			return err
+		}
+		return st.DropUnread(sp.Store, seq)
+	}
+	readers, err := st.Readers(own, seq, id)
+	if err != nil {
+		return err
+	}
+	for _, r := range readers {
+		theirs, err := st.Spans(r)
+		if err != nil {
+			return err
+		}
+		if err := st.Copy(OwnStore(theirs), own, seq, false); err != nil {
+			return err
+		}
+		if err := st.WriteSpans(r, CopyOnWrite(theirs, seq)); err != nil {
+			return err
+		}
+	}
+	return st.Rewrite(own, seq)
+}
