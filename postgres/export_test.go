@@ -1,6 +1,10 @@
 package postgres
 
-import "context"
+import (
+	"context"
+
+	"github.com/loomhq/loom"
+)
 
 // Clean is clean, for tests.
 var Clean = clean
@@ -24,4 +28,11 @@ func (s *Store) ImportVectors(ctx context.Context, texts []string, conns int) ([
 		out = append(out, vecs...)
 	}
 	return out, nil
+}
+
+// SearchStatements returns the statements a search runs, ranked first,
+// and their arguments.
+func SearchStatements(q loom.SearchQuery, terms []loom.Term) (ranked, newest string, args []any, ok bool) {
+	st, ok := searchStatements(q, terms)
+	return st.ranked, st.newest, st.args, ok
 }
