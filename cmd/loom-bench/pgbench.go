@@ -59,10 +59,11 @@ func pgBenchMain(ctx context.Context, b pgBench) error {
 		rep.scale = fmt.Sprintf("%d messages imported; %d cores, %s", b.imports, runtime.NumCPU(), runtime.Version())
 		return rep.print(b.out)
 	}
-	st, conn, err := pgSearchStore(ctx, b)
+	st, conn, genRate, err := pgSearchStore(ctx, b)
 	if err != nil {
 		return err
 	}
+	rep.importNote = fmt.Sprintf("While generating the searched store, Import ran at %s (the workload's generation included).", importNoteText(genRate))
 	defer st.Close()
 	defer conn.Close(context.Background())
 	var total, nsess int
@@ -80,7 +81,7 @@ func pgBenchMain(ctx context.Context, b pgBench) error {
 			func() error { return pgBaselineSearch(ctx, conn, user, RareWord, 20) }))
 	}
 	if b.ops("search, three") {
-		rep.add(measure("PostgreSQL: search, three common words, top 20 with snippets", "", 1e9, max(b.runs/10, 5),
+		rep.add(measure("PostgreSQL: search, three common words, top 20 with snippets", "", 0, max(b.runs/10, 5),
 			func() error {
 				h, err := st.Search(ctx, loom.SearchQuery{Text: CommonQuery, UserID: user, Limit: 20})
 				return expectHits(h, err)
@@ -92,44 +93,39 @@ func pgBenchMain(ctx context.Context, b pgBench) error {
 
 // pgSearchStore opens the store in b.schema, first generating it when it
 // holds no session: b.sessions sessions of b.messages messages through
-// Store.Import, a hundred sessions at a time.
-func pgSearchStore(ctx context.Context, b pgBench) (*postgres.Store, *pgx.Conn, error) {
-	conn, err := pgx.Connect(ctx, b.server)
-	if err != nil {
-		return nil, nil, fmt.Errorf("PostgreSQL at %s: %w", redact(b.server), err)
-	}
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{b.schema}.Sanitize()); err != nil {
-		conn.Close(ctx)
-		return nil, nil, err
-	}
-	if _, err := conn.Exec(ctx, `SET search_path = `+pgx.Identifier{b.schema}.Sanitize()); err != nil {
-		conn.Close(ctx)
-		return nil, nil, err
-	}
+// Store.Import, a hundred sessions at a time. It returns the store, a
+// connection to its schema for the baseline, and the rate of the
+// generation in messages per second (0 when the store was there).
+func pgSearchStore(ctx context.Context, b pgBench) (*postgres.Store, *pgx.Conn, float64, error) {
 	u, err := schemaURL(b.server, b.schema)
 	if err != nil {
-		conn.Close(ctx)
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
-	st, err := postgres.Open(ctx, u)
+	conn, err := pgx.Connect(ctx, u)
 	if err != nil {
+		return nil, nil, 0, fmt.Errorf("PostgreSQL at %s: %w", redact(b.server), err)
+	}
+	var st *postgres.Store
+	fail := func(err error) (*postgres.Store, *pgx.Conn, float64, error) {
+		if st != nil {
+			st.Close()
+		}
 		conn.Close(ctx)
-		return nil, nil, err
+		return nil, nil, 0, err
+	}
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{b.schema}.Sanitize()); err != nil {
+		return fail(err)
+	}
+	if st, err = postgres.Open(ctx, u); err != nil {
+		return fail(err)
 	}
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM sessions LIMIT 1) s`).Scan(&n); err != nil {
-		st.Close()
-		conn.Close(ctx)
-		return nil, nil, err
+		return fail(err)
 	}
 	if n > 0 {
 		fmt.Fprintf(os.Stderr, "postgres: reusing the store in schema %s (drop it to regenerate)\n", b.schema)
-		return st, conn, nil
-	}
-	fail := func(err error) (*postgres.Store, *pgx.Conn, error) {
-		st.Close()
-		conn.Close(ctx)
-		return nil, nil, err
+		return st, conn, 0, nil
 	}
 	g := newGenerator(1)
 	projects := benchProjects()
@@ -145,13 +141,14 @@ func pgSearchStore(ctx context.Context, b pgBench) (*postgres.Store, *pgx.Conn, 
 			fmt.Fprintf(os.Stderr, "\rpostgres: generated %d sessions", i+1)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "\npostgres: %d messages generated in %.0f s\n", b.sessions*b.messages, time.Since(t0).Seconds())
+	took := time.Since(t0)
+	fmt.Fprintf(os.Stderr, "\npostgres: %d messages generated in %.0f s\n", b.sessions*b.messages, took.Seconds())
 	// Statistics of the search column tell the planner how common a word
 	// is; autovacuum would gather them only later.
 	if _, err := conn.Exec(ctx, `ANALYZE`); err != nil {
 		return fail(err)
 	}
-	return st, conn, nil
+	return st, conn, float64(b.sessions*b.messages) / took.Seconds(), nil
 }
 
 func benchProjects() []loom.Project {
