@@ -193,3 +193,18 @@ func TestSearchColumnFollowsContent(t *testing.T) {
 		t.Fatalf("a vector set by hand is searched: %+v", hits)
 	}
 }
+
+// The first import into a store gathers statistics of messages, without
+// which the planner misjudges every search's lookups.
+func TestImportAnalyzes(t *testing.T) {
+	t.Parallel()
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	if err := st.Import(ctx, importData(2, 10)); err != nil {
+		t.Fatal(err)
+	}
+	var analyzed bool
+	if err := st.Pool().QueryRow(ctx, `SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relid = 'messages'::regclass`).Scan(&analyzed); err != nil || !analyzed {
+		t.Fatalf("messages analyzed: %v, %v", analyzed, err)
+	}
+}

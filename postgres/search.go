@@ -20,6 +20,11 @@ import (
 // messages takes seconds.
 const RankDepth = 2000
 
+// ScanDepth is how many of a broad query's newest matches in the store
+// are looked through for those that pass its filters before the filters
+// choose where to look.
+const ScanDepth = 20000
+
 // matchExpr returns SQL for a tsquery in which every term of a user's
 // query must appear, each ? in it standing for the next of args: all
 // words through one plainto_tsquery, which ANDs them, and each phrase
@@ -64,8 +69,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	if !ok {
 		return nil, nil
 	}
-	mode := s.planMode()
-	rows, err := s.pool.Query(ctx, st.ranked, append([]any{mode}, st.args...)...)
+	rows, err := s.pool.Query(ctx, st.ranked, append([]any{s.planMode()}, st.args...)...)
 	if err != nil {
 		return nil, searchError(err, q.Raw)
 	}
@@ -99,18 +103,46 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	if matches <= RankDepth {
 		return hits, nil
 	}
-	rows, err = s.pool.Query(ctx, st.newest, append([]any{mode}, st.args...)...)
+	// Too many matches to rank: the newest first. Outside one session,
+	// the newest ScanDepth matches of the store are walked first; when
+	// fewer than the limit of them pass the filters, the filters choose
+	// where to start.
+	var bodies []int64
+	if q.SessionID == "" {
+		if hits, bodies, err = s.newest(ctx, st.walk, st.args, q); err != nil {
+			return nil, err
+		}
+	}
+	if len(hits) < st.limit {
+		if hits, bodies, err = s.newest(ctx, st.newest, st.args, q); err != nil {
+			return nil, err
+		}
+	}
+	// Scored by recency, newest 1, so that scores still sort best first.
+	for i := range hits {
+		hits[i].Score = float64(bodies[i]) / float64(bodies[0])
+	}
+	return hits, nil
+}
+
+// newest runs sql, one of the statements that return a broad query's
+// hits newest first, and returns them with their bodies' ids.
+func (s *Store) newest(ctx context.Context, sql string, args []any, q loom.SearchQuery) ([]loom.SearchHit, []int64, error) {
+	rows, err := s.pool.Query(ctx, sql, append([]any{s.planMode()}, args...)...)
 	if err != nil {
-		return nil, searchError(err, q.Raw)
+		return nil, nil, searchError(err, q.Raw)
 	}
 	defer rows.Close()
+	m := snippet.NewMatcher(q.Text)
+	start, end := q.Marks()
+	var hits []loom.SearchHit
 	var bodies []int64
 	for rows.Next() {
 		var h loom.SearchHit
 		var body int64
 		var text string
 		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &body, &h.SessionTitle, &h.SessionKey, &text); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+			return nil, nil, fmt.Errorf("search: %w", err)
 		}
 		h.CreatedAt = utc(h.CreatedAt)
 		h.Snippet = m.MakeWindow(snippet.Prefix(text), start, end)
@@ -118,13 +150,9 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		bodies = append(bodies, body)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, searchError(err, q.Raw)
+		return nil, nil, searchError(err, q.Raw)
 	}
-	// Scored by recency, newest 1, so that scores still sort best first.
-	for i := range hits {
-		hits[i].Score = float64(bodies[i]) / float64(bodies[0])
-	}
-	return hits, nil
+	return hits, bodies, nil
 }
 
 // planMode is how search statements are sent. Each is planned for its
@@ -140,31 +168,48 @@ func (s *Store) planMode() pgx.QueryExecMode {
 	return pgx.QueryExecModeCacheDescribe
 }
 
-// searchSQL are the statements of one search and their arguments.
+// lookup joins each match c to its messages m and their sessions s by
+// index, one lookup each (messages_body, then the sessions' primary
+// key). They are lateral subqueries that OFFSET 0 keeps from being
+// flattened or taking the filters in, so that neither a filter nor
+// missing statistics can make the planner start from a session's or a
+// project's messages, or from a user's sessions, instead.
+const lookup = `CROSS JOIN LATERAL (
+		SELECT session_id, id, seq, role, created_at FROM messages WHERE body_id = c.id OFFSET 0
+	) m
+	CROSS JOIN LATERAL (
+		SELECT title, key, user_id, project_id, surface, deleted_at, archived_at FROM sessions WHERE id = m.session_id OFFSET 0
+	) s`
+
+// searchSQL are the statements of one search, their arguments, and the
+// most hits it returns.
 type searchSQL struct {
-	ranked, newest string
-	args           []any
+	ranked, walk, newest string
+	args                 []any
+	limit                int
 }
 
 // searchStatements returns the statements that run q, whose text parses
 // into terms; ok is false when q can match nothing.
 //
-// Both find matches through the search column's GIN index first and
-// apply q's filters to what it found. ranked is one row per hit (at most
+// ranked finds matches through the search column's GIN index first and
+// applies q's filters to what it found. It is one row per hit (at most
 // q.Limit), each with the number of matches in the store up to
 // RankDepth+1, or a single row of that number and NULLs when no hit is
 // ranked. Its matches are a CTE computed lazily: the count reads at most
 // RankDepth+1 of them, and only when there are no more does each look up
-// its messages and sessions (a lateral subquery that OFFSET 0 keeps from
-// being flattened, so that no filter can make the planner start from the
-// messages of a session or a project instead), keep those that pass the
-// filters, and rank them. The CTE is planned to return all its rows, so
-// a LIMIT cannot make a scan of the whole table look cheap for a word the
+// its messages and sessions (see lookup), keep those that pass the
+// filters, and rank them. The CTE is planned to return all its rows, so a
+// LIMIT cannot make a scan of the whole table look cheap for a word the
 // statistics call common.
 //
-// newest returns q.Limit hits of a query with more matches, newest first.
-// Its plan is the planner's: for words in most messages, walking bodies
-// newest first stops after a few rows.
+// walk and newest return q.Limit hits of a query with more matches,
+// newest first. walk looks through the store's ScanDepth newest matches
+// (walking bodies backwards for a common word, through the index for a
+// rarer one: the planner's choice, from the statistics), and looks up
+// the messages of each as ranked does. newest is left to the planner, for
+// filters that select few messages: a session's, or a user's few among
+// many users'.
 func searchStatements(q loom.SearchQuery, terms []loom.Term) (st searchSQL, ok bool) {
 	// A filter PostgreSQL cannot hold matches nothing it stores.
 	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
@@ -206,23 +251,28 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term) (st searchSQL, ok b
 		SELECT n.n, h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, %[3]s
 		FROM n
 		LEFT JOIN LATERAL (
-			SELECT x.session_id, x.id, x.seq, x.role, x.created_at, c.id AS body_id,
-				ts_rank(c.search, %[1]s, 1) AS score, x.title, x.key
+			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id,
+				ts_rank(c.search, %[1]s, 1) AS score, s.title, coalesce(s.key, '') AS key
 			FROM (SELECT * FROM c LIMIT %[4]d) c
-			CROSS JOIN LATERAL (
-				SELECT m.session_id, m.id, m.seq, m.role, m.created_at, s.title, coalesce(s.key, '') AS key
-				FROM messages m
-				JOIN sessions s ON s.id = m.session_id
-				WHERE m.body_id = c.id AND %[5]s
-				OFFSET 0
-			) x
-			WHERE n.n <= %[4]d
-			ORDER BY score DESC, x.created_at DESC, x.session_id, x.seq
-			LIMIT %[6]d
+			%[5]s
+			WHERE n.n <= %[4]d AND %[6]s
+			ORDER BY score DESC, m.created_at DESC, m.session_id, m.seq
+			LIMIT %[7]d
 		) h ON true
 		LEFT JOIN bodies b ON b.id = h.body_id
 		ORDER BY h.score DESC, h.created_at DESC, h.session_id, h.seq`,
-		tsq, RankDepth+1, text, RankDepth, c.String(), limit)
+		tsq, RankDepth+1, text, RankDepth, lookup, c.String(), limit)
+	st.walk = fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id, s.title, coalesce(s.key, ''), substr(c.content, 1, %[6]d)
+		FROM (
+			SELECT b.id, b.content FROM bodies b
+			WHERE numnode(%[1]s) > 0 AND b.search @@ %[1]s
+			ORDER BY b.id DESC
+			LIMIT %[2]d
+		) c
+		%[3]s
+		WHERE %[4]s
+		ORDER BY c.id DESC, m.created_at DESC, m.session_id, m.seq
+		LIMIT %[5]d`, tsq, ScanDepth, lookup, c.String(), limit, snippet.MaxText+1)
 	st.newest = fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, b.id, s.title, coalesce(s.key, ''), %[3]s
 		FROM bodies b
 		JOIN messages m ON m.body_id = b.id
@@ -230,7 +280,7 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term) (st searchSQL, ok b
 		WHERE numnode(%[1]s) > 0 AND b.search @@ %[1]s AND %[2]s
 		ORDER BY b.id DESC, m.created_at DESC, m.session_id, m.seq
 		LIMIT %[4]d`, tsq, c.String(), text, limit)
-	st.args = c.Args
+	st.args, st.limit = c.Args, limit
 	return st, true
 }
 
