@@ -63,7 +63,10 @@ func pgBenchMain(ctx context.Context, b pgBench) error {
 	if err != nil {
 		return err
 	}
-	rep.importNote = fmt.Sprintf("While generating the searched store, Import ran at %s (the workload's generation included).", importNoteText(genRate))
+	rep.importNote = "The searched store already existed: no generation figure this run."
+	if genRate > 0 {
+		rep.importNote = fmt.Sprintf("While generating the searched store, Import ran at %.0f messages/s (the workload's generation included).", genRate)
+	}
 	defer st.Close()
 	defer conn.Close(context.Background())
 	var total, nsess int
