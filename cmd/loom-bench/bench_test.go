@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/sqlite"
@@ -49,20 +48,11 @@ func TestPostgresBench(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates stores")
 	}
-	pg := os.Getenv("LOOM_TEST_POSTGRES")
-	if pg == "" {
-		pg = defaultPostgres
-	}
-	ctx := context.Background()
-	ping, cancel := context.WithTimeout(ctx, 5*time.Second)
-	err := pingPostgres(ping, pg)
-	cancel()
+	pg, err := testPostgres(t)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL: %v", err)
-		}
 		t.Skipf("PostgreSQL is unreachable: %v", err)
 	}
+	ctx := context.Background()
 	u, drop, err := postgresSchema(ctx, pg, "loombench_test_")
 	if err != nil {
 		t.Fatal(err)

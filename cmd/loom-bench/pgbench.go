@@ -195,19 +195,7 @@ func pgBaselineSearch(ctx context.Context, conn *pgx.Conn, user, text string, n 
 // one transaction. It returns both rates in messages per second;
 // generating the messages is not timed.
 func pgImportRates(ctx context.Context, server string, n int) (rate, baseRate float64, err error) {
-	g := newGenerator(11)
-	var batches [][]*loom.SessionData
-	var batch []*loom.SessionData
-	for i := 0; i < n/1000; i++ {
-		batch = append(batch, g.session("bench", 1000, loom.Project{ID: "1", Name: "p", Root: "/p"}))
-		if len(batch) == 10 {
-			batches = append(batches, batch)
-			batch = nil
-		}
-	}
-	if len(batch) > 0 {
-		batches = append(batches, batch)
-	}
+	batches := importBatches(n)
 	u, drop, err := postgresSchema(ctx, server, "loombench_import_")
 	if err != nil {
 		return 0, 0, err
