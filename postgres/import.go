@@ -19,8 +19,9 @@ var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "bo
 const analyzeAfter = 1000
 
 // Import implements loom.Store. Everything is validated before anything is
-// written, and the whole import is one transaction. Bodies and messages go
-// in with COPY; the search column fills itself as the bodies arrive.
+// written, and the whole import is one transaction. Sessions go in as one
+// batch of statements, messages and bodies with COPY; the bodies' search
+// vectors are computed meanwhile on other connections (see vectors).
 func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if err := loom.ValidateImport(data); err != nil {
 		return err
@@ -28,13 +29,19 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if len(data) == 0 {
 		return nil
 	}
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		ids := make([]string, len(data))
-		total := 0
-		for i, d := range data {
-			ids[i] = d.Session.ID
-			total += len(d.Messages)
+	ids := make([]string, len(data))
+	total := 0
+	for i, d := range data {
+		ids[i] = d.Session.ID
+		total += len(d.Messages)
+	}
+	texts := make([]string, 0, total)
+	for _, d := range data {
+		for _, m := range d.Messages {
+			texts = append(texts, clean(m.SearchText()))
 		}
+	}
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id FROM sessions WHERE id = ANY($1::text[])`, ids)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
@@ -68,6 +75,28 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		if total == 0 {
 			return nil
 		}
+		// The vectors take longest: they are started as soon as the
+		// sessions are known to be new.
+		vs := computeVectors(ctx, s.pool, texts, vectorConns(s.pool, total))
+		defer vs.stop()
+		parts := make([]string, 0, total)
+		msgs := make([][]any, 0, total)
+		for _, d := range data {
+			for _, m := range d.Messages {
+				args, err := messageArgs(m)
+				if err != nil {
+					return err
+				}
+				parts = append(parts, args[0].(string))
+				// messageArgs is (parts, content, session_id, seq, id,
+				// role, turn, model, …); COPY wants body_id after turn,
+				// filled in once the ids are known.
+				row := make([]any, 0, len(messageCopyColumns))
+				row = append(row, args[2:7]...)
+				row = append(row, nil)
+				msgs = append(msgs, append(row, args[7:]...))
+			}
+		}
 		// Body ids come from the column's own sequence, so that messages
 		// can name them before COPY writes them.
 		rows, err = tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('bodies', 'id')) FROM generate_series(1, $1::integer)`, total)
@@ -78,42 +107,47 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		bodies := make([][]any, 0, total)
-		msgs := make([][]any, 0, total)
-		for _, d := range data {
-			for _, m := range d.Messages {
-				args, err := messageArgs(m)
-				if err != nil {
-					return err
-				}
-				id := bodyIDs[len(bodies)]
-				bodies = append(bodies, []any{id, args[0], args[1]})
-				// messageArgs is (parts, content, session_id, seq, id, role,
-				// turn, model, …); COPY wants body_id after turn.
-				row := append([]any{}, args[2:7]...)
-				row = append(row, id)
-				msgs = append(msgs, append(row, args[7:]...))
-			}
+		for i, row := range msgs {
+			row[5] = bodyIDs[i]
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bodies"}, []string{"id", "parts", "content"}, pgx.CopyFromRows(bodies)); err != nil {
-			return fmt.Errorf("import: bodies: %w", err)
-		}
+		// Messages first: their bodies' vectors are being computed.
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"messages"}, messageCopyColumns, pgx.CopyFromRows(msgs)); err != nil {
 			if isUnique(err) {
 				return loom.Errorf(loom.ECONFLICT, "import: %s", serverMessage(err))
 			}
 			return fmt.Errorf("import: messages: %w", err)
 		}
+		bc := &bodyCopy{ctx: ctx, ids: bodyIDs, parts: parts, texts: texts, vs: vs}
+		if _, err := tx.Conn().PgConn().CopyFrom(ctx, bc, bodyCopySQL); err != nil {
+			return fmt.Errorf("import: bodies: %w", err)
+		}
 		return nil
 	})
-	if err == nil && len(data) >= analyzeAfter {
-		// Fresh statistics keep the planner on the indexes (lineage
-		// queries walk sessions_parent) instead of guessing from an
-		// empty table's; autovacuum would only catch up a minute later.
-		// Best effort: a role that may not analyze still imported.
-		s.pool.Exec(ctx, `ANALYZE sessions`)
+	if err == nil {
+		s.analyzeImported(ctx, len(data))
 	}
 	return err
+}
+
+// analyzeImported refreshes statistics an import of n sessions may have
+// left behind, where autovacuum would only catch up a minute later.
+// Best effort: a role that may not analyze still imported.
+func (s *Store) analyzeImported(ctx context.Context, n int) {
+	if n >= analyzeAfter {
+		// Lineage queries walk sessions_parent instead of guessing from
+		// an empty table's statistics.
+		s.pool.Exec(ctx, `ANALYZE sessions`)
+	}
+	// Without any statistics of messages the planner guesses some 150
+	// messages per body, and costs a search's lookups of its matches so
+	// high that it compiles the statement with JIT (0.2 s, for a search
+	// that takes milliseconds). Once analyzed, the estimate stays right
+	// as the table grows, so this runs once per store.
+	var never bool
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(last_analyze, last_autoanalyze) IS NULL
+		FROM pg_stat_user_tables WHERE relid = 'messages'::regclass`).Scan(&never); err == nil && never {
+		s.pool.Exec(ctx, `ANALYZE messages`)
+	}
 }
 
 func queueSession(b *pgx.Batch, d *loom.SessionData) {

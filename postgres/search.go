@@ -4,38 +4,54 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/query"
 	"github.com/loomhq/loom/snippet"
 )
 
-// matchQuery is SQL for a tsquery in which every term of a user's query
-// must appear. Its first argument holds its words, separated by spaces:
-// plainto_tsquery ANDs them. Its second holds its phrases, each through
-// phraseto_tsquery. Nothing the user types is read as syntax, stop words
-// drop out, and the statement is the same whatever the number of terms.
-const matchQuery = `plainto_tsquery('english', ?::text) && coalesce((
-	SELECT string_agg('(' || pq::text || ')', ' & ')::tsquery
-	FROM unnest(?::text[]) AS p, phraseto_tsquery('english', p) AS pq
-	WHERE numnode(pq) > 0), ''::tsquery)`
+// RankDepth is the most matches a search ranks. A query with more
+// matches in the store (its words too common to tell messages apart)
+// returns its newest matches first, scored by recency, as the SQLite
+// engine does: ranking every match of a word found in most of a million
+// messages takes seconds.
+const RankDepth = 2000
 
-// queryArgs splits a user's parsed query into the words and phrases of
-// matchQuery. It reports false when the query has no words. The limits
-// of loom.ParseQuery keep the tsquery small: PostgreSQL builds and
-// matches it recursively, and matches phrases in time that grows faster
-// than their number.
-func queryArgs(terms []loom.Term) (words string, phrases []string, ok bool) {
-	var ws []string
-	phrases = []string{}
+// ScanDepth is how many of a broad query's newest matches in the store
+// are looked through for those that pass its filters before the filters
+// choose where to look.
+const ScanDepth = 20000
+
+// matchExpr returns SQL for a tsquery in which every term of a user's
+// query must appear, each ? in it standing for the next of args: all
+// words through one plainto_tsquery, which ANDs them, and each phrase
+// through phraseto_tsquery, joined with &&. Nothing the user types is
+// read as syntax, and stop words drop out (&& drops an empty operand).
+// The expression is immutable calls on the arguments only, so that the
+// planner folds it into a constant and reads from the search column's
+// statistics how common its words are. ok is false when the query has no
+// words. The limits of loom.ParseQuery keep the tsquery small: PostgreSQL
+// builds and matches it recursively, and matches phrases in time that
+// grows faster than their number.
+func matchExpr(terms []loom.Term) (sql string, args []any, ok bool) {
+	var words []string
+	var parts []string
 	for _, t := range terms {
 		if t.Phrase {
-			phrases = append(phrases, strings.Join(t.Words, " "))
+			parts = append(parts, "phraseto_tsquery('english', ?::text)")
+			args = append(args, strings.Join(t.Words, " "))
 		} else {
-			ws = append(ws, t.Words...)
+			words = append(words, t.Words...)
 		}
 	}
-	return strings.Join(ws, " "), phrases, len(ws)+len(phrases) > 0
+	if len(words) > 0 {
+		parts = append([]string{"plainto_tsquery('english', ?::text)"}, parts...)
+		args = append([]any{strings.Join(words, " ")}, args...)
+	}
+	return strings.Join(parts, " && "), args, len(parts) > 0
 }
 
 // Search implements loom.Store, within the limits loom.RunSearch sets.
@@ -45,80 +61,228 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 	})
 }
 
-// search runs q, whose text parses into terms. Ranking and filtering run
-// in the inner, limited query; the outer one reads the start of the
-// returned rows' text only, from which snippets are made in Go, as
-// SQLite's are.
+// search runs q, whose text parses into terms: first the ranked
+// statement, which also counts the query's matches up to RankDepth+1;
+// when there are more, the newest statement.
 func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
-	// A filter PostgreSQL cannot hold matches nothing it stores.
-	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
+	st, ok := searchStatements(q, terms)
+	if !ok {
 		return nil, nil
 	}
-	c := query.New(dialect)
-	var expr string
-	if q.Raw {
-		if strings.TrimSpace(q.Text) == "" {
-			return nil, nil
-		}
-		expr = c.SQL("to_tsquery('english', ?::text)", clean(q.Text))
-	} else {
-		words, phrases, ok := queryArgs(terms)
-		if !ok {
-			return nil, nil
-		}
-		expr = c.SQL(matchQuery, words, phrases)
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 20
-	}
-	c.Add("b.search @@ q.q")
-	c.Search(q)
-	// Score: ts_rank with normalisation 1 (divided by 1 + the log of the
-	// length). Like bm25 it favours messages that say the terms often and
-	// tempers long ones. Of each returned message, only the start that a
-	// snippet needs is read (substr counts characters: MaxText+1 of them
-	// are at least as many bytes, or the whole text).
-	rows, err := s.pool.Query(ctx, `WITH q AS NOT MATERIALIZED (SELECT `+expr+` AS q)
-		SELECT h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key,
-			substr(b.content, 1, `+fmt.Sprint(snippet.MaxText+1)+`)
-		FROM (
-			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, m.body_id,
-				ts_rank(b.search, q.q, 1) AS score, s.title, coalesce(s.key, '') AS key
-			FROM q, bodies b
-			JOIN session_messages m ON m.body_id = b.id
-			JOIN sessions s ON s.id = m.session_id
-			WHERE numnode(q.q) > 0 AND `+c.String()+`
-			ORDER BY score DESC, m.created_at DESC, m.session_id, m.seq
-			LIMIT `+fmt.Sprint(limit)+`
-		) h
-		JOIN bodies b ON b.id = h.body_id
-		ORDER BY h.score DESC, h.created_at DESC, h.session_id, h.seq`, c.Args...)
+	rows, err := s.pool.Query(ctx, st.ranked, append([]any{s.planMode()}, st.args...)...)
 	if err != nil {
 		return nil, searchError(err, q.Raw)
+	}
+	m := snippet.NewMatcher(q.Text)
+	start, end := q.Marks()
+	var hits []loom.SearchHit
+	var matches int64
+	for rows.Next() {
+		// All but the count are NULL when no hit is ranked.
+		var (
+			sessionID, id, role, title, key, text *string
+			seq                                   *int64
+			created                               *time.Time
+			score                                 *float32
+		)
+		if err := rows.Scan(&matches, &sessionID, &id, &seq, &role, &created, &score, &title, &key, &text); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if sessionID == nil {
+			break
+		}
+		hits = append(hits, loom.SearchHit{SessionID: *sessionID, MessageID: *id, Seq: *seq, Role: *role,
+			CreatedAt: utc(*created), Score: float64(*score), SessionTitle: *title, SessionKey: *key,
+			Snippet: m.MakeWindow(snippet.Prefix(*text), start, end)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, searchError(err, q.Raw)
+	}
+	if matches <= RankDepth {
+		return hits, nil
+	}
+	// Too many matches to rank: the newest first. Outside one session,
+	// the newest ScanDepth matches of the store are walked first; when
+	// fewer than the limit of them pass the filters, the filters choose
+	// where to start.
+	var bodies []int64
+	if q.SessionID == "" {
+		if hits, bodies, err = s.newest(ctx, st.walk, st.args, q); err != nil {
+			return nil, err
+		}
+	}
+	if len(hits) < st.limit {
+		if hits, bodies, err = s.newest(ctx, st.newest, st.args, q); err != nil {
+			return nil, err
+		}
+	}
+	// Scored by recency, newest 1, so that scores still sort best first.
+	for i := range hits {
+		hits[i].Score = float64(bodies[i]) / float64(bodies[0])
+	}
+	return hits, nil
+}
+
+// newest runs sql, one of the statements that return a broad query's
+// hits newest first, and returns them with their bodies' ids.
+func (s *Store) newest(ctx context.Context, sql string, args []any, q loom.SearchQuery) ([]loom.SearchHit, []int64, error) {
+	rows, err := s.pool.Query(ctx, sql, append([]any{s.planMode()}, args...)...)
+	if err != nil {
+		return nil, nil, searchError(err, q.Raw)
 	}
 	defer rows.Close()
 	m := snippet.NewMatcher(q.Text)
 	start, end := q.Marks()
 	var hits []loom.SearchHit
+	var bodies []int64
 	for rows.Next() {
 		var h loom.SearchHit
-		var score float32
+		var body int64
 		var text string
-		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &score, &h.SessionTitle, &h.SessionKey, &text); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &body, &h.SessionTitle, &h.SessionKey, &text); err != nil {
+			return nil, nil, fmt.Errorf("search: %w", err)
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		h.CreatedAt, h.Score = utc(h.CreatedAt), float64(score)
+		h.CreatedAt = utc(h.CreatedAt)
 		h.Snippet = m.MakeWindow(snippet.Prefix(text), start, end)
 		hits = append(hits, h)
+		bodies = append(bodies, body)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, searchError(err, q.Raw)
+		return nil, nil, searchError(err, q.Raw)
 	}
-	return hits, nil
+	return hits, bodies, nil
+}
+
+// planMode is how search statements are sent. Each is planned for its
+// own arguments (an unnamed statement, its description cached), never
+// by a plan made once for any: the plan for a word in most messages is
+// not the plan for a word in none, and only the arguments tell which.
+// A pool set to send statements otherwise (simple protocol, exec) keeps
+// its setting; those plan each statement for its arguments too.
+func (s *Store) planMode() pgx.QueryExecMode {
+	if m := s.pool.Config().ConnConfig.DefaultQueryExecMode; m != pgx.QueryExecModeCacheStatement {
+		return m
+	}
+	return pgx.QueryExecModeCacheDescribe
+}
+
+// lookup joins each match c to its messages m (through the spans, each
+// session that reads the row: a fork reads its parent's) and their
+// sessions s by index, one lookup each (messages_body and spans_store,
+// then the sessions' primary key). They are lateral subqueries that OFFSET 0 keeps from being
+// flattened or taking the filters in, so that neither a filter nor
+// missing statistics can make the planner start from a session's or a
+// project's messages, or from a user's sessions, instead.
+const lookup = `CROSS JOIN LATERAL (
+		SELECT session_id, id, seq, role, created_at FROM session_messages WHERE body_id = c.id OFFSET 0
+	) m
+	CROSS JOIN LATERAL (
+		SELECT title, key, user_id, project_id, surface, deleted_at, archived_at FROM sessions WHERE id = m.session_id OFFSET 0
+	) s`
+
+// searchSQL are the statements of one search, their arguments, and the
+// most hits it returns.
+type searchSQL struct {
+	ranked, walk, newest string
+	args                 []any
+	limit                int
+}
+
+// searchStatements returns the statements that run q, whose text parses
+// into terms; ok is false when q can match nothing.
+//
+// ranked finds matches through the search column's GIN index first and
+// applies q's filters to what it found. It is one row per hit (at most
+// q.Limit), each with the number of matches in the store up to
+// RankDepth+1, or a single row of that number and NULLs when no hit is
+// ranked. Its matches are a CTE computed lazily: the count reads at most
+// RankDepth+1 of them, and only when there are no more does each look up
+// its messages and sessions (see lookup), keep those that pass the
+// filters, and rank them. The CTE is planned to return all its rows, so a
+// LIMIT cannot make a scan of the whole table look cheap for a word the
+// statistics call common.
+//
+// walk and newest return q.Limit hits of a query with more matches,
+// newest first. walk looks through the store's ScanDepth newest matches
+// (walking bodies backwards for a common word, through the index for a
+// rarer one: the planner's choice, from the statistics), and looks up
+// the messages of each as ranked does. newest is left to the planner, for
+// filters that select few messages: a session's, or a user's few among
+// many users'.
+func searchStatements(q loom.SearchQuery, terms []loom.Term) (st searchSQL, ok bool) {
+	// A filter PostgreSQL cannot hold matches nothing it stores.
+	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
+		return st, false
+	}
+	c := query.New(dialect)
+	var tsq string
+	if q.Raw {
+		if strings.TrimSpace(q.Text) == "" {
+			return st, false
+		}
+		tsq = c.SQL("to_tsquery('english', ?::text)", clean(q.Text))
+	} else {
+		expr, args, ok := matchExpr(terms)
+		if !ok {
+			return st, false
+		}
+		tsq = c.SQL(expr, args...)
+	}
+	tsq = "(" + tsq + ")"
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	c.Search(q)
+	text := fmt.Sprintf("substr(b.content, 1, %d)", snippet.MaxText+1)
+	// Score: ts_rank with normalisation 1 (divided by 1 + the log of the
+	// length). Like bm25 it favours messages that say the terms often and
+	// tempers long ones. It is computed for the matches that pass the
+	// filters only. Of each returned message, only the start that a
+	// snippet needs is read (substr counts characters: MaxText+1 of them
+	// are at least as many bytes, or the whole text). A query of stop
+	// words only is an empty tsquery, which matches nothing.
+	st.ranked = fmt.Sprintf(`WITH c AS MATERIALIZED (
+			SELECT b.id, b.search FROM bodies b WHERE numnode(%[1]s) > 0 AND b.search @@ %[1]s
+		), n AS MATERIALIZED (
+			SELECT count(*) AS n FROM (SELECT FROM c LIMIT %[2]d) x
+		)
+		SELECT n.n, h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, %[3]s
+		FROM n
+		LEFT JOIN LATERAL (
+			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id,
+				ts_rank(c.search, %[1]s, 1) AS score, s.title, coalesce(s.key, '') AS key
+			FROM (SELECT * FROM c LIMIT %[4]d) c
+			%[5]s
+			WHERE n.n <= %[4]d AND %[6]s
+			ORDER BY score DESC, m.created_at DESC, m.session_id, m.seq
+			LIMIT %[7]d
+		) h ON true
+		LEFT JOIN bodies b ON b.id = h.body_id
+		ORDER BY h.score DESC, h.created_at DESC, h.session_id, h.seq`,
+		tsq, RankDepth+1, text, RankDepth, lookup, c.String(), limit)
+	st.walk = fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id, s.title, coalesce(s.key, ''), substr(c.content, 1, %[6]d)
+		FROM (
+			SELECT b.id, b.content FROM bodies b
+			WHERE numnode(%[1]s) > 0 AND b.search @@ %[1]s
+			ORDER BY b.id DESC
+			LIMIT %[2]d
+		) c
+		%[3]s
+		WHERE %[4]s
+		ORDER BY c.id DESC, m.created_at DESC, m.session_id, m.seq
+		LIMIT %[5]d`, tsq, ScanDepth, lookup, c.String(), limit, snippet.MaxText+1)
+	st.newest = fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, b.id, s.title, coalesce(s.key, ''), %[3]s
+		FROM bodies b
+		JOIN session_messages m ON m.body_id = b.id
+		JOIN sessions s ON s.id = m.session_id
+		WHERE numnode(%[1]s) > 0 AND b.search @@ %[1]s AND %[2]s
+		ORDER BY b.id DESC, m.created_at DESC, m.session_id, m.seq
+		LIMIT %[4]d`, tsq, c.String(), text, limit)
+	st.args, st.limit = c.Args, limit
+	return st, true
 }
 
 // searchError turns a syntax error in a raw query into an invalid input

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/postgres"
@@ -145,5 +146,93 @@ func TestSearchRaw(t *testing.T) {
 	}
 	if hits := search(t, st, loom.SearchQuery{Text: "pool <-> size", Raw: true}); len(hits) != 1 || hits[0].Seq != 2 {
 		t.Fatalf("raw phrase = %+v", hits)
+	}
+}
+
+// broadFixture imports a session of RankDepth+100 messages that all say
+// "common words", for user u.
+func broadFixture(t *testing.T, st *postgres.Store, u string) *loom.Session {
+	t.Helper()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := postgres.RankDepth + 100
+	s := &loom.Session{ID: loom.NewID(), UserID: u, Key: "cli:broad", Kind: loom.KindMain, MessageCount: n, TurnCount: n,
+		CreatedAt: t0, UpdatedAt: t0.Add(time.Duration(n) * time.Second)}
+	d := &loom.SessionData{Session: s}
+	for i := 1; i <= n; i++ {
+		d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), SessionID: s.ID, Seq: int64(i), Role: loom.RoleUser, Turn: i,
+			Parts:     []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: fmt.Sprintf("common words everywhere %d", i)}},
+			CreatedAt: t0.Add(time.Duration(i) * time.Second)})
+	}
+	if err := st.Import(context.Background(), []*loom.SessionData{d}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A query matching more than RankDepth messages returns its newest
+// matches first, with scores that still sort best first, as SQLite's
+// engine does.
+func TestBroadSearchNewestFirst(t *testing.T) {
+	t.Parallel()
+	st := open(t, freshSchema(t))
+	s := broadFixture(t, st, "u")
+	n := int64(postgres.RankDepth + 100)
+	hits, err := st.Search(context.Background(), loom.SearchQuery{Text: "common words", UserID: "u", Limit: 5})
+	if err != nil || len(hits) != 5 {
+		t.Fatalf("broad search = %d hits, %v", len(hits), err)
+	}
+	for i, h := range hits {
+		if h.Seq != n-int64(i) {
+			t.Fatalf("hit %d has seq %d, want the newest first", i, h.Seq)
+		}
+		if i > 0 && h.Score > hits[i-1].Score || h.Score <= 0 {
+			t.Fatalf("scores not descending: %+v", hits)
+		}
+		if !strings.Contains(h.Snippet, "**common**") {
+			t.Fatalf("snippet %q", h.Snippet)
+		}
+	}
+	// Within one session the same holds.
+	if hits, err := st.Search(context.Background(), loom.SearchQuery{Text: "everywhere", SessionID: s.ID, Limit: 3}); err != nil || len(hits) != 3 || hits[0].Seq != n {
+		t.Fatalf("broad search in a session = %+v, %v", hits, err)
+	}
+	// A rarer word among them is ranked.
+	if hits, err := st.Search(context.Background(), loom.SearchQuery{Text: "common 1234", UserID: "u"}); err != nil || len(hits) != 1 || hits[0].Seq != 1234 {
+		t.Fatalf("narrow search = %+v, %v", hits, err)
+	}
+}
+
+// A user whose matches are few among many of another user's finds them,
+// whether or not the query is broad for the store as a whole.
+func TestSearchFewAmongMany(t *testing.T) {
+	t.Parallel()
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	few := &loom.Session{UserID: "few", Key: "cli:few"}
+	if err := st.Append(ctx, few, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "common words and a needle"}}},
+		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "more common words"}}}); err != nil {
+		t.Fatal(err)
+	}
+	broadFixture(t, st, "crowd")
+	for _, tc := range []struct {
+		q    loom.SearchQuery
+		want int
+	}{
+		{loom.SearchQuery{Text: "common words", UserID: "few"}, 2},
+		{loom.SearchQuery{Text: `"common words" needle`, UserID: "few"}, 1},
+		{loom.SearchQuery{Text: "common", UserID: "few", Role: loom.RoleTool}, 0},
+		{loom.SearchQuery{Text: "common", UserID: "crowd", Limit: 5}, 5},
+		{loom.SearchQuery{Text: "common", UserID: "crowd", Role: loom.RoleAssistant}, 0},
+		{loom.SearchQuery{Text: "common", Role: loom.RoleUser, Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Limit: 3}, 3},
+	} {
+		hits, err := st.Search(ctx, tc.q)
+		if err != nil || len(hits) != tc.want {
+			t.Errorf("search %+v = %d hits, %v; want %d", tc.q, len(hits), err, tc.want)
+		}
+		for _, h := range hits {
+			if tc.q.UserID == "few" && h.SessionID != few.ID {
+				t.Errorf("search %+v found another user's message", tc.q)
+			}
+		}
 	}
 }

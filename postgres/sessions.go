@@ -37,11 +37,11 @@ var dialect = query.Dialect{
 		if err != nil {
 			return query.Match{}, false
 		}
-		words, phrases, ok := queryArgs(terms)
+		expr, args, ok := matchExpr(terms)
 		return query.Match{
 			From:   "bodies b JOIN session_messages m ON m.body_id = b.id",
-			Cond:   "b.search @@ (" + matchQuery + ")",
-			Args:   []any{words, phrases},
+			Cond:   "b.search @@ (" + expr + ")",
+			Args:   args,
 			Newest: "b.id DESC",
 		}, ok
 	},

@@ -25,22 +25,31 @@ func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
-	pg := os.Getenv("LOOM_TEST_POSTGRES")
-	if pg == "" {
-		pg = defaultPostgres
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	if err := pingPostgres(ctx, pg); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL: %v", err)
-		}
+	pg, err := testPostgres(t)
+	if err != nil {
 		t.Logf("PostgreSQL is unreachable, SQLite only: %v", err)
 		pg = ""
 	}
-	cancel()
 	var out bytes.Buffer
 	if err := loadMain(context.Background(), &out, t.TempDir(), pg, loadShape{Messages: 2750, Distinct: 50, Shared: 5, Procs: 2}); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	t.Log("\n" + out.String())
+}
+
+// testPostgres returns the test server's URL ($LOOM_TEST_POSTGRES, else
+// the local one) and why it does not answer, if it does not; in CI, where
+// nothing may be skipped silently, that fails the test.
+func testPostgres(t *testing.T) (string, error) {
+	pg := os.Getenv("LOOM_TEST_POSTGRES")
+	if pg == "" {
+		pg = defaultPostgres
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := pingPostgres(ctx, pg)
+	if err != nil && os.Getenv("CI") == "true" {
+		t.Fatalf("PostgreSQL: %v", err)
+	}
+	return pg, err
 }

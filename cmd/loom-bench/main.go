@@ -70,7 +70,10 @@ func main() {
 	agentsMB := flag.Int("agents-mb", 100, "size of the corpus -agents imports, in MB")
 	agentsFiles := flag.Int("agents-files", 1000, "least number of files in the corpus -agents imports")
 	samplesDir := flag.String("samples", "testdata/agent-sessions", "the sample session files -agents copies")
-	pg := flag.String("postgres", defaultPostgres, "PostgreSQL server for -load and -copy (a schema is made and dropped); empty for SQLite only")
+	pg := flag.String("postgres", defaultPostgres, "PostgreSQL server for -load, -copy and -pg (a schema is made and dropped); empty for SQLite only")
+	pgRun := flag.Bool("pg", false, "instead: measure bulk import and search on PostgreSQL (-postgres), the searches over -sessions × -messages messages generated once into -pg-schema")
+	pgSchema := flag.String("pg-schema", "loombench_search", "schema of -postgres that holds the store -pg searches; generated when empty, kept for later runs")
+	pgImport := flag.Int("pg-import", 100000, "messages -pg imports for its bulk import figure")
 	flag.Parse()
 	if *load {
 		shape := loadShape{Messages: *loadMessages, Distinct: 50, Shared: 5, Procs: 2}
@@ -113,6 +116,16 @@ func main() {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
 		}
+	}
+	if *pgRun {
+		b := pgBench{server: *pg, schema: *pgSchema, sessions: c.sessions, messages: c.messages, imports: *pgImport,
+			runs: c.runs, ops: c.ops.MatchString, out: c.out}
+		if err := pgBenchMain(context.Background(), b); err != nil {
+			pprof.StopCPUProfile()
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(context.Background(), c); err != nil {
 		pprof.StopCPUProfile()

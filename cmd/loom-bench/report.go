@@ -160,7 +160,10 @@ func (r *report) print(file string) error {
 				ok = ok && ms(p99) <= x.limitP99
 			}
 			verdict := "met"
-			if !ok {
+			switch {
+			case x.budget == "":
+				verdict = "no budget"
+			case !ok:
 				verdict = "**missed**"
 			}
 			if x.note != "" {

@@ -24,6 +24,20 @@ func importRateOf(ctx context.Context, path string, n int) (float64, error) {
 		return 0, err
 	}
 	defer st.Close()
+	batches := importBatches(n)
+	runtime.GC()
+	t0 := time.Now()
+	for _, b := range batches {
+		if err := st.Import(ctx, b); err != nil {
+			return 0, err
+		}
+	}
+	return float64(n) / time.Since(t0).Seconds(), nil
+}
+
+// importBatches generates the n messages an import figure imports: in
+// sessions of 1,000, ten sessions to an Import.
+func importBatches(n int) [][]*loom.SessionData {
 	g := newGenerator(11)
 	var batches [][]*loom.SessionData
 	var batch []*loom.SessionData
@@ -37,14 +51,7 @@ func importRateOf(ctx context.Context, path string, n int) (float64, error) {
 	if len(batch) > 0 {
 		batches = append(batches, batch)
 	}
-	runtime.GC()
-	t0 := time.Now()
-	for _, b := range batches {
-		if err := st.Import(ctx, b); err != nil {
-			return 0, err
-		}
-	}
-	return float64(n) / time.Since(t0).Seconds(), nil
+	return batches
 }
 
 func expectHits(h []loom.SearchHit, err error) error {

@@ -1,0 +1,38 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/loomhq/loom"
+)
+
+// Clean is clean, for tests.
+var Clean = clean
+
+// ImportVectors computes the search vectors of texts as an import's
+// helpers do, on conns (at least one) other connections, and returns them
+// in COPY's binary form.
+func (s *Store) ImportVectors(ctx context.Context, texts []string, conns int) ([][]byte, error) {
+	cleaned := make([]string, len(texts))
+	for i, t := range texts {
+		cleaned[i] = clean(t)
+	}
+	vs := computeVectors(ctx, s.pool, cleaned, conns)
+	defer vs.stop()
+	out := make([][]byte, 0, len(texts))
+	for i := range vs.ready {
+		vecs, err := vs.wait(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+// SearchStatements returns the statements a search may run, ranked
+// first, and their arguments.
+func SearchStatements(q loom.SearchQuery, terms []loom.Term) (ranked, walk, newest string, args []any, ok bool) {
+	st, ok := searchStatements(q, terms)
+	return st.ranked, st.walk, st.newest, st.args, ok
+}

@@ -1,0 +1,210 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/postgres"
+)
+
+// awkward are texts whose search vectors are easy to get wrong:
+// punctuation the search text sets apart, stop words only, nothing,
+// non-ASCII letters, text PostgreSQL cannot hold.
+var awkward = []string{
+	"config.toml, https://example.com/docs and a@b.io — version 1.2.3",
+	"the and of to be",
+	"",
+	"Ünïcödé naïve café 東京 Москва",
+	"nul\x00byte and \xff invalid",
+	"don't re-run kubernetes.yaml; (see §3)",
+}
+
+// importData makes sessions of n messages each, the awkward texts among
+// them.
+func importData(sessions, n int) []*loom.SessionData {
+	var data []*loom.SessionData
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range sessions {
+		s := &loom.Session{ID: loom.NewID(), UserID: "alice", Key: fmt.Sprintf("cli:import%d", i), Kind: loom.KindMain,
+			CreatedAt: t0, UpdatedAt: t0.Add(time.Duration(n) * time.Second)}
+		d := &loom.SessionData{Session: s}
+		for j := 1; j <= n; j++ {
+			text := fmt.Sprintf("message %d of session %d says wordx%d", j, i, j%97)
+			if j%100 == 0 {
+				text = awkward[j/100%len(awkward)]
+			}
+			d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), SessionID: s.ID, Seq: int64(j), Role: loom.RoleUser, Turn: j,
+				Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: text}}, CreatedAt: t0.Add(time.Duration(j) * time.Second)})
+		}
+		s.MessageCount, s.TurnCount = n, n
+		data = append(data, d)
+	}
+	return data
+}
+
+// checkVectors fails unless every body's search vector is the one the
+// insert trigger computes from its content.
+func checkVectors(t *testing.T, st *postgres.Store, want int) {
+	t.Helper()
+	var n, wrong int
+	if err := st.Pool().QueryRow(context.Background(), `SELECT count(*),
+		count(*) FILTER (WHERE search IS DISTINCT FROM to_tsvector('english'::regconfig, loom_search_text(content)))
+		FROM bodies`).Scan(&n, &wrong); err != nil {
+		t.Fatal(err)
+	}
+	if n != want || wrong != 0 {
+		t.Fatalf("%d bodies, %d with a wrong search vector; want %d and 0", n, wrong, want)
+	}
+}
+
+// An import large enough to compute its search vectors on other
+// connections stores the vectors the trigger would have, and searches
+// find its messages.
+func TestImportVectors(t *testing.T) {
+	t.Parallel()
+	st := open(t, freshSchema(t))
+	data := importData(3, 1500)
+	if err := st.Import(context.Background(), data); err != nil {
+		t.Fatal(err)
+	}
+	checkVectors(t, st, 4500)
+	// wordx13 is in messages 13, 110, … 1468 of each session.
+	if hits := search(t, st, loom.SearchQuery{Text: "wordx13", Limit: 100}); len(hits) != 3*16 {
+		t.Fatalf("search = %d hits, want 48", len(hits))
+	}
+	if hits := search(t, st, loom.SearchQuery{Text: `"example com docs"`, Limit: 100}); len(hits) != 3*2 {
+		t.Fatalf("phrase search = %d hits, want 6", len(hits))
+	}
+}
+
+// Vectors computed by an import's helpers are byte for byte those the
+// trigger's expression computes, whichever chunk they fall in.
+func TestImportVectorsMatchTrigger(t *testing.T) {
+	t.Parallel()
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	var texts []string
+	for i := range 2500 {
+		texts = append(texts, fmt.Sprintf("%s %d", awkward[i%len(awkward)], i))
+	}
+	texts[0], texts[1] = "", "the"
+	got, err := st.ImportVectors(ctx, texts, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.Pool().Query(ctx, `SELECT tsvectorsend(to_tsvector('english'::regconfig, loom_search_text(t))) FROM unnest($1::text[]) WITH ORDINALITY u(t, i) ORDER BY i`, cleanAll(texts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]byte
+	for rows.Next() {
+		var v []byte
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(texts) || len(want) != len(texts) {
+		t.Fatalf("%d vectors computed, %d by the trigger's expression, for %d texts", len(got), len(want), len(texts))
+	}
+	for i := range texts {
+		if string(got[i]) != string(want[i]) {
+			t.Fatalf("vector of text %d (%q) = %x, want %x", i, texts[i], got[i], want[i])
+		}
+	}
+}
+
+// cleanAll is what an import stores of texts: PostgreSQL holds neither
+// NUL nor invalid UTF-8.
+func cleanAll(texts []string) []string {
+	out := make([]string, len(texts))
+	for i, s := range texts {
+		out[i] = postgres.Clean(s)
+	}
+	return out
+}
+
+// An import on a pool with no connection to spare, or none free,
+// computes every vector on its own connection and still completes.
+func TestImportWithoutSpareConnections(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		max, held int32
+	}{{"one connection", 1, 0}, {"all others busy", 3, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := pgxpool.ParseConfig(freshSchema(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.MaxConns = tc.max
+			pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(pool.Close)
+			st := storetest.Must(postgres.OpenPool(context.Background(), pool))(t)
+			for range tc.held {
+				c, err := pool.Acquire(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Release()
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := st.Import(ctx, importData(1, 2500)); err != nil {
+				t.Fatal(err)
+			}
+			checkVectors(t, st, 2500)
+		})
+	}
+}
+
+// Changing a body's content by hand, or its vector, computes the vector
+// again from the content; a body inserted without one gets it.
+func TestSearchColumnFollowsContent(t *testing.T) {
+	t.Parallel()
+	st := seeded(t)
+	ctx := context.Background()
+	for _, stmt := range []string{
+		`UPDATE bodies SET content = 'rewritten by hand' WHERE content LIKE 'How do I%'`,
+		`UPDATE bodies SET search = to_tsvector('english', 'bogus') WHERE content LIKE 'Set pool_size%'`,
+		`INSERT INTO bodies (content) VALUES ('inserted by hand')`,
+	} {
+		if _, err := st.Pool().Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	checkVectors(t, st, 4)
+	if hits := search(t, st, loom.SearchQuery{Text: "rewritten"}); len(hits) != 1 || hits[0].Seq != 1 {
+		t.Fatalf("search after a hand edit = %+v", hits)
+	}
+	if hits := search(t, st, loom.SearchQuery{Text: "bogus"}); len(hits) != 0 {
+		t.Fatalf("a vector set by hand is searched: %+v", hits)
+	}
+}
+
+// The first import into a store gathers statistics of messages, without
+// which the planner misjudges every search's lookups.
+func TestImportAnalyzes(t *testing.T) {
+	t.Parallel()
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	if err := st.Import(ctx, importData(2, 10)); err != nil {
+		t.Fatal(err)
+	}
+	var analyzed bool
+	if err := st.Pool().QueryRow(ctx, `SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relid = 'messages'::regclass`).Scan(&analyzed); err != nil || !analyzed {
+		t.Fatalf("messages analyzed: %v, %v", analyzed, err)
+	}
+}

@@ -1,0 +1,214 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/postgres"
+)
+
+// planFixture fills a fresh store with 40,000 messages in 400 sessions of
+// 100 (two users, 20 projects), words drawn from a small vocabulary so
+// that some are in most messages, a rare word in four, and fresh
+// statistics: enough rows that the planner's choice is made on costs,
+// as on a real store.
+func planFixture(t *testing.T) (*postgres.Store, string) {
+	t.Helper()
+	st := open(t, freshSchema(t))
+	var vocab []string
+	for _, w := range strings.Fields(`the of and to session message agent model tool search index store write read fork
+		project memory context token cost usage append stream reply user assistant summary resume picker terminal server
+		query engine table column value result error status running completed process lock host file function config
+		database request response build test deploy review branch commit merge change update package module import export
+		handler router client cache queue worker schedule retry timeout limit parser lexer syntax grammar compile runtime
+		pointer slice channel goroutine mutex encode decode buffer reader writer socket network address port protocol
+		header payload migration schema constraint trigger transaction rollback savepoint checkpoint vacuum analyze
+		kubernetes container image volume secret namespace cluster replica service ingress gateway proxy latency
+		throughput benchmark profile trace metric alert dashboard panel widget layout render style button input form
+		field label modal dialog toast banner footer sidebar navbar carousel accordion algorithm heuristic optimization
+		gradient tensor matrix vector scalar embedding attention transformer mountain river forest valley ocean island`) {
+		vocab = append(vocab, "'"+w+"'")
+	}
+	ctx := context.Background()
+	conn, err := st.Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	// One connection, so that setseed makes the same words every run.
+	for _, stmt := range []string{
+		`SELECT setseed(0.42)`,
+		`INSERT INTO sessions (id, user_id, key, surface, project_id, title, created_at, updated_at)
+			SELECT format('s%05s', i), CASE WHEN i % 10 = 0 THEN 'bob' ELSE 'alice' END, 'cli:' || i, 'cli',
+				'p' || (i % 20), 'session ' || i, timestamptz '2026-01-01', timestamptz '2026-01-01' + i * interval '1 hour'
+			FROM generate_series(1, 400) i`,
+		`INSERT INTO bodies (id, content)
+			SELECT i, (SELECT string_agg(w[g * 0 + 1 + floor(power(random(), 3) * array_length(w, 1))::int], ' ')
+				FROM generate_series(1, 30 + i % 20) g) || CASE WHEN i % 9973 = 0 THEN ' zyzzogeton' ELSE '' END
+			FROM generate_series(1, 40000) i, (SELECT ARRAY[` + strings.Join(vocab, ",") + `]) v(w)`,
+		`INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at)
+			SELECT format('s%05s', 1 + (i - 1) / 100), 1 + (i - 1) % 100, 'm' || i,
+				CASE WHEN i % 2 = 1 THEN 'user' ELSE 'assistant' END, 1 + (i - 1) % 100 / 2, i,
+				timestamptz '2026-01-01' + i * interval '1 minute'
+			FROM generate_series(1, 40000) i`,
+		`ANALYZE`,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%.60s…: %v", stmt, err)
+		}
+	}
+	return st, "s00042"
+}
+
+// planNode is a node of EXPLAIN (FORMAT JSON).
+type planNode struct {
+	NodeType string     `json:"Node Type"`
+	Relation string     `json:"Relation Name"`
+	Index    string     `json:"Index Name"`
+	Plans    []planNode `json:"Plans"`
+}
+
+func (n planNode) walk(fn func(planNode)) {
+	fn(n)
+	for _, c := range n.Plans {
+		c.walk(fn)
+	}
+}
+
+// checkPlan fails unless the plan finds messages through the search
+// index: a bitmap scan of bodies_search, bodies read by that scan or by
+// id, messages only by their body (messages_body), sessions only by an
+// index, and nothing read whole.
+func checkPlan(t *testing.T, name string, plan planNode) {
+	t.Helper()
+	var gin bool
+	var bad []string
+	plan.walk(func(n planNode) {
+		switch {
+		case n.NodeType == "Bitmap Index Scan" && n.Index == "bodies_search":
+			gin = true
+		case n.NodeType == "Seq Scan":
+			bad = append(bad, "a sequential scan of "+n.Relation)
+		case n.Relation == "messages" && n.Index != "messages_body":
+			bad = append(bad, fmt.Sprintf("messages read by %s %s", n.NodeType, n.Index))
+		case n.Relation == "bodies" && n.NodeType != "Bitmap Heap Scan" && n.Index != "bodies_pkey":
+			bad = append(bad, fmt.Sprintf("bodies read by %s %s", n.NodeType, n.Index))
+		case n.NodeType == "Bitmap Index Scan" && n.Index != "bodies_search":
+			bad = append(bad, "a bitmap scan of "+n.Index)
+		}
+	})
+	if !gin {
+		bad = append(bad, "no scan of the search index")
+	}
+	if len(bad) > 0 {
+		t.Errorf("%s: %s", name, strings.Join(bad, "; "))
+	}
+}
+
+// explain returns the plan of sql with args: as the store sends it (an
+// unnamed statement, planned for its arguments), or with generic set, the
+// plan PostgreSQL would keep for any arguments of a prepared statement.
+func explain(t *testing.T, conn *pgx.Conn, sql string, args []any, generic bool) planNode {
+	t.Helper()
+	ctx := context.Background()
+	var out []byte
+	if !generic {
+		if err := conn.QueryRow(ctx, `EXPLAIN (FORMAT JSON) `+sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...).Scan(&out); err != nil {
+			t.Fatalf("explain: %v", err)
+		}
+	} else {
+		if _, err := conn.Prepare(ctx, "loom_search", sql); err != nil {
+			t.Fatalf("prepare: %v", err)
+		}
+		defer conn.Deallocate(ctx, "loom_search")
+		quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+		lits := make([]string, len(args))
+		for i, a := range args {
+			switch a := a.(type) {
+			case string:
+				lits[i] = quote(a)
+			case []string:
+				for j := range a {
+					a[j] = quote(a[j])
+				}
+				lits[i] = "ARRAY[" + strings.Join(a, ", ") + "]::text[]"
+			case time.Time:
+				lits[i] = "'" + a.UTC().Format(time.RFC3339Nano) + "'"
+			default:
+				t.Fatalf("argument %d is a %T", i, a)
+			}
+		}
+		if err := conn.QueryRow(ctx, `EXPLAIN (FORMAT JSON) EXECUTE loom_search(`+strings.Join(lits, ", ")+`)`).Scan(&out); err != nil {
+			t.Fatalf("explain: %v", err)
+		}
+	}
+	var plans []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("explain output %s: %v", out, err)
+	}
+	return plans[0].Plan
+}
+
+// Every shape of search finds its matches through the GIN index on
+// bodies.search, whatever filters it has, and whether PostgreSQL plans
+// it for its arguments or once for any: a filter must not make the
+// planner start from a session's or a project's messages and test each
+// against the query, which took seconds for a word in no message.
+func TestSearchPlansUseIndex(t *testing.T) {
+	t.Parallel()
+	st, session := planFixture(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, st.Pool().Config().ConnConfig.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	day := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
+	shapes := []struct {
+		name string
+		q    loom.SearchQuery
+	}{
+		{"a word in no message", loom.SearchQuery{Text: "nowordlikethis"}},
+		{"a rare word", loom.SearchQuery{Text: "zyzzogeton"}},
+		{"several words", loom.SearchQuery{Text: "zyzzogeton mountain river"}},
+		{"a phrase", loom.SearchQuery{Text: `"zyzzogeton mountain"`}},
+		{"words and phrases", loom.SearchQuery{Text: `zyzzogeton "session model" "the index"`}},
+		{"a user", loom.SearchQuery{Text: "zyzzogeton", UserID: "alice"}},
+		{"a project", loom.SearchQuery{Text: "zyzzogeton", UserID: "alice", ProjectID: "p3"}},
+		{"a surface", loom.SearchQuery{Text: "zyzzogeton", UserID: "alice", Surface: "cli"}},
+		{"a role", loom.SearchQuery{Text: "zyzzogeton", UserID: "alice", Role: "user"}},
+		{"a session", loom.SearchQuery{Text: "nowordlikethis", UserID: "alice", SessionID: session}},
+		{"a time range", loom.SearchQuery{Text: "zyzzogeton", UserID: "alice", Since: day, Until: day.Add(24 * time.Hour)}},
+		{"every filter", loom.SearchQuery{Text: "zyzzogeton", UserID: "alice", ProjectID: "p2", Surface: "cli", Role: "assistant",
+			SessionID: session, Since: day, Until: day.Add(24 * time.Hour), Archived: true}},
+		{"a raw query", loom.SearchQuery{Text: "zyzzogeton & !mountain", Raw: true, UserID: "alice"}},
+		{"a raw phrase", loom.SearchQuery{Text: "zyzzogeton <-> river", Raw: true, UserID: "alice", ProjectID: "p3"}},
+	}
+	for _, tc := range shapes {
+		terms, err := tc.q.Terms()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sql, _, _, args, ok := postgres.SearchStatements(tc.q, terms)
+		if !ok {
+			t.Fatalf("%s: no statement", tc.name)
+		}
+		checkPlan(t, tc.name, explain(t, conn, sql, args, false))
+		checkPlan(t, tc.name+" (generic plan)", explain(t, conn, sql, args, true))
+	}
+	// The fixture is what the plans were checked on: the rare word is in
+	// four messages, and searches find them.
+	hits, err := st.Search(ctx, loom.SearchQuery{Text: "zyzzogeton", Limit: 10})
+	if err != nil || len(hits) != 4 {
+		t.Fatalf("search = %d hits, %v; want 4", len(hits), err)
+	}
+}
