@@ -23,6 +23,7 @@ const (
 // in. Times are RFC 3339 text, which sorts in time order.
 var dialect = query.Dialect{
 	Param: func(int) string { return "?" },
+	Equal: "CAST(? AS TEXT)",
 	Time:  func(t time.Time) any { return loom.FormatTime(t) },
 	Before: func(c *loom.Cursor) (string, []any) {
 		t := loom.FormatTime(c.UpdatedAt)
