@@ -251,17 +251,37 @@ type messageRow struct {
 }
 
 // Message reads a row of MessageColumns.
-func Message(row Scanner) (*loom.Message, error) {
+func Message(row Scanner) (*loom.Message, error) { return scanMessage(row, "") }
+
+// OwnMessageColumns are MessageColumns without the first, the session:
+// the columns of MessageOf, for a query that reads one session's
+// messages.
+var OwnMessageColumns = strings.TrimPrefix(MessageColumns, "m.session_id, ")
+
+// MessageOf returns how a row of OwnMessageColumns is read as a message
+// of session: one column fewer per row, and no copy of the session's id
+// for each message.
+func MessageOf(session string) func(Scanner) (*loom.Message, error) {
+	return func(row Scanner) (*loom.Message, error) { return scanMessage(row, session) }
+}
+
+// scanMessage reads a row of MessageColumns, or of OwnMessageColumns
+// as a message of session when session is not empty.
+func scanMessage(row Scanner, session string) (*loom.Message, error) {
 	r := &messageRow{}
 	m := &r.m
 	u := &m.Usage
-	err := row.Scan(&m.SessionID, &m.Seq, &m.ID, &m.Role, &m.Turn, &r.parts, &m.Model, &m.Provider,
+	dest := []any{&m.SessionID, &m.Seq, &m.ID, &m.Role, &m.Turn, &r.parts, &m.Model, &m.Provider,
 		&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
 		&u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions, &r.errText,
-		&r.created, &r.completed)
-	if err != nil {
+		&r.created, &r.completed}
+	if session != "" {
+		m.SessionID, dest = session, dest[1:]
+	}
+	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
+	var err error
 	if m.Parts, err = loom.DecodeParts(r.parts.b); err != nil {
 		return nil, fmt.Errorf("message %d of %s: %w", m.Seq, m.SessionID, err)
 	}
