@@ -50,6 +50,10 @@ var dialect = query.Dialect{
 	},
 }
 
+// packedSessions selects sessionColumns as one JSON array, and the
+// cost beside it (see rowscan.Packed).
+const packedSessions = `SELECT json_array(` + sessionColumns + `), s.cost_usd` + sessionFrom
+
 // live reports whether a lock row still binds anyone.
 func (s *Store) live(l *loom.Lock) bool { return s.holder.Live(l, s.Now(), lockcheck.Alive) }
 
@@ -86,7 +90,7 @@ func (s *Store) sessionTx(ctx context.Context, db queryer, id string) (*loom.Ses
 // Sessions implements loom.Store.
 func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
 	q, args := query.Sessions(dialect, f)
-	return s.querySessions(ctx, reads{s}, q, args...)
+	return rowscan.PackedSessions(ctx, rowsOf{reads{s}}, s.live, packedSessions+q, args...)
 }
 
 // Resolve implements loom.Store with the order of loom.ResolveWith.

@@ -1,0 +1,186 @@
+package rowscan
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom"
+)
+
+// Packed is a row whose columns an engine packed into one JSON array
+// (SQLite's json_array): reading one text column costs the driver far
+// less than reading dozens. Its Scan reads the array's values into dest
+// as the columns' own would be, by position; Real, at RealAt, is a
+// column read beside the array, for a REAL that the array would round
+// (SQLite writes reals in JSON to 15 digits).
+type Packed struct {
+	JSON   string
+	Real   float64
+	RealAt int
+}
+
+// Scan implements Scanner.
+func (p *Packed) Scan(dest ...any) error {
+	s := strings.TrimSpace(p.JSON)
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return fmt.Errorf("packed row is not a JSON array")
+	}
+	s = s[1 : len(s)-1]
+	for i, d := range dest {
+		if i > 0 {
+			if s == "" || s[0] != ',' {
+				return fmt.Errorf("packed row has %d values, want %d", i, len(dest))
+			}
+			s = s[1:]
+		}
+		var v any
+		var err error
+		v, s, err = packedValue(s)
+		if err != nil {
+			return fmt.Errorf("packed row, value %d: %w", i, err)
+		}
+		if i == p.RealAt {
+			v = p.Real
+		}
+		if sc, ok := d.(sql.Scanner); ok {
+			err = sc.Scan(v)
+		} else {
+			err = assign(d, v)
+		}
+		if err != nil {
+			return fmt.Errorf("packed row, value %d: %w", i, err)
+		}
+	}
+	if s != "" {
+		return fmt.Errorf("packed row has more than %d values", len(dest))
+	}
+	return nil
+}
+
+// packedValue reads the JSON scalar at the start of s: a string, an
+// int64, a float64 or nil; rest is what follows it.
+func packedValue(s string) (v any, rest string, err error) {
+	if s == "" {
+		return nil, "", fmt.Errorf("missing value")
+	}
+	switch s[0] {
+	case '"':
+		for i := 1; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				// Escaped: let the JSON decoder read the whole string.
+				end := i
+				for end < len(s) {
+					if s[end] == '\\' {
+						end += 2
+						continue
+					}
+					if s[end] == '"' {
+						break
+					}
+					end++
+				}
+				if end >= len(s) {
+					return nil, "", fmt.Errorf("unterminated string")
+				}
+				var out string
+				if err := json.Unmarshal([]byte(s[:end+1]), &out); err != nil {
+					return nil, "", err
+				}
+				return out, s[end+1:], nil
+			case '"':
+				return s[1:i], s[i+1:], nil
+			}
+		}
+		return nil, "", fmt.Errorf("unterminated string")
+	case 'n':
+		if !strings.HasPrefix(s, "null") {
+			return nil, "", fmt.Errorf("bad value %.10q", s)
+		}
+		return nil, s[4:], nil
+	}
+	end := strings.IndexByte(s, ',')
+	if end < 0 {
+		end = len(s)
+	}
+	num := s[:end]
+	if n, err := strconv.ParseInt(num, 10, 64); err == nil {
+		return n, s[end:], nil
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return nil, "", fmt.Errorf("bad value %.10q", num)
+	}
+	return f, s[end:], nil
+}
+
+// assign stores v into d, a pointer to one of the types the row readers
+// scan into.
+func assign(d, v any) error {
+	switch d := d.(type) {
+	case *string:
+		s, ok := v.(string)
+		if !ok && v != nil {
+			return fmt.Errorf("%T into string", v)
+		}
+		*d = s
+	case *int64:
+		n, err := packedInt(v)
+		*d = n
+		return err
+	case *int:
+		n, err := packedInt(v)
+		*d = int(n)
+		return err
+	case *float64:
+		switch v := v.(type) {
+		case float64:
+			*d = v
+		case int64:
+			*d = float64(v)
+		case nil:
+			*d = 0
+		default:
+			return fmt.Errorf("%T into float64", v)
+		}
+	default:
+		return fmt.Errorf("cannot scan into %T", d)
+	}
+	return nil
+}
+
+func packedInt(v any) (int64, error) {
+	switch v := v.(type) {
+	case int64:
+		return v, nil
+	case nil:
+		return 0, nil
+	default:
+		return 0, fmt.Errorf("%T into an integer", v)
+	}
+}
+
+// CostAt is where s.cost_usd is among SessionColumns: the REAL a packed
+// session row reads beside its array (see Packed).
+var CostAt = strings.Count(SessionColumns[:strings.Index(SessionColumns, "s.cost_usd")], ",")
+
+// PackedSessions runs a query that selects a JSON array of
+// SessionColumns and then s.cost_usd, and reads its sessions (see
+// Session).
+func PackedSessions(ctx context.Context, db Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {
+	row := &Packed{RealAt: CostAt}
+	out, err := All(ctx, db, func(r Scanner) (*loom.Session, error) {
+		if err := r.Scan(&row.JSON, &row.Real); err != nil {
+			return nil, err
+		}
+		return Session(row, live)
+	}, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}

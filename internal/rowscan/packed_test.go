@@ -1,0 +1,32 @@
+package rowscan
+
+import (
+	"database/sql"
+	"testing"
+)
+
+func TestPacked(t *testing.T) {
+	var (
+		s, esc, empty string
+		n, neg        int64
+		i             int
+		f, real       float64
+		ns            sql.NullString
+		ni            sql.NullInt64
+		tm            Time
+	)
+	p := &Packed{JSON: `["plain","a\"b\\c\né\u0001",null,12345678901234,-7,3,1.5e+300,"",null,null,"2024-01-02T03:04:05.123Z",0]`, Real: 0.30000000000000004, RealAt: 11}
+	if err := p.Scan(&s, &esc, &ns, &n, &neg, &i, &f, &empty, &ni, &real, &tm, &real); err != nil {
+		t.Fatal(err)
+	}
+	if s != "plain" || esc != "a\"b\\c\né\x01" || ns.Valid || n != 12345678901234 || neg != -7 || i != 3 ||
+		f != 1.5e300 || empty != "" || ni.Valid || real != 0.30000000000000004 || !tm.Valid || tm.T.Nanosecond() != 123e6 {
+		t.Errorf("got %q %q %v %d %d %d %g %q %v %v %v", s, esc, ns, n, neg, i, f, empty, ni, real, tm)
+	}
+	for _, bad := range []string{`[1,2]`, `[1,2,3,4]`, `{}`, `["x`, `[nul,1,2]`} {
+		var a, b, c any = new(int64), new(int64), new(int64)
+		if err := (&Packed{JSON: bad, RealAt: -1}).Scan(a, b, c); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
