@@ -52,7 +52,7 @@ var dialect = query.Dialect{
 
 // packedSessions selects sessionColumns as one JSON array, and the
 // cost beside it (see rowscan.Packed).
-const packedSessions = `SELECT json_array(` + sessionColumns + `), s.cost_usd` + sessionFrom
+var packedSessions = `SELECT ` + rowscan.PackedSessionColumns + sessionFrom
 
 // live reports whether a lock row still binds anyone.
 func (s *Store) live(l *loom.Lock) bool { return s.holder.Live(l, s.Now(), lockcheck.Alive) }

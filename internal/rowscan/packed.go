@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,15 +13,42 @@ import (
 )
 
 // Packed is a row whose columns an engine packed into one JSON array
-// (SQLite's json_array): reading one text column costs the driver far
-// less than reading dozens. Its Scan reads the array's values into dest
-// as the columns' own would be, by position; Real, at RealAt, is a
-// column read beside the array, for a REAL that the array would round
-// (SQLite writes reals in JSON to 15 digits).
+// (SQLite's json_array): reading one text column costs a driver far less
+// than reading dozens. Its Scan reads the array's values into dest as
+// the columns' own would be, by position, except at the positions At:
+// those are the values Beside, columns read beside the array, for what
+// the array would change (SQLite writes reals in JSON to 15 digits, and
+// a JSON column into it as a string to escape).
 type Packed struct {
 	JSON   string
-	Real   float64
-	RealAt int
+	At     []int
+	Beside []any
+}
+
+// PackColumns returns the SQL of the columns cols (a list as
+// SessionColumns) packed for Packed: a json_array of all but beside,
+// then beside in their order; and the positions of beside in cols.
+func PackColumns(cols string, beside ...string) (sql string, at []int) {
+	var in []string
+	for i, c := range strings.Split(cols, ",") {
+		c = strings.TrimSpace(c)
+		if j := slices.Index(beside, c); j >= 0 {
+			if j != len(at) {
+				panic("rowscan: columns beside the array out of order: " + c)
+			}
+			at = append(at, i)
+			continue
+		}
+		in = append(in, c)
+	}
+	if len(at) != len(beside) {
+		panic(fmt.Sprintf("rowscan: %v not all among the columns", beside))
+	}
+	sql = "json_array(" + strings.Join(in, ", ") + ")"
+	if len(beside) > 0 {
+		sql += ", " + strings.Join(beside, ", ")
+	}
+	return sql, at
 }
 
 // Scan implements Scanner.
@@ -30,21 +58,24 @@ func (p *Packed) Scan(dest ...any) error {
 		return fmt.Errorf("packed row is not a JSON array")
 	}
 	s = s[1 : len(s)-1]
+	first, k := true, 0
 	for i, d := range dest {
-		if i > 0 {
-			if s == "" || s[0] != ',' {
-				return fmt.Errorf("packed row has %d values, want %d", i, len(dest))
-			}
-			s = s[1:]
-		}
 		var v any
 		var err error
-		v, s, err = packedValue(s)
-		if err != nil {
-			return fmt.Errorf("packed row, value %d: %w", i, err)
-		}
-		if i == p.RealAt {
-			v = p.Real
+		if k < len(p.At) && p.At[k] == i {
+			v = p.Beside[k]
+			k++
+		} else {
+			if !first {
+				if s == "" || s[0] != ',' {
+					return fmt.Errorf("packed row has too few values for %d columns", len(dest))
+				}
+				s = s[1:]
+			}
+			first = false
+			if v, s, err = packedValue(s); err != nil {
+				return fmt.Errorf("packed row, value %d: %w", i, err)
+			}
 		}
 		if sc, ok := d.(sql.Scanner); ok {
 			err = sc.Scan(v)
@@ -164,23 +195,44 @@ func packedInt(v any) (int64, error) {
 	}
 }
 
-// CostAt is where s.cost_usd is among SessionColumns: the REAL a packed
-// session row reads beside its array (see Packed).
-var CostAt = strings.Count(SessionColumns[:strings.Index(SessionColumns, "s.cost_usd")], ",")
+// PackedSessionColumns are SessionColumns packed (see PackColumns),
+// the cost beside the array.
+var PackedSessionColumns, packedSessionAt = PackColumns(SessionColumns, "s.cost_usd")
 
-// PackedSessions runs a query that selects a JSON array of
-// SessionColumns and then s.cost_usd, and reads its sessions (see
-// Session).
+// PackedSessions runs a query that selects PackedSessionColumns and
+// reads its sessions (see Session).
 func PackedSessions(ctx context.Context, db Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {
-	row := &Packed{RealAt: CostAt}
+	var cost float64
+	row := &Packed{At: packedSessionAt, Beside: []any{&cost}}
 	out, err := All(ctx, db, func(r Scanner) (*loom.Session, error) {
-		if err := r.Scan(&row.JSON, &row.Real); err != nil {
+		if err := r.Scan(&row.JSON, &cost); err != nil {
 			return nil, err
 		}
+		row.Beside[0] = cost
 		return Session(row, live)
 	}, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	return out, nil
+}
+
+// PackedMessageColumns are OwnMessageColumns packed (see PackColumns),
+// the parts and the cost beside the array.
+var PackedMessageColumns, packedMessageAt = PackColumns(OwnMessageColumns, "b.parts", "m.cost_usd")
+
+// PackedMessageOf returns how a row of PackedMessageColumns is read as a
+// message of session (see MessageOf).
+func PackedMessageOf(session string) func(Scanner) (*loom.Message, error) {
+	var parts text
+	var cost float64
+	row := &Packed{At: packedMessageAt, Beside: make([]any, 2)}
+	return func(r Scanner) (*loom.Message, error) {
+		if err := r.Scan(&row.JSON, &parts, &cost); err != nil {
+			return nil, err
+		}
+		// The parts pass to the message's own text, as their bytes.
+		row.Beside[0], row.Beside[1] = parts.b, cost
+		return scanMessage(row, session)
+	}
 }

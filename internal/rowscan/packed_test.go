@@ -15,7 +15,8 @@ func TestPacked(t *testing.T) {
 		ni            sql.NullInt64
 		tm            Time
 	)
-	p := &Packed{JSON: `["plain","a\"b\\c\né\u0001",null,12345678901234,-7,3,1.5e+300,"",null,null,"2024-01-02T03:04:05.123Z",0]`, Real: 0.30000000000000004, RealAt: 11}
+	p := &Packed{JSON: `["plain","a\"b\\c\né\u0001",null,12345678901234,-7,3,1.5e+300,"",null,null,"2024-01-02T03:04:05.123Z"]`,
+		At: []int{11}, Beside: []any{0.30000000000000004}}
 	if err := p.Scan(&s, &esc, &ns, &n, &neg, &i, &f, &empty, &ni, &real, &tm, &real); err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +26,15 @@ func TestPacked(t *testing.T) {
 	}
 	for _, bad := range []string{`[1,2]`, `[1,2,3,4]`, `{}`, `["x`, `[nul,1,2]`} {
 		var a, b, c any = new(int64), new(int64), new(int64)
-		if err := (&Packed{JSON: bad, RealAt: -1}).Scan(a, b, c); err == nil {
+		if err := (&Packed{JSON: bad}).Scan(a, b, c); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+func TestPackColumns(t *testing.T) {
+	sql, at := PackColumns("a.x, b.y,\n\tc.z, d.w", "b.y", "d.w")
+	if sql != "json_array(a.x, c.z), b.y, d.w" || len(at) != 2 || at[0] != 1 || at[1] != 3 {
+		t.Errorf("got %q %v", sql, at)
 	}
 }
