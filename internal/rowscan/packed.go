@@ -73,7 +73,15 @@ func (p *Packed) Scan(dest ...any) error {
 				s = s[1:]
 			}
 			first = false
-			if v, s, err = packedValue(s); err != nil {
+			var tok string
+			var kind byte
+			if tok, kind, s, err = packedToken(s); err != nil {
+				return fmt.Errorf("packed row, value %d: %w", i, err)
+			}
+			if direct(d, tok, kind) {
+				continue
+			}
+			if v, err = tokenValue(tok, kind); err != nil {
 				return fmt.Errorf("packed row, value %d: %w", i, err)
 			}
 		}
@@ -92,11 +100,19 @@ func (p *Packed) Scan(dest ...any) error {
 	return nil
 }
 
-// packedValue reads the JSON scalar at the start of s: a string, an
-// int64, a float64 or nil; rest is what follows it.
-func packedValue(s string) (v any, rest string, err error) {
+// The kinds of packedToken's tokens.
+const (
+	tokString = 's'
+	tokNull   = 'n'
+	tokNumber = '0'
+)
+
+// packedToken reads the JSON scalar at the start of s: a string (tok
+// is its value), null, or a number (tok is its text); rest is what
+// follows it.
+func packedToken(s string) (tok string, kind byte, rest string, err error) {
 	if s == "" {
-		return nil, "", fmt.Errorf("missing value")
+		return "", 0, "", fmt.Errorf("missing value")
 	}
 	switch s[0] {
 	case '"':
@@ -105,48 +121,102 @@ func packedValue(s string) (v any, rest string, err error) {
 			case '\\':
 				// Escaped: let the JSON decoder read the whole string.
 				end := i
-				for end < len(s) {
+				for end < len(s) && s[end] != '"' {
 					if s[end] == '\\' {
-						end += 2
-						continue
-					}
-					if s[end] == '"' {
-						break
+						end++
 					}
 					end++
 				}
 				if end >= len(s) {
-					return nil, "", fmt.Errorf("unterminated string")
+					return "", 0, "", fmt.Errorf("unterminated string")
 				}
 				var out string
 				if err := json.Unmarshal([]byte(s[:end+1]), &out); err != nil {
-					return nil, "", err
+					return "", 0, "", err
 				}
-				return out, s[end+1:], nil
+				return out, tokString, s[end+1:], nil
 			case '"':
-				return s[1:i], s[i+1:], nil
+				return s[1:i], tokString, s[i+1:], nil
 			}
 		}
-		return nil, "", fmt.Errorf("unterminated string")
+		return "", 0, "", fmt.Errorf("unterminated string")
 	case 'n':
 		if !strings.HasPrefix(s, "null") {
-			return nil, "", fmt.Errorf("bad value %.10q", s)
+			return "", 0, "", fmt.Errorf("bad value %.10q", s)
 		}
-		return nil, s[4:], nil
+		return "", tokNull, s[4:], nil
 	}
 	end := strings.IndexByte(s, ',')
 	if end < 0 {
 		end = len(s)
 	}
-	num := s[:end]
-	if n, err := strconv.ParseInt(num, 10, 64); err == nil {
-		return n, s[end:], nil
+	return s[:end], tokNumber, s[end:], nil
+}
+
+// direct stores a token into the destinations the row readers use most
+// without making it a value of an interface first (each would be an
+// allocation); false when d is of another type, or the token not of
+// the kind it holds.
+func direct(d any, tok string, kind byte) bool {
+	switch d := d.(type) {
+	case *string:
+		if kind == tokString {
+			*d = tok
+			return true
+		}
+	case *int64:
+		if kind == tokNumber {
+			if n, err := strconv.ParseInt(tok, 10, 64); err == nil {
+				*d = n
+				return true
+			}
+		}
+	case *int:
+		if kind == tokNumber {
+			if n, err := strconv.ParseInt(tok, 10, 64); err == nil {
+				*d = int(n)
+				return true
+			}
+		}
+	case *Time:
+		switch kind {
+		case tokString:
+			*d = Time{T: parseTime(tok), Valid: true}
+			return true
+		case tokNull:
+			*d = Time{}
+			return true
+		}
+	case *sql.NullString:
+		switch kind {
+		case tokString:
+			*d = sql.NullString{String: tok, Valid: true}
+			return true
+		case tokNull:
+			*d = sql.NullString{}
+			return true
+		}
 	}
-	f, err := strconv.ParseFloat(num, 64)
+	return false
+}
+
+// tokenValue is a token as a driver would hand it over: a string, an
+// int64, a float64 or nil.
+func tokenValue(tok string, kind byte) (any, error) {
+	switch kind {
+	case tokString:
+		return tok, nil
+	case tokNull:
+		return nil, nil
+	}
+	if n, err := strconv.ParseInt(tok, 10, 64); err == nil {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(tok, 64)
 	if err != nil {
-		return nil, "", fmt.Errorf("bad value %.10q", num)
+		return nil, fmt.Errorf("bad value %.10q", tok)
 	}
-	return f, s[end:], nil
+	return f, nil
 }
 
 // assign stores v into d, a pointer to one of the types the row readers
