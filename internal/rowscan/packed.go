@@ -292,7 +292,8 @@ func PackedSessions(ctx context.Context, db Querier, live func(*loom.Lock) bool,
 var PackedMessageColumns, packedMessageAt = PackColumns(OwnMessageColumns, "b.parts", "m.cost_usd")
 
 // PackedMessageOf returns how a row of PackedMessageColumns is read as a
-// message of session (see MessageOf).
+// message of session, which the query reads the messages of: its id is
+// not read again for each row.
 func PackedMessageOf(session string) func(Scanner) (*loom.Message, error) {
 	var parts text
 	var cost float64

@@ -253,17 +253,10 @@ type messageRow struct {
 // Message reads a row of MessageColumns.
 func Message(row Scanner) (*loom.Message, error) { return scanMessage(row, "") }
 
-// OwnMessageColumns are MessageColumns without the first, the session:
-// the columns of MessageOf, for a query that reads one session's
-// messages.
+// OwnMessageColumns are MessageColumns without the first, the session,
+// for a query that reads one session's messages (see
+// PackedMessageColumns).
 var OwnMessageColumns = strings.TrimPrefix(MessageColumns, "m.session_id, ")
-
-// MessageOf returns how a row of OwnMessageColumns is read as a message
-// of session: one column fewer per row, and no copy of the session's id
-// for each message.
-func MessageOf(session string) func(Scanner) (*loom.Message, error) {
-	return func(row Scanner) (*loom.Message, error) { return scanMessage(row, session) }
-}
 
 // scanMessage reads a row of MessageColumns, or of OwnMessageColumns
 // as a message of session when session is not empty.
