@@ -3,11 +3,12 @@ package rowscan
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 )
@@ -119,22 +120,7 @@ func packedToken(s string) (tok string, kind byte, rest string, err error) {
 		for i := 1; i < len(s); i++ {
 			switch s[i] {
 			case '\\':
-				// Escaped: let the JSON decoder read the whole string.
-				end := i
-				for end < len(s) && s[end] != '"' {
-					if s[end] == '\\' {
-						end++
-					}
-					end++
-				}
-				if end >= len(s) {
-					return "", 0, "", fmt.Errorf("unterminated string")
-				}
-				var out string
-				if err := json.Unmarshal([]byte(s[:end+1]), &out); err != nil {
-					return "", 0, "", err
-				}
-				return out, tokString, s[end+1:], nil
+				return unescape(s, i)
 			case '"':
 				return s[1:i], tokString, s[i+1:], nil
 			}
@@ -151,6 +137,71 @@ func packedToken(s string) (tok string, kind byte, rest string, err error) {
 		end = len(s)
 	}
 	return s[:end], tokNumber, s[end:], nil
+}
+
+// unescape reads the JSON string at the start of s, which has its first
+// escape at i, as packedToken does. It keeps the bytes between escapes
+// as they are (as the unescaped strings are kept), even when they are
+// not UTF-8, which a JSON decoder would replace.
+func unescape(s string, i int) (tok string, kind byte, rest string, err error) {
+	b := make([]byte, 0, len(s))
+	b = append(b, s[1:i]...)
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			return string(b), tokString, s[i+1:], nil
+		case c != '\\':
+			b = append(b, c)
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			break
+		}
+		e := s[i+1]
+		i += 2
+		switch e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, ok := hex4(s, i)
+			if !ok {
+				return "", 0, "", fmt.Errorf("bad escape in string")
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(s, i+2); ok && s[i] == '\\' && s[i+1] == 'u' {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r, i = d, i+6
+					}
+				}
+			}
+			b = utf8.AppendRune(b, r)
+		default:
+			return "", 0, "", fmt.Errorf("bad escape in string")
+		}
+	}
+	return "", 0, "", fmt.Errorf("unterminated string")
+}
+
+// hex4 reads the four hexadecimal digits at s[i:].
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s[i:i+4], 16, 32)
+	return rune(n), err == nil
 }
 
 // direct stores a token into the destinations the row readers use most

@@ -38,3 +38,24 @@ func TestPackColumns(t *testing.T) {
 		t.Errorf("got %q %v", sql, at)
 	}
 }
+
+func TestPackedStrings(t *testing.T) {
+	for in, want := range map[string]string{
+		`"plain"`:                   "plain",
+		`"a\"b\\c\/d\b\f\n\r\t"`:    "a\"b\\c/d\b\f\n\r\t",
+		`"\u0001é\ud83d\ude00x"`:    "\x01é😀x",
+		"\"bad \xff utf-8 \\n\xfe\"": "bad \xff utf-8 \n\xfe",
+		`"lone \ud83d"`:             "lone \uFFFD",
+	} {
+		var got string
+		if err := (&Packed{JSON: "[" + in + "]"}).Scan(&got); err != nil || got != want {
+			t.Errorf("%s: got %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{`["\x"]`, `["\u12"]`, `["abc\"]`} {
+		var s string
+		if err := (&Packed{JSON: bad}).Scan(&s); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
