@@ -41,11 +41,11 @@ func TestPackColumns(t *testing.T) {
 
 func TestPackedStrings(t *testing.T) {
 	for in, want := range map[string]string{
-		`"plain"`:                   "plain",
-		`"a\"b\\c\/d\b\f\n\r\t"`:    "a\"b\\c/d\b\f\n\r\t",
-		`"\u0001é\ud83d\ude00x"`:    "\x01é😀x",
+		`"plain"`:                    "plain",
+		`"a\"b\\c\/d\b\f\n\r\t"`:     "a\"b\\c/d\b\f\n\r\t",
+		`"\u0001é\ud83d\ude00x"`:     "\x01é😀x",
 		"\"bad \xff utf-8 \\n\xfe\"": "bad \xff utf-8 \n\xfe",
-		`"lone \ud83d"`:             "lone \uFFFD",
+		`"lone \ud83d"`:              "lone \uFFFD",
 	} {
 		var got string
 		if err := (&Packed{JSON: "[" + in + "]"}).Scan(&got); err != nil || got != want {
