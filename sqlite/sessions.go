@@ -23,6 +23,7 @@ const (
 // in. Times are RFC 3339 text, which sorts in time order.
 var dialect = query.Dialect{
 	Param: func(int) string { return "?" },
+	Equal: "CAST(? AS TEXT)",
 	Time:  func(t time.Time) any { return loom.FormatTime(t) },
 	Before: func(c *loom.Cursor) (string, []any) {
 		t := loom.FormatTime(c.UpdatedAt)
@@ -48,6 +49,10 @@ var dialect = query.Dialect{
 		}, expr != ""
 	},
 }
+
+// packedSessions selects sessionColumns as one JSON array, and the
+// cost beside it (see rowscan.Packed).
+var packedSessions = `SELECT ` + rowscan.PackedSessionColumns + sessionFrom
 
 // live reports whether a lock row still binds anyone.
 func (s *Store) live(l *loom.Lock) bool { return s.holder.Live(l, s.Now(), lockcheck.Alive) }
@@ -85,7 +90,7 @@ func (s *Store) sessionTx(ctx context.Context, db queryer, id string) (*loom.Ses
 // Sessions implements loom.Store.
 func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
 	q, args := query.Sessions(dialect, f)
-	return s.querySessions(ctx, reads{s}, q, args...)
+	return rowscan.PackedSessions(ctx, rowsOf{reads{s}}, s.live, packedSessions+q, args...)
 }
 
 // Resolve implements loom.Store with the order of loom.ResolveWith.

@@ -42,7 +42,7 @@ const (
 // spanQuery is the query of spanMessages: cond added to the conditions
 // on messages m, newest first with desc, LIMIT ? with limit.
 func spanQuery(cond string, desc, limit bool) string {
-	q := `SELECT ` + rowscan.SpanMessageColumns + spanFrom + cond
+	q := `SELECT ` + rowscan.PackedMessageColumns + spanFrom + cond
 	if desc {
 		q += spanOrderDesc
 	} else {
@@ -62,7 +62,7 @@ func spanMessages(ctx context.Context, db queryer, id string, lo, hi int64, cond
 	if limit > 0 {
 		all = append(all, limit)
 	}
-	msgs, err := rowscan.All(ctx, rowsOf{db}, rowscan.Message, spanQuery(cond, desc, limit > 0), all...)
+	msgs, err := rowscan.All(ctx, rowsOf{db}, rowscan.PackedMessageOf(id), spanQuery(cond, desc, limit > 0), all...)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", id, err)
 	}

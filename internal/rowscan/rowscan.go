@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/loomhq/loom"
 )
@@ -158,43 +159,48 @@ const SessionColumns = `s.id, s.user_id, s.key, s.surface, s.title, s.descriptio
 // SessionFrom joins a session with its lock row.
 const SessionFrom = ` FROM sessions s LEFT JOIN locks l ON l.session_id = s.id `
 
+// sessionRow is what Session scans a row into, allocated at once (see
+// messageRow); the session returned keeps it, some 200 bytes more.
+type sessionRow struct {
+	x                         loom.Session
+	src                       loom.Source
+	key, parent, owner, host  sql.NullString
+	pid                       sql.NullInt64
+	created, updated, deleted Time
+	archived                  Time
+	since, expires            Time
+}
+
 // Session reads a row of SessionColumns. The lock row goes into the
 // session's Lock when live says it still binds: a dead holder's lock
 // counts as none.
 func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
-	var (
-		x                         loom.Session
-		key, parent, owner, host  sql.NullString
-		pid                       sql.NullInt64
-		created, updated, deleted Time
-		archived                  Time
-		since, expires            Time
-		src                       loom.Source
-	)
+	r := &sessionRow{}
+	x, src := &r.x, &r.src
 	u := &x.Usage
-	err := row.Scan(&x.ID, &x.UserID, &key, &x.Surface, &x.Title, &x.Description, &x.Kind,
-		&parent, &x.ForkTurn, &x.Project.ID, &x.Project.Name, &x.Project.Root, &x.Cwd,
+	err := row.Scan(&x.ID, &x.UserID, &r.key, &x.Surface, &x.Title, &x.Description, &x.Kind,
+		&r.parent, &x.ForkTurn, &x.Project.ID, &x.Project.Name, &x.Project.Root, &x.Cwd,
 		&x.Model, &x.Provider, &x.Profile, &x.MessageCount, &x.TurnCount, &x.SummarySeq,
 		&x.LastPrompt, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
 		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls,
-		&u.Compactions, &created, &updated, &deleted, &archived,
+		&u.Compactions, &r.created, &r.updated, &r.deleted, &r.archived,
 		&x.GitBranch, &src.Tool, &src.Version, &src.Path,
-		&owner, &pid, &host, &since, &expires)
+		&r.owner, &r.pid, &r.host, &r.since, &r.expires)
 	if err != nil {
 		return nil, err
 	}
-	x.Key, x.ParentID = key.String, parent.String
-	x.CreatedAt, x.UpdatedAt, x.DeletedAt, x.ArchivedAt = created.T, updated.T, deleted.Ptr(), archived.Ptr()
+	x.Key, x.ParentID = r.key.String, r.parent.String
+	x.CreatedAt, x.UpdatedAt, x.DeletedAt, x.ArchivedAt = r.created.T, r.updated.T, r.deleted.Ptr(), r.archived.Ptr()
 	if src.Tool != "" {
-		x.Source = &src
+		x.Source = src
 	}
-	if owner.Valid {
-		l := &loom.Lock{Owner: owner.String, PID: int(pid.Int64), Host: host.String, Since: since.T, Expires: expires.T}
+	if r.owner.Valid {
+		l := &loom.Lock{Owner: r.owner.String, PID: int(r.pid.Int64), Host: r.host.String, Since: r.since.T, Expires: r.expires.T}
 		if live(l) {
 			x.Lock = l
 		}
 	}
-	return &x, nil
+	return x, nil
 }
 
 // Sessions runs a query that selects SessionColumns and reads its
@@ -234,27 +240,69 @@ const MessageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.mo
 // messages only this way.
 var SpanMessageColumns = "sp.session_id" + strings.TrimPrefix(MessageColumns, "m.session_id")
 
+// messageRow is what Message scans a row into, allocated at once: each
+// value handed to Scan escapes, and as separate variables each would be
+// an allocation of its own.
+type messageRow struct {
+	m                  loom.Message
+	parts              text
+	errText            Bytes
+	created, completed Time
+}
+
 // Message reads a row of MessageColumns.
-func Message(row Scanner) (*loom.Message, error) {
-	var (
-		m                  loom.Message
-		parts, errText     Bytes
-		created, completed Time
-	)
+func Message(row Scanner) (*loom.Message, error) { return scanMessage(row, "") }
+
+// OwnMessageColumns are MessageColumns without the first, the session,
+// for a query that reads one session's messages (see
+// PackedMessageColumns).
+var OwnMessageColumns = strings.TrimPrefix(MessageColumns, "m.session_id, ")
+
+// scanMessage reads a row of MessageColumns, or of OwnMessageColumns
+// as a message of session when session is not empty.
+func scanMessage(row Scanner, session string) (*loom.Message, error) {
+	r := &messageRow{}
+	m := &r.m
 	u := &m.Usage
-	err := row.Scan(&m.SessionID, &m.Seq, &m.ID, &m.Role, &m.Turn, &parts, &m.Model, &m.Provider,
+	dest := []any{&m.SessionID, &m.Seq, &m.ID, &m.Role, &m.Turn, &r.parts, &m.Model, &m.Provider,
 		&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
-		&u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions, &errText,
-		&created, &completed)
-	if err != nil {
+		&u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions, &r.errText,
+		&r.created, &r.completed}
+	if session != "" {
+		m.SessionID, dest = session, dest[1:]
+	}
+	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	if m.Parts, err = loom.DecodeParts(parts.B); err != nil {
+	var err error
+	if m.Parts, err = loom.DecodeParts(r.parts.b); err != nil {
 		return nil, fmt.Errorf("message %d of %s: %w", m.Seq, m.SessionID, err)
 	}
-	m.Error = loom.DecodeError(errText.B, errText.Valid)
-	m.CreatedAt, m.CompletedAt = created.T, completed.Ptr()
-	return &m, nil
+	r.parts = text{}
+	m.Error = loom.DecodeError(r.errText.B, r.errText.Valid)
+	m.CreatedAt, m.CompletedAt = r.created.T, r.completed.Ptr()
+	return m, nil
+}
+
+// text is a text or JSON column read only until the next row: it keeps
+// the bytes it is given without copying them, which a driver may reuse
+// for the next row, and views a string as its bytes, which must not be
+// written to.
+type text struct{ b []byte }
+
+// Scan implements sql.Scanner.
+func (t *text) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		t.b = nil
+	case string:
+		t.b = unsafe.Slice(unsafe.StringData(v), len(v))
+	case []byte:
+		t.b = v
+	default:
+		return fmt.Errorf("text column holds %T", v)
+	}
+	return nil
 }
 
 // TokenColumns are the columns Token reads from tokens.
