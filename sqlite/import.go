@@ -4,8 +4,31 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/loomhq/loom"
+)
+
+// importChunk is how many rows one INSERT of an import writes. The
+// driver's cost per statement run (binding, stepping, resetting, and
+// database/sql's own) is most of what a row costs in the pure-Go SQLite,
+// so rows go in a hundred to a statement.
+const importChunk = 100
+
+const (
+	importSessionSQL = `INSERT INTO sessions (id, user_id, key, surface, title, description,
+		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
+		profile, message_count, turn_count, summary_seq, last_prompt,
+		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
+		cost_usd, api_calls, compactions, created_at, updated_at, deleted_at, archived_at,
+		git_branch, source_tool, source_version, source_path)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	importBodiesSQL   = `INSERT INTO bodies (id, parts, content) VALUES `
+	importBodyRow     = `(?, ?, ?)`
+	importMessagesSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
+		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+		cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at) VALUES `
+	importMessageRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // Import implements loom.Store. Everything is validated before anything is
@@ -25,6 +48,9 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 				return loom.Errorf(loom.ECONFLICT, "session %s already exists", d.Session.ID)
 			}
 		}
+		// The writer is the only one, and this transaction holds it: the
+		// bodies take the ids SQLite would give them, chosen here, so that
+		// many go in one statement and the messages name them.
 		var firstBody int64
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM bodies`).Scan(&firstBody); err != nil {
 			return fmt.Errorf("import: %w", err)
@@ -32,18 +58,10 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO bulk_load (active) VALUES (1)`); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		insBody, err := tx.PrepareContext(ctx, insertBodySQL)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		defer insBody.Close()
-		insMsg, err := tx.PrepareContext(ctx, insertMessageSQL)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		defer insMsg.Close()
+		w := &importWriter{ctx: ctx, tx: tx, nextBody: firstBody}
+		defer w.close()
 		for _, d := range data {
-			if err := s.importSession(ctx, tx, d, insBody, insMsg); err != nil {
+			if err := w.session(d); err != nil {
 				return err
 			}
 		}
@@ -57,17 +75,67 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	})
 }
 
-func (s *Store) importSession(ctx context.Context, tx *sql.Tx, d *loom.SessionData, insBody, insMsg *sql.Stmt) error {
+// importWriter writes an import's rows, its statements prepared once per
+// import and per number of rows.
+type importWriter struct {
+	ctx      context.Context
+	tx       *sql.Tx
+	nextBody int64
+	sessions *sql.Stmt
+	bodies   map[int]*sql.Stmt
+	messages map[int]*sql.Stmt
+	args     []any
+}
+
+func (w *importWriter) close() {
+	if w.sessions != nil {
+		w.sessions.Close()
+	}
+	for _, st := range w.bodies {
+		st.Close()
+	}
+	for _, st := range w.messages {
+		st.Close()
+	}
+}
+
+// stmt returns the statement of prefix followed by n rows, prepared once.
+func (w *importWriter) stmt(cache *map[int]*sql.Stmt, prefix, row string, n int) (*sql.Stmt, error) {
+	if st := (*cache)[n]; st != nil {
+		return st, nil
+	}
+	var b strings.Builder
+	b.Grow(len(prefix) + n*(len(row)+2))
+	b.WriteString(prefix)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(row)
+	}
+	st, err := w.tx.PrepareContext(w.ctx, b.String())
+	if err != nil {
+		return nil, err
+	}
+	if *cache == nil {
+		*cache = map[int]*sql.Stmt{}
+	}
+	(*cache)[n] = st
+	return st, nil
+}
+
+func (w *importWriter) session(d *loom.SessionData) error {
 	x := d.Session
 	u := x.Usage
 	tool, version, path := x.SourceColumns()
-	_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title, description,
-		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
-		profile, message_count, turn_count, summary_seq, last_prompt,
-		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-		cost_usd, api_calls, compactions, created_at, updated_at, deleted_at, archived_at,
-		git_branch, source_tool, source_version, source_path)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if w.sessions == nil {
+		st, err := w.tx.PrepareContext(w.ctx, importSessionSQL)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		w.sessions = st
+	}
+	_, err := w.sessions.ExecContext(w.ctx,
 		x.ID, x.UserID, nullString(x.Key), x.Surface, x.Title, x.Description, x.Kind,
 		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
 		x.Model, x.Provider, x.Profile, x.MessageCount, x.TurnCount, x.SummarySeq, x.LastPrompt,
@@ -80,19 +148,49 @@ func (s *Store) importSession(ctx context.Context, tx *sql.Tx, d *loom.SessionDa
 	if err != nil {
 		return fmt.Errorf("import %s: %w", x.ID, err)
 	}
-	for _, m := range d.Messages {
+	for msgs := d.Messages; len(msgs) > 0; {
+		n := min(len(msgs), importChunk)
+		if err := w.messageRows(x.ID, msgs[:n]); err != nil {
+			return err
+		}
+		msgs = msgs[n:]
+	}
+	return nil
+}
+
+// messageRows writes msgs and their bodies, one statement each.
+func (w *importWriter) messageRows(sessionID string, msgs []*loom.Message) error {
+	first := w.nextBody
+	args := w.args[:0]
+	for i, m := range msgs {
 		parts, err := loom.EncodeParts(m)
 		if err != nil {
 			return err
 		}
-		res, err := insBody.ExecContext(ctx, parts, m.SearchText())
-		if err != nil {
-			return fmt.Errorf("import %s: %w", x.ID, err)
-		}
-		body, _ := res.LastInsertId()
-		if _, err := insMsg.ExecContext(ctx, messageArgs(m.SessionID, m, body)...); err != nil {
-			return fmt.Errorf("import %s message %d: %w", x.ID, m.Seq, err)
-		}
+		args = append(args, first+int64(i), parts, m.SearchText())
 	}
+	st, err := w.stmt(&w.bodies, importBodiesSQL, importBodyRow, len(msgs))
+	if err != nil {
+		return fmt.Errorf("import %s: %w", sessionID, err)
+	}
+	if _, err := st.ExecContext(w.ctx, args...); err != nil {
+		return fmt.Errorf("import %s: %w", sessionID, err)
+	}
+	args = args[:0]
+	for i, m := range msgs {
+		u := m.Usage
+		args = append(args, m.SessionID, m.Seq, m.ID, m.Role, m.Turn, first+int64(i), m.Model, m.Provider,
+			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+			u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt))
+	}
+	st, err = w.stmt(&w.messages, importMessagesSQL, importMessageRow, len(msgs))
+	if err != nil {
+		return fmt.Errorf("import %s: %w", sessionID, err)
+	}
+	if _, err := st.ExecContext(w.ctx, args...); err != nil {
+		return fmt.Errorf("import %s messages %d–%d: %w", sessionID, msgs[0].Seq, msgs[len(msgs)-1].Seq, err)
+	}
+	w.args = args[:0]
+	w.nextBody += int64(len(msgs))
 	return nil
 }
