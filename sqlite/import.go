@@ -65,7 +65,7 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO bodies_fts (rowid, content) SELECT id, content FROM bodies WHERE id >= ?`, firstBody); err != nil {
+		if err := indexBodies(ctx, tx, firstBody); err != nil {
 			return fmt.Errorf("import: index: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM bulk_load`); err != nil {
@@ -73,6 +73,32 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		}
 		return nil
 	})
+}
+
+// importHashSize is how much of the search index FTS5 keeps in memory
+// while an import fills it (its hashsize option, 1 MB by default): every
+// time that much is pending it writes a segment, and merges segments as
+// they pile up. An import's index is written as a few big segments, and
+// merged less, with 16 MB; the store's own setting is put back before the
+// import commits.
+const importHashSize = 16 << 20
+
+// indexBodies fills the search index with the bodies from id first on.
+func indexBodies(ctx context.Context, tx *sql.Tx, first int64) error {
+	var hashSize int64 = 1 << 20 // FTS5's default
+	err := tx.QueryRowContext(ctx, `SELECT v FROM bodies_fts_config WHERE k = 'hashsize'`).Scan(&hashSize)
+	if err != nil && err != sql.ErrNoRows {
+		return err
+	}
+	const setHashSize = `INSERT INTO bodies_fts (bodies_fts, rank) VALUES ('hashsize', ?)`
+	if _, err := tx.ExecContext(ctx, setHashSize, importHashSize); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO bodies_fts (rowid, content) SELECT id, content FROM bodies WHERE id >= ?`, first); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, setHashSize, hashSize)
+	return err
 }
 
 // importWriter writes an import's rows, its statements prepared once per
