@@ -58,7 +58,16 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO bulk_load (active) VALUES (1)`); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		w := &importWriter{ctx: ctx, tx: tx, nextBody: firstBody}
+		// The messages are encoded beside the writer; it is done with
+		// them (AssignPartIDs writes their parts) before Import returns.
+		rows := make(chan importRows, 8)
+		stop, done := make(chan struct{}), make(chan struct{})
+		defer func() { close(stop); <-done }()
+		go func() {
+			defer close(done)
+			encodeImport(data, firstBody, rows, stop)
+		}()
+		w := &importWriter{ctx: ctx, tx: tx, rows: rows}
 		defer w.close()
 		for _, d := range data {
 			if err := w.session(d); err != nil {
@@ -101,16 +110,62 @@ func indexBodies(ctx context.Context, tx *sql.Tx, first int64) error {
 	return err
 }
 
+// importRows are the arguments of the statements that write up to
+// importChunk messages of one session and their bodies.
+type importRows struct {
+	n                int
+	first, last      int64 // the messages' seqs
+	bodies, messages []any
+	err              error
+}
+
+// encodeImport sends the rows of data's messages to out, a session's
+// after the one before, their bodies numbered from body on. It runs beside
+// the writer, so that encoding the parts as JSON and gathering the search
+// text (a tenth of an import's CPU time) is not added to the writing. It
+// stops at the first error, which it sends, or when stop is closed.
+func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, stop <-chan struct{}) {
+	for _, d := range data {
+		for msgs := d.Messages; len(msgs) > 0; {
+			n := min(len(msgs), importChunk)
+			r := importRows{n: n, first: msgs[0].Seq, last: msgs[n-1].Seq,
+				bodies: make([]any, 0, 3*n), messages: make([]any, 0, 19*n)}
+			for i, m := range msgs[:n] {
+				parts, err := loom.EncodeParts(m)
+				if err != nil {
+					r.err = err
+					break
+				}
+				id := body + int64(i)
+				u := m.Usage
+				r.bodies = append(r.bodies, id, parts, m.SearchText())
+				r.messages = append(r.messages, m.SessionID, m.Seq, m.ID, m.Role, m.Turn, id, m.Model, m.Provider,
+					u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+					u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt))
+			}
+			select {
+			case out <- r:
+			case <-stop:
+				return
+			}
+			if r.err != nil {
+				return
+			}
+			body += int64(n)
+			msgs = msgs[n:]
+		}
+	}
+}
+
 // importWriter writes an import's rows, its statements prepared once per
 // import and per number of rows.
 type importWriter struct {
 	ctx      context.Context
 	tx       *sql.Tx
-	nextBody int64
+	rows     <-chan importRows
 	sessions *sql.Stmt
 	bodies   map[int]*sql.Stmt
 	messages map[int]*sql.Stmt
-	args     []any
 }
 
 func (w *importWriter) close() {
@@ -174,49 +229,34 @@ func (w *importWriter) session(d *loom.SessionData) error {
 	if err != nil {
 		return fmt.Errorf("import %s: %w", x.ID, err)
 	}
-	for msgs := d.Messages; len(msgs) > 0; {
-		n := min(len(msgs), importChunk)
-		if err := w.messageRows(x.ID, msgs[:n]); err != nil {
+	for left := len(d.Messages); left > 0; {
+		r := <-w.rows
+		if r.err != nil {
+			return r.err
+		}
+		if err := w.messageRows(x.ID, r); err != nil {
 			return err
 		}
-		msgs = msgs[n:]
+		left -= r.n
 	}
 	return nil
 }
 
-// messageRows writes msgs and their bodies, one statement each.
-func (w *importWriter) messageRows(sessionID string, msgs []*loom.Message) error {
-	first := w.nextBody
-	args := w.args[:0]
-	for i, m := range msgs {
-		parts, err := loom.EncodeParts(m)
-		if err != nil {
-			return err
-		}
-		args = append(args, first+int64(i), parts, m.SearchText())
-	}
-	st, err := w.stmt(&w.bodies, importBodiesSQL, importBodyRow, len(msgs))
+// messageRows writes r's bodies and messages, one statement each.
+func (w *importWriter) messageRows(sessionID string, r importRows) error {
+	st, err := w.stmt(&w.bodies, importBodiesSQL, importBodyRow, r.n)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", sessionID, err)
 	}
-	if _, err := st.ExecContext(w.ctx, args...); err != nil {
+	if _, err := st.ExecContext(w.ctx, r.bodies...); err != nil {
 		return fmt.Errorf("import %s: %w", sessionID, err)
 	}
-	args = args[:0]
-	for i, m := range msgs {
-		u := m.Usage
-		args = append(args, m.SessionID, m.Seq, m.ID, m.Role, m.Turn, first+int64(i), m.Model, m.Provider,
-			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
-			u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt))
-	}
-	st, err = w.stmt(&w.messages, importMessagesSQL, importMessageRow, len(msgs))
+	st, err = w.stmt(&w.messages, importMessagesSQL, importMessageRow, r.n)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", sessionID, err)
 	}
-	if _, err := st.ExecContext(w.ctx, args...); err != nil {
-		return fmt.Errorf("import %s messages %d–%d: %w", sessionID, msgs[0].Seq, msgs[len(msgs)-1].Seq, err)
+	if _, err := st.ExecContext(w.ctx, r.messages...); err != nil {
+		return fmt.Errorf("import %s messages %d–%d: %w", sessionID, r.first, r.last, err)
 	}
-	w.args = args[:0]
-	w.nextBody += int64(len(msgs))
 	return nil
 }
