@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -96,11 +97,11 @@ const importHashSize = 16 << 20
 func indexBodies(ctx context.Context, tx *sql.Tx, first int64) error {
 	var hashSize int64 = 1 << 20 // FTS5's default
 	err := tx.QueryRowContext(ctx, `SELECT v FROM bodies_fts_config WHERE k = 'hashsize'`).Scan(&hashSize)
-	if err != nil && err != sql.ErrNoRows {
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
 	const setHashSize = `INSERT INTO bodies_fts (bodies_fts, rank) VALUES ('hashsize', ?)`
-	if _, err := tx.ExecContext(ctx, setHashSize, importHashSize); err != nil {
+	if _, err := tx.ExecContext(ctx, setHashSize, max(hashSize, importHashSize)); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO bodies_fts (rowid, content) SELECT id, content FROM bodies WHERE id >= ?`, first); err != nil {
