@@ -71,6 +71,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SessionText", testSessionText},
 		{"UpdateSession", testUpdateSession},
 		{"Import", testImport},
+		{"ImportLong", testImportLong},
 		{"ImportSources", testImportSources},
 		{"Usage", testUsage},
 		{"LibraryAPI", testLibraryAPI},
