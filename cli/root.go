@@ -258,7 +258,7 @@ search, resume, fork, move, export and import.`,
 func newCmdSession(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "session <command>",
-		Short:   "List, show, fork, rename, move, delete, export and import sessions",
+		Short:   "List, show, resume, fork, rewind, rename, archive, delete, export and import sessions",
 		Aliases: []string{"sessions"},
 		Example: `  loom session list --all-projects
   loom session show "flaky test" --full-history
