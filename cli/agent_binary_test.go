@@ -28,9 +28,12 @@ func newAgentFixture(t *testing.T) *agentFixture {
 	fx := newEmptyFixture(t)
 	srv := openaitest.NewServer()
 	t.Cleanup(srv.Close)
-	return &agentFixture{fixture: fx, srv: srv, env: []string{
-		"OPENAI_BASE_URL=" + srv.BaseURL(), "OPENAI_API_KEY=test-key", "LOOM_MODEL=gpt-4o-mini",
-	}}
+	return &agentFixture{fixture: fx, srv: srv, env: providerEnv(srv)}
+}
+
+// providerEnv points a loom process at the fake OpenAI server srv.
+func providerEnv(srv *openaitest.Server) []string {
+	return []string{"OPENAI_BASE_URL=" + srv.BaseURL(), "OPENAI_API_KEY=test-key", "LOOM_MODEL=gpt-4o-mini"}
 }
 
 func (fx *agentFixture) cmd(t *testing.T, args ...string) *exec.Cmd {

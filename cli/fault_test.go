@@ -62,8 +62,7 @@ func (fx *agentFixture) withProvider(t *testing.T, replies ...openaitest.Reply) 
 	srv := openaitest.NewServer()
 	t.Cleanup(srv.Close)
 	fx.srv = srv
-	fx.env = []string{"OPENAI_BASE_URL=" + srv.BaseURL(), "OPENAI_API_KEY=test-key", "LOOM_MODEL=gpt-4o-mini",
-		"LOOM_STREAM_IDLE_TIMEOUT=20s"}
+	fx.env = append(providerEnv(srv), "LOOM_STREAM_IDLE_TIMEOUT=20s")
 	srv.Enqueue(replies...)
 	return srv
 }
@@ -181,10 +180,9 @@ func TestFaultKillDuringTurn(t *testing.T) {
 		}
 	}
 	t.Logf("%d trials, %d killed mid-turn (the rest finished first)", n, killed)
-	id := ""
 	fx.withProvider(t, openaitest.Reply{Text: "recovered"})
 	r := fx.mustLoom(t, "", "run", "--key", "fault:kill", "--no-resume-hint", "prompt 999")
-	id = sessionOf(t, r.stderr)
+	id := sessionOf(t, r.stderr)
 	if strings.TrimSpace(r.stdout) != "recovered" {
 		t.Fatalf("the turn after the kills answered %q", r.stdout)
 	}

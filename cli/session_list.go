@@ -139,8 +139,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	// piped rows keep the fields SPEC §4 lists.
 	branches := false
 	for _, r := range rows {
-		branches = branches || (r.s.GitBranch != "" && ios.IsStdoutTTY())
+		branches = branches || r.s.GitBranch != ""
 	}
+	branches = branches && ios.IsStdoutTTY()
 	if branches {
 		tp.Header("ID", "TITLE", "KEY", "BRANCH", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
 		tp.Flex(7, 2, 3, 1)

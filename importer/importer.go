@@ -10,6 +10,10 @@ package importer
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -146,6 +150,20 @@ func (p Problem) String() string {
 // Problemf adds a problem at file and line.
 func (r *Result) Problemf(file string, line int, reason string) {
 	r.Problems = append(r.Problems, Problem{File: file, Line: line, Reason: reason})
+}
+
+// StatRoot is how a reader's Bundles looks at its root: its file
+// information, nil (and no error) when the root does not exist, or the
+// error, named with the tool.
+func StatRoot(tool, root string) (fs.FileInfo, error) {
+	fi, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	return fi, nil
 }
 
 // ToolDir is where a tool keeps its files: the directory its override

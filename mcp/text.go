@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/human"
@@ -88,7 +87,7 @@ func sessionLine(b *strings.Builder, s *loom.Session, now time.Time) {
 	fmt.Fprintf(b, "  %s in %s · created %s · active %s (%s)\n", human.Plural(s.MessageCount, "message"),
 		human.Plural(s.TurnCount, "turn"), loom.FormatTime(s.CreatedAt), loom.FormatTime(s.UpdatedAt), human.Ago(now, s.UpdatedAt))
 	if s.LastPrompt != "" {
-		fmt.Fprintf(b, "  last prompt: %s\n", clip(human.OneLine(s.LastPrompt), 200))
+		fmt.Fprintf(b, "  last prompt: %s\n", loom.Truncate(human.OneLine(s.LastPrompt), 200))
 	}
 }
 
@@ -132,7 +131,7 @@ func readText(r readResult, a readArgs, now time.Time) string {
 	}
 	b.WriteString("\n")
 	if s.Description != "" {
-		fmt.Fprintf(&b, "%s\n", clip(s.Description, 500))
+		fmt.Fprintf(&b, "%s\n", loom.Truncate(s.Description, 500))
 	}
 	if len(r.Messages) == 0 {
 		b.WriteString("\nNo messages here.")
@@ -187,7 +186,7 @@ func writeMessage(b *strings.Builder, sessionID string, m *loom.Message) {
 			if p.StartedAt != nil && p.EndedAt != nil {
 				status += ", " + human.Duration(p.EndedAt.Sub(*p.StartedAt))
 			}
-			fmt.Fprintf(b, "(tool call %s, %s) %s\n", p.Name, status, compactJSON(p.Input))
+			fmt.Fprintf(b, "(tool call %s, %s) %s\n", p.Name, status, loom.JSONText(p.Input))
 			if out := loom.JSONText(p.Output); out != "" {
 				fmt.Fprintf(b, "(tool output) %s\n", out)
 			}
@@ -200,26 +199,6 @@ func writeMessage(b *strings.Builder, sessionID string, m *loom.Message) {
 			fmt.Fprintf(b, "(sub-agent %s)\n", p.Name)
 		}
 	}
-}
-
-func compactJSON(r json.RawMessage) string {
-	if len(r) == 0 {
-		return "{}"
-	}
-	var s string
-	if json.Unmarshal(r, &s) == nil {
-		return s
-	}
-	return string(r)
-}
-
-// clip shortens s to n runes with an ellipsis.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }
 
 // bounds are the most characters of each kind of text read_session
@@ -261,7 +240,7 @@ func (bd bounds) apply(msgs []*loom.Message) ([]*loom.Message, []cut) {
 			case loom.PartReasoning:
 				p.Text = field("reasoning", p.Text, bd.reasoning)
 			case loom.PartTool:
-				if in := compactJSON(p.Input); utf8.RuneCountInString(in) > bd.input || bd.offset > 0 {
+				if in := loom.JSONText(p.Input); in != "" {
 					if short := field("input", in, bd.input); short != in {
 						p.Input = jsonString(short)
 					}

@@ -16,38 +16,43 @@ func GitBranch(dir string) string {
 	if dir == "" {
 		return ""
 	}
-	for cur := filepath.Clean(dir); ; {
-		dotgit := filepath.Join(cur, ".git")
-		if fi, err := os.Stat(dotgit); err == nil {
-			gitDir := dotgit
-			if !fi.IsDir() {
-				b, err := os.ReadFile(dotgit)
-				if err != nil {
-					return ""
-				}
-				ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-				if !ok {
-					return ""
-				}
-				gitDir = strings.TrimSpace(ref)
-				if !filepath.IsAbs(gitDir) {
-					gitDir = filepath.Join(cur, gitDir)
-				}
-			}
-			return headBranch(filepath.Join(gitDir, "HEAD"))
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return ""
-		}
-		cur = parent
+	root, found, err := gitRoot(filepath.Clean(dir))
+	if err != nil || !found {
+		return ""
 	}
+	return headBranch(gitDir(root))
 }
 
-// headBranch reads a HEAD file: "ref: refs/heads/NAME" is on branch
-// NAME, a bare commit id is detached.
-func headBranch(path string) string {
-	b, err := os.ReadFile(path)
+// gitDir returns the git directory of the work tree at root: its .git,
+// or the directory a .git file names (worktrees, submodules); "" when
+// that file cannot be read.
+func gitDir(root string) string {
+	dotgit := filepath.Join(root, ".git")
+	if fi, err := os.Stat(dotgit); err != nil || fi.IsDir() {
+		return dotgit
+	}
+	b, err := os.ReadFile(dotgit)
+	if err != nil {
+		return ""
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	dir := strings.TrimSpace(ref)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	return dir
+}
+
+// headBranch reads the HEAD of git directory dir: "ref: refs/heads/NAME"
+// is on branch NAME, a bare commit id is detached.
+func headBranch(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "HEAD"))
 	if err != nil || len(b) > 4096 {
 		return ""
 	}

@@ -229,21 +229,12 @@ func DetectProject(dir string) (loom.Project, error) {
 		return loom.Project{}, loom.Errorf(loom.EINVALID, "detect project: %s is not a directory", abs)
 	}
 
-	root := abs
-	for cur := abs; ; {
-		found, err := hasGitEntry(cur)
-		if err != nil {
-			return loom.Project{}, fmt.Errorf("detect project in %q: %w", dir, err)
-		}
-		if found {
-			root = cur
-			break
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			break
-		}
-		cur = parent
+	root, found, err := gitRoot(abs)
+	if err != nil {
+		return loom.Project{}, fmt.Errorf("detect project in %q: %w", dir, err)
+	}
+	if !found {
+		root = abs
 	}
 
 	return loom.Project{
@@ -251,6 +242,21 @@ func DetectProject(dir string) (loom.Project, error) {
 		Name: filepath.Base(root),
 		Root: root,
 	}, nil
+}
+
+// gitRoot returns the nearest directory from dir up that holds a .git
+// entry: the top of the git work tree dir is in, if any.
+func gitRoot(dir string) (root string, found bool, err error) {
+	for cur := dir; ; {
+		if found, err := hasGitEntry(cur); err != nil || found {
+			return cur, found, err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", false, nil
+		}
+		cur = parent
+	}
 }
 
 // hasGitEntry reports whether dir holds a .git directory or file. Errors

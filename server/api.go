@@ -387,6 +387,18 @@ type rewound struct {
 	Fork    *loom.Session `json:"fork"`
 }
 
+// rewind takes x back to the end of turn, unless a turn runs here on
+// x's key: the store's lock is this server's own then, so the key's
+// reservation is what keeps the session from being taken back under
+// that turn.
+func (s *Server) rewind(ctx context.Context, user string, x *loom.Session, turn int) (*loom.Session, error) {
+	if ok, _ := s.beginTurn(user, x.Key); !ok {
+		return nil, loom.Errorf(loom.ELOCKED, "session %s is answering a message; rewind it when the turn has ended", x.ID)
+	}
+	defer s.endTurn(user, x.Key)
+	return s.st.Rewind(ctx, x.ID, loom.RewindOptions{Turn: turn})
+}
+
 func (s *Server) rewindSession(w http.ResponseWriter, r *http.Request) {
 	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
 	if err != nil {
@@ -400,14 +412,7 @@ func (s *Server) rewindSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	// A key with a turn running here is busy: its session is not taken
-	// back under it.
-	if ok, _ := s.beginTurn(userOf(r), x.Key); !ok {
-		s.writeError(w, r, loom.Errorf(loom.ELOCKED, "session %s is answering a message; rewind it when the turn has ended", x.ID))
-		return
-	}
-	defer s.endTurn(userOf(r), x.Key)
-	fk, err := s.st.Rewind(r.Context(), x.ID, loom.RewindOptions{Turn: in.Turn})
+	fk, err := s.rewind(r.Context(), userOf(r), x, in.Turn)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

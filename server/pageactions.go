@@ -90,13 +90,7 @@ func (s *Server) rewindFromPage(w http.ResponseWriter, r *http.Request) {
 		s.pageErr(w, r, loom.Errorf(loom.EINVALID, "turn must be from 1 to %d", x.TurnCount-1))
 		return
 	}
-	// A turn running here on the session's key: not taken back under it.
-	if ok, _ := s.beginTurn(userOf(r), x.Key); !ok {
-		s.pageErr(w, r, loom.Errorf(loom.ELOCKED, "session %s is answering a message; rewind it when the turn has ended", x.ID))
-		return
-	}
-	defer s.endTurn(userOf(r), x.Key)
-	_, err = s.st.Rewind(r.Context(), x.ID, loom.RewindOptions{Turn: turn})
+	_, err = s.rewind(r.Context(), userOf(r), x, turn)
 	s.done(w, r, "/s/"+x.ID, err)
 }
 

@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -44,12 +43,9 @@ func (Format) Roots(env func(string) string, home string) []string {
 // is read in another bundle. A root that does not exist has no bundles;
 // a subdirectory that cannot be listed is passed over.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	info, err := os.Stat(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("claude-code: %w", err)
+	info, err := importer.StatRoot("claude-code", root)
+	if info == nil {
+		return nil, err
 	}
 	if !info.IsDir() {
 		return fileBundle(root), nil

@@ -45,12 +45,9 @@ func isRollout(name string) bool {
 // out: it is the same session, caught while being compressed. Directories
 // that cannot be listed below root are passed over.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	info, err := os.Stat(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("codex: %w", err)
+	info, err := importer.StatRoot("codex", root)
+	if info == nil {
+		return nil, err
 	}
 	if !info.IsDir() {
 		return []importer.Bundle{{Files: []string{root}}}, nil

@@ -47,12 +47,9 @@ func (Format) Roots(env func(string) string, home string) []string {
 // marker. A session-X.json that has a session-X.jsonl beside it is left
 // out: Gemini CLI copied it whole into the .jsonl when it resumed it.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := os.Stat(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("gemini: %w", err)
+	fi, err := importer.StatRoot("gemini", root)
+	if fi == nil {
+		return nil, err
 	}
 	if !fi.IsDir() {
 		files := []string{root}

@@ -58,12 +58,9 @@ func (Format) Roots(env func(string) string, home string) []string {
 // database too, under the same id. The tree is read when it is named as
 // the root itself.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := os.Stat(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opencode: %w", err)
+	fi, err := importer.StatRoot("opencode", root)
+	if fi == nil {
+		return nil, err
 	}
 	if !fi.IsDir() {
 		switch {
