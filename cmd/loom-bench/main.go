@@ -1,10 +1,18 @@
 // Command loom-bench measures loom's SQLite engine against the budgets of the
-// specification on a generated workload, beside a plain hand-written
-// SQLite baseline of the same schema run in the same process.
+// specification on a generated workload, beside two hand-written
+// comparisons run in the same process: a plain SQLite baseline over
+// loom's own schema and file, and a minimal store with a schema and file
+// of its own (minimal.db beside -db). The minimal store is the least a
+// store needs for the same operations with the same guarantees: a
+// sessions table with its counts and last prompt, one row a message
+// holding the whole message as JSON, and a contentless FTS5 index fed
+// from Go; so each figure has a floor that is not loom's schema, and the
+// report gives loom's ratio to it and the two stores' sizes on disk.
 //
 //	go run ./cmd/loom-bench -sessions 10000 -messages 100 -big 100000
 //
-// The store is generated once into -db and reused by later runs.
+// The store and the minimal store are generated once, from the same
+// workload, and reused by later runs.
 //
 //	go run ./cmd/loom-bench -load
 //	go run ./cmd/loom-bench -copy
@@ -141,6 +149,21 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
+	minPath := filepath.Join(filepath.Dir(c.db), "minimal.db")
+	minBig, err := ensureMinimal(ctx, minPath, c)
+	if err != nil {
+		return err
+	}
+	// Sizes on disk, before anything is measured: each file checkpointed.
+	var size, minSize int64
+	if c.ops.MatchString("size on disk") {
+		if size, err = sizeOnDisk(ctx, c.db); err != nil {
+			return err
+		}
+		if minSize, err = sizeOnDisk(ctx, minPath); err != nil {
+			return err
+		}
+	}
 	st, err := sqlite.Open(ctx, c.db)
 	if err != nil {
 		return err
@@ -151,6 +174,11 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	defer base.Close()
+	mini, err := openMinimal(minPath)
+	if err != nil {
+		return err
+	}
+	defer mini.Close()
 	var total int
 	st.DB().QueryRow(`SELECT count(*) FROM messages`).Scan(&total)
 	var nsess int
@@ -164,7 +192,8 @@ func run(ctx context.Context, c config) error {
 	if want("newest-50") {
 		rep.add(measure("newest-50 of the 100,000-message session", "median ≤ 0.5 ms", 0.5, c.runs,
 			func() error { _, err := st.Messages(ctx, bigID, loom.MessageQuery{Limit: 50}); return err },
-			func() error { return base.newest(ctx, bigID, 50) }))
+			func() error { return base.newest(ctx, bigID, 50) },
+			func() error { return mini.newest(ctx, minBig, 50) }))
 	}
 	// List 50 most recent sessions.
 	if want("list the 50") {
@@ -173,7 +202,8 @@ func run(ctx context.Context, c config) error {
 				_, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Limit: 50})
 				return err
 			},
-			func() error { return base.list(ctx, user, 50) }))
+			func() error { return base.list(ctx, user, 50) },
+			func() error { return mini.list(ctx, user, 50) }))
 	}
 	// The session picker, over every project (all 10,000 sessions).
 	if want("picker") {
@@ -188,7 +218,8 @@ func run(ctx context.Context, c config) error {
 				h, err := st.Search(ctx, loom.SearchQuery{Text: RareWord, UserID: user, Limit: 20})
 				return expectHits(h, err)
 			},
-			func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) }))
+			func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) },
+			func() error { return mini.search(ctx, user, `"`+RareWord+`"`, 20) }))
 	}
 	if want("search, three") {
 		common, err := loom.ParseQuery(CommonQuery)
@@ -200,7 +231,8 @@ func run(ctx context.Context, c config) error {
 				h, err := st.Search(ctx, loom.SearchQuery{Text: CommonQuery, UserID: user, Limit: 20})
 				return expectHits(h, err)
 			},
-			func() error { return base.search(ctx, user, sqlite.MatchExpr(common), 20) }))
+			func() error { return base.search(ctx, user, sqlite.MatchExpr(common), 20) },
+			func() error { return mini.search(ctx, user, sqlite.MatchExpr(common), 20) }))
 	}
 	// Queries that once cost without bound.
 	if want("hostile search") {
@@ -249,11 +281,19 @@ func run(ctx context.Context, c config) error {
 				}
 				defer b.Close()
 				return b.newest(ctx, bigID, 50)
+			},
+			func() error {
+				m, err := openMinimal(minPath)
+				if err != nil {
+					return err
+				}
+				defer m.Close()
+				return m.newest(ctx, minBig, 50)
 			}))
 	}
 	// Durable single-message append.
 	if want("durable") {
-		if err := measureAppend(ctx, st, base, rep, c.runs); err != nil {
+		if err := measureAppend(ctx, st, base, mini, rep, c.runs); err != nil {
 			return err
 		}
 	}
@@ -267,26 +307,51 @@ func run(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
-		rep.addRate("bulk import, search index included", "≥ 25,000 messages/s", 25000, rate, baseRate)
+		minRate, err := minimalImportRate(ctx, filepath.Join(filepath.Dir(c.db), "minimal-import.db"), 100000)
+		if err != nil {
+			return err
+		}
+		rep.addRate("bulk import, search index included", "≥ 25,000 messages/s", 25000, rate, baseRate, minRate)
 	}
 	// Fork of the big session; the forks are purged afterwards, untimed.
-	// A fork copies nothing, so each fork costs what the first did.
+	// A fork copies nothing, so each fork costs what the first did. The
+	// minimal store's fork copies every message and its index row, so
+	// each of its forks is deleted, untimed, before the next is made: the
+	// file holds one copy at a time.
 	if want("fork") {
-		var made []string
-		rep.add(measure("fork of the 100,000-message session", "≤ 50 ms", 50, max(c.runs/10, 10),
-			func() error {
-				f, err := st.Fork(ctx, bigID, loom.ForkOptions{})
-				if err == nil {
-					made = append(made, f.ID)
-				}
-				return err
+		var made, minMade []string
+		rep.add(measureEach("fork of the 100,000-message session", "≤ 50 ms", 50, max(c.runs/10, 10),
+			func() (func() error, error) {
+				return func() error {
+					f, err := st.Fork(ctx, bigID, loom.ForkOptions{})
+					if err == nil {
+						made = append(made, f.ID)
+					}
+					return err
+				}, nil
 			},
-			func() error {
-				id, err := base.fork(ctx, bigID)
-				made = append(made, id)
-				return err
+			func() (func() error, error) {
+				return func() error {
+					id, err := base.fork(ctx, bigID)
+					made = append(made, id)
+					return err
+				}, nil
+			},
+			func() (func() error, error) {
+				if err := mini.delete(ctx, minMade); err != nil {
+					return nil, err
+				}
+				minMade = nil
+				return func() error {
+					id, err := mini.fork(ctx, minBig)
+					minMade = append(minMade, id)
+					return err
+				}, nil
 			}))
 		if err := purge(ctx, st, made); err != nil {
+			return err
+		}
+		if err := mini.delete(ctx, minMade); err != nil {
 			return err
 		}
 	}
@@ -294,9 +359,11 @@ func run(ctx context.Context, c config) error {
 	// stay whole for the other measurements, so each run rewinds a fork
 	// of all of it, made untimed: a session of the same 100,000 messages,
 	// read through one more span. Forks and rewound forks are purged
-	// afterwards.
+	// afterwards. The minimal store's rewind copies all of the session
+	// into the fork it keeps and deletes the messages after the turn; what
+	// each of its runs made is deleted, untimed, before the next.
 	if want("rewind") {
-		var made []string
+		var made, minMade []string
 		rep.add(measureEach("rewind of the 100,000-message session to turn 10", "≤ 50 ms", 50, max(c.runs/10, 10),
 			func() (func() error, error) {
 				f, err := st.Fork(ctx, bigID, loom.ForkOptions{})
@@ -323,8 +390,27 @@ func run(ctx context.Context, c config) error {
 					made = append(made, r)
 					return err
 				}, nil
+			},
+			func() (func() error, error) {
+				if err := mini.delete(ctx, minMade); err != nil {
+					return nil, err
+				}
+				minMade = nil
+				id, err := mini.fork(ctx, minBig)
+				if err != nil {
+					return nil, err
+				}
+				minMade = append(minMade, id)
+				return func() error {
+					r, err := mini.rewind(ctx, id, 10)
+					minMade = append(minMade, r)
+					return err
+				}, nil
 			}))
 		if err := purge(ctx, st, made); err != nil {
+			return err
+		}
+		if err := mini.delete(ctx, minMade); err != nil {
 			return err
 		}
 	}
@@ -335,6 +421,10 @@ func run(ctx context.Context, c config) error {
 		} else {
 			rep.add(r)
 		}
+	}
+	// Size on disk of the generated stores, measured before the rest.
+	if want("size on disk") {
+		rep.addSize("size on disk", "≤ 1.2× the minimal store", 1.2, size, minSize)
 	}
 	// Memory while resuming.
 	if want("memory") {
@@ -357,7 +447,7 @@ func purge(ctx context.Context, st *sqlite.Store, ids []string) error {
 	return nil
 }
 
-func measureAppend(ctx context.Context, st *sqlite.Store, base *baseline, rep *report, runs int) error {
+func measureAppend(ctx context.Context, st *sqlite.Store, base *baseline, mini *minimal, rep *report, runs int) error {
 	g := newGenerator(42)
 	appendSession := &loom.Session{ID: loom.NewID(), UserID: "bench-append", Key: "cli:append:" + loom.NewID()}
 	if err := st.Append(ctx, appendSession, textMsg(g.text())); err != nil {
@@ -367,6 +457,10 @@ func measureAppend(ctx context.Context, st *sqlite.Store, base *baseline, rep *r
 	if err := st.Append(ctx, &loom.Session{ID: baseSession, UserID: "bench-append", Key: "cli:append-base:" + loom.NewID()}, textMsg(g.text())); err != nil {
 		return err
 	}
+	minSession, err := mini.newSession(ctx, "bench-append")
+	if err != nil {
+		return err
+	}
 	texts := make([]string, 4096)
 	for i := range texts {
 		texts[i] = g.text()
@@ -374,6 +468,7 @@ func measureAppend(ctx context.Context, st *sqlite.Store, base *baseline, rep *r
 	i := 0
 	rep.add(measureP99("durable single-message append (own transaction, index included)", "median ≤ 0.5 ms, p99 ≤ 5 ms", 0.5, 5, runs*2,
 		func() error { i++; return st.Append(ctx, appendSession, textMsg(texts[i%len(texts)])) },
-		func() error { i++; return base.append(ctx, baseSession, texts[i%len(texts)]) }))
+		func() error { i++; return base.append(ctx, baseSession, texts[i%len(texts)]) },
+		func() error { i++; return mini.append(ctx, minSession, texts[i%len(texts)]) }))
 	return nil
 }

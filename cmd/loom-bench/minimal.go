@@ -1,0 +1,506 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/loomhq/loom"
+	_ "modernc.org/sqlite"
+)
+
+// minimal is the second comparison: a store written by hand with a schema
+// and file of its own, the least a store needs for the same operations
+// with the same guarantees (durable appends in WAL mode with synchronous
+// FULL, full-text search, newest-N, the list with counts and last
+// prompt, fork and rewind). Each message is one row holding the whole
+// message as JSON; its text is stored once, there, and indexed by a
+// contentless FTS5 table fed from Go. Its figures are a floor that is
+// not loom's schema.
+type minimal struct{ db *sql.DB }
+
+const minimalDSN = "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
+
+// minimalSchema is the whole schema of the minimal store. The FTS5 table
+// is contentless (the text lives in messages.data only) and allows
+// deletes, so that a deleted message's row can leave the index; its
+// rowid is the message's rowid.
+var minimalSchema = []string{
+	`CREATE TABLE sessions (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, title TEXT NOT NULL, created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL, message_count INTEGER NOT NULL, last_prompt TEXT NOT NULL) STRICT`,
+	`CREATE INDEX sessions_recent ON sessions (user_id, updated_at DESC, id DESC)`,
+	`CREATE TABLE messages (rowid INTEGER PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
+		UNIQUE (session_id, seq)) STRICT`,
+	`CREATE VIRTUAL TABLE messages_fts USING fts5 (text, content='', contentless_delete=1, tokenize='porter unicode61')`,
+}
+
+func openMinimal(path string) (*minimal, error) {
+	db, err := sql.Open("sqlite", "file:"+path+minimalDSN)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return &minimal{db: db}, nil
+}
+
+func (s *minimal) Close() error { return s.db.Close() }
+
+// createMinimal makes a fresh minimal store at path.
+func createMinimal(ctx context.Context, path string) (*minimal, error) {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		os.Remove(p)
+	}
+	s, err := openMinimal(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range minimalSchema {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// minimalData is a message as the minimal store keeps it: all of it as
+// JSON, but for the session and sequence number, which are columns.
+func minimalData(m *loom.Message) (string, error) {
+	c := *m
+	c.SessionID, c.Seq = "", 0
+	b, err := json.Marshal(&c)
+	return string(b), err
+}
+
+// insert writes sessions and their messages, search index included, in
+// one transaction. Turns are numbered as loom numbers them (each user
+// message opens one) where the messages do not carry them.
+func (s *minimal) insert(ctx context.Context, batch []*loom.SessionData) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	insS, err := tx.PrepareContext(ctx, `INSERT INTO sessions (id, user_id, title, created_at, updated_at, message_count, last_prompt)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	insM, err := tx.PrepareContext(ctx, `INSERT INTO messages (session_id, seq, data) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	insF, err := tx.PrepareContext(ctx, `INSERT INTO messages_fts (rowid, text) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	for _, d := range batch {
+		sess := d.Session
+		turn, prompt := 0, ""
+		for _, m := range d.Messages {
+			if m.Role == loom.RoleUser {
+				turn++
+				prompt = m.Text()
+			}
+			if m.Turn == 0 {
+				m.Turn = turn
+			}
+		}
+		if _, err := insS.ExecContext(ctx, sess.ID, sess.UserID, sess.Title, loom.FormatTime(sess.CreatedAt),
+			loom.FormatTime(sess.UpdatedAt), len(d.Messages), prompt); err != nil {
+			return err
+		}
+		for _, m := range d.Messages {
+			data, err := minimalData(m)
+			if err != nil {
+				return err
+			}
+			res, err := insM.ExecContext(ctx, sess.ID, m.Seq, data)
+			if err != nil {
+				return err
+			}
+			rowid, err := res.LastInsertId()
+			if err != nil {
+				return err
+			}
+			if _, err := insF.ExecContext(ctx, rowid, m.SearchText()); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// ensureMinimal generates the workload into a minimal store at path
+// unless it is already there, and returns the big session's id. The
+// generator is walked as ensureStore walks it, so the content is the
+// same (the ids differ).
+func ensureMinimal(ctx context.Context, path string, c config) (string, error) {
+	if _, err := os.Stat(path); err == nil {
+		s, err := openMinimal(path)
+		if err != nil {
+			return "", err
+		}
+		defer s.Close()
+		var id string
+		if err := s.db.QueryRowContext(ctx, `SELECT id FROM sessions WHERE message_count = ? ORDER BY created_at LIMIT 1`, c.big).Scan(&id); err != nil {
+			return "", fmt.Errorf("%s exists but holds no %d-message session; remove it to regenerate", path, c.big)
+		}
+		return id, nil
+	}
+	fmt.Fprintf(os.Stderr, "minimal store %s\n", path)
+	id, err := generateMinimal(ctx, path, c)
+	if err != nil {
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			os.Remove(p)
+		}
+	}
+	return id, err
+}
+
+func generateMinimal(ctx context.Context, path string, c config) (string, error) {
+	s, err := createMinimal(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	g := newGenerator(1)
+	projects := make([]loom.Project, 50)
+	for i := range projects {
+		name := fmt.Sprintf("project%02d", i)
+		projects[i] = loom.Project{ID: fmt.Sprintf("%016x", i+1), Name: name, Root: "/src/" + name}
+	}
+	big := g.session("bench", c.big, projects[0])
+	if err := s.insert(ctx, []*loom.SessionData{big}); err != nil {
+		return "", err
+	}
+	var batch []*loom.SessionData
+	for i := 0; i < c.sessions; i++ {
+		batch = append(batch, g.session("bench", c.messages, projects[i%len(projects)]))
+		if len(batch) == 100 || i == c.sessions-1 {
+			if err := s.insert(ctx, batch); err != nil {
+				return "", err
+			}
+			batch = nil
+			fmt.Fprintf(os.Stderr, "\rgenerated %d sessions (minimal store)", i+1)
+		}
+	}
+	fmt.Fprintln(os.Stderr)
+	if _, err := s.db.ExecContext(ctx, `ANALYZE`); err != nil {
+		return "", err
+	}
+	return big.Session.ID, nil
+}
+
+func (s *minimal) newest(ctx context.Context, session string, n int) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, data FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?`, session, n)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var seq int64
+	var data string
+	for rows.Next() {
+		if err := rows.Scan(&seq, &data); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (s *minimal) list(ctx context.Context, user string, n int) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, title, created_at, updated_at, message_count, last_prompt
+		FROM sessions WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?`, user, n)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var id, title, created, updated, prompt string
+	var count int
+	for rows.Next() {
+		if err := rows.Scan(&id, &title, &created, &updated, &count, &prompt); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// search ranks the matching messages of user's sessions. The index holds
+// no text, so there is no snippet: each hit gives the whole message.
+func (s *minimal) search(ctx context.Context, user, match string, n int) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT m.session_id, m.seq, -f.rank, m.data
+		FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
+		JOIN sessions s ON s.id = m.session_id
+		WHERE messages_fts MATCH ? AND s.user_id = ?
+		ORDER BY f.rank LIMIT ?`, match, user, n)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var sid, data string
+	var seq int64
+	var score float64
+	found := 0
+	for rows.Next() {
+		if err := rows.Scan(&sid, &seq, &score, &data); err != nil {
+			return err
+		}
+		found++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if found == 0 {
+		return fmt.Errorf("minimal store search found nothing")
+	}
+	return nil
+}
+
+// newSession makes an empty session for user.
+func (s *minimal) newSession(ctx context.Context, user string) (string, error) {
+	id := loom.NewID()
+	now := loom.FormatTime(time.Now())
+	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions (id, user_id, title, created_at, updated_at, message_count, last_prompt)
+		VALUES (?, ?, '', ?, ?, 0, '')`, id, user, now, now)
+	return id, err
+}
+
+// append adds a user message to session durably: the count read, the
+// message and its index row written and the session updated in one
+// IMMEDIATE transaction.
+func (s *minimal) append(ctx context.Context, session, text string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var count int64
+	var turn sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT s.message_count, m.data ->> '$.turn'
+		FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.seq = s.message_count
+		WHERE s.id = ?`, session).Scan(&count, &turn); err != nil {
+		return err
+	}
+	now := time.Now()
+	m := &loom.Message{ID: loom.NewID(), Role: loom.RoleUser, Turn: int(turn.Int64) + 1, CreatedAt: now, CompletedAt: &now,
+		Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: text}}}
+	data, err := minimalData(m)
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, data) VALUES (?, ?, ?)`, session, count+1, data)
+	if err != nil {
+		return err
+	}
+	rowid, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_fts (rowid, text) VALUES (?, ?)`, rowid, m.SearchText()); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET message_count = ?, last_prompt = ?, updated_at = ? WHERE id = ?`,
+		count+1, text, loom.FormatTime(now), session); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// fork copies all of session into a new session and returns its id.
+func (s *minimal) fork(ctx context.Context, session string) (string, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	id, err := forkMinimal(ctx, tx, session)
+	if err != nil {
+		return "", err
+	}
+	return id, tx.Commit()
+}
+
+// forkMinimal copies session's row and messages in tx, and indexes the
+// copies: the index holds no text, so each copied message is read back
+// and its text made in Go.
+func forkMinimal(ctx context.Context, tx *sql.Tx, session string) (string, error) {
+	id := loom.NewID()
+	now := loom.FormatTime(time.Now())
+	res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, title, created_at, updated_at, message_count, last_prompt)
+		SELECT ?, user_id, title, ?, ?, message_count, last_prompt FROM sessions WHERE id = ?`, id, now, now, session)
+	if err != nil {
+		return "", err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return "", fmt.Errorf("fork %s: no such session", session)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, data)
+		SELECT ?, seq, data FROM messages WHERE session_id = ? ORDER BY seq`, id, session); err != nil {
+		return "", err
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO messages_fts (rowid, text) VALUES (?, ?)`)
+	if err != nil {
+		return "", err
+	}
+	defer ins.Close()
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, data FROM messages WHERE session_id = ?`, id)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var rowid int64
+	var data []byte
+	for rows.Next() {
+		if err := rows.Scan(&rowid, &data); err != nil {
+			return "", err
+		}
+		var m loom.Message
+		if err := json.Unmarshal(data, &m); err != nil {
+			return "", err
+		}
+		if _, err := ins.ExecContext(ctx, rowid, m.SearchText()); err != nil {
+			return "", err
+		}
+	}
+	return id, rows.Err()
+}
+
+// rewind takes session back to the end of turn: a fork keeps all of it,
+// and the session's messages after the turn leave it and the index. It
+// returns the fork.
+func (s *minimal) rewind(ctx context.Context, session string, turn int) (string, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	var next int64
+	if err := tx.QueryRowContext(ctx, `SELECT seq FROM messages WHERE session_id = ? AND data ->> '$.turn' > ?
+		ORDER BY seq LIMIT 1`, session, turn).Scan(&next); err != nil {
+		return "", fmt.Errorf("rewind %s to turn %d: %w", session, turn, err)
+	}
+	id, err := forkMinimal(ctx, tx, session)
+	if err != nil {
+		return "", err
+	}
+	var prompt string
+	if err := tx.QueryRowContext(ctx, `SELECT data FROM messages WHERE session_id = ? AND seq < ? AND data ->> '$.role' = 'user'
+		ORDER BY seq DESC LIMIT 1`, session, next).Scan(&prompt); err != nil && err != sql.ErrNoRows {
+		return "", err
+	}
+	if prompt != "" {
+		var m loom.Message
+		if err := json.Unmarshal([]byte(prompt), &m); err != nil {
+			return "", err
+		}
+		prompt = m.Text()
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`DELETE FROM messages_fts WHERE rowid IN (SELECT rowid FROM messages WHERE session_id = ? AND seq >= ?)`, []any{session, next}},
+		{`DELETE FROM messages WHERE session_id = ? AND seq >= ?`, []any{session, next}},
+		{`UPDATE sessions SET message_count = ?, last_prompt = ?, updated_at = ? WHERE id = ?`,
+			[]any{next - 1, prompt, loom.FormatTime(time.Now()), session}},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return "", err
+		}
+	}
+	return id, tx.Commit()
+}
+
+// delete removes sessions with their messages and index rows.
+func (s *minimal) delete(ctx context.Context, ids []string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		for _, q := range []string{
+			`DELETE FROM messages_fts WHERE rowid IN (SELECT rowid FROM messages WHERE session_id = ?)`,
+			`DELETE FROM messages WHERE session_id = ?`,
+			`DELETE FROM sessions WHERE id = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, id); err != nil {
+				return fmt.Errorf("delete %s: %w", id, err)
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// minimalImportRate inserts n generated messages (importBatches) into a
+// fresh minimal store, a transaction to each batch, search index
+// included, and returns messages per second; generating them is not
+// timed.
+func minimalImportRate(ctx context.Context, path string, n int) (float64, error) {
+	s, err := createMinimal(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		s.Close()
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			os.Remove(p)
+		}
+	}()
+	batches := importBatches(n)
+	runtime.GC()
+	t0 := time.Now()
+	for _, b := range batches {
+		if err := s.insert(ctx, b); err != nil {
+			return 0, err
+		}
+	}
+	return float64(n) / time.Since(t0).Seconds(), nil
+}
+
+// sizeOnDisk checkpoints the store at path into its main file (a plain
+// connection, nothing else changed) and returns the size of the file and
+// its write-ahead log, in bytes, less the file's free pages. A freshly
+// generated store has none, so this is its file size; on a store reused
+// by later runs, the pages that the measurements' deleted sessions freed
+// are not counted as the store's size.
+func sizeOnDisk(ctx context.Context, path string) (int64, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(30000)")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var busy, logged, done int
+	if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &done); err != nil {
+		return 0, err
+	}
+	if busy != 0 {
+		return 0, fmt.Errorf("checkpoint of %s was blocked", path)
+	}
+	var free, pageSize int64
+	if err := db.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
+		return 0, err
+	}
+	if err := db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize); err != nil {
+		return 0, err
+	}
+	size := -free * pageSize
+	for _, p := range []string{path, path + "-wal"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return 0, err
+		}
+		size += fi.Size()
+	}
+	return size, nil
+}
