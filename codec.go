@@ -32,6 +32,38 @@ func EncodeParts(m *Message) (string, error) {
 	return string(b), nil
 }
 
+// EncodeBody returns how an engine that keeps a message's search text
+// in a column of its own stores m: its parts as EncodeParts writes them,
+// and SearchText. When the text is all the message says (its one part
+// is text or reasoning), the parts leave it out, so that it is stored
+// once, and JoinText puts it back.
+func EncodeBody(m *Message) (parts, text string, err error) {
+	text = m.SearchText()
+	if !textOnly(m.Parts) {
+		parts, err = EncodeParts(m)
+		return parts, text, err
+	}
+	m.AssignPartIDs()
+	p := m.Parts[0]
+	p.Text = ""
+	parts, err = EncodeParts(&Message{Seq: m.Seq, Parts: []Part{p}})
+	return parts, text, err
+}
+
+// JoinText gives parts read from a body that EncodeBody wrote their text
+// back: text is the body's search text.
+func JoinText(parts []Part, text []byte) {
+	if len(text) > 0 && textOnly(parts) && parts[0].Text == "" {
+		parts[0].Text = string(text)
+	}
+}
+
+// textOnly says whether parts are one part of text or reasoning, whose
+// text is then all of a message's search text.
+func textOnly(parts []Part) bool {
+	return len(parts) == 1 && (parts[0].Type == PartText || parts[0].Type == PartReasoning)
+}
+
 // DecodeParts reads parts as EncodeParts stored them. The slice is
 // made to the number of parts, counted by the id each stored part
 // starts with (a nested object with an id only makes it longer): left

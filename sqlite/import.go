@@ -132,14 +132,14 @@ func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, s
 			r := importRows{n: n, first: msgs[0].Seq, last: msgs[n-1].Seq,
 				bodies: make([]any, 0, 3*n), messages: make([]any, 0, 19*n)}
 			for i, m := range msgs[:n] {
-				parts, err := loom.EncodeParts(m)
+				parts, text, err := loom.EncodeBody(m)
 				if err != nil {
 					r.err = err
 					break
 				}
 				id := body + int64(i)
 				u := m.Usage
-				r.bodies = append(r.bodies, id, parts, m.SearchText())
+				r.bodies = append(r.bodies, id, parts, text)
 				r.messages = append(r.messages, m.SessionID, m.Seq, m.ID, m.Role, m.Turn, id, m.Model, m.Provider,
 					u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 					u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt))

@@ -117,11 +117,11 @@ func (s *Store) createSession(ctx context.Context, w writes, x *loom.Session) (*
 
 // insertMessage stores m and its body, under store (see loom.Span).
 func (s *Store) insertMessage(ctx context.Context, tx writes, store string, m *loom.Message) error {
-	parts, err := loom.EncodeParts(m)
+	parts, text, err := loom.EncodeBody(m)
 	if err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, insertBodySQL, parts, m.SearchText())
+	res, err := tx.ExecContext(ctx, insertBodySQL, parts, text)
 	if err != nil {
 		return fmt.Errorf("store message: %w", err)
 	}
@@ -212,12 +212,12 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 // that read it when the session stores it, and a body of its own when
 // another row shares its body.
 func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
-	parts, err := loom.EncodeParts(m)
+	parts, text, err := loom.EncodeBody(m)
 	if err != nil {
 		return err
 	}
 	newBody := func() (int64, error) {
-		res, err := tx.ExecContext(ctx, insertBodySQL, parts, m.SearchText())
+		res, err := tx.ExecContext(ctx, insertBodySQL, parts, text)
 		if err != nil {
 			return 0, err
 		}
@@ -251,7 +251,7 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 				return err
 			}
 			if !shared {
-				_, err := tx.ExecContext(ctx, `UPDATE bodies SET parts = ?, content = ? WHERE id = ?`, parts, m.SearchText(), body)
+				_, err := tx.ExecContext(ctx, `UPDATE bodies SET parts = ?, content = ? WHERE id = ?`, parts, text, body)
 				return err
 			}
 			nb, err := newBody()

@@ -46,6 +46,13 @@ func TestSchema5Migration(t *testing.T) {
 	}
 	defer st.Close()
 	f.CheckReads(t, st)
+	// Migration 7 left the text of text-only messages out of their parts.
+	var once int
+	st.DB().QueryRow(`SELECT count(*) FROM bodies WHERE json_array_length(parts) = 1
+		AND parts ->> '$[0].type' = 'text' AND parts ->> '$[0].text' IS NULL AND content <> ''`).Scan(&once)
+	if once == 0 {
+		t.Error("no body keeps its text once after the migration")
+	}
 	storetest.Schema5GoesOn(t, st, f)
 	checkIntegrity(t, st)
 	for _, table := range []string{"messages", "bodies", "spans", "bodies_fts"} {

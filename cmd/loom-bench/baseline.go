@@ -31,17 +31,17 @@ func openBaseline(path string) (*baseline, error) {
 func (b *baseline) Close() error { return b.db.Close() }
 
 func (b *baseline) newest(ctx context.Context, session string, n int) error {
-	rows, err := b.db.QueryContext(ctx, `SELECT m.id, m.seq, m.role, b.parts, m.created_at
+	rows, err := b.db.QueryContext(ctx, `SELECT m.id, m.seq, m.role, b.parts, b.content, m.created_at
 		FROM messages m JOIN bodies b ON b.id = m.body_id
 		WHERE m.session_id = ? ORDER BY m.seq DESC LIMIT ?`, session, n)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	var id, role, parts, created string
+	var id, role, parts, content, created string
 	var seq int64
 	for rows.Next() {
-		if err := rows.Scan(&id, &seq, &role, &parts, &created); err != nil {
+		if err := rows.Scan(&id, &seq, &role, &parts, &content, &created); err != nil {
 			return err
 		}
 	}
@@ -104,7 +104,7 @@ func (b *baseline) append(ctx context.Context, session, text string) error {
 	if err := tx.QueryRowContext(ctx, `SELECT message_count + 1 FROM sessions WHERE id = ?`, session).Scan(&seq); err != nil {
 		return err
 	}
-	parts := `[{"id":"` + loom.NewID() + `","type":"text","text":` + quote(text) + `}]`
+	parts := `[{"id":"` + loom.NewID() + `","type":"text"}]` // the text is the content
 	res, err := tx.ExecContext(ctx, `INSERT INTO bodies (parts, content) VALUES (?, ?)`, parts, text)
 	if err != nil {
 		return err
@@ -226,8 +226,8 @@ func baselineImportRate(ctx context.Context, path string, n int) (float64, error
 	insB, _ := tx.PrepareContext(ctx, `INSERT INTO bodies (parts, content) VALUES (?, ?)`)
 	insM, _ := tx.PrepareContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	for _, m := range d.Messages {
-		parts, _ := jsonParts(m)
-		res, err := insB.ExecContext(ctx, parts, m.SearchText())
+		parts, text, _ := loom.EncodeBody(m)
+		res, err := insB.ExecContext(ctx, parts, text)
 		if err != nil {
 			return 0, err
 		}

@@ -339,22 +339,30 @@ func PackedSessions(ctx context.Context, db Querier, live func(*loom.Lock) bool,
 }
 
 // PackedMessageColumns are OwnMessageColumns packed (see PackColumns),
-// the parts and the cost beside the array.
-var PackedMessageColumns, packedMessageAt = PackColumns(OwnMessageColumns, "b.parts", "m.cost_usd")
+// the parts, the body's search text and the cost beside the array: the
+// search text is the text of a body that keeps it once (see
+// loom.EncodeBody).
+var PackedMessageColumns = packedMessageColumns + ", b.content"
+
+var packedMessageColumns, packedMessageAt = PackColumns(OwnMessageColumns, "b.parts", "m.cost_usd")
 
 // PackedMessageOf returns how a row of PackedMessageColumns is read as a
 // message of session, which the query reads the messages of: its id is
 // not read again for each row.
 func PackedMessageOf(session string) func(Scanner) (*loom.Message, error) {
-	var parts text
+	var parts, content text
 	var cost float64
 	row := &Packed{At: packedMessageAt, Beside: make([]any, 2)}
 	return func(r Scanner) (*loom.Message, error) {
-		if err := r.Scan(&row.JSON, &parts, &cost); err != nil {
+		if err := r.Scan(&row.JSON, &parts, &cost, &content); err != nil {
 			return nil, err
 		}
 		// The parts pass to the message's own text, as their bytes.
 		row.Beside[0], row.Beside[1] = parts.b, cost
-		return scanMessage(row, session)
+		m, err := scanMessage(row, session)
+		if err == nil {
+			loom.JoinText(m.Parts, content.b)
+		}
+		return m, err
 	}
 }
