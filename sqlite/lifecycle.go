@@ -65,18 +65,18 @@ const (
 	WHERE s.id = ?`
 	turnFromSQL = `SELECT m.turn FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
 	AND m.seq BETWEEN max(sp.first_seq, ?) AND sp.last_seq
-	WHERE sp.session_id = ?` + spanOrder + ` LIMIT 1`
+	WHERE sp.session_id = CAST(? AS TEXT)` + spanOrder + ` LIMIT 1`
 	lastUserCond   = ` AND m.role = 'user'`
 	lastSummarySQL = `SELECT m.seq FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
 	AND m.seq BETWEEN sp.first_seq AND min(sp.last_seq, ?)
-	WHERE sp.session_id = ? AND m.role = 'summary'` + spanOrderDesc + ` LIMIT 1`
+	WHERE sp.session_id = CAST(? AS TEXT) AND m.role = 'summary'` + spanOrderDesc + ` LIMIT 1`
 	usageSQL = `SELECT coalesce(sum(m.input_tokens), 0), coalesce(sum(m.output_tokens), 0),
 	coalesce(sum(m.reasoning_tokens), 0), coalesce(sum(m.cache_read_tokens), 0),
 	coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost_usd), 0),
 	coalesce(sum(m.api_calls), 0), coalesce(sum(m.compactions), 0)
 	FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
 	AND m.seq BETWEEN max(sp.first_seq, ?) AND min(sp.last_seq, ?)
-	WHERE sp.session_id = ?`
+	WHERE sp.session_id = CAST(? AS TEXT)`
 	// titlesLikeSQL finds the titles that start with ?3 by a range on
 	// sessions_title, without reading the user's other sessions (10 ms
 	// among 10,000): NOCASE folds ASCII as lower does, and U+10FFFF

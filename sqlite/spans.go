@@ -16,11 +16,17 @@ import (
 // one seek of the primary key. Ordered by sp.first_seq and then m.seq,
 // the rows come in seq order without a sort (spans do not overlap), so
 // a LIMIT stops early: newest-N reads one span when it has N messages,
-// and one more for each ancestor it has to reach back into.
+// and one more for each ancestor it has to reach back into. The session
+// is compared with CAST(? AS TEXT), here and in the other statements
+// run on every append or read: once a store has statistics (ANALYZE,
+// PRAGMA optimize), SQLite's planner looks at a bare ?'s value to
+// estimate the rows of spans' primary key, and expires the prepared
+// statement at each new binding, so that it is parsed again every
+// time (the cast hides the value; the same index serves).
 const spanFrom = ` FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
 	AND m.seq BETWEEN max(sp.first_seq, ?) AND min(sp.last_seq, ?)
 	JOIN bodies b ON b.id = m.body_id
-	WHERE sp.session_id = ?`
+	WHERE sp.session_id = CAST(? AS TEXT)`
 
 const (
 	spanOrder     = ` ORDER BY sp.first_seq, m.seq`
@@ -29,13 +35,13 @@ const (
 
 // ownStoreSQL is where a session stores its next messages: the store of
 // its last span.
-const ownStoreSQL = `SELECT store_id FROM spans WHERE session_id = ? ORDER BY first_seq DESC LIMIT 1`
+const ownStoreSQL = `SELECT store_id FROM spans WHERE session_id = CAST(? AS TEXT) ORDER BY first_seq DESC LIMIT 1`
 
 // The statements of forks and rewinds, prepared once per store with the
 // hot writes: parsing them cost more than running them.
 const (
-	readSpansSQL   = `SELECT first_seq, last_seq, store_id FROM spans WHERE session_id = ? ORDER BY first_seq`
-	deleteSpansSQL = `DELETE FROM spans WHERE session_id = ?`
+	readSpansSQL   = `SELECT first_seq, last_seq, store_id FROM spans WHERE session_id = CAST(? AS TEXT) ORDER BY first_seq`
+	deleteSpansSQL = `DELETE FROM spans WHERE session_id = CAST(? AS TEXT)`
 	insertSpanSQL  = `INSERT INTO spans (session_id, first_seq, last_seq, store_id) VALUES (?, ?, ?, ?)`
 )
 
