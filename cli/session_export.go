@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -226,6 +227,13 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	for i, d := range all {
 		sum.Sessions[i] = d.Session.ID
 		sum.Messages += len(d.Messages)
+	}
+	// A large import leaves the search index to merge (see
+	// loom.IndexMerger); the sessions are in either way.
+	if m, ok := st.(loom.IndexMerger); ok && sum.Messages >= loom.MergeIndexAfter {
+		if err := m.MergeIndex(ctx); err != nil {
+			slog.Warn("import: the search index was left unmerged", "err", err)
+		}
 	}
 	if f.JSON() {
 		return writeJSON(f.IO.Out, sum)

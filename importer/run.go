@@ -70,8 +70,28 @@ func (im *Importer) Run(ctx context.Context, targets []Target) (*Report, error) 
 			return rep, err
 		}
 	}
+	im.mergeIndex(ctx, rep)
 	rep.done(start, im.now())
 	return rep, nil
+}
+
+// mergeIndex merges the store's search index after a run that added at
+// least loom.MergeIndexAfter messages (see loom.IndexMerger), so that the
+// appends that follow do not pay for it. A merge that fails leaves the
+// index as the import left it, which works as well, only slower to
+// write to: it is logged, and the import stands.
+func (im *Importer) mergeIndex(ctx context.Context, rep *Report) {
+	added := 0
+	for _, t := range rep.Tools {
+		added += t.MessagesAdded
+	}
+	m, ok := im.Store.(loom.IndexMerger)
+	if im.DryRun || !ok || added < loom.MergeIndexAfter {
+		return
+	}
+	if err := m.MergeIndex(ctx); err != nil {
+		slog.Warn("import: the search index was left unmerged", "err", err)
+	}
 }
 
 func (im *Importer) now() time.Time {
