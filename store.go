@@ -3,6 +3,7 @@ package loom
 import (
 	"context"
 	"io"
+	"log/slog"
 )
 
 // Store is the session store every engine implements. Its contracts are
@@ -132,3 +133,17 @@ type IndexMerger interface {
 // the search index (see IndexMerger): the merge costs some seconds at a
 // million messages, which only a large import is worth.
 const MergeIndexAfter = 10000
+
+// MergeAfterImport merges st's search index when st is an IndexMerger and
+// an import added at least MergeIndexAfter messages. A merge that fails
+// leaves the index as the import left it, which works as well, only
+// slower to write to: it is logged, and the import stands.
+func MergeAfterImport(ctx context.Context, st Store, added int) {
+	m, ok := st.(IndexMerger)
+	if !ok || added < MergeIndexAfter {
+		return
+	}
+	if err := m.MergeIndex(ctx); err != nil {
+		slog.Warn("import: the search index was left unmerged", "err", err)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -228,13 +227,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		sum.Sessions[i] = d.Session.ID
 		sum.Messages += len(d.Messages)
 	}
-	// A large import leaves the search index to merge (see
-	// loom.IndexMerger); the sessions are in either way.
-	if m, ok := st.(loom.IndexMerger); ok && sum.Messages >= loom.MergeIndexAfter {
-		if err := m.MergeIndex(ctx); err != nil {
-			slog.Warn("import: the search index was left unmerged", "err", err)
-		}
-	}
+	loom.MergeAfterImport(ctx, st, sum.Messages)
 	if f.JSON() {
 		return writeJSON(f.IO.Out, sum)
 	}

@@ -75,23 +75,18 @@ func (im *Importer) Run(ctx context.Context, targets []Target) (*Report, error) 
 	return rep, nil
 }
 
-// mergeIndex merges the store's search index after a run that added at
-// least loom.MergeIndexAfter messages (see loom.IndexMerger), so that the
-// appends that follow do not pay for it. A merge that fails leaves the
-// index as the import left it, which works as well, only slower to
-// write to: it is logged, and the import stands.
+// mergeIndex merges the store's search index after a run that added
+// many messages (see loom.MergeAfterImport), so that the appends that
+// follow do not pay for it.
 func (im *Importer) mergeIndex(ctx context.Context, rep *Report) {
+	if im.DryRun {
+		return
+	}
 	added := 0
 	for _, t := range rep.Tools {
 		added += t.MessagesAdded
 	}
-	m, ok := im.Store.(loom.IndexMerger)
-	if im.DryRun || !ok || added < loom.MergeIndexAfter {
-		return
-	}
-	if err := m.MergeIndex(ctx); err != nil {
-		slog.Warn("import: the search index was left unmerged", "err", err)
-	}
+	loom.MergeAfterImport(ctx, im.Store, added)
 }
 
 func (im *Importer) now() time.Time {

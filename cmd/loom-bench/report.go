@@ -43,32 +43,17 @@ func contenders(r *result, n int) []contender {
 }
 
 // measure times loomFn, baseFn and, when given, the minimal store's
-// function runs times each.
+// function runs times each (see measureEach, with nothing to make
+// first).
 func measure(op, budget string, limitMS float64, runs int, loomFn, baseFn func() error, minFn ...func() error) result {
-	r := result{op: op, budget: budget, limit: limitMS}
-	fns := append([]func() error{loomFn, baseFn}, minFn...)
-	cs := contenders(&r, len(fns))
-	// Warm up each once, then alternate, each run starting with the next
-	// one, so that none gets a warmer cache than the others.
-	for i, fn := range fns {
-		if err := fn(); err != nil {
-			r.note = cs[i].name + "error: " + err.Error()
-			return r
-		}
+	ready := func(fn func() error) func() (func() error, error) {
+		return func() (func() error, error) { return fn, nil }
 	}
-	for run := 0; run < runs; run++ {
-		for k := range fns {
-			i := (run + k) % len(fns)
-			t0 := time.Now()
-			if err := fns[i](); err != nil {
-				r.note = cs[i].name + "error: " + err.Error()
-				return r
-			}
-			*cs[i].times = append(*cs[i].times, time.Since(t0))
-		}
+	var mins []func() (func() error, error)
+	for _, fn := range minFn {
+		mins = append(mins, ready(fn))
 	}
-	fmt.Fprintf(os.Stderr, "measured %s\n", op)
-	return r
+	return measureEach(op, budget, limitMS, runs, ready(loomFn), ready(baseFn), mins...)
 }
 
 // measureEach is measure for operations that need something made first,
