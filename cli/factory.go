@@ -221,6 +221,30 @@ func (f *Factory) Project() (loom.Project, error) {
 	return paths.DetectProject(wd)
 }
 
+// StoreSession opens the store for a command that changes the session
+// ref names, and finds it (see Resolve).
+func (f *Factory) StoreSession(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
+	return f.openSession(ctx, AccessWrite, ref)
+}
+
+// ReadSession opens the store for a command that only reads the session
+// ref names, and finds it (see Resolve).
+func (f *Factory) ReadSession(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
+	return f.openSession(ctx, AccessRead, ref)
+}
+
+func (f *Factory) openSession(ctx context.Context, access Access, ref string) (loom.Store, *loom.Session, error) {
+	st, err := f.open(ctx, access)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := f.Resolve(ctx, st, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, s, nil
+}
+
 // Resolve finds the live session ref names for this user, preferring this
 // project's keys.
 func (f *Factory) Resolve(ctx context.Context, st loom.Store, ref string) (*loom.Session, error) {

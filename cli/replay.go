@@ -73,11 +73,7 @@ func replayWait(gap time.Duration, speed float64) time.Duration {
 
 func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	f := opts.f
-	st, err := f.ReadStore(ctx)
-	if err != nil {
-		return err
-	}
-	s, err := f.Resolve(ctx, st, opts.Ref)
+	st, s, err := f.ReadSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}

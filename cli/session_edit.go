@@ -47,11 +47,7 @@ A session nobody named is titled after its first prompt.`,
 
 func renameRun(ctx context.Context, opts *RenameOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
-	if err != nil {
-		return err
-	}
-	s, err := f.Resolve(ctx, st, opts.Ref)
+	st, s, err := f.StoreSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}

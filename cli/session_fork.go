@@ -63,11 +63,7 @@ from. A turn is a user message and everything after it up to the next.`,
 
 func forkRun(ctx context.Context, opts *ForkOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
-	if err != nil {
-		return err
-	}
-	s, err := f.Resolve(ctx, st, opts.Ref)
+	st, s, err := f.StoreSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}

@@ -62,11 +62,7 @@ type rewindResult struct {
 
 func rewindRun(ctx context.Context, opts *RewindOptions) error {
 	f := opts.f
-	st, err := f.Store(ctx)
-	if err != nil {
-		return err
-	}
-	s, err := f.Resolve(ctx, st, opts.Ref)
+	st, s, err := f.StoreSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}

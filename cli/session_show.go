@@ -71,11 +71,7 @@ title (case-insensitive).`,
 
 func showRun(ctx context.Context, opts *ShowOptions) error {
 	f := opts.f
-	st, err := f.ReadStore(ctx)
-	if err != nil {
-		return err
-	}
-	s, err := f.Resolve(ctx, st, opts.Ref)
+	st, s, err := f.ReadSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}

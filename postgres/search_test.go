@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/postgres"
 )
 
@@ -206,33 +207,5 @@ func TestBroadSearchNewestFirst(t *testing.T) {
 // whether or not the query is broad for the store as a whole.
 func TestSearchFewAmongMany(t *testing.T) {
 	t.Parallel()
-	st := open(t, freshSchema(t))
-	ctx := context.Background()
-	few := &loom.Session{UserID: "few", Key: "cli:few"}
-	if err := st.Append(ctx, few, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "common words and a needle"}}},
-		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "more common words"}}}); err != nil {
-		t.Fatal(err)
-	}
-	broadFixture(t, st, "crowd")
-	for _, tc := range []struct {
-		q    loom.SearchQuery
-		want int
-	}{
-		{loom.SearchQuery{Text: "common words", UserID: "few"}, 2},
-		{loom.SearchQuery{Text: `"common words" needle`, UserID: "few"}, 1},
-		{loom.SearchQuery{Text: "common", UserID: "few", Role: loom.RoleTool}, 0},
-		{loom.SearchQuery{Text: "common", UserID: "crowd", Limit: 5}, 5},
-		{loom.SearchQuery{Text: "common", UserID: "crowd", Role: loom.RoleAssistant}, 0},
-		{loom.SearchQuery{Text: "common", Role: loom.RoleUser, Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Limit: 3}, 3},
-	} {
-		hits, err := st.Search(ctx, tc.q)
-		if err != nil || len(hits) != tc.want {
-			t.Errorf("search %+v = %d hits, %v; want %d", tc.q, len(hits), err, tc.want)
-		}
-		for _, h := range hits {
-			if tc.q.UserID == "few" && h.SessionID != few.ID {
-				t.Errorf("search %+v found another user's message", tc.q)
-			}
-		}
-	}
+	storetest.SearchFewAmongMany(t, open(t, freshSchema(t)), postgres.RankDepth+100)
 }

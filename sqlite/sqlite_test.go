@@ -101,44 +101,7 @@ func TestRawPrefix(t *testing.T) {
 // finds them: the newest ScanDepth matches are looked through, then the
 // user's own messages.
 func TestSearchFewAmongMany(t *testing.T) {
-	ctx := context.Background()
-	st := tempStore(t)
-	few := &loom.Session{ID: loom.NewID(), UserID: "few", Key: "cli:few"}
-	if err := st.Append(ctx, few, msg("a common word and a needle"), msg("another common word")); err != nil {
-		t.Fatal(err)
-	}
-	crowd := &loom.Session{ID: loom.NewID(), UserID: "crowd", Key: "cli:crowd", CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	var msgs []*loom.Message
-	for i := 1; i <= sqlite.ScanDepth+100; i++ {
-		m := msg(fmt.Sprintf("common word number %d", i))
-		m.ID, m.Seq, m.CreatedAt = loom.NewID(), int64(i), crowd.CreatedAt
-		m.Parts[0].ID = loom.NewID()
-		msgs = append(msgs, m)
-	}
-	if err := st.Import(ctx, []*loom.SessionData{{Session: crowd, Messages: msgs}}); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		q    loom.SearchQuery
-		want int
-	}{
-		{loom.SearchQuery{Text: "common word", UserID: "few"}, 2},
-		{loom.SearchQuery{Text: `"common word" needle`, UserID: "few"}, 1},
-		{loom.SearchQuery{Text: "common", UserID: "few", Role: loom.RoleAssistant}, 0},
-		{loom.SearchQuery{Text: "common", UserID: "crowd", Limit: 5}, 5},
-		{loom.SearchQuery{Text: "common", UserID: "crowd", Role: loom.RoleAssistant}, 0},
-		{loom.SearchQuery{Text: "common", Role: loom.RoleUser, Since: crowd.CreatedAt.Add(-time.Hour), Limit: 3}, 3},
-	} {
-		hits, err := st.Search(ctx, tc.q)
-		if err != nil || len(hits) != tc.want {
-			t.Errorf("search %+v = %d hits, %v; want %d", tc.q, len(hits), err, tc.want)
-		}
-		for _, h := range hits {
-			if tc.q.UserID == "few" && h.SessionID != few.ID {
-				t.Errorf("search %+v found another user's message", tc.q)
-			}
-		}
-	}
+	storetest.SearchFewAmongMany(t, tempStore(t), sqlite.ScanDepth+100)
 }
 
 // tempStore opens a store in a new file, closed when the test ends.

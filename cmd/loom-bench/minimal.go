@@ -137,7 +137,7 @@ func (s *minimal) insert(ctx context.Context, batch []*loom.SessionData) error {
 
 // ensureMinimal generates the workload into a minimal store at path
 // unless it is already there, and returns the big session's id. The
-// generator is walked as ensureStore walks it, so the content is the
+// workload is walked by generate, as for the store, so the content is the
 // same (the ids differ).
 func ensureMinimal(ctx context.Context, path string, c config) (string, error) {
 	if _, err := os.Stat(path); err == nil {
@@ -168,32 +168,14 @@ func generateMinimal(ctx context.Context, path string, c config) (string, error)
 		return "", err
 	}
 	defer s.Close()
-	g := newGenerator(1)
-	projects := make([]loom.Project, 50)
-	for i := range projects {
-		name := fmt.Sprintf("project%02d", i)
-		projects[i] = loom.Project{ID: fmt.Sprintf("%016x", i+1), Name: name, Root: "/src/" + name}
-	}
-	big := g.session("bench", c.big, projects[0])
-	if err := s.insert(ctx, []*loom.SessionData{big}); err != nil {
+	id, err := generate(c, " (minimal store)", func(batch []*loom.SessionData) error { return s.insert(ctx, batch) })
+	if err != nil {
 		return "", err
 	}
-	var batch []*loom.SessionData
-	for i := 0; i < c.sessions; i++ {
-		batch = append(batch, g.session("bench", c.messages, projects[i%len(projects)]))
-		if len(batch) == 100 || i == c.sessions-1 {
-			if err := s.insert(ctx, batch); err != nil {
-				return "", err
-			}
-			batch = nil
-			fmt.Fprintf(os.Stderr, "\rgenerated %d sessions (minimal store)", i+1)
-		}
-	}
-	fmt.Fprintln(os.Stderr)
 	if _, err := s.db.ExecContext(ctx, `ANALYZE`); err != nil {
 		return "", err
 	}
-	return big.Session.ID, nil
+	return id, nil
 }
 
 func (s *minimal) newest(ctx context.Context, session string, n int) error {

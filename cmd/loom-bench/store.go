@@ -92,15 +92,9 @@ func ensureStore(ctx context.Context, c config) (string, float64, error) {
 		return "", 0, err
 	}
 	defer st.Close()
-	g := newGenerator(1)
-	projects := make([]loom.Project, 50)
-	for i := range projects {
-		name := fmt.Sprintf("project%02d", i)
-		projects[i] = loom.Project{ID: fmt.Sprintf("%016x", i+1), Name: name, Root: "/src/" + name}
-	}
 	var imported int
 	var spent time.Duration
-	doImport := func(batch []*loom.SessionData) error {
+	bigID, err := generate(c, "", func(batch []*loom.SessionData) error {
 		n := 0
 		for _, d := range batch {
 			n += len(d.Messages)
@@ -112,23 +106,10 @@ func ensureStore(ctx context.Context, c config) (string, float64, error) {
 		spent += time.Since(t0)
 		imported += n
 		return nil
-	}
-	big := g.session("bench", c.big, projects[0])
-	if err := doImport([]*loom.SessionData{big}); err != nil {
+	})
+	if err != nil {
 		return "", 0, err
 	}
-	var batch []*loom.SessionData
-	for i := 0; i < c.sessions; i++ {
-		batch = append(batch, g.session("bench", c.messages, projects[i%len(projects)]))
-		if len(batch) == 100 || i == c.sessions-1 {
-			if err := doImport(batch); err != nil {
-				return "", 0, err
-			}
-			batch = nil
-			fmt.Fprintf(os.Stderr, "\rgenerated %d sessions", i+1)
-		}
-	}
-	fmt.Fprintln(os.Stderr)
 	// As loom import does after a large import, so that the appends
 	// measured do not pay for merging the imported index.
 	t0 := time.Now()
@@ -139,5 +120,5 @@ func ensureStore(ctx context.Context, c config) (string, float64, error) {
 	if _, err := st.DB().ExecContext(ctx, `ANALYZE`); err != nil {
 		return "", 0, err
 	}
-	return big.Session.ID, float64(imported) / spent.Seconds(), nil
+	return bigID, float64(imported) / spent.Seconds(), nil
 }

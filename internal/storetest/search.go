@@ -1,0 +1,58 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// SearchFewAmongMany checks, on every engine, that a user whose matches
+// are few among crowd newer ones of another user finds them, whether or
+// not the query is broad for the store as a whole; crowd is how many
+// matches make a query broad for the engine, and some more.
+func SearchFewAmongMany(t *testing.T, st loom.Store, crowd int) {
+	t.Helper()
+	ctx := context.Background()
+	text := func(s string) *loom.Message {
+		return &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: s}}}
+	}
+	few := &loom.Session{ID: loom.NewID(), UserID: "few", Key: "cli:few"}
+	if err := st.Append(ctx, few, text("a common word and a needle"), text("another common word")); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	s := &loom.Session{ID: loom.NewID(), UserID: "crowd", Key: "cli:crowd", Kind: loom.KindMain,
+		MessageCount: crowd, TurnCount: crowd, CreatedAt: t0, UpdatedAt: t0}
+	d := &loom.SessionData{Session: s}
+	for i := 1; i <= crowd; i++ {
+		d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), SessionID: s.ID, Seq: int64(i), Role: loom.RoleUser, Turn: i,
+			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: fmt.Sprintf("common word number %d", i)}}, CreatedAt: t0})
+	}
+	if err := st.Import(ctx, []*loom.SessionData{d}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q    loom.SearchQuery
+		want int
+	}{
+		{loom.SearchQuery{Text: "common word", UserID: "few"}, 2},
+		{loom.SearchQuery{Text: `"common word" needle`, UserID: "few"}, 1},
+		{loom.SearchQuery{Text: "common", UserID: "few", Role: loom.RoleAssistant}, 0},
+		{loom.SearchQuery{Text: "common", UserID: "crowd", Limit: 5}, 5},
+		{loom.SearchQuery{Text: "common", UserID: "crowd", Role: loom.RoleAssistant}, 0},
+		{loom.SearchQuery{Text: "common", Role: loom.RoleUser, Since: t0.Add(-time.Hour), Limit: 3}, 3},
+	} {
+		hits, err := st.Search(ctx, tc.q)
+		if err != nil || len(hits) != tc.want {
+			t.Errorf("search %+v = %d hits, %v; want %d", tc.q, len(hits), err, tc.want)
+		}
+		for _, h := range hits {
+			if tc.q.UserID == "few" && h.SessionID != few.ID {
+				t.Errorf("search %+v found another user's message", tc.q)
+			}
+		}
+	}
+}
