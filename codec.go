@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -70,6 +71,9 @@ func textOnly(parts []Part) bool {
 // to itself the decoder makes room for at least four parts, most
 // messages have one, and a part is some 300 bytes.
 func DecodeParts(b []byte) ([]Part, error) {
+	if p, ok := decodeTextOnly(b); ok {
+		return p, nil
+	}
 	var parts []Part
 	if n := bytes.Count(b, partStart); n > 0 {
 		parts = make([]Part, 0, n)
@@ -78,6 +82,39 @@ func DecodeParts(b []byte) ([]Part, error) {
 		return nil, fmt.Errorf("decode parts: %w", err)
 	}
 	return parts, nil
+}
+
+// How EncodeBody stores the part of a text-only message: its id and its
+// type, the text left out.
+var (
+	textOnlyStart     = []byte(`[{"id":"`)
+	textOnlyText      = []byte(`","type":"text"}]`)
+	textOnlyReasoning = []byte(`","type":"reasoning"}]`)
+)
+
+// decodeTextOnly reads parts that are one text or reasoning part with
+// nothing but an id, as EncodeBody stores most messages, without the
+// JSON decoder: it is most of what reading such a message costs. Any
+// other bytes, an id with an escape among them, are not for it.
+func decodeTextOnly(b []byte) ([]Part, bool) {
+	rest, ok := bytes.CutPrefix(b, textOnlyStart)
+	if !ok {
+		return nil, false
+	}
+	typ := PartText
+	id, ok := bytes.CutSuffix(rest, textOnlyText)
+	if !ok {
+		if id, ok = bytes.CutSuffix(rest, textOnlyReasoning); !ok {
+			return nil, false
+		}
+		typ = PartReasoning
+	}
+	for _, c := range id {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return nil, false
+		}
+	}
+	return []Part{{ID: string(id), Type: typ}}, true
 }
 
 // EncodeError returns how a message's error is stored: its JSON, or nil

@@ -2,8 +2,11 @@ package loom_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/loomhq/loom"
 )
@@ -51,4 +54,36 @@ func TestEncodeBodyRoundTrip(t *testing.T) {
 			t.Errorf("read back %s, want %s", a, b)
 		}
 	}
+}
+
+// DecodeParts reads the parts of a text-only message without the JSON
+// decoder; whatever the bytes, it must read what the decoder reads, and
+// refuse what the decoder refuses.
+func FuzzDecodeParts(f *testing.F) {
+	for _, s := range []string{
+		`[{"id":"prt_1","type":"text"}]`,
+		`[{"id":"prt_1","type":"reasoning"}]`,
+		`[{"id":"a\"b","type":"text"}]`,
+		`[{"id":"é","type":"text"}]`,
+		`[{"id":"","type":"text"}]`,
+		`[{"id":"x","type":"text","text":"hi"}]`,
+		`[{"id":"x","type":"text"},{"id":"y","type":"text"}]`,
+		`[{"id":"x", "type":"text"}]`,
+		`[{"id":"x","type":"text"}] `,
+		`[{"id":"x","type":"text"`,
+		`[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := loom.DecodeParts(b)
+		var want []loom.Part
+		werr := gojson.Unmarshal(b, &want)
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("%q: error %v, the decoder's %v", b, err, werr)
+		}
+		if err == nil && len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: read %+v, the decoder %+v", b, got, want)
+		}
+	})
 }
