@@ -23,8 +23,8 @@ const (
 			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cache_read_tokens = ?,
 			cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?, updated_at = ?,
 			archived_at = NULL
-			WHERE id = ?`
-	sessionByIDSQL = `SELECT ` + sessionColumns + sessionFrom + `WHERE s.id = ?`
+			WHERE id = CAST(? AS TEXT)`
+	sessionByIDSQL = `SELECT ` + sessionColumns + sessionFrom + `WHERE s.id = CAST(? AS TEXT)`
 )
 
 // hotWrites are prepared on the writer before its first transaction.
