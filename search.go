@@ -156,7 +156,7 @@ func (q SearchQuery) Terms() ([]Term, error) {
 // store of a million messages takes seconds. A search still running after
 // MaxSearchTime is stopped and refused, so that every search returns
 // within a second and no query holds a server's CPU.
-const MaxSearchTime = 900 * time.Millisecond
+const MaxSearchTime = 800 * time.Millisecond
 
 // ErrSearchTime is in the chain of the error of a search refused for
 // running longer than MaxSearchTime, beside its EINVALID *Error: unlike
