@@ -170,8 +170,8 @@ type RewindPlan struct {
 // it.
 // The fork's title is the next free "T (rewound)"; its last prompt is
 // src's. The usage of the two sides comes from the shorter one, read,
-// and src's totals: a rewind reads at most half the session's messages,
-// and rewinding a long session to an early turn reads a few.
+// and src's totals: a rewind reads at most half the session's own
+// messages, and rewinding a long session to an early turn reads a few.
 func PlanRewind(src *Session, opts RewindOptions, r ForkReads) (*RewindPlan, error) {
 	if src.DeletedAt != nil {
 		return nil, Errorf(ENOTFOUND, "session %s is in the trash", src.ID)
@@ -208,11 +208,22 @@ func PlanRewind(src *Session, opts RewindOptions, r ForkReads) (*RewindPlan, err
 	if p.KeepSummarySeq, err = summaryAt(src, p.KeepSeq, r); err != nil {
 		return nil, err
 	}
-	if p.KeepSeq <= last-p.KeepSeq {
-		p.KeepUsage, err = r.Usage(1, p.KeepSeq)
+	// src's usage is that of its own messages: a fork's start after its
+	// fork turn, the ones it reads from its parent count in the parent's.
+	own := int64(1)
+	if src.Kind == KindFork && src.ForkTurn > 0 {
+		if own, err = firstSeqAfter(src, src.ForkTurn, r); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case p.KeepSeq < own:
+		p.ForkUsage = src.Usage
+	case p.KeepSeq-own < last-p.KeepSeq:
+		p.KeepUsage, err = r.Usage(own, p.KeepSeq)
 		p.ForkUsage = src.Usage
 		p.ForkUsage.Sub(p.KeepUsage)
-	} else {
+	default:
 		p.ForkUsage, err = r.Usage(p.KeepSeq+1, last)
 		p.KeepUsage = src.Usage
 		p.KeepUsage.Sub(p.ForkUsage)

@@ -59,6 +59,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Rewind", testRewind},
+		{"RewindFork", testRewindFork},
 		{"ForkLineage", testForkLineage},
 		{"RewindLineage", testRewindLineage},
 		{"Archive", testArchive},

@@ -118,6 +118,60 @@ func testRewind(t *testing.T, open Opener) {
 	}
 }
 
+// §4 rewind of a fork: a fork's usage is that of its own messages, so
+// rewinding it splits those between it and the new fork, and the turns
+// it reads from its parent count on neither side.
+func testRewindFork(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	withUsage := func(turn int, in int64) []*loom.Message {
+		msgs := turnMessages(turn)
+		msgs[1].Usage = loom.Usage{InputTokens: in, APICalls: 1}
+		return msgs
+	}
+	for turn := 1; turn <= 3; turn++ {
+		mustAppend(t, st, s, withUsage(turn, int64(100*turn))...)
+	}
+	usage := func(id string) loom.Usage {
+		t.Helper()
+		x, err := st.Session(ctx(t), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x.Usage
+	}
+	for _, c := range []struct {
+		turn        int
+		keep, taken int64
+	}{
+		{turn: 3, keep: 7, taken: 9},  // after the fork turn: each side its own
+		{turn: 1, keep: 0, taken: 16}, // before it: the fork keeps none of its own
+	} {
+		f, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{Turn: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustAppend(t, st, f, withUsage(3, 7)...)
+		mustAppend(t, st, f, withUsage(4, 9)...)
+		if u := usage(f.ID); u.InputTokens != 16 {
+			t.Fatalf("fork usage = %+v, want its own messages' 16", u)
+		}
+		r, err := st.Rewind(ctx(t), f.ID, loom.RewindOptions{Turn: c.turn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := usage(f.ID); u.InputTokens != c.keep {
+			t.Fatalf("rewind to turn %d: the fork keeps usage %+v, want %d in", c.turn, u, c.keep)
+		}
+		if u := usage(r.ID); u.InputTokens != c.taken {
+			t.Fatalf("rewind to turn %d: the new fork takes usage %+v, want %d in", c.turn, u, c.taken)
+		}
+	}
+	if u := usage(s.ID); u.InputTokens != 600 {
+		t.Fatalf("the parent's usage = %+v, want 600 in, as before", u)
+	}
+}
+
 // §4 archive: hidden from lists and default searches, listed with
 // OnlyArchived, found by id and key, kept by prune, and brought back by
 // unarchiving or by a new message.
