@@ -35,10 +35,26 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		ids[i] = d.Session.ID
 		total += len(d.Messages)
 	}
+	// Each message's columns, made once: its search text goes to the
+	// vectors, its parts to the bodies, the rest to the messages.
 	texts := make([]string, 0, total)
+	parts := make([]string, 0, total)
+	msgs := make([][]any, 0, total)
 	for _, d := range data {
 		for _, m := range d.Messages {
-			texts = append(texts, clean(m.SearchText()))
+			args, err := messageArgs(m)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, args[0].(string))
+			texts = append(texts, args[1].(string))
+			// messageArgs is (parts, content, session_id, seq, id, role,
+			// turn, model, …); COPY wants body_id after turn, filled in
+			// once the ids are known.
+			row := make([]any, 0, len(messageCopyColumns))
+			row = append(row, args[2:7]...)
+			row = append(row, nil)
+			msgs = append(msgs, append(row, args[7:]...))
 		}
 	}
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
@@ -79,24 +95,6 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		// sessions are known to be new.
 		vs := computeVectors(ctx, s.pool, texts, vectorConns(s.pool, total))
 		defer vs.stop()
-		parts := make([]string, 0, total)
-		msgs := make([][]any, 0, total)
-		for _, d := range data {
-			for _, m := range d.Messages {
-				args, err := messageArgs(m)
-				if err != nil {
-					return err
-				}
-				parts = append(parts, args[0].(string))
-				// messageArgs is (parts, content, session_id, seq, id,
-				// role, turn, model, …); COPY wants body_id after turn,
-				// filled in once the ids are known.
-				row := make([]any, 0, len(messageCopyColumns))
-				row = append(row, args[2:7]...)
-				row = append(row, nil)
-				msgs = append(msgs, append(row, args[7:]...))
-			}
-		}
 		// Body ids come from the column's own sequence, so that messages
 		// can name them before COPY writes them.
 		rows, err = tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('bodies', 'id')) FROM generate_series(1, $1::integer)`, total)
@@ -117,7 +115,7 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 			}
 			return fmt.Errorf("import: messages: %w", err)
 		}
-		bc := &bodyCopy{ctx: ctx, ids: bodyIDs, parts: parts, texts: texts, vs: vs}
+		bc := &bodyCopy{ctx: ctx, ids: bodyIDs, parts: parts, vs: vs}
 		if _, err := tx.Conn().PgConn().CopyFrom(ctx, bc, bodyCopySQL); err != nil {
 			return fmt.Errorf("import: bodies: %w", err)
 		}
@@ -142,12 +140,20 @@ func (s *Store) analyzeImported(ctx context.Context, n int) {
 	// messages per body, and costs a search's lookups of its matches so
 	// high that it compiles the statement with JIT (0.2 s, for a search
 	// that takes milliseconds). Once analyzed, the estimate stays right
-	// as the table grows, so this runs once per store.
+	// as the table grows, so this runs once per store, and is looked up
+	// once per handle.
+	if s.analyzed.Load() {
+		return
+	}
 	var never bool
 	if err := s.pool.QueryRow(ctx, `SELECT coalesce(last_analyze, last_autoanalyze) IS NULL
-		FROM pg_stat_user_tables WHERE relid = 'messages'::regclass`).Scan(&never); err == nil && never {
+		FROM pg_stat_user_tables WHERE relid = 'messages'::regclass`).Scan(&never); err != nil {
+		return
+	}
+	if never {
 		s.pool.Exec(ctx, `ANALYZE messages`)
 	}
+	s.analyzed.Store(true)
 }
 
 func queueSession(b *pgx.Batch, d *loom.SessionData) {

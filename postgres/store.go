@@ -12,6 +12,7 @@ import (
 	neturl "net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -42,6 +43,10 @@ type Store struct {
 	LeaseTTL time.Duration
 
 	holder loom.Holder // whose locks this handle's are
+
+	// analyzed is set once this handle has seen messages analyzed, or
+	// tried to analyze them (see analyzeImported).
+	analyzed atomic.Bool
 
 	closeOnce sync.Once
 	close     func()

@@ -135,13 +135,13 @@ func (v *vectors) stop() {
 }
 
 // bodyCopy is the bodies of an import as COPY's binary format reads
-// them: id, parts, content and search, the last from vs. It is produced
-// a chunk at a time, as the vectors of each become ready.
+// them: id, parts, content and search, the content the texts of vs and
+// the search their vectors. It is produced a chunk at a time, as the
+// vectors of each become ready.
 type bodyCopy struct {
 	ctx    context.Context
 	ids    []int64
 	parts  []string
-	texts  []string
 	vs     *vectors
 	next   int // the next chunk to produce; len(vs.ready) is the trailer
 	buf    []byte
@@ -173,12 +173,12 @@ func (b *bodyCopy) Read(p []byte) (int, error) {
 				return 0, err
 			}
 			start := b.next * vectorChunk
-			for j := start; j < min(start+vectorChunk, len(b.texts)); j++ {
+			for j := start; j < min(start+vectorChunk, len(b.vs.texts)); j++ {
 				b.buf = binary.BigEndian.AppendUint16(b.buf, 4)
 				b.buf = binary.BigEndian.AppendUint32(b.buf, 8)
 				b.buf = binary.BigEndian.AppendUint64(b.buf, uint64(b.ids[j]))
 				b.buf = appendField(b.buf, b.parts[j])
-				b.buf = appendField(b.buf, b.texts[j])
+				b.buf = appendField(b.buf, b.vs.texts[j])
 				if vecs == nil {
 					b.buf = binary.BigEndian.AppendUint32(b.buf, 0xffffffff) // NULL
 				} else {
