@@ -155,7 +155,9 @@ func TestHandDeletionKeepsLineage(t *testing.T) {
 		}
 		for _, table := range []string{"messages", "bodies", "spans"} {
 			var n int
-			st.Pool().QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n)
+			if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
 			if n != 0 {
 				t.Errorf("%v: %d rows left in %s", order, n, table)
 			}

@@ -53,7 +53,9 @@ func TestSchema5Migration(t *testing.T) {
 	storetest.Schema5GoesOn(t, st, f)
 	for _, table := range []string{"messages", "bodies", "spans"} {
 		var n int
-		st.Pool().QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n)
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		if n != 0 {
 			t.Errorf("%d rows left in %s after every session was purged", n, table)
 		}

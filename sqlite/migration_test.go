@@ -48,8 +48,10 @@ func TestSchema5Migration(t *testing.T) {
 	f.CheckReads(t, st)
 	// Migration 7 left the text of text-only messages out of their parts.
 	var once int
-	st.DB().QueryRow(`SELECT count(*) FROM bodies WHERE json_array_length(parts) = 1
-		AND parts ->> '$[0].type' = 'text' AND parts ->> '$[0].text' IS NULL AND content <> ''`).Scan(&once)
+	if err := st.DB().QueryRow(`SELECT count(*) FROM bodies WHERE json_array_length(parts) = 1
+		AND parts ->> '$[0].type' = 'text' AND parts ->> '$[0].text' IS NULL AND content <> ''`).Scan(&once); err != nil {
+		t.Fatal(err)
+	}
 	if once == 0 {
 		t.Error("no body keeps its text once after the migration")
 	}
@@ -57,7 +59,9 @@ func TestSchema5Migration(t *testing.T) {
 	checkIntegrity(t, st)
 	for _, table := range []string{"messages", "bodies", "spans", "bodies_fts"} {
 		var n int
-		st.DB().QueryRow(`SELECT count(*) FROM ` + table).Scan(&n)
+		if err := st.DB().QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		if n != 0 {
 			t.Errorf("%d rows left in %s after every session was purged", n, table)
 		}

@@ -166,7 +166,9 @@ func TestHandDeletionKeepsLineage(t *testing.T) {
 				checkIntegrity(t, st)
 			}
 			for _, table := range []string{"messages", "bodies", "spans", "bodies_fts"} {
-				db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n)
+				if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
 				if n != 0 {
 					t.Errorf("%d rows left in %s", n, table)
 				}
