@@ -130,14 +130,25 @@ func (b *baseline) fork(ctx context.Context, session string) (string, error) {
 		return "", err
 	}
 	defer tx.Rollback()
+	id, err := baselineFork(ctx, tx, session, 0, loom.FormatTime(time.Now()))
+	if err != nil {
+		return "", err
+	}
+	return id, tx.Commit()
+}
+
+// baselineFork makes in tx a fork of session that reads all of it, at
+// fork turn turn, updated at updated (nil: session's own time), and
+// returns it.
+func baselineFork(ctx context.Context, tx *sql.Tx, session string, turn int, updated any) (string, error) {
 	id := loom.NewID()
 	now := loom.FormatTime(time.Now())
 	var last int64
 	if err := tx.QueryRowContext(ctx, `SELECT message_count FROM sessions WHERE id = ?`, session).Scan(&last); err != nil {
 		return "", err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, kind, parent_id, message_count, turn_count, created_at, updated_at)
-		SELECT ?, user_id, 'fork', id, message_count, turn_count, ?, ? FROM sessions WHERE id = ?`, id, now, now, session); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, kind, parent_id, fork_turn, message_count, turn_count, created_at, updated_at)
+		SELECT ?, user_id, 'fork', id, ?, message_count, turn_count, ?, coalesce(?, updated_at) FROM sessions WHERE id = ?`, id, turn, now, updated, session); err != nil {
 		return "", err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE spans SET first_seq = ? WHERE session_id = ?`, last+1, id); err != nil {
@@ -147,7 +158,7 @@ func (b *baseline) fork(ctx context.Context, session string) (string, error) {
 		SELECT ?, first_seq, min(last_seq, ?), store_id FROM spans WHERE session_id = ? AND first_seq <= ?`, id, last, session, last); err != nil {
 		return "", err
 	}
-	return id, tx.Commit()
+	return id, nil
 }
 
 // rewind takes session back to the end of turn the plainest way the
@@ -160,26 +171,21 @@ func (b *baseline) rewind(ctx context.Context, session string, turn int) (string
 		return "", err
 	}
 	defer tx.Rollback()
-	var last, next int64
-	if err := tx.QueryRowContext(ctx, `SELECT message_count FROM sessions WHERE id = ?`, session).Scan(&last); err != nil {
-		return "", err
-	}
+	var next int64
 	if err := tx.QueryRowContext(ctx, `SELECT m.seq FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
 		AND m.seq BETWEEN sp.first_seq AND sp.last_seq
 		WHERE sp.session_id = ? AND m.turn > ? ORDER BY sp.first_seq, m.seq LIMIT 1`, session, turn).Scan(&next); err != nil {
 		return "", err
 	}
-	id := loom.NewID()
+	id, err := baselineFork(ctx, tx, session, turn, nil)
+	if err != nil {
+		return "", err
+	}
 	now := loom.FormatTime(time.Now())
 	for _, q := range []struct {
 		sql  string
 		args []any
 	}{
-		{`INSERT INTO sessions (id, user_id, kind, parent_id, fork_turn, message_count, turn_count, created_at, updated_at)
-			SELECT ?, user_id, 'fork', id, ?, message_count, turn_count, ?, updated_at FROM sessions WHERE id = ?`, []any{id, turn, now, session}},
-		{`UPDATE spans SET first_seq = ? WHERE session_id = ?`, []any{last + 1, id}},
-		{`INSERT INTO spans (session_id, first_seq, last_seq, store_id)
-			SELECT ?, first_seq, min(last_seq, ?), store_id FROM spans WHERE session_id = ? AND first_seq <= ?`, []any{id, last, session, last}},
 		{`DELETE FROM spans WHERE session_id = ? AND first_seq >= ?`, []any{session, next}},
 		{`UPDATE spans SET last_seq = ? WHERE session_id = ? AND last_seq >= ?`, []any{next - 1, session, next}},
 		{`INSERT INTO spans (session_id, first_seq, last_seq, store_id) VALUES (?, ?, 9223372036854775807, ?)`, []any{session, next, loom.NewID()}},
@@ -196,9 +202,7 @@ func (b *baseline) rewind(ctx context.Context, session string, turn int) (string
 // the same schema the plain way (per-row trigger, one transaction) and
 // returns messages per second.
 func baselineImportRate(ctx context.Context, path string, n int) (float64, error) {
-	os.Remove(path)
-	os.Remove(path + "-wal")
-	os.Remove(path + "-shm")
+	removeStore(path)
 	st, err := sqlite.Open(ctx, path) // creates the schema
 	if err != nil {
 		return 0, err

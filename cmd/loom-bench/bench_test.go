@@ -165,18 +165,19 @@ func TestMinimalStore(t *testing.T) {
 		}
 		return n
 	}
-	count := func(session string) (n, indexed int) {
+	count := func(session string) (n int) {
 		t.Helper()
+		var rows int
 		if err := s.db.QueryRowContext(ctx, `SELECT message_count FROM sessions WHERE id = ?`, session).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE session_id = ?`, session).Scan(&indexed); err != nil {
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE session_id = ?`, session).Scan(&rows); err != nil {
 			t.Fatal(err)
 		}
-		if indexed != n {
-			t.Errorf("session %s counts %d messages and holds %d", session, n, indexed)
+		if rows != n {
+			t.Errorf("session %s counts %d messages and holds %d", session, n, rows)
 		}
-		return n, indexed
+		return n
 	}
 	if n := hits(d.Session.ID); n != 2 {
 		t.Fatalf("%d hits for the rare word, want 2", n)
@@ -185,17 +186,17 @@ func TestMinimalStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := count(fork); n != 101 || hits(fork) != 2 {
+	if n := count(fork); n != 101 || hits(fork) != 2 {
 		t.Errorf("fork: %d messages, %d hits", n, hits(fork))
 	}
 	kept, err := s.rewind(ctx, fork, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := count(fork); n != 20 {
+	if n := count(fork); n != 20 {
 		t.Errorf("rewound to turn 10: %d messages, want 20", n)
 	}
-	if n, _ := count(kept); n != 101 || hits(kept) != 2 {
+	if n := count(kept); n != 101 || hits(kept) != 2 {
 		t.Errorf("rewind's fork: %d messages, %d hits", n, hits(kept))
 	}
 	if err := s.append(ctx, fork, "after the rewind"); err != nil {

@@ -349,15 +349,12 @@ func postgresSchema(ctx context.Context, base, prefix string) (string, func(), e
 		conn.Exec(context.Background(), `DROP SCHEMA `+name+` CASCADE`)
 		conn.Close(context.Background())
 	}
-	u, err := url.Parse(base)
+	u, err := schemaURL(base, name)
 	if err != nil {
 		drop()
 		return "", nil, err
 	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String(), drop, nil
+	return u, drop, nil
 }
 
 func redact(u string) string {
@@ -377,14 +374,8 @@ func loadMain(ctx context.Context, out io.Writer, dir, pg string, shape loadShap
 		return err
 	}
 	path := filepath.Join(dir, "load.db")
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		os.Remove(p)
-	}
-	defer func() {
-		for _, p := range []string{path, path + "-wal", path + "-shm"} {
-			os.Remove(p)
-		}
-	}()
+	removeStore(path)
+	defer removeStore(path)
 	fmt.Fprintln(os.Stderr, "load: SQLite")
 	f, err := runLoad(ctx, "SQLite", path, shape)
 	if err != nil {

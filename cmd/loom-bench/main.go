@@ -338,10 +338,9 @@ func run(ctx context.Context, c config) error {
 				}, nil
 			},
 			func() (func() error, error) {
-				if err := mini.delete(ctx, minMade); err != nil {
+				if err := mini.clear(ctx, &minMade); err != nil {
 					return nil, err
 				}
-				minMade = nil
 				return func() error {
 					id, err := mini.fork(ctx, minBig)
 					minMade = append(minMade, id)
@@ -351,7 +350,7 @@ func run(ctx context.Context, c config) error {
 		if err := purge(ctx, st, made); err != nil {
 			return err
 		}
-		if err := mini.delete(ctx, minMade); err != nil {
+		if err := mini.clear(ctx, &minMade); err != nil {
 			return err
 		}
 	}
@@ -392,10 +391,9 @@ func run(ctx context.Context, c config) error {
 				}, nil
 			},
 			func() (func() error, error) {
-				if err := mini.delete(ctx, minMade); err != nil {
+				if err := mini.clear(ctx, &minMade); err != nil {
 					return nil, err
 				}
-				minMade = nil
 				id, err := mini.fork(ctx, minBig)
 				if err != nil {
 					return nil, err
@@ -410,7 +408,7 @@ func run(ctx context.Context, c config) error {
 		if err := purge(ctx, st, made); err != nil {
 			return err
 		}
-		if err := mini.delete(ctx, minMade); err != nil {
+		if err := mini.clear(ctx, &minMade); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -51,9 +50,7 @@ func (s *minimal) Close() error { return s.db.Close() }
 
 // createMinimal makes a fresh minimal store at path.
 func createMinimal(ctx context.Context, path string) (*minimal, error) {
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		os.Remove(p)
-	}
+	removeStore(path)
 	s, err := openMinimal(path)
 	if err != nil {
 		return nil, err
@@ -155,9 +152,7 @@ func ensureMinimal(ctx context.Context, path string, c config) (string, error) {
 	fmt.Fprintf(os.Stderr, "minimal store %s\n", path)
 	id, err := generateMinimal(ctx, path, c)
 	if err != nil {
-		for _, p := range []string{path, path + "-wal", path + "-shm"} {
-			os.Remove(p)
-		}
+		removeStore(path)
 	}
 	return id, err
 }
@@ -397,6 +392,13 @@ func (s *minimal) rewind(ctx context.Context, session string, turn int) (string,
 	return id, tx.Commit()
 }
 
+// clear deletes the sessions of *ids and empties it.
+func (s *minimal) clear(ctx context.Context, ids *[]string) error {
+	err := s.delete(ctx, *ids)
+	*ids = nil
+	return err
+}
+
 // delete removes sessions with their messages and index rows.
 func (s *minimal) delete(ctx context.Context, ids []string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -432,19 +434,9 @@ func minimalImportRate(ctx context.Context, path string, n int) (float64, error)
 	}
 	defer func() {
 		s.Close()
-		for _, p := range []string{path, path + "-wal", path + "-shm"} {
-			os.Remove(p)
-		}
+		removeStore(path)
 	}()
-	batches := importBatches(n)
-	runtime.GC()
-	t0 := time.Now()
-	for _, b := range batches {
-		if err := s.insert(ctx, b); err != nil {
-			return 0, err
-		}
-	}
-	return float64(n) / time.Since(t0).Seconds(), nil
+	return importRate(importBatches(n), n, func(b []*loom.SessionData) error { return s.insert(ctx, b) })
 }
 
 // sizeOnDisk checkpoints the store at path into its main file (a plain

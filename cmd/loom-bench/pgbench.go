@@ -130,37 +130,20 @@ func pgSearchStore(ctx context.Context, b pgBench) (*postgres.Store, *pgx.Conn, 
 		fmt.Fprintf(os.Stderr, "postgres: reusing the store in schema %s (drop it to regenerate)\n", b.schema)
 		return st, conn, 0, nil
 	}
-	g := newGenerator(1)
-	projects := benchProjects()
 	t0 := time.Now()
-	var batch []*loom.SessionData
-	for i := range b.sessions {
-		batch = append(batch, g.session("bench", b.messages, projects[i%len(projects)]))
-		if len(batch) == 100 || i == b.sessions-1 {
-			if err := st.Import(ctx, batch); err != nil {
-				return fail(err)
-			}
-			batch = nil
-			fmt.Fprintf(os.Stderr, "\rpostgres: generated %d sessions", i+1)
-		}
+	if err := generateSessions(newGenerator(1), b.sessions, b.messages, benchProjects(), " (postgres)", func(batch []*loom.SessionData) error {
+		return st.Import(ctx, batch)
+	}); err != nil {
+		return fail(err)
 	}
 	took := time.Since(t0)
-	fmt.Fprintf(os.Stderr, "\npostgres: %d messages generated in %.0f s\n", b.sessions*b.messages, took.Seconds())
+	fmt.Fprintf(os.Stderr, "postgres: %d messages generated in %.0f s\n", b.sessions*b.messages, took.Seconds())
 	// Statistics of the search column tell the planner how common a word
 	// is; autovacuum would gather them only later.
 	if _, err := conn.Exec(ctx, `ANALYZE`); err != nil {
 		return fail(err)
 	}
 	return st, conn, float64(b.sessions*b.messages) / took.Seconds(), nil
-}
-
-func benchProjects() []loom.Project {
-	projects := make([]loom.Project, 50)
-	for i := range projects {
-		name := fmt.Sprintf("project%02d", i)
-		projects[i] = loom.Project{ID: fmt.Sprintf("%016x", i+1), Name: name, Root: "/src/" + name}
-	}
-	return projects
 }
 
 // pgBaselineSearch is the search written by hand, as postgres.md shows
@@ -206,14 +189,9 @@ func pgImportRates(ctx context.Context, server string, n int) (rate, baseRate fl
 		return 0, 0, err
 	}
 	defer st.Close()
-	runtime.GC()
-	t0 := time.Now()
-	for _, b := range batches {
-		if err := st.Import(ctx, b); err != nil {
-			return 0, 0, err
-		}
+	if rate, err = importRate(batches, n, func(b []*loom.SessionData) error { return st.Import(ctx, b) }); err != nil {
+		return 0, 0, err
 	}
-	rate = float64(n) / time.Since(t0).Seconds()
 	fmt.Fprintf(os.Stderr, "postgres: imported %d messages at %.0f/s\n", n, rate)
 
 	bu, bdrop, err := postgresSchema(ctx, server, "loombench_import_")
@@ -231,7 +209,7 @@ func pgImportRates(ctx context.Context, server string, n int) (rate, baseRate fl
 		return 0, 0, err
 	}
 	defer conn.Close(context.Background())
-	t0 = time.Now()
+	t0 := time.Now()
 	if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		for _, batch := range batches {
 			for _, d := range batch {

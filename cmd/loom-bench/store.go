@@ -15,24 +15,35 @@ import (
 // fresh store in batches of ten sessions and returns messages per second;
 // generating them is not timed.
 func importRateOf(ctx context.Context, path string, n int) (float64, error) {
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		os.Remove(p)
-	}
+	removeStore(path)
 	defer os.Remove(path)
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Close()
-	batches := importBatches(n)
+	return importRate(importBatches(n), n, func(b []*loom.SessionData) error { return st.Import(ctx, b) })
+}
+
+// importRate hands batches, n messages in all, to put and returns
+// messages per second: only put is timed.
+func importRate(batches [][]*loom.SessionData, n int, put func([]*loom.SessionData) error) (float64, error) {
 	runtime.GC()
 	t0 := time.Now()
 	for _, b := range batches {
-		if err := st.Import(ctx, b); err != nil {
+		if err := put(b); err != nil {
 			return 0, err
 		}
 	}
 	return float64(n) / time.Since(t0).Seconds(), nil
+}
+
+// removeStore removes the SQLite file at path with its WAL and
+// shared-memory files.
+func removeStore(path string) {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		os.Remove(p)
+	}
 }
 
 // importBatches generates the n messages an import figure imports: in

@@ -153,26 +153,41 @@ func (g *generator) session(user string, n int, project loom.Project) *loom.Sess
 // so that all hold the same content (their ids differ).
 func generate(c config, what string, put func(batch []*loom.SessionData) error) (string, error) {
 	g := newGenerator(1)
-	projects := make([]loom.Project, 50)
-	for i := range projects {
-		name := fmt.Sprintf("project%02d", i)
-		projects[i] = loom.Project{ID: fmt.Sprintf("%016x", i+1), Name: name, Root: "/src/" + name}
-	}
+	projects := benchProjects()
 	big := g.session("bench", c.big, projects[0])
 	if err := put([]*loom.SessionData{big}); err != nil {
 		return "", err
 	}
+	if err := generateSessions(g, c.sessions, c.messages, projects, what, put); err != nil {
+		return "", err
+	}
+	return big.Session.ID, nil
+}
+
+// generateSessions has g make n sessions of m messages over projects,
+// handed to put in batches of 100, with a progress line naming what.
+func generateSessions(g *generator, n, m int, projects []loom.Project, what string, put func(batch []*loom.SessionData) error) error {
 	var batch []*loom.SessionData
-	for i := 0; i < c.sessions; i++ {
-		batch = append(batch, g.session("bench", c.messages, projects[i%len(projects)]))
-		if len(batch) == 100 || i == c.sessions-1 {
+	for i := range n {
+		batch = append(batch, g.session("bench", m, projects[i%len(projects)]))
+		if len(batch) == 100 || i == n-1 {
 			if err := put(batch); err != nil {
-				return "", err
+				return err
 			}
 			batch = nil
 			fmt.Fprintf(os.Stderr, "\rgenerated %d sessions%s", i+1, what)
 		}
 	}
 	fmt.Fprintln(os.Stderr)
-	return big.Session.ID, nil
+	return nil
+}
+
+// benchProjects are the 50 projects the generated sessions belong to.
+func benchProjects() []loom.Project {
+	projects := make([]loom.Project, 50)
+	for i := range projects {
+		name := fmt.Sprintf("project%02d", i)
+		projects[i] = loom.Project{ID: fmt.Sprintf("%016x", i+1), Name: name, Root: "/src/" + name}
+	}
+	return projects
 }
