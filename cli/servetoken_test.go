@@ -137,7 +137,10 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 		t.Fatal("the kept secret is not the printed one")
 	}
 	authenticates(first, first.token)
-	if !eventually(func() bool { return strings.Contains(first.stderr.String(), "New token ") }) || strings.Contains(first.stderr.String(), first.token) {
+	// What a process writes to stderr before its URL on stdout may reach
+	// the test after the URL, the two pipes being read apart.
+	waitFor(t, first.stderr, "New token ")
+	if strings.Contains(first.stderr.String(), first.token) {
 		t.Errorf("first start's stderr:\n%s", first.stderr)
 	}
 	first.stop(t)
@@ -147,9 +150,7 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 		t.Fatalf("second start printed another token:\n%s\n%s", first.token, second.token)
 	}
 	authenticates(second, second.token)
-	if !eventually(func() bool { return strings.Contains(second.stderr.String(), "Same token as at the last start") }) {
-		t.Errorf("second start does not say it reuses the token:\n%s", second.stderr)
-	}
+	waitFor(t, second.stderr, "Same token as at the last start")
 	second.stop(t)
 	if list := tokensJSON(t, fx); len(list) != 1 {
 		t.Fatalf("%d tokens after two starts, want 1", len(list))
@@ -163,9 +164,7 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 	if third.token != first.token || keptSecret() != first.token {
 		t.Error("a widened file lost the token")
 	}
-	if !eventually(func() bool { return strings.Contains(third.stderr.String(), "could be read by others") }) {
-		t.Errorf("no warning about the file's mode:\n%s", third.stderr)
-	}
+	waitFor(t, third.stderr, "could be read by others")
 	third.stop(t)
 
 	// Revoked: a new token, kept in its place.
@@ -316,18 +315,4 @@ func TestBinaryTokenTTL(t *testing.T) {
 		}
 		sv.stop(t)
 	}
-}
-
-// eventually reports whether ok holds within a few seconds: what a
-// process writes to stderr before its URL on stdout may reach the test
-// after the URL, the two pipes being read apart.
-func eventually(ok func() bool) bool {
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
 }
