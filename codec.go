@@ -85,11 +85,12 @@ func DecodeParts(b []byte) ([]Part, error) {
 }
 
 // How EncodeBody stores the part of a text-only message: its id and its
-// type, the text left out.
+// type, the text left out. TextOnlyEnds are how such parts end, text
+// then reasoning: a message whose parts end otherwise has its text in
+// them.
 var (
-	textOnlyStart     = []byte(`[{"id":"`)
-	textOnlyText      = []byte(`","type":"text"}]`)
-	textOnlyReasoning = []byte(`","type":"reasoning"}]`)
+	textOnlyStart = []byte(`[{"id":"`)
+	TextOnlyEnds  = [2]string{`","type":"text"}]`, `","type":"reasoning"}]`}
 )
 
 // decodeTextOnly reads parts that are one text or reasoning part with
@@ -102,9 +103,9 @@ func decodeTextOnly(b []byte) ([]Part, bool) {
 		return nil, false
 	}
 	typ := PartText
-	id, ok := bytes.CutSuffix(rest, textOnlyText)
+	id, ok := bytes.CutSuffix(rest, []byte(TextOnlyEnds[0]))
 	if !ok {
-		if id, ok = bytes.CutSuffix(rest, textOnlyReasoning); !ok {
+		if id, ok = bytes.CutSuffix(rest, []byte(TextOnlyEnds[1])); !ok {
 			return nil, false
 		}
 		typ = PartReasoning

@@ -324,7 +324,7 @@ var PackedSessionColumns, packedSessionAt = PackColumns(SessionColumns, "s.cost_
 // reads its sessions (see Session).
 func PackedSessions(ctx context.Context, db Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {
 	var cost float64
-	row := &Packed{At: packedSessionAt, Beside: []any{&cost}}
+	row := &Packed{At: packedSessionAt, Beside: make([]any, 1)}
 	out, err := All(ctx, db, func(r Scanner) (*loom.Session, error) {
 		if err := r.Scan(&row.JSON, &cost); err != nil {
 			return nil, err
@@ -341,8 +341,18 @@ func PackedSessions(ctx context.Context, db Querier, live func(*loom.Lock) bool,
 // PackedMessageColumns are OwnMessageColumns packed (see PackColumns),
 // the parts, the body's search text and the cost beside the array: the
 // search text is the text of a body that keeps it once (see
-// loom.EncodeBody).
-var PackedMessageColumns = packedMessageColumns + ", b.content"
+// loom.EncodeBody), and is read only for parts that end as such a
+// body's do (NULL otherwise): a tool call's search text holds its input
+// and output again.
+var PackedMessageColumns = packedMessageColumns + ", CASE WHEN " + textOnlyEnd(0) + " OR " + textOnlyEnd(1) + " THEN b.content END"
+
+// textOnlyEnd is the SQL that says whether b.parts ends as
+// loom.TextOnlyEnds[i], compared as bytes: substr from the end of a
+// text counts its characters from the start.
+func textOnlyEnd(i int) string {
+	end := loom.TextOnlyEnds[i]
+	return "substr(CAST(b.parts AS BLOB), -" + strconv.Itoa(len(end)) + ") = CAST('" + end + "' AS BLOB)"
+}
 
 var packedMessageColumns, packedMessageAt = PackColumns(OwnMessageColumns, "b.parts", "m.cost_usd")
 
