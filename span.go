@@ -25,10 +25,6 @@ type Span struct {
 // has no end.
 const OpenSeq int64 = math.MaxInt64
 
-// OwnSpans are the spans of a session that stores all its messages under
-// store, as a new session does under its own id.
-func OwnSpans(store string) []Span { return []Span{{First: 1, Last: OpenSeq, Store: store}} }
-
 // OwnStore returns where a session with spans stores its new messages:
 // the store of its last span.
 func OwnStore(spans []Span) string {

@@ -14,8 +14,8 @@ func TestSpans(t *testing.T) {
 	}{
 		{"fork inside the grandparent's", InheritSpans(parent, 5, "f"), []Span{{1, 5, "g"}, {6, OpenSeq, "f"}}},
 		{"fork after it", InheritSpans(parent, 20, "f"), []Span{{1, 10, "g"}, {11, 20, "p"}, {21, OpenSeq, "f"}}},
-		{"fork of nothing", InheritSpans(parent, 0, "f"), OwnSpans("f")},
-		{"rewound in its own store", InheritSpans(OwnSpans("s"), 4, "s2"), []Span{{1, 4, "s"}, {5, OpenSeq, "s2"}}},
+		{"fork of nothing", InheritSpans(parent, 0, "f"), ownSpans("f")},
+		{"rewound in its own store", InheritSpans(ownSpans("s"), 4, "s2"), []Span{{1, 4, "s"}, {5, OpenSeq, "s2"}}},
 		{"copy on write inside", CopyOnWrite([]Span{{1, 20, "p"}, {21, OpenSeq, "f"}}, 7),
 			[]Span{{1, 6, "p"}, {7, 7, "f"}, {8, 20, "p"}, {21, OpenSeq, "f"}}},
 		{"copy on write of the last inherited", CopyOnWrite([]Span{{1, 20, "p"}, {21, OpenSeq, "f"}}, 20),
@@ -39,3 +39,7 @@ func TestSpans(t *testing.T) {
 		t.Error("a message of no span")
 	}
 }
+
+// ownSpans are the spans of a session that stores all its messages under
+// store, as a new session does under its own id.
+func ownSpans(store string) []Span { return []Span{{First: 1, Last: OpenSeq, Store: store}} }
