@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/storetest"
@@ -150,57 +149,12 @@ func TestSearchRaw(t *testing.T) {
 	}
 }
 
-// broadFixture imports a session of RankDepth+100 messages that all say
-// "common words", for user u.
-func broadFixture(t *testing.T, st *postgres.Store, u string) *loom.Session {
-	t.Helper()
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	n := postgres.RankDepth + 100
-	s := &loom.Session{ID: loom.NewID(), UserID: u, Key: "cli:broad", Kind: loom.KindMain, MessageCount: n, TurnCount: n,
-		CreatedAt: t0, UpdatedAt: t0.Add(time.Duration(n) * time.Second)}
-	d := &loom.SessionData{Session: s}
-	for i := 1; i <= n; i++ {
-		d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), SessionID: s.ID, Seq: int64(i), Role: loom.RoleUser, Turn: i,
-			Parts:     []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: fmt.Sprintf("common words everywhere %d", i)}},
-			CreatedAt: t0.Add(time.Duration(i) * time.Second)})
-	}
-	if err := st.Import(context.Background(), []*loom.SessionData{d}); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // A query matching more than RankDepth messages returns its newest
 // matches first, with scores that still sort best first, as SQLite's
 // engine does.
 func TestBroadSearchNewestFirst(t *testing.T) {
 	t.Parallel()
-	st := open(t, freshSchema(t))
-	s := broadFixture(t, st, "u")
-	n := int64(postgres.RankDepth + 100)
-	hits, err := st.Search(context.Background(), loom.SearchQuery{Text: "common words", UserID: "u", Limit: 5})
-	if err != nil || len(hits) != 5 {
-		t.Fatalf("broad search = %d hits, %v", len(hits), err)
-	}
-	for i, h := range hits {
-		if h.Seq != n-int64(i) {
-			t.Fatalf("hit %d has seq %d, want the newest first", i, h.Seq)
-		}
-		if i > 0 && h.Score > hits[i-1].Score || h.Score <= 0 {
-			t.Fatalf("scores not descending: %+v", hits)
-		}
-		if !strings.Contains(h.Snippet, "**common**") {
-			t.Fatalf("snippet %q", h.Snippet)
-		}
-	}
-	// Within one session the same holds.
-	if hits, err := st.Search(context.Background(), loom.SearchQuery{Text: "everywhere", SessionID: s.ID, Limit: 3}); err != nil || len(hits) != 3 || hits[0].Seq != n {
-		t.Fatalf("broad search in a session = %+v, %v", hits, err)
-	}
-	// A rarer word among them is ranked.
-	if hits, err := st.Search(context.Background(), loom.SearchQuery{Text: "common 1234", UserID: "u"}); err != nil || len(hits) != 1 || hits[0].Seq != 1234 {
-		t.Fatalf("narrow search = %+v, %v", hits, err)
-	}
+	storetest.BroadSearchNewestFirst(t, open(t, freshSchema(t)), postgres.RankDepth)
 }
 
 // A user whose matches are few among many of another user's finds them,

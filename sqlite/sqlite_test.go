@@ -2,9 +2,7 @@ package sqlite_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -45,33 +43,7 @@ func TestBroadSearchNewestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	s := &loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:broad"}
-	var batch []*loom.Message
-	for i := 0; i < sqlite.RankDepth+100; i++ {
-		batch = append(batch, msg(fmt.Sprintf("common words everywhere %d", i)))
-	}
-	if err := st.Append(ctx, s, batch...); err != nil {
-		t.Fatal(err)
-	}
-	hits, err := st.Search(ctx, loom.SearchQuery{Text: "common words", UserID: "u", Limit: 5})
-	if err != nil || len(hits) != 5 {
-		t.Fatalf("broad search = %d hits, %v", len(hits), err)
-	}
-	for i, h := range hits {
-		if h.Seq != int64(sqlite.RankDepth+100-i) {
-			t.Fatalf("hit %d has seq %d, want the newest first", i, h.Seq)
-		}
-		if i > 0 && h.Score > hits[i-1].Score {
-			t.Fatalf("scores not descending: %+v", hits)
-		}
-		if !strings.Contains(h.Snippet, "**common**") {
-			t.Fatalf("snippet %q", h.Snippet)
-		}
-	}
-	// Within one session the same holds.
-	if hits, err := st.Search(ctx, loom.SearchQuery{Text: "everywhere", SessionID: s.ID, Limit: 3}); err != nil || len(hits) != 3 || hits[0].Seq != int64(sqlite.RankDepth+100) {
-		t.Fatalf("broad search in a session = %+v, %v", hits, err)
-	}
+	storetest.BroadSearchNewestFirst(t, st, sqlite.RankDepth)
 }
 
 // A prefix search in a raw query needs MinPrefix letters: FTS5 reads

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,5 +55,50 @@ func SearchFewAmongMany(t *testing.T, st loom.Store, crowd int) {
 				t.Errorf("search %+v found another user's message", tc.q)
 			}
 		}
+	}
+}
+
+// BroadSearchNewestFirst checks, on every engine, that a query matching
+// more than the engine's rankDepth messages returns its newest matches
+// first, with scores that still sort best first, within a session too,
+// and that a rarer word among them is ranked.
+func BroadSearchNewestFirst(t *testing.T, st loom.Store, rankDepth int) {
+	t.Helper()
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := rankDepth + 100
+	s := &loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:broad", Kind: loom.KindMain, MessageCount: n, TurnCount: n,
+		CreatedAt: t0, UpdatedAt: t0.Add(time.Duration(n) * time.Second)}
+	d := &loom.SessionData{Session: s}
+	for i := 1; i <= n; i++ {
+		d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), SessionID: s.ID, Seq: int64(i), Role: loom.RoleUser, Turn: i,
+			Parts:     []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: fmt.Sprintf("common words everywhere %d", i)}},
+			CreatedAt: t0.Add(time.Duration(i) * time.Second)})
+	}
+	if err := st.Import(ctx, []*loom.SessionData{d}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := st.Search(ctx, loom.SearchQuery{Text: "common words", UserID: "u", Limit: 5})
+	if err != nil || len(hits) != 5 {
+		t.Fatalf("broad search = %d hits, %v", len(hits), err)
+	}
+	for i, h := range hits {
+		if h.Seq != int64(n-i) {
+			t.Fatalf("hit %d has seq %d, want the newest first", i, h.Seq)
+		}
+		if i > 0 && h.Score > hits[i-1].Score || h.Score <= 0 {
+			t.Fatalf("scores not descending: %+v", hits)
+		}
+		if !strings.Contains(h.Snippet, "**common**") {
+			t.Fatalf("snippet %q", h.Snippet)
+		}
+	}
+	// Within one session the same holds.
+	if hits, err := st.Search(ctx, loom.SearchQuery{Text: "everywhere", SessionID: s.ID, Limit: 3}); err != nil || len(hits) != 3 || hits[0].Seq != int64(n) {
+		t.Fatalf("broad search in a session = %+v, %v", hits, err)
+	}
+	// A rarer word among them is ranked.
+	if hits, err := st.Search(ctx, loom.SearchQuery{Text: "common 1234", UserID: "u"}); err != nil || len(hits) != 1 || hits[0].Seq != 1234 {
+		t.Fatalf("narrow search = %+v, %v", hits, err)
 	}
 }
