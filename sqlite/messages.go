@@ -28,7 +28,7 @@ const (
 )
 
 // hotWrites are prepared on the writer before its first transaction.
-var hotWrites = append([]string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL}, forkWrites...)
+var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL}
 
 // Append implements loom.Store.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {

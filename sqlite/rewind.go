@@ -37,6 +37,7 @@ const rewindKeepSQL = `UPDATE sessions SET message_count = ?2, turn_count = ?3, 
 // ones under a new id (loom.RewindPlan), so a rewind writes a session
 // row and a few spans, whatever the session's length.
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
+	s.prepareWrites(ctx, &s.fonce, forkWrites)
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		w := writes{s, tx}

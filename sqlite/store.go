@@ -36,9 +36,10 @@ type Store struct {
 
 	holder loom.Holder // whose locks this handle's are
 
-	stmts  sync.Map // query text → *sql.Stmt on the reader pool
-	wstmts sync.Map // query text → *sql.Stmt on the writer
-	wonce  sync.Once
+	stmts  sync.Map  // query text → *sql.Stmt on the reader pool
+	wstmts sync.Map  // query text → *sql.Stmt on the writer
+	wonce  sync.Once // hotWrites prepared
+	fonce  sync.Once // forkWrites prepared
 
 	// readOnly is set when the file was opened read-only (ModeRead on a
 	// file this process cannot write): every write fails at once.
@@ -249,7 +250,7 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if s.readOnly {
 		return loom.Errorf(loom.EINVALID, "cannot write %s: it is open read-only", s.path)
 	}
-	s.prepareWrites(ctx)
+	s.prepareWrites(ctx, &s.wonce, hotWrites)
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -355,11 +356,11 @@ func (w writes) stmt(ctx context.Context, query string) *sql.Stmt {
 	return nil
 }
 
-// prepareWrites prepares the hot write statements, once, outside any
-// transaction.
-func (s *Store) prepareWrites(ctx context.Context) {
-	s.wonce.Do(func() {
-		for _, q := range hotWrites {
+// prepareWrites prepares write statements qs on the writer, once for
+// once, outside any transaction (the writer is one connection).
+func (s *Store) prepareWrites(ctx context.Context, once *sync.Once, qs []string) {
+	once.Do(func() {
+		for _, q := range qs {
 			if st, err := s.writer.PrepareContext(ctx, q); err == nil {
 				s.wstmts.Store(q, st)
 			}
