@@ -30,9 +30,9 @@ func (s *Store) ImportVectors(ctx context.Context, texts []string, conns int) ([
 	return out, nil
 }
 
-// SearchStatements returns the statements a search may run, ranked
-// first, and their arguments.
-func SearchStatements(q loom.SearchQuery, terms []loom.Term) (ranked, walk, newest string, args []any, ok bool) {
+// SearchStatements returns the ranked statement of a search and its
+// arguments.
+func SearchStatements(q loom.SearchQuery, terms []loom.Term) (ranked string, args []any, ok bool) {
 	st, ok := searchStatements(q, terms)
-	return st.ranked, st.walk, st.newest, st.args, ok
+	return st.ranked, st.args, ok
 }

@@ -54,6 +54,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		b.Queue(forkSessionSQL, plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, ms(s.Now()), src.ID, clean(plan.LastPrompt), plan.SummarySeq)
 		queueSpans(b, plan.ID, loom.InheritSpans(spans, plan.LastSeq, plan.ID))
 		b.Queue(`SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1`, plan.ID)
+		spanStatements := b.Len() - 2 // all but the session's insert and read
 		br := tx.SendBatch(ctx, b)
 		defer br.Close()
 		switch _, err := br.Exec(); {
@@ -62,7 +63,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		case err != nil:
 			return fmt.Errorf("fork %s: %w", src.ID, err)
 		}
-		for range 2 {
+		for range spanStatements {
 			if _, err := br.Exec(); err != nil {
 				return fmt.Errorf("fork %s: spans: %w", src.ID, err)
 			}

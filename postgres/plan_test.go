@@ -198,7 +198,7 @@ func TestSearchPlansUseIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sql, _, _, args, ok := postgres.SearchStatements(tc.q, terms)
+		sql, args, ok := postgres.SearchStatements(tc.q, terms)
 		if !ok {
 			t.Fatalf("%s: no statement", tc.name)
 		}
