@@ -309,7 +309,7 @@ func testForkLineage(t *testing.T, open Opener) {
 
 // §4 rewind, over and over, of forks too: each rewind's fork holds the
 // conversation as it was, the session goes on from the turn it kept,
-// and deleting any of them leaves the others whole.
+// and purging the sessions the others read from leaves those whole.
 func testRewindLineage(t *testing.T, open Opener) {
 	st := open(t)
 	s := newSession("alice", "cli:rewinds")
@@ -369,7 +369,8 @@ func testRewindLineage(t *testing.T, open Opener) {
 	if got := hitsIn(t, st, loom.SearchQuery{Text: "question 3b"}); !slices.Equal(got, sorted(at(r2.ID, 5), at(r3.ID, 5))) {
 		t.Fatalf("search after rewinds = %v", got)
 	}
-	// Deleting any of them leaves the others whole, in any order.
+	// Purging the sessions the others read from first leaves those
+	// whole; purging them all leaves no message.
 	for _, id := range []string{s.ID, r1.ID, f.ID} {
 		if _, err := st.Delete(ctx(t), id, loom.DeleteOptions{Purge: true}); err != nil {
 			t.Fatal(err)
