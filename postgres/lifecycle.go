@@ -113,11 +113,7 @@ func (s *Store) forkReads(ctx context.Context, tx pgx.Tx, src *loom.Session) loo
 		},
 		Usage: func(from, to int64) (loom.Usage, error) {
 			var u loom.Usage
-			err := tx.QueryRow(ctx, `SELECT coalesce(sum(m.input_tokens), 0)::bigint, coalesce(sum(m.output_tokens), 0)::bigint,
-				coalesce(sum(m.reasoning_tokens), 0)::bigint, coalesce(sum(m.cache_read_tokens), 0)::bigint,
-				coalesce(sum(m.cache_write_tokens), 0)::bigint, coalesce(sum(m.cost_usd), 0)::double precision,
-				coalesce(sum(m.api_calls), 0)::bigint, coalesce(sum(m.compactions), 0)::bigint
-				FROM spans sp JOIN messages m ON m.session_id = sp.store_id
+			err := tx.QueryRow(ctx, `SELECT `+query.UsageTotals("m.")+` FROM spans sp JOIN messages m ON m.session_id = sp.store_id
 				AND m.seq BETWEEN greatest(sp.first_seq, $1) AND least(sp.last_seq, $2)
 				WHERE sp.session_id = $3`, from, to, src.ID).Scan(&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
 				&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions)

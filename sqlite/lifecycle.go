@@ -71,13 +71,6 @@ const (
 	lastSummarySQL = `SELECT m.seq FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
 	AND m.seq BETWEEN sp.first_seq AND min(sp.last_seq, ?)
 	WHERE sp.session_id = CAST(? AS TEXT) AND m.role = 'summary'` + spanOrderDesc + ` LIMIT 1`
-	usageSQL = `SELECT coalesce(sum(m.input_tokens), 0), coalesce(sum(m.output_tokens), 0),
-	coalesce(sum(m.reasoning_tokens), 0), coalesce(sum(m.cache_read_tokens), 0),
-	coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost_usd), 0),
-	coalesce(sum(m.api_calls), 0), coalesce(sum(m.compactions), 0)
-	FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
-	AND m.seq BETWEEN max(sp.first_seq, ?) AND min(sp.last_seq, ?)
-	WHERE sp.session_id = CAST(? AS TEXT)`
 	// titlesLikeSQL finds the titles that start with ?3 by a range on
 	// sessions_title, without reading the user's other sessions (10 ms
 	// among 10,000): NOCASE folds ASCII as lower does, and U+10FFFF
@@ -86,6 +79,11 @@ const (
 	WHERE user_id = ?1 AND title >= ?3 COLLATE NOCASE AND title < ?3 || char(1114111) COLLATE NOCASE
 	AND deleted_at IS NULL AND lower(substr(title, 1, ?2)) = lower(?3)`
 )
+
+// usageSQL is the usage of session ?3's messages ?1 to ?2.
+var usageSQL = `SELECT ` + query.UsageTotals("m.") + ` FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id
+	AND m.seq BETWEEN max(sp.first_seq, ?) AND min(sp.last_seq, ?)
+	WHERE sp.session_id = CAST(? AS TEXT)`
 
 // forkWrites are the statements of forks and rewinds, prepared before
 // the first fork or rewind (parsing them cost more than running them),

@@ -220,13 +220,16 @@ func Prune(d Dialect, opts loom.PruneOptions, now time.Time) *Clause {
 	return c
 }
 
-// usageSums are the totals of one usage group, each cast back to the
-// type it sums (PostgreSQL sums bigint into numeric).
-const usageSums = `count(*), CAST(coalesce(sum(%[1]smessage_count), 0) AS BIGINT), CAST(coalesce(sum(%[1]sinput_tokens), 0) AS BIGINT),
+// UsageTotals returns the SQL of the totals of the usage columns of the
+// rows named alias (as "m."), in the order of loom.Usage's fields, each
+// cast back to the type it sums (PostgreSQL sums bigint into numeric).
+func UsageTotals(alias string) string {
+	return fmt.Sprintf(`CAST(coalesce(sum(%[1]sinput_tokens), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]soutput_tokens), 0) AS BIGINT), CAST(coalesce(sum(%[1]sreasoning_tokens), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]scache_read_tokens), 0) AS BIGINT), CAST(coalesce(sum(%[1]scache_write_tokens), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]scost_usd), 0) AS DOUBLE PRECISION), CAST(coalesce(sum(%[1]sapi_calls), 0) AS BIGINT),
-	CAST(coalesce(sum(%[1]scompactions), 0) AS BIGINT)`
+	CAST(coalesce(sum(%[1]scompactions), 0) AS BIGINT)`, alias)
+}
 
 // UsageReport makes the usage report of the sessions f selects: totals
 // per session and per project from the counters kept on session rows,
@@ -243,8 +246,9 @@ func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args [
 		}
 	}
 	w := " WHERE " + c.String()
-	sums := fmt.Sprintf(usageSums, "s.")
-	msums := strings.Replace(fmt.Sprintf(usageSums, "m."), "count(*), CAST(coalesce(sum(m.message_count), 0) AS BIGINT)", "count(DISTINCT m.session_id), count(*)", 1)
+	// A group's sessions, its messages, then its usage.
+	sums := "count(*), CAST(coalesce(sum(s.message_count), 0) AS BIGINT), " + UsageTotals("s.")
+	msums := "count(DISTINCT m.session_id), count(*), " + UsageTotals("m.")
 	rep := &loom.UsageReport{}
 	var err error
 	if rep.BySession, err = run("session", `SELECT s.id, CASE WHEN s.title <> '' THEN s.title ELSE coalesce(s.key, s.id) END, `+sums+
