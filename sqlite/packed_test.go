@@ -56,6 +56,14 @@ func TestPackedReads(t *testing.T) {
 	if !reflect.DeepEqual(newest, all) {
 		t.Errorf("newest:\n%+v\nall:\n%+v", newest, all)
 	}
+	// Both read packed: each message must also be the one imported.
+	for i, m := range all {
+		want := *msgs[i]
+		want.SessionID = s.ID
+		if !reflect.DeepEqual(*m, want) {
+			t.Errorf("message %d read back:\n%+v\nimported:\n%+v", i+1, *m, want)
+		}
+	}
 	if len(newest) != 2 || newest[0].Parts[0].Text != odd || newest[1].Model != odd || newest[1].Error.Message != odd ||
 		newest[1].Usage.CostUSD != 1e-17+0.7 || len(newest[1].Parts) != 2 || newest[0].SessionID != s.ID {
 		t.Errorf("newest = %+v, %+v", newest[0], newest[1])
