@@ -234,22 +234,22 @@ func (bd bounds) apply(msgs []*loom.Message) ([]*loom.Message, []cut) {
 				}
 				return short
 			}
+			// A JSON field cut is kept as a JSON string of what is left.
+			jsonField := func(name string, r *json.RawMessage, n int) {
+				if s := loom.JSONText(*r); s != "" {
+					if short := field(name, s, n); short != s {
+						*r = jsonString(short)
+					}
+				}
+			}
 			switch p.Type {
 			case loom.PartText:
 				p.Text = field("text", p.Text, bd.text)
 			case loom.PartReasoning:
 				p.Text = field("reasoning", p.Text, bd.reasoning)
 			case loom.PartTool:
-				if in := loom.JSONText(p.Input); in != "" {
-					if short := field("input", in, bd.input); short != in {
-						p.Input = jsonString(short)
-					}
-				}
-				if outText := loom.JSONText(p.Output); outText != "" {
-					if short := field("output", outText, bd.output); short != outText {
-						p.Output = jsonString(short)
-					}
-				}
+				jsonField("input", &p.Input, bd.input)
+				jsonField("output", &p.Output, bd.output)
 				p.Error = field("error", p.Error, bd.output)
 			}
 		}
