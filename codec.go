@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
@@ -48,6 +49,12 @@ func EncodeBody(m *Message) (parts, text string, err error) {
 	p := m.Parts[0]
 	p.Text = ""
 	parts, err = EncodeParts(&Message{Seq: m.Seq, Parts: []Part{p}})
+	if err == nil && !strings.HasSuffix(parts, TextOnlyEnds[0]) && !strings.HasSuffix(parts, TextOnlyEnds[1]) {
+		// The part says more than its text (metadata, times): a read
+		// gives the text back only to parts that end as TextOnlyEnds, so
+		// this one keeps its text.
+		parts, err = EncodeParts(m)
+	}
 	return parts, text, err
 }
 

@@ -24,6 +24,9 @@ func TestEncodeBodyRoundTrip(t *testing.T) {
 		{{Type: loom.PartText, Text: "a"}, {Type: loom.PartText, Text: "b"}},
 		{{Type: loom.PartText, Text: "look"}, {Type: loom.PartTool, CallID: "c", Name: "ls", Input: json.RawMessage(`{"d":"."}`)}},
 		{{Type: loom.PartFile, Filename: "x.png", Mime: "image/png"}},
+		// A compaction summary: one text part that carries metadata.
+		{{Type: loom.PartText, Text: "the summary", Metadata: json.RawMessage(`{"trigger":"auto","preTokens":155000}`)}},
+		{{Type: loom.PartReasoning, Text: "thought", Metadata: json.RawMessage(`{"signature":"sig"}`)}},
 	} {
 		m := &loom.Message{Role: loom.RoleUser, Parts: parts}
 		stored, text, err := loom.EncodeBody(m)
@@ -33,7 +36,7 @@ func TestEncodeBodyRoundTrip(t *testing.T) {
 		if text != m.SearchText() {
 			t.Errorf("%s: text %q, want the search text %q", stored, text, m.SearchText())
 		}
-		once := len(parts) == 1 && parts[0].Text != ""
+		once := len(parts) == 1 && parts[0].Text != "" && parts[0].Metadata == nil
 		if once && strings.Contains(stored, `"text":`) {
 			t.Errorf("a text-only message keeps its text twice: %s", stored)
 		}

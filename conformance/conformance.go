@@ -67,6 +67,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"RenameDescribeDeletePrune", testLifecycle},
 		{"DeleteLocked", func(t *testing.T, open Opener) { testDeleteLocked(t, open, orphan) }},
 		{"Compaction", testCompaction},
+		{"PartMetadata", testPartMetadata},
 		{"NothingLostSilently", testNothingLost},
 		{"ResolveReferences", testResolve},
 		{"SessionText", testSessionText},

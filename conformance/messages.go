@@ -337,3 +337,71 @@ func testCompaction(t *testing.T, open Opener) {
 	_, err = st.Context(ctx(t), loom.NewID())
 	wantCode(t, err, loom.ENOTFOUND)
 }
+
+// testPartMetadata: a message whose one part is text (or reasoning)
+// with metadata, as an imported compaction summary is, reads back with
+// its text through every read (newest-N, a window, the model's context,
+// a fork's inherited messages), appended or imported.
+func testPartMetadata(t *testing.T, open Opener) {
+	st := open(t)
+	meta := json.RawMessage(`{"trigger":"auto","preTokens":155000}`)
+	summary := func() *loom.Message {
+		m := text(loom.RoleSummary, "the user wants retries with backoff")
+		m.Parts[0].Metadata = meta
+		return m
+	}
+	thought := &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartReasoning, Text: "weigh the options", Metadata: json.RawMessage(`{"signature":"c2ln"}`)}}}
+	check := func(where string, msgs []*loom.Message) {
+		t.Helper()
+		found := 0
+		for _, m := range msgs {
+			switch m.Role {
+			case loom.RoleSummary:
+				found++
+				if m.Text() != "the user wants retries with backoff" || string(m.Parts[0].Metadata) != string(meta) {
+					t.Errorf("%s: summary reads back as %+v", where, m.Parts)
+				}
+			case loom.RoleAssistant:
+				if len(m.Parts) == 1 && m.Parts[0].Type == loom.PartReasoning {
+					found++
+					if m.Parts[0].Text != "weigh the options" {
+						t.Errorf("%s: reasoning reads back as %+v", where, m.Parts)
+					}
+				}
+			}
+		}
+		if found != 2 {
+			t.Errorf("%s: %d of the 2 messages read", where, found)
+		}
+	}
+	s := newSession("alice", "cli:api")
+	mustAppend(t, st, s, text(loom.RoleUser, "hello"), thought, summary())
+	check("appended, newest-N", mustMessages(t, st, s.ID, loom.MessageQuery{Limit: 50}))
+	check("appended, all", mustMessages(t, st, s.ID, loom.MessageQuery{}))
+	mustAppend(t, st, s, text(loom.RoleUser, "next"))
+	ctxMsgs, err := st.Context(ctx(t), s.ID)
+	if err != nil || len(ctxMsgs) == 0 || ctxMsgs[0].Text() != "the user wants retries with backoff" {
+		t.Fatalf("context = %+v, %v", ctxMsgs, err)
+	}
+	f, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("fork", mustMessages(t, st, f.ID, loom.MessageQuery{Limit: 10}))
+
+	imp := newSession("alice", "claude-code:abc")
+	imp.Source = &loom.Source{Tool: "claude-code", Path: "/x.jsonl"}
+	imp.CreatedAt, imp.UpdatedAt = loom.Now(), loom.Now()
+	thought2 := *thought
+	thought2.Parts = []loom.Part{thought.Parts[0]}
+	in := []*loom.Message{text(loom.RoleUser, "hello"), &thought2, summary()}
+	for i, m := range in {
+		m.ID, m.SessionID, m.Seq, m.CreatedAt = loom.NewID(), imp.ID, int64(i+1), imp.CreatedAt
+		m.Parts[0].ID = fmt.Sprintf("%s/0", m.ID)
+	}
+	if err := st.Import(ctx(t), []*loom.SessionData{{Session: imp, Messages: in}}); err != nil {
+		t.Fatal(err)
+	}
+	check("imported, newest-N", mustMessages(t, st, imp.ID, loom.MessageQuery{Limit: 50}))
+	check("imported, all", mustMessages(t, st, imp.ID, loom.MessageQuery{}))
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -97,5 +98,55 @@ func loadRows(t *testing.T, db *sql.DB, table string, rows json.RawMessage) {
 	}
 	if len(list) == 0 {
 		t.Fatalf("no rows of %s in the fixture", table)
+	}
+}
+
+// A store written at schema 7 kept the text of a one-part message with
+// metadata (a compaction summary, a signed thinking block) only in the
+// search text, where reads did not look: migration 8 gives it back.
+func TestSchema7PartTextBack(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:api"}
+	sum := &loom.Message{Role: loom.RoleSummary, Parts: []loom.Part{{Type: loom.PartText, Text: "what was decided", Metadata: json.RawMessage(`{"trigger":"manual"}`)}}}
+	plain := &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "a prompt"}}}
+	if err := st.Append(ctx, s, plain, sum); err != nil {
+		t.Fatal(err)
+	}
+	// As schema 7 wrote it: the text out of the part with metadata.
+	db := st.DB()
+	if _, err := db.Exec(`UPDATE bodies SET parts = json_remove(parts, '$[0].text') WHERE parts ->> '$[0].metadata' IS NOT NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA user_version = 7`); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Messages(ctx, s.ID, loom.MessageQuery{}); got[1].Text() != "" {
+		t.Fatalf("the schema-7 body is not as schema 7 wrote it: %q", got[1].Text())
+	}
+	st.Close()
+
+	st, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got, err := st.Messages(ctx, s.ID, loom.MessageQuery{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[1].Text() != "what was decided" || string(got[1].Parts[0].Metadata) != `{"trigger":"manual"}` {
+		t.Errorf("summary after migration 8 = %+v", got[1].Parts)
+	}
+	if got[0].Text() != "a prompt" {
+		t.Errorf("plain message after migration 8 = %q", got[0].Text())
+	}
+	var once int
+	if err := st.DB().QueryRow(`SELECT count(*) FROM bodies WHERE parts ->> '$[0].text' IS NULL`).Scan(&once); err != nil || once != 1 {
+		t.Errorf("%d bodies keep their text once after migration 8 (%v), want the plain one", once, err)
 	}
 }
