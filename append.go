@@ -29,8 +29,11 @@ func PrepareAppend(s *Session, msgs []*Message) error {
 // lacks one; and it updates s: message and turn counters, the last
 // prompt (the last user message's text, cut to MaxPrompt), the title
 // when s has none (made from the first prompt of msgs), the seq of the
-// latest summary, the usage totals, and UpdatedAt. Engines apply it to
-// the session row they hold for writing, then store msgs and s.
+// latest summary, the usage totals, and UpdatedAt: now, or for a
+// session imported from another tool (Source set) the time of its newest
+// message, so that a grown import is as recent as its source, not as the
+// import. Engines apply it to the session row they hold for writing,
+// then store msgs and s.
 func (s *Session) ApplyAppend(now time.Time, msgs ...*Message) {
 	if len(msgs) == 0 {
 		return
@@ -57,7 +60,15 @@ func (s *Session) ApplyAppend(now time.Time, msgs ...*Message) {
 		add.Add(m.Usage)
 	}
 	s.Usage.Add(add)
-	s.UpdatedAt = now
+	if s.Source == nil {
+		s.UpdatedAt = now
+		return
+	}
+	for _, m := range msgs {
+		if m.CreatedAt.After(s.UpdatedAt) {
+			s.UpdatedAt = m.CreatedAt
+		}
+	}
 }
 
 // Recount sets s's message counters (messages, turns, last prompt,

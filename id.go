@@ -12,6 +12,23 @@ func NewID() string {
 	return uuid.Must(uuid.NewV7()).String()
 }
 
+// NewIDAt returns a new UUIDv7 whose time is t rather than now: the id
+// of something made at t elsewhere (an imported session), so that ids
+// sort, and their prefixes differ, as the times they were made do. A
+// zero t, or one before 1970, gives NewID.
+func NewIDAt(t time.Time) string {
+	u := uuid.Must(uuid.NewV7())
+	ms := t.UnixMilli()
+	if t.IsZero() || ms < 0 || ms >= 1<<48 {
+		return u.String()
+	}
+	for i := 5; i >= 0; i-- { // the 48-bit big-endian milliseconds
+		u[i] = byte(ms)
+		ms >>= 8
+	}
+	return u.String()
+}
+
 // TimeFormat is how loom writes times: RFC 3339 with milliseconds, UTC.
 // Its text sorts in time order.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"

@@ -29,6 +29,23 @@ func testImportSources(t *testing.T, open Opener) {
 	if got.GitBranch != "main" || got.Source == nil || *got.Source != *src {
 		t.Fatalf("imported session branch %q source %+v, want main %+v", got.GitBranch, got.Source, src)
 	}
+	// An imported session that grows is as recent as its source's
+	// newest message, not as the import; completing one of its parts
+	// leaves its time alone.
+	later := at.Add(90 * time.Minute)
+	reply := &loom.Message{ID: "a1", Role: loom.RoleAssistant, CreatedAt: later, Parts: []loom.Part{
+		{ID: "a1/0", Type: loom.PartTool, CallID: "c1", Name: "Bash", Status: loom.ToolError, Error: "no result"},
+	}}
+	mustAppend(t, st, got, reply)
+	if !got.UpdatedAt.Equal(later) {
+		t.Errorf("the grown import's updated_at is %s, want its newest message's %s", got.UpdatedAt, later)
+	}
+	if err := st.UpdatePart(ctx(t), imp.ID, 2, loom.Part{ID: "a1/0", Type: loom.PartTool, CallID: "c1", Name: "Bash", Status: loom.ToolCompleted, Output: []byte(`"ok"`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Session(ctx(t), imp.ID); !got.UpdatedAt.Equal(later) {
+		t.Errorf("after a part's update the import's updated_at is %s, want %s", got.UpdatedAt, later)
+	}
 	// A fork is loom's own: it keeps the branch, not the source.
 	f, err := st.Fork(ctx(t), imp.ID, loom.ForkOptions{})
 	if err != nil {

@@ -256,7 +256,9 @@ func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) err
 	if err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
-	_, err = tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2`, ms(s.Now()), m.SessionID)
+	// An imported session is as recent as its source's messages, not as
+	// the import that completed one of them (loom.Session.ApplyAppend).
+	_, err = tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2 AND source_tool = ''`, ms(s.Now()), m.SessionID)
 	return err
 }
 

@@ -265,7 +265,9 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 	if err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, s.now(), m.SessionID)
+	// An imported session is as recent as its source's messages, not as
+	// the import that completed one of them (loom.Session.ApplyAppend).
+	_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ? AND source_tool = ''`, s.now(), m.SessionID)
 	return err
 }
 
