@@ -17,7 +17,8 @@ const MaxLine = 32 << 20
 // 1-based number. A line longer than MaxLine is reported through tooLong
 // and skipped; a final line without a newline is passed like any other.
 // The slice fn gets is valid only until fn returns. Lines stops when ctx
-// is cancelled or fn returns an error, and returns that error.
+// is cancelled, also in the middle of one endless line, or fn returns an
+// error, and returns that error.
 func Lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error, tooLong func(n int)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
@@ -29,7 +30,14 @@ func Lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error, 
 		}
 		buf = buf[:0]
 		over := false
-		for {
+		for chunks := 1; ; chunks++ {
+			if chunks%64 == 0 {
+				// One endless line (a device, a runaway writer) is 4 MB
+				// between two looks at ctx.
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			chunk, err := br.ReadSlice('\n')
 			if !over {
 				if len(buf)+len(chunk) > MaxLine {

@@ -24,11 +24,6 @@ type Importer struct {
 	DryRun bool
 	// Since leaves out bundles none of whose files changed since then.
 	Since time.Time
-	// Settle is how long after its last write a file may still be
-	// growing: its trailing assistant message (which the tool may still
-	// be writing, line by line) waits for the next run. Zero means
-	// DefaultSettle.
-	Settle time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Price is the cost of a message's usage; no cost when nil.
@@ -41,10 +36,6 @@ type Importer struct {
 	projects map[string]loom.Project
 	pending  batch
 }
-
-// DefaultSettle is how long a file stays "being written" after its last
-// change.
-const DefaultSettle = 2 * time.Second
 
 // Target is one tool to import, with where to look.
 type Target struct {
@@ -157,6 +148,7 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 // bundle imports one bundle unless its files are as recorded.
 func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[string]loom.ImportedFile, bundled map[string][]string, waitForParents bool, tr *ToolReport) error {
 	stats := make([]loom.ImportedFile, 0, len(b.Files))
+	files := make([]string, 0, len(b.Files))
 	unchanged := len(bundled[b.Name()]) <= len(b.Files)
 	var newest time.Time
 	for _, p := range b.Files {
@@ -165,9 +157,19 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // gone since it was listed
 			}
-			tr.problem(Problem{File: p, Reason: err.Error()})
+			tr.failed(Problem{File: p, Reason: err.Error()})
 			continue
 		}
+		if !fi.Mode().IsRegular() {
+			// A FIFO would block the read until something writes to it,
+			// a device (/dev/zero) never ends: only files are sessions.
+			tr.failed(Problem{File: p, Reason: "not a regular file (" + fileKind(fi.Mode()) + "); only session files are read"})
+			if p == b.Name() {
+				return nil
+			}
+			continue
+		}
+		files = append(files, p)
 		rec := loom.ImportedFile{UserID: im.UserID, Path: p, Tool: f.Tool(), Bundle: b.Name(), Size: fi.Size(), ModTime: fi.ModTime().UTC()}
 		if k, ok := known[p]; !ok || k.Size != rec.Size || !k.ModTime.Equal(rec.ModTime) || k.Bundle != rec.Bundle {
 			unchanged = false
@@ -185,16 +187,15 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	if !im.Since.IsZero() && newest.Before(im.Since) {
 		return nil
 	}
-	res, err := read(ctx, f, b)
+	res, err := read(ctx, f, Bundle{Files: files})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		tr.problem(Problem{File: b.Name(), Reason: err.Error()})
+		tr.failed(Problem{File: b.Name(), Reason: err.Error()})
 		return nil
 	}
-	settling := im.now().Sub(newest) < im.settle()
-	held, err := im.write(ctx, f.Tool(), res, settling, waitForParents, tr)
+	err = im.write(ctx, f.Tool(), res, waitForParents, tr)
 	if errors.Is(err, errParentLater) {
 		return err
 	}
@@ -207,11 +208,6 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	}
 	if err != nil {
 		return err
-	}
-	if held {
-		// Read again next time: the held-back message is not in yet.
-		tr.Settling++
-		return nil
 	}
 	if im.DryRun {
 		return nil
@@ -248,13 +244,6 @@ func onlyOneMain(ss []*Session) bool {
 	return n == 1 && (ss[0].Kind == "" || ss[0].Kind == loom.KindMain)
 }
 
-func (im *Importer) settle() time.Duration {
-	if im.Settle > 0 {
-		return im.Settle
-	}
-	return DefaultSettle
-}
-
 func later(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
@@ -278,9 +267,12 @@ type ToolReport struct {
 	// installed (or keeps its sessions elsewhere).
 	RootsFound int `json:"roots_found"`
 	// FilesRead were read; FilesUnchanged were recognised as imported
-	// already, from their size and time, without being read.
+	// already, from their size and time, without being read;
+	// FilesFailed could not be read at all (each is also a problem): the
+	// rest was imported, and the command exits non-zero.
 	FilesRead      int `json:"files_read"`
 	FilesUnchanged int `json:"files_unchanged"`
+	FilesFailed    int `json:"files_failed"`
 	// Sessions new (created), grown (messages added) and unchanged
 	// (read again, nothing new).
 	SessionsNew       int `json:"sessions_new"`
@@ -290,9 +282,6 @@ type ToolReport struct {
 	// ToolsUpdated counts tool calls whose result arrived after the call
 	// was imported.
 	ToolsUpdated int `json:"tool_results_added"`
-	// Settling counts bundles written to within the last moments whose
-	// last reply waits for the next run.
-	Settling int `json:"settling"`
 	// Skipped counts lines or records left out, by type.
 	Skipped  map[string]int `json:"skipped"`
 	Problems []Problem      `json:"problems"`
@@ -311,6 +300,38 @@ func (tr *ToolReport) problem(p Problem) {
 		tr.Problems = append(tr.Problems, p)
 	}
 	tr.ProblemCount++
+}
+
+// failed records a file that could not be read at all.
+func (tr *ToolReport) failed(p Problem) {
+	tr.FilesFailed++
+	tr.problem(p)
+}
+
+// FilesFailed is how many files of every tool could not be read.
+func (r *Report) FilesFailed() int {
+	n := 0
+	for _, t := range r.Tools {
+		n += t.FilesFailed
+	}
+	return n
+}
+
+// fileKind names what a path that is not a regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a file"
 }
 
 // SkippedTotal is how many lines were skipped, of every type.

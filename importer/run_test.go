@@ -169,7 +169,9 @@ func TestImportIsIncrementalAndIdempotent(t *testing.T) {
 		s.Project.Name != "toyproject" || s.Usage.CostUSD != 0.5 || s.Usage.APICalls != 2-1 {
 		t.Fatalf("imported session = %+v", s)
 	}
-	if msgs[0].ID != "u1" || msgs[1].Parts[1].Status != loom.ToolRunning {
+	// The call has no result in the file yet: stored as an error (never
+	// running, SPEC §8), completed in place when its result arrives.
+	if msgs[0].ID != "u1" || msgs[1].Parts[1].Status != loom.ToolError || msgs[1].Parts[1].Error != importer.NoResult {
 		t.Fatalf("imported messages = %+v", msgs)
 	}
 
@@ -232,27 +234,73 @@ func TestImportIsIncrementalAndIdempotent(t *testing.T) {
 	fx.session("toy:s1")
 }
 
-func TestImportHoldsBackAReplyBeingWritten(t *testing.T) {
+// A file written a moment ago (a Stop hook right after a reply, a copy
+// from a backup) is imported whole, its last reply included; when the
+// file grows, the reply is completed in place and a run after that adds
+// nothing. The grown session is as recent as its newest message.
+func TestImportTakesTheReplyBeingWritten(t *testing.T) {
 	fx := newFixture(t)
-	fx.write("s.toy", `{"id":"u1","role":"user","text":"hello"}`, `{"id":"a1","role":"assistant","text":"thinking"}`)
-	im := &importer.Importer{Store: fx.st, UserID: "alice", Now: func() time.Time { return fx.now.Add(time.Second) }}
+	lines := []string{`{"id":"u1","role":"user","text":"hello"}`, `{"id":"a1","role":"assistant","text":"thinking","call":"c1"}`}
+	fx.write("s.toy", lines...)
+	// The clock reads the file's own time: it was written just now.
+	im := &importer.Importer{Store: fx.st, UserID: "alice", Now: func() time.Time { return fx.now }}
 	target := []importer.Target{{Format: fx.f, Roots: []string{fx.dir}}}
 	rep, err := im.Run(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr := rep.Tools[0]; tr.Settling != 1 || tr.MessagesAdded != 1 {
-		t.Fatalf("settling import: %+v", tr)
+	if tr := rep.Tools[0]; tr.MessagesAdded != 2 || tr.SessionsNew != 1 {
+		t.Fatalf("import of a file written just now: %+v", tr)
 	}
-	// Later, the file is read again although unchanged, and the reply
-	// goes in.
-	im.Now = func() time.Time { return fx.now.Add(time.Minute) }
+	s, msgs := fx.session("toy:s")
+	if len(msgs) != 2 || msgs[1].Text() != "thinking" {
+		t.Fatalf("the last reply is held back: %d messages", len(msgs))
+	}
+	if want := time.Date(2025, 1, 1, 0, 0, 2, 0, time.UTC); !s.UpdatedAt.Equal(want) {
+		t.Errorf("updated_at %s, want the last message's %s", s.UpdatedAt, want)
+	}
+	// The tool goes on writing the same reply, then a new turn.
+	lines = append(lines, `{"more":"done thinking","of":"a1"}`, `{"result":"ok","of":"a1"}`, `{"id":"u2","role":"user","text":"next"}`)
+	fx.write("s.toy", lines...)
 	rep, err = im.Run(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr := rep.Tools[0]; tr.MessagesAdded != 1 || tr.SessionsGrown != 1 {
-		t.Fatalf("settled import: %+v", tr)
+	if tr := rep.Tools[0]; tr.MessagesAdded != 1 || tr.SessionsGrown != 1 || tr.ToolsUpdated != 1 {
+		t.Fatalf("grown import: %+v", tr)
+	}
+	s, msgs = fx.session("toy:s")
+	if len(msgs) != 3 || len(msgs[1].Parts) != 3 || msgs[1].Parts[1].Status != loom.ToolCompleted || msgs[1].Parts[2].Text != "done thinking" {
+		t.Fatalf("the reply is not completed in place: %+v", msgs[1].Parts)
+	}
+	if want := time.Date(2025, 1, 1, 0, 0, 5, 0, time.UTC); !s.UpdatedAt.Equal(want) {
+		t.Errorf("grown session's updated_at %s, want its newest message's %s, not the import's", s.UpdatedAt, want)
+	}
+	os.Chtimes(filepath.Join(fx.dir, "s.toy"), fx.now.Add(time.Second), fx.now.Add(time.Second))
+	rep, err = im.Run(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := rep.Tools[0]; tr.MessagesAdded != 0 || tr.SessionsGrown != 0 || tr.SessionsUnchanged != 1 {
+		t.Fatalf("a run after that: %+v", tr)
+	}
+}
+
+// Imported sessions' ids carry their source's start, so that twenty
+// sessions imported at once do not share an id prefix.
+func TestImportedIDsCarrySourceTimes(t *testing.T) {
+	fx := newFixture(t)
+	fx.write("a.toy", `{"id":"u1","role":"user","text":"one"}`)
+	fx.write("b.toy", `{"id":"u1","role":"user","text":"two"}`, `{"id":"u2","role":"user","text":"more"}`)
+	fx.run(false)
+	a, _ := fx.session("toy:a")
+	b, _ := fx.session("toy:b")
+	if a.ID[:8] != "01941f29" {
+		// 2025-01-01T00:00:01Z is 0x01941f297fe8 ms.
+		t.Errorf("id %s does not carry the first message's time 2025-01-01", a.ID)
+	}
+	if a.ID == b.ID || loom.ValidID(a.ID) != nil {
+		t.Errorf("ids %s and %s", a.ID, b.ID)
 	}
 }
 

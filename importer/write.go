@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"time"
 
 	"github.com/loomhq/loom"
 )
@@ -17,15 +18,16 @@ const maxCompared = 200
 
 // write stores what a reader found: new sessions whole (one transaction
 // for the bundle), and the new messages, parts and tool results of
-// sessions imported before. With settling, each session's trailing
-// assistant reply, which its tool may still be writing, waits (held).
-func (im *Importer) write(ctx context.Context, tool string, res *Result, settling, waitForParents bool, tr *ToolReport) (held bool, err error) {
+// sessions imported before. Everything a file holds is written, the
+// reply its tool may still be writing included: when the file grows,
+// the next run completes that reply in place (grow).
+func (im *Importer) write(ctx context.Context, tool string, res *Result, waitForParents bool, tr *ToolReport) (err error) {
 	tr.ids = map[string]string{}
 	for _, s := range res.Sessions {
 		if im.pending.keys[tool+":"+s.SourceID] {
 			// Seen in a bundle not written yet: write it first.
 			if err := im.flush(ctx); err != nil {
-				return false, err
+				return err
 			}
 			break
 		}
@@ -43,10 +45,10 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, settlin
 			}
 			p, err := im.find(ctx, tool+":"+s.ParentSourceID)
 			if err != nil {
-				return false, err
+				return err
 			}
 			if p == nil {
-				return false, errParentLater
+				return errParentLater
 			}
 		}
 	}
@@ -64,17 +66,14 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, settlin
 			continue
 		}
 		msgs := s.Messages
-		if settling && len(msgs) > 0 && msgs[len(msgs)-1].Role == loom.RoleAssistant {
-			msgs, held = msgs[:len(msgs)-1], true
-		}
 		existing, err := im.find(ctx, tool+":"+s.SourceID)
 		if err != nil {
-			return held, err
+			return err
 		}
 		if existing != nil {
 			tr.ids[s.SourceID] = existing.ID
 		} else {
-			tr.ids[s.SourceID] = loom.NewID()
+			tr.ids[s.SourceID] = loom.NewIDAt(s.started())
 		}
 		todo = append(todo, pending{s, existing, msgs})
 	}
@@ -88,7 +87,7 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, settlin
 		if kind != loom.KindMain {
 			parentID, err = im.parent(ctx, tool, s.ParentSourceID, tr.ids)
 			if err != nil {
-				return held, err
+				return err
 			}
 			if parentID == "" {
 				kind = loom.KindMain // its parent is nowhere to be found
@@ -115,7 +114,7 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, settlin
 			continue
 		}
 		if err := im.grow(ctx, tool, s, p.existing, p.msgs, tr); err != nil {
-			return held, err
+			return err
 		}
 	}
 	if len(fresh) > 0 && !im.DryRun {
@@ -123,7 +122,21 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, settlin
 			im.pending.add(d)
 		}
 	}
-	return held, nil
+	return nil
+}
+
+// started is when source session s began: its own start, else its first
+// message's time; zero when it names neither.
+func (s *Session) started() time.Time {
+	if !s.CreatedAt.IsZero() {
+		return s.CreatedAt
+	}
+	for _, m := range s.Messages {
+		if !m.CreatedAt.IsZero() {
+			return m.CreatedAt
+		}
+	}
+	return time.Time{}
 }
 
 // batch is new sessions of several bundles that are written in one
@@ -213,13 +226,26 @@ func (im *Importer) parent(ctx context.Context, tool, src string, ids map[string
 	return p.ID, nil
 }
 
+// NoResult is the error of an imported tool call whose result is not in
+// its source file: the tool was killed, or has not written it yet (the
+// next import completes the call in place when it does).
+const NoResult = "no result in the source file"
+
 // prepare completes a message as the importer stores it: agent parts
-// name loom sessions, and usage has its cost and model call.
+// name loom sessions, a tool call without its result is an error (a
+// stored call is completed or error, never running), and usage has its
+// cost and model call.
 func (im *Importer) prepare(tool string, s *Session, m *loom.Message, ids map[string]string) {
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		if p.Type == loom.PartAgent && p.SessionID != "" {
 			p.SessionID = ids[p.SessionID]
+		}
+		if p.Type == loom.PartTool && p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
+			p.Status = loom.ToolError
+			if p.Error == "" {
+				p.Error = NoResult
+			}
 		}
 	}
 	if m.CreatedAt.IsZero() {
@@ -464,7 +490,7 @@ func (im *Importer) diverged(ctx context.Context, tool string, s *Session, x *lo
 	if existing != nil {
 		return im.grow(ctx, tool, &branch, existing, msgs, tr)
 	}
-	f := im.newSession(tool, &branch, loom.NewID(), loom.KindFork, x.ID, msgs)
+	f := im.newSession(tool, &branch, loom.NewIDAt(msgs[j].CreatedAt), loom.KindFork, x.ID, msgs)
 	d := &loom.SessionData{Session: f, Messages: numbered(f.ID, msgs)}
 	if err := d.Validate(); err != nil {
 		tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})

@@ -52,7 +52,7 @@ func agentsMain(ctx context.Context, out io.Writer, dir, src string, mb, files i
 		return err
 	}
 	defer st.Close()
-	im := &importer.Importer{Store: st, UserID: "bench", Settle: time.Nanosecond}
+	im := &importer.Importer{Store: st, UserID: "bench"}
 	t0 := time.Now()
 	rep, err := im.Run(ctx, targets)
 	if err != nil {

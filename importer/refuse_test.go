@@ -1,0 +1,91 @@
+package importer_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/claudecode"
+)
+
+// What is not a regular file is refused with one problem, counted as a
+// file that failed, at once: a FIFO would block the read until something
+// writes to it, and /dev/zero never ends. The rest of the import goes on.
+// (Walking a directory, such files are not sessions and are passed over.)
+func TestImportRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "x.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	raw, err := os.ReadFile("../testdata/agent-sessions/claude-code/spotter/short.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "good.jsonl"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := newFixture(t)
+	for _, tc := range []struct {
+		roots []string
+		want  string
+		good  int
+	}{
+		{[]string{fifo}, "named pipe", 0},
+		{[]string{"/dev/zero"}, "character device", 0},
+		{[]string{fifo, filepath.Join(dir, "good.jsonl")}, "named pipe", 1},
+	} {
+		im := &importer.Importer{Store: fx.st, UserID: "alice"}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		start := time.Now()
+		rep, err := im.Run(ctx, []importer.Target{{Format: claudecode.Format{}, Roots: tc.roots, Explicit: true}})
+		cancel()
+		if err != nil {
+			t.Fatalf("%v: %v", tc.roots, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%v took %s", tc.roots, d)
+		}
+		tr := rep.Tools[0]
+		if tr.FilesFailed != 1 || rep.FilesFailed() != 1 || len(tr.Problems) != 1 || !strings.Contains(tr.Problems[0].Reason, tc.want) {
+			t.Errorf("%v: %+v", tc.roots, tr)
+		}
+		if tr.SessionsNew != tc.good {
+			t.Errorf("%v: %d sessions imported beside the refused file, want %d", tc.roots, tr.SessionsNew, tc.good)
+		}
+	}
+}
+
+// endless is a reader with no end and no newline, as /dev/zero is.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
+}
+
+// One endless line stops being read when the import is cancelled.
+func TestLinesStopsInAnEndlessLine(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- importer.Lines(ctx, endless{}, func(int, []byte) error { return nil }, func(int) {})
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Lines = %v, want the context's error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Lines goes on reading an endless line after its context ended")
+	}
+}
