@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -49,19 +50,12 @@ func (im *Importer) Watch(ctx context.Context, targets []Target, opts WatchOptio
 	} else {
 		defer w.Close()
 	}
-	watched := map[string]bool{}
-	addDirs := func() {
-		if w == nil {
-			return
-		}
-		for _, t := range targets {
-			for _, root := range t.Roots {
-				im.watchTree(w, root, watched)
-			}
-		}
+	wt := &watchTree{im: im, w: w, watched: map[string]bool{}, waiting: map[string]bool{}}
+	for _, t := range targets {
+		wt.roots = append(wt.roots, t.Roots...)
 	}
-	run := func() (settling bool) {
-		addDirs()
+	run := func() {
+		wt.addRoots()
 		rep, err := im.Run(ctx, targets)
 		if err != nil && ctx.Err() == nil {
 			if rep == nil {
@@ -71,13 +65,7 @@ func (im *Importer) Watch(ctx context.Context, targets []Target, opts WatchOptio
 		}
 		if rep != nil && ctx.Err() == nil {
 			report(rep)
-			for _, t := range rep.Tools {
-				if t.Settling > 0 {
-					settling = true
-				}
-			}
 		}
-		return settling
 	}
 	var events <-chan fsnotify.Event
 	var errs <-chan error
@@ -86,8 +74,7 @@ func (im *Importer) Watch(ctx context.Context, targets []Target, opts WatchOptio
 	}
 	rescan := time.NewTicker(opts.Rescan)
 	defer rescan.Stop()
-	// pending fires once changes have gone quiet, or a settling reply
-	// is due to be read again.
+	// pending fires once changes have gone quiet.
 	pending := time.NewTimer(0)
 	for {
 		select {
@@ -98,10 +85,8 @@ func (im *Importer) Watch(ctx context.Context, targets []Target, opts WatchOptio
 				events = nil
 				continue
 			}
-			if ev.Has(fsnotify.Create) {
-				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-					im.watchTree(w, ev.Name, watched)
-				}
+			if !wt.event(ev) {
+				continue
 			}
 			pending.Reset(opts.Quiet)
 		case err, ok := <-errs:
@@ -113,40 +98,109 @@ func (im *Importer) Watch(ctx context.Context, targets []Target, opts WatchOptio
 		case <-rescan.C:
 			pending.Reset(0)
 		case <-pending.C:
-			if run() {
-				pending.Reset(im.settle() + opts.Quiet)
-			}
+			run()
 		}
 	}
 }
 
-// watchTree asks w to notify changes in root (a directory, or a file's
-// directory) and every directory below it not watched yet.
-func (im *Importer) watchTree(w *fsnotify.Watcher, root string, watched map[string]bool) {
-	fi, err := os.Stat(root)
-	if err != nil {
+// watchTree is what Watch asks to be notified of: every directory under
+// the roots, and, for a root that does not exist yet (a tool installed
+// after loom), the nearest directory above it that does, so that the
+// root's making is noticed at once rather than at the next rescan.
+type watchTree struct {
+	im    *Importer
+	w     *fsnotify.Watcher
+	roots []string
+	// watched are directories under a root; waiting are directories
+	// above a missing root, whose other changes are not the tools'.
+	watched, waiting map[string]bool
+}
+
+// addRoots watches every root not watched yet, or what is above it.
+func (wt *watchTree) addRoots() {
+	if wt.w == nil {
 		return
 	}
-	if !fi.IsDir() {
-		root = filepath.Dir(root)
+	for _, root := range wt.roots {
+		fi, err := os.Stat(root)
+		switch {
+		case err == nil && !fi.IsDir():
+			wt.add(filepath.Dir(root))
+		case err == nil:
+			wt.add(root)
+		default:
+			wt.waitFor(root)
+		}
 	}
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
+}
+
+// add watches dir and every directory below it not watched yet,
+// following symbolic links as imports do.
+func (wt *watchTree) add(dir string) {
+	WalkDir(context.Background(), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || wt.watched[p] {
 			return nil
 		}
-		if watched[p] {
-			return nil
-		}
-		if len(watched) >= maxWatched {
+		if len(wt.watched) >= maxWatched {
 			return filepath.SkipAll
 		}
-		if err := w.Add(p); err != nil {
-			im.logf("watch %s: %v", p, err)
+		if err := wt.w.Add(p); err != nil {
+			wt.im.logf("watch %s: %v", p, err)
 			return nil
 		}
-		watched[p] = true
+		wt.watched[p] = true
 		return nil
 	})
+}
+
+// waitFor watches the nearest existing directory above missing root.
+func (wt *watchTree) waitFor(root string) {
+	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			if !wt.waiting[dir] && !wt.watched[dir] && wt.w.Add(dir) == nil {
+				wt.waiting[dir] = true
+			}
+			return
+		}
+		if filepath.Dir(dir) == dir {
+			return
+		}
+	}
+}
+
+// event takes in one notification and reports whether it may concern
+// the tools' files (and so calls for an import).
+func (wt *watchTree) event(ev fsnotify.Event) bool {
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		// A directory removed stops being watched; made again, it is
+		// watched again.
+		delete(wt.watched, ev.Name)
+		delete(wt.waiting, ev.Name)
+	}
+	if wt.waiting[filepath.Dir(ev.Name)] && !wt.watched[filepath.Dir(ev.Name)] {
+		// Above a missing root: only the way to a root matters.
+		if !wt.onTheWay(ev.Name) {
+			return false
+		}
+		wt.addRoots()
+		return true
+	}
+	if ev.Has(fsnotify.Create) {
+		if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
+			wt.add(ev.Name)
+		}
+	}
+	return true
+}
+
+// onTheWay reports whether p is a root or a directory above one.
+func (wt *watchTree) onTheWay(p string) bool {
+	for _, root := range wt.roots {
+		if root == p || strings.HasPrefix(root, p+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (im *Importer) logf(format string, args ...any) {
