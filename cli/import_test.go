@@ -62,8 +62,7 @@ func installAgentSessions(t *testing.T, home string) string {
 	os.WriteFile(filepath.Join(gemDir, "session-2025-09-20T10-00-a1b2c3d4.jsonl"), b, 0o644)
 	// opencode wrote no sample: its reader's own storage tree stands in.
 	copyTree(t, filepath.Join("..", "importer", "opencode", "testdata", "data", "storage"), filepath.Join(home, ".local", "share", "opencode", "storage"))
-	// Written a while ago, as a user's files are: none is still being
-	// written (whose last reply an import would leave for the next run).
+	// Written a while ago, as a user's files are.
 	old := time.Now().Add(-time.Hour)
 	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -152,8 +151,6 @@ func TestImportFromAgents(t *testing.T) {
 	f, _ := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
 	f.Write(add)
 	f.Close()
-	old := time.Now().Add(-time.Minute) // written a while ago: nothing is still being written
-	os.Chtimes(file, old, old)
 	grown := toolReport(t, importReport(t, fx.mustExec(t, "session", "import", "--from", "claude-code", "--json")), "claude-code")
 	if grown.FilesRead != 1 || grown.SessionsGrown != 1 || grown.MessagesAdded != 2 || grown.SessionsNew != 0 {
 		t.Fatalf("after appending two lines: %+v", grown)

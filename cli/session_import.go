@@ -29,6 +29,9 @@ type ImportOptions struct {
 	Watch  bool
 	DryRun bool
 	Since  time.Time
+	// Hook is the tool whose hook (or notify program) runs the command:
+	// it names the session that just changed (see importHook).
+	Hook string
 }
 
 func newCmdSessionImport(f *Factory, runF func(*ImportOptions) error) *cobra.Command {
@@ -51,6 +54,14 @@ CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME and XDG_DATA_HOME).
 Importing is incremental: unchanged files are not read again, a session
 that grew gets only its new messages, and nothing is duplicated.
 --watch keeps running and imports changes as the tools write them.
+
+With --hook TOOL, the command is a tool's hook: Claude Code's Stop or
+SessionEnd hook and Gemini CLI's AfterAgent or SessionEnd hook pass JSON
+on standard input that names the session's file (transcript_path);
+Codex's notify program gets JSON as its last argument that names the
+thread. Only that session is imported, quietly (--json prints the
+report); a failure is one line on stderr and exit status 1, never 2,
+which Claude Code would take as a request to keep going.
 Imported sessions are listed with their tool as surface, and resuming
 one continues in a fork of it. See docs/import.md.`,
 		Example: `  loom session import session.jsonl
@@ -58,9 +69,19 @@ one continues in a fork of it. See docs/import.md.`,
   loom session import --from all
   loom session import --from claude-code --dry-run --json
   loom session import --from codex ~/backup/codex/sessions --since 2025-06-01
-  loom session import --from all --watch`,
+  loom session import --from all --watch
+  loom session import --hook claude-code < hook-input.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
+			if opts.Hook != "" {
+				if opts.From != "" || opts.Watch || opts.DryRun || since != "" {
+					return hookError(usageErrorf("--hook goes alone: the hook's JSON names the session"))
+				}
+				if runF != nil {
+					return runF(opts)
+				}
+				return hookError(importHook(cmd.Context(), opts))
+			}
 			if opts.From == "" {
 				switch {
 				case len(args) == 0:
@@ -93,6 +114,7 @@ one continues in a fork of it. See docs/import.md.`,
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep running and import changes as they are written (with --from)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be imported without writing (with --from)")
 	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2025-06-01, RFC 3339, or an age like 7d)")
+	cmd.Flags().StringVar(&opts.Hook, "hook", "", "run from TOOL's hook: import the one session its JSON (stdin, or Codex's notify argument) names; claude-code, codex or gemini")
 	return cmd
 }
 
@@ -167,7 +189,10 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 		if err != nil {
 			return err
 		}
-		return printImportReport(f, rep)
+		if err := printImportReport(f, rep); err != nil {
+			return err
+		}
+		return failedFiles(rep)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -221,7 +246,11 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 			continue
 		}
 		fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray(term.SanitizeLine(strings.Join(t.Roots, ", "))))
-		fmt.Fprintf(w, "  files     %s read, %s unchanged\n", human.Count(int64(t.FilesRead)), human.Count(int64(t.FilesUnchanged)))
+		fmt.Fprintf(w, "  files     %s read, %s unchanged", human.Count(int64(t.FilesRead)), human.Count(int64(t.FilesUnchanged)))
+		if t.FilesFailed > 0 {
+			fmt.Fprintf(w, ", %s", cs.Yellow(human.Count(int64(t.FilesFailed))+" could not be read"))
+		}
+		fmt.Fprintln(w)
 		fmt.Fprintf(w, "  sessions  %s new, %s grown, %s unchanged\n", human.Count(int64(t.SessionsNew)), human.Count(int64(t.SessionsGrown)), human.Count(int64(t.SessionsUnchanged)))
 		fmt.Fprintf(w, "  messages  %s added", human.Count(int64(t.MessagesAdded)))
 		if t.ToolsUpdated > 0 {
@@ -234,9 +263,6 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 				parts = append(parts, human.Count(int64(t.Skipped[k]))+" "+term.SanitizeLine(k))
 			}
 			fmt.Fprintf(w, "  skipped   %s\n", strings.Join(parts, ", "))
-		}
-		if t.Settling > 0 {
-			fmt.Fprintf(w, "  waiting   %s being written (imported on the next run)\n", human.Plural(t.Settling, "session"))
 		}
 		fmt.Fprintf(w, "  time      %s\n", human.Duration(t.Elapsed))
 		if t.ProblemCount > 0 {
@@ -254,4 +280,15 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 		fmt.Fprintln(w, "Nothing to import.")
 	}
 	return nil
+}
+
+// failedFiles is the error of an import some of whose files could not be
+// read at all (the rest was imported): hooks and cron jobs notice it by
+// the exit status.
+func failedFiles(rep *importer.Report) error {
+	n := rep.FilesFailed()
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s could not be read (see problems); everything else was imported", human.Plural(n, "file"))
 }

@@ -180,3 +180,12 @@ func ToolDir(env func(string) string, home, envVar string, rel ...string) string
 	}
 	return filepath.Join(append([]string{home}, rel...)...)
 }
+
+// Finder is a Format whose sessions can be found by their id alone: how
+// a tool's notify program, which is told a session's id but not its
+// file, imports that session (loom session import --hook).
+type Finder interface {
+	// FindSession returns the file of the session with the tool's id id
+	// under roots (the Format's Roots), "" when there is none.
+	FindSession(ctx context.Context, roots []string, id string) (string, error)
+}

@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// touchAll gives every file under dir the modification time now: files
+// a tool has just written.
+func touchAll(t *testing.T, dir string) {
+	t.Helper()
+	now := time.Now()
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.Chtimes(p, now, now)
+		}
+		return nil
+	})
+}
+
+// showMessages is every message of the session ref, as `session show
+// --json` prints them.
+func (fx *fixture) showMessages(t *testing.T, ref string) []*loom.Message {
+	t.Helper()
+	var shown struct{ Messages []*loom.Message }
+	if err := json.Unmarshal([]byte(fx.mustExec(t, "session", "show", ref, "--full-history", "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	return shown.Messages
+}
+
+// An import run right after the files were written (a hook after a
+// reply, a copy from a backup) imports every message they hold, the last
+// reply included; a second run adds nothing.
+func TestImportRightAfterWriting(t *testing.T) {
+	fx := newEmptyFixture(t)
+	installAgentSessions(t, fx.home)
+	touchAll(t, fx.home)
+	rep := importReport(t, fx.mustExec(t, "session", "import", "--from", "all", "--json"))
+	for _, tr := range rep.Tools {
+		if tr.SessionsNew == 0 || tr.FilesFailed != 0 {
+			t.Errorf("%s: %+v", tr.Tool, tr)
+		}
+	}
+	// The last line of this file is its final reply.
+	file := filepath.Join(fx.home, ".claude", "projects", "-path-to-Demo", "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+	last := lastLine(t, file)
+	reply := last["message"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+	msgs := fx.showMessages(t, "claude-code:"+last["sessionId"].(string))
+	if got := msgs[len(msgs)-1]; got.Role != loom.RoleAssistant || !strings.Contains(got.Text(), reply) {
+		t.Errorf("the session ends with %s %q, want the file's last reply %q", got.Role, got.Text(), reply)
+	}
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool && p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
+				t.Errorf("tool part %s is %q, want completed or error", p.ID, p.Status)
+			}
+		}
+	}
+	touchAll(t, fx.home)
+	again := importReport(t, fx.mustExec(t, "session", "import", "--from", "all", "--json"))
+	for _, tr := range again.Tools {
+		if tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.ToolsUpdated != 0 {
+			t.Errorf("second run of %s added: %+v", tr.Tool, tr)
+		}
+	}
+}
+
+// A Claude Code Stop hook (and Gemini CLI's, and Codex's notify program)
+// imports the one session it names, quietly; a second call adds
+// nothing; bad input is one line and exit status 1, never 2 (which
+// Claude Code takes as "keep going").
+func TestImportHook(t *testing.T) {
+	fx := newEmptyFixture(t)
+	installAgentSessions(t, fx.home)
+	file := filepath.Join(fx.home, ".claude", "projects", "-home-user-spotter", "short.jsonl")
+	id := lastLine(t, file)["sessionId"].(string)
+	in, _ := json.Marshal(map[string]any{"session_id": id, "transcript_path": file, "cwd": fx.project, "hook_event_name": "Stop", "stop_hook_active": false})
+	start := time.Now()
+	r := fx.exec(t, string(in), "session", "import", "--hook", "claude-code")
+	t.Logf("hook import of %s took %s (process included)", filepath.Base(file), time.Since(start).Round(time.Millisecond))
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("hook: exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	var listed []*loom.Session
+	json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "--all-projects", "--json")), &listed)
+	if len(listed) != 1 || listed[0].Key != "claude-code:"+id {
+		t.Fatalf("after the hook: %d sessions listed, want the one it named", len(listed))
+	}
+	r = fx.exec(t, string(in), "session", "import", "--hook", "claude-code", "--json")
+	if r.code != 0 {
+		t.Fatalf("second hook: exit %d %s", r.code, r.stderr)
+	}
+	if tr := toolReport(t, importReport(t, r.stdout), "claude-code"); tr.MessagesAdded != 0 || tr.FilesUnchanged != 1 {
+		t.Errorf("second hook call: %+v", tr)
+	}
+
+	// Codex's notify program gets its JSON as the last argument.
+	notify := `{"type":"agent-turn-complete","thread-id":"0199a213-81c0-7800-8aa1-bbab2a035a53","turn-id":"1","cwd":"/x","input-messages":["hi"],"last-assistant-message":"done"}`
+	if r := fx.exec(t, "", "session", "import", "--hook", "codex", notify); r.code != 0 {
+		t.Fatalf("codex notify: exit %d %s", r.code, r.stderr)
+	}
+	json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "--all-projects", "--surface", "codex", "--json")), &listed)
+	if len(listed) != 1 {
+		t.Fatalf("after codex's notify: %d codex sessions", len(listed))
+	}
+
+	for _, bad := range []struct{ stdin, tool, want string }{
+		{"{not json", "claude-code", "not claude-code hook JSON"},
+		{`{"hook_event_name":"Stop"}`, "claude-code", "names no session file"},
+		{`{"transcript_path":"relative.jsonl"}`, "claude-code", "not an absolute path"},
+		{`{"transcript_path":"/nowhere/x.jsonl"}`, "gemini", "/nowhere/x.jsonl"},
+		{`{}`, "vim", "want claude-code, codex or gemini"},
+	} {
+		r := fx.exec(t, bad.stdin, "session", "import", "--hook", bad.tool)
+		if r.code != ExitError || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, bad.want) {
+			t.Errorf("hook input %s for %s: exit %d, stderr %q; want exit 1 and one line with %q", bad.stdin, bad.tool, r.code, r.stderr, bad.want)
+		}
+	}
+}
+
+// What cannot be read is one line each, exit status 1, and the rest is
+// imported: a FIFO and /dev/zero are refused at once, not read forever.
+func TestImportFailsLoudly(t *testing.T) {
+	fx := newEmptyFixture(t)
+	installAgentSessions(t, fx.home)
+	fifo := filepath.Join(fx.home, "x.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	good := filepath.Join(fx.home, ".claude", "projects", "-home-user-spotter", "short.jsonl")
+	for _, paths := range [][]string{{fifo}, {"/dev/zero"}, {fifo, good}} {
+		start := time.Now()
+		r := fx.exec(t, "", append([]string{"session", "import", "--from", "claude-code", "--json"}, paths...)...)
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("%v took %s", paths, time.Since(start))
+		}
+		if r.code != ExitError || !strings.Contains(r.stderr, "could not be read") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", paths, r.code, r.stderr)
+		}
+		tr := toolReport(t, importReport(t, r.stdout), "claude-code")
+		if tr.FilesFailed != 1 {
+			t.Errorf("%v: %+v", paths, tr)
+		}
+	}
+	if out := fx.mustExec(t, "session", "list", "--all-projects", "--json"); !strings.Contains(out, "claude-code:") {
+		t.Errorf("the readable file beside the FIFO was not imported: %s", out)
+	}
+}
+
+// Tools' directories that are symbolic links (a dotfile manager, a moved
+// disk) import like real ones.
+func TestImportThroughSymlinks(t *testing.T) {
+	fx := newEmptyFixture(t)
+	installAgentSessions(t, fx.home)
+	projects := filepath.Join(fx.home, ".claude", "projects")
+	moved := filepath.Join(fx.home, "disk", "claude-projects")
+	os.MkdirAll(filepath.Dir(moved), 0o755)
+	if err := os.Rename(projects, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, projects); err != nil {
+		t.Fatal(err)
+	}
+	tr := toolReport(t, importReport(t, fx.mustExec(t, "session", "import", "--from", "claude-code", "--json")), "claude-code")
+	if tr.FilesRead == 0 || tr.SessionsNew == 0 {
+		t.Fatalf("through a linked ~/.claude/projects: %+v", tr)
+	}
+}
+
+// --watch started before the tool ever ran (no ~/.claude/projects yet)
+// sees the tool's first session as soon as it is written, not at the
+// next rescan 30 s later.
+func TestImportWatchBeforeTheToolExists(t *testing.T) {
+	fx := newEmptyFixture(t)
+	cmd := exec.Command(loomBinary(t), "session", "import", "--from", "claude-code", "--watch", "--json")
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	first := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			select {
+			case <-first:
+			default:
+				close(first)
+			}
+		}
+	}()
+	select {
+	case <-first:
+	case <-time.After(60 * time.Second):
+		t.Fatal("--watch printed no first report")
+	}
+	dir := filepath.Join(fx.home, ".claude", "projects", "-src-api")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(samples, "claude-code", "spotter", "short.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := time.Now()
+	if err := os.WriteFile(filepath.Join(dir, "55604662-cf2a-4331-851a-ec234028f8ca.jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := fx.openStore(t)
+	for {
+		ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "local", Key: "claude-code:55604662-cf2a-4331-851a-ec234028f8ca"})
+		if err == nil && len(ss) == 1 {
+			t.Logf("imported %s after the tool's first file was written", time.Since(written).Round(time.Millisecond))
+			return
+		}
+		if time.Since(written) > 5*time.Second {
+			t.Fatalf("the first session of a new install was not imported within 5 s (%v)", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/pricing"
+)
+
+// hookInput is what a tool passes its hook: Claude Code and Gemini CLI
+// name the session's file (transcript_path), Codex's notify program
+// names the thread ("thread-id").
+type hookInput struct {
+	TranscriptPath string `json:"transcript_path"`
+	SessionID      string `json:"session_id"`
+	HookEventName  string `json:"hook_event_name"`
+	Type           string `json:"type"`
+	ThreadID       string `json:"thread-id"`
+}
+
+// maxHookInput bounds the JSON a hook passes; Codex's holds the turn's
+// prompts and last reply.
+const maxHookInput = 4 << 20
+
+// importHook imports the one session a tool's hook names: the tool's
+// hook JSON comes on stdin, or as the one argument (Codex's notify).
+func importHook(ctx context.Context, opts *ImportOptions) error {
+	f := opts.f
+	var format importer.Format
+	for _, fm := range f.Formats {
+		if fm.Tool() == opts.Hook && fm.Tool() != importer.Opencode {
+			format = fm
+		}
+	}
+	if format == nil {
+		return usageErrorf("--hook %q: want claude-code, codex or gemini", opts.Hook)
+	}
+	var raw []byte
+	switch len(opts.Files) {
+	case 0:
+		b, err := io.ReadAll(io.LimitReader(f.IO.In, maxHookInput+1))
+		if err != nil {
+			return fmt.Errorf("reading the hook's input: %w", err)
+		}
+		raw = b
+	case 1:
+		raw = []byte(opts.Files[0])
+	default:
+		return usageErrorf("--hook takes the hook's JSON on stdin or as one argument, not %d", len(opts.Files))
+	}
+	if len(raw) > maxHookInput {
+		return fmt.Errorf("the hook's input is over %d MB", maxHookInput>>20)
+	}
+	var in hookInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return fmt.Errorf("the hook's input is not %s hook JSON: %w", opts.Hook, err)
+	}
+	path := in.TranscriptPath
+	if path == "" {
+		id := in.ThreadID
+		if id == "" {
+			id = in.SessionID
+		}
+		finder, ok := format.(importer.Finder)
+		if !ok || id == "" {
+			return fmt.Errorf("the hook's input names no session file (transcript_path)")
+		}
+		home, _ := os.UserHomeDir()
+		if h := f.env("HOME"); h != "" {
+			home = h
+		}
+		p, err := finder.FindSession(ctx, format.Roots(f.env, home), id)
+		if err != nil {
+			return err
+		}
+		if p == "" {
+			return fmt.Errorf("%s session %s: no file found under %v", opts.Hook, id, format.Roots(f.env, home))
+		}
+		path = p
+	}
+	if !filepath.IsAbs(path) {
+		return fmt.Errorf("the hook's transcript_path %q is not an absolute path", path)
+	}
+	st, err := f.CreateStore(ctx)
+	if err != nil {
+		return err
+	}
+	im := &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: projectOf}
+	rep, err := im.Run(ctx, []importer.Target{{Format: format, Roots: []string{filepath.Clean(path)}, Explicit: true}})
+	if err != nil {
+		return err
+	}
+	if f.JSON() {
+		if err := writeJSON(f.IO.Out, rep); err != nil {
+			return err
+		}
+	}
+	return failedFiles(rep)
+}
+
+// hookError is err as a hook's caller should see it: a mistake in how
+// the command was called exits 1 like any failure, since Claude Code
+// takes exit status 2 from a Stop hook as a request to keep going.
+func hookError(err error) error {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return errors.New(ue.msg)
+	}
+	return err
+}
