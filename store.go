@@ -20,6 +20,12 @@ type Store interface {
 	// last part: how an imported reply that its tool was still writing
 	// gets the rest of its parts.
 	UpdatePart(ctx context.Context, sessionID string, seq int64, part Part) error
+	// UpdateUsage sets the usage of message seq, which the session
+	// stores itself (not one it inherits), and moves the session's
+	// totals by the difference: how an imported reply that its tool was
+	// still writing gets its final usage. ENOTFOUND when the session
+	// stores no such message.
+	UpdateUsage(ctx context.Context, sessionID string, seq int64, u Usage) error
 	// RepairInterrupted marks tool parts left running (their process
 	// died) as errors with "interrupted", and appends an "interrupted"
 	// result for every tool call that has none, so no provider receives

@@ -27,6 +27,10 @@ func (e *emptyStore) UpdatePart(context.Context, string, int64, loom.Part) error
 	return e.noStore()
 }
 
+func (e *emptyStore) UpdateUsage(context.Context, string, int64, loom.Usage) error {
+	return e.noStore()
+}
+
 func (e *emptyStore) RepairInterrupted(context.Context, string) (int, error) { return 0, nil }
 
 func (e *emptyStore) Messages(context.Context, string, loom.MessageQuery) ([]*loom.Message, error) {

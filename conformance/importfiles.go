@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -95,4 +96,46 @@ func testImportSources(t *testing.T, open Opener) {
 		t.Fatalf("bob's records = %+v", bob)
 	}
 	wantCode(t, st.RecordImportedFiles(ctx(t), []loom.ImportedFile{{UserID: "alice", Path: "/x"}}), loom.EINVALID)
+}
+
+// testUpdateUsage: a message's usage is replaced and the session's
+// totals move by the difference, as an imported reply that its tool was
+// still writing gets its final usage; a message the session does not
+// store is not found, and a locked session refuses it.
+func testUpdateUsage(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	reply := text(loom.RoleAssistant, "partial")
+	reply.Usage = loom.Usage{InputTokens: 10, OutputTokens: 1, CostUSD: 0.01, APICalls: 1}
+	other := text(loom.RoleAssistant, "earlier")
+	other.Usage = loom.Usage{InputTokens: 100, OutputTokens: 50, CostUSD: 0.5, APICalls: 1}
+	mustAppend(t, st, s, text(loom.RoleUser, "q"), other, reply)
+	final := loom.Usage{InputTokens: 10, OutputTokens: 441, CacheReadTokens: 7, CostUSD: 0.25, APICalls: 1}
+	if err := st.UpdateUsage(ctx(t), s.ID, 3, final); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := st.Session(ctx(t), s.ID)
+	want := other.Usage
+	want.Add(final)
+	if got.Usage != want {
+		t.Errorf("session usage %+v, want %+v", got.Usage, want)
+	}
+	if msgs := mustMessages(t, st, s.ID, loom.MessageQuery{Limit: 1}); msgs[0].Usage != final || msgs[0].Text() != "partial" {
+		t.Errorf("message usage %+v (%q), want %+v", msgs[0].Usage, msgs[0].Text(), final)
+	}
+	wantCode(t, st.UpdateUsage(ctx(t), s.ID, 9, final), loom.ENOTFOUND)
+	wantCode(t, st.UpdateUsage(ctx(t), loom.NewID(), 1, final), loom.ENOTFOUND)
+	// A fork reads its parent's messages; their usage is the parent's.
+	f, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, st.UpdateUsage(ctx(t), f.ID, 3, final), loom.ENOTFOUND)
+	lease, err := st.Lock(ctx(t), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(context.Background())
+	other2 := open(t)
+	wantCode(t, other2.UpdateUsage(ctx(t), s.ID, 3, final), loom.ELOCKED)
 }

@@ -79,6 +79,7 @@ func (f *toy) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		case l.More != "":
 			if m := byID[l.Of]; m != nil {
 				m.Parts = append(m.Parts, loom.Part{ID: fmt.Sprintf("%s/%d", m.ID, len(m.Parts)), Type: loom.PartText, Text: l.More})
+				m.Usage.OutputTokens += 100 // the reply's final usage comes with its last line
 			}
 		default:
 			m := &loom.Message{ID: l.ID, Role: l.Role, CreatedAt: at.Add(time.Duration(n) * time.Second)}
@@ -272,6 +273,9 @@ func TestImportTakesTheReplyBeingWritten(t *testing.T) {
 	s, msgs = fx.session("toy:s")
 	if len(msgs) != 3 || len(msgs[1].Parts) != 3 || msgs[1].Parts[1].Status != loom.ToolCompleted || msgs[1].Parts[2].Text != "done thinking" {
 		t.Fatalf("the reply is not completed in place: %+v", msgs[1].Parts)
+	}
+	if msgs[1].Usage.OutputTokens != 105 || s.Usage.OutputTokens != 5+105+5 {
+		t.Errorf("the completed reply's usage is %+v (session %+v), want its final 105 output tokens", msgs[1].Usage, s.Usage)
 	}
 	if want := time.Date(2025, 1, 1, 0, 0, 5, 0, time.UTC); !s.UpdatedAt.Equal(want) {
 		t.Errorf("grown session's updated_at %s, want its newest message's %s, not the import's", s.UpdatedAt, want)

@@ -410,6 +410,17 @@ func (im *Importer) grow(ctx context.Context, tool string, s *Session, x *loom.S
 		if src.ID != stored.ID {
 			continue
 		}
+		if !sameUsage(stored.Usage, src.Usage) {
+			// A reply imported while its tool was still writing it
+			// (Claude Code's last line of a reply has its final output
+			// tokens, Codex's token count follows the call's items).
+			changed = true
+			if !im.DryRun {
+				if err := im.Store.UpdateUsage(ctx, x.ID, stored.Seq, src.Usage); err != nil {
+					return err
+				}
+			}
+		}
 		for _, p := range src.Parts {
 			if samePart(stored.Parts, p) {
 				continue
@@ -502,6 +513,13 @@ func (im *Importer) diverged(ctx context.Context, tool string, s *Session, x *lo
 		return nil
 	}
 	return im.Store.Import(ctx, []*loom.SessionData{d})
+}
+
+// sameUsage reports whether stored is u as the store keeps it (costs
+// rounded).
+func sameUsage(stored, u loom.Usage) bool {
+	u.CostUSD, stored.CostUSD = loom.RoundCost(u.CostUSD), loom.RoundCost(stored.CostUSD)
+	return stored == u
 }
 
 // samePart reports whether parts hold p as it is.

@@ -207,6 +207,44 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 	})
 }
 
+// UpdateUsage implements loom.Store.
+func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		if err := s.checkWriter(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var old loom.Usage
+		err := tx.QueryRowContext(ctx, `SELECT input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+			cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, sessionID, seq).Scan(
+			&old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
+			&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
+		if errors.Is(err, sql.ErrNoRows) {
+			return loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", sessionID, seq)
+		}
+		if err != nil {
+			return fmt.Errorf("read usage of message %d: %w", seq, err)
+		}
+		d := u
+		d.Sub(old)
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET input_tokens = ?, output_tokens = ?, reasoning_tokens = ?,
+			cache_read_tokens = ?, cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?
+			WHERE session_id = CAST(? AS TEXT) AND seq = ?`,
+			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions,
+			sessionID, seq); err != nil {
+			return fmt.Errorf("update usage of message %d: %w", seq, err)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+			reasoning_tokens = reasoning_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
+			cache_write_tokens = cache_write_tokens + ?, cost_usd = cost_usd + ?, api_calls = api_calls + ?,
+			compactions = compactions + ? WHERE id = CAST(? AS TEXT)`,
+			d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, sessionID)
+		if err != nil {
+			return fmt.Errorf("update usage of %s: %w", sessionID, err)
+		}
+		return nil
+	})
+}
+
 // rewriteBody stores m's parts as loom.WriteMessageWith says: a copy
 // for the session when it inherits m, copies as it was for the sessions
 // that read it when the session stores it, and a body of its own when
