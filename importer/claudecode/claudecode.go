@@ -40,8 +40,10 @@ func (Format) Roots(env func(string) string, home string) []string {
 // Sub-agent transcripts without their session file and the project-level
 // agent-*.jsonl files of Claude Code 1.x and 2.0 are bundles of their own;
 // they come after all session bundles, since the session they belong to
-// is read in another bundle. A root that does not exist has no bundles;
-// a subdirectory that cannot be listed is passed over.
+// is read in another bundle. Symbolic links are followed: a linked
+// projects directory, project directory, subagents directory or session
+// file counts as what it leads to. A root that does not exist has no
+// bundles; a subdirectory that cannot be listed is passed over.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	info, err := importer.StatRoot("claude-code", root)
 	if info == nil {
@@ -52,10 +54,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	}
 	var sessions, agents []string
 	subs := map[string][]string{} // session file -> its sub-agent files
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
+	err = importer.WalkDir(ctx, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
@@ -107,18 +106,38 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 }
 
 // fileBundle is the bundle of a root that is one file: a session file
-// with its sub-agents' files, or a sub-agent's file alone.
+// with its sub-agents' files (the subagents directory and its files may
+// be symbolic links; a session file that is a link has them beside the
+// file it leads to when not beside the link), or a sub-agent's file
+// alone.
 func fileBundle(path string) []importer.Bundle {
 	if isAgentFile(path) {
 		return []importer.Bundle{{Files: []string{path}}}
 	}
 	files := []string{path}
 	dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
-	if entries, err := os.ReadDir(dir); err == nil {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if real, rerr := filepath.EvalSymlinks(path); rerr == nil && real != path {
+			dir = filepath.Join(strings.TrimSuffix(real, ".jsonl"), "subagents")
+			entries, err = os.ReadDir(dir)
+		}
+	}
+	if err == nil {
 		for _, e := range entries {
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
-				files = append(files, filepath.Join(dir, e.Name()))
+			p := filepath.Join(dir, e.Name())
+			if !strings.HasSuffix(e.Name(), ".jsonl") {
+				continue
 			}
+			if e.Type()&fs.ModeSymlink != 0 {
+				fi, err := os.Stat(p)
+				if err != nil || !fi.Mode().IsRegular() {
+					continue // dangling, or not a file
+				}
+			} else if !e.Type().IsRegular() {
+				continue
+			}
+			files = append(files, p)
 		}
 	}
 	return []importer.Bundle{{Files: files}}

@@ -5,7 +5,9 @@
 // the sub-agent transcripts in <session id>/subagents/ beside it (Claude
 // Code 2.1). The agent-*.jsonl files that Claude Code 1.x and 2.0 keep
 // beside the session files are read on their own, as sub-agent sessions
-// of the session their lines name.
+// of the session their lines name. Symbolic links are followed: a
+// linked projects directory, project directory, subagents directory or
+// file counts as what it leads to (each directory is walked once).
 //
 // What is imported:
 //
@@ -49,7 +51,12 @@
 //     when it ends the session and failed as interrupted otherwise.
 //     Images in a result are file parts after the tool part.
 //   - A compaction (the compact_boundary line and the summary after it)
-//     is one summary message.
+//     is one summary message: the summary's text in a text part, the
+//     boundary's compactMetadata (trigger, preTokens) in that part's
+//     metadata; a boundary whose summary is missing gives the
+//     boundary's own text. The /compact command and its output lines
+//     are system messages, like any command that only ran in Claude
+//     Code.
 //   - Sub-agents are sessions of kind subagent: each file of
 //     <session>/subagents/ (<session id>/agent-<agent id>, the compaction
 //     agent's agent-acompact-* included), each project-level agent-*.jsonl
@@ -60,7 +67,13 @@
 //     for 1.x transcripts that name no call, the Task call with the same
 //     prompt, else the Task call running when the transcript began. A
 //     compaction's summary message links to its compaction agent. A
-//     sub-agent's title is the description of the call that ran it.
+//     sub-agent's title is the description of the call that ran it,
+//     else its first prompt; a first prompt that is raw JSON (a tool's
+//     input passed on as it is) is not a title: "<subagent_type>
+//     sub-agent", or "Sub-agent", stands in. A compaction agent's
+//     prompt is the instructions Claude Code gives every compaction: its
+//     title is "Compaction of <title of its session>" ("Compaction
+//     summary" when its session file is not read with it).
 //
 // What is skipped and counted, by type: progress, file-history-snapshot,
 // queue-operation (prompts typed while Claude Code was busy: their text
@@ -78,5 +91,6 @@
 // read.
 //
 // Tested on files written by Claude Code 1.0.98, 1.0.108, 2.0.28, 2.1.38
-// and 2.1.39.
+// and 2.1.39, and, for a /compact without a compaction agent's file, on
+// a hand-written file of 2.1's format.
 package claudecode

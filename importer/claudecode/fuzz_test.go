@@ -22,7 +22,8 @@ import (
 func FuzzRead(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(samples, "*", "*.jsonl"))
 	subs, _ := filepath.Glob(filepath.Join(samples, "*", "*", "subagents", "*.jsonl"))
-	for _, p := range append(files, subs...) {
+	own, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	for _, p := range append(append(files, subs...), own...) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -201,9 +201,16 @@ func (rd *reader) sessionBundle(paths []string) error {
 		s.SourceID, s.Kind, s.ParentSourceID, s.Title = sideIDs[i], loom.KindSubagent, sid, titles[sideIDs[i]]
 		rd.sessions(sideTree, sb, sideLeaves[top], s, nil, byTop[top])
 	}
+	var parentTitle string
+	if len(rd.res.Sessions) > 0 && rd.res.Sessions[0].SourceID == sid {
+		parentTitle = titleOf(rd.res.Sessions[0])
+	}
 	for _, sa := range subs {
 		s := base
 		s.SourceID, s.Kind, s.ParentSourceID, s.Title, s.Path = sa.sourceID, loom.KindSubagent, sid, titles[sa.sourceID], sa.f.path
+		if isCompactionFile(sa.f.path) {
+			s.Title = compactionTitle(parentTitle)
+		}
 		rd.treeSessions(sa.t, sa.b, s, &sa.f.titles, sa.f.nodes)
 		sa.b.unused()
 		sa.f.titles.count(rd.res)
@@ -211,7 +218,73 @@ func (rd *reader) sessionBundle(paths []string) error {
 	mb.unused()
 	sb.unused()
 	f.titles.count(rd.res)
+	names := map[string]string{}
+	for _, a := range mb.agents {
+		names[a.sourceID] = a.name
+	}
+	for _, s := range rd.res.Sessions {
+		titleSubagent(s, names[s.SourceID])
+	}
 	return nil
+}
+
+// isCompactionFile reports whether p is the transcript of a compaction
+// agent: subagents/agent-acompact-*.jsonl.
+func isCompactionFile(p string) bool {
+	return strings.HasPrefix(filepath.Base(p), "agent-acompact")
+}
+
+// compactionTitle is the title of a compaction agent's session: its
+// prompt is the instructions Claude Code gives every compaction, which
+// say nothing of the session.
+func compactionTitle(parent string) string {
+	if parent == "" {
+		return "Compaction summary"
+	}
+	return "Compaction of " + parent
+}
+
+// titleOf is the title a session will have: its own, else its first
+// prompt's.
+func titleOf(s *importer.Session) string {
+	if t := loom.TitleFrom(s.Title); t != "" {
+		return t
+	}
+	return loom.TitleFrom(firstPrompt(s.Messages))
+}
+
+// firstPrompt is the text of the first user message that has one.
+func firstPrompt(msgs []*loom.Message) string {
+	for _, m := range msgs {
+		if m.Role == loom.RoleUser {
+			if t := m.Text(); t != "" {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// titleSubagent gives a sub-agent session without a title, whose first
+// prompt is raw JSON (a tool's input passed on as it is), a title made of
+// the name of the agent that ran it (name, from the call's subagent_type)
+// rather than that JSON.
+func titleSubagent(s *importer.Session, name string) {
+	if s.Kind != loom.KindSubagent || s.Title != "" || !isJSONText(firstPrompt(s.Messages)) {
+		return
+	}
+	if name == "" || name == "agent" {
+		s.Title = "Sub-agent"
+		return
+	}
+	s.Title = name + " sub-agent"
+}
+
+// isJSONText reports whether a prompt is JSON rather than words: it
+// opens an object, or it is a JSON array.
+func isJSONText(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "{") || (strings.HasPrefix(t, "[") && json.Valid([]byte(t)))
 }
 
 // agentBundle reads a sub-agent's file alone: a project-level agent-*.jsonl
@@ -231,11 +304,17 @@ func (rd *reader) agentBundle(path string) error {
 	if parent != "" {
 		s.SourceID, s.Kind, s.ParentSourceID = parent+"/"+stem, loom.KindSubagent, parent
 	}
+	if isCompactionFile(path) {
+		s.Title = compactionTitle("")
+	}
 	t := newTree(f.nodes, false, rd.res)
 	b := newBuilder(t, rd.res)
 	rd.treeSessions(t, b, s, &f.titles, f.nodes)
 	b.unused()
 	f.titles.count(rd.res)
+	for _, s := range rd.res.Sessions {
+		titleSubagent(s, "")
+	}
 	return nil
 }
 

@@ -41,9 +41,11 @@ func isRollout(name string) bool {
 
 // Bundles lists every rollout-*.jsonl and rollout-*.jsonl.zst file under
 // root, one bundle each; root itself may be one file, read whatever its
-// name. A compressed file whose uncompressed twin sits beside it is left
-// out: it is the same session, caught while being compressed. Directories
-// that cannot be listed below root are passed over.
+// name. Symbolic links are followed, to directories (sessions kept on
+// another disk, a linked ~/.codex) as to files. A compressed file whose
+// uncompressed twin sits beside it is left out: it is the same session,
+// caught while being compressed. Directories that cannot be listed below
+// root are passed over.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	info, err := importer.StatRoot("codex", root)
 	if info == nil {
@@ -53,10 +55,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		return []importer.Bundle{{Files: []string{root}}}, nil
 	}
 	var out []importer.Bundle
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
+	err = importer.WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
 				return err
@@ -66,18 +65,11 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 			}
 			return nil
 		}
-		if d.IsDir() || !isRollout(d.Name()) {
+		if d.IsDir() || !d.Type().IsRegular() || !isRollout(d.Name()) {
 			return nil
 		}
-		if !d.Type().IsRegular() {
-			// A symbolic link counts when it leads to a regular file.
-			fi, err := os.Stat(path)
-			if err != nil || !fi.Mode().IsRegular() {
-				return nil
-			}
-		}
 		if plain, ok := strings.CutSuffix(path, ".zst"); ok {
-			if _, err := os.Lstat(plain); err == nil {
+			if _, err := os.Stat(plain); err == nil {
 				return nil
 			}
 		}

@@ -6,8 +6,9 @@
 // Rollouts are found under $CODEX_HOME/sessions and
 // $CODEX_HOME/archived_sessions ($CODEX_HOME defaults to ~/.codex), in
 // any subdirectory: every rollout-*.jsonl and rollout-*.jsonl.zst file
-// (zstd-compressed) is one session. A compressed file whose uncompressed
-// twin sits beside it is left out.
+// (zstd-compressed) is one session. Symbolic links are followed, to
+// directories (each directory is walked once) and to files. A compressed
+// file whose uncompressed twin sits beside it is left out.
 //
 // # What is imported
 //
@@ -18,10 +19,11 @@
 //   - session_meta: the session's id, start time, working directory,
 //     git branch, Codex version (cli_version) and model provider. Its
 //     instructions and base_instructions become a system message at the
-//     start. forked_from_id makes the session a fork of that session;
-//     a source {"subagent": {"thread_spawn": {"parent_thread_id"}}}
-//     makes it a sub-agent of that session. Either parent is another
-//     file's session.
+//     start; a developer message that repeats them is not stored again
+//     (counted as developer:duplicate). forked_from_id makes the session
+//     a fork of that session; a source {"subagent": {"thread_spawn":
+//     {"parent_thread_id"}}} makes it a sub-agent of that session, which
+//     takes precedence. Either parent is another file's session.
 //   - turn_context: the model of the turn (the session's model is that
 //     of its last turn) and the working directory, which follows the
 //     turns. The line is then counted as skipped.
@@ -51,9 +53,29 @@
 //     non-zero exit code or failure, when a patch_apply_end or
 //     exec_command_end event reports one, or, with the error
 //     "interrupted", when its turn was aborted; a call without output is
-//     left running. A spawn_agent call gets an agent part naming the
-//     sub-agent's session (its thread id). Web searches and image
-//     generations the service ran are tool parts too.
+//     left running. Web searches and image generations the service ran
+//     are tool parts too.
+//   - A spawn_agent call gets an agent part naming the sub-agent's
+//     session (its thread id), from whichever record names the thread:
+//     the call's output ({"agent_id"}, multi-agent v1), a
+//     collab_agent_spawn_end event (new_thread_id) or a
+//     sub_agent_activity event (agent_thread_id, kind started; its
+//     event_id is the call's, its agent_path the task path that the
+//     output of multi-agent v2, {"task_name": "/root/<name>"}, gives).
+//     A v2 parent rollout without such an event names no thread, and
+//     its call has no agent part.
+//   - Messages between agents: inter_agent_communication lines,
+//     agent_message items ({author, recipient, content}) and assistant
+//     messages whose only text is the JSON of such a message (how
+//     Codex 0.1xx records one in the recipient's history). From an agent
+//     above the recipient (its parent's task, a follow-up) the message
+//     is a user message: a sub-agent's session starts with its task as
+//     its prompt, which titles it. From any other (a sub-agent's answer
+//     to its parent, a sibling's note) it is a system message. Codex's
+//     envelope ("Message Type: …", "Task name: …", "Sender: …",
+//     "Payload:") is left out of the text; a message whose text is only
+//     encrypted is counted as skipped
+//     (inter_agent_communication:encrypted).
 //   - event_msg: user_message, agent_message, agent_reasoning and
 //     agent_reasoning_raw_content repeat the response items and are
 //     counted as skipped; one whose text no response item holds is
@@ -63,15 +85,22 @@
 //     (reasoning included) and reasoning tokens. thread_name_updated
 //     gives the session's title; without one the title is empty. Every
 //     other event is counted as skipped by type (event_msg:<type>).
-//   - inter_agent_communication: a message from another agent becomes
-//     a user message when it comes from an agent above this one (its
-//     parent's task), else a system message.
 //   - compacted: the summary becomes a summary message; without summary
 //     text, the readable messages of its replacement history stand in,
 //     and with none it is counted as skipped (compacted:encrypted).
 //
 // Messages have no id in a rollout: each takes the session id and the
 // line it starts on (<session id>:<line>), its parts <message id>/<n>.
+//
+// # Sub-agents
+//
+// A sub-agent's rollout names its parent in session_meta's source. A
+// spawn that forks the parent's context starts the rollout with a copy
+// of the parent's history, as a fork's does (see Forks): the copy is the
+// parent's and is left out of the sub-agent's session, each line counted
+// as inherited:<record type>. A sub-agent whose task could not be read
+// (sent encrypted) is titled with its task name, the last part of its
+// agent_path, else its nickname and role.
 //
 // # Forks
 //
@@ -88,7 +117,9 @@
 //
 // Counted as skipped: the record_type lines of old rollouts, the
 // compaction and ghost_snapshot response items (opaque), messages
-// without content (response_item:message:empty), turn_context,
+// without content (response_item:message:empty), developer messages
+// repeating the instructions (developer:duplicate), a sub-agent's copy
+// of its parent's history (inherited:<type>), turn_context,
 // world_state and inter_agent_communication_metadata lines, the event
 // messages above, and unknown record, item or content types
 // (unknown:<type>, unknown:response_item:<type>, unknown:content:<type>).
@@ -100,6 +131,7 @@
 // 256 MiB) of uncompressed text.
 //
 // Tested on the rollouts of Codex CLI 0.39 and, for the records it
-// added later (forks, sub-agents, compaction, custom tools), on
-// hand-written files following the format of the versions since.
+// added later (forks, sub-agents, compaction, custom tools, the
+// multi-agent v2 rollouts of 0.146), on hand-written files following the
+// format of the versions since.
 package codex

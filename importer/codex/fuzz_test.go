@@ -11,7 +11,7 @@ import (
 // FuzzRead reads arbitrary bytes as a rollout: it must not panic, must
 // end soon, and what it returns must be valid.
 func FuzzRead(f *testing.F) {
-	for _, path := range []string{sample, "testdata/newer.jsonl", "testdata/fork.jsonl", "testdata/subagent.jsonl", "testdata/legacy.jsonl"} {
+	for _, path := range []string{sample, "testdata/newer.jsonl", "testdata/fork.jsonl", "testdata/subagent.jsonl", "testdata/legacy.jsonl", parentRollout, childRollout} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)

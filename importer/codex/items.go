@@ -139,6 +139,14 @@ func (rd *reader) responseItem(rc *rec) {
 		rd.hostedTool(rc.n, &it, "image_generation", input, "[image]")
 	case "function_call_output", "custom_tool_call_output", "tool_search_output":
 		rd.toolOutput(rc.n, &it)
+	case "agent_message":
+		var texts []string
+		for _, c := range items(it.Content) {
+			if c.Text != "" {
+				texts = append(texts, c.Text)
+			}
+		}
+		rd.agentMessage(rc.n, str(it.Author), str(it.Recipient), strings.Join(texts, "\n"))
 	case "compaction", "compaction_summary", "context_compaction", "ghost_snapshot":
 		rd.res.Skip("response_item:" + it.Type)
 	default:
@@ -147,8 +155,13 @@ func (rd *reader) responseItem(rc *rec) {
 }
 
 // responseMessage handles a message item: user input, injected context,
-// developer instructions or assistant text.
+// developer instructions, assistant text, or a message from another
+// agent (its JSON as the item's only text).
 func (rd *reader) responseMessage(n int, it *responseItem) {
+	if author, recipient, text, ok := agentJSON(it.Content); ok && it.Role != "user" {
+		rd.agentMessage(n, author, recipient, text)
+		return
+	}
 	var texts []string
 	var files []loom.Part
 	if s := str(it.Content); s != "" {
@@ -165,6 +178,21 @@ func (rd *reader) responseMessage(n int, it *responseItem) {
 				rd.res.Skip("unknown:content:" + typeName(c.Type))
 			}
 		}
+	}
+	if it.Role != "user" && it.Role != "assistant" && len(rd.instructions) > 0 {
+		// The session_meta's instructions, sent again as a developer
+		// message, are stored once.
+		kept := texts[:0:0]
+		for _, t := range texts {
+			if !rd.instructions[strings.TrimSpace(t)] {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) == 0 && len(texts) > 0 && len(files) == 0 {
+			rd.res.Skip(typeName(it.Role) + ":duplicate")
+			return
+		}
+		texts = kept
 	}
 	text := strings.Join(texts, "\n")
 	if strings.TrimSpace(text) == "" {
@@ -193,6 +221,34 @@ func (rd *reader) responseMessage(n int, it *responseItem) {
 	for _, f := range files {
 		rd.addPart(m, f)
 	}
+}
+
+// agentJSON reads a message whose only text is a message between agents
+// as Codex records one in the recipient's history: the JSON of
+// {author, recipient, content, …}, author and recipient being agent
+// paths (/root, /root/<task name>).
+func agentJSON(content json.RawMessage) (author, recipient, text string, ok bool) {
+	cs := items(content)
+	if len(cs) != 1 || (cs[0].Type != "input_text" && cs[0].Type != "output_text") {
+		return "", "", "", false
+	}
+	t := strings.TrimSpace(cs[0].Text)
+	if !strings.HasPrefix(t, "{") || !strings.Contains(t, `"recipient"`) {
+		return "", "", "", false
+	}
+	var c struct {
+		Author    json.RawMessage `json:"author"`
+		Recipient json.RawMessage `json:"recipient"`
+		Content   json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal([]byte(t), &c) != nil {
+		return "", "", "", false
+	}
+	author, recipient = str(c.Author), str(c.Recipient)
+	if !strings.HasPrefix(author, "/") || !strings.HasPrefix(recipient, "/") || (len(c.Content) > 0 && c.Content[0] != '"') {
+		return "", "", "", false
+	}
+	return author, recipient, str(c.Content), true
 }
 
 // allInjected reports whether every non-empty text is injected context.
@@ -264,6 +320,14 @@ func (rd *reader) toolCall(n int, callID, name string, input json.RawMessage) {
 	i := rd.addPart(m, loom.Part{Type: loom.PartTool, CallID: callID, Name: name, Status: loom.ToolRunning, Input: input, StartedAt: &t})
 	c := &call{msg: m, idx: i, input: input}
 	rd.calls[callID], rd.running[callID] = c, c
+	if isSpawn(name) {
+		rd.spawns = append(rd.spawns, c)
+	}
+}
+
+// isSpawn reports whether a tool starts a sub-agent.
+func isSpawn(name string) bool {
+	return name == "spawn_agent" || strings.HasSuffix(name, ".spawn_agent")
 }
 
 // hostedTool adds a tool the model's service ran itself (web search,
@@ -320,7 +384,7 @@ func (rd *reader) toolOutput(n int, it *responseItem) {
 	default:
 		p.Status, p.Error = loom.ToolCompleted, ""
 		p.Output, _ = json.Marshal(out.text)
-		if p.Name == "spawn_agent" && !c.agent {
+		if isSpawn(p.Name) && !c.agent {
 			rd.spawned(c, out.text)
 		}
 	}
@@ -451,32 +515,87 @@ func headerExitCode(s string) (int64, bool) {
 }
 
 // spawned adds an agent part beside a spawn_agent call whose output
-// names the thread it started.
+// names the thread it started ({"agent_id", "nickname"}). An output that
+// names the agent only by its task path ({"task_name": "/root/…"}) has
+// it kept, for an event that names the thread.
 func (rd *reader) spawned(c *call, out string) {
 	var o struct {
-		AgentID  string `json:"agent_id"`
-		Nickname string `json:"nickname"`
+		AgentID  json.RawMessage `json:"agent_id"`
+		Nickname json.RawMessage `json:"nickname"`
+		TaskName json.RawMessage `json:"task_name"`
 	}
 	if json.Unmarshal([]byte(strings.TrimSpace(out)), &o) != nil {
 		return
 	}
-	rd.linkAgent(c, o.AgentID, o.Nickname)
+	c.path = strings.TrimSpace(str(o.TaskName))
+	rd.linkAgent(c, str(o.AgentID), str(o.Nickname))
+}
+
+// spawnArgs are the arguments of a spawn_agent call that name the agent.
+type spawnArgs struct {
+	AgentType json.RawMessage `json:"agent_type"`
+	TaskName  json.RawMessage `json:"task_name"`
+}
+
+func (c *call) spawnArgs() spawnArgs {
+	var a spawnArgs
+	_ = json.Unmarshal(c.input, &a) // an input of another shape names nothing
+	return a
 }
 
 // linkAgent adds to c's message the agent part of the sub-agent session
-// id, named after the agent's role, else its nickname.
+// id, named after the agent's role, else its nickname, else its task
+// name.
 func (rd *reader) linkAgent(c *call, id, nickname string) {
 	id = strings.TrimSpace(id)
 	if id == "" || c.agent || strings.ContainsAny(id, "\n\r") {
 		return
 	}
-	var args struct {
-		AgentType string `json:"agent_type"`
+	a := c.spawnArgs()
+	task := c.path
+	if task == "" {
+		task = str(a.TaskName)
 	}
-	_ = json.Unmarshal(c.input, &args)
-	name := firstOf(args.AgentType, nickname, "default")
+	task = task[strings.LastIndexByte(task, '/')+1:]
+	name := firstOf(strings.TrimSpace(str(a.AgentType)), strings.TrimSpace(nickname), strings.TrimSpace(task), "default")
 	rd.addPart(c.msg, loom.Part{Type: loom.PartAgent, Name: name, SessionID: id})
 	c.agent = true
+}
+
+// subAgentActivity handles a sub_agent_activity event: when it says an
+// agent started, it names the spawn call (event_id) and the thread
+// (agent_thread_id) and path (agent_path) of the agent.
+func (rd *reader) subAgentActivity(ev *event) {
+	if str(ev.Kind) != "started" {
+		return
+	}
+	id, path := str(ev.AgentThreadID), strings.TrimSpace(str(ev.AgentPath))
+	if c := rd.calls[str(ev.EventID)]; c != nil && isSpawn(c.msg.Parts[c.idx].Name) {
+		rd.linkAgent(c, id, "")
+		return
+	}
+	if c := rd.spawnOf(path); c != nil {
+		rd.linkAgent(c, id, "")
+	}
+}
+
+// spawnOf returns the first spawn_agent call without its agent part
+// whose agent has path: by the task path of its output, else by the task
+// name of its arguments (relative to the spawning agent's path).
+func (rd *reader) spawnOf(path string) *call {
+	if path == "" {
+		return nil
+	}
+	for _, c := range rd.spawns {
+		if c.agent {
+			continue
+		}
+		task := strings.TrimSpace(str(c.spawnArgs().TaskName))
+		if c.path == path || (c.path == "" && task != "" && (task == path || strings.HasSuffix(path, "/"+task))) {
+			return c
+		}
+	}
+	return nil
 }
 
 // argumentsInput turns a function call's arguments (a JSON text, as a
@@ -598,6 +717,8 @@ func (rd *reader) event(rc *rec) {
 		if c := rd.calls[ev.CallID]; c != nil && ev.CallID != "" {
 			rd.linkAgent(c, str(ev.NewThreadID), firstOf(str(ev.Role), str(ev.Nickname)))
 		}
+	case "sub_agent_activity":
+		rd.subAgentActivity(&ev)
 	}
 	rd.res.Skip("event_msg:" + typeName(ev.Type))
 }

@@ -180,6 +180,16 @@ type reader struct {
 	calls     map[string]*call
 	running   map[string]*call // the calls without output yet
 	forkTurn  int
+	// spawns are the spawn_agent calls in order, for the events that
+	// name the agent they started by its path.
+	spawns []*call
+	// instructions are the texts of the session_meta's instructions,
+	// stored once as its system message.
+	instructions map[string]bool
+	// subagent is the sub-agent source of the session_meta, nil for a
+	// session no agent spawned. A sub-agent's copy of its parent's
+	// history is left out: the parent's session holds it.
+	subagent *threadSpawn
 }
 
 // call is a tool call waiting for, or folded with, its result.
@@ -189,6 +199,9 @@ type call struct {
 	input  json.RawMessage
 	failed string // why an event says the call failed
 	agent  bool   // whether its agent part was added
+	// path is the task path a spawn_agent call's output gave the agent
+	// it started (/root/<task name>).
+	path string
 }
 
 // scan is the first pass over one record.
@@ -350,6 +363,10 @@ func (rd *reader) build(ctx context.Context, recs []rec) error {
 				rd.s.UpdatedAt = rc.t
 			}
 		}
+		if rd.subagent != nil && rd.inherited(rc.n) {
+			rd.skipCopied(rc)
+			continue
+		}
 		switch rc.typ {
 		case "session_meta":
 			rd.sessionMeta(rc)
@@ -386,6 +403,7 @@ func (rd *reader) start(recs []rec) {
 		if m.Git != nil {
 			s.GitBranch = m.Git.Branch
 		}
+		rd.subagent = subagentSource(m.Source)
 	}
 	s.SourceID = oneLine(s.SourceID)
 	if s.SourceID == "" {
@@ -438,10 +456,18 @@ func (rd *reader) finish() {
 	s.Cwd = rd.cwd
 	s.Title = rd.title
 	if rd.meta != nil {
-		parent, forked := oneLine(subagentParent(rd.meta.Source)), oneLine(rd.meta.ForkedFromID)
+		parent, forked := "", oneLine(rd.meta.ForkedFromID)
+		if rd.subagent != nil {
+			parent = oneLine(rd.subagent.ParentThreadID)
+		}
 		switch {
 		case parent != "" && parent != s.SourceID:
 			s.Kind, s.ParentSourceID = loom.KindSubagent, parent
+			if s.Title == "" && !hasPrompt(s.Messages) {
+				// Its task could not be read (Codex sends it encrypted):
+				// the agent's name stands in.
+				s.Title = rd.subagent.label(rd.meta)
+			}
 		case forked != "" && forked != s.SourceID:
 			s.Kind, s.ParentSourceID = loom.KindFork, forked
 			s.ForkTurn = rd.forkTurn
@@ -463,28 +489,77 @@ func oneLine(id string) string {
 	return id
 }
 
-// subagentParent returns the parent thread of a session_meta source
-// {"subagent": {"thread_spawn": {"parent_thread_id": …}}}, "" for any
-// other source.
-func subagentParent(src json.RawMessage) string {
+// threadSpawn is a session_meta source {"subagent": {"thread_spawn":
+// {…}}}: the session of an agent that another one spawned.
+type threadSpawn struct {
+	ParentThreadID string          `json:"parent_thread_id"`
+	AgentPath      json.RawMessage `json:"agent_path"`
+	AgentNickname  json.RawMessage `json:"agent_nickname"`
+	AgentRole      json.RawMessage `json:"agent_role"`
+}
+
+// subagentSource returns the thread_spawn of a session_meta source, nil
+// for any other source.
+func subagentSource(src json.RawMessage) *threadSpawn {
 	if len(src) == 0 || src[0] != '{' {
-		return ""
+		return nil
 	}
 	var s struct {
 		Subagent json.RawMessage `json:"subagent"`
 	}
 	if json.Unmarshal(src, &s) != nil || len(s.Subagent) == 0 || s.Subagent[0] != '{' {
-		return ""
+		return nil
 	}
 	var sub struct {
-		ThreadSpawn *struct {
-			ParentThreadID string `json:"parent_thread_id"`
-		} `json:"thread_spawn"`
+		ThreadSpawn *threadSpawn `json:"thread_spawn"`
 	}
-	if json.Unmarshal(s.Subagent, &sub) != nil || sub.ThreadSpawn == nil {
-		return ""
+	if json.Unmarshal(s.Subagent, &sub) != nil || sub.ThreadSpawn == nil || strings.TrimSpace(sub.ThreadSpawn.ParentThreadID) == "" {
+		return nil
 	}
-	return sub.ThreadSpawn.ParentThreadID
+	return sub.ThreadSpawn
+}
+
+// label names a spawned agent: the task name of its path
+// (/root/<task name>), else its nickname and role.
+func (ts *threadSpawn) label(m *sessionMeta) string {
+	if p := strings.TrimSpace(str(ts.AgentPath)); p != "" {
+		if name := p[strings.LastIndexByte(p, '/')+1:]; name != "" {
+			return name
+		}
+	}
+	nick := firstOf(strings.TrimSpace(str(ts.AgentNickname)), strings.TrimSpace(str(m.AgentNickname)))
+	role := firstOf(strings.TrimSpace(str(ts.AgentRole)), strings.TrimSpace(str(m.AgentRole)))
+	switch {
+	case nick != "" && role != "":
+		return nick + " (" + role + ")"
+	case nick != "" || role != "":
+		return nick + role
+	}
+	return "sub-agent"
+}
+
+// hasPrompt reports whether msgs hold a user message with text.
+func hasPrompt(msgs []*loom.Message) bool {
+	for _, m := range msgs {
+		if m.Role == loom.RoleUser && strings.TrimSpace(m.Text()) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// skipCopied counts a line of the parent's history that a sub-agent's
+// rollout starts with (a spawn that forks the parent's context copies
+// it). The copy's token counts still set the running total that the
+// sub-agent's own counts follow.
+func (rd *reader) skipCopied(rc *rec) {
+	if rc.typ == "event_msg" {
+		var ev event
+		if json.Unmarshal(rc.payload, &ev) == nil && ev.Type == "token_count" && rd.tokenCount(rc.n, &ev) {
+			return
+		}
+	}
+	rd.res.Skip("inherited:" + typeName(rc.typ))
 }
 
 // message adds a message of role created at line n; suffix tells apart
@@ -573,8 +648,12 @@ func (rd *reader) sessionMeta(rc *rec) {
 	}
 	rd.endTurn()
 	m := rd.message(rc.n, loom.RoleSystem, "")
+	if rd.instructions == nil {
+		rd.instructions = map[string]bool{}
+	}
 	for _, t := range texts {
 		rd.addPart(m, loom.Part{Type: loom.PartText, Text: t})
+		rd.instructions[t] = true
 	}
 }
 
@@ -601,9 +680,8 @@ func (rd *reader) turnContext(rc *rec) {
 	rd.res.Skip("turn_context")
 }
 
-// interAgent handles a message another agent sent this one: from an
-// agent above it (its parent), it is a prompt, a user message; from any
-// other, a system message.
+// interAgent handles an inter_agent_communication line: a message
+// another agent sent this one.
 func (rd *reader) interAgent(rc *rec) {
 	var c struct {
 		Author    json.RawMessage `json:"author"`
@@ -614,19 +692,50 @@ func (rd *reader) interAgent(rc *rec) {
 		rd.res.Problemf(rd.path, rc.n, "inter_agent_communication: "+err.Error())
 		return
 	}
-	text := str(c.Content)
-	if strings.TrimSpace(text) == "" {
+	rd.agentMessage(rc.n, str(c.Author), str(c.Recipient), str(c.Content))
+}
+
+// agentMessage adds a message one agent sent another at line n: from an
+// agent above the recipient (its parent's task, a follow-up), it is a
+// prompt, a user message; from any other (a sub-agent's answer, a
+// sibling's note), a system message. Codex's envelope around the text
+// (Message Type, Task name, Sender, then the Payload) is left out. A
+// message whose text is only encrypted is counted as skipped.
+func (rd *reader) agentMessage(n int, author, recipient, text string) {
+	text = strings.TrimSpace(envelopePayload(text))
+	if text == "" {
 		rd.res.Skip("inter_agent_communication:encrypted")
 		return
 	}
 	role := loom.RoleSystem
-	author, recipient := strings.TrimSuffix(str(c.Author), "/"), str(c.Recipient)
+	author = strings.TrimSuffix(author, "/")
 	if author != "" && strings.HasPrefix(recipient, author+"/") {
 		role = loom.RoleUser
 	}
 	rd.endTurn()
-	m := rd.message(rc.n, role, "")
+	m := rd.message(n, role, "")
 	rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
+}
+
+// envelopePayload returns the payload of a message between agents that
+// Codex wrapped in its envelope ("Message Type: NEW_TASK\nTask name:
+// …\nSender: …\nPayload:\n<payload>"); any other text as it is.
+func envelopePayload(text string) string {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if !strings.HasPrefix(t, "Message Type:") {
+		return text
+	}
+	for range 8 {
+		line, rest, ok := strings.Cut(t, "\n")
+		if p, found := strings.CutPrefix(strings.TrimSpace(line), "Payload:"); found {
+			return strings.TrimSpace(p + "\n" + rest)
+		}
+		if !ok {
+			break
+		}
+		t = rest
+	}
+	return text
 }
 
 // compacted handles a compacted line: the summary that replaced the

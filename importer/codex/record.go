@@ -30,6 +30,8 @@ type sessionMeta struct {
 	ModelProvider    string          `json:"model_provider"`
 	ForkedFromID     string          `json:"forked_from_id"`
 	Source           json.RawMessage `json:"source"`
+	AgentNickname    json.RawMessage `json:"agent_nickname"`
+	AgentRole        json.RawMessage `json:"agent_role"`
 	Git              *struct {
 		Branch string `json:"branch"`
 	} `json:"git"`
@@ -61,14 +63,18 @@ type responseItem struct {
 	Status           json.RawMessage `json:"status"`
 	Tools            json.RawMessage `json:"tools"`
 	RevisedPrompt    json.RawMessage `json:"revised_prompt"`
+	// An agent_message item: a message from another agent.
+	Author    json.RawMessage `json:"author"`
+	Recipient json.RawMessage `json:"recipient"`
 }
 
 // contentItem is one element of a message's content or of a reasoning
 // item's summary or content.
 type contentItem struct {
-	Type     string          `json:"type"`
-	Text     string          `json:"text"`
-	ImageURL json.RawMessage `json:"image_url"`
+	Type             string          `json:"type"`
+	Text             string          `json:"text"`
+	ImageURL         json.RawMessage `json:"image_url"`
+	EncryptedContent json.RawMessage `json:"encrypted_content"`
 }
 
 // event is an event_msg payload, with the fields of the event types the
@@ -91,6 +97,12 @@ type event struct {
 	NewThreadID json.RawMessage `json:"new_thread_id"`
 	Nickname    json.RawMessage `json:"new_agent_nickname"`
 	Role        json.RawMessage `json:"new_agent_role"`
+	// sub_agent_activity: the spawn call (event_id) and the thread it
+	// started.
+	EventID       json.RawMessage `json:"event_id"`
+	AgentThreadID json.RawMessage `json:"agent_thread_id"`
+	AgentPath     json.RawMessage `json:"agent_path"`
+	Kind          json.RawMessage `json:"kind"`
 }
 
 // tokenInfo is a token_count event's info.

@@ -1,0 +1,237 @@
+package codex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+// A parent rollout of Codex CLI 0.146 that spawned an agent with the
+// multi-agent tools (spawn_agent with a task name, the agent forked from
+// the parent's history), and the rollout of that agent.
+const (
+	parentID      = "019f7ecd-c978-7a41-9c3e-5b1f0d2e8a47"
+	childID       = "019f7ece-35a7-7b62-a0d4-6e8f1c3b9a25"
+	parentRollout = "testdata/rollout-2026-07-20T09-14-03-" + parentID + ".jsonl"
+	childRollout  = "testdata/rollout-2026-07-20T09-14-31-" + childID + ".jsonl"
+
+	childTask   = "Follow the install steps in README.md in a scratch copy of the repository and report every step that fails, with its error. Do not change any file."
+	childAnswer = "All install steps work except `make deps`: it fails with `go: github.com/acme/kit@v0.9.1: unknown revision v0.9.1`. `make build` and `make test` pass once the dependency is fetched with `go mod download`."
+)
+
+// userTexts are the texts of a session's user messages.
+func userTexts(s *importer.Session) []string {
+	var out []string
+	for _, m := range s.Messages {
+		if m.Role == loom.RoleUser {
+			out = append(out, m.Text())
+		}
+	}
+	return out
+}
+
+func TestSpawnLinksParentToChild(t *testing.T) {
+	parent := readFile(t, parentRollout).Sessions[0]
+	child := readFile(t, childRollout).Sessions[0]
+
+	// The spawn call names the agent by its task path only; the event
+	// that says it started names its thread.
+	m, spawn := tool(t, parent, "call_Wq3sZk8vT1nYbH2rLm0cXeP4")
+	if spawn.Name != "spawn_agent" || spawn.Status != loom.ToolCompleted {
+		t.Errorf("spawn call %+v", spawn)
+	}
+	var agents []loom.Part
+	for _, p := range m.Parts {
+		if p.Type == loom.PartAgent {
+			agents = append(agents, p)
+		}
+	}
+	if len(agents) != 1 || agents[0].SessionID != child.SourceID || agents[0].Name != "readme_check" {
+		t.Fatalf("agent parts %+v, want one naming %s", agents, child.SourceID)
+	}
+	if child.Kind != loom.KindSubagent || child.ParentSourceID != parent.SourceID {
+		t.Errorf("child kind %s parent %s, want subagent of %s", child.Kind, child.ParentSourceID, parent.SourceID)
+	}
+
+	// The agent's answer, delivered to the parent, is context for the
+	// parent's model, not the user's prompt nor the parent's own reply.
+	ans := find(t, parent, parentID+":22")
+	if ans.Role != loom.RoleSystem || ans.Text() != childAnswer {
+		t.Errorf("answer from the agent: %s %q", ans.Role, ans.Text())
+	}
+	if got := userTexts(parent); len(got) != 1 || !strings.HasPrefix(got[0], "Check with a sub-agent") {
+		t.Errorf("parent prompts %q", got)
+	}
+}
+
+func TestSpawnedAgentStartsWithItsTask(t *testing.T) {
+	res := readFile(t, childRollout)
+	s := res.Sessions[0]
+	// Its task, from the parent's spawn call, is its prompt: the first
+	// message after the instructions, so it titles the session and
+	// opens a turn.
+	if got := userTexts(s); !slices.Equal(got, []string{childTask}) {
+		t.Fatalf("prompts %q, want the task alone", got)
+	}
+	var first *loom.Message
+	for _, m := range s.Messages {
+		if m.Role != loom.RoleSystem {
+			first = m
+			break
+		}
+	}
+	if first == nil || first.ID != childID+":12" || first.Role != loom.RoleUser {
+		t.Errorf("first message %+v", first)
+	}
+	// The copy of the parent's history the agent starts with is the
+	// parent's: left out of the agent's session, and counted.
+	for _, m := range s.Messages {
+		if strings.Contains(m.Text(), "Check with a sub-agent") || strings.Contains(m.Text(), "AGENTS.md instructions") {
+			t.Errorf("parent's message %s copied into the agent: %q", m.ID, m.Text())
+		}
+	}
+	for k, n := range map[string]int{"inherited:session_meta": 1, "inherited:response_item": 3, "inherited:event_msg": 3, "inherited:turn_context": 1} {
+		if res.Skipped[k] != n {
+			t.Errorf("skipped[%s] = %d, want %d (all %v)", k, res.Skipped[k], n, res.Skipped)
+		}
+	}
+	if s.Model != "gpt-5.5" || s.Title != "" {
+		t.Errorf("model %q title %q", s.Model, s.Title)
+	}
+	var total loom.Usage
+	for _, m := range s.Messages {
+		total.Add(m.Usage)
+	}
+	if total.APICalls != 3 || total.InputTokens != 39840-29696 || total.OutputTokens != 539 {
+		t.Errorf("usage %+v: want the agent's three calls", total)
+	}
+	_, failed := tool(t, s, "call_Zt7bNq2xLr5cVm8sKd1fGh4J")
+	if failed.Status != loom.ToolError {
+		t.Errorf("make deps: %+v", failed)
+	}
+}
+
+func TestAgentMessageShapes(t *testing.T) {
+	meta := `{"timestamp":"2026-03-02T10:00:00.000Z","type":"session_meta","payload":{"id":"019cae1b-6c00-7000-8000-0000000000c1","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/w","cli_version":"0.110.0","source":{"subagent":{"thread_spawn":{"parent_thread_id":"019cae1a-0000-7000-8000-0000000000b0","depth":1,"agent_path":"/root/lint_fix","agent_nickname":"Noether","agent_role":"worker"}}},"model_provider":"openai"}}
+`
+	tc := `{"timestamp":"2026-03-02T10:00:00.100Z","type":"turn_context","payload":{"turn_id":"019cae1b-6c64-7000-8000-000000000001","cwd":"/w","model":"gpt-5.3-codex"}}
+`
+	t.Run("assistant message holding the communication", func(t *testing.T) {
+		// Codex 0.1xx records the parent's message in the agent's
+		// history as an assistant message whose text is its JSON.
+		res := readString(t, meta+tc+
+			`{"timestamp":"2026-03-02T10:00:00.200Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{\"author\":\"/root\",\"recipient\":\"/root/lint_fix\",\"other_recipients\":[],\"content\":\"Fix the lint errors in pkg/api\",\"trigger_turn\":true}"}],"phase":"commentary"}}
+{"timestamp":"2026-03-02T10:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Fixed."}],"phase":"final_answer"}}
+{"timestamp":"2026-03-02T10:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{\"author\":\"/root/docs\",\"recipient\":\"/root/lint_fix\",\"other_recipients\":[],\"content\":\"I touched pkg/api/doc.go too\",\"trigger_turn\":false}"}],"phase":"commentary"}}
+`)
+		s := res.Sessions[0]
+		if got := userTexts(s); !slices.Equal(got, []string{"Fix the lint errors in pkg/api"}) {
+			t.Errorf("prompts %q", got)
+		}
+		if m := s.Messages[len(s.Messages)-1]; m.Role != loom.RoleSystem || m.Text() != "I touched pkg/api/doc.go too" {
+			t.Errorf("message from a sibling: %s %q", m.Role, m.Text())
+		}
+	})
+	t.Run("encrypted task", func(t *testing.T) {
+		// Sent encrypted, the task cannot be read: the agent's name
+		// titles its session.
+		res := readString(t, meta+tc+
+			`{"timestamp":"2026-03-02T10:00:00.200Z","type":"response_item","payload":{"type":"agent_message","author":"/root","recipient":"/root/lint_fix","content":[{"type":"input_text","text":"Message Type: NEW_TASK\nTask name: /root/lint_fix\nSender: /root\nPayload:\n"},{"type":"encrypted_content","encrypted_content":"gAAAAABpQ2hpbGRUYXNr"}]}}
+{"timestamp":"2026-03-02T10:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Fixed."}],"phase":"final_answer"}}
+`)
+		s := res.Sessions[0]
+		if res.Skipped["inter_agent_communication:encrypted"] != 1 || s.Title != "lint_fix" {
+			t.Errorf("skipped %v title %q", res.Skipped, s.Title)
+		}
+	})
+}
+
+func TestInstructionsStoredOnce(t *testing.T) {
+	const base = "You are Codex, a coding agent based on GPT-5. You and the user share the same workspace."
+	res := readString(t, `{"timestamp":"2026-06-10T10:00:00.000Z","type":"session_meta","payload":{"id":"019eb1f2-0a00-7000-8000-00000000a001","timestamp":"2026-06-10T10:00:00.000Z","cwd":"/w","originator":"codex-tui","cli_version":"0.136.0","source":"cli","model_provider":"openai","base_instructions":{"text":"`+base+`"}}}
+{"timestamp":"2026-06-10T10:00:00.010Z","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"`+base+`"}]}}
+{"timestamp":"2026-06-10T10:00:00.011Z","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>\nsandbox: read-only\n</permissions instructions>"},{"type":"input_text","text":"`+base+`"}]}}
+{"timestamp":"2026-06-10T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"add connection pooling"}]}}
+`)
+	s := res.Sessions[0]
+	n := 0
+	for _, m := range s.Messages {
+		if m.Role != loom.RoleSystem && m.Role != loom.RoleUser {
+			t.Errorf("message %s role %s", m.ID, m.Role)
+		}
+		n += strings.Count(m.Text(), base)
+	}
+	if n != 1 {
+		t.Errorf("the instructions are stored %d times, want once", n)
+	}
+	if res.Skipped["developer:duplicate"] != 1 {
+		t.Errorf("skipped %v", res.Skipped)
+	}
+	// What the second developer message adds is kept, as context.
+	if m := find(t, s, "019eb1f2-0a00-7000-8000-00000000a001:3"); m.Role != loom.RoleSystem || !strings.HasPrefix(m.Text(), "<permissions instructions>") {
+		t.Errorf("permissions %s %q", m.Role, m.Text())
+	}
+}
+
+func TestBundlesFollowLinks(t *testing.T) {
+	data, err := os.ReadFile(childRollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ~/.codex/sessions is a link to a directory on another disk; there a
+	// day's directory is a link to a directory that is also under the
+	// root (walked once), a rollout is a link to a file, and a link leads
+	// back up the tree.
+	disk, home := t.TempDir(), t.TempDir()
+	day := filepath.Join(disk, "2026", "07", "20")
+	moved := filepath.Join(disk, "moved")
+	for _, d := range []string{day, moved, filepath.Join(home, ".codex")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name := filepath.Base(childRollout)
+	for _, f := range []string{filepath.Join(day, name), filepath.Join(moved, "rollout-2026-07-21T08-00-00-moved.jsonl"), filepath.Join(disk, "kept.jsonl")} {
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		filepath.Join(home, ".codex", "sessions"):                      disk,
+		filepath.Join(disk, "2026", "07", "21"):                        moved,
+		filepath.Join(day, "rollout-2026-07-20T10-00-00-linked.jsonl"): filepath.Join(disk, "kept.jsonl"),
+		filepath.Join(day, "loop"):                                     disk,
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	root := Format{}.Roots(nil, home)[0]
+	bs, err := Format{}.Bundles(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range bs {
+		rel, _ := filepath.Rel(root, b.Name())
+		got = append(got, filepath.ToSlash(rel))
+	}
+	want := []string{
+		"2026/07/20/" + name,
+		"2026/07/20/rollout-2026-07-20T10-00-00-linked.jsonl",
+		"2026/07/21/rollout-2026-07-21T08-00-00-moved.jsonl",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("bundles %q, want %q", got, want)
+	}
+	res, err := Format{}.Read(context.Background(), bs[1])
+	if err != nil || len(res.Sessions) != 1 || res.Sessions[0].SourceID != childID {
+		t.Errorf("Read through the links: %v, %v", res, err)
+	}
+}
