@@ -94,7 +94,9 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 			}
 		}
 		for _, m := range p.msgs {
-			im.prepare(tool, s, m, tr.ids)
+			if err := im.prepare(ctx, tool, s, m, tr.ids); err != nil {
+				return err
+			}
 		}
 		if p.existing == nil {
 			x := im.newSession(tool, s, tr.ids[s.SourceID], kind, parentID, p.msgs)
@@ -107,6 +109,13 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 			if kind == loom.KindFork && im.isStoredBranch(ctx, s, res, tr.ids) {
 				tr.SessionsUnchanged++
 				continue
+			}
+			if kind == loom.KindSubagent && !ours(res, s.ParentSourceID) && !im.DryRun {
+				// Its parent, in another file, was written before it and
+				// could not name it yet.
+				if err := im.linkFromParent(ctx, parentID, s.SourceID, x.ID); err != nil {
+					return err
+				}
 			}
 			fresh = append(fresh, d)
 			tr.SessionsNew++
@@ -231,15 +240,39 @@ func (im *Importer) parent(ctx context.Context, tool, src string, ids map[string
 // next import completes the call in place when it does).
 const NoResult = "no result in the source file"
 
+// sourceSessionKey is the metadata key under which an agent part keeps
+// the source id of a sub-agent session not imported yet (in another
+// file), until that session comes in and the part names it.
+const sourceSessionKey = "source_session_id"
+
+// ours reports whether res holds the session with source id src.
+func ours(res *Result, src string) bool {
+	for _, s := range res.Sessions {
+		if s.SourceID == src {
+			return true
+		}
+	}
+	return false
+}
+
 // prepare completes a message as the importer stores it: agent parts
-// name loom sessions, a tool call without its result is an error (a
-// stored call is completed or error, never running), and usage has its
-// cost and model call.
-func (im *Importer) prepare(tool string, s *Session, m *loom.Message, ids map[string]string) {
+// name loom sessions (one not imported yet keeps its source id in its
+// metadata), a tool call without its result is an error (a stored call
+// is completed or error, never running), and usage has its cost and
+// model call.
+func (im *Importer) prepare(ctx context.Context, tool string, s *Session, m *loom.Message, ids map[string]string) error {
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		if p.Type == loom.PartAgent && p.SessionID != "" {
-			p.SessionID = ids[p.SessionID]
+			src := p.SessionID
+			id, err := im.parent(ctx, tool, src, ids)
+			if err != nil {
+				return err
+			}
+			p.SessionID = id
+			if id == "" {
+				p.Metadata = withMeta(p.Metadata, sourceSessionKey, src)
+			}
 		}
 		if p.Type == loom.PartTool && p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
 			p.Status = loom.ToolError
@@ -257,7 +290,7 @@ func (im *Importer) prepare(tool string, s *Session, m *loom.Message, ids map[st
 	u := &m.Usage
 	tokens := u.InputTokens + u.OutputTokens + u.ReasoningTokens + u.CacheReadTokens + u.CacheWriteTokens
 	if tokens == 0 {
-		return
+		return nil
 	}
 	if u.APICalls == 0 && m.Role == loom.RoleAssistant {
 		u.APICalls = 1
@@ -268,6 +301,49 @@ func (im *Importer) prepare(tool string, s *Session, m *loom.Message, ids map[st
 			u.CostUSD = c
 		}
 	}
+	return nil
+}
+
+// withMeta is metadata meta (a JSON object, or none) with key set to
+// value.
+func withMeta(meta json.RawMessage, key, value string) json.RawMessage {
+	m := map[string]any{}
+	if len(meta) > 0 && json.Unmarshal(meta, &m) != nil {
+		m = map[string]any{"metadata": meta}
+	}
+	m[key] = value
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// linkFromParent makes the agent parts of parent that wait for the
+// sub-agent session with source id src (written before it, from another
+// file) name its loom id.
+func (im *Importer) linkFromParent(ctx context.Context, parentID, src, id string) error {
+	msgs, err := im.Store.Messages(ctx, parentID, loom.MessageQuery{})
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type != loom.PartAgent || p.SessionID != "" || len(p.Metadata) == 0 {
+				continue
+			}
+			var meta map[string]any
+			if json.Unmarshal(p.Metadata, &meta) != nil || meta[sourceSessionKey] != src {
+				continue
+			}
+			delete(meta, sourceSessionKey)
+			p.SessionID, p.Metadata = id, nil
+			if len(meta) > 0 {
+				p.Metadata, _ = json.Marshal(meta)
+			}
+			if err := im.Store.UpdatePart(ctx, parentID, m.Seq, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func pick(a, b string) string {
