@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/modelcall"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/replaylog"
 )
@@ -183,7 +184,7 @@ func (l *Loop) run(ctx context.Context, s *loom.Session, emit func(Event)) (*Res
 	lg := l.log(s)
 	res := &Result{}
 	for step := 0; step < maxSteps; step++ {
-		history, err := l.Store.Context(ctx, s.ID)
+		history, err := l.history(ctx, s)
 		if err != nil {
 			return nil, err
 		}
@@ -346,6 +347,17 @@ func (l *Loop) RepairInterrupted(ctx context.Context, s *loom.Session) (int, err
 	}
 	*s = *fresh
 	return n, nil
+}
+
+// history is what the model is sent of a session: its context (the
+// latest summary and what follows) without its system messages, which
+// are never model input (modelcall.History).
+func (l *Loop) history(ctx context.Context, s *loom.Session) ([]*loom.Message, error) {
+	msgs, err := l.Store.Context(ctx, s.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read the context of session %s: %w", s.ID, err)
+	}
+	return modelcall.History(msgs), nil
 }
 
 // SystemPrompt is the system text for a session: loom's base prompt, the

@@ -49,7 +49,7 @@ func (l *Loop) NeedsCompaction(history []*loom.Message) bool {
 }
 
 func (l *Loop) maybeCompact(ctx context.Context, s *loom.Session, emit func(Event)) error {
-	history, err := l.Store.Context(ctx, s.ID)
+	history, err := l.history(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (l *Loop) Compact(ctx context.Context, s *loom.Session, emit func(Event)) (
 	if _, err := l.RepairInterrupted(ctx, s); err != nil {
 		return nil, err
 	}
-	history, err := l.Store.Context(ctx, s.ID)
+	history, err := l.history(ctx, s)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -165,50 +166,51 @@ func (svc *Service) Current(ctx context.Context, user string, project loom.Proje
 // Open chooses the session spec names, builds its agent, takes its lock
 // and, when the session exists, stores a changed model or profile on it,
 // repairs tool calls a dead process left unfinished and logs the resume.
-// Close releases it.
+// A session imported from another agent is continued in a fork of it
+// that the first message makes (see continueImported). Close releases
+// the lock.
 func (svc *Service) Open(ctx context.Context, spec Spec) (*Conversation, error) {
 	s, exists, err := svc.Choose(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
 	c := &Conversation{svc: svc, spec: spec}
+	var forkOf *loom.Session
 	if exists && s.Source != nil {
-		c.imported = s
-		if s, err = svc.continueImported(ctx, s, spec); err != nil {
-			return nil, err
-		}
+		c.imported, forkOf = s, s
+		s = svc.continueImported(s, spec)
 	}
-	if err := c.attach(ctx, s, exists, spec.Agent); err != nil {
-		if c.imported != nil {
-			// The fork was made for this conversation only.
-			svc.Store.Delete(context.WithoutCancel(ctx), s.ID, loom.DeleteOptions{Purge: true, Force: true})
-		}
+	if err := c.attach(ctx, s, exists, forkOf, spec.Agent); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// continueImported forks a session imported from another agent for a
-// conversation to continue in, so that the import stays a faithful
-// mirror of its source, with loom's configured model and provider. On the command line the fork gets a new
+// continueImported is the fork that a conversation continues a session
+// imported from another agent in, so that the import stays a faithful
+// mirror of its source, as it will be stored: nothing is stored until
+// the conversation's first message makes it (Conversation.makeFork), as
+// any session is made by its first message. It has the import's history
+// and, once Build has chosen them, loom's configured model and provider,
+// not the other tool's. On the command line the fork gets a new
 // command-line key of the session's project; with a key that is not a
 // command-line one (the server's), the fork takes that key outside every
 // project, where the key finds it next time.
-func (svc *Service) continueImported(ctx context.Context, s *loom.Session, spec Spec) (*loom.Session, error) {
-	fk, err := svc.Store.Fork(ctx, s.ID, loom.ForkOptions{})
-	if err != nil {
-		return nil, err
-	}
-	// The conversation goes on with the model and provider loom is
-	// configured with, not the other tool's.
-	none := ""
-	key := loom.CLIKeyAt(s.Project.Name, svc.now())
-	u := loom.SessionUpdate{Key: &key, Model: &none, Provider: &none}
+func (svc *Service) continueImported(src *loom.Session, spec Spec) *loom.Session {
+	fk := *src
+	fk.ID = loom.NewID()
+	fk.Kind, fk.ParentID, fk.ForkTurn = loom.KindFork, src.ID, src.TurnCount
+	fk.Title = loom.ForkTitle(src.Title, nil)
+	fk.Model, fk.Provider = "", ""
+	fk.Usage = loom.Usage{}
+	fk.Source, fk.Lock, fk.ArchivedAt, fk.DeletedAt = nil, nil, nil, nil
+	fk.Key = loom.CLIKeyAt(src.Project.Name, svc.now())
 	if spec.Key != "" && !loom.IsCLIKey(spec.Key) {
-		key = spec.Key
-		u.Project, u.Cwd = &loom.Project{}, &none
+		fk.Key = spec.Key
+		fk.Project, fk.Cwd = loom.Project{}, ""
 	}
-	return svc.Store.UpdateSession(ctx, fk.ID, u)
+	fk.Surface = loom.SurfaceOf(fk.Key)
+	return &fk
 }
 
 // Conversation is one session held for turns: its lock and its agent.
@@ -223,6 +225,12 @@ type Conversation struct {
 	// imported is the imported session the conversation continues in a
 	// fork of, nil when it continues none.
 	imported *loom.Session
+	// forkOf is the imported session that s, not stored yet, is to be a
+	// fork of: the first message makes the fork (makeFork). Nil once it
+	// is made, and when s is no such fork.
+	forkOf *loom.Session
+	// forkTitle is the title a rename gave the fork before it was made.
+	forkTitle string
 }
 
 // ContinuesImported is the session imported from another agent that the
@@ -230,19 +238,41 @@ type Conversation struct {
 func (c *Conversation) ContinuesImported() *loom.Session { return c.imported }
 
 // Session is the session the conversation is in (new ones have no
-// messages until the first turn).
+// messages until the first turn). Before the first message of a
+// conversation that continues an imported session, it is the fork that
+// message will make, with the id it will have and the import's history,
+// not stored yet (see Pending).
 func (c *Conversation) Session() *loom.Session { return c.s }
 
-// Resumed reports whether the session the conversation is in was stored
-// already when the conversation took it (a resumed session or a fork),
-// rather than one its next message creates.
+// Resumed reports whether the session the conversation is in had
+// messages when the conversation took it (a resumed session, a fork, or
+// the fork of an imported session that holds the import's history even
+// before its first message stores it), rather than a new one its next
+// message creates.
 func (c *Conversation) Resumed() bool { return c.resumed }
+
+// Pending reports whether the session is the fork of an imported session
+// that the next message makes: nothing of it is stored yet.
+func (c *Conversation) Pending() bool { return c.forkOf != nil }
+
+// Messages returns a window of the session's messages (see
+// Store.Messages); before the fork of an imported session is made, the
+// import's, which it will hold.
+func (c *Conversation) Messages(ctx context.Context, q loom.MessageQuery) ([]*loom.Message, error) {
+	id := c.s.ID
+	if c.forkOf != nil {
+		id = c.forkOf.ID
+	}
+	return c.svc.Store.Messages(ctx, id, q)
+}
 
 // attach builds the agent of s and takes its lock, then lets go of the
 // session held before. A stored session gets its changed model or
 // profile stored; a resumed one (not a fork just made) also gets the tool
 // calls a dead process left unfinished repaired, and its resume logged.
-func (c *Conversation) attach(ctx context.Context, s *loom.Session, resume bool, choice Choice) error {
+// forkOf, when not nil, is the imported session that s is the fork of,
+// not stored yet: nothing is written until its first message.
+func (c *Conversation) attach(ctx context.Context, s *loom.Session, resume bool, forkOf *loom.Session, choice Choice) error {
 	before := *s
 	loop, err := c.svc.Build(ctx, c.svc.Store, s, choice)
 	if err != nil {
@@ -253,11 +283,13 @@ func (c *Conversation) attach(ctx context.Context, s *loom.Session, resume bool,
 	if err != nil {
 		return err
 	}
-	if err := persistChoice(ctx, c.svc.Store, s, before); err != nil {
-		lease.Release(context.WithoutCancel(ctx))
-		return err
+	if forkOf == nil {
+		if err := persistChoice(ctx, c.svc.Store, s, before); err != nil {
+			lease.Release(context.WithoutCancel(ctx))
+			return err
+		}
 	}
-	if resume {
+	if resume && forkOf == nil {
 		if _, err := loop.RepairInterrupted(ctx, s); err != nil {
 			lease.Release(context.WithoutCancel(ctx))
 			return err
@@ -268,16 +300,66 @@ func (c *Conversation) attach(ctx context.Context, s *loom.Session, resume bool,
 		c.lease.Release(context.WithoutCancel(ctx))
 	}
 	c.s, c.loop, c.lease, c.resumed = s, loop, lease, s.MessageCount > 0
+	c.forkOf, c.forkTitle = forkOf, ""
+	return nil
+}
+
+// makeFork stores the fork of an imported session that the conversation
+// continues in (see Service.continueImported), as its first message is
+// about to be stored: the import's turns up to turn (0: all of them),
+// under the id, key, project, model, provider, profile and git branch
+// the conversation holds for it, then tool calls the other tool left
+// without a result answered as interrupted. Nothing is done once it is
+// made, or when the conversation continues no import.
+func (c *Conversation) makeFork(ctx context.Context, turn int) error {
+	src := c.forkOf
+	if src == nil {
+		return nil
+	}
+	want := *c.s
+	fk, err := c.svc.Store.Fork(ctx, src.ID, loom.ForkOptions{ID: want.ID, Turn: turn, Title: c.forkTitle})
+	if err != nil {
+		return fmt.Errorf("fork the imported session %s: %w", src.ID, err)
+	}
+	u := loom.SessionUpdate{Key: &want.Key, Model: &want.Model, Provider: &want.Provider, Profile: &want.Profile}
+	if want.Project != fk.Project {
+		u.Project, u.Cwd = &want.Project, &want.Cwd
+	}
+	if want.GitBranch != fk.GitBranch {
+		u.GitBranch = &want.GitBranch
+	}
+	s, err := c.svc.Store.UpdateSession(ctx, fk.ID, u)
+	for tries := 1; loom.ErrorCode(err) == loom.ECONFLICT && want.Key != c.spec.Key && tries < maxKeyTries; tries++ {
+		// Another fork took the command-line key made from the same
+		// millisecond: take the next one's.
+		want.Key = loom.CLIKeyAt(want.Project.Name, c.svc.now().Add(time.Duration(tries)*time.Millisecond))
+		s, err = c.svc.Store.UpdateSession(ctx, fk.ID, u)
+	}
+	if err != nil {
+		// The fork is this conversation's alone: leave none half made.
+		c.svc.Store.Delete(context.WithoutCancel(ctx), fk.ID, loom.DeleteOptions{Purge: true, Force: true})
+		return fmt.Errorf("continue the imported session %s in a fork: %w", src.ID, err)
+	}
+	*c.s = *s
+	c.forkOf, c.forkTitle = nil, ""
+	c.loop.log(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionFork, SessionID: s.ID, ParentID: src.ID})
+	if _, err := c.loop.RepairInterrupted(ctx, c.s); err != nil {
+		return err
+	}
 	return nil
 }
 
 // Turn runs one user message to its final reply; see Loop.Turn. The
-// first message of a new session may find its key taken: another
-// process created a session with it after this conversation chose the
-// key. The turn then goes on as rejoin says, so the caller should read
-// Session again after it.
+// first message of a conversation that continues an imported session
+// first makes the fork it goes into. The first message of a new session
+// may find its key taken: another process created a session with it
+// after this conversation chose the key. The turn then goes on as rejoin
+// says, so the caller should read Session again after it.
 func (c *Conversation) Turn(ctx context.Context, text string, emit func(Event)) (*Result, error) {
 	if err := c.noteBranch(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.makeFork(ctx, 0); err != nil {
 		return nil, err
 	}
 	for tries := 1; ; tries++ {
@@ -299,7 +381,7 @@ func (c *Conversation) noteBranch(ctx context.Context) error {
 	if b == "" || b == c.s.GitBranch {
 		return nil
 	}
-	if c.s.MessageCount == 0 {
+	if !c.stored() {
 		c.s.GitBranch = b
 		return nil
 	}
@@ -338,25 +420,37 @@ func (c *Conversation) rejoin(ctx context.Context) error {
 	if !exists {
 		return loom.Errorf(loom.ECONFLICT, "the key %q was taken by a session that cannot be found; try again", s.Key)
 	}
-	return c.attach(ctx, found, true, c.spec.Agent)
+	return c.attach(ctx, found, true, nil, c.spec.Agent)
 }
 
-// Compact summarises the context now; see Loop.Compact.
+// stored reports whether the session the conversation is in is stored:
+// it has messages and is not a fork its first message makes.
+func (c *Conversation) stored() bool { return c.s.MessageCount > 0 && c.forkOf == nil }
+
+// Compact summarises the context now; see Loop.Compact. The summary is
+// a message: in a conversation that continues an imported session, it
+// makes the fork first.
 func (c *Conversation) Compact(ctx context.Context, emit func(Event)) (*loom.Message, error) {
 	if c.s.MessageCount == 0 {
 		return nil, loom.Errorf(loom.EINVALID, "nothing to compact yet")
 	}
+	if err := c.makeFork(ctx, 0); err != nil {
+		return nil, err
+	}
 	return c.loop.Compact(ctx, c.s, emit)
 }
 
-// Rename sets the session's title; a session not created yet takes it
-// with its first message.
+// Rename sets the session's title; a session not created yet (or a fork
+// of an imported session not made yet) takes it when it is made.
 func (c *Conversation) Rename(ctx context.Context, title string) error {
-	if c.s.MessageCount == 0 {
+	if !c.stored() {
 		if err := loom.ValidTitle(title); err != nil {
 			return err
 		}
 		c.s.Title = title
+		if c.forkOf != nil {
+			c.forkTitle = title
+		}
 		return nil
 	}
 	s, err := c.svc.Store.UpdateSession(ctx, c.s.ID, loom.SessionUpdate{Title: &title})
@@ -368,27 +462,47 @@ func (c *Conversation) Rename(ctx context.Context, title string) error {
 }
 
 // Fork forks the session at turn (0: all of it) and continues in the
-// fork, holding its lock instead.
+// fork, holding its lock instead. In a conversation that continues an
+// imported session whose fork is not made yet, that fork is made, at
+// turn of the import.
 func (c *Conversation) Fork(ctx context.Context, turn int) (*loom.Session, error) {
 	if c.s.MessageCount == 0 {
 		return nil, loom.Errorf(loom.EINVALID, "nothing to fork yet")
+	}
+	if c.forkOf != nil {
+		if err := c.makeFork(ctx, turn); err != nil {
+			return nil, err
+		}
+		return c.s, nil
 	}
 	fk, err := c.svc.Store.Fork(ctx, c.s.ID, loom.ForkOptions{Turn: turn})
 	if err != nil {
 		return nil, err
 	}
 	c.loop.log(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionFork, SessionID: fk.ID, ParentID: c.s.ID})
-	if err := c.attach(ctx, fk, false, Choice{Model: c.spec.Agent.Model}); err != nil {
+	if err := c.attach(ctx, fk, false, nil, Choice{Model: c.spec.Agent.Model}); err != nil {
 		return nil, err
 	}
 	return fk, nil
 }
 
 // Rewind takes the session back to the end of turn (see Store.Rewind)
-// and stays in it; it returns the fork that holds the later turns.
+// and stays in it; it returns the fork that holds the later turns. In a
+// conversation that continues an imported session whose fork is not
+// made yet, the fork is made at turn instead, and the later turns stay
+// where they are, in the import, which it returns.
 func (c *Conversation) Rewind(ctx context.Context, turn int) (*loom.Session, error) {
 	if c.s.TurnCount < 2 {
 		return nil, loom.Errorf(loom.EINVALID, "nothing to rewind yet: the session has %d turn(s)", c.s.TurnCount)
+	}
+	if src := c.forkOf; src != nil {
+		if turn < 1 || turn >= c.s.TurnCount {
+			return nil, loom.Errorf(loom.EINVALID, "session %s has %d turns; rewind to a turn from 1 to %d", src.ID, c.s.TurnCount, c.s.TurnCount-1)
+		}
+		if err := c.makeFork(ctx, turn); err != nil {
+			return nil, err
+		}
+		return src, nil
 	}
 	fk, err := c.svc.Store.Rewind(ctx, c.s.ID, loom.RewindOptions{Turn: turn})
 	if err != nil {
@@ -409,7 +523,7 @@ func (c *Conversation) New(ctx context.Context) error {
 	old := c.s
 	next := c.svc.fresh(c.spec, loom.CLIKeyAt(c.spec.Project.Name, c.svc.now()))
 	next.Model, next.Provider, next.Profile = old.Model, old.Provider, old.Profile
-	return c.attach(ctx, next, false, Choice{Model: c.spec.Agent.Model})
+	return c.attach(ctx, next, false, nil, Choice{Model: c.spec.Agent.Model})
 }
 
 // SetProfile switches the profile (and with it the model, when the
@@ -421,8 +535,10 @@ func (c *Conversation) SetProfile(ctx context.Context, name string) error {
 		*c.s = before
 		return err
 	}
-	if err := persistChoice(ctx, c.svc.Store, c.s, before); err != nil {
-		return err
+	if c.forkOf == nil {
+		if err := persistChoice(ctx, c.svc.Store, c.s, before); err != nil {
+			return err
+		}
 	}
 	c.loop = loop
 	return nil
@@ -436,7 +552,7 @@ func (c *Conversation) Close(ctx context.Context) {
 		c.lease.Release(ctx)
 		c.lease = nil
 	}
-	if c.s != nil && c.s.MessageCount > 0 {
+	if c.s != nil && c.stored() {
 		c.loop.log(c.s).Write(replaylog.Entry{Kind: replaylog.KindSessionEnd, SessionID: c.s.ID})
 	}
 }

@@ -48,18 +48,10 @@ func buildParams(req *loom.ModelRequest) (sdk.MessageNewParams, error) {
 	}
 	params.MaxTokens = maxTokens
 
+	// The system prompt is the request's alone: system messages of the
+	// history are not model input (see history).
 	if req.System != "" {
-		params.System = append(params.System, sdk.TextBlockParam{Text: req.System})
-	}
-	for _, m := range req.Messages {
-		if m.Role == loom.RoleSystem {
-			if t := m.Text(); t != "" {
-				params.System = append(params.System, sdk.TextBlockParam{Text: t})
-			}
-		}
-	}
-	if n := len(params.System); n > 0 {
-		params.System[n-1].CacheControl = sdk.NewCacheControlEphemeralParam()
+		params.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
 	}
 
 	for _, t := range req.Tools {
@@ -129,13 +121,15 @@ type turn struct {
 	blocks []sdk.ContentBlockParamUnion
 }
 
-// history maps loom messages to alternating turns. Each tool call is
+// history maps loom messages to alternating turns. System messages are
+// not model input and are left out (modelcall.History). Each tool call is
 // answered in the next user turn, first in it as the API requires: with the
 // call's own result, else the result a later tool message carries, else
 // "interrupted" (a call must never go unanswered). Results whose call is
 // not in the history cannot be sent and are left out. Thinking blocks are
 // sent back, with their signatures, only when thinking is on.
 func history(msgs []*loom.Message, thinking bool) []turn {
+	msgs = modelcall.History(msgs)
 	results := modelcall.ResultsOf(msgs)
 	var turns []turn
 	add := func(role string, blocks ...sdk.ContentBlockParamUnion) {

@@ -123,7 +123,7 @@ func (f *Factory) openConversation(ctx context.Context, st loom.Store, c session
 		}
 	}
 	if src := conv.ContinuesImported(); src != nil && !f.JSON() {
-		fmt.Fprintf(f.IO.ErrOut, "Continuing the %s session %q in a fork of it (the import stays as it was): session %s\n",
+		fmt.Fprintf(f.IO.ErrOut, "Continuing the %s session %q in a fork of it that your first message makes (the import stays as it was): session %s\n",
 			src.Surface, src.Title, conv.Session().ID)
 	}
 	return conv, nil

@@ -192,7 +192,7 @@ func (c *chat) resumed(ctx context.Context) error {
 }
 
 func (c *chat) showHistory(ctx context.Context, limit int) error {
-	msgs, err := c.st.Messages(ctx, c.conv.Session().ID, loom.MessageQuery{Limit: limit})
+	msgs, err := c.conv.Messages(ctx, loom.MessageQuery{Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,9 @@ func (c *chat) showHistory(ctx context.Context, limit int) error {
 // detach closes the conversation and prints how to resume.
 func (c *chat) detach(ctx context.Context) {
 	c.conv.Close(ctx)
-	if s := c.conv.Session(); s.MessageCount > 0 && !c.opts.NoResumeHint {
+	// A fork of an imported session that no message made is not there
+	// to resume.
+	if s := c.conv.Session(); s.MessageCount > 0 && !c.conv.Pending() && !c.opts.NoResumeHint {
 		fmt.Fprintf(c.f.IO.ErrOut, "resume this session with: loom chat --resume %s\n", s.ID)
 	}
 }
@@ -376,6 +378,11 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		fmt.Fprintf(out, "renamed to %q\n", arg)
 	case "/fork":
 		s := c.conv.Session()
+		from := s.ID
+		if c.conv.Pending() {
+			// The fork of the import is made now.
+			from = c.conv.ContinuesImported().ID
+		}
 		turn := 0
 		if arg != "" && s.MessageCount > 0 {
 			n, err := strconv.Atoi(arg)
@@ -389,7 +396,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 			return false, err
 		}
 		c.announced = true
-		fmt.Fprintf(out, "forked %s at turn %d: now in %s\n", s.ID, fk.ForkTurn, fk.ID)
+		fmt.Fprintf(out, "forked %s at turn %d: now in %s\n", from, fk.ForkTurn, fk.ID)
 	case "/rewind":
 		s := c.conv.Session()
 		if s.TurnCount < 2 {
@@ -404,7 +411,12 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 			}
 			turn = n
 		case c.f.IO.CanPrompt():
-			n, err := chooseTurn(ctx, c.f.IO, c.st, s, "Keep turns up to which turn?", s.TurnCount-1, false)
+			turns := s
+			if c.conv.Pending() {
+				// The turns are the import's until its fork is made.
+				turns = c.conv.ContinuesImported()
+			}
+			n, err := chooseTurn(ctx, c.f.IO, c.st, turns, "Keep turns up to which turn?", s.TurnCount-1, false)
 			if err != nil {
 				return false, err
 			}

@@ -132,7 +132,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		// and the turn went on in that one.
 		fmt.Fprintf(f.IO.ErrOut, "session %s\n", s.ID)
 	}
-	if s := conv.Session(); s.MessageCount > 0 && !opts.NoResumeHint {
+	if s := conv.Session(); s.MessageCount > 0 && !conv.Pending() && !opts.NoResumeHint {
 		// Also after a failed turn: its prompt is stored, and this is
 		// how to try again.
 		fmt.Fprintf(f.IO.ErrOut, "resume this session with: loom run --resume %s PROMPT\n", s.ID)

@@ -160,9 +160,9 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 				}
 			}
 			if tty {
-				tp.AddField(human.Cost(r.Usage.CostUSD), cs.Green)
+				tp.AddField(human.UsageCost(r.Usage), cs.Green)
 			} else {
-				tp.AddField(plainCost(r.Usage.CostUSD), nil)
+				tp.AddField(plainCost(r.Usage), nil)
 			}
 			tp.EndRow()
 		}
@@ -183,7 +183,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 			msgs += r.Messages
 		}
 		fmt.Fprintf(ios.Out, "total\t\t\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", len(rep.BySession), msgs, u.InputTokens, u.OutputTokens,
-			u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.APICalls, plainCost(u.CostUSD))
+			u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.APICalls, plainCost(u))
 	}
 	if err := section("SESSION", rep.BySession, opts.Limit); err != nil {
 		return err
@@ -198,7 +198,11 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 }
 
 // plainCost writes a cost for scripts: no currency sign, and no digits
-// past a millionth of a dollar, where sums of floats only add noise.
-func plainCost(c float64) string {
-	return strconv.FormatFloat(math.Round(c*1e6)/1e6, 'f', -1, 64)
+// past a millionth of a dollar, where sums of floats only add noise; an
+// unknown cost (human.CostKnown) as human.UnknownCost, never as 0.
+func plainCost(u loom.Usage) string {
+	if !human.CostKnown(u) {
+		return human.UnknownCost
+	}
+	return strconv.FormatFloat(math.Round(u.CostUSD*1e6)/1e6, 'f', -1, 64)
 }

@@ -126,7 +126,7 @@ func readText(r readResult, a readArgs, now time.Time) string {
 	fmt.Fprintf(&b, "Session %s %q\n%s\n", s.ID, s.Title, strings.Join(facts(s), " · "))
 	fmt.Fprintf(&b, "%s in %s · created %s · active %s (%s)", human.Plural(s.MessageCount, "message"),
 		human.Plural(s.TurnCount, "turn"), loom.FormatTime(s.CreatedAt), loom.FormatTime(s.UpdatedAt), human.Ago(now, s.UpdatedAt))
-	if s.Usage.CostUSD > 0 || s.Usage.InputTokens > 0 {
+	if s.Usage.CostUSD > 0 || human.HasTokens(s.Usage) {
 		fmt.Fprintf(&b, " · %s", human.Usage(s.Usage))
 	}
 	b.WriteString("\n")

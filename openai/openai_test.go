@@ -208,10 +208,11 @@ func TestHistoryWireShape(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The history's system message is not model input: the one system
+	// message sent is the request's prompt, first.
 	providertest.JSONEqual(t, "messages", srv.Requests()[0].Body["messages"], `[
 		{"role": "system", "content": "You are loom."},
 		{"role": "user", "content": "Summary of the earlier conversation:\nThe user likes Go."},
-		{"role": "system", "content": "Profile switched to terse."},
 		{"role": "user", "content": "Read go.mod, then search."},
 		{"role": "assistant", "content": "Let me look.", "tool_calls": [
 			{"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"go.mod\"}"}},

@@ -36,9 +36,11 @@ func buildParams(req *loom.ModelRequest) (oai.ChatCompletionNewParams, error) {
 	return params, nil
 }
 
-// messages maps loom history to chat messages. Each tool call is answered
-// by a tool message right after its assistant message, as the API
-// requires: with the call's own result, else the result a later tool
+// messages maps loom history to chat messages. The one system message is
+// the request's system prompt, first: system messages of the history are
+// not model input and are not sent (modelcall.History). Each tool call is
+// answered by a tool message right after its assistant message, as the
+// API requires: with the call's own result, else the result a later tool
 // message carries, else "interrupted" (a call must never go unanswered).
 // Results whose call is not in the history cannot be sent and are left out.
 func messages(req *loom.ModelRequest) []oai.ChatCompletionMessageParamUnion {
@@ -46,13 +48,10 @@ func messages(req *loom.ModelRequest) []oai.ChatCompletionMessageParamUnion {
 	if req.System != "" {
 		out = append(out, oai.SystemMessage(req.System))
 	}
-	results := modelcall.ResultsOf(req.Messages)
-	for _, m := range req.Messages {
+	msgs := modelcall.History(req.Messages)
+	results := modelcall.ResultsOf(msgs)
+	for _, m := range msgs {
 		switch m.Role {
-		case loom.RoleSystem:
-			if t := m.Text(); t != "" {
-				out = append(out, oai.SystemMessage(t))
-			}
 		case loom.RoleUser:
 			if t := m.Text(); t != "" {
 				out = append(out, oai.UserMessage(t))

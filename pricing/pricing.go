@@ -1,9 +1,10 @@
 // Package pricing turns token usage into US dollars for well-known models.
 //
 // The figures are the providers' published list prices per million tokens
-// as of 2026-11 (standard tier, prompts under any long-context surcharge
-// threshold). Anything not in the table is unknown: Cost reports false and
-// callers leave the cost at zero rather than guess.
+// (AsOf: standard tier, prompts under any long-context surcharge
+// threshold, no batch or priority discount). Anything not in the table is
+// unknown: Cost reports false and callers leave the cost at zero, which
+// loom shows as an unknown cost, never as free.
 //
 // Usage is counted the way loom's providers report it: InputTokens are the
 // prompt tokens that were neither read from nor written to a cache, so
@@ -37,8 +38,22 @@ type entry struct {
 	price    Price
 }
 
-// table lists models by their base name. OpenAI bills cache writes as
-// ordinary input; Anthropic's cache writes are the 5-minute kind.
+// Prices shared by several models.
+var (
+	gpt5     = Price{Input: 1.25, Output: 10.00, CacheRead: 0.125, CacheWrite: 1.25}
+	gpt52    = Price{Input: 1.75, Output: 14.00, CacheRead: 0.175, CacheWrite: 1.75}
+	gpt5Mini = Price{Input: 0.25, Output: 2.00, CacheRead: 0.025, CacheWrite: 0.25}
+	opus4    = Price{Input: 15.00, Output: 75.00, CacheRead: 1.50, CacheWrite: 18.75}
+	opus45   = Price{Input: 5.00, Output: 25.00, CacheRead: 0.50, CacheWrite: 6.25}
+	sonnet4  = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75}
+	gemini3  = Price{Input: 2.00, Output: 12.00, CacheRead: 0.20, CacheWrite: 2.00}
+)
+
+// table lists models by their base name. OpenAI and Google bill cache
+// writes as ordinary input (Google's explicit caches also bill storage
+// by the hour, which no token count says); Anthropic's cache writes are
+// the 5-minute kind. Codex models cost what the model they are tuned
+// from costs.
 var table = []entry{
 	{"openai", "gpt-4o", Price{Input: 2.50, Output: 10.00, CacheRead: 1.25, CacheWrite: 2.50}},
 	{"openai", "gpt-4o-2024-05-13", Price{Input: 5.00, Output: 15.00, CacheRead: 5.00, CacheWrite: 5.00}},
@@ -47,16 +62,35 @@ var table = []entry{
 	{"openai", "gpt-4.1-mini", Price{Input: 0.40, Output: 1.60, CacheRead: 0.10, CacheWrite: 0.40}},
 	{"openai", "o3", Price{Input: 2.00, Output: 8.00, CacheRead: 0.50, CacheWrite: 2.00}},
 	{"openai", "o4-mini", Price{Input: 1.10, Output: 4.40, CacheRead: 0.275, CacheWrite: 1.10}},
+	{"openai", "gpt-5", gpt5},
+	{"openai", "gpt-5-codex", gpt5},
+	{"openai", "gpt-5-mini", gpt5Mini},
+	{"openai", "gpt-5-nano", Price{Input: 0.05, Output: 0.40, CacheRead: 0.005, CacheWrite: 0.05}},
+	{"openai", "gpt-5.1", gpt5},
+	{"openai", "gpt-5.1-codex", gpt5},
+	{"openai", "gpt-5.1-codex-max", gpt5},
+	{"openai", "gpt-5.1-codex-mini", gpt5Mini},
+	{"openai", "gpt-5.2", gpt52},
+	{"openai", "gpt-5.2-codex", gpt52},
 
-	{"anthropic", "claude-opus-4", Price{Input: 15.00, Output: 75.00, CacheRead: 1.50, CacheWrite: 18.75}},
-	{"anthropic", "claude-opus-4-0", Price{Input: 15.00, Output: 75.00, CacheRead: 1.50, CacheWrite: 18.75}},
-	{"anthropic", "claude-opus-4-1", Price{Input: 15.00, Output: 75.00, CacheRead: 1.50, CacheWrite: 18.75}},
-	{"anthropic", "claude-opus-4-5", Price{Input: 5.00, Output: 25.00, CacheRead: 0.50, CacheWrite: 6.25}},
-	{"anthropic", "claude-sonnet-4", Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75}},
-	{"anthropic", "claude-sonnet-4-0", Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75}},
-	{"anthropic", "claude-sonnet-4-5", Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75}},
+	{"anthropic", "claude-opus-4", opus4},
+	{"anthropic", "claude-opus-4-0", opus4},
+	{"anthropic", "claude-opus-4-1", opus4},
+	{"anthropic", "claude-opus-4-5", opus45},
+	{"anthropic", "claude-opus-4-6", opus45},
+	{"anthropic", "claude-sonnet-4", sonnet4},
+	{"anthropic", "claude-sonnet-4-0", sonnet4},
+	{"anthropic", "claude-sonnet-4-5", sonnet4},
+	{"anthropic", "claude-sonnet-4-6", sonnet4},
 	{"anthropic", "claude-3-5-haiku", Price{Input: 0.80, Output: 4.00, CacheRead: 0.08, CacheWrite: 1.00}},
 	{"anthropic", "claude-haiku-4-5", Price{Input: 1.00, Output: 5.00, CacheRead: 0.10, CacheWrite: 1.25}},
+
+	{"google", "gemini-2.5-pro", Price{Input: 1.25, Output: 10.00, CacheRead: 0.125, CacheWrite: 1.25}},
+	{"google", "gemini-2.5-flash", Price{Input: 0.30, Output: 2.50, CacheRead: 0.03, CacheWrite: 0.30}},
+	{"google", "gemini-2.5-flash-lite", Price{Input: 0.10, Output: 0.40, CacheRead: 0.01, CacheWrite: 0.10}},
+	{"google", "gemini-3-pro-preview", gemini3},
+	{"google", "gemini-3.1-pro-preview", gemini3},
+	{"google", "gemini-3-flash-preview", Price{Input: 0.50, Output: 3.00, CacheRead: 0.05, CacheWrite: 0.50}},
 }
 
 // suffix is what may follow a base name: a snapshot date (-20250514,

@@ -33,13 +33,44 @@ func TestLookup(t *testing.T) {
 		{"anthropic", "claude-3-5-haiku-latest", 0.80},
 		{"anthropic", "claude-3-5-haiku-20241022", 0.80},
 		{"anthropic", "claude-haiku-4-5", 1.00},
+		{"anthropic", "claude-haiku-4-5-20251001", 1.00},
+		{"anthropic", "claude-opus-4-6", 5.00},
+		{"anthropic", "claude-opus-4-5-20251101", 5.00},
+		{"anthropic", "claude-sonnet-4-5", 3.00},
+		{"anthropic", "claude-sonnet-4-6", 3.00},
+		{"openai", "gpt-5", 1.25},
+		{"openai", "gpt-5-2025-08-07", 1.25},
+		{"openai", "gpt-5-codex", 1.25},
+		{"openai", "gpt-5-mini", 0.25},
+		{"openai", "gpt-5-mini-2025-08-07", 0.25},
+		{"openai", "gpt-5-nano", 0.05},
+		{"openai", "gpt-5.1", 1.25},
+		{"openai", "gpt-5.1-codex", 1.25},
+		{"openai", "gpt-5.1-codex-max", 1.25},
+		{"openai", "gpt-5.1-codex-mini", 0.25},
+		{"openai", "gpt-5.2", 1.75},
+		{"openai", "gpt-5.2-2025-12-11", 1.75},
+		{"openai", "gpt-5.2-codex", 1.75},
+		{"google", "gemini-2.5-pro", 1.25},
+		{"google", "gemini-2.5-flash", 0.30},
+		{"google", "gemini-2.5-flash-lite", 0.10},
+		{"google", "gemini-3-pro-preview", 2.00},
+		{"google", "gemini-3.1-pro-preview", 2.00},
+		{"google", "gemini-3-flash-preview", 0.50},
+		{"google", "google/gemini-2.5-pro", 1.25},
 
 		// Different models that share a prefix are not guessed.
 		{"openai", "o3-mini", 0},
 		{"openai", "gpt-4.1-nano", 0},
 		{"openai", "gpt-4o-audio-preview", 0},
-		{"anthropic", "claude-opus-4-6", 0},
+		{"openai", "gpt-5-pro", 0},
+		{"openai", "gpt-5.2-pro", 0},
+		{"openai", "gpt-5.3-codex", 0},
 		{"anthropic", "claude-sonnet-4-7", 0},
+		{"google", "gemini-2.5-flash-image", 0},
+		{"google", "gemini-3-pro-image-preview", 0},
+		// Nor are names a gateway gives a deployment.
+		{"openai", "aide-gpt-5", 0},
 		// A model is priced under its own provider only.
 		{"anthropic", "gpt-4o", 0},
 		{"openai", "claude-sonnet-4", 0},
@@ -72,6 +103,12 @@ func TestCost(t *testing.T) {
 		{"openai", "gpt-4o", 30.00},
 		// 0.15 + 2*0.60 + 4*0.075 + 0.15
 		{"openai", "gpt-4o-mini", 1.80},
+		// 5 + 2*25 + 4*0.50 + 6.25
+		{"anthropic", "claude-opus-4-6", 63.25},
+		// 1.25 + 2*10 + 4*0.125 + 1.25
+		{"openai", "gpt-5-codex", 23.00},
+		// 0.50 + 2*3 + 4*0.05 + 0.50
+		{"google", "gemini-3-flash-preview", 7.20},
 	}
 	for _, tt := range tests {
 		got, ok := pricing.Cost(tt.provider, tt.model, u)

@@ -148,7 +148,8 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, user, key, text
 		return nil, nil, nil, err
 	}
 	defer conv.Close(ctx)
-	x, created := conv.Session(), !conv.Resumed()
+	// The fork that continues an imported session is made by this turn.
+	x, created := conv.Session(), !conv.Resumed() || conv.Pending()
 
 	st := startStream(w)
 	st.send(evStart, "", map[string]any{"session_id": x.ID, "key": key, "created": created})

@@ -59,6 +59,32 @@ func Cost(c float64) string {
 	}
 }
 
+// UnknownCost is what a cost that is not known reads as.
+const UnknownCost = "—"
+
+// HasTokens reports whether u counts any token: input, output,
+// reasoning, cache read or cache write.
+func HasTokens(u loom.Usage) bool {
+	return u.InputTokens != 0 || u.OutputTokens != 0 || u.ReasoningTokens != 0 || u.CacheReadTokens != 0 || u.CacheWriteTokens != 0
+}
+
+// CostKnown reports whether u's cost is known. Usage with tokens and a
+// cost of zero is of a model the price table does not know (a local
+// model, an imported session's model without a price): its cost is
+// unknown, not free. Usage without tokens cost nothing.
+func CostKnown(u loom.Usage) bool {
+	return u.CostUSD != 0 || !HasTokens(u)
+}
+
+// UsageCost writes the cost of u as Cost does, or UnknownCost when it is
+// not known (CostKnown). Every cost shown to people goes through it.
+func UsageCost(u loom.Usage) string {
+	if !CostKnown(u) {
+		return UnknownCost
+	}
+	return Cost(u.CostUSD)
+}
+
 // Duration writes a tool's run time compactly.
 func Duration(d time.Duration) string {
 	switch {
@@ -71,7 +97,7 @@ func Duration(d time.Duration) string {
 	}
 }
 
-// Usage writes a usage total on one line.
+// Usage writes a usage total on one line, its cost as UsageCost does.
 func Usage(u loom.Usage) string {
 	parts := []string{Count(u.InputTokens) + " in", Count(u.OutputTokens) + " out"}
 	if u.ReasoningTokens > 0 {
@@ -80,7 +106,7 @@ func Usage(u loom.Usage) string {
 	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
 		parts = append(parts, fmt.Sprintf("%s cache read, %s cache write", Count(u.CacheReadTokens), Count(u.CacheWriteTokens)))
 	}
-	parts = append(parts, Cost(u.CostUSD))
+	parts = append(parts, UsageCost(u))
 	if u.APICalls > 0 {
 		parts = append(parts, Plural(int(u.APICalls), "call"))
 	}

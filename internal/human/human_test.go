@@ -24,6 +24,13 @@ func TestHuman(t *testing.T) {
 		{Duration(90*time.Second + 400*time.Millisecond), "1m30s"},
 		{Usage(loom.Usage{InputTokens: 1200, OutputTokens: 300, ReasoningTokens: 50, CacheReadTokens: 800, CostUSD: 0.0125, APICalls: 2}),
 			"1,200 in · 300 out · 50 reasoning · 800 cache read, 0 cache write · $0.01 · 2 calls"},
+		// Tokens without a price are an unknown cost, never a free one.
+		{Usage(loom.Usage{InputTokens: 54, OutputTokens: 212, CacheReadTokens: 88231, APICalls: 4}),
+			"54 in · 212 out · 88,231 cache read, 0 cache write · — · 4 calls"},
+		{UsageCost(loom.Usage{CacheWriteTokens: 10}), "—"},
+		{UsageCost(loom.Usage{OutputTokens: 10, CostUSD: 0.0004}), "$0.0004"},
+		{UsageCost(loom.Usage{}), "$0"},
+		{UsageCost(loom.Usage{APICalls: 1, Compactions: 1}), "$0"},
 		{OneLine("a\n\tb  c"), "a b c"},
 		{OneLine("a  b"), "a  b"},
 	}

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/loomhq/loom"
+)
+
+// A session on a model the price table does not know (tokens counted,
+// cost 0) reads as of unknown cost in session show and loom usage, on a
+// terminal and piped, never as free; --json keeps cost_usd a number.
+func TestUnknownCostIsNotFree(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st := fx.openStore(t)
+	u := loom.Usage{InputTokens: 54, OutputTokens: 212, CacheReadTokens: 88231, CacheWriteTokens: 17696, APICalls: 4}
+	s := &loom.Session{ID: idAt(base), UserID: "local", Key: "cli:api", Project: fx.proj, Cwd: fx.project, Title: "On a model without a price",
+		Model: "aide-gpt-5", Provider: "openai"}
+	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "Hello?", base),
+		&loom.Message{Role: loom.RoleAssistant, Model: "aide-gpt-5", Provider: "openai", Usage: u, CreatedAt: base,
+			Parts: []loom.Part{{Type: loom.PartText, Text: "Hi."}}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	show := fx.mustRun(t, "session", "show", s.ID)
+	if !strings.Contains(show, "usage:    54 in · 212 out · 88,231 cache read, 17,696 cache write · — · 4 calls") || strings.Contains(show, "$0") {
+		t.Errorf("session show:\n%s", show)
+	}
+
+	term := ansi.Strip(fx.runWith(t, runOpts{tty: true}, "usage").stdout)
+	if !strings.Contains(term, "Total: 54 in · 212 out · 88,231 cache read, 17,696 cache write · — · 4 calls") || strings.Contains(term, "$0") {
+		t.Errorf("loom usage on a terminal:\n%s", term)
+	}
+	for _, line := range lines(term) {
+		if strings.Contains(line, "aide-gpt-5") && !strings.HasSuffix(strings.TrimSpace(line), "—") {
+			t.Errorf("the model's row does not end with an unknown cost: %q", line)
+		}
+	}
+	piped := fx.mustRun(t, "usage")
+	for _, line := range lines(piped) {
+		if !strings.HasSuffix(line, "\t—") {
+			t.Errorf("piped usage row without an unknown cost: %q", line)
+		}
+	}
+
+	rep := decodeJSON[loom.UsageReport](t, fx.mustRun(t, "usage", "--json"))
+	if rep.Total.CostUSD != 0 || rep.Total.InputTokens != 54 {
+		t.Errorf("usage --json total: %+v", rep.Total)
+	}
+}
