@@ -373,9 +373,9 @@ func TestImportedSessionsResume(t *testing.T) {
 			if len(asked) != len(calls) || len(answered) != len(calls) {
 				t.Errorf("%d calls stored, %d sent, %d answered", len(calls), len(asked), len(answered))
 			}
-			// Every prompt goes out, in order (summaries and injected
-			// context go out as user messages of their own too), and the
-			// new one last.
+			// Every prompt goes out, in order (a summary goes out as a
+			// user message of its own too; the tool's injected context,
+			// stored as system messages, does not), and the new one last.
 			if len(users) == 0 || users[len(users)-1] != "please go on" {
 				t.Fatalf("last user message sent: %q", users)
 			}
