@@ -237,3 +237,43 @@ func TestImportWatchBeforeTheToolExists(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Ctrl+C stops an import in the middle of a hostile file: a 64 GB file of
+// one line with no newline (sparse, so the test writes nothing) is read
+// until the interrupt, then the command ends at once.
+func TestImportInterruptedInAHugeLine(t *testing.T) {
+	fx := newEmptyFixture(t)
+	huge := filepath.Join(fx.home, "huge.jsonl")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(64 << 30); err != nil {
+		f.Close()
+		t.Skipf("no sparse file here: %v", err)
+	}
+	f.Close()
+	cmd := exec.Command(loomBinary(t), "session", "import", "--from", "claude-code", huge)
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		if cmd.ProcessState.ExitCode() == 0 {
+			t.Errorf("an interrupted import exits 0 (stderr %q)", stderr.String())
+		}
+		if strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
+			t.Errorf("interrupted import's stderr is more than one line: %q", stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the import went on reading 5 s after Ctrl+C")
+	}
+}
