@@ -149,7 +149,11 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[string]loom.ImportedFile, bundled map[string][]string, waitForParents bool, tr *ToolReport) error {
 	stats := make([]loom.ImportedFile, 0, len(b.Files))
 	files := make([]string, 0, len(b.Files))
-	unchanged := len(bundled[b.Name()]) <= len(b.Files)
+	// Unchanged when every file listed is as recorded. A file recorded
+	// for the bundle that it no longer lists (deleted, or, as in old
+	// stores, a marker file read beside the sessions) adds nothing to
+	// read again.
+	unchanged := true
 	var newest time.Time
 	for _, p := range b.Files {
 		fi, err := os.Stat(p)

@@ -325,3 +325,19 @@ func TestDryRunWritesNothing(t *testing.T) {
 		t.Fatalf("import after dry run: %+v", tr)
 	}
 }
+
+// A file recorded with a bundle that no longer lists it (deleted, or a
+// marker file an older reader bundled) does not make the bundle read
+// again on every run.
+func TestStaleRecordDoesNotRereadTheBundle(t *testing.T) {
+	fx := newFixture(t)
+	fx.write("s.toy", `{"id":"u1","role":"user","text":"hello"}`)
+	fx.run(false)
+	main := filepath.Join(fx.dir, "s.toy")
+	if err := fx.st.RecordImportedFiles(context.Background(), []loom.ImportedFile{{UserID: "alice", Path: filepath.Join(fx.dir, ".project_root"), Tool: "toy", Bundle: main, Size: 3, ModTime: fx.now}}); err != nil {
+		t.Fatal(err)
+	}
+	if tr := fx.run(false); tr.FilesRead != 0 || tr.FilesUnchanged != 1 {
+		t.Fatalf("run after a stale record: %+v", tr)
+	}
+}
