@@ -28,10 +28,43 @@ type branch struct {
 // id in place, or is appended.
 func (c *chain) put(id string, m *message) {
 	if n, ok := c.live[id]; ok {
-		n.msg = m
+		n.replace(m)
 		return
 	}
 	c.insertBefore(nil, &node{id: id, msg: m})
+}
+
+// replace makes m, a later copy of the node's message, the node's
+// message. Gemini CLI writes a message again as it grows, each copy
+// whole; but when it rewrites the conversation from the model's history
+// (a $set of messages, after a resume) it may rebuild a message from its
+// content alone, with the time of the rewrite. The message keeps the time
+// it was first recorded with, and what the rebuilt copy lacks (its
+// display, thoughts, usage, model and tool calls) is kept from the copy
+// before.
+func (n *node) replace(m *message) {
+	old := n.msg
+	if old.Timestamp != "" && old.Timestamp != m.Timestamp && validTime(old.Timestamp) {
+		m.Timestamp = old.Timestamp
+	}
+	if m.Type == old.Type {
+		if isNull(m.DisplayContent) {
+			m.DisplayContent = old.DisplayContent
+		}
+		if len(m.Thoughts) == 0 {
+			m.Thoughts = old.Thoughts
+		}
+		if m.Tokens == nil {
+			m.Tokens = old.Tokens
+		}
+		if m.Model == "" {
+			m.Model = old.Model
+		}
+		if len(m.ToolCalls) == 0 {
+			m.ToolCalls = old.ToolCalls
+		}
+	}
+	n.msg = m
 }
 
 // insertBefore links n before at, or at the end when at is nil.
@@ -71,7 +104,7 @@ func (c *chain) snapshot(ids []string, msgs []*message) {
 	flush := func(at *node) {
 		for _, i := range pending {
 			if n, ok := c.live[ids[i]]; ok {
-				n.msg = msgs[i]
+				n.replace(msgs[i])
 				continue
 			}
 			c.insertBefore(at, &node{id: ids[i], msg: msgs[i]})
@@ -84,7 +117,7 @@ func (c *chain) snapshot(ids []string, msgs []*message) {
 			pending = append(pending, i)
 			continue
 		}
-		n.msg = msgs[i]
+		n.replace(msgs[i])
 		flush(n)
 	}
 	flush(nil)

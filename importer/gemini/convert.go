@@ -18,21 +18,40 @@ const provider = "google"
 type session struct {
 	sourceID string
 	cwd      string
-	// ranBy maps the id of a sub-agent session to the SourceID of the
-	// session whose message ran it: the main session, or the abandoned
-	// branch that alone holds the call.
-	ranBy map[string]string
+	// s is the session as built.
+	s *importer.Session
+	// runs maps the id of a sub-agent session to the call that ran it.
+	runs map[string]agentRun
 }
 
-// noteAgents records which session ran each sub-agent.
+// agentRun is the call that ran a sub-agent.
+type agentRun struct {
+	// by is the SourceID of the session whose message ran it: the main
+	// session, or the abandoned branch that alone holds the call.
+	by string
+	// name is the sub-agent's name; input is the call's arguments.
+	name  string
+	input json.RawMessage
+}
+
+// noteAgents records which session ran each sub-agent, and with what.
 func (s *session) noteAgents(from *importer.Session) {
 	for _, m := range from.Messages {
-		for _, p := range m.Parts {
-			if p.Type != loom.PartAgent {
-				continue
-			}
-			if _, ok := s.ranBy[p.SessionID]; !ok {
-				s.ranBy[p.SessionID] = from.SourceID
+		var call *loom.Part
+		for i := range m.Parts {
+			p := &m.Parts[i]
+			switch p.Type {
+			case loom.PartTool:
+				call = p
+			case loom.PartAgent:
+				if _, ok := s.runs[p.SessionID]; ok {
+					continue
+				}
+				run := agentRun{by: from.SourceID, name: p.Name}
+				if call != nil {
+					run.input = call.Input
+				}
+				s.runs[p.SessionID] = run
 			}
 		}
 	}
@@ -54,11 +73,16 @@ func (r *reader) buildSubagent(rec *recording, parent *session, dir, cwd string)
 		parentID = parent.sourceID
 	}
 	sourceID := oneLine(parentID + "/" + rec.sessionID)
-	ranBy := parentID
-	if parent != nil && parent.ranBy[sourceID] != "" {
-		ranBy = parent.ranBy[sourceID]
+	run := agentRun{by: parentID}
+	if parent != nil {
+		if known, ok := parent.runs[sourceID]; ok {
+			run = known
+		}
 	}
-	r.buildAs(rec, sourceID, loom.KindSubagent, ranBy, cwd)
+	built := r.buildAs(rec, sourceID, loom.KindSubagent, run.by, cwd)
+	if built != nil && built.s.Title == "" {
+		built.s.Title = subagentTitle(built.s, run)
+	}
 }
 
 func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *session {
@@ -92,7 +116,7 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 	}
 	fill(s)
 	r.res.Sessions = append(r.res.Sessions, s)
-	built := &session{sourceID: sourceID, cwd: cwd, ranBy: map[string]string{}}
+	built := &session{sourceID: sourceID, cwd: cwd, s: s, runs: map[string]agentRun{}}
 	built.noteAgents(s)
 	for _, b := range rec.branches {
 		if r.ctx.Err() != nil {
@@ -120,6 +144,74 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 		built.noteAgents(f)
 	}
 	return built
+}
+
+// defaultQuery is the first message Gemini CLI sends a sub-agent whose
+// definition has no query of its own: the task is then in the call.
+const defaultQuery = "Get Started!"
+
+// taskFields are the arguments that hold a sub-agent's task, in the order
+// they are looked for: invoke_agent's prompt, and the inputs Gemini CLI's
+// own agents take.
+var taskFields = []string{"prompt", "task", "description", "objective", "query", "request", "question", "instructions"}
+
+// subagentTitle is a sub-agent session's title, when its first prompt
+// cannot be: "" when that prompt is text the user can read, else the task
+// in that prompt when it is a JSON object, else the task in the call that
+// ran the sub-agent, else the sub-agent's name. It is never raw JSON.
+func subagentTitle(s *importer.Session, run agentRun) string {
+	for _, m := range s.Messages {
+		prompt := strings.TrimSpace(m.Text())
+		if m.Role != loom.RoleUser || prompt == "" {
+			continue
+		}
+		jsonish := prompt[0] == '{' || prompt[0] == '[' && json.Valid([]byte(prompt))
+		if !jsonish && prompt != defaultQuery {
+			return ""
+		}
+		if t := task([]byte(prompt)); t != "" {
+			return t
+		}
+		break
+	}
+	if t := task(run.input); t != "" {
+		return t
+	}
+	if run.name != "" {
+		return run.name
+	}
+	return "sub-agent"
+}
+
+// task is the task a JSON object holds in one of taskFields, "" when it
+// holds none.
+func task(raw []byte) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return ""
+	}
+	for _, f := range taskFields {
+		var s string
+		if json.Unmarshal(obj[f], &s) == nil {
+			if s = strings.TrimSpace(s); s != "" && s[0] != '{' && s[0] != '[' {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// agentName is the name of the sub-agent a call ran: the agent_name
+// argument of the calls that name it (invoke_agent, delegate_to_agent),
+// else the tool's name, which is the agent's.
+func agentName(tool string, args json.RawMessage) string {
+	var a struct {
+		AgentName string `json:"agent_name"`
+	}
+	if json.Unmarshal(args, &a) == nil && strings.TrimSpace(a.AgentName) != "" {
+		return oneLine(strings.TrimSpace(a.AgentName))
+	}
+	return tool
 }
 
 // forkTurn is the last turn a branch shares whole with its parent: the
@@ -257,6 +349,12 @@ func trim(s string) string {
 		return strings.ToValidUTF8(s[:maxNameLen], "?") + "…"
 	}
 	return s
+}
+
+// validTime reports whether s is a time as Gemini CLI writes them.
+func validTime(s string) bool {
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
 }
 
 func parseTime(s string) time.Time {
@@ -469,7 +567,7 @@ func (c *converter) gemini(m *message, t time.Time) {
 		recorded[p.CallID] = true
 		ps = append(ps, p)
 		if tc.AgentID != "" {
-			ps = append(ps, loom.Part{Type: loom.PartAgent, Name: p.Name, SessionID: oneLine(c.sourceID + "/" + tc.AgentID)})
+			ps = append(ps, loom.Part{Type: loom.PartAgent, Name: agentName(p.Name, p.Input), SessionID: oneLine(c.sourceID + "/" + tc.AgentID)})
 		}
 	}
 	// Calls in the content that the record has no tool call for: their

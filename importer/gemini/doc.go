@@ -18,13 +18,29 @@
 // sub-agents naming the directory as their parent. When Gemini CLI
 // resumed a .json session it copied it whole into a .jsonl beside it; the
 // .json is then left out. Nothing else under tmp is read (logs.json, the
-// checkpoint-*.json of /chat save, shell history, tool outputs).
+// checkpoint-*.json of /chat save, shell history, tool outputs); the
+// project's .project_root is read beside the recordings for their working
+// directory, but is not part of any session's files, so that a session
+// whose recordings did not change is not read again.
+//
+// The root of an import may be the directory holding .gemini (the home
+// directory, or $GEMINI_CLI_HOME), ~/.gemini itself, its tmp directory, a
+// project's directory, its chats directory or one recording. Symbolic
+// links are followed, to directories (~/.gemini/tmp or a project's
+// directory kept by a dotfile manager) and to files alike; a project
+// reached twice through links is read once. Reading stops as soon as
+// the import is cancelled, also in the middle of a huge one-document
+// recording or of one endless line.
 //
 // # What is imported
 //
 // One session per recording, keyed by its sessionId. A message keeps its
-// id, its timestamp and, when it was written several times, its last
-// copy in the place it first appeared.
+// id, the timestamp it was first recorded with and, when it was written
+// several times, its last copy in the place it first appeared; what a
+// later copy lacks (a copy Gemini CLI rebuilt from the model's history
+// when it rewrote the conversation after a resume has no thoughts, usage,
+// model or tool calls, and the time of the rewrite) is kept from the copy
+// before.
 //
 //   - A user record is a user message with its text (and inline or
 //     linked files as file parts). When the record carries what was
@@ -33,10 +49,12 @@
 //     text it expanded to is a system message after it (id <id>/content).
 //     A record whose display holds no text was sent by the CLI, not typed
 //     ("System: Please continue." after a tool): it is a system message.
-//     So are Gemini CLI's environment context (<session_context>, "This
-//     is the Gemini CLI. We are setting up the context…"). A user record
-//     that opens with <state_snapshot>, the summary that replaces a
-//     compressed conversation, is a summary message.
+//     So is Gemini CLI's session context (<session_context>, and before
+//     it "This is the Gemini CLI. We are setting up the context for our
+//     chat…": the date, the system, the working directory and its folder
+//     structure), never a prompt or the title. A user record that opens
+//     with <state_snapshot>, the summary that replaces a compressed
+//     conversation, is a summary message.
 //   - A gemini record is an assistant message: its thoughts (subject and
 //     description) as reasoning parts, its text, and one tool part per
 //     tool call with its arguments, its result's text as output, its
@@ -49,11 +67,12 @@
 //     (agentId) is followed by an agent part naming the sub-agent's
 //     session, <session id>/<agent id>, whose recording becomes a
 //     sub-agent session of the session holding that call (the abandoned
-//     branch, when a rewind took the call out). Model is the record's
-//     model; provider "google";
-//     usage from tokens: input less cached plus tool-use prompt tokens
-//     as input, cached as cache read, output plus thoughts as output,
-//     thoughts as reasoning, one API call.
+//     branch, when a rewind took the call out). The agent part names the
+//     agent: the call's agent_name argument (invoke_agent,
+//     delegate_to_agent), else the tool's name. Model is the record's
+//     model; provider "google"; usage from tokens: input less cached
+//     plus tool-use prompt tokens as input, cached as cache read, output
+//     plus thoughts as output, thoughts as reasoning, one API call.
 //   - info, error and warning records (what the CLI showed the user:
 //     "Request cancelled.", API errors) are system messages.
 //   - A $rewindTo keeps what it removed: the abandoned branch is a fork
@@ -65,13 +84,19 @@
 //     or reloading the conversation) updates the messages it lists and
 //     inserts the new ones (the compression summary) before the next
 //     listed message already known; messages it no longer lists stay.
-//   - Title is the recording's summary, when Gemini CLI wrote one. Cwd is
-//     the first of the recording's directories, else the project's
-//     .project_root; recordings in a directory named by the project's
-//     hash, without either, have no working directory (the hash cannot be
-//     turned back into a path). Created and updated times are startTime
-//     and lastUpdated. The recordings carry neither the CLI's version nor
-//     a git branch.
+//   - Title is the recording's summary, when Gemini CLI wrote one. A
+//     sub-agent's session whose first prompt is not text to read (a JSON
+//     object of the agent's inputs, or Gemini CLI's "Get Started!") is
+//     titled with its task: the prompt, task, description, objective,
+//     query, request, question or instructions field of that object, else
+//     of the arguments of the call that ran it, else the agent's name;
+//     never with raw JSON.
+//   - Cwd is the first of the recording's directories, else the
+//     project's .project_root; recordings in a directory named by the
+//     project's hash, without either, have no working directory (the hash
+//     cannot be turned back into a path). Created and updated times are
+//     startTime and lastUpdated. The recordings carry neither the CLI's
+//     version nor a git branch.
 //
 // # What is skipped
 //
@@ -93,7 +118,9 @@
 // from gemini-3-flash-preview and gemini-3.1-pro-preview; the file does
 // not name the CLI's version) and on hand-made files, following Gemini
 // CLI's chatRecordingService, for the one-document form, rewinds,
-// message snapshots and sub-agents. A sub-agent recording of a version that kept it beside its parent as an
-// ordinary session file (kind "subagent" in chats/) names no parent and is
-// imported as a main session.
+// message snapshots, a conversation rewritten after a resume, and
+// sub-agents run by invoke_agent, delegate_to_agent and an agent's own
+// tool. A sub-agent recording of a version that kept it beside its parent
+// as an ordinary session file (kind "subagent" in chats/) names no parent
+// and is imported as a main session.
 package gemini

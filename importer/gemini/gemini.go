@@ -39,26 +39,31 @@ func (Format) Roots(env func(string) string, home string) []string {
 	return []string{filepath.Join(base, ".gemini", "tmp")}
 }
 
-// Bundles finds the chat recordings under root: root is Gemini CLI's tmp
-// directory (holding one directory per project), one project's directory,
-// its chats directory, or one recording file. Each session-*.json or
-// session-*.jsonl file is one bundle, with the sub-agents' recordings that
-// Gemini CLI keeps in chats/<session id>/ and the project's .project_root
-// marker. A session-X.json that has a session-X.jsonl beside it is left
-// out: Gemini CLI copied it whole into the .jsonl when it resumed it.
+// Bundles finds the chat recordings under root: root is Gemini CLI's
+// directory (~/.gemini), the directory holding it (the home directory, or
+// $GEMINI_CLI_HOME), its tmp directory (holding one directory per
+// project), one project's directory, its chats directory, or one
+// recording file. Each session-*.json or session-*.jsonl file is one
+// bundle, with the sub-agents' recordings that Gemini CLI keeps in
+// chats/<session id>/. A session-X.json that has a session-X.jsonl beside
+// it is left out: Gemini CLI copied it whole into the .jsonl when it
+// resumed it. Symbolic links to directories and to files are followed; a
+// project directory reached twice through links is listed once.
+//
+// A bundle holds recordings only. The project's .project_root marker,
+// which every session of the project shares, is read by Read beside the
+// recording: the importer records each file under one bundle, and a file
+// listed in several bundles would make every one of them look changed on
+// every run.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	fi, err := importer.StatRoot("gemini", root)
 	if fi == nil {
 		return nil, err
 	}
 	if !fi.IsDir() {
-		files := []string{root}
-		if m := markerFor(root); m != "" {
-			files = append(files, m)
-		}
-		return []importer.Bundle{{Files: files}}, nil
+		return []importer.Bundle{{Files: []string{root}}}, nil
 	}
-	dirs, err := chatsDirs(root)
+	dirs, err := chatsDirs(ctx, root)
 	if err != nil {
 		return nil, err
 	}
@@ -76,33 +81,75 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	return out, nil
 }
 
-// chatsDirs returns the chats directories under root.
-func chatsDirs(root string) ([]string, error) {
-	if filepath.Base(root) == "chats" {
-		return []string{root}, nil
-	}
-	if isDir(filepath.Join(root, "chats")) {
+// chatsDirs returns the chats directories under root, each once. root is
+// the directory holding .gemini, ~/.gemini, its tmp directory, a
+// project's directory or a chats directory; a project may be named tmp
+// or chats (Gemini CLI names it after its directory), which is told apart
+// by the chats directory it holds.
+func chatsDirs(ctx context.Context, root string) ([]string, error) {
+	switch {
+	case isProject(root):
 		return []string{filepath.Join(root, "chats")}, nil
+	case filepath.Base(root) == "chats":
+		return []string{root}, nil
+	case isDir(filepath.Join(root, ".gemini", "tmp")):
+		root = filepath.Join(root, ".gemini", "tmp")
+	case isDir(filepath.Join(root, "tmp")) && !isProject(filepath.Join(root, "tmp")):
+		root = filepath.Join(root, "tmp")
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
 	var out []string
+	seen := map[string]bool{}
 	for _, e := range entries {
-		if !e.IsDir() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if e.Type().IsRegular() {
 			continue
 		}
-		if d := filepath.Join(root, e.Name(), "chats"); isDir(d) {
-			out = append(out, d)
+		// A directory, or a link that may lead to one: os.Stat follows it.
+		d := filepath.Join(root, e.Name(), "chats")
+		if !isDir(d) {
+			continue
 		}
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			real = d
+		}
+		if seen[real] {
+			continue
+		}
+		seen[real] = true
+		out = append(out, d)
 	}
 	return out, nil
+}
+
+// isProject reports whether dir is a project's directory: it holds a
+// chats directory, which is not itself a project named chats.
+func isProject(dir string) bool {
+	return isDir(filepath.Join(dir, "chats")) && !isDir(filepath.Join(dir, "chats", "chats"))
 }
 
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// entryMode is the type of a directory entry, of what it leads to when it
+// is a symbolic link; a dangling link is neither a file nor a directory.
+func entryMode(dir string, e fs.DirEntry) fs.FileMode {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return e.Type()
+	}
+	fi, err := os.Stat(filepath.Join(dir, e.Name()))
+	if err != nil {
+		return fs.ModeSymlink | fs.ModeIrregular
+	}
+	return fi.Mode().Type()
 }
 
 // chatsBundles groups one chats directory's files into bundles.
@@ -118,10 +165,10 @@ func chatsBundles(dir string) ([]importer.Bundle, error) {
 	var sessions, subdirs []string
 	for _, e := range entries {
 		name := e.Name()
-		switch {
-		case e.IsDir():
+		switch m := entryMode(dir, e); {
+		case m.IsDir():
 			subdirs = append(subdirs, name)
-		case e.Type().IsRegular() && isSessionName(name):
+		case m.IsRegular() && isSessionName(name):
 			names[name] = true
 			sessions = append(sessions, name)
 		}
@@ -132,7 +179,7 @@ func chatsBundles(dir string) ([]importer.Bundle, error) {
 	})
 	slices.Sort(sessions)
 	subs := map[string][]string{}
-	var orphans []importer.Bundle
+	var out, orphans []importer.Bundle
 	for _, d := range subdirs {
 		files, err := subagentFiles(filepath.Join(dir, d))
 		if err != nil {
@@ -157,22 +204,11 @@ func chatsBundles(dir string) ([]importer.Bundle, error) {
 		}
 		subs[owner] = append(subs[owner], files...)
 	}
-	marker := filepath.Join(filepath.Dir(dir), markerName)
-	if fi, err := os.Stat(marker); err != nil || !fi.Mode().IsRegular() {
-		marker = ""
-	}
-	var out []importer.Bundle
 	for _, s := range sessions {
 		files := append([]string{filepath.Join(dir, s)}, subs[s]...)
 		out = append(out, importer.Bundle{Files: files})
 	}
-	out = append(out, orphans...)
-	if marker != "" {
-		for i := range out {
-			out[i].Files = append(out[i].Files, marker)
-		}
-	}
-	return out, nil
+	return append(out, orphans...), nil
 }
 
 // subagentFiles lists the .jsonl files of one sub-agents' directory.
@@ -186,7 +222,7 @@ func subagentFiles(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+		if entryMode(dir, e).IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}

@@ -251,13 +251,14 @@ func TestBundles(t *testing.T) {
 	root := filepath.Join("testdata", "tmp")
 	hash := "604d4331967fb6b76ad7112ac89983c76dd7208b059b54a7df4fc4ab34c4ddf9"
 	chats := filepath.Join(root, "example", "chats")
-	marker := filepath.Join(root, "example", ".project_root")
 	main := filepath.Join(chats, "session-2026-09-05T09-00-0a1b2c3d.jsonl")
+	// Recordings only: the .project_root marker every session of the
+	// project shares is in none of them.
 	all := []importer.Bundle{
 		{Files: []string{filepath.Join(root, hash, "chats", "session-2025-11-20T10-00-22222222.json")}},
-		{Files: []string{filepath.Join(chats, "session-2026-09-01T08-00-11111111.jsonl"), marker}},
-		{Files: []string{main, filepath.Join(chats, "0a1b2c3d-0000-4000-8000-000000000001", "b2c3d4e5-0000-4000-8000-000000000002.jsonl"), marker}},
-		{Files: []string{filepath.Join(chats, "99999999-0000-4000-8000-000000000009", "c3d4e5f6-0000-4000-8000-000000000010.jsonl"), marker}},
+		{Files: []string{filepath.Join(chats, "session-2026-09-01T08-00-11111111.jsonl")}},
+		{Files: []string{main, filepath.Join(chats, "0a1b2c3d-0000-4000-8000-000000000001", "b2c3d4e5-0000-4000-8000-000000000002.jsonl")}},
+		{Files: []string{filepath.Join(chats, "99999999-0000-4000-8000-000000000009", "c3d4e5f6-0000-4000-8000-000000000010.jsonl")}},
 	}
 	for _, tc := range []struct {
 		root string
@@ -266,7 +267,7 @@ func TestBundles(t *testing.T) {
 		{root, all},
 		{filepath.Join(root, "example"), all[1:]},
 		{chats, all[1:]},
-		{main, []importer.Bundle{{Files: []string{main, marker}}}},
+		{main, []importer.Bundle{{Files: []string{main}}}},
 		{filepath.Join(root, "missing"), nil},
 	} {
 		got, err := Format{}.Bundles(context.Background(), tc.root)

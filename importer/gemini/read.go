@@ -115,8 +115,10 @@ func skipName(prefix, t string) string {
 	return prefix + strings.ToValidUTF8(t, "?")
 }
 
-// Read reads one bundle: a recording, the recordings of the sub-agents it
-// ran, and its project's .project_root marker.
+// Read reads one bundle: a recording and the recordings of the sub-agents
+// it ran. The project's .project_root marker beside them gives the
+// working directory when the recordings name none; it is read from the
+// project's directory (or from the bundle, when listed there).
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 	if len(b.Files) == 0 {
 		return nil, errors.New("gemini: empty bundle")
@@ -134,6 +136,9 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			mains = append(mains, f)
 		}
 	}
+	if marker == "" {
+		marker = markerFor(b.Files[0])
+	}
 	projectRoot := ""
 	if marker != "" {
 		projectRoot = readMarker(marker)
@@ -141,6 +146,9 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	// parents maps a sub-agents' directory to the session it belongs to.
 	parents := map[string]*session{}
 	for _, f := range mains {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		rec, err := r.readFile(f)
 		if err != nil {
 			return nil, err
@@ -156,8 +164,14 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		parents[sanitize(rec.sessionID)] = s
 	}
 	for i, f := range subs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		rec, err := r.readFile(f)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			if i == 0 && len(mains) == 0 {
 				return nil, err
 			}
@@ -212,6 +226,21 @@ func readMarker(file string) string {
 	return line
 }
 
+// ctxReader is a reader that stops once its context ends, so that a
+// huge one-document recording or one endless line is given up at once
+// when the import is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // readFile reads one recording file in either form. It returns nil for a
 // file with nothing in it, and an error for one that is not a recording.
 func (r *reader) readFile(file string) (*recording, error) {
@@ -257,9 +286,12 @@ func (r *reader) readFile(file string) (*recording, error) {
 // readDocument reads a one-document recording. It reports false when the
 // file holds more than one JSON value: it is then read as lines.
 func (r *reader) readDocument(rec *recording, f *os.File) (bool, error) {
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
+	dec := json.NewDecoder(bufio.NewReaderSize(ctxReader{r.ctx, f}, 64<<10))
 	var doc record
 	if err := dec.Decode(&doc); err != nil {
+		if cerr := r.ctx.Err(); cerr != nil {
+			return false, fmt.Errorf("gemini: %s: %w", rec.path, cerr)
+		}
 		// A JSONL file named .json: its first line stands alone.
 		if _, serr := f.Seek(0, io.SeekStart); serr == nil {
 			first, _ := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
@@ -283,7 +315,7 @@ func (r *reader) readDocument(rec *recording, f *os.File) (bool, error) {
 
 // readLines reads a JSONL recording.
 func (r *reader) readLines(rec *recording, f *os.File) error {
-	err := importer.Lines(r.ctx, f, func(n int, line []byte) error {
+	err := importer.Lines(r.ctx, ctxReader{r.ctx, f}, func(n int, line []byte) error {
 		r.line(rec, n, line)
 		return nil
 	}, func(n int) {
@@ -396,6 +428,9 @@ func (r *reader) putList(rec *recording, raw json.RawMessage, line int, pos stri
 	ids := make([]string, 0, len(list))
 	msgs := make([]*message, 0, len(list))
 	for i, el := range list {
+		if i%1024 == 1023 && r.ctx.Err() != nil {
+			return
+		}
 		m := &message{}
 		if err := json.Unmarshal(el, m); err != nil {
 			r.problem(rec.path, line, "message "+strconv.Itoa(i)+" of the list: "+err.Error())

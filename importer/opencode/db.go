@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom/importer"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 const driverName = "sqlite"
@@ -21,15 +24,15 @@ const driverName = "sqlite"
 // the sub-agent sessions they ran.
 //
 // The database is opened read-only and with query_only, so that nothing
-// is ever written to it, and with a short busy timeout. In WAL mode (how
-// opencode runs it) a reader neither blocks opencode's writes nor
-// checkpoints; every query is its own short read transaction, so
-// opencode's checkpoints are not held back for the whole import.
+// is ever written to it, and never read past its locks (see openDB). In
+// WAL mode (how opencode runs it) a reader neither blocks opencode's
+// writes nor checkpoints; every query is its own short read transaction,
+// so opencode's checkpoints are not held back for the whole import.
 // Sessions are read one at a time: their messages and parts are queried
 // per session, and a data column larger than maxRecord is reported
 // without being loaded.
-func readDB(ctx context.Context, path string) (*importer.Result, error) {
-	db, err := openDB(ctx, path)
+func readDB(ctx context.Context, path string, wal bool) (*importer.Result, error) {
+	db, err := openDB(ctx, path, wal)
 	if err != nil {
 		return nil, err
 	}
@@ -49,23 +52,41 @@ func readDB(ctx context.Context, path string) (*importer.Result, error) {
 	return r.res, nil
 }
 
-// openDB opens path read-only and checks that it is opencode's. While a
-// -wal file exists opencode may be at work (or died leaving committed
-// pages there), so the database is read through the WAL. Without one no
-// connection has it open in WAL mode, and immutable=1 reads the main
-// file alone, creating no -wal or -shm file beside it; if opencode
-// starts during the read, this read may fail, never the file. When the
-// WAL cannot be read (a -wal without its -shm, in a directory this
-// process may not write), the main file is read alone too.
-func openDB(ctx context.Context, path string) (*sql.DB, error) {
-	params := "_pragma=busy_timeout(2000)&_pragma=query_only(1)&mode=ro"
+// busyTimeout is how long a read waits for a writer's lock before the
+// database is reported as being written. Tests lower it.
+var busyTimeout = 3 * time.Second
+
+// openDB opens path read-only and checks that it is opencode's; wal is
+// whether its header says it is in WAL mode.
+//
+// It never reads what a writer has not committed. It is opened without
+// immutable, so that SQLite takes its shared lock and looks for a hot
+// journal: while a writer of a rollback-journal database (journal_mode
+// DELETE, TRUNCATE or PERSIST) writes its pages into the file, the read
+// waits busyTimeout for it and then fails as busy; a journal left hot by
+// a writer that died mid-transaction, which a read-only reader may not
+// roll back, fails the read too, until opencode rolls it back. Either is
+// an error naming the file, so that the file is read again next time.
+//
+// The one exception is a database in WAL mode with neither a -wal nor a
+// -journal file: no connection has it open (WAL connections keep the
+// -wal file while open) and its file holds committed pages only (WAL
+// mode writes transactions to the -wal file, never to the database
+// file), so it is read with immutable=1, which creates no -wal or -shm
+// file beside it as a read-only WAL reader would. When the WAL cannot be
+// read (a -wal without its -shm, in a directory this process may not
+// write), the main file, committed pages only, is read alone too.
+func openDB(ctx context.Context, path string, wal bool) (*sql.DB, error) {
+	params := "_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")&_pragma=query_only(1)&mode=ro"
 	_, walErr := os.Stat(path + "-wal")
-	db, err := tryOpen(ctx, path, params, walErr != nil)
-	if err != nil && walErr == nil {
+	_, journalErr := os.Stat(path + "-journal")
+	closed := wal && walErr != nil && journalErr != nil
+	db, err := tryOpen(ctx, path, params, closed)
+	if err != nil && wal && walErr == nil && journalErr != nil && !isBusy(err) && ctx.Err() == nil {
 		db, err = tryOpen(ctx, path, params, true)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opencode: %s: %w", path, err)
+		return nil, dbError(path, err)
 	}
 	return db, nil
 }
@@ -89,6 +110,30 @@ func tryOpen(ctx context.Context, path, params string, immutable bool) (*sql.DB,
 		return nil, err
 	}
 	return db, nil
+}
+
+// isBusy reports whether err is SQLite's: the database is locked by a
+// writer.
+func isBusy(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	c := e.Code() & 0xff
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+}
+
+// dbError names the file in err and, when the database could not be read
+// because of a writer, says so and what to do.
+func dbError(path string, err error) error {
+	var e *sqlite.Error
+	switch {
+	case isBusy(err):
+		return fmt.Errorf("opencode: %s: %s is being written; try again (%w)", path, filepath.Base(path), err)
+	case errors.As(err, &e) && e.Code() == sqlite3.SQLITE_READONLY_ROLLBACK:
+		return fmt.Errorf("opencode: %s: %s holds a write that was cut off (a hot journal), which a read-only reader may not roll back; opencode rolls it back when it next opens the database; try again then (%w)", path, filepath.Base(path), err)
+	}
+	return fmt.Errorf("opencode: %s: %w", path, err)
 }
 
 type dbReader struct {
@@ -125,7 +170,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 	}
 	rows, err := r.db.QueryContext(ctx, "SELECT "+strings.Join(exprs, ", ")+" FROM session ORDER BY "+order)
 	if err != nil {
-		return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+		return nil, dbError(r.path, err)
 	}
 	defer rows.Close()
 	var all []*source
@@ -136,7 +181,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 			ptrs[i] = &v[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+			return nil, dbError(r.path, err)
 		}
 		src := &source{ID: asString(v[0]), File: r.path}
 		if src.ID == "" {
@@ -152,7 +197,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 		all = append(all, src)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+		return nil, dbError(r.path, err)
 	}
 	return parentsFirst(all), nil
 }
@@ -200,19 +245,19 @@ func parentsFirst(all []*source) []*source {
 func (r *dbReader) columns(ctx context.Context, table string) (map[string]bool, error) {
 	rows, err := r.db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
 	if err != nil {
-		return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+		return nil, dbError(r.path, err)
 	}
 	defer rows.Close()
 	have := map[string]bool{}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+			return nil, dbError(r.path, err)
 		}
 		have[name] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("opencode: %s: %w", r.path, err)
+		return nil, dbError(r.path, err)
 	}
 	return have, nil
 }
@@ -285,13 +330,13 @@ func (r *dbReader) decode(kind string, rec record) bool {
 func (r *dbReader) records(ctx context.Context, query, session string, fn func(record)) error {
 	rows, err := r.db.QueryContext(ctx, query, maxRecord, session)
 	if err != nil {
-		return fmt.Errorf("opencode: %s: %w", r.path, err)
+		return dbError(r.path, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id, owner, created, data, size any
 		if err := rows.Scan(&id, &owner, &created, &data, &size); err != nil {
-			return fmt.Errorf("opencode: %s: %w", r.path, err)
+			return dbError(r.path, err)
 		}
 		rec := record{id: asString(id), owner: asString(owner), created: asFloat(created), size: int64(asFloat(size))}
 		switch d := data.(type) {
@@ -307,7 +352,7 @@ func (r *dbReader) records(ctx context.Context, query, session string, fn func(r
 		fn(rec)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("opencode: %s: %w", r.path, err)
+		return dbError(r.path, err)
 	}
 	return nil
 }

@@ -14,7 +14,24 @@
 // the same id; the tree is read when it is named as the root itself,
 // and a database file named as the root is read whatever its name.
 // opencode.db is opened read-only (query_only, no checkpoints, short
-// transactions), so opencode can keep working while it is read.
+// transactions), so opencode can keep working while it is read, and
+// nothing a writer has not committed is ever read: SQLite's locks are
+// honoured, so that the read of a rollback-journal database (one set to
+// journal_mode DELETE, TRUNCATE or PERSIST) that a writer is writing
+// waits up to 3 seconds and then fails with "opencode.db is being
+// written; try again", and a journal left hot by a writer that died
+// mid-transaction (which a read-only reader may not roll back; opencode
+// does when it next opens the database) fails the read too. Only a
+// database in WAL mode with no -wal or -journal file beside it, which no
+// connection has open and whose file holds committed pages only, is read
+// as immutable, so that no -wal or -shm file is created beside it. A
+// database that cannot be read (damaged, cut short, not a SQLite file)
+// is an error of the whole file, never an empty result, so that the
+// importer reports it and reads it again next time.
+//
+// Symbolic links in the data directory are followed, to directories and
+// to files alike (a project's directory kept by a dotfile manager, a
+// storage tree moved to another disk); dangling ones are passed over.
 //
 // # What is imported
 //

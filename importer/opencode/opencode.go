@@ -57,6 +57,9 @@ func (Format) Roots(env func(string) string, home string) []string {
 // has not written the tree since, so every session of the tree is in the
 // database too, under the same id. The tree is read when it is named as
 // the root itself.
+//
+// Symbolic links are followed, to directories and to files alike; a
+// dangling one is passed over.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	fi, err := importer.StatRoot("opencode", root)
 	if fi == nil {
@@ -99,12 +102,16 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if err := regular(name); err != nil {
 		return nil, fmt.Errorf("opencode: %w", err)
 	}
-	isDB, err := hasSQLiteHeader(name)
+	isDB, wal, err := readHeader(name)
 	if err != nil {
 		return nil, fmt.Errorf("opencode: %w", err)
 	}
 	if isDB {
-		return readDB(ctx, name)
+		return readDB(ctx, name, wal)
+	}
+	if !isJSON(filepath.Base(name)) {
+		// A database damaged past its header, emptied, or not one at all.
+		return nil, fmt.Errorf("opencode: %s is not a SQLite database (damaged, or not opencode's) nor a session file of the storage tree", name)
 	}
 	return readTree(ctx, b, readFile)
 }
@@ -117,18 +124,24 @@ func dbBundle(db string) importer.Bundle {
 	return b
 }
 
-func hasSQLiteHeader(name string) (bool, error) {
+// readHeader reports whether name starts with SQLite's header and, if
+// so, whether the header says the database is in WAL mode (its file
+// format read and write versions are 2).
+func readHeader(name string) (isDB, wal bool, err error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer f.Close()
-	head := make([]byte, len(sqliteHeader))
+	head := make([]byte, 20)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false, err
+		return false, false, err
 	}
-	return bytes.Equal(head[:n], sqliteHeader), nil
+	if n < len(sqliteHeader) || !bytes.Equal(head[:len(sqliteHeader)], sqliteHeader) {
+		return false, false, nil
+	}
+	return true, n == len(head) && head[18] == 2 && head[19] == 2, nil
 }
 
 // regular checks that name is a regular file: opening a named pipe
@@ -160,6 +173,21 @@ func isJSON(name string) bool {
 	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".") && len(name) > len(".json")
 }
 
+// entryMode is the type of a directory entry, of what it leads to when
+// it is a symbolic link (dotfile managers and moved disks leave
+// opencode's directories and files as links); a dangling link is
+// neither a file nor a directory.
+func entryMode(dir string, e fs.DirEntry) fs.FileMode {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return e.Type()
+	}
+	fi, err := os.Stat(filepath.Join(dir, e.Name()))
+	if err != nil {
+		return fs.ModeSymlink | fs.ModeIrregular
+	}
+	return fi.Mode().Type()
+}
+
 // jsonFiles lists the records in dir, sorted; none when dir does not
 // exist.
 func jsonFiles(dir string) ([]string, error) {
@@ -172,7 +200,7 @@ func jsonFiles(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && isJSON(e.Name()) {
+		if isJSON(e.Name()) && entryMode(dir, e).IsRegular() {
 			names = append(names, e.Name())
 		}
 	}
@@ -194,7 +222,7 @@ func treeBundles(ctx context.Context, storage string) ([]importer.Bundle, error)
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range projects {
-		if !p.IsDir() {
+		if !entryMode(filepath.Join(storage, "session"), p).IsDir() {
 			continue
 		}
 		dir := filepath.Join(storage, "session", p.Name())

@@ -1,0 +1,265 @@
+package opencode
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// uncommittedID is the session a writer has inserted and not committed.
+const uncommittedID = "ses_5a0000000000UNCOMMITTED00"
+
+// rollbackWriter turns the database at path to rollback-journal mode
+// (journal_mode=DELETE, as a copy of opencode.db set so by hand or by
+// another tool is) and opens a write transaction on it that inserts a
+// session, a message and a part and is not committed. Its page cache is
+// kept small and the transaction large, so that SQLite spills the
+// uncommitted pages into the database file itself, as it does with a
+// large transaction. The transaction is rolled back at the end of the
+// test.
+func rollbackWriter(t *testing.T, path string) *sql.Tx {
+	t.Helper()
+	db, err := sql.Open(driverName, "file:"+path+"?_pragma=journal_mode(DELETE)&_pragma=cache_size(10)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	// Pages for the transaction to rewrite, committed first, so that what
+	// it spills changes pages of the file without growing it.
+	mustExec(t, db, "CREATE TABLE filler (b blob)")
+	mustExec(t, db, "INSERT INTO filler SELECT zeroblob(4000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) SELECT i FROM n)")
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	mustExec(t, tx, "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, 'brave-otter', '/home/dev/code/loom', 'not committed', '1.2.4', 1762300000000, 1762300000000)", uncommittedID, project)
+	mustExec(t, tx, "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES ('msg_a50000000000UNCOMMITTED00', ?, 1762300000001, 1762300000001, '{\"role\":\"user\",\"time\":{\"created\":1762300000001}}')", uncommittedID)
+	mustExec(t, tx, "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES ('prt_a50000000000UNCOMMITTED00', 'msg_a50000000000UNCOMMITTED00', ?, 1762300000001, 1762300000001, '{\"type\":\"text\",\"text\":\"never committed\"}')", uncommittedID)
+	mustExec(t, tx, "UPDATE filler SET b = randomblob(4000)")
+	return tx
+}
+
+// readDBFile reads the database at path as a bundle of its own.
+func readDBFile(path string) (*importer.Result, error) {
+	return Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
+}
+
+func hasSession(res *importer.Result, id string) bool {
+	if res == nil {
+		return false
+	}
+	return slices.ContainsFunc(res.Sessions, func(s *importer.Session) bool { return s.SourceID == id })
+}
+
+// A read never sees what a writer has not committed. While a writer of a
+// rollback-journal database holds its transaction open with pages
+// written into the file, the read waits for it and reports the database
+// busy; a journal a dead writer left hot (the files copied mid-write
+// stand for it) is reported too, not read past. The database and its
+// journal are not touched.
+func TestDBUncommitted(t *testing.T) {
+	defer func(d time.Duration) { busyTimeout = d }(busyTimeout)
+	busyTimeout = 300 * time.Millisecond
+	dir := t.TempDir()
+	path := buildDB(t, dir, schemaLater)
+	tx := rollbackWriter(t, path)
+	if _, err := os.Stat(path + "-journal"); err != nil {
+		t.Fatalf("the writer keeps no journal: %v", err)
+	}
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		t.Fatal("the writer is in WAL mode")
+	}
+
+	// A dead writer: the database and its hot journal as it left them.
+	crashed := filepath.Join(t.TempDir(), dbName)
+	for _, suffix := range []string{"", "-journal"} {
+		raw, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(crashed+suffix, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := map[string][]byte{}
+	for _, f := range []string{crashed, crashed + "-journal"} {
+		before[f], _ = os.ReadFile(f)
+	}
+
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{"writer at work", path, "is being written; try again"},
+		{"hot journal", crashed, "hot journal"},
+	} {
+		res, err := readDBFile(tc.path)
+		if hasSession(res, uncommittedID) {
+			t.Errorf("%s: read the uncommitted session", tc.name)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
+			t.Errorf("%s: error %v, want one naming the file and saying %q", tc.name, err, tc.want)
+		}
+	}
+	for f, b := range before {
+		if after, _ := os.ReadFile(f); string(after) != string(b) {
+			t.Errorf("reading changed %s", f)
+		}
+	}
+
+	// Once the writer is done, the committed state is read whole.
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := readDBFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasSession(res, uncommittedID) || !hasSession(res, mainID) || len(res.Sessions) != 3 {
+		t.Errorf("after the rollback: sessions %v", ids(res.Sessions))
+	}
+}
+
+// Through the importer: an import while the writer is at work imports
+// nothing from the database and says why, with a failed file (so that
+// the command exits non-zero and the next run reads it again); the
+// import after the writer committed imports every session once, and the
+// one after that finds nothing new.
+func TestImportWhileWritten(t *testing.T) {
+	defer func(d time.Duration) { busyTimeout = d }(busyTimeout)
+	busyTimeout = 300 * time.Millisecond
+	dir := t.TempDir()
+	path := buildDB(t, dir, schemaLater)
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "loom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run := func() *importer.ToolReport {
+		t.Helper()
+		im := &importer.Importer{Store: st, UserID: "alice"}
+		rep, err := im.Run(context.Background(), []importer.Target{{Format: Format{}, Roots: []string{dir}, Explicit: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Tools[0]
+	}
+
+	tx := rollbackWriter(t, path)
+	tr := run()
+	if tr.FilesFailed != 1 || tr.SessionsNew != 0 || len(tr.Problems) != 1 || !strings.Contains(tr.Problems[0].Reason, "is being written; try again") {
+		t.Errorf("import during the write: %d failed, %d new, problems %v", tr.FilesFailed, tr.SessionsNew, tr.Problems)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if tr := run(); tr.FilesFailed != 0 || tr.SessionsNew != 4 {
+		t.Errorf("import after the commit: %d failed, %d new, problems %v", tr.FilesFailed, tr.SessionsNew, tr.Problems)
+	}
+	if tr := run(); tr.FilesRead != 0 || tr.SessionsNew != 0 {
+		t.Errorf("import again: %d read, %d new", tr.FilesRead, tr.SessionsNew)
+	}
+	ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: "opencode", Archived: loom.WithArchived})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 4 {
+		t.Errorf("%d sessions stored, want 4", len(ss))
+	}
+}
+
+// A damaged opencode.db is an error of Read, never an empty result: the
+// importer then reports the file as failed and reads it again next time,
+// rather than recording it as read with nothing in it.
+func TestDamagedDB(t *testing.T) {
+	good, err := os.ReadFile(buildDB(t, t.TempDir(), schemaV12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	zeroed := func(from, to int) []byte {
+		d := slices.Clone(good)
+		clear(d[from:to])
+		return d
+	}
+	for name, data := range map[string][]byte{
+		"empty":          nil,
+		"zeros":          make([]byte, len(good)),
+		"header only":    good[:100],
+		"first page":     good[:page],
+		"cut in half":    good[:len(good)/2],
+		"pages zeroed":   zeroed(page, len(good)),
+		"schema damaged": zeroed(100, page),
+	} {
+		path := filepath.Join(t.TempDir(), dbName)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := readDBFile(path)
+		if err == nil {
+			t.Errorf("%s: no error, %d sessions", name, len(res.Sessions))
+			continue
+		}
+		if !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "session file") && !strings.Contains(err.Error(), "SQLite") {
+			t.Errorf("%s: error %q", name, err)
+		}
+	}
+}
+
+// Dotfile managers and moved disks leave opencode's storage as symbolic
+// links: a project's directory, a session's messages, a part file. The
+// tree reads like a real one.
+func TestTreeSymlinks(t *testing.T) {
+	real := writeTree(t, map[string]string{
+		"session/p/ses_l.json":     `{"id":"ses_l","title":"linked","directory":"/home/dev/code/linked","time":{"created":1748772000000,"updated":1748772060000}}`,
+		"message/ses_l/msg_1.json": `{"id":"msg_1","role":"user","time":{"created":1748772001000}}`,
+		"part/msg_1/prt_1.json":    `{"id":"prt_1","type":"text","text":"through a link"}`,
+	})
+	data := t.TempDir()
+	storage := filepath.Join(data, storageDir)
+	link := func(target, name string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, name); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	link(filepath.Join(real, storageDir, "session", "p"), filepath.Join(storage, "session", "p"))
+	link(filepath.Join(real, storageDir, "message"), filepath.Join(storage, "message"))
+	link(filepath.Join(real, storageDir, "part", "msg_1", "prt_1.json"), filepath.Join(storage, "part", "msg_1", "prt_1.json"))
+	link(filepath.Join(real, "gone"), filepath.Join(storage, "session", "gone"))
+	link(filepath.Join(real, "gone.json"), filepath.Join(storage, "part", "msg_1", "prt_2.json"))
+
+	bs, err := Format{}.Bundles(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []importer.Bundle{{Files: []string{
+		filepath.Join(storage, "session", "p", "ses_l.json"),
+		filepath.Join(storage, "message", "ses_l", "msg_1.json"),
+		filepath.Join(storage, "part", "msg_1", "prt_1.json"),
+	}}}
+	equal(t, "bundles", bs, want)
+	if len(bs) != 1 {
+		return
+	}
+	res, err := Format{}.Read(context.Background(), bs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 1 || len(res.Sessions[0].Messages) != 1 || res.Sessions[0].Messages[0].Text() != "through a link" {
+		t.Errorf("read through links: %+v", res.Sessions)
+	}
+}
