@@ -78,3 +78,17 @@ func walk(ctx context.Context, path string, d fs.DirEntry, fn fs.WalkDirFunc, se
 	}
 	return nil
 }
+
+// EntryMode is the type of directory entry e of dir, of what it leads to
+// when it is a symbolic link (as WalkDir reads links); a dangling link is
+// neither a file nor a directory.
+func EntryMode(dir string, e fs.DirEntry) fs.FileMode {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return e.Type()
+	}
+	fi, err := os.Stat(filepath.Join(dir, e.Name()))
+	if err != nil {
+		return fs.ModeSymlink | fs.ModeIrregular
+	}
+	return fi.Mode().Type()
+}

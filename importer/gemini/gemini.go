@@ -139,19 +139,6 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// entryMode is the type of a directory entry, of what it leads to when it
-// is a symbolic link; a dangling link is neither a file nor a directory.
-func entryMode(dir string, e fs.DirEntry) fs.FileMode {
-	if e.Type()&fs.ModeSymlink == 0 {
-		return e.Type()
-	}
-	fi, err := os.Stat(filepath.Join(dir, e.Name()))
-	if err != nil {
-		return fs.ModeSymlink | fs.ModeIrregular
-	}
-	return fi.Mode().Type()
-}
-
 // chatsBundles groups one chats directory's files into bundles.
 func chatsBundles(dir string) ([]importer.Bundle, error) {
 	entries, err := os.ReadDir(dir)
@@ -165,7 +152,7 @@ func chatsBundles(dir string) ([]importer.Bundle, error) {
 	var sessions, subdirs []string
 	for _, e := range entries {
 		name := e.Name()
-		switch m := entryMode(dir, e); {
+		switch m := importer.EntryMode(dir, e); {
 		case m.IsDir():
 			subdirs = append(subdirs, name)
 		case m.IsRegular() && isSessionName(name):
@@ -222,7 +209,7 @@ func subagentFiles(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if entryMode(dir, e).IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+		if importer.EntryMode(dir, e).IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}

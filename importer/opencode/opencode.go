@@ -173,21 +173,6 @@ func isJSON(name string) bool {
 	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".") && len(name) > len(".json")
 }
 
-// entryMode is the type of a directory entry, of what it leads to when
-// it is a symbolic link (dotfile managers and moved disks leave
-// opencode's directories and files as links); a dangling link is
-// neither a file nor a directory.
-func entryMode(dir string, e fs.DirEntry) fs.FileMode {
-	if e.Type()&fs.ModeSymlink == 0 {
-		return e.Type()
-	}
-	fi, err := os.Stat(filepath.Join(dir, e.Name()))
-	if err != nil {
-		return fs.ModeSymlink | fs.ModeIrregular
-	}
-	return fi.Mode().Type()
-}
-
 // jsonFiles lists the records in dir, sorted; none when dir does not
 // exist.
 func jsonFiles(dir string) ([]string, error) {
@@ -200,7 +185,7 @@ func jsonFiles(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if isJSON(e.Name()) && entryMode(dir, e).IsRegular() {
+		if isJSON(e.Name()) && importer.EntryMode(dir, e).IsRegular() {
 			names = append(names, e.Name())
 		}
 	}
@@ -222,7 +207,7 @@ func treeBundles(ctx context.Context, storage string) ([]importer.Bundle, error)
 	var files []string
 	seen := map[string]bool{}
 	for _, p := range projects {
-		if !entryMode(filepath.Join(storage, "session"), p).IsDir() {
+		if !importer.EntryMode(filepath.Join(storage, "session"), p).IsDir() {
 			continue
 		}
 		dir := filepath.Join(storage, "session", p.Name())
