@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,31 +182,8 @@ func TestImportThroughSymlinks(t *testing.T) {
 // next rescan 30 s later.
 func TestImportWatchBeforeTheToolExists(t *testing.T) {
 	fx := newEmptyFixture(t)
-	cmd := exec.Command(loomBinary(t), "session", "import", "--from", "claude-code", "--watch", "--json")
-	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	})
-	first := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			select {
-			case <-first:
-			default:
-				close(first)
-			}
-		}
-	}()
 	select {
-	case <-first:
+	case <-fx.watchImports(t, "claude-code"):
 	case <-time.After(60 * time.Second):
 		t.Fatal("--watch printed no first report")
 	}

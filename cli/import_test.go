@@ -211,29 +211,7 @@ func TestImportFromAgents(t *testing.T) {
 func TestImportWatch(t *testing.T) {
 	fx := newEmptyFixture(t)
 	claude := installAgentSessions(t, fx.home)
-	cmd := exec.Command(loomBinary(t), "session", "import", "--from", "claude-code", "--watch", "--json")
-	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	})
-	reports := make(chan importer.Report, 16)
-	go func() {
-		dec := json.NewDecoder(bufio.NewReader(stdout))
-		for {
-			var rep importer.Report
-			if dec.Decode(&rep) != nil {
-				close(reports)
-				return
-			}
-			reports <- rep
-		}
-	}()
+	reports := fx.watchImports(t, "claude-code")
 	select {
 	case rep := <-reports:
 		if toolReport(t, rep, "claude-code").SessionsNew == 0 {
@@ -271,6 +249,37 @@ func TestImportWatch(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// watchImports starts `loom session import --from tool --watch --json`
+// (stopped by Ctrl+C when the test ends) and returns its reports as it
+// prints them.
+func (fx *fixture) watchImports(t *testing.T, tool string) <-chan importer.Report {
+	t.Helper()
+	cmd := exec.Command(loomBinary(t), "session", "import", "--from", tool, "--watch", "--json")
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	reports := make(chan importer.Report, 16)
+	go func() {
+		dec := json.NewDecoder(bufio.NewReader(stdout))
+		for {
+			var rep importer.Report
+			if dec.Decode(&rep) != nil {
+				close(reports)
+				return
+			}
+			reports <- rep
+		}
+	}()
+	return reports
 }
 
 func lastLine(t *testing.T, file string) map[string]any {

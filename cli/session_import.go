@@ -126,10 +126,7 @@ func importTargets(f *Factory, from string, paths []string) ([]importer.Target, 
 		names = append(names, fm.Tool())
 	}
 	var out []importer.Target
-	home, _ := os.UserHomeDir()
-	if h := f.env("HOME"); h != "" {
-		home = h
-	}
+	home := f.home()
 	for _, fm := range f.Formats {
 		if from != "all" && from != fm.Tool() {
 			continue
@@ -175,15 +172,8 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
-	im := &importer.Importer{
-		Store:   st,
-		UserID:  f.User(),
-		DryRun:  opts.DryRun,
-		Since:   opts.Since,
-		Now:     f.Now,
-		Price:   pricing.Cost,
-		Project: projectOf,
-	}
+	im := f.importer(st)
+	im.DryRun, im.Since = opts.DryRun, opts.Since
 	if !opts.Watch {
 		rep, err := im.Run(ctx, targets)
 		if err != nil {
@@ -208,6 +198,23 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 		return nil
 	}
 	return err
+}
+
+// importer is an importer of other agents' sessions into st, for the
+// current user, pricing by loom's table and finding projects by loom's
+// rule.
+func (f *Factory) importer(st loom.Store) *importer.Importer {
+	return &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: projectOf}
+}
+
+// home is the user's home directory: $HOME as the command sees it, else
+// the system's idea of it; the tools' own locations are under it.
+func (f *Factory) home() string {
+	if h := f.env("HOME"); h != "" {
+		return h
+	}
+	home, _ := os.UserHomeDir()
+	return home
 }
 
 func watchedNames(targets []importer.Target) string {

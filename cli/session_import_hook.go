@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/pricing"
 )
 
 // hookInput is what a tool passes its hook: Claude Code and Gemini CLI
@@ -71,16 +69,13 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 		if !ok || id == "" {
 			return fmt.Errorf("the hook's input names no session file (transcript_path)")
 		}
-		home, _ := os.UserHomeDir()
-		if h := f.env("HOME"); h != "" {
-			home = h
-		}
-		p, err := finder.FindSession(ctx, format.Roots(f.env, home), id)
+		roots := format.Roots(f.env, f.home())
+		p, err := finder.FindSession(ctx, roots, id)
 		if err != nil {
 			return err
 		}
 		if p == "" {
-			return fmt.Errorf("%s session %s: no file found under %v", opts.Hook, id, format.Roots(f.env, home))
+			return fmt.Errorf("%s session %s: no file found under %v", opts.Hook, id, roots)
 		}
 		path = p
 	}
@@ -91,8 +86,7 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
-	im := &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: projectOf}
-	rep, err := im.Run(ctx, []importer.Target{{Format: format, Roots: []string{filepath.Clean(path)}, Explicit: true}})
+	rep, err := f.importer(st).Run(ctx, []importer.Target{{Format: format, Roots: []string{filepath.Clean(path)}, Explicit: true}})
 	if err != nil {
 		return err
 	}

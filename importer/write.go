@@ -32,13 +32,13 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 			break
 		}
 	}
+	ours := make(map[string]bool, len(res.Sessions))
+	for _, s := range res.Sessions {
+		ours[s.SourceID] = true
+	}
 	if waitForParents {
 		// A session whose parent is in a bundle not read yet waits for
 		// the end of the run, so that it links to it.
-		ours := map[string]bool{}
-		for _, s := range res.Sessions {
-			ours[s.SourceID] = true
-		}
 		for _, s := range res.Sessions {
 			if s.Kind == "" || s.Kind == loom.KindMain || s.ParentSourceID == "" || ours[s.ParentSourceID] {
 				continue
@@ -110,7 +110,7 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 				tr.SessionsUnchanged++
 				continue
 			}
-			if kind == loom.KindSubagent && !ours(res, s.ParentSourceID) && !im.DryRun {
+			if kind == loom.KindSubagent && !ours[s.ParentSourceID] && !im.DryRun {
 				// Its parent, in another file, was written before it and
 				// could not name it yet.
 				if err := im.linkFromParent(ctx, parentID, s.SourceID, x.ID); err != nil {
@@ -244,16 +244,6 @@ const NoResult = "no result in the source file"
 // the source id of a sub-agent session not imported yet (in another
 // file), until that session comes in and the part names it.
 const sourceSessionKey = "source_session_id"
-
-// ours reports whether res holds the session with source id src.
-func ours(res *Result, src string) bool {
-	for _, s := range res.Sessions {
-		if s.SourceID == src {
-			return true
-		}
-	}
-	return false
-}
 
 // prepare completes a message as the importer stores it: agent parts
 // name loom sessions (one not imported yet keeps its source id in its

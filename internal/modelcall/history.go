@@ -1,6 +1,10 @@
 package modelcall
 
-import "github.com/loomhq/loom"
+import (
+	"slices"
+
+	"github.com/loomhq/loom"
+)
 
 // History is the part of a session's context that a model is sent: its
 // user, assistant, tool and summary messages. System messages are left
@@ -11,20 +15,10 @@ import "github.com/loomhq/loom"
 // the request's system prompt alone. msgs is not changed; when it holds
 // no system message it is returned as it is.
 func History(msgs []*loom.Message) []*loom.Message {
-	n := 0
-	for _, m := range msgs {
-		if m.Role != loom.RoleSystem {
-			n++
-		}
-	}
-	if n == len(msgs) {
+	if !slices.ContainsFunc(msgs, isSystem) {
 		return msgs
 	}
-	out := make([]*loom.Message, 0, n)
-	for _, m := range msgs {
-		if m.Role != loom.RoleSystem {
-			out = append(out, m)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(msgs), isSystem)
 }
+
+func isSystem(m *loom.Message) bool { return m.Role == loom.RoleSystem }
