@@ -363,15 +363,7 @@ func (im *Importer) newSession(tool string, s *Session, id, kind, parentID strin
 	if kind == loom.KindFork {
 		x.ForkTurn = s.ForkTurn
 	}
-	x.Title = loom.TitleFrom(s.Title)
-	if x.Title == "" {
-		for _, m := range msgs {
-			if m.Role == loom.RoleUser && m.Text() != "" {
-				x.Title = loom.TitleFrom(m.Text())
-				break
-			}
-		}
-	}
+	x.Title = Title(&Session{Title: s.Title, Messages: msgs})
 	if s.Cwd != "" {
 		x.Project = im.project(s.Cwd)
 	}

@@ -1,13 +1,17 @@
 // Package importertest holds what the session format readers' tests
-// share: counting what a session holds and finding sessions and
-// messages in a reader's result.
+// share: counting what a session holds, finding sessions and messages in
+// a reader's result, links, and a store to import into.
 package importertest
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/sqlite"
 )
 
 // Tally is what a session holds: messages by role, tool parts by status,
@@ -67,4 +71,40 @@ func Message(t testing.TB, s *importer.Session, id string) *loom.Message {
 	}
 	t.Fatalf("session %s has no message %s", s.SourceID, id)
 	return nil
+}
+
+// Symlink makes a symbolic link name to target, and the directory it
+// is in; the test is skipped where there are no links.
+func Symlink(t testing.TB, target, name string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, name); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+}
+
+// Store is a new SQLite store in a temporary directory, closed when the
+// test ends.
+func Store(t testing.TB) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "loom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// Import runs one import of f's sessions at roots into st as user
+// "alice", and returns its report; an error of the run fails the test.
+func Import(t testing.TB, st loom.Store, f importer.Format, roots ...string) *importer.ToolReport {
+	t.Helper()
+	im := &importer.Importer{Store: st, UserID: "alice"}
+	rep, err := im.Run(context.Background(), []importer.Target{{Format: f, Roots: roots, Explicit: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Tools[0]
 }
