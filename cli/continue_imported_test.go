@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -290,5 +292,49 @@ func TestOpeningImportedSessionMakesNoFork(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "resume this session with: loom chat --resume "+fk.ID) {
 		t.Errorf("no resume hint for the fork:\n%s", r.stderr)
+	}
+}
+
+// A Claude Code session compacted with /compact, imported from the file
+// Claude Code wrote (the summary one text part with the boundary's
+// metadata, no compaction agent's file), resumes with its summary text
+// sent to the model, and none of Claude Code's own lines (the /compact
+// command, its output) as system text.
+func TestResumedCompactedClaudeCodeSession(t *testing.T) {
+	fx := newEmptyFixture(t)
+	file := filepath.Join(fx.home, "claude", "6b1e9d3a-4c2f-4e8b-9a7d-0f3c5e2b8a14.jsonl")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	b, err := os.ReadFile(filepath.Join("..", "importer", "claudecode", "testdata", filepath.Base(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(file, b, 0o644)
+	if r := fx.exec(t, "", "session", "import", "--from", "claude-code", file); r.code != 0 {
+		t.Fatalf("import: exit %d %s", r.code, r.stderr)
+	}
+	shown := decodeJSON[struct {
+		Session  *loom.Session   `json:"session"`
+		Messages []*loom.Message `json:"messages"`
+	}](t, fx.mustRun(t, "session", "show", "claude-code:6b1e9d3a-4c2f-4e8b-9a7d-0f3c5e2b8a14", "--full-history", "--json"))
+	summary := ""
+	for _, m := range shown.Messages {
+		if m.Role == loom.RoleSummary {
+			summary = m.Text()
+		}
+	}
+	if summary == "" {
+		t.Fatalf("the imported summary has no text: %+v", shown.Messages)
+	}
+	p := fakeOpenAI(t)
+	r := fx.runWith(t, runOpts{env: p.env, before: bothProviders}, "run", "--resume", "claude-code:6b1e9d3a-4c2f-4e8b-9a7d-0f3c5e2b8a14", "go on")
+	if r.code != 0 {
+		t.Fatalf("run --resume: exit %d\n%s", r.code, r.stderr)
+	}
+	texts, order := sentText(p.requests()[0])
+	if len(texts["user"]) == 0 || texts["user"][0] != loom.SummaryPrefix+summary {
+		t.Errorf("first user message sent %q, want the summary", texts["user"])
+	}
+	if n := len(texts["system"]); n != 1 || order[0] != "system" {
+		t.Errorf("system texts sent: %q (order %v), want loom's prompt alone, first", texts["system"], order)
 	}
 }
