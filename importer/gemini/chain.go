@@ -44,7 +44,7 @@ func (c *chain) put(id string, m *message) {
 // before.
 func (n *node) replace(m *message) {
 	old := n.msg
-	if old.Timestamp != "" && old.Timestamp != m.Timestamp && validTime(old.Timestamp) {
+	if old.Timestamp != m.Timestamp && !parseTime(old.Timestamp).IsZero() {
 		m.Timestamp = old.Timestamp
 	}
 	if m.Type == old.Type {

@@ -165,8 +165,7 @@ func subagentTitle(s *importer.Session, run agentRun) string {
 		if m.Role != loom.RoleUser || prompt == "" {
 			continue
 		}
-		jsonish := prompt[0] == '{' || prompt[0] == '[' && json.Valid([]byte(prompt))
-		if !jsonish && prompt != defaultQuery {
+		if !importer.IsJSONText(prompt) && prompt != defaultQuery {
 			return ""
 		}
 		if t := task([]byte(prompt)); t != "" {
@@ -208,8 +207,10 @@ func agentName(tool string, args json.RawMessage) string {
 	var a struct {
 		AgentName string `json:"agent_name"`
 	}
-	if json.Unmarshal(args, &a) == nil && strings.TrimSpace(a.AgentName) != "" {
-		return oneLine(strings.TrimSpace(a.AgentName))
+	if json.Unmarshal(args, &a) == nil {
+		if name := strings.TrimSpace(a.AgentName); name != "" {
+			return oneLine(name)
+		}
 	}
 	return tool
 }
@@ -349,12 +350,6 @@ func trim(s string) string {
 		return strings.ToValidUTF8(s[:maxNameLen], "?") + "…"
 	}
 	return s
-}
-
-// validTime reports whether s is a time as Gemini CLI writes them.
-func validTime(s string) bool {
-	_, err := time.Parse(time.RFC3339Nano, s)
-	return err == nil
 }
 
 func parseTime(s string) time.Time {

@@ -3,6 +3,7 @@ package gemini
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -299,8 +300,9 @@ func TestRoots(t *testing.T) {
 	}
 }
 
-// The main tree: a session with a rewind and a sub-agent, its sub-agent's
-// recording and the project's marker.
+// The main tree: a session with a rewind and a sub-agent, and its
+// sub-agent's recording; the project's marker gives the working
+// directory.
 func TestRewindAndSubagent(t *testing.T) {
 	const (
 		id  = "0a1b2c3d-0000-4000-8000-000000000001"
@@ -309,8 +311,7 @@ func TestRewindAndSubagent(t *testing.T) {
 	chats := filepath.Join("testdata", "tmp", "example", "chats")
 	res := read(t,
 		filepath.Join(chats, "session-2026-09-05T09-00-0a1b2c3d.jsonl"),
-		filepath.Join(chats, "0a1b2c3d-0000-4000-8000-000000000001", "b2c3d4e5-0000-4000-8000-000000000002.jsonl"),
-		filepath.Join("testdata", "tmp", "example", ".project_root"))
+		filepath.Join(chats, "0a1b2c3d-0000-4000-8000-000000000001", "b2c3d4e5-0000-4000-8000-000000000002.jsonl"))
 	if len(res.Skipped) != 0 || len(res.Problems) != 0 {
 		t.Errorf("skipped %v problems %v", res.Skipped, res.Problems)
 	}
@@ -433,6 +434,57 @@ func TestOneDocument(t *testing.T) {
 	}
 }
 
+// cancelAfter is a context that reports itself cancelled from its n-th
+// look on (never when n is 0), and counts the looks: a cancellation at a
+// chosen point of a read.
+type cancelAfter struct {
+	context.Context
+	n, looks int
+}
+
+func (c *cancelAfter) Err() error {
+	c.looks++
+	if c.n > 0 && c.looks >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A read of a one-document recording cancelled at any point, between two
+// messages of its list too, is an error, never a session cut short.
+func TestCancelledReadIsAnError(t *testing.T) {
+	msgs := make([]any, 3000)
+	for i := range msgs {
+		msgs[i] = map[string]any{"id": "m" + strconv.Itoa(i), "timestamp": "2026-01-01T00:00:00.000Z", "type": "user", "content": "prompt " + strconv.Itoa(i)}
+	}
+	file := filepath.Join(t.TempDir(), "session-2026-01-01T00-00-cancel00.json")
+	writeJSON(t, file, map[string]any{"sessionId": "cancel", "projectHash": "h", "messages": msgs})
+	b := importer.Bundle{Files: []string{file}}
+
+	whole := &cancelAfter{Context: context.Background()}
+	res, err := Format{}.Read(whole, b)
+	if err != nil {
+		t.Fatalf("read whole: %v", err)
+	}
+	if len(res.Sessions) != 1 {
+		t.Fatalf("read whole: %d sessions", len(res.Sessions))
+	}
+	want := len(res.Sessions[0].Messages)
+	if want != len(msgs) {
+		t.Fatalf("read whole: %d messages, want %d", want, len(msgs))
+	}
+	for n := 1; n <= whole.looks; n++ {
+		res, err := Format{}.Read(&cancelAfter{Context: context.Background(), n: n}, b)
+		if !errors.Is(err, context.Canceled) {
+			got := 0
+			if res != nil && len(res.Sessions) > 0 {
+				got = len(res.Sessions[0].Messages)
+			}
+			t.Errorf("cancelled at look %d of %d: error %v, %d of %d messages", n, whole.looks, err, got, want)
+		}
+	}
+}
+
 // A JSONL recording named .json (as a file renamed by hand) is read as
 // lines.
 func TestJSONLNamedJSON(t *testing.T) {
@@ -455,8 +507,7 @@ func TestJSONLNamedJSON(t *testing.T) {
 // gone.
 func TestMigratedAndOrphan(t *testing.T) {
 	chats := filepath.Join("testdata", "tmp", "example", "chats")
-	marker := filepath.Join("testdata", "tmp", "example", ".project_root")
-	res := read(t, filepath.Join(chats, "session-2026-09-01T08-00-11111111.jsonl"), marker)
+	res := read(t, filepath.Join(chats, "session-2026-09-01T08-00-11111111.jsonl"))
 	s := importertest.Session(t, res, "11111111-0000-4000-8000-000000000011")
 	if got, want := ids(s), []string{"r1", "r2", "r3"}; !slices.Equal(got, want) {
 		t.Errorf("ids %v, want %v", got, want)
@@ -465,7 +516,7 @@ func TestMigratedAndOrphan(t *testing.T) {
 		t.Errorf("cwd %q updated %v", s.Cwd, s.UpdatedAt)
 	}
 
-	res = read(t, filepath.Join(chats, "99999999-0000-4000-8000-000000000009", "c3d4e5f6-0000-4000-8000-000000000010.jsonl"), marker)
+	res = read(t, filepath.Join(chats, "99999999-0000-4000-8000-000000000009", "c3d4e5f6-0000-4000-8000-000000000010.jsonl"))
 	if len(res.Sessions) != 1 {
 		t.Fatalf("%d sessions", len(res.Sessions))
 	}

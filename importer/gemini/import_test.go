@@ -15,7 +15,6 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
-	"github.com/loomhq/loom/sqlite"
 )
 
 // copyTree copies the directory src to dst, modification times kept.
@@ -62,16 +61,6 @@ func copyFile(t testing.TB, src, dst string) {
 	}
 }
 
-func symlink(t testing.TB, target, link string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, link); err != nil {
-		t.Skip("no symbolic links here:", err)
-	}
-}
-
 // geminiHome builds a realistic ~/.gemini in a new home directory: the
 // test trees' projects (a hash-named one without a marker, a named one
 // with its .project_root, sub-agents, a migrated .json, an orphan
@@ -101,31 +90,6 @@ func geminiHome(t testing.TB) string {
 		}
 	}
 	return home
-}
-
-func newStore(t testing.TB) *sqlite.Store {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "loom.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
-// importRoots runs one import of roots into st.
-func importRoots(t testing.TB, st loom.Store, roots ...string) *importer.ToolReport {
-	t.Helper()
-	im := &importer.Importer{Store: st, UserID: "alice"}
-	rep, err := im.Run(context.Background(), []importer.Target{{Format: Format{}, Roots: roots, Explicit: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := rep.Tools[0]
-	if tr.FilesFailed != 0 {
-		t.Fatalf("files failed: %v", tr.Problems)
-	}
-	return tr
 }
 
 func storedSession(t testing.TB, st loom.Store, sourceID string) *loom.Session {
@@ -177,12 +141,18 @@ func TestImportAgainReadsNothing(t *testing.T) {
 		}
 	}
 
-	st := newStore(t)
-	first := importRoots(t, st, tmp)
+	st := importertest.Store(t)
+	first := importertest.Import(t, st, Format{}, tmp)
+	if first.FilesFailed != 0 {
+		t.Fatalf("first import: files failed: %v", first.Problems)
+	}
 	if first.FilesRead != len(files) || first.FilesUnchanged != 0 || first.SessionsNew < 10 {
 		t.Errorf("first import: %d read, %d unchanged, %d new sessions", first.FilesRead, first.FilesUnchanged, first.SessionsNew)
 	}
-	second := importRoots(t, st, tmp)
+	second := importertest.Import(t, st, Format{}, tmp)
+	if second.FilesFailed != 0 {
+		t.Fatalf("second import: files failed: %v", second.Problems)
+	}
 	if second.FilesRead != 0 || second.FilesUnchanged != len(files) || second.SessionsNew+second.SessionsGrown+second.MessagesAdded != 0 {
 		t.Errorf("second import: %d read, %d unchanged (want 0 and %d), %d new, %d grown, %d messages",
 			second.FilesRead, second.FilesUnchanged, len(files), second.SessionsNew, second.SessionsGrown, second.MessagesAdded)
@@ -243,8 +213,12 @@ func TestRootForms(t *testing.T) {
 		}
 	}
 
-	st := newStore(t)
-	if tr := importRoots(t, st, dot); tr.FilesRead != len(bundleFiles(all)) || tr.SessionsNew == 0 {
+	st := importertest.Store(t)
+	tr := importertest.Import(t, st, Format{}, dot)
+	if tr.FilesFailed != 0 {
+		t.Fatalf("import of ~/.gemini: files failed: %v", tr.Problems)
+	}
+	if tr.FilesRead != len(bundleFiles(all)) || tr.SessionsNew == 0 {
 		t.Errorf("import of ~/.gemini: %d files read, %d sessions", tr.FilesRead, tr.SessionsNew)
 	}
 }
@@ -263,18 +237,18 @@ func TestSymlinks(t *testing.T) {
 	const sid = "7c1e9f20-4b2a-4d8e-9a61-3f0c2b7d5e14"
 	realTmp := filepath.Join(dir, "disk", "gemini-tmp")
 	rec := filepath.Join(realTmp, "retry", "chats", "session-2026-05-12T10-15-7c1e9f20.jsonl")
-	symlink(t, filepath.Join(elsewhere, "retry", "chats", "session-2026-05-12T10-15-7c1e9f20.jsonl"), rec)
-	symlink(t, filepath.Join(elsewhere, "retry", "chats", sid), filepath.Join(realTmp, "retry", "chats", sid))
-	symlink(t, filepath.Join(elsewhere, "retry", ".project_root"), filepath.Join(realTmp, "retry", ".project_root"))
+	importertest.Symlink(t, filepath.Join(elsewhere, "retry", "chats", "session-2026-05-12T10-15-7c1e9f20.jsonl"), rec)
+	importertest.Symlink(t, filepath.Join(elsewhere, "retry", "chats", sid), filepath.Join(realTmp, "retry", "chats", sid))
+	importertest.Symlink(t, filepath.Join(elsewhere, "retry", ".project_root"), filepath.Join(realTmp, "retry", ".project_root"))
 	// The example project: its directory a link.
-	symlink(t, filepath.Join(elsewhere, "example"), filepath.Join(realTmp, "example"))
+	importertest.Symlink(t, filepath.Join(elsewhere, "example"), filepath.Join(realTmp, "example"))
 	// The same project again, and a link up the tree, and a dangling one.
-	symlink(t, filepath.Join(elsewhere, "example"), filepath.Join(realTmp, "example-again"))
-	symlink(t, realTmp, filepath.Join(realTmp, "loop"))
-	symlink(t, filepath.Join(dir, "gone"), filepath.Join(realTmp, "gone"))
+	importertest.Symlink(t, filepath.Join(elsewhere, "example"), filepath.Join(realTmp, "example-again"))
+	importertest.Symlink(t, realTmp, filepath.Join(realTmp, "loop"))
+	importertest.Symlink(t, filepath.Join(dir, "gone"), filepath.Join(realTmp, "gone"))
 	// ~/.gemini/tmp itself a link.
 	dot := filepath.Join(dir, "home", ".gemini")
-	symlink(t, realTmp, filepath.Join(dot, "tmp"))
+	importertest.Symlink(t, realTmp, filepath.Join(dot, "tmp"))
 
 	tmp := filepath.Join(dot, "tmp")
 	want := []importer.Bundle{
@@ -301,15 +275,22 @@ func TestSymlinks(t *testing.T) {
 		}
 	}
 
-	st := newStore(t)
-	tr := importRoots(t, st, dot)
+	st := importertest.Store(t)
+	tr := importertest.Import(t, st, Format{}, dot)
+	if tr.FilesFailed != 0 {
+		t.Fatalf("import through links: files failed: %v", tr.Problems)
+	}
 	if tr.FilesRead != 8 || tr.SessionsNew != 9 {
 		t.Errorf("import through links: %d files read, %d sessions new", tr.FilesRead, tr.SessionsNew)
 	}
 	if s := storedSession(t, st, sid); s.Project.Root != "/home/dev/code/retry" {
 		t.Errorf("project through a linked marker: %+v", s.Project)
 	}
-	if tr := importRoots(t, st, dot); tr.FilesRead != 0 || tr.FilesUnchanged != 8 {
+	tr = importertest.Import(t, st, Format{}, dot)
+	if tr.FilesFailed != 0 {
+		t.Fatalf("second import through links: files failed: %v", tr.Problems)
+	}
+	if tr.FilesRead != 0 || tr.FilesUnchanged != 8 {
 		t.Errorf("second import through links: %d read, %d unchanged", tr.FilesRead, tr.FilesUnchanged)
 	}
 }
@@ -375,8 +356,10 @@ func TestSubagentTitles(t *testing.T) {
 	}
 
 	// As stored: no title is raw JSON.
-	st := newStore(t)
-	importRoots(t, st, filepath.Join("testdata", "agents"))
+	st := importertest.Store(t)
+	if tr := importertest.Import(t, st, Format{}, filepath.Join("testdata", "agents")); tr.FilesFailed != 0 {
+		t.Fatalf("files failed: %v", tr.Problems)
+	}
 	for _, a := range []string{"a3f1c2d4-6b8e-4f0a-9c2d-1e5f7a9b3c60", "b7d2e4f6-1a3c-4e5b-8d7f-2c4e6a8b0d91", "c9e4f6a8-2b4d-4f6e-9a8c-3d5f7b9c1e02"} {
 		s := storedSession(t, st, sid+"/"+a)
 		if s.Title == "" || strings.HasPrefix(s.Title, "{") || strings.HasPrefix(s.Title, "[") {
@@ -438,8 +421,10 @@ func TestResumeKeepsTimes(t *testing.T) {
 		t.Errorf("session times %v %v", s.CreatedAt, s.UpdatedAt)
 	}
 
-	st := newStore(t)
-	importRoots(t, st, file)
+	st := importertest.Store(t)
+	if tr := importertest.Import(t, st, Format{}, file); tr.FilesFailed != 0 {
+		t.Fatalf("files failed: %v", tr.Problems)
+	}
 	stored := storedSession(t, st, "3e8b5d21-9c4f-4a7e-b1d0-6f2a8c4e9b37")
 	if stored.Title != "add a --dry-run flag to the sync command" {
 		t.Errorf("title %q", stored.Title)
@@ -476,8 +461,10 @@ func TestInjectedContext(t *testing.T) {
 		if m := importertest.Message(t, s, "c"); m.Role != loom.RoleSystem {
 			t.Errorf("%s: context is a %s message", name, m.Role)
 		}
-		st := newStore(t)
-		importRoots(t, st, file)
+		st := importertest.Store(t)
+		if tr := importertest.Import(t, st, Format{}, file); tr.FilesFailed != 0 {
+			t.Fatalf("%s: files failed: %v", name, tr.Problems)
+		}
 		if got := storedSession(t, st, "ctx-"+name).Title; got != "make the header sticky" {
 			t.Errorf("%s: title %q", name, got)
 		}

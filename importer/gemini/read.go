@@ -116,31 +116,26 @@ func skipName(prefix, t string) string {
 }
 
 // Read reads one bundle: a recording and the recordings of the sub-agents
-// it ran. The project's .project_root marker beside them gives the
-// working directory when the recordings name none; it is read from the
-// project's directory (or from the bundle, when listed there).
+// it ran. The project's .project_root marker, which no bundle lists (see
+// Bundles), gives the working directory when the recordings name none; it
+// is read from the project's directory, beside its chats directory. A
+// read cancelled before it is done returns the context's error, never
+// part of a recording.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 	if len(b.Files) == 0 {
 		return nil, errors.New("gemini: empty bundle")
 	}
 	r := &reader{ctx: ctx, res: &importer.Result{}}
 	var mains, subs []string
-	marker := ""
 	for _, f := range b.Files {
-		switch {
-		case filepath.Base(f) == markerName:
-			marker = f
-		case isSubagentFile(f):
+		if isSubagentFile(f) {
 			subs = append(subs, f)
-		default:
+		} else {
 			mains = append(mains, f)
 		}
 	}
-	if marker == "" {
-		marker = markerFor(b.Files[0])
-	}
 	projectRoot := ""
-	if marker != "" {
+	if marker := markerFor(b.Files[0]); marker != "" {
 		projectRoot = readMarker(marker)
 	}
 	// parents maps a sub-agents' directory to the session it belongs to.
@@ -188,6 +183,11 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		}
 		r.buildSubagent(rec, parent, dir, cwd)
 	}
+	// A cancellation in the middle of a message list or of the branches
+	// leaves a recording cut short: it is no result.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	r.dedupe()
 	r.finish(b.Files)
 	return r.res, nil
@@ -227,8 +227,8 @@ func readMarker(file string) string {
 }
 
 // ctxReader is a reader that stops once its context ends, so that a
-// huge one-document recording or one endless line is given up at once
-// when the import is cancelled.
+// huge one-document recording is given up at once when the import is
+// cancelled (importer.Lines looks at the context itself).
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader
@@ -315,7 +315,7 @@ func (r *reader) readDocument(rec *recording, f *os.File) (bool, error) {
 
 // readLines reads a JSONL recording.
 func (r *reader) readLines(rec *recording, f *os.File) error {
-	err := importer.Lines(r.ctx, ctxReader{r.ctx, f}, func(n int, line []byte) error {
+	err := importer.Lines(r.ctx, f, func(n int, line []byte) error {
 		r.line(rec, n, line)
 		return nil
 	}, func(n int) {
@@ -415,7 +415,9 @@ func (r *reader) applyHeader(rec *recording, h header) {
 }
 
 // putList applies a list of messages written whole: the messages of a
-// one-document recording or of a header, or a $set snapshot.
+// one-document recording or of a header, or a $set snapshot. It stops
+// when the context ends, leaving the list cut short: Read then returns
+// the context's error.
 func (r *reader) putList(rec *recording, raw json.RawMessage, line int, pos string) {
 	if isNull(raw) {
 		return

@@ -78,11 +78,19 @@ var busyTimeout = 3 * time.Second
 // write), the main file, committed pages only, is read alone too.
 func openDB(ctx context.Context, path string, wal bool) (*sql.DB, error) {
 	params := "_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")&_pragma=query_only(1)&mode=ro"
-	_, walErr := os.Stat(path + "-wal")
-	_, journalErr := os.Stat(path + "-journal")
-	closed := wal && walErr != nil && journalErr != nil
-	db, err := tryOpen(ctx, path, params, closed)
-	if err != nil && wal && walErr == nil && journalErr != nil && !isBusy(err) && ctx.Err() == nil {
+	beside := func(suffix string) bool {
+		_, err := os.Stat(path + suffix)
+		return err == nil
+	}
+	hasWAL, hasJournal := beside("-wal"), beside("-journal")
+	// noFiles: a WAL database with neither file beside it, which no
+	// connection has open: its file holds committed pages only.
+	// walOnly: a WAL database with its -wal and no journal, whose main
+	// file is read alone when the WAL cannot be.
+	noFiles := wal && !hasWAL && !hasJournal
+	walOnly := wal && hasWAL && !hasJournal
+	db, err := tryOpen(ctx, path, params, noFiles)
+	if err != nil && walOnly && !isBusy(err) && ctx.Err() == nil {
 		db, err = tryOpen(ctx, path, params, true)
 	}
 	if err != nil {

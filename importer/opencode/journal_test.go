@@ -3,6 +3,7 @@ package opencode
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/importer/importertest"
+
+	"modernc.org/sqlite"
 )
 
 // uncommittedID is the session a writer has inserted and not committed.
@@ -28,12 +31,10 @@ const uncommittedID = "ses_5a0000000000UNCOMMITTED00"
 // test.
 func rollbackWriter(t *testing.T, path string) *sql.Tx {
 	t.Helper()
-	db, err := sql.Open(driverName, "file:"+path+"?_pragma=journal_mode(DELETE)&_pragma=cache_size(10)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
+	db := openWriter(t, path, "DELETE")
 	t.Cleanup(func() { db.Close() })
+	// One connection: the page cache stays this small for the transaction.
+	mustExec(t, db, "PRAGMA cache_size = 10")
 	// Pages for the transaction to rewrite, committed first, so that what
 	// it spills changes pages of the file without growing it.
 	mustExec(t, db, "CREATE TABLE filler (b blob)")
@@ -53,13 +54,6 @@ func rollbackWriter(t *testing.T, path string) *sql.Tx {
 // readDBFile reads the database at path as a bundle of its own.
 func readDBFile(path string) (*importer.Result, error) {
 	return Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
-}
-
-func hasSession(res *importer.Result, id string) bool {
-	if res == nil {
-		return false
-	}
-	return slices.ContainsFunc(res.Sessions, func(s *importer.Session) bool { return s.SourceID == id })
 }
 
 // A read never sees what a writer has not committed. While a writer of a
@@ -104,7 +98,7 @@ func TestDBUncommitted(t *testing.T) {
 		{"hot journal", crashed, "hot journal"},
 	} {
 		res, err := readDBFile(tc.path)
-		if hasSession(res, uncommittedID) {
+		if res != nil && slices.Contains(ids(res.Sessions), uncommittedID) {
 			t.Errorf("%s: read the uncommitted session", tc.name)
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
@@ -125,8 +119,8 @@ func TestDBUncommitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hasSession(res, uncommittedID) || !hasSession(res, mainID) || len(res.Sessions) != 3 {
-		t.Errorf("after the rollback: sessions %v", ids(res.Sessions))
+	if got := ids(res.Sessions); slices.Contains(got, uncommittedID) || !slices.Contains(got, mainID) || len(got) != 3 {
+		t.Errorf("after the rollback: sessions %v", got)
 	}
 }
 
@@ -140,33 +134,20 @@ func TestImportWhileWritten(t *testing.T) {
 	busyTimeout = 300 * time.Millisecond
 	dir := t.TempDir()
 	path := buildDB(t, dir, schemaLater)
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "loom.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	run := func() *importer.ToolReport {
-		t.Helper()
-		im := &importer.Importer{Store: st, UserID: "alice"}
-		rep, err := im.Run(context.Background(), []importer.Target{{Format: Format{}, Roots: []string{dir}, Explicit: true}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.Tools[0]
-	}
+	st := importertest.Store(t)
 
 	tx := rollbackWriter(t, path)
-	tr := run()
+	tr := importertest.Import(t, st, Format{}, dir)
 	if tr.FilesFailed != 1 || tr.SessionsNew != 0 || len(tr.Problems) != 1 || !strings.Contains(tr.Problems[0].Reason, "is being written; try again") {
 		t.Errorf("import during the write: %d failed, %d new, problems %v", tr.FilesFailed, tr.SessionsNew, tr.Problems)
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if tr := run(); tr.FilesFailed != 0 || tr.SessionsNew != 4 {
+	if tr := importertest.Import(t, st, Format{}, dir); tr.FilesFailed != 0 || tr.SessionsNew != 4 {
 		t.Errorf("import after the commit: %d failed, %d new, problems %v", tr.FilesFailed, tr.SessionsNew, tr.Problems)
 	}
-	if tr := run(); tr.FilesRead != 0 || tr.SessionsNew != 0 {
+	if tr := importertest.Import(t, st, Format{}, dir); tr.FilesRead != 0 || tr.SessionsNew != 0 {
 		t.Errorf("import again: %d read, %d new", tr.FilesRead, tr.SessionsNew)
 	}
 	ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: "opencode", Archived: loom.WithArchived})
@@ -180,7 +161,9 @@ func TestImportWhileWritten(t *testing.T) {
 
 // A damaged opencode.db is an error of Read, never an empty result: the
 // importer then reports the file as failed and reads it again next time,
-// rather than recording it as read with nothing in it.
+// rather than recording it as read with nothing in it. A file without
+// SQLite's header is not taken for a database; one with it is SQLite's
+// error.
 func TestDamagedDB(t *testing.T) {
 	good, err := os.ReadFile(buildDB(t, t.TempDir(), schemaV12))
 	if err != nil {
@@ -192,26 +175,38 @@ func TestDamagedDB(t *testing.T) {
 		clear(d[from:to])
 		return d
 	}
-	for name, data := range map[string][]byte{
-		"empty":          nil,
-		"zeros":          make([]byte, len(good)),
-		"header only":    good[:100],
-		"first page":     good[:page],
-		"cut in half":    good[:len(good)/2],
-		"pages zeroed":   zeroed(page, len(good)),
-		"schema damaged": zeroed(100, page),
+	for _, tc := range []struct {
+		name string
+		data []byte
+		// headerless: the file does not start with SQLite's header.
+		headerless bool
+	}{
+		{"empty", nil, true},
+		{"zeros", make([]byte, len(good)), true},
+		{"not a database", []byte("not a database"), true},
+		{"header only", good[:100], false},
+		{"first page", good[:page], false},
+		{"cut in half", good[:len(good)/2], false},
+		{"pages zeroed", zeroed(page, len(good)), false},
+		{"schema damaged", zeroed(100, page), false},
 	} {
 		path := filepath.Join(t.TempDir(), dbName)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		res, err := readDBFile(path)
 		if err == nil {
-			t.Errorf("%s: no error, %d sessions", name, len(res.Sessions))
+			t.Errorf("%s: no error, %d sessions", tc.name, len(res.Sessions))
 			continue
 		}
-		if !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "session file") && !strings.Contains(err.Error(), "SQLite") {
-			t.Errorf("%s: error %q", name, err)
+		var sqlErr *sqlite.Error
+		switch {
+		case !strings.Contains(err.Error(), path):
+			t.Errorf("%s: error %q does not name the file", tc.name, err)
+		case tc.headerless && !strings.Contains(err.Error(), "is not a SQLite database"):
+			t.Errorf("%s: error %q, want one saying it is not a SQLite database", tc.name, err)
+		case !tc.headerless && !errors.As(err, &sqlErr):
+			t.Errorf("%s: error %q, want SQLite's", tc.name, err)
 		}
 	}
 }
@@ -227,20 +222,11 @@ func TestTreeSymlinks(t *testing.T) {
 	})
 	data := t.TempDir()
 	storage := filepath.Join(data, storageDir)
-	link := func(target, name string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, name); err != nil {
-			t.Skip("no symbolic links here:", err)
-		}
-	}
-	link(filepath.Join(real, storageDir, "session", "p"), filepath.Join(storage, "session", "p"))
-	link(filepath.Join(real, storageDir, "message"), filepath.Join(storage, "message"))
-	link(filepath.Join(real, storageDir, "part", "msg_1", "prt_1.json"), filepath.Join(storage, "part", "msg_1", "prt_1.json"))
-	link(filepath.Join(real, "gone"), filepath.Join(storage, "session", "gone"))
-	link(filepath.Join(real, "gone.json"), filepath.Join(storage, "part", "msg_1", "prt_2.json"))
+	importertest.Symlink(t, filepath.Join(real, storageDir, "session", "p"), filepath.Join(storage, "session", "p"))
+	importertest.Symlink(t, filepath.Join(real, storageDir, "message"), filepath.Join(storage, "message"))
+	importertest.Symlink(t, filepath.Join(real, storageDir, "part", "msg_1", "prt_1.json"), filepath.Join(storage, "part", "msg_1", "prt_1.json"))
+	importertest.Symlink(t, filepath.Join(real, "gone"), filepath.Join(storage, "session", "gone"))
+	importertest.Symlink(t, filepath.Join(real, "gone.json"), filepath.Join(storage, "part", "msg_1", "prt_2.json"))
 
 	bs, err := Format{}.Bundles(context.Background(), data)
 	if err != nil {

@@ -30,6 +30,15 @@ const (
 // sqliteHeader starts every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
 
+// The SQLite database header holds the file format's write and read
+// versions, one byte each at these offsets: both are walFormat in WAL
+// mode, 1 with a rollback journal.
+const (
+	writeVersionAt = 18
+	readVersionAt  = 19
+	walFormat      = 2
+)
+
 // Tool is importer.Opencode.
 func (Format) Tool() string { return importer.Opencode }
 
@@ -126,14 +135,14 @@ func dbBundle(db string) importer.Bundle {
 
 // readHeader reports whether name starts with SQLite's header and, if
 // so, whether the header says the database is in WAL mode (its file
-// format read and write versions are 2).
+// format write and read versions are walFormat).
 func readHeader(name string) (isDB, wal bool, err error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return false, false, err
 	}
 	defer f.Close()
-	head := make([]byte, 20)
+	head := make([]byte, readVersionAt+1)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return false, false, err
@@ -141,7 +150,7 @@ func readHeader(name string) (isDB, wal bool, err error) {
 	if n < len(sqliteHeader) || !bytes.Equal(head[:len(sqliteHeader)], sqliteHeader) {
 		return false, false, nil
 	}
-	return true, n == len(head) && head[18] == 2 && head[19] == 2, nil
+	return true, n == len(head) && head[writeVersionAt] == walFormat && head[readVersionAt] == walFormat, nil
 }
 
 // regular checks that name is a regular file: opening a named pipe
