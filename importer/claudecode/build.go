@@ -27,6 +27,9 @@ type result struct {
 type agentLink struct {
 	sourceID string
 	name     string
+	// agentType is the subagent_type of the call that ran it, "" when
+	// it names none.
+	agentType string
 }
 
 // builder turns the lines of one tree into messages, one key at a time.

@@ -64,7 +64,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 			}
 			return nil
 		}
-		if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".jsonl") {
+		if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".jsonl") {
 			return nil
 		}
 		switch {
@@ -125,19 +125,10 @@ func fileBundle(path string) []importer.Bundle {
 	}
 	if err == nil {
 		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
-			if !strings.HasSuffix(e.Name(), ".jsonl") {
-				continue
+			if !strings.HasSuffix(e.Name(), ".jsonl") || !importer.EntryMode(dir, e).IsRegular() {
+				continue // not a transcript, not a file, or a dangling link
 			}
-			if e.Type()&fs.ModeSymlink != 0 {
-				fi, err := os.Stat(p)
-				if err != nil || !fi.Mode().IsRegular() {
-					continue // dangling, or not a file
-				}
-			} else if !e.Type().IsRegular() {
-				continue
-			}
-			files = append(files, p)
+			files = append(files, filepath.Join(dir, e.Name()))
 		}
 	}
 	return []importer.Bundle{{Files: files}}

@@ -246,6 +246,21 @@ func TestBundlesViewer(t *testing.T) {
 	}
 }
 
+// bundleNames names each bundle by its files' paths relative to root,
+// joined by "+".
+func bundleNames(root string, bs []importer.Bundle) []string {
+	var out []string
+	for _, b := range bs {
+		var rel []string
+		for _, f := range b.Files {
+			r, _ := filepath.Rel(root, f)
+			rel = append(rel, filepath.ToSlash(r))
+		}
+		out = append(out, strings.Join(rel, "+"))
+	}
+	return out
+}
+
 func TestBundlesLayout(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel string) {
@@ -268,15 +283,7 @@ func TestBundlesLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, b := range bs {
-		var rel []string
-		for _, f := range b.Files {
-			r, _ := filepath.Rel(root, f)
-			rel = append(rel, filepath.ToSlash(r))
-		}
-		got = append(got, strings.Join(rel, "+"))
-	}
+	got := bundleNames(root, bs)
 	want := []string{
 		"-home-a/s1.jsonl+-home-a/s1/subagents/agent-x.jsonl",
 		"-home-b/s2.jsonl",

@@ -13,36 +13,22 @@ import (
 	"github.com/loomhq/loom/importer/importertest"
 )
 
-// storedTitle is the title the importer gives a session: its own, else
-// its first prompt's.
-func storedTitle(s *importer.Session) string {
-	if t := loom.TitleFrom(s.Title); t != "" {
-		return t
-	}
-	for _, m := range s.Messages {
-		if m.Role == loom.RoleUser && m.Text() != "" {
-			return loom.TitleFrom(m.Text())
-		}
-	}
-	return ""
-}
-
 func TestCompactionAgentTitle(t *testing.T) {
 	dir := filepath.Join(samples, "spotter")
 	compaction := filepath.Join(dir, spotterID, "subagents", "agent-acompact-fffbd0.jsonl")
 	res := readFiles(t, filepath.Join(dir, spotterID+".jsonl"), filepath.Join(dir, spotterID, "subagents", "agent-a881341.jsonl"), compaction)
 	comp := importertest.Session(t, res, spotterID+"/agent-acompact-fffbd0")
 	// Its prompt is the instructions Claude Code gives every compaction.
-	if p := importertest.Message(t, comp, comp.Messages[2].ID).Text(); comp.Messages[2].Role != loom.RoleUser ||
-		!strings.HasPrefix(p, "Your task is to create a detailed summary of the conversation so far") {
-		t.Fatalf("compaction prompt %q", p)
+	if m := importertest.Message(t, comp, "a69dad83-a97a-4beb-a54e-f76755fb4546"); m.Role != loom.RoleUser ||
+		!strings.HasPrefix(m.Text(), "Your task is to create a detailed summary of the conversation so far") {
+		t.Fatalf("compaction prompt %s %q", m.Role, m.Text())
 	}
-	if got := storedTitle(comp); got != "Compaction of Implement spotter-gqc" {
+	if got := importer.Title(comp); got != "Compaction of Implement spotter-gqc" {
 		t.Errorf("compaction agent's title %q", got)
 	}
 	// Read without its session file, its parent's title is not known.
 	res = readFiles(t, compaction)
-	if got := storedTitle(res.Sessions[0]); got != "Compaction summary" {
+	if got := importer.Title(res.Sessions[0]); got != "Compaction summary" {
 		t.Errorf("alone, compaction agent's title %q", got)
 	}
 }
@@ -66,11 +52,11 @@ func TestSubagentTitleIsNeverJSON(t *testing.T) {
 	if a := agentAfter(t, res.Sessions[0], "t1"); a.SessionID != s.SourceID {
 		t.Fatalf("agent part %+v", a)
 	}
-	if got := storedTitle(s); got != "code-reviewer sub-agent" {
+	if got := importer.Title(s); got != "code-reviewer sub-agent" {
 		t.Errorf("sub-agent title %q", got)
 	}
 	// Alone, without the call that names the agent.
-	if got := storedTitle(readFiles(t, sub).Sessions[0]); got != "Sub-agent" {
+	if got := importer.Title(readFiles(t, sub).Sessions[0]); got != "Sub-agent" {
 		t.Errorf("sub-agent title, read alone, %q", got)
 	}
 }
@@ -115,19 +101,8 @@ func TestManualCompactWithoutAgentFile(t *testing.T) {
 		string(sum.Parts[0].Metadata) != `{"trigger":"manual","preTokens":48213}` || sum.Usage.Compactions != 1 {
 		t.Errorf("summary %+v", sum)
 	}
-	if got := storedTitle(s); got != "Rename readConfig to LoadConfig and update the callers" {
+	if got := importer.Title(s); got != "Rename readConfig to LoadConfig and update the callers" {
 		t.Errorf("title %q", got)
-	}
-}
-
-// link makes a symbolic link, skipping the test where there are none.
-func link(t *testing.T, target, name string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, name); err != nil {
-		t.Skipf("no symbolic links here: %v", err)
 	}
 }
 
@@ -147,11 +122,11 @@ func linkedTree(t *testing.T) string {
 	sess(filepath.Join(other, "project-b"), linkS2)
 	writeLines(t, filepath.Join(other, "agents-of-s1", "agent-x1.jsonl"), with(user("x1", "", 0, "look"), "isSidechain", true))
 	writeLines(t, filepath.Join(other, "loose", "agent-x2.jsonl"), with(user("x2", "", 0, "look again"), "isSidechain", true))
-	link(t, disk, filepath.Join(home, ".claude", "projects"))
-	link(t, filepath.Join(other, "project-b"), filepath.Join(disk, "-home-me-b"))
-	link(t, filepath.Join(other, "agents-of-s1"), filepath.Join(disk, "-home-me-a", linkS1, "subagents"))
-	link(t, filepath.Join(other, "loose", "agent-x2.jsonl"), filepath.Join(other, "agents-of-s1", "agent-x2.jsonl"))
-	link(t, disk, filepath.Join(disk, "-home-me-a", "back"))
+	importertest.Symlink(t, disk, filepath.Join(home, ".claude", "projects"))
+	importertest.Symlink(t, filepath.Join(other, "project-b"), filepath.Join(disk, "-home-me-b"))
+	importertest.Symlink(t, filepath.Join(other, "agents-of-s1"), filepath.Join(disk, "-home-me-a", linkS1, "subagents"))
+	importertest.Symlink(t, filepath.Join(other, "loose", "agent-x2.jsonl"), filepath.Join(other, "agents-of-s1", "agent-x2.jsonl"))
+	importertest.Symlink(t, disk, filepath.Join(disk, "-home-me-a", "back"))
 	return New().Roots(nil, home)[0]
 }
 
@@ -161,15 +136,7 @@ func TestBundlesFollowLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, b := range bs {
-		var rel []string
-		for _, f := range b.Files {
-			r, _ := filepath.Rel(root, f)
-			rel = append(rel, filepath.ToSlash(r))
-		}
-		got = append(got, strings.Join(rel, "+"))
-	}
+	got := bundleNames(root, bs)
 	want := []string{
 		"-home-me-a/" + linkS1 + ".jsonl+-home-me-a/" + linkS1 + "/subagents/agent-x1.jsonl+-home-me-a/" + linkS1 + "/subagents/agent-x2.jsonl",
 		"-home-me-b/" + linkS2 + ".jsonl",
@@ -197,5 +164,39 @@ func TestFileBundleFollowsLinks(t *testing.T) {
 	}
 	if want := []string{linkS1 + ".jsonl", "agent-x1.jsonl", "agent-x2.jsonl"}; !slices.Equal(names, want) {
 		t.Errorf("files %v, want %v", names, want)
+	}
+}
+
+func TestLinkedSessionFileAsRoot(t *testing.T) {
+	// A session file given as the root is a link, with no subagents
+	// directory beside it: its sub-agents are beside the file it leads
+	// to. A dangling link, a directory and a file that is no transcript
+	// there are not sub-agents.
+	disk, home := t.TempDir(), t.TempDir()
+	target := writeLines(t, filepath.Join(disk, "-home-me-a", linkS1+".jsonl"), user("u1", "", 0, "hello"), asst("a1", "u1", 1, "m1", text("hi")))
+	subs := filepath.Join(disk, "-home-me-a", linkS1, "subagents")
+	writeLines(t, filepath.Join(subs, "agent-x1.jsonl"), with(user("x1", "", 0, "look"), "isSidechain", true))
+	writeLines(t, filepath.Join(subs, "notes.txt"), with(user("x2", "", 0, "not a transcript"), "isSidechain", true))
+	if err := os.MkdirAll(filepath.Join(subs, "agent-dir.jsonl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	importertest.Symlink(t, filepath.Join(subs, "gone.jsonl"), filepath.Join(subs, "agent-gone.jsonl"))
+	root := filepath.Join(home, "picked", linkS1+".jsonl")
+	importertest.Symlink(t, target, root)
+
+	bs, err := New().Bundles(context.Background(), root)
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("Bundles(linked session file) = %v, %v", bs, err)
+	}
+	real, err := filepath.EvalSymlinks(subs) // the temporary directory may be reached by a link
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{root, filepath.Join(real, "agent-x1.jsonl")}; !slices.Equal(bs[0].Files, want) {
+		t.Fatalf("files:\n got %q\nwant %q", bs[0].Files, want)
+	}
+	res := readFiles(t, bs[0].Files...)
+	if ids := sessionIDs(res); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1"}) {
+		t.Errorf("sessions %v", ids)
 	}
 }

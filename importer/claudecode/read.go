@@ -203,7 +203,7 @@ func (rd *reader) sessionBundle(paths []string) error {
 	}
 	var parentTitle string
 	if len(rd.res.Sessions) > 0 && rd.res.Sessions[0].SourceID == sid {
-		parentTitle = titleOf(rd.res.Sessions[0])
+		parentTitle = importer.Title(rd.res.Sessions[0])
 	}
 	for _, sa := range subs {
 		s := base
@@ -218,12 +218,12 @@ func (rd *reader) sessionBundle(paths []string) error {
 	mb.unused()
 	sb.unused()
 	f.titles.count(rd.res)
-	names := map[string]string{}
+	types := map[string]string{}
 	for _, a := range mb.agents {
-		names[a.sourceID] = a.name
+		types[a.sourceID] = a.agentType
 	}
 	for _, s := range rd.res.Sessions {
-		titleSubagent(s, names[s.SourceID])
+		titleSubagent(s, types[s.SourceID])
 	}
 	return nil
 }
@@ -244,47 +244,27 @@ func compactionTitle(parent string) string {
 	return "Compaction of " + parent
 }
 
-// titleOf is the title a session will have: its own, else its first
-// prompt's.
-func titleOf(s *importer.Session) string {
-	if t := loom.TitleFrom(s.Title); t != "" {
-		return t
-	}
-	return loom.TitleFrom(firstPrompt(s.Messages))
-}
-
-// firstPrompt is the text of the first user message that has one.
-func firstPrompt(msgs []*loom.Message) string {
-	for _, m := range msgs {
-		if m.Role == loom.RoleUser {
-			if t := m.Text(); t != "" {
-				return t
-			}
-		}
-	}
-	return ""
-}
-
 // titleSubagent gives a sub-agent session without a title, whose first
-// prompt is raw JSON (a tool's input passed on as it is), a title made of
-// the name of the agent that ran it (name, from the call's subagent_type)
-// rather than that JSON.
-func titleSubagent(s *importer.Session, name string) {
-	if s.Kind != loom.KindSubagent || s.Title != "" || !isJSONText(firstPrompt(s.Messages)) {
+// prompt is raw JSON (a tool's input passed on as it is, which
+// importer.FirstPrompt does not take for a title), a title made of the
+// kind of agent that ran it (agentType, the call's subagent_type)
+// rather than none.
+func titleSubagent(s *importer.Session, agentType string) {
+	if s.Kind != loom.KindSubagent || s.Title != "" || importer.FirstPrompt(s.Messages) != "" || !hasPrompt(s.Messages) {
 		return
 	}
-	if name == "" || name == "agent" {
+	if agentType == "" {
 		s.Title = "Sub-agent"
 		return
 	}
-	s.Title = name + " sub-agent"
+	s.Title = agentType + " sub-agent"
 }
 
-// isJSONText reports whether a prompt is JSON rather than words: it
-// opens an object, or it is a JSON array.
-func isJSONText(text string) bool {
-	t := strings.TrimSpace(text)
-	return strings.HasPrefix(t, "{") || (strings.HasPrefix(t, "[") && json.Valid([]byte(t)))
+// hasPrompt reports whether msgs hold a user message with text.
+func hasPrompt(msgs []*loom.Message) bool {
+	return slices.ContainsFunc(msgs, func(m *loom.Message) bool {
+		return m.Role == loom.RoleUser && m.Text() != ""
+	})
 }
 
 // agentBundle reads a sub-agent's file alone: a project-level agent-*.jsonl
@@ -621,7 +601,7 @@ func linkAgents(sid string, t *tree, b *builder, calls map[string]*call, titles 
 		}
 		c.linked = true
 		id := sid + "/agent-" + agentID
-		b.agents[callID] = agentLink{sourceID: id, name: c.agentName()}
+		b.agents[callID] = agentLink{sourceID: id, name: c.agentName(), agentType: c.input.SubagentType}
 		if c.input.Description != "" {
 			titles[id] = c.input.Description
 		}
@@ -709,7 +689,7 @@ func linkSidechains(sid string, t *tree, tops []int, b *builder, calls map[strin
 			continue
 		}
 		best.linked = true
-		b.agents[best.id] = agentLink{sourceID: ids[i], name: best.agentName()}
+		b.agents[best.id] = agentLink{sourceID: ids[i], name: best.agentName(), agentType: best.input.SubagentType}
 		if best.input.Description != "" {
 			titles[ids[i]] = best.input.Description
 		}
@@ -758,7 +738,7 @@ func linkCompactions(t *tree, b *builder, subs []*subagent) {
 	}
 	taken := map[string]bool{}
 	for _, sa := range subs {
-		if !strings.HasPrefix(filepath.Base(sa.f.path), "agent-acompact") || len(sa.f.nodes) == 0 {
+		if !isCompactionFile(sa.f.path) || len(sa.f.nodes) == 0 {
 			continue
 		}
 		parents := map[string]bool{}

@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 func TestRoots(t *testing.T) {
@@ -36,6 +37,21 @@ func TestRoots(t *testing.T) {
 	}
 }
 
+// writeFiles writes data to each file rels names under root, making the
+// directories they are in.
+func writeFiles(t *testing.T, root string, data []byte, rels ...string) {
+	t.Helper()
+	for _, rel := range rels {
+		path := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestBundles(t *testing.T) {
 	root := t.TempDir()
 	files := []string{
@@ -49,15 +65,7 @@ func TestBundles(t *testing.T) {
 		"2025/11/04/rollout-c.json",
 		"history.jsonl",
 	}
-	for _, f := range files {
-		path := filepath.Join(root, f)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, nil, files...)
 	got, err := Format{}.Bundles(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
@@ -149,5 +157,47 @@ func TestZstd(t *testing.T) {
 	}
 	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{bad}}); err == nil {
 		t.Error("plain text read as zstd without error")
+	}
+}
+
+func TestBundlesFollowLinks(t *testing.T) {
+	data, err := os.ReadFile(childRollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ~/.codex/sessions is a link to a directory on another disk; there a
+	// day's directory is a link to a directory that is also under the
+	// root (walked once), a rollout is a link to a file, and a link leads
+	// back up the tree.
+	disk, home := t.TempDir(), t.TempDir()
+	day := filepath.Join(disk, "2026", "07", "20")
+	moved := filepath.Join(disk, "moved")
+	name := filepath.Base(childRollout)
+	writeFiles(t, disk, data, "2026/07/20/"+name, "moved/rollout-2026-07-21T08-00-00-moved.jsonl", "kept.jsonl")
+	importertest.Symlink(t, disk, filepath.Join(home, ".codex", "sessions"))
+	importertest.Symlink(t, moved, filepath.Join(disk, "2026", "07", "21"))
+	importertest.Symlink(t, filepath.Join(disk, "kept.jsonl"), filepath.Join(day, "rollout-2026-07-20T10-00-00-linked.jsonl"))
+	importertest.Symlink(t, disk, filepath.Join(day, "loop"))
+	root := Format{}.Roots(nil, home)[0]
+	bs, err := Format{}.Bundles(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range bs {
+		rel, _ := filepath.Rel(root, b.Name())
+		got = append(got, filepath.ToSlash(rel))
+	}
+	want := []string{
+		"2026/07/20/" + name,
+		"2026/07/20/rollout-2026-07-20T10-00-00-linked.jsonl",
+		"2026/07/21/rollout-2026-07-21T08-00-00-moved.jsonl",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("bundles %q, want %q", got, want)
+	}
+	res, err := Format{}.Read(context.Background(), bs[1])
+	if err != nil || len(res.Sessions) != 1 || res.Sessions[0].SourceID != childID {
+		t.Errorf("Read through the links: %v, %v", res, err)
 	}
 }

@@ -39,13 +39,26 @@ func isRollout(name string) bool {
 		(strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst"))
 }
 
+// plainTwin returns the uncompressed twin of a compressed rollout (its
+// path without .zst) when one sits beside it: Codex is compressing the
+// file, and the plain one is the same session, whole. Any other path is
+// returned as it is.
+func plainTwin(path string) string {
+	if plain, ok := strings.CutSuffix(path, ".zst"); ok {
+		if _, err := os.Stat(plain); err == nil {
+			return plain
+		}
+	}
+	return path
+}
+
 // Bundles lists every rollout-*.jsonl and rollout-*.jsonl.zst file under
 // root, one bundle each; root itself may be one file, read whatever its
 // name. Symbolic links are followed, to directories (sessions kept on
 // another disk, a linked ~/.codex) as to files. A compressed file whose
-// uncompressed twin sits beside it is left out: it is the same session,
-// caught while being compressed. Directories that cannot be listed below
-// root are passed over.
+// uncompressed twin sits beside it is left out (plainTwin): it is the
+// same session, caught while being compressed. Directories that cannot
+// be listed below root are passed over.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	info, err := importer.StatRoot("codex", root)
 	if info == nil {
@@ -65,13 +78,8 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 			}
 			return nil
 		}
-		if d.IsDir() || !d.Type().IsRegular() || !isRollout(d.Name()) {
+		if !d.Type().IsRegular() || !isRollout(d.Name()) || plainTwin(path) != path {
 			return nil
-		}
-		if plain, ok := strings.CutSuffix(path, ".zst"); ok {
-			if _, err := os.Stat(plain); err == nil {
-				return nil
-			}
 		}
 		out = append(out, importer.Bundle{Files: []string{path}})
 		return nil

@@ -100,7 +100,7 @@
 // parent's and is left out of the sub-agent's session, each line counted
 // as inherited:<record type>. A sub-agent whose task could not be read
 // (sent encrypted) is titled with its task name, the last part of its
-// agent_path, else its nickname and role.
+// agent_path, else its nickname and role, else "Sub-agent".
 //
 // # Forks
 //

@@ -2,11 +2,9 @@ package codex
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -24,6 +22,8 @@ func (Format) FindSession(ctx context.Context, roots []string, id string) (strin
 // rollout rollout-<time>-<thread id>.jsonl in a directory of its day, so
 // the days are searched newest first: a session that just ended (what
 // Codex's notify program is told of) is found after one day's listing.
+// A rollout caught while Codex compresses it is its plain file, as
+// Bundles lists it (plainTwin).
 func FindRollout(ctx context.Context, roots []string, id string) (string, error) {
 	if loom.ValidID(id) != nil {
 		return "", loom.Errorf(loom.EINVALID, "codex: %q is not a thread id", loom.Truncate(id, 40))
@@ -40,21 +40,23 @@ func findNewestFirst(ctx context.Context, dir, id string, depth int) (string, er
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	if depth > 8 {
+		return "", nil
+	}
 	entries, err := os.ReadDir(dir)
-	if err != nil || depth > 8 {
+	if err != nil {
 		return "", nil
 	}
 	slices.Reverse(entries)
 	for _, e := range entries {
 		name := e.Name()
 		if isRollout(name) {
-			base := strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".jsonl")
-			if strings.HasSuffix(base, "-"+id) {
-				return filepath.Join(dir, name), nil
+			if fileID(name) == id {
+				return plainTwin(filepath.Join(dir, name)), nil
 			}
 			continue
 		}
-		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+		if importer.EntryMode(dir, e).IsDir() {
 			if p, err := findNewestFirst(ctx, filepath.Join(dir, name), id, depth+1); p != "" || err != nil {
 				return p, err
 			}

@@ -140,13 +140,7 @@ func (rd *reader) responseItem(rc *rec) {
 	case "function_call_output", "custom_tool_call_output", "tool_search_output":
 		rd.toolOutput(rc.n, &it)
 	case "agent_message":
-		var texts []string
-		for _, c := range items(it.Content) {
-			if c.Text != "" {
-				texts = append(texts, c.Text)
-			}
-		}
-		rd.agentMessage(rc.n, str(it.Author), str(it.Recipient), strings.Join(texts, "\n"))
+		rd.agentMessage(rc.n, str(it.Author), str(it.Recipient), messageText(it.Content))
 	case "compaction", "compaction_summary", "context_compaction", "ghost_snapshot":
 		rd.res.Skip("response_item:" + it.Type)
 	default:
@@ -158,16 +152,19 @@ func (rd *reader) responseItem(rc *rec) {
 // developer instructions, assistant text, or a message from another
 // agent (its JSON as the item's only text).
 func (rd *reader) responseMessage(n int, it *responseItem) {
-	if author, recipient, text, ok := agentJSON(it.Content); ok && it.Role != "user" {
-		rd.agentMessage(n, author, recipient, text)
-		return
+	cs := items(it.Content)
+	if it.Role != "user" {
+		if author, recipient, text, ok := agentJSON(cs); ok {
+			rd.agentMessage(n, author, recipient, text)
+			return
+		}
 	}
 	var texts []string
 	var files []loom.Part
 	if s := str(it.Content); s != "" {
 		texts = append(texts, s)
 	}
-	for _, c := range items(it.Content) {
+	for _, c := range cs {
 		switch c.Type {
 		case "input_image", "image":
 			files = append(files, imagePart(str(c.ImageURL)))
@@ -223,12 +220,10 @@ func (rd *reader) responseMessage(n int, it *responseItem) {
 	}
 }
 
-// agentJSON reads a message whose only text is a message between agents
-// as Codex records one in the recipient's history: the JSON of
-// {author, recipient, content, …}, author and recipient being agent
-// paths (/root, /root/<task name>).
-func agentJSON(content json.RawMessage) (author, recipient, text string, ok bool) {
-	cs := items(content)
+// agentJSON reads a message whose content items cs are one text, a
+// message between agents as Codex records one in the recipient's
+// history: the JSON of an agentMail {author, recipient, content, …}.
+func agentJSON(cs []contentItem) (author, recipient, text string, ok bool) {
 	if len(cs) != 1 || (cs[0].Type != "input_text" && cs[0].Type != "output_text") {
 		return "", "", "", false
 	}
@@ -236,11 +231,7 @@ func agentJSON(content json.RawMessage) (author, recipient, text string, ok bool
 	if !strings.HasPrefix(t, "{") || !strings.Contains(t, `"recipient"`) {
 		return "", "", "", false
 	}
-	var c struct {
-		Author    json.RawMessage `json:"author"`
-		Recipient json.RawMessage `json:"recipient"`
-		Content   json.RawMessage `json:"content"`
-	}
+	var c agentMail
 	if json.Unmarshal([]byte(t), &c) != nil {
 		return "", "", "", false
 	}
@@ -318,9 +309,10 @@ func (rd *reader) toolCall(n int, callID, name string, input json.RawMessage) {
 	}
 	t := rd.now
 	i := rd.addPart(m, loom.Part{Type: loom.PartTool, CallID: callID, Name: name, Status: loom.ToolRunning, Input: input, StartedAt: &t})
-	c := &call{msg: m, idx: i, input: input}
+	c := &call{msg: m, idx: i}
 	rd.calls[callID], rd.running[callID] = c, c
 	if isSpawn(name) {
+		c.agentType, c.task = spawnArgs(input)
 		rd.spawns = append(rd.spawns, c)
 	}
 }
@@ -531,16 +523,15 @@ func (rd *reader) spawned(c *call, out string) {
 	rd.linkAgent(c, str(o.AgentID), str(o.Nickname))
 }
 
-// spawnArgs are the arguments of a spawn_agent call that name the agent.
-type spawnArgs struct {
-	AgentType json.RawMessage `json:"agent_type"`
-	TaskName  json.RawMessage `json:"task_name"`
-}
-
-func (c *call) spawnArgs() spawnArgs {
-	var a spawnArgs
-	_ = json.Unmarshal(c.input, &a) // an input of another shape names nothing
-	return a
+// spawnArgs reads the arguments of a spawn_agent call that name the
+// agent it starts: its agent_type and task_name, trimmed.
+func spawnArgs(input json.RawMessage) (agentType, task string) {
+	var a struct {
+		AgentType json.RawMessage `json:"agent_type"`
+		TaskName  json.RawMessage `json:"task_name"`
+	}
+	_ = json.Unmarshal(input, &a) // an input of another shape names nothing
+	return strings.TrimSpace(str(a.AgentType)), strings.TrimSpace(str(a.TaskName))
 }
 
 // linkAgent adds to c's message the agent part of the sub-agent session
@@ -551,13 +542,8 @@ func (rd *reader) linkAgent(c *call, id, nickname string) {
 	if id == "" || c.agent || strings.ContainsAny(id, "\n\r") {
 		return
 	}
-	a := c.spawnArgs()
-	task := c.path
-	if task == "" {
-		task = str(a.TaskName)
-	}
-	task = task[strings.LastIndexByte(task, '/')+1:]
-	name := firstOf(strings.TrimSpace(str(a.AgentType)), strings.TrimSpace(nickname), strings.TrimSpace(task), "default")
+	task := strings.TrimSpace(lastSegment(firstOf(c.path, c.task)))
+	name := firstOf(c.agentType, strings.TrimSpace(nickname), task, "default")
 	rd.addPart(c.msg, loom.Part{Type: loom.PartAgent, Name: name, SessionID: id})
 	c.agent = true
 }
@@ -590,8 +576,7 @@ func (rd *reader) spawnOf(path string) *call {
 		if c.agent {
 			continue
 		}
-		task := strings.TrimSpace(str(c.spawnArgs().TaskName))
-		if c.path == path || (c.path == "" && task != "" && (task == path || strings.HasSuffix(path, "/"+task))) {
+		if c.path == path || (c.path == "" && c.task != "" && (c.task == path || strings.HasSuffix(path, "/"+c.task))) {
 			return c
 		}
 	}

@@ -196,9 +196,12 @@ type reader struct {
 type call struct {
 	msg    *loom.Message
 	idx    int
-	input  json.RawMessage
 	failed string // why an event says the call failed
 	agent  bool   // whether its agent part was added
+	// agentType and task are the arguments of a spawn_agent call that
+	// name the agent it starts (agent_type, task_name), read when the
+	// call is.
+	agentType, task string
 	// path is the task path a spawn_agent call's output gave the agent
 	// it started (/root/<task name>).
 	path string
@@ -523,7 +526,7 @@ func subagentSource(src json.RawMessage) *threadSpawn {
 // (/root/<task name>), else its nickname and role.
 func (ts *threadSpawn) label(m *sessionMeta) string {
 	if p := strings.TrimSpace(str(ts.AgentPath)); p != "" {
-		if name := p[strings.LastIndexByte(p, '/')+1:]; name != "" {
+		if name := lastSegment(p); name != "" {
 			return name
 		}
 	}
@@ -535,7 +538,7 @@ func (ts *threadSpawn) label(m *sessionMeta) string {
 	case nick != "" || role != "":
 		return nick + role
 	}
-	return "sub-agent"
+	return "Sub-agent"
 }
 
 // hasPrompt reports whether msgs hold a user message with text.
@@ -683,11 +686,7 @@ func (rd *reader) turnContext(rc *rec) {
 // interAgent handles an inter_agent_communication line: a message
 // another agent sent this one.
 func (rd *reader) interAgent(rc *rec) {
-	var c struct {
-		Author    json.RawMessage `json:"author"`
-		Recipient json.RawMessage `json:"recipient"`
-		Content   json.RawMessage `json:"content"`
-	}
+	var c agentMail
 	if err := json.Unmarshal(rc.payload, &c); err != nil {
 		rd.res.Problemf(rd.path, rc.n, "inter_agent_communication: "+err.Error())
 		return

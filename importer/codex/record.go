@@ -71,10 +71,19 @@ type responseItem struct {
 // contentItem is one element of a message's content or of a reasoning
 // item's summary or content.
 type contentItem struct {
-	Type             string          `json:"type"`
-	Text             string          `json:"text"`
-	ImageURL         json.RawMessage `json:"image_url"`
-	EncryptedContent json.RawMessage `json:"encrypted_content"`
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	ImageURL json.RawMessage `json:"image_url"`
+}
+
+// agentMail is a message between agents: an inter_agent_communication
+// payload, or the JSON of one that is the only text of a message in the
+// recipient's history. Author and recipient are agent paths (/root,
+// /root/<task name>).
+type agentMail struct {
+	Author    json.RawMessage `json:"author"`
+	Recipient json.RawMessage `json:"recipient"`
+	Content   json.RawMessage `json:"content"`
 }
 
 // event is an event_msg payload, with the fields of the event types the
@@ -202,6 +211,12 @@ func uuidTime(id string) (time.Time, bool) {
 		ms = ms<<4 | int64(v)
 	}
 	return time.UnixMilli(ms).UTC(), true
+}
+
+// lastSegment returns what follows the last slash of an agent path
+// (/root/<task name>): the task name.
+func lastSegment(path string) string {
+	return path[strings.LastIndexByte(path, '/')+1:]
 }
 
 // fileID returns the last UUID in a rollout's file name

@@ -1,10 +1,8 @@
 package codex
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -179,59 +177,96 @@ func TestInstructionsStoredOnce(t *testing.T) {
 	}
 }
 
-func TestBundlesFollowLinks(t *testing.T) {
-	data, err := os.ReadFile(childRollout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// ~/.codex/sessions is a link to a directory on another disk; there a
-	// day's directory is a link to a directory that is also under the
-	// root (walked once), a rollout is a link to a file, and a link leads
-	// back up the tree.
-	disk, home := t.TempDir(), t.TempDir()
-	day := filepath.Join(disk, "2026", "07", "20")
-	moved := filepath.Join(disk, "moved")
-	for _, d := range []string{day, moved, filepath.Join(home, ".codex")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
+// agentParts are the agent parts of the message holding call callID.
+func agentParts(t *testing.T, s *importer.Session, callID string) []loom.Part {
+	t.Helper()
+	m, _ := tool(t, s, callID)
+	var out []loom.Part
+	for _, p := range m.Parts {
+		if p.Type == loom.PartAgent {
+			out = append(out, p)
 		}
 	}
-	name := filepath.Base(childRollout)
-	for _, f := range []string{filepath.Join(day, name), filepath.Join(moved, "rollout-2026-07-21T08-00-00-moved.jsonl"), filepath.Join(disk, "kept.jsonl")} {
-		if err := os.WriteFile(f, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	return out
+}
+
+func TestSpawnLinkedByOutputOrPath(t *testing.T) {
+	const (
+		meta = `{"timestamp":"2026-07-20T09:00:00.000Z","type":"session_meta","payload":{"id":"019f7e00-0000-7000-8000-0000000000a0","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/w","cli_version":"0.146.0","source":"cli","model_provider":"openai"}}
+{"timestamp":"2026-07-20T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"check the repository with sub-agents"}]}}
+`
+		child = "019f7e01-0000-7000-8000-0000000000c1"
+	)
+	spawn := func(callID, args string) string {
+		return `{"timestamp":"2026-07-20T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"spawn_agent","arguments":` + strconv.Quote(args) + `,"call_id":"` + callID + `"}}` + "\n"
 	}
-	for link, target := range map[string]string{
-		filepath.Join(home, ".codex", "sessions"):                      disk,
-		filepath.Join(disk, "2026", "07", "21"):                        moved,
-		filepath.Join(day, "rollout-2026-07-20T10-00-00-linked.jsonl"): filepath.Join(disk, "kept.jsonl"),
-		filepath.Join(day, "loop"):                                     disk,
+	output := func(callID, out string) string {
+		return `{"timestamp":"2026-07-20T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"` + callID + `","output":` + strconv.Quote(out) + `}}` + "\n"
+	}
+	// started is a sub_agent_activity event whose event_id names no call.
+	started := func(path string) string {
+		return `{"timestamp":"2026-07-20T09:00:04.000Z","type":"event_msg","payload":{"type":"sub_agent_activity","event_id":"evt_1","agent_thread_id":"` + child + `","agent_path":"` + path + `","kind":"started"}}` + "\n"
+	}
+	type link struct{ callID, name string }
+	for _, c := range []struct {
+		name  string
+		lines string
+		want  []link // the calls that get an agent part, and its name
+		calls []string
+	}{
+		{
+			// Multi-agent v1 without a collab_agent_spawn_end event: the
+			// output's agent_id names the thread.
+			name:  "output agent_id",
+			lines: spawn("call_A", `{"message":"Check the docs","agent_type":"explorer"}`) + output("call_A", `{"agent_id":"`+child+`","nickname":"Ada"}`),
+			want:  []link{{"call_A", "explorer"}},
+			calls: []string{"call_A"},
+		},
+		{
+			name:  "output agent_id without agent_type",
+			lines: spawn("call_A", `{"message":"Check the docs"}`) + output("call_A", `{"agent_id":"`+child+`","nickname":"Ada"}`),
+			want:  []link{{"call_A", "Ada"}},
+			calls: []string{"call_A"},
+		},
+		{
+			// Multi-agent v2: the output names the task path; an event
+			// that names the call by no id links the call of that path.
+			name: "event after the output, by its task path",
+			lines: spawn("call_L", `{"task_name":"lint","message":"Fix the lint errors"}`) +
+				output("call_L", `{"task_name":"/root/lint","nickname":null}`) +
+				spawn("call_D", `{"task_name":"docs","message":"Check the docs"}`) +
+				output("call_D", `{"task_name":"/root/docs","nickname":null}`) +
+				started("/root/docs"),
+			want:  []link{{"call_D", "docs"}},
+			calls: []string{"call_L", "call_D"},
+		},
+		{
+			// Before the output, the task name of the call's arguments
+			// tells its path; the output then adds no second part.
+			name: "event before the output, by its task name",
+			lines: spawn("call_D", `{"task_name":"docs","message":"Check the docs"}`) +
+				output("call_D", `{"task_name":"/root/docs","nickname":null}`) +
+				spawn("call_L", `{"task_name":"lint","message":"Fix the lint errors"}`) +
+				started("/root/lint") +
+				output("call_L", `{"task_name":"/root/lint","nickname":null}`),
+			want:  []link{{"call_L", "lint"}},
+			calls: []string{"call_L", "call_D"},
+		},
 	} {
-		if err := os.Symlink(target, link); err != nil {
-			t.Skipf("no symbolic links here: %v", err)
-		}
-	}
-	root := Format{}.Roots(nil, home)[0]
-	bs, err := Format{}.Bundles(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, b := range bs {
-		rel, _ := filepath.Rel(root, b.Name())
-		got = append(got, filepath.ToSlash(rel))
-	}
-	want := []string{
-		"2026/07/20/" + name,
-		"2026/07/20/rollout-2026-07-20T10-00-00-linked.jsonl",
-		"2026/07/21/rollout-2026-07-21T08-00-00-moved.jsonl",
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("bundles %q, want %q", got, want)
-	}
-	res, err := Format{}.Read(context.Background(), bs[1])
-	if err != nil || len(res.Sessions) != 1 || res.Sessions[0].SourceID != childID {
-		t.Errorf("Read through the links: %v, %v", res, err)
+		t.Run(c.name, func(t *testing.T) {
+			s := readString(t, meta+c.lines).Sessions[0]
+			var got []link
+			for _, id := range c.calls {
+				for _, p := range agentParts(t, s, id) {
+					if p.SessionID != child {
+						t.Errorf("call %s links %s, want %s", id, p.SessionID, child)
+					}
+					got = append(got, link{id, p.Name})
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("agent parts %v, want %v", got, c.want)
+			}
+		})
 	}
 }
