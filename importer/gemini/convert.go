@@ -179,7 +179,7 @@ func subagentTitle(s *importer.Session, run agentRun) string {
 	if run.name != "" {
 		return run.name
 	}
-	return "sub-agent"
+	return "Sub-agent"
 }
 
 // task is the task a JSON object holds in one of taskFields, "" when it
