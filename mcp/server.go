@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -49,6 +48,9 @@ type Config struct {
 	Logger *slog.Logger
 	// CallTimeout bounds one tool call (default 15s).
 	CallTimeout time.Duration
+	// MaxFrameBytes bounds one message read by Serve (default
+	// DefaultMaxFrameBytes); a longer one is refused and skipped.
+	MaxFrameBytes int
 }
 
 // DefaultCallTimeout bounds a tool call when Config.CallTimeout is zero.
@@ -78,16 +80,6 @@ func NewServer(cfg Config) *sdk.Server {
 		srv.AddTool(tl.tool, t.handler(tl))
 	}
 	return srv
-}
-
-// Serve runs the server on in and out (standard input and output for
-// loom mcp) until the client disconnects or ctx ends.
-func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser) error {
-	err := NewServer(cfg).Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
-	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
-		return nil
-	}
-	return fmt.Errorf("mcp server: %w", err)
 }
 
 // tool is one tool: what clients see and what runs it.
