@@ -75,3 +75,24 @@ func TestChatMarkdownOnTerminal(t *testing.T) {
 		t.Fatalf("/search does not highlight the match:\n%q", p.Raw())
 	}
 }
+
+// Ctrl+C during `loom run` on a terminal stops it as chat stops a turn:
+// chat's words, exit 130, and no "^C" echoed into the reply.
+func TestRunInterruptOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: strings.Repeat("slow words ", 200), Delay: 50 * time.Millisecond})
+	fx.extraEnv = fx.env
+	p := fx.startPTY(t, "run", "tell me slowly")
+	p.WaitFor(t, "slow words slow words")
+	p.Send("\x03")
+	if code := p.Wait(t); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, p.Output())
+	}
+	out := p.Output()
+	if !strings.Contains(out, "(interrupted: the reply was not kept; your message was)") {
+		t.Fatalf("run does not say what chat says:\n%s", out)
+	}
+	if strings.Contains(out, "^C") || strings.Contains(out, "loom: interrupted") {
+		t.Fatalf("stray ^C or the old message:\n%s", out)
+	}
+}

@@ -329,11 +329,14 @@ func (c *chat) turn(ctx context.Context, text string) error {
 		c.announced = true
 	}
 	if err != nil && agent.IsCancelled(err) && ctx.Err() == nil {
-		fmt.Fprintln(c.f.IO.ErrOut, c.f.IO.ColorScheme().Gray("(interrupted: the reply was not kept; your message was)"))
+		fmt.Fprintln(c.f.IO.ErrOut, c.f.IO.ColorScheme().Gray(interruptedTurn))
 		return nil
 	}
 	return err
 }
+
+// interruptedTurn is what chat and run say when Ctrl+C stops a turn.
+const interruptedTurn = "(interrupted: the reply was not kept; your message was)"
 
 const chatHelp = `/new             start a new session (this one is kept)
 /rename TITLE    rename this session

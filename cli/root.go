@@ -29,6 +29,9 @@ const (
 	ExitNotFound  = 3
 	ExitAmbiguous = 4
 	ExitLocked    = 5
+	// ExitInterrupted is a run stopped by Ctrl+C, as shells report it
+	// (128 + SIGINT).
+	ExitInterrupted = 130
 )
 
 // usageError is a mistake in how a command was called: an unknown flag or
