@@ -96,3 +96,23 @@ func TestRunInterruptOnTerminal(t *testing.T) {
 		t.Fatalf("stray ^C or the old message:\n%s", out)
 	}
 }
+
+// The resume header wraps to the terminal at word boundaries, with the
+// title quoted.
+func TestResumeHeaderWrapsOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: "noted"})
+	const title = "retry budget for the flaky integration tests of the payment service"
+	fx.mustLoom(t, "", "run", "--name", title, "hello")
+	fx.extraEnv = fx.env
+	p := fx.startPTYSize(t, 60, 30, "chat")
+	p.WaitFor(t, "›")
+	screen := p.Screen()
+	p.Send("\x04")
+	p.Wait(t)
+	header := screen[strings.Index(screen, "resuming session"):]
+	header = header[:strings.Index(header, "gpt-4o-mini)")]
+	if got := strings.Join(strings.Fields(header), " "); !strings.Contains(got, `"`+title+`"`) {
+		t.Fatalf("the header does not hold the quoted title in whole words:\n%s", screen)
+	}
+}

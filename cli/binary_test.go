@@ -266,10 +266,17 @@ func TestBinaryExportImport(t *testing.T) {
 // startPTY runs loom in the project directory on a 120×40 terminal.
 func (fx *fixture) startPTY(t *testing.T, args ...string) *termtest.Term {
 	t.Helper()
+	return fx.startPTYSize(t, 120, 40, args...)
+}
+
+// startPTYSize runs loom in the project directory on a cols×rows
+// terminal.
+func (fx *fixture) startPTYSize(t *testing.T, cols, rows int, args ...string) *termtest.Term {
+	t.Helper()
 	cmd := exec.Command(loomBinary(t), args...)
 	cmd.Dir = fx.project
 	cmd.Env = fx.binEnv("TERM=xterm-256color")
-	return termtest.Start(t, cmd, 120, 40)
+	return termtest.Start(t, cmd, cols, rows)
 }
 
 func TestPickerOnTerminal(t *testing.T) {

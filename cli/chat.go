@@ -179,8 +179,12 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 func (c *chat) resumed(ctx context.Context) error {
 	s := c.conv.Session()
 	cs := c.f.IO.ColorScheme()
-	fmt.Fprintf(c.f.IO.ErrOut, "%s %s %s (%s, %s)\n", cs.Gray("resuming session"), s.ID, cs.Bold(term.SanitizeLine(orDash(s.Title))),
-		human.Plural(s.MessageCount, "message"), term.SanitizeLine(s.Model))
+	title := "-"
+	if s.Title != "" {
+		title = strconv.Quote(term.SanitizeLine(s.Title))
+	}
+	fmt.Fprintln(c.f.IO.ErrOut, c.f.IO.WrapErr(fmt.Sprintf("%s %s %s (%s, %s)", cs.Gray("resuming session"), s.ID, cs.Bold(title),
+		human.Plural(s.MessageCount, "message"), term.SanitizeLine(s.Model))))
 	if c.opts.NoHistory {
 		return nil
 	}
