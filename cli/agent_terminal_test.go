@@ -116,3 +116,25 @@ func TestResumeHeaderWrapsOnTerminal(t *testing.T) {
 		t.Fatalf("the header does not hold the quoted title in whole words:\n%s", screen)
 	}
 }
+
+// With --show-thinking on a terminal, reasoning is rendered Markdown as
+// the reply is, behind a gutter, not raw ** and backticks.
+func TestShowThinkingRendersMarkdownOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Reasoning: "First **check** the `clock` setup.", Text: "All **good**."})
+	fx.extraEnv = fx.env
+	p := fx.startPTY(t, "chat", "--new", "--show-thinking")
+	p.WaitFor(t, "›")
+	p.Send("is the clock fake?\r")
+	waitScreen(t, p, "│ First check the clock setup.", "All good.")
+	if s := p.Screen(); strings.Contains(s, "**") || strings.Contains(s, "`") {
+		t.Fatalf("reasoning or reply left raw on the screen:\n%s", s)
+	}
+	if !strings.Contains(p.Raw(), "\x1b[1mcheck\x1b[m") {
+		t.Fatalf("reasoning not rendered:\n%q", p.Raw())
+	}
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+}
