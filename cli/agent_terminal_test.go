@@ -138,3 +138,16 @@ func TestShowThinkingRendersMarkdownOnTerminal(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, p.Output())
 	}
 }
+
+// The first screen of a new session on a terminal says which model
+// answers, in which project, and where the commands are.
+func TestChatWelcomeOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.extraEnv = fx.env
+	p := fx.startPTY(t, "chat")
+	waitScreen(t, p, "gpt-4o-mini via openai", "project api", "new session", "/help", "›")
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+}

@@ -158,6 +158,8 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 		if err := c.resumed(ctx); err != nil {
 			return err
 		}
+	} else if f.IO.CanPrompt() {
+		c.welcome()
 	}
 	// Ctrl+C cancels the running turn, not the program.
 	handler := func() {
@@ -173,26 +175,6 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 		return c.interactive(ctx)
 	}
 	return c.scripted(ctx)
-}
-
-// resumed says which session was resumed and shows its recent history.
-func (c *chat) resumed(ctx context.Context) error {
-	s := c.conv.Session()
-	cs := c.f.IO.ColorScheme()
-	title := "-"
-	if s.Title != "" {
-		title = strconv.Quote(term.SanitizeLine(s.Title))
-	}
-	fmt.Fprintln(c.f.IO.ErrOut, c.f.IO.WrapErr(fmt.Sprintf("%s %s %s (%s, %s)", cs.Gray("resuming session"), s.ID, cs.Bold(title),
-		human.Plural(s.MessageCount, "message"), term.SanitizeLine(s.Model))))
-	if c.opts.NoHistory {
-		return nil
-	}
-	limit := 10
-	if c.opts.FullHistory {
-		limit = 0
-	}
-	return c.showHistory(ctx, limit)
 }
 
 func (c *chat) showHistory(ctx context.Context, limit int) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/term"
 )
 
@@ -179,6 +180,11 @@ func printError(ios *term.IOStreams, err error) {
 			}
 			fmt.Fprintf(ios.ErrOut, "  %s\tupdated %s\n", strings.Join(fields, "\t"), loom.FormatTime(s.UpdatedAt))
 		}
+		return
+	}
+	if errors.Is(err, agent.ErrNoProvider) {
+		// A list to copy from, a line each.
+		fmt.Fprintln(ios.ErrOut, "loom: "+term.Sanitize(loom.ErrorMessage(err)))
 		return
 	}
 	msg := loom.ErrorMessage(err)
