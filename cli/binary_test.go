@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/termtest"
@@ -292,11 +292,10 @@ func TestPickerOnTerminal(t *testing.T) {
 	if strings.Contains(p.Output(), "Deploy notes") {
 		t.Fatal("the picker lists another project's session")
 	}
-	// Filter, then choose the best match.
-	p.Send("/")
-	time.Sleep(100 * time.Millisecond)
-	p.Send("explore")
-	time.Sleep(300 * time.Millisecond)
+	// Typing filters (a letter is never a command), then enter chooses
+	// the best match.
+	p.Send("explore retry")
+	waitScreen(t, p, "filter: explore retry", "1 of 5 sessions")
 	p.Send("\r")
 	// The chosen session is resumed in chat.
 	p.WaitFor(t, "resuming session "+fx.sub.ID)
@@ -305,11 +304,14 @@ func TestPickerOnTerminal(t *testing.T) {
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("picker exit %d:\n%s", code, p.Output())
 	}
+	if s, err := fx.openStore(t).Session(context.Background(), fx.sub.ID); err != nil || s.Title != "explore retry" {
+		t.Fatalf("typing in the picker changed the session: %+v, %v", s, err)
+	}
 
 	// Esc leaves without choosing.
 	p = fx.startPTY(t, "session", "resume")
 	p.WaitFor(t, "Fix the flaky test")
-	p.Send("q")
+	p.Send("\x1b")
 	if code := p.Wait(t); code != ExitError || !strings.Contains(p.Output(), "no session chosen") {
 		t.Fatalf("leaving the picker: exit %d\n%s", code, p.Output())
 	}
