@@ -106,12 +106,12 @@ func TestResumeHeaderWrapsOnTerminal(t *testing.T) {
 	fx.mustLoom(t, "", "run", "--name", title, "hello")
 	fx.extraEnv = fx.env
 	p := fx.startPTYSize(t, 60, 30, "chat")
-	p.WaitFor(t, "›")
+	waitScreen(t, p, "resuming session", "gpt-4o-mini)", "›")
 	screen := p.Screen()
 	p.Send("\x04")
 	p.Wait(t)
 	header := screen[strings.Index(screen, "resuming session"):]
-	header = header[:strings.Index(header, "gpt-4o-mini)")]
+	header = header[:max(strings.Index(header, "gpt-4o-mini)"), 0)]
 	if got := strings.Join(strings.Fields(header), " "); !strings.Contains(got, `"`+title+`"`) {
 		t.Fatalf("the header does not hold the quoted title in whole words:\n%s", screen)
 	}

@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/peterh/liner"
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
@@ -201,33 +199,20 @@ func (c *chat) detach(ctx context.Context) {
 	}
 }
 
-// interactive reads lines with editing and history on a terminal.
+// interactive reads messages on a terminal: wrapped, of one line or
+// several, with history.
 func (c *chat) interactive(ctx context.Context) error {
-	ln := liner.NewLiner()
-	defer ln.Close()
-	ln.SetCtrlCAborts(true)
 	d, _ := c.f.Dirs()
-	hist := d.HistoryFile()
-	if fh, err := os.Open(hist); err == nil {
-		ln.ReadHistory(fh)
-		fh.Close()
-	}
-	defer func() {
-		os.MkdirAll(d.State, 0o700)
-		if fh, err := os.Create(hist); err == nil {
-			ln.WriteHistory(fh)
-			fh.Close()
-		}
-	}()
+	hist := readHistory(d.HistoryFile())
+	defer func() { writeHistory(d.HistoryFile(), hist) }()
 	cs := c.f.IO.ColorScheme()
 	for {
-		line, err := ln.Prompt("› ")
-		if errors.Is(err, liner.ErrPromptAborted) {
+		line, err := term.ReadInput(ctx, c.f.IO, "› ", hist)
+		if errors.Is(err, term.ErrInputAborted) {
 			fmt.Fprintln(c.f.IO.ErrOut, cs.Gray("(Ctrl+D or /exit to quit)"))
 			continue
 		}
 		if errors.Is(err, io.EOF) {
-			fmt.Fprintln(c.f.IO.ErrOut)
 			return nil
 		}
 		if err != nil {
@@ -236,7 +221,9 @@ func (c *chat) interactive(ctx context.Context) error {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		ln.AppendHistory(line)
+		if len(hist) == 0 || hist[len(hist)-1] != line {
+			hist = append(hist, line)
+		}
 		quit, err := c.handle(ctx, line)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -334,7 +321,10 @@ const chatHelp = `/new             start a new session (this one is kept)
 /search QUERY    search all your sessions
 /compact         summarise the context now (history is kept)
 /help            this list
-/exit            leave (Ctrl+D too)`
+/exit            leave (Ctrl+D too)
+
+Enter sends; Alt+Enter, or a \ ending the line, starts a new line; a
+paste is one message, however many lines it has.`
 
 func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")

@@ -36,5 +36,5 @@ func (c *chat) welcome() {
 	cs := c.f.IO.ColorScheme()
 	fmt.Fprintln(c.f.IO.ErrOut, c.f.IO.WrapErr(fmt.Sprintf("%s %s %s", cs.Bold("loom"),
 		cs.Gray("·"), term.SanitizeLine(s.Model)+cs.Gray(" via "+term.SanitizeLine(s.Provider)+" · project ")+term.SanitizeLine(s.Project.Name)+cs.Gray(" · new session"))))
-	fmt.Fprintln(c.f.IO.ErrOut, cs.Gray(c.f.IO.WrapErr("Type a message and press Enter; /help lists the commands, Ctrl+D leaves.")))
+	fmt.Fprintln(c.f.IO.ErrOut, cs.Gray(c.f.IO.WrapErr("Enter sends, "+term.InputHelp+"; /help lists the commands, Ctrl+D leaves.")))
 }
