@@ -27,6 +27,9 @@ func TestAgentChatOnTerminal(t *testing.T) {
 	p.WaitFor(t, "slow words slow words")
 	p.Send("\x03") // Ctrl+C
 	p.WaitFor(t, "interrupted")
+	if strings.Contains(p.Output(), "^C") {
+		t.Fatalf("Ctrl+C left ^C in the reply:\n%s", p.Output())
+	}
 	p.Send("are you there?\r")
 	p.WaitFor(t, "still here")
 	p.Send("\x04") // Ctrl+D

@@ -169,6 +169,8 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 	}
 	f.onInterrupt.Store(&handler)
 	defer f.onInterrupt.Store(nil)
+	// Ctrl+C during a turn is not to leave "^C" in the reply.
+	defer f.IO.QuietInterrupt()()
 	if f.IO.CanPrompt() {
 		return c.interactive(ctx)
 	}

@@ -286,7 +286,7 @@ func TestOpeningImportedSessionMakesNoFork(t *testing.T) {
 		t.Fatalf("the resume header named %q: %v\n%s", header, err, r.stderr)
 	}
 	if n := strings.Count(r.stderr, header); n != 2 {
-		// The resume header and "session <id>" after the first reply.
+		// The resume header, and on exit how to resume it.
 		t.Fatalf("the fork's id is printed %d times before the first reply, want once:\n%s", n-1, r.stderr)
 	}
 	msgs, _ := st.Messages(context.Background(), fk.ID, loom.MessageQuery{Limit: 2})
