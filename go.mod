@@ -21,7 +21,6 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/kljensen/snowball v0.10.0
 	github.com/openai/openai-go/v3 v3.96.0
-	github.com/peterh/liner v1.2.3
 	github.com/spf13/cobra v1.10.2
 	github.com/yuin/goldmark v1.7.8
 	golang.org/x/sys v0.49.0

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -68,10 +69,26 @@ type Setup struct {
 	OnMCPError func(error)
 }
 
-// noProviderHelp is the one paragraph said when no model provider can be
-// found.
+// ErrNoProvider is in the chain of the error said when no model provider
+// can be found; its message is a short list of ways to configure one, a
+// line each, to copy and paste.
+var ErrNoProvider = errors.New("no model provider is configured")
+
+// noProviderError is ErrNoProvider, coded EINVALID.
+type noProviderError struct{ coded *loom.Error }
+
+func (e *noProviderError) Error() string   { return e.coded.Message }
+func (e *noProviderError) Unwrap() []error { return []error{e.coded, ErrNoProvider} }
+
+// noProviderHelp says how to configure a provider.
 func noProviderHelp(configFile string) error {
-	return loom.Errorf(loom.EINVALID, "no model provider is configured. Set OPENAI_API_KEY (with OPENAI_BASE_URL for any other OpenAI-compatible server: vLLM, llama.cpp, OpenRouter, LM Studio) or ANTHROPIC_API_KEY; or write provider, model and api_key into %s; or start Ollama on 127.0.0.1:11434, which loom uses when nothing else is set. LOOM_PROVIDER and LOOM_MODEL choose the provider and model.", configFile)
+	return &noProviderError{loom.Errorf(loom.EINVALID, `no model provider is configured; set one up and run loom again:
+  export OPENAI_API_KEY=sk-...         # OpenAI
+  export ANTHROPIC_API_KEY=sk-ant-...  # Anthropic
+  ollama pull llama3.2                 # Ollama, found at 127.0.0.1:11434
+For another OpenAI-compatible server (vLLM, llama.cpp, OpenRouter,
+LM Studio) set OPENAI_BASE_URL too; LOOM_MODEL chooses the model, and
+%s can hold provider, model and api_key.`, configFile)}
 }
 
 func (su *Setup) env(k string) string {

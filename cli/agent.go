@@ -123,8 +123,10 @@ func (f *Factory) openConversation(ctx context.Context, st loom.Store, c session
 		}
 	}
 	if src := conv.ContinuesImported(); src != nil && !f.JSON() {
-		fmt.Fprintf(f.IO.ErrOut, "Continuing the %s session %q in a fork of it that your first message makes (the import stays as it was): session %s\n",
-			src.Surface, src.Title, conv.Session().ID)
+		// The id of the fork follows: in the resume header, or run's
+		// "session <id>".
+		fmt.Fprintln(f.IO.ErrOut, f.IO.WrapErr(fmt.Sprintf("Continuing the %s session %q in a fork of it that your first message makes (the import stays as it was).",
+			src.Surface, term.SanitizeLine(src.Title))))
 	}
 	return conv, nil
 }

@@ -42,9 +42,22 @@ func TestAgentProviderErrors(t *testing.T) {
 func TestAgentNoProvider(t *testing.T) {
 	fx := newAgentFixture(t)
 	fx.env = []string{"OLLAMA_HOST=127.0.0.1:1"}
-	r := fx.loom(t, "", "run", "hello")
-	if r.code != ExitError || !strings.Contains(r.stderr, "OPENAI_API_KEY") || !strings.Contains(r.stderr, "ANTHROPIC_API_KEY") || !strings.Contains(r.stderr, "Ollama") {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	for _, args := range [][]string{{"run", "hello"}, {}} {
+		r := fx.loom(t, "", args...)
+		if r.code != ExitError {
+			t.Fatalf("loom %v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		// A short list to copy from, not one long paragraph.
+		for _, want := range []string{"\n  export OPENAI_API_KEY=", "\n  export ANTHROPIC_API_KEY=", "\n  ollama pull ", "OPENAI_BASE_URL"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("loom %v does not say %q:\n%s", args, want, r.stderr)
+			}
+		}
+		for _, l := range lines(r.stderr) {
+			if len(l) > 80 && !strings.Contains(l, "config.toml") {
+				t.Errorf("loom %v: line of %d characters:\n%s", args, len(l), l)
+			}
+		}
 	}
 	if st := fx.openStore(t); st != nil {
 		if l, _ := st.Sessions(t.Context(), loom.SessionFilter{}); len(l) != 0 {

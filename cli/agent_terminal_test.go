@@ -27,6 +27,9 @@ func TestAgentChatOnTerminal(t *testing.T) {
 	p.WaitFor(t, "slow words slow words")
 	p.Send("\x03") // Ctrl+C
 	p.WaitFor(t, "interrupted")
+	if strings.Contains(p.Output(), "^C") {
+		t.Fatalf("Ctrl+C left ^C in the reply:\n%s", p.Output())
+	}
 	p.Send("are you there?\r")
 	p.WaitFor(t, "still here")
 	p.Send("\x04") // Ctrl+D
@@ -73,5 +76,81 @@ func TestChatMarkdownOnTerminal(t *testing.T) {
 	}
 	if !strings.Contains(p.Raw(), "\x1b[1;33mloop\x1b[m") {
 		t.Fatalf("/search does not highlight the match:\n%q", p.Raw())
+	}
+}
+
+// Ctrl+C during `loom run` on a terminal stops it as chat stops a turn:
+// chat's words, exit 130, and no "^C" echoed into the reply.
+func TestRunInterruptOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: strings.Repeat("slow words ", 200), Delay: 50 * time.Millisecond})
+	fx.extraEnv = fx.env
+	p := fx.startPTY(t, "run", "tell me slowly")
+	p.WaitFor(t, "slow words slow words")
+	p.Send("\x03")
+	if code := p.Wait(t); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, p.Output())
+	}
+	out := p.Output()
+	if !strings.Contains(out, "(interrupted: the reply was not kept; your message was)") {
+		t.Fatalf("run does not say what chat says:\n%s", out)
+	}
+	if strings.Contains(out, "^C") || strings.Contains(out, "loom: interrupted") {
+		t.Fatalf("stray ^C or the old message:\n%s", out)
+	}
+}
+
+// The resume header wraps to the terminal at word boundaries, with the
+// title quoted.
+func TestResumeHeaderWrapsOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: "noted"})
+	const title = "retry budget for the flaky integration tests of the payment service"
+	fx.mustLoom(t, "", "run", "--name", title, "hello")
+	fx.extraEnv = fx.env
+	p := fx.startPTYSize(t, 60, 30, "chat")
+	waitScreen(t, p, "resuming session", "gpt-4o-mini)", "›")
+	screen := p.Screen()
+	p.Send("\x04")
+	p.Wait(t)
+	header := screen[strings.Index(screen, "resuming session"):]
+	header = header[:max(strings.Index(header, "gpt-4o-mini)"), 0)]
+	if got := strings.Join(strings.Fields(header), " "); !strings.Contains(got, `"`+title+`"`) {
+		t.Fatalf("the header does not hold the quoted title in whole words:\n%s", screen)
+	}
+}
+
+// With --show-thinking on a terminal, reasoning is rendered Markdown as
+// the reply is, behind a gutter, not raw ** and backticks.
+func TestShowThinkingRendersMarkdownOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Reasoning: "First **check** the `clock` setup.", Text: "All **good**."})
+	fx.extraEnv = fx.env
+	p := fx.startPTY(t, "chat", "--new", "--show-thinking")
+	p.WaitFor(t, "›")
+	p.Send("is the clock fake?\r")
+	waitScreen(t, p, "│ First check the clock setup.", "All good.")
+	if s := p.Screen(); strings.Contains(s, "**") || strings.Contains(s, "`") {
+		t.Fatalf("reasoning or reply left raw on the screen:\n%s", s)
+	}
+	if !strings.Contains(p.Raw(), "\x1b[1mcheck\x1b[m") {
+		t.Fatalf("reasoning not rendered:\n%q", p.Raw())
+	}
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+}
+
+// The first screen of a new session on a terminal says which model
+// answers, in which project, and where the commands are.
+func TestChatWelcomeOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.extraEnv = fx.env
+	p := fx.startPTY(t, "chat")
+	waitScreen(t, p, "gpt-4o-mini via openai", "project api", "new session", "/help", "›")
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/termtest"
@@ -266,10 +266,17 @@ func TestBinaryExportImport(t *testing.T) {
 // startPTY runs loom in the project directory on a 120×40 terminal.
 func (fx *fixture) startPTY(t *testing.T, args ...string) *termtest.Term {
 	t.Helper()
+	return fx.startPTYSize(t, 120, 40, args...)
+}
+
+// startPTYSize runs loom in the project directory on a cols×rows
+// terminal.
+func (fx *fixture) startPTYSize(t *testing.T, cols, rows int, args ...string) *termtest.Term {
+	t.Helper()
 	cmd := exec.Command(loomBinary(t), args...)
 	cmd.Dir = fx.project
 	cmd.Env = fx.binEnv("TERM=xterm-256color")
-	return termtest.Start(t, cmd, 120, 40)
+	return termtest.Start(t, cmd, cols, rows)
 }
 
 func TestPickerOnTerminal(t *testing.T) {
@@ -285,11 +292,10 @@ func TestPickerOnTerminal(t *testing.T) {
 	if strings.Contains(p.Output(), "Deploy notes") {
 		t.Fatal("the picker lists another project's session")
 	}
-	// Filter, then choose the best match.
-	p.Send("/")
-	time.Sleep(100 * time.Millisecond)
-	p.Send("explore")
-	time.Sleep(300 * time.Millisecond)
+	// Typing filters (a letter is never a command), then enter chooses
+	// the best match.
+	p.Send("explore retry")
+	waitScreen(t, p, "filter: explore retry", "1 of 5 sessions")
 	p.Send("\r")
 	// The chosen session is resumed in chat.
 	p.WaitFor(t, "resuming session "+fx.sub.ID)
@@ -298,11 +304,14 @@ func TestPickerOnTerminal(t *testing.T) {
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("picker exit %d:\n%s", code, p.Output())
 	}
+	if s, err := fx.openStore(t).Session(context.Background(), fx.sub.ID); err != nil || s.Title != "explore retry" {
+		t.Fatalf("typing in the picker changed the session: %+v, %v", s, err)
+	}
 
 	// Esc leaves without choosing.
 	p = fx.startPTY(t, "session", "resume")
 	p.WaitFor(t, "Fix the flaky test")
-	p.Send("q")
+	p.Send("\x1b")
 	if code := p.Wait(t); code != ExitError || !strings.Contains(p.Output(), "no session chosen") {
 		t.Fatalf("leaving the picker: exit %d\n%s", code, p.Output())
 	}

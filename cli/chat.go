@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/peterh/liner"
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
@@ -158,6 +156,8 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 		if err := c.resumed(ctx); err != nil {
 			return err
 		}
+	} else if f.IO.CanPrompt() {
+		c.welcome()
 	}
 	// Ctrl+C cancels the running turn, not the program.
 	handler := func() {
@@ -169,26 +169,12 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 	}
 	f.onInterrupt.Store(&handler)
 	defer f.onInterrupt.Store(nil)
+	// Ctrl+C during a turn is not to leave "^C" in the reply.
+	defer f.IO.QuietInterrupt()()
 	if f.IO.CanPrompt() {
 		return c.interactive(ctx)
 	}
 	return c.scripted(ctx)
-}
-
-// resumed says which session was resumed and shows its recent history.
-func (c *chat) resumed(ctx context.Context) error {
-	s := c.conv.Session()
-	cs := c.f.IO.ColorScheme()
-	fmt.Fprintf(c.f.IO.ErrOut, "%s %s %s (%s, %s)\n", cs.Gray("resuming session"), s.ID, cs.Bold(term.SanitizeLine(orDash(s.Title))),
-		human.Plural(s.MessageCount, "message"), term.SanitizeLine(s.Model))
-	if c.opts.NoHistory {
-		return nil
-	}
-	limit := 10
-	if c.opts.FullHistory {
-		limit = 0
-	}
-	return c.showHistory(ctx, limit)
 }
 
 func (c *chat) showHistory(ctx context.Context, limit int) error {
@@ -215,33 +201,20 @@ func (c *chat) detach(ctx context.Context) {
 	}
 }
 
-// interactive reads lines with editing and history on a terminal.
+// interactive reads messages on a terminal: wrapped, of one line or
+// several, with history.
 func (c *chat) interactive(ctx context.Context) error {
-	ln := liner.NewLiner()
-	defer ln.Close()
-	ln.SetCtrlCAborts(true)
 	d, _ := c.f.Dirs()
-	hist := d.HistoryFile()
-	if fh, err := os.Open(hist); err == nil {
-		ln.ReadHistory(fh)
-		fh.Close()
-	}
-	defer func() {
-		os.MkdirAll(d.State, 0o700)
-		if fh, err := os.Create(hist); err == nil {
-			ln.WriteHistory(fh)
-			fh.Close()
-		}
-	}()
+	hist := readHistory(d.HistoryFile())
+	defer func() { writeHistory(d.HistoryFile(), hist) }()
 	cs := c.f.IO.ColorScheme()
 	for {
-		line, err := ln.Prompt("› ")
-		if errors.Is(err, liner.ErrPromptAborted) {
+		line, err := term.ReadInput(ctx, c.f.IO, "› ", hist)
+		if errors.Is(err, term.ErrInputAborted) {
 			fmt.Fprintln(c.f.IO.ErrOut, cs.Gray("(Ctrl+D or /exit to quit)"))
 			continue
 		}
 		if errors.Is(err, io.EOF) {
-			fmt.Fprintln(c.f.IO.ErrOut)
 			return nil
 		}
 		if err != nil {
@@ -250,7 +223,9 @@ func (c *chat) interactive(ctx context.Context) error {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		ln.AppendHistory(line)
+		if len(hist) == 0 || hist[len(hist)-1] != line {
+			hist = append(hist, line)
+		}
 		quit, err := c.handle(ctx, line)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -329,11 +304,14 @@ func (c *chat) turn(ctx context.Context, text string) error {
 		c.announced = true
 	}
 	if err != nil && agent.IsCancelled(err) && ctx.Err() == nil {
-		fmt.Fprintln(c.f.IO.ErrOut, c.f.IO.ColorScheme().Gray("(interrupted: the reply was not kept; your message was)"))
+		fmt.Fprintln(c.f.IO.ErrOut, c.f.IO.ColorScheme().Gray(interruptedTurn))
 		return nil
 	}
 	return err
 }
+
+// interruptedTurn is what chat and run say when Ctrl+C stops a turn.
+const interruptedTurn = "(interrupted: the reply was not kept; your message was)"
 
 const chatHelp = `/new             start a new session (this one is kept)
 /rename TITLE    rename this session
@@ -345,7 +323,10 @@ const chatHelp = `/new             start a new session (this one is kept)
 /search QUERY    search all your sessions
 /compact         summarise the context now (history is kept)
 /help            this list
-/exit            leave (Ctrl+D too)`
+/exit            leave (Ctrl+D too)
+
+Enter sends; Alt+Enter, or a \ ending the line, starts a new line; a
+paste is one message, however many lines it has.`
 
 func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")

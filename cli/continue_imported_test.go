@@ -285,6 +285,10 @@ func TestOpeningImportedSessionMakesNoFork(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the resume header named %q: %v\n%s", header, err, r.stderr)
 	}
+	if n := strings.Count(r.stderr, header); n != 2 {
+		// The resume header, and on exit how to resume it.
+		t.Fatalf("the fork's id is printed %d times before the first reply, want once:\n%s", n-1, r.stderr)
+	}
 	msgs, _ := st.Messages(context.Background(), fk.ID, loom.MessageQuery{Limit: 2})
 	if fk.Kind != loom.KindFork || fk.ParentID != src.ID || fk.Model != "gpt-4o-mini" || !strings.HasPrefix(fk.Key, "cli:api:") ||
 		len(msgs) != 2 || msgs[0].Text() != "Where were we?" {

@@ -34,15 +34,11 @@ func waitScreen(t *testing.T, p *termtest.Term, want ...string) {
 	}
 }
 
-// filterTo types a filter, waits for want, and gives the keys back to
-// the list, the filter still set.
+// filterTo types a filter and waits for want.
 func filterTo(t *testing.T, p *termtest.Term, filter string, want ...string) {
 	t.Helper()
-	p.Send("/")
 	p.Send(filter)
 	waitScreen(t, p, append([]string{"filter: " + filter}, want...)...)
-	p.Send("\x1b")
-	waitScreen(t, p, "r rename")
 }
 
 // TestPickerDrivesOnTerminal drives the picker of `loom chat -r` through
@@ -54,37 +50,38 @@ func TestPickerDrivesOnTerminal(t *testing.T) {
 	defer srv.Close()
 	fx.extraEnv = []string{"OPENAI_BASE_URL=" + srv.BaseURL(), "OPENAI_API_KEY=test"}
 	p := fx.startPTY(t, "chat", "-r")
-	waitScreen(t, p, "Sessions in api", "Fix the flaky test", "explore retry", "Twin", "5 sessions", "r rename")
+	waitScreen(t, p, "Sessions in api", "Fix the flaky test", "explore retry", "Twin", "5 sessions", "ctrl+r rename")
 	if strings.Contains(p.Screen(), "Deploy notes") {
 		t.Fatalf("another project's session is listed:\n%s", p.Screen())
 	}
 
-	// Filter; the preview shows the selected session's newest messages.
-	p.Send("/")
+	// Typing filters; the preview shows the selected session's newest
+	// messages.
 	p.Send("Fix the flaky")
 	waitScreen(t, p, "filter: Fix the flaky", "1 of 5 sessions", "You're welcome — the fix is in clock.go.", "#9 assistant", "Use a fake clock then.")
 	if strings.Contains(p.Screen(), "explore retry") {
 		t.Fatalf("the filter keeps a session it does not match:\n%s", p.Screen())
 	}
 
-	// Esc leaves the filter set and gives the keys back: rename.
-	p.Send("\x1b")
-	waitScreen(t, p, "r rename", "esc clear filter")
-	p.Send("r")
+	// Ctrl+R renames, after a y.
+	waitScreen(t, p, "ctrl+r rename", "esc clear filter")
+	p.Send("\x12")
 	waitScreen(t, p, "title: Fix the flaky test")
 	p.Send("\x15Retry clock fix\r")
+	waitScreen(t, p, `Rename "Fix the flaky test" to "Retry clock fix"? y to save`)
+	p.Send("y")
 	waitScreen(t, p, `Renamed to "Retry clock fix".`, "Retry clock fix")
 
 	// Archive one twin, delete the other (after a y).
 	p.Send("\x1b")
 	waitScreen(t, p, "5 sessions", "esc quit")
 	filterTo(t, p, "first twin", "1 of 5 sessions", "cli:api:1")
-	p.Send("a")
+	p.Send("\x18")
 	waitScreen(t, p, `Archived "Twin"; loom session unarchive`, "0 of 4 sessions")
 	p.Send("\x1b")
 	waitScreen(t, p, "4 sessions", "esc quit")
 	filterTo(t, p, "second twin", "1 of 4 sessions", "cli:api:2")
-	p.Send("d")
+	p.Send("\x04")
 	waitScreen(t, p, `Move "Twin" to the trash? y to confirm`)
 	p.Send("y")
 	waitScreen(t, p, `Moved "Twin" to the trash; loom session restore`, "0 of 3 sessions")
@@ -103,7 +100,6 @@ func TestPickerDrivesOnTerminal(t *testing.T) {
 	// Widen to every project, and choose another project's session.
 	p.Send("\x01")
 	waitScreen(t, p, "Sessions in all projects", "Deploy notes", "ctrl+a this project")
-	p.Send("/")
 	p.Send("Deploy")
 	waitScreen(t, p, "filter: Deploy", "With the deploy script.")
 	p.Send("\r")
@@ -140,7 +136,7 @@ func TestPickerWithoutColor(t *testing.T) {
 			fx.extraEnv = []string{"NO_COLOR=1"}
 		}
 		p := cmd(t, args...)
-		waitScreen(t, p, "Sessions in api", "Fix the flaky test", "▌", "r rename")
+		waitScreen(t, p, "Sessions in api", "Fix the flaky test", "▌", "ctrl+r rename")
 		p.Send("\t")
 		p.Send("fake")
 		waitScreen(t, p, "Use a fake clock then.")

@@ -79,9 +79,7 @@ func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 		if !r.showThinking || strings.TrimSpace(p.Text) == "" {
 			return
 		}
-		for _, l := range strings.Split(strings.TrimRight(term.Sanitize(p.Text), "\n"), "\n") {
-			b.WriteString(r.cs.Gray("│ "+l) + "\n")
-		}
+		b.WriteString(thinkingBlock(r.cs, p.Text, r.ios.TerminalWidth()))
 	case loom.PartTool:
 		b.WriteString(r.toolLine(p) + "\n")
 	case loom.PartFile:

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/term"
 )
 
@@ -29,6 +30,9 @@ const (
 	ExitNotFound  = 3
 	ExitAmbiguous = 4
 	ExitLocked    = 5
+	// ExitInterrupted is a run stopped by Ctrl+C, as shells report it
+	// (128 + SIGINT).
+	ExitInterrupted = 130
 )
 
 // usageError is a mistake in how a command was called: an unknown flag or
@@ -176,6 +180,11 @@ func printError(ios *term.IOStreams, err error) {
 			}
 			fmt.Fprintf(ios.ErrOut, "  %s\tupdated %s\n", strings.Join(fields, "\t"), loom.FormatTime(s.UpdatedAt))
 		}
+		return
+	}
+	if errors.Is(err, agent.ErrNoProvider) {
+		// A list to copy from, a line each.
+		fmt.Fprintln(ios.ErrOut, "loom: "+term.Sanitize(loom.ErrorMessage(err)))
 		return
 	}
 	msg := loom.ErrorMessage(err)

@@ -112,6 +112,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer conv.Close(ctx)
 	announced := conv.Session().ID
 	fmt.Fprintf(f.IO.ErrOut, "session %s\n", announced)
+	// Ctrl+C ends the run; the terminal is not to print "^C" into the
+	// reply.
+	defer f.IO.QuietInterrupt()()
 	p := newTurnPrinter(f.IO, false)
 	emit := p.event
 	if f.JSON() {
@@ -136,6 +139,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		// Also after a failed turn: its prompt is stored, and this is
 		// how to try again.
 		fmt.Fprintf(f.IO.ErrOut, "resume this session with: loom run --resume %s PROMPT\n", s.ID)
+	}
+	if err != nil && agent.IsCancelled(err) && ctx.Err() != nil {
+		fmt.Fprintln(f.IO.ErrOut, interruptedTurn)
+		return &silentError{code: ExitInterrupted}
 	}
 	if err != nil {
 		return err

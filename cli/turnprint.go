@@ -28,6 +28,8 @@ type turnPrinter struct {
 	started bool // any text printed
 	// buf is the reply text as shown on stdout.
 	buf strings.Builder
+	// thinking is the reasoning shown so far and not yet redrawn.
+	thinking strings.Builder
 	// text receives the reply: escaped into stdout and buf on a
 	// terminal, else straight into both.
 	text     io.Writer
@@ -92,16 +94,20 @@ func (p *turnPrinter) event(e agent.Event) {
 	switch e.Kind {
 	case loom.EventText:
 		p.stopSpinner()
+		p.endThinking()
 		p.started = true
 		io.WriteString(p.text, e.Text)
 	case loom.EventReasoning:
 		if p.showThinking {
 			p.stopSpinner()
-			fmt.Fprint(p.ios.ErrOut, cs.Gray(term.Sanitize(e.Text)))
+			shown := term.Sanitize(e.Text)
+			p.thinking.WriteString(shown)
+			fmt.Fprint(p.ios.ErrOut, cs.Gray(shown))
 		}
 	case agent.EventToolStart:
 		if p.ios.IsStderrTTY() {
 			p.stopSpinner()
+			p.endThinking()
 			p.breakLine()
 			fmt.Fprintf(p.ios.ErrOut, "%s %s %s\n", cs.Cyan("⚙"), cs.Bold(term.SanitizeLine(e.Tool)), cs.Gray(truncate(term.SanitizeLine(e.Input), 80)))
 		}
@@ -116,6 +122,7 @@ func (p *turnPrinter) event(e agent.Event) {
 		}
 	case agent.EventCompacted:
 		p.stopSpinner()
+		p.endThinking()
 		fmt.Fprintln(p.ios.ErrOut, cs.Gray("(earlier messages were summarised to fit the context; history is kept)"))
 	}
 }
@@ -135,22 +142,47 @@ func (p *turnPrinter) end(final string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stopSpinner()
+	p.endThinking()
 	p.flushText()
 	if !p.started {
 		return
 	}
-	if p.ios.ColorEnabled() && final != "" && strings.TrimSpace(p.buf.String()) == strings.TrimSpace(term.Sanitize(final)) {
-		lines := screenLines(p.buf.String(), p.ios.TerminalWidth())
-		if lines < 40 {
-			// Erase the raw text and print the rendered reply.
-			fmt.Fprint(p.ios.Out, "\r"+cursorUp(lines-1)+ansi.EraseScreenBelow)
-			fmt.Fprint(p.ios.Out, term.RenderMarkdown(final, p.ios.TerminalWidth()))
-			return
-		}
+	if p.ios.ColorEnabled() && final != "" && strings.TrimSpace(p.buf.String()) == strings.TrimSpace(term.Sanitize(final)) &&
+		redraw(p.ios.Out, p.buf.String(), term.RenderMarkdown(final, p.ios.TerminalWidth()), p.ios.TerminalWidth()) {
+		return
 	}
 	if !strings.HasSuffix(p.buf.String(), "\n") {
 		fmt.Fprintln(p.ios.Out)
 	}
+}
+
+// endThinking ends the reasoning shown as it streamed: on a terminal it
+// is redrawn as rendered Markdown (thinkingBlock), as the reply is.
+func (p *turnPrinter) endThinking() {
+	shown := p.thinking.String()
+	if shown == "" {
+		return
+	}
+	p.thinking.Reset()
+	w := p.ios.TerminalWidth()
+	if p.ios.IsStderrTTY() && p.ios.ColorEnabled() && redraw(p.ios.ErrOut, shown, thinkingBlock(p.ios.ColorScheme(), shown, w), w) {
+		return
+	}
+	if !strings.HasSuffix(shown, "\n") {
+		fmt.Fprintln(p.ios.ErrOut)
+	}
+}
+
+// redraw replaces shown, the text just written to w with the cursor at
+// its end, by rendered, when shown fits on the screen; it reports
+// whether it did.
+func redraw(w io.Writer, shown, rendered string, width int) bool {
+	lines := screenLines(shown, width)
+	if lines >= 40 {
+		return false
+	}
+	fmt.Fprint(w, "\r"+cursorUp(lines-1)+ansi.EraseScreenBelow+rendered)
+	return true
 }
 
 // cursorUp moves the cursor n lines up. Zero is no move at all: a

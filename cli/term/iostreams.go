@@ -3,6 +3,7 @@ package term
 import (
 	"bufio"
 	"bytes"
+	"github.com/charmbracelet/x/ansi"
 	"io"
 	"os"
 
@@ -91,6 +92,16 @@ func (s *IOStreams) TerminalWidth() int {
 		return s.width
 	}
 	return 80
+}
+
+// WrapErr wraps text for standard error: at word boundaries to the
+// terminal's width on a terminal, unchanged when piped, so that scripts
+// read one line.
+func (s *IOStreams) WrapErr(text string) string {
+	if !s.stderrTTY {
+		return text
+	}
+	return ansi.Wordwrap(text, s.TerminalWidth(), "")
 }
 
 // SetColorEnabled turns colour off (false) whatever the terminal.

@@ -72,12 +72,11 @@ const (
 	modeSearch
 )
 
-// pickerInput is the text input that has the keyboard, if any.
+// pickerInput is the text input that has the keyboard.
 type pickerInput int
 
 const (
-	inputNone pickerInput = iota
-	inputFilter
+	inputFilter pickerInput = iota
 	inputSearch
 	inputRename
 )
@@ -135,6 +134,8 @@ type Picker struct {
 
 	renameIn textinput.Model
 	renameID string
+	// renameTo is the title a rename waits a confirming y for.
+	renameTo string
 	// deleteID is the session a delete waits a confirming y for.
 	deleteID string
 	status   string
@@ -176,6 +177,7 @@ func NewPicker(ctx context.Context, st PickerStore, opts PickerOptions) *Picker 
 	m.searchIn.Placeholder = "words to find in the messages"
 	m.renameIn = m.newInput("title: ")
 	m.renameIn.CharLimit = loom.MaxTitleBytes
+	m.typeInto()
 	return m
 }
 

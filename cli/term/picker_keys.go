@@ -12,15 +12,12 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// pickerKeys are the picker's keys. Those that work while a filter or a
-// query is typed are keys that type nothing; letters act only while no
-// text input has the keyboard.
+// pickerKeys are the picker's keys. Typing filters the sessions (or
+// types the search query), as in fzf, so the keys that act on a session
+// are control keys, which type nothing.
 var pickerKeys = struct {
 	up, down, pageUp, pageDown, choose, mode, scope, cancel key.Binding
-	// not while typing
-	upLetter, downLetter, top, bottom, filter, rename, archive, del, back, quit key.Binding
-	// while typing
-	doneTyping key.Binding
+	rename, archive, del, back                              key.Binding
 	// while renaming
 	save, cancelEdit key.Binding
 }{
@@ -32,17 +29,10 @@ var pickerKeys = struct {
 	mode:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "search messages")),
 	scope:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "all projects")),
 	cancel:     key.NewBinding(key.WithKeys("ctrl+c")),
-	upLetter:   key.NewBinding(key.WithKeys("k")),
-	downLetter: key.NewBinding(key.WithKeys("j")),
-	top:        key.NewBinding(key.WithKeys("home", "g")),
-	bottom:     key.NewBinding(key.WithKeys("end", "G")),
-	filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-	rename:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rename")),
-	archive:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "archive")),
-	del:        key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete")),
+	rename:     key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "rename")),
+	archive:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "archive")),
+	del:        key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "delete")),
 	back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "quit")),
-	quit:       key.NewBinding(key.WithKeys("q")),
-	doneTyping: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "done")),
 	save:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
 	cancelEdit: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 }
@@ -53,10 +43,12 @@ func (m *Picker) helpKeys() []key.Binding {
 	switch {
 	case m.deleteID != "":
 		return []key.Binding{key.NewBinding(key.WithHelp("y", "move to the trash")), key.NewBinding(key.WithHelp("any other key", "keep it"))}
+	case m.renameTo != "":
+		return []key.Binding{key.NewBinding(key.WithHelp("y", "save the title")), key.NewBinding(key.WithHelp("any other key", "keep the old one"))}
 	case m.input == inputRename:
 		return []key.Binding{k.save, k.cancelEdit}
 	}
-	mode, scope := k.mode, k.scope
+	mode, scope, back := k.mode, k.scope, k.back
 	if m.mode == modeSearch {
 		mode.SetHelp("tab", "sessions")
 	}
@@ -66,20 +58,13 @@ func (m *Picker) helpKeys() []key.Binding {
 	if m.opts.Project.ID == "" {
 		scope.SetEnabled(false)
 	}
-	if m.input != inputNone {
-		return []key.Binding{k.up, k.choose, mode, scope, k.doneTyping}
-	}
-	filter, back := k.filter, k.back
-	if m.mode == modeSearch {
-		filter.SetHelp("/", "edit query")
-	}
 	switch {
 	case m.mode == modeSearch:
 		back.SetHelp("esc", "sessions")
 	case m.filterIn.Value() != "":
 		back.SetHelp("esc", "clear filter")
 	}
-	return []key.Binding{k.up, k.choose, filter, mode, scope, k.rename, k.archive, k.del, back}
+	return []key.Binding{k.up, k.choose, mode, scope, k.rename, k.archive, k.del, back}
 }
 
 // key applies one key press.
@@ -99,6 +84,9 @@ func (m *Picker) key(k tea.KeyPressMsg) tea.Cmd {
 		m.setStatus("Kept.", false)
 		return nil
 	}
+	if m.renameTo != "" {
+		return m.confirmRename(k)
+	}
 	if m.input == inputRename {
 		return m.renameKey(k)
 	}
@@ -111,48 +99,12 @@ func (m *Picker) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.widen()
 	case key.Matches(k, keys.up):
 		m.move(-1)
-		return nil
 	case key.Matches(k, keys.down):
 		m.move(1)
-		return nil
 	case key.Matches(k, keys.pageUp):
 		m.move(-m.listRows())
-		return nil
 	case key.Matches(k, keys.pageDown):
 		m.move(m.listRows())
-		return nil
-	}
-	if m.input != inputNone {
-		if key.Matches(k, keys.doneTyping) {
-			m.doneTyping()
-			return nil
-		}
-		return m.typed(k)
-	}
-	return m.browseKey(k)
-}
-
-// browseKey applies a key while no text input has the keyboard.
-func (m *Picker) browseKey(k tea.KeyPressMsg) tea.Cmd {
-	keys := pickerKeys
-	switch {
-	case key.Matches(k, keys.upLetter):
-		m.move(-1)
-	case key.Matches(k, keys.downLetter):
-		m.move(1)
-	case key.Matches(k, keys.top):
-		m.cursor = 0
-		m.clamp()
-	case key.Matches(k, keys.bottom):
-		m.cursor = m.rowCount() - 1
-		m.clamp()
-	case key.Matches(k, keys.filter):
-		if m.mode == modeSearch {
-			m.input = inputSearch
-			return m.searchIn.Focus()
-		}
-		m.input = inputFilter
-		return m.filterIn.Focus()
 	case key.Matches(k, keys.rename):
 		return m.startRename()
 	case key.Matches(k, keys.archive):
@@ -165,21 +117,27 @@ func (m *Picker) browseKey(k tea.KeyPressMsg) tea.Cmd {
 			m.setStatus(fmt.Sprintf("Move %s to the trash? y to confirm, any other key keeps it.", m.titleOf(id)), false)
 		}
 	case key.Matches(k, keys.back):
-		switch {
-		case m.mode == modeSearch:
-			return m.switchMode()
-		case m.filterIn.Value() != "":
-			keep := m.selectedID()
-			m.filterIn.Reset()
-			m.matches = nil
-			m.selectID(keep)
-		default:
-			return m.quit()
-		}
-	case key.Matches(k, keys.quit):
-		return m.quit()
+		return m.back()
+	default:
+		return m.typed(k)
 	}
 	return nil
+}
+
+// back is esc: from the search to the sessions, else clear the filter,
+// else leave.
+func (m *Picker) back() tea.Cmd {
+	switch {
+	case m.mode == modeSearch:
+		return m.switchMode()
+	case m.filterIn.Value() != "":
+		keep := m.selectedID()
+		m.filterIn.Reset()
+		m.matches = nil
+		m.selectID(keep)
+		return nil
+	}
+	return m.quit()
 }
 
 func (m *Picker) quit() tea.Cmd {
@@ -211,12 +169,18 @@ func (m *Picker) typed(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// doneTyping gives the keyboard back to the list; the filter or the
-// results stay, so that the letter keys act on them.
-func (m *Picker) doneTyping() {
-	m.filterIn.Blur()
+// typeInto gives the keyboard to the input of the mode: the filter of
+// the sessions or the search query.
+func (m *Picker) typeInto() tea.Cmd {
+	m.renameIn.Blur()
+	if m.mode == modeSearch {
+		m.filterIn.Blur()
+		m.input = inputSearch
+		return m.searchIn.Focus()
+	}
 	m.searchIn.Blur()
-	m.input = inputNone
+	m.input = inputFilter
+	return m.filterIn.Focus()
 }
 
 // refilter ranks the loaded sessions against the filter, best first.
@@ -282,15 +246,13 @@ func (m *Picker) switchMode() tea.Cmd {
 	m.deleteID = ""
 	if m.mode == modeSearch {
 		m.mode = modeSessions
-		m.doneTyping()
+		cmd := m.typeInto()
 		m.cursor, m.offset = 0, 0
 		m.selectID(keep)
-		return nil
+		return cmd
 	}
 	m.mode = modeSearch
-	m.doneTyping()
-	m.input = inputSearch
-	cmd := m.searchIn.Focus()
+	cmd := m.typeInto()
 	if m.searchIn.Value() == "" && m.filterIn.Value() != "" {
 		m.searchIn.SetValue(m.filterIn.Value())
 		m.searchIn.CursorEnd()
@@ -360,6 +322,8 @@ func (m *Picker) startRename() tea.Cmd {
 	m.renameID = id
 	m.renameIn.SetValue(SanitizeLine(title))
 	m.renameIn.CursorEnd()
+	m.filterIn.Blur()
+	m.searchIn.Blur()
 	m.input = inputRename
 	return m.renameIn.Focus()
 }
@@ -367,8 +331,7 @@ func (m *Picker) startRename() tea.Cmd {
 func (m *Picker) renameKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, pickerKeys.cancelEdit):
-		m.endRename()
-		return nil
+		return m.endRename()
 	case key.Matches(k, pickerKeys.save):
 		title := strings.TrimSpace(m.renameIn.Value())
 		if title == "" {
@@ -379,22 +342,35 @@ func (m *Picker) renameKey(k tea.KeyPressMsg) tea.Cmd {
 			m.setStatus(loom.ErrorMessage(err), true)
 			return nil
 		}
-		id := m.renameID
-		m.endRename()
-		ctx, st := m.ctx, m.st
-		return func() tea.Msg {
-			s, err := st.UpdateSession(ctx, id, loom.SessionUpdate{Title: &title})
-			return renamedMsg{s: s, err: err}
-		}
+		// Asked before it is saved: a key typed by mistake is not a
+		// new title.
+		m.renameTo = title
+		m.setStatus(fmt.Sprintf("Rename %s to %q? y to save, any other key keeps the old title.", m.titleOf(m.renameID), title), false)
+		return nil
 	}
 	return m.typed(k)
 }
 
-// endRename leaves the title input; the list is browsed again.
-func (m *Picker) endRename() {
-	m.renameIn.Blur()
+// confirmRename saves the title typed on y.
+func (m *Picker) confirmRename(k tea.KeyPressMsg) tea.Cmd {
+	id, title := m.renameID, m.renameTo
+	m.renameTo = ""
+	cmd := m.endRename()
+	if k.String() != "y" {
+		m.setStatus("Kept the old title.", false)
+		return cmd
+	}
+	ctx, st := m.ctx, m.st
+	return tea.Batch(cmd, func() tea.Msg {
+		s, err := st.UpdateSession(ctx, id, loom.SessionUpdate{Title: &title})
+		return renamedMsg{s: s, err: err}
+	})
+}
+
+// endRename leaves the title input; typing filters again.
+func (m *Picker) endRename() tea.Cmd {
 	m.renameID = ""
-	m.input = inputNone
+	return m.typeInto()
 }
 
 func (m *Picker) archiveCmd(id string) tea.Cmd {

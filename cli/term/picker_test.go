@@ -105,7 +105,8 @@ func press(m *Picker, keys ...string) (quit bool) {
 		"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "tab": {Code: tea.KeyTab},
 		"down": {Code: tea.KeyDown}, "up": {Code: tea.KeyUp}, "end": {Code: tea.KeyEnd},
 		"backspace": {Code: tea.KeyBackspace}, "ctrl+a": {Code: 'a', Mod: tea.ModCtrl}, "ctrl+u": {Code: 'u', Mod: tea.ModCtrl},
-		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
+		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "ctrl+r": {Code: 'r', Mod: tea.ModCtrl},
+		"ctrl+x": {Code: 'x', Mod: tea.ModCtrl}, "ctrl+d": {Code: 'd', Mod: tea.ModCtrl},
 	}
 	for _, k := range keys {
 		if msg, ok := special[k]; ok {
@@ -204,7 +205,7 @@ func TestPickerFilter(t *testing.T) {
 	m := ps.open(t, true)
 	// A filter reads every page, so that it finds sessions not yet
 	// shown: the needle is the oldest.
-	press(m, "/", "hystk")
+	press(m, "hystk")
 	wantScreen(t, m, "filter: hystk", "1 of 253 sessions", "needle in the haystack")
 	noScreen(t, m, "Fix the flaky test")
 	// Title, key and last prompt are matched, best first.
@@ -212,14 +213,12 @@ func TestPickerFilter(t *testing.T) {
 	wantScreen(t, m, "write the changelog")
 	press(m, "ctrl+u", "api:refac")
 	wantSelected(t, m, ps.refactor)
-	// Esc leaves the filter set; a second esc clears it.
-	press(m, "esc")
-	wantScreen(t, m, "filter: api:refac", "Refactor parser")
+	// Esc clears the filter.
 	press(m, "esc")
 	wantScreen(t, m, "Fix the flaky test", "253 sessions")
 	wantSelected(t, m, ps.refactor) // clearing the filter keeps the selection
 	// Enter while typing takes the best match.
-	if quit := press(m, "/", "flaky", "enter"); !quit || m.Chosen() == nil || m.Chosen().ID != ps.fix.ID {
+	if quit := press(m, "flaky", "enter"); !quit || m.Chosen() == nil || m.Chosen().ID != ps.fix.ID {
 		t.Fatalf("enter chose %v (quit %v)", m.Chosen(), quit)
 	}
 }
@@ -245,7 +244,7 @@ func TestPickerSearch(t *testing.T) {
 	press(m, "tab")
 	wantScreen(t, m, "Refactor parser", "3 matches")
 	// A filter typed becomes the query.
-	press(m, "ctrl+u", "tab", "/", "changelog", "tab")
+	press(m, "ctrl+u", "tab", "changelog", "tab")
 	wantScreen(t, m, "search: changelog", "1 match · user #1: write the changelog")
 	press(m, "ctrl+u", "nothingmatchesthis")
 	wantScreen(t, m, "No messages match.")
@@ -260,24 +259,38 @@ func TestPickerRenameArchiveDelete(t *testing.T) {
 	ctx := context.Background()
 	m := ps.open(t, true)
 
-	// Rename: the title is edited in place.
-	press(m, "r")
+	// Letters filter; they act on no session.
+	press(m, "rad", "enter")
+	if s, _ := ps.Session(ctx, ps.fix.ID); s.Title != "Fix the flaky test" || s.ArchivedAt != nil || s.DeletedAt != nil {
+		t.Fatalf("typing changed a session: %+v", s)
+	}
+	m = ps.open(t, true)
+
+	// Rename: the title is edited in place, and saved after a y.
+	press(m, "ctrl+r")
 	wantScreen(t, m, "title: Fix the flaky test", "enter save")
 	press(m, "ctrl+u", "Retry uses a fake clock", "enter")
+	wantScreen(t, m, `Rename "Fix the flaky test" to "Retry uses a fake clock"? y to save`)
+	if s, _ := ps.Session(ctx, ps.fix.ID); s.Title != "Fix the flaky test" {
+		t.Fatalf("renamed before the y: %q", s.Title)
+	}
+	press(m, "y")
 	wantScreen(t, m, "Retry uses a fake clock", `Renamed to "Retry uses a fake clock".`)
 	if s, _ := ps.Session(ctx, ps.fix.ID); s.Title != "Retry uses a fake clock" {
 		t.Fatalf("stored title %q", s.Title)
 	}
-	press(m, "r", "ctrl+u", "esc")
+	press(m, "ctrl+r", "ctrl+u", "Other", "enter", "n")
+	wantScreen(t, m, "Kept the old title.")
+	press(m, "ctrl+r", "ctrl+u", "esc")
 	if s, _ := ps.Session(ctx, ps.fix.ID); s.Title != "Retry uses a fake clock" {
-		t.Fatal("esc renamed")
+		t.Fatal("esc or n renamed")
 	}
-	press(m, "r", "ctrl+u", "enter")
+	press(m, "ctrl+r", "ctrl+u", "enter")
 	wantScreen(t, m, "A title cannot be empty.")
 	press(m, "esc")
 
 	// Archive: the session leaves the list, and later pickers.
-	press(m, "a")
+	press(m, "ctrl+x")
 	wantScreen(t, m, "Archived \"Retry uses a fake clock\"; loom session unarchive")
 	if n := strings.Count(screen(m), "Retry uses a fake clock"); n != 1 {
 		t.Fatalf("the archived session is still listed:\n%s", screen(m))
@@ -289,11 +302,11 @@ func TestPickerRenameArchiveDelete(t *testing.T) {
 
 	// Delete asks first; anything but y keeps the session.
 	wantSelected(t, m, ps.untitled)
-	press(m, "d")
+	press(m, "ctrl+d")
 	wantScreen(t, m, "Move \"write the changelog\" to the trash? y to confirm", "y move to the trash")
 	press(m, "n")
 	wantScreen(t, m, "Kept.", "cli:api:notes")
-	press(m, "d", "y")
+	press(m, "ctrl+d", "y")
 	noScreen(t, m, "cli:api:notes")
 	wantScreen(t, m, "to the trash; loom session restore")
 	if s, _ := ps.Session(ctx, ps.untitled.ID); s.DeletedAt == nil {
@@ -301,7 +314,7 @@ func TestPickerRenameArchiveDelete(t *testing.T) {
 	}
 
 	// The same keys act on a search result.
-	press(m, "tab", "lexer", "esc", "a")
+	press(m, "tab", "lexer", "ctrl+x")
 	wantScreen(t, m, "No messages match.")
 	if s, _ := ps.Session(ctx, ps.refactor.ID); s.ArchivedAt == nil {
 		t.Fatal("archiving a search result did not archive it")
@@ -341,22 +354,17 @@ func TestPickerWiden(t *testing.T) {
 func TestPickerLeaves(t *testing.T) {
 	ps := newPickerStore(t, 0)
 	m := ps.open(t, true)
-	// Esc steps back: out of the typing, out of the filter, out of the
-	// picker.
-	press(m, "/", "flaky")
-	if press(m, "esc") || press(m, "esc") {
+	// Esc steps back: out of the filter, out of the picker.
+	press(m, "flaky")
+	if press(m, "esc") {
 		t.Fatal("esc left the picker with a filter set")
 	}
 	if !press(m, "esc") || m.Chosen() != nil {
 		t.Fatal("esc did not leave the picker")
 	}
 	m = ps.open(t, true)
-	if !press(m, "/", "ctrl+c") || m.Chosen() != nil {
+	if !press(m, "flaky", "ctrl+c") || m.Chosen() != nil {
 		t.Fatal("ctrl+c did not leave the picker")
-	}
-	m = ps.open(t, true)
-	if !press(m, "q") || m.Chosen() != nil {
-		t.Fatal("q did not leave the picker")
 	}
 	m = ps.open(t, true)
 	if !press(m, "down", "enter") || m.Chosen() == nil || m.Chosen().ID != ps.untitled.ID {
@@ -428,7 +436,7 @@ func TestPickerOpens10k(t *testing.T) {
 	m := NewPicker(context.Background(), ps, PickerOptions{UserID: "u", Project: apiProject, Color: true, Width: 120, Height: 40})
 	m.Settle(m.Init())
 	t0 := time.Now()
-	press(m, "/", "needle")
+	press(m, "needle")
 	d := time.Since(t0)
 	if m.next != nil {
 		t.Fatalf("the filter did not read every page:\n%s", screen(m))

@@ -164,9 +164,9 @@ func (m *Picker) inputLine(w int) string {
 	}
 	count := m.sty.dim.Render(m.countText())
 	if !in.Focused() && in.Value() == "" {
-		hint := "/ filters by title, key or last prompt"
+		hint := "type to filter by title, key or last prompt"
 		if m.mode == modeSearch {
-			hint = "/ types words to find in the messages"
+			hint = "type words to find in the messages"
 		}
 		return sides(m.sty.dim.Render(hint), count, w)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +52,7 @@ func Start(t testing.TB, cmd *exec.Cmd, cols, rows int) *Term {
 			if n > 0 {
 				p.mu.Lock()
 				p.raw.Write(buf[:n])
-				p.vt.Write(buf[:n])
+				p.vt.Write(keyboardProtocol.ReplaceAll(buf[:n], nil))
 				p.mu.Unlock()
 			}
 			if err != nil {
@@ -65,6 +66,13 @@ func Start(t testing.TB, cmd *exec.Cmd, cols, rows int) *Term {
 	})
 	return p
 }
+
+// keyboardProtocol matches the kitty keyboard protocol's requests (CSI
+// > flags u, CSI < u, CSI = flags ; mode u, CSI ? u), which terminals
+// without that protocol ignore and the emulator would misread as
+// "restore the cursor". A request split across two reads is rare enough
+// in tests to leave alone.
+var keyboardProtocol = regexp.MustCompile(`\x1b\[[<>=?][0-9;]*u`)
 
 // Send types s on the terminal's keyboard ("\r" is Enter, "\x03" Ctrl+C,
 // "\x04" Ctrl+D).

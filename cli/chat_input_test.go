@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom/openai/openaitest"
+)
+
+// lastUserText is what the user's message of the last request said.
+func (fx *agentFixture) lastUserText(t *testing.T) string {
+	t.Helper()
+	msgs := fx.lastRequest(t)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Content
+		}
+	}
+	t.Fatal("the last request has no user message")
+	return ""
+}
+
+// On a terminal, a paste of several lines is one message, and Alt+Enter
+// or a \ ending the line starts a new line instead of sending.
+func TestChatMultiLineInputOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: "pasted ok"}, openaitest.Reply{Text: "alt ok"}, openaitest.Reply{Text: "backslash ok"})
+	fx.extraEnv = fx.env
+	p := fx.startPTY(t, "chat", "--new")
+	p.WaitFor(t, "›")
+	steps := []struct{ keys, reply, want string }{
+		{"\x1b[200~first line\nsecond line\x1b[201~\r", "pasted ok", "first line\nsecond line"},
+		{"one\x1b\rtwo\r", "alt ok", "one\ntwo"},
+		{"three\\\rfour\r", "backslash ok", "three\nfour"},
+	}
+	for i, s := range steps {
+		p.Send(s.keys)
+		p.WaitFor(t, s.reply)
+		fx.waitRequests(t, i+1)
+		if n := len(fx.srv.Requests()); n != i+1 {
+			t.Fatalf("%q made %d requests, want %d", s.keys, n, i+1)
+		}
+		if got := fx.lastUserText(t); got != s.want {
+			t.Fatalf("%q sent %q, want %q", s.keys, got, s.want)
+		}
+	}
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+}
+
+// A prompt longer than the terminal is wide wraps, and stays whole on
+// the screen while typed and after it is sent.
+func TestChatLongPromptWrapsOnTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: "wrapped ok"})
+	fx.extraEnv = fx.env
+	p := fx.startPTYSize(t, 50, 30, "chat", "--new")
+	p.WaitFor(t, "›")
+	prompt := "alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november oscar papa quebec romeo sierra tango"
+	p.Send(prompt)
+	waitScreen(t, p, "alpha bravo", "sierra tango")
+	if !strings.Contains(strings.Join(strings.Fields(p.Screen()), " "), prompt) {
+		t.Fatalf("the prompt being typed is not shown whole:\n%s", p.Screen())
+	}
+	p.Send("\r")
+	waitScreen(t, p, "wrapped ok")
+	if got := strings.Join(strings.Fields(p.Screen()), " "); !strings.Contains(got, "› "+prompt) {
+		t.Fatalf("the prompt sent is not shown whole:\n%s", p.Screen())
+	}
+	if got := fx.lastUserText(t); got != prompt {
+		t.Fatalf("sent %q", got)
+	}
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package term
+
+func quietInterrupt(int) func() { return func() {} }
