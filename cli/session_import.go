@@ -68,7 +68,7 @@ one continues in a fork of it. See docs/import.md.`,
   ssh old-laptop loom session export --all | loom session import -
   loom session import --from all
   loom session import --from claude-code --dry-run --json
-  loom session import --from codex ~/backup/codex/sessions --since 2025-06-01
+  loom session import --from codex ~/backup/codex/sessions --since 2026-06-01
   loom session import --from all --watch
   loom session import --hook claude-code < hook-input.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -113,7 +113,7 @@ one continues in a fork of it. See docs/import.md.`,
 	cmd.Flags().StringVar(&opts.From, "from", "", "import another agent's sessions: claude-code, codex, gemini, opencode or all")
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep running and import changes as they are written (with --from)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be imported without writing (with --from)")
-	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2025-06-01, RFC 3339, or an age like 7d)")
+	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2026-06-01, RFC 3339, or an age like 7d)")
 	cmd.Flags().StringVar(&opts.Hook, "hook", "", "run from TOOL's hook: import the one session its JSON (stdin, or Codex's notify argument) names; claude-code, codex or gemini")
 	return cmd
 }
