@@ -94,6 +94,11 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(sessions) == 0 {
+		if err := checkSurface(ctx, st, f.User(), opts.Surface); err != nil {
+			return err
+		}
+	}
 	rows := make([]treeRow, len(sessions))
 	for i, s := range sessions {
 		rows[i] = treeRow{s: s}
@@ -184,7 +189,26 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		tp.AddField(human.FirstLine(s.LastPrompt), nil)
 		tp.EndRow()
 	}
-	return tp.Render()
+	if err := tp.Render(); err != nil {
+		return err
+	}
+	return listFooter(ctx, st, ios, filter, len(sessions))
+}
+
+// listFooter says on a terminal how many sessions a list with a limit
+// left out, as usage does: "… and 27 more (--limit 0 lists all)". Piped
+// and --json output is the rows alone.
+func listFooter(ctx context.Context, st loom.Store, ios *term.IOStreams, filter loom.SessionFilter, listed int) error {
+	if !ios.IsStdoutTTY() || filter.Limit == 0 || listed < filter.Limit {
+		return nil
+	}
+	filter.Limit = 0
+	all, err := st.Sessions(ctx, filter)
+	if err != nil {
+		return err
+	}
+	writeMore(ios, len(all)-listed)
+	return nil
 }
 
 // lineage orders sessions as a tree: each listed session that is not the
