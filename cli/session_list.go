@@ -167,11 +167,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		s := r.s
 		title := s.Title
 		if r.depth > 0 {
-			mark := "fork"
-			if s.Kind == loom.KindSubagent {
-				mark = "sub-agent"
-			}
-			title = strings.Repeat("  ", r.depth-1) + "└ " + mark + ": " + title
+			title = strings.Repeat("  ", r.depth-1) + "└ " + treeTitle(s)
 		}
 		titleColor := cs.Bold
 		if title == "" && ios.IsStdoutTTY() {
@@ -250,4 +246,19 @@ func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.S
 		rows = append(rows, treeRow{s: s, depth: d})
 	}
 	return rows, nil
+}
+
+// treeTitle is a child's title in a tree, led by what it is: "sub-agent:
+// T", and for a fork whose title is the default one the fork's suffix
+// moved to the front ("fork 2: plan", "rewound: plan"), so the line says
+// fork once.
+func treeTitle(s *loom.Session) string {
+	if s.Kind == loom.KindSubagent {
+		return "sub-agent: " + s.Title
+	}
+	base, mark := loom.SplitForkTitle(s.Title)
+	if mark == "" {
+		mark = "fork"
+	}
+	return mark + ": " + base
 }
