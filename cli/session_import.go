@@ -189,10 +189,15 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 	if !f.JSON() {
 		fmt.Fprintf(f.IO.ErrOut, "Watching %s for changes; Ctrl+C stops.\n", watchedNames(targets))
 	}
+	first := true
 	err = im.Watch(ctx, targets, importer.WatchOptions{}, func(rep *importer.Report) {
-		if f.JSON() || rep.Changed() {
+		switch {
+		case f.JSON() || first && rep.Changed():
 			printImportReport(f, rep)
+		case rep.Changed():
+			printImportChanges(f, rep)
 		}
+		first = false
 	})
 	if ctx.Err() != nil {
 		return nil
@@ -287,6 +292,33 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 		fmt.Fprintln(w, "Nothing to import.")
 	}
 	return nil
+}
+
+// printImportChanges prints what one change to the watched files did, a
+// line a session or problem: "claude-code: +2 messages in Fix the flaky
+// test". The first import of --watch prints the whole report instead.
+func printImportChanges(f *Factory, rep *importer.Report) {
+	cs := f.IO.ColorScheme()
+	w := f.IO.Out
+	for _, t := range rep.Tools {
+		for _, c := range t.Changes {
+			title := c.Title
+			if title == "" {
+				title = "session " + c.SessionID
+			}
+			what := "updated"
+			switch {
+			case c.New:
+				what = "new session, " + human.Plural(c.Messages, "message") + ":"
+			case c.Messages > 0:
+				what = "+" + human.Plural(c.Messages, "message") + " in"
+			}
+			fmt.Fprintf(w, "%s %s %s\n", cs.Bold(t.Tool+":"), what, term.SanitizeLine(title))
+		}
+		for _, p := range t.Problems {
+			fmt.Fprintf(w, "%s %s %s\n", cs.Bold(t.Tool+":"), cs.Yellow("problem:"), term.SanitizeLine(p.String()))
+		}
+	}
 }
 
 // failedFiles is the error of an import some of whose files could not be
