@@ -282,8 +282,11 @@ func TestImportWatchPrintsALineAChange(t *testing.T) {
 		}
 		return ""
 	}
-	// The first report ends with its time line.
-	for l := next("first report"); !strings.HasPrefix(strings.TrimSpace(l), "time "); l = next("first report") {
+	// The first report is printed whole; it ends with its time line.
+	for {
+		if l := next("first report"); strings.HasPrefix(strings.TrimSpace(l), "time ") {
+			break
+		}
 	}
 	file := filepath.Join(claude, "-home-user-spotter", "short.jsonl")
 	appendClaudeUserLine(t, file, "9d1e5f2a-0000-4000-8000-00000000b0b0", "one more question while watching")
