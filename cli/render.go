@@ -168,6 +168,10 @@ func (r *messageRenderer) toolBody(b *strings.Builder, p loom.Part) {
 		shown = out[:toolOutputLines]
 	}
 	for _, l := range shown {
+		if l == "" {
+			b.WriteString(r.cs.Gray(indent+"│") + "\n")
+			continue
+		}
 		b.WriteString(r.cs.Gray(indent+"│ ") + l + "\n")
 	}
 	if n := len(out) - len(shown); n > 0 {
