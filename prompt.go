@@ -80,6 +80,18 @@ func ForkTitleBase(parent string) string {
 	return forkSuffix.ReplaceAllString(parent, "")
 }
 
+// SplitForkTitle splits a default fork title into its parent's title and
+// the words of its suffix: "plan (fork 2)" is "plan" and "fork 2", "plan
+// (rewound)" is "plan" and "rewound". A title without a fork suffix is
+// itself and "".
+func SplitForkTitle(title string) (base, mark string) {
+	loc := forkSuffix.FindStringIndex(title)
+	if loc == nil {
+		return title, ""
+	}
+	return title[:loc[0]], title[loc[0]+2 : len(title)-1]
+}
+
 // ForkTitle returns the default title of a fork of a session titled
 // parent: "T (fork)", else "T (fork N)" with the smallest N from 2 that
 // no title in taken has, compared case-insensitively as references are.

@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // truncate cuts s to n runes, marking the cut.
@@ -37,4 +39,12 @@ func writeJSON(w io.Writer, v any) error {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// writeMore says under a table on a terminal how many rows --limit left
+// out: "… and 27 more (--limit 0 lists all)"; nothing when none were.
+func writeMore(ios *term.IOStreams, more int) {
+	if more > 0 {
+		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("… and %s more (--limit 0 lists all)", human.Count(int64(more)))))
+	}
 }

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -250,5 +252,50 @@ func TestImportInterruptedInAHugeLine(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("the import went on reading 5 s after Ctrl+C")
+	}
+}
+
+// --watch prints the first import's report, then a line a change: the
+// session that grew and by how much, not the whole report again.
+func TestImportWatchPrintsALineAChange(t *testing.T) {
+	fx := newEmptyFixture(t)
+	claude := installAgentSessions(t, fx.home)
+	stdout := fx.startWatch(t, "claude-code")
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(what string) string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("--watch ended before %s", what)
+			}
+			return l
+		case <-time.After(60 * time.Second):
+			t.Fatalf("--watch printed no %s", what)
+		}
+		return ""
+	}
+	// The first report is printed whole; it ends with its time line.
+	for {
+		if l := next("first report"); strings.HasPrefix(strings.TrimSpace(l), "time ") {
+			break
+		}
+	}
+	file := filepath.Join(claude, "-home-user-spotter", "short.jsonl")
+	appendClaudeUserLine(t, file, "9d1e5f2a-0000-4000-8000-00000000b0b0", "one more question while watching")
+	got := next("line for the change")
+	if !regexp.MustCompile(`^claude-code: \+1 message in \S.*$`).MatchString(got) {
+		t.Fatalf("the change printed %q, want claude-code: +1 message in TITLE", got)
+	}
+	appendClaudeUserLine(t, file, "9d1e5f2a-0000-4000-8000-00000000b0b1", "and another")
+	if got2 := next("line for the second change"); got2 != got {
+		t.Fatalf("the second change printed %q, want %q (a line a change, no report)", got2, got)
 	}
 }

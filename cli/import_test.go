@@ -222,22 +222,8 @@ func TestImportWatch(t *testing.T) {
 	}
 
 	file := filepath.Join(claude, "-home-user-spotter", "short.jsonl")
-	last := lastLine(t, file)
-	line := map[string]any{
-		"parentUuid": last["uuid"], "isSidechain": false, "userType": "external", "cwd": last["cwd"],
-		"sessionId": last["sessionId"], "version": last["version"], "gitBranch": last["gitBranch"], "type": "user",
-		"message": map[string]any{"role": "user", "content": "zanzibarquokka appended while watching"},
-		"uuid":    "9d1e5f2a-0000-4000-8000-00000000a11e", "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
-	}
-	b, _ := json.Marshal(line)
 	st := fx.openStore(t)
-	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	written := time.Now()
-	f.Write(append(b, '\n'))
-	f.Close()
+	written := appendClaudeUserLine(t, file, "9d1e5f2a-0000-4000-8000-00000000a11e", "zanzibarquokka appended while watching")
 	for {
 		hits, err := st.Search(context.Background(), loom.SearchQuery{Text: "zanzibarquokka", UserID: "local"})
 		if err == nil && len(hits) == 1 {
@@ -251,12 +237,35 @@ func TestImportWatch(t *testing.T) {
 	}
 }
 
-// watchImports starts `loom session import --from tool --watch --json`
-// (stopped by Ctrl+C when the test ends) and returns its reports as it
-// prints them.
-func (fx *fixture) watchImports(t *testing.T, tool string) <-chan importer.Report {
+// appendClaudeUserLine appends a user message to a Claude Code session
+// file, as Claude Code writes one, and returns when it was written.
+func appendClaudeUserLine(t *testing.T, file, uuid, text string) time.Time {
 	t.Helper()
-	cmd := exec.Command(loomBinary(t), "session", "import", "--from", tool, "--watch", "--json")
+	last := lastLine(t, file)
+	line := map[string]any{
+		"parentUuid": last["uuid"], "isSidechain": false, "userType": "external", "cwd": last["cwd"],
+		"sessionId": last["sessionId"], "version": last["version"], "gitBranch": last["gitBranch"], "type": "user",
+		"message": map[string]any{"role": "user", "content": text},
+		"uuid":    uuid, "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+	}
+	b, _ := json.Marshal(line)
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	written := time.Now()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	return written
+}
+
+// startWatch starts `loom session import --from tool --watch` with more
+// args, stopped by Ctrl+C when the test ends, and returns its stdout.
+func (fx *fixture) startWatch(t *testing.T, tool string, args ...string) io.Reader {
+	t.Helper()
+	cmd := exec.Command(loomBinary(t), append([]string{"session", "import", "--from", tool, "--watch"}, args...)...)
 	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
@@ -267,6 +276,15 @@ func (fx *fixture) watchImports(t *testing.T, tool string) <-chan importer.Repor
 		cmd.Process.Signal(os.Interrupt)
 		cmd.Wait()
 	})
+	return stdout
+}
+
+// watchImports starts `loom session import --from tool --watch --json`
+// (stopped by Ctrl+C when the test ends) and returns its reports as it
+// prints them.
+func (fx *fixture) watchImports(t *testing.T, tool string) <-chan importer.Report {
+	t.Helper()
+	stdout := fx.startWatch(t, tool, "--json")
 	reports := make(chan importer.Report, 16)
 	go func() {
 		dec := json.NewDecoder(bufio.NewReader(stdout))

@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/openai/openaitest"
 )
 
 // lineageStore imports n trees of four sessions each (a session, its
@@ -121,5 +124,34 @@ func TestExportFamilyQueries(t *testing.T) {
 	}
 	if cs.Calls()["Sessions"] != 0 || cs.Calls()["Family"] != 1 {
 		t.Fatalf("export read its family with %v", cs.Calls())
+	}
+}
+
+// A fork made by chat's /fork, by session fork or by a rewind keeps the
+// default title the store gives it, and the tree says fork once: "└ fork:
+// T", "└ fork 2: T", "└ rewound: T", never "fork: T (fork)".
+func TestTreeSaysForkOnce(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: "a1"}, openaitest.Reply{Text: "a2"})
+	fx.mustLoom(t, "q1\nq2\n/fork 1\n", "chat", "--new", "--name", "Plan the release")
+	const id = "Plan the release" // the title is a reference; the forks' differ
+	cliFork := strings.TrimSpace(fx.mustLoom(t, "", "session", "fork", id, "--turn", "1").stdout)
+	fx.mustLoom(t, "", "session", "rewind", id, "--turn", "1")
+	var titles []string
+	for _, s := range decodeJSON[[]*loom.Session](t, fx.mustLoom(t, "", "session", "list", "--json").stdout) {
+		titles = append(titles, s.Title)
+	}
+	slices.Sort(titles)
+	if want := []string{"Plan the release", "Plan the release (fork 2)", "Plan the release (fork)", "Plan the release (rewound)"}; !slices.Equal(titles, want) {
+		t.Fatalf("titles = %q, want %q", titles, want)
+	}
+	tree := fx.mustLoom(t, "", "session", "list", "--tree").stdout
+	for _, want := range []string{"\t└ fork: Plan the release\t", "\t└ fork 2: Plan the release\t", "\t└ rewound: Plan the release\t"} {
+		if !strings.Contains(tree, want) {
+			t.Errorf("tree lacks %q:\n%s", want, tree)
+		}
+	}
+	if strings.Count(tree, "fork") != 2 || !strings.Contains(tree, cliFork) {
+		t.Errorf("the tree says fork more than once a line:\n%s", tree)
 	}
 }

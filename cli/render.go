@@ -22,7 +22,21 @@ type messageRenderer struct {
 	cs           *term.ColorScheme
 	now          time.Time
 	showThinking bool
+	// tools is how much of a tool call is shown under its line.
+	tools toolDetail
 }
+
+// toolDetail is how much of a tool call a renderer shows.
+type toolDetail int
+
+const (
+	toolsLine  toolDetail = iota // the call's line only
+	toolsBrief                   // its input on one line and the first toolOutputLines of its output
+	toolsFull                    // its whole input and output
+)
+
+// toolOutputLines is how many lines of a tool's output toolsBrief shows.
+const toolOutputLines = 5
 
 func newMessageRenderer(ios *term.IOStreams, now time.Time, showThinking bool) *messageRenderer {
 	return &messageRenderer{ios: ios, cs: ios.ColorScheme(), now: now, showThinking: showThinking}
@@ -82,6 +96,7 @@ func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 		b.WriteString(thinkingBlock(r.cs, p.Text, r.ios.TerminalWidth()))
 	case loom.PartTool:
 		b.WriteString(r.toolLine(p) + "\n")
+		r.toolBody(b, p)
 	case loom.PartFile:
 		name := p.Filename
 		if name == "" && p.Source != nil {
@@ -128,4 +143,46 @@ func (r *messageRenderer) toolLine(p loom.Part) string {
 		line += r.cs.Red(": " + truncate(term.SanitizeLine(p.Error), 120))
 	}
 	return line
+}
+
+// toolBody writes what a tool call was given and what it returned, under
+// its line, as much of them as r.tools asks for. An error is on the
+// call's line already.
+func (r *messageRenderer) toolBody(b *strings.Builder, p loom.Part) {
+	if r.tools == toolsLine {
+		return
+	}
+	const indent = "    "
+	if r.tools == toolsFull {
+		for _, l := range nonEmptyLines(human.PrettyJSON(p.Input)) {
+			b.WriteString(r.cs.Gray(indent+"› "+l) + "\n")
+		}
+	} else if in := term.SanitizeLine(human.InputLine(p.Input)); in != "" && in != term.SanitizeLine(p.Title) {
+		b.WriteString(indent + truncate(in, max(40, r.ios.TerminalWidth()-len(indent))) + "\n")
+	}
+	out := nonEmptyLines(human.OutputText(p.Output))
+	shown := out
+	if r.tools == toolsBrief && len(out) > toolOutputLines {
+		shown = out[:toolOutputLines]
+	}
+	for _, l := range shown {
+		if l == "" {
+			b.WriteString(r.cs.Gray(indent+"│") + "\n")
+			continue
+		}
+		b.WriteString(r.cs.Gray(indent+"│ ") + l + "\n")
+	}
+	if n := len(out) - len(shown); n > 0 {
+		b.WriteString(r.cs.Gray(fmt.Sprintf("%s… %s (--full shows all)", indent, human.Plural(n, "more line"))) + "\n")
+	}
+}
+
+// nonEmptyLines splits stored text into escaped lines, without the blank
+// lines at its ends; none for blank text.
+func nonEmptyLines(s string) []string {
+	s = strings.Trim(s, "\n")
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return strings.Split(term.Sanitize(s), "\n")
 }

@@ -238,6 +238,7 @@ search, resume, fork, move, export and import.`,
 		return usageErrorf("%s (see '%s --help')", flagErrorText(err), cmd.CommandPath())
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
+	useFlagUsages(root)
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.flags.db, "db", "", "store to use: a SQLite file, sqlite:PATH or postgres://… (default $LOOM_DB, else the data directory's sessions.db)")
@@ -323,7 +324,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	if cmd.HasSubCommands() {
-		return usageErrorf("unknown command %q for %q (see '%s --help')", args[0], cmd.CommandPath(), cmd.CommandPath())
+		return unknownCommand(cmd, args[0])
 	}
 	return usageErrorf("%s takes no arguments (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
 }

@@ -116,6 +116,11 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(hits) == 0 {
+		if err := checkSurface(ctx, st, f.User(), opts.Surface); err != nil {
+			return err
+		}
+	}
 	if f.JSON() {
 		if hits == nil {
 			hits = []loom.SearchHit{}

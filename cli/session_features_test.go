@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/openai/openaitest"
@@ -233,5 +235,36 @@ func TestRewindOnTerminal(t *testing.T) {
 	s, err := st.Session(t.Context(), fx.main.ID)
 	if err != nil || s.TurnCount != 2 {
 		t.Fatalf("after choosing turn 2: %+v, %v", s, err)
+	}
+}
+
+// A session of two turns can go back to turn 1 only: rewind says so
+// plainly, never "1 to 1"; one of a single turn has nothing to rewind.
+func TestRewindTwoTurnsNamesTheOnlyTurn(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st := fx.openStore(t)
+	one := &loom.Session{UserID: "local", Key: "cli:one", Project: fx.proj, Title: "One turn"}
+	two := &loom.Session{UserID: "local", Key: "cli:two", Project: fx.proj, Title: "Two turns"}
+	ctx := context.Background()
+	if err := st.Append(ctx, one, textMsg(loom.RoleUser, "hi", base), textMsg(loom.RoleAssistant, "hello", base.Add(time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Append(ctx, two, textMsg(loom.RoleUser, "hi", base), textMsg(loom.RoleAssistant, "hello", base.Add(time.Second)),
+		textMsg(loom.RoleUser, "again", base.Add(time.Minute)), textMsg(loom.RoleAssistant, "hello again", base.Add(time.Minute+time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"session", "rewind", "Two turns"}, "has 2 turns; --turn 1 takes it back to the end of the first"},
+		{[]string{"session", "rewind", "Two turns", "--turn", "2"}, "has 2 turns; the only turn it can go back to is 1"},
+		{[]string{"session", "rewind", "One turn"}, "has 1 turn; there is nothing to rewind"},
+	} {
+		r := fx.exec(t, "", tc.args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "1 to 1") {
+			t.Errorf("loom %s: exit %d, stderr %q; want %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.want)
+		}
 	}
 }

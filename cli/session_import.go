@@ -68,7 +68,7 @@ one continues in a fork of it. See docs/import.md.`,
   ssh old-laptop loom session export --all | loom session import -
   loom session import --from all
   loom session import --from claude-code --dry-run --json
-  loom session import --from codex ~/backup/codex/sessions --since 2025-06-01
+  loom session import --from codex ~/backup/codex/sessions --since 2026-06-01
   loom session import --from all --watch
   loom session import --hook claude-code < hook-input.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -113,7 +113,7 @@ one continues in a fork of it. See docs/import.md.`,
 	cmd.Flags().StringVar(&opts.From, "from", "", "import another agent's sessions: claude-code, codex, gemini, opencode or all")
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep running and import changes as they are written (with --from)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be imported without writing (with --from)")
-	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2025-06-01, RFC 3339, or an age like 7d)")
+	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2026-06-01, RFC 3339, or an age like 7d)")
 	cmd.Flags().StringVar(&opts.Hook, "hook", "", "run from TOOL's hook: import the one session its JSON (stdin, or Codex's notify argument) names; claude-code, codex or gemini")
 	return cmd
 }
@@ -189,10 +189,15 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 	if !f.JSON() {
 		fmt.Fprintf(f.IO.ErrOut, "Watching %s for changes; Ctrl+C stops.\n", watchedNames(targets))
 	}
+	first := true
 	err = im.Watch(ctx, targets, importer.WatchOptions{}, func(rep *importer.Report) {
-		if f.JSON() || rep.Changed() {
+		switch {
+		case f.JSON() || first && rep.Changed():
 			printImportReport(f, rep)
+		case rep.Changed():
+			printImportChanges(f, rep)
 		}
+		first = false
 	})
 	if ctx.Err() != nil {
 		return nil
@@ -287,6 +292,33 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 		fmt.Fprintln(w, "Nothing to import.")
 	}
 	return nil
+}
+
+// printImportChanges prints what one change to the watched files did, a
+// line a session or problem: "claude-code: +2 messages in Fix the flaky
+// test". The first import of --watch prints the whole report instead.
+func printImportChanges(f *Factory, rep *importer.Report) {
+	cs := f.IO.ColorScheme()
+	w := f.IO.Out
+	for _, t := range rep.Tools {
+		for _, c := range t.Changes {
+			title := c.Title
+			if title == "" {
+				title = "session " + c.SessionID
+			}
+			what := "updated"
+			switch {
+			case c.New:
+				what = "new session, " + human.Plural(c.Messages, "message") + ":"
+			case c.Messages > 0:
+				what = "+" + human.Plural(c.Messages, "message") + " in"
+			}
+			fmt.Fprintf(w, "%s %s %s\n", cs.Bold(t.Tool+":"), what, term.SanitizeLine(title))
+		}
+		for _, p := range t.Problems {
+			fmt.Fprintf(w, "%s %s %s\n", cs.Bold(t.Tool+":"), cs.Yellow("problem:"), term.SanitizeLine(p.String()))
+		}
+	}
 }
 
 // failedFiles is the error of an import some of whose files could not be

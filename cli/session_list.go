@@ -94,6 +94,11 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(sessions) == 0 {
+		if err := checkSurface(ctx, st, f.User(), opts.Surface); err != nil {
+			return err
+		}
+	}
 	rows := make([]treeRow, len(sessions))
 	for i, s := range sessions {
 		rows[i] = treeRow{s: s}
@@ -162,11 +167,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		s := r.s
 		title := s.Title
 		if r.depth > 0 {
-			mark := "fork"
-			if s.Kind == loom.KindSubagent {
-				mark = "sub-agent"
-			}
-			title = strings.Repeat("  ", r.depth-1) + "└ " + mark + ": " + title
+			title = strings.Repeat("  ", r.depth-1) + "└ " + treeTitle(s)
 		}
 		titleColor := cs.Bold
 		if title == "" && ios.IsStdoutTTY() {
@@ -184,7 +185,26 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		tp.AddField(human.FirstLine(s.LastPrompt), nil)
 		tp.EndRow()
 	}
-	return tp.Render()
+	if err := tp.Render(); err != nil {
+		return err
+	}
+	return listFooter(ctx, st, ios, filter, len(sessions))
+}
+
+// listFooter says on a terminal how many sessions a list with a limit
+// left out, as usage does: "… and 27 more (--limit 0 lists all)". Piped
+// and --json output is the rows alone.
+func listFooter(ctx context.Context, st loom.Store, ios *term.IOStreams, filter loom.SessionFilter, listed int) error {
+	if !ios.IsStdoutTTY() || filter.Limit == 0 || listed < filter.Limit {
+		return nil
+	}
+	filter.Limit = 0
+	all, err := st.Sessions(ctx, filter)
+	if err != nil {
+		return err
+	}
+	writeMore(ios, len(all)-listed)
+	return nil
 }
 
 // lineage orders sessions as a tree: each listed session that is not the
@@ -226,4 +246,19 @@ func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.S
 		rows = append(rows, treeRow{s: s, depth: d})
 	}
 	return rows, nil
+}
+
+// treeTitle is a child's title in a tree, led by what it is: "sub-agent:
+// T", and for a fork whose title is the default one the fork's suffix
+// moved to the front ("fork 2: plan", "rewound: plan"), so the line says
+// fork once.
+func treeTitle(s *loom.Session) string {
+	if s.Kind == loom.KindSubagent {
+		return "sub-agent: " + s.Title
+	}
+	base, mark := loom.SplitForkTitle(s.Title)
+	if mark == "" {
+		mark = "fork"
+	}
+	return mark + ": " + base
 }

@@ -184,3 +184,38 @@ func TestSessionListTree(t *testing.T) {
 		t.Fatalf("tree repeats or loses sessions:\n%s", out)
 	}
 }
+
+// A list cut by --limit says on a terminal how many it left out, as usage
+// does; piped and --json output is the rows alone.
+func TestSessionListSaysHowManyMore(t *testing.T) {
+	fx := newFixture(t) // 7 sessions of local across projects
+	plain := ansi.Strip(fx.runWith(t, runOpts{tty: true}, "session", "list", "--all-projects", "--limit", "3").stdout)
+	if !strings.Contains(plain, "… and 4 more (--limit 0 lists all)") {
+		t.Fatalf("terminal list cut at 3 of 7 has no footer:\n%s", plain)
+	}
+	if plain := ansi.Strip(fx.runWith(t, runOpts{tty: true}, "session", "list", "--all-projects", "--limit", "7").stdout); strings.Contains(plain, "more (--limit") {
+		t.Fatalf("a whole list claims more:\n%s", plain)
+	}
+	if out := fx.mustRun(t, "session", "list", "--all-projects", "--limit", "3"); strings.Contains(out, "more") || len(lines(out)) != 3 {
+		t.Fatalf("piped list has a footer:\n%s", out)
+	}
+	if out := fx.mustRun(t, "session", "list", "--all-projects", "--limit", "3", "--json"); len(decodeJSON[[]loom.Session](t, out)) != 3 {
+		t.Fatalf("--json list:\n%s", out)
+	}
+}
+
+// A surface no session has is a usage error naming the surfaces there
+// are; a known surface with no session here is an empty list.
+func TestSessionListRefusesUnknownSurface(t *testing.T) {
+	fx := newFixture(t)
+	for _, args := range [][]string{{"session", "list", "--surface", "bogus"}, {"search", "flaky", "--surface", "bogus"}} {
+		r := fx.exec(t, "", args...)
+		if r.code != ExitUsage || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 ||
+			!strings.Contains(r.stderr, `--surface "bogus": no session has it; the surfaces are cli, http, telegram`) {
+			t.Errorf("loom %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := fx.exec(t, "", "session", "list", "--surface", "telegram"); r.code != 0 || r.stdout != "" {
+		t.Errorf("a known surface with no session in this project: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}

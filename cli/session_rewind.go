@@ -72,11 +72,17 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 	turn := opts.Turn
 	if !opts.HasTurn {
 		if !f.IO.CanPrompt() {
+			if s.TurnCount == 2 {
+				return usageErrorf("session %s has 2 turns; --turn 1 takes it back to the end of the first", s.ID)
+			}
 			return usageErrorf("give the turn to go back to with --turn N (1 to %d)", s.TurnCount-1)
 		}
 		if turn, err = chooseTurn(ctx, f.IO, st, s, "Keep turns up to which turn?", s.TurnCount-1, false); err != nil {
 			return err
 		}
+	}
+	if turn >= s.TurnCount && s.TurnCount == 2 {
+		return usageErrorf("session %s has 2 turns; the only turn it can go back to is 1", s.ID)
 	}
 	if turn >= s.TurnCount {
 		return usageErrorf("session %s has %s; rewind to a turn from 1 to %d", s.ID, human.Plural(s.TurnCount, "turn"), s.TurnCount-1)

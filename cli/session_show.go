@@ -24,6 +24,8 @@ type ShowOptions struct {
 	Limit        int
 	FullHistory  bool
 	ShowThinking bool
+	// Full shows tool calls' whole input and output, not their first lines.
+	Full bool
 }
 
 func newCmdSessionShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
@@ -34,13 +36,17 @@ func newCmdSessionShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command
 		Long: `Show a session's metadata and its last 10 messages (--limit N for the
 newest N, --full-history for all of them, compaction summaries and what
 they replaced included). Tool calls are shown as one line each with their
-status and duration; reasoning is hidden unless --show-thinking.
+status and duration, what they were given on one line (the command of
+a shell call, the path of a read) and the first 5 lines of their output;
+--full shows their whole input and output. Reasoning is hidden unless
+--show-thinking.
 
 REF is a full id, a unique id prefix of at least 4 characters, a key, or a
 title (case-insensitive).`,
 		Example: `  loom session show 0196a3b2
   loom session show "flaky test" --full-history --show-thinking
   loom session show cli:api --limit 3
+  loom session show 0196a3b2 --full
   loom session show 0196a3b2 --json | jq '.messages | length'`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,9 +69,10 @@ title (case-insensitive).`,
 			return showRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", defaultShowLimit, "show the newest N messages")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", defaultShowLimit, "show the newest N messages")
 	cmd.Flags().BoolVar(&opts.FullHistory, "full-history", false, "show every message")
 	cmd.Flags().BoolVar(&opts.ShowThinking, "show-thinking", false, "show reasoning")
+	cmd.Flags().BoolVar(&opts.Full, "full", false, "show tool calls' whole input and output")
 	return cmd
 }
 
@@ -96,6 +103,10 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	fmt.Fprintln(ios.Out)
 	r := newMessageRenderer(ios, now, opts.ShowThinking)
+	r.tools = toolsBrief
+	if opts.Full {
+		r.tools = toolsFull
+	}
 	for _, m := range msgs {
 		if err := r.Render(ios.Out, m); err != nil {
 			return err

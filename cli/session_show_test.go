@@ -124,3 +124,41 @@ func TestSessionShowJSON(t *testing.T) {
 		t.Fatalf("tool part = %+v", tool)
 	}
 }
+
+// A tool call shows what it ran and the first lines of what it returned;
+// --full shows all of both.
+func TestSessionShowToolInputAndOutput(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st := fx.openStore(t)
+	s := &loom.Session{UserID: "local", Key: "cli:tools", Project: fx.proj, Title: "Run the tests"}
+	var out []string
+	for i := 1; i <= 8; i++ {
+		out = append(out, fmt.Sprintf("ok  example.com/pkg%d 0.1s", i))
+	}
+	output, _ := json.Marshal(strings.Join(out, "\n"))
+	a := &loom.Message{Role: loom.RoleAssistant, CreatedAt: base.Add(time.Minute), Parts: []loom.Part{
+		{Type: loom.PartTool, CallID: "c1", Name: "Bash", Status: loom.ToolCompleted,
+			Input: json.RawMessage(`{"command":"go test ./...","description":"Run the tests"}`), Output: output,
+			StartedAt: tp(base.Add(time.Minute)), EndedAt: tp(base.Add(time.Minute + 50*time.Millisecond))},
+		{Type: loom.PartTool, CallID: "c2", Name: "Read", Status: loom.ToolCompleted,
+			Input: json.RawMessage(`{"file_path":"/src/api/go.mod"}`), Output: json.RawMessage(`"module example.com"`)},
+	}}
+	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "run the tests", base), a); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	got := fx.mustRun(t, "session", "show", s.ID)
+	for _, want := range []string{"⚙ Bash · completed · 50ms\n    $ go test ./...\n    │ ok  example.com/pkg1 0.1s\n",
+		"│ ok  example.com/pkg5 0.1s\n    … 3 more lines (--full shows all)\n", "⚙ Read · completed\n    /src/api/go.mod\n    │ module example.com\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("show lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "pkg6") {
+		t.Errorf("show prints more than 5 lines of output:\n%s", got)
+	}
+	full := fx.mustRun(t, "session", "show", s.ID, "--full")
+	if !strings.Contains(full, "│ ok  example.com/pkg8 0.1s") || strings.Contains(full, "more lines") || !strings.Contains(full, `›   "command": "go test ./...",`) {
+		t.Errorf("--full does not show the whole input and output:\n%s", full)
+	}
+}

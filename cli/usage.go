@@ -169,8 +169,8 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		if err := tp.Render(); err != nil {
 			return err
 		}
-		if tty && len(shown) < len(rows) {
-			fmt.Fprintln(ios.Out, cs.Gray(fmt.Sprintf("… and %d more (--limit 0 lists all)", len(rows)-len(shown))))
+		if tty {
+			writeMore(ios, len(rows)-len(shown))
 		}
 		return nil
 	}

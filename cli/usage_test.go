@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -32,5 +34,33 @@ func TestUsage(t *testing.T) {
 		if !strings.Contains(plain, want) {
 			t.Fatalf("terminal usage lacks %q:\n%s", want, plain)
 		}
+	}
+}
+
+// Counts on a terminal read as counts: 1,300 calls, never 1300 calls.
+func TestUsageCountsHaveThousandsSeparators(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st := fx.openStore(t)
+	s := &loom.Session{UserID: "local", Key: "cli:busy", Project: fx.proj, Title: "Busy"}
+	a := textMsg(loom.RoleAssistant, "done", base.Add(time.Minute))
+	a.Usage = loom.Usage{InputTokens: 2_000_000, OutputTokens: 4000, APICalls: 1300, CostUSD: 1}
+	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "go", base), a); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	plain := ansi.Strip(fx.runWith(t, runOpts{tty: true}, "usage").stdout)
+	if !strings.Contains(plain, "1,300 calls") || strings.Contains(plain, "1300") {
+		t.Fatalf("terminal usage writes calls without separators:\n%s", plain)
+	}
+}
+
+// A date that is not one is refused with an example date near now, not
+// one from a past year.
+func TestSinceErrorExampleIsRecent(t *testing.T) {
+	fx := newEmptyFixture(t)
+	r := fx.exec(t, "", "session", "import", "--from", "codex", fx.project, "--since", "last tuesday")
+	want := time.Now().AddDate(0, 0, -7).Format("2006-01-02")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, `"last tuesday" is not a date (`+want+`)`) {
+		t.Fatalf("exit %d, stderr %q; want the example date %s", r.code, r.stderr, want)
 	}
 }

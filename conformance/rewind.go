@@ -41,6 +41,11 @@ func testRewind(t *testing.T, open Opener) {
 	if f.MessageCount != old.MessageCount || f.TurnCount != 3 || f.LastPrompt != "question 3" || f.SummarySeq != old.SummarySeq || !f.UpdatedAt.Equal(old.UpdatedAt) {
 		t.Fatalf("fork counters = %+v, session before = %+v", f, old)
 	}
+	// It holds the conversation as it was: begun when the session began,
+	// never created after its last activity.
+	if !f.CreatedAt.Equal(old.CreatedAt) || f.UpdatedAt.Before(f.CreatedAt) {
+		t.Fatalf("fork created %v, updated %v; the session was created %v", f.CreatedAt, f.UpdatedAt, old.CreatedAt)
+	}
 	if f.Usage.InputTokens != 50 || f.Usage.APICalls != 2 || f.Usage.CostUSD != 0.5 {
 		t.Fatalf("fork usage = %+v, want the later turns' (50 in, 2 calls, $0.5)", f.Usage)
 	}

@@ -43,6 +43,9 @@ func Funcs() template.FuncMap {
 		"duration":    partDuration,
 		"statusCls":   statusClass,
 		"truncate":    truncate,
+		"steps":       steps,
+		"treeName":    treeName,
+		"kindLabel":   kindLabel,
 		"sessionHref": func(id string) string { return "/s/" + id },
 		"msgAnchor":   func(m *loom.Message) string { return fmt.Sprintf("m-%d", m.Seq) },
 	}
@@ -129,4 +132,41 @@ func statusClass(status string) string {
 		return "err"
 	}
 	return "run"
+}
+
+// steps counts a message's step-finish parts: the model calls it took.
+func steps(m *loom.Message) int {
+	n := 0
+	for _, p := range m.Parts {
+		if p.Type == loom.PartStepFinish {
+			n++
+		}
+	}
+	return n
+}
+
+// treeName is a session's name in a lineage tree: a fork with loom's
+// default title ("T (fork 2)") is named T, as its badge (kindLabel) says
+// the rest, so the line says fork once.
+func treeName(s *loom.Session) string {
+	if s.Kind == loom.KindFork {
+		if base, mark := loom.SplitForkTitle(s.Title); mark != "" && base != "" {
+			return base
+		}
+	}
+	return SessionName(s)
+}
+
+// kindLabel is what a session's kind badge says: "sub-agent", or for a
+// fork the suffix of its default title ("fork 2", "rewound"), else "fork".
+func kindLabel(s *loom.Session) string {
+	switch s.Kind {
+	case loom.KindSubagent:
+		return "sub-agent"
+	case loom.KindFork:
+		if _, mark := loom.SplitForkTitle(s.Title); mark != "" {
+			return mark
+		}
+	}
+	return s.Kind
 }

@@ -294,8 +294,28 @@ type ToolReport struct {
 	ProblemCount int           `json:"problem_count"`
 	Elapsed      time.Duration `json:"-"`
 	DurationMS   int64         `json:"duration_ms"`
+	// Changes are the sessions created or grown, the first thousand, for
+	// a line each as --watch prints them.
+	Changes []SessionChange `json:"-"`
 
 	ids map[string]string // source id → loom id, of the bundle being written
+}
+
+// SessionChange is one session an import created or added to.
+type SessionChange struct {
+	SessionID string
+	Title     string
+	New       bool
+	// Messages were added; a change without any completed tool results
+	// or usage of messages imported before.
+	Messages int
+}
+
+func (tr *ToolReport) changed(x *loom.Session, isNew bool, messages int) {
+	const maxChanges = 1000
+	if len(tr.Changes) < maxChanges {
+		tr.Changes = append(tr.Changes, SessionChange{SessionID: x.ID, Title: x.Title, New: isNew, Messages: messages})
+	}
 }
 
 func (tr *ToolReport) problem(p Problem) {

@@ -120,6 +120,7 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 			fresh = append(fresh, d)
 			tr.SessionsNew++
 			tr.MessagesAdded += len(p.msgs)
+			tr.changed(x, true, len(p.msgs))
 			continue
 		}
 		if err := im.grow(ctx, tool, s, p.existing, p.msgs, tr); err != nil {
@@ -499,6 +500,7 @@ func (im *Importer) grow(ctx context.Context, tool string, s *Session, x *loom.S
 	case len(add) > 0:
 		tr.SessionsGrown++
 		tr.MessagesAdded += len(add)
+		tr.changed(x, false, len(add))
 		if !im.DryRun {
 			if err := im.Store.Append(ctx, x, add...); err != nil {
 				return err
@@ -506,6 +508,7 @@ func (im *Importer) grow(ctx context.Context, tool string, s *Session, x *loom.S
 		}
 	case changed:
 		tr.SessionsGrown++
+		tr.changed(x, false, 0)
 	default:
 		tr.SessionsUnchanged++
 	}
@@ -567,6 +570,7 @@ func (im *Importer) diverged(ctx context.Context, tool string, s *Session, x *lo
 	}
 	tr.SessionsNew++
 	tr.MessagesAdded += len(msgs)
+	tr.changed(f, true, len(msgs))
 	if im.DryRun {
 		return nil
 	}

@@ -102,7 +102,7 @@ func TestRewindFromPage(t *testing.T) {
 		t.Fatalf("rewind to the last turn: %d", r.StatusCode)
 	}
 	r, _ := e.form(path, e.alice, url.Values{"turn": {"1"}})
-	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "/s/"+s.ID {
+	if r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), "/s/"+s.ID+"?rewound=") {
 		t.Fatalf("rewind: %d to %q", r.StatusCode, r.Header.Get("Location"))
 	}
 	if got, _ := e.st.Session(context.Background(), s.ID); got.TurnCount != 1 {

@@ -18,7 +18,9 @@ func TestDashboardUnknownCost(t *testing.T) {
 	unpriced := e.seed(&loom.Session{UserID: "alice", Key: "http:unpriced", Title: "On a model without a price", Model: "llama3.2", Provider: "openai"},
 		userMsg("Hello?"),
 		&loom.Message{Role: loom.RoleAssistant, Model: "llama3.2", Provider: "openai", Usage: u,
-			Parts: []loom.Part{{Type: loom.PartStepStart}, {Type: loom.PartText, Text: "Hi."}, {Type: loom.PartStepFinish, Usage: &u}}})
+			// Two model calls, so that each step has its line.
+			Parts: []loom.Part{{Type: loom.PartStepStart}, {Type: loom.PartText, Text: "Hi."}, {Type: loom.PartStepFinish, Usage: &u},
+				{Type: loom.PartStepStart}, {Type: loom.PartStepFinish, Usage: &u}}})
 	e.seed(&loom.Session{UserID: "alice", Key: "http:priced", Title: "On a priced model", Model: "gpt-4o-mini", Provider: "openai"},
 		userMsg("Hello?"),
 		&loom.Message{Role: loom.RoleAssistant, Model: "gpt-4o-mini", Provider: "openai", Usage: loom.Usage{InputTokens: 1000, OutputTokens: 100, CostUSD: 0.0021, APICalls: 1},
@@ -38,10 +40,10 @@ func TestDashboardUnknownCost(t *testing.T) {
 	list := get("/")
 	row := list[strings.Index(list, "On a model without a price"):]
 	row = row[:strings.Index(row, "</tr>")]
-	if !strings.Contains(row, `<td class="num">—</td>`) || strings.Contains(row, "$0") {
+	if !strings.Contains(row, `<td class="num col-cost">—</td>`) || strings.Contains(row, "$0") {
 		t.Errorf("the sessions table shows the unpriced session's cost as:\n%s", row)
 	}
-	if !strings.Contains(list, `<td class="num">$0.0021</td>`) {
+	if !strings.Contains(list, `<td class="num col-cost">$0.0021</td>`) {
 		t.Errorf("the sessions table lost the priced session's cost")
 	}
 

@@ -278,6 +278,9 @@ type sessionData struct {
 	Live     bool
 	LastSeq  int64
 	Tree     *htmlview.Tree
+	// Rewound is the fork a rewind from this page just moved the later
+	// turns to, for the page to say so.
+	Rewound *loom.Session
 }
 
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
@@ -315,6 +318,11 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	if x.ParentID != "" {
 		if p, err := s.session(ctx, user, x.ParentID); err == nil {
 			d.Parent = p
+		}
+	}
+	if id := r.URL.Query().Get("rewound"); id != "" {
+		if f, err := s.session(ctx, user, id); err == nil && f.ParentID == x.ID {
+			d.Rewound = f
 		}
 	}
 	if d.Tree, err = s.lineage(ctx, user, x); err != nil {

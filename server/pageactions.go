@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -90,8 +91,13 @@ func (s *Server) rewindFromPage(w http.ResponseWriter, r *http.Request) {
 		s.pageErr(w, r, loom.Errorf(loom.EINVALID, "turn must be from 1 to %d", x.TurnCount-1))
 		return
 	}
-	_, err = s.rewind(r.Context(), userOf(r), x, turn)
-	s.done(w, r, "/s/"+x.ID, err)
+	f, err := s.rewind(r.Context(), userOf(r), x, turn)
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	// The page says what happened and where the later turns went.
+	s.done(w, r, "/s/"+x.ID+"?rewound="+url.QueryEscape(f.ID), nil)
 }
 
 func (s *Server) deleteFromPage(w http.ResponseWriter, r *http.Request) {

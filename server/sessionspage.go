@@ -34,6 +34,7 @@ type sessionsData struct {
 // it, and whether it does now ("ascending" or "descending", for
 // aria-sort).
 type columnHead struct {
+	Key   string // the column's sort key, its class ("col-KEY") too
 	Label string
 	Num   bool
 	URL   string
@@ -112,7 +113,7 @@ func columnHeads(q url.Values, cur *sortColumn, desc bool) []columnHead {
 	heads := make([]columnHead, len(sortColumns))
 	for i := range sortColumns {
 		c := &sortColumns[i]
-		h := columnHead{Label: c.label, Num: c.num != nil}
+		h := columnHead{Key: c.key, Label: c.label, Num: c.num != nil}
 		next := c.key
 		if c.num != nil {
 			next = "-" + c.key

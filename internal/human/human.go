@@ -13,13 +13,13 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// Plural writes n with unit, in the plural unless n is 1: "1 turn",
-// "3 turns".
+// Plural writes n with thousands separators and unit, in the plural
+// unless n is 1: "1 turn", "1,300 calls".
 func Plural(n int, unit string) string {
 	if n == 1 {
 		return "1 " + unit
 	}
-	return strconv.Itoa(n) + " " + unit + "s"
+	return Count(int64(n)) + " " + unit + "s"
 }
 
 // Count writes n with thousands separators.

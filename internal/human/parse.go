@@ -54,7 +54,7 @@ func ParseAge(s string) (time.Duration, error) {
 }
 
 // ParseTime reads a point in time as people write one: a date
-// (2025-06-01), a local time (2025-06-01T14:00), an RFC 3339 time, or an
+// (2026-06-01), a local time (2026-06-01T14:00), an RFC 3339 time, or an
 // age before now (7d).
 func ParseTime(s string, now time.Time) (time.Time, error) {
 	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
@@ -65,5 +65,7 @@ func ParseTime(s string, now time.Time) (time.Time, error) {
 	if d, err := ParseAge(s); err == nil {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, fmt.Errorf("%q is not a date (2025-06-01), a time (RFC 3339) or an age (7d)", s)
+	// The example is a week before now, so it reads as a date one could
+	// mean.
+	return time.Time{}, fmt.Errorf("%q is not a date (%s), a time (RFC 3339) or an age (7d)", s, now.AddDate(0, 0, -7).Format("2006-01-02"))
 }

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/loomhq/loom/cli/term"
+)
+
+// One letter means one thing everywhere: across every command of the
+// tree, a short flag stands for one long name only (-L is --limit in
+// list, search, usage and show; -n is --name).
+func TestShortFlagsMeanOneThing(t *testing.T) {
+	ios, _, _, _ := term.Test()
+	root := NewRootCmd(&Factory{IO: ios})
+	longs := map[string]map[string][]string{} // letter → long name → commands
+	var walk func(*cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		visit := func(fl *pflag.Flag) {
+			if fl.Shorthand == "" {
+				return
+			}
+			if longs[fl.Shorthand] == nil {
+				longs[fl.Shorthand] = map[string][]string{}
+			}
+			longs[fl.Shorthand][fl.Name] = append(longs[fl.Shorthand][fl.Name], cmd.CommandPath())
+		}
+		cmd.LocalFlags().VisitAll(visit)
+		for _, c := range cmd.Commands() {
+			walk(c)
+		}
+	}
+	walk(root)
+	if len(longs) == 0 {
+		t.Fatal("no short flag found: the walk sees no flags")
+	}
+	for letter, names := range longs {
+		if len(names) < 2 {
+			continue
+		}
+		var say []string
+		for name, cmds := range names {
+			say = append(say, fmt.Sprintf("--%s in %s", name, strings.Join(cmds, ", ")))
+		}
+		slices.Sort(say)
+		t.Errorf("-%s means %s", letter, strings.Join(say, "; "))
+	}
+	if got := longs["L"]["limit"]; !slices.Contains(got, "loom session show") {
+		t.Errorf("-L is not --limit of session show: %v", got)
+	}
+}
+
+// Help writes a flag whose value may be left out as --resume [REF], not
+// with the blank that marks the picker in code.
+func TestHelpShowsOptionalValue(t *testing.T) {
+	fx := newEmptyFixture(t)
+	for _, args := range [][]string{{"chat", "--help"}, {"--help"}} {
+		out := fx.mustExec(t, args...)
+		if !strings.Contains(out, "-r, --resume [REF]") || strings.Contains(out, `[=" "]`) {
+			t.Errorf("loom %s:\n%s", strings.Join(args, " "), out)
+		}
+	}
+}
+
+// A mistyped command is named with the commands it may be a typo of.
+func TestUnknownCommandSuggests(t *testing.T) {
+	fx := newEmptyFixture(t)
+	for args, want := range map[string]string{
+		"sesion list":  `unknown command "sesion" for "loom"; did you mean session`,
+		"session lsit": `unknown command "lsit" for "loom session"; did you mean list?`,
+	} {
+		r := fx.exec(t, "", strings.Fields(args)...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("loom %s: exit %d, stderr %q; want %q", args, r.code, r.stderr, want)
+		}
+	}
+}

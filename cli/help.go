@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// optionalValueMark is how pflag's help writes a string flag whose value
+// may be left out (--resume alone opens the picker): `REF[=" "]`, the
+// blank being only how the code marks "no REF".
+var optionalValueMark = fmt.Sprintf("[=%q]", pickRef)
+
+// flagUsages is a flag set's help with a flag whose value may be left
+// out written as `--resume [REF]`, its columns kept aligned.
+func flagUsages(fs *pflag.FlagSet) string {
+	out := fs.FlagUsages()
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.NoOptDefVal != pickRef {
+			return
+		}
+		name, _ := pflag.UnquoteUsage(fl)
+		from := name + optionalValueMark
+		to := "[" + name + "]"
+		out = strings.ReplaceAll(out, from, to+strings.Repeat(" ", len(from)-len(to)))
+	})
+	return out
+}
+
+// useFlagUsages makes cmd's help and usage, and its subcommands', write
+// their flags with flagUsages.
+func useFlagUsages(cmd *cobra.Command) {
+	cobra.AddTemplateFunc("flagUsages", flagUsages)
+	t := cmd.UsageTemplate()
+	for _, set := range []string{"LocalFlags", "InheritedFlags"} {
+		t = strings.ReplaceAll(t, "."+set+".FlagUsages", "flagUsages ."+set)
+	}
+	cmd.SetUsageTemplate(t)
+}
+
+// unknownCommand is the error for a word that is not a subcommand of
+// cmd, with the commands it may be a typo of.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's own default
+	}
+	hint := ""
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		hint = "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageErrorf("unknown command %q for %q%s (see '%s --help')", name, cmd.CommandPath(), hint, cmd.CommandPath())
+}
