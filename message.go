@@ -228,6 +228,10 @@ type MessageQuery struct {
 	// Turn keeps the messages of this turn when > 0: its user message
 	// and everything up to the next one.
 	Turn int
+	// Oldest, with Limit, takes the oldest Limit messages of the window
+	// instead of the newest: a turn or what follows After read from its
+	// start.
+	Oldest bool
 }
 
 // ReplacePart puts part in the place of m's part with the same id, or

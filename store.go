@@ -33,7 +33,8 @@ type Store interface {
 	RepairInterrupted(ctx context.Context, sessionID string) (int, error)
 
 	// Messages returns a window of a session's messages in chronological
-	// order: the newest q.Limit (all when 0) before q.Before.
+	// order: the newest q.Limit (all when 0) before q.Before, or the
+	// oldest q.Limit with q.Oldest.
 	Messages(ctx context.Context, sessionID string, q MessageQuery) ([]*Message, error)
 	// Context returns what the model sees: the latest summary message and
 	// everything after it (everything when there is no summary).

@@ -52,6 +52,12 @@ func wantTexts(t *testing.T, st loom.Store, id string, want []string) {
 		if got := texts(mustMessages(t, st, id, loom.MessageQuery{After: after})); !slices.Equal(got, want[after:]) {
 			t.Fatalf("after %d of %s = %q", after, id, got)
 		}
+		for limit := int64(1); limit <= n-after+1; limit++ {
+			got := texts(mustMessages(t, st, id, loom.MessageQuery{After: after, Limit: int(limit), Oldest: true}))
+			if w := want[after:min(n, after+limit)]; !slices.Equal(got, w) {
+				t.Fatalf("oldest %d after %d of %s = %q, want %q", limit, after, id, got, w)
+			}
+		}
 	}
 	turns := map[int][]string{}
 	for _, m := range all {
@@ -63,6 +69,9 @@ func wantTexts(t *testing.T, st loom.Store, id string, want []string) {
 		}
 		if got := texts(mustMessages(t, st, id, loom.MessageQuery{Turn: turn})); !slices.Equal(got, w) {
 			t.Fatalf("turn %d of %s = %q, want %q", turn, id, got, w)
+		}
+		if got := texts(mustMessages(t, st, id, loom.MessageQuery{Turn: turn, Limit: 1, Oldest: true})); !slices.Equal(got, w[:1]) {
+			t.Fatalf("start of turn %d of %s = %q, want %q", turn, id, got, w[:1])
 		}
 	}
 	s, err := st.Session(ctx(t), id)

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -208,6 +209,14 @@ func testNewestN(t *testing.T, open Opener) {
 	}
 	if last := mustMessages(t, st, tw.ID, loom.MessageQuery{Turn: 3, Limit: 1}); len(last) != 1 || last[0].Text() != "a3.2" {
 		t.Fatalf("newest of turn 3 = %+v", last)
+	}
+	// A turn read from its start: its oldest two, then what follows.
+	start := mustMessages(t, st, tw.ID, loom.MessageQuery{Turn: 3, Limit: 2, Oldest: true})
+	if got := texts(start); !slices.Equal(got, []string{"q3", "a3.1"}) {
+		t.Fatalf("oldest 2 of turn 3 = %q", got)
+	}
+	if rest := mustMessages(t, st, tw.ID, loom.MessageQuery{Turn: 3, Limit: 2, Oldest: true, After: start[1].Seq}); !slices.Equal(texts(rest), []string{"a3.2"}) {
+		t.Fatalf("turn 3 after seq %d = %q", start[1].Seq, texts(rest))
 	}
 	if none := mustMessages(t, st, tw.ID, loom.MessageQuery{Turn: 4}); len(none) != 0 {
 		t.Fatalf("turn 4 of 3 has %d messages", len(none))

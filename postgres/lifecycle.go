@@ -95,7 +95,7 @@ func (s *Store) forkReads(ctx context.Context, tx pgx.Tx, src *loom.Session) loo
 			return turn, true, nil
 		},
 		LastUser: func(seq int64) (*loom.Message, error) {
-			users, err := spanMessages(ctx, tx, src.ID, 1, seq, " AND m.role = 'user'", 1)
+			users, err := spanMessages(ctx, tx, src.ID, 1, seq, " AND m.role = 'user'", 1, false)
 			if err != nil || len(users) == 0 {
 				return nil, err
 			}

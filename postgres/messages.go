@@ -152,10 +152,12 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 		cond, args = " AND m.turn = $4", []any{q.Turn}
 	}
 	if q.Limit <= 0 {
-		return spanMessages(ctx, s.pool, sessionID, lo, hi, cond, 0, args...)
+		return spanMessages(ctx, s.pool, sessionID, lo, hi, cond, 0, false, args...)
 	}
-	msgs, err := spanMessages(ctx, s.pool, sessionID, lo, hi, cond, q.Limit, args...)
-	slices.Reverse(msgs)
+	msgs, err := spanMessages(ctx, s.pool, sessionID, lo, hi, cond, q.Limit, q.Oldest, args...)
+	if !q.Oldest {
+		slices.Reverse(msgs)
+	}
 	return msgs, err
 }
 
@@ -172,7 +174,7 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
-	return spanMessages(ctx, s.pool, sessionID, max(from, 1), loom.OpenSeq, "", 0)
+	return spanMessages(ctx, s.pool, sessionID, max(from, 1), loom.OpenSeq, "", 0, false)
 }
 
 // UpdatePart implements loom.Store. A message the session inherits (a
@@ -238,7 +240,7 @@ func (s *Store) messageForUpdate(ctx context.Context, tx pgx.Tx, sessionID strin
 	if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
 		return nil, err
 	}
-	msgs, err := spanMessages(ctx, tx, sessionID, seq, seq, "", 0)
+	msgs, err := spanMessages(ctx, tx, sessionID, seq, seq, "", 0, false)
 	if err != nil || len(msgs) == 0 {
 		return nil, err
 	}
@@ -318,7 +320,7 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		users, err := spanMessages(ctx, tx, sessionID, 1, loom.OpenSeq, " AND m.role = 'user'", 1)
+		users, err := spanMessages(ctx, tx, sessionID, 1, loom.OpenSeq, " AND m.role = 'user'", 1, false)
 		if err != nil {
 			return fmt.Errorf("repair %s: %w", sessionID, err)
 		}
@@ -326,7 +328,7 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		if len(users) > 0 {
 			from = users[0].Seq + 1
 		}
-		msgs, err := spanMessages(ctx, tx, sessionID, from, loom.OpenSeq, "", 0)
+		msgs, err := spanMessages(ctx, tx, sessionID, from, loom.OpenSeq, "", 0, false)
 		if err != nil {
 			return fmt.Errorf("repair %s: %w", sessionID, err)
 		}

@@ -22,24 +22,29 @@ const spanJoin = ` FROM spans sp JOIN messages m ON m.session_id = sp.store_id
 // spanNewest reads the newest $n messages of session $3 within seq $1 to
 // $2: at most $n of each span, each read backwards from its end, so the
 // cost does not grow with the session, nor with its ancestors' when it is
-// a fork.
+// a fork. The second %s is the order, DESC (ASC reads the oldest $n).
 const spanNewest = ` FROM spans sp CROSS JOIN LATERAL (SELECT * FROM messages m
 		WHERE m.session_id = sp.store_id
 		AND m.seq BETWEEN greatest(sp.first_seq, $1) AND least(sp.last_seq, $2)%s
-		ORDER BY m.seq DESC LIMIT %s) m
+		ORDER BY m.seq %s LIMIT %s) m
 	JOIN bodies b ON b.id = m.body_id
 	WHERE sp.session_id = $3`
 
 // spanMessages reads messages lo to hi of session id, in seq order, or
-// the newest limit of them, newest first, when limit > 0. cond
-// (with its args as $4 on) adds conditions on messages m.
-func spanMessages(ctx context.Context, db querier, id string, lo, hi int64, cond string, limit int, args ...any) ([]*loom.Message, error) {
+// the newest limit of them, newest first, when limit > 0 (the oldest
+// limit, in seq order, with oldest). cond (with its args as $4 on) adds
+// conditions on messages m.
+func spanMessages(ctx context.Context, db querier, id string, lo, hi int64, cond string, limit int, oldest bool, args ...any) ([]*loom.Message, error) {
 	all := append([]any{lo, hi, id}, args...)
 	var q string
 	if limit > 0 {
 		all = append(all, limit)
 		n := fmt.Sprintf("$%d", len(all))
-		q = `SELECT ` + rowscan.SpanMessageColumns + fmt.Sprintf(spanNewest, cond, n) + ` ORDER BY m.seq DESC LIMIT ` + n
+		order := "DESC"
+		if oldest {
+			order = "ASC"
+		}
+		q = `SELECT ` + rowscan.SpanMessageColumns + fmt.Sprintf(spanNewest, cond, order, n) + ` ORDER BY m.seq ` + order + ` LIMIT ` + n
 	} else {
 		q = `SELECT ` + rowscan.SpanMessageColumns + fmt.Sprintf(spanJoin, cond) + ` ORDER BY m.seq`
 	}

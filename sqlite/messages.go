@@ -162,8 +162,10 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 	if q.Limit <= 0 {
 		return spanMessages(ctx, reads{s}, sessionID, lo, hi, cond, false, 0, args...)
 	}
-	msgs, err := spanMessages(ctx, reads{s}, sessionID, lo, hi, cond, true, q.Limit, args...)
-	slices.Reverse(msgs)
+	msgs, err := spanMessages(ctx, reads{s}, sessionID, lo, hi, cond, !q.Oldest, q.Limit, args...)
+	if !q.Oldest {
+		slices.Reverse(msgs)
+	}
 	return msgs, err
 }
 
