@@ -51,7 +51,7 @@ func FuzzToolArguments(f *testing.F) {
 	all := t.all()
 	for _, seed := range []string{
 		`{"query":"retry"}`, `{"query":"\"retry backoff\"","limit":1,"all_projects":true}`, `{"query":"x","since":"7d","until":"2030-01-01"}`,
-		`{"ref":"retry backoff","limit":2}`, `{"ref":"` + s.ID[:8] + `","seq":3,"offset":2000}`, `{"ref":"cli:api","turn":2}`,
+		`{"ref":"retry backoff","limit":2}`, `{"ref":"` + s.ID[:8] + `","seq":3,"offset":2000}`, `{"ref":"cli:api","turn":2}`, `{"ref":"cli:api","turn":1,"limit":1,"after_seq":1}`,
 		`{"limit":1}`, `{"cursor":"bad"}`, `{"action":"read"}`, `{"action":"append","text":"note"}`,
 		`null`, `[]`, `{"query":null}`, `{"limit":1e309}`, `{"query":"` + strings.Repeat("a ", 600) + `"}`,
 	} {

@@ -11,22 +11,44 @@ import (
 )
 
 // The text the tools return is what a model reads: plain lines, full ids
-// (a model copies them into the next call), and a closing line that says
-// how to get more whenever there is more.
+// (a model copies them into the next call), and closing lines that say
+// how to get more whenever there is more. Some clients (Claude Code,
+// Codex) give their model the structured content instead of the text:
+// the closing lines are also its hint field, so that every model reads
+// them (docs/mcp.md shows what each client passes on).
 
-func searchText(query string, r searchResult, n int, now time.Time) string {
-	var b strings.Builder
-	where := "in any project"
-	if r.Project != nil {
-		where = fmt.Sprintf("in project %s (%s)", r.Project.Name, r.Project.Root)
+// inProject says where a search or list looked.
+func inProject(p *loom.Project) string {
+	if p == nil {
+		return "in any project"
 	}
+	return fmt.Sprintf("in project %s (%s)", p.Name, p.Root)
+}
+
+// searchHints are what search_sessions' answer closes with: how to widen
+// a search that found nothing, how to read around a match, how to get
+// more.
+func searchHints(query string, r searchResult, n int) []string {
 	if len(r.Hits) == 0 {
-		fmt.Fprintf(&b, "No messages match %q %s.", query, where)
+		h := fmt.Sprintf("No messages match %q %s.", query, inProject(r.Project))
 		if r.Project != nil {
-			b.WriteString(" Call again with all_projects=true to search every project.")
+			h += " Call again with all_projects=true to search every project."
 		}
-		return b.String()
+		return []string{h}
 	}
+	hints := []string{"To read around a match: read_session with ref=<session id> and before_seq=<seq + 3>."}
+	if r.More {
+		hints = append(hints, fmt.Sprintf("more: there are more than %d matches; call again with a higher limit (at most %d) or narrow with more words, project, surface, role or since.", n, MaxSearchLimit))
+	}
+	return hints
+}
+
+func searchText(query string, r searchResult, hints []string, now time.Time) string {
+	var b strings.Builder
+	if len(r.Hits) == 0 {
+		return strings.Join(hints, "\n")
+	}
+	where := inProject(r.Project)
 	if r.Project == nil {
 		where = "across all projects"
 	}
@@ -39,40 +61,56 @@ func searchText(query string, r searchResult, n int, now time.Time) string {
 		fmt.Fprintf(&b, "\n%d. session %s %q · seq %d · %s · %s (%s)\n   %s\n", i+1, h.SessionID, title, h.Seq, h.Role,
 			loom.FormatTime(h.CreatedAt), human.Ago(now, h.CreatedAt), human.OneLine(h.Snippet))
 	}
-	b.WriteString("\nTo read around a match: read_session with ref=<session id> and before_seq=<seq + 3>.")
-	if r.More {
-		fmt.Fprintf(&b, "\nmore: there are more than %d matches; call again with a higher limit (at most %d) or narrow with more words, project, surface, role or since.", n, MaxSearchLimit)
-	}
+	closing(&b, hints)
 	return b.String()
 }
 
-func listText(r listResult, query string, now time.Time) string {
-	var b strings.Builder
-	where := "in any project"
-	if len(r.Sessions) > 0 {
-		where = "across all projects"
+// closing writes hints as the text's last lines.
+func closing(b *strings.Builder, hints []string) {
+	for _, h := range hints {
+		b.WriteString("\n")
+		b.WriteString(h)
 	}
-	if r.Project != nil {
-		where = fmt.Sprintf("in project %s (%s)", r.Project.Name, r.Project.Root)
+}
+
+// listWhere says where list_sessions looked, and for what.
+func listWhere(r listResult, query string) string {
+	where := inProject(r.Project)
+	if r.Project == nil && len(r.Sessions) > 0 {
+		where = "across all projects"
 	}
 	if query != "" {
 		where += fmt.Sprintf(" matching %q", query)
 	}
+	return where
+}
+
+// listHints are what list_sessions' answer closes with.
+func listHints(r listResult, query string) []string {
 	if len(r.Sessions) == 0 {
-		fmt.Fprintf(&b, "No sessions %s.", where)
+		h := fmt.Sprintf("No sessions %s.", listWhere(r, query))
 		if r.Project != nil {
-			b.WriteString(" Call again with all_projects=true to list every project's sessions.")
+			h += " Call again with all_projects=true to list every project's sessions."
 		}
-		return b.String()
+		return []string{h}
 	}
-	fmt.Fprintf(&b, "%s %s, most recently active first:\n", human.Plural(len(r.Sessions), "session"), where)
+	if r.Next != "" {
+		return []string{fmt.Sprintf("more: older sessions follow; call again with cursor=%q.", r.Next)}
+	}
+	return nil
+}
+
+func listText(r listResult, query string, hints []string, now time.Time) string {
+	if len(r.Sessions) == 0 {
+		return strings.Join(hints, "\n")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s, most recently active first:\n", human.Plural(len(r.Sessions), "session"), listWhere(r, query))
 	for _, s := range r.Sessions {
 		b.WriteString("\n")
 		sessionLine(&b, s, now)
 	}
-	if r.Next != "" {
-		fmt.Fprintf(&b, "\nmore: older sessions follow; call again with cursor=%q.", r.Next)
-	}
+	closing(&b, hints)
 	return b.String()
 }
 
@@ -120,7 +158,32 @@ func facts(s *loom.Session) []string {
 	return f
 }
 
-func readText(r readResult, a readArgs, now time.Time) string {
+// readHints are what read_session's answer closes with: where a long
+// text was cut and how to read it on, and how to page back or on.
+func readHints(r readResult, a readArgs) []string {
+	var hints []string
+	s := r.Session
+	for _, c := range r.Cut {
+		if c.Next > 0 {
+			hints = append(hints, fmt.Sprintf("more: seq %d's %s was cut at %d of %d characters; read on with read_session ref=%s seq=%d offset=%d.",
+				c.Seq, c.Field, c.Next, c.Total, s.ID, c.Seq, c.Next))
+		}
+	}
+	if r.NextBefore > 0 {
+		hints = append(hints, fmt.Sprintf("more: %d earlier messages; call again with before_seq=%d.", r.NextBefore-1, r.NextBefore))
+	}
+	switch {
+	case r.NextAfter > 0 && a.Turn > 0:
+		hints = append(hints, fmt.Sprintf("more: turn %d goes on; call again with turn=%d after_seq=%d.", a.Turn, a.Turn, r.NextAfter))
+	case r.NextAfter > 0:
+		hints = append(hints, fmt.Sprintf("more: later messages follow; call again with after_seq=%d.", r.NextAfter))
+	case a.Turn > 0 && a.Turn < s.TurnCount:
+		hints = append(hints, fmt.Sprintf("more: the next turn is turn=%d.", a.Turn+1))
+	}
+	return hints
+}
+
+func readText(r readResult, a readArgs, hints []string, now time.Time) string {
 	var b strings.Builder
 	s := r.Session
 	fmt.Fprintf(&b, "Session %s %q\n%s\n", s.ID, s.Title, strings.Join(facts(s), " · "))
@@ -149,18 +212,7 @@ func readText(r readResult, a readArgs, now time.Time) string {
 	for _, m := range r.Messages {
 		writeMessage(&b, s.ID, m)
 	}
-	for _, c := range r.Cut {
-		if c.Next > 0 {
-			fmt.Fprintf(&b, "\nmore: seq %d's %s was cut at %d of %d characters; read on with read_session ref=%s seq=%d offset=%d.",
-				c.Seq, c.Field, c.Next, c.Total, s.ID, c.Seq, c.Next)
-		}
-	}
-	if r.NextBefore > 0 {
-		fmt.Fprintf(&b, "\nmore: %d earlier messages; call again with before_seq=%d.", r.NextBefore-1, r.NextBefore)
-	}
-	if a.Turn > 0 && a.Turn < s.TurnCount {
-		fmt.Fprintf(&b, "\nmore: the next turn is turn=%d.", a.Turn+1)
-	}
+	closing(&b, hints)
 	return b.String()
 }
 
@@ -177,7 +229,9 @@ func writeMessage(b *strings.Builder, sessionID string, m *loom.Message) {
 	for _, p := range m.Parts {
 		switch p.Type {
 		case loom.PartText:
-			b.WriteString(p.Text)
+			// Blank lines around a text (imported replies often start
+			// with some) would read as the gap between messages.
+			b.WriteString(strings.Trim(p.Text, "\r\n"))
 			b.WriteString("\n")
 		case loom.PartReasoning:
 			fmt.Fprintf(b, "(reasoning) %s\n", p.Text)

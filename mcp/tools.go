@@ -73,11 +73,13 @@ type searchArgs struct {
 }
 
 // searchResult is search_sessions' structured content: the hits in the
-// shape of GET /api/v1/search, and the scope searched.
+// shape of GET /api/v1/search, the scope searched, and in Hint what the
+// text closes with (how to widen, read around a match, get more).
 type searchResult struct {
 	Hits    []loom.SearchHit `json:"hits"`
 	Project *loom.Project    `json:"project"`
 	More    bool             `json:"more"`
+	Hint    string           `json:"hint"`
 }
 
 func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
@@ -123,7 +125,9 @@ func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
 	if out.Hits == nil {
 		out.Hits = []loom.SearchHit{}
 	}
-	return &result{text: searchText(*a.Query, out, n, t.cfg.Now()), structured: out}, nil
+	hints := searchHints(*a.Query, out, n)
+	out.Hint = strings.Join(hints, " ")
+	return &result{text: searchText(*a.Query, out, hints, t.cfg.Now()), structured: out}, nil
 }
 
 // when reads a since or until argument.
@@ -210,11 +214,12 @@ type listArgs struct {
 }
 
 // listResult is list_sessions' structured content, in the shape of GET
-// /api/v1/sessions.
+// /api/v1/sessions, with in Hint what the text closes with.
 type listResult struct {
 	Sessions []*loom.Session `json:"sessions"`
 	Next     string          `json:"next"`
 	Project  *loom.Project   `json:"project"`
+	Hint     string          `json:"hint,omitempty"`
 }
 
 func (t *tools) runList(ctx context.Context, c *call) (*result, error) {
@@ -254,7 +259,9 @@ func (t *tools) runList(ctx context.Context, c *call) (*result, error) {
 	if out.Sessions == nil {
 		out.Sessions = []*loom.Session{}
 	}
-	return &result{text: listText(out, a.Query, t.cfg.Now()), structured: out}, nil
+	hints := listHints(out, a.Query)
+	out.Hint = strings.Join(hints, " ")
+	return &result{text: listText(out, a.Query, hints, t.cfg.Now()), structured: out}, nil
 }
 
 func (t *tools) readSession() tool {
@@ -262,12 +269,13 @@ func (t *tools) readSession() tool {
 		tool: &sdk.Tool{
 			Name:        "read_session",
 			Title:       "Read a session",
-			Description: `Reads one session: its details and its newest messages in order (prompts, replies, reasoning, tool calls with status and output). ref is the session's id (or a unique prefix of 4+ characters), its key, or its exact title. Page back with before_seq; read one whole turn (a prompt and everything it led to) with turn. Long texts and tool outputs are cut, with a note saying how to read the rest (seq and offset).`,
+			Description: `Reads one session: its details and its newest messages in order (prompts, replies, reasoning, tool calls with status and output). ref is the session's id (or a unique prefix of 4+ characters), its key, or its exact title. Page back with before_seq; read one turn (a prompt and everything it led to) from its start with turn, and page on with after_seq. Long texts and tool outputs are cut, with a note saying how to read the rest (seq and offset).`,
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {
 		"ref": {"type": "string", "description": "The session: its id or a unique id prefix of at least 4 characters (as search_sessions and list_sessions give them), its key, or its title."},
 		"limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50, "description": "Most messages to return: the newest ones (before before_seq when given)."},
 		"before_seq": {"type": "integer", "minimum": 1, "description": "Return only messages before this seq: how to page back to older messages."},
-		"turn": {"type": "integer", "minimum": 1, "description": "Return only this turn: its user prompt and every message up to the next prompt."},
+		"turn": {"type": "integer", "minimum": 1, "description": "Return only this turn, from its start: its user prompt and the messages after it up to the next prompt (at most limit; after_seq reads on)."},
+		"after_seq": {"type": "integer", "minimum": 1, "description": "Return the oldest messages after this seq: how to read on, in a turn or in the whole session."},
 		"seq": {"type": "integer", "minimum": 1, "description": "Return only the message with this seq, with up to 20,000 characters of each text and tool output."},
 		"offset": {"type": "integer", "minimum": 0, "default": 0, "description": "With seq: skip this many characters of each long text or output, to read what an earlier call cut."}
 	}, "required": ["ref"]}`),
@@ -281,6 +289,7 @@ type readArgs struct {
 	Ref       *string `json:"ref"`
 	Limit     *int    `json:"limit"`
 	BeforeSeq int64   `json:"before_seq"`
+	AfterSeq  int64   `json:"after_seq"`
 	Turn      int     `json:"turn"`
 	Seq       int64   `json:"seq"`
 	Offset    int     `json:"offset"`
@@ -288,17 +297,21 @@ type readArgs struct {
 
 // readResult is read_session's structured content: the session and its
 // messages in the shapes of GET /api/v1/sessions/{id} and its messages,
-// with texts cut as the text says (Cut lists where).
+// with texts cut as the text says (Cut lists where). NextBefore is the
+// before_seq of the page before, NextAfter the after_seq of the page
+// after (0: none), and Hint says in words how to read on.
 type readResult struct {
 	Session    *loom.Session   `json:"session"`
 	Messages   []*loom.Message `json:"messages"`
 	NextBefore int64           `json:"next_before"`
+	NextAfter  int64           `json:"next_after"`
 	Cut        []cut           `json:"cut"`
+	Hint       string          `json:"hint,omitempty"`
 }
 
 func (t *tools) runRead(ctx context.Context, c *call) (*result, error) {
 	var a readArgs
-	if err := c.decode(&a, "ref, limit, before_seq, turn, seq and offset"); err != nil {
+	if err := c.decode(&a, "ref, limit, before_seq, after_seq, turn, seq and offset"); err != nil {
 		return nil, err
 	}
 	if a.Ref == nil || strings.TrimSpace(*a.Ref) == "" {
@@ -309,10 +322,12 @@ func (t *tools) runRead(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	switch {
-	case a.BeforeSeq < 0, a.Turn < 0, a.Seq < 0, a.Offset < 0:
-		return nil, loom.Errorf(loom.EINVALID, "before_seq, turn, seq and offset must not be negative")
-	case a.Seq > 0 && (a.Turn > 0 || a.BeforeSeq > 0):
-		return nil, loom.Errorf(loom.EINVALID, "give seq alone (one message), not with turn or before_seq")
+	case a.BeforeSeq < 0, a.AfterSeq < 0, a.Turn < 0, a.Seq < 0, a.Offset < 0:
+		return nil, loom.Errorf(loom.EINVALID, "before_seq, after_seq, turn, seq and offset must not be negative")
+	case a.Seq > 0 && (a.Turn > 0 || a.BeforeSeq > 0 || a.AfterSeq > 0):
+		return nil, loom.Errorf(loom.EINVALID, "give seq alone (one message), not with turn, before_seq or after_seq")
+	case a.BeforeSeq > 0 && a.AfterSeq > 0:
+		return nil, loom.Errorf(loom.EINVALID, "give before_seq (to page back) or after_seq (to read on), not both")
 	case a.Offset > 0 && a.Seq == 0:
 		return nil, loom.Errorf(loom.EINVALID, "offset needs seq: the message whose long texts to read on")
 	}
@@ -320,7 +335,14 @@ func (t *tools) runRead(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := loom.MessageQuery{Limit: n, Before: a.BeforeSeq, Turn: a.Turn}
+	// A turn, or what follows after_seq, is read from its start; the
+	// session, or what comes before before_seq, from its end.
+	q := loom.MessageQuery{Limit: n, Before: a.BeforeSeq, After: a.AfterSeq, Turn: a.Turn,
+		Oldest: a.BeforeSeq == 0 && (a.Turn > 0 || a.AfterSeq > 0)}
+	if q.Oldest {
+		// One more than asked tells whether more follow.
+		q.Limit++
+	}
 	if a.Seq > 0 {
 		q = loom.MessageQuery{Limit: 1, Before: a.Seq + 1, After: a.Seq - 1}
 	}
@@ -335,18 +357,25 @@ func (t *tools) runRead(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	out := readResult{Session: s, Messages: msgs, Cut: []cut{}}
+	if q.Oldest && len(msgs) > n {
+		out.Messages = msgs[:n]
+		out.NextAfter = msgs[n-1].Seq
+	}
 	if out.Messages == nil {
 		out.Messages = []*loom.Message{}
 	}
-	if a.Seq == 0 && len(msgs) > 0 && msgs[0].Seq > 1 && (a.Turn == 0 || msgs[0].Role != loom.RoleUser) {
-		out.NextBefore = msgs[0].Seq
+	first := out.Messages
+	if !q.Oldest && a.Seq == 0 && len(first) > 0 && first[0].Seq > 1 && (a.Turn == 0 || first[0].Role != loom.RoleUser) {
+		out.NextBefore = first[0].Seq
 	}
 	b := bounds{text: 4000, reasoning: 1500, input: 1000, output: 2000}
 	if a.Seq > 0 {
 		b = bounds{text: 20000, reasoning: 20000, input: 20000, output: 20000, offset: a.Offset}
 	}
 	out.Messages, out.Cut = b.apply(out.Messages)
-	return &result{text: readText(out, a, t.cfg.Now()), structured: out}, nil
+	hints := readHints(out, a)
+	out.Hint = strings.Join(hints, " ")
+	return &result{text: readText(out, a, hints, t.cfg.Now()), structured: out}, nil
 }
 
 // resolve finds the session ref names for c's user, preferring the
