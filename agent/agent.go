@@ -73,7 +73,7 @@ func NewLoop(st loom.Store, p loom.Provider, model string) *Loop {
 
 // Event is something the caller may show while a turn runs.
 type Event struct {
-	Kind string // EventText, EventReasoning, EventToolStart, EventToolEnd, EventCompacted
+	Kind string // EventText, EventReasoning, EventStored, EventToolStart, EventToolEnd, EventCompacted
 	Text string
 	// Tool events.
 	Tool     string
@@ -89,6 +89,12 @@ type Event struct {
 
 // Event kinds besides loom.EventText and loom.EventReasoning.
 const (
+	// EventStored says that the turn's user message is stored, in the
+	// session SessionID names: the one the turn goes on in. A new
+	// session exists from then on. It comes once per turn, before the
+	// model is called, and only for the top-level agent's message (not
+	// a sub-agent's).
+	EventStored    = "stored"
 	EventToolStart = "tool_start"
 	EventToolEnd   = "tool_end"
 	EventCompacted = "compacted"
@@ -142,6 +148,9 @@ func (l *Loop) turn(ctx context.Context, s *loom.Session, text string, emit func
 	user := &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
 	if err := l.Store.Append(ctx, s, user); err != nil {
 		return nil, err
+	}
+	if l.depth == 0 {
+		emit(Event{Kind: EventStored, SessionID: s.ID})
 	}
 	lg := l.log(s)
 	if created {

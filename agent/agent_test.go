@@ -270,6 +270,32 @@ func TestSubAgentRunsInChildSession(t *testing.T) {
 	}
 }
 
+// A turn says once, before the model is called, that its user message is
+// stored and in which session; a sub-agent's turn does not say it.
+func TestTurnSaysOnceWhereItIsStored(t *testing.T) {
+	p := (&scripted{}).call("agent", `{"prompt":"count to three","name":"counter"}`).
+		say("one two three", loom.Usage{}).
+		say("the sub-agent counted", loom.Usage{})
+	l, st, s := setup(t, p)
+	var stored []string
+	_, err := l.Turn(context.Background(), s, "delegate counting", func(e agent.Event) {
+		if e.Kind != agent.EventStored {
+			return
+		}
+		stored = append(stored, e.SessionID)
+		msgs, err := st.Messages(context.Background(), e.SessionID, loom.MessageQuery{})
+		if err != nil || len(msgs) != 1 || msgs[0].Text() != "delegate counting" || len(p.requests) != 0 {
+			t.Errorf("when the turn says it is stored: messages %v (%v), %d model calls", msgs, err, len(p.requests))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 1 || stored[0] != s.ID {
+		t.Fatalf("stored events for sessions %q, want one for %s", stored, s.ID)
+	}
+}
+
 func TestCompactionAtThreshold(t *testing.T) {
 	p := &scripted{}
 	for i := 0; i < 3; i++ {

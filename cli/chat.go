@@ -48,8 +48,8 @@ When stdin is not a terminal, each line is one message (slash commands
 too), and replies are printed as they stream, so chat can be scripted.
 
 Slash commands: /new, /rename TITLE, /fork [TURN], /rewind [TURN],
-/usage, /profile NAME, /history [N], /search QUERY, /compact, /help,
-/exit.`,
+/usage, /profile NAME, /history [N], /search [-a] QUERY, /compact,
+/help, /exit.`,
 		Example: `  loom chat
   loom chat --new
   loom chat --name "retry backoff"
@@ -320,7 +320,7 @@ const chatHelp = `/new             start a new session (this one is kept)
 /usage           tokens and cost of this session
 /profile NAME    switch profile (same session)
 /history [N]     show the last N messages (default 10)
-/search QUERY    search all your sessions
+/search QUERY    search this project's sessions (-a QUERY: every project's)
 /compact         summarise the context now (history is kept)
 /help            this list
 /exit            leave (Ctrl+D too)
@@ -438,17 +438,35 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		}
 		return false, c.showHistory(ctx, n)
 	case "/search":
+		first, rest, _ := strings.Cut(arg, " ")
+		all := first == "-a" || first == "--all-projects"
+		if all {
+			arg = strings.TrimSpace(rest)
+		}
 		if arg == "" {
-			return false, usageErrorf("usage: /search QUERY")
+			return false, usageErrorf("usage: /search [-a] QUERY")
 		}
 		q := loom.SearchQuery{Text: arg, UserID: c.f.User(), Limit: 10}
+		project := c.f.scopeProject(all)
+		if project != nil {
+			q.ProjectID = project.ID
+		}
 		markForTerminal(c.f.IO, &q)
 		hits, err := c.st.Search(ctx, q)
 		if err != nil {
 			return false, err
 		}
 		if len(hits) == 0 {
-			fmt.Fprintf(out, "No messages match %q.\n", arg)
+			elsewhere, err := matchesElsewhere(ctx, c.st, q)
+			if err != nil {
+				return false, err
+			}
+			if elsewhere {
+				fmt.Fprintf(out, "No messages match %q in project %s (%s); /search -a %s searches every project.\n",
+					arg, term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(arg))
+			} else {
+				fmt.Fprintf(out, "No messages match %q.\n", arg)
+			}
 			return false, nil
 		}
 		return false, writeHits(c.f.IO, hits, c.f.now())

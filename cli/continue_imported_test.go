@@ -204,7 +204,7 @@ func TestResumedImportSendsNoOtherToolsSystemText(t *testing.T) {
 				}
 			}
 
-			id := lastSessionOf(r.stderr)
+			id := sessionOf(t, r.stderr)
 			st := fx.openStore(t)
 			fk, err := st.Session(context.Background(), id)
 			if err != nil {

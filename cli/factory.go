@@ -221,6 +221,21 @@ func (f *Factory) Project() (loom.Project, error) {
 	return paths.DetectProject(wd)
 }
 
+// scopeProject is the project that a command which searches or lists
+// sessions keeps to: the working directory's, the same default as loom
+// mcp's. Nil means every project: when all is set (-a), or where no
+// project can be found (a working directory that is gone).
+func (f *Factory) scopeProject(all bool) *loom.Project {
+	if all {
+		return nil
+	}
+	p, err := f.Project()
+	if err != nil {
+		return nil
+	}
+	return &p
+}
+
 // StoreSession opens the store for a command that changes the session
 // ref names, and finds it (see Resolve).
 func (f *Factory) StoreSession(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {

@@ -122,7 +122,7 @@ func TestBinaryReadOnlyStore(t *testing.T) {
 			if out := must("session", "show", src.main.ID); !strings.Contains(out, "Fix the flaky test") {
 				t.Fatalf("show:\n%s", out)
 			}
-			if hits := decodeJSON[[]loom.SearchHit](t, must("search", "fake clock", "--json")); len(hits) == 0 || hits[0].SessionID != src.main.ID {
+			if hits := decodeJSON[[]loom.SearchHit](t, must("search", "-a", "fake clock", "--json")); len(hits) == 0 || hits[0].SessionID != src.main.ID {
 				t.Fatalf("search hits = %+v", hits)
 			}
 			if out := must("session", "export", src.main.ID); len(lines(out)) < 10 {

@@ -31,9 +31,10 @@ func newCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
 
 By default the prompt starts a new session; -c continues this project's
 most recent session, --resume REF a given one, --key KEY the session with
-that key (created if missing, as a session of this project). The
-session id is printed to stderr, and on exit how to resume it
-(--no-resume-hint leaves that out). A PROMPT of - reads the prompt from
+that key (created if missing, as a session of this project). Once the
+prompt is stored, "session <id>" of the session that holds it is printed
+to stderr, and on exit how to resume it (--no-resume-hint leaves that
+out). A PROMPT of - reads the prompt from
 stdin. With --json, the stored assistant messages are printed as JSON
 instead of the streamed text.
 
@@ -110,16 +111,27 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer conv.Close(ctx)
-	announced := conv.Session().ID
-	fmt.Fprintf(f.IO.ErrOut, "session %s\n", announced)
 	// Ctrl+C ends the run; the terminal is not to print "^C" into the
 	// reply.
 	defer f.IO.QuietInterrupt()()
 	p := newTurnPrinter(f.IO, false)
-	emit := p.event
-	if f.JSON() {
-		emit = nil
-	} else {
+	// "session <id>" names the session once the prompt is stored in it:
+	// until then the session may never exist (another process may take
+	// its key first, and the turn goes on in that one's, or is refused).
+	announced := false
+	emit := func(e agent.Event) {
+		if e.Kind == agent.EventStored {
+			if !announced {
+				announced = true
+				p.note(fmt.Sprintf("session %s", e.SessionID))
+			}
+			return
+		}
+		if !f.JSON() {
+			p.event(e)
+		}
+	}
+	if !f.JSON() {
 		p.begin()
 	}
 	res, err := conv.Turn(ctx, prompt, emit)
@@ -129,11 +141,6 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			final = res.Text
 		}
 		p.end(final)
-	}
-	if s := conv.Session(); s.ID != announced {
-		// Another process created the session of this key meanwhile,
-		// and the turn went on in that one.
-		fmt.Fprintf(f.IO.ErrOut, "session %s\n", s.ID)
 	}
 	if s := conv.Session(); s.MessageCount > 0 && !conv.Pending() && !opts.NoResumeHint {
 		// Also after a failed turn: its prompt is stored, and this is

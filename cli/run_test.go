@@ -2,42 +2,63 @@ package cli
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/openai/openaitest"
 )
 
-// lastSessionOf is the session a run ended in: the last "session <id>"
-// line of its stderr.
-func lastSessionOf(stderr string) string {
-	id := ""
+// sessionLines are the ids of the "session <id>" lines of stderr.
+func sessionLines(stderr string) []string {
+	var ids []string
 	for _, line := range lines(stderr) {
 		if s, ok := strings.CutPrefix(line, "session "); ok {
-			id = strings.TrimSpace(s)
+			ids = append(ids, strings.TrimSpace(s))
 		}
 	}
-	return id
+	return ids
 }
 
-// Several loom run --key K started at once on a fresh store, so that
-// each finds no session with the key and prepares its own: one creates
-// it, the others go on in that one (exit 0) or find it busy (exit 5),
-// never a conflict. One session has the key, and it holds every turn
-// that succeeded.
+// Several loom run --key K (and chat --key K) started at once on a fresh
+// store, so that each finds no session with the key and prepares its
+// own: one creates it, the others go on in that one (exit 0) or find it
+// busy (exit 5), never a conflict. One session has the key, and it holds
+// every turn that succeeded. A script reads the session from the one
+// "session <id>" line a process prints, with --json too: it names that
+// session, never one the process prepared and lost the key of; a refused
+// process prints none. The model answers at once in the first trial, so
+// that processes that lose the key may still have their turn in the
+// winner's session, and slowly in the others, so that the winner holds
+// the session while the others look for it.
 func TestRunKeyRace(t *testing.T) {
 	const trials, runs = 3, 8
 	loomBinary(t) // built before the runs start at once
 	for trial := range trials {
 		t.Run(fmt.Sprint(trial), func(t *testing.T) {
 			fx := newAgentFixture(t)
+			for range runs {
+				fx.srv.Enqueue(openaitest.Reply{Text: "noted", Delay: time.Duration(trial) * 100 * time.Millisecond})
+			}
 			key := fmt.Sprintf("bot:race-%d", trial)
 			results := make([]result, runs)
 			var wg sync.WaitGroup
 			for i := range runs {
 				wg.Go(func() {
-					r, err := runCmd(fx.cmd(t, "run", "--key", key, fmt.Sprintf("prompt %d", i)), "")
+					prompt := fmt.Sprintf("prompt %d", i)
+					var cmd *exec.Cmd
+					switch i % 4 {
+					case 1:
+						cmd = fx.cmd(t, "run", "--key", key, "--json", prompt)
+					case 3:
+						cmd = fx.cmd(t, "chat", "--key", key)
+					default:
+						cmd = fx.cmd(t, "run", "--key", key, prompt)
+					}
+					r, err := runCmd(cmd, prompt+"\n")
 					if err != nil {
 						t.Error(err)
 					}
@@ -63,21 +84,26 @@ func TestRunKeyRace(t *testing.T) {
 				stored = append(stored, m.Role+": "+m.Text())
 			}
 			all := strings.Join(stored, "\n")
-			ok := 0
+			ok, refused := 0, 0
 			for i, r := range results {
+				ids := sessionLines(r.stderr)
 				switch r.code {
 				case 0:
 					ok++
 					prompt := fmt.Sprintf("prompt %d", i)
-					if turn := "user: " + prompt + "\nassistant: echo: " + prompt; !strings.Contains(all, turn) {
+					if turn := "user: " + prompt + "\nassistant: noted"; !strings.Contains(all, turn) {
 						t.Errorf("run %d succeeded, but its turn is not in the session:\n%s", i, all)
 					}
-					if got := lastSessionOf(r.stderr); got != s.ID {
-						t.Errorf("run %d says it ended in session %q, not %s:\n%s", i, got, s.ID, r.stderr)
+					if len(ids) != 1 || ids[0] != s.ID {
+						t.Errorf("run %d announced sessions %q, want only %s:\n%s", i, ids, s.ID, r.stderr)
 					}
 				case ExitLocked:
+					refused++
 					if !strings.Contains(r.stderr, "in use by process") {
 						t.Errorf("run %d: exit 5 without naming the holder:\n%s", i, r.stderr)
+					}
+					if len(ids) > 0 {
+						t.Errorf("run %d was refused, yet announced sessions %q (the one with the key is %s):\n%s", i, ids, s.ID, r.stderr)
 					}
 				default:
 					t.Errorf("run %d: exit %d, want 0 or %d\n%s", i, r.code, ExitLocked, r.stderr)
@@ -86,7 +112,7 @@ func TestRunKeyRace(t *testing.T) {
 			if ok == 0 || len(msgs) != 2*ok {
 				t.Errorf("%d runs succeeded; the session holds %d messages:\n%s", ok, len(msgs), all)
 			}
-			t.Logf("%d of %d runs had their turn, the others found the session busy", ok, runs)
+			t.Logf("%d of %d runs had their turn, %d found the session busy", ok, runs, refused)
 		})
 	}
 }

@@ -33,8 +33,12 @@ func newCmdSearch(f *Factory, runF func(*SearchOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search the messages of your sessions",
-		Long: `Search message text, reasoning and tool inputs and outputs across all of
-your sessions, best matches first.
+		Long: `Search message text, reasoning and tool inputs and outputs of your
+sessions, best matches first: this project's by default (the git
+top-level directory, or the working directory outside git), every
+project's with --all-projects, one session's with --session. Where no
+project can be found (a working directory that is gone), every project
+is searched.
 
 Every word must appear; a "quoted part" must appear as a phrase. Anything
 else — AND, OR, NEAR, *, -, :, a lone quote — is ordinary text, never a
@@ -42,7 +46,7 @@ syntax error. --raw passes the query to the store's own search syntax
 (SQLite FTS5 or PostgreSQL tsquery). Archived sessions are left out
 unless --archived (or --session names one).`,
 		Example: `  loom search flaky test
-  loom search '"connection refused" postgres' --project
+  loom search '"connection refused" postgres' --all-projects
   loom search retry --session 0196a3b2 --role assistant
   loom search 'tok* NEAR(retry backoff)' --raw
   loom search deploy --json | jq -r '.[].session_id'`,
@@ -68,8 +72,11 @@ unless --archived (or --session names one).`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.SessionRef, "session", "s", "", "search only this session")
-	cmd.Flags().BoolVarP(&opts.Project, "project", "p", false, "search only this project's sessions")
-	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "search every project and surface (the default)")
+	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "search every project and surface")
+	// This project's sessions are searched by default; -p, which once
+	// asked for that, is still accepted.
+	cmd.Flags().BoolVarP(&opts.Project, "project", "p", false, "search only this project's sessions (the default)")
+	cmd.Flags().MarkHidden("project")
 	cmd.Flags().StringVar(&opts.Surface, "surface", "", "search only sessions of this surface")
 	cmd.Flags().StringVar(&opts.Role, "role", "", "search only messages of this role")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 20, "most results to show")
@@ -105,12 +112,10 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		}
 		q.SessionID = s.ID
 	}
-	if opts.Project {
-		p, err := f.Project()
-		if err != nil {
-			return err
-		}
-		q.ProjectID = p.ID
+	// A session named is searched wherever it is.
+	project := f.scopeProject(opts.AllProjects || opts.SessionRef != "")
+	if project != nil {
+		q.ProjectID = project.ID
 	}
 	hits, err := st.Search(ctx, q)
 	if err != nil {
@@ -120,6 +125,18 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		if err := checkSurface(ctx, st, f.User(), opts.Surface); err != nil {
 			return err
 		}
+		elsewhere, err := matchesElsewhere(ctx, st, q)
+		if err != nil {
+			return err
+		}
+		switch {
+		case elsewhere:
+			// Also with --json, whose output stays [] for scripts.
+			fmt.Fprintf(ios.ErrOut, "No messages match %q in project %s (%s); %s searches every project.\n",
+				opts.Query, term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(widerSearch(opts)))
+		case !f.JSON() && ios.IsStdoutTTY():
+			fmt.Fprintf(ios.ErrOut, "No messages match %q.\n", opts.Query)
+		}
 	}
 	if f.JSON() {
 		if hits == nil {
@@ -128,12 +145,42 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		return writeJSON(ios.Out, hits)
 	}
 	if len(hits) == 0 {
-		if ios.IsStdoutTTY() {
-			fmt.Fprintf(ios.ErrOut, "No messages match %q.\n", opts.Query)
-		}
 		return nil
 	}
 	return writeHits(ios, hits, f.now())
+}
+
+// matchesElsewhere reports whether q, which found nothing in the project
+// it keeps to, matches in another project (or outside any).
+func matchesElsewhere(ctx context.Context, st loom.Store, q loom.SearchQuery) (bool, error) {
+	if q.ProjectID == "" {
+		return false, nil
+	}
+	q.ProjectID, q.Limit = "", 1
+	hits, err := st.Search(ctx, q)
+	return len(hits) > 0, err
+}
+
+// widerSearch is the command line of the search opts describes over
+// every project.
+func widerSearch(opts *SearchOptions) string {
+	args := []string{"loom", "search", "-a"}
+	if opts.Surface != "" {
+		args = append(args, "--surface", shellQuote(opts.Surface))
+	}
+	if opts.Role != "" {
+		args = append(args, "--role", opts.Role)
+	}
+	if opts.Archived {
+		args = append(args, "--archived")
+	}
+	if opts.Raw {
+		args = append(args, "--raw")
+	}
+	if strings.HasPrefix(opts.Query, "-") {
+		args = append(args, "--")
+	}
+	return strings.Join(append(args, shellQuote(opts.Query)), " ")
 }
 
 // matchStart and matchEnd mark matches in snippets meant for a colour

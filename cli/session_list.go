@@ -31,7 +31,9 @@ func newCmdSessionList(f *Factory, runF func(*ListOptions) error) *cobra.Command
 		Aliases: []string{"ls"},
 		Short:   "List sessions, newest first",
 		Long: `List sessions, most recently active first: this project's by default
-(the git top-level directory, or the working directory outside git).
+(the git top-level directory, or the working directory outside git),
+every project's with --all-projects. Where no project can be found (a
+working directory that is gone), every project is listed.
 
 On a terminal ids are shortened to 8 characters (any unique prefix of 4 or
 more works as a reference) and times are shown as ages; when the output is
@@ -83,11 +85,8 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if opts.Archived {
 		filter.Archived = loom.OnlyArchived
 	}
-	var project loom.Project
-	if !opts.AllProjects {
-		if project, err = f.Project(); err != nil {
-			return err
-		}
+	project := f.scopeProject(opts.AllProjects)
+	if project != nil {
 		filter.ProjectID = project.ID
 	}
 	sessions, err := st.Sessions(ctx, filter)
@@ -106,12 +105,30 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if opts.Tree {
 		// A list of every project and surface that the limit did not cut
 		// holds every session a tree could show: no query is needed.
-		complete := opts.AllProjects && opts.Surface == "" && opts.Branch == "" && !opts.Archived && (opts.Limit == 0 || len(sessions) < opts.Limit)
+		complete := project == nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && (opts.Limit == 0 || len(sessions) < opts.Limit)
 		if rows, err = lineage(ctx, st, f.User(), sessions, complete); err != nil {
 			return err
 		}
 	}
 	ios := f.IO
+	elsewhere := false
+	if len(rows) == 0 && project != nil && opts.Branch == "" && !opts.Archived {
+		wide := filter
+		wide.ProjectID, wide.Limit = "", 1
+		others, err := st.Sessions(ctx, wide)
+		if err != nil {
+			return err
+		}
+		if elsewhere = len(others) > 0; elsewhere {
+			// Also with --json, whose output stays [] for scripts.
+			wider := "loom session list -a"
+			if opts.Surface != "" {
+				wider += " --surface " + shellQuote(opts.Surface)
+			}
+			fmt.Fprintf(ios.ErrOut, "No sessions in project %s (%s); %s lists every project's.\n",
+				term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(wider))
+		}
+	}
 	if f.JSON() {
 		out := make([]*loom.Session, 0, len(rows))
 		for _, r := range rows {
@@ -126,14 +143,12 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 				fmt.Fprintln(ios.ErrOut, "No archived sessions here.")
 			case opts.Branch != "":
 				fmt.Fprintf(ios.ErrOut, "No sessions on branch %s here.\n", opts.Branch)
-			case opts.AllProjects:
+			case !elsewhere:
 				fmt.Fprintln(ios.ErrOut, "No sessions yet.")
-			default:
-				fmt.Fprintf(ios.ErrOut, "No sessions in %s (%s); --all-projects lists every project's.\n", project.Name, project.Root)
 			}
 		}
-		if !opts.AllProjects && opts.Surface == "" && opts.Branch == "" && !opts.Archived {
-			return f.printMovedProjectHint(ctx, st, project)
+		if project != nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived {
+			return f.printMovedProjectHint(ctx, st, *project)
 		}
 		return nil
 	}

@@ -2,6 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +222,38 @@ func TestSessionListRefusesUnknownSurface(t *testing.T) {
 	}
 	if r := fx.exec(t, "", "session", "list", "--surface", "telegram"); r.code != 0 || r.stdout != "" {
 		t.Errorf("a known surface with no session in this project: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// session list keeps to this project by default. An empty project says on
+// stderr how to list every project, with --json too, whose stdout stays
+// []; where no project can be found (the working directory is gone),
+// every project is listed.
+func TestSessionListScope(t *testing.T) {
+	fx := newFixture(t)
+	dir := t.TempDir()
+	p := mustProject(t, dir)
+	hint := fmt.Sprintf("No sessions in project %s (%s); loom session list -a lists every project's.", p.Name, p.Root)
+	for _, args := range [][]string{{"session", "list"}, {"session", "list", "--json"}} {
+		cmd := exec.Command(loomBinary(t), args...)
+		cmd.Dir, cmd.Env = dir, fx.binEnv()
+		r := execCmd(t, cmd, "")
+		want := ""
+		if slices.Contains(args, "--json") {
+			want = "[]"
+		}
+		if r.code != 0 || strings.TrimSpace(r.stdout) != want || strings.TrimSpace(r.stderr) != hint {
+			t.Errorf("loom %s in an empty project: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", `cd "$1" && rmdir "$1" && exec "$2" session list`, "sh", gone, loomBinary(t))
+	cmd.Env = fx.binEnv()
+	r := execCmd(t, cmd, "")
+	if r.code != 0 || !strings.Contains(r.stdout, fx.web.ID) || !strings.Contains(r.stdout, fx.main.ID) || r.stderr != "" {
+		t.Errorf("session list where the working directory is gone: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -127,6 +127,19 @@ func (p *turnPrinter) event(e agent.Event) {
 	}
 }
 
+// note prints a line to stderr while the turn runs, clear of the
+// spinner, which goes on after it.
+func (p *turnPrinter) note(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	spinning := p.spinStop != nil
+	p.stopSpinner()
+	fmt.Fprintln(p.ios.ErrOut, line)
+	if spinning {
+		p.begin()
+	}
+}
+
 // breakLine ends a partly printed line of reply text.
 func (p *turnPrinter) breakLine() {
 	p.flushText()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +128,11 @@ func TestPostMessage(t *testing.T) {
 	}
 	if kinds["text"] < 2 || kinds["reasoning"] < 1 {
 		t.Errorf("events %v: want text deltas and reasoning", kinds)
+	}
+	for k := range kinds {
+		if !slices.Contains([]string{"start", "text", "reasoning", "done"}, k) {
+			t.Errorf("event %q streamed; events %v", k, kinds)
+		}
 	}
 	if text.String() != "Hello **Alice**, nice to meet you." {
 		t.Errorf("streamed text = %q", text.String())

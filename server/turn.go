@@ -154,6 +154,10 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, user, key, text
 	st := startStream(w)
 	st.send(evStart, "", map[string]any{"session_id": x.ID, "key": key, "created": created})
 	emit := func(e agent.Event) {
+		if e.Kind == agent.EventStored {
+			// The done or error event names the session the turn is in.
+			return
+		}
 		ev := turnEvent{SessionID: e.SessionID, Text: e.Text, Tool: e.Tool, CallID: e.CallID, Status: e.Status, Output: e.Output}
 		if ev.SessionID == "" {
 			ev.SessionID = x.ID
