@@ -62,13 +62,17 @@ func TestSilentStreamTimesOut(t *testing.T) {
 }
 
 // Whatever arrives keeps a stream alive, also what has no text; progress
-// events are not passed on to the caller.
+// events are not passed on to the caller (the stored prompt's event is).
 func TestBusyStreamIsNotSilent(t *testing.T) {
 	p := (&scripted{}).trickle(loom.EventProgress, 10*time.Millisecond, time.After(300*time.Millisecond))
 	l, _, s := setup(t, p)
 	l.StreamIdleTimeout = 100 * time.Millisecond
 	var kinds []string
-	res, err := l.Turn(context.Background(), s, "a long tool call, please", func(e agent.Event) { kinds = append(kinds, e.Kind) })
+	res, err := l.Turn(context.Background(), s, "a long tool call, please", func(e agent.Event) {
+		if e.Kind != agent.EventStored {
+			kinds = append(kinds, e.Kind)
+		}
+	})
 	if err != nil || res.Text != "done at last" {
 		t.Fatalf("%+v, %v", res, err)
 	}
