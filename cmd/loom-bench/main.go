@@ -22,6 +22,12 @@
 // copies a 100,000-message SQLite store to PostgreSQL and back with
 // loom session export and import and checks that the exports are the
 // same.
+//
+//	go run ./cmd/loom-bench -mcp-serve -mcp-duration 10m
+//
+// -mcp-serve runs loom serve as its own process and drives its /mcp with
+// 50 clients, some of which open a session for every call and never
+// close it, and reports the server's resident memory over the run.
 package main
 
 import (
