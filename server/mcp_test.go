@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,5 +217,38 @@ func TestMCPSessionsMemoryFlat(t *testing.T) {
 	t.Logf("heap after 300 rounds %d KiB, after 1,800 %d KiB", before>>10, after>>10)
 	if after > before+1<<20 {
 		t.Fatalf("heap grew from %d to %d KiB over 1,500 rounds of sessions", before>>10, after>>10)
+	}
+}
+
+// Initializes at once from one user take exactly the user's places, not
+// more: a session is counted from its request's start.
+func TestMCPSessionLimitConcurrent(t *testing.T) {
+	e := newEnv(t, withMCP(5, 0, 0))
+	codes := make(chan int, 40)
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodPost, e.ts.URL+"/mcp", strings.NewReader(mcpInitialize))
+			req.Header.Set("Authorization", "Bearer "+e.alice)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(codes)
+	n := map[int]int{}
+	for c := range codes {
+		n[c]++
+	}
+	if n[http.StatusOK] != 5 || n[http.StatusTooManyRequests] != 35 {
+		t.Fatalf("40 initializes at once with a limit of 5: %v", n)
 	}
 }
