@@ -15,7 +15,12 @@ const (
 	defaultMaxStreams        = 256
 	defaultMaxTurnsPerUser   = 16
 	defaultMaxTurns          = 64
-	defaultRequestTimeout    = 30 * time.Second
+	// An idle MCP session holds about 6 KiB of heap and a goroutine,
+	// however many calls it has served; but every initialize makes one,
+	// and it lives until closed or idle for MCPSessionIdle.
+	defaultMaxMCPSessionsPerUser = 32
+	defaultMaxMCPSessions        = 512
+	defaultRequestTimeout        = 30 * time.Second
 )
 
 // retryAfter is what a refusal for a limit or a slow store tells the

@@ -13,7 +13,9 @@ import (
 // tokens: each token's user searches and reads only their own sessions.
 // A client's standing event stream (GET) lives past the write deadline
 // other responses get; each tool call is bounded by the tools' own
-// timeout.
+// timeout. Each user has a bounded number of MCP sessions
+// (Config.MaxMCPSessionsPerUser, MaxMCPSessions), refused past it as the
+// event streams are, and an idle one ends after Config.MCPSessionIdle.
 func (s *Server) mcpHandler(cfg mcp.Config) http.Handler {
 	if cfg.Store == nil {
 		cfg.Store = func(context.Context) (loom.Store, error) { return s.st, nil }
@@ -27,6 +29,17 @@ func (s *Server) mcpHandler(cfg mcp.Config) http.Handler {
 			return "", err
 		}
 		return tok.UserID, nil
+	}, mcp.SessionLimits{
+		PerUser: s.cfg.MaxMCPSessionsPerUser,
+		Total:   s.cfg.MaxMCPSessions,
+		Idle:    s.cfg.MCPSessionIdle,
+		Refuse: func(w http.ResponseWriter, r *http.Request, err *mcp.SessionLimitError) {
+			code := eTooMany
+			if err.Full {
+				code = eUnavailable
+			}
+			s.writeError(w, r, retryLater(codedError(code, "%s", err.Error())))
+		},
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {

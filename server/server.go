@@ -74,6 +74,15 @@ type Config struct {
 	// 64), refused as the streams are. Negative: no limit.
 	MaxTurnsPerUser int
 	MaxTurns        int
+	// MaxMCPSessionsPerUser bounds the MCP sessions at /mcp one user has
+	// open at once (default 32): an initialize past it is refused with
+	// 429 and Retry-After. MaxMCPSessions bounds them over all users
+	// (default 512): past it, 503 with Retry-After. Negative: no limit.
+	// MCPSessionIdle closes a session without a request for that long
+	// (default 5m); its client gets 404 and initializes again.
+	MaxMCPSessionsPerUser int
+	MaxMCPSessions        int
+	MCPSessionIdle        time.Duration
 }
 
 // Server serves the API and the dashboard. It is an http.Handler.
@@ -143,6 +152,11 @@ func New(cfg Config) *Server {
 	cfg.MaxStreams = limitOr(cfg.MaxStreams, defaultMaxStreams)
 	cfg.MaxTurnsPerUser = limitOr(cfg.MaxTurnsPerUser, defaultMaxTurnsPerUser)
 	cfg.MaxTurns = limitOr(cfg.MaxTurns, defaultMaxTurns)
+	cfg.MaxMCPSessionsPerUser = limitOr(cfg.MaxMCPSessionsPerUser, defaultMaxMCPSessionsPerUser)
+	cfg.MaxMCPSessions = limitOr(cfg.MaxMCPSessions, defaultMaxMCPSessions)
+	if cfg.MCPSessionIdle <= 0 {
+		cfg.MCPSessionIdle = mcp.DefaultSessionIdle
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

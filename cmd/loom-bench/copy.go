@@ -26,22 +26,11 @@ func copyMain(ctx context.Context, out io.Writer, dir, pg, bin string, n int) er
 	if pg == "" {
 		return fmt.Errorf("-copy needs a PostgreSQL server (-postgres)")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	work, err := os.MkdirTemp(dir, "copy-")
+	work, bin, err := workDir(ctx, dir, "copy-", bin)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	if bin == "" {
-		bin = filepath.Join(work, "loom")
-		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/loom")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("build loom: %w", err)
-		}
-	}
 	src, back := filepath.Join(work, "src.db"), filepath.Join(work, "back.db")
 	fmt.Fprintf(os.Stderr, "copy: generating %d messages\n", n)
 	if err := generateStore(ctx, src, n); err != nil {
@@ -132,6 +121,27 @@ func copyMain(ctx context.Context, out io.Writer, dir, pg, bin string, n int) er
 	}
 	fmt.Fprintln(out, "\nThe three stores export byte-identical JSON Lines.")
 	return nil
+}
+
+// workDir makes a directory for one run under dir (the caller removes
+// it) and, when bin is empty, builds loom into it.
+func workDir(ctx context.Context, dir, prefix, bin string) (work, loomBin string, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", err
+	}
+	if work, err = os.MkdirTemp(dir, prefix); err != nil {
+		return "", "", err
+	}
+	if bin == "" {
+		bin = filepath.Join(work, "loom")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/loom")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			os.RemoveAll(work)
+			return "", "", fmt.Errorf("build loom: %w", err)
+		}
+	}
+	return work, bin, nil
 }
 
 // generateStore makes a SQLite store of n generated messages, in

@@ -53,3 +53,11 @@ func testPostgres(t *testing.T) (string, error) {
 	}
 	return pg, err
 }
+
+// vmRSS reads a live process's resident memory.
+func TestVMRSS(t *testing.T) {
+	kb, err := vmRSS(os.Getpid())
+	if err != nil || kb <= 0 {
+		t.Fatalf("vmRSS of this process: %d KiB, %v", kb, err)
+	}
+}

@@ -22,6 +22,12 @@
 // copies a 100,000-message SQLite store to PostgreSQL and back with
 // loom session export and import and checks that the exports are the
 // same.
+//
+//	go run ./cmd/loom-bench -mcp-serve -mcp-duration 10m
+//
+// -mcp-serve runs loom serve as its own process and drives its /mcp with
+// 50 clients, some of which open a session for every call and never
+// close it, and reports the server's resident memory over the run.
 package main
 
 import (
@@ -33,6 +39,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/sqlite"
@@ -82,7 +89,17 @@ func main() {
 	pgRun := flag.Bool("pg", false, "instead: measure bulk import and search on PostgreSQL (-postgres), the searches over -sessions × -messages messages generated once into -pg-schema")
 	pgSchema := flag.String("pg-schema", "loombench_search", "schema of -postgres that holds the store -pg searches; generated when empty, kept for later runs")
 	pgImport := flag.Int("pg-import", 100000, "messages -pg imports for its bulk import figure")
+	mcpServe := flag.Bool("mcp-serve", false, "instead: drive /mcp of `loom serve` (its own process) with -mcp-clients clients for -mcp-duration and report the server's RSS")
+	mcpClients := flag.Int("mcp-clients", 50, "concurrent /mcp clients of -mcp-serve")
+	mcpDuration := flag.Duration("mcp-duration", 30*time.Second, "how long -mcp-serve drives /mcp")
 	flag.Parse()
+	if *mcpServe {
+		if err := mcpServeMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *mcpClients, *mcpDuration); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *load {
 		shape := loadShape{Messages: *loadMessages, Distinct: 50, Shared: 5, Procs: 2}
 		if err := loadMain(context.Background(), os.Stdout, filepath.Dir(c.db), *pg, shape); err != nil {
