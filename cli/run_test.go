@@ -12,12 +12,17 @@ import (
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
-// sessionLines are the ids of the "session <id>" lines of stderr.
+// sessionLines are the ids of the "session <id>" lines of stderr, and
+// of the header chat prints when it resumes a session ("resuming session
+// <id> …"), which names it instead.
 func sessionLines(stderr string) []string {
 	var ids []string
 	for _, line := range lines(stderr) {
 		if s, ok := strings.CutPrefix(line, "session "); ok {
 			ids = append(ids, strings.TrimSpace(s))
+		}
+		if s, ok := strings.CutPrefix(line, "resuming session "); ok {
+			ids = append(ids, strings.Fields(s)[0])
 		}
 	}
 	return ids
