@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/internal/syncio"
 )
 
 // loom mcp, started as an agent starts it, keeps serving when its client
@@ -27,7 +29,7 @@ func TestMCPStdioSurvivesBadFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
+	var stderr syncio.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

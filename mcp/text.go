@@ -44,10 +44,10 @@ func searchHints(query string, r searchResult, n int) []string {
 }
 
 func searchText(query string, r searchResult, hints []string, now time.Time) string {
-	var b strings.Builder
 	if len(r.Hits) == 0 {
 		return strings.Join(hints, "\n")
 	}
+	var b strings.Builder
 	where := inProject(r.Project)
 	if r.Project == nil {
 		where = "across all projects"
