@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
+	"sync"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/migrate"
@@ -16,12 +17,18 @@ var migrationFS embed.FS
 // migrate runs the embedded migrations newer than PRAGMA user_version, all
 // in one transaction. A store already up to date costs one read.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := migrate.Load(migrationFS, "migrations")
+	ms, err := migrations()
 	if err != nil {
 		return err
 	}
 	return migrate.Run(ctx, migrator{s}, ms)
 }
+
+// migrations are the embedded migrations, read once per process: every
+// open needs their number, and they never change.
+var migrations = sync.OnceValues(func() ([]migrate.Migration, error) {
+	return migrate.Load(migrationFS, "migrations")
+})
 
 // migrator is the SQLite side of the migration runner: the version is
 // PRAGMA user_version, and the transaction is an immediate one on the

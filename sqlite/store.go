@@ -172,7 +172,13 @@ func (s *Store) openReadWrite() error {
 	}
 	s.writer.SetMaxOpenConns(1)
 	s.writer.SetConnMaxIdleTime(0)
-	if s.reader, err = sql.Open(driverName, dsn(s.path, common+"&_pragma=query_only(1)&_pragma=mmap_size(268435456)")); err != nil {
+	// A reader sets only what reads need: WAL is a property of the file
+	// (the writer sets it), and synchronous and foreign_keys matter to
+	// writes alone. Each pragma is a statement run on every new
+	// connection, and a process that opens the store to read one session
+	// (loom run, a hook, an MCP call) opens one. No mmap: unmapping it
+	// on close cost such a process more than it saved.
+	if s.reader, err = sql.Open(driverName, dsn(s.path, "_pragma=busy_timeout(30000)&_pragma=query_only(1)&_pragma=cache_size(-16000)")); err != nil {
 		s.writer.Close()
 		return fmt.Errorf("open %s: %w", s.path, err)
 	}

@@ -167,9 +167,7 @@ func generateMinimal(ctx context.Context, path string, c config) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if _, err := s.db.ExecContext(ctx, `ANALYZE`); err != nil {
-		return "", err
-	}
+	// Not analyzed, as loom's store is not (see ensureStore).
 	return id, nil
 }
 
