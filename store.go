@@ -48,6 +48,9 @@ type Store interface {
 	Resolve(ctx context.Context, ref string, scope ResolveScope) (*Session, error)
 	// Sessions lists sessions newest first (by updated time).
 	Sessions(ctx context.Context, f SessionFilter) ([]*Session, error)
+	// Summaries lists what Sessions lists, in the same order, as
+	// summaries: for listings that show no more.
+	Summaries(ctx context.Context, f SessionFilter) ([]*SessionSummary, error)
 	// UpdateSession changes metadata: title, description, key, project.
 	UpdateSession(ctx context.Context, id string, u SessionUpdate) (*Session, error)
 	// Family returns lineage trees in one query: each session q.IDs

@@ -51,6 +51,10 @@ func (e *emptyStore) Sessions(context.Context, loom.SessionFilter) ([]*loom.Sess
 	return nil, nil
 }
 
+func (e *emptyStore) Summaries(context.Context, loom.SessionFilter) ([]*loom.SessionSummary, error) {
+	return nil, nil
+}
+
 func (e *emptyStore) Family(context.Context, loom.FamilyQuery) ([]*loom.Session, error) {
 	return nil, nil
 }

@@ -214,7 +214,7 @@ func listFooter(ctx context.Context, st loom.Store, ios *term.IOStreams, filter 
 		return nil
 	}
 	filter.Limit = 0
-	all, err := st.Sessions(ctx, filter)
+	all, err := st.Summaries(ctx, filter)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func checkSurface(ctx context.Context, st loom.Store, user, surface string) erro
 	if surface == "" || slices.Contains(builtinSurfaces, surface) {
 		return nil
 	}
-	all, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Archived: loom.WithArchived})
+	all, err := st.Summaries(ctx, loom.SessionFilter{UserID: user, Archived: loom.WithArchived})
 	if err != nil {
 		return err
 	}

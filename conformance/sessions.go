@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -24,9 +25,13 @@ func testNothingLost(t *testing.T, open Opener) {
 		ids = append(ids, s.ID)
 		time.Sleep(2 * time.Millisecond)
 	}
-	all, err := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice"})
-	if err != nil || len(all) != 25 {
-		t.Fatalf("list = %d, %v", len(all), err)
+	all := listBoth(t, st, loom.SessionFilter{UserID: "alice"})
+	if len(all) != 25 {
+		t.Fatalf("list = %d", len(all))
+	}
+	for _, f := range []loom.SessionFilter{{UserID: "alice", Limit: 7}, {UserID: "alice", Surface: "telegram"},
+		{UserID: "alice", ProjectID: "0123456789abcdef", Limit: 3}, {UserID: "bob"}} {
+		listBoth(t, st, f)
 	}
 	for i, s := range all {
 		if s.ID != ids[24-i] {
@@ -182,10 +187,7 @@ func testSessionText(t *testing.T, open Opener) {
 		if f.UserID == "" {
 			f.UserID = "alice"
 		}
-		got, err := st.Sessions(ctx(t), f)
-		if err != nil {
-			t.Fatalf("list %+v: %v", f, err)
-		}
+		got := listBoth(t, st, f)
 		var ids []string
 		for _, s := range got {
 			ids = append(ids, s.ID)
@@ -278,4 +280,28 @@ func testUpdateSession(t *testing.T, open Opener) {
 	wantCode(t, err, loom.EINVALID)
 	_, err = st.UpdateSession(ctx(t), loom.NewID(), loom.SessionUpdate{Title: str("x")})
 	wantCode(t, err, loom.ENOTFOUND)
+}
+
+// listBoth lists f with Sessions and with Summaries, and fails unless
+// the summaries are the sessions' own (Session.Summary), in the same
+// order.
+func listBoth(t *testing.T, st loom.Store, f loom.SessionFilter) []*loom.Session {
+	t.Helper()
+	got, err := st.Sessions(ctx(t), f)
+	if err != nil {
+		t.Fatalf("list %+v: %v", f, err)
+	}
+	sums, err := st.Summaries(ctx(t), f)
+	if err != nil {
+		t.Fatalf("summaries %+v: %v", f, err)
+	}
+	if len(sums) != len(got) {
+		t.Fatalf("filter %+v: %d summaries, %d sessions", f, len(sums), len(got))
+	}
+	for i, s := range got {
+		if want := s.Summary(); !reflect.DeepEqual(sums[i], want) {
+			t.Fatalf("filter %+v, row %d: summary\n%+v\nwant\n%+v", f, i, sums[i], want)
+		}
+	}
+	return got
 }

@@ -87,6 +87,15 @@ func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Ses
 	return s.querySessions(ctx, s.pool, q, args...)
 }
 
+// Summaries implements loom.Store, as Sessions does.
+func (s *Store) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
+	if !storable(f.UserID, f.ProjectID, f.ProjectName, f.Surface, f.Key, f.ParentID, f.Kind, f.Text) || (f.Before != nil && !storable(f.Before.ID)) {
+		return nil, nil
+	}
+	q, args := query.Sessions(dialect, f)
+	return rowscan.Summaries(ctx, rowsOf{s.pool}, `SELECT `+rowscan.SummaryColumns+` FROM sessions s `+q, args...)
+}
+
 // Resolve implements loom.Store with the order of loom.ResolveWith.
 func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
 	if strings.TrimSpace(ref) != "" && !storable(ref) {

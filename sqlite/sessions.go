@@ -93,6 +93,15 @@ func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Ses
 	return rowscan.PackedSessions(ctx, rowsOf{reads{s}}, s.live, packedSessions+q, args...)
 }
 
+// packedSummaries selects SummaryColumns as one JSON array.
+var packedSummaries = `SELECT ` + rowscan.PackedSummaryColumns + ` FROM sessions s `
+
+// Summaries implements loom.Store.
+func (s *Store) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
+	q, args := query.Sessions(dialect, f)
+	return rowscan.PackedSummaries(ctx, rowsOf{reads{s}}, packedSummaries+q, args...)
+}
+
 // Resolve implements loom.Store with the order of loom.ResolveWith.
 func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
 	return loom.ResolveWith(ref, scope, func(by loom.Lookup, v string) ([]*loom.Session, error) {

@@ -216,7 +216,7 @@ func run(ctx context.Context, c config) error {
 	if want("list the 50") {
 		rep.add(measure("list the 50 most recent sessions with counts and last prompt", "≤ 1 ms", 1, c.runs,
 			func() error {
-				_, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Limit: 50})
+				_, err := st.Summaries(ctx, loom.SessionFilter{UserID: user, Limit: 50})
 				return err
 			},
 			func() error { return base.list(ctx, user, 50) },

@@ -376,3 +376,22 @@ func PackedMessageOf(session string) func(Scanner) (*loom.Message, error) {
 		return m, err
 	}
 }
+
+// PackedSummaryColumns are SummaryColumns packed (see PackColumns).
+var PackedSummaryColumns, _ = PackColumns(SummaryColumns)
+
+// PackedSummaries runs a query that selects PackedSummaryColumns and
+// reads its summaries (see Summary).
+func PackedSummaries(ctx context.Context, db Querier, query string, args ...any) ([]*loom.SessionSummary, error) {
+	row := &Packed{}
+	out, err := All(ctx, db, func(r Scanner) (*loom.SessionSummary, error) {
+		if err := r.Scan(&row.JSON); err != nil {
+			return nil, err
+		}
+		return Summary(row)
+	}, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}

@@ -203,6 +203,45 @@ func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
 	return x, nil
 }
 
+// SummaryColumns are the columns Summary reads, of a session s.
+const SummaryColumns = `s.id, s.key, s.title, s.surface, s.kind, s.parent_id, s.fork_turn,
+	s.project_id, s.project_name, s.project_root, s.message_count, s.last_prompt,
+	s.created_at, s.updated_at, s.deleted_at, s.archived_at, s.git_branch`
+
+// summaryRow is what Summary scans a row into, allocated at once (see
+// messageRow).
+type summaryRow struct {
+	x                         loom.SessionSummary
+	key, parent               sql.NullString
+	created, updated, deleted Time
+	archived                  Time
+}
+
+// Summary reads a row of SummaryColumns.
+func Summary(row Scanner) (*loom.SessionSummary, error) {
+	r := &summaryRow{}
+	x := &r.x
+	err := row.Scan(&x.ID, &r.key, &x.Title, &x.Surface, &x.Kind, &r.parent, &x.ForkTurn,
+		&x.Project.ID, &x.Project.Name, &x.Project.Root, &x.MessageCount, &x.LastPrompt,
+		&r.created, &r.updated, &r.deleted, &r.archived, &x.GitBranch)
+	if err != nil {
+		return nil, err
+	}
+	x.Key, x.ParentID = r.key.String, r.parent.String
+	x.CreatedAt, x.UpdatedAt, x.DeletedAt, x.ArchivedAt = r.created.T, r.updated.T, r.deleted.Ptr(), r.archived.Ptr()
+	return x, nil
+}
+
+// Summaries runs a query that selects SummaryColumns and reads its
+// summaries.
+func Summaries(ctx context.Context, db Querier, query string, args ...any) ([]*loom.SessionSummary, error) {
+	out, err := All(ctx, db, Summary, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
 // Sessions runs a query that selects SessionColumns and reads its
 // sessions (see Session).
 func Sessions(ctx context.Context, db Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {

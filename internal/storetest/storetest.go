@@ -62,6 +62,12 @@ func (c *Counting) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.
 	return c.Store.Sessions(ctx, f)
 }
 
+// Summaries implements loom.Store.
+func (c *Counting) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
+	c.count("Summaries")
+	return c.Store.Summaries(ctx, f)
+}
+
 // Resolve implements loom.Store.
 func (c *Counting) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
 	c.count("Resolve")
