@@ -128,8 +128,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			targs = append(targs, id)
 		}
 		// The rows are known: read them without the full-text match.
-		detail := ` FROM session_messages m JOIN sessions s ON s.id = m.session_id WHERE ` + filters.String()
-		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "CAST(m.body_id AS REAL) / ?")+detail+
+		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "CAST(m.body_id AS REAL) / ?")+detailFrom+filters.String()+
 			` AND m.body_id IN (`+inList(len(top))+`) ORDER BY m.body_id DESC, m.created_at DESC LIMIT ?`,
 			append(targs, limit)...)
 	}
@@ -166,6 +165,15 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	}
 	return hits, nil
 }
+
+// detailFrom reads the messages m of a broad search's newest matches,
+// named by body (m.body_id IN …), with their sessions s, and is
+// followed by the search's filters. CROSS JOIN starts from the
+// messages: with a plain JOIN, a store without statistics (every store
+// loom makes: it never runs ANALYZE) was read from the user's sessions
+// instead, all of their messages, and three common words took over
+// 800 ms on 600,000 messages instead of 11.
+const detailFrom = ` FROM session_messages m CROSS JOIN sessions s ON s.id = m.session_id WHERE `
 
 // newest runs query, which selects full-text rowids as id, and returns
 // them newest first. They are gathered into one value so that the whole

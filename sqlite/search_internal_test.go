@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/query"
 )
 
 // The walk over a search's matches stops when its context ends, also
@@ -31,5 +35,42 @@ func TestNewestStops(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("walk stopped %v after it started", d)
+	}
+}
+
+// A broad search reads its newest matches' messages by body, whatever
+// the store's statistics: a store loom made has none (it never runs
+// ANALYZE), and there the planner read every message of the user.
+func TestBroadSearchReadsMatchesByBody(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// A page of 20 hits of alice's, as the search reads them.
+	filters := query.New(dialect)
+	filters.Search(loom.SearchQuery{UserID: "alice"})
+	args := filters.Args
+	for i := range 20 {
+		args = append(args, i+1)
+	}
+	rows, err := st.DB().QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT m.seq`+detailFrom+filters.String()+
+		` AND m.body_id IN (`+inList(20)+`) ORDER BY m.body_id DESC, m.created_at DESC LIMIT 20`, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var steps []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, detail)
+	}
+	if len(steps) == 0 || !strings.HasPrefix(steps[0], "SEARCH m USING") || !strings.Contains(steps[0], "messages_body") {
+		t.Fatalf("the broad search's rows are read by\n%s\nwant the messages by body first", strings.Join(steps, "\n"))
 	}
 }
