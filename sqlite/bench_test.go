@@ -48,6 +48,8 @@ func benchStore(b *testing.B, n int) (*sqlite.Store, *loom.Session) {
 	return st, s
 }
 
+// BenchmarkList50 lists the 50 most recent of 200 sessions, whole
+// (Sessions) and as a listing shows them (Summaries).
 func BenchmarkList50(b *testing.B) {
 	st, _ := benchStore(b, 100)
 	ctx := context.Background()
@@ -57,12 +59,21 @@ func BenchmarkList50(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if l, err := st.Sessions(ctx, loom.SessionFilter{UserID: "bench", Limit: 50}); err != nil || len(l) != 50 {
-			b.Fatal(err)
+	f := loom.SessionFilter{UserID: "bench", Limit: 50}
+	b.Run("Sessions", func(b *testing.B) {
+		for b.Loop() {
+			if l, err := st.Sessions(ctx, f); err != nil || len(l) != 50 {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("Summaries", func(b *testing.B) {
+		for b.Loop() {
+			if l, err := st.Summaries(ctx, f); err != nil || len(l) != 50 {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 func BenchmarkSearchRare(b *testing.B) {
