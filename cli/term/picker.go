@@ -20,7 +20,7 @@ var ErrNoChoice = errors.New("no session chosen")
 // PickerStore is what the session picker reads and changes; a loom.Store
 // is one.
 type PickerStore interface {
-	Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error)
+	Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error)
 	Session(ctx context.Context, id string) (*loom.Session, error)
 	Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error)
 	Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error)
@@ -108,7 +108,7 @@ type Picker struct {
 	// The sessions listed, newest first, as far as they are loaded; gen
 	// counts scope changes so that pages of an older scope are dropped.
 	gen      int
-	sessions []*loom.Session
+	sessions []*loom.SessionSummary
 	targets  []string // what the filter matches, per session
 	seen     map[string]bool
 	next     *loom.Cursor // where the next page starts; nil once all are loaded
@@ -290,7 +290,7 @@ func (m *Picker) Init() tea.Cmd {
 type (
 	pageMsg struct {
 		gen      int
-		sessions []*loom.Session
+		sessions []*loom.SessionSummary
 		limit    int
 		err      error
 	}
@@ -338,7 +338,7 @@ func (m *Picker) loadPage(limit int) tea.Cmd {
 	f.Limit, f.Before = limit, m.next
 	gen, ctx, st := m.gen, m.ctx, m.st
 	return func() tea.Msg {
-		ss, err := st.Sessions(ctx, f)
+		ss, err := st.Summaries(ctx, f)
 		return pageMsg{gen: gen, sessions: ss, limit: limit, err: err}
 	}
 }
@@ -457,7 +457,8 @@ func (m *Picker) page(msg pageMsg) {
 	m.loaded = true
 	m.next = nil
 	if len(msg.sessions) == msg.limit && msg.limit > 0 {
-		m.next = loom.CursorAfter(msg.sessions[len(msg.sessions)-1])
+		last := msg.sessions[len(msg.sessions)-1]
+		m.next = &loom.Cursor{UpdatedAt: last.UpdatedAt, ID: last.ID}
 	}
 	for _, s := range msg.sessions {
 		if m.seen[s.ID] {
@@ -520,7 +521,7 @@ func (m *Picker) renamed(msg renamedMsg) {
 		m.setStatus(loom.ErrorMessage(msg.err), true)
 		return
 	}
-	s := msg.s
+	s := msg.s.Summary()
 	for i, x := range m.sessions {
 		if x.ID == s.ID {
 			m.sessions[i], m.targets[i] = s, filterTarget(s)
@@ -618,7 +619,7 @@ func (m *Picker) rowCount() int {
 
 // sessionAt is the session of row i in the sessions mode, and where the
 // filter matched its title.
-func (m *Picker) sessionAt(i int) (*loom.Session, []int) {
+func (m *Picker) sessionAt(i int) (*loom.SessionSummary, []int) {
 	if m.filterIn.Value() != "" {
 		fm := m.matches[i]
 		return m.sessions[fm.index], fm.matched

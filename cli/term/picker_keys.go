@@ -205,7 +205,7 @@ func (m *Picker) refilter() {
 // filterTarget is what the filter matches of a session: its title, key
 // and last prompt (the start of it: a pasted file as a prompt would
 // otherwise match any filter).
-func filterTarget(s *loom.Session) string {
+func filterTarget(s *loom.SessionSummary) string {
 	prompt := SanitizeLine(s.LastPrompt)
 	if len(prompt) > 300 {
 		prompt = prompt[:300]
@@ -282,29 +282,21 @@ func (m *Picker) widen() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// choose ends the picker with the selected session; in a search whose
-// query changed since it ran, enter runs it instead.
+// choose ends the picker with the selected session, read whole; in a
+// search whose query changed since it ran, enter runs it instead.
 func (m *Picker) choose() tea.Cmd {
-	if m.mode == modeSearch {
-		if m.searchIn.Value() != m.searched {
-			return m.searchNow()
-		}
-		id := m.selectedID()
-		if id == "" {
-			return nil
-		}
-		ctx, st := m.ctx, m.st
-		return func() tea.Msg {
-			s, err := st.Session(ctx, id)
-			return pickedMsg{s: s, err: err}
-		}
+	if m.mode == modeSearch && m.searchIn.Value() != m.searched {
+		return m.searchNow()
 	}
-	if m.rowCount() == 0 {
+	id := m.selectedID()
+	if id == "" {
 		return nil
 	}
-	m.chosen, _ = m.sessionAt(m.cursor)
-	m.done = true
-	return tea.Quit
+	ctx, st := m.ctx, m.st
+	return func() tea.Msg {
+		s, err := st.Session(ctx, id)
+		return pickedMsg{s: s, err: err}
+	}
 }
 
 func (m *Picker) startRename() tea.Cmd {

@@ -298,7 +298,7 @@ func (m *Picker) rowLines(i, w int) []string {
 		head := fmt.Sprintf("%d %s · %s #%d: ", r.hits, plural(r.hits, "match"), r.best.Role, r.best.Seq)
 		detail = m.sty.dim.Render(head) + m.snippet(r.best.Snippet, inner-ansi.StringWidth(head))
 	} else {
-		var s *loom.Session
+		var s *loom.SessionSummary
 		s, matched = m.sessionAt(i)
 		id, title, age = s.ID, s.Title, human.ShortAgo(m.now, s.UpdatedAt)
 		detail = m.sty.dim.Render(m.details(s))
@@ -358,7 +358,7 @@ func (m *Picker) titleText(title string, matched []int, sel bool) string {
 // details is the second line of a session's row: size, where it is
 // (project, when every project is listed, key and git branch) and its
 // last prompt.
-func (m *Picker) details(s *loom.Session) string {
+func (m *Picker) details(s *loom.SessionSummary) string {
 	parts := []string{human.Plural(s.MessageCount, "message")}
 	if m.all && s.Project.Name != "" {
 		parts = append(parts, SanitizeLine(s.Project.Name))
