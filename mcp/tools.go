@@ -24,9 +24,6 @@ const (
 	MaxListLimit         = 200
 	DefaultMessagesLimit = 50
 	MaxMessagesLimit     = 200
-	// MaxQueryBytes bounds a search query: a model that pastes a
-	// passage as a query is told to pick words instead.
-	MaxQueryBytes = 1024
 )
 
 func readOnly(title string) *sdk.ToolAnnotations {
@@ -90,8 +87,10 @@ func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
 	if a.Query == nil || strings.TrimSpace(*a.Query) == "" {
 		return nil, loom.Errorf(loom.EINVALID, "query is required: the words to find, e.g. {\"query\": \"retry backoff\"}")
 	}
-	if len(*a.Query) > MaxQueryBytes {
-		return nil, loom.Errorf(loom.EINVALID, "query is %d bytes; search with a few distinctive words (at most %d bytes), not a passage", len(*a.Query), MaxQueryBytes)
+	// The store's own bound (loom.MaxQueryBytes), checked first so that
+	// a model that pastes a passage as a query is told to pick words.
+	if len(*a.Query) > loom.MaxQueryBytes {
+		return nil, loom.Errorf(loom.EINVALID, "query is %d bytes; search with a few distinctive words (at most %d bytes), not a passage", len(*a.Query), loom.MaxQueryBytes)
 	}
 	n, err := limit("limit", a.Limit, DefaultSearchLimit, MaxSearchLimit)
 	if err != nil {
@@ -231,8 +230,8 @@ func (t *tools) runList(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(a.Query) > MaxQueryBytes {
-		return nil, loom.Errorf(loom.EINVALID, "query is %d bytes; a few words of a title or prompt are enough (at most %d bytes)", len(a.Query), MaxQueryBytes)
+	if len(a.Query) > loom.MaxQueryBytes {
+		return nil, loom.Errorf(loom.EINVALID, "query is %d bytes; a few words of a title or prompt are enough (at most %d bytes)", len(a.Query), loom.MaxQueryBytes)
 	}
 	f := loom.SessionFilter{UserID: c.user, Surface: a.Surface, Text: a.Query, Limit: n + 1}
 	if a.Cursor != "" {
