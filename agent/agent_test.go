@@ -230,7 +230,7 @@ func TestCancelledToolIsInterrupted(t *testing.T) {
 }
 
 func TestSubAgentRunsInChildSession(t *testing.T) {
-	p := (&scripted{}).call("agent", `{"prompt":"count to three","name":"counter"}`).
+	p := (&scripted{}).call("agent", `{"prompt":"count to three, slowly, and say each number on a line of its own so that the parent can read it","name":"counter"}`).
 		say("one two three", loom.Usage{InputTokens: 50, OutputTokens: 5}).
 		say("the sub-agent counted", loom.Usage{InputTokens: 80, OutputTokens: 8})
 	l, st, s := setup(t, p)
@@ -248,6 +248,11 @@ func TestSubAgentRunsInChildSession(t *testing.T) {
 	child := kids[0]
 	if child.Kind != loom.KindSubagent || child.MessageCount != 2 || child.Usage.InputTokens != 50 || child.Lock != nil {
 		t.Fatalf("child = %+v", child)
+	}
+	// Titled as every session is from its first prompt (loom.TitleFrom),
+	// after the sub-agent's name.
+	if want := "counter: count to three, slowly, and say each number on a line of…"; child.Title != want {
+		t.Fatalf("child title = %q, want %q", child.Title, want)
 	}
 	msgs, _ := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
 	var tool, link loom.Part

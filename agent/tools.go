@@ -248,7 +248,7 @@ func (SubAgent) Run(ctx context.Context, c *Call) (string, error) {
 		ID: meta.SessionID, UserID: parent.UserID, Kind: loom.KindSubagent, ParentID: parent.ID,
 		Surface: parent.Surface, Project: parent.Project, Cwd: parent.Cwd,
 		Model: c.Loop.Model, Provider: c.Loop.Provider.Name(), Profile: parent.Profile,
-		Title: subAgentLabel(c.Part.Input) + ": " + titleOf(in.Prompt),
+		Title: subAgentLabel(c.Part.Input) + ": " + loom.TitleFrom(in.Prompt),
 	}
 	lease, err := c.Loop.Store.Lock(ctx, child.ID)
 	if err != nil {
@@ -268,14 +268,6 @@ func (SubAgent) Run(ctx context.Context, c *Call) (string, error) {
 		return "", fmt.Errorf("sub-agent: %w", err)
 	}
 	return res.Text, nil
-}
-
-func titleOf(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	if r := []rune(line); len(r) > 50 {
-		return string(r[:49]) + "…"
-	}
-	return line
 }
 
 func readFileText(path string) string {
