@@ -143,6 +143,31 @@ func (s *Session) CheckForkTurn(turn int) error {
 	return nil
 }
 
+// CanRewind reports whether s has a turn to go back to: it needs two.
+func (s *Session) CanRewind() error {
+	if s.TurnCount < 2 {
+		return Errorf(EINVALID, "session %s has %d turn%s; there is nothing to rewind", s.ID, s.TurnCount, plural(s.TurnCount))
+	}
+	return nil
+}
+
+// CheckRewindTurn checks that s can go back to the end of turn: one of
+// its turns but the last. Every edge that rewinds asks it, so that each
+// says the same of a turn out of range; a session of two turns names
+// the one turn it has, never "1 to 1".
+func (s *Session) CheckRewindTurn(turn int) error {
+	if err := s.CanRewind(); err != nil {
+		return err
+	}
+	switch {
+	case turn >= 1 && turn < s.TurnCount:
+		return nil
+	case s.TurnCount == 2:
+		return Errorf(EINVALID, "session %s has 2 turns; the only turn it can go back to is 1", s.ID)
+	}
+	return Errorf(EINVALID, "session %s has %d turns; rewind to a turn from 1 to %d", s.ID, s.TurnCount, s.TurnCount-1)
+}
+
 // RewindPlan is what Store.Rewind writes. The session keeps its id, its
 // key and messages 1 to KeepSeq; Fork is the new session, kind fork at
 // turn Fork.Turn, that holds the whole conversation as it was
@@ -181,11 +206,8 @@ func PlanRewind(src *Session, opts RewindOptions, r ForkReads) (*RewindPlan, err
 	if src.Source != nil {
 		return nil, Errorf(EINVALID, "session %s is %s's, imported; fork it at the turn instead (loom session fork %s --turn %d)", src.ID, src.Source.Tool, src.ID, opts.Turn)
 	}
-	if opts.Turn < 1 || opts.Turn >= src.TurnCount {
-		if src.TurnCount < 2 {
-			return nil, Errorf(EINVALID, "session %s has %d turn%s; there is nothing to rewind", src.ID, src.TurnCount, plural(src.TurnCount))
-		}
-		return nil, Errorf(EINVALID, "session %s has %d turns; rewind to a turn from 1 to %d", src.ID, src.TurnCount, src.TurnCount-1)
+	if err := src.CheckRewindTurn(opts.Turn); err != nil {
+		return nil, err
 	}
 	next, err := firstSeqAfter(src, opts.Turn, r)
 	if err != nil {

@@ -235,6 +235,8 @@ func TestPlanRewindRefuses(t *testing.T) {
 	}{
 		{Session{ID: "s", TurnCount: 3}, 3, "session s has 3 turns; rewind to a turn from 1 to 2"},
 		{Session{ID: "s", TurnCount: 1}, 1, "session s has 1 turn; there is nothing to rewind"},
+		{Session{ID: "s", TurnCount: 2}, 2, "session s has 2 turns; the only turn it can go back to is 1"},
+		{Session{ID: "s", TurnCount: 3}, 0, "session s has 3 turns; rewind to a turn from 1 to 2"},
 		{Session{ID: "s", TurnCount: 3, Source: &Source{Tool: "codex"}}, 1, "session s is codex's, imported; fork it at the turn instead (loom session fork s --turn 1)"},
 	} {
 		if _, err := PlanRewind(&tc.s, RewindOptions{Turn: tc.turn}, reads); ErrorMessage(err) != tc.want {

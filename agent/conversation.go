@@ -492,12 +492,10 @@ func (c *Conversation) Fork(ctx context.Context, turn int) (*loom.Session, error
 // made yet, the fork is made at turn instead, and the later turns stay
 // where they are, in the import, which it returns.
 func (c *Conversation) Rewind(ctx context.Context, turn int) (*loom.Session, error) {
-	if c.s.TurnCount < 2 {
-		return nil, loom.Errorf(loom.EINVALID, "nothing to rewind yet: the session has %d turn(s)", c.s.TurnCount)
-	}
 	if src := c.forkOf; src != nil {
-		if turn < 1 || turn >= c.s.TurnCount {
-			return nil, loom.Errorf(loom.EINVALID, "session %s has %d turns; rewind to a turn from 1 to %d", src.ID, c.s.TurnCount, c.s.TurnCount-1)
+		// The turns are the import's until its fork is made.
+		if err := src.CheckRewindTurn(turn); err != nil {
+			return nil, err
 		}
 		if err := c.makeFork(ctx, turn); err != nil {
 			return nil, err

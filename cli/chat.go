@@ -380,15 +380,18 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		fmt.Fprintf(out, "forked %s at turn %d: now in %s\n", from, fk.ForkTurn, fk.ID)
 	case "/rewind":
 		s := c.conv.Session()
-		if s.TurnCount < 2 {
-			return false, usageErrorf("nothing to rewind yet: the session has %s", human.Plural(s.TurnCount, "turn"))
+		if err := s.CanRewind(); err != nil {
+			return false, usageErrorf("%s", loom.ErrorMessage(err))
 		}
 		var turn int
 		switch {
 		case arg != "":
 			n, err := strconv.Atoi(arg)
-			if err != nil || n < 1 || n >= s.TurnCount {
+			if err != nil {
 				return false, usageErrorf("usage: /rewind [TURN], TURN a number from 1 to %d", s.TurnCount-1)
+			}
+			if err := s.CheckRewindTurn(n); err != nil {
+				return false, usageErrorf("%s", loom.ErrorMessage(err))
 			}
 			turn = n
 		case c.f.IO.CanPrompt():

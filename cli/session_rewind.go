@@ -8,7 +8,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/human"
 )
 
 // RewindOptions are the options of `loom session rewind`.
@@ -66,8 +65,8 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 	if err != nil {
 		return err
 	}
-	if s.TurnCount < 2 {
-		return usageErrorf("session %s has %s; there is nothing to rewind", s.ID, human.Plural(s.TurnCount, "turn"))
+	if err := s.CanRewind(); err != nil {
+		return usageErrorf("%s", loom.ErrorMessage(err))
 	}
 	turn := opts.Turn
 	if !opts.HasTurn {
@@ -81,11 +80,8 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 			return err
 		}
 	}
-	if turn >= s.TurnCount && s.TurnCount == 2 {
-		return usageErrorf("session %s has 2 turns; the only turn it can go back to is 1", s.ID)
-	}
-	if turn >= s.TurnCount {
-		return usageErrorf("session %s has %s; rewind to a turn from 1 to %d", s.ID, human.Plural(s.TurnCount, "turn"), s.TurnCount-1)
+	if err := s.CheckRewindTurn(turn); err != nil {
+		return usageErrorf("%s", loom.ErrorMessage(err))
 	}
 	fork, err := st.Rewind(ctx, s.ID, loom.RewindOptions{Turn: turn})
 	if err != nil {

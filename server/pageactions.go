@@ -87,8 +87,11 @@ func (s *Server) rewindFromPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	turn, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("turn")))
-	if err != nil || turn < 1 || turn >= x.TurnCount {
-		s.pageErr(w, r, loom.Errorf(loom.EINVALID, "turn must be from 1 to %d", x.TurnCount-1))
+	if err != nil {
+		turn = 0
+	}
+	if err := x.CheckRewindTurn(turn); err != nil {
+		s.pageErr(w, r, err)
 		return
 	}
 	f, err := s.rewind(r.Context(), userOf(r), x, turn)
