@@ -86,7 +86,7 @@ func summaryAt(src *Session, seq int64, r ForkReads) (int64, error) {
 // opts.Title or the next free default (ForkTitle).
 func PlanFork(src *Session, opts ForkOptions, r ForkReads) (*ForkPlan, error) {
 	if src.DeletedAt != nil {
-		return nil, Errorf(ENOTFOUND, "session %s is in the trash", src.ID)
+		return nil, Errorf(ENOTFOUND, "session %s is in the trash; restore it before forking", src.ID)
 	}
 	if err := src.CheckForkTurn(opts.Turn); err != nil {
 		return nil, err

@@ -439,21 +439,7 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	turnErr := x.CheckForkTurn(in.Turn)
-	switch {
-	case in.Turn < 0:
-		err = loom.Errorf(loom.EINVALID, "turn must be 1 or more (0 or none: every turn)")
-	case turnErr != nil:
-		err = turnErr
-	case loom.ValidTitle(in.Title) != nil:
-		err = loom.Errorf(loom.EINVALID, "title must be one line of at most %d bytes", loom.MaxTitleBytes)
-	case x.DeletedAt != nil:
-		err = loom.Errorf(loom.EINVALID, "session %s is in the trash; restore it before forking", x.ID)
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
+	// The store's fork plan checks the turn, the title and the trash.
 	f, err := s.st.Fork(r.Context(), x.ID, loom.ForkOptions{Turn: in.Turn, Title: strings.TrimSpace(in.Title)})
 	if err != nil {
 		s.writeError(w, r, err)

@@ -63,16 +63,13 @@ func (s *Server) forkFromPage(w http.ResponseWriter, r *http.Request) {
 	turn := 0
 	if v := strings.TrimSpace(r.PostFormValue("turn")); v != "" {
 		var err error
-		if turn, err = strconv.Atoi(v); err != nil || x.CheckForkTurn(turn) != nil {
-			s.pageErr(w, r, loom.Errorf(loom.EINVALID, "turn must be from 1 to %d", x.TurnCount))
+		if turn, err = strconv.Atoi(v); err != nil {
+			s.pageErr(w, r, loom.Errorf(loom.EINVALID, "turn must be a number from 1 to %d", x.TurnCount))
 			return
 		}
 	}
+	// The store's fork plan checks the turn and the title.
 	title := strings.TrimSpace(r.PostFormValue("title"))
-	if loom.ValidTitle(title) != nil {
-		s.pageErr(w, r, badTitle())
-		return
-	}
 	f, err := s.st.Fork(r.Context(), x.ID, loom.ForkOptions{Turn: turn, Title: title})
 	if err != nil {
 		s.pageErr(w, r, err)

@@ -293,6 +293,15 @@ func TestFork(t *testing.T) {
 	}
 	resp, b = e.request("POST", "/api/v1/sessions/nope/fork", e.alice, `{}`)
 	wantError(t, "fork unknown", resp, b, 404, "not_found")
+	resp, b = e.request("POST", "/api/v1/sessions/"+s.ID+"/fork", e.alice, `{"title":"two\nlines"}`)
+	wantError(t, "title of two lines", resp, b, 400, "invalid")
+	// A session in the trash is not there to fork, as the store's fork
+	// plan says, whoever asks.
+	if _, err := e.st.Delete(context.Background(), s.ID, loom.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	resp, b = e.request("POST", "/api/v1/sessions/"+s.ID+"/fork", e.alice, `{}`)
+	wantError(t, "fork in the trash", resp, b, 404, "not_found")
 }
 
 func TestSearch(t *testing.T) {
