@@ -4,10 +4,10 @@ import "math"
 
 // Span is a range of a session's messages and where their rows are
 // stored: messages First to Last of the session are the rows of the same
-// seq stored under Store (the messages table's session_id). A session's
-// spans cover its messages from 1 without gaps or overlaps, in order;
-// the last one has no end (Last is OpenSeq), and its Store is where the
-// session's new messages go.
+// seq stored under RowsOf (the messages table's session_id, the spans
+// table's store_id). A session's spans cover its messages from 1 without
+// gaps or overlaps, in order; the last one has no end (Last is
+// OpenSeq), and its RowsOf is where the session's new messages go.
 //
 // A session that was never forked nor rewound has one span, stored under
 // its own id. A fork reads the messages it inherits from its parent's
@@ -18,7 +18,7 @@ import "math"
 // are.
 type Span struct {
 	First, Last int64
-	Store       string
+	RowsOf      string
 }
 
 // OpenSeq is the Last of a session's last span: the range it appends to
@@ -31,7 +31,7 @@ func OwnStore(spans []Span) string {
 	if len(spans) == 0 {
 		return ""
 	}
-	return spans[len(spans)-1].Store
+	return spans[len(spans)-1].RowsOf
 }
 
 // InheritSpans returns the spans of a session that reads messages 1 to
@@ -47,7 +47,7 @@ func InheritSpans(from []Span, upTo int64, own string) []Span {
 		sp.Last = min(sp.Last, upTo)
 		out = append(out, sp)
 	}
-	return joinSpans(append(out, Span{First: upTo + 1, Last: OpenSeq, Store: own}))
+	return joinSpans(append(out, Span{First: upTo + 1, Last: OpenSeq, RowsOf: own}))
 }
 
 // SpanOf returns the span that holds message seq, false when none does.
@@ -73,9 +73,9 @@ func CopyOnWrite(spans []Span, seq int64) []Span {
 			continue
 		}
 		out = append(out,
-			Span{First: sp.First, Last: seq - 1, Store: sp.Store},
-			Span{First: seq, Last: seq, Store: own},
-			Span{First: seq + 1, Last: sp.Last, Store: sp.Store})
+			Span{First: sp.First, Last: seq - 1, RowsOf: sp.RowsOf},
+			Span{First: seq, Last: seq, RowsOf: own},
+			Span{First: seq + 1, Last: sp.Last, RowsOf: sp.RowsOf})
 	}
 	return joinSpans(out)
 }
@@ -87,7 +87,7 @@ func joinSpans(spans []Span) []Span {
 	for _, sp := range spans {
 		switch n := len(out); {
 		case sp.First > sp.Last:
-		case n > 0 && out[n-1].Store == sp.Store && out[n-1].Last+1 == sp.First:
+		case n > 0 && out[n-1].RowsOf == sp.RowsOf && out[n-1].Last+1 == sp.First:
 			out[n-1].Last = sp.Last
 		default:
 			out = append(out, sp)
@@ -134,14 +134,14 @@ func WriteMessageWith(id string, seq int64, st MessageWriteSteps) error {
 		return Errorf(ENOTFOUND, "session %s has no message %d", id, seq)
 	}
 	own := OwnStore(spans)
-	if sp.Store != own {
-		if err := st.Copy(own, sp.Store, seq, true); err != nil {
+	if sp.RowsOf != own {
+		if err := st.Copy(own, sp.RowsOf, seq, true); err != nil {
 			return err
 		}
 		if err := st.WriteSpans(id, CopyOnWrite(spans, seq)); err != nil {
 			return err
 		}
-		return st.DropUnread(sp.Store, seq)
+		return st.DropUnread(sp.RowsOf, seq)
 	}
 	readers, err := st.Readers(own, seq, id)
 	if err != nil {

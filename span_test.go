@@ -32,7 +32,7 @@ func TestSpans(t *testing.T) {
 	if OwnStore(parent) != "p" {
 		t.Errorf("own store = %q", OwnStore(parent))
 	}
-	if sp, ok := SpanOf(parent, 10); !ok || sp.Store != "g" {
+	if sp, ok := SpanOf(parent, 10); !ok || sp.RowsOf != "g" {
 		t.Errorf("span of 10 = %v, %v", sp, ok)
 	}
 	if _, ok := SpanOf(nil, 1); ok {
@@ -42,4 +42,4 @@ func TestSpans(t *testing.T) {
 
 // ownSpans are the spans of a session that stores all its messages under
 // store, as a new session does under its own id.
-func ownSpans(store string) []Span { return []Span{{First: 1, Last: OpenSeq, Store: store}} }
+func ownSpans(store string) []Span { return []Span{{First: 1, Last: OpenSeq, RowsOf: store}} }

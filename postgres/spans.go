@@ -63,7 +63,7 @@ func readSpans(ctx context.Context, db querier, id string) ([]loom.Span, error) 
 	}
 	spans, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.Span, error) {
 		var sp loom.Span
-		err := r.Scan(&sp.First, &sp.Last, &sp.Store)
+		err := r.Scan(&sp.First, &sp.Last, &sp.RowsOf)
 		return sp, err
 	})
 	if err != nil {
@@ -91,7 +91,7 @@ func queueSpans(b *pgx.Batch, id string, spans []loom.Span) {
 	lasts := make([]int64, len(spans))
 	stores := make([]string, len(spans))
 	for i, sp := range spans {
-		firsts[i], lasts[i], stores[i] = sp.First, sp.Last, sp.Store
+		firsts[i], lasts[i], stores[i] = sp.First, sp.Last, sp.RowsOf
 	}
 	b.Queue(`DELETE FROM spans WHERE session_id = $1`, id)
 	b.Queue(`INSERT INTO spans (session_id, first_seq, last_seq, store_id)

@@ -97,13 +97,13 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, loom.Errorf(loom.ELOCKED, "a turn is already running in the session with key %q", in.Key))
 		return
 	}
-	st, x, res, err := s.runTurn(w, r, user, in.Key, in.Text)
+	events, x, res, err := s.runTurn(w, r, user, in.Key, in.Text)
 	// The key, the lock and the user's place among the turns are free
 	// before the last event, so a client may send its next message as
 	// soon as it reads it.
 	s.endTurn(user, in.Key)
 	release()
-	if st == nil {
+	if events == nil {
 		if err != nil {
 			s.writeError(w, r, err)
 		}
@@ -120,7 +120,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 				d.Message = loom.ErrorMessage(err)
 			}
 		}
-		st.send(evError, "", struct {
+		events.send(evError, "", struct {
 			errorBody
 			SessionID string `json:"session_id"`
 		}{errorBody{Error: d}, x.ID})
@@ -130,7 +130,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if msgs == nil {
 		msgs = []*loom.Message{}
 	}
-	st.send(evDone, "", turnDone{SessionID: x.ID, Key: in.Key, Text: res.Text, Messages: msgs, Usage: res.Usage})
+	events.send(evDone, "", turnDone{SessionID: x.ID, Key: in.Key, Text: res.Text, Messages: msgs, Usage: res.Usage})
 }
 
 // runTurn opens the conversation (the session, its lock and agent) and
@@ -151,8 +151,8 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, user, key, text
 	// The fork that continues an imported session is made by this turn.
 	x, created := conv.Session(), !conv.Resumed() || conv.Pending()
 
-	st := startStream(w)
-	st.send(evStart, "", map[string]any{"session_id": x.ID, "key": key, "created": created})
+	events := startStream(w)
+	events.send(evStart, "", map[string]any{"session_id": x.ID, "key": key, "created": created})
 	emit := func(e agent.Event) {
 		if e.Kind == agent.EventStored {
 			// The done or error event names the session the turn is in.
@@ -183,7 +183,7 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, user, key, text
 		}
 		// A client that went away misses the rest; the turn goes on and
 		// its messages are stored.
-		st.send(name, "", ev)
+		events.send(name, "", ev)
 	}
 	// The turn runs on the server's context, not the request's: see
 	// Server.turnCtx.
@@ -192,5 +192,5 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, user, key, text
 	res, err := conv.Turn(tctx, text, emit)
 	// The turn may have gone on in a session another process created
 	// with the key meanwhile.
-	return st, conv.Session(), res, err
+	return events, conv.Session(), res, err
 }

@@ -86,7 +86,7 @@ func readSpans(ctx context.Context, db queryer, id string) ([]loom.Span, error) 
 	var out []loom.Span
 	for rows.Next() {
 		var sp loom.Span
-		if err := rows.Scan(&sp.First, &sp.Last, &sp.Store); err != nil {
+		if err := rows.Scan(&sp.First, &sp.Last, &sp.RowsOf); err != nil {
 			return nil, fmt.Errorf("read spans of %s: %w", id, err)
 		}
 		out = append(out, sp)
@@ -106,7 +106,7 @@ func writeSpans(ctx context.Context, w writes, id string, spans []loom.Span) err
 		return fmt.Errorf("write spans of %s: %w", id, err)
 	}
 	for _, sp := range spans {
-		if _, err := w.ExecContext(ctx, insertSpanSQL, id, sp.First, sp.Last, sp.Store); err != nil {
+		if _, err := w.ExecContext(ctx, insertSpanSQL, id, sp.First, sp.Last, sp.RowsOf); err != nil {
 			return fmt.Errorf("write spans of %s: %w", id, err)
 		}
 	}
