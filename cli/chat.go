@@ -31,7 +31,7 @@ type ChatOptions struct {
 
 // newCmdChat builds chat on opts, which the root command shares so that
 // "loom --new" is "loom chat --new".
-func newCmdChat(f *Factory, opts *ChatOptions, runF func(*ChatOptions) error) *cobra.Command {
+func newCmdChat(f *Factory, opts *ChatOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Talk with the agent (the default command)",
@@ -57,7 +57,7 @@ Slash commands: /new, /rename TITLE, /fork [TURN], /rewind [TURN],
   printf 'hello\n/usage\n' | loom chat --new`,
 		Args: chatArgs(opts),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return chatRunE(cmd, opts, args, runF)
+			return chatRunE(cmd, opts, args)
 		},
 	}
 	addChatFlags(cmd, opts)
@@ -82,7 +82,7 @@ func chatArgs(opts *ChatOptions) cobra.PositionalArgs {
 
 // chatRunE checks chat's flags and runs it. The root command calls it too
 // (bare loom is loom chat), with its own cmd and so its own context.
-func chatRunE(cmd *cobra.Command, opts *ChatOptions, args []string, runF func(*ChatOptions) error) error {
+func chatRunE(cmd *cobra.Command, opts *ChatOptions, args []string) error {
 	if opts.Choice.Resume == pickRef && len(args) == 1 {
 		opts.Choice.Resume = args[0]
 	}
@@ -97,9 +97,6 @@ func chatRunE(cmd *cobra.Command, opts *ChatOptions, args []string, runF func(*C
 	}
 	if err := opts.Choice.check(); err != nil {
 		return err
-	}
-	if runF != nil {
-		return runF(opts)
 	}
 	return chatRun(cmd.Context(), opts)
 }

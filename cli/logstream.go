@@ -29,7 +29,7 @@ func newCmdLog(f *Factory) *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdLogStream(f, nil))
+	cmd.AddCommand(newCmdLogStream(f))
 	return cmd
 }
 
@@ -42,7 +42,7 @@ type LogStreamOptions struct {
 	Poll time.Duration
 }
 
-func newCmdLogStream(f *Factory, runF func(*LogStreamOptions) error) *cobra.Command {
+func newCmdLogStream(f *Factory) *cobra.Command {
 	opts := &LogStreamOptions{f: f, Poll: 250 * time.Millisecond}
 	cmd := &cobra.Command{
 		Use:   "stream",
@@ -58,9 +58,6 @@ printed as the JSON lines they are stored as, for jq.`,
   loom log stream --logs-dir /srv/loom/state/logs | jq 'select(.kind == "final_result")'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return logStreamRun(cmd.Context(), opts)
 		},
 	}

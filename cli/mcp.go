@@ -18,7 +18,7 @@ type MCPOptions struct {
 	f *Factory
 }
 
-func newCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
+func newCmdMCP(f *Factory) *cobra.Command {
 	opts := &MCPOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -45,9 +45,6 @@ See docs/mcp.md for each agent's registration.`,
   #   args = ["mcp"]`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return mcpRun(cmd.Context(), opts)
 		},
 	}

@@ -16,7 +16,7 @@ type PathsOptions struct {
 	f *Factory
 }
 
-func newCmdPaths(f *Factory, runF func(*PathsOptions) error) *cobra.Command {
+func newCmdPaths(f *Factory) *cobra.Command {
 	opts := &PathsOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "paths",
@@ -28,9 +28,6 @@ the XDG variables (or the platform's directories), LOOM_DB and --db.`,
   loom paths --json | jq -r .db`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return pathsRun(cmd.Context(), opts)
 		},
 	}
@@ -106,7 +103,7 @@ type VersionOptions struct {
 	f *Factory
 }
 
-func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
+func newCmdVersion(f *Factory) *cobra.Command {
 	opts := &VersionOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "version",
@@ -115,9 +112,6 @@ func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command 
   loom version --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return versionRun(opts)
 		},
 	}

@@ -23,7 +23,7 @@ type ReplayOptions struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-func newCmdReplay(f *Factory, runF func(*ReplayOptions) error) *cobra.Command {
+func newCmdReplay(f *Factory) *cobra.Command {
 	opts := &ReplayOptions{f: f, Sleep: sleepContext}
 	cmd := &cobra.Command{
 		Use:   "replay REF",
@@ -39,9 +39,6 @@ fast; 0: no pauses). No pause is longer than 5 seconds.`,
 			opts.Ref = args[0]
 			if opts.Speed < 0 {
 				return usageErrorf("--speed must be 0 (no pauses) or more")
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return replayRun(cmd.Context(), opts)
 		},

@@ -204,7 +204,7 @@ func orDash(s string) string {
 // NewRootCmd builds the loom command tree on f.
 func NewRootCmd(f *Factory) *cobra.Command {
 	chatOpts := &ChatOptions{f: f}
-	chatCmd := newCmdChat(f, chatOpts, nil)
+	chatCmd := newCmdChat(f, chatOpts)
 	root := &cobra.Command{
 		Use:   "loom [command] [flags]",
 		Short: "Durable, searchable, resumable sessions for AI agents",
@@ -222,7 +222,7 @@ search, resume, fork, move, export and import.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// loom alone is loom chat: the same options, run with the
 			// root's own context.
-			return chatRunE(cmd, chatOpts, args, nil)
+			return chatRunE(cmd, chatOpts, args)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.flags.noColor || f.env("NO_COLOR") != "" {
@@ -249,17 +249,17 @@ search, resume, fork, move, export and import.`,
 	addChatFlags(root, chatOpts)
 	root.AddCommand(
 		chatCmd,
-		newCmdRun(f, nil),
+		newCmdRun(f),
 		newCmdSession(f),
-		newCmdSearch(f, nil),
-		newCmdReplay(f, nil),
-		newCmdUsage(f, nil),
+		newCmdSearch(f),
+		newCmdReplay(f),
+		newCmdUsage(f),
 		newCmdLog(f),
-		newCmdServe(f, nil),
-		newCmdMCP(f, nil),
+		newCmdServe(f),
+		newCmdMCP(f),
 		newCmdToken(f),
-		newCmdPaths(f, nil),
-		newCmdVersion(f, nil),
+		newCmdPaths(f),
+		newCmdVersion(f),
 	)
 	return root
 }
@@ -277,20 +277,20 @@ func newCmdSession(f *Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(
-		newCmdSessionList(f, nil),
-		newCmdSessionShow(f, nil),
-		newCmdSessionResume(f, nil),
-		newCmdSessionFork(f, nil),
-		newCmdSessionRewind(f, nil),
-		newCmdSessionRename(f, nil),
-		newCmdSessionMove(f, nil),
-		newCmdSessionDelete(f, nil),
-		newCmdSessionRestore(f, nil),
-		newCmdSessionArchive(f, true, nil),
-		newCmdSessionArchive(f, false, nil),
-		newCmdSessionPrune(f, nil),
-		newCmdSessionExport(f, nil),
-		newCmdSessionImport(f, nil),
+		newCmdSessionList(f),
+		newCmdSessionShow(f),
+		newCmdSessionResume(f),
+		newCmdSessionFork(f),
+		newCmdSessionRewind(f),
+		newCmdSessionRename(f),
+		newCmdSessionMove(f),
+		newCmdSessionDelete(f),
+		newCmdSessionRestore(f),
+		newCmdSessionArchive(f, true),
+		newCmdSessionArchive(f, false),
+		newCmdSessionPrune(f),
+		newCmdSessionExport(f),
+		newCmdSessionImport(f),
 	)
 	return cmd
 }

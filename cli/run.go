@@ -22,7 +22,7 @@ type RunOptions struct {
 	NoResumeHint bool
 }
 
-func newCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
+func newCmdRun(f *Factory) *cobra.Command {
 	opts := &RunOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "run PROMPT",
@@ -60,9 +60,6 @@ them (Go durations: 90s, 5m).`,
 			}
 			if err := opts.Choice.check(); err != nil {
 				return err
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return runRun(cmd.Context(), opts)
 		},

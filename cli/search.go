@@ -28,7 +28,7 @@ type SearchOptions struct {
 	Archived    bool
 }
 
-func newCmdSearch(f *Factory, runF func(*SearchOptions) error) *cobra.Command {
+func newCmdSearch(f *Factory) *cobra.Command {
 	opts := &SearchOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
@@ -64,9 +64,6 @@ unless --archived (or --session names one).`,
 			}
 			if opts.Limit < 1 {
 				return usageErrorf("--limit must be 1 or more")
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return searchRun(cmd.Context(), opts)
 		},

@@ -32,7 +32,7 @@ type ServeOptions struct {
 	listening func(addr string)
 }
 
-func newCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
+func newCmdServe(f *Factory) *cobra.Command {
 	opts := &ServeOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -74,9 +74,6 @@ cut at a whole-message boundary.`,
 			var err error
 			if opts.TokenTTL, err = tokenTTLFlag(cmd); err != nil {
 				return err
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return serveRun(cmd.Context(), opts)
 		},

@@ -18,7 +18,7 @@ type ArchiveOptions struct {
 	Archive bool
 }
 
-func newCmdSessionArchive(f *Factory, archive bool, runF func(*ArchiveOptions) error) *cobra.Command {
+func newCmdSessionArchive(f *Factory, archive bool) *cobra.Command {
 	opts := &ArchiveOptions{f: f, Archive: archive}
 	cmd := &cobra.Command{
 		Use:   "archive REF...",
@@ -37,9 +37,6 @@ talking) brings it back; so does 'loom session unarchive'.`,
 		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
-			if runF != nil {
-				return runF(opts)
-			}
 			return archiveRun(cmd.Context(), opts)
 		},
 	}

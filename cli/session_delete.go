@@ -23,7 +23,7 @@ type DeleteOptions struct {
 	Force bool
 }
 
-func newCmdSessionDelete(f *Factory, runF func(*DeleteOptions) error) *cobra.Command {
+func newCmdSessionDelete(f *Factory) *cobra.Command {
 	opts := &DeleteOptions{f: f}
 	cmd := &cobra.Command{
 		Use:     "delete REF...",
@@ -50,9 +50,6 @@ each session followed by the sub-agent sessions that went with it.`, int(loom.Tr
 			opts.Refs = args
 			if !opts.Yes && !f.IO.CanPrompt() {
 				return usageErrorf("--yes is required to delete when not on a terminal")
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return deleteRun(cmd.Context(), opts)
 		},
@@ -169,7 +166,7 @@ type RestoreOptions struct {
 	Ref string
 }
 
-func newCmdSessionRestore(f *Factory, runF func(*RestoreOptions) error) *cobra.Command {
+func newCmdSessionRestore(f *Factory) *cobra.Command {
 	opts := &RestoreOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "restore REF",
@@ -181,9 +178,6 @@ from the trash. REF is resolved among trashed sessions.`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
 			return restoreRun(cmd.Context(), opts)
 		},
 	}
@@ -230,7 +224,7 @@ type PruneOptions struct {
 	AllProjects bool
 }
 
-func newCmdSessionPrune(f *Factory, runF func(*PruneOptions) error) *cobra.Command {
+func newCmdSessionPrune(f *Factory) *cobra.Command {
 	opts := &PruneOptions{f: f}
 	var older string
 	cmd := &cobra.Command{
@@ -260,9 +254,6 @@ restorable from the trash like deleted ones.`,
 			opts.OlderThan, opts.Age = d, older
 			if !opts.Yes && !opts.DryRun && !f.IO.CanPrompt() {
 				return usageErrorf("--yes (or --dry-run) is required to prune when not on a terminal")
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return pruneRun(cmd.Context(), opts)
 		},

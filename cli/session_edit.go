@@ -18,7 +18,7 @@ type RenameOptions struct {
 	Title string
 }
 
-func newCmdSessionRename(f *Factory, runF func(*RenameOptions) error) *cobra.Command {
+func newCmdSessionRename(f *Factory) *cobra.Command {
 	opts := &RenameOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "rename REF TITLE",
@@ -35,9 +35,6 @@ A session nobody named is titled after its first prompt.`,
 			}
 			if err := loom.ValidTitle(opts.Title); err != nil {
 				return usageErrorf("%s", loom.ErrorMessage(err))
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return renameRun(cmd.Context(), opts)
 		},

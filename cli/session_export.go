@@ -25,7 +25,7 @@ type ExportOptions struct {
 	Output string
 }
 
-func newCmdSessionExport(f *Factory, runF func(*ExportOptions) error) *cobra.Command {
+func newCmdSessionExport(f *Factory) *cobra.Command {
 	opts := &ExportOptions{f: f}
 	var formatName string
 	cmd := &cobra.Command{
@@ -60,9 +60,6 @@ are described in docs/formats.md.`,
 				return usageErrorf("unknown format %q: use jsonl, json, markdown or html", formatName)
 			}
 			opts.Format = format
-			if runF != nil {
-				return runF(opts)
-			}
 			return exportRun(cmd.Context(), opts)
 		},
 	}

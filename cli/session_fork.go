@@ -26,7 +26,7 @@ type ForkOptions struct {
 	Name    string
 }
 
-func newCmdSessionFork(f *Factory, runF func(*ForkOptions) error) *cobra.Command {
+func newCmdSessionFork(f *Factory) *cobra.Command {
 	opts := &ForkOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "fork REF",
@@ -49,9 +49,6 @@ from. A turn is a user message and everything after it up to the next.`,
 				if err := loom.ValidTitle(opts.Name); err != nil {
 					return usageErrorf("--name: %s", loom.ErrorMessage(err))
 				}
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return forkRun(cmd.Context(), opts)
 		},

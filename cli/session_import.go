@@ -34,7 +34,7 @@ type ImportOptions struct {
 	Hook string
 }
 
-func newCmdSessionImport(f *Factory, runF func(*ImportOptions) error) *cobra.Command {
+func newCmdSessionImport(f *Factory) *cobra.Command {
 	opts := &ImportOptions{f: f}
 	var since string
 	cmd := &cobra.Command{
@@ -77,9 +77,6 @@ one continues in a fork of it. See docs/import.md.`,
 				if opts.From != "" || opts.Watch || opts.DryRun || since != "" {
 					return hookError(usageErrorf("--hook goes alone: the hook's JSON names the session"))
 				}
-				if runF != nil {
-					return runF(opts)
-				}
 				return hookError(importHook(cmd.Context(), opts))
 			}
 			if opts.From == "" {
@@ -100,9 +97,6 @@ one continues in a fork of it. See docs/import.md.`,
 					}
 					opts.Since = t
 				}
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			if opts.From != "" {
 				return importFromRun(cmd.Context(), opts)

@@ -24,7 +24,7 @@ type ListOptions struct {
 	Limit       int
 }
 
-func newCmdSessionList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
+func newCmdSessionList(f *Factory) *cobra.Command {
 	opts := &ListOptions{f: f}
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -53,9 +53,6 @@ Archived sessions are left out; --archived lists them instead.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 0 {
 				return usageErrorf("--limit must be 0 (no limit) or more")
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return listRun(cmd.Context(), opts)
 		},

@@ -28,7 +28,7 @@ type MoveOptions struct {
 	Dir  string
 }
 
-func newCmdSessionMove(f *Factory, runF func(*MoveOptions) error) *cobra.Command {
+func newCmdSessionMove(f *Factory) *cobra.Command {
 	opts := &MoveOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "move {REF | --from OLDDIR} [DIR]",
@@ -57,9 +57,6 @@ project's current session stays current.`,
 			}
 			if len(args) > 0 {
 				opts.Dir = args[0]
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return moveRun(cmd.Context(), opts)
 		},

@@ -16,7 +16,7 @@ type ResumeOptions struct {
 	Prompt string
 }
 
-func newCmdSessionResume(f *Factory, runF func(*ResumeOptions) error) *cobra.Command {
+func newCmdSessionResume(f *Factory) *cobra.Command {
 	opts := &ResumeOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "resume [REF] [PROMPT]",
@@ -43,9 +43,6 @@ the session is printed instead of resumed.`,
 			}
 			if opts.Ref == "" && !f.IO.CanPrompt() {
 				return usageErrorf("a session reference is required when not on a terminal; usage: %s", cmd.UseLine())
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return resumeRun(cmd.Context(), opts)
 		},

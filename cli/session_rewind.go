@@ -18,7 +18,7 @@ type RewindOptions struct {
 	HasTurn bool
 }
 
-func newCmdSessionRewind(f *Factory, runF func(*RewindOptions) error) *cobra.Command {
+func newCmdSessionRewind(f *Factory) *cobra.Command {
 	opts := &RewindOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "rewind REF --turn N",
@@ -41,9 +41,6 @@ in. A session another process is writing cannot be rewound (exit 5).`,
 			opts.HasTurn = cmd.Flags().Changed("turn")
 			if opts.HasTurn && opts.Turn < 1 {
 				return usageErrorf("--turn must be 1 or more")
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return rewindRun(cmd.Context(), opts)
 		},

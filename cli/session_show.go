@@ -28,7 +28,7 @@ type ShowOptions struct {
 	Full bool
 }
 
-func newCmdSessionShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
+func newCmdSessionShow(f *Factory) *cobra.Command {
 	opts := &ShowOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "show REF",
@@ -62,9 +62,6 @@ title (case-insensitive).`,
 			}
 			if opts.FullHistory {
 				opts.Limit = 0
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return showRun(cmd.Context(), opts)
 		},

@@ -30,7 +30,7 @@ is stored: a token is shown once, when it is made.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdTokenCreate(f, nil), newCmdTokenList(f, nil), newCmdTokenRevoke(f, nil))
+	cmd.AddCommand(newCmdTokenCreate(f), newCmdTokenList(f), newCmdTokenRevoke(f))
 	return cmd
 }
 
@@ -78,7 +78,7 @@ type TokenCreateOptions struct {
 	TTL time.Duration
 }
 
-func newCmdTokenCreate(f *Factory, runF func(*TokenCreateOptions) error) *cobra.Command {
+func newCmdTokenCreate(f *Factory) *cobra.Command {
 	opts := &TokenCreateOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION]",
@@ -100,9 +100,6 @@ an unknown one.`,
 			var err error
 			if opts.TTL, err = tokenTTLFlag(cmd); err != nil {
 				return err
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return tokenCreateRun(cmd.Context(), opts)
 		},
@@ -151,7 +148,7 @@ type TokenListOptions struct {
 	f *Factory
 }
 
-func newCmdTokenList(f *Factory, runF func(*TokenListOptions) error) *cobra.Command {
+func newCmdTokenList(f *Factory) *cobra.Command {
 	opts := &TokenListOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "list [--user NAME]",
@@ -164,9 +161,6 @@ with last_used_at, revoked_at and expires_at null when not set.`,
   loom token list --user alice --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return tokenListRun(cmd.Context(), opts)
 		},
 	}
@@ -254,7 +248,7 @@ type TokenRevokeOptions struct {
 	Ref string
 }
 
-func newCmdTokenRevoke(f *Factory, runF func(*TokenRevokeOptions) error) *cobra.Command {
+func newCmdTokenRevoke(f *Factory) *cobra.Command {
 	opts := &TokenRevokeOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "revoke ID",
@@ -266,9 +260,6 @@ prefix of at least 4 characters, as 'loom token list' shows.`,
 		Args:    argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
 			return tokenRevokeRun(cmd.Context(), opts)
 		},
 	}

@@ -21,7 +21,7 @@ type UsageOptions struct {
 	Limit   int
 }
 
-func newCmdUsage(f *Factory, runF func(*UsageOptions) error) *cobra.Command {
+func newCmdUsage(f *Factory) *cobra.Command {
 	opts := &UsageOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "usage [REF]",
@@ -44,9 +44,6 @@ the whole report.`,
 			}
 			if opts.Limit < 0 {
 				return usageErrorf("--limit must be 0 (no limit) or more")
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return usageRun(cmd.Context(), opts)
 		},
