@@ -41,7 +41,7 @@ func TestBrowserLiveUsage(t *testing.T) {
 		}
 	}
 	eval[bool](t, ctx, "window.__noReload = true")
-	time.Sleep(300 * time.Millisecond) // let the event stream connect
+	do(t, ctx, "connect the event stream", chromedp.WaitVisible(chromedp.CSS("#messages[data-connected]")))
 
 	other, err := sqlite.Open(context.Background(), e.dbPath)
 	if err != nil {

@@ -174,7 +174,7 @@ func TestBrowserDashboard(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#m-2")),
 	)
 	eval[bool](t, ctx, "window.__noReload = true")
-	time.Sleep(300 * time.Millisecond) // let the event stream connect
+	do(t, ctx, "connect the event stream", chromedp.WaitVisible(chromedp.CSS("#messages[data-connected]")))
 	other, err := sqlite.Open(context.Background(), e.dbPath)
 	if err != nil {
 		t.Fatal(err)

@@ -231,6 +231,35 @@ func readEvents(r io.Reader) <-chan sseEvent {
 
 // next returns the next event that is not a comment or "ready", failing
 // after timeout.
+// idleFor reads an idle stream until a keep-alive comment arrives
+// longer than d after the call: the stream was open all that time. A
+// message or the stream's end fails the test. It returns how many
+// keep-alives came.
+func idleFor(t *testing.T, ch <-chan sseEvent, d time.Duration) int {
+	t.Helper()
+	past := time.Now().Add(d)
+	deadline := time.After(d + 5*time.Second)
+	n := 0
+	for {
+		select {
+		case ev, ok := <-ch:
+			switch {
+			case !ok:
+				t.Fatal("stream closed while idle")
+			case ev.Event == ":":
+				n++
+				if time.Now().After(past) {
+					return n
+				}
+			case ev.Event != "ready":
+				t.Fatalf("an idle stream sent %+v", ev)
+			}
+		case <-deadline:
+			t.Fatalf("no keep-alive within %s of an idle stream", d+5*time.Second)
+		}
+	}
+}
+
 func next(t *testing.T, ch <-chan sseEvent, timeout time.Duration) sseEvent {
 	t.Helper()
 	deadline := time.After(timeout)

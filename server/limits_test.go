@@ -155,7 +155,7 @@ func TestSlowReadTimesOut(t *testing.T) {
 	s := e.seed(&loom.Session{UserID: "alice", Key: "http:tail"}, userMsg("one"))
 	stream, evs := e.openStream(s.ID, e.alice)
 	defer stream.Body.Close()
-	time.Sleep(600 * time.Millisecond)
+	idleFor(t, evs, 3*200*time.Millisecond)
 	x, _ := e.st.Session(context.Background(), s.ID)
 	if err := e.st.Append(context.Background(), x, assistantMsg("two")); err != nil {
 		t.Fatal(err)

@@ -76,8 +76,10 @@
   }
 
   var es = new EventSource('/api/v1/sessions/' + encodeURIComponent(id) + '/events?after=' + list.getAttribute('data-after'));
-  es.addEventListener('open', function () { setStatus('live', true); });
-  es.addEventListener('error', function () { setStatus('reconnecting…', false); });
+  // data-connected says the stream is open: from then on no message
+  // is missed.
+  es.addEventListener('open', function () { list.dataset.connected = ''; setStatus('live', true); });
+  es.addEventListener('error', function () { delete list.dataset.connected; setStatus('reconnecting…', false); });
   es.addEventListener('message', function (e) {
     var seq = e.lastEventId;
     pending++;
