@@ -203,7 +203,7 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 // current user, pricing by loom's table and finding projects by loom's
 // rule.
 func (f *Factory) importer(st loom.Store) *importer.Importer {
-	return &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: projectOf}
+	return &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: paths.ProjectOf}
 }
 
 // home is the user's home directory: $HOME as the command sees it, else
@@ -222,16 +222,6 @@ func watchedNames(targets []importer.Target) string {
 		names = append(names, t.Format.Tool())
 	}
 	return strings.Join(names, ", ")
-}
-
-// projectOf is the project of a directory by loom's rule when it is on
-// this machine, else the directory itself.
-func projectOf(dir string) loom.Project {
-	if p, err := paths.DetectProject(dir); err == nil {
-		return p
-	}
-	dir = filepath.Clean(dir)
-	return loom.Project{ID: paths.ProjectID(dir), Name: filepath.Base(dir), Root: dir}
 }
 
 // printImportReport prints what an import did, per tool: as one JSON

@@ -164,11 +164,8 @@ func (t *tools) scope(ctx context.Context, c *call, name string, all bool) (*loo
 // the project's root.
 func findProject(ctx context.Context, c *call, name string) (*loom.Project, error) {
 	if filepath.IsAbs(name) {
-		if p, err := paths.DetectProject(name); err == nil {
-			return &p, nil
-		}
-		root := filepath.Clean(name)
-		return &loom.Project{ID: paths.ProjectID(root), Name: filepath.Base(root), Root: root}, nil
+		p := paths.ProjectOf(name)
+		return &p, nil
 	}
 	for _, f := range []loom.SessionFilter{{ProjectID: name, Archived: loom.WithArchived}, {ProjectName: name, Archived: loom.WithArchived}} {
 		f.UserID, f.Limit = c.user, 1

@@ -244,6 +244,18 @@ func DetectProject(dir string) (loom.Project, error) {
 	}, nil
 }
 
+// ProjectOf returns the project of dir as DetectProject finds it when
+// dir is on this machine, else dir itself as the project's root: the
+// rule for a directory another tool or machine recorded (an imported
+// session's working directory, a project an MCP client names by path).
+func ProjectOf(dir string) loom.Project {
+	if p, err := DetectProject(dir); err == nil {
+		return p
+	}
+	dir = filepath.Clean(dir)
+	return loom.Project{ID: ProjectID(dir), Name: filepath.Base(dir), Root: dir}
+}
+
 // gitRoot returns the nearest directory from dir up that holds a .git
 // entry: the top of the git work tree dir is in, if any.
 func gitRoot(dir string) (root string, found bool, err error) {

@@ -228,3 +228,18 @@ func TestDetectProjectErrors(t *testing.T) {
 		t.Errorf("DetectProject(file) code = %q (%v), want %q", code, err, loom.EINVALID)
 	}
 }
+
+// ProjectOf follows DetectProject for a directory on this machine, and
+// takes a directory that is not here (another machine's, a deleted
+// one) as its own root.
+func TestProjectOf(t *testing.T) {
+	root := mkdirs(t, realTempDir(t), "proj")
+	mkdirs(t, root, ".git")
+	if p := ProjectOf(mkdirs(t, root, "sub")); p.Root != root || p.ID != ProjectID(root) || p.Name != "proj" {
+		t.Errorf("a directory in a work tree: %+v, want root %s", p, root)
+	}
+	gone := "/nowhere/here/api/"
+	if p := ProjectOf(gone); p.Root != "/nowhere/here/api" || p.ID != ProjectID("/nowhere/here/api") || p.Name != "api" {
+		t.Errorf("a directory not on this machine: %+v", p)
+	}
+}
