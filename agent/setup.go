@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/config"
-	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/replaylog"
 )
@@ -63,7 +63,7 @@ type Setup struct {
 	// MCP connects to the MCP servers config.toml names, whose tools
 	// the model is offered next to the built-in ones (nil: none). A
 	// served agent never gets them: they act on this machine.
-	MCP *mcp.Clients
+	MCP *mcpclient.Clients
 	// OnMCPError is told, once per server, that one could not be
 	// reached; the agent goes on without its tools.
 	OnMCPError func(error)

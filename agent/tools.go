@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/mcp"
+	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/memory"
 )
 
@@ -283,7 +283,7 @@ func readFileText(path string) string {
 
 // MCPTool is a tool of an MCP server that config.toml names, offered to
 // the model as mcp__SERVER__TOOL.
-type MCPTool struct{ Remote mcp.RemoteTool }
+type MCPTool struct{ Remote mcpclient.RemoteTool }
 
 // Spec implements Tool.
 func (t MCPTool) Spec() loom.ToolSpec {

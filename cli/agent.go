@@ -6,8 +6,8 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/mcp"
 )
 
 // sessionChoice is how a command names the session to work in.
@@ -47,7 +47,7 @@ func (f *Factory) agentSetup() (*agent.Setup, error) {
 		return nil, err
 	}
 	if f.mcp == nil {
-		f.mcp = &mcp.Clients{Version: f.Version}
+		f.mcp = &mcpclient.Clients{Version: f.Version}
 	}
 	return &agent.Setup{Dirs: d, Env: f.env, Providers: f.Providers, LocalModelURL: f.LocalModelURL,
 		OnLogError: f.warnReplayLog, MCP: f.mcp, OnMCPError: f.warnMCP}, nil

@@ -17,9 +17,9 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 )
 
@@ -61,7 +61,7 @@ type Factory struct {
 	storeAccess Access
 	// mcp holds the connections to config.toml's MCP servers, made when
 	// an agent first needs them and closed when the command ends.
-	mcp *mcp.Clients
+	mcp *mcpclient.Clients
 }
 
 // Access is what a command does with the store, which decides how the

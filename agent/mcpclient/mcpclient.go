@@ -1,4 +1,6 @@
-package mcp
+// Package mcpclient connects the agent to the MCP servers config.toml names
+// and offers their tools to the model, on the official Go SDK.
+package mcpclient
 
 import (
 	"context"
