@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/cli/picker"
 )
 
 // ResumeOptions are the options of `loom session resume`.
@@ -74,11 +74,11 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 }
 
 // pickSession lets the user choose a session in the picker, starting with
-// this project's; leaving it without a choice is term.ErrNoChoice.
+// this project's; leaving it without a choice is picker.ErrNoChoice.
 func pickSession(ctx context.Context, f *Factory, st loom.Store) (*loom.Session, error) {
 	project, err := f.Project()
 	if err != nil {
 		return nil, err
 	}
-	return term.PickSession(ctx, f.IO, st, term.PickerOptions{UserID: f.User(), Project: project, Now: f.now})
+	return picker.Pick(ctx, f.IO, st, picker.Options{UserID: f.User(), Project: project, Now: f.now})
 }

@@ -13,16 +13,16 @@ func NewColorScheme(enabled bool) *ColorScheme { return &ColorScheme{enabled: en
 // The palette: the picker's styles (lipgloss) are made of the same
 // colours as everything printed through the scheme.
 const (
-	accentColor = ansi.Cyan
-	dimColor    = ansi.BrightBlack
-	matchColor  = ansi.Yellow
+	AccentColor = ansi.Cyan
+	DimColor    = ansi.BrightBlack
+	MatchColor  = ansi.Yellow
 )
 
 // The styles, by role.
 func bold() ansi.Style                { return ansi.NewStyle().Bold() }
 func italic() ansi.Style              { return ansi.NewStyle().Italic(true) }
-func gray() ansi.Style                { return fg(dimColor) }
-func match() ansi.Style               { return ansi.NewStyle().Bold().ForegroundColor(matchColor) }
+func gray() ansi.Style                { return fg(DimColor) }
+func match() ansi.Style               { return ansi.NewStyle().Bold().ForegroundColor(MatchColor) }
 func fg(c ansi.BasicColor) ansi.Style { return ansi.NewStyle().ForegroundColor(c) }
 
 func (c *ColorScheme) apply(st ansi.Style, s string) string {
@@ -45,7 +45,7 @@ func (c *ColorScheme) Italic(s string) string { return c.apply(italic(), s) }
 func (c *ColorScheme) Gray(s string) string { return c.apply(gray(), s) }
 
 // Cyan colours s cyan.
-func (c *ColorScheme) Cyan(s string) string { return c.apply(fg(accentColor), s) }
+func (c *ColorScheme) Cyan(s string) string { return c.apply(fg(AccentColor), s) }
 
 // Green colours s green.
 func (c *ColorScheme) Green(s string) string { return c.apply(fg(ansi.Green), s) }

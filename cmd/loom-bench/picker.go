@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/cli/picker"
 )
 
 // openPicker opens the session picker over every project's sessions of
@@ -14,7 +14,7 @@ import (
 // and the selected session's preview drawn, as a terminal would show it
 // once the picker has settled.
 func openPicker(ctx context.Context, st loom.Store, user string) error {
-	m := term.NewPicker(ctx, st, term.PickerOptions{UserID: user, AllProjects: true, Color: true, Width: 120, Height: 40})
+	m := picker.New(ctx, st, picker.Options{UserID: user, AllProjects: true, Color: true, Width: 120, Height: 40})
 	m.Settle(m.Init())
 	frame := m.View().Content
 	if !strings.Contains(frame, "sessions") || strings.Contains(frame, "loading…") {

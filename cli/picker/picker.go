@@ -1,4 +1,7 @@
-package term
+// Package picker is the session picker of loom chat -r and loom session
+// resume: a Bubble Tea model over a store's listing, its search and a
+// preview, with keys to rename, archive and delete in place.
+package picker
 
 import (
 	"context"
@@ -11,15 +14,16 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // ErrNoChoice is returned when the user leaves the picker without
 // choosing.
 var ErrNoChoice = errors.New("no session chosen")
 
-// PickerStore is what the session picker reads and changes; a loom.Store
+// Store is what the session picker reads and changes; a loom.Store
 // is one.
-type PickerStore interface {
+type Store interface {
 	Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error)
 	Session(ctx context.Context, id string) (*loom.Session, error)
 	Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error)
@@ -28,9 +32,9 @@ type PickerStore interface {
 	Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error)
 }
 
-// PickerOptions say whose sessions the picker lists and how it draws
+// Options say whose sessions the picker lists and how it draws
 // them.
-type PickerOptions struct {
+type Options struct {
 	UserID string
 	// Project is this project: the picker starts with its sessions, and
 	// a key widens the list to every project and back.
@@ -88,15 +92,15 @@ type searchRow struct {
 	hits           int
 }
 
-// Picker is the session picker, a Bubble Tea model: sessions newest
+// Model is the session picker, a Bubble Tea model: sessions newest
 // first with a fuzzy filter, full-text search over messages, a preview
 // of the selected session, and rename, archive and delete in place. All
 // reading and writing happens in commands, through the store it was made
 // with; Update only applies their results.
-type Picker struct {
+type Model struct {
 	ctx  context.Context
-	st   PickerStore
-	opts PickerOptions
+	st   Store
+	opts Options
 	now  time.Time
 	sty  pickerStyles
 
@@ -154,9 +158,9 @@ type filterMatch struct {
 	matched []int // byte offsets in the title
 }
 
-// NewPicker makes a picker over st. It reads nothing until its commands
+// New makes a picker over st. It reads nothing until its commands
 // run: Init reads the first page.
-func NewPicker(ctx context.Context, st PickerStore, opts PickerOptions) *Picker {
+func New(ctx context.Context, st Store, opts Options) *Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -166,10 +170,10 @@ func NewPicker(ctx context.Context, st PickerStore, opts PickerOptions) *Picker 
 	if opts.Height <= 0 {
 		opts.Height = 24
 	}
-	m := &Picker{
+	m := &Model{
 		ctx: ctx, st: st, opts: opts, now: opts.Now(), sty: newPickerStyles(opts.Color),
 		width: opts.Width, height: opts.Height, all: opts.AllProjects || opts.Project.ID == "",
-		seen: map[string]bool{}, previews: map[string]*preview{}, searchDelay: searchDelay, idLen: ShortIDLen,
+		seen: map[string]bool{}, previews: map[string]*preview{}, searchDelay: searchDelay, idLen: term.ShortIDLen,
 	}
 	m.filterIn = m.newInput("filter: ")
 	m.filterIn.Placeholder = "title, key or last prompt"
@@ -181,7 +185,7 @@ func NewPicker(ctx context.Context, st PickerStore, opts PickerOptions) *Picker 
 	return m
 }
 
-func (m *Picker) newInput(prompt string) textinput.Model {
+func (m *Model) newInput(prompt string) textinput.Model {
 	in := textinput.New()
 	in.Prompt = prompt
 	st := in.Styles()
@@ -197,15 +201,15 @@ func (m *Picker) newInput(prompt string) textinput.Model {
 	return in
 }
 
-// PickSession lets the user choose a session on the terminal, starting
+// Pick lets the user choose a session on the terminal, starting
 // with this project's (opts.Project) and widening to every project on a
 // key. A project without sessions starts widened; a user without any is
 // ENOTFOUND. It returns ErrNoChoice when the user leaves without
 // choosing.
-func PickSession(ctx context.Context, ios *IOStreams, st PickerStore, opts PickerOptions) (*loom.Session, error) {
+func Pick(ctx context.Context, ios *term.IOStreams, st Store, opts Options) (*loom.Session, error) {
 	opts.Color = ios.ColorEnabled()
 	opts.Width = ios.TerminalWidth()
-	m := NewPicker(ctx, st, opts)
+	m := New(ctx, st, opts)
 	// The first page is read before the terminal is taken over, so that
 	// an empty store is an error on one line and not an empty screen.
 	first := func() error {
@@ -242,7 +246,7 @@ func PickSession(ctx context.Context, ios *IOStreams, st PickerStore, opts Picke
 		}
 		return nil, fmt.Errorf("session picker: %w", err)
 	}
-	if pm, ok := final.(*Picker); ok && pm.chosen != nil {
+	if pm, ok := final.(*Model); ok && pm.chosen != nil {
 		return pm.chosen, nil
 	}
 	return nil, ErrNoChoice
@@ -253,7 +257,7 @@ func PickSession(ctx context.Context, ios *IOStreams, st PickerStore, opts Picke
 // or a test drives the picker without a terminal. It reports whether one
 // of them ended the picker. Only the search waits (for a pause in the
 // typing) before it runs.
-func (m *Picker) Settle(cmd tea.Cmd) (quit bool) {
+func (m *Model) Settle(cmd tea.Cmd) (quit bool) {
 	queue := []tea.Cmd{cmd}
 	for len(queue) > 0 {
 		c := queue[0]
@@ -275,11 +279,11 @@ func (m *Picker) Settle(cmd tea.Cmd) (quit bool) {
 }
 
 // Chosen is the session the user chose, nil while none is.
-func (m *Picker) Chosen() *loom.Session { return m.chosen }
+func (m *Model) Chosen() *loom.Session { return m.chosen }
 
 // Init reads the first page, or, when it is already read, the preview of
 // the selected session.
-func (m *Picker) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd {
 	if !m.loaded && !m.loading {
 		return m.loadPage(pickerPage)
 	}
@@ -323,7 +327,7 @@ type (
 )
 
 // scopeFilter is the session filter of the current scope.
-func (m *Picker) scopeFilter() loom.SessionFilter {
+func (m *Model) scopeFilter() loom.SessionFilter {
 	f := loom.SessionFilter{UserID: m.opts.UserID}
 	if !m.all {
 		f.ProjectID = m.opts.Project.ID
@@ -332,7 +336,7 @@ func (m *Picker) scopeFilter() loom.SessionFilter {
 }
 
 // loadPage reads the next limit sessions of the scope.
-func (m *Picker) loadPage(limit int) tea.Cmd {
+func (m *Model) loadPage(limit int) tea.Cmd {
 	m.loading = true
 	f := m.scopeFilter()
 	f.Limit, f.Before = limit, m.next
@@ -344,7 +348,7 @@ func (m *Picker) loadPage(limit int) tea.Cmd {
 }
 
 // runSearch searches the messages of the scope for query.
-func (m *Picker) runSearch(query string, limit int) tea.Cmd {
+func (m *Model) runSearch(query string, limit int) tea.Cmd {
 	m.searching = true
 	q := loom.SearchQuery{Text: query, UserID: m.opts.UserID, Limit: limit, MarkStart: markOpen, MarkEnd: markClose}
 	if !m.all {
@@ -357,7 +361,7 @@ func (m *Picker) runSearch(query string, limit int) tea.Cmd {
 	}
 }
 
-func (m *Picker) loadPreview(id string) tea.Cmd {
+func (m *Model) loadPreview(id string) tea.Cmd {
 	m.previews[id] = &preview{loading: true}
 	ctx, st := m.ctx, m.st
 	return func() tea.Msg {
@@ -367,7 +371,7 @@ func (m *Picker) loadPreview(id string) tea.Cmd {
 }
 
 // Update applies a key, a resize or a command's result.
-func (m *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -411,7 +415,7 @@ func (m *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // selection nears the end of what is loaded (or every page, while a
 // filter is set), more search results likewise, and the selected
 // session's preview.
-func (m *Picker) follow() tea.Cmd {
+func (m *Model) follow() tea.Cmd {
 	var cmds []tea.Cmd
 	switch m.mode {
 	case modeSessions:
@@ -435,7 +439,7 @@ func (m *Picker) follow() tea.Cmd {
 
 // trimPreviews forgets the previews of every session but the selected
 // one, so that scrolling through thousands keeps little.
-func (m *Picker) trimPreviews() {
+func (m *Model) trimPreviews() {
 	id := m.selectedID()
 	for k := range m.previews {
 		if k != id {
@@ -444,7 +448,7 @@ func (m *Picker) trimPreviews() {
 	}
 }
 
-func (m *Picker) page(msg pageMsg) {
+func (m *Model) page(msg pageMsg) {
 	if msg.gen != m.gen {
 		return
 	}
@@ -472,14 +476,14 @@ func (m *Picker) page(msg pageMsg) {
 	for i, s := range m.sessions {
 		ids[i] = s.ID
 	}
-	m.idLen = AbbrevLen(ids)
+	m.idLen = term.AbbrevLen(ids)
 	if m.mode == modeSessions && m.filterIn.Value() != "" {
 		m.refilter()
 		m.selectID(keep)
 	}
 }
 
-func (m *Picker) searchResult(msg searchMsg) {
+func (m *Model) searchResult(msg searchMsg) {
 	if msg.gen != m.gen || msg.query != m.searchIn.Value() {
 		return
 	}
@@ -516,7 +520,7 @@ func groupHits(hits []loom.SearchHit) []searchRow {
 	return rows
 }
 
-func (m *Picker) renamed(msg renamedMsg) {
+func (m *Model) renamed(msg renamedMsg) {
 	if msg.err != nil {
 		m.setStatus(loom.ErrorMessage(msg.err), true)
 		return
@@ -537,10 +541,10 @@ func (m *Picker) renamed(msg renamedMsg) {
 		m.refilter()
 		m.selectID(keep)
 	}
-	m.setStatus(fmt.Sprintf("Renamed to %q.", SanitizeLine(s.Title)), false)
+	m.setStatus(fmt.Sprintf("Renamed to %q.", term.SanitizeLine(s.Title)), false)
 }
 
-func (m *Picker) removed(msg removedMsg) {
+func (m *Model) removed(msg removedMsg) {
 	if msg.err != nil {
 		m.setStatus(loom.ErrorMessage(msg.err), true)
 		return
@@ -578,25 +582,25 @@ func (m *Picker) removed(msg removedMsg) {
 
 // titleOf is how a status line names a session: its title, quoted, or
 // its short id.
-func (m *Picker) titleOf(id string) string {
+func (m *Model) titleOf(id string) string {
 	for _, s := range m.sessions {
 		if s.ID == id && s.Title != "" {
-			return fmt.Sprintf("%q", SanitizeLine(s.Title))
+			return fmt.Sprintf("%q", term.SanitizeLine(s.Title))
 		}
 	}
 	for _, h := range m.hits {
 		if h.id == id && h.title != "" {
-			return fmt.Sprintf("%q", SanitizeLine(h.title))
+			return fmt.Sprintf("%q", term.SanitizeLine(h.title))
 		}
 	}
 	return id[:min(len(id), m.idLen)]
 }
 
-func (m *Picker) setStatus(s string, isErr bool) { m.status, m.isErr = s, isErr }
+func (m *Model) setStatus(s string, isErr bool) { m.status, m.isErr = s, isErr }
 
 // setScope switches between this project and every project: the list
 // starts again from its first page, and a search is run again.
-func (m *Picker) setScope(all bool) {
+func (m *Model) setScope(all bool) {
 	m.all = all
 	m.gen++
 	m.sessions, m.targets, m.matches, m.hits = nil, nil, nil, nil
@@ -607,7 +611,7 @@ func (m *Picker) setScope(all bool) {
 }
 
 // rowCount is how many rows the list has now.
-func (m *Picker) rowCount() int {
+func (m *Model) rowCount() int {
 	switch {
 	case m.mode == modeSearch:
 		return len(m.hits)
@@ -619,7 +623,7 @@ func (m *Picker) rowCount() int {
 
 // sessionAt is the session of row i in the sessions mode, and where the
 // filter matched its title.
-func (m *Picker) sessionAt(i int) (*loom.SessionSummary, []int) {
+func (m *Model) sessionAt(i int) (*loom.SessionSummary, []int) {
 	if m.filterIn.Value() != "" {
 		fm := m.matches[i]
 		return m.sessions[fm.index], fm.matched
@@ -629,7 +633,7 @@ func (m *Picker) sessionAt(i int) (*loom.SessionSummary, []int) {
 
 // selectedID is the id of the selected row's session, "" when the list
 // is empty.
-func (m *Picker) selectedID() string {
+func (m *Model) selectedID() string {
 	if m.cursor < 0 || m.cursor >= m.rowCount() {
 		return ""
 	}
@@ -642,7 +646,7 @@ func (m *Picker) selectedID() string {
 
 // selectID moves the selection to the row of session id, if it is
 // listed.
-func (m *Picker) selectID(id string) {
+func (m *Model) selectID(id string) {
 	if id != "" {
 		for i := range m.rowCount() {
 			if m.idAt(i) == id {
@@ -654,7 +658,7 @@ func (m *Picker) selectID(id string) {
 	m.clamp()
 }
 
-func (m *Picker) idAt(i int) string {
+func (m *Model) idAt(i int) string {
 	if m.mode == modeSearch {
 		return m.hits[i].id
 	}
@@ -662,11 +666,11 @@ func (m *Picker) idAt(i int) string {
 	return s.ID
 }
 
-func (m *Picker) clamp() {
+func (m *Model) clamp() {
 	m.cursor = max(0, min(m.cursor, m.rowCount()-1))
 }
 
-func (m *Picker) move(by int) {
+func (m *Model) move(by int) {
 	m.cursor += by
 	m.clamp()
 }

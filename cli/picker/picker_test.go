@@ -1,4 +1,4 @@
-package term
+package picker
 
 import (
 	"context"
@@ -89,9 +89,9 @@ func newPickerStore(t *testing.T, fillers int) *pickerStore {
 
 // open makes a picker over ps in the api project and runs its first
 // commands.
-func (ps *pickerStore) open(t *testing.T, color bool) *Picker {
+func (ps *pickerStore) open(t *testing.T, color bool) *Model {
 	t.Helper()
-	m := NewPicker(context.Background(), ps, PickerOptions{UserID: "u", Project: apiProject, Color: color,
+	m := New(context.Background(), ps, Options{UserID: "u", Project: apiProject, Color: color,
 		Now: func() time.Time { return pickerBase.Add(time.Hour) }, Width: 120, Height: 40})
 	m.searchDelay = 0
 	m.Settle(m.Init())
@@ -100,7 +100,7 @@ func (ps *pickerStore) open(t *testing.T, color bool) *Picker {
 
 // press sends keys: a name of a special key ("enter", "ctrl+a") or text
 // typed letter by letter.
-func press(m *Picker, keys ...string) (quit bool) {
+func press(m *Model, keys ...string) (quit bool) {
 	special := map[string]tea.KeyPressMsg{
 		"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "tab": {Code: tea.KeyTab},
 		"down": {Code: tea.KeyDown}, "up": {Code: tea.KeyUp}, "end": {Code: tea.KeyEnd},
@@ -122,16 +122,16 @@ func press(m *Picker, keys ...string) (quit bool) {
 	return quit
 }
 
-func screen(m *Picker) string { return ansi.Strip(m.View().Content) }
+func screen(m *Model) string { return ansi.Strip(m.View().Content) }
 
-func wantSelected(t *testing.T, m *Picker, s *loom.Session) {
+func wantSelected(t *testing.T, m *Model, s *loom.Session) {
 	t.Helper()
 	if id := m.selectedID(); id != s.ID {
 		t.Fatalf("selected %s, want %s (%s):\n%s", id, s.ID, s.Title, screen(m))
 	}
 }
 
-func wantScreen(t *testing.T, m *Picker, want ...string) {
+func wantScreen(t *testing.T, m *Model, want ...string) {
 	t.Helper()
 	s := screen(m)
 	for _, w := range want {
@@ -141,7 +141,7 @@ func wantScreen(t *testing.T, m *Picker, want ...string) {
 	}
 }
 
-func noScreen(t *testing.T, m *Picker, unwanted ...string) {
+func noScreen(t *testing.T, m *Model, unwanted ...string) {
 	t.Helper()
 	s := screen(m)
 	for _, w := range unwanted {
@@ -324,7 +324,7 @@ func TestPickerRenameArchiveDelete(t *testing.T) {
 }
 
 func TestPickerSnippetKeepsTheMatch(t *testing.T) {
-	m := NewPicker(context.Background(), nil, PickerOptions{})
+	m := New(context.Background(), nil, Options{})
 	long := strings.Repeat("words before the match ", 10) + markOpen + "needle" + markClose + " and after"
 	got := ansi.Strip(m.snippet(long, 40))
 	if !strings.HasPrefix(got, "…") || !strings.Contains(fit(got, 40), "needle") {
@@ -418,7 +418,7 @@ func TestPickerOpens10k(t *testing.T) {
 	var best time.Duration
 	for i := range 5 {
 		t0 := time.Now()
-		m := NewPicker(context.Background(), ps, PickerOptions{UserID: "u", Project: apiProject, Color: true, Width: 120, Height: 40})
+		m := New(context.Background(), ps, Options{UserID: "u", Project: apiProject, Color: true, Width: 120, Height: 40})
 		m.Settle(m.Init())
 		frame := m.View().Content
 		d := time.Since(t0)
@@ -433,7 +433,7 @@ func TestPickerOpens10k(t *testing.T) {
 	t.Logf("picker over 10,004 sessions: first frame (first page and preview) in %v at best", best)
 
 	// A filter reads the other pages and ranks them all.
-	m := NewPicker(context.Background(), ps, PickerOptions{UserID: "u", Project: apiProject, Color: true, Width: 120, Height: 40})
+	m := New(context.Background(), ps, Options{UserID: "u", Project: apiProject, Color: true, Width: 120, Height: 40})
 	m.Settle(m.Init())
 	t0 := time.Now()
 	press(m, "needle")
@@ -443,4 +443,36 @@ func TestPickerOpens10k(t *testing.T) {
 	}
 	wantSelected(t, m, ps.needle)
 	t.Logf("filter over all 10,004 sessions (every page read, ranked as each arrives, one letter at a time): %v", d)
+}
+
+// hostile is text with terminal escapes: a title, a prompt or a
+// project name may hold any.
+const hostile = "A\x1b]0;pwned\x07B\x1b[2JC\x1b]52;c;cHduZWQ=\x07D\u009b31mE"
+
+func TestPickerEscapesSessions(t *testing.T) {
+	ps := newPickerStore(t, 0)
+	ctx := context.Background()
+	title := "t " + hostile
+	if _, err := ps.UpdateSession(ctx, ps.fix.ID, loom.SessionUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	s := &loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:api:hostile", Project: apiProject}
+	if err := ps.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "p " + hostile}}},
+		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "**a** " + hostile}}}); err != nil {
+		t.Fatal(err)
+	}
+	m := New(ctx, ps, Options{UserID: "u", Project: loom.Project{ID: apiProject.ID, Name: "api " + hostile}, Color: true, Width: 120, Height: 40})
+	m.searchDelay = 0
+	m.Settle(m.Init())
+	views := []string{m.View().Content}
+	press(m, "tab", "pwned")
+	views = append(views, m.View().Content)
+	for _, view := range views {
+		if strings.Contains(view, "\x07") || strings.Contains(view, "\x1b]") || strings.Contains(view, "\u009b") || strings.Contains(view, "\x1b[2J") {
+			t.Fatalf("picker draws escape sequences: %q", view)
+		}
+		if !strings.Contains(view, `\x1b]0;pwned`) {
+			t.Fatalf("picker does not show the escaped text: %q", view)
+		}
+	}
 }

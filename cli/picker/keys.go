@@ -1,4 +1,4 @@
-package term
+package picker
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // pickerKeys are the picker's keys. Typing filters the sessions (or
@@ -38,7 +39,7 @@ var pickerKeys = struct {
 }
 
 // helpKeys are the keys the help line lists now, with what they do now.
-func (m *Picker) helpKeys() []key.Binding {
+func (m *Model) helpKeys() []key.Binding {
 	k := pickerKeys
 	switch {
 	case m.deleteID != "":
@@ -68,7 +69,7 @@ func (m *Picker) helpKeys() []key.Binding {
 }
 
 // key applies one key press.
-func (m *Picker) key(k tea.KeyPressMsg) tea.Cmd {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	keys := pickerKeys
 	if key.Matches(k, keys.cancel) {
 		return m.quit()
@@ -126,7 +127,7 @@ func (m *Picker) key(k tea.KeyPressMsg) tea.Cmd {
 
 // back is esc: from the search to the sessions, else clear the filter,
 // else leave.
-func (m *Picker) back() tea.Cmd {
+func (m *Model) back() tea.Cmd {
 	switch {
 	case m.mode == modeSearch:
 		return m.switchMode()
@@ -140,14 +141,14 @@ func (m *Picker) back() tea.Cmd {
 	return m.quit()
 }
 
-func (m *Picker) quit() tea.Cmd {
+func (m *Model) quit() tea.Cmd {
 	m.done = true
 	return tea.Quit
 }
 
 // typed gives a key or a paste to the text input that has the keyboard,
 // and filters or searches again when its text changed.
-func (m *Picker) typed(msg tea.Msg) tea.Cmd {
+func (m *Model) typed(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch m.input {
 	case inputFilter:
@@ -171,7 +172,7 @@ func (m *Picker) typed(msg tea.Msg) tea.Cmd {
 
 // typeInto gives the keyboard to the input of the mode: the filter of
 // the sessions or the search query.
-func (m *Picker) typeInto() tea.Cmd {
+func (m *Model) typeInto() tea.Cmd {
 	m.renameIn.Blur()
 	if m.mode == modeSearch {
 		m.filterIn.Blur()
@@ -184,14 +185,14 @@ func (m *Picker) typeInto() tea.Cmd {
 }
 
 // refilter ranks the loaded sessions against the filter, best first.
-func (m *Picker) refilter() {
+func (m *Model) refilter() {
 	q := m.filterIn.Value()
 	m.matches = m.matches[:0]
 	if q == "" {
 		return
 	}
 	for _, r := range list.DefaultFilter(q, m.targets) {
-		titleLen := len(SanitizeLine(m.sessions[r.Index].Title))
+		titleLen := len(term.SanitizeLine(m.sessions[r.Index].Title))
 		var in []int
 		for _, b := range r.MatchedIndexes {
 			if b < titleLen {
@@ -206,16 +207,16 @@ func (m *Picker) refilter() {
 // and last prompt (the start of it: a pasted file as a prompt would
 // otherwise match any filter).
 func filterTarget(s *loom.SessionSummary) string {
-	prompt := SanitizeLine(s.LastPrompt)
+	prompt := term.SanitizeLine(s.LastPrompt)
 	if len(prompt) > 300 {
 		prompt = prompt[:300]
 	}
-	return SanitizeLine(s.Title) + "  " + SanitizeLine(s.Key) + "  " + prompt
+	return term.SanitizeLine(s.Title) + "  " + term.SanitizeLine(s.Key) + "  " + prompt
 }
 
 // queryChanged searches for the query after a pause in typing, so that
 // a word typed is one search and not one per letter.
-func (m *Picker) queryChanged() tea.Cmd {
+func (m *Model) queryChanged() tea.Cmd {
 	m.searchSeq++
 	if strings.TrimSpace(m.searchIn.Value()) == "" {
 		m.hits, m.searched, m.searchMore, m.searching = nil, "", false, false
@@ -230,7 +231,7 @@ func (m *Picker) queryChanged() tea.Cmd {
 }
 
 // searchNow searches for the query at once.
-func (m *Picker) searchNow() tea.Cmd {
+func (m *Model) searchNow() tea.Cmd {
 	m.searchSeq++
 	q := m.searchIn.Value()
 	if strings.TrimSpace(q) == "" {
@@ -241,7 +242,7 @@ func (m *Picker) searchNow() tea.Cmd {
 
 // switchMode goes from the sessions to a search over their messages and
 // back. A filter typed when switching becomes the query.
-func (m *Picker) switchMode() tea.Cmd {
+func (m *Model) switchMode() tea.Cmd {
 	keep := m.selectedID()
 	m.deleteID = ""
 	if m.mode == modeSearch {
@@ -265,7 +266,7 @@ func (m *Picker) switchMode() tea.Cmd {
 }
 
 // widen switches between this project's sessions and every project's.
-func (m *Picker) widen() tea.Cmd {
+func (m *Model) widen() tea.Cmd {
 	if m.opts.Project.ID == "" {
 		return nil
 	}
@@ -284,7 +285,7 @@ func (m *Picker) widen() tea.Cmd {
 
 // choose ends the picker with the selected session, read whole; in a
 // search whose query changed since it ran, enter runs it instead.
-func (m *Picker) choose() tea.Cmd {
+func (m *Model) choose() tea.Cmd {
 	if m.mode == modeSearch && m.searchIn.Value() != m.searched {
 		return m.searchNow()
 	}
@@ -299,7 +300,7 @@ func (m *Picker) choose() tea.Cmd {
 	}
 }
 
-func (m *Picker) startRename() tea.Cmd {
+func (m *Model) startRename() tea.Cmd {
 	id := m.selectedID()
 	if id == "" {
 		return nil
@@ -312,7 +313,7 @@ func (m *Picker) startRename() tea.Cmd {
 		title = s.Title
 	}
 	m.renameID = id
-	m.renameIn.SetValue(SanitizeLine(title))
+	m.renameIn.SetValue(term.SanitizeLine(title))
 	m.renameIn.CursorEnd()
 	m.filterIn.Blur()
 	m.searchIn.Blur()
@@ -320,7 +321,7 @@ func (m *Picker) startRename() tea.Cmd {
 	return m.renameIn.Focus()
 }
 
-func (m *Picker) renameKey(k tea.KeyPressMsg) tea.Cmd {
+func (m *Model) renameKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, pickerKeys.cancelEdit):
 		return m.endRename()
@@ -344,7 +345,7 @@ func (m *Picker) renameKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // confirmRename saves the title typed on y.
-func (m *Picker) confirmRename(k tea.KeyPressMsg) tea.Cmd {
+func (m *Model) confirmRename(k tea.KeyPressMsg) tea.Cmd {
 	id, title := m.renameID, m.renameTo
 	m.renameTo = ""
 	cmd := m.endRename()
@@ -360,12 +361,12 @@ func (m *Picker) confirmRename(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // endRename leaves the title input; typing filters again.
-func (m *Picker) endRename() tea.Cmd {
+func (m *Model) endRename() tea.Cmd {
 	m.renameID = ""
 	return m.typeInto()
 }
 
-func (m *Picker) archiveCmd(id string) tea.Cmd {
+func (m *Model) archiveCmd(id string) tea.Cmd {
 	ctx, st := m.ctx, m.st
 	return func() tea.Msg {
 		archived := true
@@ -376,7 +377,7 @@ func (m *Picker) archiveCmd(id string) tea.Cmd {
 
 // deleteCmd moves a session to the trash, with its sub-agent sessions,
 // which leave the list too.
-func (m *Picker) deleteCmd(id string) tea.Cmd {
+func (m *Model) deleteCmd(id string) tea.Cmd {
 	ctx, st := m.ctx, m.st
 	return func() tea.Msg {
 		gone, err := st.Delete(ctx, id, loom.DeleteOptions{})

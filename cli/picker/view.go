@@ -1,4 +1,4 @@
-package term
+package picker
 
 import (
 	"fmt"
@@ -10,12 +10,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
 
 // The markers the store puts around search matches in the picker's
 // snippets: private-use characters, which the picker styles after it has
-// escaped the snippet (SanitizeLine).
+// escaped the snippet (term.SanitizeLine).
 const (
 	markOpen  = "\uE000"
 	markClose = "\uE001"
@@ -32,12 +33,12 @@ func newPickerStyles(color bool) pickerStyles {
 	s := pickerStyles{plain: plain, accent: plain, dim: plain, title: plain.Bold(true), selTitle: plain.Bold(true),
 		bar: plain.Bold(true), match: plain.Bold(true).Underline(true), err: plain.Bold(true)}
 	if color {
-		s.accent = plain.Foreground(accentColor)
-		s.dim = plain.Foreground(dimColor)
-		s.title = s.title.Foreground(accentColor)
-		s.selTitle = s.selTitle.Foreground(accentColor)
-		s.bar = s.bar.Foreground(accentColor)
-		s.match = plain.Bold(true).Foreground(matchColor)
+		s.accent = plain.Foreground(term.AccentColor)
+		s.dim = plain.Foreground(term.DimColor)
+		s.title = s.title.Foreground(term.AccentColor)
+		s.selTitle = s.selTitle.Foreground(term.AccentColor)
+		s.bar = s.bar.Foreground(term.AccentColor)
+		s.match = plain.Bold(true).Foreground(term.MatchColor)
 		s.err = s.err.Foreground(ansi.Red)
 	}
 	return s
@@ -52,7 +53,7 @@ type pickerLayout struct {
 	help                       []string
 }
 
-func (m *Picker) layout() pickerLayout {
+func (m *Model) layout() pickerLayout {
 	w, h := max(m.width, 20), max(m.height, 6)
 	l := pickerLayout{help: m.helpLines(w)}
 	body := max(h-3-len(l.help), 2) // header, input and status lines
@@ -73,10 +74,10 @@ func (m *Picker) layout() pickerLayout {
 }
 
 // listRows is how many sessions the list shows at once.
-func (m *Picker) listRows() int { return max(m.layout().listH/2, 1) }
+func (m *Model) listRows() int { return max(m.layout().listH/2, 1) }
 
 // scroll keeps the selected row on screen.
-func (m *Picker) scroll() {
+func (m *Model) scroll() {
 	rows := m.listRows()
 	if m.cursor < m.offset {
 		m.offset = m.cursor
@@ -88,7 +89,7 @@ func (m *Picker) scroll() {
 }
 
 // View draws the picker on the alternate screen.
-func (m *Picker) View() tea.View {
+func (m *Model) View() tea.View {
 	if m.done {
 		return tea.NewView("")
 	}
@@ -97,7 +98,7 @@ func (m *Picker) View() tea.View {
 	return v
 }
 
-func (m *Picker) render() string {
+func (m *Model) render() string {
 	m.scroll()
 	w := max(m.width, 20)
 	l := m.layout()
@@ -141,10 +142,10 @@ func sides(left, right string, w int) string {
 	return pad(left, w-rw) + right
 }
 
-func (m *Picker) headerLine(w int) string {
+func (m *Model) headerLine(w int) string {
 	where := "all projects"
 	if !m.all {
-		where = SanitizeLine(m.opts.Project.Name)
+		where = term.SanitizeLine(m.opts.Project.Name)
 	}
 	title := "Sessions in " + where
 	if m.mode == modeSearch {
@@ -157,7 +158,7 @@ func (m *Picker) headerLine(w int) string {
 	return sides(m.sty.title.Render(title), tabs, w)
 }
 
-func (m *Picker) inputLine(w int) string {
+func (m *Model) inputLine(w int) string {
 	in := &m.filterIn
 	if m.mode == modeSearch {
 		in = &m.searchIn
@@ -175,7 +176,7 @@ func (m *Picker) inputLine(w int) string {
 }
 
 // countText says how many rows the list has, and whether more may come.
-func (m *Picker) countText() string {
+func (m *Model) countText() string {
 	more := ""
 	if m.next != nil {
 		more = "+"
@@ -213,18 +214,18 @@ func plural(n int, unit string) string {
 	return unit + "s"
 }
 
-func (m *Picker) statusLine(w int) string {
+func (m *Model) statusLine(w int) string {
 	if m.status == "" {
 		return ""
 	}
 	if m.isErr {
-		return m.sty.err.Render(fit("error: "+SanitizeLine(m.status), w))
+		return m.sty.err.Render(fit("error: "+term.SanitizeLine(m.status), w))
 	}
 	return m.sty.accent.Render(fit(m.status, w))
 }
 
 // helpLines lists the keys of the moment, wrapped to the width.
-func (m *Picker) helpLines(w int) []string {
+func (m *Model) helpLines(w int) []string {
 	var lines []string
 	line, lineW := "", 0
 	for _, b := range m.helpKeys() {
@@ -250,7 +251,7 @@ func (m *Picker) helpLines(w int) []string {
 
 // listLines draws the visible rows, two lines each, in h lines of w
 // cells.
-func (m *Picker) listLines(w, h int) []string {
+func (m *Model) listLines(w, h int) []string {
 	lines := make([]string, 0, h)
 	if m.rowCount() == 0 {
 		lines = append(lines, m.sty.dim.Render(fit(m.emptyText(), w)))
@@ -264,7 +265,7 @@ func (m *Picker) listLines(w, h int) []string {
 	return lines
 }
 
-func (m *Picker) emptyText() string {
+func (m *Model) emptyText() string {
 	switch {
 	case !m.loaded || (m.mode == modeSearch && m.searching):
 		return "  loading…"
@@ -283,7 +284,7 @@ func (m *Picker) emptyText() string {
 // rowLines draws row i: the title with the short id and age on the
 // right, and under it what the session holds (sessions) or its best
 // match (search).
-func (m *Picker) rowLines(i, w int) []string {
+func (m *Model) rowLines(i, w int) []string {
 	sel := i == m.cursor
 	bar := "  "
 	if sel {
@@ -315,12 +316,12 @@ func (m *Picker) rowLines(i, w int) []string {
 }
 
 // titleText is a title with the filter's matches marked.
-func (m *Picker) titleText(title string, matched []int, sel bool) string {
+func (m *Model) titleText(title string, matched []int, sel bool) string {
 	style := m.sty.plain
 	if sel {
 		style = m.sty.selTitle
 	}
-	title = SanitizeLine(title)
+	title = term.SanitizeLine(title)
 	if title == "" {
 		return m.sty.dim.Render("(untitled)")
 	}
@@ -358,21 +359,21 @@ func (m *Picker) titleText(title string, matched []int, sel bool) string {
 // details is the second line of a session's row: size, where it is
 // (project, when every project is listed, key and git branch) and its
 // last prompt.
-func (m *Picker) details(s *loom.SessionSummary) string {
+func (m *Model) details(s *loom.SessionSummary) string {
 	parts := []string{human.Plural(s.MessageCount, "message")}
 	if m.all && s.Project.Name != "" {
-		parts = append(parts, SanitizeLine(s.Project.Name))
+		parts = append(parts, term.SanitizeLine(s.Project.Name))
 	}
 	if s.Key != "" {
-		parts = append(parts, SanitizeLine(s.Key))
+		parts = append(parts, term.SanitizeLine(s.Key))
 	}
 	if s.GitBranch != "" {
-		parts = append(parts, "⎇ "+SanitizeLine(s.GitBranch))
+		parts = append(parts, "⎇ "+term.SanitizeLine(s.GitBranch))
 	}
 	if s.ArchivedAt != nil {
 		parts = append(parts, "archived")
 	}
-	if p := SanitizeLine(s.LastPrompt); p != "" {
+	if p := term.SanitizeLine(s.LastPrompt); p != "" {
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, " · ")
@@ -381,8 +382,8 @@ func (m *Picker) details(s *loom.SessionSummary) string {
 // snippet is a search snippet made safe to print, its matches marked,
 // in w cells: when the first match would be cut off, the text before it
 // is cut instead.
-func (m *Picker) snippet(s string, w int) string {
-	s = SanitizeLine(s)
+func (m *Model) snippet(s string, w int) string {
+	s = term.SanitizeLine(s)
 	if i := strings.Index(s, markOpen); i > 0 && ansi.StringWidth(s[:i]) > w/3 {
 		s = "…" + ansi.TruncateLeft(s[:i], ansi.StringWidth(s[:i])-w/3, "") + s[i:]
 	}
@@ -422,7 +423,7 @@ const maxPreviewText = 2000
 
 // previewLines draws the selected session's newest messages in h lines
 // of w cells; when they do not fit, the newest are kept.
-func (m *Picker) previewLines(w, h int) []string {
+func (m *Model) previewLines(w, h int) []string {
 	var lines []string
 	id := m.selectedID()
 	p := m.previews[id]
@@ -431,7 +432,7 @@ func (m *Picker) previewLines(w, h int) []string {
 	case p == nil || p.loading:
 		lines = []string{m.sty.dim.Render("loading…")}
 	case p.err != nil:
-		lines = []string{m.sty.err.Render(fit("error: "+SanitizeLine(loom.ErrorMessage(p.err)), w))}
+		lines = []string{m.sty.err.Render(fit("error: "+term.SanitizeLine(loom.ErrorMessage(p.err)), w))}
 	case len(p.msgs) == 0:
 		lines = []string{m.sty.dim.Render("No messages.")}
 	default:
@@ -460,8 +461,8 @@ func (m *Picker) previewLines(w, h int) []string {
 }
 
 // drawPreview draws msgs in w cells and says where each starts.
-func (m *Picker) drawPreview(msgs []*loom.Message, w int) (lines []string, starts []int) {
-	cs := NewColorScheme(m.opts.Color)
+func (m *Model) drawPreview(msgs []*loom.Message, w int) (lines []string, starts []int) {
+	cs := term.NewColorScheme(m.opts.Color)
 	add := func(block string) {
 		for _, l := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
 			lines = append(lines, fit(l, w))
@@ -474,7 +475,7 @@ func (m *Picker) drawPreview(msgs []*loom.Message, w int) (lines []string, start
 		starts = append(starts, len(lines))
 		head := []string{cs.Bold(msg.Role)}
 		if msg.Model != "" && msg.Role != loom.RoleUser {
-			head = append(head, SanitizeLine(msg.Model))
+			head = append(head, term.SanitizeLine(msg.Model))
 		}
 		head = append(head, human.ShortAgo(m.now, msg.CreatedAt))
 		add(fmt.Sprintf("%s %s", cs.Gray(fmt.Sprintf("#%d", msg.Seq)), strings.Join(head, cs.Gray(" · "))))
@@ -485,24 +486,24 @@ func (m *Picker) drawPreview(msgs []*loom.Message, w int) (lines []string, start
 				switch {
 				case t == "":
 				case m.opts.Color && (msg.Role == loom.RoleAssistant || msg.Role == loom.RoleSummary):
-					add(RenderMarkdown(t, w+2)) // which escapes t
+					add(term.RenderMarkdown(t, w+2)) // which escapes t
 				default:
-					add(ansi.Wrap(strings.ReplaceAll(Sanitize(t), "\t", "    "), w, ""))
+					add(ansi.Wrap(strings.ReplaceAll(term.Sanitize(t), "\t", "    "), w, ""))
 				}
 			case loom.PartTool:
-				add(cs.Gray(fmt.Sprintf("  tool %s · %s", SanitizeLine(p.Name), p.Status)))
+				add(cs.Gray(fmt.Sprintf("  tool %s · %s", term.SanitizeLine(p.Name), p.Status)))
 			case loom.PartFile:
 				name := p.Filename
 				if name == "" && p.Source != nil {
 					name = p.Source.Path
 				}
-				add(cs.Gray("  file " + SanitizeLine(name)))
+				add(cs.Gray("  file " + term.SanitizeLine(name)))
 			case loom.PartAgent:
-				add(cs.Gray("  sub-agent " + SanitizeLine(p.Name)))
+				add(cs.Gray("  sub-agent " + term.SanitizeLine(p.Name)))
 			}
 		}
 		if msg.Error != nil && msg.Error.Message != "" {
-			add(cs.Red("  error: " + SanitizeLine(msg.Error.Message)))
+			add(cs.Red("  error: " + term.SanitizeLine(msg.Error.Message)))
 		}
 	}
 	return lines, starts
