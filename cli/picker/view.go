@@ -3,7 +3,6 @@ package picker
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -415,107 +414,4 @@ type preview struct {
 	width   int
 	lines   []string
 	starts  []int // the first line of each message
-}
-
-// maxPreviewText bounds how much of one text part the preview draws: it
-// shows the end of a conversation, not whole pasted files.
-const maxPreviewText = 2000
-
-// previewLines draws the selected session's newest messages in h lines
-// of w cells; when they do not fit, the newest are kept.
-func (m *Model) previewLines(w, h int) []string {
-	var lines []string
-	id := m.selectedID()
-	p := m.previews[id]
-	switch {
-	case id == "":
-	case p == nil || p.loading:
-		lines = []string{m.sty.dim.Render("loading…")}
-	case p.err != nil:
-		lines = []string{m.sty.err.Render(fit("error: "+term.SanitizeLine(loom.ErrorMessage(p.err)), w))}
-	case len(p.msgs) == 0:
-		lines = []string{m.sty.dim.Render("No messages.")}
-	default:
-		if p.width != w {
-			p.lines, p.starts = m.drawPreview(p.msgs, w)
-			p.width = w
-		}
-		lines = p.lines
-		// The newest messages that fit whole, or the start of the
-		// newest when it alone does not fit.
-		from := p.starts[len(p.starts)-1]
-		for _, st := range p.starts {
-			if len(lines)-st <= h {
-				from = st
-				break
-			}
-		}
-		lines = lines[from:]
-	}
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	out := make([]string, h)
-	copy(out, lines)
-	return out
-}
-
-// drawPreview draws msgs in w cells and says where each starts.
-func (m *Model) drawPreview(msgs []*loom.Message, w int) (lines []string, starts []int) {
-	cs := term.NewColorScheme(m.opts.Color)
-	add := func(block string) {
-		for _, l := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
-			lines = append(lines, fit(l, w))
-		}
-	}
-	for i, msg := range msgs {
-		if i > 0 {
-			lines = append(lines, "")
-		}
-		starts = append(starts, len(lines))
-		head := []string{cs.Bold(msg.Role)}
-		if msg.Model != "" && msg.Role != loom.RoleUser {
-			head = append(head, term.SanitizeLine(msg.Model))
-		}
-		head = append(head, human.ShortAgo(m.now, msg.CreatedAt))
-		add(fmt.Sprintf("%s %s", cs.Gray(fmt.Sprintf("#%d", msg.Seq)), strings.Join(head, cs.Gray(" · "))))
-		for _, p := range msg.Parts {
-			switch p.Type {
-			case loom.PartText:
-				t := strings.TrimSpace(cut(p.Text, maxPreviewText))
-				switch {
-				case t == "":
-				case m.opts.Color && (msg.Role == loom.RoleAssistant || msg.Role == loom.RoleSummary):
-					add(term.RenderMarkdown(t, w+2)) // which escapes t
-				default:
-					add(ansi.Wrap(strings.ReplaceAll(term.Sanitize(t), "\t", "    "), w, ""))
-				}
-			case loom.PartTool:
-				add(cs.Gray(fmt.Sprintf("  tool %s · %s", term.SanitizeLine(p.Name), p.Status)))
-			case loom.PartFile:
-				name := p.Filename
-				if name == "" && p.Source != nil {
-					name = p.Source.Path
-				}
-				add(cs.Gray("  file " + term.SanitizeLine(name)))
-			case loom.PartAgent:
-				add(cs.Gray("  sub-agent " + term.SanitizeLine(p.Name)))
-			}
-		}
-		if msg.Error != nil && msg.Error.Message != "" {
-			add(cs.Red("  error: " + term.SanitizeLine(msg.Error.Message)))
-		}
-	}
-	return lines, starts
-}
-
-// cut keeps the first n bytes of s, on a character boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
