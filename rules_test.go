@@ -179,27 +179,6 @@ func TestSessionUpdate(t *testing.T) {
 	}
 }
 
-func TestHolder(t *testing.T) {
-	now := time.Now()
-	h := Holder{Owner: "me", PID: 1, Host: "here"}
-	alive := func(pid int) bool { return pid == 42 }
-	for _, tc := range []struct {
-		name    string
-		l       Lock
-		foreign bool
-	}{
-		{"own lock", Lock{Owner: "me", Host: "here"}, false},
-		{"live process on this host", Lock{Owner: "o", Host: "here", PID: 42}, true},
-		{"dead process on this host", Lock{Owner: "o", Host: "here", PID: 7, Expires: now.Add(time.Hour)}, false},
-		{"lease from another host", Lock{Owner: "o", Host: "there", Expires: now.Add(time.Second)}, true},
-		{"expired lease", Lock{Owner: "o", Host: "there", Expires: now.Add(-time.Second)}, false},
-	} {
-		if got := h.Foreign(&tc.l, now, alive) != nil; got != tc.foreign {
-			t.Errorf("%s: foreign = %v", tc.name, got)
-		}
-	}
-}
-
 func TestCodec(t *testing.T) {
 	m := &Message{Parts: []Part{{Type: PartText, Text: "a <b> & ü"}}}
 	enc, err := EncodeParts(m)

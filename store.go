@@ -103,7 +103,7 @@ type Store interface {
 	// holder makes it fail with ELOCKED naming that holder; a dead one
 	// (its process gone, or its lease expired) is taken over. The session
 	// need not exist yet.
-	Lock(ctx context.Context, sessionID string) (*Lease, error)
+	Lock(ctx context.Context, sessionID string) (Lease, error)
 
 	// Import writes whole sessions with their messages as they are (ids,
 	// seq, times), validating all before writing any, in one transaction.

@@ -139,3 +139,6 @@ func SplitPrune(selected []*Session, owner string) *PruneResult {
 	}
 	return res
 }
+
+// TrashTTL is how long deleted sessions stay restorable.
+const TrashTTL = 7 * 24 * time.Hour

@@ -17,7 +17,7 @@ type Conversation struct {
 	spec    Spec
 	s       *loom.Session
 	loop    *Loop
-	lease   *loom.Lease
+	lease   loom.Lease
 	resumed bool
 	// imported is the imported session the conversation continues in a
 	// fork of, nil when it continues none.

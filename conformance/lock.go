@@ -23,7 +23,7 @@ func testLocking(t *testing.T, open Opener) {
 	_, err = b.Lock(ctx(t), s.ID)
 	wantCode(t, err, loom.ELOCKED)
 	var le *loom.Error
-	if !errors.As(err, &le) || le.Holder == nil || le.Holder.PID != lease.Lock.PID || !strings.Contains(err.Error(), fmt.Sprint(lease.Lock.PID)) {
+	if !errors.As(err, &le) || le.Holder == nil || le.Holder.PID != lease.Lock().PID || !strings.Contains(err.Error(), fmt.Sprint(lease.Lock().PID)) {
 		t.Fatalf("locked error does not name the holder: %v", err)
 	}
 	// The other handle cannot write either.
@@ -31,7 +31,7 @@ func testLocking(t *testing.T, open Opener) {
 	wantCode(t, b.Append(ctx(t), x, text(loom.RoleUser, "theirs")), loom.ELOCKED)
 	// Reading needs no lock; the session shows who holds it.
 	got, err := b.Session(ctx(t), s.ID)
-	if err != nil || got.Lock == nil || got.Lock.PID != lease.Lock.PID || got.Lock.Host == "" {
+	if err != nil || got.Lock == nil || got.Lock.PID != lease.Lock().PID || got.Lock.Host == "" {
 		t.Fatalf("session lock = %+v, %v", got, err)
 	}
 	if msgs := mustMessages(t, b, s.ID, loom.MessageQuery{}); len(msgs) != 1 {
@@ -78,7 +78,7 @@ func RunLease(t *testing.T, open LeaseOpener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := lease.Lock.Expires.Sub(lease.Lock.Since); got != loom.LeaseTTL {
+	if got := lease.Lock().Expires.Sub(lease.Lock().Since); got != loom.LeaseTTL {
 		t.Fatalf("default lease lasts %v, want %v", got, loom.LeaseTTL)
 	}
 	if err := lease.Release(ctx(t)); err != nil {
@@ -92,11 +92,11 @@ func RunLease(t *testing.T, open LeaseOpener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := lease.Lock.Expires.Sub(lease.Lock.Since); got != ttl {
+	if got := lease.Lock().Expires.Sub(lease.Lock().Since); got != ttl {
 		t.Fatalf("lease lasts %v, want %v", got, ttl)
 	}
 	mustAppend(t, short, s, text(loom.RoleUser, "held"))
-	first := lease.Lock.Expires
+	first := lease.Lock().Expires
 	deadline := time.Now().Add(10 * ttl)
 	for {
 		got, err := short.Session(ctx(t), s.ID)

@@ -178,9 +178,9 @@ func testDeleteLocked(t *testing.T, open Opener, orphan Orphan) {
 		_, err = st.Delete(ctx(t), s.ID, loom.DeleteOptions{Purge: purge})
 		wantCode(t, err, loom.ELOCKED)
 		var le *loom.Error
-		if !errors.As(err, &le) || le.Holder == nil || le.Holder.PID != lease.Lock.PID || le.Holder.Host != lease.Lock.Host ||
-			!strings.Contains(err.Error(), fmt.Sprintf("process %d on %s", lease.Lock.PID, lease.Lock.Host)) {
-			t.Fatalf("delete of a held session (purge %v): %v; want it to name process %d on %s", purge, err, lease.Lock.PID, lease.Lock.Host)
+		if !errors.As(err, &le) || le.Holder == nil || le.Holder.PID != lease.Lock().PID || le.Holder.Host != lease.Lock().Host ||
+			!strings.Contains(err.Error(), fmt.Sprintf("process %d on %s", lease.Lock().PID, lease.Lock().Host)) {
+			t.Fatalf("delete of a held session (purge %v): %v; want it to name process %d on %s", purge, err, lease.Lock().PID, lease.Lock().Host)
 		}
 	}
 	if !live(s.ID) || !live(child.ID) {

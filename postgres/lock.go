@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/lockcheck"
 )
 
@@ -40,8 +41,8 @@ func (s *Store) scanLock(row pgx.Row, sessionID string) (*loom.Lock, error) {
 
 // Lock implements loom.Store. The lock row is read and written under the
 // session's writer serialisation, so no other handle takes it between.
-func (s *Store) Lock(ctx context.Context, sessionID string) (*loom.Lease, error) {
-	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, loom.LockSteps{
+func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) {
+	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sqlstore.LockSteps{
 		Take: func(ctx context.Context, l loom.Lock) error {
 			return s.withTx(ctx, func(tx pgx.Tx) error {
 				if _, err := tx.Exec(ctx, lockSessionSQL, sessionID); err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // The compiler checks that a Store is both.
@@ -42,7 +43,7 @@ type Store struct {
 	// lease_ttl or the caller sets it before the first Lock).
 	LeaseTTL time.Duration
 
-	holder loom.Holder // whose locks this handle's are
+	holder sqlstore.Holder // whose locks this handle's are
 
 	// analyzed is set once this handle has seen messages analyzed, or
 	// tried to analyze them (see analyzeImported).
@@ -135,7 +136,7 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
 		pool:     pool,
 		Now:      loom.Now,
 		LeaseTTL: loom.LeaseTTL,
-		holder:   loom.NewHolder(),
+		holder:   sqlstore.NewHolder(),
 		close:    func() {},
 	}, nil
 }

@@ -337,7 +337,7 @@ finished:
 
 // lockAsOtherProcess locks a session through a second handle, which the
 // store treats like another process of this host (this one is alive).
-func lockAsOtherProcess(st *sqlite.Store, id string) (*loom.Lease, error) {
+func lockAsOtherProcess(st *sqlite.Store, id string) (loom.Lease, error) {
 	return st.Lock(context.Background(), id)
 }
 

@@ -28,7 +28,7 @@ func TestDeleteLockedSession(t *testing.T) {
 	defer lease.Release(context.Background())
 	resp, body := e.request("DELETE", "/api/v1/sessions/"+s.ID, e.alice, nil)
 	if resp.StatusCode != 409 || !strings.Contains(string(body), `"code":"locked"`) ||
-		!strings.Contains(string(body), fmt.Sprintf("process %d on %s", lease.Lock.PID, lease.Lock.Host)) {
+		!strings.Contains(string(body), fmt.Sprintf("process %d on %s", lease.Lock().PID, lease.Lock().Host)) {
 		t.Fatalf("DELETE of a held session = %d %s", resp.StatusCode, body)
 	}
 	if x, err := e.st.Session(context.Background(), s.ID); err != nil || x.DeletedAt != nil {

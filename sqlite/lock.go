@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/lockcheck"
 )
 
@@ -40,8 +41,8 @@ func (s *Store) checkWriter(ctx context.Context, tx *sql.Tx, sessionID string) e
 
 // Lock implements loom.Store. The lock row is read and written in one
 // immediate transaction, so no other process takes it in between.
-func (s *Store) Lock(ctx context.Context, sessionID string) (*loom.Lease, error) {
-	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, loom.LockSteps{
+func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) {
+	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sqlstore.LockSteps{
 		Take: func(ctx context.Context, l loom.Lock) error {
 			return s.withTx(ctx, func(tx *sql.Tx) error {
 				if err := s.checkWriter(ctx, tx, sessionID); err != nil {

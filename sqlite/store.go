@@ -19,6 +19,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // Store is a loom.Store on one SQLite file.
@@ -34,7 +35,7 @@ type Store struct {
 	// the first Lock).
 	LeaseTTL time.Duration
 
-	holder loom.Holder // whose locks this handle's are
+	holder sqlstore.Holder // whose locks this handle's are
 
 	stmts  sync.Map  // query text → *sql.Stmt on the reader pool
 	wstmts sync.Map  // query text → *sql.Stmt on the writer
@@ -110,7 +111,7 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 		path:     path,
 		Now:      loom.Now,
 		LeaseTTL: loom.LeaseTTL,
-		holder:   loom.NewHolder(),
+		holder:   sqlstore.NewHolder(),
 		readOnly: readOnly,
 	}
 	if readOnly {

@@ -206,8 +206,8 @@ func LockHeldByAnotherProcess(t *testing.T, e Engine, db string) {
 	if err != nil {
 		t.Fatalf("lock after the holder was killed: %v", err)
 	}
-	if lease.Lock.PID != os.Getpid() {
-		t.Fatalf("lease pid = %d", lease.Lock.PID)
+	if lease.Lock().PID != os.Getpid() {
+		t.Fatalf("lease pid = %d", lease.Lock().PID)
 	}
 	lease.Release(context.Background())
 }
