@@ -291,6 +291,7 @@ func newCmdSession(f *Factory) *cobra.Command {
 		newCmdSessionPrune(f, nil),
 		newCmdSessionExport(f, nil),
 		newCmdSessionImport(f, nil),
+		newCmdSessionHandoff(f, nil),
 	)
 	return cmd
 }

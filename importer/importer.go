@@ -97,7 +97,10 @@ type Session struct {
 	Model    string
 	Provider string
 	// Path is the file the session was read from.
-	Path      string
+	Path string
+	// Origin names the loom session a handed-off file continues (see
+	// Handoff); the importer makes the session a fork of it.
+	Origin    *Origin
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	// Messages in order, each with its source id (ID), role, parts,
