@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
@@ -279,5 +281,119 @@ func TestHandoffLast(t *testing.T) {
 	}
 	if filepath.Dir(path) != filepath.Join(fx.home, ".claude", "projects", claudecode.ProjectSlug(fx.project)) {
 		t.Errorf("written to %s", path)
+	}
+}
+
+// continueAs appends to a handed-off file what tool writes when it
+// continues the session: one more prompt and its reply, in the tool's
+// own format.
+func continueAs(t *testing.T, tool, path, prompt, reply string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := lines(string(data))
+	var add []string
+	switch tool {
+	case importer.ClaudeCode:
+		last := decodeJSON[map[string]any](t, ls[len(ls)-1])
+		u1, u2 := uuid.NewString(), uuid.NewString()
+		add = []string{
+			`{"parentUuid":"` + last["uuid"].(string) + `","isSidechain":false,"type":"user","sessionId":"` + last["sessionId"].(string) + `","cwd":"/x","version":"2.1.50","message":{"role":"user","content":"` + prompt + `"},"uuid":"` + u1 + `","timestamp":"2026-11-23T10:00:00.000Z"}`,
+			`{"parentUuid":"` + u1 + `","isSidechain":false,"type":"assistant","sessionId":"` + last["sessionId"].(string) + `","cwd":"/x","version":"2.1.50","message":{"id":"msg_` + u2[:8] + `","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"` + reply + `"}],"usage":{"input_tokens":10,"output_tokens":5}},"uuid":"` + u2 + `","timestamp":"2026-11-23T10:00:02.000Z"}`,
+		}
+	case importer.Codex:
+		add = []string{
+			`{"timestamp":"2026-11-23T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + prompt + `"}]}}`,
+			`{"timestamp":"2026-11-23T10:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"` + reply + `"}]}}`,
+		}
+	case importer.Gemini:
+		add = []string{
+			`{"$set":{"sessionId":"` + decodeJSON[map[string]any](t, ls[0])["sessionId"].(string) + `"}}`,
+			`{"id":"` + uuid.NewString() + `","timestamp":"2026-11-23T10:00:00.000Z","type":"user","content":[{"text":"` + prompt + `"}]}`,
+			`{"id":"` + uuid.NewString() + `","timestamp":"2026-11-23T10:00:02.000Z","type":"gemini","content":"` + reply + `","model":"gemini-2.5-pro"}`,
+		}
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.Join(add, "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHandoffRoundTrip: a session handed to a tool, once the tool has
+// continued it, comes back through loom session import as a fork of the
+// original (parent_id, fork_turn, shown by list --tree), holding the
+// carried history and what the tool added; importing again adds nothing,
+// and a later turn grows the same fork.
+func TestHandoffRoundTrip(t *testing.T) {
+	for _, to := range []string{importer.ClaudeCode, importer.Codex, importer.Gemini} {
+		t.Run(to, func(t *testing.T) {
+			fx := newFixture(t)
+			run := func(args ...string) result {
+				t.Helper()
+				r := fx.runWith(t, runOpts{before: allFormats}, args...)
+				if r.code != 0 {
+					t.Fatalf("loom %v: exit %d: %s", args, r.code, r.stderr)
+				}
+				return r
+			}
+			out := decodeJSON[handoffJSON](t, run("session", "handoff", fx.main.ID, "--to", to, "--json").stdout)
+			continueAs(t, to, out.Path, "Now make the clock injectable.", "Done: NewRetry takes a Clock.")
+			run("session", "import", "--from", to, out.Path)
+			ss := decodeJSON[[]*loom.Session](t, run("session", "list", "-a", "--surface", to, "--json").stdout)
+			if len(ss) != 1 {
+				t.Fatalf("%d sessions imported from %s, want 1", len(ss), to)
+			}
+			s := ss[0]
+			if s.Kind != loom.KindFork || s.ParentID != fx.main.ID || s.ForkTurn != fx.main.TurnCount || s.Key != to+":"+out.SessionID {
+				t.Errorf("imported as kind %s, parent %s, fork turn %d, key %s; want a fork of %s at turn %d keyed %s:%s",
+					s.Kind, s.ParentID, s.ForkTurn, s.Key, fx.main.ID, fx.main.TurnCount, to, out.SessionID)
+			}
+			show := run("session", "show", s.ID, "--json").stdout
+			for _, want := range []string{"Why does TestRetry flake?", "Now make the clock injectable.", "Done: NewRetry takes a Clock."} {
+				if !strings.Contains(show, want) {
+					t.Errorf("the imported session lacks %q", want)
+				}
+			}
+			tree := run("session", "list", "--tree").stdout
+			if !strings.Contains(tree, "fork") || !strings.Contains(tree, s.ID) && !strings.Contains(tree, s.ID[:8]) {
+				t.Errorf("list --tree does not show the handed-off session as a fork:\n%s", tree)
+			}
+			again := decodeJSON[map[string]any](t, run("session", "import", "--from", to, out.Path, "--json").stdout)
+			if n := again["tools"].([]any)[0].(map[string]any)["messages_added"].(float64); n != 0 {
+				t.Errorf("importing again added %v messages", n)
+			}
+			continueAs(t, to, out.Path, "And the test?", "It uses a fake clock now.")
+			run("session", "import", "--from", to, out.Path)
+			grown := decodeJSON[[]*loom.Session](t, run("session", "list", "-a", "--surface", to, "--json").stdout)
+			if len(grown) != 1 || grown[0].ID != s.ID || grown[0].MessageCount <= s.MessageCount {
+				t.Errorf("after a second turn: %d sessions, %+v; want %s grown", len(grown), grown, s.ID)
+			}
+		})
+	}
+}
+
+// TestHandoffOriginGone: a handed-off session whose original is no
+// longer in the store (purged, or another user's) comes in as a main
+// session of its own, not a fork of nothing.
+func TestHandoffOriginGone(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.runWith(t, runOpts{before: allFormats}, "session", "handoff", fx.web.ID, "--to", "codex", "--json")
+	if r.code != 0 {
+		t.Fatalf("handoff: %s", r.stderr)
+	}
+	out := decodeJSON[handoffJSON](t, r.stdout)
+	fx.mustRun(t, "session", "delete", fx.web.ID, "--yes", "--purge")
+	if r := fx.runWith(t, runOpts{before: allFormats}, "session", "import", "--from", "codex", out.Path); r.code != 0 {
+		t.Fatalf("import: %s", r.stderr)
+	}
+	ss := decodeJSON[[]*loom.Session](t, fx.mustRun(t, "session", "list", "-a", "--surface", "codex", "--json"))
+	if len(ss) != 1 || ss[0].Kind != loom.KindMain || ss[0].ParentID != "" {
+		t.Fatalf("imported %+v, want one main session", ss)
 	}
 }
