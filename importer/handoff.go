@@ -120,7 +120,8 @@ type Entry struct {
 // as loom itself gives one to its model.
 const SummaryLead = "Summary of the earlier conversation:\n\n"
 
-// Entries turns the messages of h into what every target writes, and
+// Entries turns the messages of h into what every target writes, user
+// and assistant entries in turn, and
 // counts in out what they lose on the way: system messages (injected
 // context, written for another tool), file and agent parts, and replies
 // that failed with nothing in them. Reasoning is kept; a target that
@@ -181,6 +182,15 @@ func Entries(h *Handoff, out *Handed) []Entry {
 			continue
 		}
 		out.Messages++
+		if n := len(es); n > 0 && es[n-1].Role == e.Role {
+			// Two messages of one role in a row (a summary and the prompt
+			// after it, a reply whose successor failed, a system message
+			// left out between two) are one: the model APIs want user and
+			// assistant turns to alternate.
+			es[n-1].Parts = append(es[n-1].Parts, e.Parts...)
+			es[n-1].Summary = es[n-1].Summary || e.Summary
+			continue
+		}
 		es = append(es, e)
 	}
 	return es

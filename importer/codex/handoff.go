@@ -26,7 +26,10 @@ const handoffOriginator = "loom_handoff"
 // Shell commands become shell function calls with their outputs; any
 // other tool call (Codex has no tool that reads a file or searches
 // sessions) is told as text. Reasoning is dropped: Codex sends back only
-// the reasoning items the Responses API gave it, encrypted.
+// the reasoning items the Responses API gave it, encrypted. The meta
+// names no model provider: Codex refuses to resume a session under
+// another provider than the one it names, and the session should go on
+// with whichever the user has configured.
 func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Handed, error) {
 	dir := importer.ToolDir(h.Env, h.Home, "CODEX_HOME", ".codex")
 	if dir == "" {
@@ -44,7 +47,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 		Resume: importer.ResumeIn(h.Dir, "codex", "resume", id)}
 	meta := map[string]any{
 		"id": id, "timestamp": importer.Stamp(now), "cwd": h.Dir, "originator": handoffOriginator,
-		"cli_version": "0.0.0", "instructions": nil, "source": "cli", "model_provider": "openai",
+		"cli_version": "0.0.0", "instructions": nil, "source": "cli",
 		importer.OriginFieldSnake: h.Origin(),
 	}
 	if h.Session.GitBranch != "" {
