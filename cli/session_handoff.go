@@ -180,7 +180,7 @@ func printHandoff(f *Factory, s *loom.Session, rep handoffReport) error {
 	if n := rep.ToolCalls + rep.ToolRecords; n > 0 {
 		fmt.Fprintf(out, ", %s", human.Plural(n, "tool call"))
 		if rep.ToolRecords > 0 {
-			fmt.Fprintf(out, " (%d as text: %s has no such tool)", rep.ToolRecords, rep.Tool)
+			fmt.Fprintf(out, " (%d as text records: tools %s does not have)", rep.ToolRecords, rep.Tool)
 		}
 	}
 	fmt.Fprintln(out, ".")

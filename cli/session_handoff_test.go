@@ -152,6 +152,9 @@ func TestHandoffMatrix(t *testing.T) {
 					}
 					t.Logf("%d messages, %d tool calls, %d as text, dropped %v", out.Messages, out.ToolCalls, out.ToolRecords, out.Dropped)
 					checkCarried(t, msgs, got, out)
+					if src.tool == to && out.ToolRecords > 0 {
+						t.Errorf("%d of %s's own tool calls told as text, want every one as a call", out.ToolRecords, to)
+					}
 				})
 			}
 		})

@@ -93,6 +93,13 @@ func (h *Handoff) Origin() *Origin {
 	return o
 }
 
+// FromTool reports whether h's session was imported from tool: its tool
+// calls are then tool's own, which the tool takes back under their own
+// names and inputs.
+func (h *Handoff) FromTool(tool string) bool {
+	return h.Session.Source != nil && h.Session.Source.Tool == tool
+}
+
 // Time is the time of the handoff.
 func (h *Handoff) Time() time.Time {
 	if h.Now.IsZero() {

@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,9 @@ func ProjectSlug(dir string) string {
 // projects/<slug of h.Dir>/<uuid>.jsonl under $CLAUDE_CONFIG_DIR or
 // ~/.claude: a chain of user and assistant lines as Claude Code writes
 // them. Shell commands become Bash calls and file reads Read calls,
-// each followed by its tool_result; any other tool call is told as text.
+// each followed by its tool_result, and a session imported from Claude
+// Code keeps its calls as they were; any other tool call is told as
+// text.
 // Reasoning is dropped: Claude's API takes back only thinking it signed.
 // The first line records the loom session in loomHandoff.
 func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Handed, error) {
@@ -150,7 +153,7 @@ func (w *ccWriter) assistant(e importer.Entry) {
 			}
 			blocks = append(blocks, obj{"type": "text", "text": p.Text})
 		case loom.PartTool:
-			name, input, res := ccTool(p)
+			name, input, res := ccTool(p, w.h.FromTool(importer.ClaudeCode))
 			if name == "" {
 				if len(results) > 0 {
 					flush()
@@ -170,11 +173,28 @@ func (w *ccWriter) assistant(e importer.Entry) {
 	flush()
 }
 
-// ccTool is the Claude Code tool that does what p did, its input, and
-// the toolUseResult Claude Code keeps beside the result; no name when
-// Claude Code has no such tool.
-func ccTool(p loom.Part) (string, obj, any) {
+// ccTool is the Claude Code tool that does what p did (the call itself
+// when own says it is Claude Code's), its input, and the toolUseResult
+// Claude Code keeps beside the result; no name when Claude Code has no
+// such tool.
+func ccTool(p loom.Part, own bool) (string, any, any) {
 	text := importer.ResultText(p)
+	if own {
+		// Claude Code's own call: as it was, with the structured result
+		// the import kept.
+		var meta struct {
+			ToolUseResult json.RawMessage `json:"toolUseResult"`
+		}
+		var res any = text
+		if json.Unmarshal(p.Metadata, &meta) == nil && len(meta.ToolUseResult) > 0 {
+			res = meta.ToolUseResult
+		}
+		var input any = obj{}
+		if len(p.Input) > 0 {
+			input = p.Input
+		}
+		return p.Name, input, res
+	}
 	if p.Status == loom.ToolError {
 		if cmd, ok := importer.ShellCommand(p); ok {
 			return "Bash", obj{"command": cmd}, "Error: " + text

@@ -23,7 +23,8 @@ const handoffOriginator = "loom_handoff"
 // ~/.codex: session_meta first (recording the loom session in
 // loom_handoff), then the conversation as response items, with the
 // user_message and agent_message events Codex's session list reads.
-// Shell commands become shell function calls with their outputs; any
+// Shell commands become shell function calls with their outputs, and a
+// session imported from Codex keeps its other calls as they were; any
 // other tool call (Codex has no tool that reads a file or searches
 // sessions) is told as text. Reasoning is dropped: Codex sends back only
 // the reasoning items the Responses API gave it, encrypted. The meta
@@ -71,8 +72,8 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 			case loom.PartText:
 				w.assistantText(at, p.Text)
 			case loom.PartTool:
-				cmd, ok := importer.ShellCommand(p)
-				if !ok {
+				name, args := cxTool(p, h.FromTool(importer.Codex))
+				if name == "" {
 					out.ToolRecords++
 					w.assistantText(at, importer.ToolRecord(p))
 					continue
@@ -80,13 +81,12 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 				calls++
 				out.ToolCalls++
 				callID := importer.CallID(p, "call_loom", calls)
-				args, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", cmd}})
 				code := 0
 				if p.Status == loom.ToolError {
 					code = 1
 				}
 				output, _ := json.Marshal(map[string]any{"output": importer.ResultText(p), "metadata": map[string]any{"exit_code": code, "duration_seconds": 0}})
-				w.add(at, "response_item", map[string]any{"type": "function_call", "name": "shell", "arguments": string(args), "call_id": callID})
+				w.add(at, "response_item", map[string]any{"type": "function_call", "name": name, "arguments": args, "call_id": callID})
 				w.add(at, "response_item", map[string]any{"type": "function_call_output", "call_id": callID, "output": string(output)})
 			}
 		}
@@ -95,6 +95,24 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 		return nil, err
 	}
 	return out, nil
+}
+
+// cxTool is the Codex function that does what p did and its arguments
+// (the call itself when own says it is Codex's); no name when Codex has
+// no such tool.
+func cxTool(p loom.Part, own bool) (string, string) {
+	if cmd, ok := importer.ShellCommand(p); ok {
+		args, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", cmd}})
+		return "shell", string(args)
+	}
+	if own {
+		args := string(p.Input)
+		if args == "" {
+			args = "{}"
+		}
+		return p.Name, args
+	}
+	return "", ""
 }
 
 // cxWriter builds a rollout's lines.

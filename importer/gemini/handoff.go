@@ -29,7 +29,8 @@ var _ importer.Writer = Format{}
 // .project_root markers) gives h.Dir, registered as Gemini CLI does when
 // it has none. The header line records the loom session in
 // loomHandoff. Shell commands become run_shell_command calls and file
-// reads read_file calls, each with its functionResponse; any other tool
+// reads read_file calls, each with its functionResponse, and a session
+// imported from Gemini CLI keeps its calls as they were; any other tool
 // call is told as text. Reasoning is kept as thoughts, which Gemini CLI
 // shows and does not send back to its model.
 func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Handed, error) {
@@ -99,7 +100,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 				}
 				text = append(text, p.Text)
 			case loom.PartTool:
-				name, args := geminiTool(p)
+				name, args := geminiTool(p, h.FromTool(importer.Gemini))
 				if name == "" {
 					if len(toolCalls) > 0 {
 						flush()
@@ -138,9 +139,16 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 }
 
 // geminiTool is the Gemini CLI tool that does what p did and its
-// arguments; no name when Gemini CLI has no such tool.
-func geminiTool(p loom.Part) (string, map[string]any) {
-	if cmd, ok := importer.ShellCommand(p); ok {
+// arguments (the call itself when own says it is Gemini CLI's); no name
+// when Gemini CLI has no such tool.
+func geminiTool(p loom.Part, own bool) (string, any) {
+	switch cmd, ok := importer.ShellCommand(p); {
+	case own:
+		if len(p.Input) == 0 {
+			return p.Name, map[string]any{}
+		}
+		return p.Name, p.Input
+	case ok:
 		return "run_shell_command", map[string]any{"command": cmd}
 	}
 	if path, ok := importer.ReadPath(p); ok {
