@@ -5,7 +5,9 @@
 // loom's domain types and nothing else; this package holds what they
 // share: the types a reader returns, reading lines with bounds, walking
 // directories, knowing what was imported from where, writing to the
-// store, the report, and following files as they change.
+// store, the report, and following files as they change. The other way,
+// a Format that is also a Writer writes a loom session as a new session
+// of its tool, to continue there (handoff.go: what every writer shares).
 package importer
 
 import (

@@ -192,22 +192,26 @@ func projectSlug(gdir, root string) (string, error) {
 			return slug, markProject(bases, slug, root)
 		}
 	}
+	slug := ""
 	if entries, err := os.ReadDir(bases[0]); err == nil {
 		for _, e := range entries {
-			if e.IsDir() && owner(e.Name()) == root {
-				return e.Name(), nil
+			if e.IsDir() && validSlug(e.Name()) && owner(e.Name()) == root {
+				slug = e.Name()
+				break
 			}
 		}
 	}
-	taken := map[string]bool{}
-	for p, s := range reg.Projects {
-		if p != root {
-			taken[s] = true
+	if slug == "" {
+		taken := map[string]bool{}
+		for p, s := range reg.Projects {
+			if p != root {
+				taken[s] = true
+			}
 		}
-	}
-	slug := slugify(filepath.Base(root))
-	for n := 1; taken[slug] || owner(slug) != "" && owner(slug) != root; n++ {
-		slug = slugify(filepath.Base(root)) + "-" + strconv.Itoa(n)
+		slug = slugify(filepath.Base(root))
+		for n := 1; taken[slug] || owner(slug) != "" && owner(slug) != root; n++ {
+			slug = slugify(filepath.Base(root)) + "-" + strconv.Itoa(n)
+		}
 	}
 	if err := markProject(bases, slug, root); err != nil {
 		return "", err
