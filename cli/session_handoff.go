@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
@@ -80,18 +79,6 @@ func handoffTools(f *Factory) []string {
 	return names
 }
 
-// handoffReport is what `loom session handoff --json` prints.
-type handoffReport struct {
-	*importer.Handed
-	From string `json:"from_session_id"`
-	Dir  string `json:"dir"`
-	// FirstTurn and LastTurn are the turns of the session carried; Turns
-	// is how many the session has.
-	FirstTurn int `json:"first_turn"`
-	LastTurn  int `json:"last_turn"`
-	Turns     int `json:"turns"`
-}
-
 func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	f := opts.f
 	var w importer.Writer
@@ -107,34 +94,22 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, err := handoffDir(f, opts.Dir, s)
+	dir := ""
+	if opts.Dir != "" {
+		if dir, err = f.absPath(opts.Dir); err != nil {
+			return err
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usageErrorf("--dir %s: no such directory", opts.Dir)
+		}
+	}
+	rep, err := importer.HandOff(ctx, st, s, w, importer.HandoffOptions{Dir: dir, Last: opts.Last, Env: f.env, Home: f.home(), Now: f.now()})
+	if loom.ErrorCode(err) == loom.EINVALID {
+		// What cannot be handed off is the user's input to mend.
+		return usageErrorf("%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one with --dir", 1))
+	}
 	if err != nil {
 		return err
-	}
-	msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
-	if err != nil {
-		return err
-	}
-	last := 0
-	if n := len(msgs); n > 0 {
-		last = msgs[n-1].Turn
-	}
-	first := min(1, last)
-	if opts.Last > 0 && last-opts.Last+1 > first {
-		first = last - opts.Last + 1
-		msgs = slices.DeleteFunc(msgs, func(m *loom.Message) bool { return m.Turn < first })
-	}
-	if !slices.ContainsFunc(msgs, func(m *loom.Message) bool { return m.Role == loom.RoleUser }) {
-		return loom.Errorf(loom.EINVALID, "session %s has no prompt to hand off", sessionLabel(s))
-	}
-	h := &importer.Handoff{Session: s, Messages: msgs, Dir: dir, Env: f.env, Home: f.home(), Now: f.now()}
-	out, err := w.Handoff(ctx, h)
-	if err != nil {
-		return err
-	}
-	rep := handoffReport{Handed: out, From: s.ID, Dir: dir, FirstTurn: first, LastTurn: last, Turns: s.TurnCount}
-	if rep.Dropped == nil {
-		rep.Dropped = map[string]int{}
 	}
 	if f.JSON() {
 		return writeJSON(f.IO.Out, rep)
@@ -142,38 +117,7 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	return printHandoff(f, s, rep)
 }
 
-// handoffDir is the directory the agent continues in: --dir, else the
-// session's project root, else its working directory; it must exist here.
-func handoffDir(f *Factory, flag string, s *loom.Session) (string, error) {
-	dir := flag
-	if dir != "" {
-		abs, err := f.absPath(dir)
-		if err != nil {
-			return "", err
-		}
-		dir = abs
-	} else {
-		dir = s.Project.Root
-		if dir == "" {
-			dir = s.Cwd
-		}
-		if dir == "" {
-			return "", usageErrorf("session %s has no project directory; name one with --dir", sessionLabel(s))
-		}
-	}
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil && flag == "":
-		return "", usageErrorf("the session's project directory %s is not on this machine; name one with --dir", dir)
-	case err != nil:
-		return "", usageErrorf("--dir %s: no such directory", flag)
-	case !fi.IsDir():
-		return "", usageErrorf("--dir %s is not a directory", flag)
-	}
-	return dir, nil
-}
-
-func printHandoff(f *Factory, s *loom.Session, rep handoffReport) error {
+func printHandoff(f *Factory, s *loom.Session, rep *importer.HandoffReport) error {
 	out := f.IO.Out
 	cs := f.IO.ColorScheme()
 	fmt.Fprintf(out, "Handed %s to %s: %s", sessionLabel(s), rep.Tool, human.Plural(rep.Messages, "message"))

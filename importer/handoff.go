@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,94 @@ type Handed struct {
 	// "reasoning" the tool does not accept unsigned, "file" and "agent"
 	// parts, "error" replies that failed with nothing in them.
 	Dropped map[string]int `json:"dropped"`
+}
+
+// HandoffOptions say how HandOff hands a session off.
+type HandoffOptions struct {
+	// Dir is the project directory the tool continues in, absolute;
+	// empty means the session's project root, else its working
+	// directory.
+	Dir string
+	// Last carries only the last Last turns; 0 carries them all.
+	Last int
+	Env  func(string) string
+	Home string
+	Now  time.Time
+}
+
+// HandoffReport is what a handoff did: what the writer wrote, and which
+// session, directory and turns.
+type HandoffReport struct {
+	*Handed
+	From string `json:"from_session_id"`
+	Dir  string `json:"dir"`
+	// FirstTurn and LastTurn are the turns of the session carried; Turns
+	// is how many the session has.
+	FirstTurn int `json:"first_turn"`
+	LastTurn  int `json:"last_turn"`
+	Turns     int `json:"turns"`
+}
+
+// HandOff hands session s of st to the tool of w: the directory checked,
+// the turns to carry read, the file written. Input that cannot be handed
+// off (no such directory, a session without a prompt) is an EINVALID
+// error.
+func HandOff(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o HandoffOptions) (*HandoffReport, error) {
+	dir, err := handoffDir(s, o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
+	if err != nil {
+		return nil, err
+	}
+	last := 0
+	if n := len(msgs); n > 0 {
+		last = msgs[n-1].Turn
+	}
+	first := min(1, last)
+	if o.Last > 0 && last-o.Last+1 > first {
+		first = last - o.Last + 1
+		msgs = slices.DeleteFunc(msgs, func(m *loom.Message) bool { return m.Turn < first })
+	}
+	if !slices.ContainsFunc(msgs, func(m *loom.Message) bool { return m.Role == loom.RoleUser }) {
+		return nil, loom.Errorf(loom.EINVALID, "session %s has no prompt to hand off", s.ID)
+	}
+	out, err := w.Handoff(ctx, &Handoff{Session: s, Messages: msgs, Dir: dir, Env: o.Env, Home: o.Home, Now: o.Now})
+	if err != nil {
+		return nil, err
+	}
+	if out.Dropped == nil {
+		out.Dropped = map[string]int{}
+	}
+	return &HandoffReport{Handed: out, From: s.ID, Dir: dir, FirstTurn: first, LastTurn: last, Turns: s.TurnCount}, nil
+}
+
+// handoffDir is the directory the tool continues in: dir, else the
+// session's project root, else its working directory; it must exist
+// here.
+func handoffDir(s *loom.Session, dir string) (string, error) {
+	if dir != "" {
+		fi, err := os.Stat(dir)
+		switch {
+		case err != nil:
+			return "", loom.Errorf(loom.EINVALID, "%s: no such directory", dir)
+		case !fi.IsDir():
+			return "", loom.Errorf(loom.EINVALID, "%s is not a directory", dir)
+		}
+		return dir, nil
+	}
+	dir = s.Project.Root
+	if dir == "" {
+		dir = s.Cwd
+	}
+	if dir == "" {
+		return "", loom.Errorf(loom.EINVALID, "session %s has no project directory; name one", s.ID)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", loom.Errorf(loom.EINVALID, "the session's project directory %s is not on this machine; name one", dir)
+	}
+	return dir, nil
 }
 
 // Drop counts one thing of kind that was not carried.
