@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -399,4 +401,45 @@ func TestHandoffOriginGone(t *testing.T) {
 	if len(ss) != 1 || ss[0].Kind != loom.KindMain || ss[0].ParentID != "" {
 		t.Fatalf("imported %+v, want one main session", ss)
 	}
+}
+
+// TestMCPHandoff: loom mcp offers the handoff tool only when config.toml
+// turns it on; then it writes the session for the agent named and says
+// how to resume it, and refuses bad arguments with a tool error.
+func TestMCPHandoff(t *testing.T) {
+	fx := newFixture(t)
+	has := func(cs *sdk.ClientSession) bool {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(res.Tools, func(tl *sdk.Tool) bool { return tl.Name == "handoff" })
+	}
+	if has(connectStdio(t, fx)) {
+		t.Fatal("loom mcp offers handoff without [mcp] handoff = true")
+	}
+	cfg := filepath.Join(fx.home, "config", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[mcp]\nhandoff = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectStdio(t, fx)
+	if !has(cs) {
+		t.Fatal("loom mcp does not offer handoff with [mcp] handoff = true")
+	}
+	c := mustCall(t, cs, "handoff", map[string]any{"ref": fx.main.ID, "to": "gemini", "last": 1})
+	path, _ := c.data["path"].(string)
+	if !strings.Contains(c.text, "gemini --resume "+c.data["session_id"].(string)) || !strings.Contains(c.text, "turns 3–3 of 3") || path == "" {
+		t.Fatalf("handoff: %s %v", c.text, c.data)
+	}
+	got := readBack(t, importer.Gemini, path)
+	if got.Origin == nil || got.Origin.SessionID != fx.main.ID || len(got.Messages) != 2 {
+		t.Errorf("the file read back: origin %+v, %d messages", got.Origin, len(got.Messages))
+	}
+	wantToolError(t, cs, "handoff", map[string]any{"ref": fx.main.ID, "to": "vim"}, `not "vim"`)
+	wantToolError(t, cs, "handoff", map[string]any{"ref": fx.main.ID, "to": "codex", "dir": "relative"}, "absolute path")
+	wantToolError(t, cs, "handoff", map[string]any{"ref": fx.tg.ID, "to": "codex"}, "name one in dir")
+	wantToolError(t, cs, "handoff", map[string]any{"ref": "no-such", "to": "codex"}, "no session matches")
 }
