@@ -412,14 +412,28 @@ func compactJSON(raw json.RawMessage) string {
 
 var safeCallID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// CallID is p's call id where the target needs one of letters, digits,
-// '_' and '-' (Anthropic's tool_use ids): the id itself when it is one,
-// else prefix and the n-th call's number.
-func CallID(p loom.Part, prefix string, n int) string {
-	if safeCallID.MatchString(p.CallID) {
-		return p.CallID
+// CallIDs gives the tool calls of one handed-off session their ids:
+// each call's own where the target can take it (letters, digits, '_'
+// and '-', as Anthropic's tool_use ids must be) and no call before had
+// it, else Prefix and the call's number.
+type CallIDs struct {
+	Prefix string
+	n      int
+	seen   map[string]bool
+}
+
+// For is the id of call p, the next call of the session.
+func (c *CallIDs) For(p loom.Part) string {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
 	}
-	return fmt.Sprintf("%s%04d", prefix, n)
+	c.n++
+	id := p.CallID
+	if !safeCallID.MatchString(id) || c.seen[id] {
+		id = fmt.Sprintf("%s%04d", c.Prefix, c.n)
+	}
+	c.seen[id] = true
+	return id
 }
 
 // WriteNew writes data as the new file path, making its directory: a

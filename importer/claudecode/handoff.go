@@ -52,7 +52,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 	out := &importer.Handed{Tool: importer.ClaudeCode, SessionID: id,
 		Path:   filepath.Join(dir, "projects", ProjectSlug(h.Dir), id+".jsonl"),
 		Resume: importer.ResumeIn(h.Dir, "claude", "--resume", id)}
-	w := &ccWriter{h: h, out: out, id: id}
+	w := &ccWriter{h: h, out: out, id: id, ids: importer.CallIDs{Prefix: "toolu_loom"}}
 	for _, e := range importer.Entries(h, out) {
 		if e.Role == loom.RoleUser {
 			w.user(e)
@@ -79,7 +79,7 @@ type ccWriter struct {
 	id     string
 	lines  []obj
 	parent any // the uuid of the line before, null for the first
-	calls  int
+	ids    importer.CallIDs
 	msgs   int
 }
 
@@ -162,9 +162,8 @@ func (w *ccWriter) assistant(e importer.Entry) {
 				blocks = append(blocks, obj{"type": "text", "text": importer.ToolRecord(p)})
 				continue
 			}
-			w.calls++
 			w.out.ToolCalls++
-			id := importer.CallID(p, "toolu_loom", w.calls)
+			id := w.ids.For(p)
 			blocks = append(blocks, obj{"type": "tool_use", "id": id, "name": name, "input": input})
 			results = append(results, obj{"type": "tool_result", "tool_use_id": id, "content": importer.ResultText(p), "is_error": p.Status == loom.ToolError})
 			meta = append(meta, res)

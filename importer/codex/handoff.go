@@ -56,7 +56,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 	}
 	w := &cxWriter{}
 	w.add(now, "session_meta", meta)
-	calls := 0
+	ids := importer.CallIDs{Prefix: "call_loom"}
 	for _, e := range importer.Entries(h, out) {
 		at := e.At
 		if e.Role == loom.RoleUser {
@@ -78,14 +78,19 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 					w.assistantText(at, importer.ToolRecord(p))
 					continue
 				}
-				calls++
 				out.ToolCalls++
-				callID := importer.CallID(p, "call_loom", calls)
+				callID := ids.For(p)
 				code := 0
 				if p.Status == loom.ToolError {
 					code = 1
 				}
 				output, _ := json.Marshal(map[string]any{"output": importer.ResultText(p), "metadata": map[string]any{"exit_code": code, "duration_seconds": 0}})
+				if free, ok := freeform(p, h.FromTool(importer.Codex)); ok {
+					// A custom tool's call (apply_patch) goes back as one.
+					w.add(at, "response_item", map[string]any{"type": "custom_tool_call", "status": "completed", "name": name, "input": free, "call_id": callID})
+					w.add(at, "response_item", map[string]any{"type": "custom_tool_call_output", "call_id": callID, "output": string(output)})
+					continue
+				}
 				w.add(at, "response_item", map[string]any{"type": "function_call", "name": name, "arguments": args, "call_id": callID})
 				w.add(at, "response_item", map[string]any{"type": "function_call_output", "call_id": callID, "output": string(output)})
 			}
@@ -113,6 +118,23 @@ func cxTool(p loom.Part, own bool) (string, string) {
 		return p.Name, args
 	}
 	return "", ""
+}
+
+// freeform is the text input of a call to one of Codex's own custom
+// tools (which the import keeps as {"input": text}), when p is one.
+func freeform(p loom.Part, own bool) (string, bool) {
+	if !own || p.Name == "shell" {
+		return "", false
+	}
+	var in map[string]json.RawMessage
+	if json.Unmarshal(p.Input, &in) != nil || len(in) != 1 {
+		return "", false
+	}
+	var text string
+	if json.Unmarshal(in["input"], &text) != nil {
+		return "", false
+	}
+	return text, true
 }
 
 // cxWriter builds a rollout's lines.

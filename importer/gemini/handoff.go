@@ -54,7 +54,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 		"sessionId": id, "projectHash": hex.EncodeToString(sum[:]), "startTime": importer.Stamp(now),
 		"lastUpdated": importer.Stamp(now), "kind": "main", importer.OriginField: h.Origin(),
 	}}
-	calls := 0
+	ids := importer.CallIDs{Prefix: "loom-call-"}
 	for _, e := range importer.Entries(h, out) {
 		at := e.At
 		if e.Role == loom.RoleUser {
@@ -109,9 +109,8 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 					text = append(text, importer.ToolRecord(p))
 					continue
 				}
-				calls++
 				out.ToolCalls++
-				callID := importer.CallID(p, "loom-call-", calls)
+				callID := ids.For(p)
 				result := importer.ResultText(p)
 				resp, status := map[string]any{"output": result}, "success"
 				if p.Status == loom.ToolError {
