@@ -28,12 +28,14 @@ func allFormats(f *Factory) {
 
 // handoffSources are sessions of every kind loom holds: its own, and one
 // imported from each tool's sample files.
-var handoffSources = []struct{ tool, path string }{
-	{"loom", ""},
-	{importer.ClaudeCode, agentSessions + "/claude-code/spotter/tool_heavy.jsonl"},
-	{importer.Codex, agentSessions + "/codex/vibecodingtracker-codex.jsonl"},
-	{importer.Gemini, agentSessions + "/gemini/vibecodingtracker-gemini.jsonl"},
-	{importer.Opencode, "../importer/opencode/testdata/data"},
+var handoffSources = []struct{ name, tool, path string }{
+	{"loom", "loom", ""},
+	{"claude-code", importer.ClaudeCode, agentSessions + "/claude-code/spotter/tool_heavy.jsonl"},
+	{"codex", importer.Codex, agentSessions + "/codex/vibecodingtracker-codex.jsonl"},
+	// A later Codex's rollout: custom tools (apply_patch), exec_command.
+	{"codex-newer", importer.Codex, "../importer/codex/testdata/newer.jsonl"},
+	{"gemini", importer.Gemini, agentSessions + "/gemini/vibecodingtracker-gemini.jsonl"},
+	{"opencode", importer.Opencode, "../importer/opencode/testdata/data"},
 }
 
 // sourceSession is the session of the fixture a test hands off: loom's
@@ -122,7 +124,7 @@ func readBack(t *testing.T, tool, path string) *importer.Session {
 func TestHandoffMatrix(t *testing.T) {
 	targets := []string{importer.ClaudeCode, importer.Codex, importer.Gemini}
 	for _, src := range handoffSources {
-		t.Run(src.tool, func(t *testing.T) {
+		t.Run(src.name, func(t *testing.T) {
 			fx := newFixture(t)
 			s := sourceSession(t, fx, src.tool, src.path)
 			st := fx.openStore(t)
