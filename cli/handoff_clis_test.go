@@ -20,11 +20,11 @@ const cliTimeout = 90 * time.Second
 // handedHistory is what the model must be sent when the agent resumes
 // the fixture's main session: every prompt (the summary as one), every
 // reply's text, and every tool call's arguments and result.
-func handedHistory(t *testing.T, fx *fixture) []string {
+func handedHistory(t *testing.T, fx *fixture, id string) []string {
 	t.Helper()
 	st := fx.openStore(t)
 	defer st.Close()
-	msgs, err := st.Messages(t.Context(), fx.main.ID, loom.MessageQuery{})
+	msgs, err := st.Messages(t.Context(), id, loom.MessageQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,11 +68,17 @@ func checkSent(t *testing.T, srv interface{ Requests() []providertest.Request },
 	}
 }
 
-// handoffFor hands the fixture's main session to tool and returns the
-// report.
-func handoffFor(t *testing.T, fx *fixture, tool string) handoffJSON {
+// handoffFor hands a session to tool and returns the report: the
+// fixture's main session when sample is "", else the longest session
+// imported from sample, a file of tool's own, which goes back to it with
+// its own tool calls.
+func handoffFor(t *testing.T, fx *fixture, tool, sample string) handoffJSON {
 	t.Helper()
-	r := fx.runWith(t, runOpts{before: allFormats}, "session", "handoff", fx.main.ID, "--to", tool, "--json")
+	id, dir := fx.main.ID, fx.project
+	if sample != "" {
+		id = sourceSession(t, fx, tool, sample).ID
+	}
+	r := fx.runWith(t, runOpts{before: allFormats}, "session", "handoff", id, "--to", tool, "--dir", dir, "--json")
 	if r.code != 0 {
 		t.Fatalf("handoff: exit %d: %s", r.code, r.stderr)
 	}
@@ -90,9 +96,9 @@ func resumeTwice(t *testing.T, fx *fixture, out handoffJSON, srv interface{ Requ
 	t.Helper()
 	first, second := "Which file holds the fix?", "And what should the test use?"
 	t.Logf("%s: %s", out.Tool, run(first))
-	checkSent(t, srv, first, handedHistory(t, fx))
+	checkSent(t, srv, first, handedHistory(t, fx, out.From))
 	run(second)
-	checkSent(t, srv, second, append(handedHistory(t, fx), first))
+	checkSent(t, srv, second, append(handedHistory(t, fx, out.From), first))
 	prompts := []string{first, second}
 	data, err := os.ReadFile(out.Path)
 	if err != nil {
@@ -120,15 +126,21 @@ func resumeTwice(t *testing.T, fx *fixture, out handoffJSON, srv interface{ Requ
 			back = s
 		}
 	}
-	if back == nil || back.Kind != loom.KindFork || back.ParentID != fx.main.ID {
-		t.Fatalf("imported %+v; want %s:%s as a fork of %s", ss, out.Tool, out.SessionID, fx.main.ID)
+	if back == nil || back.Kind != loom.KindFork || back.ParentID != out.From {
+		t.Fatalf("imported %+v; want %s:%s as a fork of %s", ss, out.Tool, out.SessionID, out.From)
 	}
 	show := fx.mustRun(t, "session", "show", back.ID, "--json")
-	for _, p := range append([]string{"Why does TestRetry flake?"}, prompts...) {
+	for _, p := range prompts {
 		if !strings.Contains(show, p) {
 			t.Errorf("the imported session lacks %q", p)
 		}
 	}
+}
+
+// handoffCLISources are the sessions each real agent resumes: loom's own,
+// and one imported from a sample of the agent's own files.
+func handoffCLISources(sample string) []struct{ name, sample string } {
+	return []struct{ name, sample string }{{"loom", ""}, {"own", sample}}
 }
 
 // TestHandoffClaudeCodeCLI: the real Claude Code resumes a handed-off
@@ -136,15 +148,19 @@ func resumeTwice(t *testing.T, fx *fixture, out handoffJSON, srv interface{ Requ
 // second turn appends to the same file.
 func TestHandoffClaudeCodeCLI(t *testing.T) {
 	bin := agentclitest.Install(t, agentclitest.ClaudeCode)
-	fx := newFixture(t)
-	out := handoffFor(t, fx, importer.ClaudeCode)
-	srv := anthropictest.NewServer()
-	defer srv.Close()
-	env := agentclitest.Env(fx.home, "ANTHROPIC_BASE_URL="+srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1")
-	resumeTwice(t, fx, out, srv, filepath.Join(fx.home, ".claude", "projects"), "*/*.jsonl", func(prompt string) string {
-		return agentclitest.Run(t, cliTimeout, fx.project, env, bin, "-p", "--resume", out.SessionID, "--model", "claude-sonnet-4-5", prompt)
-	})
+	for _, src := range handoffCLISources(agentSessions + "/claude-code/spotter/tool_heavy.jsonl") {
+		t.Run(src.name, func(t *testing.T) {
+			fx := newFixture(t)
+			out := handoffFor(t, fx, importer.ClaudeCode, src.sample)
+			srv := anthropictest.NewServer()
+			defer srv.Close()
+			env := agentclitest.Env(fx.home, "ANTHROPIC_BASE_URL="+srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1")
+			resumeTwice(t, fx, out, srv, filepath.Join(fx.home, ".claude", "projects"), "*/*.jsonl", func(prompt string) string {
+				return agentclitest.Run(t, cliTimeout, fx.project, env, bin, "-p", "--resume", out.SessionID, "--model", "claude-sonnet-4-5", prompt)
+			})
+		})
+	}
 }
 
 // TestHandoffCodexCLI: the real Codex CLI resumes a handed-off session
@@ -152,29 +168,25 @@ func TestHandoffClaudeCodeCLI(t *testing.T) {
 // history, and a second turn appends to the same rollout.
 func TestHandoffCodexCLI(t *testing.T) {
 	bin := agentclitest.Install(t, agentclitest.Codex)
-	fx := newFixture(t)
-	out := handoffFor(t, fx, importer.Codex)
-	srv := agentclitest.NewResponses()
-	defer srv.Close()
-	codexHome := filepath.Join(fx.home, ".codex")
-	config := `model = "gpt-fake"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = "` + srv.URL + `/v1"
-wire_api = "responses"
-env_key = "FAKE_OPENAI_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-`
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
+	for _, src := range handoffCLISources(agentSessions + "/codex/vibecodingtracker-codex.jsonl") {
+		t.Run(src.name, func(t *testing.T) {
+			fx := newFixture(t)
+			out := handoffFor(t, fx, importer.Codex, src.sample)
+			srv := agentclitest.NewResponses()
+			defer srv.Close()
+			codexHome := filepath.Join(fx.home, ".codex")
+			config := strings.Join([]string{`model = "gpt-fake"`, `model_provider = "fake"`, `[model_providers.fake]`, `name = "fake"`,
+				`base_url = "` + srv.URL + `/v1"`, `wire_api = "responses"`, `env_key = "FAKE_OPENAI_KEY"`,
+				`request_max_retries = 0`, `stream_max_retries = 0`}, "\n")
+			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := agentclitest.Env(fx.home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
+			resumeTwice(t, fx, out, srv, filepath.Join(codexHome, "sessions"), "*/*/*/rollout-*.jsonl", func(prompt string) string {
+				return agentclitest.Run(t, cliTimeout, fx.project, env, bin, "exec", "--skip-git-repo-check", "resume", out.SessionID, prompt)
+			})
+		})
 	}
-	env := agentclitest.Env(fx.home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
-	resumeTwice(t, fx, out, srv, filepath.Join(codexHome, "sessions"), "*/*/*/rollout-*.jsonl", func(prompt string) string {
-		return agentclitest.Run(t, cliTimeout, fx.project, env, bin, "exec", "--skip-git-repo-check", "resume", out.SessionID, prompt)
-	})
 }
 
 // TestHandoffGeminiCLI: the real Gemini CLI resumes a handed-off session
@@ -182,18 +194,22 @@ stream_max_retries = 0
 // history, and a second turn appends to the same recording.
 func TestHandoffGeminiCLI(t *testing.T) {
 	bin := agentclitest.Install(t, agentclitest.Gemini)
-	fx := newFixture(t)
-	out := handoffFor(t, fx, importer.Gemini)
-	srv := agentclitest.NewGemini()
-	defer srv.Close()
-	settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
- "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
- "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}`
-	if err := os.WriteFile(filepath.Join(fx.home, ".gemini", "settings.json"), []byte(settings), 0o600); err != nil {
-		t.Fatal(err)
+	for _, src := range handoffCLISources(agentSessions + "/gemini/vibecodingtracker-gemini.jsonl") {
+		t.Run(src.name, func(t *testing.T) {
+			fx := newFixture(t)
+			out := handoffFor(t, fx, importer.Gemini, src.sample)
+			srv := agentclitest.NewGemini()
+			defer srv.Close()
+			settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, ` +
+				`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, ` +
+				`"general": {"disableAutoUpdate": true, "disableUpdateNag": true}}`
+			if err := os.WriteFile(filepath.Join(fx.home, ".gemini", "settings.json"), []byte(settings), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := agentclitest.Env(fx.home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_NO_RELAUNCH=true")
+			resumeTwice(t, fx, out, srv, filepath.Join(fx.home, ".gemini", "tmp"), "*/chats/session-*", func(prompt string) string {
+				return agentclitest.Run(t, cliTimeout, fx.project, env, bin, "--resume", out.SessionID, "-m", "gemini-2.5-flash", "-p", prompt)
+			})
+		})
 	}
-	env := agentclitest.Env(fx.home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_NO_RELAUNCH=true")
-	resumeTwice(t, fx, out, srv, filepath.Join(fx.home, ".gemini", "tmp"), "*/chats/session-*", func(prompt string) string {
-		return agentclitest.Run(t, cliTimeout, fx.project, env, bin, "--resume", out.SessionID, "-m", "gemini-2.5-flash", "-p", prompt)
-	})
 }

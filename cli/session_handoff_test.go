@@ -31,6 +31,8 @@ func allFormats(f *Factory) {
 var handoffSources = []struct{ name, tool, path string }{
 	{"loom", "loom", ""},
 	{"claude-code", importer.ClaudeCode, agentSessions + "/claude-code/spotter/tool_heavy.jsonl"},
+	// A long Claude Code 2.1 session with a compaction and sub-agents.
+	{"claude-code-long", importer.ClaudeCode, agentSessions + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
 	{"codex", importer.Codex, agentSessions + "/codex/vibecodingtracker-codex.jsonl"},
 	// A later Codex's rollout: custom tools (apply_patch), exec_command.
 	{"codex-newer", importer.Codex, "../importer/codex/testdata/newer.jsonl"},

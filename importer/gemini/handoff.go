@@ -32,7 +32,7 @@ var _ importer.Writer = Format{}
 // reads read_file calls, each with its functionResponse, and a session
 // imported from Gemini CLI keeps its calls as they were; any other tool
 // call is told as text. Reasoning is kept as thoughts, which Gemini CLI
-// shows and does not send back to its model.
+// shows and sends back to its model as thought parts, as it does its own.
 func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Handed, error) {
 	base := importer.ToolDir(h.Env, h.Home, homeEnv)
 	if base == "" {
@@ -59,10 +59,21 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 		at := e.At
 		if e.Role == loom.RoleUser {
 			var content []any
+			var texts []string
 			for _, p := range e.Parts {
 				content = append(content, map[string]any{"text": p.Text})
+				texts = append(texts, p.Text)
 			}
-			recs = append(recs, map[string]any{"id": uuid.NewString(), "timestamp": importer.Stamp(at), "type": "user", "content": content})
+			r := map[string]any{"id": uuid.NewString(), "timestamp": importer.Stamp(at), "type": "user", "content": content}
+			if t := strings.TrimSpace(strings.Join(texts, "")); strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") {
+				// Gemini CLI leaves a prompt that opens like one of its
+				// commands (/… or ?…) out of the history it resumes: the
+				// model is sent it as something the user typed, and the
+				// user is shown it as typed.
+				r["displayContent"] = content
+				r["content"] = []any{map[string]any{"text": "The user typed: " + strings.Join(texts, "\n\n")}}
+			}
+			recs = append(recs, r)
 			continue
 		}
 		// A record is text and thoughts, then the calls made after them;
