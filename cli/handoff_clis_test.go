@@ -50,7 +50,7 @@ func handedHistory(t *testing.T, fx *fixture, id string) []string {
 
 // checkSent checks that one of the requests the fake model received
 // holds prompt and the whole handed-off history.
-func checkSent(t *testing.T, srv interface{ Requests() []providertest.Request }, prompt string, want []string) {
+func checkSent(t *testing.T, srv requester, prompt string, want []string) {
 	t.Helper()
 	var best string
 	for _, r := range srv.Requests() {
@@ -92,7 +92,7 @@ func handoffFor(t *testing.T, fx *fixture, tool, sample string) handoffJSON {
 // file of the tool under root, matching glob, holds either), and that
 // importing the tool's sessions from root brings the session back as a
 // fork of the original holding them.
-func resumeTwice(t *testing.T, fx *fixture, out handoffJSON, srv interface{ Requests() []providertest.Request }, root, glob string, run func(prompt string) string) {
+func resumeTwice(t *testing.T, fx *fixture, out handoffJSON, srv requester, root, glob string, run func(prompt string) string) {
 	t.Helper()
 	first, second := "Which file holds the fix?", "And what should the test use?"
 	t.Logf("%s: %s", out.Tool, run(first))
@@ -137,79 +137,102 @@ func resumeTwice(t *testing.T, fx *fixture, out handoffJSON, srv interface{ Requ
 	}
 }
 
-// handoffCLISources are the sessions each real agent resumes: loom's own,
-// and one imported from a sample of the agent's own files.
-func handoffCLISources(sample string) []struct{ name, sample string } {
-	return []struct{ name, sample string }{{"loom", ""}, {"own", sample}}
+// requester is a fake model server: what it was asked.
+type requester interface{ Requests() []providertest.Request }
+
+// realAgent is how a test runs one agent against a fake model server.
+type realAgent struct {
+	pkg    agentclitest.Package
+	tool   string
+	sample string // a file of the agent's own, imported and handed back
+	// start starts the fake model server for the agent, writes the
+	// agent's settings under home, and returns the server, the
+	// environment to run the agent in, and where its session files are
+	// (a root and a glob under it).
+	start func(t *testing.T, home string) (srv requester, env []string, root, glob string)
+	// args resumes session id with prompt, without a terminal.
+	args func(id, prompt string) []string
 }
 
-// TestHandoffClaudeCodeCLI: the real Claude Code resumes a handed-off
-// session non-interactively, sends the model the whole history, and a
-// second turn appends to the same file.
-func TestHandoffClaudeCodeCLI(t *testing.T) {
-	bin := agentclitest.Install(t, agentclitest.ClaudeCode)
-	for _, src := range handoffCLISources(agentSessions + "/claude-code/spotter/tool_heavy.jsonl") {
-		t.Run(src.name, func(t *testing.T) {
-			fx := newFixture(t)
-			out := handoffFor(t, fx, importer.ClaudeCode, src.sample)
-			srv := anthropictest.NewServer()
-			defer srv.Close()
-			env := agentclitest.Env(fx.home, "ANTHROPIC_BASE_URL="+srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
-				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1")
-			resumeTwice(t, fx, out, srv, filepath.Join(fx.home, ".claude", "projects"), "*/*.jsonl", func(prompt string) string {
-				return agentclitest.Run(t, cliTimeout, fx.project, env, bin, "-p", "--resume", out.SessionID, "--model", "claude-sonnet-4-5", prompt)
-			})
-		})
+var realAgents = []realAgent{{
+	pkg: agentclitest.ClaudeCode, tool: importer.ClaudeCode, sample: agentSessions + "/claude-code/spotter/tool_heavy.jsonl",
+	start: func(t *testing.T, home string) (requester, []string, string, string) {
+		srv := anthropictest.NewServer()
+		t.Cleanup(srv.Close)
+		env := agentclitest.Env(home, "ANTHROPIC_BASE_URL="+srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1")
+		return srv, env, filepath.Join(home, ".claude", "projects"), "*/*.jsonl"
+	},
+	args: func(id, prompt string) []string {
+		return []string{"-p", "--resume", id, "--model", "claude-sonnet-4-5", prompt}
+	},
+}, {
+	pkg: agentclitest.Codex, tool: importer.Codex, sample: agentSessions + "/codex/vibecodingtracker-codex.jsonl",
+	start: func(t *testing.T, home string) (requester, []string, string, string) {
+		srv := agentclitest.NewResponses()
+		t.Cleanup(srv.Close)
+		codexHome := filepath.Join(home, ".codex")
+		writeSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
+			`model = "gpt-fake"`, `model_provider = "fake"`, `[model_providers.fake]`, `name = "fake"`,
+			`base_url = "` + srv.URL + `/v1"`, `wire_api = "responses"`, `env_key = "FAKE_OPENAI_KEY"`,
+			`request_max_retries = 0`, `stream_max_retries = 0`}, "\n"))
+		env := agentclitest.Env(home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
+		return srv, env, filepath.Join(codexHome, "sessions"), "*/*/*/rollout-*.jsonl"
+	},
+	args: func(id, prompt string) []string {
+		return []string{"exec", "--skip-git-repo-check", "resume", id, prompt}
+	},
+}, {
+	pkg: agentclitest.Gemini, tool: importer.Gemini, sample: agentSessions + "/gemini/vibecodingtracker-gemini.jsonl",
+	start: func(t *testing.T, home string) (requester, []string, string, string) {
+		srv := agentclitest.NewGemini()
+		t.Cleanup(srv.Close)
+		writeSettings(t, filepath.Join(home, ".gemini", "settings.json"),
+			`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, `+
+				`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, `+
+				`"general": {"disableAutoUpdate": true, "disableUpdateNag": true}}`)
+		env := agentclitest.Env(home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_NO_RELAUNCH=true")
+		return srv, env, filepath.Join(home, ".gemini", "tmp"), "*/chats/session-*"
+	},
+	args: func(id, prompt string) []string {
+		return []string{"--resume", id, "-m", "gemini-2.5-flash", "-p", prompt}
+	},
+}}
+
+func writeSettings(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 
-// TestHandoffCodexCLI: the real Codex CLI resumes a handed-off session
-// non-interactively (codex exec resume), sends the model the whole
-// history, and a second turn appends to the same rollout.
-func TestHandoffCodexCLI(t *testing.T) {
-	bin := agentclitest.Install(t, agentclitest.Codex)
-	for _, src := range handoffCLISources(agentSessions + "/codex/vibecodingtracker-codex.jsonl") {
-		t.Run(src.name, func(t *testing.T) {
-			fx := newFixture(t)
-			out := handoffFor(t, fx, importer.Codex, src.sample)
-			srv := agentclitest.NewResponses()
-			defer srv.Close()
-			codexHome := filepath.Join(fx.home, ".codex")
-			config := strings.Join([]string{`model = "gpt-fake"`, `model_provider = "fake"`, `[model_providers.fake]`, `name = "fake"`,
-				`base_url = "` + srv.URL + `/v1"`, `wire_api = "responses"`, `env_key = "FAKE_OPENAI_KEY"`,
-				`request_max_retries = 0`, `stream_max_retries = 0`}, "\n")
-			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
-				t.Fatal(err)
+// TestHandoffRealCLIs: each real agent (Claude Code: claude -p --resume;
+// Codex CLI: codex exec resume; Gemini CLI: gemini --resume … -p),
+// installed from npm and run offline against a fake model server,
+// resumes a handed-off session (loom's own, and one imported from the
+// agent's own files), sends the model the whole history, appends a
+// second turn to the same file, and comes back through import as a fork.
+func TestHandoffRealCLIs(t *testing.T) {
+	for _, a := range realAgents {
+		t.Run(a.tool, func(t *testing.T) {
+			bin := agentclitest.Install(t, a.pkg)
+			for _, sample := range []string{"", a.sample} {
+				name := "loom"
+				if sample != "" {
+					name = "own"
+				}
+				t.Run(name, func(t *testing.T) {
+					fx := newFixture(t)
+					out := handoffFor(t, fx, a.tool, sample)
+					srv, env, root, glob := a.start(t, fx.home)
+					resumeTwice(t, fx, out, srv, root, glob, func(prompt string) string {
+						return agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.args(out.SessionID, prompt)...)
+					})
+				})
 			}
-			env := agentclitest.Env(fx.home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
-			resumeTwice(t, fx, out, srv, filepath.Join(codexHome, "sessions"), "*/*/*/rollout-*.jsonl", func(prompt string) string {
-				return agentclitest.Run(t, cliTimeout, fx.project, env, bin, "exec", "--skip-git-repo-check", "resume", out.SessionID, prompt)
-			})
-		})
-	}
-}
-
-// TestHandoffGeminiCLI: the real Gemini CLI resumes a handed-off session
-// non-interactively (gemini --resume ID -p), sends the model the whole
-// history, and a second turn appends to the same recording.
-func TestHandoffGeminiCLI(t *testing.T) {
-	bin := agentclitest.Install(t, agentclitest.Gemini)
-	for _, src := range handoffCLISources(agentSessions + "/gemini/vibecodingtracker-gemini.jsonl") {
-		t.Run(src.name, func(t *testing.T) {
-			fx := newFixture(t)
-			out := handoffFor(t, fx, importer.Gemini, src.sample)
-			srv := agentclitest.NewGemini()
-			defer srv.Close()
-			settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, ` +
-				`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, ` +
-				`"general": {"disableAutoUpdate": true, "disableUpdateNag": true}}`
-			if err := os.WriteFile(filepath.Join(fx.home, ".gemini", "settings.json"), []byte(settings), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			env := agentclitest.Env(fx.home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_NO_RELAUNCH=true")
-			resumeTwice(t, fx, out, srv, filepath.Join(fx.home, ".gemini", "tmp"), "*/chats/session-*", func(prompt string) string {
-				return agentclitest.Run(t, cliTimeout, fx.project, env, bin, "--resume", out.SessionID, "-m", "gemini-2.5-flash", "-p", prompt)
-			})
 		})
 	}
 }
