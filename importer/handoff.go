@@ -398,16 +398,17 @@ func ToolRecord(p loom.Part) string {
 	return b.String()
 }
 
+// compactJSON is raw on one line, with <, > and & as they are: text a
+// model reads, not HTML.
 func compactJSON(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "{}"
 	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
 		return string(raw)
 	}
-	b, _ := json.Marshal(v)
-	return string(b)
+	return b.String()
 }
 
 var safeCallID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
