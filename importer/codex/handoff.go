@@ -106,16 +106,18 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 // (the call itself when own says it is Codex's); no name when Codex has
 // no such tool.
 func cxTool(p loom.Part, own bool) (string, string) {
-	if cmd, ok := importer.ShellCommand(p); ok {
-		args, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", cmd}})
-		return "shell", string(args)
-	}
-	if own {
+	if own && p.Name != "local_shell" {
+		// Its own call, arguments and all (a shell call's workdir and
+		// timeout too); a local_shell_call has no function form.
 		args := string(p.Input)
 		if args == "" {
 			args = "{}"
 		}
 		return p.Name, args
+	}
+	if cmd, ok := importer.ShellCommand(p); ok {
+		args, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", cmd}})
+		return "shell", string(args)
 	}
 	return "", ""
 }
@@ -123,7 +125,7 @@ func cxTool(p loom.Part, own bool) (string, string) {
 // freeform is the text input of a call to one of Codex's own custom
 // tools (which the import keeps as {"input": text}), when p is one.
 func freeform(p loom.Part, own bool) (string, bool) {
-	if !own || p.Name == "shell" {
+	if !own || p.Name == "shell" || p.Name == "local_shell" {
 		return "", false
 	}
 	var in map[string]json.RawMessage
