@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/google/uuid"
 
@@ -19,19 +21,45 @@ var _ importer.Writer = Format{}
 // wrote it: the format of the 2.1 releases, which it follows.
 const handoffVersion = "2.1.39"
 
+// maxSlug is the longest project directory name Claude Code uses whole.
+const maxSlug = 200
+
 // ProjectSlug is the name of the directory under projects/ where Claude
-// Code keeps the sessions of the working directory dir: dir with every
-// character other than a letter or digit replaced by '-'.
+// Code keeps the sessions of the working directory dir, as Claude Code
+// makes it: dir with every UTF-16 code unit other than an ASCII letter
+// or digit replaced by '-' (a character outside the Basic Multilingual
+// Plane is two), and a name longer than 200 cut there and followed by
+// '-' and a hash of dir in base 36.
 func ProjectSlug(dir string) string {
 	var b strings.Builder
 	for _, r := range dir {
-		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+		switch {
+		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
 			b.WriteRune(r)
-		} else {
+		case r >= 0x10000:
+			b.WriteString("--")
+		default:
 			b.WriteByte('-')
 		}
 	}
-	return b.String()
+	slug := b.String()
+	if len(slug) <= maxSlug {
+		return slug
+	}
+	// Java's string hash over UTF-16 code units, in 32 bits, as Claude
+	// Code computes it.
+	var h int32
+	for _, u := range utf16.Encode([]rune(dir)) {
+		h = h<<5 - h + int32(u)
+	}
+	return slug[:maxSlug] + "-" + strconv.FormatInt(abs(int64(h)), 36)
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // Handoff writes h as a new Claude Code session,
