@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/mcp"
 )
 
@@ -64,6 +66,20 @@ func mcpRun(ctx context.Context, opts *MCPOptions) error {
 		Version: f.Version,
 		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
 		Logger:  slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	switch c, err := config.Load(d.ConfigFile(), f.env); {
+	case err != nil:
+		// The history tools need no configuration: serve them, and say
+		// why handoff is not offered.
+		fmt.Fprintf(f.IO.ErrOut, "loom mcp: %s; the handoff tool is off\n", loom.ErrorMessage(err))
+	case c.MCP.Handoff:
+		h := &mcp.Handoff{Env: f.env, Home: f.home()}
+		for _, fm := range f.Formats {
+			if w, ok := fm.(importer.Writer); ok {
+				h.Writers = append(h.Writers, w)
+			}
+		}
+		cfg.Handoff = h
 	}
 	// Outside a readable directory there is no default project: the
 	// tools look in every project.

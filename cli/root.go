@@ -291,6 +291,7 @@ func newCmdSession(f *Factory) *cobra.Command {
 		newCmdSessionPrune(f),
 		newCmdSessionExport(f),
 		newCmdSessionImport(f),
+		newCmdSessionHandoff(f),
 	)
 	return cmd
 }

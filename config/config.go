@@ -45,6 +45,17 @@ type Config struct {
 	// MCPServers are MCP servers whose tools the agent offers the model
 	// next to its own, by name ([mcp_servers.NAME]).
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
+
+	// MCP sets what `loom mcp` offers ([mcp]).
+	MCP MCPSettings `toml:"mcp"`
+}
+
+// MCPSettings are the [mcp] settings of `loom mcp`.
+type MCPSettings struct {
+	// Handoff offers the handoff tool, which writes sessions of other
+	// agents (Claude Code, Codex CLI, Gemini CLI) into their directories;
+	// off by default, since it writes files.
+	Handoff bool `toml:"handoff"`
 }
 
 // MCPServer is how to reach one MCP server: a command to start (it

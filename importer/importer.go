@@ -5,7 +5,9 @@
 // loom's domain types and nothing else; this package holds what they
 // share: the types a reader returns, reading lines with bounds, walking
 // directories, knowing what was imported from where, writing to the
-// store, the report, and following files as they change.
+// store, the report, and following files as they change. The other way,
+// a Format that is also a Writer writes a loom session as a new session
+// of its tool, to continue there (handoff.go: what every writer shares).
 package importer
 
 import (
@@ -97,7 +99,10 @@ type Session struct {
 	Model    string
 	Provider string
 	// Path is the file the session was read from.
-	Path      string
+	Path string
+	// Origin names the loom session a handed-off file continues (see
+	// Handoff); the importer makes the session a fork of it.
+	Origin    *Origin
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	// Messages in order, each with its source id (ID), role, parts,

@@ -84,7 +84,14 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 		if kind == "" {
 			kind = loom.KindMain
 		}
-		if kind != loom.KindMain {
+		if kind == loom.KindMain && s.Origin != nil && p.existing == nil {
+			if parentID, err = im.origin(ctx, s.Origin); err != nil {
+				return err
+			}
+			if parentID != "" {
+				kind, s.ForkTurn = loom.KindFork, s.Origin.Turn
+			}
+		} else if kind != loom.KindMain {
 			parentID, err = im.parent(ctx, tool, s.ParentSourceID, tr.ids)
 			if err != nil {
 				return err
@@ -234,6 +241,25 @@ func (im *Importer) parent(ctx context.Context, tool, src string, ids map[string
 	}
 	ids[src] = p.ID
 	return p.ID, nil
+}
+
+// origin is the id of the loom session a handed-off file continues,
+// when it is still this user's; empty when it is gone (the session
+// comes in as a main session of its own).
+func (im *Importer) origin(ctx context.Context, o *Origin) (string, error) {
+	if o.SessionID == "" {
+		return "", nil
+	}
+	x, err := im.Store.Session(ctx, o.SessionID)
+	switch {
+	case loom.ErrorCode(err) == loom.ENOTFOUND:
+		return "", nil
+	case err != nil:
+		return "", err
+	case x.UserID != im.UserID || x.DeletedAt != nil:
+		return "", nil
+	}
+	return x.ID, nil
 }
 
 // NoResult is the error of an imported tool call whose result is not in

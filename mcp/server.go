@@ -7,7 +7,8 @@
 //
 // The tools read through loom.Store like every other edge: no SQL of
 // their own, no session lock ever taken, and only memory writes (to the
-// memory files, never to sessions). Every result is bounded, and every
+// memory files, never to sessions) — and handoff, when the configuration
+// turns it on, which writes another agent's session files. Every result is bounded, and every
 // bad argument or failed read is a tool error whose text tells the model
 // what to do instead; the server itself keeps answering.
 package mcp
@@ -48,6 +49,9 @@ type Config struct {
 	Logger *slog.Logger
 	// CallTimeout bounds one tool call (default 15s).
 	CallTimeout time.Duration
+	// Handoff, when set, offers the handoff tool, which writes another
+	// agent's session files; nil leaves it out.
+	Handoff *Handoff
 	// MaxFrameBytes bounds one message read by Serve (default
 	// DefaultMaxFrameBytes); a longer one is refused and skipped.
 	MaxFrameBytes int
@@ -106,7 +110,11 @@ type result struct {
 type tools struct{ cfg Config }
 
 func (t *tools) all() []tool {
-	return []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.memory()}
+	all := []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.memory()}
+	if t.cfg.Handoff != nil && len(t.cfg.Handoff.Writers) > 0 {
+		all = append(all, t.handoff())
+	}
+	return all
 }
 
 // handler runs one tool call: it finds the user and the store, bounds

@@ -148,3 +148,21 @@ func TestSessionsTableBadSort(t *testing.T) {
 		t.Errorf("GET /?sort=colour: %d %s", resp.StatusCode, b)
 	}
 }
+
+// The session page's "Continue in…" menu shows the command that hands
+// the session to each agent.
+func TestContinueInMenu(t *testing.T) {
+	e := newEnv(t)
+	fx := seedDashboard(t, e)
+	resp := e.send("GET", "/s/"+fx.main.ID, "", nil, cookieOf(e.alice))
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET: %d %s", resp.StatusCode, body)
+	}
+	for _, tool := range []string{"claude-code", "codex", "gemini"} {
+		if want := "loom session handoff " + fx.main.ID + " --to " + tool; !bytes.Contains(body, []byte(want)) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

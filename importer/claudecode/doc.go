@@ -93,4 +93,12 @@
 // Tested on files written by Claude Code 1.0.98, 1.0.108, 2.0.28, 2.1.38
 // and 2.1.39, and, for a /compact without a compaction agent's file, on
 // a hand-written file of 2.1's format.
+//
+// # Writing
+//
+// Format is also an importer.Writer: Handoff writes a loom session as a
+// new Claude Code session that `claude --resume` continues (see its
+// documentation and docs/handoff.md). A file whose first line carries
+// loomHandoff (what Handoff writes) is read with that loom session as
+// its Origin, so that the import makes it a fork of it.
 package claudecode

@@ -57,7 +57,10 @@ type rawLine struct {
 		AgentID string `json:"agentId"`
 	} `json:"data"`
 	ParentToolUseID string `json:"parentToolUseID"`
-	Attachment      *struct {
+	// LoomHandoff marks a session loom wrote for Claude Code to
+	// continue (importer.OriginField).
+	LoomHandoff *importer.Origin `json:"loomHandoff"`
+	Attachment  *struct {
 		Type string `json:"type"`
 	} `json:"attachment"`
 }

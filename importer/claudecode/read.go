@@ -192,9 +192,16 @@ func (rd *reader) sessionBundle(paths []string) error {
 	for _, top := range tops {
 		all = append(all, leaves[top]...)
 	}
+	for _, n := range f.nodes {
+		if n.LoomHandoff != nil && n.LoomHandoff.SessionID != "" {
+			base.Origin = n.LoomHandoff
+			break
+		}
+	}
 	if len(all) > 0 {
 		rd.sessions(mainTree, mb, all, base, &f.titles, f.nodes)
 	}
+	base.Origin = nil
 	byTop := recsByTop(sideTree)
 	for i, top := range sideTops {
 		s := base

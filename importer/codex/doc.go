@@ -134,4 +134,12 @@
 // added later (forks, sub-agents, compaction, custom tools, the
 // multi-agent v2 rollouts of 0.146), on hand-written files following the
 // format of the versions since.
+//
+// # Writing
+//
+// Format is also an importer.Writer: Handoff writes a loom session as a
+// new rollout that `codex resume` continues (see its documentation and
+// docs/handoff.md). A rollout whose session_meta carries loom_handoff
+// (what Handoff writes) is read with that loom session as its Origin, so
+// that the import makes it a fork of it.
 package codex

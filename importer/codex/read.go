@@ -407,6 +407,9 @@ func (rd *reader) start(recs []rec) {
 			s.GitBranch = m.Git.Branch
 		}
 		rd.subagent = subagentSource(m.Source)
+		if m.LoomHandoff != nil && m.LoomHandoff.SessionID != "" {
+			s.Origin = m.LoomHandoff
+		}
 	}
 	s.SourceID = oneLine(s.SourceID)
 	if s.SourceID == "" {

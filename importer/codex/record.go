@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/loomhq/loom/importer"
 )
 
 // line is the envelope of one rollout line: {timestamp, type, payload}.
@@ -35,6 +37,9 @@ type sessionMeta struct {
 	Git              *struct {
 		Branch string `json:"branch"`
 	} `json:"git"`
+	// LoomHandoff marks a session loom wrote for Codex to continue
+	// (importer.OriginFieldSnake).
+	LoomHandoff *importer.Origin `json:"loom_handoff"`
 }
 
 // turnContext is a turn_context payload: the settings of a turn.

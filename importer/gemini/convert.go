@@ -111,6 +111,9 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 	if kind == loom.KindSubagent {
 		s.ParentSourceID = parentID
 	}
+	if kind == loom.KindMain && rec.hdr.LoomHandoff != nil && rec.hdr.LoomHandoff.SessionID != "" {
+		s.Origin = rec.hdr.LoomHandoff
+	}
 	if rec.hdr.Summary != nil {
 		s.Title = *rec.hdr.Summary
 	}

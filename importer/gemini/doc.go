@@ -123,4 +123,12 @@
 // tool. A sub-agent recording of a version that kept it beside its parent
 // as an ordinary session file (kind "subagent" in chats/) names no parent
 // and is imported as a main session.
+//
+// # Writing
+//
+// Format is also an importer.Writer: Handoff writes a loom session as a
+// new recording that `gemini --resume` continues (see its documentation
+// and docs/handoff.md). A recording whose header carries loomHandoff
+// (what Handoff writes) is read with that loom session as its Origin, so
+// that the import makes it a fork of it.
 package gemini

@@ -394,6 +394,9 @@ func (r *reader) applyHeader(rec *recording, h header) {
 	if h.ProjectHash != "" {
 		rec.hdr.ProjectHash = h.ProjectHash
 	}
+	if h.LoomHandoff != nil && rec.hdr.LoomHandoff == nil {
+		rec.hdr.LoomHandoff = h.LoomHandoff
+	}
 	if h.StartTime != "" {
 		rec.hdr.StartTime = h.StartTime
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/loomhq/loom/importer"
 )
 
 // header is a recording's metadata: the first line of a JSONL file, the
@@ -18,6 +20,9 @@ type header struct {
 	Directories []string `json:"directories"`
 	ProjectRoot string   `json:"projectRoot"`
 	Kind        string   `json:"kind"`
+	// LoomHandoff marks a session loom wrote for Gemini CLI to continue
+	// (importer.OriginField).
+	LoomHandoff *importer.Origin `json:"loomHandoff"`
 }
 
 // message is one conversation record: a user prompt, a model reply, or a

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/human"
+)
+
+// HandoffOptions are the options of `loom session handoff`.
+type HandoffOptions struct {
+	f   *Factory
+	Ref string
+	To  string
+	Dir string
+	// Last keeps only the last Last turns; 0 keeps them all.
+	Last int
+}
+
+func newCmdSessionHandoff(f *Factory) *cobra.Command {
+	opts := &HandoffOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "handoff REF --to TOOL",
+		Short: "Continue a session in Claude Code, Codex CLI or Gemini CLI",
+		Long: `Write REF as a new session of another agent, in that agent's own format and
+place, and print the command that resumes it there. TOOL is claude-code,
+codex or gemini. Any session works: loom's own, or one imported from any
+tool.
+
+The agent gets every user prompt, every reply and every tool call with
+its result: a shell command or a file read as the agent's own tool call,
+any other tool as a text record of what ran and its output. System
+messages (context another tool injected) are not carried, nor reasoning
+the agent cannot take back unsigned; the output counts what was left out.
+
+The session is written for the project directory DIR (default: the
+session's project root), where the resume command runs. Once the agent
+has continued it, loom session import --from TOOL brings it back as a
+fork of REF.`,
+		Example: `  loom session handoff 0196a3b2 --to claude-code
+  loom session handoff "flaky test" --to codex --last 5
+  loom session handoff cli:api --to gemini --dir ~/src/api --json`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			if opts.To == "" {
+				return usageErrorf("--to is required: %s", strings.Join(handoffTools(f), ", "))
+			}
+			if cmd.Flags().Changed("last") && opts.Last < 1 {
+				return usageErrorf("--last must be 1 or more")
+			}
+			return handoffRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.To, "to", "", "the agent to continue in: `TOOL` is claude-code, codex or gemini")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "project `DIR` the agent continues in (default: the session's project root)")
+	cmd.Flags().IntVar(&opts.Last, "last", 0, "carry only the last `N` turns")
+	return cmd
+}
+
+// handoffTools are the tools a session can be handed to.
+func handoffTools(f *Factory) []string {
+	var names []string
+	for _, fm := range f.Formats {
+		if _, ok := fm.(importer.Writer); ok {
+			names = append(names, fm.Tool())
+		}
+	}
+	return names
+}
+
+func handoffRun(ctx context.Context, opts *HandoffOptions) error {
+	f := opts.f
+	var w importer.Writer
+	for _, fm := range f.Formats {
+		if x, ok := fm.(importer.Writer); ok && fm.Tool() == opts.To {
+			w = x
+		}
+	}
+	if w == nil {
+		return usageErrorf("--to %q: want %s", opts.To, strings.Join(handoffTools(f), ", "))
+	}
+	st, s, err := f.ReadSession(ctx, opts.Ref)
+	if err != nil {
+		return err
+	}
+	dir := ""
+	if opts.Dir != "" {
+		if dir, err = f.absPath(opts.Dir); err != nil {
+			return err
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usageErrorf("--dir %s: no such directory", opts.Dir)
+		}
+	}
+	rep, err := importer.HandOff(ctx, st, s, w, importer.HandoffOptions{Dir: dir, Last: opts.Last, Env: f.env, Home: f.home(), Now: f.now()})
+	if loom.ErrorCode(err) == loom.EINVALID {
+		// What cannot be handed off is the user's input to mend.
+		return usageErrorf("%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one with --dir", 1))
+	}
+	if err != nil {
+		return err
+	}
+	if f.JSON() {
+		return writeJSON(f.IO.Out, rep)
+	}
+	return printHandoff(f, s, rep)
+}
+
+func printHandoff(f *Factory, s *loom.Session, rep *importer.HandoffReport) error {
+	out := f.IO.Out
+	cs := f.IO.ColorScheme()
+	fmt.Fprintf(out, "Handed %s to %s: %s", sessionLabel(s), rep.Tool, human.Plural(rep.Messages, "message"))
+	if n := rep.ToolCalls + rep.ToolRecords; n > 0 {
+		fmt.Fprintf(out, ", %s", human.Plural(n, "tool call"))
+		if rep.ToolRecords > 0 {
+			fmt.Fprintf(out, " (%d as text records: tools %s does not have)", rep.ToolRecords, rep.Tool)
+		}
+	}
+	fmt.Fprintln(out, ".")
+	switch {
+	case rep.FirstTurn > 1 && rep.FirstTurn == rep.LastTurn:
+		fmt.Fprintf(out, "Only the last turn was carried (turn %d of %d).\n", rep.LastTurn, rep.Turns)
+	case rep.FirstTurn > 1:
+		fmt.Fprintf(out, "Only the last %d turns were carried (turns %d–%d of %d).\n", rep.LastTurn-rep.FirstTurn+1, rep.FirstTurn, rep.LastTurn, rep.Turns)
+	}
+	if len(rep.Dropped) > 0 {
+		var kinds []string
+		for k := range rep.Dropped {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		var parts []string
+		for _, k := range kinds {
+			parts = append(parts, droppedLabel(k, rep.Dropped[k]))
+		}
+		fmt.Fprintf(out, "Not carried: %s.\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(out, "Wrote %s\n", rep.Path)
+	fmt.Fprintf(out, "Resume it with:\n  %s\n", cs.Bold(rep.Resume))
+	return nil
+}
+
+// droppedLabel says how many of a kind of thing were not carried.
+func droppedLabel(kind string, n int) string {
+	switch kind {
+	case "system":
+		return human.Plural(n, "system message")
+	case "reasoning":
+		return human.Plural(n, "reasoning part")
+	case "file":
+		return human.Plural(n, "attached file")
+	case "agent":
+		return human.Plural(n, "sub-agent link")
+	case "error":
+		return human.Plural(n, "failed reply")
+	}
+	return fmt.Sprintf("%d %s", n, kind)
+}

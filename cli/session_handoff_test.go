@@ -1,0 +1,449 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/gemini"
+	"github.com/loomhq/loom/importer/opencode"
+)
+
+// agentSessions is the shared folder of real session files of the tools.
+const agentSessions = "../../shared/testdata/agent-sessions"
+
+func allFormats(f *Factory) {
+	f.Formats = []importer.Format{claudecode.Format{}, codex.Format{}, gemini.Format{}, opencode.Format{}}
+}
+
+// handoffSources are sessions of every kind loom holds: its own, and one
+// imported from each tool's sample files.
+var handoffSources = []struct{ name, tool, path string }{
+	{"loom", "loom", ""},
+	{"claude-code", importer.ClaudeCode, agentSessions + "/claude-code/spotter/tool_heavy.jsonl"},
+	// A long Claude Code 2.1 session with a compaction and sub-agents.
+	{"claude-code-long", importer.ClaudeCode, agentSessions + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
+	{"codex", importer.Codex, agentSessions + "/codex/vibecodingtracker-codex.jsonl"},
+	// A later Codex's rollout: custom tools (apply_patch), exec_command.
+	{"codex-newer", importer.Codex, "../importer/codex/testdata/newer.jsonl"},
+	{"gemini", importer.Gemini, agentSessions + "/gemini/vibecodingtracker-gemini.jsonl"},
+	{"opencode", importer.Opencode, "../importer/opencode/testdata/data"},
+}
+
+// sourceSession is the session of the fixture a test hands off: loom's
+// own main session, or the longest main session imported from path.
+func sourceSession(t *testing.T, fx *fixture, tool, path string) *loom.Session {
+	t.Helper()
+	if tool == "loom" {
+		return fx.main
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		t.Skipf("no sample files of %s here: %v", tool, err)
+	}
+	r := fx.runWith(t, runOpts{before: allFormats}, "session", "import", "--from", tool, abs)
+	if r.code != 0 {
+		t.Fatalf("import %s: exit %d: %s", tool, r.code, r.stderr)
+	}
+	ss := decodeJSON[[]*loom.Session](t, fx.mustRun(t, "session", "list", "-a", "--surface", tool, "--json"))
+	var best *loom.Session
+	for _, s := range ss {
+		if s.Kind == loom.KindMain && (best == nil || s.MessageCount > best.MessageCount) {
+			best = s
+		}
+	}
+	if best == nil {
+		t.Fatalf("nothing imported from %s", path)
+	}
+	return best
+}
+
+// handoffJSON is what `session handoff --json` prints.
+type handoffJSON struct {
+	Tool        string         `json:"tool"`
+	Path        string         `json:"path"`
+	SessionID   string         `json:"session_id"`
+	Resume      string         `json:"resume"`
+	From        string         `json:"from_session_id"`
+	Dir         string         `json:"dir"`
+	Messages    int            `json:"messages"`
+	ToolCalls   int            `json:"tool_calls"`
+	ToolRecords int            `json:"tool_records"`
+	Dropped     map[string]int `json:"dropped"`
+	FirstTurn   int            `json:"first_turn"`
+	LastTurn    int            `json:"last_turn"`
+	Turns       int            `json:"turns"`
+}
+
+func formatOf(t *testing.T, tool string) importer.Format {
+	t.Helper()
+	f := &Factory{}
+	allFormats(f)
+	for _, fm := range f.Formats {
+		if fm.Tool() == tool {
+			return fm
+		}
+	}
+	t.Fatalf("no format %s", tool)
+	return nil
+}
+
+// readBack reads a handed-off file with loom's own reader of its tool.
+func readBack(t *testing.T, tool, path string) *importer.Session {
+	t.Helper()
+	res, err := formatOf(t, tool).Read(context.Background(), importer.Bundle{Files: []string{path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) > 0 {
+		t.Errorf("reading the handed-off file back: %v", res.Problems)
+	}
+	if len(res.Sessions) != 1 {
+		t.Fatalf("the handed-off file holds %d sessions, want 1", len(res.Sessions))
+	}
+	return res.Sessions[0]
+}
+
+// TestHandoffMatrix hands a session of every source (loom's own, and one
+// imported from each of the four tools) to each of the three targets,
+// and reads the written file back with loom's reader of the target:
+// every user prompt, every reply's text and every tool call with its
+// result must be there, as a call of the target's own or as a text
+// record of it.
+func TestHandoffMatrix(t *testing.T) {
+	targets := []string{importer.ClaudeCode, importer.Codex, importer.Gemini}
+	for _, src := range handoffSources {
+		t.Run(src.name, func(t *testing.T) {
+			fx := newFixture(t)
+			s := sourceSession(t, fx, src.tool, src.path)
+			st := fx.openStore(t)
+			msgs, err := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			for _, to := range targets {
+				t.Run(to, func(t *testing.T) {
+					args := []string{"session", "handoff", s.ID, "--to", to, "--json"}
+					if src.tool != "loom" {
+						args = append(args, "--dir", fx.project) // the sample's own directory is not on this machine
+					}
+					r := fx.runWith(t, runOpts{before: allFormats}, args...)
+					if r.code != 0 {
+						t.Fatalf("handoff: exit %d: %s", r.code, r.stderr)
+					}
+					out := decodeJSON[handoffJSON](t, r.stdout)
+					if out.Tool != to || out.From != s.ID || out.SessionID == "" || !strings.Contains(out.Resume, out.SessionID) {
+						t.Errorf("report %+v", out)
+					}
+					got := readBack(t, to, out.Path)
+					if got.SourceID != out.SessionID {
+						t.Errorf("the file's session is %s, the report says %s", got.SourceID, out.SessionID)
+					}
+					if got.Origin == nil || got.Origin.SessionID != s.ID {
+						t.Errorf("the file records origin %+v, want session %s", got.Origin, s.ID)
+					}
+					t.Logf("%d messages, %d tool calls, %d as text, dropped %v", out.Messages, out.ToolCalls, out.ToolRecords, out.Dropped)
+					checkCarried(t, msgs, got, out)
+					if src.tool == to && out.ToolRecords > 0 {
+						t.Errorf("%d of %s's own tool calls told as text, want every one as a call", out.ToolRecords, to)
+					}
+				})
+			}
+		})
+	}
+}
+
+// checkCarried checks that got, read back from a handed-off file, holds
+// what the source messages say it must.
+func checkCarried(t *testing.T, src []*loom.Message, got *importer.Session, out handoffJSON) {
+	t.Helper()
+	var user, said, results strings.Builder
+	var calls []loom.Part
+	for _, m := range got.Messages {
+		for _, p := range m.Parts {
+			switch {
+			case p.Type == loom.PartText && m.Role == loom.RoleUser:
+				user.WriteString(p.Text + "\n")
+			case p.Type == loom.PartText:
+				said.WriteString(p.Text + "\n")
+			case p.Type == loom.PartTool:
+				calls = append(calls, p)
+				results.WriteString(importer.ResultText(p) + "\n")
+			}
+		}
+	}
+	wantCalls := 0
+	for _, m := range src {
+		if m.Role == loom.RoleSystem {
+			continue
+		}
+		for _, p := range m.Parts {
+			text := strings.TrimSpace(p.Text)
+			switch {
+			case p.Type == loom.PartText && text == "":
+			case p.Type == loom.PartText && (m.Role == loom.RoleUser || m.Role == loom.RoleSummary):
+				if !strings.Contains(user.String(), text) {
+					t.Errorf("prompt %.80q (seq %d) not carried", text, m.Seq)
+				}
+			case p.Type == loom.PartText:
+				if !strings.Contains(said.String(), text) {
+					t.Errorf("reply %.80q (seq %d) not carried", text, m.Seq)
+				}
+			case p.Type == loom.PartTool:
+				wantCalls++
+				if p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
+					p.Status, p.Error = loom.ToolError, loom.Interrupted
+				}
+				res := strings.TrimSpace(importer.ResultText(p))
+				if strings.Contains(said.String(), strings.TrimSpace(importer.ToolRecord(p))) {
+					continue
+				}
+				if !strings.Contains(results.String(), res) {
+					t.Errorf("tool call %s %s (seq %d) and its result %.80q not carried", p.Name, p.CallID, m.Seq, res)
+				}
+			}
+		}
+	}
+	if len(calls) != out.ToolCalls {
+		t.Errorf("the file holds %d tool calls, the report says %d", len(calls), out.ToolCalls)
+	}
+	if out.ToolCalls+out.ToolRecords != wantCalls {
+		t.Errorf("%d tool calls carried and %d as text, want %d in all", out.ToolCalls, out.ToolRecords, wantCalls)
+	}
+	for _, p := range calls {
+		if p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
+			t.Errorf("call %s read back %s", p.CallID, p.Status)
+		}
+	}
+}
+
+// TestHandoffBadInput: bad input is one line and the exit code of its
+// kind, and writes nothing.
+func TestHandoffBadInput(t *testing.T) {
+	fx := newFixture(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"session", "handoff", fx.main.ID}, 2, "--to is required: claude-code, codex, gemini"},
+		{[]string{"session", "handoff", fx.main.ID, "--to", "opencode"}, 2, `--to "opencode": want claude-code, codex, gemini`},
+		{[]string{"session", "handoff", fx.main.ID, "--to", "codex", "--last", "0"}, 2, "--last must be 1 or more"},
+		{[]string{"session", "handoff", fx.main.ID, "--to", "codex", "--dir", "nowhere"}, 2, "--dir nowhere: no such directory"},
+		{[]string{"session", "handoff", "no-such-session", "--to", "codex"}, 3, "no-such-session"},
+		{[]string{"session", "handoff", fx.tg.ID, "--to", "codex"}, 2, "has no project directory; name one with --dir"},
+	} {
+		r := fx.runWith(t, runOpts{before: allFormats}, c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line with %q", c.args[2:], r.code, r.stderr, c.code, c.want)
+		}
+	}
+	for _, d := range []string{".claude", ".codex", ".gemini"} {
+		if _, err := os.Stat(filepath.Join(fx.home, d)); err == nil {
+			t.Errorf("bad input wrote %s", d)
+		}
+	}
+}
+
+// TestHandoffLast: --last N carries the last N turns and says so.
+func TestHandoffLast(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.runWith(t, runOpts{before: allFormats}, "session", "handoff", fx.main.ID, "--to", "claude-code", "--last", "1")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		`Handed "Fix the flaky test" to claude-code: 2 messages.`,
+		"Only the last turn was carried (turn 3 of 3).",
+		"Resume it with:\n  cd " + fx.project + " && claude --resume ",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	path := strings.TrimPrefix(lines(r.stdout)[2], "Wrote ")
+	got := readBack(t, importer.ClaudeCode, path)
+	var texts []string
+	for _, m := range got.Messages {
+		texts = append(texts, m.Role+": "+m.Text())
+	}
+	want := []string{"user: thanks", "assistant: You're welcome — the fix is in clock.go."}
+	if strings.Join(texts, "|") != strings.Join(want, "|") {
+		t.Errorf("carried %q, want %q", texts, want)
+	}
+	if got.Origin == nil || got.Origin.Turn != 3 {
+		t.Errorf("origin %+v, want turn 3", got.Origin)
+	}
+	if filepath.Dir(path) != filepath.Join(fx.home, ".claude", "projects", claudecode.ProjectSlug(fx.project)) {
+		t.Errorf("written to %s", path)
+	}
+}
+
+// continueAs appends to a handed-off file what tool writes when it
+// continues the session: one more prompt and its reply, in the tool's
+// own format.
+func continueAs(t *testing.T, tool, path, prompt, reply string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := lines(string(data))
+	var add []string
+	switch tool {
+	case importer.ClaudeCode:
+		last := decodeJSON[map[string]any](t, ls[len(ls)-1])
+		u1, u2 := uuid.NewString(), uuid.NewString()
+		add = []string{
+			`{"parentUuid":"` + last["uuid"].(string) + `","isSidechain":false,"type":"user","sessionId":"` + last["sessionId"].(string) + `","cwd":"/x","version":"2.1.50","message":{"role":"user","content":"` + prompt + `"},"uuid":"` + u1 + `","timestamp":"2026-11-23T10:00:00.000Z"}`,
+			`{"parentUuid":"` + u1 + `","isSidechain":false,"type":"assistant","sessionId":"` + last["sessionId"].(string) + `","cwd":"/x","version":"2.1.50","message":{"id":"msg_` + u2[:8] + `","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"` + reply + `"}],"usage":{"input_tokens":10,"output_tokens":5}},"uuid":"` + u2 + `","timestamp":"2026-11-23T10:00:02.000Z"}`,
+		}
+	case importer.Codex:
+		add = []string{
+			`{"timestamp":"2026-11-23T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + prompt + `"}]}}`,
+			`{"timestamp":"2026-11-23T10:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"` + reply + `"}]}}`,
+		}
+	case importer.Gemini:
+		add = []string{
+			`{"$set":{"sessionId":"` + decodeJSON[map[string]any](t, ls[0])["sessionId"].(string) + `"}}`,
+			`{"id":"` + uuid.NewString() + `","timestamp":"2026-11-23T10:00:00.000Z","type":"user","content":[{"text":"` + prompt + `"}]}`,
+			`{"id":"` + uuid.NewString() + `","timestamp":"2026-11-23T10:00:02.000Z","type":"gemini","content":"` + reply + `","model":"gemini-2.5-pro"}`,
+		}
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.Join(add, "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHandoffRoundTrip: a session handed to a tool, once the tool has
+// continued it, comes back through loom session import as a fork of the
+// original (parent_id, fork_turn, shown by list --tree), holding the
+// carried history and what the tool added; importing again adds nothing,
+// and a later turn grows the same fork.
+func TestHandoffRoundTrip(t *testing.T) {
+	for _, to := range []string{importer.ClaudeCode, importer.Codex, importer.Gemini} {
+		t.Run(to, func(t *testing.T) {
+			fx := newFixture(t)
+			run := func(args ...string) result {
+				t.Helper()
+				r := fx.runWith(t, runOpts{before: allFormats}, args...)
+				if r.code != 0 {
+					t.Fatalf("loom %v: exit %d: %s", args, r.code, r.stderr)
+				}
+				return r
+			}
+			out := decodeJSON[handoffJSON](t, run("session", "handoff", fx.main.ID, "--to", to, "--json").stdout)
+			continueAs(t, to, out.Path, "Now make the clock injectable.", "Done: NewRetry takes a Clock.")
+			run("session", "import", "--from", to, out.Path)
+			ss := decodeJSON[[]*loom.Session](t, run("session", "list", "-a", "--surface", to, "--json").stdout)
+			if len(ss) != 1 {
+				t.Fatalf("%d sessions imported from %s, want 1", len(ss), to)
+			}
+			s := ss[0]
+			if s.Kind != loom.KindFork || s.ParentID != fx.main.ID || s.ForkTurn != fx.main.TurnCount || s.Key != to+":"+out.SessionID {
+				t.Errorf("imported as kind %s, parent %s, fork turn %d, key %s; want a fork of %s at turn %d keyed %s:%s",
+					s.Kind, s.ParentID, s.ForkTurn, s.Key, fx.main.ID, fx.main.TurnCount, to, out.SessionID)
+			}
+			show := run("session", "show", s.ID, "--json").stdout
+			for _, want := range []string{"Why does TestRetry flake?", "Now make the clock injectable.", "Done: NewRetry takes a Clock."} {
+				if !strings.Contains(show, want) {
+					t.Errorf("the imported session lacks %q", want)
+				}
+			}
+			tree := run("session", "list", "--tree").stdout
+			if !strings.Contains(tree, "fork") || !strings.Contains(tree, s.ID) && !strings.Contains(tree, s.ID[:8]) {
+				t.Errorf("list --tree does not show the handed-off session as a fork:\n%s", tree)
+			}
+			again := decodeJSON[map[string]any](t, run("session", "import", "--from", to, out.Path, "--json").stdout)
+			if n := again["tools"].([]any)[0].(map[string]any)["messages_added"].(float64); n != 0 {
+				t.Errorf("importing again added %v messages", n)
+			}
+			continueAs(t, to, out.Path, "And the test?", "It uses a fake clock now.")
+			run("session", "import", "--from", to, out.Path)
+			grown := decodeJSON[[]*loom.Session](t, run("session", "list", "-a", "--surface", to, "--json").stdout)
+			if len(grown) != 1 || grown[0].ID != s.ID || grown[0].MessageCount <= s.MessageCount {
+				t.Errorf("after a second turn: %d sessions, %+v; want %s grown", len(grown), grown, s.ID)
+			}
+		})
+	}
+}
+
+// TestHandoffOriginGone: a handed-off session whose original is no
+// longer in the store (purged, or another user's) comes in as a main
+// session of its own, not a fork of nothing.
+func TestHandoffOriginGone(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.runWith(t, runOpts{before: allFormats}, "session", "handoff", fx.web.ID, "--to", "codex", "--json")
+	if r.code != 0 {
+		t.Fatalf("handoff: %s", r.stderr)
+	}
+	out := decodeJSON[handoffJSON](t, r.stdout)
+	fx.mustRun(t, "session", "delete", fx.web.ID, "--yes", "--purge")
+	if r := fx.runWith(t, runOpts{before: allFormats}, "session", "import", "--from", "codex", out.Path); r.code != 0 {
+		t.Fatalf("import: %s", r.stderr)
+	}
+	ss := decodeJSON[[]*loom.Session](t, fx.mustRun(t, "session", "list", "-a", "--surface", "codex", "--json"))
+	if len(ss) != 1 || ss[0].Kind != loom.KindMain || ss[0].ParentID != "" {
+		t.Fatalf("imported %+v, want one main session", ss)
+	}
+}
+
+// TestMCPHandoff: loom mcp offers the handoff tool only when config.toml
+// turns it on; then it writes the session for the agent named and says
+// how to resume it, and refuses bad arguments with a tool error.
+func TestMCPHandoff(t *testing.T) {
+	fx := newFixture(t)
+	has := func(cs *sdk.ClientSession) bool {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(res.Tools, func(tl *sdk.Tool) bool { return tl.Name == "handoff" })
+	}
+	if has(connectStdio(t, fx)) {
+		t.Fatal("loom mcp offers handoff without [mcp] handoff = true")
+	}
+	cfg := filepath.Join(fx.home, "config", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[mcp]\nhandoff = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectStdio(t, fx)
+	if !has(cs) {
+		t.Fatal("loom mcp does not offer handoff with [mcp] handoff = true")
+	}
+	c := mustCall(t, cs, "handoff", map[string]any{"ref": fx.main.ID, "to": "gemini", "last": 1})
+	path, _ := c.data["path"].(string)
+	if !strings.Contains(c.text, "gemini --resume "+c.data["session_id"].(string)) || !strings.Contains(c.text, "turns 3–3 of 3") || path == "" {
+		t.Fatalf("handoff: %s %v", c.text, c.data)
+	}
+	got := readBack(t, importer.Gemini, path)
+	if got.Origin == nil || got.Origin.SessionID != fx.main.ID || len(got.Messages) != 2 {
+		t.Errorf("the file read back: origin %+v, %d messages", got.Origin, len(got.Messages))
+	}
+	wantToolError(t, cs, "handoff", map[string]any{"ref": fx.main.ID, "to": "vim"}, `not "vim"`)
+	wantToolError(t, cs, "handoff", map[string]any{"ref": fx.main.ID, "to": "codex", "dir": "relative"}, "absolute path")
+	wantToolError(t, cs, "handoff", map[string]any{"ref": fx.tg.ID, "to": "codex"}, "name one in dir")
+	wantToolError(t, cs, "handoff", map[string]any{"ref": "no-such", "to": "codex"}, "no session matches")
+}

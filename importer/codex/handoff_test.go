@@ -1,0 +1,61 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+// TestHandoffCodexTools: a session imported from Codex goes back with
+// Codex's own calls in their own shapes, arguments and all (a custom
+// tool's as a custom_tool_call); loom's own session has a shell command
+// of any tool as Codex's shell call and the tools Codex lacks as text;
+// the rollout names no model provider.
+func TestHandoffCodexTools(t *testing.T) {
+	home := t.TempDir()
+	call := func(id, name, input string) loom.Part {
+		return loom.Part{Type: loom.PartTool, CallID: id, Name: name, Status: loom.ToolCompleted, Input: json.RawMessage(input), Output: json.RawMessage(`"ok"`)}
+	}
+	h := &importer.Handoff{
+		Session: &loom.Session{ID: "s", Source: &loom.Source{Tool: importer.Codex}},
+		Dir:     home, Home: home,
+		Messages: []*loom.Message{
+			{Role: loom.RoleUser, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: "patch it"}}},
+			{Role: loom.RoleAssistant, Turn: 1, Parts: []loom.Part{
+				call("c1", "apply_patch", `{"input":"*** Begin Patch"}`),
+				call("c2", "shell", `{"command":["bash","-lc","go vet"],"workdir":"/src/api"}`),
+				call("c3", "update_plan", `{"plan":[]}`),
+			}},
+		},
+	}
+	out, err := Format{}.Handoff(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"type":"custom_tool_call"`, `"input":"*** Begin Patch"`,
+		`"name":"shell"`, `go vet`, `workdir`,
+		`"name":"update_plan"`,
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the rollout lacks %s:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), "model_provider") || out.ToolCalls != 3 || out.ToolRecords != 0 {
+		t.Errorf("%d calls, %d records:\n%s", out.ToolCalls, out.ToolRecords, data)
+	}
+	h.Session.Source = nil // loom's own session: update_plan is no tool of Codex's it knows
+	h.Messages[1].Parts[1] = call("c2", "run_shell_command", `{"command":"go vet"}`)
+	if out, err = (Format{}).Handoff(context.Background(), h); err != nil || out.ToolRecords != 2 || out.ToolCalls != 1 {
+		t.Errorf("loom's session: %+v, %v; want apply_patch and update_plan as text, the shell command as a call", out, err)
+	}
+}

@@ -1,0 +1,274 @@
+package gemini
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+var _ importer.Writer = Format{}
+
+// Handoff writes h as a new Gemini CLI chat recording,
+// tmp/<project>/chats/session-<time>-<id prefix>.jsonl under
+// $GEMINI_CLI_HOME/.gemini or ~/.gemini, where <project> is the short
+// name Gemini CLI's project registry (projects.json, and the
+// .project_root markers) gives h.Dir, registered as Gemini CLI does when
+// it has none. The header line records the loom session in
+// loomHandoff. Shell commands become run_shell_command calls and file
+// reads read_file calls, each with its functionResponse, and a session
+// imported from Gemini CLI keeps its calls as they were; any other tool
+// call is told as text. Reasoning is kept as thoughts, which Gemini CLI
+// shows and sends back to its model as thought parts, as it does its own.
+func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Handed, error) {
+	base := importer.ToolDir(h.Env, h.Home, homeEnv)
+	if base == "" {
+		return nil, fmt.Errorf("gemini: no home directory to write to")
+	}
+	gdir := filepath.Join(base, ".gemini")
+	slug, err := projectSlug(gdir, h.Dir)
+	if err != nil {
+		return nil, err
+	}
+	id := uuid.NewString()
+	now := h.Time()
+	name := "session-" + now.Format("2006-01-02T15-04") + "-" + id[:8] + ".jsonl"
+	out := &importer.Handed{Tool: importer.Gemini, SessionID: id,
+		Path:   filepath.Join(gdir, "tmp", slug, "chats", name),
+		Resume: importer.ResumeIn(h.Dir, "gemini", "--resume", id)}
+	sum := sha256.Sum256([]byte(h.Dir))
+	recs := []any{map[string]any{
+		"sessionId": id, "projectHash": hex.EncodeToString(sum[:]), "startTime": importer.Stamp(now),
+		"lastUpdated": importer.Stamp(now), "kind": "main", importer.OriginField: h.Origin(),
+	}}
+	ids := importer.CallIDs{Prefix: "loom-call-"}
+	for _, e := range importer.Entries(h, out) {
+		at := e.At
+		if e.Role == loom.RoleUser {
+			var content []any
+			var texts []string
+			for _, p := range e.Parts {
+				content = append(content, map[string]any{"text": p.Text})
+				texts = append(texts, p.Text)
+			}
+			r := map[string]any{"id": uuid.NewString(), "timestamp": importer.Stamp(at), "type": "user", "content": content}
+			if t := strings.TrimSpace(strings.Join(texts, "")); strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") {
+				// Gemini CLI leaves a prompt that opens like one of its
+				// commands (/… or ?…) out of the history it resumes: the
+				// model is sent it as something the user typed, and the
+				// user is shown it as typed.
+				r["displayContent"] = content
+				r["content"] = []any{map[string]any{"text": "The user typed: " + strings.Join(texts, "\n\n")}}
+			}
+			recs = append(recs, r)
+			continue
+		}
+		// A record is text and thoughts, then the calls made after them;
+		// text after a call's result is the next record, as the model
+		// wrote it after reading the result.
+		var text []string
+		var thoughts, toolCalls []any
+		flush := func() {
+			if len(text) == 0 && len(thoughts) == 0 && len(toolCalls) == 0 {
+				return
+			}
+			r := map[string]any{"id": uuid.NewString(), "timestamp": importer.Stamp(at), "type": "gemini", "content": strings.Join(text, "\n\n")}
+			if len(thoughts) > 0 {
+				r["thoughts"] = thoughts
+			}
+			if len(toolCalls) > 0 {
+				r["toolCalls"] = toolCalls
+			}
+			if e.Model != "" {
+				r["model"] = e.Model
+			}
+			recs = append(recs, r)
+			text, thoughts, toolCalls = nil, nil, nil
+		}
+		for _, p := range e.Parts {
+			switch p.Type {
+			case loom.PartReasoning:
+				if len(toolCalls) > 0 {
+					flush()
+				}
+				thoughts = append(thoughts, map[string]any{"subject": "", "description": p.Text, "timestamp": importer.Stamp(at)})
+			case loom.PartText:
+				if len(toolCalls) > 0 {
+					flush()
+				}
+				text = append(text, p.Text)
+			case loom.PartTool:
+				name, args := geminiTool(p, h.FromTool(importer.Gemini))
+				if name == "" {
+					if len(toolCalls) > 0 {
+						flush()
+					}
+					out.ToolRecords++
+					text = append(text, importer.ToolRecord(p))
+					continue
+				}
+				out.ToolCalls++
+				callID := ids.For(p)
+				result := importer.ResultText(p)
+				resp, status := map[string]any{"output": result}, "success"
+				if p.Status == loom.ToolError {
+					resp, status = map[string]any{"error": result}, "error"
+				}
+				end := at
+				if p.EndedAt != nil {
+					end = *p.EndedAt
+				}
+				toolCalls = append(toolCalls, map[string]any{
+					"id": callID, "name": name, "args": args,
+					"result":    []any{map[string]any{"functionResponse": map[string]any{"id": callID, "name": name, "response": resp}}},
+					"status":    status,
+					"timestamp": importer.Stamp(end), "resultDisplay": result, "displayName": name, "description": "",
+					"renderOutputAsMarkdown": false,
+				})
+			}
+		}
+		flush()
+	}
+	if err := importer.WriteLines(ctx, out.Path, recs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// geminiTool is the Gemini CLI tool that does what p did and its
+// arguments (the call itself when own says it is Gemini CLI's); no name
+// when Gemini CLI has no such tool.
+func geminiTool(p loom.Part, own bool) (string, any) {
+	switch cmd, ok := importer.ShellCommand(p); {
+	case own:
+		if len(p.Input) == 0 {
+			return p.Name, map[string]any{}
+		}
+		return p.Name, p.Input
+	case ok:
+		return "run_shell_command", map[string]any{"command": cmd}
+	}
+	if path, ok := importer.ReadPath(p); ok {
+		return "read_file", map[string]any{"file_path": path}
+	}
+	return "", nil
+}
+
+// projectSlug is the name of root's directory under tmp/, as Gemini
+// CLI's project registry gives it: the one projects.json maps root to
+// (unless its .project_root marker names another project), else the one
+// whose marker names root, else a new one made of root's base name (with
+// -1, -2 … when taken), registered in projects.json and marked in tmp/
+// and history/ as Gemini CLI marks it.
+func projectSlug(gdir, root string) (string, error) {
+	regPath := filepath.Join(gdir, "projects.json")
+	reg := struct {
+		Projects map[string]string `json:"projects"`
+	}{}
+	if b, err := os.ReadFile(regPath); err == nil {
+		if json.Unmarshal(b, &reg) != nil {
+			reg.Projects = nil // Gemini CLI starts afresh from a corrupt registry too
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("gemini: %w", err)
+	}
+	if reg.Projects == nil {
+		reg.Projects = map[string]string{}
+	}
+	bases := []string{filepath.Join(gdir, "tmp"), filepath.Join(gdir, "history")}
+	owner := func(slug string) string {
+		for _, b := range bases {
+			if s, err := os.ReadFile(filepath.Join(b, slug, markerName)); err == nil {
+				return strings.TrimSpace(string(s))
+			}
+		}
+		return ""
+	}
+	if slug := reg.Projects[root]; slug != "" && validSlug(slug) {
+		if o := owner(slug); o == "" || o == root {
+			return slug, markProject(bases, slug, root)
+		}
+	}
+	slug := ""
+	if entries, err := os.ReadDir(bases[0]); err == nil {
+		for _, e := range entries {
+			if e.IsDir() && validSlug(e.Name()) && owner(e.Name()) == root {
+				slug = e.Name()
+				break
+			}
+		}
+	}
+	if slug == "" {
+		taken := map[string]bool{}
+		for p, s := range reg.Projects {
+			if p != root {
+				taken[s] = true
+			}
+		}
+		slug = slugify(filepath.Base(root))
+		for n := 1; taken[slug] || owner(slug) != "" && owner(slug) != root; n++ {
+			slug = slugify(filepath.Base(root)) + "-" + strconv.Itoa(n)
+		}
+	}
+	if err := markProject(bases, slug, root); err != nil {
+		return "", err
+	}
+	reg.Projects[root] = slug
+	b, _ := json.MarshalIndent(reg, "", "  ")
+	tmp := regPath + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return "", fmt.Errorf("gemini: %w", err)
+	}
+	if err := os.Rename(tmp, regPath); err != nil {
+		return "", fmt.Errorf("gemini: %w", err)
+	}
+	return slug, nil
+}
+
+// markProject writes the .project_root markers that say slug is root's.
+func markProject(bases []string, slug, root string) error {
+	for _, b := range bases {
+		dir := filepath.Join(b, slug)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("gemini: %w", err)
+		}
+		m := filepath.Join(dir, markerName)
+		if _, err := os.Stat(m); err == nil {
+			continue
+		}
+		if err := os.WriteFile(m, []byte(root), 0o600); err != nil {
+			return fmt.Errorf("gemini: %w", err)
+		}
+	}
+	return nil
+}
+
+var (
+	nonSlug   = regexp.MustCompile(`[^a-z0-9]`)
+	dashes    = regexp.MustCompile(`-+`)
+	slugShape = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+)
+
+func slugify(s string) string {
+	s = strings.Trim(dashes.ReplaceAllString(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-"), "-")
+	if s == "" {
+		return "project"
+	}
+	return s
+}
+
+// validSlug keeps a registry entry from naming a path outside tmp/.
+func validSlug(s string) bool { return slugShape.MatchString(s) }

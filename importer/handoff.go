@@ -1,0 +1,517 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Writer is a Format that can also write a session in its tool's own
+// format: how `loom session handoff --to TOOL` gives any session in loom
+// to that tool, to continue there.
+type Writer interface {
+	Format
+	// Handoff writes h as a new session of the tool and says where, and
+	// how to resume it.
+	Handoff(ctx context.Context, h *Handoff) (*Handed, error)
+}
+
+// Handoff is a session to hand to another tool.
+type Handoff struct {
+	// Session is the loom session handed off, and Messages the part of
+	// it to carry, in order (all of it, or its last turns).
+	Session  *loom.Session
+	Messages []*loom.Message
+	// Dir is the project directory the tool is to continue in, absolute.
+	Dir string
+	// Env looks up the tool's home-directory overrides (may be nil);
+	// Home is the user's home directory.
+	Env  func(string) string
+	Home string
+	// Now is the time of the handoff; zero means time.Now.
+	Now time.Time
+}
+
+// Handed is what a handoff wrote.
+type Handed struct {
+	Tool string `json:"tool"`
+	// Path is the file written, SessionID the tool's id of the new
+	// session and Resume the command that continues it.
+	Path      string `json:"path"`
+	SessionID string `json:"session_id"`
+	Resume    string `json:"resume"`
+	// Messages is how many of loom's messages were carried, ToolCalls
+	// how many tool calls in the tool's own shapes and ToolRecords how
+	// many as text records (the tool has no such tool).
+	Messages    int `json:"messages"`
+	ToolCalls   int `json:"tool_calls"`
+	ToolRecords int `json:"tool_records"`
+	// Dropped counts what was not carried, by kind: "system" messages,
+	// "reasoning" the tool does not accept unsigned, "file" and "agent"
+	// parts, "error" replies that failed with nothing in them.
+	Dropped map[string]int `json:"dropped"`
+}
+
+// HandoffOptions say how HandOff hands a session off.
+type HandoffOptions struct {
+	// Dir is the project directory the tool continues in, absolute;
+	// empty means the session's project root, else its working
+	// directory.
+	Dir string
+	// Last carries only the last Last turns; 0 carries them all.
+	Last int
+	Env  func(string) string
+	Home string
+	Now  time.Time
+}
+
+// HandoffReport is what a handoff did: what the writer wrote, and which
+// session, directory and turns.
+type HandoffReport struct {
+	*Handed
+	From string `json:"from_session_id"`
+	Dir  string `json:"dir"`
+	// FirstTurn and LastTurn are the turns of the session carried; Turns
+	// is how many the session has.
+	FirstTurn int `json:"first_turn"`
+	LastTurn  int `json:"last_turn"`
+	Turns     int `json:"turns"`
+}
+
+// HandOff hands session s of st to the tool of w: the directory checked,
+// the turns to carry read, the file written. Input that cannot be handed
+// off (no such directory, a session without a prompt) is an EINVALID
+// error.
+func HandOff(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o HandoffOptions) (*HandoffReport, error) {
+	dir, err := handoffDir(s, o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
+	if err != nil {
+		return nil, err
+	}
+	last := 0
+	if n := len(msgs); n > 0 {
+		last = msgs[n-1].Turn
+	}
+	first := min(1, last)
+	if o.Last > 0 && last-o.Last+1 > first {
+		first = last - o.Last + 1
+		msgs = slices.DeleteFunc(msgs, func(m *loom.Message) bool { return m.Turn < first })
+	}
+	if !slices.ContainsFunc(msgs, func(m *loom.Message) bool { return m.Role == loom.RoleUser }) {
+		return nil, loom.Errorf(loom.EINVALID, "session %s has no prompt to hand off", s.ID)
+	}
+	out, err := w.Handoff(ctx, &Handoff{Session: s, Messages: msgs, Dir: dir, Env: o.Env, Home: o.Home, Now: o.Now})
+	if err != nil {
+		return nil, err
+	}
+	if out.Dropped == nil {
+		out.Dropped = map[string]int{}
+	}
+	return &HandoffReport{Handed: out, From: s.ID, Dir: dir, FirstTurn: first, LastTurn: last, Turns: s.TurnCount}, nil
+}
+
+// handoffDir is the directory the tool continues in: dir, else the
+// session's project root, else its working directory; it must exist
+// here.
+func handoffDir(s *loom.Session, dir string) (string, error) {
+	if dir != "" {
+		fi, err := os.Stat(dir)
+		switch {
+		case err != nil:
+			return "", loom.Errorf(loom.EINVALID, "%s: no such directory", dir)
+		case !fi.IsDir():
+			return "", loom.Errorf(loom.EINVALID, "%s is not a directory", dir)
+		}
+		return dir, nil
+	}
+	dir = s.Project.Root
+	if dir == "" {
+		dir = s.Cwd
+	}
+	if dir == "" {
+		return "", loom.Errorf(loom.EINVALID, "session %s has no project directory; name one", s.ID)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", loom.Errorf(loom.EINVALID, "the session's project directory %s is not on this machine; name one", dir)
+	}
+	return dir, nil
+}
+
+// Drop counts one thing of kind that was not carried.
+func (h *Handed) Drop(kind string) {
+	if h.Dropped == nil {
+		h.Dropped = map[string]int{}
+	}
+	h.Dropped[kind]++
+}
+
+// Origin is what a handed-off file records of the loom session it
+// continues, in a field of its own that the tool ignores: the importer
+// makes the tool's session, when it comes back, a fork of that one.
+type Origin struct {
+	SessionID string `json:"session_id"`
+	// Turn is the last turn of that session the file holds.
+	Turn int `json:"turn"`
+}
+
+// Marker fields: where a handed-off file keeps its Origin (Codex's
+// records are snake_case, the others' camelCase).
+const (
+	OriginField      = "loomHandoff"
+	OriginFieldSnake = "loom_handoff"
+)
+
+// Origin is what h's file records of the session it continues.
+func (h *Handoff) Origin() *Origin {
+	o := &Origin{SessionID: h.Session.ID}
+	if n := len(h.Messages); n > 0 {
+		o.Turn = h.Messages[n-1].Turn
+	}
+	return o
+}
+
+// FromTool reports whether h's session was imported from tool: its tool
+// calls are then tool's own, which the tool takes back under their own
+// names and inputs.
+func (h *Handoff) FromTool(tool string) bool {
+	return h.Session.Source != nil && h.Session.Source.Tool == tool
+}
+
+// Time is the time of the handoff.
+func (h *Handoff) Time() time.Time {
+	if h.Now.IsZero() {
+		return time.Now().UTC()
+	}
+	return h.Now.UTC()
+}
+
+// Entry is one message as every target writes it: a user prompt (a
+// summary is one too, leading with SummaryLead) or an assistant reply
+// with its text, reasoning and tool calls, each call with its result.
+type Entry struct {
+	Role string // loom.RoleUser or loom.RoleAssistant
+	// Summary marks a user entry that holds a compaction summary.
+	Summary bool
+	// At is the message's time, else the handoff's.
+	At    time.Time
+	Model string
+	// Parts are text, reasoning and tool parts only; a tool part is
+	// completed or error.
+	Parts []loom.Part
+}
+
+// SummaryLead opens the user message that carries a compaction summary,
+// as loom itself gives one to its model.
+const SummaryLead = "Summary of the earlier conversation:\n\n"
+
+// Entries turns the messages of h into what every target writes, user
+// and assistant entries in turn, and
+// counts in out what they lose on the way: system messages (injected
+// context, written for another tool), file and agent parts, and replies
+// that failed with nothing in them. Reasoning is kept; a target that
+// cannot take it drops and counts it. A tool call that never finished
+// gets an "interrupted" error, so no target finds a call without its
+// result.
+func Entries(h *Handoff, out *Handed) []Entry {
+	var es []Entry
+	for _, m := range h.Messages {
+		e := Entry{Role: m.Role, At: m.CreatedAt, Model: m.Model}
+		if e.At.IsZero() {
+			e.At = h.Time()
+		}
+		switch m.Role {
+		case loom.RoleSystem:
+			out.Drop("system")
+			continue
+		case loom.RoleSummary:
+			e.Role, e.Summary = loom.RoleUser, true
+		case loom.RoleTool:
+			e.Role = loom.RoleAssistant
+		}
+		for _, p := range m.Parts {
+			switch p.Type {
+			case loom.PartText:
+				if strings.TrimSpace(p.Text) == "" {
+					continue
+				}
+				if e.Summary {
+					p.Text = SummaryLead + p.Text
+				}
+				e.Parts = append(e.Parts, loom.Part{Type: loom.PartText, Text: p.Text})
+			case loom.PartReasoning:
+				if e.Role == loom.RoleAssistant && strings.TrimSpace(p.Text) != "" {
+					e.Parts = append(e.Parts, loom.Part{Type: loom.PartReasoning, Text: p.Text})
+				}
+			case loom.PartTool:
+				if p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
+					p.Status, p.Error = loom.ToolError, loom.Interrupted
+				}
+				if e.Role != loom.RoleAssistant {
+					// A call in a user message (a tool's output the user
+					// pasted in another tool) is told as text.
+					e.Parts = append(e.Parts, loom.Part{Type: loom.PartText, Text: ToolRecord(p)})
+					continue
+				}
+				e.Parts = append(e.Parts, p)
+			case loom.PartFile:
+				out.Drop("file")
+			case loom.PartAgent:
+				out.Drop("agent")
+			}
+		}
+		if len(e.Parts) == 0 {
+			if m.Error != nil {
+				out.Drop("error")
+			}
+			continue
+		}
+		out.Messages++
+		if n := len(es); n > 0 && es[n-1].Role == e.Role {
+			// Two messages of one role in a row (a summary and the prompt
+			// after it, a reply whose successor failed, a system message
+			// left out between two) are one: the model APIs want user and
+			// assistant turns to alternate.
+			es[n-1].Parts = append(es[n-1].Parts, e.Parts...)
+			es[n-1].Summary = es[n-1].Summary || e.Summary
+			continue
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+// ShellCommand is the command line a tool call ran, when the call is one
+// of a shell tool: Claude Code's Bash, Codex's shell, exec_command and
+// shell_command (and local_shell), Gemini CLI's run_shell_command,
+// opencode's bash.
+func ShellCommand(p loom.Part) (string, bool) {
+	var in struct {
+		Command any    `json:"command"`
+		Cmd     string `json:"cmd"`
+		Action  *struct {
+			Command []string `json:"command"`
+		} `json:"action"`
+	}
+	switch p.Name {
+	case "Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "local_shell_call", "run_shell_command":
+	default:
+		return "", false
+	}
+	if json.Unmarshal(p.Input, &in) != nil {
+		return "", false
+	}
+	switch c := in.Command.(type) {
+	case string:
+		return c, c != ""
+	case []any:
+		var args []string
+		for _, a := range c {
+			s, ok := a.(string)
+			if !ok {
+				return "", false
+			}
+			args = append(args, s)
+		}
+		return argvLine(args)
+	}
+	if in.Cmd != "" {
+		return in.Cmd, true
+	}
+	if in.Action != nil {
+		return argvLine(in.Action.Command)
+	}
+	return "", false
+}
+
+// argvLine is the command line of an argument vector: the script of a
+// `bash -lc SCRIPT` (how Codex runs everything), else the words joined.
+func argvLine(args []string) (string, bool) {
+	if len(args) == 3 && (args[0] == "bash" || args[0] == "sh" || args[0] == "zsh" || strings.HasSuffix(args[0], "/bash")) && (args[1] == "-lc" || args[1] == "-c") {
+		return args[2], true
+	}
+	line := strings.Join(args, " ")
+	return line, line != ""
+}
+
+// ReadPath is the file a tool call read, when it is one of a file-reading
+// tool: Claude Code's Read, Gemini CLI's and loom's read_file, opencode's
+// read.
+func ReadPath(p loom.Part) (string, bool) {
+	switch p.Name {
+	case "Read", "read_file", "read":
+	default:
+		return "", false
+	}
+	var in struct {
+		FilePath  string `json:"file_path"`
+		FilePath2 string `json:"filePath"`
+		Path      string `json:"path"`
+	}
+	if json.Unmarshal(p.Input, &in) != nil {
+		return "", false
+	}
+	for _, s := range []string{in.FilePath, in.FilePath2, in.Path} {
+		if s != "" {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// ResultText is the text a tool call's result gives its model: the output,
+// and for a failed call its error.
+func ResultText(p loom.Part) string {
+	out := loom.JSONText(p.Output)
+	if p.Status != loom.ToolError || p.Error == "" {
+		return out
+	}
+	if out == "" || strings.Contains(out, p.Error) {
+		return p.Error
+	}
+	return p.Error + "\n" + out
+}
+
+// ToolRecord tells a tool call the target has no tool for as text: what
+// ran, with what input, and its result. The target's model reads it; it
+// is no call the target would try to answer.
+func ToolRecord(p loom.Part) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Tool call %s, made in another agent]\nInput: %s\n", p.Name, compactJSON(p.Input))
+	if p.Status == loom.ToolError {
+		b.WriteString("Result (error):\n")
+	} else {
+		b.WriteString("Result:\n")
+	}
+	b.WriteString(ResultText(p))
+	return b.String()
+}
+
+// compactJSON is raw on one line, with <, > and & as they are: text a
+// model reads, not HTML.
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+var safeCallID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// CallIDs gives the tool calls of one handed-off session their ids:
+// each call's own where the target can take it (letters, digits, '_'
+// and '-', as Anthropic's tool_use ids must be) and no call before had
+// it, else Prefix and the call's number.
+type CallIDs struct {
+	Prefix string
+	n      int
+	seen   map[string]bool
+}
+
+// For is the id of call p, the next call of the session.
+func (c *CallIDs) For(p loom.Part) string {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	c.n++
+	id := p.CallID
+	if !safeCallID.MatchString(id) || c.seen[id] {
+		id = fmt.Sprintf("%s%04d", c.Prefix, c.n)
+	}
+	c.seen[id] = true
+	return id
+}
+
+// WriteNew writes data as the new file path, making its directory: a
+// file already there is never replaced (the tools name their files by
+// fresh ids, so one there is another session's). The file appears
+// whole or not at all.
+func WriteNew(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("handoff: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".loom-handoff-*")
+	if err != nil {
+		return fmt.Errorf("handoff: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("handoff: writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("handoff: writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
+		return fmt.Errorf("handoff: %w", err)
+	}
+	// A hard link fails when path exists, where a rename would replace it.
+	if err := os.Link(tmp.Name(), path); err != nil {
+		return fmt.Errorf("handoff: %w", err)
+	}
+	return nil
+}
+
+// WriteLines writes values as the new file path (see WriteNew), as JSON
+// one a line, unless ctx has ended.
+func WriteLines[T any](ctx context.Context, path string, values []T) error {
+	data, err := jsonLines(values)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return WriteNew(path, data)
+}
+
+// jsonLines is values as JSON, one a line.
+func jsonLines[T any](values []T) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, v := range values {
+		if err := enc.Encode(v); err != nil {
+			return nil, fmt.Errorf("handoff: %w", err)
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// ResumeIn is the command that runs cmd in dir, the words quoted for a
+// POSIX shell where they need it.
+func ResumeIn(dir string, cmd ...string) string {
+	words := []string{"cd", shellQuote(dir), "&&"}
+	for _, w := range cmd {
+		words = append(words, shellQuote(w))
+	}
+	return strings.Join(words, " ")
+}
+
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+func shellQuote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Stamp is t as the tools write times: RFC 3339 in UTC with
+// milliseconds.
+func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -1,0 +1,161 @@
+// Package agentclitest runs the real command-line agents whose sessions
+// loom reads and writes (Claude Code, Codex CLI, Gemini CLI) in tests:
+// it installs them from npm into a cache directory, and serves the model
+// APIs they speak (Anthropic's is anthropic/anthropictest; the OpenAI
+// Responses API Codex speaks and the Gemini API are here) on a loopback
+// port, recording each request, so that nothing goes to the network.
+package agentclitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Package is an npm package of an agent and the version tested.
+type Package struct {
+	Name, Version, Bin string
+}
+
+// The agents, at the versions the tests were written against.
+var (
+	ClaudeCode = Package{"@anthropic-ai/claude-code", "2.1.330", "claude"}
+	Codex      = Package{"@openai/codex", "0.169.0", "codex"}
+	Gemini     = Package{"@google/gemini-cli", "0.61.0", "gemini"}
+)
+
+var installMu sync.Mutex
+
+// Install makes p's command available and returns its path: installed
+// with npm into $LOOM_AGENT_CLIS (default: the user's cache directory,
+// loom-test/agent-clis), once for every test run that follows. The test
+// is skipped, with the reason, when npm is missing or the registry
+// cannot be reached; `go test -short` skips it too.
+func Install(t testing.TB, p Package) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("installs and runs " + p.Name + "; not with -short")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skipf("npm is not installed, so %s cannot be: %v", p.Name, err)
+	}
+	dir := os.Getenv("LOOM_AGENT_CLIS")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			t.Skipf("no cache directory to install %s into: %v", p.Name, err)
+		}
+		dir = filepath.Join(cache, "loom-test", "agent-clis")
+	}
+	dir = filepath.Join(dir, strings.NewReplacer("@", "", "/", "-").Replace(p.Name)+"-"+p.Version)
+	bin := filepath.Join(dir, "node_modules", ".bin", p.Bin)
+	installMu.Lock()
+	defer installMu.Unlock()
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, p.Name+"@"+p.Version)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Skipf("npm could not install %s@%s (no registry here?): %v: %s", p.Name, p.Version, err, lastLine(out.String()))
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("npm installed %s but not its %s command: %v", p.Name, p.Bin, err)
+	}
+	return bin
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// Strings is every string in a JSON request body, keys excepted, joined
+// by newlines: what a test searches for the history a model was sent.
+func Strings(raw []byte) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			b.WriteString(x)
+			b.WriteByte('\n')
+			// Arguments and outputs are often JSON in a string.
+			if strings.HasPrefix(strings.TrimSpace(x), "{") {
+				var inner any
+				if json.Unmarshal([]byte(x), &inner) == nil {
+					walk(inner)
+				}
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
+}
+
+// Env is an environment for an agent: the variables of this process
+// that a program needs to run (PATH and the like), HOME set to home, no
+// variable that names a real account's key or configuration, every
+// proxy pointed at a closed port (so that a request to anywhere but the
+// fake servers on 127.0.0.1 fails at once), and extra.
+func Env(home string, extra ...string) []string {
+	env := []string{
+		"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "CI=1",
+		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9",
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+	}
+	return append(env, extra...)
+}
+
+// Run runs bin with args in dir with env, for at most timeout, and
+// returns its output; a failure fails the test with the output.
+func Run(t testing.TB, timeout time.Duration, dir string, env []string, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdin = strings.NewReader("")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%s %s did not finish in %s:\n%s", filepath.Base(bin), strings.Join(args, " "), timeout, out.String())
+	}
+	if err != nil {
+		t.Fatalf("%s %s: %v:\n%s", filepath.Base(bin), strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
