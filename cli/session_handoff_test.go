@@ -19,9 +19,6 @@ import (
 	"github.com/loomhq/loom/importer/opencode"
 )
 
-// agentSessions is the shared folder of real session files of the tools.
-const agentSessions = "../../shared/testdata/agent-sessions"
-
 func allFormats(f *Factory) {
 	f.Formats = []importer.Format{claudecode.Format{}, codex.Format{}, gemini.Format{}, opencode.Format{}}
 }
@@ -30,13 +27,13 @@ func allFormats(f *Factory) {
 // imported from each tool's sample files.
 var handoffSources = []struct{ name, tool, path string }{
 	{"loom", "loom", ""},
-	{"claude-code", importer.ClaudeCode, agentSessions + "/claude-code/spotter/tool_heavy.jsonl"},
+	{"claude-code", importer.ClaudeCode, samples + "/claude-code/spotter/tool_heavy.jsonl"},
 	// A long Claude Code 2.1 session with a compaction and sub-agents.
-	{"claude-code-long", importer.ClaudeCode, agentSessions + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
-	{"codex", importer.Codex, agentSessions + "/codex/vibecodingtracker-codex.jsonl"},
+	{"claude-code-long", importer.ClaudeCode, samples + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
+	{"codex", importer.Codex, samples + "/codex/vibecodingtracker-codex.jsonl"},
 	// A later Codex's rollout: custom tools (apply_patch), exec_command.
 	{"codex-newer", importer.Codex, "../importer/codex/testdata/newer.jsonl"},
-	{"gemini", importer.Gemini, agentSessions + "/gemini/vibecodingtracker-gemini.jsonl"},
+	{"gemini", importer.Gemini, samples + "/gemini/vibecodingtracker-gemini.jsonl"},
 	{"opencode", importer.Opencode, "../importer/opencode/testdata/data"},
 }
 
