@@ -17,11 +17,7 @@ import (
 // statement's first step, so the walk runs whole inside it.
 func TestNewestStops(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openTemp(t)
 	// Rows 1 and 400,000,000 of a count match, a walk of minutes between
 	// them.
 	const slow = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 400000000)
@@ -43,11 +39,7 @@ func TestNewestStops(t *testing.T) {
 // ANALYZE), and there the planner read every message of the user.
 func TestBroadSearchReadsMatchesByBody(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openTemp(t)
 	// A page of 20 hits of alice's, as the search reads them.
 	filters := query.New(dialect)
 	filters.Search(loom.SearchQuery{UserID: "alice"})
@@ -73,4 +65,16 @@ func TestBroadSearchReadsMatchesByBody(t *testing.T) {
 	if len(steps) == 0 || !strings.HasPrefix(steps[0], "SEARCH m USING") || !strings.Contains(steps[0], "messages_body") {
 		t.Fatalf("the broad search's rows are read by\n%s\nwant the messages by body first", strings.Join(steps, "\n"))
 	}
+}
+
+// openTemp opens a new store in a temporary directory, closed when the
+// test ends.
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
