@@ -3,9 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/loomhq/loom/internal/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
@@ -20,22 +18,6 @@ func (fx *agentFixture) lastUserText(t *testing.T) string {
 	}
 	t.Fatal("the last request has no user message")
 	return ""
-}
-
-// waitPrompt waits until the screen's last line is an empty prompt.
-func waitPrompt(t *testing.T, p *termtest.Term) {
-	t.Helper()
-	deadline := time.Now().Add(termtest.Timeout)
-	for {
-		lines := strings.Split(strings.TrimRight(p.Screen(), " \n"), "\n")
-		if strings.TrimSpace(lines[len(lines)-1]) == "›" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no empty prompt; the terminal shows:\n%s", p.Screen())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // On a terminal, a paste of several lines is one message, and Alt+Enter
@@ -54,7 +36,7 @@ func TestChatMultiLineInputOnTerminal(t *testing.T) {
 	for i, s := range steps {
 		// Keys typed before the prompt is back reach the terminal in its
 		// line mode, where Enter is a newline: wait for the prompt.
-		waitPrompt(t, p)
+		p.WaitPrompt(t, "›")
 		p.Send(s.keys)
 		p.WaitFor(t, s.reply)
 		fx.waitRequests(t, i+1)

@@ -196,7 +196,8 @@ func TestBareLoomOnTerminal(t *testing.T) {
 			prompt := fmt.Sprintf("ping %d", i)
 			term.Send(prompt + "\r")
 			term.WaitFor(t, "echo: "+prompt)
-			term.Send("/usage\r") // the reply is finished once this answers
+			term.WaitPrompt(t, "›")
+			term.Send("/usage\r")
 			term.WaitFor(t, "usage ")
 			if !strings.Contains(term.Screen(), "› "+prompt) {
 				t.Fatalf("the prompt %q is gone from the screen after the reply:\n%s", prompt, term.Screen())

@@ -123,6 +123,25 @@ func (p *Term) WaitFor(t testing.TB, want string) {
 	}
 }
 
+// WaitPrompt waits until the screen's last line is prompt alone: the
+// program waits for input again. Keys sent before that may reach a
+// terminal still in line mode (a reply being printed), where Enter is a
+// newline.
+func (p *Term) WaitPrompt(t testing.TB, prompt string) {
+	t.Helper()
+	deadline := time.Now().Add(Timeout)
+	for {
+		lines := strings.Split(strings.TrimRight(p.Screen(), " \n"), "\n")
+		if strings.TrimSpace(lines[len(lines)-1]) == prompt {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no empty prompt %q; the terminal shows:\n%s", prompt, p.Screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Wait waits for the program to exit and returns its exit code.
 func (p *Term) Wait(t testing.TB) int {
 	t.Helper()
