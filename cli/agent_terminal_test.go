@@ -23,6 +23,7 @@ func TestAgentChatOnTerminal(t *testing.T) {
 	p.WaitFor(t, "›")
 	p.Send("hello\r")
 	p.WaitFor(t, "streamed hello")
+	p.WaitPrompt(t, "›")
 	p.Send("tell me slowly\r")
 	p.WaitFor(t, "slow words slow words")
 	p.Send("\x03") // Ctrl+C
@@ -30,8 +31,10 @@ func TestAgentChatOnTerminal(t *testing.T) {
 	if strings.Contains(p.Output(), "^C") {
 		t.Fatalf("Ctrl+C left ^C in the reply:\n%s", p.Output())
 	}
+	p.WaitPrompt(t, "›")
 	p.Send("are you there?\r")
 	p.WaitFor(t, "still here")
+	p.WaitPrompt(t, "›")
 	p.Send("\x04") // Ctrl+D
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("exit %d; screen:\n%s", code, p.Output())
@@ -136,6 +139,7 @@ func TestShowThinkingRendersMarkdownOnTerminal(t *testing.T) {
 	if !strings.Contains(p.Raw(), "\x1b[1mcheck\x1b[m") {
 		t.Fatalf("reasoning not rendered:\n%q", p.Raw())
 	}
+	p.WaitPrompt(t, "›")
 	p.Send("\x04")
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.Output())
