@@ -2,8 +2,8 @@ package loom
 
 import (
 	"context"
+	"fmt"
 	"io"
-	"log/slog"
 )
 
 // Store is the session store every engine implements. Its contracts are
@@ -147,13 +147,14 @@ const MergeIndexAfter = 10000
 // MergeAfterImport merges st's search index when st is an IndexMerger and
 // an import added at least MergeIndexAfter messages. A merge that fails
 // leaves the index as the import left it, which works as well, only
-// slower to write to: it is logged, and the import stands.
-func MergeAfterImport(ctx context.Context, st Store, added int) {
+// slower to write to: the caller logs the error, and the import stands.
+func MergeAfterImport(ctx context.Context, st Store, added int) error {
 	m, ok := st.(IndexMerger)
 	if !ok || added < MergeIndexAfter {
-		return
+		return nil
 	}
 	if err := m.MergeIndex(ctx); err != nil {
-		slog.Warn("import: the search index was left unmerged", "err", err)
+		return fmt.Errorf("the search index was left unmerged: %w", err)
 	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -224,7 +225,9 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		sum.Sessions[i] = d.Session.ID
 		sum.Messages += len(d.Messages)
 	}
-	loom.MergeAfterImport(ctx, st, sum.Messages)
+	if err := loom.MergeAfterImport(ctx, st, sum.Messages); err != nil {
+		slog.Warn("import", "err", err)
+	}
 	if f.JSON() {
 		return writeJSON(f.IO.Out, sum)
 	}

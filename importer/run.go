@@ -77,7 +77,9 @@ func (im *Importer) mergeIndex(ctx context.Context, rep *Report) {
 	for _, t := range rep.Tools {
 		added += t.MessagesAdded
 	}
-	loom.MergeAfterImport(ctx, im.Store, added)
+	if err := loom.MergeAfterImport(ctx, im.Store, added); err != nil {
+		slog.Warn("import", "err", err)
+	}
 }
 
 func (im *Importer) now() time.Time {
