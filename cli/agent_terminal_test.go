@@ -59,6 +59,7 @@ func TestChatMarkdownOnTerminal(t *testing.T) {
 	p.Send("/history 1\r")
 	p.Send("/search loop\r")
 	p.WaitFor(t, "#2 assistant")
+	p.WaitPrompt(t, "›")
 	p.Send("\x04")
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.Output())

@@ -47,6 +47,7 @@ func TestChatMultiLineInputOnTerminal(t *testing.T) {
 			t.Fatalf("%q sent %q, want %q", s.keys, got, s.want)
 		}
 	}
+	p.WaitPrompt(t, "›")
 	p.Send("\x04")
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.Output())
@@ -75,6 +76,7 @@ func TestChatLongPromptWrapsOnTerminal(t *testing.T) {
 	if got := fx.lastUserText(t); got != prompt {
 		t.Fatalf("sent %q", got)
 	}
+	p.WaitPrompt(t, "›")
 	p.Send("\x04")
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.Output())

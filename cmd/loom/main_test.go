@@ -202,6 +202,7 @@ func TestBareLoomOnTerminal(t *testing.T) {
 			if !strings.Contains(term.Screen(), "› "+prompt) {
 				t.Fatalf("the prompt %q is gone from the screen after the reply:\n%s", prompt, term.Screen())
 			}
+			term.WaitPrompt(t, "›")
 			term.Send("\x04")
 			if code := term.Wait(t); code != 0 || stackTrace.MatchString(term.Output()) {
 				t.Fatalf("exit %d:\n%s", code, term.Output())
