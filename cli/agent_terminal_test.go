@@ -57,6 +57,8 @@ func TestChatMarkdownOnTerminal(t *testing.T) {
 	p := fx.startPTY(t, "chat")
 	p.WaitFor(t, "›")
 	p.Send("/history 1\r")
+	p.WaitFor(t, "/history 1")
+	p.WaitPrompt(t, "›")
 	p.Send("/search loop\r")
 	p.WaitFor(t, "#2 assistant")
 	p.WaitPrompt(t, "›")
