@@ -34,11 +34,7 @@ func TestAgentChatOnTerminal(t *testing.T) {
 	p.WaitPrompt(t, "›")
 	p.Send("are you there?\r")
 	p.WaitFor(t, "still here")
-	p.WaitPrompt(t, "›")
-	p.Send("\x04") // Ctrl+D
-	if code := p.Wait(t); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.Output())
-	}
+	p.Leave(t, "›")
 }
 
 // On a terminal, what the model wrote is Markdown wherever it is shown
@@ -61,11 +57,7 @@ func TestChatMarkdownOnTerminal(t *testing.T) {
 	p.WaitPrompt(t, "›")
 	p.Send("/search loop\r")
 	p.WaitFor(t, "#2 assistant")
-	p.WaitPrompt(t, "›")
-	p.Send("\x04")
-	if code := p.Wait(t); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.Output())
-	}
+	p.Leave(t, "›")
 	out := p.Output()
 	if n := strings.Count(out, "Use a fake clock in the loop."); n != 2 {
 		t.Fatalf("rendered text shown %d times, want 2 (resume and /history):\n%s", n, out)
@@ -142,11 +134,7 @@ func TestShowThinkingRendersMarkdownOnTerminal(t *testing.T) {
 	if !strings.Contains(p.Raw(), "\x1b[1mcheck\x1b[m") {
 		t.Fatalf("reasoning not rendered:\n%q", p.Raw())
 	}
-	p.WaitPrompt(t, "›")
-	p.Send("\x04")
-	if code := p.Wait(t); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.Output())
-	}
+	p.Leave(t, "›")
 }
 
 // The first screen of a new session on a terminal says which model

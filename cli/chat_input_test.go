@@ -47,11 +47,7 @@ func TestChatMultiLineInputOnTerminal(t *testing.T) {
 			t.Fatalf("%q sent %q, want %q", s.keys, got, s.want)
 		}
 	}
-	p.WaitPrompt(t, "›")
-	p.Send("\x04")
-	if code := p.Wait(t); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.Output())
-	}
+	p.Leave(t, "›")
 }
 
 // A prompt longer than the terminal is wide wraps, and stays whole on
@@ -76,9 +72,5 @@ func TestChatLongPromptWrapsOnTerminal(t *testing.T) {
 	if got := fx.lastUserText(t); got != prompt {
 		t.Fatalf("sent %q", got)
 	}
-	p.WaitPrompt(t, "›")
-	p.Send("\x04")
-	if code := p.Wait(t); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.Output())
-	}
+	p.Leave(t, "›")
 }

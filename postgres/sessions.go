@@ -80,16 +80,22 @@ func (s *Store) sessionTx(ctx context.Context, db querier, id, lock string) (*lo
 // Sessions implements loom.Store. A filter value PostgreSQL cannot hold
 // matches nothing it stores.
 func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
-	if !storable(f.UserID, f.ProjectID, f.ProjectName, f.Surface, f.Key, f.ParentID, f.Kind, f.Text) || (f.Before != nil && !storable(f.Before.ID)) {
+	if !listable(f) {
 		return nil, nil
 	}
 	q, args := query.Sessions(dialect, f)
 	return s.querySessions(ctx, s.pool, q, args...)
 }
 
+// listable reports whether PostgreSQL can hold every value of filter f:
+// one it cannot matches nothing it stores.
+func listable(f loom.SessionFilter) bool {
+	return storable(f.UserID, f.ProjectID, f.ProjectName, f.Surface, f.Key, f.ParentID, f.Kind, f.Text) && (f.Before == nil || storable(f.Before.ID))
+}
+
 // Summaries implements loom.Store, as Sessions does.
 func (s *Store) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
-	if !storable(f.UserID, f.ProjectID, f.ProjectName, f.Surface, f.Key, f.ParentID, f.Kind, f.Text) || (f.Before != nil && !storable(f.Before.ID)) {
+	if !listable(f) {
 		return nil, nil
 	}
 	q, args := query.Sessions(dialect, f)

@@ -142,6 +142,17 @@ func (p *Term) WaitPrompt(t testing.TB, prompt string) {
 	}
 }
 
+// Leave waits for prompt alone on the last line, sends Ctrl+D there and
+// fails unless the program then exits with status 0.
+func (p *Term) Leave(t testing.TB, prompt string) {
+	t.Helper()
+	p.WaitPrompt(t, prompt)
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+}
+
 // Wait waits for the program to exit and returns its exit code.
 func (p *Term) Wait(t testing.TB) int {
 	t.Helper()
