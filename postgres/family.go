@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/query"
+	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
 // familyDialect writes the family query for PostgreSQL: ids as a text

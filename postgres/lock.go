@@ -9,9 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/rowscan"
 	"github.com/loomhq/loom/internal/sqlstore"
-	"github.com/loomhq/loom/lockcheck"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // lockSessionSQL serialises every transaction that checks or takes the
@@ -24,7 +23,7 @@ const lockSessionSQL = `SELECT pg_advisory_xact_lock(hashtextextended('loom sess
 const lockRowSQL = `SELECT ` + rowscan.LockColumns + ` FROM locks WHERE session_id = $1`
 
 // live reports whether a lock row still binds anyone.
-func (s *Store) live(l *loom.Lock) bool { return s.holder.Live(l, s.Now(), lockcheck.Alive) }
+func (s *Store) live(l *loom.Lock) bool { return s.holder.Live(l, s.Now(), sqlstore.Alive) }
 
 // scanLock reads a lock row and returns the live lock another handle
 // holds, nil when the session is free to write.
@@ -35,7 +34,7 @@ func (s *Store) scanLock(row pgx.Row, sessionID string) (*loom.Lock, error) {
 	case err != nil:
 		return nil, fmt.Errorf("read lock of %s: %w", sessionID, err)
 	default:
-		return s.holder.Foreign(l, s.Now(), lockcheck.Alive), nil
+		return s.holder.Foreign(l, s.Now(), sqlstore.Alive), nil
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/migrate"
+	"github.com/loomhq/loom/internal/sqlstore/migrate"
 )
 
 //go:embed migrations/*.sql

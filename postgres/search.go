@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/query"
+	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/snippet"
 )
 

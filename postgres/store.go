@@ -21,8 +21,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/rowscan"
 	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // The compiler checks that a Store is both.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/query"
+	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
 // familyDialect writes the family query for SQLite: ids as a JSON array,

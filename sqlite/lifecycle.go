@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/query"
-	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore/query"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // Fork implements loom.Store. The fork copies no message: it reads the

@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/rowscan"
 	"github.com/loomhq/loom/internal/sqlstore"
-	"github.com/loomhq/loom/lockcheck"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // heldByOther returns the live lock another handle holds on the session,
@@ -23,7 +22,7 @@ func (s *Store) heldByOther(ctx context.Context, db queryer, sessionID string) (
 	if err != nil {
 		return nil, fmt.Errorf("read lock of %s: %w", sessionID, err)
 	}
-	return s.holder.Foreign(l, s.Now(), lockcheck.Alive), nil
+	return s.holder.Foreign(l, s.Now(), sqlstore.Alive), nil
 }
 
 // checkWriter fails with ELOCKED when another live process holds the

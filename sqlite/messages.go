@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // The statements of an append, prepared once per store (see writes).
@@ -354,13 +354,13 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 // unfinished reads the session's last turn backwards to its user message
 // and repairs it in memory.
 func (s *Store) unfinished(ctx context.Context, db queryer, sessionID string) (*loom.Repair, error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+rowscan.PackedMessageColumns+spanFrom+spanOrderDesc, 1, loom.OpenSeq, sessionID)
+	rows, err := db.QueryContext(ctx, `SELECT `+PackedMessageColumns+spanFrom+spanOrderDesc, 1, loom.OpenSeq, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("repair %s: %w", sessionID, err)
 	}
 	defer rows.Close()
 	r := loom.NewRepair(s.Now())
-	scan := rowscan.PackedMessageOf(sessionID)
+	scan := PackedMessageOf(sessionID)
 	for rows.Next() {
 		m, err := scan(rows)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/migrate"
+	"github.com/loomhq/loom/internal/sqlstore/migrate"
 )
 
 //go:embed migrations/*.sql

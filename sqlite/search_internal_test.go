@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/query"
+	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
 // The walk over a search's matches stops when its context ends, also

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/query"
-	"github.com/loomhq/loom/internal/rowscan"
-	"github.com/loomhq/loom/lockcheck"
+	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/query"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 const (
@@ -51,11 +51,11 @@ var dialect = query.Dialect{
 }
 
 // packedSessions selects sessionColumns as one JSON array, and the
-// cost beside it (see rowscan.Packed).
-var packedSessions = `SELECT ` + rowscan.PackedSessionColumns + sessionFrom
+// cost beside it (see Packed).
+var packedSessions = `SELECT ` + PackedSessionColumns + sessionFrom
 
 // live reports whether a lock row still binds anyone.
-func (s *Store) live(l *loom.Lock) bool { return s.holder.Live(l, s.Now(), lockcheck.Alive) }
+func (s *Store) live(l *loom.Lock) bool { return s.holder.Live(l, s.Now(), sqlstore.Alive) }
 
 func (s *Store) querySessions(ctx context.Context, db queryer, where string, args ...any) ([]*loom.Session, error) {
 	return s.querySessionsWith(ctx, db, `SELECT `+sessionColumns+sessionFrom+where, args...)
@@ -90,16 +90,16 @@ func (s *Store) sessionTx(ctx context.Context, db queryer, id string) (*loom.Ses
 // Sessions implements loom.Store.
 func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
 	q, args := query.Sessions(dialect, f)
-	return rowscan.PackedSessions(ctx, rowsOf{reads{s}}, s.live, packedSessions+q, args...)
+	return PackedSessions(ctx, rowsOf{reads{s}}, s.live, packedSessions+q, args...)
 }
 
 // packedSummaries selects SummaryColumns as one JSON array.
-var packedSummaries = `SELECT ` + rowscan.PackedSummaryColumns + ` FROM sessions s `
+var packedSummaries = `SELECT ` + PackedSummaryColumns + ` FROM sessions s `
 
 // Summaries implements loom.Store.
 func (s *Store) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
 	q, args := query.Sessions(dialect, f)
-	return rowscan.PackedSummaries(ctx, rowsOf{reads{s}}, packedSummaries+q, args...)
+	return PackedSummaries(ctx, rowsOf{reads{s}}, packedSummaries+q, args...)
 }
 
 // Resolve implements loom.Store with the order of loom.ResolveWith.

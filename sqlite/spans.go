@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // spanFrom reads the messages m of session ?3 through its spans sp (see
@@ -48,7 +48,7 @@ const (
 // spanQuery is the query of spanMessages: cond added to the conditions
 // on messages m, newest first with desc, LIMIT ? with limit.
 func spanQuery(cond string, desc, limit bool) string {
-	q := `SELECT ` + rowscan.PackedMessageColumns + spanFrom + cond
+	q := `SELECT ` + PackedMessageColumns + spanFrom + cond
 	if desc {
 		q += spanOrderDesc
 	} else {
@@ -68,7 +68,7 @@ func spanMessages(ctx context.Context, db queryer, id string, lo, hi int64, cond
 	if limit > 0 {
 		all = append(all, limit)
 	}
-	msgs, err := rowscan.All(ctx, rowsOf{db}, rowscan.PackedMessageOf(id), spanQuery(cond, desc, limit > 0), all...)
+	msgs, err := rowscan.All(ctx, rowsOf{db}, PackedMessageOf(id), spanQuery(cond, desc, limit > 0), all...)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", id, err)
 	}

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/rowscan"
 	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // Store is a loom.Store on one SQLite file.

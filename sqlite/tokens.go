@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // Tokens implements loom.TokenStore.

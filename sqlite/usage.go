@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/query"
-	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore/query"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // Usage implements loom.Store with query.UsageReport's queries, on the

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/rowscan"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // Dialect is how an engine writes what its SQL differs in.

@@ -1,4 +1,4 @@
-package rowscan
+package sqlite
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // Packed is a row whose columns an engine packed into one JSON array
@@ -229,14 +230,14 @@ func direct(d any, tok string, kind byte) bool {
 				return true
 			}
 		}
-	case *Time:
+	case *rowscan.Time:
 		switch kind {
-		case tokString:
-			*d = Time{T: parseTime(tok), Valid: true}
-			return true
-		case tokNull:
-			*d = Time{}
-			return true
+		case tokString, tokNull:
+			var v any
+			if kind == tokString {
+				v = tok
+			}
+			return d.Scan(v) == nil
 		}
 	case *sql.NullString:
 		switch kind {
@@ -318,19 +319,19 @@ func packedInt(v any) (int64, error) {
 
 // PackedSessionColumns are SessionColumns packed (see PackColumns),
 // the cost beside the array.
-var PackedSessionColumns, packedSessionAt = PackColumns(SessionColumns, "s.cost_usd")
+var PackedSessionColumns, packedSessionAt = PackColumns(rowscan.SessionColumns, "s.cost_usd")
 
 // PackedSessions runs a query that selects PackedSessionColumns and
 // reads its sessions (see Session).
-func PackedSessions(ctx context.Context, db Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {
+func PackedSessions(ctx context.Context, db rowscan.Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {
 	var cost float64
 	row := &Packed{At: packedSessionAt, Beside: make([]any, 1)}
-	out, err := All(ctx, db, func(r Scanner) (*loom.Session, error) {
+	out, err := rowscan.All(ctx, db, func(r rowscan.Scanner) (*loom.Session, error) {
 		if err := r.Scan(&row.JSON, &cost); err != nil {
 			return nil, err
 		}
 		row.Beside[0] = cost
-		return Session(row, live)
+		return rowscan.Session(row, live)
 	}, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -354,41 +355,41 @@ func textOnlyEnd(i int) string {
 	return "substr(CAST(b.parts AS BLOB), -" + strconv.Itoa(len(end)) + ") = CAST('" + end + "' AS BLOB)"
 }
 
-var packedMessageColumns, packedMessageAt = PackColumns(OwnMessageColumns, "b.parts", "m.cost_usd")
+var packedMessageColumns, packedMessageAt = PackColumns(rowscan.OwnMessageColumns, "b.parts", "m.cost_usd")
 
 // PackedMessageOf returns how a row of PackedMessageColumns is read as a
 // message of session, which the query reads the messages of: its id is
 // not read again for each row.
-func PackedMessageOf(session string) func(Scanner) (*loom.Message, error) {
-	var parts, content text
+func PackedMessageOf(session string) func(rowscan.Scanner) (*loom.Message, error) {
+	var parts, content rowscan.View
 	var cost float64
 	row := &Packed{At: packedMessageAt, Beside: make([]any, 2)}
-	return func(r Scanner) (*loom.Message, error) {
+	return func(r rowscan.Scanner) (*loom.Message, error) {
 		if err := r.Scan(&row.JSON, &parts, &cost, &content); err != nil {
 			return nil, err
 		}
 		// The parts pass to the message's own text, as their bytes.
-		row.Beside[0], row.Beside[1] = parts.b, cost
-		m, err := scanMessage(row, session)
+		row.Beside[0], row.Beside[1] = parts.B, cost
+		m, err := rowscan.MessageIn(row, session)
 		if err == nil {
-			loom.JoinText(m.Parts, content.b)
+			loom.JoinText(m.Parts, content.B)
 		}
 		return m, err
 	}
 }
 
 // PackedSummaryColumns are SummaryColumns packed (see PackColumns).
-var PackedSummaryColumns, _ = PackColumns(SummaryColumns)
+var PackedSummaryColumns, _ = PackColumns(rowscan.SummaryColumns)
 
 // PackedSummaries runs a query that selects PackedSummaryColumns and
 // reads its summaries (see Summary).
-func PackedSummaries(ctx context.Context, db Querier, query string, args ...any) ([]*loom.SessionSummary, error) {
+func PackedSummaries(ctx context.Context, db rowscan.Querier, query string, args ...any) ([]*loom.SessionSummary, error) {
 	row := &Packed{}
-	out, err := All(ctx, db, func(r Scanner) (*loom.SessionSummary, error) {
+	out, err := rowscan.All(ctx, db, func(r rowscan.Scanner) (*loom.SessionSummary, error) {
 		if err := r.Scan(&row.JSON); err != nil {
 			return nil, err
 		}
-		return Summary(row)
+		return rowscan.Summary(row)
 	}, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)

@@ -284,22 +284,22 @@ var SpanMessageColumns = "sp.session_id" + strings.TrimPrefix(MessageColumns, "m
 // an allocation of its own.
 type messageRow struct {
 	m                  loom.Message
-	parts              text
+	parts              View
 	errText            Bytes
 	created, completed Time
 }
 
 // Message reads a row of MessageColumns.
-func Message(row Scanner) (*loom.Message, error) { return scanMessage(row, "") }
+func Message(row Scanner) (*loom.Message, error) { return MessageIn(row, "") }
 
 // OwnMessageColumns are MessageColumns without the first, the session,
 // for a query that reads one session's messages (see
 // PackedMessageColumns).
 var OwnMessageColumns = strings.TrimPrefix(MessageColumns, "m.session_id, ")
 
-// scanMessage reads a row of MessageColumns, or of OwnMessageColumns
+// MessageIn reads a row of MessageColumns, or of OwnMessageColumns
 // as a message of session when session is not empty.
-func scanMessage(row Scanner, session string) (*loom.Message, error) {
+func MessageIn(row Scanner, session string) (*loom.Message, error) {
 	r := &messageRow{}
 	m := &r.m
 	u := &m.Usage
@@ -314,30 +314,30 @@ func scanMessage(row Scanner, session string) (*loom.Message, error) {
 		return nil, err
 	}
 	var err error
-	if m.Parts, err = loom.DecodeParts(r.parts.b); err != nil {
+	if m.Parts, err = loom.DecodeParts(r.parts.B); err != nil {
 		return nil, fmt.Errorf("message %d of %s: %w", m.Seq, m.SessionID, err)
 	}
-	r.parts = text{}
+	r.parts = View{}
 	m.Error = loom.DecodeError(r.errText.B, r.errText.Valid)
 	m.CreatedAt, m.CompletedAt = r.created.T, r.completed.Ptr()
 	return m, nil
 }
 
-// text is a text or JSON column read only until the next row: it keeps
+// View is a text or JSON column read only until the next row: it keeps
 // the bytes it is given without copying them, which a driver may reuse
 // for the next row, and views a string as its bytes, which must not be
 // written to.
-type text struct{ b []byte }
+type View struct{ B []byte }
 
 // Scan implements sql.Scanner.
-func (t *text) Scan(v any) error {
+func (t *View) Scan(v any) error {
 	switch v := v.(type) {
 	case nil:
-		t.b = nil
+		t.B = nil
 	case string:
-		t.b = unsafe.Slice(unsafe.StringData(v), len(v))
+		t.B = unsafe.Slice(unsafe.StringData(v), len(v))
 	case []byte:
-		t.b = v
+		t.B = v
 	default:
 		return fmt.Errorf("text column holds %T", v)
 	}

@@ -1,8 +1,10 @@
-package rowscan
+package sqlite
 
 import (
 	"database/sql"
 	"testing"
+
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 func TestPacked(t *testing.T) {
@@ -13,7 +15,7 @@ func TestPacked(t *testing.T) {
 		f, real       float64
 		ns            sql.NullString
 		ni            sql.NullInt64
-		tm            Time
+		tm            rowscan.Time
 	)
 	p := &Packed{JSON: `["plain","a\"b\\c\né\u0001",null,12345678901234,-7,3,1.5e+300,"",null,null,"2024-01-02T03:04:05.123Z"]`,
 		At: []int{11}, Beside: []any{0.30000000000000004}}

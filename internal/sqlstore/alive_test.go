@@ -1,6 +1,6 @@
 //go:build unix
 
-package lockcheck
+package sqlstore
 
 import (
 	"os"

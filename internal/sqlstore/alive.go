@@ -1,6 +1,4 @@
-// Package lockcheck tells whether the process holding a session lock on
-// this host is still running.
-package lockcheck
+package sqlstore
 
 // Alive reports whether the process pid is running. A zombie (exited, not
 // yet reaped) counts as gone: it will never write again.

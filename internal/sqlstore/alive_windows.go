@@ -1,6 +1,6 @@
 //go:build windows
 
-package lockcheck
+package sqlstore
 
 import "golang.org/x/sys/windows"
 
