@@ -5,23 +5,6 @@ import (
 	"time"
 )
 
-// PrepareAppend checks an append before any transaction: it needs a
-// session, which gets a new id when it has none, and valid messages.
-func PrepareAppend(s *Session, msgs []*Message) error {
-	if s == nil {
-		return Errorf(EINVALID, "append needs a session")
-	}
-	if s.ID == "" {
-		s.ID = NewID()
-	}
-	for _, m := range msgs {
-		if err := m.Validate(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // ApplyAppend is what appending msgs does to session s, the one rule
 // every engine's Append follows: it numbers msgs after s's last message
 // (seq, and the turn each belongs to: user messages open turns), gives
@@ -120,22 +103,4 @@ func (s Session) Created(now time.Time) (*Session, error) {
 		return nil, err
 	}
 	return &s, nil
-}
-
-// CheckAppend is the check of Append on the session stored under the
-// id of the session the caller appends to (cur nil when there is none):
-// a session the caller already wrote to that is gone was deleted
-// meanwhile, and is never brought back with half its history; one in
-// the trash takes no messages; one another live holder than owner has
-// locked is ELOCKED.
-func CheckAppend(caller, cur *Session, owner string) error {
-	switch {
-	case cur == nil && caller.MessageCount > 0:
-		return Errorf(ENOTFOUND, "session %s was deleted", caller.ID)
-	case cur == nil:
-		return nil
-	case cur.DeletedAt != nil:
-		return Errorf(ENOTFOUND, "session %s is in the trash", caller.ID)
-	}
-	return CheckNotHeld([]*Session{cur}, owner)
 }

@@ -2,7 +2,6 @@ package loom
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"time"
 )
@@ -232,24 +231,4 @@ type MessageQuery struct {
 	// instead of the newest: a turn or what follows After read from its
 	// start.
 	Oldest bool
-}
-
-// ReplacePart puts part in the place of m's part with the same id, or
-// after its last part when m has none with that id, as Store.UpdatePart
-// does to message seq of a session; m is that message, nil when the
-// session has none with that seq.
-func ReplacePart(m *Message, sessionID string, seq int64, part Part) error {
-	if m == nil {
-		return Errorf(ENOTFOUND, "message %d of session %s not found", seq, sessionID)
-	}
-	if part.ID == "" {
-		return Errorf(EINVALID, "part without an id")
-	}
-	i := slices.IndexFunc(m.Parts, func(p Part) bool { return p.ID == part.ID })
-	if i < 0 {
-		m.Parts = append(m.Parts, part)
-		return nil
-	}
-	m.Parts[i] = part
-	return nil
 }

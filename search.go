@@ -1,7 +1,6 @@
 package loom
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"time"
@@ -162,31 +161,6 @@ const MaxSearchTime = 800 * time.Millisecond
 // running longer than MaxSearchTime, beside its EINVALID *Error: unlike
 // the other refusals, the same query may pass on a less busy machine.
 var ErrSearchTime = errors.New("search ran out of time")
-
-// searchTimeError is the refusal of a search that ran out of time.
-type searchTimeError struct{ refusal *Error }
-
-func (e searchTimeError) Error() string   { return e.refusal.Error() }
-func (e searchTimeError) Unwrap() []error { return []error{e.refusal, ErrSearchTime} }
-
-// RunSearch is how every engine runs a search: it checks q against the
-// limits on a query, runs search with q's terms (see Terms) and a context
-// that ends once it has run MaxSearchTime, and then refuses the query
-// with an EINVALID error that wraps ErrSearchTime. When ctx ends, search must stop and return an
-// error that wraps ctx's.
-func RunSearch(ctx context.Context, q SearchQuery, search func(ctx context.Context, terms []Term) ([]SearchHit, error)) ([]SearchHit, error) {
-	terms, err := q.Terms()
-	if err != nil {
-		return nil, err
-	}
-	sctx, cancel := context.WithTimeoutCause(ctx, MaxSearchTime, ErrSearchTime)
-	defer cancel()
-	hits, err := search(sctx, terms)
-	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), ErrSearchTime) {
-		return nil, searchTimeError{Errorf(EINVALID, "search stopped after %v: its words are in too many messages; search for fewer or rarer words", MaxSearchTime)}
-	}
-	return hits, err
-}
 
 func tooLong(n int) *Error {
 	return Errorf(EINVALID, "search query too long: %d bytes, at most %d", n, MaxQueryBytes)

@@ -1,13 +1,10 @@
 package loom
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestParseQuery(t *testing.T) {
@@ -67,45 +64,5 @@ func TestQueryLimits(t *testing.T) {
 				t.Errorf("%s: error %q is not a one-line invalid-input error naming the limit", tc.name, err)
 			}
 		}
-	}
-}
-
-// A search that runs out of time is refused; one whose caller gives up
-// ends with the caller's error.
-func TestRunSearch(t *testing.T) {
-	slow := func(ctx context.Context, _ []Term) ([]SearchHit, error) {
-		<-ctx.Done()
-		return nil, fmt.Errorf("search: %w", ctx.Err())
-	}
-	start := time.Now()
-	_, err := RunSearch(context.Background(), SearchQuery{Text: "slow"}, slow)
-	if ErrorCode(err) != EINVALID || !errors.Is(err, ErrSearchTime) || !strings.Contains(ErrorMessage(err), "fewer or rarer words") {
-		t.Fatalf("a search out of time = %v, want an invalid-input error", err)
-	}
-	if d := time.Since(start); d < MaxSearchTime {
-		t.Fatalf("search stopped after %v, before its time ran out", d)
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(10*time.Millisecond, cancel)
-	if _, err := RunSearch(ctx, SearchQuery{Text: "slow"}, slow); !errors.Is(err, context.Canceled) || ErrorCode(err) != EINTERNAL {
-		t.Fatalf("a cancelled search = %v, want the context's error", err)
-	}
-
-	// A query over the limits never reaches the engine.
-	_, err = RunSearch(context.Background(), SearchQuery{Text: strings.Repeat("x ", MaxQueryBytes)}, func(context.Context, []Term) ([]SearchHit, error) {
-		t.Fatal("search ran a refused query")
-		return nil, nil
-	})
-	if ErrorCode(err) != EINVALID {
-		t.Fatalf("a query over the limits = %v", err)
-	}
-	var got []Term
-	RunSearch(context.Background(), SearchQuery{Text: "pool pool size"}, func(_ context.Context, terms []Term) ([]SearchHit, error) {
-		got = terms
-		return nil, nil
-	})
-	if len(got) != 2 {
-		t.Fatalf("search was given terms %v", got)
 	}
 }

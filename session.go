@@ -129,15 +129,6 @@ type Source struct {
 	Path    string `json:"path"`
 }
 
-// SourceColumns are the source's values as stored: empty strings for a
-// session that was not imported.
-func (s *Session) SourceColumns() (tool, version, path string) {
-	if s.Source == nil {
-		return "", "", ""
-	}
-	return s.Source.Tool, s.Source.Version, s.Source.Path
-}
-
 // SurfaceOf returns the surface of a key: the part before the first colon.
 func SurfaceOf(key string) string {
 	if i := strings.IndexByte(key, ':'); i >= 0 {

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -129,30 +128,6 @@ func NewToken(userID, name string, ttl time.Duration, now time.Time) (*Token, st
 		t.ExpiresAt = &at
 	}
 	return t, NewTokenSecret(), nil
-}
-
-// AuthenticateWith is TokenStore.Authenticate with the engine's reads
-// and writes: find returns the token stored with a secret's hash (nil
-// when there is none); touch records that token id was used at now, at
-// most once per TokenUseInterval, best effort (a busy store must not turn
-// a valid token away).
-func AuthenticateWith(secret string, now time.Time, find func(hash string) (*Token, error), touch func(id string, at time.Time) error) (*Token, error) {
-	if secret == "" {
-		return nil, TokenNotFound()
-	}
-	t, err := find(HashToken(secret))
-	if err != nil {
-		return nil, fmt.Errorf("authenticate: %w", err)
-	}
-	if t == nil || t.RevokedAt != nil || t.Expired(now) {
-		return nil, TokenNotFound()
-	}
-	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= TokenUseInterval {
-		if touch(t.ID, now) == nil {
-			t.LastUsedAt = &now
-		}
-	}
-	return t, nil
 }
 
 // TokenNotFound reports that no live token matches.

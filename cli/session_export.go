@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/export"
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
 )
 
@@ -225,7 +226,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		sum.Sessions[i] = d.Session.ID
 		sum.Messages += len(d.Messages)
 	}
-	if err := loom.MergeAfterImport(ctx, st, sum.Messages); err != nil {
+	if err := importer.MergeAfterImport(ctx, st, sum.Messages); err != nil {
 		slog.Warn("import", "err", err)
 	}
 	if f.JSON() {

@@ -67,7 +67,7 @@ func (im *Importer) Run(ctx context.Context, targets []Target) (*Report, error) 
 }
 
 // mergeIndex merges the store's search index after a run that added
-// many messages (see loom.MergeAfterImport), so that the appends that
+// many messages (see MergeAfterImport), so that the appends that
 // follow do not pay for it.
 func (im *Importer) mergeIndex(ctx context.Context, rep *Report) {
 	if im.DryRun {
@@ -77,7 +77,7 @@ func (im *Importer) mergeIndex(ctx context.Context, rep *Report) {
 	for _, t := range rep.Tools {
 		added += t.MessagesAdded
 	}
-	if err := loom.MergeAfterImport(ctx, im.Store, added); err != nil {
+	if err := MergeAfterImport(ctx, im.Store, added); err != nil {
 		slog.Warn("import", "err", err)
 	}
 }

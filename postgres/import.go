@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "body_id",
@@ -159,7 +160,7 @@ func (s *Store) analyzeImported(ctx context.Context, n int) {
 func queueSession(b *pgx.Batch, d *loom.SessionData) {
 	x := d.Session
 	u := x.Usage
-	tool, version, path := x.SourceColumns()
+	tool, version, path := sqlstore.SourceColumns(x)
 	b.Queue(`INSERT INTO sessions (id, user_id, key, surface, title, description,
 		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 		profile, message_count, turn_count, summary_seq, last_prompt,

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
@@ -30,7 +31,7 @@ const forkSessionSQL = `INSERT INTO sessions (id, user_id, key, surface, title, 
 
 // Fork implements loom.Store. The fork copies no message: it reads the
 // messages it inherits from the source's rows, through the source's
-// spans (loom.InheritSpans), so forking writes one session row and a
+// spans (sqlstore.InheritSpans), so forking writes one session row and a
 // span for each store the history lies in, whatever its length; the
 // statements go with the read of the result in one round trip.
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
@@ -42,7 +43,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if err != nil {
 			return err
 		}
-		plan, err := loom.PlanFork(src, opts, s.forkReads(ctx, tx, src))
+		plan, err := sqlstore.PlanFork(src, opts, s.forkReads(ctx, tx, src))
 		if err != nil {
 			return err
 		}
@@ -52,7 +53,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		}
 		b := &pgx.Batch{}
 		b.Queue(forkSessionSQL, plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, ms(s.Now()), src.ID, clean(plan.LastPrompt), plan.SummarySeq)
-		queueSpans(b, plan.ID, loom.InheritSpans(spans, plan.LastSeq, plan.ID))
+		queueSpans(b, plan.ID, sqlstore.InheritSpans(spans, plan.LastSeq, plan.ID))
 		b.Queue(`SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1`, plan.ID)
 		spanStatements := b.Len() - 2 // all but the session's insert and read
 		br := tx.SendBatch(ctx, b)
@@ -78,8 +79,8 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 
 // forkReads answers a fork plan's questions about src inside tx, each
 // with a seek or two through src's spans.
-func (s *Store) forkReads(ctx context.Context, tx pgx.Tx, src *loom.Session) loom.ForkReads {
-	return loom.ForkReads{
+func (s *Store) forkReads(ctx context.Context, tx pgx.Tx, src *loom.Session) sqlstore.ForkReads {
+	return sqlstore.ForkReads{
 		TurnFrom: func(seq int64) (int, bool, error) {
 			var turn int
 			err := tx.QueryRow(ctx, `SELECT m.turn FROM spans sp CROSS JOIN LATERAL (SELECT m.turn, m.seq FROM messages m
@@ -157,7 +158,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 			trashed = ""
 		}
 		var err error
-		out, err = loom.DeleteWith(id, opts, s.holder.Owner, s.Now(), loom.DeleteSteps{
+		out, err = sqlstore.DeleteWith(id, opts, s.holder.Owner, s.Now(), sqlstore.DeleteSteps{
 			Family: func() ([]*loom.Session, error) {
 				return s.querySessionsWith(ctx, tx, family+` SELECT `+sessionColumns+sessionFrom+`WHERE s.id IN (SELECT id FROM fam)`+trashed, id)
 			},
@@ -180,7 +181,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 // loom.TrashTTL. It runs only inside explicit delete and prune commands:
 // loom never cleans up on its own.
 func (s *Store) purgeTrash(ctx context.Context, tx pgx.Tx) error {
-	_, err := tx.Exec(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < $1`, ms(loom.TrashedBefore(s.Now())))
+	_, err := tx.Exec(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < $1`, ms(sqlstore.TrashedBefore(s.Now())))
 	return err
 }
 
@@ -191,7 +192,7 @@ func (s *Store) Restore(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		return loom.RestoreWith(x, func(at time.Time) (bool, error) {
+		return sqlstore.RestoreWith(x, func(at time.Time) (bool, error) {
 			_, err := tx.Exec(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = $2`, id, at)
 			return isUnique(err), err
 		})
@@ -210,7 +211,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 	var res *loom.PruneResult
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		now := s.Now()
-		steps := loom.PruneSteps{
+		steps := sqlstore.PruneSteps{
 			Select: func() ([]*loom.Session, error) {
 				w := query.Prune(dialect, opts, now)
 				return s.querySessions(ctx, tx, "WHERE "+w.String()+" ORDER BY s.updated_at", w.Args...)
@@ -230,7 +231,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 			},
 		}
 		var err error
-		res, err = loom.PruneWith(opts, s.holder.Owner, now, steps)
+		res, err = sqlstore.PruneWith(opts, s.holder.Owner, now, steps)
 		return err
 	})
 	return res, err

@@ -9,10 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // insertMessageSQL stores a message and its body in one statement, under
-// the store where its session stores its own (see loom.Span).
+// the store where its session stores its own (see sqlstore.Span).
 const insertMessageSQL = `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
 	INSERT INTO messages (session_id, seq, id, role, turn, body_id, model, provider,
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
@@ -22,7 +23,7 @@ const insertMessageSQL = `WITH b AS (INSERT INTO bodies (parts, content) VALUES 
 // Append implements loom.Store. The session row is locked for the whole
 // transaction, so writers from any number of processes keep seq gap-free.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
-	if err := loom.PrepareAppend(x, msgs); err != nil {
+	if err := sqlstore.PrepareAppend(x, msgs); err != nil {
 		return err
 	}
 	var fresh *loom.Session
@@ -31,7 +32,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 		if err != nil {
 			return err
 		}
-		if err := loom.CheckAppend(x, st.cur, s.holder.Owner); err != nil {
+		if err := sqlstore.CheckAppend(x, st.cur, s.holder.Owner); err != nil {
 			return err
 		}
 		if st.cur == nil {
@@ -49,7 +50,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 			if st.cur == nil {
 				return fmt.Errorf("append to %s: the session row is missing after its creation", x.ID)
 			}
-			if err := loom.CheckAppend(x, st.cur, s.holder.Owner); err != nil {
+			if err := sqlstore.CheckAppend(x, st.cur, s.holder.Owner); err != nil {
 				return err
 			}
 		}
@@ -99,7 +100,7 @@ func (s *Store) createSession(ctx context.Context, tx pgx.Tx, x *loom.Session) e
 	if err != nil {
 		return err
 	}
-	tool, version, path := row.SourceColumns()
+	tool, version, path := sqlstore.SourceColumns(row)
 	_, err = tx.Exec(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
 		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
 		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
@@ -122,7 +123,7 @@ func (s *Store) createSession(ctx context.Context, tx pgx.Tx, x *loom.Session) e
 
 // messageArgs are the arguments of insertMessageSQL for m.
 func messageArgs(m *loom.Message) ([]any, error) {
-	parts, err := loom.EncodeParts(m)
+	parts, err := sqlstore.EncodeParts(m)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func messageArgs(m *loom.Message) ([]any, error) {
 	return []any{parts, clean(m.SearchText()),
 		m.SessionID, m.Seq, m.ID, m.Role, m.Turn, m.Model, m.Provider,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
-		u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), ms(m.CreatedAt), nullTime(m.CompletedAt)}, nil
+		u.CostUSD, u.APICalls, u.Compactions, sqlstore.EncodeError(m.Error), ms(m.CreatedAt), nullTime(m.CompletedAt)}, nil
 }
 
 // Messages implements loom.Store. The newest-N read walks each span's
@@ -140,7 +141,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 	if !storable(sessionID) {
 		return nil, nil
 	}
-	lo, hi := int64(1), loom.OpenSeq
+	lo, hi := int64(1), sqlstore.OpenSeq
 	if q.After > 0 {
 		lo = q.After + 1
 	}
@@ -174,7 +175,7 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
-	return spanMessages(ctx, s.pool, sessionID, max(from, 1), loom.OpenSeq, "", 0, false)
+	return spanMessages(ctx, s.pool, sessionID, max(from, 1), sqlstore.OpenSeq, "", 0, false)
 }
 
 // UpdatePart implements loom.Store. A message the session inherits (a
@@ -190,7 +191,7 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 		if err != nil {
 			return err
 		}
-		if err := loom.ReplacePart(m, sessionID, seq, part); err != nil {
+		if err := sqlstore.ReplacePart(m, sessionID, seq, part); err != nil {
 			return err
 		}
 		return s.rewriteBody(ctx, tx, m)
@@ -247,19 +248,19 @@ func (s *Store) messageForUpdate(ctx context.Context, tx pgx.Tx, sessionID strin
 	return msgs[0], nil
 }
 
-// rewriteBody stores m's parts as loom.WriteMessageWith says: a copy
+// rewriteBody stores m's parts as sqlstore.WriteMessageWith says: a copy
 // for the session when it inherits m, copies as it was for the sessions
 // that read it when the session stores it, and a body of its own when
 // another row shares its body. A fork that could start sharing it
 // meanwhile waits on the session row that beginWrite locked.
 func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) error {
-	parts, err := loom.EncodeParts(m)
+	parts, err := sqlstore.EncodeParts(m)
 	if err != nil {
 		return err
 	}
 	content := clean(m.SearchText())
-	err = loom.WriteMessageWith(m.SessionID, m.Seq, loom.MessageWriteSteps{
-		Spans: func(id string) ([]loom.Span, error) { return readSpans(ctx, tx, id) },
+	err = sqlstore.WriteMessageWith(m.SessionID, m.Seq, sqlstore.MessageWriteSteps{
+		Spans: func(id string) ([]sqlstore.Span, error) { return readSpans(ctx, tx, id) },
 		Readers: func(store string, seq int64, id string) ([]string, error) {
 			rows, err := tx.Query(ctx, `SELECT DISTINCT session_id FROM spans
 				WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2 AND session_id <> $3`, store, seq, id)
@@ -273,7 +274,7 @@ func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) err
 				to, from, seq, withParts, parts, content)
 			return err
 		},
-		WriteSpans: func(id string, spans []loom.Span) error { return writeSpans(ctx, tx, id, spans) },
+		WriteSpans: func(id string, spans []sqlstore.Span) error { return writeSpans(ctx, tx, id, spans) },
 		DropUnread: func(store string, seq int64) error { return dropUnread(ctx, tx, store, seq) },
 		Rewrite: func(store string, seq int64) error {
 			var body int64
@@ -320,7 +321,7 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		users, err := spanMessages(ctx, tx, sessionID, 1, loom.OpenSeq, " AND m.role = 'user'", 1, false)
+		users, err := spanMessages(ctx, tx, sessionID, 1, sqlstore.OpenSeq, " AND m.role = 'user'", 1, false)
 		if err != nil {
 			return fmt.Errorf("repair %s: %w", sessionID, err)
 		}
@@ -328,12 +329,12 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		if len(users) > 0 {
 			from = users[0].Seq + 1
 		}
-		msgs, err := spanMessages(ctx, tx, sessionID, from, loom.OpenSeq, "", 0, false)
+		msgs, err := spanMessages(ctx, tx, sessionID, from, sqlstore.OpenSeq, "", 0, false)
 		if err != nil {
 			return fmt.Errorf("repair %s: %w", sessionID, err)
 		}
 		slices.Reverse(msgs)
-		r := loom.NewRepair(s.Now())
+		r := sqlstore.NewRepair(s.Now())
 		for _, m := range msgs {
 			r.Add(m)
 		}

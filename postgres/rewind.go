@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -30,7 +31,7 @@ const rewindForkSQL = `INSERT INTO sessions (id, user_id, key, surface, title, d
 // Rewind implements loom.Store. Nothing is copied or moved: the fork
 // reads the whole conversation from the rows where it is, the session
 // reads the messages it keeps from the same rows and stores its next
-// ones under a new id (loom.RewindPlan), so a rewind writes a session
+// ones under a new id (sqlstore.RewindPlan), so a rewind writes a session
 // row and a few spans, whatever the session's length.
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	var out *loom.Session
@@ -49,7 +50,7 @@ func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) 
 		if err := st.check(src.ID); err != nil {
 			return err
 		}
-		plan, err := loom.PlanRewind(src, opts, s.forkReads(ctx, tx, src))
+		plan, err := sqlstore.PlanRewind(src, opts, s.forkReads(ctx, tx, src))
 		if err != nil {
 			return err
 		}
@@ -63,8 +64,8 @@ func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) 
 		b.Queue(rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
 			fu.InputTokens, fu.OutputTokens, fu.ReasoningTokens, fu.CacheReadTokens, fu.CacheWriteTokens,
 			fu.CostUSD, fu.APICalls, fu.Compactions)
-		queueSpans(b, f.ID, loom.InheritSpans(spans, f.LastSeq, f.ID))
-		queueSpans(b, src.ID, loom.InheritSpans(spans, plan.KeepSeq, plan.Store))
+		queueSpans(b, f.ID, sqlstore.InheritSpans(spans, f.LastSeq, f.ID))
+		queueSpans(b, src.ID, sqlstore.InheritSpans(spans, plan.KeepSeq, plan.Store))
 		b.Queue(`UPDATE sessions SET message_count = $2, turn_count = $3, last_prompt = $4,
 			summary_seq = $5, input_tokens = $6, output_tokens = $7, reasoning_tokens = $8, cache_read_tokens = $9,
 			cache_write_tokens = $10, cost_usd = $11, api_calls = $12, compactions = $13, updated_at = $14

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/snippet"
 )
@@ -54,9 +55,9 @@ func matchExpr(terms []loom.Term) (sql string, args []any, ok bool) {
 	return strings.Join(parts, " && "), args, len(parts) > 0
 }
 
-// Search implements loom.Store, within the limits loom.RunSearch sets.
+// Search implements loom.Store, within the limits sqlstore.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	return loom.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
+	return sqlstore.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
 		return s.search(ctx, q, terms)
 	})
 }

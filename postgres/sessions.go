@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
@@ -102,12 +103,12 @@ func (s *Store) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.Se
 	return rowscan.Summaries(ctx, rowsOf{s.pool}, `SELECT `+rowscan.SummaryColumns+` FROM sessions s `+q, args...)
 }
 
-// Resolve implements loom.Store with the order of loom.ResolveWith.
+// Resolve implements loom.Store with the order of sqlstore.ResolveWith.
 func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
 	if strings.TrimSpace(ref) != "" && !storable(ref) {
 		return nil, loom.NotFound(ref)
 	}
-	return loom.ResolveWith(ref, scope, func(by loom.Lookup, v string) ([]*loom.Session, error) {
+	return sqlstore.ResolveWith(ref, scope, func(by sqlstore.Lookup, v string) ([]*loom.Session, error) {
 		q, args := query.Lookup(dialect, scope, by, v)
 		return s.querySessions(ctx, s.pool, q, args...)
 	})
@@ -124,7 +125,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 		if err != nil {
 			return err
 		}
-		if cols := u.Columns(ms(s.Now())); len(cols) > 0 {
+		if cols := query.UpdateColumns(u, ms(s.Now())); len(cols) > 0 {
 			set, args := query.Set(dialect, cols)
 			q := fmt.Sprintf(`UPDATE sessions SET %s WHERE id = $%d`, set, len(args)+1)
 			if _, err := tx.Exec(ctx, q, append(args, cur.ID)...); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -44,7 +45,7 @@ func (s *Store) Tokens(ctx context.Context, userID string) ([]*loom.Token, error
 // Authenticate implements loom.TokenStore. It writes last_used_at at most
 // once per loom.TokenUseInterval.
 func (s *Store) Authenticate(ctx context.Context, secret string) (*loom.Token, error) {
-	return loom.AuthenticateWith(secret, ms(s.Now()), func(hash string) (*loom.Token, error) {
+	return sqlstore.AuthenticateWith(secret, ms(s.Now()), func(hash string) (*loom.Token, error) {
 		t, err := rowscan.Token(s.pool.QueryRow(ctx, `SELECT `+rowscan.TokenColumns+` FROM tokens WHERE hash = $1`, hash))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // importChunk is how many rows one INSERT of an import writes. The
@@ -132,7 +133,7 @@ func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, s
 			r := importRows{n: n, first: msgs[0].Seq, last: msgs[n-1].Seq,
 				bodies: make([]any, 0, 3*n), messages: make([]any, 0, 19*n)}
 			for i, m := range msgs[:n] {
-				parts, text, err := loom.EncodeBody(m)
+				parts, text, err := sqlstore.EncodeBody(m)
 				if err != nil {
 					r.err = err
 					break
@@ -142,7 +143,7 @@ func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, s
 				r.bodies = append(r.bodies, id, parts, text)
 				r.messages = append(r.messages, m.SessionID, m.Seq, m.ID, m.Role, m.Turn, id, m.Model, m.Provider,
 					u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
-					u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt))
+					u.CostUSD, u.APICalls, u.Compactions, sqlstore.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt))
 			}
 			select {
 			case out <- r:
@@ -209,7 +210,7 @@ func (w *importWriter) stmt(cache *map[int]*sql.Stmt, prefix, row string, n int)
 func (w *importWriter) session(d *loom.SessionData) error {
 	x := d.Session
 	u := x.Usage
-	tool, version, path := x.SourceColumns()
+	tool, version, path := sqlstore.SourceColumns(x)
 	if w.sessions == nil {
 		st, err := w.tx.PrepareContext(w.ctx, importSessionSQL)
 		if err != nil {

@@ -9,13 +9,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // Fork implements loom.Store. The fork copies no message: it reads the
 // messages it inherits from the source's rows, through the source's
-// spans (loom.InheritSpans), so forking writes one session row and a
+// spans (sqlstore.InheritSpans), so forking writes one session row and a
 // span for each store the history lies in, whatever its length.
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	s.prepareWrites(ctx, &s.fonce, forkWrites)
@@ -26,7 +27,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if err != nil {
 			return err
 		}
-		plan, err := loom.PlanFork(src, opts, s.forkReads(ctx, w, src))
+		plan, err := sqlstore.PlanFork(src, opts, s.forkReads(ctx, w, src))
 		if err != nil {
 			return err
 		}
@@ -43,7 +44,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if err != nil {
 			return err
 		}
-		if err := writeSpans(ctx, w, plan.ID, loom.InheritSpans(spans, plan.LastSeq, plan.ID)); err != nil {
+		if err := writeSpans(ctx, w, plan.ID, sqlstore.InheritSpans(spans, plan.LastSeq, plan.ID)); err != nil {
 			return err
 		}
 		out, err = s.sessionTx(ctx, w, plan.ID)
@@ -94,8 +95,8 @@ var forkWrites = []string{forkSessionSQL, turnFromSQL, spanQuery(lastUserCond, t
 
 // forkReads answers a fork plan's questions about src inside a write
 // transaction, each with a seek or two through src's spans.
-func (s *Store) forkReads(ctx context.Context, w writes, src *loom.Session) loom.ForkReads {
-	return loom.ForkReads{
+func (s *Store) forkReads(ctx context.Context, w writes, src *loom.Session) sqlstore.ForkReads {
+	return sqlstore.ForkReads{
 		TurnFrom: func(seq int64) (int, bool, error) {
 			var turn int
 			err := w.QueryRowContext(ctx, turnFromSQL, seq, src.ID).Scan(&turn)
@@ -157,7 +158,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 			return err
 		}
 		var err error
-		out, err = loom.DeleteWith(id, opts, s.holder.Owner, s.Now(), loom.DeleteSteps{
+		out, err = sqlstore.DeleteWith(id, opts, s.holder.Owner, s.Now(), sqlstore.DeleteSteps{
 			Family: func() ([]*loom.Session, error) {
 				where := "WHERE s.id IN (SELECT id FROM fam)"
 				if !opts.Purge {
@@ -189,7 +190,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 // loom never cleans up on its own.
 func (s *Store) purgeTrash(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ?`,
-		loom.FormatTime(loom.TrashedBefore(s.Now())))
+		loom.FormatTime(sqlstore.TrashedBefore(s.Now())))
 	return err
 }
 
@@ -200,7 +201,7 @@ func (s *Store) Restore(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		return loom.RestoreWith(x, func(at time.Time) (bool, error) {
+		return sqlstore.RestoreWith(x, func(at time.Time) (bool, error) {
 			_, err := tx.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = ?`,
 				id, loom.FormatTime(at))
 			return isUnique(err), err
@@ -214,7 +215,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		now := s.Now()
 		var err error
-		res, err = loom.PruneWith(opts, s.holder.Owner, now, loom.PruneSteps{
+		res, err = sqlstore.PruneWith(opts, s.holder.Owner, now, sqlstore.PruneSteps{
 			Select: func() ([]*loom.Session, error) {
 				w := query.Prune(dialect, opts, now)
 				return s.querySessions(ctx, tx, "WHERE "+w.String()+" ORDER BY s.updated_at", w.Args...)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -32,7 +33,7 @@ var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessi
 
 // Append implements loom.Store.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
-	if err := loom.PrepareAppend(x, msgs); err != nil {
+	if err := sqlstore.PrepareAppend(x, msgs); err != nil {
 		return err
 	}
 	var fresh *loom.Session
@@ -46,7 +47,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 		if err != nil {
 			return err
 		}
-		if err := loom.CheckAppend(x, cur, s.holder.Owner); err != nil {
+		if err := sqlstore.CheckAppend(x, cur, s.holder.Owner); err != nil {
 			return err
 		}
 		if cur == nil {
@@ -96,7 +97,7 @@ func (s *Store) createSession(ctx context.Context, w writes, x *loom.Session) (*
 	if err != nil {
 		return nil, err
 	}
-	tool, version, path := row.SourceColumns()
+	tool, version, path := sqlstore.SourceColumns(row)
 	_, err = w.tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
 		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
 		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
@@ -115,9 +116,9 @@ func (s *Store) createSession(ctx context.Context, w writes, x *loom.Session) (*
 	return s.sessionTx(ctx, w, row.ID)
 }
 
-// insertMessage stores m and its body, under store (see loom.Span).
+// insertMessage stores m and its body, under store (see sqlstore.Span).
 func (s *Store) insertMessage(ctx context.Context, tx writes, store string, m *loom.Message) error {
-	parts, text, err := loom.EncodeBody(m)
+	parts, text, err := sqlstore.EncodeBody(m)
 	if err != nil {
 		return err
 	}
@@ -141,14 +142,14 @@ func messageArgs(store string, m *loom.Message, body int64) []any {
 	u := m.Usage
 	return []any{store, m.Seq, m.ID, m.Role, m.Turn, body, m.Model, m.Provider,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
-		u.CostUSD, u.APICalls, u.Compactions, loom.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt)}
+		u.CostUSD, u.APICalls, u.Compactions, sqlstore.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt)}
 }
 
 // Messages implements loom.Store. The newest-N read walks each span's
 // rows backwards from its end (see spanFrom), so its cost does not grow
 // with the session, nor with its ancestors' when it is a fork.
 func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
-	lo, hi := int64(1), loom.OpenSeq
+	lo, hi := int64(1), sqlstore.OpenSeq
 	if q.After > 0 {
 		lo = q.After + 1
 	}
@@ -179,7 +180,7 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
-	return spanMessages(ctx, reads{s}, sessionID, max(from, 1), loom.OpenSeq, "", false, 0)
+	return spanMessages(ctx, reads{s}, sessionID, max(from, 1), sqlstore.OpenSeq, "", false, 0)
 }
 
 // UpdatePart implements loom.Store. A message the session inherits (a
@@ -202,7 +203,7 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 		if len(msgs) > 0 {
 			m = msgs[0]
 		}
-		if err := loom.ReplacePart(m, sessionID, seq, part); err != nil {
+		if err := sqlstore.ReplacePart(m, sessionID, seq, part); err != nil {
 			return err
 		}
 		return s.rewriteBody(ctx, tx, m)
@@ -247,12 +248,12 @@ func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u 
 	})
 }
 
-// rewriteBody stores m's parts as loom.WriteMessageWith says: a copy
+// rewriteBody stores m's parts as sqlstore.WriteMessageWith says: a copy
 // for the session when it inherits m, copies as it was for the sessions
 // that read it when the session stores it, and a body of its own when
 // another row shares its body.
 func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
-	parts, text, err := loom.EncodeBody(m)
+	parts, text, err := sqlstore.EncodeBody(m)
 	if err != nil {
 		return err
 	}
@@ -263,8 +264,8 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 		}
 		return res.LastInsertId()
 	}
-	err = loom.WriteMessageWith(m.SessionID, m.Seq, loom.MessageWriteSteps{
-		Spans: func(id string) ([]loom.Span, error) { return readSpans(ctx, tx, id) },
+	err = sqlstore.WriteMessageWith(m.SessionID, m.Seq, sqlstore.MessageWriteSteps{
+		Spans: func(id string) ([]sqlstore.Span, error) { return readSpans(ctx, tx, id) },
 		Readers: func(store string, seq int64, id string) ([]string, error) {
 			return rowscan.All(ctx, rowsOf{tx}, rowscan.String, `SELECT DISTINCT session_id FROM spans
 				WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2 AND session_id <> ?3`, store, seq, id)
@@ -281,7 +282,7 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 			_, err := tx.ExecContext(ctx, copyRowSQL, to, body, from, seq)
 			return err
 		},
-		WriteSpans: func(id string, spans []loom.Span) error { return writeSpans(ctx, writes{s, tx}, id, spans) },
+		WriteSpans: func(id string, spans []sqlstore.Span) error { return writeSpans(ctx, writes{s, tx}, id, spans) },
 		DropUnread: func(store string, seq int64) error { return dropUnread(ctx, tx, store, seq) },
 		Rewrite: func(store string, seq int64) error {
 			var body int64
@@ -353,13 +354,13 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 
 // unfinished reads the session's last turn backwards to its user message
 // and repairs it in memory.
-func (s *Store) unfinished(ctx context.Context, db queryer, sessionID string) (*loom.Repair, error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+PackedMessageColumns+spanFrom+spanOrderDesc, 1, loom.OpenSeq, sessionID)
+func (s *Store) unfinished(ctx context.Context, db queryer, sessionID string) (*sqlstore.Repair, error) {
+	rows, err := db.QueryContext(ctx, `SELECT `+PackedMessageColumns+spanFrom+spanOrderDesc, 1, sqlstore.OpenSeq, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("repair %s: %w", sessionID, err)
 	}
 	defer rows.Close()
-	r := loom.NewRepair(s.Now())
+	r := sqlstore.NewRepair(s.Now())
 	scan := PackedMessageOf(sessionID)
 	for rows.Next() {
 		m, err := scan(rows)

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -342,16 +343,16 @@ func PackedSessions(ctx context.Context, db rowscan.Querier, live func(*loom.Loc
 // PackedMessageColumns are OwnMessageColumns packed (see PackColumns),
 // the parts, the body's search text and the cost beside the array: the
 // search text is the text of a body that keeps it once (see
-// loom.EncodeBody), and is read only for parts that end as such a
+// sqlstore.EncodeBody), and is read only for parts that end as such a
 // body's do (NULL otherwise): a tool call's search text holds its input
 // and output again.
 var PackedMessageColumns = packedMessageColumns + ", CASE WHEN " + textOnlyEnd(0) + " OR " + textOnlyEnd(1) + " THEN b.content END"
 
 // textOnlyEnd is the SQL that says whether b.parts ends as
-// loom.TextOnlyEnds[i], compared as bytes: substr from the end of a
+// sqlstore.TextOnlyEnds[i], compared as bytes: substr from the end of a
 // text counts its characters from the start.
 func textOnlyEnd(i int) string {
-	end := loom.TextOnlyEnds[i]
+	end := sqlstore.TextOnlyEnds[i]
 	return "substr(CAST(b.parts AS BLOB), -" + strconv.Itoa(len(end)) + ") = CAST('" + end + "' AS BLOB)"
 }
 
@@ -372,7 +373,7 @@ func PackedMessageOf(session string) func(rowscan.Scanner) (*loom.Message, error
 		row.Beside[0], row.Beside[1] = parts.B, cost
 		m, err := rowscan.MessageIn(row, session)
 		if err == nil {
-			loom.JoinText(m.Parts, content.B)
+			sqlstore.JoinText(m.Parts, content.B)
 		}
 		return m, err
 	}

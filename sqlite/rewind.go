@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // rewindForkSQL inserts the fork a rewind makes, from its source's row:
@@ -35,7 +36,7 @@ const rewindKeepSQL = `UPDATE sessions SET message_count = ?2, turn_count = ?3, 
 // Rewind implements loom.Store. Nothing is copied or moved: the fork
 // reads the whole conversation from the rows where it is, the session
 // reads the messages it keeps from the same rows and stores its next
-// ones under a new id (loom.RewindPlan), so a rewind writes a session
+// ones under a new id (sqlstore.RewindPlan), so a rewind writes a session
 // row and a few spans, whatever the session's length.
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	s.prepareWrites(ctx, &s.fonce, forkWrites)
@@ -49,7 +50,7 @@ func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) 
 		if err := s.checkWriter(ctx, tx, src.ID); err != nil {
 			return err
 		}
-		plan, err := loom.PlanRewind(src, opts, s.forkReads(ctx, w, src))
+		plan, err := sqlstore.PlanRewind(src, opts, s.forkReads(ctx, w, src))
 		if err != nil {
 			return err
 		}
@@ -64,10 +65,10 @@ func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) 
 		if err != nil {
 			return err
 		}
-		if err := writeSpans(ctx, w, f.ID, loom.InheritSpans(spans, f.LastSeq, f.ID)); err != nil {
+		if err := writeSpans(ctx, w, f.ID, sqlstore.InheritSpans(spans, f.LastSeq, f.ID)); err != nil {
 			return err
 		}
-		if err := writeSpans(ctx, w, src.ID, loom.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
+		if err := writeSpans(ctx, w, src.ID, sqlstore.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
 			return err
 		}
 		u := plan.KeepUsage

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/snippet"
@@ -36,9 +37,9 @@ func MatchExpr(terms []loom.Term) string {
 	return strings.Join(parts, " ")
 }
 
-// Search implements loom.Store, within the limits loom.RunSearch sets.
+// Search implements loom.Store, within the limits sqlstore.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	return loom.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
+	return sqlstore.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
 		return s.search(ctx, q, terms)
 	})
 }

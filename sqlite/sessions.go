@@ -102,9 +102,9 @@ func (s *Store) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.Se
 	return PackedSummaries(ctx, rowsOf{reads{s}}, packedSummaries+q, args...)
 }
 
-// Resolve implements loom.Store with the order of loom.ResolveWith.
+// Resolve implements loom.Store with the order of sqlstore.ResolveWith.
 func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
-	return loom.ResolveWith(ref, scope, func(by loom.Lookup, v string) ([]*loom.Session, error) {
+	return sqlstore.ResolveWith(ref, scope, func(by sqlstore.Lookup, v string) ([]*loom.Session, error) {
 		q, args := query.Lookup(dialect, scope, by, v)
 		return s.querySessions(ctx, reads{s}, q, args...)
 	})
@@ -121,7 +121,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 		if err != nil {
 			return err
 		}
-		if cols := u.Columns(s.now()); len(cols) > 0 {
+		if cols := query.UpdateColumns(u, s.now()); len(cols) > 0 {
 			set, args := query.Set(dialect, cols)
 			_, err := tx.ExecContext(ctx, `UPDATE sessions SET `+set+` WHERE id = ?`, append(args, cur.ID)...)
 			if isUnique(err) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -30,7 +31,7 @@ func (s *Store) Tokens(ctx context.Context, userID string) ([]*loom.Token, error
 // and writes last_used_at at most once per loom.TokenUseInterval, so that
 // authenticated reads do not queue on the one writer.
 func (s *Store) Authenticate(ctx context.Context, secret string) (*loom.Token, error) {
-	return loom.AuthenticateWith(secret, s.Now(), func(hash string) (*loom.Token, error) {
+	return sqlstore.AuthenticateWith(secret, s.Now(), func(hash string) (*loom.Token, error) {
 		t, err := rowscan.Token(reads{s}.QueryRowContext(ctx, `SELECT `+rowscan.TokenColumns+` FROM tokens WHERE hash = ?`, hash))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil

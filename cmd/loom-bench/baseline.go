@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/sqlite"
 	_ "modernc.org/sqlite"
 )
@@ -230,7 +231,7 @@ func baselineImportRate(ctx context.Context, path string, n int) (float64, error
 	insB, _ := tx.PrepareContext(ctx, `INSERT INTO bodies (parts, content) VALUES (?, ?)`)
 	insM, _ := tx.PrepareContext(ctx, `INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	for _, m := range d.Messages {
-		parts, text, _ := loom.EncodeBody(m)
+		parts, text, _ := sqlstore.EncodeBody(m)
 		res, err := insB.ExecContext(ctx, parts, text)
 		if err != nil {
 			return 0, err

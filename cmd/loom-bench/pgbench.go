@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/postgres"
 )
 
@@ -235,7 +236,7 @@ func pgBaselineInsert(ctx context.Context, tx pgx.Tx, d *loom.SessionData) error
 	b.Queue(`INSERT INTO sessions (id, user_id, created_at, updated_at) VALUES ($1, $2, $3, $4)`,
 		s.ID, s.UserID, s.CreatedAt, s.UpdatedAt)
 	for _, m := range d.Messages {
-		parts, err := loom.EncodeParts(m)
+		parts, err := sqlstore.EncodeParts(m)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -119,7 +120,7 @@ func (c *Clause) Trash(deleted bool) {
 // with f, newest first, and its arguments.
 func Sessions(d Dialect, f loom.SessionFilter) (string, []any) {
 	c := New(d)
-	for _, col := range f.Equal() {
+	for _, col := range FilterColumns(f) {
 		c.Add("s."+col.Name+" = "+d.equal(), col.Value)
 	}
 	c.Trash(f.Deleted)
@@ -178,24 +179,24 @@ func (c *Clause) text(text, userID string) {
 }
 
 // Lookup returns the WHERE, ORDER BY and LIMIT of one of
-// loom.ResolveWith's lookups of v in scope, and its arguments.
-func Lookup(d Dialect, scope loom.ResolveScope, by loom.Lookup, v string) (string, []any) {
+// sqlstore.ResolveWith's lookups of v in scope, and its arguments.
+func Lookup(d Dialect, scope loom.ResolveScope, by sqlstore.Lookup, v string) (string, []any) {
 	c := New(d)
 	if scope.UserID != "" {
 		c.Add("s.user_id = ?", scope.UserID)
 	}
 	c.Trash(scope.Deleted)
 	switch by {
-	case loom.ByID:
+	case sqlstore.ByID:
 		c.Add("s.id = ?", v)
-	case loom.ByPrefix:
+	case sqlstore.ByPrefix:
 		// Ids are lowercase hex and dashes and compare bytewise, so the
 		// range [prefix, prefix+"~") holds exactly the ids that start
 		// with it.
 		c.Add("s.id >= ? AND s.id < ?", v, v+"~")
-	case loom.ByKey:
+	case sqlstore.ByKey:
 		c.Add("s.key = ?", v)
-	case loom.ByTitle:
+	case sqlstore.ByTitle:
 		c.Add(d.TitleIs, v)
 	}
 	return "WHERE " + c.String() + " ORDER BY s.updated_at DESC, s.id DESC LIMIT 20", c.Args
@@ -240,7 +241,7 @@ func UsageTotals(alias string) string {
 func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args []any) ([]loom.UsageRow, error)) (*loom.UsageReport, error) {
 	c := New(d)
 	c.Trash(false)
-	for _, col := range []loom.Column{{Name: "user_id", Value: f.UserID}, {Name: "project_id", Value: f.ProjectID}, {Name: "id", Value: f.SessionID}} {
+	for _, col := range []Column{{Name: "user_id", Value: f.UserID}, {Name: "project_id", Value: f.ProjectID}, {Name: "id", Value: f.SessionID}} {
 		if col.Value != "" {
 			c.Add("s."+col.Name+" = ?", col.Value)
 		}
@@ -282,7 +283,7 @@ func (c *Clause) Search(q loom.SearchQuery) {
 	if !q.Archived && q.SessionID == "" {
 		c.Add("s.archived_at IS NULL")
 	}
-	for _, col := range []loom.Column{
+	for _, col := range []Column{
 		{Name: "s.user_id", Value: q.UserID}, {Name: "m.session_id", Value: q.SessionID}, {Name: "s.project_id", Value: q.ProjectID},
 		{Name: "s.surface", Value: q.Surface}, {Name: "m.role", Value: q.Role},
 	} {
@@ -300,7 +301,7 @@ func (c *Clause) Search(q loom.SearchQuery) {
 
 // Set returns the SET list of an update of cols, and its arguments
 // (numbered from 1).
-func Set(d Dialect, cols []loom.Column) (string, []any) {
+func Set(d Dialect, cols []Column) (string, []any) {
 	sets := make([]string, len(cols))
 	args := make([]any, len(cols))
 	for i, col := range cols {

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // Scanner is a row: *sql.Row, *sql.Rows and pgx.Row all are.
@@ -274,7 +275,7 @@ const MessageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.mo
 	m.created_at, m.completed_at`
 
 // SpanMessageColumns are MessageColumns of a message m read through the
-// spans sp of a session (see loom.Span): its session is the one that
+// spans sp of a session (see sqlstore.Span): its session is the one that
 // reads it, which need not be the one it is stored under. Engines read
 // messages only this way.
 var SpanMessageColumns = "sp.session_id" + strings.TrimPrefix(MessageColumns, "m.session_id")
@@ -314,11 +315,11 @@ func MessageIn(row Scanner, session string) (*loom.Message, error) {
 		return nil, err
 	}
 	var err error
-	if m.Parts, err = loom.DecodeParts(r.parts.B); err != nil {
+	if m.Parts, err = sqlstore.DecodeParts(r.parts.B); err != nil {
 		return nil, fmt.Errorf("message %d of %s: %w", m.Seq, m.SessionID, err)
 	}
 	r.parts = View{}
-	m.Error = loom.DecodeError(r.errText.B, r.errText.Valid)
+	m.Error = sqlstore.DecodeError(r.errText.B, r.errText.Valid)
 	m.CreatedAt, m.CompletedAt = r.created.T, r.completed.Ptr()
 	return m, nil
 }

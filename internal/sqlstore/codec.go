@@ -1,4 +1,4 @@
-package loom
+package sqlstore
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/loomhq/loom"
 )
 
 // How engines store what a message holds. Parts are a JSON array and a
@@ -22,7 +23,7 @@ var partStart = []byte(`{"id":`)
 
 // EncodeParts returns how m's parts are stored, after giving each part
 // without an id a new one: a JSON array, "[]" when m has none.
-func EncodeParts(m *Message) (string, error) {
+func EncodeParts(m *loom.Message) (string, error) {
 	if m.Parts == nil {
 		return "[]", nil
 	}
@@ -39,7 +40,7 @@ func EncodeParts(m *Message) (string, error) {
 // and SearchText. When the text is all the message says (its one part
 // is text or reasoning), the parts leave it out, so that it is stored
 // once, and JoinText puts it back.
-func EncodeBody(m *Message) (parts, text string, err error) {
+func EncodeBody(m *loom.Message) (parts, text string, err error) {
 	text = m.SearchText()
 	if !textOnly(m.Parts) {
 		parts, err = EncodeParts(m)
@@ -48,7 +49,7 @@ func EncodeBody(m *Message) (parts, text string, err error) {
 	m.AssignPartIDs()
 	p := m.Parts[0]
 	p.Text = ""
-	parts, err = EncodeParts(&Message{Seq: m.Seq, Parts: []Part{p}})
+	parts, err = EncodeParts(&loom.Message{Seq: m.Seq, Parts: []loom.Part{p}})
 	if err == nil && !strings.HasSuffix(parts, TextOnlyEnds[0]) && !strings.HasSuffix(parts, TextOnlyEnds[1]) {
 		// The part says more than its text (metadata, times): a read
 		// gives the text back only to parts that end as TextOnlyEnds, so
@@ -60,7 +61,7 @@ func EncodeBody(m *Message) (parts, text string, err error) {
 
 // JoinText gives parts read from a body that EncodeBody wrote their text
 // back: text is the body's search text.
-func JoinText(parts []Part, text []byte) {
+func JoinText(parts []loom.Part, text []byte) {
 	if len(text) > 0 && textOnly(parts) && parts[0].Text == "" {
 		parts[0].Text = string(text)
 	}
@@ -68,8 +69,8 @@ func JoinText(parts []Part, text []byte) {
 
 // textOnly says whether parts are one part of text or reasoning, whose
 // text is then all of a message's search text.
-func textOnly(parts []Part) bool {
-	return len(parts) == 1 && (parts[0].Type == PartText || parts[0].Type == PartReasoning)
+func textOnly(parts []loom.Part) bool {
+	return len(parts) == 1 && (parts[0].Type == loom.PartText || parts[0].Type == loom.PartReasoning)
 }
 
 // DecodeParts reads parts as EncodeParts stored them. The slice is
@@ -77,13 +78,13 @@ func textOnly(parts []Part) bool {
 // starts with (a nested object with an id only makes it longer): left
 // to itself the decoder makes room for at least four parts, most
 // messages have one, and a part is some 300 bytes.
-func DecodeParts(b []byte) ([]Part, error) {
+func DecodeParts(b []byte) ([]loom.Part, error) {
 	if p, ok := decodeTextOnly(b); ok {
 		return p, nil
 	}
-	var parts []Part
+	var parts []loom.Part
 	if n := bytes.Count(b, partStart); n > 0 {
-		parts = make([]Part, 0, n)
+		parts = make([]loom.Part, 0, n)
 	}
 	if err := gojson.Unmarshal(b, &parts); err != nil {
 		return nil, fmt.Errorf("decode parts: %w", err)
@@ -104,30 +105,30 @@ var (
 // nothing but an id, as EncodeBody stores most messages, without the
 // JSON decoder: it is most of what reading such a message costs. Any
 // other bytes, an id with an escape among them, are not for it.
-func decodeTextOnly(b []byte) ([]Part, bool) {
+func decodeTextOnly(b []byte) ([]loom.Part, bool) {
 	rest, ok := bytes.CutPrefix(b, textOnlyStart)
 	if !ok {
 		return nil, false
 	}
-	typ := PartText
+	typ := loom.PartText
 	id, ok := bytes.CutSuffix(rest, []byte(TextOnlyEnds[0]))
 	if !ok {
 		if id, ok = bytes.CutSuffix(rest, []byte(TextOnlyEnds[1])); !ok {
 			return nil, false
 		}
-		typ = PartReasoning
+		typ = loom.PartReasoning
 	}
 	for _, c := range id {
 		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
 			return nil, false
 		}
 	}
-	return []Part{{ID: string(id), Type: typ}}, true
+	return []loom.Part{{ID: string(id), Type: typ}}, true
 }
 
 // EncodeError returns how a message's error is stored: its JSON, or nil
 // (NULL) when there is none.
-func EncodeError(e *MessageError) any {
+func EncodeError(e *loom.MessageError) any {
 	if e == nil {
 		return nil
 	}
@@ -137,11 +138,11 @@ func EncodeError(e *MessageError) any {
 
 // DecodeError reads an error as EncodeError stored it: nil for NULL, and
 // text that is not JSON (written by hand) as the error's message.
-func DecodeError(b []byte, valid bool) *MessageError {
+func DecodeError(b []byte, valid bool) *loom.MessageError {
 	if !valid {
 		return nil
 	}
-	e := &MessageError{}
+	e := &loom.MessageError{}
 	if json.Unmarshal(b, e) != nil {
 		e.Message = string(b)
 	}

@@ -1,6 +1,10 @@
-package loom
+package sqlstore
 
-import "time"
+import (
+	"time"
+
+	"github.com/loomhq/loom"
+)
 
 // Repair collects what Store.RepairInterrupted changes: the messages of a
 // session's last turn whose tool parts were left unfinished by a process
@@ -8,7 +12,7 @@ import "time"
 // hold such parts: every turn is repaired before the next starts.
 type Repair struct {
 	// Messages are the messages repaired, to store again.
-	Messages []*Message
+	Messages []*loom.Message
 	// Parts is how many parts were repaired.
 	Parts int
 	now   time.Time
@@ -20,8 +24,8 @@ func NewRepair(now time.Time) *Repair { return &Repair{now: now} }
 // Add takes the session's messages newest first, repairing each; it
 // returns false at the user message that opens the last turn, where
 // reading may stop.
-func (r *Repair) Add(m *Message) bool {
-	if m.Role == RoleUser {
+func (r *Repair) Add(m *loom.Message) bool {
+	if m.Role == loom.RoleUser {
 		return false
 	}
 	if n := m.RepairInterrupted(r.now); n > 0 {

@@ -1,6 +1,10 @@
-package loom
+package sqlstore
 
-import "math"
+import (
+	"math"
+
+	"github.com/loomhq/loom"
+)
 
 // Span is a range of a session's messages and where their rows are
 // stored: messages First to Last of the session are the rows of the same
@@ -131,7 +135,7 @@ func WriteMessageWith(id string, seq int64, st MessageWriteSteps) error {
 	}
 	sp, ok := SpanOf(spans, seq)
 	if !ok {
-		return Errorf(ENOTFOUND, "session %s has no message %d", id, seq)
+		return loom.Errorf(loom.ENOTFOUND, "session %s has no message %d", id, seq)
 	}
 	own := OwnStore(spans)
 	if sp.RowsOf != own {

@@ -1,4 +1,4 @@
-package loom_test
+package sqlstore_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // EncodeBody keeps a text-only message's text once, in the search text,
@@ -29,7 +30,7 @@ func TestEncodeBodyRoundTrip(t *testing.T) {
 		{{Type: loom.PartReasoning, Text: "thought", Metadata: json.RawMessage(`{"signature":"sig"}`)}},
 	} {
 		m := &loom.Message{Role: loom.RoleUser, Parts: parts}
-		stored, text, err := loom.EncodeBody(m)
+		stored, text, err := sqlstore.EncodeBody(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,11 +41,11 @@ func TestEncodeBodyRoundTrip(t *testing.T) {
 		if once && strings.Contains(stored, `"text":`) {
 			t.Errorf("a text-only message keeps its text twice: %s", stored)
 		}
-		got, err := loom.DecodeParts([]byte(stored))
+		got, err := sqlstore.DecodeParts([]byte(stored))
 		if err != nil {
 			t.Fatal(err)
 		}
-		loom.JoinText(got, []byte(text))
+		sqlstore.JoinText(got, []byte(text))
 		a, _ := json.Marshal(got)
 		b, _ := json.Marshal(m.Parts)
 		if len(m.Parts) == 0 {
@@ -79,7 +80,7 @@ func FuzzDecodeParts(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := loom.DecodeParts(b)
+		got, err := sqlstore.DecodeParts(b)
 		var want []loom.Part
 		werr := gojson.Unmarshal(b, &want)
 		if (err != nil) != (werr != nil) {

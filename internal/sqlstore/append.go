@@ -1,0 +1,71 @@
+package sqlstore
+
+import (
+	"slices"
+
+	"github.com/loomhq/loom"
+)
+
+// PrepareAppend checks an append before any transaction: it needs a
+// session, which gets a new id when it has none, and valid messages.
+func PrepareAppend(s *loom.Session, msgs []*loom.Message) error {
+	if s == nil {
+		return loom.Errorf(loom.EINVALID, "append needs a session")
+	}
+	if s.ID == "" {
+		s.ID = loom.NewID()
+	}
+	for _, m := range msgs {
+		if err := m.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckAppend is the check of Append on the session stored under the
+// id of the session the caller appends to (cur nil when there is none):
+// a session the caller already wrote to that is gone was deleted
+// meanwhile, and is never brought back with half its history; one in
+// the trash takes no messages; one another live holder than owner has
+// locked is ELOCKED.
+func CheckAppend(caller, cur *loom.Session, owner string) error {
+	switch {
+	case cur == nil && caller.MessageCount > 0:
+		return loom.Errorf(loom.ENOTFOUND, "session %s was deleted", caller.ID)
+	case cur == nil:
+		return nil
+	case cur.DeletedAt != nil:
+		return loom.Errorf(loom.ENOTFOUND, "session %s is in the trash", caller.ID)
+	}
+	return loom.CheckNotHeld([]*loom.Session{cur}, owner)
+}
+
+// ReplacePart puts part in the place of m's part with the same id, or
+// after its last part when m has none with that id, as Store.UpdatePart
+// does to message seq of a session; m is that message, nil when the
+// session has none with that seq.
+func ReplacePart(m *loom.Message, sessionID string, seq int64, part loom.Part) error {
+	if m == nil {
+		return loom.Errorf(loom.ENOTFOUND, "message %d of session %s not found", seq, sessionID)
+	}
+	if part.ID == "" {
+		return loom.Errorf(loom.EINVALID, "part without an id")
+	}
+	i := slices.IndexFunc(m.Parts, func(p loom.Part) bool { return p.ID == part.ID })
+	if i < 0 {
+		m.Parts = append(m.Parts, part)
+		return nil
+	}
+	m.Parts[i] = part
+	return nil
+}
+
+// SourceColumns are the values of s's source as stored: empty strings for a
+// session that was not imported.
+func SourceColumns(s *loom.Session) (tool, version, path string) {
+	if s.Source == nil {
+		return "", "", ""
+	}
+	return s.Source.Tool, s.Source.Version, s.Source.Path
+}
