@@ -20,104 +20,23 @@ const insertMessageSQL = `WITH b AS (INSERT INTO bodies (parts, content) VALUES 
 		cost_usd, api_calls, compactions, error, created_at, completed_at)
 	SELECT coalesce((SELECT store_id FROM spans WHERE session_id = $3 ORDER BY first_seq DESC LIMIT 1), $3), $4, $5, $6, $7, b.id, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 FROM b`
 
-// Append implements loom.Store. The session row is locked for the whole
-// transaction, so writers from any number of processes keep seq gap-free.
+// Append implements loom.Store with sqlstore.Append. The session row is
+// locked for the whole transaction, so writers from any number of
+// processes keep seq gap-free.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
 	if err := sqlstore.PrepareAppend(x, msgs); err != nil {
 		return err
 	}
 	var fresh *loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		st, err := s.beginWrite(ctx, tx, x.ID)
-		if err != nil {
-			return err
-		}
-		if err := sqlstore.CheckAppend(x, st.cur, s.holder.Owner); err != nil {
-			return err
-		}
-		if st.cur == nil {
-			if err := st.check(x.ID); err != nil {
-				return err
-			}
-			if err := s.createSession(ctx, tx, x); err != nil {
-				return err
-			}
-			// Another writer (an import, a fork with this id) may have
-			// created it first: read what is there now.
-			if st, err = s.beginWrite(ctx, tx, x.ID); err != nil {
-				return err
-			}
-			if st.cur == nil {
-				return fmt.Errorf("append to %s: the session row is missing after its creation", x.ID)
-			}
-			if err := sqlstore.CheckAppend(x, st.cur, s.holder.Owner); err != nil {
-				return err
-			}
-		}
-		fresh = st.cur
-		if len(msgs) == 0 {
-			return nil
-		}
-		fresh.ApplyAppend(ms(s.Now()), msgs...)
-		fresh.LastPrompt, fresh.Title = clean(fresh.LastPrompt), clean(fresh.Title)
-		b := &pgx.Batch{}
-		for _, m := range msgs {
-			args, err := messageArgs(m)
-			if err != nil {
-				return err
-			}
-			b.Queue(insertMessageSQL, args...)
-		}
-		u := fresh.Usage
-		b.Queue(`UPDATE sessions SET message_count = $1, turn_count = $2, last_prompt = $3, title = $4,
-			summary_seq = $5, input_tokens = $6, output_tokens = $7, reasoning_tokens = $8,
-			cache_read_tokens = $9, cache_write_tokens = $10, cost_usd = $11, api_calls = $12,
-			compactions = $13, updated_at = $14, archived_at = NULL WHERE id = $15`,
-			fresh.MessageCount, fresh.TurnCount, fresh.LastPrompt, fresh.Title, fresh.SummarySeq,
-			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens,
-			u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, ms(fresh.UpdatedAt), x.ID)
-		br := tx.SendBatch(ctx, b)
-		defer br.Close()
-		for range b.Len() {
-			if _, err := br.Exec(); err != nil {
-				return fmt.Errorf("append to %s: %w", x.ID, err)
-			}
-		}
-		return br.Close()
+		var err error
+		fresh, err = sqlstore.Append(ctx, &writeTx{s: s, tx: tx}, x, msgs, s.holder.Owner, ms(s.Now()))
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	*x = *fresh
-	return nil
-}
-
-// createSession inserts the row of session x, created by its first
-// message. A row with the same id that appeared meanwhile is left alone;
-// a live session with the same key is a conflict.
-func (s *Store) createSession(ctx context.Context, tx pgx.Tx, x *loom.Session) error {
-	row, err := x.Created(ms(s.Now()))
-	if err != nil {
-		return err
-	}
-	tool, version, path := sqlstore.SourceColumns(row)
-	_, err = tx.Exec(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
-		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
-		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
-		source_path)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-			$19, $20, $21, $22)
-		ON CONFLICT (id) DO NOTHING`,
-		row.ID, row.UserID, nullString(row.Key), row.Surface, row.Title, row.Description, row.Kind,
-		nullString(row.ParentID), row.ForkTurn, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd,
-		row.Model, row.Provider, row.Profile, ms(row.CreatedAt), ms(row.UpdatedAt),
-		clean(row.GitBranch), clean(tool), clean(version), clean(path))
-	if isUnique(err) {
-		return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", row.Key)
-	}
-	if err != nil {
-		return fmt.Errorf("create session %s: %w", row.ID, err)
-	}
 	return nil
 }
 
@@ -248,7 +167,7 @@ func (s *Store) messageForUpdate(ctx context.Context, tx pgx.Tx, sessionID strin
 	return msgs[0], nil
 }
 
-// rewriteBody stores m's parts as sqlstore.WriteMessageWith says: a copy
+// rewriteBody stores m's parts as sqlstore.WriteMessage says: a copy
 // for the session when it inherits m, copies as it was for the sessions
 // that read it when the session stores it, and a body of its own when
 // another row shares its body. A fork that could start sharing it
@@ -258,41 +177,7 @@ func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) err
 	if err != nil {
 		return err
 	}
-	content := clean(m.SearchText())
-	err = sqlstore.WriteMessageWith(m.SessionID, m.Seq, sqlstore.MessageWriteSteps{
-		Spans: func(id string) ([]sqlstore.Span, error) { return readSpans(ctx, tx, id) },
-		Readers: func(store string, seq int64, id string) ([]string, error) {
-			rows, err := tx.Query(ctx, `SELECT DISTINCT session_id FROM spans
-				WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2 AND session_id <> $3`, store, seq, id)
-			if err != nil {
-				return nil, err
-			}
-			return pgx.CollectRows(rows, pgx.RowTo[string])
-		},
-		Copy: func(to, from string, seq int64, withParts bool) error {
-			_, err := tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) SELECT $5, $6 WHERE $4::boolean RETURNING id) `+copyRowSQL,
-				to, from, seq, withParts, parts, content)
-			return err
-		},
-		WriteSpans: func(id string, spans []sqlstore.Span) error { return writeSpans(ctx, tx, id, spans) },
-		DropUnread: func(store string, seq int64) error { return dropUnread(ctx, tx, store, seq) },
-		Rewrite: func(store string, seq int64) error {
-			var body int64
-			var shared bool
-			if err := tx.QueryRow(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
-				FROM messages m WHERE session_id = $1 AND seq = $2`, store, seq).Scan(&body, &shared); err != nil {
-				return err
-			}
-			if shared {
-				_, err = tx.Exec(ctx, `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
-					UPDATE messages SET body_id = (SELECT id FROM b) WHERE session_id = $3 AND seq = $4`,
-					parts, content, store, seq)
-			} else {
-				_, err = tx.Exec(ctx, `UPDATE bodies SET parts = $1, content = $2 WHERE id = $3`, parts, content, body)
-			}
-			return err
-		},
-	})
+	err = sqlstore.WriteMessage(ctx, &writeTx{s: s, tx: tx}, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: clean(m.SearchText())})
 	if err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}

@@ -73,20 +73,10 @@ func readSpans(ctx context.Context, db querier, id string) ([]sqlstore.Span, err
 	return spans, nil
 }
 
-// writeSpans replaces the spans of session id, which must exist: the
-// spans of a live session are rewritten without deleting the rows they
-// stop naming (see the spans_ad trigger), so the caller leaves no row
-// unread.
-func writeSpans(ctx context.Context, tx pgx.Tx, id string, spans []sqlstore.Span) error {
-	b := &pgx.Batch{}
-	queueSpans(b, id, spans)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("write spans of %s: %w", id, err)
-	}
-	return nil
-}
-
-// queueSpans queues the two statements of writeSpans.
+// queueSpans queues the two statements that replace the spans of
+// session id, which must exist: the spans of a live session are
+// rewritten without deleting the rows they stop naming (see the spans_ad
+// trigger), so the caller leaves no row unread.
 func queueSpans(b *pgx.Batch, id string, spans []sqlstore.Span) {
 	firsts := make([]int64, len(spans))
 	lasts := make([]int64, len(spans))
@@ -97,15 +87,4 @@ func queueSpans(b *pgx.Batch, id string, spans []sqlstore.Span) {
 	b.Queue(`DELETE FROM spans WHERE session_id = $1`, id)
 	b.Queue(`INSERT INTO spans (session_id, first_seq, last_seq, store_id)
 		SELECT $1, f, l, s FROM unnest($2::bigint[], $3::bigint[], $4::text[]) AS u(f, l, s)`, id, firsts, lasts, stores)
-}
-
-// dropUnread deletes the row seq of store when no span names it any
-// more (with its body, by trigger).
-func dropUnread(ctx context.Context, tx pgx.Tx, store string, seq int64) error {
-	_, err := tx.Exec(ctx, `DELETE FROM messages WHERE session_id = $1 AND seq = $2
-		AND NOT EXISTS (SELECT 1 FROM spans WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2)`, store, seq)
-	if err != nil {
-		return fmt.Errorf("update message %d: %w", seq, err)
-	}
-	return nil
 }

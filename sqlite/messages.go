@@ -9,7 +9,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
-	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // The statements of an append, prepared once per store (see writes).
@@ -31,53 +30,16 @@ const (
 // hotWrites are prepared on the writer before its first transaction.
 var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL}
 
-// Append implements loom.Store.
+// Append implements loom.Store with sqlstore.Append.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
 	if err := sqlstore.PrepareAppend(x, msgs); err != nil {
 		return err
 	}
 	var fresh *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		w := writes{s, tx}
-		// One read gives the counters and the lock.
-		cur, err := s.sessionTx(ctx, w, x.ID)
-		if loom.ErrorCode(err) == loom.ENOTFOUND {
-			cur, err = nil, nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := sqlstore.CheckAppend(x, cur, s.holder.Owner); err != nil {
-			return err
-		}
-		if cur == nil {
-			if cur, err = s.createSession(ctx, w, x); err != nil {
-				return err
-			}
-		}
-		fresh = cur
-		if len(msgs) == 0 {
-			return nil
-		}
-		store, err := ownStore(ctx, w, x.ID)
-		if err != nil {
-			return err
-		}
-		cur.ApplyAppend(s.Now(), msgs...)
-		for _, m := range msgs {
-			if err := s.insertMessage(ctx, w, store, m); err != nil {
-				return err
-			}
-		}
-		u := cur.Usage
-		_, err = w.ExecContext(ctx, appendUpdateSQL,
-			cur.MessageCount, cur.TurnCount, cur.LastPrompt, cur.Title, cur.SummarySeq,
-			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens,
-			u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(cur.UpdatedAt), x.ID)
-		if err != nil {
-			return fmt.Errorf("append to %s: %w", x.ID, err)
-		}
-		return nil
+		var err error
+		fresh, err = sqlstore.Append(ctx, writes{s, tx}, x, msgs, s.holder.Owner, s.Now())
+		return err
 	})
 	if err != nil {
 		return err
@@ -86,38 +48,8 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 	return nil
 }
 
-// createSession inserts the row of session x, created by its first
-// message, unless another live process holds its lock, and returns it
-// as stored.
-func (s *Store) createSession(ctx context.Context, w writes, x *loom.Session) (*loom.Session, error) {
-	if err := s.checkWriter(ctx, w.tx, x.ID); err != nil {
-		return nil, err
-	}
-	row, err := x.Created(s.Now())
-	if err != nil {
-		return nil, err
-	}
-	tool, version, path := sqlstore.SourceColumns(row)
-	_, err = w.tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
-		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
-		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
-		source_path)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		row.ID, row.UserID, nullString(row.Key), row.Surface, row.Title, row.Description, row.Kind,
-		nullString(row.ParentID), row.ForkTurn, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd,
-		row.Model, row.Provider, row.Profile, loom.FormatTime(row.CreatedAt), loom.FormatTime(row.UpdatedAt),
-		row.GitBranch, tool, version, path)
-	if isUnique(err) {
-		return nil, loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", row.Key)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("create session %s: %w", row.ID, err)
-	}
-	return s.sessionTx(ctx, w, row.ID)
-}
-
 // insertMessage stores m and its body, under store (see sqlstore.Span).
-func (s *Store) insertMessage(ctx context.Context, tx writes, store string, m *loom.Message) error {
+func insertMessage(ctx context.Context, tx writes, store string, m *loom.Message) error {
 	parts, text, err := sqlstore.EncodeBody(m)
 	if err != nil {
 		return err
@@ -248,7 +180,7 @@ func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u 
 	})
 }
 
-// rewriteBody stores m's parts as sqlstore.WriteMessageWith says: a copy
+// rewriteBody stores m's parts as sqlstore.WriteMessage says: a copy
 // for the session when it inherits m, copies as it was for the sessions
 // that read it when the session stores it, and a body of its own when
 // another row shares its body.
@@ -257,53 +189,7 @@ func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) er
 	if err != nil {
 		return err
 	}
-	newBody := func() (int64, error) {
-		res, err := tx.ExecContext(ctx, insertBodySQL, parts, text)
-		if err != nil {
-			return 0, err
-		}
-		return res.LastInsertId()
-	}
-	err = sqlstore.WriteMessageWith(m.SessionID, m.Seq, sqlstore.MessageWriteSteps{
-		Spans: func(id string) ([]sqlstore.Span, error) { return readSpans(ctx, tx, id) },
-		Readers: func(store string, seq int64, id string) ([]string, error) {
-			return rowscan.All(ctx, rowsOf{tx}, rowscan.String, `SELECT DISTINCT session_id FROM spans
-				WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2 AND session_id <> ?3`, store, seq, id)
-		},
-		Copy: func(to, from string, seq int64, withParts bool) error {
-			var body any
-			if withParts {
-				b, err := newBody()
-				if err != nil {
-					return err
-				}
-				body = b
-			}
-			_, err := tx.ExecContext(ctx, copyRowSQL, to, body, from, seq)
-			return err
-		},
-		WriteSpans: func(id string, spans []sqlstore.Span) error { return writeSpans(ctx, writes{s, tx}, id, spans) },
-		DropUnread: func(store string, seq int64) error { return dropUnread(ctx, tx, store, seq) },
-		Rewrite: func(store string, seq int64) error {
-			var body int64
-			var shared bool
-			if err := tx.QueryRowContext(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
-				FROM messages m WHERE session_id = ? AND seq = ?`, store, seq).Scan(&body, &shared); err != nil {
-				return err
-			}
-			if !shared {
-				_, err := tx.ExecContext(ctx, `UPDATE bodies SET parts = ?, content = ? WHERE id = ?`, parts, text, body)
-				return err
-			}
-			nb, err := newBody()
-			if err != nil {
-				return err
-			}
-			_, err = tx.ExecContext(ctx, `UPDATE messages SET body_id = ? WHERE session_id = ? AND seq = ?`, nb, store, seq)
-			return err
-		},
-	})
-	if err != nil {
+	if err := sqlstore.WriteMessage(ctx, writes{s, tx}, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: text}); err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
 	// An imported session is as recent as its source's messages, not as

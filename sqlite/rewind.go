@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
@@ -33,51 +32,13 @@ const rewindKeepSQL = `UPDATE sessions SET message_count = ?2, turn_count = ?3, 
 	cache_write_tokens = ?10, cost_usd = ?11, api_calls = ?12, compactions = ?13, updated_at = ?14
 	WHERE id = ?1`
 
-// Rewind implements loom.Store. Nothing is copied or moved: the fork
-// reads the whole conversation from the rows where it is, the session
-// reads the messages it keeps from the same rows and stores its next
-// ones under a new id (sqlstore.RewindPlan), so a rewind writes a session
-// row and a few spans, whatever the session's length.
+// Rewind implements loom.Store with sqlstore.Rewind.
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	s.prepareWrites(ctx, &s.fonce, forkWrites)
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		w := writes{s, tx}
-		src, err := s.sessionTx(ctx, w, id)
-		if err != nil {
-			return err
-		}
-		if err := s.checkWriter(ctx, tx, src.ID); err != nil {
-			return err
-		}
-		plan, err := sqlstore.PlanRewind(src, opts, s.forkReads(ctx, w, src))
-		if err != nil {
-			return err
-		}
-		f, fu := plan.Fork, plan.ForkUsage
-		now := s.now()
-		if _, err := w.ExecContext(ctx, rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
-			fu.InputTokens, fu.OutputTokens, fu.ReasoningTokens, fu.CacheReadTokens, fu.CacheWriteTokens,
-			fu.CostUSD, fu.APICalls, fu.Compactions); err != nil {
-			return fmt.Errorf("rewind %s: %w", src.ID, err)
-		}
-		spans, err := readSpans(ctx, w, src.ID)
-		if err != nil {
-			return err
-		}
-		if err := writeSpans(ctx, w, f.ID, sqlstore.InheritSpans(spans, f.LastSeq, f.ID)); err != nil {
-			return err
-		}
-		if err := writeSpans(ctx, w, src.ID, sqlstore.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
-			return err
-		}
-		u := plan.KeepUsage
-		if _, err := w.ExecContext(ctx, rewindKeepSQL, src.ID, plan.KeepSeq, f.Turn, plan.KeepPrompt, plan.KeepSummarySeq,
-			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
-			u.CostUSD, u.APICalls, u.Compactions, now); err != nil {
-			return fmt.Errorf("rewind %s: %w", src.ID, err)
-		}
-		out, err = s.sessionTx(ctx, w, f.ID)
+		var err error
+		out, err = sqlstore.Rewind(ctx, writes{s, tx}, id, opts, s.holder.Owner)
 		return err
 	})
 	return out, err

@@ -127,14 +127,3 @@ func ownStore(ctx context.Context, db queryer, id string) (string, error) {
 	}
 	return store, nil
 }
-
-// dropUnread deletes the row seq of store when no span names it any
-// more (with its body and search entry, by trigger).
-func dropUnread(ctx context.Context, tx *sql.Tx, store string, seq int64) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?1 AND seq = ?2
-		AND NOT EXISTS (SELECT 1 FROM spans WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2)`, store, seq)
-	if err != nil {
-		return fmt.Errorf("update message %d: %w", seq, err)
-	}
-	return nil
-}

@@ -1,10 +1,59 @@
 package sqlstore
 
 import (
+	"context"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/loomhq/loom"
 )
+
+// Append is Store.Append of msgs to session x, the caller's, at now,
+// by the store handle owner, inside tx: it creates the session when no
+// session with x's id exists (lazy creation), and returns the session
+// as stored after the append.
+func Append(ctx context.Context, tx Tx, x *loom.Session, msgs []*loom.Message, owner string, now time.Time) (*loom.Session, error) {
+	// One read gives the counters and the lock.
+	cur, err := tx.SessionForWrite(ctx, x.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckAppend(x, cur, owner); err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		if err := tx.CheckWriter(ctx, x.ID); err != nil {
+			return nil, err
+		}
+		row, err := x.Created(now)
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.CreateSession(ctx, row); err != nil {
+			return nil, err
+		}
+		// Another writer (an import, a fork with this id) may have
+		// created it first: read what is there now.
+		if cur, err = tx.SessionForWrite(ctx, x.ID); err != nil {
+			return nil, err
+		}
+		if cur == nil {
+			return nil, fmt.Errorf("append to %s: the session row is missing after its creation", x.ID)
+		}
+		if err := CheckAppend(x, cur, owner); err != nil {
+			return nil, err
+		}
+	}
+	if len(msgs) == 0 {
+		return cur, nil
+	}
+	cur.ApplyAppend(now, msgs...)
+	if err := tx.StoreAppend(ctx, cur, msgs); err != nil {
+		return nil, fmt.Errorf("append to %s: %w", x.ID, err)
+	}
+	return cur, nil
+}
 
 // PrepareAppend checks an append before any transaction: it needs a
 // session, which gets a new id when it has none, and valid messages.

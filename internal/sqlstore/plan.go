@@ -1,6 +1,10 @@
 package sqlstore
 
-import "github.com/loomhq/loom"
+import (
+	"context"
+
+	"github.com/loomhq/loom"
+)
 
 // ForkPlan is what Store.Fork writes: the new session's id, key, title,
 // fork turn, last prompt and latest summary, and how many of the
@@ -26,39 +30,18 @@ type ForkPlan struct {
 	SummarySeq int64
 }
 
-// ForkReads are what a fork plan asks of the store, inside the fork's
-// transaction. Each reads the source's messages as the source holds
-// them (through its spans) and costs one seek or a short walk, whatever
-// the source's length.
-type ForkReads struct {
-	// TurnFrom returns the turn of the source's first message at or
-	// after seq; ok is false when there is none.
-	TurnFrom func(seq int64) (turn int, ok bool, err error)
-	// LastUser returns the source's last user message at or before seq,
-	// nil when there is none.
-	LastUser func(seq int64) (*loom.Message, error)
-	// LastSummary returns the seq of the source's latest summary message
-	// at or before seq, 0 when there is none.
-	LastSummary func(seq int64) (int64, error)
-	// Usage sums the usage of the source's messages from to to.
-	Usage func(from, to int64) (loom.Usage, error)
-	// TitlesLike returns the titles of the source's user's live sessions
-	// that start with base, compared case-insensitively.
-	TitlesLike func(base string) ([]string, error)
-}
-
 // firstSeqAfter returns the seq of the first message of src after turn,
 // or src.MessageCount+1 when there is none. Turns only grow with seq, so
 // it is a binary search: about 17 reads for 100,000 messages, where
 // walking the turns before would read them all.
-func firstSeqAfter(src *loom.Session, turn int, r ForkReads) (int64, error) {
+func firstSeqAfter(ctx context.Context, src *loom.Session, turn int, r ForkReads) (int64, error) {
 	lo, hi := int64(1), int64(src.MessageCount)+1
 	if turn >= src.TurnCount {
 		return hi, nil
 	}
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		t, ok, err := r.TurnFrom(mid)
+		t, ok, err := r.TurnFrom(ctx, src.ID, mid)
 		if err != nil {
 			return 0, err
 		}
@@ -72,11 +55,11 @@ func firstSeqAfter(src *loom.Session, turn int, r ForkReads) (int64, error) {
 }
 
 // summaryAt returns the seq of src's latest summary at or before seq.
-func summaryAt(src *loom.Session, seq int64, r ForkReads) (int64, error) {
+func summaryAt(ctx context.Context, src *loom.Session, seq int64, r ForkReads) (int64, error) {
 	if src.SummarySeq <= seq {
 		return src.SummarySeq, nil
 	}
-	return r.LastSummary(seq)
+	return r.LastSummary(ctx, src.ID, seq)
 }
 
 // PlanFork decides how Store.Fork makes a fork of src, the session it
@@ -84,7 +67,7 @@ func summaryAt(src *loom.Session, seq int64, r ForkReads) (int64, error) {
 // one of its turns (0 for all of them), and a title given must be valid
 // (ValidTitle); the new session's id is opts.ID or a new one, its title
 // opts.Title or the next free default (ForkTitle).
-func PlanFork(src *loom.Session, opts loom.ForkOptions, r ForkReads) (*ForkPlan, error) {
+func PlanFork(ctx context.Context, src *loom.Session, opts loom.ForkOptions, r ForkReads) (*ForkPlan, error) {
 	if src.DeletedAt != nil {
 		return nil, loom.Errorf(loom.ENOTFOUND, "session %s is in the trash; restore it before forking", src.ID)
 	}
@@ -103,13 +86,13 @@ func PlanFork(src *loom.Session, opts loom.ForkOptions, r ForkReads) (*ForkPlan,
 	if p.Turn == 0 {
 		p.Turn = src.TurnCount
 	}
-	next, err := firstSeqAfter(src, p.Turn, r)
+	next, err := firstSeqAfter(ctx, src, p.Turn, r)
 	if err != nil {
 		return nil, err
 	}
 	p.LastSeq = next - 1
 	if p.LastSeq > 0 {
-		u, err := r.LastUser(p.LastSeq)
+		u, err := r.LastUser(ctx, src.ID, p.LastSeq)
 		if err != nil {
 			return nil, err
 		}
@@ -117,11 +100,11 @@ func PlanFork(src *loom.Session, opts loom.ForkOptions, r ForkReads) (*ForkPlan,
 			p.LastPrompt = loom.Truncate(u.Text(), loom.MaxPrompt)
 		}
 	}
-	if p.SummarySeq, err = summaryAt(src, p.LastSeq, r); err != nil {
+	if p.SummarySeq, err = summaryAt(ctx, src, p.LastSeq, r); err != nil {
 		return nil, err
 	}
 	if p.Title == "" {
-		taken, err := r.TitlesLike(loom.ForkTitleBase(src.Title))
+		taken, err := r.TitlesLike(ctx, src.UserID, loom.ForkTitleBase(src.Title))
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +142,7 @@ type RewindPlan struct {
 // src's. The usage of the two sides comes from the shorter one, read,
 // and src's totals: a rewind reads at most half the session's own
 // messages, and rewinding a long session to an early turn reads a few.
-func PlanRewind(src *loom.Session, opts loom.RewindOptions, r ForkReads) (*RewindPlan, error) {
+func PlanRewind(ctx context.Context, src *loom.Session, opts loom.RewindOptions, r ForkReads) (*RewindPlan, error) {
 	if src.DeletedAt != nil {
 		return nil, loom.Errorf(loom.ENOTFOUND, "session %s is in the trash", src.ID)
 	}
@@ -171,7 +154,7 @@ func PlanRewind(src *loom.Session, opts loom.RewindOptions, r ForkReads) (*Rewin
 	if err := src.CheckRewindTurn(opts.Turn); err != nil {
 		return nil, err
 	}
-	next, err := firstSeqAfter(src, opts.Turn, r)
+	next, err := firstSeqAfter(ctx, src, opts.Turn, r)
 	if err != nil {
 		return nil, err
 	}
@@ -184,19 +167,19 @@ func PlanRewind(src *loom.Session, opts loom.RewindOptions, r ForkReads) (*Rewin
 	if p.Fork.ID == "" {
 		p.Fork.ID = loom.NewID()
 	}
-	if u, err := r.LastUser(p.KeepSeq); err != nil {
+	if u, err := r.LastUser(ctx, src.ID, p.KeepSeq); err != nil {
 		return nil, err
 	} else if u != nil {
 		p.KeepPrompt = loom.Truncate(u.Text(), loom.MaxPrompt)
 	}
-	if p.KeepSummarySeq, err = summaryAt(src, p.KeepSeq, r); err != nil {
+	if p.KeepSummarySeq, err = summaryAt(ctx, src, p.KeepSeq, r); err != nil {
 		return nil, err
 	}
 	// src's usage is that of its own messages: a fork's start after its
 	// fork turn, the ones it reads from its parent count in the parent's.
 	own := int64(1)
 	if src.Kind == loom.KindFork && src.ForkTurn > 0 {
-		if own, err = firstSeqAfter(src, src.ForkTurn, r); err != nil {
+		if own, err = firstSeqAfter(ctx, src, src.ForkTurn, r); err != nil {
 			return nil, err
 		}
 	}
@@ -204,21 +187,66 @@ func PlanRewind(src *loom.Session, opts loom.RewindOptions, r ForkReads) (*Rewin
 	case p.KeepSeq < own:
 		p.ForkUsage = src.Usage
 	case p.KeepSeq-own < last-p.KeepSeq:
-		p.KeepUsage, err = r.Usage(own, p.KeepSeq)
+		p.KeepUsage, err = r.UsageOf(ctx, src.ID, own, p.KeepSeq)
 		p.ForkUsage = src.Usage
 		p.ForkUsage.Sub(p.KeepUsage)
 	default:
-		p.ForkUsage, err = r.Usage(p.KeepSeq+1, last)
+		p.ForkUsage, err = r.UsageOf(ctx, src.ID, p.KeepSeq+1, last)
 		p.KeepUsage = src.Usage
 		p.KeepUsage.Sub(p.ForkUsage)
 	}
 	if err != nil {
 		return nil, err
 	}
-	taken, err := r.TitlesLike(loom.ForkTitleBase(src.Title))
+	taken, err := r.TitlesLike(ctx, src.UserID, loom.ForkTitleBase(src.Title))
 	if err != nil {
 		return nil, err
 	}
 	p.Fork.Title = loom.RewoundTitle(src.Title, taken)
 	return p, nil
+}
+
+// Fork is Store.Fork of src, read inside tx, as opts asks: the new
+// session copies none of src's messages, it reads them from src's rows
+// through spans (InheritSpans), so a fork writes one session row and a
+// span for each store the history lies in, whatever its length.
+func Fork(ctx context.Context, tx Tx, src *loom.Session, opts loom.ForkOptions) (*loom.Session, error) {
+	plan, err := PlanFork(ctx, src, opts, tx)
+	if err != nil {
+		return nil, err
+	}
+	spans, err := tx.Spans(ctx, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	return tx.CreateFork(ctx, src, plan, InheritSpans(spans, plan.LastSeq, plan.ID))
+}
+
+// Rewind is Store.Rewind of session id by the store handle owner, inside
+// tx. Nothing is copied or moved: the fork reads the whole conversation
+// from the rows where it is, the session reads the messages it keeps
+// from the same rows and stores its next ones under a new id
+// (RewindPlan), so a rewind writes a session row and a few spans,
+// whatever the session's length.
+func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owner string) (*loom.Session, error) {
+	src, err := tx.SessionForWrite(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if src == nil {
+		return nil, loom.NotFound(id)
+	}
+	if err := loom.CheckNotHeld([]*loom.Session{src}, owner); err != nil {
+		return nil, err
+	}
+	plan, err := PlanRewind(ctx, src, opts, tx)
+	if err != nil {
+		return nil, err
+	}
+	spans, err := tx.Spans(ctx, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StoreRewind(ctx, src, plan,
+		InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), InheritSpans(spans, plan.KeepSeq, plan.Store))
 }

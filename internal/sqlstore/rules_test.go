@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -30,26 +31,26 @@ func TestCheckAppend(t *testing.T) {
 
 func TestPlanFork(t *testing.T) {
 	src := &loom.Session{ID: "s", Title: "plan (fork)", MessageCount: 6, TurnCount: 3}
-	p, err := PlanFork(src, loom.ForkOptions{Turn: 2}, forkReads(t, "plan (fork)", "PLAN (FORK 2)"))
+	p, err := PlanFork(t.Context(), src, loom.ForkOptions{Turn: 2}, forkReads(t, "plan (fork)", "PLAN (FORK 2)"))
 	if err != nil || p.Turn != 2 || p.LastSeq != 4 || p.LastPrompt != "question 2" || p.Title != "plan (fork 3)" || p.ID == "" {
 		t.Fatalf("plan = %+v, %v", p, err)
 	}
-	p, err = PlanFork(src, loom.ForkOptions{ID: "f", Title: "mine", Key: "k:1"}, forkReads(t))
+	p, err = PlanFork(t.Context(), src, loom.ForkOptions{ID: "f", Title: "mine", Key: "k:1"}, forkReads(t))
 	if err != nil || p.Turn != 3 || p.LastSeq != 6 || p.Title != "mine" || p.ID != "f" || p.Key != "k:1" {
 		t.Fatalf("plan of all turns = %+v, %v", p, err)
 	}
 	for _, opts := range []loom.ForkOptions{{Turn: 4}, {Turn: -1}, {Title: "two\nlines"}, {Title: strings.Repeat("x", loom.MaxTitleBytes+1)}} {
-		if _, err := PlanFork(src, opts, forkReads(t)); loom.ErrorCode(err) != loom.EINVALID {
+		if _, err := PlanFork(t.Context(), src, opts, forkReads(t)); loom.ErrorCode(err) != loom.EINVALID {
 			t.Errorf("plan %+v = %v, want EINVALID", opts, err)
 		}
 	}
 	deleted := time.Now()
-	if _, err := PlanFork(&loom.Session{ID: "s", DeletedAt: &deleted}, loom.ForkOptions{}, forkReads(t)); loom.ErrorCode(err) != loom.ENOTFOUND {
+	if _, err := PlanFork(t.Context(), &loom.Session{ID: "s", DeletedAt: &deleted}, loom.ForkOptions{}, forkReads(t)); loom.ErrorCode(err) != loom.ENOTFOUND {
 		t.Fatalf("fork of a trashed session = %v", err)
 	}
 	failing := forkReads(t)
-	failing.TurnFrom = func(int64) (int, bool, error) { return 0, false, errors.New("boom") }
-	if _, err := PlanFork(src, loom.ForkOptions{Turn: 1}, failing); err == nil || loom.ErrorCode(err) != loom.EINTERNAL {
+	failing.turnFail = errors.New("boom")
+	if _, err := PlanFork(t.Context(), src, loom.ForkOptions{Turn: 1}, failing); err == nil || loom.ErrorCode(err) != loom.EINTERNAL {
 		t.Fatalf("a failed read = %v", err)
 	}
 	if err := (&loom.Session{ID: "s", TurnCount: 1}).CheckForkTurn(2); err == nil || !strings.Contains(err.Error(), "has 1 turn;") {
@@ -84,7 +85,7 @@ func TestCodec(t *testing.T) {
 
 func TestPlanRewindRefuses(t *testing.T) {
 	reads := forkReads(t)
-	reads.TitlesLike = func(string) ([]string, error) { return nil, nil }
+	reads.anyBase = true
 	for _, tc := range []struct {
 		s    loom.Session
 		turn int
@@ -96,49 +97,62 @@ func TestPlanRewindRefuses(t *testing.T) {
 		{loom.Session{ID: "s", TurnCount: 3}, 0, "session s has 3 turns; rewind to a turn from 1 to 2"},
 		{loom.Session{ID: "s", TurnCount: 3, Source: &loom.Source{Tool: "codex"}}, 1, "session s is codex's, imported; fork it at the turn instead (loom session fork s --turn 1)"},
 	} {
-		if _, err := PlanRewind(&tc.s, loom.RewindOptions{Turn: tc.turn}, reads); loom.ErrorMessage(err) != tc.want {
+		if _, err := PlanRewind(t.Context(), &tc.s, loom.RewindOptions{Turn: tc.turn}, reads); loom.ErrorMessage(err) != tc.want {
 			t.Errorf("rewind %+v to %d: %v, want %q", tc.s, tc.turn, err, tc.want)
 		}
 	}
 	src := &loom.Session{ID: "s", Title: "plan", TurnCount: 3, MessageCount: 6, LastPrompt: "q3", Usage: loom.Usage{InputTokens: 6, CostUSD: 0.6}}
-	p, err := PlanRewind(src, loom.RewindOptions{Turn: 1}, reads)
+	p, err := PlanRewind(t.Context(), src, loom.RewindOptions{Turn: 1}, reads)
 	if err != nil || p.KeepSeq != 2 || p.Fork.LastSeq != 6 || p.Fork.Turn != 1 || p.Fork.Title != "plan (rewound)" || p.Fork.LastPrompt != "q3" || p.Store == "" {
 		t.Fatalf("plan = %+v, %v", p, err)
 	}
 	// The usage of the two sides: the shorter one read, the other the
 	// rest of the session's.
 	for turn, keep := range map[int]int64{1: 2, 2: 4} {
-		p, err := PlanRewind(src, loom.RewindOptions{Turn: turn}, reads)
+		p, err := PlanRewind(t.Context(), src, loom.RewindOptions{Turn: turn}, reads)
 		if err != nil || p.KeepUsage.InputTokens != keep || p.ForkUsage.InputTokens != 6-keep || loom.RoundCost(p.KeepUsage.CostUSD+p.ForkUsage.CostUSD) != 0.6 {
 			t.Fatalf("rewind to %d: keeps %+v, fork takes %+v, %v", turn, p.KeepUsage, p.ForkUsage, err)
 		}
 	}
 }
 
-// forkReads answer for a session of three turns (messages 1-2, 3-4,
-// 5-6) whose user titles start with "plan".
-func forkReads(t *testing.T, taken ...string) ForkReads {
-	return ForkReads{
-		TurnFrom: func(seq int64) (int, bool, error) {
-			if seq > 6 {
-				return 0, false, nil
-			}
-			return int((seq + 1) / 2), true, nil
-		},
-		LastUser: func(seq int64) (*loom.Message, error) {
-			return prompt(loom.RoleUser, "question "+string(rune('0'+(seq+1)/2))), nil
-		},
-		TitlesLike: func(base string) ([]string, error) {
-			if base != "plan" {
-				t.Errorf("titles like %q, want the base of the parent's title", base)
-			}
-			return taken, nil
-		},
-		LastSummary: func(int64) (int64, error) { return 0, nil },
-		Usage: func(from, to int64) (loom.Usage, error) {
-			return loom.Usage{InputTokens: to - from + 1, CostUSD: 0.1 * float64(to-from+1)}, nil
-		},
+// threeTurns answers a plan's reads for a session of three turns
+// (messages 1-2, 3-4, 5-6) whose users' titles starting with the base
+// of its title are taken.
+type threeTurns struct {
+	t        *testing.T
+	taken    []string
+	anyBase  bool  // TitlesLike takes any base
+	turnFail error // TurnFrom fails with it
+}
+
+func forkReads(t *testing.T, taken ...string) *threeTurns { return &threeTurns{t: t, taken: taken} }
+
+func (r *threeTurns) TurnFrom(_ context.Context, _ string, seq int64) (int, bool, error) {
+	switch {
+	case r.turnFail != nil:
+		return 0, false, r.turnFail
+	case seq > 6:
+		return 0, false, nil
 	}
+	return int((seq + 1) / 2), true, nil
+}
+
+func (r *threeTurns) LastUser(_ context.Context, _ string, seq int64) (*loom.Message, error) {
+	return prompt(loom.RoleUser, "question "+string(rune('0'+(seq+1)/2))), nil
+}
+
+func (r *threeTurns) TitlesLike(_ context.Context, _, base string) ([]string, error) {
+	if !r.anyBase && base != "plan" {
+		r.t.Errorf("titles like %q, want the base of the parent's title", base)
+	}
+	return r.taken, nil
+}
+
+func (r *threeTurns) LastSummary(context.Context, string, int64) (int64, error) { return 0, nil }
+
+func (r *threeTurns) UsageOf(_ context.Context, _ string, from, to int64) (loom.Usage, error) {
+	return loom.Usage{InputTokens: to - from + 1, CostUSD: 0.1 * float64(to-from+1)}, nil
 }
 
 func prompt(role, text string) *loom.Message {

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"math"
 
 	"github.com/loomhq/loom"
@@ -100,36 +101,15 @@ func joinSpans(spans []Span) []Span {
 	return out
 }
 
-// MessageWriteSteps are what writing one stored message (a part's
-// update, a repair) asks of a store, inside its transaction.
-type MessageWriteSteps struct {
-	// Spans returns the spans of session id.
-	Spans func(id string) ([]Span, error)
-	// Readers returns the sessions other than id whose spans read row
-	// seq of store.
-	Readers func(store string, seq int64, id string) ([]string, error)
-	// Copy copies row seq of store from to store to: with the message's
-	// new parts as a body of its own when parts is true, else sharing
-	// the row's body.
-	Copy func(to, from string, seq int64, parts bool) error
-	// WriteSpans replaces the spans of session id.
-	WriteSpans func(id string, spans []Span) error
-	// DropUnread deletes row seq of store if no span reads it any more.
-	DropUnread func(store string, seq int64) error
-	// Rewrite stores the message's new parts in row seq of store, its
-	// session's own, copying first a body another row shares.
-	Rewrite func(store string, seq int64) error
-}
-
-// WriteMessageWith writes message seq of session id with steps, so that
+// WriteMessage stores body as message seq of session id inside tx, so that
 // no other session's history changes. A message the session inherits is
 // copied, with its new parts, to where the session stores its own first
 // (CopyOnWrite), and the row it read is dropped when no one reads it any
 // more. A message of its own that other sessions read (forks made after
 // it) is first copied as it is for each of them: a fork keeps the
 // conversation as it was when it was made.
-func WriteMessageWith(id string, seq int64, st MessageWriteSteps) error {
-	spans, err := st.Spans(id)
+func WriteMessage(ctx context.Context, tx Tx, id string, seq int64, body Body) error {
+	spans, err := tx.Spans(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -139,29 +119,29 @@ func WriteMessageWith(id string, seq int64, st MessageWriteSteps) error {
 	}
 	own := OwnStore(spans)
 	if sp.RowsOf != own {
-		if err := st.Copy(own, sp.RowsOf, seq, true); err != nil {
+		if err := tx.CopyRow(ctx, own, sp.RowsOf, seq, &body); err != nil {
 			return err
 		}
-		if err := st.WriteSpans(id, CopyOnWrite(spans, seq)); err != nil {
+		if err := tx.WriteSpans(ctx, id, CopyOnWrite(spans, seq)); err != nil {
 			return err
 		}
-		return st.DropUnread(sp.RowsOf, seq)
+		return tx.DropUnread(ctx, sp.RowsOf, seq)
 	}
-	readers, err := st.Readers(own, seq, id)
+	readers, err := tx.Readers(ctx, own, seq, id)
 	if err != nil {
 		return err
 	}
 	for _, r := range readers {
-		theirs, err := st.Spans(r)
+		theirs, err := tx.Spans(ctx, r)
 		if err != nil {
 			return err
 		}
-		if err := st.Copy(OwnStore(theirs), own, seq, false); err != nil {
+		if err := tx.CopyRow(ctx, OwnStore(theirs), own, seq, nil); err != nil {
 			return err
 		}
-		if err := st.WriteSpans(r, CopyOnWrite(theirs, seq)); err != nil {
+		if err := tx.WriteSpans(ctx, r, CopyOnWrite(theirs, seq)); err != nil {
 			return err
 		}
 	}
-	return st.Rewrite(own, seq)
+	return tx.Rewrite(ctx, own, seq, body)
 }

@@ -1,36 +1,24 @@
 package sqlstore
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/loomhq/loom"
 )
 
-// DeleteSteps are an engine's reads and writes of Store.Delete, inside
-// its transaction.
-type DeleteSteps struct {
-	// Family returns the session and its sub-agent sessions, of every
-	// generation, with their locks: the live ones, and those in the
-	// trash too when purging.
-	Family func() ([]*loom.Session, error)
-	// EmptyTrash purges the sessions in the trash for longer than
-	// TrashTTL.
-	EmptyTrash func() error
-	// Purge removes the family for good.
-	Purge func() error
-	// Trash moves the family's live sessions to the trash at at.
-	Trash func(at time.Time) error
-}
-
-// DeleteWith is Store.Delete of session id at now with an engine's
-// steps: the session goes with its sub-agent sessions, unless another
-// live holder than owner has one of them (and not opts.Force); trash
-// older than TrashTTL is purged at the same time. It returns the
-// sessions removed, the session first, then its sub-agent sessions in
-// Family order; trashed ones carry their DeletedAt.
-func DeleteWith(id string, opts loom.DeleteOptions, owner string, now time.Time, steps DeleteSteps) ([]*loom.Session, error) {
-	fam, err := steps.Family()
+// Delete is Store.Delete of session id at now by the store handle owner,
+// inside tx: the session goes with its sub-agent sessions, unless
+// another live holder than owner has one of them (and not opts.Force);
+// trash older than loom.TrashTTL is purged at the same time. It returns
+// the sessions removed, the session first, then its sub-agent sessions
+// in Family order; trashed ones carry their DeletedAt.
+func Delete(ctx context.Context, tx Tx, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
+	if _, err := tx.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	fam, err := tx.Family(ctx, id, opts.Purge)
 	if err != nil {
 		return nil, fmt.Errorf("delete %s: %w", id, err)
 	}
@@ -39,16 +27,16 @@ func DeleteWith(id string, opts loom.DeleteOptions, owner string, now time.Time,
 			return nil, err
 		}
 	}
-	if err := steps.EmptyTrash(); err != nil {
+	if err := tx.EmptyTrash(ctx, TrashedBefore(now)); err != nil {
 		return nil, fmt.Errorf("empty trash: %w", err)
 	}
 	if opts.Purge {
-		if err := steps.Purge(); err != nil {
+		if err := tx.Purge(ctx, id); err != nil {
 			return nil, fmt.Errorf("delete %s: %w", id, err)
 		}
 	} else {
 		at := now.UTC().Truncate(time.Millisecond)
-		if err := steps.Trash(at); err != nil {
+		if err := tx.Trash(ctx, []string{id}, at); err != nil {
 			return nil, fmt.Errorf("delete %s: %w", id, err)
 		}
 		for _, x := range fam {
@@ -62,15 +50,19 @@ func DeleteWith(id string, opts loom.DeleteOptions, owner string, now time.Time,
 // are purged: TrashTTL ago.
 func TrashedBefore(now time.Time) time.Time { return now.Add(-loom.TrashTTL) }
 
-// RestoreWith is Store.Restore of x with the engine's write: x must be
-// in the trash; restore brings back the sessions of its family that went
-// to the trash with it (at the time they were trashed), reporting
-// whether a key another live session has taken meanwhile stopped it.
-func RestoreWith(x *loom.Session, restore func(trashedAt time.Time) (taken bool, err error)) error {
+// Restore is Store.Restore of session id inside tx: it must be in the
+// trash; it comes back with the sessions of its family that went to the
+// trash with it (at the time they were trashed), unless a key another
+// live session has taken meanwhile stops it.
+func Restore(ctx context.Context, tx Tx, id string) error {
+	x, err := tx.Session(ctx, id)
+	if err != nil {
+		return err
+	}
 	if x.DeletedAt == nil {
 		return loom.Errorf(loom.EINVALID, "session %s is not in the trash", x.ID)
 	}
-	switch taken, err := restore(*x.DeletedAt); {
+	switch taken, err := tx.Untrash(ctx, x.ID, *x.DeletedAt); {
 	case taken:
 		return loom.Errorf(loom.ECONFLICT, "cannot restore %s: another session now has its key %q", x.ID, x.Key)
 	case err != nil:
@@ -79,29 +71,15 @@ func RestoreWith(x *loom.Session, restore func(trashedAt time.Time) (taken bool,
 	return nil
 }
 
-// PruneSteps are an engine's reads and writes of Store.Prune, inside its
-// transaction.
-type PruneSteps struct {
-	// Select returns the sessions the prune's options select (see
-	// PruneOptions), oldest first, with their locks.
-	Select func() ([]*loom.Session, error)
-	// EmptyTrash purges the sessions in the trash for longer than
-	// TrashTTL.
-	EmptyTrash func() error
-	// Trash moves sessions, with their sub-agent sessions, to the trash
-	// at at.
-	Trash func(sessions []*loom.Session, at time.Time) error
-}
-
-// PruneWith is Store.Prune at now with an engine's steps: the sessions
-// selected go to the trash (so a prune is undone by restore for
-// TrashTTL), but for those another live holder than owner has, which are
-// skipped; a dry run only reports.
-func PruneWith(opts loom.PruneOptions, owner string, now time.Time, steps PruneSteps) (*loom.PruneResult, error) {
+// Prune is Store.Prune at now by the store handle owner, inside tx:
+// the sessions selected go to the trash (so a prune is undone by restore
+// for loom.TrashTTL), but for those another live holder than owner has,
+// which are skipped; a dry run only reports.
+func Prune(ctx context.Context, tx Tx, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	selected, err := steps.Select()
+	selected, err := tx.Prunable(ctx, opts, now)
 	if err != nil {
 		return nil, fmt.Errorf("prune: %w", err)
 	}
@@ -109,11 +87,15 @@ func PruneWith(opts loom.PruneOptions, owner string, now time.Time, steps PruneS
 	if opts.DryRun {
 		return res, nil
 	}
-	if err := steps.EmptyTrash(); err != nil {
+	if err := tx.EmptyTrash(ctx, TrashedBefore(now)); err != nil {
 		return nil, fmt.Errorf("empty trash: %w", err)
 	}
 	if len(res.Removed) > 0 {
-		if err := steps.Trash(res.Removed, now.UTC().Truncate(time.Millisecond)); err != nil {
+		ids := make([]string, len(res.Removed))
+		for i, x := range res.Removed {
+			ids[i] = x.ID
+		}
+		if err := tx.Trash(ctx, ids, now.UTC().Truncate(time.Millisecond)); err != nil {
 			return nil, fmt.Errorf("prune: %w", err)
 		}
 	}

@@ -1,0 +1,297 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/query"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
+)
+
+// writes is a write transaction as sqlstore's algorithms take it: each
+// of their steps in SQLite's SQL, through the statements prepared on the
+// writer where there are.
+var _ sqlstore.Tx = writes{}
+
+// Session implements sqlstore.Tx.
+func (w writes) Session(ctx context.Context, id string) (*loom.Session, error) {
+	return w.s.sessionTx(ctx, w, id)
+}
+
+// SessionForWrite implements sqlstore.Tx. The transaction is immediate:
+// it holds SQLite's one write lock, so the row needs no lock of its own.
+func (w writes) SessionForWrite(ctx context.Context, id string) (*loom.Session, error) {
+	x, err := w.s.sessionTx(ctx, w, id)
+	if loom.ErrorCode(err) == loom.ENOTFOUND {
+		return nil, nil
+	}
+	return x, err
+}
+
+// CheckWriter implements sqlstore.Tx.
+func (w writes) CheckWriter(ctx context.Context, id string) error {
+	return w.s.checkWriter(ctx, w.tx, id)
+}
+
+// CreateSession implements sqlstore.Tx.
+func (w writes) CreateSession(ctx context.Context, row *loom.Session) error {
+	tool, version, path := sqlstore.SourceColumns(row)
+	_, err := w.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
+		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
+		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
+		source_path)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		row.ID, row.UserID, nullString(row.Key), row.Surface, row.Title, row.Description, row.Kind,
+		nullString(row.ParentID), row.ForkTurn, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd,
+		row.Model, row.Provider, row.Profile, loom.FormatTime(row.CreatedAt), loom.FormatTime(row.UpdatedAt),
+		row.GitBranch, tool, version, path)
+	if isUnique(err) {
+		return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", row.Key)
+	}
+	if err != nil {
+		return fmt.Errorf("create session %s: %w", row.ID, err)
+	}
+	return nil
+}
+
+// StoreAppend implements sqlstore.Tx.
+func (w writes) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom.Message) error {
+	store, err := ownStore(ctx, w, cur.ID)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if err := insertMessage(ctx, w, store, m); err != nil {
+			return err
+		}
+	}
+	u := cur.Usage
+	_, err = w.ExecContext(ctx, appendUpdateSQL,
+		cur.MessageCount, cur.TurnCount, cur.LastPrompt, cur.Title, cur.SummarySeq,
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens,
+		u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(cur.UpdatedAt), cur.ID)
+	return err
+}
+
+// family is SQL for a session and its sub-agent sessions, recursively.
+// UNION ends a cycle of parent links; CROSS JOIN makes SQLite walk the
+// parent index from each session found.
+const family = `WITH RECURSIVE fam(id) AS (
+	SELECT ?
+	UNION SELECT s.id FROM fam CROSS JOIN sessions s ON s.parent_id = fam.id WHERE s.kind = 'subagent'
+)`
+
+// Family implements sqlstore.Tx. The transaction holds the write lock,
+// so no lock row changes until it ends.
+func (w writes) Family(ctx context.Context, id string, trashed bool) ([]*loom.Session, error) {
+	where := "WHERE s.id IN (SELECT id FROM fam)"
+	if !trashed {
+		where += " AND s.deleted_at IS NULL"
+	}
+	return w.s.querySessionsWith(ctx, w, family+` SELECT `+sessionColumns+sessionFrom+where, id)
+}
+
+// Prunable implements sqlstore.Tx.
+func (w writes) Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error) {
+	c := query.Prune(dialect, opts, now)
+	return w.s.querySessions(ctx, w, "WHERE "+c.String()+" ORDER BY s.updated_at", c.Args...)
+}
+
+// EmptyTrash implements sqlstore.Tx. It runs only inside explicit
+// delete and prune commands: loom never cleans up on its own.
+func (w writes) EmptyTrash(ctx context.Context, before time.Time) error {
+	_, err := w.ExecContext(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ?`, loom.FormatTime(before))
+	return err
+}
+
+// Purge implements sqlstore.Tx.
+func (w writes) Purge(ctx context.Context, id string) error {
+	_, err := w.ExecContext(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id)
+	return err
+}
+
+// Trash implements sqlstore.Tx.
+func (w writes) Trash(ctx context.Context, ids []string, at time.Time) error {
+	for _, id := range ids {
+		if _, err := w.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = ? WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`,
+			id, loom.FormatTime(at)); err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// Untrash implements sqlstore.Tx.
+func (w writes) Untrash(ctx context.Context, id string, at time.Time) (bool, error) {
+	_, err := w.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = ?`,
+		id, loom.FormatTime(at))
+	return isUnique(err), err
+}
+
+// TurnFrom implements sqlstore.ForkReads.
+func (w writes) TurnFrom(ctx context.Context, src string, seq int64) (int, bool, error) {
+	var turn int
+	err := w.QueryRowContext(ctx, turnFromSQL, seq, src).Scan(&turn)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("fork %s: %w", src, err)
+	}
+	return turn, true, nil
+}
+
+// LastUser implements sqlstore.ForkReads.
+func (w writes) LastUser(ctx context.Context, src string, seq int64) (*loom.Message, error) {
+	users, err := spanMessages(ctx, w, src, 1, seq, lastUserCond, true, 1)
+	if err != nil || len(users) == 0 {
+		return nil, err
+	}
+	return users[0], nil
+}
+
+// LastSummary implements sqlstore.ForkReads.
+func (w writes) LastSummary(ctx context.Context, src string, seq int64) (int64, error) {
+	var last int64
+	err := w.QueryRowContext(ctx, lastSummarySQL, seq, src).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("fork %s: %w", src, err)
+	}
+	return last, nil
+}
+
+// UsageOf implements sqlstore.ForkReads.
+func (w writes) UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error) {
+	var u loom.Usage
+	err := w.QueryRowContext(ctx, usageSQL, from, to, src).Scan(&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
+		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+	if err != nil {
+		return u, fmt.Errorf("fork %s: usage: %w", src, err)
+	}
+	return u, nil
+}
+
+// TitlesLike implements sqlstore.ForkReads.
+func (w writes) TitlesLike(ctx context.Context, user, base string) ([]string, error) {
+	return rowscan.All(ctx, rowsOf{w}, rowscan.String, titlesLikeSQL, user, utf8.RuneCountInString(base), base)
+}
+
+// CreateFork implements sqlstore.Tx.
+func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *sqlstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
+	now := w.s.now()
+	_, err := w.ExecContext(ctx, forkSessionSQL,
+		plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, plan.Turn, plan.SummarySeq, plan.LastPrompt, now, now, src.ID)
+	if isUnique(err) {
+		return nil, loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", plan.Key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fork %s: %w", src.ID, err)
+	}
+	if err := writeSpans(ctx, w, plan.ID, spans); err != nil {
+		return nil, err
+	}
+	return w.s.sessionTx(ctx, w, plan.ID)
+}
+
+// StoreRewind implements sqlstore.Tx.
+func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sqlstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
+	f, fu := plan.Fork, plan.ForkUsage
+	now := w.s.now()
+	if _, err := w.ExecContext(ctx, rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
+		fu.InputTokens, fu.OutputTokens, fu.ReasoningTokens, fu.CacheReadTokens, fu.CacheWriteTokens,
+		fu.CostUSD, fu.APICalls, fu.Compactions); err != nil {
+		return nil, fmt.Errorf("rewind %s: %w", src.ID, err)
+	}
+	if err := writeSpans(ctx, w, f.ID, forkSpans); err != nil {
+		return nil, err
+	}
+	if err := writeSpans(ctx, w, src.ID, keepSpans); err != nil {
+		return nil, err
+	}
+	u := plan.KeepUsage
+	if _, err := w.ExecContext(ctx, rewindKeepSQL, src.ID, plan.KeepSeq, f.Turn, plan.KeepPrompt, plan.KeepSummarySeq,
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+		u.CostUSD, u.APICalls, u.Compactions, now); err != nil {
+		return nil, fmt.Errorf("rewind %s: %w", src.ID, err)
+	}
+	return w.s.sessionTx(ctx, w, f.ID)
+}
+
+// Spans implements sqlstore.Tx.
+func (w writes) Spans(ctx context.Context, id string) ([]sqlstore.Span, error) {
+	return readSpans(ctx, w, id)
+}
+
+// WriteSpans implements sqlstore.Tx.
+func (w writes) WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error {
+	return writeSpans(ctx, w, id, spans)
+}
+
+// Readers implements sqlstore.Tx.
+func (w writes) Readers(ctx context.Context, store string, seq int64, id string) ([]string, error) {
+	return rowscan.All(ctx, rowsOf{w}, rowscan.String, `SELECT DISTINCT session_id FROM spans
+		WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2 AND session_id <> ?3`, store, seq, id)
+}
+
+// newBody stores b as a body row of its own and returns its id.
+func (w writes) newBody(ctx context.Context, b sqlstore.Body) (int64, error) {
+	res, err := w.ExecContext(ctx, insertBodySQL, b.Parts, b.Text)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// CopyRow implements sqlstore.Tx.
+func (w writes) CopyRow(ctx context.Context, to, from string, seq int64, b *sqlstore.Body) error {
+	var body any
+	if b != nil {
+		id, err := w.newBody(ctx, *b)
+		if err != nil {
+			return err
+		}
+		body = id
+	}
+	_, err := w.ExecContext(ctx, copyRowSQL, to, body, from, seq)
+	return err
+}
+
+// DropUnread implements sqlstore.Tx: the row goes with its body and
+// search entry, by trigger.
+func (w writes) DropUnread(ctx context.Context, store string, seq int64) error {
+	_, err := w.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?1 AND seq = ?2
+		AND NOT EXISTS (SELECT 1 FROM spans WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2)`, store, seq)
+	if err != nil {
+		return fmt.Errorf("update message %d: %w", seq, err)
+	}
+	return nil
+}
+
+// Rewrite implements sqlstore.Tx.
+func (w writes) Rewrite(ctx context.Context, store string, seq int64, b sqlstore.Body) error {
+	var body int64
+	var shared bool
+	if err := w.QueryRowContext(ctx, `SELECT body_id, EXISTS (SELECT 1 FROM messages o WHERE o.body_id = m.body_id AND (o.session_id <> m.session_id OR o.seq <> m.seq))
+		FROM messages m WHERE session_id = ? AND seq = ?`, store, seq).Scan(&body, &shared); err != nil {
+		return err
+	}
+	if !shared {
+		_, err := w.ExecContext(ctx, `UPDATE bodies SET parts = ?, content = ? WHERE id = ?`, b.Parts, b.Text, body)
+		return err
+	}
+	nb, err := w.newBody(ctx, b)
+	if err != nil {
+		return err
+	}
+	_, err = w.ExecContext(ctx, `UPDATE messages SET body_id = ? WHERE session_id = ? AND seq = ?`, nb, store, seq)
+	return err
+}
