@@ -7,16 +7,13 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
 // forkSessionSQL inserts a fork's session row from its source's:
 // $1 id, $2 key, $3 title, $4 fork turn, $5 last seq inherited, $6 now,
 // $7 source id, $8 last prompt, $9 latest summary.
-const forkSessionSQL = `INSERT INTO sessions (id, user_id, key, surface, title, description,
-	kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
-	profile, message_count, turn_count, summary_seq, last_prompt,
-	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-	cost_usd, api_calls, compactions, created_at, updated_at, git_branch)
+const forkSessionSQL = `INSERT INTO sessions (` + query.ForkColumns + `)
 	SELECT $1, s.user_id, $2, s.surface, $3, s.description, 'fork', s.id, $4::integer, s.project_id,
 		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, $5::bigint, $4::integer,
 		$9::bigint, $8, 0, 0, 0, 0, 0, 0, 0, 0, $6, $6, s.git_branch

@@ -102,7 +102,7 @@ func (s *Store) beginWrite(ctx context.Context, tx pgx.Tx, sessionID string) (wr
 	b := &pgx.Batch{}
 	b.Queue(lockSessionSQL, sessionID)
 	b.Queue(lockRowSQL, sessionID)
-	b.Queue(`SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1 FOR UPDATE OF s`, sessionID)
+	b.Queue(`SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+`WHERE s.id = $1 FOR UPDATE OF s`, sessionID)
 	br := tx.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {

@@ -60,13 +60,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 	if !storable(sessionID) {
 		return nil, nil
 	}
-	lo, hi := int64(1), sqlstore.OpenSeq
-	if q.After > 0 {
-		lo = q.After + 1
-	}
-	if q.Before > 0 {
-		hi = q.Before - 1
-	}
+	lo, hi := sqlstore.Window(q)
 	cond, args := "", []any(nil)
 	if q.Turn > 0 {
 		cond, args = " AND m.turn = $4", []any{q.Turn}

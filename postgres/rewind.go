@@ -7,6 +7,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
 // rewindForkSQL inserts the fork a rewind makes, from its source's row:
@@ -14,11 +15,7 @@ import (
 // last activity times, as it holds the conversation as it was, and the
 // usage of the turns it takes. $1 id, $2 title, $3 fork turn, $4 now,
 // $5 source id, $6… the usage.
-const rewindForkSQL = `INSERT INTO sessions (id, user_id, key, surface, title, description,
-	kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
-	profile, message_count, turn_count, summary_seq, last_prompt,
-	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-	cost_usd, api_calls, compactions, created_at, updated_at, git_branch)
+const rewindForkSQL = `INSERT INTO sessions (` + query.ForkColumns + `)
 	SELECT $1, s.user_id, NULL, s.surface, $2, s.description, 'fork', s.id, $3::integer, s.project_id,
 		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, s.message_count,
 		s.turn_count, s.summary_seq, s.last_prompt, $6, $7, $8, $9, $10, $11, $12, $13,

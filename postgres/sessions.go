@@ -16,11 +16,6 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-const (
-	sessionColumns = rowscan.SessionColumns
-	sessionFrom    = rowscan.SessionFrom
-)
-
 // dialect is how PostgreSQL writes what the engines' shared clauses
 // differ in.
 var dialect = query.Dialect{
@@ -49,10 +44,10 @@ var dialect = query.Dialect{
 }
 
 func (s *Store) querySessions(ctx context.Context, db querier, where string, args ...any) ([]*loom.Session, error) {
-	return s.querySessionsWith(ctx, db, `SELECT `+sessionColumns+sessionFrom+where, args...)
+	return s.querySessionsWith(ctx, db, `SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+where, args...)
 }
 
-// querySessionsWith runs a whole query that selects sessionColumns.
+// querySessionsWith runs a whole query that selects rowscan.SessionColumns.
 func (s *Store) querySessionsWith(ctx context.Context, db querier, query string, args ...any) ([]*loom.Session, error) {
 	return rowscan.Sessions(ctx, rowsOf{db}, s.live, query, args...)
 }
@@ -68,7 +63,7 @@ func (s *Store) sessionTx(ctx context.Context, db querier, id, lock string) (*lo
 	if !storable(id) {
 		return nil, loom.NotFound(id)
 	}
-	switch x, err := rowscan.Session(db.QueryRow(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1 `+lock, id), s.live); {
+	switch x, err := rowscan.Session(db.QueryRow(ctx, `SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+`WHERE s.id = $1 `+lock, id), s.live); {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, loom.NotFound(id)
 	case err != nil:

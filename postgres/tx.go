@@ -124,7 +124,7 @@ func (w *writeTx) Family(ctx context.Context, id string, trashed bool) ([]*loom.
 	if !trashed {
 		where += ` AND s.deleted_at IS NULL`
 	}
-	return w.s.querySessionsWith(ctx, w.tx, family+` SELECT `+sessionColumns+sessionFrom+where, id)
+	return w.s.querySessionsWith(ctx, w.tx, family+` SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+where, id)
 }
 
 // Prunable implements sqlstore.Tx.
@@ -225,7 +225,7 @@ func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sqlst
 	b := &pgx.Batch{}
 	b.Queue(forkSessionSQL, plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, ms(w.s.Now()), src.ID, clean(plan.LastPrompt), plan.SummarySeq)
 	queueSpans(b, plan.ID, spans)
-	b.Queue(`SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1`, plan.ID)
+	b.Queue(`SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+`WHERE s.id = $1`, plan.ID)
 	spanStatements := b.Len() - 2 // all but the session's insert and read
 	br := w.tx.SendBatch(ctx, b)
 	defer br.Close()
@@ -263,7 +263,7 @@ func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sqls
 		WHERE id = $1`, src.ID, plan.KeepSeq, f.Turn, clean(plan.KeepPrompt), plan.KeepSummarySeq,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		u.CostUSD, u.APICalls, u.Compactions, now)
-	b.Queue(`SELECT `+sessionColumns+sessionFrom+`WHERE s.id = $1`, f.ID)
+	b.Queue(`SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+`WHERE s.id = $1`, f.ID)
 	br := w.tx.SendBatch(ctx, b)
 	defer br.Close()
 	for range b.Len() - 1 {

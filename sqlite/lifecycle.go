@@ -27,11 +27,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 
 // The statements of a fork, and of its plan's reads (forkReads).
 const (
-	forkSessionSQL = `INSERT INTO sessions (id, user_id, key, surface, title, description,
-	kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
-	profile, message_count, turn_count, summary_seq, last_prompt,
-	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-	cost_usd, api_calls, compactions, created_at, updated_at, git_branch)
+	forkSessionSQL = `INSERT INTO sessions (` + query.ForkColumns + `)
 	SELECT ?, s.user_id, ?, s.surface, ?, s.description, 'fork', s.id, ?, s.project_id,
 		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, ?, ?, ?, ?,
 		0, 0, 0, 0, 0, 0, 0, 0, ?, ?, s.git_branch

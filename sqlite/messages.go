@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // The statements of an append, prepared once per store (see writes).
@@ -24,7 +25,7 @@ const (
 			cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?, updated_at = ?,
 			archived_at = NULL
 			WHERE id = CAST(? AS TEXT)`
-	sessionByIDSQL = `SELECT ` + sessionColumns + sessionFrom + `WHERE s.id = CAST(? AS TEXT)`
+	sessionByIDSQL = `SELECT ` + rowscan.SessionColumns + rowscan.SessionFrom + `WHERE s.id = CAST(? AS TEXT)`
 )
 
 // hotWrites are prepared on the writer before its first transaction.
@@ -81,13 +82,7 @@ func messageArgs(store string, m *loom.Message, body int64) []any {
 // rows backwards from its end (see spanFrom), so its cost does not grow
 // with the session, nor with its ancestors' when it is a fork.
 func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
-	lo, hi := int64(1), sqlstore.OpenSeq
-	if q.After > 0 {
-		lo = q.After + 1
-	}
-	if q.Before > 0 {
-		hi = q.Before - 1
-	}
+	lo, hi := sqlstore.Window(q)
 	cond, args := "", []any(nil)
 	if q.Turn > 0 {
 		cond, args = " AND m.turn = ?", []any{q.Turn}

@@ -14,11 +14,6 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-const (
-	sessionColumns = rowscan.SessionColumns
-	sessionFrom    = rowscan.SessionFrom
-)
-
 // dialect is how SQLite writes what the engines' shared clauses differ
 // in. Times are RFC 3339 text, which sorts in time order.
 var dialect = query.Dialect{
@@ -50,18 +45,18 @@ var dialect = query.Dialect{
 	},
 }
 
-// packedSessions selects sessionColumns as one JSON array, and the
+// packedSessions selects rowscan.SessionColumns as one JSON array, and the
 // cost beside it (see Packed).
-var packedSessions = `SELECT ` + PackedSessionColumns + sessionFrom
+var packedSessions = `SELECT ` + PackedSessionColumns + rowscan.SessionFrom
 
 // live reports whether a lock row still binds anyone.
 func (s *Store) live(l *loom.Lock) bool { return s.holder.Live(l, s.Now(), sqlstore.Alive) }
 
 func (s *Store) querySessions(ctx context.Context, db queryer, where string, args ...any) ([]*loom.Session, error) {
-	return s.querySessionsWith(ctx, db, `SELECT `+sessionColumns+sessionFrom+where, args...)
+	return s.querySessionsWith(ctx, db, `SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+where, args...)
 }
 
-// querySessionsWith runs a whole query that selects sessionColumns.
+// querySessionsWith runs a whole query that selects rowscan.SessionColumns.
 func (s *Store) querySessionsWith(ctx context.Context, db queryer, query string, args ...any) ([]*loom.Session, error) {
 	return rowscan.Sessions(ctx, rowsOf{db}, s.live, query, args...)
 }

@@ -94,7 +94,7 @@ func (w writes) Family(ctx context.Context, id string, trashed bool) ([]*loom.Se
 	if !trashed {
 		where += " AND s.deleted_at IS NULL"
 	}
-	return w.s.querySessionsWith(ctx, w, family+` SELECT `+sessionColumns+sessionFrom+where, id)
+	return w.s.querySessionsWith(ctx, w, family+` SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+where, id)
 }
 
 // Prunable implements sqlstore.Tx.

@@ -145,3 +145,16 @@ func WriteMessage(ctx context.Context, tx Tx, id string, seq int64, body Body) e
 	}
 	return tx.Rewrite(ctx, own, seq, body)
 }
+
+// Window returns the seqs a message query reads from: lo to hi, after
+// q.After and before q.Before.
+func Window(q loom.MessageQuery) (lo, hi int64) {
+	lo, hi = 1, OpenSeq
+	if q.After > 0 {
+		lo = q.After + 1
+	}
+	if q.Before > 0 {
+		hi = q.Before - 1
+	}
+	return lo, hi
+}

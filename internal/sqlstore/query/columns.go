@@ -82,3 +82,12 @@ func FilterColumns(f loom.SessionFilter) []Column {
 	}
 	return c
 }
+
+// ForkColumns are the columns of sessions that a fork's insert sets from
+// its source's row, in the order the engines' fork and rewind
+// statements select them.
+const ForkColumns = `id, user_id, key, surface, title, description,
+	kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
+	profile, message_count, turn_count, summary_seq, last_prompt,
+	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
+	cost_usd, api_calls, compactions, created_at, updated_at, git_branch`
