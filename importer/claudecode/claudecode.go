@@ -144,3 +144,9 @@ func isSubagentPath(p string) bool {
 func isAgentFile(p string) bool {
 	return isSubagentPath(p) || strings.HasPrefix(filepath.Base(p), "agent-")
 }
+
+// isCompactionFile reports whether p is the transcript of a compaction
+// agent: subagents/agent-acompact-*.jsonl.
+func isCompactionFile(p string) bool {
+	return strings.HasPrefix(filepath.Base(p), "agent-acompact")
+}
