@@ -7,7 +7,8 @@
 // directories, knowing what was imported from where, writing to the
 // store, the report, and following files as they change. The other way,
 // a Format that is also a Writer writes a loom session as a new session
-// of its tool, to continue there (handoff.go: what every writer shares).
+// of its tool, to continue there (handoff.go, handoff_calls.go and
+// handoff_files.go: what every writer shares).
 package importer
 
 import (
