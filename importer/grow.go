@@ -43,7 +43,7 @@ func (im *Importer) isStoredBranch(ctx context.Context, s *Session, res *Result,
 // arrived since (a tool's result, the rest of a reply) are updated. When
 // s no longer continues x (the tool rewound or edited its conversation),
 // s goes to a fork of x from where they part.
-func (im *Importer) grow(ctx context.Context, tool string, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
 	k := x.MessageCount
 	var tail []*loom.Message
 	if k > 0 {
@@ -54,7 +54,7 @@ func (im *Importer) grow(ctx context.Context, tool string, s *Session, x *loom.S
 		}
 	}
 	if len(tail) > 0 && (k > len(msgs) || msgs[k-1].ID != tail[len(tail)-1].ID) {
-		return im.diverged(ctx, tool, s, x, msgs, tr)
+		return im.diverged(ctx, f, s, x, msgs, tr)
 	}
 	changed := false
 	for _, stored := range tail {
@@ -118,7 +118,7 @@ func (im *Importer) grow(ctx context.Context, tool string, s *Session, x *loom.S
 // x, keyed by the first message that differs, so nothing is lost and
 // nothing is stored twice. A source that only got shorter (a truncated
 // or rewritten file) adds nothing.
-func (im *Importer) diverged(ctx context.Context, tool string, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
 	stored, err := im.Store.Messages(ctx, x.ID, loom.MessageQuery{})
 	if err != nil {
 		return err
@@ -143,7 +143,7 @@ func (im *Importer) diverged(ctx context.Context, tool string, s *Session, x *lo
 	branch := *s
 	branch.SourceID = s.SourceID + "@" + msgs[j].ID
 	branch.Kind, branch.ParentSourceID, branch.ForkTurn = loom.KindFork, s.SourceID, turns
-	key := tool + ":" + branch.SourceID
+	key := f.Tool() + ":" + branch.SourceID
 	if err := loom.ValidKey(key); err != nil {
 		tr.problem(Problem{File: s.Path, Reason: "session " + quote(s.SourceID) + " changed in place and its branch cannot be keyed"})
 		return nil
@@ -153,17 +153,17 @@ func (im *Importer) diverged(ctx context.Context, tool string, s *Session, x *lo
 		return err
 	}
 	if existing != nil {
-		return im.grow(ctx, tool, &branch, existing, msgs, tr)
+		return im.grow(ctx, f, &branch, existing, msgs, tr)
 	}
-	f := im.newSession(tool, &branch, loom.NewIDAt(msgs[j].CreatedAt), loom.KindFork, x.ID, msgs)
-	d := &loom.SessionData{Session: f, Messages: numbered(f.ID, msgs)}
+	fork := im.newSession(f, &branch, loom.NewIDAt(msgs[j].CreatedAt), loom.KindFork, x.ID, msgs)
+	d := &loom.SessionData{Session: fork, Messages: numbered(fork.ID, msgs)}
 	if err := d.Validate(); err != nil {
 		tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})
 		return nil
 	}
 	tr.SessionsNew++
 	tr.MessagesAdded += len(msgs)
-	tr.changed(f, true, len(msgs))
+	tr.changed(fork, true, len(msgs))
 	if im.DryRun {
 		return nil
 	}

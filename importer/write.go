@@ -10,12 +10,13 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// write stores what a reader found: new sessions whole (one transaction
+// write stores what f's reader found: new sessions whole (one transaction
 // for the bundle), and the new messages, parts and tool results of
 // sessions imported before. Everything a file holds is written, the
 // reply its tool may still be writing included: when the file grows,
 // the next run completes that reply in place (grow).
-func (im *Importer) write(ctx context.Context, tool string, res *Result, waitForParents bool, tr *ToolReport) (err error) {
+func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForParents bool, tr *ToolReport) (err error) {
+	tool := f.Tool()
 	tr.ids = map[string]string{}
 	for _, s := range res.Sessions {
 		if im.pending.keys[tool+":"+s.SourceID] {
@@ -95,12 +96,12 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 			}
 		}
 		for _, m := range p.msgs {
-			if err := im.prepare(ctx, tool, s, m, tr.ids); err != nil {
+			if err := im.prepare(ctx, f, s, m, tr.ids); err != nil {
 				return err
 			}
 		}
 		if p.existing == nil {
-			x := im.newSession(tool, s, tr.ids[s.SourceID], kind, parentID, p.msgs)
+			x := im.newSession(f, s, tr.ids[s.SourceID], kind, parentID, p.msgs)
 			d := &loom.SessionData{Session: x, Messages: numbered(x.ID, p.msgs)}
 			if err := d.Validate(); err != nil {
 				tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})
@@ -124,7 +125,7 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 			tr.changed(x, true, len(p.msgs))
 			continue
 		}
-		if err := im.grow(ctx, tool, s, p.existing, p.msgs, tr); err != nil {
+		if err := im.grow(ctx, f, s, p.existing, p.msgs, tr); err != nil {
 			return err
 		}
 	}
@@ -152,10 +153,6 @@ func (s *Session) started() time.Time {
 
 // errParentLater says a bundle waits for its sessions' parents.
 var errParentLater = errors.New("parent not imported yet")
-
-// defaultProvider is the provider of a tool's sessions that do not name
-// theirs, for their cost.
-var defaultProvider = map[string]string{ClaudeCode: "anthropic", Codex: "openai", Gemini: "google"}
 
 // find returns the live imported session with key, nil when there is
 // none. A conversation that continues an import on the server has its
@@ -224,12 +221,12 @@ const sourceSessionKey = "source_session_id"
 // metadata), a tool call without its result is an error (a stored call
 // is completed or error, never running), and usage has its cost and
 // model call.
-func (im *Importer) prepare(ctx context.Context, tool string, s *Session, m *loom.Message, ids map[string]string) error {
+func (im *Importer) prepare(ctx context.Context, f Format, s *Session, m *loom.Message, ids map[string]string) error {
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		if p.Type == loom.PartAgent && p.SessionID != "" {
 			src := p.SessionID
-			id, err := im.parent(ctx, tool, src, ids)
+			id, err := im.parent(ctx, f.Tool(), src, ids)
 			if err != nil {
 				return err
 			}
@@ -249,7 +246,7 @@ func (im *Importer) prepare(ctx context.Context, tool string, s *Session, m *loo
 		m.CreatedAt = s.CreatedAt
 	}
 	if m.Role == loom.RoleAssistant && m.Provider == "" {
-		m.Provider = pick(s.Provider, defaultProvider[tool])
+		m.Provider = pick(s.Provider, f.Provider())
 	}
 	u := &m.Usage
 	tokens := u.InputTokens + u.OutputTokens + u.ReasoningTokens + u.CacheReadTokens + u.CacheWriteTokens
@@ -260,7 +257,7 @@ func (im *Importer) prepare(ctx context.Context, tool string, s *Session, m *loo
 		u.APICalls = 1
 	}
 	if u.CostUSD == 0 && im.Price != nil {
-		provider, model := pick(m.Provider, defaultProvider[tool]), pick(m.Model, s.Model)
+		provider, model := pick(m.Provider, f.Provider()), pick(m.Model, s.Model)
 		if c, ok := im.Price(provider, model, *u); ok {
 			u.CostUSD = c
 		}
@@ -318,7 +315,8 @@ func pick(a, b string) string {
 }
 
 // newSession is the loom session of source session s.
-func (im *Importer) newSession(tool string, s *Session, id, kind, parentID string, msgs []*loom.Message) *loom.Session {
+func (im *Importer) newSession(f Format, s *Session, id, kind, parentID string, msgs []*loom.Message) *loom.Session {
+	tool := f.Tool()
 	x := &loom.Session{
 		ID:        id,
 		UserID:    im.UserID,
@@ -342,7 +340,7 @@ func (im *Importer) newSession(tool string, s *Session, id, kind, parentID strin
 		x.Project = im.project(s.Cwd)
 	}
 	if x.Provider == "" {
-		x.Provider = defaultProvider[tool]
+		x.Provider = f.Provider()
 	}
 	for _, m := range msgs {
 		x.Usage.Add(m.Usage)

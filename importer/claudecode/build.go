@@ -10,9 +10,6 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// provider is the provider of the models Claude Code calls.
-const provider = "anthropic"
-
 // result is a tool_result block and the line that carries it.
 type result struct {
 	rec  *record
@@ -129,7 +126,7 @@ func (b *builder) assistant(key string, recs []*record) []*loom.Message {
 	m := &loom.Message{
 		ID:          first.id,
 		Role:        loom.RoleAssistant,
-		Provider:    provider,
+		Provider:    Provider,
 		CreatedAt:   first.ts,
 		CompletedAt: &done,
 		Usage:       loom.Usage{APICalls: 1},

@@ -184,7 +184,7 @@ func TestRoots(t *testing.T) {
 	if got := New().Roots(env(map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}), "/home/u"); !slices.Equal(got, []string{"/cfg/projects"}) {
 		t.Errorf("Roots with CLAUDE_CONFIG_DIR = %v", got)
 	}
-	if New().Tool() != importer.ClaudeCode {
+	if New().Tool() != Tool {
 		t.Errorf("Tool = %q", New().Tool())
 	}
 }

@@ -183,7 +183,7 @@ func (rd *reader) sessionBundle(paths []string) error {
 	sideIDs := linkSidechains(sid, sideTree, sideTops, mb, calls, titles)
 	linkCompactions(mainTree, mb, subs)
 
-	base := importer.Session{SourceID: sid, Kind: loom.KindMain, Path: paths[0], Provider: provider}
+	base := importer.Session{SourceID: sid, Kind: loom.KindMain, Path: paths[0], Provider: Provider}
 	tops, leaves := mainTree.leaves()
 	var all []int
 	for _, top := range tops {
@@ -245,7 +245,7 @@ func (rd *reader) agentBundle(path string) error {
 		parent = cleanID(filepath.Base(filepath.Dir(filepath.Dir(path))))
 	}
 	stem := cleanID(strings.TrimSuffix(filepath.Base(path), ".jsonl"))
-	s := importer.Session{SourceID: stem, Kind: loom.KindMain, Path: path, Provider: provider}
+	s := importer.Session{SourceID: stem, Kind: loom.KindMain, Path: path, Provider: Provider}
 	if parent != "" {
 		s.SourceID, s.Kind, s.ParentSourceID = parent+"/"+stem, loom.KindSubagent, parent
 	}

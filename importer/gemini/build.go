@@ -111,7 +111,7 @@ func fill(s *importer.Session) {
 			if m.Model != "" {
 				s.Model = m.Model
 			}
-			s.Provider = provider
+			s.Provider = Provider
 		}
 	}
 	if n := len(s.Messages); n > 0 {

@@ -57,7 +57,7 @@ func TestRoots(t *testing.T) {
 	if got := f.Roots(env(map[string]string{"GEMINI_CLI_HOME": "/alt"}), "/home/u"); !slices.Equal(got, []string{"/alt/.gemini/tmp"}) {
 		t.Errorf("Roots with GEMINI_CLI_HOME = %v", got)
 	}
-	if f.Tool() != importer.Gemini {
+	if f.Tool() != Tool {
 		t.Errorf("Tool = %q", f.Tool())
 	}
 }

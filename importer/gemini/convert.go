@@ -9,9 +9,6 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// provider is the provider of every model reply Gemini CLI records.
-const provider = "google"
-
 // converter turns a recording's messages into loom messages.
 type converter struct {
 	r   *reader
@@ -328,7 +325,7 @@ func (c *converter) gemini(m *message, t time.Time) {
 	}
 	msg := c.emit(id, loom.RoleAssistant, t, ps)
 	msg.Model = m.Model
-	msg.Provider = provider
+	msg.Provider = Provider
 	msg.Usage = u
 	if !t.IsZero() {
 		done := t
