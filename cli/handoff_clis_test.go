@@ -11,6 +11,9 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic/anthropictest"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/providertest"
 )
@@ -179,7 +182,7 @@ type realAgent struct {
 }
 
 var realAgents = []realAgent{{
-	pkg: agentclitest.ClaudeCode, tool: importer.ClaudeCode, sample: samples + "/claude-code/spotter/tool_heavy.jsonl",
+	pkg: agentclitest.ClaudeCode, tool: claudecode.Tool, sample: samples + "/claude-code/spotter/tool_heavy.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
 		srv := anthropictest.NewServer()
 		t.Cleanup(srv.Close)
@@ -191,7 +194,7 @@ var realAgents = []realAgent{{
 		return []string{"-p", "--resume", id, "--model", "claude-sonnet-4-5", prompt}
 	},
 }, {
-	pkg: agentclitest.Codex, tool: importer.Codex, sample: samples + "/codex/vibecodingtracker-codex.jsonl",
+	pkg: agentclitest.Codex, tool: codex.Tool, sample: samples + "/codex/vibecodingtracker-codex.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
 		srv := agentclitest.NewResponses()
 		t.Cleanup(srv.Close)
@@ -207,7 +210,7 @@ var realAgents = []realAgent{{
 		return []string{"exec", "--skip-git-repo-check", "resume", id, prompt}
 	},
 }, {
-	pkg: agentclitest.Gemini, tool: importer.Gemini, sample: samples + "/gemini/vibecodingtracker-gemini.jsonl",
+	pkg: agentclitest.Gemini, tool: gemini.Tool, sample: samples + "/gemini/vibecodingtracker-gemini.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
 		srv := agentclitest.NewGemini()
 		t.Cleanup(srv.Close)
@@ -254,7 +257,7 @@ func TestHandoffRealCLIs(t *testing.T) {
 				{"own", a.tool, a.sample},
 				// 155 messages and 186 tool calls (Bash, Read, Edit,
 				// Grep, Task …) of Claude Code 2.1.
-				{"claude-code-long", importer.ClaudeCode, samples + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
+				{"claude-code-long", claudecode.Tool, samples + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
 			} {
 				t.Run(src.name, func(t *testing.T) {
 					fx := newFixture(t)

@@ -27,14 +27,14 @@ func allFormats(f *Factory) {
 // imported from each tool's sample files.
 var handoffSources = []struct{ name, tool, path string }{
 	{"loom", "loom", ""},
-	{"claude-code", importer.ClaudeCode, samples + "/claude-code/spotter/tool_heavy.jsonl"},
+	{"claude-code", claudecode.Tool, samples + "/claude-code/spotter/tool_heavy.jsonl"},
 	// A long Claude Code 2.1 session with a compaction and sub-agents.
-	{"claude-code-long", importer.ClaudeCode, samples + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
-	{"codex", importer.Codex, samples + "/codex/vibecodingtracker-codex.jsonl"},
+	{"claude-code-long", claudecode.Tool, samples + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
+	{"codex", codex.Tool, samples + "/codex/vibecodingtracker-codex.jsonl"},
 	// A later Codex's rollout: custom tools (apply_patch), exec_command.
-	{"codex-newer", importer.Codex, "../importer/codex/testdata/newer.jsonl"},
-	{"gemini", importer.Gemini, samples + "/gemini/vibecodingtracker-gemini.jsonl"},
-	{"opencode", importer.Opencode, "../importer/opencode/testdata/data"},
+	{"codex-newer", codex.Tool, "../importer/codex/testdata/newer.jsonl"},
+	{"gemini", gemini.Tool, samples + "/gemini/vibecodingtracker-gemini.jsonl"},
+	{"opencode", opencode.Tool, "../importer/opencode/testdata/data"},
 }
 
 // sourceSession is the session of the fixture a test hands off: loom's
@@ -121,7 +121,7 @@ func readBack(t *testing.T, tool, path string) *importer.Session {
 // result must be there, as a call of the target's own or as a text
 // record of it.
 func TestHandoffMatrix(t *testing.T) {
-	targets := []string{importer.ClaudeCode, importer.Codex, importer.Gemini}
+	targets := []string{claudecode.Tool, codex.Tool, gemini.Tool}
 	for _, src := range handoffSources {
 		t.Run(src.name, func(t *testing.T) {
 			fx := newFixture(t)
@@ -273,7 +273,7 @@ func TestHandoffLast(t *testing.T) {
 		}
 	}
 	path := strings.TrimPrefix(lines(r.stdout)[2], "Wrote ")
-	got := readBack(t, importer.ClaudeCode, path)
+	got := readBack(t, claudecode.Tool, path)
 	var texts []string
 	for _, m := range got.Messages {
 		texts = append(texts, m.Role+": "+m.Text())
@@ -302,19 +302,19 @@ func continueAs(t *testing.T, tool, path, prompt, reply string) {
 	ls := lines(string(data))
 	var add []string
 	switch tool {
-	case importer.ClaudeCode:
+	case claudecode.Tool:
 		last := decodeJSON[map[string]any](t, ls[len(ls)-1])
 		u1, u2 := uuid.NewString(), uuid.NewString()
 		add = []string{
 			`{"parentUuid":"` + last["uuid"].(string) + `","isSidechain":false,"type":"user","sessionId":"` + last["sessionId"].(string) + `","cwd":"/x","version":"2.1.50","message":{"role":"user","content":"` + prompt + `"},"uuid":"` + u1 + `","timestamp":"2026-11-23T10:00:00.000Z"}`,
 			`{"parentUuid":"` + u1 + `","isSidechain":false,"type":"assistant","sessionId":"` + last["sessionId"].(string) + `","cwd":"/x","version":"2.1.50","message":{"id":"msg_` + u2[:8] + `","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"` + reply + `"}],"usage":{"input_tokens":10,"output_tokens":5}},"uuid":"` + u2 + `","timestamp":"2026-11-23T10:00:02.000Z"}`,
 		}
-	case importer.Codex:
+	case codex.Tool:
 		add = []string{
 			`{"timestamp":"2026-11-23T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + prompt + `"}]}}`,
 			`{"timestamp":"2026-11-23T10:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"` + reply + `"}]}}`,
 		}
-	case importer.Gemini:
+	case gemini.Tool:
 		add = []string{
 			`{"$set":{"sessionId":"` + decodeJSON[map[string]any](t, ls[0])["sessionId"].(string) + `"}}`,
 			`{"id":"` + uuid.NewString() + `","timestamp":"2026-11-23T10:00:00.000Z","type":"user","content":[{"text":"` + prompt + `"}]}`,
@@ -337,7 +337,7 @@ func continueAs(t *testing.T, tool, path, prompt, reply string) {
 // carried history and what the tool added; importing again adds nothing,
 // and a later turn grows the same fork.
 func TestHandoffRoundTrip(t *testing.T) {
-	for _, to := range []string{importer.ClaudeCode, importer.Codex, importer.Gemini} {
+	for _, to := range []string{claudecode.Tool, codex.Tool, gemini.Tool} {
 		t.Run(to, func(t *testing.T) {
 			fx := newFixture(t)
 			run := func(args ...string) result {
@@ -435,7 +435,7 @@ func TestMCPHandoff(t *testing.T) {
 	if !strings.Contains(c.text, "gemini --resume "+c.data["session_id"].(string)) || !strings.Contains(c.text, "turns 3–3 of 3") || path == "" {
 		t.Fatalf("handoff: %s %v", c.text, c.data)
 	}
-	got := readBack(t, importer.Gemini, path)
+	got := readBack(t, gemini.Tool, path)
 	if got.Origin == nil || got.Origin.SessionID != fx.main.ID || len(got.Messages) != 2 {
 		t.Errorf("the file read back: origin %+v, %d messages", got.Origin, len(got.Messages))
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/opencode"
 )
 
 // hookInput is what a tool passes its hook: Claude Code and Gemini CLI
@@ -32,7 +33,7 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 	f := opts.f
 	var format importer.Format
 	for _, fm := range f.Formats {
-		if fm.Tool() == opts.Hook && fm.Tool() != importer.Opencode {
+		if fm.Tool() == opts.Hook && fm.Tool() != opencode.Tool {
 			format = fm
 		}
 	}

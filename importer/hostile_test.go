@@ -20,6 +20,7 @@ import (
 type evil struct{}
 
 func (evil) Tool() string                               { return "evil" }
+func (evil) Provider() string                           { return "" }
 func (evil) Roots(func(string) string, string) []string { return nil }
 
 func (evil) Bundles(_ context.Context, root string) ([]importer.Bundle, error) {

@@ -7,7 +7,8 @@
 // directories, knowing what was imported from where, writing to the
 // store, the report, and following files as they change. The other way,
 // a Format that is also a Writer writes a loom session as a new session
-// of its tool, to continue there (handoff.go: what every writer shares).
+// of its tool, to continue there (handoff.go, handoff_calls.go and
+// handoff_files.go: what every writer shares).
 package importer
 
 import (
@@ -23,20 +24,18 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// Tool names: the surface of an imported session and the TOOL of
-// `loom session import --from TOOL`.
-const (
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
-	Gemini     = "gemini"
-	Opencode   = "opencode"
-)
-
 // Format is one tool's session format: where the tool keeps its
 // sessions, how they group into files, and how to read them.
 type Format interface {
-	// Tool is the tool's name, one of the constants above.
+	// Tool is the tool's name, which its reader package declares
+	// (claudecode.Tool, codex.Tool …): the surface of its imported
+	// sessions, the first part of their keys, and the TOOL of
+	// `loom session import --from TOOL`.
 	Tool() string
+	// Provider is the provider of the tool's sessions and replies that
+	// do not name theirs, for their cost; "" when the tool has none of
+	// its own (opencode names each reply's).
+	Provider() string
 	// Roots are the tool's default locations on this machine, honouring
 	// its own home-directory override read through env (for instance
 	// $CLAUDE_CONFIG_DIR); home is the user's home directory. A root

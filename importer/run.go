@@ -201,7 +201,7 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		tr.failed(Problem{File: b.Name(), Reason: err.Error()})
 		return nil
 	}
-	err = im.write(ctx, f.Tool(), res, waitForParents, tr)
+	err = im.write(ctx, f, res, waitForParents, tr)
 	if errors.Is(err, errParentLater) {
 		return err
 	}

@@ -34,6 +34,7 @@ type toyLine struct {
 }
 
 func (*toy) Tool() string                               { return "toy" }
+func (*toy) Provider() string                           { return "" }
 func (*toy) Roots(func(string) string, string) []string { return nil }
 
 func (*toy) Bundles(_ context.Context, root string) ([]importer.Bundle, error) {

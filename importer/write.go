@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,17 +10,13 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// maxCompared bounds how many of a session's newest stored messages a
-// re-import compares with the source for results and parts that arrived
-// since: a tool's file grows at its end.
-const maxCompared = 200
-
-// write stores what a reader found: new sessions whole (one transaction
+// write stores what f's reader found: new sessions whole (one transaction
 // for the bundle), and the new messages, parts and tool results of
 // sessions imported before. Everything a file holds is written, the
 // reply its tool may still be writing included: when the file grows,
 // the next run completes that reply in place (grow).
-func (im *Importer) write(ctx context.Context, tool string, res *Result, waitForParents bool, tr *ToolReport) (err error) {
+func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForParents bool, tr *ToolReport) (err error) {
+	tool := f.Tool()
 	tr.ids = map[string]string{}
 	for _, s := range res.Sessions {
 		if im.pending.keys[tool+":"+s.SourceID] {
@@ -101,12 +96,12 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 			}
 		}
 		for _, m := range p.msgs {
-			if err := im.prepare(ctx, tool, s, m, tr.ids); err != nil {
+			if err := im.prepare(ctx, f, s, m, tr.ids); err != nil {
 				return err
 			}
 		}
 		if p.existing == nil {
-			x := im.newSession(tool, s, tr.ids[s.SourceID], kind, parentID, p.msgs)
+			x := im.newSession(f, s, tr.ids[s.SourceID], kind, parentID, p.msgs)
 			d := &loom.SessionData{Session: x, Messages: numbered(x.ID, p.msgs)}
 			if err := d.Validate(); err != nil {
 				tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})
@@ -130,7 +125,7 @@ func (im *Importer) write(ctx context.Context, tool string, res *Result, waitFor
 			tr.changed(x, true, len(p.msgs))
 			continue
 		}
-		if err := im.grow(ctx, tool, s, p.existing, p.msgs, tr); err != nil {
+		if err := im.grow(ctx, f, s, p.existing, p.msgs, tr); err != nil {
 			return err
 		}
 	}
@@ -156,59 +151,8 @@ func (s *Session) started() time.Time {
 	return time.Time{}
 }
 
-// batch is new sessions of several bundles that are written in one
-// transaction, with the records of the files they came from: one commit
-// (and one sync to disk) for many small files.
-type batch struct {
-	data []*loom.SessionData
-	recs []loom.ImportedFile
-	keys map[string]bool
-	msgs int
-}
-
-// Batch bounds: a batch is written once it holds this many sessions or
-// messages.
-const (
-	batchSessions = 500
-	batchMessages = 20000
-)
-
-func (b *batch) add(d *loom.SessionData) {
-	if b.keys == nil {
-		b.keys = map[string]bool{}
-	}
-	b.data = append(b.data, d)
-	b.keys[d.Session.Key] = true
-	b.msgs += len(d.Messages)
-}
-
-func (b *batch) full() bool { return len(b.data) >= batchSessions || b.msgs >= batchMessages }
-
-// flush writes the batch: its sessions, then the records of their files
-// (a crash between the two only makes the next run read those files
-// again, and find their sessions complete).
-func (im *Importer) flush(ctx context.Context) error {
-	b := &im.pending
-	if len(b.data) > 0 {
-		if err := im.Store.Import(ctx, b.data); err != nil {
-			return err
-		}
-	}
-	if len(b.recs) > 0 {
-		if err := im.Store.RecordImportedFiles(ctx, b.recs); err != nil {
-			return err
-		}
-	}
-	*b = batch{}
-	return nil
-}
-
 // errParentLater says a bundle waits for its sessions' parents.
 var errParentLater = errors.New("parent not imported yet")
-
-// defaultProvider is the provider of a tool's sessions that do not name
-// theirs, for their cost.
-var defaultProvider = map[string]string{ClaudeCode: "anthropic", Codex: "openai", Gemini: "google"}
 
 // find returns the live imported session with key, nil when there is
 // none. A conversation that continues an import on the server has its
@@ -277,12 +221,12 @@ const sourceSessionKey = "source_session_id"
 // metadata), a tool call without its result is an error (a stored call
 // is completed or error, never running), and usage has its cost and
 // model call.
-func (im *Importer) prepare(ctx context.Context, tool string, s *Session, m *loom.Message, ids map[string]string) error {
+func (im *Importer) prepare(ctx context.Context, f Format, s *Session, m *loom.Message, ids map[string]string) error {
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		if p.Type == loom.PartAgent && p.SessionID != "" {
 			src := p.SessionID
-			id, err := im.parent(ctx, tool, src, ids)
+			id, err := im.parent(ctx, f.Tool(), src, ids)
 			if err != nil {
 				return err
 			}
@@ -302,7 +246,7 @@ func (im *Importer) prepare(ctx context.Context, tool string, s *Session, m *loo
 		m.CreatedAt = s.CreatedAt
 	}
 	if m.Role == loom.RoleAssistant && m.Provider == "" {
-		m.Provider = pick(s.Provider, defaultProvider[tool])
+		m.Provider = pick(s.Provider, f.Provider())
 	}
 	u := &m.Usage
 	tokens := u.InputTokens + u.OutputTokens + u.ReasoningTokens + u.CacheReadTokens + u.CacheWriteTokens
@@ -313,7 +257,7 @@ func (im *Importer) prepare(ctx context.Context, tool string, s *Session, m *loo
 		u.APICalls = 1
 	}
 	if u.CostUSD == 0 && im.Price != nil {
-		provider, model := pick(m.Provider, defaultProvider[tool]), pick(m.Model, s.Model)
+		provider, model := pick(m.Provider, f.Provider()), pick(m.Model, s.Model)
 		if c, ok := im.Price(provider, model, *u); ok {
 			u.CostUSD = c
 		}
@@ -371,7 +315,8 @@ func pick(a, b string) string {
 }
 
 // newSession is the loom session of source session s.
-func (im *Importer) newSession(tool string, s *Session, id, kind, parentID string, msgs []*loom.Message) *loom.Session {
+func (im *Importer) newSession(f Format, s *Session, id, kind, parentID string, msgs []*loom.Message) *loom.Session {
+	tool := f.Tool()
 	x := &loom.Session{
 		ID:        id,
 		UserID:    im.UserID,
@@ -395,7 +340,7 @@ func (im *Importer) newSession(tool string, s *Session, id, kind, parentID strin
 		x.Project = im.project(s.Cwd)
 	}
 	if x.Provider == "" {
-		x.Provider = defaultProvider[tool]
+		x.Provider = f.Provider()
 	}
 	for _, m := range msgs {
 		x.Usage.Add(m.Usage)
@@ -444,182 +389,6 @@ func numbered(id string, msgs []*loom.Message) []*loom.Message {
 		m.SessionID, m.Seq = id, int64(i+1)
 	}
 	return msgs
-}
-
-// isStoredBranch reports whether fork s, an abandoned branch of its
-// parent's tree, is the branch stored as the parent already: the parent
-// was imported while the branch was its newest, and the tool has moved
-// on to another since.
-func (im *Importer) isStoredBranch(ctx context.Context, s *Session, res *Result, ids map[string]string) bool {
-	var main *Session
-	for _, o := range res.Sessions {
-		if o.SourceID == s.ParentSourceID {
-			main = o
-		}
-	}
-	if main == nil || len(s.Messages) == 0 {
-		return false
-	}
-	shared := 0
-	for shared < len(s.Messages) && shared < len(main.Messages) && s.Messages[shared].ID == main.Messages[shared].ID {
-		shared++
-	}
-	if shared >= len(s.Messages) {
-		return false
-	}
-	got, err := im.Store.Messages(ctx, ids[s.ParentSourceID], loom.MessageQuery{Before: int64(shared) + 2, Limit: 1})
-	return err == nil && len(got) == 1 && got[0].Seq == int64(shared)+1 && got[0].ID == s.Messages[shared].ID
-}
-
-// grow brings session x, imported from s before, up to date: the
-// messages s has beyond x's are appended, and parts that changed or
-// arrived since (a tool's result, the rest of a reply) are updated. When
-// s no longer continues x (the tool rewound or edited its conversation),
-// s goes to a fork of x from where they part.
-func (im *Importer) grow(ctx context.Context, tool string, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
-	k := x.MessageCount
-	var tail []*loom.Message
-	if k > 0 {
-		var err error
-		tail, err = im.Store.Messages(ctx, x.ID, loom.MessageQuery{Limit: min(k, maxCompared)})
-		if err != nil {
-			return err
-		}
-	}
-	if len(tail) > 0 && (k > len(msgs) || msgs[k-1].ID != tail[len(tail)-1].ID) {
-		return im.diverged(ctx, tool, s, x, msgs, tr)
-	}
-	changed := false
-	for _, stored := range tail {
-		src := msgs[stored.Seq-1]
-		if src.ID != stored.ID {
-			continue
-		}
-		if !sameUsage(stored.Usage, src.Usage) {
-			// A reply imported while its tool was still writing it
-			// (Claude Code's last line of a reply has its final output
-			// tokens, Codex's token count follows the call's items).
-			changed = true
-			if !im.DryRun {
-				if err := im.Store.UpdateUsage(ctx, x.ID, stored.Seq, src.Usage); err != nil {
-					return err
-				}
-			}
-		}
-		for _, p := range src.Parts {
-			if samePart(stored.Parts, p) {
-				continue
-			}
-			if p.Type == loom.PartTool {
-				tr.ToolsUpdated++
-			}
-			changed = true
-			if !im.DryRun {
-				if err := im.Store.UpdatePart(ctx, x.ID, stored.Seq, p); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	add := msgs[min(k, len(msgs)):]
-	switch {
-	case len(add) > 0:
-		tr.SessionsGrown++
-		tr.MessagesAdded += len(add)
-		tr.changed(x, false, len(add))
-		if !im.DryRun {
-			if err := im.Store.Append(ctx, x, add...); err != nil {
-				return err
-			}
-		}
-	case changed:
-		tr.SessionsGrown++
-		tr.changed(x, false, 0)
-	default:
-		tr.SessionsUnchanged++
-	}
-	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun {
-		if _, err := im.Store.UpdateSession(ctx, x.ID, loom.SessionUpdate{Title: &t}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// diverged handles a source session that no longer continues its loom
-// copy x: what it has from the point where they part goes to a fork of
-// x, keyed by the first message that differs, so nothing is lost and
-// nothing is stored twice. A source that only got shorter (a truncated
-// or rewritten file) adds nothing.
-func (im *Importer) diverged(ctx context.Context, tool string, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
-	stored, err := im.Store.Messages(ctx, x.ID, loom.MessageQuery{})
-	if err != nil {
-		return err
-	}
-	j := 0
-	for j < len(stored) && j < len(msgs) && stored[j].ID == msgs[j].ID {
-		j++
-	}
-	if j >= len(msgs) {
-		tr.SessionsUnchanged++
-		return nil
-	}
-	turns := 0
-	for _, m := range msgs[:j] {
-		if m.Role == loom.RoleUser {
-			turns++
-		}
-	}
-	if msgs[j].Role != loom.RoleUser && turns > 0 {
-		turns-- // they part inside a turn: the fork shares the turns before it
-	}
-	branch := *s
-	branch.SourceID = s.SourceID + "@" + msgs[j].ID
-	branch.Kind, branch.ParentSourceID, branch.ForkTurn = loom.KindFork, s.SourceID, turns
-	key := tool + ":" + branch.SourceID
-	if err := loom.ValidKey(key); err != nil {
-		tr.problem(Problem{File: s.Path, Reason: "session " + quote(s.SourceID) + " changed in place and its branch cannot be keyed"})
-		return nil
-	}
-	existing, err := im.find(ctx, key)
-	if err != nil {
-		return err
-	}
-	if existing != nil {
-		return im.grow(ctx, tool, &branch, existing, msgs, tr)
-	}
-	f := im.newSession(tool, &branch, loom.NewIDAt(msgs[j].CreatedAt), loom.KindFork, x.ID, msgs)
-	d := &loom.SessionData{Session: f, Messages: numbered(f.ID, msgs)}
-	if err := d.Validate(); err != nil {
-		tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})
-		return nil
-	}
-	tr.SessionsNew++
-	tr.MessagesAdded += len(msgs)
-	tr.changed(f, true, len(msgs))
-	if im.DryRun {
-		return nil
-	}
-	return im.Store.Import(ctx, []*loom.SessionData{d})
-}
-
-// sameUsage reports whether stored is u as the store keeps it (costs
-// rounded).
-func sameUsage(stored, u loom.Usage) bool {
-	u.CostUSD, stored.CostUSD = loom.RoundCost(u.CostUSD), loom.RoundCost(stored.CostUSD)
-	return stored == u
-}
-
-// samePart reports whether parts hold p as it is.
-func samePart(parts []loom.Part, p loom.Part) bool {
-	for _, q := range parts {
-		if q.ID == p.ID {
-			a, _ := json.Marshal(q)
-			b, _ := json.Marshal(p)
-			return bytes.Equal(a, b)
-		}
-	}
-	return false
 }
 
 func quote(s string) string {

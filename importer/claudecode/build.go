@@ -1,10 +1,7 @@
 package claudecode
 
 import (
-	"bytes"
 	"encoding/json"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,9 +9,6 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
 )
-
-// provider is the provider of the models Claude Code calls.
-const provider = "anthropic"
 
 // result is a tool_result block and the line that carries it.
 type result struct {
@@ -132,7 +126,7 @@ func (b *builder) assistant(key string, recs []*record) []*loom.Message {
 	m := &loom.Message{
 		ID:          first.id,
 		Role:        loom.RoleAssistant,
-		Provider:    provider,
+		Provider:    Provider,
 		CreatedAt:   first.ts,
 		CompletedAt: &done,
 		Usage:       loom.Usage{APICalls: 1},
@@ -210,129 +204,6 @@ func (b *builder) assistantBlock(m *loom.Message, key string, r *record, i int, 
 	}
 }
 
-// tool makes the tool part of a call with its result, and the agent part
-// of the sub-agent it ran.
-func (b *builder) tool(m *loom.Message, key string, r *record, i int, bl block) {
-	start := r.ts
-	p := loom.Part{
-		ID:        partID(r, i),
-		Type:      loom.PartTool,
-		CallID:    bl.ID,
-		Name:      bl.Name,
-		Input:     inputObject(bl.Input),
-		StartedAt: &start,
-	}
-	if p.CallID == "" {
-		b.res.Problemf(r.file, r.n, "tool call without an id")
-		p.CallID = p.ID
-	}
-	if p.Name == "" {
-		b.res.Problemf(r.file, r.n, "tool call "+p.CallID+" without a name")
-		p.Name = "unknown"
-	}
-	var files []loom.Part
-	if res, ok := b.results[bl.ID]; ok && bl.ID != "" {
-		res.used = true
-		rb := res.rec.blocks[res.idx]
-		end := res.rec.ts
-		p.EndedAt = &end
-		text, images := resultContent(rb.Content)
-		if rb.IsError {
-			p.Status, p.Error = loom.ToolError, text
-			if p.Error == "" {
-				p.Error = "the tool failed"
-			}
-		} else {
-			p.Status = loom.ToolCompleted
-			p.Output, _ = json.Marshal(text)
-		}
-		if res.rec.Type == "user" {
-			p.Metadata = toolMetadata(res.rec.ToolUseResult)
-		}
-		for k, img := range images {
-			if f, ok := filePart(partID(res.rec, res.idx)+"/"+strconv.Itoa(k), img); ok {
-				files = append(files, f)
-			}
-		}
-	} else if b.live[key] {
-		p.Status = loom.ToolRunning
-	} else {
-		// The conversation went on without the call's result: it was
-		// interrupted.
-		p.Status, p.Error = loom.ToolError, loom.Interrupted
-	}
-	m.Parts = append(m.Parts, p)
-	m.Parts = append(m.Parts, files...)
-	if a, ok := b.agents[bl.ID]; ok && bl.ID != "" {
-		m.Parts = append(m.Parts, loom.Part{ID: p.ID + "/agent", Type: loom.PartAgent, Name: a.name, SessionID: a.sourceID})
-	}
-}
-
-// user makes the messages of a user line: what the user typed is a user
-// message; what Claude Code put there (isMeta lines, system reminders,
-// command output, caveats, interruption markers, task notifications) is a
-// system message. A line holding both gives a system message
-// (<uuid>/context) before the user message (<uuid>).
-func (b *builder) user(r *record) []*loom.Message {
-	if r.stringContent || len(r.blocks) == 1 {
-		if cmd, ok := command(r.blocks[0].Text); ok && r.blocks[0].Type == "text" && !r.IsMeta {
-			b.commands[r.id] = markCommand
-			return []*loom.Message{{
-				ID: r.id, Role: loom.RoleUser, CreatedAt: r.ts,
-				Parts: []loom.Part{{ID: partID(r, 0), Type: loom.PartText, Text: cmd}},
-			}}
-		}
-	}
-	var typed, injected []loom.Part
-	for i, bl := range r.blocks {
-		id := partID(r, i)
-		var p loom.Part
-		switch bl.Type {
-		case "text":
-			if strings.TrimSpace(bl.Text) == "" {
-				b.res.Skip("text:blank")
-				continue
-			}
-			p = loom.Part{ID: id, Type: loom.PartText, Text: bl.Text}
-			if injectedText := isInjected(bl.Text); r.IsMeta || injectedText {
-				if r.IsMeta && !injectedText {
-					b.commands[r.id] = markExpansion
-				}
-				injected = append(injected, p)
-				continue
-			}
-		case "image", "document":
-			var ok bool
-			if p, ok = filePart(id, bl); !ok {
-				b.res.Skip(bl.Type + ":empty")
-				continue
-			}
-			if r.IsMeta {
-				injected = append(injected, p)
-				continue
-			}
-		default:
-			if !isResultBlock(bl) {
-				b.res.Skip("unknown:block:" + label(bl.Type))
-			}
-			continue
-		}
-		typed = append(typed, p)
-	}
-	var out []*loom.Message
-	if len(injected) > 0 {
-		id := r.id
-		if len(typed) > 0 {
-			id += "/context"
-		}
-		out = append(out, &loom.Message{ID: id, Role: loom.RoleSystem, CreatedAt: r.ts, Parts: injected})
-	}
-	if len(typed) > 0 {
-		out = append(out, &loom.Message{ID: r.id, Role: loom.RoleUser, CreatedAt: r.ts, Parts: typed})
-	}
-	return out
-}
-
 // compaction makes one summary message of a compact_boundary line and the
 // summary that follows it.
 func (b *builder) compaction(recs []*record) []*loom.Message {
@@ -398,132 +269,6 @@ func (b *builder) system(r *record) []*loom.Message {
 	}}
 }
 
-// Marks of builder.commands.
-const (
-	markCommand   byte = 'c'
-	markExpansion byte = 'e'
-)
-
-// settleCommands gives each slash-command message of msgs its role: the
-// user's when it was sent to the model (a custom command, /init, /review
-// …: an expansion of it or a reply follows before the next prompt),
-// system when it only ran in Claude Code (/model, /mcp, /clear …), so that
-// a local command is never taken for the last prompt. Claude Code writes
-// a command's expansion together with the command, so the role is known
-// as soon as the command is.
-func settleCommands(msgs []*loom.Message, marks map[string]byte) {
-	answered := false
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		switch mark := marks[m.ID]; {
-		case mark == markCommand:
-			if answered {
-				m.Role = loom.RoleUser
-			} else {
-				m.Role = loom.RoleSystem
-			}
-			answered = false
-		case mark == markExpansion || m.Role == loom.RoleAssistant:
-			answered = true
-		case m.Role == loom.RoleUser:
-			answered = false
-		}
-	}
-}
-
-var (
-	commandName = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
-	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
-)
-
-// command reads a slash command's wrapper as what the user typed:
-// "/name args".
-func command(text string) (string, bool) {
-	if !strings.Contains(text, "<command-name>") {
-		return "", false
-	}
-	name := commandName.FindStringSubmatch(text)
-	if name == nil {
-		return "", false
-	}
-	cmd := strings.TrimSpace(name[1])
-	if cmd != "" && !strings.HasPrefix(cmd, "/") {
-		cmd = "/" + cmd
-	}
-	if args := commandArgs.FindStringSubmatch(text); args != nil {
-		if a := strings.TrimSpace(args[1]); a != "" {
-			cmd += " " + a
-		}
-	}
-	if cmd == "" {
-		return "", false
-	}
-	return cmd, true
-}
-
-// injectedPrefixes open text that Claude Code, an IDE or a hook put into
-// a user line; the user did not type it.
-var injectedPrefixes = []string{
-	"<system-reminder>",
-	"<local-command-stdout>",
-	"<local-command-stderr>",
-	"<local-command-caveat>",
-	"Caveat: The messages below were generated by the user while running local commands",
-	"<command-message>",
-	"<task-notification>",
-	"<ide_opened_file>",
-	"<ide_selection>",
-	"<ide_diagnostics>",
-	"<user-prompt-submit-hook>",
-	"<bash-stdout>",
-	"<bash-stderr>",
-	"[Request interrupted by user",
-}
-
-func isInjected(text string) bool {
-	t := strings.TrimLeft(text, " \t\r\n")
-	for _, p := range injectedPrefixes {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// resultContent reads a tool_result's content: its text (a string, the
-// text blocks joined, or the JSON of content that is neither) and its
-// images.
-func resultContent(raw json.RawMessage) (string, []block) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var items []block
-	if raw[0] == '[' && json.Unmarshal(raw, &items) == nil {
-		var texts []string
-		var images []block
-		plain := true
-		for _, it := range items {
-			switch it.Type {
-			case "text":
-				texts = append(texts, it.Text)
-			case "image", "document":
-				images = append(images, it)
-			default:
-				plain = false
-			}
-		}
-		if plain {
-			return strings.Join(texts, "\n"), images
-		}
-	}
-	return string(raw), nil
-}
-
 // filePart makes a file part of an image or document block, its bytes as
 // a data URL.
 func filePart(id string, bl block) (loom.Part, bool) {
@@ -546,66 +291,6 @@ func filePart(id string, bl block) (loom.Part, bool) {
 		p.Mime = "application/octet-stream"
 	}
 	return p, true
-}
-
-// inputObject is a tool call's input as a JSON object: {} when it has
-// none, {"input": …} when it is not an object.
-func inputObject(raw json.RawMessage) json.RawMessage {
-	raw = bytes.TrimSpace(raw)
-	switch {
-	case len(raw) == 0 || string(raw) == "null" || !json.Valid(raw):
-		return json.RawMessage("{}")
-	case raw[0] != '{':
-		b, _ := json.Marshal(map[string]json.RawMessage{"input": raw})
-		return b
-	}
-	return raw
-}
-
-// Bounds of the toolUseResult kept in a tool part's metadata: it repeats
-// the result in a structured form, at times with a whole file's content,
-// so a large one keeps only its small members.
-const (
-	maxMetadata = 8 << 10
-	maxMember   = 1 << 10
-)
-
-// toolMetadata keeps Claude Code's toolUseResult (the structured result:
-// exit codes, file paths, a sub-agent's id and usage) as
-// {"toolUseResult": …}; members too large to keep are named in
-// "omitted".
-func toolMetadata(raw json.RawMessage) json.RawMessage {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" || !json.Valid(raw) {
-		return nil
-	}
-	var out struct {
-		ToolUseResult json.RawMessage `json:"toolUseResult"`
-		Omitted       []string        `json:"omitted,omitempty"`
-	}
-	if len(raw) <= maxMetadata {
-		out.ToolUseResult = raw
-	} else {
-		var obj map[string]json.RawMessage
-		if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-			return nil // a long text: the output has it
-		}
-		kept := map[string]json.RawMessage{}
-		for k, v := range obj {
-			if len(v) <= maxMember {
-				kept[k] = v
-			} else {
-				out.Omitted = append(out.Omitted, k)
-			}
-		}
-		slices.Sort(out.Omitted)
-		out.ToolUseResult, _ = json.Marshal(kept)
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil
-	}
-	return b
 }
 
 func metadata(key, value string) json.RawMessage {

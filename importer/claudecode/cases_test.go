@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -104,111 +103,6 @@ func roles(s *importer.Session) []string {
 		out = append(out, m.Role+":"+m.ID)
 	}
 	return out
-}
-
-func TestEditedPromptMakesAFork(t *testing.T) {
-	path := sessionFile(t,
-		user("u1", "", 0, "first prompt"),
-		asst("a1", "u1", 1, "m1", text("first answer")),
-		user("u2", "a1", 2, "second prompt"),
-		asst("a2", "u2", 3, "m2", text("old answer")),
-		user("u3", "a2", 4, "third prompt"),
-		asst("a3", "u3", 5, "m3", text("third answer")),
-		// The user rewinds to the second prompt and edits it.
-		user("u2b", "a1", 60, "second prompt, edited"),
-		asst("a2b", "u2b", 61, "m2b", text("new answer")),
-		L{"type": "summary", "summary": "The old branch", "leafUuid": "a3"},
-		L{"type": "summary", "summary": "The new branch", "leafUuid": "a2b"},
-		L{"type": "summary", "summary": "Summary of another session", "leafUuid": "elsewhere"},
-	)
-	res := readFiles(t, path)
-	checkNoProblems(t, res)
-	checkSkipped(t, res, map[string]int{"summary": 1})
-	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, caseSID + "@u2"}) {
-		t.Fatalf("sessions = %v", got)
-	}
-	main, fork := res.Sessions[0], res.Sessions[1]
-	if got := roles(main); !slices.Equal(got, []string{"user:u1", "assistant:a1", "user:u2b", "assistant:a2b"}) {
-		t.Errorf("main = %v", got)
-	}
-	if main.Title != "The new branch" || main.Kind != loom.KindMain {
-		t.Errorf("main title %q kind %s", main.Title, main.Kind)
-	}
-	if got := roles(fork); !slices.Equal(got, []string{"user:u1", "assistant:a1", "user:u2", "assistant:a2", "user:u3", "assistant:a3"}) {
-		t.Errorf("fork = %v", got)
-	}
-	if fork.Kind != loom.KindFork || fork.ParentSourceID != caseSID || fork.ForkTurn != 1 || fork.Title != "The old branch" ||
-		!fork.UpdatedAt.Equal(base.Add(5*time.Second)) {
-		t.Errorf("fork %+v", *fork)
-	}
-	// The fork holds copies: numbering one session's messages leaves the
-	// other's alone.
-	if fork.Messages[0] == main.Messages[0] {
-		t.Error("fork shares message values with its parent")
-	}
-}
-
-func TestRegeneratedRepliesMakeForks(t *testing.T) {
-	path := sessionFile(t,
-		user("u1", "", 0, "prompt"),
-		asst("a1", "u1", 1, "m1", text("answer")),
-		user("u2", "a1", 2, "follow-up"),
-		asst("a2", "u2", 3, "m2", text("answer 2")),
-		user("u2b", "a1", 10, "follow-up, edited"),
-		asst("a2b", "u2b", 11, "m2b", text("answer 2b")),
-		// The first answer, regenerated last.
-		asst("a1r", "u1", 20, "m1r", text("answer, again")),
-		L{"type": "ai-title", "aiTitle": "Generated title", "sessionId": caseSID},
-		L{"type": "custom-title", "customTitle": "Old name", "sessionId": caseSID},
-		L{"type": "custom-title", "customTitle": "My name", "sessionId": caseSID},
-	)
-	res := readFiles(t, path)
-	checkNoProblems(t, res)
-	checkSkipped(t, res, map[string]int{"custom-title": 1, "ai-title": 1})
-	// Both abandoned branches leave the main chain at a1; each is named
-	// by the first message no other branch shares.
-	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, caseSID + "@u2", caseSID + "@u2b"}) {
-		t.Fatalf("sessions = %v", got)
-	}
-	if got := roles(res.Sessions[0]); !slices.Equal(got, []string{"user:u1", "assistant:a1r"}) || res.Sessions[0].Title != "My name" {
-		t.Errorf("main = %v %q", got, res.Sessions[0].Title)
-	}
-	for _, f := range res.Sessions[1:] {
-		// The first turn goes on differently: no turn is shared whole.
-		if f.ForkTurn != 0 || len(f.Messages) != 4 || f.Messages[1].ID != "a1" || f.Title != "" {
-			t.Errorf("fork %s: turn %d %v %q", f.SourceID, f.ForkTurn, roles(f), f.Title)
-		}
-	}
-}
-
-func TestParallelToolResultsAreNotBranches(t *testing.T) {
-	path := sessionFile(t,
-		user("u1", "", 0, "look around"),
-		asst("a1", "u1", 1, "m1", toolUse("t1", "Glob", L{"pattern": "*"})),
-		with(line("progress", "p1", "a1", 2), "data", L{"type": "hook_progress"}),
-		asst("a2", "p1", 2, "m1", toolUse("t2", "Read", L{"file_path": "/x"})),
-		// Each result hangs off its own call's line.
-		user("r1", "a1", 3, []any{toolResult("t1", "x.go", false)}),
-		user("r2", "a2", 4, []any{toolResult("t2", []any{text("line 1"), text("line 2")}, false)}),
-		asst("a3", "r2", 5, "m2", text("done")),
-		with(line("system", "s1", "a3", 6), "subtype", "turn_duration", "durationMs", 6000),
-	)
-	res := readFiles(t, path)
-	checkNoProblems(t, res)
-	checkSkipped(t, res, map[string]int{"progress": 1, "system:turn_duration": 1})
-	if len(res.Sessions) != 1 {
-		t.Fatalf("sessions = %v", sessionIDs(res))
-	}
-	s := res.Sessions[0]
-	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "assistant:a3"}) {
-		t.Errorf("messages = %v", got)
-	}
-	m := s.Messages[1]
-	if len(m.Parts) != 2 || output(m.Parts[0]) != "x.go" || output(m.Parts[1]) != "line 1\nline 2" ||
-		m.Parts[0].ID != "a1/0" || m.Parts[1].ID != "a2/0" || m.Usage.OutputTokens != 5 || m.Usage.InputTokens != 10 ||
-		!m.CompletedAt.Equal(base.Add(2*time.Second)) {
-		t.Errorf("reply %+v", m)
-	}
 }
 
 func TestToolStatesAndContent(t *testing.T) {
@@ -353,21 +247,6 @@ func TestMalformedAndUnknownLines(t *testing.T) {
 	}
 }
 
-func TestParentCycle(t *testing.T) {
-	path := sessionFile(t,
-		user("u1", "u2", 0, "one"),
-		user("u2", "u1", 1, "two"),
-		user("u3", "u3", 2, "three"),
-	)
-	res := readFiles(t, path)
-	if len(res.Problems) != 1 || res.Problems[0].Line != 1 {
-		t.Errorf("problems %v", res.Problems)
-	}
-	if len(res.Sessions) != 1 || len(res.Sessions[0].Messages) != 3 {
-		t.Errorf("sessions %v", sessionIDs(res))
-	}
-}
-
 func TestCompactionWithoutBoundary(t *testing.T) {
 	// Claude Code before compact_boundary lines: the summary starts a new
 	// root, and continues the conversation.
@@ -416,76 +295,6 @@ func TestDuplicateLines(t *testing.T) {
 	}
 }
 
-func TestSubagentLinkedByProgress(t *testing.T) {
-	// Claude Code 2.x while the sub-agent runs: no result yet, but its
-	// progress lines name it.
-	dir := t.TempDir()
-	main := writeLines(t, filepath.Join(dir, caseSID+".jsonl"),
-		user("u1", "", 0, "research it"),
-		asst("a1", "u1", 1, "m1", toolUse("t1", "Task", L{"description": "Research", "prompt": "find out", "subagent_type": "Explore"})),
-		with(line("progress", "p1", "a1", 2), "parentToolUseID", "t1", "toolUseID", "agent_msg_1",
-			"data", L{"type": "agent_progress", "agentId": "abc123", "prompt": "find out"}),
-	)
-	sub := writeLines(t, filepath.Join(dir, caseSID, "subagents", "agent-abc123.jsonl"),
-		with(user("s1", "", 1, "find out"), "isSidechain", true, "agentId", "abc123"),
-		with(asst("s2", "s1", 2, "sm1", text("found")), "isSidechain", true, "agentId", "abc123"),
-	)
-	bs, err := New().Bundles(context.Background(), dir)
-	if err != nil || len(bs) != 1 || !slices.Equal(bs[0].Files, []string{main, sub}) {
-		t.Fatalf("bundles %v, %v", bs, err)
-	}
-	res := readFiles(t, bs[0].Files...)
-	checkNoProblems(t, res)
-	checkSkipped(t, res, map[string]int{"progress": 1})
-	subID := caseSID + "/agent-abc123"
-	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, subID}) {
-		t.Fatalf("sessions = %v", got)
-	}
-	s := res.Sessions[0]
-	if _, p := toolPart(t, s, "t1"); p.Status != loom.ToolRunning {
-		t.Errorf("Task %+v", p)
-	}
-	if a := agentAfter(t, s, "t1"); a.Name != "Explore" || a.SessionID != subID || a.ID != "a1/0/agent" {
-		t.Errorf("agent part %+v", a)
-	}
-	if sub := res.Sessions[1]; sub.Title != "Research" || sub.ParentSourceID != caseSID || sub.Kind != loom.KindSubagent {
-		t.Errorf("sub-agent %+v", *sub)
-	}
-}
-
-func TestSidechainLinkedByTime(t *testing.T) {
-	// Claude Code 1.x: the transcript's prompt is not the call's (it was
-	// rewritten), but the call was running when the transcript began.
-	path := sessionFile(t,
-		user("u1", "", 0, "do two things"),
-		asst("a1", "u1", 1, "m1",
-			toolUse("t1", "Task", L{"description": "First", "prompt": "thing one"}),
-			toolUse("t2", "Task", L{"description": "Second", "prompt": "thing two"})),
-		with(user("s1", "", 2, "thing two"), "isSidechain", true),
-		with(asst("s2", "s1", 3, "sm1", text("two done")), "isSidechain", true),
-		with(user("s3", "", 4, "Thing one, reworded"), "isSidechain", true),
-		with(asst("s4", "s3", 5, "sm2", text("one done")), "isSidechain", true),
-		user("r1", "a1", 6, []any{toolResult("t1", "one done", false)}),
-		user("r2", "r1", 6, []any{toolResult("t2", "two done", false)}),
-		asst("a2", "r2", 7, "m2", text("both done")),
-	)
-	res := readFiles(t, path)
-	checkNoProblems(t, res)
-	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, caseSID + "/sidechain-s1", caseSID + "/sidechain-s3"}) {
-		t.Fatalf("sessions = %v", got)
-	}
-	s := res.Sessions[0]
-	if a := agentAfter(t, s, "t2"); a.SessionID != caseSID+"/sidechain-s1" {
-		t.Errorf("t2 runs %s", a.SessionID)
-	}
-	if a := agentAfter(t, s, "t1"); a.SessionID != caseSID+"/sidechain-s3" {
-		t.Errorf("t1 runs %s", a.SessionID)
-	}
-	if res.Sessions[1].Title != "Second" || res.Sessions[2].Title != "First" {
-		t.Errorf("titles %q %q", res.Sessions[1].Title, res.Sessions[2].Title)
-	}
-}
-
 func TestReadErrors(t *testing.T) {
 	if _, err := New().Read(context.Background(), importer.Bundle{}); err == nil {
 		t.Error("empty bundle: no error")
@@ -508,24 +317,6 @@ func TestRereadIsStable(t *testing.T) {
 	jb, _ := json.Marshal(b.Sessions)
 	if string(ja) != string(jb) {
 		t.Error("two reads of one file differ")
-	}
-}
-
-func TestForkBound(t *testing.T) {
-	lines := []any{user("u1", "", 0, "prompt")}
-	for i := range maxForks + 500 {
-		id := "a" + strconv.Itoa(i)
-		lines = append(lines, asst(id, "u1", i+1, "m-"+id, text("take "+id)))
-	}
-	res := readFiles(t, sessionFile(t, lines...))
-	if len(res.Sessions) != 1+maxForks {
-		t.Errorf("%d sessions", len(res.Sessions))
-	}
-	if len(res.Problems) != 1 || !strings.HasPrefix(res.Problems[0].Reason, "499 abandoned branches not imported") {
-		t.Errorf("problems %v", res.Problems)
-	}
-	if got := roles(res.Sessions[0]); !slices.Equal(got, []string{"user:u1", "assistant:a1499"}) {
-		t.Errorf("main = %v", got)
 	}
 }
 

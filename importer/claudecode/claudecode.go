@@ -21,8 +21,18 @@ var _ importer.Format = Format{}
 // New returns the Claude Code format.
 func New() Format { return Format{} }
 
-// Tool is importer.ClaudeCode.
-func (Format) Tool() string { return importer.ClaudeCode }
+// Tool is Claude Code's name in loom: the surface of its imported
+// sessions and the TOOL of `loom session import --from TOOL`.
+const Tool = "claude-code"
+
+// Provider is the provider of the models Claude Code calls.
+const Provider = "anthropic"
+
+// Tool returns Tool.
+func (Format) Tool() string { return Tool }
+
+// Provider returns Provider.
+func (Format) Provider() string { return Provider }
 
 // Roots is $CLAUDE_CONFIG_DIR/projects when that variable is set, else
 // ~/.claude/projects.
@@ -45,7 +55,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 // file counts as what it leads to. A root that does not exist has no
 // bundles; a subdirectory that cannot be listed is passed over.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	info, err := importer.StatRoot("claude-code", root)
+	info, err := importer.StatRoot(Tool, root)
 	if info == nil {
 		return nil, err
 	}
@@ -143,4 +153,10 @@ func isSubagentPath(p string) bool {
 // under a session's subagents directory or a project-level agent-*.jsonl.
 func isAgentFile(p string) bool {
 	return isSubagentPath(p) || strings.HasPrefix(filepath.Base(p), "agent-")
+}
+
+// isCompactionFile reports whether p is the transcript of a compaction
+// agent: subagents/agent-acompact-*.jsonl.
+func isCompactionFile(p string) bool {
+	return strings.HasPrefix(filepath.Base(p), "agent-acompact")
 }

@@ -77,7 +77,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 		return nil, fmt.Errorf("claude-code: no home directory to write to")
 	}
 	id := uuid.NewString()
-	out := &importer.Handed{Tool: importer.ClaudeCode, SessionID: id,
+	out := &importer.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(dir, "projects", ProjectSlug(h.Dir), id+".jsonl"),
 		Resume: importer.ResumeIn(h.Dir, "claude", "--resume", id)}
 	w := &ccWriter{h: h, out: out, id: id, ids: importer.CallIDs{Prefix: "toolu_loom"}}
@@ -181,7 +181,7 @@ func (w *ccWriter) assistant(e importer.Entry) {
 			}
 			blocks = append(blocks, obj{"type": "text", "text": p.Text})
 		case loom.PartTool:
-			name, input, res := ccTool(p, w.h.FromTool(importer.ClaudeCode))
+			name, input, res := ccTool(p, w.h.FromTool(Tool))
 			if name == "" {
 				if len(results) > 0 {
 					flush()

@@ -32,7 +32,7 @@ func TestRoots(t *testing.T) {
 	if got := (Format{}).Roots(env(nil), ""); got != nil {
 		t.Errorf("Roots without a home = %v", got)
 	}
-	if (Format{}).Tool() != importer.Codex {
+	if (Format{}).Tool() != Tool {
 		t.Errorf("Tool = %s", (Format{}).Tool())
 	}
 }

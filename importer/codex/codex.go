@@ -20,8 +20,19 @@ type Format struct{}
 
 var _ importer.Format = Format{}
 
-// Tool is importer.Codex.
-func (Format) Tool() string { return importer.Codex }
+// Tool is Codex CLI's name in loom: the surface of its imported sessions
+// and the TOOL of `loom session import --from TOOL`.
+const Tool = "codex"
+
+// Provider is the provider of a Codex session whose rollout names none
+// (session_meta's model_provider).
+const Provider = "openai"
+
+// Tool returns Tool.
+func (Format) Tool() string { return Tool }
+
+// Provider returns Provider.
+func (Format) Provider() string { return Provider }
 
 // Roots are $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions, with
 // CODEX_HOME defaulting to ~/.codex.
@@ -60,7 +71,7 @@ func plainTwin(path string) string {
 // same session, caught while being compressed. Directories that cannot
 // be listed below root are passed over.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	info, err := importer.StatRoot("codex", root)
+	info, err := importer.StatRoot(Tool, root)
 	if info == nil {
 		return nil, err
 	}

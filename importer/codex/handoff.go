@@ -42,7 +42,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 	}
 	id := u.String()
 	now := h.Time()
-	out := &importer.Handed{Tool: importer.Codex, SessionID: id,
+	out := &importer.Handed{Tool: Tool, SessionID: id,
 		Path: filepath.Join(dir, "sessions", now.Format("2006"), now.Format("01"), now.Format("02"),
 			"rollout-"+now.Format("2006-01-02T15-04-05")+"-"+id+".jsonl"),
 		Resume: importer.ResumeIn(h.Dir, "codex", "resume", id)}
@@ -72,7 +72,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 			case loom.PartText:
 				w.assistantText(at, p.Text)
 			case loom.PartTool:
-				name, args := cxTool(p, h.FromTool(importer.Codex))
+				name, args := cxTool(p, h.FromTool(Tool))
 				if name == "" {
 					out.ToolRecords++
 					w.assistantText(at, importer.ToolRecord(p))
@@ -85,7 +85,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 					code = 1
 				}
 				output, _ := json.Marshal(map[string]any{"output": importer.ResultText(p), "metadata": map[string]any{"exit_code": code, "duration_seconds": 0}})
-				if free, ok := freeform(p, h.FromTool(importer.Codex)); ok {
+				if free, ok := freeform(p, h.FromTool(Tool)); ok {
 					// A custom tool's call (apply_patch) goes back as one.
 					w.add(at, "response_item", map[string]any{"type": "custom_tool_call", "status": "completed", "name": name, "input": free, "call_id": callID})
 					w.add(at, "response_item", map[string]any{"type": "custom_tool_call_output", "call_id": callID, "output": string(output)})

@@ -22,7 +22,7 @@ func TestHandoffCodexTools(t *testing.T) {
 		return loom.Part{Type: loom.PartTool, CallID: id, Name: name, Status: loom.ToolCompleted, Input: json.RawMessage(input), Output: json.RawMessage(`"ok"`)}
 	}
 	h := &importer.Handoff{
-		Session: &loom.Session{ID: "s", Source: &loom.Source{Tool: importer.Codex}},
+		Session: &loom.Session{ID: "s", Source: &loom.Source{Tool: Tool}},
 		Dir:     home, Home: home,
 		Messages: []*loom.Message{
 			{Role: loom.RoleUser, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: "patch it"}}},

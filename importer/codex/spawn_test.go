@@ -270,3 +270,29 @@ func TestSpawnLinkedByOutputOrPath(t *testing.T) {
 		})
 	}
 }
+
+func TestSubagent(t *testing.T) {
+	res := readFile(t, "testdata/subagent.jsonl")
+	expect(t, res, map[string]int{"user": 2, "assistant": 1, "system": 1}, map[string]int{}, 0,
+		map[string]int{"turn_context": 1, "inter_agent_communication_metadata": 1, "world_state": 1}, nil)
+	s := res.Sessions[0]
+	// The parent's spawn_agent call names this session's id.
+	parent := readFile(t, "testdata/newer.jsonl").Sessions[0]
+	m, _ := tool(t, parent, "call_E")
+	link := m.Parts[len(m.Parts)-1]
+	if s.Kind != loom.KindSubagent || s.ParentSourceID != parent.SourceID || s.SourceID != link.SessionID {
+		t.Errorf("sub-agent %s kind %s parent %s; link %s", s.SourceID, s.Kind, s.ParentSourceID, link.SessionID)
+	}
+	if s.Model != "gpt-5.1-codex-mini" || s.Messages[1].Text() != "The docs are current." ||
+		s.Messages[1].Usage != (loom.Usage{InputTokens: 900, OutputTokens: 30, ReasoningTokens: 10, APICalls: 1}) {
+		t.Errorf("model %s last %+v", s.Model, s.Messages[1])
+	}
+	// A message from the agent above is a prompt; from another agent,
+	// context.
+	if m := s.Messages[2]; m.ID != s.SourceID+":6" || m.Role != loom.RoleUser || m.Text() != "Also check the changelog" {
+		t.Errorf("message from the parent %s %s %q", m.ID, m.Role, m.Text())
+	}
+	if m := s.Messages[3]; m.ID != s.SourceID+":8" || m.Role != loom.RoleSystem || m.Text() != "FYI: the tests pass" {
+		t.Errorf("message from a sibling %s %s %q", m.ID, m.Role, m.Text())
+	}
+}

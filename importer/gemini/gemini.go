@@ -26,8 +26,18 @@ type Format struct{}
 
 var _ importer.Format = Format{}
 
-// Tool is importer.Gemini.
-func (Format) Tool() string { return importer.Gemini }
+// Tool is Gemini CLI's name in loom: the surface of its imported
+// sessions and the TOOL of `loom session import --from TOOL`.
+const Tool = "gemini"
+
+// Provider is the provider of every model reply Gemini CLI records.
+const Provider = "google"
+
+// Tool returns Tool.
+func (Format) Tool() string { return Tool }
+
+// Provider returns Provider.
+func (Format) Provider() string { return Provider }
 
 // Roots is $GEMINI_CLI_HOME/.gemini/tmp when the variable is set, else
 // <home>/.gemini/tmp.
@@ -56,7 +66,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 // listed in several bundles would make every one of them look changed on
 // every run.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := importer.StatRoot("gemini", root)
+	fi, err := importer.StatRoot(Tool, root)
 	if fi == nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 	id := uuid.NewString()
 	now := h.Time()
 	name := "session-" + now.Format("2006-01-02T15-04") + "-" + id[:8] + ".jsonl"
-	out := &importer.Handed{Tool: importer.Gemini, SessionID: id,
+	out := &importer.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(gdir, "tmp", slug, "chats", name),
 		Resume: importer.ResumeIn(h.Dir, "gemini", "--resume", id)}
 	sum := sha256.Sum256([]byte(h.Dir))
@@ -111,7 +111,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 				}
 				text = append(text, p.Text)
 			case loom.PartTool:
-				name, args := geminiTool(p, h.FromTool(importer.Gemini))
+				name, args := geminiTool(p, h.FromTool(Tool))
 				if name == "" {
 					if len(toolCalls) > 0 {
 						flush()

@@ -39,8 +39,15 @@ const (
 	walFormat      = 2
 )
 
-// Tool is importer.Opencode.
-func (Format) Tool() string { return importer.Opencode }
+// Tool is opencode's name in loom: the surface of its imported sessions
+// and the TOOL of `loom session import --from TOOL`.
+const Tool = "opencode"
+
+// Tool returns Tool.
+func (Format) Tool() string { return Tool }
+
+// Provider is "": opencode names the provider of each reply.
+func (Format) Provider() string { return "" }
 
 // Roots is opencode's data directory: $XDG_DATA_HOME/opencode, else
 // ~/.local/share/opencode (opencode uses the XDG layout on macOS too).
@@ -70,7 +77,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 // Symbolic links are followed, to directories and to files alike; a
 // dangling one is passed over.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := importer.StatRoot("opencode", root)
+	fi, err := importer.StatRoot(Tool, root)
 	if fi == nil {
 		return nil, err
 	}

@@ -163,7 +163,7 @@ func TestRoots(t *testing.T) {
 	equal(t, "default", Format{}.Roots(env(nil), "/home/ann"), []string{"/home/ann/.local/share/opencode"})
 	equal(t, "XDG_DATA_HOME", Format{}.Roots(env(map[string]string{"XDG_DATA_HOME": "/data"}), "/home/ann"), []string{"/data/opencode"})
 	equal(t, "no home", Format{}.Roots(env(nil), ""), []string(nil))
-	equal(t, "tool", Format{}.Tool(), importer.Opencode)
+	equal(t, "tool", Format{}.Tool(), Tool)
 }
 
 func TestBundlesTree(t *testing.T) {

@@ -1,0 +1,107 @@
+package codex
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/loomhq/loom"
+)
+
+// sessionMeta handles a session_meta line: the session's own becomes the
+// system message of its instructions; any other (the parent's, copied
+// into a fork) is skipped.
+func (rd *reader) sessionMeta(rc *rec) {
+	if rd.meta == nil || rc.n != rd.metaLine {
+		var m sessionMeta
+		if err := json.Unmarshal(rc.payload, &m); err != nil {
+			rd.res.Problemf(rd.path, rc.n, "session_meta: "+err.Error())
+			return
+		}
+		rd.res.Skip("session_meta")
+		return
+	}
+	var texts []string
+	if t := strings.TrimSpace(str(rd.meta.Instructions)); t != "" {
+		texts = append(texts, t)
+	}
+	base := rd.meta.BaseInstructions
+	if t := strings.TrimSpace(str(base)); t != "" {
+		texts = append(texts, t)
+	} else if len(base) > 0 && base[0] == '{' {
+		var b struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(base, &b) == nil && strings.TrimSpace(b.Text) != "" {
+			texts = append(texts, strings.TrimSpace(b.Text))
+		}
+	}
+	if len(texts) == 0 {
+		return
+	}
+	rd.endTurn()
+	m := rd.message(rc.n, loom.RoleSystem, "")
+	if rd.instructions == nil {
+		rd.instructions = map[string]bool{}
+	}
+	for _, t := range texts {
+		rd.addPart(m, loom.Part{Type: loom.PartText, Text: t})
+		rd.instructions[t] = true
+	}
+}
+
+// turnContext handles a turn_context line: the model and working
+// directory of the turn. The line itself is counted as skipped.
+func (rd *reader) turnContext(rc *rec) {
+	var tc turnContext
+	if err := json.Unmarshal(rc.payload, &tc); err != nil {
+		rd.res.Problemf(rd.path, rc.n, "turn_context: "+err.Error())
+		return
+	}
+	rd.endTurn()
+	if tc.Model != "" {
+		rd.model = tc.Model
+	}
+	if !rd.inherited(rc.n) {
+		if tc.Model != "" {
+			rd.ownModel = tc.Model
+		}
+		if tc.Cwd != "" {
+			rd.cwd = tc.Cwd
+		}
+	}
+	rd.res.Skip("turn_context")
+}
+
+// compacted handles a compacted line: the summary that replaced the
+// history before it becomes a summary message.
+func (rd *reader) compacted(rc *rec) {
+	var c compacted
+	if err := json.Unmarshal(rc.payload, &c); err != nil {
+		rd.res.Problemf(rd.path, rc.n, "compacted: "+err.Error())
+		return
+	}
+	text := strings.TrimSpace(str(c.Message))
+	if text == "" {
+		// A compaction done remotely keeps no summary text: what can be
+		// read of the history that replaced the old one stands in.
+		var parts []string
+		for _, raw := range c.ReplacementHistory {
+			var it responseItem
+			if json.Unmarshal(raw, &it) != nil || it.Type != "message" {
+				continue
+			}
+			if t := strings.TrimSpace(messageText(it.Content)); t != "" && !injected(t) {
+				parts = append(parts, t)
+			}
+		}
+		text = strings.Join(parts, "\n\n")
+	}
+	if text == "" {
+		rd.res.Skip("compacted:encrypted")
+		return
+	}
+	rd.endTurn()
+	m := rd.message(rc.n, loom.RoleSummary, "")
+	m.Usage.Compactions = 1
+	rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
+}

@@ -1,0 +1,150 @@
+package codex
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"strings"
+)
+
+// scan is the first pass over one record.
+func (rd *reader) scan(rc *rec) {
+	rd.lastLine = rc.n
+	switch rc.typ {
+	case "session_meta":
+		if rd.meta == nil {
+			var m sessionMeta
+			if json.Unmarshal(rc.payload, &m) == nil {
+				rd.meta, rd.metaLine = &m, rc.n
+				if t, ok := uuidTime(m.ID); ok {
+					rd.forkAt = t
+				} else if t := parseTime(m.Timestamp); !t.IsZero() {
+					rd.forkAt = t
+				} else {
+					rd.forkAt = rc.t
+				}
+			}
+			return
+		}
+		if rd.replayStart == 0 {
+			rd.replayStart = rc.n
+		}
+		return
+	case "response_item":
+		var it responseItem
+		if json.Unmarshal(rc.payload, &it) != nil {
+			return
+		}
+		switch it.Type {
+		case "message":
+			kind := "a"
+			if it.Role != "assistant" {
+				kind = "u"
+			}
+			rd.dups[rd.key(kind, messageText(it.Content))]++
+		case "reasoning":
+			for _, c := range items(it.Summary) {
+				rd.dups[rd.key("r", c.Text)]++
+			}
+			for _, c := range items(it.Content) {
+				rd.dups[rd.key("rr", c.Text)]++
+			}
+		}
+	}
+	if rd.replayStart == 0 || rc.n <= rd.replayStart || rd.turnEnd != 0 {
+		return
+	}
+	// Inside a copy of a parent's history: its turns began before the
+	// fork was made, the fork's own turns after.
+	if id := turnID(rc); id != "" {
+		if t, ok := uuidTime(id); ok {
+			rd.sawTurnID = true
+			if !t.Before(rd.forkAt) {
+				rd.turnEnd = rc.n
+			}
+		}
+	}
+	if rd.timeEnd == 0 && !rc.t.IsZero() && !rd.forkAt.IsZero() && !rc.t.Before(rd.forkAt) {
+		rd.timeEnd = rc.n
+	}
+}
+
+// turnID returns the turn id a turn_context or turn-start event carries.
+func turnID(rc *rec) string {
+	switch rc.typ {
+	case "turn_context":
+		var tc turnContext
+		if json.Unmarshal(rc.payload, &tc) == nil {
+			return tc.TurnID
+		}
+	case "event_msg":
+		var ev struct {
+			Type   string          `json:"type"`
+			TurnID json.RawMessage `json:"turn_id"`
+		}
+		if json.Unmarshal(rc.payload, &ev) == nil && (ev.Type == "task_started" || ev.Type == "turn_started") {
+			return str(ev.TurnID)
+		}
+	}
+	return ""
+}
+
+// endScan decides where a fork's copy of its parent's history ends: at
+// the first turn whose id was made after the fork; failing turn ids, at
+// the first line stamped after the fork. When neither tells, nothing is
+// taken as copied.
+func (rd *reader) endScan(recs []rec) {
+	if rd.replayStart == 0 {
+		return
+	}
+	switch {
+	case rd.turnEnd != 0:
+		rd.forkEnd = rd.turnEnd
+	case rd.sawTurnID:
+		rd.forkEnd = rd.lastLine + 1
+	case rd.timeEnd != 0:
+		rd.forkEnd = rd.timeEnd
+	default:
+		rd.forkEnd = rd.replayStart
+	}
+}
+
+// inherited reports whether line n belongs to a fork's copy of its
+// parent's history.
+func (rd *reader) inherited(n int) bool {
+	return rd.replayStart != 0 && n >= rd.replayStart && n < rd.forkEnd
+}
+
+// key hashes a text of kind for matching events with response items,
+// ignoring differences of white space. A user message's IDE context,
+// which its event may leave out, is ignored too.
+func (rd *reader) key(kind, text string) uint64 {
+	if kind == "u" {
+		if _, after, ok := strings.Cut(text, userMessageBegin); ok {
+			text = after
+		}
+	}
+	var h maphash.Hash
+	h.SetSeed(rd.seed)
+	h.WriteString(kind)
+	h.WriteByte(':')
+	first := true
+	for f := range strings.FieldsSeq(text) {
+		if !first {
+			h.WriteByte(' ')
+		}
+		first = false
+		h.WriteString(f)
+	}
+	return h.Sum64()
+}
+
+// duplicate reports whether an event's text repeats a response item's,
+// and consumes that item's count when it does.
+func (rd *reader) duplicate(kind, text string) bool {
+	k := rd.key(kind, text)
+	if rd.dups[k] > 0 {
+		rd.dups[k]--
+		return true
+	}
+	return false
+}

@@ -1,0 +1,190 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/loomhq/loom"
+)
+
+// maxCompared bounds how many of a session's newest stored messages a
+// re-import compares with the source for results and parts that arrived
+// since: a tool's file grows at its end.
+const maxCompared = 200
+
+// isStoredBranch reports whether fork s, an abandoned branch of its
+// parent's tree, is the branch stored as the parent already: the parent
+// was imported while the branch was its newest, and the tool has moved
+// on to another since.
+func (im *Importer) isStoredBranch(ctx context.Context, s *Session, res *Result, ids map[string]string) bool {
+	var main *Session
+	for _, o := range res.Sessions {
+		if o.SourceID == s.ParentSourceID {
+			main = o
+		}
+	}
+	if main == nil || len(s.Messages) == 0 {
+		return false
+	}
+	shared := 0
+	for shared < len(s.Messages) && shared < len(main.Messages) && s.Messages[shared].ID == main.Messages[shared].ID {
+		shared++
+	}
+	if shared >= len(s.Messages) {
+		return false
+	}
+	got, err := im.Store.Messages(ctx, ids[s.ParentSourceID], loom.MessageQuery{Before: int64(shared) + 2, Limit: 1})
+	return err == nil && len(got) == 1 && got[0].Seq == int64(shared)+1 && got[0].ID == s.Messages[shared].ID
+}
+
+// grow brings session x, imported from s before, up to date: the
+// messages s has beyond x's are appended, and parts that changed or
+// arrived since (a tool's result, the rest of a reply) are updated. When
+// s no longer continues x (the tool rewound or edited its conversation),
+// s goes to a fork of x from where they part.
+func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+	k := x.MessageCount
+	var tail []*loom.Message
+	if k > 0 {
+		var err error
+		tail, err = im.Store.Messages(ctx, x.ID, loom.MessageQuery{Limit: min(k, maxCompared)})
+		if err != nil {
+			return err
+		}
+	}
+	if len(tail) > 0 && (k > len(msgs) || msgs[k-1].ID != tail[len(tail)-1].ID) {
+		return im.diverged(ctx, f, s, x, msgs, tr)
+	}
+	changed := false
+	for _, stored := range tail {
+		src := msgs[stored.Seq-1]
+		if src.ID != stored.ID {
+			continue
+		}
+		if !sameUsage(stored.Usage, src.Usage) {
+			// A reply imported while its tool was still writing it
+			// (Claude Code's last line of a reply has its final output
+			// tokens, Codex's token count follows the call's items).
+			changed = true
+			if !im.DryRun {
+				if err := im.Store.UpdateUsage(ctx, x.ID, stored.Seq, src.Usage); err != nil {
+					return err
+				}
+			}
+		}
+		for _, p := range src.Parts {
+			if samePart(stored.Parts, p) {
+				continue
+			}
+			if p.Type == loom.PartTool {
+				tr.ToolsUpdated++
+			}
+			changed = true
+			if !im.DryRun {
+				if err := im.Store.UpdatePart(ctx, x.ID, stored.Seq, p); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	add := msgs[min(k, len(msgs)):]
+	switch {
+	case len(add) > 0:
+		tr.SessionsGrown++
+		tr.MessagesAdded += len(add)
+		tr.changed(x, false, len(add))
+		if !im.DryRun {
+			if err := im.Store.Append(ctx, x, add...); err != nil {
+				return err
+			}
+		}
+	case changed:
+		tr.SessionsGrown++
+		tr.changed(x, false, 0)
+	default:
+		tr.SessionsUnchanged++
+	}
+	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun {
+		if _, err := im.Store.UpdateSession(ctx, x.ID, loom.SessionUpdate{Title: &t}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// diverged handles a source session that no longer continues its loom
+// copy x: what it has from the point where they part goes to a fork of
+// x, keyed by the first message that differs, so nothing is lost and
+// nothing is stored twice. A source that only got shorter (a truncated
+// or rewritten file) adds nothing.
+func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+	stored, err := im.Store.Messages(ctx, x.ID, loom.MessageQuery{})
+	if err != nil {
+		return err
+	}
+	j := 0
+	for j < len(stored) && j < len(msgs) && stored[j].ID == msgs[j].ID {
+		j++
+	}
+	if j >= len(msgs) {
+		tr.SessionsUnchanged++
+		return nil
+	}
+	turns := 0
+	for _, m := range msgs[:j] {
+		if m.Role == loom.RoleUser {
+			turns++
+		}
+	}
+	if msgs[j].Role != loom.RoleUser && turns > 0 {
+		turns-- // they part inside a turn: the fork shares the turns before it
+	}
+	branch := *s
+	branch.SourceID = s.SourceID + "@" + msgs[j].ID
+	branch.Kind, branch.ParentSourceID, branch.ForkTurn = loom.KindFork, s.SourceID, turns
+	key := f.Tool() + ":" + branch.SourceID
+	if err := loom.ValidKey(key); err != nil {
+		tr.problem(Problem{File: s.Path, Reason: "session " + quote(s.SourceID) + " changed in place and its branch cannot be keyed"})
+		return nil
+	}
+	existing, err := im.find(ctx, key)
+	if err != nil {
+		return err
+	}
+	if existing != nil {
+		return im.grow(ctx, f, &branch, existing, msgs, tr)
+	}
+	fork := im.newSession(f, &branch, loom.NewIDAt(msgs[j].CreatedAt), loom.KindFork, x.ID, msgs)
+	d := &loom.SessionData{Session: fork, Messages: numbered(fork.ID, msgs)}
+	if err := d.Validate(); err != nil {
+		tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})
+		return nil
+	}
+	tr.SessionsNew++
+	tr.MessagesAdded += len(msgs)
+	tr.changed(fork, true, len(msgs))
+	if im.DryRun {
+		return nil
+	}
+	return im.Store.Import(ctx, []*loom.SessionData{d})
+}
+
+// sameUsage reports whether stored is u as the store keeps it (costs
+// rounded).
+func sameUsage(stored, u loom.Usage) bool {
+	u.CostUSD, stored.CostUSD = loom.RoundCost(u.CostUSD), loom.RoundCost(stored.CostUSD)
+	return stored == u
+}
+
+// samePart reports whether parts hold p as it is.
+func samePart(parts []loom.Part, p loom.Part) bool {
+	for _, q := range parts {
+		if q.ID == p.ID {
+			a, _ := json.Marshal(q)
+			b, _ := json.Marshal(p)
+			return bytes.Equal(a, b)
+		}
+	}
+	return false
+}

@@ -1,0 +1,156 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/loomhq/loom"
+)
+
+// ShellCommand is the command line a tool call ran, when the call is one
+// of a shell tool: Claude Code's Bash, Codex's shell, exec_command and
+// shell_command (and local_shell), Gemini CLI's run_shell_command,
+// opencode's bash.
+func ShellCommand(p loom.Part) (string, bool) {
+	var in struct {
+		Command any    `json:"command"`
+		Cmd     string `json:"cmd"`
+		Action  *struct {
+			Command []string `json:"command"`
+		} `json:"action"`
+	}
+	switch p.Name {
+	case "Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "local_shell_call", "run_shell_command":
+	default:
+		return "", false
+	}
+	if json.Unmarshal(p.Input, &in) != nil {
+		return "", false
+	}
+	switch c := in.Command.(type) {
+	case string:
+		return c, c != ""
+	case []any:
+		var args []string
+		for _, a := range c {
+			s, ok := a.(string)
+			if !ok {
+				return "", false
+			}
+			args = append(args, s)
+		}
+		return argvLine(args)
+	}
+	if in.Cmd != "" {
+		return in.Cmd, true
+	}
+	if in.Action != nil {
+		return argvLine(in.Action.Command)
+	}
+	return "", false
+}
+
+// argvLine is the command line of an argument vector: the script of a
+// `bash -lc SCRIPT` (how Codex runs everything), else the words joined.
+func argvLine(args []string) (string, bool) {
+	if len(args) == 3 && (args[0] == "bash" || args[0] == "sh" || args[0] == "zsh" || strings.HasSuffix(args[0], "/bash")) && (args[1] == "-lc" || args[1] == "-c") {
+		return args[2], true
+	}
+	line := strings.Join(args, " ")
+	return line, line != ""
+}
+
+// ReadPath is the file a tool call read, when it is one of a file-reading
+// tool: Claude Code's Read, Gemini CLI's and loom's read_file, opencode's
+// read.
+func ReadPath(p loom.Part) (string, bool) {
+	switch p.Name {
+	case "Read", "read_file", "read":
+	default:
+		return "", false
+	}
+	var in struct {
+		FilePath  string `json:"file_path"`
+		FilePath2 string `json:"filePath"`
+		Path      string `json:"path"`
+	}
+	if json.Unmarshal(p.Input, &in) != nil {
+		return "", false
+	}
+	for _, s := range []string{in.FilePath, in.FilePath2, in.Path} {
+		if s != "" {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// ResultText is the text a tool call's result gives its model: the output,
+// and for a failed call its error.
+func ResultText(p loom.Part) string {
+	out := loom.JSONText(p.Output)
+	if p.Status != loom.ToolError || p.Error == "" {
+		return out
+	}
+	if out == "" || strings.Contains(out, p.Error) {
+		return p.Error
+	}
+	return p.Error + "\n" + out
+}
+
+// ToolRecord tells a tool call the target has no tool for as text: what
+// ran, with what input, and its result. The target's model reads it; it
+// is no call the target would try to answer.
+func ToolRecord(p loom.Part) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Tool call %s, made in another agent]\nInput: %s\n", p.Name, compactJSON(p.Input))
+	if p.Status == loom.ToolError {
+		b.WriteString("Result (error):\n")
+	} else {
+		b.WriteString("Result:\n")
+	}
+	b.WriteString(ResultText(p))
+	return b.String()
+}
+
+// compactJSON is raw on one line, with <, > and & as they are: text a
+// model reads, not HTML.
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+var safeCallID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// CallIDs gives the tool calls of one handed-off session their ids:
+// each call's own where the target can take it (letters, digits, '_'
+// and '-', as Anthropic's tool_use ids must be) and no call before had
+// it, else Prefix and the call's number.
+type CallIDs struct {
+	Prefix string
+	n      int
+	seen   map[string]bool
+}
+
+// For is the id of call p, the next call of the session.
+func (c *CallIDs) For(p loom.Part) string {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	c.n++
+	id := p.CallID
+	if !safeCallID.MatchString(id) || c.seen[id] {
+		id = fmt.Sprintf("%s%04d", c.Prefix, c.n)
+	}
+	c.seen[id] = true
+	return id
+}
