@@ -290,6 +290,11 @@ type SessionUpdate struct {
 	// Archived archives the session (true) or brings it back (false).
 	// It is not activity: updated_at stays as it was.
 	Archived *bool
+	// KeepUpdatedAt says the change is not activity either: updated_at
+	// stays as it was, so the session keeps its place in lists, as its
+	// project's current session, and its age for prune. It is how loom
+	// moves sessions to their project's new id.
+	KeepUpdatedAt bool
 }
 
 // RewindOptions say where a session goes back to.
