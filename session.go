@@ -16,7 +16,10 @@ const (
 
 // Project is where a command-line session belongs: the git top-level
 // directory (or the working directory outside git), its base name, and the
-// first 16 hex digits of the SHA-256 of its path.
+// first 16 hex digits of the SHA-256 of its path; for a work tree whose
+// repository has a remote, the id and name are the repository's (the hash
+// of the normalised remote URL, the repository's name) and the root is
+// the clone the session was made in.
 type Project struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
