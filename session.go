@@ -16,7 +16,10 @@ const (
 
 // Project is where a command-line session belongs: the git top-level
 // directory (or the working directory outside git), its base name, and the
-// first 16 hex digits of the SHA-256 of its path.
+// first 16 hex digits of the SHA-256 of its path; for a work tree whose
+// repository has a remote, the id and name are the repository's (the hash
+// of the normalised remote URL, the repository's name) and the root is
+// the clone the session was made in.
 type Project struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -281,6 +284,11 @@ type SessionUpdate struct {
 	// Archived archives the session (true) or brings it back (false).
 	// It is not activity: updated_at stays as it was.
 	Archived *bool
+	// KeepUpdatedAt says the change is not activity either: updated_at
+	// stays as it was, so the session keeps its place in lists, as its
+	// project's current session, and its age for prune. It is how loom
+	// moves sessions to their project's new id.
+	KeepUpdatedAt bool
 }
 
 // RewindOptions say where a session goes back to.

@@ -62,6 +62,11 @@ type Factory struct {
 	// mcp holds the connections to config.toml's MCP servers, made when
 	// an agent first needs them and closed when the command ends.
 	mcp *mcpclient.Clients
+	// adopted holds the roots of the projects whose sessions under the
+	// root's path id this command moved to the project (see adopt), and
+	// imported the projects an import met that are still to do.
+	adopted  map[string]bool
+	imported []loom.Project
 }
 
 // Access is what a command does with the store, which decides how the
@@ -70,8 +75,11 @@ type Access int
 
 const (
 	// AccessRead is for commands that only read (list, show, search,
-	// export, usage, replay). They never create or change a file: a
-	// store that cannot be written is opened read-only.
+	// export, usage, replay). They never create a file, and change one
+	// only to bring it up to date, as any command that opens it does
+	// (its schema; sessions of the working directory's project still
+	// under its path id, see adoptProject): a store that cannot be
+	// written is opened read-only.
 	AccessRead Access = iota
 	// AccessWrite is for commands that change sessions that must
 	// already exist (delete, rename, fork, …): the store must exist and
@@ -186,6 +194,7 @@ func (f *Factory) open(ctx context.Context, access Access) (loom.Store, error) {
 		return nil, err
 	}
 	f.store, f.storeAccess = st, access
+	f.adoptHere(ctx, st)
 	return st, nil
 }
 

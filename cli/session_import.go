@@ -16,7 +16,6 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
-	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
 )
 
@@ -173,6 +172,9 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 		if err != nil {
 			return err
 		}
+		if !opts.DryRun {
+			f.adoptImported(ctx, st)
+		}
 		if err := printImportReport(f, rep); err != nil {
 			return err
 		}
@@ -185,6 +187,9 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 	}
 	first := true
 	err = im.Watch(ctx, targets, importer.WatchOptions{}, func(rep *importer.Report) {
+		if !opts.DryRun {
+			f.adoptImported(ctx, st)
+		}
 		switch {
 		case f.JSON() || first && rep.Changed():
 			printImportReport(f, rep)
@@ -201,9 +206,10 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 
 // importer is an importer of other agents' sessions into st, for the
 // current user, pricing by loom's table and finding projects by loom's
-// rule.
+// rule. After an import that writes, adoptImported moves the earlier
+// sessions of the projects it met that are identified by a remote.
 func (f *Factory) importer(st loom.Store) *importer.Importer {
-	return &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: paths.ProjectOf}
+	return &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: f.importProject}
 }
 
 // home is the user's home directory: $HOME as the command sees it, else

@@ -91,6 +91,7 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
+	f.adoptImported(ctx, st)
 	if f.JSON() {
 		if err := writeJSON(f.IO.Out, rep); err != nil {
 			return err

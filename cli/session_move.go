@@ -104,7 +104,7 @@ func moveRun(ctx context.Context, opts *MoveOptions) error {
 	}
 	moved := make([]*loom.Session, 0, len(sessions))
 	for _, s := range sessions {
-		m, err := moveSession(ctx, f, st, s, project, cwd)
+		m, err := moveSession(ctx, st, s, loom.SessionUpdate{Project: &project, Cwd: &cwd}, f.now())
 		if err != nil {
 			return fmt.Errorf("move %s: %w (moved %d of %d)", s.ID, err, len(moved), len(sessions))
 		}
@@ -159,19 +159,19 @@ func projectSessions(ctx context.Context, st loom.Store, user, projectID string)
 	return append(live, trashed...), nil
 }
 
-// moveSession re-homes s to project, renaming a key made from the old
-// project's name; when the new project already has that key, s gets a
-// fresh one of its own.
-func moveSession(ctx context.Context, f *Factory, st loom.Store, s *loom.Session, project loom.Project, cwd string) (*loom.Session, error) {
-	u := loom.SessionUpdate{Project: &project, Cwd: &cwd}
-	if key, ok := movedKey(s.Key, s.Project.Name, project.Name); ok {
+// moveSession re-homes s to the project u names (u.Project), with the
+// rest of u, renaming a key made from the old project's name; when the
+// new project already has that key, s gets one of its own made from the
+// time at.
+func moveSession(ctx context.Context, st loom.Store, s *loom.Session, u loom.SessionUpdate, at time.Time) (*loom.Session, error) {
+	if key, ok := movedKey(s.Key, s.Project.Name, u.Project.Name); ok {
 		u.Key = &key
 	}
 	moved, err := st.UpdateSession(ctx, s.ID, u)
 	// Keys made from the clock can meet when many sessions move within
 	// one millisecond: count on until one is free.
-	for t := f.now(); loom.ErrorCode(err) == loom.ECONFLICT && loom.IsCLIKey(s.Key); t = t.Add(time.Millisecond) {
-		key := loom.CLIKeyAt(project.Name, t)
+	for t := at; loom.ErrorCode(err) == loom.ECONFLICT && loom.IsCLIKey(s.Key); t = t.Add(time.Millisecond) {
+		key := loom.CLIKeyAt(u.Project.Name, t)
 		u.Key = &key
 		moved, err = st.UpdateSession(ctx, s.ID, u)
 	}
@@ -202,8 +202,10 @@ func movedProjectHint(ctx context.Context, f *Factory, st loom.Store, project lo
 	counts := map[string]int{}
 	var roots []string
 	for _, s := range same {
+		// A clone of the project's repository elsewhere (on another
+		// machine) is this project, wherever its root was.
 		root := s.Project.Root
-		if root == "" || root == project.Root {
+		if root == "" || root == project.Root || s.Project.ID == project.ID {
 			continue
 		}
 		if counts[root] == 0 {

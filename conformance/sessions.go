@@ -246,8 +246,8 @@ func testSessionText(t *testing.T, open Opener) {
 // UpdateSession checks what it sets: a title of one line of at most
 // loom.MaxTitleBytes bytes (stored trimmed), a description of at most
 // loom.MaxDescriptionBytes bytes, a key of the form SURFACE:NAME; a
-// rejected update changes nothing. Fork names its session by the same
-// rule.
+// rejected update changes nothing; one with KeepUpdatedAt keeps the
+// updated time. Fork names its session by the same rule.
 func testUpdateSession(t *testing.T, open Opener) {
 	st := open(t)
 	s := newSession("alice", "cli:api")
@@ -275,6 +275,13 @@ func testUpdateSession(t *testing.T, open Opener) {
 	got, err := st.UpdateSession(ctx(t), s.ID, loom.SessionUpdate{Title: str("  " + strings.Repeat("t", loom.MaxTitleBytes-4) + "  "), Key: str("telegram:9")})
 	if err != nil || got.Title != strings.Repeat("t", loom.MaxTitleBytes-4) || got.Key != "telegram:9" || got.Surface != "telegram" {
 		t.Fatalf("update = %+v, %v", got, err)
+	}
+	// A change that is not activity keeps the session's updated time.
+	before := got.UpdatedAt
+	moved := loom.Project{ID: "aaaabbbbccccdddd", Name: "api", Root: "/elsewhere/api"}
+	got, err = st.UpdateSession(ctx(t), s.ID, loom.SessionUpdate{Project: &moved, Key: str("cli:api"), KeepUpdatedAt: true})
+	if err != nil || got.Project != moved || got.Key != "cli:api" || !got.UpdatedAt.Equal(before) {
+		t.Fatalf("update keeping the time = %+v, %v; want updated at %s", got, err, before)
 	}
 	_, err = st.Fork(ctx(t), s.ID, loom.ForkOptions{Title: "a\nb"})
 	wantCode(t, err, loom.EINVALID)

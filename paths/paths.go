@@ -206,12 +206,24 @@ func DBURL(flag string, env func(string) string, d Dirs) string {
 // enclosing git work tree, or dir itself outside any. An empty dir means the
 // working directory.
 //
+// A work tree whose repository has a remote is identified by the remote:
+// its id is ProjectID of the normalised URL (see NormalizeRemote) and its
+// name the repository's (the last element of that URL), so that clones of
+// one repository, wherever they are and whatever their directories are
+// called, on this machine or another, are one project with one cli:NAME
+// key. Its root is still this work tree's. A work tree without a remote,
+// or one whose config cannot be read or parsed, is identified by its root
+// path as before (see ProjectID, UsesPath): git reports a broken config
+// itself, and the command line moves sessions recorded under a root's path
+// id to its remote's project once there is one (docs/configuration.md).
+//
 // The path is made absolute and its symlinks resolved first, because the ID
 // is a hash of the root path and the same directory reached by two routes
 // must not split its sessions in two. Git is not run: loom must work where
-// git is not installed, and finding the top level only needs the .git entry,
-// which is a directory in a normal clone and a file in worktrees and
-// submodules.
+// git is not installed, and a project's identity must not depend on
+// whether it is. Finding the top level only needs the .git entry, which is
+// a directory in a normal clone and a file in worktrees and submodules, and
+// the remote is in the repository's config file.
 func DetectProject(dir string) (loom.Project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -234,14 +246,12 @@ func DetectProject(dir string) (loom.Project, error) {
 		return loom.Project{}, fmt.Errorf("detect project in %q: %w", dir, err)
 	}
 	if !found {
-		root = abs
+		return pathProject(abs), nil
 	}
-
-	return loom.Project{
-		ID:   ProjectID(root),
-		Name: filepath.Base(root),
-		Root: root,
-	}, nil
+	if remote, err := remoteOf(root); err == nil && remote != "" {
+		return loom.Project{ID: ProjectID(remote), Name: RepoName(remote), Root: root}, nil
+	}
+	return pathProject(root), nil
 }
 
 // ProjectOf returns the project of dir as DetectProject finds it when
@@ -252,9 +262,17 @@ func ProjectOf(dir string) loom.Project {
 	if p, err := DetectProject(dir); err == nil {
 		return p
 	}
-	dir = filepath.Clean(dir)
-	return loom.Project{ID: ProjectID(dir), Name: filepath.Base(dir), Root: dir}
+	return pathProject(filepath.Clean(dir))
 }
+
+// pathProject is the project identified by its root path.
+func pathProject(root string) loom.Project {
+	return loom.Project{ID: ProjectID(root), Name: filepath.Base(root), Root: root}
+}
+
+// UsesPath reports whether p is identified by its root path, not by a
+// remote: its id is the ProjectID of its root.
+func UsesPath(p loom.Project) bool { return p.ID == ProjectID(p.Root) }
 
 // gitRoot returns the nearest directory from dir up that holds a .git
 // entry: the top of the git work tree dir is in, if any.
@@ -285,9 +303,11 @@ func hasGitEntry(dir string) (bool, error) {
 	return fi.IsDir() || fi.Mode().IsRegular(), nil
 }
 
-// ProjectID returns the identifier of the project rooted at root: the first
-// 16 hex digits of the SHA-256 of the path. It depends on the path alone so
-// that any process, on any engine, computes the same ID without a registry.
+// ProjectID returns the identifier of a project: the first 16 hex digits
+// of the SHA-256 of its root path, or of its normalised remote URL for a
+// work tree with a remote (see DetectProject). It depends on that string
+// alone so that any process, on any engine, computes the same ID without
+// a registry.
 func ProjectID(root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return hex.EncodeToString(sum[:])[:16]

@@ -16,11 +16,12 @@ type Column struct {
 // UpdateColumns lists the columns u sets, with their values: the title
 // trimmed, a key with its surface (an empty key is NULL, and keeps the
 // surface), a project as its three columns, archived_at as now or NULL,
-// and updated_at as now when anything but the archived state changes.
-// now is the current time as the engine stores times.
+// and updated_at as now when anything but the archived state changes
+// (unless u.KeepUpdatedAt). now is the current time as the engine stores
+// times.
 func UpdateColumns(u loom.SessionUpdate, now any) []Column {
 	c := changes(u)
-	if len(c) > 0 {
+	if len(c) > 0 && !u.KeepUpdatedAt {
 		c = append(c, Column{"updated_at", now})
 	}
 	if u.Archived != nil {

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/paths"
+)
+
+// adoptProject moves the sessions user recorded under the path id of
+// project's root to project, when project is identified by its
+// repository's remote (see paths.DetectProject): sessions made before
+// loom identified projects by their remote, or while the work tree had
+// none or its config could not be read. Live, archived and trashed
+// sessions move; their working directories and updated times stay, so
+// lists keep their order and the project its current session. A
+// command-line key named after the old project (cli:DIR) follows the
+// repository's name; where the project already has that key (a clone
+// elsewhere made it), the moved session gets cli:NAME:MS, MS its
+// creation time.
+//
+// When there is nothing to move it costs one query over the live
+// sessions of one user and project, on an index: cheap enough for every
+// command. So trashed sessions move only along with live ones; one
+// restored later is live, and moves at the next command.
+//
+// It goes on past a session that cannot move and returns the first
+// error, with how many moved.
+func adoptProject(ctx context.Context, st loom.Store, user string, project loom.Project) (int, error) {
+	if project.ID == "" || project.Root == "" || paths.UsesPath(project) {
+		return 0, nil
+	}
+	old := paths.ProjectID(project.Root)
+	probe, err := st.Summaries(ctx, loom.SessionFilter{UserID: user, ProjectID: old, Archived: loom.WithArchived, Limit: 1})
+	if err != nil || len(probe) == 0 {
+		return 0, err
+	}
+	sessions, err := projectSessions(ctx, st, user, old)
+	if err != nil {
+		return 0, err
+	}
+	moved, errs := 0, []error(nil)
+	for _, s := range sessions {
+		u := loom.SessionUpdate{Project: &project, KeepUpdatedAt: true}
+		if _, err := moveSession(ctx, st, s, u, s.CreatedAt); err != nil {
+			errs = append(errs, fmt.Errorf("session %s: %w", s.ID, err))
+			continue
+		}
+		moved++
+	}
+	if len(errs) > 0 {
+		return moved, fmt.Errorf("%d of %d sessions of %s could not move to the project of its repository: %w",
+			len(errs), len(sessions), project.Root, errs[0])
+	}
+	return moved, nil
+}
+
+// adopt runs adoptProject for the current user once per project root and
+// command, and warns on stderr when sessions could not move: the command
+// goes on, and the next one tries again.
+func (f *Factory) adopt(ctx context.Context, st loom.Store, project loom.Project) {
+	if f.adopted[project.Root] || paths.UsesPath(project) {
+		return
+	}
+	if f.adopted == nil {
+		f.adopted = map[string]bool{}
+	}
+	f.adopted[project.Root] = true
+	if _, err := adoptProject(ctx, st, f.User(), project); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s\n", term.SanitizeLine(err.Error()))
+	}
+}
+
+// adoptHere adopts the working directory's project into st, the store a
+// command opened: the first command run in a clone, after loom began
+// identifying projects by their remote, moves the project's older
+// sessions.
+func (f *Factory) adoptHere(ctx context.Context, st loom.Store) {
+	if _, empty := st.(*emptyStore); empty {
+		return
+	}
+	if p, err := f.Project(); err == nil {
+		f.adopt(ctx, st, p)
+	}
+}
+
+// importProject is paths.ProjectOf for the importer, remembering the
+// projects identified by a remote so that adoptImported moves what
+// earlier imports (or loom itself) recorded under their paths.
+func (f *Factory) importProject(dir string) loom.Project {
+	p := paths.ProjectOf(dir)
+	if !paths.UsesPath(p) && !f.adopted[p.Root] {
+		f.imported = append(f.imported, p)
+	}
+	return p
+}
+
+// adoptImported adopts the projects an import met since the last call.
+func (f *Factory) adoptImported(ctx context.Context, st loom.Store) {
+	for _, p := range f.imported {
+		f.adopt(ctx, st, p)
+	}
+	f.imported = nil
+}
