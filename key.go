@@ -4,13 +4,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // MaxKeyLen bounds a session key.
 const MaxKeyLen = 256
 
 // ValidKey checks a key of the form SURFACE:NAME: a surface of letters,
-// digits, '-', '_' or '.', a colon, and a name, on one line.
+// digits, '-', '_' or '.', a colon, and a name, on one line of UTF-8
+// without NUL bytes (text every engine can hold).
 func ValidKey(key string) error {
 	surface, name, ok := strings.Cut(key, ":")
 	switch {
@@ -22,6 +24,8 @@ func ValidKey(key string) error {
 		return Errorf(EINVALID, "key %q must be SURFACE:NAME, e.g. telegram:12345", key)
 	case strings.ContainsAny(key, "\r\n\t\x00"):
 		return Errorf(EINVALID, "key must be one line")
+	case !utf8.ValidString(key):
+		return Errorf(EINVALID, "key %q is not UTF-8", key)
 	}
 	for _, c := range surface {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {

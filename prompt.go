@@ -26,8 +26,10 @@ func Truncate(s string, n int) string {
 }
 
 // TitleFrom makes a session title from its first prompt: the first line,
-// with runs of spaces folded, cut at a word boundary to MaxTitle.
+// with runs of spaces folded, cut at a word boundary to MaxTitle, as
+// valid text (ValidTitle): a NUL byte or invalid UTF-8 becomes U+FFFD.
 func TitleFrom(prompt string) string {
+	prompt = strings.ReplaceAll(strings.ToValidUTF8(prompt, "\uFFFD"), "\x00", "\uFFFD")
 	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
 	line = strings.Join(strings.Fields(line), " ")
 	if utf8.RuneCountInString(line) <= MaxTitle {

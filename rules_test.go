@@ -81,3 +81,26 @@ func TestSessionUpdate(t *testing.T) {
 		}
 	}
 }
+
+// Keys and titles are text every engine holds: UTF-8 without NUL.
+func TestTextRules(t *testing.T) {
+	for _, k := range []string{"cli:a\x00b", "cli:\xff", "\xfe:x"} {
+		if ErrorCode(ValidKey(k)) != EINVALID {
+			t.Errorf("key %q accepted", k)
+		}
+	}
+	for _, title := range []string{"a\x00b", "\xffx"} {
+		if ErrorCode(ValidTitle(title)) != EINVALID {
+			t.Errorf("title %q accepted", title)
+		}
+		if err := (&Session{ID: "s", UserID: "u", Title: title}).Validate(); ErrorCode(err) != EINVALID {
+			t.Errorf("session titled %q: %v", title, err)
+		}
+		if got := TitleFrom(title); ValidTitle(got) != nil {
+			t.Errorf("title from %q = %q, not valid", title, got)
+		}
+	}
+	if err := (&Session{ID: "s", UserID: "u", Key: "cli:\xff"}).Validate(); ErrorCode(err) != EINVALID {
+		t.Errorf("session keyed cli:\\xff: %v", err)
+	}
+}

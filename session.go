@@ -156,7 +156,12 @@ func (s *Session) Validate() error {
 	if s.Kind == KindSubagent && s.ParentID == "" {
 		return Errorf(EINVALID, "a sub-agent session needs a parent")
 	}
-	return nil
+	if s.Key != "" {
+		if err := ValidKey(s.Key); err != nil {
+			return err
+		}
+	}
+	return validText("title", s.Title)
 }
 
 // SessionFilter selects sessions for List. Zero fields do not filter.

@@ -1,6 +1,9 @@
 package loom
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Limits of what a user may write into a session's metadata.
 const (
@@ -11,13 +14,28 @@ const (
 )
 
 // ValidTitle checks a title a user gives a session (by renaming it or
-// naming a fork): one line of at most MaxTitleBytes bytes.
+// naming a fork): one line of UTF-8 without NUL bytes, of at most
+// MaxTitleBytes bytes.
 func ValidTitle(title string) error {
 	switch {
 	case len(title) > MaxTitleBytes:
 		return Errorf(EINVALID, "title is longer than %d bytes", MaxTitleBytes)
 	case strings.ContainsAny(title, "\r\n"):
 		return Errorf(EINVALID, "title must be one line")
+	}
+	return validText("title", title)
+}
+
+// validText checks text a session is named or found by (a title, a
+// key): UTF-8 without NUL bytes, which every engine can hold, so that a
+// session is stored alike on each and no engine meets text it cannot
+// store.
+func validText(what, s string) error {
+	switch {
+	case !utf8.ValidString(s):
+		return Errorf(EINVALID, "%s %q is not UTF-8", what, s)
+	case strings.IndexByte(s, 0) >= 0:
+		return Errorf(EINVALID, "%s holds a NUL byte", what)
 	}
 	return nil
 }

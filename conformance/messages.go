@@ -61,6 +61,19 @@ func testLazyCreation(t *testing.T, open Opener) {
 	if _, err := st.Session(ctx(t), bad.ID); loom.ErrorCode(err) != loom.ENOTFOUND {
 		t.Fatalf("invalid first message created a session: %v", err)
 	}
+	// Keys and titles are UTF-8 without NUL bytes, on every engine; a
+	// first prompt that is not makes a title that is.
+	for _, x := range []*loom.Session{newSession("alice", "cli:a\x00b"), newSession("alice", "cli:\xff")} {
+		wantCode(t, st.Append(ctx(t), x, text(loom.RoleUser, "x")), loom.EINVALID)
+	}
+	named := newSession("alice", "cli:named")
+	named.Title = "bad \xff title"
+	wantCode(t, st.Append(ctx(t), named, text(loom.RoleUser, "x")), loom.EINVALID)
+	odd := newSession("alice", "cli:odd")
+	mustAppend(t, st, odd, text(loom.RoleUser, "nul\x00 and \xff here"))
+	if got, err := st.Session(ctx(t), odd.ID); err != nil || got.Title != "nul\uFFFD and \uFFFD here" {
+		t.Fatalf("title made of an odd prompt = %q, %v", got.Title, err)
+	}
 }
 
 // §3.2: a message and its parts, the index and the counters are stored

@@ -83,7 +83,7 @@ func (w *writeTx) CreateSession(ctx context.Context, row *loom.Session) error {
 
 // StoreAppend implements sqlstore.Tx in one round trip.
 func (w *writeTx) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom.Message) error {
-	cur.LastPrompt, cur.Title = clean(cur.LastPrompt), clean(cur.Title)
+	cur.LastPrompt = clean(cur.LastPrompt)
 	b := &pgx.Batch{}
 	for _, m := range msgs {
 		args, err := messageArgs(m)
