@@ -27,6 +27,11 @@ const (
 
 func ptr[T any](v T) *T { return &v }
 
+// stampAt returns host h's stamp ms milliseconds after t0.
+func stampAt(ms int, h HostID) Stamp {
+	return Stamp{HLC: NewHLC(t0.Add(time.Duration(ms)*time.Millisecond), 0), Host: h}
+}
+
 // words is what English-like text of the tests is made of.
 var words = strings.Fields(`the a of to and in is it that for on with as this be are
 was by at from or an not have but we you they which one all were when there can
