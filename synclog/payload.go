@@ -99,10 +99,10 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
-// SessionCreated records a new session, as its row was when created: by
-// its first message (which follows in a MessagesAppended record), or by
-// an agent tool's sub-agent. Its counters, usage, lock and trash time are
-// not part of it: every host counts its own.
+// SessionCreated records a new session as its row was when its first
+// append created it; the messages follow in a MessagesAppended record.
+// Its counters, usage, lock and trash time are not part of it: every host
+// counts its own.
 type SessionCreated struct {
 	Session *loom.Session `json:"session"`
 }
@@ -202,7 +202,7 @@ type Rewound struct {
 // Trashed records sessions moved to the trash (Store.Delete without
 // Purge): the session and its sub-agent sessions, at At. Seen is what the
 // writer had applied of every host's log: work it had not seen keeps a
-// session out of the trash (Trashed).
+// session out of the trash (Life.DeletedAt).
 type Trashed struct {
 	SessionIDs []string  `json:"session_ids"`
 	At         time.Time `json:"at"`
