@@ -1,0 +1,100 @@
+package synclog
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// Header is the part of a record the hub sees: who wrote it, where it
+// stands in that host's log, its HLC, and which sync key sealed the rest.
+// It says nothing of the record's content, not even its type.
+type Header struct {
+	// Host is the host that wrote the record.
+	Host HostID
+	// Index numbers a host's records 1, 2, 3 … without gaps, in the
+	// order the host wrote them, which is the order every host applies
+	// them in. A gap is a record lost on the way.
+	Index uint64
+	// HLC is the reading of the host's clock when it wrote the record:
+	// the stamp of every change the record makes, with Host.
+	HLC HLC
+	// KeyID is the id of the sync key the payload is sealed with
+	// (envelope.Key.ID), 16 hex digits.
+	KeyID string
+}
+
+// HeaderVersion is the version of the header's binary form.
+const HeaderVersion = 1
+
+// HeaderSize is the length of a header's binary form: 1 byte version, 16
+// host id, 8 index, 8 HLC, 8 key id, integers big-endian.
+const HeaderSize = 1 + 16 + 8 + 8 + 8
+
+// ErrBadHeader reports a header's binary form that is not one.
+var ErrBadHeader = errors.New("bad record header")
+
+// Stamp returns the stamp of the changes the record makes.
+func (h Header) Stamp() Stamp { return Stamp{HLC: h.HLC, Host: h.Host} }
+
+// Validate checks that every field is set and well formed.
+func (h Header) Validate() error {
+	if err := h.Host.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadHeader, err)
+	}
+	if h.Index == 0 {
+		return fmt.Errorf("%w: index 0 (a host's records are numbered from 1)", ErrBadHeader)
+	}
+	if b, err := hex.DecodeString(h.KeyID); err != nil || len(b) != 8 || hex.EncodeToString(b) != h.KeyID {
+		return fmt.Errorf("%w: key id %q is not 16 lower-case hex digits", ErrBadHeader, h.KeyID)
+	}
+	return nil
+}
+
+// AppendBinary appends the header's binary form to b. It is what the
+// hub stores and serves beside the sealed payload, and what the seal
+// authenticates, so a payload opens under its own header only.
+func (h Header) AppendBinary(b []byte) ([]byte, error) {
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	host := uuid.MustParse(string(h.Host))
+	b = append(b, HeaderVersion)
+	b = append(b, host[:]...)
+	b = binary.BigEndian.AppendUint64(b, h.Index)
+	b = binary.BigEndian.AppendUint64(b, uint64(h.HLC))
+	return hex.AppendDecode(b, []byte(h.KeyID))
+}
+
+// MarshalBinary returns the header's binary form.
+func (h Header) MarshalBinary() ([]byte, error) {
+	return h.AppendBinary(make([]byte, 0, HeaderSize))
+}
+
+// UnmarshalBinary reads what MarshalBinary writes.
+func (h *Header) UnmarshalBinary(b []byte) error {
+	if len(b) != HeaderSize {
+		return fmt.Errorf("%w: %d bytes, want %d", ErrBadHeader, len(b), HeaderSize)
+	}
+	if b[0] != HeaderVersion {
+		return fmt.Errorf("%w: version %d, and this loom reads version %d; upgrade loom", ErrBadHeader, b[0], HeaderVersion)
+	}
+	var out Header
+	out.Host = HostID(uuid.UUID(b[1:17]).String())
+	out.Index = binary.BigEndian.Uint64(b[17:25])
+	out.HLC = HLC(binary.BigEndian.Uint64(b[25:33]))
+	out.KeyID = hex.EncodeToString(b[33:41])
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	*h = out
+	return nil
+}
+
+// String returns the header as one line, for logs and debugging.
+func (h Header) String() string {
+	return fmt.Sprintf("host %s #%d at %s, key %s", h.Host, h.Index, h.HLC, h.KeyID)
+}
