@@ -78,6 +78,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"UpdateUsage", testUpdateUsage},
 		{"Usage", testUsage},
 		{"LibraryAPI", testLibraryAPI},
+		{"Sync", testSync},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,10 +25,11 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-// The compiler checks that a Store is both.
+// The compiler checks that a Store is all three.
 var (
 	_ loom.Store      = (*Store)(nil)
 	_ loom.TokenStore = (*Store)(nil)
+	_ loom.SyncStore  = (*Store)(nil)
 )
 
 // Store is a loom.Store on a PostgreSQL database.

@@ -47,10 +47,11 @@ type Store struct {
 	readOnly bool
 }
 
-// The compiler checks that a Store is both.
+// The compiler checks that a Store is all three.
 var (
 	_ loom.Store      = (*Store)(nil)
 	_ loom.TokenStore = (*Store)(nil)
+	_ loom.SyncStore  = (*Store)(nil)
 )
 
 // Mode says what Open may do to the file: create it, write it, or only
