@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
+	"github.com/loomhq/loom/synclog"
 )
 
 // writeTx is a transaction as sqlstore's algorithms take it: each of
@@ -135,9 +136,8 @@ func (w *writeTx) Prunable(ctx context.Context, opts loom.PruneOptions, now time
 
 // EmptyTrash implements sqlstore.Tx. It runs only inside explicit
 // delete and prune commands: loom never cleans up on its own.
-func (w *writeTx) EmptyTrash(ctx context.Context, before time.Time) error {
-	_, err := w.tx.Exec(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < $1`, ms(before))
-	return err
+func (w *writeTx) EmptyTrash(ctx context.Context, before time.Time) ([]string, error) {
+	return w.ids(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < $1 RETURNING id`, ms(before))
 }
 
 // Purge implements sqlstore.Tx.
@@ -147,19 +147,23 @@ func (w *writeTx) Purge(ctx context.Context, id string) error {
 }
 
 // Trash implements sqlstore.Tx, every family in one statement.
-func (w *writeTx) Trash(ctx context.Context, ids []string, at time.Time) error {
-	_, err := w.tx.Exec(ctx, `WITH RECURSIVE fam(id) AS (
+func (w *writeTx) Trash(ctx context.Context, ids []string, at time.Time) ([]string, error) {
+	return w.ids(ctx, `WITH RECURSIVE fam(id) AS (
 			SELECT unnest($1::text[]) COLLATE "C"
 			UNION SELECT s.id FROM sessions s JOIN fam ON s.parent_id = fam.id WHERE s.kind = 'subagent'
 		)
-		UPDATE sessions SET deleted_at = $2 WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`, ids, at)
-	return err
+		UPDATE sessions SET deleted_at = $2 WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL RETURNING id`, ids, at)
 }
 
 // Untrash implements sqlstore.Tx.
-func (w *writeTx) Untrash(ctx context.Context, id string, at time.Time) (bool, error) {
-	_, err := w.tx.Exec(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = $2`, id, at)
-	return isUnique(err), err
+func (w *writeTx) Untrash(ctx context.Context, id string, at time.Time) ([]string, bool, error) {
+	restored, err := w.ids(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = $2 RETURNING id`, id, at)
+	return restored, isUnique(err), err
+}
+
+// ids runs a statement that returns ids.
+func (w *writeTx) ids(ctx context.Context, sql string, args ...any) ([]string, error) {
+	return rowscan.All(ctx, rowsOf{w.tx}, rowscan.String, sql, args...)
 }
 
 // TurnFrom implements sqlstore.ForkReads.
@@ -345,3 +349,20 @@ func (w *writeTx) Rewrite(ctx context.Context, store string, seq int64, b sqlsto
 	}
 	return err
 }
+
+// Syncing implements sqlstore.SyncLog: a PostgreSQL store keeps no sync
+// log. It is shared by its users' machines already, and it may be a
+// hub's store (loom.SyncStore); the machines that sync through a hub
+// keep embedded SQLite stores.
+func (w *writeTx) Syncing(context.Context) (bool, error) { return false, nil }
+
+// Record implements sqlstore.SyncLog; it is never called (Syncing).
+func (w *writeTx) Record(context.Context, synclog.Payload) error {
+	return errors.New("a PostgreSQL store keeps no sync log")
+}
+
+// Seen implements sqlstore.SyncLog; it is never called (Syncing).
+func (w *writeTx) Seen(context.Context) (synclog.Vector, error) { return nil, nil }
+
+// MessageID implements sqlstore.SyncLog; it is never called (Syncing).
+func (w *writeTx) MessageID(context.Context, string, int64) (string, error) { return "", nil }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/synclog"
 )
 
 // importChunk is how many rows one INSERT of an import writes. The
@@ -81,6 +82,13 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM bulk_load`); err != nil {
 			return fmt.Errorf("import: %w", err)
+		}
+		for _, d := range data {
+			for _, p := range sqlstore.ImportRecords(d) {
+				if err := s.record(ctx, tx, func() (synclog.Payload, error) { return p, nil }); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
+	"github.com/loomhq/loom/synclog"
 )
 
 // The statements of an append, prepared once per store (see writes).
@@ -133,7 +134,12 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 		if err := sqlstore.ReplacePart(m, sessionID, seq, part); err != nil {
 			return err
 		}
-		return s.rewriteBody(ctx, tx, m)
+		if err := s.rewriteBody(ctx, tx, m); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, func() (synclog.Payload, error) {
+			return &synclog.PartUpdated{SessionID: sessionID, Seq: seq, MessageID: m.ID, Part: part}, nil
+		})
 	})
 }
 
@@ -144,9 +150,10 @@ func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u 
 			return err
 		}
 		var old loom.Usage
-		err := tx.QueryRowContext(ctx, `SELECT input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+		var mid string
+		err := tx.QueryRowContext(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
 			cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, sessionID, seq).Scan(
-			&old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
+			&mid, &old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
 			&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
 		if errors.Is(err, sql.ErrNoRows) {
 			return loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", sessionID, seq)
@@ -171,7 +178,9 @@ func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u 
 		if err != nil {
 			return fmt.Errorf("update usage of %s: %w", sessionID, err)
 		}
-		return nil
+		return s.record(ctx, tx, func() (synclog.Payload, error) {
+			return &synclog.UsageUpdated{SessionID: sessionID, Seq: seq, MessageID: mid, Usage: u}, nil
+		})
 	})
 }
 
@@ -226,11 +235,32 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 			if err := s.rewriteBody(ctx, tx, m); err != nil {
 				return err
 			}
+			if err := s.recordTools(ctx, tx, m); err != nil {
+				return err
+			}
 		}
 		repaired = r.Parts
 		return nil
 	})
 	return repaired, err
+}
+
+// recordTools records the tool parts of m, which a repair changed or
+// added: each as a part update, which every host merges by its state
+// (synclog.NewerPart).
+func (s *Store) recordTools(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
+	for _, p := range m.Parts {
+		if p.Type != loom.PartTool {
+			continue
+		}
+		err := s.record(ctx, tx, func() (synclog.Payload, error) {
+			return &synclog.PartUpdated{SessionID: m.SessionID, Seq: m.Seq, MessageID: m.ID, Part: p}, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // unfinished reads the session's last turn backwards to its user message

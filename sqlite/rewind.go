@@ -35,7 +35,7 @@ func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) 
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		out, err = sqlstore.Rewind(ctx, writes{s, tx}, id, opts, s.holder.Owner)
+		out, err = sqlstore.Rewind(ctx, writes{s, tx}, id, opts, s.holder.Owner, s.Now())
 		return err
 	})
 	return out, err

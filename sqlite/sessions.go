@@ -12,6 +12,7 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
+	"github.com/loomhq/loom/synclog"
 )
 
 // dialect is how SQLite writes what the engines' shared clauses differ
@@ -126,8 +127,10 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 				return fmt.Errorf("update session %s: %w", id, err)
 			}
 		}
-		out, err = s.sessionTx(ctx, tx, cur.ID)
-		return err
+		if out, err = s.sessionTx(ctx, tx, cur.ID); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, func() (synclog.Payload, error) { return sqlstore.SessionChanged(out, u), nil })
 	})
 	return out, err
 }

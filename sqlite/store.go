@@ -15,11 +15,13 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
+	"github.com/loomhq/loom/synclog"
 )
 
 // Store is a loom.Store on one SQLite file.
@@ -41,6 +43,11 @@ type Store struct {
 	wstmts sync.Map  // query text → *sql.Stmt on the writer
 	wonce  sync.Once // hotWrites prepared
 	fonce  sync.Once // forkWrites prepared
+
+	// clock stamps this handle's sync records (see syncing.go).
+	clock *synclog.Clock
+	// host is this store's sync host id once a transaction has found it.
+	host atomic.Pointer[synclog.HostID]
 
 	// readOnly is set when the file was opened read-only (ModeRead on a
 	// file this process cannot write): every write fails at once.
@@ -115,6 +122,7 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 		holder:   sqlstore.NewHolder(),
 		readOnly: readOnly,
 	}
+	s.clock = synclog.NewClock(func() time.Time { return s.Now() }, 0)
 	if readOnly {
 		if err := s.openReadOnly(); err != nil {
 			return nil, err

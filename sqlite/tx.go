@@ -105,9 +105,9 @@ func (w writes) Prunable(ctx context.Context, opts loom.PruneOptions, now time.T
 
 // EmptyTrash implements sqlstore.Tx. It runs only inside explicit
 // delete and prune commands: loom never cleans up on its own.
-func (w writes) EmptyTrash(ctx context.Context, before time.Time) error {
-	_, err := w.ExecContext(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ?`, loom.FormatTime(before))
-	return err
+func (w writes) EmptyTrash(ctx context.Context, before time.Time) ([]string, error) {
+	return rowscan.All(ctx, rowsOf{w}, rowscan.String,
+		`DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING id`, loom.FormatTime(before))
 }
 
 // Purge implements sqlstore.Tx.
@@ -117,21 +117,26 @@ func (w writes) Purge(ctx context.Context, id string) error {
 }
 
 // Trash implements sqlstore.Tx.
-func (w writes) Trash(ctx context.Context, ids []string, at time.Time) error {
+func (w writes) Trash(ctx context.Context, ids []string, at time.Time) ([]string, error) {
+	var out []string
 	for _, id := range ids {
-		if _, err := w.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = ? WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL`,
-			id, loom.FormatTime(at)); err != nil {
-			return fmt.Errorf("%s: %w", id, err)
+		moved, err := rowscan.All(ctx, rowsOf{w}, rowscan.String,
+			family+` UPDATE sessions SET deleted_at = ? WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL RETURNING id`,
+			id, loom.FormatTime(at))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
 		}
+		out = append(out, moved...)
 	}
-	return nil
+	return out, nil
 }
 
 // Untrash implements sqlstore.Tx.
-func (w writes) Untrash(ctx context.Context, id string, at time.Time) (bool, error) {
-	_, err := w.ExecContext(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = ?`,
+func (w writes) Untrash(ctx context.Context, id string, at time.Time) ([]string, bool, error) {
+	restored, err := rowscan.All(ctx, rowsOf{w}, rowscan.String,
+		family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = ? RETURNING id`,
 		id, loom.FormatTime(at))
-	return isUnique(err), err
+	return restored, isUnique(err), err
 }
 
 // TurnFrom implements sqlstore.ForkReads.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // Append is Store.Append of msgs to session x, the caller's, at now,
@@ -33,6 +34,11 @@ func Append(ctx context.Context, tx Tx, x *loom.Session, msgs []*loom.Message, o
 		if err := tx.CreateSession(ctx, row); err != nil {
 			return nil, err
 		}
+		if err := Record(ctx, tx, func() (synclog.Payload, error) {
+			return &synclog.SessionCreated{Session: row}, nil
+		}); err != nil {
+			return nil, err
+		}
 		// Another writer (an import, a fork with this id) may have
 		// created it first: read what is there now.
 		if cur, err = tx.SessionForWrite(ctx, x.ID); err != nil {
@@ -51,6 +57,14 @@ func Append(ctx context.Context, tx Tx, x *loom.Session, msgs []*loom.Message, o
 	cur.ApplyAppend(now, msgs...)
 	if err := tx.StoreAppend(ctx, cur, msgs); err != nil {
 		return nil, fmt.Errorf("append to %s: %w", x.ID, err)
+	}
+	err = Record(ctx, tx, func() (synclog.Payload, error) {
+		first := msgs[0].Seq
+		prev, err := tx.MessageID(ctx, cur.ID, first-1)
+		return &synclog.MessagesAppended{SessionID: cur.ID, FirstSeq: first, PrevID: prev, Messages: msgs, At: now}, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return cur, nil
 }

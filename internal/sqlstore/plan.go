@@ -2,8 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // ForkPlan is what Store.Fork writes: the new session's id, key, title,
@@ -219,7 +221,15 @@ func Fork(ctx context.Context, tx Tx, src *loom.Session, opts loom.ForkOptions) 
 	if err != nil {
 		return nil, err
 	}
-	return tx.CreateFork(ctx, src, plan, InheritSpans(spans, plan.LastSeq, plan.ID))
+	out, err := tx.CreateFork(ctx, src, plan, InheritSpans(spans, plan.LastSeq, plan.ID))
+	if err != nil {
+		return nil, err
+	}
+	err = Record(ctx, tx, func() (synclog.Payload, error) {
+		last, err := tx.MessageID(ctx, src.ID, plan.LastSeq)
+		return &synclog.Forked{Session: out, LastSeq: plan.LastSeq, LastID: last}, err
+	})
+	return out, err
 }
 
 // Rewind is Store.Rewind of session id by the store handle owner, inside
@@ -228,7 +238,7 @@ func Fork(ctx context.Context, tx Tx, src *loom.Session, opts loom.ForkOptions) 
 // from the same rows and stores its next ones under a new id
 // (RewindPlan), so a rewind writes a session row and a few spans,
 // whatever the session's length.
-func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owner string) (*loom.Session, error) {
+func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owner string, now time.Time) (*loom.Session, error) {
 	src, err := tx.SessionForWrite(ctx, id)
 	if err != nil {
 		return nil, err
@@ -247,6 +257,28 @@ func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owne
 	if err != nil {
 		return nil, err
 	}
-	return tx.StoreRewind(ctx, src, plan,
+	keep, err := messageIDIfSyncing(ctx, tx, src.ID, plan.KeepSeq)
+	if err != nil {
+		return nil, err
+	}
+	fork, err := tx.StoreRewind(ctx, src, plan,
 		InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), InheritSpans(spans, plan.KeepSeq, plan.Store))
+	if err != nil {
+		return nil, err
+	}
+	err = Record(ctx, tx, func() (synclog.Payload, error) {
+		return &synclog.Rewound{SessionID: src.ID, Turn: opts.Turn, KeepSeq: plan.KeepSeq, KeepID: keep,
+			Fork: fork, Store: plan.Store, At: now}, nil
+	})
+	return fork, err
+}
+
+// messageIDIfSyncing is tx.MessageID when the store keeps a sync log,
+// "" otherwise: for a record that names a message as it was before the
+// change.
+func messageIDIfSyncing(ctx context.Context, tx Tx, id string, seq int64) (string, error) {
+	if on, err := tx.Syncing(ctx); err != nil || !on {
+		return "", err
+	}
+	return tx.MessageID(ctx, id, seq)
 }

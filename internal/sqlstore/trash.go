@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // Delete is Store.Delete of session id at now by the store handle owner,
@@ -27,17 +28,28 @@ func Delete(ctx context.Context, tx Tx, id string, opts loom.DeleteOptions, owne
 			return nil, err
 		}
 	}
-	if err := tx.EmptyTrash(ctx, TrashedBefore(now)); err != nil {
-		return nil, fmt.Errorf("empty trash: %w", err)
+	if err := emptyTrash(ctx, tx, now); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(fam))
+	for i, x := range fam {
+		ids[i] = x.ID
 	}
 	if opts.Purge {
 		if err := tx.Purge(ctx, id); err != nil {
 			return nil, fmt.Errorf("delete %s: %w", id, err)
 		}
+		if err := recordPurge(ctx, tx, ids); err != nil {
+			return nil, err
+		}
 	} else {
 		at := now.UTC().Truncate(time.Millisecond)
-		if err := tx.Trash(ctx, []string{id}, at); err != nil {
+		trashed, err := tx.Trash(ctx, []string{id}, at)
+		if err != nil {
 			return nil, fmt.Errorf("delete %s: %w", id, err)
+		}
+		if err := recordTrash(ctx, tx, trashed, at); err != nil {
+			return nil, err
 		}
 		for _, x := range fam {
 			x.DeletedAt = &at
@@ -62,13 +74,16 @@ func Restore(ctx context.Context, tx Tx, id string) error {
 	if x.DeletedAt == nil {
 		return loom.Errorf(loom.EINVALID, "session %s is not in the trash", x.ID)
 	}
-	switch taken, err := tx.Untrash(ctx, x.ID, *x.DeletedAt); {
+	restored, taken, err := tx.Untrash(ctx, x.ID, *x.DeletedAt)
+	switch {
 	case taken:
 		return loom.Errorf(loom.ECONFLICT, "cannot restore %s: another session now has its key %q", x.ID, x.Key)
 	case err != nil:
 		return fmt.Errorf("restore %s: %w", x.ID, err)
 	}
-	return nil
+	return Record(ctx, tx, func() (synclog.Payload, error) {
+		return &synclog.Restored{SessionIDs: restored}, nil
+	})
 }
 
 // Prune is Store.Prune at now by the store handle owner, inside tx:
@@ -87,19 +102,59 @@ func Prune(ctx context.Context, tx Tx, opts loom.PruneOptions, owner string, now
 	if opts.DryRun {
 		return res, nil
 	}
-	if err := tx.EmptyTrash(ctx, TrashedBefore(now)); err != nil {
-		return nil, fmt.Errorf("empty trash: %w", err)
+	if err := emptyTrash(ctx, tx, now); err != nil {
+		return nil, err
 	}
 	if len(res.Removed) > 0 {
 		ids := make([]string, len(res.Removed))
 		for i, x := range res.Removed {
 			ids[i] = x.ID
 		}
-		if err := tx.Trash(ctx, ids, now.UTC().Truncate(time.Millisecond)); err != nil {
+		at := now.UTC().Truncate(time.Millisecond)
+		trashed, err := tx.Trash(ctx, ids, at)
+		if err != nil {
 			return nil, fmt.Errorf("prune: %w", err)
+		}
+		if err := recordTrash(ctx, tx, trashed, at); err != nil {
+			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// emptyTrash purges the sessions in the trash for longer than
+// loom.TrashTTL at now, recording their purge.
+func emptyTrash(ctx context.Context, tx Tx, now time.Time) error {
+	purged, err := tx.EmptyTrash(ctx, TrashedBefore(now))
+	if err != nil {
+		return fmt.Errorf("empty trash: %w", err)
+	}
+	return recordPurge(ctx, tx, purged)
+}
+
+// recordTrash records that the sessions ids went to the trash at at,
+// with what the store had seen: work it had not seen keeps a session
+// out of the trash on the hosts that did it (synclog.Life).
+func recordTrash(ctx context.Context, tx Tx, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return Record(ctx, tx, func() (synclog.Payload, error) {
+		seen, err := tx.Seen(ctx)
+		return &synclog.Trashed{SessionIDs: ids, At: at, Seen: seen}, err
+	})
+}
+
+// recordPurge records that the sessions ids are gone for good, with what
+// the store had seen (synclog.Rescue).
+func recordPurge(ctx context.Context, tx Tx, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return Record(ctx, tx, func() (synclog.Payload, error) {
+		seen, err := tx.Seen(ctx)
+		return &synclog.Purged{SessionIDs: ids, Seen: seen}, err
+	})
 }
 
 // SplitPrune sorts the sessions a prune selected into those it removes

@@ -2,9 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // Tx is an engine's write transaction as the shared algorithms see it:
@@ -43,17 +45,18 @@ type Tx interface {
 	// Prunable returns the sessions a prune with opts at now selects
 	// (see loom.PruneOptions), oldest first, with their locks.
 	Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error)
-	// EmptyTrash purges the sessions trashed before before.
-	EmptyTrash(ctx context.Context, before time.Time) error
+	// EmptyTrash purges the sessions trashed before before and returns
+	// their ids.
+	EmptyTrash(ctx context.Context, before time.Time) ([]string, error)
 	// Purge removes session id and its sub-agent sessions for good.
 	Purge(ctx context.Context, id string) error
 	// Trash moves the live sessions of the families of ids to the trash
-	// at at.
-	Trash(ctx context.Context, ids []string, at time.Time) error
+	// at at, and returns the ids of the sessions it moved.
+	Trash(ctx context.Context, ids []string, at time.Time) ([]string, error)
 	// Untrash brings back the sessions of id's family trashed at at,
-	// reporting whether a key another live session took meanwhile
-	// stopped it.
-	Untrash(ctx context.Context, id string, at time.Time) (taken bool, err error)
+	// returning their ids, or reporting whether a key another live
+	// session took meanwhile stopped it.
+	Untrash(ctx context.Context, id string, at time.Time) (restored []string, taken bool, err error)
 
 	ForkReads
 	// CreateFork writes the session plan describes, forked from src,
@@ -79,6 +82,49 @@ type Tx interface {
 	// Rewrite stores body in row seq of store, its session's own,
 	// copying first a body another row shares.
 	Rewrite(ctx context.Context, store string, seq int64, body Body) error
+
+	SyncLog
+}
+
+// SyncLog is a store's sync log as a transaction writes it: once sync is
+// set up on a store, each change it makes is also a record of its own
+// log (package synclog), in the same transaction, which `loom sync`
+// pushes to the hub. A store that does not sync records nothing and
+// pays one small read per change.
+type SyncLog interface {
+	// Syncing reports whether the store keeps a sync log.
+	Syncing(ctx context.Context) (bool, error)
+	// Record adds p to the log, stamped by the store's clock.
+	Record(ctx context.Context, p synclog.Payload) error
+	// Seen returns what the store had seen of each host's log when it
+	// made the change: its own records and those it has applied.
+	Seen(ctx context.Context) (synclog.Vector, error)
+	// MessageID returns the id of message seq of session id as the
+	// session reads it, "" when it has none.
+	MessageID(ctx context.Context, id string, seq int64) (string, error)
+}
+
+// Record adds the payload build makes to tx's sync log, when the store
+// keeps one; build runs only then, so a store that does not sync pays
+// for no payload. A nil payload is a change that changed nothing.
+func Record(ctx context.Context, tx SyncLog, build func() (synclog.Payload, error)) error {
+	switch on, err := tx.Syncing(ctx); {
+	case err != nil:
+		return fmt.Errorf("sync log: %w", err)
+	case !on:
+		return nil
+	}
+	p, err := build()
+	if err != nil {
+		return fmt.Errorf("sync log: %w", err)
+	}
+	if p == nil {
+		return nil
+	}
+	if err := tx.Record(ctx, p); err != nil {
+		return fmt.Errorf("sync log: %w", err)
+	}
+	return nil
 }
 
 // ForkReads are what a fork or rewind plan asks of the store about the

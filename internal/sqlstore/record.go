@@ -1,0 +1,52 @@
+package sqlstore
+
+import (
+	"strings"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
+)
+
+// SessionChanged is the record of update u of a session, out as stored
+// after it: the fields u sets, as stored (a title trimmed), the archived
+// state with its time, and the session's updated time when the change is
+// activity (see query.UpdateColumns). It is nil when u changes nothing.
+func SessionChanged(out *loom.Session, u loom.SessionUpdate) synclog.Payload {
+	p := &synclog.SessionChanged{SessionID: out.ID, Description: u.Description, Key: u.Key, Project: u.Project,
+		Cwd: u.Cwd, Model: u.Model, Provider: u.Provider, Profile: u.Profile, GitBranch: u.GitBranch}
+	if u.Title != nil {
+		t := strings.TrimSpace(*u.Title)
+		p.Title = &t
+	}
+	activity := p.Title != nil || p.Description != nil || p.Key != nil || p.Project != nil || p.Cwd != nil ||
+		p.Model != nil || p.Provider != nil || p.Profile != nil || p.GitBranch != nil
+	if u.Archived != nil {
+		p.Archive = &synclog.Archive{At: out.ArchivedAt}
+	}
+	if activity && !u.KeepUpdatedAt {
+		at := out.UpdatedAt
+		p.At = &at
+	}
+	if !activity && p.Archive == nil {
+		return nil
+	}
+	return p
+}
+
+// importChunk is how many messages one record of an import holds at
+// most, so that a long session's records stay far below
+// synclog.MaxPayload.
+const importChunk = 1000
+
+// ImportRecords are the records of importing d: the session with its
+// first messages, then the rest appended in chunks.
+func ImportRecords(d *loom.SessionData) []synclog.Payload {
+	first := d.Messages[:min(len(d.Messages), importChunk)]
+	out := []synclog.Payload{&synclog.Imported{Sessions: []*loom.SessionData{{Session: d.Session, Messages: first}}}}
+	for i := len(first); i < len(d.Messages); i += importChunk {
+		chunk := d.Messages[i:min(len(d.Messages), i+importChunk)]
+		out = append(out, &synclog.MessagesAppended{SessionID: d.Session.ID, FirstSeq: chunk[0].Seq,
+			PrevID: d.Messages[i-1].ID, Messages: chunk, At: chunk[len(chunk)-1].CreatedAt})
+	}
+	return out
+}

@@ -1,0 +1,155 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/synclog"
+)
+
+// The statements of the sync log (sqlstore.SyncLog).
+const (
+	syncHostSQL      = `SELECT value FROM sync_state WHERE name = 'host'`
+	syncLastStampSQL = `SELECT hlc FROM sync_log ORDER BY idx DESC LIMIT 1`
+	syncLastIndexSQL = `SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'sync_log'), 0)`
+	syncInsertSQL    = `INSERT INTO sync_log (hlc, payload) VALUES (?, ?)`
+	messageIDSQL     = `SELECT m.id FROM spans sp JOIN messages m ON m.session_id = sp.store_id AND m.seq = ?2
+		WHERE sp.session_id = CAST(?1 AS TEXT) AND sp.first_seq <= ?2 AND sp.last_seq >= ?2`
+)
+
+// SyncHost returns this store's host id in sync, "" when sync is not
+// set up on it.
+func (s *Store) SyncHost(ctx context.Context) (synclog.HostID, error) {
+	return syncHost(ctx, reads{s})
+}
+
+func syncHost(ctx context.Context, db queryer) (synclog.HostID, error) {
+	var host string
+	err := db.QueryRowContext(ctx, syncHostSQL).Scan(&host)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read sync host: %w", err)
+	}
+	return synclog.HostID(host), nil
+}
+
+// EnableSync sets sync up on the store, once: it gets a host id, and
+// from then on every change it makes is also a record of its sync log.
+// It returns the host id, the one it had when sync was set up before.
+func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
+	var host synclog.HostID
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if host, err = syncHost(ctx, tx); err != nil || host != "" {
+			return err
+		}
+		host = synclog.NewHostID()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('host', ?)`, string(host)); err != nil {
+			return fmt.Errorf("set up sync: %w", err)
+		}
+		return nil
+	})
+	return host, err
+}
+
+// LogRecord is a record of the store's sync log as stored.
+type LogRecord struct {
+	Index   uint64
+	HLC     synclog.HLC
+	Payload []byte
+}
+
+// SyncLog returns up to limit records of the store's sync log after
+// index after, in order.
+func (s *Store) SyncLog(ctx context.Context, after uint64, limit int) ([]LogRecord, error) {
+	rows, err := reads{s}.QueryContext(ctx, `SELECT idx, hlc, payload FROM sync_log WHERE idx > ? ORDER BY idx LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read sync log: %w", err)
+	}
+	defer rows.Close()
+	var out []LogRecord
+	for rows.Next() {
+		var r LogRecord
+		if err := rows.Scan(&r.Index, &r.HLC, &r.Payload); err != nil {
+			return nil, fmt.Errorf("read sync log: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read sync log: %w", err)
+	}
+	return out, nil
+}
+
+// Syncing implements sqlstore.SyncLog. Once found, the host id is kept
+// by the handle: sync, once set up, stays.
+func (w writes) Syncing(ctx context.Context) (bool, error) {
+	if w.s.host.Load() != nil {
+		return true, nil
+	}
+	host, err := syncHost(ctx, w)
+	if err != nil || host == "" {
+		return false, err
+	}
+	w.s.host.Store(&host)
+	return true, nil
+}
+
+// Record implements sqlstore.SyncLog. The stamp follows the log's last
+// one, which another process may have written.
+func (w writes) Record(ctx context.Context, p synclog.Payload) error {
+	b, err := synclog.Encode(p)
+	if err != nil {
+		return err
+	}
+	var last synclog.HLC
+	switch err := w.QueryRowContext(ctx, syncLastStampSQL).Scan(&last); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return err
+	default:
+		if err := w.s.clock.Observe(last); err != nil {
+			return err
+		}
+	}
+	_, err = w.ExecContext(ctx, syncInsertSQL, w.s.clock.Now(), b)
+	return err
+}
+
+// Seen implements sqlstore.SyncLog: this store's own records so far
+// (records of other hosts are not applied yet).
+func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
+	host := w.s.host.Load()
+	if host == nil {
+		return nil, errors.New("sync is not set up")
+	}
+	var last uint64
+	if err := w.QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
+		return nil, err
+	}
+	return synclog.Vector{*host: last}, nil
+}
+
+// MessageID implements sqlstore.SyncLog.
+func (w writes) MessageID(ctx context.Context, id string, seq int64) (string, error) {
+	if seq < 1 {
+		return "", nil
+	}
+	var mid string
+	err := w.QueryRowContext(ctx, messageIDSQL, id, seq).Scan(&mid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return mid, err
+}
+
+// record adds the payload build makes to the sync log of the store tx
+// writes, when it keeps one (sqlstore.Record).
+func (s *Store) record(ctx context.Context, tx *sql.Tx, build func() (synclog.Payload, error)) error {
+	return sqlstore.Record(ctx, writes{s, tx}, build)
+}

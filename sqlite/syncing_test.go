@@ -1,0 +1,174 @@
+package sqlite_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/synclog"
+)
+
+// Once sync is set up, every change the store makes is a record of its
+// sync log, in the same transaction, numbered without gaps and stamped
+// in order; before, and when a change is refused, nothing is recorded.
+func TestSyncLogRecordsEveryChange(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	say := func(s *loom.Session, role, text string) *loom.Message {
+		t.Helper()
+		m := &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
+		if err := st.Append(ctx, s, m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	before := &loom.Session{UserID: "alice", Key: "cli:before"}
+	say(before, loom.RoleUser, "not recorded")
+	if log := syncLog(t, st); len(log) != 0 {
+		t.Fatalf("a store without sync recorded %d changes", len(log))
+	}
+	host, err := st.EnableSync(ctx)
+	if err != nil || host.Validate() != nil {
+		t.Fatalf("enable sync: %q, %v", host, err)
+	}
+	if again, err := st.EnableSync(ctx); err != nil || again != host {
+		t.Fatalf("enabling again: %q, %v; want the same host %q", again, err, host)
+	}
+
+	s := &loom.Session{UserID: "alice", Key: "cli:api", Title: "plan"}
+	q1 := say(s, loom.RoleUser, "first question")
+	call := loom.Part{Type: loom.PartTool, CallID: "c1", Name: "bash", Status: loom.ToolRunning, Input: json.RawMessage(`{"cmd":"ls"}`)}
+	a1 := &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{call}}
+	if err := st.Append(ctx, s, a1); err != nil {
+		t.Fatal(err)
+	}
+	call = a1.Parts[0]
+	call.Status, call.Output = loom.ToolCompleted, json.RawMessage(`"a b"`)
+	if err := st.UpdatePart(ctx, s.ID, a1.Seq, call); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.UpdateUsage(ctx, s.ID, a1.Seq, loom.Usage{InputTokens: 7}); err != nil {
+		t.Fatal(err)
+	}
+	q2 := say(s, loom.RoleUser, "second question")
+	say(s, loom.RoleAssistant, "second answer")
+	title, archived := "  the plan ", true
+	if _, err := st.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &title, Archived: &archived}); err != nil {
+		t.Fatal(err)
+	}
+	fork, err := st.Fork(ctx, s.ID, loom.ForkOptions{Turn: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewound, err := st.Rewind(ctx, s.ID, loom.RewindOptions{Turn: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Delete(ctx, fork.ID, loom.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Restore(ctx, fork.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Refused changes record nothing: a fork at a turn the session does
+	// not have, a rename to two lines.
+	if _, err := st.Fork(ctx, s.ID, loom.ForkOptions{Turn: 9}); loom.ErrorCode(err) != loom.EINVALID {
+		t.Fatalf("fork at turn 9: %v", err)
+	}
+	bad := "two\nlines"
+	if _, err := st.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &bad}); loom.ErrorCode(err) != loom.EINVALID {
+		t.Fatalf("rename to two lines: %v", err)
+	}
+	if _, err := st.Delete(ctx, fork.ID, loom.DeleteOptions{Purge: true}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	imp := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now},
+		Messages: []*loom.Message{{ID: loom.NewID(), Seq: 1, Role: loom.RoleUser, CreatedAt: now, Parts: []loom.Part{{ID: "p1", Type: loom.PartText, Text: "imported"}}}}}
+	if err := st.Import(ctx, []*loom.SessionData{imp}); err != nil {
+		t.Fatal(err)
+	}
+
+	log := syncLog(t, st)
+	want := []synclog.Type{synclog.TypeSessionCreated, synclog.TypeMessagesAppended, synclog.TypeMessagesAppended,
+		synclog.TypePartUpdated, synclog.TypeUsageUpdated, synclog.TypeMessagesAppended, synclog.TypeMessagesAppended,
+		synclog.TypeSessionChanged, synclog.TypeForked, synclog.TypeRewound, synclog.TypeTrashed, synclog.TypeRestored,
+		synclog.TypePurged, synclog.TypeImported}
+	var got []synclog.Type
+	for i, r := range log {
+		got = append(got, r.p.Type())
+		if r.Index != uint64(i+1) {
+			t.Fatalf("record %d has index %d: the log has a gap", i+1, r.Index)
+		}
+		if i > 0 && r.HLC <= log[i-1].HLC {
+			t.Fatalf("record %d is stamped %s, not after %s", r.Index, r.HLC, log[i-1].HLC)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("records:\n got %v\nwant %v", got, want)
+	}
+
+	created := log[0].p.(*synclog.SessionCreated)
+	if created.Session.ID != s.ID || created.Session.Title != "plan" || created.Session.Key != "cli:api" {
+		t.Errorf("session created = %+v", created.Session)
+	}
+	first, third := log[1].p.(*synclog.MessagesAppended), log[5].p.(*synclog.MessagesAppended)
+	if first.FirstSeq != 1 || first.PrevID != "" || first.Messages[0].ID != q1.ID || first.At.IsZero() {
+		t.Errorf("first append = %+v", first)
+	}
+	if third.FirstSeq != 3 || third.PrevID != a1.ID || third.Messages[0].ID != q2.ID {
+		t.Errorf("third append = first seq %d after %q, want 3 after %q", third.FirstSeq, third.PrevID, a1.ID)
+	}
+	if p := log[3].p.(*synclog.PartUpdated); p.MessageID != a1.ID || p.Part.Status != loom.ToolCompleted {
+		t.Errorf("part updated = %+v", p)
+	}
+	if p := log[4].p.(*synclog.UsageUpdated); p.MessageID != a1.ID || p.Usage.InputTokens != 7 {
+		t.Errorf("usage updated = %+v", p)
+	}
+	if p := log[7].p.(*synclog.SessionChanged); p.Title == nil || *p.Title != "the plan" || p.Archive == nil || p.Archive.At == nil || p.At == nil {
+		t.Errorf("session changed = %+v", p)
+	}
+	if p := log[8].p.(*synclog.Forked); p.Session.ID != fork.ID || p.LastSeq != 2 || p.LastID != a1.ID {
+		t.Errorf("forked = last seq %d, last id %q; want 2, %q", p.LastSeq, p.LastID, a1.ID)
+	}
+	if p := log[9].p.(*synclog.Rewound); p.SessionID != s.ID || p.Fork.ID != rewound.ID || p.KeepSeq != 2 || p.KeepID != a1.ID || p.Store == "" {
+		t.Errorf("rewound = %+v", p)
+	}
+	trashed := log[10].p.(*synclog.Trashed)
+	if !reflect.DeepEqual(trashed.SessionIDs, []string{fork.ID}) || trashed.Seen[host] != 10 {
+		t.Errorf("trashed = %+v; want the fork, having seen this host's 10 records", trashed)
+	}
+	if p := log[12].p.(*synclog.Purged); !reflect.DeepEqual(p.SessionIDs, []string{fork.ID}) {
+		t.Errorf("purged = %+v", p)
+	}
+	if p := log[13].p.(*synclog.Imported); len(p.Sessions) != 1 || p.Sessions[0].Session.ID != imp.Session.ID || len(p.Sessions[0].Messages) != 1 {
+		t.Errorf("imported = %+v", p)
+	}
+}
+
+type logRecord struct {
+	sqlite.LogRecord
+	p synclog.Payload
+}
+
+// syncLog reads and decodes st's whole sync log.
+func syncLog(t *testing.T, st *sqlite.Store) []logRecord {
+	t.Helper()
+	recs, err := st.SyncLog(context.Background(), 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]logRecord, len(recs))
+	for i, r := range recs {
+		p, err := synclog.Decode(r.Payload)
+		if err != nil {
+			t.Fatalf("record %d: %v", r.Index, err)
+		}
+		out[i] = logRecord{r, p}
+	}
+	return out
+}
