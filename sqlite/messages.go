@@ -30,7 +30,7 @@ const (
 )
 
 // hotWrites are prepared on the writer before its first transaction.
-var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL}
+var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL, syncHostSQL}
 
 // Append implements loom.Store with sqlstore.Append.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
