@@ -34,6 +34,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/sessions/{id}/events", s.apiStream(s.sessionEvents))
 	mux.HandleFunc("GET /api/v1/search", s.api(s.search))
 	mux.HandleFunc("POST /api/v1/messages", s.apiStream(s.postMessage))
+	s.syncRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux, w, r) })
 
 	if s.cfg.MCP != nil {

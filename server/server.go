@@ -27,6 +27,9 @@ import (
 type Config struct {
 	Store  loom.Store
 	Tokens loom.TokenStore
+	// Sync keeps the records of sync that /api/v1/sync serves; nil takes
+	// Store when it is a loom.SyncStore (both engines are).
+	Sync loom.SyncStore
 	// Agent opens the conversations that POST /api/v1/messages runs
 	// turns in. Nil, or an agent.UnavailableError from it, makes that
 	// endpoint answer 503.
