@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/synclog"
 )
@@ -38,9 +39,10 @@ func syncHost(ctx context.Context, db queryer) (synclog.HostID, error) {
 	return synclog.HostID(host), nil
 }
 
-// EnableSync sets sync up on the store, once: it gets a host id, and
-// from then on every change it makes is also a record of its sync log.
-// It returns the host id, the one it had when sync was set up before.
+// EnableSync sets sync up on the store, once: it gets a host id, its
+// sync log starts with the records of what it holds (see logHistory),
+// and from then on every change it makes is also a record of the log. It
+// returns the host id, the one it had when sync was set up before.
 func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 	var host synclog.HostID
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -52,10 +54,64 @@ func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('host', ?)`, string(host)); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
+		if err := s.logHistory(ctx, writes{s, tx}); err != nil {
+			return fmt.Errorf("set up sync: %w", err)
+		}
+		s.host.Store(&host)
 		return nil
 	})
+	if err != nil {
+		s.host.Store(nil)
+	}
 	return host, err
 }
+
+// logHistory records every session the store holds, oldest first (so a
+// parent before its forks and sub-agents), as an import of it as it is
+// now, in the trash or archived too (sqlstore.ImportRecords): a fork as a
+// whole session, its inherited messages included. It reads a thousand
+// messages at a time, so a long session's history is never in memory at
+// once.
+func (s *Store) logHistory(ctx context.Context, w writes) error {
+	sessions, err := s.querySessions(ctx, w, "ORDER BY s.created_at, s.id")
+	if err != nil {
+		return err
+	}
+	for _, x := range sessions {
+		x.Lock = nil // a lock is this host's own
+		var after int64
+		for {
+			msgs, err := spanMessages(ctx, w, x.ID, after+1, sqlstore.OpenSeq, "", false, historyChunk)
+			if err != nil {
+				return err
+			}
+			if after > 0 && len(msgs) == 0 {
+				break
+			}
+			var p synclog.Payload = &synclog.Imported{Sessions: []*loom.SessionData{{Session: x, Messages: msgs}}}
+			if after > 0 {
+				prev, err := w.MessageID(ctx, x.ID, after)
+				if err != nil {
+					return err
+				}
+				p = &synclog.MessagesAppended{SessionID: x.ID, FirstSeq: msgs[0].Seq, PrevID: prev,
+					Messages: msgs, At: msgs[len(msgs)-1].CreatedAt}
+			}
+			if err := w.Record(ctx, p); err != nil {
+				return fmt.Errorf("session %s: %w", x.ID, err)
+			}
+			if len(msgs) < historyChunk {
+				break
+			}
+			after = msgs[len(msgs)-1].Seq
+		}
+	}
+	return nil
+}
+
+// historyChunk is how many messages one record of logHistory holds at
+// most.
+const historyChunk = 1000
 
 // LogRecord is a record of the store's sync log as stored.
 type LogRecord struct {

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -94,6 +95,11 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 	}
 
 	log := syncLog(t, st)
+	// The session made before sync was set up is the log's first record.
+	if p, ok := log[0].p.(*synclog.Imported); !ok || p.Sessions[0].Session.ID != before.ID || len(p.Sessions[0].Messages) != 1 {
+		t.Fatalf("first record = %#v, want the import of the session made before", log[0].p)
+	}
+	log = log[1:]
 	want := []synclog.Type{synclog.TypeSessionCreated, synclog.TypeMessagesAppended, synclog.TypeMessagesAppended,
 		synclog.TypePartUpdated, synclog.TypeUsageUpdated, synclog.TypeMessagesAppended, synclog.TypeMessagesAppended,
 		synclog.TypeSessionChanged, synclog.TypeForked, synclog.TypeRewound, synclog.TypeTrashed, synclog.TypeRestored,
@@ -101,7 +107,7 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 	var got []synclog.Type
 	for i, r := range log {
 		got = append(got, r.p.Type())
-		if r.Index != uint64(i+1) {
+		if r.Index != uint64(i+2) {
 			t.Fatalf("record %d has index %d: the log has a gap", i+1, r.Index)
 		}
 		if i > 0 && r.HLC <= log[i-1].HLC {
@@ -139,8 +145,8 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 		t.Errorf("rewound = %+v", p)
 	}
 	trashed := log[10].p.(*synclog.Trashed)
-	if !reflect.DeepEqual(trashed.SessionIDs, []string{fork.ID}) || trashed.Seen[host] != 10 {
-		t.Errorf("trashed = %+v; want the fork, having seen this host's 10 records", trashed)
+	if !reflect.DeepEqual(trashed.SessionIDs, []string{fork.ID}) || trashed.Seen[host] != 11 {
+		t.Errorf("trashed = %+v; want the fork, having seen this host's 11 records", trashed)
 	}
 	if p := log[12].p.(*synclog.Purged); !reflect.DeepEqual(p.SessionIDs, []string{fork.ID}) {
 		t.Errorf("purged = %+v", p)
@@ -171,4 +177,65 @@ func syncLog(t *testing.T, st *sqlite.Store) []logRecord {
 		out[i] = logRecord{r, p}
 	}
 	return out
+}
+
+// Setting sync up records what the store held: each session as an
+// import of it as it is (a fork whole, the trashed and archived ones
+// too), a long one's messages a thousand at a time.
+func TestEnableSyncRecordsHistory(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	long := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, Title: "long", CreatedAt: now, UpdatedAt: now}}
+	for i := range 2500 {
+		role := loom.RoleUser
+		if i%2 == 1 {
+			role = loom.RoleAssistant
+		}
+		long.Messages = append(long.Messages, &loom.Message{ID: loom.NewID(), Seq: int64(i + 1), Role: role, CreatedAt: now,
+			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: fmt.Sprintf("message %d", i+1)}}})
+	}
+	if err := st.Import(ctx, []*loom.SessionData{long}); err != nil {
+		t.Fatal(err)
+	}
+	fork, err := st.Fork(ctx, long.Session.ID, loom.ForkOptions{Turn: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := &loom.Session{UserID: "alice", Key: "cli:gone"}
+	if err := st.Append(ctx, gone, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "bye"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Delete(ctx, gone.ID, loom.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]*loom.Message{}
+	rows := map[string]*loom.Session{}
+	for _, r := range syncLog(t, st) {
+		switch p := r.p.(type) {
+		case *synclog.Imported:
+			rows[p.Sessions[0].Session.ID] = p.Sessions[0].Session
+			got[p.Sessions[0].Session.ID] = p.Sessions[0].Messages
+		case *synclog.MessagesAppended:
+			prev := got[p.SessionID]
+			if n := len(prev); n == 0 || prev[n-1].ID != p.PrevID || p.FirstSeq != int64(n+1) {
+				t.Fatalf("append to %s at %d after %q does not follow the %d messages before", p.SessionID, p.FirstSeq, p.PrevID, n)
+			}
+			got[p.SessionID] = append(prev, p.Messages...)
+		default:
+			t.Fatalf("record %d is %s, want imports and appends", r.Index, p.Type())
+		}
+	}
+	if len(got[long.Session.ID]) != 2500 || got[long.Session.ID][2499].Parts[0].Text != "message 2500" {
+		t.Errorf("the long session's history holds %d messages", len(got[long.Session.ID]))
+	}
+	if f := got[fork.ID]; len(f) != 4 || f[0].ID != long.Messages[0].ID || rows[fork.ID].ParentID != long.Session.ID {
+		t.Errorf("the fork's history = %d messages, parent %q", len(f), rows[fork.ID].ParentID)
+	}
+	if rows[gone.ID] == nil || rows[gone.ID].DeletedAt == nil {
+		t.Errorf("the trashed session is not recorded in the trash: %+v", rows[gone.ID])
+	}
 }
