@@ -113,24 +113,17 @@ func (s *Store) logHistory(ctx context.Context, w writes) error {
 // most.
 const historyChunk = 1000
 
-// LogRecord is a record of the store's sync log as stored.
-type LogRecord struct {
-	Index   uint64
-	HLC     synclog.HLC
-	Payload []byte
-}
-
 // SyncLog returns up to limit records of the store's sync log after
 // index after, in order.
-func (s *Store) SyncLog(ctx context.Context, after uint64, limit int) ([]LogRecord, error) {
+func (s *Store) SyncLog(ctx context.Context, after uint64, limit int) ([]synclog.LogRecord, error) {
 	rows, err := reads{s}.QueryContext(ctx, `SELECT idx, hlc, payload FROM sync_log WHERE idx > ? ORDER BY idx LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read sync log: %w", err)
 	}
 	defer rows.Close()
-	var out []LogRecord
+	var out []synclog.LogRecord
 	for rows.Next() {
-		var r LogRecord
+		var r synclog.LogRecord
 		if err := rows.Scan(&r.Index, &r.HLC, &r.Payload); err != nil {
 			return nil, fmt.Errorf("read sync log: %w", err)
 		}

@@ -157,7 +157,7 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 }
 
 type logRecord struct {
-	sqlite.LogRecord
+	synclog.LogRecord
 	p synclog.Payload
 }
 

@@ -137,16 +137,22 @@ func Decode(b []byte) (Payload, error) {
 // Seal encodes p and seals it with key under header h, whose KeyID must be
 // key's: what a host hands the hub beside h's binary form.
 func Seal(key envelope.Key, h Header, p Payload) ([]byte, error) {
+	body, err := Encode(p)
+	if err != nil {
+		return nil, fmt.Errorf("seal record %d of host %s: %w", h.Index, h.Host, err)
+	}
+	return SealEncoded(key, h, body)
+}
+
+// SealEncoded seals body, a payload as Encode wrote it (a store's log
+// keeps them so), under header h: what Seal does after encoding.
+func SealEncoded(key envelope.Key, h Header, body []byte) ([]byte, error) {
 	if h.KeyID != key.ID() {
 		return nil, fmt.Errorf("seal record %d: header names key %s, sealing with %s", h.Index, h.KeyID, key.ID())
 	}
 	hb, err := h.MarshalBinary()
 	if err != nil {
 		return nil, fmt.Errorf("seal record %d: %w", h.Index, err)
-	}
-	body, err := Encode(p)
-	if err != nil {
-		return nil, fmt.Errorf("seal record %d of host %s: %w", h.Index, h.Host, err)
 	}
 	return envelope.Seal(key, hb, body)
 }

@@ -98,3 +98,12 @@ func (h *Header) UnmarshalBinary(b []byte) error {
 func (h Header) String() string {
 	return fmt.Sprintf("host %s #%d at %s, key %s", h.Host, h.Index, h.HLC, h.KeyID)
 }
+
+// LogRecord is a record of a host's own log as its store keeps it: its
+// index and stamp, which make its header, and its payload as Encode
+// wrote it.
+type LogRecord struct {
+	Index   uint64
+	HLC     HLC
+	Payload []byte
+}

@@ -1,0 +1,155 @@
+// Package hub is the client side of sync: it talks to a hub (`loom
+// serve`'s /api/v1/sync) to push a host's own records, sealed, and to
+// pull the other hosts' records, opened with the user's sync key. The
+// hub sees headers and ciphertext only (see docs/sync.md).
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom"
+)
+
+// Client calls one hub as one user.
+type Client struct {
+	// URL is the hub's base URL, as `loom serve` listens
+	// (http://host:port).
+	URL string
+	// Token is the user's loom token on the hub (loom serve token).
+	Token string
+	// HTTP is the client of the calls (http.DefaultClient when nil).
+	HTTP *http.Client
+}
+
+// ErrUnreachable is in the chain of the error of a call that reached no
+// hub: none listens at the URL, or the network is down.
+var ErrUnreachable = errors.New("hub unreachable")
+
+// record is a record on the wire; header and body are base64, as
+// encoding/json writes bytes.
+type record struct {
+	Host   string `json:"host"`
+	Index  int64  `json:"index"`
+	Header []byte `json:"header"`
+	Body   []byte `json:"body"`
+}
+
+// Hosts returns what the hub holds of each of the user's hosts.
+func (c *Client) Hosts(ctx context.Context) ([]loom.SyncHost, error) {
+	var out struct {
+		Hosts []struct {
+			Host    string `json:"host"`
+			Last    int64  `json:"last"`
+			Records int64  `json:"records"`
+			Bytes   int64  `json:"bytes"`
+		} `json:"hosts"`
+	}
+	if err := c.call(ctx, http.MethodGet, "/api/v1/sync/hosts", nil, &out); err != nil {
+		return nil, err
+	}
+	hosts := make([]loom.SyncHost, len(out.Hosts))
+	for i, h := range out.Hosts {
+		hosts[i] = loom.SyncHost{Host: h.Host, Last: h.Last, Records: h.Records, Bytes: h.Bytes}
+	}
+	return hosts, nil
+}
+
+// Put stores recs on the hub, all or none, and returns how many it had
+// not stored before.
+func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
+	in := struct {
+		Records []record `json:"records"`
+	}{Records: make([]record, len(recs))}
+	for i, r := range recs {
+		in.Records[i] = record{Host: r.Host, Index: r.Index, Header: r.Header, Body: r.Body}
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return 0, err
+	}
+	var out struct {
+		Stored int `json:"stored"`
+	}
+	if err := c.call(ctx, http.MethodPost, "/api/v1/sync/records", b, &out); err != nil {
+		return 0, err
+	}
+	return out.Stored, nil
+}
+
+// Records returns up to limit of host's records after index after, in
+// order, and whether the hub holds more.
+func (c *Client) Records(ctx context.Context, host string, after int64, limit int) ([]loom.SyncRecord, bool, error) {
+	q := url.Values{"host": {host}, "after": {strconv.FormatInt(after, 10)}, "limit": {strconv.Itoa(limit)}}
+	var out struct {
+		Records []record `json:"records"`
+		More    bool     `json:"more"`
+	}
+	if err := c.call(ctx, http.MethodGet, "/api/v1/sync/records?"+q.Encode(), nil, &out); err != nil {
+		return nil, false, err
+	}
+	recs := make([]loom.SyncRecord, len(out.Records))
+	for i, r := range out.Records {
+		recs[i] = loom.SyncRecord{Host: r.Host, Index: r.Index, Header: r.Header, Body: r.Body}
+	}
+	return recs, out.More, nil
+}
+
+// call sends a request with body (JSON, nil for none) and decodes the
+// answer into out. The hub's errors come back as loom errors with their
+// code, so that the caller tells a conflict from a refusal.
+func (c *Client) call(ctx context.Context, method, path string, body []byte, out any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.URL, "/")+path, rd)
+	if err != nil {
+		return fmt.Errorf("hub %s: %w", c.URL, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("hub %s: %w", c.URL, ctx.Err())
+		}
+		return fmt.Errorf("%w: %s: %w", ErrUnreachable, c.URL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Error struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if json.Unmarshal(b, &e) != nil || e.Error.Message == "" {
+			return fmt.Errorf("hub %s: %s", c.URL, resp.Status)
+		}
+		code := e.Error.Code
+		if resp.StatusCode == http.StatusUnauthorized {
+			code = loom.EINVALID
+		}
+		return loom.Errorf(code, "hub %s: %s", c.URL, e.Error.Message)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("hub %s: read the answer: %w", c.URL, err)
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package hub_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/server"
+	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/synclog"
+)
+
+func open(t *testing.T, name string) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// hubFor starts a real hub (loom serve's handler over a SQLite store)
+// and returns it with a client of user alice's.
+func hubFor(t *testing.T) (*sqlite.Store, *httptest.Server, *hub.Client) {
+	t.Helper()
+	st := open(t, "hub.db")
+	ts := httptest.NewServer(server.New(server.Config{Store: st, Tokens: st}))
+	t.Cleanup(ts.Close)
+	_, secret, err := st.CreateToken(context.Background(), "alice", "laptop", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, ts, &hub.Client{URL: ts.URL, Token: secret}
+}
+
+// A host's log goes to the hub sealed, and comes back to another host
+// opened, record for record; pushing again sends nothing more; the hub's
+// file holds no plaintext of it.
+func TestPushAndPull(t *testing.T) {
+	ctx := context.Background()
+	hubStore, _, c := hubFor(t)
+	key, err := envelope.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := open(t, "a.db")
+	self, err := a.EnableSync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &loom.Session{UserID: "alice", Key: "cli:api"}
+	for _, text := range []string{"zanzibar marker question", "an answer", "another question"} {
+		if err := a.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := c.Push(ctx, a, key); err != nil || n != 4 {
+		t.Fatalf("push = %d records, %v; want the session and its 3 appends", n, err)
+	}
+	if n, err := c.Push(ctx, a, key); err != nil || n != 0 {
+		t.Fatalf("a second push = %d records, %v; want none", n, err)
+	}
+	local, err := a.SyncLog(ctx, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []synclog.Payload
+	n, err := c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
+		if h.Host != self || h.Index != uint64(len(got)+1) || h.HLC != local[len(got)].HLC {
+			t.Errorf("record %d pulled with header %s", len(got)+1, h)
+		}
+		got = append(got, p)
+		return nil
+	})
+	if err != nil || n != 4 {
+		t.Fatalf("pull = %d records, %v", n, err)
+	}
+	if m := got[1].(*synclog.MessagesAppended); m.SessionID != s.ID || m.Messages[0].Text() != "zanzibar marker question" {
+		t.Errorf("second record pulled = %+v", m)
+	}
+	// A host pulls only others' records, and only those after what it
+	// applied.
+	if n, err := c.Pull(ctx, self, nil, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || n != 0 {
+		t.Errorf("pulling as the pushing host = %d, %v", n, err)
+	}
+	if n, err := c.Pull(ctx, "", synclog.Vector{self: 3}, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || n != 1 {
+		t.Errorf("pulling after record 3 = %d, %v", n, err)
+	}
+	hubStore.Close()
+	for _, f := range []string{"hub.db", "hub.db-wal"} {
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(hubStore.Path()), f))
+		if f == "hub.db" && (err != nil || len(b) == 0) {
+			t.Fatalf("the hub's file is not there to read: %v", err)
+		}
+		if strings.Contains(string(b), "zanzibar") {
+			t.Errorf("the hub's %s holds the plaintext", f)
+		}
+	}
+}
+
+// A wrong key, a hub that is down and a bad token are each one clear
+// error.
+func TestPullErrors(t *testing.T) {
+	ctx := context.Background()
+	_, ts, c := hubFor(t)
+	key, _ := envelope.NewKey()
+	other, _ := envelope.NewKey()
+	a := open(t, "a.db")
+	if _, err := a.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Append(ctx, &loom.Session{UserID: "alice", Key: "cli:x"}, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Push(ctx, open(t, "nosync.db"), key); loom.ErrorCode(err) != loom.EINVALID {
+		t.Errorf("push of a store without sync: %v", err)
+	}
+	if _, err := c.Push(ctx, a, key); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Pull(ctx, "", nil, other, func(synclog.Header, synclog.Payload) error { return nil })
+	if !errors.Is(err, envelope.ErrWrongKey) || !strings.Contains(err.Error(), other.ID()) {
+		t.Errorf("pull with another key: %v", err)
+	}
+	bad := &hub.Client{URL: ts.URL, Token: "loom_nonsense"}
+	if _, err := bad.Hosts(ctx); err == nil || !strings.Contains(err.Error(), "token") {
+		t.Errorf("a bad token: %v", err)
+	}
+	ts.Close()
+	if _, err := c.Push(ctx, a, key); !errors.Is(err, hub.ErrUnreachable) || strings.Count(err.Error(), "\n") > 0 {
+		t.Errorf("push to a hub that is down: %v", err)
+	}
+}
