@@ -258,6 +258,7 @@ search, resume, fork, move, export and import.`,
 		newCmdServe(f),
 		newCmdMCP(f),
 		newCmdToken(f),
+		newCmdSync(f),
 		newCmdPaths(f),
 		newCmdVersion(f),
 	)

@@ -57,7 +57,7 @@ func serveToken(ctx context.Context, f *Factory, tokens loom.TokenStore, user st
 		return nil, err
 	}
 	st := &servedToken{tok: tok, secret: secret, kept: path}
-	if err := writeServeToken(d.State, path, secret); err != nil {
+	if err := writeSecret(d.State, path, secret); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "loom: warning: the token cannot be kept for the next start: %v\n", err)
 		st.kept = ""
 	}
@@ -99,10 +99,11 @@ func readServeToken(f *Factory, path string) string {
 	return secret
 }
 
-// writeServeToken keeps secret in path, readable by this user only. It
-// writes a new file and renames it over the old, so that a reader never
-// sees half a secret and a symlink in the way is replaced, not followed.
-func writeServeToken(dir, path, secret string) error {
+// writeSecret keeps secret (a token, a sync key) in path, readable by
+// this user only. It writes a new file and renames it over the old, so
+// that a reader never sees half a secret and a symlink in the way is
+// replaced, not followed.
+func writeSecret(dir, path, secret string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}

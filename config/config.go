@@ -48,6 +48,21 @@ type Config struct {
 
 	// MCP sets what `loom mcp` offers ([mcp]).
 	MCP MCPSettings `toml:"mcp"`
+
+	// Sync is where `loom sync` keeps this machine's sessions in step
+	// with the user's other machines ([sync]).
+	Sync SyncSettings `toml:"sync"`
+}
+
+// SyncSettings are the [sync] settings of `loom sync`.
+type SyncSettings struct {
+	// Hub is the URL of the hub, a `loom serve` every machine reaches
+	// (LOOM_SYNC_HUB).
+	Hub string `toml:"hub"`
+	// Token is the user's token on the hub (LOOM_SYNC_TOKEN).
+	Token string `toml:"token"`
+	// Interval is how often `loom sync --watch` syncs (default 5s).
+	Interval time.Duration `toml:"interval"`
 }
 
 // MCPSettings are the [mcp] settings of `loom mcp`.
@@ -97,6 +112,7 @@ func (c *Config) durations() []duration {
 	return []duration{
 		{&c.StreamIdleTimeout, "stream_idle_timeout", "LOOM_STREAM_IDLE_TIMEOUT"},
 		{&c.TurnTimeout, "turn_timeout", "LOOM_TURN_TIMEOUT"},
+		{&c.Sync.Interval, "sync.interval", "LOOM_SYNC_INTERVAL"},
 	}
 }
 
@@ -109,7 +125,8 @@ type Endpoint struct {
 // Load reads config.toml at path; a missing file is an empty
 // configuration. Environment variables then override it: LOOM_PROVIDER,
 // LOOM_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
-// ANTHROPIC_BASE_URL, LOOM_STREAM_IDLE_TIMEOUT, LOOM_TURN_TIMEOUT.
+// ANTHROPIC_BASE_URL, LOOM_STREAM_IDLE_TIMEOUT, LOOM_TURN_TIMEOUT,
+// LOOM_SYNC_HUB, LOOM_SYNC_TOKEN, LOOM_SYNC_INTERVAL.
 func Load(path string, env func(string) string) (*Config, error) {
 	c := &Config{}
 	if path != "" {
@@ -124,7 +141,7 @@ func Load(path string, env func(string) string) (*Config, error) {
 			}
 			for _, d := range c.durations() {
 				// A bare number would be read as nanoseconds.
-				if md.IsDefined(d.key) && md.Type(d.key) != "String" {
+				if key := strings.Split(d.key, "."); md.IsDefined(key...) && md.Type(key...) != "String" {
 					return nil, loom.Errorf(loom.EINVALID, "%s: %s must be a duration in quotes, such as \"60s\" or \"5m\"", path, d.key)
 				}
 			}
@@ -138,6 +155,8 @@ func Load(path string, env func(string) string) (*Config, error) {
 			*dst = v
 		}
 	}
+	set(&c.Sync.Hub, "LOOM_SYNC_HUB")
+	set(&c.Sync.Token, "LOOM_SYNC_TOKEN")
 	set(&c.Provider, "LOOM_PROVIDER")
 	set(&c.Model, "LOOM_MODEL")
 	set(&c.OpenAI.APIKey, "OPENAI_API_KEY")

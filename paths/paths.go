@@ -157,6 +157,10 @@ func (d Dirs) ServeTokenFile(user string) string {
 // ConfigFile returns the user's configuration file.
 func (d Dirs) ConfigFile() string { return filepath.Join(d.Config, "config.toml") }
 
+// SyncKeyFile is where this machine keeps the user's sync key, readable
+// by the user only (see docs/sync.md).
+func (d Dirs) SyncKeyFile() string { return filepath.Join(d.Config, "sync.key") }
+
 // ProfilesDir returns the directory of named profiles (system prompt plus
 // optional model), kept in Config because users write them by hand.
 func (d Dirs) ProfilesDir() string { return filepath.Join(d.Config, "profiles") }

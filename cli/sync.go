@@ -1,0 +1,423 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/synclog"
+)
+
+// syncStore is a store that syncs: it keeps its own sync log and applies
+// the records of the user's other machines (SQLite stores).
+type syncStore interface {
+	hub.Log
+	EnableSync(ctx context.Context) (synclog.HostID, error)
+	ApplySync(ctx context.Context, h synclog.Header, p synclog.Payload) error
+	SyncApplied(ctx context.Context) (synclog.Vector, error)
+}
+
+// defaultSyncInterval is how often `loom sync --watch` syncs unless
+// [sync] interval says otherwise.
+const defaultSyncInterval = 5 * time.Second
+
+func newCmdSync(f *Factory) *cobra.Command {
+	var watch bool
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Keep this machine's sessions in step with your other machines through a hub",
+		Long: `Sync sends this machine's changes to a hub (a loom serve that all your
+machines reach) and brings in the changes of your other machines, so that
+every machine holds every session: list, search and resume work offline.
+What goes to the hub is sealed with your sync key, which never leaves your
+machines: the hub sees ciphertext only.
+
+Set up: [sync] hub and token in config.toml (or LOOM_SYNC_HUB and
+LOOM_SYNC_TOKEN), then "loom sync key" on your first machine and
+"loom sync key --set" on the others. See docs/sync.md.`,
+		Example: `  loom sync
+  loom sync --watch
+  loom sync status
+  loom sync key | ssh laptop loom sync key --set`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return syncRun(cmd.Context(), f, watch, interval)
+		},
+	}
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "keep syncing until interrupted")
+	cmd.Flags().DurationVar(&interval, "interval", 0, "how often --watch syncs (default [sync] interval, else 5s)")
+	cmd.AddCommand(newCmdSyncStatus(f), newCmdSyncKey(f))
+	return cmd
+}
+
+// syncer is what one sync needs: the store, the hub and the key.
+type syncer struct {
+	st       syncStore
+	hub      *hub.Client
+	key      envelope.Key
+	interval time.Duration
+}
+
+// syncSetup reads the settings of sync and opens the store.
+func (f *Factory) syncSetup(ctx context.Context, needKey bool) (*syncer, error) {
+	d, err := f.Dirs()
+	if err != nil {
+		return nil, err
+	}
+	c, err := config.Load(d.ConfigFile(), f.env)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Sync.Hub == "":
+		return nil, loom.Errorf(loom.EINVALID, "no hub to sync with: set [sync] hub in %s, or LOOM_SYNC_HUB, to a loom serve all your machines reach (see docs/sync.md)", d.ConfigFile())
+	case c.Sync.Token == "":
+		return nil, loom.Errorf(loom.EINVALID, "no token for the hub: set [sync] token in %s, or LOOM_SYNC_TOKEN, to a token of yours on the hub (loom token create there)", d.ConfigFile())
+	}
+	s := &syncer{hub: &hub.Client{URL: c.Sync.Hub, Token: c.Sync.Token}, interval: c.Sync.Interval}
+	if needKey {
+		key, ok, err := readSyncKey(d.SyncKeyFile())
+		switch {
+		case err != nil:
+			return nil, err
+		case !ok:
+			return nil, loom.Errorf(loom.EINVALID, "no sync key on this machine: run \"loom sync key\" on your first machine and \"loom sync key --set\" here with what it prints")
+		}
+		s.key = key
+	}
+	st, err := f.CreateStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ss, ok := st.(syncStore)
+	if !ok {
+		return nil, loom.Errorf(loom.EINVALID, "this store does not sync: a PostgreSQL store is shared by your machines already (sync keeps embedded SQLite stores in step)")
+	}
+	s.st = ss
+	return s, nil
+}
+
+// syncResult is what one sync did.
+type syncResult struct {
+	Host   synclog.HostID `json:"host"`
+	Pushed int            `json:"pushed"`
+	Pulled int            `json:"pulled"`
+}
+
+// once pushes this machine's new records, then pulls and applies the
+// others'.
+func (s *syncer) once(ctx context.Context) (syncResult, error) {
+	host, err := s.st.EnableSync(ctx)
+	if err != nil {
+		return syncResult{}, err
+	}
+	res := syncResult{Host: host}
+	if res.Pushed, err = s.hub.Push(ctx, s.st, s.key); err != nil {
+		return res, err
+	}
+	applied, err := s.st.SyncApplied(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Pulled, err = s.hub.Pull(ctx, host, applied, s.key, func(h synclog.Header, p synclog.Payload) error {
+		return s.st.ApplySync(ctx, h, p)
+	})
+	return res, err
+}
+
+func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration) error {
+	s, err := f.syncSetup(ctx, true)
+	if err != nil {
+		return err
+	}
+	report := func(r syncResult) error {
+		if f.JSON() {
+			return writeJSON(f.IO.Out, r)
+		}
+		if !watch || r.Pushed+r.Pulled > 0 {
+			fmt.Fprintf(f.IO.Out, "Sent %s, received %s (hub %s)\n", records(r.Pushed), records(r.Pulled), s.hub.URL)
+		}
+		return nil
+	}
+	if !watch {
+		r, err := s.once(ctx)
+		if err != nil {
+			return err
+		}
+		return report(r)
+	}
+	if interval <= 0 {
+		interval = s.interval
+	}
+	if interval <= 0 {
+		interval = defaultSyncInterval
+	}
+	if !f.JSON() {
+		fmt.Fprintf(f.IO.ErrOut, "Syncing with %s every %s; Ctrl+C stops.\n", s.hub.URL, interval)
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		r, err := s.once(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			// A hub away for a while is no reason to stop watching.
+			fmt.Fprintf(f.IO.ErrOut, "loom sync: %s; trying again in %s\n", loom.ErrorMessage(err), interval)
+		default:
+			if err := report(r); err != nil {
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func records(n int) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return fmt.Sprintf("%d records", n)
+}
+
+func newCmdSyncStatus(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show this machine's host and what the hub holds of each of your machines",
+		Example: `  loom sync status
+  loom sync status --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return syncStatusRun(cmd.Context(), f) },
+	}
+}
+
+// syncHostStatus is one host in `loom sync status`.
+type syncHostStatus struct {
+	Host    string `json:"host"`
+	This    bool   `json:"this_machine"`
+	Records int64  `json:"records"`
+	Bytes   int64  `json:"bytes"`
+	// Behind is how many of the host's records are not where they
+	// should be yet: this machine's not on the hub, another's not
+	// applied here.
+	Behind int64 `json:"behind"`
+}
+
+func syncStatusRun(ctx context.Context, f *Factory) error {
+	s, err := f.syncSetup(ctx, false)
+	if err != nil {
+		return err
+	}
+	host, err := s.st.SyncHost(ctx)
+	if err != nil {
+		return err
+	}
+	hosts, err := s.hub.Hosts(ctx)
+	if err != nil {
+		return err
+	}
+	applied, err := s.st.SyncApplied(ctx)
+	if err != nil {
+		return err
+	}
+	var local uint64
+	if host != "" {
+		if recs, err := lastLogRecord(ctx, s.st); err != nil {
+			return err
+		} else if recs > 0 {
+			local = recs
+		}
+	}
+	var out []syncHostStatus
+	seen := false
+	for _, h := range hosts {
+		x := syncHostStatus{Host: h.Host, Records: h.Records, Bytes: h.Bytes}
+		if h.Host == string(host) {
+			x.This, seen = true, true
+			x.Behind = int64(local) - h.Last
+		} else {
+			x.Behind = h.Last - int64(applied[synclog.HostID(h.Host)])
+		}
+		out = append(out, x)
+	}
+	if host != "" && !seen {
+		out = append(out, syncHostStatus{Host: string(host), This: true, Behind: int64(local)})
+	}
+	if f.JSON() {
+		return writeJSON(f.IO.Out, struct {
+			Hub   string           `json:"hub"`
+			Host  synclog.HostID   `json:"host"`
+			Hosts []syncHostStatus `json:"hosts"`
+		}{s.hub.URL, host, out})
+	}
+	if host == "" {
+		fmt.Fprintf(f.IO.Out, "This machine has not synced yet (loom sync).\n")
+	}
+	fmt.Fprintf(f.IO.Out, "Hub %s: %d machine%s\n", s.hub.URL, len(hosts), plural(len(hosts)))
+	for _, x := range out {
+		who, behind := "", ""
+		switch {
+		case x.This:
+			who = " (this machine)"
+			if x.Behind > 0 {
+				behind = fmt.Sprintf(", %s to send", records(int(x.Behind)))
+			}
+		case x.Behind > 0:
+			behind = fmt.Sprintf(", %s to receive", records(int(x.Behind)))
+		}
+		fmt.Fprintf(f.IO.Out, "  %s%s: %s on the hub%s\n", x.Host, who, records(int(x.Records)), behind)
+	}
+	return nil
+}
+
+// lastLogRecord returns the index of the last record of st's own log, 0
+// when it has none.
+func lastLogRecord(ctx context.Context, st hub.Log) (uint64, error) {
+	var last uint64
+	for {
+		recs, err := st.SyncLog(ctx, last, 1000)
+		if err != nil || len(recs) == 0 {
+			return last, err
+		}
+		last = recs[len(recs)-1].Index
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func newCmdSyncKey(f *Factory) *cobra.Command {
+	var set, force bool
+	cmd := &cobra.Command{
+		Use:   "key",
+		Short: "Print your sync key, or keep the one your first machine printed",
+		Long: `Your sync key seals what sync sends to the hub; it never leaves your
+machines. On your first machine "loom sync key" makes it and prints it;
+carry it to each other machine and give it to "loom sync key --set" on
+standard input (so that it stays out of your shell's history). Anyone
+with the key and your hub token can read your sessions: keep it as you
+keep a password.`,
+		Example: `  loom sync key
+  loom sync key --set < key.txt
+  loom sync key | ssh laptop loom sync key --set`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if set {
+				return syncKeySetRun(f, force)
+			}
+			if force {
+				return usageErrorf("--force goes with --set")
+			}
+			return syncKeyRun(f)
+		},
+	}
+	cmd.Flags().BoolVar(&set, "set", false, "keep the key read from standard input as this machine's")
+	cmd.Flags().BoolVar(&force, "force", false, "with --set: replace a different key this machine has")
+	return cmd
+}
+
+// readSyncKey reads the key kept in path; ok is false when there is
+// none.
+func readSyncKey(path string) (envelope.Key, bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return envelope.Key{}, false, nil
+	}
+	if err != nil {
+		return envelope.Key{}, false, fmt.Errorf("read the sync key: %w", err)
+	}
+	key, err := envelope.ParseKey(string(b))
+	if err != nil {
+		return envelope.Key{}, false, loom.Errorf(loom.EINVALID, "%s: %v", path, err)
+	}
+	return key, true, nil
+}
+
+func syncKeyRun(f *Factory) error {
+	d, err := f.Dirs()
+	if err != nil {
+		return err
+	}
+	path := d.SyncKeyFile()
+	key, ok, err := readSyncKey(path)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if key, err = envelope.NewKey(); err != nil {
+			return err
+		}
+		if err := writeSecret(filepath.Dir(path), path, key.Text()); err != nil {
+			return fmt.Errorf("keep the sync key: %w", err)
+		}
+		if !f.JSON() {
+			fmt.Fprintf(f.IO.ErrOut, "Made a new sync key, kept in %s. Give it to \"loom sync key --set\" on your other machines.\n", path)
+		}
+	}
+	if f.JSON() {
+		return writeJSON(f.IO.Out, struct {
+			Key  string `json:"key"`
+			ID   string `json:"id"`
+			Path string `json:"path"`
+		}{key.Text(), key.ID(), path})
+	}
+	fmt.Fprintln(f.IO.Out, key.Text())
+	return nil
+}
+
+func syncKeySetRun(f *Factory, force bool) error {
+	d, err := f.Dirs()
+	if err != nil {
+		return err
+	}
+	if f.IO.IsStdinTTY() {
+		fmt.Fprint(f.IO.ErrOut, "Paste the sync key your first machine printed, then Enter: ")
+	}
+	line, err := bufio.NewReader(io.LimitReader(f.IO.In, 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("read the key: %w", err)
+	}
+	key, err := envelope.ParseKey(line)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	path := d.SyncKeyFile()
+	old, ok, err := readSyncKey(path)
+	switch {
+	case err != nil && !force:
+		return err
+	case ok && old.ID() == key.ID():
+		fmt.Fprintf(f.IO.ErrOut, "This machine has that key already (%s).\n", key.ID())
+		return nil
+	case ok && !force:
+		return loom.Errorf(loom.ECONFLICT, "this machine has another sync key (%s); records sealed with it could no longer be read here: add --force to replace it", old.ID())
+	}
+	if err := writeSecret(filepath.Dir(path), path, key.Text()); err != nil {
+		return fmt.Errorf("keep the sync key: %w", err)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Kept sync key %s in %s.\n", key.ID(), strings.TrimSpace(path))
+	return nil
+}
