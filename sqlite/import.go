@@ -42,46 +42,8 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		return err
 	}
 	return s.withTx(ctx, func(tx *sql.Tx) error {
-		for _, d := range data {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE id = ?`, d.Session.ID).Scan(&n); err != nil {
-				return fmt.Errorf("import: %w", err)
-			}
-			if n > 0 {
-				return loom.Errorf(loom.ECONFLICT, "session %s already exists", d.Session.ID)
-			}
-		}
-		// The writer is the only one, and this transaction holds it: the
-		// bodies take the ids SQLite would give them, chosen here, so that
-		// many go in one statement and the messages name them.
-		var firstBody int64
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM bodies`).Scan(&firstBody); err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO bulk_load (active) VALUES (1)`); err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		// The messages are encoded beside the writer; it is done with
-		// them (AssignPartIDs writes their parts) before Import returns.
-		rows := make(chan importRows, 8)
-		stop, done := make(chan struct{}), make(chan struct{})
-		defer func() { close(stop); <-done }()
-		go func() {
-			defer close(done)
-			encodeImport(data, firstBody, rows, stop)
-		}()
-		w := &importWriter{ctx: ctx, tx: tx, rows: rows}
-		defer w.close()
-		for _, d := range data {
-			if err := w.session(d); err != nil {
-				return err
-			}
-		}
-		if err := indexBodies(ctx, tx, firstBody); err != nil {
-			return fmt.Errorf("import: index: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM bulk_load`); err != nil {
-			return fmt.Errorf("import: %w", err)
+		if err := s.importTx(ctx, tx, data); err != nil {
+			return err
 		}
 		for _, d := range data {
 			for _, p := range sqlstore.ImportRecords(d) {
@@ -92,6 +54,53 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		}
 		return nil
 	})
+}
+
+// importTx writes data, validated, inside tx, recording nothing: what
+// Import does, and what applying another host's import does.
+func (s *Store) importTx(ctx context.Context, tx *sql.Tx, data []*loom.SessionData) error {
+	for _, d := range data {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE id = ?`, d.Session.ID).Scan(&n); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		if n > 0 {
+			return loom.Errorf(loom.ECONFLICT, "session %s already exists", d.Session.ID)
+		}
+	}
+	// The writer is the only one, and this transaction holds it: the
+	// bodies take the ids SQLite would give them, chosen here, so that
+	// many go in one statement and the messages name them.
+	var firstBody int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM bodies`).Scan(&firstBody); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO bulk_load (active) VALUES (1)`); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	// The messages are encoded beside the writer; it is done with
+	// them (AssignPartIDs writes their parts) before Import returns.
+	rows := make(chan importRows, 8)
+	stop, done := make(chan struct{}), make(chan struct{})
+	defer func() { close(stop); <-done }()
+	go func() {
+		defer close(done)
+		encodeImport(data, firstBody, rows, stop)
+	}()
+	w := &importWriter{ctx: ctx, tx: tx, rows: rows}
+	defer w.close()
+	for _, d := range data {
+		if err := w.session(d); err != nil {
+			return err
+		}
+	}
+	if err := indexBodies(ctx, tx, firstBody); err != nil {
+		return fmt.Errorf("import: index: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM bulk_load`); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	return nil
 }
 
 // importHashSize is how much of the search index FTS5 keeps in memory

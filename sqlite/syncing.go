@@ -166,12 +166,19 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 			return err
 		}
 	}
-	_, err = w.ExecContext(ctx, syncInsertSQL, w.s.clock.Now(), b)
-	return err
+	host := w.s.host.Load()
+	if host == nil {
+		return errors.New("sync is not set up")
+	}
+	st := synclog.Stamp{HLC: w.s.clock.Now(), Host: *host}
+	if _, err := w.ExecContext(ctx, syncInsertSQL, st.HLC, b); err != nil {
+		return err
+	}
+	return stampLocal(ctx, w, st, p)
 }
 
-// Seen implements sqlstore.SyncLog: this store's own records so far
-// (records of other hosts are not applied yet).
+// Seen implements sqlstore.SyncLog: this store's own records so far,
+// and those of other hosts it has applied.
 func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 	host := w.s.host.Load()
 	if host == nil {
@@ -181,7 +188,21 @@ func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 	if err := w.QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
 		return nil, err
 	}
-	return synclog.Vector{*host: last}, nil
+	v := synclog.Vector{*host: last}
+	rows, err := w.QueryContext(ctx, `SELECT host, idx FROM sync_applied`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		var i uint64
+		if err := rows.Scan(&h, &i); err != nil {
+			return nil, err
+		}
+		v[synclog.HostID(h)] = i
+	}
+	return v, rows.Err()
 }
 
 // MessageID implements sqlstore.SyncLog.

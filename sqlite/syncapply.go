@@ -1,0 +1,314 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
+)
+
+// ErrSyncGap reports a record whose index is not the next one of its
+// host: the records between were lost on the way, and applying past them
+// would leave this store without their changes for good.
+var ErrSyncGap = errors.New("sync record out of order")
+
+// ErrSyncWaits reports a record that follows a change this store does
+// not hold yet (a message, a session): it is applied after that change.
+var ErrSyncWaits = errors.New("sync record waits")
+
+// NotAppliedError reports a record of a kind, or in a case, that this
+// loom does not apply yet. The record is never skipped: skipping it would
+// make this store's copy differ from the others' for good.
+type NotAppliedError struct {
+	Type synclog.Type
+	// Why names the case, "" when no record of the type applies.
+	Why string
+}
+
+func (e *NotAppliedError) Error() string {
+	msg := fmt.Sprintf("this loom cannot apply %s records yet", e.Type)
+	if e.Why != "" {
+		msg += ": " + e.Why
+	}
+	return msg
+}
+
+// ApplySync applies record p of another host, whose header is h, to the
+// store, in one transaction, by the merge rules of docs/sync.md. It
+// records nothing in the store's own sync log: applying is not a change
+// of this host's. The store keeps the index of the last record it applied
+// of each host: a record applied already changes nothing, and one that
+// does not follow it is ErrSyncGap. A record stamped too far ahead of
+// this machine's clock is synclog.ErrClockAhead.
+func (s *Store) ApplySync(ctx context.Context, h synclog.Header, p synclog.Payload) error {
+	if err := h.Host.Validate(); err != nil {
+		return fmt.Errorf("apply sync record: %w", err)
+	}
+	if h.Index == 0 {
+		return fmt.Errorf("apply sync record of host %s: index 0 (a host's records are numbered from 1)", h.Host)
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		w := writes{s, tx}
+		self, err := syncHost(ctx, w)
+		switch {
+		case err != nil:
+			return err
+		case self == "":
+			return loom.Errorf(loom.EINVALID, "sync is not set up on this store")
+		case self == h.Host:
+			return fmt.Errorf("apply sync record %d of host %s: that is this store's own host", h.Index, h.Host)
+		}
+		var last uint64
+		err = tx.QueryRowContext(ctx, `SELECT idx FROM sync_applied WHERE host = ?`, string(h.Host)).Scan(&last)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("read sync state: %w", err)
+		}
+		if h.Index <= last {
+			return nil
+		}
+		if h.Index != last+1 {
+			return fmt.Errorf("%w: record %d of host %s, and this store has applied its records up to %d: records %d to %d are missing",
+				ErrSyncGap, h.Index, h.Host, last, last+1, h.Index-1)
+		}
+		if err := s.clock.Observe(h.HLC); err != nil {
+			return err
+		}
+		if err := s.applyRecord(ctx, w, h.Stamp(), p); err != nil {
+			return fmt.Errorf("apply record %d of host %s (%s): %w", h.Index, h.Host, p.Type(), err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_applied (host, idx) VALUES (?, ?)
+			ON CONFLICT (host) DO UPDATE SET idx = excluded.idx`, string(h.Host), h.Index); err != nil {
+			return fmt.Errorf("write sync state: %w", err)
+		}
+		return nil
+	})
+}
+
+// applyRecord makes the change p, stamped st, to the store.
+func (s *Store) applyRecord(ctx context.Context, w writes, st synclog.Stamp, p synclog.Payload) error {
+	switch p := p.(type) {
+	case *synclog.SessionCreated:
+		return applyCreated(ctx, w, st, p)
+	case *synclog.MessagesAppended:
+		return applyAppend(ctx, w, st, p)
+	case *synclog.Imported:
+		return s.applyImported(ctx, w, st, p)
+	}
+	return &NotAppliedError{Type: p.Type()}
+}
+
+// applyCreated creates the session p's row describes, unless it is here
+// already.
+func applyCreated(ctx context.Context, w writes, st synclog.Stamp, p *synclog.SessionCreated) error {
+	cur, err := w.SessionForWrite(ctx, p.Session.ID)
+	if err != nil || cur != nil {
+		return err
+	}
+	if err := w.CreateSession(ctx, p.Session); err != nil {
+		if loom.ErrorCode(err) == loom.ECONFLICT {
+			return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("another session here has key %q (two machines started sessions with one key)", p.Session.Key)}
+		}
+		return err
+	}
+	return saveMeta(ctx, w, p.Session.ID, synclog.NewMeta(p.Session, st))
+}
+
+// applyAppend appends p's messages to the session that ends where p's
+// writer appended them (synclog.PlanAppend), keeping their ids, seq and
+// times; messages the session holds already are left as they are.
+func applyAppend(ctx context.Context, w writes, st synclog.Stamp, p *synclog.MessagesAppended) error {
+	cur, err := w.SessionForWrite(ctx, p.SessionID)
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		return fmt.Errorf("%w: messages for session %s, which this store does not hold", ErrSyncWaits, p.SessionID)
+	}
+	if cur.DeletedAt != nil {
+		return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("session %s is in the trash here", cur.ID)}
+	}
+	win, err := appendWindow(ctx, w, cur, p)
+	if err != nil {
+		return err
+	}
+	plan := synclog.PlanAppend(win, st, p)
+	switch plan.Action {
+	case synclog.Applied:
+		return nil
+	case synclog.Append:
+	case synclog.Elsewhere:
+		return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf(
+			"session %s holds %d messages and not message %s at seq %d, which the record follows (a rewind or a conflict moved it, or its record has not arrived)",
+			cur.ID, cur.MessageCount, p.PrevID, p.FirstSeq-1)}
+	default:
+		return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf(
+			"two machines appended to session %s at once, from seq %d (a conflict fork)", cur.ID, plan.At)}
+	}
+	// ApplyAppend numbers the messages it is given: copies, so that the
+	// record stays as decoded.
+	msgs := make([]*loom.Message, 0, len(p.Messages)-plan.Skip)
+	for _, m := range p.Messages[plan.Skip:] {
+		c := *m
+		msgs = append(msgs, &c)
+	}
+	cur.ApplyAppend(p.At, msgs...)
+	if err := w.StoreAppend(ctx, cur, msgs); err != nil {
+		return fmt.Errorf("append to %s: %w", cur.ID, err)
+	}
+	if err := stampMessages(ctx, w, st, msgs); err != nil {
+		return err
+	}
+	return appendUnarchives(ctx, w, cur.ID, st)
+}
+
+// appendWindow reads the rows of session cur that PlanAppend needs for
+// record p.
+func appendWindow(ctx context.Context, w writes, cur *loom.Session, p *synclog.MessagesAppended) (synclog.Window, error) {
+	win := synclog.Window{Count: int64(cur.MessageCount)}
+	if p.FirstSeq > 1 && win.Count >= p.FirstSeq-1 {
+		id, err := w.MessageID(ctx, cur.ID, p.FirstSeq-1)
+		if err != nil {
+			return win, err
+		}
+		win.Prev = id
+	}
+	if win.Count < p.FirstSeq {
+		return win, nil
+	}
+	last := min(win.Count, p.FirstSeq+int64(len(p.Messages))-1)
+	held, err := spanMessages(ctx, w, cur.ID, p.FirstSeq, last, "", false, 0)
+	if err != nil {
+		return win, err
+	}
+	for _, m := range held {
+		e := synclog.Entry{ID: m.ID}
+		err := w.QueryRowContext(ctx, `SELECT hlc, host FROM sync_messages WHERE id = ?`, m.ID).Scan(&e.Stamp.HLC, &e.Stamp.Host)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return win, err
+		}
+		win.Next = append(win.Next, e)
+	}
+	return win, nil
+}
+
+// appendUnarchives merges what an append does to the archived state
+// (StoreAppend takes a session out of the archive) into the metadata of
+// session id: an archive stamped after the append keeps the session
+// archived, whichever arrived first.
+func appendUnarchives(ctx context.Context, w writes, id string, st synclog.Stamp) error {
+	m, err := loadMeta(ctx, w, id)
+	if err != nil {
+		return err
+	}
+	if !m.Apply(st, &synclog.SessionChanged{SessionID: id, Archive: &synclog.Archive{}}, 0) && m.Archived.Value != nil {
+		if _, err := w.ExecContext(ctx, `UPDATE sessions SET archived_at = ? WHERE id = ?`, nullTime(m.Archived.Value), id); err != nil {
+			return fmt.Errorf("archive %s: %w", id, err)
+		}
+	}
+	return saveMeta(ctx, w, id, m)
+}
+
+// applyImported imports p's sessions that are not here, with their
+// messages as they are.
+func (s *Store) applyImported(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Imported) error {
+	var data []*loom.SessionData
+	for _, d := range p.Sessions {
+		cur, err := w.SessionForWrite(ctx, d.Session.ID)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			data = append(data, d)
+		}
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	if err := loom.ValidateImport(data); err != nil {
+		return err
+	}
+	if err := s.importTx(ctx, w.tx, data); err != nil {
+		return err
+	}
+	return stampImported(ctx, w, st, data)
+}
+
+// stampImported keeps the stamps of imported sessions and their
+// messages.
+func stampImported(ctx context.Context, w writes, st synclog.Stamp, data []*loom.SessionData) error {
+	for _, d := range data {
+		if err := saveMeta(ctx, w, d.Session.ID, synclog.NewMeta(d.Session, st)); err != nil {
+			return err
+		}
+		if err := stampMessages(ctx, w, st, d.Messages); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stampLocal keeps what the merge rules need of a change this store
+// made, p, recorded at st: the same stamps applying it elsewhere keeps,
+// so that a change of another host older than this one does not
+// overwrite it.
+func stampLocal(ctx context.Context, w writes, st synclog.Stamp, p synclog.Payload) error {
+	switch p := p.(type) {
+	case *synclog.SessionCreated:
+		return saveMeta(ctx, w, p.Session.ID, synclog.NewMeta(p.Session, st))
+	case *synclog.MessagesAppended:
+		if err := stampMessages(ctx, w, st, p.Messages); err != nil {
+			return err
+		}
+		return appendUnarchives(ctx, w, p.SessionID, st)
+	case *synclog.Imported:
+		return stampImported(ctx, w, st, p.Sessions)
+	}
+	return nil
+}
+
+// stampMessages keeps the stamp of the record that appended msgs.
+func stampMessages(ctx context.Context, w writes, st synclog.Stamp, msgs []*loom.Message) error {
+	for _, m := range msgs {
+		if _, err := w.ExecContext(ctx, `INSERT INTO sync_messages (id, hlc, host) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			m.ID, st.HLC, string(st.Host)); err != nil {
+			return fmt.Errorf("stamp message %s: %w", m.ID, err)
+		}
+	}
+	return nil
+}
+
+// loadMeta returns the merged metadata of session id; none when the
+// session's fields were never stamped (it was made before sync was set
+// up, and has not changed since).
+func loadMeta(ctx context.Context, w writes, id string) (synclog.Meta, error) {
+	var m synclog.Meta
+	var text string
+	err := w.QueryRowContext(ctx, `SELECT meta FROM sync_meta WHERE session_id = ?`, id).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, nil
+	}
+	if err != nil {
+		return m, fmt.Errorf("read stamps of %s: %w", id, err)
+	}
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		return m, fmt.Errorf("read stamps of %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// saveMeta stores m as the merged metadata of session id.
+func saveMeta(ctx context.Context, w writes, id string, m synclog.Meta) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("stamp %s: %w", id, err)
+	}
+	if _, err := w.ExecContext(ctx, `INSERT INTO sync_meta (session_id, meta) VALUES (?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET meta = excluded.meta`, id, string(b)); err != nil {
+		return fmt.Errorf("stamp %s: %w", id, err)
+	}
+	return nil
+}

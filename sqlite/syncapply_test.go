@@ -1,0 +1,262 @@
+package sqlite_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/synclog"
+)
+
+// syncPair returns two stores with sync set up, as two machines' stores.
+func syncPair(t *testing.T) (a, b *sqlite.Store) {
+	t.Helper()
+	a, b = tempStore(t), tempStore(t)
+	for _, st := range []*sqlite.Store{a, b} {
+		if _, err := st.EnableSync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, b
+}
+
+// pulled is a record of one store's log as another store applies it.
+type pulled struct {
+	h synclog.Header
+	p synclog.Payload
+}
+
+// pull reads from's sync log after index after, decoded, with the headers
+// its records travel under.
+func pull(t *testing.T, from *sqlite.Store, after uint64) []pulled {
+	t.Helper()
+	host, err := from.SyncHost(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []pulled
+	for _, r := range syncLog(t, from) {
+		if r.Index > after {
+			out = append(out, pulled{synclog.Header{Host: host, Index: r.Index, HLC: r.HLC, KeyID: "0123456789abcdef"}, r.p})
+		}
+	}
+	return out
+}
+
+// applyAll applies recs to st, in order.
+func applyAll(t *testing.T, st *sqlite.Store, recs []pulled) {
+	t.Helper()
+	for _, r := range recs {
+		if err := st.ApplySync(context.Background(), r.h, r.p); err != nil {
+			t.Fatalf("apply %s (%s): %v", r.h, r.p.Type(), err)
+		}
+	}
+}
+
+// view is what a user sees of a store: every session (trashed, archived
+// or not) with its messages, and what searches for words find.
+type view struct {
+	Sessions []*loom.Session
+	Messages map[string][]*loom.Message
+	Hits     map[string][]loom.SearchHit
+}
+
+func viewOf(t *testing.T, st *sqlite.Store, words ...string) view {
+	t.Helper()
+	ctx := context.Background()
+	v := view{Messages: map[string][]*loom.Message{}, Hits: map[string][]loom.SearchHit{}}
+	for _, deleted := range []bool{false, true} {
+		ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "alice", Archived: loom.WithArchived, Deleted: deleted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Sessions = append(v.Sessions, ss...)
+	}
+	for _, s := range v.Sessions {
+		msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Messages[s.ID] = msgs
+	}
+	for _, w := range words {
+		hits, err := st.Search(ctx, loom.SearchQuery{Text: w, UserID: "alice", Archived: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Hits[w] = hits
+	}
+	return v
+}
+
+// sameView fails unless a and b show the same sessions, messages and
+// search results.
+func sameView(t *testing.T, a, b *sqlite.Store, words ...string) view {
+	t.Helper()
+	va, vb := viewOf(t, a, words...), viewOf(t, b, words...)
+	if len(va.Sessions) == 0 {
+		t.Fatal("the first store holds no sessions")
+	}
+	for i := range max(len(va.Sessions), len(vb.Sessions)) {
+		if i >= len(va.Sessions) || i >= len(vb.Sessions) || !reflect.DeepEqual(va.Sessions[i], vb.Sessions[i]) {
+			t.Fatalf("sessions differ:\n%s\n%s", dumpSessions(va.Sessions), dumpSessions(vb.Sessions))
+		}
+	}
+	for id, msgs := range va.Messages {
+		if !reflect.DeepEqual(msgs, vb.Messages[id]) {
+			t.Fatalf("messages of %s differ:\n%s\n%s", id, dumpMessages(msgs), dumpMessages(vb.Messages[id]))
+		}
+	}
+	if !reflect.DeepEqual(va.Hits, vb.Hits) {
+		t.Fatalf("search results differ:\n%+v\n%+v", va.Hits, vb.Hits)
+	}
+	return va
+}
+
+func dumpSessions(ss []*loom.Session) string {
+	out := ""
+	for _, s := range ss {
+		out += mustJSON(s) + "\n"
+	}
+	return out
+}
+
+func dumpMessages(ms []*loom.Message) string {
+	out := ""
+	for _, m := range ms {
+		out += mustJSON(m) + "\n"
+	}
+	return out
+}
+
+func say(t *testing.T, st *sqlite.Store, s *loom.Session, role string, texts ...string) []*loom.Message {
+	t.Helper()
+	var msgs []*loom.Message
+	for _, text := range texts {
+		msgs = append(msgs, &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: text}}})
+	}
+	if err := st.Append(context.Background(), s, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+// Sessions made, messages appended and sessions imported on one machine
+// read the same on another that applied its records: ids, seq, times,
+// text, titles, search. Applying again changes nothing, and applying
+// records nothing in the applying store's own log.
+func TestApplySyncCopiesSessions(t *testing.T) {
+	ctx := context.Background()
+	a, b := syncPair(t)
+	s := &loom.Session{UserID: "alice", Key: "cli:api"}
+	say(t, a, s, loom.RoleUser, "how do zebras sleep")
+	say(t, a, s, loom.RoleAssistant, "standing up, mostly")
+	say(t, a, s, loom.RoleUser, "and giraffes", "too?")
+	other := &loom.Session{UserID: "alice", Title: "notes", Project: loom.Project{ID: "p1", Name: "api", Root: "/src/api"}}
+	say(t, a, other, loom.RoleUser, "remember the zebra")
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	imp := &loom.SessionData{
+		Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Title: "imported", CreatedAt: now, UpdatedAt: now,
+			Source: &loom.Source{Tool: "claude", Path: "/x.jsonl"}},
+		Messages: []*loom.Message{
+			{ID: loom.NewID(), Seq: 1, Role: loom.RoleUser, CreatedAt: now, Parts: []loom.Part{{ID: "p1", Type: loom.PartText, Text: "an imported zebra"}}},
+			{ID: loom.NewID(), Seq: 2, Role: loom.RoleAssistant, CreatedAt: now, Usage: loom.Usage{InputTokens: 5}, Parts: []loom.Part{{ID: "p2", Type: loom.PartText, Text: "yes"}}},
+		}}
+	if err := a.Import(ctx, []*loom.SessionData{imp}); err != nil {
+		t.Fatal(err)
+	}
+
+	recs := pull(t, a, 0)
+	applyAll(t, b, recs)
+	want := sameView(t, a, b, "zebra", "giraffes")
+	if len(want.Sessions) != 3 || len(want.Hits["zebra"]) != 3 {
+		t.Fatalf("%d sessions, %d hits for zebra; want 3, 3", len(want.Sessions), len(want.Hits["zebra"]))
+	}
+	applyAll(t, b, recs)
+	if got := viewOf(t, b, "zebra", "giraffes"); !reflect.DeepEqual(got, want) {
+		t.Fatal("applying the records again changed the store")
+	}
+	if log := syncLog(t, b); len(log) != 0 {
+		t.Fatalf("applying wrote %d records to the store's own log", len(log))
+	}
+
+	// B continues the session; A applies B's records and the two agree.
+	cont := want.Sessions[0]
+	if cont.ID != s.ID {
+		cont, _ = b.Session(ctx, s.ID)
+	}
+	say(t, b, cont, loom.RoleAssistant, "giraffes sleep standing too")
+	applyAll(t, a, pull(t, b, 0))
+	sameView(t, a, b, "zebra", "giraffes")
+	if n := len(syncLog(t, a)); n != len(recs) {
+		t.Fatalf("A's log holds %d records after applying B's, want its own %d", n, len(recs))
+	}
+}
+
+// A record whose index skips one of its host's is refused, and so is one
+// stamped hours ahead of this machine's clock; neither changes the store,
+// and the records apply once what was missing arrives.
+func TestApplySyncRefusesGapsAndClocksAhead(t *testing.T) {
+	ctx := context.Background()
+	a, b := syncPair(t)
+	s := &loom.Session{UserID: "alice"}
+	say(t, a, s, loom.RoleUser, "one")
+	say(t, a, s, loom.RoleUser, "two")
+	recs := pull(t, a, 0) // created, appended, appended
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3", len(recs))
+	}
+	if err := b.ApplySync(ctx, recs[1].h, recs[1].p); !errors.Is(err, sqlite.ErrSyncGap) {
+		t.Fatalf("applying record 2 first: %v, want ErrSyncGap", err)
+	}
+	applyAll(t, b, recs[:1])
+	if err := b.ApplySync(ctx, recs[2].h, recs[2].p); !errors.Is(err, sqlite.ErrSyncGap) {
+		t.Fatalf("applying record 3 after 1: %v, want ErrSyncGap", err)
+	}
+	ahead := recs[1]
+	ahead.h.HLC = synclog.NewHLC(time.Now().Add(3*time.Hour), 0)
+	if err := b.ApplySync(ctx, ahead.h, ahead.p); !errors.Is(err, synclog.ErrClockAhead) {
+		t.Fatalf("a record 3 hours ahead: %v, want ErrClockAhead", err)
+	}
+	if msgs, err := b.Messages(ctx, s.ID, loom.MessageQuery{}); err != nil || len(msgs) != 0 {
+		t.Fatalf("refused records left %d messages (%v)", len(msgs), err)
+	}
+	applyAll(t, b, recs[1:])
+	sameView(t, a, b)
+}
+
+// Records this loom does not apply yet are refused by name, never
+// skipped: the store's vector does not move past them.
+func TestApplySyncRefusesWhatItCannotApply(t *testing.T) {
+	ctx := context.Background()
+	a, b := syncPair(t)
+	s := &loom.Session{UserID: "alice"}
+	say(t, a, s, loom.RoleUser, "one")
+	if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	recs := pull(t, a, 0)
+	applyAll(t, b, recs[:len(recs)-1])
+	last := recs[len(recs)-1]
+	var na *sqlite.NotAppliedError
+	err := b.ApplySync(ctx, last.h, last.p)
+	if !errors.As(err, &na) || na.Type != synclog.TypeTrashed {
+		t.Fatalf("applying a trash: %v, want a NotAppliedError for trashed records", err)
+	}
+	if err := b.ApplySync(ctx, last.h, last.p); !errors.As(err, &na) {
+		t.Fatalf("applying the trash again: %v; the store moved past a record it did not apply", err)
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
