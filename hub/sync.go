@@ -74,8 +74,8 @@ func (c *Client) Push(ctx context.Context, log Log, key envelope.Key) (int, erro
 // after what applied says was applied of each, opens them with key and
 // hands them to apply, each host's in index order. It stops at the
 // first error: of the hub, of a record that does not open (a wrong key
-// is envelope.ErrWrongKey), or of apply. It returns how many records it
-// handed over.
+// is envelope.ErrWrongKey), or of apply, which says which record it
+// could not apply. It returns how many records it handed over.
 func (c *Client) Pull(ctx context.Context, self synclog.HostID, applied synclog.Vector, key envelope.Key,
 	apply func(synclog.Header, synclog.Payload) error) (int, error) {
 	hosts, err := c.Hosts(ctx)
@@ -109,7 +109,7 @@ func (c *Client) Pull(ctx context.Context, self synclog.HostID, applied synclog.
 					return n, err
 				}
 				if err := apply(hd, p); err != nil {
-					return n, fmt.Errorf("apply record %d of host %s: %w", r.Index, r.Host, err)
+					return n, err
 				}
 				n++
 				after = r.Index

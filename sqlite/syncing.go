@@ -54,10 +54,10 @@ func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('host', ?)`, string(host)); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
+		s.host.Store(&host)
 		if err := s.logHistory(ctx, writes{s, tx}); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
-		s.host.Store(&host)
 		return nil
 	})
 	if err != nil {
@@ -188,17 +188,32 @@ func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 	if err := w.QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
 		return nil, err
 	}
-	v := synclog.Vector{*host: last}
-	rows, err := w.QueryContext(ctx, `SELECT host, idx FROM sync_applied`)
+	v, err := applied(ctx, w)
 	if err != nil {
 		return nil, err
 	}
+	v[*host] = last
+	return v, nil
+}
+
+// SyncApplied returns what the store has applied of each other host's
+// log: the index of the last record of each.
+func (s *Store) SyncApplied(ctx context.Context) (synclog.Vector, error) {
+	return applied(ctx, reads{s})
+}
+
+func applied(ctx context.Context, db queryer) (synclog.Vector, error) {
+	rows, err := db.QueryContext(ctx, `SELECT host, idx FROM sync_applied`)
+	if err != nil {
+		return nil, fmt.Errorf("read what sync applied: %w", err)
+	}
 	defer rows.Close()
+	v := synclog.Vector{}
 	for rows.Next() {
 		var h string
 		var i uint64
 		if err := rows.Scan(&h, &i); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read what sync applied: %w", err)
 		}
 		v[synclog.HostID(h)] = i
 	}
