@@ -161,27 +161,36 @@ func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u 
 		if err != nil {
 			return fmt.Errorf("read usage of message %d: %w", seq, err)
 		}
-		d := u
-		d.Sub(old)
-		if _, err := tx.ExecContext(ctx, `UPDATE messages SET input_tokens = ?, output_tokens = ?, reasoning_tokens = ?,
-			cache_read_tokens = ?, cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?
-			WHERE session_id = CAST(? AS TEXT) AND seq = ?`,
-			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions,
-			sessionID, seq); err != nil {
-			return fmt.Errorf("update usage of message %d: %w", seq, err)
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-			reasoning_tokens = reasoning_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
-			cache_write_tokens = cache_write_tokens + ?, cost_usd = cost_usd + ?, api_calls = api_calls + ?,
-			compactions = compactions + ? WHERE id = CAST(? AS TEXT)`,
-			d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, sessionID)
-		if err != nil {
-			return fmt.Errorf("update usage of %s: %w", sessionID, err)
+		if err := setUsage(ctx, tx, sessionID, sessionID, seq, old, u); err != nil {
+			return err
 		}
 		return s.record(ctx, tx, func() (synclog.Payload, error) {
 			return &synclog.UsageUpdated{SessionID: sessionID, Seq: seq, MessageID: mid, Usage: u}, nil
 		})
 	})
+}
+
+// setUsage sets the usage of row seq of store, whose usage was old, to u,
+// and moves the totals of session id by the difference.
+func setUsage(ctx context.Context, tx *sql.Tx, id, store string, seq int64, old, u loom.Usage) error {
+	d := u
+	d.Sub(old)
+	if _, err := tx.ExecContext(ctx, `UPDATE messages SET input_tokens = ?, output_tokens = ?, reasoning_tokens = ?,
+		cache_read_tokens = ?, cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?
+		WHERE session_id = CAST(? AS TEXT) AND seq = ?`,
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions,
+		store, seq); err != nil {
+		return fmt.Errorf("update usage of message %d: %w", seq, err)
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+		reasoning_tokens = reasoning_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
+		cache_write_tokens = cache_write_tokens + ?, cost_usd = cost_usd + ?, api_calls = api_calls + ?,
+		compactions = compactions + ? WHERE id = CAST(? AS TEXT)`,
+		d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, id)
+	if err != nil {
+		return fmt.Errorf("update usage of %s: %w", id, err)
+	}
+	return nil
 }
 
 // rewriteBody stores m's parts as sqlstore.WriteMessage says: a copy

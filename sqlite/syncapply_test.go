@@ -260,3 +260,127 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// manualClock is one wall clock for several stores, moved by the test:
+// changes made at different moments on different machines.
+type manualClock struct{ at time.Time }
+
+func (c *manualClock) now() time.Time { return c.at }
+
+func (c *manualClock) tick() { c.at = c.at.Add(time.Second) }
+
+func clockedPair(t *testing.T) (a, b *sqlite.Store, c *manualClock) {
+	t.Helper()
+	c = &manualClock{at: time.Now().UTC().Truncate(time.Second)}
+	a, b = syncPair(t)
+	a.Now, b.Now = c.now, c.now
+	return a, b, c
+}
+
+// exchange applies to each store the records of the other it has not
+// applied, a's to b first; it returns the new positions in their logs.
+func exchange(t *testing.T, a, b *sqlite.Store, ai, bi uint64, bFirst bool) (uint64, uint64) {
+	t.Helper()
+	ra, rb := pull(t, a, ai), pull(t, b, bi)
+	if bFirst {
+		applyAll(t, a, rb)
+		applyAll(t, b, ra)
+	} else {
+		applyAll(t, b, ra)
+		applyAll(t, a, rb)
+	}
+	if len(ra) > 0 {
+		ai = ra[len(ra)-1].h.Index
+	}
+	if len(rb) > 0 {
+		bi = rb[len(rb)-1].h.Index
+	}
+	return ai, bi
+}
+
+// Two machines change one session's metadata offline: each field ends
+// with the latest write, on both, whichever applies first; an archive
+// stamped after an append keeps the session archived though the append
+// arrives after it.
+func TestApplySyncMergesMetadata(t *testing.T) {
+	ctx := context.Background()
+	for _, bFirst := range []bool{false, true} {
+		a, b, c := clockedPair(t)
+		s := &loom.Session{UserID: "alice", Key: "cli:api", Title: "start"}
+		say(t, a, s, loom.RoleUser, "hello")
+		ai, bi := exchange(t, a, b, 0, 0, bFirst)
+
+		rename := func(st *sqlite.Store, u loom.SessionUpdate) {
+			t.Helper()
+			c.tick()
+			if _, err := st.UpdateSession(ctx, s.ID, u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		str := func(v string) *string { return &v }
+		rename(a, loom.SessionUpdate{Title: str("auth"), Description: str("from the laptop")})
+		rename(b, loom.SessionUpdate{Model: str("opus")})
+		rename(b, loom.SessionUpdate{Title: str("login")})
+		rename(a, loom.SessionUpdate{Cwd: str("/src/api")})
+		ai, bi = exchange(t, a, b, ai, bi, bFirst)
+		got := sameView(t, a, b).Sessions[0]
+		if got.Title != "login" || got.Description != "from the laptop" || got.Model != "opus" || got.Cwd != "/src/api" {
+			t.Fatalf("b first %v: merged %q %q %q %q; want login, from the laptop, opus, /src/api",
+				bFirst, got.Title, got.Description, got.Model, got.Cwd)
+		}
+
+		// B appends, then A archives without having seen the append.
+		c.tick()
+		cur, _ := b.Session(ctx, s.ID)
+		say(t, b, cur, loom.RoleAssistant, "hi")
+		yes := true
+		rename(a, loom.SessionUpdate{Archived: &yes})
+		exchange(t, a, b, ai, bi, bFirst)
+		if got := sameView(t, a, b).Sessions[0]; got.ArchivedAt == nil || got.MessageCount != 2 {
+			t.Fatalf("b first %v: archived %v with %d messages; want archived with 2", bFirst, got.ArchivedAt, got.MessageCount)
+		}
+	}
+}
+
+// A tool's result wins over another machine's later "interrupted", and
+// the latest usage update wins, on both machines whatever the order.
+func TestApplySyncMergesPartsAndUsage(t *testing.T) {
+	ctx := context.Background()
+	for _, bFirst := range []bool{false, true} {
+		a, b, c := clockedPair(t)
+		s := &loom.Session{UserID: "alice"}
+		say(t, a, s, loom.RoleUser, "list files")
+		call := loom.Part{Type: loom.PartTool, CallID: "c1", Name: "bash", Status: loom.ToolRunning, Input: json.RawMessage(`{"cmd":"ls"}`)}
+		m := &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{call}}
+		if err := a.Append(ctx, s, m); err != nil {
+			t.Fatal(err)
+		}
+		ai, bi := exchange(t, a, b, 0, 0, bFirst)
+
+		c.tick()
+		done := m.Parts[0]
+		done.Status, done.Output = loom.ToolCompleted, json.RawMessage(`"README.md"`)
+		if err := a.UpdatePart(ctx, s.ID, m.Seq, done); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.UpdateUsage(ctx, s.ID, m.Seq, loom.Usage{InputTokens: 7}); err != nil {
+			t.Fatal(err)
+		}
+		c.tick()
+		if n, err := b.RepairInterrupted(ctx, s.ID); err != nil || n != 1 {
+			t.Fatalf("repair on b: %d, %v", n, err)
+		}
+		if err := b.UpdateUsage(ctx, s.ID, m.Seq, loom.Usage{InputTokens: 9, OutputTokens: 2}); err != nil {
+			t.Fatal(err)
+		}
+		exchange(t, a, b, ai, bi, bFirst)
+		v := sameView(t, a, b, "README")
+		got := v.Messages[s.ID][1]
+		if p := got.Parts[0]; p.Status != loom.ToolCompleted || string(p.Output) != `"README.md"` {
+			t.Fatalf("b first %v: the tool part is %s %s; want the result", bFirst, p.Status, p.Output)
+		}
+		if got.Usage.InputTokens != 9 || v.Sessions[0].Usage.InputTokens != 9 || v.Sessions[0].Usage.OutputTokens != 2 {
+			t.Fatalf("b first %v: usage %+v, session %+v; want the later update's", bFirst, got.Usage, v.Sessions[0].Usage)
+		}
+	}
+}
