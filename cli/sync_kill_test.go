@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// A sync killed (SIGKILL) at any point of its push or its pull loses and
+// duplicates nothing: after the next whole sync both machines hold the
+// same sessions, and the hub holds each record of the first once.
+func TestSyncKilledAnywhere(t *testing.T) {
+	if onPostgres() {
+		t.Skip("sync keeps SQLite stores in step")
+	}
+	if testing.Short() {
+		t.Skip("kills 60 syncs")
+	}
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	t.Logf("seed %d", seed)
+	hubHome := t.TempDir()
+	hub := startServeProc(t, []string{"LOOM_HOME=" + hubHome, "HOME=" + hubHome, "PATH=" + os.Getenv("PATH")}, "")
+	syncEnv := []string{"LOOM_SYNC_HUB=" + hub.base, "LOOM_SYNC_TOKEN=" + hub.token}
+	a, b := newEmptyFixture(t), newEmptyFixture(t)
+	a.extraEnv, b.extraEnv = syncEnv, syncEnv
+	key := strings.TrimSpace(a.mustExec(t, "sync", "key"))
+	if r := b.exec(t, key+"\n", "sync", "key", "--set"); r.code != 0 {
+		t.Fatalf("set the key: %s", r.stderr)
+	}
+
+	ctx := context.Background()
+	// write adds n sessions of m messages to a's store, as another
+	// process of the first machine would.
+	write := func(n, m int) {
+		t.Helper()
+		st, err := sqlite.Open(ctx, a.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if _, err := st.EnableSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			s := &loom.Session{UserID: "local", Key: fmt.Sprintf("cli:api:%d", rng.Int64())}
+			for j := range m {
+				role := loom.RoleUser
+				if j%2 == 1 {
+					role = loom.RoleAssistant
+				}
+				msg := &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: strings.Repeat(fmt.Sprintf("word%d ", j), 40)}}}
+				if err := st.Append(ctx, s, msg); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	// killed runs loom sync on fx and kills it after a random time,
+	// within the time a whole sync takes.
+	killed := func(fx *fixture, within time.Duration) {
+		t.Helper()
+		cmd := exec.Command(loomBinary(t), "sync")
+		cmd.Dir, cmd.Env = fx.project, fx.binEnv()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int64N(int64(within))))
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	write(20, 30)
+	start := time.Now()
+	a.mustExec(t, "sync")
+	whole := max(time.Since(start), 50*time.Millisecond)
+	start = time.Now()
+	b.mustExec(t, "sync")
+	wholePull := max(time.Since(start), 50*time.Millisecond)
+	for range 30 {
+		write(3, 20)
+		killed(a, whole)
+		killed(b, wholePull)
+	}
+	a.mustExec(t, "sync")
+	b.mustExec(t, "sync")
+	for _, args := range [][]string{{"session", "list", "-a", "--json", "--limit", "1000"}, {"search", "word7", "-a", "--json", "--limit", "1000"}} {
+		if ga, gb := normalJSON(t, a.mustExec(t, args...)), normalJSON(t, b.mustExec(t, args...)); ga != gb {
+			t.Fatalf("loom %s differs after the killed syncs", strings.Join(args, " "))
+		}
+	}
+	sa, ma := a.sessionCount(t)
+	sb, mb := b.sessionCount(t)
+	if sa != 110 || sa != sb || ma != mb {
+		t.Fatalf("the first machine holds %d sessions, %d messages; the second %d, %d", sa, ma, sb, mb)
+	}
+	var hosts struct {
+		Hosts []struct {
+			Host    string `json:"host"`
+			Last    int64  `json:"last"`
+			Records int64  `json:"records"`
+		} `json:"hosts"`
+	}
+	resp := hub.request(t, "GET", "/api/v1/sync/hosts", "")
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&hosts); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, a.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	host, err := st.SyncHost(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := lastLogRecord(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts.Hosts) != 1 || hosts.Hosts[0].Host != string(host) || hosts.Hosts[0].Records != int64(last) || hosts.Hosts[0].Last != int64(last) {
+		t.Fatalf("the hub holds %+v; want the first machine's %d records, once each", hosts.Hosts, last)
+	}
+}
