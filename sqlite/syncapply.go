@@ -106,6 +106,8 @@ func (s *Store) applyRecord(ctx context.Context, w writes, st synclog.Stamp, p s
 		return applyPart(ctx, w, st, p)
 	case *synclog.UsageUpdated:
 		return applyUsage(ctx, w, st, p)
+	case *synclog.Forked:
+		return applyForked(ctx, w, st, p)
 	}
 	return &NotAppliedError{Type: p.Type()}
 }
@@ -286,6 +288,10 @@ func stampLocal(ctx context.Context, w writes, st synclog.Stamp, p synclog.Paylo
 		return stampPart(ctx, w, st, p.MessageID, p.Part.ID)
 	case *synclog.UsageUpdated:
 		return stampUsage(ctx, w, st, p.MessageID)
+	case *synclog.Forked:
+		return saveMeta(ctx, w, p.Session.ID, synclog.NewMeta(p.Session, st))
+	case *synclog.Rewound:
+		return saveMeta(ctx, w, p.Fork.ID, synclog.NewMeta(p.Fork, st))
 	}
 	return nil
 }
@@ -516,4 +522,53 @@ func stampUsage(ctx context.Context, w writes, st synclog.Stamp, mid string) err
 		return fmt.Errorf("stamp usage of %s: %w", mid, err)
 	}
 	return nil
+}
+
+// applyForked makes the fork p describes, its row as its writer made it,
+// holding its parent's messages up to p.LastID, which the parent must
+// hold at p.LastSeq.
+func applyForked(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Forked) error {
+	row := p.Session
+	if cur, err := w.SessionForWrite(ctx, row.ID); err != nil || cur != nil {
+		return err
+	}
+	parent, err := w.SessionForWrite(ctx, row.ParentID)
+	if err != nil {
+		return err
+	}
+	if parent == nil {
+		return fmt.Errorf("%w: fork %s of session %s, which this store does not hold", ErrSyncWaits, row.ID, row.ParentID)
+	}
+	if p.LastSeq > 0 {
+		last, err := w.MessageID(ctx, parent.ID, p.LastSeq)
+		if err != nil {
+			return err
+		}
+		if last != p.LastID {
+			return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf(
+				"session %s holds no message %s at seq %d, where fork %s ends (a rewind or a conflict moved it, or it is not here yet)",
+				parent.ID, p.LastID, p.LastSeq, row.ID)}
+		}
+	}
+	spans, err := w.Spans(ctx, parent.ID)
+	if err != nil {
+		return err
+	}
+	plan := &sqlstore.ForkPlan{ID: row.ID, Key: row.Key, Title: row.Title, Turn: row.ForkTurn, LastSeq: p.LastSeq,
+		LastPrompt: row.LastPrompt, SummarySeq: row.SummarySeq}
+	if _, err := w.CreateFork(ctx, parent, plan, sqlstore.InheritSpans(spans, p.LastSeq, row.ID)); err != nil {
+		if loom.ErrorCode(err) == loom.ECONFLICT {
+			return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("another session here has key %q (two machines gave one key to two sessions)", row.Key)}
+		}
+		return err
+	}
+	// The fork took its metadata from its parent as the parent is here;
+	// its writer's row says what it took there and then.
+	if _, err := w.ExecContext(ctx, `UPDATE sessions SET surface = ?, description = ?, project_id = ?, project_name = ?,
+		project_root = ?, cwd = ?, model = ?, provider = ?, profile = ?, git_branch = ?, created_at = ?, updated_at = ?
+		WHERE id = ?`, row.Surface, row.Description, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd, row.Model,
+		row.Provider, row.Profile, row.GitBranch, loom.FormatTime(row.CreatedAt), loom.FormatTime(row.UpdatedAt), row.ID); err != nil {
+		return fmt.Errorf("fork %s: %w", row.ID, err)
+	}
+	return saveMeta(ctx, w, row.ID, synclog.NewMeta(row, st))
 }

@@ -384,3 +384,52 @@ func TestApplySyncMergesPartsAndUsage(t *testing.T) {
 		}
 	}
 }
+
+// A fork made on one machine is the same fork on another: its row as
+// made, reading its parent's messages up to where it was made, though the
+// parent grew and changed since; a fork of a parent not here yet waits.
+func TestApplySyncForks(t *testing.T) {
+	ctx := context.Background()
+	a, b, c := clockedPair(t)
+	s := &loom.Session{UserID: "alice", Model: "sonnet"}
+	say(t, a, s, loom.RoleUser, "first zebra")
+	say(t, a, s, loom.RoleAssistant, "first answer")
+	say(t, a, s, loom.RoleUser, "second zebra")
+	ai, bi := exchange(t, a, b, 0, 0, false)
+	c.tick()
+	fork, err := a.Fork(ctx, s.ID, loom.ForkOptions{Turn: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.tick()
+	model := "opus"
+	if _, err := b.UpdateSession(ctx, s.ID, loom.SessionUpdate{Model: &model}); err != nil {
+		t.Fatal(err)
+	}
+	cur, _ := b.Session(ctx, s.ID)
+	say(t, b, cur, loom.RoleAssistant, "second answer")
+	exchange(t, a, b, ai, bi, true)
+	v := sameView(t, a, b, "zebra")
+	if len(v.Messages[fork.ID]) != 2 || len(v.Messages[s.ID]) != 4 {
+		t.Fatalf("the fork holds %d messages and its parent %d; want 2 and 4", len(v.Messages[fork.ID]), len(v.Messages[s.ID]))
+	}
+	f, _ := b.Session(ctx, fork.ID)
+	if f.Model != "sonnet" || f.ParentID != s.ID || f.Kind != loom.KindFork {
+		t.Fatalf("fork on b: model %q, parent %s, kind %s", f.Model, f.ParentID, f.Kind)
+	}
+
+	var forked pulled
+	for _, r := range pull(t, a, 0) {
+		if r.p.Type() == synclog.TypeForked {
+			forked = r
+		}
+	}
+	orphan := *forked.p.(*synclog.Forked)
+	row := *orphan.Session
+	row.ID, row.ParentID = loom.NewID(), loom.NewID()
+	orphan.Session = &row
+	h := synclog.Header{Host: synclog.NewHostID(), Index: 1, HLC: forked.h.HLC, KeyID: forked.h.KeyID}
+	if err := b.ApplySync(ctx, h, &orphan); !errors.Is(err, sqlite.ErrSyncWaits) {
+		t.Fatalf("a fork of a session not here: %v, want ErrSyncWaits", err)
+	}
+}

@@ -79,6 +79,14 @@ func (s *Store) logHistory(ctx context.Context, w writes) error {
 	}
 	for _, x := range sessions {
 		x.Lock = nil // a lock is this host's own
+		if x.MessageCount > historyChunk {
+			// The later chunks' appends add their usage when applied.
+			later, err := w.UsageOf(ctx, x.ID, historyChunk+1, sqlstore.OpenSeq)
+			if err != nil {
+				return err
+			}
+			x.Usage.Sub(later)
+		}
 		var after int64
 		for {
 			msgs, err := spanMessages(ctx, w, x.ID, after+1, sqlstore.OpenSeq, "", false, historyChunk)

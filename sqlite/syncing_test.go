@@ -239,3 +239,48 @@ func TestEnableSyncRecordsHistory(t *testing.T) {
 		t.Errorf("the trashed session is not recorded in the trash: %+v", rows[gone.ID])
 	}
 }
+
+// A long session's history comes in several records: applied, it has
+// the usage it has on the machine it came from, not its later chunks'
+// twice; so has one imported after sync was set up.
+func TestApplyLongHistoryKeepsUsage(t *testing.T) {
+	ctx := context.Background()
+	a, b := tempStore(t), tempStore(t)
+	long := func(n int) *loom.SessionData {
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		d := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now}}
+		for i := range n {
+			d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), Seq: int64(i + 1), Role: loom.RoleAssistant, CreatedAt: now,
+				Usage: loom.Usage{InputTokens: 1, CostUSD: 0.001}, Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: "x"}}})
+		}
+		d.Session.Usage = loom.Usage{InputTokens: int64(n), CostUSD: 0.001 * float64(n)}
+		return d
+	}
+	before, after := long(2500), long(1500)
+	if err := a.Import(ctx, []*loom.SessionData{before}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Import(ctx, []*loom.SessionData{after}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	applyAll(t, b, pull(t, a, 0))
+	for _, id := range []string{before.Session.ID, after.Session.ID} {
+		x, err := a.Session(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := b.Session(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Usage.InputTokens != y.Usage.InputTokens || x.MessageCount != y.MessageCount {
+			t.Errorf("session of %d messages: %d tokens here, %d on the machine it came from", x.MessageCount, y.Usage.InputTokens, x.Usage.InputTokens)
+		}
+	}
+}

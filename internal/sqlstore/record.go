@@ -39,10 +39,16 @@ func SessionChanged(out *loom.Session, u loom.SessionUpdate) synclog.Payload {
 const importChunk = 1000
 
 // ImportRecords are the records of importing d: the session with its
-// first messages, then the rest appended in chunks.
+// first messages, then the rest appended in chunks. The first record's
+// row leaves out the usage of the later chunks, which their appends add
+// when applied.
 func ImportRecords(d *loom.SessionData) []synclog.Payload {
 	first := d.Messages[:min(len(d.Messages), importChunk)]
-	out := []synclog.Payload{&synclog.Imported{Sessions: []*loom.SessionData{{Session: d.Session, Messages: first}}}}
+	row := *d.Session
+	for _, m := range d.Messages[len(first):] {
+		row.Usage.Sub(m.Usage)
+	}
+	out := []synclog.Payload{&synclog.Imported{Sessions: []*loom.SessionData{{Session: &row, Messages: first}}}}
 	for i := len(first); i < len(d.Messages); i += importChunk {
 		chunk := d.Messages[i:min(len(d.Messages), i+importChunk)]
 		out = append(out, &synclog.MessagesAppended{SessionID: d.Session.ID, FirstSeq: chunk[0].Seq,
