@@ -89,10 +89,19 @@ func main() {
 	pgRun := flag.Bool("pg", false, "instead: measure bulk import and search on PostgreSQL (-postgres), the searches over -sessions × -messages messages generated once into -pg-schema")
 	pgSchema := flag.String("pg-schema", "loombench_search", "schema of -postgres that holds the store -pg searches; generated when empty, kept for later runs")
 	pgImport := flag.Int("pg-import", 100000, "messages -pg imports for its bulk import figure")
+	syncRun := flag.Bool("sync", false, "instead: measure sync's budgets: initial sync of -sync-messages messages through a hub, one more turn, the log's size")
+	syncMessages := flag.Int("sync-messages", 100000, "messages in the store -sync syncs")
 	mcpServe := flag.Bool("mcp-serve", false, "instead: drive /mcp of `loom serve` (its own process) with -mcp-clients clients for -mcp-duration and report the server's RSS")
 	mcpClients := flag.Int("mcp-clients", 50, "concurrent /mcp clients of -mcp-serve")
 	mcpDuration := flag.Duration("mcp-duration", 30*time.Second, "how long -mcp-serve drives /mcp")
 	flag.Parse()
+	if *syncRun {
+		if err := syncMain(context.Background(), os.Stdout, filepath.Dir(c.db), *syncMessages, 20); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *mcpServe {
 		if err := mcpServeMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *mcpClients, *mcpDuration); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
