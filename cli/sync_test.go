@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Two machines sync through a hub (a real loom serve): the second gets
@@ -14,10 +19,21 @@ import (
 // key is one clear line and a non-zero exit.
 func TestSyncTwoMachines(t *testing.T) {
 	if onPostgres() {
-		t.Skip("sync keeps SQLite stores in step")
+		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}
+	t.Run("hub on SQLite", func(t *testing.T) { testSyncTwoMachines(t, "") })
+	t.Run("hub on PostgreSQL", func(t *testing.T) { testSyncTwoMachines(t, freshSchema(t)) })
+}
+
+// testSyncTwoMachines runs TestSyncTwoMachines with the hub on the store
+// hubDB, its own SQLite file when empty.
+func testSyncTwoMachines(t *testing.T, hubDB string) {
 	hubHome := t.TempDir()
-	hub := startServeProc(t, []string{"LOOM_HOME=" + hubHome, "HOME=" + hubHome, "PATH=" + os.Getenv("PATH")}, "")
+	hubEnv := []string{"LOOM_HOME=" + hubHome, "HOME=" + hubHome, "PATH=" + os.Getenv("PATH")}
+	if hubDB != "" {
+		hubEnv = append(hubEnv, "LOOM_DB="+hubDB)
+	}
+	hub := startServeProc(t, hubEnv, "")
 	syncEnv := []string{"LOOM_SYNC_HUB=" + hub.base, "LOOM_SYNC_TOKEN=" + hub.token}
 	a, b := newFixture(t), newEmptyFixture(t)
 	a.extraEnv, b.extraEnv = syncEnv, syncEnv
@@ -66,6 +82,24 @@ func TestSyncTwoMachines(t *testing.T) {
 	}
 	same("after a rename on the second machine")
 
+	// --watch keeps the second machine current within seconds.
+	watch := exec.Command(loomBinary(t), "sync", "--watch", "--interval", "200ms")
+	watch.Dir, watch.Env = b.project, b.binEnv()
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { watch.Process.Kill(); watch.Wait() }()
+	a.mustExec(t, "session", "rename", a.web.ID, "Deploy notes, from the desktop")
+	a.mustExec(t, "sync")
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(b.mustExec(t, "session", "show", a.web.ID, "--json"), "from the desktop"); {
+		if time.Now().After(deadline) {
+			t.Fatal("the watching machine did not get the rename within 10 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	watch.Process.Kill()
+	watch.Wait()
+
 	status := a.mustExec(t, "sync", "status")
 	if !strings.Contains(status, "(this machine)") || !strings.Contains(status, "2 machines") {
 		t.Errorf("sync status:\n%s", status)
@@ -79,11 +113,28 @@ func TestSyncTwoMachines(t *testing.T) {
 		t.Errorf("sync with another key: exit %d, %q", r.code, r.stderr)
 	}
 
-	// The hub's store holds ciphertext only.
-	for _, f := range []string{"sessions.db", "sessions.db-wal"} {
-		raw, _ := os.ReadFile(filepath.Join(hubHome, "data", f))
-		if strings.Contains(string(raw), "Fixed on the laptop") || strings.Contains(string(raw), "flaky") {
-			t.Errorf("the hub's %s holds plaintext of the sessions", f)
+	// The hub's store holds ciphertext only: its SQLite file, or its
+	// PostgreSQL tables.
+	if hubDB == "" {
+		for _, f := range []string{"sessions.db", "sessions.db-wal"} {
+			raw, _ := os.ReadFile(filepath.Join(hubHome, "data", f))
+			if len(raw) == 0 && f == "sessions.db" {
+				t.Fatalf("the hub's %s is not there to read", f)
+			}
+			if strings.Contains(string(raw), "Fixed on the laptop") || strings.Contains(string(raw), "flaky") {
+				t.Errorf("the hub's %s holds plaintext of the sessions", f)
+			}
+		}
+	} else {
+		pool, err := pgxpool.New(context.Background(), hubDB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		var records, plain int
+		if err := pool.QueryRow(context.Background(), `SELECT count(*), count(*) FILTER (WHERE position('flaky'::bytea IN body) > 0
+			OR position('flaky'::bytea IN header) > 0) FROM sync_records`).Scan(&records, &plain); err != nil || records == 0 || plain > 0 {
+			t.Errorf("the hub's tables: %d records, %d with plaintext, %v", records, plain, err)
 		}
 	}
 
