@@ -108,6 +108,8 @@ func (s *Store) applyRecord(ctx context.Context, w writes, st synclog.Stamp, p s
 		return applyUsage(ctx, w, st, p)
 	case *synclog.Forked:
 		return applyForked(ctx, w, st, p)
+	case *synclog.Rewound:
+		return s.applyRewound(ctx, w, st, p)
 	}
 	return &NotAppliedError{Type: p.Type()}
 }
@@ -562,8 +564,13 @@ func applyForked(ctx context.Context, w writes, st synclog.Stamp, p *synclog.For
 		}
 		return err
 	}
-	// The fork took its metadata from its parent as the parent is here;
-	// its writer's row says what it took there and then.
+	return writerRow(ctx, w, st, row)
+}
+
+// writerRow gives fork row, just made here from its parent as the parent
+// is here, the metadata and times its writer's row says it took there
+// and then, and stamps them.
+func writerRow(ctx context.Context, w writes, st synclog.Stamp, row *loom.Session) error {
 	if _, err := w.ExecContext(ctx, `UPDATE sessions SET surface = ?, description = ?, project_id = ?, project_name = ?,
 		project_root = ?, cwd = ?, model = ?, provider = ?, profile = ?, git_branch = ?, created_at = ?, updated_at = ?
 		WHERE id = ?`, row.Surface, row.Description, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd, row.Model,
@@ -571,4 +578,73 @@ func applyForked(ctx context.Context, w writes, st synclog.Stamp, p *synclog.For
 		return fmt.Errorf("fork %s: %w", row.ID, err)
 	}
 	return saveMeta(ctx, w, row.ID, synclog.NewMeta(row, st))
+}
+
+// applyRewound takes the session p names back to message p.KeepID at
+// p.KeepSeq, as sqlstore.Rewind does on its writer: every message after
+// it here, including ones another host appended meanwhile, moves to the
+// fork p.Fork, and the session stores its next messages under p.Store.
+func (s *Store) applyRewound(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Rewound) error {
+	if f, err := w.SessionForWrite(ctx, p.Fork.ID); err != nil || f != nil {
+		return err
+	}
+	cur, err := w.SessionForWrite(ctx, p.SessionID)
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		return fmt.Errorf("%w: a rewind of session %s, which this store does not hold", ErrSyncWaits, p.SessionID)
+	}
+	if cur.DeletedAt != nil {
+		return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("session %s is in the trash here", cur.ID)}
+	}
+	if err := loom.CheckNotHeld([]*loom.Session{cur}, s.holder.Owner); err != nil {
+		return fmt.Errorf("%w: %w", ErrSyncWaits, err)
+	}
+	if err := keptHere(ctx, w, p.Type(), cur, p.KeepSeq, p.KeepID); err != nil {
+		return err
+	}
+	plan, err := sqlstore.PlanRewind(ctx, cur, loom.RewindOptions{Turn: p.Turn, ID: p.Fork.ID}, w)
+	if err != nil {
+		return err
+	}
+	if plan.KeepSeq != p.KeepSeq {
+		return fmt.Errorf("rewind of %s to turn %d: turn %d ends at seq %d here, at %d on its writer",
+			cur.ID, p.Turn, p.Turn, plan.KeepSeq, p.KeepSeq)
+	}
+	plan.Fork.Title, plan.Store = p.Fork.Title, p.Store
+	spans, err := w.Spans(ctx, cur.ID)
+	if err != nil {
+		return err
+	}
+	if _, err := w.StoreRewind(ctx, cur, plan,
+		sqlstore.InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), sqlstore.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
+		return err
+	}
+	if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, loom.FormatTime(p.At), cur.ID); err != nil {
+		return fmt.Errorf("rewind %s: %w", cur.ID, err)
+	}
+	return writerRow(ctx, w, st, p.Fork)
+}
+
+// keptHere checks that session cur holds message mid at seq, where a
+// record of type t says its writer's copy held it: if the message is
+// not here at all, the record that appended it has not arrived yet; if
+// it is somewhere else, a rewind or a conflict moved it.
+func keptHere(ctx context.Context, w writes, t synclog.Type, cur *loom.Session, seq int64, mid string) error {
+	id, err := w.MessageID(ctx, cur.ID, seq)
+	if err != nil || id == mid {
+		return err
+	}
+	// Every message a record brought, or this store recorded, has its
+	// stamp; sync_messages is keyed by id, where messages is not.
+	var held bool
+	if err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_messages WHERE id = ?)`, mid).Scan(&held); err != nil {
+		return fmt.Errorf("find message %s: %w", mid, err)
+	}
+	if !held {
+		return fmt.Errorf("%w: message %s of session %s, which this store does not hold", ErrSyncWaits, mid, cur.ID)
+	}
+	return &NotAppliedError{Type: t, Why: fmt.Sprintf(
+		"session %s holds no message %s at seq %d (a rewind or a conflict moved it)", cur.ID, mid, seq)}
 }
