@@ -80,7 +80,7 @@ func (s *Store) ApplySync(ctx context.Context, h synclog.Header, p synclog.Paylo
 		if err := s.clock.Observe(h.HLC); err != nil {
 			return err
 		}
-		if err := s.applyRecord(ctx, w, h.Stamp(), p); err != nil {
+		if err := s.applyRecord(ctx, w, h, p); err != nil {
 			return fmt.Errorf("apply record %d of host %s (%s): %w", h.Index, h.Host, p.Type(), err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_applied (host, idx) VALUES (?, ?)
@@ -91,8 +91,24 @@ func (s *Store) ApplySync(ctx context.Context, h synclog.Header, p synclog.Paylo
 	})
 }
 
-// applyRecord makes the change p, stamped st, to the store.
-func (s *Store) applyRecord(ctx context.Context, w writes, st synclog.Stamp, p synclog.Payload) error {
+// applyRecord makes the change p, the record h heads, to the store. A
+// record for a session purged here is dropped; one that works in a
+// session counts in the session's life (synclog.Life).
+func (s *Store) applyRecord(ctx context.Context, w writes, h synclog.Header, p synclog.Payload) error {
+	if gone, err := forPurged(ctx, w, p); err != nil || gone {
+		return err
+	}
+	if err := s.applyChange(ctx, w, h.Stamp(), p); err != nil {
+		return err
+	}
+	if id := workedIn(p); id != "" {
+		return worked(ctx, w, p.Type(), id, h.Host, h.Index)
+	}
+	return nil
+}
+
+// applyChange makes the change p, stamped st, to the store.
+func (s *Store) applyChange(ctx context.Context, w writes, st synclog.Stamp, p synclog.Payload) error {
 	switch p := p.(type) {
 	case *synclog.SessionCreated:
 		return applyCreated(ctx, w, st, p)
@@ -110,6 +126,12 @@ func (s *Store) applyRecord(ctx context.Context, w writes, st synclog.Stamp, p s
 		return applyForked(ctx, w, st, p)
 	case *synclog.Rewound:
 		return s.applyRewound(ctx, w, st, p)
+	case *synclog.Trashed:
+		return applyTrashed(ctx, w, st, p)
+	case *synclog.Restored:
+		return applyRestored(ctx, w, st, p)
+	case *synclog.Purged:
+		return s.applyPurged(ctx, w, p)
 	}
 	return &NotAppliedError{Type: p.Type()}
 }
@@ -140,9 +162,6 @@ func applyAppend(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Mes
 	}
 	if cur == nil {
 		return fmt.Errorf("%w: messages for session %s, which this store does not hold", ErrSyncWaits, p.SessionID)
-	}
-	if cur.DeletedAt != nil {
-		return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("session %s is in the trash here", cur.ID)}
 	}
 	win, err := appendWindow(ctx, w, cur, p)
 	if err != nil {
@@ -234,7 +253,11 @@ func (s *Store) applyImported(ctx context.Context, w writes, st synclog.Stamp, p
 		if err != nil {
 			return err
 		}
-		if cur == nil {
+		gone, err := purged(ctx, w, d.Session.ID)
+		if err != nil {
+			return err
+		}
+		if cur == nil && !gone {
 			data = append(data, d)
 		}
 	}
@@ -265,11 +288,22 @@ func stampImported(ctx context.Context, w writes, st synclog.Stamp, data []*loom
 }
 
 // stampLocal keeps what the merge rules need of a change this store
-// made, p, recorded at st: the same stamps applying it elsewhere keeps,
-// so that a change of another host older than this one does not
-// overwrite it.
-func stampLocal(ctx context.Context, w writes, st synclog.Stamp, p synclog.Payload) error {
+// made, p, recorded at st as record idx of its log: the same stamps and
+// trash state applying it elsewhere keeps, so that a change of another
+// host older than this one does not overwrite it.
+func stampLocal(ctx context.Context, w writes, st synclog.Stamp, idx uint64, p synclog.Payload) error {
+	if id := workedIn(p); id != "" {
+		if err := worked(ctx, w, p.Type(), id, st.Host, idx); err != nil {
+			return err
+		}
+	}
 	switch p := p.(type) {
+	case *synclog.Trashed:
+		return eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) })
+	case *synclog.Restored:
+		return eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Restored(st) })
+	case *synclog.Purged:
+		return markPurged(ctx, w, p.SessionIDs)
 	case *synclog.SessionCreated:
 		return saveMeta(ctx, w, p.Session.ID, synclog.NewMeta(p.Session, st))
 	case *synclog.MessagesAppended:
@@ -313,30 +347,50 @@ func stampMessages(ctx context.Context, w writes, st synclog.Stamp, msgs []*loom
 // session's fields were never stamped (it was made before sync was set
 // up, and has not changed since).
 func loadMeta(ctx context.Context, w writes, id string) (synclog.Meta, error) {
-	var m synclog.Meta
-	var text string
-	err := w.QueryRowContext(ctx, `SELECT meta FROM sync_meta WHERE session_id = ?`, id).Scan(&text)
-	if errors.Is(err, sql.ErrNoRows) {
-		return m, nil
-	}
-	if err != nil {
-		return m, fmt.Errorf("read stamps of %s: %w", id, err)
-	}
-	if err := json.Unmarshal([]byte(text), &m); err != nil {
-		return m, fmt.Errorf("read stamps of %s: %w", id, err)
-	}
-	return m, nil
+	return loadState[synclog.Meta](ctx, w, metaState, id)
 }
 
 // saveMeta stores m as the merged metadata of session id.
 func saveMeta(ctx context.Context, w writes, id string, m synclog.Meta) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("stamp %s: %w", id, err)
+	return saveState(ctx, w, metaState, id, m)
+}
+
+// sessionState is what sync keeps of each session beside its row, as
+// JSON in column col of table, keyed by session_id; what names it in
+// errors.
+type sessionState struct{ table, col, what string }
+
+var (
+	metaState = sessionState{"sync_meta", "meta", "stamps"}
+	lifeState = sessionState{"sync_life", "life", "trash state"}
+)
+
+// loadState returns st of session id, the zero value when none is kept.
+func loadState[T any](ctx context.Context, w writes, st sessionState, id string) (T, error) {
+	var v T
+	var text string
+	err := w.QueryRowContext(ctx, `SELECT `+st.col+` FROM `+st.table+` WHERE session_id = ?`, id).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, nil
 	}
-	if _, err := w.ExecContext(ctx, `INSERT INTO sync_meta (session_id, meta) VALUES (?, ?)
-		ON CONFLICT (session_id) DO UPDATE SET meta = excluded.meta`, id, string(b)); err != nil {
-		return fmt.Errorf("stamp %s: %w", id, err)
+	if err != nil {
+		return v, fmt.Errorf("read %s of %s: %w", st.what, id, err)
+	}
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		return v, fmt.Errorf("read %s of %s: %w", st.what, id, err)
+	}
+	return v, nil
+}
+
+// saveState stores v as st of session id.
+func saveState(ctx context.Context, w writes, st sessionState, id string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("write %s of %s: %w", st.what, id, err)
+	}
+	if _, err := w.ExecContext(ctx, `INSERT INTO `+st.table+` (session_id, `+st.col+`) VALUES (?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET `+st.col+` = excluded.`+st.col, id, string(b)); err != nil {
+		return fmt.Errorf("write %s of %s: %w", st.what, id, err)
 	}
 	return nil
 }
@@ -595,16 +649,17 @@ func (s *Store) applyRewound(ctx context.Context, w writes, st synclog.Stamp, p 
 	if cur == nil {
 		return fmt.Errorf("%w: a rewind of session %s, which this store does not hold", ErrSyncWaits, p.SessionID)
 	}
-	if cur.DeletedAt != nil {
-		return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("session %s is in the trash here", cur.ID)}
-	}
 	if err := loom.CheckNotHeld([]*loom.Session{cur}, s.holder.Owner); err != nil {
 		return fmt.Errorf("%w: %w", ErrSyncWaits, err)
 	}
 	if err := keptHere(ctx, w, p.Type(), cur, p.KeepSeq, p.KeepID); err != nil {
 		return err
 	}
-	plan, err := sqlstore.PlanRewind(ctx, cur, loom.RewindOptions{Turn: p.Turn, ID: p.Fork.ID}, w)
+	// A rewind is work: a trash here that had not seen it is undone
+	// after it (worked), so it applies to a session in the trash too.
+	live := *cur
+	live.DeletedAt = nil
+	plan, err := sqlstore.PlanRewind(ctx, &live, loom.RewindOptions{Turn: p.Turn, ID: p.Fork.ID}, w)
 	if err != nil {
 		return err
 	}
