@@ -41,19 +41,23 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if err := loom.ValidateImport(data); err != nil {
 		return err
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		if err := s.importTx(ctx, tx, data); err != nil {
-			return err
-		}
-		for _, d := range data {
-			for _, p := range sqlstore.ImportRecords(d) {
-				if err := s.record(ctx, tx, func() (synclog.Payload, error) { return p, nil }); err != nil {
-					return err
-				}
+	return s.withTx(ctx, func(tx *sql.Tx) error { return s.importRecorded(ctx, tx, data) })
+}
+
+// importRecorded writes data, validated, inside tx, and records it in
+// the store's sync log when it keeps one.
+func (s *Store) importRecorded(ctx context.Context, tx *sql.Tx, data []*loom.SessionData) error {
+	if err := s.importTx(ctx, tx, data); err != nil {
+		return err
+	}
+	for _, d := range data {
+		for _, p := range sqlstore.ImportRecords(d) {
+			if err := s.record(ctx, tx, func() (synclog.Payload, error) { return p, nil }); err != nil {
+				return err
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // importTx writes data, validated, inside tx, recording nothing: what

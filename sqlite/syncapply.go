@@ -80,7 +80,7 @@ func (s *Store) ApplySync(ctx context.Context, h synclog.Header, p synclog.Paylo
 		if err := s.clock.Observe(h.HLC); err != nil {
 			return err
 		}
-		if err := s.applyRecord(ctx, w, h.Stamp(), p); err != nil {
+		if err := s.applyRecord(ctx, w, h, p); err != nil {
 			return fmt.Errorf("apply record %d of host %s (%s): %w", h.Index, h.Host, p.Type(), err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_applied (host, idx) VALUES (?, ?)
@@ -91,8 +91,24 @@ func (s *Store) ApplySync(ctx context.Context, h synclog.Header, p synclog.Paylo
 	})
 }
 
-// applyRecord makes the change p, stamped st, to the store.
-func (s *Store) applyRecord(ctx context.Context, w writes, st synclog.Stamp, p synclog.Payload) error {
+// applyRecord makes the change p, the record h heads, to the store. A
+// record for a session purged here is dropped; one that works in a
+// session counts in the session's life (synclog.Life).
+func (s *Store) applyRecord(ctx context.Context, w writes, h synclog.Header, p synclog.Payload) error {
+	if gone, err := forPurged(ctx, w, p); err != nil || gone {
+		return err
+	}
+	if err := s.applyChange(ctx, w, h.Stamp(), p); err != nil {
+		return err
+	}
+	if id := workedIn(p); id != "" {
+		return worked(ctx, w, p.Type(), id, h.Host, h.Index)
+	}
+	return nil
+}
+
+// applyChange makes the change p, stamped st, to the store.
+func (s *Store) applyChange(ctx context.Context, w writes, st synclog.Stamp, p synclog.Payload) error {
 	switch p := p.(type) {
 	case *synclog.SessionCreated:
 		return applyCreated(ctx, w, st, p)
@@ -108,6 +124,14 @@ func (s *Store) applyRecord(ctx context.Context, w writes, st synclog.Stamp, p s
 		return applyUsage(ctx, w, st, p)
 	case *synclog.Forked:
 		return applyForked(ctx, w, st, p)
+	case *synclog.Rewound:
+		return s.applyRewound(ctx, w, st, p)
+	case *synclog.Trashed:
+		return applyTrashed(ctx, w, st, p)
+	case *synclog.Restored:
+		return applyRestored(ctx, w, st, p)
+	case *synclog.Purged:
+		return s.applyPurged(ctx, w, p)
 	}
 	return &NotAppliedError{Type: p.Type()}
 }
@@ -138,9 +162,6 @@ func applyAppend(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Mes
 	}
 	if cur == nil {
 		return fmt.Errorf("%w: messages for session %s, which this store does not hold", ErrSyncWaits, p.SessionID)
-	}
-	if cur.DeletedAt != nil {
-		return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("session %s is in the trash here", cur.ID)}
 	}
 	win, err := appendWindow(ctx, w, cur, p)
 	if err != nil {
@@ -232,7 +253,11 @@ func (s *Store) applyImported(ctx context.Context, w writes, st synclog.Stamp, p
 		if err != nil {
 			return err
 		}
-		if cur == nil {
+		gone, err := purged(ctx, w, d.Session.ID)
+		if err != nil {
+			return err
+		}
+		if cur == nil && !gone {
 			data = append(data, d)
 		}
 	}
@@ -263,11 +288,22 @@ func stampImported(ctx context.Context, w writes, st synclog.Stamp, data []*loom
 }
 
 // stampLocal keeps what the merge rules need of a change this store
-// made, p, recorded at st: the same stamps applying it elsewhere keeps,
-// so that a change of another host older than this one does not
-// overwrite it.
-func stampLocal(ctx context.Context, w writes, st synclog.Stamp, p synclog.Payload) error {
+// made, p, recorded at st as record idx of its log: the same stamps and
+// trash state applying it elsewhere keeps, so that a change of another
+// host older than this one does not overwrite it.
+func stampLocal(ctx context.Context, w writes, st synclog.Stamp, idx uint64, p synclog.Payload) error {
+	if id := workedIn(p); id != "" {
+		if err := worked(ctx, w, p.Type(), id, st.Host, idx); err != nil {
+			return err
+		}
+	}
 	switch p := p.(type) {
+	case *synclog.Trashed:
+		return eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) })
+	case *synclog.Restored:
+		return eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Restored(st) })
+	case *synclog.Purged:
+		return markPurged(ctx, w, p.SessionIDs)
 	case *synclog.SessionCreated:
 		return saveMeta(ctx, w, p.Session.ID, synclog.NewMeta(p.Session, st))
 	case *synclog.MessagesAppended:
@@ -311,30 +347,50 @@ func stampMessages(ctx context.Context, w writes, st synclog.Stamp, msgs []*loom
 // session's fields were never stamped (it was made before sync was set
 // up, and has not changed since).
 func loadMeta(ctx context.Context, w writes, id string) (synclog.Meta, error) {
-	var m synclog.Meta
-	var text string
-	err := w.QueryRowContext(ctx, `SELECT meta FROM sync_meta WHERE session_id = ?`, id).Scan(&text)
-	if errors.Is(err, sql.ErrNoRows) {
-		return m, nil
-	}
-	if err != nil {
-		return m, fmt.Errorf("read stamps of %s: %w", id, err)
-	}
-	if err := json.Unmarshal([]byte(text), &m); err != nil {
-		return m, fmt.Errorf("read stamps of %s: %w", id, err)
-	}
-	return m, nil
+	return loadState[synclog.Meta](ctx, w, metaState, id)
 }
 
 // saveMeta stores m as the merged metadata of session id.
 func saveMeta(ctx context.Context, w writes, id string, m synclog.Meta) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("stamp %s: %w", id, err)
+	return saveState(ctx, w, metaState, id, m)
+}
+
+// sessionState is what sync keeps of each session beside its row, as
+// JSON in column col of table, keyed by session_id; what names it in
+// errors.
+type sessionState struct{ table, col, what string }
+
+var (
+	metaState = sessionState{"sync_meta", "meta", "stamps"}
+	lifeState = sessionState{"sync_life", "life", "trash state"}
+)
+
+// loadState returns st of session id, the zero value when none is kept.
+func loadState[T any](ctx context.Context, w writes, st sessionState, id string) (T, error) {
+	var v T
+	var text string
+	err := w.QueryRowContext(ctx, `SELECT `+st.col+` FROM `+st.table+` WHERE session_id = ?`, id).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, nil
 	}
-	if _, err := w.ExecContext(ctx, `INSERT INTO sync_meta (session_id, meta) VALUES (?, ?)
-		ON CONFLICT (session_id) DO UPDATE SET meta = excluded.meta`, id, string(b)); err != nil {
-		return fmt.Errorf("stamp %s: %w", id, err)
+	if err != nil {
+		return v, fmt.Errorf("read %s of %s: %w", st.what, id, err)
+	}
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		return v, fmt.Errorf("read %s of %s: %w", st.what, id, err)
+	}
+	return v, nil
+}
+
+// saveState stores v as st of session id.
+func saveState(ctx context.Context, w writes, st sessionState, id string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("write %s of %s: %w", st.what, id, err)
+	}
+	if _, err := w.ExecContext(ctx, `INSERT INTO `+st.table+` (session_id, `+st.col+`) VALUES (?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET `+st.col+` = excluded.`+st.col, id, string(b)); err != nil {
+		return fmt.Errorf("write %s of %s: %w", st.what, id, err)
 	}
 	return nil
 }
@@ -562,8 +618,13 @@ func applyForked(ctx context.Context, w writes, st synclog.Stamp, p *synclog.For
 		}
 		return err
 	}
-	// The fork took its metadata from its parent as the parent is here;
-	// its writer's row says what it took there and then.
+	return writerRow(ctx, w, st, row)
+}
+
+// writerRow gives fork row, just made here from its parent as the parent
+// is here, the metadata and times its writer's row says it took there
+// and then, and stamps them.
+func writerRow(ctx context.Context, w writes, st synclog.Stamp, row *loom.Session) error {
 	if _, err := w.ExecContext(ctx, `UPDATE sessions SET surface = ?, description = ?, project_id = ?, project_name = ?,
 		project_root = ?, cwd = ?, model = ?, provider = ?, profile = ?, git_branch = ?, created_at = ?, updated_at = ?
 		WHERE id = ?`, row.Surface, row.Description, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd, row.Model,
@@ -571,4 +632,74 @@ func applyForked(ctx context.Context, w writes, st synclog.Stamp, p *synclog.For
 		return fmt.Errorf("fork %s: %w", row.ID, err)
 	}
 	return saveMeta(ctx, w, row.ID, synclog.NewMeta(row, st))
+}
+
+// applyRewound takes the session p names back to message p.KeepID at
+// p.KeepSeq, as sqlstore.Rewind does on its writer: every message after
+// it here, including ones another host appended meanwhile, moves to the
+// fork p.Fork, and the session stores its next messages under p.Store.
+func (s *Store) applyRewound(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Rewound) error {
+	if f, err := w.SessionForWrite(ctx, p.Fork.ID); err != nil || f != nil {
+		return err
+	}
+	cur, err := w.SessionForWrite(ctx, p.SessionID)
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		return fmt.Errorf("%w: a rewind of session %s, which this store does not hold", ErrSyncWaits, p.SessionID)
+	}
+	if err := loom.CheckNotHeld([]*loom.Session{cur}, s.holder.Owner); err != nil {
+		return fmt.Errorf("%w: %w", ErrSyncWaits, err)
+	}
+	if err := keptHere(ctx, w, p.Type(), cur, p.KeepSeq, p.KeepID); err != nil {
+		return err
+	}
+	// A rewind is work: a trash here that had not seen it is undone
+	// after it (worked), so it applies to a session in the trash too.
+	live := *cur
+	live.DeletedAt = nil
+	plan, err := sqlstore.PlanRewind(ctx, &live, loom.RewindOptions{Turn: p.Turn, ID: p.Fork.ID}, w)
+	if err != nil {
+		return err
+	}
+	if plan.KeepSeq != p.KeepSeq {
+		return fmt.Errorf("rewind of %s to turn %d: turn %d ends at seq %d here, at %d on its writer",
+			cur.ID, p.Turn, p.Turn, plan.KeepSeq, p.KeepSeq)
+	}
+	plan.Fork.Title, plan.Store = p.Fork.Title, p.Store
+	spans, err := w.Spans(ctx, cur.ID)
+	if err != nil {
+		return err
+	}
+	if _, err := w.StoreRewind(ctx, cur, plan,
+		sqlstore.InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), sqlstore.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
+		return err
+	}
+	if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, loom.FormatTime(p.At), cur.ID); err != nil {
+		return fmt.Errorf("rewind %s: %w", cur.ID, err)
+	}
+	return writerRow(ctx, w, st, p.Fork)
+}
+
+// keptHere checks that session cur holds message mid at seq, where a
+// record of type t says its writer's copy held it: if the message is
+// not here at all, the record that appended it has not arrived yet; if
+// it is somewhere else, a rewind or a conflict moved it.
+func keptHere(ctx context.Context, w writes, t synclog.Type, cur *loom.Session, seq int64, mid string) error {
+	id, err := w.MessageID(ctx, cur.ID, seq)
+	if err != nil || id == mid {
+		return err
+	}
+	// Every message a record brought, or this store recorded, has its
+	// stamp; sync_messages is keyed by id, where messages is not.
+	var held bool
+	if err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_messages WHERE id = ?)`, mid).Scan(&held); err != nil {
+		return fmt.Errorf("find message %s: %w", mid, err)
+	}
+	if !held {
+		return fmt.Errorf("%w: message %s of session %s, which this store does not hold", ErrSyncWaits, mid, cur.ID)
+	}
+	return &NotAppliedError{Type: t, Why: fmt.Sprintf(
+		"session %s holds no message %s at seq %d (a rewind or a conflict moved it)", cur.ID, mid, seq)}
 }

@@ -235,18 +235,14 @@ func TestApplySyncRefusesGapsAndClocksAhead(t *testing.T) {
 func TestApplySyncRefusesWhatItCannotApply(t *testing.T) {
 	ctx := context.Background()
 	a, b := syncPair(t)
-	s := &loom.Session{UserID: "alice"}
-	say(t, a, s, loom.RoleUser, "one")
-	if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	say(t, a, &loom.Session{UserID: "alice", Key: "cli:api"}, loom.RoleUser, "one")
+	say(t, b, &loom.Session{UserID: "alice", Key: "cli:api"}, loom.RoleUser, "two")
 	recs := pull(t, a, 0)
-	applyAll(t, b, recs[:len(recs)-1])
-	last := recs[len(recs)-1]
+	last := recs[0]
 	var na *sqlite.NotAppliedError
 	err := b.ApplySync(ctx, last.h, last.p)
-	if !errors.As(err, &na) || na.Type != synclog.TypeTrashed {
-		t.Fatalf("applying a trash: %v, want a NotAppliedError for trashed records", err)
+	if !errors.As(err, &na) || na.Type != synclog.TypeSessionCreated {
+		t.Fatalf("applying a session whose key another session holds: %v, want a NotAppliedError", err)
 	}
 	if err := b.ApplySync(ctx, last.h, last.p); !errors.As(err, &na) {
 		t.Fatalf("applying the trash again: %v; the store moved past a record it did not apply", err)
@@ -431,5 +427,188 @@ func TestApplySyncForks(t *testing.T) {
 	h := synclog.Header{Host: synclog.NewHostID(), Index: 1, HLC: forked.h.HLC, KeyID: forked.h.KeyID}
 	if err := b.ApplySync(ctx, h, &orphan); !errors.Is(err, sqlite.ErrSyncWaits) {
 		t.Fatalf("a fork of a session not here: %v, want ErrSyncWaits", err)
+	}
+}
+
+// A rewind made on one machine is the same rewind on another: the
+// session keeps its first turns and writes on under the same store, the
+// later turns are in a fork with the same id and title, and counters and
+// usage split the same way; turns either machine adds after it follow on
+// both.
+func TestApplySyncRewinds(t *testing.T) {
+	ctx := context.Background()
+	a, b, c := clockedPair(t)
+	s := &loom.Session{UserID: "alice", Title: "plan"}
+	for i, text := range []string{"first zebra", "second zebra", "third zebra"} {
+		c.tick()
+		say(t, a, s, loom.RoleUser, text)
+		answer := &loom.Message{Role: loom.RoleAssistant, Usage: loom.Usage{InputTokens: 10 * int64(i+1), OutputTokens: int64(i + 1), APICalls: 1},
+			Parts: []loom.Part{{Type: loom.PartText, Text: "answer " + text}}}
+		if err := a.Append(ctx, s, answer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ai, bi := exchange(t, a, b, 0, 0, false)
+	c.tick()
+	fork, err := a.Rewind(ctx, s.ID, loom.RewindOptions{Turn: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.tick()
+	cur, _ := a.Session(ctx, s.ID)
+	say(t, a, cur, loom.RoleUser, "a new second giraffe")
+	recs := pull(t, a, ai)
+	applyAll(t, b, recs)
+	v := sameView(t, a, b, "zebra", "giraffe")
+	if len(v.Messages[s.ID]) != 3 || len(v.Messages[fork.ID]) != 6 {
+		t.Fatalf("the session holds %d messages and the fork %d; want 3 and 6", len(v.Messages[s.ID]), len(v.Messages[fork.ID]))
+	}
+	f, _ := b.Session(ctx, fork.ID)
+	if f.Title != "plan (rewound)" || f.ParentID != s.ID || f.Usage.InputTokens != 50 {
+		t.Fatalf("fork on b: title %q, parent %s, input tokens %d; want plan (rewound), %s, 50", f.Title, f.ParentID, f.Usage.InputTokens, s.ID)
+	}
+	applyAll(t, b, recs)
+	if got := viewOf(t, b, "zebra", "giraffe"); !reflect.DeepEqual(got, v) {
+		t.Fatal("applying the records again changed the store")
+	}
+
+	// B writes on in the rewound session: A applies it where B wrote it.
+	c.tick()
+	cur, _ = b.Session(ctx, s.ID)
+	say(t, b, cur, loom.RoleAssistant, "a giraffe answer")
+	exchange(t, a, b, ai+uint64(len(recs)), bi, false)
+	if v := sameView(t, a, b, "zebra", "giraffe"); len(v.Messages[s.ID]) != 4 {
+		t.Fatalf("the session holds %d messages, want 4", len(v.Messages[s.ID]))
+	}
+}
+
+// syncedSession returns two stores on one clock that both hold a session
+// titled "plan" of one message, and the positions in their logs
+// exchange returned.
+func syncedSession(t *testing.T, bFirst bool) (a, b *sqlite.Store, c *manualClock, s *loom.Session, ai, bi uint64) {
+	t.Helper()
+	a, b, c = clockedPair(t)
+	s = &loom.Session{UserID: "alice", Title: "plan"}
+	say(t, a, s, loom.RoleUser, "hello zebra")
+	ai, bi = exchange(t, a, b, 0, 0, bFirst)
+	return a, b, c, s, ai, bi
+}
+
+// trashedOn returns whether session id is in st's trash.
+func trashedOn(t *testing.T, st *sqlite.Store, id string) bool {
+	t.Helper()
+	x, err := st.Session(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x.DeletedAt != nil
+}
+
+// A session deleted on one machine goes to the trash on the other, and
+// a restore there brings it back on both; deleting it while the other
+// machine, offline, was still adding turns to it leaves it out of the
+// trash on both, whichever applies first, until a delete that had seen
+// those turns.
+func TestApplySyncTrashAndRestore(t *testing.T) {
+	ctx := context.Background()
+	for _, bFirst := range []bool{false, true} {
+		a, b, c, s, ai, bi := syncedSession(t, bFirst)
+
+		c.tick()
+		if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		recs := pull(t, a, ai)
+		ai, bi = exchange(t, a, b, ai, bi, bFirst)
+		sameView(t, a, b, "zebra")
+		if !trashedOn(t, b, s.ID) {
+			t.Fatalf("b first %v: the session is not in b's trash", bFirst)
+		}
+		v := viewOf(t, b, "zebra")
+		applyAll(t, b, recs)
+		if !reflect.DeepEqual(viewOf(t, b, "zebra"), v) {
+			t.Fatal("applying the trash again changed the store")
+		}
+
+		c.tick()
+		if err := b.Restore(ctx, s.ID); err != nil {
+			t.Fatal(err)
+		}
+		ai, bi = exchange(t, a, b, ai, bi, bFirst)
+		sameView(t, a, b, "zebra")
+		if trashedOn(t, a, s.ID) {
+			t.Fatalf("b first %v: the session b restored is in a's trash", bFirst)
+		}
+
+		// A deletes it while B, offline, adds turns.
+		c.tick()
+		if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		cur, _ := b.Session(ctx, s.ID)
+		say(t, b, cur, loom.RoleAssistant, "hello")
+		say(t, b, cur, loom.RoleUser, "still here")
+		ai, bi = exchange(t, a, b, ai, bi, bFirst)
+		sameView(t, a, b, "zebra")
+		if trashedOn(t, a, s.ID) || trashedOn(t, b, s.ID) {
+			t.Fatalf("b first %v: a session trashed while the other machine worked in it is in the trash", bFirst)
+		}
+
+		// Having seen them, A deletes it again.
+		c.tick()
+		if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		exchange(t, a, b, ai, bi, bFirst)
+		sameView(t, a, b, "zebra")
+		if !trashedOn(t, b, s.ID) {
+			t.Fatalf("b first %v: the second delete did not trash the session on b", bFirst)
+		}
+	}
+}
+
+// A session purged on one machine while the other, offline, added turns
+// to it is gone on both, and the machine whose turns they were saves a
+// copy "T (recovered)" with them, which the other receives; the turns'
+// own records, arriving after the purge, are dropped.
+func TestApplySyncPurgeRescues(t *testing.T) {
+	ctx := context.Background()
+	for _, bFirst := range []bool{false, true} {
+		a, b, c, s, ai, bi := syncedSession(t, bFirst)
+
+		c.tick()
+		if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{Purge: true}); err != nil {
+			t.Fatal(err)
+		}
+		cur, _ := b.Session(ctx, s.ID)
+		say(t, b, cur, loom.RoleAssistant, "a giraffe answer")
+		ai, bi = exchange(t, a, b, ai, bi, bFirst)
+		exchange(t, a, b, ai, bi, bFirst) // b's copy
+		v := sameView(t, a, b, "zebra", "giraffe")
+		if len(v.Sessions) != 1 || v.Sessions[0].ID == s.ID || v.Sessions[0].Title != "plan (recovered)" {
+			t.Fatalf("b first %v: sessions\n%s\nwant only the copy, plan (recovered)", bFirst, dumpSessions(v.Sessions))
+		}
+		if got := v.Messages[v.Sessions[0].ID]; len(got) != 2 || got[1].Text() != "a giraffe answer" {
+			t.Fatalf("b first %v: the copy holds\n%s", bFirst, dumpMessages(got))
+		}
+	}
+}
+
+// A purge that had seen all of this machine's work saves no copy.
+func TestApplySyncPurgeSeenNoCopy(t *testing.T) {
+	ctx := context.Background()
+	a, b, c, s, ai, bi := syncedSession(t, false)
+	cur, _ := b.Session(ctx, s.ID)
+	say(t, b, cur, loom.RoleAssistant, "a giraffe answer")
+	ai, bi = exchange(t, a, b, ai, bi, false)
+	c.tick()
+	if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{Purge: true}); err != nil {
+		t.Fatal(err)
+	}
+	exchange(t, a, b, ai, bi, false)
+	for _, st := range []*sqlite.Store{a, b} {
+		if v := viewOf(t, st); len(v.Sessions) != 0 {
+			t.Fatalf("after a purge that had seen everything:\n%s", dumpSessions(v.Sessions))
+		}
 	}
 }

@@ -179,10 +179,15 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 		return errors.New("sync is not set up")
 	}
 	st := synclog.Stamp{HLC: w.s.clock.Now(), Host: *host}
-	if _, err := w.ExecContext(ctx, syncInsertSQL, st.HLC, b); err != nil {
+	res, err := w.ExecContext(ctx, syncInsertSQL, st.HLC, b)
+	if err != nil {
 		return err
 	}
-	return stampLocal(ctx, w, st, p)
+	idx, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	return stampLocal(ctx, w, st, uint64(idx), p)
 }
 
 // Seen implements sqlstore.SyncLog: this store's own records so far,

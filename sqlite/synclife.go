@@ -1,0 +1,239 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/synclog"
+)
+
+// loadLife returns whether session id is in the trash as merged from
+// records (synclog.Life); the zero Life when no record has trashed,
+// restored or worked in it.
+func loadLife(ctx context.Context, w writes, id string) (synclog.Life, error) {
+	return loadState[synclog.Life](ctx, w, lifeState, id)
+}
+
+// saveLife stores l as session id's.
+func saveLife(ctx context.Context, w writes, id string, l synclog.Life) error {
+	return saveState(ctx, w, lifeState, id, l)
+}
+
+// settleLife stores l as session id's and puts the session in the trash
+// or out of it as l says. A session no trash or restore record has
+// touched keeps the state it has: one trashed before sync was set up
+// stays in the trash.
+func settleLife(ctx context.Context, w writes, t synclog.Type, id string, l synclog.Life) error {
+	if err := saveLife(ctx, w, id, l); err != nil {
+		return err
+	}
+	if l.Trash == nil && l.Restore.IsZero() {
+		return nil
+	}
+	_, err := w.ExecContext(ctx, `UPDATE sessions SET deleted_at = ? WHERE id = ? AND deleted_at IS NOT ?`,
+		nullTime(l.DeletedAt()), id, nullTime(l.DeletedAt()))
+	if isUnique(err) {
+		return &NotAppliedError{Type: t, Why: fmt.Sprintf(
+			"session %s comes back from the trash, and another session here has its key", id)}
+	}
+	if err != nil {
+		return fmt.Errorf("trash state of %s: %w", id, err)
+	}
+	return nil
+}
+
+// worked merges record idx of host h, which did work in session id
+// (appends, part and usage updates, rewinds), into the session's life:
+// work a trash had not seen takes the session out of the trash.
+func worked(ctx context.Context, w writes, t synclog.Type, id string, h synclog.HostID, idx uint64) error {
+	l, err := loadLife(ctx, w, id)
+	if err != nil {
+		return err
+	}
+	l.Worked(h, idx)
+	return settleLife(ctx, w, t, id, l)
+}
+
+// workedIn returns the session in which record p does work that a
+// trash must have seen, "" for a record that does none.
+func workedIn(p synclog.Payload) string {
+	switch p := p.(type) {
+	case *synclog.MessagesAppended:
+		return p.SessionID
+	case *synclog.PartUpdated:
+		return p.SessionID
+	case *synclog.UsageUpdated:
+		return p.SessionID
+	case *synclog.Rewound:
+		return p.SessionID
+	}
+	return ""
+}
+
+// purged reports whether session id was purged, here or by a record
+// applied here.
+func purged(ctx context.Context, w writes, id string) (bool, error) {
+	var gone bool
+	if err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_purged WHERE session_id = ?)`, id).Scan(&gone); err != nil {
+		return false, fmt.Errorf("read purged sessions: %w", err)
+	}
+	return gone, nil
+}
+
+// markPurged keeps that sessions ids are purged.
+func markPurged(ctx context.Context, w writes, ids []string) error {
+	for _, id := range ids {
+		if _, err := w.ExecContext(ctx, `INSERT INTO sync_purged (session_id) VALUES (?) ON CONFLICT DO NOTHING`, id); err != nil {
+			return fmt.Errorf("keep purge of %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// forPurged reports whether record p is for a session purged here: such
+// a record is dropped, as a purge is final. A fork of a purged session
+// is dropped too, as its parent's messages are gone.
+func forPurged(ctx context.Context, w writes, p synclog.Payload) (bool, error) {
+	var id string
+	switch p := p.(type) {
+	case *synclog.SessionCreated:
+		id = p.Session.ID
+	case *synclog.SessionChanged:
+		id = p.SessionID
+	case *synclog.Forked:
+		for _, x := range []string{p.Session.ID, p.Session.ParentID} {
+			if gone, err := purged(ctx, w, x); err != nil || gone {
+				return gone, err
+			}
+		}
+		return false, nil
+	default:
+		id = workedIn(p)
+	}
+	if id == "" {
+		return false, nil
+	}
+	return purged(ctx, w, id)
+}
+
+// applyTrashed merges trash record p into each of its sessions here.
+func applyTrashed(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Trashed) error {
+	return eachLife(ctx, w, p.Type(), p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) })
+}
+
+// applyRestored merges restore record p into each of its sessions here.
+func applyRestored(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Restored) error {
+	return eachLife(ctx, w, p.Type(), p.SessionIDs, func(l *synclog.Life) { l.Restored(st) })
+}
+
+// eachLife merges a trash or restore record of type t into the lives of
+// sessions ids, by merge, skipping those purged here; a session neither
+// here nor purged has not arrived yet, and the record waits for it.
+func eachLife(ctx context.Context, w writes, t synclog.Type, ids []string, merge func(*synclog.Life)) error {
+	for _, id := range ids {
+		if gone, err := purged(ctx, w, id); err != nil {
+			return err
+		} else if gone {
+			continue
+		}
+		cur, err := w.SessionForWrite(ctx, id)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return fmt.Errorf("%w: a %s record of session %s, which this store does not hold", ErrSyncWaits, t, id)
+		}
+		l, err := loadLife(ctx, w, id)
+		if err != nil {
+			return err
+		}
+		merge(&l)
+		if err := settleLife(ctx, w, t, id, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyPurged removes p's sessions for good and keeps that they are
+// purged. A session holding work of this host's that p's writer had not
+// seen is first saved under a new id (synclog.Rescue), recorded in this
+// host's log as an import, so the work survives on every machine.
+func (s *Store) applyPurged(ctx context.Context, w writes, p *synclog.Purged) error {
+	self, err := syncHost(ctx, w)
+	if err != nil {
+		return err
+	}
+	var copies []*loom.SessionData
+	for _, id := range p.SessionIDs {
+		cur, err := w.SessionForWrite(ctx, id)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			continue
+		}
+		l, err := loadLife(ctx, w, id)
+		if err != nil {
+			return err
+		}
+		if synclog.Rescue(p, self, l.Work) {
+			d, err := rescueCopy(ctx, w, cur)
+			if err != nil {
+				return err
+			}
+			copies = append(copies, d)
+		}
+	}
+	for _, id := range p.SessionIDs {
+		if _, err := w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("purge %s: %w", id, err)
+		}
+	}
+	if err := markPurged(ctx, w, p.SessionIDs); err != nil {
+		return err
+	}
+	if len(copies) == 0 {
+		return nil
+	}
+	if err := loom.ValidateImport(copies); err != nil {
+		return fmt.Errorf("save a copy of purged work: %w", err)
+	}
+	return s.importRecorded(ctx, w.tx, copies)
+}
+
+// rescueCopy returns session x with its messages under new ids, titled
+// as synclog.RecoveredTitle says: a session of its own, out of the
+// trash, whatever x was a fork or a sub-agent of.
+func rescueCopy(ctx context.Context, w writes, x *loom.Session) (*loom.SessionData, error) {
+	msgs, err := spanMessages(ctx, w, x.ID, 1, sqlstore.OpenSeq, "", false, 0)
+	if err != nil {
+		return nil, err
+	}
+	row := *x
+	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = loom.NewID(), synclog.RecoveredTitle(x.Title), loom.KindMain, "", 0
+	row.Lock, row.DeletedAt = nil, nil
+	for _, m := range msgs {
+		m.ID, m.SessionID = loom.NewID(), row.ID
+	}
+	return &loom.SessionData{Session: &row, Messages: msgs}, nil
+}
+
+// eachLocalLife merges a trash or restore this store made into the
+// lives of sessions ids, which its own change has put in or out of the
+// trash already.
+func eachLocalLife(ctx context.Context, w writes, ids []string, merge func(*synclog.Life)) error {
+	for _, id := range ids {
+		l, err := loadLife(ctx, w, id)
+		if err != nil {
+			return err
+		}
+		merge(&l)
+		if err := saveLife(ctx, w, id, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
