@@ -254,7 +254,7 @@ func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sqlst
 // StoreRewind implements sqlstore.Tx in one round trip.
 func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sqlstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
 	f, fu, u := plan.Fork, plan.ForkUsage, plan.KeepUsage
-	now := ms(w.s.Now())
+	now := ms(plan.At)
 	b := &pgx.Batch{}
 	b.Queue(rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
 		fu.InputTokens, fu.OutputTokens, fu.ReasoningTokens, fu.CacheReadTokens, fu.CacheWriteTokens,

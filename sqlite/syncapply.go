@@ -667,7 +667,7 @@ func (s *Store) applyRewound(ctx context.Context, w writes, st synclog.Stamp, p 
 		return fmt.Errorf("rewind of %s to turn %d: turn %d ends at seq %d here, at %d on its writer",
 			cur.ID, p.Turn, p.Turn, plan.KeepSeq, p.KeepSeq)
 	}
-	plan.Fork.Title, plan.Store = p.Fork.Title, p.Store
+	plan.Fork.Title, plan.Store, plan.At = p.Fork.Title, p.Store, p.At
 	spans, err := w.Spans(ctx, cur.ID)
 	if err != nil {
 		return err
@@ -675,9 +675,6 @@ func (s *Store) applyRewound(ctx context.Context, w writes, st synclog.Stamp, p 
 	if _, err := w.StoreRewind(ctx, cur, plan,
 		sqlstore.InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), sqlstore.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
 		return err
-	}
-	if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, loom.FormatTime(p.At), cur.ID); err != nil {
-		return fmt.Errorf("rewind %s: %w", cur.ID, err)
 	}
 	return writerRow(ctx, w, st, p.Fork)
 }

@@ -210,7 +210,7 @@ func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *sqlstor
 // StoreRewind implements sqlstore.Tx.
 func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sqlstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
 	f, fu := plan.Fork, plan.ForkUsage
-	now := w.s.now()
+	now := loom.FormatTime(plan.At)
 	if _, err := w.ExecContext(ctx, rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
 		fu.InputTokens, fu.OutputTokens, fu.ReasoningTokens, fu.CacheReadTokens, fu.CacheWriteTokens,
 		fu.CostUSD, fu.APICalls, fu.Compactions); err != nil {

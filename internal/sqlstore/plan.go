@@ -134,6 +134,8 @@ type RewindPlan struct {
 	KeepSummarySeq int64
 	// Store is where the session stores its messages from KeepSeq+1 on.
 	Store string
+	// At is the time of the rewind: the session's updated time after it.
+	At time.Time
 }
 
 // PlanRewind decides how Store.Rewind takes src back to the end of turn
@@ -253,6 +255,7 @@ func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owne
 	if err != nil {
 		return nil, err
 	}
+	plan.At = now
 	spans, err := tx.Spans(ctx, src.ID)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// Two machines change the same sessions every way a user does (import,
+// append, fork, rewind, rename, archive, delete, restore, purge), each
+// on the other's sessions too, and sync through a hub on each engine:
+// afterwards both list, show and search exactly the same, and the hub's
+// store holds no text of any message.
+func TestSyncEveryChange(t *testing.T) {
+	if onPostgres() {
+		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
+	}
+	t.Run("hub on SQLite", func(t *testing.T) { testSyncEveryChange(t, "") })
+	t.Run("hub on PostgreSQL", func(t *testing.T) { testSyncEveryChange(t, freshSchema(t)) })
+}
+
+func testSyncEveryChange(t *testing.T, hubDB string) {
+	hubHome := t.TempDir()
+	hubEnv := []string{"LOOM_HOME=" + hubHome, "HOME=" + hubHome, "PATH=" + os.Getenv("PATH")}
+	if hubDB != "" {
+		hubEnv = append(hubEnv, "LOOM_DB="+hubDB)
+	}
+	hub := startServeProc(t, hubEnv, "")
+	syncEnv := []string{"LOOM_SYNC_HUB=" + hub.base, "LOOM_SYNC_TOKEN=" + hub.token}
+	a, b := newEmptyFixture(t), newEmptyFixture(t)
+	a.extraEnv, b.extraEnv = syncEnv, syncEnv
+	key := strings.TrimSpace(a.mustExec(t, "sync", "key"))
+	if r := b.exec(t, key+"\n", "sync", "key", "--set"); r.code != 0 {
+		t.Fatalf("set the key: %s", r.stderr)
+	}
+	ctx := context.Background()
+	// talk appends turns to session id of fx's store, as the agent
+	// would; each text holds the marker word, which the hub must never
+	// hold in the clear.
+	talk := func(fx *fixture, s *loom.Session, turns int) {
+		t.Helper()
+		st, err := sqlite.Open(ctx, fx.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for i := range turns {
+			for _, role := range []string{loom.RoleUser, loom.RoleAssistant} {
+				m := &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: fmt.Sprintf("quokka %s %d of %s", role, i, s.Title)}}}
+				if err := st.Append(ctx, s, m); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	sess := func(title string) *loom.Session {
+		return &loom.Session{UserID: "local", Key: "cli:" + strings.ReplaceAll(title, " ", "-"), Title: title}
+	}
+	syncAll := func() {
+		t.Helper()
+		for _, fx := range []*fixture{a, b, a, b} {
+			fx.mustExec(t, "sync")
+		}
+	}
+
+	plan, notes, chat, diary := sess("plan"), sess("notes"), sess("chat"), sess("diary")
+	talk(a, plan, 3)
+	talk(a, notes, 2)
+	talk(b, chat, 3)
+	talk(b, diary, 3)
+	// Each machine imports an export too.
+	for i, fx := range []*fixture{a, b} {
+		file := filepath.Join(fx.home, "in.jsonl")
+		id := loom.NewID()
+		line := fmt.Sprintf(`{"type":"session","session":{"id":%q,"user_id":"local","kind":"main","title":"imported %d","created_at":"2026-11-20T10:00:00.000Z","updated_at":"2026-11-20T10:00:00.000Z"}}
+{"type":"message","message":{"id":%q,"seq":1,"role":"user","created_at":"2026-11-20T10:00:00.000Z","parts":[{"id":"p1","type":"text","text":"quokka imported %d"}]}}
+`, id, i, loom.NewID(), i)
+		if err := os.WriteFile(file, []byte(line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fx.mustExec(t, "session", "import", file)
+	}
+	syncAll()
+
+	// Each machine changes its own sessions and the other's.
+	talk(b, plan, 1) // the laptop continues the desktop's session
+	a.mustExec(t, "session", "fork", chat.ID, "--turn", "1", "--name", "chat, again")
+	b.mustExec(t, "session", "rewind", notes.ID, "--turn", "1")
+	a.mustExec(t, "session", "rename", chat.ID, "chat about quokkas")
+	b.mustExec(t, "session", "archive", plan.ID)
+	// and the same kinds of change the other way round.
+	b.mustExec(t, "session", "fork", plan.ID, "--turn", "2")
+	a.mustExec(t, "session", "rewind", diary.ID, "--turn", "2")
+	b.mustExec(t, "session", "rename", notes.ID, "notes, renamed")
+	a.mustExec(t, "session", "archive", diary.ID)
+	syncAll()
+	// A delete goes to the trash everywhere once its machine had seen
+	// the session's last work (work it had not seen would keep the
+	// session out of the trash: see docs/sync.md), and a restore
+	// elsewhere brings it back.
+	a.mustExec(t, "session", "delete", notes.ID, "--yes")
+	syncAll()
+	b.mustExec(t, "session", "restore", notes.ID)
+	a.mustExec(t, "session", "unarchive", plan.ID)
+	gone := sess("gone")
+	talk(b, gone, 1)
+	syncAll()
+	a.mustExec(t, "session", "delete", gone.ID, "--yes", "--purge")
+	b.mustExec(t, "session", "delete", chat.ID, "--yes")
+	syncAll()
+
+	for _, args := range [][]string{
+		{"session", "list", "-a", "--json", "--limit", "100"},
+		{"session", "list", "-a", "--archived", "--json", "--limit", "100"},
+		{"search", "quokka", "-a", "--json", "--limit", "100"},
+	} {
+		if ga, gb := normalJSON(t, a.mustExec(t, args...)), normalJSON(t, b.mustExec(t, args...)); ga != gb {
+			t.Fatalf("loom %s differs:\nfirst:  %s\nsecond: %s", strings.Join(args, " "), ga, gb)
+		}
+	}
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(a.mustExec(t, "session", "list", "-a", "--json", "--limit", "100")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) < 5 {
+		t.Fatalf("the first machine lists %d sessions", len(list))
+	}
+	for _, s := range list {
+		if ga, gb := normalJSON(t, a.mustExec(t, "session", "show", s.ID, "--json", "--full-history")), normalJSON(t, b.mustExec(t, "session", "show", s.ID, "--json", "--full-history")); ga != gb {
+			t.Fatalf("session %s differs:\nfirst:  %s\nsecond: %s", s.ID, ga, gb)
+		}
+	}
+	if r := b.exec(t, "", "session", "show", gone.ID); r.code != ExitNotFound {
+		t.Errorf("the purged session on the second machine: exit %d", r.code)
+	}
+
+	if hubDB == "" {
+		for _, f := range []string{"sessions.db", "sessions.db-wal"} {
+			raw, _ := os.ReadFile(filepath.Join(hubHome, "data", f))
+			if strings.Contains(string(raw), "quokka") {
+				t.Errorf("the hub's %s holds the text of messages", f)
+			}
+		}
+		return
+	}
+	pool, err := pgxpool.New(ctx, hubDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var records, plain int
+	if err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE position('quokka'::bytea IN body) > 0) FROM sync_records`).Scan(&records, &plain); err != nil || records == 0 || plain > 0 {
+		t.Errorf("the hub's tables: %d records, %d with text of messages, %v", records, plain, err)
+	}
+}
