@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,11 +123,16 @@ func testSyncEveryChange(t *testing.T, hubDB string) {
 	for _, args := range [][]string{
 		{"session", "list", "-a", "--json", "--limit", "100"},
 		{"session", "list", "-a", "--archived", "--json", "--limit", "100"},
-		{"search", "quokka", "-a", "--json", "--limit", "100"},
 	} {
 		if ga, gb := normalJSON(t, a.mustExec(t, args...)), normalJSON(t, b.mustExec(t, args...)); ga != gb {
 			t.Fatalf("loom %s differs:\nfirst:  %s\nsecond: %s", strings.Join(args, " "), ga, gb)
 		}
+	}
+	// Search finds the same hits with the same scores; hits of the same
+	// score and time may come in another order on each machine (the
+	// order the store wrote them in).
+	if ga, gb := searchHits(t, a, "quokka"), searchHits(t, b, "quokka"); !reflect.DeepEqual(ga, gb) {
+		t.Fatalf("search differs:\nfirst:  %v\nsecond: %v", ga, gb)
 	}
 	var list []struct {
 		ID string `json:"id"`
@@ -163,4 +170,26 @@ func testSyncEveryChange(t *testing.T, hubDB string) {
 	if err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE position('quokka'::bytea IN body) > 0) FROM sync_records`).Scan(&records, &plain); err != nil || records == 0 || plain > 0 {
 		t.Errorf("the hub's tables: %d records, %d with text of messages, %v", records, plain, err)
 	}
+}
+
+// searchHits returns what loom search finds of word in fx's store, every
+// hit as its score, time, session and seq, in that order.
+func searchHits(t *testing.T, fx *fixture, word string) []string {
+	t.Helper()
+	var hits []struct {
+		SessionID string  `json:"session_id"`
+		Seq       int64   `json:"seq"`
+		Score     float64 `json:"score"`
+		CreatedAt string  `json:"created_at"`
+		Snippet   string  `json:"snippet"`
+	}
+	if err := json.Unmarshal([]byte(fx.mustExec(t, "search", word, "-a", "--json", "--limit", "100")), &hits); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%.12f %s %s %d %s", h.Score, h.CreatedAt, h.SessionID, h.Seq, h.Snippet))
+	}
+	slices.Sort(out)
+	return out
 }

@@ -119,7 +119,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	var rows *sql.Rows
 	if len(newest) <= RankDepth {
 		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "-bodies_fts.rank")+from+`
-			ORDER BY bodies_fts.rank, m.created_at DESC, m.session_id, m.seq LIMIT ?`, append(args, limit)...)
+			ORDER BY bodies_fts.rank, m.created_at DESC LIMIT ?`, append(args, limit)...)
 	} else {
 		// Broad query: the newest matches, scored by recency (higher is
 		// newer) so that scores still sort best first.
