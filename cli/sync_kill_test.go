@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -28,16 +27,7 @@ func TestSyncKilledAnywhere(t *testing.T) {
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	t.Logf("seed %d", seed)
-	hubHome := t.TempDir()
-	hub := startServeProc(t, []string{"LOOM_HOME=" + hubHome, "HOME=" + hubHome, "PATH=" + os.Getenv("PATH")}, "")
-	syncEnv := []string{"LOOM_SYNC_HUB=" + hub.base, "LOOM_SYNC_TOKEN=" + hub.token}
-	a, b := newEmptyFixture(t), newEmptyFixture(t)
-	a.extraEnv, b.extraEnv = syncEnv, syncEnv
-	key := strings.TrimSpace(a.mustExec(t, "sync", "key"))
-	if r := b.exec(t, key+"\n", "sync", "key", "--set"); r.code != 0 {
-		t.Fatalf("set the key: %s", r.stderr)
-	}
-
+	a, b, hub, _ := syncPair(t, "")
 	ctx := context.Background()
 	// write adds n sessions of m messages to a's store, as another
 	// process of the first machine would.

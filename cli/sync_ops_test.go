@@ -31,19 +31,7 @@ func TestSyncEveryChange(t *testing.T) {
 }
 
 func testSyncEveryChange(t *testing.T, hubDB string) {
-	hubHome := t.TempDir()
-	hubEnv := []string{"LOOM_HOME=" + hubHome, "HOME=" + hubHome, "PATH=" + os.Getenv("PATH")}
-	if hubDB != "" {
-		hubEnv = append(hubEnv, "LOOM_DB="+hubDB)
-	}
-	hub := startServeProc(t, hubEnv, "")
-	syncEnv := []string{"LOOM_SYNC_HUB=" + hub.base, "LOOM_SYNC_TOKEN=" + hub.token}
-	a, b := newEmptyFixture(t), newEmptyFixture(t)
-	a.extraEnv, b.extraEnv = syncEnv, syncEnv
-	key := strings.TrimSpace(a.mustExec(t, "sync", "key"))
-	if r := b.exec(t, key+"\n", "sync", "key", "--set"); r.code != 0 {
-		t.Fatalf("set the key: %s", r.stderr)
-	}
+	a, b, _, hubHome := syncPair(t, hubDB)
 	ctx := context.Background()
 	// talk appends turns to session id of fx's store, as the agent
 	// would; each text holds the marker word, which the hub must never

@@ -28,13 +28,7 @@ func TestSyncTwoMachines(t *testing.T) {
 // testSyncTwoMachines runs TestSyncTwoMachines with the hub on the store
 // hubDB, its own SQLite file when empty.
 func testSyncTwoMachines(t *testing.T, hubDB string) {
-	hubHome := t.TempDir()
-	hubEnv := []string{"LOOM_HOME=" + hubHome, "HOME=" + hubHome, "PATH=" + os.Getenv("PATH")}
-	if hubDB != "" {
-		hubEnv = append(hubEnv, "LOOM_DB="+hubDB)
-	}
-	hub := startServeProc(t, hubEnv, "")
-	syncEnv := []string{"LOOM_SYNC_HUB=" + hub.base, "LOOM_SYNC_TOKEN=" + hub.token}
+	hub, hubHome, syncEnv := startHub(t, hubDB)
 	a, b := newFixture(t), newEmptyFixture(t)
 	a.extraEnv, b.extraEnv = syncEnv, syncEnv
 
@@ -174,4 +168,32 @@ func normalJSON(t *testing.T, s string) string {
 	}
 	b, _ := json.Marshal(strip(v))
 	return string(b)
+}
+
+// startHub starts a hub, loom serve over the store hubDB (its own SQLite
+// file when empty), and returns it, its home and the environment of a
+// machine that syncs with it.
+func startHub(t *testing.T, hubDB string) (hub *serveProc, home string, syncEnv []string) {
+	t.Helper()
+	home = t.TempDir()
+	env := []string{"LOOM_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	if hubDB != "" {
+		env = append(env, "LOOM_DB="+hubDB)
+	}
+	hub = startServeProc(t, env, "")
+	return hub, home, []string{"LOOM_SYNC_HUB=" + hub.base, "LOOM_SYNC_TOKEN=" + hub.token}
+}
+
+// syncPair returns two empty machines that sync through a hub on hubDB
+// (see startHub) with one key, and the hub and its home.
+func syncPair(t *testing.T, hubDB string) (a, b *fixture, hub *serveProc, hubHome string) {
+	t.Helper()
+	hub, hubHome, syncEnv := startHub(t, hubDB)
+	a, b = newEmptyFixture(t), newEmptyFixture(t)
+	a.extraEnv, b.extraEnv = syncEnv, syncEnv
+	key := strings.TrimSpace(a.mustExec(t, "sync", "key"))
+	if r := b.exec(t, key+"\n", "sync", "key", "--set"); r.code != 0 {
+		t.Fatalf("set the key: %s", r.stderr)
+	}
+	return a, b, hub, hubHome
 }
