@@ -26,6 +26,7 @@ import (
 type syncStore interface {
 	hub.Log
 	EnableSync(ctx context.Context) (synclog.HostID, error)
+	SyncLast(ctx context.Context) (uint64, error)
 	ApplySync(ctx context.Context, h synclog.Header, p synclog.Payload) error
 	SyncApplied(ctx context.Context) (synclog.Vector, error)
 }
@@ -239,13 +240,9 @@ func syncStatusRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return err
 	}
-	var local uint64
-	if host != "" {
-		if recs, err := lastLogRecord(ctx, s.st); err != nil {
-			return err
-		} else if recs > 0 {
-			local = recs
-		}
+	local, err := s.st.SyncLast(ctx)
+	if err != nil {
+		return err
 	}
 	var out []syncHostStatus
 	seen := false
@@ -287,19 +284,6 @@ func syncStatusRun(ctx context.Context, f *Factory) error {
 		fmt.Fprintf(f.IO.Out, "  %s%s: %s on the hub%s\n", x.Host, who, records(int(x.Records)), behind)
 	}
 	return nil
-}
-
-// lastLogRecord returns the index of the last record of st's own log, 0
-// when it has none.
-func lastLogRecord(ctx context.Context, st hub.Log) (uint64, error) {
-	var last uint64
-	for {
-		recs, err := st.SyncLog(ctx, last, 1000)
-		if err != nil || len(recs) == 0 {
-			return last, err
-		}
-		last = recs[len(recs)-1].Index
-	}
 }
 
 func plural(n int) string {

@@ -113,7 +113,7 @@ func TestSyncKilledAnywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last, err := lastLogRecord(ctx, st)
+	last, err := st.SyncLast(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -209,6 +209,16 @@ func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 	return v, nil
 }
 
+// SyncLast returns the index of the last record of the store's own sync
+// log, 0 when it has none: one read, whatever the log's length.
+func (s *Store) SyncLast(ctx context.Context) (uint64, error) {
+	var last uint64
+	if err := (reads{s}).QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
+		return 0, fmt.Errorf("read the sync log: %w", err)
+	}
+	return last, nil
+}
+
 // SyncApplied returns what the store has applied of each other host's
 // log: the index of the last record of each.
 func (s *Store) SyncApplied(ctx context.Context) (synclog.Vector, error) {
