@@ -18,6 +18,7 @@ import (
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -117,6 +118,9 @@ type syncResult struct {
 	Host   synclog.HostID `json:"host"`
 	Pushed int            `json:"pushed"`
 	Pulled int            `json:"pulled"`
+	// Waiting are the hosts whose next records follow records the hub
+	// does not hold yet: the next sync applies them.
+	Waiting []hub.Waiting `json:"waiting"`
 }
 
 // once pushes this machine's new records, then pulls and applies the
@@ -134,9 +138,17 @@ func (s *syncer) once(ctx context.Context) (syncResult, error) {
 	if err != nil {
 		return res, err
 	}
-	res.Pulled, err = s.hub.Pull(ctx, host, applied, s.key, func(h synclog.Header, p synclog.Payload) error {
-		return s.st.ApplySync(ctx, h, p)
+	pr, err := s.hub.Pull(ctx, host, applied, s.key, func(h synclog.Header, p synclog.Payload) error {
+		err := s.st.ApplySync(ctx, h, p)
+		if errors.Is(err, sqlite.ErrSyncWaits) {
+			return hub.Wait(err)
+		}
+		return err
 	})
+	res.Pulled, res.Waiting = pr.Applied, pr.Waiting
+	if res.Waiting == nil {
+		res.Waiting = []hub.Waiting{}
+	}
 	return res, err
 }
 
@@ -151,6 +163,10 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 		}
 		if !watch || r.Pushed+r.Pulled > 0 {
 			fmt.Fprintf(f.IO.Out, "Sent %s, received %s (hub %s)\n", records(r.Pushed), records(r.Pulled), s.hub.URL)
+		}
+		for _, w := range r.Waiting {
+			fmt.Fprintf(f.IO.ErrOut, "Records of host %s from %d on wait for records the hub does not hold yet (%s); a later sync applies them.\n",
+				w.Host, w.Index, w.Reason)
 		}
 		return nil
 	}

@@ -82,7 +82,8 @@ func testSyncEveryChange(t *testing.T, hubDB string) {
 	syncAll()
 
 	// Each machine changes its own sessions and the other's.
-	talk(b, plan, 1) // the laptop continues the desktop's session
+	talk(b, plan, 1) // the laptop continues the desktop's session,
+	talk(a, plan, 1) // and so does the desktop: one becomes a conflict fork
 	a.mustExec(t, "session", "fork", chat.ID, "--turn", "1", "--name", "chat, again")
 	b.mustExec(t, "session", "rewind", notes.ID, "--turn", "1")
 	a.mustExec(t, "session", "rename", chat.ID, "chat about quokkas")
@@ -123,13 +124,30 @@ func testSyncEveryChange(t *testing.T, hubDB string) {
 		t.Fatalf("search differs:\nfirst:  %v\nsecond: %v", ga, gb)
 	}
 	var list []struct {
-		ID string `json:"id"`
+		ID           string `json:"id"`
+		Title        string `json:"title"`
+		ParentID     string `json:"parent_id"`
+		MessageCount int    `json:"message_count"`
 	}
 	if err := json.Unmarshal([]byte(a.mustExec(t, "session", "list", "-a", "--json", "--limit", "100")), &list); err != nil {
 		t.Fatal(err)
 	}
 	if len(list) < 5 {
 		t.Fatalf("the first machine lists %d sessions", len(list))
+	}
+	// The turns both machines added to plan at once: one machine's in
+	// plan, the other's in its conflict fork, never interleaved.
+	conflicts := 0
+	for _, s := range list {
+		if s.Title == "plan (conflict)" {
+			conflicts++
+			if s.ParentID != plan.ID || s.MessageCount != 8 {
+				t.Errorf("the conflict fork of plan: parent %s, %d messages", s.ParentID, s.MessageCount)
+			}
+		}
+	}
+	if conflicts != 1 {
+		t.Errorf("%d conflict forks of plan, want 1", conflicts)
 	}
 	for _, s := range list {
 		if ga, gb := normalJSON(t, a.mustExec(t, "session", "show", s.ID, "--json", "--full-history")), normalJSON(t, b.mustExec(t, "session", "show", s.ID, "--json", "--full-history")); ga != gb {

@@ -3,9 +3,11 @@ package hub_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,26 +75,26 @@ func TestPushAndPull(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []synclog.Payload
-	n, err := c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
+	res, err := c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
 		if h.Host != self || h.Index != uint64(len(got)+1) || h.HLC != local[len(got)].HLC {
 			t.Errorf("record %d pulled with header %s", len(got)+1, h)
 		}
 		got = append(got, p)
 		return nil
 	})
-	if err != nil || n != 4 {
-		t.Fatalf("pull = %d records, %v", n, err)
+	if err != nil || res.Applied != 4 || len(res.Waiting) != 0 {
+		t.Fatalf("pull = %+v, %v", res, err)
 	}
 	if m := got[1].(*synclog.MessagesAppended); m.SessionID != s.ID || m.Messages[0].Text() != "zanzibar marker question" {
 		t.Errorf("second record pulled = %+v", m)
 	}
 	// A host pulls only others' records, and only those after what it
 	// applied.
-	if n, err := c.Pull(ctx, self, nil, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || n != 0 {
-		t.Errorf("pulling as the pushing host = %d, %v", n, err)
+	if res, err := c.Pull(ctx, self, nil, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || res.Applied != 0 {
+		t.Errorf("pulling as the pushing host = %+v, %v", res, err)
 	}
-	if n, err := c.Pull(ctx, "", synclog.Vector{self: 3}, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || n != 1 {
-		t.Errorf("pulling after record 3 = %d, %v", n, err)
+	if res, err := c.Pull(ctx, "", synclog.Vector{self: 3}, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || res.Applied != 1 {
+		t.Errorf("pulling after record 3 = %+v, %v", res, err)
 	}
 	hubStore.Close()
 	for _, f := range []string{"hub.db", "hub.db-wal"} {
@@ -103,6 +105,72 @@ func TestPushAndPull(t *testing.T) {
 		if strings.Contains(string(b), "zanzibar") {
 			t.Errorf("the hub's %s holds the plaintext", f)
 		}
+	}
+}
+
+// A record that waits for another host's holds back its host's records
+// while the others' apply, and applies once what it waits for has; one
+// whose wait no record ends is reported, and the rest applied.
+func TestPullWaits(t *testing.T) {
+	ctx := context.Background()
+	_, _, c := hubFor(t)
+	key, _ := envelope.NewKey()
+	hosts := make([]synclog.HostID, 2)
+	for i, name := range []string{"a.db", "b.db"} {
+		st := open(t, name)
+		var err error
+		if hosts[i], err = st.EnableSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for j := range 2 {
+			if err := st.Append(ctx, &loom.Session{UserID: "alice", Key: fmt.Sprintf("cli:%s-%d", name, j)}, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "hi"}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := c.Push(ctx, st, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := hosts[0], hosts[1]
+	// Each host logged 4 records (two sessions made, two appends). a's
+	// first record waits for b's last, whichever host the hub lists
+	// first.
+	var order []string
+	done := map[synclog.HostID]uint64{}
+	res, err := c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
+		if h.Host == a && h.Index == 1 && done[b] < 4 {
+			return hub.Wait(fmt.Errorf("waits for %s", b))
+		}
+		done[h.Host] = h.Index
+		order = append(order, fmt.Sprintf("%s/%d", h.Host, h.Index))
+		return nil
+	})
+	var want []string
+	for _, h := range hosts[1:] {
+		for i := range 4 {
+			want = append(want, fmt.Sprintf("%s/%d", h, i+1))
+		}
+	}
+	for i := range 4 {
+		want = append(want, fmt.Sprintf("%s/%d", a, i+1))
+	}
+	if err != nil || res.Applied != 8 || len(res.Waiting) != 0 || !slices.Equal(order, want) {
+		t.Errorf("pull = %+v, %v, applied %v; want %v", res, err, order, want)
+	}
+	// A wait nothing ends: the others' records apply, and the host's
+	// first waiting record is reported with the reason.
+	res, err = c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
+		if h.Host == a && h.Index == 2 {
+			return hub.Wait(errors.New("the message it follows is not here"))
+		}
+		return nil
+	})
+	if err != nil || res.Applied != 5 || len(res.Waiting) != 1 || res.Waiting[0] != (hub.Waiting{Host: string(a), Index: 2, Reason: "the message it follows is not here"}) {
+		t.Errorf("pull with a record that waits for good = %+v, %v", res, err)
+	}
+	// Any other error of apply stops the pull.
+	if _, err := c.Pull(ctx, "", nil, key, func(synclog.Header, synclog.Payload) error { return errors.New("disk full") }); err == nil || err.Error() != "disk full" {
+		t.Errorf("pull whose apply fails = %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/loomhq/loom"
@@ -70,51 +71,113 @@ func (c *Client) Push(ctx context.Context, log Log, key envelope.Key) (int, erro
 	}
 }
 
+// ErrWait is in the chain of an error of Pull's apply that says the
+// record follows one not applied yet, of another host: the host's
+// records wait, from that one on, while the others' are applied.
+var ErrWait = errors.New("record waits for another")
+
+// Wait returns err, a reason why a record cannot be applied yet, as an
+// error of Pull's apply that says the record waits (ErrWait).
+func Wait(err error) error { return waitError{err} }
+
+type waitError struct{ err error }
+
+func (e waitError) Error() string        { return e.err.Error() }
+func (e waitError) Unwrap() error        { return e.err }
+func (e waitError) Is(target error) bool { return target == ErrWait }
+
+// Waiting is a host whose records wait: Index is the first that could
+// not be applied yet, and Reason why.
+type Waiting struct {
+	Host   string `json:"host"`
+	Index  int64  `json:"index"`
+	Reason string `json:"reason"`
+}
+
+// PullResult is what a pull did: how many records it applied, and the
+// hosts whose records still wait for records of others the hub does not
+// hold yet (the next pull applies them once it does).
+type PullResult struct {
+	Applied int
+	Waiting []Waiting
+}
+
 // Pull reads the records of every host but self that the hub holds
 // after what applied says was applied of each, opens them with key and
-// hands them to apply, each host's in index order. It stops at the
-// first error: of the hub, of a record that does not open (a wrong key
-// is envelope.ErrWrongKey), or of apply, which says which record it
-// could not apply. It returns how many records it handed over.
+// hands them to apply, each host's in index order. A record apply says
+// waits (ErrWait) stops its host's records for the moment: Pull goes on
+// with the other hosts', and comes back to it while any of them applies,
+// so records that follow each other across hosts apply in any order the
+// hub serves them. Pull stops at the first other error: of the hub, of
+// a record that does not open (a wrong key is envelope.ErrWrongKey), or
+// of apply, which says which record it could not apply.
 func (c *Client) Pull(ctx context.Context, self synclog.HostID, applied synclog.Vector, key envelope.Key,
-	apply func(synclog.Header, synclog.Payload) error) (int, error) {
+	apply func(synclog.Header, synclog.Payload) error) (PullResult, error) {
+	var res PullResult
 	hosts, err := c.Hosts(ctx)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
-	n := 0
+	after := map[string]int64{}
 	for _, h := range hosts {
-		if h.Host == string(self) {
-			continue
-		}
-		after := int64(applied[synclog.HostID(h.Host)])
-		for after < h.Last {
-			recs, _, err := c.Records(ctx, h.Host, after, batch)
+		after[h.Host] = int64(applied[synclog.HostID(h.Host)])
+	}
+	for {
+		res.Waiting = res.Waiting[:0]
+		progress := false
+		for _, h := range hosts {
+			if h.Host == string(self) || after[h.Host] >= h.Last {
+				continue
+			}
+			n, w, err := c.pullHost(ctx, h, after, key, apply)
+			res.Applied += n
 			if err != nil {
-				return n, err
+				return res, err
 			}
-			if len(recs) == 0 {
-				return n, fmt.Errorf("hub %s: host %s's records after %d are missing", c.URL, h.Host, after)
+			progress = progress || n > 0
+			if w != nil {
+				res.Waiting = append(res.Waiting, *w)
 			}
-			for _, r := range recs {
-				var hd synclog.Header
-				if err := hd.UnmarshalBinary(r.Header); err != nil {
-					return n, fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)
-				}
-				if string(hd.Host) != r.Host || int64(hd.Index) != r.Index {
-					return n, fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)
-				}
-				p, err := synclog.Open(key, hd, r.Body)
-				if err != nil {
-					return n, err
-				}
-				if err := apply(hd, p); err != nil {
-					return n, err
-				}
-				n++
-				after = r.Index
-			}
+		}
+		if !progress || len(res.Waiting) == 0 {
+			return res, nil
 		}
 	}
-	return n, nil
+}
+
+// pullHost applies host h's records after after[h.Host] until they end
+// or one waits, moving after[h.Host] on with each applied.
+func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string]int64, key envelope.Key,
+	apply func(synclog.Header, synclog.Payload) error) (int, *Waiting, error) {
+	n := 0
+	for after[h.Host] < h.Last {
+		recs, _, err := c.Records(ctx, h.Host, after[h.Host], batch)
+		if err != nil {
+			return n, nil, err
+		}
+		if len(recs) == 0 {
+			return n, nil, fmt.Errorf("hub %s: host %s's records after %d are missing", c.URL, h.Host, after[h.Host])
+		}
+		for _, r := range recs {
+			var hd synclog.Header
+			if err := hd.UnmarshalBinary(r.Header); err != nil {
+				return n, nil, fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)
+			}
+			if string(hd.Host) != r.Host || int64(hd.Index) != r.Index {
+				return n, nil, fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)
+			}
+			p, err := synclog.Open(key, hd, r.Body)
+			if err != nil {
+				return n, nil, err
+			}
+			if err := apply(hd, p); errors.Is(err, ErrWait) {
+				return n, &Waiting{Host: h.Host, Index: r.Index, Reason: err.Error()}, nil
+			} else if err != nil {
+				return n, nil, err
+			}
+			n++
+			after[h.Host] = r.Index
+		}
+	}
+	return n, nil, nil
 }

@@ -109,7 +109,7 @@ func (s *Store) applyChange(ctx context.Context, w writes, st synclog.Stamp, p s
 	case *synclog.SessionCreated:
 		return applyCreated(ctx, w, st, p)
 	case *synclog.MessagesAppended:
-		return applyAppend(ctx, w, st, p)
+		return s.applyAppend(ctx, w, st, p)
 	case *synclog.Imported:
 		return s.applyImported(ctx, w, st, p)
 	case *synclog.SessionChanged:
@@ -148,17 +148,34 @@ func applyCreated(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Se
 	return saveMeta(ctx, w, p.Session.ID, synclog.NewMeta(p.Session, st))
 }
 
-// applyAppend appends p's messages to the session that ends where p's
-// writer appended them (synclog.PlanAppend), keeping their ids, seq and
-// times; messages the session holds already are left as they are.
-func applyAppend(ctx context.Context, w writes, st synclog.Stamp, p *synclog.MessagesAppended) error {
-	cur, err := w.SessionForWrite(ctx, p.SessionID)
+// applyAppend appends p's messages, keeping their ids, seq and times,
+// to the session that holds the message p follows: the session p names,
+// or the one a rewind or a conflict moved that message to (locate). Where
+// that session holds other messages from p's seq on, two hosts appended
+// at once, and one chain continues in a conflict fork (synclog.PlanAppend).
+func (s *Store) applyAppend(ctx context.Context, w writes, st synclog.Stamp, p *synclog.MessagesAppended) error {
+	named, err := w.SessionForWrite(ctx, p.SessionID)
 	if err != nil {
 		return err
 	}
-	if cur == nil {
+	if named == nil {
 		return fmt.Errorf("%w: messages for session %s, which this store does not hold", ErrSyncWaits, p.SessionID)
 	}
+	cur, err := locateOrWait(ctx, w, named, p.FirstSeq-1, p.PrevID)
+	if err != nil {
+		return err
+	}
+	return s.appendTo(ctx, w, st, p, named, cur, 0)
+}
+
+// maxConflictDepth bounds how many conflict forks one record goes down
+// through.
+const maxConflictDepth = 1000
+
+// appendTo applies append record p, of session named, to session cur,
+// which holds the message p follows, as PlanAppend says; depth is how
+// many conflict forks it went down through.
+func (s *Store) appendTo(ctx context.Context, w writes, st synclog.Stamp, p *synclog.MessagesAppended, named, cur *loom.Session, depth int) error {
 	win, err := appendWindow(ctx, w, cur, p)
 	if err != nil {
 		return err
@@ -168,27 +185,61 @@ func applyAppend(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Mes
 	case synclog.Applied:
 		return nil
 	case synclog.Append:
-	case synclog.Elsewhere:
-		return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf(
-			"session %s holds %d messages and not message %s at seq %d, which the record follows (a rewind or a conflict moved it, or its record has not arrived)",
-			cur.ID, cur.MessageCount, p.PrevID, p.FirstSeq-1)}
-	default:
-		return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf(
-			"two machines appended to session %s at once, from seq %d (a conflict fork)", cur.ID, plan.At)}
+		return appendMessages(ctx, w, st, p, plan.Skip, named, cur)
+	case synclog.MoveLocal:
+		kept, err := s.moveLocal(ctx, w, cur, plan)
+		if err != nil {
+			return err
+		}
+		return appendMessages(ctx, w, st, p, plan.Skip, named, kept)
+	case synclog.ForkIncoming:
+		if depth >= maxConflictDepth {
+			return fmt.Errorf("append to %s: more than %d conflict forks deep", cur.ID, maxConflictDepth)
+		}
+		f, err := w.SessionForWrite(ctx, plan.Fork)
+		if err == nil && f == nil {
+			f, err = forkIncoming(ctx, w, cur, plan, p.Messages[plan.Skip])
+		}
+		if err != nil {
+			return err
+		}
+		return s.appendTo(ctx, w, st, p, named, f, depth+1)
 	}
+	return fmt.Errorf("append to %s: it holds %d messages and not message %s at seq %d", cur.ID, cur.MessageCount, p.PrevID, p.FirstSeq-1)
+}
+
+// appendMessages stores p's messages from skip on in session cur, which
+// ends where they start. A record makes the session it names, named, as
+// recent as its time, and not a session it went to because a rewind or a
+// conflict moved what it follows there (so hosts that applied the move
+// and the record in either order agree on both sessions' times).
+func appendMessages(ctx context.Context, w writes, st synclog.Stamp, p *synclog.MessagesAppended, skip int, named, cur *loom.Session) error {
 	// ApplyAppend numbers the messages it is given: copies, so that the
 	// record stays as decoded.
-	msgs := make([]*loom.Message, 0, len(p.Messages)-plan.Skip)
-	for _, m := range p.Messages[plan.Skip:] {
+	msgs := make([]*loom.Message, 0, len(p.Messages)-skip)
+	for _, m := range p.Messages[skip:] {
 		c := *m
 		msgs = append(msgs, &c)
 	}
+	was := cur.UpdatedAt
 	cur.ApplyAppend(p.At, msgs...)
+	routed := cur.ID != named.ID
+	if routed || cur.UpdatedAt.Before(was) {
+		// Never back in time: a change stamped later may have been
+		// applied first.
+		cur.UpdatedAt = was
+	}
 	if err := w.StoreAppend(ctx, cur, msgs); err != nil {
 		return fmt.Errorf("append to %s: %w", cur.ID, err)
 	}
 	if err := stampMessages(ctx, w, st, msgs); err != nil {
 		return err
+	}
+	if routed {
+		if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ? AND source_tool = ''`,
+			loom.FormatTime(p.At), named.ID); err != nil {
+			return fmt.Errorf("update session %s: %w", named.ID, err)
+		}
 	}
 	return appendUnarchives(ctx, w, cur.ID, st)
 }

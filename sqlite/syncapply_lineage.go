@@ -17,23 +17,18 @@ func applyForked(ctx context.Context, w writes, st synclog.Stamp, p *synclog.For
 	if cur, err := w.SessionForWrite(ctx, row.ID); err != nil || cur != nil {
 		return err
 	}
-	parent, err := w.SessionForWrite(ctx, row.ParentID)
+	named, err := w.SessionForWrite(ctx, row.ParentID)
 	if err != nil {
 		return err
 	}
-	if parent == nil {
+	if named == nil {
 		return fmt.Errorf("%w: fork %s of session %s, which this store does not hold", ErrSyncWaits, row.ID, row.ParentID)
 	}
-	if p.LastSeq > 0 {
-		last, err := w.MessageID(ctx, parent.ID, p.LastSeq)
-		if err != nil {
-			return err
-		}
-		if last != p.LastID {
-			return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf(
-				"session %s holds no message %s at seq %d, where fork %s ends (a rewind or a conflict moved it, or it is not here yet)",
-				parent.ID, p.LastID, p.LastSeq, row.ID)}
-		}
+	// A fork made from messages a rewind or a conflict moved here is
+	// made from the session they moved to.
+	parent, err := locateOrWait(ctx, w, named, p.LastSeq, p.LastID)
+	if err != nil {
+		return err
 	}
 	spans, err := w.Spans(ctx, parent.ID)
 	if err != nil {
@@ -45,6 +40,9 @@ func applyForked(ctx context.Context, w writes, st synclog.Stamp, p *synclog.For
 		if loom.ErrorCode(err) == loom.ECONFLICT {
 			return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("another session here has key %q (two machines gave one key to two sessions)", row.Key)}
 		}
+		return err
+	}
+	if err := saveFork(ctx, w, row.ID, parent.ID, p.LastSeq, forkPlain); err != nil {
 		return err
 	}
 	return writerRow(ctx, w, st, row)
@@ -71,18 +69,21 @@ func (s *Store) applyRewound(ctx context.Context, w writes, st synclog.Stamp, p 
 	if f, err := w.SessionForWrite(ctx, p.Fork.ID); err != nil || f != nil {
 		return err
 	}
-	cur, err := w.SessionForWrite(ctx, p.SessionID)
+	named, err := w.SessionForWrite(ctx, p.SessionID)
 	if err != nil {
 		return err
 	}
-	if cur == nil {
+	if named == nil {
 		return fmt.Errorf("%w: a rewind of session %s, which this store does not hold", ErrSyncWaits, p.SessionID)
+	}
+	// A rewind to a message a conflict moved here rewinds the session
+	// it moved to.
+	cur, err := locateOrWait(ctx, w, named, p.KeepSeq, p.KeepID)
+	if err != nil {
+		return err
 	}
 	if err := loom.CheckNotHeld([]*loom.Session{cur}, s.holder.Owner); err != nil {
 		return fmt.Errorf("%w: %w", ErrSyncWaits, err)
-	}
-	if err := keptHere(ctx, w, p.Type(), cur, p.KeepSeq, p.KeepID); err != nil {
-		return err
 	}
 	// A rewind is work: a trash here that had not seen it is undone
 	// after it (worked), so it applies to a session in the trash too.
@@ -96,7 +97,13 @@ func (s *Store) applyRewound(ctx context.Context, w writes, st synclog.Stamp, p 
 		return fmt.Errorf("rewind of %s to turn %d: turn %d ends at seq %d here, at %d on its writer",
 			cur.ID, p.Turn, p.Turn, plan.KeepSeq, p.KeepSeq)
 	}
+	// The session is as recent as the rewind, or as an append a host
+	// made meanwhile, whichever came last, as where the two applied in
+	// the other order.
 	plan.Fork.Title, plan.Store, plan.At = p.Fork.Title, p.Store, p.At
+	if cur.UpdatedAt.After(plan.At) {
+		plan.At = cur.UpdatedAt
+	}
 	spans, err := w.Spans(ctx, cur.ID)
 	if err != nil {
 		return err
@@ -105,27 +112,8 @@ func (s *Store) applyRewound(ctx context.Context, w writes, st synclog.Stamp, p 
 		sqlstore.InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), sqlstore.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
 		return err
 	}
-	return writerRow(ctx, w, st, p.Fork)
-}
-
-// keptHere checks that session cur holds message mid at seq, where a
-// record of type t says its writer's copy held it: if the message is
-// not here at all, the record that appended it has not arrived yet; if
-// it is somewhere else, a rewind or a conflict moved it.
-func keptHere(ctx context.Context, w writes, t synclog.Type, cur *loom.Session, seq int64, mid string) error {
-	id, err := w.MessageID(ctx, cur.ID, seq)
-	if err != nil || id == mid {
+	if err := saveFork(ctx, w, p.Fork.ID, cur.ID, plan.KeepSeq, forkRewind); err != nil {
 		return err
 	}
-	// Every message a record brought, or this store recorded, has its
-	// stamp; sync_messages is keyed by id, where messages is not.
-	var held bool
-	if err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_messages WHERE id = ?)`, mid).Scan(&held); err != nil {
-		return fmt.Errorf("find message %s: %w", mid, err)
-	}
-	if !held {
-		return fmt.Errorf("%w: message %s of session %s, which this store does not hold", ErrSyncWaits, mid, cur.ID)
-	}
-	return &NotAppliedError{Type: t, Why: fmt.Sprintf(
-		"session %s holds no message %s at seq %d (a rewind or a conflict moved it)", cur.ID, mid, seq)}
+	return writerRow(ctx, w, st, p.Fork)
 }

@@ -57,14 +57,23 @@ func stampLocal(ctx context.Context, w writes, st synclog.Stamp, idx uint64, p s
 			return err
 		}
 		m.Apply(st, p, 0)
-		return saveMeta(ctx, w, p.SessionID, m)
+		if err := saveMeta(ctx, w, p.SessionID, m); err != nil {
+			return err
+		}
+		return changeConflictForks(ctx, w, p.SessionID, st, p, 1)
 	case *synclog.PartUpdated:
 		return stampPart(ctx, w, st, p.MessageID, p.Part.ID)
 	case *synclog.UsageUpdated:
 		return stampUsage(ctx, w, st, p.MessageID)
 	case *synclog.Forked:
+		if err := saveFork(ctx, w, p.Session.ID, p.Session.ParentID, p.LastSeq, forkPlain); err != nil {
+			return err
+		}
 		return saveMeta(ctx, w, p.Session.ID, synclog.NewMeta(p.Session, st))
 	case *synclog.Rewound:
+		if err := saveFork(ctx, w, p.Fork.ID, p.SessionID, p.KeepSeq, forkRewind); err != nil {
+			return err
+		}
 		return saveMeta(ctx, w, p.Fork.ID, synclog.NewMeta(p.Fork, st))
 	}
 	return nil

@@ -84,8 +84,8 @@ func syncMain(ctx context.Context, out io.Writer, dir string, messages, runs int
 		if err != nil {
 			return 0, 0, err
 		}
-		pulled, err = c.Pull(ctx, self, applied, key, func(h synclog.Header, p synclog.Payload) error { return b.ApplySync(ctx, h, p) })
-		return pushed, pulled, err
+		res, err := c.Pull(ctx, self, applied, key, func(h synclog.Header, p synclog.Payload) error { return b.ApplySync(ctx, h, p) })
+		return pushed, res.Applied, err
 	}
 
 	fmt.Fprintf(os.Stderr, "sync: initial sync\n")

@@ -64,6 +64,22 @@ func summaryAt(ctx context.Context, src *loom.Session, seq int64, r ForkReads) (
 	return r.LastSummary(ctx, src.ID, seq)
 }
 
+// readEnd sets p's last prompt and latest summary to src's at p.LastSeq.
+func (p *ForkPlan) readEnd(ctx context.Context, src *loom.Session, r ForkReads) error {
+	if p.LastSeq > 0 {
+		u, err := r.LastUser(ctx, src.ID, p.LastSeq)
+		if err != nil {
+			return err
+		}
+		if u != nil {
+			p.LastPrompt = loom.Truncate(u.Text(), loom.MaxPrompt)
+		}
+	}
+	var err error
+	p.SummarySeq, err = summaryAt(ctx, src, p.LastSeq, r)
+	return err
+}
+
 // PlanFork decides how Store.Fork makes a fork of src, the session it
 // forks, as opts asks: src must not be in the trash, opts.Turn must be
 // one of its turns (0 for all of them), and a title given must be valid
@@ -93,16 +109,7 @@ func PlanFork(ctx context.Context, src *loom.Session, opts loom.ForkOptions, r F
 		return nil, err
 	}
 	p.LastSeq = next - 1
-	if p.LastSeq > 0 {
-		u, err := r.LastUser(ctx, src.ID, p.LastSeq)
-		if err != nil {
-			return nil, err
-		}
-		if u != nil {
-			p.LastPrompt = loom.Truncate(u.Text(), loom.MaxPrompt)
-		}
-	}
-	if p.SummarySeq, err = summaryAt(ctx, src, p.LastSeq, r); err != nil {
+	if err := p.readEnd(ctx, src, r); err != nil {
 		return nil, err
 	}
 	if p.Title == "" {
@@ -162,15 +169,34 @@ func PlanRewind(ctx context.Context, src *loom.Session, opts loom.RewindOptions,
 	if err != nil {
 		return nil, err
 	}
-	last := int64(src.MessageCount)
-	if next > last {
+	if next > int64(src.MessageCount) {
 		return nil, loom.Errorf(loom.EINVALID, "session %s has nothing after turn %d", src.ID, opts.Turn)
 	}
-	p := &RewindPlan{KeepSeq: next - 1, Store: loom.NewID()}
-	p.Fork = ForkPlan{ID: opts.ID, Turn: opts.Turn, LastSeq: last, LastPrompt: src.LastPrompt, SummarySeq: src.SummarySeq}
-	if p.Fork.ID == "" {
-		p.Fork.ID = loom.NewID()
+	id := opts.ID
+	if id == "" {
+		id = loom.NewID()
 	}
+	p, err := planSplit(ctx, src, next-1, opts.Turn, id, r)
+	if err != nil {
+		return nil, err
+	}
+	taken, err := r.TitlesLike(ctx, src.UserID, loom.ForkTitleBase(src.Title))
+	if err != nil {
+		return nil, err
+	}
+	p.Fork.Title = loom.RewoundTitle(src.Title, taken)
+	return p, nil
+}
+
+// planSplit plans the split of src after message keep, which ends turn
+// turn or is in it: the fork id takes the whole conversation, and src
+// keeps messages 1 to keep (a rewind, or a conflict that moves src's
+// messages from keep+1 on). The fork's title is left to the caller.
+func planSplit(ctx context.Context, src *loom.Session, keep int64, turn int, id string, r ForkReads) (*RewindPlan, error) {
+	last := int64(src.MessageCount)
+	p := &RewindPlan{KeepSeq: keep, Store: loom.NewID()}
+	p.Fork = ForkPlan{ID: id, Turn: turn, LastSeq: last, LastPrompt: src.LastPrompt, SummarySeq: src.SummarySeq}
+	var err error
 	if u, err := r.LastUser(ctx, src.ID, p.KeepSeq); err != nil {
 		return nil, err
 	} else if u != nil {
@@ -202,11 +228,6 @@ func PlanRewind(ctx context.Context, src *loom.Session, opts loom.RewindOptions,
 	if err != nil {
 		return nil, err
 	}
-	taken, err := r.TitlesLike(ctx, src.UserID, loom.ForkTitleBase(src.Title))
-	if err != nil {
-		return nil, err
-	}
-	p.Fork.Title = loom.RewoundTitle(src.Title, taken)
 	return p, nil
 }
 

@@ -1,0 +1,252 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/synclog"
+)
+
+// texts returns the text of each message, in order.
+func texts(msgs []*loom.Message) string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Text()
+	}
+	return strings.Join(out, " ")
+}
+
+// The example of docs/sync.md on two stores: the laptop and the desktop
+// each continue a session offline. After they sync, both hold the
+// session with the laptop's turns (its first message was stamped first)
+// and a conflict fork "T (conflict)" with the desktop's, never the two
+// interleaved, whichever applies first. Turns the desktop added before it
+// pulled join the fork; a fork the desktop made of its own turns follows
+// them into the conflict fork; a rename of the session reaches the
+// conflict fork as a conflict copy's title.
+func TestApplySyncConflictFork(t *testing.T) {
+	for _, desktopFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("desktop first %v", desktopFirst), func(t *testing.T) {
+			ctx := context.Background()
+			laptop, desktop, c := clockedPair(t)
+			s := &loom.Session{UserID: "alice", Title: "plan"}
+			say(t, laptop, s, loom.RoleUser, "m1 zebra")
+			say(t, laptop, s, loom.RoleAssistant, "m2")
+			li, di := exchange(t, laptop, desktop, 0, 0, false)
+
+			c.tick()
+			say(t, laptop, s, loom.RoleUser, "a3")
+			say(t, laptop, s, loom.RoleAssistant, "a4")
+			c.tick()
+			ds, err := desktop.Session(ctx, s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			say(t, desktop, ds, loom.RoleUser, "b3 zebra")
+			say(t, desktop, ds, loom.RoleAssistant, "b4")
+			own, err := desktop.Fork(ctx, s.ID, loom.ForkOptions{Turn: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			say(t, desktop, ds, loom.RoleUser, "b5")
+			li, di = exchange(t, laptop, desktop, li, di, desktopFirst)
+
+			v := sameView(t, laptop, desktop, "zebra")
+			if got := texts(v.Messages[s.ID]); got != "m1 zebra m2 a3 a4" {
+				t.Errorf("the session holds %q", got)
+			}
+			var fork *loom.Session
+			for _, x := range v.Sessions {
+				if x.ParentID == s.ID && x.Title == "plan (conflict)" {
+					fork = x
+				}
+			}
+			if fork == nil {
+				t.Fatalf("no conflict fork:\n%s", dumpSessions(v.Sessions))
+			}
+			if got := texts(v.Messages[fork.ID]); got != "m1 zebra m2 b3 zebra b4 b5" {
+				t.Errorf("the conflict fork holds %q", got)
+			}
+			if fork.Kind != loom.KindFork || fork.ForkTurn != 1 || fork.Key != "" || fork.MessageCount != 5 || fork.TurnCount != 3 {
+				t.Errorf("conflict fork: %s", mustJSON(fork))
+			}
+			o, err := laptop.Session(ctx, own.ID)
+			if err != nil || o.ParentID != fork.ID || texts(v.Messages[own.ID]) != "m1 zebra m2 b3 zebra b4" {
+				t.Errorf("the desktop's own fork: parent %s (conflict fork %s), holds %q, %v", o.ParentID, fork.ID, texts(v.Messages[own.ID]), err)
+			}
+			// m1 in the session, the conflict fork and the desktop's fork,
+			// b3 in the last two: each message once in each session.
+			if len(v.Hits["zebra"]) != 5 {
+				t.Errorf("search finds %d hits, want 5", len(v.Hits["zebra"]))
+			}
+
+			// Both go on: the laptop in the session, the desktop in the
+			// fork; a rename of the session reaches the fork.
+			c.tick()
+			cur, _ := laptop.Session(ctx, s.ID)
+			say(t, laptop, cur, loom.RoleUser, "a5")
+			f, _ := desktop.Session(ctx, fork.ID)
+			say(t, desktop, f, loom.RoleAssistant, "b6")
+			title := "zebra plan"
+			if _, err := desktop.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &title}); err != nil {
+				t.Fatal(err)
+			}
+			exchange(t, laptop, desktop, li, di, desktopFirst)
+			v = sameView(t, laptop, desktop, "zebra")
+			if got := texts(v.Messages[s.ID]); got != "m1 zebra m2 a3 a4 a5" {
+				t.Errorf("the session holds %q", got)
+			}
+			if got := texts(v.Messages[fork.ID]); got != "m1 zebra m2 b3 zebra b4 b5 b6" {
+				t.Errorf("the conflict fork holds %q", got)
+			}
+			f, _ = laptop.Session(ctx, fork.ID)
+			if f.Title != "zebra plan (conflict)" {
+				t.Errorf("the conflict fork's title after the session's rename: %q", f.Title)
+			}
+		})
+	}
+}
+
+// applyWaiting applies to st every record of logs it has not applied,
+// in an order rnd picks among the hosts' next records, as pulls that
+// interleave hosts would: a record that waits (ErrSyncWaits) waits with
+// the rest of its host's log until another host's record is applied.
+func applyWaiting(t *testing.T, rnd *rand.Rand, st *sqlite.Store, logs map[synclog.HostID][]pulled) {
+	t.Helper()
+	ctx := context.Background()
+	self, _ := st.SyncHost(ctx)
+	applied, err := st.SyncApplied(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := slices.Sorted(func(yield func(synclog.HostID) bool) {
+		for h := range logs {
+			if h != self && !yield(h) {
+				return
+			}
+		}
+	})
+	for {
+		rnd.Shuffle(len(hosts), func(i, j int) { hosts[i], hosts[j] = hosts[j], hosts[i] })
+		progress, left := false, false
+		var waits []string
+		for _, h := range hosts {
+			for _, r := range logs[h] {
+				if r.h.Index <= applied[h] {
+					continue
+				}
+				err := st.ApplySync(ctx, r.h, r.p)
+				if errors.Is(err, sqlite.ErrSyncWaits) {
+					left = true
+					waits = append(waits, err.Error())
+					break
+				}
+				if err != nil {
+					t.Fatalf("apply %s (%s): %v", r.h, r.p.Type(), err)
+				}
+				applied[h] = r.h.Index
+				progress = true
+				if rnd.IntN(2) == 0 {
+					break // on to another host
+				}
+			}
+			for _, r := range logs[h] {
+				if r.h.Index > applied[h] {
+					left = true
+				}
+			}
+		}
+		if !left {
+			return
+		}
+		if !progress {
+			t.Fatalf("every log waits for a record that never comes: %s", strings.Join(waits, "; "))
+		}
+	}
+}
+
+// Random histories on three stores: each appends turns to a session and
+// the conflict forks it grows, and applies the others' records at random
+// moments in random orders, the clock moving on. In the end the three,
+// and a fourth that applies every log at once, show the same sessions
+// (rows, times and counters included), messages and search results.
+func TestApplySyncConcurrentAppendsConverge(t *testing.T) {
+	const histories = 30
+	forks := 0
+	for h := range uint64(histories) {
+		ctx := context.Background()
+		rnd := rand.New(rand.NewPCG(h, 26))
+		c := &manualClock{}
+		a, b := syncPair(t)
+		c3, _ := syncPair(t)
+		stores := []*sqlite.Store{a, b, c3}
+		c.at = c.at.AddDate(2026, 0, 0)
+		for _, st := range stores {
+			st.Now = c.now
+		}
+		logs := func() map[synclog.HostID][]pulled {
+			out := map[synclog.HostID][]pulled{}
+			for _, st := range stores {
+				host, _ := st.SyncHost(ctx)
+				out[host] = pull(t, st, 0)
+			}
+			return out
+		}
+		s := &loom.Session{UserID: "alice", Title: "race"}
+		say(t, a, s, loom.RoleUser, "first zebra")
+		n := 0
+		for range 6 + rnd.IntN(10) {
+			c.tick()
+			st := stores[rnd.IntN(len(stores))]
+			if rnd.IntN(3) == 0 {
+				applyWaiting(t, rnd, st, logs())
+				continue
+			}
+			ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "alice"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ss) == 0 {
+				continue
+			}
+			cur := ss[rnd.IntN(len(ss))]
+			for range 1 + rnd.IntN(2) {
+				n++
+				role := loom.RoleUser
+				if rnd.IntN(2) == 0 {
+					role = loom.RoleAssistant
+				}
+				say(t, st, cur, role, fmt.Sprintf("zebra %d", n))
+			}
+		}
+		all := logs()
+		for _, st := range stores {
+			applyWaiting(t, rnd, st, all)
+		}
+		fresh := tempStore(t)
+		if _, err := fresh.EnableSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fresh.Now = c.now
+		applyWaiting(t, rnd, fresh, all)
+		v := sameView(t, a, b, "zebra")
+		sameView(t, a, c3, "zebra")
+		sameView(t, a, fresh, "zebra")
+		for _, x := range v.Sessions {
+			if strings.HasSuffix(x.Title, "(conflict)") {
+				forks++
+			}
+		}
+	}
+	if forks < histories/3 {
+		t.Fatalf("only %d conflict forks in %d histories: the test does not test much", forks, histories)
+	}
+	t.Logf("%d histories, %d conflict forks", histories, forks)
+}
