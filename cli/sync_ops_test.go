@@ -67,6 +67,11 @@ func testSyncEveryChange(t *testing.T, hubDB string) {
 	talk(a, notes, 2)
 	talk(b, chat, 3)
 	talk(b, diary, 3)
+	// Both machines start a session with one key: both sessions stay,
+	// and the one started first keeps the key.
+	same1, same2 := sess("same"), sess("same")
+	talk(a, same1, 1)
+	talk(b, same2, 1)
 	// Each machine imports an export too.
 	for i, fx := range []*fixture{a, b} {
 		file := filepath.Join(fx.home, "in.jsonl")
@@ -148,6 +153,23 @@ func testSyncEveryChange(t *testing.T, hubDB string) {
 	}
 	if conflicts != 1 {
 		t.Errorf("%d conflict forks of plan, want 1", conflicts)
+	}
+	for _, fx := range []*fixture{a, b} {
+		var keys []string
+		for _, id := range []string{same1.ID, same2.ID} {
+			var s struct {
+				Session struct {
+					Key string `json:"key"`
+				} `json:"session"`
+			}
+			if err := json.Unmarshal([]byte(fx.mustExec(t, "session", "show", id, "--json")), &s); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, s.Session.Key)
+		}
+		if !slices.Equal(keys, []string{"cli:same", ""}) {
+			t.Errorf("the two sessions started with key cli:same have keys %q", keys)
+		}
 	}
 	for _, s := range list {
 		if ga, gb := normalJSON(t, a.mustExec(t, "session", "show", s.ID, "--json", "--full-history")), normalJSON(t, b.mustExec(t, "session", "show", s.ID, "--json", "--full-history")); ga != gb {

@@ -19,21 +19,15 @@ var ErrSyncGap = errors.New("sync record out of order")
 // not hold yet (a message, a session): it is applied after that change.
 var ErrSyncWaits = errors.New("sync record waits")
 
-// NotAppliedError reports a record of a kind, or in a case, that this
-// loom does not apply yet. The record is never skipped: skipping it would
+// NotAppliedError reports a record of a kind this loom does not know, as
+// a newer loom may write. The record is never skipped: skipping it would
 // make this store's copy differ from the others' for good.
 type NotAppliedError struct {
 	Type synclog.Type
-	// Why names the case, "" when no record of the type applies.
-	Why string
 }
 
 func (e *NotAppliedError) Error() string {
-	msg := fmt.Sprintf("this loom cannot apply %s records yet", e.Type)
-	if e.Why != "" {
-		msg += ": " + e.Why
-	}
-	return msg
+	return fmt.Sprintf("this loom cannot apply %s records: a newer loom wrote them; update loom on this machine", e.Type)
 }
 
 // ApplySync applies record p of another host, whose header is h, to the
@@ -133,19 +127,41 @@ func (s *Store) applyChange(ctx context.Context, w writes, st synclog.Stamp, p s
 }
 
 // applyCreated creates the session p's row describes, unless it is here
-// already.
+// already. When another session here has its key, the earlier claim
+// keeps it (settleKey).
 func applyCreated(ctx context.Context, w writes, st synclog.Stamp, p *synclog.SessionCreated) error {
 	cur, err := w.SessionForWrite(ctx, p.Session.ID)
 	if err != nil || cur != nil {
 		return err
 	}
-	if err := w.CreateSession(ctx, p.Session); err != nil {
-		if loom.ErrorCode(err) == loom.ECONFLICT {
-			return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("another session here has key %q (two machines started sessions with one key)", p.Session.Key)}
-		}
+	row, k, taken, err := keyless(ctx, w, p.Session)
+	if err != nil {
 		return err
 	}
-	return saveMeta(ctx, w, p.Session.ID, synclog.NewMeta(p.Session, st))
+	if err := w.CreateSession(ctx, row); err != nil {
+		return err
+	}
+	if err := saveMeta(ctx, w, p.Session.ID, synclog.NewMeta(p.Session, st)); err != nil {
+		return err
+	}
+	if taken {
+		return settleKey(ctx, w, k)
+	}
+	return nil
+}
+
+// keyless returns row, or a copy without its key when another live
+// session here has it (to store first, and then give the key to the
+// earlier claim: settleKey), the key's scope, and whether it was taken.
+func keyless(ctx context.Context, w writes, row *loom.Session) (*loom.Session, keyScope, bool, error) {
+	k := keyScope{row.UserID, row.Project.ID, row.Key}
+	taken, err := keyTaken(ctx, w, k, row.ID)
+	if err != nil || !taken {
+		return row, k, taken, err
+	}
+	c := *row
+	c.Key = ""
+	return &c, k, true, nil
 }
 
 // applyAppend appends p's messages, keeping their ids, seq and times,
@@ -314,8 +330,33 @@ func (s *Store) applyImported(ctx context.Context, w writes, st synclog.Stamp, p
 	if err := loom.ValidateImport(data); err != nil {
 		return err
 	}
-	if err := s.importTx(ctx, w.tx, data); err != nil {
+	// Sessions whose key another session here has are stored without
+	// it, and then the earlier claim keeps it (settleKey).
+	rows := make([]*loom.SessionData, len(data))
+	var clashes []keyScope
+	for i, d := range data {
+		row, k, taken, err := keyless(ctx, w, d.Session)
+		if err != nil {
+			return err
+		}
+		rows[i] = d
+		if taken {
+			c := *d
+			c.Session = row
+			rows[i] = &c
+			clashes = append(clashes, k)
+		}
+	}
+	if err := s.importTx(ctx, w.tx, rows); err != nil {
 		return err
 	}
-	return stampImported(ctx, w, st, data)
+	if err := stampImported(ctx, w, st, data); err != nil {
+		return err
+	}
+	for _, k := range clashes {
+		if err := settleKey(ctx, w, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -67,8 +67,16 @@ func mergeChange(ctx context.Context, w writes, id string, st synclog.Stamp, p *
 			col(f.name, f.after.Value)
 		}
 	}
-	if took(before.Key.Stamp, m.Key.Stamp) {
-		col("key", nullString(m.Key.Value))
+	// A new key or project changes which sessions claim a key: the
+	// session lets its key go here, and settleKey gives the old one and
+	// the new one to the earliest claims.
+	var old keyScope
+	rekey := took(before.Key.Stamp, m.Key.Stamp) || took(before.Project.Stamp, m.Project.Stamp)
+	if rekey {
+		if old, err = scopeOf(ctx, w, id); err != nil {
+			return err
+		}
+		col("key", nil)
 		if m.Key.Value != "" {
 			col("surface", loom.SurfaceOf(m.Key.Value))
 		}
@@ -86,16 +94,24 @@ func mergeChange(ctx context.Context, w writes, id string, st synclog.Stamp, p *
 		args = append(args, loom.FormatTime(*p.At))
 	}
 	if len(set) > 0 {
-		_, err := w.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(set, ", ")+` WHERE id = ?`, append(args, id)...)
-		if isUnique(err) {
-			return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("another session here has key %q (two machines gave one key to two sessions)", m.Key.Value)}
-		}
-		if err != nil {
+		if _, err := w.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(set, ", ")+` WHERE id = ?`, append(args, id)...); err != nil {
 			return fmt.Errorf("update session %s: %w", id, err)
 		}
 	}
 	if err := saveMeta(ctx, w, id, m); err != nil {
 		return err
+	}
+	if rekey {
+		now, err := scopeOf(ctx, w, id)
+		if err != nil {
+			return err
+		}
+		if err := settleKey(ctx, w, now); err != nil {
+			return err
+		}
+		if err := settleKey(ctx, w, old); err != nil {
+			return err
+		}
 	}
 	return changeConflictForks(ctx, w, id, st, p, depth+1)
 }

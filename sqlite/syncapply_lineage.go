@@ -36,16 +36,21 @@ func applyForked(ctx context.Context, w writes, st synclog.Stamp, p *synclog.For
 	}
 	plan := &sqlstore.ForkPlan{ID: row.ID, Key: row.Key, Title: row.Title, Turn: row.ForkTurn, LastSeq: p.LastSeq,
 		LastPrompt: row.LastPrompt, SummarySeq: row.SummarySeq}
+	stored, k, taken, err := keyless(ctx, w, row)
+	if err != nil {
+		return err
+	}
+	plan.Key = stored.Key
 	if _, err := w.CreateFork(ctx, parent, plan, sqlstore.InheritSpans(spans, p.LastSeq, row.ID)); err != nil {
-		if loom.ErrorCode(err) == loom.ECONFLICT {
-			return &NotAppliedError{Type: p.Type(), Why: fmt.Sprintf("another session here has key %q (two machines gave one key to two sessions)", row.Key)}
-		}
 		return err
 	}
 	if err := saveFork(ctx, w, row.ID, parent.ID, p.LastSeq, forkPlain); err != nil {
 		return err
 	}
-	return writerRow(ctx, w, st, row)
+	if err := writerRow(ctx, w, st, row); err != nil || !taken {
+		return err
+	}
+	return settleKey(ctx, w, k)
 }
 
 // writerRow gives fork row, just made here from its parent as the parent

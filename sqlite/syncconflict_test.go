@@ -250,3 +250,96 @@ func TestApplySyncConcurrentAppendsConverge(t *testing.T) {
 	}
 	t.Logf("%d histories, %d conflict forks", histories, forks)
 }
+
+// keyOf returns the key session id has on st.
+func keyOf(t *testing.T, st *sqlite.Store, id string) string {
+	t.Helper()
+	s, err := st.Session(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Key
+}
+
+// Two machines each start a session with one key in one project: after
+// they sync, both keep both sessions, and the one started first holds
+// the key on both, whichever applies first. When it lets the key go (a
+// new key, the trash), the other takes it, everywhere; a restore brings
+// the first claim back in front.
+func TestApplySyncKeyClash(t *testing.T) {
+	for _, bFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("b first %v", bFirst), func(t *testing.T) {
+			ctx := context.Background()
+			a, b, c := clockedPair(t)
+			p := loom.Project{ID: "p1", Name: "api", Root: "/src/api"}
+			first := &loom.Session{UserID: "alice", Key: "cli:api", Project: p}
+			say(t, a, first, loom.RoleUser, "on the desktop")
+			c.tick()
+			second := &loom.Session{UserID: "alice", Key: "cli:api", Project: p}
+			say(t, b, second, loom.RoleUser, "on the laptop")
+			ai, bi := exchange(t, a, b, 0, 0, bFirst)
+			sameView(t, a, b)
+			for _, st := range []*sqlite.Store{a, b} {
+				if k1, k2 := keyOf(t, st, first.ID), keyOf(t, st, second.ID); k1 != "cli:api" || k2 != "" {
+					t.Fatalf("keys after the clash: %q and %q", k1, k2)
+				}
+			}
+
+			// The first lets the key go on the desktop: the laptop's
+			// session takes it, on both.
+			c.tick()
+			other := "cli:old-api"
+			if _, err := a.UpdateSession(ctx, first.ID, loom.SessionUpdate{Key: &other}); err != nil {
+				t.Fatal(err)
+			}
+			if k := keyOf(t, a, second.ID); k != "cli:api" {
+				t.Fatalf("the key let go on the desktop went to %q", k)
+			}
+			ai, bi = exchange(t, a, b, ai, bi, bFirst)
+			sameView(t, a, b)
+			if k := keyOf(t, b, second.ID); k != "cli:api" {
+				t.Fatalf("the laptop's session has key %q after the other let it go", k)
+			}
+
+			// The laptop's session goes to the trash and comes back.
+			c.tick()
+			if _, err := b.Delete(ctx, second.ID, loom.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			ai, bi = exchange(t, a, b, ai, bi, bFirst)
+			sameView(t, a, b)
+			c.tick()
+			if err := a.Restore(ctx, second.ID); err != nil {
+				t.Fatal(err)
+			}
+			exchange(t, a, b, ai, bi, bFirst)
+			sameView(t, a, b)
+			if k := keyOf(t, b, second.ID); k != "cli:api" {
+				t.Fatalf("restored, the laptop's session has key %q", k)
+			}
+		})
+	}
+}
+
+// A session started with a key on one machine while another machine,
+// offline, gives another session that key and then lets it go: every
+// host ends with the same holder, whatever it applied first.
+func TestApplySyncKeyLetGoBeforeArrival(t *testing.T) {
+	ctx := context.Background()
+	a, b, c := clockedPair(t)
+	first := &loom.Session{UserID: "alice", Key: "cli:api"}
+	say(t, a, first, loom.RoleUser, "first")
+	c.tick()
+	second := &loom.Session{UserID: "alice", Key: "cli:api"}
+	say(t, b, second, loom.RoleUser, "second")
+	c.tick()
+	other := "cli:moved"
+	if _, err := a.UpdateSession(ctx, first.ID, loom.SessionUpdate{Key: &other}); err != nil {
+		t.Fatal(err)
+	}
+	exchange(t, a, b, 0, 0, false)
+	sameView(t, a, b)
+	if k1, k2 := keyOf(t, a, first.ID), keyOf(t, a, second.ID); k1 != "cli:moved" || k2 != "cli:api" {
+		t.Fatalf("keys: %q and %q", k1, k2)
+	}
+}

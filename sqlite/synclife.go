@@ -32,16 +32,24 @@ func settleLife(ctx context.Context, w writes, t synclog.Type, id string, l sync
 	if l.Trash == nil && l.Restore.IsZero() {
 		return nil
 	}
-	_, err := w.ExecContext(ctx, `UPDATE sessions SET deleted_at = ? WHERE id = ? AND deleted_at IS NOT ?`,
-		nullTime(l.DeletedAt()), id, nullTime(l.DeletedAt()))
-	if isUnique(err) {
-		return &NotAppliedError{Type: t, Why: fmt.Sprintf(
-			"session %s comes back from the trash, and another session here has its key", id)}
-	}
+	// A session that comes back claims its key again, and one that goes
+	// lets it go: settleKey gives it to the earliest claim. It comes
+	// back without it, so that the session holding it meanwhile is not
+	// in the way.
+	res, err := w.ExecContext(ctx, `UPDATE sessions SET deleted_at = ?1,
+		key = CASE WHEN ?1 IS NULL THEN NULL ELSE key END WHERE id = ?2 AND deleted_at IS NOT ?1`,
+		nullTime(l.DeletedAt()), id)
 	if err != nil {
 		return fmt.Errorf("trash state of %s: %w", id, err)
 	}
-	return nil
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	k, err := scopeOf(ctx, w, id)
+	if err != nil {
+		return err
+	}
+	return settleKey(ctx, w, k)
 }
 
 // worked merges record idx of host h, which did work in session id

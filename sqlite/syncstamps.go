@@ -37,7 +37,20 @@ func stampLocal(ctx context.Context, w writes, st synclog.Stamp, idx uint64, p s
 	}
 	switch p := p.(type) {
 	case *synclog.Trashed:
-		return eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) })
+		if err := eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) }); err != nil {
+			return err
+		}
+		// A key the trash let go goes to the next claim on it.
+		for _, id := range p.SessionIDs {
+			k, err := scopeOf(ctx, w, id)
+			if err != nil {
+				return err
+			}
+			if err := settleKey(ctx, w, k); err != nil {
+				return err
+			}
+		}
+		return nil
 	case *synclog.Restored:
 		return eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Restored(st) })
 	case *synclog.Purged:
@@ -56,11 +69,23 @@ func stampLocal(ctx context.Context, w writes, st synclog.Stamp, idx uint64, p s
 		if err != nil {
 			return err
 		}
+		before := m
 		m.Apply(st, p, 0)
 		if err := saveMeta(ctx, w, p.SessionID, m); err != nil {
 			return err
 		}
-		return changeConflictForks(ctx, w, p.SessionID, st, p, 1)
+		if err := changeConflictForks(ctx, w, p.SessionID, st, p, 1); err != nil {
+			return err
+		}
+		// A key let go here goes to the next claim on it.
+		if (p.Key != nil || p.Project != nil) && !before.Key.Stamp.IsZero() {
+			var user string
+			if err := w.QueryRowContext(ctx, `SELECT user_id FROM sessions WHERE id = ?`, p.SessionID).Scan(&user); err != nil {
+				return fmt.Errorf("read session %s: %w", p.SessionID, err)
+			}
+			return settleKey(ctx, w, keyScope{user, before.Project.Value.ID, before.Key.Value})
+		}
+		return nil
 	case *synclog.PartUpdated:
 		return stampPart(ctx, w, st, p.MessageID, p.Part.ID)
 	case *synclog.UsageUpdated:

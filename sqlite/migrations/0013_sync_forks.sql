@@ -24,3 +24,9 @@ CREATE TRIGGER IF NOT EXISTS sync_forks_ad AFTER DELETE ON sessions
 BEGIN
     DELETE FROM sync_forks WHERE id = old.id;
 END;
+
+-- The key each session claims (synclog.Meta's Key), to find the sessions
+-- that claim one key: the earliest claim holds it (synclog.KeyHolder),
+-- the others are stored without it until it is let go.
+CREATE INDEX IF NOT EXISTS sync_meta_key ON sync_meta (json_extract(meta, '$.Key.Value'))
+    WHERE json_extract(meta, '$.Key.Value') <> '';
