@@ -165,7 +165,7 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 			fmt.Fprintf(f.IO.Out, "Sent %s, received %s (hub %s)\n", records(r.Pushed), records(r.Pulled), s.hub.URL)
 		}
 		for _, w := range r.Waiting {
-			fmt.Fprintf(f.IO.ErrOut, "Records of host %s from %d on wait for records the hub does not hold yet (%s); a later sync applies them.\n",
+			fmt.Fprintf(f.IO.ErrOut, "Records of host %s from %d on wait (%s); a later sync applies them.\n",
 				w.Host, w.Index, w.Reason)
 		}
 		return nil
