@@ -18,18 +18,16 @@ import (
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
-	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/synclog"
 )
 
 // syncStore is a store that syncs: it keeps its own sync log and applies
 // the records of the user's other machines (SQLite stores).
 type syncStore interface {
-	hub.Log
+	hub.Replica
 	EnableSync(ctx context.Context) (synclog.HostID, error)
 	SyncLast(ctx context.Context) (uint64, error)
-	ApplySync(ctx context.Context, h synclog.Header, p synclog.Payload) error
-	SyncApplied(ctx context.Context) (synclog.Vector, error)
 }
 
 // defaultSyncInterval is how often `loom sync --watch` syncs unless
@@ -113,56 +111,22 @@ func (f *Factory) syncSetup(ctx context.Context, needKey bool) (*syncer, error) 
 	return s, nil
 }
 
-// syncResult is what one sync did.
-type syncResult struct {
-	Host   synclog.HostID `json:"host"`
-	Pushed int            `json:"pushed"`
-	Pulled int            `json:"pulled"`
-	// Waiting are the hosts whose next records follow records the hub
-	// does not hold yet: the next sync applies them.
-	Waiting []hub.Waiting `json:"waiting"`
-}
-
-// once pushes this machine's new records, then pulls and applies the
-// others'.
-func (s *syncer) once(ctx context.Context) (syncResult, error) {
-	host, err := s.st.EnableSync(ctx)
-	if err != nil {
-		return syncResult{}, err
-	}
-	res := syncResult{Host: host}
-	if res.Pushed, err = s.hub.Push(ctx, s.st, s.key); err != nil {
-		return res, err
-	}
-	applied, err := s.st.SyncApplied(ctx)
-	if err != nil {
-		return res, err
-	}
-	pr, err := s.hub.Pull(ctx, host, applied, s.key, func(h synclog.Header, p synclog.Payload) error {
-		err := s.st.ApplySync(ctx, h, p)
-		if errors.Is(err, sqlite.ErrSyncWaits) {
-			return hub.Wait(err)
-		}
-		return err
-	})
-	res.Pulled, res.Waiting = pr.Applied, pr.Waiting
-	if res.Waiting == nil {
-		res.Waiting = []hub.Waiting{}
-	}
-	return res, err
-}
-
 func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration) error {
 	s, err := f.syncSetup(ctx, true)
 	if err != nil {
 		return err
 	}
-	report := func(r syncResult) error {
+	// The first sync sets sync up on the store: a host id, and its
+	// history as the first records of its log.
+	if _, err := s.st.EnableSync(ctx); err != nil {
+		return err
+	}
+	report := func(r hub.Result) error {
 		if f.JSON() {
 			return writeJSON(f.IO.Out, r)
 		}
 		if !watch || r.Pushed+r.Pulled > 0 {
-			fmt.Fprintf(f.IO.Out, "Sent %s, received %s (hub %s)\n", records(r.Pushed), records(r.Pulled), s.hub.URL)
+			fmt.Fprintf(f.IO.Out, "Sent %s, received %s (hub %s)\n", human.Plural(r.Pushed, "record"), human.Plural(r.Pulled, "record"), s.hub.URL)
 		}
 		for _, w := range r.Waiting {
 			fmt.Fprintf(f.IO.ErrOut, "Records of host %s from %d on wait (%s); a later sync applies them.\n",
@@ -171,7 +135,7 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 		return nil
 	}
 	if !watch {
-		r, err := s.once(ctx)
+		r, err := s.hub.Sync(ctx, s.st, s.key)
 		if err != nil {
 			return err
 		}
@@ -189,7 +153,7 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		r, err := s.once(ctx)
+		r, err := s.hub.Sync(ctx, s.st, s.key)
 		switch {
 		case ctx.Err() != nil:
 			return nil
@@ -207,13 +171,6 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 		case <-t.C:
 		}
 	}
-}
-
-func records(n int) string {
-	if n == 1 {
-		return "1 record"
-	}
-	return fmt.Sprintf("%d records", n)
 }
 
 func newCmdSyncStatus(f *Factory) *cobra.Command {
@@ -285,28 +242,21 @@ func syncStatusRun(ctx context.Context, f *Factory) error {
 	if host == "" {
 		fmt.Fprintf(f.IO.Out, "This machine has not synced yet (loom sync).\n")
 	}
-	fmt.Fprintf(f.IO.Out, "Hub %s: %d machine%s\n", s.hub.URL, len(hosts), plural(len(hosts)))
+	fmt.Fprintf(f.IO.Out, "Hub %s: %s\n", s.hub.URL, human.Plural(len(hosts), "machine"))
 	for _, x := range out {
 		who, behind := "", ""
 		switch {
 		case x.This:
 			who = " (this machine)"
 			if x.Behind > 0 {
-				behind = fmt.Sprintf(", %s to send", records(int(x.Behind)))
+				behind = fmt.Sprintf(", %s to send", human.Plural(int(x.Behind), "record"))
 			}
 		case x.Behind > 0:
-			behind = fmt.Sprintf(", %s to receive", records(int(x.Behind)))
+			behind = fmt.Sprintf(", %s to receive", human.Plural(int(x.Behind), "record"))
 		}
-		fmt.Fprintf(f.IO.Out, "  %s%s: %s on the hub%s\n", x.Host, who, records(int(x.Records)), behind)
+		fmt.Fprintf(f.IO.Out, "  %s%s: %s on the hub%s\n", x.Host, who, human.Plural(int(x.Records), "record"), behind)
 	}
 	return nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func newCmdSyncKey(f *Factory) *cobra.Command {

@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/loomhq/loom/hub"
 )
 
 // Two machines sync through a hub (a real loom serve): the second gets
@@ -28,7 +30,7 @@ func TestSyncTwoMachines(t *testing.T) {
 // testSyncTwoMachines runs TestSyncTwoMachines with the hub on the store
 // hubDB, its own SQLite file when empty.
 func testSyncTwoMachines(t *testing.T, hubDB string) {
-	hub, hubHome, syncEnv := startHub(t, hubDB)
+	hubProc, hubHome, syncEnv := startHub(t, hubDB)
 	a, b := newFixture(t), newEmptyFixture(t)
 	a.extraEnv, b.extraEnv = syncEnv, syncEnv
 
@@ -46,11 +48,11 @@ func testSyncTwoMachines(t *testing.T, hubDB string) {
 		t.Fatalf("set the key: exit %d, %s", r.code, r.stderr)
 	}
 
-	pushed := decodeJSON[syncResult](t, a.mustExec(t, "sync", "--json"))
+	pushed := decodeJSON[hub.Result](t, a.mustExec(t, "sync", "--json"))
 	if pushed.Pushed == 0 || pushed.Host == "" {
 		t.Fatalf("the first machine's sync = %+v", pushed)
 	}
-	pulled := decodeJSON[syncResult](t, b.mustExec(t, "sync", "--json"))
+	pulled := decodeJSON[hub.Result](t, b.mustExec(t, "sync", "--json"))
 	if pulled.Pulled != pushed.Pushed {
 		t.Fatalf("the second machine received %d records of %d", pulled.Pulled, pushed.Pushed)
 	}
@@ -107,34 +109,12 @@ func testSyncTwoMachines(t *testing.T, hubDB string) {
 		t.Errorf("sync with another key: exit %d, %q", r.code, r.stderr)
 	}
 
-	// The hub's store holds ciphertext only: its SQLite file, or its
-	// PostgreSQL tables.
-	if hubDB == "" {
-		for _, f := range []string{"sessions.db", "sessions.db-wal"} {
-			raw, _ := os.ReadFile(filepath.Join(hubHome, "data", f))
-			if len(raw) == 0 && f == "sessions.db" {
-				t.Fatalf("the hub's %s is not there to read", f)
-			}
-			if strings.Contains(string(raw), "Fixed on the laptop") || strings.Contains(string(raw), "flaky") {
-				t.Errorf("the hub's %s holds plaintext of the sessions", f)
-			}
-		}
-	} else {
-		pool, err := pgxpool.New(context.Background(), hubDB)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pool.Close()
-		var records, plain int
-		if err := pool.QueryRow(context.Background(), `SELECT count(*), count(*) FILTER (WHERE position('flaky'::bytea IN body) > 0
-			OR position('flaky'::bytea IN header) > 0) FROM sync_records`).Scan(&records, &plain); err != nil || records == 0 || plain > 0 {
-			t.Errorf("the hub's tables: %d records, %d with plaintext, %v", records, plain, err)
-		}
-	}
+	// The hub's store holds ciphertext only.
+	hubHoldsNo(t, hubHome, hubDB, "Fixed on the laptop", "flaky")
 
 	// With the hub down, sync says so in one line; the rest works.
-	hub.cmd.Process.Kill()
-	hub.cmd.Wait()
+	hubProc.cmd.Process.Kill()
+	hubProc.cmd.Wait()
 	r := a.exec(t, "", "sync")
 	if r.code == 0 || !strings.Contains(r.stderr, "hub unreachable") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
 		t.Errorf("sync with the hub down: exit %d, %q", r.code, r.stderr)
@@ -170,30 +150,68 @@ func normalJSON(t *testing.T, s string) string {
 	return string(b)
 }
 
+// hubHoldsNo fails if the hub's store holds any of words in the clear:
+// any file of its SQLite store (which must be there), or the headers and
+// bodies of its PostgreSQL table of records (which must hold some).
+func hubHoldsNo(t *testing.T, hubHome, hubDB string, words ...string) {
+	t.Helper()
+	if hubDB == "" {
+		files, _ := filepath.Glob(filepath.Join(hubHome, "data", "sessions.db*"))
+		if !slices.Contains(files, filepath.Join(hubHome, "data", "sessions.db")) {
+			t.Fatalf("the hub's store is not there to read: %v", files)
+		}
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range words {
+				if strings.Contains(string(raw), w) {
+					t.Errorf("the hub's %s holds %q in the clear", filepath.Base(f), w)
+				}
+			}
+		}
+		return
+	}
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, hubDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	for _, w := range words {
+		var records, plain int
+		if err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE position(convert_to($1, 'UTF8') IN body) > 0
+			OR position(convert_to($1, 'UTF8') IN header) > 0) FROM sync_records`, w).Scan(&records, &plain); err != nil || records == 0 || plain > 0 {
+			t.Errorf("the hub's tables: %d records, %d holding %q in the clear, %v", records, plain, w, err)
+		}
+	}
+}
+
 // startHub starts a hub, loom serve over the store hubDB (its own SQLite
 // file when empty), and returns it, its home and the environment of a
 // machine that syncs with it.
-func startHub(t *testing.T, hubDB string) (hub *serveProc, home string, syncEnv []string) {
+func startHub(t *testing.T, hubDB string) (srv *serveProc, home string, syncEnv []string) {
 	t.Helper()
 	home = t.TempDir()
 	env := []string{"LOOM_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	if hubDB != "" {
 		env = append(env, "LOOM_DB="+hubDB)
 	}
-	hub = startServeProc(t, env, "")
-	return hub, home, []string{"LOOM_SYNC_HUB=" + hub.base, "LOOM_SYNC_TOKEN=" + hub.token}
+	srv = startServeProc(t, env, "")
+	return srv, home, []string{"LOOM_SYNC_HUB=" + srv.base, "LOOM_SYNC_TOKEN=" + srv.token}
 }
 
 // syncPair returns two empty machines that sync through a hub on hubDB
 // (see startHub) with one key, and the hub and its home.
-func syncPair(t *testing.T, hubDB string) (a, b *fixture, hub *serveProc, hubHome string) {
+func syncPair(t *testing.T, hubDB string) (a, b *fixture, srv *serveProc, hubHome string) {
 	t.Helper()
-	hub, hubHome, syncEnv := startHub(t, hubDB)
+	srv, hubHome, syncEnv := startHub(t, hubDB)
 	a, b = newEmptyFixture(t), newEmptyFixture(t)
 	a.extraEnv, b.extraEnv = syncEnv, syncEnv
 	key := strings.TrimSpace(a.mustExec(t, "sync", "key"))
 	if r := b.exec(t, key+"\n", "sync", "key", "--set"); r.code != 0 {
 		t.Fatalf("set the key: %s", r.stderr)
 	}
-	return a, b, hub, hubHome
+	return a, b, srv, hubHome
 }

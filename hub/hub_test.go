@@ -131,15 +131,24 @@ func TestPullWaits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a, b := hosts[0], hosts[1]
+	// a is the host the hub lists first, so its records come first.
+	listed, err := c.Hosts(ctx)
+	if err != nil || len(listed) != 2 {
+		t.Fatalf("hosts = %v, %v", listed, err)
+	}
+	a, b := synclog.HostID(listed[0].Host), hosts[0]
+	if b == a {
+		b = hosts[1]
+	}
 	// Each host logged 4 records (two sessions made, two appends). a's
-	// first record waits for b's last, whichever host the hub lists
-	// first.
+	// first record waits for b's last.
 	var order []string
 	done := map[synclog.HostID]uint64{}
+	waited := 0
 	res, err := c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
 		if h.Host == a && h.Index == 1 && done[b] < 4 {
-			return hub.Wait(fmt.Errorf("waits for %s", b))
+			waited++
+			return fmt.Errorf("%w: for %s", synclog.ErrWait, b)
 		}
 		done[h.Host] = h.Index
 		order = append(order, fmt.Sprintf("%s/%d", h.Host, h.Index))
@@ -151,18 +160,18 @@ func TestPullWaits(t *testing.T) {
 			want = append(want, fmt.Sprintf("%s/%d", h, i+1))
 		}
 	}
-	if err != nil || res.Applied != 8 || len(res.Waiting) != 0 || !slices.Equal(order, want) {
-		t.Errorf("pull = %+v, %v, applied %v; want %v", res, err, order, want)
+	if err != nil || res.Applied != 8 || len(res.Waiting) != 0 || !slices.Equal(order, want) || waited == 0 {
+		t.Errorf("pull = %+v, %v, applied %v after %d waits; want %v after a wait", res, err, order, waited, want)
 	}
 	// A wait nothing ends: the others' records apply, and the host's
 	// first waiting record is reported with the reason.
 	res, err = c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
 		if h.Host == a && h.Index == 2 {
-			return hub.Wait(errors.New("the message it follows is not here"))
+			return fmt.Errorf("%w: the message it follows is not here", synclog.ErrWait)
 		}
 		return nil
 	})
-	if err != nil || res.Applied != 5 || len(res.Waiting) != 1 || res.Waiting[0] != (hub.Waiting{Host: string(a), Index: 2, Reason: "the message it follows is not here"}) {
+	if err != nil || res.Applied != 5 || len(res.Waiting) != 1 || res.Waiting[0] != (hub.Waiting{Host: string(a), Index: 2, Reason: "sync record waits: the message it follows is not here"}) {
 		t.Errorf("pull with a record that waits for good = %+v, %v", res, err)
 	}
 	// Any other error of apply stops the pull.

@@ -19,25 +19,87 @@ type Log interface {
 	SyncLog(ctx context.Context, after uint64, limit int) ([]synclog.LogRecord, error)
 }
 
-// batch is how many records one push or pull carries at most.
+// batch is how many records one push or pull carries at most; a push
+// also closes a batch at loom.MaxSyncBatchBytes of headers and bodies.
 const batch = 500
+
+// Replica is a store that syncs: its own log, and the records of other
+// hosts it applies.
+type Replica interface {
+	Log
+	// SyncApplied returns the index of the last record applied of each
+	// other host.
+	SyncApplied(ctx context.Context) (synclog.Vector, error)
+	// ApplySync applies a record of another host. A record that cannot
+	// apply yet returns an error in whose chain is synclog.ErrWait.
+	ApplySync(ctx context.Context, h synclog.Header, p synclog.Payload) error
+}
+
+// Result is what one Sync did: records sent, records applied, and the
+// hosts whose records wait (see PullResult).
+type Result struct {
+	Host    synclog.HostID `json:"host"`
+	Pushed  int            `json:"pushed"`
+	Pulled  int            `json:"pulled"`
+	Waiting []Waiting      `json:"waiting"`
+}
+
+// Sync pushes r's new records, sealed with key, then pulls and applies
+// the other hosts' records (Push, then Pull), asking the hub once what
+// it holds.
+func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result, error) {
+	res := Result{Waiting: []Waiting{}}
+	host, err := ownHost(ctx, r)
+	if err != nil {
+		return res, err
+	}
+	res.Host = host
+	hosts, err := c.Hosts(ctx)
+	if err != nil {
+		return res, err
+	}
+	if res.Pushed, err = c.push(ctx, r, host, key, hosts); err != nil {
+		return res, err
+	}
+	applied, err := r.SyncApplied(ctx)
+	if err != nil {
+		return res, err
+	}
+	pr, err := c.pull(ctx, host, applied, key, hosts, func(h synclog.Header, p synclog.Payload) error { return r.ApplySync(ctx, h, p) })
+	res.Pulled = pr.Applied
+	if len(pr.Waiting) > 0 {
+		res.Waiting = pr.Waiting
+	}
+	return res, err
+}
+
+// ownHost returns log's host; sync not set up is EINVALID.
+func ownHost(ctx context.Context, log Log) (synclog.HostID, error) {
+	host, err := log.SyncHost(ctx)
+	if err == nil && host == "" {
+		err = loom.Errorf(loom.EINVALID, "sync is not set up on this store")
+	}
+	return host, err
+}
 
 // Push sends the records of log that the hub does not hold yet, sealed
 // with key, in batches, and returns how many it sent. It starts after
 // the last record the hub holds of the host, so a push that was cut off
 // goes on where the hub stopped, and one run twice sends nothing more.
 func (c *Client) Push(ctx context.Context, log Log, key envelope.Key) (int, error) {
-	host, err := log.SyncHost(ctx)
+	host, err := ownHost(ctx, log)
 	if err != nil {
 		return 0, err
-	}
-	if host == "" {
-		return 0, loom.Errorf(loom.EINVALID, "sync is not set up on this store")
 	}
 	hosts, err := c.Hosts(ctx)
 	if err != nil {
 		return 0, err
 	}
+	return c.push(ctx, log, host, key, hosts)
+}
+
+// push is Push of host's log, where the hub holds hosts.
+func (c *Client) push(ctx context.Context, log Log, host synclog.HostID, key envelope.Key, hosts []loom.SyncHost) (int, error) {
 	var last uint64
 	for _, h := range hosts {
 		if h.Host == string(host) {
@@ -50,8 +112,9 @@ func (c *Client) Push(ctx context.Context, log Log, key envelope.Key) (int, erro
 		if err != nil || len(recs) == 0 {
 			return sent, err
 		}
-		out := make([]loom.SyncRecord, len(recs))
-		for i, r := range recs {
+		out := make([]loom.SyncRecord, 0, len(recs))
+		var size int64
+		for _, r := range recs {
 			h := synclog.Header{Host: host, Index: r.Index, HLC: r.HLC, KeyID: key.ID()}
 			hb, err := h.MarshalBinary()
 			if err != nil {
@@ -61,30 +124,20 @@ func (c *Client) Push(ctx context.Context, log Log, key envelope.Key) (int, erro
 			if err != nil {
 				return sent, err
 			}
-			out[i] = loom.SyncRecord{Host: string(host), Index: int64(r.Index), Header: hb, Body: body}
+			// The hub takes a batch of loom.MaxSyncBatchBytes at most,
+			// and one record whatever its size.
+			if size += int64(len(hb) + len(body)); len(out) > 0 && size > loom.MaxSyncBatchBytes {
+				break
+			}
+			out = append(out, loom.SyncRecord{Host: string(host), Index: int64(r.Index), Header: hb, Body: body})
 		}
 		if _, err := c.Put(ctx, out); err != nil {
-			return sent, fmt.Errorf("push records %d to %d: %w", recs[0].Index, recs[len(recs)-1].Index, err)
+			return sent, fmt.Errorf("push records %d to %d: %w", out[0].Index, out[len(out)-1].Index, err)
 		}
-		sent += len(recs)
-		last = recs[len(recs)-1].Index
+		sent += len(out)
+		last = uint64(out[len(out)-1].Index)
 	}
 }
-
-// ErrWait is in the chain of an error of Pull's apply that says the
-// record follows one not applied yet, of another host: the host's
-// records wait, from that one on, while the others' are applied.
-var ErrWait = errors.New("record waits for another")
-
-// Wait returns err, a reason why a record cannot be applied yet, as an
-// error of Pull's apply that says the record waits (ErrWait).
-func Wait(err error) error { return waitError{err} }
-
-type waitError struct{ err error }
-
-func (e waitError) Error() string        { return e.err.Error() }
-func (e waitError) Unwrap() error        { return e.err }
-func (e waitError) Is(target error) bool { return target == ErrWait }
 
 // Waiting is a host whose records wait: Index is the first that could
 // not be applied yet, and Reason why.
@@ -105,19 +158,26 @@ type PullResult struct {
 // Pull reads the records of every host but self that the hub holds
 // after what applied says was applied of each, opens them with key and
 // hands them to apply, each host's in index order. A record apply says
-// waits (ErrWait) stops its host's records for the moment: Pull goes on
-// with the other hosts', and comes back to it while any of them applies,
-// so records that follow each other across hosts apply in any order the
-// hub serves them. Pull stops at the first other error: of the hub, of
-// a record that does not open (a wrong key is envelope.ErrWrongKey), or
-// of apply, which says which record it could not apply.
+// waits (synclog.ErrWait in its error's chain) stops its host's records
+// for the moment: Pull goes on with the other hosts', and comes back to
+// it while any of them applies, so records that follow each other across
+// hosts apply in any order the hub serves them. Pull stops at the first
+// other error: of the hub, of a record that does not open (a wrong key
+// is envelope.ErrWrongKey), or of apply, which says which record it
+// could not apply.
 func (c *Client) Pull(ctx context.Context, self synclog.HostID, applied synclog.Vector, key envelope.Key,
 	apply func(synclog.Header, synclog.Payload) error) (PullResult, error) {
-	var res PullResult
 	hosts, err := c.Hosts(ctx)
 	if err != nil {
-		return res, err
+		return PullResult{}, err
 	}
+	return c.pull(ctx, self, applied, key, hosts, apply)
+}
+
+// pull is Pull where the hub holds hosts.
+func (c *Client) pull(ctx context.Context, self synclog.HostID, applied synclog.Vector, key envelope.Key, hosts []loom.SyncHost,
+	apply func(synclog.Header, synclog.Payload) error) (PullResult, error) {
+	var res PullResult
 	after := map[string]int64{}
 	for _, h := range hosts {
 		after[h.Host] = int64(applied[synclog.HostID(h.Host)])
@@ -163,14 +223,14 @@ func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string
 			if err := hd.UnmarshalBinary(r.Header); err != nil {
 				return n, nil, fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)
 			}
-			if string(hd.Host) != r.Host || int64(hd.Index) != r.Index {
+			if r.Host != h.Host || string(hd.Host) != r.Host || int64(hd.Index) != r.Index {
 				return n, nil, fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)
 			}
 			p, err := synclog.Open(key, hd, r.Body)
 			if err != nil {
 				return n, nil, err
 			}
-			if err := apply(hd, p); errors.Is(err, ErrWait) {
+			if err := apply(hd, p); errors.Is(err, synclog.ErrWait) {
 				return n, &Waiting{Host: h.Host, Index: r.Index, Reason: err.Error()}, nil
 			} else if err != nil {
 				return n, nil, err

@@ -17,7 +17,8 @@ var ErrSyncGap = errors.New("sync record out of order")
 
 // ErrSyncWaits reports a record that follows a change this store does
 // not hold yet (a message, a session): it is applied after that change.
-var ErrSyncWaits = errors.New("sync record waits")
+// It is synclog.ErrWait, which hub.Pull looks for.
+var ErrSyncWaits = synclog.ErrWait
 
 // NotAppliedError reports a record of a kind this loom does not know, as
 // a newer loom may write. The record is never skipped: skipping it would

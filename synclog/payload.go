@@ -92,6 +92,12 @@ type Payload interface {
 	Validate() error
 }
 
+// ErrWait reports a record that follows a change its store does not
+// hold yet, of another host's (a message, a session), or that would move
+// a session a live process is writing: it applies later, and its host's
+// records after it wait with it.
+var ErrWait = errors.New("sync record waits")
+
 // ErrInvalid reports a payload that breaks the rules of its type.
 var ErrInvalid = errors.New("invalid sync record")
 

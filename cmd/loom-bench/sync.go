@@ -16,7 +16,6 @@ import (
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sqlite"
-	"github.com/loomhq/loom/synclog"
 )
 
 // syncMain measures sync's budgets (issue 26): the initial sync of a
@@ -71,21 +70,18 @@ func syncMain(ctx context.Context, out io.Writer, dir string, messages, runs int
 	if _, err := b.EnableSync(ctx); err != nil {
 		return err
 	}
-	// syncBoth pushes a's new records and applies them to b.
+	// syncBoth syncs a, which pushes its new records, then b, which
+	// pulls and applies them, as `loom sync` on each machine does.
 	syncBoth := func() (pushed, pulled int, err error) {
-		if pushed, err = c.Push(ctx, a, key); err != nil {
-			return 0, 0, err
-		}
-		self, err := b.SyncHost(ctx)
+		ra, err := c.Sync(ctx, a, key)
 		if err != nil {
 			return 0, 0, err
 		}
-		applied, err := b.SyncApplied(ctx)
-		if err != nil {
-			return 0, 0, err
+		rb, err := c.Sync(ctx, b, key)
+		if err == nil && len(rb.Waiting) > 0 {
+			err = fmt.Errorf("records wait: %+v", rb.Waiting)
 		}
-		res, err := c.Pull(ctx, self, applied, key, func(h synclog.Header, p synclog.Payload) error { return b.ApplySync(ctx, h, p) })
-		return pushed, res.Applied, err
+		return ra.Pushed, rb.Pulled, err
 	}
 
 	fmt.Fprintf(os.Stderr, "sync: initial sync\n")
