@@ -71,6 +71,11 @@ func (s *Store) ApplySync(ctx context.Context, h synclog.Header, p synclog.Paylo
 		if err := s.clock.Observe(h.HLC); err != nil {
 			return err
 		}
+		// Other processes, and this one once restarted, stamp their
+		// changes after it too.
+		if _, err := tx.ExecContext(ctx, syncAppliedStampSQL, int64(h.HLC)); err != nil {
+			return fmt.Errorf("write sync state: %w", err)
+		}
 		if err := s.applyRecord(ctx, w, h, p); err != nil {
 			return fmt.Errorf("apply record %d of host %s (%s): %w", h.Index, h.Host, p.Type(), err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/synclog"
 )
@@ -428,4 +429,28 @@ func trashedOn(t *testing.T, st *sqlite.Store, id string) bool {
 		t.Fatal(err)
 	}
 	return x.DeletedAt != nil
+}
+
+// A change made after a remote record was applied is stamped after it,
+// though the record's clock ran ahead and the change is made by another
+// process (another handle on the file): a rename made after reading the
+// other machine's rename wins on every machine.
+func TestApplySyncStampsLaterChangesAfter(t *testing.T) {
+	ctx := context.Background()
+	a, b := syncPair(t)
+	b.Now = func() time.Time { return time.Now().Add(30 * time.Minute) } // b's clock runs ahead
+	s := &loom.Session{UserID: "alice", Title: "plan"}
+	say(t, b, s, loom.RoleUser, "hello")
+	applyAll(t, a, pull(t, b, 0))
+	ahead := syncLog(t, b)[len(syncLog(t, b))-1].HLC
+
+	other := storetest.Must(sqlite.Open(ctx, a.Path()))(t)
+	title := "plan, renamed after"
+	if _, err := other.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	log := syncLog(t, other)
+	if got := log[len(log)-1].HLC; got <= ahead {
+		t.Fatalf("the rename is stamped %s, not after the applied record's %s", got, ahead)
+	}
 }

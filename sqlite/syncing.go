@@ -6,15 +6,20 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/synclog"
 )
 
 // The statements of the sync log (sqlstore.SyncLog).
 const (
-	syncHostSQL      = `SELECT value FROM sync_state WHERE name = 'host'`
-	syncLastStampSQL = `SELECT hlc FROM sync_log ORDER BY idx DESC LIMIT 1`
+	syncHostSQL = `SELECT value FROM sync_state WHERE name = 'host'`
+	// syncLastStampSQL is the latest stamp this store has made or
+	// applied: a change made here, by any process, is stamped after it.
+	syncLastStampSQL = `SELECT max(coalesce((SELECT hlc FROM sync_log ORDER BY idx DESC LIMIT 1), 0),
+		coalesce((SELECT CAST(value AS INTEGER) FROM sync_state WHERE name = 'applied_hlc'), 0))`
+	// syncAppliedStampSQL keeps the latest stamp of the records applied.
+	syncAppliedStampSQL = `INSERT INTO sync_state (name, value) VALUES ('applied_hlc', CAST(?1 AS TEXT))
+		ON CONFLICT (name) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), ?1) AS TEXT)`
 	syncLastIndexSQL = `SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'sync_log'), 0)`
 	syncInsertSQL    = `INSERT INTO sync_log (hlc, payload) VALUES (?, ?)`
 	messageIDSQL     = `SELECT m.id FROM spans sp JOIN messages m ON m.session_id = sp.store_id AND m.seq = ?2
@@ -79,47 +84,40 @@ func (s *Store) logHistory(ctx context.Context, w writes) error {
 	}
 	for _, x := range sessions {
 		x.Lock = nil // a lock is this host's own
-		if x.MessageCount > historyChunk {
+		if x.MessageCount > sqlstore.RecordChunk {
 			// The later chunks' appends add their usage when applied.
-			later, err := w.UsageOf(ctx, x.ID, historyChunk+1, sqlstore.OpenSeq)
+			later, err := w.UsageOf(ctx, x.ID, sqlstore.RecordChunk+1, sqlstore.OpenSeq)
 			if err != nil {
 				return err
 			}
 			x.Usage.Sub(later)
 		}
-		var after int64
+		records, prev := 0, ""
 		for {
-			msgs, err := spanMessages(ctx, w, x.ID, after+1, sqlstore.OpenSeq, "", false, historyChunk)
+			msgs, err := spanMessages(ctx, w, x.ID, int64(records*sqlstore.RecordChunk)+1, sqlstore.OpenSeq, "", false, sqlstore.RecordChunk)
 			if err != nil {
 				return err
 			}
-			if after > 0 && len(msgs) == 0 {
+			if records > 0 && len(msgs) == 0 {
 				break
 			}
-			var p synclog.Payload = &synclog.Imported{Sessions: []*loom.SessionData{{Session: x, Messages: msgs}}}
-			if after > 0 {
-				prev, err := w.MessageID(ctx, x.ID, after)
-				if err != nil {
-					return err
-				}
-				p = &synclog.MessagesAppended{SessionID: x.ID, FirstSeq: msgs[0].Seq, PrevID: prev,
-					Messages: msgs, At: msgs[len(msgs)-1].CreatedAt}
+			if err := w.Record(ctx, sqlstore.ChunkRecord(x, msgs, prev)); err != nil {
+				return fmt.Errorf("session %s: %w", x.ID, err)
 			}
+			records++
+			if len(msgs) < sqlstore.RecordChunk {
+				break
+			}
+			prev = msgs[len(msgs)-1].ID
+		}
+		if p := sqlstore.Rearchive(x, records); p != nil {
 			if err := w.Record(ctx, p); err != nil {
 				return fmt.Errorf("session %s: %w", x.ID, err)
 			}
-			if len(msgs) < historyChunk {
-				break
-			}
-			after = msgs[len(msgs)-1].Seq
 		}
 	}
 	return nil
 }
-
-// historyChunk is how many messages one record of logHistory holds at
-// most.
-const historyChunk = 1000
 
 // SyncLog returns up to limit records of the store's sync log after
 // index after, in order.

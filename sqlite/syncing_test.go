@@ -209,28 +209,54 @@ func TestEnableSyncRecordsHistory(t *testing.T) {
 	if _, err := st.Delete(ctx, gone.ID, loom.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := st.UpdateSession(ctx, long.Session.ID, loom.SessionUpdate{Archived: new(true)}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := st.EnableSync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string][]*loom.Message{}
 	rows := map[string]*loom.Session{}
+	records := map[string]int{}
+	rearchived := false
 	for _, r := range syncLog(t, st) {
 		switch p := r.p.(type) {
 		case *synclog.Imported:
 			rows[p.Sessions[0].Session.ID] = p.Sessions[0].Session
 			got[p.Sessions[0].Session.ID] = p.Sessions[0].Messages
+			records[p.Sessions[0].Session.ID]++
 		case *synclog.MessagesAppended:
 			prev := got[p.SessionID]
 			if n := len(prev); n == 0 || prev[n-1].ID != p.PrevID || p.FirstSeq != int64(n+1) {
 				t.Fatalf("append to %s at %d after %q does not follow the %d messages before", p.SessionID, p.FirstSeq, p.PrevID, n)
 			}
+			if len(p.Messages) > 1000 {
+				t.Errorf("a record of %d messages, over a thousand", len(p.Messages))
+			}
 			got[p.SessionID] = append(prev, p.Messages...)
+			records[p.SessionID]++
+		case *synclog.SessionChanged:
+			// The archived long session is archived again after the
+			// appends of its later chunks, which unarchive it.
+			rearchived = p.SessionID == long.Session.ID && p.Archive != nil && p.Archive.At != nil && records[p.SessionID] == 3
 		default:
 			t.Fatalf("record %d is %s, want imports and appends", r.Index, p.Type())
 		}
 	}
-	if len(got[long.Session.ID]) != 2500 || got[long.Session.ID][2499].Parts[0].Text != "message 2500" {
-		t.Errorf("the long session's history holds %d messages", len(got[long.Session.ID]))
+	if len(got[long.Session.ID]) != 2500 || got[long.Session.ID][2499].Parts[0].Text != "message 2500" || records[long.Session.ID] != 3 {
+		t.Errorf("the long session's history holds %d messages in %d records", len(got[long.Session.ID]), records[long.Session.ID])
+	}
+	if rows[long.Session.ID].ArchivedAt == nil || !rearchived {
+		t.Errorf("the archived long session is not recorded archived after its appends (archived %v, again %v)", rows[long.Session.ID].ArchivedAt, rearchived)
+	}
+	// Applied on another machine, it stays archived.
+	other := tempStore(t)
+	if _, err := other.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	applyAll(t, other, pull(t, st, 0))
+	if s, err := other.Session(ctx, long.Session.ID); err != nil || s.ArchivedAt == nil || s.MessageCount != 2500 {
+		t.Errorf("the long session on another machine: %v, %v", s, err)
 	}
 	if f := got[fork.ID]; len(f) != 4 || f[0].ID != long.Messages[0].ID || rows[fork.ID].ParentID != long.Session.ID {
 		t.Errorf("the fork's history = %d messages, parent %q", len(f), rows[fork.ID].ParentID)

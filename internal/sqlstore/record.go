@@ -33,26 +33,48 @@ func SessionChanged(out *loom.Session, u loom.SessionUpdate) synclog.Payload {
 	return p
 }
 
-// importChunk is how many messages one record of an import holds at
-// most, so that a long session's records stay far below
-// synclog.MaxPayload.
-const importChunk = 1000
+// RecordChunk is how many messages one record of an import, or of a
+// store's history when sync is set up, holds at most, so that a long
+// session's records stay far below synclog.MaxPayload.
+const RecordChunk = 1000
 
 // ImportRecords are the records of importing d: the session with its
-// first messages, then the rest appended in chunks. The first record's
-// row leaves out the usage of the later chunks, which their appends add
-// when applied.
+// first messages, then the rest appended in chunks (ChunkRecord), then
+// its archive again (Rearchive). The first record's row leaves out the
+// usage of the later chunks, which their appends add when applied.
 func ImportRecords(d *loom.SessionData) []synclog.Payload {
-	first := d.Messages[:min(len(d.Messages), importChunk)]
+	first := d.Messages[:min(len(d.Messages), RecordChunk)]
 	row := *d.Session
 	for _, m := range d.Messages[len(first):] {
 		row.Usage.Sub(m.Usage)
 	}
-	out := []synclog.Payload{&synclog.Imported{Sessions: []*loom.SessionData{{Session: &row, Messages: first}}}}
-	for i := len(first); i < len(d.Messages); i += importChunk {
-		chunk := d.Messages[i:min(len(d.Messages), i+importChunk)]
-		out = append(out, &synclog.MessagesAppended{SessionID: d.Session.ID, FirstSeq: chunk[0].Seq,
-			PrevID: d.Messages[i-1].ID, Messages: chunk, At: chunk[len(chunk)-1].CreatedAt})
+	out := []synclog.Payload{ChunkRecord(&row, first, "")}
+	for i := len(first); i < len(d.Messages); i += RecordChunk {
+		out = append(out, ChunkRecord(&row, d.Messages[i:min(len(d.Messages), i+RecordChunk)], d.Messages[i-1].ID))
+	}
+	if p := Rearchive(d.Session, len(out)); p != nil {
+		out = append(out, p)
 	}
 	return out
+}
+
+// ChunkRecord is the record of chunk, messages of session row in order:
+// the session imported with them when prev is "" (they are its first),
+// else an append of them after message prev.
+func ChunkRecord(row *loom.Session, chunk []*loom.Message, prev string) synclog.Payload {
+	if prev == "" {
+		return &synclog.Imported{Sessions: []*loom.SessionData{{Session: row, Messages: chunk}}}
+	}
+	return &synclog.MessagesAppended{SessionID: row.ID, FirstSeq: chunk[0].Seq, PrevID: prev,
+		Messages: chunk, At: chunk[len(chunk)-1].CreatedAt}
+}
+
+// Rearchive is the record that puts session row, written in records
+// records by ChunkRecord, back in the archive: applying an append takes
+// a session out of it. Nil when row is not archived or took one record.
+func Rearchive(row *loom.Session, records int) synclog.Payload {
+	if row.ArchivedAt == nil || records < 2 {
+		return nil
+	}
+	return &synclog.SessionChanged{SessionID: row.ID, Archive: &synclog.Archive{At: row.ArchivedAt}}
 }
