@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/synclog"
@@ -98,7 +99,7 @@ func (s *Store) applyRecord(ctx context.Context, w writes, h synclog.Header, p s
 		return err
 	}
 	if id := workedIn(p); id != "" {
-		return worked(ctx, w, p.Type(), id, h.Host, h.Index)
+		return worked(ctx, w, id, h.Host, h.Index)
 	}
 	return nil
 }
@@ -258,25 +259,29 @@ func appendMessages(ctx context.Context, w writes, st synclog.Stamp, p *synclog.
 		return err
 	}
 	if routed {
-		if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ? AND source_tool = ''`,
-			loom.FormatTime(p.At), named.ID); err != nil {
-			return fmt.Errorf("update session %s: %w", named.ID, err)
+		if err := touch(ctx, w, named.ID, p.At); err != nil {
+			return err
 		}
 	}
 	return appendUnarchives(ctx, w, cur.ID, st)
 }
 
+// touch makes session id as recent as at, unless it is more recent or
+// imported (as recent as its source).
+func touch(ctx context.Context, w writes, id string, at time.Time) error {
+	if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ? AND source_tool = ''`,
+		loom.FormatTime(at), id); err != nil {
+		return fmt.Errorf("update session %s: %w", id, err)
+	}
+	return nil
+}
+
 // appendWindow reads the rows of session cur that PlanAppend needs for
 // record p.
 func appendWindow(ctx context.Context, w writes, cur *loom.Session, p *synclog.MessagesAppended) (synclog.Window, error) {
-	win := synclog.Window{Count: int64(cur.MessageCount)}
-	if p.FirstSeq > 1 && win.Count >= p.FirstSeq-1 {
-		id, err := w.MessageID(ctx, cur.ID, p.FirstSeq-1)
-		if err != nil {
-			return win, err
-		}
-		win.Prev = id
-	}
+	// cur holds p.PrevID at p.FirstSeq-1: locate found it there, and a
+	// conflict fork shares the messages before its own with its parent.
+	win := synclog.Window{Count: int64(cur.MessageCount), Prev: p.PrevID}
 	if win.Count < p.FirstSeq {
 		return win, nil
 	}
@@ -286,12 +291,11 @@ func appendWindow(ctx context.Context, w writes, cur *loom.Session, p *synclog.M
 		return win, err
 	}
 	for _, m := range held {
-		e := synclog.Entry{ID: m.ID}
-		err := w.QueryRowContext(ctx, `SELECT hlc, host FROM sync_messages WHERE id = ?`, m.ID).Scan(&e.Stamp.HLC, &e.Stamp.Host)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		st, err := messageStamp(ctx, w, m.ID, false)
+		if err != nil {
 			return win, err
 		}
-		win.Next = append(win.Next, e)
+		win.Next = append(win.Next, synclog.Entry{ID: m.ID, Stamp: st})
 	}
 	return win, nil
 }

@@ -177,9 +177,8 @@ func applyPart(ctx context.Context, w writes, st synclog.Stamp, p *synclog.PartU
 	// imported (as recent as its source). The session the record names:
 	// not one a rewind or a conflict moved the message to (see
 	// appendMessages).
-	if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ? AND source_tool = ''`,
-		loom.FormatTime(st.HLC.Wall()), p.SessionID); err != nil {
-		return fmt.Errorf("update session %s: %w", p.SessionID, err)
+	if err := touch(ctx, w, p.SessionID, st.HLC.Wall()); err != nil {
+		return err
 	}
 	if i := slices.IndexFunc(m.Parts, func(x loom.Part) bool { return x.ID == p.Part.ID }); i >= 0 {
 		cs, err := messageStamp(ctx, w, m.ID, false)

@@ -30,18 +30,14 @@ func applyForked(ctx context.Context, w writes, st synclog.Stamp, p *synclog.For
 	if err != nil {
 		return err
 	}
-	spans, err := w.Spans(ctx, parent.ID)
-	if err != nil {
-		return err
-	}
-	plan := &sqlstore.ForkPlan{ID: row.ID, Key: row.Key, Title: row.Title, Turn: row.ForkTurn, LastSeq: p.LastSeq,
+	plan := &sqlstore.ForkPlan{ID: row.ID, Title: row.Title, Turn: row.ForkTurn, LastSeq: p.LastSeq,
 		LastPrompt: row.LastPrompt, SummarySeq: row.SummarySeq}
 	stored, k, taken, err := keyless(ctx, w, row)
 	if err != nil {
 		return err
 	}
 	plan.Key = stored.Key
-	if _, err := w.CreateFork(ctx, parent, plan, sqlstore.InheritSpans(spans, p.LastSeq, row.ID)); err != nil {
+	if _, err := sqlstore.CreateFork(ctx, w, parent, plan); err != nil {
 		return err
 	}
 	if err := saveFork(ctx, w, row.ID, parent.ID, p.LastSeq, forkPlain); err != nil {
@@ -109,12 +105,7 @@ func (s *Store) applyRewound(ctx context.Context, w writes, st synclog.Stamp, p 
 	if cur.UpdatedAt.After(plan.At) {
 		plan.At = cur.UpdatedAt
 	}
-	spans, err := w.Spans(ctx, cur.ID)
-	if err != nil {
-		return err
-	}
-	if _, err := w.StoreRewind(ctx, cur, plan,
-		sqlstore.InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), sqlstore.InheritSpans(spans, plan.KeepSeq, plan.Store)); err != nil {
+	if _, err := sqlstore.StoreSplit(ctx, w, cur, plan); err != nil {
 		return err
 	}
 	if err := saveFork(ctx, w, p.Fork.ID, cur.ID, plan.KeepSeq, forkRewind); err != nil {

@@ -27,12 +27,7 @@ func (s *Store) moveLocal(ctx context.Context, w writes, cur *loom.Session, plan
 	// The session's time stays: the append that takes the place of the
 	// moved messages moves it on.
 	rp.At = cur.UpdatedAt
-	spans, err := w.Spans(ctx, cur.ID)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.StoreRewind(ctx, cur, rp,
-		sqlstore.InheritSpans(spans, rp.Fork.LastSeq, rp.Fork.ID), sqlstore.InheritSpans(spans, rp.KeepSeq, rp.Store)); err != nil {
+	if _, err := sqlstore.StoreSplit(ctx, w, cur, rp); err != nil {
 		return nil, fmt.Errorf("move the conflicting messages of %s: %w", cur.ID, err)
 	}
 	first, err := spanMessages(ctx, w, rp.Fork.ID, plan.At, plan.At, "", false, 0)
@@ -45,10 +40,11 @@ func (s *Store) moveLocal(ctx context.Context, w writes, cur *loom.Session, plan
 	if err := conflictRow(ctx, w, cur.ID, rp.Fork.ID, plan.At, first[0].CreatedAt); err != nil {
 		return nil, err
 	}
-	// Forks made from the part that moved follow it.
+	// Forks made from the part that moved follow it (the conflict fork
+	// itself shares messages 1 to plan.At-1: base plan.At-1).
 	for _, q := range []string{
-		`UPDATE sessions SET parent_id = ?1 WHERE id IN (SELECT id FROM sync_forks WHERE parent = ?2 AND base >= ?3 AND id <> ?1)`,
-		`UPDATE sync_forks SET parent = ?1 WHERE parent = ?2 AND base >= ?3 AND id <> ?1`,
+		`UPDATE sessions SET parent_id = ?1 WHERE id IN (SELECT id FROM sync_forks WHERE parent = ?2 AND base >= ?3)`,
+		`UPDATE sync_forks SET parent = ?1 WHERE parent = ?2 AND base >= ?3`,
 	} {
 		if _, err := w.ExecContext(ctx, q, rp.Fork.ID, cur.ID, plan.At); err != nil {
 			return nil, fmt.Errorf("move the forks of %s: %w", cur.ID, err)
@@ -65,11 +61,7 @@ func forkIncoming(ctx context.Context, w writes, cur *loom.Session, plan synclog
 	if err != nil {
 		return nil, err
 	}
-	spans, err := w.Spans(ctx, cur.ID)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.CreateFork(ctx, cur, fp, sqlstore.InheritSpans(spans, fp.LastSeq, fp.ID)); err != nil {
+	if _, err := sqlstore.CreateFork(ctx, w, cur, fp); err != nil {
 		return nil, fmt.Errorf("conflict fork of %s: %w", cur.ID, err)
 	}
 	if err := conflictRow(ctx, w, cur.ID, fp.ID, plan.At, first.CreatedAt); err != nil {

@@ -251,21 +251,25 @@ func TestApplySyncConcurrentAppendsConverge(t *testing.T) {
 	t.Logf("%d histories, %d conflict forks", histories, forks)
 }
 
-// keyOf returns the key session id has on st.
+// keyOf returns the key session id has on st, "(trash)" when it is in
+// the trash.
 func keyOf(t *testing.T, st *sqlite.Store, id string) string {
 	t.Helper()
 	s, err := st.Session(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if s.DeletedAt != nil {
+		return "(trash)"
+	}
 	return s.Key
 }
 
 // Two machines each start a session with one key in one project: after
 // they sync, both keep both sessions, and the one started first holds
-// the key on both, whichever applies first. When it lets the key go (a
-// new key, the trash), the other takes it, everywhere; a restore brings
-// the first claim back in front.
+// the key on both, whichever applies first. When it lets the key go (the
+// trash, a new key), the other takes it, everywhere; a restore made where
+// the key was free brings the first claim back in front.
 func TestApplySyncKeyClash(t *testing.T) {
 	for _, bFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("b first %v", bFirst), func(t *testing.T) {
@@ -277,46 +281,59 @@ func TestApplySyncKeyClash(t *testing.T) {
 			c.tick()
 			second := &loom.Session{UserID: "alice", Key: "cli:api", Project: p}
 			say(t, b, second, loom.RoleUser, "on the laptop")
-			ai, bi := exchange(t, a, b, 0, 0, bFirst)
-			sameView(t, a, b)
-			for _, st := range []*sqlite.Store{a, b} {
-				if k1, k2 := keyOf(t, st, first.ID), keyOf(t, st, second.ID); k1 != "cli:api" || k2 != "" {
-					t.Fatalf("keys after the clash: %q and %q", k1, k2)
+			var ai, bi uint64
+			keys := func(what, k1, k2 string) {
+				t.Helper()
+				ai, bi = exchange(t, a, b, ai, bi, bFirst)
+				sameView(t, a, b)
+				for _, st := range []*sqlite.Store{a, b} {
+					if g1, g2 := keyOf(t, st, first.ID), keyOf(t, st, second.ID); g1 != k1 || g2 != k2 {
+						t.Fatalf("%s: keys %q and %q, want %q and %q", what, g1, g2, k1, k2)
+					}
 				}
 			}
+			keys("after the clash", "cli:api", "")
 
-			// The first lets the key go on the desktop: the laptop's
-			// session takes it, on both.
+			// The holder goes to the trash on the desktop: the laptop's
+			// session takes the key. Restoring the first is refused while
+			// the other has its key, as on one machine.
+			c.tick()
+			if _, err := a.Delete(ctx, first.ID, loom.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			keys("the holder in the trash", "(trash)", "cli:api")
+			if err := a.Restore(ctx, first.ID); loom.ErrorCode(err) != loom.ECONFLICT {
+				t.Fatalf("restoring the first while the other holds its key: %v", err)
+			}
+			if k := keyOf(t, a, second.ID); k != "cli:api" {
+				t.Fatalf("the laptop's session has key %q", k)
+			}
+
+			// The laptop trashes its session and restores the first
+			// (the key is free there): the first holds it again.
+			c.tick()
+			if _, err := b.Delete(ctx, second.ID, loom.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Restore(ctx, first.ID); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Restore(ctx, second.ID); loom.ErrorCode(err) != loom.ECONFLICT {
+				t.Fatalf("restoring the second while the first holds the key: %v", err)
+			}
+			keys("the first restored", "cli:api", "(trash)")
+
+			// The first lets the key go for another: the second, back
+			// from the trash, takes it.
 			c.tick()
 			other := "cli:old-api"
 			if _, err := a.UpdateSession(ctx, first.ID, loom.SessionUpdate{Key: &other}); err != nil {
 				t.Fatal(err)
 			}
-			if k := keyOf(t, a, second.ID); k != "cli:api" {
-				t.Fatalf("the key let go on the desktop went to %q", k)
-			}
-			ai, bi = exchange(t, a, b, ai, bi, bFirst)
-			sameView(t, a, b)
-			if k := keyOf(t, b, second.ID); k != "cli:api" {
-				t.Fatalf("the laptop's session has key %q after the other let it go", k)
-			}
-
-			// The laptop's session goes to the trash and comes back.
-			c.tick()
-			if _, err := b.Delete(ctx, second.ID, loom.DeleteOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			ai, bi = exchange(t, a, b, ai, bi, bFirst)
-			sameView(t, a, b)
-			c.tick()
 			if err := a.Restore(ctx, second.ID); err != nil {
 				t.Fatal(err)
 			}
-			exchange(t, a, b, ai, bi, bFirst)
-			sameView(t, a, b)
-			if k := keyOf(t, b, second.ID); k != "cli:api" {
-				t.Fatalf("restored, the laptop's session has key %q", k)
-			}
+			keys("the first re-keyed", "cli:old-api", "cli:api")
 		})
 	}
 }
@@ -325,21 +342,23 @@ func TestApplySyncKeyClash(t *testing.T) {
 // offline, gives another session that key and then lets it go: every
 // host ends with the same holder, whatever it applied first.
 func TestApplySyncKeyLetGoBeforeArrival(t *testing.T) {
-	ctx := context.Background()
-	a, b, c := clockedPair(t)
-	first := &loom.Session{UserID: "alice", Key: "cli:api"}
-	say(t, a, first, loom.RoleUser, "first")
-	c.tick()
-	second := &loom.Session{UserID: "alice", Key: "cli:api"}
-	say(t, b, second, loom.RoleUser, "second")
-	c.tick()
-	other := "cli:moved"
-	if _, err := a.UpdateSession(ctx, first.ID, loom.SessionUpdate{Key: &other}); err != nil {
-		t.Fatal(err)
-	}
-	exchange(t, a, b, 0, 0, false)
-	sameView(t, a, b)
-	if k1, k2 := keyOf(t, a, first.ID), keyOf(t, a, second.ID); k1 != "cli:moved" || k2 != "cli:api" {
-		t.Fatalf("keys: %q and %q", k1, k2)
+	for _, bFirst := range []bool{false, true} {
+		ctx := context.Background()
+		a, b, c := clockedPair(t)
+		first := &loom.Session{UserID: "alice", Key: "cli:api"}
+		say(t, a, first, loom.RoleUser, "first")
+		c.tick()
+		second := &loom.Session{UserID: "alice", Key: "cli:api"}
+		say(t, b, second, loom.RoleUser, "second")
+		c.tick()
+		other := "cli:moved"
+		if _, err := a.UpdateSession(ctx, first.ID, loom.SessionUpdate{Key: &other}); err != nil {
+			t.Fatal(err)
+		}
+		exchange(t, a, b, 0, 0, bFirst)
+		sameView(t, a, b)
+		if k1, k2 := keyOf(t, a, first.ID), keyOf(t, a, second.ID); k1 != "cli:moved" || k2 != "cli:api" {
+			t.Fatalf("b first %v: keys %q and %q", bFirst, k1, k2)
+		}
 	}
 }

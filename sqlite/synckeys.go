@@ -20,24 +20,32 @@ type keyScope struct {
 // scopeOf returns the scope of the key session id has, or claims when it
 // lost it to another session's earlier claim.
 func scopeOf(ctx context.Context, w writes, id string) (keyScope, error) {
+	k, _, err := claimOf(ctx, w, id)
+	return k, err
+}
+
+// claimOf returns the key session id claims, in its scope, and the stamp
+// of the claim: the key its merged metadata names (Meta.Key), or its
+// row's key with the zero stamp when its key was never stamped.
+func claimOf(ctx context.Context, w writes, id string) (keyScope, synclog.Stamp, error) {
 	var k keyScope
 	var key sql.NullString
 	err := w.QueryRowContext(ctx, `SELECT user_id, project_id, key FROM sessions WHERE id = ?`, id).Scan(&k.user, &k.project, &key)
 	if errors.Is(err, sql.ErrNoRows) {
-		return k, nil
+		return k, synclog.Stamp{}, nil
 	}
 	if err != nil {
-		return k, fmt.Errorf("read key of %s: %w", id, err)
+		return k, synclog.Stamp{}, fmt.Errorf("read key of %s: %w", id, err)
 	}
 	m, err := loadMeta(ctx, w, id)
 	if err != nil {
-		return k, err
+		return k, synclog.Stamp{}, err
 	}
 	k.key = key.String
 	if !m.Key.Stamp.IsZero() {
 		k.key = m.Key.Value
 	}
-	return k, nil
+	return k, m.Key.Stamp, nil
 }
 
 // settleKey gives key k to the live session with the earliest claim on
@@ -45,10 +53,12 @@ func scopeOf(ctx context.Context, w writes, id string) (keyScope, error) {
 // each started a session with one key in one project keep both sessions,
 // and every host gives the key to the same one whatever order their
 // records arrive in. A session claims the key its merged metadata says
-// (Meta.Key), or its row's key when its key was never stamped. It is
-// called wherever the claims on a key change: a session made, or given
-// another key or project, here or by a record, or going to the trash or
-// coming back from it.
+// (claimOf). It is called wherever the claims on a key change: a session
+// made, or given another key or project, here or by a record, or going
+// to the trash or coming back from it. A purge, which removes the session's row and its
+// claim with it, settles nothing: on the machine that made it the rows
+// are gone before it is recorded, so a key it lets go goes to no session
+// on any machine.
 func settleKey(ctx context.Context, w writes, k keyScope) error {
 	if k.key == "" {
 		return nil
@@ -62,16 +72,13 @@ func settleKey(ctx context.Context, w writes, k keyScope) error {
 	}
 	var claims []synclog.KeyClaim
 	for _, id := range ids {
-		if c, err := scopeOf(ctx, w, id); err != nil {
-			return err
-		} else if c != k {
-			continue // its row has the key, but its claim is another's
-		}
-		m, err := loadMeta(ctx, w, id)
+		c, st, err := claimOf(ctx, w, id)
 		if err != nil {
 			return err
 		}
-		claims = append(claims, synclog.KeyClaim{SessionID: id, Stamp: m.Key.Stamp})
+		if c == k { // else its row has the key, but its claim is another's
+			claims = append(claims, synclog.KeyClaim{SessionID: id, Stamp: st})
+		}
 	}
 	holder, ok := synclog.KeyHolder(claims)
 	if _, err := w.ExecContext(ctx, `UPDATE sessions SET key = NULL

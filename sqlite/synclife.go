@@ -25,7 +25,7 @@ func saveLife(ctx context.Context, w writes, id string, l synclog.Life) error {
 // or out of it as l says. A session no trash or restore record has
 // touched keeps the state it has: one trashed before sync was set up
 // stays in the trash.
-func settleLife(ctx context.Context, w writes, t synclog.Type, id string, l synclog.Life) error {
+func settleLife(ctx context.Context, w writes, id string, l synclog.Life) error {
 	if err := saveLife(ctx, w, id, l); err != nil {
 		return err
 	}
@@ -55,13 +55,13 @@ func settleLife(ctx context.Context, w writes, t synclog.Type, id string, l sync
 // worked merges record idx of host h, which did work in session id
 // (appends, part and usage updates, rewinds), into the session's life:
 // work a trash had not seen takes the session out of the trash.
-func worked(ctx context.Context, w writes, t synclog.Type, id string, h synclog.HostID, idx uint64) error {
+func worked(ctx context.Context, w writes, id string, h synclog.HostID, idx uint64) error {
 	l, err := loadLife(ctx, w, id)
 	if err != nil {
 		return err
 	}
 	l.Worked(h, idx)
-	return settleLife(ctx, w, t, id, l)
+	return settleLife(ctx, w, id, l)
 }
 
 // workedIn returns the session in which record p does work that a
@@ -158,7 +158,7 @@ func eachLife(ctx context.Context, w writes, t synclog.Type, ids []string, merge
 			return err
 		}
 		merge(&l)
-		if err := settleLife(ctx, w, t, id, l); err != nil {
+		if err := settleLife(ctx, w, id, l); err != nil {
 			return err
 		}
 	}
@@ -214,7 +214,9 @@ func (s *Store) applyPurged(ctx context.Context, w writes, p *synclog.Purged) er
 
 // rescueCopy returns session x with its messages under new ids, titled
 // as synclog.RecoveredTitle says: a session of its own, out of the
-// trash, whatever x was a fork or a sub-agent of.
+// trash, whatever x was a fork or a sub-agent of, and without its key (a
+// host that applies the copy before the purge would find the key taken,
+// and a key a purge lets go goes to no session: see settleKey).
 func rescueCopy(ctx context.Context, w writes, x *loom.Session) (*loom.SessionData, error) {
 	msgs, err := spanMessages(ctx, w, x.ID, 1, sqlstore.OpenSeq, "", false, 0)
 	if err != nil {
@@ -222,7 +224,7 @@ func rescueCopy(ctx context.Context, w writes, x *loom.Session) (*loom.SessionDa
 	}
 	row := *x
 	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = loom.NewID(), synclog.RecoveredTitle(x.Title), loom.KindMain, "", 0
-	row.Lock, row.DeletedAt = nil, nil
+	row.Lock, row.DeletedAt, row.Key = nil, nil, ""
 	for _, m := range msgs {
 		m.ID, m.SessionID = loom.NewID(), row.ID
 	}
@@ -231,7 +233,9 @@ func rescueCopy(ctx context.Context, w writes, x *loom.Session) (*loom.SessionDa
 
 // eachLocalLife merges a trash or restore this store made into the
 // lives of sessions ids, which its own change has put in or out of the
-// trash already.
+// trash already, and settles their keys as applying it does (settleLife):
+// a key the trash let go goes to the next claim, a claim back from the
+// trash takes its place again.
 func eachLocalLife(ctx context.Context, w writes, ids []string, merge func(*synclog.Life)) error {
 	for _, id := range ids {
 		l, err := loadLife(ctx, w, id)
@@ -240,6 +244,13 @@ func eachLocalLife(ctx context.Context, w writes, ids []string, merge func(*sync
 		}
 		merge(&l)
 		if err := saveLife(ctx, w, id, l); err != nil {
+			return err
+		}
+		k, err := scopeOf(ctx, w, id)
+		if err != nil {
+			return err
+		}
+		if err := settleKey(ctx, w, k); err != nil {
 			return err
 		}
 	}

@@ -31,26 +31,13 @@ func stampImported(ctx context.Context, w writes, st synclog.Stamp, data []*loom
 // host older than this one does not overwrite it.
 func stampLocal(ctx context.Context, w writes, st synclog.Stamp, idx uint64, p synclog.Payload) error {
 	if id := workedIn(p); id != "" {
-		if err := worked(ctx, w, p.Type(), id, st.Host, idx); err != nil {
+		if err := worked(ctx, w, id, st.Host, idx); err != nil {
 			return err
 		}
 	}
 	switch p := p.(type) {
 	case *synclog.Trashed:
-		if err := eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) }); err != nil {
-			return err
-		}
-		// A key the trash let go goes to the next claim on it.
-		for _, id := range p.SessionIDs {
-			k, err := scopeOf(ctx, w, id)
-			if err != nil {
-				return err
-			}
-			if err := settleKey(ctx, w, k); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) })
 	case *synclog.Restored:
 		return eachLocalLife(ctx, w, p.SessionIDs, func(l *synclog.Life) { l.Restored(st) })
 	case *synclog.Purged:
@@ -87,6 +74,10 @@ func stampLocal(ctx context.Context, w writes, st synclog.Stamp, idx uint64, p s
 		}
 		return nil
 	case *synclog.PartUpdated:
+		// As recent as the update's stamp, as where it is applied.
+		if err := touch(ctx, w, p.SessionID, st.HLC.Wall()); err != nil {
+			return err
+		}
 		return stampPart(ctx, w, st, p.MessageID, p.Part.ID)
 	case *synclog.UsageUpdated:
 		return stampUsage(ctx, w, st, p.MessageID)

@@ -240,11 +240,7 @@ func Fork(ctx context.Context, tx Tx, src *loom.Session, opts loom.ForkOptions) 
 	if err != nil {
 		return nil, err
 	}
-	spans, err := tx.Spans(ctx, src.ID)
-	if err != nil {
-		return nil, err
-	}
-	out, err := tx.CreateFork(ctx, src, plan, InheritSpans(spans, plan.LastSeq, plan.ID))
+	out, err := CreateFork(ctx, tx, src, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -277,16 +273,11 @@ func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owne
 		return nil, err
 	}
 	plan.At = now
-	spans, err := tx.Spans(ctx, src.ID)
-	if err != nil {
-		return nil, err
-	}
 	keep, err := messageIDIfSyncing(ctx, tx, src.ID, plan.KeepSeq)
 	if err != nil {
 		return nil, err
 	}
-	fork, err := tx.StoreRewind(ctx, src, plan,
-		InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), InheritSpans(spans, plan.KeepSeq, plan.Store))
+	fork, err := StoreSplit(ctx, tx, src, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +286,29 @@ func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owne
 			Fork: fork, Store: plan.Store, At: now}, nil
 	})
 	return fork, err
+}
+
+// CreateFork writes the fork plan describes of src: a session row that
+// reads src's messages 1 to plan.LastSeq through src's spans.
+func CreateFork(ctx context.Context, tx Tx, src *loom.Session, plan *ForkPlan) (*loom.Session, error) {
+	spans, err := tx.Spans(ctx, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	return tx.CreateFork(ctx, src, plan, InheritSpans(spans, plan.LastSeq, plan.ID))
+}
+
+// StoreSplit writes plan, a split of src after message plan.KeepSeq (a
+// rewind's, a conflict's): the fork reads the whole conversation through
+// src's spans, and src keeps its first messages and stores its next ones
+// under plan.Store.
+func StoreSplit(ctx context.Context, tx Tx, src *loom.Session, plan *RewindPlan) (*loom.Session, error) {
+	spans, err := tx.Spans(ctx, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StoreRewind(ctx, src, plan,
+		InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), InheritSpans(spans, plan.KeepSeq, plan.Store))
 }
 
 // messageIDIfSyncing is tx.MessageID when the store keeps a sync log,
