@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,8 +222,10 @@ func TestAdoptProjectMovesOldSessionsOnce(t *testing.T) {
 	}
 	// A trashed session comes back where it now belongs.
 	fx.loomIn(t, root, "session", "restore", trashed.ID)
-	if list := listJSON(t, fx.loomIn(t, root, "session", "list", "--json")); len(list) != 4 {
-		t.Errorf("after restore the clone lists %v", sessionIDs(list))
+	list = listJSON(t, fx.loomIn(t, root, "session", "list", "--json"))
+	i := slices.IndexFunc(list, func(s *loom.Session) bool { return s.ID == trashed.ID })
+	if len(list) != 4 || i < 0 || list[i].Project != repo || list[i].Key != "cli:api:2" {
+		t.Errorf("after restore the clone lists %v; want the restored %s among them, in %+v, keyed cli:api:2", sessionIDs(list), trashed.ID, repo)
 	}
 }
 

@@ -43,7 +43,11 @@ func testSyncEveryChange(t *testing.T, hubDB string) {
 		defer st.Close()
 		for i := range turns {
 			for _, role := range []string{loom.RoleUser, loom.RoleAssistant} {
-				m := &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: fmt.Sprintf("quokka %s %d of %s", role, i, s.Title)}}}
+				who := "desktop"
+				if fx == b {
+					who = "laptop"
+				}
+				m := &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: fmt.Sprintf("quokka %s %d of %s on the %s", role, i, s.Title, who)}}}
 				if err := st.Append(ctx, s, m); err != nil {
 					t.Fatal(err)
 				}
@@ -135,22 +139,51 @@ func testSyncEveryChange(t *testing.T, hubDB string) {
 	if err := json.Unmarshal([]byte(a.mustExec(t, "session", "list", "-a", "--json", "--limit", "100")), &list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list) < 5 {
-		t.Fatalf("the first machine lists %d sessions", len(list))
+	// plan, notes, the two imports, the two sessions keyed cli:same,
+	// "chat, again", plan's fork and its conflict fork, the rewinds'
+	// forks of notes and diary; not chat (in the trash), diary
+	// (archived) nor gone (purged).
+	if len(list) != 11 {
+		t.Fatalf("the first machine lists %d sessions, want 11", len(list))
 	}
 	// The turns both machines added to plan at once: one machine's in
 	// plan, the other's in its conflict fork, never interleaved.
-	conflicts := 0
+	var conflicts []string
 	for _, s := range list {
 		if s.Title == "plan (conflict)" {
-			conflicts++
+			conflicts = append(conflicts, s.ID)
 			if s.ParentID != plan.ID || s.MessageCount != 8 {
 				t.Errorf("the conflict fork of plan: parent %s, %d messages", s.ParentID, s.MessageCount)
 			}
 		}
 	}
-	if conflicts != 1 {
-		t.Errorf("%d conflict forks of plan, want 1", conflicts)
+	if len(conflicts) != 1 {
+		t.Fatalf("%d conflict forks of plan, want 1", len(conflicts))
+	}
+	// machines returns the machine each of session id's messages was
+	// written on, in order.
+	machines := func(id string) string {
+		var show struct {
+			Messages []struct {
+				Parts []struct {
+					Text string `json:"text"`
+				} `json:"parts"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal([]byte(a.mustExec(t, "session", "show", id, "--json", "--full-history")), &show); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range show.Messages {
+			_, who, _ := strings.Cut(m.Parts[0].Text, " on the ")
+			out = append(out, who)
+		}
+		return strings.Join(out, " ")
+	}
+	six := strings.TrimSpace(strings.Repeat("desktop ", 6))
+	kept, moved := machines(plan.ID), machines(conflicts[0])
+	if !(kept == six+" laptop laptop" && moved == six+" desktop desktop" || kept == six+" desktop desktop" && moved == six+" laptop laptop") {
+		t.Errorf("plan holds turns of %s, its conflict fork of %s: each must hold one machine's turn whole", kept, moved)
 	}
 	for _, fx := range []*fixture{a, b} {
 		var keys []string

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,8 +102,8 @@ func TestSyncNeedsToken(t *testing.T) {
 			t.Errorf("%s %s: 401 without WWW-Authenticate", tc.method, tc.path)
 		}
 	}
-	if hosts, _ := e.st.SyncHosts(context.Background(), "alice"); len(hosts) != 0 {
-		t.Fatalf("a push without a token stored %+v", hosts)
+	if hosts, err := e.st.SyncHosts(context.Background(), "alice"); err != nil || len(hosts) != 0 {
+		t.Fatalf("a push without a token stored %+v, %v", hosts, err)
 	}
 	resp, b := e.request("PUT", "/api/v1/sync/records", e.alice, "{}")
 	wantError(t, "PUT", resp, b, 405, "method_not_allowed")
@@ -174,10 +175,16 @@ func TestSyncRoundTrip(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"stored":1`) {
 		t.Errorf("record 5 of h2 after the refused batch: %d %s", resp.StatusCode, b)
 	}
-	resp, b = e.request("POST", "/api/v1/sync/records", e.alice, batch(wireRecs(h1, 32, 33)))
+	// A gap refuses the whole batch: h2's record 6, which follows its
+	// last, is not stored either.
+	resp, b = e.request("POST", "/api/v1/sync/records", e.alice, batch(append(wireRecs(h2, 6, 6), wireRecs(h1, 32, 33)...)))
 	wantError(t, "gap", resp, b, 400, "invalid")
 	if !strings.Contains(string(b), "has records up to 30; record 32 would leave a gap") {
 		t.Errorf("gap refused with %s", b)
+	}
+	held, err := e.st.SyncHosts(context.Background(), "alice")
+	if i := slices.IndexFunc(held, func(x loom.SyncHost) bool { return x.Host == h2 }); err != nil || i < 0 || held[i].Last != 5 {
+		t.Errorf("after the refused gap, hosts = %+v, %v; want h2 at 5", held, err)
 	}
 
 	// Bob sees none of alice's records, and his own log of the same
@@ -266,8 +273,8 @@ func TestSyncRefusals(t *testing.T) {
 	resp.Body.Close()
 	wantError(t, "brotli", resp, b, 400, "invalid")
 
-	if hosts, _ := e.st.SyncHosts(context.Background(), "alice"); len(hosts) != 0 {
-		t.Fatalf("refused pushes stored %+v", hosts)
+	if hosts, err := e.st.SyncHosts(context.Background(), "alice"); err != nil || len(hosts) != 0 {
+		t.Fatalf("refused pushes stored %+v, %v", hosts, err)
 	}
 }
 

@@ -121,12 +121,16 @@ func sameView(t *testing.T, a, b *sqlite.Store, words ...string) view {
 	// machine (docs/sync.md): the same hits, in the same order otherwise.
 	for _, v := range []view{va, vb} {
 		for _, hits := range v.Hits {
-			slices.SortStableFunc(hits, func(x, y loom.SearchHit) int {
-				if x.Score != y.Score || !x.CreatedAt.Equal(y.CreatedAt) {
-					return 0
+			for i := 0; i < len(hits); {
+				j := i + 1
+				for j < len(hits) && hits[j].Score == hits[i].Score && hits[j].CreatedAt.Equal(hits[i].CreatedAt) {
+					j++
 				}
-				return cmp.Or(cmp.Compare(x.SessionID, y.SessionID), cmp.Compare(x.MessageID, y.MessageID))
-			})
+				slices.SortFunc(hits[i:j], func(x, y loom.SearchHit) int {
+					return cmp.Or(cmp.Compare(x.SessionID, y.SessionID), cmp.Compare(x.MessageID, y.MessageID))
+				})
+				i = j
+			}
 		}
 	}
 	if !reflect.DeepEqual(va.Hits, vb.Hits) {

@@ -19,16 +19,8 @@ import (
 func TestSyncLogRecordsEveryChange(t *testing.T) {
 	ctx := context.Background()
 	st := tempStore(t)
-	say := func(s *loom.Session, role, text string) *loom.Message {
-		t.Helper()
-		m := &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
-		if err := st.Append(ctx, s, m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
 	before := &loom.Session{UserID: "alice", Key: "cli:before"}
-	say(before, loom.RoleUser, "not recorded")
+	say(t, st, before, loom.RoleUser, "not recorded")
 	if log := syncLog(t, st); len(log) != 0 {
 		t.Fatalf("a store without sync recorded %d changes", len(log))
 	}
@@ -41,7 +33,7 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 	}
 
 	s := &loom.Session{UserID: "alice", Key: "cli:api", Title: "plan"}
-	q1 := say(s, loom.RoleUser, "first question")
+	q1 := say(t, st, s, loom.RoleUser, "first question")[0]
 	call := loom.Part{Type: loom.PartTool, CallID: "c1", Name: "bash", Status: loom.ToolRunning, Input: json.RawMessage(`{"cmd":"ls"}`)}
 	a1 := &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{call}}
 	if err := st.Append(ctx, s, a1); err != nil {
@@ -55,8 +47,8 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 	if err := st.UpdateUsage(ctx, s.ID, a1.Seq, loom.Usage{InputTokens: 7}); err != nil {
 		t.Fatal(err)
 	}
-	q2 := say(s, loom.RoleUser, "second question")
-	say(s, loom.RoleAssistant, "second answer")
+	q2 := say(t, st, s, loom.RoleUser, "second question")[0]
+	say(t, st, s, loom.RoleAssistant, "second answer")
 	title, archived := "  the plan ", true
 	if _, err := st.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &title, Archived: &archived}); err != nil {
 		t.Fatal(err)

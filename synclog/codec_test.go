@@ -212,7 +212,7 @@ func TestHeaderBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "01" + "0196a3b2000040008000" + "00000000000a" + "000000000000002a" + hex.EncodeToString(b[25:33]) + keyID
+	want := "01" + "0196a3b2000040008000" + "00000000000a" + "000000000000002a" + "019de2fb19000003" /* 2026-05-01T10:00:00Z in ms, logical 3 */ + keyID
 	if len(b) != HeaderSize || hex.EncodeToString(b) != want {
 		t.Fatalf("binary form %x, want %s", b, want)
 	}
