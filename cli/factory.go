@@ -67,6 +67,10 @@ type Factory struct {
 	// imported the projects an import met that are still to do.
 	adopted  map[string]bool
 	imported []loom.Project
+	// project is the working directory's project as found in projectWD
+	// (Project reads the work tree's git config once per directory).
+	project   *loom.Project
+	projectWD string
 }
 
 // Access is what a command does with the store, which decides how the
@@ -227,7 +231,14 @@ func (f *Factory) Project() (loom.Project, error) {
 	if err != nil {
 		return loom.Project{}, err
 	}
-	return paths.DetectProject(wd)
+	if f.project != nil && f.projectWD == wd {
+		return *f.project, nil
+	}
+	p, err := paths.DetectProject(wd)
+	if err == nil {
+		f.project, f.projectWD = &p, wd
+	}
+	return p, err
 }
 
 // scopeProject is the project that a command which searches or lists

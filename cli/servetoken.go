@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,31 +66,13 @@ func serveToken(ctx context.Context, f *Factory, tokens loom.TokenStore, user st
 }
 
 // readServeToken returns the secret kept in path, or "" when there is
-// none to use. A file that others may read has its mode set back to
-// 0600 (with a warning); anything but a regular file is left alone and
-// replaced on write.
+// none to use (readSecret), and then the server makes a new one.
 func readServeToken(f *Factory, path string) string {
-	fi, err := os.Lstat(path)
+	b, err := readSecret(f.IO.ErrOut, path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(f.IO.ErrOut, "loom: warning: %v; making a new token\n", err)
 		}
-		return ""
-	}
-	if !fi.Mode().IsRegular() {
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s is not a regular file; making a new token\n", path)
-		return ""
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(path, 0o600); err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s may be read by others and its mode cannot be set to 0600: %v; making a new token\n", path, err)
-			return ""
-		}
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s could be read by others (mode %04o); it is now 0600\n", path, fi.Mode().Perm())
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %v; making a new token\n", err)
 		return ""
 	}
 	secret := strings.TrimSpace(string(b))
@@ -97,6 +80,28 @@ func readServeToken(f *Factory, path string) string {
 		return ""
 	}
 	return secret
+}
+
+// readSecret reads the secret kept in path (the server's token, the
+// sync key). A file that others may read has its mode set back to 0600,
+// with a warning on errOut; anything but a regular file is an error, and
+// so is one whose mode cannot be set. A file that is not there is
+// fs.ErrNotExist.
+func readSecret(errOut io.Writer, path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(path, 0o600); err != nil {
+			return nil, fmt.Errorf("%s may be read by others and its mode cannot be set to 0600: %w", path, err)
+		}
+		fmt.Fprintf(errOut, "loom: warning: %s could be read by others (mode %04o); it is now 0600\n", path, fi.Mode().Perm())
+	}
+	return os.ReadFile(path)
 }
 
 // writeSecret keeps secret (a token, a sync key) in path, readable by

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -90,7 +89,7 @@ func (f *Factory) syncSetup(ctx context.Context, needKey bool) (*syncer, error) 
 	}
 	s := &syncer{hub: &hub.Client{URL: c.Sync.Hub, Token: c.Sync.Token}, interval: c.Sync.Interval}
 	if needKey {
-		key, ok, err := readSyncKey(d.SyncKeyFile())
+		key, ok, err := readSyncKey(f.IO.ErrOut, d.SyncKeyFile())
 		switch {
 		case err != nil:
 			return nil, err
@@ -289,10 +288,10 @@ keep a password.`,
 	return cmd
 }
 
-// readSyncKey reads the key kept in path; ok is false when there is
-// none.
-func readSyncKey(path string) (envelope.Key, bool, error) {
-	b, err := os.ReadFile(path)
+// readSyncKey reads the key kept in path as readSecret does (a key file
+// others may read is set back to 0600); ok is false when there is none.
+func readSyncKey(errOut io.Writer, path string) (envelope.Key, bool, error) {
+	b, err := readSecret(errOut, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return envelope.Key{}, false, nil
 	}
@@ -312,7 +311,7 @@ func syncKeyRun(f *Factory) error {
 		return err
 	}
 	path := d.SyncKeyFile()
-	key, ok, err := readSyncKey(path)
+	key, ok, err := readSyncKey(f.IO.ErrOut, path)
 	if err != nil {
 		return err
 	}
@@ -355,7 +354,7 @@ func syncKeySetRun(f *Factory, force bool) error {
 		return usageErrorf("%v", err)
 	}
 	path := d.SyncKeyFile()
-	old, ok, err := readSyncKey(path)
+	old, ok, err := readSyncKey(f.IO.ErrOut, path)
 	switch {
 	case err != nil && !force:
 		return err

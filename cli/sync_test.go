@@ -41,6 +41,17 @@ func testSyncTwoMachines(t *testing.T, hubDB string) {
 	if again := strings.TrimSpace(a.mustExec(t, "sync", "key")); again != key {
 		t.Fatalf("the key changed: %q, then %q", key, again)
 	}
+	// A key file others may read is made private again, with a warning.
+	keyFile := filepath.Join(a.home, "config", "sync.key")
+	if err := os.Chmod(keyFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.exec(t, "", "sync", "key"); r.code != 0 || strings.TrimSpace(r.stdout) != key || !strings.Contains(r.stderr, "could be read by others") {
+		t.Fatalf("a key file others may read: exit %d, %q, %q", r.code, r.stdout, r.stderr)
+	}
+	if fi, err := os.Stat(keyFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file after: %v, %v", fi.Mode(), err)
+	}
 	if r := b.exec(t, key[:len(key)-2]+"xx\n", "sync", "key", "--set"); r.code != ExitUsage || !strings.Contains(r.stderr, "mistyped") {
 		t.Fatalf("a mistyped key: exit %d, %s", r.code, r.stderr)
 	}
