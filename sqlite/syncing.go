@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/synclog"
 )
@@ -83,38 +84,56 @@ func (s *Store) logHistory(ctx context.Context, w writes) error {
 		return err
 	}
 	for _, x := range sessions {
-		x.Lock = nil // a lock is this host's own
-		if x.MessageCount > sqlstore.RecordChunk {
-			// The later chunks' appends add their usage when applied.
-			later, err := w.UsageOf(ctx, x.ID, sqlstore.RecordChunk+1, sqlstore.OpenSeq)
-			if err != nil {
-				return err
-			}
-			x.Usage.Sub(later)
+		if err := s.logSession(ctx, w, x); err != nil {
+			return fmt.Errorf("session %s: %w", x.ID, err)
 		}
-		records, prev := 0, ""
-		for {
-			msgs, err := spanMessages(ctx, w, x.ID, int64(records*sqlstore.RecordChunk)+1, sqlstore.OpenSeq, "", false, sqlstore.RecordChunk)
-			if err != nil {
+	}
+	return nil
+}
+
+// logSession records session x as logHistory does: an import of it with
+// its first messages, then appends of the rest, each record as long as
+// sqlstore.ChunkLen says, reading sqlstore.RecordChunk messages at a
+// time; then its archive again (sqlstore.Rearchive).
+func (s *Store) logSession(ctx context.Context, w writes, x *loom.Session) error {
+	x.Lock = nil // a lock is this host's own
+	records, prev, next := 0, "", int64(1)
+	for {
+		page, err := spanMessages(ctx, w, x.ID, next, sqlstore.OpenSeq, "", false, sqlstore.RecordChunk)
+		if err != nil {
+			return err
+		}
+		if records > 0 && len(page) == 0 {
+			break
+		}
+		full := len(page) == sqlstore.RecordChunk
+		for first := true; first || len(page) > 0; first = false {
+			n := sqlstore.ChunkLen(page)
+			if records == 0 && (n < len(page) || full) {
+				// The later chunks' appends add their usage when applied.
+				later, err := w.UsageOf(ctx, x.ID, int64(n)+1, sqlstore.OpenSeq)
+				if err != nil {
+					return err
+				}
+				row := *x
+				row.Usage.Sub(later)
+				x = &row
+			}
+			if err := w.Record(ctx, sqlstore.ChunkRecord(x, page[:n], prev)); err != nil {
 				return err
-			}
-			if records > 0 && len(msgs) == 0 {
-				break
-			}
-			if err := w.Record(ctx, sqlstore.ChunkRecord(x, msgs, prev)); err != nil {
-				return fmt.Errorf("session %s: %w", x.ID, err)
 			}
 			records++
-			if len(msgs) < sqlstore.RecordChunk {
-				break
+			if n > 0 {
+				prev, next = page[n-1].ID, page[n-1].Seq+1
 			}
-			prev = msgs[len(msgs)-1].ID
+			page = page[n:]
 		}
-		if p := sqlstore.Rearchive(x, records); p != nil {
-			if err := w.Record(ctx, p); err != nil {
-				return fmt.Errorf("session %s: %w", x.ID, err)
-			}
+		if !full {
+			break
 		}
+	}
+	if p := sqlstore.Rearchive(x, records); p != nil {
+		return w.Record(ctx, p)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -300,5 +302,46 @@ func TestApplyLongHistoryKeepsUsage(t *testing.T) {
 		if x.Usage.InputTokens != y.Usage.InputTokens || x.MessageCount != y.MessageCount {
 			t.Errorf("session of %d messages: %d tokens here, %d on the machine it came from", x.MessageCount, y.Usage.InputTokens, x.Usage.InputTokens)
 		}
+	}
+}
+
+// A session of large messages is recorded in records of about
+// sqlstore.RecordBytes of content each, however few its messages, so
+// that no record is larger than a hub takes.
+func TestEnableSyncSplitsLargeHistory(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	big := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, Title: "big", CreatedAt: now, UpdatedAt: now}}
+	for i := range 10 {
+		big.Messages = append(big.Messages, &loom.Message{ID: loom.NewID(), Seq: int64(i + 1), Role: loom.RoleUser, CreatedAt: now,
+			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: fmt.Sprintf("%d %s", i, strings.Repeat("x", 1<<20))}}})
+	}
+	if err := st.Import(ctx, []*loom.SessionData{big}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for _, r := range syncLog(t, st) {
+		switch p := r.p.(type) {
+		case *synclog.Imported:
+			sizes = append(sizes, len(p.Sessions[0].Messages))
+		case *synclog.MessagesAppended:
+			sizes = append(sizes, len(p.Messages))
+		}
+	}
+	if !slices.Equal(sizes, []int{3, 3, 3, 1}) {
+		t.Errorf("records of %v messages, want 3, 3, 3, 1", sizes)
+	}
+	other := tempStore(t)
+	if _, err := other.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	applyAll(t, other, pull(t, st, 0))
+	msgs, err := other.Messages(ctx, big.Session.ID, loom.MessageQuery{})
+	if err != nil || len(msgs) != 10 || !strings.HasPrefix(msgs[9].Text(), "9 ") {
+		t.Errorf("another machine holds %d messages, %v", len(msgs), err)
 	}
 }

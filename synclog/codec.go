@@ -28,8 +28,8 @@ const (
 const prefixSize = 3
 
 // MaxPayload bounds a payload's JSON, and so what Decode allocates for one
-// record: 64 MiB. An append or an import bigger than that is written as
-// several records.
+// record: 64 MiB. Imports and a store's history are written as records
+// of far less (sqlstore.ChunkLen).
 const MaxPayload = 64 << 20
 
 // Errors of Decode. Each comes wrapped with what was found.

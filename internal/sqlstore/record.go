@@ -34,23 +34,51 @@ func SessionChanged(out *loom.Session, u loom.SessionUpdate) synclog.Payload {
 }
 
 // RecordChunk is how many messages one record of an import, or of a
-// store's history when sync is set up, holds at most, so that a long
-// session's records stay far below synclog.MaxPayload.
-const RecordChunk = 1000
+// store's history when sync is set up, holds at most, and RecordBytes
+// about how much content (ChunkLen): so that a record stays far below
+// synclog.MaxPayload as JSON, and below what a hub takes of one record
+// sealed (loom.MaxSyncBody) whatever compression gains.
+const (
+	RecordChunk = 1000
+	RecordBytes = 4 << 20
+)
+
+// ChunkLen returns how many of msgs, one at least, the next record of
+// them holds: up to RecordChunk messages and about RecordBytes of their
+// content. A single message larger than that is a record of its own.
+func ChunkLen(msgs []*loom.Message) int {
+	size := 0
+	for i, m := range msgs {
+		if i == RecordChunk {
+			return i
+		}
+		size += 256 // ids, role, times, usage
+		for _, p := range m.Parts {
+			size += 64 + len(p.Text) + len(p.Input) + len(p.Output) + len(p.Error) + len(p.Title) + len(p.Metadata) + len(p.URL)
+		}
+		if i > 0 && size > RecordBytes {
+			return i
+		}
+	}
+	return len(msgs)
+}
 
 // ImportRecords are the records of importing d: the session with its
-// first messages, then the rest appended in chunks (ChunkRecord), then
-// its archive again (Rearchive). The first record's row leaves out the
-// usage of the later chunks, which their appends add when applied.
+// first messages, then the rest appended in chunks (ChunkLen,
+// ChunkRecord), then its archive again (Rearchive). The first record's
+// row leaves out the usage of the later chunks, which their appends add
+// when applied.
 func ImportRecords(d *loom.SessionData) []synclog.Payload {
-	first := d.Messages[:min(len(d.Messages), RecordChunk)]
+	first := d.Messages[:ChunkLen(d.Messages)]
 	row := *d.Session
 	for _, m := range d.Messages[len(first):] {
 		row.Usage.Sub(m.Usage)
 	}
 	out := []synclog.Payload{ChunkRecord(&row, first, "")}
-	for i := len(first); i < len(d.Messages); i += RecordChunk {
-		out = append(out, ChunkRecord(&row, d.Messages[i:min(len(d.Messages), i+RecordChunk)], d.Messages[i-1].ID))
+	for i := len(first); i < len(d.Messages); {
+		n := ChunkLen(d.Messages[i:])
+		out = append(out, ChunkRecord(&row, d.Messages[i:i+n], d.Messages[i-1].ID))
+		i += n
 	}
 	if p := Rearchive(d.Session, len(out)); p != nil {
 		out = append(out, p)
