@@ -40,14 +40,17 @@ func (q *query) int(name string, def, lo, hi int) int {
 	return n
 }
 
-func (q *query) seq(name string) int64 {
+func (q *query) seq(name string) int64 { return q.count(name, "a message seq") }
+
+// count reads a whole number, 0 or more, that what names; 0 when absent.
+func (q *query) count(name, what string) int64 {
 	s := q.str(name)
 	if s == "" {
 		return 0
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
-		q.fail("%s must be a message seq (a whole number, 0 or more)", name)
+		q.fail("%s must be %s (a whole number, 0 or more)", name, what)
 		return 0
 	}
 	return n

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -127,7 +126,7 @@ func (h *syncHub) hosts(w http.ResponseWriter, r *http.Request) {
 func (h *syncHub) records(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	host := q.str("host")
-	after := q.index("after")
+	after := q.count("after", "a record index")
 	limit := q.int("limit", loom.MaxSyncBatch, 1, loom.MaxSyncBatch)
 	if q.err == nil && host == "" {
 		q.fail("host is required: the id of the host whose records to read")
@@ -392,16 +391,6 @@ func syncBody(w http.ResponseWriter, r *http.Request) (io.ReadCloser, error) {
 		return nil, loom.Errorf(loom.EINVALID, "Content-Encoding %q is not one this server reads: send gzip, zstd or none", enc)
 	}
 	return http.MaxBytesReader(w, dec, maxSyncRequestBytes), nil
-}
-
-// index reads a record index, 0 or more; 0 when absent.
-func (q *query) index(name string) int64 {
-	n, err := strconv.ParseInt(cmp.Or(q.str(name), "0"), 10, 64)
-	if err != nil || n < 0 {
-		q.fail("%s must be a record index (a whole number, 0 or more)", name)
-		return 0
-	}
-	return n
 }
 
 // writeEncoded is writeJSON, compressed with zstd or gzip when the
