@@ -27,6 +27,10 @@ type SearchQuery struct {
 	// DefaultMarkStart and DefaultMarkEnd when empty.
 	MarkStart string
 	MarkEnd   string
+	// Newest returns the newest matches, scored by recency, without
+	// ranking them: what a search falls back to when ranking runs out of
+	// time (see MaxSearchTime). Its hits are marked Partial.
+	Newest bool
 }
 
 // Default snippet markers: Markdown bold, readable on a terminal.
@@ -58,6 +62,19 @@ type SearchHit struct {
 	// session.
 	SessionTitle string `json:"session_title,omitempty"`
 	SessionKey   string `json:"session_key,omitempty"`
+	// AlsoIn names the other sessions in which the same message matched:
+	// forks and rewinds that inherited it. The message is one hit.
+	AlsoIn []string `json:"also_in,omitempty"`
+	// Partial is set on every hit of a search that ran out of time
+	// ranking its matches: the hits are its newest matches, not
+	// necessarily its best.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// Partial reports whether hits are those of a search that ran out of
+// time: its newest matches rather than its best.
+func Partial(hits []SearchHit) bool {
+	return len(hits) > 0 && hits[0].Partial
 }
 
 // Term is one element of a parsed query: a word, or a phrase of words that
@@ -148,18 +165,24 @@ func (q SearchQuery) Terms() ([]Term, error) {
 	return nil, nil
 }
 
-// MaxSearchTime bounds how long one search runs. However few its words,
-// a query can be slow: words found in most messages that rarely appear
-// together (or in the phrases it asks for) make an engine read most of
-// its index to find the few messages that hold them all, which on a
-// store of a million messages takes seconds. A search still running after
-// MaxSearchTime is stopped and refused, so that every search returns
-// within a second and no query holds a server's CPU.
+// MaxSearchTime bounds how long one search ranks its matches. However
+// few its words, a query can be slow: words found in most messages that
+// rarely appear together (or in the phrases it asks for) make an engine
+// read most of its index to find the few messages that hold them all,
+// which on a store of a million messages takes seconds; and on a busy
+// machine any query can be slow. A search still ranking after
+// MaxSearchTime is stopped and runs again for its newest matches only
+// (SearchQuery.Newest), which walks the index newest first and stops at
+// the limit, within MaxSearchTime again; its hits are marked Partial.
+// Only when that runs out of time too is the search refused, so that
+// every search returns within two budgets and no query holds a server's
+// CPU.
 const MaxSearchTime = 800 * time.Millisecond
 
 // ErrSearchTime is in the chain of the error of a search refused for
-// running longer than MaxSearchTime, beside its EINVALID *Error: unlike
-// the other refusals, the same query may pass on a less busy machine.
+// running longer than MaxSearchTime twice (ranked, then newest first),
+// beside its EINVALID *Error: unlike the other refusals, the same query
+// may pass on a less busy machine.
 var ErrSearchTime = errors.New("search ran out of time")
 
 func tooLong(n int) *Error {

@@ -99,9 +99,22 @@ func hitsIn(t *testing.T, st loom.Store, q loom.SearchQuery) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A message is one hit, in the session it was written in (the
+	// oldest that holds it), naming the others; they hold it at the same
+	// seq.
 	var out []string
+	seen := map[string]bool{}
 	for _, h := range hits {
-		out = append(out, fmt.Sprintf("%s:%d", h.SessionID, h.Seq))
+		if seen[h.MessageID] {
+			t.Fatalf("message %s is more than one hit: %+v", h.MessageID, hits)
+		}
+		seen[h.MessageID] = true
+		if !slices.IsSorted(h.AlsoIn) || slices.Contains(h.AlsoIn, h.SessionID) || (len(h.AlsoIn) > 0 && h.AlsoIn[0] < h.SessionID) {
+			t.Fatalf("hit %+v: AlsoIn must be sorted, later than the hit's session and not hold it", h)
+		}
+		for _, id := range append([]string{h.SessionID}, h.AlsoIn...) {
+			out = append(out, fmt.Sprintf("%s:%d", id, h.Seq))
+		}
 	}
 	slices.Sort(out)
 	return out

@@ -117,6 +117,59 @@ func testSearch(t *testing.T, open Opener) {
 	if hits := search(loom.SearchQuery{Text: "secrets", UserID: "bob"}); len(hits) != 1 {
 		t.Fatalf("bob's own search = %+v", hits)
 	}
+	// The newest matches only (what a search falls back to when ranking
+	// runs out of time): newest first, best-first scores, marked partial,
+	// filtered and limited as any search.
+	// The newest, c's, is the one ranked last.
+	c := newSession("alice", "cli:notes")
+	mustAppend(t, st, c, text(loom.RoleUser, strings.Repeat("a long note about many other things, ", 40)+"and postgres once"))
+	if hits := search(loom.SearchQuery{Text: "postgres"}); len(hits) != 4 || hits[3].SessionID != c.ID || loom.Partial(hits) {
+		t.Fatalf("ranked matches = %+v", hits)
+	}
+	newest := search(loom.SearchQuery{Text: "postgres", Newest: true})
+	if len(newest) != 4 || newest[0].SessionID != c.ID || newest[1].SessionID != b.ID || newest[1].Seq != 2 || newest[2].SessionID != b.ID || newest[3].SessionID != a.ID || !loom.Partial(newest) {
+		t.Fatalf("newest matches = %+v", newest)
+	}
+	for i, h := range newest {
+		if !h.Partial || (i > 0 && h.Score > newest[i-1].Score) || !strings.Contains(h.Snippet, loom.DefaultMarkStart+"postgres"+loom.DefaultMarkEnd) {
+			t.Fatalf("newest matches: hit %d = %+v", i, h)
+		}
+	}
+	if hits := search(loom.SearchQuery{Text: "postgres", Newest: true, Limit: 1}); len(hits) != 1 || hits[0].MessageID != newest[0].MessageID {
+		t.Fatalf("newest match, limit 1 = %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "postgres", Newest: true, SessionID: a.ID}); len(hits) != 1 || hits[0].SessionID != a.ID {
+		t.Fatalf("newest matches in one session = %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "secrets", Newest: true}); len(hits) != 0 {
+		t.Fatalf("alice's newest matches hold bob's: %+v", hits)
+	}
+	// A message a fork inherited is one hit, naming the fork; the fork's
+	// own messages are hits of their own.
+	fk, err := st.Fork(ctx(t), a.ID, loom.ForkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, st, fk, text(loom.RoleUser, "kubernetes again, in the fork"))
+	hits = search(loom.SearchQuery{Text: "kubernetes"})
+	if len(hits) != 2 {
+		t.Fatalf("search over a fork = %+v, want the inherited message once and the fork's own", hits)
+	}
+	for _, h := range hits {
+		inherited := h.Seq == 3
+		if inherited && (h.SessionID != a.ID || len(h.AlsoIn) != 1 || h.AlsoIn[0] != fk.ID) {
+			t.Fatalf("the inherited message's hit = %+v, want one in the session it was written in, naming the fork", h)
+		}
+		if !inherited && (h.SessionID != fk.ID || len(h.AlsoIn) != 0) {
+			t.Fatalf("the fork's own message's hit = %+v", h)
+		}
+	}
+	if hits := search(loom.SearchQuery{Text: "kubernetes", Limit: 1}); len(hits) != 1 {
+		t.Fatalf("limit 1 over a fork = %+v", hits)
+	}
+	if _, err := st.Delete(ctx(t), fk.ID, loom.DeleteOptions{Purge: true}); err != nil {
+		t.Fatal(err)
+	}
 	// Custom markers (the dashboard uses its own).
 	if hits := search(loom.SearchQuery{Text: "kubernetes", MarkStart: "<b>", MarkEnd: "</b>"}); len(hits) != 1 || !strings.Contains(hits[0].Snippet, "<b>kubernetes</b>") {
 		t.Fatalf("custom markers: %+v", hits)

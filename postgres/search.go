@@ -57,9 +57,7 @@ func matchExpr(terms []loom.Term) (sql string, args []any, ok bool) {
 
 // Search implements loom.Store, within the limits sqlstore.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	return sqlstore.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
-		return s.search(ctx, q, terms)
-	})
+	return sqlstore.RunSearch(ctx, q, s.search)
 }
 
 // search runs q, whose text parses into terms: first the ranked
@@ -69,6 +67,9 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	st, ok := searchStatements(q, terms)
 	if !ok {
 		return nil, nil
+	}
+	if q.Newest {
+		return s.newestHits(ctx, st, q)
 	}
 	rows, err := s.pool.Query(ctx, st.ranked, append([]any{s.planMode()}, st.args...)...)
 	if err != nil {
@@ -104,11 +105,19 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	if matches <= RankDepth {
 		return hits, nil
 	}
-	// Too many matches to rank: the newest first. Outside one session,
-	// the newest ScanDepth matches of the store are walked first; when
-	// fewer than the limit of them pass the filters, the filters choose
-	// where to start.
+	return s.newestHits(ctx, st, q)
+}
+
+// newestHits returns the newest of a query's hits, scored by recency:
+// what a query with too many matches to rank returns, and a search for
+// the newest matches only (loom.SearchQuery.Newest). Outside one
+// session, the newest ScanDepth matches of the store are walked first;
+// when fewer than the limit of them pass the filters, the filters choose
+// where to start.
+func (s *Store) newestHits(ctx context.Context, st searchSQL, q loom.SearchQuery) ([]loom.SearchHit, error) {
+	var hits []loom.SearchHit
 	var bodies []int64
+	var err error
 	if q.SessionID == "" {
 		if hits, bodies, err = s.newest(ctx, st.walk, st.args, q); err != nil {
 			return nil, err

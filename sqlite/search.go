@@ -39,9 +39,7 @@ func MatchExpr(terms []loom.Term) string {
 
 // Search implements loom.Store, within the limits sqlstore.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	return sqlstore.RunSearch(ctx, q, func(ctx context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
-		return s.search(ctx, q, terms)
-	})
+	return sqlstore.RunSearch(ctx, q, s.search)
 }
 
 // search runs q, whose text parses into terms. Ranking and filtering run
@@ -85,11 +83,18 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	// %s is the score; m.body_id is the full-text row (equal through the
 	// join).
 	const cols = `SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, m.body_id, s.title, coalesce(s.key, '')`
-	newest, err := s.newest(ctx, walk, append(append([]any{}, args...), RankDepth+1)...)
+	// want is how many of the newest matches to find: enough to tell
+	// whether there are too many to rank, or, for the newest matches
+	// only, the limit.
+	want := RankDepth + 1
+	if q.Newest {
+		want = limit
+	}
+	newest, err := s.newest(ctx, walk, append(append([]any{}, args...), want)...)
 	if err != nil {
 		return nil, searchError(err, q.Raw)
 	}
-	if q.SessionID == "" && len(newest) <= RankDepth {
+	if q.SessionID == "" && len(newest) < want {
 		// Few of the newest ScanDepth matches pass the filters. When the
 		// query has more matches than those, they are walked again from
 		// the user's own messages: walking everyone's matches to find a
@@ -107,7 +112,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 					CROSS JOIN bodies_fts ON bodies_fts.rowid = m.body_id WHERE ` + where
 			}
 			newest, err = s.newest(ctx, `SELECT bodies_fts.rowid AS id`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
-				append(append([]any{}, args...), RankDepth+1)...)
+				append(append([]any{}, args...), want)...)
 			if err != nil {
 				return nil, searchError(err, q.Raw)
 			}
@@ -117,7 +122,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		return nil, nil
 	}
 	var rows *sql.Rows
-	if len(newest) <= RankDepth {
+	if len(newest) <= RankDepth && !q.Newest {
 		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "-bodies_fts.rank")+from+`
 			ORDER BY bodies_fts.rank, m.created_at DESC LIMIT ?`, append(args, limit)...)
 	} else {

@@ -11,10 +11,11 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// A search that runs out of time is refused; one whose caller gives up
-// ends with the caller's error.
+// A search that runs out of time ranking returns its newest matches,
+// marked partial; one that runs out of time for those too is refused;
+// one whose caller gives up ends with the caller's error.
 func TestRunSearch(t *testing.T) {
-	slow := func(ctx context.Context, _ []loom.Term) ([]loom.SearchHit, error) {
+	slow := func(ctx context.Context, _ loom.SearchQuery, _ []loom.Term) ([]loom.SearchHit, error) {
 		<-ctx.Done()
 		return nil, fmt.Errorf("search: %w", ctx.Err())
 	}
@@ -23,8 +24,27 @@ func TestRunSearch(t *testing.T) {
 	if loom.ErrorCode(err) != loom.EINVALID || !errors.Is(err, loom.ErrSearchTime) || !strings.Contains(loom.ErrorMessage(err), "fewer or rarer words") {
 		t.Fatalf("a search out of time = %v, want an invalid-input error", err)
 	}
-	if d := time.Since(start); d < loom.MaxSearchTime {
-		t.Fatalf("search stopped after %v, before its time ran out", d)
+	if d := time.Since(start); d < 2*loom.MaxSearchTime {
+		t.Fatalf("search stopped after %v, before its two budgets ran out", d)
+	}
+
+	// Ranking is slow (a busy machine, common words): the newest matches.
+	var asked []bool
+	slowRank := func(ctx context.Context, q loom.SearchQuery, _ []loom.Term) ([]loom.SearchHit, error) {
+		asked = append(asked, q.Newest)
+		if !q.Newest {
+			return slow(ctx, q, nil)
+		}
+		return []loom.SearchHit{{MessageID: "a"}, {MessageID: "b"}}, nil
+	}
+	hits, err := RunSearch(context.Background(), loom.SearchQuery{Text: "common"}, slowRank)
+	if err != nil || len(hits) != 2 || !loom.Partial(hits) || !hits[1].Partial || len(asked) != 2 || asked[0] || !asked[1] {
+		t.Fatalf("a search whose ranking ran out of time = %+v, %v (asked newest: %v), want its newest hits, partial", hits, err, asked)
+	}
+	if hits, err := RunSearch(context.Background(), loom.SearchQuery{Text: "fast"}, func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error) {
+		return []loom.SearchHit{{MessageID: "a"}}, nil
+	}); err != nil || loom.Partial(hits) {
+		t.Fatalf("a search in time = %+v, %v, want its hits, not partial", hits, err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -34,7 +54,7 @@ func TestRunSearch(t *testing.T) {
 	}
 
 	// A query over the limits never reaches the engine.
-	_, err = RunSearch(context.Background(), loom.SearchQuery{Text: strings.Repeat("x ", loom.MaxQueryBytes)}, func(context.Context, []loom.Term) ([]loom.SearchHit, error) {
+	_, err = RunSearch(context.Background(), loom.SearchQuery{Text: strings.Repeat("x ", loom.MaxQueryBytes)}, func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error) {
 		t.Fatal("search ran a refused query")
 		return nil, nil
 	})
@@ -42,7 +62,7 @@ func TestRunSearch(t *testing.T) {
 		t.Fatalf("a query over the limits = %v", err)
 	}
 	var got []loom.Term
-	RunSearch(context.Background(), loom.SearchQuery{Text: "pool pool size"}, func(_ context.Context, terms []loom.Term) ([]loom.SearchHit, error) {
+	RunSearch(context.Background(), loom.SearchQuery{Text: "pool pool size"}, func(_ context.Context, _ loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
 		got = terms
 		return nil, nil
 	})
