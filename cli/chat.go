@@ -223,7 +223,11 @@ func (c *chat) interactive(ctx context.Context) error {
 		if len(hist) == 0 || hist[len(hist)-1] != line {
 			hist = append(hist, line)
 		}
+		// Keys typed while the reply streams are not echoed into it;
+		// they wait for the next prompt.
+		release := c.f.IO.HoldTypeAhead()
 		quit, err := c.handle(ctx, line)
+		release()
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -469,7 +473,10 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 			}
 			return false, nil
 		}
-		return false, writeHits(c.f.IO, hits, c.f.now())
+		if loom.Partial(hits) {
+			fmt.Fprintln(out, partialNote)
+		}
+		return false, writeHits(c.f.IO, hits, c.f.now(), c.f.refLen(ctx, c.st, hitSessions(hits)))
 	case "/compact":
 		p := newTurnPrinter(c.f.IO, false)
 		p.begin()

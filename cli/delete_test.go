@@ -131,7 +131,21 @@ func TestSessionDeleteRestore(t *testing.T) {
 		!strings.Contains(r.stderr, "; loom session restore "+fx.main.ID+" brings it back") {
 		t.Fatalf("show of a deleted session: exit %d: %s", r.code, r.stderr)
 	}
+	// The trash is listed, with the sub-agent session, and only there.
+	out = fx.mustRun(t, "session", "list", "--deleted", "-a")
+	if !strings.Contains(out, fx.main.ID) || !strings.Contains(out, fx.sub.ID) || strings.Contains(out, fx.web.ID) {
+		t.Fatalf("session list --deleted:\n%s", out)
+	}
+	if trash := decodeJSON[[]loom.Session](t, fx.mustRun(t, "session", "list", "--deleted", "-a", "--json")); len(trash) != 2 || trash[0].DeletedAt == nil {
+		t.Fatalf("session list --deleted --json: %+v", trash)
+	}
+	if r := fx.run(t, "session", "restore"); r.code != ExitUsage || !strings.Contains(r.stderr, "loom session list --deleted") || len(lines(r.stderr)) != 1 {
+		t.Fatalf("restore without a reference: exit %d: %q", r.code, r.stderr)
+	}
 	fx.mustRun(t, "session", "restore", "Fix the flaky test")
+	if out := fx.mustRun(t, "session", "list", "--deleted", "-a"); out != "" {
+		t.Fatalf("trash after restore:\n%s", out)
+	}
 	out = fx.mustRun(t, "session", "list")
 	if !strings.Contains(out, fx.main.ID) || !strings.Contains(out, fx.sub.ID) {
 		t.Fatalf("restore did not bring back the session and its sub-agent:\n%s", out)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -305,4 +306,27 @@ func (f *Factory) resolve(ctx context.Context, st loom.Store, ref string, delete
 			sessionLabel(t), loom.FormatTime(*t.DeletedAt), t.ID)
 	}
 	return nil, err
+}
+
+// refLen is how much of ids a terminal shows: the shortest prefix, at
+// least loom.ShortIDLen, that tells them apart among themselves and that
+// resolves back to each among all of the user's sessions (loom.RefLen),
+// so that an id loom prints can be typed back. Piped output shows whole
+// ids and asks the store nothing.
+func (f *Factory) refLen(ctx context.Context, st loom.Store, ids []string) int {
+	n := term.AbbrevLen(ids)
+	if !f.IO.IsStdoutTTY() || len(ids) == 0 {
+		return n
+	}
+	m, err := loom.RefLen(ctx, st, loom.ResolveScope{UserID: f.User()}, ids)
+	if err != nil {
+		slog.Debug("shortest unique id prefix", "err", err)
+		return n
+	}
+	return max(n, m)
+}
+
+// displayID is id as a terminal shows it (see refLen), whole otherwise.
+func (f *Factory) displayID(ctx context.Context, st loom.Store, id string) string {
+	return term.AbbrevID(f.IO, id, f.refLen(ctx, st, []string{id}))
 }

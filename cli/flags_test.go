@@ -73,6 +73,9 @@ func TestUnknownCommandSuggests(t *testing.T) {
 	for args, want := range map[string]string{
 		"sesion list":  `unknown command "sesion" for "loom"; did you mean session`,
 		"session lsit": `unknown command "lsit" for "loom session"; did you mean list?`,
+		// A command that lives elsewhere is named by its path.
+		"session search flaky": `unknown command "search" for "loom session"; did you mean 'loom search'?`,
+		"sync usage":           `did you mean 'loom usage'?`,
 	} {
 		r := fx.exec(t, "", strings.Fields(args)...)
 		if r.code != ExitUsage || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {

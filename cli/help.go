@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,29 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	hint := ""
 	if s := cmd.SuggestionsFor(name); len(s) > 0 {
 		hint = "; did you mean " + strings.Join(s, " or ") + "?"
+	} else if s := elsewhere(cmd.Root(), name); len(s) > 0 {
+		// loom session search: the command is loom search.
+		hint = "; did you mean '" + strings.Join(s, "' or '") + "'?"
 	}
 	return usageErrorf("unknown command %q for %q%s (see '%s --help')", name, cmd.CommandPath(), hint, cmd.CommandPath())
+}
+
+// elsewhere returns the paths of the visible commands under root named
+// name (or with it as an alias).
+func elsewhere(root *cobra.Command, name string) []string {
+	var out []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || !sub.IsAvailableCommand() {
+				continue
+			}
+			if sub.Name() == name || slices.Contains(sub.Aliases, name) {
+				out = append(out, sub.CommandPath())
+			}
+			walk(sub)
+		}
+	}
+	walk(root)
+	return out
 }

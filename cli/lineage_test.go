@@ -146,7 +146,8 @@ func TestTreeSaysForkOnce(t *testing.T) {
 		t.Fatalf("titles = %q, want %q", titles, want)
 	}
 	tree := fx.mustLoom(t, "", "session", "list", "--tree").stdout
-	for _, want := range []string{"\t└ fork: Plan the release\t", "\t└ fork 2: Plan the release\t", "\t└ rewound: Plan the release\t"} {
+	// Three children of one session: ├ before each but the last, └.
+	for _, want := range []string{"\t├ rewound: Plan the release\t", "\t├ fork: Plan the release\t", "\t└ fork 2: Plan the release\t"} {
 		if !strings.Contains(tree, want) {
 			t.Errorf("tree lacks %q:\n%s", want, tree)
 		}

@@ -135,6 +135,10 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 			fmt.Fprintf(ios.ErrOut, "No messages match %q.\n", opts.Query)
 		}
 	}
+	if loom.Partial(hits) {
+		// Also with --json, whose hits say "partial": true.
+		fmt.Fprintln(ios.ErrOut, partialNote)
+	}
 	if f.JSON() {
 		if hits == nil {
 			hits = []loom.SearchHit{}
@@ -144,8 +148,11 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	if len(hits) == 0 {
 		return nil
 	}
-	return writeHits(ios, hits, f.now())
+	return writeHits(ios, hits, f.now(), f.refLen(ctx, st, hitSessions(hits)))
 }
+
+// partialNote is the line a search whose ranking ran out of time prints.
+const partialNote = "Search ran out of time ranking its matches (a busy machine, or common words): these are the newest."
 
 // matchesElsewhere reports whether q, which found nothing in the project
 // it keeps to, matches in another project (or outside any).
@@ -208,7 +215,7 @@ func highlightSnippet(cs *term.ColorScheme, snippet string) string {
 // per hit with the session's short id, title, the message's seq, role
 // and age, and the snippet under it; piped, tab-separated fields with
 // full ids.
-func writeHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time) error {
+func writeHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time, idLen int) error {
 	cs := ios.ColorScheme()
 	if !ios.IsStdoutTTY() {
 		tp := term.NewTable(ios)
@@ -223,19 +230,27 @@ func writeHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time) error 
 		}
 		return tp.Render()
 	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.SessionID
-	}
-	idLen := term.AbbrevLen(ids)
 	for _, h := range hits {
 		title := h.SessionTitle
 		if title == "" {
 			title = h.SessionKey
 		}
-		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(term.SanitizeLine(title)),
-			cs.Gray(fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, human.Ago(now, h.CreatedAt))))
+		meta := fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, human.ShortAgo(now, h.CreatedAt))
+		if len(h.AlsoIn) > 0 {
+			// A message a fork or rewind inherited: one hit.
+			meta += " · also in " + human.Plural(len(h.AlsoIn), "other session")
+		}
+		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(term.SanitizeLine(title)), cs.Gray(meta))
 		fmt.Fprintf(ios.Out, "    %s\n", highlightSnippet(cs, h.Snippet))
 	}
 	return nil
+}
+
+// hitSessions returns the ids of hits' sessions.
+func hitSessions(hits []loom.SearchHit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.SessionID
+	}
+	return ids
 }

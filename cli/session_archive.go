@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/term"
 )
 
 // ArchiveOptions are the options of `loom session archive` and
@@ -85,7 +84,7 @@ func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
 			verb = "Unarchived"
 		}
 		for _, s := range out {
-			fmt.Fprintf(f.IO.Out, "%s %s %s %s\n", cs.Green("✓"), verb, term.DisplayID(f.IO, s.ID), sessionLabel(s))
+			fmt.Fprintf(f.IO.Out, "%s %s %s %s\n", cs.Green("✓"), verb, f.displayID(ctx, st, s.ID), sessionLabel(s))
 		}
 	}
 	return nil

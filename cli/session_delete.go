@@ -173,10 +173,14 @@ func newCmdSessionRestore(f *Factory) *cobra.Command {
 		Short: "Bring a session back from the trash",
 		Long: `Bring a deleted or pruned session, with its sub-agent sessions, back
 from the trash. REF is resolved among trashed sessions.`,
-		Example: `  loom session restore 0196a3b2
+		Example: `  loom session list --deleted
+  loom session restore 0196a3b2
   loom session restore "flaky test"`,
-		Args: argsBetween(1, 1),
+		Args: argsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("name the session to bring back: loom session restore REF (loom session list --deleted lists the trash)")
+			}
 			opts.Ref = args[0]
 			return restoreRun(cmd.Context(), opts)
 		},
@@ -208,7 +212,7 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		return writeJSON(f.IO.Out, s)
 	}
 	if f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.Out, "%s Restored %s %s\n", f.IO.ColorScheme().Green("✓"), term.DisplayID(f.IO, s.ID), sessionLabel(s))
+		fmt.Fprintf(f.IO.Out, "%s Restored %s %s\n", f.IO.ColorScheme().Green("✓"), f.displayID(ctx, st, s.ID), sessionLabel(s))
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/term"
 )
 
 // RenameOptions are the options of `loom session rename`.
@@ -58,7 +57,7 @@ func renameRun(ctx context.Context, opts *RenameOptions) error {
 	}
 	if f.IO.IsStdoutTTY() {
 		cs := f.IO.ColorScheme()
-		fmt.Fprintf(f.IO.Out, "%s Renamed %s from %q to %q\n", cs.Green("✓"), term.DisplayID(f.IO, s.ID), old, s.Title)
+		fmt.Fprintf(f.IO.Out, "%s Renamed %s from %q to %q\n", cs.Green("✓"), f.displayID(ctx, st, s.ID), old, s.Title)
 	}
 	return nil
 }

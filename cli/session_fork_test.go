@@ -40,9 +40,16 @@ func TestSessionForkAndRename(t *testing.T) {
 	if got := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "resume", "third TRY", "--json")); got.ID != id {
 		t.Fatalf("renamed title resolves to %s, want %s", got.ID, id)
 	}
+	// On a terminal the id is shortened to a prefix that resolves back
+	// to it: sessions made in the same minute share their first 8
+	// characters.
 	r := fx.runWith(t, runOpts{tty: true}, "session", "rename", id, "Fourth")
-	if !strings.Contains(ansi.Strip(r.stdout), `Renamed `+id[:8]+` from "Third try" to "Fourth"`) {
+	shown, _, _ := strings.Cut(strings.TrimPrefix(ansi.Strip(r.stdout), "✓ Renamed "), " ")
+	if len(shown) < 8 || len(shown) >= len(id) || !strings.HasPrefix(id, shown) || !strings.Contains(r.stdout, `from "Third try" to "Fourth"`) {
 		t.Fatalf("rename on a terminal said %q", r.stdout)
+	}
+	if got := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "resume", shown, "--json")); got.ID != id {
+		t.Fatalf("the id rename printed, %s, resolves to %s", shown, got.ID)
 	}
 	if r := fx.run(t, "session", "rename", id, " "); r.code != ExitUsage {
 		t.Fatalf("empty title: exit %d", r.code)

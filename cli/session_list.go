@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ type ListOptions struct {
 	Surface     string
 	Branch      string
 	Archived    bool
+	Deleted     bool
 	Tree        bool
 	Limit       int
 }
@@ -30,29 +32,35 @@ func newCmdSessionList(f *Factory) *cobra.Command {
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List sessions, newest first",
-		Long: `List sessions, most recently active first: this project's by default
+		Long: fmt.Sprintf(`List sessions, most recently active first: this project's by default
 (the git top-level directory, or the working directory outside git),
 every project's with --all-projects. Where no project can be found (a
 working directory that is gone), every project is listed.
 
-On a terminal ids are shortened to 8 characters (any unique prefix of 4 or
-more works as a reference) and times are shown as ages; when the output is
+On a terminal ids are shortened to 8 characters, or more where another of
+your sessions shares them, so that a shown id works as a reference and times are shown as ages; when the output is
 piped, rows are tab-separated with full ids and RFC 3339 times. On a
 terminal a BRANCH column shows the git branch the sessions were on, when
 any was.
 
-Archived sessions are left out; --archived lists them instead.`,
+Archived sessions are left out; --archived lists them instead. --deleted
+lists the trash (archived or not): sessions deleted in the last %d days,
+newest activity first, that loom session restore brings back.`, int(loom.TrashTTL/(24*time.Hour))),
 		Example: `  loom session list
   loom session list --all-projects --limit 50
   loom session list --surface telegram
   loom session list --tree
   loom session list --branch main
   loom session list --archived
+  loom session list --deleted
   loom session list --json | jq -r '.[].id'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 0 {
 				return usageErrorf("--limit must be 0 (no limit) or more")
+			}
+			if opts.Deleted && (opts.Archived || opts.Tree) {
+				return usageErrorf("--deleted lists the whole trash: it does not go with --archived or --tree")
 			}
 			return listRun(cmd.Context(), opts)
 		},
@@ -61,15 +69,60 @@ Archived sessions are left out; --archived lists them instead.`,
 	cmd.Flags().StringVar(&opts.Surface, "surface", "", "only sessions of this surface (cli, http, telegram, …)")
 	cmd.Flags().StringVar(&opts.Branch, "branch", "", "only sessions whose work was on this git branch")
 	cmd.Flags().BoolVar(&opts.Archived, "archived", false, "list the archived sessions instead")
+	cmd.Flags().BoolVar(&opts.Deleted, "deleted", false, "list the trash instead: sessions loom session restore brings back")
 	cmd.Flags().BoolVar(&opts.Tree, "tree", false, "show lineage: forks and sub-agent sessions under their parents")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 20, "most sessions to list (0: all)")
 	return cmd
 }
 
-// treeRow is a session and its depth in the lineage tree.
+// treeRow is a session and its depth in the lineage tree, with the
+// lines that draw its branch ("│ ├ ").
 type treeRow struct {
-	s     *loom.Session
-	depth int
+	s      *loom.Session
+	depth  int
+	branch string
+}
+
+// drawBranches sets the branch of each row of a tree in depth-first
+// order: "├ " before a child with siblings after it, "└ " before the
+// last, and under them "│ " where an ancestor's siblings follow.
+func drawBranches(rows []treeRow) {
+	// more reports whether a row at depth d follows row i among its
+	// siblings, before the tree climbs above d.
+	more := func(i, d int) bool {
+		for _, r := range rows[i+1:] {
+			if r.depth < d {
+				return false
+			}
+			if r.depth == d {
+				return true
+			}
+		}
+		return false
+	}
+	var open []bool // open[k]: the ancestor at depth k+1 has siblings after it
+	for i := range rows {
+		d := rows[i].depth
+		if d == 0 {
+			open = open[:0]
+			continue
+		}
+		open = append(open[:min(len(open), d-1)], more(i, d))
+		var b strings.Builder
+		for _, o := range open[:d-1] {
+			if o {
+				b.WriteString("│ ")
+			} else {
+				b.WriteString("  ")
+			}
+		}
+		if open[d-1] {
+			b.WriteString("├ ")
+		} else {
+			b.WriteString("└ ")
+		}
+		rows[i].branch = b.String()
+	}
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
@@ -81,6 +134,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	filter := loom.SessionFilter{UserID: f.User(), Surface: opts.Surface, GitBranch: opts.Branch, Limit: opts.Limit}
 	if opts.Archived {
 		filter.Archived = loom.OnlyArchived
+	}
+	if opts.Deleted {
+		filter.Deleted, filter.Archived = true, loom.WithArchived
 	}
 	project := f.scopeProject(opts.AllProjects)
 	if project != nil {
@@ -109,7 +165,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	ios := f.IO
 	elsewhere := false
-	if len(rows) == 0 && project != nil && opts.Branch == "" && !opts.Archived {
+	if len(rows) == 0 && project != nil && opts.Branch == "" && !opts.Archived && !opts.Deleted {
 		wide := filter
 		wide.ProjectID, wide.Limit = "", 1
 		others, err := st.Sessions(ctx, wide)
@@ -138,13 +194,15 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			switch {
 			case opts.Archived:
 				fmt.Fprintln(ios.ErrOut, "No archived sessions here.")
+			case opts.Deleted:
+				fmt.Fprintln(ios.ErrOut, "The trash is empty here.")
 			case opts.Branch != "":
 				fmt.Fprintf(ios.ErrOut, "No sessions on branch %s here.\n", opts.Branch)
 			case !elsewhere:
 				fmt.Fprintln(ios.ErrOut, "No sessions yet.")
 			}
 		}
-		if project != nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived {
+		if project != nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && !opts.Deleted {
 			return f.printMovedProjectHint(ctx, st, *project)
 		}
 		return nil
@@ -161,11 +219,13 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	branches = branches && ios.IsStdoutTTY()
 	if branches {
 		tp.Header("ID", "TITLE", "KEY", "BRANCH", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
-		tp.Flex(7, 2, 3, 1)
+		// The key is cut first: the last prompt says more about a
+		// session than the rest of a long key does.
+		tp.Flex(2, 7, 3, 1)
 		tp.Drop(4, 3, 2, 7, 6)
 	} else {
 		tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
-		tp.Flex(6, 2, 1)
+		tp.Flex(2, 6, 1)
 		// On a narrow terminal: created, key, then last prompt and the
 		// count go first; id, title and last activity stay.
 		tp.Drop(3, 2, 6, 5)
@@ -174,12 +234,12 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for i, r := range rows {
 		ids[i] = r.s.ID
 	}
-	idLen := term.AbbrevLen(ids)
+	idLen := f.refLen(ctx, st, ids)
 	for _, r := range rows {
 		s := r.s
 		title := s.Title
 		if r.depth > 0 {
-			title = strings.Repeat("  ", r.depth-1) + "└ " + treeTitle(s)
+			title = r.branch + treeTitle(s)
 		}
 		titleColor := cs.Bold
 		if title == "" && ios.IsStdoutTTY() {
@@ -257,6 +317,7 @@ func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.S
 		depth[s.ID] = d
 		rows = append(rows, treeRow{s: s, depth: d})
 	}
+	drawBranches(rows)
 	return rows, nil
 }
 

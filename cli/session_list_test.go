@@ -182,7 +182,10 @@ func TestSessionListTree(t *testing.T) {
 	if sub <= m || fork <= m {
 		t.Fatalf("children not under their parent (main %d, sub %d, fork %d):\n%s", m, sub, fork, out)
 	}
-	if !strings.Contains(rows[sub], "└ sub-agent: explore retry") || !strings.Contains(rows[fork], "└ fork: flaky test, other approach") {
+	// Two children: ├ before the first, └ before the last.
+	first, last := min(sub, fork), max(sub, fork)
+	if !strings.Contains(rows[sub], "sub-agent: explore retry") || !strings.Contains(rows[fork], "fork: flaky test, other approach") ||
+		!strings.Contains(rows[first], "\t├ ") || !strings.Contains(rows[last], "\t└ ") {
 		t.Fatalf("children not marked:\n%s", out)
 	}
 	if len(rows) != 5 {
@@ -255,5 +258,18 @@ func TestSessionListScope(t *testing.T) {
 	r := execCmd(t, cmd, "")
 	if r.code != 0 || !strings.Contains(r.stdout, fx.web.ID) || !strings.Contains(r.stdout, fx.main.ID) || r.stderr != "" {
 		t.Errorf("session list where the working directory is gone: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A tree's branches: ├ before a child with siblings after it, └ before
+// the last, │ under an ancestor whose siblings follow.
+func TestDrawBranches(t *testing.T) {
+	rows := []treeRow{{depth: 0}, {depth: 1}, {depth: 2}, {depth: 2}, {depth: 1}, {depth: 2}, {depth: 0}, {depth: 1}}
+	drawBranches(rows)
+	want := []string{"", "├ ", "│ ├ ", "│ └ ", "└ ", "  └ ", "", "└ "}
+	for i, r := range rows {
+		if r.branch != want[i] {
+			t.Errorf("row %d (depth %d): branch %q, want %q", i, r.depth, r.branch, want[i])
+		}
 	}
 }

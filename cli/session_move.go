@@ -240,11 +240,4 @@ func (f *Factory) printMovedProjectHint(ctx context.Context, st loom.Store, proj
 
 // shellQuote quotes a path for a command line a user copies, when it
 // needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellQuote(s string) string { return human.ShellQuote(s) }

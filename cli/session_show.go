@@ -104,9 +104,14 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	if opts.Full {
 		r.tools = toolsFull
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		if err := r.Render(ios.Out, m); err != nil {
 			return err
+		}
+		// A user message followed by another got no reply: its turn was
+		// interrupted (Ctrl+C, Esc, a crash), as the dashboard says too.
+		if m.Role == loom.RoleUser && i+1 < len(msgs) && msgs[i+1].Role == loom.RoleUser {
+			fmt.Fprintln(ios.Out, ios.ColorScheme().Yellow("  (no reply: the turn was interrupted)"))
 		}
 	}
 	return nil

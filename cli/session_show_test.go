@@ -142,6 +142,9 @@ func TestSessionShowToolInputAndOutput(t *testing.T) {
 			StartedAt: tp(base.Add(time.Minute)), EndedAt: tp(base.Add(time.Minute + 50*time.Millisecond))},
 		{Type: loom.PartTool, CallID: "c2", Name: "Read", Status: loom.ToolCompleted,
 			Input: json.RawMessage(`{"file_path":"/src/api/go.mod"}`), Output: json.RawMessage(`"module example.com"`)},
+		// Codex's argv, and a 2,000-character line of output.
+		{Type: loom.PartTool, CallID: "c3", Name: "exec_command", Status: loom.ToolCompleted,
+			Input: json.RawMessage(`{"command":["bash","-lc","rg -n \"go [0-9]+\" go.mod"]}`), Output: json.RawMessage(`"` + strings.Repeat("minified", 250) + `"`)},
 	}}
 	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "run the tests", base), a); err != nil {
 		t.Fatal(err)
@@ -157,8 +160,34 @@ func TestSessionShowToolInputAndOutput(t *testing.T) {
 	if strings.Contains(got, "pkg6") {
 		t.Errorf("show prints more than 5 lines of output:\n%s", got)
 	}
+	if !strings.Contains(got, `$ bash -lc 'rg -n "go [0-9]+" go.mod'`) {
+		t.Errorf("show loses the quoting of an argv command:\n%s", got)
+	}
+	for l := range strings.Lines(got) {
+		if len([]rune(l)) > 100 {
+			t.Errorf("show prints a line of %d characters in a brief:\n%s", len([]rune(l)), l)
+		}
+	}
 	full := fx.mustRun(t, "session", "show", s.ID, "--full")
 	if !strings.Contains(full, "│ ok  example.com/pkg8 0.1s") || strings.Contains(full, "more lines") || !strings.Contains(full, `›   "command": "go test ./...",`) {
 		t.Errorf("--full does not show the whole input and output:\n%s", full)
+	}
+}
+
+// A user message followed by another got no reply: show says its turn
+// was interrupted, once, under it.
+func TestSessionShowMarksInterruptedTurns(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st := fx.openStore(t)
+	s := &loom.Session{UserID: "local", Key: "cli:interrupted", Project: fx.proj}
+	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "first question", base),
+		textMsg(loom.RoleUser, "second question", base.Add(time.Minute)), textMsg(loom.RoleAssistant, "the answer", base.Add(2*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	got := fx.mustRun(t, "session", "show", s.ID)
+	mark := strings.Index(got, "no reply: the turn was interrupted")
+	if strings.Count(got, "no reply: the turn was interrupted") != 1 || mark < strings.Index(got, "first question") || mark > strings.Index(got, "second question") {
+		t.Fatalf("show does not mark the interrupted turn once, under it:\n%s", got)
 	}
 }

@@ -135,6 +135,9 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 			keys[i] = r.Key
 		}
 		idLen := term.AbbrevLen(keys)
+		if len(shown) > 0 && shown[0].Group == "session" {
+			idLen = f.refLen(ctx, st, keys)
+		}
 		for _, r := range shown {
 			if tty {
 				label := r.Name

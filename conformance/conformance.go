@@ -70,6 +70,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"PartMetadata", testPartMetadata},
 		{"NothingLostSilently", testNothingLost},
 		{"ResolveReferences", testResolve},
+		{"RefLen", testRefLen},
 		{"SessionText", testSessionText},
 		{"UpdateSession", testUpdateSession},
 		{"Import", testImport},

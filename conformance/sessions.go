@@ -312,3 +312,41 @@ func listBoth(t *testing.T, st loom.Store, f loom.SessionFilter) []*loom.Session
 	}
 	return got
 }
+
+// An id as loom prints it resolves back to its session among all of the
+// user's: RefLen lengthens the prefix past every other session's shared
+// one, whatever was listed.
+func testRefLen(t *testing.T, open Opener) {
+	st := open(t)
+	at := time.Now()
+	var ids []string
+	for i := range 3 {
+		s := newSession("alice", fmt.Sprintf("cli:same-minute-%d", i))
+		s.ID = loom.NewIDAt(at) // the same millisecond: 12 characters shared
+		mustAppend(t, st, s, text(loom.RoleUser, "hello"))
+		ids = append(ids, s.ID)
+	}
+	lone := newSession("alice", "cli:lone")
+	lone.ID = loom.NewIDAt(at.Add(-48 * time.Hour))
+	mustAppend(t, st, lone, text(loom.RoleUser, "hello"))
+	scope := loom.ResolveScope{UserID: "alice"}
+	for _, id := range ids {
+		n, err := loom.RefLen(ctx(t), st, scope, []string{id})
+		if err != nil || n <= 12 {
+			t.Fatalf("RefLen of an id sharing 12 characters = %d, %v", n, err)
+		}
+		if s, err := st.Resolve(ctx(t), id[:n], scope); err != nil || s.ID != id {
+			t.Fatalf("the prefix %s of RefLen does not resolve back: %v", id[:n], err)
+		}
+	}
+	if n, err := loom.RefLen(ctx(t), st, scope, []string{lone.ID}); err != nil || n != loom.ShortIDLen {
+		t.Fatalf("RefLen of an id alone in its minute = %d, %v; want %d", n, err, loom.ShortIDLen)
+	}
+	// Another user's sessions do not lengthen alice's ids.
+	bob := newSession("bob", "cli:bob")
+	bob.ID = lone.ID[:20] + ids[0][20:]
+	mustAppend(t, st, bob, text(loom.RoleUser, "hello"))
+	if n, err := loom.RefLen(ctx(t), st, scope, []string{lone.ID}); err != nil || n != loom.ShortIDLen {
+		t.Fatalf("RefLen beside another user's session = %d, %v", n, err)
+	}
+}

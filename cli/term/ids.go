@@ -8,9 +8,9 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// ShortIDLen is how much of an id a terminal table shows: enough to be a
-// unique prefix in any realistic store, and accepted back as a reference.
-const ShortIDLen = 8
+// ShortIDLen is the least of an id a terminal shows (loom.ShortIDLen);
+// AbbrevLen and loom.RefLen make it longer where other ids share it.
+const ShortIDLen = loom.ShortIDLen
 
 // DisplayID shortens an id on a terminal and keeps it whole otherwise, so
 // scripts always get full ids.
