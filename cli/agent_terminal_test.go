@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -147,5 +148,66 @@ func TestChatWelcomeOnTerminal(t *testing.T) {
 	p.Send("\x04")
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+}
+
+// On an 80×24 terminal a reply that fits on the screen is redrawn as
+// rendered Markdown; one taller than the screen is printed once, never
+// raw and then again rendered below it.
+func TestReplyRenderedOnceOnSmallTerminal(t *testing.T) {
+	fx := newAgentFixture(t)
+	var tall strings.Builder
+	tall.WriteString("Here is the **tall plan**:\n\n```go\n")
+	for i := range 30 {
+		fmt.Fprintf(&tall, "step%02d := %d\n", i, i)
+	}
+	tall.WriteString("```\n\nDone with the **tall plan**.")
+	fx.srv.Enqueue(
+		openaitest.Reply{Text: "A **short answer** in\n\n- two\n- items"},
+		openaitest.Reply{Text: tall.String()},
+	)
+	fx.extraEnv = fx.env
+	p := fx.startPTYSize(t, 80, 24, "chat")
+	p.WaitFor(t, "›")
+	p.Send("short?\r")
+	p.WaitFor(t, "items")
+	p.WaitPrompt(t, "›")
+	if screen := p.Screen(); strings.Contains(screen, "**short answer**") || !strings.Contains(screen, "short answer") {
+		t.Fatalf("a short reply is not rendered on the screen:\n%s", screen)
+	}
+	p.Send("tall?\r")
+	p.WaitFor(t, "Done with the")
+	p.WaitPrompt(t, "›")
+	p.Leave(t, "›")
+	if n := strings.Count(p.Output(), "step17 := 17"); n != 1 {
+		t.Fatalf("a reply taller than the screen was printed %d times:\n%s", n, p.Output())
+	}
+}
+
+// Keys typed while a reply streams are not echoed into it; they wait
+// for the next prompt, and Enter among them sends that message.
+func TestTypeAheadWhileReplyStreams(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(
+		openaitest.Reply{Text: strings.Repeat("streaming words ", 60) + "END-OF-FIRST", Delay: 20 * time.Millisecond},
+		openaitest.Reply{Text: "second reply here"},
+	)
+	fx.extraEnv = fx.env
+	p := fx.startPTYSize(t, 100, 40, "chat")
+	p.WaitFor(t, "›")
+	p.Send("first\r")
+	p.WaitFor(t, "streaming words streaming words")
+	p.Send("typed ahead\r")
+	p.WaitFor(t, "END-OF-FIRST")
+	p.WaitFor(t, "second reply here")
+	p.WaitPrompt(t, "›")
+	p.Leave(t, "›")
+	out := p.Output()
+	reply := out[strings.Index(out, "streaming words"):strings.Index(out, "END-OF-FIRST")]
+	if strings.Contains(reply, "typed") {
+		t.Fatalf("type-ahead was echoed into the reply:\n%s", out)
+	}
+	if got := fx.srv.Requests(); len(got) != 2 || !strings.Contains(string(got[1].Raw), "typed ahead") {
+		t.Fatalf("the typed-ahead message was not sent as the next turn (%d requests):\n%s", len(got), out)
 	}
 }

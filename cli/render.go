@@ -170,6 +170,11 @@ func (r *messageRenderer) toolBody(b *strings.Builder, p loom.Part) {
 			b.WriteString(r.cs.Gray(indent+"│") + "\n")
 			continue
 		}
+		if r.tools == toolsBrief {
+			// A brief is a few lines of the screen's width, not a
+			// 2,000-character line of minified output.
+			l = truncate(l, max(40, r.ios.TerminalWidth()-len(indent)-2))
+		}
 		b.WriteString(r.cs.Gray(indent+"│ ") + l + "\n")
 	}
 	if n := len(out) - len(shown); n > 0 {

@@ -161,7 +161,7 @@ func (p *turnPrinter) end(final string) {
 		return
 	}
 	if p.ios.ColorEnabled() && final != "" && strings.TrimSpace(p.buf.String()) == strings.TrimSpace(term.Sanitize(final)) &&
-		redraw(p.ios.Out, p.buf.String(), term.RenderMarkdown(final, p.ios.TerminalWidth()), p.ios.TerminalWidth()) {
+		redraw(p.ios.Out, p.buf.String(), term.RenderMarkdown(final, p.ios.TerminalWidth()), p.ios.TerminalWidth(), p.ios.TerminalHeight()) {
 		return
 	}
 	if !strings.HasSuffix(p.buf.String(), "\n") {
@@ -178,7 +178,7 @@ func (p *turnPrinter) endThinking() {
 	}
 	p.thinking.Reset()
 	w := p.ios.TerminalWidth()
-	if p.ios.IsStderrTTY() && p.ios.ColorEnabled() && redraw(p.ios.ErrOut, shown, thinkingBlock(p.ios.ColorScheme(), shown, w), w) {
+	if p.ios.IsStderrTTY() && p.ios.ColorEnabled() && redraw(p.ios.ErrOut, shown, thinkingBlock(p.ios.ColorScheme(), shown, w), w, p.ios.TerminalHeight()) {
 		return
 	}
 	if !strings.HasSuffix(shown, "\n") {
@@ -187,11 +187,14 @@ func (p *turnPrinter) endThinking() {
 }
 
 // redraw replaces shown, the text just written to w with the cursor at
-// its end, by rendered, when shown fits on the screen; it reports
-// whether it did.
-func redraw(w io.Writer, shown, rendered string, width int) bool {
+// its end, by rendered, when shown fits on the screen of height rows; it
+// reports whether it did. Text that scrolled past the top of the screen
+// cannot be reached by moving the cursor up: redrawing it would leave
+// its top in the scrollback above the rendered copy, the reply printed
+// twice.
+func redraw(w io.Writer, shown, rendered string, width, height int) bool {
 	lines := screenLines(shown, width)
-	if lines >= 40 {
+	if lines >= height {
 		return false
 	}
 	fmt.Fprint(w, "\r"+cursorUp(lines-1)+ansi.EraseScreenBelow+rendered)

@@ -18,3 +18,16 @@ func (s *IOStreams) QuietInterrupt() (restore func()) {
 	}
 	return func() {}
 }
+
+// HoldTypeAhead keeps what is typed while a reply streams for the next
+// prompt instead of echoing it into the reply: the terminal on standard
+// input stops echoing and editing lines, and keeps Enter as the key it
+// is, until the returned func puts it back. The keys wait in the
+// terminal's queue; the next ReadInput reads them, Enter included. It
+// does nothing off a terminal.
+func (s *IOStreams) HoldTypeAhead() (restore func()) {
+	if f, ok := s.In.(*os.File); ok && xterm.IsTerminal(int(f.Fd())) {
+		return holdTypeAhead(int(f.Fd()))
+	}
+	return func() {}
+}

@@ -3,3 +3,5 @@
 package term
 
 func quietInterrupt(int) func() { return func() {} }
+
+func holdTypeAhead(int) func() { return func() {} }

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"io"
 	"os"
+	"strings"
 
 	xterm "golang.org/x/term"
 )
@@ -23,8 +24,9 @@ type IOStreams struct {
 	stdinTTY  bool
 	stdoutTTY bool
 	stderrTTY bool
-	// width is the terminal width; 0 means not a terminal or unknown.
-	width int
+	// width and height are the terminal's size; 0 means not a terminal
+	// or unknown.
+	width, height int
 	// colorOff is set by --no-color and NO_COLOR.
 	colorOff bool
 	// inReader buffers In for line prompts, so that answers typed
@@ -39,8 +41,8 @@ func System() *IOStreams {
 	s.stdoutTTY = xterm.IsTerminal(int(os.Stdout.Fd()))
 	s.stderrTTY = xterm.IsTerminal(int(os.Stderr.Fd()))
 	if s.stdoutTTY {
-		if w, _, err := xterm.GetSize(int(os.Stdout.Fd())); err == nil {
-			s.width = w
+		if w, h, err := xterm.GetSize(int(os.Stdout.Fd())); err == nil {
+			s.width, s.height = w, h
 		}
 	}
 	return s
@@ -77,6 +79,15 @@ func (s *IOStreams) SetStdoutTTY(v bool) {
 // SetWidth sets the terminal's width (for tests).
 func (s *IOStreams) SetWidth(w int) { s.width = w }
 
+// TerminalHeight returns the number of rows of the terminal on standard
+// output, 24 when it is not known.
+func (s *IOStreams) TerminalHeight() int {
+	if s.height > 0 {
+		return s.height
+	}
+	return 24
+}
+
 // SetStderrTTY overrides terminal detection of standard error (for tests).
 func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
 
@@ -101,7 +112,20 @@ func (s *IOStreams) WrapErr(text string) string {
 	if !s.stderrTTY {
 		return text
 	}
-	return ansi.Wordwrap(text, s.TerminalWidth(), "")
+	return wordwrap(text, s.TerminalWidth())
+}
+
+// nbHyphen stands in for a hyphen while text is wrapped: the wrapper
+// breaks after every hyphen, which cut model names ("gpt-4o-" / "mini"),
+// ids and flags in two.
+const nbHyphen = "\u2011"
+
+// wordwrap wraps text at spaces to width cells, never inside a word.
+func wordwrap(text string, width int) string {
+	if !strings.Contains(text, "-") {
+		return ansi.Wordwrap(text, width, "")
+	}
+	return strings.ReplaceAll(ansi.Wordwrap(strings.ReplaceAll(text, "-", nbHyphen), width, ""), nbHyphen, "-")
 }
 
 // SetColorEnabled turns colour off (false) whatever the terminal.

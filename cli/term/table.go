@@ -113,6 +113,7 @@ func (t *Table) Render() error {
 		}
 	}
 	shown := t.fit(widths)
+	middle := clashes(rows, widths)
 	var b strings.Builder
 	for _, r := range rows {
 		b.Reset()
@@ -124,6 +125,9 @@ func (t *Table) Render() error {
 				b.WriteString("  ")
 			}
 			text := ansi.Truncate(f.text, widths[i], "…")
+			if middle[i] {
+				text = truncateMiddle(f.text, widths[i])
+			}
 			pad := widths[i] - ansi.StringWidth(text)
 			if f.color != nil {
 				text = f.color(text)
@@ -135,6 +139,44 @@ func (t *Table) Render() error {
 		}
 	}
 	return nil
+}
+
+// clashes reports for each column whether cutting its cells at the end
+// to widths would make two different texts look the same ("hello there,
+// please answ…" for a session and its rewound fork, "claude-sonn…" for
+// two models): those columns are cut in the middle instead, which keeps
+// the ends that tell them apart.
+func clashes(rows [][]tableField, widths []int) []bool {
+	out := make([]bool, len(widths))
+	for c, w := range widths {
+		seen := map[string]string{}
+		for _, r := range rows {
+			if c >= len(r) || ansi.StringWidth(r[c].text) <= w {
+				continue
+			}
+			cut := ansi.Truncate(r[c].text, w, "…")
+			if full, ok := seen[cut]; ok && full != r[c].text {
+				out[c] = true
+				break
+			}
+			seen[cut] = r[c].text
+		}
+	}
+	return out
+}
+
+// truncateMiddle cuts s to width cells by leaving out its middle: its
+// start, "…", and its end.
+func truncateMiddle(s string, width int) string {
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	if width < 3 {
+		return ansi.Truncate(s, width, "…")
+	}
+	tail := (width - 1) / 2
+	head := width - 1 - tail
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, ansi.StringWidth(s)-tail, "")
 }
 
 // fit makes a row fit the terminal: it shrinks the flexible columns, in

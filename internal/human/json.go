@@ -16,6 +16,45 @@ func PrettyJSON(raw json.RawMessage) string {
 	if json.Indent(&b, raw, "", "  ") != nil {
 		return string(raw)
 	}
+	return unescapeHTML(b.String())
+}
+
+// unescapeHTML turns the escapes of <, > and & that Go's encoder writes
+// into JSON strings (\u003c, \u003e, \u0026) back into the characters,
+// so that a command reads "2>/dev/null && make", not "2\u003e/dev/null
+// \u0026\u0026 make". s is valid JSON, where a backslash is always the
+// start of an escape: an escaped backslash is copied whole, so "\\u003e"
+// stays as it is.
+func unescapeHTML(s string) string {
+	if !strings.Contains(s, `\u00`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		if s[i+1] == 'u' && i+6 <= len(s) {
+			switch s[i+2 : i+6] {
+			case "003c", "003C":
+				b.WriteByte('<')
+				i += 5
+				continue
+			case "003e", "003E":
+				b.WriteByte('>')
+				i += 5
+				continue
+			case "0026":
+				b.WriteByte('&')
+				i += 5
+				continue
+			}
+		}
+		b.WriteString(s[i : i+2])
+		i++
+	}
 	return b.String()
 }
 
@@ -63,11 +102,12 @@ func InputLine(raw json.RawMessage) string {
 	if json.Compact(&b, raw) != nil {
 		return OneLine(string(raw))
 	}
-	return b.String()
+	return unescapeHTML(b.String())
 }
 
 // inputValue is a string field as its text and a list of strings (Codex's
-// command is one) joined by spaces; "" for anything else.
+// command is one: an argv) as the shell line that runs it, each argument
+// quoted where the shell would split or read it; "" for anything else.
 func inputValue(v json.RawMessage) string {
 	var s string
 	if json.Unmarshal(v, &s) == nil {
@@ -75,7 +115,21 @@ func inputValue(v json.RawMessage) string {
 	}
 	var list []string
 	if json.Unmarshal(v, &list) == nil {
+		for i, a := range list {
+			list[i] = ShellQuote(a)
+		}
 		return strings.Join(list, " ")
 	}
 	return ""
+}
+
+// ShellQuote returns s as one word of a POSIX shell line: as it is when
+// the shell would read it so, else in single quotes.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,0 +1,64 @@
+package term
+
+import (
+	"strings"
+	"testing"
+)
+
+// Cells cut to fit keep what tells their rows apart: where cutting the
+// end would make two different texts look alike, the middle goes.
+func TestTableCutKeepsRowsApart(t *testing.T) {
+	ios, _, out, _ := Test()
+	ios.SetStdoutTTY(true)
+	ios.SetColorEnabled(false)
+	ios.SetWidth(40)
+	tp := NewTable(ios)
+	tp.Header("ID", "TITLE", "MODEL")
+	tp.Flex(1, 2)
+	for _, r := range [][]string{
+		{"01a1", "hello there, please answer the question", "claude-sonnet-4-5"},
+		{"01a2", "hello there, please answer the question (rewound)", "claude-sonnet-4"},
+		{"01a3", "short", "gpt-4o"},
+	} {
+		for _, c := range r {
+			tp.AddField(c, nil)
+		}
+		tp.EndRow()
+	}
+	if err := tp.Render(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("table:\n%s", out)
+	}
+	title := func(l string) string { return strings.TrimSpace(l[6:24]) }
+	if title(lines[1]) == title(lines[2]) {
+		t.Fatalf("two different titles look the same:\n%s", out)
+	}
+	if !strings.Contains(lines[2], "(rewound)") && !strings.Contains(lines[2], "ewound)") {
+		t.Fatalf("the end that tells the rows apart was cut:\n%s", out)
+	}
+	for _, l := range lines {
+		if len([]rune(l)) > 40 {
+			t.Fatalf("a line wider than the terminal:\n%s", out)
+		}
+	}
+}
+
+func TestTruncateMiddle(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"claude-sonnet-4-5", 11, "claud…t-4-5"},
+		{"short", 10, "short"},
+		{"abcdefghij", 5, "ab…ij"},
+		{"abcdefghij", 6, "abc…ij"},
+	} {
+		if got := truncateMiddle(tc.in, tc.w); got != tc.want || len([]rune(got)) > tc.w {
+			t.Errorf("truncateMiddle(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
+		}
+	}
+}
