@@ -124,3 +124,38 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A client that writes its requests and closes its end of the pipe at
+// once (echo … | loom mcp) gets every answer before loom mcp exits.
+func TestMCPStdioAnswersPendingAtEOF(t *testing.T) {
+	fx := newFixture(t)
+	cmd := exec.Command(loomBinary(t), "mcp")
+	cmd.Dir = fx.project
+	cmd.Env = fx.binEnv()
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"clock","all_projects":true}}}`,
+	}, "\n") + "\n")
+	var stderr syncio.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("loom mcp: %v\n%s", err, stderr.String())
+	}
+	var got []any
+	for l := range strings.Lines(string(out)) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("answer %q: %v", l, err)
+		}
+		if m["result"] == nil {
+			t.Fatalf("answer %v is not a result", m)
+		}
+		got = append(got, m["id"])
+	}
+	if len(got) != 3 || got[0] != float64(1) || got[1] != float64(2) || got[2] != "three" {
+		t.Fatalf("answers to ids %v, want 1, 2 and three", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,9 +41,10 @@ func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	w := &frameWriter{w: out}
+	pending := newPending()
+	w := &frameWriter{w: out, pending: pending}
 	pr, pw := io.Pipe()
-	f := &frameFilter{in: in, to: pw, out: w, limit: limit, log: logger}
+	f := &frameFilter{in: in, to: pw, out: w, limit: limit, log: logger, pending: pending, done: ctx.Done()}
 	go f.run()
 	// The filter passes only whole messages, each on a line of its own:
 	// the SDK's transport needs no bound of its own.
@@ -54,18 +56,81 @@ func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser
 	return fmt.Errorf("mcp server: %w", err)
 }
 
+// pendingAtEOF bounds how long loom mcp waits, once its input has
+// ended, for the answers to requests still running: longer than any
+// tool call takes.
+const pendingAtEOF = 2 * time.Minute
+
 // frameWriter writes whole frames to w one at a time: the SDK writes
 // each message with one Write, and the filter's error answers come
-// between them, never inside one.
+// between them, never inside one. Each response written answers a
+// pending request.
 type frameWriter struct {
-	mu sync.Mutex
-	w  io.WriteCloser
+	mu      sync.Mutex
+	w       io.WriteCloser
+	pending *pending
 }
 
 func (f *frameWriter) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.w.Write(p)
+	n, err := f.w.Write(p)
+	if msg, derr := jsonrpc.DecodeMessage(bytes.TrimSpace(p)); derr == nil {
+		if r, ok := msg.(*jsonrpc.Response); ok {
+			f.pending.done(r.ID)
+		}
+	}
+	return n, err
+}
+
+// pending is the requests passed on to the server and not answered yet:
+// when its input ends, loom mcp answers them before it exits, so that a
+// client that writes its requests and closes its end (a pipe) gets every
+// answer.
+type pending struct {
+	mu   sync.Mutex
+	ids  map[any]bool
+	none chan struct{} // closed while ids is empty
+}
+
+func newPending() *pending {
+	p := &pending{ids: map[any]bool{}, none: make(chan struct{})}
+	close(p.none)
+	return p
+}
+
+func (p *pending) add(id jsonrpc.ID) {
+	if !id.IsValid() {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.ids) == 0 {
+		p.none = make(chan struct{})
+	}
+	p.ids[id.Raw()] = true
+}
+
+func (p *pending) done(id jsonrpc.ID) {
+	if !id.IsValid() {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.ids[id.Raw()] {
+		return
+	}
+	delete(p.ids, id.Raw())
+	if len(p.ids) == 0 {
+		close(p.none)
+	}
+}
+
+// empty returns a channel closed once no request is pending.
+func (p *pending) empty() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.none
 }
 
 func (f *frameWriter) Close() error { return f.w.Close() }
@@ -74,11 +139,13 @@ func (f *frameWriter) Close() error { return f.w.Close() }
 // message on to the server's transport (to); it answers every other
 // line itself on out.
 type frameFilter struct {
-	in    io.Reader
-	to    *io.PipeWriter
-	out   *frameWriter
-	limit int
-	log   *slog.Logger
+	in      io.Reader
+	to      *io.PipeWriter
+	out     *frameWriter
+	limit   int
+	log     *slog.Logger
+	pending *pending
+	done    <-chan struct{} // the server's context's
 }
 
 func (f *frameFilter) run() {
@@ -106,7 +173,15 @@ func (f *frameFilter) run() {
 		line, tooLong = line[:0], false
 		if err != nil {
 			if errors.Is(err, io.EOF) {
+				// The client wrote its last request: answer what is
+				// pending before the server stops.
 				err = nil
+				select {
+				case <-f.pending.empty():
+				case <-f.done:
+				case <-time.After(pendingAtEOF):
+					f.log.Warn("mcp: input ended with requests still unanswered", "after", pendingAtEOF)
+				}
 			}
 			f.to.CloseWithError(err)
 			return
@@ -136,6 +211,9 @@ func (f *frameFilter) frame(line []byte, tooLong bool) error {
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok && r.Result == nil && r.Error == nil {
 		return f.refuse(idOf(line), jsonrpc.CodeInvalidRequest, "invalid request: neither a method nor a result")
+	}
+	if r, ok := msg.(*jsonrpc.Request); ok {
+		f.pending.add(r.ID)
 	}
 	_, err = f.to.Write(append(line, '\n'))
 	return err

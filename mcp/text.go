@@ -37,6 +37,9 @@ func searchHints(query string, r searchResult, n int) []string {
 		return []string{h}
 	}
 	hints := []string{"To read around a match: read_session with ref=<session id> and before_seq=<seq + 3>."}
+	if r.Partial {
+		hints = append(hints, "partial: the search ran out of time ranking its matches (a busy machine, or common words); these are the newest, not necessarily the best. Narrow it with more or rarer words, or call again.")
+	}
 	if r.More {
 		hints = append(hints, fmt.Sprintf("more: there are more than %d matches; call again with a higher limit (at most %d) or narrow with more words, project, surface, role or since.", n, MaxSearchLimit))
 	}
@@ -52,14 +55,22 @@ func searchText(query string, r searchResult, hints []string, now time.Time) str
 	if r.Project == nil {
 		where = "across all projects"
 	}
-	fmt.Fprintf(&b, "%s matching %q %s, best first:\n", human.Plural(len(r.Hits), "message"), query, where)
+	order := "best first"
+	if r.Partial {
+		order = "newest first"
+	}
+	fmt.Fprintf(&b, "%s matching %q %s, %s:\n", human.Plural(len(r.Hits), "message"), query, where, order)
 	for i, h := range r.Hits {
 		title := h.SessionTitle
 		if title == "" {
 			title = h.SessionKey
 		}
-		fmt.Fprintf(&b, "\n%d. session %s %q · seq %d · %s · %s (%s)\n   %s\n", i+1, h.SessionID, title, h.Seq, h.Role,
-			loom.FormatTime(h.CreatedAt), human.Ago(now, h.CreatedAt), human.OneLine(h.Snippet))
+		also := ""
+		if len(h.AlsoIn) > 0 {
+			also = " · also in " + strings.Join(h.AlsoIn, ", ")
+		}
+		fmt.Fprintf(&b, "\n%d. session %s %q · seq %d · %s · %s (%s)%s\n   %s\n", i+1, h.SessionID, title, h.Seq, h.Role,
+			loom.FormatTime(h.CreatedAt), human.Ago(now, h.CreatedAt), also, human.OneLine(h.Snippet))
 	}
 	closing(&b, hints)
 	return b.String()

@@ -76,7 +76,10 @@ type searchResult struct {
 	Hits    []loom.SearchHit `json:"hits"`
 	Project *loom.Project    `json:"project"`
 	More    bool             `json:"more"`
-	Hint    string           `json:"hint"`
+	// Partial: the search ran out of time ranking, and Hits are its
+	// newest matches.
+	Partial bool   `json:"partial,omitempty"`
+	Hint    string `json:"hint"`
 }
 
 func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
@@ -117,7 +120,7 @@ func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := searchResult{Hits: hits, Project: project}
+	out := searchResult{Hits: hits, Project: project, Partial: loom.Partial(hits)}
 	if len(hits) > n {
 		out.Hits, out.More = hits[:n], true
 	}
