@@ -23,7 +23,13 @@ func wrapError(err error) error {
 	var apiErr *oai.Error
 	if errors.As(err, &apiErr) {
 		head := modelcall.StatusHead("openai", apiErr.StatusCode, http.StatusText(apiErr.StatusCode))
-		return modelcall.Failed(head, cmp.Or(apiErr.Message, apiErr.RawJSON()), err)
+		detail := cmp.Or(apiErr.Message, apiErr.RawJSON())
+		if apiErr.StatusCode == http.StatusNotFound {
+			// Most often a model the server does not have (a local
+			// server given OpenAI's default), or a base URL without /v1.
+			detail += " (LOOM_MODEL chooses a model the server has; OPENAI_BASE_URL usually ends in /v1)"
+		}
+		return modelcall.Failed(head, detail, err)
 	}
 	var streamErr *ssestream.StreamError
 	if errors.As(err, &streamErr) {

@@ -268,14 +268,16 @@ func TestUsage(t *testing.T) {
 }
 
 func TestErrorBodyOfOtherServers(t *testing.T) {
-	// Ollama and some proxies answer with {"error": "text"} or plain text.
+	// Ollama and some proxies answer with {"error": "text"} or plain
+	// text. A 404 says how to choose a model the server has.
+	const hint = " (LOOM_MODEL chooses a model the server has; OPENAI_BASE_URL usually ends in /v1)"
 	tests := []struct {
 		body, want string
 	}{
-		{`{"error":"model \"llama9\" not found, try pulling it first"}`, `openai: 404 Not Found: model "llama9" not found, try pulling it first`},
-		{`{"object":"error","message":"The model does not exist.","type":"NotFoundError","code":404}`, `openai: 404 Not Found: The model does not exist.`},
-		{`{"detail":"Not Found"}`, `openai: 404 Not Found: Not Found`},
-		{`<html>gateway down</html>`, `openai: 404 Not Found: <html>gateway down</html>`},
+		{`{"error":"model \"llama9\" not found, try pulling it first"}`, `openai: 404 Not Found: model "llama9" not found, try pulling it first` + hint},
+		{`{"object":"error","message":"The model does not exist.","type":"NotFoundError","code":404}`, `openai: 404 Not Found: The model does not exist.` + hint},
+		{`{"detail":"Not Found"}`, `openai: 404 Not Found: Not Found` + hint},
+		{`<html>gateway down</html>`, `openai: 404 Not Found: <html>gateway down</html>` + hint},
 	}
 	for _, tt := range tests {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
