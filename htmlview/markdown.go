@@ -8,6 +8,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -16,6 +17,9 @@ import (
 // the text is shown as the text it is (see rawHTMLAsText).
 var markdown = goldmark.New(
 	goldmark.WithExtensions(extension.GFM),
+	// A chat message's single newlines are line breaks, as its writer saw
+	// them, not joined into one paragraph.
+	goldmark.WithRendererOptions(html.WithHardWraps()),
 	// goldmark's own renderer has priority 1000; a lower number is
 	// registered later and wins for the kinds it renders.
 	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(rawHTMLAsText{}, 100))),

@@ -32,6 +32,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/sessions/{id}/fork", s.api(s.forkSession))
 	mux.HandleFunc("POST /api/v1/sessions/{id}/rewind", s.api(s.rewindSession))
 	mux.HandleFunc("GET /api/v1/sessions/{id}/events", s.apiStream(s.sessionEvents))
+	mux.HandleFunc("GET /api/v1/events", s.apiStream(s.listEvents))
 	mux.HandleFunc("GET /api/v1/search", s.api(s.search))
 	mux.HandleFunc("POST /api/v1/messages", s.apiStream(s.postMessage))
 	s.syncRoutes(mux)
@@ -346,6 +347,9 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 // searchResult is the answer of GET /api/v1/search.
 type searchResult struct {
 	Hits []loom.SearchHit `json:"hits"`
+	// Partial: the search ran out of time ranking, and Hits are its
+	// newest matches (see loom.MaxSearchTime).
+	Partial bool `json:"partial,omitempty"`
 }
 
 // searchQuery reads a search's parameters; the session parameter is a
@@ -397,5 +401,5 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if hits == nil {
 		hits = []loom.SearchHit{}
 	}
-	writeJSON(w, http.StatusOK, searchResult{Hits: hits})
+	writeJSON(w, http.StatusOK, searchResult{Hits: hits, Partial: loom.Partial(hits)})
 }

@@ -77,3 +77,50 @@ func TestBrowserLiveUsage(t *testing.T) {
 		t.Errorf("the refreshed panel shows times in UTC, not local time: %q", txt)
 	}
 }
+
+// The sessions list follows the store: a session another process makes,
+// and a message it stores in an older session, show without a reload.
+func TestBrowserLiveSessionList(t *testing.T) {
+	e := newEnv(t)
+	old := e.seed(&loom.Session{UserID: "alice", Key: "http:old", Title: "An older session"}, userMsg("hello"))
+	e.seed(&loom.Session{UserID: "alice", Key: "http:newer", Title: "A newer session"}, userMsg("hello"))
+	ctx := browser(t)
+	do(t, ctx, "open the list",
+		chromedp.Navigate(e.ts.URL+"/?token="+e.alice),
+		chromedp.WaitVisible(chromedp.CSS("#sessions")),
+	)
+	eval[bool](t, ctx, "window.__noReload = true")
+	do(t, ctx, "connect the event stream", chromedp.WaitVisible(chromedp.CSS("#session-list[data-connected]")))
+	firstRow := func() string {
+		return eval[string](t, ctx, "document.querySelector('#sessions tbody tr .title a').textContent")
+	}
+	if got := firstRow(); got != "A newer session" {
+		t.Fatalf("first row at load: %q", got)
+	}
+
+	other, err := sqlite.Open(context.Background(), e.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Append(context.Background(), &loom.Session{UserID: "alice", Key: "http:brand-new", Title: "Made elsewhere"}, userMsg("hi")); err != nil {
+		t.Fatal(err)
+	}
+	wait := func(what, js string) {
+		t.Helper()
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if _, err := chromedp.Run(c, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+			t.Fatalf("%s: %v; the first row is %q", what, err, firstRow())
+		}
+	}
+	wait("a new session shows", `document.querySelector('#sessions tbody tr .title a').textContent === 'Made elsewhere'`)
+	s, _ := other.Session(context.Background(), old.ID)
+	if err := other.Append(context.Background(), s, assistantMsg("a late reply")); err != nil {
+		t.Fatal(err)
+	}
+	wait("an older session with a new message moves up", `document.querySelector('#sessions tbody tr .title a').textContent === 'An older session'`)
+	if !eval[bool](t, ctx, "window.__noReload === true") {
+		t.Error("the page reloaded to update the list")
+	}
+}

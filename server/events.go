@@ -138,17 +138,29 @@ func (s *Server) sessionEvents(w http.ResponseWriter, r *http.Request) {
 			st.send("error", "", errorBody{Error: detailOf(err)})
 			return
 		}
+		if !s.nextPoll(ctx, st, poll, keep) {
+			return
+		}
+	}
+}
+
+// nextPoll waits for a stream's next poll, keeping the connection alive
+// meanwhile; it reports false when the stream is over: the client left,
+// the server is closing (the client is told), or a keep-alive failed.
+func (s *Server) nextPoll(ctx context.Context, st *stream, poll, keep *time.Ticker) bool {
+	for {
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-s.closing:
 			st.send("shutdown", "", map[string]string{"message": "the server is shutting down"})
-			return
+			return false
 		case <-keep.C:
 			if st.comment("keep-alive") != nil {
-				return
+				return false
 			}
 		case <-poll.C:
+			return true
 		}
 	}
 }
@@ -241,4 +253,62 @@ func hasOpenTool(m *loom.Message) bool {
 		}
 	}
 	return false
+}
+
+// listEvents streams a "sessions" event whenever the user's newest
+// activity changes (a session made, a message stored in any session):
+// what the dashboard's list needs to redraw itself. The store is read
+// every PollInterval for the most recently active session only, one
+// indexed row, however many sessions the user has; a change that is not
+// activity (a rename of an older session, a move to the trash) shows at
+// the next activity or reload.
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+	ctx, user := r.Context(), userOf(r)
+	release, err := s.streams.acquire(user)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer release()
+	mark := func() (string, error) {
+		c, cancel := s.bounded(ctx)
+		defer cancel()
+		newest, err := s.st.Sessions(c, loom.SessionFilter{UserID: user, Limit: 1, Archived: loom.WithArchived})
+		if err != nil {
+			return "", err
+		}
+		m := ""
+		for _, x := range newest {
+			m = x.ID + " " + x.UpdatedAt.String() + " " + strconv.Itoa(x.MessageCount) + " " + x.Title
+		}
+		return m, nil
+	}
+	last, err := mark()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	st := startStream(w)
+	st.send("ready", "", map[string]any{})
+	poll := time.NewTicker(s.cfg.PollInterval)
+	defer poll.Stop()
+	keep := time.NewTicker(s.cfg.KeepAlive)
+	defer keep.Stop()
+	for s.nextPoll(ctx, st, poll, keep) {
+		m, err := mark()
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.log.Error("live session list failed", "err", err)
+			st.send("error", "", errorBody{Error: detailOf(err)})
+			return
+		}
+		if m != last {
+			last = m
+			if st.send("sessions", "", map[string]any{}) != nil {
+				return
+			}
+		}
+	}
 }

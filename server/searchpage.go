@@ -14,6 +14,7 @@ type searchData struct {
 	Q, Surface, Project, Role string
 	Hits                      []hitView
 	Searched                  bool
+	Partial                   bool
 	Projects                  []loom.Project
 	Surfaces                  []string
 	Error                     string
@@ -43,6 +44,7 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			sq.MarkStart, sq.MarkEnd = markStart, markEnd
 			hits, err = s.st.Search(ctx, sq)
+			d.Partial = loom.Partial(hits)
 		}
 		if err != nil {
 			dt := detailOf(err)

@@ -20,6 +20,30 @@
     });
   });
 
+  // Live list: the user's event stream says when their newest activity
+  // changed; the page, as filtered and sorted, is read again and its
+  // list put in place.
+  var sessionList = document.getElementById('session-list');
+  if (sessionList && sessionList.hasAttribute('data-live') && window.EventSource) {
+    var listGen = 0;
+    var les = new EventSource('/api/v1/events');
+    les.addEventListener('open', function () { sessionList.dataset.connected = ''; });
+    les.addEventListener('error', function () { delete sessionList.dataset.connected; });
+    les.addEventListener('sessions', function () {
+      var gen = ++listGen;
+      fetch(location.href, { credentials: 'same-origin' })
+        .then(function (r) { if (!r.ok) { throw new Error('HTTP ' + r.status); } return r.text(); })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('session-list');
+          if (gen !== listGen || !fresh) { return; }
+          localTimes(fresh);
+          sessionList.innerHTML = fresh.innerHTML;
+          sessionList.dataset.updated = String(gen);
+        })
+        .catch(function () {});
+    });
+  }
+
   // Live view: the session's event stream announces each new (or
   // changed) message by its seq; the server renders it, and it is put in
   // place without a reload.
