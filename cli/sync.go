@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -87,6 +88,9 @@ func (f *Factory) syncSetup(ctx context.Context, needKey bool) (*syncer, error) 
 	case c.Sync.Token == "":
 		return nil, loom.Errorf(loom.EINVALID, "no token for the hub: set [sync] token in %s, or LOOM_SYNC_TOKEN, to a token of yours on the hub (loom token create there)", d.ConfigFile())
 	}
+	if u, err := url.Parse(c.Sync.Hub); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, loom.Errorf(loom.EINVALID, "hub %q is not an http:// or https:// URL: write it as http://HOST:PORT (https:// when the hub is behind TLS)", c.Sync.Hub)
+	}
 	s := &syncer{hub: &hub.Client{URL: c.Sync.Hub, Token: c.Sync.Token}, interval: c.Sync.Interval}
 	if needKey {
 		key, ok, err := readSyncKey(f.IO.ErrOut, d.SyncKeyFile())
@@ -121,6 +125,11 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 		return err
 	}
 	report := func(r hub.Result) error {
+		if r.Rehomed != nil {
+			// Also with --json, whose answer has "rehomed".
+			fmt.Fprintf(f.IO.ErrOut, "This store's sync log and the hub's part after record %d of host %s (a store restored from a backup, or copied to another machine): it syncs on as host %s, sending the %s it wrote since, and takes the hub's records of %s as another machine's; nothing is lost.\n",
+				r.Rehomed.Shared, r.Rehomed.Old, r.Rehomed.New, human.Plural(r.Rehomed.Moved, "record"), r.Rehomed.Old)
+		}
 		if f.JSON() {
 			return writeJSON(f.IO.Out, r)
 		}

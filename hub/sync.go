@@ -17,6 +17,8 @@ type Log interface {
 	// SyncLog returns up to limit of the log's records after index
 	// after, in order.
 	SyncLog(ctx context.Context, after uint64, limit int) ([]synclog.LogRecord, error)
+	// SyncLast returns the index of the log's last record, 0 when none.
+	SyncLast(ctx context.Context) (uint64, error)
 }
 
 // batch is how many records one push or pull carries at most; a push
@@ -33,6 +35,11 @@ type Replica interface {
 	// ApplySync applies a record of another host. A record that cannot
 	// apply yet returns an error in whose chain is synclog.ErrWait.
 	ApplySync(ctx context.Context, h synclog.Header, p synclog.Payload) error
+	// SyncRehome gives the store a new host id when its log, that of
+	// host from, and the hub's copy part after their first shared
+	// records (see synclog.Rehome); when the store is no longer host
+	// from, it does nothing and says which host it is.
+	SyncRehome(ctx context.Context, from synclog.HostID, shared uint64) (synclog.Rehome, error)
 }
 
 // Result is what one Sync did: records sent, records applied, and the
@@ -42,6 +49,10 @@ type Result struct {
 	Pushed  int            `json:"pushed"`
 	Pulled  int            `json:"pulled"`
 	Waiting []Waiting      `json:"waiting"`
+	// Rehomed is set when the store's log and the hub's parted (a store
+	// restored from a backup, or copied) and the store took a new host
+	// id to keep both sides (see synclog.Rehome).
+	Rehomed *synclog.Rehome `json:"rehomed,omitempty"`
 }
 
 // Sync pushes r's new records, sealed with key, then pulls and applies
@@ -57,6 +68,13 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 	hosts, err := c.Hosts(ctx)
 	if err != nil {
 		return res, err
+	}
+	if res.Rehomed, err = c.settle(ctx, r, host, hosts); err != nil {
+		return res, err
+	}
+	if res.Rehomed != nil {
+		host = res.Rehomed.New
+		res.Host = host
 	}
 	if res.Pushed, err = c.push(ctx, r, host, key, hosts); err != nil {
 		return res, err
@@ -182,17 +200,29 @@ func (c *Client) pull(ctx context.Context, self synclog.HostID, applied synclog.
 	for _, h := range hosts {
 		after[h.Host] = int64(applied[synclog.HostID(h.Host)])
 	}
+	// A host whose record does not open or apply stops there; the
+	// others' records still apply (one machine's damaged or foreign
+	// record must not hold back the rest), and the pull then fails
+	// naming it.
+	var stuck []error
+	failed := map[string]bool{}
 	for {
 		res.Waiting = res.Waiting[:0]
 		progress := false
 		for _, h := range hosts {
-			if h.Host == string(self) || after[h.Host] >= h.Last {
+			if h.Host == string(self) || after[h.Host] >= h.Last || failed[h.Host] {
 				continue
 			}
 			n, w, err := c.pullHost(ctx, h, after, key, apply)
 			res.Applied += n
 			if err != nil {
-				return res, err
+				var rerr recordError
+				if ctx.Err() != nil || !errors.As(err, &rerr) {
+					return res, err
+				}
+				failed[h.Host] = true
+				stuck = append(stuck, err)
+				continue
 			}
 			progress = progress || n > 0
 			if w != nil {
@@ -200,8 +230,28 @@ func (c *Client) pull(ctx context.Context, self synclog.HostID, applied synclog.
 			}
 		}
 		if !progress || len(res.Waiting) == 0 {
-			return res, nil
+			break
 		}
+	}
+	switch len(stuck) {
+	case 0:
+		return res, nil
+	case 1:
+		return res, fmt.Errorf("%w; that machine's later records wait behind it, the other machines' were applied%s", stuck[0], stuckHint(stuck[0]))
+	default:
+		return res, fmt.Errorf("%w; that machine's later records wait behind it, and %d more machines' stop too; the others' were applied%s", stuck[0], len(stuck)-1, stuckHint(stuck[0]))
+	}
+}
+
+// stuckHint says what to do about a record that stops its host's log.
+func stuckHint(err error) string {
+	switch {
+	case errors.Is(err, envelope.ErrWrongKey):
+		return " (that machine syncs with another key: give it this one with loom sync key --set)"
+	case errors.Is(err, synclog.ErrNewer):
+		return ""
+	default:
+		return " (a record damaged on the hub, or put there with a token but not the key: revoke the tokens you do not use; the machine that wrote the log sends its own records again on its next sync)"
 	}
 }
 
@@ -221,18 +271,24 @@ func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string
 		for _, r := range recs {
 			var hd synclog.Header
 			if err := hd.UnmarshalBinary(r.Header); err != nil {
-				return n, nil, fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)
+				return n, nil, recordError{fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)}
 			}
 			if r.Host != h.Host || string(hd.Host) != r.Host || int64(hd.Index) != r.Index {
-				return n, nil, fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)
+				return n, nil, recordError{fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)}
 			}
 			p, err := synclog.Open(key, hd, r.Body)
 			if err != nil {
-				return n, nil, err
+				return n, nil, recordError{err}
 			}
 			if err := apply(hd, p); errors.Is(err, synclog.ErrWait) {
 				return n, &Waiting{Host: h.Host, Index: r.Index, Reason: err.Error()}, nil
 			} else if err != nil {
+				// A record this loom cannot read or that breaks the
+				// rules is the host's; any other error (the store's) is
+				// everyone's.
+				if errors.Is(err, synclog.ErrNewer) || errors.Is(err, synclog.ErrInvalid) || errors.Is(err, synclog.ErrCorrupt) || errors.Is(err, synclog.ErrClockAhead) {
+					err = recordError{err}
+				}
 				return n, nil, err
 			}
 			n++
@@ -241,3 +297,10 @@ func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string
 	}
 	return n, nil, nil
 }
+
+// recordError is a record of one host that does not open or apply: it
+// stops that host's records only.
+type recordError struct{ err error }
+
+func (e recordError) Error() string { return e.err.Error() }
+func (e recordError) Unwrap() error { return e.err }

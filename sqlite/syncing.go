@@ -14,6 +14,9 @@ import (
 // The statements of the sync log (sqlstore.SyncLog).
 const (
 	syncHostSQL = `SELECT value FROM sync_state WHERE name = 'host'`
+	// syncBaseSQL is how many of the log's rows are records of hosts this
+	// store was before (SyncRehome): the host's record i is row base+i.
+	syncBaseSQL = `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM sync_state WHERE name = 'base'), 0)`
 	// syncLastStampSQL is the latest stamp this store has made or
 	// applied: a change made here, by any process, is stamped after it.
 	syncLastStampSQL = `SELECT max(coalesce((SELECT hlc FROM sync_log ORDER BY idx DESC LIMIT 1), 0),
@@ -138,10 +141,36 @@ func (s *Store) logSession(ctx context.Context, w writes, x *loom.Session) error
 	return nil
 }
 
+// syncBase returns how many rows of the log belong to hosts the store
+// was before its current one (see SyncRehome).
+func syncBase(ctx context.Context, db queryer) (uint64, error) {
+	var base uint64
+	if err := db.QueryRowContext(ctx, syncBaseSQL).Scan(&base); err != nil {
+		return 0, fmt.Errorf("read sync state: %w", err)
+	}
+	return base, nil
+}
+
+// syncPos returns the store's host and its base (syncBase), read in the
+// transaction of db: another process may have given the store a new
+// host since this one last looked.
+func syncPos(ctx context.Context, db queryer) (synclog.HostID, uint64, error) {
+	host, err := syncHost(ctx, db)
+	if err != nil || host == "" {
+		return host, 0, err
+	}
+	base, err := syncBase(ctx, db)
+	return host, base, err
+}
+
 // SyncLog returns up to limit records of the store's sync log after
-// index after, in order.
+// index after, in order: the current host's records.
 func (s *Store) SyncLog(ctx context.Context, after uint64, limit int) ([]synclog.LogRecord, error) {
-	rows, err := reads{s}.QueryContext(ctx, `SELECT idx, hlc, payload FROM sync_log WHERE idx > ? ORDER BY idx LIMIT ?`, after, limit)
+	base, err := syncBase(ctx, reads{s})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := reads{s}.QueryContext(ctx, `SELECT idx - ?1, hlc, payload FROM sync_log WHERE idx > ?1 + ?2 ORDER BY idx LIMIT ?3`, base, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read sync log: %w", err)
 	}
@@ -191,11 +220,14 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 			return err
 		}
 	}
-	host := w.s.host.Load()
-	if host == nil {
+	host, base, err := syncPos(ctx, w)
+	if err != nil {
+		return err
+	}
+	if host == "" {
 		return errors.New("sync is not set up")
 	}
-	st := synclog.Stamp{HLC: w.s.clock.Now(), Host: *host}
+	st := synclog.Stamp{HLC: w.s.clock.Now(), Host: host}
 	res, err := w.ExecContext(ctx, syncInsertSQL, st.HLC, b)
 	if err != nil {
 		return err
@@ -204,14 +236,17 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 	if err != nil {
 		return err
 	}
-	return stampLocal(ctx, w, st, uint64(idx), p)
+	return stampLocal(ctx, w, st, uint64(idx)-base, p)
 }
 
 // Seen implements sqlstore.SyncLog: this store's own records so far,
 // and those of other hosts it has applied.
 func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
-	host := w.s.host.Load()
-	if host == nil {
+	host, base, err := syncPos(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	if host == "" {
 		return nil, errors.New("sync is not set up")
 	}
 	var last uint64
@@ -222,7 +257,7 @@ func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
-	v[*host] = last
+	v[host] = last - base
 	return v, nil
 }
 
@@ -233,7 +268,11 @@ func (s *Store) SyncLast(ctx context.Context) (uint64, error) {
 	if err := (reads{s}).QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
 		return 0, fmt.Errorf("read the sync log: %w", err)
 	}
-	return last, nil
+	base, err := syncBase(ctx, reads{s})
+	if err != nil {
+		return 0, err
+	}
+	return last - base, nil
 }
 
 // SyncApplied returns what the store has applied of each other host's

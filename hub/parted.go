@@ -1,0 +1,96 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
+)
+
+// parted compares host's log in log with the hub's copy of it, which
+// holds onHub records, and returns how many records at their start are
+// the same, and whether they part: the hub holds records of the host
+// that the store does not (a store restored from a backup), or a record
+// at an index the store holds that is not the store's (a store copied
+// to another machine that wrote there first, or a record someone else
+// put there). Records are compared by their stamps: a host never stamps
+// two records alike. The first differing record is found by bisection,
+// a record read at each step.
+func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, onHub int64) (uint64, bool, error) {
+	local, err := log.SyncLast(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	hub := uint64(max(onHub, 0))
+	m := min(hub, local)
+	if m == 0 {
+		return 0, hub > 0, nil
+	}
+	same := func(i uint64) (bool, error) {
+		mine, err := log.SyncLog(ctx, i-1, 1)
+		if err != nil {
+			return false, err
+		}
+		if len(mine) == 0 || mine[0].Index != i {
+			return false, fmt.Errorf("record %d of this store's sync log is missing", i)
+		}
+		theirs, _, err := c.Records(ctx, string(host), int64(i-1), 1)
+		if err != nil {
+			return false, err
+		}
+		if len(theirs) == 0 || theirs[0].Index != int64(i) {
+			return false, fmt.Errorf("hub %s: record %d of host %s is missing", c.URL, i, host)
+		}
+		var h synclog.Header
+		if h.UnmarshalBinary(theirs[0].Header) != nil {
+			return false, nil // not a record this host wrote
+		}
+		return h.Host == host && h.Index == i && h.HLC == mine[0].HLC, nil
+	}
+	ok, err := same(m)
+	if err != nil {
+		return 0, false, err
+	}
+	if ok {
+		return m, hub > local, nil
+	}
+	lo, hi := uint64(0), m // record lo is the same (0: none), record hi is not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := same(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, true, nil
+}
+
+// settle finds whether host's log and the hub's part (see parted) and,
+// when they do, gives the store a new host (Replica.SyncRehome), so that
+// nothing written on either side is lost: the store sends what it wrote
+// after the shared records as the new host's, and applies the hub's
+// records of the old host as another machine's. It returns the rehome,
+// nil when the logs agree.
+func (c *Client) settle(ctx context.Context, r Replica, host synclog.HostID, hosts []loom.SyncHost) (*synclog.Rehome, error) {
+	var onHub int64
+	for _, h := range hosts {
+		if h.Host == string(host) {
+			onHub = h.Last
+		}
+	}
+	shared, part, err := c.parted(ctx, r, host, onHub)
+	if err != nil || !part {
+		return nil, err
+	}
+	rh, err := r.SyncRehome(ctx, host, shared)
+	if err != nil {
+		return nil, fmt.Errorf("the hub holds records of host %s that this store does not: %w", host, err)
+	}
+	return &rh, nil
+}

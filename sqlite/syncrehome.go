@@ -1,0 +1,205 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom/synclog"
+)
+
+// SyncRehome gives the store a new host id when its log and the hub's
+// copy of it part after their first shared records: a store restored
+// from a backup (the hub holds records of it that it lost), a store
+// copied to another machine (two machines write as one host), or a
+// record at the host's index that it did not write. Without it the
+// records written here after the parting would never leave the store,
+// or those on the hub never come back.
+//
+// from is the host whose log was compared with the hub's: when the store
+// is another host already (another process rehomed it), nothing is done.
+// In one transaction: the records after shared are written again as the
+// new host's first (the same stamps' HLCs and payloads; a trash's or a
+// purge's view of the old host past shared becomes one of the new), the
+// stamps of the changes they made move to the new host, and the old
+// host counts as another machine of which the store has applied the
+// first shared records: the next pull applies the hub's records of it
+// after those, as any machine's.
+func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared uint64) (synclog.Rehome, error) {
+	var r synclog.Rehome
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		w := writes{s, tx}
+		old, base, err := syncPos(ctx, w)
+		if err != nil {
+			return err
+		}
+		if old == "" {
+			return fmt.Errorf("sync is not set up on this store")
+		}
+		if old != from {
+			// Another process of this machine did it meanwhile.
+			r = synclog.Rehome{Old: from, New: old}
+			return nil
+		}
+		var rows uint64
+		if err := tx.QueryRowContext(ctx, syncLastIndexSQL).Scan(&rows); err != nil {
+			return fmt.Errorf("read the sync log: %w", err)
+		}
+		if shared > rows-base {
+			return fmt.Errorf("rehome after record %d of host %s: the store holds %d of its records", shared, old, rows-base)
+		}
+		var cut synclog.HLC // the HLC of the last shared record
+		if shared > 0 {
+			if err := tx.QueryRowContext(ctx, `SELECT hlc FROM sync_log WHERE idx = ?`, base+shared).Scan(&cut); err != nil {
+				return fmt.Errorf("read the sync log: %w", err)
+			}
+		}
+		r = synclog.Rehome{Old: old, New: synclog.NewHostID(), Shared: shared}
+		move := func(v synclog.Vector) {
+			if n := v[old]; n > shared {
+				v[r.New], v[old] = n-shared, shared
+			}
+		}
+		// Rows base+shared+1 … rows are the records to write again, as
+		// rows+1 …: the new host's 1 … with base rows.
+		moved, err := tx.QueryContext(ctx, `SELECT hlc, payload FROM sync_log WHERE idx > ? ORDER BY idx`, base+shared)
+		if err != nil {
+			return fmt.Errorf("read the sync log: %w", err)
+		}
+		type rec struct {
+			hlc     synclog.HLC
+			payload []byte
+		}
+		var recs []rec
+		for moved.Next() {
+			var x rec
+			if err := moved.Scan(&x.hlc, &x.payload); err != nil {
+				moved.Close()
+				return fmt.Errorf("read the sync log: %w", err)
+			}
+			recs = append(recs, x)
+		}
+		if err := moved.Close(); err != nil {
+			return fmt.Errorf("read the sync log: %w", err)
+		}
+		for _, x := range recs {
+			b := x.payload
+			if len(b) > 1 && (synclog.Type(b[1]) == synclog.TypeTrashed || synclog.Type(b[1]) == synclog.TypePurged) {
+				p, err := synclog.Decode(b)
+				if err != nil {
+					return fmt.Errorf("read the sync log: %w", err)
+				}
+				switch p := p.(type) {
+				case *synclog.Trashed:
+					move(p.Seen)
+				case *synclog.Purged:
+					move(p.Seen)
+				}
+				if b, err = synclog.Encode(p); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, syncInsertSQL, x.hlc, b); err != nil {
+				return fmt.Errorf("write the sync log: %w", err)
+			}
+			r.Moved++
+		}
+		for _, q := range []string{
+			`UPDATE sync_state SET value = ? WHERE name = 'host'`,
+			`INSERT INTO sync_state (name, value) VALUES ('base', CAST(?2 AS TEXT))
+				ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+			`INSERT INTO sync_applied (host, idx) VALUES (?3, ?4) ON CONFLICT (host) DO UPDATE SET idx = excluded.idx`,
+			`UPDATE sync_messages SET host = ?1 WHERE host = ?3 AND hlc > ?5`,
+			`UPDATE sync_messages SET usage_host = ?1 WHERE usage_host = ?3 AND usage_hlc > ?5`,
+			`UPDATE sync_parts SET host = ?1 WHERE host = ?3 AND hlc > ?5`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, string(r.New), rows, string(old), shared, cut); err != nil {
+				return fmt.Errorf("give the store a new sync host: %w", err)
+			}
+		}
+		stamp := func(st *synclog.Stamp) {
+			if st.Host == old && st.HLC > cut {
+				st.Host = r.New
+			}
+		}
+		if err := rewriteState(ctx, w, lifeState, func(l *synclog.Life) {
+			if l.Trash != nil {
+				stamp(&l.Trash.Stamp)
+				move(l.Trash.Seen)
+			}
+			stamp(&l.Restore)
+			if l.Work != nil {
+				move(l.Work)
+			}
+		}); err != nil {
+			return err
+		}
+		if err := rewriteState(ctx, w, metaState, func(m *any) { restamp(*m, old, r.New, cut) }); err != nil {
+			return err
+		}
+		s.host.Store(&r.New)
+		return nil
+	})
+	return r, err
+}
+
+// rewriteState rewrites st of every session with edit.
+func rewriteState[T any](ctx context.Context, w writes, st sessionState, edit func(*T)) error {
+	rows, err := w.QueryContext(ctx, `SELECT session_id, `+st.col+` FROM `+st.table)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", st.what, err)
+	}
+	type entry struct{ id, text string }
+	var all []entry
+	for rows.Next() {
+		var e entry
+		if err := rows.Scan(&e.id, &e.text); err != nil {
+			rows.Close()
+			return fmt.Errorf("read %s: %w", st.what, err)
+		}
+		all = append(all, e)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("read %s: %w", st.what, err)
+	}
+	for _, e := range all {
+		var v T
+		// Numbers stay as written: a stamp's HLC has more digits than a
+		// float keeps.
+		d := json.NewDecoder(strings.NewReader(e.text))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			return fmt.Errorf("read %s of %s: %w", st.what, e.id, err)
+		}
+		edit(&v)
+		if err := saveState(ctx, w, st, e.id, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restamp moves every stamp in v, a decoded JSON value, of host old
+// later than cut to host to.
+func restamp(v any, old, to synclog.HostID, cut synclog.HLC) {
+	switch v := v.(type) {
+	case map[string]any:
+		if h, ok := v["host"].(string); ok && h == string(old) && len(v) == 2 {
+			n, ok := v["hlc"].(json.Number)
+			if x, err := strconv.ParseUint(string(n), 10, 64); ok && err == nil && synclog.HLC(x) > cut {
+				v["host"] = string(to)
+			}
+			return
+		}
+		for _, x := range v {
+			restamp(x, old, to, cut)
+		}
+	case []any:
+		for _, x := range v {
+			restamp(x, old, to, cut)
+		}
+	}
+}
