@@ -165,7 +165,8 @@ func TestSyncRoundTrip(t *testing.T) {
 	}
 
 	other := wireRecs(h1, 5, 5)
-	other[0].Body = []byte("another body")
+	other[0].Header = append([]byte(nil), other[0].Header...)
+	other[0].Header[len(other[0].Header)-1] ^= 1
 	resp, b := e.request("POST", "/api/v1/sync/records", e.alice, batch(append(wireRecs(h2, 5, 5), other...)))
 	wantError(t, "conflict", resp, b, 409, "conflict")
 	if !strings.Contains(string(b), h1) {

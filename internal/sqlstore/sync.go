@@ -128,10 +128,16 @@ func putHost(ctx context.Context, tx SyncTx, user string, recs []loom.SyncRecord
 	return len(fresh), nil
 }
 
-// sameSyncRecord reports whether a and b say the same; no header is the
-// same as an empty one.
+// sameSyncRecord reports whether a and b are one record: the same
+// header, which names its host, index, stamp and key (a host never
+// writes two records under one), or, without one, the same bytes. Two
+// seals of one record differ in their nonce, so a record two processes
+// of one machine pushed at once is the same, not a conflict.
 func sameSyncRecord(a, b loom.SyncRecord) bool {
-	return bytes.Equal(a.Header, b.Header) && bytes.Equal(a.Body, b.Body)
+	if len(a.Header) > 0 {
+		return bytes.Equal(a.Header, b.Header)
+	}
+	return len(b.Header) == 0 && bytes.Equal(a.Body, b.Body)
 }
 
 // SyncSize is what a record counts for in a host's bytes and in a page.
