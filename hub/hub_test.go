@@ -213,3 +213,89 @@ func TestPullErrors(t *testing.T) {
 		t.Errorf("push to a hub that is down: %v", err)
 	}
 }
+
+// Someone with a token but not the key puts junk at a host's next index:
+// on the other machines it stops that host's records only, and the
+// pull names it; the host itself sees a record it did not write, takes
+// a new host id and sends its own record again, losing nothing.
+func TestJunkAtAHostsIndex(t *testing.T) {
+	ctx := context.Background()
+	_, _, c := hubFor(t)
+	key, err := envelope.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi := func(st *sqlite.Store, key string) {
+		t.Helper()
+		if err := st.Append(ctx, &loom.Session{UserID: "alice", Key: key}, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "hi " + key}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b, reader := open(t, "a.db"), open(t, "b.db"), open(t, "reader.db")
+	for _, st := range []*sqlite.Store{a, b, reader} {
+		if _, err := st.EnableSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hi(a, "cli:a1")
+	hi(b, "cli:b1")
+	for _, st := range []*sqlite.Store{a, b} {
+		if _, err := c.Sync(ctx, st, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hostA, _ := a.SyncHost(ctx)
+	last, _ := a.SyncLast(ctx)
+	hi(a, "cli:a2") // records last+1 and last+2 here (made, appended), not on the hub yet
+	junk := loom.SyncRecord{Host: string(hostA), Index: int64(last + 1), Header: []byte("junk"), Body: []byte("junk")}
+	if _, err := c.Put(ctx, []loom.SyncRecord{junk}); err != nil {
+		t.Fatal(err)
+	}
+	hi(b, "cli:b2")
+	if res, err := c.Sync(ctx, b, key); err == nil || res.Pushed == 0 {
+		t.Fatalf("b's sync past the junk = %+v, %v", res, err)
+	}
+
+	// The reader applies all of b's records and a's before the junk.
+	res, err := c.Sync(ctx, reader, key)
+	if err == nil || !strings.Contains(err.Error(), string(hostA)) || !strings.Contains(err.Error(), "the other machines' were applied") {
+		t.Fatalf("a pull past junk = %+v, %v", res, err)
+	}
+	list := func(st *sqlite.Store) []string {
+		t.Helper()
+		ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, s := range ss {
+			keys = append(keys, s.Key)
+		}
+		slices.Sort(keys)
+		return keys
+	}
+	if got := list(reader); !slices.Equal(got, []string{"cli:a1", "cli:b1", "cli:b2"}) {
+		t.Fatalf("the reader holds %v", got)
+	}
+
+	// a finds a record at its index that it did not write, and keeps
+	// its own under a new host; its old host's log stays stopped at the
+	// junk, here too.
+	res, err = c.Sync(ctx, a, key)
+	if err == nil || res.Rehomed == nil || res.Rehomed.Old != hostA || res.Rehomed.Shared != last || res.Rehomed.Moved != 2 || res.Pushed != 2 {
+		t.Fatalf("a's sync after the junk = %+v (rehomed %+v), %v", res, res.Rehomed, err)
+	}
+	// The others get a2 from a's new host; a's old one stays stopped at
+	// the junk, named.
+	for _, st := range []*sqlite.Store{b, reader} {
+		if _, err := c.Sync(ctx, st, key); err == nil || !strings.Contains(err.Error(), string(hostA)) {
+			t.Fatalf("a sync past the junk = %v", err)
+		}
+		if got := list(st); !slices.Equal(got, []string{"cli:a1", "cli:a2", "cli:b1", "cli:b2"}) {
+			t.Fatalf("a store holds %v", got)
+		}
+	}
+	if got := list(a); !slices.Equal(got, []string{"cli:a1", "cli:a2", "cli:b1", "cli:b2"}) {
+		t.Fatalf("a holds %v", got)
+	}
+}

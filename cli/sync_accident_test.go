@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// The accidents users make with sync, each through the built loom and a
+// real hub: a store restored from a backup, a store copied to another
+// machine that is used too, two syncs of one store at once, a hub URL
+// without a scheme. Nothing is lost, both machines end with the same
+// sessions after two syncs each, and what loom says is one line.
+func TestSyncAccidents(t *testing.T) {
+	if onPostgres() {
+		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
+	}
+	for _, hubOn := range []string{"SQLite", "PostgreSQL"} {
+		t.Run("hub on "+hubOn, func(t *testing.T) {
+			// Each accident on a hub of its own.
+			hubDB := func(t *testing.T) string {
+				if hubOn == "PostgreSQL" {
+					return freshSchema(t)
+				}
+				return ""
+			}
+			t.Run("restored from a backup", func(t *testing.T) { testSyncRestoredBackup(t, hubDB(t)) })
+			t.Run("copied to another machine", func(t *testing.T) { testSyncCopiedStore(t, hubDB(t)) })
+			t.Run("two syncs at once", func(t *testing.T) { testSyncTwoAtOnce(t, hubDB(t)) })
+		})
+	}
+	t.Run("hub without a scheme", func(t *testing.T) {
+		fx := newEmptyFixture(t)
+		fx.extraEnv = []string{"LOOM_SYNC_HUB=hub.example:8080", "LOOM_SYNC_TOKEN=loom_x"}
+		fx.mustExec(t, "sync", "key")
+		r := fx.exec(t, "", "sync")
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 || !strings.Contains(r.stderr, "http://HOST:PORT") {
+			t.Fatalf("a hub URL without a scheme: exit %d, %q", r.code, r.stderr)
+		}
+	})
+}
+
+// say appends turns to a session keyed by title in fx's store, as the
+// agent would, and returns the session.
+func say(t *testing.T, fx *fixture, title string, turns int) *loom.Session {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, fx.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := &loom.Session{UserID: "local", Key: "cli:" + strings.ReplaceAll(title, " ", "-"), Title: title}
+	if got, err := st.Resolve(ctx, s.Key, loom.ResolveScope{UserID: "local"}); err == nil {
+		s = got
+	}
+	for i := range turns {
+		for _, role := range []string{loom.RoleUser, loom.RoleAssistant} {
+			m := &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: fmt.Sprintf("wombat %s %d of %s", role, i, title)}}}
+			if err := st.Append(ctx, s, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return s
+}
+
+// copyDB copies the store file of from (closed: its log is in the
+// main file) to to's place.
+func copyDB(t *testing.T, from, to string) {
+	t.Helper()
+	for _, suffix := range []string{"-wal", "-shm"} {
+		os.Remove(to + suffix)
+		if _, err := os.Stat(from + suffix); err == nil {
+			t.Fatalf("%s%s is there: the store is open", from, suffix)
+		}
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// titles returns the sorted titles of every session fx lists, failing
+// when any is there twice.
+func titles(t *testing.T, fx *fixture) []string {
+	t.Helper()
+	var out []string
+	for _, s := range decodeJSON[[]loom.Session](t, fx.mustExec(t, "session", "list", "-a", "-L", "0", "--json")) {
+		out = append(out, s.Title)
+	}
+	slices.Sort(out)
+	if len(slices.Compact(slices.Clone(out))) != len(out) {
+		t.Fatalf("a session is there twice: %q", out)
+	}
+	return out
+}
+
+// converge syncs each machine twice, in turn, and checks they list the
+// same sessions, the ones want names, with the same messages.
+func converge(t *testing.T, want []string, fxs ...*fixture) {
+	t.Helper()
+	for range 2 {
+		for _, fx := range fxs {
+			if r := fx.exec(t, "", "sync"); r.code != 0 {
+				t.Fatalf("loom sync: exit %d, %s", r.code, r.stderr)
+			}
+		}
+	}
+	slices.Sort(want)
+	for _, fx := range fxs {
+		if got := titles(t, fx); !slices.Equal(got, want) {
+			t.Fatalf("a machine holds %q, want %q", got, want)
+		}
+	}
+	first := normalJSON(t, fxs[0].mustExec(t, "search", "wombat", "-a", "-L", "100", "--json"))
+	for _, fx := range fxs[1:] {
+		if got := normalJSON(t, fx.mustExec(t, "search", "wombat", "-a", "-L", "100", "--json")); got != first {
+			t.Fatalf("the machines' messages differ:\n%s\n%s", first, got)
+		}
+	}
+}
+
+// wantRehome checks the one line a sync that had to take a new host
+// prints, and returns its result.
+func wantRehome(t *testing.T, fx *fixture) hub.Result {
+	t.Helper()
+	r := fx.exec(t, "", "sync", "--json")
+	if r.code != 0 {
+		t.Fatalf("loom sync: exit %d, %s", r.code, r.stderr)
+	}
+	res := decodeJSON[hub.Result](t, r.stdout)
+	if res.Rehomed == nil || res.Host != res.Rehomed.New {
+		t.Fatalf("the sync did not take a new host: %+v", res)
+	}
+	if strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 || !strings.Contains(r.stderr, "nothing is lost") {
+		t.Fatalf("what loom sync said: %q", r.stderr)
+	}
+	return res
+}
+
+// A laptop restored from a backup: the sessions it had sent after the
+// backup come back from the hub, the ones it makes after the restore
+// leave it, and the other machine gets them all.
+func testSyncRestoredBackup(t *testing.T, hubDB string) {
+	a, b, _, _ := syncPair(t, hubDB)
+	say(t, a, "before the backup", 2)
+	converge(t, []string{"before the backup"}, a, b)
+	backup := a.db + ".backup"
+	copyDB(t, a.db, backup)
+
+	say(t, a, "after the backup", 2)
+	say(t, a, "before the backup", 1)
+	a.mustExec(t, "sync")
+	copyDB(t, backup, a.db)
+	say(t, a, "after the restore", 1)
+
+	res := wantRehome(t, a)
+	if res.Rehomed.Moved == 0 || res.Pushed == 0 || res.Pulled == 0 {
+		t.Fatalf("the restored machine sent %d and received %d records: %+v", res.Pushed, res.Pulled, res.Rehomed)
+	}
+	converge(t, []string{"before the backup", "after the backup", "after the restore"}, a, b)
+	// And again: the store syncs on under its new host.
+	say(t, a, "later", 1)
+	converge(t, []string{"before the backup", "after the backup", "after the restore", "later"}, a, b)
+}
+
+// A store copied to a second machine, both used: the copy that syncs
+// second takes a new host, and every machine ends with both's sessions.
+func testSyncCopiedStore(t *testing.T, hubDB string) {
+	a, b, _, _ := syncPair(t, hubDB)
+	say(t, a, "shared", 2)
+	converge(t, []string{"shared"}, a, b)
+	c := newEmptyFixture(t)
+	c.extraEnv = a.extraEnv
+	key := strings.TrimSpace(a.mustExec(t, "sync", "key"))
+	if r := c.exec(t, key+"\n", "sync", "key", "--set"); r.code != 0 {
+		t.Fatalf("set the key: %s", r.stderr)
+	}
+	if err := os.MkdirAll(strings.TrimSuffix(c.db, "/sessions.db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyDB(t, a.db, c.db)
+
+	say(t, a, "on the first", 2)
+	say(t, c, "on the copy", 2)
+	say(t, c, "shared", 1)
+	a.mustExec(t, "sync")
+	wantRehome(t, c)
+	converge(t, []string{"shared", "on the first", "on the copy"}, a, b, c)
+}
+
+// loom sync --watch and a loom sync by hand at once, or two by hand:
+// both succeed and the hub holds each record once.
+func testSyncTwoAtOnce(t *testing.T, hubDB string) {
+	a, b, _, _ := syncPair(t, hubDB)
+	for round := range 5 {
+		say(t, a, fmt.Sprintf("round %d", round), 30)
+		var wg sync.WaitGroup
+		errs := make([]string, 2)
+		for i := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command(loomBinary(t), "sync")
+				cmd.Dir, cmd.Env = a.project, a.binEnv()
+				if r, err := runCmd(cmd, ""); err != nil || r.code != 0 {
+					errs[i] = fmt.Sprintf("exit %d, %s %v", r.code, r.stderr, err)
+				}
+			}()
+		}
+		wg.Wait()
+		for _, e := range errs {
+			if e != "" {
+				t.Fatalf("round %d: two syncs at once: %s", round, e)
+			}
+		}
+	}
+	converge(t, []string{"round 0", "round 1", "round 2", "round 3", "round 4"}, a, b)
+}
