@@ -156,3 +156,49 @@ func hooksAndWatchRace(t *testing.T, hooks int) {
 		t.Errorf("the session holds %d messages:\n%q\nwant\n%q", len(texts), texts, want)
 	}
 }
+
+// Four `loom session import --from all` at once over every tool's
+// sessions all exit 0, and store what one of them alone stores.
+func TestImportFromAllFourAtOnce(t *testing.T) {
+	fx := newEmptyFixture(t)
+	installAgentSessions(t, fx.home)
+	touchAll(t, fx.home)
+	var wg sync.WaitGroup
+	results := make([]result, 4)
+	for i := range results {
+		wg.Go(func() { results[i] = fx.exec(t, "", "session", "import", "--from", "all", "--json") })
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 {
+			t.Errorf("import %d: exit %d: %s", i+1, r.code, r.stderr)
+		}
+	}
+	rep := importReport(t, fx.mustExec(t, "session", "import", "--from", "all", "--json"))
+	for _, tr := range rep.Tools {
+		if tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.ToolsUpdated != 0 {
+			t.Errorf("a plain import afterwards, %s: %+v", tr.Tool, tr)
+		}
+	}
+	var listed []*loom.Session
+	json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "--all-projects", "--json", "--limit", "0")), &listed)
+
+	one := newEmptyFixture(t)
+	installAgentSessions(t, one.home)
+	touchAll(t, one.home)
+	one.mustExec(t, "session", "import", "--from", "all")
+	var alone []*loom.Session
+	json.Unmarshal([]byte(one.mustExec(t, "session", "list", "--all-projects", "--json", "--limit", "0")), &alone)
+	if len(listed) != len(alone) || len(alone) == 0 {
+		t.Errorf("%d sessions listed after four imports at once, %d after one alone", len(listed), len(alone))
+	}
+	count := func(ss []*loom.Session) (n int) {
+		for _, s := range ss {
+			n += s.MessageCount
+		}
+		return n
+	}
+	if count(listed) != count(alone) {
+		t.Errorf("%d messages after four imports at once, %d after one alone", count(listed), count(alone))
+	}
+}
