@@ -76,6 +76,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"Import", testImport},
 		{"ImportLong", testImportLong},
 		{"ImportSources", testImportSources},
+		{"SourceLocks", testSourceLocks},
 		{"UpdateUsage", testUpdateUsage},
 		{"Usage", testUsage},
 		{"LibraryAPI", testLibraryAPI},

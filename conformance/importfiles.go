@@ -139,3 +139,47 @@ func testUpdateUsage(t *testing.T, open Opener) {
 	other2 := open(t)
 	wantCode(t, other2.UpdateUsage(ctx(t), s.ID, 3, final), loom.ELOCKED)
 }
+
+// Importers of one source file take turns (loom.SourceLocker): a second
+// handle gets ELOCKED for the same user and path until the first
+// releases it; another path, or another user's, is free; a source lock
+// is no session's lock.
+func testSourceLocks(t *testing.T, open Opener) {
+	a, b := open(t), open(t)
+	la, lb := sourceLocker(t, a), sourceLocker(t, b)
+	held, err := la.LockSource(ctx(t), "alice", "/home/alice/.claude/projects/p/s.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lb.LockSource(ctx(t), "alice", "/home/alice/.claude/projects/p/s.jsonl")
+	wantCode(t, err, loom.ELOCKED)
+	for _, other := range []struct{ user, path string }{
+		{"alice", "/home/alice/.claude/projects/p/t.jsonl"},
+		{"bob", "/home/alice/.claude/projects/p/s.jsonl"},
+	} {
+		l, err := lb.LockSource(ctx(t), other.user, other.path)
+		if err != nil {
+			t.Fatalf("lock of %s's %s: %v", other.user, other.path, err)
+		}
+		l.Release(ctx(t))
+	}
+	s := newSession("alice", "cli:beside")
+	mustAppend(t, b, s, text(loom.RoleUser, "a session is not a source"))
+	if err := held.Release(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	l, err := lb.LockSource(ctx(t), "alice", "/home/alice/.claude/projects/p/s.jsonl")
+	if err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	l.Release(ctx(t))
+}
+
+func sourceLocker(t *testing.T, st loom.Store) loom.SourceLocker {
+	t.Helper()
+	l, ok := st.(loom.SourceLocker)
+	if !ok {
+		t.Skipf("%T keeps no source locks", st)
+	}
+	return l
+}

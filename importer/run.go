@@ -51,6 +51,13 @@ type Target struct {
 func (im *Importer) Run(ctx context.Context, targets []Target) (*Report, error) {
 	start := im.now()
 	rep := &Report{DryRun: im.DryRun}
+	// A run that stops early leaves nothing behind for the next one:
+	// what it had not written yet is read again then, and its source
+	// locks are freed.
+	defer func() {
+		im.pending.release(ctx)
+		im.pending = batch{}
+	}()
 	for _, t := range targets {
 		tr, err := im.runTool(ctx, t)
 		if tr != nil {
@@ -130,7 +137,7 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 				continue
 			}
 			if err != nil {
-				return tr, err
+				return tr, inFiles([]string{b.Name()}, err)
 			}
 		}
 	}
@@ -141,7 +148,7 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 	// meanwhile, or are nowhere (then they are imported on their own).
 	for _, b := range later {
 		if err := im.bundle(ctx, t.Format, b, known, bundled, false, tr); err != nil {
-			return tr, err
+			return tr, inFiles([]string{b.Name()}, err)
 		}
 	}
 	return tr, im.flush(ctx)
@@ -193,6 +200,22 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	if !im.Since.IsZero() && newest.Before(im.Since) {
 		return nil
 	}
+	waited, err := im.lockSource(ctx, b.Name())
+	if err != nil {
+		return err
+	}
+	im.pending.files = append(im.pending.files, b.Name())
+	if waited {
+		// Another importer had the file: what it recorded is newer than
+		// known.
+		if stats, unchanged, err = im.recheck(ctx, f.Tool(), stats, known); err != nil {
+			return err
+		}
+		if unchanged {
+			tr.FilesUnchanged += len(stats)
+			return nil
+		}
+	}
 	res, err := read(ctx, f, Bundle{Files: files})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -238,6 +261,33 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	}
 	bundled[b.Name()] = paths
 	return nil
+}
+
+// recheck compares stats, the bundle's files as they were before its
+// lock was taken, with the records another importer of them has written
+// since, which it adds to known; and takes the files' sizes and times
+// again, for the records of this import. unchanged says the files are as
+// recorded now.
+func (im *Importer) recheck(ctx context.Context, tool string, stats []loom.ImportedFile, known map[string]loom.ImportedFile) (_ []loom.ImportedFile, unchanged bool, err error) {
+	recs, err := im.Store.ImportedFiles(ctx, im.UserID, tool)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, r := range recs {
+		known[r.Path] = r
+	}
+	unchanged = true
+	out := make([]loom.ImportedFile, 0, len(stats))
+	for _, rec := range stats {
+		if fi, err := os.Stat(rec.Path); err == nil && fi.Mode().IsRegular() {
+			rec.Size, rec.ModTime = fi.Size(), fi.ModTime().UTC()
+		}
+		if k, ok := known[rec.Path]; !ok || k.Size != rec.Size || !k.ModTime.Equal(rec.ModTime) || k.Bundle != rec.Bundle {
+			unchanged = false
+		}
+		out = append(out, rec)
+	}
+	return out, unchanged, nil
 }
 
 func onlyOneMain(ss []*Session) bool {

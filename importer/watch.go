@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -22,6 +23,10 @@ type WatchOptions struct {
 	// mounts, a directory made between two walks). Default 30 s.
 	Rescan time.Duration
 }
+
+// retryFirst is how long Watch waits to run again after a run that
+// failed; each failure in a row doubles it, up to the rescan interval.
+const retryFirst = 200 * time.Millisecond
 
 // maxWatched bounds the directories Watch asks to be notified of; past
 // it, the periodic rescan alone finds changes.
@@ -54,14 +59,28 @@ func (im *Importer) Watch(ctx context.Context, targets []Target, opts WatchOptio
 	for _, t := range targets {
 		wt.roots = append(wt.roots, t.Roots...)
 	}
+	// retry is how long after a run that failed the next one starts
+	// (another importer of the same files won a race, the store was
+	// busy): soon, then less and less often, up to the rescan.
+	var retry time.Duration
+	// pending fires once changes have gone quiet.
+	pending := time.NewTimer(0)
 	run := func() {
 		wt.addRoots()
 		rep, err := im.Run(ctx, targets)
-		if err != nil && ctx.Err() == nil {
+		if err == nil || ctx.Err() != nil {
+			retry = 0
+		} else {
 			if rep == nil {
 				rep = &Report{}
 			}
-			rep.Tools = append(rep.Tools, &ToolReport{Tool: "watch", Problems: []Problem{{Reason: err.Error()}}, ProblemCount: 1})
+			p := Problem{Reason: err.Error()}
+			if fe := (*FileError)(nil); errors.As(err, &fe) {
+				p = Problem{File: fe.File, Reason: fe.Err.Error()}
+			}
+			rep.Tools = append(rep.Tools, &ToolReport{Tool: "watch", Problems: []Problem{p}, ProblemCount: 1})
+			retry = min(max(2*retry, retryFirst), opts.Rescan)
+			pending.Reset(retry)
 		}
 		if rep != nil && ctx.Err() == nil {
 			report(rep)
@@ -74,8 +93,6 @@ func (im *Importer) Watch(ctx context.Context, targets []Target, opts WatchOptio
 	}
 	rescan := time.NewTicker(opts.Rescan)
 	defer rescan.Stop()
-	// pending fires once changes have gone quiet.
-	pending := time.NewTimer(0)
 	for {
 		select {
 		case <-ctx.Done():

@@ -131,3 +131,9 @@ func (s *Store) beginUpdate(ctx context.Context, tx pgx.Tx, sessionID string) er
 	}
 	return st.check(sessionID)
 }
+
+// LockSource implements loom.SourceLocker with a lock row of its own
+// (sqlstore.SourceLockID).
+func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
+	return s.Lock(ctx, sqlstore.SourceLockID(userID, path))
+}

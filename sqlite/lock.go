@@ -73,3 +73,9 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 		},
 	})
 }
+
+// LockSource implements loom.SourceLocker with a lock row of its own
+// (sqlstore.SourceLockID).
+func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
+	return s.Lock(ctx, sqlstore.SourceLockID(userID, path))
+}

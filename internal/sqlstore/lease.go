@@ -5,6 +5,8 @@ package sqlstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"sync"
@@ -156,4 +158,13 @@ func (l *Lease) Release(ctx context.Context) error {
 		err = l.release(ctx)
 	})
 	return err
+}
+
+// SourceLockID is the lock row of userID's import of the source file
+// path (Store.LockSource): a name that no session id can be, so that
+// the source locks share the locks table with the sessions' without
+// meeting them, and of one length whatever the path.
+func SourceLockID(userID, path string) string {
+	sum := sha256.Sum256([]byte(userID + "\x00" + path))
+	return "import:" + hex.EncodeToString(sum[:16])
 }
