@@ -82,16 +82,11 @@ func (f *Factory) syncSetup(ctx context.Context, needKey bool) (*syncer, error) 
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case c.Sync.Hub == "":
-		return nil, loom.Errorf(loom.EINVALID, "no hub to sync with: set [sync] hub in %s, or LOOM_SYNC_HUB, to a loom serve all your machines reach (see docs/sync.md)", d.ConfigFile())
-	case c.Sync.Token == "":
-		return nil, loom.Errorf(loom.EINVALID, "no token for the hub: set [sync] token in %s, or LOOM_SYNC_TOKEN, to a token of yours on the hub (loom token create there)", d.ConfigFile())
+	hc, err := syncHub(c, d.ConfigFile())
+	if err != nil {
+		return nil, err
 	}
-	if u, err := url.Parse(c.Sync.Hub); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, loom.Errorf(loom.EINVALID, "hub %q is not an http:// or https:// URL: write it as http://HOST:PORT (https:// when the hub is behind TLS)", c.Sync.Hub)
-	}
-	s := &syncer{hub: &hub.Client{URL: c.Sync.Hub, Token: c.Sync.Token}, interval: c.Sync.Interval}
+	s := &syncer{hub: hc, interval: c.Sync.Interval}
 	if needKey {
 		key, ok, err := readSyncKey(f.IO.ErrOut, d.SyncKeyFile())
 		switch {
@@ -112,6 +107,34 @@ func (f *Factory) syncSetup(ctx context.Context, needKey bool) (*syncer, error) 
 	}
 	s.st = ss
 	return s, nil
+}
+
+// syncHub returns the client of the hub c names, from the file
+// configFile.
+func syncHub(c *config.Config, configFile string) (*hub.Client, error) {
+	switch {
+	case c.Sync.Hub == "":
+		return nil, loom.Errorf(loom.EINVALID, "no hub to sync with: set [sync] hub in %s, or LOOM_SYNC_HUB, to a loom serve all your machines reach (see docs/sync.md)", configFile)
+	case c.Sync.Token == "":
+		return nil, loom.Errorf(loom.EINVALID, "no token for the hub: set [sync] token in %s, or LOOM_SYNC_TOKEN, to a token of yours on the hub (loom token create there)", configFile)
+	}
+	if u, err := url.Parse(c.Sync.Hub); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, loom.Errorf(loom.EINVALID, "hub %q is not an http:// or https:// URL: write it as http://HOST:PORT (https:// when the hub is behind TLS)", c.Sync.Hub)
+	}
+	return &hub.Client{URL: c.Sync.Hub, Token: c.Sync.Token}, nil
+}
+
+// syncClient returns the client of the configured hub.
+func (f *Factory) syncClient() (*hub.Client, error) {
+	d, err := f.Dirs()
+	if err != nil {
+		return nil, err
+	}
+	c, err := config.Load(d.ConfigFile(), f.env)
+	if err != nil {
+		return nil, err
+	}
+	return syncHub(c, d.ConfigFile())
 }
 
 func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration) error {
@@ -289,7 +312,7 @@ keep a password.`,
 			if force {
 				return usageErrorf("--force goes with --set")
 			}
-			return syncKeyRun(f)
+			return syncKeyRun(cmd.Context(), f)
 		},
 	}
 	cmd.Flags().BoolVar(&set, "set", false, "keep the key read from standard input as this machine's")
@@ -314,7 +337,7 @@ func readSyncKey(errOut io.Writer, path string) (envelope.Key, bool, error) {
 	return key, true, nil
 }
 
-func syncKeyRun(f *Factory) error {
+func syncKeyRun(ctx context.Context, f *Factory) error {
 	d, err := f.Dirs()
 	if err != nil {
 		return err
@@ -325,6 +348,16 @@ func syncKeyRun(f *Factory) error {
 		return err
 	}
 	if !ok {
+		// A machine given a new key when the hub holds the user's
+		// records under another could not sync; say what to run.
+		if c, err := f.syncClient(); err == nil {
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, hubKey, err := c.HostsAndKey(ctx)
+			cancel()
+			if err == nil && hubKey != "" {
+				return loom.Errorf(loom.EINVALID, "the hub holds your records sealed with sync key %s: this machine needs that key, not a new one; run loom sync key on a machine that has it and give what it prints to loom sync key --set here", hubKey)
+			}
+		}
 		if key, err = envelope.NewKey(); err != nil {
 			return err
 		}

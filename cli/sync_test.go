@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
 )
 
@@ -112,12 +113,36 @@ func testSyncTwoMachines(t *testing.T, hubDB string) {
 		t.Errorf("sync status:\n%s", status)
 	}
 
-	// A third machine with another key gets one clear error.
+	// A third machine is not given a new key while the hub holds
+	// records under this one; given another anyway, its sync is one
+	// clear error and sends nothing, and the others sync on.
 	c := newEmptyFixture(t)
 	c.extraEnv = syncEnv
-	c.mustExec(t, "sync", "key")
-	if r := c.exec(t, "", "sync"); r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 || !strings.Contains(r.stderr, "wrong sync key") {
+	if r := c.exec(t, "", "sync", "key"); r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 || !strings.Contains(r.stderr, "loom sync key --set") {
+		t.Errorf("a new key where the hub holds records: exit %d, %q", r.code, r.stderr)
+	}
+	other, err := envelope.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.exec(t, other.Text()+"\n", "sync", "key", "--set"); r.code != 0 {
+		t.Fatalf("set another key: %s", r.stderr)
+	}
+	say(t, c, "on the third machine", 1)
+	if r := c.exec(t, "", "sync"); r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 || !strings.Contains(r.stderr, "the hub holds your records sealed with sync key") || !strings.Contains(r.stderr, "loom sync key --set") {
 		t.Errorf("sync with another key: exit %d, %q", r.code, r.stderr)
+	}
+	if status := a.mustExec(t, "sync", "status"); !strings.Contains(status, "2 machines") {
+		t.Errorf("the machine with another key sent records:\n%s", status)
+	}
+	a.mustExec(t, "sync")
+	b.mustExec(t, "sync")
+	if r := c.exec(t, key+"\n", "sync", "key", "--set", "--force"); r.code != 0 {
+		t.Fatalf("set the key: %s", r.stderr)
+	}
+	c.mustExec(t, "sync")
+	if !strings.Contains(a.mustExec(t, "sync"), "received") || !strings.Contains(a.mustExec(t, "session", "list", "-a"), "on the third machine") {
+		t.Errorf("the third machine's session did not arrive once it had the key")
 	}
 
 	// The hub's store holds ciphertext only.

@@ -45,6 +45,14 @@ type record struct {
 
 // Hosts returns what the hub holds of each of the user's hosts.
 func (c *Client) Hosts(ctx context.Context) ([]loom.SyncHost, error) {
+	hosts, _, err := c.HostsAndKey(ctx)
+	return hosts, err
+}
+
+// HostsAndKey returns what the hub holds of each of the user's hosts,
+// and the id of the sync key their records are sealed with ("" when it
+// holds none).
+func (c *Client) HostsAndKey(ctx context.Context) ([]loom.SyncHost, string, error) {
 	var out struct {
 		Hosts []struct {
 			Host    string `json:"host"`
@@ -52,15 +60,22 @@ func (c *Client) Hosts(ctx context.Context) ([]loom.SyncHost, error) {
 			Records int64  `json:"records"`
 			Bytes   int64  `json:"bytes"`
 		} `json:"hosts"`
+		KeyID string `json:"key_id"`
 	}
 	if err := c.call(ctx, http.MethodGet, "/api/v1/sync/hosts", nil, &out); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	hosts := make([]loom.SyncHost, len(out.Hosts))
 	for i, h := range out.Hosts {
 		hosts[i] = loom.SyncHost{Host: h.Host, Last: h.Last, Records: h.Records, Bytes: h.Bytes}
 	}
-	return hosts, nil
+	return hosts, out.KeyID, nil
+}
+
+// WrongKey is the error of a machine whose sync key is not the one the
+// hub holds the user's records under.
+func WrongKey(hubKey, ours string) error {
+	return loom.Errorf(loom.EINVALID, "the hub holds your records sealed with sync key %s, and this machine's key is %s: give it your other machines' key with loom sync key --set (loom sync key on one of them prints it)", hubKey, ours)
 }
 
 // Put stores recs on the hub, all or none, and returns how many it had

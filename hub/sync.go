@@ -65,9 +65,14 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 		return res, err
 	}
 	res.Host = host
-	hosts, err := c.Hosts(ctx)
+	hosts, hubKey, err := c.HostsAndKey(ctx)
 	if err != nil {
 		return res, err
+	}
+	if hubKey != "" && hubKey != key.ID() {
+		// Before anything is sent: records sealed with another key
+		// would stop every other machine's sync.
+		return res, WrongKey(hubKey, key.ID())
 	}
 	if res.Rehomed, err = c.settle(ctx, r, host, hosts); err != nil {
 		return res, err

@@ -44,6 +44,7 @@ type syncHub struct {
 	// gzips are reused: each holds its compression state, some hundreds
 	// of KiB.
 	gzips sync.Pool
+	keys  syncKeys
 }
 
 // syncRoutes adds the sync endpoints to mux. Their store is Config.Sync,
@@ -111,9 +112,17 @@ func (h *syncHub) hosts(w http.ResponseWriter, r *http.Request) {
 		h.s.writeError(w, r, err)
 		return
 	}
+	key, err := h.keys.keyOf(r.Context(), st, userOf(r))
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
 	out := struct {
 		Hosts []syncHostJSON `json:"hosts"`
-	}{Hosts: []syncHostJSON{}}
+		// KeyID is the id of the sync key the user's records are
+		// sealed with, "" before the first.
+		KeyID string `json:"key_id"`
+	}{Hosts: []syncHostJSON{}, KeyID: key}
 	for _, x := range hosts {
 		out.Hosts = append(out.Hosts, syncHostJSON{Host: x.Host, Last: x.Last, Records: x.Records, Bytes: x.Bytes, UpdatedAt: loom.FormatTime(x.UpdatedAt)})
 	}
@@ -201,6 +210,10 @@ func (h *syncHub) push(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := h.s.bounded(r.Context())
 	defer cancel()
 	r = r.WithContext(ctx)
+	if err := h.keys.check(ctx, st, user, recs); err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
 	stored, err := st.PutSyncRecords(ctx, user, recs)
 	if err != nil {
 		h.s.writeError(w, r, err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/synclog"
 )
 
 // wireRecord is a record as the sync API writes and reads it.
@@ -432,5 +433,48 @@ func TestSyncPushLimit(t *testing.T) {
 	}
 	if got := e.push(e.alice, wireRecs(host, 3, 3)); got.Stored != 1 {
 		t.Fatalf("a push after the held ones answered %+v", got)
+	}
+}
+
+// The hub knows the key a user's records are sealed with (the first it
+// received) and says so; a record sealed with another is refused (409)
+// with what to run, and nothing of its batch is stored. Another user
+// has a key of their own.
+func TestSyncOneKeyPerUser(t *testing.T) {
+	e := newEnv(t)
+	sealed := func(host string, i int64, key string) wireRecord {
+		h := synclog.Header{Host: synclog.HostID(host), Index: uint64(i), HLC: synclog.HLC(i << 16), KeyID: key}
+		b, err := h.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wireRecord{Host: host, Index: i, Header: b, Body: []byte("sealed")}
+	}
+	keyOf := func(token string) string {
+		var out struct {
+			KeyID string `json:"key_id"`
+		}
+		e.getJSON("/api/v1/sync/hosts", token, &out)
+		return out.KeyID
+	}
+	if k := keyOf(e.alice); k != "" {
+		t.Fatalf("key before any record = %q", k)
+	}
+	h1, h2 := loom.NewID(), loom.NewID()
+	e.push(e.alice, []wireRecord{sealed(h1, 1, "00000000000000a1"), sealed(h1, 2, "00000000000000a1")})
+	if k := keyOf(e.alice); k != "00000000000000a1" {
+		t.Fatalf("alice's key = %q", k)
+	}
+	resp, b := e.request("POST", "/api/v1/sync/records", e.alice, batch([]wireRecord{sealed(h2, 1, "00000000000000a1"), sealed(h2, 2, "00000000000000b2")}))
+	wantError(t, "another key", resp, b, 409, "conflict")
+	if !strings.Contains(string(b), "loom sync key --set") || !strings.Contains(string(b), "00000000000000b2") {
+		t.Errorf("the refusal does not say what to run: %s", b)
+	}
+	if got := e.push(e.alice, []wireRecord{sealed(h2, 1, "00000000000000a1")}); got.Stored != 1 {
+		t.Errorf("h2's first record after the refusal: %+v", got)
+	}
+	e.push(e.bob, []wireRecord{sealed(h2, 1, "00000000000000b2")})
+	if k := keyOf(e.bob); k != "00000000000000b2" {
+		t.Errorf("bob's key = %q", k)
 	}
 }
