@@ -147,7 +147,13 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 	if _, err := s.st.EnableSync(ctx); err != nil {
 		return err
 	}
+	warnedUser := false
 	report := func(r hub.Result) error {
+		if r.User != "" && r.User != f.User() && !warnedUser {
+			warnedUser = true
+			fmt.Fprintf(f.IO.ErrOut, "The hub's token is %s's and this machine's user is %s: the sessions sync brings are %s's, which this user does not see; set LOOM_USER=%s, or use a token of %s's.\n",
+				r.User, f.User(), r.User, r.User, f.User())
+		}
 		if r.Rehomed != nil {
 			// Also with --json, whose answer has "rehomed".
 			fmt.Fprintf(f.IO.ErrOut, "This store's sync log and the hub's part after record %d of host %s (a store restored from a backup, or copied to another machine): it syncs on as host %s, sending the %s it wrote since, and takes the hub's records of %s as another machine's; nothing is lost.\n",
@@ -183,15 +189,24 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	failing := "" // the problem said last, until a sync goes through
 	for {
 		r, err := s.hub.Sync(ctx, s.st, s.key)
 		switch {
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
-			// A hub away for a while is no reason to stop watching.
-			fmt.Fprintf(f.IO.ErrOut, "loom sync: %s; trying again in %s\n", loom.ErrorMessage(err), interval)
+			// A hub away for a while is no reason to stop watching;
+			// the same problem is said once, not every interval.
+			if msg := loom.ErrorMessage(err); msg != failing {
+				failing = msg
+				fmt.Fprintf(f.IO.ErrOut, "loom sync: %s; trying again every %s\n", msg, interval)
+			}
 		default:
+			if failing != "" {
+				failing = ""
+				fmt.Fprintln(f.IO.ErrOut, "loom sync: syncing again.")
+			}
 			if err := report(r); err != nil {
 				return err
 			}
@@ -273,7 +288,8 @@ func syncStatusRun(ctx context.Context, f *Factory) error {
 	if host == "" {
 		fmt.Fprintf(f.IO.Out, "This machine has not synced yet (loom sync).\n")
 	}
-	fmt.Fprintf(f.IO.Out, "Hub %s: %s\n", s.hub.URL, human.Plural(len(hosts), "machine"))
+	// This machine counts before it has sent anything too.
+	fmt.Fprintf(f.IO.Out, "Hub %s: %s\n", s.hub.URL, human.Plural(len(out), "machine"))
 	for _, x := range out {
 		who, behind := "", ""
 		switch {
@@ -352,10 +368,10 @@ func syncKeyRun(ctx context.Context, f *Factory) error {
 		// records under another could not sync; say what to run.
 		if c, err := f.syncClient(); err == nil {
 			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			_, hubKey, err := c.HostsAndKey(ctx)
+			state, err := c.State(ctx)
 			cancel()
-			if err == nil && hubKey != "" {
-				return loom.Errorf(loom.EINVALID, "the hub holds your records sealed with sync key %s: this machine needs that key, not a new one; run loom sync key on a machine that has it and give what it prints to loom sync key --set here", hubKey)
+			if err == nil && state.KeyID != "" {
+				return loom.Errorf(loom.EINVALID, "the hub holds your records sealed with sync key %s: this machine needs that key, not a new one; run loom sync key on a machine that has it and give what it prints to loom sync key --set here", state.KeyID)
 			}
 		}
 		if key, err = envelope.NewKey(); err != nil {

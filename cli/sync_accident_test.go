@@ -39,6 +39,28 @@ func TestSyncAccidents(t *testing.T) {
 			t.Run("two syncs at once", func(t *testing.T) { testSyncTwoAtOnce(t, hubDB(t)) })
 		})
 	}
+	t.Run("another user than the token's", func(t *testing.T) {
+		a, b, _, _ := syncPair(t, "")
+		say(t, a, "alice's", 1)
+		a.mustExec(t, "sync")
+		b.extraEnv = append(b.extraEnv, "LOOM_USER=bob")
+		r := b.exec(t, "", "sync")
+		if r.code != 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 || !strings.Contains(r.stderr, "set LOOM_USER=local") {
+			t.Fatalf("sync as another user: exit %d, %q", r.code, r.stderr)
+		}
+		// This machine counts among the hub's before it has sent a
+		// record.
+		c := newEmptyFixture(t)
+		c.extraEnv = a.extraEnv
+		key := strings.TrimSpace(a.mustExec(t, "sync", "key"))
+		if r := c.exec(t, key+"\n", "sync", "key", "--set"); r.code != 0 {
+			t.Fatalf("set the key: %s", r.stderr)
+		}
+		c.mustExec(t, "sync")
+		if out := c.mustExec(t, "sync", "status"); !strings.Contains(out, "2 machines") || !strings.Contains(out, "(this machine)") {
+			t.Errorf("sync status before this machine's first sync:\n%s", out)
+		}
+	})
 	t.Run("hub without a scheme", func(t *testing.T) {
 		fx := newEmptyFixture(t)
 		fx.extraEnv = []string{"LOOM_SYNC_HUB=hub.example:8080", "LOOM_SYNC_TOKEN=loom_x"}

@@ -45,14 +45,21 @@ type record struct {
 
 // Hosts returns what the hub holds of each of the user's hosts.
 func (c *Client) Hosts(ctx context.Context) ([]loom.SyncHost, error) {
-	hosts, _, err := c.HostsAndKey(ctx)
-	return hosts, err
+	st, err := c.State(ctx)
+	return st.Hosts, err
 }
 
-// HostsAndKey returns what the hub holds of each of the user's hosts,
-// and the id of the sync key their records are sealed with ("" when it
-// holds none).
-func (c *Client) HostsAndKey(ctx context.Context) ([]loom.SyncHost, string, error) {
+// State is what the hub holds of a user: each of their hosts, the id of
+// the sync key their records are sealed with ("" before the first), and
+// the user the token is of.
+type State struct {
+	Hosts []loom.SyncHost
+	KeyID string
+	User  string
+}
+
+// State returns what the hub holds of the token's user.
+func (c *Client) State(ctx context.Context) (State, error) {
 	var out struct {
 		Hosts []struct {
 			Host    string `json:"host"`
@@ -61,15 +68,16 @@ func (c *Client) HostsAndKey(ctx context.Context) ([]loom.SyncHost, string, erro
 			Bytes   int64  `json:"bytes"`
 		} `json:"hosts"`
 		KeyID string `json:"key_id"`
+		User  string `json:"user"`
 	}
 	if err := c.call(ctx, http.MethodGet, "/api/v1/sync/hosts", nil, &out); err != nil {
-		return nil, "", err
+		return State{}, err
 	}
-	hosts := make([]loom.SyncHost, len(out.Hosts))
+	st := State{Hosts: make([]loom.SyncHost, len(out.Hosts)), KeyID: out.KeyID, User: out.User}
 	for i, h := range out.Hosts {
-		hosts[i] = loom.SyncHost{Host: h.Host, Last: h.Last, Records: h.Records, Bytes: h.Bytes}
+		st.Hosts[i] = loom.SyncHost{Host: h.Host, Last: h.Last, Records: h.Records, Bytes: h.Bytes}
 	}
-	return hosts, out.KeyID, nil
+	return st, nil
 }
 
 // WrongKey is the error of a machine whose sync key is not the one the

@@ -53,6 +53,9 @@ type Result struct {
 	// restored from a backup, or copied) and the store took a new host
 	// id to keep both sides (see synclog.Rehome).
 	Rehomed *synclog.Rehome `json:"rehomed,omitempty"`
+	// User is the user the hub's token is of: the owner of the
+	// sessions the records carry.
+	User string `json:"user,omitempty"`
 }
 
 // Sync pushes r's new records, sealed with key, then pulls and applies
@@ -65,15 +68,17 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 		return res, err
 	}
 	res.Host = host
-	hosts, hubKey, err := c.HostsAndKey(ctx)
+	state, err := c.State(ctx)
 	if err != nil {
 		return res, err
 	}
-	if hubKey != "" && hubKey != key.ID() {
+	hosts := state.Hosts
+	if state.KeyID != "" && state.KeyID != key.ID() {
 		// Before anything is sent: records sealed with another key
 		// would stop every other machine's sync.
-		return res, WrongKey(hubKey, key.ID())
+		return res, WrongKey(state.KeyID, key.ID())
 	}
+	res.User = state.User
 	if res.Rehomed, err = c.settle(ctx, r, host, hosts); err != nil {
 		return res, err
 	}

@@ -122,7 +122,9 @@ func (h *syncHub) hosts(w http.ResponseWriter, r *http.Request) {
 		// KeyID is the id of the sync key the user's records are
 		// sealed with, "" before the first.
 		KeyID string `json:"key_id"`
-	}{Hosts: []syncHostJSON{}, KeyID: key}
+		// User is the token's: the user whose sessions the records hold.
+		User string `json:"user"`
+	}{Hosts: []syncHostJSON{}, KeyID: key, User: userOf(r)}
 	for _, x := range hosts {
 		out.Hosts = append(out.Hosts, syncHostJSON{Host: x.Host, Last: x.Last, Records: x.Records, Bytes: x.Bytes, UpdatedAt: loom.FormatTime(x.UpdatedAt)})
 	}
