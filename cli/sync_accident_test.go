@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -37,6 +40,7 @@ func TestSyncAccidents(t *testing.T) {
 			t.Run("restored from a backup", func(t *testing.T) { testSyncRestoredBackup(t, hubDB(t)) })
 			t.Run("copied to another machine", func(t *testing.T) { testSyncCopiedStore(t, hubDB(t)) })
 			t.Run("two syncs at once", func(t *testing.T) { testSyncTwoAtOnce(t, hubDB(t)) })
+			t.Run("a huge paste", func(t *testing.T) { testSyncHugePaste(t, hubDB(t)) })
 		})
 	}
 	t.Run("another user than the token's", func(t *testing.T) {
@@ -260,4 +264,37 @@ func testSyncTwoAtOnce(t *testing.T, hubDB string) {
 		}
 	}
 	converge(t, []string{"round 0", "round 1", "round 2", "round 3", "round 4"}, a, b)
+}
+
+// A message of 24 MiB of random text (a pasted log, which compresses to
+// more than the hub takes in one record) goes as fragments: the other
+// machine gets it whole, and the changes after it go too.
+func testSyncHugePaste(t *testing.T, hubDB string) {
+	a, b, _, _ := syncPair(t, hubDB)
+	raw := make([]byte, 18<<20)
+	rand.Read(raw)
+	paste := base64.StdEncoding.EncodeToString(raw) + " zebrafish"
+	st, err := sqlite.Open(context.Background(), a.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &loom.Session{UserID: "local", Key: "cli:paste", Title: "the paste"}
+	err = st.Append(context.Background(), s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: paste}}})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	say(t, a, "after the paste", 1)
+	converge(t, []string{"the paste", "after the paste"}, a, b)
+	hits := decodeJSON[[]loom.SearchHit](t, b.mustExec(t, "search", "zebrafish", "-a", "--json"))
+	if len(hits) != 1 || hits[0].SessionID != s.ID {
+		t.Fatalf("the paste on the other machine: %+v", hits)
+	}
+	msgs := decodeJSON[struct {
+		Session  json.RawMessage `json:"session"`
+		Messages []loom.Message  `json:"messages"`
+	}](t, b.mustExec(t, "session", "show", s.ID, "--json"))
+	if len(msgs.Messages) != 1 || msgs.Messages[0].Text() != paste {
+		t.Fatalf("the other machine holds %d messages of the paste", len(msgs.Messages))
+	}
 }

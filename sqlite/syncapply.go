@@ -92,6 +92,13 @@ func (s *Store) ApplySync(ctx context.Context, h synclog.Header, p synclog.Paylo
 // record for a session purged here is dropped; one that works in a
 // session counts in the session's life (synclog.Life).
 func (s *Store) applyRecord(ctx context.Context, w writes, h synclog.Header, p synclog.Payload) error {
+	if f, ok := p.(*synclog.Fragment); ok {
+		whole, err := s.fragment(ctx, w, h, f)
+		if err != nil || whole == nil {
+			return err
+		}
+		p = whole
+	}
 	if gone, err := forPurged(ctx, w, p); err != nil || gone {
 		return err
 	}
@@ -369,4 +376,50 @@ func (s *Store) applyImported(ctx context.Context, w writes, st synclog.Stamp, p
 		}
 	}
 	return nil
+}
+
+// fragment keeps fragment f of host h.Host until the last one has
+// arrived; then it returns the record they make, which applies under
+// the last one's header (the index that marks the change's work), and
+// lets them go. Fragments apply in index order like any record, so the
+// ones before the last are the host's records just before it.
+func (s *Store) fragment(ctx context.Context, w writes, h synclog.Header, f *synclog.Fragment) (synclog.Payload, error) {
+	if _, err := w.ExecContext(ctx, `INSERT INTO sync_fragments (host, idx, data) VALUES (?, ?, ?)
+		ON CONFLICT (host, idx) DO UPDATE SET data = excluded.data`, string(h.Host), h.Index, f.Data); err != nil {
+		return nil, fmt.Errorf("keep fragment %d of %d: %w", f.Part, f.Of, err)
+	}
+	if f.Part < f.Of {
+		return nil, nil
+	}
+	first := h.Index - uint64(f.Of) + 1
+	rows, err := w.QueryContext(ctx, `SELECT idx, data FROM sync_fragments WHERE host = ? AND idx BETWEEN ? AND ? ORDER BY idx`,
+		string(h.Host), first, h.Index)
+	if err != nil {
+		return nil, fmt.Errorf("read fragments: %w", err)
+	}
+	var frags []*synclog.Fragment
+	for rows.Next() {
+		var idx uint64
+		x := &synclog.Fragment{Of: f.Of}
+		if err := rows.Scan(&idx, &x.Data); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read fragments: %w", err)
+		}
+		x.Part = uint32(idx - first + 1)
+		frags = append(frags, x)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("read fragments: %w", err)
+	}
+	if len(frags) != int(f.Of) {
+		return nil, fmt.Errorf("%w: record %d of host %s is the last of %d fragments, and %d of them are here", synclog.ErrCorrupt, h.Index, h.Host, f.Of, len(frags))
+	}
+	p, err := synclog.Join(frags)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.ExecContext(ctx, `DELETE FROM sync_fragments WHERE host = ? AND idx <= ?`, string(h.Host), h.Index); err != nil {
+		return nil, fmt.Errorf("let fragments go: %w", err)
+	}
+	return p, nil
 }

@@ -228,13 +228,17 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 		return errors.New("sync is not set up")
 	}
 	st := synclog.Stamp{HLC: w.s.clock.Now(), Host: host}
-	res, err := w.ExecContext(ctx, syncInsertSQL, st.HLC, b)
-	if err != nil {
-		return err
-	}
-	idx, err := res.LastInsertId()
-	if err != nil {
-		return err
+	// A record too large for the hub goes as fragments, one stamp for
+	// them all; the last one's index is the change's.
+	var idx int64
+	for _, row := range synclog.Split(b) {
+		res, err := w.ExecContext(ctx, syncInsertSQL, st.HLC, row)
+		if err != nil {
+			return err
+		}
+		if idx, err = res.LastInsertId(); err != nil {
+			return err
+		}
 	}
 	return stampLocal(ctx, w, st, uint64(idx)-base, p)
 }

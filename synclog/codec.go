@@ -67,6 +67,9 @@ func Encode(p Payload) ([]byte, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if p.Type() == TypeFragment {
+		return nil, invalid("a fragment is written by Split, not encoded")
+	}
 	body, err := json.Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s record: %w", p.Type(), err)
@@ -104,6 +107,9 @@ func Decode(b []byte) (Payload, error) {
 		return nil, fmt.Errorf("%w: format version %d", ErrCorrupt, b[0])
 	}
 	t := Type(b[1])
+	if t == TypeFragment {
+		return decodeFragment(b[2], b[prefixSize:])
+	}
 	p := newPayload(t)
 	if p == nil {
 		return nil, fmt.Errorf("%w: record of %s, which this loom does not know; upgrade loom", ErrNewer, t)

@@ -39,6 +39,7 @@ var typeNames = [...]string{
 	TypeRestored:         "restored",
 	TypePurged:           "purged",
 	TypeImported:         "imported",
+	TypeFragment:         "fragment",
 }
 
 // String returns the type's name, or "type N" for one this loom does not
