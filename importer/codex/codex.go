@@ -121,17 +121,13 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if path == "" {
 		return nil, errors.New("codex: empty bundle")
 	}
-	f, err := os.Open(path)
+	f, info, err := importer.Open(path, importer.MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
 	defer f.Close()
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".zst") {
-		info, err := f.Stat()
-		if err != nil {
-			return nil, fmt.Errorf("codex: %w", err)
-		}
 		dec, err := zstd.NewReader(f,
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderLowmem(true),
@@ -140,7 +136,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			return nil, fmt.Errorf("codex: %s: %w", path, err)
 		}
 		defer dec.Close()
-		limit := max(zstdMinExpansion, zstdExpansion*info.Size())
+		limit := min(max(zstdMinExpansion, zstdExpansion*info.Size()), importer.MaxFile)
 		r = &capReader{r: dec, left: limit}
 	}
 	return read(ctx, path, r)

@@ -144,7 +144,7 @@ func dbBundle(db string) importer.Bundle {
 // so, whether the header says the database is in WAL mode (its file
 // format write and read versions are walFormat).
 func readHeader(name string) (isDB, wal bool, err error) {
-	f, err := os.Open(name)
+	f, _, err := importer.Open(name, 0)
 	if err != nil {
 		return false, false, err
 	}
