@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
 )
 
 // bounds is how an import of hostile input must end: within maxTime, in
@@ -180,6 +183,165 @@ func TestImportOwnFormatStopsOnSignal(t *testing.T) {
 			if n := fx.countSessions(t); n != 0 {
 				t.Errorf("%s (stall %v): %d sessions written", what, stall, n)
 			}
+		}
+	}
+}
+
+// nobody is the user loom runs as when the tests run as root (who
+// reads every directory, whatever its mode): an unreadable directory can
+// only be tested so.
+const nobody = 65534
+
+// handToNobody gives fx's home to nobody, and lets nobody reach it and
+// the loom binary through root's 0700 temporary directories.
+func (fx *fixture) handToNobody(t *testing.T) {
+	t.Helper()
+	for _, start := range []string{filepath.Dir(fx.home), filepath.Dir(loomBinary(t))} {
+		for dir := start; dir != "/"; dir = filepath.Dir(dir) {
+			if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o001 == 0 {
+				os.Chmod(dir, fi.Mode().Perm()|0o011)
+			}
+		}
+	}
+	filepath.WalkDir(fx.home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			os.Lchown(p, nobody, nobody)
+		}
+		return nil
+	})
+}
+
+// importAll runs `loom session import --from all --json` (or with the
+// given args) and returns its exit status, report and stderr, checking
+// the bounds.
+func (fx *fixture) importAll(t *testing.T, asNobody bool, args ...string) (int, importer.Report, string) {
+	t.Helper()
+	if len(args) == 0 {
+		args = []string{"--from", "all"}
+	}
+	cmd := exec.Command(loomBinary(t), append([]string{"session", "import", "--json"}, args...)...)
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
+	if asNobody {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+	cmd.Wait()
+	timer.Stop()
+	checkBounds(t, cmd, time.Since(start), strings.Join(args, " "))
+	var rep importer.Report
+	if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil {
+		t.Fatalf("%v: no report (%v): stdout %q, stderr %q", args, err, stdout.String(), stderr.String())
+	}
+	return cmd.ProcessState.ExitCode(), rep, stderr.String()
+}
+
+// hasProblem reports whether tr has a problem of path whose reason holds
+// want.
+func hasProblem(tr *importer.ToolReport, path, want string) bool {
+	for _, p := range tr.Problems {
+		if p.File == path && strings.Contains(p.Reason, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// One rule for a source that cannot be read, whichever it is: a problem
+// with its path in the report, the other tools imported, exit status 1
+// and one line that names no tool twice.
+func TestImportAllWhenASourceFails(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		nobody bool // needs a directory that cannot be read
+		break_ func(t *testing.T, home string) (tool, path, reason string)
+	}{
+		{"unreadable claude-code project", true, func(t *testing.T, home string) (string, string, string) {
+			p := filepath.Join(home, ".claude", "projects", "-home-user-spotter")
+			return "claude-code", p, "permission denied"
+		}},
+		{"unreadable codex day", true, func(t *testing.T, home string) (string, string, string) {
+			return "codex", filepath.Join(home, ".codex", "sessions", "2025", "09", "20"), "permission denied"
+		}},
+		{"unreadable codex sessions", true, func(t *testing.T, home string) (string, string, string) {
+			return "codex", filepath.Join(home, ".codex", "sessions"), "permission denied"
+		}},
+		{"unreadable gemini project", true, func(t *testing.T, home string) (string, string, string) {
+			return "gemini", filepath.Join(home, ".gemini", "tmp", "9e6a1b5c", "chats"), "permission denied"
+		}},
+		{"claude-code projects a file", false, func(t *testing.T, home string) (string, string, string) {
+			p := filepath.Join(home, ".claude", "projects")
+			os.RemoveAll(p)
+			os.WriteFile(p, []byte("{}\n"), 0o644)
+			return "claude-code", p, "not a directory (a regular file)"
+		}},
+		{"dangling gemini tmp", false, func(t *testing.T, home string) (string, string, string) {
+			p := filepath.Join(home, ".gemini", "tmp")
+			os.RemoveAll(p)
+			os.Symlink(filepath.Join(home, "gone"), p)
+			return "gemini", p, "a symbolic link to " + filepath.Join(home, "gone") + ", which does not exist"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.nobody && os.Geteuid() != 0 {
+				t.Skip("makes directories unreadable as root's tests do: by running loom as another user")
+			}
+			fx := newEmptyFixture(t)
+			installAgentSessions(t, fx.home)
+			tool, path, reason := tc.break_(t, fx.home)
+			if tc.nobody {
+				// Everything is nobody's but the directory, root's and
+				// 0700: unreadable to loom run as nobody.
+				fx.handToNobody(t)
+				os.Chown(path, 0, 0)
+				os.Chmod(path, 0o700)
+			}
+			code, rep, stderr := fx.importAll(t, tc.nobody)
+			if code != ExitError {
+				t.Errorf("exit %d, want %d", code, ExitError)
+			}
+			line := strings.TrimSuffix(stderr, "\n")
+			if strings.Contains(line, "\n") || !strings.Contains(line, "could not be read") || strings.Contains(line, tool+": "+tool) {
+				t.Errorf("stderr %q, want one line", stderr)
+			}
+			tr := toolReport(t, rep, tool)
+			if tr.FilesFailed == 0 || !hasProblem(tr, path, reason) {
+				t.Errorf("%s: no problem %q for %s: %+v", tool, reason, path, tr.Problems)
+			}
+			for _, other := range rep.Tools {
+				if other.Tool != tool && (other.SessionsNew == 0 || other.FilesFailed != 0) {
+					t.Errorf("%s was not imported beside %s's failure: %+v", other.Tool, tool, other)
+				}
+			}
+		})
+	}
+}
+
+// One file named as the PATH of --from opencode is read or refused,
+// never passed over: a file that is not opencode's, a named pipe and
+// /dev/zero are each a problem, at once, and exit status 1.
+func TestImportOpencodeRefusesAWrongFile(t *testing.T) {
+	fx := newEmptyFixture(t)
+	fifo := filepath.Join(fx.home, "opencode.db")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	passwd := filepath.Join(fx.home, "passwd")
+	os.WriteFile(passwd, []byte("root:x:0:0:root:/root:/bin/sh\n"), 0o644)
+	for _, tc := range []struct{ path, want string }{
+		{passwd, "not a session file of opencode"},
+		{fifo, "not a regular file (a named pipe)"},
+		{"/dev/zero", "not a regular file (a character device)"},
+	} {
+		code, rep, stderr := fx.importAll(t, false, "--from", "opencode", tc.path)
+		tr := toolReport(t, rep, "opencode")
+		if code != ExitError || tr.FilesFailed != 1 || !hasProblem(tr, tc.path, tc.want) {
+			t.Errorf("%s: exit %d, %+v, stderr %q", tc.path, code, tr, stderr)
 		}
 	}
 }

@@ -62,9 +62,11 @@ func TooLarge(size, max int64) error {
 	return fmt.Errorf("%w: %s, over the limit of %s", ErrTooLarge, Size(size), Size(max))
 }
 
-// Kind names what a path that is not a regular file is.
+// Kind names what kind of file a path is, as an error says it.
 func Kind(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a regular file"
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
