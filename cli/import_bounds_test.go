@@ -345,3 +345,39 @@ func TestImportOpencodeRefusesAWrongFile(t *testing.T) {
 		}
 	}
 }
+
+// SIGTERM ends --hook while the hook's stdin is a pipe that sends
+// nothing, within a second.
+func TestImportHookStopsOnSignal(t *testing.T) {
+	fx := newEmptyFixture(t)
+	cmd := exec.Command(loomBinary(t), "session", "import", "--hook", "claude-code")
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("--hook went on 5 s after SIGTERM")
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("ended %s after SIGTERM", took.Round(time.Millisecond))
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitError || strings.TrimSpace(stderr.String()) != "loom: interrupted" {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
