@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/internal/safefile"
 )
 
 // ExportOptions are the options of `loom session export`.
@@ -202,7 +205,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		if file == "-" {
 			name = "<stdin>"
 		}
-		data, err := readExport(f, file, name, parentKnown)
+		data, err := readExport(ctx, f, file, name, parentKnown)
 		if err != nil {
 			return err
 		}
@@ -245,24 +248,61 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 // readExport reads one file of an import ("-" is standard input). Its
 // sessions belong to whoever imports them: a user never sees another
 // user's sessions. parent says whether a parent the file does not hold
-// is there already (export.ReadOptions.Parent).
-func readExport(f *Factory, file, name string, parent func(id string) (bool, error)) ([]*loom.SessionData, error) {
+// is there already (export.ReadOptions.Parent). Only a regular file, or
+// a pipe as standard input, is read, within export's limits, and the
+// read ends when ctx does, even one blocked on a pipe that says nothing.
+func readExport(ctx context.Context, f *Factory, file, name string, parent func(id string) (bool, error)) ([]*loom.SessionData, error) {
 	opts := export.ReadOptions{Name: name, UserID: f.User(), Parent: parent}
+	var in io.Reader
 	if file == "-" {
-		return export.Read(f.IO.In, opts)
-	}
-	path := file
-	if !filepath.IsAbs(path) {
-		wd, err := f.Cwd()
-		if err != nil {
-			return nil, err
+		stdin, _ := f.IO.In.(*os.File)
+		if err := safefile.Stdin(stdin, export.MaxSize); err != nil {
+			return nil, loom.Errorf(loom.EINVALID, "%s: %v", name, err)
 		}
-		path = filepath.Join(wd, path)
+		in = f.IO.In
+	} else {
+		path := file
+		if !filepath.IsAbs(path) {
+			wd, err := f.Cwd()
+			if err != nil {
+				return nil, err
+			}
+			path = filepath.Join(wd, path)
+		}
+		// Opened without blocking (a named pipe would wait for a writer)
+		// and refused unless a regular file within the limit.
+		fh, _, err := safefile.Open(path, export.MaxSize)
+		if err != nil {
+			return nil, loom.Errorf(loom.EINVALID, "read %s: %v", name, unwrapPath(err))
+		}
+		defer fh.Close()
+		in = fh
 	}
-	in, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+	type result struct {
+		data []*loom.SessionData
+		err  error
 	}
-	defer in.Close()
-	return export.Read(in, opts)
+	done := make(chan result, 1)
+	go func() {
+		data, err := export.ReadContext(ctx, in, opts)
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-ctx.Done():
+		// A read blocked on a silent pipe never returns: the command
+		// ends without it.
+		return nil, ctx.Err()
+	}
+}
+
+// unwrapPath is err without the operation and path os adds (the caller
+// names the file).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

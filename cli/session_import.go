@@ -243,7 +243,7 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 		fmt.Fprintln(w, cs.Bold("Dry run: nothing was written."))
 	}
 	for _, t := range rep.Tools {
-		if t.RootsFound == 0 {
+		if t.RootsFound == 0 && t.ProblemCount == 0 {
 			fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray("nothing at "+term.SanitizeLine(strings.Join(t.Roots, ", "))))
 			continue
 		}
@@ -318,6 +318,9 @@ func failedFiles(rep *importer.Report) error {
 	n := rep.FilesFailed()
 	if n == 0 {
 		return nil
+	}
+	if fs := rep.Failures(); n == 1 && len(fs) == 1 {
+		return fmt.Errorf("1 file could not be read: %s; everything else was imported", term.SanitizeLine(fs[0].String()))
 	}
 	return fmt.Errorf("%s could not be read (see problems); everything else was imported", human.Plural(n, "file"))
 }

@@ -43,11 +43,27 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 	var raw []byte
 	switch len(opts.Files) {
 	case 0:
-		b, err := io.ReadAll(io.LimitReader(f.IO.In, maxHookInput+1))
-		if err != nil {
-			return fmt.Errorf("reading the hook's input: %w", err)
+		// Read aside, so that SIGTERM or Ctrl+C ends the command even
+		// when the hook's stdin is a pipe that sends nothing.
+		type read struct {
+			b   []byte
+			err error
 		}
-		raw = b
+		done := make(chan read, 1)
+		go func() {
+			b, err := io.ReadAll(io.LimitReader(f.IO.In, maxHookInput+1))
+			done <- read{b, err}
+		}()
+		var r read
+		select {
+		case r = <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if r.err != nil {
+			return fmt.Errorf("reading the hook's input: %w", r.err)
+		}
+		raw = r.b
 	case 1:
 		raw = []byte(opts.Files[0])
 	default:

@@ -1,7 +1,9 @@
 package export
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/safefile"
 )
 
 // ReadOptions say where the records Read reads come from and whose they
@@ -27,29 +30,83 @@ type ReadOptions struct {
 	Parent func(id string) (bool, error)
 }
 
-// Read reads a jsonl or json export, recognising the format from the
-// content. Every record is checked as it is read, by the rules of every
-// import (loom.SessionData.Validate), and fields loom does not know are
-// refused, so that a bad record is reported as NAME:LINE: reason and
-// nothing is returned. Errors about the content are coded EINVALID.
+// Limits on what Read reads, so that no input (a device, a sparse file,
+// an endless pipe) can hold the import or fill memory. They are in
+// docs/import.md.
+const (
+	// MaxSize bounds a whole input.
+	MaxSize = 1 << 30
+	// MaxDocument bounds an input in the json form, which is held whole
+	// while it is read (the jsonl form is read a record at a time).
+	MaxDocument = 256 << 20
+	// MaxRecord bounds one line of the jsonl form: one session or
+	// message.
+	MaxRecord = 64 << 20
+)
+
+// The limits in force; tests lower them.
+var (
+	maxSize     int64 = MaxSize
+	maxDocument int64 = MaxDocument
+	maxRecord         = MaxRecord
+)
+
+// Read is ReadContext without a context.
 func Read(r io.Reader, opts ReadOptions) ([]*loom.SessionData, error) {
-	content, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", opts.Name, err)
+	return ReadContext(context.Background(), r, opts)
+}
+
+// ReadContext reads a jsonl or json export, recognising the format from
+// the content. Every record is checked as it is read, by the rules of
+// every import (loom.SessionData.Validate), and fields loom does not know
+// are refused, so that a bad record is reported as NAME:LINE: reason and
+// nothing is returned. Errors about the content are coded EINVALID. The
+// jsonl form is read a record at a time; input that does not start like
+// an export is refused before more of it is read, and an input over the
+// limits (MaxSize, MaxDocument, MaxRecord) as soon as it passes them.
+// Reading stops with ctx's error when ctx ends.
+func ReadContext(ctx context.Context, r io.Reader, opts ReadOptions) ([]*loom.SessionData, error) {
+	in := &input{name: opts.Name, br: bufio.NewReaderSize(safefile.NewReader(ctx, r, maxSize), 64<<10)}
+	if b, _ := in.br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		in.br.Discard(3)
 	}
-	content = bytes.TrimPrefix(content, []byte("\xef\xbb\xbf"))
-	trimmed := bytes.TrimLeft(content, " \t\r\n")
-	if len(trimmed) == 0 {
-		return nil, loom.Errorf(loom.EINVALID, "%s: empty file: nothing to import", opts.Name)
-	}
-	if trimmed[0] != '{' {
-		return nil, lineError(opts.Name, lineAt(content, len(content)-len(trimmed)), "not a loom export: expected jsonl records or a json document starting with {")
+	// Blank lines before the first record count for line numbers only.
+	lineNo := 1
+	for {
+		c, err := in.br.ReadByte()
+		if err == io.EOF {
+			return nil, loom.Errorf(loom.EINVALID, "%s: empty file: nothing to import", opts.Name)
+		}
+		if err != nil {
+			return nil, in.err(err)
+		}
+		if c == '\n' {
+			lineNo++
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\r' {
+			continue
+		}
+		in.br.UnreadByte()
+		if c != '{' {
+			return nil, lineError(opts.Name, lineNo, "not a loom export: expected jsonl records or a json document starting with {")
+		}
+		break
 	}
 	c := &recordChecker{opts: opts, ids: map[string]int{}, msgs: map[string]int{}}
-	if isJSONL(trimmed) {
-		err = readJSONL(c, content)
+	first, whole, err := in.line(maxRecord)
+	if err != nil {
+		return nil, err
+	}
+	if whole && isJSONL(first) {
+		err = readJSONL(c, in, lineNo, first)
+	} else if !whole && bytes.HasPrefix(bytes.TrimSpace(first), []byte(`{"type"`)) {
+		err = lineError(opts.Name, lineNo, "record longer than %s", safefile.Size(int64(maxRecord)))
 	} else {
-		err = readDocument(c, content)
+		var content []byte
+		if content, err = in.document(lineNo, in.buf); err == nil {
+			err = readDocument(c, content)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -61,6 +118,71 @@ func Read(r io.Reader, opts ReadOptions) ([]*loom.SessionData, error) {
 		return nil, err
 	}
 	return c.data, nil
+}
+
+// input is an export being read.
+type input struct {
+	name string
+	br   *bufio.Reader
+	buf  []byte
+}
+
+// err is a read error as Read returns it: the context's error as it is,
+// a limit passed as a line that says so.
+func (in *input) err(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, safefile.ErrTooLarge):
+		return loom.Errorf(loom.EINVALID, "%s: too large: over the limit of %s an import reads", in.name, safefile.Size(maxSize))
+	}
+	return fmt.Errorf("read %s: %w", in.name, err)
+}
+
+// line reads the next line, without its newline. whole is false when
+// the line is longer than max: what was read of it is returned (max
+// bytes or more), the rest is left unread. At the end of the input it
+// returns io.EOF and no line.
+func (in *input) line(max int) (line []byte, whole bool, err error) {
+	in.buf = in.buf[:0]
+	for {
+		chunk, err := in.br.ReadSlice('\n')
+		in.buf = append(in.buf, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(in.buf) > max {
+				return in.buf, false, nil
+			}
+			continue
+		case err == io.EOF:
+			if len(in.buf) == 0 {
+				return nil, true, io.EOF
+			}
+		case err != nil:
+			return nil, false, in.err(err)
+		}
+		if len(in.buf) > max+1 {
+			return in.buf, false, nil
+		}
+		return bytes.TrimSuffix(in.buf, []byte("\n")), true, nil
+	}
+}
+
+// document reads the rest of a json document whose first line (or what
+// was read of it), newline included, is first, starting on line lineNo,
+// within MaxDocument.
+// The content returned keeps the document's line numbers.
+func (in *input) document(lineNo int, first []byte) ([]byte, error) {
+	content := append(bytes.Repeat([]byte("\n"), lineNo-1), first...)
+	rest, err := io.ReadAll(io.LimitReader(in.br, maxDocument+1-int64(len(first))))
+	if err != nil {
+		return nil, in.err(err)
+	}
+	content = append(content, rest...)
+	if int64(len(content)-(lineNo-1)) > maxDocument {
+		return nil, loom.Errorf(loom.EINVALID, "%s: too large: a json export is read whole, up to %s; export as jsonl (the default) for more", in.name, safefile.Size(maxDocument))
+	}
+	return content, nil
 }
 
 // checkParents refuses a session whose parent is neither in the input
@@ -165,54 +287,67 @@ func (c *recordChecker) message(line int, m *loom.Message) error {
 	return nil
 }
 
-func readJSONL(c *recordChecker, content []byte) error {
-	name := c.opts.Name
-	lineNo := 0
-	for len(content) > 0 {
-		var line []byte
-		line, content, _ = bytes.Cut(content, []byte("\n"))
+// readJSONL reads the jsonl form a line at a time: first is line
+// lineNo, the rest comes from in.
+func readJSONL(c *recordChecker, in *input, lineNo int, first []byte) error {
+	line := first
+	for {
+		if err := jsonlRecord(c, lineNo, line); err != nil {
+			return err
+		}
+		next, whole, err := in.line(maxRecord)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 		lineNo++
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+		if !whole {
+			return lineError(c.opts.Name, lineNo, "record longer than %s", safefile.Size(int64(maxRecord)))
 		}
-		var rec struct {
-			Type    string          `json:"type"`
-			Session json.RawMessage `json:"session"`
-			Message json.RawMessage `json:"message"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&rec); err != nil {
-			return lineError(name, lineNo, "%s", jsonReason(err))
-		}
-		if dec.More() {
-			return lineError(name, lineNo, "more than one JSON value on the line")
-		}
-		switch rec.Type {
-		case "session":
-			var s *loom.Session
-			if err := strictUnmarshal(rec.Session, &s); err != nil {
-				return lineError(name, lineNo, "session: %s", jsonReason(err))
-			}
-			if err := c.session(lineNo, s); err != nil {
-				return err
-			}
-		case "message":
-			var m *loom.Message
-			if err := strictUnmarshal(rec.Message, &m); err != nil {
-				return lineError(name, lineNo, "message: %s", jsonReason(err))
-			}
-			if err := c.message(lineNo, m); err != nil {
-				return err
-			}
-		case "":
-			return lineError(name, lineNo, "record has no type")
-		default:
-			return lineError(name, lineNo, "unknown record type %q", rec.Type)
-		}
+		line = next
 	}
-	return nil
+}
+
+// jsonlRecord reads one line of the jsonl form.
+func jsonlRecord(c *recordChecker, lineNo int, line []byte) error {
+	name := c.opts.Name
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var rec struct {
+		Type    string          `json:"type"`
+		Session json.RawMessage `json:"session"`
+		Message json.RawMessage `json:"message"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return lineError(name, lineNo, "%s", jsonReason(err))
+	}
+	if dec.More() {
+		return lineError(name, lineNo, "more than one JSON value on the line")
+	}
+	switch rec.Type {
+	case "session":
+		var s *loom.Session
+		if err := strictUnmarshal(rec.Session, &s); err != nil {
+			return lineError(name, lineNo, "session: %s", jsonReason(err))
+		}
+		return c.session(lineNo, s)
+	case "message":
+		var m *loom.Message
+		if err := strictUnmarshal(rec.Message, &m); err != nil {
+			return lineError(name, lineNo, "message: %s", jsonReason(err))
+		}
+		return c.message(lineNo, m)
+	case "":
+		return lineError(name, lineNo, "record has no type")
+	default:
+		return lineError(name, lineNo, "unknown record type %q", rec.Type)
+	}
 }
 
 // strictUnmarshal decodes one JSON value into v, refusing fields loom

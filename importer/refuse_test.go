@@ -12,6 +12,8 @@ import (
 
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/gemini"
 )
 
 // What is not a regular file is refused with one problem, counted as a
@@ -87,5 +89,50 @@ func TestLinesStopsInAnEndlessLine(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Lines goes on reading an endless line after its context ended")
+	}
+}
+
+// A file over the limit is refused before it is read: a sparse file of
+// 2 GB as each tool's session file, and one of 200 MB as a Gemini CLI
+// one-document recording (read whole, so its limit is lower), each one
+// problem that says it is too large, at once.
+func TestImportRefusesTooLargeFiles(t *testing.T) {
+	dir := t.TempDir()
+	sparse := func(name string, size int64) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil {
+			t.Skipf("no sparse file here: %v", err)
+		}
+		return p
+	}
+	fx := newFixture(t)
+	for _, tc := range []struct {
+		format importer.Format
+		path   string
+		want   string
+	}{
+		{claudecode.Format{}, sparse("big.jsonl", 2<<30), "too large: 2 GB, over the limit of 1 GB"},
+		{codex.Format{}, sparse("rollout-big.jsonl", 2<<30), "too large: 2 GB, over the limit of 1 GB"},
+		{gemini.Format{}, sparse("session-2026-01-01T00-00-aaaaaaaa.jsonl", 2<<30), "too large: 2 GB, over the limit of 1 GB"},
+		{gemini.Format{}, sparse("session-2026-01-01T00-00-bbbbbbbb.json", 200<<20), "too large: 200 MB, over the limit of 128 MB"},
+	} {
+		im := &importer.Importer{Store: fx.st, UserID: "alice"}
+		start := time.Now()
+		rep, err := im.Run(context.Background(), []importer.Target{{Format: tc.format, Roots: []string{tc.path}, Explicit: true}})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s took %s", tc.path, d)
+		}
+		tr := rep.Tools[0]
+		if tr.FilesFailed != 1 || len(tr.Problems) != 1 || !strings.Contains(tr.Problems[0].Reason, tc.want) {
+			t.Errorf("%s %s: %+v", tc.format.Tool(), tc.path, tr)
+		}
 	}
 }

@@ -116,16 +116,37 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 	}
 	var later []Bundle
 	for _, root := range t.Roots {
-		if _, err := os.Stat(root); err != nil {
-			if errors.Is(err, fs.ErrNotExist) && !t.Explicit {
-				continue
-			}
-			return tr, fmt.Errorf("%s: %w", tool, err)
+		// A root or part of one that cannot be read is a problem; the
+		// other roots and tools are still imported (see roots.go).
+		skip, p := checkRoot(root, t.Explicit)
+		if p != nil {
+			tr.failed(*p)
+			continue
+		}
+		if skip {
+			continue
 		}
 		tr.RootsFound++
 		bundles, err := t.Format.Bundles(ctx, root)
 		if err != nil {
-			return tr, fmt.Errorf("%s: %w", tool, err)
+			if cerr := ctx.Err(); cerr != nil {
+				return tr, cerr
+			}
+			var u *Unreadable
+			if !errors.As(err, &u) {
+				tr.failed(PathProblem(root, err))
+				continue
+			}
+			for _, p := range u.Problems {
+				tr.failed(p)
+			}
+		}
+		if len(bundles) == 0 && t.Explicit && err == nil {
+			// One file named that is not the tool's: read or refused,
+			// never passed over in silence.
+			if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+				tr.failed(Problem{File: root, Reason: "not a session file of " + tool})
+			}
 		}
 		for _, b := range bundles {
 			if err := ctx.Err(); err != nil {
@@ -351,6 +372,9 @@ type ToolReport struct {
 	Changes []SessionChange `json:"-"`
 
 	ids map[string]string // source id → loom id, of the bundle being written
+	// failures are the problems of files that could not be read, the
+	// first few.
+	failures []Problem
 }
 
 // SessionChange is one session an import created or added to.
@@ -382,6 +406,19 @@ func (tr *ToolReport) problem(p Problem) {
 func (tr *ToolReport) failed(p Problem) {
 	tr.FilesFailed++
 	tr.problem(p)
+	if len(tr.failures) < 10 {
+		tr.failures = append(tr.failures, p)
+	}
+}
+
+// Failures are the problems of the first files of each tool that could
+// not be read, so that a quiet import (a hook) can name them.
+func (r *Report) Failures() []Problem {
+	var out []Problem
+	for _, t := range r.Tools {
+		out = append(out, t.failures...)
+	}
+	return out
 }
 
 // FilesFailed is how many files of every tool could not be read.

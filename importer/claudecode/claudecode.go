@@ -53,7 +53,8 @@ func (Format) Roots(env func(string) string, home string) []string {
 // is read in another bundle. Symbolic links are followed: a linked
 // projects directory, project directory, subagents directory or session
 // file counts as what it leads to. A root that does not exist has no
-// bundles; a subdirectory that cannot be listed is passed over.
+// bundles; a subdirectory that cannot be listed is reported beside the
+// bundles found (importer.Unreadable).
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	info, err := importer.StatRoot(Tool, root)
 	if info == nil {
@@ -64,11 +65,15 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	}
 	var sessions, agents []string
 	subs := map[string][]string{} // session file -> its sub-agent files
+	var unreadable importer.Unreadable
 	err = importer.WalkDir(ctx, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
 			}
+			// A directory that cannot be listed is a problem of the
+			// import; the rest is still read.
+			unreadable.Add(p, err)
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -112,7 +117,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	for _, a := range agents {
 		out = append(out, importer.Bundle{Files: []string{a}})
 	}
-	return out, nil
+	return out, unreadable.Err()
 }
 
 // fileBundle is the bundle of a root that is one file: a session file

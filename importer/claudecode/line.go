@@ -19,10 +19,18 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// opener opens a file of a bundle: os.Open, or files in memory in tests.
+// opener opens a file of a bundle: importer.Open, or files in memory in
+// tests.
 type opener func(name string) (io.ReadCloser, error)
 
-func openFile(name string) (io.ReadCloser, error) { return os.Open(name) }
+// openFile opens a regular file of at most importer.MaxFile bytes.
+func openFile(name string) (io.ReadCloser, error) {
+	f, _, err := importer.Open(name, importer.MaxFile)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
 
 // rawLine is the shape of one line of a session file: the union of the
 // fields of every line type that the reader uses. Fields it does not name

@@ -69,7 +69,8 @@ func plainTwin(path string) string {
 // another disk, a linked ~/.codex) as to files. A compressed file whose
 // uncompressed twin sits beside it is left out (plainTwin): it is the
 // same session, caught while being compressed. Directories that cannot
-// be listed below root are passed over.
+// be listed below root are reported beside the bundles found
+// (importer.Unreadable).
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	info, err := importer.StatRoot(Tool, root)
 	if info == nil {
@@ -79,11 +80,15 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		return []importer.Bundle{{Files: []string{root}}}, nil
 	}
 	var out []importer.Bundle
+	var unreadable importer.Unreadable
 	err = importer.WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
 				return err
 			}
+			// A directory that cannot be listed is a problem of the
+			// import; the rest is still read.
+			unreadable.Add(path, err)
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -98,7 +103,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if err != nil {
 		return nil, fmt.Errorf("codex: listing %s: %w", root, err)
 	}
-	return out, nil
+	return out, unreadable.Err()
 }
 
 // Limits on compressed rollouts: the decoder's window, and how much a
@@ -121,17 +126,13 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if path == "" {
 		return nil, errors.New("codex: empty bundle")
 	}
-	f, err := os.Open(path)
+	f, info, err := importer.Open(path, importer.MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
 	defer f.Close()
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".zst") {
-		info, err := f.Stat()
-		if err != nil {
-			return nil, fmt.Errorf("codex: %w", err)
-		}
 		dec, err := zstd.NewReader(f,
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderLowmem(true),
@@ -140,7 +141,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			return nil, fmt.Errorf("codex: %s: %w", path, err)
 		}
 		defer dec.Close()
-		limit := max(zstdMinExpansion, zstdExpansion*info.Size())
+		limit := min(max(zstdMinExpansion, zstdExpansion*info.Size()), importer.MaxFile)
 		r = &capReader{r: dec, left: limit}
 	}
 	return read(ctx, path, r)

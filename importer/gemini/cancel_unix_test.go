@@ -15,52 +15,45 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// Reading a one-document recording that does not end stops as soon as
-// the import is cancelled. A writer behind a named pipe stands for the
-// file: it goes on writing until the test ends. (One endless line of a
-// .jsonl recording is importer.Lines', tested with it.)
-func TestCancelEndlessFile(t *testing.T) {
-	const head = `{"sessionId":"endless","projectHash":"h","messages":[`
-	more := `{"id":"m","type":"user","content":"` + strings.Repeat("x", 4096) + `"},`
+// A named pipe is refused at once, never opened to wait for a writer nor
+// read without end.
+func TestRefuseNamedPipe(t *testing.T) {
 	pipe := filepath.Join(t.TempDir(), "session-2026-01-01T00-00-aaaaaaaa.json")
 	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
 		t.Skip("no named pipes here:", err)
 	}
-	stop := make(chan struct{})
-	writer := make(chan struct{})
+	done := make(chan error, 1)
 	go func() {
-		defer close(writer)
-		w, err := os.OpenFile(pipe, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer w.Close()
-		if _, err := w.WriteString(head); err != nil {
-			return
-		}
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if _, err := w.WriteString(more); err != nil {
-				return // the reader is gone
-			}
-			// A few MB a second: a reader that ignores the cancellation
-			// holds what it read, for as long as the test waits for it.
-			time.Sleep(time.Millisecond)
-		}
+		_, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{pipe}})
+		done <- err
 	}()
-	defer func() { close(stop); <-writer }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
+			t.Errorf("read a named pipe: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("reading a named pipe waits")
+	}
+}
 
+// Reading a large one-document recording stops as soon as the import is
+// cancelled: 64 MB of messages, cancelled after a few milliseconds.
+func TestCancelLargeDocument(t *testing.T) {
+	const head = `{"sessionId":"large","projectHash":"h","messages":[`
+	more := `{"id":"m","type":"user","content":"` + strings.Repeat("x", 4096) + `"},`
+	file := filepath.Join(t.TempDir(), "session-2026-01-01T00-00-aaaaaaaa.json")
+	body := head + strings.Repeat(more, (64<<20)/len(more)) + `{"id":"z","type":"user","content":"end"}]}`
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := Format{}.Read(ctx, importer.Bundle{Files: []string{pipe}})
+		_, err := Format{}.Read(ctx, importer.Bundle{Files: []string{file}})
 		done <- err
 	}()
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
 	cancel()
 	select {
 	case err := <-done:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -73,7 +74,8 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if !fi.IsDir() {
 		return []importer.Bundle{{Files: []string{root}}}, nil
 	}
-	dirs, err := chatsDirs(ctx, root)
+	var unreadable importer.Unreadable
+	dirs, err := chatsDirs(ctx, root, &unreadable)
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +86,13 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		}
 		b, err := chatsBundles(d)
 		if err != nil {
-			return nil, err
+			// A problem of the import; the other projects are read.
+			unreadable.Add(d, err)
+			continue
 		}
 		out = append(out, b...)
 	}
-	return out, nil
+	return out, unreadable.Err()
 }
 
 // chatsDirs returns the chats directories under root, each once. root is
@@ -96,7 +100,8 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 // project's directory or a chats directory; a project may be named tmp
 // or chats (Gemini CLI names it after its directory), which is told apart
 // by the chats directory it holds.
-func chatsDirs(ctx context.Context, root string) ([]string, error) {
+// A project directory that cannot be looked into is added to unreadable.
+func chatsDirs(ctx context.Context, root string, unreadable *importer.Unreadable) ([]string, error) {
 	switch {
 	case isProject(root):
 		return []string{filepath.Join(root, "chats")}, nil
@@ -122,7 +127,10 @@ func chatsDirs(ctx context.Context, root string) ([]string, error) {
 		}
 		// A directory, or a link that may lead to one: os.Stat follows it.
 		d := filepath.Join(root, e.Name(), "chats")
-		if !isDir(d) {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				unreadable.Add(d, err)
+			}
 			continue
 		}
 		real, err := filepath.EvalSymlinks(d)

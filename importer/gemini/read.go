@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/safefile"
 )
 
 const (
@@ -243,18 +244,22 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // readFile reads one recording file in either form. It returns nil for a
 // file with nothing in it, and an error for one that is not a recording.
+//
+// A JSONL recording is read a line at a time, up to importer.MaxFile; a
+// one-document recording (.json) is held whole while it is read, up to
+// importer.MaxDocument. A file over its limit is refused before it is
+// read.
 func (r *reader) readFile(file string) (*recording, error) {
-	f, err := os.Open(file)
+	f, fi, err := importer.Open(file, importer.MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("gemini: %w", err)
-	}
 	rec := &recording{path: file, budget: forkBudgetBase + int(min(fi.Size()/forkBudgetPerByte, 1<<30))}
 	if strings.HasSuffix(file, ".json") {
+		if fi.Size() > importer.MaxDocument && !r.startsJSONL(f) {
+			return nil, fmt.Errorf("gemini: %w (a one-document recording is read whole)", safefile.TooLarge(fi.Size(), importer.MaxDocument))
+		}
 		done, err := r.readDocument(rec, f)
 		if err != nil {
 			return nil, err
@@ -281,6 +286,19 @@ func (r *reader) readFile(file string) (*recording, error) {
 		r.problem(file, 0, "no session id; the file name stands for it")
 	}
 	return rec, nil
+}
+
+// startsJSONL reports whether f's first line is a JSON value of its own,
+// as a JSONL recording's first line is (a recording named .json may be
+// one); a one-document recording's is not, but for a document all on one
+// line. f is read from its start and left there.
+func (r *reader) startsJSONL(f *os.File) bool {
+	defer f.Seek(0, io.SeekStart)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false
+	}
+	first, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	return err == nil && json.Valid(bytes.TrimSpace(first))
 }
 
 // readDocument reads a one-document recording. It reports false when the

@@ -144,7 +144,7 @@ func dbBundle(db string) importer.Bundle {
 // so, whether the header says the database is in WAL mode (its file
 // format write and read versions are walFormat).
 func readHeader(name string) (isDB, wal bool, err error) {
-	f, err := os.Open(name)
+	f, _, err := importer.Open(name, 0)
 	if err != nil {
 		return false, false, err
 	}
@@ -221,6 +221,7 @@ func treeBundles(ctx context.Context, storage string) ([]importer.Bundle, error)
 		return nil, fmt.Errorf("opencode: %w", err)
 	}
 	var files []string
+	var unreadable importer.Unreadable
 	seen := map[string]bool{}
 	for _, p := range projects {
 		if !importer.EntryMode(filepath.Join(storage, "session"), p).IsDir() {
@@ -229,7 +230,9 @@ func treeBundles(ctx context.Context, storage string) ([]importer.Bundle, error)
 		dir := filepath.Join(storage, "session", p.Name())
 		names, err := jsonFiles(dir)
 		if err != nil {
-			return nil, fmt.Errorf("opencode: %w", err)
+			// A problem of the import; the other projects are read.
+			unreadable.Add(dir, err)
+			continue
 		}
 		for _, n := range names {
 			if !seen[n] {
@@ -250,7 +253,7 @@ func treeBundles(ctx context.Context, storage string) ([]importer.Bundle, error)
 		}
 		out = append(out, b)
 	}
-	return out, nil
+	return out, unreadable.Err()
 }
 
 // treeBundle lists one session's files: the session file, then each

@@ -32,7 +32,7 @@ func TestNamedPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	equal(t, "problems", res.Problems, []importer.Problem{{File: pipe, Reason: pipe + " is not a regular file"}})
+	equal(t, "problems", res.Problems, []importer.Problem{{File: pipe, Reason: "not a regular file (a named pipe)"}})
 	equal(t, "text", res.Sessions[0].Messages[0].Text(), "hello")
 	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{pipe}}); err == nil {
 		t.Error("read a pipe as a bundle")

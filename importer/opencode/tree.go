@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/safefile"
 )
 
 // maxRecord bounds one record: a file of the tree or a data column of
@@ -116,10 +116,10 @@ var errTooLarge = errors.New("too large")
 
 // readFile reads a regular file of at most maxRecord bytes.
 func readFile(name string) ([]byte, error) {
-	if err := regular(name); err != nil {
-		return nil, err
+	f, _, err := importer.Open(name, maxRecord)
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, errTooLarge
 	}
-	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,34 @@
+package importer
+
+import (
+	"io/fs"
+	"os"
+
+	"github.com/loomhq/loom/internal/safefile"
+)
+
+// Limits on what a reader reads of one file, so that no file (a sparse
+// one, a runaway log) can hold an import or fill memory. A file over its
+// limit is refused before it is read: a problem in the report, its file
+// counted as one that could not be read. They are in docs/import.md.
+const (
+	// MaxFile bounds a session file read a line at a time (Claude Code,
+	// Codex, Gemini CLI's JSONL recordings), and what a compressed one
+	// expands to.
+	MaxFile = 1 << 30
+	// MaxDocument bounds a file that is one JSON document, which is held
+	// whole while it is read (Gemini CLI's one-document recordings).
+	MaxDocument = 128 << 20
+)
+
+// Open opens a session file for reading: at once, without blocking (a
+// named pipe would wait in open(2) for a writer), and only when it is a
+// regular file of at most max bytes (no limit when max <= 0). Its error
+// says which, in words fit for a problem.
+func Open(path string, max int64) (*os.File, fs.FileInfo, error) {
+	f, fi, err := safefile.Open(path, max)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
