@@ -296,15 +296,21 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		s.pageErr(w, r, q.err)
 		return
 	}
-	last := int64(x.MessageCount)
-	if before > last {
+	if before > int64(x.MessageCount) {
 		before = 0
 	}
-	msgs, err := s.st.Messages(ctx, x.ID, loom.MessageQuery{Limit: pageMessages, Before: before})
+	// The session is read again with its messages in one snapshot, so
+	// that its counts agree with them while another process writes it.
+	snap, err := s.st.ReadSessions(ctx, []string{x.ID}, loom.MessageQuery{Limit: pageMessages, Before: before})
+	if err == nil && len(snap) == 0 {
+		err = loom.NotFound(x.ID)
+	}
 	if err != nil {
 		s.pageErr(w, r, err)
 		return
 	}
+	x, msgs := snap[0].Session, snap[0].Messages
+	last := int64(x.MessageCount)
 	d := sessionData{S: x, Messages: msgs, Live: before == 0 && x.DeletedAt == nil, LastSeq: last}
 	if len(msgs) > 0 {
 		d.LastSeq = max(d.LastSeq, msgs[len(msgs)-1].Seq)
