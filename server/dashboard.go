@@ -218,7 +218,10 @@ func safeNext(next string) string {
 }
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := parseForm(w, r); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
 	tok := strings.TrimSpace(r.PostFormValue("token"))
 	if tok == "" {
 		s.renderLogin(w, r, http.StatusBadRequest, "Paste a token.")
