@@ -41,6 +41,13 @@ type Store interface {
 
 	// Session returns a session by its exact id, trashed ones included.
 	Session(ctx context.Context, id string) (*Session, error)
+	// ReadSessions returns the sessions ids name, in that order, each
+	// with the window q of its messages (as Messages reads it), all read
+	// in one snapshot of the store: a session's counters describe the
+	// very messages returned with it, even while other processes append
+	// to it, rewind it or import it. Trashed sessions are included; an
+	// id that names no session is left out.
+	ReadSessions(ctx context.Context, ids []string, q MessageQuery) ([]*SessionData, error)
 	// Resolve finds the session a user means by ref: exact id, then a
 	// unique id prefix of at least 4 characters, then key, then title
 	// (case-insensitive).

@@ -103,3 +103,7 @@ func (e *emptyStore) ImportedFiles(context.Context, string, string) ([]loom.Impo
 func (e *emptyStore) RecordImportedFiles(context.Context, []loom.ImportedFile) error {
 	return e.noStore()
 }
+
+func (e *emptyStore) ReadSessions(context.Context, []string, loom.MessageQuery) ([]*loom.SessionData, error) {
+	return nil, nil
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -254,6 +255,17 @@ func TestBinaryServeShowsRunSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// The link leads to a login page that says whom it logs in as; its
+	// button logs in.
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/login" || strings.Contains(resp.Request.URL.String(), "token=") || !strings.Contains(string(page), "Log in as local") {
+		t.Fatalf("dashboard link: %d at %s\n%s", resp.StatusCode, resp.Request.URL, page)
+	}
+	resp, err = client.PostForm(m[1]+"/login", url.Values{"link": {"1"}, "next": {"/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || strings.Contains(resp.Request.URL.String(), "token=") {
 		t.Fatalf("dashboard link: %d at %s", resp.StatusCode, resp.Request.URL)

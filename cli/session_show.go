@@ -79,10 +79,16 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{Limit: opts.Limit})
+	// The session is read again with its messages in one snapshot, so
+	// its counts agree with them while another process writes it.
+	data, err := st.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{Limit: opts.Limit})
 	if err != nil {
 		return err
 	}
+	if len(data) == 0 {
+		return loom.NotFound(s.ID)
+	}
+	s, msgs := data[0].Session, data[0].Messages
 	ios := f.IO
 	if f.JSON() {
 		if msgs == nil {

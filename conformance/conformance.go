@@ -62,6 +62,8 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"RewindFork", testRewindFork},
 		{"ForkLineage", testForkLineage},
 		{"RewindLineage", testRewindLineage},
+		{"ReadSessions", testReadSessions},
+		{"ReadSessionsDuringRewind", testReadSessionsDuringRewind},
 		{"Archive", testArchive},
 		{"Family", testFamily},
 		{"RenameDescribeDeletePrune", testLifecycle},

@@ -9,7 +9,7 @@ import (
 // Store is what an export reads from: a part of loom.Store.
 type Store interface {
 	Family(ctx context.Context, q loom.FamilyQuery) ([]*loom.Session, error)
-	Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error)
+	ReadSessions(ctx context.Context, ids []string, q loom.MessageQuery) ([]*loom.SessionData, error)
 }
 
 // Family reads what an export of one session holds: root, then its
@@ -25,18 +25,32 @@ func Family(ctx context.Context, st Store, user string, root *loom.Session) ([]*
 		// was found.
 		return nil, loom.NotFound(root.ID)
 	}
-	return Load(ctx, st, family)
+	data, err := Load(ctx, st, family)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 || data[0].Session.ID != root.ID {
+		return nil, loom.NotFound(root.ID)
+	}
+	return data, nil
 }
 
-// Load reads every message of each session.
+// Load reads each session again with every one of its messages, all in
+// one snapshot of the store (see loom.Store.ReadSessions), so that what
+// an export says of a session (its counts, its usage) is what it holds,
+// even while the session is written. A session removed since it was
+// listed is left out.
 func Load(ctx context.Context, st Store, sessions []*loom.Session) ([]*loom.SessionData, error) {
-	data := make([]*loom.SessionData, 0, len(sessions))
-	for _, s := range sessions {
-		msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
-		if err != nil {
-			return nil, err
-		}
-		data = append(data, &loom.SessionData{Session: s, Messages: msgs})
+	ids := make([]string, len(sessions))
+	for i, s := range sessions {
+		ids[i] = s.ID
+	}
+	data, err := st.ReadSessions(ctx, ids, loom.MessageQuery{})
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = []*loom.SessionData{}
 	}
 	return data, nil
 }

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomhq/loom"
@@ -83,7 +84,36 @@ func NewServer(cfg Config) *sdk.Server {
 	for _, tl := range t.all() {
 		srv.AddTool(tl.tool, t.handler(tl))
 	}
+	srv.AddReceivingMiddleware(initializeOnce)
 	return srv
+}
+
+// initializeOnce answers an initialize in a session that is already
+// initialized with JSON-RPC's invalid-request error (-32600) and a
+// message saying so. The SDK refuses it with a plain error, which
+// reaches the client as error code 0, a code JSON-RPC does not define.
+func initializeOnce(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method != "initialize" {
+			return next(ctx, method, req)
+		}
+		ss, _ := req.GetSession().(*sdk.ServerSession)
+		if ss != nil && ss.InitializeParams() != nil {
+			return nil, alreadyInitialized
+		}
+		res, err := next(ctx, method, req)
+		var wire *jsonrpc.Error
+		if err != nil && !errors.As(err, &wire) && ss != nil && ss.InitializeParams() != nil {
+			// A second initialize that raced the first one.
+			err = alreadyInitialized
+		}
+		return res, err
+	}
+}
+
+var alreadyInitialized = &jsonrpc.Error{
+	Code:    jsonrpc.CodeInvalidRequest,
+	Message: "invalid request: this session is already initialized; send initialize once, as a session's first request",
 }
 
 // tool is one tool: what clients see and what runs it.

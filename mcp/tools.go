@@ -351,10 +351,16 @@ func (t *tools) runRead(ctx context.Context, c *call) (*result, error) {
 	if a.Seq > int64(s.MessageCount) {
 		return nil, loom.Errorf(loom.EINVALID, "session %s has %s; there is no seq %d", s.ID, human.Plural(s.MessageCount, "message"), a.Seq)
 	}
-	msgs, err := c.st.Messages(ctx, s.ID, q)
+	// The session is read again with its messages in one snapshot, so
+	// that its counts agree with them while another process writes it.
+	snap, err := c.st.ReadSessions(ctx, []string{s.ID}, q)
 	if err != nil {
 		return nil, err
 	}
+	if len(snap) == 0 {
+		return nil, loom.NotFound(s.ID)
+	}
+	s, msgs := snap[0].Session, snap[0].Messages
 	out := readResult{Session: s, Messages: msgs, Cut: []cut{}}
 	if q.Oldest && len(msgs) > n {
 		out.Messages = msgs[:n]

@@ -57,6 +57,11 @@ func messageArgs(m *loom.Message) ([]any, error) {
 // rows backwards from its end (see spanNewest), so its cost does not
 // grow with the session, nor with its ancestors' when it is a fork.
 func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
+	return messagesOf(ctx, s.pool, sessionID, q)
+}
+
+// messagesOf reads what Messages reads, through db.
+func messagesOf(ctx context.Context, db querier, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
 	if !storable(sessionID) {
 		return nil, nil
 	}
@@ -66,9 +71,9 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQu
 		cond, args = " AND m.turn = $4", []any{q.Turn}
 	}
 	if q.Limit <= 0 {
-		return spanMessages(ctx, s.pool, sessionID, lo, hi, cond, 0, false, args...)
+		return spanMessages(ctx, db, sessionID, lo, hi, cond, 0, false, args...)
 	}
-	msgs, err := spanMessages(ctx, s.pool, sessionID, lo, hi, cond, q.Limit, q.Oldest, args...)
+	msgs, err := spanMessages(ctx, db, sessionID, lo, hi, cond, q.Limit, q.Oldest, args...)
 	if !q.Oldest {
 		slices.Reverse(msgs)
 	}

@@ -18,6 +18,18 @@ const cookieName = "loom_token"
 // it sooner.
 const cookieAge = 30 * 24 * time.Hour
 
+// linkCookie holds the token of a login link (the address loom serve
+// prints) until the user confirms, on the login page, that they mean to
+// log in as its user. It logs nobody in: only a same-origin POST /login
+// turns it into the login cookie, so a link that carries someone else's
+// token cannot log a browser into that account unnoticed. It is sent to
+// /login only, and Lax so that a link followed from another site still
+// reaches the confirmation.
+const (
+	linkCookie = "loom_link"
+	linkAge    = 10 * time.Minute
+)
+
 type userKey struct{}
 
 // userOf returns the authenticated user of a request.
@@ -105,6 +117,31 @@ func setCookie(w http.ResponseWriter, r *http.Request, secret string) {
 		HttpOnly: true,
 		Secure:   isHTTPS(r),
 		SameSite: http.SameSiteStrictMode,
+	})
+}
+
+// setLinkCookie keeps a login link's token for the confirmation.
+func setLinkCookie(w http.ResponseWriter, r *http.Request, secret string) {
+	http.SetCookie(w, &http.Cookie{
+		Name:     linkCookie,
+		Value:    secret,
+		Path:     "/login",
+		MaxAge:   int(linkAge / time.Second),
+		HttpOnly: true,
+		Secure:   isHTTPS(r),
+		SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func clearLinkCookie(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{
+		Name:     linkCookie,
+		Value:    "",
+		Path:     "/login",
+		MaxAge:   -1,
+		HttpOnly: true,
+		Secure:   isHTTPS(r),
+		SameSite: http.SameSiteLaxMode,
 	})
 }
 

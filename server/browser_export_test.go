@@ -117,7 +117,7 @@ func TestBrowserSessionsTable(t *testing.T) {
 		userMsg("one"), assistantMsg("two"), userMsg("three"), assistantMsg("four"), userMsg("five"), assistantMsg("six"))
 	bctx := browser(t)
 	dir := outDir(t)
-	do(t, bctx, "log in", chromedp.Navigate(e.ts.URL+"/?token="+e.alice), chromedp.WaitVisible(chromedp.CSS("#sessions")))
+	do(t, bctx, "log in", chromedp.Navigate(e.ts.URL+"/?token="+e.alice), confirmLink(), chromedp.WaitVisible(chromedp.CSS("#sessions")))
 
 	heads := eval[[]string](t, bctx, "[...document.querySelectorAll('#sessions thead th')].map(th => th.innerText.replace(/[▲▼]/g, '').trim())")
 	if got := strings.Join(heads, ","); got != "Title,Surface,Project,Branch,Model,Messages,Cost,Updated" {

@@ -29,6 +29,7 @@ func TestBrowserLiveUsage(t *testing.T) {
 	}
 	do(t, ctx, "open the session",
 		chromedp.Navigate(e.ts.URL+"/?token="+e.alice),
+		confirmLink(),
 		chromedp.WaitVisible(chromedp.CSS("#sessions")),
 		chromedp.Navigate(e.ts.URL+"/s/"+x.ID),
 		chromedp.WaitVisible(chromedp.CSS("#m-2")),
@@ -87,6 +88,7 @@ func TestBrowserLiveSessionList(t *testing.T) {
 	ctx := browser(t)
 	do(t, ctx, "open the list",
 		chromedp.Navigate(e.ts.URL+"/?token="+e.alice),
+		confirmLink(),
 		chromedp.WaitVisible(chromedp.CSS("#sessions")),
 	)
 	eval[bool](t, ctx, "window.__noReload = true")

@@ -39,6 +39,7 @@ func TestBrowserSessionMarks(t *testing.T) {
 
 	do(t, ctx, "open the session",
 		chromedp.Navigate(e.ts.URL+"/s/"+s.ID+"?token="+e.alice),
+		confirmLink(),
 		chromedp.WaitVisible(chromedp.CSS("#messages .msg")),
 	)
 	if badges := eval[string](t, ctx, "[...document.querySelectorAll('.session-head .badge')].map(b => b.innerText).join('|')"); strings.Contains(badges, "main") {

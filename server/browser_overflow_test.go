@@ -25,7 +25,7 @@ func TestBrowserNoOverflow(t *testing.T) {
 			Input: []byte(`{"command":"curl ` + url + `"}`), Output: []byte(`"` + word + `"`)}}},
 	)
 	ctx := browser(t)
-	do(t, ctx, "log in", chromedp.Navigate(e.ts.URL+"/?token="+e.alice), chromedp.WaitVisible(chromedp.CSS("#sessions")))
+	do(t, ctx, "log in", chromedp.Navigate(e.ts.URL+"/?token="+e.alice), confirmLink(), chromedp.WaitVisible(chromedp.CSS("#sessions")))
 	for _, w := range []int64{390, 1400, 1920} {
 		do(t, ctx, fmt.Sprintf("%dpx", w),
 			chromedp.EmulateViewport(w, 900),

@@ -70,12 +70,20 @@ func TestBrowserDashboard(t *testing.T) {
 	ctx := browser(t)
 	dir := outDir(t)
 
-	// Log in with the token link: the cookie is set, the token leaves the
-	// address bar, and no script can read the cookie.
-	do(t, ctx, "log in by link",
+	// Log in with the token link: the login page says whom it logs in
+	// as and logs in on a click; then the cookie is set, the token
+	// leaves the address bar, and no script can read the cookie.
+	do(t, ctx, "open the token link",
 		chromedp.Navigate(e.ts.URL+"/?token="+e.alice),
-		chromedp.WaitVisible(chromedp.CSS("#sessions")),
+		chromedp.WaitVisible(chromedp.CSS("#link-login")),
 	)
+	if who := eval[string](t, ctx, "document.querySelector('.link-user').innerText"); who != "alice" {
+		t.Errorf("the link's login page names %q, want alice", who)
+	}
+	if loc := eval[string](t, ctx, "location.href"); strings.Contains(loc, "token") {
+		t.Errorf("the token stays in the address bar of the login page: %s", loc)
+	}
+	do(t, ctx, "log in by link", confirmLink(), chromedp.WaitVisible(chromedp.CSS("#sessions")))
 	if loc := eval[string](t, ctx, "location.href"); strings.Contains(loc, "token") {
 		t.Errorf("the token stays in the address bar: %s", loc)
 	}

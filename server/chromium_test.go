@@ -75,3 +75,9 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 	}
 	return v
 }
+
+// confirmLink clicks the button of the login page that a link with a
+// token leads to: the link alone logs nobody in.
+func confirmLink() chromedp.Action[chromedp.Void] {
+	return chromedp.Click(chromedp.CSS("#link-login button"))
+}

@@ -28,7 +28,7 @@ const (
 
 func (s *Server) dashboardRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /static/", http.StripPrefix("/static/", s.staticHandler()))
-	mux.HandleFunc("GET /login", s.loginPage)
+	mux.HandleFunc("GET /login", s.withTimeout(s.loginPage))
 	mux.HandleFunc("POST /login", s.checked(s.withTimeout(s.login)))
 	mux.HandleFunc("POST /logout", s.checked(s.logout))
 	mux.HandleFunc("GET /{$}", s.page(s.sessionsPage))
@@ -75,24 +75,34 @@ func (s *Server) checked(next http.HandlerFunc) http.HandlerFunc {
 }
 
 // page authenticates a dashboard request by its cookie. A token in the
-// query (the link loom serve prints) is exchanged for the cookie, and the
-// browser is sent to the same address without it, so that the token
-// leaves the address bar and the history. The page's store reads are
-// bounded by the request timeout.
+// query (the link loom serve prints) logs nobody in by itself: the
+// browser is sent to the login page, which says whose the token is and
+// logs in as them once the user confirms (see linkCookie), and then to
+// the same address without the token, so that it leaves the address bar
+// and the history. A browser already logged in as the token's user goes
+// straight on. The page's store reads are bounded by the request
+// timeout.
 func (s *Server) page(next http.HandlerFunc) http.HandlerFunc {
 	return s.withTimeout(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
-			if _, err := s.authenticate(ctx, tok); err != nil {
+			user, err := s.authenticate(ctx, tok)
+			if err != nil {
 				s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown, revoked or expired.")
 				return
 			}
-			setCookie(w, r, tok)
 			u := *r.URL
 			q := u.Query()
 			q.Del("token")
 			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			if c, err := r.Cookie(cookieName); err == nil && c.Value != "" {
+				if cur, err := s.authenticate(ctx, c.Value); err == nil && cur == user {
+					http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+					return
+				}
+			}
+			setLinkCookie(w, r, tok)
+			http.Redirect(w, r, "/login?"+url.Values{"next": {u.RequestURI()}}.Encode(), http.StatusSeeOther)
 			return
 		}
 		c, err := r.Cookie(cookieName)
@@ -191,10 +201,27 @@ func (s *Server) pageErr(w http.ResponseWriter, r *http.Request, err error) {
 type loginData struct {
 	Error string
 	Next  string
+	// LinkUser is the user a login link's token (linkCookie) logs in
+	// as, for the page to ask whether to; "" without one.
+	LinkUser string
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	s.renderLogin(w, r, http.StatusOK, loginMessages[r.URL.Query().Get("msg")])
+	d := loginData{Error: loginMessages[r.URL.Query().Get("msg")], Next: safeNext(r.FormValue("next"))}
+	if c, err := r.Cookie(linkCookie); err == nil && c.Value != "" {
+		user, err := s.authenticate(r.Context(), c.Value)
+		switch {
+		case err == nil:
+			d.LinkUser = user
+		case loom.ErrorCode(err) == eUnauthorized:
+			clearLinkCookie(w, r)
+			d.Error = "That login link's token is unknown, revoked or expired."
+		default:
+			s.pageErr(w, r, err)
+			return
+		}
+	}
+	s.render(w, r, http.StatusOK, "login", layoutData{Title: "Log in", Body: d})
 }
 
 func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
@@ -218,20 +245,36 @@ func safeNext(next string) string {
 }
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := parseForm(w, r); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
 	tok := strings.TrimSpace(r.PostFormValue("token"))
+	if tok == "" && r.PostFormValue("link") != "" {
+		// The confirmation of a login link: its token is in linkCookie,
+		// and this POST is same-origin (checked).
+		if c, err := r.Cookie(linkCookie); err == nil {
+			tok = c.Value
+		}
+		if tok == "" {
+			s.renderLogin(w, r, http.StatusBadRequest, "The login link has expired: open it again, or paste a token.")
+			return
+		}
+	}
 	if tok == "" {
 		s.renderLogin(w, r, http.StatusBadRequest, "Paste a token.")
 		return
 	}
 	if _, err := s.authenticate(r.Context(), tok); err != nil {
 		if loom.ErrorCode(err) == eUnauthorized {
+			clearLinkCookie(w, r)
 			s.renderLogin(w, r, http.StatusUnauthorized, "That token is unknown, revoked or expired.")
 			return
 		}
 		s.pageErr(w, r, err)
 		return
 	}
+	clearLinkCookie(w, r)
 	setCookie(w, r, tok)
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 }
@@ -296,15 +339,21 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		s.pageErr(w, r, q.err)
 		return
 	}
-	last := int64(x.MessageCount)
-	if before > last {
+	if before > int64(x.MessageCount) {
 		before = 0
 	}
-	msgs, err := s.st.Messages(ctx, x.ID, loom.MessageQuery{Limit: pageMessages, Before: before})
+	// The session is read again with its messages in one snapshot, so
+	// that its counts agree with them while another process writes it.
+	snap, err := s.st.ReadSessions(ctx, []string{x.ID}, loom.MessageQuery{Limit: pageMessages, Before: before})
+	if err == nil && len(snap) == 0 {
+		err = loom.NotFound(x.ID)
+	}
 	if err != nil {
 		s.pageErr(w, r, err)
 		return
 	}
+	x, msgs := snap[0].Session, snap[0].Messages
+	last := int64(x.MessageCount)
 	d := sessionData{S: x, Messages: msgs, Live: before == 0 && x.DeletedAt == nil, LastSeq: last}
 	if len(msgs) > 0 {
 		d.LastSeq = max(d.LastSeq, msgs[len(msgs)-1].Seq)

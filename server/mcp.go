@@ -24,6 +24,11 @@ func (s *Server) mcpHandler(cfg mcp.Config) http.Handler {
 		cfg.Logger = s.log
 	}
 	h := mcp.HTTPHandler(cfg, func(ctx context.Context, token string) (string, error) {
+		// The request's bearer token was authenticated below, just
+		// before the MCP handler was called.
+		if user, _ := ctx.Value(userKey{}).(string); user != "" {
+			return user, nil
+		}
 		tok, err := s.tokens.Authenticate(ctx, token)
 		if err != nil {
 			return "", err
@@ -42,6 +47,24 @@ func (s *Server) mcpHandler(cfg mcp.Config) http.Handler {
 		},
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The token is checked here, as for the rest of the API, so a
+		// request without a valid one gets the API's JSON error with
+		// WWW-Authenticate, not the MCP library's plain text. Only the
+		// header counts: the dashboard's cookie opens no MCP session.
+		secret, ok := bearer(r)
+		if !ok {
+			s.writeError(w, r, codedError(eUnauthorized, "missing token: send Authorization: Bearer TOKEN"))
+			return
+		}
+		ctx, cancel := s.bounded(r.Context())
+		user, err := s.authenticate(ctx, secret)
+		if err != nil {
+			s.writeError(w, r.WithContext(ctx), err)
+			cancel()
+			return
+		}
+		cancel()
+		r = withUser(r, user)
 		if r.Method == http.MethodGet {
 			http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		}

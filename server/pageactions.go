@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,16 +15,54 @@ import (
 // that redirects to the page it leaves the user on, or shows an error
 // page.
 
-// formSession is the session a page's form acts on, its form bounded;
-// nil after showing the error page when there is none.
+// maxFormBytes bounds the body of a dashboard form: room for a title, a
+// description (loom.MaxDescriptionBytes) and a token, however escaped.
+const maxFormBytes = 64 << 10
+
+// parseForm reads a dashboard form's body into r.PostForm, at most
+// maxFormBytes of it: a larger body is an error that pages show as 413.
+// (PostFormValue alone would hide it, and read such a form as empty.)
+func parseForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	// ParseMultipartForm would drop the error of a URL-encoded body.
+	err := r.ParseForm()
+	if err == nil {
+		err = r.ParseMultipartForm(maxFormBytes)
+	}
+	if err == nil || errors.Is(err, http.ErrNotMultipart) {
+		return nil
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) || errors.Is(err, multipart.ErrMessageTooLarge) {
+		return &http.MaxBytesError{Limit: maxFormBytes}
+	}
+	return loom.Errorf(loom.EINVALID, "unreadable form: %s", err)
+}
+
+// formSession is the session a page's form acts on, with its form read;
+// nil after showing the error page when there is none or the form is
+// too large.
 func (s *Server) formSession(w http.ResponseWriter, r *http.Request) *loom.Session {
 	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err == nil {
+		err = parseForm(w, r)
+	}
 	if err != nil {
 		s.pageErr(w, r, err)
 		return nil
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	return x
+}
+
+// formField is the trimmed value of a form field and whether the form
+// sent it at all.
+func formField(r *http.Request, name string) (*string, bool) {
+	vs, ok := r.PostForm[name]
+	if !ok || len(vs) == 0 {
+		return nil, false
+	}
+	v := strings.TrimSpace(vs[0])
+	return &v, true
 }
 
 // done redirects to to, or shows err's error page.
@@ -44,11 +84,19 @@ func (s *Server) editSession(w http.ResponseWriter, r *http.Request) {
 	if x == nil {
 		return
 	}
-	title := strings.TrimSpace(r.PostFormValue("title"))
-	desc := strings.TrimSpace(r.PostFormValue("description"))
-	u := loom.SessionUpdate{Title: &title, Description: &desc}
-	if u.Validate() != nil {
-		s.pageErr(w, r, badTitle())
+	// A field the form does not send is left as it is.
+	title, hasTitle := formField(r, "title")
+	desc, hasDesc := formField(r, "description")
+	if !hasTitle && !hasDesc {
+		s.pageErr(w, r, loom.Errorf(loom.EINVALID, "nothing to change: send a title or a description"))
+		return
+	}
+	u := loom.SessionUpdate{Title: title, Description: desc}
+	if err := u.Validate(); err != nil {
+		if title != nil && loom.ValidTitle(*title) != nil {
+			err = badTitle()
+		}
+		s.pageErr(w, r, err)
 		return
 	}
 	_, err := s.st.UpdateSession(r.Context(), x.ID, u)

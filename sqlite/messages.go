@@ -83,15 +83,20 @@ func messageArgs(store string, m *loom.Message, body int64) []any {
 // rows backwards from its end (see spanFrom), so its cost does not grow
 // with the session, nor with its ancestors' when it is a fork.
 func (s *Store) Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
+	return messagesOf(ctx, reads{s}, sessionID, q)
+}
+
+// messagesOf reads what Messages reads, through db.
+func messagesOf(ctx context.Context, db queryer, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
 	lo, hi := sqlstore.Window(q)
 	cond, args := "", []any(nil)
 	if q.Turn > 0 {
 		cond, args = " AND m.turn = ?", []any{q.Turn}
 	}
 	if q.Limit <= 0 {
-		return spanMessages(ctx, reads{s}, sessionID, lo, hi, cond, false, 0, args...)
+		return spanMessages(ctx, db, sessionID, lo, hi, cond, false, 0, args...)
 	}
-	msgs, err := spanMessages(ctx, reads{s}, sessionID, lo, hi, cond, !q.Oldest, q.Limit, args...)
+	msgs, err := spanMessages(ctx, db, sessionID, lo, hi, cond, !q.Oldest, q.Limit, args...)
 	if !q.Oldest {
 		slices.Reverse(msgs)
 	}
