@@ -155,7 +155,11 @@ func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.
 	if existing != nil {
 		return im.grow(ctx, f, &branch, existing, msgs, tr)
 	}
-	fork := im.newSession(f, &branch, loom.NewIDAt(msgs[j].CreatedAt), loom.KindFork, x.ID, msgs)
+	id, err := im.newID(ctx, key, msgs[j].CreatedAt)
+	if err != nil {
+		return err
+	}
+	fork := im.newSession(f, &branch, id, loom.KindFork, x.ID, msgs)
 	d := &loom.SessionData{Session: fork, Messages: numbered(fork.ID, msgs)}
 	if err := d.Validate(); err != nil {
 		tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})

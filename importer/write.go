@@ -67,8 +67,8 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 		}
 		if existing != nil {
 			tr.ids[s.SourceID] = existing.ID
-		} else {
-			tr.ids[s.SourceID] = loom.NewIDAt(s.started())
+		} else if tr.ids[s.SourceID], err = im.newID(ctx, tool+":"+s.SourceID, s.started()); err != nil {
+			return err
 		}
 		todo = append(todo, pending{s, existing, msgs})
 	}

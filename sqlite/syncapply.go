@@ -325,9 +325,14 @@ func appendUnarchives(ctx context.Context, w writes, id string, st synclog.Stamp
 }
 
 // applyImported imports p's sessions that are not here, with their
-// messages as they are.
+// messages as they are. A session here already is the same source
+// imported on this machine too (an imported session's id is derived from
+// its source): its row merges by last writer per field
+// (synclog.RowChange), and its messages as an append from seq 1
+// (synclog.ImportAsAppend): the ones it holds are left alone, the ones it
+// lacks appended, so the two copies are one session.
 func (s *Store) applyImported(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Imported) error {
-	var data []*loom.SessionData
+	var data, held []*loom.SessionData
 	for _, d := range p.Sessions {
 		cur, err := w.SessionForWrite(ctx, d.Session.ID)
 		if err != nil {
@@ -337,13 +342,29 @@ func (s *Store) applyImported(ctx context.Context, w writes, st synclog.Stamp, p
 		if err != nil {
 			return err
 		}
-		if cur == nil && !gone {
+		switch {
+		case gone:
+		case cur == nil:
 			data = append(data, d)
+		default:
+			held = append(held, d)
 		}
 	}
-	if len(data) == 0 {
-		return nil
+	if len(data) > 0 {
+		if err := s.importNew(ctx, w, st, data); err != nil {
+			return err
+		}
 	}
+	for _, d := range held {
+		if err := s.mergeImported(ctx, w, st, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importNew imports data, sessions not here, as their writer did.
+func (s *Store) importNew(ctx context.Context, w writes, st synclog.Stamp, data []*loom.SessionData) error {
 	if err := loom.ValidateImport(data); err != nil {
 		return err
 	}
@@ -422,4 +443,24 @@ func (s *Store) fragment(ctx context.Context, w writes, h synclog.Header, f *syn
 		return nil, fmt.Errorf("let fragments go: %w", err)
 	}
 	return p, nil
+}
+
+// mergeImported merges imported session d, stamped st, into the session
+// with its id here.
+func (s *Store) mergeImported(ctx context.Context, w writes, st synclog.Stamp, d *loom.SessionData) error {
+	if err := loom.ValidateImport([]*loom.SessionData{d}); err != nil {
+		return err
+	}
+	if err := mergeChange(ctx, w, d.Session.ID, st, synclog.RowChange(d.Session), 0); err != nil {
+		return err
+	}
+	p := synclog.ImportAsAppend(d)
+	if p == nil {
+		return nil
+	}
+	cur, err := w.SessionForWrite(ctx, d.Session.ID)
+	if err != nil {
+		return err
+	}
+	return s.appendTo(ctx, w, st, p, cur, cur, 0)
 }

@@ -183,3 +183,26 @@ func partRank(p *loom.Part) int {
 	}
 	return 0
 }
+
+// ImportAsAppend is the append record by which a store applies imported
+// session d when it holds a session with d's id already: the same source
+// imported on two machines, whose id is derived from the source, so that
+// each machine's copy is one session. Its messages, from seq 1, are
+// planned as any append's (PlanAppend): those the session holds already
+// (the same source message has the same id everywhere) are skipped, the
+// ones it lacks appended, and a copy that differs from the one here (a
+// source file that changed differently on each machine) continues in a
+// conflict fork. At is the newest message's time, as an imported
+// session's activity is its source's. Nil when d holds no messages.
+func ImportAsAppend(d *loom.SessionData) *MessagesAppended {
+	if len(d.Messages) == 0 {
+		return nil
+	}
+	p := &MessagesAppended{SessionID: d.Session.ID, FirstSeq: 1, Messages: d.Messages, At: d.Session.UpdatedAt}
+	for _, m := range d.Messages {
+		if m.CreatedAt.After(p.At) {
+			p.At = m.CreatedAt
+		}
+	}
+	return p
+}

@@ -65,6 +65,19 @@ func NewMeta(row *loom.Session, s Stamp) Meta {
 	return m
 }
 
+// RowChange is the change that writes every field of session row, as
+// NewMeta does: how a store merges the row of a session it holds already
+// (an imported session that two machines imported from one source) by
+// last writer per field, so that every host ends with the fields of the
+// latest write whichever copy it holds first. It is not activity (no
+// At): the session's time is its messages'.
+func RowChange(row *loom.Session) *SessionChanged {
+	r := *row
+	return &SessionChanged{SessionID: r.ID, Title: &r.Title, Description: &r.Description, Key: &r.Key,
+		Project: &r.Project, Cwd: &r.Cwd, Model: &r.Model, Provider: &r.Provider, Profile: &r.Profile,
+		GitBranch: &r.GitBranch, Archive: &Archive{At: r.ArchivedAt}}
+}
+
 // Apply merges change c, stamped s, into m, and reports whether any
 // field took its value. depth is 0 for a change to the session itself
 // and n for a change to the session n conflict-fork generations above
