@@ -26,6 +26,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if file := os.Getenv(rssWrapEnv); file != "" {
+		os.Exit(runRSSWrapper(file))
+	}
 	dir, err := os.MkdirTemp("", "loom-cli-test-")
 	if err != nil {
 		panic(err)

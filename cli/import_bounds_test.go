@@ -35,6 +35,7 @@ func (fx *fixture) execBounded(t *testing.T, stdin io.Reader, code int, want str
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
+	wrapRSS(t, cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,8 @@ func checkBounds(t *testing.T, cmd *exec.Cmd, took time.Duration, what string) {
 	if took > boundsTime {
 		t.Errorf("%s took %s, over %s", what, took.Round(time.Millisecond), boundsTime)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > boundsRSS {
-		t.Errorf("%s grew to %d MB, over %d MB", what, ru.Maxrss>>10, boundsRSS>>20)
+	if rss := maxRSS(t, cmd); rss > boundsRSS {
+		t.Errorf("%s grew to %d MB, over %d MB", what, rss>>20, boundsRSS>>20)
 	}
 }
 
@@ -142,6 +143,7 @@ func TestImportOwnFormatStopsOnSignal(t *testing.T) {
 			}
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
+			wrapRSS(t, cmd)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -227,6 +229,7 @@ func (fx *fixture) importAll(t *testing.T, asNobody bool, args ...string) (int, 
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
+	wrapRSS(t, cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
