@@ -64,48 +64,58 @@ func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared uint
 			}
 		}
 		// Rows base+shared+1 … rows are the records to write again, as
-		// rows+1 …: the new host's 1 … with base rows.
-		moved, err := tx.QueryContext(ctx, `SELECT hlc, payload FROM sync_log WHERE idx > ? ORDER BY idx`, base+shared)
+		// rows+1 …: the new host's 1 … with base rows. They are copied
+		// by SQLite, never held here; then the trashes and purges among
+		// the copies get their view of the hosts moved.
+		res, err := tx.ExecContext(ctx, `INSERT INTO sync_log (hlc, payload)
+			SELECT hlc, payload FROM sync_log WHERE idx > ? AND idx <= ? ORDER BY idx`, base+shared, rows)
+		if err != nil {
+			return fmt.Errorf("write the sync log: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("write the sync log: %w", err)
+		}
+		r.Moved = int(n)
+		seen, err := tx.QueryContext(ctx, `SELECT idx, payload FROM sync_log WHERE idx > ? AND substr(payload, 2, 1) IN (?, ?)`,
+			rows, []byte{byte(synclog.TypeTrashed)}, []byte{byte(synclog.TypePurged)})
 		if err != nil {
 			return fmt.Errorf("read the sync log: %w", err)
 		}
 		type rec struct {
-			hlc     synclog.HLC
+			idx     int64
 			payload []byte
 		}
-		var recs []rec
-		for moved.Next() {
+		var views []rec
+		for seen.Next() {
 			var x rec
-			if err := moved.Scan(&x.hlc, &x.payload); err != nil {
-				moved.Close()
+			if err := seen.Scan(&x.idx, &x.payload); err != nil {
+				seen.Close()
 				return fmt.Errorf("read the sync log: %w", err)
 			}
-			recs = append(recs, x)
+			views = append(views, x)
 		}
-		if err := moved.Close(); err != nil {
+		if err := seen.Close(); err != nil {
 			return fmt.Errorf("read the sync log: %w", err)
 		}
-		for _, x := range recs {
-			b := x.payload
-			if len(b) > 1 && (synclog.Type(b[1]) == synclog.TypeTrashed || synclog.Type(b[1]) == synclog.TypePurged) {
-				p, err := synclog.Decode(b)
-				if err != nil {
-					return fmt.Errorf("read the sync log: %w", err)
-				}
-				switch p := p.(type) {
-				case *synclog.Trashed:
-					move(p.Seen)
-				case *synclog.Purged:
-					move(p.Seen)
-				}
-				if b, err = synclog.Encode(p); err != nil {
-					return err
-				}
+		for _, x := range views {
+			p, err := synclog.Decode(x.payload)
+			if err != nil {
+				return fmt.Errorf("read the sync log: %w", err)
 			}
-			if _, err := tx.ExecContext(ctx, syncInsertSQL, x.hlc, b); err != nil {
+			switch p := p.(type) {
+			case *synclog.Trashed:
+				move(p.Seen)
+			case *synclog.Purged:
+				move(p.Seen)
+			}
+			b, err := synclog.Encode(p)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE sync_log SET payload = ? WHERE idx = ?`, b, x.idx); err != nil {
 				return fmt.Errorf("write the sync log: %w", err)
 			}
-			r.Moved++
 		}
 		for _, q := range []string{
 			`UPDATE sync_state SET value = ? WHERE name = 'host'`,
