@@ -90,13 +90,21 @@ func main() {
 	pgSchema := flag.String("pg-schema", "loombench_search", "schema of -postgres that holds the store -pg searches; generated when empty, kept for later runs")
 	pgImport := flag.Int("pg-import", 100000, "messages -pg imports for its bulk import figure")
 	syncRun := flag.Bool("sync", false, "instead: measure sync's budgets: initial sync of -sync-messages messages through a hub, one more turn, the log's size")
-	syncMessages := flag.Int("sync-messages", 100000, "messages in the store -sync syncs")
+	syncMessages := flag.Int("sync-messages", 100000, "messages in the store -sync and -sync-cli sync")
+	syncCLI := flag.Bool("sync-cli", false, "instead: measure `loom sync` as whole processes on two machines' stores: initial sync of -sync-messages messages, one more turn")
 	mcpServe := flag.Bool("mcp-serve", false, "instead: drive /mcp of `loom serve` (its own process) with -mcp-clients clients for -mcp-duration and report the server's RSS")
 	mcpClients := flag.Int("mcp-clients", 50, "concurrent /mcp clients of -mcp-serve")
 	mcpDuration := flag.Duration("mcp-duration", 30*time.Second, "how long -mcp-serve drives /mcp")
 	flag.Parse()
 	if *syncRun {
 		if err := syncMain(context.Background(), os.Stdout, filepath.Dir(c.db), *syncMessages, 20); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *syncCLI {
+		if err := syncCLIMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *syncMessages, 20); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
