@@ -15,8 +15,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/syncwire"
 )
 
 // Client calls one hub as one user.
@@ -33,15 +37,6 @@ type Client struct {
 // ErrUnreachable is in the chain of the error of a call that reached no
 // hub: none listens at the URL, or the network is down.
 var ErrUnreachable = errors.New("hub unreachable")
-
-// record is a record on the wire; header and body are base64, as
-// encoding/json writes bytes.
-type record struct {
-	Host   string `json:"host"`
-	Index  int64  `json:"index"`
-	Header []byte `json:"header"`
-	Body   []byte `json:"body"`
-}
 
 // Hosts returns what the hub holds of each of the user's hosts.
 func (c *Client) Hosts(ctx context.Context) ([]loom.SyncHost, error) {
@@ -60,17 +55,8 @@ type State struct {
 
 // State returns what the hub holds of the token's user.
 func (c *Client) State(ctx context.Context) (State, error) {
-	var out struct {
-		Hosts []struct {
-			Host    string `json:"host"`
-			Last    int64  `json:"last"`
-			Records int64  `json:"records"`
-			Bytes   int64  `json:"bytes"`
-		} `json:"hosts"`
-		KeyID string `json:"key_id"`
-		User  string `json:"user"`
-	}
-	if err := c.call(ctx, http.MethodGet, "/api/v1/sync/hosts", nil, &out); err != nil {
+	var out syncwire.Hosts
+	if err := c.call(ctx, http.MethodGet, syncwire.HostsPath, nil, &out); err != nil {
 		return State{}, err
 	}
 	st := State{Hosts: make([]loom.SyncHost, len(out.Hosts)), KeyID: out.KeyID, User: out.User}
@@ -89,20 +75,16 @@ func WrongKey(hubKey, ours string) error {
 // Put stores recs on the hub, all or none, and returns how many it had
 // not stored before.
 func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
-	in := struct {
-		Records []record `json:"records"`
-	}{Records: make([]record, len(recs))}
+	in := syncwire.Push{Records: make([]syncwire.Record, len(recs))}
 	for i, r := range recs {
-		in.Records[i] = record{Host: r.Host, Index: r.Index, Header: r.Header, Body: r.Body}
+		in.Records[i] = syncwire.FromStore(r)
 	}
 	b, err := json.Marshal(in)
 	if err != nil {
 		return 0, err
 	}
-	var out struct {
-		Stored int `json:"stored"`
-	}
-	if err := c.call(ctx, http.MethodPost, "/api/v1/sync/records", b, &out); err != nil {
+	var out syncwire.Pushed
+	if err := c.call(ctx, http.MethodPost, syncwire.RecordsPath, b, &out); err != nil {
 		return 0, err
 	}
 	return out.Stored, nil
@@ -112,19 +94,26 @@ func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
 // order, and whether the hub holds more.
 func (c *Client) Records(ctx context.Context, host string, after int64, limit int) ([]loom.SyncRecord, bool, error) {
 	q := url.Values{"host": {host}, "after": {strconv.FormatInt(after, 10)}, "limit": {strconv.Itoa(limit)}}
-	var out struct {
-		Records []record `json:"records"`
-		More    bool     `json:"more"`
-	}
-	if err := c.call(ctx, http.MethodGet, "/api/v1/sync/records?"+q.Encode(), nil, &out); err != nil {
+	var out syncwire.Page
+	if err := c.call(ctx, http.MethodGet, syncwire.RecordsPath+"?"+q.Encode(), nil, &out); err != nil {
 		return nil, false, err
 	}
 	recs := make([]loom.SyncRecord, len(out.Records))
 	for i, r := range out.Records {
-		recs[i] = loom.SyncRecord{Host: r.Host, Index: r.Index, Header: r.Header, Body: r.Body}
+		recs[i] = r.Store()
 	}
 	return recs, out.More, nil
 }
+
+// compressFrom is the size from which a request's body is sent
+// compressed.
+const compressFrom = 16 << 10
+
+// pushEncoder compresses pushes: made once, safe for concurrent
+// EncodeAll.
+var pushEncoder = sync.OnceValues(func() (*zstd.Encoder, error) {
+	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+})
 
 // call sends a request with body (JSON, nil for none) and decodes the
 // answer into out. The hub's errors come back as loom errors with their
@@ -141,6 +130,18 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 	req.Header.Set("Authorization", "Bearer "+c.Token)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+		if len(body) >= compressFrom {
+			// A push is mostly base64 of ciphertext: zstd takes it
+			// back to about the ciphertext's size, a quarter less.
+			enc, err := pushEncoder()
+			if err != nil {
+				return err
+			}
+			z := enc.EncodeAll(body, nil)
+			req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(z)), int64(len(z))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(z)), nil }
+			req.Header.Set("Content-Encoding", "zstd")
+		}
 	}
 	hc := c.HTTP
 	if hc == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/syncwire"
 )
 
 // The hub side of sync: each user's hosts push the records of their logs
@@ -65,31 +66,11 @@ func (s *Server) syncRoutes(mux *http.ServeMux) {
 	if h.st == nil {
 		h.st, _ = s.st.(loom.SyncStore)
 	}
-	mux.HandleFunc("GET /api/v1/sync/hosts", s.api(h.hosts))
-	mux.HandleFunc("GET /api/v1/sync/records", s.api(h.records))
+	mux.HandleFunc("GET "+syncwire.HostsPath, s.api(h.hosts))
+	mux.HandleFunc("GET "+syncwire.RecordsPath, s.api(h.records))
 	// A push reads its body before the request timeout bounds its store
 	// work: a large batch on a slow link takes the read timeout's time.
-	mux.HandleFunc("POST /api/v1/sync/records", s.authorized(h.push))
-}
-
-// syncRecordJSON is a record on the wire; header and body are base64
-// (standard alphabet, padded), as encoding/json writes bytes.
-type syncRecordJSON struct {
-	Host   string `json:"host"`
-	Index  int64  `json:"index"`
-	Header []byte `json:"header"`
-	Body   []byte `json:"body"`
-	// ReceivedAt is when the hub stored the record; in answers only.
-	ReceivedAt string `json:"received_at,omitempty"`
-}
-
-// syncHostJSON is what the hub holds of one host.
-type syncHostJSON struct {
-	Host      string `json:"host"`
-	Last      int64  `json:"last"`
-	Records   int64  `json:"records"`
-	Bytes     int64  `json:"bytes"`
-	UpdatedAt string `json:"updated_at"`
+	mux.HandleFunc("POST "+syncwire.RecordsPath, s.authorized(h.push))
 }
 
 // store returns the hub's store, or the error of a server without one.
@@ -117,16 +98,9 @@ func (h *syncHub) hosts(w http.ResponseWriter, r *http.Request) {
 		h.s.writeError(w, r, err)
 		return
 	}
-	out := struct {
-		Hosts []syncHostJSON `json:"hosts"`
-		// KeyID is the id of the sync key the user's records are
-		// sealed with, "" before the first.
-		KeyID string `json:"key_id"`
-		// User is the token's: the user whose sessions the records hold.
-		User string `json:"user"`
-	}{Hosts: []syncHostJSON{}, KeyID: key, User: userOf(r)}
+	out := syncwire.Hosts{Hosts: []syncwire.Host{}, KeyID: key, User: userOf(r)}
 	for _, x := range hosts {
-		out.Hosts = append(out.Hosts, syncHostJSON{Host: x.Host, Last: x.Last, Records: x.Records, Bytes: x.Bytes, UpdatedAt: loom.FormatTime(x.UpdatedAt)})
+		out.Hosts = append(out.Hosts, syncwire.Host{Host: x.Host, Last: x.Last, Records: x.Records, Bytes: x.Bytes, UpdatedAt: loom.FormatTime(x.UpdatedAt)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -165,12 +139,9 @@ func (h *syncHub) records(w http.ResponseWriter, r *http.Request) {
 		}
 		more = recs[len(recs)-1].Index < last[host]
 	}
-	out := struct {
-		Records []syncRecordJSON `json:"records"`
-		More    bool             `json:"more"`
-	}{Records: make([]syncRecordJSON, len(recs)), More: more}
+	out := syncwire.Page{Records: make([]syncwire.Record, len(recs)), More: more}
 	for i, x := range recs {
-		out.Records[i] = syncRecordJSON{Host: x.Host, Index: x.Index, Header: x.Header, Body: x.Body, ReceivedAt: loom.FormatTime(x.ReceivedAt)}
+		out.Records[i] = syncwire.FromStore(x)
 	}
 	h.writeEncoded(w, r, http.StatusOK, out)
 }
@@ -226,10 +197,7 @@ func (h *syncHub) push(w http.ResponseWriter, r *http.Request) {
 		h.s.writeError(w, r, err)
 		return
 	}
-	out := struct {
-		Stored int              `json:"stored"`
-		Last   map[string]int64 `json:"last"`
-	}{Stored: stored, Last: map[string]int64{}}
+	out := syncwire.Pushed{Stored: stored, Last: map[string]int64{}}
 	for _, x := range recs {
 		out.Last[x.Host] = last[x.Host]
 	}
@@ -259,14 +227,14 @@ func readSyncBatch(w http.ResponseWriter, r *http.Request) ([]loom.SyncRecord, e
 			if len(recs) == loom.MaxSyncBatch {
 				return codedError(eTooLarge, "a batch holds at most %d records", loom.MaxSyncBatch)
 			}
-			var in syncRecordJSON
+			var in syncwire.Record
 			if err := dec.Decode(&in); err != nil {
 				return err
 			}
 			if in.ReceivedAt != "" {
 				return loom.Errorf(loom.EINVALID, "received_at is the hub's to set")
 			}
-			recs = append(recs, loom.SyncRecord{Host: in.Host, Index: in.Index, Header: in.Header, Body: in.Body})
+			recs = append(recs, in.Store())
 			return nil
 		})
 	})

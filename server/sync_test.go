@@ -20,36 +20,16 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/synclog"
+	"github.com/loomhq/loom/syncwire"
 )
 
-// wireRecord is a record as the sync API writes and reads it.
-type wireRecord struct {
-	Host       string `json:"host"`
-	Index      int64  `json:"index"`
-	Header     []byte `json:"header"`
-	Body       []byte `json:"body"`
-	ReceivedAt string `json:"received_at,omitempty"`
-}
-
-type pushAnswer struct {
-	Stored int              `json:"stored"`
-	Last   map[string]int64 `json:"last"`
-}
-
-type pageAnswer struct {
-	Records []wireRecord `json:"records"`
-	More    bool         `json:"more"`
-}
-
-type hostsAnswer struct {
-	Hosts []struct {
-		Host      string `json:"host"`
-		Last      int64  `json:"last"`
-		Records   int64  `json:"records"`
-		Bytes     int64  `json:"bytes"`
-		UpdatedAt string `json:"updated_at"`
-	} `json:"hosts"`
-}
+// The wire's shapes, as the sync API writes and reads them.
+type (
+	wireRecord  = syncwire.Record
+	pushAnswer  = syncwire.Pushed
+	pageAnswer  = syncwire.Page
+	hostsAnswer = syncwire.Hosts
+)
 
 func wireRecs(host string, from, to int64) []wireRecord {
 	var out []wireRecord

@@ -1,0 +1,79 @@
+// Package syncwire is the wire format of sync between a machine's loom
+// sync (package hub, the client) and the hub (loom serve, package
+// server): the JSON bodies of its two endpoints, written once for both
+// sides. Header and body are base64 (standard alphabet, padded), as
+// encoding/json writes bytes; the hub never decodes them further than
+// the header (see docs/sync.md).
+package syncwire
+
+import "github.com/loomhq/loom"
+
+// The endpoints.
+const (
+	// HostsPath answers GET with Hosts.
+	HostsPath = "/api/v1/sync/hosts"
+	// RecordsPath answers GET ?host=H&after=N&limit=L with a Page, and
+	// takes a Push by POST, answering Pushed.
+	RecordsPath = "/api/v1/sync/records"
+)
+
+// Record is one record of a host's log.
+type Record struct {
+	Host   string `json:"host"`
+	Index  int64  `json:"index"`
+	Header []byte `json:"header"`
+	Body   []byte `json:"body"`
+	// ReceivedAt is when the hub stored the record; in answers only.
+	ReceivedAt string `json:"received_at,omitempty"`
+}
+
+// FromStore returns r as it travels.
+func FromStore(r loom.SyncRecord) Record {
+	out := Record{Host: r.Host, Index: r.Index, Header: r.Header, Body: r.Body}
+	if !r.ReceivedAt.IsZero() {
+		out.ReceivedAt = loom.FormatTime(r.ReceivedAt)
+	}
+	return out
+}
+
+// Store returns r as a store keeps it (without the hub's time).
+func (r Record) Store() loom.SyncRecord {
+	return loom.SyncRecord{Host: r.Host, Index: r.Index, Header: r.Header, Body: r.Body}
+}
+
+// Host is what the hub holds of one host.
+type Host struct {
+	Host      string `json:"host"`
+	Last      int64  `json:"last"`
+	Records   int64  `json:"records"`
+	Bytes     int64  `json:"bytes"`
+	UpdatedAt string `json:"updated_at,omitempty"`
+}
+
+// Hosts is the answer of HostsPath: the user's hosts, the id of the
+// sync key their records are sealed with ("" before the first), and the
+// user the token is of, whose sessions the records hold.
+type Hosts struct {
+	Hosts []Host `json:"hosts"`
+	KeyID string `json:"key_id"`
+	User  string `json:"user"`
+}
+
+// Page is a page of a host's records, More set when the hub holds
+// records after it.
+type Page struct {
+	Records []Record `json:"records"`
+	More    bool     `json:"more"`
+}
+
+// Push is the body of a POST to RecordsPath.
+type Push struct {
+	Records []Record `json:"records"`
+}
+
+// Pushed answers a Push: how many records the hub had not held before,
+// and the last index it holds of each host the push named.
+type Pushed struct {
+	Stored int              `json:"stored"`
+	Last   map[string]int64 `json:"last"`
+}
