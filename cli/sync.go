@@ -48,7 +48,12 @@ machines: the hub sees ciphertext only.
 
 Set up: [sync] hub and token in config.toml (or LOOM_SYNC_HUB and
 LOOM_SYNC_TOKEN), then "loom sync key" on your first machine and
-"loom sync key --set" on the others. See docs/sync.md.`,
+"loom sync key --set" on the others. See docs/sync.md.
+
+A store restored from a backup, or copied to another machine, needs
+nothing but "loom sync": it finds that its log and the hub's part, takes
+a new host id and keeps what both sides wrote, and says so in one line.
+Several syncs of one store at once (--watch and one by hand) are safe.`,
 		Example: `  loom sync
   loom sync --watch
   loom sync status
