@@ -1,10 +1,12 @@
 package hub
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -14,10 +16,12 @@ import (
 // that the store does not (a store restored from a backup), or a record
 // at an index the store holds that is not the store's (a store copied
 // to another machine that wrote there first, or a record someone else
-// put there). Records are compared by their stamps: a host never stamps
-// two records alike. The first differing record is found by bisection,
-// a record read at each step.
-func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, onHub int64) (uint64, bool, error) {
+// put there). Records are compared whole: the hub's is opened with key
+// and its payload compared byte for byte with the store's (stamps alone
+// do not tell: two copies of a store that write in the same millisecond
+// stamp their records alike). The first differing record is found by
+// bisection, a record read at each step.
+func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, key envelope.Key, onHub int64) (uint64, bool, error) {
 	local, err := log.SyncLast(ctx)
 	if err != nil {
 		return 0, false, err
@@ -43,10 +47,14 @@ func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, onHub
 			return false, fmt.Errorf("hub %s: record %d of host %s is missing", c.URL, i, host)
 		}
 		var h synclog.Header
-		if h.UnmarshalBinary(theirs[0].Header) != nil {
+		if h.UnmarshalBinary(theirs[0].Header) != nil || h.Host != host || h.Index != i || h.HLC != mine[0].HLC {
 			return false, nil // not a record this host wrote
 		}
-		return h.Host == host && h.Index == i && h.HLC == mine[0].HLC, nil
+		body, err := synclog.OpenEncoded(key, h, theirs[0].Body)
+		if err != nil {
+			return false, nil // sealed with another key, or altered
+		}
+		return bytes.Equal(body, mine[0].Payload), nil
 	}
 	ok, err := same(m)
 	if err != nil {
@@ -77,14 +85,14 @@ func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, onHub
 // after the shared records as the new host's, and applies the hub's
 // records of the old host as another machine's. It returns the rehome,
 // nil when the logs agree.
-func (c *Client) settle(ctx context.Context, r Replica, host synclog.HostID, hosts []loom.SyncHost) (*synclog.Rehome, error) {
+func (c *Client) settle(ctx context.Context, r Replica, host synclog.HostID, key envelope.Key, hosts []loom.SyncHost) (*synclog.Rehome, error) {
 	var onHub int64
 	for _, h := range hosts {
 		if h.Host == string(host) {
 			onHub = h.Last
 		}
 	}
-	shared, part, err := c.parted(ctx, r, host, onHub)
+	shared, part, err := c.parted(ctx, r, host, key, onHub)
 	if err != nil || !part {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 		return res, WrongKey(state.KeyID, key.ID())
 	}
 	res.User = state.User
-	if res.Rehomed, err = c.settle(ctx, r, host, hosts); err != nil {
+	if res.Rehomed, err = c.settle(ctx, r, host, key, hosts); err != nil {
 		return res, err
 	}
 	if res.Rehomed != nil {

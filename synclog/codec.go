@@ -168,6 +168,22 @@ func SealEncoded(key envelope.Key, h Header, body []byte) ([]byte, error) {
 // altered on the way envelope.ErrTampered, and the errors of Decode
 // follow.
 func Open(key envelope.Key, h Header, sealed []byte) (Payload, error) {
+	body, err := OpenEncoded(key, h, sealed)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Decode(body)
+	if err != nil {
+		return nil, fmt.Errorf("record %d of host %s: %w", h.Index, h.Host, err)
+	}
+	return p, nil
+}
+
+// OpenEncoded opens a record sealed under header h with key and returns
+// its payload as Encode wrote it (and a store's log keeps it), not
+// decoded: what tells whether a record on the hub is the one a store
+// holds, byte for byte.
+func OpenEncoded(key envelope.Key, h Header, sealed []byte) ([]byte, error) {
 	hb, err := h.MarshalBinary()
 	if err != nil {
 		return nil, fmt.Errorf("open record: %w", err)
@@ -176,9 +192,5 @@ func Open(key envelope.Key, h Header, sealed []byte) (Payload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open record %d of host %s: %w", h.Index, h.Host, err)
 	}
-	p, err := Decode(body)
-	if err != nil {
-		return nil, fmt.Errorf("record %d of host %s: %w", h.Index, h.Host, err)
-	}
-	return p, nil
+	return body, nil
 }
