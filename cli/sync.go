@@ -192,36 +192,22 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 	if !f.JSON() {
 		fmt.Fprintf(f.IO.ErrOut, "Syncing with %s every %s; Ctrl+C stops.\n", s.hub.URL, interval)
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
 	failing := "" // the problem said last, until a sync goes through
-	for {
-		r, err := s.hub.Sync(ctx, s.st, s.key)
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case err != nil:
-			// A hub away for a while is no reason to stop watching;
-			// the same problem is said once, not every interval.
+	return s.hub.Watch(ctx, s.st, s.key, interval, func(r hub.Result, err error) error {
+		if err != nil {
+			// The same problem is said once, not every interval.
 			if msg := loom.ErrorMessage(err); msg != failing {
 				failing = msg
 				fmt.Fprintf(f.IO.ErrOut, "loom sync: %s; trying again every %s\n", msg, interval)
 			}
-		default:
-			if failing != "" {
-				failing = ""
-				fmt.Fprintln(f.IO.ErrOut, "loom sync: syncing again.")
-			}
-			if err := report(r); err != nil {
-				return err
-			}
-		}
-		select {
-		case <-ctx.Done():
 			return nil
-		case <-t.C:
 		}
-	}
+		if failing != "" {
+			failing = ""
+			fmt.Fprintln(f.IO.ErrOut, "loom sync: syncing again.")
+		}
+		return report(r)
+	})
 }
 
 func newCmdSyncStatus(f *Factory) *cobra.Command {
@@ -235,59 +221,20 @@ func newCmdSyncStatus(f *Factory) *cobra.Command {
 	}
 }
 
-// syncHostStatus is one host in `loom sync status`.
-type syncHostStatus struct {
-	Host    string `json:"host"`
-	This    bool   `json:"this_machine"`
-	Records int64  `json:"records"`
-	Bytes   int64  `json:"bytes"`
-	// Behind is how many of the host's records are not where they
-	// should be yet: this machine's not on the hub, another's not
-	// applied here.
-	Behind int64 `json:"behind"`
-}
-
 func syncStatusRun(ctx context.Context, f *Factory) error {
 	s, err := f.syncSetup(ctx, false)
 	if err != nil {
 		return err
 	}
-	host, err := s.st.SyncHost(ctx)
+	host, out, err := s.hub.Status(ctx, s.st)
 	if err != nil {
 		return err
-	}
-	hosts, err := s.hub.Hosts(ctx)
-	if err != nil {
-		return err
-	}
-	applied, err := s.st.SyncApplied(ctx)
-	if err != nil {
-		return err
-	}
-	local, err := s.st.SyncLast(ctx)
-	if err != nil {
-		return err
-	}
-	var out []syncHostStatus
-	seen := false
-	for _, h := range hosts {
-		x := syncHostStatus{Host: h.Host, Records: h.Records, Bytes: h.Bytes}
-		if h.Host == string(host) {
-			x.This, seen = true, true
-			x.Behind = int64(local) - h.Last
-		} else {
-			x.Behind = h.Last - int64(applied[synclog.HostID(h.Host)])
-		}
-		out = append(out, x)
-	}
-	if host != "" && !seen {
-		out = append(out, syncHostStatus{Host: string(host), This: true, Behind: int64(local)})
 	}
 	if f.JSON() {
 		return writeJSON(f.IO.Out, struct {
 			Hub   string           `json:"hub"`
 			Host  synclog.HostID   `json:"host"`
-			Hosts []syncHostStatus `json:"hosts"`
+			Hosts []hub.HostStatus `json:"hosts"`
 		}{s.hub.URL, host, out})
 	}
 	if host == "" {

@@ -1,0 +1,84 @@
+package hub
+
+import (
+	"context"
+	"time"
+
+	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/synclog"
+)
+
+// The sync service: what `loom sync` runs (once, --watch, status); the
+// command line only reads the settings and prints.
+
+// Watch syncs r every interval until ctx ends, handing each cycle's
+// result or error to report; an error of report ends it. A failing
+// cycle (a hub away for a while) is no reason to stop: the next one
+// runs at its time.
+func (c *Client) Watch(ctx context.Context, r Replica, key envelope.Key, interval time.Duration, report func(Result, error) error) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		res, err := c.Sync(ctx, r, key)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := report(res, err); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// HostStatus is what the hub holds of one of the user's hosts, beside
+// what this machine holds of it.
+type HostStatus struct {
+	Host    string `json:"host"`
+	This    bool   `json:"this_machine"`
+	Records int64  `json:"records"`
+	Bytes   int64  `json:"bytes"`
+	// Behind is how many of the host's records are not where they
+	// should be yet: this machine's not on the hub, another's not
+	// applied here.
+	Behind int64 `json:"behind"`
+}
+
+// Status returns every host of the user's with what is behind: the
+// hub's hosts, and this machine's before it has sent a record. host is
+// "" when sync is not set up on r.
+func (c *Client) Status(ctx context.Context, r Replica) (host synclog.HostID, hosts []HostStatus, err error) {
+	if host, err = r.SyncHost(ctx); err != nil {
+		return "", nil, err
+	}
+	held, err := c.Hosts(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	applied, err := r.SyncApplied(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	local, err := r.SyncLast(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	seen := false
+	for _, h := range held {
+		x := HostStatus{Host: h.Host, Records: h.Records, Bytes: h.Bytes}
+		if h.Host == string(host) {
+			x.This, seen = true, true
+			x.Behind = int64(local) - h.Last
+		} else {
+			x.Behind = h.Last - int64(applied[synclog.HostID(h.Host)])
+		}
+		hosts = append(hosts, x)
+	}
+	if host != "" && !seen {
+		hosts = append(hosts, HostStatus{Host: string(host), This: true, Behind: int64(local)})
+	}
+	return host, hosts, nil
+}
