@@ -72,31 +72,9 @@ are cut in --tz, the local zone by default.`,
 }
 
 func usageReportRun(ctx context.Context, f *Factory, rf *reportFlags, project bool) error {
-	now := f.now()
-	loc := time.Local
-	if rf.tz != "" {
-		l, err := time.LoadLocation(rf.tz)
-		if err != nil {
-			return usageErrorf("--tz %q is not a time zone: use an IANA name such as Europe/Berlin, or UTC", rf.tz)
-		}
-		loc = l
-	}
-	o := report.Options{UserID: f.User(), Agent: rf.agent, By: rf.by, Breakdown: rf.breakdown, Location: loc, Now: now}
-	if o.By == "" {
-		o.By = report.Day
-	}
-	var err error
-	if rf.since != "" {
-		if o.Since, err = report.ParseBound(rf.since, loc, now, false); err != nil {
-			return usageErrorf("--since: %v", err)
-		}
-	}
-	if rf.until != "" {
-		if o.Until, err = report.ParseBound(rf.until, loc, now, true); err != nil {
-			return usageErrorf("--until: %v", err)
-		}
-	}
-	if err := o.Check(); err != nil {
+	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent}
+	o, err := req.Options(f.User(), time.Local, f.now())
+	if err != nil {
 		return usageErrorf("%v", err)
 	}
 	if project {

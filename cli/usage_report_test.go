@@ -155,3 +155,22 @@ func TestUsageReportsOfImportedAgents(t *testing.T) {
 		t.Errorf("--by year: exit %d", r.code)
 	}
 }
+
+// The MCP tool usage returns the report as structured content and as
+// text, over the project loom mcp was started in or every project.
+func TestMCPUsage(t *testing.T) {
+	fx := newFixture(t)
+	cs := connectStdio(t, fx)
+	all := mustCall(t, cs, "usage", map[string]any{"by": "month", "tz": "UTC", "all_projects": true, "breakdown": "model"})
+	rows, _ := all.data["rows"].([]any)
+	total, _ := all.data["total"].(map[string]any)
+	if len(rows) == 0 || total["input_tokens"] != float64(1300) || !strings.Contains(all.text, "PERIOD") || !strings.Contains(all.text, "└ gpt-x") {
+		t.Fatalf("usage by month, every project: %v\n%s", all.data, all.text)
+	}
+	here := mustCall(t, cs, "usage", map[string]any{"by": "block"})
+	if !strings.HasPrefix(here.text, "Project api") || here.data["by"] != "block" {
+		t.Fatalf("usage by block here:\n%s", here.text)
+	}
+	wantToolError(t, cs, "usage", map[string]any{"by": "year"}, "day, week, month or block")
+	wantToolError(t, cs, "usage", map[string]any{"tz": "Mars/Olympus"}, "not a time zone")
+}

@@ -419,3 +419,42 @@ func ParseBound(s string, loc *time.Location, now time.Time, upper bool) (time.T
 	}
 	return time.Time{}, loom.Errorf(loom.EINVALID, "%q is not a date (%s), a time (RFC 3339) or an age (7d)", s, now.AddDate(0, 0, -7).Format("2006-01-02"))
 }
+
+// Request is a report asked for in words, as the API's query and the
+// MCP tool's arguments give it.
+type Request struct {
+	By        string `json:"by"`
+	Breakdown string `json:"breakdown"`
+	Since     string `json:"since"`
+	Until     string `json:"until"`
+	TZ        string `json:"tz"`
+	Agent     string `json:"agent"`
+}
+
+// Options reads r into the options of a report of user's, days cut in
+// def when r names no time zone, by day when it names no period.
+func (r Request) Options(user string, def *time.Location, now time.Time) (Options, error) {
+	o := Options{UserID: user, By: r.By, Breakdown: r.Breakdown, Agent: r.Agent, Location: def, Now: now}
+	if o.By == "" {
+		o.By = Day
+	}
+	if r.TZ != "" {
+		loc, err := time.LoadLocation(r.TZ)
+		if err != nil {
+			return o, loom.Errorf(loom.EINVALID, "tz %q is not a time zone: use an IANA name such as Europe/Berlin, or UTC", r.TZ)
+		}
+		o.Location = loc
+	}
+	var err error
+	if r.Since != "" {
+		if o.Since, err = ParseBound(r.Since, o.Location, now, false); err != nil {
+			return o, err
+		}
+	}
+	if r.Until != "" {
+		if o.Until, err = ParseBound(r.Until, o.Location, now, true); err != nil {
+			return o, err
+		}
+	}
+	return o, o.Check()
+}
