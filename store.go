@@ -104,6 +104,9 @@ type Store interface {
 	Search(ctx context.Context, q SearchQuery) ([]SearchHit, error)
 	// Usage sums usage per session, project and model.
 	Usage(ctx context.Context, f UsageFilter) (*UsageReport, error)
+	// UsageSlices sums usage per quarter hour, surface, project and
+	// model, oldest first, for reports over time.
+	UsageSlices(ctx context.Context, f UsageSliceFilter) ([]UsageSlice, error)
 
 	// Lock attaches this store handle to a session for writing. A live
 	// holder makes it fail with ELOCKED naming that holder; a dead one

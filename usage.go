@@ -3,6 +3,7 @@ package loom
 import (
 	"encoding/json"
 	"math"
+	"time"
 )
 
 // Usage counts tokens, cost and calls, per message and rolled up per
@@ -88,4 +89,49 @@ type UsageReport struct {
 	// the agent an imported session came from (claude-code, codex, …).
 	BySurface []UsageRow `json:"by_surface"`
 	ByModel   []UsageRow `json:"by_model"`
+}
+
+// UsageSliceMinutes is the length of the intervals UsageSlices groups
+// messages by: a quarter of an hour, of which every time zone's offset
+// from UTC is a whole number, so that slices add up to days, weeks and
+// months in any zone.
+const UsageSliceMinutes = 15
+
+// UsageSliceFilter selects the messages whose usage UsageSlices sums:
+// those of one user's live sessions (archived ones included: their
+// usage was spent), made in [Since, Until) when set.
+type UsageSliceFilter struct {
+	UserID    string
+	ProjectID string
+	Surface   string
+	Since     time.Time
+	Until     time.Time
+	// LongContext is the prompt size (input, cache-read and cache-write
+	// tokens of one message) above which a message is priced at its
+	// model's long-context rate; zero puts every message below it.
+	LongContext int64
+}
+
+// UsageSlice is the usage of the messages of one quarter hour, one
+// surface, one project and one model, each message counted once (a
+// fork's inherited history in the session it was made in). Only
+// messages with usage are counted.
+type UsageSlice struct {
+	// Start is the start of the quarter hour, in UTC.
+	Start time.Time `json:"start"`
+	// First and Last are the times of its first and last message.
+	First       time.Time `json:"first"`
+	Last        time.Time `json:"last"`
+	Surface     string    `json:"surface"`
+	ProjectID   string    `json:"project_id"`
+	ProjectName string    `json:"project_name"`
+	Provider    string    `json:"provider"`
+	Model       string    `json:"model"`
+	// LongContext is whether its messages' prompts were above the
+	// filter's LongContext.
+	LongContext bool  `json:"long_context"`
+	Messages    int64 `json:"messages"`
+	// Usage is the messages' usage as stored; its cost is what it was
+	// priced at when stored.
+	Usage Usage `json:"usage"`
 }

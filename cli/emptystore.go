@@ -90,6 +90,10 @@ func (e *emptyStore) Usage(context.Context, loom.UsageFilter) (*loom.UsageReport
 	return &loom.UsageReport{BySession: []loom.UsageRow{}, ByProject: []loom.UsageRow{}, ByModel: []loom.UsageRow{}}, nil
 }
 
+func (e *emptyStore) UsageSlices(context.Context, loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	return nil, nil
+}
+
 func (e *emptyStore) Lock(context.Context, string) (loom.Lease, error) { return nil, e.noStore() }
 
 func (e *emptyStore) Import(context.Context, []*loom.SessionData) error { return e.noStore() }

@@ -67,7 +67,11 @@ func mcpRun(ctx context.Context, opts *MCPOptions) error {
 		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
 		Logger:  slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
-	switch c, err := config.Load(d.ConfigFile(), f.env); {
+	c, err := config.Load(d.ConfigFile(), f.env)
+	if err == nil {
+		cfg.Prices = c.PriceTable()
+	}
+	switch {
 	case err != nil:
 		// The history tools need no configuration: serve them, and say
 		// why handoff is not offered.

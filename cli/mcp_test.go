@@ -105,6 +105,7 @@ var mcpTools = map[string]struct{ args, required []string }{
 	"list_sessions":   {[]string{"limit", "all_projects", "surface", "query"}, nil},
 	"read_session":    {[]string{"ref", "limit", "before_seq", "turn"}, []string{"ref"}},
 	"memory":          {[]string{"action", "file", "text"}, []string{"action"}},
+	"usage":           {[]string{"by", "breakdown", "since", "until", "tz", "agent", "project", "all_projects"}, nil},
 }
 
 func checkToolList(t *testing.T, cs *sdk.ClientSession) {
@@ -143,7 +144,7 @@ func checkToolList(t *testing.T, cs *sdk.ClientSession) {
 		}
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"list_sessions", "memory", "read_session", "search_sessions"}) {
+	if !slices.Equal(names, []string{"list_sessions", "memory", "read_session", "search_sessions", "usage"}) {
 		t.Fatalf("tools = %v", names)
 	}
 }

@@ -179,6 +179,7 @@ func mustDBURL(f *Factory) string {
 // memory files, which are this machine's.
 func serveMCP(f *Factory, operator string) mcp.Config {
 	cfg := mcp.Config{Version: f.Version}
+	cfg.Prices, _ = f.priceTable()
 	if d, err := f.Dirs(); err == nil {
 		cfg.Memory = func(user string) (string, string) {
 			if user != operator {

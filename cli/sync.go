@@ -83,11 +83,11 @@ func (f *Factory) syncSetup(ctx context.Context, needKey bool) (*syncer, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := config.Load(d.ConfigFile(), f.env)
+	c, path, err := f.loadConfig()
 	if err != nil {
 		return nil, err
 	}
-	hc, err := syncHub(c, d.ConfigFile())
+	hc, err := syncHub(c, path)
 	if err != nil {
 		return nil, err
 	}
@@ -131,15 +131,11 @@ func syncHub(c *config.Config, configFile string) (*hub.Client, error) {
 
 // syncClient returns the client of the configured hub.
 func (f *Factory) syncClient() (*hub.Client, error) {
-	d, err := f.Dirs()
+	c, path, err := f.loadConfig()
 	if err != nil {
 		return nil, err
 	}
-	c, err := config.Load(d.ConfigFile(), f.env)
-	if err != nil {
-		return nil, err
-	}
-	return syncHub(c, d.ConfigFile())
+	return syncHub(c, path)
 }
 
 func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration) error {

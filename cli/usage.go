@@ -19,24 +19,32 @@ type UsageOptions struct {
 	Ref     string
 	Project bool
 	Limit   int
+	report  reportFlags
 }
 
 func newCmdUsage(f *Factory) *cobra.Command {
 	opts := &UsageOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "usage [REF]",
-		Short: "Show token and cost totals per session, project, surface and model",
+		Short: "Show token and cost totals, per session, project, surface and model, or over time",
 		Long: `Show token and cost totals of your sessions: overall, per session (the
 costliest first), per project, per surface (cli, http, or the agent an
 imported session came from) and per model. With REF, of that session
 alone; with --project, of this project's sessions.
 
 --limit bounds the per-session table of the text output; --json prints
-the whole report.`,
+the whole report.
+
+Over time: loom usage daily, weekly, monthly and blocks (5-hour billing
+windows), or --by day|week|month|block, each with --breakdown
+model|agent|project, --since, --until, --tz, --agent and --csv.`,
 		Example: `  loom usage
   loom usage --project
   loom usage 0196a3b2
-  loom usage --json | jq '.total.cost_usd'`,
+  loom usage --json | jq '.total.cost_usd'
+  loom usage daily --since 7d --breakdown model
+  loom usage monthly --agent claude-code --csv
+  loom usage blocks --tz UTC`,
 		Args: argsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -45,11 +53,26 @@ the whole report.`,
 			if opts.Limit < 0 {
 				return usageErrorf("--limit must be 0 (no limit) or more")
 			}
+			if opts.report.set() {
+				if opts.Ref != "" {
+					return usageErrorf("a report by time covers sessions by --project and --agent, not one REF")
+				}
+				return usageReportRun(cmd.Context(), f, &opts.report, opts.Project)
+			}
 			return usageRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Project, "project", "p", false, "only this project's sessions")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 10, "most sessions to list (0: all)")
+	opts.report.add(cmd, true)
+	for _, c := range []struct{ name, by, short string }{
+		{"daily", "day", "Show usage and cost per day"},
+		{"weekly", "week", "Show usage and cost per week (ISO weeks, from Monday)"},
+		{"monthly", "month", "Show usage and cost per month"},
+		{"blocks", "block", "Show usage per 5-hour billing block, with burn rate and the active block's projection"},
+	} {
+		cmd.AddCommand(newCmdUsageReport(f, c.name, c.by, c.short, opts))
+	}
 	return cmd
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/pricing"
 )
 
 // Config is config.toml. Every field is optional.
@@ -52,6 +53,48 @@ type Config struct {
 	// Sync is where `loom sync` keeps this machine's sessions in step
 	// with the user's other machines ([sync]).
 	Sync SyncSettings `toml:"sync"`
+
+	// Prices add models to the price table or override its prices,
+	// by "provider/model" or by "model" under any provider
+	// ([prices."anthropic/claude-sonnet-4-5"]).
+	Prices map[string]Price `toml:"prices"`
+}
+
+// Price is the price of one model in US dollars per million tokens;
+// the long_ ones, when any is set, are those of a request whose prompt
+// is above pricing.LongContextTokens.
+type Price struct {
+	Input          float64 `toml:"input"`
+	Output         float64 `toml:"output"`
+	CacheRead      float64 `toml:"cache_read"`
+	CacheWrite     float64 `toml:"cache_write"`
+	LongInput      float64 `toml:"long_input"`
+	LongOutput     float64 `toml:"long_output"`
+	LongCacheRead  float64 `toml:"long_cache_read"`
+	LongCacheWrite float64 `toml:"long_cache_write"`
+}
+
+// PriceTable is the bundled price table with c's prices in front.
+func (c *Config) PriceTable() *pricing.Table {
+	t := &pricing.Table{}
+	names := make([]string, 0, len(c.Prices))
+	for name := range c.Prices {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := c.Prices[name]
+		price := pricing.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+		if p.LongInput != 0 || p.LongOutput != 0 || p.LongCacheRead != 0 || p.LongCacheWrite != 0 {
+			price.LongContext = &pricing.Price{Input: p.LongInput, Output: p.LongOutput, CacheRead: p.LongCacheRead, CacheWrite: p.LongCacheWrite}
+		}
+		provider, model, ok := strings.Cut(name, "/")
+		if !ok {
+			provider, model = "", name
+		}
+		t.Add(provider, model, price)
+	}
+	return t
 }
 
 // SyncSettings are the [sync] settings of `loom sync`.
@@ -176,6 +219,13 @@ func Load(path string, env func(string) string) (*Config, error) {
 		}
 		if *d.dst < 0 {
 			return nil, loom.Errorf(loom.EINVALID, "%s is %s: a time limit cannot be negative", d.key, *d.dst)
+		}
+	}
+	for name, p := range c.Prices {
+		for _, v := range []float64{p.Input, p.Output, p.CacheRead, p.CacheWrite, p.LongInput, p.LongOutput, p.LongCacheRead, p.LongCacheWrite} {
+			if v < 0 {
+				return nil, loom.Errorf(loom.EINVALID, "%s: prices.%q: a price cannot be negative", path, name)
+			}
 		}
 	}
 	c.Provider = strings.ToLower(strings.TrimSpace(c.Provider))

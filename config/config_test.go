@@ -118,3 +118,46 @@ func TestTimeLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestPrices(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(`
+[prices."anthropic/claude-sonnet-4-5"]
+input = 1
+output = 2
+cache_read = 0.1
+cache_write = 1.25
+long_input = 2
+long_output = 4
+
+[prices."qwen3-coder"]
+input = 0.5
+output = 1.5
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := c.PriceTable()
+	u := loom.Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000}
+	if cost, ok := tb.Cost("anthropic", "claude-sonnet-4-5-20250929", u, false); !ok || cost != 3 {
+		t.Errorf("overridden: %v, %v; want 3", cost, ok)
+	}
+	if cost, ok := tb.Cost("anthropic", "claude-sonnet-4-5", u, true); !ok || cost != 6 {
+		t.Errorf("overridden long context: %v, %v; want 6", cost, ok)
+	}
+	if cost, ok := tb.Cost("openai", "qwen3-coder", u, false); !ok || cost != 2 {
+		t.Errorf("added under any provider: %v, %v; want 2", cost, ok)
+	}
+	if cost, ok := tb.Cost("openai", "gpt-4o", u, false); !ok || cost != 12.5 {
+		t.Errorf("bundled: %v, %v; want 12.5", cost, ok)
+	}
+	if err := os.WriteFile(path, []byte("[prices.m]\ninput = -1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, func(string) string { return "" }); err == nil {
+		t.Error("a negative price was accepted")
+	}
+}

@@ -81,6 +81,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SourceLocks", testSourceLocks},
 		{"UpdateUsage", testUpdateUsage},
 		{"Usage", testUsage},
+		{"UsageSlices", testUsageSlices},
 		{"LibraryAPI", testLibraryAPI},
 		{"Sync", testSync},
 	}

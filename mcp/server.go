@@ -26,6 +26,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/pricing"
 )
 
 // Config is what the tools read and whom they serve.
@@ -42,6 +43,8 @@ type Config struct {
 	// Memory returns the memory files user may read and append to; nil,
 	// or empty paths, make the memory tool answer that there are none.
 	Memory func(user string) (memoryFile, userFile string)
+	// Prices prices the usage tool's reports (nil: the bundled table).
+	Prices *pricing.Table
 	// Version is loom's version, announced to clients.
 	Version string
 	// Now returns the current time (default time.Now).
@@ -140,7 +143,7 @@ type result struct {
 type tools struct{ cfg Config }
 
 func (t *tools) all() []tool {
-	all := []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.memory()}
+	all := []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.usage(), t.memory()}
 	if t.cfg.Handoff != nil && len(t.cfg.Handoff.Writers) > 0 {
 		all = append(all, t.handoff())
 	}

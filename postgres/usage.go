@@ -18,3 +18,12 @@ func (s *Store) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageRepor
 		return rowscan.All(ctx, rowsOf{s.pool}, rowscan.UsageRow(group), q, args...)
 	})
 }
+
+// UsageSlices implements loom.Store with query.UsageSlices.
+func (s *Store) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	if !storable(f.UserID, f.ProjectID, f.Surface) {
+		return nil, nil
+	}
+	q, args := query.UsageSlices(dialect, f)
+	return rowscan.All(ctx, rowsOf{s.pool}, rowscan.UsageSlice, q, args...)
+}

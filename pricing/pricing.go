@@ -1,10 +1,12 @@
 // Package pricing turns token usage into US dollars for well-known models.
 //
 // The figures are the providers' published list prices per million tokens
-// (AsOf: standard tier, prompts under any long-context surcharge
-// threshold, no batch or priority discount). Anything not in the table is
+// (AsOf: standard tier, no batch or priority discount). A model that
+// charges more for a request whose prompt is above LongContextTokens has
+// those prices as its LongContext price. Anything not in the table is
 // unknown: Cost reports false and callers leave the cost at zero, which
-// loom shows as an unknown cost, never as free.
+// loom shows as an unknown cost, never as free. A Table adds prices of
+// its own (config.toml's [prices]) in front of the bundled ones.
 //
 // Usage is counted the way loom's providers report it: InputTokens are the
 // prompt tokens that were neither read from nor written to a cache, so
@@ -24,15 +26,25 @@ import (
 // published list prices.
 const AsOf = "2026-11"
 
+// LongContextTokens is the prompt size (input, cache-read and cache-write
+// tokens of one request) above which a model with a LongContext price
+// bills every token of the request at that price, as Anthropic and
+// Google do.
+const LongContextTokens = 200_000
+
 // Price is what one million tokens of each kind cost, in US dollars.
 type Price struct {
-	Input      float64
-	Output     float64
-	CacheRead  float64
-	CacheWrite float64
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read"`
+	CacheWrite float64 `json:"cache_write"`
+	// LongContext is the price of a request whose prompt is above
+	// LongContextTokens, nil when the model has no such tier.
+	LongContext *Price `json:"long_context,omitempty"`
 }
 
 type entry struct {
+	// provider is empty in an added price that holds for any provider.
 	provider string
 	model    string
 	price    Price
@@ -45,8 +57,15 @@ var (
 	gpt5Mini = Price{Input: 0.25, Output: 2.00, CacheRead: 0.025, CacheWrite: 0.25}
 	opus4    = Price{Input: 15.00, Output: 75.00, CacheRead: 1.50, CacheWrite: 18.75}
 	opus45   = Price{Input: 5.00, Output: 25.00, CacheRead: 0.50, CacheWrite: 6.25}
-	sonnet4  = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75}
-	gemini3  = Price{Input: 2.00, Output: 12.00, CacheRead: 0.20, CacheWrite: 2.00}
+	// Sonnet 4 and later read up to a million tokens; a prompt above
+	// 200,000 is billed at the long-context rates.
+	sonnet4 = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75,
+		LongContext: &Price{Input: 6.00, Output: 22.50, CacheRead: 0.60, CacheWrite: 7.50}}
+	sonnet3  = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75}
+	gemini25 = Price{Input: 1.25, Output: 10.00, CacheRead: 0.125, CacheWrite: 1.25,
+		LongContext: &Price{Input: 2.50, Output: 15.00, CacheRead: 0.25, CacheWrite: 2.50}}
+	gemini3 = Price{Input: 2.00, Output: 12.00, CacheRead: 0.20, CacheWrite: 2.00,
+		LongContext: &Price{Input: 4.00, Output: 18.00, CacheRead: 0.40, CacheWrite: 4.00}}
 )
 
 // table lists models by their base name. OpenAI and Google bill cache
@@ -60,8 +79,12 @@ var table = []entry{
 	{"openai", "gpt-4o-mini", Price{Input: 0.15, Output: 0.60, CacheRead: 0.075, CacheWrite: 0.15}},
 	{"openai", "gpt-4.1", Price{Input: 2.00, Output: 8.00, CacheRead: 0.50, CacheWrite: 2.00}},
 	{"openai", "gpt-4.1-mini", Price{Input: 0.40, Output: 1.60, CacheRead: 0.10, CacheWrite: 0.40}},
+	{"openai", "gpt-4.1-nano", Price{Input: 0.10, Output: 0.40, CacheRead: 0.025, CacheWrite: 0.10}},
+	{"openai", "o1", Price{Input: 15.00, Output: 60.00, CacheRead: 7.50, CacheWrite: 15.00}},
 	{"openai", "o3", Price{Input: 2.00, Output: 8.00, CacheRead: 0.50, CacheWrite: 2.00}},
+	{"openai", "o3-mini", Price{Input: 1.10, Output: 4.40, CacheRead: 0.55, CacheWrite: 1.10}},
 	{"openai", "o4-mini", Price{Input: 1.10, Output: 4.40, CacheRead: 0.275, CacheWrite: 1.10}},
+	{"openai", "codex-mini-latest", Price{Input: 1.50, Output: 6.00, CacheRead: 0.375, CacheWrite: 1.50}},
 	{"openai", "gpt-5", gpt5},
 	{"openai", "gpt-5-codex", gpt5},
 	{"openai", "gpt-5-mini", gpt5Mini},
@@ -82,10 +105,16 @@ var table = []entry{
 	{"anthropic", "claude-sonnet-4-0", sonnet4},
 	{"anthropic", "claude-sonnet-4-5", sonnet4},
 	{"anthropic", "claude-sonnet-4-6", sonnet4},
+	{"anthropic", "claude-3-7-sonnet", sonnet3},
+	{"anthropic", "claude-3-5-sonnet", sonnet3},
+	{"anthropic", "claude-3-opus", opus4},
 	{"anthropic", "claude-3-5-haiku", Price{Input: 0.80, Output: 4.00, CacheRead: 0.08, CacheWrite: 1.00}},
+	{"anthropic", "claude-3-haiku", Price{Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30}},
 	{"anthropic", "claude-haiku-4-5", Price{Input: 1.00, Output: 5.00, CacheRead: 0.10, CacheWrite: 1.25}},
 
-	{"google", "gemini-2.5-pro", Price{Input: 1.25, Output: 10.00, CacheRead: 0.125, CacheWrite: 1.25}},
+	{"google", "gemini-2.0-flash", Price{Input: 0.10, Output: 0.40, CacheRead: 0.025, CacheWrite: 0.10}},
+	{"google", "gemini-2.0-flash-lite", Price{Input: 0.075, Output: 0.30, CacheRead: 0.075, CacheWrite: 0.075}},
+	{"google", "gemini-2.5-pro", gemini25},
 	{"google", "gemini-2.5-flash", Price{Input: 0.30, Output: 2.50, CacheRead: 0.03, CacheWrite: 0.30}},
 	{"google", "gemini-2.5-flash-lite", Price{Input: 0.10, Output: 0.40, CacheRead: 0.01, CacheWrite: 0.10}},
 	{"google", "gemini-3-pro-preview", gemini3},
@@ -98,16 +127,64 @@ var table = []entry{
 // different model, whose price is not assumed.
 var suffix = regexp.MustCompile(`^-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`)
 
+// Table is a price table: the bundled prices, and in front of them
+// prices added with Add. The zero Table is the bundled one.
+type Table struct {
+	added []entry
+}
+
+// Bundled is the bundled price table.
+var Bundled = &Table{}
+
+// Add adds the price of a provider's model, or of a model under any
+// provider when provider is empty, which wins over the bundled price of
+// that model. Like bundled names, the model may be a base name that
+// snapshot suffixes (-20250514, -latest) extend.
+func (t *Table) Add(provider, model string, p Price) {
+	t.added = append(t.added, entry{strings.ToLower(strings.TrimSpace(provider)), strings.ToLower(strings.TrimSpace(model)), p})
+}
+
+// Lookup returns the price of a provider's model in t: an added price
+// first, else a bundled one.
+func (t *Table) Lookup(provider, model string) (Price, bool) {
+	if t != nil {
+		if p, ok := lookup(t.added, provider, model); ok {
+			return p, true
+		}
+	}
+	return lookup(table, provider, model)
+}
+
+// Cost returns what usage u of a provider's model cost in US dollars at
+// t's prices, long saying whether u is of a request whose prompt was
+// above LongContextTokens; false when the model's price is unknown.
+func (t *Table) Cost(provider, model string, u loom.Usage, long bool) (float64, bool) {
+	p, ok := t.Lookup(provider, model)
+	if !ok {
+		return 0, false
+	}
+	if long && p.LongContext != nil {
+		p = *p.LongContext
+	}
+	c := float64(u.InputTokens)*p.Input +
+		float64(u.OutputTokens)*p.Output +
+		float64(u.CacheReadTokens)*p.CacheRead +
+		float64(u.CacheWriteTokens)*p.CacheWrite
+	return c / 1e6, true
+}
+
 // Lookup returns the price of a provider's model. The model may carry a
 // snapshot suffix (claude-sonnet-4-20250514, gpt-4o-2024-08-06) and a
 // "provider/" prefix as routers write it; exact names win over base names.
-func Lookup(provider, model string) (Price, bool) {
+func Lookup(provider, model string) (Price, bool) { return Bundled.Lookup(provider, model) }
+
+func lookup(entries []entry, provider, model string) (Price, bool) {
 	model = strings.ToLower(strings.TrimSpace(model))
 	model = strings.TrimPrefix(model, provider+"/")
 	var best *entry
-	for i := range table {
-		e := &table[i]
-		if e.provider != provider || !strings.HasPrefix(model, e.model) {
+	for i := range entries {
+		e := &entries[i]
+		if (e.provider != provider && e.provider != "") || !strings.HasPrefix(model, e.model) {
 			continue
 		}
 		if rest := model[len(e.model):]; rest != "" && !suffix.MatchString(rest) {
@@ -124,15 +201,14 @@ func Lookup(provider, model string) (Price, bool) {
 }
 
 // Cost returns what usage u of a provider's model cost in US dollars, and
-// false when the model's price is unknown.
+// false when the model's price is unknown. It is the bundled price of a
+// request below LongContextTokens, or above it when u's prompt is.
 func Cost(provider, model string, u loom.Usage) (float64, bool) {
-	p, ok := Lookup(provider, model)
-	if !ok {
-		return 0, false
-	}
-	c := float64(u.InputTokens)*p.Input +
-		float64(u.OutputTokens)*p.Output +
-		float64(u.CacheReadTokens)*p.CacheRead +
-		float64(u.CacheWriteTokens)*p.CacheWrite
-	return c / 1e6, true
+	return Bundled.Cost(provider, model, u, Long(u))
+}
+
+// Long reports whether u's prompt (input, cache-read and cache-write
+// tokens) is above LongContextTokens.
+func Long(u loom.Usage) bool {
+	return u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens > LongContextTokens
 }

@@ -58,10 +58,16 @@ func TestLookup(t *testing.T) {
 		{"google", "gemini-3.1-pro-preview", 2.00},
 		{"google", "gemini-3-flash-preview", 0.50},
 		{"google", "google/gemini-2.5-pro", 1.25},
+		{"openai", "o3-mini", 1.10},
+		{"openai", "gpt-4.1-nano", 0.10},
+		{"anthropic", "claude-3-7-sonnet-20250219", 3.00},
+		{"anthropic", "claude-3-5-sonnet-latest", 3.00},
+		{"anthropic", "claude-3-haiku-20240307", 0.25},
+		{"google", "gemini-2.0-flash", 0.10},
 
 		// Different models that share a prefix are not guessed.
-		{"openai", "o3-mini", 0},
-		{"openai", "gpt-4.1-nano", 0},
+		{"openai", "o3-pro", 0},
+		{"openai", "gpt-4.1-nano-x", 0},
 		{"openai", "gpt-4o-audio-preview", 0},
 		{"openai", "gpt-5-pro", 0},
 		{"openai", "gpt-5.2-pro", 0},
@@ -97,8 +103,13 @@ func TestCost(t *testing.T) {
 		provider, model string
 		want            float64
 	}{
-		// 3 + 2*15 + 4*0.30 + 3.75
-		{"anthropic", "claude-sonnet-4-20250514", 37.95},
+		// A 6M-token prompt is above 200,000: the long-context
+		// rates, 6 + 2*22.50 + 4*0.60 + 7.50.
+		{"anthropic", "claude-sonnet-4-20250514", 60.90},
+		// 3 + 2*15 + 4*0.30 + 3.75: Sonnet 3.7 has no long-context tier.
+		{"anthropic", "claude-3-7-sonnet", 37.95},
+		// 2.50 + 2*15 + 4*0.25 + 2.50
+		{"google", "gemini-2.5-pro", 36.00},
 		// 2.50 + 2*10 + 4*1.25 + 2.50
 		{"openai", "gpt-4o", 30.00},
 		// 0.15 + 2*0.60 + 4*0.075 + 0.15
@@ -122,5 +133,32 @@ func TestCost(t *testing.T) {
 	}
 	if c, ok := pricing.Cost("anthropic", "claude-haiku-4-5", loom.Usage{InputTokens: 1000, OutputTokens: 100}); !ok || math.Abs(c-0.0015) > 1e-12 {
 		t.Errorf("small usage: got %v, %v; want 0.0015", c, ok)
+	}
+}
+
+func TestTable(t *testing.T) {
+	short := loom.Usage{InputTokens: 100_000, OutputTokens: 10_000, CacheReadTokens: 50_000, CacheWriteTokens: 50_000}
+	var tb pricing.Table
+	// 0.3 + 0.15 + 0.015 + 0.1875
+	if c, ok := tb.Cost("anthropic", "claude-sonnet-4-5", short, false); !ok || math.Abs(c-0.6525) > 1e-12 {
+		t.Errorf("bundled, short: %v, %v; want 0.6525", c, ok)
+	}
+	// 0.6 + 0.225 + 0.03 + 0.375
+	if c, ok := tb.Cost("anthropic", "claude-sonnet-4-5", short, true); !ok || math.Abs(c-1.23) > 1e-12 {
+		t.Errorf("bundled, long: %v, %v; want 1.23", c, ok)
+	}
+	tb.Add("", "claude-sonnet-4-5", pricing.Price{Input: 1, Output: 1, CacheRead: 1, CacheWrite: 1})
+	tb.Add("openai", "my-model", pricing.Price{Input: 10})
+	if c, ok := tb.Cost("anthropic", "claude-sonnet-4-5-20250929", short, true); !ok || math.Abs(c-0.21) > 1e-12 {
+		t.Errorf("added price wins, without a long tier of its own: %v, %v; want 0.21", c, ok)
+	}
+	if c, ok := tb.Cost("openai", "my-model", short, false); !ok || math.Abs(c-1) > 1e-12 {
+		t.Errorf("added model: %v, %v; want 1", c, ok)
+	}
+	if _, ok := tb.Lookup("anthropic", "my-model"); ok {
+		t.Error("a price added for openai priced anthropic's model of that name")
+	}
+	if p, _ := pricing.Lookup("anthropic", "claude-sonnet-4-5"); p.Input != 3 {
+		t.Errorf("a table's added price leaked into the bundled one: %v", p)
 	}
 }

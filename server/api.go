@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/report"
 )
 
 // Limits of list-like answers.
@@ -34,6 +36,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/sessions/{id}/events", s.apiStream(s.sessionEvents))
 	mux.HandleFunc("GET /api/v1/events", s.apiStream(s.listEvents))
 	mux.HandleFunc("GET /api/v1/search", s.api(s.search))
+	mux.HandleFunc("GET /api/v1/usage", s.api(s.usage))
 	mux.HandleFunc("POST /api/v1/messages", s.apiStream(s.postMessage))
 	s.syncRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux, w, r) })
@@ -402,4 +405,37 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		hits = []loom.SearchHit{}
 	}
 	writeJSON(w, http.StatusOK, searchResult{Hits: hits, Partial: loom.Partial(hits)})
+}
+
+// usage answers GET /api/v1/usage: the report of package report, by
+// day (default), week, month or block, with since, until, tz (default
+// UTC), breakdown, agent and project (an id).
+func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	req := report.Request{By: q.str("by"), Breakdown: q.str("breakdown"), Since: q.str("since"), Until: q.str("until"), TZ: q.str("tz"), Agent: q.str("agent")}
+	if q.err != nil {
+		s.writeError(w, r, q.err)
+		return
+	}
+	o, err := req.Options(userOf(r), time.UTC, time.Now())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o.ProjectID, o.Prices = q.str("project"), s.prices()
+	rep, err := report.Build(r.Context(), s.st, o)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// prices is the price table of usage reports: Config.Prices, else that
+// of the MCP tools, else the bundled one.
+func (s *Server) prices() *pricing.Table {
+	if s.cfg.Prices == nil && s.cfg.MCP != nil {
+		return s.cfg.MCP.Prices
+	}
+	return s.cfg.Prices
 }

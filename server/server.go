@@ -21,6 +21,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/mcp"
+	"github.com/loomhq/loom/pricing"
 )
 
 // Config is what a Server needs. Store and Tokens are required.
@@ -40,6 +41,9 @@ type Config struct {
 	MCP *mcp.Config
 	// Logger receives access logs and internal errors (default: discard).
 	Logger *slog.Logger
+	// Prices prices usage reports (nil: MCP's Prices, or the bundled
+	// table).
+	Prices *pricing.Table
 
 	// PollInterval is how often a live tail reads the store for new
 	// messages (default 250ms).

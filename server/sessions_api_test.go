@@ -8,9 +8,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/openai/openaitest"
+	"github.com/loomhq/loom/report"
 )
 
 func TestListSessions(t *testing.T) {
@@ -438,5 +440,43 @@ func TestIsolation(t *testing.T) {
 	forks, _ := e.st.Sessions(context.Background(), loom.SessionFilter{ParentID: a.ID})
 	if len(forks) != 0 {
 		t.Errorf("bob forked alice's session")
+	}
+}
+
+func TestUsageReport(t *testing.T) {
+	e := newEnv(t)
+	at := time.Date(2026, 3, 1, 23, 30, 0, 0, time.UTC)
+	reply := func(model string, u loom.Usage) *loom.Message {
+		m := assistantMsg("done")
+		m.Provider, m.Model, m.Usage, m.CreatedAt = "anthropic", model, u, at
+		return m
+	}
+	// Haiku 4.5: 1M input at $1, 100k output at $5 per million.
+	e.seed(&loom.Session{UserID: "alice", Key: "http:s1"}, userMsg("go"), reply("claude-haiku-4-5", loom.Usage{InputTokens: 1_000_000, OutputTokens: 100_000}))
+	e.seed(&loom.Session{UserID: "alice", Key: "telegram:s2"}, userMsg("go"), reply("local-model", loom.Usage{InputTokens: 10}))
+	e.seed(&loom.Session{UserID: "bob", Key: "http:s1"}, userMsg("go"), reply("claude-haiku-4-5", loom.Usage{InputTokens: 7}))
+
+	var rep report.Report
+	e.getJSON("/api/v1/usage?tz=UTC&breakdown=agent", e.alice, &rep)
+	if len(rep.Rows) != 1 || rep.Rows[0].Period != "2026-03-01" || rep.Total.CostUSD == nil || *rep.Total.CostUSD != 1.5 ||
+		rep.Total.InputTokens != 1_000_010 || len(rep.Rows[0].Breakdown) != 2 || strings.Join(rep.Total.Unpriced, ",") != "local-model" {
+		t.Fatalf("alice's report: %+v", rep)
+	}
+	// Two hours east, 23:30 UTC is on March 2nd.
+	e.getJSON("/api/v1/usage?by=month&tz=Europe/Athens&since=2026-03-02", e.alice, &rep)
+	if len(rep.Rows) != 1 || rep.Rows[0].Period != "2026-03" || rep.Total.Messages != 2 {
+		t.Fatalf("alice by month in Athens since March 2nd: %+v", rep)
+	}
+	e.getJSON("/api/v1/usage?by=block", e.bob, &rep)
+	if len(rep.Rows) != 1 || rep.Total.InputTokens != 7 || rep.Rows[0].Block == nil {
+		t.Fatalf("bob's blocks: %+v", rep)
+	}
+	for _, q := range []string{"by=year", "breakdown=colour", "tz=Mars/Olympus", "since=yesterday", "since=2026-03-02&until=2026-03-01"} {
+		resp, b := e.request("GET", "/api/v1/usage?"+q, e.alice, nil)
+		wantError(t, "usage "+q, resp, b, 400, "invalid")
+	}
+	resp, b := e.request("GET", "/api/v1/usage", "", nil)
+	if resp.StatusCode != 401 {
+		t.Fatalf("usage without a token: %d %s", resp.StatusCode, b)
 	}
 }

@@ -27,6 +27,8 @@ var dialect = query.Dialect{
 	},
 	Join:    "CROSS JOIN",
 	TitleIs: "s.title = ? COLLATE NOCASE",
+	Hour:    "substr(m.created_at, 1, 13)",
+	Quarter: "CAST(substr(m.created_at, 15, 2) AS INTEGER) / 15",
 	Match: func(text string) (query.Match, bool) {
 		// A text a search would refuse matches sessions by their
 		// title, key, description and last prompt only.

@@ -15,3 +15,10 @@ func (s *Store) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageRepor
 		return rowscan.All(ctx, rowsOf{s.reader}, rowscan.UsageRow(group), q, args...)
 	})
 }
+
+// UsageSlices implements loom.Store with query.UsageSlices, on the
+// reader pool.
+func (s *Store) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	q, args := query.UsageSlices(dialect, f)
+	return rowscan.All(ctx, rowsOf{s.reader}, rowscan.UsageSlice, q, args...)
+}

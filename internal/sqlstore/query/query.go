@@ -42,6 +42,10 @@ type Dialect struct {
 	// Match says how messages m that match text as a search does are
 	// found; ok is false when text has nothing to search for.
 	Match func(text string) (m Match, ok bool)
+	// Hour is the SQL of the hour of m.created_at in UTC as text
+	// ("2006-01-02T15"), and Quarter that of the quarter of its hour
+	// (0 to 3), which a usage slice groups messages by.
+	Hour, Quarter string
 }
 
 // equal is Equal, "?" when empty.
@@ -273,6 +277,37 @@ func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args [
 		rep.Total.Add(r.Usage)
 	}
 	return rep, nil
+}
+
+// UsageSlices returns the query of the usage slices of the messages f
+// selects, oldest first; rowscan.UsageSlice reads its rows.
+func UsageSlices(d Dialect, f loom.UsageSliceFilter) (string, []any) {
+	c := New(d)
+	c.Trash(false)
+	for _, col := range []Column{{Name: "s.user_id", Value: f.UserID}, {Name: "s.project_id", Value: f.ProjectID}, {Name: "s.surface", Value: f.Surface}} {
+		if col.Value != "" {
+			c.Add(col.Name+" = ?", col.Value)
+		}
+	}
+	if !f.Since.IsZero() {
+		c.Add("m.created_at >= ?", d.Time(f.Since))
+	}
+	if !f.Until.IsZero() {
+		c.Add("m.created_at < ?", d.Time(f.Until))
+	}
+	// A fork's inherited history is counted in the session it was
+	// made in, and a message without usage not at all.
+	c.Add("NOT (s.kind = 'fork' AND m.turn <= s.fork_turn)")
+	c.Add("(m.input_tokens <> 0 OR m.output_tokens <> 0 OR m.cache_read_tokens <> 0 OR m.cache_write_tokens <> 0 OR m.cost_usd <> 0)")
+	long := "FALSE"
+	if f.LongContext > 0 {
+		long = fmt.Sprintf("(m.input_tokens + m.cache_read_tokens + m.cache_write_tokens > %d)", f.LongContext)
+	}
+	q := `SELECT ` + d.Hour + `, ` + d.Quarter + `, min(m.created_at), max(m.created_at), s.surface, s.project_id, max(s.project_name),
+	m.provider, m.model, ` + long + `, count(*), ` + UsageTotals("m.") + `
+	FROM session_messages m JOIN sessions s ON s.id = m.session_id WHERE ` + c.String() + `
+	GROUP BY 1, 2, s.surface, s.project_id, m.provider, m.model, 10 ORDER BY 1, 2, s.surface, s.project_id, m.provider, m.model, 10`
+	return q, c.Args
 }
 
 // Search adds the filters of q on messages m of live sessions s to c.

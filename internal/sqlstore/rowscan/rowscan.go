@@ -371,6 +371,30 @@ func UsageRow(group string) func(Scanner) (loom.UsageRow, error) {
 	}
 }
 
+// UsageSlice reads a row of query.UsageSlices: the hour ("2006-01-02T15",
+// UTC) and quarter of the slice, its first and last message's times,
+// surface, project id and name, provider, model, whether it is long
+// context, its message count, then the Usage fields in their order.
+func UsageSlice(row Scanner) (loom.UsageSlice, error) {
+	var r loom.UsageSlice
+	var hour string
+	var quarter int
+	var first, last Time
+	u := &r.Usage
+	if err := row.Scan(&hour, &quarter, &first, &last, &r.Surface, &r.ProjectID, &r.ProjectName, &r.Provider, &r.Model,
+		&r.LongContext, &r.Messages, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
+		&u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions); err != nil {
+		return r, err
+	}
+	h, err := time.Parse("2006-01-02T15", hour)
+	if err != nil {
+		return r, fmt.Errorf("usage slice hour %q: %w", hour, err)
+	}
+	r.Start = h.Add(time.Duration(quarter) * loom.UsageSliceMinutes * time.Minute)
+	r.First, r.Last = first.T, last.T
+	return r, nil
+}
+
 // ImportedFileColumns are the columns ImportedFile reads from import_files.
 const ImportedFileColumns = `user_id, path, tool, bundle, size, mtime_ns, source_id, session_id, imported_at`
 

@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/report"
+)
+
+// reportFlags are the flags of the reports by time of `loom usage`.
+type reportFlags struct {
+	by        string
+	breakdown string
+	since     string
+	until     string
+	tz        string
+	agent     string
+	csv       bool
+}
+
+func (r *reportFlags) add(cmd *cobra.Command, withBy bool) {
+	fl := cmd.Flags()
+	if withBy {
+		fl.StringVar(&r.by, "by", "", "report by `day`, week, month or block (5-hour billing windows)")
+	}
+	fl.StringVar(&r.breakdown, "breakdown", "", "split each period by `model`, agent or project")
+	fl.StringVar(&r.since, "since", "", "from this `date` (2026-03-01, 20260301, RFC 3339, or an age like 7d)")
+	fl.StringVar(&r.until, "until", "", "up to this `date`, that whole day included")
+	fl.StringVar(&r.tz, "tz", "", "time `zone` days are cut in (IANA name such as Europe/Berlin, or UTC; default local)")
+	fl.StringVar(&r.agent, "agent", "", "only sessions of this `surface`: cli, http, claude-code, codex, gemini, opencode, …")
+	fl.BoolVar(&r.csv, "csv", false, "print CSV with a header")
+}
+
+// set reports whether any report flag was given, so that `loom usage`
+// alone keeps printing its totals.
+func (r *reportFlags) set() bool {
+	return r.by != "" || r.breakdown != "" || r.since != "" || r.until != "" || r.tz != "" || r.agent != "" || r.csv
+}
+
+func newCmdUsageReport(f *Factory, name, by, short string, parent *UsageOptions) *cobra.Command {
+	rf := &reportFlags{by: by}
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: short,
+		Long: short + `.
+
+Costs are worked out now from each model's tokens and the price table
+(the bundled prices and config.toml's [prices]); a model without a price
+has its tokens counted and is named under the totals, its cost unknown
+(null in --json), never $0. Days, weeks (ISO, from Monday) and months
+are cut in --tz, the local zone by default.`,
+		Example: fmt.Sprintf(`  loom usage %[1]s
+  loom usage %[1]s --since 7d --breakdown model
+  loom usage %[1]s --agent claude-code --tz UTC --json
+  loom usage %[1]s --project --csv > usage.csv`, name),
+		Args: argsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageReportRun(cmd.Context(), f, rf, parent.Project)
+		},
+	}
+	rf.add(cmd, false)
+	cmd.Flags().BoolVarP(&parent.Project, "project", "p", false, "only this project's sessions")
+	return cmd
+}
+
+func usageReportRun(ctx context.Context, f *Factory, rf *reportFlags, project bool) error {
+	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent}
+	o, err := req.Options(f.User(), time.Local, f.now())
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if project {
+		p, err := f.Project()
+		if err != nil {
+			return err
+		}
+		o.ProjectID = p.ID
+	}
+	if o.Prices, err = f.priceTable(); err != nil {
+		return err
+	}
+	st, err := f.ReadStore(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := report.Build(ctx, st, o)
+	if err != nil {
+		return err
+	}
+	ios := f.IO
+	switch {
+	case f.JSON():
+		return writeJSON(ios.Out, rep)
+	case rf.csv:
+		t := rep.Cells(report.Format{})
+		w := csv.NewWriter(ios.Out)
+		_ = w.Write(append([]string{"KIND"}, t.Header...))
+		for i, l := range t.Lines {
+			_ = w.Write(append([]string{t.Kinds[i]}, l...))
+		}
+		w.Flush()
+		if u := rep.UnpricedLine(); u != "" {
+			fmt.Fprintln(ios.ErrOut, u)
+		}
+		return w.Error()
+	}
+	tty := ios.IsStdoutTTY()
+	if tty && len(rep.Rows) == 0 {
+		fmt.Fprint(ios.Out, rep.Text())
+		return nil
+	}
+	cs := ios.ColorScheme()
+	t := rep.Cells(report.Format{Pretty: tty, Unknown: human.UnknownCost})
+	tp := term.NewTable(ios)
+	tp.Header(t.Header...)
+	tp.Flex(1)
+	for i, l := range t.Lines {
+		for j, c := range l {
+			var color func(string) string
+			switch {
+			case t.Kinds[i] == report.LineTotal:
+				color = cs.Bold
+			case t.Kinds[i] == report.LinePart:
+				color = cs.Gray
+			case t.Header[j] == "COST":
+				color = cs.Green
+			}
+			if !tty {
+				// Scripts get the kind of each line first.
+				if j == 0 {
+					tp.AddField(t.Kinds[i], nil)
+				}
+				color = nil
+			}
+			tp.AddField(c, color)
+		}
+		tp.EndRow()
+	}
+	if err := tp.Render(); err != nil {
+		return err
+	}
+	if u := rep.UnpricedLine(); u != "" {
+		if tty {
+			fmt.Fprintln(ios.Out, cs.Yellow(u))
+		} else {
+			fmt.Fprintln(ios.ErrOut, u)
+		}
+	}
+	return nil
+}
+
+// priceTable is the bundled price table with config.toml's [prices].
+func (f *Factory) priceTable() (*pricing.Table, error) {
+	c, _, err := f.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	return c.PriceTable(), nil
+}
+
+// loadConfig reads config.toml with the environment's overrides, and
+// returns the path it was read from.
+func (f *Factory) loadConfig() (*config.Config, string, error) {
+	d, err := f.Dirs()
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := config.Load(d.ConfigFile(), f.env)
+	return c, d.ConfigFile(), err
+}

@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loomhq/loom/internal/human"
+)
+
+// Kinds of the lines of Cells.
+const (
+	// LinePeriod is a period's line.
+	LinePeriod = "period"
+	// LinePart is a model's, agent's or project's share of the period
+	// above it.
+	LinePart = "part"
+	// LineTotal is the report's total.
+	LineTotal = "total"
+)
+
+// Table is a report as cells: what the command line prints as a table,
+// TSV or CSV, and the MCP tool as text.
+type Table struct {
+	Header []string
+	Lines  [][]string
+	// Kinds are the kinds of Lines (LinePeriod, LinePart, LineTotal).
+	Kinds []string
+}
+
+// Format is how Cells writes numbers.
+type Format struct {
+	// Pretty writes for people: 1.2M, $3.40, times without seconds;
+	// otherwise whole numbers, costs in dollars with up to six
+	// decimals and RFC 3339 times, for scripts.
+	Pretty bool
+	// Unknown is what an unknown cost reads as.
+	Unknown string
+}
+
+// Cells returns the report as a table in f.
+func (r *Report) Cells(f Format) Table {
+	var t Table
+	first := "PERIOD"
+	if r.By == Block {
+		first = "BLOCK"
+	}
+	t.Header = []string{first}
+	if !f.Pretty {
+		t.Header = append(t.Header, "START", "END")
+	}
+	if r.Breakdown != "" {
+		t.Header = append(t.Header, strings.ToUpper(r.Breakdown))
+	} else {
+		t.Header = append(t.Header, "MODELS")
+	}
+	t.Header = append(t.Header, "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ", "TOTAL TOKENS", "COST")
+	if r.By == Block {
+		t.Header = append(t.Header, "TOKENS/H", "COST/H", "PROJECTED")
+	}
+	count := func(n int64) string {
+		if f.Pretty {
+			return human.Count(n)
+		}
+		return strconv.FormatInt(n, 10)
+	}
+	cost := func(c *float64) string {
+		switch {
+		case c == nil:
+			return f.Unknown
+		case f.Pretty:
+			return human.Cost(*c)
+		}
+		return strconv.FormatFloat(float64(int64(*c*1e6+0.5))/1e6, 'f', -1, 64)
+	}
+	when := func(tm time.Time) string {
+		if f.Pretty {
+			return tm.Format("2006-01-02 15:04")
+		}
+		return tm.Format(time.RFC3339)
+	}
+	line := func(kind, period string, row *Row, label string, tot Totals, block *BlockInfo) {
+		l := []string{period}
+		if !f.Pretty {
+			if row != nil {
+				l = append(l, when(row.Start), when(row.End))
+			} else {
+				l = append(l, "", "")
+			}
+		}
+		l = append(l, label, count(tot.InputTokens), count(tot.OutputTokens), count(tot.CacheWriteTokens),
+			count(tot.CacheReadTokens), count(tot.TotalTokens), cost(tot.CostUSD))
+		if r.By == Block {
+			if block == nil {
+				l = append(l, "", "", "")
+			} else {
+				projected := ""
+				if block.Active {
+					projected = count(block.ProjectedTokens) + " / " + cost(block.ProjectedCostUSD)
+					if !f.Pretty {
+						projected = count(block.ProjectedTokens) + "/" + cost(block.ProjectedCostUSD)
+					}
+				}
+				l = append(l, count(int64(block.TokensPerHour)), cost(block.CostPerHour), projected)
+			}
+		}
+		t.Lines = append(t.Lines, l)
+		t.Kinds = append(t.Kinds, kind)
+	}
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		period := row.Period
+		if row.Block != nil && f.Pretty {
+			period = row.Start.Format("2006-01-02 15:04") + "–" + row.End.Format("15:04")
+			if row.Block.Active {
+				period += " (active, " + human.Duration(time.Duration(row.Block.RemainingMinutes)*time.Minute) + " left)"
+			}
+		}
+		label := strings.Join(row.Models, ", ")
+		if r.Breakdown != "" {
+			label = ""
+		}
+		line(LinePeriod, period, row, label, row.Totals, row.Block)
+		for _, p := range row.Breakdown {
+			name := p.Name
+			if f.Pretty {
+				name = "└ " + name
+			}
+			line(LinePart, "", row, name, p.Totals, nil)
+		}
+	}
+	line(LineTotal, "Total", nil, "", r.Total, nil)
+	return t
+}
+
+// UnpricedLine says which models' tokens are counted without a cost,
+// "" when every model is priced.
+func (r *Report) UnpricedLine() string {
+	n := len(r.Total.Unpriced)
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s unpriced: %s (tokens counted, cost unknown; add prices in config.toml [prices])",
+		human.Plural(n, "model"), strings.Join(r.Total.Unpriced, ", "))
+}
+
+// Text writes the report for people as aligned columns, with the
+// unpriced models under the totals: what the MCP tool returns as text.
+func (r *Report) Text() string {
+	var b strings.Builder
+	if len(r.Rows) == 0 {
+		fmt.Fprintf(&b, "No usage by %s", r.By)
+		if !r.Since.IsZero() || !r.Until.IsZero() {
+			b.WriteString(" in that time")
+		}
+		b.WriteString(".\n")
+		return b.String()
+	}
+	t := r.Cells(Format{Pretty: true, Unknown: human.UnknownCost})
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(t.Header, "\t"))
+	for _, l := range t.Lines {
+		fmt.Fprintln(tw, strings.Join(l, "\t"))
+	}
+	tw.Flush()
+	if u := r.UnpricedLine(); u != "" {
+		b.WriteString(u + "\n")
+	}
+	fmt.Fprintf(&b, "Time zone %s; prices as of %s.\n", r.TZ, r.PricesAsOf)
+	return b.String()
+}

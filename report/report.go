@@ -1,0 +1,460 @@
+// Package report makes usage reports over time: usage and cost per day,
+// week, month or 5-hour block, optionally broken down by model, agent or
+// project. The command line, the HTTP API, the dashboard and the MCP
+// tool all make theirs with Build, so they agree to the token and the
+// cent.
+//
+// Costs are worked out when a report is made, from each model's tokens
+// and the price table in use (the bundled prices and config.toml's), so
+// a price added or corrected today reprices the whole history. A model
+// without a price has its tokens counted and its cost left unknown
+// (null in JSON), never zero.
+package report
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/pricing"
+)
+
+// Periods a report can be made by.
+const (
+	Day   = "day"
+	Week  = "week"
+	Month = "month"
+	Block = "block"
+)
+
+// Breakdowns a report's rows can be split by.
+const (
+	ByModel   = "model"
+	ByAgent   = "agent"
+	ByProject = "project"
+)
+
+// BlockLength is the length of a billing block: subscription plans
+// count usage in windows of five hours from the first request.
+const BlockLength = 5 * time.Hour
+
+// Options say what a report covers and how it is cut.
+type Options struct {
+	UserID    string
+	ProjectID string
+	// Agent keeps the sessions of one surface: cli, http, or the agent
+	// an imported session came from (claude-code, codex, …).
+	Agent string
+	// By is Day, Week, Month or Block.
+	By string
+	// Breakdown is "", ByModel, ByAgent or ByProject.
+	Breakdown string
+	// Since and Until bound the messages counted: [Since, Until).
+	Since, Until time.Time
+	// Location is the time zone days, weeks and months are cut in
+	// (time.Local when nil).
+	Location *time.Location
+	// Prices is the price table (the bundled one when nil).
+	Prices *pricing.Table
+	// Now decides which block is active (time.Now when zero).
+	Now time.Time
+}
+
+// Check reports whether By and Breakdown name what a report can do.
+func (o Options) Check() error {
+	switch o.By {
+	case Day, Week, Month, Block:
+	default:
+		return loom.Errorf(loom.EINVALID, "unknown period %q: use day, week, month or block", o.By)
+	}
+	switch o.Breakdown {
+	case "", ByModel, ByAgent, ByProject:
+	default:
+		return loom.Errorf(loom.EINVALID, "unknown breakdown %q: use model, agent or project", o.Breakdown)
+	}
+	if !o.Since.IsZero() && !o.Until.IsZero() && !o.Until.After(o.Since) {
+		return loom.Errorf(loom.EINVALID, "--until must be after --since")
+	}
+	return nil
+}
+
+// Totals are the tokens and cost of a row, a part of one, or a report.
+type Totals struct {
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	ReasoningTokens  int64 `json:"reasoning_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	// TotalTokens is input, output, cache-read and cache-write tokens
+	// (reasoning tokens are part of the output).
+	TotalTokens int64 `json:"total_tokens"`
+	// CostUSD is the cost of the priced models' tokens; nil when none
+	// of the tokens is priced.
+	CostUSD  *float64 `json:"cost_usd"`
+	Messages int64    `json:"messages"`
+	// Unpriced names the models whose tokens are counted here without
+	// a cost.
+	Unpriced []string `json:"unpriced_models,omitempty"`
+}
+
+// Cost is CostUSD, or 0 when it is unknown.
+func (t Totals) Cost() float64 {
+	if t.CostUSD == nil {
+		return 0
+	}
+	return *t.CostUSD
+}
+
+func (t *Totals) add(u loom.Usage, messages int64, cost float64, priced bool, model string) {
+	t.InputTokens += u.InputTokens
+	t.OutputTokens += u.OutputTokens
+	t.ReasoningTokens += u.ReasoningTokens
+	t.CacheReadTokens += u.CacheReadTokens
+	t.CacheWriteTokens += u.CacheWriteTokens
+	t.TotalTokens += u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	t.Messages += messages
+	if priced {
+		c := cost
+		if t.CostUSD != nil {
+			c += *t.CostUSD
+		}
+		t.CostUSD = &c
+	} else if i := sort.SearchStrings(t.Unpriced, model); i == len(t.Unpriced) || t.Unpriced[i] != model {
+		t.Unpriced = append(t.Unpriced, "")
+		copy(t.Unpriced[i+1:], t.Unpriced[i:])
+		t.Unpriced[i] = model
+	}
+}
+
+// round rounds the cost to a billionth of a dollar, as loom.RoundCost.
+func (t *Totals) round() {
+	if t.CostUSD != nil {
+		c := loom.RoundCost(*t.CostUSD)
+		t.CostUSD = &c
+	}
+}
+
+// Part is one model's, agent's or project's share of a row.
+type Part struct {
+	// Key is provider:model, the surface, or the project id.
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	Totals
+}
+
+// Row is the usage of one period.
+type Row struct {
+	// Period names it: 2026-03-01, 2026-W09, 2026-03, or a block's
+	// start in the report's time zone (2026-03-01 14:00).
+	Period string    `json:"period"`
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+	Totals
+	// Models are the models used in it.
+	Models    []string `json:"models"`
+	Breakdown []Part   `json:"breakdown,omitempty"`
+	// Block is set in a report by block.
+	Block *BlockInfo `json:"block,omitempty"`
+}
+
+// BlockInfo is what a row of a report by block adds: when it was used,
+// how fast, and for the active block, where it is heading.
+type BlockInfo struct {
+	// Active is whether the block is the current one: it has not
+	// ended and its last message is less than BlockLength ago.
+	Active bool `json:"active"`
+	// First and Last are the times of its first and last message.
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+	// TokensPerHour and CostPerHour are its burn rate: its usage over
+	// the time from its first message to its last (an hour at least).
+	TokensPerHour float64  `json:"tokens_per_hour"`
+	CostPerHour   *float64 `json:"cost_per_hour"`
+	// ProjectedTokens and ProjectedCostUSD are, for the active block,
+	// its usage at its end if the burn rate holds.
+	ProjectedTokens  int64    `json:"projected_tokens,omitempty"`
+	ProjectedCostUSD *float64 `json:"projected_cost_usd,omitempty"`
+	// Remaining is the time left until its end, for the active block.
+	RemainingMinutes int64 `json:"remaining_minutes,omitempty"`
+}
+
+// Report is usage over time.
+type Report struct {
+	By        string    `json:"by"`
+	Breakdown string    `json:"breakdown,omitempty"`
+	TZ        string    `json:"tz"`
+	Since     time.Time `json:"since,omitzero"`
+	Until     time.Time `json:"until,omitzero"`
+	// Rows are the periods with usage, oldest first.
+	Rows  []Row  `json:"rows"`
+	Total Totals `json:"total"`
+	// PricesAsOf is the month of the bundled price table.
+	PricesAsOf string `json:"prices_as_of"`
+}
+
+// Active returns the active block of a report by block, nil when there
+// is none.
+func (r *Report) Active() *Row {
+	for i := range r.Rows {
+		if b := r.Rows[i].Block; b != nil && b.Active {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
+
+// Slicer is what Build reads usage from: a loom.Store.
+type Slicer interface {
+	UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error)
+}
+
+// Build makes the report o asks for from st.
+func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	loc := o.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	slices, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: o.UserID, ProjectID: o.ProjectID, Surface: o.Agent,
+		Since: o.Since, Until: o.Until, LongContext: pricing.LongContextTokens})
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{By: o.By, Breakdown: o.Breakdown, TZ: loc.String(), Since: o.Since, Until: o.Until, Rows: []Row{}, PricesAsOf: pricing.AsOf}
+	var rows []*Row
+	var index map[time.Time]*Row
+	if o.By == Block {
+		rows = blocks(slices, now)
+	} else {
+		index = map[time.Time]*Row{}
+	}
+	parts := map[*Row]map[string]*Part{}
+	for i := range slices {
+		s := &slices[i]
+		var row *Row
+		if o.By == Block {
+			row = rows[i]
+		} else {
+			start, end, name := period(o.By, s.Start.In(loc))
+			if row = index[start]; row == nil {
+				row = &Row{Period: name, Start: start, End: end}
+				index[start] = row
+				rows = append(rows, row)
+			}
+		}
+		cost, priced := o.Prices.Cost(s.Provider, s.Model, s.Usage, s.LongContext)
+		if !priced && s.Usage.CostUSD != 0 {
+			// A cost the provider reported for a model the table
+			// does not price.
+			cost, priced = s.Usage.CostUSD, true
+		}
+		model := s.Model
+		if model == "" {
+			model = "(unknown model)"
+		}
+		row.add(s.Usage, s.Messages, cost, priced, model)
+		rep.Total.add(s.Usage, s.Messages, cost, priced, model)
+		if i := sort.SearchStrings(row.Models, model); i == len(row.Models) || row.Models[i] != model {
+			row.Models = append(row.Models, "")
+			copy(row.Models[i+1:], row.Models[i:])
+			row.Models[i] = model
+		}
+		if o.Breakdown == "" {
+			continue
+		}
+		key, name := s.Provider+":"+s.Model, model
+		switch o.Breakdown {
+		case ByAgent:
+			key, name = s.Surface, s.Surface
+		case ByProject:
+			key, name = s.ProjectID, s.ProjectName
+			if name == "" {
+				name = "(no project)"
+			}
+		}
+		if parts[row] == nil {
+			parts[row] = map[string]*Part{}
+		}
+		p := parts[row][key]
+		if p == nil {
+			p = &Part{Key: key, Name: name}
+			parts[row][key] = p
+		}
+		p.add(s.Usage, s.Messages, cost, priced, model)
+	}
+	seen := map[*Row]bool{}
+	for _, row := range rows {
+		if seen[row] {
+			continue
+		}
+		seen[row] = true
+		row.round()
+		for _, p := range parts[row] {
+			p.round()
+			row.Breakdown = append(row.Breakdown, *p)
+		}
+		sort.Slice(row.Breakdown, func(i, j int) bool {
+			a, b := row.Breakdown[i], row.Breakdown[j]
+			if a.Cost() != b.Cost() {
+				return a.Cost() > b.Cost()
+			}
+			if a.TotalTokens != b.TotalTokens {
+				return a.TotalTokens > b.TotalTokens
+			}
+			return a.Key < b.Key
+		})
+		if row.Block != nil {
+			row.Block.rate(row, now, loc)
+			row.Period = row.Start.In(loc).Format("2006-01-02 15:04")
+		}
+		rep.Rows = append(rep.Rows, *row)
+	}
+	rep.Total.round()
+	sort.SliceStable(rep.Rows, func(i, j int) bool { return rep.Rows[i].Start.Before(rep.Rows[j].Start) })
+	return rep, nil
+}
+
+// period returns the start, end and name of the day, ISO week or month
+// of t, in t's location.
+func period(by string, t time.Time) (start, end time.Time, name string) {
+	y, m, d := t.Date()
+	day := time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+	switch by {
+	case Week:
+		// ISO weeks start on Monday.
+		start = day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+		wy, w := start.ISOWeek()
+		return start, start.AddDate(0, 0, 7), fmt.Sprintf("%d-W%02d", wy, w)
+	case Month:
+		start = time.Date(y, m, 1, 0, 0, 0, 0, t.Location())
+		return start, start.AddDate(0, 1, 0), start.Format("2006-01")
+	default:
+		return day, day.AddDate(0, 0, 1), day.Format("2006-01-02")
+	}
+}
+
+// blocks returns the block of each slice, slices being oldest first: a
+// block starts at the hour (UTC) of a message that is not in the block
+// before, because that block has ended or no message came for
+// BlockLength, and lasts BlockLength.
+func blocks(slices []loom.UsageSlice, now time.Time) []*Row {
+	out := make([]*Row, len(slices))
+	var cur *Row
+	for i := range slices {
+		s := &slices[i]
+		if cur == nil || !s.First.Before(cur.End) || s.First.Sub(cur.Block.Last) >= BlockLength {
+			start := s.First.UTC().Truncate(time.Hour)
+			cur = &Row{Start: start, End: start.Add(BlockLength), Block: &BlockInfo{First: s.First, Last: s.Last}}
+		}
+		if s.First.Before(cur.Block.First) {
+			cur.Block.First = s.First
+		}
+		if s.Last.After(cur.Block.Last) {
+			cur.Block.Last = s.Last
+		}
+		out[i] = cur
+	}
+	return out
+}
+
+// rate works out the burn rate of block row and, when it is active at
+// now, its projection.
+func (b *BlockInfo) rate(row *Row, now time.Time, loc *time.Location) {
+	row.Start, row.End = row.Start.In(loc), row.End.In(loc)
+	b.First, b.Last = b.First.In(loc), b.Last.In(loc)
+	b.Active = now.Before(row.End) && now.Sub(b.Last) < BlockLength
+	hours := math.Max(b.Last.Sub(b.First).Hours(), 1.0/60)
+	b.TokensPerHour = math.Round(float64(row.TotalTokens) / hours)
+	if row.CostUSD != nil {
+		c := loom.RoundCost(*row.CostUSD / hours)
+		b.CostPerHour = &c
+	}
+	if !b.Active {
+		return
+	}
+	left := row.End.Sub(now)
+	b.RemainingMinutes = int64(math.Ceil(left.Minutes()))
+	b.ProjectedTokens = row.TotalTokens + int64(math.Round(b.TokensPerHour*left.Hours()))
+	if b.CostPerHour != nil {
+		c := loom.RoundCost(*row.CostUSD + *b.CostPerHour*left.Hours())
+		b.ProjectedCostUSD = &c
+	}
+}
+
+// ParseBound reads --since or --until as people write one, in loc: a
+// date (2026-03-01 or 20260301), a time (2026-03-01T14:00, RFC 3339),
+// or an age before now (7d). A date as an upper bound means the end of
+// that day.
+func ParseBound(s string, loc *time.Location, now time.Time, upper bool) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if loc == nil {
+		loc = time.Local
+	}
+	for _, layout := range []string{"2006-01-02", "20060102"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			if upper {
+				t = t.AddDate(0, 0, 1)
+			}
+			return t, nil
+		}
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	if d, err := human.ParseAge(s); err == nil {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, loom.Errorf(loom.EINVALID, "%q is not a date (%s), a time (RFC 3339) or an age (7d)", s, now.AddDate(0, 0, -7).Format("2006-01-02"))
+}
+
+// Request is a report asked for in words, as the API's query and the
+// MCP tool's arguments give it.
+type Request struct {
+	By        string `json:"by"`
+	Breakdown string `json:"breakdown"`
+	Since     string `json:"since"`
+	Until     string `json:"until"`
+	TZ        string `json:"tz"`
+	Agent     string `json:"agent"`
+}
+
+// Options reads r into the options of a report of user's, days cut in
+// def when r names no time zone, by day when it names no period.
+func (r Request) Options(user string, def *time.Location, now time.Time) (Options, error) {
+	o := Options{UserID: user, By: r.By, Breakdown: r.Breakdown, Agent: r.Agent, Location: def, Now: now}
+	if o.By == "" {
+		o.By = Day
+	}
+	if r.TZ != "" {
+		loc, err := time.LoadLocation(r.TZ)
+		if err != nil {
+			return o, loom.Errorf(loom.EINVALID, "tz %q is not a time zone: use an IANA name such as Europe/Berlin, or UTC", r.TZ)
+		}
+		o.Location = loc
+	}
+	var err error
+	if r.Since != "" {
+		if o.Since, err = ParseBound(r.Since, o.Location, now, false); err != nil {
+			return o, err
+		}
+	}
+	if r.Until != "" {
+		if o.Until, err = ParseBound(r.Until, o.Location, now, true); err != nil {
+			return o, err
+		}
+	}
+	return o, o.Check()
+}
