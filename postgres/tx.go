@@ -13,7 +13,6 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
-	"github.com/loomhq/loom/synclog"
 )
 
 // writeTx is a transaction as sqlstore's algorithms take it: each of
@@ -350,19 +349,8 @@ func (w *writeTx) Rewrite(ctx context.Context, store string, seq int64, b sqlsto
 	return err
 }
 
-// Syncing implements sqlstore.SyncLog: a PostgreSQL store keeps no sync
-// log. It is shared by its users' machines already, and it may be a
-// hub's store (loom.SyncStore); the machines that sync through a hub
-// keep embedded SQLite stores.
-func (w *writeTx) Syncing(context.Context) (bool, error) { return false, nil }
-
-// Record implements sqlstore.SyncLog; it is never called (Syncing).
-func (w *writeTx) Record(context.Context, synclog.Payload) error {
-	return errors.New("a PostgreSQL store keeps no sync log")
-}
-
-// Seen implements sqlstore.SyncLog; it is never called (Syncing).
-func (w *writeTx) Seen(context.Context) (synclog.Vector, error) { return nil, nil }
-
-// MessageID implements sqlstore.SyncLog; it is never called (Syncing).
-func (w *writeTx) MessageID(context.Context, string, int64) (string, error) { return "", nil }
+// Log implements sqlstore.Tx: a PostgreSQL store keeps no sync log. It
+// is shared by its users' machines already, and it may be a hub's store
+// (loom.SyncStore); the machines that sync through a hub keep embedded
+// SQLite stores.
+func (w *writeTx) Log(context.Context) (sqlstore.SyncLog, error) { return nil, nil }

@@ -189,8 +189,17 @@ func (s *Store) SyncLog(ctx context.Context, after uint64, limit int) ([]synclog
 	return out, nil
 }
 
-// Syncing implements sqlstore.SyncLog. Once found, the host id is kept
-// by the handle: sync, once set up, stays.
+// Log implements sqlstore.Tx: the store's sync log, once sync is set up
+// on it.
+func (w writes) Log(ctx context.Context) (sqlstore.SyncLog, error) {
+	if on, err := w.Syncing(ctx); err != nil || !on {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Syncing reports whether the store keeps a sync log. Once found, the
+// host id is kept by the handle: sync, once set up, stays.
 func (w writes) Syncing(ctx context.Context) (bool, error) {
 	if w.s.host.Load() != nil {
 		return true, nil
@@ -319,5 +328,5 @@ func (w writes) MessageID(ctx context.Context, id string, seq int64) (string, er
 // record adds the payload build makes to the sync log of the store tx
 // writes, when it keeps one (sqlstore.Record).
 func (s *Store) record(ctx context.Context, tx *sql.Tx, build func() (synclog.Payload, error)) error {
-	return sqlstore.Record(ctx, writes{s, tx}, build)
+	return sqlstore.Record(ctx, writes{s, tx}, func(sqlstore.SyncLog) (synclog.Payload, error) { return build() })
 }

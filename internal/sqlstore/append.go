@@ -34,7 +34,7 @@ func Append(ctx context.Context, tx Tx, x *loom.Session, msgs []*loom.Message, o
 		if err := tx.CreateSession(ctx, row); err != nil {
 			return nil, err
 		}
-		if err := Record(ctx, tx, func() (synclog.Payload, error) {
+		if err := Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
 			return &synclog.SessionCreated{Session: row}, nil
 		}); err != nil {
 			return nil, err
@@ -58,9 +58,9 @@ func Append(ctx context.Context, tx Tx, x *loom.Session, msgs []*loom.Message, o
 	if err := tx.StoreAppend(ctx, cur, msgs); err != nil {
 		return nil, fmt.Errorf("append to %s: %w", x.ID, err)
 	}
-	err = Record(ctx, tx, func() (synclog.Payload, error) {
+	err = Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
 		first := msgs[0].Seq
-		prev, err := tx.MessageID(ctx, cur.ID, first-1)
+		prev, err := log.MessageID(ctx, cur.ID, first-1)
 		return &synclog.MessagesAppended{SessionID: cur.ID, FirstSeq: first, PrevID: prev, Messages: msgs, At: now}, err
 	})
 	if err != nil {

@@ -244,8 +244,8 @@ func Fork(ctx context.Context, tx Tx, src *loom.Session, opts loom.ForkOptions) 
 	if err != nil {
 		return nil, err
 	}
-	err = Record(ctx, tx, func() (synclog.Payload, error) {
-		last, err := tx.MessageID(ctx, src.ID, plan.LastSeq)
+	err = Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
+		last, err := log.MessageID(ctx, src.ID, plan.LastSeq)
 		return &synclog.Forked{Session: out, LastSeq: plan.LastSeq, LastID: last}, err
 	})
 	return out, err
@@ -281,7 +281,7 @@ func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owne
 	if err != nil {
 		return nil, err
 	}
-	err = Record(ctx, tx, func() (synclog.Payload, error) {
+	err = Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
 		return &synclog.Rewound{SessionID: src.ID, Turn: opts.Turn, KeepSeq: plan.KeepSeq, KeepID: keep,
 			Fork: fork, Store: plan.Store, At: now}, nil
 	})
@@ -311,12 +311,13 @@ func StoreSplit(ctx context.Context, tx Tx, src *loom.Session, plan *RewindPlan)
 		InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), InheritSpans(spans, plan.KeepSeq, plan.Store))
 }
 
-// messageIDIfSyncing is tx.MessageID when the store keeps a sync log,
+// messageIDIfSyncing is the log's MessageID when the store keeps a sync log,
 // "" otherwise: for a record that names a message as it was before the
 // change.
 func messageIDIfSyncing(ctx context.Context, tx Tx, id string, seq int64) (string, error) {
-	if on, err := tx.Syncing(ctx); err != nil || !on {
+	log, err := tx.Log(ctx)
+	if err != nil || log == nil {
 		return "", err
 	}
-	return tx.MessageID(ctx, id, seq)
+	return log.MessageID(ctx, id, seq)
 }

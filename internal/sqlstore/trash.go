@@ -81,7 +81,7 @@ func Restore(ctx context.Context, tx Tx, id string) error {
 	case err != nil:
 		return fmt.Errorf("restore %s: %w", x.ID, err)
 	}
-	return Record(ctx, tx, func() (synclog.Payload, error) {
+	return Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
 		return &synclog.Restored{SessionIDs: restored}, nil
 	})
 }
@@ -139,8 +139,8 @@ func recordTrash(ctx context.Context, tx Tx, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return Record(ctx, tx, func() (synclog.Payload, error) {
-		seen, err := tx.Seen(ctx)
+	return Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
+		seen, err := log.Seen(ctx)
 		return &synclog.Trashed{SessionIDs: ids, At: at, Seen: seen}, err
 	})
 }
@@ -151,8 +151,8 @@ func recordPurge(ctx context.Context, tx Tx, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return Record(ctx, tx, func() (synclog.Payload, error) {
-		seen, err := tx.Seen(ctx)
+	return Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
+		seen, err := log.Seen(ctx)
 		return &synclog.Purged{SessionIDs: ids, Seen: seen}, err
 	})
 }

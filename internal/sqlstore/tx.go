@@ -83,17 +83,17 @@ type Tx interface {
 	// copying first a body another row shares.
 	Rewrite(ctx context.Context, store string, seq int64, body Body) error
 
-	SyncLog
+	// Log returns the store's sync log as this transaction writes it,
+	// nil when the store keeps none.
+	Log(ctx context.Context) (SyncLog, error)
 }
 
 // SyncLog is a store's sync log as a transaction writes it: once sync is
 // set up on a store, each change it makes is also a record of its own
 // log (package synclog), in the same transaction, which `loom sync`
-// pushes to the hub. A store that does not sync records nothing and
-// pays one small read per change.
+// pushes to the hub. A store that does not sync has none (Tx.Log is
+// nil), records nothing and pays one small read per change.
 type SyncLog interface {
-	// Syncing reports whether the store keeps a sync log.
-	Syncing(ctx context.Context) (bool, error)
 	// Record adds p to the log, stamped by the store's clock.
 	Record(ctx context.Context, p synclog.Payload) error
 	// Seen returns what the store had seen of each host's log when it
@@ -104,24 +104,31 @@ type SyncLog interface {
 	MessageID(ctx context.Context, id string, seq int64) (string, error)
 }
 
+// Logger is what has a sync log: a Tx.
+type Logger interface {
+	Log(ctx context.Context) (SyncLog, error)
+}
+
 // Record adds the payload build makes to tx's sync log, when the store
-// keeps one; build runs only then, so a store that does not sync pays
-// for no payload. A nil payload is a change that changed nothing.
-func Record(ctx context.Context, tx SyncLog, build func() (synclog.Payload, error)) error {
-	switch on, err := tx.Syncing(ctx); {
+// keeps one; build runs only then, with the log, so a store that does
+// not sync pays for no payload. A nil payload is a change that changed
+// nothing.
+func Record(ctx context.Context, tx Logger, build func(log SyncLog) (synclog.Payload, error)) error {
+	log, err := tx.Log(ctx)
+	switch {
 	case err != nil:
 		return fmt.Errorf("sync log: %w", err)
-	case !on:
+	case log == nil:
 		return nil
 	}
-	p, err := build()
+	p, err := build(log)
 	if err != nil {
 		return fmt.Errorf("sync log: %w", err)
 	}
 	if p == nil {
 		return nil
 	}
-	if err := tx.Record(ctx, p); err != nil {
+	if err := log.Record(ctx, p); err != nil {
 		return fmt.Errorf("sync log: %w", err)
 	}
 	return nil
