@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -215,6 +216,14 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 		return build(cfg.Anthropic), first(model, DefaultAnthropicModel), nil
 	}
 	if configured("openai") {
+		if model == "" && cfg.OpenAI.BaseURL != "" && !strings.Contains(cfg.OpenAI.BaseURL, "api.openai.com") {
+			// Another OpenAI-compatible server (vLLM, llama.cpp, LM
+			// Studio, a gateway) seldom has OpenAI's default model: ask
+			// it which it has, as for a local server.
+			if models, ok := probeModels(ctx, cfg.OpenAI.BaseURL, cfg.OpenAI.APIKey); ok && len(models) > 0 && !slices.Contains(models, DefaultOpenAIModel) {
+				model = models[0]
+			}
+		}
 		return build(cfg.OpenAI), first(model, DefaultOpenAIModel), nil
 	}
 	// Nothing configured: use a local OpenAI-compatible server if one
@@ -227,7 +236,7 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 		}
 		local = strings.TrimSuffix(h, "/") + "/v1"
 	}
-	models, ok := probeLocal(ctx, local)
+	models, ok := probeModels(ctx, local, "")
 	if !ok {
 		return nil, "", noProviderHelp(configFile)
 	}
@@ -240,13 +249,18 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 	return build(config.Endpoint{BaseURL: local, APIKey: "local"}), model, nil
 }
 
-// probeLocal asks a local OpenAI-compatible server for its models.
-func probeLocal(ctx context.Context, baseURL string) ([]string, bool) {
+// probeModels asks an OpenAI-compatible server for its models (GET
+// /models), with apiKey when there is one; ok is false when it does not
+// answer.
+func probeModels(ctx context.Context, baseURL, apiKey string) ([]string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/models", nil)
 	if err != nil {
 		return nil, false
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
