@@ -35,6 +35,9 @@ type Importer struct {
 
 	projects map[string]loom.Project
 	pending  batch
+	// current is the import lock of the bundle being read, until its
+	// batch holds what it read.
+	current loom.Lease
 }
 
 // Target is one tool to import, with where to look.
@@ -225,6 +228,10 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	if err != nil {
 		return err
 	}
+	// The bundle's lock is held until the batch that holds what it read
+	// is written, whatever batches are written meanwhile; one that
+	// writes nothing is released at once.
+	defer im.releaseCurrent(ctx)
 	im.pending.files = append(im.pending.files, b.Name())
 	if waited {
 		// Another importer had the file: what it recorded is newer than
@@ -267,7 +274,8 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		stats[0].SourceID = main.SourceID
 		stats[0].SessionID = tr.ids[main.SourceID]
 	}
-	im.pending.recs = append(im.pending.recs, stats...)
+	im.pending.w.Files = append(im.pending.w.Files, stats...)
+	im.holdCurrent()
 	if im.pending.full() {
 		if err := im.flush(ctx); err != nil {
 			return err
