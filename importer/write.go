@@ -68,6 +68,8 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 		}
 		if existing != nil {
 			tr.ids[s.SourceID] = existing.ID
+		} else if id, ok := im.remade[tool+":"+s.SourceID]; ok {
+			tr.ids[s.SourceID] = id
 		} else if tr.ids[s.SourceID], err = im.newID(ctx, tool+":"+s.SourceID, s.started()); err != nil {
 			return err
 		}
