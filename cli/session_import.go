@@ -27,6 +27,9 @@ type ImportOptions struct {
 	From   string
 	Watch  bool
 	DryRun bool
+	// Rescan reads every file again and repairs what importers that
+	// raced on it made (importer.Importer.Rescan).
+	Rescan bool
 	Since  time.Time
 	// Hook is the tool whose hook (or notify program) runs the command:
 	// it names the session that just changed (see importHook).
@@ -53,6 +56,10 @@ CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME and XDG_DATA_HOME).
 Importing is incremental: unchanged files are not read again, a session
 that grew gets only its new messages, and nothing is duplicated.
 --watch keeps running and imports changes as the tools write them.
+--rescan reads every file again whatever its record says, and repairs
+sessions that importers racing on one file split into forks keyed
+SOURCE@… or stored twice: they are put back as one import of the file
+makes them, and nothing that is not in the file is removed.
 
 With --hook TOOL, the command is a tool's hook: Claude Code's Stop or
 SessionEnd hook and Gemini CLI's AfterAgent or SessionEnd hook pass JSON
@@ -69,11 +76,12 @@ one continues in a fork of it. See docs/import.md.`,
   loom session import --from claude-code --dry-run --json
   loom session import --from codex ~/backup/codex/sessions --since 2026-06-01
   loom session import --from all --watch
+  loom session import --from claude-code --rescan
   loom session import --hook claude-code < hook-input.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			if opts.Hook != "" {
-				if opts.From != "" || opts.Watch || opts.DryRun || since != "" {
+				if opts.From != "" || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
 					return hookError(usageErrorf("--hook goes alone: the hook's JSON names the session"))
 				}
 				return hookError(importHook(cmd.Context(), opts))
@@ -82,10 +90,13 @@ one continues in a fork of it. See docs/import.md.`,
 				switch {
 				case len(args) == 0:
 					return usageErrorf("give the FILEs to import, or --from TOOL")
-				case opts.Watch || opts.DryRun || since != "":
-					return usageErrorf("--watch, --dry-run and --since go with --from TOOL")
+				case opts.Watch || opts.DryRun || opts.Rescan || since != "":
+					return usageErrorf("--watch, --dry-run, --rescan and --since go with --from TOOL")
 				}
 			} else {
+				if opts.Rescan && opts.Watch {
+					return usageErrorf("--rescan reads every file once: it does not go with --watch")
+				}
 				if _, err := importTargets(f, opts.From, nil); err != nil {
 					return err
 				}
@@ -106,6 +117,7 @@ one continues in a fork of it. See docs/import.md.`,
 	cmd.Flags().StringVar(&opts.From, "from", "", "import another agent's sessions: claude-code, codex, gemini, opencode or all")
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep running and import changes as they are written (with --from)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be imported without writing (with --from)")
+	cmd.Flags().BoolVar(&opts.Rescan, "rescan", false, "read every file again, whatever its record, and repair sessions that importers racing on one file left split or doubled (with --from)")
 	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2026-06-01, RFC 3339, or an age like 7d)")
 	cmd.Flags().StringVar(&opts.Hook, "hook", "", "run from TOOL's hook: import the one session its JSON (stdin, or Codex's notify argument) names; claude-code, codex or gemini")
 	return cmd
@@ -166,7 +178,7 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 		return err
 	}
 	im := f.importer(st)
-	im.DryRun, im.Since = opts.DryRun, opts.Since
+	im.DryRun, im.Since, im.Rescan = opts.DryRun, opts.Since, opts.Rescan
 	if !opts.Watch {
 		rep, err := im.Run(ctx, targets)
 		if err != nil {
@@ -254,6 +266,10 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "  sessions  %s new, %s grown, %s unchanged\n", human.Count(int64(t.SessionsNew)), human.Count(int64(t.SessionsGrown)), human.Count(int64(t.SessionsUnchanged)))
+		if t.SessionsRepaired > 0 {
+			fmt.Fprintf(w, "  repaired  %s sessions, %s stray forks merged back, %s duplicate messages removed\n",
+				human.Count(int64(t.SessionsRepaired)), human.Count(int64(t.ForksMerged)), human.Count(int64(t.MessagesRemoved)))
+		}
 		fmt.Fprintf(w, "  messages  %s added", human.Count(int64(t.MessagesAdded)))
 		if t.ToolsUpdated > 0 {
 			fmt.Fprintf(w, ", %s tool results completed", human.Count(int64(t.ToolsUpdated)))

@@ -79,6 +79,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"ImportLong", testImportLong},
 		{"ImportSources", testImportSources},
 		{"SourceLocks", testSourceLocks},
+		{"ImportWrite", testImportWrite},
 		{"UpdateUsage", testUpdateUsage},
 		{"Usage", testUsage},
 		{"UsageSlices", testUsageSlices},

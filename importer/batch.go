@@ -8,12 +8,12 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// batch is new sessions of several bundles that are written in one
-// transaction, with the records of the files they came from: one commit
-// (and one sync to disk) for many small files.
+// batch is what several bundles hold, written in one transaction with
+// the records of the files they came from (loom.ImportWrite): one
+// commit (and one sync to disk) for many small files, and a file is
+// recorded as read exactly when what it held is stored.
 type batch struct {
-	data []*loom.SessionData
-	recs []loom.ImportedFile
+	w    loom.ImportWrite
 	keys map[string]bool
 	msgs int
 	// leases are the import locks of the files the batch was read from
@@ -24,26 +24,42 @@ type batch struct {
 }
 
 // Batch bounds: a batch is written once it holds this many sessions or
-// messages.
+// changes, or messages.
 const (
 	batchSessions = 500
 	batchMessages = 20000
 )
 
+// add adds a new session.
 func (b *batch) add(d *loom.SessionData) {
-	if b.keys == nil {
-		b.keys = map[string]bool{}
-	}
-	b.data = append(b.data, d)
-	b.keys[d.Session.Key] = true
+	b.w.Sessions = append(b.w.Sessions, d)
+	b.touch(d.Session.Key)
 	b.msgs += len(d.Messages)
 }
 
-func (b *batch) full() bool { return len(b.data) >= batchSessions || b.msgs >= batchMessages }
+// change adds a change to session key, imported before.
+func (b *batch) change(key string, c loom.ImportChange) {
+	b.w.Changes = append(b.w.Changes, c)
+	b.touch(key)
+	b.msgs += len(c.Messages)
+}
 
-// flush writes the batch: its sessions, then the records of their files
-// (a crash between the two only makes the next run read those files
-// again, and find their sessions complete). Then it frees the batch's
+// touch notes that the batch writes the session with key, which a later
+// bundle of it must not read from the store before the batch is written.
+func (b *batch) touch(key string) {
+	if b.keys == nil {
+		b.keys = map[string]bool{}
+	}
+	b.keys[key] = true
+}
+
+func (b *batch) full() bool {
+	return len(b.w.Sessions)+len(b.w.Changes) >= batchSessions || b.msgs >= batchMessages
+}
+
+// flush writes the batch: its sessions, the changes to sessions
+// imported before and the records of their files, in one transaction
+// when the store can (loom.WriteImport). Then it frees the batch's
 // source locks; a batch that could not be written is dropped all the
 // same, so that the next run reads its files again rather than write
 // it again.
@@ -59,17 +75,10 @@ func (im *Importer) flush(ctx context.Context) (err error) {
 			err = rerr
 		}
 	}()
-	if len(b.data) > 0 {
-		if err := im.Store.Import(ctx, b.data); err != nil {
-			return err
-		}
+	if im.DryRun || b.w.Empty() {
+		return nil
 	}
-	if len(b.recs) > 0 {
-		if err := im.Store.RecordImportedFiles(ctx, b.recs); err != nil {
-			return err
-		}
-	}
-	return nil
+	return loom.WriteImport(ctx, im.Store, &b.w)
 }
 
 // FileError is an error of an import that stopped at a source file:

@@ -68,9 +68,8 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 			// tokens, Codex's token count follows the call's items).
 			changed = true
 			if !im.DryRun {
-				if err := im.Store.UpdateUsage(ctx, x.ID, stored.Seq, src.Usage); err != nil {
-					return err
-				}
+				u := src.Usage
+				im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Seq: stored.Seq, Usage: &u})
 			}
 		}
 		for _, p := range src.Parts {
@@ -82,9 +81,7 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 			}
 			changed = true
 			if !im.DryRun {
-				if err := im.Store.UpdatePart(ctx, x.ID, stored.Seq, p); err != nil {
-					return err
-				}
+				im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Seq: stored.Seq, Part: &p})
 			}
 		}
 	}
@@ -95,9 +92,7 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 		tr.MessagesAdded += len(add)
 		tr.changed(x, false, len(add))
 		if !im.DryRun {
-			if err := im.Store.Append(ctx, x, add...); err != nil {
-				return err
-			}
+			im.pending.change(x.Key, loom.ImportChange{Session: x, Messages: add})
 		}
 	case changed:
 		tr.SessionsGrown++
@@ -106,9 +101,7 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 		tr.SessionsUnchanged++
 	}
 	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun {
-		if _, err := im.Store.UpdateSession(ctx, x.ID, loom.SessionUpdate{Title: &t}); err != nil {
-			return err
-		}
+		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Title: &t})
 	}
 	return nil
 }
@@ -168,10 +161,10 @@ func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.
 	tr.SessionsNew++
 	tr.MessagesAdded += len(msgs)
 	tr.changed(fork, true, len(msgs))
-	if im.DryRun {
-		return nil
+	if !im.DryRun {
+		im.pending.add(d)
 	}
-	return im.Store.Import(ctx, []*loom.SessionData{d})
+	return nil
 }
 
 // sameUsage reports whether stored is u as the store keeps it (costs

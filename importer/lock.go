@@ -28,7 +28,7 @@ import (
 // lockWait bounds the pause between two attempts at a taken lock.
 const lockWait = 100 * time.Millisecond
 
-// lockSource takes the import lock of bundle name for the batch, when
+// lockSource takes the import lock of bundle name (im.current), when
 // the store has such locks and the run writes. waited says it was taken
 // by another importer first.
 func (im *Importer) lockSource(ctx context.Context, name string) (waited bool, err error) {
@@ -41,7 +41,7 @@ func (im *Importer) lockSource(ctx context.Context, name string) (waited bool, e
 	for {
 		lease, err := locker.LockSource(ctx, im.UserID, path)
 		if err == nil {
-			im.pending.leases = append(im.pending.leases, lease)
+			im.current = lease
 			return waited, nil
 		}
 		if loom.ErrorCode(err) != loom.ELOCKED {
@@ -87,4 +87,22 @@ func (b *batch) release(ctx context.Context) error {
 	}
 	b.leases = nil
 	return errors.Join(errs...)
+}
+
+// holdCurrent hands the lock of the bundle being read to the batch that
+// now holds what it read.
+func (im *Importer) holdCurrent() {
+	if im.current != nil {
+		im.pending.leases = append(im.pending.leases, im.current)
+		im.current = nil
+	}
+}
+
+// releaseCurrent frees the lock of the bundle being read when no batch
+// holds it: the bundle failed, or added nothing to record.
+func (im *Importer) releaseCurrent(ctx context.Context) {
+	if im.current != nil {
+		im.current.Release(context.WithoutCancel(ctx))
+		im.current = nil
+	}
 }

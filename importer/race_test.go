@@ -31,14 +31,7 @@ import (
 // forks are those one import of the finished files makes, no message id
 // comes twice, no run fails, and a plain import afterwards adds nothing.
 func TestImportersRace(t *testing.T) {
-	engines := []struct {
-		name string
-		open func(t *testing.T) func() loom.Store
-	}{
-		{"sqlite", sqliteOpener},
-		{"postgres", postgresOpener},
-	}
-	for _, e := range engines {
+	for _, e := range testEngines {
 		for _, src := range raceSources {
 			for _, n := range []int{2, 4} {
 				t.Run(fmt.Sprintf("%s/%s/%d", e.name, src.name, n), func(t *testing.T) {
@@ -47,6 +40,16 @@ func TestImportersRace(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testEngines are the engines import tests run on: each opens stores
+// on one fresh database.
+var testEngines = []struct {
+	name string
+	open func(t *testing.T) func() loom.Store
+}{
+	{"sqlite", sqliteOpener},
+	{"postgres", postgresOpener},
 }
 
 // raceTurns is how many turns a source is written with while imported.
@@ -144,14 +147,7 @@ func raceImport(t *testing.T, open func() loom.Store, src raceSource, n int) {
 	got := storedSessions(t, im.Store)
 
 	// What one import of the finished files stores.
-	ref, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ref.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
-	if _, err := (&importer.Importer{Store: ref, UserID: "alice"}).Run(ctx, targets); err != nil {
-		t.Fatal(err)
-	}
+	ref := cleanImport(ctx, t, targets)
 	want := storedSessions(t, ref)
 	for key, ids := range want {
 		if len(ids) < 2*raceTurns {
@@ -177,6 +173,20 @@ func raceImport(t *testing.T, open func() loom.Store, src raceSource, n int) {
 			seen[id] = true
 		}
 	}
+}
+
+// cleanImport is a new store holding one import of targets.
+func cleanImport(ctx context.Context, t *testing.T, targets []importer.Target) loom.Store {
+	t.Helper()
+	ref, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ref.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ref.Close() })
+	if _, err := (&importer.Importer{Store: ref, UserID: "alice"}).Run(ctx, targets); err != nil {
+		t.Fatal(err)
+	}
+	return ref
 }
 
 // storedSessions are the message ids of every session of st, by key.

@@ -24,6 +24,9 @@ type Importer struct {
 	DryRun bool
 	// Since leaves out bundles none of whose files changed since then.
 	Since time.Time
+	// Rescan reads every file again, whatever its record says, and
+	// repairs what importers that raced on it made (repair.go).
+	Rescan bool
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Price is the cost of a message's usage; no cost when nil.
@@ -35,6 +38,12 @@ type Importer struct {
 
 	projects map[string]loom.Project
 	pending  batch
+	// current is the import lock of the bundle being read, until its
+	// batch holds what it read.
+	current loom.Lease
+	// remade are the ids of sessions that a repair removed to make
+	// again from their files, by key (repair.go).
+	remade map[string]string
 }
 
 // Target is one tool to import, with where to look.
@@ -214,7 +223,7 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	if len(stats) == 0 {
 		return nil
 	}
-	if unchanged {
+	if unchanged && !im.Rescan {
 		tr.FilesUnchanged += len(stats)
 		return nil
 	}
@@ -225,6 +234,10 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	if err != nil {
 		return err
 	}
+	// The bundle's lock is held until the batch that holds what it read
+	// is written, whatever batches are written meanwhile; one that
+	// writes nothing is released at once.
+	defer im.releaseCurrent(ctx)
 	im.pending.files = append(im.pending.files, b.Name())
 	if waited {
 		// Another importer had the file: what it recorded is newer than
@@ -232,7 +245,7 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		if stats, unchanged, err = im.recheck(ctx, f.Tool(), stats, known); err != nil {
 			return err
 		}
-		if unchanged {
+		if unchanged && !im.Rescan {
 			tr.FilesUnchanged += len(stats)
 			return nil
 		}
@@ -244,6 +257,11 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		}
 		tr.failed(Problem{File: b.Name(), Reason: err.Error()})
 		return nil
+	}
+	if im.Rescan {
+		if err := im.repair(ctx, f, res, stats, tr); err != nil {
+			return err
+		}
 	}
 	err = im.write(ctx, f, res, waitForParents, tr)
 	if errors.Is(err, errParentLater) {
@@ -267,7 +285,8 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		stats[0].SourceID = main.SourceID
 		stats[0].SessionID = tr.ids[main.SourceID]
 	}
-	im.pending.recs = append(im.pending.recs, stats...)
+	im.pending.w.Files = append(im.pending.w.Files, stats...)
+	im.holdCurrent()
 	if im.pending.full() {
 		if err := im.flush(ctx); err != nil {
 			return err
@@ -359,6 +378,14 @@ type ToolReport struct {
 	// ToolsUpdated counts tool calls whose result arrived after the call
 	// was imported.
 	ToolsUpdated int `json:"tool_results_added"`
+	// With Rescan: SessionsRepaired were put back as one import of their
+	// file makes them, ForksMerged forks that the file does not call for
+	// removed (what they held is in the session they split from), and
+	// MessagesRemoved is how many messages those forks and the sessions
+	// made again held.
+	SessionsRepaired int `json:"sessions_repaired"`
+	ForksMerged      int `json:"forks_merged"`
+	MessagesRemoved  int `json:"messages_removed"`
 	// Skipped counts lines or records left out, by type.
 	Skipped  map[string]int `json:"skipped"`
 	Problems []Problem      `json:"problems"`

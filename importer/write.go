@@ -19,8 +19,9 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 	tool := f.Tool()
 	tr.ids = map[string]string{}
 	for _, s := range res.Sessions {
-		if im.pending.keys[tool+":"+s.SourceID] {
-			// Seen in a bundle not written yet: write it first.
+		if im.pending.keys[tool+":"+s.SourceID] || (s.ParentSourceID != "" && im.pending.keys[tool+":"+s.ParentSourceID]) {
+			// It or its parent is in a bundle not written yet: write it
+			// first, so that what is read of it from the store is whole.
 			if err := im.flush(ctx); err != nil {
 				return err
 			}
@@ -67,6 +68,8 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 		}
 		if existing != nil {
 			tr.ids[s.SourceID] = existing.ID
+		} else if id, ok := im.remade[tool+":"+s.SourceID]; ok {
+			tr.ids[s.SourceID] = id
 		} else if tr.ids[s.SourceID], err = im.newID(ctx, tool+":"+s.SourceID, s.started()); err != nil {
 			return err
 		}
@@ -115,7 +118,7 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 			if kind == loom.KindSubagent && !ours[s.ParentSourceID] && !im.DryRun {
 				// Its parent, in another file, was written before it and
 				// could not name it yet.
-				if err := im.linkFromParent(ctx, parentID, s.SourceID, x.ID); err != nil {
+				if err := im.linkFromParent(ctx, tool+":"+s.ParentSourceID, parentID, s.SourceID, x.ID); err != nil {
 					return err
 				}
 			}
@@ -280,7 +283,7 @@ func withMeta(meta json.RawMessage, key, value string) json.RawMessage {
 // linkFromParent makes the agent parts of parent that wait for the
 // sub-agent session with source id src (written before it, from another
 // file) name its loom id.
-func (im *Importer) linkFromParent(ctx context.Context, parentID, src, id string) error {
+func (im *Importer) linkFromParent(ctx context.Context, parentKey, parentID, src, id string) error {
 	msgs, err := im.Store.Messages(ctx, parentID, loom.MessageQuery{})
 	if err != nil {
 		return err
@@ -299,9 +302,7 @@ func (im *Importer) linkFromParent(ctx context.Context, parentID, src, id string
 			if len(meta) > 0 {
 				p.Metadata, _ = json.Marshal(meta)
 			}
-			if err := im.Store.UpdatePart(ctx, parentID, m.Seq, p); err != nil {
-				return err
-			}
+			im.pending.change(parentKey, loom.ImportChange{SessionID: parentID, Seq: m.Seq, Part: &p})
 		}
 	}
 	return nil

@@ -20,9 +20,7 @@ var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "bo
 const analyzeAfter = 1000
 
 // Import implements loom.Store. Everything is validated before anything is
-// written, and the whole import is one transaction. Sessions go in as one
-// batch of statements, messages and bodies with COPY; the bodies' search
-// vectors are computed meanwhile on other connections (see vectors).
+// written, and the whole import is one transaction (importTx).
 func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if err := loom.ValidateImport(data); err != nil {
 		return err
@@ -30,102 +28,126 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if len(data) == 0 {
 		return nil
 	}
-	ids := make([]string, len(data))
-	total := 0
-	for i, d := range data {
-		ids[i] = d.Session.ID
-		total += len(d.Messages)
+	p, err := prepareImport(data)
+	if err != nil {
+		return err
 	}
-	// Each message's columns, made once: its search text goes to the
-	// vectors, its parts to the bodies, the rest to the messages.
-	texts := make([]string, 0, total)
-	parts := make([]string, 0, total)
-	msgs := make([][]any, 0, total)
+	err = s.withTx(ctx, func(tx pgx.Tx) error { return s.importTx(ctx, tx, p) })
+	if err == nil {
+		s.analyzeImported(ctx, len(data))
+	}
+	return err
+}
+
+// importRows are the rows of an import, made before its transaction.
+type importRows struct {
+	data  []*loom.SessionData
+	ids   []string
+	total int
+	// Each message's columns: its search text goes to the vectors, its
+	// parts to the bodies, the rest to the messages.
+	texts, parts []string
+	msgs         [][]any
+}
+
+// prepareImport makes the rows of data, validated.
+func prepareImport(data []*loom.SessionData) (*importRows, error) {
+	p := &importRows{data: data, ids: make([]string, len(data))}
+	for i, d := range data {
+		p.ids[i] = d.Session.ID
+		p.total += len(d.Messages)
+	}
+	p.texts = make([]string, 0, p.total)
+	p.parts = make([]string, 0, p.total)
+	p.msgs = make([][]any, 0, p.total)
 	for _, d := range data {
 		for _, m := range d.Messages {
 			args, err := messageArgs(m)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			parts = append(parts, args[0].(string))
-			texts = append(texts, args[1].(string))
+			p.parts = append(p.parts, args[0].(string))
+			p.texts = append(p.texts, args[1].(string))
 			// messageArgs is (parts, content, session_id, seq, id, role,
 			// turn, model, …); COPY wants body_id after turn, filled in
 			// once the ids are known.
 			row := make([]any, 0, len(messageCopyColumns))
 			row = append(row, args[2:7]...)
 			row = append(row, nil)
-			msgs = append(msgs, append(row, args[7:]...))
+			p.msgs = append(p.msgs, append(row, args[7:]...))
 		}
 	}
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id FROM sessions WHERE id = ANY($1::text[])`, ids)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
+	return p, nil
+}
+
+// importTx writes the rows of an import inside tx: sessions as one
+// batch of statements, messages and bodies with COPY; the bodies'
+// search vectors are computed meanwhile on other connections (see
+// vectors).
+func (s *Store) importTx(ctx context.Context, tx pgx.Tx, p *importRows) error {
+	data, ids, total, msgs := p.data, p.ids, p.total, p.msgs
+	rows, err := tx.Query(ctx, `SELECT id FROM sessions WHERE id = ANY($1::text[])`, ids)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	taken, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	for _, id := range ids {
+		if slices.Contains(taken, id) {
+			return loom.Errorf(loom.ECONFLICT, "session %s already exists", id)
 		}
-		taken, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		for _, id := range ids {
-			if slices.Contains(taken, id) {
-				return loom.Errorf(loom.ECONFLICT, "session %s already exists", id)
-			}
-		}
-		b := &pgx.Batch{}
-		for _, d := range data {
-			queueSession(b, d)
-		}
-		br := tx.SendBatch(ctx, b)
-		for _, d := range data {
-			if _, err := br.Exec(); err != nil {
-				br.Close()
-				if isUnique(err) {
-					return loom.Errorf(loom.ECONFLICT, "import %s: another session already has key %q", d.Session.ID, d.Session.Key)
-				}
-				return fmt.Errorf("import %s: %w", d.Session.ID, err)
-			}
-		}
-		if err := br.Close(); err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		if total == 0 {
-			return nil
-		}
-		// The vectors take longest: they are started as soon as the
-		// sessions are known to be new.
-		vs := computeVectors(ctx, s.pool, texts, vectorConns(s.pool, total))
-		defer vs.stop()
-		// Body ids come from the column's own sequence, so that messages
-		// can name them before COPY writes them.
-		rows, err = tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('bodies', 'id')) FROM generate_series(1, $1::integer)`, total)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		bodyIDs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		for i, row := range msgs {
-			row[5] = bodyIDs[i]
-		}
-		// Messages first: their bodies' vectors are being computed.
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"messages"}, messageCopyColumns, pgx.CopyFromRows(msgs)); err != nil {
+	}
+	b := &pgx.Batch{}
+	for _, d := range data {
+		queueSession(b, d)
+	}
+	br := tx.SendBatch(ctx, b)
+	for _, d := range data {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
 			if isUnique(err) {
-				return loom.Errorf(loom.ECONFLICT, "import: %s", serverMessage(err))
+				return loom.Errorf(loom.ECONFLICT, "import %s: another session already has key %q", d.Session.ID, d.Session.Key)
 			}
-			return fmt.Errorf("import: messages: %w", err)
+			return fmt.Errorf("import %s: %w", d.Session.ID, err)
 		}
-		bc := &bodyCopy{ctx: ctx, ids: bodyIDs, parts: parts, vs: vs}
-		if _, err := tx.Conn().PgConn().CopyFrom(ctx, bc, bodyCopySQL); err != nil {
-			return fmt.Errorf("import: bodies: %w", err)
-		}
-		return nil
-	})
-	if err == nil {
-		s.analyzeImported(ctx, len(data))
 	}
-	return err
+	if err := br.Close(); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if total == 0 {
+		return nil
+	}
+	// The vectors take longest: they are started as soon as the
+	// sessions are known to be new.
+	vs := computeVectors(ctx, s.pool, p.texts, vectorConns(s.pool, total))
+	defer vs.stop()
+	// Body ids come from the column's own sequence, so that messages
+	// can name them before COPY writes them.
+	rows, err = tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('bodies', 'id')) FROM generate_series(1, $1::integer)`, total)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	bodyIDs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	for i, row := range msgs {
+		row[5] = bodyIDs[i]
+	}
+	// Messages first: their bodies' vectors are being computed.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"messages"}, messageCopyColumns, pgx.CopyFromRows(msgs)); err != nil {
+		if isUnique(err) {
+			return loom.Errorf(loom.ECONFLICT, "import: %s", serverMessage(err))
+		}
+		return fmt.Errorf("import: messages: %w", err)
+	}
+	bc := &bodyCopy{ctx: ctx, ids: bodyIDs, parts: p.parts, vs: vs}
+	if _, err := tx.Conn().PgConn().CopyFrom(ctx, bc, bodyCopySQL); err != nil {
+		return fmt.Errorf("import: bodies: %w", err)
+	}
+	return nil
 }
 
 // analyzeImported refreshes statistics an import of n sessions may have

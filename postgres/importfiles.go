@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -26,6 +27,35 @@ func (s *Store) ImportedFiles(ctx context.Context, userID, tool string) ([]loom.
 
 // RecordImportedFiles implements loom.Store.
 func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFile) error {
+	if err := validFiles(files); err != nil {
+		return err
+	}
+	return s.withTx(ctx, func(tx pgx.Tx) error { return s.recordFiles(ctx, tx, files) })
+}
+
+// recordFiles is what RecordImportedFiles does, inside tx.
+func (s *Store) recordFiles(ctx context.Context, tx pgx.Tx, files []loom.ImportedFile) error {
+	if len(files) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	now := ms(s.Now())
+	for _, f := range files {
+		b.Queue(`INSERT INTO import_files (user_id, path, tool, bundle, size, mtime_ns, source_id, session_id, imported_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			ON CONFLICT (user_id, path) DO UPDATE SET tool = excluded.tool, bundle = excluded.bundle,
+				size = excluded.size, mtime_ns = excluded.mtime_ns, source_id = excluded.source_id,
+				session_id = excluded.session_id, imported_at = excluded.imported_at`,
+			f.UserID, f.Path, f.Tool, f.Bundle, f.Size, f.ModTime.UnixNano(), f.SourceID, f.SessionID, now)
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("record imported files: %w", err)
+	}
+	return nil
+}
+
+// validFiles checks records of imported files before they are stored.
+func validFiles(files []loom.ImportedFile) error {
 	for i := range files {
 		f := &files[i]
 		if err := f.Validate(); err != nil {
@@ -35,20 +65,62 @@ func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFi
 			return loom.Errorf(loom.EINVALID, "imported file record must be UTF-8 text without NUL bytes")
 		}
 	}
-	return s.withTx(ctx, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		now := ms(s.Now())
-		for _, f := range files {
-			b.Queue(`INSERT INTO import_files (user_id, path, tool, bundle, size, mtime_ns, source_id, session_id, imported_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-				ON CONFLICT (user_id, path) DO UPDATE SET tool = excluded.tool, bundle = excluded.bundle,
-					size = excluded.size, mtime_ns = excluded.mtime_ns, source_id = excluded.source_id,
-					session_id = excluded.session_id, imported_at = excluded.imported_at`,
-				f.UserID, f.Path, f.Tool, f.Bundle, f.Size, f.ModTime.UnixNano(), f.SourceID, f.SessionID, now)
-		}
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return fmt.Errorf("record imported files: %w", err)
-		}
+	return nil
+}
+
+// ApplyImport implements loom.ImportApplier: the new sessions, the
+// changes and the file records in one transaction.
+func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
+	if err := w.Validate(); err != nil {
+		return err
+	}
+	if err := validFiles(w.Files); err != nil {
+		return err
+	}
+	if w.Empty() {
 		return nil
+	}
+	var p *importRows
+	if len(w.Sessions) > 0 {
+		var err error
+		if p, err = prepareImport(w.Sessions); err != nil {
+			return err
+		}
+	}
+	var fresh []*loom.Session
+	now := ms(s.Now())
+	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
+		if p != nil {
+			if err := s.importTx(ctx, tx, p); err != nil {
+				return err
+			}
+		}
+		fresh, err = sqlstore.ApplyChanges(ctx, &writeTx{s: s, tx: tx}, w.Changes, s.holder.Owner, now)
+		if err != nil {
+			return err
+		}
+		return s.recordFiles(ctx, tx, w.Files)
 	})
+	if err != nil {
+		return err
+	}
+	s.analyzeImported(ctx, len(w.Sessions))
+	sqlstore.Refresh(w.Changes, fresh)
+	return nil
+}
+
+// SetPart implements sqlstore.ImportTx.
+func (w *writeTx) SetPart(ctx context.Context, sessionID string, seq int64, p loom.Part) error {
+	return w.s.updatePart(ctx, w.tx, sessionID, seq, p)
+}
+
+// SetUsage implements sqlstore.ImportTx.
+func (w *writeTx) SetUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
+	return w.s.updateUsage(ctx, w.tx, sessionID, seq, u)
+}
+
+// SetTitle implements sqlstore.ImportTx.
+func (w *writeTx) SetTitle(ctx context.Context, sessionID, title string) error {
+	_, err := w.s.updateSession(ctx, w.tx, sessionID, loom.SessionUpdate{Title: &title})
+	return err
 }

@@ -104,53 +104,59 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 	if err := part.Validate(); err != nil {
 		return err
 	}
-	return s.withTx(ctx, func(tx pgx.Tx) error {
-		m, err := s.messageForUpdate(ctx, tx, sessionID, seq)
-		if err != nil {
-			return err
-		}
-		if err := sqlstore.ReplacePart(m, sessionID, seq, part); err != nil {
-			return err
-		}
-		return s.rewriteBody(ctx, tx, m)
-	})
+	return s.withTx(ctx, func(tx pgx.Tx) error { return s.updatePart(ctx, tx, sessionID, seq, part) })
+}
+
+// updatePart is what UpdatePart does, inside tx.
+func (s *Store) updatePart(ctx context.Context, tx pgx.Tx, sessionID string, seq int64, part loom.Part) error {
+	m, err := s.messageForUpdate(ctx, tx, sessionID, seq)
+	if err != nil {
+		return err
+	}
+	if err := sqlstore.ReplacePart(m, sessionID, seq, part); err != nil {
+		return err
+	}
+	return s.rewriteBody(ctx, tx, m)
 }
 
 // UpdateUsage implements loom.Store.
 func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.withTx(ctx, func(tx pgx.Tx) error {
-		if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		var old loom.Usage
-		err := tx.QueryRow(ctx, `SELECT input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-			cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = $1 AND seq = $2 FOR UPDATE`, sessionID, seq).Scan(
-			&old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
-			&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", sessionID, seq)
-		}
-		if err != nil {
-			return fmt.Errorf("read usage of message %d: %w", seq, err)
-		}
-		d := u
-		d.Sub(old)
-		b := &pgx.Batch{}
-		b.Queue(`UPDATE messages SET input_tokens = $1, output_tokens = $2, reasoning_tokens = $3,
-			cache_read_tokens = $4, cache_write_tokens = $5, cost_usd = $6, api_calls = $7, compactions = $8
-			WHERE session_id = $9 AND seq = $10`,
-			u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions,
-			sessionID, seq)
-		b.Queue(`UPDATE sessions SET input_tokens = input_tokens + $1, output_tokens = output_tokens + $2,
-			reasoning_tokens = reasoning_tokens + $3, cache_read_tokens = cache_read_tokens + $4,
-			cache_write_tokens = cache_write_tokens + $5, cost_usd = cost_usd + $6, api_calls = api_calls + $7,
-			compactions = compactions + $8 WHERE id = $9`,
-			d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, sessionID)
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return fmt.Errorf("update usage of message %d of %s: %w", seq, sessionID, err)
-		}
-		return nil
-	})
+	return s.withTx(ctx, func(tx pgx.Tx) error { return s.updateUsage(ctx, tx, sessionID, seq, u) })
+}
+
+// updateUsage is what UpdateUsage does, inside tx.
+func (s *Store) updateUsage(ctx context.Context, tx pgx.Tx, sessionID string, seq int64, u loom.Usage) error {
+	if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
+		return err
+	}
+	var old loom.Usage
+	err := tx.QueryRow(ctx, `SELECT input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+		cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = $1 AND seq = $2 FOR UPDATE`, sessionID, seq).Scan(
+		&old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
+		&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", sessionID, seq)
+	}
+	if err != nil {
+		return fmt.Errorf("read usage of message %d: %w", seq, err)
+	}
+	d := u
+	d.Sub(old)
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE messages SET input_tokens = $1, output_tokens = $2, reasoning_tokens = $3,
+		cache_read_tokens = $4, cache_write_tokens = $5, cost_usd = $6, api_calls = $7, compactions = $8
+		WHERE session_id = $9 AND seq = $10`,
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions,
+		sessionID, seq)
+	b.Queue(`UPDATE sessions SET input_tokens = input_tokens + $1, output_tokens = output_tokens + $2,
+		reasoning_tokens = reasoning_tokens + $3, cache_read_tokens = cache_read_tokens + $4,
+		cache_write_tokens = cache_write_tokens + $5, cost_usd = cost_usd + $6, api_calls = api_calls + $7,
+		compactions = compactions + $8 WHERE id = $9`,
+		d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, sessionID)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("update usage of message %d of %s: %w", seq, sessionID, err)
+	}
+	return nil
 }
 
 // messageForUpdate holds the session for writing (beginUpdate) and reads

@@ -117,23 +117,28 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 		return nil, err
 	}
 	var out *loom.Session
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		cur, err := s.sessionTx(ctx, tx, id, "FOR UPDATE OF s")
-		if err != nil {
-			return err
-		}
-		if cols := query.UpdateColumns(u, ms(s.Now())); len(cols) > 0 {
-			set, args := query.Set(dialect, cols)
-			q := fmt.Sprintf(`UPDATE sessions SET %s WHERE id = $%d`, set, len(args)+1)
-			if _, err := tx.Exec(ctx, q, append(args, cur.ID)...); err != nil {
-				if isUnique(err) {
-					return loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")
-				}
-				return fmt.Errorf("update session %s: %w", id, err)
-			}
-		}
-		out, err = s.sessionTx(ctx, tx, cur.ID, "")
+	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
+		out, err = s.updateSession(ctx, tx, id, u)
 		return err
 	})
 	return out, err
+}
+
+// updateSession is what UpdateSession does, inside tx.
+func (s *Store) updateSession(ctx context.Context, tx pgx.Tx, id string, u loom.SessionUpdate) (*loom.Session, error) {
+	cur, err := s.sessionTx(ctx, tx, id, "FOR UPDATE OF s")
+	if err != nil {
+		return nil, err
+	}
+	if cols := query.UpdateColumns(u, ms(s.Now())); len(cols) > 0 {
+		set, args := query.Set(dialect, cols)
+		q := fmt.Sprintf(`UPDATE sessions SET %s WHERE id = $%d`, set, len(args)+1)
+		if _, err := tx.Exec(ctx, q, append(args, cur.ID)...); err != nil {
+			if isUnique(err) {
+				return nil, loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")
+			}
+			return nil, fmt.Errorf("update session %s: %w", id, err)
+		}
+	}
+	return s.sessionTx(ctx, tx, cur.ID, "")
 }

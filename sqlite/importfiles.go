@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -27,21 +28,72 @@ func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFi
 			return err
 		}
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO import_files
-			(user_id, path, tool, bundle, size, mtime_ns, source_id, session_id, imported_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return fmt.Errorf("record imported files: %w", err)
+	return s.withTx(ctx, func(tx *sql.Tx) error { return s.recordFiles(ctx, tx, files) })
+}
+
+// recordFiles is what RecordImportedFiles does, inside tx.
+func (s *Store) recordFiles(ctx context.Context, tx *sql.Tx, files []loom.ImportedFile) error {
+	if len(files) == 0 {
+		return nil
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO import_files
+		(user_id, path, tool, bundle, size, mtime_ns, source_id, session_id, imported_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("record imported files: %w", err)
+	}
+	defer st.Close()
+	now := s.now()
+	for _, f := range files {
+		if _, err := st.ExecContext(ctx, f.UserID, f.Path, f.Tool, f.Bundle, f.Size, f.ModTime.UnixNano(),
+			f.SourceID, f.SessionID, now); err != nil {
+			return fmt.Errorf("record imported file %s: %w", f.Path, err)
 		}
-		defer st.Close()
-		now := s.now()
-		for _, f := range files {
-			if _, err := st.ExecContext(ctx, f.UserID, f.Path, f.Tool, f.Bundle, f.Size, f.ModTime.UnixNano(),
-				f.SourceID, f.SessionID, now); err != nil {
-				return fmt.Errorf("record imported file %s: %w", f.Path, err)
+	}
+	return nil
+}
+
+// ApplyImport implements loom.ImportApplier: the new sessions, the
+// changes and the file records in one transaction.
+func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
+	if err := w.Validate(); err != nil {
+		return err
+	}
+	if w.Empty() {
+		return nil
+	}
+	var fresh []*loom.Session
+	err := s.withTx(ctx, func(tx *sql.Tx) (err error) {
+		if len(w.Sessions) > 0 {
+			if err := s.importRecorded(ctx, tx, w.Sessions); err != nil {
+				return err
 			}
 		}
-		return nil
+		fresh, err = sqlstore.ApplyChanges(ctx, writes{s, tx}, w.Changes, s.holder.Owner, s.Now())
+		if err != nil {
+			return err
+		}
+		return s.recordFiles(ctx, tx, w.Files)
 	})
+	if err != nil {
+		return err
+	}
+	sqlstore.Refresh(w.Changes, fresh)
+	return nil
+}
+
+// SetPart implements sqlstore.ImportTx.
+func (w writes) SetPart(ctx context.Context, sessionID string, seq int64, p loom.Part) error {
+	return w.s.updatePart(ctx, w.tx, sessionID, seq, p)
+}
+
+// SetUsage implements sqlstore.ImportTx.
+func (w writes) SetUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
+	return w.s.updateUsage(ctx, w.tx, sessionID, seq, u)
+}
+
+// SetTitle implements sqlstore.ImportTx.
+func (w writes) SetTitle(ctx context.Context, sessionID, title string) error {
+	_, err := w.s.updateSession(ctx, w.tx, sessionID, loom.SessionUpdate{Title: &title})
+	return err
 }

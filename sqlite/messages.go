@@ -124,54 +124,60 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 	if err := part.Validate(); err != nil {
 		return err
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		if err := s.checkWriter(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		msgs, err := spanMessages(ctx, tx, sessionID, seq, seq, "", false, 0)
-		if err != nil {
-			return err
-		}
-		var m *loom.Message
-		if len(msgs) > 0 {
-			m = msgs[0]
-		}
-		if err := sqlstore.ReplacePart(m, sessionID, seq, part); err != nil {
-			return err
-		}
-		if err := s.rewriteBody(ctx, tx, m); err != nil {
-			return err
-		}
-		return s.record(ctx, tx, func() (synclog.Payload, error) {
-			return &synclog.PartUpdated{SessionID: sessionID, Seq: seq, MessageID: m.ID, Part: part}, nil
-		})
+	return s.withTx(ctx, func(tx *sql.Tx) error { return s.updatePart(ctx, tx, sessionID, seq, part) })
+}
+
+// updatePart is what UpdatePart does, inside tx.
+func (s *Store) updatePart(ctx context.Context, tx *sql.Tx, sessionID string, seq int64, part loom.Part) error {
+	if err := s.checkWriter(ctx, tx, sessionID); err != nil {
+		return err
+	}
+	msgs, err := spanMessages(ctx, tx, sessionID, seq, seq, "", false, 0)
+	if err != nil {
+		return err
+	}
+	var m *loom.Message
+	if len(msgs) > 0 {
+		m = msgs[0]
+	}
+	if err := sqlstore.ReplacePart(m, sessionID, seq, part); err != nil {
+		return err
+	}
+	if err := s.rewriteBody(ctx, tx, m); err != nil {
+		return err
+	}
+	return s.record(ctx, tx, func() (synclog.Payload, error) {
+		return &synclog.PartUpdated{SessionID: sessionID, Seq: seq, MessageID: m.ID, Part: part}, nil
 	})
 }
 
 // UpdateUsage implements loom.Store.
 func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		if err := s.checkWriter(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		var old loom.Usage
-		var mid string
-		err := tx.QueryRowContext(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-			cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, sessionID, seq).Scan(
-			&mid, &old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
-			&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
-		if errors.Is(err, sql.ErrNoRows) {
-			return loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", sessionID, seq)
-		}
-		if err != nil {
-			return fmt.Errorf("read usage of message %d: %w", seq, err)
-		}
-		if err := setUsage(ctx, tx, sessionID, sessionID, seq, old, u); err != nil {
-			return err
-		}
-		return s.record(ctx, tx, func() (synclog.Payload, error) {
-			return &synclog.UsageUpdated{SessionID: sessionID, Seq: seq, MessageID: mid, Usage: u}, nil
-		})
+	return s.withTx(ctx, func(tx *sql.Tx) error { return s.updateUsage(ctx, tx, sessionID, seq, u) })
+}
+
+// updateUsage is what UpdateUsage does, inside tx.
+func (s *Store) updateUsage(ctx context.Context, tx *sql.Tx, sessionID string, seq int64, u loom.Usage) error {
+	if err := s.checkWriter(ctx, tx, sessionID); err != nil {
+		return err
+	}
+	var old loom.Usage
+	var mid string
+	err := tx.QueryRowContext(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+		cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, sessionID, seq).Scan(
+		&mid, &old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
+		&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
+	if errors.Is(err, sql.ErrNoRows) {
+		return loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", sessionID, seq)
+	}
+	if err != nil {
+		return fmt.Errorf("read usage of message %d: %w", seq, err)
+	}
+	if err := setUsage(ctx, tx, sessionID, sessionID, seq, old, u); err != nil {
+		return err
+	}
+	return s.record(ctx, tx, func() (synclog.Payload, error) {
+		return &synclog.UsageUpdated{SessionID: sessionID, Seq: seq, MessageID: mid, Usage: u}, nil
 	})
 }
 

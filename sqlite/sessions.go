@@ -114,27 +114,34 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 		return nil, err
 	}
 	var out *loom.Session
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		cur, err := s.sessionTx(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if cols := query.UpdateColumns(u, s.now()); len(cols) > 0 {
-			set, args := query.Set(dialect, cols)
-			_, err := tx.ExecContext(ctx, `UPDATE sessions SET `+set+` WHERE id = ?`, append(args, cur.ID)...)
-			if isUnique(err) {
-				return loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")
-			}
-			if err != nil {
-				return fmt.Errorf("update session %s: %w", id, err)
-			}
-		}
-		if out, err = s.sessionTx(ctx, tx, cur.ID); err != nil {
-			return err
-		}
-		return s.record(ctx, tx, func() (synclog.Payload, error) { return sqlstore.SessionChanged(out, u), nil })
+	err := s.withTx(ctx, func(tx *sql.Tx) (err error) {
+		out, err = s.updateSession(ctx, tx, id, u)
+		return err
 	})
 	return out, err
+}
+
+// updateSession is what UpdateSession does, inside tx.
+func (s *Store) updateSession(ctx context.Context, tx *sql.Tx, id string, u loom.SessionUpdate) (*loom.Session, error) {
+	cur, err := s.sessionTx(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if cols := query.UpdateColumns(u, s.now()); len(cols) > 0 {
+		set, args := query.Set(dialect, cols)
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET `+set+` WHERE id = ?`, append(args, cur.ID)...)
+		if isUnique(err) {
+			return nil, loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("update session %s: %w", id, err)
+		}
+	}
+	out, err := s.sessionTx(ctx, tx, cur.ID)
+	if err != nil {
+		return nil, err
+	}
+	return out, s.record(ctx, tx, func() (synclog.Payload, error) { return sqlstore.SessionChanged(out, u), nil })
 }
 
 // inList is a list of n placeholders, for IN (…).

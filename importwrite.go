@@ -1,0 +1,115 @@
+package loom
+
+import "context"
+
+// ImportWrite is what an import of other agents' sessions read from a
+// batch of source files: the sessions new to the store, the changes to
+// sessions imported before, and the records of the files they came
+// from, which ImportApplier writes in one transaction, so that a file
+// is recorded as read exactly when what it held is stored.
+type ImportWrite struct {
+	// Sessions are new sessions, written whole as Import writes them.
+	Sessions []*SessionData
+	// Changes are applied after them, in order.
+	Changes []ImportChange
+	// Files are recorded last, as RecordImportedFiles records them.
+	Files []ImportedFile
+}
+
+// ImportChange is one change to a session imported before: Messages
+// appended to Session (as Append), or Part or Usage set on message Seq
+// of session SessionID (as UpdatePart, UpdateUsage), or its Title set
+// (as UpdateSession). One of Messages, Part, Usage and Title is set.
+type ImportChange struct {
+	Session   *Session
+	Messages  []*Message
+	SessionID string
+	Seq       int64
+	Part      *Part
+	Usage     *Usage
+	Title     *string
+}
+
+// ImportApplier is a Store that writes an ImportWrite in one
+// transaction: all of it, or, on an error or a crash, none of it. Both
+// SQL engines implement it.
+type ImportApplier interface {
+	ApplyImport(ctx context.Context, w *ImportWrite) error
+}
+
+// Empty reports whether w writes nothing.
+func (w *ImportWrite) Empty() bool {
+	return len(w.Sessions) == 0 && len(w.Changes) == 0 && len(w.Files) == 0
+}
+
+// WriteImport writes w to st: in one transaction when st is an
+// ImportApplier, else as separate writes, the sessions, then the
+// changes, then the records of the files (a crash between them only
+// makes the files be read again, and found stored).
+func WriteImport(ctx context.Context, st Store, w *ImportWrite) error {
+	if a, ok := st.(ImportApplier); ok {
+		return a.ApplyImport(ctx, w)
+	}
+	if len(w.Sessions) > 0 {
+		if err := st.Import(ctx, w.Sessions); err != nil {
+			return err
+		}
+	}
+	for _, c := range w.Changes {
+		var err error
+		switch {
+		case c.Session != nil:
+			err = st.Append(ctx, c.Session, c.Messages...)
+		case c.Part != nil:
+			err = st.UpdatePart(ctx, c.SessionID, c.Seq, *c.Part)
+		case c.Usage != nil:
+			err = st.UpdateUsage(ctx, c.SessionID, c.Seq, *c.Usage)
+		case c.Title != nil:
+			_, err = st.UpdateSession(ctx, c.SessionID, SessionUpdate{Title: c.Title})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(w.Files) > 0 {
+		return st.RecordImportedFiles(ctx, w.Files)
+	}
+	return nil
+}
+
+// Validate checks w before anything of it is written.
+func (w *ImportWrite) Validate() error {
+	if err := ValidateImport(w.Sessions); err != nil {
+		return err
+	}
+	for _, c := range w.Changes {
+		switch {
+		case c.Session != nil:
+			if c.Session.ID == "" {
+				return Errorf(EINVALID, "an imported session's change needs its id")
+			}
+			for _, m := range c.Messages {
+				if err := m.Validate(); err != nil {
+					return err
+				}
+			}
+		case c.Part != nil:
+			if err := c.Part.Validate(); err != nil {
+				return err
+			}
+		case c.Usage != nil:
+		case c.Title != nil:
+			if err := (SessionUpdate{Title: c.Title}).Validate(); err != nil {
+				return err
+			}
+		default:
+			return Errorf(EINVALID, "an imported session's change changes nothing")
+		}
+	}
+	for i := range w.Files {
+		if err := w.Files[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
