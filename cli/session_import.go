@@ -242,6 +242,15 @@ func watchedNames(targets []importer.Target) string {
 	return strings.Join(names, ", ")
 }
 
+// sessionFileNames says how each tool names the session files an import
+// looks for under a directory.
+var sessionFileNames = map[string]string{
+	"claude-code": "<session id>.jsonl",
+	"codex":       "rollout-*.jsonl (or .jsonl.zst)",
+	"gemini":      "session-*.json or session-*.jsonl, in chats/",
+	"opencode":    "opencode.db (or storage/session/)",
+}
+
 // printImportReport prints what an import did, per tool: as one JSON
 // object with --json. Paths, skipped record types and problems come from
 // the tools' files and are escaped for the terminal.
@@ -283,6 +292,12 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 			fmt.Fprintf(w, "  skipped   %s\n", strings.Join(parts, ", "))
 		}
 		fmt.Fprintf(w, "  time      %s\n", human.Duration(t.Elapsed))
+		if t.FilesRead+t.FilesUnchanged+t.FilesFailed == 0 && t.ProblemCount == 0 {
+			// A directory that holds no file of the tool's naming.
+			if names := sessionFileNames[t.Tool]; names != "" {
+				fmt.Fprintf(w, "  %s\n", cs.Gray("no session files there: "+t.Tool+" names them "+names+"; name a file to import it whatever its name"))
+			}
+		}
 		if t.ProblemCount > 0 {
 			fmt.Fprintf(w, "  %s %s:\n", cs.Yellow("problems"), human.Count(int64(t.ProblemCount)))
 			for i, p := range t.Problems {
