@@ -13,9 +13,9 @@ import (
 func TestImportDirectoryWithoutSessionFiles(t *testing.T) {
 	fx := newEmptyFixture(t)
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "testdata", "agent-sessions", "codex", "vibecodingtracker-codex.jsonl"))
+	src, err := os.ReadFile(filepath.Join(samples, "codex", "vibecodingtracker-codex.jsonl"))
 	if err != nil {
-		t.Skipf("no sample Codex session: %v", err)
+		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "a-codex-session.jsonl")
 	if err := os.WriteFile(file, src, 0o644); err != nil {
