@@ -96,9 +96,32 @@ func (c *Client) settle(ctx context.Context, r Replica, host synclog.HostID, key
 	if err != nil || !part {
 		return nil, err
 	}
-	rh, err := r.SyncRehome(ctx, host, shared)
+	junk, err := c.junkAt(ctx, host, key, shared+1, onHub)
+	if err != nil {
+		return nil, err
+	}
+	rh, err := r.SyncRehome(ctx, host, shared, junk)
 	if err != nil {
 		return nil, fmt.Errorf("the hub holds records of host %s that this store does not: %w", host, err)
 	}
 	return &rh, nil
+}
+
+// junkAt reports whether host's record i on the hub, which holds onHub
+// of its records, is one that no machine with key wrote: its header is
+// not one, or it does not open.
+func (c *Client) junkAt(ctx context.Context, host synclog.HostID, key envelope.Key, i uint64, onHub int64) (bool, error) {
+	if int64(i) > onHub {
+		return false, nil
+	}
+	recs, _, err := c.Records(ctx, string(host), int64(i-1), 1)
+	if err != nil || len(recs) == 0 {
+		return false, err
+	}
+	var h synclog.Header
+	if h.UnmarshalBinary(recs[0].Header) != nil || h.Host != host || h.Index != i {
+		return true, nil
+	}
+	_, err = synclog.OpenEncoded(key, h, recs[0].Body)
+	return err != nil, nil
 }

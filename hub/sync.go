@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
@@ -39,7 +40,13 @@ type Replica interface {
 	// host from, and the hub's copy part after their first shared
 	// records (see synclog.Rehome); when the store is no longer host
 	// from, it does nothing and says which host it is.
-	SyncRehome(ctx context.Context, from synclog.HostID, shared uint64) (synclog.Rehome, error)
+	// With junk, the hub's record after the shared ones is one no
+	// machine with the key wrote: the store also writes that the old
+	// host's log stops there (synclog.Retired).
+	SyncRehome(ctx context.Context, from synclog.HostID, shared uint64, junk bool) (synclog.Rehome, error)
+	// SyncRetired returns the hosts whose logs stop, and after which
+	// index (synclog.Retired).
+	SyncRetired(ctx context.Context) (map[synclog.HostID]uint64, error)
 }
 
 // Result is what one Sync did: records sent, records applied, and the
@@ -93,7 +100,21 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 	if err != nil {
 		return res, err
 	}
-	pr, err := c.pull(ctx, host, applied, key, hosts, func(h synclog.Header, p synclog.Payload) error { return r.ApplySync(ctx, h, p) })
+	retired, err := r.SyncRetired(ctx)
+	if err != nil {
+		return res, err
+	}
+	pr, err := c.pull(ctx, host, applied, key, stopRetired(hosts, retired), func(h synclog.Header, p synclog.Payload) error { return r.ApplySync(ctx, h, p) })
+	var rerr recordError
+	if errors.As(err, &rerr) {
+		// The records pulled may have said that the log the error
+		// stopped in ends before it.
+		if now, rerrr := r.SyncRetired(ctx); rerrr == nil {
+			if after, ok := now[synclog.HostID(rerr.host)]; ok && after < uint64(rerr.index) {
+				err = nil
+			}
+		}
+	}
 	res.Pulled = pr.Applied
 	if len(pr.Waiting) > 0 {
 		res.Waiting = pr.Waiting
@@ -281,14 +302,14 @@ func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string
 		for _, r := range recs {
 			var hd synclog.Header
 			if err := hd.UnmarshalBinary(r.Header); err != nil {
-				return n, nil, recordError{fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)}
+				return n, nil, recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)}
 			}
 			if r.Host != h.Host || string(hd.Host) != r.Host || int64(hd.Index) != r.Index {
-				return n, nil, recordError{fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)}
+				return n, nil, recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)}
 			}
 			p, err := synclog.Open(key, hd, r.Body)
 			if err != nil {
-				return n, nil, recordError{err}
+				return n, nil, recordError{r.Host, r.Index, err}
 			}
 			if err := apply(hd, p); errors.Is(err, synclog.ErrWait) {
 				return n, &Waiting{Host: h.Host, Index: r.Index, Reason: err.Error()}, nil
@@ -297,7 +318,7 @@ func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string
 				// rules is the host's; any other error (the store's) is
 				// everyone's.
 				if errors.Is(err, synclog.ErrNewer) || errors.Is(err, synclog.ErrInvalid) || errors.Is(err, synclog.ErrCorrupt) || errors.Is(err, synclog.ErrClockAhead) {
-					err = recordError{err}
+					err = recordError{r.Host, r.Index, err}
 				}
 				return n, nil, err
 			}
@@ -308,9 +329,28 @@ func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string
 	return n, nil, nil
 }
 
+// stopRetired returns hosts with the logs that retired says stop ending
+// there.
+func stopRetired(hosts []loom.SyncHost, retired map[synclog.HostID]uint64) []loom.SyncHost {
+	if len(retired) == 0 {
+		return hosts
+	}
+	out := slices.Clone(hosts)
+	for i, h := range out {
+		if after, ok := retired[synclog.HostID(h.Host)]; ok && int64(after) < h.Last {
+			out[i].Last = int64(after)
+		}
+	}
+	return out
+}
+
 // recordError is a record of one host that does not open or apply: it
 // stops that host's records only.
-type recordError struct{ err error }
+type recordError struct {
+	host  string
+	index int64
+	err   error
+}
 
 func (e recordError) Error() string { return e.err.Error() }
 func (e recordError) Unwrap() error { return e.err }

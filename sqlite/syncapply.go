@@ -114,6 +114,8 @@ func (s *Store) applyRecord(ctx context.Context, w writes, h synclog.Header, p s
 // applyChange makes the change p, stamped st, to the store.
 func (s *Store) applyChange(ctx context.Context, w writes, st synclog.Stamp, p synclog.Payload) error {
 	switch p := p.(type) {
+	case *synclog.Retired:
+		return retire(ctx, w, p.Host, p.After)
 	case *synclog.SessionCreated:
 		return applyCreated(ctx, w, st, p)
 	case *synclog.MessagesAppended:

@@ -28,7 +28,13 @@ import (
 // host counts as another machine of which the store has applied the
 // first shared records: the next pull applies the hub's records of it
 // after those, as any machine's.
-func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared uint64) (synclog.Rehome, error) {
+//
+// With junk (the hub's record after the shared ones is not one any
+// machine with the key wrote), the new host's log gets a Retired record
+// of the old host after shared, and the store stops the old host's log
+// there itself: every machine stops before the junk instead of failing
+// on it at every sync.
+func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared uint64, junk bool) (synclog.Rehome, error) {
 	var r synclog.Rehome
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		w := writes{s, tx}
@@ -151,9 +157,48 @@ func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared uint
 			return err
 		}
 		s.host.Store(&r.New)
+		if junk {
+			if err := retire(ctx, w, old, shared); err != nil {
+				return err
+			}
+			if err := w.Record(ctx, &synclog.Retired{Host: old, After: shared}); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	return r, err
+}
+
+// retire stops host's log after index after (synclog.Retired): the
+// earliest word holds.
+func retire(ctx context.Context, w writes, host synclog.HostID, after uint64) error {
+	_, err := w.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('retired ' || ?1, CAST(?2 AS TEXT))
+		ON CONFLICT (name) DO UPDATE SET value = CAST(min(CAST(value AS INTEGER), ?2) AS TEXT)`, string(host), after)
+	if err != nil {
+		return fmt.Errorf("retire host %s: %w", host, err)
+	}
+	return nil
+}
+
+// SyncRetired returns the hosts whose logs stop (synclog.Retired), with
+// the index after which they do.
+func (s *Store) SyncRetired(ctx context.Context) (map[synclog.HostID]uint64, error) {
+	rows, err := reads{s}.QueryContext(ctx, `SELECT substr(name, 9), CAST(value AS INTEGER) FROM sync_state WHERE name LIKE 'retired %'`)
+	if err != nil {
+		return nil, fmt.Errorf("read sync state: %w", err)
+	}
+	defer rows.Close()
+	out := map[synclog.HostID]uint64{}
+	for rows.Next() {
+		var h string
+		var after uint64
+		if err := rows.Scan(&h, &after); err != nil {
+			return nil, fmt.Errorf("read sync state: %w", err)
+		}
+		out[synclog.HostID(h)] = after
+	}
+	return out, rows.Err()
 }
 
 // rewriteState rewrites st of every session with edit.

@@ -39,7 +39,7 @@ func TestSyncRehome(t *testing.T) {
 		t.Fatalf("%d records before", len(before))
 	}
 
-	r, err := st.SyncRehome(ctx, old, 2)
+	r, err := st.SyncRehome(ctx, old, 2, false)
 	if err != nil || r.Old != old || r.New == old || r.Shared != 2 || r.Moved != 3 {
 		t.Fatalf("rehome = %+v, %v", r, err)
 	}
@@ -67,7 +67,7 @@ func TestSyncRehome(t *testing.T) {
 	if got := syncLog(t, st); len(got) != 5 || got[4].Index != 5 {
 		t.Fatalf("the new host's log after two more changes: %d records", len(got))
 	}
-	if again, err := st.SyncRehome(ctx, old, 2); err != nil || again.New != r.New || again.Moved != 0 {
+	if again, err := st.SyncRehome(ctx, old, 2, false); err != nil || again.New != r.New || again.Moved != 0 {
 		t.Fatalf("a second rehome from the old host = %+v, %v", again, err)
 	}
 }

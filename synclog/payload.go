@@ -40,6 +40,7 @@ var typeNames = [...]string{
 	TypePurged:           "purged",
 	TypeImported:         "imported",
 	TypeFragment:         "fragment",
+	TypeRetired:          "retired",
 }
 
 // String returns the type's name, or "type N" for one this loom does not
@@ -77,6 +78,8 @@ func newPayload(t Type) Payload {
 		return new(Purged)
 	case TypeImported:
 		return new(Imported)
+	case TypeRetired:
+		return new(Retired)
 	}
 	return nil
 }
