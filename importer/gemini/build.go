@@ -52,8 +52,10 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 	if kind == loom.KindMain && rec.hdr.LoomHandoff != nil && rec.hdr.LoomHandoff.SessionID != "" {
 		s.Origin = rec.hdr.LoomHandoff
 	}
-	if rec.hdr.Summary != nil {
-		s.Title = *rec.hdr.Summary
+	if sum := rec.hdr.Summary; sum != nil && !importer.IsJSONText(*sum) {
+		// A summary that is JSON (a sub-agent's, {"response": …}) is
+		// the agent's output, not words to title it with.
+		s.Title = *sum
 	}
 	fill(s)
 	r.res.Sessions = append(r.res.Sessions, s)
