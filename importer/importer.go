@@ -193,3 +193,13 @@ type Finder interface {
 	// under roots (the Format's Roots), "" when there is none.
 	FindSession(ctx context.Context, roots []string, id string) (string, error)
 }
+
+// ReplyWaiter is a Format whose tool runs its end-of-turn hook before it
+// has written the turn's reply to the session file, and passes the
+// reply's text to the hook (Claude Code's Stop): the hook waits for the
+// reply to reach the file before it imports it.
+type ReplyWaiter interface {
+	// AwaitReply waits, at most wait, until the session file at path
+	// holds the reply whose text is text, and reports whether it does.
+	AwaitReply(ctx context.Context, path, text string, wait time.Duration) bool
+}
