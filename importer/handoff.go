@@ -3,6 +3,7 @@ package importer
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -182,6 +183,23 @@ func (h *Handoff) Origin() *Origin {
 // names and inputs.
 func (h *Handoff) FromTool(tool string) bool {
 	return h.Session.Source != nil && h.Session.Source.Tool == tool
+}
+
+// ReadPath is the file call p read (see the function ReadPath) as an
+// absolute path, which the targets' file tools require (Claude Code's
+// Read refuses a relative file_path): a relative one is taken from the
+// session's working directory, else from the directory the target
+// continues in.
+func (h *Handoff) ReadPath(p loom.Part) (string, bool) {
+	path, ok := ReadPath(p)
+	if !ok || filepath.IsAbs(path) {
+		return path, ok
+	}
+	base := h.Dir
+	if filepath.IsAbs(h.Session.Cwd) {
+		base = h.Session.Cwd
+	}
+	return filepath.Join(base, path), true
 }
 
 // Time is the time of the handoff.

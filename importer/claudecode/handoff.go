@@ -181,7 +181,7 @@ func (w *ccWriter) assistant(e importer.Entry) {
 			}
 			blocks = append(blocks, obj{"type": "text", "text": p.Text})
 		case loom.PartTool:
-			name, input, res := ccTool(p, w.h.FromTool(Tool))
+			name, input, res := ccTool(w.h, p)
 			if name == "" {
 				if len(results) > 0 {
 					flush()
@@ -201,12 +201,12 @@ func (w *ccWriter) assistant(e importer.Entry) {
 }
 
 // ccTool is the Claude Code tool that does what p did (the call itself
-// when own says it is Claude Code's), its input, and the toolUseResult
+// when h's session is Claude Code's), its input, and the toolUseResult
 // Claude Code keeps beside the result; no name when Claude Code has no
-// such tool.
-func ccTool(p loom.Part, own bool) (string, any, any) {
+// such tool. A file read names its file by its absolute path.
+func ccTool(h *importer.Handoff, p loom.Part) (string, any, any) {
 	text := importer.ResultText(p)
-	if own {
+	if h.FromTool(Tool) {
 		// Claude Code's own call: as it was, with the structured result
 		// the import kept.
 		var meta struct {
@@ -226,7 +226,7 @@ func ccTool(p loom.Part, own bool) (string, any, any) {
 		if cmd, ok := importer.ShellCommand(p); ok {
 			return "Bash", obj{"command": cmd}, "Error: " + text
 		}
-		if path, ok := importer.ReadPath(p); ok {
+		if path, ok := h.ReadPath(p); ok {
 			return "Read", obj{"file_path": path}, "Error: " + text
 		}
 		return "", nil, nil
@@ -234,7 +234,7 @@ func ccTool(p loom.Part, own bool) (string, any, any) {
 	if cmd, ok := importer.ShellCommand(p); ok {
 		return "Bash", obj{"command": cmd}, obj{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}
 	}
-	if path, ok := importer.ReadPath(p); ok {
+	if path, ok := h.ReadPath(p); ok {
 		n := strings.Count(text, "\n") + 1
 		return "Read", obj{"file_path": path}, obj{"type": "text", "file": obj{"filePath": path, "content": text, "numLines": n, "startLine": 1, "totalLines": n}}
 	}

@@ -111,7 +111,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 				}
 				text = append(text, p.Text)
 			case loom.PartTool:
-				name, args := geminiTool(p, h.FromTool(Tool))
+				name, args := geminiTool(h, p)
 				if name == "" {
 					if len(toolCalls) > 0 {
 						flush()
@@ -149,11 +149,12 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 }
 
 // geminiTool is the Gemini CLI tool that does what p did and its
-// arguments (the call itself when own says it is Gemini CLI's); no name
-// when Gemini CLI has no such tool.
-func geminiTool(p loom.Part, own bool) (string, any) {
+// arguments (the call itself when h's session is Gemini CLI's); no name
+// when Gemini CLI has no such tool. A file read names its file by its
+// absolute path.
+func geminiTool(h *importer.Handoff, p loom.Part) (string, any) {
 	switch cmd, ok := importer.ShellCommand(p); {
-	case own:
+	case h.FromTool(Tool):
 		if len(p.Input) == 0 {
 			return p.Name, map[string]any{}
 		}
@@ -161,7 +162,7 @@ func geminiTool(p loom.Part, own bool) (string, any) {
 	case ok:
 		return "run_shell_command", map[string]any{"command": cmd}
 	}
-	if path, ok := importer.ReadPath(p); ok {
+	if path, ok := h.ReadPath(p); ok {
 		return "read_file", map[string]any{"file_path": path}
 	}
 	return "", nil
