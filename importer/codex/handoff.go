@@ -23,8 +23,9 @@ const handoffOriginator = "loom_handoff"
 // ~/.codex: session_meta first (recording the loom session in
 // loom_handoff), then the conversation as response items, with the
 // user_message and agent_message events Codex's session list reads.
-// Shell commands become shell function calls with their outputs, and a
-// session imported from Codex keeps its other calls as they were; any
+// Shell commands become exec_command calls (the shell tool Codex
+// offers) with their outputs, and a session imported from Codex keeps
+// its other calls as they were; any
 // other tool call (Codex has no tool that reads a file or searches
 // sessions) is told as text. Reasoning is dropped: Codex sends back only
 // the reasoning items the Responses API gave it, encrypted. The meta
@@ -84,15 +85,20 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 				if p.Status == loom.ToolError {
 					code = 1
 				}
-				output, _ := json.Marshal(map[string]any{"output": importer.ResultText(p), "metadata": map[string]any{"exit_code": code, "duration_seconds": 0}})
 				if free, ok := freeform(p, h.FromTool(Tool)); ok {
 					// A custom tool's call (apply_patch) goes back as one.
+					output, _ := json.Marshal(map[string]any{"output": importer.ResultText(p), "metadata": map[string]any{"exit_code": code, "duration_seconds": 0}})
 					w.add(at, "response_item", map[string]any{"type": "custom_tool_call", "status": "completed", "name": name, "input": free, "call_id": callID})
 					w.add(at, "response_item", map[string]any{"type": "custom_tool_call_output", "call_id": callID, "output": string(output)})
 					continue
 				}
+				output := importer.ResultText(p)
+				if name == execCommand {
+					// As exec_command's own output opens.
+					output = fmt.Sprintf("Process exited with code %d\nOutput:\n%s", code, output)
+				}
 				w.add(at, "response_item", map[string]any{"type": "function_call", "name": name, "arguments": args, "call_id": callID})
-				w.add(at, "response_item", map[string]any{"type": "function_call_output", "call_id": callID, "output": string(output)})
+				w.add(at, "response_item", map[string]any{"type": "function_call_output", "call_id": callID, "output": output})
 			}
 		}
 	}
@@ -102,22 +108,36 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 	return out, nil
 }
 
+// execCommand is the shell tool Codex offers its models (0.169 offers
+// no other: not shell, shell_command or local_shell).
+const execCommand = "exec_command"
+
 // cxTool is the Codex function that does what p did and its arguments
 // (the call itself when own says it is Codex's); no name when Codex has
-// no such tool.
+// no such tool. A shell command of any tool, Codex's older shell tools
+// included, is an exec_command call, with the directory it ran in when
+// the call named one.
 func cxTool(p loom.Part, own bool) (string, string) {
-	if own && p.Name != "local_shell" {
-		// Its own call, arguments and all (a shell call's workdir and
-		// timeout too); a local_shell_call has no function form.
+	cmd, shell := importer.ShellCommand(p)
+	if own && (!shell || p.Name == execCommand) {
+		// Its own call, arguments and all (a command's workdir and
+		// timeout too).
 		args := string(p.Input)
 		if args == "" {
 			args = "{}"
 		}
 		return p.Name, args
 	}
-	if cmd, ok := importer.ShellCommand(p); ok {
-		args, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", cmd}})
-		return "shell", string(args)
+	if shell {
+		in := map[string]any{"cmd": cmd}
+		var ran struct {
+			Workdir string `json:"workdir"`
+		}
+		if json.Unmarshal(p.Input, &ran) == nil && ran.Workdir != "" {
+			in["workdir"] = ran.Workdir
+		}
+		args, _ := json.Marshal(in)
+		return execCommand, string(args)
 	}
 	return "", ""
 }

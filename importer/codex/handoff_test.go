@@ -13,9 +13,10 @@ import (
 
 // TestHandoffCodexTools: a session imported from Codex goes back with
 // Codex's own calls in their own shapes, arguments and all (a custom
-// tool's as a custom_tool_call); loom's own session has a shell command
-// of any tool as Codex's shell call and the tools Codex lacks as text;
-// the rollout names no model provider.
+// tool's as a custom_tool_call), its older shell calls as exec_command,
+// the one shell tool Codex 0.169 offers; loom's own session has a shell
+// command of any tool as Codex's exec_command call and the tools Codex
+// lacks as text; the rollout names no model provider.
 func TestHandoffCodexTools(t *testing.T) {
 	home := t.TempDir()
 	call := func(id, name, input string) loom.Part {
@@ -43,14 +44,15 @@ func TestHandoffCodexTools(t *testing.T) {
 	}
 	for _, want := range []string{
 		`"type":"custom_tool_call"`, `"input":"*** Begin Patch"`,
-		`"name":"shell"`, `go vet`, `workdir`,
+		`"name":"exec_command"`, `{\"cmd\":\"go vet\",\"workdir\":\"/src/api\"}`,
+		`"output":"Process exited with code 0\nOutput:\nok"`,
 		`"name":"update_plan"`,
 	} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the rollout lacks %s:\n%s", want, data)
 		}
 	}
-	if strings.Contains(string(data), "model_provider") || out.ToolCalls != 3 || out.ToolRecords != 0 {
+	if strings.Contains(string(data), "model_provider") || strings.Contains(string(data), `"name":"shell"`) || out.ToolCalls != 3 || out.ToolRecords != 0 {
 		t.Errorf("%d calls, %d records:\n%s", out.ToolCalls, out.ToolRecords, data)
 	}
 	h.Session.Source = nil // loom's own session: update_plan is no tool of Codex's it knows
