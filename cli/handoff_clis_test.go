@@ -21,10 +21,11 @@ import (
 // cliTimeout bounds one run of an agent's command.
 const cliTimeout = 90 * time.Second
 
-// handedHistory is what the model must be sent when the agent resumes
-// the fixture's main session: every prompt (the summary as one), every
+// handedHistory is what the model must be sent when the agent (tool)
+// resumes the fixture's main session: every prompt (the summary as one,
+// without Claude Code's lines for itself when tool is another), every
 // reply's text, and every tool call's arguments and result.
-func handedHistory(t *testing.T, fx *fixture, id string) []string {
+func handedHistory(t *testing.T, fx *fixture, id, tool string) []string {
 	t.Helper()
 	st := fx.openStore(t)
 	defer st.Close()
@@ -39,6 +40,8 @@ func handedHistory(t *testing.T, fx *fixture, id string) []string {
 		}
 		for _, p := range m.Parts {
 			switch {
+			case p.Type == loom.PartText && m.Role == loom.RoleSummary && tool != claudecode.Tool:
+				want = append(want, importer.OtherToolSummary(p.Text))
 			case p.Type == loom.PartText && strings.TrimSpace(p.Text) != "":
 				want = append(want, p.Text)
 			case p.Type == loom.PartTool:
@@ -114,10 +117,10 @@ func resumeTwice(t *testing.T, fx *fixture, out handoffJSON, srv requester, root
 	t.Helper()
 	first, second := "Which file holds the fix?", "And what should the test use?"
 	t.Logf("%s: %s", out.Tool, run(first))
-	checkSent(t, srv, first, handedHistory(t, fx, out.From))
+	checkSent(t, srv, first, handedHistory(t, fx, out.From, out.Tool))
 	run(second)
 	if whole {
-		checkSent(t, srv, second, append(handedHistory(t, fx, out.From), first))
+		checkSent(t, srv, second, append(handedHistory(t, fx, out.From, out.Tool), first))
 	} else {
 		checkSent(t, srv, second, []string{first})
 	}

@@ -96,8 +96,11 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 		if dir, err = f.absPath(opts.Dir); err != nil {
 			return err
 		}
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		switch fi, err := os.Stat(dir); {
+		case err != nil:
 			return usageErrorf("--dir %s: no such directory", opts.Dir)
+		case !fi.IsDir():
+			return usageErrorf("--dir %s is a file, not a directory", opts.Dir)
 		}
 	}
 	rep, err := importer.HandOff(ctx, st, s, w, importer.HandoffOptions{Dir: dir, Last: opts.Last, Env: f.env, Home: f.home(), Now: f.now()})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -229,6 +230,32 @@ type Entry struct {
 // as loom itself gives one to its model.
 const SummaryLead = "Summary of the earlier conversation:\n\n"
 
+// claudeCode is Claude Code's tool name, whose compaction summaries
+// hold lines for Claude Code alone.
+const claudeCode = "claude-code"
+
+var (
+	// systemReminder is a block Claude Code adds to its compaction
+	// summary (the tools used before it, in <tools-used-before-summary>).
+	systemReminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>\s*`)
+	// transcriptLine points Claude Code's model at the transcript file.
+	transcriptLine = regexp.MustCompile(`(?m)^[^\n]*read the full transcript at:[^\n]*\n?`)
+	// resumeDirectly tells Claude Code's model how to go on, to the end
+	// of its line.
+	resumeDirectly = regexp.MustCompile(`(?m)\s*Resume directly\b[^\n]*$`)
+)
+
+// OtherToolSummary is Claude Code's compaction summary as another tool
+// is given it:
+// without the lines that are for Claude Code alone (its system reminders,
+// the path of its transcript, how its model is to resume).
+func OtherToolSummary(text string) string {
+	text = systemReminder.ReplaceAllString(text, "")
+	text = transcriptLine.ReplaceAllString(text, "")
+	text = resumeDirectly.ReplaceAllString(text, "")
+	return strings.TrimSpace(text)
+}
+
 // Entries turns the messages of h into what every target writes, user
 // and assistant entries in turn, and
 // counts in out what they lose on the way: system messages (injected
@@ -260,7 +287,11 @@ func Entries(h *Handoff, out *Handed) []Entry {
 					continue
 				}
 				if e.Summary {
-					p.Text = SummaryLead + p.Text
+					text := p.Text
+					if h.FromTool(claudeCode) && out.Tool != claudeCode {
+						text = OtherToolSummary(text)
+					}
+					p.Text = SummaryLead + text
 				}
 				e.Parts = append(e.Parts, loom.Part{Type: loom.PartText, Text: p.Text})
 			case loom.PartReasoning:
