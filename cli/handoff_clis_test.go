@@ -182,6 +182,12 @@ type realAgent struct {
 	// 50,000 tokens of them): a second turn of a long session is checked
 	// for its prompts only.
 	masks bool
+	// fresh starts a new session with prompt, and list lists the
+	// agent's sessions: after the agent's next start (when it cleans up
+	// its session files), the handed-off session must still be listed.
+	// Nil when not checked.
+	fresh func(prompt string) []string
+	list  []string
 }
 
 var realAgents = []realAgent{{
@@ -228,6 +234,8 @@ var realAgents = []realAgent{{
 		return []string{"--resume", id, "-m", "gemini-2.5-flash", "-p", prompt}
 	},
 	masks: true,
+	fresh: func(prompt string) []string { return []string{"-m", "gemini-2.5-flash", "-p", prompt} },
+	list:  []string{"--list-sessions"},
 }}
 
 func writeSettings(t *testing.T, path, data string) {
@@ -269,6 +277,13 @@ func TestHandoffRealCLIs(t *testing.T) {
 					resumeTwice(t, fx, out, srv, root, glob, !(a.masks && src.name == "claude-code-long"), func(prompt string) string {
 						return agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.args(out.SessionID, prompt)...)
 					})
+					if a.fresh != nil {
+						agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.fresh("Start something else.")...)
+						listed := agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.list...)
+						if _, err := os.Stat(out.Path); err != nil || !strings.Contains(listed, out.SessionID) {
+							t.Errorf("after the agent's next start the handed-off session is gone (%v) or not listed:\n%s", err, listed)
+						}
+					}
 				})
 			}
 		})

@@ -114,7 +114,9 @@
 // $rewindTo), parts of a kind the record cannot hold or does not know
 // ("part:<kind>"), function responses whose call is not in the
 // conversation ("orphan:functionResponse"), records with nothing in them
-// ("empty:<type>") and recordings without a message ("empty-session").
+// ("empty:<type>") and recordings without a message, or with nothing
+// Gemini CLI would resume (its session context and notices alone, as in
+// the recording it starts for a session it resumes), ("empty-session").
 // A line that is not JSON, or a record whose fields have the wrong types,
 // is a problem with its line number (the first 100 of a file are listed,
 // the rest counted); the rest of the file is read. An abandoned branch

@@ -22,8 +22,18 @@ import (
 
 var _ importer.Writer = Format{}
 
+// handoffSuffix ends the name of a recording a hand-off writes:
+// session-<time>-<id prefix>.loom.jsonl. Gemini CLI reads any
+// session-*.jsonl, but its session cleanup deletes, with a recording
+// that holds nothing to resume, every file whose name ends with the same
+// -<id prefix>.jsonl; and when it resumes a session it starts a
+// recording of its own for it, session-<now>-<id prefix>.jsonl, that
+// keeps only its session context. Named so, the handed-off recording
+// is not one of the files that cleanup takes with it.
+const handoffSuffix = ".loom.jsonl"
+
 // Handoff writes h as a new Gemini CLI chat recording,
-// tmp/<project>/chats/session-<time>-<id prefix>.jsonl under
+// tmp/<project>/chats/session-<time>-<id prefix>.loom.jsonl under
 // $GEMINI_CLI_HOME/.gemini or ~/.gemini, where <project> is the short
 // name Gemini CLI's project registry (projects.json, and the
 // .project_root markers) gives h.Dir, registered as Gemini CLI does when
@@ -45,7 +55,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 	}
 	id := uuid.NewString()
 	now := h.Time()
-	name := "session-" + now.Format("2006-01-02T15-04") + "-" + id[:8] + ".jsonl"
+	name := "session-" + now.Format("2006-01-02T15-04") + "-" + id[:8] + handoffSuffix
 	out := &importer.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(gdir, "tmp", slug, "chats", name),
 		Resume: importer.ResumeIn(h.Dir, "gemini", "--resume", id)}
