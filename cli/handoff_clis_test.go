@@ -182,12 +182,16 @@ type realAgent struct {
 	// 50,000 tokens of them): a second turn of a long session is checked
 	// for its prompts only.
 	masks bool
-	// fresh starts a new session with prompt, and list lists the
+	// fresh starts a new session with prompt. With list, which lists the
 	// agent's sessions: after the agent's next start (when it cleans up
 	// its session files), the handed-off session must still be listed.
-	// Nil when not checked.
+	// With last, which resumes the newest session: the agent runs a
+	// session of its own before the hand-off (a machine that used it
+	// before), and the handed-off session is resumed with last. Nil when
+	// not checked.
 	fresh func(prompt string) []string
 	list  []string
+	last  func(prompt string) []string
 }
 
 var realAgents = []realAgent{{
@@ -218,6 +222,8 @@ var realAgents = []realAgent{{
 	args: func(id, prompt string) []string {
 		return []string{"exec", "--skip-git-repo-check", "resume", id, prompt}
 	},
+	fresh: func(prompt string) []string { return []string{"exec", "--skip-git-repo-check", prompt} },
+	last:  func(prompt string) []string { return []string{"exec", "--skip-git-repo-check", "resume", "--last", prompt} },
 }, {
 	pkg: agentclitest.Gemini, tool: gemini.Tool, sample: samples + "/gemini/vibecodingtracker-gemini.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
@@ -272,12 +278,19 @@ func TestHandoffRealCLIs(t *testing.T) {
 			} {
 				t.Run(src.name, func(t *testing.T) {
 					fx := newFixture(t)
-					out := handoffFor(t, fx, a.tool, src.tool, src.sample)
 					srv, env, root, glob := a.start(t, fx.home)
+					if a.last != nil {
+						agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.fresh("An earlier session of its own.")...)
+					}
+					out := handoffFor(t, fx, a.tool, src.tool, src.sample)
 					resumeTwice(t, fx, out, srv, root, glob, !(a.masks && src.name == "claude-code-long"), func(prompt string) string {
-						return agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.args(out.SessionID, prompt)...)
+						args := a.args(out.SessionID, prompt)
+						if a.last != nil {
+							args = a.last(prompt)
+						}
+						return agentclitest.Run(t, cliTimeout, fx.project, env, bin, args...)
 					})
-					if a.fresh != nil {
+					if a.list != nil {
 						agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.fresh("Start something else.")...)
 						listed := agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.list...)
 						if _, err := os.Stat(out.Path); err != nil || !strings.Contains(listed, out.SessionID) {

@@ -31,7 +31,9 @@ const handoffOriginator = "loom_handoff"
 // the reasoning items the Responses API gave it, encrypted. The meta
 // names no model provider: Codex refuses to resume a session under
 // another provider than the one it names, and the session should go on
-// with whichever the user has configured.
+// with whichever the user has configured. Where Codex keeps a thread
+// database, the rollout is registered in it (registerThread), so that
+// `codex resume --last` finds it.
 func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Handed, error) {
 	dir := importer.ToolDir(h.Env, h.Home, "CODEX_HOME", ".codex")
 	if dir == "" {
@@ -62,6 +64,11 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 		at := e.At
 		if e.Role == loom.RoleUser {
 			text := joinText(e.Parts)
+			if w.prompt == "" || w.summaryFirst && !e.Summary {
+				// The first prompt, else the summary the session starts
+				// with.
+				w.prompt, w.summaryFirst = text, e.Summary
+			}
 			w.add(at, "response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": text}}})
 			w.add(at, "event_msg", map[string]any{"type": "user_message", "message": text, "images": []any{}})
 			continue
@@ -105,6 +112,9 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 	if err := importer.WriteLines(ctx, out.Path, w.lines); err != nil {
 		return nil, err
 	}
+	// Best effort: the rollout is resumable by its id whatever becomes
+	// of this; only `codex resume --last` needs it.
+	_ = registerThread(ctx, dir, thread{id: id, path: out.Path, cwd: h.Dir, prompt: w.prompt, branch: h.Session.GitBranch, created: now, updated: time.Now()})
 	return out, nil
 }
 
@@ -162,6 +172,10 @@ func freeform(p loom.Part, own bool) (string, bool) {
 // cxWriter builds a rollout's lines.
 type cxWriter struct {
 	lines []any
+	// prompt is the first prompt, which Codex's thread list shows;
+	// summaryFirst says it is a summary, for want of one.
+	prompt       string
+	summaryFirst bool
 }
 
 func (w *cxWriter) add(at time.Time, typ string, payload any) {
