@@ -100,8 +100,9 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 					continue
 				}
 				output := importer.ResultText(p)
-				if name == execCommand {
-					// As exec_command's own output opens.
+				if _, headed := headerExitCode(output); name == execCommand && !headed {
+					// As exec_command's own output opens (Codex's own
+					// calls have their header already).
 					output = fmt.Sprintf("Process exited with code %d\nOutput:\n%s", code, output)
 				}
 				w.add(at, "response_item", map[string]any{"type": "function_call", "name": name, "arguments": args, "call_id": callID})

@@ -55,8 +55,18 @@ func TestHandoffCodexTools(t *testing.T) {
 	if strings.Contains(string(data), "model_provider") || strings.Contains(string(data), `"name":"shell"`) || out.ToolCalls != 3 || out.ToolRecords != 0 {
 		t.Errorf("%d calls, %d records:\n%s", out.ToolCalls, out.ToolRecords, data)
 	}
+	// Codex's own exec_command output keeps the header it has.
+	h.Messages[1].Parts = []loom.Part{call("c4", "exec_command", `{"cmd":"ls"}`)}
+	h.Messages[1].Parts[0].Output = json.RawMessage(`"Chunk ID: 7e3a90\nWall time: 0.0101 seconds\nProcess exited with code 0\nOutput:\na.go\n"`)
+	out, err = Format{}.Handoff(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ = os.ReadFile(out.Path); strings.Count(string(data), "Process exited with code") != 1 {
+		t.Errorf("exec_command's own output:\n%s", data)
+	}
 	h.Session.Source = nil // loom's own session: update_plan is no tool of Codex's it knows
-	h.Messages[1].Parts[1] = call("c2", "run_shell_command", `{"command":"go vet"}`)
+	h.Messages[1].Parts = []loom.Part{call("c1", "apply_patch", `{"input":"*** Begin Patch"}`), call("c2", "run_shell_command", `{"command":"go vet"}`), call("c3", "update_plan", `{"plan":[]}`)}
 	if out, err = (Format{}).Handoff(context.Background(), h); err != nil || out.ToolRecords != 2 || out.ToolCalls != 1 {
 		t.Errorf("loom's session: %+v, %v; want apply_patch and update_plan as text, the shell command as a call", out, err)
 	}
