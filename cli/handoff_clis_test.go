@@ -10,7 +10,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic/anthropictest"
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
@@ -41,7 +41,7 @@ func handedHistory(t *testing.T, fx *fixture, id, tool string) []string {
 		for _, p := range m.Parts {
 			switch {
 			case p.Type == loom.PartText && m.Role == loom.RoleSummary && tool != claudecode.Tool:
-				want = append(want, importer.OtherToolSummary(p.Text))
+				want = append(want, handoff.OtherToolSummary(p.Text))
 			case p.Type == loom.PartText && strings.TrimSpace(p.Text) != "":
 				want = append(want, p.Text)
 			case p.Type == loom.PartTool:
@@ -49,14 +49,14 @@ func handedHistory(t *testing.T, fx *fixture, id, tool string) []string {
 				// may not be the source's: a shell call carries its
 				// command, a file read its path, any other call its
 				// arguments) and its result.
-				if cmd, ok := importer.ShellCommand(p); ok {
+				if cmd, ok := handoff.ShellCommand(p); ok {
 					want = append(want, cmd)
-				} else if path, ok := importer.ReadPath(p); ok {
+				} else if path, ok := handoff.ReadPath(p); ok {
 					want = append(want, path)
 				} else {
 					want = append(want, strings.Fields(agentclitest.Strings(p.Input))...)
 				}
-				want = append(want, importer.ResultText(p))
+				want = append(want, handoff.ResultText(p))
 			}
 		}
 	}
@@ -223,7 +223,9 @@ var realAgents = []realAgent{{
 		return []string{"exec", "--skip-git-repo-check", "resume", id, prompt}
 	},
 	fresh: func(prompt string) []string { return []string{"exec", "--skip-git-repo-check", prompt} },
-	last:  func(prompt string) []string { return []string{"exec", "--skip-git-repo-check", "resume", "--last", prompt} },
+	last: func(prompt string) []string {
+		return []string{"exec", "--skip-git-repo-check", "resume", "--last", prompt}
+	},
 }, {
 	pkg: agentclitest.Gemini, tool: gemini.Tool, sample: samples + "/gemini/vibecodingtracker-gemini.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {

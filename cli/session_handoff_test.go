@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
@@ -179,7 +180,7 @@ func checkCarried(t *testing.T, src []*loom.Message, got *importer.Session, out 
 				said.WriteString(p.Text + "\n")
 			case p.Type == loom.PartTool:
 				calls = append(calls, p)
-				results.WriteString(importer.ResultText(p) + "\n")
+				results.WriteString(handoff.ResultText(p) + "\n")
 			}
 		}
 	}
@@ -195,7 +196,7 @@ func checkCarried(t *testing.T, src []*loom.Message, got *importer.Session, out 
 			case p.Type == loom.PartText && (m.Role == loom.RoleUser || m.Role == loom.RoleSummary):
 				if m.Role == loom.RoleSummary && out.Tool != claudecode.Tool {
 					// Without the lines for Claude Code alone.
-					text = importer.OtherToolSummary(text)
+					text = handoff.OtherToolSummary(text)
 				}
 				if !strings.Contains(user.String(), text) {
 					t.Errorf("prompt %.80q (seq %d) not carried", text, m.Seq)
@@ -209,8 +210,8 @@ func checkCarried(t *testing.T, src []*loom.Message, got *importer.Session, out 
 				if p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
 					p.Status, p.Error = loom.ToolError, loom.Interrupted
 				}
-				res := strings.TrimSpace(importer.ResultText(p))
-				if strings.Contains(said.String(), strings.TrimSpace(importer.ToolRecord(p))) {
+				res := strings.TrimSpace(handoff.ResultText(p))
+				if strings.Contains(said.String(), strings.TrimSpace(handoff.ToolRecord(p))) {
 					continue
 				}
 				if !strings.Contains(results.String(), res) {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 )
 
 // Format is one tool's session format: where the tool keeps its
@@ -100,8 +101,8 @@ type Session struct {
 	// Path is the file the session was read from.
 	Path string
 	// Origin names the loom session a handed-off file continues (see
-	// Handoff); the importer makes the session a fork of it.
-	Origin    *Origin
+	// package handoff); the importer makes the session a fork of it.
+	Origin    *handoff.Origin
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	// Messages in order, each with its source id (ID), role, parts,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 )
 
 // write stores what f's reader found: new sessions whole (one transaction
@@ -197,7 +198,7 @@ func (im *Importer) parent(ctx context.Context, tool, src string, ids map[string
 // origin is the loom session a handed-off file continues, when it is
 // still this user's; nil when it is gone (the session comes in as a main
 // session of its own).
-func (im *Importer) origin(ctx context.Context, o *Origin) (*loom.Session, error) {
+func (im *Importer) origin(ctx context.Context, o *handoff.Origin) (*loom.Session, error) {
 	if o.SessionID == "" {
 		return nil, nil
 	}

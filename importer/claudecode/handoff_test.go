@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 )
 
 // TestProjectSlug: the directory names Claude Code 2.1.330 gives working
@@ -40,7 +40,7 @@ func TestHandoffReadPathsAbsolute(t *testing.T) {
 		return loom.Part{Type: loom.PartTool, CallID: id, Name: "read_file", Status: loom.ToolCompleted,
 			Input: json.RawMessage(`{"path":"` + path + `"}`), Output: json.RawMessage(`"hello"`)}
 	}
-	h := &importer.Handoff{
+	h := &handoff.Handoff{
 		Session: &loom.Session{ID: "s", Cwd: "/home/dev/notes"},
 		Dir:     "/home/dev/other", Env: func(string) string { return "" }, Home: home,
 		Messages: []*loom.Message{

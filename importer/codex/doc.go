@@ -141,7 +141,7 @@
 //
 // # Writing
 //
-// Format is also an importer.Writer: Handoff writes a loom session as a
+// Format is also a handoff.Writer: Handoff writes a loom session as a
 // new rollout that `codex resume` continues (see its documentation and
 // docs/handoff.md). A rollout whose session_meta carries loom_handoff
 // (what Handoff writes) is read with that loom session as its Origin, so

@@ -10,10 +10,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
-var _ importer.Writer = Format{}
+var _ handoff.Writer = Format{}
 
 // handoffOriginator is the program a handed-off rollout says started it.
 const handoffOriginator = "loom_handoff"
@@ -34,7 +35,7 @@ const handoffOriginator = "loom_handoff"
 // with whichever the user has configured. Where Codex keeps a thread
 // database, the rollout is registered in it (registerThread), so that
 // `codex resume --last` finds it.
-func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Handed, error) {
+func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
 	dir := importer.ToolDir(h.Env, h.Home, "CODEX_HOME", ".codex")
 	if dir == "" {
 		return nil, fmt.Errorf("codex: no home directory to write to")
@@ -45,22 +46,22 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 	}
 	id := u.String()
 	now := h.Time()
-	out := &importer.Handed{Tool: Tool, SessionID: id,
+	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path: filepath.Join(dir, "sessions", now.Format("2006"), now.Format("01"), now.Format("02"),
 			"rollout-"+now.Format("2006-01-02T15-04-05")+"-"+id+".jsonl"),
-		Resume: importer.ResumeIn(h.Dir, "codex", "resume", id)}
+		Resume: handoff.ResumeIn(h.Dir, "codex", "resume", id)}
 	meta := map[string]any{
-		"id": id, "timestamp": importer.Stamp(now), "cwd": h.Dir, "originator": handoffOriginator,
+		"id": id, "timestamp": handoff.Stamp(now), "cwd": h.Dir, "originator": handoffOriginator,
 		"cli_version": "0.0.0", "instructions": nil, "source": "cli",
-		importer.OriginFieldSnake: h.Origin(),
+		handoff.OriginFieldSnake: h.Origin(),
 	}
 	if h.Session.GitBranch != "" {
 		meta["git"] = map[string]any{"branch": h.Session.GitBranch}
 	}
 	w := &cxWriter{}
 	w.add(now, "session_meta", meta)
-	ids := importer.CallIDs{Prefix: "call_loom"}
-	for _, e := range importer.Entries(h, out) {
+	ids := handoff.CallIDs{Prefix: "call_loom"}
+	for _, e := range handoff.Entries(h, out) {
 		at := e.At
 		if e.Role == loom.RoleUser {
 			text := joinText(e.Parts)
@@ -83,7 +84,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 				name, args := cxTool(p, h.FromTool(Tool))
 				if name == "" {
 					out.ToolRecords++
-					w.assistantText(at, importer.ToolRecord(p))
+					w.assistantText(at, handoff.ToolRecord(p))
 					continue
 				}
 				out.ToolCalls++
@@ -94,12 +95,12 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 				}
 				if free, ok := freeform(p, h.FromTool(Tool)); ok {
 					// A custom tool's call (apply_patch) goes back as one.
-					output, _ := json.Marshal(map[string]any{"output": importer.ResultText(p), "metadata": map[string]any{"exit_code": code, "duration_seconds": 0}})
+					output, _ := json.Marshal(map[string]any{"output": handoff.ResultText(p), "metadata": map[string]any{"exit_code": code, "duration_seconds": 0}})
 					w.add(at, "response_item", map[string]any{"type": "custom_tool_call", "status": "completed", "name": name, "input": free, "call_id": callID})
 					w.add(at, "response_item", map[string]any{"type": "custom_tool_call_output", "call_id": callID, "output": string(output)})
 					continue
 				}
-				output := importer.ResultText(p)
+				output := handoff.ResultText(p)
 				if _, headed := headerExitCode(output); name == execCommand && !headed {
 					// As exec_command's own output opens (Codex's own
 					// calls have their header already).
@@ -110,7 +111,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 			}
 		}
 	}
-	if err := importer.WriteLines(ctx, out.Path, w.lines); err != nil {
+	if err := handoff.WriteLines(ctx, out.Path, w.lines); err != nil {
 		return nil, err
 	}
 	// Best effort: the rollout is resumable by its id whatever becomes
@@ -129,7 +130,7 @@ const execCommand = "exec_command"
 // included, is an exec_command call, with the directory it ran in when
 // the call named one.
 func cxTool(p loom.Part, own bool) (string, string) {
-	cmd, shell := importer.ShellCommand(p)
+	cmd, shell := handoff.ShellCommand(p)
 	if own && (!shell || p.Name == execCommand) {
 		// Its own call, arguments and all (a command's workdir and
 		// timeout too).
@@ -180,7 +181,7 @@ type cxWriter struct {
 }
 
 func (w *cxWriter) add(at time.Time, typ string, payload any) {
-	w.lines = append(w.lines, map[string]any{"timestamp": importer.Stamp(at), "type": typ, "payload": payload})
+	w.lines = append(w.lines, map[string]any{"timestamp": handoff.Stamp(at), "type": typ, "payload": payload})
 }
 
 func (w *cxWriter) assistantText(at time.Time, text string) {

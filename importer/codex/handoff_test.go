@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 )
 
 // TestHandoffCodexTools: a session imported from Codex goes back with
@@ -22,7 +22,7 @@ func TestHandoffCodexTools(t *testing.T) {
 	call := func(id, name, input string) loom.Part {
 		return loom.Part{Type: loom.PartTool, CallID: id, Name: name, Status: loom.ToolCompleted, Input: json.RawMessage(input), Output: json.RawMessage(`"ok"`)}
 	}
-	h := &importer.Handoff{
+	h := &handoff.Handoff{
 		Session: &loom.Session{ID: "s", Source: &loom.Source{Tool: Tool}},
 		Dir:     home, Home: home,
 		Messages: []*loom.Message{

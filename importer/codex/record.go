@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 )
 
 // line is the envelope of one rollout line: {timestamp, type, payload}.
@@ -38,8 +38,8 @@ type sessionMeta struct {
 		Branch string `json:"branch"`
 	} `json:"git"`
 	// LoomHandoff marks a session loom wrote for Codex to continue
-	// (importer.OriginFieldSnake).
-	LoomHandoff *importer.Origin `json:"loom_handoff"`
+	// (handoff.OriginFieldSnake).
+	LoomHandoff *handoff.Origin `json:"loom_handoff"`
 }
 
 // turnContext is a turn_context payload: the settings of a turn.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 )
 
 // threadsTable is the threads table of Codex CLI 0.169's state_5.sqlite
@@ -37,7 +37,7 @@ func TestHandoffRegistersThread(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, ".codex")
 	os.MkdirAll(dir, 0o700)
-	h := &importer.Handoff{
+	h := &handoff.Handoff{
 		Session: &loom.Session{ID: "s", GitBranch: "main"}, Dir: "/home/dev/notes", Home: home, Env: func(string) string { return "" },
 		Messages: []*loom.Message{
 			{Role: loom.RoleUser, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: "How many files are here?"}}},

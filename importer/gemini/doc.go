@@ -137,7 +137,7 @@
 //
 // # Writing
 //
-// Format is also an importer.Writer: Handoff writes a loom session as a
+// Format is also a handoff.Writer: Handoff writes a loom session as a
 // new recording that `gemini --resume` continues (see its documentation
 // and docs/handoff.md). A recording whose header carries loomHandoff
 // (what Handoff writes) is read with that loom session as its Origin, so

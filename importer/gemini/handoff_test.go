@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 )
 
 // TestProjectSlug: a handoff finds the directory Gemini CLI's project
@@ -68,7 +68,7 @@ var geminiShortID = regexp.MustCompile(`-([a-zA-Z0-9]{8})\.jsonl?$`)
 // context-only recording is no session of its own.
 func TestHandoffSurvivesCleanup(t *testing.T) {
 	home := t.TempDir()
-	h := &importer.Handoff{Session: &loom.Session{ID: "s"}, Dir: filepath.Join(home, "notes"), Home: home, Env: func(string) string { return "" },
+	h := &handoff.Handoff{Session: &loom.Session{ID: "s"}, Dir: filepath.Join(home, "notes"), Home: home, Env: func(string) string { return "" },
 		Messages: []*loom.Message{
 			{Role: loom.RoleUser, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: "What is in this folder?"}}},
 			{Role: loom.RoleAssistant, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: "Two notes."}}},

@@ -1,4 +1,4 @@
-package importer
+package handoff
 
 import (
 	"context"
@@ -12,11 +12,14 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// Writer is a Format that can also write a session in its tool's own
-// format: how `loom session handoff --to TOOL` gives any session in loom
-// to that tool, to continue there.
+// Writer writes a session in its tool's own format: how `loom session
+// handoff --to TOOL` gives any session in loom to that tool, to continue
+// there. Each tool's package (importer/claudecode, importer/codex,
+// importer/gemini) has one Format that is both the tool's
+// importer.Format and its Writer.
 type Writer interface {
-	Format
+	// Tool is the tool's name (claude-code, codex, gemini).
+	Tool() string
 	// Handoff writes h as a new session of the tool and says where, and
 	// how to resume it.
 	Handoff(ctx context.Context, h *Handoff) (*Handed, error)
@@ -58,8 +61,8 @@ type Handed struct {
 	Dropped map[string]int `json:"dropped"`
 }
 
-// HandoffOptions say how HandOff hands a session off.
-type HandoffOptions struct {
+// Options say how Run hands a session off.
+type Options struct {
 	// Dir is the project directory the tool continues in, absolute;
 	// empty means the session's project root, else its working
 	// directory.
@@ -71,9 +74,9 @@ type HandoffOptions struct {
 	Now  time.Time
 }
 
-// HandoffReport is what a handoff did: what the writer wrote, and which
+// Report is what a handoff did: what the writer wrote, and which
 // session, directory and turns.
-type HandoffReport struct {
+type Report struct {
 	*Handed
 	From string `json:"from_session_id"`
 	Dir  string `json:"dir"`
@@ -84,11 +87,11 @@ type HandoffReport struct {
 	Turns     int `json:"turns"`
 }
 
-// HandOff hands session s of st to the tool of w: the directory checked,
+// Run hands session s of st to the tool of w: the directory checked,
 // the turns to carry read, the file written. Input that cannot be handed
 // off (no such directory, a session without a prompt) is an EINVALID
 // error.
-func HandOff(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o HandoffOptions) (*HandoffReport, error) {
+func Run(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Options) (*Report, error) {
 	dir, err := handoffDir(s, o.Dir)
 	if err != nil {
 		return nil, err
@@ -116,7 +119,7 @@ func HandOff(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Ha
 	if out.Dropped == nil {
 		out.Dropped = map[string]int{}
 	}
-	return &HandoffReport{Handed: out, From: s.ID, Dir: dir, FirstTurn: first, LastTurn: last, Turns: s.TurnCount}, nil
+	return &Report{Handed: out, From: s.ID, Dir: dir, FirstTurn: first, LastTurn: last, Turns: s.TurnCount}, nil
 }
 
 // handoffDir is the directory the tool continues in: dir, else the
