@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 
 // A session on a model the price table does not know (tokens counted,
 // cost 0) reads as of unknown cost in session show and loom usage, on a
-// terminal and piped, never as free; --json keeps cost_usd a number.
+// terminal and piped, never as free; session show --json and MCP's
+// structured content (what Codex's model reads) say cost_usd null.
 func TestUnknownCostIsNotFree(t *testing.T) {
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
@@ -45,6 +47,21 @@ func TestUnknownCostIsNotFree(t *testing.T) {
 		if !strings.HasSuffix(line, "\t—") {
 			t.Errorf("piped usage row without an unknown cost: %q", line)
 		}
+	}
+
+	var shown struct {
+		Session  struct{ Usage map[string]any }
+		Messages []struct{ Usage map[string]any }
+	}
+	if err := json.Unmarshal([]byte(fx.mustRun(t, "session", "show", s.ID, "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := shown.Session.Usage["cost_usd"]; !ok || c != nil || shown.Messages[1].Usage["cost_usd"] != nil || shown.Messages[0].Usage["cost_usd"] != 0.0 {
+		t.Errorf("session show --json: session usage %v, messages %v; want cost_usd null where tokens were counted", shown.Session.Usage, shown.Messages)
+	}
+	c := mustCall(t, connectStdio(t, fx), "read_session", map[string]any{"ref": s.ID})
+	if u := c.data["session"].(map[string]any)["usage"].(map[string]any); u["cost_usd"] != nil || u["input_tokens"] != 54.0 {
+		t.Errorf("read_session's structured content: usage %v", u)
 	}
 
 	rep := decodeJSON[loom.UsageReport](t, fx.mustRun(t, "usage", "--json"))

@@ -10,7 +10,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic/anthropictest"
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
@@ -21,10 +21,11 @@ import (
 // cliTimeout bounds one run of an agent's command.
 const cliTimeout = 90 * time.Second
 
-// handedHistory is what the model must be sent when the agent resumes
-// the fixture's main session: every prompt (the summary as one), every
+// handedHistory is what the model must be sent when the agent (tool)
+// resumes the fixture's main session: every prompt (the summary as one,
+// without Claude Code's lines for itself when tool is another), every
 // reply's text, and every tool call's arguments and result.
-func handedHistory(t *testing.T, fx *fixture, id string) []string {
+func handedHistory(t *testing.T, fx *fixture, id, tool string) []string {
 	t.Helper()
 	st := fx.openStore(t)
 	defer st.Close()
@@ -39,6 +40,8 @@ func handedHistory(t *testing.T, fx *fixture, id string) []string {
 		}
 		for _, p := range m.Parts {
 			switch {
+			case p.Type == loom.PartText && m.Role == loom.RoleSummary && tool != claudecode.Tool:
+				want = append(want, handoff.OtherToolSummary(p.Text))
 			case p.Type == loom.PartText && strings.TrimSpace(p.Text) != "":
 				want = append(want, p.Text)
 			case p.Type == loom.PartTool:
@@ -46,14 +49,14 @@ func handedHistory(t *testing.T, fx *fixture, id string) []string {
 				// may not be the source's: a shell call carries its
 				// command, a file read its path, any other call its
 				// arguments) and its result.
-				if cmd, ok := importer.ShellCommand(p); ok {
+				if cmd, ok := handoff.ShellCommand(p); ok {
 					want = append(want, cmd)
-				} else if path, ok := importer.ReadPath(p); ok {
+				} else if path, ok := handoff.ReadPath(p); ok {
 					want = append(want, path)
 				} else {
 					want = append(want, strings.Fields(agentclitest.Strings(p.Input))...)
 				}
-				want = append(want, importer.ResultText(p))
+				want = append(want, handoff.ResultText(p))
 			}
 		}
 	}
@@ -114,10 +117,10 @@ func resumeTwice(t *testing.T, fx *fixture, out handoffJSON, srv requester, root
 	t.Helper()
 	first, second := "Which file holds the fix?", "And what should the test use?"
 	t.Logf("%s: %s", out.Tool, run(first))
-	checkSent(t, srv, first, handedHistory(t, fx, out.From))
+	checkSent(t, srv, first, handedHistory(t, fx, out.From, out.Tool))
 	run(second)
 	if whole {
-		checkSent(t, srv, second, append(handedHistory(t, fx, out.From), first))
+		checkSent(t, srv, second, append(handedHistory(t, fx, out.From, out.Tool), first))
 	} else {
 		checkSent(t, srv, second, []string{first})
 	}
@@ -179,6 +182,16 @@ type realAgent struct {
 	// 50,000 tokens of them): a second turn of a long session is checked
 	// for its prompts only.
 	masks bool
+	// fresh starts a new session with prompt. With list, which lists the
+	// agent's sessions: after the agent's next start (when it cleans up
+	// its session files), the handed-off session must still be listed.
+	// With last, which resumes the newest session: the agent runs a
+	// session of its own before the hand-off (a machine that used it
+	// before), and the handed-off session is resumed with last. Nil when
+	// not checked.
+	fresh func(prompt string) []string
+	list  []string
+	last  func(prompt string) []string
 }
 
 var realAgents = []realAgent{{
@@ -209,6 +222,10 @@ var realAgents = []realAgent{{
 	args: func(id, prompt string) []string {
 		return []string{"exec", "--skip-git-repo-check", "resume", id, prompt}
 	},
+	fresh: func(prompt string) []string { return []string{"exec", "--skip-git-repo-check", prompt} },
+	last: func(prompt string) []string {
+		return []string{"exec", "--skip-git-repo-check", "resume", "--last", prompt}
+	},
 }, {
 	pkg: agentclitest.Gemini, tool: gemini.Tool, sample: samples + "/gemini/vibecodingtracker-gemini.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
@@ -225,6 +242,8 @@ var realAgents = []realAgent{{
 		return []string{"--resume", id, "-m", "gemini-2.5-flash", "-p", prompt}
 	},
 	masks: true,
+	fresh: func(prompt string) []string { return []string{"-m", "gemini-2.5-flash", "-p", prompt} },
+	list:  []string{"--list-sessions"},
 }}
 
 func writeSettings(t *testing.T, path, data string) {
@@ -261,11 +280,25 @@ func TestHandoffRealCLIs(t *testing.T) {
 			} {
 				t.Run(src.name, func(t *testing.T) {
 					fx := newFixture(t)
-					out := handoffFor(t, fx, a.tool, src.tool, src.sample)
 					srv, env, root, glob := a.start(t, fx.home)
+					if a.last != nil {
+						agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.fresh("An earlier session of its own.")...)
+					}
+					out := handoffFor(t, fx, a.tool, src.tool, src.sample)
 					resumeTwice(t, fx, out, srv, root, glob, !(a.masks && src.name == "claude-code-long"), func(prompt string) string {
-						return agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.args(out.SessionID, prompt)...)
+						args := a.args(out.SessionID, prompt)
+						if a.last != nil {
+							args = a.last(prompt)
+						}
+						return agentclitest.Run(t, cliTimeout, fx.project, env, bin, args...)
 					})
+					if a.list != nil {
+						agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.fresh("Start something else.")...)
+						listed := agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.list...)
+						if _, err := os.Stat(out.Path); err != nil || !strings.Contains(listed, out.SessionID) {
+							t.Errorf("after the agent's next start the handed-off session is gone (%v) or not listed:\n%s", err, listed)
+						}
+					}
 				})
 			}
 		})

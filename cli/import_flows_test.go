@@ -299,3 +299,43 @@ func TestImportWatchPrintsALineAChange(t *testing.T) {
 		t.Fatalf("the second change printed %q, want %q (a line a change, no report)", got2, got)
 	}
 }
+
+// Claude Code fires its Stop hook before it writes the turn's reply to
+// the session file, and passes the reply's text as
+// last_assistant_message: the hook waits for the reply to reach the file,
+// so that loom holds every reply when the turn ends.
+func TestImportHookWaitsForTheReply(t *testing.T) {
+	fx := newEmptyFixture(t)
+	loomBinary(t) // built before the clock starts
+	const sid = "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f"
+	dir := filepath.Join(fx.home, ".claude", "projects", "-home-dev-notes")
+	os.MkdirAll(dir, 0o755)
+	file := filepath.Join(dir, sid+".jsonl")
+	line := func(typ, uuid, parent, at, message string) string {
+		return `{"parentUuid":` + parent + `,"isSidechain":false,"userType":"external","cwd":"/home/dev/notes","sessionId":"` + sid + `","version":"2.1.330","gitBranch":"","type":"` + typ + `","message":` + message + `,"uuid":"` + uuid + `","timestamp":"` + at + `"}` + "\n"
+	}
+	const reply = "There are 2 files: notes-hc.txt and todo.md."
+	prompt := line("user", "a1000000-0000-4000-8000-000000000001", "null", "2026-11-20T10:00:00.000Z",
+		`{"role":"user","content":"How many files are here?"}`)
+	answer := line("assistant", "a1000000-0000-4000-8000-000000000002", `"a1000000-0000-4000-8000-000000000001"`, "2026-11-20T10:00:03.000Z",
+		`{"model":"claude-sonnet-4-5","id":"msg_01Reply","type":"message","role":"assistant","content":[{"type":"text","text":"`+reply+`"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":120,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":14}}`)
+	if err := os.WriteFile(file, []byte(prompt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(time.Second)
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			f.WriteString(answer)
+			f.Close()
+		}
+	}()
+	in, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": file, "cwd": "/home/dev/notes", "hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": reply})
+	if r := fx.exec(t, string(in), "session", "import", "--hook", "claude-code"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("hook: exit %d, stderr %q", r.code, r.stderr)
+	}
+	msgs := fx.showMessages(t, "claude-code:"+sid)
+	if got := msgs[len(msgs)-1]; got.Role != loom.RoleAssistant || got.Text() != reply {
+		t.Errorf("the session ends with %s %q, want the turn's reply", got.Role, got.Text())
+	}
+}

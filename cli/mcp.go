@@ -11,7 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/config"
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/mcp"
 )
 
@@ -79,7 +79,7 @@ func mcpRun(ctx context.Context, opts *MCPOptions) error {
 	case c.MCP.Handoff:
 		h := &mcp.Handoff{Env: f.env, Home: f.home()}
 		for _, fm := range f.Formats {
-			if w, ok := fm.(importer.Writer); ok {
+			if w, ok := fm.(handoff.Writer); ok {
 				h.Writers = append(h.Writers, w)
 			}
 		}

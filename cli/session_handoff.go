@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/internal/human"
 )
 
@@ -69,7 +69,7 @@ fork of REF.`,
 func handoffTools(f *Factory) []string {
 	var names []string
 	for _, fm := range f.Formats {
-		if _, ok := fm.(importer.Writer); ok {
+		if _, ok := fm.(handoff.Writer); ok {
 			names = append(names, fm.Tool())
 		}
 	}
@@ -78,9 +78,9 @@ func handoffTools(f *Factory) []string {
 
 func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	f := opts.f
-	var w importer.Writer
+	var w handoff.Writer
 	for _, fm := range f.Formats {
-		if x, ok := fm.(importer.Writer); ok && fm.Tool() == opts.To {
+		if x, ok := fm.(handoff.Writer); ok && fm.Tool() == opts.To {
 			w = x
 		}
 	}
@@ -96,11 +96,14 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 		if dir, err = f.absPath(opts.Dir); err != nil {
 			return err
 		}
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		switch fi, err := os.Stat(dir); {
+		case err != nil:
 			return usageErrorf("--dir %s: no such directory", opts.Dir)
+		case !fi.IsDir():
+			return usageErrorf("--dir %s is a file, not a directory", opts.Dir)
 		}
 	}
-	rep, err := importer.HandOff(ctx, st, s, w, importer.HandoffOptions{Dir: dir, Last: opts.Last, Env: f.env, Home: f.home(), Now: f.now()})
+	rep, err := handoff.Run(ctx, st, s, w, handoff.Options{Dir: dir, Last: opts.Last, Env: f.env, Home: f.home(), Now: f.now()})
 	if loom.ErrorCode(err) == loom.EINVALID {
 		// What cannot be handed off is the user's input to mend.
 		return usageErrorf("%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one with --dir", 1))
@@ -114,7 +117,7 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	return printHandoff(f, s, rep)
 }
 
-func printHandoff(f *Factory, s *loom.Session, rep *importer.HandoffReport) error {
+func printHandoff(f *Factory, s *loom.Session, rep *handoff.Report) error {
 	out := f.IO.Out
 	cs := f.IO.ColorScheme()
 	fmt.Fprintf(out, "Handed %s to %s: %s", sessionLabel(s), rep.Tool, human.Plural(rep.Messages, "message"))

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
@@ -179,7 +180,7 @@ func checkCarried(t *testing.T, src []*loom.Message, got *importer.Session, out 
 				said.WriteString(p.Text + "\n")
 			case p.Type == loom.PartTool:
 				calls = append(calls, p)
-				results.WriteString(importer.ResultText(p) + "\n")
+				results.WriteString(handoff.ResultText(p) + "\n")
 			}
 		}
 	}
@@ -193,6 +194,10 @@ func checkCarried(t *testing.T, src []*loom.Message, got *importer.Session, out 
 			switch {
 			case p.Type == loom.PartText && text == "":
 			case p.Type == loom.PartText && (m.Role == loom.RoleUser || m.Role == loom.RoleSummary):
+				if m.Role == loom.RoleSummary && out.Tool != claudecode.Tool {
+					// Without the lines for Claude Code alone.
+					text = handoff.OtherToolSummary(text)
+				}
 				if !strings.Contains(user.String(), text) {
 					t.Errorf("prompt %.80q (seq %d) not carried", text, m.Seq)
 				}
@@ -205,8 +210,8 @@ func checkCarried(t *testing.T, src []*loom.Message, got *importer.Session, out 
 				if p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
 					p.Status, p.Error = loom.ToolError, loom.Interrupted
 				}
-				res := strings.TrimSpace(importer.ResultText(p))
-				if strings.Contains(said.String(), strings.TrimSpace(importer.ToolRecord(p))) {
+				res := strings.TrimSpace(handoff.ResultText(p))
+				if strings.Contains(said.String(), strings.TrimSpace(handoff.ToolRecord(p))) {
 					continue
 				}
 				if !strings.Contains(results.String(), res) {
@@ -232,6 +237,9 @@ func checkCarried(t *testing.T, src []*loom.Message, got *importer.Session, out 
 // kind, and writes nothing.
 func TestHandoffBadInput(t *testing.T) {
 	fx := newFixture(t)
+	if err := os.WriteFile(filepath.Join(fx.project, "notes.txt"), []byte("a file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		code int
@@ -241,6 +249,7 @@ func TestHandoffBadInput(t *testing.T) {
 		{[]string{"session", "handoff", fx.main.ID, "--to", "opencode"}, 2, `--to "opencode": want claude-code, codex, gemini`},
 		{[]string{"session", "handoff", fx.main.ID, "--to", "codex", "--last", "0"}, 2, "--last must be 1 or more"},
 		{[]string{"session", "handoff", fx.main.ID, "--to", "codex", "--dir", "nowhere"}, 2, "--dir nowhere: no such directory"},
+		{[]string{"session", "handoff", fx.main.ID, "--to", "codex", "--dir", "notes.txt"}, 2, "--dir notes.txt is a file, not a directory"},
 		{[]string{"session", "handoff", "no-such-session", "--to", "codex"}, 3, "no-such-session"},
 		{[]string{"session", "handoff", fx.tg.ID, "--to", "codex"}, 2, "has no project directory; name one with --dir"},
 	} {
@@ -359,6 +368,9 @@ func TestHandoffRoundTrip(t *testing.T) {
 			if s.Kind != loom.KindFork || s.ParentID != fx.main.ID || s.ForkTurn != fx.main.TurnCount || s.Key != to+":"+out.SessionID {
 				t.Errorf("imported as kind %s, parent %s, fork turn %d, key %s; want a fork of %s at turn %d keyed %s:%s",
 					s.Kind, s.ParentID, s.ForkTurn, s.Key, fx.main.ID, fx.main.TurnCount, to, out.SessionID)
+			}
+			if s.Title != fx.main.Title {
+				t.Errorf("the fork is titled %q, want the original's %q", s.Title, fx.main.Title)
 			}
 			show := run("session", "show", s.ID, "--json").stdout
 			for _, want := range []string{"Why does TestRetry flake?", "Now make the clock injectable.", "Done: NewRetry takes a Clock."} {

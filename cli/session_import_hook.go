@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/opencode"
@@ -21,7 +22,14 @@ type hookInput struct {
 	HookEventName  string `json:"hook_event_name"`
 	Type           string `json:"type"`
 	ThreadID       string `json:"thread-id"`
+	// LastAssistantMessage is the text of the reply that ended the turn
+	// (Claude Code's Stop).
+	LastAssistantMessage string `json:"last_assistant_message"`
 }
+
+// replyWait bounds how long a Claude Code Stop hook waits for the reply
+// it names to reach the session file.
+const replyWait = 3 * time.Second
 
 // maxHookInput bounds the JSON a hook passes; Codex's holds the turn's
 // prompts and last reply.
@@ -98,6 +106,11 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 	}
 	if !filepath.IsAbs(path) {
 		return fmt.Errorf("the hook's transcript_path %q is not an absolute path", path)
+	}
+	if w, ok := format.(importer.ReplyWaiter); ok && in.LastAssistantMessage != "" {
+		// Claude Code fires Stop before it writes the reply to the
+		// file: wait for it, so that the turn is imported whole.
+		w.AwaitReply(ctx, path, in.LastAssistantMessage, replyWait)
 	}
 	st, err := f.CreateStore(ctx)
 	if err != nil {

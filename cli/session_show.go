@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -94,10 +95,16 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		if msgs == nil {
 			msgs = []*loom.Message{}
 		}
-		return writeJSON(ios.Out, struct {
+		var b bytes.Buffer
+		if err := writeJSON(&b, struct {
 			Session  *loom.Session   `json:"session"`
 			Messages []*loom.Message `json:"messages"`
-		}{s, msgs})
+		}{s, msgs}); err != nil {
+			return err
+		}
+		// A cost the price table does not know is null, never 0.
+		_, err := ios.Out.Write(human.NullUnknownCosts(b.Bytes()))
+		return err
 	}
 	now := f.now()
 	writeSessionHeader(ios, ios.Out, s)

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 )
 
 // Format is one tool's session format: where the tool keeps its
@@ -100,8 +101,8 @@ type Session struct {
 	// Path is the file the session was read from.
 	Path string
 	// Origin names the loom session a handed-off file continues (see
-	// Handoff); the importer makes the session a fork of it.
-	Origin    *Origin
+	// package handoff); the importer makes the session a fork of it.
+	Origin    *handoff.Origin
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	// Messages in order, each with its source id (ID), role, parts,
@@ -192,4 +193,14 @@ type Finder interface {
 	// FindSession returns the file of the session with the tool's id id
 	// under roots (the Format's Roots), "" when there is none.
 	FindSession(ctx context.Context, roots []string, id string) (string, error)
+}
+
+// ReplyWaiter is a Format whose tool runs its end-of-turn hook before it
+// has written the turn's reply to the session file, and passes the
+// reply's text to the hook (Claude Code's Stop): the hook waits for the
+// reply to reach the file before it imports it.
+type ReplyWaiter interface {
+	// AwaitReply waits, at most wait, until the session file at path
+	// holds the reply whose text is text, and reports whether it does.
+	AwaitReply(ctx context.Context, path, text string, wait time.Duration) bool
 }

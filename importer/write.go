@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 )
 
 // write stores what f's reader found: new sessions whole (one transaction
@@ -83,11 +84,18 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 			kind = loom.KindMain
 		}
 		if kind == loom.KindMain && s.Origin != nil && p.existing == nil {
-			if parentID, err = im.origin(ctx, s.Origin); err != nil {
+			var origin *loom.Session
+			if origin, err = im.origin(ctx, s.Origin); err != nil {
 				return err
 			}
-			if parentID != "" {
+			if origin != nil {
+				parentID = origin.ID
 				kind, s.ForkTurn = loom.KindFork, s.Origin.Turn
+				if s.Title == "" {
+					// The session it continues names it, not the
+					// first prompt carried over from it.
+					s.Title = origin.Title
+				}
 			}
 		} else if kind != loom.KindMain {
 			parentID, err = im.parent(ctx, tool, s.ParentSourceID, tr.ids)
@@ -190,23 +198,23 @@ func (im *Importer) parent(ctx context.Context, tool, src string, ids map[string
 	return p.ID, nil
 }
 
-// origin is the id of the loom session a handed-off file continues,
-// when it is still this user's; empty when it is gone (the session
-// comes in as a main session of its own).
-func (im *Importer) origin(ctx context.Context, o *Origin) (string, error) {
+// origin is the loom session a handed-off file continues, when it is
+// still this user's; nil when it is gone (the session comes in as a main
+// session of its own).
+func (im *Importer) origin(ctx context.Context, o *handoff.Origin) (*loom.Session, error) {
 	if o.SessionID == "" {
-		return "", nil
+		return nil, nil
 	}
 	x, err := im.Store.Session(ctx, o.SessionID)
 	switch {
 	case loom.ErrorCode(err) == loom.ENOTFOUND:
-		return "", nil
+		return nil, nil
 	case err != nil:
-		return "", err
+		return nil, err
 	case x.UserID != im.UserID || x.DeletedAt != nil:
-		return "", nil
+		return nil, nil
 	}
-	return x.ID, nil
+	return x, nil
 }
 
 // NoResult is the error of an imported tool call whose result is not in

@@ -10,7 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 )
 
 // Handoff is what the handoff tool needs: the agents' writers, and where
@@ -18,7 +18,7 @@ import (
 // user's home). The tool writes another agent's session files, so it is
 // offered only when Config.Handoff is set (config.toml's [mcp] handoff).
 type Handoff struct {
-	Writers []importer.Writer
+	Writers []handoff.Writer
 	Env     func(string) string
 	Home    string
 }
@@ -58,7 +58,7 @@ func (t *tools) runHandoff(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	h := t.cfg.Handoff
-	var w importer.Writer
+	var w handoff.Writer
 	for _, x := range h.Writers {
 		if x.Tool() == a.To {
 			w = x
@@ -78,7 +78,7 @@ func (t *tools) runHandoff(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := importer.HandOff(ctx, c.st, s, w, importer.HandoffOptions{Dir: a.Dir, Last: a.Last, Env: h.Env, Home: h.Home, Now: t.cfg.Now()})
+	rep, err := handoff.Run(ctx, c.st, s, w, handoff.Options{Dir: a.Dir, Last: a.Last, Env: h.Env, Home: h.Home, Now: t.cfg.Now()})
 	if loom.ErrorCode(err) == loom.EINVALID {
 		return nil, loom.Errorf(loom.EINVALID, "%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one in dir", 1))
 	}

@@ -26,6 +26,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/pricing"
 )
 
@@ -140,6 +141,20 @@ type result struct {
 	structured any
 }
 
+// structured is a tool's structured content as it is sent: its JSON,
+// with a cost the price table does not know as null, never 0 (Codex
+// gives its model this, not the text, which says "—").
+func structured(v any) any {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	return json.RawMessage(human.NullUnknownCosts(b))
+}
+
 type tools struct{ cfg Config }
 
 func (t *tools) all() []tool {
@@ -181,7 +196,7 @@ func (t *tools) handler(tl tool) sdk.ToolHandler {
 		}
 		return &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: out.text}},
-			StructuredContent: out.structured,
+			StructuredContent: structured(out.structured),
 		}, nil
 	}
 }

@@ -96,7 +96,7 @@
 //
 // # Writing
 //
-// Format is also an importer.Writer: Handoff writes a loom session as a
+// Format is also a handoff.Writer: Handoff writes a loom session as a
 // new Claude Code session that `claude --resume` continues (see its
 // documentation and docs/handoff.md). A file whose first line carries
 // loomHandoff (what Handoff writes) is read with that loom session as

@@ -12,10 +12,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
-var _ importer.Writer = Format{}
+var _ handoff.Writer = Format{}
 
 // handoffVersion is the Claude Code version a handed-off file says
 // wrote it: the format of the 2.1 releases, which it follows.
@@ -71,17 +72,17 @@ func abs(n int64) int64 {
 // text.
 // Reasoning is dropped: Claude's API takes back only thinking it signed.
 // The first line records the loom session in loomHandoff.
-func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Handed, error) {
+func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
 	dir := importer.ToolDir(h.Env, h.Home, "CLAUDE_CONFIG_DIR", ".claude")
 	if dir == "" {
 		return nil, fmt.Errorf("claude-code: no home directory to write to")
 	}
 	id := uuid.NewString()
-	out := &importer.Handed{Tool: Tool, SessionID: id,
+	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(dir, "projects", ProjectSlug(h.Dir), id+".jsonl"),
-		Resume: importer.ResumeIn(h.Dir, "claude", "--resume", id)}
-	w := &ccWriter{h: h, out: out, id: id, ids: importer.CallIDs{Prefix: "toolu_loom"}}
-	for _, e := range importer.Entries(h, out) {
+		Resume: handoff.ResumeIn(h.Dir, "claude", "--resume", id)}
+	w := &ccWriter{h: h, out: out, id: id, ids: handoff.CallIDs{Prefix: "toolu_loom"}}
+	for _, e := range handoff.Entries(h, out) {
 		if e.Role == loom.RoleUser {
 			w.user(e)
 		} else {
@@ -89,9 +90,9 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 		}
 	}
 	if len(w.lines) > 0 {
-		w.lines[0][importer.OriginField] = h.Origin()
+		w.lines[0][handoff.OriginField] = h.Origin()
 	}
-	if err := importer.WriteLines(ctx, out.Path, w.lines); err != nil {
+	if err := handoff.WriteLines(ctx, out.Path, w.lines); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -102,21 +103,21 @@ type obj = map[string]any
 // ccWriter builds the lines of one session, each the child of the one
 // before.
 type ccWriter struct {
-	h      *importer.Handoff
-	out    *importer.Handed
+	h      *handoff.Handoff
+	out    *handoff.Handed
 	id     string
 	lines  []obj
 	parent any // the uuid of the line before, null for the first
-	ids    importer.CallIDs
+	ids    handoff.CallIDs
 	msgs   int
 }
 
-func (w *ccWriter) add(typ string, e importer.Entry, extra obj) obj {
+func (w *ccWriter) add(typ string, e handoff.Entry, extra obj) obj {
 	u := uuid.NewString()
 	l := obj{
 		"parentUuid": w.parent, "isSidechain": false, "userType": "external",
 		"cwd": w.h.Dir, "sessionId": w.id, "version": handoffVersion, "gitBranch": w.h.Session.GitBranch,
-		"type": typ, "uuid": u, "timestamp": importer.Stamp(e.At),
+		"type": typ, "uuid": u, "timestamp": handoff.Stamp(e.At),
 	}
 	for k, v := range extra {
 		l[k] = v
@@ -129,7 +130,7 @@ func (w *ccWriter) add(typ string, e importer.Entry, extra obj) obj {
 	return l
 }
 
-func (w *ccWriter) user(e importer.Entry) {
+func (w *ccWriter) user(e handoff.Entry) {
 	var texts []string
 	for _, p := range e.Parts {
 		texts = append(texts, p.Text)
@@ -140,7 +141,7 @@ func (w *ccWriter) user(e importer.Entry) {
 // assistant writes a reply: its blocks up to and including a run of tool
 // calls as one assistant message, then a user line with their results,
 // and so on, as Claude's API takes them.
-func (w *ccWriter) assistant(e importer.Entry) {
+func (w *ccWriter) assistant(e handoff.Entry) {
 	var blocks []any
 	var results []any
 	var meta []any
@@ -181,19 +182,19 @@ func (w *ccWriter) assistant(e importer.Entry) {
 			}
 			blocks = append(blocks, obj{"type": "text", "text": p.Text})
 		case loom.PartTool:
-			name, input, res := ccTool(p, w.h.FromTool(Tool))
+			name, input, res := ccTool(w.h, p)
 			if name == "" {
 				if len(results) > 0 {
 					flush()
 				}
 				w.out.ToolRecords++
-				blocks = append(blocks, obj{"type": "text", "text": importer.ToolRecord(p)})
+				blocks = append(blocks, obj{"type": "text", "text": handoff.ToolRecord(p)})
 				continue
 			}
 			w.out.ToolCalls++
 			id := w.ids.For(p)
 			blocks = append(blocks, obj{"type": "tool_use", "id": id, "name": name, "input": input})
-			results = append(results, obj{"type": "tool_result", "tool_use_id": id, "content": importer.ResultText(p), "is_error": p.Status == loom.ToolError})
+			results = append(results, obj{"type": "tool_result", "tool_use_id": id, "content": handoff.ResultText(p), "is_error": p.Status == loom.ToolError})
 			meta = append(meta, res)
 		}
 	}
@@ -201,12 +202,12 @@ func (w *ccWriter) assistant(e importer.Entry) {
 }
 
 // ccTool is the Claude Code tool that does what p did (the call itself
-// when own says it is Claude Code's), its input, and the toolUseResult
+// when h's session is Claude Code's), its input, and the toolUseResult
 // Claude Code keeps beside the result; no name when Claude Code has no
-// such tool.
-func ccTool(p loom.Part, own bool) (string, any, any) {
-	text := importer.ResultText(p)
-	if own {
+// such tool. A file read names its file by its absolute path.
+func ccTool(h *handoff.Handoff, p loom.Part) (string, any, any) {
+	text := handoff.ResultText(p)
+	if h.FromTool(Tool) {
 		// Claude Code's own call: as it was, with the structured result
 		// the import kept.
 		var meta struct {
@@ -223,18 +224,18 @@ func ccTool(p loom.Part, own bool) (string, any, any) {
 		return p.Name, input, res
 	}
 	if p.Status == loom.ToolError {
-		if cmd, ok := importer.ShellCommand(p); ok {
+		if cmd, ok := handoff.ShellCommand(p); ok {
 			return "Bash", obj{"command": cmd}, "Error: " + text
 		}
-		if path, ok := importer.ReadPath(p); ok {
+		if path, ok := h.ReadPath(p); ok {
 			return "Read", obj{"file_path": path}, "Error: " + text
 		}
 		return "", nil, nil
 	}
-	if cmd, ok := importer.ShellCommand(p); ok {
+	if cmd, ok := handoff.ShellCommand(p); ok {
 		return "Bash", obj{"command": cmd}, obj{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}
 	}
-	if path, ok := importer.ReadPath(p); ok {
+	if path, ok := h.ReadPath(p); ok {
 		n := strings.Count(text, "\n") + 1
 		return "Read", obj{"file_path": path}, obj{"type": "text", "file": obj{"filePath": path, "content": text, "numLines": n, "startLine": 1, "totalLines": n}}
 	}

@@ -16,6 +16,7 @@ import (
 	// object per line of the session file.
 	json "github.com/goccy/go-json"
 
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -66,8 +67,8 @@ type rawLine struct {
 	} `json:"data"`
 	ParentToolUseID string `json:"parentToolUseID"`
 	// LoomHandoff marks a session loom wrote for Claude Code to
-	// continue (importer.OriginField).
-	LoomHandoff *importer.Origin `json:"loomHandoff"`
+	// continue (handoff.OriginField).
+	LoomHandoff *handoff.Origin `json:"loomHandoff"`
 	Attachment  *struct {
 		Type string `json:"type"`
 	} `json:"attachment"`

@@ -61,7 +61,9 @@
 //     collab_agent_spawn_end event (new_thread_id) or a
 //     sub_agent_activity event (agent_thread_id, kind started; its
 //     event_id is the call's, its agent_path the task path that the
-//     output of multi-agent v2, {"task_name": "/root/<name>"}, gives).
+//     output of multi-agent v2, {"task_name": "/root/<name>"}, gives),
+//     or, since Codex 0.169, an item_completed event whose item is a
+//     SubAgentActivity (the same fields, its id the call's).
 //     A v2 parent rollout without such an event names no thread, and
 //     its call has no agent part.
 //   - Messages between agents: inter_agent_communication lines,
@@ -75,7 +77,9 @@
 //     envelope ("Message Type: …", "Task name: …", "Sender: …",
 //     "Payload:") is left out of the text; a message whose text is only
 //     encrypted is counted as skipped
-//     (inter_agent_communication:encrypted).
+//     (inter_agent_communication:encrypted). Codex 0.169 sends a
+//     sub-agent's task in an encrypted_content block holding it in
+//     clear: text that is not one run of base64 is read as the task.
 //   - event_msg: user_message, agent_message, agent_reasoning and
 //     agent_reasoning_raw_content repeat the response items and are
 //     counted as skipped; one whose text no response item holds is
@@ -132,12 +136,12 @@
 //
 // Tested on the rollouts of Codex CLI 0.39 and, for the records it
 // added later (forks, sub-agents, compaction, custom tools, the
-// multi-agent v2 rollouts of 0.146), on hand-written files following the
-// format of the versions since.
+// multi-agent v2 rollouts of 0.146 and 0.169), on hand-written files
+// following the format of the versions since.
 //
 // # Writing
 //
-// Format is also an importer.Writer: Handoff writes a loom session as a
+// Format is also a handoff.Writer: Handoff writes a loom session as a
 // new rollout that `codex resume` continues (see its documentation and
 // docs/handoff.md). A rollout whose session_meta carries loom_handoff
 // (what Handoff writes) is read with that loom session as its Origin, so

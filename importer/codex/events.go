@@ -63,7 +63,12 @@ func (rd *reader) event(rc *rec) {
 			rd.linkAgent(c, str(ev.NewThreadID), firstOf(str(ev.Role), str(ev.Nickname)))
 		}
 	case "sub_agent_activity":
-		rd.subAgentActivity(&ev)
+		rd.subAgentActivity(str(ev.EventID), str(ev.AgentThreadID), str(ev.AgentPath), str(ev.Kind))
+	case "item_completed":
+		var it subAgentItem
+		if len(ev.Item) > 0 && ev.Item[0] == '{' && json.Unmarshal(ev.Item, &it) == nil && it.Type == "SubAgentActivity" {
+			rd.subAgentActivity(str(it.ID), str(it.AgentThreadID), str(it.AgentPath), str(it.Kind))
+		}
 	}
 	rd.res.Skip("event_msg:" + typeName(ev.Type))
 }

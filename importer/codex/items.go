@@ -91,15 +91,36 @@ func messageText(content json.RawMessage) string {
 	}
 	var b strings.Builder
 	for _, c := range items(content) {
-		if c.Text == "" {
+		text := c.Text
+		if c.Type == "encrypted_content" {
+			text = clearText(str(c.Encrypted))
+		}
+		if text == "" {
 			continue
 		}
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(c.Text)
+		b.WriteString(text)
 	}
 	return b.String()
+}
+
+// clearText returns the text of an encrypted_content block when it holds
+// text in clear (Codex 0.169 puts a sub-agent's task there unencrypted),
+// "" when it holds a ciphertext: one run of base64 characters, long or
+// starting as a Fernet token does.
+func clearText(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) < 40 && !strings.HasPrefix(s, "gAAAAA") {
+		return s
+	}
+	for _, c := range s {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.ContainsRune("+/-_=", c)) {
+			return s
+		}
+	}
+	return ""
 }
 
 // responseItem handles a response_item line.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 )
 
 // line is the envelope of one rollout line: {timestamp, type, payload}.
@@ -38,8 +38,8 @@ type sessionMeta struct {
 		Branch string `json:"branch"`
 	} `json:"git"`
 	// LoomHandoff marks a session loom wrote for Codex to continue
-	// (importer.OriginFieldSnake).
-	LoomHandoff *importer.Origin `json:"loom_handoff"`
+	// (handoff.OriginFieldSnake).
+	LoomHandoff *handoff.Origin `json:"loom_handoff"`
 }
 
 // turnContext is a turn_context payload: the settings of a turn.
@@ -79,6 +79,8 @@ type contentItem struct {
 	Type     string          `json:"type"`
 	Text     string          `json:"text"`
 	ImageURL json.RawMessage `json:"image_url"`
+	// An encrypted_content block of an agent_message item.
+	Encrypted json.RawMessage `json:"encrypted_content"`
 }
 
 // agentMail is a message between agents: an inter_agent_communication
@@ -111,9 +113,23 @@ type event struct {
 	NewThreadID json.RawMessage `json:"new_thread_id"`
 	Nickname    json.RawMessage `json:"new_agent_nickname"`
 	Role        json.RawMessage `json:"new_agent_role"`
+	// item_completed: the item, {"type": "SubAgentActivity", …} among
+	// others (subAgentItem).
+	Item json.RawMessage `json:"item"`
 	// sub_agent_activity: the spawn call (event_id) and the thread it
 	// started.
 	EventID       json.RawMessage `json:"event_id"`
+	AgentThreadID json.RawMessage `json:"agent_thread_id"`
+	AgentPath     json.RawMessage `json:"agent_path"`
+	Kind          json.RawMessage `json:"kind"`
+}
+
+// subAgentItem is the item of an item_completed event of Codex 0.169
+// and later whose type is SubAgentActivity: the spawn call (id) and the
+// thread it started.
+type subAgentItem struct {
+	Type          string          `json:"type"`
+	ID            json.RawMessage `json:"id"`
 	AgentThreadID json.RawMessage `json:"agent_thread_id"`
 	AgentPath     json.RawMessage `json:"agent_path"`
 	Kind          json.RawMessage `json:"kind"`

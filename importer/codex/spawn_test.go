@@ -296,3 +296,44 @@ func TestSubagent(t *testing.T) {
 		t.Errorf("message from a sibling %s %s %q", m.ID, m.Role, m.Text())
 	}
 }
+
+// Codex 0.169 tells that a spawned agent started with an item_completed
+// event whose item is a SubAgentActivity (its id the spawn call's), and
+// gives the agent its task in an encrypted_content block that holds the
+// task in clear.
+func TestSpawnOf0169(t *testing.T) {
+	const (
+		parent = "019fa2b0-4c1e-7d83-9a51-2e6f0b8c7d14"
+		child  = "019fa2b0-6a37-7f02-8c44-5d1e9b3a2f60"
+		task   = "List every file in /home/dev/notes, one per line, and nothing else."
+	)
+	p := readFile(t, "testdata/rollout-2026-11-20T10-02-11-"+parent+".jsonl").Sessions[0]
+	agents := agentParts(t, p, "call_Sp4wNn7cQe2vLk9xTz1aRb6M")
+	if len(agents) != 1 || agents[0].SessionID != child || agents[0].Name != "list_files" {
+		t.Fatalf("agent parts %+v, want one naming %s", agents, child)
+	}
+	res := readFile(t, "testdata/rollout-2026-11-20T10-02-12-"+child+".jsonl")
+	c := res.Sessions[0]
+	if got := userTexts(c); !slices.Equal(got, []string{task}) {
+		t.Errorf("prompts %q, want the task", got)
+	}
+	if c.Kind != loom.KindSubagent || c.ParentSourceID != parent || c.Title != "" {
+		t.Errorf("kind %s parent %s title %q", c.Kind, c.ParentSourceID, c.Title)
+	}
+	if n := res.Skipped["inter_agent_communication:encrypted"]; n != 0 {
+		t.Errorf("the task in clear was skipped as encrypted (%v)", res.Skipped)
+	}
+}
+
+func TestClearText(t *testing.T) {
+	for in, want := range map[string]string{
+		"List the files.": "List the files.",
+		"list_files":      "list_files",
+		"gAAAAABpQ2hpbGRUYXNrZW5jcnlwdGVkX3Rhc2tfdGV4dF9oZXJl": "",
+		" Fix pkg/api ": "Fix pkg/api",
+	} {
+		if got := clearText(in); got != want {
+			t.Errorf("clearText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

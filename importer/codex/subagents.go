@@ -203,15 +203,16 @@ func (rd *reader) linkAgent(c *call, id, nickname string) {
 	c.agent = true
 }
 
-// subAgentActivity handles a sub_agent_activity event: when it says an
-// agent started, it names the spawn call (event_id) and the thread
-// (agent_thread_id) and path (agent_path) of the agent.
-func (rd *reader) subAgentActivity(ev *event) {
-	if str(ev.Kind) != "started" {
+// subAgentActivity handles a sub_agent_activity event or a
+// SubAgentActivity item: when it says (kind) an agent started, it names
+// the spawn call (callID: the event's event_id, the item's id) and the
+// thread (agent_thread_id) and path (agent_path) of the agent.
+func (rd *reader) subAgentActivity(callID, id, path, kind string) {
+	if !strings.EqualFold(kind, "started") {
 		return
 	}
-	id, path := str(ev.AgentThreadID), strings.TrimSpace(str(ev.AgentPath))
-	if c := rd.calls[str(ev.EventID)]; c != nil && isSpawn(c.msg.Parts[c.idx].Name) {
+	path = strings.TrimSpace(path)
+	if c := rd.calls[callID]; c != nil && isSpawn(c.msg.Parts[c.idx].Name) {
 		rd.linkAgent(c, id, "")
 		return
 	}

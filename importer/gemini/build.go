@@ -37,6 +37,14 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 		r.skip("empty-session")
 		return nil
 	}
+	if kind == loom.KindMain && !resumable(msgs) && len(rec.branches) == 0 {
+		// Gemini CLI starts a recording for a resumed session in a
+		// file of its own, which gets its session context and nothing
+		// more; it lists no such file, and deletes it. Its session is
+		// another file's.
+		r.skip("empty-session")
+		return nil
+	}
 	s := &importer.Session{
 		SourceID:  sourceID,
 		Kind:      kind,
@@ -52,8 +60,10 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 	if kind == loom.KindMain && rec.hdr.LoomHandoff != nil && rec.hdr.LoomHandoff.SessionID != "" {
 		s.Origin = rec.hdr.LoomHandoff
 	}
-	if rec.hdr.Summary != nil {
-		s.Title = *rec.hdr.Summary
+	if sum := rec.hdr.Summary; sum != nil && !importer.IsJSONText(*sum) {
+		// A summary that is JSON (a sub-agent's, {"response": …}) is
+		// the agent's output, not words to title it with.
+		s.Title = *sum
 	}
 	fill(s)
 	r.res.Sessions = append(r.res.Sessions, s)
@@ -85,6 +95,17 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 		built.noteAgents(f)
 	}
 	return built
+}
+
+// resumable reports whether msgs hold what Gemini CLI resumes: a prompt,
+// a reply or a summary, more than context and notices.
+func resumable(msgs []*loom.Message) bool {
+	for _, m := range msgs {
+		if m.Role != loom.RoleSystem {
+			return true
+		}
+	}
+	return false
 }
 
 // forkTurn is the last turn a branch shares whole with its parent: the

@@ -1,5 +1,7 @@
 package gemini
 
+import "strings"
+
 // node is one message of a recording's conversation, in a doubly linked
 // list so that a rewind cuts the list and a snapshot inserts into it
 // without copying it.
@@ -7,6 +9,9 @@ type node struct {
 	id         string
 	msg        *message
 	prev, next *node
+	// alias is the id a message written again under a new id is also
+	// known by (see snapshot).
+	alias string
 }
 
 // chain is a recording's current conversation: its messages in the order
@@ -98,13 +103,29 @@ func (c *chain) insertBefore(at, n *node) {
 // messages, after it compressed or reloaded the conversation): listed
 // messages replace their earlier copies, new ones are inserted before the
 // next listed message already known, or appended. Messages the list
-// leaves out stay where they are: loom keeps what the tool retired.
+// leaves out stay where they are: loom keeps what the tool retired. A
+// compression writes the turn in flight again under new ids, after the
+// summary: a new message that is one the list leaves out written again
+// (rerecorded) moves to its new place, keeping its first id.
 func (c *chain) snapshot(ids []string, msgs []*message) {
+	listed := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		listed[id] = true
+	}
 	var pending []int
 	flush := func(at *node) {
 		for _, i := range pending {
 			if n, ok := c.live[ids[i]]; ok {
 				n.replace(msgs[i])
+				continue
+			}
+			if n := c.rerecorded(msgs[i], listed); n != nil {
+				c.unlink(n)
+				msgs[i].ID, msgs[i].pos = n.msg.ID, n.msg.pos
+				n.replace(msgs[i])
+				c.insertBefore(at, n)
+				n.alias, c.live[ids[i]] = ids[i], n
+				listed[n.id] = true
 				continue
 			}
 			c.insertBefore(at, &node{id: ids[i], msg: msgs[i]})
@@ -123,6 +144,85 @@ func (c *chain) snapshot(ids []string, msgs []*message) {
 	flush(nil)
 }
 
+// maxRerecorded is how many of the newest messages a list leaves out are
+// compared with each new message of the list: the turn in flight when
+// Gemini CLI compressed is among the last.
+const maxRerecorded = 16
+
+// rerecorded returns the newest message not listed that m writes again:
+// a user prompt with the same text, or a reply with one of the same
+// tool calls (by call id), or without calls and with the same text.
+func (c *chain) rerecorded(m *message, listed map[string]bool) *node {
+	if m.Type != "user" && m.Type != "gemini" {
+		return nil
+	}
+	ps, _ := parts(m.Content)
+	body, calls := strings.TrimSpace(text(ps)), callIDs(m, ps)
+	if body == "" && len(calls) == 0 {
+		return nil
+	}
+	seen := 0
+	for x := c.tail; x != nil && seen < maxRerecorded; x = x.prev {
+		if listed[x.id] {
+			continue
+		}
+		seen++
+		if x.msg.Type != m.Type {
+			continue
+		}
+		xps, _ := parts(x.msg.Content)
+		xcalls := callIDs(x.msg, xps)
+		if len(calls) > 0 || len(xcalls) > 0 {
+			for id := range calls {
+				if xcalls[id] {
+					return x
+				}
+			}
+			continue
+		}
+		if strings.TrimSpace(text(xps)) == body {
+			return x
+		}
+	}
+	return nil
+}
+
+// callIDs are the ids of the tool calls a reply made, from its content
+// ps and its recorded calls.
+func callIDs(m *message, ps []part) map[string]bool {
+	if m.Type != "gemini" {
+		return nil
+	}
+	ids := map[string]bool{}
+	for _, p := range ps {
+		if p.FunctionCall != nil && p.FunctionCall.ID != "" {
+			ids[p.FunctionCall.ID] = true
+		}
+	}
+	for _, tc := range m.ToolCalls {
+		if tc.ID != "" {
+			ids[tc.ID] = true
+		}
+	}
+	return ids
+}
+
+// unlink takes n out of the list; it stays live.
+func (c *chain) unlink(n *node) {
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		c.head = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	} else {
+		c.tail = n.prev
+	}
+	n.prev, n.next = nil, nil
+	c.n--
+}
+
 // rewind removes the message id and every one after it, as Gemini CLI's
 // $rewindTo does; an id it does not hold removes everything, as Gemini
 // CLI does. It returns the removed messages (nil when there were none)
@@ -138,6 +238,9 @@ func (c *chain) rewind(id string) (removed []*node, kept int) {
 	for x := start; x != nil; x = x.next {
 		removed = append(removed, x)
 		delete(c.live, x.id)
+		if x.alias != "" {
+			delete(c.live, x.alias)
+		}
 	}
 	if start.prev != nil {
 		start.prev.next = nil

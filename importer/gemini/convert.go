@@ -217,7 +217,10 @@ func (c *converter) user(m *message, t time.Time) {
 			}
 			return
 		}
-		c.emit(id, userRole(text(content)), t, ps)
+		m := c.emit(id, userRole(text(content)), t, ps)
+		if m.Role == loom.RoleSummary {
+			m.Usage.Compactions = 1
+		}
 		return
 	}
 	display := c.contentParts(m, m.DisplayContent, "displayContent")
@@ -276,6 +279,13 @@ func (c *converter) gemini(m *message, t time.Time) {
 			}
 			typ := loom.PartText
 			if p.Thought {
+				if len(m.Thoughts) > 0 {
+					// After a resume Gemini CLI writes the reply
+					// again from the model's history, its thoughts
+					// as text parts beside the thoughts it kept.
+					c.skip("part:thought:duplicate")
+					continue
+				}
 				typ = loom.PartReasoning
 			}
 			ps = append(ps, loom.Part{Type: typ, Text: *p.Text})

@@ -84,7 +84,16 @@
 //     or reloading the conversation) updates the messages it lists and
 //     inserts the new ones (the compression summary) before the next
 //     listed message already known; messages it no longer lists stay.
-//   - Title is the recording's summary, when Gemini CLI wrote one. A
+//     A compression writes the turn in flight again under new ids: a
+//     new message of the list that repeats one of the last it leaves
+//     out (a prompt with the same text, a reply with one of the same
+//     call ids) is that message, moved after the summary under its
+//     first id. A reply written again after a resume holds its thoughts
+//     twice, as thoughts and as text parts marked thought: the text
+//     parts are counted as skipped (part:thought:duplicate). The summary
+//     counts one compaction in its usage.
+//   - Title is the recording's summary, when Gemini CLI wrote one and it
+//     is not JSON (a sub-agent's summary can be its {"response": …}). A
 //     sub-agent's session whose first prompt is not text to read (a JSON
 //     object of the agent's inputs, or Gemini CLI's "Get Started!") is
 //     titled with its task: the prompt, task, description, objective,
@@ -105,7 +114,9 @@
 // $rewindTo), parts of a kind the record cannot hold or does not know
 // ("part:<kind>"), function responses whose call is not in the
 // conversation ("orphan:functionResponse"), records with nothing in them
-// ("empty:<type>") and recordings without a message ("empty-session").
+// ("empty:<type>") and recordings without a message, or with nothing
+// Gemini CLI would resume (its session context and notices alone, as in
+// the recording it starts for a session it resumes), ("empty-session").
 // A line that is not JSON, or a record whose fields have the wrong types,
 // is a problem with its line number (the first 100 of a file are listed,
 // the rest counted); the rest of the file is read. An abandoned branch
@@ -118,15 +129,15 @@
 // from gemini-3-flash-preview and gemini-3.1-pro-preview; the file does
 // not name the CLI's version) and on hand-made files, following Gemini
 // CLI's chatRecordingService, for the one-document form, rewinds,
-// message snapshots, a conversation rewritten after a resume, and
-// sub-agents run by invoke_agent, delegate_to_agent and an agent's own
+// message snapshots, a conversation rewritten after a resume or a
+// compression (as Gemini CLI 0.61 writes them), and sub-agents run by invoke_agent, delegate_to_agent and an agent's own
 // tool. A sub-agent recording of a version that kept it beside its parent
 // as an ordinary session file (kind "subagent" in chats/) names no parent
 // and is imported as a main session.
 //
 // # Writing
 //
-// Format is also an importer.Writer: Handoff writes a loom session as a
+// Format is also a handoff.Writer: Handoff writes a loom session as a
 // new recording that `gemini --resume` continues (see its documentation
 // and docs/handoff.md). A recording whose header carries loomHandoff
 // (what Handoff writes) is read with that loom session as its Origin, so

@@ -241,9 +241,11 @@ func isSessionName(name string) bool {
 }
 
 // shortID is the session id prefix a recording's file name ends with:
-// session-<time>-<first 8 characters of the id>.json(l).
+// session-<time>-<first 8 characters of the id>.json(l), or
+// .loom.jsonl for a recording a hand-off wrote (handoffSuffix).
 func shortID(name string) string {
 	name = strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
+	name = strings.TrimSuffix(name, strings.TrimSuffix(handoffSuffix, ".jsonl"))
 	i := strings.LastIndexByte(name, '-')
 	if i < 0 || len(name)-i-1 != 8 {
 		return ""

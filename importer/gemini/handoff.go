@@ -17,13 +17,24 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
-var _ importer.Writer = Format{}
+var _ handoff.Writer = Format{}
+
+// handoffSuffix ends the name of a recording a hand-off writes:
+// session-<time>-<id prefix>.loom.jsonl. Gemini CLI reads any
+// session-*.jsonl, but its session cleanup deletes, with a recording
+// that holds nothing to resume, every file whose name ends with the same
+// -<id prefix>.jsonl; and when it resumes a session it starts a
+// recording of its own for it, session-<now>-<id prefix>.jsonl, that
+// keeps only its session context. Named so, the handed-off recording
+// is not one of the files that cleanup takes with it.
+const handoffSuffix = ".loom.jsonl"
 
 // Handoff writes h as a new Gemini CLI chat recording,
-// tmp/<project>/chats/session-<time>-<id prefix>.jsonl under
+// tmp/<project>/chats/session-<time>-<id prefix>.loom.jsonl under
 // $GEMINI_CLI_HOME/.gemini or ~/.gemini, where <project> is the short
 // name Gemini CLI's project registry (projects.json, and the
 // .project_root markers) gives h.Dir, registered as Gemini CLI does when
@@ -33,7 +44,7 @@ var _ importer.Writer = Format{}
 // imported from Gemini CLI keeps its calls as they were; any other tool
 // call is told as text. Reasoning is kept as thoughts, which Gemini CLI
 // shows and sends back to its model as thought parts, as it does its own.
-func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Handed, error) {
+func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
 	base := importer.ToolDir(h.Env, h.Home, homeEnv)
 	if base == "" {
 		return nil, fmt.Errorf("gemini: no home directory to write to")
@@ -45,17 +56,17 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 	}
 	id := uuid.NewString()
 	now := h.Time()
-	name := "session-" + now.Format("2006-01-02T15-04") + "-" + id[:8] + ".jsonl"
-	out := &importer.Handed{Tool: Tool, SessionID: id,
+	name := "session-" + now.Format("2006-01-02T15-04") + "-" + id[:8] + handoffSuffix
+	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(gdir, "tmp", slug, "chats", name),
-		Resume: importer.ResumeIn(h.Dir, "gemini", "--resume", id)}
+		Resume: handoff.ResumeIn(h.Dir, "gemini", "--resume", id)}
 	sum := sha256.Sum256([]byte(h.Dir))
 	recs := []any{map[string]any{
-		"sessionId": id, "projectHash": hex.EncodeToString(sum[:]), "startTime": importer.Stamp(now),
-		"lastUpdated": importer.Stamp(now), "kind": "main", importer.OriginField: h.Origin(),
+		"sessionId": id, "projectHash": hex.EncodeToString(sum[:]), "startTime": handoff.Stamp(now),
+		"lastUpdated": handoff.Stamp(now), "kind": "main", handoff.OriginField: h.Origin(),
 	}}
-	ids := importer.CallIDs{Prefix: "loom-call-"}
-	for _, e := range importer.Entries(h, out) {
+	ids := handoff.CallIDs{Prefix: "loom-call-"}
+	for _, e := range handoff.Entries(h, out) {
 		at := e.At
 		if e.Role == loom.RoleUser {
 			var content []any
@@ -64,7 +75,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 				content = append(content, map[string]any{"text": p.Text})
 				texts = append(texts, p.Text)
 			}
-			r := map[string]any{"id": uuid.NewString(), "timestamp": importer.Stamp(at), "type": "user", "content": content}
+			r := map[string]any{"id": uuid.NewString(), "timestamp": handoff.Stamp(at), "type": "user", "content": content}
 			if t := strings.TrimSpace(strings.Join(texts, "")); strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") {
 				// Gemini CLI leaves a prompt that opens like one of its
 				// commands (/… or ?…) out of the history it resumes: the
@@ -85,7 +96,7 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 			if len(text) == 0 && len(thoughts) == 0 && len(toolCalls) == 0 {
 				return
 			}
-			r := map[string]any{"id": uuid.NewString(), "timestamp": importer.Stamp(at), "type": "gemini", "content": strings.Join(text, "\n\n")}
+			r := map[string]any{"id": uuid.NewString(), "timestamp": handoff.Stamp(at), "type": "gemini", "content": strings.Join(text, "\n\n")}
 			if len(thoughts) > 0 {
 				r["thoughts"] = thoughts
 			}
@@ -104,25 +115,25 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 				if len(toolCalls) > 0 {
 					flush()
 				}
-				thoughts = append(thoughts, map[string]any{"subject": "", "description": p.Text, "timestamp": importer.Stamp(at)})
+				thoughts = append(thoughts, map[string]any{"subject": "", "description": p.Text, "timestamp": handoff.Stamp(at)})
 			case loom.PartText:
 				if len(toolCalls) > 0 {
 					flush()
 				}
 				text = append(text, p.Text)
 			case loom.PartTool:
-				name, args := geminiTool(p, h.FromTool(Tool))
+				name, args := geminiTool(h, p)
 				if name == "" {
 					if len(toolCalls) > 0 {
 						flush()
 					}
 					out.ToolRecords++
-					text = append(text, importer.ToolRecord(p))
+					text = append(text, handoff.ToolRecord(p))
 					continue
 				}
 				out.ToolCalls++
 				callID := ids.For(p)
-				result := importer.ResultText(p)
+				result := handoff.ResultText(p)
 				resp, status := map[string]any{"output": result}, "success"
 				if p.Status == loom.ToolError {
 					resp, status = map[string]any{"error": result}, "error"
@@ -135,25 +146,26 @@ func (Format) Handoff(ctx context.Context, h *importer.Handoff) (*importer.Hande
 					"id": callID, "name": name, "args": args,
 					"result":    []any{map[string]any{"functionResponse": map[string]any{"id": callID, "name": name, "response": resp}}},
 					"status":    status,
-					"timestamp": importer.Stamp(end), "resultDisplay": result, "displayName": name, "description": "",
+					"timestamp": handoff.Stamp(end), "resultDisplay": result, "displayName": name, "description": "",
 					"renderOutputAsMarkdown": false,
 				})
 			}
 		}
 		flush()
 	}
-	if err := importer.WriteLines(ctx, out.Path, recs); err != nil {
+	if err := handoff.WriteLines(ctx, out.Path, recs); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // geminiTool is the Gemini CLI tool that does what p did and its
-// arguments (the call itself when own says it is Gemini CLI's); no name
-// when Gemini CLI has no such tool.
-func geminiTool(p loom.Part, own bool) (string, any) {
-	switch cmd, ok := importer.ShellCommand(p); {
-	case own:
+// arguments (the call itself when h's session is Gemini CLI's); no name
+// when Gemini CLI has no such tool. A file read names its file by its
+// absolute path.
+func geminiTool(h *handoff.Handoff, p loom.Part) (string, any) {
+	switch cmd, ok := handoff.ShellCommand(p); {
+	case h.FromTool(Tool):
 		if len(p.Input) == 0 {
 			return p.Name, map[string]any{}
 		}
@@ -161,7 +173,7 @@ func geminiTool(p loom.Part, own bool) (string, any) {
 	case ok:
 		return "run_shell_command", map[string]any{"command": cmd}
 	}
-	if path, ok := importer.ReadPath(p); ok {
+	if path, ok := h.ReadPath(p); ok {
 		return "read_file", map[string]any{"file_path": path}
 	}
 	return "", nil

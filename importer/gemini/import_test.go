@@ -481,3 +481,80 @@ func writeJSON(t testing.TB, file string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// Gemini CLI 0.61 after a resume writes each reply again from the
+// model's history, its thoughts as text parts marked thought beside the
+// thoughts it kept; after a compression it writes the turn in flight
+// (the prompt, the call and its response) again under new ids after the
+// summary. Each reasoning, prompt and call is imported once, and the
+// summary counts a compaction.
+func TestResumeAndCompressionWrittenAgain(t *testing.T) {
+	res := read(t, filepath.Join("testdata", "compress.jsonl"))
+	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
+		t.Fatalf("sessions %d problems %v", len(res.Sessions), res.Problems)
+	}
+	s := res.Sessions[0]
+	want := []string{
+		"0f9e8d7c-6b5a-4948-8372-6150f4e3d2c1", // the session context, at the resume
+		"6f1a2b3c-4d5e-4f60-8a1b-2c3d4e5f6a70",
+		"7a2b3c4d-5e6f-4a71-9b2c-3d4e5f6a7b81",
+		"8b3c4d5e-6f7a-4b82-8c3d-4e5f6a7b8c92",
+		"be6f7a8b-9cad-4eb5-9f6a-7b8c9daebfc5", // the summary
+		"cf7a8b9c-adbe-4fc6-8a7b-8c9daebfc0d6",
+		"9c4d5e6f-7a8b-4c93-9d4e-5f6a7b8c9da3", // the prompt in flight, under its first id
+		"ad5e6f7a-8b9c-4da4-8e5f-6a7b8c9daeb4",
+		"03bedfd0-e1f2-4304-8ebf-c0d1e2f3041a",
+	}
+	if got := ids(s); !slices.Equal(got, want) {
+		t.Errorf("ids %v\nwant %v", got, want)
+	}
+	wantCounts(t, s, counts{
+		Roles: map[string]int{loom.RoleUser: 2, loom.RoleAssistant: 5, loom.RoleSystem: 1, loom.RoleSummary: 1},
+		Tools: map[string]int{loom.ToolCompleted: 2},
+	})
+	g1 := importertest.Message(t, s, "7a2b3c4d-5e6f-4a71-9b2c-3d4e5f6a7b81")
+	var reasoning []string
+	for _, p := range g1.Parts {
+		if p.Type == loom.PartReasoning {
+			reasoning = append(reasoning, p.Text)
+		}
+	}
+	if len(reasoning) != 1 || !strings.Contains(reasoning[0], "I'll look at what is here first.") {
+		t.Errorf("reasoning of the first reply %q, want it once", reasoning)
+	}
+	if p := tool(t, s, "read_file_1795686083530_0"); p.Status != loom.ToolCompleted || !strings.HasPrefix(output(p), "Ship the importer") {
+		t.Errorf("read_file %+v", p)
+	}
+	if m := importertest.Message(t, s, "9c4d5e6f-7a8b-4c93-9d4e-5f6a7b8c9da3"); !m.CreatedAt.Equal(ts(t, "2026-11-20T09:41:20.118Z")) {
+		t.Errorf("prompt in flight at %v, want its first time", m.CreatedAt)
+	}
+	if m := importertest.Message(t, s, "be6f7a8b-9cad-4eb5-9f6a-7b8c9daebfc5"); m.Role != loom.RoleSummary || m.Usage.Compactions != 1 {
+		t.Errorf("summary %s usage %+v", m.Role, m.Usage)
+	}
+	if res.Skipped["part:thought:duplicate"] != 1 {
+		t.Errorf("skipped %v", res.Skipped)
+	}
+}
+
+// A sub-agent's summary that is JSON (Gemini CLI 0.61 writes the
+// agent's {"response": …} there) is no title: its task titles it.
+func TestSubagentJSONSummary(t *testing.T) {
+	const sid = "7c1e9f20-4b2a-4d8e-9a61-3f0c2b7d5e14"
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "agents"))); err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(dir, "chats", sid, "a3f1c2d4-6b8e-4f0a-9c2d-1e5f7a9b3c60.jsonl")
+	f, err := os.OpenFile(agent, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"$set":{"summary":"{\n  \"response\": \"The policy is in internal/httpx/retry.go.\"\n}"}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	res := read(t, agent)
+	if got := res.Sessions[0].Title; !strings.HasPrefix(got, "Find where the HTTP retry policy") {
+		t.Errorf("title %q, want the task", got)
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/handoff"
 )
 
 // header is a recording's metadata: the first line of a JSONL file, the
@@ -21,8 +21,8 @@ type header struct {
 	ProjectRoot string   `json:"projectRoot"`
 	Kind        string   `json:"kind"`
 	// LoomHandoff marks a session loom wrote for Gemini CLI to continue
-	// (importer.OriginField).
-	LoomHandoff *importer.Origin `json:"loomHandoff"`
+	// (handoff.OriginField).
+	LoomHandoff *handoff.Origin `json:"loomHandoff"`
 }
 
 // message is one conversation record: a user prompt, a model reply, or a

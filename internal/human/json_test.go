@@ -3,6 +3,8 @@ package human
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/loomhq/loom"
 )
 
 func TestInputLineUnescapes(t *testing.T) {
@@ -42,6 +44,41 @@ func TestPrettyJSONAndOutputText(t *testing.T) {
 		}
 		if got := OutputText(json.RawMessage(tc.raw)); got != tc.output {
 			t.Errorf("OutputText(%s) = %q, want %q", tc.raw, got, tc.output)
+		}
+	}
+}
+
+// A usage with tokens and a cost of 0 (a model the price table does not
+// know) has a null cost in JSON; one without tokens, or priced, keeps its
+// number; text that spells a usage out inside a string is left alone.
+func TestNullUnknownCosts(t *testing.T) {
+	type doc struct {
+		A, B, C loom.Usage
+		Text    string
+	}
+	d := doc{
+		A:    loom.Usage{InputTokens: 54, OutputTokens: 212, APICalls: 4},
+		B:    loom.Usage{},
+		C:    loom.Usage{InputTokens: 10, CostUSD: 0.25, APICalls: 1},
+		Text: `{"input_tokens":1,"output_tokens":0,"reasoning_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0,"api_calls":1}`,
+	}
+	for _, indent := range []string{"", "  "} {
+		b, err := json.MarshalIndent(d, "", indent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			A, B, C map[string]any
+			Text    string
+		}
+		if err := json.Unmarshal(NullUnknownCosts(b), &got); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, NullUnknownCosts(b))
+		}
+		if got.A["cost_usd"] != nil || got.B["cost_usd"] != 0.0 || got.C["cost_usd"] != 0.25 || got.Text != d.Text {
+			t.Errorf("indent %q: %+v", indent, got)
+		}
+		if _, ok := got.A["cost_usd"]; !ok || got.A["api_calls"] != 4.0 {
+			t.Errorf("indent %q: the unknown cost lost its key or its neighbours: %v", indent, got.A)
 		}
 	}
 }

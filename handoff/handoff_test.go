@@ -1,4 +1,4 @@
-package importer
+package handoff
 
 import (
 	"encoding/json"
@@ -77,5 +77,30 @@ func TestShellAndRead(t *testing.T) {
 	ids := CallIDs{Prefix: "x"}
 	if a, b, c := ids.For(loom.Part{CallID: "call_1"}), ids.For(loom.Part{CallID: "call_1"}), ids.For(loom.Part{CallID: "a/b"}); a != "call_1" || b != "x0002" || c != "x0003" {
 		t.Errorf("call ids %s %s %s", a, b, c)
+	}
+}
+
+// TestClaudeSummaryToOtherTools: Claude Code's compaction summary goes to
+// another tool without the lines for Claude Code alone (its system
+// reminder of the tools used, the path of its transcript, how to
+// resume), and to Claude Code as it was.
+func TestClaudeSummaryToOtherTools(t *testing.T) {
+	const summary = "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n" +
+		"Summary:\n1. Primary Request: fix the retry policy.\n\n" +
+		"If you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: /home/dev/.claude/projects/-home-dev-api/5f0c1d2e.jsonl\n" +
+		"Continue the conversation from where it left off without asking the user any further questions. Resume directly — do not acknowledge the summary, do not recap what was happening.\n\n" +
+		"<system-reminder>\n<tools-used-before-summary>Bash, Read</tools-used-before-summary>\n</system-reminder>"
+	h := &Handoff{Session: &loom.Session{ID: "s", Source: &loom.Source{Tool: "claude-code"}}, Messages: []*loom.Message{
+		{Role: loom.RoleSummary, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: summary}}},
+	}}
+	got := Entries(h, &Handed{Tool: "codex"})[0].Parts[0].Text
+	want := SummaryLead + "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n" +
+		"Summary:\n1. Primary Request: fix the retry policy.\n\n" +
+		"Continue the conversation from where it left off without asking the user any further questions."
+	if got != want {
+		t.Errorf("to codex:\n%s\nwant\n%s", got, want)
+	}
+	if got := Entries(h, &Handed{Tool: "claude-code"})[0].Parts[0].Text; got != SummaryLead+summary {
+		t.Errorf("to claude-code:\n%s", got)
 	}
 }

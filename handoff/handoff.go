@@ -1,8 +1,10 @@
-package importer
+package handoff
 
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -10,11 +12,14 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// Writer is a Format that can also write a session in its tool's own
-// format: how `loom session handoff --to TOOL` gives any session in loom
-// to that tool, to continue there.
+// Writer writes a session in its tool's own format: how `loom session
+// handoff --to TOOL` gives any session in loom to that tool, to continue
+// there. Each tool's package (importer/claudecode, importer/codex,
+// importer/gemini) has one Format that is both the tool's
+// importer.Format and its Writer.
 type Writer interface {
-	Format
+	// Tool is the tool's name (claude-code, codex, gemini).
+	Tool() string
 	// Handoff writes h as a new session of the tool and says where, and
 	// how to resume it.
 	Handoff(ctx context.Context, h *Handoff) (*Handed, error)
@@ -56,8 +61,8 @@ type Handed struct {
 	Dropped map[string]int `json:"dropped"`
 }
 
-// HandoffOptions say how HandOff hands a session off.
-type HandoffOptions struct {
+// Options say how Run hands a session off.
+type Options struct {
 	// Dir is the project directory the tool continues in, absolute;
 	// empty means the session's project root, else its working
 	// directory.
@@ -69,9 +74,9 @@ type HandoffOptions struct {
 	Now  time.Time
 }
 
-// HandoffReport is what a handoff did: what the writer wrote, and which
+// Report is what a handoff did: what the writer wrote, and which
 // session, directory and turns.
-type HandoffReport struct {
+type Report struct {
 	*Handed
 	From string `json:"from_session_id"`
 	Dir  string `json:"dir"`
@@ -82,11 +87,11 @@ type HandoffReport struct {
 	Turns     int `json:"turns"`
 }
 
-// HandOff hands session s of st to the tool of w: the directory checked,
+// Run hands session s of st to the tool of w: the directory checked,
 // the turns to carry read, the file written. Input that cannot be handed
 // off (no such directory, a session without a prompt) is an EINVALID
 // error.
-func HandOff(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o HandoffOptions) (*HandoffReport, error) {
+func Run(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Options) (*Report, error) {
 	dir, err := handoffDir(s, o.Dir)
 	if err != nil {
 		return nil, err
@@ -114,7 +119,7 @@ func HandOff(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Ha
 	if out.Dropped == nil {
 		out.Dropped = map[string]int{}
 	}
-	return &HandoffReport{Handed: out, From: s.ID, Dir: dir, FirstTurn: first, LastTurn: last, Turns: s.TurnCount}, nil
+	return &Report{Handed: out, From: s.ID, Dir: dir, FirstTurn: first, LastTurn: last, Turns: s.TurnCount}, nil
 }
 
 // handoffDir is the directory the tool continues in: dir, else the
@@ -184,6 +189,23 @@ func (h *Handoff) FromTool(tool string) bool {
 	return h.Session.Source != nil && h.Session.Source.Tool == tool
 }
 
+// ReadPath is the file call p read (see the function ReadPath) as an
+// absolute path, which the targets' file tools require (Claude Code's
+// Read refuses a relative file_path): a relative one is taken from the
+// session's working directory, else from the directory the target
+// continues in.
+func (h *Handoff) ReadPath(p loom.Part) (string, bool) {
+	path, ok := ReadPath(p)
+	if !ok || filepath.IsAbs(path) {
+		return path, ok
+	}
+	base := h.Dir
+	if filepath.IsAbs(h.Session.Cwd) {
+		base = h.Session.Cwd
+	}
+	return filepath.Join(base, path), true
+}
+
 // Time is the time of the handoff.
 func (h *Handoff) Time() time.Time {
 	if h.Now.IsZero() {
@@ -210,6 +232,32 @@ type Entry struct {
 // SummaryLead opens the user message that carries a compaction summary,
 // as loom itself gives one to its model.
 const SummaryLead = "Summary of the earlier conversation:\n\n"
+
+// claudeCode is Claude Code's tool name, whose compaction summaries
+// hold lines for Claude Code alone.
+const claudeCode = "claude-code"
+
+var (
+	// systemReminder is a block Claude Code adds to its compaction
+	// summary (the tools used before it, in <tools-used-before-summary>).
+	systemReminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>\s*`)
+	// transcriptLine points Claude Code's model at the transcript file.
+	transcriptLine = regexp.MustCompile(`(?m)^[^\n]*read the full transcript at:[^\n]*\n?`)
+	// resumeDirectly tells Claude Code's model how to go on, to the end
+	// of its line.
+	resumeDirectly = regexp.MustCompile(`(?m)\s*Resume directly\b[^\n]*$`)
+)
+
+// OtherToolSummary is Claude Code's compaction summary as another tool
+// is given it:
+// without the lines that are for Claude Code alone (its system reminders,
+// the path of its transcript, how its model is to resume).
+func OtherToolSummary(text string) string {
+	text = systemReminder.ReplaceAllString(text, "")
+	text = transcriptLine.ReplaceAllString(text, "")
+	text = resumeDirectly.ReplaceAllString(text, "")
+	return strings.TrimSpace(text)
+}
 
 // Entries turns the messages of h into what every target writes, user
 // and assistant entries in turn, and
@@ -242,7 +290,11 @@ func Entries(h *Handoff, out *Handed) []Entry {
 					continue
 				}
 				if e.Summary {
-					p.Text = SummaryLead + p.Text
+					text := p.Text
+					if h.FromTool(claudeCode) && out.Tool != claudeCode {
+						text = OtherToolSummary(text)
+					}
+					p.Text = SummaryLead + text
 				}
 				e.Parts = append(e.Parts, loom.Part{Type: loom.PartText, Text: p.Text})
 			case loom.PartReasoning:
