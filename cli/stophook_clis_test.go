@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/anthropic/anthropictest"
+	"github.com/loomhq/loom/internal/agentclitest"
+)
+
+// The real Claude Code with only its Stop hook set to loom's: when each
+// turn of `claude -p` ends, loom holds that turn's reply (Claude Code may
+// fire Stop before it writes the reply to the transcript; the hook's
+// payload names it, and the hook waits for it).
+func TestClaudeCodeStopHookOnly(t *testing.T) {
+	if onPostgres() {
+		t.Skip("the real CLI once is enough: it runs in the SQLite pass")
+	}
+	bin := agentclitest.Install(t, agentclitest.ClaudeCode)
+	fx := newEmptyFixture(t)
+	home := t.TempDir()
+	srv := anthropictest.NewServer()
+	t.Cleanup(srv.Close)
+	hook := loomBinary(t) + " session import --hook claude-code"
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook}}}},
+	}})
+	writeSettings(t, filepath.Join(home, ".claude", "settings.json"), string(settings))
+	env := agentclitest.Env(home, "ANTHROPIC_BASE_URL="+srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
+		"LOOM_HOME="+fx.home)
+	if onPostgres() {
+		env = append(env, "LOOM_DB="+fx.db)
+	}
+	dir := filepath.Join(home, "work")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	replies := func() []string {
+		t.Helper()
+		st := fx.openStore(t)
+		defer st.Close()
+		ss, err := st.Sessions(t.Context(), loom.SessionFilter{UserID: "local", Surface: "claude-code"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range ss {
+			msgs, err := st.Messages(t.Context(), s.ID, loom.MessageQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range msgs {
+				if m.Role == loom.RoleAssistant && strings.TrimSpace(m.Text()) != "" {
+					out = append(out, strings.TrimSpace(m.Text()))
+				}
+			}
+		}
+		return out
+	}
+	prompts := []string{"Which file holds the fix?", "And what should the test use?", "Thanks, and the docs?"}
+	for i, p := range prompts {
+		args := []string{"-p", "--model", "claude-sonnet-4-5", p}
+		if i > 0 {
+			args = append([]string{"--continue"}, args...)
+		}
+		reply := strings.TrimSpace(agentclitest.Run(t, cliTimeout, dir, env, bin, args...))
+		if reply == "" {
+			t.Fatalf("turn %d: claude printed no reply", i+1)
+		}
+		// claude may print notices before the reply: the reply ends what
+		// it printed.
+		got := replies()
+		found := false
+		for _, r := range got {
+			found = found || (strings.HasSuffix(reply, r) && strings.HasSuffix(r, p))
+		}
+		if !found || len(got) != i+1 {
+			t.Fatalf("turn %d ended and loom does not hold its reply (it holds %d replies)", i+1, len(got))
+		}
+	}
+}
