@@ -2,7 +2,6 @@ package server
 
 import (
 	"embed"
-	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
@@ -61,7 +60,7 @@ func newPages() *pages {
 	p := &pages{byName: map[string]*template.Template{}}
 	base := htmlview.Templates().Funcs(template.FuncMap{"list": func(xs ...string) []string { return xs }, "sub": func(a, b int) int { return a - b },
 		"usd": usd, "rate": func(v float64) string { return human.Count(int64(math.Round(v))) },
-		"mins": minutes,
+		"mins": human.Minutes,
 		"sessionTokens": func(u loom.Usage) int64 {
 			return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}})
@@ -72,14 +71,6 @@ func newPages() *pages {
 	}
 	p.byName["message"] = base
 	return p
-}
-
-// minutes writes a number of minutes as 2h55m or 40m.
-func minutes(m int64) string {
-	if m < 60 {
-		return fmt.Sprintf("%dm", m)
-	}
-	return fmt.Sprintf("%dh%02dm", m/60, m%60)
 }
 
 // usd writes a cost that may be unknown (nil): never $0 for one.
