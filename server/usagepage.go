@@ -168,7 +168,7 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 // costliest returns the user's costliest sessions, at the costs stored
 // with their messages, then those with the most tokens.
 func (s *Server) costliest(ctx context.Context, user string) ([]loom.UsageRow, error) {
-	rep, err := s.st.Usage(ctx, loom.UsageFilter{UserID: user})
+	rep, err := s.st.Usage(ctx, loom.UsageFilter{UserID: user, SessionsOnly: true})
 	if err != nil {
 		return nil, err
 	}
