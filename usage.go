@@ -64,6 +64,9 @@ type UsageFilter struct {
 	UserID    string
 	ProjectID string
 	SessionID string
+	// SessionsOnly fills BySession and Total alone, from the counters
+	// kept on session rows, without reading messages (ByModel's cost).
+	SessionsOnly bool
 }
 
 // UsageRow is one line of a usage report: a group (session, project or

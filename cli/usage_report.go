@@ -24,6 +24,11 @@ type reportFlags struct {
 	tz        string
 	agent     string
 	csv       bool
+	// live redraws the active block every interval, frames times (0:
+	// until interrupted).
+	live     bool
+	interval time.Duration
+	frames   int
 }
 
 func (r *reportFlags) add(cmd *cobra.Command, withBy bool) {
@@ -68,26 +73,47 @@ are cut in --tz, the local zone by default.`,
 	}
 	rf.add(cmd, false)
 	cmd.Flags().BoolVarP(&parent.Project, "project", "p", false, "only this project's sessions")
+	if by == report.Block {
+		cmd.Flags().BoolVar(&rf.live, "live", false, "redraw the active block every --interval until interrupted")
+		cmd.Flags().BoolVar(&rf.live, "watch", false, "the same as --live")
+		cmd.Flags().DurationVar(&rf.interval, "interval", 5*time.Second, "how often --live redraws")
+		cmd.Flags().IntVar(&rf.frames, "frames", 0, "stop --live after this many redraws")
+		_ = cmd.Flags().MarkHidden("frames")
+		cmd.Example += "\n  loom usage blocks --live"
+	}
 	return cmd
 }
 
-func usageReportRun(ctx context.Context, f *Factory, rf *reportFlags, project bool) error {
+// reportInput reads the flags into a report's options and opens the
+// store it is made from.
+func reportInput(ctx context.Context, f *Factory, rf *reportFlags, project bool) (report.Options, report.Slicer, error) {
 	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent}
 	o, err := req.Options(f.User(), time.Local, f.now())
 	if err != nil {
-		return usageErrorf("%v", err)
+		return o, nil, usageErrorf("%v", err)
 	}
 	if project {
 		p, err := f.Project()
 		if err != nil {
-			return err
+			return o, nil, err
 		}
 		o.ProjectID = p.ID
 	}
 	if o.Prices, err = f.priceTable(); err != nil {
-		return err
+		return o, nil, err
 	}
 	st, err := f.ReadStore(ctx)
+	if err != nil {
+		return o, nil, err
+	}
+	return o, st, nil
+}
+
+func usageReportRun(ctx context.Context, f *Factory, rf *reportFlags, project bool) error {
+	if rf.live {
+		return usageLiveRun(ctx, f, rf, project)
+	}
+	o, st, err := reportInput(ctx, f, rf, project)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -35,6 +36,14 @@ func testUsage(t *testing.T, open Opener) {
 	}
 	if len(rep.ByProject) != 2 {
 		t.Fatalf("by project = %+v", rep.ByProject)
+	}
+	// SessionsOnly gives the same sessions and total, and nothing else.
+	only, err := st.Usage(ctx(t), loom.UsageFilter{UserID: "alice", SessionsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if only.Total != want || !reflect.DeepEqual(only.BySession, rep.BySession) || only.ByProject != nil || only.BySurface != nil || only.ByModel != nil {
+		t.Fatalf("sessions only = %+v, want the sessions and total of %+v", only, rep)
 	}
 	if len(rep.BySurface) != 2 || rep.BySurface[0].Key != "cli" || rep.BySurface[0].Usage.CostUSD != 3 ||
 		rep.BySurface[1].Key != "telegram" || rep.BySurface[1].Sessions != 1 {

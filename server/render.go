@@ -5,11 +5,14 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/htmlview"
+	"github.com/loomhq/loom/internal/human"
 )
 
 //go:embed assets
@@ -55,14 +58,27 @@ type pages struct {
 
 func newPages() *pages {
 	p := &pages{byName: map[string]*template.Template{}}
-	base := htmlview.Templates().Funcs(template.FuncMap{"list": func(xs ...string) []string { return xs }, "sub": func(a, b int) int { return a - b }})
+	base := htmlview.Templates().Funcs(template.FuncMap{"list": func(xs ...string) []string { return xs }, "sub": func(a, b int) int { return a - b },
+		"usd": usd, "rate": func(v float64) string { return human.Count(int64(math.Round(v))) },
+		"mins": human.Minutes,
+		"sessionTokens": func(u loom.Usage) int64 {
+			return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+		}})
 	base = template.Must(base.ParseFS(assets, "assets/templates/layout.html"))
-	for _, name := range []string{"login", "sessions", "session", "search", "error"} {
+	for _, name := range []string{"login", "sessions", "session", "search", "usage", "error"} {
 		t := template.Must(template.Must(base.Clone()).ParseFS(assets, "assets/templates/"+name+".html"))
 		p.byName[name] = t
 	}
 	p.byName["message"] = base
 	return p
+}
+
+// usd writes a cost that may be unknown (nil): never $0 for one.
+func usd(c *float64) string {
+	if c == nil {
+		return human.UnknownCost
+	}
+	return human.Cost(*c)
 }
 
 // render executes a page's layout into w.

@@ -25,6 +25,11 @@
 //
 //	go run ./cmd/loom-bench -mcp-serve -mcp-duration 10m
 //
+//	go run ./cmd/loom-bench -usage
+//
+// -usage generates 1,000,000 messages into a SQLite store and a
+// PostgreSQL schema (once) and times the daily usage report over them.
+//
 // -mcp-serve runs loom serve as its own process and drives its /mcp with
 // 50 clients, some of which open a session for every call and never
 // close it, and reports the server's resident memory over the run.
@@ -95,7 +100,16 @@ func main() {
 	mcpServe := flag.Bool("mcp-serve", false, "instead: drive /mcp of `loom serve` (its own process) with -mcp-clients clients for -mcp-duration and report the server's RSS")
 	mcpClients := flag.Int("mcp-clients", 50, "concurrent /mcp clients of -mcp-serve")
 	mcpDuration := flag.Duration("mcp-duration", 30*time.Second, "how long -mcp-serve drives /mcp")
+	usage := flag.Bool("usage", false, "instead: measure the daily usage report over -usage-messages messages on SQLite and PostgreSQL (-postgres)")
+	usageMessages := flag.Int("usage-messages", 1000000, "messages in the stores -usage generates (once) and reports on")
 	flag.Parse()
+	if *usage {
+		if err := usageMain(context.Background(), c.out, filepath.Dir(c.db), *pg, *usageMessages, min(c.runs, 20)); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *syncRun {
 		if err := syncMain(context.Background(), os.Stdout, filepath.Dir(c.db), *syncMessages, 20); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

@@ -97,6 +97,14 @@ func Duration(d time.Duration) string {
 	}
 }
 
+// Minutes writes a number of minutes as 2h05m, or 40m under an hour.
+func Minutes(m int64) string {
+	if m < 60 {
+		return fmt.Sprintf("%dm", m)
+	}
+	return fmt.Sprintf("%dh%02dm", m/60, m%60)
+}
+
 // Usage writes a usage total on one line, its cost as UsageCost does.
 func Usage(u loom.Usage) string {
 	parts := []string{Count(u.InputTokens) + " in", Count(u.OutputTokens) + " out"}

@@ -260,6 +260,12 @@ func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args [
 		` FROM sessions s`+w+` GROUP BY s.id ORDER BY sum(s.cost_usd) DESC, sum(s.input_tokens + s.output_tokens) DESC, s.id`, c.Args); err != nil {
 		return nil, err
 	}
+	for _, r := range rep.BySession {
+		rep.Total.Add(r.Usage)
+	}
+	if f.SessionsOnly {
+		return rep, nil
+	}
 	if rep.ByProject, err = run("project", `SELECT s.project_id, CASE WHEN max(s.project_name) <> '' THEN max(s.project_name) ELSE max(s.surface) END, `+sums+
 		` FROM sessions s`+w+` GROUP BY s.project_id ORDER BY sum(s.cost_usd) DESC, s.project_id`, c.Args); err != nil {
 		return nil, err
@@ -272,9 +278,6 @@ func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args [
 		` FROM session_messages m JOIN sessions s ON s.id = m.session_id`+w+` AND m.model <> '' AND NOT (s.kind = 'fork' AND m.turn <= s.fork_turn)`+
 		` GROUP BY m.provider, m.model ORDER BY sum(m.cost_usd) DESC, m.provider, m.model`, c.Args); err != nil {
 		return nil, err
-	}
-	for _, r := range rep.BySession {
-		rep.Total.Add(r.Usage)
 	}
 	return rep, nil
 }

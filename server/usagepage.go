@@ -1,0 +1,330 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/report"
+)
+
+// The usage page: cost and tokens per day as bar charts stacked by agent
+// or by model, the current 5-hour block and the costliest sessions. The
+// charts are SVG drawn here, so the page needs no script and no chart
+// library; the figures are package report's, as the API's and the
+// command line's.
+
+// Usage page limits.
+const (
+	// usageDefaultDays is the range shown unless ?days= says.
+	usageDefaultDays = 30
+	usageMaxDays     = 366
+	// usageSeries is how many agents or models get a colour of their
+	// own; the rest are stacked as "other".
+	usageSeries = 6
+	// usageSessions is how many of the costliest sessions are listed.
+	usageSessions = 10
+	// chartWidth and chartHeight are the charts' viewBox: bars stretch
+	// to the page's width, so the box's width is only the unit of the
+	// bars' positions.
+	chartWidth  = 1000
+	chartHeight = 200
+)
+
+// usageRanges are the choices of the range menu, in days.
+var usageRanges = []int{7, 30, 90, 365}
+
+type usageData struct {
+	Days    int
+	Ranges  []int
+	Stack   string // report.ByAgent or report.ByModel
+	TZ      string
+	Since   time.Time
+	Report  *report.Report
+	Cost    chart
+	Tokens  chart
+	Series  []series
+	Block   *report.Row
+	Last    *report.Row
+	Costly  []loom.UsageRow
+	Error   string
+	Toggles []toggle
+}
+
+// toggle is a link that changes one setting of the page.
+type toggle struct {
+	Label, URL string
+	Current    bool
+}
+
+// series is one colour of a chart: an agent, a model, or the rest.
+type series struct {
+	Key, Name string
+	Class     string
+}
+
+// chart is a stacked bar chart: a bar a day, a segment per series.
+type chart struct {
+	Title string
+	// Max is the value of the top of the chart, as people read it.
+	Max string
+	// Bars are the days, oldest first; a day without usage has no
+	// segments.
+	Bars []bar
+	// Width is the viewBox's width; BarWidth a bar's.
+	Width, BarWidth float64
+	// Ticks label the first, middle and last days.
+	Ticks []string
+}
+
+type bar struct {
+	Day      string
+	X        float64
+	Segments []segment
+	// Label is the day's total, for the bar's tooltip.
+	Label string
+}
+
+type segment struct {
+	Y, H  float64
+	Class string
+	Title string
+}
+
+func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
+	ctx, user := r.Context(), userOf(r)
+	q := newQuery(r)
+	d := usageData{Days: q.int("days", usageDefaultDays, 1, usageMaxDays), Ranges: usageRanges, Stack: q.str("by")}
+	if d.Stack != report.ByModel {
+		d.Stack = report.ByAgent
+	}
+	loc := time.Local
+	if tz := q.str("tz"); tz != "" {
+		l, err := time.LoadLocation(tz)
+		if err != nil {
+			q.fail("tz %q is not a time zone: use an IANA name such as Europe/Berlin, or UTC", tz)
+		} else {
+			loc = l
+		}
+	}
+	if q.err != nil {
+		s.pageErr(w, r, q.err)
+		return
+	}
+	now := time.Now().In(loc)
+	y, m, day := now.Date()
+	d.Since = time.Date(y, m, day, 0, 0, 0, 0, loc).AddDate(0, 0, 1-d.Days)
+	d.TZ = loc.String()
+	// The day report and the block report read the same slices.
+	src := &onceSlicer{st: s.st}
+	o := report.Options{UserID: user, By: report.Day, Breakdown: d.Stack, Since: d.Since, Location: loc, Prices: s.prices(), Now: now}
+	var err error
+	if d.Report, err = report.Build(ctx, src, o); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	o.By, o.Breakdown = report.Block, ""
+	blocks, err := report.Build(ctx, src, o)
+	if err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	d.Block = blocks.Active()
+	if d.Block == nil && len(blocks.Rows) > 0 {
+		d.Last = &blocks.Rows[len(blocks.Rows)-1]
+	}
+	if d.Costly, err = s.costliest(ctx, user); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	d.Series = seriesOf(d.Report)
+	days := dayList(d.Since, now)
+	d.Cost = drawChart("Cost per day", d.Report, d.Series, days, func(t report.Totals) float64 { return t.Cost() }, human.Cost)
+	d.Tokens = drawChart("Tokens per day", d.Report, d.Series, days, func(t report.Totals) float64 { return float64(t.TotalTokens) },
+		func(v float64) string { return human.Count(int64(v)) })
+	link := func(days int, by string) string {
+		v := url.Values{"days": {strconv.Itoa(days)}, "by": {by}}
+		if tz := q.str("tz"); tz != "" {
+			v.Set("tz", tz)
+		}
+		return "/usage?" + v.Encode()
+	}
+	for _, n := range d.Ranges {
+		d.Toggles = append(d.Toggles, toggle{Label: fmt.Sprintf("%d days", n), URL: link(n, d.Stack), Current: n == d.Days})
+	}
+	d.Toggles = append(d.Toggles,
+		toggle{Label: "by agent", URL: link(d.Days, report.ByAgent), Current: d.Stack == report.ByAgent},
+		toggle{Label: "by model", URL: link(d.Days, report.ByModel), Current: d.Stack == report.ByModel})
+	s.render(w, r, http.StatusOK, "usage", layoutData{Title: "Usage", Nav: "usage", Body: d})
+}
+
+// costliest returns the user's costliest sessions, at the costs stored
+// with their messages, then those with the most tokens.
+func (s *Server) costliest(ctx context.Context, user string) ([]loom.UsageRow, error) {
+	rep, err := s.st.Usage(ctx, loom.UsageFilter{UserID: user, SessionsOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []loom.UsageRow
+	for _, row := range rep.BySession {
+		u := row.Usage
+		if len(out) == usageSessions || u.CostUSD <= 0 && !human.HasTokens(u) {
+			break
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// onceSlicer reads usage slices from the store once and gives the same
+// to every report made with the same filter.
+type onceSlicer struct {
+	st     report.Slicer
+	filter loom.UsageSliceFilter
+	slices []loom.UsageSlice
+	read   bool
+}
+
+func (o *onceSlicer) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	if o.read && f == o.filter {
+		return o.slices, nil
+	}
+	sl, err := o.st.UsageSlices(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	o.filter, o.slices, o.read = f, sl, true
+	return sl, nil
+}
+
+// seriesOf returns the colours of a report's breakdown: the costliest
+// agents or models over the whole report (by tokens when none has a
+// cost), then "other" when there are more.
+func seriesOf(rep *report.Report) []series {
+	type sum struct {
+		key, name string
+		cost      float64
+		tokens    int64
+	}
+	byKey := map[string]*sum{}
+	var all []*sum
+	for _, row := range rep.Rows {
+		for _, p := range row.Breakdown {
+			x := byKey[p.Key]
+			if x == nil {
+				x = &sum{key: p.Key, name: p.Name}
+				byKey[p.Key] = x
+				all = append(all, x)
+			}
+			x.cost += p.Cost()
+			x.tokens += p.TotalTokens
+		}
+	}
+	slices.SortFunc(all, func(a, b *sum) int {
+		if a.cost != b.cost {
+			return -cmpFloat(a.cost, b.cost)
+		}
+		if a.tokens != b.tokens {
+			return -cmpFloat(float64(a.tokens), float64(b.tokens))
+		}
+		if a.key < b.key {
+			return -1
+		}
+		return 1
+	})
+	var out []series
+	for i, x := range all {
+		if i == usageSeries && len(all) > usageSeries+1 {
+			out = append(out, series{Key: "", Name: "other", Class: "s-other"})
+			break
+		}
+		name := x.name
+		if name == "" {
+			name = "(none)"
+		}
+		out = append(out, series{Key: x.key, Name: name, Class: fmt.Sprintf("s%d", i)})
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// dayList returns the names of the days from since to now's, in since's
+// location.
+func dayList(since, now time.Time) []string {
+	var out []string
+	for t := since; !t.After(now); t = t.AddDate(0, 0, 1) {
+		out = append(out, t.Format("2006-01-02"))
+	}
+	return out
+}
+
+// drawChart lays out a stacked bar chart of value over the days: a bar a
+// day, scaled so that the largest day's bar fills the height.
+func drawChart(title string, rep *report.Report, ser []series, days []string, value func(report.Totals) float64, format func(float64) string) chart {
+	c := chart{Title: title, Width: chartWidth}
+	if len(days) == 0 {
+		return c
+	}
+	rows := map[string]*report.Row{}
+	top := 0.0
+	for i := range rep.Rows {
+		rows[rep.Rows[i].Period] = &rep.Rows[i]
+		top = math.Max(top, value(rep.Rows[i].Totals))
+	}
+	c.Max = format(top)
+	classOf := map[string]string{}
+	other := ""
+	for _, x := range ser {
+		if x.Key == "" && x.Name == "other" {
+			other = x.Class
+			continue
+		}
+		classOf[x.Key] = x.Class
+	}
+	// A bar fills eight tenths of its slot: a gap between bars.
+	slot := float64(chartWidth) / float64(len(days))
+	c.BarWidth = slot * 0.8
+	for i, day := range days {
+		b := bar{Day: day, X: float64(i)*slot + slot*0.1}
+		row := rows[day]
+		if row != nil && top > 0 && value(row.Totals) > 0 {
+			b.Label = day + ": " + format(value(row.Totals))
+			y := float64(chartHeight)
+			for _, p := range row.Breakdown {
+				v := value(p.Totals)
+				if v <= 0 {
+					continue
+				}
+				h := v / top * chartHeight
+				y -= h
+				cls, ok := classOf[p.Key]
+				if !ok {
+					cls = other
+				}
+				b.Segments = append(b.Segments, segment{Y: y, H: h, Class: cls, Title: day + " · " + p.Name + ": " + format(v)})
+			}
+		}
+		c.Bars = append(c.Bars, b)
+	}
+	c.Ticks = []string{days[0], days[len(days)/2], days[len(days)-1]}
+	if len(days) < 3 {
+		c.Ticks = days
+	}
+	return c
+}
