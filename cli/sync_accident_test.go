@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -41,6 +43,7 @@ func TestSyncAccidents(t *testing.T) {
 			t.Run("copied to another machine", func(t *testing.T) { testSyncCopiedStore(t, hubDB(t)) })
 			t.Run("two syncs at once", func(t *testing.T) { testSyncTwoAtOnce(t, hubDB(t)) })
 			t.Run("a huge paste", func(t *testing.T) { testSyncHugePaste(t, hubDB(t)) })
+			t.Run("junk at a machine's next index", func(t *testing.T) { testSyncJunk(t, hubDB(t)) })
 		})
 	}
 	t.Run("another user than the token's", func(t *testing.T) {
@@ -297,4 +300,51 @@ func testSyncHugePaste(t *testing.T, hubDB string) {
 	if len(msgs.Messages) != 1 || msgs.Messages[0].Text() != paste {
 		t.Fatalf("the other machine holds %d messages of the paste", len(msgs.Messages))
 	}
+}
+
+// Someone with a token but not the key puts junk at a machine's next
+// index on the hub: the other machine's sync applies the rest and fails
+// in one line naming the host; the machine that owns the log finds a
+// record it did not write, sends its own under a new host and says its
+// old log stops there; then every sync succeeds and both machines hold
+// the same sessions.
+func testSyncJunk(t *testing.T, hubDB string) {
+	a, b, srv, _ := syncPair(t, hubDB)
+	say(t, a, "first", 1)
+	a.mustExec(t, "sync")
+	b.mustExec(t, "sync")
+	res := decodeJSON[hub.Result](t, a.mustExec(t, "sync", "--json"))
+	status := decodeJSON[struct {
+		Hub   string           `json:"hub"`
+		Host  string           `json:"host"`
+		Hosts []hub.HostStatus `json:"hosts"`
+	}](t, a.mustExec(t, "sync", "status", "--json"))
+	var next int64
+	for _, h := range status.Hosts {
+		if h.Host == string(res.Host) {
+			next = h.Records + 1
+		}
+	}
+	say(t, a, "second", 1) // records next… here, not on the hub yet
+	junk, _ := json.Marshal(map[string]any{"records": []any{map[string]any{"host": string(res.Host), "index": next, "header": []byte("junk"), "body": []byte("junk")}}})
+	req, err := http.NewRequest("POST", srv.base+"/api/v1/sync/records", bytes.NewReader(junk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+srv.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the junk was refused: %s", resp.Status)
+	}
+	say(t, b, "on the other", 1)
+	if r := b.exec(t, "", "sync"); r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 || !strings.Contains(r.stderr, string(res.Host)) {
+		t.Fatalf("a sync past the junk: exit %d, %q", r.code, r.stderr)
+	}
+	wantRehome(t, a)
+	converge(t, []string{"first", "second", "on the other"}, a, b)
 }
