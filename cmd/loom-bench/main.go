@@ -25,6 +25,14 @@
 //
 //	go run ./cmd/loom-bench -mcp-serve -mcp-duration 10m
 //
+//	go run ./cmd/loom-bench -process -db /tmp/loom-bench-process/sessions.db
+//
+// -process times loom's short commands as whole processes (loom version,
+// session list, search, the import hook on an unchanged file, and loom
+// mcp to its first answered search), each beside a minimal Go program
+// doing the same (cmd/loom-bench/floor), 20 pairs each; -loom names the
+// loom binary to time (a release build, say), else ./cmd/loom is built.
+//
 // -mcp-serve runs loom serve as its own process and drives its /mcp with
 // 50 clients, some of which open a session for every call and never
 // close it, and reports the server's resident memory over the run.
@@ -94,6 +102,8 @@ func main() {
 	mcpServe := flag.Bool("mcp-serve", false, "instead: drive /mcp of `loom serve` (its own process) with -mcp-clients clients for -mcp-duration and report the server's RSS")
 	mcpClients := flag.Int("mcp-clients", 50, "concurrent /mcp clients of -mcp-serve")
 	mcpDuration := flag.Duration("mcp-duration", 30*time.Second, "how long -mcp-serve drives /mcp")
+	process := flag.Bool("process", false, "instead: time loom version, session list, search, the import hook on an unchanged file and loom mcp's first search as whole processes, each beside a minimal Go program doing the same (cmd/loom-bench/floor), in pairs")
+	processRuns := flag.Int("process-runs", 20, "timed pairs of each -process command")
 	flag.Parse()
 	if *syncRun {
 		if err := syncMain(context.Background(), os.Stdout, filepath.Dir(c.db), *syncMessages, 20); err != nil {
@@ -150,6 +160,14 @@ func main() {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
 		}
+	}
+	if *process {
+		c.runs = *processRuns
+		if err := processMain(context.Background(), os.Stdout, c); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *pgRun {
 		b := pgBench{server: *pg, schema: *pgSchema, sessions: c.sessions, messages: c.messages, imports: *pgImport,
