@@ -36,9 +36,13 @@ type Request struct {
 	// MaxRetries is how often the call is retried after a connection
 	// error or a status 408, 409, 429 or 5xx (unless the service says
 	// x-should-retry: false): after the delay Retry-After-Ms or
-	// Retry-After asks for, up to two minutes, else 0.5 s doubling on
-	// each retry up to 8 s, less up to a quarter of random jitter.
+	// Retry-After asks for, else 0.5 s doubling on each retry up to 8 s,
+	// less up to a quarter of random jitter.
 	MaxRetries int
+	// AnyRetryAfter waits as long as the service asks; else a call whose
+	// service asks for more than two minutes fails at once. (OpenAI's
+	// SDK had the limit, Anthropic's has none.)
+	AnyRetryAfter bool
 	// OnEvent, when not nil, is told an EventProgress for every read of
 	// the response body that brings bytes.
 	OnEvent func(loom.StreamEvent)
@@ -87,7 +91,7 @@ func Post(ctx context.Context, r Request) (*http.Response, error) {
 		if attempt >= r.MaxRetries || !retryable(res) {
 			return nil, failure
 		}
-		delay, ok := retryDelay(res, attempt)
+		delay, ok := retryDelay(res, attempt, r.AnyRetryAfter)
 		if !ok {
 			return nil, failure
 		}
@@ -123,8 +127,13 @@ const (
 )
 
 // retryDelay is how long to wait before retry number attempt+1, and false
-// when the service asks for a wait longer than maxRetryAfter.
-func retryDelay(res *http.Response, attempt int) (time.Duration, bool) {
+// when the service asks for a wait longer than maxRetryAfter (unless any
+// is allowed).
+func retryDelay(res *http.Response, attempt int, anyWait bool) (time.Duration, bool) {
+	limit := maxRetryAfter
+	if anyWait {
+		limit = math.MaxInt64
+	}
 	if res != nil {
 		for _, h := range []struct {
 			name string
@@ -136,7 +145,7 @@ func retryDelay(res *http.Response, attempt int) (time.Duration, bool) {
 			}
 			f, err := strconv.ParseFloat(v, 64)
 			if err == nil && !math.IsNaN(f) && f >= 0 {
-				if math.IsInf(f, 1) || f*float64(h.unit) > float64(maxRetryAfter) {
+				if math.IsInf(f, 1) || f*float64(h.unit) > float64(limit) {
 					return 0, false
 				}
 				return time.Duration(f * float64(h.unit)), true
@@ -147,7 +156,7 @@ func retryDelay(res *http.Response, attempt int) (time.Duration, bool) {
 			if h.unit == time.Second {
 				if at, err := time.Parse(time.RFC1123, v); err == nil {
 					d := time.Until(at)
-					if d > maxRetryAfter {
+					if d > limit {
 						return 0, false
 					}
 					return max(d, 0), true
