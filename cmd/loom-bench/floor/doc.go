@@ -4,5 +4,6 @@
 // version; sqlread opening the same SQLite file for the listing, the
 // search and the hook's unchanged-file check; mcpserve, a stdio MCP
 // server on the official Go SDK answering search_sessions from the same
-// file). They are the floor a loom process is measured against.
+// file, both with the pragmas loom reads it with). They are the floor a
+// loom process is measured against.
 package floor

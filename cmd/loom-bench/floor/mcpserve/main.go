@@ -26,7 +26,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: mcpserve DB USER")
 		os.Exit(2)
 	}
-	db, err := sql.Open("sqlite", "file:"+os.Args[1]+"?_pragma=busy_timeout(30000)")
+	db, err := sql.Open("sqlite", "file:"+os.Args[1]+"?_pragma=busy_timeout(30000)&_pragma=query_only(1)&_pragma=cache_size(-16000)")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcpserve:", err)
 		os.Exit(1)
@@ -37,7 +37,7 @@ func main() {
 	mcp.AddTool(srv, &mcp.Tool{Name: "search_sessions", Description: "Full-text search over the sessions."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, args searchArgs) (*mcp.CallToolResult, any, error) {
 			rs, err := db.QueryContext(ctx, `SELECT m.session_id, m.seq, snippet(bodies_fts, 0, '**', '**', '…', 24)
-				FROM bodies_fts JOIN messages m ON m.body_id = bodies_fts.rowid JOIN sessions s ON s.id = m.session_id
+				FROM bodies_fts CROSS JOIN messages m ON m.body_id = bodies_fts.rowid CROSS JOIN sessions s ON s.id = m.session_id
 				WHERE bodies_fts MATCH ? AND s.user_id = ? AND s.deleted_at IS NULL
 				ORDER BY bodies_fts.rank LIMIT 20`, `"`+args.Query+`"`, user)
 			if err != nil {

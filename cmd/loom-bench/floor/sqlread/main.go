@@ -28,7 +28,7 @@ func main() {
 }
 
 func run(mode, path, user string, args []string) error {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(30000)")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(30000)&_pragma=query_only(1)&_pragma=cache_size(-16000)")
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func run(mode, path, user string, args []string) error {
 			return fmt.Errorf("search wants a word")
 		}
 		return rows(db, 4, `SELECT m.session_id, m.seq, -bodies_fts.rank, snippet(bodies_fts, 0, '**', '**', '…', 24)
-			FROM bodies_fts JOIN messages m ON m.body_id = bodies_fts.rowid JOIN sessions s ON s.id = m.session_id
+			FROM bodies_fts CROSS JOIN messages m ON m.body_id = bodies_fts.rowid CROSS JOIN sessions s ON s.id = m.session_id
 			WHERE bodies_fts MATCH ? AND s.user_id = ? AND s.deleted_at IS NULL
 			ORDER BY bodies_fts.rank LIMIT 20`, `"`+args[0]+`"`, user)
 	case "hook":
