@@ -3,8 +3,8 @@ package loom
 import (
 	"fmt"
 	"regexp"
-	"sync"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )

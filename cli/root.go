@@ -8,10 +8,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
