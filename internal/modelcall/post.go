@@ -48,14 +48,33 @@ type Request struct {
 	OnEvent func(loom.StreamEvent)
 }
 
+// ErrOtherOrigin is the error of a call the service redirected to
+// another origin (scheme, host and port): the request carries the API
+// key, so it is never followed there, as OpenAI's SDK never did.
+var ErrOtherOrigin = errors.New("redirected to another origin")
+
 // Post sends r, retrying as r.MaxRetries says, and returns the response of
 // the last attempt when its status is below 400 (its body for the caller
 // to read and close), a *StatusError when it is not, the context's error
 // when the caller gave up, or the last connection error.
 func Post(ctx context.Context, r Request) (*http.Response, error) {
-	client := r.Client
-	if client == nil {
-		client = http.DefaultClient
+	client := &http.Client{}
+	if r.Client != nil {
+		c := *r.Client
+		client = &c
+	}
+	next := client.CheckRedirect
+	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+			return ErrOtherOrigin
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
 	}
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -88,7 +107,7 @@ func Post(ctx context.Context, r Request) (*http.Response, error) {
 			}
 			failure = &StatusError{StatusCode: res.StatusCode, Body: body}
 		}
-		if attempt >= r.MaxRetries || !retryable(res) {
+		if attempt >= r.MaxRetries || !retryable(res) || errors.Is(err, ErrOtherOrigin) {
 			return nil, failure
 		}
 		delay, ok := retryDelay(res, attempt, r.AnyRetryAfter)

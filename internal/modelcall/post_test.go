@@ -1,7 +1,11 @@
 package modelcall
 
 import (
+	"context"
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +80,44 @@ func TestEventReader(t *testing.T) {
 	want := []string{"a=one\ntwo\n", "={\"x\":1}\n"}
 	if strings.Join(got, "|") != strings.Join(want, "|") || r.Err() != nil {
 		t.Fatalf("events %q, err %v; want %q", got, r.Err(), want)
+	}
+}
+
+// TestPostRedirects checks that a redirect within the service is
+// followed and one to another origin, which would take the API key
+// there, fails the call at once.
+func TestPostRedirects(t *testing.T) {
+	var elsewhere, home int
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere++
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		home++
+		switch r.URL.Path {
+		case "/moved":
+			http.Redirect(w, r, "/v1", http.StatusTemporaryRedirect)
+		case "/away":
+			http.Redirect(w, r, other.URL+"/v1", http.StatusTemporaryRedirect)
+		default:
+			io.Copy(w, r.Body)
+		}
+	}))
+	defer srv.Close()
+	post := func(path string) (*http.Response, error) {
+		return Post(context.Background(), Request{URL: srv.URL + path, Header: http.Header{"X-Api-Key": {"k"}}, Body: []byte("hi"), MaxRetries: 2})
+	}
+	res, err := post("/moved")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(body) != "hi" || home != 2 {
+		t.Fatalf("body %q after %d requests", body, home)
+	}
+	home = 0
+	if _, err := post("/away"); !errors.Is(err, ErrOtherOrigin) || home != 1 || elsewhere != 0 {
+		t.Fatalf("error %v after %d requests here, %d elsewhere", err, home, elsewhere)
 	}
 }
