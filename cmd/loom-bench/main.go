@@ -68,13 +68,6 @@ func main() {
 	if spec := os.Getenv(loadWorkerEnv); spec != "" {
 		os.Exit(loadWorkerMain(spec))
 	}
-	if len(os.Args) > 2 && os.Args[1] == "baseline-list" {
-		if err := baselineListProcess(os.Args[2]); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
 	var c config
 	flag.StringVar(&c.db, "db", filepath.Join(os.TempDir(), "loom-bench", "sessions.db"), "store to generate (once) and measure")
 	flag.IntVar(&c.sessions, "sessions", 10000, "number of ordinary sessions")
