@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -72,14 +73,17 @@ func (m *Message) RepairInterrupted(now time.Time) int {
 }
 
 // forkSuffix is the " (fork)", " (fork N)", " (rewound)" or " (rewound N)"
-// that ends a default fork title.
-var forkSuffix = regexp.MustCompile(` \((?:fork|rewound)(?: [0-9]+)?\)$`)
+// that ends a default fork title, compiled when first used: most
+// processes never name a fork.
+var forkSuffix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(` \((?:fork|rewound)(?: [0-9]+)?\)$`)
+})
 
 // ForkTitleBase is what a fork's default title is made from: the parent's
 // title without its own fork suffix, so a fork of "plan (fork)" is
 // "plan (fork 2)", not "plan (fork) (fork)".
 func ForkTitleBase(parent string) string {
-	return forkSuffix.ReplaceAllString(parent, "")
+	return forkSuffix().ReplaceAllString(parent, "")
 }
 
 // SplitForkTitle splits a default fork title into its parent's title and
@@ -87,7 +91,7 @@ func ForkTitleBase(parent string) string {
 // (rewound)" is "plan" and "rewound". A title without a fork suffix is
 // itself and "".
 func SplitForkTitle(title string) (base, mark string) {
-	loc := forkSuffix.FindStringIndex(title)
+	loc := forkSuffix().FindStringIndex(title)
 	if loc == nil {
 		return title, ""
 	}

@@ -1,5 +1,6 @@
-// Package anthropic implements loom.Provider on the Anthropic Messages API,
-// through the official anthropic-sdk-go SDK.
+// Package anthropic implements loom.Provider on the Anthropic Messages API.
+// It speaks the one endpoint loom calls over net/http, with the retries of
+// the official SDK (docs/architecture.md says why not through the SDK).
 //
 // Replies are streamed. Thinking blocks become reasoning parts whose
 // Metadata keeps the block's signature ({"signature": "..."}; a redacted
@@ -21,9 +22,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/modelcall"
 )
@@ -48,7 +48,7 @@ type Config struct {
 	APIKey string
 	// BaseURL is the API root without /v1. Empty means DefaultBaseURL.
 	BaseURL string
-	// HTTPClient makes the requests; nil means the SDK's default.
+	// HTTPClient makes the requests; nil means http.DefaultClient.
 	HTTPClient *http.Client
 	// MaxRetries is how often a request that failed with a connection
 	// error, 408, 409, 429 or 5xx is retried, with exponential backoff
@@ -61,8 +61,14 @@ var _ loom.Provider = (*Provider)(nil)
 
 // Provider is a loom.Provider for the Anthropic Messages API.
 type Provider struct {
-	client sdk.Client
+	url        string
+	header     http.Header
+	client     *http.Client
+	maxRetries int
 }
+
+// APIVersion is the anthropic-version every request names.
+const APIVersion = "2026-10-21"
 
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
@@ -70,21 +76,20 @@ func New(cfg Config) *Provider {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithMaxRetries(modelcall.Retries(cfg.MaxRetries, DefaultMaxRetries)),
+	h := http.Header{
+		"Content-Type":      {"application/json"},
+		"Accept":            {"application/json"},
+		"Anthropic-Version": {APIVersion},
 	}
 	if cfg.APIKey != "" {
-		// A credential option keeps the SDK from looking for others in
-		// the environment and in profile files.
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	} else {
-		opts = append(opts, option.WithoutEnvironmentDefaults())
+		h.Set("X-Api-Key", cfg.APIKey)
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	return &Provider{
+		url:        strings.TrimRight(base, "/") + "/v1/messages",
+		header:     h,
+		client:     cfg.HTTPClient,
+		maxRetries: modelcall.Retries(cfg.MaxRetries, DefaultMaxRetries),
 	}
-	return &Provider{client: sdk.NewClient(opts...)}
 }
 
 // Name returns "anthropic".
@@ -98,9 +103,21 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 	if err != nil {
 		return nil, err
 	}
-
-	stream := p.client.Messages.NewStreaming(ctx, params, option.WithMiddleware(modelcall.Progress(onEvent)))
-	defer stream.Close()
+	body, err := json.Marshal(params)
+	if err != nil {
+		return nil, modelcall.Failed("anthropic", err.Error(), err)
+	}
+	res, err := modelcall.Post(ctx, modelcall.Request{
+		Client: p.client, URL: p.url, Header: p.header, Body: body,
+		MaxRetries: p.maxRetries, AnyRetryAfter: true, OnEvent: onEvent,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, wrapError(err)
+	}
+	defer res.Body.Close()
 
 	type block struct {
 		part int
@@ -112,8 +129,21 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 		resp     = &loom.ModelResponse{Model: req.Model}
 		complete bool
 	)
-	for stream.Next() {
-		ev := stream.Current()
+	events := modelcall.NewEventReader(res.Body)
+	var readErr error
+	for readErr == nil && events.Next() {
+		e := events.Event()
+		switch e.Type {
+		case "", "ping":
+			continue
+		case "error":
+			readErr = apiError(res.StatusCode, e.Data)
+			continue
+		}
+		var ev event
+		if readErr = json.Unmarshal(e.Data, &ev); readErr != nil {
+			continue
+		}
 		switch ev.Type {
 		case "message_start":
 			if ev.Message.Model != "" {
@@ -155,7 +185,7 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 			}
 		case "message_delta":
 			if ev.Delta.StopReason != "" {
-				resp.StopReason = string(ev.Delta.StopReason)
+				resp.StopReason = ev.Delta.StopReason
 			}
 			u := ev.Usage
 			addUsage(&resp.Usage, u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokensDetails.ThinkingTokens)
@@ -163,7 +193,10 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 			complete = true
 		}
 	}
-	if err := modelcall.StreamEnd(ctx, "anthropic", stream.Err(), complete, wrapError); err != nil {
+	if readErr == nil {
+		readErr = events.Err()
+	}
+	if err := modelcall.StreamEnd(ctx, "anthropic", readErr, complete, wrapError); err != nil {
 		return nil, err
 	}
 	for _, b := range blocks {

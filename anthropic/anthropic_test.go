@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic"
 	"github.com/loomhq/loom/anthropic/anthropictest"
@@ -42,7 +41,7 @@ func TestContract(t *testing.T) {
 		DefaultMaxRetries: anthropic.DefaultMaxRetries,
 		RetryStatuses:     []int{500, 429, 529},
 		StatusCode: func(err error) (int, bool) {
-			var apiErr *sdk.Error
+			var apiErr *anthropic.Error
 			if !errors.As(err, &apiErr) {
 				return 0, false
 			}

@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"strings"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/modelcall"
 )
 
 // buildParams builds the Messages request for req.
-func buildParams(req *loom.ModelRequest) (sdk.MessageNewParams, error) {
-	params := sdk.MessageNewParams{Model: sdk.Model(req.Model)}
+func buildParams(req *loom.ModelRequest) (messagesRequest, error) {
+	params := messagesRequest{Model: req.Model, Stream: true}
 
 	mode := thinkingNone
 	if req.Thinking {
@@ -35,12 +34,12 @@ func buildParams(req *loom.ModelRequest) (sdk.MessageNewParams, error) {
 		if maxTokens <= budget {
 			maxTokens = budget + MinThinkingBudget
 		}
-		params.Thinking = sdk.ThinkingConfigParamOfEnabled(budget)
+		params.Thinking = &thinking{Type: "enabled", BudgetTokens: budget}
 	case thinkingAdaptive:
 		if maxTokens <= 0 {
 			maxTokens = 2 * DefaultMaxTokens
 		}
-		params.Thinking = sdk.ThinkingConfigParamUnion{OfAdaptive: &sdk.ThinkingConfigAdaptiveParam{}}
+		params.Thinking = &thinking{Type: "adaptive"}
 	default:
 		if maxTokens <= 0 {
 			maxTokens = DefaultMaxTokens
@@ -51,7 +50,9 @@ func buildParams(req *loom.ModelRequest) (sdk.MessageNewParams, error) {
 	// The system prompt is the request's alone: system messages of the
 	// history are not model input (see history).
 	if req.System != "" {
-		params.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
+		system := textBlock(req.System)
+		system.CacheControl = ephemeral
+		params.System = []block{system}
 	}
 
 	for _, t := range req.Tools {
@@ -59,66 +60,61 @@ func buildParams(req *loom.ModelRequest) (sdk.MessageNewParams, error) {
 		if err != nil {
 			return params, err
 		}
-		params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: &tool})
+		params.Tools = append(params.Tools, tool)
 	}
 
 	if n := len(turns); n > 0 {
-		last := turns[n-1].blocks
-		if cc := last[len(last)-1].GetCacheControl(); cc != nil {
-			*cc = sdk.NewCacheControlEphemeralParam()
+		last := &turns[n-1].blocks[len(turns[n-1].blocks)-1]
+		if last.cacheable() {
+			last.CacheControl = ephemeral
 		}
 	}
 	for _, t := range turns {
-		if t.role == loom.RoleUser {
-			params.Messages = append(params.Messages, sdk.NewUserMessage(t.blocks...))
-		} else {
-			params.Messages = append(params.Messages, sdk.NewAssistantMessage(t.blocks...))
-		}
+		params.Messages = append(params.Messages, messageParam{Role: t.role, Content: t.blocks})
 	}
 	return params, nil
 }
 
 // toolParam is the API's definition of tool t: its schema's properties,
-// required list and other keywords go to the input schema, whose type the
-// SDK sets to object.
-func toolParam(t loom.ToolSpec) (sdk.ToolParam, error) {
+// required list and other keywords go to the input schema, whose type is
+// object.
+func toolParam(t loom.ToolSpec) (toolDef, error) {
 	schema, err := modelcall.ToolSchema("anthropic", t)
 	if err != nil {
-		return sdk.ToolParam{}, err
+		return toolDef{}, err
 	}
-	in := sdk.ToolInputSchemaParam{Properties: schema["properties"]}
-	if in.Properties == nil {
-		in.Properties = map[string]any{}
-	}
-	if required, ok := schema["required"].([]any); ok {
-		for _, r := range required {
-			if s, ok := r.(string); ok {
-				in.Required = append(in.Required, s)
-			}
-		}
-	}
+	in := map[string]any{}
 	for k, v := range schema {
 		switch k {
 		case "type", "properties", "required":
 		default:
-			if in.ExtraFields == nil {
-				in.ExtraFields = map[string]any{}
-			}
-			in.ExtraFields[k] = v
+			in[k] = v
 		}
 	}
-	tool := sdk.ToolParam{Name: t.Name, InputSchema: in}
-	if t.Description != "" {
-		tool.Description = sdk.String(t.Description)
+	in["type"] = "object"
+	in["properties"] = schema["properties"]
+	if in["properties"] == nil {
+		in["properties"] = map[string]any{}
 	}
-	return tool, nil
+	if required, ok := schema["required"].([]any); ok {
+		var names []string
+		for _, r := range required {
+			if s, ok := r.(string); ok {
+				names = append(names, s)
+			}
+		}
+		if names != nil {
+			in["required"] = names
+		}
+	}
+	return toolDef{Name: t.Name, Description: t.Description, InputSchema: in}, nil
 }
 
 // turn is one message of the request: loom messages of one role in a row,
 // merged.
 type turn struct {
 	role   string // user or assistant
-	blocks []sdk.ContentBlockParamUnion
+	blocks []block
 }
 
 // history maps loom messages to alternating turns. System messages are
@@ -132,7 +128,7 @@ func history(msgs []*loom.Message, thinking bool) []turn {
 	msgs = modelcall.History(msgs)
 	results := modelcall.ResultsOf(msgs)
 	var turns []turn
-	add := func(role string, blocks ...sdk.ContentBlockParamUnion) {
+	add := func(role string, blocks ...block) {
 		if len(blocks) == 0 {
 			return
 		}
@@ -145,17 +141,17 @@ func history(msgs []*loom.Message, thinking bool) []turn {
 	for _, m := range msgs {
 		switch m.Role {
 		case loom.RoleUser:
-			var blocks []sdk.ContentBlockParamUnion
+			var blocks []block
 			for _, p := range m.Parts {
 				if p.Type == loom.PartText && p.Text != "" {
-					blocks = append(blocks, sdk.NewTextBlock(p.Text))
+					blocks = append(blocks, textBlock(p.Text))
 				}
 			}
 			add(loom.RoleUser, blocks...)
 		case loom.RoleSummary:
-			add(loom.RoleUser, sdk.NewTextBlock(loom.SummaryPrefix+m.Text()))
+			add(loom.RoleUser, textBlock(loom.SummaryPrefix+m.Text()))
 		case loom.RoleAssistant:
-			var blocks, answers []sdk.ContentBlockParamUnion
+			var blocks, answers []block
 			for _, p := range m.Parts {
 				switch p.Type {
 				case loom.PartReasoning:
@@ -163,16 +159,16 @@ func history(msgs []*loom.Message, thinking bool) []turn {
 						continue
 					}
 					if data := metadataValue(p, "redacted_data"); data != "" {
-						blocks = append(blocks, sdk.NewRedactedThinkingBlock(data))
+						blocks = append(blocks, block{Type: "redacted_thinking", Data: data})
 					} else if sig := metadataValue(p, "signature"); sig != "" && p.Text != "" {
-						blocks = append(blocks, sdk.NewThinkingBlock(sig, p.Text))
+						blocks = append(blocks, block{Type: "thinking", Signature: sig, Thinking: &p.Text})
 					}
 				case loom.PartText:
 					if p.Text != "" {
-						blocks = append(blocks, sdk.NewTextBlock(p.Text))
+						blocks = append(blocks, textBlock(p.Text))
 					}
 				case loom.PartTool:
-					blocks = append(blocks, sdk.NewToolUseBlock(p.CallID, inputObject(p.Input), p.Name))
+					blocks = append(blocks, block{Type: "tool_use", ID: p.CallID, Input: inputObject(p.Input), Name: p.Name})
 					answers = append(answers, resultBlock(results.Answer(p)))
 				}
 			}
@@ -188,32 +184,30 @@ func history(msgs []*loom.Message, thinking bool) []turn {
 // them must open with a thinking block.
 func thinkingFits(turns []turn) bool {
 	n := len(turns)
-	if n < 2 || turns[n-1].role != loom.RoleUser || turns[n-1].blocks[0].OfToolResult == nil {
+	if n < 2 || turns[n-1].role != loom.RoleUser || turns[n-1].blocks[0].Type != "tool_result" {
 		return true
 	}
 	first := turns[n-2].blocks[0]
-	return first.OfThinking != nil || first.OfRedactedThinking != nil
+	return first.Type == "thinking" || first.Type == "redacted_thinking"
 }
 
 // inputObject is a call's input as the API wants it: a JSON object.
-func inputObject(in json.RawMessage) any {
+func inputObject(in json.RawMessage) json.RawMessage {
 	if t := strings.TrimSpace(string(in)); strings.HasPrefix(t, "{") {
 		return json.RawMessage(t)
 	}
-	return map[string]any{}
+	return json.RawMessage("{}")
 }
 
 // resultBlock is the tool_result answering a call: its output (a JSON
 // string as its text, anything else as JSON), or its error, flagged
 // is_error, when it failed or never finished.
-func resultBlock(p loom.Part) sdk.ContentBlockParamUnion {
-	b := sdk.ToolResultBlockParam{ToolUseID: p.CallID}
+func resultBlock(p loom.Part) block {
+	b := block{Type: "tool_result", ToolUseID: p.CallID}
 	text, failed := modelcall.Result(p)
-	if failed {
-		b.IsError = sdk.Bool(true)
-	}
+	b.IsError = failed
 	if text != "" {
-		b.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: text}}}
+		b.Content = []block{textBlock(text)}
 	}
-	return sdk.ContentBlockParamUnion{OfToolResult: &b}
+	return b
 }

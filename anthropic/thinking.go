@@ -13,8 +13,8 @@ const (
 
 // thinkingFor tells how to ask model for thinking. Models before extended
 // thinking take none; the Claude 3.7 and 4 to 4.5 families take a budget;
-// newer Claude models think adaptively, and the SDK warns on stderr when
-// they are given a budget. Other names (models behind Anthropic-compatible
+// newer Claude models think adaptively (the official SDK warns when
+// they are given a budget). Other names (models behind Anthropic-compatible
 // servers) get the classic budget.
 func thinkingFor(model string) thinkingMode {
 	m := strings.ToLower(model)

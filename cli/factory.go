@@ -37,8 +37,11 @@ type Factory struct {
 	// (with AccessRead or AccessWrite) is an ENOTFOUND error.
 	OpenStore func(ctx context.Context, url string, access Access) (loom.Store, error)
 	// Now returns the current time, for ages shown to the user.
-	Now     func() time.Time
-	Version string
+	Now func() time.Time
+	// Version, Commit and Date are what a release build stamps into the
+	// binary (make release); empty ones are read from the build's VCS
+	// information when it has any.
+	Version, Commit, Date string
 	// Providers makes model providers by name ("openai", "anthropic").
 	Providers map[string]agent.ProviderFunc
 	// Serve runs loom's HTTP server on ln until ctx ends; main wires in

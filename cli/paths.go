@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -120,21 +121,46 @@ func newCmdVersion(f *Factory) *cobra.Command {
 
 func versionRun(opts *VersionOptions) error {
 	f := opts.f
-	v := f.Version
-	if v == "" {
-		v = "dev"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	v, commit, date := f.Version, f.Commit, f.Date
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
 		}
+		var modified bool
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if commit == "" {
+					commit = s.Value[:min(len(s.Value), 12)]
+				}
+			case "vcs.time":
+				date = cmp.Or(date, s.Value)
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if modified && f.Commit == "" && commit != "" {
+			commit += "-dirty"
+		}
 	}
+	v = cmp.Or(v, "dev")
 	if f.JSON() {
 		return writeJSON(f.IO.Out, struct {
 			Version string `json:"version"`
+			Commit  string `json:"commit,omitempty"`
+			Date    string `json:"date,omitempty"`
 			Go      string `json:"go"`
 			OS      string `json:"os"`
 			Arch    string `json:"arch"`
-		}{v, runtime.Version(), runtime.GOOS, runtime.GOARCH})
+		}{v, commit, date, runtime.Version(), runtime.GOOS, runtime.GOARCH})
 	}
-	_, err := fmt.Fprintf(f.IO.Out, "loom %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	built := ""
+	if commit != "" {
+		built += ", commit " + commit
+	}
+	if date != "" {
+		built += ", " + date
+	}
+	_, err := fmt.Fprintf(f.IO.Out, "loom %s (%s, %s/%s%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, built)
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -298,12 +299,15 @@ func newCmdSession(f *Factory) *cobra.Command {
 }
 
 // flagValueError matches pflag's message for a value that does not parse.
-var flagValueError = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (?:strconv\.Parse(\w+)|.*)`)
+// It is compiled only when a flag fails.
+var flagValueError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (?:strconv\.Parse(\w+)|.*)`)
+})
 
 // flagErrorText rewrites pflag's parse errors, which quote Go's strconv
 // internals, into words.
 func flagErrorText(err error) string {
-	m := flagValueError.FindStringSubmatch(err.Error())
+	m := flagValueError().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err.Error()
 	}

@@ -3,6 +3,7 @@ package htmlview
 import (
 	"bytes"
 	"html/template"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -14,21 +15,24 @@ import (
 
 // markdown renders message text. Dangerous link targets (javascript: …)
 // are removed, which goldmark does unless told it may not; raw HTML in
-// the text is shown as the text it is (see rawHTMLAsText).
-var markdown = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	// A chat message's single newlines are line breaks, as its writer saw
-	// them, not joined into one paragraph.
-	goldmark.WithRendererOptions(html.WithHardWraps()),
-	// goldmark's own renderer has priority 1000; a lower number is
-	// registered later and wins for the kinds it renders.
-	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(rawHTMLAsText{}, 100))),
-)
+// the text is shown as the text it is (see rawHTMLAsText). It is built
+// when first used: only the pages and exports that show a session do.
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		// A chat message's single newlines are line breaks, as its
+		// writer saw them, not joined into one paragraph.
+		goldmark.WithRendererOptions(html.WithHardWraps()),
+		// goldmark's own renderer has priority 1000; a lower number is
+		// registered later and wins for the kinds it renders.
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(rawHTMLAsText{}, 100))),
+	)
+})
 
 // Markdown turns a message's Markdown into safe HTML.
 func Markdown(text string) template.HTML {
 	var b bytes.Buffer
-	if err := markdown.Convert([]byte(text), &b); err != nil {
+	if err := markdown().Convert([]byte(text), &b); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(text) + "</pre>")
 	}
 	return template.HTML(b.String())

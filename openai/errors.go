@@ -2,28 +2,22 @@ package openai
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/loomhq/loom/internal/modelcall"
-	oai "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // wrapError turns a failed call's error into one line naming the provider
-// and the HTTP status, wrapping the SDK's error (*openai.Error for an HTTP
+// and the HTTP status, wrapping the call's error (*Error for an HTTP
 // failure) so that errors.As finds it.
 func wrapError(err error) error {
-	var apiErr *oai.Error
+	var apiErr *Error
 	if errors.As(err, &apiErr) {
 		head := modelcall.StatusHead("openai", apiErr.StatusCode, http.StatusText(apiErr.StatusCode))
-		detail := cmp.Or(apiErr.Message, apiErr.RawJSON())
+		detail := errorMessage(apiErr.Body)
 		if apiErr.StatusCode == http.StatusNotFound {
 			// Most often a model the server does not have (a local
 			// server given OpenAI's default), or a base URL without /v1.
@@ -31,13 +25,13 @@ func wrapError(err error) error {
 		}
 		return modelcall.Failed(head, detail, err)
 	}
-	var streamErr *ssestream.StreamError
+	var streamErr *streamError
 	if errors.As(err, &streamErr) {
 		var body struct {
 			Error json.RawMessage `json:"error"`
 		}
-		detail := string(streamErr.Event.Data)
-		if json.Unmarshal(streamErr.Event.Data, &body) == nil {
+		detail := string(streamErr.data)
+		if json.Unmarshal(streamErr.data, &body) == nil {
 			var e struct {
 				Message string `json:"message"`
 			}
@@ -54,45 +48,37 @@ func wrapError(err error) error {
 	return modelcall.Failed("openai", err.Error(), err)
 }
 
-// normalizeErrorBody rewrites the body of a failed response into OpenAI's
-// {"error": {"message": ...}} shape when another server answered in its
-// own (Ollama's {"error": "text"}, vLLM's {"message": ...}, FastAPI's
-// {"detail": ...}, a proxy's HTML page). The SDK reads only OpenAI's shape
-// and would otherwise lose the status behind a JSON decoding error.
-func normalizeErrorBody(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res.StatusCode < 400 || res.Body == nil {
-		return res, err
-	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	res.Body.Close()
-	if err != nil {
-		return nil, err
-	}
+// errorMessage is what the body of a failed response says: the message
+// of OpenAI's {"error": {"message": ...}}, else the error object itself;
+// the text of another server's own shape (Ollama's {"error": "text"},
+// vLLM's {"message": ...}, FastAPI's {"detail": ...}); else the body, as
+// a proxy's HTML page.
+func errorMessage(body []byte) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
 		Message json.RawMessage `json:"message"`
 		Detail  json.RawMessage `json:"detail"`
 	}
-	if json.Unmarshal(body, &v) != nil || !bytes.HasPrefix(bytes.TrimSpace(v.Error), []byte("{")) {
-		msg := strings.TrimSpace(string(body))
-		for _, raw := range []json.RawMessage{v.Error, v.Message, v.Detail} {
-			if len(raw) == 0 || string(raw) == "null" {
-				continue
-			}
-			var s string
-			if json.Unmarshal(raw, &s) == nil {
-				msg = s
-			} else {
-				msg = string(raw)
-			}
-			break
+	if json.Unmarshal(body, &v) == nil && bytes.HasPrefix(bytes.TrimSpace(v.Error), []byte("{")) {
+		var e struct {
+			Message any `json:"message"`
 		}
-		body, _ = json.Marshal(map[string]any{"error": map[string]any{"message": msg}})
-		res.Header.Set("Content-Type", "application/json")
-		res.Header.Set("Content-Length", strconv.Itoa(len(body)))
-		res.ContentLength = int64(len(body))
+		if json.Unmarshal(v.Error, &e) == nil {
+			if s, ok := e.Message.(string); ok && s != "" {
+				return s
+			}
+		}
+		return string(v.Error)
 	}
-	res.Body = io.NopCloser(bytes.NewReader(body))
-	return res, nil
+	for _, raw := range []json.RawMessage{v.Error, v.Message, v.Detail} {
+		if len(raw) == 0 || string(raw) == "null" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return string(raw)
+	}
+	return strings.TrimSpace(string(body))
 }

@@ -1,7 +1,8 @@
 // Package openai implements loom.Provider on OpenAI-compatible Chat
-// Completions, through the official openai-go SDK: OpenAI itself and the
-// servers that speak its protocol (Ollama, vLLM, llama.cpp, OpenRouter,
-// LM Studio).
+// Completions: OpenAI itself and the servers that speak its protocol
+// (Ollama, vLLM, llama.cpp, OpenRouter, LM Studio). It speaks the one
+// endpoint loom calls over net/http, with the retries of the official SDK
+// (docs/architecture.md says why not through the SDK).
 //
 // Responses are streamed with stream_options.include_usage, so usage
 // arrives in the last chunk. Reasoning is read from the reasoning_content
@@ -23,8 +24,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/modelcall"
-	oai "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // DefaultBaseURL is OpenAI's API.
@@ -42,7 +41,7 @@ type Config struct {
 	// BaseURL is the API root including /v1, e.g.
 	// http://127.0.0.1:11434/v1 for Ollama. Empty means DefaultBaseURL.
 	BaseURL string
-	// HTTPClient makes the requests; nil means the SDK's default.
+	// HTTPClient makes the requests; nil means http.DefaultClient.
 	HTTPClient *http.Client
 	// MaxRetries is how often a request that failed with a connection
 	// error, 408, 409, 429 or 5xx is retried, with exponential backoff
@@ -55,8 +54,15 @@ var _ loom.Provider = (*Provider)(nil)
 
 // Provider is a loom.Provider for OpenAI-compatible Chat Completions.
 type Provider struct {
-	client oai.Client
+	url        string
+	header     http.Header
+	client     *http.Client
+	maxRetries int
 }
+
+// Error is the error of a call the service answered with a failure
+// status; errors.As finds it in the errors of Stream.
+type Error = modelcall.StatusError
 
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
@@ -64,16 +70,16 @@ func New(cfg Config) *Provider {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithMaxRetries(modelcall.Retries(cfg.MaxRetries, DefaultMaxRetries)),
-		option.WithMiddleware(normalizeErrorBody),
+	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
+	if cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	return &Provider{
+		url:        strings.TrimRight(base, "/") + "/chat/completions",
+		header:     h,
+		client:     cfg.HTTPClient,
+		maxRetries: modelcall.Retries(cfg.MaxRetries, DefaultMaxRetries),
 	}
-	return &Provider{client: oai.NewClient(opts...)}
 }
 
 // Name returns "openai".
@@ -87,25 +93,46 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 	if err != nil {
 		return nil, err
 	}
-
-	stream := p.client.Chat.Completions.NewStreaming(ctx, params, option.WithMiddleware(modelcall.Progress(onEvent)))
-	defer stream.Close()
+	body, err := json.Marshal(params)
+	if err != nil {
+		return nil, modelcall.Failed("openai", err.Error(), err)
+	}
+	res, err := modelcall.Post(ctx, modelcall.Request{
+		Client: p.client, URL: p.url, Header: p.header, Body: body,
+		MaxRetries: p.maxRetries, OnEvent: onEvent,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, wrapError(err)
+	}
+	defer res.Body.Close()
 
 	var (
-		reply  = modelcall.NewReply(onEvent)
-		calls  = toolCalls{reply: reply}
-		resp   = &loom.ModelResponse{Model: req.Model}
-		finish string
+		reply   = modelcall.NewReply(onEvent)
+		calls   = toolCalls{reply: reply}
+		resp    = &loom.ModelResponse{Model: req.Model}
+		finish  string
+		events  = modelcall.NewEventReader(res.Body)
+		readErr error
 	)
-	for stream.Next() {
-		chunk := stream.Current()
-		if chunk.Model != "" {
-			resp.Model = chunk.Model
+	for readErr == nil && events.Next() {
+		data := events.Event().Data
+		if strings.HasPrefix(string(data), "[DONE]") {
+			break
 		}
-		if u := chunk.Usage; u.PromptTokens != 0 || u.CompletionTokens != 0 {
+		var c chunk
+		if readErr = decodeChunk(data, &c); readErr != nil {
+			break
+		}
+		if c.Model != "" {
+			resp.Model = c.Model
+		}
+		if u := c.Usage; u.PromptTokens != 0 || u.CompletionTokens != 0 {
 			resp.Usage = usage(u)
 		}
-		for _, choice := range chunk.Choices {
+		for _, choice := range c.Choices {
 			if choice.Index != 0 {
 				continue
 			}
@@ -120,7 +147,10 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 			}
 		}
 	}
-	if err := modelcall.StreamEnd(ctx, "openai", stream.Err(), finish != "", wrapError); err != nil {
+	if readErr == nil {
+		readErr = events.Err()
+	}
+	if err := modelcall.StreamEnd(ctx, "openai", readErr, finish != "", wrapError); err != nil {
 		return nil, err
 	}
 	resp.Parts = calls.parts()
@@ -131,7 +161,7 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 
 // usage converts the service's counts to loom's, where input, cache-read
 // and cache-write tokens do not overlap.
-func usage(u oai.CompletionUsage) loom.Usage {
+func usage(u completionUsage) loom.Usage {
 	cached := u.PromptTokensDetails.CachedTokens
 	written := u.PromptTokensDetails.CacheWriteTokens
 	return loom.Usage{
@@ -144,17 +174,12 @@ func usage(u oai.CompletionUsage) loom.Usage {
 }
 
 // reasoningDelta returns the reasoning text of a delta: the field is not
-// part of OpenAI's schema, so it is read from the delta's raw JSON.
-// DeepSeek and older vLLM name it reasoning_content; Ollama, OpenRouter
-// and newer vLLM name it reasoning.
-func reasoningDelta(d oai.ChatCompletionChunkChoiceDelta) string {
-	for _, name := range []string{"reasoning_content", "reasoning"} {
-		f, ok := d.JSON.ExtraFields[name]
-		if !ok {
-			continue
-		}
+// part of OpenAI's schema. DeepSeek and older vLLM name it
+// reasoning_content; Ollama, OpenRouter and newer vLLM name it reasoning.
+func reasoningDelta(d delta) string {
+	for _, raw := range []json.RawMessage{d.ReasoningContent, d.Reasoning} {
 		var s string
-		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+		if json.Unmarshal(raw, &s) == nil && s != "" {
 			return s
 		}
 	}
@@ -168,7 +193,7 @@ type toolCalls struct {
 	index map[int64]int // tool call index → part index
 }
 
-func (c *toolCalls) add(tc oai.ChatCompletionChunkChoiceDeltaToolCall) {
+func (c *toolCalls) add(tc toolCallDelta) {
 	if c.index == nil {
 		c.index = map[int64]int{}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
-	oai "github.com/openai/openai-go/v3"
 )
 
 // fake is openaitest's server as the contract tests drive it.
@@ -41,7 +40,7 @@ func TestContract(t *testing.T) {
 		DefaultMaxRetries: openai.DefaultMaxRetries,
 		RetryStatuses:     []int{500, 429, 503},
 		StatusCode: func(err error) (int, bool) {
-			var apiErr *oai.Error
+			var apiErr *openai.Error
 			if !errors.As(err, &apiErr) {
 				return 0, false
 			}

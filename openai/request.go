@@ -5,19 +5,18 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/modelcall"
-	oai "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // buildParams builds the Chat Completions request for req.
-func buildParams(req *loom.ModelRequest) (oai.ChatCompletionNewParams, error) {
-	params := oai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(req.Model),
+func buildParams(req *loom.ModelRequest) (chatRequest, error) {
+	params := chatRequest{
+		Model:         req.Model,
 		Messages:      messages(req),
-		StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
+		StreamOptions: streamOptions{IncludeUsage: true},
+		Stream:        true,
 	}
 	if req.MaxTokens > 0 {
-		params.MaxCompletionTokens = oai.Int(int64(req.MaxTokens))
+		params.MaxCompletionTokens = int64(req.MaxTokens)
 	}
 	for _, t := range req.Tools {
 		schema, err := modelcall.ToolSchema("openai", t)
@@ -27,11 +26,7 @@ func buildParams(req *loom.ModelRequest) (oai.ChatCompletionNewParams, error) {
 		if len(schema) == 0 {
 			schema = map[string]any{"type": "object", "properties": map[string]any{}}
 		}
-		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
-		if t.Description != "" {
-			fn.Description = oai.String(t.Description)
-		}
-		params.Tools = append(params.Tools, oai.ChatCompletionFunctionTool(fn))
+		params.Tools = append(params.Tools, tool{Type: "function", Function: function{Name: t.Name, Description: t.Description, Parameters: schema}})
 	}
 	return params, nil
 }
@@ -43,10 +38,10 @@ func buildParams(req *loom.ModelRequest) (oai.ChatCompletionNewParams, error) {
 // API requires: with the call's own result, else the result a later tool
 // message carries, else "interrupted" (a call must never go unanswered).
 // Results whose call is not in the history cannot be sent and are left out.
-func messages(req *loom.ModelRequest) []oai.ChatCompletionMessageParamUnion {
-	var out []oai.ChatCompletionMessageParamUnion
+func messages(req *loom.ModelRequest) []message {
+	var out []message
 	if req.System != "" {
-		out = append(out, oai.SystemMessage(req.System))
+		out = append(out, message{Role: "system", Content: &req.System})
 	}
 	msgs := modelcall.History(req.Messages)
 	results := modelcall.ResultsOf(msgs)
@@ -54,15 +49,15 @@ func messages(req *loom.ModelRequest) []oai.ChatCompletionMessageParamUnion {
 		switch m.Role {
 		case loom.RoleUser:
 			if t := m.Text(); t != "" {
-				out = append(out, oai.UserMessage(t))
+				out = append(out, message{Role: "user", Content: &t})
 			}
 		case loom.RoleSummary:
-			out = append(out, oai.UserMessage(loom.SummaryPrefix+m.Text()))
+			t := loom.SummaryPrefix + m.Text()
+			out = append(out, message{Role: "user", Content: &t})
 		case loom.RoleAssistant:
-			var a oai.ChatCompletionAssistantMessageParam
-			text := m.Text()
-			if text != "" {
-				a.Content.OfString = oai.String(text)
+			a := message{Role: "assistant"}
+			if t := m.Text(); t != "" {
+				a.Content = &t
 			}
 			var calls []loom.Part
 			for _, p := range m.Parts {
@@ -70,23 +65,20 @@ func messages(req *loom.ModelRequest) []oai.ChatCompletionMessageParamUnion {
 					continue
 				}
 				calls = append(calls, p)
-				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
-						ID: p.CallID,
-						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{
-							Name:      p.Name,
-							Arguments: argumentsText(p.Input),
-						},
-					},
+				a.ToolCalls = append(a.ToolCalls, toolCall{
+					ID:       p.CallID,
+					Type:     "function",
+					Function: functionCall{Name: p.Name, Arguments: argumentsText(p.Input)},
 				})
 			}
-			if text == "" && len(calls) == 0 {
+			if a.Content == nil && len(calls) == 0 {
 				continue
 			}
-			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			out = append(out, a)
 			for _, c := range calls {
 				c = results.Answer(c)
-				out = append(out, oai.ToolMessage(resultText(c), c.CallID))
+				t := resultText(c)
+				out = append(out, message{Role: "tool", Content: &t, ToolCallID: c.CallID})
 			}
 		}
 	}

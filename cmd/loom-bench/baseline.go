@@ -246,28 +246,3 @@ func baselineImportRate(ctx context.Context, path string, n int) (float64, error
 	}
 	return float64(n) / time.Since(t0).Seconds(), nil
 }
-
-// baselineListProcess is what the whole-process baseline runs: open the
-// file and print the 50 most recent sessions.
-func baselineListProcess(path string) error {
-	b, err := openBaseline(path)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	rows, err := b.db.Query(`SELECT id, title, message_count, last_prompt FROM sessions
-		WHERE user_id = 'bench' AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT 20`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, title, prompt string
-		var n int
-		if err := rows.Scan(&id, &title, &n, &prompt); err != nil {
-			return err
-		}
-		fmt.Printf("%s\t%s\t%d\t%.60s\n", id, title, n, prompt)
-	}
-	return rows.Err()
-}

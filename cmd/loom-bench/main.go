@@ -30,6 +30,14 @@
 // -usage generates 1,000,000 messages into a SQLite store and a
 // PostgreSQL schema (once) and times the daily usage report over them.
 //
+//	go run ./cmd/loom-bench -process -db /tmp/loom-bench-process/sessions.db
+//
+// -process times loom's short commands as whole processes (loom version,
+// session list, search, the import hook on an unchanged file, and loom
+// mcp to its first answered search), each beside a minimal Go program
+// doing the same (cmd/loom-bench/floor), 20 pairs each; -loom names the
+// loom binary to time (a release build, say), else ./cmd/loom is built.
+//
 // -mcp-serve runs loom serve as its own process and drives its /mcp with
 // 50 clients, some of which open a session for every call and never
 // close it, and reports the server's resident memory over the run.
@@ -65,13 +73,6 @@ func main() {
 	if spec := os.Getenv(loadWorkerEnv); spec != "" {
 		os.Exit(loadWorkerMain(spec))
 	}
-	if len(os.Args) > 2 && os.Args[1] == "baseline-list" {
-		if err := baselineListProcess(os.Args[2]); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
 	var c config
 	flag.StringVar(&c.db, "db", filepath.Join(os.TempDir(), "loom-bench", "sessions.db"), "store to generate (once) and measure")
 	flag.IntVar(&c.sessions, "sessions", 10000, "number of ordinary sessions")
@@ -102,6 +103,8 @@ func main() {
 	mcpDuration := flag.Duration("mcp-duration", 30*time.Second, "how long -mcp-serve drives /mcp")
 	usage := flag.Bool("usage", false, "instead: measure the daily usage report over -usage-messages messages on SQLite and PostgreSQL (-postgres)")
 	usageMessages := flag.Int("usage-messages", 1000000, "messages in the stores -usage generates (once) and reports on")
+	process := flag.Bool("process", false, "instead: time loom version, session list, search, the import hook on an unchanged file and loom mcp's first search as whole processes, each beside a minimal Go program doing the same (cmd/loom-bench/floor), in pairs")
+	processRuns := flag.Int("process-runs", 20, "timed pairs of each -process command")
 	flag.Parse()
 	if *usage {
 		if err := usageMain(context.Background(), c.out, filepath.Dir(c.db), *pg, *usageMessages, min(c.runs, 20)); err != nil {
@@ -172,6 +175,14 @@ func main() {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
 		}
+	}
+	if *process {
+		c.runs = *processRuns
+		if err := processMain(context.Background(), os.Stdout, c); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *pgRun {
 		b := pgBench{server: *pg, schema: *pgSchema, sessions: c.sessions, messages: c.messages, imports: *pgImport,

@@ -13,41 +13,27 @@ import (
 )
 
 // processList times `loom session list --all-projects` as a whole process,
-// beside a process that does the same query by hand.
+// beside the floor program that opens the same file and lists the same
+// sessions (cmd/loom-bench/floor/sqlread).
 func processList(ctx context.Context, c config) (result, error) {
-	bin := c.loomBin
-	if bin == "" {
-		bin = filepath.Join(filepath.Dir(c.db), "loom")
-		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/loom")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			return result{}, fmt.Errorf("build loom: %w", err)
-		}
-	}
-	self, err := os.Executable()
+	bins, err := buildProcessPrograms(ctx, filepath.Dir(c.db), c.loomBin)
 	if err != nil {
 		return result{}, err
 	}
 	env := append(os.Environ(), "LOOM_DB="+c.db, "LOOM_USER=bench", "LOOM_HOME="+filepath.Dir(c.db))
-	runs := 30
-	return measure("`loom session list` as a whole process", "≤ 50 ms", 50, runs,
-		func() error {
-			cmd := exec.CommandContext(ctx, bin, "session", "list", "--all-projects")
+	run := func(bin string, args ...string) func() error {
+		return func() error {
+			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Env = env
-			out, err := cmd.CombinedOutput()
-			if err != nil {
+			if out, err := cmd.CombinedOutput(); err != nil {
 				return fmt.Errorf("%v: %s", err, out)
 			}
 			return nil
-		},
-		func() error {
-			cmd := exec.CommandContext(ctx, self, "baseline-list", c.db)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				return fmt.Errorf("%v: %s", err, out)
-			}
-			return nil
-		}), nil
+		}
+	}
+	return measure("`loom session list` as a whole process", "≤ 50 ms", 50, 30,
+		run(bins["loom"], "session", "list", "--all-projects"),
+		run(bins["sqlread"], "list", c.db, "bench")), nil
 }
 
 // resumeMemory measures the memory allocated while resuming a small and

@@ -27,8 +27,9 @@ import (
 	"github.com/loomhq/loom/sqlite"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version string
+// version, commit and date are stamped by a release build (make release)
+// with -ldflags "-X main.version=… -X main.commit=… -X main.date=…".
+var version, commit, date string
 
 func main() {
 	f := &cli.Factory{
@@ -38,6 +39,8 @@ func main() {
 		OpenStore: openStore,
 		Now:       time.Now,
 		Version:   version,
+		Commit:    commit,
+		Date:      date,
 		Serve:     serve,
 		Formats:   formats(),
 		Providers: map[string]agent.ProviderFunc{

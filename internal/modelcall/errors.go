@@ -8,7 +8,7 @@ import (
 )
 
 // Error is a failed call's error: one line naming the provider, fit to
-// show a user, wrapping the SDK's error so that errors.As finds it.
+// show a user, wrapping the call's error so that errors.As finds it.
 type Error struct {
 	msg string
 	err error

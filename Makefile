@@ -1,0 +1,20 @@
+# `go build -o loom ./cmd/loom` is all a build needs (README). `make
+# release` makes the binary to ship: static, without the symbol table and
+# DWARF (-s -w), without the build machine's paths (-trimpath), stamped
+# with the version, the commit and the commit's date, which `loom
+# version` prints. The same commit gives the same binary.
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+DATE    ?= $(shell TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null)
+OUT     ?= dist/loom
+
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+
+.PHONY: build release
+build:
+	go build -o loom ./cmd/loom
+
+release:
+	CGO_ENABLED=0 go build -buildvcs=false -trimpath -ldflags "$(LDFLAGS)" -o $(OUT) ./cmd/loom
+	@ls -l $(OUT)
