@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"golang.org/x/sys/unix"
 	"io"
 	"io/fs"
 	"os"
@@ -17,11 +18,17 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// bounds is how an import of hostile input must end: within maxTime, in
-// at most maxRSS of memory, with one line on stderr.
+// bounds is how an import of hostile input must end: within boundsTime,
+// in at most boundsRSS of memory, with one line on stderr. Each ends in
+// well under the 2 s docs/import.md gives on a quiet machine; the test
+// allows more, so that a machine loaded many times over its cores still
+// passes, and still fails an import that reads without end or hangs.
 const (
-	boundsTime = 2 * time.Second
+	boundsTime = 15 * time.Second
 	boundsRSS  = 100 << 20
+	// signalTime bounds how long an import goes on after SIGTERM or
+	// SIGINT (within a second on a quiet machine).
+	signalTime = 5 * time.Second
 )
 
 // execBounded runs the loom binary with stdin and checks that it ended
@@ -39,7 +46,7 @@ func (fx *fixture) execBounded(t *testing.T, stdin io.Reader, code int, want str
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	timer := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+	timer := time.AfterFunc(2*boundsTime, func() { cmd.Process.Kill() })
 	cmd.Wait()
 	timer.Stop()
 	took := time.Since(start)
@@ -137,45 +144,41 @@ func TestImportOwnFormatStopsOnSignal(t *testing.T) {
 			fx := newEmptyFixture(t)
 			cmd := exec.Command(loomBinary(t), "session", "import", "-")
 			cmd.Dir, cmd.Env = fx.project, fx.binEnv()
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
-			wrapRSS(t, cmd)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			stdin := startOnPipe(t, cmd)
 			// A valid start, then either blank lines without end (a long
 			// import, read on) or nothing (a pipe that waits).
-			go func() {
-				io.WriteString(stdin, head)
-				if stall {
-					return
-				}
-				blank := []byte(strings.Repeat("\n", 64<<10))
-				for {
-					if _, err := stdin.Write(blank); err != nil {
-						return
+			if _, err := io.WriteString(stdin, head); err != nil {
+				t.Fatal(err)
+			}
+			if !stall {
+				go func() {
+					blank := []byte(strings.Repeat("\n", 64<<10))
+					for {
+						if _, err := stdin.Write(blank); err != nil {
+							return
+						}
 					}
-				}
-			}()
-			time.Sleep(300 * time.Millisecond)
+				}()
+			}
+			// The signal comes once loom reads its input: it is
+			// listening for signals by then, however slow its start.
+			waitRead(t, stdin)
 			start := time.Now()
 			cmd.Process.Signal(sig)
 			done := make(chan struct{})
 			go func() { cmd.Wait(); close(done) }()
 			select {
 			case <-done:
-			case <-time.After(5 * time.Second):
+			case <-time.After(2 * signalTime):
 				cmd.Process.Kill()
 				<-done
-				t.Fatalf("%v (stall %v): the import went on 5 s after the signal", sig, stall)
+				t.Fatalf("%v (stall %v): the import went on %s after the signal", sig, stall, 2*signalTime)
 			}
 			stdin.Close()
 			what := sig.String() + " during an import"
-			if took := time.Since(start); took > time.Second {
+			if took := time.Since(start); took > signalTime {
 				t.Errorf("%s: ended %s after the signal", what, took.Round(time.Millisecond))
 			}
 			checkBounds(t, cmd, 0, what)
@@ -233,7 +236,7 @@ func (fx *fixture) importAll(t *testing.T, asNobody bool, args ...string) (int, 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	timer := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+	timer := time.AfterFunc(2*boundsTime, func() { cmd.Process.Kill() })
 	cmd.Wait()
 	timer.Stop()
 	checkBounds(t, cmd, time.Since(start), strings.Join(args, " "))
@@ -355,32 +358,71 @@ func TestImportHookStopsOnSignal(t *testing.T) {
 	fx := newEmptyFixture(t)
 	cmd := exec.Command(loomBinary(t), "session", "import", "--hook", "claude-code")
 	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	stdin := startOnPipe(t, cmd)
+	defer stdin.Close()
+	// The start of a payload, and no more: the signal comes once the
+	// hook has read it, listening for signals by then.
+	if _, err := io.WriteString(stdin, "{"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitRead(t, stdin)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(2 * signalTime):
 		cmd.Process.Kill()
 		<-done
 		t.Fatal("--hook went on 5 s after SIGTERM")
 	}
-	if took := time.Since(start); took > time.Second {
+	if took := time.Since(start); took > signalTime {
 		t.Errorf("ended %s after SIGTERM", took.Round(time.Millisecond))
 	}
 	if code := cmd.ProcessState.ExitCode(); code != ExitError || strings.TrimSpace(stderr.String()) != "loom: interrupted" {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// startOnPipe starts cmd (under wrapRSS) reading a pipe and returns the
+// pipe's end to write to.
+func startOnPipe(t *testing.T, cmd *exec.Cmd) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin = r
+	wrapRSS(t, cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	return w
+}
+
+// waitRead waits until the program at the other end of pipe w has read
+// what was written to it (on a pipe written without end, until it has
+// read something): an event, whatever the machine's load.
+func waitRead(t *testing.T, w *os.File) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	most := 0 // the most bytes seen waiting: fewer later is a read
+	for {
+		n, err := unix.IoctlGetInt(int(w.Fd()), unix.TIOCINQ) // FIONREAD
+		if err != nil {
+			t.Fatalf("bytes waiting in the pipe: %v", err)
+		}
+		if n == 0 || n < most {
+			return
+		}
+		most = n
+		if time.Now().After(deadline) {
+			t.Fatal("the program read nothing of its input in a minute")
+		}
+		time.Sleep(5 * time.Millisecond) // poll: a pipe says nothing when it is read
 	}
 }
