@@ -322,17 +322,29 @@ func TestImportHookWaitsForTheReply(t *testing.T) {
 	if err := os.WriteFile(file, []byte(prompt), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		time.Sleep(time.Second)
-		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			f.WriteString(answer)
-			f.Close()
-		}
-	}()
 	in, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": file, "cwd": "/home/dev/notes", "hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": reply})
-	if r := fx.exec(t, string(in), "session", "import", "--hook", "claude-code"); r.code != 0 || r.stderr != "" {
-		t.Fatalf("hook: exit %d, stderr %q", r.code, r.stderr)
+	cmd := exec.Command(loomBinary(t), "session", "import", "--hook", "claude-code")
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin := startOnPipe(t, cmd)
+	if _, err := stdin.Write(in); err != nil {
+		t.Fatal(err)
+	}
+	// The reply reaches the file a second after the hook has read its
+	// payload (however slowly it started), as Claude Code writes it
+	// after firing the hook.
+	waitRead(t, stdin)
+	stdin.Close()
+	time.Sleep(time.Second)
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(answer)
+	f.Close()
+	if err := cmd.Wait(); err != nil || stderr.String() != "" {
+		t.Fatalf("hook: %v, stderr %q", err, stderr.String())
 	}
 	msgs := fx.showMessages(t, "claude-code:"+sid)
 	if got := msgs[len(msgs)-1]; got.Role != loom.RoleAssistant || got.Text() != reply {
