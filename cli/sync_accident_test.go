@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -104,33 +104,6 @@ func say(t *testing.T, fx *fixture, title string, turns int) *loom.Session {
 	return s
 }
 
-// copyDB copies the store file of from (closed: its log is in the
-// main file) to to's place.
-func copyDB(t *testing.T, from, to string) {
-	t.Helper()
-	for _, suffix := range []string{"-wal", "-shm"} {
-		os.Remove(to + suffix)
-		if _, err := os.Stat(from + suffix); err == nil {
-			t.Fatalf("%s%s is there: the store is open", from, suffix)
-		}
-	}
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // titles returns the sorted titles of every session fx lists, failing
 // when any is there twice.
 func titles(t *testing.T, fx *fixture) []string {
@@ -197,12 +170,12 @@ func testSyncRestoredBackup(t *testing.T, hubDB string) {
 	say(t, a, "before the backup", 2)
 	converge(t, []string{"before the backup"}, a, b)
 	backup := a.db + ".backup"
-	copyDB(t, a.db, backup)
+	storetest.CopyClosed(t, a.db, backup)
 
 	say(t, a, "after the backup", 2)
 	say(t, a, "before the backup", 1)
 	a.mustExec(t, "sync")
-	copyDB(t, backup, a.db)
+	storetest.CopyClosed(t, backup, a.db)
 	say(t, a, "after the restore", 1)
 
 	res := wantRehome(t, a)
@@ -230,7 +203,7 @@ func testSyncCopiedStore(t *testing.T, hubDB string) {
 	if err := os.MkdirAll(strings.TrimSuffix(c.db, "/sessions.db"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	copyDB(t, a.db, c.db)
+	storetest.CopyClosed(t, a.db, c.db)
 
 	say(t, a, "on the first", 2)
 	say(t, c, "on the copy", 2)

@@ -3,9 +3,7 @@ package hub_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -29,30 +28,6 @@ func (m *machine) open(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.st = st
-}
-
-// copyFile copies the store file from (closed, so its log is in the
-// main file) to to.
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	for _, s := range []string{"-wal", "-shm"} {
-		os.Remove(to + s)
-	}
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // Random histories of machines that append turns and sync at random,
@@ -139,13 +114,13 @@ func accidentHistory(t *testing.T, seed uint64) {
 		case r < 9: // a backup now, or a restore of the last one
 			m.st.Close()
 			if b, ok := backups[m]; ok && rng.IntN(2) == 0 {
-				copyFile(t, b, m.path)
+				storetest.CopyClosed(t, b, m.path)
 				delete(backups, m)
 				restores++
 				said[m] = nil // what it wrote since is gone with the restore, unless sent
 			} else {
 				backups[m] = fmt.Sprintf("%s.backup%d", m.path, step)
-				copyFile(t, m.path, backups[m])
+				storetest.CopyClosed(t, m.path, backups[m])
 			}
 			m.open(t)
 		default: // the store copied to a new machine, both used
@@ -154,7 +129,7 @@ func accidentHistory(t *testing.T, seed uint64) {
 			}
 			m.st.Close()
 			path := filepath.Join(dir, fmt.Sprintf("m%d.db", len(ms)))
-			copyFile(t, m.path, path)
+			storetest.CopyClosed(t, m.path, path)
 			m.open(t)
 			add(path)
 			copies++

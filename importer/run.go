@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/safefile"
 )
 
 // Importer imports other agents' sessions into a store, incrementally:
@@ -206,7 +207,7 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		if !fi.Mode().IsRegular() {
 			// A FIFO would block the read until something writes to it,
 			// a device (/dev/zero) never ends: only files are sessions.
-			tr.failed(Problem{File: p, Reason: "not a regular file (" + fileKind(fi.Mode()) + "); only session files are read"})
+			tr.failed(Problem{File: p, Reason: "not a regular file (" + safefile.Kind(fi.Mode()) + "); only session files are read"})
 			if p == b.Name() {
 				return nil
 			}
@@ -455,23 +456,6 @@ func (r *Report) FilesFailed() int {
 		n += t.FilesFailed
 	}
 	return n
-}
-
-// fileKind names what a path that is not a regular file is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a file"
 }
 
 // SkippedTotal is how many lines were skipped, of every type.

@@ -91,69 +91,63 @@ func (s *Server) authorized(next http.HandlerFunc) http.HandlerFunc {
 				secret, ok = c.Value, true
 			}
 		}
-		if !ok {
-			s.writeError(w, r, codedError(eUnauthorized, "missing token: send Authorization: Bearer TOKEN"))
-			return
+		if r, ok = s.authorize(w, r, secret, ok); ok {
+			next(w, r)
 		}
-		ctx, cancel := s.bounded(r.Context())
-		user, err := s.authenticate(ctx, secret)
-		if err != nil {
-			s.writeError(w, r.WithContext(ctx), err)
-			cancel()
-			return
-		}
-		cancel()
-		next(w, withUser(r, user))
 	}
+}
+
+// authorize checks secret, the request's token (ok false when it sent
+// none), and returns r with the token's user; else it answers the API's
+// error (401 with WWW-Authenticate) and false.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, secret string, ok bool) (*http.Request, bool) {
+	if !ok {
+		s.writeError(w, r, codedError(eUnauthorized, "missing token: send Authorization: Bearer TOKEN"))
+		return r, false
+	}
+	ctx, cancel := s.bounded(r.Context())
+	defer cancel()
+	user, err := s.authenticate(ctx, secret)
+	if err != nil {
+		s.writeError(w, r.WithContext(ctx), err)
+		return r, false
+	}
+	return withUser(r, user), true
 }
 
 // setCookie logs the browser in with secret.
 func setCookie(w http.ResponseWriter, r *http.Request, secret string) {
-	http.SetCookie(w, &http.Cookie{
-		Name:     cookieName,
-		Value:    secret,
-		Path:     "/",
-		MaxAge:   int(cookieAge / time.Second),
-		HttpOnly: true,
-		Secure:   isHTTPS(r),
-		SameSite: http.SameSiteStrictMode,
-	})
+	cookie(w, r, cookieName, secret, "/", cookieAge, http.SameSiteStrictMode)
 }
 
 // setLinkCookie keeps a login link's token for the confirmation.
 func setLinkCookie(w http.ResponseWriter, r *http.Request, secret string) {
-	http.SetCookie(w, &http.Cookie{
-		Name:     linkCookie,
-		Value:    secret,
-		Path:     "/login",
-		MaxAge:   int(linkAge / time.Second),
-		HttpOnly: true,
-		Secure:   isHTTPS(r),
-		SameSite: http.SameSiteLaxMode,
-	})
+	cookie(w, r, linkCookie, secret, "/login", linkAge, http.SameSiteLaxMode)
 }
 
 func clearLinkCookie(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{
-		Name:     linkCookie,
-		Value:    "",
-		Path:     "/login",
-		MaxAge:   -1,
-		HttpOnly: true,
-		Secure:   isHTTPS(r),
-		SameSite: http.SameSiteLaxMode,
-	})
+	cookie(w, r, linkCookie, "", "/login", -1, http.SameSiteLaxMode)
 }
 
 func clearCookie(w http.ResponseWriter, r *http.Request) {
+	cookie(w, r, cookieName, "", "/", -1, http.SameSiteStrictMode)
+}
+
+// cookie sets an HttpOnly cookie of loom's for age (negative: deletes
+// it), Secure over HTTPS.
+func cookie(w http.ResponseWriter, r *http.Request, name, value, path string, age time.Duration, same http.SameSite) {
+	maxAge := -1
+	if age >= 0 {
+		maxAge = int(age / time.Second)
+	}
 	http.SetCookie(w, &http.Cookie{
-		Name:     cookieName,
-		Value:    "",
-		Path:     "/",
-		MaxAge:   -1,
+		Name:     name,
+		Value:    value,
+		Path:     path,
+		MaxAge:   maxAge,
 		HttpOnly: true,
 		Secure:   isHTTPS(r),
-		SameSite: http.SameSiteStrictMode,
+		SameSite: same,
 	})
 }
 

@@ -52,19 +52,9 @@ func (s *Server) mcpHandler(cfg mcp.Config) http.Handler {
 		// WWW-Authenticate, not the MCP library's plain text. Only the
 		// header counts: the dashboard's cookie opens no MCP session.
 		secret, ok := bearer(r)
-		if !ok {
-			s.writeError(w, r, codedError(eUnauthorized, "missing token: send Authorization: Bearer TOKEN"))
+		if r, ok = s.authorize(w, r, secret, ok); !ok {
 			return
 		}
-		ctx, cancel := s.bounded(r.Context())
-		user, err := s.authenticate(ctx, secret)
-		if err != nil {
-			s.writeError(w, r.WithContext(ctx), err)
-			cancel()
-			return
-		}
-		cancel()
-		r = withUser(r, user)
 		if r.Method == http.MethodGet {
 			http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		}

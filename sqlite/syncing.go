@@ -17,6 +17,9 @@ const (
 	// syncBaseSQL is how many of the log's rows are records of hosts this
 	// store was before (SyncRehome): the host's record i is row base+i.
 	syncBaseSQL = `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM sync_state WHERE name = 'base'), 0)`
+	// syncPosSQL reads the host and its base at once ("" without sync).
+	syncPosSQL = `SELECT coalesce((SELECT value FROM sync_state WHERE name = 'host'), ''),
+		coalesce((SELECT CAST(value AS INTEGER) FROM sync_state WHERE name = 'base'), 0)`
 	// syncLastStampSQL is the latest stamp this store has made or
 	// applied: a change made here, by any process, is stamped after it.
 	syncLastStampSQL = `SELECT max(coalesce((SELECT hlc FROM sync_log ORDER BY idx DESC LIMIT 1), 0),
@@ -155,12 +158,13 @@ func syncBase(ctx context.Context, db queryer) (uint64, error) {
 // transaction of db: another process may have given the store a new
 // host since this one last looked.
 func syncPos(ctx context.Context, db queryer) (synclog.HostID, uint64, error) {
-	host, err := syncHost(ctx, db)
-	if err != nil || host == "" {
-		return host, 0, err
+	// One read on every change a syncing store records.
+	var host string
+	var base uint64
+	if err := db.QueryRowContext(ctx, syncPosSQL).Scan(&host, &base); err != nil {
+		return "", 0, fmt.Errorf("read sync state: %w", err)
 	}
-	base, err := syncBase(ctx, db)
-	return host, base, err
+	return synclog.HostID(host), base, nil
 }
 
 // SyncLog returns up to limit records of the store's sync log after
