@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// kill -9 anywhere in an import of other agents' files loses and
+// duplicates nothing: after imports killed as they write, one import to
+// the end leaves the store as one import into an empty store does.
+func TestImportKilledAnywhere(t *testing.T) {
+	if onPostgres() {
+		t.Skip("the kill comes when the SQLite file grows; the PostgreSQL import is one transaction a batch, as on SQLite")
+	}
+	// A corpus of the sample Claude Code sessions copied into 12
+	// projects, so that an import writes many batches.
+	src := filepath.Join(samples, "claude-code")
+	corpus := filepath.Join(t.TempDir(), "projects")
+	for i := range 12 {
+		if err := os.CopyFS(filepath.Join(corpus, fmt.Sprintf("p%02d", i)), os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The same files would be the same sessions (ids come from the
+	// source): give each copy its own session ids.
+	filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(corpus, p)
+		tag := rel[:3]
+		return os.WriteFile(p, []byte(strings.ReplaceAll(string(b), `"sessionId":"`, `"sessionId":"`+tag)), 0o644)
+	})
+	view := func(fx *fixture) []string {
+		t.Helper()
+		st := fx.openStore(t)
+		defer st.Close()
+		ss, err := st.Sessions(t.Context(), loom.SessionFilter{UserID: "local", Archived: loom.WithArchived})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range ss {
+			msgs, err := st.Messages(t.Context(), s.ID, loom.MessageQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]string, len(msgs))
+			for i, m := range msgs {
+				ids[i] = m.ID
+			}
+			out = append(out, s.Key+" "+strings.Join(ids, ","))
+		}
+		slices.Sort(out)
+		return out
+	}
+	clean := newEmptyFixture(t)
+	clean.mustExec(t, "session", "import", "--from", "claude-code", corpus)
+	want := view(clean)
+
+	fx := newEmptyFixture(t)
+	kills := 0
+	for range 8 {
+		cmd := exec.Command(loomBinary(t), "session", "import", "--from", "claude-code", corpus)
+		cmd.Dir, cmd.Env = fx.project, fx.binEnv()
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Kill it once it has written something more (an event: the
+		// store's file grew), or let it end.
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		before := fileSize(fx.db)
+	wait:
+		for {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("an import that was not killed: %v\n%s", err, out.String())
+				}
+				break wait
+			default:
+			}
+			if fileSize(fx.db)+fileSize(fx.db+"-wal") > before {
+				cmd.Process.Kill()
+				<-done
+				kills++
+				break wait
+			}
+			time.Sleep(time.Millisecond) // poll: a file says nothing when it grows
+		}
+	}
+	fx.mustExec(t, "session", "import", "--from", "claude-code", corpus)
+	if got := view(fx); !slices.Equal(got, want) {
+		t.Fatalf("after %d imports killed midway and one to the end, the store holds %d sessions, a clean import %d:\n%v\nwant\n%v",
+			kills, len(got), len(want), got, want)
+	}
+	t.Logf("%d of 8 imports killed as they wrote", kills)
+	if kills == 0 {
+		t.Fatal("no import was killed while it wrote")
+	}
+}
+
+func fileSize(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
