@@ -83,6 +83,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"UpdateUsage", testUpdateUsage},
 		{"Usage", testUsage},
 		{"UsageSlices", testUsageSlices},
+		{"UsageRollup", testUsageRollup},
 		{"LibraryAPI", testLibraryAPI},
 		{"Sync", testSync},
 	}

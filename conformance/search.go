@@ -323,7 +323,9 @@ func testLongMessage(t *testing.T, open Opener) {
 		timer.Stop()
 		select {
 		case at := <-cancelled:
-			if d := time.Since(at); d > 2*time.Second {
+			// Seconds at most on a loaded machine; unbounded, this
+			// took minutes.
+			if d := time.Since(at); d > 10*time.Second {
 				t.Errorf("search of %d bytes returned %v after its context was cancelled", len(tc.query), d)
 			}
 		default:

@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore/query"
@@ -19,11 +22,62 @@ func (s *Store) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageRepor
 	})
 }
 
-// UsageSlices implements loom.Store with query.UsageSlices.
+// UsageSlices implements loom.Store: from the roll-up (usage_slices),
+// brought up to date first, when it can answer f; from the messages
+// otherwise.
 func (s *Store) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
 	if !storable(f.UserID, f.ProjectID, f.Surface) {
 		return nil, nil
 	}
 	q, args := query.UsageSlices(dialect, f)
+	if query.Rollupable(f) {
+		if err := s.refreshUsage(ctx); err != nil {
+			return nil, err
+		}
+		q, args = query.UsageRollup(dialect, f)
+	}
 	return rowscan.All(ctx, rowsOf{s.pool}, rowscan.UsageSlice, q, args...)
+}
+
+// staleSessions is the stale sessions of a refresh, each once.
+const staleSessions = `(SELECT DISTINCT session_id FROM usage_stale)`
+
+// refreshUsage brings the roll-up up to date with what writes marked:
+// the stale sessions summed again whole, then the pending rows added to
+// the slices of the other sessions that read them. It works on one
+// snapshot (repeatable read) and removes only the marks that snapshot
+// holds, so a write that commits meanwhile stays marked for the next
+// report. The table lock, taken before the snapshot, waits for writes
+// that changed slices' sessions and keeps two refreshes apart.
+func (s *Store) refreshUsage(ctx context.Context) error {
+	var marked bool
+	if err := s.pool.QueryRow(ctx,
+		`SELECT EXISTS (SELECT 1 FROM usage_stale) OR EXISTS (SELECT 1 FROM usage_pending)`).Scan(&marked); err != nil {
+		return fmt.Errorf("usage roll-up: %w", err)
+	}
+	if !marked {
+		return nil
+	}
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		return fmt.Errorf("usage roll-up: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	for _, q := range []string{
+		`LOCK TABLE usage_slices IN SHARE ROW EXCLUSIVE MODE`,
+		`DELETE FROM usage_slices WHERE session_id IN ` + staleSessions,
+		`INSERT INTO usage_slices (` + query.RollupColumns + `) ` + query.RollupStale(dialect, staleSessions),
+		`INSERT INTO usage_slices (` + query.RollupColumns + `) ` + query.RollupPending(dialect, "usage_pending", "usage_stale") +
+			query.RollupAdd("LEAST", "GREATEST"),
+		`DELETE FROM usage_pending`,
+		`DELETE FROM usage_stale`,
+	} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("usage roll-up: %w", textError(err))
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("usage roll-up: %w", textError(err))
+	}
+	return nil
 }

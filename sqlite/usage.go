@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore/query"
@@ -16,9 +18,58 @@ func (s *Store) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageRepor
 	})
 }
 
-// UsageSlices implements loom.Store with query.UsageSlices, on the
-// reader pool.
+// UsageSlices implements loom.Store: from the roll-up (usage_slices),
+// brought up to date first, when it can answer f; from the messages
+// otherwise, and in a store open read-only whose roll-up is behind.
 func (s *Store) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	if query.Rollupable(f) {
+		current, err := s.refreshUsage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if current {
+			q, args := query.UsageRollup(dialect, f)
+			return rowscan.All(ctx, rowsOf{s.reader}, rowscan.UsageSlice, q, args...)
+		}
+	}
 	q, args := query.UsageSlices(dialect, f)
 	return rowscan.All(ctx, rowsOf{s.reader}, rowscan.UsageSlice, q, args...)
+}
+
+// refreshUsage brings the roll-up up to date with what writes marked:
+// the stale sessions summed again whole, then the pending rows added to
+// the slices of the other sessions that read them. It reports whether
+// the roll-up is current: false in a store open read-only with marks
+// left.
+func (s *Store) refreshUsage(ctx context.Context) (bool, error) {
+	var marked bool
+	if err := s.reader.QueryRowContext(ctx,
+		`SELECT EXISTS (SELECT 1 FROM usage_stale) OR EXISTS (SELECT 1 FROM usage_pending)`).Scan(&marked); err != nil {
+		return false, fmt.Errorf("usage roll-up: %w", err)
+	}
+	if !marked {
+		return true, nil
+	}
+	if s.readOnly {
+		return false, nil
+	}
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`DELETE FROM usage_slices WHERE session_id IN (SELECT session_id FROM usage_stale)`,
+			`INSERT INTO usage_slices (` + query.RollupColumns + `) ` + query.RollupStale(dialect, "usage_stale"),
+			`INSERT INTO usage_slices (` + query.RollupColumns + `) ` + query.RollupPending(dialect, "usage_pending", "usage_stale") +
+				query.RollupAdd("min", "max"),
+			`DELETE FROM usage_pending`,
+			`DELETE FROM usage_stale`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("usage roll-up: %w", err)
+	}
+	return true, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/postgres"
-	"github.com/loomhq/loom/pricing"
 	usagereport "github.com/loomhq/loom/report"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -56,26 +55,16 @@ func usageMain(ctx context.Context, out string, dir, server string, n, runs int)
 		return err
 	}
 	total, _ := sq(`SELECT count(*) FROM messages`)
-	rep.add(measure("SQLite: daily usage report over the whole history", "≤ 100 ms", 100, runs, daily(st),
-		func() error {
-			rows, err := st.DB().QueryContext(ctx, usageBaselineSQL(`substr(m.created_at, 1, 10)`))
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-			}
-			rows.Close()
-			return rows.Err()
-		}))
-	// What a roll-up table would leave: the report made from the
-	// slices already read, as if a table held them.
-	held, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: user, LongContext: pricing.LongContextTokens})
-	if err != nil {
-		return err
-	}
-	rep.add(measure(fmt.Sprintf("the same report from its %d quarter-hour slices held in memory", len(held)), "", 0, runs,
-		daily(heldSlices(held)), daily(heldSlices(held))))
-	if err := rollupRow(ctx, rep, "SQLite", sqlRollup(st.DB()), st, daily, runs); err != nil {
+	if err := usageRows(ctx, rep, "SQLite", st, daily, runs, func() error {
+		rows, err := st.DB().QueryContext(ctx, usageBaselineSQL(`substr(m.created_at, 1, 10)`))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		return rows.Err()
+	}); err != nil {
 		return err
 	}
 	scale := fmt.Sprintf("SQLite %d messages", total)
@@ -105,16 +94,14 @@ func usageMain(ctx context.Context, out string, dir, server string, n, runs int)
 			return err
 		}
 		total, _ = pq(`SELECT count(*) FROM messages`)
-		rep.add(measure("PostgreSQL: daily usage report over the whole history", "≤ 100 ms", 100, runs, daily(pst),
-			func() error {
-				rows, err := conn.Query(ctx, usageBaselineSQL(`to_char(m.created_at, 'YYYY-MM-DD')`))
-				if err != nil {
-					return err
-				}
-				rows.Close()
-				return rows.Err()
-			}))
-		if err := rollupRow(ctx, rep, "PostgreSQL", pgRollup(conn), pst, daily, runs); err != nil {
+		if err := usageRows(ctx, rep, "PostgreSQL", pst, daily, runs, func() error {
+			rows, err := conn.Query(ctx, usageBaselineSQL(`to_char(m.created_at, 'YYYY-MM-DD')`))
+			if err != nil {
+				return err
+			}
+			rows.Close()
+			return rows.Err()
+		}); err != nil {
 			return err
 		}
 		scale += fmt.Sprintf(", PostgreSQL %d messages (schema %s)", total, usageSchema)
@@ -163,25 +150,39 @@ func number(row interface{ Scan(dest ...any) error }) (int, error) {
 	return x, err
 }
 
-// heldSlices is a report's source that has its slices already.
-type heldSlices []loom.UsageSlice
-
-func (h heldSlices) UsageSlices(context.Context, loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
-	return h, nil
-}
-
-// rollupRow fills a roll-up table from st's slices, out of the timing,
-// and times the daily report read from it.
-func rollupRow(ctx context.Context, rep *report, engine string, db rollupDB, st usagereport.Slicer,
-	daily func(usagereport.Slicer) func() error, runs int) error {
-	slices, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: "bench", LongContext: pricing.LongContextTokens})
-	if err != nil {
+// usageRows times, on one engine: the first report after the store was
+// generated (which brings every session into the roll-up, once), the
+// daily report over the whole history beside base, and the report right
+// after one more turn, which brings that turn in first.
+func usageRows(ctx context.Context, rep *report, engine string, st interface {
+	usagereport.Slicer
+	loom.Store
+}, daily func(usagereport.Slicer) func() error, runs int, base func() error) error {
+	t0 := time.Now()
+	if err := daily(st)(); err != nil {
 		return err
 	}
-	if err := db.fill(ctx, "bench", slices); err != nil {
-		return err
+	first := time.Since(t0)
+	rep.add(measure(engine+": daily usage report over the whole history", "≤ 100 ms", 100, runs, daily(st), base))
+	// A session of the generated history, one more turn each run.
+	ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "bench", Limit: 1})
+	if err != nil || len(ss) == 0 {
+		return fmt.Errorf("a session to add turns to: %v", err)
 	}
-	rep.add(measure(engine+": the daily report read from a roll-up table of its slices (the bench's, not loom's)", "≤ 100 ms", 100, runs,
-		daily(db), daily(db)))
+	s := ss[0]
+	turn := func() (func() error, error) {
+		q := &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "one more question"}}}
+		a := &loom.Message{Role: loom.RoleAssistant, Provider: "anthropic", Model: "claude-sonnet-4-5",
+			Parts: []loom.Part{{Type: loom.PartText, Text: "one more answer"}},
+			Usage: loom.Usage{InputTokens: 1200, OutputTokens: 300, CacheReadTokens: 9000, APICalls: 1}}
+		if err := st.Append(ctx, s, q, a); err != nil {
+			return nil, err
+		}
+		return daily(st), nil
+	}
+	r := measureEach(engine+": the same report right after one more turn (appended untimed)", "≤ 100 ms", 100, runs, turn,
+		func() (func() error, error) { return base, nil })
+	r.note = fmt.Sprintf("the first report after the store was generated, which sums every session into the roll-up once, took %.0f ms", ms(first))
+	rep.add(r)
 	return nil
 }

@@ -1,0 +1,114 @@
+package query
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// RollupLongContext is the prompt size above which the usage roll-up
+// (usage_slices) marks a message long-context: pricing's threshold. A
+// filter with another threshold is answered from the messages.
+const RollupLongContext = 200_000
+
+// UsageHasUsage is the condition that message m has usage a usage slice
+// counts: tokens or a cost.
+const UsageHasUsage = `(m.input_tokens <> 0 OR m.output_tokens <> 0 OR m.cache_read_tokens <> 0 OR m.cache_write_tokens <> 0 OR m.cost_usd <> 0)`
+
+// notInherited is the condition that session s counts message m: a
+// fork's inherited history is counted in the session it was made in.
+const notInherited = `NOT (s.kind = 'fork' AND m.turn <= s.fork_turn)`
+
+// RollupColumns are the columns of usage_slices an engine's refresh
+// writes, in the order RollupStale and RollupPending select them.
+const RollupColumns = `session_id, hour, quarter, provider, model, long_context, user_id, surface, project_id, project_name, live,
+	first_at, last_at, messages, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
+	cost_usd, api_calls, compactions`
+
+// rollupSelect is the select list of a refresh: the slices of session s
+// grouped by s.id (which the other columns of s depend on), of its
+// messages m.
+func rollupSelect(d Dialect) string {
+	return `s.id, ` + d.Hour + `, ` + d.Quarter + `, m.provider, m.model, ` +
+		fmt.Sprintf("(m.input_tokens + m.cache_read_tokens + m.cache_write_tokens > %d)", RollupLongContext) +
+		`, s.user_id, s.surface, s.project_id, s.project_name, s.deleted_at IS NULL, min(m.created_at), max(m.created_at), count(*), ` +
+		UsageTotals("m.")
+}
+
+// RollupStale returns the query whose rows are the slices of the
+// sessions listed in table stale (column session_id), summed whole from
+// the messages they read.
+func RollupStale(d Dialect, stale string) string {
+	return `SELECT ` + rollupSelect(d) + `
+	FROM ` + stale + ` st ` + d.Join + ` sessions s ON s.id = st.session_id ` + d.Join + ` session_messages m ON m.session_id = st.session_id
+	WHERE ` + UsageHasUsage + ` AND ` + notInherited + `
+	GROUP BY s.id, 2, 3, m.provider, m.model, 6`
+}
+
+// RollupPending returns the query whose rows are the slices of the rows
+// listed in table pending (store_id, seq), for each session that reads
+// them but is not in table stale, to be added to the roll-up.
+func RollupPending(d Dialect, pending, stale string) string {
+	return `SELECT ` + rollupSelect(d) + `
+	FROM ` + pending + ` p ` + d.Join + ` messages m ON m.session_id = p.store_id AND m.seq = p.seq
+	` + d.Join + ` spans sp ON sp.store_id = p.store_id AND p.seq BETWEEN sp.first_seq AND sp.last_seq
+	` + d.Join + ` sessions s ON s.id = sp.session_id
+	WHERE ` + UsageHasUsage + ` AND ` + notInherited + ` AND sp.session_id NOT IN (SELECT session_id FROM ` + stale + `)
+	GROUP BY s.id, 2, 3, m.provider, m.model, 6`
+}
+
+// RollupAdd is the ON CONFLICT clause that adds a slice to the one the
+// roll-up holds; least and greatest are the engine's two-argument
+// minimum and maximum functions.
+func RollupAdd(least, greatest string) string {
+	set := `first_at = ` + least + `(usage_slices.first_at, excluded.first_at), last_at = ` + greatest + `(usage_slices.last_at, excluded.last_at)`
+	for _, c := range []string{"messages", "input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens",
+		"cache_write_tokens", "cost_usd", "api_calls", "compactions"} {
+		set += ", " + c + " = usage_slices." + c + " + excluded." + c
+	}
+	return ` ON CONFLICT (session_id, hour, quarter, provider, model, long_context) DO UPDATE SET ` + set
+}
+
+// Rollupable reports whether the roll-up can answer f: its threshold is
+// the roll-up's and its bounds fall on quarter hours.
+func Rollupable(f loom.UsageSliceFilter) bool {
+	on := func(t time.Time) bool {
+		return t.IsZero() || t.Equal(t.Truncate(loom.UsageSliceMinutes*time.Minute))
+	}
+	return f.LongContext == RollupLongContext && on(f.Since) && on(f.Until)
+}
+
+// UsageRollup returns the query of the usage slices of f read from the
+// roll-up, oldest first, in the rows of UsageSlices; f must be
+// Rollupable.
+func UsageRollup(d Dialect, f loom.UsageSliceFilter) (string, []any) {
+	c := New(d)
+	c.Add("u.live")
+	for _, col := range []Column{{Name: "u.user_id", Value: f.UserID}, {Name: "u.project_id", Value: f.ProjectID}, {Name: "u.surface", Value: f.Surface}} {
+		if col.Value != "" {
+			c.Add(col.Name+" = ?", col.Value)
+		}
+	}
+	// A bound on a quarter hour is a bound on the slices' starts.
+	bound := func(t time.Time, op string) {
+		t = t.UTC()
+		hour, quarter := t.Format("2006-01-02T15"), t.Minute()/loom.UsageSliceMinutes
+		c.Add("(u.hour "+op+" ? OR (u.hour = ? AND u.quarter "+op+"= ?))", hour, hour, quarter)
+	}
+	if !f.Since.IsZero() {
+		bound(f.Since, ">")
+	}
+	if !f.Until.IsZero() {
+		// Until is exclusive: the slices that start before it.
+		t := f.Until.UTC()
+		hour, quarter := t.Format("2006-01-02T15"), t.Minute()/loom.UsageSliceMinutes
+		c.Add("(u.hour < ? OR (u.hour = ? AND u.quarter < ?))", hour, hour, quarter)
+	}
+	q := `SELECT u.hour, u.quarter, min(u.first_at), max(u.last_at), u.surface, u.project_id, max(u.project_name),
+	u.provider, u.model, u.long_context, CAST(sum(u.messages) AS BIGINT), ` + UsageTotals("u.") + `
+	FROM usage_slices u WHERE ` + c.String() + `
+	GROUP BY u.hour, u.quarter, u.surface, u.project_id, u.provider, u.model, u.long_context
+	ORDER BY u.hour, u.quarter, u.surface, u.project_id, u.provider, u.model, u.long_context`
+	return q, c.Args
+}
