@@ -27,10 +27,12 @@ CREATE TABLE usage_slices (
     cost_usd           double precision NOT NULL,
     api_calls          bigint NOT NULL,
     compactions        bigint NOT NULL,
-    PRIMARY KEY (session_id, hour, quarter, provider, model, long_context)
+    -- In the order a report groups and reads them.
+    PRIMARY KEY (user_id, live, hour, quarter, surface, project_id, provider, model, long_context, session_id)
 );
 
-CREATE INDEX usage_slices_user ON usage_slices (user_id, hour, quarter);
+-- A session's slices, for the triggers and the catch-up.
+CREATE UNIQUE INDEX usage_slices_session ON usage_slices (session_id, hour, quarter, provider, model, long_context);
 
 -- Stored rows with usage not yet in the roll-up.
 CREATE TABLE usage_pending (

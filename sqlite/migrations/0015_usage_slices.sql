@@ -32,10 +32,12 @@ CREATE TABLE IF NOT EXISTS usage_slices (
     cost_usd           REAL NOT NULL,
     api_calls          INTEGER NOT NULL,
     compactions        INTEGER NOT NULL,
-    PRIMARY KEY (session_id, hour, quarter, provider, model, long_context)
+    -- In the order a report groups and reads them.
+    PRIMARY KEY (user_id, live, hour, quarter, surface, project_id, provider, model, long_context, session_id)
 ) STRICT, WITHOUT ROWID;
 
-CREATE INDEX IF NOT EXISTS usage_slices_user ON usage_slices (user_id, hour, quarter);
+-- A session's slices, for the triggers and the catch-up.
+CREATE UNIQUE INDEX IF NOT EXISTS usage_slices_session ON usage_slices (session_id, hour, quarter, provider, model, long_context);
 
 -- Stored rows with usage not yet in the roll-up: a row appended or
 -- imported, or one whose usage was set after it was stored without.

@@ -84,7 +84,7 @@ func Rollupable(f loom.UsageSliceFilter) bool {
 // Rollupable.
 func UsageRollup(d Dialect, f loom.UsageSliceFilter) (string, []any) {
 	c := New(d)
-	c.Add("u.live")
+	c.Add("u.live = TRUE")
 	for _, col := range []Column{{Name: "u.user_id", Value: f.UserID}, {Name: "u.project_id", Value: f.ProjectID}, {Name: "u.surface", Value: f.Surface}} {
 		if col.Value != "" {
 			c.Add(col.Name+" = ?", col.Value)
