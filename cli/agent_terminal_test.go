@@ -183,31 +183,3 @@ func TestReplyRenderedOnceOnSmallTerminal(t *testing.T) {
 		t.Fatalf("a reply taller than the screen was printed %d times:\n%s", n, p.Output())
 	}
 }
-
-// Keys typed while a reply streams are not echoed into it; they wait
-// for the next prompt, and Enter among them sends that message.
-func TestTypeAheadWhileReplyStreams(t *testing.T) {
-	fx := newAgentFixture(t)
-	fx.srv.Enqueue(
-		openaitest.Reply{Text: strings.Repeat("streaming words ", 60) + "END-OF-FIRST", Delay: 20 * time.Millisecond},
-		openaitest.Reply{Text: "second reply here"},
-	)
-	fx.extraEnv = fx.env
-	p := fx.startPTYSize(t, 100, 40, "chat")
-	p.WaitFor(t, "›")
-	p.Send("first\r")
-	p.WaitFor(t, "streaming words streaming words")
-	p.Send("typed ahead\r")
-	p.WaitFor(t, "END-OF-FIRST")
-	p.WaitFor(t, "second reply here")
-	p.WaitPrompt(t, "›")
-	p.Leave(t, "›")
-	out := p.Output()
-	reply := out[strings.Index(out, "streaming words"):strings.Index(out, "END-OF-FIRST")]
-	if strings.Contains(reply, "typed") {
-		t.Fatalf("type-ahead was echoed into the reply:\n%s", out)
-	}
-	if got := fx.srv.Requests(); len(got) != 2 || !strings.Contains(string(got[1].Raw), "typed ahead") {
-		t.Fatalf("the typed-ahead message was not sent as the next turn (%d requests):\n%s", len(got), out)
-	}
-}
