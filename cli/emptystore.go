@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // emptyStore stands for a store that does not exist yet at the default
@@ -45,7 +44,7 @@ func (e *emptyStore) Session(_ context.Context, id string) (*loom.Session, error
 }
 
 func (e *emptyStore) Resolve(_ context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
-	return sqlstore.ResolveWith(ref, scope, func(sqlstore.Lookup, string) ([]*loom.Session, error) { return nil, nil })
+	return loom.ResolveRef(ref, scope, func(loom.RefLookup, string) ([]*loom.Session, error) { return nil, nil })
 }
 
 func (e *emptyStore) Sessions(context.Context, loom.SessionFilter) ([]*loom.Session, error) {
