@@ -8,6 +8,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/config"
 )
 
 // sessionChoice is how a command names the session to work in.
@@ -49,7 +50,11 @@ func (f *Factory) agentSetup() (*agent.Setup, error) {
 	if f.mcp == nil {
 		f.mcp = &mcpclient.Clients{Version: f.Version}
 	}
-	return &agent.Setup{Dirs: d, Env: f.env, Providers: f.Providers, LocalModelURL: f.LocalModelURL,
+	loadConfig := func() (*config.Config, error) {
+		c, _, err := f.Config()
+		return c, err
+	}
+	return &agent.Setup{Dirs: d, Env: f.env, LoadConfig: loadConfig, Providers: f.Providers, LocalModelURL: f.LocalModelURL,
 		OnLogError: f.warnReplayLog, MCP: f.mcp, OnMCPError: f.warnMCP}, nil
 }
 

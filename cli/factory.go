@@ -20,6 +20,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/paths"
 )
@@ -139,6 +140,18 @@ func (f *Factory) JSON() bool { return f.flags.json }
 
 // Dirs returns loom's directories.
 func (f *Factory) Dirs() (paths.Dirs, error) { return paths.Resolve(f.env) }
+
+// Config reads loom's configuration, config.toml with the environment's
+// overrides, and returns the path of the file. Every command, and the
+// agents they build, read it here.
+func (f *Factory) Config() (*config.Config, string, error) {
+	d, err := f.Dirs()
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := config.Load(d.ConfigFile(), f.env)
+	return c, d.ConfigFile(), err
+}
 
 // DBURL returns the store location: --db, else $LOOM_DB, else the
 // default SQLite file.

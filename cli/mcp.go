@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/mcp"
 )
@@ -67,7 +66,7 @@ func mcpRun(ctx context.Context, opts *MCPOptions) error {
 		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
 		Logger:  slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
-	c, err := config.Load(d.ConfigFile(), f.env)
+	c, _, err := f.Config()
 	if err == nil {
 		cfg.Prices = c.PriceTable()
 	}

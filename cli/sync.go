@@ -83,7 +83,7 @@ func (f *Factory) syncSetup(ctx context.Context, needKey bool) (*syncer, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, path, err := f.loadConfig()
+	c, path, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func syncHub(c *config.Config, configFile string) (*hub.Client, error) {
 
 // syncClient returns the client of the configured hub.
 func (f *Factory) syncClient() (*hub.Client, error) {
-	c, path, err := f.loadConfig()
+	c, path, err := f.Config()
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/report"
@@ -185,20 +184,9 @@ func usageReportRun(ctx context.Context, f *Factory, rf *reportFlags, project bo
 
 // priceTable is the bundled price table with config.toml's [prices].
 func (f *Factory) priceTable() (*pricing.Table, error) {
-	c, _, err := f.loadConfig()
+	c, _, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
 	return c.PriceTable(), nil
-}
-
-// loadConfig reads config.toml with the environment's overrides, and
-// returns the path it was read from.
-func (f *Factory) loadConfig() (*config.Config, string, error) {
-	d, err := f.Dirs()
-	if err != nil {
-		return nil, "", err
-	}
-	c, err := config.Load(d.ConfigFile(), f.env)
-	return c, d.ConfigFile(), err
 }
