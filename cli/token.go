@@ -4,18 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
-	"time"
-
-	"github.com/spf13/cobra"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/spf13/cobra"
+	"strings"
+	"time"
 )
 
 // newCmdToken groups the access-token commands.
-func newCmdToken(f *Factory) *cobra.Command {
+func newCmdToken(f *command.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "token <command>",
 		Short:   "Create, list and revoke access tokens of loom serve",
@@ -27,7 +26,7 @@ is stored: a token is shown once, when it is made.`,
   loom token create --user ci --token-ttl 30d
   loom token list
   loom token revoke 0196a3b2`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newCmdTokenCreate(f), newCmdTokenList(f), newCmdTokenRevoke(f))
@@ -35,7 +34,7 @@ is stored: a token is shown once, when it is made.`,
 }
 
 // tokenStore returns the store's token store.
-func (f *Factory) tokenStore(ctx context.Context) (loom.TokenStore, error) {
+func tokenStore(f *command.Factory, ctx context.Context) (loom.TokenStore, error) {
 	st, err := f.CreateStore(ctx)
 	if err != nil {
 		return nil, err
@@ -62,23 +61,23 @@ func tokenTTLFlag(cmd *cobra.Command) (time.Duration, error) {
 	v, _ := cmd.Flags().GetString("token-ttl")
 	d, err := human.ParseAge(v)
 	if err != nil {
-		return 0, usageErrorf("--token-ttl: %v", err)
+		return 0, command.UsageErrorf("--token-ttl: %v", err)
 	}
 	if d <= 0 {
-		return 0, usageErrorf("--token-ttl must be more than zero")
+		return 0, command.UsageErrorf("--token-ttl must be more than zero")
 	}
 	return d, nil
 }
 
 // TokenCreateOptions are the options of `loom token create`.
 type TokenCreateOptions struct {
-	f    *Factory
+	f    *command.Factory
 	Name string
 	// TTL is the token's lifetime; zero for one that never expires.
 	TTL time.Duration
 }
 
-func newCmdTokenCreate(f *Factory) *cobra.Command {
+func newCmdTokenCreate(f *command.Factory) *cobra.Command {
 	opts := &TokenCreateOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION]",
@@ -92,10 +91,10 @@ an unknown one.`,
   TOKEN=$(loom token create --user bot)
   loom token create --user ci --name "nightly job" --token-ttl 30d
   loom token create --user alice --json | jq -r .secret`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := loom.ValidTokenName(opts.Name); err != nil {
-				return usageErrorf("--name: %s", loom.ErrorMessage(err))
+				return command.UsageErrorf("--name: %s", loom.ErrorMessage(err))
 			}
 			var err error
 			if opts.TTL, err = tokenTTLFlag(cmd); err != nil {
@@ -111,7 +110,7 @@ an unknown one.`,
 
 func tokenCreateRun(ctx context.Context, opts *TokenCreateOptions) error {
 	f := opts.f
-	ts, err := f.tokenStore(ctx)
+	ts, err := tokenStore(f, ctx)
 	if err != nil {
 		return err
 	}
@@ -130,7 +129,7 @@ func tokenCreateRun(ctx context.Context, opts *TokenCreateOptions) error {
 			return err
 		}
 		out["secret"] = secret
-		return writeJSON(f.IO.Out, out)
+		return command.WriteJSON(f.IO.Out, out)
 	}
 	fmt.Fprintln(f.IO.Out, secret)
 	if f.IO.IsStderrTTY() {
@@ -145,10 +144,10 @@ func tokenCreateRun(ctx context.Context, opts *TokenCreateOptions) error {
 
 // TokenListOptions are the options of `loom token list`.
 type TokenListOptions struct {
-	f *Factory
+	f *command.Factory
 }
 
-func newCmdTokenList(f *Factory) *cobra.Command {
+func newCmdTokenList(f *command.Factory) *cobra.Command {
 	opts := &TokenListOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "list [--user NAME]",
@@ -159,7 +158,7 @@ used (noted at most once a minute), when revoked and when it expires
 with last_used_at, revoked_at and expires_at null when not set.`,
 		Example: `  loom token list
   loom token list --user alice --json`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return tokenListRun(cmd.Context(), opts)
 		},
@@ -169,11 +168,11 @@ with last_used_at, revoked_at and expires_at null when not set.`,
 
 func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 	f := opts.f
-	ts, err := f.tokenStore(ctx)
+	ts, err := tokenStore(f, ctx)
 	if err != nil {
 		return err
 	}
-	list, err := ts.Tokens(ctx, f.flags.user)
+	list, err := ts.Tokens(ctx, f.UserFlag())
 	if err != nil {
 		return err
 	}
@@ -181,7 +180,7 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 		if list == nil {
 			list = []*loom.Token{}
 		}
-		return writeJSON(f.IO.Out, list)
+		return command.WriteJSON(f.IO.Out, list)
 	}
 	if len(list) == 0 {
 		if f.IO.IsStdoutTTY() {
@@ -189,7 +188,7 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 		}
 		return nil
 	}
-	now := f.now()
+	now := f.TimeNow()
 	cs := f.IO.ColorScheme()
 	tp := term.NewTable(f.IO)
 	// EXPIRES comes last so that the columns scripts read before it
@@ -199,7 +198,7 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 	// Tokens made in the same minute share 8 characters; a shown prefix
 	// must work as revoke's argument, which looks among every user's.
 	every := list
-	if f.flags.user != "" {
+	if f.UserFlag() != "" {
 		if every, err = ts.Tokens(ctx, ""); err != nil {
 			return err
 		}
@@ -244,11 +243,11 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 
 // TokenRevokeOptions are the options of `loom token revoke`.
 type TokenRevokeOptions struct {
-	f   *Factory
+	f   *command.Factory
 	Ref string
 }
 
-func newCmdTokenRevoke(f *Factory) *cobra.Command {
+func newCmdTokenRevoke(f *command.Factory) *cobra.Command {
 	opts := &TokenRevokeOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "revoke ID",
@@ -257,7 +256,7 @@ func newCmdTokenRevoke(f *Factory) *cobra.Command {
 dashboard logged in with it is logged out. ID is the full id or a unique
 prefix of at least 4 characters, as 'loom token list' shows.`,
 		Example: `  loom token revoke 0196a3b2`,
-		Args:    argsBetween(1, 1),
+		Args:    command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			return tokenRevokeRun(cmd.Context(), opts)
@@ -268,7 +267,7 @@ prefix of at least 4 characters, as 'loom token list' shows.`,
 
 func tokenRevokeRun(ctx context.Context, opts *TokenRevokeOptions) error {
 	f := opts.f
-	ts, err := f.tokenStore(ctx)
+	ts, err := tokenStore(f, ctx)
 	if err != nil {
 		return err
 	}
@@ -280,7 +279,7 @@ func tokenRevokeRun(ctx context.Context, opts *TokenRevokeOptions) error {
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, map[string]string{"revoked": tok.ID})
+		return command.WriteJSON(f.IO.Out, map[string]string{"revoked": tok.ID})
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Revoked token %s of user %s.\n", tok.ID, tok.UserID)
 	return nil

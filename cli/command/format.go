@@ -1,17 +1,16 @@
-package cli
+package command
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
+	"io"
 )
 
 // truncate cuts s to n runes, marking the cut.
-func truncate(s string, n int) string {
+func Truncate(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
@@ -24,7 +23,7 @@ func truncate(s string, n int) string {
 
 // writeJSON prints v as indented JSON, with DEL and C1 controls escaped
 // (term.SanitizeJSON): --json output on a terminal is as safe as a table.
-func writeJSON(w io.Writer, v any) error {
+func WriteJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
@@ -36,14 +35,14 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // jsonString quotes s as a JSON string.
-func jsonString(s string) string {
+func JSONString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
 
 // writeMore says under a table on a terminal how many rows --limit left
 // out: "… and 27 more (--limit 0 lists all)"; nothing when none were.
-func writeMore(ios *term.IOStreams, more int) {
+func WriteMore(ios *term.IOStreams, more int) {
 	if more > 0 {
 		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("… and %s more (--limit 0 lists all)", human.Count(int64(more)))))
 	}

@@ -1,11 +1,10 @@
-package cli
+package command
 
 import (
 	"context"
+	"github.com/loomhq/loom"
 	"slices"
 	"strings"
-
-	"github.com/loomhq/loom"
 )
 
 // builtinSurfaces are the surfaces loom itself writes sessions from,
@@ -16,7 +15,7 @@ var builtinSurfaces = []string{"cli", "http"}
 // loom does not write, with the surfaces there are: a typo would
 // otherwise read as "no sessions". It is asked when a filtered list came
 // back empty, so a list that found something costs nothing more.
-func checkSurface(ctx context.Context, st loom.Store, user, surface string) error {
+func CheckSurface(ctx context.Context, st loom.Store, user, surface string) error {
 	if surface == "" || slices.Contains(builtinSurfaces, surface) {
 		return nil
 	}
@@ -34,5 +33,5 @@ func checkSurface(ctx context.Context, st loom.Store, user, surface string) erro
 		}
 	}
 	slices.Sort(known)
-	return usageErrorf("--surface %q: no session has it; the surfaces are %s", surface, strings.Join(known, ", "))
+	return UsageErrorf("--surface %q: no session has it; the surfaces are %s", surface, strings.Join(known, ", "))
 }
