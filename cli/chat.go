@@ -5,16 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
-	"github.com/spf13/cobra"
-	"io"
-	"strconv"
-	"strings"
-	"sync"
 )
 
 // ChatOptions are the options of `loom chat`.

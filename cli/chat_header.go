@@ -3,9 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
+
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
-	"strconv"
 )
 
 // resumed says which session was resumed and shows its recent history.

@@ -6,10 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
-	"github.com/spf13/cobra"
 	"io"
 	"io/fs"
 	"os"
@@ -17,6 +13,12 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 )
 
 func newCmdLog(f *command.Factory) *cobra.Command {

@@ -3,14 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/mcp"
-	"github.com/spf13/cobra"
-	"io"
-	"log/slog"
-	"sync"
 )
 
 // MCPOptions are the options of `loom mcp`.

@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
-	"github.com/spf13/cobra"
 	"net/url"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // PathsOptions are the options of `loom paths`.

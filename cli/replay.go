@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/spf13/cobra"
-	"time"
 )
 
 // maxReplayWait caps one pause of a replay: a session left overnight

@@ -8,11 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/agent"
-	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
-	"github.com/spf13/cobra"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +18,14 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/cli/token"
 )
 
 // Main runs the loom command with args and returns the process's exit
@@ -192,7 +195,7 @@ search, resume, fork, move, export and import.`,
 		newCmdLog(f),
 		newCmdServe(f),
 		newCmdMCP(f),
-		newCmdToken(f),
+		token.NewCmdToken(f),
 		newCmdSync(f),
 		newCmdPaths(f),
 		newCmdVersion(f),

@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/loomhq/loom/agent"
-	"github.com/loomhq/loom/cli/command"
-	"github.com/spf13/cobra"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/command"
 )
 
 // RunOptions are the options of `loom run`.

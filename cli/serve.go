@@ -3,15 +3,18 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/cli/token"
 	"github.com/loomhq/loom/mcp"
-	"github.com/spf13/cobra"
-	"log/slog"
-	"net"
-	"time"
 )
 
 // defaultServeAddr is where loom serve listens unless told otherwise:
@@ -71,7 +74,7 @@ cut at a whole-message boundary.`,
 				return command.UsageErrorf("--grace must not be negative")
 			}
 			var err error
-			if opts.TokenTTL, err = tokenTTLFlag(cmd); err != nil {
+			if opts.TokenTTL, err = token.TTLFlag(cmd); err != nil {
 				return err
 			}
 			return serveRun(cmd.Context(), opts)
@@ -80,7 +83,7 @@ cut at a whole-message boundary.`,
 	cmd.Flags().StringVar(&opts.Addr, "addr", defaultServeAddr, "address to listen on, `HOST:PORT`")
 	cmd.Flags().DurationVar(&opts.Grace, "grace", 30*time.Second, "how long running turns may take to finish on shutdown")
 	cmd.Flags().BoolVar(&opts.LogJSON, "log-json", false, "write the access log as JSON lines")
-	addTokenTTLFlag(cmd, "a token made at start expires after `DURATION` (30d, 12h, 2w; default never)")
+	token.AddTTLFlag(cmd, "a token made at start expires after `DURATION` (30d, 12h, 2w; default never)")
 	return cmd
 }
 

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/command"
 	"io/fs"
 	"strings"
 	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 )
 
 // servedToken is the token loom serve prints, and where it came from.

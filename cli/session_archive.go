@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/spf13/cobra"
 )
 
 // ArchiveOptions are the options of `loom session archive` and

@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/spf13/cobra"
-	"strings"
 )
 
 // RenameOptions are the options of `loom session rename`.

@@ -5,6 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
@@ -12,12 +20,6 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/internal/safefile"
-	"github.com/spf13/cobra"
-	"io"
-	"io/fs"
-	"log/slog"
-	"os"
-	"path/filepath"
 )
 
 // ExportOptions are the options of `loom session export`.

@@ -3,13 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
-	"github.com/spf13/cobra"
-	"strconv"
-	"strings"
 )
 
 // maxTurnChoices bounds the turns listed to choose a fork point from;

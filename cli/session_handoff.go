@@ -3,14 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/internal/human"
-	"github.com/spf13/cobra"
-	"os"
-	"sort"
-	"strings"
 )
 
 // HandoffOptions are the options of `loom session handoff`.

@@ -3,19 +3,21 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/internal/human"
-	"github.com/loomhq/loom/pricing"
-	"github.com/spf13/cobra"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/pricing"
 )
 
 // ImportOptions are the options of `loom session import`.

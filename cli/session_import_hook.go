@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/importer/opencode"
 	"io"
 	"path/filepath"
 	"time"
+
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/opencode"
 )
 
 // hookInput is what a tool passes its hook: Claude Code and Gemini CLI

@@ -3,14 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
-	"github.com/spf13/cobra"
-	"strconv"
-	"strings"
-	"time"
 )
 
 // ListOptions are the options of `loom session list`.

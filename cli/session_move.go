@@ -3,13 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
-	"github.com/spf13/cobra"
-	"path/filepath"
 )
 
 // MoveOptions are the options of `loom session move`.

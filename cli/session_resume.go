@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/picker"
-	"github.com/spf13/cobra"
 )
 
 // ResumeOptions are the options of `loom session resume`.

@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/spf13/cobra"
 )
 
 // RewindOptions are the options of `loom session rewind`.

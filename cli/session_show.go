@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
-	"github.com/spf13/cobra"
-	"io"
-	"strings"
 )
 
 // defaultShowLimit is how many messages `show` prints without --limit or

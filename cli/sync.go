@@ -5,6 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/config"
@@ -12,13 +21,6 @@ import (
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/synclog"
-	"github.com/spf13/cobra"
-	"io"
-	"io/fs"
-	"net/url"
-	"path/filepath"
-	"strings"
-	"time"
 )
 
 // syncStore is a store that syncs: it keeps its own sync log and applies

@@ -2,16 +2,18 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
-	"io"
-	"strings"
-	"sync"
-	"time"
 )
 
 // turnPrinter shows a running turn: streamed text on stdout as it

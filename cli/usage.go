@@ -3,13 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
-	"github.com/spf13/cobra"
-	"math"
-	"strconv"
 )
 
 // UsageOptions are the options of `loom usage`.

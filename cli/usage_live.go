@@ -3,13 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
+	"time"
+
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/report"
-	"io"
-	"strings"
-	"time"
 )
 
 // usageLiveRun is `loom usage blocks --live`: the active block drawn

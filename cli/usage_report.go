@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/report"
-	"github.com/spf13/cobra"
-	"time"
 )
 
 // reportFlags are the flags of the reports by time of `loom usage`.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/paths"

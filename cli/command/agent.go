@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"fmt"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/agent/mcpclient"

@@ -3,8 +3,10 @@ package command
 import (
 	"errors"
 	"fmt"
-	"github.com/loomhq/loom"
+
 	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
 )
 
 // Exit codes. Each is decided once, in Main, from the error a command

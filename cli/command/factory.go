@@ -10,6 +10,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/agent/mcpclient"
@@ -19,14 +29,6 @@ import (
 	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
-	"github.com/spf13/pflag"
-	"log/slog"
-	"net"
-	"os"
-	"path/filepath"
-	"sync"
-	"sync/atomic"
-	"time"
 )
 
 // Factory holds what commands need from the outside world. main builds

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
-	"io"
 )
 
 // truncate cuts s to n runes, marking the cut.

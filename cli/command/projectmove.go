@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/human"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // absPath makes dir absolute against the working directory; empty is the

@@ -2,12 +2,13 @@ package command
 
 import (
 	"fmt"
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/human"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 )
 
 // messageRenderer writes messages for people: a header line per message,

@@ -2,9 +2,10 @@ package command
 
 import (
 	"context"
-	"github.com/loomhq/loom"
 	"slices"
 	"strings"
+
+	"github.com/loomhq/loom"
 )
 
 // builtinSurfaces are the surfaces loom itself writes sessions from,

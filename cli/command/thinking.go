@@ -1,8 +1,9 @@
 package command
 
 import (
-	"github.com/loomhq/loom/cli/term"
 	"strings"
+
+	"github.com/loomhq/loom/cli/term"
 )
 
 // thinkingBlock is reasoning as --show-thinking shows it, live and in
