@@ -10,7 +10,7 @@ import (
 	"github.com/loomhq/loom/paths"
 )
 
-// adoptProject moves the sessions user recorded under the path id of
+// AdoptProject moves the sessions user recorded under the path id of
 // project's root to project, when project is identified by its
 // repository's remote (see paths.DetectProject): sessions made before
 // loom identified projects by their remote, or while the work tree had
@@ -87,7 +87,7 @@ func (f *Factory) adoptHere(ctx context.Context, st loom.Store) {
 	}
 }
 
-// importProject is paths.ProjectOf for the importer, remembering the
+// ImportProject is paths.ProjectOf for the importer, remembering the
 // projects identified by a remote so that adoptImported moves what
 // earlier imports (or loom itself) recorded under their paths.
 func (f *Factory) ImportProject(dir string) loom.Project {
@@ -98,7 +98,7 @@ func (f *Factory) ImportProject(dir string) loom.Project {
 	return p
 }
 
-// adoptImported adopts the projects an import met since the last call.
+// AdoptImported adopts the projects an import met since the last call.
 func (f *Factory) AdoptImported(ctx context.Context, st loom.Store) {
 	for _, p := range f.imported {
 		f.adopt(ctx, st, p)

@@ -11,7 +11,7 @@ import (
 	"github.com/loomhq/loom/config"
 )
 
-// sessionChoice is how a command names the session to work in.
+// SessionChoice is how a command names the session to work in.
 type SessionChoice struct {
 	New      bool
 	Continue bool
@@ -21,7 +21,7 @@ type SessionChoice struct {
 	Name string
 }
 
-// check refuses a malformed --key or --name as a usage error.
+// Check refuses a malformed --key or --name as a usage error.
 func (c SessionChoice) Check() error {
 	if c.Name != "" {
 		if err := loom.ValidTitle(c.Name); err != nil {
@@ -40,7 +40,7 @@ func (c SessionChoice) Check() error {
 	return nil
 }
 
-// agentSetup is how this command line builds agents: its directories,
+// AgentSetup is how this command line builds agents: its directories,
 // environment and providers.
 func (f *Factory) AgentSetup() (*agent.Setup, error) {
 	d, err := f.Dirs()
@@ -64,7 +64,7 @@ func (f *Factory) warnMCP(err error) {
 	fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; going on without its tools\n", term.SanitizeLine(err.Error()))
 }
 
-// conversations is the conversation service over st with this command
+// Conversations is the conversation service over st with this command
 // line's agent setup.
 func (f *Factory) Conversations(st loom.Store) (*agent.Service, error) {
 	su, err := f.AgentSetup()
@@ -74,7 +74,7 @@ func (f *Factory) Conversations(st loom.Store) (*agent.Service, error) {
 	return &agent.Service{Store: st, Build: su.Build, Now: f.TimeNow}, nil
 }
 
-// openConversation opens the conversation the flags name: a resumed
+// OpenConversation opens the conversation the flags name: a resumed
 // reference is resolved here (with the command line's messages for
 // trashed and ambiguous references), the rest by the service. current
 // says whether no flag means this project's current session (chat) or a

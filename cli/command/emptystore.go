@@ -6,7 +6,7 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// emptyStore stands for a store that does not exist yet at the default
+// EmptyStore stands for a store that does not exist yet at the default
 // location: it holds no sessions, and a command that only reads (or
 // looks for a session to change) finds nothing, without a file being
 // created. Commands that write a first session open the store for

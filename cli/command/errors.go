@@ -23,7 +23,7 @@ const (
 	ExitInterrupted = 130
 )
 
-// usageError is a mistake in how a command was called: an unknown flag or
+// UsageError is a mistake in how a command was called: an unknown flag or
 // command, a missing or extra argument, a value that does not parse.
 type UsageError struct{ Msg string }
 
@@ -33,7 +33,7 @@ func UsageErrorf(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// silentError ends a command with an exit code and no message, for
+// SilentError ends a command with an exit code and no message, for
 // outcomes the command already explained.
 type SilentError struct{ Code int }
 
@@ -68,7 +68,7 @@ func OrDash(s string) string {
 	return s
 }
 
-// noArgs rejects arguments to a command that takes none, naming an
+// NoArgs rejects arguments to a command that takes none, naming an
 // unknown subcommand as such.
 func NoArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
@@ -80,7 +80,7 @@ func NoArgs(cmd *cobra.Command, args []string) error {
 	return UsageErrorf("%s takes no arguments (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
 }
 
-// argsBetween accepts between lo and hi arguments (hi < 0: no limit).
+// ArgsBetween accepts between lo and hi arguments (hi < 0: no limit).
 func ArgsBetween(lo, hi int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < lo || (hi >= 0 && len(args) > hi) {

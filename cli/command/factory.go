@@ -114,7 +114,7 @@ type globalFlags struct {
 	noColor bool
 }
 
-// env looks up an environment variable, tolerating a nil Env.
+// Getenv looks up an environment variable, tolerating a nil Env.
 func (f *Factory) Getenv(name string) string {
 	if f.Env == nil {
 		return os.Getenv(name)
@@ -122,6 +122,7 @@ func (f *Factory) Getenv(name string) string {
 	return f.Env(name)
 }
 
+// TimeNow returns the current time from Now, else the clock.
 func (f *Factory) TimeNow() time.Time {
 	if f.Now == nil {
 		return time.Now()
@@ -225,7 +226,7 @@ func (f *Factory) open(ctx context.Context, access Access) (loom.Store, error) {
 	return st, nil
 }
 
-// closeStore closes the store if a command opened it.
+// CloseStore closes the store if a command opened it.
 func (f *Factory) CloseStore() error {
 	if f.store == nil {
 		return nil
@@ -264,7 +265,7 @@ func (f *Factory) Project() (loom.Project, error) {
 	return p, err
 }
 
-// scopeProject is the project that a command which searches or lists
+// ScopeProject is the project that a command which searches or lists
 // sessions keeps to: the working directory's, the same default as loom
 // mcp's. Nil means every project: when all is set (-a), or where no
 // project can be found (a working directory that is gone).
@@ -330,7 +331,7 @@ func (f *Factory) ResolveIn(ctx context.Context, st loom.Store, ref string, dele
 	return nil, err
 }
 
-// refLen is how much of ids a terminal shows: the shortest prefix, at
+// RefLen is how much of ids a terminal shows: the shortest prefix, at
 // least loom.ShortIDLen, that tells them apart among themselves and that
 // resolves back to each among all of the user's sessions (loom.RefLen),
 // so that an id loom prints can be typed back. Piped output shows whole
@@ -348,12 +349,12 @@ func (f *Factory) RefLen(ctx context.Context, st loom.Store, ids []string) int {
 	return max(n, m)
 }
 
-// displayID is id as a terminal shows it (see refLen), whole otherwise.
+// DisplayID is id as a terminal shows it (see refLen), whole otherwise.
 func (f *Factory) DisplayID(ctx context.Context, st loom.Store, id string) string {
 	return term.AbbrevID(f.IO, id, f.RefLen(ctx, st, []string{id}))
 }
 
-// home is the user's home directory: $HOME as the command sees it, else
+// Home is the user's home directory: $HOME as the command sees it, else
 // the system's idea of it; the tools' own locations are under it.
 func (f *Factory) Home() string {
 	if h := f.Getenv("HOME"); h != "" {
@@ -363,7 +364,7 @@ func (f *Factory) Home() string {
 	return home
 }
 
-// priceTable is the bundled price table with config.toml's [prices].
+// PriceTable is the bundled price table with config.toml's [prices].
 func (f *Factory) PriceTable() (*pricing.Table, error) {
 	c, _, err := f.Config()
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// truncate cuts s to n runes, marking the cut.
+// Truncate cuts s to n runes, marking the cut.
 func Truncate(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
@@ -22,7 +22,7 @@ func Truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// writeJSON prints v as indented JSON, with DEL and C1 controls escaped
+// WriteJSON prints v as indented JSON, with DEL and C1 controls escaped
 // (term.SanitizeJSON): --json output on a terminal is as safe as a table.
 func WriteJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
@@ -35,13 +35,13 @@ func WriteJSON(w io.Writer, v any) error {
 	return err
 }
 
-// jsonString quotes s as a JSON string.
+// JSONString quotes s as a JSON string.
 func JSONString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
 
-// writeMore says under a table on a terminal how many rows --limit left
+// WriteMore says under a table on a terminal how many rows --limit left
 // out: "… and 27 more (--limit 0 lists all)"; nothing when none were.
 func WriteMore(ios *term.IOStreams, more int) {
 	if more > 0 {

@@ -30,7 +30,7 @@ func flagUsages(fs *pflag.FlagSet) string {
 	return out
 }
 
-// useFlagUsages makes cmd's help and usage, and its subcommands', write
+// UseFlagUsages makes cmd's help and usage, and its subcommands', write
 // their flags with flagUsages.
 func UseFlagUsages(cmd *cobra.Command) {
 	cobra.AddTemplateFunc("flagUsages", flagUsages)
@@ -41,7 +41,7 @@ func UseFlagUsages(cmd *cobra.Command) {
 	cmd.SetUsageTemplate(t)
 }
 
-// unknownCommand is the error for a word that is not a subcommand of
+// UnknownCommand is the error for a word that is not a subcommand of
 // cmd, with the commands it may be a typo of.
 func UnknownCommand(cmd *cobra.Command, name string) error {
 	if cmd.SuggestionsMinimumDistance <= 0 {
@@ -57,7 +57,7 @@ func UnknownCommand(cmd *cobra.Command, name string) error {
 	return UsageErrorf("unknown command %q for %q%s (see '%s --help')", name, cmd.CommandPath(), hint, cmd.CommandPath())
 }
 
-// elsewhere returns the paths of the visible commands under root named
+// Elsewhere returns the paths of the visible commands under root named
 // name (or with it as an alias).
 func Elsewhere(root *cobra.Command, name string) []string {
 	var out []string
@@ -77,7 +77,7 @@ func Elsewhere(root *cobra.Command, name string) []string {
 	return out
 }
 
-// pickRef is the value of -r given without a REF: choose the session in
+// PickRef is the value of -r given without a REF: choose the session in
 // the picker. A title is trimmed and a key has no spaces, so no REF is
 // this.
 const PickRef = " "

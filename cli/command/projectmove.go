@@ -15,7 +15,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// absPath makes dir absolute against the working directory; empty is the
+// AbsPath makes dir absolute against the working directory; empty is the
 // working directory itself.
 func (f *Factory) AbsPath(dir string) (string, error) {
 	if dir != "" && filepath.IsAbs(dir) {
@@ -28,7 +28,7 @@ func (f *Factory) AbsPath(dir string) (string, error) {
 	return filepath.Join(wd, dir), nil
 }
 
-// projectSessions returns every session of a user's project, live and
+// ProjectSessions returns every session of a user's project, live and
 // trashed, so that a moved project leaves nothing behind.
 func ProjectSessions(ctx context.Context, st loom.Store, user, projectID string) ([]*loom.Session, error) {
 	live, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: projectID, Archived: loom.WithArchived})
@@ -42,7 +42,7 @@ func ProjectSessions(ctx context.Context, st loom.Store, user, projectID string)
 	return append(live, trashed...), nil
 }
 
-// moveSession re-homes s to the project u names (u.Project), with the
+// MoveSession re-homes s to the project u names (u.Project), with the
 // rest of u, renaming a key made from the old project's name; when the
 // new project already has that key, s gets one of its own made from the
 // time at.
@@ -61,7 +61,7 @@ func MoveSession(ctx context.Context, st loom.Store, s *loom.Session, u loom.Ses
 	return moved, err
 }
 
-// movedKey renames a command-line key made from the old project's name
+// MovedKey renames a command-line key made from the old project's name
 // (cli:OLD or cli:OLD:SUFFIX) after the new project.
 func MovedKey(key, oldName, newName string) (string, bool) {
 	if oldName == "" || oldName == newName {
@@ -111,7 +111,7 @@ func movedProjectHint(ctx context.Context, f *Factory, st loom.Store, project lo
 	return strings.Join(hints, "\n"), nil
 }
 
-// printMovedProjectHint prints movedProjectHint's advice on stderr.
+// PrintMovedProjectHint prints movedProjectHint's advice on stderr.
 func (f *Factory) PrintMovedProjectHint(ctx context.Context, st loom.Store, project loom.Project) error {
 	hint, err := movedProjectHint(ctx, f, st, project)
 	if err != nil || hint == "" {
@@ -121,11 +121,11 @@ func (f *Factory) PrintMovedProjectHint(ctx context.Context, st loom.Store, proj
 	return nil
 }
 
-// shellQuote quotes a path for a command line a user copies, when it
+// ShellQuote quotes a path for a command line a user copies, when it
 // needs quoting.
 func ShellQuote(s string) string { return human.ShellQuote(s) }
 
-// sessionLabel names a session for messages: its title, else its key.
+// SessionLabel names a session for messages: its title, else its key.
 func SessionLabel(s *loom.Session) string {
 	switch {
 	case s.Title != "":

@@ -11,7 +11,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// messageRenderer writes messages for people: a header line per message,
+// MessageRenderer writes messages for people: a header line per message,
 // its text (what the model wrote as rendered Markdown on a terminal, what
 // the user typed as typed), and one line per tool call, file or sub-agent. Reasoning is
 // shown only when asked for, because it is long and rarely what a reader

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 )
 
-// readSecret reads the secret kept in path (the server's token, the
+// ReadSecret reads the secret kept in path (the server's token, the
 // sync key). A file that others may read has its mode set back to 0600,
 // with a warning on errOut; anything but a regular file is an error, and
 // so is one whose mode cannot be set. A file that is not there is
@@ -29,7 +29,7 @@ func ReadSecret(errOut io.Writer, path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-// writeSecret keeps secret (a token, a sync key) in path, readable by
+// WriteSecret keeps secret (a token, a sync key) in path, readable by
 // this user only. It writes a new file and renames it over the old, so
 // that a reader never sees half a secret and a symlink in the way is
 // replaced, not followed.

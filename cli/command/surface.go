@@ -12,7 +12,7 @@ import (
 // known before any session has one.
 var builtinSurfaces = []string{"cli", "http"}
 
-// checkSurface refuses a --surface that no session of the user has and
+// CheckSurface refuses a --surface that no session of the user has and
 // loom does not write, with the surfaces there are: a typo would
 // otherwise read as "no sessions". It is asked when a filtered list came
 // back empty, so a list that found something costs nothing more.

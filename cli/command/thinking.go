@@ -6,7 +6,7 @@ import (
 	"github.com/loomhq/loom/cli/term"
 )
 
-// thinkingBlock is reasoning as --show-thinking shows it, live and in
+// ThinkingBlock is reasoning as --show-thinking shows it, live and in
 // the history: each line behind a gray gutter, the text rendered as
 // Markdown where replies are (colour on a terminal), escaped plain text
 // elsewhere.
