@@ -48,3 +48,67 @@ func TestForkTitle(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveRefOrder(t *testing.T) {
+	a := &Session{ID: "01a1ffe9-0000-7000-8000-000000000001", Key: "cli:api", Title: "Plan", Project: Project{ID: "p1"}}
+	b := &Session{ID: "01a1ffe9-0000-7000-8000-000000000002", Key: "cli:api", Title: "plan", Project: Project{ID: "p2"}}
+	all := []*Session{a, b}
+	find := func(by RefLookup, v string) ([]*Session, error) {
+		var out []*Session
+		for _, s := range all {
+			switch {
+			case by == RefByID && s.ID == v, by == RefByPrefix && strings.HasPrefix(s.ID, v),
+				by == RefByKey && s.Key == v, by == RefByTitle && strings.EqualFold(s.Title, v):
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	}
+	for _, tc := range []struct {
+		ref   string
+		scope ResolveScope
+		want  *Session
+		code  string
+	}{
+		{a.ID, ResolveScope{}, a, ""},
+		{strings.ToUpper(b.ID), ResolveScope{}, b, ""},
+		{"01a1", ResolveScope{}, nil, EAMBIGUOUS},
+		{"01a", ResolveScope{}, nil, ENOTFOUND},
+
+		{"cli:api", ResolveScope{ProjectID: "p2"}, b, ""},
+		{"cli:api", ResolveScope{}, nil, EAMBIGUOUS},
+		{"PLAN", ResolveScope{}, nil, EAMBIGUOUS},
+		{"  ", ResolveScope{}, nil, EINVALID},
+		{"nothing", ResolveScope{}, nil, ENOTFOUND},
+	} {
+		got, err := ResolveRef(tc.ref, tc.scope, find)
+		if ErrorCode(err) != tc.code || got != tc.want {
+			t.Errorf("ResolveRef(%q) = %v, %v; want %v, code %q", tc.ref, got, err, tc.want, tc.code)
+		}
+	}
+}
+
+// Messages a user acts on: a prefix too short to be one says so, and an
+// ambiguous reference names each candidate's title and project.
+func TestResolveMessages(t *testing.T) {
+	a := &Session{ID: "01a1ffe9-0000-7000-8000-000000000001", Title: "Plan", Project: Project{Name: "api"}}
+	b := &Session{ID: "01a1ffe9-0000-7000-8000-000000000002", Title: "Plan", Project: Project{Name: "web"}}
+	none := func(RefLookup, string) ([]*Session, error) { return nil, nil }
+	if _, err := ResolveRef("01a", ResolveScope{}, none); ErrorMessage(err) != `no session matches "01a" (an id prefix needs at least 4 characters)` {
+		t.Errorf("short prefix: %v", err)
+	}
+	if _, err := ResolveRef("01a1", ResolveScope{}, none); ErrorMessage(err) != `no session matches "01a1"` {
+		t.Errorf("4-character prefix: %v", err)
+	}
+	both := func(by RefLookup, _ string) ([]*Session, error) {
+		if by == RefByTitle {
+			return []*Session{a, b}, nil
+		}
+		return nil, nil
+	}
+	_, err := ResolveRef("plan", ResolveScope{}, both)
+	want := `"plan" matches 2 sessions: ` + a.ID + ` (Plan, project api); ` + b.ID + ` (Plan, project web)`
+	if ErrorMessage(err) != want {
+		t.Errorf("ambiguous:\n got %s\nwant %s", ErrorMessage(err), want)
+	}
+}

@@ -44,8 +44,14 @@ type Setup struct {
 	// Dirs are loom's directories: configuration, profiles, memory files
 	// and replay logs.
 	Dirs paths.Dirs
-	// Env looks up environment variables (they override config.toml).
+	// Env looks up environment variables.
 	Env func(string) string
+	// LoadConfig reads loom's configuration (config.toml with the
+	// environment's overrides); Build calls it each time, so a running
+	// server sees a changed file. The program passes the loader its
+	// commands use, so that all of them read the configuration the same
+	// way (nil: an empty configuration).
+	LoadConfig func() (*config.Config, error)
 	// Providers makes model providers by name.
 	Providers map[string]ProviderFunc
 	// LocalModelURL is where to look for a local OpenAI-compatible server
@@ -99,12 +105,19 @@ func (su *Setup) env(k string) string {
 	return su.Env(k)
 }
 
+func (su *Setup) config() (*config.Config, error) {
+	if su.LoadConfig == nil {
+		return &config.Config{}, nil
+	}
+	return su.LoadConfig()
+}
+
 // Build returns the agent for session s: provider and model from c, else
 // the session's (a resumed session keeps its own), else the
 // configuration's; the profile likewise. It records the choice on s, so
 // the session is created (or updated) with it.
 func (su *Setup) Build(ctx context.Context, st loom.Store, s *loom.Session, c Choice) (*Loop, error) {
-	cfg, err := config.Load(su.Dirs.ConfigFile(), su.env)
+	cfg, err := su.config()
 	if err != nil {
 		return nil, err
 	}

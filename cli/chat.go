@@ -14,14 +14,15 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
 
 // ChatOptions are the options of `loom chat`.
 type ChatOptions struct {
-	f            *Factory
-	Choice       sessionChoice
+	f            *command.Factory
+	Choice       command.SessionChoice
 	Agent        agent.Choice
 	FullHistory  bool
 	NoHistory    bool
@@ -31,7 +32,7 @@ type ChatOptions struct {
 
 // newCmdChat builds chat on opts, which the root command shares so that
 // "loom --new" is "loom chat --new".
-func newCmdChat(f *Factory, opts *ChatOptions) *cobra.Command {
+func newCmdChat(f *command.Factory, opts *ChatOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Talk with the agent (the default command)",
@@ -64,38 +65,33 @@ Slash commands: /new, /rename TITLE, /fork [TURN], /rewind [TURN],
 	return cmd
 }
 
-// pickRef is the value of -r given without a REF: choose the session in
-// the picker. A title is trimmed and a key has no spaces, so no REF is
-// this.
-const pickRef = " "
-
 // chatArgs accepts the REF of "-r REF": -r may be given alone (the
 // picker), so the flag parser leaves what follows it as an argument.
 func chatArgs(opts *ChatOptions) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if opts.Choice.Resume == pickRef && len(args) <= 1 {
+		if opts.Choice.Resume == command.PickRef && len(args) <= 1 {
 			return nil
 		}
-		return noArgs(cmd, args)
+		return command.NoArgs(cmd, args)
 	}
 }
 
 // chatRunE checks chat's flags and runs it. The root command calls it too
 // (bare loom is loom chat), with its own cmd and so its own context.
 func chatRunE(cmd *cobra.Command, opts *ChatOptions, args []string) error {
-	if opts.Choice.Resume == pickRef && len(args) == 1 {
+	if opts.Choice.Resume == command.PickRef && len(args) == 1 {
 		opts.Choice.Resume = args[0]
 	}
-	if opts.Choice.Resume == pickRef && !opts.f.IO.CanPrompt() {
-		return usageErrorf("-r needs a session REF when not on a terminal")
+	if opts.Choice.Resume == command.PickRef && !opts.f.IO.CanPrompt() {
+		return command.UsageErrorf("-r needs a session REF when not on a terminal")
 	}
 	if n := countTrue(opts.Choice.New, opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
-		return usageErrorf("use only one of --new, --continue, --resume and --key")
+		return command.UsageErrorf("use only one of --new, --continue, --resume and --key")
 	}
 	if opts.FullHistory && opts.NoHistory {
-		return usageErrorf("use only one of --full-history and --no-history")
+		return command.UsageErrorf("use only one of --full-history and --no-history")
 	}
-	if err := opts.Choice.check(); err != nil {
+	if err := opts.Choice.Check(); err != nil {
 		return err
 	}
 	return chatRun(cmd.Context(), opts)
@@ -106,7 +102,7 @@ func addChatFlags(cmd *cobra.Command, opts *ChatOptions) {
 	fl.BoolVar(&opts.Choice.New, "new", false, "start a new session")
 	fl.BoolVarP(&opts.Choice.Continue, "continue", "c", false, "resume this project's most recent session")
 	fl.StringVarP(&opts.Choice.Resume, "resume", "r", "", "resume the session `REF` (id, prefix, key or title); alone, choose it in a picker")
-	fl.Lookup("resume").NoOptDefVal = pickRef
+	fl.Lookup("resume").NoOptDefVal = command.PickRef
 	fl.StringVar(&opts.Choice.Key, "key", "", "use the session with this `KEY`, creating it if missing")
 	fl.StringVarP(&opts.Choice.Name, "name", "n", "", "start a new session titled `TITLE`")
 	fl.StringVar(&opts.Agent.Profile, "profile", "", "profile (system prompt) to use")
@@ -120,7 +116,7 @@ func addChatFlags(cmd *cobra.Command, opts *ChatOptions) {
 // chat is one interactive conversation on a terminal or a pipe.
 type chat struct {
 	opts *ChatOptions
-	f    *Factory
+	f    *command.Factory
 	st   loom.Store
 	conv *agent.Conversation
 	// announced: "session <id>" was printed for the current session.
@@ -136,14 +132,14 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Choice.Resume == pickRef {
+	if opts.Choice.Resume == command.PickRef {
 		s, err := pickSession(ctx, f, st)
 		if err != nil {
 			return err
 		}
 		opts.Choice.Resume = s.ID
 	}
-	conv, err := f.openConversation(ctx, st, opts.Choice, opts.Agent, true)
+	conv, err := f.OpenConversation(ctx, st, opts.Choice, opts.Agent, true)
 	if err != nil {
 		return err
 	}
@@ -164,8 +160,8 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 			c.cancel()
 		}
 	}
-	f.onInterrupt.Store(&handler)
-	defer f.onInterrupt.Store(nil)
+	f.OnInterrupt(handler)
+	defer f.OnInterrupt(nil)
 	// Ctrl+C during a turn is not to leave "^C" in the reply.
 	defer f.IO.QuietInterrupt()()
 	if f.IO.CanPrompt() {
@@ -179,7 +175,7 @@ func (c *chat) showHistory(ctx context.Context, limit int) error {
 	if err != nil {
 		return err
 	}
-	r := newMessageRenderer(c.f.IO, c.f.now(), c.opts.ShowThinking)
+	r := command.NewMessageRenderer(c.f.IO, c.f.TimeNow(), c.opts.ShowThinking)
 	for _, m := range msgs {
 		if err := r.Render(c.f.IO.ErrOut, m); err != nil {
 			return err
@@ -268,7 +264,7 @@ func (c *chat) scripted(ctx context.Context) error {
 		return err
 	}
 	if last != nil {
-		return &silentError{code: ExitCode(last)}
+		return &command.SilentError{Code: command.ExitCode(last)}
 	}
 	return nil
 }
@@ -352,7 +348,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		}
 	case "/rename":
 		if arg == "" {
-			return false, usageErrorf("usage: /rename TITLE")
+			return false, command.UsageErrorf("usage: /rename TITLE")
 		}
 		if err := c.conv.Rename(ctx, arg); err != nil {
 			return false, err
@@ -369,7 +365,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		if arg != "" && s.MessageCount > 0 {
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 {
-				return false, usageErrorf("usage: /fork [TURN], TURN a number from 1 to %d", s.TurnCount)
+				return false, command.UsageErrorf("usage: /fork [TURN], TURN a number from 1 to %d", s.TurnCount)
 			}
 			turn = n
 		}
@@ -382,17 +378,17 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 	case "/rewind":
 		s := c.conv.Session()
 		if err := s.CanRewind(); err != nil {
-			return false, usageErrorf("%s", loom.ErrorMessage(err))
+			return false, command.UsageErrorf("%s", loom.ErrorMessage(err))
 		}
 		var turn int
 		switch {
 		case arg != "":
 			n, err := strconv.Atoi(arg)
 			if err != nil {
-				return false, usageErrorf("usage: /rewind [TURN], TURN a number from 1 to %d", s.TurnCount-1)
+				return false, command.UsageErrorf("usage: /rewind [TURN], TURN a number from 1 to %d", s.TurnCount-1)
 			}
 			if err := s.CheckRewindTurn(n); err != nil {
-				return false, usageErrorf("%s", loom.ErrorMessage(err))
+				return false, command.UsageErrorf("%s", loom.ErrorMessage(err))
 			}
 			turn = n
 		case c.f.IO.CanPrompt():
@@ -407,7 +403,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 			}
 			turn = n
 		default:
-			return false, usageErrorf("usage: /rewind TURN, TURN a number from 1 to %d", s.TurnCount-1)
+			return false, command.UsageErrorf("usage: /rewind TURN, TURN a number from 1 to %d", s.TurnCount-1)
 		}
 		was := s.TurnCount
 		fk, err := c.conv.Rewind(ctx, turn)
@@ -419,7 +415,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		fmt.Fprintf(out, "%s  %s\n", cs.Bold("usage"), human.Usage(c.conv.Session().Usage))
 	case "/profile":
 		if arg == "" {
-			fmt.Fprintf(out, "profile: %s\n", orDash(c.conv.Session().Profile))
+			fmt.Fprintf(out, "profile: %s\n", command.OrDash(c.conv.Session().Profile))
 			return false, nil
 		}
 		if err := c.conv.SetProfile(ctx, arg); err != nil {
@@ -432,7 +428,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		if arg != "" {
 			v, err := strconv.Atoi(arg)
 			if err != nil || v < 0 {
-				return false, usageErrorf("usage: /history [N]")
+				return false, command.UsageErrorf("usage: /history [N]")
 			}
 			n = v
 		}
@@ -448,10 +444,10 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 			arg = strings.TrimSpace(rest)
 		}
 		if arg == "" {
-			return false, usageErrorf("usage: /search [-a] QUERY")
+			return false, command.UsageErrorf("usage: /search [-a] QUERY")
 		}
 		q := loom.SearchQuery{Text: arg, UserID: c.f.User(), Limit: 10}
-		project := c.f.scopeProject(all)
+		project := c.f.ScopeProject(all)
 		if project != nil {
 			q.ProjectID = project.ID
 		}
@@ -476,7 +472,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		if loom.Partial(hits) {
 			fmt.Fprintln(out, partialNote)
 		}
-		return false, writeHits(c.f.IO, hits, c.f.now(), c.f.refLen(ctx, c.st, hitSessions(hits)))
+		return false, writeHits(c.f.IO, hits, c.f.TimeNow(), c.f.RefLen(ctx, c.st, hitSessions(hits)))
 	case "/compact":
 		p := newTurnPrinter(c.f.IO, false)
 		p.begin()
@@ -486,7 +482,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 			return false, err
 		}
 	default:
-		return false, usageErrorf("unknown command %s (try /help)", name)
+		return false, command.UsageErrorf("unknown command %s (try /help)", name)
 	}
 	return false, nil
 }

@@ -17,16 +17,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 )
 
-func newCmdLog(f *Factory) *cobra.Command {
+func newCmdLog(f *command.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "log <command>",
 		Short: "Read the replay logs of agent turns",
 		Example: `  loom log stream
   loom log stream --follow | jq .`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newCmdLogStream(f))
@@ -35,14 +36,14 @@ func newCmdLog(f *Factory) *cobra.Command {
 
 // LogStreamOptions are the options of `loom log stream`.
 type LogStreamOptions struct {
-	f       *Factory
+	f       *command.Factory
 	Follow  bool
 	LogsDir string
 	// Poll is how often --follow looks for new entries.
 	Poll time.Duration
 }
 
-func newCmdLogStream(f *Factory) *cobra.Command {
+func newCmdLogStream(f *command.Factory) *cobra.Command {
 	opts := &LogStreamOptions{f: f, Poll: 250 * time.Millisecond}
 	cmd := &cobra.Command{
 		Use:   "stream",
@@ -56,7 +57,7 @@ printed as the JSON lines they are stored as, for jq.`,
 		Example: `  loom log stream
   loom log stream --follow
   loom log stream --logs-dir /srv/loom/state/logs | jq 'select(.kind == "final_result")'`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return logStreamRun(cmd.Context(), opts)
 		},
@@ -240,7 +241,7 @@ func printLogEntry(ios *term.IOStreams, e logEntry) error {
 			break
 		}
 	}
-	line := fmt.Sprintf("%s %s %s %s", cs.Gray(when), cs.Cyan(session), cs.Bold(term.SanitizeLine(kind)), truncate(term.SanitizeLine(gist), max(20, ios.TerminalWidth()-45)))
+	line := fmt.Sprintf("%s %s %s %s", cs.Gray(when), cs.Cyan(session), cs.Bold(term.SanitizeLine(kind)), command.Truncate(term.SanitizeLine(gist), max(20, ios.TerminalWidth()-45)))
 	_, err := fmt.Fprintln(ios.Out, strings.TrimRight(line, " "))
 	return err
 }

@@ -10,17 +10,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/mcp"
 )
 
 // MCPOptions are the options of `loom mcp`.
 type MCPOptions struct {
-	f *Factory
+	f *command.Factory
 }
 
-func newCmdMCP(f *Factory) *cobra.Command {
+func newCmdMCP(f *command.Factory) *cobra.Command {
 	opts := &MCPOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -45,7 +45,7 @@ See docs/mcp.md for each agent's registration.`,
   #   [mcp_servers.history]
   #   command = "loom"
   #   args = ["mcp"]`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return mcpRun(cmd.Context(), opts)
 		},
@@ -67,7 +67,7 @@ func mcpRun(ctx context.Context, opts *MCPOptions) error {
 		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
 		Logger:  slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
-	c, err := config.Load(d.ConfigFile(), f.env)
+	c, _, err := f.Config()
 	if err == nil {
 		cfg.Prices = c.PriceTable()
 	}
@@ -77,7 +77,7 @@ func mcpRun(ctx context.Context, opts *MCPOptions) error {
 		// why handoff is not offered.
 		fmt.Fprintf(f.IO.ErrOut, "loom mcp: %s; the handoff tool is off\n", loom.ErrorMessage(err))
 	case c.MCP.Handoff:
-		h := &mcp.Handoff{Env: f.env, Home: f.home()}
+		h := &mcp.Handoff{Env: f.Getenv, Home: f.Home()}
 		for _, fm := range f.Formats {
 			if w, ok := fm.(handoff.Writer); ok {
 				h.Writers = append(h.Writers, w)
@@ -101,18 +101,13 @@ func mcpRun(ctx context.Context, opts *MCPOptions) error {
 // starts loom mcp before the first session finds it once there is one.
 type reopener struct {
 	mu sync.Mutex
-	f  *Factory
+	f  *command.Factory
 }
 
 func (r *reopener) store(ctx context.Context) (loom.Store, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, empty := r.f.store.(*emptyStore); empty {
-		if err := r.f.closeStore(); err != nil {
-			return nil, err
-		}
-	}
-	return r.f.ReadStore(ctx)
+	return r.f.ReadStoreAgain(ctx)
 }
 
 type nopWriteCloser struct{ io.Writer }

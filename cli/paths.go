@@ -8,16 +8,18 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/loomhq/loom/cli/term"
 	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // PathsOptions are the options of `loom paths`.
 type PathsOptions struct {
-	f *Factory
+	f *command.Factory
 }
 
-func newCmdPaths(f *Factory) *cobra.Command {
+func newCmdPaths(f *command.Factory) *cobra.Command {
 	opts := &PathsOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "paths",
@@ -27,7 +29,7 @@ the XDG variables (or the platform's directories), LOOM_DB and --db.`,
 		Example: `  loom paths
   LOOM_HOME=/tmp/loom loom paths
   loom paths --json | jq -r .db`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return pathsRun(cmd.Context(), opts)
 		},
@@ -72,7 +74,7 @@ func pathsRun(_ context.Context, opts *PathsOptions) error {
 			if i == len(entries)-1 {
 				comma = ""
 			}
-			fmt.Fprintf(ios.Out, "  %q: %s%s\n", e.name, jsonString(e.path), comma)
+			fmt.Fprintf(ios.Out, "  %q: %s%s\n", e.name, command.JSONString(e.path), comma)
 		}
 		_, err := ios.Out.Write([]byte("}\n"))
 		return err
@@ -101,17 +103,17 @@ func redactURL(s string) string {
 
 // VersionOptions are the options of `loom version`.
 type VersionOptions struct {
-	f *Factory
+	f *command.Factory
 }
 
-func newCmdVersion(f *Factory) *cobra.Command {
+func newCmdVersion(f *command.Factory) *cobra.Command {
 	opts := &VersionOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print loom's version",
 		Example: `  loom version
   loom version --json`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return versionRun(opts)
 		},
@@ -145,7 +147,7 @@ func versionRun(opts *VersionOptions) error {
 	}
 	v = cmp.Or(v, "dev")
 	if f.JSON() {
-		return writeJSON(f.IO.Out, struct {
+		return command.WriteJSON(f.IO.Out, struct {
 			Version string `json:"version"`
 			Commit  string `json:"commit,omitempty"`
 			Date    string `json:"date,omitempty"`

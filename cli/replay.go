@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 )
 
 // maxReplayWait caps one pause of a replay: a session left overnight
@@ -15,7 +16,7 @@ const maxReplayWait = 5 * time.Second
 
 // ReplayOptions are the options of `loom replay`.
 type ReplayOptions struct {
-	f            *Factory
+	f            *command.Factory
 	Ref          string
 	Speed        float64
 	ShowThinking bool
@@ -23,7 +24,7 @@ type ReplayOptions struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-func newCmdReplay(f *Factory) *cobra.Command {
+func newCmdReplay(f *command.Factory) *cobra.Command {
 	opts := &ReplayOptions{f: f, Sleep: sleepContext}
 	cmd := &cobra.Command{
 		Use:   "replay REF",
@@ -34,11 +35,11 @@ fast; 0: no pauses). No pause is longer than 5 seconds.`,
 		Example: `  loom replay 0196a3b2
   loom replay "flaky test" --speed 10
   loom replay cli:api --speed 0 --show-thinking`,
-		Args: argsBetween(1, 1),
+		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			if opts.Speed < 0 {
-				return usageErrorf("--speed must be 0 (no pauses) or more")
+				return command.UsageErrorf("--speed must be 0 (no pauses) or more")
 			}
 			return replayRun(cmd.Context(), opts)
 		},
@@ -77,7 +78,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	ios := f.IO
 	writeSessionHeader(ios, ios.Out, s)
 	ios.Out.Write([]byte("\n"))
-	r := newMessageRenderer(ios, f.now(), opts.ShowThinking)
+	r := command.NewMessageRenderer(ios, f.TimeNow(), opts.ShowThinking)
 	sleep := opts.Sleep
 	if sleep == nil {
 		sleep = sleepContext

@@ -1,3 +1,7 @@
+// Package cli is loom's command line: the command tree, built from the
+// command packages beside it, and the translation of errors into exit
+// codes and one line on stderr. cmd/loom wires it to the real streams and
+// store engines; tests drive it with buffers and a temporary store.
 package cli
 
 import (
@@ -19,66 +23,14 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/cli/token"
 )
-
-// Exit codes. Each is decided once, in Main, from the error a command
-// returns.
-const (
-	ExitOK        = 0
-	ExitError     = 1
-	ExitUsage     = 2
-	ExitNotFound  = 3
-	ExitAmbiguous = 4
-	ExitLocked    = 5
-	// ExitInterrupted is a run stopped by Ctrl+C, as shells report it
-	// (128 + SIGINT).
-	ExitInterrupted = 130
-)
-
-// usageError is a mistake in how a command was called: an unknown flag or
-// command, a missing or extra argument, a value that does not parse.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usageErrorf(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
-
-// silentError ends a command with an exit code and no message, for
-// outcomes the command already explained.
-type silentError struct{ code int }
-
-func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
-
-// ExitCode returns the exit code for err.
-func ExitCode(err error) int {
-	if err == nil {
-		return ExitOK
-	}
-	var se *silentError
-	if errors.As(err, &se) {
-		return se.code
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return ExitUsage
-	}
-	switch loom.ErrorCode(err) {
-	case loom.ENOTFOUND:
-		return ExitNotFound
-	case loom.EAMBIGUOUS:
-		return ExitAmbiguous
-	case loom.ELOCKED:
-		return ExitLocked
-	}
-	return ExitError
-}
 
 // Main runs the loom command with args and returns the process's exit
 // code. Every error is reported here, once, as one line on stderr.
-func Main(f *Factory, args []string) (code int) {
+func Main(f *command.Factory, args []string) (code int) {
 	// A panic is a bug, but the user still gets one line and an exit
 	// code, never a stack trace; the trace goes to a file for the report.
 	defer func() {
@@ -95,8 +47,7 @@ func Main(f *Factory, args []string) (code int) {
 	defer signal.Stop(sigs)
 	go func() {
 		for sig := range sigs {
-			if h := f.onInterrupt.Load(); h != nil && sig == os.Interrupt {
-				(*h)()
+			if sig == os.Interrupt && f.Interrupt() {
 				continue
 			}
 			cancel()
@@ -105,22 +56,19 @@ func Main(f *Factory, args []string) (code int) {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if f.mcp != nil {
-		f.mcp.Close()
-	}
-	if cerr := f.closeStore(); err == nil && cerr != nil {
+	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close the store: %w", cerr)
 	}
 	if err == nil {
-		return ExitOK
+		return command.ExitOK
 	}
 	printError(f.IO, err)
-	return ExitCode(err)
+	return command.ExitCode(err)
 }
 
 // reportPanic tells the user about a panic in one line and writes its
 // stack to a file in the state directory, naming the file.
-func reportPanic(f *Factory, v any, stack []byte) int {
+func reportPanic(f *command.Factory, v any, stack []byte) int {
 	msg := fmt.Sprintf("loom: internal error: %s", term.SanitizeLine(fmt.Sprint(v)))
 	if path, err := writeCrashReport(f, v, stack); err == nil {
 		msg += " (details in " + path + ")"
@@ -128,13 +76,13 @@ func reportPanic(f *Factory, v any, stack []byte) int {
 		msg += " (no details: " + term.SanitizeLine(err.Error()) + ")"
 	}
 	fmt.Fprintln(f.IO.ErrOut, msg)
-	return ExitError
+	return command.ExitError
 }
 
 // writeCrashReport writes what a bug report needs: the version, the
 // platform, the panic and its stack (not the arguments, which may be
 // private).
-func writeCrashReport(f *Factory, v any, stack []byte) (string, error) {
+func writeCrashReport(f *command.Factory, v any, stack []byte) (string, error) {
 	d, err := f.Dirs()
 	if err != nil {
 		return "", err
@@ -145,7 +93,7 @@ func writeCrashReport(f *Factory, v any, stack []byte) (string, error) {
 	}
 	now := time.Now().UTC()
 	path := filepath.Join(dir, fmt.Sprintf("%s-%d.txt", now.Format("20060102T150405Z"), os.Getpid()))
-	report := fmt.Sprintf("loom %s (%s, %s/%s)\ntime: %s\npanic: %v\n\n%s", orDash(f.Version), runtime.Version(),
+	report := fmt.Sprintf("loom %s (%s, %s/%s)\ntime: %s\npanic: %v\n\n%s", command.OrDash(f.Version), runtime.Version(),
 		runtime.GOOS, runtime.GOARCH, now.Format(time.RFC3339), v, stack)
 	if err := os.WriteFile(path, []byte(report), 0o600); err != nil {
 		return "", err
@@ -158,7 +106,7 @@ func writeCrashReport(f *Factory, v any, stack []byte) (string, error) {
 // error may quote stored text (a title, a key, a line of a file), so
 // what it says is escaped for the terminal (term.SanitizeLine).
 func printError(ios *term.IOStreams, err error) {
-	var se *silentError
+	var se *command.SilentError
 	if errors.As(err, &se) {
 		return
 	}
@@ -175,7 +123,7 @@ func printError(ios *term.IOStreams, err error) {
 			if s.Project.Root != "" {
 				project = s.Project.Root
 			}
-			fields := []string{s.ID, orDash(s.Title), orDash(s.Key), orDash(project)}
+			fields := []string{s.ID, command.OrDash(s.Title), command.OrDash(s.Key), command.OrDash(project)}
 			for i, v := range fields {
 				fields[i] = term.SanitizeLine(v)
 			}
@@ -195,15 +143,8 @@ func printError(ios *term.IOStreams, err error) {
 	fmt.Fprintln(ios.ErrOut, "loom: "+term.SanitizeLine(msg))
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // NewRootCmd builds the loom command tree on f.
-func NewRootCmd(f *Factory) *cobra.Command {
+func NewRootCmd(f *command.Factory) *cobra.Command {
 	chatOpts := &ChatOptions{f: f}
 	chatCmd := newCmdChat(f, chatOpts)
 	root := &cobra.Command{
@@ -226,7 +167,7 @@ search, resume, fork, move, export and import.`,
 			return chatRunE(cmd, chatOpts, args)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if f.flags.noColor || f.env("NO_COLOR") != "" {
+			if f.NoColor() {
 				f.IO.SetColorEnabled(false)
 			}
 			return nil
@@ -236,16 +177,12 @@ search, resume, fork, move, export and import.`,
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageErrorf("%s (see '%s --help')", flagErrorText(err), cmd.CommandPath())
+		return command.UsageErrorf("%s (see '%s --help')", flagErrorText(err), cmd.CommandPath())
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
-	useFlagUsages(root)
+	command.UseFlagUsages(root)
 
-	pf := root.PersistentFlags()
-	pf.StringVar(&f.flags.db, "db", "", "store to use: a SQLite file, sqlite:PATH or postgres://… (default $LOOM_DB, else the data directory's sessions.db)")
-	pf.StringVar(&f.flags.user, "user", "", "owner of the sessions (default $LOOM_USER, else local)")
-	pf.BoolVar(&f.flags.json, "json", false, "print machine-readable JSON")
-	pf.BoolVar(&f.flags.noColor, "no-color", false, "never colour the output (also NO_COLOR)")
+	f.AddGlobalFlags(root.PersistentFlags())
 
 	addChatFlags(root, chatOpts)
 	root.AddCommand(
@@ -258,7 +195,7 @@ search, resume, fork, move, export and import.`,
 		newCmdLog(f),
 		newCmdServe(f),
 		newCmdMCP(f),
-		newCmdToken(f),
+		token.NewCmdToken(f),
 		newCmdSync(f),
 		newCmdPaths(f),
 		newCmdVersion(f),
@@ -267,7 +204,7 @@ search, resume, fork, move, export and import.`,
 }
 
 // newCmdSession groups the session commands.
-func newCmdSession(f *Factory) *cobra.Command {
+func newCmdSession(f *command.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "session <command>",
 		Short:   "List, show, resume, fork, rewind, rename, archive, delete, export and import sessions",
@@ -275,7 +212,7 @@ func newCmdSession(f *Factory) *cobra.Command {
 		Example: `  loom session list --all-projects
   loom session show "flaky test" --full-history
   loom session fork 0196a3b2 --turn 3 --name "try another fix"`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(
@@ -321,30 +258,4 @@ func flagErrorText(err error) string {
 		want = "true or false"
 	}
 	return fmt.Sprintf("invalid value %q for %s: want %s", m[1], m[2], want)
-}
-
-// noArgs rejects arguments to a command that takes none, naming an
-// unknown subcommand as such.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return nil
-	}
-	if cmd.HasSubCommands() {
-		return unknownCommand(cmd, args[0])
-	}
-	return usageErrorf("%s takes no arguments (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
-}
-
-// argsBetween accepts between lo and hi arguments (hi < 0: no limit).
-func argsBetween(lo, hi int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) < lo || (hi >= 0 && len(args) > hi) {
-			what := "too many arguments"
-			if len(args) < lo {
-				what = "missing arguments"
-			}
-			return usageErrorf("%s; usage: %s", what, cmd.UseLine())
-		}
-		return nil
-	}
 }

@@ -9,20 +9,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/command"
 )
 
 // RunOptions are the options of `loom run`.
 type RunOptions struct {
-	f        *Factory
+	f        *command.Factory
 	Prompt   string
-	Choice   sessionChoice
+	Choice   command.SessionChoice
 	Agent    agent.Choice
 	Thinking bool
 	// NoResumeHint leaves out how to resume the session, printed on exit.
 	NoResumeHint bool
 }
 
-func newCmdRun(f *Factory) *cobra.Command {
+func newCmdRun(f *command.Factory) *cobra.Command {
 	opts := &RunOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "run PROMPT",
@@ -49,16 +50,16 @@ them (Go durations: 90s, 5m).`,
   loom run --key notes:today --no-resume-hint "add: buy milk"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErrorf("run takes one PROMPT (or - to read it from stdin); usage: %s", cmd.UseLine())
+				return command.UsageErrorf("run takes one PROMPT (or - to read it from stdin); usage: %s", cmd.UseLine())
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = args[0]
 			if n := countTrue(opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
-				return usageErrorf("use only one of --continue, --resume and --key")
+				return command.UsageErrorf("use only one of --continue, --resume and --key")
 			}
-			if err := opts.Choice.check(); err != nil {
+			if err := opts.Choice.Check(); err != nil {
 				return err
 			}
 			return runRun(cmd.Context(), opts)
@@ -97,13 +98,13 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		prompt = strings.TrimRight(string(b), "\r\n")
 	}
 	if strings.TrimSpace(prompt) == "" {
-		return usageErrorf("the prompt is empty")
+		return command.UsageErrorf("the prompt is empty")
 	}
 	st, err := f.CreateStore(ctx)
 	if err != nil {
 		return err
 	}
-	conv, err := f.openConversation(ctx, st, opts.Choice, opts.Agent, false)
+	conv, err := f.OpenConversation(ctx, st, opts.Choice, opts.Agent, false)
 	if err != nil {
 		return err
 	}
@@ -146,13 +147,13 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	if err != nil && agent.IsCancelled(err) && ctx.Err() != nil {
 		fmt.Fprintln(f.IO.ErrOut, interruptedTurn)
-		return &silentError{code: ExitInterrupted}
+		return &command.SilentError{Code: command.ExitInterrupted}
 	}
 	if err != nil {
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, res.Messages)
+		return command.WriteJSON(f.IO.Out, res.Messages)
 	}
 	return nil
 }

@@ -10,13 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
 
 // SearchOptions are the options of `loom search`.
 type SearchOptions struct {
-	f           *Factory
+	f           *command.Factory
 	Query       string
 	SessionRef  string
 	Project     bool
@@ -28,7 +29,7 @@ type SearchOptions struct {
 	Archived    bool
 }
 
-func newCmdSearch(f *Factory) *cobra.Command {
+func newCmdSearch(f *command.Factory) *cobra.Command {
 	opts := &SearchOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
@@ -50,20 +51,20 @@ unless --archived (or --session names one).`,
   loom search retry --session 0196a3b2 --role assistant
   loom search 'tok* NEAR(retry backoff)' --raw
   loom search deploy --json | jq -r '.[].session_id'`,
-		Args: argsBetween(1, -1),
+		Args: command.ArgsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
 			if strings.TrimSpace(opts.Query) == "" {
-				return usageErrorf("the query is empty; usage: %s", cmd.UseLine())
+				return command.UsageErrorf("the query is empty; usage: %s", cmd.UseLine())
 			}
 			if opts.Project && opts.AllProjects {
-				return usageErrorf("--project and --all-projects cannot be used together")
+				return command.UsageErrorf("--project and --all-projects cannot be used together")
 			}
 			if opts.Role != "" && !loom.ValidRole(opts.Role) {
-				return usageErrorf("unknown role %q: use user, assistant, tool, system or summary", opts.Role)
+				return command.UsageErrorf("unknown role %q: use user, assistant, tool, system or summary", opts.Role)
 			}
 			if opts.Limit < 1 {
-				return usageErrorf("--limit must be 1 or more")
+				return command.UsageErrorf("--limit must be 1 or more")
 			}
 			return searchRun(cmd.Context(), opts)
 		},
@@ -110,7 +111,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		q.SessionID = s.ID
 	}
 	// A session named is searched wherever it is.
-	project := f.scopeProject(opts.AllProjects || opts.SessionRef != "")
+	project := f.ScopeProject(opts.AllProjects || opts.SessionRef != "")
 	if project != nil {
 		q.ProjectID = project.ID
 	}
@@ -119,7 +120,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	if len(hits) == 0 {
-		if err := checkSurface(ctx, st, f.User(), opts.Surface); err != nil {
+		if err := command.CheckSurface(ctx, st, f.User(), opts.Surface); err != nil {
 			return err
 		}
 		elsewhere, err := matchesElsewhere(ctx, st, q)
@@ -143,12 +144,12 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		if hits == nil {
 			hits = []loom.SearchHit{}
 		}
-		return writeJSON(ios.Out, hits)
+		return command.WriteJSON(ios.Out, hits)
 	}
 	if len(hits) == 0 {
 		return nil
 	}
-	return writeHits(ios, hits, f.now(), f.refLen(ctx, st, hitSessions(hits)))
+	return writeHits(ios, hits, f.TimeNow(), f.RefLen(ctx, st, hitSessions(hits)))
 }
 
 // partialNote is the line a search whose ranking ran out of time prints.
@@ -170,7 +171,7 @@ func matchesElsewhere(ctx context.Context, st loom.Store, q loom.SearchQuery) (b
 func widerSearch(opts *SearchOptions) string {
 	args := []string{"loom", "search", "-a"}
 	if opts.Surface != "" {
-		args = append(args, "--surface", shellQuote(opts.Surface))
+		args = append(args, "--surface", command.ShellQuote(opts.Surface))
 	}
 	if opts.Role != "" {
 		args = append(args, "--role", opts.Role)
@@ -184,7 +185,7 @@ func widerSearch(opts *SearchOptions) string {
 	if strings.HasPrefix(opts.Query, "-") {
 		args = append(args, "--")
 	}
-	return strings.Join(append(args, shellQuote(opts.Query)), " ")
+	return strings.Join(append(args, command.ShellQuote(opts.Query)), " ")
 }
 
 // matchStart and matchEnd mark matches in snippets meant for a colour

@@ -11,7 +11,9 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/cli/token"
 	"github.com/loomhq/loom/mcp"
 )
 
@@ -21,7 +23,7 @@ const defaultServeAddr = "127.0.0.1:7878"
 
 // ServeOptions are the options of `loom serve`.
 type ServeOptions struct {
-	f     *Factory
+	f     *command.Factory
 	Addr  string
 	Grace time.Duration
 	// TokenTTL is the lifetime of a token made at start; zero for none.
@@ -32,7 +34,7 @@ type ServeOptions struct {
 	listening func(addr string)
 }
 
-func newCmdServe(f *Factory) *cobra.Command {
+func newCmdServe(f *command.Factory) *cobra.Command {
 	opts := &ServeOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -63,16 +65,16 @@ cut at a whole-message boundary.`,
   loom serve --addr 0.0.0.0:8080 --log-json
   loom serve --token-ttl 7d
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7878/api/v1/sessions`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
-				return usageErrorf("--addr %q is not HOST:PORT", opts.Addr)
+				return command.UsageErrorf("--addr %q is not HOST:PORT", opts.Addr)
 			}
 			if opts.Grace < 0 {
-				return usageErrorf("--grace must not be negative")
+				return command.UsageErrorf("--grace must not be negative")
 			}
 			var err error
-			if opts.TokenTTL, err = tokenTTLFlag(cmd); err != nil {
+			if opts.TokenTTL, err = token.TTLFlag(cmd); err != nil {
 				return err
 			}
 			return serveRun(cmd.Context(), opts)
@@ -81,7 +83,7 @@ cut at a whole-message boundary.`,
 	cmd.Flags().StringVar(&opts.Addr, "addr", defaultServeAddr, "address to listen on, `HOST:PORT`")
 	cmd.Flags().DurationVar(&opts.Grace, "grace", 30*time.Second, "how long running turns may take to finish on shutdown")
 	cmd.Flags().BoolVar(&opts.LogJSON, "log-json", false, "write the access log as JSON lines")
-	addTokenTTLFlag(cmd, "a token made at start expires after `DURATION` (30d, 12h, 2w; default never)")
+	token.AddTTLFlag(cmd, "a token made at start expires after `DURATION` (30d, 12h, 2w; default never)")
 	return cmd
 }
 
@@ -110,7 +112,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if opts.LogJSON {
 		h = slog.NewJSONHandler(f.IO.ErrOut, nil)
 	}
-	su, err := f.agentSetup()
+	su, err := f.AgentSetup()
 	if err != nil {
 		ln.Close()
 		return err
@@ -141,31 +143,17 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if opts.listening != nil {
 		opts.listening(ln.Addr().String())
 	}
-	return f.Serve(ctx, ln, ServeConfig{
+	return f.Serve(ctx, ln, command.ServeConfig{
 		Store:  st,
 		Tokens: tokens,
-		Agent:  &agent.Service{Store: st, Build: su.Build, Now: f.now},
+		Agent:  &agent.Service{Store: st, Build: su.Build, Now: f.TimeNow},
 		Logger: slog.New(h),
 		Grace:  opts.Grace,
 		MCP:    serveMCP(f, user),
 	})
 }
 
-// ServeConfig is what loom serve hands to the HTTP server that main
-// wires in (Factory.Serve).
-type ServeConfig struct {
-	Store  loom.Store
-	Tokens loom.TokenStore
-	// Agent opens the conversations of POST /api/v1/messages.
-	Agent  *agent.Service
-	Logger *slog.Logger
-	// Grace is how long running turns may take to finish on shutdown.
-	Grace time.Duration
-	// MCP configures the MCP tools served at /mcp.
-	MCP mcp.Config
-}
-
-func mustDBURL(f *Factory) string {
+func mustDBURL(f *command.Factory) string {
 	u, err := f.DBURL()
 	if err != nil {
 		return "?"
@@ -177,9 +165,9 @@ func mustDBURL(f *Factory) string {
 // their own sessions over the served store, in every project (a remote
 // client has no working directory here), and only the operator has the
 // memory files, which are this machine's.
-func serveMCP(f *Factory, operator string) mcp.Config {
+func serveMCP(f *command.Factory, operator string) mcp.Config {
 	cfg := mcp.Config{Version: f.Version}
-	cfg.Prices, _ = f.priceTable()
+	cfg.Prices, _ = f.PriceTable()
 	if d, err := f.Dirs(); err == nil {
 		cfg.Memory = func(user string) (string, string) {
 			if user != operator {

@@ -58,14 +58,16 @@ func startServe(t *testing.T, fx *fixture, env map[string]string, user string) *
 		Serve:         testServe,
 		LocalModelURL: "http://127.0.0.1:1/v1", // nothing listens: no local model
 	}
-	f.flags.user = user
+	if user != "" {
+		all["LOOM_USER"] = user // as --user would
+	}
 	listening := make(chan string, 1)
 	opts := &ServeOptions{f: f, Addr: "127.0.0.1:0", Grace: 2 * time.Second, listening: func(a string) { listening <- a }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		err := serveRun(ctx, opts)
-		f.closeStore()
+		f.CloseStore()
 		done <- err
 	}()
 	select {

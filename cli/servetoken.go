@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 )
 
 // servedToken is the token loom serve prints, and where it came from.
@@ -35,7 +33,7 @@ type servedToken struct {
 //
 // With ttl above zero the new token expires after ttl, and a kept one is
 // reused only when it expires no later than that.
-func serveToken(ctx context.Context, f *Factory, tokens loom.TokenStore, user string, ttl time.Duration) (*servedToken, error) {
+func serveToken(ctx context.Context, f *command.Factory, tokens loom.TokenStore, user string, ttl time.Duration) (*servedToken, error) {
 	d, err := f.Dirs()
 	if err != nil {
 		return nil, err
@@ -48,17 +46,17 @@ func serveToken(ctx context.Context, f *Factory, tokens loom.TokenStore, user st
 		case err != nil:
 			return nil, err
 		case tok.UserID != user:
-		case ttl > 0 && (tok.ExpiresAt == nil || tok.ExpiresAt.After(f.now().Add(ttl))):
+		case ttl > 0 && (tok.ExpiresAt == nil || tok.ExpiresAt.After(f.TimeNow().Add(ttl))):
 		default:
 			return &servedToken{tok: tok, secret: secret, kept: path, reused: true}, nil
 		}
 	}
-	tok, secret, err := tokens.CreateToken(ctx, user, "serve "+loom.FormatTime(f.now()), ttl)
+	tok, secret, err := tokens.CreateToken(ctx, user, "serve "+loom.FormatTime(f.TimeNow()), ttl)
 	if err != nil {
 		return nil, err
 	}
 	st := &servedToken{tok: tok, secret: secret, kept: path}
-	if err := writeSecret(d.State, path, secret); err != nil {
+	if err := command.WriteSecret(d.State, path, secret); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "loom: warning: the token cannot be kept for the next start: %v\n", err)
 		st.kept = ""
 	}
@@ -67,8 +65,8 @@ func serveToken(ctx context.Context, f *Factory, tokens loom.TokenStore, user st
 
 // readServeToken returns the secret kept in path, or "" when there is
 // none to use (readSecret), and then the server makes a new one.
-func readServeToken(f *Factory, path string) string {
-	b, err := readSecret(f.IO.ErrOut, path)
+func readServeToken(f *command.Factory, path string) string {
+	b, err := command.ReadSecret(f.IO.ErrOut, path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(f.IO.ErrOut, "loom: warning: %v; making a new token\n", err)
@@ -80,55 +78,6 @@ func readServeToken(f *Factory, path string) string {
 		return ""
 	}
 	return secret
-}
-
-// readSecret reads the secret kept in path (the server's token, the
-// sync key). A file that others may read has its mode set back to 0600,
-// with a warning on errOut; anything but a regular file is an error, and
-// so is one whose mode cannot be set. A file that is not there is
-// fs.ErrNotExist.
-func readSecret(errOut io.Writer, path string) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(path, 0o600); err != nil {
-			return nil, fmt.Errorf("%s may be read by others and its mode cannot be set to 0600: %w", path, err)
-		}
-		fmt.Fprintf(errOut, "loom: warning: %s could be read by others (mode %04o); it is now 0600\n", path, fi.Mode().Perm())
-	}
-	return os.ReadFile(path)
-}
-
-// writeSecret keeps secret (a token, a sync key) in path, readable by
-// this user only. It writes a new file and renames it over the old, so
-// that a reader never sees half a secret and a symlink in the way is
-// replaced, not followed.
-func writeSecret(dir, path, secret string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp") // mode 0600
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.WriteString(secret + "\n"); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // servedTokenNote tells, on loom serve's stderr, which token the printed

@@ -7,17 +7,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 )
 
 // ArchiveOptions are the options of `loom session archive` and
 // `unarchive`.
 type ArchiveOptions struct {
-	f       *Factory
+	f       *command.Factory
 	Refs    []string
 	Archive bool
 }
 
-func newCmdSessionArchive(f *Factory, archive bool) *cobra.Command {
+func newCmdSessionArchive(f *command.Factory, archive bool) *cobra.Command {
 	opts := &ArchiveOptions{f: f, Archive: archive}
 	cmd := &cobra.Command{
 		Use:   "archive REF...",
@@ -33,7 +34,7 @@ talking) brings it back; so does 'loom session unarchive'.`,
 		Example: `  loom session archive 0196a3b2 "old spike"
   loom session list --archived
   loom session unarchive 0196a3b2`,
-		Args: argsBetween(1, -1),
+		Args: command.ArgsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
 			return archiveRun(cmd.Context(), opts)
@@ -75,7 +76,7 @@ func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
 		out = append(out, x)
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, out)
+		return command.WriteJSON(f.IO.Out, out)
 	}
 	if f.IO.IsStdoutTTY() {
 		cs := f.IO.ColorScheme()
@@ -84,7 +85,7 @@ func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
 			verb = "Unarchived"
 		}
 		for _, s := range out {
-			fmt.Fprintf(f.IO.Out, "%s %s %s %s\n", cs.Green("✓"), verb, f.displayID(ctx, st, s.ID), sessionLabel(s))
+			fmt.Fprintf(f.IO.Out, "%s %s %s %s\n", cs.Green("✓"), verb, f.DisplayID(ctx, st, s.ID), command.SessionLabel(s))
 		}
 	}
 	return nil

@@ -10,20 +10,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
 
 // DeleteOptions are the options of `loom session delete`.
 type DeleteOptions struct {
-	f     *Factory
+	f     *command.Factory
 	Refs  []string
 	Yes   bool
 	Purge bool
 	Force bool
 }
 
-func newCmdSessionDelete(f *Factory) *cobra.Command {
+func newCmdSessionDelete(f *command.Factory) *cobra.Command {
 	opts := &DeleteOptions{f: f}
 	cmd := &cobra.Command{
 		Use:     "delete REF...",
@@ -45,11 +46,11 @@ each session followed by the sub-agent sessions that went with it.`, int(loom.Tr
   loom session delete "old experiment" 0196f00d --yes
   loom session delete 0196a3b2 --purge --yes
   loom session delete 0196a3b2 --yes --force --json`,
-		Args: argsBetween(1, -1),
+		Args: command.ArgsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
 			if !opts.Yes && !f.IO.CanPrompt() {
-				return usageErrorf("--yes is required to delete when not on a terminal")
+				return command.UsageErrorf("--yes is required to delete when not on a terminal")
 			}
 			return deleteRun(cmd.Context(), opts)
 		},
@@ -106,7 +107,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	cs := ios.ColorScheme()
 	if !opts.Yes {
 		for _, s := range targets {
-			fmt.Fprintf(ios.Out, "  %s  %s  %s\n", cs.Cyan(s.ID), sessionLabel(s), cs.Gray(human.Plural(s.MessageCount, "message")))
+			fmt.Fprintf(ios.Out, "  %s  %s  %s\n", cs.Cyan(s.ID), command.SessionLabel(s), cs.Gray(human.Plural(s.MessageCount, "message")))
 		}
 		verb := "Move %s to the trash?"
 		if opts.Purge {
@@ -118,7 +119,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		}
 		if !ok {
 			fmt.Fprintln(ios.ErrOut, "Nothing deleted.")
-			return &silentError{code: ExitError}
+			return &command.SilentError{Code: command.ExitError}
 		}
 	}
 	rep := deleteReport{Purged: opts.Purge, Deleted: []*loom.Session{}}
@@ -127,7 +128,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		if err != nil {
 			if f.JSON() && len(rep.Deleted) > 0 {
 				// What was deleted before the failure still counts.
-				writeJSON(ios.Out, rep)
+				command.WriteJSON(ios.Out, rep)
 			}
 			return lockedForDelete(err)
 		}
@@ -137,36 +138,25 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		}
 		if ios.IsStdoutTTY() {
 			if opts.Purge {
-				fmt.Fprintf(ios.Out, "%s Deleted %s %s for good\n", cs.Red("✓"), term.DisplayID(ios, s.ID), sessionLabel(s))
+				fmt.Fprintf(ios.Out, "%s Deleted %s %s for good\n", cs.Red("✓"), term.DisplayID(ios, s.ID), command.SessionLabel(s))
 			} else {
-				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), term.DisplayID(ios, s.ID), sessionLabel(s), s.ID)
+				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), term.DisplayID(ios, s.ID), command.SessionLabel(s), s.ID)
 			}
 		}
 	}
 	if f.JSON() {
-		return writeJSON(ios.Out, rep)
+		return command.WriteJSON(ios.Out, rep)
 	}
 	return nil
 }
 
-// sessionLabel names a session for messages: its title, else its key.
-func sessionLabel(s *loom.Session) string {
-	switch {
-	case s.Title != "":
-		return fmt.Sprintf("%q", s.Title)
-	case s.Key != "":
-		return "(" + s.Key + ")"
-	}
-	return "(untitled)"
-}
-
 // RestoreOptions are the options of `loom session restore`.
 type RestoreOptions struct {
-	f   *Factory
+	f   *command.Factory
 	Ref string
 }
 
-func newCmdSessionRestore(f *Factory) *cobra.Command {
+func newCmdSessionRestore(f *command.Factory) *cobra.Command {
 	opts := &RestoreOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "restore REF",
@@ -176,10 +166,10 @@ from the trash. REF is resolved among trashed sessions.`,
 		Example: `  loom session list --deleted
   loom session restore 0196a3b2
   loom session restore "flaky test"`,
-		Args: argsBetween(0, 1),
+		Args: command.ArgsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("name the session to bring back: loom session restore REF (loom session list --deleted lists the trash)")
+				return command.UsageErrorf("name the session to bring back: loom session restore REF (loom session list --deleted lists the trash)")
 			}
 			opts.Ref = args[0]
 			return restoreRun(cmd.Context(), opts)
@@ -194,7 +184,7 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := f.resolve(ctx, st, opts.Ref, true)
+	s, err := f.ResolveIn(ctx, st, opts.Ref, true)
 	if loom.ErrorCode(err) == loom.ENOTFOUND {
 		return loom.Errorf(loom.ENOTFOUND, "no session in the trash matches %q", opts.Ref)
 	}
@@ -209,17 +199,17 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		if err != nil {
 			return err
 		}
-		return writeJSON(f.IO.Out, s)
+		return command.WriteJSON(f.IO.Out, s)
 	}
 	if f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.Out, "%s Restored %s %s\n", f.IO.ColorScheme().Green("✓"), f.displayID(ctx, st, s.ID), sessionLabel(s))
+		fmt.Fprintf(f.IO.Out, "%s Restored %s %s\n", f.IO.ColorScheme().Green("✓"), f.DisplayID(ctx, st, s.ID), command.SessionLabel(s))
 	}
 	return nil
 }
 
 // PruneOptions are the options of `loom session prune`.
 type PruneOptions struct {
-	f         *Factory
+	f         *command.Factory
 	OlderThan time.Duration
 	// Age is --older-than as the user wrote it, for messages.
 	Age         string
@@ -228,7 +218,7 @@ type PruneOptions struct {
 	AllProjects bool
 }
 
-func newCmdSessionPrune(f *Factory) *cobra.Command {
+func newCmdSessionPrune(f *command.Factory) *cobra.Command {
 	opts := &PruneOptions{f: f}
 	var older string
 	cmd := &cobra.Command{
@@ -246,18 +236,18 @@ restorable from the trash like deleted ones.`,
   loom session prune --older-than 0s --dry-run --all-projects
   loom session prune --older-than 2w --yes
   loom session prune --older-than 90d --all-projects`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if older == "" {
-				return usageErrorf("--older-than is required, e.g. --older-than 30d")
+				return command.UsageErrorf("--older-than is required, e.g. --older-than 30d")
 			}
 			d, err := human.ParseAge(older)
 			if err != nil {
-				return usageErrorf("--older-than: %v", err)
+				return command.UsageErrorf("--older-than: %v", err)
 			}
 			opts.OlderThan, opts.Age = d, older
 			if !opts.Yes && !opts.DryRun && !f.IO.CanPrompt() {
-				return usageErrorf("--yes (or --dry-run) is required to prune when not on a terminal")
+				return command.UsageErrorf("--yes (or --dry-run) is required to prune when not on a terminal")
 			}
 			return pruneRun(cmd.Context(), opts)
 		},
@@ -298,14 +288,14 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	res := preview
 	if !opts.DryRun && len(preview.Removed) > 0 {
 		if !opts.Yes {
-			printSessionRows(ios, preview.Removed, f.now())
+			printSessionRows(ios, preview.Removed, f.TimeNow())
 			ok, err := term.Confirm(ctx, ios, fmt.Sprintf("Move %s to the trash?", human.Plural(len(preview.Removed), "session")))
 			if err != nil {
 				return err
 			}
 			if !ok {
 				fmt.Fprintln(ios.ErrOut, "Nothing pruned.")
-				return &silentError{code: ExitError}
+				return &command.SilentError{Code: command.ExitError}
 			}
 		}
 		po.DryRun = false
@@ -321,7 +311,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		if rep.Skipped == nil {
 			rep.Skipped = []*loom.Session{}
 		}
-		return writeJSON(ios.Out, rep)
+		return command.WriteJSON(ios.Out, rep)
 	}
 	cs := ios.ColorScheme()
 	switch {
@@ -331,7 +321,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		if ios.IsStdoutTTY() {
 			fmt.Fprintf(ios.Out, "Would move %s to the trash:\n", human.Plural(len(res.Removed), "session"))
 		}
-		printSessionRows(ios, res.Removed, f.now())
+		printSessionRows(ios, res.Removed, f.TimeNow())
 	default:
 		if ios.IsStdoutTTY() {
 			fmt.Fprintf(ios.Out, "%s Moved %s to the trash (restorable for %d days with loom session restore)\n",
@@ -347,7 +337,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		if s.Lock != nil {
 			who = fmt.Sprintf(" (in use by process %d on %s)", s.Lock.PID, s.Lock.Host)
 		}
-		fmt.Fprintf(ios.ErrOut, "Skipped %s %s%s\n", s.ID, sessionLabel(s), who)
+		fmt.Fprintf(ios.ErrOut, "Skipped %s %s%s\n", s.ID, command.SessionLabel(s), who)
 	}
 	return nil
 }

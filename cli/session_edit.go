@@ -8,16 +8,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 )
 
 // RenameOptions are the options of `loom session rename`.
 type RenameOptions struct {
-	f     *Factory
+	f     *command.Factory
 	Ref   string
 	Title string
 }
 
-func newCmdSessionRename(f *Factory) *cobra.Command {
+func newCmdSessionRename(f *command.Factory) *cobra.Command {
 	opts := &RenameOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "rename REF TITLE",
@@ -26,14 +27,14 @@ func newCmdSessionRename(f *Factory) *cobra.Command {
 A session nobody named is titled after its first prompt.`,
 		Example: `  loom session rename 0196a3b2 "flaky test hunt"
   loom session rename cli:api "API refactor"`,
-		Args: argsBetween(2, 2),
+		Args: command.ArgsBetween(2, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref, opts.Title = args[0], strings.TrimSpace(args[1])
 			if opts.Title == "" {
-				return usageErrorf("the title must not be empty")
+				return command.UsageErrorf("the title must not be empty")
 			}
 			if err := loom.ValidTitle(opts.Title); err != nil {
-				return usageErrorf("%s", loom.ErrorMessage(err))
+				return command.UsageErrorf("%s", loom.ErrorMessage(err))
 			}
 			return renameRun(cmd.Context(), opts)
 		},
@@ -53,11 +54,11 @@ func renameRun(ctx context.Context, opts *RenameOptions) error {
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, s)
+		return command.WriteJSON(f.IO.Out, s)
 	}
 	if f.IO.IsStdoutTTY() {
 		cs := f.IO.ColorScheme()
-		fmt.Fprintf(f.IO.Out, "%s Renamed %s from %q to %q\n", cs.Green("✓"), f.displayID(ctx, st, s.ID), old, s.Title)
+		fmt.Fprintf(f.IO.Out, "%s Renamed %s from %q to %q\n", cs.Green("✓"), f.DisplayID(ctx, st, s.ID), old, s.Title)
 	}
 	return nil
 }

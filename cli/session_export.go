@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
@@ -23,14 +24,14 @@ import (
 
 // ExportOptions are the options of `loom session export`.
 type ExportOptions struct {
-	f      *Factory
+	f      *command.Factory
 	Ref    string
 	All    bool
 	Format export.Format
 	Output string
 }
 
-func newCmdSessionExport(f *Factory) *cobra.Command {
+func newCmdSessionExport(f *command.Factory) *cobra.Command {
 	opts := &ExportOptions{f: f}
 	var formatName string
 	cmd := &cobra.Command{
@@ -49,20 +50,20 @@ are described in docs/formats.md.`,
   loom session export "flaky test" --format markdown -o flaky.md
   loom session export "flaky test" --format html -o flaky.html
   loom session export --all -o backup.jsonl`,
-		Args: argsBetween(0, 1),
+		Args: command.ArgsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Ref = args[0]
 			}
 			if opts.Ref == "" && !opts.All {
-				return usageErrorf("give a session reference or --all; usage: %s", cmd.UseLine())
+				return command.UsageErrorf("give a session reference or --all; usage: %s", cmd.UseLine())
 			}
 			if opts.Ref != "" && opts.All {
-				return usageErrorf("give either a session reference or --all, not both")
+				return command.UsageErrorf("give either a session reference or --all, not both")
 			}
 			format, ok := export.ParseFormat(formatName)
 			if !ok {
-				return usageErrorf("unknown format %q: use jsonl, json, markdown or html", formatName)
+				return command.UsageErrorf("unknown format %q: use jsonl, json, markdown or html", formatName)
 			}
 			opts.Format = format
 			return exportRun(cmd.Context(), opts)
@@ -233,7 +234,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		slog.Warn("import", "err", err)
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, sum)
+		return command.WriteJSON(f.IO.Out, sum)
 	}
 	if f.IO.IsStdoutTTY() {
 		fmt.Fprintf(f.IO.Out, "%s Imported %s (%s)\n", f.IO.ColorScheme().Green("✓"), human.Plural(len(all), "session"), human.Plural(sum.Messages, "message"))
@@ -251,7 +252,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 // is there already (export.ReadOptions.Parent). Only a regular file, or
 // a pipe as standard input, is read, within export's limits, and the
 // read ends when ctx does, even one blocked on a pipe that says nothing.
-func readExport(ctx context.Context, f *Factory, file, name string, parent func(id string) (bool, error)) ([]*loom.SessionData, error) {
+func readExport(ctx context.Context, f *command.Factory, file, name string, parent func(id string) (bool, error)) ([]*loom.SessionData, error) {
 	opts := export.ReadOptions{Name: name, UserID: f.User(), Parent: parent}
 	var in io.Reader
 	if file == "-" {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
@@ -19,14 +20,14 @@ const maxTurnChoices = 30
 
 // ForkOptions are the options of `loom session fork`.
 type ForkOptions struct {
-	f       *Factory
+	f       *command.Factory
 	Ref     string
 	Turn    int
 	HasTurn bool
 	Name    string
 }
 
-func newCmdSessionFork(f *Factory) *cobra.Command {
+func newCmdSessionFork(f *command.Factory) *cobra.Command {
 	opts := &ForkOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "fork REF",
@@ -38,16 +39,16 @@ On a terminal without --turn, the session's turns are listed to choose
 from. A turn is a user message and everything after it up to the next.`,
 		Example: `  loom session fork 0196a3b2
   loom session fork "flaky test" --turn 3 --name "try the other fix"`,
-		Args: argsBetween(1, 1),
+		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			opts.HasTurn = cmd.Flags().Changed("turn")
 			if opts.HasTurn && opts.Turn < 1 {
-				return usageErrorf("--turn must be 1 or more")
+				return command.UsageErrorf("--turn must be 1 or more")
 			}
 			if opts.Name != "" {
 				if err := loom.ValidTitle(opts.Name); err != nil {
-					return usageErrorf("--name: %s", loom.ErrorMessage(err))
+					return command.UsageErrorf("--name: %s", loom.ErrorMessage(err))
 				}
 			}
 			return forkRun(cmd.Context(), opts)
@@ -71,14 +72,14 @@ func forkRun(ctx context.Context, opts *ForkOptions) error {
 		}
 	}
 	if err := s.CheckForkTurn(turn); err != nil {
-		return usageErrorf("%s", loom.ErrorMessage(err))
+		return command.UsageErrorf("%s", loom.ErrorMessage(err))
 	}
 	fork, err := st.Fork(ctx, s.ID, loom.ForkOptions{Turn: turn, Title: opts.Name})
 	if err != nil {
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, fork)
+		return command.WriteJSON(f.IO.Out, fork)
 	}
 	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
 		fmt.Fprintf(f.IO.ErrOut, "Forked %s at turn %d of %d into %q.\n", s.ID[:min(term.ShortIDLen, len(s.ID))], fork.ForkTurn, s.TurnCount, fork.Title)
@@ -140,7 +141,7 @@ func chooseTurn(ctx context.Context, ios *term.IOStreams, st loom.Store, s *loom
 	}
 	width := len(strconv.Itoa(s.TurnCount))
 	for _, t := range turns {
-		fmt.Fprintf(ios.Out, "  %s  %s\n", cs.Cyan(fmt.Sprintf("%*d", width, t.turn)), truncate(term.SanitizeLine(t.prompt), max(20, ios.TerminalWidth()-width-6)))
+		fmt.Fprintf(ios.Out, "  %s  %s\n", cs.Cyan(fmt.Sprintf("%*d", width, t.turn)), command.Truncate(term.SanitizeLine(t.prompt), max(20, ios.TerminalWidth()-width-6)))
 	}
 	hint := fmt.Sprintf("[1-%d] ", last)
 	if orAll {

@@ -10,13 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/internal/human"
 )
 
 // HandoffOptions are the options of `loom session handoff`.
 type HandoffOptions struct {
-	f   *Factory
+	f   *command.Factory
 	Ref string
 	To  string
 	Dir string
@@ -24,7 +25,7 @@ type HandoffOptions struct {
 	Last int
 }
 
-func newCmdSessionHandoff(f *Factory) *cobra.Command {
+func newCmdSessionHandoff(f *command.Factory) *cobra.Command {
 	opts := &HandoffOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "handoff REF --to TOOL",
@@ -47,14 +48,14 @@ fork of REF.`,
 		Example: `  loom session handoff 0196a3b2 --to claude-code
   loom session handoff "flaky test" --to codex --last 5
   loom session handoff cli:api --to gemini --dir ~/src/api --json`,
-		Args: argsBetween(1, 1),
+		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			if opts.To == "" {
-				return usageErrorf("--to is required: %s", strings.Join(handoffTools(f), ", "))
+				return command.UsageErrorf("--to is required: %s", strings.Join(handoffTools(f), ", "))
 			}
 			if cmd.Flags().Changed("last") && opts.Last < 1 {
-				return usageErrorf("--last must be 1 or more")
+				return command.UsageErrorf("--last must be 1 or more")
 			}
 			return handoffRun(cmd.Context(), opts)
 		},
@@ -66,7 +67,7 @@ fork of REF.`,
 }
 
 // handoffTools are the tools a session can be handed to.
-func handoffTools(f *Factory) []string {
+func handoffTools(f *command.Factory) []string {
 	var names []string
 	for _, fm := range f.Formats {
 		if _, ok := fm.(handoff.Writer); ok {
@@ -85,7 +86,7 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 		}
 	}
 	if w == nil {
-		return usageErrorf("--to %q: want %s", opts.To, strings.Join(handoffTools(f), ", "))
+		return command.UsageErrorf("--to %q: want %s", opts.To, strings.Join(handoffTools(f), ", "))
 	}
 	st, s, err := f.ReadSession(ctx, opts.Ref)
 	if err != nil {
@@ -93,34 +94,34 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	}
 	dir := ""
 	if opts.Dir != "" {
-		if dir, err = f.absPath(opts.Dir); err != nil {
+		if dir, err = f.AbsPath(opts.Dir); err != nil {
 			return err
 		}
 		switch fi, err := os.Stat(dir); {
 		case err != nil:
-			return usageErrorf("--dir %s: no such directory", opts.Dir)
+			return command.UsageErrorf("--dir %s: no such directory", opts.Dir)
 		case !fi.IsDir():
-			return usageErrorf("--dir %s is a file, not a directory", opts.Dir)
+			return command.UsageErrorf("--dir %s is a file, not a directory", opts.Dir)
 		}
 	}
-	rep, err := handoff.Run(ctx, st, s, w, handoff.Options{Dir: dir, Last: opts.Last, Env: f.env, Home: f.home(), Now: f.now()})
+	rep, err := handoff.Run(ctx, st, s, w, handoff.Options{Dir: dir, Last: opts.Last, Env: f.Getenv, Home: f.Home(), Now: f.TimeNow()})
 	if loom.ErrorCode(err) == loom.EINVALID {
 		// What cannot be handed off is the user's input to mend.
-		return usageErrorf("%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one with --dir", 1))
+		return command.UsageErrorf("%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one with --dir", 1))
 	}
 	if err != nil {
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, rep)
+		return command.WriteJSON(f.IO.Out, rep)
 	}
 	return printHandoff(f, s, rep)
 }
 
-func printHandoff(f *Factory, s *loom.Session, rep *handoff.Report) error {
+func printHandoff(f *command.Factory, s *loom.Session, rep *handoff.Report) error {
 	out := f.IO.Out
 	cs := f.IO.ColorScheme()
-	fmt.Fprintf(out, "Handed %s to %s: %s", sessionLabel(s), rep.Tool, human.Plural(rep.Messages, "message"))
+	fmt.Fprintf(out, "Handed %s to %s: %s", command.SessionLabel(s), rep.Tool, human.Plural(rep.Messages, "message"))
 	if n := rep.ToolCalls + rep.ToolRecords; n > 0 {
 		fmt.Fprintf(out, ", %s", human.Plural(n, "tool call"))
 		if rep.ToolRecords > 0 {

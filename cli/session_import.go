@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
@@ -21,7 +22,7 @@ import (
 
 // ImportOptions are the options of `loom session import`.
 type ImportOptions struct {
-	f     *Factory
+	f     *command.Factory
 	Files []string
 	// From is the tool whose sessions to import (--from), or "all".
 	From   string
@@ -36,7 +37,7 @@ type ImportOptions struct {
 	Hook string
 }
 
-func newCmdSessionImport(f *Factory) *cobra.Command {
+func newCmdSessionImport(f *command.Factory) *cobra.Command {
 	opts := &ImportOptions{f: f}
 	var since string
 	cmd := &cobra.Command{
@@ -82,28 +83,28 @@ one continues in a fork of it. See docs/import.md.`,
 			opts.Files = args
 			if opts.Hook != "" {
 				if opts.From != "" || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
-					return hookError(usageErrorf("--hook goes alone: the hook's JSON names the session"))
+					return hookError(command.UsageErrorf("--hook goes alone: the hook's JSON names the session"))
 				}
 				return hookError(importHook(cmd.Context(), opts))
 			}
 			if opts.From == "" {
 				switch {
 				case len(args) == 0:
-					return usageErrorf("give the FILEs to import, or --from TOOL")
+					return command.UsageErrorf("give the FILEs to import, or --from TOOL")
 				case opts.Watch || opts.DryRun || opts.Rescan || since != "":
-					return usageErrorf("--watch, --dry-run, --rescan and --since go with --from TOOL")
+					return command.UsageErrorf("--watch, --dry-run, --rescan and --since go with --from TOOL")
 				}
 			} else {
 				if opts.Rescan && opts.Watch {
-					return usageErrorf("--rescan reads every file once: it does not go with --watch")
+					return command.UsageErrorf("--rescan reads every file once: it does not go with --watch")
 				}
 				if _, err := importTargets(f, opts.From, nil); err != nil {
 					return err
 				}
 				if since != "" {
-					t, err := human.ParseTime(since, f.now())
+					t, err := human.ParseTime(since, f.TimeNow())
 					if err != nil {
-						return usageErrorf("--since: %v", err)
+						return command.UsageErrorf("--since: %v", err)
 					}
 					opts.Since = t
 				}
@@ -125,25 +126,25 @@ one continues in a fork of it. See docs/import.md.`,
 
 // importTargets are the tools --from names, with where to read each:
 // the PATHs given, else the tool's own location.
-func importTargets(f *Factory, from string, paths []string) ([]importer.Target, error) {
+func importTargets(f *command.Factory, from string, paths []string) ([]importer.Target, error) {
 	var names []string
 	for _, fm := range f.Formats {
 		names = append(names, fm.Tool())
 	}
 	var out []importer.Target
-	home := f.home()
+	home := f.Home()
 	for _, fm := range f.Formats {
 		if from != "all" && from != fm.Tool() {
 			continue
 		}
-		t := importer.Target{Format: fm, Roots: fm.Roots(f.env, home)}
+		t := importer.Target{Format: fm, Roots: fm.Roots(f.Getenv, home)}
 		if len(paths) > 0 {
 			t.Roots, t.Explicit = paths, true
 		}
 		out = append(out, t)
 	}
 	if len(out) == 0 {
-		return nil, usageErrorf("--from %q: want %s or all", from, strings.Join(names, ", "))
+		return nil, command.UsageErrorf("--from %q: want %s or all", from, strings.Join(names, ", "))
 	}
 	return out, nil
 }
@@ -166,7 +167,7 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 		return err
 	}
 	if len(abs) > 0 && opts.From == "all" {
-		return usageErrorf("name one tool with --from when giving PATHs")
+		return command.UsageErrorf("name one tool with --from when giving PATHs")
 	}
 	var st loom.Store
 	if opts.DryRun {
@@ -177,7 +178,7 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
-	im := f.importer(st)
+	im := newImporter(f, st)
 	im.DryRun, im.Since, im.Rescan = opts.DryRun, opts.Since, opts.Rescan
 	if !opts.Watch {
 		rep, err := im.Run(ctx, targets)
@@ -185,7 +186,7 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 			return err
 		}
 		if !opts.DryRun {
-			f.adoptImported(ctx, st)
+			f.AdoptImported(ctx, st)
 		}
 		if err := printImportReport(f, rep); err != nil {
 			return err
@@ -200,7 +201,7 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 	first := true
 	err = im.Watch(ctx, targets, importer.WatchOptions{}, func(rep *importer.Report) {
 		if !opts.DryRun {
-			f.adoptImported(ctx, st)
+			f.AdoptImported(ctx, st)
 		}
 		switch {
 		case f.JSON() || first && rep.Changed():
@@ -220,18 +221,8 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 // current user, pricing by loom's table and finding projects by loom's
 // rule. After an import that writes, adoptImported moves the earlier
 // sessions of the projects it met that are identified by a remote.
-func (f *Factory) importer(st loom.Store) *importer.Importer {
-	return &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: f.importProject}
-}
-
-// home is the user's home directory: $HOME as the command sees it, else
-// the system's idea of it; the tools' own locations are under it.
-func (f *Factory) home() string {
-	if h := f.env("HOME"); h != "" {
-		return h
-	}
-	home, _ := os.UserHomeDir()
-	return home
+func newImporter(f *command.Factory, st loom.Store) *importer.Importer {
+	return &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: f.ImportProject}
 }
 
 func watchedNames(targets []importer.Target) string {
@@ -254,9 +245,9 @@ var sessionFileNames = map[string]string{
 // printImportReport prints what an import did, per tool: as one JSON
 // object with --json. Paths, skipped record types and problems come from
 // the tools' files and are escaped for the terminal.
-func printImportReport(f *Factory, rep *importer.Report) error {
+func printImportReport(f *command.Factory, rep *importer.Report) error {
 	if f.JSON() {
-		return writeJSON(f.IO.Out, rep)
+		return command.WriteJSON(f.IO.Out, rep)
 	}
 	cs := f.IO.ColorScheme()
 	w := f.IO.Out
@@ -318,7 +309,7 @@ func printImportReport(f *Factory, rep *importer.Report) error {
 // printImportChanges prints what one change to the watched files did, a
 // line a session or problem: "claude-code: +2 messages in Fix the flaky
 // test". The first import of --watch prints the whole report instead.
-func printImportChanges(f *Factory, rep *importer.Report) {
+func printImportChanges(f *command.Factory, rep *importer.Report) {
 	cs := f.IO.ColorScheme()
 	w := f.IO.Out
 	for _, t := range rep.Tools {

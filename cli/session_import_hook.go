@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/opencode"
 )
@@ -46,7 +47,7 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 		}
 	}
 	if format == nil {
-		return usageErrorf("--hook %q: want claude-code, codex or gemini", opts.Hook)
+		return command.UsageErrorf("--hook %q: want claude-code, codex or gemini", opts.Hook)
 	}
 	var raw []byte
 	switch len(opts.Files) {
@@ -75,7 +76,7 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 	case 1:
 		raw = []byte(opts.Files[0])
 	default:
-		return usageErrorf("--hook takes the hook's JSON on stdin or as one argument, not %d", len(opts.Files))
+		return command.UsageErrorf("--hook takes the hook's JSON on stdin or as one argument, not %d", len(opts.Files))
 	}
 	if len(raw) > maxHookInput {
 		return fmt.Errorf("the hook's input is over %d MB", maxHookInput>>20)
@@ -94,7 +95,7 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 		if !ok || id == "" {
 			return fmt.Errorf("the hook's input names no session file (transcript_path)")
 		}
-		roots := format.Roots(f.env, f.home())
+		roots := format.Roots(f.Getenv, f.Home())
 		p, err := finder.FindSession(ctx, roots, id)
 		if err != nil {
 			return err
@@ -116,13 +117,13 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := f.importer(st).Run(ctx, []importer.Target{{Format: format, Roots: []string{filepath.Clean(path)}, Explicit: true}})
+	rep, err := newImporter(f, st).Run(ctx, []importer.Target{{Format: format, Roots: []string{filepath.Clean(path)}, Explicit: true}})
 	if err != nil {
 		return err
 	}
-	f.adoptImported(ctx, st)
+	f.AdoptImported(ctx, st)
 	if f.JSON() {
-		if err := writeJSON(f.IO.Out, rep); err != nil {
+		if err := command.WriteJSON(f.IO.Out, rep); err != nil {
 			return err
 		}
 	}
@@ -133,9 +134,9 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 // the command was called exits 1 like any failure, since Claude Code
 // takes exit status 2 from a Stop hook as a request to keep going.
 func hookError(err error) error {
-	var ue *usageError
+	var ue *command.UsageError
 	if errors.As(err, &ue) {
-		return errors.New(ue.msg)
+		return errors.New(ue.Msg)
 	}
 	return err
 }

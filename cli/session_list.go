@@ -10,13 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
 
 // ListOptions are the options of `loom session list`.
 type ListOptions struct {
-	f           *Factory
+	f           *command.Factory
 	AllProjects bool
 	Surface     string
 	Branch      string
@@ -26,7 +27,7 @@ type ListOptions struct {
 	Limit       int
 }
 
-func newCmdSessionList(f *Factory) *cobra.Command {
+func newCmdSessionList(f *command.Factory) *cobra.Command {
 	opts := &ListOptions{f: f}
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -54,13 +55,13 @@ newest activity first, that loom session restore brings back.`, int(loom.TrashTT
   loom session list --archived
   loom session list --deleted
   loom session list --json | jq -r '.[].id'`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 0 {
-				return usageErrorf("--limit must be 0 (no limit) or more")
+				return command.UsageErrorf("--limit must be 0 (no limit) or more")
 			}
 			if opts.Deleted && (opts.Archived || opts.Tree) {
-				return usageErrorf("--deleted lists the whole trash: it does not go with --archived or --tree")
+				return command.UsageErrorf("--deleted lists the whole trash: it does not go with --archived or --tree")
 			}
 			return listRun(cmd.Context(), opts)
 		},
@@ -138,7 +139,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if opts.Deleted {
 		filter.Deleted, filter.Archived = true, loom.WithArchived
 	}
-	project := f.scopeProject(opts.AllProjects)
+	project := f.ScopeProject(opts.AllProjects)
 	if project != nil {
 		filter.ProjectID = project.ID
 	}
@@ -147,7 +148,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	if len(sessions) == 0 {
-		if err := checkSurface(ctx, st, f.User(), opts.Surface); err != nil {
+		if err := command.CheckSurface(ctx, st, f.User(), opts.Surface); err != nil {
 			return err
 		}
 	}
@@ -176,7 +177,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			// Also with --json, whose output stays [] for scripts.
 			wider := "loom session list -a"
 			if opts.Surface != "" {
-				wider += " --surface " + shellQuote(opts.Surface)
+				wider += " --surface " + command.ShellQuote(opts.Surface)
 			}
 			fmt.Fprintf(ios.ErrOut, "No sessions in project %s (%s); %s lists every project's.\n",
 				term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(wider))
@@ -187,7 +188,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		for _, r := range rows {
 			out = append(out, r.s)
 		}
-		return writeJSON(ios.Out, out)
+		return command.WriteJSON(ios.Out, out)
 	}
 	if len(rows) == 0 {
 		if ios.IsStdoutTTY() {
@@ -203,11 +204,11 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			}
 		}
 		if project != nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && !opts.Deleted {
-			return f.printMovedProjectHint(ctx, st, *project)
+			return f.PrintMovedProjectHint(ctx, st, *project)
 		}
 		return nil
 	}
-	now := f.now()
+	now := f.TimeNow()
 	cs := ios.ColorScheme()
 	tp := term.NewTable(ios)
 	// The branch is a terminal column, shown when a session has one:
@@ -234,7 +235,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for i, r := range rows {
 		ids[i] = r.s.ID
 	}
-	idLen := f.refLen(ctx, st, ids)
+	idLen := f.RefLen(ctx, st, ids)
 	for _, r := range rows {
 		s := r.s
 		title := s.Title
@@ -275,7 +276,7 @@ func listFooter(ctx context.Context, st loom.Store, ios *term.IOStreams, filter 
 	if err != nil {
 		return err
 	}
-	writeMore(ios, len(all)-listed)
+	command.WriteMore(ios, len(all)-listed)
 	return nil
 }
 

@@ -6,17 +6,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/picker"
 )
 
 // ResumeOptions are the options of `loom session resume`.
 type ResumeOptions struct {
-	f      *Factory
+	f      *command.Factory
 	Ref    string
 	Prompt string
 }
 
-func newCmdSessionResume(f *Factory) *cobra.Command {
+func newCmdSessionResume(f *command.Factory) *cobra.Command {
 	opts := &ResumeOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "resume [REF] [PROMPT]",
@@ -33,7 +34,7 @@ the session is printed instead of resumed.`,
 		Example: `  loom session resume
   loom session resume 0196a3b2
   loom session resume "flaky test" "and now the integration tests"`,
-		Args: argsBetween(0, 2),
+		Args: command.ArgsBetween(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				opts.Ref = args[0]
@@ -42,7 +43,7 @@ the session is printed instead of resumed.`,
 				opts.Prompt = args[1]
 			}
 			if opts.Ref == "" && !f.IO.CanPrompt() {
-				return usageErrorf("a session reference is required when not on a terminal; usage: %s", cmd.UseLine())
+				return command.UsageErrorf("a session reference is required when not on a terminal; usage: %s", cmd.UseLine())
 			}
 			return resumeRun(cmd.Context(), opts)
 		},
@@ -65,20 +66,20 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, s)
+		return command.WriteJSON(f.IO.Out, s)
 	}
 	if opts.Prompt != "" {
-		return runRun(ctx, &RunOptions{f: f, Prompt: opts.Prompt, Choice: sessionChoice{Resume: s.ID}})
+		return runRun(ctx, &RunOptions{f: f, Prompt: opts.Prompt, Choice: command.SessionChoice{Resume: s.ID}})
 	}
-	return chatRun(ctx, &ChatOptions{f: f, Choice: sessionChoice{Resume: s.ID}})
+	return chatRun(ctx, &ChatOptions{f: f, Choice: command.SessionChoice{Resume: s.ID}})
 }
 
 // pickSession lets the user choose a session in the picker, starting with
 // this project's; leaving it without a choice is picker.ErrNoChoice.
-func pickSession(ctx context.Context, f *Factory, st loom.Store) (*loom.Session, error) {
+func pickSession(ctx context.Context, f *command.Factory, st loom.Store) (*loom.Session, error) {
 	project, err := f.Project()
 	if err != nil {
 		return nil, err
 	}
-	return picker.Pick(ctx, f.IO, st, picker.Options{UserID: f.User(), Project: project, Now: f.now})
+	return picker.Pick(ctx, f.IO, st, picker.Options{UserID: f.User(), Project: project, Now: f.TimeNow})
 }

@@ -7,18 +7,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 )
 
 // RewindOptions are the options of `loom session rewind`.
 type RewindOptions struct {
-	f       *Factory
+	f       *command.Factory
 	Ref     string
 	Turn    int
 	HasTurn bool
 }
 
-func newCmdSessionRewind(f *Factory) *cobra.Command {
+func newCmdSessionRewind(f *command.Factory) *cobra.Command {
 	opts := &RewindOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "rewind REF --turn N",
@@ -35,12 +36,12 @@ in. A session another process is writing cannot be rewound (exit 5).`,
 		Example: `  loom session rewind 0196a3b2 --turn 3
   loom session rewind "flaky test"
   loom session list --tree`,
-		Args: argsBetween(1, 1),
+		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			opts.HasTurn = cmd.Flags().Changed("turn")
 			if opts.HasTurn && opts.Turn < 1 {
-				return usageErrorf("--turn must be 1 or more")
+				return command.UsageErrorf("--turn must be 1 or more")
 			}
 			return rewindRun(cmd.Context(), opts)
 		},
@@ -63,22 +64,22 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 		return err
 	}
 	if err := s.CanRewind(); err != nil {
-		return usageErrorf("%s", loom.ErrorMessage(err))
+		return command.UsageErrorf("%s", loom.ErrorMessage(err))
 	}
 	turn := opts.Turn
 	if !opts.HasTurn {
 		if !f.IO.CanPrompt() {
 			if s.TurnCount == 2 {
-				return usageErrorf("session %s has 2 turns; --turn 1 takes it back to the end of the first", s.ID)
+				return command.UsageErrorf("session %s has 2 turns; --turn 1 takes it back to the end of the first", s.ID)
 			}
-			return usageErrorf("give the turn to go back to with --turn N (1 to %d)", s.TurnCount-1)
+			return command.UsageErrorf("give the turn to go back to with --turn N (1 to %d)", s.TurnCount-1)
 		}
 		if turn, err = chooseTurn(ctx, f.IO, st, s, "Keep turns up to which turn?", s.TurnCount-1, false); err != nil {
 			return err
 		}
 	}
 	if err := s.CheckRewindTurn(turn); err != nil {
-		return usageErrorf("%s", loom.ErrorMessage(err))
+		return command.UsageErrorf("%s", loom.ErrorMessage(err))
 	}
 	fork, err := st.Rewind(ctx, s.ID, loom.RewindOptions{Turn: turn})
 	if err != nil {
@@ -89,7 +90,7 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, rewindResult{Session: now, Fork: fork})
+		return command.WriteJSON(f.IO.Out, rewindResult{Session: now, Fork: fork})
 	}
 	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
 		fmt.Fprintf(f.IO.ErrOut, "Rewound %s to the end of turn %d; %s kept in %s %q.\n",

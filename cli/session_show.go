@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
@@ -20,7 +21,7 @@ const defaultShowLimit = 10
 
 // ShowOptions are the options of `loom session show`.
 type ShowOptions struct {
-	f            *Factory
+	f            *command.Factory
 	Ref          string
 	Limit        int
 	FullHistory  bool
@@ -29,7 +30,7 @@ type ShowOptions struct {
 	Full bool
 }
 
-func newCmdSessionShow(f *Factory) *cobra.Command {
+func newCmdSessionShow(f *command.Factory) *cobra.Command {
 	opts := &ShowOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "show REF",
@@ -49,14 +50,14 @@ title (case-insensitive).`,
   loom session show cli:api --limit 3
   loom session show 0196a3b2 --full
   loom session show 0196a3b2 --json | jq '.messages | length'`,
-		Args: argsBetween(1, 1),
+		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			if opts.Limit < 0 {
-				return usageErrorf("--limit must be 1 or more")
+				return command.UsageErrorf("--limit must be 1 or more")
 			}
 			if cmd.Flags().Changed("limit") && opts.FullHistory {
-				return usageErrorf("--limit and --full-history cannot be used together")
+				return command.UsageErrorf("--limit and --full-history cannot be used together")
 			}
 			if !cmd.Flags().Changed("limit") {
 				opts.Limit = defaultShowLimit
@@ -96,7 +97,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 			msgs = []*loom.Message{}
 		}
 		var b bytes.Buffer
-		if err := writeJSON(&b, struct {
+		if err := command.WriteJSON(&b, struct {
 			Session  *loom.Session   `json:"session"`
 			Messages []*loom.Message `json:"messages"`
 		}{s, msgs}); err != nil {
@@ -106,16 +107,16 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		_, err := ios.Out.Write(human.NullUnknownCosts(b.Bytes()))
 		return err
 	}
-	now := f.now()
+	now := f.TimeNow()
 	writeSessionHeader(ios, ios.Out, s)
 	if n := len(msgs); n < s.MessageCount {
 		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("(the last %d of %d messages; --full-history shows all)", n, s.MessageCount)))
 	}
 	fmt.Fprintln(ios.Out)
-	r := newMessageRenderer(ios, now, opts.ShowThinking)
-	r.tools = toolsBrief
+	r := command.NewMessageRenderer(ios, now, opts.ShowThinking)
+	r.Tools = command.ToolsBrief
 	if opts.Full {
-		r.tools = toolsFull
+		r.Tools = command.ToolsFull
 	}
 	for i, m := range msgs {
 		if err := r.Render(ios.Out, m); err != nil {

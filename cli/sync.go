@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
@@ -34,7 +35,7 @@ type syncStore interface {
 // [sync] interval says otherwise.
 const defaultSyncInterval = 5 * time.Second
 
-func newCmdSync(f *Factory) *cobra.Command {
+func newCmdSync(f *command.Factory) *cobra.Command {
 	var watch bool
 	var interval time.Duration
 	cmd := &cobra.Command{
@@ -58,7 +59,7 @@ Several syncs of one store at once (--watch and one by hand) are safe.`,
   loom sync --watch
   loom sync status
   loom sync key | ssh laptop loom sync key --set`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return syncRun(cmd.Context(), f, watch, interval)
 		},
@@ -78,12 +79,12 @@ type syncer struct {
 }
 
 // syncSetup reads the settings of sync and opens the store.
-func (f *Factory) syncSetup(ctx context.Context, needKey bool) (*syncer, error) {
+func syncSetup(f *command.Factory, ctx context.Context, needKey bool) (*syncer, error) {
 	d, err := f.Dirs()
 	if err != nil {
 		return nil, err
 	}
-	c, path, err := f.loadConfig()
+	c, path, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -130,16 +131,16 @@ func syncHub(c *config.Config, configFile string) (*hub.Client, error) {
 }
 
 // syncClient returns the client of the configured hub.
-func (f *Factory) syncClient() (*hub.Client, error) {
-	c, path, err := f.loadConfig()
+func syncClient(f *command.Factory) (*hub.Client, error) {
+	c, path, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
 	return syncHub(c, path)
 }
 
-func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration) error {
-	s, err := f.syncSetup(ctx, true)
+func syncRun(ctx context.Context, f *command.Factory, watch bool, interval time.Duration) error {
+	s, err := syncSetup(f, ctx, true)
 	if err != nil {
 		return err
 	}
@@ -161,7 +162,7 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 				r.Rehomed.Shared, r.Rehomed.Old, r.Rehomed.New, human.Plural(r.Rehomed.Moved, "record"), r.Rehomed.Old)
 		}
 		if f.JSON() {
-			return writeJSON(f.IO.Out, r)
+			return command.WriteJSON(f.IO.Out, r)
 		}
 		if !watch || r.Pushed+r.Pulled > 0 {
 			fmt.Fprintf(f.IO.Out, "Sent %s, received %s (hub %s)\n", human.Plural(r.Pushed, "record"), human.Plural(r.Pulled, "record"), s.hub.URL)
@@ -206,19 +207,19 @@ func syncRun(ctx context.Context, f *Factory, watch bool, interval time.Duration
 	})
 }
 
-func newCmdSyncStatus(f *Factory) *cobra.Command {
+func newCmdSyncStatus(f *command.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show this machine's host and what the hub holds of each of your machines",
 		Example: `  loom sync status
   loom sync status --json`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return syncStatusRun(cmd.Context(), f) },
 	}
 }
 
-func syncStatusRun(ctx context.Context, f *Factory) error {
-	s, err := f.syncSetup(ctx, false)
+func syncStatusRun(ctx context.Context, f *command.Factory) error {
+	s, err := syncSetup(f, ctx, false)
 	if err != nil {
 		return err
 	}
@@ -227,7 +228,7 @@ func syncStatusRun(ctx context.Context, f *Factory) error {
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, struct {
+		return command.WriteJSON(f.IO.Out, struct {
 			Hub   string           `json:"hub"`
 			Host  synclog.HostID   `json:"host"`
 			Hosts []hub.HostStatus `json:"hosts"`
@@ -254,7 +255,7 @@ func syncStatusRun(ctx context.Context, f *Factory) error {
 	return nil
 }
 
-func newCmdSyncKey(f *Factory) *cobra.Command {
+func newCmdSyncKey(f *command.Factory) *cobra.Command {
 	var set, force bool
 	cmd := &cobra.Command{
 		Use:   "key",
@@ -268,13 +269,13 @@ keep a password.`,
 		Example: `  loom sync key
   loom sync key --set < key.txt
   loom sync key | ssh laptop loom sync key --set`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if set {
 				return syncKeySetRun(f, force)
 			}
 			if force {
-				return usageErrorf("--force goes with --set")
+				return command.UsageErrorf("--force goes with --set")
 			}
 			return syncKeyRun(cmd.Context(), f)
 		},
@@ -287,7 +288,7 @@ keep a password.`,
 // readSyncKey reads the key kept in path as readSecret does (a key file
 // others may read is set back to 0600); ok is false when there is none.
 func readSyncKey(errOut io.Writer, path string) (envelope.Key, bool, error) {
-	b, err := readSecret(errOut, path)
+	b, err := command.ReadSecret(errOut, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return envelope.Key{}, false, nil
 	}
@@ -301,7 +302,7 @@ func readSyncKey(errOut io.Writer, path string) (envelope.Key, bool, error) {
 	return key, true, nil
 }
 
-func syncKeyRun(ctx context.Context, f *Factory) error {
+func syncKeyRun(ctx context.Context, f *command.Factory) error {
 	d, err := f.Dirs()
 	if err != nil {
 		return err
@@ -314,7 +315,7 @@ func syncKeyRun(ctx context.Context, f *Factory) error {
 	if !ok {
 		// A machine given a new key when the hub holds the user's
 		// records under another could not sync; say what to run.
-		if c, err := f.syncClient(); err == nil {
+		if c, err := syncClient(f); err == nil {
 			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			state, err := c.State(ctx)
 			cancel()
@@ -325,7 +326,7 @@ func syncKeyRun(ctx context.Context, f *Factory) error {
 		if key, err = envelope.NewKey(); err != nil {
 			return err
 		}
-		if err := writeSecret(filepath.Dir(path), path, key.Text()); err != nil {
+		if err := command.WriteSecret(filepath.Dir(path), path, key.Text()); err != nil {
 			return fmt.Errorf("keep the sync key: %w", err)
 		}
 		if !f.JSON() {
@@ -333,7 +334,7 @@ func syncKeyRun(ctx context.Context, f *Factory) error {
 		}
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, struct {
+		return command.WriteJSON(f.IO.Out, struct {
 			Key  string `json:"key"`
 			ID   string `json:"id"`
 			Path string `json:"path"`
@@ -343,7 +344,7 @@ func syncKeyRun(ctx context.Context, f *Factory) error {
 	return nil
 }
 
-func syncKeySetRun(f *Factory, force bool) error {
+func syncKeySetRun(f *command.Factory, force bool) error {
 	d, err := f.Dirs()
 	if err != nil {
 		return err
@@ -357,7 +358,7 @@ func syncKeySetRun(f *Factory, force bool) error {
 	}
 	key, err := envelope.ParseKey(line)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return command.UsageErrorf("%v", err)
 	}
 	path := d.SyncKeyFile()
 	old, ok, err := readSyncKey(f.IO.ErrOut, path)
@@ -370,7 +371,7 @@ func syncKeySetRun(f *Factory, force bool) error {
 	case ok && !force:
 		return loom.Errorf(loom.ECONFLICT, "this machine has another sync key (%s); records sealed with it could no longer be read here: add --force to replace it", old.ID())
 	}
-	if err := writeSecret(filepath.Dir(path), path, key.Text()); err != nil {
+	if err := command.WriteSecret(filepath.Dir(path), path, key.Text()); err != nil {
 		return fmt.Errorf("keep the sync key: %w", err)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Kept sync key %s in %s.\n", key.ID(), strings.TrimSpace(path))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
@@ -109,7 +110,7 @@ func (p *turnPrinter) event(e agent.Event) {
 			p.stopSpinner()
 			p.endThinking()
 			p.breakLine()
-			fmt.Fprintf(p.ios.ErrOut, "%s %s %s\n", cs.Cyan("⚙"), cs.Bold(term.SanitizeLine(e.Tool)), cs.Gray(truncate(term.SanitizeLine(e.Input), 80)))
+			fmt.Fprintf(p.ios.ErrOut, "%s %s %s\n", cs.Cyan("⚙"), cs.Bold(term.SanitizeLine(e.Tool)), cs.Gray(command.Truncate(term.SanitizeLine(e.Input), 80)))
 		}
 	case agent.EventToolEnd:
 		if p.ios.IsStderrTTY() {
@@ -178,7 +179,7 @@ func (p *turnPrinter) endThinking() {
 	}
 	p.thinking.Reset()
 	w := p.ios.TerminalWidth()
-	if p.ios.IsStderrTTY() && p.ios.ColorEnabled() && redraw(p.ios.ErrOut, shown, thinkingBlock(p.ios.ColorScheme(), shown, w), w, p.ios.TerminalHeight()) {
+	if p.ios.IsStderrTTY() && p.ios.ColorEnabled() && redraw(p.ios.ErrOut, shown, command.ThinkingBlock(p.ios.ColorScheme(), shown, w), w, p.ios.TerminalHeight()) {
 		return
 	}
 	if !strings.HasSuffix(shown, "\n") {

@@ -9,20 +9,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
 
 // UsageOptions are the options of `loom usage`.
 type UsageOptions struct {
-	f       *Factory
+	f       *command.Factory
 	Ref     string
 	Project bool
 	Limit   int
 	report  reportFlags
 }
 
-func newCmdUsage(f *Factory) *cobra.Command {
+func newCmdUsage(f *command.Factory) *cobra.Command {
 	opts := &UsageOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "usage [REF]",
@@ -45,17 +46,17 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
   loom usage daily --since 7d --breakdown model
   loom usage monthly --agent claude-code --csv
   loom usage blocks --tz UTC`,
-		Args: argsBetween(0, 1),
+		Args: command.ArgsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Ref = args[0]
 			}
 			if opts.Limit < 0 {
-				return usageErrorf("--limit must be 0 (no limit) or more")
+				return command.UsageErrorf("--limit must be 0 (no limit) or more")
 			}
 			if opts.report.set() {
 				if opts.Ref != "" {
-					return usageErrorf("a report by time covers sessions by --project and --agent, not one REF")
+					return command.UsageErrorf("a report by time covers sessions by --project and --agent, not one REF")
 				}
 				return usageReportRun(cmd.Context(), f, &opts.report, opts.Project)
 			}
@@ -108,7 +109,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 				*rows = []loom.UsageRow{}
 			}
 		}
-		return writeJSON(ios.Out, rep)
+		return command.WriteJSON(ios.Out, rep)
 	}
 	cs := ios.ColorScheme()
 	tty := ios.IsStdoutTTY()
@@ -159,7 +160,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		}
 		idLen := term.AbbrevLen(keys)
 		if len(shown) > 0 && shown[0].Group == "session" {
-			idLen = f.refLen(ctx, st, keys)
+			idLen = f.RefLen(ctx, st, keys)
 		}
 		for _, r := range shown {
 			if tty {
@@ -193,7 +194,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 			return err
 		}
 		if tty {
-			writeMore(ios, len(rows)-len(shown))
+			command.WriteMore(ios, len(rows)-len(shown))
 		}
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/report"
@@ -16,15 +17,15 @@ import (
 // anew every interval from the store, which other processes (an import
 // --watch, loom's own agent) fill meanwhile. On a terminal the block is
 // redrawn in place; piped, each redraw is one tab-separated line.
-func usageLiveRun(ctx context.Context, f *Factory, rf *reportFlags, project bool) error {
+func usageLiveRun(ctx context.Context, f *command.Factory, rf *reportFlags, project bool) error {
 	if f.JSON() || rf.csv {
-		return usageErrorf("--live draws on a terminal or prints a line per redraw: use --json or --csv without it")
+		return command.UsageErrorf("--live draws on a terminal or prints a line per redraw: use --json or --csv without it")
 	}
 	if rf.until != "" {
-		return usageErrorf("--live follows the active block: --until ends before it")
+		return command.UsageErrorf("--live follows the active block: --until ends before it")
 	}
 	if rf.interval < 100*time.Millisecond {
-		return usageErrorf("--interval must be at least 100ms")
+		return command.UsageErrorf("--interval must be at least 100ms")
 	}
 	o, st, err := reportInput(ctx, f, rf, project)
 	if err != nil {
@@ -35,7 +36,7 @@ func usageLiveRun(ctx context.Context, f *Factory, rf *reportFlags, project bool
 	tick := time.NewTicker(rf.interval)
 	defer tick.Stop()
 	for frame := 1; ; frame++ {
-		o.Now = f.now()
+		o.Now = f.TimeNow()
 		rep, err := report.Build(ctx, st, o)
 		if err != nil {
 			return err

@@ -8,10 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/internal/human"
-	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/report"
 )
 
@@ -50,7 +49,7 @@ func (r *reportFlags) set() bool {
 	return r.by != "" || r.breakdown != "" || r.since != "" || r.until != "" || r.tz != "" || r.agent != "" || r.csv
 }
 
-func newCmdUsageReport(f *Factory, name, by, short string, parent *UsageOptions) *cobra.Command {
+func newCmdUsageReport(f *command.Factory, name, by, short string, parent *UsageOptions) *cobra.Command {
 	rf := &reportFlags{by: by}
 	cmd := &cobra.Command{
 		Use:   name,
@@ -66,7 +65,7 @@ are cut in --tz, the local zone by default.`,
   loom usage %[1]s --since 7d --breakdown model
   loom usage %[1]s --agent claude-code --tz UTC --json
   loom usage %[1]s --project --csv > usage.csv`, name),
-		Args: argsBetween(0, 0),
+		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usageReportRun(cmd.Context(), f, rf, parent.Project)
 		},
@@ -86,11 +85,11 @@ are cut in --tz, the local zone by default.`,
 
 // reportInput reads the flags into a report's options and opens the
 // store it is made from.
-func reportInput(ctx context.Context, f *Factory, rf *reportFlags, project bool) (report.Options, report.Slicer, error) {
+func reportInput(ctx context.Context, f *command.Factory, rf *reportFlags, project bool) (report.Options, report.Slicer, error) {
 	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent}
-	o, err := req.Options(f.User(), time.Local, f.now())
+	o, err := req.Options(f.User(), time.Local, f.TimeNow())
 	if err != nil {
-		return o, nil, usageErrorf("%v", err)
+		return o, nil, command.UsageErrorf("%v", err)
 	}
 	if project {
 		p, err := f.Project()
@@ -99,7 +98,7 @@ func reportInput(ctx context.Context, f *Factory, rf *reportFlags, project bool)
 		}
 		o.ProjectID = p.ID
 	}
-	if o.Prices, err = f.priceTable(); err != nil {
+	if o.Prices, err = f.PriceTable(); err != nil {
 		return o, nil, err
 	}
 	st, err := f.ReadStore(ctx)
@@ -109,7 +108,7 @@ func reportInput(ctx context.Context, f *Factory, rf *reportFlags, project bool)
 	return o, st, nil
 }
 
-func usageReportRun(ctx context.Context, f *Factory, rf *reportFlags, project bool) error {
+func usageReportRun(ctx context.Context, f *command.Factory, rf *reportFlags, project bool) error {
 	if rf.live {
 		return usageLiveRun(ctx, f, rf, project)
 	}
@@ -124,7 +123,7 @@ func usageReportRun(ctx context.Context, f *Factory, rf *reportFlags, project bo
 	ios := f.IO
 	switch {
 	case f.JSON():
-		return writeJSON(ios.Out, rep)
+		return command.WriteJSON(ios.Out, rep)
 	case rf.csv:
 		t := rep.Cells(report.Format{})
 		w := csv.NewWriter(ios.Out)
@@ -181,24 +180,4 @@ func usageReportRun(ctx context.Context, f *Factory, rf *reportFlags, project bo
 		}
 	}
 	return nil
-}
-
-// priceTable is the bundled price table with config.toml's [prices].
-func (f *Factory) priceTable() (*pricing.Table, error) {
-	c, _, err := f.loadConfig()
-	if err != nil {
-		return nil, err
-	}
-	return c.PriceTable(), nil
-}
-
-// loadConfig reads config.toml with the environment's overrides, and
-// returns the path it was read from.
-func (f *Factory) loadConfig() (*config.Config, string, error) {
-	d, err := f.Dirs()
-	if err != nil {
-		return nil, "", err
-	}
-	c, err := config.Load(d.ConfigFile(), f.env)
-	return c, d.ConfigFile(), err
 }

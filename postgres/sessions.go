@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
@@ -100,12 +99,12 @@ func (s *Store) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.Se
 	return rowscan.Summaries(ctx, rowsOf{s.pool}, `SELECT `+rowscan.SummaryColumns+` FROM sessions s `+q, args...)
 }
 
-// Resolve implements loom.Store with the order of sqlstore.ResolveWith.
+// Resolve implements loom.Store with the order of loom.ResolveRef.
 func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
 	if strings.TrimSpace(ref) != "" && !storable(ref) {
 		return nil, loom.NotFound(ref)
 	}
-	return sqlstore.ResolveWith(ref, scope, func(by sqlstore.Lookup, v string) ([]*loom.Session, error) {
+	return loom.ResolveRef(ref, scope, func(by loom.RefLookup, v string) ([]*loom.Session, error) {
 		q, args := query.Lookup(dialect, scope, by, v)
 		return s.querySessions(ctx, s.pool, q, args...)
 	})

@@ -100,9 +100,9 @@ func (s *Store) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.Se
 	return PackedSummaries(ctx, rowsOf{reads{s}}, packedSummaries+q, args...)
 }
 
-// Resolve implements loom.Store with the order of sqlstore.ResolveWith.
+// Resolve implements loom.Store with the order of loom.ResolveRef.
 func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
-	return sqlstore.ResolveWith(ref, scope, func(by sqlstore.Lookup, v string) ([]*loom.Session, error) {
+	return loom.ResolveRef(ref, scope, func(by loom.RefLookup, v string) ([]*loom.Session, error) {
 		q, args := query.Lookup(dialect, scope, by, v)
 		return s.querySessions(ctx, reads{s}, q, args...)
 	})

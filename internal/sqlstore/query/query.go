@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -183,24 +182,24 @@ func (c *Clause) text(text, userID string) {
 }
 
 // Lookup returns the WHERE, ORDER BY and LIMIT of one of
-// sqlstore.ResolveWith's lookups of v in scope, and its arguments.
-func Lookup(d Dialect, scope loom.ResolveScope, by sqlstore.Lookup, v string) (string, []any) {
+// loom.ResolveRef's lookups of v in scope, and its arguments.
+func Lookup(d Dialect, scope loom.ResolveScope, by loom.RefLookup, v string) (string, []any) {
 	c := New(d)
 	if scope.UserID != "" {
 		c.Add("s.user_id = ?", scope.UserID)
 	}
 	c.Trash(scope.Deleted)
 	switch by {
-	case sqlstore.ByID:
+	case loom.RefByID:
 		c.Add("s.id = ?", v)
-	case sqlstore.ByPrefix:
+	case loom.RefByPrefix:
 		// Ids are lowercase hex and dashes and compare bytewise, so the
 		// range [prefix, prefix+"~") holds exactly the ids that start
 		// with it.
 		c.Add("s.id >= ? AND s.id < ?", v, v+"~")
-	case sqlstore.ByKey:
+	case loom.RefByKey:
 		c.Add("s.key = ?", v)
-	case sqlstore.ByTitle:
+	case loom.RefByTitle:
 		c.Add(d.TitleIs, v)
 	}
 	return "WHERE " + c.String() + " ORDER BY s.updated_at DESC, s.id DESC LIMIT 20", c.Args

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"fmt"
@@ -12,14 +12,14 @@ import (
 // optionalValueMark is how pflag's help writes a string flag whose value
 // may be left out (--resume alone opens the picker): `REF[=" "]`, the
 // blank being only how the code marks "no REF".
-var optionalValueMark = fmt.Sprintf("[=%q]", pickRef)
+var optionalValueMark = fmt.Sprintf("[=%q]", PickRef)
 
 // flagUsages is a flag set's help with a flag whose value may be left
 // out written as `--resume [REF]`, its columns kept aligned.
 func flagUsages(fs *pflag.FlagSet) string {
 	out := fs.FlagUsages()
 	fs.VisitAll(func(fl *pflag.Flag) {
-		if fl.NoOptDefVal != pickRef {
+		if fl.NoOptDefVal != PickRef {
 			return
 		}
 		name, _ := pflag.UnquoteUsage(fl)
@@ -30,9 +30,9 @@ func flagUsages(fs *pflag.FlagSet) string {
 	return out
 }
 
-// useFlagUsages makes cmd's help and usage, and its subcommands', write
+// UseFlagUsages makes cmd's help and usage, and its subcommands', write
 // their flags with flagUsages.
-func useFlagUsages(cmd *cobra.Command) {
+func UseFlagUsages(cmd *cobra.Command) {
 	cobra.AddTemplateFunc("flagUsages", flagUsages)
 	t := cmd.UsageTemplate()
 	for _, set := range []string{"LocalFlags", "InheritedFlags"} {
@@ -41,25 +41,25 @@ func useFlagUsages(cmd *cobra.Command) {
 	cmd.SetUsageTemplate(t)
 }
 
-// unknownCommand is the error for a word that is not a subcommand of
+// UnknownCommand is the error for a word that is not a subcommand of
 // cmd, with the commands it may be a typo of.
-func unknownCommand(cmd *cobra.Command, name string) error {
+func UnknownCommand(cmd *cobra.Command, name string) error {
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2 // cobra's own default
 	}
 	hint := ""
 	if s := cmd.SuggestionsFor(name); len(s) > 0 {
 		hint = "; did you mean " + strings.Join(s, " or ") + "?"
-	} else if s := elsewhere(cmd.Root(), name); len(s) > 0 {
+	} else if s := Elsewhere(cmd.Root(), name); len(s) > 0 {
 		// loom session search: the command is loom search.
 		hint = "; did you mean '" + strings.Join(s, "' or '") + "'?"
 	}
-	return usageErrorf("unknown command %q for %q%s (see '%s --help')", name, cmd.CommandPath(), hint, cmd.CommandPath())
+	return UsageErrorf("unknown command %q for %q%s (see '%s --help')", name, cmd.CommandPath(), hint, cmd.CommandPath())
 }
 
-// elsewhere returns the paths of the visible commands under root named
+// Elsewhere returns the paths of the visible commands under root named
 // name (or with it as an alias).
-func elsewhere(root *cobra.Command, name string) []string {
+func Elsewhere(root *cobra.Command, name string) []string {
 	var out []string
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -76,3 +76,8 @@ func elsewhere(root *cobra.Command, name string) []string {
 	walk(root)
 	return out
 }
+
+// PickRef is the value of -r given without a REF: choose the session in
+// the picker. A title is trimmed and a key has no spaces, so no REF is
+// this.
+const PickRef = " "

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 // known before any session has one.
 var builtinSurfaces = []string{"cli", "http"}
 
-// checkSurface refuses a --surface that no session of the user has and
+// CheckSurface refuses a --surface that no session of the user has and
 // loom does not write, with the surfaces there are: a typo would
 // otherwise read as "no sessions". It is asked when a filtered list came
 // back empty, so a list that found something costs nothing more.
-func checkSurface(ctx context.Context, st loom.Store, user, surface string) error {
+func CheckSurface(ctx context.Context, st loom.Store, user, surface string) error {
 	if surface == "" || slices.Contains(builtinSurfaces, surface) {
 		return nil
 	}
@@ -34,5 +34,5 @@ func checkSurface(ctx context.Context, st loom.Store, user, surface string) erro
 		}
 	}
 	slices.Sort(known)
-	return usageErrorf("--surface %q: no session has it; the surfaces are %s", surface, strings.Join(known, ", "))
+	return UsageErrorf("--surface %q: no session has it; the surfaces are %s", surface, strings.Join(known, ", "))
 }

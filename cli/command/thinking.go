@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"strings"
@@ -6,11 +6,11 @@ import (
 	"github.com/loomhq/loom/cli/term"
 )
 
-// thinkingBlock is reasoning as --show-thinking shows it, live and in
+// ThinkingBlock is reasoning as --show-thinking shows it, live and in
 // the history: each line behind a gray gutter, the text rendered as
 // Markdown where replies are (colour on a terminal), escaped plain text
 // elsewhere.
-func thinkingBlock(cs *term.ColorScheme, text string, width int) string {
+func ThinkingBlock(cs *term.ColorScheme, text string, width int) string {
 	body := term.Sanitize(strings.TrimRight(text, "\n"))
 	if cs.Enabled() {
 		body = strings.TrimRight(term.RenderMarkdown(text, width-2), "\n")

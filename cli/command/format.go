@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// truncate cuts s to n runes, marking the cut.
-func truncate(s string, n int) string {
+// Truncate cuts s to n runes, marking the cut.
+func Truncate(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
@@ -22,9 +22,9 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// writeJSON prints v as indented JSON, with DEL and C1 controls escaped
+// WriteJSON prints v as indented JSON, with DEL and C1 controls escaped
 // (term.SanitizeJSON): --json output on a terminal is as safe as a table.
-func writeJSON(w io.Writer, v any) error {
+func WriteJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
@@ -35,15 +35,15 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// jsonString quotes s as a JSON string.
-func jsonString(s string) string {
+// JSONString quotes s as a JSON string.
+func JSONString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
 
-// writeMore says under a table on a terminal how many rows --limit left
+// WriteMore says under a table on a terminal how many rows --limit left
 // out: "… and 27 more (--limit 0 lists all)"; nothing when none were.
-func writeMore(ios *term.IOStreams, more int) {
+func WriteMore(ios *term.IOStreams, more int) {
 	if more > 0 {
 		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("… and %s more (--limit 0 lists all)", human.Count(int64(more)))))
 	}

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/loomhq/loom/paths"
 )
 
-// adoptProject moves the sessions user recorded under the path id of
+// AdoptProject moves the sessions user recorded under the path id of
 // project's root to project, when project is identified by its
 // repository's remote (see paths.DetectProject): sessions made before
 // loom identified projects by their remote, or while the work tree had
@@ -29,7 +29,7 @@ import (
 //
 // It goes on past a session that cannot move and returns the first
 // error, with how many moved.
-func adoptProject(ctx context.Context, st loom.Store, user string, project loom.Project) (int, error) {
+func AdoptProject(ctx context.Context, st loom.Store, user string, project loom.Project) (int, error) {
 	if project.ID == "" || project.Root == "" || paths.UsesPath(project) {
 		return 0, nil
 	}
@@ -38,14 +38,14 @@ func adoptProject(ctx context.Context, st loom.Store, user string, project loom.
 	if err != nil || len(probe) == 0 {
 		return 0, err
 	}
-	sessions, err := projectSessions(ctx, st, user, old)
+	sessions, err := ProjectSessions(ctx, st, user, old)
 	if err != nil {
 		return 0, err
 	}
 	moved, errs := 0, []error(nil)
 	for _, s := range sessions {
 		u := loom.SessionUpdate{Project: &project, KeepUpdatedAt: true}
-		if _, err := moveSession(ctx, st, s, u, s.CreatedAt); err != nil {
+		if _, err := MoveSession(ctx, st, s, u, s.CreatedAt); err != nil {
 			errs = append(errs, fmt.Errorf("session %s: %w", s.ID, err))
 			continue
 		}
@@ -69,7 +69,7 @@ func (f *Factory) adopt(ctx context.Context, st loom.Store, project loom.Project
 		f.adopted = map[string]bool{}
 	}
 	f.adopted[project.Root] = true
-	if _, err := adoptProject(ctx, st, f.User(), project); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := AdoptProject(ctx, st, f.User(), project); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s\n", term.SanitizeLine(err.Error()))
 	}
 }
@@ -79,7 +79,7 @@ func (f *Factory) adopt(ctx context.Context, st loom.Store, project loom.Project
 // identifying projects by their remote, moves the project's older
 // sessions.
 func (f *Factory) adoptHere(ctx context.Context, st loom.Store) {
-	if _, empty := st.(*emptyStore); empty {
+	if _, empty := st.(*EmptyStore); empty {
 		return
 	}
 	if p, err := f.Project(); err == nil {
@@ -87,10 +87,10 @@ func (f *Factory) adoptHere(ctx context.Context, st loom.Store) {
 	}
 }
 
-// importProject is paths.ProjectOf for the importer, remembering the
+// ImportProject is paths.ProjectOf for the importer, remembering the
 // projects identified by a remote so that adoptImported moves what
 // earlier imports (or loom itself) recorded under their paths.
-func (f *Factory) importProject(dir string) loom.Project {
+func (f *Factory) ImportProject(dir string) loom.Project {
 	p := paths.ProjectOf(dir)
 	if !paths.UsesPath(p) && !f.adopted[p.Root] {
 		f.imported = append(f.imported, p)
@@ -98,8 +98,8 @@ func (f *Factory) importProject(dir string) loom.Project {
 	return p
 }
 
-// adoptImported adopts the projects an import met since the last call.
-func (f *Factory) adoptImported(ctx context.Context, st loom.Store) {
+// AdoptImported adopts the projects an import met since the last call.
+func (f *Factory) AdoptImported(ctx context.Context, st loom.Store) {
 	for _, p := range f.imported {
 		f.adopt(ctx, st, p)
 	}

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/config"
 )
 
-// sessionChoice is how a command names the session to work in.
-type sessionChoice struct {
+// SessionChoice is how a command names the session to work in.
+type SessionChoice struct {
 	New      bool
 	Continue bool
 	Resume   string
@@ -20,28 +21,28 @@ type sessionChoice struct {
 	Name string
 }
 
-// check refuses a malformed --key or --name as a usage error.
-func (c sessionChoice) check() error {
+// Check refuses a malformed --key or --name as a usage error.
+func (c SessionChoice) Check() error {
 	if c.Name != "" {
 		if err := loom.ValidTitle(c.Name); err != nil {
-			return usageErrorf("--name: %s", loom.ErrorMessage(err))
+			return UsageErrorf("--name: %s", loom.ErrorMessage(err))
 		}
 		if c.Resume != "" || c.Continue {
-			return usageErrorf("--name titles a new session; to rename one, use loom session rename REF TITLE (or /rename in chat)")
+			return UsageErrorf("--name titles a new session; to rename one, use loom session rename REF TITLE (or /rename in chat)")
 		}
 	}
 	if c.Key == "" {
 		return nil
 	}
 	if err := loom.ValidKey(c.Key); err != nil {
-		return usageErrorf("--key: %s", loom.ErrorMessage(err))
+		return UsageErrorf("--key: %s", loom.ErrorMessage(err))
 	}
 	return nil
 }
 
-// agentSetup is how this command line builds agents: its directories,
+// AgentSetup is how this command line builds agents: its directories,
 // environment and providers.
-func (f *Factory) agentSetup() (*agent.Setup, error) {
+func (f *Factory) AgentSetup() (*agent.Setup, error) {
 	d, err := f.Dirs()
 	if err != nil {
 		return nil, err
@@ -49,7 +50,11 @@ func (f *Factory) agentSetup() (*agent.Setup, error) {
 	if f.mcp == nil {
 		f.mcp = &mcpclient.Clients{Version: f.Version}
 	}
-	return &agent.Setup{Dirs: d, Env: f.env, Providers: f.Providers, LocalModelURL: f.LocalModelURL,
+	loadConfig := func() (*config.Config, error) {
+		c, _, err := f.Config()
+		return c, err
+	}
+	return &agent.Setup{Dirs: d, Env: f.Getenv, LoadConfig: loadConfig, Providers: f.Providers, LocalModelURL: f.LocalModelURL,
 		OnLogError: f.warnReplayLog, MCP: f.mcp, OnMCPError: f.warnMCP}, nil
 }
 
@@ -59,23 +64,23 @@ func (f *Factory) warnMCP(err error) {
 	fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; going on without its tools\n", term.SanitizeLine(err.Error()))
 }
 
-// conversations is the conversation service over st with this command
+// Conversations is the conversation service over st with this command
 // line's agent setup.
-func (f *Factory) conversations(st loom.Store) (*agent.Service, error) {
-	su, err := f.agentSetup()
+func (f *Factory) Conversations(st loom.Store) (*agent.Service, error) {
+	su, err := f.AgentSetup()
 	if err != nil {
 		return nil, err
 	}
-	return &agent.Service{Store: st, Build: su.Build, Now: f.now}, nil
+	return &agent.Service{Store: st, Build: su.Build, Now: f.TimeNow}, nil
 }
 
-// openConversation opens the conversation the flags name: a resumed
+// OpenConversation opens the conversation the flags name: a resumed
 // reference is resolved here (with the command line's messages for
 // trashed and ambiguous references), the rest by the service. current
 // says whether no flag means this project's current session (chat) or a
 // new one (run).
-func (f *Factory) openConversation(ctx context.Context, st loom.Store, c sessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error) {
-	svc, err := f.conversations(st)
+func (f *Factory) OpenConversation(ctx context.Context, st loom.Store, c SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error) {
+	svc, err := f.Conversations(st)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +104,7 @@ func (f *Factory) openConversation(ctx context.Context, st loom.Store, c session
 		// project moved on disk, which the user should hear first.
 		s, exists, err := svc.Choose(ctx, spec)
 		if !exists && (err == nil || loom.ErrorCode(err) == loom.ENOTFOUND) {
-			if herr := f.printMovedProjectHint(ctx, st, project); herr != nil {
+			if herr := f.PrintMovedProjectHint(ctx, st, project); herr != nil {
 				return nil, herr
 			}
 		}
@@ -115,7 +120,7 @@ func (f *Factory) openConversation(ctx context.Context, st loom.Store, c session
 	if c.Name != "" {
 		if conv.Resumed() {
 			conv.Close(ctx)
-			return nil, usageErrorf("--name titles a new session, and the session with key %s exists; rename it with loom session rename %s TITLE", c.Key, conv.Session().ID)
+			return nil, UsageErrorf("--name titles a new session, and the session with key %s exists; rename it with loom session rename %s TITLE", c.Key, conv.Session().ID)
 		}
 		if err := conv.Rename(ctx, c.Name); err != nil {
 			conv.Close(ctx)

@@ -1,4 +1,6 @@
-package cli
+// Package token is loom's token commands: create, list and revoke the
+// access tokens of loom serve.
+package token
 
 import (
 	"context"
@@ -10,12 +12,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
 
-// newCmdToken groups the access-token commands.
-func newCmdToken(f *Factory) *cobra.Command {
+// NewCmdToken groups the access-token commands.
+func NewCmdToken(f *command.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "token <command>",
 		Short:   "Create, list and revoke access tokens of loom serve",
@@ -27,59 +30,66 @@ is stored: a token is shown once, when it is made.`,
   loom token create --user ci --token-ttl 30d
   loom token list
   loom token revoke 0196a3b2`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newCmdTokenCreate(f), newCmdTokenList(f), newCmdTokenRevoke(f))
 	return cmd
 }
 
-// tokenStore returns the store's token store.
-func (f *Factory) tokenStore(ctx context.Context) (loom.TokenStore, error) {
-	st, err := f.CreateStore(ctx)
-	if err != nil {
-		return nil, err
+// tokenStore returns a function that opens f's store, creating it if
+// missing, as a token store.
+func tokenStore(f *command.Factory) func(context.Context) (loom.TokenStore, error) {
+	return func(ctx context.Context) (loom.TokenStore, error) {
+		st, err := f.CreateStore(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ts, ok := st.(loom.TokenStore)
+		if !ok {
+			return nil, fmt.Errorf("this store keeps no access tokens")
+		}
+		return ts, nil
 	}
-	ts, ok := st.(loom.TokenStore)
-	if !ok {
-		return nil, fmt.Errorf("this store keeps no access tokens")
-	}
-	return ts, nil
 }
 
-// addTokenTTLFlag adds --token-ttl, read by tokenTTLFlag.
-func addTokenTTLFlag(cmd *cobra.Command, usage string) {
+// AddTTLFlag adds --token-ttl, read by TTLFlag.
+func AddTTLFlag(cmd *cobra.Command, usage string) {
 	cmd.Flags().String("token-ttl", "", usage)
 }
 
-// tokenTTLFlag returns the lifetime --token-ttl asks of a new token: a
+// TTLFlag returns the lifetime --token-ttl asks of a new token: a
 // duration of s, m, h, d and w (30d, 12h, 1h30m), or zero (never expires)
 // when the flag is not given.
-func tokenTTLFlag(cmd *cobra.Command) (time.Duration, error) {
+func TTLFlag(cmd *cobra.Command) (time.Duration, error) {
 	if !cmd.Flags().Changed("token-ttl") {
 		return 0, nil
 	}
 	v, _ := cmd.Flags().GetString("token-ttl")
 	d, err := human.ParseAge(v)
 	if err != nil {
-		return 0, usageErrorf("--token-ttl: %v", err)
+		return 0, command.UsageErrorf("--token-ttl: %v", err)
 	}
 	if d <= 0 {
-		return 0, usageErrorf("--token-ttl must be more than zero")
+		return 0, command.UsageErrorf("--token-ttl must be more than zero")
 	}
 	return d, nil
 }
 
-// TokenCreateOptions are the options of `loom token create`.
-type TokenCreateOptions struct {
-	f    *Factory
+// CreateOptions are the options of `loom token create`.
+type CreateOptions struct {
+	IO         *term.IOStreams
+	TokenStore func(context.Context) (loom.TokenStore, error)
+	User       string
+	JSON       bool
+
 	Name string
 	// TTL is the token's lifetime; zero for one that never expires.
 	TTL time.Duration
 }
 
-func newCmdTokenCreate(f *Factory) *cobra.Command {
-	opts := &TokenCreateOptions{f: f}
+func newCmdTokenCreate(f *command.Factory) *cobra.Command {
+	opts := &CreateOptions{IO: f.IO, TokenStore: tokenStore(f)}
 	cmd := &cobra.Command{
 		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION]",
 		Short: "Make an access token and print it once",
@@ -92,34 +102,34 @@ an unknown one.`,
   TOKEN=$(loom token create --user bot)
   loom token create --user ci --name "nightly job" --token-ttl 30d
   loom token create --user alice --json | jq -r .secret`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := loom.ValidTokenName(opts.Name); err != nil {
-				return usageErrorf("--name: %s", loom.ErrorMessage(err))
+				return command.UsageErrorf("--name: %s", loom.ErrorMessage(err))
 			}
 			var err error
-			if opts.TTL, err = tokenTTLFlag(cmd); err != nil {
+			if opts.TTL, err = TTLFlag(cmd); err != nil {
 				return err
 			}
-			return tokenCreateRun(cmd.Context(), opts)
+			opts.User, opts.JSON = f.User(), f.JSON()
+			return createRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Name, "name", "", "a label saying where the token is used")
-	addTokenTTLFlag(cmd, "the token expires after `DURATION` (30d, 12h, 2w; default never)")
+	AddTTLFlag(cmd, "the token expires after `DURATION` (30d, 12h, 2w; default never)")
 	return cmd
 }
 
-func tokenCreateRun(ctx context.Context, opts *TokenCreateOptions) error {
-	f := opts.f
-	ts, err := f.tokenStore(ctx)
+func createRun(ctx context.Context, opts *CreateOptions) error {
+	ts, err := opts.TokenStore(ctx)
 	if err != nil {
 		return err
 	}
-	tok, secret, err := ts.CreateToken(ctx, f.User(), opts.Name, opts.TTL)
+	tok, secret, err := ts.CreateToken(ctx, opts.User, opts.Name, opts.TTL)
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
+	if opts.JSON {
 		// The token's own fields and its secret, in one object.
 		b, err := json.Marshal(tok)
 		if err != nil {
@@ -130,26 +140,31 @@ func tokenCreateRun(ctx context.Context, opts *TokenCreateOptions) error {
 			return err
 		}
 		out["secret"] = secret
-		return writeJSON(f.IO.Out, out)
+		return command.WriteJSON(opts.IO.Out, out)
 	}
-	fmt.Fprintln(f.IO.Out, secret)
-	if f.IO.IsStderrTTY() {
+	fmt.Fprintln(opts.IO.Out, secret)
+	if opts.IO.IsStderrTTY() {
 		expires := ""
 		if tok.ExpiresAt != nil {
 			expires = " It expires " + tok.ExpiresAt.Local().Format("Jan 2, 2006 15:04 MST") + "."
 		}
-		fmt.Fprintf(f.IO.ErrOut, "Token %s for user %s.%s It is shown only now; 'loom token revoke %s' ends it.\n", tok.ID, tok.UserID, expires, term.DisplayID(f.IO, tok.ID))
+		fmt.Fprintf(opts.IO.ErrOut, "Token %s for user %s.%s It is shown only now; 'loom token revoke %s' ends it.\n", tok.ID, tok.UserID, expires, term.DisplayID(opts.IO, tok.ID))
 	}
 	return nil
 }
 
-// TokenListOptions are the options of `loom token list`.
-type TokenListOptions struct {
-	f *Factory
+// ListOptions are the options of `loom token list`.
+type ListOptions struct {
+	IO         *term.IOStreams
+	TokenStore func(context.Context) (loom.TokenStore, error)
+	Now        func() time.Time
+	// User is --user: list only that user's tokens (empty: everyone's).
+	User string
+	JSON bool
 }
 
-func newCmdTokenList(f *Factory) *cobra.Command {
-	opts := &TokenListOptions{f: f}
+func newCmdTokenList(f *command.Factory) *cobra.Command {
+	opts := &ListOptions{IO: f.IO, TokenStore: tokenStore(f), Now: f.TimeNow}
 	cmd := &cobra.Command{
 		Use:   "list [--user NAME]",
 		Short: "List access tokens (never their secrets)",
@@ -159,39 +174,39 @@ used (noted at most once a minute), when revoked and when it expires
 with last_used_at, revoked_at and expires_at null when not set.`,
 		Example: `  loom token list
   loom token list --user alice --json`,
-		Args: noArgs,
+		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return tokenListRun(cmd.Context(), opts)
+			opts.User, opts.JSON = f.UserFlag(), f.JSON()
+			return listRun(cmd.Context(), opts)
 		},
 	}
 	return cmd
 }
 
-func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
-	f := opts.f
-	ts, err := f.tokenStore(ctx)
+func listRun(ctx context.Context, opts *ListOptions) error {
+	ts, err := opts.TokenStore(ctx)
 	if err != nil {
 		return err
 	}
-	list, err := ts.Tokens(ctx, f.flags.user)
+	list, err := ts.Tokens(ctx, opts.User)
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
+	if opts.JSON {
 		if list == nil {
 			list = []*loom.Token{}
 		}
-		return writeJSON(f.IO.Out, list)
+		return command.WriteJSON(opts.IO.Out, list)
 	}
 	if len(list) == 0 {
-		if f.IO.IsStdoutTTY() {
-			fmt.Fprintln(f.IO.ErrOut, "No tokens. 'loom token create --user NAME' makes one; 'loom serve' makes one for you.")
+		if opts.IO.IsStdoutTTY() {
+			fmt.Fprintln(opts.IO.ErrOut, "No tokens. 'loom token create --user NAME' makes one; 'loom serve' makes one for you.")
 		}
 		return nil
 	}
-	now := f.now()
-	cs := f.IO.ColorScheme()
-	tp := term.NewTable(f.IO)
+	now := opts.Now()
+	cs := opts.IO.ColorScheme()
+	tp := term.NewTable(opts.IO)
 	// EXPIRES comes last so that the columns scripts read before it
 	// existed stay where they were.
 	tp.Header("ID", "USER", "NAME", "CREATED", "LAST USED", "REVOKED", "EXPIRES")
@@ -199,7 +214,7 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 	// Tokens made in the same minute share 8 characters; a shown prefix
 	// must work as revoke's argument, which looks among every user's.
 	every := list
-	if f.flags.user != "" {
+	if opts.User != "" {
 		if every, err = ts.Tokens(ctx, ""); err != nil {
 			return err
 		}
@@ -210,27 +225,27 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 	}
 	idLen := term.AbbrevLen(ids)
 	for _, t := range list {
-		tp.AddField(term.AbbrevID(f.IO, t.ID, idLen), cs.Cyan)
+		tp.AddField(term.AbbrevID(opts.IO, t.ID, idLen), cs.Cyan)
 		tp.AddField(t.UserID, nil)
 		tp.AddField(t.Name, nil)
-		tp.AddField(term.DisplayTime(f.IO, t.CreatedAt, now), cs.Gray)
+		tp.AddField(term.DisplayTime(opts.IO, t.CreatedAt, now), cs.Gray)
 		used, revoked := "", ""
 		if t.LastUsedAt != nil {
-			used = term.DisplayTime(f.IO, *t.LastUsedAt, now)
-		} else if f.IO.IsStdoutTTY() {
+			used = term.DisplayTime(opts.IO, *t.LastUsedAt, now)
+		} else if opts.IO.IsStdoutTTY() {
 			used = "never"
 		}
 		if t.RevokedAt != nil {
-			revoked = term.DisplayTime(f.IO, *t.RevokedAt, now)
+			revoked = term.DisplayTime(opts.IO, *t.RevokedAt, now)
 		}
 		tp.AddField(used, cs.Gray)
 		tp.AddField(revoked, cs.Red)
 		switch {
-		case t.ExpiresAt == nil && f.IO.IsStdoutTTY():
+		case t.ExpiresAt == nil && opts.IO.IsStdoutTTY():
 			tp.AddField("never", cs.Gray)
 		case t.ExpiresAt == nil:
 			tp.AddField("", nil)
-		case !f.IO.IsStdoutTTY():
+		case !opts.IO.IsStdoutTTY():
 			tp.AddField(loom.FormatTime(*t.ExpiresAt), nil)
 		case t.Expired(now):
 			tp.AddField("expired "+human.ShortAgo(now, *t.ExpiresAt), cs.Red)
@@ -242,14 +257,17 @@ func tokenListRun(ctx context.Context, opts *TokenListOptions) error {
 	return tp.Render()
 }
 
-// TokenRevokeOptions are the options of `loom token revoke`.
-type TokenRevokeOptions struct {
-	f   *Factory
+// RevokeOptions are the options of `loom token revoke`.
+type RevokeOptions struct {
+	IO         *term.IOStreams
+	TokenStore func(context.Context) (loom.TokenStore, error)
+	JSON       bool
+
 	Ref string
 }
 
-func newCmdTokenRevoke(f *Factory) *cobra.Command {
-	opts := &TokenRevokeOptions{f: f}
+func newCmdTokenRevoke(f *command.Factory) *cobra.Command {
+	opts := &RevokeOptions{IO: f.IO, TokenStore: tokenStore(f)}
 	cmd := &cobra.Command{
 		Use:   "revoke ID",
 		Short: "Revoke an access token for good",
@@ -257,18 +275,17 @@ func newCmdTokenRevoke(f *Factory) *cobra.Command {
 dashboard logged in with it is logged out. ID is the full id or a unique
 prefix of at least 4 characters, as 'loom token list' shows.`,
 		Example: `  loom token revoke 0196a3b2`,
-		Args:    argsBetween(1, 1),
+		Args:    command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ref = args[0]
-			return tokenRevokeRun(cmd.Context(), opts)
+			opts.Ref, opts.JSON = args[0], f.JSON()
+			return revokeRun(cmd.Context(), opts)
 		},
 	}
 	return cmd
 }
 
-func tokenRevokeRun(ctx context.Context, opts *TokenRevokeOptions) error {
-	f := opts.f
-	ts, err := f.tokenStore(ctx)
+func revokeRun(ctx context.Context, opts *RevokeOptions) error {
+	ts, err := opts.TokenStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -279,10 +296,10 @@ func tokenRevokeRun(ctx context.Context, opts *TokenRevokeOptions) error {
 	if err := ts.RevokeToken(ctx, tok.ID); err != nil {
 		return err
 	}
-	if f.JSON() {
-		return writeJSON(f.IO.Out, map[string]string{"revoked": tok.ID})
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, map[string]string{"revoked": tok.ID})
 	}
-	fmt.Fprintf(f.IO.ErrOut, "Revoked token %s of user %s.\n", tok.ID, tok.UserID)
+	fmt.Fprintf(opts.IO.ErrOut, "Revoked token %s of user %s.\n", tok.ID, tok.UserID)
 	return nil
 }
 

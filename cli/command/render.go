@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"fmt"
@@ -11,19 +11,19 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// messageRenderer writes messages for people: a header line per message,
+// MessageRenderer writes messages for people: a header line per message,
 // its text (what the model wrote as rendered Markdown on a terminal, what
 // the user typed as typed), and one line per tool call, file or sub-agent. Reasoning is
 // shown only when asked for, because it is long and rarely what a reader
 // is looking for. Everything printed from a message is stored text and
 // is escaped for the terminal (term.Sanitize) before it is styled.
-type messageRenderer struct {
+type MessageRenderer struct {
 	ios          *term.IOStreams
 	cs           *term.ColorScheme
 	now          time.Time
 	showThinking bool
 	// tools is how much of a tool call is shown under its line.
-	tools toolDetail
+	Tools toolDetail
 }
 
 // toolDetail is how much of a tool call a renderer shows.
@@ -31,18 +31,18 @@ type toolDetail int
 
 const (
 	toolsLine  toolDetail = iota // the call's line only
-	toolsBrief                   // its input on one line and the first toolOutputLines of its output
-	toolsFull                    // its whole input and output
+	ToolsBrief                   // its input on one line and the first toolOutputLines of its output
+	ToolsFull                    // its whole input and output
 )
 
 // toolOutputLines is how many lines of a tool's output toolsBrief shows.
 const toolOutputLines = 5
 
-func newMessageRenderer(ios *term.IOStreams, now time.Time, showThinking bool) *messageRenderer {
-	return &messageRenderer{ios: ios, cs: ios.ColorScheme(), now: now, showThinking: showThinking}
+func NewMessageRenderer(ios *term.IOStreams, now time.Time, showThinking bool) *MessageRenderer {
+	return &MessageRenderer{ios: ios, cs: ios.ColorScheme(), now: now, showThinking: showThinking}
 }
 
-func (r *messageRenderer) roleColor(role string) func(string) string {
+func (r *MessageRenderer) roleColor(role string) func(string) string {
 	switch role {
 	case loom.RoleUser:
 		return r.cs.Green
@@ -57,7 +57,7 @@ func (r *messageRenderer) roleColor(role string) func(string) string {
 }
 
 // Render writes one message.
-func (r *messageRenderer) Render(w io.Writer, m *loom.Message) error {
+func (r *MessageRenderer) Render(w io.Writer, m *loom.Message) error {
 	var b strings.Builder
 	head := []string{r.roleColor(m.Role)(r.cs.Bold(m.Role))}
 	if m.Model != "" && m.Role != loom.RoleUser {
@@ -76,7 +76,7 @@ func (r *messageRenderer) Render(w io.Writer, m *loom.Message) error {
 	return err
 }
 
-func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
+func (r *MessageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 	switch p.Type {
 	case loom.PartText:
 		t := strings.TrimRight(p.Text, "\n")
@@ -93,7 +93,7 @@ func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 		if !r.showThinking || strings.TrimSpace(p.Text) == "" {
 			return
 		}
-		b.WriteString(thinkingBlock(r.cs, p.Text, r.ios.TerminalWidth()))
+		b.WriteString(ThinkingBlock(r.cs, p.Text, r.ios.TerminalWidth()))
 	case loom.PartTool:
 		b.WriteString(r.toolLine(p) + "\n")
 		r.toolBody(b, p)
@@ -121,7 +121,7 @@ func (r *messageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 
 // toolLine is a tool call on one line: name, status, duration, title,
 // and the error of a failed call.
-func (r *messageRenderer) toolLine(p loom.Part) string {
+func (r *MessageRenderer) toolLine(p loom.Part) string {
 	status := term.SanitizeLine(p.Status)
 	switch p.Status {
 	case loom.ToolCompleted:
@@ -140,7 +140,7 @@ func (r *messageRenderer) toolLine(p loom.Part) string {
 	}
 	line := "  ⚙ " + strings.Join(fields, r.cs.Gray(" · "))
 	if p.Status == loom.ToolError && p.Error != "" {
-		line += r.cs.Red(": " + truncate(term.SanitizeLine(p.Error), 120))
+		line += r.cs.Red(": " + Truncate(term.SanitizeLine(p.Error), 120))
 	}
 	return line
 }
@@ -148,21 +148,21 @@ func (r *messageRenderer) toolLine(p loom.Part) string {
 // toolBody writes what a tool call was given and what it returned, under
 // its line, as much of them as r.tools asks for. An error is on the
 // call's line already.
-func (r *messageRenderer) toolBody(b *strings.Builder, p loom.Part) {
-	if r.tools == toolsLine {
+func (r *MessageRenderer) toolBody(b *strings.Builder, p loom.Part) {
+	if r.Tools == toolsLine {
 		return
 	}
 	const indent = "    "
-	if r.tools == toolsFull {
+	if r.Tools == ToolsFull {
 		for _, l := range nonEmptyLines(human.PrettyJSON(p.Input)) {
 			b.WriteString(r.cs.Gray(indent+"› "+l) + "\n")
 		}
 	} else if in := term.SanitizeLine(human.InputLine(p.Input)); in != "" && in != term.SanitizeLine(p.Title) {
-		b.WriteString(indent + truncate(in, max(40, r.ios.TerminalWidth()-len(indent))) + "\n")
+		b.WriteString(indent + Truncate(in, max(40, r.ios.TerminalWidth()-len(indent))) + "\n")
 	}
 	out := nonEmptyLines(human.OutputText(p.Output))
 	shown := out
-	if r.tools == toolsBrief && len(out) > toolOutputLines {
+	if r.Tools == ToolsBrief && len(out) > toolOutputLines {
 		shown = out[:toolOutputLines]
 	}
 	for _, l := range shown {
@@ -170,10 +170,10 @@ func (r *messageRenderer) toolBody(b *strings.Builder, p loom.Part) {
 			b.WriteString(r.cs.Gray(indent+"│") + "\n")
 			continue
 		}
-		if r.tools == toolsBrief {
+		if r.Tools == ToolsBrief {
 			// A brief is a few lines of the screen's width, not a
 			// 2,000-character line of minified output.
-			l = truncate(l, max(40, r.ios.TerminalWidth()-len(indent)-2))
+			l = Truncate(l, max(40, r.ios.TerminalWidth()-len(indent)-2))
 		}
 		b.WriteString(r.cs.Gray(indent+"│ ") + l + "\n")
 	}
