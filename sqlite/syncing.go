@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/replica"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/synclog"
 )
@@ -253,7 +254,7 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 			return err
 		}
 	}
-	return stampLocal(ctx, w, st, uint64(idx)-base, p)
+	return replica.Local(ctx, syncTx{w}, st, uint64(idx)-base, p)
 }
 
 // Seen implements sqlstore.SyncLog: this store's own records so far,
