@@ -147,8 +147,8 @@ func (s *Store) logSession(ctx context.Context, w writes, x *loom.Session) error
 
 // syncBase returns how many rows of the log belong to hosts the store
 // was before its current one (see SyncRehome).
-func syncBase(ctx context.Context, db queryer) (uint64, error) {
-	var base uint64
+func syncBase(ctx context.Context, db queryer) (int64, error) {
+	var base int64
 	if err := db.QueryRowContext(ctx, syncBaseSQL).Scan(&base); err != nil {
 		return 0, fmt.Errorf("read sync state: %w", err)
 	}
@@ -158,10 +158,10 @@ func syncBase(ctx context.Context, db queryer) (uint64, error) {
 // syncPos returns the store's host and its base (syncBase), read in the
 // transaction of db: another process may have given the store a new
 // host since this one last looked.
-func syncPos(ctx context.Context, db queryer) (synclog.HostID, uint64, error) {
+func syncPos(ctx context.Context, db queryer) (synclog.HostID, int64, error) {
 	// One read on every change a syncing store records.
 	var host string
-	var base uint64
+	var base int64
 	if err := db.QueryRowContext(ctx, syncPosSQL).Scan(&host, &base); err != nil {
 		return "", 0, fmt.Errorf("read sync state: %w", err)
 	}
@@ -170,7 +170,7 @@ func syncPos(ctx context.Context, db queryer) (synclog.HostID, uint64, error) {
 
 // SyncLog returns up to limit records of the store's sync log after
 // index after, in order: the current host's records.
-func (s *Store) SyncLog(ctx context.Context, after uint64, limit int) ([]synclog.LogRecord, error) {
+func (s *Store) SyncLog(ctx context.Context, after int64, limit int) ([]synclog.LogRecord, error) {
 	base, err := syncBase(ctx, reads{s})
 	if err != nil {
 		return nil, err
@@ -254,7 +254,7 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 			return err
 		}
 	}
-	return replica.Local(ctx, syncTx{w}, st, uint64(idx)-base, p)
+	return replica.Local(ctx, syncTx{w}, st, idx-base, p)
 }
 
 // Seen implements sqlstore.SyncLog: this store's own records so far,
@@ -267,7 +267,7 @@ func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 	if host == "" {
 		return nil, errors.New("sync is not set up")
 	}
-	var last uint64
+	var last int64
 	if err := w.QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
 		return nil, err
 	}
@@ -281,8 +281,8 @@ func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 
 // SyncLast returns the index of the last record of the store's own sync
 // log, 0 when it has none: one read, whatever the log's length.
-func (s *Store) SyncLast(ctx context.Context) (uint64, error) {
-	var last uint64
+func (s *Store) SyncLast(ctx context.Context) (int64, error) {
+	var last int64
 	if err := (reads{s}).QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
 		return 0, fmt.Errorf("read the sync log: %w", err)
 	}
@@ -308,7 +308,7 @@ func applied(ctx context.Context, db queryer) (synclog.Vector, error) {
 	v := synclog.Vector{}
 	for rows.Next() {
 		var h string
-		var i uint64
+		var i int64
 		if err := rows.Scan(&h, &i); err != nil {
 			return nil, fmt.Errorf("read what sync applied: %w", err)
 		}

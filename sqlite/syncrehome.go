@@ -32,7 +32,7 @@ import (
 // of the old host after shared, and the store stops the old host's log
 // there itself: every machine stops before the junk instead of failing
 // on it at every sync.
-func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared uint64, junk bool) (synclog.Rehome, error) {
+func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (synclog.Rehome, error) {
 	var r synclog.Rehome
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -44,16 +44,16 @@ func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared uint
 
 // SyncRetired returns the hosts whose logs stop (synclog.Retired), with
 // the index after which they do.
-func (s *Store) SyncRetired(ctx context.Context) (map[synclog.HostID]uint64, error) {
+func (s *Store) SyncRetired(ctx context.Context) (map[synclog.HostID]int64, error) {
 	rows, err := reads{s}.QueryContext(ctx, `SELECT substr(name, 9), CAST(value AS INTEGER) FROM sync_state WHERE name LIKE 'retired %'`)
 	if err != nil {
 		return nil, fmt.Errorf("read sync state: %w", err)
 	}
 	defer rows.Close()
-	out := map[synclog.HostID]uint64{}
+	out := map[synclog.HostID]int64{}
 	for rows.Next() {
 		var h string
-		var after uint64
+		var after int64
 		if err := rows.Scan(&h, &after); err != nil {
 			return nil, fmt.Errorf("read sync state: %w", err)
 		}

@@ -27,8 +27,8 @@ func (w syncTx) Host(ctx context.Context) (synclog.HostID, error) { return syncH
 func (w syncTx) Owner() string { return w.s.holder.Owner }
 
 // Applied implements replica.Tx.
-func (w syncTx) Applied(ctx context.Context, host synclog.HostID) (uint64, error) {
-	var last uint64
+func (w syncTx) Applied(ctx context.Context, host synclog.HostID) (int64, error) {
+	var last int64
 	err := w.QueryRowContext(ctx, `SELECT idx FROM sync_applied WHERE host = ?`, string(host)).Scan(&last)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("read sync state: %w", err)
@@ -37,7 +37,7 @@ func (w syncTx) Applied(ctx context.Context, host synclog.HostID) (uint64, error
 }
 
 // SetApplied implements replica.Tx.
-func (w syncTx) SetApplied(ctx context.Context, host synclog.HostID, idx uint64) error {
+func (w syncTx) SetApplied(ctx context.Context, host synclog.HostID, idx int64) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sync_applied (host, idx) VALUES (?, ?)
 		ON CONFLICT (host) DO UPDATE SET idx = excluded.idx`, string(host), idx); err != nil {
 		return fmt.Errorf("write sync state: %w", err)
@@ -347,14 +347,14 @@ func (w syncTx) ImportRecorded(ctx context.Context, data []*loom.SessionData) er
 }
 
 // KeepFragment implements replica.Tx.
-func (w syncTx) KeepFragment(ctx context.Context, host synclog.HostID, idx uint64, data []byte) error {
+func (w syncTx) KeepFragment(ctx context.Context, host synclog.HostID, idx int64, data []byte) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_fragments (host, idx, data) VALUES (?, ?, ?)
 		ON CONFLICT (host, idx) DO UPDATE SET data = excluded.data`, string(host), idx, data)
 	return err
 }
 
 // Fragments implements replica.Tx.
-func (w syncTx) Fragments(ctx context.Context, host synclog.HostID, first, last uint64) ([]replica.Fragment, error) {
+func (w syncTx) Fragments(ctx context.Context, host synclog.HostID, first, last int64) ([]replica.Fragment, error) {
 	return rowscan.All(ctx, rowsOf{w}, func(r rowscan.Scanner) (replica.Fragment, error) {
 		var f replica.Fragment
 		return f, r.Scan(&f.Index, &f.Data)
@@ -362,13 +362,13 @@ func (w syncTx) Fragments(ctx context.Context, host synclog.HostID, first, last 
 }
 
 // DropFragments implements replica.Tx.
-func (w syncTx) DropFragments(ctx context.Context, host synclog.HostID, last uint64) error {
+func (w syncTx) DropFragments(ctx context.Context, host synclog.HostID, last int64) error {
 	_, err := w.ExecContext(ctx, `DELETE FROM sync_fragments WHERE host = ? AND idx <= ?`, string(host), last)
 	return err
 }
 
 // Retire implements replica.Tx: the earliest word holds.
-func (w syncTx) Retire(ctx context.Context, host synclog.HostID, after uint64) error {
+func (w syncTx) Retire(ctx context.Context, host synclog.HostID, after int64) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('retired ' || ?1, CAST(?2 AS TEXT))
 		ON CONFLICT (name) DO UPDATE SET value = CAST(min(CAST(value AS INTEGER), ?2) AS TEXT)`, string(host), after)
 	if err != nil {
@@ -378,17 +378,17 @@ func (w syncTx) Retire(ctx context.Context, host synclog.HostID, after uint64) e
 }
 
 // Pos implements replica.Rehomer.
-func (w syncTx) Pos(ctx context.Context) (synclog.HostID, uint64, error) { return syncPos(ctx, w) }
+func (w syncTx) Pos(ctx context.Context) (synclog.HostID, int64, error) { return syncPos(ctx, w) }
 
 // LogLen implements replica.Rehomer.
-func (w syncTx) LogLen(ctx context.Context) (uint64, error) {
-	var rows uint64
+func (w syncTx) LogLen(ctx context.Context) (int64, error) {
+	var rows int64
 	err := w.QueryRowContext(ctx, syncLastIndexSQL).Scan(&rows)
 	return rows, err
 }
 
 // LogHLC implements replica.Rehomer.
-func (w syncTx) LogHLC(ctx context.Context, row uint64) (synclog.HLC, error) {
+func (w syncTx) LogHLC(ctx context.Context, row int64) (synclog.HLC, error) {
 	var hlc synclog.HLC
 	err := w.QueryRowContext(ctx, `SELECT hlc FROM sync_log WHERE idx = ?`, row).Scan(&hlc)
 	return hlc, err
@@ -396,7 +396,7 @@ func (w syncTx) LogHLC(ctx context.Context, row uint64) (synclog.HLC, error) {
 
 // CopyLog implements replica.Rehomer: SQLite copies the rows, never held
 // here.
-func (w syncTx) CopyLog(ctx context.Context, after, upto uint64) (int, error) {
+func (w syncTx) CopyLog(ctx context.Context, after, upto int64) (int, error) {
 	res, err := w.ExecContext(ctx, `INSERT INTO sync_log (hlc, payload)
 		SELECT hlc, payload FROM sync_log WHERE idx > ? AND idx <= ? ORDER BY idx`, after, upto)
 	if err != nil {
@@ -408,7 +408,7 @@ func (w syncTx) CopyLog(ctx context.Context, after, upto uint64) (int, error) {
 
 // LogRows implements replica.Rehomer: a payload's second byte is its
 // type.
-func (w syncTx) LogRows(ctx context.Context, after uint64, types ...synclog.Type) ([]replica.LogRow, error) {
+func (w syncTx) LogRows(ctx context.Context, after int64, types ...synclog.Type) ([]replica.LogRow, error) {
 	args := []any{after}
 	for _, t := range types {
 		args = append(args, []byte{byte(t)})
@@ -421,13 +421,13 @@ func (w syncTx) LogRows(ctx context.Context, after uint64, types ...synclog.Type
 }
 
 // SetLogPayload implements replica.Rehomer.
-func (w syncTx) SetLogPayload(ctx context.Context, row uint64, payload []byte) error {
+func (w syncTx) SetLogPayload(ctx context.Context, row int64, payload []byte) error {
 	_, err := w.ExecContext(ctx, `UPDATE sync_log SET payload = ? WHERE idx = ?`, payload, row)
 	return err
 }
 
 // Rehost implements replica.Rehomer.
-func (w syncTx) Rehost(ctx context.Context, r synclog.Rehome, base uint64, cut synclog.HLC) error {
+func (w syncTx) Rehost(ctx context.Context, r synclog.Rehome, base int64, cut synclog.HLC) error {
 	for _, q := range []string{
 		`UPDATE sync_state SET value = ? WHERE name = 'host'`,
 		`INSERT INTO sync_state (name, value) VALUES ('base', CAST(?2 AS TEXT))

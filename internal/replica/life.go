@@ -53,7 +53,7 @@ func settleLife(ctx context.Context, tx Tx, id string, l synclog.Life) error {
 // worked merges record idx of host h, which did work in session id
 // (appends, part and usage updates, rewinds), into the session's life:
 // work a trash had not seen takes the session out of the trash.
-func worked(ctx context.Context, tx Tx, id string, h synclog.HostID, idx uint64) error {
+func worked(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64) error {
 	l, err := loadLife(ctx, tx, id)
 	if err != nil {
 		return err

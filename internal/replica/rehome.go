@@ -16,30 +16,30 @@ import (
 type Rehomer interface {
 	// Pos returns the store's host and its base: how many rows of the
 	// log belong to hosts the store was before.
-	Pos(ctx context.Context) (host synclog.HostID, base uint64, err error)
+	Pos(ctx context.Context) (host synclog.HostID, base int64, err error)
 	// LogLen returns the number of the log's last row, 0 for none.
-	LogLen(ctx context.Context) (uint64, error)
+	LogLen(ctx context.Context) (int64, error)
 	// LogHLC returns the stamp of row.
-	LogHLC(ctx context.Context, row uint64) (synclog.HLC, error)
+	LogHLC(ctx context.Context, row int64) (synclog.HLC, error)
 	// CopyLog writes rows after+1 to upto again after the last, in
 	// order, and returns how many it wrote.
-	CopyLog(ctx context.Context, after, upto uint64) (int, error)
+	CopyLog(ctx context.Context, after, upto int64) (int, error)
 	// LogRows returns the rows after after whose payloads are of types.
-	LogRows(ctx context.Context, after uint64, types ...synclog.Type) ([]LogRow, error)
+	LogRows(ctx context.Context, after int64, types ...synclog.Type) ([]LogRow, error)
 	// SetLogPayload replaces the payload of row.
-	SetLogPayload(ctx context.Context, row uint64, payload []byte) error
+	SetLogPayload(ctx context.Context, row int64, payload []byte) error
 	// Rehost makes the store host r.New, whose records start after row
 	// base; keeps that it applied r.Old's records up to r.Shared; and
 	// moves the message and part stamps of r.Old later than cut to
 	// r.New.
-	Rehost(ctx context.Context, r synclog.Rehome, base uint64, cut synclog.HLC) error
+	Rehost(ctx context.Context, r synclog.Rehome, base int64, cut synclog.HLC) error
 	// Record adds p to the store's own log.
 	Record(ctx context.Context, p synclog.Payload) error
 }
 
 // LogRow is one row of the store's own log.
 type LogRow struct {
-	Row     uint64
+	Row     int64
 	Payload []byte
 }
 
@@ -55,7 +55,7 @@ type LogRow struct {
 // shared records. With junk, the new host's log gets a Retired record of
 // the old host after shared, and the store stops the old host's log
 // there itself.
-func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared uint64, junk bool) (synclog.Rehome, error) {
+func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk bool) (synclog.Rehome, error) {
 	old, base, err := tx.Pos(ctx)
 	if err != nil {
 		return synclog.Rehome{}, err

@@ -143,7 +143,7 @@ func fragment(ctx context.Context, tx Tx, h synclog.Header, f *synclog.Fragment)
 	if f.Part < f.Of {
 		return nil, nil
 	}
-	first := h.Index - uint64(f.Of) + 1
+	first := h.Index - int64(f.Of) + 1
 	kept, err := tx.Fragments(ctx, h.Host, first, h.Index)
 	if err != nil {
 		return nil, fmt.Errorf("read fragments: %w", err)

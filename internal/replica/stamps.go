@@ -13,7 +13,7 @@ import (
 // recorded at st as record idx of its log: the same stamps and trash
 // state applying it elsewhere keeps, so that a change of another host
 // older than this one does not overwrite it.
-func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx uint64, p synclog.Payload) error {
+func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Payload) error {
 	if id := workedIn(p); id != "" {
 		if err := worked(ctx, tx, id, st.Host, idx); err != nil {
 			return err

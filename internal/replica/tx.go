@@ -24,10 +24,10 @@ type Tx interface {
 	Host(ctx context.Context) (synclog.HostID, error)
 	// Applied returns the index of the last record of host the store
 	// has applied, 0 for none.
-	Applied(ctx context.Context, host synclog.HostID) (uint64, error)
+	Applied(ctx context.Context, host synclog.HostID) (int64, error)
 	// SetApplied keeps that the store has applied host's records up
 	// to idx.
-	SetApplied(ctx context.Context, host synclog.HostID, idx uint64) error
+	SetApplied(ctx context.Context, host synclog.HostID, idx int64) error
 	// Observe moves the store's clock past hlc, for every process of
 	// this store: it fails with synclog.ErrClockAhead for a stamp too
 	// far ahead.
@@ -120,13 +120,13 @@ type Tx interface {
 	// KeepFragment keeps fragment data, record idx of host; Fragments
 	// returns host's kept fragments from first to last, by index;
 	// DropFragments lets those up to last go.
-	KeepFragment(ctx context.Context, host synclog.HostID, idx uint64, data []byte) error
-	Fragments(ctx context.Context, host synclog.HostID, first, last uint64) ([]Fragment, error)
-	DropFragments(ctx context.Context, host synclog.HostID, last uint64) error
+	KeepFragment(ctx context.Context, host synclog.HostID, idx int64, data []byte) error
+	Fragments(ctx context.Context, host synclog.HostID, first, last int64) ([]Fragment, error)
+	DropFragments(ctx context.Context, host synclog.HostID, last int64) error
 
 	// Retire stops host's log after index after, unless it stops
 	// earlier.
-	Retire(ctx context.Context, host synclog.HostID, after uint64) error
+	Retire(ctx context.Context, host synclog.HostID, after int64) error
 
 	Rehomer
 }
@@ -179,6 +179,6 @@ type Columns struct {
 
 // Fragment is a kept fragment's index and bytes.
 type Fragment struct {
-	Index uint64
+	Index int64
 	Data  []byte
 }
