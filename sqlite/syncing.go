@@ -194,9 +194,9 @@ func (s *Store) SyncLog(ctx context.Context, after int64, limit int) ([]synclog.
 	return out, nil
 }
 
-// Log implements sqlstore.Tx: the store's sync log, once sync is set up
-// on it.
-func (w writes) Log(ctx context.Context) (sqlstore.SyncLog, error) {
+// syncLog returns the store's sync log as w writes it, once sync is set
+// up on it; nil before.
+func (w writes) syncLog(ctx context.Context) (sqlstore.SyncLog, error) {
 	if on, err := w.Syncing(ctx); err != nil || !on {
 		return nil, err
 	}
@@ -328,10 +328,4 @@ func (w writes) MessageID(ctx context.Context, id string, seq int64) (string, er
 		return "", nil
 	}
 	return mid, err
-}
-
-// record adds the payload build makes to the sync log of the store tx
-// writes, when it keeps one (sqlstore.Record).
-func (s *Store) record(ctx context.Context, tx *sql.Tx, build func() (synclog.Payload, error)) error {
-	return sqlstore.Record(ctx, writes{s, tx}, func(sqlstore.SyncLog) (synclog.Payload, error) { return build() })
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/replica"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/synclog"
 )
@@ -216,11 +217,6 @@ func (w syncTx) StoreOf(ctx context.Context, id string, seq int64) (string, erro
 	return store, err
 }
 
-// MoveUsage implements replica.Tx.
-func (w syncTx) MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error {
-	return setUsage(ctx, w.tx, id, store, seq, old, u)
-}
-
 // Touch implements replica.Tx.
 func (w syncTx) Touch(ctx context.Context, id string, at time.Time) error {
 	if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ? AND source_tool = ''`,
@@ -336,14 +332,10 @@ func (w syncTx) KeyTaken(ctx context.Context, k replica.KeyScope, id string) (bo
 	return taken, err
 }
 
-// Import implements replica.Tx.
-func (w syncTx) Import(ctx context.Context, data []*loom.SessionData) error {
-	return w.s.importTx(ctx, w.tx, data)
-}
-
-// ImportRecorded implements replica.Tx.
+// ImportRecorded implements replica.Tx: a store that applies records
+// keeps a sync log.
 func (w syncTx) ImportRecorded(ctx context.Context, data []*loom.SessionData) error {
-	return w.s.importRecorded(ctx, w.tx, data)
+	return sqlstore.Import(ctx, w.writes, w.writes, data)
 }
 
 // KeepFragment implements replica.Tx.

@@ -225,7 +225,7 @@ func importNew(ctx context.Context, tx Tx, st synclog.Stamp, data []*loom.Sessio
 			clashes = append(clashes, k)
 		}
 	}
-	if err := tx.Import(ctx, rows); err != nil {
+	if err := tx.ImportRows(ctx, rows); err != nil {
 		return err
 	}
 	if err := stampImported(ctx, tx, st, data); err != nil {

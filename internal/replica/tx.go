@@ -15,10 +15,10 @@ import (
 )
 
 // Tx is a syncing store's write transaction as the rules see it: the
-// shared write steps (sqlstore.Tx) and the reads and writes of the
+// shared write steps (sqlstore.UpdateTx) and the reads and writes of the
 // state sync keeps beside the sessions, each one statement or scan.
 type Tx interface {
-	sqlstore.Tx
+	sqlstore.UpdateTx
 
 	// Host returns the store's host id, "" when sync is not set up.
 	Host(ctx context.Context) (synclog.HostID, error)
@@ -82,10 +82,6 @@ type Tx interface {
 	Messages(ctx context.Context, id string, from, to int64) ([]*loom.Message, error)
 	// StoreOf returns the store that holds row seq of session id.
 	StoreOf(ctx context.Context, id string, seq int64) (string, error)
-	// MoveUsage sets the usage of row seq of store, whose usage was old,
-	// to u, and moves the totals of session id by the difference.
-	MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error
-
 	// Touch makes session id as recent as at, unless it is more recent
 	// or imported.
 	Touch(ctx context.Context, id string, at time.Time) error
@@ -112,9 +108,8 @@ type Tx interface {
 	// KeyTaken reports whether a live session other than id has key k.
 	KeyTaken(ctx context.Context, k KeyScope, id string) (bool, error)
 
-	// Import writes data, validated, recording nothing; ImportRecorded
-	// records it in the store's own log too.
-	Import(ctx context.Context, data []*loom.SessionData) error
+	// ImportRecorded writes data, validated, and records it in the
+	// store's own log (sqlstore.Import).
 	ImportRecorded(ctx context.Context, data []*loom.SessionData) error
 
 	// KeepFragment keeps fragment data, record idx of host; Fragments
