@@ -53,7 +53,8 @@ func syncHost(ctx context.Context, db queryer) (synclog.HostID, error) {
 }
 
 // EnableSync sets sync up on the store, once: it gets a host id, its
-// sync log starts with the records of what it holds (see logHistory),
+// sync log starts with the records of what it holds
+// (sqlstore.RecordHistory),
 // and from then on every change it makes is also a record of the log. It
 // returns the host id, the one it had when sync was set up before.
 func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
@@ -68,7 +69,8 @@ func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 			return fmt.Errorf("set up sync: %w", err)
 		}
 		s.host.Store(&host)
-		if err := s.logHistory(ctx, writes{s, tx}); err != nil {
+		w := writes{s, tx}
+		if err := sqlstore.RecordHistory(ctx, w, w); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
 		return nil
@@ -79,70 +81,14 @@ func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 	return host, err
 }
 
-// logHistory records every session the store holds, oldest first (so a
-// parent before its forks and sub-agents), as an import of it as it is
-// now, in the trash or archived too (sqlstore.ImportRecords): a fork as a
-// whole session, its inherited messages included. It reads a thousand
-// messages at a time, so a long session's history is never in memory at
-// once.
-func (s *Store) logHistory(ctx context.Context, w writes) error {
-	sessions, err := s.querySessions(ctx, w, "ORDER BY s.created_at, s.id")
-	if err != nil {
-		return err
-	}
-	for _, x := range sessions {
-		if err := s.logSession(ctx, w, x); err != nil {
-			return fmt.Errorf("session %s: %w", x.ID, err)
-		}
-	}
-	return nil
+// AllSessions implements sqlstore.HistoryTx.
+func (w writes) AllSessions(ctx context.Context) ([]*loom.Session, error) {
+	return w.s.querySessions(ctx, w, "ORDER BY s.created_at, s.id")
 }
 
-// logSession records session x as logHistory does: an import of it with
-// its first messages, then appends of the rest, each record as long as
-// sqlstore.ChunkLen says, reading sqlstore.RecordChunk messages at a
-// time; then its archive again (sqlstore.Rearchive).
-func (s *Store) logSession(ctx context.Context, w writes, x *loom.Session) error {
-	x.Lock = nil // a lock is this host's own
-	records, prev, next := 0, "", int64(1)
-	for {
-		page, err := spanMessages(ctx, w, x.ID, next, sqlstore.OpenSeq, "", false, sqlstore.RecordChunk)
-		if err != nil {
-			return err
-		}
-		if records > 0 && len(page) == 0 {
-			break
-		}
-		full := len(page) == sqlstore.RecordChunk
-		for first := true; first || len(page) > 0; first = false {
-			n := sqlstore.ChunkLen(page)
-			if records == 0 && (n < len(page) || full) {
-				// The later chunks' appends add their usage when applied.
-				later, err := w.UsageOf(ctx, x.ID, int64(n)+1, sqlstore.OpenSeq)
-				if err != nil {
-					return err
-				}
-				row := *x
-				row.Usage.Sub(later)
-				x = &row
-			}
-			if err := w.Record(ctx, sqlstore.ChunkRecord(x, page[:n], prev)); err != nil {
-				return err
-			}
-			records++
-			if n > 0 {
-				prev, next = page[n-1].ID, page[n-1].Seq+1
-			}
-			page = page[n:]
-		}
-		if !full {
-			break
-		}
-	}
-	if p := sqlstore.Rearchive(x, records); p != nil {
-		return w.Record(ctx, p)
-	}
-	return nil
+// MessagesFrom implements sqlstore.HistoryTx.
+func (w writes) MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error) {
+	return spanMessages(ctx, w, id, from, sqlstore.OpenSeq, "", false, limit)
 }
 
 // syncBase returns how many rows of the log belong to hosts the store
