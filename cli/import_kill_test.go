@@ -75,33 +75,9 @@ func TestImportKilledAnywhere(t *testing.T) {
 	for range 8 {
 		cmd := exec.Command(loomBinary(t), "session", "import", "--from", "claude-code", corpus)
 		cmd.Dir, cmd.Env = fx.project, fx.binEnv()
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Kill it once it has written something more (an event: the
-		// store's file grew), or let it end.
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		before := fileSize(fx.db)
-	wait:
-		for {
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("an import that was not killed: %v\n%s", err, out.String())
-				}
-				break wait
-			default:
-			}
-			if fileSize(fx.db)+fileSize(fx.db+"-wal") > before {
-				cmd.Process.Kill()
-				<-done
-				kills++
-				break wait
-			}
-			time.Sleep(time.Millisecond) // poll: a file says nothing when it grows
+		// Kill it once it has written something more, or let it end.
+		if killWhenGrown(t, cmd, fx.db, 0) {
+			kills++
 		}
 	}
 	fx.mustExec(t, "session", "import", "--from", "claude-code", corpus)
@@ -112,6 +88,39 @@ func TestImportKilledAnywhere(t *testing.T) {
 	t.Logf("%d of 8 imports killed as they wrote", kills)
 	if kills == 0 {
 		t.Fatal("no import was killed while it wrote")
+	}
+}
+
+// killWhenGrown starts cmd and kills it (SIGKILL) once the SQLite store
+// at db, its file and its WAL, has grown by more than grown bytes (an
+// event: what the command wrote); it reports whether it killed it, and
+// fails the test when cmd ended on its own with an error.
+func killWhenGrown(t *testing.T, cmd *exec.Cmd, db string, grown int64) bool {
+	t.Helper()
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	size := func() int64 { return fileSize(db) + fileSize(db+"-wal") }
+	before := size()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s, not killed: %v\n%s", strings.Join(cmd.Args, " "), err, out.String())
+			}
+			return false
+		default:
+		}
+		if size() > before+grown {
+			cmd.Process.Kill()
+			<-done
+			return true
+		}
+		time.Sleep(time.Millisecond) // poll: a file says nothing when it grows
 	}
 }
 

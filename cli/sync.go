@@ -28,7 +28,7 @@ import (
 type syncStore interface {
 	hub.Replica
 	EnableSync(ctx context.Context) (synclog.HostID, error)
-	SyncLast(ctx context.Context) (uint64, error)
+	SyncLast(ctx context.Context) (int64, error)
 }
 
 // defaultSyncInterval is how often `loom sync --watch` syncs unless

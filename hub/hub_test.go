@@ -76,7 +76,7 @@ func TestPushAndPull(t *testing.T) {
 	}
 	var got []synclog.Payload
 	res, err := c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
-		if h.Host != self || h.Index != uint64(len(got)+1) || h.HLC != local[len(got)].HLC {
+		if h.Host != self || h.Index != int64(len(got)+1) || h.HLC != local[len(got)].HLC {
 			t.Errorf("record %d pulled with header %s", len(got)+1, h)
 		}
 		got = append(got, p)
@@ -143,7 +143,7 @@ func TestPullWaits(t *testing.T) {
 	// Each host logged 4 records (two sessions made, two appends). a's
 	// first record waits for b's last.
 	var order []string
-	done := map[synclog.HostID]uint64{}
+	done := map[synclog.HostID]int64{}
 	waited := 0
 	res, err := c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
 		if h.Host == a && h.Index == 1 && done[b] < 4 {

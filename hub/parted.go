@@ -21,17 +21,17 @@ import (
 // do not tell: two copies of a store that write in the same millisecond
 // stamp their records alike). The first differing record is found by
 // bisection, a record read at each step.
-func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, key envelope.Key, onHub int64) (uint64, bool, error) {
+func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, key envelope.Key, onHub int64) (int64, bool, error) {
 	local, err := log.SyncLast(ctx)
 	if err != nil {
 		return 0, false, err
 	}
-	hub := uint64(max(onHub, 0))
+	hub := max(onHub, 0)
 	m := min(hub, local)
 	if m == 0 {
 		return 0, hub > 0, nil
 	}
-	same := func(i uint64) (bool, error) {
+	same := func(i int64) (bool, error) {
 		mine, err := log.SyncLog(ctx, i-1, 1)
 		if err != nil {
 			return false, err
@@ -39,11 +39,11 @@ func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, key e
 		if len(mine) == 0 || mine[0].Index != i {
 			return false, fmt.Errorf("record %d of this store's sync log is missing", i)
 		}
-		theirs, _, err := c.Records(ctx, string(host), int64(i-1), 1)
+		theirs, _, err := c.Records(ctx, string(host), i-1, 1)
 		if err != nil {
 			return false, err
 		}
-		if len(theirs) == 0 || theirs[0].Index != int64(i) {
+		if len(theirs) == 0 || theirs[0].Index != i {
 			return false, fmt.Errorf("hub %s: record %d of host %s is missing", c.URL, i, host)
 		}
 		var h synclog.Header
@@ -63,7 +63,7 @@ func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, key e
 	if ok {
 		return m, hub > local, nil
 	}
-	lo, hi := uint64(0), m // record lo is the same (0: none), record hi is not
+	lo, hi := int64(0), m // record lo is the same (0: none), record hi is not
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
 		ok, err := same(mid)
@@ -110,11 +110,11 @@ func (c *Client) settle(ctx context.Context, r Replica, host synclog.HostID, key
 // junkAt reports whether host's record i on the hub, which holds onHub
 // of its records, is one that no machine with key wrote: its header is
 // not one, or it does not open.
-func (c *Client) junkAt(ctx context.Context, host synclog.HostID, key envelope.Key, i uint64, onHub int64) (bool, error) {
-	if int64(i) > onHub {
+func (c *Client) junkAt(ctx context.Context, host synclog.HostID, key envelope.Key, i int64, onHub int64) (bool, error) {
+	if i > onHub {
 		return false, nil
 	}
-	recs, _, err := c.Records(ctx, string(host), int64(i-1), 1)
+	recs, _, err := c.Records(ctx, string(host), i-1, 1)
 	if err != nil || len(recs) == 0 {
 		return false, err
 	}

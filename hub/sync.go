@@ -17,9 +17,9 @@ type Log interface {
 	SyncHost(ctx context.Context) (synclog.HostID, error)
 	// SyncLog returns up to limit of the log's records after index
 	// after, in order.
-	SyncLog(ctx context.Context, after uint64, limit int) ([]synclog.LogRecord, error)
+	SyncLog(ctx context.Context, after int64, limit int) ([]synclog.LogRecord, error)
 	// SyncLast returns the index of the log's last record, 0 when none.
-	SyncLast(ctx context.Context) (uint64, error)
+	SyncLast(ctx context.Context) (int64, error)
 }
 
 // batch is how many records one push or pull carries at most; a push
@@ -43,10 +43,10 @@ type Replica interface {
 	// With junk, the hub's record after the shared ones is one no
 	// machine with the key wrote: the store also writes that the old
 	// host's log stops there (synclog.Retired).
-	SyncRehome(ctx context.Context, from synclog.HostID, shared uint64, junk bool) (synclog.Rehome, error)
+	SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (synclog.Rehome, error)
 	// SyncRetired returns the hosts whose logs stop, and after which
 	// index (synclog.Retired).
-	SyncRetired(ctx context.Context) (map[synclog.HostID]uint64, error)
+	SyncRetired(ctx context.Context) (map[synclog.HostID]int64, error)
 }
 
 // Result is what one Sync did: records sent, records applied, and the
@@ -110,7 +110,7 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 		// The records pulled may have said that the log the error
 		// stopped in ends before it.
 		if now, rerrr := r.SyncRetired(ctx); rerrr == nil {
-			if after, ok := now[synclog.HostID(rerr.host)]; ok && after < uint64(rerr.index) {
+			if after, ok := now[synclog.HostID(rerr.host)]; ok && after < rerr.index {
 				err = nil
 			}
 		}
@@ -149,10 +149,10 @@ func (c *Client) Push(ctx context.Context, log Log, key envelope.Key) (int, erro
 
 // push is Push of host's log, where the hub holds hosts.
 func (c *Client) push(ctx context.Context, log Log, host synclog.HostID, key envelope.Key, hosts []loom.SyncHost) (int, error) {
-	var last uint64
+	var last int64
 	for _, h := range hosts {
 		if h.Host == string(host) {
-			last = uint64(h.Last)
+			last = h.Last
 		}
 	}
 	sent := 0
@@ -178,13 +178,13 @@ func (c *Client) push(ctx context.Context, log Log, host synclog.HostID, key env
 			if size += int64(len(hb) + len(body)); len(out) > 0 && size > loom.MaxSyncBatchBytes {
 				break
 			}
-			out = append(out, loom.SyncRecord{Host: string(host), Index: int64(r.Index), Header: hb, Body: body})
+			out = append(out, loom.SyncRecord{Host: string(host), Index: r.Index, Header: hb, Body: body})
 		}
 		if _, err := c.Put(ctx, out); err != nil {
 			return sent, fmt.Errorf("push records %d to %d: %w", out[0].Index, out[len(out)-1].Index, err)
 		}
 		sent += len(out)
-		last = uint64(out[len(out)-1].Index)
+		last = out[len(out)-1].Index
 	}
 }
 
@@ -229,7 +229,7 @@ func (c *Client) pull(ctx context.Context, self synclog.HostID, applied synclog.
 	var res PullResult
 	after := map[string]int64{}
 	for _, h := range hosts {
-		after[h.Host] = int64(applied[synclog.HostID(h.Host)])
+		after[h.Host] = applied[synclog.HostID(h.Host)]
 	}
 	// A host whose record does not open or apply stops there; the
 	// others' records still apply (one machine's damaged or foreign
@@ -304,7 +304,7 @@ func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string
 			if err := hd.UnmarshalBinary(r.Header); err != nil {
 				return n, nil, recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)}
 			}
-			if r.Host != h.Host || string(hd.Host) != r.Host || int64(hd.Index) != r.Index {
+			if r.Host != h.Host || string(hd.Host) != r.Host || hd.Index != r.Index {
 				return n, nil, recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)}
 			}
 			p, err := synclog.Open(key, hd, r.Body)
@@ -331,14 +331,14 @@ func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string
 
 // stopRetired returns hosts with the logs that retired says stop ending
 // there.
-func stopRetired(hosts []loom.SyncHost, retired map[synclog.HostID]uint64) []loom.SyncHost {
+func stopRetired(hosts []loom.SyncHost, retired map[synclog.HostID]int64) []loom.SyncHost {
 	if len(retired) == 0 {
 		return hosts
 	}
 	out := slices.Clone(hosts)
 	for i, h := range out {
-		if after, ok := retired[synclog.HostID(h.Host)]; ok && int64(after) < h.Last {
-			out[i].Last = int64(after)
+		if after, ok := retired[synclog.HostID(h.Host)]; ok && after < h.Last {
+			out[i].Last = after
 		}
 	}
 	return out

@@ -32,7 +32,9 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if err != nil {
 		return err
 	}
-	err = s.withTx(ctx, func(tx pgx.Tx) error { return s.importTx(ctx, tx, p) })
+	err = s.withTx(ctx, func(tx pgx.Tx) error {
+		return sqlstore.Import(ctx, &writeTx{s: s, tx: tx, prepared: p}, noLog, data)
+	})
 	if err == nil {
 		s.analyzeImported(ctx, len(data))
 	}
@@ -78,6 +80,19 @@ func prepareImport(data []*loom.SessionData) (*importRows, error) {
 		}
 	}
 	return p, nil
+}
+
+// ImportRows implements sqlstore.UpdateTx with importTx, of the rows
+// prepared before the transaction (prepareImport) when there are.
+func (w *writeTx) ImportRows(ctx context.Context, data []*loom.SessionData) error {
+	p := w.prepared
+	if p == nil {
+		var err error
+		if p, err = prepareImport(data); err != nil {
+			return err
+		}
+	}
+	return w.s.importTx(ctx, w.tx, p)
 }
 
 // importTx writes the rows of an import inside tx: sessions as one

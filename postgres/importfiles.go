@@ -90,12 +90,13 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 	var fresh []*loom.Session
 	now := ms(s.Now())
 	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
+		wt := &writeTx{s: s, tx: tx, prepared: p}
 		if p != nil {
-			if err := s.importTx(ctx, tx, p); err != nil {
+			if err := sqlstore.Import(ctx, wt, noLog, w.Sessions); err != nil {
 				return err
 			}
 		}
-		fresh, err = sqlstore.ApplyChanges(ctx, &writeTx{s: s, tx: tx}, w.Changes, s.holder.Owner, now)
+		fresh, err = sqlstore.ApplyChanges(ctx, wt, noLog, w.Changes, s.holder.Owner, now)
 		if err != nil {
 			return err
 		}
@@ -107,20 +108,4 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 	s.analyzeImported(ctx, len(w.Sessions))
 	sqlstore.Refresh(w.Changes, fresh)
 	return nil
-}
-
-// SetPart implements sqlstore.ImportTx.
-func (w *writeTx) SetPart(ctx context.Context, sessionID string, seq int64, p loom.Part) error {
-	return w.s.updatePart(ctx, w.tx, sessionID, seq, p)
-}
-
-// SetUsage implements sqlstore.ImportTx.
-func (w *writeTx) SetUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return w.s.updateUsage(ctx, w.tx, sessionID, seq, u)
-}
-
-// SetTitle implements sqlstore.ImportTx.
-func (w *writeTx) SetTitle(ctx context.Context, sessionID, title string) error {
-	_, err := w.s.updateSession(ctx, w.tx, sessionID, loom.SessionUpdate{Title: &title})
-	return err
 }

@@ -30,7 +30,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if err != nil {
 			return err
 		}
-		out, err = sqlstore.Fork(ctx, &writeTx{s: s, tx: tx}, src, opts)
+		out, err = sqlstore.Fork(ctx, &writeTx{s: s, tx: tx}, noLog, src, opts)
 		return err
 	})
 	return out, err
@@ -41,7 +41,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 	var out []*loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = sqlstore.Delete(ctx, &writeTx{s: s, tx: tx}, id, opts, s.holder.Owner, s.Now())
+		out, err = sqlstore.Delete(ctx, &writeTx{s: s, tx: tx}, noLog, id, opts, s.holder.Owner, s.Now())
 		return err
 	})
 	return out, err
@@ -50,7 +50,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 // Restore implements loom.Store with sqlstore.Restore.
 func (s *Store) Restore(ctx context.Context, id string) error {
 	return s.withTx(ctx, func(tx pgx.Tx) error {
-		return sqlstore.Restore(ctx, &writeTx{s: s, tx: tx}, id)
+		return sqlstore.Restore(ctx, &writeTx{s: s, tx: tx}, noLog, id)
 	})
 }
 
@@ -66,7 +66,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 	var res *loom.PruneResult
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		res, err = sqlstore.Prune(ctx, &writeTx{s: s, tx: tx}, opts, s.holder.Owner, s.Now())
+		res, err = sqlstore.Prune(ctx, &writeTx{s: s, tx: tx}, noLog, opts, s.holder.Owner, s.Now())
 		return err
 	})
 	return res, err

@@ -43,27 +43,7 @@ func (s *Store) scanLock(row pgx.Row, sessionID string) (*loom.Lock, error) {
 func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) {
 	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sqlstore.LockSteps{
 		Take: func(ctx context.Context, l loom.Lock) error {
-			return s.withTx(ctx, func(tx pgx.Tx) error {
-				if _, err := tx.Exec(ctx, lockSessionSQL, sessionID); err != nil {
-					return fmt.Errorf("lock %s: %w", sessionID, err)
-				}
-				holder, err := s.scanLock(tx.QueryRow(ctx, lockRowSQL, sessionID), sessionID)
-				if err != nil {
-					return err
-				}
-				if holder != nil {
-					return loom.Locked(sessionID, holder)
-				}
-				_, err = tx.Exec(ctx, `INSERT INTO locks (session_id, owner, pid, host, since, expires_at)
-					VALUES ($1, $2, $3, $4, $5, $6)
-					ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
-						host = excluded.host, since = excluded.since, expires_at = excluded.expires_at`,
-					sessionID, l.Owner, l.PID, l.Host, l.Since, l.Expires)
-				if err != nil {
-					return fmt.Errorf("lock %s: %w", sessionID, err)
-				}
-				return nil
-			})
+			return s.withTx(ctx, func(tx pgx.Tx) error { return sqlstore.PutLock(ctx, lockTx{s, tx}, sessionID, l) })
 		},
 		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
 			tag, err := s.pool.Exec(ctx, `UPDATE locks SET expires_at = $1 WHERE session_id = $2 AND owner = $3`,
@@ -75,6 +55,36 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 			return err
 		},
 	})
+}
+
+// lockTx is the transaction of taking a lock (sqlstore.LockTx): the
+// lock row is read and written under the session's writer
+// serialisation, and the session's row is not locked.
+type lockTx struct {
+	s  *Store
+	tx pgx.Tx
+}
+
+// CheckWriter implements sqlstore.LockTx.
+func (w lockTx) CheckWriter(ctx context.Context, id string) error {
+	if _, err := w.tx.Exec(ctx, lockSessionSQL, id); err != nil {
+		return fmt.Errorf("lock %s: %w", id, err)
+	}
+	holder, err := w.s.scanLock(w.tx.QueryRow(ctx, lockRowSQL, id), id)
+	if err != nil {
+		return err
+	}
+	return writeState{holder: holder}.check(id)
+}
+
+// PutLock implements sqlstore.LockTx.
+func (w lockTx) PutLock(ctx context.Context, id string, l loom.Lock) error {
+	_, err := w.tx.Exec(ctx, `INSERT INTO locks (session_id, owner, pid, host, since, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
+			host = excluded.host, since = excluded.since, expires_at = excluded.expires_at`,
+		id, l.Owner, l.PID, l.Host, l.Since, l.Expires)
+	return err
 }
 
 // writeState is what a writing transaction learns about its session once

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -30,7 +31,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 	var fresh *loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		fresh, err = sqlstore.Append(ctx, &writeTx{s: s, tx: tx}, x, msgs, s.holder.Owner, ms(s.Now()))
+		fresh, err = sqlstore.Append(ctx, &writeTx{s: s, tx: tx}, noLog, x, msgs, s.holder.Owner, ms(s.Now()))
 		return err
 	})
 	if err != nil {
@@ -96,50 +97,69 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	return spanMessages(ctx, s.pool, sessionID, max(from, 1), sqlstore.OpenSeq, "", 0, false)
 }
 
-// UpdatePart implements loom.Store. A message the session inherits (a
-// fork's from its parent) is copied into the session first, and a body
-// shared with another message is copied before it is changed, so the
-// update never changes another session's history.
+// UpdatePart implements loom.Store with sqlstore.UpdatePart.
 func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error {
 	if err := part.Validate(); err != nil {
 		return err
 	}
-	return s.withTx(ctx, func(tx pgx.Tx) error { return s.updatePart(ctx, tx, sessionID, seq, part) })
+	return s.withTx(ctx, func(tx pgx.Tx) error {
+		return sqlstore.UpdatePart(ctx, &writeTx{s: s, tx: tx}, noLog, sessionID, seq, part, s.Now())
+	})
 }
 
-// updatePart is what UpdatePart does, inside tx.
-func (s *Store) updatePart(ctx context.Context, tx pgx.Tx, sessionID string, seq int64, part loom.Part) error {
-	m, err := s.messageForUpdate(ctx, tx, sessionID, seq)
-	if err != nil {
-		return err
-	}
-	if err := sqlstore.ReplacePart(m, sessionID, seq, part); err != nil {
-		return err
-	}
-	return s.rewriteBody(ctx, tx, m)
-}
-
-// UpdateUsage implements loom.Store.
+// UpdateUsage implements loom.Store with sqlstore.UpdateUsage.
 func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.withTx(ctx, func(tx pgx.Tx) error { return s.updateUsage(ctx, tx, sessionID, seq, u) })
+	return s.withTx(ctx, func(tx pgx.Tx) error {
+		return sqlstore.UpdateUsage(ctx, &writeTx{s: s, tx: tx}, noLog, sessionID, seq, u)
+	})
 }
 
-// updateUsage is what UpdateUsage does, inside tx.
-func (s *Store) updateUsage(ctx context.Context, tx pgx.Tx, sessionID string, seq int64, u loom.Usage) error {
-	if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
-		return err
+// BeginUpdate implements sqlstore.UpdateTx with beginUpdate.
+func (w *writeTx) BeginUpdate(ctx context.Context, id string) error {
+	return w.s.beginUpdate(ctx, w.tx, id)
+}
+
+// Message implements sqlstore.UpdateTx.
+func (w *writeTx) Message(ctx context.Context, id string, seq int64) (*loom.Message, error) {
+	msgs, err := spanMessages(ctx, w.tx, id, seq, seq, "", 0, false)
+	if err != nil || len(msgs) == 0 {
+		return nil, err
 	}
+	return msgs[0], nil
+}
+
+// EncodeBody implements sqlstore.UpdateTx: the search text cleaned for
+// PostgreSQL's text (clean).
+func (w *writeTx) EncodeBody(m *loom.Message) (sqlstore.Body, error) {
+	parts, err := sqlstore.EncodeParts(m)
+	return sqlstore.Body{Parts: parts, Text: clean(m.SearchText())}, err
+}
+
+// Written implements sqlstore.UpdateTx.
+func (w *writeTx) Written(ctx context.Context, id string, now time.Time) error {
+	_, err := w.tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2 AND source_tool = ''`, ms(now), id)
+	return err
+}
+
+// OwnUsage implements sqlstore.UpdateTx, locking the message's row.
+func (w *writeTx) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
 	var old loom.Usage
-	err := tx.QueryRow(ctx, `SELECT input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = $1 AND seq = $2 FOR UPDATE`, sessionID, seq).Scan(
-		&old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
+	var mid string
+	err := w.tx.QueryRow(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+		cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = $1 AND seq = $2 FOR UPDATE`, id, seq).Scan(
+		&mid, &old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
 		&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", sessionID, seq)
+		return "", old, loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", id, seq)
 	}
 	if err != nil {
-		return fmt.Errorf("read usage of message %d: %w", seq, err)
+		return "", old, fmt.Errorf("read usage of message %d: %w", seq, err)
 	}
+	return mid, old, nil
+}
+
+// MoveUsage implements sqlstore.UpdateTx in one round trip.
+func (w *writeTx) MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error {
 	d := u
 	d.Sub(old)
 	b := &pgx.Batch{}
@@ -147,49 +167,13 @@ func (s *Store) updateUsage(ctx context.Context, tx pgx.Tx, sessionID string, se
 		cache_read_tokens = $4, cache_write_tokens = $5, cost_usd = $6, api_calls = $7, compactions = $8
 		WHERE session_id = $9 AND seq = $10`,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions,
-		sessionID, seq)
+		store, seq)
 	b.Queue(`UPDATE sessions SET input_tokens = input_tokens + $1, output_tokens = output_tokens + $2,
 		reasoning_tokens = reasoning_tokens + $3, cache_read_tokens = cache_read_tokens + $4,
 		cache_write_tokens = cache_write_tokens + $5, cost_usd = cost_usd + $6, api_calls = api_calls + $7,
 		compactions = compactions + $8 WHERE id = $9`,
-		d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, sessionID)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("update usage of message %d of %s: %w", seq, sessionID, err)
-	}
-	return nil
-}
-
-// messageForUpdate holds the session for writing (beginUpdate) and reads
-// its message seq, nil when there is none.
-func (s *Store) messageForUpdate(ctx context.Context, tx pgx.Tx, sessionID string, seq int64) (*loom.Message, error) {
-	if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
-		return nil, err
-	}
-	msgs, err := spanMessages(ctx, tx, sessionID, seq, seq, "", 0, false)
-	if err != nil || len(msgs) == 0 {
-		return nil, err
-	}
-	return msgs[0], nil
-}
-
-// rewriteBody stores m's parts as sqlstore.WriteMessage says: a copy
-// for the session when it inherits m, copies as it was for the sessions
-// that read it when the session stores it, and a body of its own when
-// another row shares its body. A fork that could start sharing it
-// meanwhile waits on the session row that beginWrite locked.
-func (s *Store) rewriteBody(ctx context.Context, tx pgx.Tx, m *loom.Message) error {
-	parts, err := sqlstore.EncodeParts(m)
-	if err != nil {
-		return err
-	}
-	err = sqlstore.WriteMessage(ctx, &writeTx{s: s, tx: tx}, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: clean(m.SearchText())})
-	if err != nil {
-		return fmt.Errorf("update message %d: %w", m.Seq, err)
-	}
-	// An imported session is as recent as its source's messages, not as
-	// the import that completed one of them (loom.Session.ApplyAppend).
-	_, err = tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2 AND source_tool = ''`, ms(s.Now()), m.SessionID)
-	return err
+		d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, id)
+	return w.tx.SendBatch(ctx, b).Close()
 }
 
 // copyRowSQL copies row $3 of store $2 to store $1: with the body that a
@@ -202,42 +186,36 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		api_calls, compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = $2 AND seq = $3`
 
-// RepairInterrupted implements loom.Store. Only the last turn can hold an
-// unfinished tool call (every turn is repaired before the next starts), so
-// it reads the messages after the last user message.
+// RepairInterrupted implements loom.Store with
+// sqlstore.RepairInterrupted.
 func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
-	repaired := 0
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		if err := s.beginUpdate(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		users, err := spanMessages(ctx, tx, sessionID, 1, sqlstore.OpenSeq, " AND m.role = 'user'", 1, false)
-		if err != nil {
-			return fmt.Errorf("repair %s: %w", sessionID, err)
-		}
-		from := int64(1)
-		if len(users) > 0 {
-			from = users[0].Seq + 1
-		}
-		msgs, err := spanMessages(ctx, tx, sessionID, from, sqlstore.OpenSeq, "", 0, false)
-		if err != nil {
-			return fmt.Errorf("repair %s: %w", sessionID, err)
-		}
-		slices.Reverse(msgs)
-		r := sqlstore.NewRepair(s.Now())
-		for _, m := range msgs {
-			r.Add(m)
-		}
-		for _, m := range r.Messages {
-			if err := s.rewriteBody(ctx, tx, m); err != nil {
-				return err
-			}
-		}
-		repaired = r.Parts
-		return nil
+	var repaired int
+	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
+		repaired, err = sqlstore.RepairInterrupted(ctx, &writeTx{s: s, tx: tx}, noLog, sessionID, s.Now())
+		return err
 	})
+	return repaired, err
+}
+
+// LastTurn implements sqlstore.UpdateTx: it reads the messages from the
+// last user message on.
+func (w *writeTx) LastTurn(ctx context.Context, id string, r *sqlstore.Repair) error {
+	users, err := spanMessages(ctx, w.tx, id, 1, sqlstore.OpenSeq, " AND m.role = 'user'", 1, false)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	return repaired, nil
+	from := int64(1)
+	if len(users) > 0 {
+		from = users[0].Seq + 1
+	}
+	msgs, err := spanMessages(ctx, w.tx, id, from, sqlstore.OpenSeq, "", 0, false)
+	if err != nil {
+		return err
+	}
+	for _, m := range slices.Backward(msgs) {
+		if !r.Add(m) {
+			break
+		}
+	}
+	return nil
 }

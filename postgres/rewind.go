@@ -28,7 +28,7 @@ func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) 
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = sqlstore.Rewind(ctx, &writeTx{s: s, tx: tx}, id, opts, s.holder.Owner, ms(s.Now()))
+		out, err = sqlstore.Rewind(ctx, &writeTx{s: s, tx: tx}, noLog, id, opts, s.holder.Owner, ms(s.Now()))
 		return err
 	})
 	return out, err

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
@@ -110,34 +111,37 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 	})
 }
 
-// UpdateSession implements loom.Store.
+// UpdateSession implements loom.Store with sqlstore.UpdateSession.
 func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
-		out, err = s.updateSession(ctx, tx, id, u)
+		out, err = sqlstore.UpdateSession(ctx, &writeTx{s: s, tx: tx}, noLog, id, u, s.Now())
 		return err
 	})
 	return out, err
 }
 
-// updateSession is what UpdateSession does, inside tx.
-func (s *Store) updateSession(ctx context.Context, tx pgx.Tx, id string, u loom.SessionUpdate) (*loom.Session, error) {
-	cur, err := s.sessionTx(ctx, tx, id, "FOR UPDATE OF s")
-	if err != nil {
-		return nil, err
+// SessionForUpdate implements sqlstore.UpdateTx, locking the row.
+func (w *writeTx) SessionForUpdate(ctx context.Context, id string) (*loom.Session, error) {
+	return w.s.sessionTx(ctx, w.tx, id, "FOR UPDATE OF s")
+}
+
+// UpdateRow implements sqlstore.UpdateTx.
+func (w *writeTx) UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now time.Time) error {
+	cols := query.UpdateColumns(u, ms(now))
+	if len(cols) == 0 {
+		return nil
 	}
-	if cols := query.UpdateColumns(u, ms(s.Now())); len(cols) > 0 {
-		set, args := query.Set(dialect, cols)
-		q := fmt.Sprintf(`UPDATE sessions SET %s WHERE id = $%d`, set, len(args)+1)
-		if _, err := tx.Exec(ctx, q, append(args, cur.ID)...); err != nil {
-			if isUnique(err) {
-				return nil, loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")
-			}
-			return nil, fmt.Errorf("update session %s: %w", id, err)
+	set, args := query.Set(dialect, cols)
+	q := fmt.Sprintf(`UPDATE sessions SET %s WHERE id = $%d`, set, len(args)+1)
+	if _, err := w.tx.Exec(ctx, q, append(args, id)...); err != nil {
+		if isUnique(err) {
+			return loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")
 		}
+		return fmt.Errorf("update session %s: %w", id, err)
 	}
-	return s.sessionTx(ctx, tx, cur.ID, "")
+	return nil
 }

@@ -24,9 +24,12 @@ type writeTx struct {
 	// SessionForWrite found it: CheckWriter asks it again.
 	heldID string
 	held   *loom.Lock
+	// prepared are the rows of the import ImportRows writes, made
+	// before the transaction; nil to make them then.
+	prepared *importRows
 }
 
-var _ sqlstore.Tx = (*writeTx)(nil)
+var _ sqlstore.UpdateTx = (*writeTx)(nil)
 
 // Session implements sqlstore.Tx.
 func (w *writeTx) Session(ctx context.Context, id string) (*loom.Session, error) {
@@ -349,8 +352,8 @@ func (w *writeTx) Rewrite(ctx context.Context, store string, seq int64, b sqlsto
 	return err
 }
 
-// Log implements sqlstore.Tx: a PostgreSQL store keeps no sync log. It
-// is shared by its users' machines already, and it may be a hub's store
-// (loom.SyncStore); the machines that sync through a hub keep embedded
-// SQLite stores.
-func (w *writeTx) Log(context.Context) (sqlstore.SyncLog, error) { return nil, nil }
+// noLog is the sync log a PostgreSQL store hands the write algorithms:
+// none. It is shared by its users' machines already, and it may be a
+// hub's store (loom.SyncStore); the machines that sync through a hub
+// keep embedded SQLite stores.
+var noLog sqlstore.SyncLog

@@ -423,7 +423,7 @@ func TestSyncPushLimit(t *testing.T) {
 func TestSyncOneKeyPerUser(t *testing.T) {
 	e := newEnv(t)
 	sealed := func(host string, i int64, key string) wireRecord {
-		h := synclog.Header{Host: synclog.HostID(host), Index: uint64(i), HLC: synclog.HLC(i << 16), KeyID: key}
+		h := synclog.Header{Host: synclog.HostID(host), Index: i, HLC: synclog.HLC(i << 16), KeyID: key}
 		b, err := h.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
-	"github.com/loomhq/loom/synclog"
 )
 
 // importChunk is how many rows one INSERT of an import writes. The
@@ -41,23 +40,12 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if err := loom.ValidateImport(data); err != nil {
 		return err
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error { return s.importRecorded(ctx, tx, data) })
+	return s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error { return sqlstore.Import(ctx, w, log, data) })
 }
 
-// importRecorded writes data, validated, inside tx, and records it in
-// the store's sync log when it keeps one.
-func (s *Store) importRecorded(ctx context.Context, tx *sql.Tx, data []*loom.SessionData) error {
-	if err := s.importTx(ctx, tx, data); err != nil {
-		return err
-	}
-	for _, d := range data {
-		for _, p := range sqlstore.ImportRecords(d) {
-			if err := s.record(ctx, tx, func() (synclog.Payload, error) { return p, nil }); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+// ImportRows implements sqlstore.UpdateTx.
+func (w writes) ImportRows(ctx context.Context, data []*loom.SessionData) error {
+	return w.s.importTx(ctx, w.tx, data)
 }
 
 // importTx writes data, validated, inside tx, recording nothing: what

@@ -63,37 +63,21 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		return nil
 	}
 	var fresh []*loom.Session
-	err := s.withTx(ctx, func(tx *sql.Tx) (err error) {
+	err := s.withWrite(ctx, func(tx writes, log sqlstore.SyncLog) (err error) {
 		if len(w.Sessions) > 0 {
-			if err := s.importRecorded(ctx, tx, w.Sessions); err != nil {
+			if err := sqlstore.Import(ctx, tx, log, w.Sessions); err != nil {
 				return err
 			}
 		}
-		fresh, err = sqlstore.ApplyChanges(ctx, writes{s, tx}, w.Changes, s.holder.Owner, s.Now())
+		fresh, err = sqlstore.ApplyChanges(ctx, tx, log, w.Changes, s.holder.Owner, s.Now())
 		if err != nil {
 			return err
 		}
-		return s.recordFiles(ctx, tx, w.Files)
+		return s.recordFiles(ctx, tx.tx, w.Files)
 	})
 	if err != nil {
 		return err
 	}
 	sqlstore.Refresh(w.Changes, fresh)
 	return nil
-}
-
-// SetPart implements sqlstore.ImportTx.
-func (w writes) SetPart(ctx context.Context, sessionID string, seq int64, p loom.Part) error {
-	return w.s.updatePart(ctx, w.tx, sessionID, seq, p)
-}
-
-// SetUsage implements sqlstore.ImportTx.
-func (w writes) SetUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return w.s.updateUsage(ctx, w.tx, sessionID, seq, u)
-}
-
-// SetTitle implements sqlstore.ImportTx.
-func (w writes) SetTitle(ctx context.Context, sessionID, title string) error {
-	_, err := w.s.updateSession(ctx, w.tx, sessionID, loom.SessionUpdate{Title: &title})
-	return err
 }

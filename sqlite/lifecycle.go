@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
@@ -13,13 +12,12 @@ import (
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	s.prepareWrites(ctx, &s.fonce, forkWrites)
 	var out *loom.Session
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		w := writes{s, tx}
+	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
 		src, err := s.sessionTx(ctx, w, id)
 		if err != nil {
 			return err
 		}
-		out, err = sqlstore.Fork(ctx, w, src, opts)
+		out, err = sqlstore.Fork(ctx, w, log, src, opts)
 		return err
 	})
 	return out, err
@@ -66,9 +64,9 @@ var forkWrites = []string{forkSessionSQL, turnFromSQL, spanQuery(lastUserCond, t
 // take one in between.
 func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
 	var out []*loom.Session
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
 		var err error
-		out, err = sqlstore.Delete(ctx, writes{s, tx}, id, opts, s.holder.Owner, s.Now())
+		out, err = sqlstore.Delete(ctx, w, log, id, opts, s.holder.Owner, s.Now())
 		return err
 	})
 	return out, err
@@ -76,17 +74,17 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 
 // Restore implements loom.Store with sqlstore.Restore.
 func (s *Store) Restore(ctx context.Context, id string) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		return sqlstore.Restore(ctx, writes{s, tx}, id)
+	return s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
+		return sqlstore.Restore(ctx, w, log, id)
 	})
 }
 
 // Prune implements loom.Store with sqlstore.Prune.
 func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
 	var res *loom.PruneResult
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
 		var err error
-		res, err = sqlstore.Prune(ctx, writes{s, tx}, opts, s.holder.Owner, s.Now())
+		res, err = sqlstore.Prune(ctx, w, log, opts, s.holder.Owner, s.Now())
 		return err
 	})
 	return res, err

@@ -43,20 +43,7 @@ func (s *Store) checkWriter(ctx context.Context, tx *sql.Tx, sessionID string) e
 func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) {
 	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sqlstore.LockSteps{
 		Take: func(ctx context.Context, l loom.Lock) error {
-			return s.withTx(ctx, func(tx *sql.Tx) error {
-				if err := s.checkWriter(ctx, tx, sessionID); err != nil {
-					return err
-				}
-				_, err := tx.ExecContext(ctx, `INSERT INTO locks (session_id, owner, pid, host, since, expires_at)
-					VALUES (?, ?, ?, ?, ?, ?)
-					ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
-						host = excluded.host, since = excluded.since, expires_at = excluded.expires_at`,
-					sessionID, l.Owner, l.PID, l.Host, loom.FormatTime(l.Since), loom.FormatTime(l.Expires))
-				if err != nil {
-					return fmt.Errorf("lock %s: %w", sessionID, err)
-				}
-				return nil
-			})
+			return s.withTx(ctx, func(tx *sql.Tx) error { return sqlstore.PutLock(ctx, writes{s, tx}, sessionID, l) })
 		},
 		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
 			res, err := s.writer.ExecContext(ctx, `UPDATE locks SET expires_at = ? WHERE session_id = ? AND owner = ?`,
@@ -72,6 +59,16 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 			return err
 		},
 	})
+}
+
+// PutLock implements sqlstore.LockTx.
+func (w writes) PutLock(ctx context.Context, id string, l loom.Lock) error {
+	_, err := w.ExecContext(ctx, `INSERT INTO locks (session_id, owner, pid, host, since, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
+			host = excluded.host, since = excluded.since, expires_at = excluded.expires_at`,
+		id, l.Owner, l.PID, l.Host, loom.FormatTime(l.Since), loom.FormatTime(l.Expires))
+	return err
 }
 
 // LockSource implements loom.SourceLocker with a lock row of its own

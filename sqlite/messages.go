@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
-	"github.com/loomhq/loom/synclog"
 )
 
 // The statements of an append, prepared once per store (see writes).
@@ -38,9 +38,9 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 		return err
 	}
 	var fresh *loom.Session
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
 		var err error
-		fresh, err = sqlstore.Append(ctx, writes{s, tx}, x, msgs, s.holder.Owner, s.Now())
+		fresh, err = sqlstore.Append(ctx, w, log, x, msgs, s.holder.Owner, s.Now())
 		return err
 	})
 	if err != nil {
@@ -116,84 +116,80 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	return spanMessages(ctx, reads{s}, sessionID, max(from, 1), sqlstore.OpenSeq, "", false, 0)
 }
 
-// UpdatePart implements loom.Store. A message the session inherits (a
-// fork's from its parent) is copied into the session first, and a body
-// shared with another message is copied before it is changed, so the
-// update never changes another session's history.
+// UpdatePart implements loom.Store with sqlstore.UpdatePart.
 func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error {
 	if err := part.Validate(); err != nil {
 		return err
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error { return s.updatePart(ctx, tx, sessionID, seq, part) })
-}
-
-// updatePart is what UpdatePart does, inside tx.
-func (s *Store) updatePart(ctx context.Context, tx *sql.Tx, sessionID string, seq int64, part loom.Part) error {
-	if err := s.checkWriter(ctx, tx, sessionID); err != nil {
-		return err
-	}
-	msgs, err := spanMessages(ctx, tx, sessionID, seq, seq, "", false, 0)
-	if err != nil {
-		return err
-	}
-	var m *loom.Message
-	if len(msgs) > 0 {
-		m = msgs[0]
-	}
-	if err := sqlstore.ReplacePart(m, sessionID, seq, part); err != nil {
-		return err
-	}
-	if err := s.rewriteBody(ctx, tx, m); err != nil {
-		return err
-	}
-	return s.record(ctx, tx, func() (synclog.Payload, error) {
-		return &synclog.PartUpdated{SessionID: sessionID, Seq: seq, MessageID: m.ID, Part: part}, nil
+	return s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
+		return sqlstore.UpdatePart(ctx, w, log, sessionID, seq, part, s.Now())
 	})
 }
 
-// UpdateUsage implements loom.Store.
+// UpdateUsage implements loom.Store with sqlstore.UpdateUsage.
 func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error { return s.updateUsage(ctx, tx, sessionID, seq, u) })
+	return s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
+		return sqlstore.UpdateUsage(ctx, w, log, sessionID, seq, u)
+	})
 }
 
-// updateUsage is what UpdateUsage does, inside tx.
-func (s *Store) updateUsage(ctx context.Context, tx *sql.Tx, sessionID string, seq int64, u loom.Usage) error {
-	if err := s.checkWriter(ctx, tx, sessionID); err != nil {
-		return err
+// BeginUpdate implements sqlstore.UpdateTx: the transaction is
+// immediate, and holds SQLite's one write lock.
+func (w writes) BeginUpdate(ctx context.Context, id string) error {
+	return w.s.checkWriter(ctx, w.tx, id)
+}
+
+// Message implements sqlstore.UpdateTx.
+func (w writes) Message(ctx context.Context, id string, seq int64) (*loom.Message, error) {
+	msgs, err := spanMessages(ctx, w, id, seq, seq, "", false, 0)
+	if err != nil || len(msgs) == 0 {
+		return nil, err
 	}
+	return msgs[0], nil
+}
+
+// EncodeBody implements sqlstore.UpdateTx: the search text in a column
+// of its own (sqlstore.EncodeBody).
+func (w writes) EncodeBody(m *loom.Message) (sqlstore.Body, error) {
+	parts, text, err := sqlstore.EncodeBody(m)
+	return sqlstore.Body{Parts: parts, Text: text}, err
+}
+
+// Written implements sqlstore.UpdateTx.
+func (w writes) Written(ctx context.Context, id string, now time.Time) error {
+	_, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ? AND source_tool = ''`, loom.FormatTime(now), id)
+	return err
+}
+
+// OwnUsage implements sqlstore.UpdateTx.
+func (w writes) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
 	var old loom.Usage
 	var mid string
-	err := tx.QueryRowContext(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, sessionID, seq).Scan(
+	err := w.QueryRowContext(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+		cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, id, seq).Scan(
 		&mid, &old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
 		&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
 	if errors.Is(err, sql.ErrNoRows) {
-		return loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", sessionID, seq)
+		return "", old, loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", id, seq)
 	}
 	if err != nil {
-		return fmt.Errorf("read usage of message %d: %w", seq, err)
+		return "", old, fmt.Errorf("read usage of message %d: %w", seq, err)
 	}
-	if err := setUsage(ctx, tx, sessionID, sessionID, seq, old, u); err != nil {
-		return err
-	}
-	return s.record(ctx, tx, func() (synclog.Payload, error) {
-		return &synclog.UsageUpdated{SessionID: sessionID, Seq: seq, MessageID: mid, Usage: u}, nil
-	})
+	return mid, old, nil
 }
 
-// setUsage sets the usage of row seq of store, whose usage was old, to u,
-// and moves the totals of session id by the difference.
-func setUsage(ctx context.Context, tx *sql.Tx, id, store string, seq int64, old, u loom.Usage) error {
+// MoveUsage implements sqlstore.UpdateTx.
+func (w writes) MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error {
 	d := u
 	d.Sub(old)
-	if _, err := tx.ExecContext(ctx, `UPDATE messages SET input_tokens = ?, output_tokens = ?, reasoning_tokens = ?,
+	if _, err := w.ExecContext(ctx, `UPDATE messages SET input_tokens = ?, output_tokens = ?, reasoning_tokens = ?,
 		cache_read_tokens = ?, cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?
 		WHERE session_id = CAST(? AS TEXT) AND seq = ?`,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions,
 		store, seq); err != nil {
 		return fmt.Errorf("update usage of message %d: %w", seq, err)
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+	_, err := w.ExecContext(ctx, `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
 		reasoning_tokens = reasoning_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
 		cache_write_tokens = cache_write_tokens + ?, cost_usd = cost_usd + ?, api_calls = api_calls + ?,
 		compactions = compactions + ? WHERE id = CAST(? AS TEXT)`,
@@ -202,24 +198,6 @@ func setUsage(ctx context.Context, tx *sql.Tx, id, store string, seq int64, old,
 		return fmt.Errorf("update usage of %s: %w", id, err)
 	}
 	return nil
-}
-
-// rewriteBody stores m's parts as sqlstore.WriteMessage says: a copy
-// for the session when it inherits m, copies as it was for the sessions
-// that read it when the session stores it, and a body of its own when
-// another row shares its body.
-func (s *Store) rewriteBody(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
-	parts, text, err := sqlstore.EncodeBody(m)
-	if err != nil {
-		return err
-	}
-	if err := sqlstore.WriteMessage(ctx, writes{s, tx}, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: text}); err != nil {
-		return fmt.Errorf("update message %d: %w", m.Seq, err)
-	}
-	// An imported session is as recent as its source's messages, not as
-	// the import that completed one of them (loom.Session.ApplyAppend).
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ? AND source_tool = ''`, s.now(), m.SessionID)
-	return err
 }
 
 // copyRowSQL copies row ?4 of store ?3 to store ?1, with body ?2 (NULL:
@@ -232,78 +210,50 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = ?3 AND seq = ?4`
 
-// RepairInterrupted implements loom.Store. It reads the session
-// backwards to the user message that opens its last turn.
+// RepairInterrupted implements loom.Store with
+// sqlstore.RepairInterrupted.
 func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
 	// Almost always there is nothing to repair: find out on a reader,
 	// without taking the write lock.
-	if r, err := s.unfinished(ctx, reads{s}, sessionID); err != nil || r.Parts == 0 {
+	r := sqlstore.NewRepair(s.Now())
+	if err := lastTurn(ctx, reads{s}, sessionID, r); err != nil || r.Parts == 0 {
 		return 0, err
 	}
-	repaired := 0
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		if err := s.checkWriter(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		// Again inside the transaction: another writer may have finished
-		// or repaired them meanwhile.
-		r, err := s.unfinished(ctx, tx, sessionID)
-		if err != nil {
-			return err
-		}
-		for _, m := range r.Messages {
-			if err := s.rewriteBody(ctx, tx, m); err != nil {
-				return err
-			}
-			if err := s.recordTools(ctx, tx, m); err != nil {
-				return err
-			}
-		}
-		repaired = r.Parts
-		return nil
+	// Again inside the transaction: another writer may have finished or
+	// repaired them meanwhile.
+	var repaired int
+	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) (err error) {
+		repaired, err = sqlstore.RepairInterrupted(ctx, w, log, sessionID, s.Now())
+		return err
 	})
 	return repaired, err
 }
 
-// recordTools records the tool parts of m, which a repair changed or
-// added: each as a part update, which every host merges by its state
-// (synclog.NewerPart).
-func (s *Store) recordTools(ctx context.Context, tx *sql.Tx, m *loom.Message) error {
-	for _, p := range m.Parts {
-		if p.Type != loom.PartTool {
-			continue
-		}
-		err := s.record(ctx, tx, func() (synclog.Payload, error) {
-			return &synclog.PartUpdated{SessionID: m.SessionID, Seq: m.Seq, MessageID: m.ID, Part: p}, nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+// LastTurn implements sqlstore.UpdateTx.
+func (w writes) LastTurn(ctx context.Context, id string, r *sqlstore.Repair) error {
+	return lastTurn(ctx, w, id, r)
 }
 
-// unfinished reads the session's last turn backwards to its user message
-// and repairs it in memory.
-func (s *Store) unfinished(ctx context.Context, db queryer, sessionID string) (*sqlstore.Repair, error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+PackedMessageColumns+spanFrom+spanOrderDesc, 1, sqlstore.OpenSeq, sessionID)
+// lastTurn reads session id backwards, through db, into r until r says
+// its last turn starts.
+func lastTurn(ctx context.Context, db queryer, id string, r *sqlstore.Repair) error {
+	rows, err := db.QueryContext(ctx, `SELECT `+PackedMessageColumns+spanFrom+spanOrderDesc, 1, sqlstore.OpenSeq, id)
 	if err != nil {
-		return nil, fmt.Errorf("repair %s: %w", sessionID, err)
+		return fmt.Errorf("repair %s: %w", id, err)
 	}
 	defer rows.Close()
-	r := sqlstore.NewRepair(s.Now())
-	scan := PackedMessageOf(sessionID)
+	scan := PackedMessageOf(id)
 	for rows.Next() {
 		m, err := scan(rows)
 		if err != nil {
-			return nil, fmt.Errorf("repair %s: %w", sessionID, err)
+			return fmt.Errorf("repair %s: %w", id, err)
 		}
 		if !r.Add(m) {
 			break
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("repair %s: %w", sessionID, err)
+		return fmt.Errorf("repair %s: %w", id, err)
 	}
-	return r, nil
+	return nil
 }

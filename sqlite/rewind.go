@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
@@ -33,9 +32,9 @@ const rewindKeepSQL = `UPDATE sessions SET message_count = ?2, turn_count = ?3, 
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	s.prepareWrites(ctx, &s.fonce, forkWrites)
 	var out *loom.Session
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
 		var err error
-		out, err = sqlstore.Rewind(ctx, writes{s, tx}, id, opts, s.holder.Owner, s.Now())
+		out, err = sqlstore.Rewind(ctx, w, log, id, opts, s.holder.Owner, s.Now())
 		return err
 	})
 	return out, err

@@ -12,7 +12,6 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
-	"github.com/loomhq/loom/synclog"
 )
 
 // dialect is how SQLite writes what the engines' shared clauses differ
@@ -108,40 +107,40 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 	})
 }
 
-// UpdateSession implements loom.Store.
+// UpdateSession implements loom.Store with sqlstore.UpdateSession.
 func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
 	var out *loom.Session
-	err := s.withTx(ctx, func(tx *sql.Tx) (err error) {
-		out, err = s.updateSession(ctx, tx, id, u)
+	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) (err error) {
+		out, err = sqlstore.UpdateSession(ctx, w, log, id, u, s.Now())
 		return err
 	})
 	return out, err
 }
 
-// updateSession is what UpdateSession does, inside tx.
-func (s *Store) updateSession(ctx context.Context, tx *sql.Tx, id string, u loom.SessionUpdate) (*loom.Session, error) {
-	cur, err := s.sessionTx(ctx, tx, id)
+// SessionForUpdate implements sqlstore.UpdateTx: the transaction is
+// immediate, and holds SQLite's one write lock.
+func (w writes) SessionForUpdate(ctx context.Context, id string) (*loom.Session, error) {
+	return w.s.sessionTx(ctx, w, id)
+}
+
+// UpdateRow implements sqlstore.UpdateTx.
+func (w writes) UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now time.Time) error {
+	cols := query.UpdateColumns(u, loom.FormatTime(now))
+	if len(cols) == 0 {
+		return nil
+	}
+	set, args := query.Set(dialect, cols)
+	_, err := w.ExecContext(ctx, `UPDATE sessions SET `+set+` WHERE id = ?`, append(args, id)...)
+	if isUnique(err) {
+		return loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")
+	}
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("update session %s: %w", id, err)
 	}
-	if cols := query.UpdateColumns(u, s.now()); len(cols) > 0 {
-		set, args := query.Set(dialect, cols)
-		_, err := tx.ExecContext(ctx, `UPDATE sessions SET `+set+` WHERE id = ?`, append(args, cur.ID)...)
-		if isUnique(err) {
-			return nil, loom.Errorf(loom.ECONFLICT, "another session already has that key in that project")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("update session %s: %w", id, err)
-		}
-	}
-	out, err := s.sessionTx(ctx, tx, cur.ID)
-	if err != nil {
-		return nil, err
-	}
-	return out, s.record(ctx, tx, func() (synclog.Payload, error) { return sqlstore.SessionChanged(out, u), nil })
+	return nil
 }
 
 // inList is a list of n placeholders, for IN (…).

@@ -281,6 +281,20 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
+// withWrite runs fn in one immediate write transaction, with the
+// store's sync log (nil when it keeps none), as the shared write
+// algorithms take them.
+func (s *Store) withWrite(ctx context.Context, fn func(w writes, log sqlstore.SyncLog) error) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		w := writes{s, tx}
+		log, err := w.syncLog(ctx)
+		if err != nil {
+			return fmt.Errorf("sync log: %w", err)
+		}
+		return fn(w, log)
+	})
+}
+
 func (s *Store) now() string { return loom.FormatTime(s.Now()) }
 
 func nullString(s string) any {

@@ -106,7 +106,7 @@ func TestApplySyncRewinds(t *testing.T) {
 	c.tick()
 	cur, _ = b.Session(ctx, s.ID)
 	say(t, b, cur, loom.RoleAssistant, "a giraffe answer")
-	exchange(t, a, b, ai+uint64(len(recs)), bi, false)
+	exchange(t, a, b, ai+int64(len(recs)), bi, false)
 	if v := sameView(t, a, b, "zebra", "giraffe"); len(v.Messages[s.ID]) != 4 {
 		t.Fatalf("the session holds %d messages, want 4", len(v.Messages[s.ID]))
 	}

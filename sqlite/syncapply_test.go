@@ -38,7 +38,7 @@ type pulled struct {
 
 // pull reads from's sync log after index after, decoded, with the headers
 // its records travel under.
-func pull(t *testing.T, from *sqlite.Store, after uint64) []pulled {
+func pull(t *testing.T, from *sqlite.Store, after int64) []pulled {
 	t.Helper()
 	host, err := from.SyncHost(context.Background())
 	if err != nil {
@@ -307,7 +307,7 @@ func clockedPair(t *testing.T) (a, b *sqlite.Store, c *manualClock) {
 
 // exchange applies to each store the records of the other it has not
 // applied, a's to b first; it returns the new positions in their logs.
-func exchange(t *testing.T, a, b *sqlite.Store, ai, bi uint64, bFirst bool) (uint64, uint64) {
+func exchange(t *testing.T, a, b *sqlite.Store, ai, bi int64, bFirst bool) (int64, int64) {
 	t.Helper()
 	ra, rb := pull(t, a, ai), pull(t, b, bi)
 	if bFirst {
@@ -416,7 +416,7 @@ func TestApplySyncMergesPartsAndUsage(t *testing.T) {
 // syncedSession returns two stores on one clock that both hold a session
 // titled "plan" of one message, and the positions in their logs
 // exchange returned.
-func syncedSession(t *testing.T, bFirst bool) (a, b *sqlite.Store, c *manualClock, s *loom.Session, ai, bi uint64) {
+func syncedSession(t *testing.T, bFirst bool) (a, b *sqlite.Store, c *manualClock, s *loom.Session, ai, bi int64) {
 	t.Helper()
 	a, b, c = clockedPair(t)
 	s = &loom.Session{UserID: "alice", Title: "plan"}

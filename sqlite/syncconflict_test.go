@@ -286,7 +286,7 @@ func TestApplySyncKeyClash(t *testing.T) {
 			c.tick()
 			second := &loom.Session{UserID: "alice", Key: "cli:api", Project: p}
 			say(t, b, second, loom.RoleUser, "on the laptop")
-			var ai, bi uint64
+			var ai, bi int64
 			keys := func(what, k1, k2 string) {
 				t.Helper()
 				ai, bi = exchange(t, a, b, ai, bi, bFirst)

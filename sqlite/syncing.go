@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/replica"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/synclog"
 )
@@ -52,7 +53,8 @@ func syncHost(ctx context.Context, db queryer) (synclog.HostID, error) {
 }
 
 // EnableSync sets sync up on the store, once: it gets a host id, its
-// sync log starts with the records of what it holds (see logHistory),
+// sync log starts with the records of what it holds
+// (sqlstore.RecordHistory),
 // and from then on every change it makes is also a record of the log. It
 // returns the host id, the one it had when sync was set up before.
 func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
@@ -67,7 +69,8 @@ func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 			return fmt.Errorf("set up sync: %w", err)
 		}
 		s.host.Store(&host)
-		if err := s.logHistory(ctx, writes{s, tx}); err != nil {
+		w := writes{s, tx}
+		if err := sqlstore.RecordHistory(ctx, w, w); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
 		return nil
@@ -78,76 +81,20 @@ func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 	return host, err
 }
 
-// logHistory records every session the store holds, oldest first (so a
-// parent before its forks and sub-agents), as an import of it as it is
-// now, in the trash or archived too (sqlstore.ImportRecords): a fork as a
-// whole session, its inherited messages included. It reads a thousand
-// messages at a time, so a long session's history is never in memory at
-// once.
-func (s *Store) logHistory(ctx context.Context, w writes) error {
-	sessions, err := s.querySessions(ctx, w, "ORDER BY s.created_at, s.id")
-	if err != nil {
-		return err
-	}
-	for _, x := range sessions {
-		if err := s.logSession(ctx, w, x); err != nil {
-			return fmt.Errorf("session %s: %w", x.ID, err)
-		}
-	}
-	return nil
+// AllSessions implements sqlstore.HistoryTx.
+func (w writes) AllSessions(ctx context.Context) ([]*loom.Session, error) {
+	return w.s.querySessions(ctx, w, "ORDER BY s.created_at, s.id")
 }
 
-// logSession records session x as logHistory does: an import of it with
-// its first messages, then appends of the rest, each record as long as
-// sqlstore.ChunkLen says, reading sqlstore.RecordChunk messages at a
-// time; then its archive again (sqlstore.Rearchive).
-func (s *Store) logSession(ctx context.Context, w writes, x *loom.Session) error {
-	x.Lock = nil // a lock is this host's own
-	records, prev, next := 0, "", int64(1)
-	for {
-		page, err := spanMessages(ctx, w, x.ID, next, sqlstore.OpenSeq, "", false, sqlstore.RecordChunk)
-		if err != nil {
-			return err
-		}
-		if records > 0 && len(page) == 0 {
-			break
-		}
-		full := len(page) == sqlstore.RecordChunk
-		for first := true; first || len(page) > 0; first = false {
-			n := sqlstore.ChunkLen(page)
-			if records == 0 && (n < len(page) || full) {
-				// The later chunks' appends add their usage when applied.
-				later, err := w.UsageOf(ctx, x.ID, int64(n)+1, sqlstore.OpenSeq)
-				if err != nil {
-					return err
-				}
-				row := *x
-				row.Usage.Sub(later)
-				x = &row
-			}
-			if err := w.Record(ctx, sqlstore.ChunkRecord(x, page[:n], prev)); err != nil {
-				return err
-			}
-			records++
-			if n > 0 {
-				prev, next = page[n-1].ID, page[n-1].Seq+1
-			}
-			page = page[n:]
-		}
-		if !full {
-			break
-		}
-	}
-	if p := sqlstore.Rearchive(x, records); p != nil {
-		return w.Record(ctx, p)
-	}
-	return nil
+// MessagesFrom implements sqlstore.HistoryTx.
+func (w writes) MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error) {
+	return spanMessages(ctx, w, id, from, sqlstore.OpenSeq, "", false, limit)
 }
 
 // syncBase returns how many rows of the log belong to hosts the store
 // was before its current one (see SyncRehome).
-func syncBase(ctx context.Context, db queryer) (uint64, error) {
-	var base uint64
+func syncBase(ctx context.Context, db queryer) (int64, error) {
+	var base int64
 	if err := db.QueryRowContext(ctx, syncBaseSQL).Scan(&base); err != nil {
 		return 0, fmt.Errorf("read sync state: %w", err)
 	}
@@ -157,10 +104,10 @@ func syncBase(ctx context.Context, db queryer) (uint64, error) {
 // syncPos returns the store's host and its base (syncBase), read in the
 // transaction of db: another process may have given the store a new
 // host since this one last looked.
-func syncPos(ctx context.Context, db queryer) (synclog.HostID, uint64, error) {
+func syncPos(ctx context.Context, db queryer) (synclog.HostID, int64, error) {
 	// One read on every change a syncing store records.
 	var host string
-	var base uint64
+	var base int64
 	if err := db.QueryRowContext(ctx, syncPosSQL).Scan(&host, &base); err != nil {
 		return "", 0, fmt.Errorf("read sync state: %w", err)
 	}
@@ -169,7 +116,7 @@ func syncPos(ctx context.Context, db queryer) (synclog.HostID, uint64, error) {
 
 // SyncLog returns up to limit records of the store's sync log after
 // index after, in order: the current host's records.
-func (s *Store) SyncLog(ctx context.Context, after uint64, limit int) ([]synclog.LogRecord, error) {
+func (s *Store) SyncLog(ctx context.Context, after int64, limit int) ([]synclog.LogRecord, error) {
 	base, err := syncBase(ctx, reads{s})
 	if err != nil {
 		return nil, err
@@ -193,9 +140,9 @@ func (s *Store) SyncLog(ctx context.Context, after uint64, limit int) ([]synclog
 	return out, nil
 }
 
-// Log implements sqlstore.Tx: the store's sync log, once sync is set up
-// on it.
-func (w writes) Log(ctx context.Context) (sqlstore.SyncLog, error) {
+// syncLog returns the store's sync log as w writes it, once sync is set
+// up on it; nil before.
+func (w writes) syncLog(ctx context.Context) (sqlstore.SyncLog, error) {
 	if on, err := w.Syncing(ctx); err != nil || !on {
 		return nil, err
 	}
@@ -253,7 +200,7 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 			return err
 		}
 	}
-	return stampLocal(ctx, w, st, uint64(idx)-base, p)
+	return replica.Local(ctx, syncTx{w}, st, idx-base, p)
 }
 
 // Seen implements sqlstore.SyncLog: this store's own records so far,
@@ -266,7 +213,7 @@ func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 	if host == "" {
 		return nil, errors.New("sync is not set up")
 	}
-	var last uint64
+	var last int64
 	if err := w.QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
 		return nil, err
 	}
@@ -280,8 +227,8 @@ func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 
 // SyncLast returns the index of the last record of the store's own sync
 // log, 0 when it has none: one read, whatever the log's length.
-func (s *Store) SyncLast(ctx context.Context) (uint64, error) {
-	var last uint64
+func (s *Store) SyncLast(ctx context.Context) (int64, error) {
+	var last int64
 	if err := (reads{s}).QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
 		return 0, fmt.Errorf("read the sync log: %w", err)
 	}
@@ -307,7 +254,7 @@ func applied(ctx context.Context, db queryer) (synclog.Vector, error) {
 	v := synclog.Vector{}
 	for rows.Next() {
 		var h string
-		var i uint64
+		var i int64
 		if err := rows.Scan(&h, &i); err != nil {
 			return nil, fmt.Errorf("read what sync applied: %w", err)
 		}
@@ -327,10 +274,4 @@ func (w writes) MessageID(ctx context.Context, id string, seq int64) (string, er
 		return "", nil
 	}
 	return mid, err
-}
-
-// record adds the payload build makes to the sync log of the store tx
-// writes, when it keeps one (sqlstore.Record).
-func (s *Store) record(ctx context.Context, tx *sql.Tx, build func() (synclog.Payload, error)) error {
-	return sqlstore.Record(ctx, writes{s, tx}, func(sqlstore.SyncLog) (synclog.Payload, error) { return build() })
 }

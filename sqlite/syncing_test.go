@@ -101,7 +101,7 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 	var got []synclog.Type
 	for i, r := range log {
 		got = append(got, r.p.Type())
-		if r.Index != uint64(i+2) {
+		if r.Index != int64(i+2) {
 			t.Fatalf("record %d has index %d: the log has a gap", i+1, r.Index)
 		}
 		if i > 0 && r.HLC <= log[i-1].HLC {

@@ -52,7 +52,7 @@ func TestSyncRehome(t *testing.T) {
 	}
 	for i, x := range after {
 		was := before[i+2]
-		if x.Index != uint64(i+1) || x.HLC != was.HLC || x.p.Type() != was.p.Type() {
+		if x.Index != int64(i+1) || x.HLC != was.HLC || x.p.Type() != was.p.Type() {
 			t.Fatalf("record %d of the new host: %d %s %s, was %d %s %s", i+1, x.Index, x.HLC, x.p.Type(), was.Index, was.HLC, was.p.Type())
 		}
 	}

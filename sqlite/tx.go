@@ -17,7 +17,7 @@ import (
 // writes is a write transaction as sqlstore's algorithms take it: each
 // of their steps in SQLite's SQL, through the statements prepared on the
 // writer where there are.
-var _ sqlstore.Tx = writes{}
+var _ sqlstore.UpdateTx = writes{}
 
 // Session implements sqlstore.Tx.
 func (w writes) Session(ctx context.Context, id string) (*loom.Session, error) {

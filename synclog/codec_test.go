@@ -229,6 +229,7 @@ func TestHeaderBinary(t *testing.T) {
 	for name, bad := range map[string]Header{
 		"no host":      {Index: 1, KeyID: keyID},
 		"index 0":      {Host: hostA, KeyID: keyID},
+		"index -1":     {Host: hostA, Index: -1, KeyID: keyID},
 		"short key id": {Host: hostA, Index: 1, KeyID: "98bd"},
 		"upper key id": {Host: hostA, Index: 1, KeyID: strings.ToUpper(keyID)},
 	} {
@@ -240,7 +241,12 @@ func TestHeaderBinary(t *testing.T) {
 	newer[0] = 2
 	zeroIndex := bytes.Clone(b)
 	copy(zeroIndex[17:25], make([]byte, 8))
-	for name, bad := range map[string][]byte{"short": b[:40], "long": append(bytes.Clone(b), 0), "newer": newer, "index 0": zeroIndex} {
+	// An index past the int64 every store and the wire number records
+	// with is no record's.
+	hugeIndex := bytes.Clone(b)
+	hugeIndex[17] = 0x80
+	for name, bad := range map[string][]byte{"short": b[:40], "long": append(bytes.Clone(b), 0), "newer": newer,
+		"index 0": zeroIndex, "index past int64": hugeIndex} {
 		if err := back.UnmarshalBinary(bad); !errors.Is(err, ErrBadHeader) {
 			t.Errorf("%s: UnmarshalBinary = %v", name, err)
 		}

@@ -18,7 +18,7 @@ type Header struct {
 	// Index numbers a host's records 1, 2, 3 … without gaps, in the
 	// order the host wrote them, which is the order every host applies
 	// them in. A gap is a record lost on the way.
-	Index uint64
+	Index int64
 	// HLC is the reading of the host's clock when it wrote the record:
 	// the stamp of every change the record makes, with Host.
 	HLC HLC
@@ -45,8 +45,8 @@ func (h Header) Validate() error {
 	if err := h.Host.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadHeader, err)
 	}
-	if h.Index == 0 {
-		return fmt.Errorf("%w: index 0 (a host's records are numbered from 1)", ErrBadHeader)
+	if h.Index < 1 {
+		return fmt.Errorf("%w: index %d (a host's records are numbered from 1)", ErrBadHeader, h.Index)
 	}
 	if b, err := hex.DecodeString(h.KeyID); err != nil || len(b) != 8 || hex.EncodeToString(b) != h.KeyID {
 		return fmt.Errorf("%w: key id %q is not 16 lower-case hex digits", ErrBadHeader, h.KeyID)
@@ -64,7 +64,7 @@ func (h Header) AppendBinary(b []byte) ([]byte, error) {
 	host := uuid.MustParse(string(h.Host))
 	b = append(b, HeaderVersion)
 	b = append(b, host[:]...)
-	b = binary.BigEndian.AppendUint64(b, h.Index)
+	b = binary.BigEndian.AppendUint64(b, uint64(h.Index))
 	b = binary.BigEndian.AppendUint64(b, uint64(h.HLC))
 	return hex.AppendDecode(b, []byte(h.KeyID))
 }
@@ -84,7 +84,7 @@ func (h *Header) UnmarshalBinary(b []byte) error {
 	}
 	var out Header
 	out.Host = HostID(uuid.UUID(b[1:17]).String())
-	out.Index = binary.BigEndian.Uint64(b[17:25])
+	out.Index = int64(binary.BigEndian.Uint64(b[17:25]))
 	out.HLC = HLC(binary.BigEndian.Uint64(b[25:33]))
 	out.KeyID = hex.EncodeToString(b[33:41])
 	if err := out.Validate(); err != nil {
@@ -103,7 +103,7 @@ func (h Header) String() string {
 // index and stamp, which make its header, and its payload as Encode
 // wrote it.
 type LogRecord struct {
-	Index   uint64
+	Index   int64
 	HLC     HLC
 	Payload []byte
 }

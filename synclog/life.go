@@ -42,7 +42,7 @@ func (l *Life) Restored(s Stamp) {
 
 // Worked merges record index of host h, which did work in the session,
 // into l.
-func (l *Life) Worked(h HostID, index uint64) {
+func (l *Life) Worked(h HostID, index int64) {
 	if l.Work == nil {
 		l.Work = Vector{}
 	}

@@ -12,7 +12,7 @@ import (
 type lifeEvent struct {
 	trash   *Trashed
 	restore bool
-	work    uint64 // index of a record of work by host
+	work    int64 // index of a record of work by host
 	host    HostID
 	s       Stamp
 }
@@ -42,7 +42,7 @@ func TestTrashRules(t *testing.T) {
 		return lifeEvent{trash: &Trashed{SessionIDs: []string{sessionID}, At: at, Seen: seen}, s: stampAt(ms, h)}
 	}
 	restore := func(ms int, h HostID) lifeEvent { return lifeEvent{restore: true, s: stampAt(ms, h)} }
-	work := func(h HostID, index uint64) lifeEvent { return lifeEvent{host: h, work: index} }
+	work := func(h HostID, index int64) lifeEvent { return lifeEvent{host: h, work: index} }
 	for _, tc := range []struct {
 		name    string
 		events  []lifeEvent
@@ -88,13 +88,13 @@ func TestTrashConverges(t *testing.T) {
 			case 0:
 				seen := Vector{}
 				for _, o := range hosts {
-					seen[o] = uint64(rnd.IntN(4))
+					seen[o] = int64(rnd.IntN(4))
 				}
 				events = append(events, lifeEvent{trash: &Trashed{At: t0.Add(time.Duration(i) * time.Hour), Seen: seen}, s: s})
 			case 1:
 				events = append(events, lifeEvent{restore: true, s: s})
 			default:
-				events = append(events, lifeEvent{host: h, work: uint64(1 + rnd.IntN(4))})
+				events = append(events, lifeEvent{host: h, work: int64(1 + rnd.IntN(4))})
 			}
 		}
 		want := fmt.Sprint(lifeOf(events...))

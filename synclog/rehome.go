@@ -10,6 +10,6 @@ package synclog
 type Rehome struct {
 	Old    HostID `json:"old"`
 	New    HostID `json:"new"`
-	Shared uint64 `json:"shared"`
+	Shared int64  `json:"shared"`
 	Moved  int    `json:"moved"`
 }

@@ -11,7 +11,7 @@ const TypeRetired Type = 13
 // Retired says that Host's records after index After are not loom's.
 type Retired struct {
 	Host  HostID `json:"host"`
-	After uint64 `json:"after"`
+	After int64  `json:"after"`
 }
 
 // Type implements Payload.

@@ -41,12 +41,12 @@ type replica struct {
 	host     HostID
 	clock    *Clock
 	sessions map[string]*simSession
-	applied  map[HostID]uint64
+	applied  map[HostID]int64
 	log      []simRecord
 }
 
 func newReplica(h HostID, now func() time.Time) *replica {
-	return &replica{host: h, clock: NewClock(now, 0), sessions: map[string]*simSession{}, applied: map[HostID]uint64{}}
+	return &replica{host: h, clock: NewClock(now, 0), sessions: map[string]*simSession{}, applied: map[HostID]int64{}}
 }
 
 // write appends n new messages to session id as this host's user does,
@@ -62,7 +62,7 @@ func (r *replica) write(t *testing.T, id string, n int) {
 		seq := p.FirstSeq + int64(i)
 		p.Messages = append(p.Messages, &loom.Message{ID: fmt.Sprintf("%s-%d-%d", r.host[len(r.host)-1:], len(r.log)+1, seq), Seq: seq})
 	}
-	rec := simRecord{h: Header{Host: r.host, Index: uint64(len(r.log)) + 1, HLC: r.clock.Now(), KeyID: keyID}, p: p}
+	rec := simRecord{h: Header{Host: r.host, Index: int64(len(r.log)) + 1, HLC: r.clock.Now(), KeyID: keyID}, p: p}
 	r.log = append(r.log, rec)
 	if !r.apply(t, rec) {
 		t.Fatalf("host %s cannot apply its own record %d", r.host, rec.h.Index)

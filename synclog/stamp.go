@@ -58,10 +58,10 @@ func (s Stamp) String() string { return s.HLC.String() + " on " + string(s.Host)
 // included). A record of host h with index i was seen when i <= v[h].
 // It is how a trash or a purge tells work it covered from work done
 // meanwhile on another machine.
-type Vector map[HostID]uint64
+type Vector map[HostID]int64
 
 // Saw reports whether v covers the record of host h with index i.
-func (v Vector) Saw(h HostID, i uint64) bool { return i <= v[h] }
+func (v Vector) Saw(h HostID, i int64) bool { return i <= v[h] }
 
 // SawAll reports whether v covers every record that o covers.
 func (v Vector) SawAll(o Vector) bool {

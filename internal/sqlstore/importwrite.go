@@ -7,32 +7,23 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// ImportTx is a write transaction that also sets a part, a usage and a
-// title as the store's UpdatePart, UpdateUsage and UpdateSession do:
-// what applying a loom.ImportWrite takes.
-type ImportTx interface {
-	Tx
-	SetPart(ctx context.Context, sessionID string, seq int64, p loom.Part) error
-	SetUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error
-	SetTitle(ctx context.Context, sessionID, title string) error
-}
-
-// ApplyChanges applies changes in order inside tx, appending as owner at
-// now, and returns the sessions appended to as they are after it, by
+// ApplyChanges applies changes in order inside tx, recorded in log, as
+// Append, UpdatePart, UpdateUsage and UpdateSession do, appending as
+// owner at now, and returns the sessions appended to as they are after it, by
 // the changes' index, to give their callers once tx commits (Refresh).
-func ApplyChanges(ctx context.Context, tx ImportTx, changes []loom.ImportChange, owner string, now time.Time) ([]*loom.Session, error) {
+func ApplyChanges(ctx context.Context, tx UpdateTx, log SyncLog, changes []loom.ImportChange, owner string, now time.Time) ([]*loom.Session, error) {
 	fresh := make([]*loom.Session, len(changes))
 	for i, c := range changes {
 		var err error
 		switch {
 		case c.Session != nil:
-			fresh[i], err = Append(ctx, tx, c.Session, c.Messages, owner, now)
+			fresh[i], err = Append(ctx, tx, log, c.Session, c.Messages, owner, now)
 		case c.Part != nil:
-			err = tx.SetPart(ctx, c.SessionID, c.Seq, *c.Part)
+			err = UpdatePart(ctx, tx, log, c.SessionID, c.Seq, *c.Part, now)
 		case c.Usage != nil:
-			err = tx.SetUsage(ctx, c.SessionID, c.Seq, *c.Usage)
+			err = UpdateUsage(ctx, tx, log, c.SessionID, c.Seq, *c.Usage)
 		case c.Title != nil:
-			err = tx.SetTitle(ctx, c.SessionID, *c.Title)
+			_, err = UpdateSession(ctx, tx, log, c.SessionID, loom.SessionUpdate{Title: c.Title}, now)
 		}
 		if err != nil {
 			return nil, err

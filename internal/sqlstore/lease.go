@@ -55,6 +55,30 @@ func (h Holder) Live(l *loom.Lock, now time.Time, alive func(pid int) bool) bool
 	return now.Before(l.Expires)
 }
 
+// LockTx is the transaction in which an engine takes a session's lock
+// (LockSteps.Take).
+type LockTx interface {
+	// CheckWriter fails with ELOCKED when another live process holds the
+	// lock of session id; no other handle takes it until the
+	// transaction ends.
+	CheckWriter(ctx context.Context, id string) error
+	// PutLock writes l as the lock of session id.
+	PutLock(ctx context.Context, id string, l loom.Lock) error
+}
+
+// PutLock writes l as the lock of session id inside tx, unless another
+// live holder has it (ELOCKED): what LockSteps.Take does in every
+// engine.
+func PutLock(ctx context.Context, tx LockTx, id string, l loom.Lock) error {
+	if err := tx.CheckWriter(ctx, id); err != nil {
+		return err
+	}
+	if err := tx.PutLock(ctx, id, l); err != nil {
+		return fmt.Errorf("lock %s: %w", id, err)
+	}
+	return nil
+}
+
 // LockSteps are an engine's writes of a session's lock row.
 type LockSteps struct {
 	// Take writes l as the session's lock in one transaction, failing

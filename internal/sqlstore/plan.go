@@ -235,7 +235,7 @@ func planSplit(ctx context.Context, src *loom.Session, keep int64, turn int, id 
 // session copies none of src's messages, it reads them from src's rows
 // through spans (InheritSpans), so a fork writes one session row and a
 // span for each store the history lies in, whatever its length.
-func Fork(ctx context.Context, tx Tx, src *loom.Session, opts loom.ForkOptions) (*loom.Session, error) {
+func Fork(ctx context.Context, tx Tx, log SyncLog, src *loom.Session, opts loom.ForkOptions) (*loom.Session, error) {
 	plan, err := PlanFork(ctx, src, opts, tx)
 	if err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func Fork(ctx context.Context, tx Tx, src *loom.Session, opts loom.ForkOptions) 
 	if err != nil {
 		return nil, err
 	}
-	err = Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
+	err = Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
 		last, err := log.MessageID(ctx, src.ID, plan.LastSeq)
 		return &synclog.Forked{Session: out, LastSeq: plan.LastSeq, LastID: last}, err
 	})
@@ -257,7 +257,7 @@ func Fork(ctx context.Context, tx Tx, src *loom.Session, opts loom.ForkOptions) 
 // from the same rows and stores its next ones under a new id
 // (RewindPlan), so a rewind writes a session row and a few spans,
 // whatever the session's length.
-func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owner string, now time.Time) (*loom.Session, error) {
+func Rewind(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.RewindOptions, owner string, now time.Time) (*loom.Session, error) {
 	src, err := tx.SessionForWrite(ctx, id)
 	if err != nil {
 		return nil, err
@@ -273,7 +273,7 @@ func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owne
 		return nil, err
 	}
 	plan.At = now
-	keep, err := messageIDIfSyncing(ctx, tx, src.ID, plan.KeepSeq)
+	keep, err := messageIDIfSyncing(ctx, log, src.ID, plan.KeepSeq)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func Rewind(ctx context.Context, tx Tx, id string, opts loom.RewindOptions, owne
 	if err != nil {
 		return nil, err
 	}
-	err = Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
+	err = Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
 		return &synclog.Rewound{SessionID: src.ID, Turn: opts.Turn, KeepSeq: plan.KeepSeq, KeepID: keep,
 			Fork: fork, Store: plan.Store, At: now}, nil
 	})
@@ -314,10 +314,9 @@ func StoreSplit(ctx context.Context, tx Tx, src *loom.Session, plan *RewindPlan)
 // messageIDIfSyncing is the log's MessageID when the store keeps a sync log,
 // "" otherwise: for a record that names a message as it was before the
 // change.
-func messageIDIfSyncing(ctx context.Context, tx Tx, id string, seq int64) (string, error) {
-	log, err := tx.Log(ctx)
-	if err != nil || log == nil {
-		return "", err
+func messageIDIfSyncing(ctx context.Context, log SyncLog, id string, seq int64) (string, error) {
+	if log == nil {
+		return "", nil
 	}
 	return log.MessageID(ctx, id, seq)
 }

@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"context"
+	"fmt"
 	"strings"
 
 	"github.com/loomhq/loom"
@@ -105,4 +107,81 @@ func Rearchive(row *loom.Session, records int) synclog.Payload {
 		return nil
 	}
 	return &synclog.SessionChanged{SessionID: row.ID, Archive: &synclog.Archive{At: row.ArchivedAt}}
+}
+
+// HistoryTx is what recording a store's history (RecordHistory) reads.
+type HistoryTx interface {
+	// UsageOf sums the usage of session src's messages from to to.
+	UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error)
+	// AllSessions returns every session, in the trash or archived too,
+	// oldest first (then by id), so a parent before its forks and
+	// sub-agents.
+	AllSessions(ctx context.Context) ([]*loom.Session, error)
+	// MessagesFrom returns up to limit messages of session id from seq
+	// from on, as the session reads them.
+	MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error)
+}
+
+// RecordHistory records in log every session tx holds, as sync is set
+// up on its store: each as an import of it as it is now (ImportRecords'
+// records, its lock left out, a fork as a whole session with its
+// inherited messages), reading RecordChunk messages at a time, so a long
+// session's history is never in memory at once.
+func RecordHistory(ctx context.Context, tx HistoryTx, log SyncLog) error {
+	sessions, err := tx.AllSessions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, x := range sessions {
+		if err := recordSession(ctx, tx, log, x); err != nil {
+			return fmt.Errorf("session %s: %w", x.ID, err)
+		}
+	}
+	return nil
+}
+
+// recordSession records session x as RecordHistory does: an import of
+// it with its first messages, then appends of the rest, each record as
+// long as ChunkLen says; then its archive again (Rearchive).
+func recordSession(ctx context.Context, tx HistoryTx, log SyncLog, x *loom.Session) error {
+	x.Lock = nil // a lock is this host's own
+	records, prev, next := 0, "", int64(1)
+	for {
+		page, err := tx.MessagesFrom(ctx, x.ID, next, RecordChunk)
+		if err != nil {
+			return err
+		}
+		if records > 0 && len(page) == 0 {
+			break
+		}
+		full := len(page) == RecordChunk
+		for first := true; first || len(page) > 0; first = false {
+			n := ChunkLen(page)
+			if records == 0 && (n < len(page) || full) {
+				// The later chunks' appends add their usage when applied.
+				later, err := tx.UsageOf(ctx, x.ID, int64(n)+1, OpenSeq)
+				if err != nil {
+					return err
+				}
+				row := *x
+				row.Usage.Sub(later)
+				x = &row
+			}
+			if err := log.Record(ctx, ChunkRecord(x, page[:n], prev)); err != nil {
+				return err
+			}
+			records++
+			if n > 0 {
+				prev, next = page[n-1].ID, page[n-1].Seq+1
+			}
+			page = page[n:]
+		}
+		if !full {
+			break
+		}
+	}
+	if p := Rearchive(x, records); p != nil {
+		return log.Record(ctx, p)
+	}
+	return nil
 }

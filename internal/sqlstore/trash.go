@@ -15,7 +15,7 @@ import (
 // trash older than loom.TrashTTL is purged at the same time. It returns
 // the sessions removed, the session first, then its sub-agent sessions
 // in Family order; trashed ones carry their DeletedAt.
-func Delete(ctx context.Context, tx Tx, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
+func Delete(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
 	if _, err := tx.Session(ctx, id); err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func Delete(ctx context.Context, tx Tx, id string, opts loom.DeleteOptions, owne
 			return nil, err
 		}
 	}
-	if err := emptyTrash(ctx, tx, now); err != nil {
+	if err := emptyTrash(ctx, tx, log, now); err != nil {
 		return nil, err
 	}
 	ids := make([]string, len(fam))
@@ -39,7 +39,7 @@ func Delete(ctx context.Context, tx Tx, id string, opts loom.DeleteOptions, owne
 		if err := tx.Purge(ctx, id); err != nil {
 			return nil, fmt.Errorf("delete %s: %w", id, err)
 		}
-		if err := recordPurge(ctx, tx, ids); err != nil {
+		if err := recordPurge(ctx, log, ids); err != nil {
 			return nil, err
 		}
 	} else {
@@ -48,7 +48,7 @@ func Delete(ctx context.Context, tx Tx, id string, opts loom.DeleteOptions, owne
 		if err != nil {
 			return nil, fmt.Errorf("delete %s: %w", id, err)
 		}
-		if err := recordTrash(ctx, tx, trashed, at); err != nil {
+		if err := recordTrash(ctx, log, trashed, at); err != nil {
 			return nil, err
 		}
 		for _, x := range fam {
@@ -66,7 +66,7 @@ func TrashedBefore(now time.Time) time.Time { return now.Add(-loom.TrashTTL) }
 // trash; it comes back with the sessions of its family that went to the
 // trash with it (at the time they were trashed), unless a key another
 // live session has taken meanwhile stops it.
-func Restore(ctx context.Context, tx Tx, id string) error {
+func Restore(ctx context.Context, tx Tx, log SyncLog, id string) error {
 	x, err := tx.Session(ctx, id)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func Restore(ctx context.Context, tx Tx, id string) error {
 	case err != nil:
 		return fmt.Errorf("restore %s: %w", x.ID, err)
 	}
-	return Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
+	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
 		return &synclog.Restored{SessionIDs: restored}, nil
 	})
 }
@@ -90,7 +90,7 @@ func Restore(ctx context.Context, tx Tx, id string) error {
 // the sessions selected go to the trash (so a prune is undone by restore
 // for loom.TrashTTL), but for those another live holder than owner has,
 // which are skipped; a dry run only reports.
-func Prune(ctx context.Context, tx Tx, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
+func Prune(ctx context.Context, tx Tx, log SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func Prune(ctx context.Context, tx Tx, opts loom.PruneOptions, owner string, now
 	if opts.DryRun {
 		return res, nil
 	}
-	if err := emptyTrash(ctx, tx, now); err != nil {
+	if err := emptyTrash(ctx, tx, log, now); err != nil {
 		return nil, err
 	}
 	if len(res.Removed) > 0 {
@@ -115,7 +115,7 @@ func Prune(ctx context.Context, tx Tx, opts loom.PruneOptions, owner string, now
 		if err != nil {
 			return nil, fmt.Errorf("prune: %w", err)
 		}
-		if err := recordTrash(ctx, tx, trashed, at); err != nil {
+		if err := recordTrash(ctx, log, trashed, at); err != nil {
 			return nil, err
 		}
 	}
@@ -124,22 +124,22 @@ func Prune(ctx context.Context, tx Tx, opts loom.PruneOptions, owner string, now
 
 // emptyTrash purges the sessions in the trash for longer than
 // loom.TrashTTL at now, recording their purge.
-func emptyTrash(ctx context.Context, tx Tx, now time.Time) error {
+func emptyTrash(ctx context.Context, tx Tx, log SyncLog, now time.Time) error {
 	purged, err := tx.EmptyTrash(ctx, TrashedBefore(now))
 	if err != nil {
 		return fmt.Errorf("empty trash: %w", err)
 	}
-	return recordPurge(ctx, tx, purged)
+	return recordPurge(ctx, log, purged)
 }
 
 // recordTrash records that the sessions ids went to the trash at at,
 // with what the store had seen: work it had not seen keeps a session
 // out of the trash on the hosts that did it (synclog.Life).
-func recordTrash(ctx context.Context, tx Tx, ids []string, at time.Time) error {
+func recordTrash(ctx context.Context, log SyncLog, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
+	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
 		seen, err := log.Seen(ctx)
 		return &synclog.Trashed{SessionIDs: ids, At: at, Seen: seen}, err
 	})
@@ -147,11 +147,11 @@ func recordTrash(ctx context.Context, tx Tx, ids []string, at time.Time) error {
 
 // recordPurge records that the sessions ids are gone for good, with what
 // the store had seen (synclog.Rescue).
-func recordPurge(ctx context.Context, tx Tx, ids []string) error {
+func recordPurge(ctx context.Context, log SyncLog, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return Record(ctx, tx, func(log SyncLog) (synclog.Payload, error) {
+	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
 		seen, err := log.Seen(ctx)
 		return &synclog.Purged{SessionIDs: ids, Seen: seen}, err
 	})

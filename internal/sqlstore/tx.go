@@ -82,17 +82,13 @@ type Tx interface {
 	// Rewrite stores body in row seq of store, its session's own,
 	// copying first a body another row shares.
 	Rewrite(ctx context.Context, store string, seq int64, body Body) error
-
-	// Log returns the store's sync log as this transaction writes it,
-	// nil when the store keeps none.
-	Log(ctx context.Context) (SyncLog, error)
 }
 
 // SyncLog is a store's sync log as a transaction writes it: once sync is
 // set up on a store, each change it makes is also a record of its own
 // log (package synclog), in the same transaction, which `loom sync`
-// pushes to the hub. A store that does not sync has none (Tx.Log is
-// nil), records nothing and pays one small read per change.
+// pushes to the hub. The engine hands it to the write algorithms beside
+// its Tx; a store that does not sync hands nil, and records nothing.
 type SyncLog interface {
 	// Record adds p to the log, stamped by the store's clock.
 	Record(ctx context.Context, p synclog.Payload) error
@@ -104,21 +100,13 @@ type SyncLog interface {
 	MessageID(ctx context.Context, id string, seq int64) (string, error)
 }
 
-// Logger is what has a sync log: a Tx.
-type Logger interface {
-	Log(ctx context.Context) (SyncLog, error)
-}
-
-// Record adds the payload build makes to tx's sync log, when the store
-// keeps one; build runs only then, with the log, so a store that does
-// not sync pays for no payload. A nil payload is a change that changed
-// nothing.
-func Record(ctx context.Context, tx Logger, build func(log SyncLog) (synclog.Payload, error)) error {
-	log, err := tx.Log(ctx)
-	switch {
-	case err != nil:
-		return fmt.Errorf("sync log: %w", err)
-	case log == nil:
+// Record adds the payload build makes to log, the store's sync log, nil
+// when it keeps none; build runs only then, with the log, so a store
+// that does not sync pays for no payload. A nil payload is a change that
+// changed nothing. Every change a store makes is recorded here, by the
+// write algorithms of this package.
+func Record(ctx context.Context, log SyncLog, build func(log SyncLog) (synclog.Payload, error)) error {
+	if log == nil {
 		return nil
 	}
 	p, err := build(log)

@@ -1,4 +1,4 @@
-package sqlite
+package replica
 
 import (
 	"context"
@@ -12,21 +12,21 @@ import (
 // loadLife returns whether session id is in the trash as merged from
 // records (synclog.Life); the zero Life when no record has trashed,
 // restored or worked in it.
-func loadLife(ctx context.Context, w writes, id string) (synclog.Life, error) {
-	return loadState[synclog.Life](ctx, w, lifeState, id)
+func loadLife(ctx context.Context, tx Tx, id string) (synclog.Life, error) {
+	return loadState[synclog.Life](ctx, tx, LifeState, id)
 }
 
 // saveLife stores l as session id's.
-func saveLife(ctx context.Context, w writes, id string, l synclog.Life) error {
-	return saveState(ctx, w, lifeState, id, l)
+func saveLife(ctx context.Context, tx Tx, id string, l synclog.Life) error {
+	return saveState(ctx, tx, LifeState, id, l)
 }
 
 // settleLife stores l as session id's and puts the session in the trash
 // or out of it as l says. A session no trash or restore record has
 // touched keeps the state it has: one trashed before sync was set up
 // stays in the trash.
-func settleLife(ctx context.Context, w writes, id string, l synclog.Life) error {
-	if err := saveLife(ctx, w, id, l); err != nil {
+func settleLife(ctx context.Context, tx Tx, id string, l synclog.Life) error {
+	if err := saveLife(ctx, tx, id, l); err != nil {
 		return err
 	}
 	if l.Trash == nil && l.Restore.IsZero() {
@@ -36,32 +36,30 @@ func settleLife(ctx context.Context, w writes, id string, l synclog.Life) error 
 	// lets it go: settleKey gives it to the earliest claim. It comes
 	// back without it, so that the session holding it meanwhile is not
 	// in the way.
-	res, err := w.ExecContext(ctx, `UPDATE sessions SET deleted_at = ?1,
-		key = CASE WHEN ?1 IS NULL THEN NULL ELSE key END WHERE id = ?2 AND deleted_at IS NOT ?1`,
-		nullTime(l.DeletedAt()), id)
+	changed, err := tx.SetDeleted(ctx, id, l.DeletedAt())
 	if err != nil {
 		return fmt.Errorf("trash state of %s: %w", id, err)
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return err
+	if !changed {
+		return nil
 	}
-	k, err := scopeOf(ctx, w, id)
+	k, err := scopeOf(ctx, tx, id)
 	if err != nil {
 		return err
 	}
-	return settleKey(ctx, w, k)
+	return settleKey(ctx, tx, k)
 }
 
 // worked merges record idx of host h, which did work in session id
 // (appends, part and usage updates, rewinds), into the session's life:
 // work a trash had not seen takes the session out of the trash.
-func worked(ctx context.Context, w writes, id string, h synclog.HostID, idx uint64) error {
-	l, err := loadLife(ctx, w, id)
+func worked(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64) error {
+	l, err := loadLife(ctx, tx, id)
 	if err != nil {
 		return err
 	}
 	l.Worked(h, idx)
-	return settleLife(ctx, w, id, l)
+	return settleLife(ctx, tx, id, l)
 }
 
 // workedIn returns the session in which record p does work that a
@@ -80,20 +78,10 @@ func workedIn(p synclog.Payload) string {
 	return ""
 }
 
-// purged reports whether session id was purged, here or by a record
-// applied here.
-func purged(ctx context.Context, w writes, id string) (bool, error) {
-	var gone bool
-	if err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_purged WHERE session_id = ?)`, id).Scan(&gone); err != nil {
-		return false, fmt.Errorf("read purged sessions: %w", err)
-	}
-	return gone, nil
-}
-
 // markPurged keeps that sessions ids are purged.
-func markPurged(ctx context.Context, w writes, ids []string) error {
+func markPurged(ctx context.Context, tx Tx, ids []string) error {
 	for _, id := range ids {
-		if _, err := w.ExecContext(ctx, `INSERT INTO sync_purged (session_id) VALUES (?) ON CONFLICT DO NOTHING`, id); err != nil {
+		if err := tx.MarkPurged(ctx, id); err != nil {
 			return fmt.Errorf("keep purge of %s: %w", id, err)
 		}
 	}
@@ -103,7 +91,7 @@ func markPurged(ctx context.Context, w writes, ids []string) error {
 // forPurged reports whether record p is for a session purged here: such
 // a record is dropped, as a purge is final. A fork of a purged session
 // is dropped too, as its parent's messages are gone.
-func forPurged(ctx context.Context, w writes, p synclog.Payload) (bool, error) {
+func forPurged(ctx context.Context, tx Tx, p synclog.Payload) (bool, error) {
 	var id string
 	switch p := p.(type) {
 	case *synclog.SessionCreated:
@@ -112,7 +100,7 @@ func forPurged(ctx context.Context, w writes, p synclog.Payload) (bool, error) {
 		id = p.SessionID
 	case *synclog.Forked:
 		for _, x := range []string{p.Session.ID, p.Session.ParentID} {
-			if gone, err := purged(ctx, w, x); err != nil || gone {
+			if gone, err := tx.Purged(ctx, x); err != nil || gone {
 				return gone, err
 			}
 		}
@@ -123,42 +111,42 @@ func forPurged(ctx context.Context, w writes, p synclog.Payload) (bool, error) {
 	if id == "" {
 		return false, nil
 	}
-	return purged(ctx, w, id)
+	return tx.Purged(ctx, id)
 }
 
 // applyTrashed merges trash record p into each of its sessions here.
-func applyTrashed(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Trashed) error {
-	return eachLife(ctx, w, p.Type(), p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) })
+func applyTrashed(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Trashed) error {
+	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) })
 }
 
 // applyRestored merges restore record p into each of its sessions here.
-func applyRestored(ctx context.Context, w writes, st synclog.Stamp, p *synclog.Restored) error {
-	return eachLife(ctx, w, p.Type(), p.SessionIDs, func(l *synclog.Life) { l.Restored(st) })
+func applyRestored(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Restored) error {
+	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *synclog.Life) { l.Restored(st) })
 }
 
 // eachLife merges a trash or restore record of type t into the lives of
 // sessions ids, by merge, skipping those purged here; a session neither
 // here nor purged has not arrived yet, and the record waits for it.
-func eachLife(ctx context.Context, w writes, t synclog.Type, ids []string, merge func(*synclog.Life)) error {
+func eachLife(ctx context.Context, tx Tx, t synclog.Type, ids []string, merge func(*synclog.Life)) error {
 	for _, id := range ids {
-		if gone, err := purged(ctx, w, id); err != nil {
+		if gone, err := tx.Purged(ctx, id); err != nil {
 			return err
 		} else if gone {
 			continue
 		}
-		cur, err := w.SessionForWrite(ctx, id)
+		cur, err := tx.SessionForWrite(ctx, id)
 		if err != nil {
 			return err
 		}
 		if cur == nil {
-			return fmt.Errorf("%w: a %s record of session %s, which this store does not hold", ErrSyncWaits, t, id)
+			return fmt.Errorf("%w: a %s record of session %s, which this store does not hold", ErrWaits, t, id)
 		}
-		l, err := loadLife(ctx, w, id)
+		l, err := loadLife(ctx, tx, id)
 		if err != nil {
 			return err
 		}
 		merge(&l)
-		if err := settleLife(ctx, w, id, l); err != nil {
+		if err := settleLife(ctx, tx, id, l); err != nil {
 			return err
 		}
 	}
@@ -169,26 +157,26 @@ func eachLife(ctx context.Context, w writes, t synclog.Type, ids []string, merge
 // purged. A session holding work of this host's that p's writer had not
 // seen is first saved under a new id (synclog.Rescue), recorded in this
 // host's log as an import, so the work survives on every machine.
-func (s *Store) applyPurged(ctx context.Context, w writes, p *synclog.Purged) error {
-	self, err := syncHost(ctx, w)
+func applyPurged(ctx context.Context, tx Tx, p *synclog.Purged) error {
+	self, err := tx.Host(ctx)
 	if err != nil {
 		return err
 	}
 	var copies []*loom.SessionData
 	for _, id := range p.SessionIDs {
-		cur, err := w.SessionForWrite(ctx, id)
+		cur, err := tx.SessionForWrite(ctx, id)
 		if err != nil {
 			return err
 		}
 		if cur == nil {
 			continue
 		}
-		l, err := loadLife(ctx, w, id)
+		l, err := loadLife(ctx, tx, id)
 		if err != nil {
 			return err
 		}
 		if synclog.Rescue(p, self, l.Work) {
-			d, err := rescueCopy(ctx, w, cur)
+			d, err := rescueCopy(ctx, tx, cur)
 			if err != nil {
 				return err
 			}
@@ -196,11 +184,11 @@ func (s *Store) applyPurged(ctx context.Context, w writes, p *synclog.Purged) er
 		}
 	}
 	for _, id := range p.SessionIDs {
-		if _, err := w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+		if err := tx.DeleteRow(ctx, id); err != nil {
 			return fmt.Errorf("purge %s: %w", id, err)
 		}
 	}
-	if err := markPurged(ctx, w, p.SessionIDs); err != nil {
+	if err := markPurged(ctx, tx, p.SessionIDs); err != nil {
 		return err
 	}
 	if len(copies) == 0 {
@@ -209,7 +197,7 @@ func (s *Store) applyPurged(ctx context.Context, w writes, p *synclog.Purged) er
 	if err := loom.ValidateImport(copies); err != nil {
 		return fmt.Errorf("save a copy of purged work: %w", err)
 	}
-	return s.importRecorded(ctx, w.tx, copies)
+	return tx.ImportRecorded(ctx, copies)
 }
 
 // rescueCopy returns session x with its messages under new ids, titled
@@ -217,8 +205,8 @@ func (s *Store) applyPurged(ctx context.Context, w writes, p *synclog.Purged) er
 // trash, whatever x was a fork or a sub-agent of, and without its key (a
 // host that applies the copy before the purge would find the key taken,
 // and a key a purge lets go goes to no session: see settleKey).
-func rescueCopy(ctx context.Context, w writes, x *loom.Session) (*loom.SessionData, error) {
-	msgs, err := spanMessages(ctx, w, x.ID, 1, sqlstore.OpenSeq, "", false, 0)
+func rescueCopy(ctx context.Context, tx Tx, x *loom.Session) (*loom.SessionData, error) {
+	msgs, err := tx.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
 	if err != nil {
 		return nil, err
 	}
@@ -236,21 +224,21 @@ func rescueCopy(ctx context.Context, w writes, x *loom.Session) (*loom.SessionDa
 // trash already, and settles their keys as applying it does (settleLife):
 // a key the trash let go goes to the next claim, a claim back from the
 // trash takes its place again.
-func eachLocalLife(ctx context.Context, w writes, ids []string, merge func(*synclog.Life)) error {
+func eachLocalLife(ctx context.Context, tx Tx, ids []string, merge func(*synclog.Life)) error {
 	for _, id := range ids {
-		l, err := loadLife(ctx, w, id)
+		l, err := loadLife(ctx, tx, id)
 		if err != nil {
 			return err
 		}
 		merge(&l)
-		if err := saveLife(ctx, w, id, l); err != nil {
+		if err := saveLife(ctx, tx, id, l); err != nil {
 			return err
 		}
-		k, err := scopeOf(ctx, w, id)
+		k, err := scopeOf(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if err := settleKey(ctx, w, k); err != nil {
+		if err := settleKey(ctx, tx, k); err != nil {
 			return err
 		}
 	}

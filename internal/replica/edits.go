@@ -1,16 +1,12 @@
-package sqlite
+package replica
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
-	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -18,116 +14,109 @@ import (
 // each field keeps the write with the greatest stamp (synclog.Meta), and
 // the session's updated_at the greatest time of the changes it holds.
 // The session's conflict forks take the change too, as their parent's.
-func applyChanged(ctx context.Context, w writes, st synclog.Stamp, p *synclog.SessionChanged) error {
-	cur, err := w.SessionForWrite(ctx, p.SessionID)
+func applyChanged(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.SessionChanged) error {
+	cur, err := tx.SessionForWrite(ctx, p.SessionID)
 	if err != nil {
 		return err
 	}
 	if cur == nil {
-		return fmt.Errorf("%w: a change of session %s, which this store does not hold", ErrSyncWaits, p.SessionID)
+		return fmt.Errorf("%w: a change of session %s, which this store does not hold", ErrWaits, p.SessionID)
 	}
-	return mergeChange(ctx, w, cur.ID, st, p, 0)
+	return mergeChange(ctx, tx, cur.ID, st, p, 0)
 }
 
 // mergeChange merges change p, stamped st, into session id, depth
 // conflict-fork generations below the session p changed, writing the
 // fields it wins into the row, and then into id's conflict forks, one
 // generation farther.
-func mergeChange(ctx context.Context, w writes, id string, st synclog.Stamp, p *synclog.SessionChanged, depth int) error {
-	m, err := loadMeta(ctx, w, id)
+func mergeChange(ctx context.Context, tx Tx, id string, st synclog.Stamp, p *synclog.SessionChanged, depth int) error {
+	m, err := loadMeta(ctx, tx, id)
 	if err != nil {
 		return err
 	}
 	before := m
 	m.Apply(st, p, depth)
-	var set []string
-	var args []any
-	col := func(name string, v any) {
-		set = append(set, name+" = ?")
-		args = append(args, v)
-	}
+	var c Columns
 	took := func(a, b synclog.Stamp) bool { return a != b }
 	switch {
 	case !took(before.Title.Stamp, m.Title.Stamp):
 	case m.Title.Depth == 0:
-		col("title", m.Title.Value)
+		c.Title = &m.Title.Value
 	case m.Title.Value != "":
 		// A conflict fork shows its parent's title as a conflict copy's;
 		// an empty one, which a title made from the first prompt takes,
 		// leaves the fork's as it is.
-		col("title", synclog.ConflictTitle(m.Title.Value))
+		t := synclog.ConflictTitle(m.Title.Value)
+		c.Title = &t
 	}
 	for _, f := range []struct {
-		name          string
+		col           **string
 		before, after *synclog.Field[string]
-	}{{"description", &before.Description, &m.Description},
-		{"cwd", &before.Cwd, &m.Cwd}, {"model", &before.Model, &m.Model}, {"provider", &before.Provider, &m.Provider},
-		{"profile", &before.Profile, &m.Profile}, {"git_branch", &before.GitBranch, &m.GitBranch}} {
+	}{{&c.Description, &before.Description, &m.Description},
+		{&c.Cwd, &before.Cwd, &m.Cwd}, {&c.Model, &before.Model, &m.Model}, {&c.Provider, &before.Provider, &m.Provider},
+		{&c.Profile, &before.Profile, &m.Profile}, {&c.GitBranch, &before.GitBranch, &m.GitBranch}} {
 		if took(f.before.Stamp, f.after.Stamp) {
-			col(f.name, f.after.Value)
+			*f.col = &f.after.Value
 		}
 	}
 	// A new key or project changes which sessions claim a key: the
 	// session lets its key go here, and settleKey gives the old one and
 	// the new one to the earliest claims.
-	var old keyScope
+	var old KeyScope
 	rekey := took(before.Key.Stamp, m.Key.Stamp) || took(before.Project.Stamp, m.Project.Stamp)
 	if rekey {
-		if old, err = scopeOf(ctx, w, id); err != nil {
+		if old, err = scopeOf(ctx, tx, id); err != nil {
 			return err
 		}
-		col("key", nil)
+		c.ClearKey = true
 		if m.Key.Value != "" {
-			col("surface", loom.SurfaceOf(m.Key.Value))
+			s := loom.SurfaceOf(m.Key.Value)
+			c.Surface = &s
 		}
 	}
 	if took(before.Project.Stamp, m.Project.Stamp) {
-		col("project_id", m.Project.Value.ID)
-		col("project_name", m.Project.Value.Name)
-		col("project_root", m.Project.Value.Root)
+		c.Project = &m.Project.Value
 	}
 	if took(before.Archived.Stamp, m.Archived.Stamp) {
-		col("archived_at", nullTime(m.Archived.Value))
+		c.Archive, c.Archived = true, m.Archived.Value
 	}
 	if p.At != nil && depth == 0 {
-		set = append(set, "updated_at = max(updated_at, ?)")
-		args = append(args, loom.FormatTime(*p.At))
+		c.UpdatedAt = p.At
 	}
-	if len(set) > 0 {
-		if _, err := w.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(set, ", ")+` WHERE id = ?`, append(args, id)...); err != nil {
-			return fmt.Errorf("update session %s: %w", id, err)
-		}
+	if err := tx.SetColumns(ctx, id, c); err != nil {
+		return fmt.Errorf("update session %s: %w", id, err)
 	}
-	if err := saveMeta(ctx, w, id, m); err != nil {
+	if err := saveMeta(ctx, tx, id, m); err != nil {
 		return err
 	}
 	if rekey {
-		now, err := scopeOf(ctx, w, id)
+		now, err := scopeOf(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if err := settleKey(ctx, w, now); err != nil {
+		if err := settleKey(ctx, tx, now); err != nil {
 			return err
 		}
-		if err := settleKey(ctx, w, old); err != nil {
+		if err := settleKey(ctx, tx, old); err != nil {
 			return err
 		}
 	}
-	return changeConflictForks(ctx, w, id, st, p, depth+1)
+	return changeConflictForks(ctx, tx, id, st, p, depth+1)
 }
 
 // changeConflictForks merges change p, stamped st, into the conflict
 // forks of session id, depth generations below the session p changed.
-func changeConflictForks(ctx context.Context, w writes, id string, st synclog.Stamp, p *synclog.SessionChanged, depth int) error {
+func changeConflictForks(ctx context.Context, tx Tx, id string, st synclog.Stamp, p *synclog.SessionChanged, depth int) error {
 	if depth > maxConflictDepth {
 		return fmt.Errorf("change of %s: more than %d conflict forks deep", p.SessionID, maxConflictDepth)
 	}
-	forks, err := rowscan.All(ctx, rowsOf{w}, rowscan.String, `SELECT id FROM sync_forks WHERE parent = ? AND kind = 'conflict' ORDER BY id`, id)
+	forks, err := tx.ForksOf(ctx, id, ConflictFork)
 	if err != nil {
 		return fmt.Errorf("find the conflict forks of %s: %w", id, err)
 	}
+	slices.Sort(forks)
 	for _, f := range forks {
-		if err := mergeChange(ctx, w, f, st, p, depth); err != nil {
+		if err := mergeChange(ctx, tx, f, st, p, depth); err != nil {
 			return err
 		}
 	}
@@ -138,28 +127,27 @@ func changeConflictForks(ctx context.Context, w writes, id string, st synclog.St
 // holds it reads it (id, or the session a rewind or a conflict moved it
 // to: locate), and the store that holds its row, when its id is mid;
 // otherwise the record that names it waits.
-func heldMessage(ctx context.Context, w writes, id string, seq int64, mid string) (*loom.Message, string, error) {
-	named, err := w.SessionForWrite(ctx, id)
+func heldMessage(ctx context.Context, tx Tx, id string, seq int64, mid string) (*loom.Message, string, error) {
+	named, err := tx.SessionForWrite(ctx, id)
 	if err != nil {
 		return nil, "", err
 	}
 	if named == nil {
-		return nil, "", fmt.Errorf("%w: message %s of session %s, which this store does not hold", ErrSyncWaits, mid, id)
+		return nil, "", fmt.Errorf("%w: message %s of session %s, which this store does not hold", ErrWaits, mid, id)
 	}
-	cur, err := locateOrWait(ctx, w, named, seq, mid)
+	cur, err := locateOrWait(ctx, tx, named, seq, mid)
 	if err != nil {
 		return nil, "", err
 	}
-	msgs, err := spanMessages(ctx, w, cur.ID, seq, seq, "", false, 0)
+	msgs, err := tx.Messages(ctx, cur.ID, seq, seq)
 	if err != nil {
 		return nil, "", err
 	}
 	if len(msgs) == 0 || msgs[0].ID != mid {
 		return nil, "", fmt.Errorf("session %s holds no message %s at seq %d", cur.ID, mid, seq)
 	}
-	var store string
-	if err := w.QueryRowContext(ctx, `SELECT store_id FROM spans WHERE session_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2`,
-		cur.ID, seq).Scan(&store); err != nil {
+	store, err := tx.StoreOf(ctx, cur.ID, seq)
+	if err != nil {
 		return nil, "", fmt.Errorf("read spans of %s: %w", cur.ID, err)
 	}
 	return msgs[0], store, nil
@@ -167,8 +155,8 @@ func heldMessage(ctx context.Context, w writes, id string, seq int64, mid string
 
 // applyPart merges part update p into its message: the part keeps the
 // update that synclog.NewerPart ranks first.
-func applyPart(ctx context.Context, w writes, st synclog.Stamp, p *synclog.PartUpdated) error {
-	m, _, err := heldMessage(ctx, w, p.SessionID, p.Seq, p.MessageID)
+func applyPart(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.PartUpdated) error {
+	m, _, err := heldMessage(ctx, tx, p.SessionID, p.Seq, p.MessageID)
 	if err != nil {
 		return err
 	}
@@ -177,17 +165,18 @@ func applyPart(ctx context.Context, w writes, st synclog.Stamp, p *synclog.PartU
 	// imported (as recent as its source). The session the record names:
 	// not one a rewind or a conflict moved the message to (see
 	// appendMessages).
-	if err := touch(ctx, w, p.SessionID, st.HLC.Wall()); err != nil {
+	if err := tx.Touch(ctx, p.SessionID, st.HLC.Wall()); err != nil {
 		return err
 	}
 	if i := slices.IndexFunc(m.Parts, func(x loom.Part) bool { return x.ID == p.Part.ID }); i >= 0 {
-		cs, err := messageStamp(ctx, w, m.ID, false)
+		cs, err := tx.MessageStamp(ctx, m.ID, false)
 		if err != nil {
 			return err
 		}
-		err = w.QueryRowContext(ctx, `SELECT hlc, host FROM sync_parts WHERE message_id = ? AND part_id = ?`, m.ID, p.Part.ID).Scan(&cs.HLC, &cs.Host)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if ps, ok, err := tx.PartStamp(ctx, m.ID, p.Part.ID); err != nil {
 			return fmt.Errorf("read stamp of part %s: %w", p.Part.ID, err)
+		} else if ok {
+			cs = ps
 		}
 		if !synclog.NewerPart(m.Parts[i], cs, p.Part, st) {
 			return nil
@@ -200,28 +189,28 @@ func applyPart(ctx context.Context, w writes, st synclog.Stamp, p *synclog.PartU
 	if err != nil {
 		return err
 	}
-	if err := sqlstore.WriteMessage(ctx, w, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: text}); err != nil {
+	if err := sqlstore.WriteMessage(ctx, tx, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: text}); err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
-	return stampPart(ctx, w, st, m.ID, p.Part.ID)
+	return tx.StampPart(ctx, m.ID, p.Part.ID, st)
 }
 
 // applyUsage sets the usage of its message when p is the latest update
 // of it.
-func applyUsage(ctx context.Context, w writes, st synclog.Stamp, p *synclog.UsageUpdated) error {
-	m, store, err := heldMessage(ctx, w, p.SessionID, p.Seq, p.MessageID)
+func applyUsage(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.UsageUpdated) error {
+	m, store, err := heldMessage(ctx, tx, p.SessionID, p.Seq, p.MessageID)
 	if err != nil {
 		return err
 	}
-	cs, err := messageStamp(ctx, w, m.ID, true)
+	cs, err := tx.MessageStamp(ctx, m.ID, true)
 	if err != nil {
 		return err
 	}
 	if !cs.Less(st) {
 		return nil
 	}
-	if err := setUsage(ctx, w.tx, m.SessionID, store, p.Seq, m.Usage, p.Usage); err != nil {
+	if err := tx.MoveUsage(ctx, m.SessionID, store, p.Seq, m.Usage, p.Usage); err != nil {
 		return err
 	}
-	return stampUsage(ctx, w, st, m.ID)
+	return tx.StampUsage(ctx, m.ID, st)
 }
