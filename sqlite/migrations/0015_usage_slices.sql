@@ -57,9 +57,14 @@ CREATE TABLE IF NOT EXISTS usage_stale (
 -- Every session there is, summed once at the first report.
 INSERT OR IGNORE INTO usage_stale (session_id) SELECT id FROM sessions;
 
+-- A row stored under a stale session's own id needs no mark: the
+-- session is summed whole, and nothing else reads a row just stored
+-- there (a fork reads its parent's rows up to where it was made). So an
+-- import, whose sessions are new, marks each session once, not each row.
 CREATE TRIGGER IF NOT EXISTS usage_messages_ai AFTER INSERT ON messages
-WHEN new.input_tokens <> 0 OR new.output_tokens <> 0 OR new.cache_read_tokens <> 0
-    OR new.cache_write_tokens <> 0 OR new.cost_usd <> 0
+WHEN (new.input_tokens <> 0 OR new.output_tokens <> 0 OR new.cache_read_tokens <> 0
+    OR new.cache_write_tokens <> 0 OR new.cost_usd <> 0)
+    AND NOT EXISTS (SELECT 1 FROM usage_stale WHERE session_id = new.session_id)
 BEGIN
     INSERT OR IGNORE INTO usage_pending (store_id, seq) VALUES (new.session_id, new.seq);
 END;
