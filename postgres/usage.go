@@ -29,14 +29,19 @@ func (s *Store) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loo
 	if !storable(f.UserID, f.ProjectID, f.Surface) {
 		return nil, nil
 	}
-	q, args := query.UsageSlices(dialect, f)
-	if query.Rollupable(f) {
-		if err := s.refreshUsage(ctx); err != nil {
-			return nil, err
-		}
-		q, args = query.UsageRollup(dialect, f)
+	if !query.Rollupable(f) {
+		q, args := query.UsageSlices(dialect, f)
+		return rowscan.All(ctx, rowsOf{s.pool}, rowscan.UsageSlice, q, args...)
 	}
-	return rowscan.All(ctx, rowsOf{s.pool}, rowscan.UsageSlice, q, args...)
+	if err := s.refreshUsage(ctx); err != nil {
+		return nil, err
+	}
+	q, args, merged := query.UsageRollup(dialect, f)
+	rows, err := rowscan.All(ctx, rowsOf{s.pool}, rowscan.UsageSlice, q, args...)
+	if err != nil || merged {
+		return rows, err
+	}
+	return query.MergeSlices(rows), nil
 }
 
 // staleSessions is the stale sessions of a refresh, each once.

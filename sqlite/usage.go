@@ -28,8 +28,12 @@ func (s *Store) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loo
 			return nil, err
 		}
 		if current {
-			q, args := query.UsageRollup(dialect, f)
-			return rowscan.All(ctx, rowsOf{s.reader}, rowscan.UsageSlice, q, args...)
+			q, args, merged := query.UsageRollup(dialect, f)
+			rows, err := rowscan.All(ctx, rowsOf{s.reader}, rowscan.UsageSlice, q, args...)
+			if err != nil || merged {
+				return rows, err
+			}
+			return query.MergeSlices(rows), nil
 		}
 	}
 	q, args := query.UsageSlices(dialect, f)
