@@ -57,7 +57,8 @@ func testUsageRollup(t *testing.T, open Opener) {
 	}
 	check := func(step int, what string) {
 		t.Helper()
-		for _, u := range users {
+		// Every user's (the engine groups them) and each user's.
+		for _, u := range append([]string{""}, users...) {
 			for _, f := range []loom.UsageSliceFilter{
 				{UserID: u},
 				{UserID: u, ProjectID: "fedcba9876543210"},
