@@ -49,16 +49,24 @@ CREATE TABLE usage_stale (
     session_id text COLLATE "C" NOT NULL
 );
 
+CREATE INDEX usage_stale_session ON usage_stale (session_id);
+
 -- Every session there is, summed once at the first report.
 INSERT INTO usage_stale (session_id) SELECT id FROM sessions;
 
+-- A row stored under a session this transaction marked stale needs no
+-- mark: the session is summed whole, and no report can take the mark
+-- before this transaction commits (unlike a mark already committed, which
+-- a report running now may be summing without this row). So an import,
+-- whose sessions are new, marks each session once, not each row.
 CREATE FUNCTION usage_messages_ai() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT
     AS $$
 BEGIN
     INSERT INTO usage_pending (store_id, seq)
-    SELECT session_id, seq FROM fresh
-    WHERE input_tokens <> 0 OR output_tokens <> 0 OR cache_read_tokens <> 0 OR cache_write_tokens <> 0 OR cost_usd <> 0
+    SELECT f.session_id, f.seq FROM fresh f
+    WHERE (f.input_tokens <> 0 OR f.output_tokens <> 0 OR f.cache_read_tokens <> 0 OR f.cache_write_tokens <> 0 OR f.cost_usd <> 0)
+      AND NOT EXISTS (SELECT 1 FROM usage_stale st WHERE st.session_id = f.session_id AND st.xmin = xid(pg_current_xact_id()))
     ON CONFLICT DO NOTHING;
     RETURN NULL;
 END
