@@ -17,6 +17,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic/anthropictest"
 	"github.com/loomhq/loom/importer/claudecode"
+	codexim "github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/providertest"
 )
@@ -373,4 +374,108 @@ func TestImportRealClaudeCode(t *testing.T) {
 		exec.Command("cp", "-a", fx.home, d).Run()
 	}
 	checkImportedFlows(t, fx, claudecode.Tool, []*flowWant{plain, multi, tools, sub})
+}
+
+// TestImportRealCodex: Codex CLI (`codex exec`, one prompt a process)
+// writes a plain session, a two-turn one (`exec resume`), a shell call
+// with reasoning, a sub-agent (multi_agent_v1's spawn_agent and
+// wait_agent), an automatic compaction (over
+// model_auto_compact_token_limit) and a resume of the first session by
+// its id; each imports faithfully.
+func TestImportRealCodex(t *testing.T) {
+	if onPostgres() {
+		t.Skip("runs the real agents once, on the SQLite pass")
+	}
+	bin := agentclitest.Install(t, agentclitest.Codex)
+	started := time.Now()
+	fx := newEmptyFixture(t)
+	dir := filepath.Join(fx.home, "work")
+	mustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
+	srv := agentclitest.NewScriptedResponses()
+	t.Cleanup(srv.Close)
+	sc := &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "input") }}
+	srv.Respond(sc.respond)
+	codexHome := filepath.Join(fx.home, ".codex")
+	writeSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
+		`model = "gpt-fake"`, `model_provider = "fake"`, `model_auto_compact_token_limit = 5000`,
+		`[model_providers.fake]`, `name = "fake"`, `base_url = "` + srv.URL + `/v1"`, `wire_api = "responses"`,
+		`env_key = "FAKE_OPENAI_KEY"`, `request_max_retries = 0`, `stream_max_retries = 0`}, "\n"))
+	env := agentclitest.Env(fx.home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
+	say := func(think, text string, u agentclitest.Usage, calls ...providertest.ToolCall) func(string) agentclitest.Turn {
+		return sc.answer(agentclitest.Turn{Reasoning: think, Text: text, Calls: calls, Usage: u})
+	}
+	codex := func(resume, prompt string) string {
+		args := []string{"exec", "--skip-git-repo-check", "-s", "danger-full-access"}
+		if resume != "" {
+			args = append(args, "resume", resume)
+		}
+		return sessionIDIn(t, agentclitest.Run(t, cliTimeout, dir, env, bin, append(args, prompt)...), "session id:")
+	}
+	usage := func(in, cached, out, reasoning int64) agentclitest.Usage {
+		return agentclitest.Usage{Input: in, Cached: cached, Output: out, Reasoning: reasoning}
+	}
+
+	plain := &flowWant{flow: "plain", prompts: []string{"Say hello in one line."}, replies: []string{"Hello there."},
+		reasoning: []string{"A greeting."}, usage: usageOf(800, 200, 15, 5)}
+	sc.on("Say hello in one line.", say("A greeting.", "Hello there.", usage(1000, 200, 15, 5)))
+	first := codex("", plain.prompts[0])
+
+	multi := &flowWant{flow: "multi-turn", prompts: []string{"First question of two?", "Second question of two?"},
+		replies: []string{"First answer.", "Second answer."}, usage: usageOf(1100+1100, 100, 6+7, 0)}
+	sc.on("First question of two?", say("", "First answer.", usage(1100, 0, 6, 0)))
+	sc.on("Second question of two?", say("", "Second answer.", usage(1200, 100, 7, 0)))
+	codex(codex("", multi.prompts[0]), multi.prompts[1])
+
+	tools := &flowWant{flow: "tools and reasoning", prompts: []string{"What is in notes.txt?"},
+		replies: []string{"It says alpha and beta."}, reasoning: []string{"The user wants the file.", "Both lines are read."},
+		tools: []toolWant{{"exec_command", "beta"}}, usage: usageOf(1000+1400, 300, 40+9, 20+3)}
+	sc.on("What is in notes.txt?", say("The user wants the file.", "", usage(1300, 300, 40, 20),
+		providertest.ToolCall{Name: "exec_command", Args: `{"cmd":"cat notes.txt"}`}))
+	sc.on("beta", say("Both lines are read.", "It says alpha and beta.", usage(1400, 0, 9, 3)))
+	codex("", tools.prompts[0])
+
+	task := "Count the files in the work directory."
+	sub := &flowWant{flow: "sub-agent", prompts: []string{"Delegate the count of files."},
+		replies: []string{"Delegating.", "Waiting for the count.", "The sub-agent counted one file."},
+		tools:   []toolWant{{"multi_agent_v1.spawn_agent", "agent_id"}, {"multi_agent_v1.wait_agent", "There is one file."}},
+		usage:   usageOf(1500+1600+1700, 0, 10+4+8, 0),
+		sub: &flowWant{flow: "sub-agent's session", prompts: []string{task}, replies: []string{"There is one file."},
+			usage: usageOf(1800, 0, 5, 0)}}
+	sc.on("Delegate the count of files.", say("", "Delegating.", usage(1500, 0, 10, 0),
+		providertest.ToolCall{Name: "multi_agent_v1.spawn_agent", Args: `{"message":"` + task + `"}`}))
+	sc.on(task, say("", "There is one file.", usage(1800, 0, 5, 0)))
+	sc.on("agent_id", func(last string) agentclitest.Turn {
+		id := regexp.MustCompile(`agent_id\\?"\s*:\s*\\?"([^"\\]+)`).FindStringSubmatch(last)
+		if id == nil {
+			t.Errorf("spawn_agent's output names no agent_id: %s", last)
+			return agentclitest.Turn{Text: "No agent."}
+		}
+		return agentclitest.Turn{Text: "Waiting for the count.", Usage: usage(1600, 0, 4, 0),
+			Calls: []providertest.ToolCall{{Name: "multi_agent_v1.wait_agent", Args: `{"targets":["` + id[1] + `"]}`}}}
+	})
+	sc.on("There is one file.", say("", "The sub-agent counted one file.", usage(1700, 0, 8, 0)))
+	codex("", sub.prompts[0])
+
+	// A turn that reports more tokens than model_auto_compact_token_limit:
+	// Codex compacts the history before the next turn.
+	compact := &flowWant{flow: "compaction", prompts: []string{"Big turn.", "After the big turn?"},
+		replies: []string{"A big answer.", "Still here after the summary."}, summaries: 1,
+		usage: usageOf(6000+1900+2000, 0, 10+30+6, 0)}
+	sc.on("Big turn.", say("", "A big answer.", usage(6000, 0, 10, 0)))
+	sc.on("CONTEXT CHECKPOINT COMPACTION", say("", "Progress: one big answer was given.", usage(1900, 0, 30, 0)))
+	sc.on("After the big turn?", say("", "Still here after the summary.", usage(2000, 0, 6, 0)))
+	codex(codex("", compact.prompts[0]), compact.prompts[1])
+
+	plain.prompts = append(plain.prompts, "One more on the greeting?")
+	plain.replies = append(plain.replies, "Resumed and answering.")
+	plain.usage.InputTokens += 2100
+	plain.usage.OutputTokens += 4
+	sc.on("One more on the greeting?", say("", "Resumed and answering.", usage(2100, 0, 4, 0)))
+	codex(first, "One more on the greeting?")
+	t.Logf("codex ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
+
+	if d := os.Getenv("LOOM_KEEP_AGENT_HOME"); d != "" {
+		exec.Command("cp", "-a", fx.home, d).Run()
+	}
+	checkImportedFlows(t, fx, codexim.Tool, []*flowWant{plain, multi, tools, sub, compact})
 }

@@ -44,7 +44,8 @@ func (tn Turn) orFallback() Turn {
 
 // NewScriptedResponses serves the part of OpenAI's Responses API that
 // Codex CLI uses, answering each POST /v1/responses with the next
-// scripted Turn: a reasoning item (its summary in clear), a message item
+// scripted Turn (a call named NAMESPACE.NAME is a tool of a
+// namespace): a reasoning item (its summary in clear), a message item
 // and function_call items, then response.completed with the usage.
 func NewScriptedResponses() *Scripted {
 	return providertest.NewServer(func(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[Turn]) {
@@ -73,8 +74,14 @@ func NewScriptedResponses() *Scripted {
 			if callID == "" {
 				callID = fmt.Sprintf("call_fake%d_%d", x.N, i)
 			}
-			items = append(items, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake%d_%d", x.N, i), "status": "completed",
-				"call_id": callID, "name": c.Name, "arguments": c.Args})
+			item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake%d_%d", x.N, i), "status": "completed",
+				"call_id": callID, "name": c.Name, "arguments": c.Args}
+			// A tool of a namespace (multi_agent_v1.spawn_agent) is
+			// called by its name in its namespace.
+			if ns, name, ok := strings.Cut(c.Name, "."); ok {
+				item["namespace"], item["name"] = ns, name
+			}
+			items = append(items, item)
 		}
 		ev := x.StartEvents(0)
 		ev.Send("response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id, "status": "in_progress"}})
