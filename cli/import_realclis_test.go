@@ -18,6 +18,7 @@ import (
 	"github.com/loomhq/loom/anthropic/anthropictest"
 	"github.com/loomhq/loom/importer/claudecode"
 	codexim "github.com/loomhq/loom/importer/codex"
+	geminiim "github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/providertest"
 )
@@ -259,6 +260,14 @@ func sessionIDIn(t *testing.T, out, label string) string {
 	return m[1]
 }
 
+// keepAgentHome copies the HOME the agents wrote to
+// $LOOM_KEEP_AGENT_HOME when it is set: their files, to look at.
+func keepAgentHome(fx *fixture) {
+	if d := os.Getenv("LOOM_KEEP_AGENT_HOME"); d != "" {
+		exec.Command("cp", "-a", fx.home, d).Run()
+	}
+}
+
 func usageOf(input, cached, output, reasoning int64) *loom.Usage {
 	return &loom.Usage{InputTokens: input, CacheReadTokens: cached, OutputTokens: output, ReasoningTokens: reasoning}
 }
@@ -370,9 +379,7 @@ func TestImportRealClaudeCode(t *testing.T) {
 	claude(ids[0], true, "One more on the greeting?")
 	t.Logf("claude-code ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
 
-	if d := os.Getenv("LOOM_KEEP_AGENT_HOME"); d != "" {
-		exec.Command("cp", "-a", fx.home, d).Run()
-	}
+	keepAgentHome(fx)
 	checkImportedFlows(t, fx, claudecode.Tool, []*flowWant{plain, multi, tools, sub})
 }
 
@@ -474,8 +481,98 @@ func TestImportRealCodex(t *testing.T) {
 	codex(first, "One more on the greeting?")
 	t.Logf("codex ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
 
-	if d := os.Getenv("LOOM_KEEP_AGENT_HOME"); d != "" {
-		exec.Command("cp", "-a", fx.home, d).Run()
-	}
+	keepAgentHome(fx)
 	checkImportedFlows(t, fx, codexim.Tool, []*flowWant{plain, multi, tools, sub, compact})
+}
+
+// TestImportRealGemini: Gemini CLI (`gemini -p`, one prompt a process)
+// writes a plain session, a two-turn one (`--resume latest`), a file
+// read with thoughts, a sub-agent (invoke_agent running the generalist)
+// and a resume of the first session by its id; each imports faithfully.
+func TestImportRealGemini(t *testing.T) {
+	if onPostgres() {
+		t.Skip("runs the real agents once, on the SQLite pass")
+	}
+	bin := agentclitest.Install(t, agentclitest.Gemini)
+	started := time.Now()
+	fx := newEmptyFixture(t)
+	dir := filepath.Join(fx.home, "work")
+	mustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
+	srv := agentclitest.NewScriptedGemini()
+	t.Cleanup(srv.Close)
+	sc := &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "contents") }}
+	srv.Respond(sc.respond)
+	writeSettings(t, filepath.Join(fx.home, ".gemini", "settings.json"),
+		`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, `+
+			`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, `+
+			`"general": {"disableAutoUpdate": true, "disableUpdateNag": true}}`)
+	env := agentclitest.Env(fx.home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_NO_RELAUNCH=true")
+	say := func(think, text string, u agentclitest.Usage, calls ...providertest.ToolCall) func(string) agentclitest.Turn {
+		return sc.answer(agentclitest.Turn{Reasoning: think, Text: text, Calls: calls, Usage: u})
+	}
+	usage := func(in, cached, out, reasoning int64) agentclitest.Usage {
+		return agentclitest.Usage{Input: in, Cached: cached, Output: out, Reasoning: reasoning}
+	}
+	gemini := func(resume, prompt string) string {
+		args := []string{"-m", "gemini-2.5-flash", "--yolo", "-o", "json"}
+		if resume != "" {
+			args = append(args, "--resume", resume)
+		}
+		return sessionIDIn(t, agentclitest.Run(t, cliTimeout, dir, env, bin, append(args, "-p", prompt)...), `"session_id": "`)
+	}
+
+	plain := &flowWant{flow: "plain", prompts: []string{"Say hello in one line."}, replies: []string{"Hello there."},
+		reasoning: []string{"A greeting."}, usage: usageOf(800, 200, 15, 5)}
+	sc.on("Say hello in one line.", say("A greeting.", "Hello there.", usage(1000, 200, 15, 5)))
+	first := gemini("", plain.prompts[0])
+
+	multi := &flowWant{flow: "multi-turn", prompts: []string{"First question of two?", "Second question of two?"},
+		replies: []string{"First answer.", "Second answer."}, reasoning: []string{"First thought.", "Second thought."},
+		usage: usageOf(1100+1100, 100, 6+7, 2+3)}
+	sc.on("First question of two?", say("First thought.", "First answer.", usage(1100, 0, 6, 2)))
+	sc.on("Second question of two?", say("Second thought.", "Second answer.", usage(1200, 100, 7, 3)))
+	gemini("", multi.prompts[0])
+	gemini("latest", multi.prompts[1])
+
+	tools := &flowWant{flow: "tools and thoughts", prompts: []string{"What is in notes.txt?"},
+		replies: []string{"It says alpha and beta."}, reasoning: []string{"The user wants the file.", "Both lines are read."},
+		tools: []toolWant{{"read_file", "beta"}}, usage: usageOf(1000+1400, 300, 40+9, 20+3)}
+	sc.on("What is in notes.txt?", say("The user wants the file.", "", usage(1300, 300, 40, 20),
+		providertest.ToolCall{Name: "read_file", Args: `{"file_path":"` + filepath.Join(dir, "notes.txt") + `"}`}))
+	sc.on("beta", say("Both lines are read.", "It says alpha and beta.", usage(1400, 0, 9, 3)))
+	gemini("", tools.prompts[0])
+
+	task := "Count the files in the work directory."
+	sub := &flowWant{flow: "sub-agent", prompts: []string{"Delegate the count of files."},
+		replies: []string{"The sub-agent counted one file."}, reasoning: []string{"Delegate it.", "It is done."},
+		tools: []toolWant{{"invoke_agent", "There is one file."}},
+		usage: usageOf(1500+1700, 0, 10+8, 2+2),
+		// The generalist ends by calling complete_task with its result.
+		sub: &flowWant{flow: "sub-agent's session", prompts: []string{task}, replies: []string{"Counted."},
+			reasoning: []string{"Count them."}, tools: []toolWant{{"complete_task", ""}}, usage: usageOf(1800, 0, 5, 1)}}
+	sc.on("Delegate the count of files.", say("Delegate it.", "", usage(1500, 0, 10, 2),
+		providertest.ToolCall{Name: "invoke_agent", Args: `{"agent_name":"generalist","prompt":"` + task + `"}`}))
+	sc.on(task, say("Count them.", "Counted.", usage(1800, 0, 5, 1),
+		providertest.ToolCall{Name: "complete_task", Args: `{"result":{"response":"There is one file."}}`}))
+	sc.on("There is one file.", say("It is done.", "The sub-agent counted one file.", usage(1700, 0, 8, 2)))
+	gemini("", sub.prompts[0])
+
+	plain.prompts = append(plain.prompts, "One more on the greeting?")
+	plain.replies = append(plain.replies, "Resumed and answering.")
+	plain.reasoning = append(plain.reasoning, "Resumed.")
+	plain.usage.InputTokens += 2100
+	plain.usage.OutputTokens += 4
+	plain.usage.ReasoningTokens += 1
+	sc.on("One more on the greeting?", say("Resumed.", "Resumed and answering.", usage(2100, 0, 4, 1)))
+	gemini(first, "One more on the greeting?")
+	t.Logf("gemini ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
+	keepAgentHome(fx)
+	checkImportedFlows(t, fx, geminiim.Tool, []*flowWant{plain, multi, tools, sub})
+	t.Run("compression", func(t *testing.T) {
+		t.Skip("not driven: Gemini CLI 0.61 compresses when the prompt tokens of the chat's last call in this process pass " +
+			"model.compressionThreshold of the model's limit, and /compress is a command of its interactive mode; with `-p` " +
+			"(one prompt a process, a resumed chat counting from nothing) a threshold of 0.2 and 300,000 prompt tokens " +
+			"reported did not compress, and no pseudo-terminal run of it is written yet; compression is covered by " +
+			"importer/gemini's tests on files of 0.61's format")
+	})
 }
