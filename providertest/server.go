@@ -55,6 +55,7 @@ type Server[R any] struct {
 
 	mu       sync.Mutex
 	queue    []R
+	respond  func(Request) (R, bool)
 	requests []Request
 	taken    int
 
@@ -100,6 +101,16 @@ func (s *Server[R]) Enqueue(replies ...R) {
 	s.queue = append(s.queue, replies...)
 }
 
+// Respond makes f answer the requests it wants to (ok true) before
+// the script is consulted: for a client whose requests do not come in an
+// order a queue can follow (an agent whose sub-agents call the model
+// while it does). f runs with the server locked: it must not call it.
+func (s *Server[R]) Respond(f func(req Request) (reply R, ok bool)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = f
+}
+
 // Queued returns how many scripted replies are still waiting.
 func (s *Server[R]) Queued() int {
 	s.mu.Lock()
@@ -141,6 +152,12 @@ func (x *Exchange[R]) Take(fallback func() R) (R, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var reply R
+	if s.respond != nil {
+		if r, ok := s.respond(x.Req); ok {
+			s.taken++
+			return r, s.taken
+		}
+	}
 	if len(s.queue) > 0 {
 		reply = s.queue[0]
 		s.queue = s.queue[1:]

@@ -489,3 +489,44 @@ func TestStableIDs(t *testing.T) {
 		}
 	}
 }
+
+// Codex 0.169 compacts a long history (over model_auto_compact_token_limit)
+// with a model call whose answer it writes as an assistant message, then
+// a compacted line holding that answer after its own preamble: the
+// answer is the summary message, once, not a reply too, and the call's
+// usage is counted once. The file is what Codex 0.169.0 wrote.
+func TestCompactionAnswerIsTheSummary(t *testing.T) {
+	res := readFile(t, "testdata/rollout-2026-11-24T16-32-10-01a20e66-874d-7a31-848b-7a86278579e3.jsonl")
+	s := res.Sessions[0]
+	var roles []string
+	var summary *loom.Message
+	for _, m := range s.Messages {
+		if m.Role == loom.RoleSystem {
+			continue
+		}
+		roles = append(roles, m.Role+": "+m.Text())
+		if m.Role == loom.RoleSummary {
+			summary = m
+		}
+	}
+	want := []string{"user: Big turn.", "assistant: A big answer.", "summary: ", "user: After the big turn?", "assistant: Still here after the summary."}
+	if len(roles) != len(want) {
+		t.Fatalf("messages %q, want %q", roles, want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(roles[i], want[i]) {
+			t.Errorf("message %d is %q, want %q…", i, roles[i], want[i])
+		}
+	}
+	if summary == nil || !strings.HasSuffix(summary.Text(), "Progress: one big answer was given.") || summary.Usage.Compactions != 1 ||
+		summary.Usage.InputTokens != 1900 || summary.Usage.OutputTokens != 30 {
+		t.Errorf("summary %+v", summary)
+	}
+	var total loom.Usage
+	for _, m := range s.Messages {
+		total.Add(m.Usage)
+	}
+	if total.InputTokens != 6000+1900+2000 || total.OutputTokens != 10+30+6 || total.Compactions != 1 || total.APICalls != 3 {
+		t.Errorf("usage %+v, want 9900 in, 46 out, 3 calls, 1 compaction", total)
+	}
+}

@@ -100,8 +100,37 @@ func (rd *reader) compacted(rc *rec) {
 		rd.res.Skip("compacted:encrypted")
 		return
 	}
+	if m := rd.cur; m != nil && rd.open && compactionAnswer(m, text) {
+		// Codex (0.169) writes the answer of the model call that made
+		// the summary as an assistant message just before this line:
+		// that message was the summary, not a reply, and becomes the
+		// summary message (with that call's usage).
+		m.Role, m.Parts = loom.RoleSummary, nil
+		m.Usage.Compactions = 1
+		rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
+		rd.endTurn()
+		return
+	}
 	rd.endTurn()
 	m := rd.message(rc.n, loom.RoleSummary, "")
 	m.Usage.Compactions = 1
 	rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
+}
+
+// compactionAnswer reports whether m, an assistant message of text
+// alone, is the answer that summary ends with: the model call that made
+// a compaction's summary.
+func compactionAnswer(m *loom.Message, summary string) bool {
+	if m.Role != loom.RoleAssistant || len(m.Parts) == 0 {
+		return false
+	}
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Type != loom.PartText {
+			return false
+		}
+		b.WriteString(p.Text)
+	}
+	answer := strings.TrimSpace(b.String())
+	return answer != "" && strings.HasSuffix(summary, answer)
 }

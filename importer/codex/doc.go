@@ -92,6 +92,9 @@
 //   - compacted: the summary becomes a summary message; without summary
 //     text, the readable messages of its replacement history stand in,
 //     and with none it is counted as skipped (compacted:encrypted).
+//     The assistant message just before it that the summary ends with
+//     (0.169 writes the answer of the call that made the summary so) is
+//     that summary message, with the call's usage, not a reply.
 //
 // Messages have no id in a rollout: each takes the session id and the
 // line it starts on (<session id>:<line>), its parts <message id>/<n>.
