@@ -104,6 +104,11 @@ func checkReadOnly(db, old, id string) error {
 	if hits, err := st.Search(ctx, loom.SearchQuery{Text: "zebra", UserID: "alice"}); err != nil || len(hits) != 1 {
 		return fmt.Errorf("search = %d hits, %v", len(hits), err)
 	}
+	// A report reads the messages when the roll-up is behind.
+	if sl, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: "alice", LongContext: 200_000}); err != nil ||
+		len(sl) != 1 || sl[0].Usage.InputTokens != 10 {
+		return fmt.Errorf("usage slices = %+v, %v", sl, err)
+	}
 	err = st.Append(ctx, list[0], msg("one more"))
 	if loom.ErrorCode(err) != loom.EINVALID || err.Error() != "cannot write "+db+": it is open read-only" {
 		return fmt.Errorf("append to a read-only store: %v", err)
@@ -138,7 +143,11 @@ func seedReadOnly(t *testing.T, db, old string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Append(context.Background(), s, msg("a zebra question"), msg("an answer")); err != nil {
+		// The answer has usage that no report has brought into the
+		// roll-up yet.
+		answer := msg("an answer")
+		answer.Role, answer.Model, answer.Usage = loom.RoleAssistant, "m", loom.Usage{InputTokens: 10, OutputTokens: 2}
+		if err := st.Append(context.Background(), s, msg("a zebra question"), answer); err != nil {
 			t.Fatal(err)
 		}
 		if p == old {
