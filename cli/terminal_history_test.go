@@ -58,3 +58,56 @@ func TestResumeHistoryKeepsSingleNewlines(t *testing.T) {
 		p.Leave(t, "›")
 	})
 }
+
+// seedAged writes sessions whose last activity was ago before now, each
+// with one question and one answer holding word.
+func seedAged(t *testing.T, fx *fixture, word string, agos ...time.Duration) []*loom.Session {
+	t.Helper()
+	st := fx.openStore(t)
+	var out []*loom.Session
+	for i, ago := range agos {
+		at := time.Now().Add(-ago)
+		fx.clock = at // the store's clock: fx.now
+		s := &loom.Session{ID: idAt(at), UserID: "local", Key: "cli:api:" + string(rune('a'+i)), Project: fx.proj, Cwd: fx.project, Title: "Session " + string(rune('A'+i))}
+		reply := textMsg(loom.RoleAssistant, "the "+word+" answer", at)
+		if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "the "+word+" question", at), reply); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	st.Close()
+	return out
+}
+
+// After a rename in the picker, every row says how long ago its last
+// activity was in the same form: the renamed one, whose rename is its
+// last activity, "just now" as loom session list then says, never a
+// date to come because the picker counted from when it opened.
+func TestPickerDatesAfterRename(t *testing.T) {
+	fx := newEmptyFixture(t)
+	seedAged(t, fx, "zebra", 3*time.Hour+time.Minute, 2*24*time.Hour+time.Hour)
+	p := fx.startChatPTY(t, 100, 40, "session", "resume")
+	waitScreen(t, p, "Session A", "Session B", "3h ago", "2d ago")
+	p.Send("\x12")
+	waitScreen(t, p, "title: Session A")
+	p.Send("\x15Renamed A\r")
+	waitScreen(t, p, `to "Renamed A"? y to save`)
+	p.Send("y")
+	waitScreen(t, p, `Renamed to "Renamed A".`)
+	waitScreen(t, p, "Renamed A", "Session B")
+	screen := p.Screen()
+	listed := func(title string) string { return strings.TrimSpace(strings.Split(screenRow(screen, title), "│")[0]) }
+	if got := listed("Renamed A"); !strings.HasSuffix(got, "just now") {
+		t.Fatalf("the renamed row does not say just now (%q):\n%s", got, screen)
+	}
+	if got := listed("Session B"); !strings.HasSuffix(got, "2d ago") {
+		t.Fatalf("the other row's age changed (%q):\n%s", got, screen)
+	}
+	p.Send("\x1b")
+	p.Wait(t)
+	list := fx.startPTYSize(t, 100, 40, "session", "list")
+	list.Wait(t)
+	if got := screenRow(list.Screen(), "Renamed A"); !strings.Contains(got, "just now") {
+		t.Fatalf("session list after the rename (%q):\n%s", got, list.Screen())
+	}
+}
