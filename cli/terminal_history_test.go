@@ -111,3 +111,20 @@ func TestPickerDatesAfterRename(t *testing.T) {
 		t.Fatalf("session list after the rename (%q):\n%s", got, list.Screen())
 	}
 }
+
+// loom session list and loom search say how long ago in the same short
+// form on a terminal ("3h ago", never "3 hours ago" in one of them).
+func TestAgesAgreeInListAndSearch(t *testing.T) {
+	fx := newEmptyFixture(t)
+	seedAged(t, fx, "zebra", 3*time.Hour+time.Minute, 2*24*time.Hour+time.Hour)
+	for _, args := range [][]string{{"session", "list"}, {"search", "zebra", "answer"}} {
+		p := fx.startPTYSize(t, 100, 40, args...)
+		if code := p.Wait(t); code != 0 {
+			t.Fatalf("loom %s: exit %d:\n%s", strings.Join(args, " "), code, p.Output())
+		}
+		screen := p.Screen()
+		if !strings.Contains(screen, "3h ago") || !strings.Contains(screen, "2d ago") || strings.Contains(screen, "hours") || strings.Contains(screen, "days") {
+			t.Errorf("loom %s does not say 3h ago and 2d ago:\n%s", strings.Join(args, " "), screen)
+		}
+	}
+}
