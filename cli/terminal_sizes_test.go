@@ -100,12 +100,12 @@ func TestTypeAheadWaitsForNextPrompt(t *testing.T) {
 // no row of the old text stays on the screen above the empty prompt,
 // and what is typed next is sent alone.
 //
-// It fails on this code: the input's frame shrinks from three rows to
-// one, and the renderer (charmbracelet/ultraviolet, issue 155) erases
-// from the frame's last row instead of its first, leaving the old rows
-// above the prompt. What is sent is right; the screen is not.
+// The input's frame shrinks from three rows to one there, and the
+// renderer (charmbracelet/ultraviolet, issue 155) draws a shrinking
+// frame from its old last row instead of its first, leaving the old rows
+// above the prompt; so the frame keeps its height until the message is
+// sent, and the reply still follows the message with no empty row.
 func TestCtrlUClearsWrappedPrompt(t *testing.T) {
-	t.Skip("the renderer leaves a shrinking input frame's rows on the screen (charmbracelet/ultraviolet issue 155)")
 	forTermSizes(t, func(t *testing.T, cols, rows int) {
 		fx := newAgentFixture(t)
 		fx.srv.Enqueue(openaitest.Reply{Text: "fresh ok"})
@@ -122,6 +122,10 @@ func TestCtrlUClearsWrappedPrompt(t *testing.T) {
 		}
 		p.Send("fresh\r")
 		p.WaitFor(t, "fresh ok")
+		p.WaitPrompt(t, "›")
+		if s := p.Screen(); !strings.Contains(s, "› fresh\nfresh ok") {
+			t.Fatalf("the reply does not follow the message sent after Ctrl+U:\n%s", s)
+		}
 		if got := fx.lastUserText(t); got != "fresh" {
 			t.Fatalf("sent %q after Ctrl+U, want %q", got, "fresh")
 		}

@@ -245,6 +245,9 @@ func (m *Model) renamed(msg renamedMsg) {
 		return
 	}
 	s := msg.s.Summary()
+	// A rename is activity (updated_at is now): ages count from now, not
+	// from when the picker opened, or the row would show a time to come.
+	m.now = m.opts.Now()
 	for i, x := range m.sessions {
 		if x.ID == s.ID {
 			m.sessions[i], m.targets[i] = s, filterTarget(s)

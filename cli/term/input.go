@@ -46,6 +46,7 @@ const InputHelp = "Alt+Enter or \\ then Enter for a new line"
 // input and ErrInputAborted for Ctrl+C.
 func ReadInput(ctx context.Context, ios *IOStreams, prompt string, history []string) (string, error) {
 	m := newInputModel(prompt, history, ios.TerminalWidth())
+	m.height = ios.TerminalHeight()
 	var in io.Reader = ios.In
 	if f, ok := ios.In.(*os.File); ok {
 		m.gate = &inputGate{f: f}
@@ -63,6 +64,11 @@ func ReadInput(ctx context.Context, ios *IOStreams, prompt string, history []str
 		return "", fmt.Errorf("read the message: %w", err)
 	}
 	m = final.(*inputModel)
+	if m.pad > 0 {
+		// The program ends on the frame's last row: back to the row
+		// after the message.
+		fmt.Fprint(ios.Out, ansi.CursorUp(m.pad))
+	}
 	switch {
 	case m.eof:
 		return "", io.EOF
@@ -73,10 +79,13 @@ func ReadInput(ctx context.Context, ios *IOStreams, prompt string, history []str
 }
 
 type inputModel struct {
-	ta      textarea.Model
-	prompt  string
-	width   int
-	history []string
+	ta     textarea.Model
+	prompt string
+	width  int
+	// height is the terminal's; rows the most the frame has had, and
+	// pad the empty rows that keep the frame at that height.
+	height, rows, pad int
+	history           []string
 	// hpos is the history entry shown; len(history) is the draft.
 	hpos  int
 	draft string
@@ -129,6 +138,7 @@ func (m *inputModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.setWidth(msg.Width)
+		m.height = msg.Height
 		return m, nil
 	case tea.KeyPressMsg:
 		if cmd, ok := m.key(msg); ok {
@@ -221,9 +231,24 @@ func (m *inputModel) View() tea.View {
 	if m.done {
 		// The last frame stays on the screen: the message whole, and
 		// a last line, empty, that the program clears as it ends.
-		return tea.NewView(m.transcript())
+		return tea.NewView(m.keepRows(m.transcript()))
 	}
-	return tea.NewView(m.ta.View())
+	return tea.NewView(m.keepRows(m.ta.View()))
+}
+
+// keepRows pads the frame s with empty rows to the height it has had:
+// the renderer draws an inline frame that shrinks from a row too low,
+// leaving rows of the old one above it (charmbracelet/ultraviolet issue
+// 155), so the frame gives up no row while the program runs, unless it
+// would not fit on the screen.
+func (m *inputModel) keepRows(s string) string {
+	n := strings.Count(s, "\n") + 1
+	m.rows = max(m.rows, n)
+	m.pad = 0
+	if m.rows <= m.height {
+		m.pad = m.rows - n
+	}
+	return s + strings.Repeat("\n", m.pad)
 }
 
 // transcript is the message as sent: the prompt, then every line of the

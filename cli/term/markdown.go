@@ -98,10 +98,9 @@ func (r *ansiRenderer) inline(n ast.Node) string {
 		switch c := c.(type) {
 		case *ast.Text:
 			b.Write(c.Segment.Value(r.src))
-			if c.SoftLineBreak() {
-				b.WriteByte(' ')
-			}
-			if c.HardLineBreak() {
+			// A chat message's single newlines are line breaks, as its
+			// writer saw them and as the dashboard shows them.
+			if c.SoftLineBreak() || c.HardLineBreak() {
 				b.WriteByte('\n')
 			}
 		case *ast.String:
