@@ -352,8 +352,8 @@ func TestImportRealClaudeCode(t *testing.T) {
 		reasoning: []string{"Delegate it.", "Wait for it.", "It is done.", "Carry on."},
 		tools:     []toolWant{{"Agent", "Async agent launched"}}, summaries: 1,
 		// The /compact call's usage (1900 in, 30 out) is written in no
-		// message, only in Claude Code's running cost-state totals.
-		usage: usageOf(1500+1600+1700+2000, 0, 10+4+8+6, 0),
+		// message: it is what Claude Code's cost-state totals grew by.
+		usage: usageOf(1500+1600+1700+1900+2000, 0, 10+4+8+30+6, 0),
 		sub: &flowWant{flow: "sub-agent's session", prompts: []string{task}, replies: []string{"There is one file."},
 			reasoning: []string{"Count them."}, usage: usageOf(1800, 0, 5, 0)}}
 	sc.on("Delegate the count of files.", say("Delegate it.", "Delegating.", 1500, 10,
