@@ -352,8 +352,8 @@ func TestImportRealClaudeCode(t *testing.T) {
 		reasoning: []string{"Delegate it.", "Wait for it.", "It is done.", "Carry on."},
 		tools:     []toolWant{{"Agent", "Async agent launched"}}, summaries: 1,
 		// The /compact call's usage (1900 in, 30 out) is written in no
-		// message, only in Claude Code's running cost-state totals.
-		usage: usageOf(1500+1600+1700+2000, 0, 10+4+8+6, 0),
+		// message: it is what Claude Code's cost-state totals grew by.
+		usage: usageOf(1500+1600+1700+1900+2000, 0, 10+4+8+30+6, 0),
 		sub: &flowWant{flow: "sub-agent's session", prompts: []string{task}, replies: []string{"There is one file."},
 			reasoning: []string{"Count them."}, usage: usageOf(1800, 0, 5, 0)}}
 	sc.on("Delegate the count of files.", say("Delegate it.", "Delegating.", 1500, 10,
@@ -489,37 +489,14 @@ func TestImportRealCodex(t *testing.T) {
 // writes a plain session, a two-turn one (`--resume latest`), a file
 // read with thoughts, a sub-agent (invoke_agent running the generalist)
 // and a resume of the first session by its id; each imports faithfully.
+// Its compression is TestImportRealGeminiCompression's.
 func TestImportRealGemini(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agents once, on the SQLite pass")
 	}
-	bin := agentclitest.Install(t, agentclitest.Gemini)
 	started := time.Now()
-	fx := newEmptyFixture(t)
-	dir := filepath.Join(fx.home, "work")
-	mustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
-	srv := agentclitest.NewScriptedGemini()
-	t.Cleanup(srv.Close)
-	sc := &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "contents") }}
-	srv.Respond(sc.respond)
-	writeSettings(t, filepath.Join(fx.home, ".gemini", "settings.json"),
-		`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, `+
-			`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, `+
-			`"general": {"disableAutoUpdate": true, "disableUpdateNag": true}}`)
-	env := agentclitest.Env(fx.home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_NO_RELAUNCH=true")
-	say := func(think, text string, u agentclitest.Usage, calls ...providertest.ToolCall) func(string) agentclitest.Turn {
-		return sc.answer(agentclitest.Turn{Reasoning: think, Text: text, Calls: calls, Usage: u})
-	}
-	usage := func(in, cached, out, reasoning int64) agentclitest.Usage {
-		return agentclitest.Usage{Input: in, Cached: cached, Output: out, Reasoning: reasoning}
-	}
-	gemini := func(resume, prompt string) string {
-		args := []string{"-m", "gemini-2.5-flash", "--yolo", "-o", "json"}
-		if resume != "" {
-			args = append(args, "--resume", resume)
-		}
-		return sessionIDIn(t, agentclitest.Run(t, cliTimeout, dir, env, bin, append(args, "-p", prompt)...), `"session_id": "`)
-	}
+	g := startGemini(t, "")
+	fx, dir, sc, srv, say, usage, gemini := g.fx, g.dir, g.sc, g.srv, g.say, g.usage, g.run
 
 	plain := &flowWant{flow: "plain", prompts: []string{"Say hello in one line."}, replies: []string{"Hello there."},
 		reasoning: []string{"A greeting."}, usage: usageOf(800, 200, 15, 5)}
@@ -568,11 +545,4 @@ func TestImportRealGemini(t *testing.T) {
 	t.Logf("gemini ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, geminiim.Tool, []*flowWant{plain, multi, tools, sub})
-	t.Run("compression", func(t *testing.T) {
-		t.Skip("not driven: Gemini CLI 0.61 compresses when the prompt tokens of the chat's last call in this process pass " +
-			"model.compressionThreshold of the model's limit, and /compress is a command of its interactive mode; with `-p` " +
-			"(one prompt a process, a resumed chat counting from nothing) a threshold of 0.2 and 300,000 prompt tokens " +
-			"reported did not compress, and no pseudo-terminal run of it is written yet; compression is covered by " +
-			"importer/gemini's tests on files of 0.61's format")
-	})
 }

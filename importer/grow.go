@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/loomhq/loom"
 )
@@ -44,6 +45,11 @@ func (im *Importer) isStoredBranch(ctx context.Context, s *Session, res *Result,
 // s no longer continues x (the tool rewound or edited its conversation),
 // s goes to a fork of x from where they part.
 func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+	src, kept, err := im.olderReading(ctx, s, x, msgs)
+	if err != nil {
+		return err
+	}
+	msgs = src
 	k := x.MessageCount
 	var tail []*loom.Message
 	if k > 0 {
@@ -54,12 +60,12 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 		}
 	}
 	if len(tail) > 0 && (k > len(msgs) || msgs[k-1].ID != tail[len(tail)-1].ID) {
-		return im.diverged(ctx, f, s, x, msgs, tr)
+		return im.diverged(ctx, f, s, x, msgs, kept, tr)
 	}
 	changed := false
 	for _, stored := range tail {
 		src := msgs[stored.Seq-1]
-		if src.ID != stored.ID {
+		if src.ID != stored.ID || kept[src.ID] {
 			continue
 		}
 		if !sameUsage(stored.Usage, src.Usage) {
@@ -111,18 +117,29 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 // x, keyed by the first message that differs, so nothing is lost and
 // nothing is stored twice. A source that only got shorter (a truncated
 // or rewritten file) adds nothing.
-func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.Session, view []*loom.Message, kept map[string]bool, tr *ToolReport) error {
 	stored, err := im.Store.Messages(ctx, x.ID, loom.MessageQuery{})
 	if err != nil {
 		return err
 	}
 	j := 0
-	for j < len(stored) && j < len(msgs) && stored[j].ID == msgs[j].ID {
+	for j < len(stored) && j < len(view) && stored[j].ID == view[j].ID {
 		j++
 	}
-	if j >= len(msgs) {
+	if j >= len(view) {
 		tr.SessionsUnchanged++
 		return nil
+	}
+	// The fork holds the source's messages, not the older reading's.
+	msgs := make([]*loom.Message, 0, len(view))
+	for i, m := range view {
+		if _, older := s.Replaced[m.ID]; older && kept[m.ID] {
+			if i < j {
+				j--
+			}
+			continue
+		}
+		msgs = append(msgs, m)
 	}
 	turns := 0
 	for _, m := range msgs[:j] {
@@ -165,6 +182,47 @@ func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.
 		im.pending.add(d)
 	}
 	return nil
+}
+
+// olderReading returns msgs as x holds them when an earlier version of
+// the reader imported them (s.Replaced): each message it made that x
+// still holds, right after the message that holds what it held now, is
+// put back in its place, so that msgs and x line up by seq again. kept
+// names those messages and the ones they are part of now: x keeps them
+// as they are, nothing of them is stored again or changed.
+func (im *Importer) olderReading(ctx context.Context, s *Session, x *loom.Session, msgs []*loom.Message) ([]*loom.Message, map[string]bool, error) {
+	if len(s.Replaced) == 0 {
+		return msgs, nil, nil
+	}
+	now := map[string][]string{}
+	for old, id := range s.Replaced {
+		now[id] = append(now[id], old)
+	}
+	var view []*loom.Message
+	var kept map[string]bool
+	for i, m := range msgs {
+		view = append(view, m)
+		olds := now[m.ID]
+		if len(olds) == 0 || len(view) >= x.MessageCount {
+			continue
+		}
+		got, err := im.Store.Messages(ctx, x.ID, loom.MessageQuery{After: int64(len(view)), Limit: 1, Oldest: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(got) != 1 || !slices.Contains(olds, got[0].ID) || (i+1 < len(msgs) && msgs[i+1].ID == got[0].ID) {
+			continue
+		}
+		if kept == nil {
+			kept = map[string]bool{}
+		}
+		kept[m.ID], kept[got[0].ID] = true, true
+		view = append(view, &loom.Message{ID: got[0].ID, Role: got[0].Role, CreatedAt: got[0].CreatedAt})
+	}
+	if kept == nil {
+		return msgs, nil, nil
+	}
+	return view, kept, nil
 }
 
 // sameUsage reports whether stored is u as the store keeps it (costs

@@ -112,6 +112,15 @@ type Session struct {
 	// that a re-import recognises what it stored. An agent part's
 	// SessionID holds the SourceID of the sub-agent session it ran.
 	Messages []*loom.Message
+	// Replaced names the messages an earlier version of the reader
+	// made of lines that this version reads into another message: each
+	// such id maps to the id of the message that holds what it held
+	// now, which an earlier version stored too (Codex's compaction, once
+	// a reply and the summary message after it, is one message since).
+	// A copy imported by that version keeps them: a re-import takes
+	// them as part of that message, so that it neither stores anything
+	// twice nor takes the copy for a rewound one.
+	Replaced map[string]string
 }
 
 // Result is what a reader found in one bundle.

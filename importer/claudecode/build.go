@@ -209,6 +209,10 @@ func (b *builder) assistantBlock(m *loom.Message, key string, r *record, i int, 
 func (b *builder) compaction(recs []*record) []*loom.Message {
 	first := recs[0]
 	m := &loom.Message{ID: first.id, Role: loom.RoleSummary, CreatedAt: first.ts, Usage: loom.Usage{Compactions: 1}}
+	if first.compactUsage != nil {
+		m.Usage.Add(*first.compactUsage)
+		m.Model, m.Provider = first.compactModel, Provider
+	}
 	var meta json.RawMessage
 	boundaryText := ""
 	for _, r := range recs {

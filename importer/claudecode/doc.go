@@ -56,7 +56,10 @@
 //     metadata; a boundary whose summary is missing gives the
 //     boundary's own text. The /compact command and its output lines
 //     are system messages, like any command that only ran in Claude
-//     Code.
+//     Code. The usage of the call that made the summary, which no line
+//     holds, is what the running totals of the cost-state lines before
+//     and after the boundary (2.1.330; same startTime) grew by, when
+//     one model's grew and no assistant line lies between them.
 //   - Sub-agents are sessions of kind subagent: each file of
 //     <session>/subagents/ (<session id>/agent-<agent id>, the compaction
 //     agent's agent-acompact-* included), each project-level agent-*.jsonl
@@ -77,7 +80,11 @@
 //
 // What is skipped and counted, by type: progress, file-history-snapshot,
 // queue-operation (prompts typed while Claude Code was busy: their text
-// is not imported), agent-name, last-prompt and attachment lines; system
+// is not imported), agent-name, last-prompt and attachment lines; the
+// lines 2.1.330 writes of its own state: api-request, api-request-blob
+// and api-request-shape (the requests as sent, made of the session's
+// own conversation), cost-state (running totals), tools-used, mode and
+// atis-latch; system
 // lines other than compact_boundary and local_command
 // (system:stop_hook_summary, system:turn_duration …); custom-title and
 // ai-title lines a later one replaces, and summary lines whose leafUuid

@@ -16,6 +16,7 @@ import (
 	// object per line of the session file.
 	json "github.com/goccy/go-json"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
@@ -72,6 +73,17 @@ type rawLine struct {
 	Attachment  *struct {
 		Type string `json:"type"`
 	} `json:"attachment"`
+	// A cost-state line's running totals of the process, by model.
+	ModelUsage map[string]modelUsage `json:"modelUsage"`
+	StartTime  int64                 `json:"startTime"`
+}
+
+// modelUsage is one model's running totals in a cost-state line.
+type modelUsage struct {
+	InputTokens              int64 `json:"inputTokens"`
+	OutputTokens             int64 `json:"outputTokens"`
+	CacheReadInputTokens     int64 `json:"cacheReadInputTokens"`
+	CacheCreationInputTokens int64 `json:"cacheCreationInputTokens"`
 }
 
 type rawMessage struct {
@@ -122,7 +134,12 @@ type record struct {
 	// id is the line's uuid, or a stable stand-in when it has none.
 	id      string
 	hasUUID bool
-	ts      time.Time
+	// compactUsage, on a compact_boundary line, is the usage of the
+	// model call that made its summary, read off the cost-state lines
+	// around it (see compactUsage); compactModel is that call's model.
+	compactUsage *loom.Usage
+	compactModel string
+	ts           time.Time
 	// blocks is message.content; a string content is one text block and
 	// stringContent says so.
 	blocks        []block

@@ -83,6 +83,7 @@ func (rd *reader) load(path string, split bool) (*file, error) {
 		return nil, err
 	}
 	f := &file{path: path}
+	compactUsage(recs)
 	seen := map[string]bool{}
 	for _, r := range recs {
 		r.order = rd.order
@@ -133,7 +134,8 @@ func (rd *reader) census(r *record) {
 		default:
 			rd.res.Skip("system:" + label(r.Subtype))
 		}
-	case "progress", "file-history-snapshot", "queue-operation", "agent-name", "last-prompt":
+	case "progress", "file-history-snapshot", "queue-operation", "agent-name", "last-prompt",
+		"api-request", "api-request-blob", "api-request-shape", "atis-latch", "cost-state", "tools-used", "mode":
 		rd.res.Skip(r.Type)
 	case "attachment":
 		if r.Attachment != nil && r.Attachment.Type != "" {
@@ -144,6 +146,63 @@ func (rd *reader) census(r *record) {
 	default:
 		rd.res.Skip("unknown:" + label(r.Type))
 	}
+}
+
+// compactUsage gives each compact_boundary of recs the usage of the
+// model call that made its summary, which no line holds but Claude Code
+// (2.1.330) counts in the running totals of its cost-state lines: when
+// two cost-state lines of one run (the same startTime) have a
+// compact_boundary between them and no assistant line, and their totals
+// grew for one model alone, that growth is the call's (a /compact run
+// as a turn of its own). A compaction in the middle of a turn, among
+// the turn's replies, is left without it.
+func compactUsage(recs []*record) {
+	var last, boundary *record
+	replies := false
+	for _, r := range recs {
+		switch {
+		case r.Type == "assistant":
+			replies = true
+		case r.Type == "system" && r.Subtype == "compact_boundary":
+			boundary = r
+		case r.Type == "cost-state":
+			if last != nil && boundary != nil && !replies && r.StartTime == last.StartTime {
+				boundary.compactModel, boundary.compactUsage = grownBy(last.ModelUsage, r.ModelUsage)
+			}
+			last, boundary, replies = r, nil, false
+		}
+	}
+}
+
+// grownBy returns the model whose totals grew from before to after, and
+// by how much, when one alone did and none shrank.
+func grownBy(before, after map[string]modelUsage) (string, *loom.Usage) {
+	model := ""
+	var u loom.Usage
+	for name, a := range after {
+		b := before[name]
+		d := modelUsage{a.InputTokens - b.InputTokens, a.OutputTokens - b.OutputTokens, a.CacheReadInputTokens - b.CacheReadInputTokens, a.CacheCreationInputTokens - b.CacheCreationInputTokens}
+		if d.InputTokens < 0 || d.OutputTokens < 0 || d.CacheReadInputTokens < 0 || d.CacheCreationInputTokens < 0 {
+			return "", nil
+		}
+		if d == (modelUsage{}) {
+			continue
+		}
+		if model != "" {
+			return "", nil
+		}
+		model = name
+		u = loom.Usage{InputTokens: d.InputTokens, OutputTokens: d.OutputTokens, CacheReadTokens: d.CacheReadInputTokens, CacheWriteTokens: d.CacheCreationInputTokens, APICalls: 1}
+	}
+	for name := range before {
+		if _, ok := after[name]; !ok {
+			return "", nil
+		}
+	}
+	if model == "" {
+		return "", nil
+	}
+	return model, &u
 }
 
 // subagent is a sub-agent's transcript file of a session bundle.

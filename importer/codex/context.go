@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/loomhq/loom"
@@ -109,6 +110,12 @@ func (rd *reader) compacted(rc *rec) {
 		m.Usage.Compactions = 1
 		rd.addPart(m, loom.Part{Type: loom.PartText, Text: text})
 		rd.endTurn()
+		// Before, that message was a reply and this line the summary
+		// message, under the line's id: a copy imported so keeps both.
+		if rd.s.Replaced == nil {
+			rd.s.Replaced = map[string]string{}
+		}
+		rd.s.Replaced[fmt.Sprintf("%s:%d", rd.sid, rc.n)] = m.ID
 		return
 	}
 	rd.endTurn()

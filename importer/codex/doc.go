@@ -94,7 +94,10 @@
 //     and with none it is counted as skipped (compacted:encrypted).
 //     The assistant message just before it that the summary ends with
 //     (0.169 writes the answer of the call that made the summary so) is
-//     that summary message, with the call's usage, not a reply.
+//     that summary message, with the call's usage, not a reply. A copy
+//     imported before loom read it so holds that answer as a reply and
+//     the summary under the compacted line's id (Session.Replaced): it
+//     keeps both, and grows from the rollout like any other copy.
 //
 // Messages have no id in a rollout: each takes the session id and the
 // line it starts on (<session id>:<line>), its parts <message id>/<n>.

@@ -112,8 +112,9 @@ func TestRewindAndSubagent(t *testing.T) {
 }
 
 // $set of messages: after compression (a summary and its
-// acknowledgement come in before the kept messages) and after a reload
-// (the environment context comes in first).
+// acknowledgement, which Gemini CLI writes and is a system message, come
+// in before the kept messages) and after a reload (the environment
+// context comes in first).
 func TestSnapshot(t *testing.T) {
 	res := read(t, filepath.Join("testdata", "snapshot.jsonl"))
 	if len(res.Sessions) != 1 || len(res.Skipped) != 0 || len(res.Problems) != 0 {
@@ -125,9 +126,12 @@ func TestSnapshot(t *testing.T) {
 		t.Errorf("ids %v\nwant %v", got, want)
 	}
 	wantCounts(t, s, counts{
-		Roles: map[string]int{loom.RoleUser: 4, loom.RoleAssistant: 5, loom.RoleSystem: 1, loom.RoleSummary: 1},
+		Roles: map[string]int{loom.RoleUser: 4, loom.RoleAssistant: 4, loom.RoleSystem: 2, loom.RoleSummary: 1},
 		Tools: map[string]int{loom.ToolCompleted: 2},
 	})
+	if m := importertest.Message(t, s, "ack1"); m.Role != loom.RoleSystem {
+		t.Errorf("acknowledgement of the summary is a %s message", m.Role)
+	}
 	if m := importertest.Message(t, s, "sum1"); m.Role != loom.RoleSummary || !strings.Contains(m.Text(), "The user asked for reply 1.") {
 		t.Errorf("summary %s %q", m.Role, m.Text())
 	}

@@ -177,7 +177,21 @@ var (
 	}
 	injectedTexts = []string{"System: Please continue."}
 	summaryPrefix = "<state_snapshot>"
+	// compressionAck is the reply Gemini CLI writes in the model's name
+	// after a compression's summary; the model never said it.
+	compressionAck = "Got it. Thanks for the additional context!"
 )
+
+// isCompressionAck is whether m is the reply Gemini CLI puts after a
+// compression's summary: that text alone, no thoughts, tool calls or
+// usage, right after the summary.
+func (c *converter) isCompressionAck(m *message) bool {
+	if len(m.Thoughts) > 0 || len(m.ToolCalls) > 0 || m.Tokens != nil || len(c.msgs) == 0 || c.msgs[len(c.msgs)-1].Role != loom.RoleSummary {
+		return false
+	}
+	ps, err := parts(m.Content)
+	return err == nil && strings.TrimSpace(text(ps)) == compressionAck && len(ps) == 1
+}
 
 // userRole tells a prompt the user typed from context Gemini CLI sent in
 // the user's name, and from the summary that replaces a compressed
@@ -264,6 +278,10 @@ func (c *converter) notice(m *message, t time.Time) {
 // with their results, and its token usage.
 func (c *converter) gemini(m *message, t time.Time) {
 	id := c.id(m)
+	if c.isCompressionAck(m) {
+		c.emit(id, loom.RoleSystem, t, []loom.Part{{Type: loom.PartText, Text: compressionAck}})
+		return
+	}
 	var ps []loom.Part
 	for _, th := range m.Thoughts {
 		if s := thoughtText(th); s != "" {

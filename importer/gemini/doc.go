@@ -54,7 +54,10 @@
 //     chat…": the date, the system, the working directory and its folder
 //     structure), never a prompt or the title. A user record that opens
 //     with <state_snapshot>, the summary that replaces a compressed
-//     conversation, is a summary message.
+//     conversation, is a summary message; the gemini record right after
+//     it that Gemini CLI writes itself ("Got it. Thanks for the
+//     additional context!", with no thoughts, tool calls or tokens) is a
+//     system message, not a reply.
 //   - A gemini record is an assistant message: its thoughts (subject and
 //     description) as reasoning parts, its text, and one tool part per
 //     tool call with its arguments, its result's text as output, its

@@ -500,7 +500,7 @@ func TestResumeAndCompressionWrittenAgain(t *testing.T) {
 		"7a2b3c4d-5e6f-4a71-9b2c-3d4e5f6a7b81",
 		"8b3c4d5e-6f7a-4b82-8c3d-4e5f6a7b8c92",
 		"be6f7a8b-9cad-4eb5-9f6a-7b8c9daebfc5", // the summary
-		"cf7a8b9c-adbe-4fc6-8a7b-8c9daebfc0d6",
+		"cf7a8b9c-adbe-4fc6-8a7b-8c9daebfc0d6", // Gemini CLI's "Got it.", a system message
 		"9c4d5e6f-7a8b-4c93-9d4e-5f6a7b8c9da3", // the prompt in flight, under its first id
 		"ad5e6f7a-8b9c-4da4-8e5f-6a7b8c9daeb4",
 		"03bedfd0-e1f2-4304-8ebf-c0d1e2f3041a",
@@ -509,7 +509,7 @@ func TestResumeAndCompressionWrittenAgain(t *testing.T) {
 		t.Errorf("ids %v\nwant %v", got, want)
 	}
 	wantCounts(t, s, counts{
-		Roles: map[string]int{loom.RoleUser: 2, loom.RoleAssistant: 5, loom.RoleSystem: 1, loom.RoleSummary: 1},
+		Roles: map[string]int{loom.RoleUser: 2, loom.RoleAssistant: 4, loom.RoleSystem: 2, loom.RoleSummary: 1},
 		Tools: map[string]int{loom.ToolCompleted: 2},
 	})
 	g1 := importertest.Message(t, s, "7a2b3c4d-5e6f-4a71-9b2c-3d4e5f6a7b81")
