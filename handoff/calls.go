@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/loomhq/loom"
 )
@@ -129,7 +130,7 @@ func compactJSON(raw json.RawMessage) string {
 	return b.String()
 }
 
-var safeCallID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var safeCallID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // CallIDs gives the tool calls of one handed-off session their ids:
 // each call's own where the target can take it (letters, digits, '_'
@@ -148,7 +149,7 @@ func (c *CallIDs) For(p loom.Part) string {
 	}
 	c.n++
 	id := p.CallID
-	if !safeCallID.MatchString(id) || c.seen[id] {
+	if !safeCallID().MatchString(id) || c.seen[id] {
 		id = fmt.Sprintf("%s%04d", c.Prefix, c.n)
 	}
 	c.seen[id] = true

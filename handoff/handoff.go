@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -240,12 +241,12 @@ const claudeCode = "claude-code"
 var (
 	// systemReminder is a block Claude Code adds to its compaction
 	// summary (the tools used before it, in <tools-used-before-summary>).
-	systemReminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>\s*`)
+	systemReminder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>\s*`) })
 	// transcriptLine points Claude Code's model at the transcript file.
-	transcriptLine = regexp.MustCompile(`(?m)^[^\n]*read the full transcript at:[^\n]*\n?`)
+	transcriptLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[^\n]*read the full transcript at:[^\n]*\n?`) })
 	// resumeDirectly tells Claude Code's model how to go on, to the end
 	// of its line.
-	resumeDirectly = regexp.MustCompile(`(?m)\s*Resume directly\b[^\n]*$`)
+	resumeDirectly = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)\s*Resume directly\b[^\n]*$`) })
 )
 
 // OtherToolSummary is Claude Code's compaction summary as another tool
@@ -253,9 +254,9 @@ var (
 // without the lines that are for Claude Code alone (its system reminders,
 // the path of its transcript, how its model is to resume).
 func OtherToolSummary(text string) string {
-	text = systemReminder.ReplaceAllString(text, "")
-	text = transcriptLine.ReplaceAllString(text, "")
-	text = resumeDirectly.ReplaceAllString(text, "")
+	text = systemReminder().ReplaceAllString(text, "")
+	text = transcriptLine().ReplaceAllString(text, "")
+	text = resumeDirectly().ReplaceAllString(text, "")
 	return strings.TrimSpace(text)
 }
 

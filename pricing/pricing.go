@@ -18,6 +18,7 @@ package pricing
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/loomhq/loom"
 )
@@ -125,7 +126,7 @@ var table = []entry{
 // suffix is what may follow a base name: a snapshot date (-20250514,
 // -2024-08-06) or -latest. Anything else (-mini, -6, -pro) names a
 // different model, whose price is not assumed.
-var suffix = regexp.MustCompile(`^-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`)
+var suffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`) })
 
 // Table is a price table: the bundled prices, and in front of them
 // prices added with Add. The zero Table is the bundled one.
@@ -187,7 +188,7 @@ func lookup(entries []entry, provider, model string) (Price, bool) {
 		if (e.provider != provider && e.provider != "") || !strings.HasPrefix(model, e.model) {
 			continue
 		}
-		if rest := model[len(e.model):]; rest != "" && !suffix.MatchString(rest) {
+		if rest := model[len(e.model):]; rest != "" && !suffix().MatchString(rest) {
 			continue
 		}
 		if best == nil || len(e.model) > len(best.model) {

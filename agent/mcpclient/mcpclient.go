@@ -208,13 +208,13 @@ func (t RemoteTool) Call(ctx context.Context, input json.RawMessage) (string, er
 	return out, nil
 }
 
-var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 // ToolName is the name loom's agent gives a server's tool:
 // mcp__SERVER__TOOL, made of what every provider accepts in a tool name
 // and at most 64 characters.
 func ToolName(server, tool string) string {
-	n := "mcp__" + unsafeName.ReplaceAllString(server, "_") + "__" + unsafeName.ReplaceAllString(tool, "_")
+	n := "mcp__" + unsafeName().ReplaceAllString(server, "_") + "__" + unsafeName().ReplaceAllString(tool, "_")
 	if len(n) > 64 {
 		n = n[:64]
 	}

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/loomhq/loom"
 )
@@ -106,8 +107,8 @@ func settleCommands(msgs []*loom.Message, marks map[string]byte) {
 }
 
 var (
-	commandName = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
-	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`) })
+	commandArgs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`) })
 )
 
 // command reads a slash command's wrapper as what the user typed:
@@ -116,7 +117,7 @@ func command(text string) (string, bool) {
 	if !strings.Contains(text, "<command-name>") {
 		return "", false
 	}
-	name := commandName.FindStringSubmatch(text)
+	name := commandName().FindStringSubmatch(text)
 	if name == nil {
 		return "", false
 	}
@@ -124,7 +125,7 @@ func command(text string) (string, bool) {
 	if cmd != "" && !strings.HasPrefix(cmd, "/") {
 		cmd = "/" + cmd
 	}
-	if args := commandArgs.FindStringSubmatch(text); args != nil {
+	if args := commandArgs().FindStringSubmatch(text); args != nil {
 		if a := strings.TrimSpace(args[1]); a != "" {
 			cmd += " " + a
 		}

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -269,13 +270,13 @@ func markProject(bases []string, slug, root string) error {
 }
 
 var (
-	nonSlug   = regexp.MustCompile(`[^a-z0-9]`)
-	dashes    = regexp.MustCompile(`-+`)
-	slugShape = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	nonSlug   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]`) })
+	dashes    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-+`) })
+	slugShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`) })
 )
 
 func slugify(s string) string {
-	s = strings.Trim(dashes.ReplaceAllString(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-"), "-")
+	s = strings.Trim(dashes().ReplaceAllString(nonSlug().ReplaceAllString(strings.ToLower(s), "-"), "-"), "-")
 	if s == "" {
 		return "project"
 	}
@@ -283,4 +284,4 @@ func slugify(s string) string {
 }
 
 // validSlug keeps a registry entry from naming a path outside tmp/.
-func validSlug(s string) bool { return slugShape.MatchString(s) }
+func validSlug(s string) bool { return slugShape().MatchString(s) }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -56,7 +57,9 @@ var bookkeeping = map[string]bool{
 
 // defaultTitle matches the title opencode gives a session before it has
 // named it.
-var defaultTitle = regexp.MustCompile(`(?i)^(new|child) session - \d{4}-\d{2}-\d{2}T[0-9:.]+Z$`)
+var defaultTitle = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(new|child) session - \d{4}-\d{2}-\d{2}T[0-9:.]+Z$`)
+})
 
 // syntheticSuffix names the system message that holds what opencode
 // added to a user message: a file's content, an instruction to the
@@ -75,7 +78,7 @@ func (src *source) session(res *importer.Result) *importer.Session {
 		CreatedAt: millis(info.Time.Created),
 		UpdatedAt: millis(info.Time.Updated),
 	}
-	if !defaultTitle.MatchString(info.Title) {
+	if !defaultTitle().MatchString(info.Title) {
 		s.Title = info.Title
 	}
 	if info.ParentID != "" && info.ParentID != src.ID {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // PrettyJSON indents a JSON value (a tool's input) for people to read: ""
@@ -138,15 +139,17 @@ func ShellQuote(s string) string {
 // zeroCost matches the JSON of a loom.Usage (its fields in their order)
 // up to a cost_usd of 0. Go's encoder escapes every quote inside a
 // string, so a key in quotes is never text someone wrote.
-var zeroCost = regexp.MustCompile(`"input_tokens":\s*(-?\d+),\s*"output_tokens":\s*(-?\d+),\s*"reasoning_tokens":\s*(-?\d+),\s*"cache_read_tokens":\s*(-?\d+),\s*"cache_write_tokens":\s*(-?\d+),\s*"cost_usd":\s*0,`)
+var zeroCost = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"input_tokens":\s*(-?\d+),\s*"output_tokens":\s*(-?\d+),\s*"reasoning_tokens":\s*(-?\d+),\s*"cache_read_tokens":\s*(-?\d+),\s*"cache_write_tokens":\s*(-?\d+),\s*"cost_usd":\s*0,`)
+})
 
 // NullUnknownCosts rewrites JSON that Go's encoder wrote so that every
 // usage whose cost is not known (CostKnown: tokens counted, cost 0) has
 // a cost_usd of null, not 0: a model that reads it must not take the
 // work for free.
 func NullUnknownCosts(b []byte) []byte {
-	return zeroCost.ReplaceAllFunc(b, func(m []byte) []byte {
-		for _, n := range zeroCost.FindSubmatch(m)[1:6] {
+	return zeroCost().ReplaceAllFunc(b, func(m []byte) []byte {
+		for _, n := range zeroCost().FindSubmatch(m)[1:6] {
 			if string(n) != "0" {
 				out := append([]byte{}, m[:len(m)-len("0,")]...)
 				return append(out, "null,"...)
