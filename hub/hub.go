@@ -1,7 +1,10 @@
-// Package hub is the client side of sync: it talks to a hub (`loom
-// serve`'s /api/v1/sync) to push a host's own records, sealed, and to
-// pull the other hosts' records, opened with the user's sync key. The
-// hub sees headers and ciphertext only (see docs/sync.md).
+// Package hub is sync between a user's machines and a hub, both sides
+// of the wire: the client (Client), which pushes a host's own records,
+// sealed, and pulls the other hosts' records, opened with the user's
+// sync key; the sync service that loom sync runs (Sync, Watch, Status);
+// the hub's handler (Handler), which loom serve mounts at /api/v1/sync;
+// and the wire format between them (wire.go). The hub sees headers and
+// ciphertext only (see docs/sync.md).
 package hub
 
 import (
@@ -20,7 +23,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/syncwire"
 )
 
 // Client calls one hub as one user.
@@ -55,8 +57,8 @@ type State struct {
 
 // State returns what the hub holds of the token's user.
 func (c *Client) State(ctx context.Context) (State, error) {
-	var out syncwire.Hosts
-	if err := c.call(ctx, http.MethodGet, syncwire.HostsPath, nil, &out); err != nil {
+	var out Hosts
+	if err := c.call(ctx, http.MethodGet, HostsPath, nil, &out); err != nil {
 		return State{}, err
 	}
 	st := State{Hosts: make([]loom.SyncHost, len(out.Hosts)), KeyID: out.KeyID, User: out.User}
@@ -75,16 +77,16 @@ func WrongKey(hubKey, ours string) error {
 // Put stores recs on the hub, all or none, and returns how many it had
 // not stored before.
 func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
-	in := syncwire.Push{Records: make([]syncwire.Record, len(recs))}
+	in := Push{Records: make([]Record, len(recs))}
 	for i, r := range recs {
-		in.Records[i] = syncwire.FromStore(r)
+		in.Records[i] = RecordOf(r)
 	}
 	b, err := json.Marshal(in)
 	if err != nil {
 		return 0, err
 	}
-	var out syncwire.Pushed
-	if err := c.call(ctx, http.MethodPost, syncwire.RecordsPath, b, &out); err != nil {
+	var out Pushed
+	if err := c.call(ctx, http.MethodPost, RecordsPath, b, &out); err != nil {
 		return 0, err
 	}
 	return out.Stored, nil
@@ -94,8 +96,8 @@ func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
 // order, and whether the hub holds more.
 func (c *Client) Records(ctx context.Context, host string, after int64, limit int) ([]loom.SyncRecord, bool, error) {
 	q := url.Values{"host": {host}, "after": {strconv.FormatInt(after, 10)}, "limit": {strconv.Itoa(limit)}}
-	var out syncwire.Page
-	if err := c.call(ctx, http.MethodGet, syncwire.RecordsPath+"?"+q.Encode(), nil, &out); err != nil {
+	var out Page
+	if err := c.call(ctx, http.MethodGet, RecordsPath+"?"+q.Encode(), nil, &out); err != nil {
 		return nil, false, err
 	}
 	recs := make([]loom.SyncRecord, len(out.Records))

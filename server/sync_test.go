@@ -19,16 +19,16 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/synclog"
-	"github.com/loomhq/loom/syncwire"
 )
 
 // The wire's shapes, as the sync API writes and reads them.
 type (
-	wireRecord  = syncwire.Record
-	pushAnswer  = syncwire.Pushed
-	pageAnswer  = syncwire.Page
-	hostsAnswer = syncwire.Hosts
+	wireRecord  = hub.Record
+	pushAnswer  = hub.Pushed
+	pageAnswer  = hub.Page
+	hostsAnswer = hub.Hosts
 )
 
 func wireRecs(host string, from, to int64) []wireRecord {
