@@ -9,10 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom"
 )
@@ -62,31 +58,13 @@ type Edge struct {
 type Handler struct {
 	st   loom.SyncStore
 	edge Edge
-	// zstd compresses every answer that may be: EncodeAll may be
-	// called from several goroutines at once.
-	zstd func() *zstd.Encoder
-	// gzips are reused: each holds its compression state, some hundreds
-	// of KiB.
-	gzips sync.Pool
-	keys  keys
+	keys keys
 }
 
 // NewHandler returns the hub's handler over st; with st nil, every
 // endpoint answers 404.
 func NewHandler(st loom.SyncStore, edge Edge) *Handler {
-	h := &Handler{st: st, edge: edge}
-	h.zstd = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		if err != nil {
-			panic("hub: zstd encoder: " + err.Error())
-		}
-		return e
-	})
-	h.gzips.New = func() any {
-		w, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
-		return w
-	}
-	return h
+	return &Handler{st: st, edge: edge}
 }
 
 // Mount adds the endpoints to mux, each under its method, so that mux
@@ -399,37 +377,29 @@ func readDelim(dec *json.Decoder, d json.Delim, message string) error {
 	return nil
 }
 
-// readBody is a push's body, decompressed as its Content-Encoding says
-// (gzip or zstd), and bounded by maxRequestBytes both as sent and
-// as decompressed.
+// readBody is a push's body, decompressed when its Content-Encoding is
+// zstd (what Client sends), and bounded by maxRequestBytes both as sent
+// and as decompressed.
 func readBody(w http.ResponseWriter, r *http.Request) (io.ReadCloser, error) {
 	raw := http.MaxBytesReader(w, r.Body, maxRequestBytes)
-	var dec io.ReadCloser
 	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
 	case "", "identity":
 		return raw, nil
-	case "gzip":
-		zr, err := gzip.NewReader(raw)
-		if err != nil {
-			return nil, bodyError(err)
-		}
-		dec = zr
 	case "zstd":
-		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxRequestBytes))
+		zr, err := newDecoder(raw)
 		if err != nil {
 			return nil, err
 		}
-		dec = zr.IOReadCloser()
+		return http.MaxBytesReader(w, zr, maxRequestBytes), nil
 	default:
-		return nil, loom.Errorf(loom.EINVALID, "Content-Encoding %q is not one this server reads: send gzip, zstd or none", enc)
+		return nil, loom.Errorf(loom.EINVALID, "Content-Encoding %q is not one this server reads: send zstd or none", enc)
 	}
-	return http.MaxBytesReader(w, dec, maxRequestBytes), nil
 }
 
 // writeJSON answers v as JSON, 200; when compress is set, compressed
-// with zstd or gzip if the client accepts either: a page of records is
-// mostly base64 of ciphertext, which compression takes back to about
-// the ciphertext's size.
+// with zstd if the client accepts it (Client asks for it): a page of
+// records is mostly base64 of ciphertext, which compression takes back
+// to about the ciphertext's size.
 func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, v any, compress bool) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -438,53 +408,19 @@ func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, v any, compr
 	}
 	b = append(b, '\n')
 	hd := w.Header()
-	hd.Set("Content-Type", "application/json; charset=utf-8")
-	hd.Set("Cache-Control", "no-store")
-	enc := ""
-	if compress {
-		enc = acceptedEncoding(r.Header.Get("Accept-Encoding"))
-	}
-	if enc != "" {
-		hd.Set("Content-Encoding", enc)
+	if compress && acceptsZstd(r.Header.Get("Accept-Encoding")) {
+		enc, err := encoder()
+		if err != nil {
+			h.edge.Error(w, r, err)
+			return
+		}
+		b = enc.EncodeAll(b, nil)
+		hd.Set("Content-Encoding", "zstd")
 		hd.Add("Vary", "Accept-Encoding")
-	}
-	if enc == "gzip" {
-		w.WriteHeader(http.StatusOK)
-		zw := h.gzips.Get().(*gzip.Writer)
-		zw.Reset(w)
-		zw.Write(b)
-		zw.Close()
-		h.gzips.Put(zw)
-		return
-	}
-	if enc == "zstd" {
-		b = h.zstd().EncodeAll(b, nil)
 		hd.Set("Content-Length", strconv.Itoa(len(b)))
 	}
+	hd.Set("Content-Type", "application/json; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
-}
-
-// acceptedEncoding picks zstd, else gzip, among the encodings an
-// Accept-Encoding header accepts; "" for neither.
-func acceptedEncoding(accept string) string {
-	var gz bool
-	for part := range strings.SplitSeq(accept, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q="); ok {
-			if v, err := strconv.ParseFloat(q, 64); err == nil && v == 0 {
-				continue
-			}
-		}
-		switch strings.ToLower(strings.TrimSpace(name)) {
-		case "zstd":
-			return "zstd"
-		case "gzip":
-			gz = true
-		}
-	}
-	if gz {
-		return "gzip"
-	}
-	return ""
 }

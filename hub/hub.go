@@ -18,9 +18,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom"
 )
@@ -107,16 +104,6 @@ func (c *Client) Records(ctx context.Context, host string, after int64, limit in
 	return recs, out.More, nil
 }
 
-// compressFrom is the size from which a request's body is sent
-// compressed.
-const compressFrom = 16 << 10
-
-// pushEncoder compresses pushes: made once, safe for concurrent
-// EncodeAll.
-var pushEncoder = sync.OnceValues(func() (*zstd.Encoder, error) {
-	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-})
-
 // call sends a request with body (JSON, nil for none) and decodes the
 // answer into out. The hub's errors come back as loom errors with their
 // code, so that the caller tells a conflict from a refusal.
@@ -130,12 +117,15 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		return fmt.Errorf("hub %s: %w", c.URL, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.Token)
+	// Pages come compressed as pushes go, with zstd; asking for it
+	// leaves the transport's gzip out.
+	req.Header.Set("Accept-Encoding", "zstd")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 		if len(body) >= compressFrom {
 			// A push is mostly base64 of ciphertext: zstd takes it
 			// back to about the ciphertext's size, a quarter less.
-			enc, err := pushEncoder()
+			enc, err := encoder()
 			if err != nil {
 				return err
 			}
@@ -174,7 +164,16 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		}
 		return loom.Errorf(code, "hub %s: %s", c.URL, e.Error.Message)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	var answer io.Reader = resp.Body
+	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "zstd") {
+		zr, err := newDecoder(resp.Body)
+		if err != nil {
+			return fmt.Errorf("hub %s: read the answer: %w", c.URL, err)
+		}
+		defer zr.Close()
+		answer = zr
+	}
+	if err := json.NewDecoder(answer).Decode(out); err != nil {
 		return fmt.Errorf("hub %s: read the answer: %w", c.URL, err)
 	}
 	return nil
