@@ -26,12 +26,17 @@ func TestWireIsZstd(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string][]string{} // method → what each request said and was answered
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		srv.ServeHTTP(w, r)
 		if r.URL.Path == hub.RecordsPath {
-			mu.Lock()
-			seen[r.Method] = append(seen[r.Method], "sent "+r.Header.Get("Content-Encoding")+", accepts "+r.Header.Get("Accept-Encoding")+", answered "+w.Header().Get("Content-Encoding"))
-			mu.Unlock()
+			// Noted as the answer's header goes, before the client
+			// can have read the answer.
+			said := "sent " + r.Header.Get("Content-Encoding") + ", accepts " + r.Header.Get("Accept-Encoding") + ", answered "
+			w = &noteHeader{ResponseWriter: w, note: func(h http.Header) {
+				mu.Lock()
+				seen[r.Method] = append(seen[r.Method], said+h.Get("Content-Encoding"))
+				mu.Unlock()
+			}}
 		}
+		srv.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
 	_, secret, err := st.CreateToken(ctx, "alice", "laptop", 0)
@@ -73,4 +78,15 @@ func TestWireIsZstd(t *testing.T) {
 	if want := "sent , accepts zstd, answered zstd"; len(seen["GET"]) == 0 || seen["GET"][0] != want {
 		t.Errorf("the pull: %q, want %q", seen["GET"], want)
 	}
+}
+
+// noteHeader hands the answer's header to note when it is written.
+type noteHeader struct {
+	http.ResponseWriter
+	note func(http.Header)
+}
+
+func (w *noteHeader) WriteHeader(status int) {
+	w.note(w.Header())
+	w.ResponseWriter.WriteHeader(status)
 }
