@@ -425,9 +425,7 @@ func TestSyncOneKeyPerUser(t *testing.T) {
 		return wireRecord{Host: host, Index: i, Header: b, Body: []byte("sealed")}
 	}
 	keyOf := func(token string) string {
-		var out struct {
-			KeyID string `json:"key_id"`
-		}
+		var out hostsAnswer
 		e.getJSON("/api/v1/sync/hosts", token, &out)
 		return out.KeyID
 	}
