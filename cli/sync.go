@@ -23,14 +23,6 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// syncStore is a store that syncs: it keeps its own sync log and applies
-// the records of the user's other machines (SQLite stores).
-type syncStore interface {
-	hub.Replica
-	EnableSync(ctx context.Context) (synclog.HostID, error)
-	SyncLast(ctx context.Context) (int64, error)
-}
-
 // defaultSyncInterval is how often `loom sync --watch` syncs unless
 // [sync] interval says otherwise.
 const defaultSyncInterval = 5 * time.Second
@@ -72,7 +64,7 @@ Several syncs of one store at once (--watch and one by hand) are safe.`,
 
 // syncer is what one sync needs: the store, the hub and the key.
 type syncer struct {
-	st       syncStore
+	st       hub.Store
 	hub      *hub.Client
 	key      envelope.Key
 	interval time.Duration
@@ -107,7 +99,7 @@ func syncSetup(f *command.Factory, ctx context.Context, needKey bool) (*syncer, 
 	if err != nil {
 		return nil, err
 	}
-	ss, ok := st.(syncStore)
+	ss, ok := st.(hub.Store)
 	if !ok {
 		return nil, loom.Errorf(loom.EINVALID, "this store does not sync: a PostgreSQL store is shared by your machines already (sync keeps embedded SQLite stores in step)")
 	}
@@ -144,11 +136,6 @@ func syncRun(ctx context.Context, f *command.Factory, watch bool, interval time.
 	if err != nil {
 		return err
 	}
-	// The first sync sets sync up on the store: a host id, and its
-	// history as the first records of its log.
-	if _, err := s.st.EnableSync(ctx); err != nil {
-		return err
-	}
 	warnedUser := false
 	report := func(r hub.Result) error {
 		if r.User != "" && r.User != f.User() && !warnedUser {
@@ -174,7 +161,7 @@ func syncRun(ctx context.Context, f *command.Factory, watch bool, interval time.
 		return nil
 	}
 	if !watch {
-		r, err := s.hub.Sync(ctx, s.st, s.key)
+		r, err := s.hub.Once(ctx, s.st, s.key)
 		if err != nil {
 			return err
 		}
@@ -316,11 +303,8 @@ func syncKeyRun(ctx context.Context, f *command.Factory) error {
 		// A machine given a new key when the hub holds the user's
 		// records under another could not sync; say what to run.
 		if c, err := syncClient(f); err == nil {
-			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			state, err := c.State(ctx)
-			cancel()
-			if err == nil && state.KeyID != "" {
-				return loom.Errorf(loom.EINVALID, "the hub holds your records sealed with sync key %s: this machine needs that key, not a new one; run loom sync key on a machine that has it and give what it prints to loom sync key --set here", state.KeyID)
+			if err := c.CheckNewKey(ctx); err != nil {
+				return err
 			}
 		}
 		if key, err = envelope.NewKey(); err != nil {

@@ -1,7 +1,10 @@
-// Package hub is the client side of sync: it talks to a hub (`loom
-// serve`'s /api/v1/sync) to push a host's own records, sealed, and to
-// pull the other hosts' records, opened with the user's sync key. The
-// hub sees headers and ciphertext only (see docs/sync.md).
+// Package hub is sync between a user's machines and a hub, both sides
+// of the wire: the client (Client), which pushes a host's own records,
+// sealed, and pulls the other hosts' records, opened with the user's
+// sync key; the sync service that loom sync runs (Sync, Watch, Status);
+// the hub's handler (Handler), which loom serve mounts at /api/v1/sync;
+// and the wire format between them (wire.go). The hub sees headers and
+// ciphertext only (see docs/sync.md).
 package hub
 
 import (
@@ -15,12 +18,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/syncwire"
 )
 
 // Client calls one hub as one user.
@@ -55,8 +54,8 @@ type State struct {
 
 // State returns what the hub holds of the token's user.
 func (c *Client) State(ctx context.Context) (State, error) {
-	var out syncwire.Hosts
-	if err := c.call(ctx, http.MethodGet, syncwire.HostsPath, nil, &out); err != nil {
+	var out Hosts
+	if err := c.call(ctx, http.MethodGet, HostsPath, nil, &out); err != nil {
 		return State{}, err
 	}
 	st := State{Hosts: make([]loom.SyncHost, len(out.Hosts)), KeyID: out.KeyID, User: out.User}
@@ -75,16 +74,16 @@ func WrongKey(hubKey, ours string) error {
 // Put stores recs on the hub, all or none, and returns how many it had
 // not stored before.
 func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
-	in := syncwire.Push{Records: make([]syncwire.Record, len(recs))}
+	in := Push{Records: make([]Record, len(recs))}
 	for i, r := range recs {
-		in.Records[i] = syncwire.FromStore(r)
+		in.Records[i] = RecordOf(r)
 	}
 	b, err := json.Marshal(in)
 	if err != nil {
 		return 0, err
 	}
-	var out syncwire.Pushed
-	if err := c.call(ctx, http.MethodPost, syncwire.RecordsPath, b, &out); err != nil {
+	var out Pushed
+	if err := c.call(ctx, http.MethodPost, RecordsPath, b, &out); err != nil {
 		return 0, err
 	}
 	return out.Stored, nil
@@ -94,8 +93,8 @@ func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
 // order, and whether the hub holds more.
 func (c *Client) Records(ctx context.Context, host string, after int64, limit int) ([]loom.SyncRecord, bool, error) {
 	q := url.Values{"host": {host}, "after": {strconv.FormatInt(after, 10)}, "limit": {strconv.Itoa(limit)}}
-	var out syncwire.Page
-	if err := c.call(ctx, http.MethodGet, syncwire.RecordsPath+"?"+q.Encode(), nil, &out); err != nil {
+	var out Page
+	if err := c.call(ctx, http.MethodGet, RecordsPath+"?"+q.Encode(), nil, &out); err != nil {
 		return nil, false, err
 	}
 	recs := make([]loom.SyncRecord, len(out.Records))
@@ -104,16 +103,6 @@ func (c *Client) Records(ctx context.Context, host string, after int64, limit in
 	}
 	return recs, out.More, nil
 }
-
-// compressFrom is the size from which a request's body is sent
-// compressed.
-const compressFrom = 16 << 10
-
-// pushEncoder compresses pushes: made once, safe for concurrent
-// EncodeAll.
-var pushEncoder = sync.OnceValues(func() (*zstd.Encoder, error) {
-	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-})
 
 // call sends a request with body (JSON, nil for none) and decodes the
 // answer into out. The hub's errors come back as loom errors with their
@@ -128,12 +117,15 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		return fmt.Errorf("hub %s: %w", c.URL, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.Token)
+	// Pages come compressed as pushes go, with zstd; asking for it
+	// leaves the transport's gzip out.
+	req.Header.Set("Accept-Encoding", "zstd")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 		if len(body) >= compressFrom {
 			// A push is mostly base64 of ciphertext: zstd takes it
 			// back to about the ciphertext's size, a quarter less.
-			enc, err := pushEncoder()
+			enc, err := encoder()
 			if err != nil {
 				return err
 			}
@@ -172,7 +164,16 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		}
 		return loom.Errorf(code, "hub %s: %s", c.URL, e.Error.Message)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	var answer io.Reader = resp.Body
+	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "zstd") {
+		zr, err := newDecoder(resp.Body)
+		if err != nil {
+			return fmt.Errorf("hub %s: read the answer: %w", c.URL, err)
+		}
+		defer zr.Close()
+		answer = zr
+	}
+	if err := json.NewDecoder(answer).Decode(out); err != nil {
 		return fmt.Errorf("hub %s: read the answer: %w", c.URL, err)
 	}
 	return nil

@@ -4,22 +4,44 @@ import (
 	"context"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/synclog"
 )
 
-// The sync service: what `loom sync` runs (once, --watch, status); the
-// command line only reads the settings and prints.
+// The sync service: what `loom sync` runs (once, --watch, status, and
+// the check of loom sync key); the command line only reads the settings
+// and prints.
 
-// Watch syncs r every interval until ctx ends, handing each cycle's
-// result or error to report; an error of report ends it. A failing
-// cycle (a hub away for a while) is no reason to stop: the next one
-// runs at its time.
-func (c *Client) Watch(ctx context.Context, r Replica, key envelope.Key, interval time.Duration, report func(Result, error) error) error {
+// Store is a store that syncs (SQLite stores), which its first sync
+// sets up.
+type Store interface {
+	Replica
+	// EnableSync sets sync up on the store, once: a host id, and what
+	// it holds as the first records of its log.
+	EnableSync(ctx context.Context) (synclog.HostID, error)
+}
+
+// Once sets sync up on st the first time, then syncs it (Sync).
+func (c *Client) Once(ctx context.Context, st Store, key envelope.Key) (Result, error) {
+	if _, err := st.EnableSync(ctx); err != nil {
+		return Result{Waiting: []Waiting{}}, err
+	}
+	return c.Sync(ctx, st, key)
+}
+
+// Watch sets sync up on st the first time, then syncs it every interval
+// until ctx ends, handing each cycle's result or error to report; an
+// error of report ends it. A failing cycle (a hub away for a while) is
+// no reason to stop: the next one runs at its time.
+func (c *Client) Watch(ctx context.Context, st Store, key envelope.Key, interval time.Duration, report func(Result, error) error) error {
+	if _, err := st.EnableSync(ctx); err != nil {
+		return err
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		res, err := c.Sync(ctx, r, key)
+		res, err := c.Sync(ctx, st, key)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -81,4 +103,17 @@ func (c *Client) Status(ctx context.Context, r Replica) (host synclog.HostID, ho
 		hosts = append(hosts, HostStatus{Host: string(host), This: true, Behind: int64(local)})
 	}
 	return host, hosts, nil
+}
+
+// CheckNewKey refuses a new sync key on a machine when the hub holds the
+// user's records sealed with one: the machine could not sync with
+// another, and needs that one. A hub that does not answer within 10 s
+// refuses nothing: the key is the machine's to make.
+func (c *Client) CheckNewKey(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if state, err := c.State(ctx); err == nil && state.KeyID != "" {
+		return loom.Errorf(loom.EINVALID, "the hub holds your records sealed with sync key %s: this machine needs that key, not a new one; run loom sync key on a machine that has it and give what it prints to loom sync key --set here", state.KeyID)
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -52,7 +51,7 @@ func BenchmarkSyncInitial(b *testing.B) {
 		j, _ := json.Marshal(batch(recs))
 		batches = append(batches, j)
 	}
-	for _, enc := range []string{"identity", "gzip", "zstd"} {
+	for _, enc := range []string{"identity", "zstd"} {
 		b.Run(enc, func(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
@@ -106,12 +105,6 @@ func syncRun(b *testing.B, url, token string, batches [][]byte, enc string, reco
 		switch enc {
 		case "zstd":
 			body = zenc.EncodeAll(j, nil)
-		case "gzip":
-			var buf bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-			zw.Write(j)
-			zw.Close()
-			body = buf.Bytes()
 		}
 		resp := do("POST", url+"/api/v1/sync/records", body, "Content-Encoding")
 		io.Copy(io.Discard, resp.Body)
@@ -139,12 +132,6 @@ func syncRun(b *testing.B, url, token string, batches [][]byte, enc string, reco
 		case "zstd":
 			zdec.Reset(resp.Body)
 			rd = zdec
-		case "gzip":
-			zr, err := gzip.NewReader(resp.Body)
-			if err != nil {
-				b.Fatal(err)
-			}
-			rd = zr
 		}
 		var p pageAnswer
 		if err := json.NewDecoder(rd).Decode(&p); err != nil {

@@ -1,4 +1,4 @@
-package server
+package hub
 
 import (
 	"context"
@@ -9,19 +9,19 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// syncKeys is what the hub knows of each user's sync key: the id in the
+// keys is what the hub knows of each user's sync key: the id in the
 // header of the first record it received of theirs. A machine with
 // another key would push records none of the user's other machines can
 // open, and stop their sync for good, so the hub refuses them. The hub
 // reads headers only, which name the key, never what it seals.
-type syncKeys struct {
+type keys struct {
 	mu   sync.Mutex
 	byID map[string]string // user → key id, once known
 }
 
 // keyOf returns the id of the key user's records are sealed with, ""
 // when the hub holds none of theirs with a header it reads.
-func (k *syncKeys) keyOf(ctx context.Context, st loom.SyncStore, user string) (string, error) {
+func (k *keys) keyOf(ctx context.Context, st loom.SyncStore, user string) (string, error) {
 	k.mu.Lock()
 	id, ok := k.byID[user]
 	k.mu.Unlock()
@@ -55,7 +55,7 @@ func (k *syncKeys) keyOf(ctx context.Context, st loom.SyncStore, user string) (s
 	return id, nil
 }
 
-func (k *syncKeys) remember(user, id string) {
+func (k *keys) remember(user, id string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.byID == nil {
@@ -68,7 +68,7 @@ func (k *syncKeys) remember(user, id string) {
 
 // check refuses a batch holding a record sealed with another key than
 // the user's (ECONFLICT, 409), naming both and what to run.
-func (k *syncKeys) check(ctx context.Context, st loom.SyncStore, user string, recs []loom.SyncRecord) error {
+func (k *keys) check(ctx context.Context, st loom.SyncStore, user string, recs []loom.SyncRecord) error {
 	want, err := k.keyOf(ctx, st, user)
 	if err != nil {
 		return err

@@ -1,10 +1,10 @@
-// Package syncwire is the wire format of sync between a machine's loom
-// sync (package hub, the client) and the hub (loom serve, package
-// server): the JSON bodies of its two endpoints, written once for both
-// sides. Header and body are base64 (standard alphabet, padded), as
-// encoding/json writes bytes; the hub never decodes them further than
-// the header (see docs/sync.md).
-package syncwire
+package hub
+
+// The wire format of sync between a machine's loom sync (Client) and the
+// hub (Handler, which loom serve mounts): the paths and JSON bodies of
+// its two endpoints, written once for both sides. Header and body are
+// base64 (standard alphabet, padded), as encoding/json writes bytes; the
+// hub never decodes them further than the header (see docs/sync.md).
 
 import "github.com/loomhq/loom"
 
@@ -27,8 +27,8 @@ type Record struct {
 	ReceivedAt string `json:"received_at,omitempty"`
 }
 
-// FromStore returns r as it travels.
-func FromStore(r loom.SyncRecord) Record {
+// RecordOf returns r as it travels.
+func RecordOf(r loom.SyncRecord) Record {
 	out := Record{Host: r.Host, Index: r.Index, Header: r.Header, Body: r.Body}
 	if !r.ReceivedAt.IsZero() {
 		out.ReceivedAt = loom.FormatTime(r.ReceivedAt)
