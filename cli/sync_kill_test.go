@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	loomhub "github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -92,13 +93,7 @@ func TestSyncKilledAnywhere(t *testing.T) {
 	if sa != 110 || sa != sb || ma != mb {
 		t.Fatalf("the first machine holds %d sessions, %d messages; the second %d, %d", sa, ma, sb, mb)
 	}
-	var hosts struct {
-		Hosts []struct {
-			Host    string `json:"host"`
-			Last    int64  `json:"last"`
-			Records int64  `json:"records"`
-		} `json:"hosts"`
-	}
+	var hosts loomhub.Hosts
 	resp := hub.request(t, "GET", "/api/v1/sync/hosts", "")
 	defer resp.Body.Close()
 	if err := json.NewDecoder(resp.Body).Decode(&hosts); err != nil {
