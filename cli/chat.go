@@ -451,13 +451,13 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		if project != nil {
 			q.ProjectID = project.ID
 		}
-		markForTerminal(c.f.IO, &q)
+		command.MarkForTerminal(c.f.IO, &q)
 		hits, err := c.st.Search(ctx, q)
 		if err != nil {
 			return false, err
 		}
 		if len(hits) == 0 {
-			elsewhere, err := matchesElsewhere(ctx, c.st, q)
+			elsewhere, err := command.MatchesElsewhere(ctx, c.st, q)
 			if err != nil {
 				return false, err
 			}
@@ -470,9 +470,9 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 			return false, nil
 		}
 		if loom.Partial(hits) {
-			fmt.Fprintln(out, partialNote)
+			fmt.Fprintln(out, command.PartialNote)
 		}
-		return false, writeHits(c.f.IO, hits, c.f.TimeNow(), c.f.RefLen(ctx, c.st, hitSessions(hits)))
+		return false, command.WriteHits(c.f.IO, hits, c.f.TimeNow(), c.f.RefLen(ctx, c.st, command.HitSessions(hits)))
 	case "/compact":
 		p := newTurnPrinter(c.f.IO, false)
 		p.begin()

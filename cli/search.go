@@ -3,16 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/human"
 )
 
 // SearchOptions are the options of `loom search`.
@@ -101,7 +98,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		Archived: opts.Archived,
 	}
 	if !f.JSON() {
-		markForTerminal(ios, &q)
+		command.MarkForTerminal(ios, &q)
 	}
 	if opts.SessionRef != "" {
 		s, err := f.Resolve(ctx, st, opts.SessionRef)
@@ -123,7 +120,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		if err := command.CheckSurface(ctx, st, f.User(), opts.Surface); err != nil {
 			return err
 		}
-		elsewhere, err := matchesElsewhere(ctx, st, q)
+		elsewhere, err := command.MatchesElsewhere(ctx, st, q)
 		if err != nil {
 			return err
 		}
@@ -138,7 +135,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	}
 	if loom.Partial(hits) {
 		// Also with --json, whose hits say "partial": true.
-		fmt.Fprintln(ios.ErrOut, partialNote)
+		fmt.Fprintln(ios.ErrOut, command.PartialNote)
 	}
 	if f.JSON() {
 		if hits == nil {
@@ -149,21 +146,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	if len(hits) == 0 {
 		return nil
 	}
-	return writeHits(ios, hits, f.TimeNow(), f.RefLen(ctx, st, hitSessions(hits)))
-}
-
-// partialNote is the line a search whose ranking ran out of time prints.
-const partialNote = "Search ran out of time ranking its matches (a busy machine, or common words): these are the newest."
-
-// matchesElsewhere reports whether q, which found nothing in the project
-// it keeps to, matches in another project (or outside any).
-func matchesElsewhere(ctx context.Context, st loom.Store, q loom.SearchQuery) (bool, error) {
-	if q.ProjectID == "" {
-		return false, nil
-	}
-	q.ProjectID, q.Limit = "", 1
-	hits, err := st.Search(ctx, q)
-	return len(hits) > 0, err
+	return command.WriteHits(ios, hits, f.TimeNow(), f.RefLen(ctx, st, command.HitSessions(hits)))
 }
 
 // widerSearch is the command line of the search opts describes over
@@ -186,72 +169,4 @@ func widerSearch(opts *SearchOptions) string {
 		args = append(args, "--")
 	}
 	return strings.Join(append(args, command.ShellQuote(opts.Query)), " ")
-}
-
-// matchStart and matchEnd mark matches in snippets meant for a colour
-// terminal: private-use characters, which no terminal acts on, so that
-// the snippet (stored text) can be escaped before they become the match
-// style (highlightSnippet).
-const (
-	matchStart = "\uE000"
-	matchEnd   = "\uE001"
-)
-
-// markForTerminal makes q mark matches for highlightSnippet on a colour
-// terminal (elsewhere the store's default, **match**).
-func markForTerminal(ios *term.IOStreams, q *loom.SearchQuery) {
-	if ios.ColorEnabled() {
-		q.MarkStart, q.MarkEnd = matchStart, matchEnd
-	}
-}
-
-// highlightSnippet escapes a snippet for the terminal and shows the
-// matches markForTerminal marked in bold yellow.
-func highlightSnippet(cs *term.ColorScheme, snippet string) string {
-	start, end := cs.MatchMarks()
-	return strings.NewReplacer(matchStart, start, matchEnd, end).Replace(term.SanitizeLine(snippet))
-}
-
-// writeHits prints search hits on standard output: on a terminal a line
-// per hit with the session's short id, title, the message's seq, role
-// and age, and the snippet under it; piped, tab-separated fields with
-// full ids.
-func writeHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time, idLen int) error {
-	cs := ios.ColorScheme()
-	if !ios.IsStdoutTTY() {
-		tp := term.NewTable(ios)
-		for _, h := range hits {
-			tp.AddField(h.SessionID, nil)
-			tp.AddField(strconv.FormatInt(h.Seq, 10), nil)
-			tp.AddField(h.Role, nil)
-			tp.AddField(loom.FormatTime(h.CreatedAt), nil)
-			tp.AddField(h.SessionTitle, nil)
-			tp.AddField(h.Snippet, nil)
-			tp.EndRow()
-		}
-		return tp.Render()
-	}
-	for _, h := range hits {
-		title := h.SessionTitle
-		if title == "" {
-			title = h.SessionKey
-		}
-		meta := fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, human.ShortAgo(now, h.CreatedAt))
-		if len(h.AlsoIn) > 0 {
-			// A message a fork or rewind inherited: one hit.
-			meta += " · also in " + human.Plural(len(h.AlsoIn), "other session")
-		}
-		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(term.SanitizeLine(title)), cs.Gray(meta))
-		fmt.Fprintf(ios.Out, "    %s\n", highlightSnippet(cs, h.Snippet))
-	}
-	return nil
-}
-
-// hitSessions returns the ids of hits' sessions.
-func hitSessions(hits []loom.SearchHit) []string {
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.SessionID
-	}
-	return ids
 }
