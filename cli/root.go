@@ -23,6 +23,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
@@ -145,8 +146,8 @@ func printError(ios *term.IOStreams, err error) {
 
 // NewRootCmd builds the loom command tree on f.
 func NewRootCmd(f *command.Factory) *cobra.Command {
-	chatOpts := &ChatOptions{f: f}
-	chatCmd := newCmdChat(f, chatOpts)
+	chatOpts := chat.NewOptions(f)
+	chatCmd := chat.NewCmdChat(f, chatOpts)
 	root := &cobra.Command{
 		Use:   "loom [command] [flags]",
 		Short: "Durable, searchable, resumable sessions for AI agents",
@@ -160,11 +161,11 @@ search, resume, fork, move, export and import.`,
   loom session export 0196a3b2 -o session.jsonl`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          chatArgs(chatOpts),
+		Args:          chat.Args(chatOpts),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// loom alone is loom chat: the same options, run with the
 			// root's own context.
-			return chatRunE(cmd, chatOpts, args)
+			return chat.RunE(f, cmd, chatOpts, args)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.NoColor() {
@@ -184,10 +185,10 @@ search, resume, fork, move, export and import.`,
 
 	f.AddGlobalFlags(root.PersistentFlags())
 
-	addChatFlags(root, chatOpts)
+	chat.AddFlags(root, chatOpts)
 	root.AddCommand(
 		chatCmd,
-		newCmdRun(f),
+		chat.NewCmdRun(f),
 		newCmdSession(f),
 		newCmdSearch(f),
 		newCmdReplay(f),

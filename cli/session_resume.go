@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/picker"
 )
 
 // ResumeOptions are the options of `loom session resume`.
@@ -62,24 +62,18 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 		if s, err = f.Resolve(ctx, st, opts.Ref); err != nil {
 			return err
 		}
-	} else if s, err = pickSession(ctx, f, st); err != nil {
+	} else if s, err = chat.PickSession(ctx, f.IO, st, f.User(), f.Project, f.TimeNow); err != nil {
 		return err
 	}
 	if f.JSON() {
 		return command.WriteJSON(f.IO.Out, s)
 	}
 	if opts.Prompt != "" {
-		return runRun(ctx, &RunOptions{f: f, Prompt: opts.Prompt, Choice: command.SessionChoice{Resume: s.ID}})
+		ro := chat.NewRunOptions(f)
+		ro.Prompt, ro.Choice = opts.Prompt, command.SessionChoice{Resume: s.ID}
+		return chat.Run(ctx, ro)
 	}
-	return chatRun(ctx, &ChatOptions{f: f, Choice: command.SessionChoice{Resume: s.ID}})
-}
-
-// pickSession lets the user choose a session in the picker, starting with
-// this project's; leaving it without a choice is picker.ErrNoChoice.
-func pickSession(ctx context.Context, f *command.Factory, st loom.Store) (*loom.Session, error) {
-	project, err := f.Project()
-	if err != nil {
-		return nil, err
-	}
-	return picker.Pick(ctx, f.IO, st, picker.Options{UserID: f.User(), Project: project, Now: f.TimeNow})
+	co := chat.NewOptions(f)
+	co.User, co.Choice = f.User(), command.SessionChoice{Resume: s.ID}
+	return chat.Chat(ctx, co)
 }

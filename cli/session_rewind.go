@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 )
@@ -74,7 +75,7 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 			}
 			return command.UsageErrorf("give the turn to go back to with --turn N (1 to %d)", s.TurnCount-1)
 		}
-		if turn, err = chooseTurn(ctx, f.IO, st, s, "Keep turns up to which turn?", s.TurnCount-1, false); err != nil {
+		if turn, err = chat.ChooseTurn(ctx, f.IO, st, s, "Keep turns up to which turn?", s.TurnCount-1, false); err != nil {
 			return err
 		}
 	}
@@ -94,17 +95,8 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 	}
 	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
 		fmt.Fprintf(f.IO.ErrOut, "Rewound %s to the end of turn %d; %s kept in %s %q.\n",
-			term.DisplayID(f.IO, s.ID), turn, laterTurns(turn, s.TurnCount), fork.ID, fork.Title)
+			term.DisplayID(f.IO, s.ID), turn, chat.LaterTurns(turn, s.TurnCount), fork.ID, fork.Title)
 	}
 	_, err = fmt.Fprintln(f.IO.Out, fork.ID)
 	return err
-}
-
-// laterTurns names the turns after turn up to last, which a rewind keeps
-// in its fork: "turn 3 is", "turns 3–5 are".
-func laterTurns(turn, last int) string {
-	if turn+1 == last {
-		return fmt.Sprintf("turn %d is", last)
-	}
-	return fmt.Sprintf("turns %d–%d are", turn+1, last)
 }
