@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/session"
 )
 
 // maxReplayWait caps one pause of a replay: a session left overnight
@@ -76,7 +77,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 		return err
 	}
 	ios := f.IO
-	writeSessionHeader(ios, ios.Out, s)
+	session.WriteHeader(ios, ios.Out, s)
 	ios.Out.Write([]byte("\n"))
 	r := command.NewMessageRenderer(ios, f.TimeNow(), opts.ShowThinking)
 	sleep := opts.Sleep

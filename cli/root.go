@@ -25,6 +25,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/session"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
 )
@@ -189,7 +190,7 @@ search, resume, fork, move, export and import.`,
 	root.AddCommand(
 		chatCmd,
 		chat.NewCmdRun(f),
-		newCmdSession(f),
+		session.NewCmdSession(f),
 		newCmdSearch(f),
 		newCmdReplay(f),
 		newCmdUsage(f),
@@ -202,38 +203,6 @@ search, resume, fork, move, export and import.`,
 		newCmdVersion(f),
 	)
 	return root
-}
-
-// newCmdSession groups the session commands.
-func newCmdSession(f *command.Factory) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:     "session <command>",
-		Short:   "List, show, resume, fork, rewind, rename, archive, delete, export and import sessions",
-		Aliases: []string{"sessions"},
-		Example: `  loom session list --all-projects
-  loom session show "flaky test" --full-history
-  loom session fork 0196a3b2 --turn 3 --name "try another fix"`,
-		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(
-		newCmdSessionList(f),
-		newCmdSessionShow(f),
-		newCmdSessionResume(f),
-		newCmdSessionFork(f),
-		newCmdSessionRewind(f),
-		newCmdSessionRename(f),
-		newCmdSessionMove(f),
-		newCmdSessionDelete(f),
-		newCmdSessionRestore(f),
-		newCmdSessionArchive(f, true),
-		newCmdSessionArchive(f, false),
-		newCmdSessionPrune(f),
-		newCmdSessionExport(f),
-		newCmdSessionImport(f),
-		newCmdSessionHandoff(f),
-	)
-	return cmd
 }
 
 // flagValueError matches pflag's message for a value that does not parse.

@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"bytes"
@@ -108,7 +108,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		return err
 	}
 	now := f.TimeNow()
-	writeSessionHeader(ios, ios.Out, s)
+	WriteHeader(ios, ios.Out, s)
 	if n := len(msgs); n < s.MessageCount {
 		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("(the last %d of %d messages; --full-history shows all)", n, s.MessageCount)))
 	}
@@ -131,9 +131,9 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	return nil
 }
 
-// writeSessionHeader writes a session's metadata as aligned name: value
+// WriteHeader writes a session's metadata as aligned name: value
 // lines, each value escaped for the terminal (term.SanitizeLine).
-func writeSessionHeader(ios *term.IOStreams, w io.Writer, s *loom.Session) {
+func WriteHeader(ios *term.IOStreams, w io.Writer, s *loom.Session) {
 	cs := ios.ColorScheme()
 	title := s.Title
 	if title == "" {

@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -61,8 +61,8 @@ each session followed by the sub-agent sessions that went with it.`, int(loom.Tr
 	return cmd
 }
 
-// deleteReport is the JSON shape of what delete did.
-type deleteReport struct {
+// DeleteReport is the JSON shape of what delete did.
+type DeleteReport struct {
 	Purged  bool            `json:"purged"`
 	Deleted []*loom.Session `json:"deleted"`
 }
@@ -122,7 +122,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 			return &command.SilentError{Code: command.ExitError}
 		}
 	}
-	rep := deleteReport{Purged: opts.Purge, Deleted: []*loom.Session{}}
+	rep := DeleteReport{Purged: opts.Purge, Deleted: []*loom.Session{}}
 	for _, s := range targets {
 		gone, err := st.Delete(ctx, s.ID, loom.DeleteOptions{Purge: opts.Purge, Force: opts.Force})
 		if err != nil {
@@ -259,8 +259,8 @@ restorable from the trash like deleted ones.`,
 	return cmd
 }
 
-// pruneReport is the JSON shape of prune's outcome.
-type pruneReport struct {
+// PruneReport is the JSON shape of prune's outcome.
+type PruneReport struct {
 	DryRun  bool            `json:"dry_run"`
 	Removed []*loom.Session `json:"removed"`
 	Skipped []*loom.Session `json:"skipped"`
@@ -304,7 +304,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		}
 	}
 	if f.JSON() {
-		rep := pruneReport{DryRun: opts.DryRun, Removed: res.Removed, Skipped: res.Skipped}
+		rep := PruneReport{DryRun: opts.DryRun, Removed: res.Removed, Skipped: res.Skipped}
 		if rep.Removed == nil {
 			rep.Removed = []*loom.Session{}
 		}

@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -76,26 +76,26 @@ newest activity first, that loom session restore brings back.`, int(loom.TrashTT
 	return cmd
 }
 
-// treeRow is a session and its depth in the lineage tree, with the
+// TreeRow is a session and its depth in the lineage tree, with the
 // lines that draw its branch ("│ ├ ").
-type treeRow struct {
-	s      *loom.Session
-	depth  int
-	branch string
+type TreeRow struct {
+	S      *loom.Session
+	Depth  int
+	Branch string
 }
 
-// drawBranches sets the branch of each row of a tree in depth-first
+// DrawBranches sets the branch of each row of a tree in depth-first
 // order: "├ " before a child with siblings after it, "└ " before the
 // last, and under them "│ " where an ancestor's siblings follow.
-func drawBranches(rows []treeRow) {
+func DrawBranches(rows []TreeRow) {
 	// more reports whether a row at depth d follows row i among its
 	// siblings, before the tree climbs above d.
 	more := func(i, d int) bool {
 		for _, r := range rows[i+1:] {
-			if r.depth < d {
+			if r.Depth < d {
 				return false
 			}
-			if r.depth == d {
+			if r.Depth == d {
 				return true
 			}
 		}
@@ -103,7 +103,7 @@ func drawBranches(rows []treeRow) {
 	}
 	var open []bool // open[k]: the ancestor at depth k+1 has siblings after it
 	for i := range rows {
-		d := rows[i].depth
+		d := rows[i].Depth
 		if d == 0 {
 			open = open[:0]
 			continue
@@ -122,7 +122,7 @@ func drawBranches(rows []treeRow) {
 		} else {
 			b.WriteString("└ ")
 		}
-		rows[i].branch = b.String()
+		rows[i].Branch = b.String()
 	}
 }
 
@@ -152,9 +152,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			return err
 		}
 	}
-	rows := make([]treeRow, len(sessions))
+	rows := make([]TreeRow, len(sessions))
 	for i, s := range sessions {
-		rows[i] = treeRow{s: s}
+		rows[i] = TreeRow{S: s}
 	}
 	if opts.Tree {
 		// A list of every project and surface that the limit did not cut
@@ -186,7 +186,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if f.JSON() {
 		out := make([]*loom.Session, 0, len(rows))
 		for _, r := range rows {
-			out = append(out, r.s)
+			out = append(out, r.S)
 		}
 		return command.WriteJSON(ios.Out, out)
 	}
@@ -215,7 +215,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	// piped rows keep the fields SPEC §4 lists.
 	branches := false
 	for _, r := range rows {
-		branches = branches || r.s.GitBranch != ""
+		branches = branches || r.S.GitBranch != ""
 	}
 	branches = branches && ios.IsStdoutTTY()
 	if branches {
@@ -233,14 +233,14 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
-		ids[i] = r.s.ID
+		ids[i] = r.S.ID
 	}
 	idLen := f.RefLen(ctx, st, ids)
 	for _, r := range rows {
-		s := r.s
+		s := r.S
 		title := s.Title
-		if r.depth > 0 {
-			title = r.branch + treeTitle(s)
+		if r.Depth > 0 {
+			title = r.Branch + treeTitle(s)
 		}
 		titleColor := cs.Bold
 		if title == "" && ios.IsStdoutTTY() {
@@ -285,7 +285,7 @@ func listFooter(ctx context.Context, st loom.Store, ios *term.IOStreams, filter 
 // sub-agent sessions (listed or not), depth first. The whole tree is one
 // store query, however many sessions it holds, and none when complete
 // says the list already holds every live session of the user.
-func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session, complete bool) ([]treeRow, error) {
+func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session, complete bool) ([]TreeRow, error) {
 	listed := make(map[string]bool, len(sessions))
 	for _, s := range sessions {
 		listed[s.ID] = true
@@ -309,16 +309,16 @@ func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.S
 	// Family puts each session after its parent, so a parent's depth is
 	// known when its children come.
 	depth := make(map[string]int, len(family))
-	rows := make([]treeRow, 0, len(family))
+	rows := make([]TreeRow, 0, len(family))
 	for _, s := range family {
 		d := 0
 		if pd, ok := depth[s.ParentID]; ok && s.ParentID != "" {
 			d = pd + 1
 		}
 		depth[s.ID] = d
-		rows = append(rows, treeRow{s: s, depth: d})
+		rows = append(rows, TreeRow{S: s, Depth: d})
 	}
-	drawBranches(rows)
+	DrawBranches(rows)
 	return rows, nil
 }
 

@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -51,9 +51,9 @@ in. A session another process is writing cannot be rewound (exit 5).`,
 	return cmd
 }
 
-// rewindResult is what --json prints: the session as it is now and the
+// RewindResult is what --json prints: the session as it is now and the
 // fork that holds the turns it gave up.
-type rewindResult struct {
+type RewindResult struct {
 	Session *loom.Session `json:"session"`
 	Fork    *loom.Session `json:"fork"`
 }
@@ -91,7 +91,7 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 		return err
 	}
 	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, rewindResult{Session: now, Fork: fork})
+		return command.WriteJSON(f.IO.Out, RewindResult{Session: now, Fork: fork})
 	}
 	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
 		fmt.Fprintf(f.IO.ErrOut, "Rewound %s to the end of turn %d; %s kept in %s %q.\n",
