@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net/url"
 	"runtime"
 	"runtime/debug"
 
@@ -55,7 +54,7 @@ func pathsRun(_ context.Context, opts *PathsOptions) error {
 		{"state", d.State},
 		{"config", d.Config},
 		{"cache", d.Cache},
-		{"db", redactURL(db)},
+		{"db", command.RedactURL(db)},
 		{"logs", d.LogsDir()},
 		{"memory", d.MemoryFile()},
 		{"user", d.UserFile()},
@@ -87,18 +86,6 @@ func pathsRun(_ context.Context, opts *PathsOptions) error {
 		tp.EndRow()
 	}
 	return tp.Render()
-}
-
-// redactURL hides a password in a database URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
 }
 
 // VersionOptions are the options of `loom version`.

@@ -25,7 +25,9 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/session"
+	synccmd "github.com/loomhq/loom/cli/sync"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
 )
@@ -195,10 +197,10 @@ search, resume, fork, move, export and import.`,
 		newCmdReplay(f),
 		newCmdUsage(f),
 		newCmdLog(f),
-		newCmdServe(f),
+		serve.NewCmdServe(f),
 		newCmdMCP(f),
 		token.NewCmdToken(f),
-		newCmdSync(f),
+		synccmd.NewCmdSync(f),
 		newCmdPaths(f),
 		newCmdVersion(f),
 	)

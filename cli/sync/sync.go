@@ -1,4 +1,7 @@
-package cli
+// Package sync is loom's sync commands: sync (once or --watch), sync status
+// and sync key, which keep a machine's sessions in step with the user's
+// other machines through a hub.
+package sync
 
 import (
 	"bufio"
@@ -35,7 +38,8 @@ type syncStore interface {
 // [sync] interval says otherwise.
 const defaultSyncInterval = 5 * time.Second
 
-func newCmdSync(f *command.Factory) *cobra.Command {
+// NewCmdSync builds loom sync and its status and key commands.
+func NewCmdSync(f *command.Factory) *cobra.Command {
 	var watch bool
 	var interval time.Duration
 	cmd := &cobra.Command{
