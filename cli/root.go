@@ -25,6 +25,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
+	mcpcmd "github.com/loomhq/loom/cli/mcp"
 	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/session"
 	synccmd "github.com/loomhq/loom/cli/sync"
@@ -198,7 +199,7 @@ search, resume, fork, move, export and import.`,
 		newCmdUsage(f),
 		newCmdLog(f),
 		serve.NewCmdServe(f),
-		newCmdMCP(f),
+		mcpcmd.NewCmdMCP(f),
 		token.NewCmdToken(f),
 		synccmd.NewCmdSync(f),
 		newCmdPaths(f),

@@ -1,0 +1,148 @@
+// Package mcp is loom mcp: the store's history served to other agents
+// over the Model Context Protocol on standard input and output.
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer"
+	loommcp "github.com/loomhq/loom/mcp"
+	"github.com/loomhq/loom/paths"
+)
+
+// Options are the options of `loom mcp`.
+type Options struct {
+	IO *term.IOStreams
+	// ReadStore opens the store to read, again on each call while it
+	// does not exist yet (see command.Factory.ReadStoreAgain).
+	ReadStore func(context.Context) (loom.Store, error)
+	// Config is the configuration: prices, and whether to offer handoff.
+	Config func() (*config.Config, string, error)
+	// Dirs says where the memory files are.
+	Dirs func() (paths.Dirs, error)
+	// Project is the working directory's project, the tools' default.
+	Project func() (loom.Project, error)
+	// Getenv, Home and Formats are what handing a session off to
+	// another agent takes.
+	Getenv  func(string) string
+	Home    func() string
+	Formats []importer.Format
+	Version string
+	User    string
+}
+
+// NewCmdMCP builds loom mcp.
+func NewCmdMCP(f *command.Factory) *cobra.Command {
+	opts := &Options{
+		IO:        f.IO,
+		ReadStore: f.ReadStoreAgain,
+		Config:    f.Config,
+		Dirs:      f.Dirs,
+		Project:   f.Project,
+		Getenv:    f.Getenv,
+		Home:      f.Home,
+		Formats:   f.Formats,
+		Version:   f.Version,
+	}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve your session history to other agents over MCP (stdin/stdout)",
+		Long: `Serve the store over the Model Context Protocol on standard input and
+output, so that any agent that takes MCP tools (Claude Code, Codex CLI,
+Gemini CLI, opencode, loom itself) can search and read your whole
+history, imported sessions included. An agent starts it; you register it
+once with that agent.
+
+Tools: search_sessions, list_sessions, read_session (read-only) and
+memory (read, or append to MEMORY.md or USER.md). Sessions are those of
+$LOOM_USER (or --user); search and list default to the project of the
+directory the agent starts loom mcp in. No session is ever locked or
+changed. loom serve offers the same tools at /mcp over HTTP.
+
+See docs/mcp.md for each agent's registration.`,
+		Example: `  claude mcp add loom -- loom mcp
+  codex mcp add loom -- loom mcp
+  gemini mcp add loom loom mcp
+  # in loom's own config.toml:
+  #   [mcp_servers.history]
+  #   command = "loom"
+  #   args = ["mcp"]`,
+		Args: command.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.User = f.User()
+			return mcpRun(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+func mcpRun(ctx context.Context, opts *Options) error {
+	user := opts.User
+	d, err := opts.Dirs()
+	if err != nil {
+		return err
+	}
+	cfg := loommcp.Config{
+		Store:   (&reopener{open: opts.ReadStore}).store,
+		User:    user,
+		Version: opts.Version,
+		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
+		Logger:  slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	c, _, err := opts.Config()
+	if err == nil {
+		cfg.Prices = c.PriceTable()
+	}
+	switch {
+	case err != nil:
+		// The history tools need no configuration: serve them, and say
+		// why handoff is not offered.
+		fmt.Fprintf(opts.IO.ErrOut, "loom mcp: %s; the handoff tool is off\n", loom.ErrorMessage(err))
+	case c.MCP.Handoff:
+		h := &loommcp.Handoff{Env: opts.Getenv, Home: opts.Home()}
+		for _, fm := range opts.Formats {
+			if w, ok := fm.(handoff.Writer); ok {
+				h.Writers = append(h.Writers, w)
+			}
+		}
+		cfg.Handoff = h
+	}
+	// Outside a readable directory there is no default project: the
+	// tools look in every project.
+	if p, err := opts.Project(); err == nil {
+		cfg.Project = p
+	}
+	if opts.IO.IsStdinTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "loom mcp speaks the Model Context Protocol on standard input and output: an agent starts it, e.g.\n  claude mcp add loom -- loom mcp\nSee docs/mcp.md. Ctrl+D ends it.\n")
+	}
+	return loommcp.Serve(ctx, cfg, io.NopCloser(opts.IO.In), nopWriteCloser{opts.IO.Out})
+}
+
+// reopener opens the store for loom mcp's tools on their first call, and
+// again on a later one while the store did not exist yet: an agent that
+// starts loom mcp before the first session finds it once there is one.
+type reopener struct {
+	mu   sync.Mutex
+	open func(context.Context) (loom.Store, error)
+}
+
+func (r *reopener) store(ctx context.Context) (loom.Store, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.open(ctx)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
