@@ -26,6 +26,7 @@ import (
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
+	"github.com/loomhq/loom/cli/search"
 	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/session"
 	synccmd "github.com/loomhq/loom/cli/sync"
@@ -194,7 +195,7 @@ search, resume, fork, move, export and import.`,
 		chatCmd,
 		chat.NewCmdRun(f),
 		session.NewCmdSession(f),
-		newCmdSearch(f),
+		search.NewCmdSearch(f),
 		newCmdReplay(f),
 		newCmdUsage(f),
 		newCmdLog(f),

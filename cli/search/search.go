@@ -1,9 +1,12 @@
-package cli
+// Package search is loom search: the messages of the user's sessions
+// that match a query.
+package search
 
 import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,9 +15,21 @@ import (
 	"github.com/loomhq/loom/cli/term"
 )
 
-// SearchOptions are the options of `loom search`.
-type SearchOptions struct {
-	f           *command.Factory
+// Options are the options of `loom search`.
+type Options struct {
+	IO *term.IOStreams
+	// ReadStore opens the store to read.
+	ReadStore func(context.Context) (loom.Store, error)
+	// Resolve finds the session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	// ScopeProject is the project searched: nil for every project.
+	ScopeProject func(all bool) *loom.Project
+	// RefLen is how much of ids a terminal shows.
+	RefLen func(ctx context.Context, st loom.Store, ids []string) int
+	Now    func() time.Time
+	User   string
+	JSON   bool
+
 	Query       string
 	SessionRef  string
 	Project     bool
@@ -26,8 +41,16 @@ type SearchOptions struct {
 	Archived    bool
 }
 
-func newCmdSearch(f *command.Factory) *cobra.Command {
-	opts := &SearchOptions{f: f}
+// NewCmdSearch builds loom search.
+func NewCmdSearch(f *command.Factory) *cobra.Command {
+	opts := &Options{
+		IO:           f.IO,
+		ReadStore:    f.ReadStore,
+		Resolve:      f.Resolve,
+		ScopeProject: f.ScopeProject,
+		RefLen:       f.RefLen,
+		Now:          f.TimeNow,
+	}
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search the messages of your sessions",
@@ -63,6 +86,7 @@ unless --archived (or --session names one).`,
 			if opts.Limit < 1 {
 				return command.UsageErrorf("--limit must be 1 or more")
 			}
+			opts.User, opts.JSON = f.User(), f.JSON()
 			return searchRun(cmd.Context(), opts)
 		},
 	}
@@ -80,35 +104,34 @@ unless --archived (or --session names one).`,
 	return cmd
 }
 
-func searchRun(ctx context.Context, opts *SearchOptions) error {
-	f := opts.f
-	ios := f.IO
-	st, err := f.ReadStore(ctx)
+func searchRun(ctx context.Context, opts *Options) error {
+	ios := opts.IO
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
 	q := loom.SearchQuery{
 		Text:    opts.Query,
 		Raw:     opts.Raw,
-		UserID:  f.User(),
+		UserID:  opts.User,
 		Surface: opts.Surface,
 		Role:    opts.Role,
 		Limit:   opts.Limit,
 
 		Archived: opts.Archived,
 	}
-	if !f.JSON() {
+	if !opts.JSON {
 		command.MarkForTerminal(ios, &q)
 	}
 	if opts.SessionRef != "" {
-		s, err := f.Resolve(ctx, st, opts.SessionRef)
+		s, err := opts.Resolve(ctx, st, opts.SessionRef)
 		if err != nil {
 			return err
 		}
 		q.SessionID = s.ID
 	}
 	// A session named is searched wherever it is.
-	project := f.ScopeProject(opts.AllProjects || opts.SessionRef != "")
+	project := opts.ScopeProject(opts.AllProjects || opts.SessionRef != "")
 	if project != nil {
 		q.ProjectID = project.ID
 	}
@@ -117,7 +140,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	if len(hits) == 0 {
-		if err := command.CheckSurface(ctx, st, f.User(), opts.Surface); err != nil {
+		if err := command.CheckSurface(ctx, st, opts.User, opts.Surface); err != nil {
 			return err
 		}
 		elsewhere, err := command.MatchesElsewhere(ctx, st, q)
@@ -129,7 +152,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 			// Also with --json, whose output stays [] for scripts.
 			fmt.Fprintf(ios.ErrOut, "No messages match %q in project %s (%s); %s searches every project.\n",
 				opts.Query, term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(widerSearch(opts)))
-		case !f.JSON() && ios.IsStdoutTTY():
+		case !opts.JSON && ios.IsStdoutTTY():
 			fmt.Fprintf(ios.ErrOut, "No messages match %q.\n", opts.Query)
 		}
 	}
@@ -137,7 +160,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		// Also with --json, whose hits say "partial": true.
 		fmt.Fprintln(ios.ErrOut, command.PartialNote)
 	}
-	if f.JSON() {
+	if opts.JSON {
 		if hits == nil {
 			hits = []loom.SearchHit{}
 		}
@@ -146,12 +169,12 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	if len(hits) == 0 {
 		return nil
 	}
-	return command.WriteHits(ios, hits, f.TimeNow(), f.RefLen(ctx, st, command.HitSessions(hits)))
+	return command.WriteHits(ios, hits, opts.Now(), opts.RefLen(ctx, st, command.HitSessions(hits)))
 }
 
 // widerSearch is the command line of the search opts describes over
 // every project.
-func widerSearch(opts *SearchOptions) string {
+func widerSearch(opts *Options) string {
 	args := []string{"loom", "search", "-a"}
 	if opts.Surface != "" {
 		args = append(args, "--surface", command.ShellQuote(opts.Surface))
