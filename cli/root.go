@@ -32,6 +32,7 @@ import (
 	synccmd "github.com/loomhq/loom/cli/sync"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
+	"github.com/loomhq/loom/cli/usage"
 )
 
 // Main runs the loom command with args and returns the process's exit
@@ -197,7 +198,7 @@ search, resume, fork, move, export and import.`,
 		session.NewCmdSession(f),
 		search.NewCmdSearch(f),
 		newCmdReplay(f),
-		newCmdUsage(f),
+		usage.NewCmdUsage(f),
 		newCmdLog(f),
 		serve.NewCmdServe(f),
 		mcpcmd.NewCmdMCP(f),
