@@ -14,7 +14,12 @@ import (
 
 // ForkOptions are the options of `loom session fork`.
 type ForkOptions struct {
-	f       *command.Factory
+	IO *term.IOStreams
+	// StoreSession opens the store to change the session ref names, and
+	// finds it.
+	StoreSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	JSON         bool
+
 	Ref     string
 	Turn    int
 	HasTurn bool
@@ -22,7 +27,10 @@ type ForkOptions struct {
 }
 
 func newCmdSessionFork(f *command.Factory) *cobra.Command {
-	opts := &ForkOptions{f: f}
+	opts := &ForkOptions{
+		IO:           f.IO,
+		StoreSession: f.StoreSession,
+	}
 	cmd := &cobra.Command{
 		Use:   "fork REF",
 		Short: "Copy a session, up to a turn, into a new session",
@@ -45,6 +53,7 @@ from. A turn is a user message and everything after it up to the next.`,
 					return command.UsageErrorf("--name: %s", loom.ErrorMessage(err))
 				}
 			}
+			opts.JSON = f.JSON()
 			return forkRun(cmd.Context(), opts)
 		},
 	}
@@ -54,14 +63,13 @@ from. A turn is a user message and everything after it up to the next.`,
 }
 
 func forkRun(ctx context.Context, opts *ForkOptions) error {
-	f := opts.f
-	st, s, err := f.StoreSession(ctx, opts.Ref)
+	st, s, err := opts.StoreSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}
 	turn := opts.Turn
-	if !opts.HasTurn && f.IO.CanPrompt() && s.TurnCount > 1 {
-		if turn, err = chat.ChooseTurn(ctx, f.IO, st, s, "Fork after which turn?", s.TurnCount, true); err != nil {
+	if !opts.HasTurn && opts.IO.CanPrompt() && s.TurnCount > 1 {
+		if turn, err = chat.ChooseTurn(ctx, opts.IO, st, s, "Fork after which turn?", s.TurnCount, true); err != nil {
 			return err
 		}
 	}
@@ -72,12 +80,12 @@ func forkRun(ctx context.Context, opts *ForkOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, fork)
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, fork)
 	}
-	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.ErrOut, "Forked %s at turn %d of %d into %q.\n", s.ID[:min(term.ShortIDLen, len(s.ID))], fork.ForkTurn, s.TurnCount, fork.Title)
+	if opts.IO.IsStderrTTY() || opts.IO.IsStdoutTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "Forked %s at turn %d of %d into %q.\n", s.ID[:min(term.ShortIDLen, len(s.ID))], fork.ForkTurn, s.TurnCount, fork.Title)
 	}
-	_, err = fmt.Fprintln(f.IO.Out, fork.ID)
+	_, err = fmt.Fprintln(opts.IO.Out, fork.ID)
 	return err
 }

@@ -17,7 +17,20 @@ import (
 
 // ListOptions are the options of `loom session list`.
 type ListOptions struct {
-	f           *command.Factory
+	IO *term.IOStreams
+	// ReadStore opens the store to read.
+	ReadStore func(context.Context) (loom.Store, error)
+	// ScopeProject is the project listed: nil for every project.
+	ScopeProject func(all bool) *loom.Project
+	// PrintMovedProjectHint says where this project's sessions went when
+	// its directory moved.
+	PrintMovedProjectHint func(ctx context.Context, st loom.Store, project loom.Project) error
+	// RefLen is how much of ids a terminal shows.
+	RefLen func(ctx context.Context, st loom.Store, ids []string) int
+	Now    func() time.Time
+	User   string
+	JSON   bool
+
 	AllProjects bool
 	Surface     string
 	Branch      string
@@ -28,7 +41,14 @@ type ListOptions struct {
 }
 
 func newCmdSessionList(f *command.Factory) *cobra.Command {
-	opts := &ListOptions{f: f}
+	opts := &ListOptions{
+		IO:                    f.IO,
+		ReadStore:             f.ReadStore,
+		ScopeProject:          f.ScopeProject,
+		PrintMovedProjectHint: f.PrintMovedProjectHint,
+		RefLen:                f.RefLen,
+		Now:                   f.TimeNow,
+	}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -63,6 +83,7 @@ newest activity first, that loom session restore brings back.`, int(loom.TrashTT
 			if opts.Deleted && (opts.Archived || opts.Tree) {
 				return command.UsageErrorf("--deleted lists the whole trash: it does not go with --archived or --tree")
 			}
+			opts.User, opts.JSON = f.User(), f.JSON()
 			return listRun(cmd.Context(), opts)
 		},
 	}
@@ -127,19 +148,18 @@ func DrawBranches(rows []TreeRow) {
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	f := opts.f
-	st, err := f.ReadStore(ctx)
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
-	filter := loom.SessionFilter{UserID: f.User(), Surface: opts.Surface, GitBranch: opts.Branch, Limit: opts.Limit}
+	filter := loom.SessionFilter{UserID: opts.User, Surface: opts.Surface, GitBranch: opts.Branch, Limit: opts.Limit}
 	if opts.Archived {
 		filter.Archived = loom.OnlyArchived
 	}
 	if opts.Deleted {
 		filter.Deleted, filter.Archived = true, loom.WithArchived
 	}
-	project := f.ScopeProject(opts.AllProjects)
+	project := opts.ScopeProject(opts.AllProjects)
 	if project != nil {
 		filter.ProjectID = project.ID
 	}
@@ -148,7 +168,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	if len(sessions) == 0 {
-		if err := command.CheckSurface(ctx, st, f.User(), opts.Surface); err != nil {
+		if err := command.CheckSurface(ctx, st, opts.User, opts.Surface); err != nil {
 			return err
 		}
 	}
@@ -160,11 +180,11 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		// A list of every project and surface that the limit did not cut
 		// holds every session a tree could show: no query is needed.
 		complete := project == nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && (opts.Limit == 0 || len(sessions) < opts.Limit)
-		if rows, err = lineage(ctx, st, f.User(), sessions, complete); err != nil {
+		if rows, err = lineage(ctx, st, opts.User, sessions, complete); err != nil {
 			return err
 		}
 	}
-	ios := f.IO
+	ios := opts.IO
 	elsewhere := false
 	if len(rows) == 0 && project != nil && opts.Branch == "" && !opts.Archived && !opts.Deleted {
 		wide := filter
@@ -183,7 +203,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 				term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(wider))
 		}
 	}
-	if f.JSON() {
+	if opts.JSON {
 		out := make([]*loom.Session, 0, len(rows))
 		for _, r := range rows {
 			out = append(out, r.S)
@@ -204,11 +224,11 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			}
 		}
 		if project != nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && !opts.Deleted {
-			return f.PrintMovedProjectHint(ctx, st, *project)
+			return opts.PrintMovedProjectHint(ctx, st, *project)
 		}
 		return nil
 	}
-	now := f.TimeNow()
+	now := opts.Now()
 	cs := ios.ColorScheme()
 	tp := term.NewTable(ios)
 	// The branch is a terminal column, shown when a session has one:
@@ -235,7 +255,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for i, r := range rows {
 		ids[i] = r.S.ID
 	}
-	idLen := f.RefLen(ctx, st, ids)
+	idLen := opts.RefLen(ctx, st, ids)
 	for _, r := range rows {
 		s := r.S
 		title := s.Title
