@@ -21,25 +21,21 @@ import (
 	"github.com/loomhq/loom/paths"
 )
 
-// Options are the options of `loom mcp`.
+// Options are the options of `loom mcp`: the streams, the store (opened
+// again on each call while it does not exist yet), the configuration
+// (prices, handoff), the directories (memory files), the project the
+// tools default to, and what handing a session off takes.
 type Options struct {
-	IO *term.IOStreams
-	// ReadStore opens the store to read, again on each call while it
-	// does not exist yet (see command.Factory.ReadStoreAgain).
+	IO        *term.IOStreams
 	ReadStore func(context.Context) (loom.Store, error)
-	// Config is the configuration: prices, and whether to offer handoff.
-	Config func() (*config.Config, string, error)
-	// Dirs says where the memory files are.
-	Dirs func() (paths.Dirs, error)
-	// Project is the working directory's project, the tools' default.
-	Project func() (loom.Project, error)
-	// Getenv, Home and Formats are what handing a session off to
-	// another agent takes.
-	Getenv  func(string) string
-	Home    func() string
-	Formats []importer.Format
-	Version string
-	User    string
+	Config    func() (*config.Config, string, error)
+	Dirs      func() (paths.Dirs, error)
+	Project   func() (loom.Project, error)
+	Getenv    func(string) string
+	Home      func() string
+	Formats   []importer.Format
+	Version   string
+	User      string
 }
 
 // NewCmdMCP builds loom mcp.
