@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/paths"
 )
 
 func newCmdLog(f *command.Factory) *cobra.Command {
@@ -36,7 +37,12 @@ func newCmdLog(f *command.Factory) *cobra.Command {
 
 // LogStreamOptions are the options of `loom log stream`.
 type LogStreamOptions struct {
-	f       *command.Factory
+	IO *term.IOStreams
+	// Dirs says where loom keeps its files.
+	Dirs func() (paths.Dirs, error)
+	// Cwd is the working directory.
+	Cwd func() (string, error)
+
 	Follow  bool
 	LogsDir string
 	// Poll is how often --follow looks for new entries.
@@ -44,7 +50,12 @@ type LogStreamOptions struct {
 }
 
 func newCmdLogStream(f *command.Factory) *cobra.Command {
-	opts := &LogStreamOptions{f: f, Poll: 250 * time.Millisecond}
+	opts := &LogStreamOptions{
+		IO:   f.IO,
+		Dirs: f.Dirs,
+		Cwd:  f.Cwd,
+		Poll: 250 * time.Millisecond,
+	}
 	cmd := &cobra.Command{
 		Use:   "stream",
 		Short: "Print every replay-log entry, oldest first",
@@ -165,16 +176,15 @@ func (t *logTail) readFrom(path string) ([]logEntry, error) {
 }
 
 func logStreamRun(ctx context.Context, opts *LogStreamOptions) error {
-	f := opts.f
 	dir := opts.LogsDir
 	if dir == "" {
-		d, err := f.Dirs()
+		d, err := opts.Dirs()
 		if err != nil {
 			return err
 		}
 		dir = d.LogsDir()
 	} else if !filepath.IsAbs(dir) {
-		wd, err := f.Cwd()
+		wd, err := opts.Cwd()
 		if err != nil {
 			return err
 		}
@@ -191,7 +201,7 @@ func logStreamRun(ctx context.Context, opts *LogStreamOptions) error {
 			return err
 		}
 		for _, e := range entries {
-			if err := printLogEntry(f.IO, e); err != nil {
+			if err := printLogEntry(opts.IO, e); err != nil {
 				return err
 			}
 		}

@@ -67,7 +67,9 @@ func TestLogStream(t *testing.T) {
 	f := &Factory{IO: ios, Env: func(k string) string { return fx.env()[k] }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- logStreamRun(ctx, &LogStreamOptions{f: f, Follow: true, Poll: 10 * time.Millisecond}) }()
+	go func() {
+		done <- logStreamRun(ctx, &LogStreamOptions{IO: f.IO, Dirs: f.Dirs, Cwd: f.Cwd, Follow: true, Poll: 10 * time.Millisecond})
+	}()
 	waitFor(t, sb, "a4")
 	write("a.jsonl", entry(5, "session:end", "a5"))
 	// A line still being written is held back until it is whole.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net/url"
 	"runtime"
 	"runtime/debug"
 
@@ -12,15 +11,26 @@ import (
 
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/paths"
 )
 
 // PathsOptions are the options of `loom paths`.
 type PathsOptions struct {
-	f *command.Factory
+	IO *term.IOStreams
+	// Dirs says where loom keeps its files.
+	Dirs func() (paths.Dirs, error)
+	// DBURL is the store's URL.
+	DBURL func() (string, error)
+	User  string
+	JSON  bool
 }
 
 func newCmdPaths(f *command.Factory) *cobra.Command {
-	opts := &PathsOptions{f: f}
+	opts := &PathsOptions{
+		IO:    f.IO,
+		Dirs:  f.Dirs,
+		DBURL: f.DBURL,
+	}
 	cmd := &cobra.Command{
 		Use:   "paths",
 		Short: "Print where loom keeps its files",
@@ -31,6 +41,7 @@ the XDG variables (or the platform's directories), LOOM_DB and --db.`,
   loom paths --json | jq -r .db`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.User, opts.JSON = f.User(), f.JSON()
 			return pathsRun(cmd.Context(), opts)
 		},
 	}
@@ -41,12 +52,11 @@ the XDG variables (or the platform's directories), LOOM_DB and --db.`,
 type pathEntry struct{ name, path string }
 
 func pathsRun(_ context.Context, opts *PathsOptions) error {
-	f := opts.f
-	d, err := f.Dirs()
+	d, err := opts.Dirs()
 	if err != nil {
 		return err
 	}
-	db, err := f.DBURL()
+	db, err := opts.DBURL()
 	if err != nil {
 		return err
 	}
@@ -55,7 +65,7 @@ func pathsRun(_ context.Context, opts *PathsOptions) error {
 		{"state", d.State},
 		{"config", d.Config},
 		{"cache", d.Cache},
-		{"db", redactURL(db)},
+		{"db", command.RedactURL(db)},
 		{"logs", d.LogsDir()},
 		{"memory", d.MemoryFile()},
 		{"user", d.UserFile()},
@@ -63,10 +73,10 @@ func pathsRun(_ context.Context, opts *PathsOptions) error {
 		{"profiles", d.ProfilesDir()},
 		{"history", d.HistoryFile()},
 		{"locks", d.LocksDir()},
-		{"serve_token", d.ServeTokenFile(f.User())},
+		{"serve_token", d.ServeTokenFile(opts.User)},
 	}
-	ios := f.IO
-	if f.JSON() {
+	ios := opts.IO
+	if opts.JSON {
 		// An ordered object: the same order as the text output.
 		ios.Out.Write([]byte("{\n"))
 		for i, e := range entries {
@@ -89,25 +99,16 @@ func pathsRun(_ context.Context, opts *PathsOptions) error {
 	return tp.Render()
 }
 
-// redactURL hides a password in a database URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
-
 // VersionOptions are the options of `loom version`.
 type VersionOptions struct {
-	f *command.Factory
+	IO *term.IOStreams
+	// Version, Commit and Date are what a release build stamps in.
+	Version, Commit, Date string
+	JSON                  bool
 }
 
 func newCmdVersion(f *command.Factory) *cobra.Command {
-	opts := &VersionOptions{f: f}
+	opts := &VersionOptions{IO: f.IO, Version: f.Version, Commit: f.Commit, Date: f.Date}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print loom's version",
@@ -115,6 +116,7 @@ func newCmdVersion(f *command.Factory) *cobra.Command {
   loom version --json`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.JSON = f.JSON()
 			return versionRun(opts)
 		},
 	}
@@ -122,8 +124,7 @@ func newCmdVersion(f *command.Factory) *cobra.Command {
 }
 
 func versionRun(opts *VersionOptions) error {
-	f := opts.f
-	v, commit, date := f.Version, f.Commit, f.Date
+	v, commit, date := opts.Version, opts.Commit, opts.Date
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if v == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
@@ -141,13 +142,13 @@ func versionRun(opts *VersionOptions) error {
 				modified = s.Value == "true"
 			}
 		}
-		if modified && f.Commit == "" && commit != "" {
+		if modified && opts.Commit == "" && commit != "" {
 			commit += "-dirty"
 		}
 	}
 	v = cmp.Or(v, "dev")
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, struct {
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, struct {
 			Version string `json:"version"`
 			Commit  string `json:"commit,omitempty"`
 			Date    string `json:"date,omitempty"`
@@ -163,6 +164,6 @@ func versionRun(opts *VersionOptions) error {
 	if date != "" {
 		built += ", " + date
 	}
-	_, err := fmt.Fprintf(f.IO.Out, "loom %s (%s, %s/%s%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, built)
+	_, err := fmt.Fprintf(opts.IO.Out, "loom %s (%s, %s/%s%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, built)
 	return err
 }

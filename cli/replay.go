@@ -8,6 +8,8 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/session"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // maxReplayWait caps one pause of a replay: a session left overnight
@@ -16,7 +18,12 @@ const maxReplayWait = 5 * time.Second
 
 // ReplayOptions are the options of `loom replay`.
 type ReplayOptions struct {
-	f            *command.Factory
+	IO *term.IOStreams
+	// ReadSession opens the store to read the session ref names, and
+	// finds it.
+	ReadSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	Now         func() time.Time
+
 	Ref          string
 	Speed        float64
 	ShowThinking bool
@@ -25,7 +32,12 @@ type ReplayOptions struct {
 }
 
 func newCmdReplay(f *command.Factory) *cobra.Command {
-	opts := &ReplayOptions{f: f, Sleep: sleepContext}
+	opts := &ReplayOptions{
+		IO:          f.IO,
+		ReadSession: f.ReadSession,
+		Now:         f.TimeNow,
+		Sleep:       sleepContext,
+	}
 	cmd := &cobra.Command{
 		Use:   "replay REF",
 		Short: "Re-render a session with its original timing",
@@ -70,15 +82,14 @@ func replayWait(gap time.Duration, speed float64) time.Duration {
 }
 
 func replayRun(ctx context.Context, opts *ReplayOptions) error {
-	f := opts.f
-	st, s, err := f.ReadSession(ctx, opts.Ref)
+	st, s, err := opts.ReadSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}
-	ios := f.IO
-	writeSessionHeader(ios, ios.Out, s)
+	ios := opts.IO
+	session.WriteHeader(ios, ios.Out, s)
 	ios.Out.Write([]byte("\n"))
-	r := command.NewMessageRenderer(ios, f.TimeNow(), opts.ShowThinking)
+	r := command.NewMessageRenderer(ios, opts.Now(), opts.ShowThinking)
 	sleep := opts.Sleep
 	if sleep == nil {
 		sleep = sleepContext

@@ -16,7 +16,7 @@ func TestReplayTiming(t *testing.T) {
 	f := &Factory{IO: ios, Env: func(k string) string { return fx.env()[k] }, Getwd: func() (string, error) { return fx.project, nil },
 		OpenStore: openFor, Now: time.Now}
 	defer f.CloseStore()
-	opts := &ReplayOptions{f: f, Ref: fx.main.ID, Speed: 2, Sleep: func(_ context.Context, d time.Duration) error {
+	opts := &ReplayOptions{IO: f.IO, ReadSession: f.ReadSession, Now: f.TimeNow, Ref: fx.main.ID, Speed: 2, Sleep: func(_ context.Context, d time.Duration) error {
 		waits = append(waits, d)
 		return nil
 	}}

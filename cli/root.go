@@ -23,9 +23,16 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
+	mcpcmd "github.com/loomhq/loom/cli/mcp"
+	"github.com/loomhq/loom/cli/search"
+	"github.com/loomhq/loom/cli/serve"
+	"github.com/loomhq/loom/cli/session"
+	synccmd "github.com/loomhq/loom/cli/sync"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
+	"github.com/loomhq/loom/cli/usage"
 )
 
 // Main runs the loom command with args and returns the process's exit
@@ -145,8 +152,8 @@ func printError(ios *term.IOStreams, err error) {
 
 // NewRootCmd builds the loom command tree on f.
 func NewRootCmd(f *command.Factory) *cobra.Command {
-	chatOpts := &ChatOptions{f: f}
-	chatCmd := newCmdChat(f, chatOpts)
+	chatOpts := chat.NewOptions(f)
+	chatCmd := chat.NewCmdChat(f, chatOpts)
 	root := &cobra.Command{
 		Use:   "loom [command] [flags]",
 		Short: "Durable, searchable, resumable sessions for AI agents",
@@ -160,11 +167,11 @@ search, resume, fork, move, export and import.`,
   loom session export 0196a3b2 -o session.jsonl`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          chatArgs(chatOpts),
+		Args:          chat.Args(chatOpts),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// loom alone is loom chat: the same options, run with the
 			// root's own context.
-			return chatRunE(cmd, chatOpts, args)
+			return chat.RunE(f, cmd, chatOpts, args)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.NoColor() {
@@ -184,55 +191,23 @@ search, resume, fork, move, export and import.`,
 
 	f.AddGlobalFlags(root.PersistentFlags())
 
-	addChatFlags(root, chatOpts)
+	chat.AddFlags(root, chatOpts)
 	root.AddCommand(
 		chatCmd,
-		newCmdRun(f),
-		newCmdSession(f),
-		newCmdSearch(f),
+		chat.NewCmdRun(f),
+		session.NewCmdSession(f),
+		search.NewCmdSearch(f),
 		newCmdReplay(f),
-		newCmdUsage(f),
+		usage.NewCmdUsage(f),
 		newCmdLog(f),
-		newCmdServe(f),
-		newCmdMCP(f),
+		serve.NewCmdServe(f),
+		mcpcmd.NewCmdMCP(f),
 		token.NewCmdToken(f),
-		newCmdSync(f),
+		synccmd.NewCmdSync(f),
 		newCmdPaths(f),
 		newCmdVersion(f),
 	)
 	return root
-}
-
-// newCmdSession groups the session commands.
-func newCmdSession(f *command.Factory) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:     "session <command>",
-		Short:   "List, show, resume, fork, rewind, rename, archive, delete, export and import sessions",
-		Aliases: []string{"sessions"},
-		Example: `  loom session list --all-projects
-  loom session show "flaky test" --full-history
-  loom session fork 0196a3b2 --turn 3 --name "try another fix"`,
-		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(
-		newCmdSessionList(f),
-		newCmdSessionShow(f),
-		newCmdSessionResume(f),
-		newCmdSessionFork(f),
-		newCmdSessionRewind(f),
-		newCmdSessionRename(f),
-		newCmdSessionMove(f),
-		newCmdSessionDelete(f),
-		newCmdSessionRestore(f),
-		newCmdSessionArchive(f, true),
-		newCmdSessionArchive(f, false),
-		newCmdSessionPrune(f),
-		newCmdSessionExport(f),
-		newCmdSessionImport(f),
-		newCmdSessionHandoff(f),
-	)
-	return cmd
 }
 
 // flagValueError matches pflag's message for a value that does not parse.

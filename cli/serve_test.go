@@ -20,6 +20,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/internal/syncio"
@@ -37,7 +38,7 @@ type serving struct {
 
 var serveURL = regexp.MustCompile(`loom serve: (http://[^/]+)/\?token=(\S+)`)
 
-// startServe runs serveRun on an ephemeral port with env and waits until
+// startServe runs serve.Run on an ephemeral port with env and waits until
 // it listens.
 func startServe(t *testing.T, fx *fixture, env map[string]string, user string) *serving {
 	t.Helper()
@@ -62,11 +63,12 @@ func startServe(t *testing.T, fx *fixture, env map[string]string, user string) *
 		all["LOOM_USER"] = user // as --user would
 	}
 	listening := make(chan string, 1)
-	opts := &ServeOptions{f: f, Addr: "127.0.0.1:0", Grace: 2 * time.Second, listening: func(a string) { listening <- a }}
+	opts := serve.NewOptions(f)
+	opts.User, opts.Addr, opts.Grace, opts.Listening = f.User(), "127.0.0.1:0", 2*time.Second, func(a string) { listening <- a }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		err := serveRun(ctx, opts)
+		err := serve.Run(ctx, opts)
 		f.CloseStore()
 		done <- err
 	}()

@@ -264,12 +264,12 @@ func TestSessionListScope(t *testing.T) {
 // A tree's branches: ├ before a child with siblings after it, └ before
 // the last, │ under an ancestor whose siblings follow.
 func TestDrawBranches(t *testing.T) {
-	rows := []treeRow{{depth: 0}, {depth: 1}, {depth: 2}, {depth: 2}, {depth: 1}, {depth: 2}, {depth: 0}, {depth: 1}}
+	rows := []treeRow{{Depth: 0}, {Depth: 1}, {Depth: 2}, {Depth: 2}, {Depth: 1}, {Depth: 2}, {Depth: 0}, {Depth: 1}}
 	drawBranches(rows)
 	want := []string{"", "├ ", "│ ├ ", "│ └ ", "└ ", "  └ ", "", "└ "}
 	for i, r := range rows {
-		if r.branch != want[i] {
-			t.Errorf("row %d (depth %d): branch %q, want %q", i, r.depth, r.branch, want[i])
+		if r.Branch != want[i] {
+			t.Errorf("row %d (depth %d): branch %q, want %q", i, r.Depth, r.Branch, want[i])
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
@@ -47,4 +48,16 @@ func WriteMore(ios *term.IOStreams, more int) {
 	if more > 0 {
 		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("… and %s more (--limit 0 lists all)", human.Count(int64(more)))))
 	}
+}
+
+// RedactURL hides a password in a database URL.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }

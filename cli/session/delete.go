@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -17,7 +17,13 @@ import (
 
 // DeleteOptions are the options of `loom session delete`.
 type DeleteOptions struct {
-	f     *command.Factory
+	IO *term.IOStreams
+	// Store opens the store to change sessions in it.
+	Store func(context.Context) (loom.Store, error)
+	// Resolve finds the live session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	JSON    bool
+
 	Refs  []string
 	Yes   bool
 	Purge bool
@@ -25,7 +31,11 @@ type DeleteOptions struct {
 }
 
 func newCmdSessionDelete(f *command.Factory) *cobra.Command {
-	opts := &DeleteOptions{f: f}
+	opts := &DeleteOptions{
+		IO:      f.IO,
+		Store:   f.Store,
+		Resolve: f.Resolve,
+	}
 	cmd := &cobra.Command{
 		Use:     "delete REF...",
 		Aliases: []string{"rm"},
@@ -52,6 +62,7 @@ each session followed by the sub-agent sessions that went with it.`, int(loom.Tr
 			if !opts.Yes && !f.IO.CanPrompt() {
 				return command.UsageErrorf("--yes is required to delete when not on a terminal")
 			}
+			opts.JSON = f.JSON()
 			return deleteRun(cmd.Context(), opts)
 		},
 	}
@@ -61,8 +72,8 @@ each session followed by the sub-agent sessions that went with it.`, int(loom.Tr
 	return cmd
 }
 
-// deleteReport is the JSON shape of what delete did.
-type deleteReport struct {
+// DeleteReport is the JSON shape of what delete did.
+type DeleteReport struct {
 	Purged  bool            `json:"purged"`
 	Deleted []*loom.Session `json:"deleted"`
 }
@@ -78,15 +89,14 @@ func lockedForDelete(err error) error {
 }
 
 func deleteRun(ctx context.Context, opts *DeleteOptions) error {
-	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := opts.Store(ctx)
 	if err != nil {
 		return err
 	}
 	var targets []*loom.Session
 	seen := map[string]bool{}
 	for _, ref := range opts.Refs {
-		s, err := f.Resolve(ctx, st, ref)
+		s, err := opts.Resolve(ctx, st, ref)
 		if err != nil {
 			return err
 		}
@@ -103,7 +113,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 			return lockedForDelete(err)
 		}
 	}
-	ios := f.IO
+	ios := opts.IO
 	cs := ios.ColorScheme()
 	if !opts.Yes {
 		for _, s := range targets {
@@ -122,18 +132,18 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 			return &command.SilentError{Code: command.ExitError}
 		}
 	}
-	rep := deleteReport{Purged: opts.Purge, Deleted: []*loom.Session{}}
+	rep := DeleteReport{Purged: opts.Purge, Deleted: []*loom.Session{}}
 	for _, s := range targets {
 		gone, err := st.Delete(ctx, s.ID, loom.DeleteOptions{Purge: opts.Purge, Force: opts.Force})
 		if err != nil {
-			if f.JSON() && len(rep.Deleted) > 0 {
+			if opts.JSON && len(rep.Deleted) > 0 {
 				// What was deleted before the failure still counts.
 				command.WriteJSON(ios.Out, rep)
 			}
 			return lockedForDelete(err)
 		}
 		rep.Deleted = append(rep.Deleted, gone...)
-		if f.JSON() {
+		if opts.JSON {
 			continue
 		}
 		if ios.IsStdoutTTY() {
@@ -144,7 +154,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 			}
 		}
 	}
-	if f.JSON() {
+	if opts.JSON {
 		return command.WriteJSON(ios.Out, rep)
 	}
 	return nil
@@ -152,12 +162,26 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 
 // RestoreOptions are the options of `loom session restore`.
 type RestoreOptions struct {
-	f   *command.Factory
+	IO *term.IOStreams
+	// Store opens the store to change sessions in it.
+	Store func(context.Context) (loom.Store, error)
+	// ResolveIn finds the session a reference names, among those in the
+	// trash when deleted is set.
+	ResolveIn func(ctx context.Context, st loom.Store, ref string, deleted bool) (*loom.Session, error)
+	// DisplayID is an id as a terminal shows it.
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	JSON      bool
+
 	Ref string
 }
 
 func newCmdSessionRestore(f *command.Factory) *cobra.Command {
-	opts := &RestoreOptions{f: f}
+	opts := &RestoreOptions{
+		IO:        f.IO,
+		Store:     f.Store,
+		ResolveIn: f.ResolveIn,
+		DisplayID: f.DisplayID,
+	}
 	cmd := &cobra.Command{
 		Use:   "restore REF",
 		Short: "Bring a session back from the trash",
@@ -172,6 +196,7 @@ from the trash. REF is resolved among trashed sessions.`,
 				return command.UsageErrorf("name the session to bring back: loom session restore REF (loom session list --deleted lists the trash)")
 			}
 			opts.Ref = args[0]
+			opts.JSON = f.JSON()
 			return restoreRun(cmd.Context(), opts)
 		},
 	}
@@ -179,12 +204,11 @@ from the trash. REF is resolved among trashed sessions.`,
 }
 
 func restoreRun(ctx context.Context, opts *RestoreOptions) error {
-	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := opts.Store(ctx)
 	if err != nil {
 		return err
 	}
-	s, err := f.ResolveIn(ctx, st, opts.Ref, true)
+	s, err := opts.ResolveIn(ctx, st, opts.Ref, true)
 	if loom.ErrorCode(err) == loom.ENOTFOUND {
 		return loom.Errorf(loom.ENOTFOUND, "no session in the trash matches %q", opts.Ref)
 	}
@@ -194,22 +218,30 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 	if err := st.Restore(ctx, s.ID); err != nil {
 		return err
 	}
-	if f.JSON() {
+	if opts.JSON {
 		s, err := st.Session(ctx, s.ID)
 		if err != nil {
 			return err
 		}
-		return command.WriteJSON(f.IO.Out, s)
+		return command.WriteJSON(opts.IO.Out, s)
 	}
-	if f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.Out, "%s Restored %s %s\n", f.IO.ColorScheme().Green("✓"), f.DisplayID(ctx, st, s.ID), command.SessionLabel(s))
+	if opts.IO.IsStdoutTTY() {
+		fmt.Fprintf(opts.IO.Out, "%s Restored %s %s\n", opts.IO.ColorScheme().Green("✓"), opts.DisplayID(ctx, st, s.ID), command.SessionLabel(s))
 	}
 	return nil
 }
 
 // PruneOptions are the options of `loom session prune`.
 type PruneOptions struct {
-	f         *command.Factory
+	IO *term.IOStreams
+	// Store opens the store to change sessions in it.
+	Store func(context.Context) (loom.Store, error)
+	// Project is the working directory's project.
+	Project func() (loom.Project, error)
+	Now     func() time.Time
+	User    string
+	JSON    bool
+
 	OlderThan time.Duration
 	// Age is --older-than as the user wrote it, for messages.
 	Age         string
@@ -219,7 +251,12 @@ type PruneOptions struct {
 }
 
 func newCmdSessionPrune(f *command.Factory) *cobra.Command {
-	opts := &PruneOptions{f: f}
+	opts := &PruneOptions{
+		IO:      f.IO,
+		Store:   f.Store,
+		Project: f.Project,
+		Now:     f.TimeNow,
+	}
 	var older string
 	cmd := &cobra.Command{
 		Use:   "prune --older-than DUR",
@@ -249,6 +286,7 @@ restorable from the trash like deleted ones.`,
 			if !opts.Yes && !opts.DryRun && !f.IO.CanPrompt() {
 				return command.UsageErrorf("--yes (or --dry-run) is required to prune when not on a terminal")
 			}
+			opts.User, opts.JSON = f.User(), f.JSON()
 			return pruneRun(cmd.Context(), opts)
 		},
 	}
@@ -259,22 +297,21 @@ restorable from the trash like deleted ones.`,
 	return cmd
 }
 
-// pruneReport is the JSON shape of prune's outcome.
-type pruneReport struct {
+// PruneReport is the JSON shape of prune's outcome.
+type PruneReport struct {
 	DryRun  bool            `json:"dry_run"`
 	Removed []*loom.Session `json:"removed"`
 	Skipped []*loom.Session `json:"skipped"`
 }
 
 func pruneRun(ctx context.Context, opts *PruneOptions) error {
-	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := opts.Store(ctx)
 	if err != nil {
 		return err
 	}
-	po := loom.PruneOptions{UserID: f.User(), OlderThan: opts.OlderThan, DryRun: true}
+	po := loom.PruneOptions{UserID: opts.User, OlderThan: opts.OlderThan, DryRun: true}
 	if !opts.AllProjects {
-		p, err := f.Project()
+		p, err := opts.Project()
 		if err != nil {
 			return err
 		}
@@ -284,11 +321,11 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	if err != nil {
 		return err
 	}
-	ios := f.IO
+	ios := opts.IO
 	res := preview
 	if !opts.DryRun && len(preview.Removed) > 0 {
 		if !opts.Yes {
-			printSessionRows(ios, preview.Removed, f.TimeNow())
+			printSessionRows(ios, preview.Removed, opts.Now())
 			ok, err := term.Confirm(ctx, ios, fmt.Sprintf("Move %s to the trash?", human.Plural(len(preview.Removed), "session")))
 			if err != nil {
 				return err
@@ -303,8 +340,8 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 			return err
 		}
 	}
-	if f.JSON() {
-		rep := pruneReport{DryRun: opts.DryRun, Removed: res.Removed, Skipped: res.Skipped}
+	if opts.JSON {
+		rep := PruneReport{DryRun: opts.DryRun, Removed: res.Removed, Skipped: res.Skipped}
 		if rep.Removed == nil {
 			rep.Removed = []*loom.Session{}
 		}
@@ -321,7 +358,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		if ios.IsStdoutTTY() {
 			fmt.Fprintf(ios.Out, "Would move %s to the trash:\n", human.Plural(len(res.Removed), "session"))
 		}
-		printSessionRows(ios, res.Removed, f.TimeNow())
+		printSessionRows(ios, res.Removed, opts.Now())
 	default:
 		if ios.IsStdoutTTY() {
 			fmt.Fprintf(ios.Out, "%s Moved %s to the trash (restorable for %d days with loom session restore)\n",

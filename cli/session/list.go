@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -17,7 +17,20 @@ import (
 
 // ListOptions are the options of `loom session list`.
 type ListOptions struct {
-	f           *command.Factory
+	IO *term.IOStreams
+	// ReadStore opens the store to read.
+	ReadStore func(context.Context) (loom.Store, error)
+	// ScopeProject is the project listed: nil for every project.
+	ScopeProject func(all bool) *loom.Project
+	// PrintMovedProjectHint says where this project's sessions went when
+	// its directory moved.
+	PrintMovedProjectHint func(ctx context.Context, st loom.Store, project loom.Project) error
+	// RefLen is how much of ids a terminal shows.
+	RefLen func(ctx context.Context, st loom.Store, ids []string) int
+	Now    func() time.Time
+	User   string
+	JSON   bool
+
 	AllProjects bool
 	Surface     string
 	Branch      string
@@ -28,7 +41,14 @@ type ListOptions struct {
 }
 
 func newCmdSessionList(f *command.Factory) *cobra.Command {
-	opts := &ListOptions{f: f}
+	opts := &ListOptions{
+		IO:                    f.IO,
+		ReadStore:             f.ReadStore,
+		ScopeProject:          f.ScopeProject,
+		PrintMovedProjectHint: f.PrintMovedProjectHint,
+		RefLen:                f.RefLen,
+		Now:                   f.TimeNow,
+	}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -63,6 +83,7 @@ newest activity first, that loom session restore brings back.`, int(loom.TrashTT
 			if opts.Deleted && (opts.Archived || opts.Tree) {
 				return command.UsageErrorf("--deleted lists the whole trash: it does not go with --archived or --tree")
 			}
+			opts.User, opts.JSON = f.User(), f.JSON()
 			return listRun(cmd.Context(), opts)
 		},
 	}
@@ -76,26 +97,26 @@ newest activity first, that loom session restore brings back.`, int(loom.TrashTT
 	return cmd
 }
 
-// treeRow is a session and its depth in the lineage tree, with the
+// TreeRow is a session and its depth in the lineage tree, with the
 // lines that draw its branch ("│ ├ ").
-type treeRow struct {
-	s      *loom.Session
-	depth  int
-	branch string
+type TreeRow struct {
+	S      *loom.Session
+	Depth  int
+	Branch string
 }
 
-// drawBranches sets the branch of each row of a tree in depth-first
+// DrawBranches sets the branch of each row of a tree in depth-first
 // order: "├ " before a child with siblings after it, "└ " before the
 // last, and under them "│ " where an ancestor's siblings follow.
-func drawBranches(rows []treeRow) {
+func DrawBranches(rows []TreeRow) {
 	// more reports whether a row at depth d follows row i among its
 	// siblings, before the tree climbs above d.
 	more := func(i, d int) bool {
 		for _, r := range rows[i+1:] {
-			if r.depth < d {
+			if r.Depth < d {
 				return false
 			}
-			if r.depth == d {
+			if r.Depth == d {
 				return true
 			}
 		}
@@ -103,7 +124,7 @@ func drawBranches(rows []treeRow) {
 	}
 	var open []bool // open[k]: the ancestor at depth k+1 has siblings after it
 	for i := range rows {
-		d := rows[i].depth
+		d := rows[i].Depth
 		if d == 0 {
 			open = open[:0]
 			continue
@@ -122,24 +143,23 @@ func drawBranches(rows []treeRow) {
 		} else {
 			b.WriteString("└ ")
 		}
-		rows[i].branch = b.String()
+		rows[i].Branch = b.String()
 	}
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	f := opts.f
-	st, err := f.ReadStore(ctx)
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
-	filter := loom.SessionFilter{UserID: f.User(), Surface: opts.Surface, GitBranch: opts.Branch, Limit: opts.Limit}
+	filter := loom.SessionFilter{UserID: opts.User, Surface: opts.Surface, GitBranch: opts.Branch, Limit: opts.Limit}
 	if opts.Archived {
 		filter.Archived = loom.OnlyArchived
 	}
 	if opts.Deleted {
 		filter.Deleted, filter.Archived = true, loom.WithArchived
 	}
-	project := f.ScopeProject(opts.AllProjects)
+	project := opts.ScopeProject(opts.AllProjects)
 	if project != nil {
 		filter.ProjectID = project.ID
 	}
@@ -148,23 +168,23 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	if len(sessions) == 0 {
-		if err := command.CheckSurface(ctx, st, f.User(), opts.Surface); err != nil {
+		if err := command.CheckSurface(ctx, st, opts.User, opts.Surface); err != nil {
 			return err
 		}
 	}
-	rows := make([]treeRow, len(sessions))
+	rows := make([]TreeRow, len(sessions))
 	for i, s := range sessions {
-		rows[i] = treeRow{s: s}
+		rows[i] = TreeRow{S: s}
 	}
 	if opts.Tree {
 		// A list of every project and surface that the limit did not cut
 		// holds every session a tree could show: no query is needed.
 		complete := project == nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && (opts.Limit == 0 || len(sessions) < opts.Limit)
-		if rows, err = lineage(ctx, st, f.User(), sessions, complete); err != nil {
+		if rows, err = lineage(ctx, st, opts.User, sessions, complete); err != nil {
 			return err
 		}
 	}
-	ios := f.IO
+	ios := opts.IO
 	elsewhere := false
 	if len(rows) == 0 && project != nil && opts.Branch == "" && !opts.Archived && !opts.Deleted {
 		wide := filter
@@ -183,10 +203,10 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 				term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(wider))
 		}
 	}
-	if f.JSON() {
+	if opts.JSON {
 		out := make([]*loom.Session, 0, len(rows))
 		for _, r := range rows {
-			out = append(out, r.s)
+			out = append(out, r.S)
 		}
 		return command.WriteJSON(ios.Out, out)
 	}
@@ -204,18 +224,18 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			}
 		}
 		if project != nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && !opts.Deleted {
-			return f.PrintMovedProjectHint(ctx, st, *project)
+			return opts.PrintMovedProjectHint(ctx, st, *project)
 		}
 		return nil
 	}
-	now := f.TimeNow()
+	now := opts.Now()
 	cs := ios.ColorScheme()
 	tp := term.NewTable(ios)
 	// The branch is a terminal column, shown when a session has one:
 	// piped rows keep the fields SPEC §4 lists.
 	branches := false
 	for _, r := range rows {
-		branches = branches || r.s.GitBranch != ""
+		branches = branches || r.S.GitBranch != ""
 	}
 	branches = branches && ios.IsStdoutTTY()
 	if branches {
@@ -233,14 +253,14 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
-		ids[i] = r.s.ID
+		ids[i] = r.S.ID
 	}
-	idLen := f.RefLen(ctx, st, ids)
+	idLen := opts.RefLen(ctx, st, ids)
 	for _, r := range rows {
-		s := r.s
+		s := r.S
 		title := s.Title
-		if r.depth > 0 {
-			title = r.branch + treeTitle(s)
+		if r.Depth > 0 {
+			title = r.Branch + treeTitle(s)
 		}
 		titleColor := cs.Bold
 		if title == "" && ios.IsStdoutTTY() {
@@ -285,7 +305,7 @@ func listFooter(ctx context.Context, st loom.Store, ios *term.IOStreams, filter 
 // sub-agent sessions (listed or not), depth first. The whole tree is one
 // store query, however many sessions it holds, and none when complete
 // says the list already holds every live session of the user.
-func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session, complete bool) ([]treeRow, error) {
+func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session, complete bool) ([]TreeRow, error) {
 	listed := make(map[string]bool, len(sessions))
 	for _, s := range sessions {
 		listed[s.ID] = true
@@ -309,16 +329,16 @@ func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.S
 	// Family puts each session after its parent, so a parent's depth is
 	// known when its children come.
 	depth := make(map[string]int, len(family))
-	rows := make([]treeRow, 0, len(family))
+	rows := make([]TreeRow, 0, len(family))
 	for _, s := range family {
 		d := 0
 		if pd, ok := depth[s.ParentID]; ok && s.ParentID != "" {
 			d = pd + 1
 		}
 		depth[s.ID] = d
-		rows = append(rows, treeRow{s: s, depth: d})
+		rows = append(rows, TreeRow{S: s, Depth: d})
 	}
-	drawBranches(rows)
+	DrawBranches(rows)
 	return rows, nil
 }
 

@@ -1,9 +1,10 @@
-package cli
+package serve
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"time"
@@ -33,31 +34,31 @@ type servedToken struct {
 //
 // With ttl above zero the new token expires after ttl, and a kept one is
 // reused only when it expires no later than that.
-func serveToken(ctx context.Context, f *command.Factory, tokens loom.TokenStore, user string, ttl time.Duration) (*servedToken, error) {
-	d, err := f.Dirs()
+func serveToken(ctx context.Context, opts *Options, tokens loom.TokenStore, user string, ttl time.Duration) (*servedToken, error) {
+	d, err := opts.Dirs()
 	if err != nil {
 		return nil, err
 	}
 	path := d.ServeTokenFile(user)
-	if secret := readServeToken(f, path); secret != "" {
+	if secret := readServeToken(opts.IO.ErrOut, path); secret != "" {
 		tok, err := tokens.Authenticate(ctx, secret)
 		switch {
 		case loom.ErrorCode(err) == loom.ENOTFOUND:
 		case err != nil:
 			return nil, err
 		case tok.UserID != user:
-		case ttl > 0 && (tok.ExpiresAt == nil || tok.ExpiresAt.After(f.TimeNow().Add(ttl))):
+		case ttl > 0 && (tok.ExpiresAt == nil || tok.ExpiresAt.After(opts.Now().Add(ttl))):
 		default:
 			return &servedToken{tok: tok, secret: secret, kept: path, reused: true}, nil
 		}
 	}
-	tok, secret, err := tokens.CreateToken(ctx, user, "serve "+loom.FormatTime(f.TimeNow()), ttl)
+	tok, secret, err := tokens.CreateToken(ctx, user, "serve "+loom.FormatTime(opts.Now()), ttl)
 	if err != nil {
 		return nil, err
 	}
 	st := &servedToken{tok: tok, secret: secret, kept: path}
 	if err := command.WriteSecret(d.State, path, secret); err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: the token cannot be kept for the next start: %v\n", err)
+		fmt.Fprintf(opts.IO.ErrOut, "loom: warning: the token cannot be kept for the next start: %v\n", err)
 		st.kept = ""
 	}
 	return st, nil
@@ -65,11 +66,11 @@ func serveToken(ctx context.Context, f *command.Factory, tokens loom.TokenStore,
 
 // readServeToken returns the secret kept in path, or "" when there is
 // none to use (readSecret), and then the server makes a new one.
-func readServeToken(f *command.Factory, path string) string {
-	b, err := command.ReadSecret(f.IO.ErrOut, path)
+func readServeToken(errOut io.Writer, path string) string {
+	b, err := command.ReadSecret(errOut, path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(f.IO.ErrOut, "loom: warning: %v; making a new token\n", err)
+			fmt.Fprintf(errOut, "loom: warning: %v; making a new token\n", err)
 		}
 		return ""
 	}

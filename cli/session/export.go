@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"bytes"
@@ -24,7 +24,16 @@ import (
 
 // ExportOptions are the options of `loom session export`.
 type ExportOptions struct {
-	f      *command.Factory
+	IO *term.IOStreams
+	// ReadStore opens the store to read.
+	ReadStore func(context.Context) (loom.Store, error)
+	// Resolve finds the live session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	// Cwd is the working directory.
+	Cwd  func() (string, error)
+	User string
+	JSON bool
+
 	Ref    string
 	All    bool
 	Format export.Format
@@ -32,7 +41,12 @@ type ExportOptions struct {
 }
 
 func newCmdSessionExport(f *command.Factory) *cobra.Command {
-	opts := &ExportOptions{f: f}
+	opts := &ExportOptions{
+		IO:        f.IO,
+		ReadStore: f.ReadStore,
+		Resolve:   f.Resolve,
+		Cwd:       f.Cwd,
+	}
 	var formatName string
 	cmd := &cobra.Command{
 		Use:   "export REF | --all",
@@ -66,6 +80,7 @@ are described in docs/formats.md.`,
 				return command.UsageErrorf("unknown format %q: use jsonl, json, markdown or html", formatName)
 			}
 			opts.Format = format
+			opts.User, opts.JSON = f.User(), f.JSON()
 			return exportRun(cmd.Context(), opts)
 		},
 	}
@@ -76,15 +91,14 @@ are described in docs/formats.md.`,
 }
 
 func exportRun(ctx context.Context, opts *ExportOptions) error {
-	f := opts.f
-	st, err := f.ReadStore(ctx)
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
 	var data []*loom.SessionData
 	if opts.All {
 		// A backup holds every session, archived ones too.
-		all, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), Archived: loom.WithArchived})
+		all, err := st.Sessions(ctx, loom.SessionFilter{UserID: opts.User, Archived: loom.WithArchived})
 		if err != nil {
 			return err
 		}
@@ -93,11 +107,11 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 			return err
 		}
 	} else {
-		s, err := f.Resolve(ctx, st, opts.Ref)
+		s, err := opts.Resolve(ctx, st, opts.Ref)
 		if err != nil {
 			return err
 		}
-		if data, err = export.Family(ctx, st, f.User(), s); err != nil {
+		if data, err = export.Family(ctx, st, opts.User, s); err != nil {
 			return err
 		}
 	}
@@ -107,14 +121,14 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	}
 	write := func(w io.Writer) error { return export.Write(w, opts.Format, data) }
 	if opts.Output == "" || opts.Output == "-" {
-		if f.IO.IsStdoutTTY() {
-			return writeExportToTerminal(f.IO.Out, opts.Format, write)
+		if opts.IO.IsStdoutTTY() {
+			return writeExportToTerminal(opts.IO.Out, opts.Format, write)
 		}
-		return write(f.IO.Out)
+		return write(opts.IO.Out)
 	}
 	path := opts.Output
 	if !filepath.IsAbs(path) {
-		wd, err := f.Cwd()
+		wd, err := opts.Cwd()
 		if err != nil {
 			return err
 		}
@@ -123,8 +137,8 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	if err := writeFileAtomic(path, write); err != nil {
 		return err
 	}
-	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.ErrOut, "Exported %s (%s) to %s\n", human.Plural(len(data), "session"), human.Plural(nmsg, "message"), opts.Output)
+	if opts.IO.IsStderrTTY() || opts.IO.IsStdoutTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "Exported %s (%s) to %s\n", human.Plural(len(data), "session"), human.Plural(nmsg, "message"), opts.Output)
 	}
 	return nil
 }
@@ -179,7 +193,6 @@ type importSummary struct {
 }
 
 func importRun(ctx context.Context, opts *ImportOptions) error {
-	f := opts.f
 	var all []*loom.SessionData
 	where := map[string]string{}
 	// A fork or sub-agent session's parent is in its file, in a file
@@ -188,7 +201,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		if _, ok := where[id]; ok {
 			return true, nil
 		}
-		st, err := f.ReadStore(ctx)
+		st, err := opts.ReadStore(ctx)
 		if err != nil {
 			return false, err
 		}
@@ -199,14 +212,14 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		if err != nil {
 			return false, err
 		}
-		return s.UserID == f.User(), nil
+		return s.UserID == opts.User, nil
 	}
 	for _, file := range opts.Files {
 		name := file
 		if file == "-" {
 			name = "<stdin>"
 		}
-		data, err := readExport(ctx, f, file, name, parentKnown)
+		data, err := readExport(ctx, opts, file, name, parentKnown)
 		if err != nil {
 			return err
 		}
@@ -218,7 +231,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		}
 		all = append(all, data...)
 	}
-	st, err := f.CreateStore(ctx)
+	st, err := opts.CreateStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -233,14 +246,14 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if err := importer.MergeAfterImport(ctx, st, sum.Messages); err != nil {
 		slog.Warn("import", "err", err)
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, sum)
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, sum)
 	}
-	if f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.Out, "%s Imported %s (%s)\n", f.IO.ColorScheme().Green("✓"), human.Plural(len(all), "session"), human.Plural(sum.Messages, "message"))
+	if opts.IO.IsStdoutTTY() {
+		fmt.Fprintf(opts.IO.Out, "%s Imported %s (%s)\n", opts.IO.ColorScheme().Green("✓"), human.Plural(len(all), "session"), human.Plural(sum.Messages, "message"))
 	} else {
 		for _, id := range sum.Sessions {
-			fmt.Fprintln(f.IO.Out, id)
+			fmt.Fprintln(opts.IO.Out, id)
 		}
 	}
 	return nil
@@ -252,19 +265,19 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 // is there already (export.ReadOptions.Parent). Only a regular file, or
 // a pipe as standard input, is read, within export's limits, and the
 // read ends when ctx does, even one blocked on a pipe that says nothing.
-func readExport(ctx context.Context, f *command.Factory, file, name string, parent func(id string) (bool, error)) ([]*loom.SessionData, error) {
-	opts := export.ReadOptions{Name: name, UserID: f.User(), Parent: parent}
+func readExport(ctx context.Context, opts *ImportOptions, file, name string, parent func(id string) (bool, error)) ([]*loom.SessionData, error) {
+	ro := export.ReadOptions{Name: name, UserID: opts.User, Parent: parent}
 	var in io.Reader
 	if file == "-" {
-		stdin, _ := f.IO.In.(*os.File)
+		stdin, _ := opts.IO.In.(*os.File)
 		if err := safefile.Stdin(stdin, export.MaxSize); err != nil {
 			return nil, loom.Errorf(loom.EINVALID, "%s: %v", name, err)
 		}
-		in = f.IO.In
+		in = opts.IO.In
 	} else {
 		path := file
 		if !filepath.IsAbs(path) {
-			wd, err := f.Cwd()
+			wd, err := opts.Cwd()
 			if err != nil {
 				return nil, err
 			}
@@ -285,7 +298,7 @@ func readExport(ctx context.Context, f *command.Factory, file, name string, pare
 	}
 	done := make(chan result, 1)
 	go func() {
-		data, err := export.ReadContext(ctx, in, opts)
+		data, err := export.ReadContext(ctx, in, ro)
 		done <- result{data, err}
 	}()
 	select {

@@ -1,4 +1,4 @@
-package cli
+package usage
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 // anew every interval from the store, which other processes (an import
 // --watch, loom's own agent) fill meanwhile. On a terminal the block is
 // redrawn in place; piped, each redraw is one tab-separated line.
-func usageLiveRun(ctx context.Context, f *command.Factory, rf *reportFlags, project bool) error {
-	if f.JSON() || rf.csv {
+func usageLiveRun(ctx context.Context, opts *Options, rf *reportFlags, project bool) error {
+	if opts.JSON || rf.csv {
 		return command.UsageErrorf("--live draws on a terminal or prints a line per redraw: use --json or --csv without it")
 	}
 	if rf.until != "" {
@@ -27,16 +27,16 @@ func usageLiveRun(ctx context.Context, f *command.Factory, rf *reportFlags, proj
 	if rf.interval < 100*time.Millisecond {
 		return command.UsageErrorf("--interval must be at least 100ms")
 	}
-	o, st, err := reportInput(ctx, f, rf, project)
+	o, st, err := reportInput(ctx, opts, rf, project)
 	if err != nil {
 		return err
 	}
-	ios := f.IO
+	ios := opts.IO
 	tty := ios.IsStdoutTTY()
 	tick := time.NewTicker(rf.interval)
 	defer tick.Stop()
 	for frame := 1; ; frame++ {
-		o.Now = f.TimeNow()
+		o.Now = opts.Now()
 		rep, err := report.Build(ctx, st, o)
 		if err != nil {
 			return err

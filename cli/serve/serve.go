@@ -1,4 +1,4 @@
-package cli
+package serve
 
 import (
 	"context"
@@ -15,27 +15,64 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
 	"github.com/loomhq/loom/mcp"
+	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/pricing"
 )
 
 // defaultServeAddr is where loom serve listens unless told otherwise:
 // this machine only.
 const defaultServeAddr = "127.0.0.1:7878"
 
-// ServeOptions are the options of `loom serve`.
-type ServeOptions struct {
-	f     *command.Factory
+// Options are the options of `loom serve`.
+type Options struct {
+	IO *term.IOStreams
+	// CreateStore opens the store, creating it if missing.
+	CreateStore func(context.Context) (loom.Store, error)
+	// AgentSetup builds the agent of server turns from the configuration.
+	AgentSetup func() (*agent.Setup, error)
+	// Serve runs the HTTP server (see command.Factory.Serve); nil in a
+	// loom built without it.
+	Serve func(ctx context.Context, ln net.Listener, cfg command.ServeConfig) error
+	// DBURL is the store's URL, shown with any password hidden.
+	DBURL func() (string, error)
+	// Dirs says where the served token and the memory files are kept.
+	Dirs func() (paths.Dirs, error)
+	// PriceTable prices the usage the MCP tools report.
+	PriceTable func() (*pricing.Table, error)
+	Now        func() time.Time
+	Version    string
+	// User is the user served and given the token made at start.
+	User string
+
 	Addr  string
 	Grace time.Duration
 	// TokenTTL is the lifetime of a token made at start; zero for none.
 	TokenTTL time.Duration
 	// LogJSON writes the access log as JSON lines instead of text.
 	LogJSON bool
-	// listening, when set by a test, receives the listener's address.
-	listening func(addr string)
+	// Listening, when set by a test, receives the listener's address.
+	Listening func(addr string)
 }
 
-func newCmdServe(f *command.Factory) *cobra.Command {
-	opts := &ServeOptions{f: f}
+// NewOptions returns serve's options filled from f; User is filled when
+// the command runs.
+func NewOptions(f *command.Factory) *Options {
+	return &Options{
+		IO:          f.IO,
+		CreateStore: f.CreateStore,
+		AgentSetup:  f.AgentSetup,
+		Serve:       f.Serve,
+		DBURL:       f.DBURL,
+		Dirs:        f.Dirs,
+		PriceTable:  f.PriceTable,
+		Now:         f.TimeNow,
+		Version:     f.Version,
+	}
+}
+
+// NewCmdServe builds loom serve.
+func NewCmdServe(f *command.Factory) *cobra.Command {
+	opts := NewOptions(f)
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API and the web dashboard",
@@ -77,7 +114,8 @@ cut at a whole-message boundary.`,
 			if opts.TokenTTL, err = token.TTLFlag(cmd); err != nil {
 				return err
 			}
-			return serveRun(cmd.Context(), opts)
+			opts.User = f.User()
+			return Run(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", defaultServeAddr, "address to listen on, `HOST:PORT`")
@@ -87,9 +125,9 @@ cut at a whole-message boundary.`,
 	return cmd
 }
 
-func serveRun(ctx context.Context, opts *ServeOptions) error {
-	f := opts.f
-	st, err := f.CreateStore(ctx)
+// Run serves the API and dashboard until ctx ends.
+func Run(ctx context.Context, opts *Options) error {
+	st, err := opts.CreateStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -101,18 +139,18 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", opts.Addr, err)
 	}
-	user := f.User()
-	served, err := serveToken(ctx, f, tokens, user, opts.TokenTTL)
+	user := opts.User
+	served, err := serveToken(ctx, opts, tokens, user, opts.TokenTTL)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 
-	var h slog.Handler = slog.NewTextHandler(f.IO.ErrOut, nil)
+	var h slog.Handler = slog.NewTextHandler(opts.IO.ErrOut, nil)
 	if opts.LogJSON {
-		h = slog.NewJSONHandler(f.IO.ErrOut, nil)
+		h = slog.NewJSONHandler(opts.IO.ErrOut, nil)
 	}
-	su, err := f.AgentSetup()
+	su, err := opts.AgentSetup()
 	if err != nil {
 		ln.Close()
 		return err
@@ -120,7 +158,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	// Server turns use the command line's configuration, under the
 	// token's user, without what a network-facing agent must not have.
 	su.Served, su.Operator = true, user
-	if f.Serve == nil {
+	if opts.Serve == nil {
 		ln.Close()
 		return fmt.Errorf("this loom is built without its HTTP server")
 	}
@@ -131,30 +169,30 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		host = "127.0.0.1"
 	}
 	base := "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port))
-	fmt.Fprintf(f.IO.Out, "loom serve: %s/?token=%s\n", base, served.secret)
-	fmt.Fprintf(f.IO.ErrOut, "Serving the API and dashboard on %s for user %s (store %s). Ctrl+C stops.\n", base, user, redactURL(mustDBURL(f)))
-	fmt.Fprintln(f.IO.ErrOut, servedTokenNote(served))
+	fmt.Fprintf(opts.IO.Out, "loom serve: %s/?token=%s\n", base, served.secret)
+	fmt.Fprintf(opts.IO.ErrOut, "Serving the API and dashboard on %s for user %s (store %s). Ctrl+C stops.\n", base, user, command.RedactURL(mustDBURL(opts)))
+	fmt.Fprintln(opts.IO.ErrOut, servedTokenNote(served))
 	if !addr.IP.IsLoopback() {
-		fmt.Fprintln(f.IO.ErrOut, "loom: warning: listening beyond this machine over plain HTTP; put a TLS reverse proxy in front, tokens are bearer secrets")
+		fmt.Fprintln(opts.IO.ErrOut, "loom: warning: listening beyond this machine over plain HTTP; put a TLS reverse proxy in front, tokens are bearer secrets")
 	}
 	if _, err := su.Build(ctx, st, &loom.Session{UserID: user}, agent.Choice{}); err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "loom: POST /api/v1/messages answers 503 until a model provider is configured: %s\n", term.SanitizeLine(loom.ErrorMessage(err)))
+		fmt.Fprintf(opts.IO.ErrOut, "loom: POST /api/v1/messages answers 503 until a model provider is configured: %s\n", term.SanitizeLine(loom.ErrorMessage(err)))
 	}
-	if opts.listening != nil {
-		opts.listening(ln.Addr().String())
+	if opts.Listening != nil {
+		opts.Listening(ln.Addr().String())
 	}
-	return f.Serve(ctx, ln, command.ServeConfig{
+	return opts.Serve(ctx, ln, command.ServeConfig{
 		Store:  st,
 		Tokens: tokens,
-		Agent:  &agent.Service{Store: st, Build: su.Build, Now: f.TimeNow},
+		Agent:  &agent.Service{Store: st, Build: su.Build, Now: opts.Now},
 		Logger: slog.New(h),
 		Grace:  opts.Grace,
-		MCP:    serveMCP(f, user),
+		MCP:    serveMCP(opts, user),
 	})
 }
 
-func mustDBURL(f *command.Factory) string {
-	u, err := f.DBURL()
+func mustDBURL(opts *Options) string {
+	u, err := opts.DBURL()
 	if err != nil {
 		return "?"
 	}
@@ -165,10 +203,10 @@ func mustDBURL(f *command.Factory) string {
 // their own sessions over the served store, in every project (a remote
 // client has no working directory here), and only the operator has the
 // memory files, which are this machine's.
-func serveMCP(f *command.Factory, operator string) mcp.Config {
-	cfg := mcp.Config{Version: f.Version}
-	cfg.Prices, _ = f.PriceTable()
-	if d, err := f.Dirs(); err == nil {
+func serveMCP(opts *Options, operator string) mcp.Config {
+	cfg := mcp.Config{Version: opts.Version}
+	cfg.Prices, _ = opts.PriceTable()
+	if d, err := opts.Dirs(); err == nil {
 		cfg.Memory = func(user string) (string, string) {
 			if user != operator {
 				return "", ""

@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -6,18 +6,33 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
 )
 
 // HandoffOptions are the options of `loom session handoff`.
 type HandoffOptions struct {
-	f   *command.Factory
+	IO *term.IOStreams
+	// Formats are the other agents' session formats.
+	Formats []importer.Format
+	// ReadSession opens the store to read the session ref names, and
+	// finds it.
+	ReadSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	// AbsPath makes a directory absolute against the working directory.
+	AbsPath func(dir string) (string, error)
+	Getenv  func(string) string
+	Home    func() string
+	Now     func() time.Time
+	JSON    bool
+
 	Ref string
 	To  string
 	Dir string
@@ -26,7 +41,15 @@ type HandoffOptions struct {
 }
 
 func newCmdSessionHandoff(f *command.Factory) *cobra.Command {
-	opts := &HandoffOptions{f: f}
+	opts := &HandoffOptions{
+		IO:          f.IO,
+		Formats:     f.Formats,
+		ReadSession: f.ReadSession,
+		AbsPath:     f.AbsPath,
+		Getenv:      f.Getenv,
+		Home:        f.Home,
+		Now:         f.TimeNow,
+	}
 	cmd := &cobra.Command{
 		Use:   "handoff REF --to TOOL",
 		Short: "Continue a session in Claude Code, Codex CLI or Gemini CLI",
@@ -52,11 +75,12 @@ fork of REF.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			if opts.To == "" {
-				return command.UsageErrorf("--to is required: %s", strings.Join(handoffTools(f), ", "))
+				return command.UsageErrorf("--to is required: %s", strings.Join(handoffTools(f.Formats), ", "))
 			}
 			if cmd.Flags().Changed("last") && opts.Last < 1 {
 				return command.UsageErrorf("--last must be 1 or more")
 			}
+			opts.JSON = f.JSON()
 			return handoffRun(cmd.Context(), opts)
 		},
 	}
@@ -67,9 +91,9 @@ fork of REF.`,
 }
 
 // handoffTools are the tools a session can be handed to.
-func handoffTools(f *command.Factory) []string {
+func handoffTools(formats []importer.Format) []string {
 	var names []string
-	for _, fm := range f.Formats {
+	for _, fm := range formats {
 		if _, ok := fm.(handoff.Writer); ok {
 			names = append(names, fm.Tool())
 		}
@@ -78,23 +102,22 @@ func handoffTools(f *command.Factory) []string {
 }
 
 func handoffRun(ctx context.Context, opts *HandoffOptions) error {
-	f := opts.f
 	var w handoff.Writer
-	for _, fm := range f.Formats {
+	for _, fm := range opts.Formats {
 		if x, ok := fm.(handoff.Writer); ok && fm.Tool() == opts.To {
 			w = x
 		}
 	}
 	if w == nil {
-		return command.UsageErrorf("--to %q: want %s", opts.To, strings.Join(handoffTools(f), ", "))
+		return command.UsageErrorf("--to %q: want %s", opts.To, strings.Join(handoffTools(opts.Formats), ", "))
 	}
-	st, s, err := f.ReadSession(ctx, opts.Ref)
+	st, s, err := opts.ReadSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}
 	dir := ""
 	if opts.Dir != "" {
-		if dir, err = f.AbsPath(opts.Dir); err != nil {
+		if dir, err = opts.AbsPath(opts.Dir); err != nil {
 			return err
 		}
 		switch fi, err := os.Stat(dir); {
@@ -104,7 +127,7 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 			return command.UsageErrorf("--dir %s is a file, not a directory", opts.Dir)
 		}
 	}
-	rep, err := handoff.Run(ctx, st, s, w, handoff.Options{Dir: dir, Last: opts.Last, Env: f.Getenv, Home: f.Home(), Now: f.TimeNow()})
+	rep, err := handoff.Run(ctx, st, s, w, handoff.Options{Dir: dir, Last: opts.Last, Env: opts.Getenv, Home: opts.Home(), Now: opts.Now()})
 	if loom.ErrorCode(err) == loom.EINVALID {
 		// What cannot be handed off is the user's input to mend.
 		return command.UsageErrorf("%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one with --dir", 1))
@@ -112,15 +135,15 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, rep)
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, rep)
 	}
-	return printHandoff(f, s, rep)
+	return printHandoff(opts.IO, s, rep)
 }
 
-func printHandoff(f *command.Factory, s *loom.Session, rep *handoff.Report) error {
-	out := f.IO.Out
-	cs := f.IO.ColorScheme()
+func printHandoff(ios *term.IOStreams, s *loom.Session, rep *handoff.Report) error {
+	out := ios.Out
+	cs := ios.ColorScheme()
 	fmt.Fprintf(out, "Handed %s to %s: %s", command.SessionLabel(s), rep.Tool, human.Plural(rep.Messages, "message"))
 	if n := rep.ToolCalls + rep.ToolRecords; n > 0 {
 		fmt.Fprintf(out, ", %s", human.Plural(n, "tool call"))

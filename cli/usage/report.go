@@ -1,4 +1,4 @@
-package cli
+package usage
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func (r *reportFlags) set() bool {
 	return r.by != "" || r.breakdown != "" || r.since != "" || r.until != "" || r.tz != "" || r.agent != "" || r.csv
 }
 
-func newCmdUsageReport(f *command.Factory, name, by, short string, parent *UsageOptions) *cobra.Command {
+func newCmdUsageReport(f *command.Factory, name, by, short string, parent *Options) *cobra.Command {
 	rf := &reportFlags{by: by}
 	cmd := &cobra.Command{
 		Use:   name,
@@ -67,11 +67,12 @@ are cut in --tz, the local zone by default.`,
   loom usage %[1]s --project --csv > usage.csv`, name),
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageReportRun(cmd.Context(), f, rf, parent.Project)
+			parent.User, parent.JSON = f.User(), f.JSON()
+			return usageReportRun(cmd.Context(), parent, rf, parent.ThisProject)
 		},
 	}
 	rf.add(cmd, false)
-	cmd.Flags().BoolVarP(&parent.Project, "project", "p", false, "only this project's sessions")
+	cmd.Flags().BoolVarP(&parent.ThisProject, "project", "p", false, "only this project's sessions")
 	if by == report.Block {
 		cmd.Flags().BoolVar(&rf.live, "live", false, "redraw the active block every --interval until interrupted")
 		cmd.Flags().BoolVar(&rf.live, "watch", false, "the same as --live")
@@ -85,34 +86,34 @@ are cut in --tz, the local zone by default.`,
 
 // reportInput reads the flags into a report's options and opens the
 // store it is made from.
-func reportInput(ctx context.Context, f *command.Factory, rf *reportFlags, project bool) (report.Options, report.Slicer, error) {
+func reportInput(ctx context.Context, opts *Options, rf *reportFlags, project bool) (report.Options, report.Slicer, error) {
 	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent}
-	o, err := req.Options(f.User(), time.Local, f.TimeNow())
+	o, err := req.Options(opts.User, time.Local, opts.Now())
 	if err != nil {
 		return o, nil, command.UsageErrorf("%v", err)
 	}
 	if project {
-		p, err := f.Project()
+		p, err := opts.Project()
 		if err != nil {
 			return o, nil, err
 		}
 		o.ProjectID = p.ID
 	}
-	if o.Prices, err = f.PriceTable(); err != nil {
+	if o.Prices, err = opts.PriceTable(); err != nil {
 		return o, nil, err
 	}
-	st, err := f.ReadStore(ctx)
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return o, nil, err
 	}
 	return o, st, nil
 }
 
-func usageReportRun(ctx context.Context, f *command.Factory, rf *reportFlags, project bool) error {
+func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project bool) error {
 	if rf.live {
-		return usageLiveRun(ctx, f, rf, project)
+		return usageLiveRun(ctx, opts, rf, project)
 	}
-	o, st, err := reportInput(ctx, f, rf, project)
+	o, st, err := reportInput(ctx, opts, rf, project)
 	if err != nil {
 		return err
 	}
@@ -120,9 +121,9 @@ func usageReportRun(ctx context.Context, f *command.Factory, rf *reportFlags, pr
 	if err != nil {
 		return err
 	}
-	ios := f.IO
+	ios := opts.IO
 	switch {
-	case f.JSON():
+	case opts.JSON:
 		return command.WriteJSON(ios.Out, rep)
 	case rf.csv:
 		t := rep.Cells(report.Format{})

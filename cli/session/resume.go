@@ -1,24 +1,55 @@
-package cli
+package session
 
 import (
 	"context"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/picker"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // ResumeOptions are the options of `loom session resume`.
 type ResumeOptions struct {
-	f      *command.Factory
+	IO *term.IOStreams
+	// Store opens the store to change sessions in it.
+	Store func(context.Context) (loom.Store, error)
+	// Resolve finds the live session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	// Project is the working directory's project, the picker's first.
+	Project func() (loom.Project, error)
+	// Chat chats in the session id; Run sends it prompt.
+	Chat func(ctx context.Context, id string) error
+	Run  func(ctx context.Context, id, prompt string) error
+	Now  func() time.Time
+	User string
+	JSON bool
+
 	Ref    string
 	Prompt string
 }
 
 func newCmdSessionResume(f *command.Factory) *cobra.Command {
-	opts := &ResumeOptions{f: f}
+	opts := &ResumeOptions{
+		IO:      f.IO,
+		Store:   f.Store,
+		Resolve: f.Resolve,
+		Project: f.Project,
+		Chat: func(ctx context.Context, id string) error {
+			co := chat.NewOptions(f)
+			co.User, co.Choice = f.User(), command.SessionChoice{Resume: id}
+			return chat.Chat(ctx, co)
+		},
+		Run: func(ctx context.Context, id, prompt string) error {
+			ro := chat.NewRunOptions(f)
+			ro.JSON, ro.Prompt, ro.Choice = f.JSON(), prompt, command.SessionChoice{Resume: id}
+			return chat.Run(ctx, ro)
+		},
+		Now: f.TimeNow,
+	}
 	cmd := &cobra.Command{
 		Use:   "resume [REF] [PROMPT]",
 		Short: "Resume a session: chat in it, or send it one PROMPT",
@@ -45,6 +76,7 @@ the session is printed instead of resumed.`,
 			if opts.Ref == "" && !f.IO.CanPrompt() {
 				return command.UsageErrorf("a session reference is required when not on a terminal; usage: %s", cmd.UseLine())
 			}
+			opts.User, opts.JSON = f.User(), f.JSON()
 			return resumeRun(cmd.Context(), opts)
 		},
 	}
@@ -52,34 +84,23 @@ the session is printed instead of resumed.`,
 }
 
 func resumeRun(ctx context.Context, opts *ResumeOptions) error {
-	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := opts.Store(ctx)
 	if err != nil {
 		return err
 	}
 	var s *loom.Session
 	if opts.Ref != "" {
-		if s, err = f.Resolve(ctx, st, opts.Ref); err != nil {
+		if s, err = opts.Resolve(ctx, st, opts.Ref); err != nil {
 			return err
 		}
-	} else if s, err = pickSession(ctx, f, st); err != nil {
+	} else if s, err = chat.PickSession(ctx, opts.IO, st, opts.User, opts.Project, opts.Now); err != nil {
 		return err
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, s)
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, s)
 	}
 	if opts.Prompt != "" {
-		return runRun(ctx, &RunOptions{f: f, Prompt: opts.Prompt, Choice: command.SessionChoice{Resume: s.ID}})
+		return opts.Run(ctx, s.ID, opts.Prompt)
 	}
-	return chatRun(ctx, &ChatOptions{f: f, Choice: command.SessionChoice{Resume: s.ID}})
-}
-
-// pickSession lets the user choose a session in the picker, starting with
-// this project's; leaving it without a choice is picker.ErrNoChoice.
-func pickSession(ctx context.Context, f *command.Factory, st loom.Store) (*loom.Session, error) {
-	project, err := f.Project()
-	if err != nil {
-		return nil, err
-	}
-	return picker.Pick(ctx, f.IO, st, picker.Options{UserID: f.User(), Project: project, Now: f.TimeNow})
+	return opts.Chat(ctx, s.ID)
 }

@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -9,17 +9,29 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // RenameOptions are the options of `loom session rename`.
 type RenameOptions struct {
-	f     *command.Factory
+	IO *term.IOStreams
+	// StoreSession opens the store to change the session ref names, and
+	// finds it.
+	StoreSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	// DisplayID is an id as a terminal shows it.
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	JSON      bool
+
 	Ref   string
 	Title string
 }
 
 func newCmdSessionRename(f *command.Factory) *cobra.Command {
-	opts := &RenameOptions{f: f}
+	opts := &RenameOptions{
+		IO:           f.IO,
+		StoreSession: f.StoreSession,
+		DisplayID:    f.DisplayID,
+	}
 	cmd := &cobra.Command{
 		Use:   "rename REF TITLE",
 		Short: "Give a session a title",
@@ -36,6 +48,7 @@ A session nobody named is titled after its first prompt.`,
 			if err := loom.ValidTitle(opts.Title); err != nil {
 				return command.UsageErrorf("%s", loom.ErrorMessage(err))
 			}
+			opts.JSON = f.JSON()
 			return renameRun(cmd.Context(), opts)
 		},
 	}
@@ -43,8 +56,7 @@ A session nobody named is titled after its first prompt.`,
 }
 
 func renameRun(ctx context.Context, opts *RenameOptions) error {
-	f := opts.f
-	st, s, err := f.StoreSession(ctx, opts.Ref)
+	st, s, err := opts.StoreSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}
@@ -53,12 +65,12 @@ func renameRun(ctx context.Context, opts *RenameOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, s)
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, s)
 	}
-	if f.IO.IsStdoutTTY() {
-		cs := f.IO.ColorScheme()
-		fmt.Fprintf(f.IO.Out, "%s Renamed %s from %q to %q\n", cs.Green("✓"), f.DisplayID(ctx, st, s.ID), old, s.Title)
+	if opts.IO.IsStdoutTTY() {
+		cs := opts.IO.ColorScheme()
+		fmt.Fprintf(opts.IO.Out, "%s Renamed %s from %q to %q\n", cs.Green("✓"), opts.DisplayID(ctx, st, s.ID), old, s.Title)
 	}
 	return nil
 }

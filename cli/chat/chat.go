@@ -1,4 +1,9 @@
-package cli
+// Package chat is loom's conversation commands: chat, the interactive
+// (or scripted) conversation, and run, one prompt and its reply; the
+// printer of a running turn; and the choices both make on a terminal
+// (a session in the picker, a turn from a list), which session resume
+// and the session commands share.
+package chat
 
 import (
 	"bufio"
@@ -9,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,11 +23,30 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/paths"
 )
 
-// ChatOptions are the options of `loom chat`.
-type ChatOptions struct {
-	f            *command.Factory
+// Options are the options of `loom chat`.
+type Options struct {
+	IO *term.IOStreams
+	// CreateStore opens the store, creating it if missing.
+	CreateStore func(context.Context) (loom.Store, error)
+	// OpenConversation opens the conversation a choice names (see
+	// command.Factory.OpenConversation).
+	OpenConversation func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error)
+	// Project is the working directory's project: the picker starts
+	// with its sessions, and /search keeps to it.
+	Project func() (loom.Project, error)
+	// Dirs says where the input history is kept.
+	Dirs func() (paths.Dirs, error)
+	// OnInterrupt hands Ctrl+C to a handler (nil: back to cancelling
+	// the command).
+	OnInterrupt func(func())
+	// RefLen is how much of ids a terminal shows.
+	RefLen func(ctx context.Context, st loom.Store, ids []string) int
+	Now    func() time.Time
+	User   string
+
 	Choice       command.SessionChoice
 	Agent        agent.Choice
 	FullHistory  bool
@@ -30,9 +55,24 @@ type ChatOptions struct {
 	NoResumeHint bool
 }
 
-// newCmdChat builds chat on opts, which the root command shares so that
+// NewOptions returns chat's options filled from f; User is filled when
+// the command runs.
+func NewOptions(f *command.Factory) *Options {
+	return &Options{
+		IO:               f.IO,
+		CreateStore:      f.CreateStore,
+		OpenConversation: f.OpenConversation,
+		Project:          f.Project,
+		Dirs:             f.Dirs,
+		OnInterrupt:      f.OnInterrupt,
+		RefLen:           f.RefLen,
+		Now:              f.TimeNow,
+	}
+}
+
+// NewCmdChat builds chat on opts, which the root command shares so that
 // "loom --new" is "loom chat --new".
-func newCmdChat(f *command.Factory, opts *ChatOptions) *cobra.Command {
+func NewCmdChat(f *command.Factory, opts *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Talk with the agent (the default command)",
@@ -56,18 +96,18 @@ Slash commands: /new, /rename TITLE, /fork [TURN], /rewind [TURN],
   loom chat --name "retry backoff"
   loom chat -r "flaky test"
   printf 'hello\n/usage\n' | loom chat --new`,
-		Args: chatArgs(opts),
+		Args: Args(opts),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return chatRunE(cmd, opts, args)
+			return RunE(f, cmd, opts, args)
 		},
 	}
-	addChatFlags(cmd, opts)
+	AddFlags(cmd, opts)
 	return cmd
 }
 
-// chatArgs accepts the REF of "-r REF": -r may be given alone (the
+// Args accepts the REF of "-r REF": -r may be given alone (the
 // picker), so the flag parser leaves what follows it as an argument.
-func chatArgs(opts *ChatOptions) cobra.PositionalArgs {
+func Args(opts *Options) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if opts.Choice.Resume == command.PickRef && len(args) <= 1 {
 			return nil
@@ -76,13 +116,14 @@ func chatArgs(opts *ChatOptions) cobra.PositionalArgs {
 	}
 }
 
-// chatRunE checks chat's flags and runs it. The root command calls it too
+// RunE checks chat's flags and runs it. The root command calls it too
 // (bare loom is loom chat), with its own cmd and so its own context.
-func chatRunE(cmd *cobra.Command, opts *ChatOptions, args []string) error {
+func RunE(f *command.Factory, cmd *cobra.Command, opts *Options, args []string) error {
+	opts.User = f.User()
 	if opts.Choice.Resume == command.PickRef && len(args) == 1 {
 		opts.Choice.Resume = args[0]
 	}
-	if opts.Choice.Resume == command.PickRef && !opts.f.IO.CanPrompt() {
+	if opts.Choice.Resume == command.PickRef && !opts.IO.CanPrompt() {
 		return command.UsageErrorf("-r needs a session REF when not on a terminal")
 	}
 	if n := countTrue(opts.Choice.New, opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
@@ -94,10 +135,12 @@ func chatRunE(cmd *cobra.Command, opts *ChatOptions, args []string) error {
 	if err := opts.Choice.Check(); err != nil {
 		return err
 	}
-	return chatRun(cmd.Context(), opts)
+	return Chat(cmd.Context(), opts)
 }
 
-func addChatFlags(cmd *cobra.Command, opts *ChatOptions) {
+// AddFlags adds chat's flags to cmd: chat's own, and the root's, which
+// runs chat.
+func AddFlags(cmd *cobra.Command, opts *Options) {
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.Choice.New, "new", false, "start a new session")
 	fl.BoolVarP(&opts.Choice.Continue, "continue", "c", false, "resume this project's most recent session")
@@ -115,8 +158,7 @@ func addChatFlags(cmd *cobra.Command, opts *ChatOptions) {
 
 // chat is one interactive conversation on a terminal or a pipe.
 type chat struct {
-	opts *ChatOptions
-	f    *command.Factory
+	opts *Options
 	st   loom.Store
 	conv *agent.Conversation
 	// announced: "session <id>" was printed for the current session.
@@ -126,30 +168,31 @@ type chat struct {
 	cancel context.CancelFunc // cancels the running turn
 }
 
-func chatRun(ctx context.Context, opts *ChatOptions) error {
-	f := opts.f
-	st, err := f.CreateStore(ctx)
+// Chat runs the conversation opts chooses: on a terminal, interactive;
+// else a message per line of stdin.
+func Chat(ctx context.Context, opts *Options) error {
+	st, err := opts.CreateStore(ctx)
 	if err != nil {
 		return err
 	}
 	if opts.Choice.Resume == command.PickRef {
-		s, err := pickSession(ctx, f, st)
+		s, err := PickSession(ctx, opts.IO, st, opts.User, opts.Project, opts.Now)
 		if err != nil {
 			return err
 		}
 		opts.Choice.Resume = s.ID
 	}
-	conv, err := f.OpenConversation(ctx, st, opts.Choice, opts.Agent, true)
+	conv, err := opts.OpenConversation(ctx, st, opts.Choice, opts.Agent, true)
 	if err != nil {
 		return err
 	}
-	c := &chat{opts: opts, f: f, st: st, conv: conv, announced: conv.Resumed()}
+	c := &chat{opts: opts, st: st, conv: conv, announced: conv.Resumed()}
 	defer c.detach(ctx)
 	if conv.Resumed() {
 		if err := c.resumed(ctx); err != nil {
 			return err
 		}
-	} else if f.IO.CanPrompt() {
+	} else if opts.IO.CanPrompt() {
 		c.welcome()
 	}
 	// Ctrl+C cancels the running turn, not the program.
@@ -160,11 +203,11 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 			c.cancel()
 		}
 	}
-	f.OnInterrupt(handler)
-	defer f.OnInterrupt(nil)
+	opts.OnInterrupt(handler)
+	defer opts.OnInterrupt(nil)
 	// Ctrl+C during a turn is not to leave "^C" in the reply.
-	defer f.IO.QuietInterrupt()()
-	if f.IO.CanPrompt() {
+	defer opts.IO.QuietInterrupt()()
+	if opts.IO.CanPrompt() {
 		return c.interactive(ctx)
 	}
 	return c.scripted(ctx)
@@ -175,9 +218,9 @@ func (c *chat) showHistory(ctx context.Context, limit int) error {
 	if err != nil {
 		return err
 	}
-	r := command.NewMessageRenderer(c.f.IO, c.f.TimeNow(), c.opts.ShowThinking)
+	r := command.NewMessageRenderer(c.opts.IO, c.opts.Now(), c.opts.ShowThinking)
 	for _, m := range msgs {
-		if err := r.Render(c.f.IO.ErrOut, m); err != nil {
+		if err := r.Render(c.opts.IO.ErrOut, m); err != nil {
 			return err
 		}
 	}
@@ -190,21 +233,21 @@ func (c *chat) detach(ctx context.Context) {
 	// A fork of an imported session that no message made is not there
 	// to resume.
 	if s := c.conv.Session(); s.MessageCount > 0 && !c.conv.Pending() && !c.opts.NoResumeHint {
-		fmt.Fprintf(c.f.IO.ErrOut, "resume this session with: loom chat --resume %s\n", s.ID)
+		fmt.Fprintf(c.opts.IO.ErrOut, "resume this session with: loom chat --resume %s\n", s.ID)
 	}
 }
 
 // interactive reads messages on a terminal: wrapped, of one line or
 // several, with history.
 func (c *chat) interactive(ctx context.Context) error {
-	d, _ := c.f.Dirs()
+	d, _ := c.opts.Dirs()
 	hist := readHistory(d.HistoryFile())
 	defer func() { writeHistory(d.HistoryFile(), hist) }()
-	cs := c.f.IO.ColorScheme()
+	cs := c.opts.IO.ColorScheme()
 	for {
-		line, err := term.ReadInput(ctx, c.f.IO, "› ", hist)
+		line, err := term.ReadInput(ctx, c.opts.IO, "› ", hist)
 		if errors.Is(err, term.ErrInputAborted) {
-			fmt.Fprintln(c.f.IO.ErrOut, cs.Gray("(Ctrl+D or /exit to quit)"))
+			fmt.Fprintln(c.opts.IO.ErrOut, cs.Gray("(Ctrl+D or /exit to quit)"))
 			continue
 		}
 		if errors.Is(err, io.EOF) {
@@ -221,14 +264,14 @@ func (c *chat) interactive(ctx context.Context) error {
 		}
 		// Keys typed while the reply streams are not echoed into it;
 		// they wait for the next prompt.
-		release := c.f.IO.HoldTypeAhead()
+		release := c.opts.IO.HoldTypeAhead()
 		quit, err := c.handle(ctx, line)
 		release()
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			fmt.Fprintln(c.f.IO.ErrOut, cs.Red("error: ")+term.SanitizeLine(loom.ErrorMessage(err)))
+			fmt.Fprintln(c.opts.IO.ErrOut, cs.Red("error: ")+term.SanitizeLine(loom.ErrorMessage(err)))
 		}
 		if quit {
 			return nil
@@ -238,7 +281,7 @@ func (c *chat) interactive(ctx context.Context) error {
 
 // scripted reads one message per line from stdin.
 func (c *chat) scripted(ctx context.Context) error {
-	sc := bufio.NewScanner(c.f.IO.In)
+	sc := bufio.NewScanner(c.opts.IO.In)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	var last error
 	for sc.Scan() {
@@ -253,7 +296,7 @@ func (c *chat) scripted(ctx context.Context) error {
 			}
 			// Report and go on with the next line; the exit code still
 			// says something failed.
-			fmt.Fprintln(c.f.IO.ErrOut, "loom: "+term.SanitizeLine(loom.ErrorMessage(err)))
+			fmt.Fprintln(c.opts.IO.ErrOut, "loom: "+term.SanitizeLine(loom.ErrorMessage(err)))
 			last = err
 		}
 		if quit {
@@ -288,7 +331,7 @@ func (c *chat) turn(ctx context.Context, text string) error {
 		c.mu.Unlock()
 		cancel()
 	}()
-	p := newTurnPrinter(c.f.IO, c.opts.ShowThinking)
+	p := newTurnPrinter(c.opts.IO, c.opts.ShowThinking)
 	p.begin()
 	res, err := c.conv.Turn(tctx, text, p.event)
 	final := ""
@@ -297,11 +340,11 @@ func (c *chat) turn(ctx context.Context, text string) error {
 	}
 	p.end(final)
 	if s := c.conv.Session(); !c.announced && s.MessageCount > 0 {
-		fmt.Fprintf(c.f.IO.ErrOut, "session %s\n", s.ID)
+		fmt.Fprintf(c.opts.IO.ErrOut, "session %s\n", s.ID)
 		c.announced = true
 	}
 	if err != nil && agent.IsCancelled(err) && ctx.Err() == nil {
-		fmt.Fprintln(c.f.IO.ErrOut, c.f.IO.ColorScheme().Gray(interruptedTurn))
+		fmt.Fprintln(c.opts.IO.ErrOut, c.opts.IO.ColorScheme().Gray(interruptedTurn))
 		return nil
 	}
 	return err
@@ -328,8 +371,8 @@ paste is one message, however many lines it has.`
 func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
 	arg = strings.TrimSpace(arg)
-	out := c.f.IO.ErrOut
-	cs := c.f.IO.ColorScheme()
+	out := c.opts.IO.ErrOut
+	cs := c.opts.IO.ColorScheme()
 	switch name {
 	case "/exit", "/quit":
 		return true, nil
@@ -391,13 +434,13 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 				return false, command.UsageErrorf("%s", loom.ErrorMessage(err))
 			}
 			turn = n
-		case c.f.IO.CanPrompt():
+		case c.opts.IO.CanPrompt():
 			turns := s
 			if c.conv.Pending() {
 				// The turns are the import's until its fork is made.
 				turns = c.conv.ContinuesImported()
 			}
-			n, err := chooseTurn(ctx, c.f.IO, c.st, turns, "Keep turns up to which turn?", s.TurnCount-1, false)
+			n, err := ChooseTurn(ctx, c.opts.IO, c.st, turns, "Keep turns up to which turn?", s.TurnCount-1, false)
 			if err != nil {
 				return false, err
 			}
@@ -410,7 +453,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		fmt.Fprintf(out, "rewound to the end of turn %d; %s kept in %s %q\n", turn, laterTurns(turn, was), fk.ID, fk.Title)
+		fmt.Fprintf(out, "rewound to the end of turn %d; %s kept in %s %q\n", turn, LaterTurns(turn, was), fk.ID, fk.Title)
 	case "/usage":
 		fmt.Fprintf(out, "%s  %s\n", cs.Bold("usage"), human.Usage(c.conv.Session().Usage))
 	case "/profile":
@@ -446,18 +489,23 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		if arg == "" {
 			return false, command.UsageErrorf("usage: /search [-a] QUERY")
 		}
-		q := loom.SearchQuery{Text: arg, UserID: c.f.User(), Limit: 10}
-		project := c.f.ScopeProject(all)
-		if project != nil {
-			q.ProjectID = project.ID
+		q := loom.SearchQuery{Text: arg, UserID: c.opts.User, Limit: 10}
+		// This project's sessions unless -a, or where there is no
+		// project (a working directory that is gone).
+		var project *loom.Project
+		if !all {
+			if p, err := c.opts.Project(); err == nil {
+				project = &p
+				q.ProjectID = p.ID
+			}
 		}
-		markForTerminal(c.f.IO, &q)
+		command.MarkForTerminal(c.opts.IO, &q)
 		hits, err := c.st.Search(ctx, q)
 		if err != nil {
 			return false, err
 		}
 		if len(hits) == 0 {
-			elsewhere, err := matchesElsewhere(ctx, c.st, q)
+			elsewhere, err := command.MatchesElsewhere(ctx, c.st, q)
 			if err != nil {
 				return false, err
 			}
@@ -470,11 +518,11 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 			return false, nil
 		}
 		if loom.Partial(hits) {
-			fmt.Fprintln(out, partialNote)
+			fmt.Fprintln(out, command.PartialNote)
 		}
-		return false, writeHits(c.f.IO, hits, c.f.TimeNow(), c.f.RefLen(ctx, c.st, hitSessions(hits)))
+		return false, command.WriteHits(c.opts.IO, hits, c.opts.Now(), c.opts.RefLen(ctx, c.st, command.HitSessions(hits)))
 	case "/compact":
-		p := newTurnPrinter(c.f.IO, false)
+		p := newTurnPrinter(c.opts.IO, false)
 		p.begin()
 		_, err := c.conv.Compact(ctx, p.event)
 		p.end("")

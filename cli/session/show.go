@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,7 +22,13 @@ const defaultShowLimit = 10
 
 // ShowOptions are the options of `loom session show`.
 type ShowOptions struct {
-	f            *command.Factory
+	IO *term.IOStreams
+	// ReadSession opens the store to read the session ref names, and
+	// finds it.
+	ReadSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	Now         func() time.Time
+	JSON        bool
+
 	Ref          string
 	Limit        int
 	FullHistory  bool
@@ -31,7 +38,11 @@ type ShowOptions struct {
 }
 
 func newCmdSessionShow(f *command.Factory) *cobra.Command {
-	opts := &ShowOptions{f: f}
+	opts := &ShowOptions{
+		IO:          f.IO,
+		ReadSession: f.ReadSession,
+		Now:         f.TimeNow,
+	}
 	cmd := &cobra.Command{
 		Use:   "show REF",
 		Short: "Show a session's metadata and messages",
@@ -65,6 +76,7 @@ title (case-insensitive).`,
 			if opts.FullHistory {
 				opts.Limit = 0
 			}
+			opts.JSON = f.JSON()
 			return showRun(cmd.Context(), opts)
 		},
 	}
@@ -76,8 +88,7 @@ title (case-insensitive).`,
 }
 
 func showRun(ctx context.Context, opts *ShowOptions) error {
-	f := opts.f
-	st, s, err := f.ReadSession(ctx, opts.Ref)
+	st, s, err := opts.ReadSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}
@@ -91,8 +102,8 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		return loom.NotFound(s.ID)
 	}
 	s, msgs := data[0].Session, data[0].Messages
-	ios := f.IO
-	if f.JSON() {
+	ios := opts.IO
+	if opts.JSON {
 		if msgs == nil {
 			msgs = []*loom.Message{}
 		}
@@ -107,8 +118,8 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		_, err := ios.Out.Write(human.NullUnknownCosts(b.Bytes()))
 		return err
 	}
-	now := f.TimeNow()
-	writeSessionHeader(ios, ios.Out, s)
+	now := opts.Now()
+	WriteHeader(ios, ios.Out, s)
 	if n := len(msgs); n < s.MessageCount {
 		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("(the last %d of %d messages; --full-history shows all)", n, s.MessageCount)))
 	}
@@ -131,9 +142,9 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	return nil
 }
 
-// writeSessionHeader writes a session's metadata as aligned name: value
+// WriteHeader writes a session's metadata as aligned name: value
 // lines, each value escaped for the terminal (term.SanitizeLine).
-func writeSessionHeader(ios *term.IOStreams, w io.Writer, s *loom.Session) {
+func WriteHeader(ios *term.IOStreams, w io.Writer, s *loom.Session) {
 	cs := ios.ColorScheme()
 	title := s.Title
 	if title == "" {

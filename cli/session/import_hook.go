@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -39,9 +39,8 @@ const maxHookInput = 4 << 20
 // importHook imports the one session a tool's hook names: the tool's
 // hook JSON comes on stdin, or as the one argument (Codex's notify).
 func importHook(ctx context.Context, opts *ImportOptions) error {
-	f := opts.f
 	var format importer.Format
-	for _, fm := range f.Formats {
+	for _, fm := range opts.Formats {
 		if fm.Tool() == opts.Hook && fm.Tool() != opencode.Tool {
 			format = fm
 		}
@@ -60,7 +59,7 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 		}
 		done := make(chan read, 1)
 		go func() {
-			b, err := io.ReadAll(io.LimitReader(f.IO.In, maxHookInput+1))
+			b, err := io.ReadAll(io.LimitReader(opts.IO.In, maxHookInput+1))
 			done <- read{b, err}
 		}()
 		var r read
@@ -95,7 +94,7 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 		if !ok || id == "" {
 			return fmt.Errorf("the hook's input names no session file (transcript_path)")
 		}
-		roots := format.Roots(f.Getenv, f.Home())
+		roots := format.Roots(opts.Getenv, opts.Home())
 		p, err := finder.FindSession(ctx, roots, id)
 		if err != nil {
 			return err
@@ -113,17 +112,17 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 		// file: wait for it, so that the turn is imported whole.
 		w.AwaitReply(ctx, path, in.LastAssistantMessage, replyWait)
 	}
-	st, err := f.CreateStore(ctx)
+	st, err := opts.CreateStore(ctx)
 	if err != nil {
 		return err
 	}
-	rep, err := newImporter(f, st).Run(ctx, []importer.Target{{Format: format, Roots: []string{filepath.Clean(path)}, Explicit: true}})
+	rep, err := newImporter(opts, st).Run(ctx, []importer.Target{{Format: format, Roots: []string{filepath.Clean(path)}, Explicit: true}})
 	if err != nil {
 		return err
 	}
-	f.AdoptImported(ctx, st)
-	if f.JSON() {
-		if err := command.WriteJSON(f.IO.Out, rep); err != nil {
+	opts.AdoptImported(ctx, st)
+	if opts.JSON {
+		if err := command.WriteJSON(opts.IO.Out, rep); err != nil {
 			return err
 		}
 	}

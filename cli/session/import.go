@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -22,7 +22,26 @@ import (
 
 // ImportOptions are the options of `loom session import`.
 type ImportOptions struct {
-	f     *command.Factory
+	IO *term.IOStreams
+	// ReadStore opens the store to read.
+	ReadStore func(context.Context) (loom.Store, error)
+	// CreateStore opens the store, creating it if missing.
+	CreateStore func(context.Context) (loom.Store, error)
+	// Cwd is the working directory.
+	Cwd func() (string, error)
+	// Formats are the other agents' session formats.
+	Formats []importer.Format
+	Getenv  func(string) string
+	Home    func() string
+	Now     func() time.Time
+	// ImportProject is the project of a directory an import met.
+	ImportProject func(dir string) loom.Project
+	// AdoptImported moves what an import put under a project's path id
+	// to the project.
+	AdoptImported func(ctx context.Context, st loom.Store)
+	User          string
+	JSON          bool
+
 	Files []string
 	// From is the tool whose sessions to import (--from), or "all".
 	From   string
@@ -38,7 +57,18 @@ type ImportOptions struct {
 }
 
 func newCmdSessionImport(f *command.Factory) *cobra.Command {
-	opts := &ImportOptions{f: f}
+	opts := &ImportOptions{
+		IO:            f.IO,
+		ReadStore:     f.ReadStore,
+		CreateStore:   f.CreateStore,
+		Cwd:           f.Cwd,
+		Formats:       f.Formats,
+		Getenv:        f.Getenv,
+		Home:          f.Home,
+		Now:           f.TimeNow,
+		ImportProject: f.ImportProject,
+		AdoptImported: f.AdoptImported,
+	}
 	var since string
 	cmd := &cobra.Command{
 		Use:   "import {FILE... | --from TOOL [PATH...]}",
@@ -81,6 +111,7 @@ one continues in a fork of it. See docs/import.md.`,
   loom session import --hook claude-code < hook-input.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
+			opts.User, opts.JSON = f.User(), f.JSON()
 			if opts.Hook != "" {
 				if opts.From != "" || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
 					return hookError(command.UsageErrorf("--hook goes alone: the hook's JSON names the session"))
@@ -98,7 +129,7 @@ one continues in a fork of it. See docs/import.md.`,
 				if opts.Rescan && opts.Watch {
 					return command.UsageErrorf("--rescan reads every file once: it does not go with --watch")
 				}
-				if _, err := importTargets(f, opts.From, nil); err != nil {
+				if _, err := importTargets(opts, opts.From, nil); err != nil {
 					return err
 				}
 				if since != "" {
@@ -126,18 +157,18 @@ one continues in a fork of it. See docs/import.md.`,
 
 // importTargets are the tools --from names, with where to read each:
 // the PATHs given, else the tool's own location.
-func importTargets(f *command.Factory, from string, paths []string) ([]importer.Target, error) {
+func importTargets(opts *ImportOptions, from string, paths []string) ([]importer.Target, error) {
 	var names []string
-	for _, fm := range f.Formats {
+	for _, fm := range opts.Formats {
 		names = append(names, fm.Tool())
 	}
 	var out []importer.Target
-	home := f.Home()
-	for _, fm := range f.Formats {
+	home := opts.Home()
+	for _, fm := range opts.Formats {
 		if from != "all" && from != fm.Tool() {
 			continue
 		}
-		t := importer.Target{Format: fm, Roots: fm.Roots(f.Getenv, home)}
+		t := importer.Target{Format: fm, Roots: fm.Roots(opts.Getenv, home)}
 		if len(paths) > 0 {
 			t.Roots, t.Explicit = paths, true
 		}
@@ -150,11 +181,10 @@ func importTargets(f *command.Factory, from string, paths []string) ([]importer.
 }
 
 func importFromRun(ctx context.Context, opts *ImportOptions) error {
-	f := opts.f
 	var abs []string
 	for _, p := range opts.Files {
 		if !filepath.IsAbs(p) {
-			wd, err := f.Cwd()
+			wd, err := opts.Cwd()
 			if err != nil {
 				return err
 			}
@@ -162,7 +192,7 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 		}
 		abs = append(abs, filepath.Clean(p))
 	}
-	targets, err := importTargets(f, opts.From, abs)
+	targets, err := importTargets(opts, opts.From, abs)
 	if err != nil {
 		return err
 	}
@@ -171,14 +201,14 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 	}
 	var st loom.Store
 	if opts.DryRun {
-		st, err = f.ReadStore(ctx)
+		st, err = opts.ReadStore(ctx)
 	} else {
-		st, err = f.CreateStore(ctx)
+		st, err = opts.CreateStore(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	im := newImporter(f, st)
+	im := newImporter(opts, st)
 	im.DryRun, im.Since, im.Rescan = opts.DryRun, opts.Since, opts.Rescan
 	if !opts.Watch {
 		rep, err := im.Run(ctx, targets)
@@ -186,28 +216,28 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 			return err
 		}
 		if !opts.DryRun {
-			f.AdoptImported(ctx, st)
+			opts.AdoptImported(ctx, st)
 		}
-		if err := printImportReport(f, rep); err != nil {
+		if err := printImportReport(opts, rep); err != nil {
 			return err
 		}
 		return failedFiles(rep)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if !f.JSON() {
-		fmt.Fprintf(f.IO.ErrOut, "Watching %s for changes; Ctrl+C stops.\n", watchedNames(targets))
+	if !opts.JSON {
+		fmt.Fprintf(opts.IO.ErrOut, "Watching %s for changes; Ctrl+C stops.\n", watchedNames(targets))
 	}
 	first := true
 	err = im.Watch(ctx, targets, importer.WatchOptions{}, func(rep *importer.Report) {
 		if !opts.DryRun {
-			f.AdoptImported(ctx, st)
+			opts.AdoptImported(ctx, st)
 		}
 		switch {
-		case f.JSON() || first && rep.Changed():
-			printImportReport(f, rep)
+		case opts.JSON || first && rep.Changed():
+			printImportReport(opts, rep)
 		case rep.Changed():
-			printImportChanges(f, rep)
+			printImportChanges(opts, rep)
 		}
 		first = false
 	})
@@ -221,8 +251,8 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 // current user, pricing by loom's table and finding projects by loom's
 // rule. After an import that writes, adoptImported moves the earlier
 // sessions of the projects it met that are identified by a remote.
-func newImporter(f *command.Factory, st loom.Store) *importer.Importer {
-	return &importer.Importer{Store: st, UserID: f.User(), Now: f.Now, Price: pricing.Cost, Project: f.ImportProject}
+func newImporter(opts *ImportOptions, st loom.Store) *importer.Importer {
+	return &importer.Importer{Store: st, UserID: opts.User, Now: opts.Now, Price: pricing.Cost, Project: opts.ImportProject}
 }
 
 func watchedNames(targets []importer.Target) string {
@@ -245,12 +275,12 @@ var sessionFileNames = map[string]string{
 // printImportReport prints what an import did, per tool: as one JSON
 // object with --json. Paths, skipped record types and problems come from
 // the tools' files and are escaped for the terminal.
-func printImportReport(f *command.Factory, rep *importer.Report) error {
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, rep)
+func printImportReport(opts *ImportOptions, rep *importer.Report) error {
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, rep)
 	}
-	cs := f.IO.ColorScheme()
-	w := f.IO.Out
+	cs := opts.IO.ColorScheme()
+	w := opts.IO.Out
 	if rep.DryRun {
 		fmt.Fprintln(w, cs.Bold("Dry run: nothing was written."))
 	}
@@ -309,9 +339,9 @@ func printImportReport(f *command.Factory, rep *importer.Report) error {
 // printImportChanges prints what one change to the watched files did, a
 // line a session or problem: "claude-code: +2 messages in Fix the flaky
 // test". The first import of --watch prints the whole report instead.
-func printImportChanges(f *command.Factory, rep *importer.Report) {
-	cs := f.IO.ColorScheme()
-	w := f.IO.Out
+func printImportChanges(opts *ImportOptions, rep *importer.Report) {
+	cs := opts.IO.ColorScheme()
+	w := opts.IO.Out
 	for _, t := range rep.Tools {
 		for _, c := range t.Changes {
 			title := c.Title

@@ -1,9 +1,10 @@
-package cli
+package session
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,17 @@ import (
 
 // MoveOptions are the options of `loom session move`.
 type MoveOptions struct {
-	f   *command.Factory
+	IO *term.IOStreams
+	// AbsPath makes a directory absolute against the working directory.
+	AbsPath func(dir string) (string, error)
+	// Store opens the store to change sessions in it.
+	Store func(context.Context) (loom.Store, error)
+	// Resolve finds the live session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Now     func() time.Time
+	User    string
+	JSON    bool
+
 	Ref string
 	// From moves every session of the project rooted there instead of
 	// the one Ref names.
@@ -25,7 +36,13 @@ type MoveOptions struct {
 }
 
 func newCmdSessionMove(f *command.Factory) *cobra.Command {
-	opts := &MoveOptions{f: f}
+	opts := &MoveOptions{
+		IO:      f.IO,
+		AbsPath: f.AbsPath,
+		Store:   f.Store,
+		Resolve: f.Resolve,
+		Now:     f.TimeNow,
+	}
 	cmd := &cobra.Command{
 		Use:   "move {REF | --from OLDDIR} [DIR]",
 		Short: "Re-home sessions to the project of a directory",
@@ -54,6 +71,7 @@ project's current session stays current.`,
 			if len(args) > 0 {
 				opts.Dir = args[0]
 			}
+			opts.User, opts.JSON = f.User(), f.JSON()
 			return moveRun(cmd.Context(), opts)
 		},
 	}
@@ -62,8 +80,7 @@ project's current session stays current.`,
 }
 
 func moveRun(ctx context.Context, opts *MoveOptions) error {
-	f := opts.f
-	dir, err := f.AbsPath(opts.Dir)
+	dir, err := opts.AbsPath(opts.Dir)
 	if err != nil {
 		return err
 	}
@@ -75,23 +92,23 @@ func moveRun(ctx context.Context, opts *MoveOptions) error {
 	if err != nil {
 		cwd = dir
 	}
-	st, err := f.Store(ctx)
+	st, err := opts.Store(ctx)
 	if err != nil {
 		return err
 	}
 	var sessions []*loom.Session
 	var from string
 	if opts.From == "" {
-		s, err := f.Resolve(ctx, st, opts.Ref)
+		s, err := opts.Resolve(ctx, st, opts.Ref)
 		if err != nil {
 			return err
 		}
 		sessions = append(sessions, s)
 	} else {
-		if from, err = f.AbsPath(opts.From); err != nil {
+		if from, err = opts.AbsPath(opts.From); err != nil {
 			return err
 		}
-		if sessions, err = command.ProjectSessions(ctx, st, f.User(), paths.ProjectID(from)); err != nil {
+		if sessions, err = command.ProjectSessions(ctx, st, opts.User, paths.ProjectID(from)); err != nil {
 			return err
 		}
 		if len(sessions) == 0 {
@@ -100,30 +117,30 @@ func moveRun(ctx context.Context, opts *MoveOptions) error {
 	}
 	moved := make([]*loom.Session, 0, len(sessions))
 	for _, s := range sessions {
-		m, err := command.MoveSession(ctx, st, s, loom.SessionUpdate{Project: &project, Cwd: &cwd}, f.TimeNow())
+		m, err := command.MoveSession(ctx, st, s, loom.SessionUpdate{Project: &project, Cwd: &cwd}, opts.Now())
 		if err != nil {
 			return fmt.Errorf("move %s: %w (moved %d of %d)", s.ID, err, len(moved), len(sessions))
 		}
 		moved = append(moved, m)
 	}
-	if f.JSON() {
+	if opts.JSON {
 		if opts.From == "" {
-			return command.WriteJSON(f.IO.Out, moved[0])
+			return command.WriteJSON(opts.IO.Out, moved[0])
 		}
-		return command.WriteJSON(f.IO.Out, moved)
+		return command.WriteJSON(opts.IO.Out, moved)
 	}
-	if !f.IO.IsStdoutTTY() {
+	if !opts.IO.IsStdoutTTY() {
 		return nil
 	}
-	cs := f.IO.ColorScheme()
+	cs := opts.IO.ColorScheme()
 	if opts.From != "" {
-		fmt.Fprintf(f.IO.Out, "%s Moved %s from %s to %s (%s)\n", cs.Green("✓"), human.Plural(len(moved), "session"), term.SanitizeLine(from), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
+		fmt.Fprintf(opts.IO.Out, "%s Moved %s from %s to %s (%s)\n", cs.Green("✓"), human.Plural(len(moved), "session"), term.SanitizeLine(from), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
 		return nil
 	}
-	fmt.Fprintf(f.IO.Out, "%s Moved %s to %s (%s)", cs.Green("✓"), term.DisplayID(f.IO, moved[0].ID), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
+	fmt.Fprintf(opts.IO.Out, "%s Moved %s to %s (%s)", cs.Green("✓"), term.DisplayID(opts.IO, moved[0].ID), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
 	if moved[0].Key != sessions[0].Key {
-		fmt.Fprintf(f.IO.Out, "; its key is now %s", term.SanitizeLine(moved[0].Key))
+		fmt.Fprintf(opts.IO.Out, "; its key is now %s", term.SanitizeLine(moved[0].Key))
 	}
-	fmt.Fprintln(f.IO.Out)
+	fmt.Fprintln(opts.IO.Out)
 	return nil
 }

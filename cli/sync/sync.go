@@ -1,4 +1,7 @@
-package cli
+// Package sync is loom's sync commands: sync (once or --watch), sync status
+// and sync key, which keep a machine's sessions in step with the user's
+// other machines through a hub.
+package sync
 
 import (
 	"bufio"
@@ -16,10 +19,12 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -27,9 +32,9 @@ import (
 // [sync] interval says otherwise.
 const defaultSyncInterval = 5 * time.Second
 
-func newCmdSync(f *command.Factory) *cobra.Command {
-	var watch bool
-	var interval time.Duration
+// NewCmdSync builds loom sync and its status and key commands.
+func NewCmdSync(f *command.Factory) *cobra.Command {
+	opts := &Options{Hub: newHub(f)}
 	cmd := &cobra.Command{
 		Use:   "sync",
 		Short: "Keep this machine's sessions in step with your other machines through a hub",
@@ -53,13 +58,56 @@ Several syncs of one store at once (--watch and one by hand) are safe.`,
   loom sync key | ssh laptop loom sync key --set`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return syncRun(cmd.Context(), f, watch, interval)
+			opts.User, opts.JSON = f.User(), f.JSON()
+			return syncRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "keep syncing until interrupted")
-	cmd.Flags().DurationVar(&interval, "interval", 0, "how often --watch syncs (default [sync] interval, else 5s)")
+	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "keep syncing until interrupted")
+	cmd.Flags().DurationVar(&opts.Interval, "interval", 0, "how often --watch syncs (default [sync] interval, else 5s)")
 	cmd.AddCommand(newCmdSyncStatus(f), newCmdSyncKey(f))
 	return cmd
+}
+
+// Hub is what reaching the hub from this store takes: the streams, a
+// store opener, the configuration (the hub and its token) and the
+// directories (the sync key).
+type Hub struct {
+	IO *term.IOStreams
+	// CreateStore opens the store, creating it if missing.
+	CreateStore func(context.Context) (loom.Store, error)
+	Config      func() (*config.Config, string, error)
+	Dirs        func() (paths.Dirs, error)
+}
+
+func newHub(f *command.Factory) Hub {
+	return Hub{IO: f.IO, CreateStore: f.CreateStore, Config: f.Config, Dirs: f.Dirs}
+}
+
+// Options are the options of `loom sync`.
+type Options struct {
+	Hub
+	User string
+	JSON bool
+
+	Watch bool
+	// Interval is how often --watch syncs; zero for [sync] interval.
+	Interval time.Duration
+}
+
+// StatusOptions are the options of `loom sync status`.
+type StatusOptions struct {
+	Hub
+	JSON bool
+}
+
+// KeyOptions are the options of `loom sync key`.
+type KeyOptions struct {
+	IO     *term.IOStreams
+	Config func() (*config.Config, string, error)
+	Dirs   func() (paths.Dirs, error)
+	JSON   bool
+
+	Set, Force bool
 }
 
 // syncer is what one sync needs: the store, the hub and the key.
@@ -71,12 +119,12 @@ type syncer struct {
 }
 
 // syncSetup reads the settings of sync and opens the store.
-func syncSetup(f *command.Factory, ctx context.Context, needKey bool) (*syncer, error) {
-	d, err := f.Dirs()
+func syncSetup(ctx context.Context, h *Hub, needKey bool) (*syncer, error) {
+	d, err := h.Dirs()
 	if err != nil {
 		return nil, err
 	}
-	c, path, err := f.Config()
+	c, path, err := h.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +134,7 @@ func syncSetup(f *command.Factory, ctx context.Context, needKey bool) (*syncer, 
 	}
 	s := &syncer{hub: hc, interval: c.Sync.Interval}
 	if needKey {
-		key, ok, err := readSyncKey(f.IO.ErrOut, d.SyncKeyFile())
+		key, ok, err := readSyncKey(h.IO.ErrOut, d.SyncKeyFile())
 		switch {
 		case err != nil:
 			return nil, err
@@ -95,7 +143,7 @@ func syncSetup(f *command.Factory, ctx context.Context, needKey bool) (*syncer, 
 		}
 		s.key = key
 	}
-	st, err := f.CreateStore(ctx)
+	st, err := h.CreateStore(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -123,39 +171,40 @@ func syncHub(c *config.Config, configFile string) (*hub.Client, error) {
 }
 
 // syncClient returns the client of the configured hub.
-func syncClient(f *command.Factory) (*hub.Client, error) {
-	c, path, err := f.Config()
+func syncClient(loadConfig func() (*config.Config, string, error)) (*hub.Client, error) {
+	c, path, err := loadConfig()
 	if err != nil {
 		return nil, err
 	}
 	return syncHub(c, path)
 }
 
-func syncRun(ctx context.Context, f *command.Factory, watch bool, interval time.Duration) error {
-	s, err := syncSetup(f, ctx, true)
+func syncRun(ctx context.Context, opts *Options) error {
+	watch, interval := opts.Watch, opts.Interval
+	s, err := syncSetup(ctx, &opts.Hub, true)
 	if err != nil {
 		return err
 	}
 	warnedUser := false
 	report := func(r hub.Result) error {
-		if r.User != "" && r.User != f.User() && !warnedUser {
+		if r.User != "" && r.User != opts.User && !warnedUser {
 			warnedUser = true
-			fmt.Fprintf(f.IO.ErrOut, "The hub's token is %s's and this machine's user is %s: the sessions sync brings are %s's, which this user does not see; set LOOM_USER=%s, or use a token of %s's.\n",
-				r.User, f.User(), r.User, r.User, f.User())
+			fmt.Fprintf(opts.IO.ErrOut, "The hub's token is %s's and this machine's user is %s: the sessions sync brings are %s's, which this user does not see; set LOOM_USER=%s, or use a token of %s's.\n",
+				r.User, opts.User, r.User, r.User, opts.User)
 		}
 		if r.Rehomed != nil {
 			// Also with --json, whose answer has "rehomed".
-			fmt.Fprintf(f.IO.ErrOut, "This store's sync log and the hub's part after record %d of host %s (a store restored from a backup, or copied to another machine): it syncs on as host %s, sending the %s it wrote since, and takes the hub's records of %s as another machine's; nothing is lost.\n",
+			fmt.Fprintf(opts.IO.ErrOut, "This store's sync log and the hub's part after record %d of host %s (a store restored from a backup, or copied to another machine): it syncs on as host %s, sending the %s it wrote since, and takes the hub's records of %s as another machine's; nothing is lost.\n",
 				r.Rehomed.Shared, r.Rehomed.Old, r.Rehomed.New, human.Plural(r.Rehomed.Moved, "record"), r.Rehomed.Old)
 		}
-		if f.JSON() {
-			return command.WriteJSON(f.IO.Out, r)
+		if opts.JSON {
+			return command.WriteJSON(opts.IO.Out, r)
 		}
 		if !watch || r.Pushed+r.Pulled > 0 {
-			fmt.Fprintf(f.IO.Out, "Sent %s, received %s (hub %s)\n", human.Plural(r.Pushed, "record"), human.Plural(r.Pulled, "record"), s.hub.URL)
+			fmt.Fprintf(opts.IO.Out, "Sent %s, received %s (hub %s)\n", human.Plural(r.Pushed, "record"), human.Plural(r.Pulled, "record"), s.hub.URL)
 		}
 		for _, w := range r.Waiting {
-			fmt.Fprintf(f.IO.ErrOut, "Records of host %s from %d on wait (%s); a later sync applies them.\n",
+			fmt.Fprintf(opts.IO.ErrOut, "Records of host %s from %d on wait (%s); a later sync applies them.\n",
 				w.Host, w.Index, w.Reason)
 		}
 		return nil
@@ -173,8 +222,8 @@ func syncRun(ctx context.Context, f *command.Factory, watch bool, interval time.
 	if interval <= 0 {
 		interval = defaultSyncInterval
 	}
-	if !f.JSON() {
-		fmt.Fprintf(f.IO.ErrOut, "Syncing with %s every %s; Ctrl+C stops.\n", s.hub.URL, interval)
+	if !opts.JSON {
+		fmt.Fprintf(opts.IO.ErrOut, "Syncing with %s every %s; Ctrl+C stops.\n", s.hub.URL, interval)
 	}
 	failing := "" // the problem said last, until a sync goes through
 	return s.hub.Watch(ctx, s.st, s.key, interval, func(r hub.Result, err error) error {
@@ -182,31 +231,35 @@ func syncRun(ctx context.Context, f *command.Factory, watch bool, interval time.
 			// The same problem is said once, not every interval.
 			if msg := loom.ErrorMessage(err); msg != failing {
 				failing = msg
-				fmt.Fprintf(f.IO.ErrOut, "loom sync: %s; trying again every %s\n", msg, interval)
+				fmt.Fprintf(opts.IO.ErrOut, "loom sync: %s; trying again every %s\n", msg, interval)
 			}
 			return nil
 		}
 		if failing != "" {
 			failing = ""
-			fmt.Fprintln(f.IO.ErrOut, "loom sync: syncing again.")
+			fmt.Fprintln(opts.IO.ErrOut, "loom sync: syncing again.")
 		}
 		return report(r)
 	})
 }
 
 func newCmdSyncStatus(f *command.Factory) *cobra.Command {
+	opts := &StatusOptions{Hub: newHub(f)}
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show this machine's host and what the hub holds of each of your machines",
 		Example: `  loom sync status
   loom sync status --json`,
 		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return syncStatusRun(cmd.Context(), f) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.JSON = f.JSON()
+			return syncStatusRun(cmd.Context(), opts)
+		},
 	}
 }
 
-func syncStatusRun(ctx context.Context, f *command.Factory) error {
-	s, err := syncSetup(f, ctx, false)
+func syncStatusRun(ctx context.Context, opts *StatusOptions) error {
+	s, err := syncSetup(ctx, &opts.Hub, false)
 	if err != nil {
 		return err
 	}
@@ -214,18 +267,18 @@ func syncStatusRun(ctx context.Context, f *command.Factory) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, struct {
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, struct {
 			Hub   string           `json:"hub"`
 			Host  synclog.HostID   `json:"host"`
 			Hosts []hub.HostStatus `json:"hosts"`
 		}{s.hub.URL, host, out})
 	}
 	if host == "" {
-		fmt.Fprintf(f.IO.Out, "This machine has not synced yet (loom sync).\n")
+		fmt.Fprintf(opts.IO.Out, "This machine has not synced yet (loom sync).\n")
 	}
 	// This machine counts before it has sent anything too.
-	fmt.Fprintf(f.IO.Out, "Hub %s: %s\n", s.hub.URL, human.Plural(len(out), "machine"))
+	fmt.Fprintf(opts.IO.Out, "Hub %s: %s\n", s.hub.URL, human.Plural(len(out), "machine"))
 	for _, x := range out {
 		who, behind := "", ""
 		switch {
@@ -237,13 +290,13 @@ func syncStatusRun(ctx context.Context, f *command.Factory) error {
 		case x.Behind > 0:
 			behind = fmt.Sprintf(", %s to receive", human.Plural(int(x.Behind), "record"))
 		}
-		fmt.Fprintf(f.IO.Out, "  %s%s: %s on the hub%s\n", x.Host, who, human.Plural(int(x.Records), "record"), behind)
+		fmt.Fprintf(opts.IO.Out, "  %s%s: %s on the hub%s\n", x.Host, who, human.Plural(int(x.Records), "record"), behind)
 	}
 	return nil
 }
 
 func newCmdSyncKey(f *command.Factory) *cobra.Command {
-	var set, force bool
+	opts := &KeyOptions{IO: f.IO, Config: f.Config, Dirs: f.Dirs}
 	cmd := &cobra.Command{
 		Use:   "key",
 		Short: "Print your sync key, or keep the one your first machine printed",
@@ -258,17 +311,18 @@ keep a password.`,
   loom sync key | ssh laptop loom sync key --set`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if set {
-				return syncKeySetRun(f, force)
+			opts.JSON = f.JSON()
+			if opts.Set {
+				return syncKeySetRun(opts)
 			}
-			if force {
+			if opts.Force {
 				return command.UsageErrorf("--force goes with --set")
 			}
-			return syncKeyRun(cmd.Context(), f)
+			return syncKeyRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&set, "set", false, "keep the key read from standard input as this machine's")
-	cmd.Flags().BoolVar(&force, "force", false, "with --set: replace a different key this machine has")
+	cmd.Flags().BoolVar(&opts.Set, "set", false, "keep the key read from standard input as this machine's")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "with --set: replace a different key this machine has")
 	return cmd
 }
 
@@ -289,20 +343,20 @@ func readSyncKey(errOut io.Writer, path string) (envelope.Key, bool, error) {
 	return key, true, nil
 }
 
-func syncKeyRun(ctx context.Context, f *command.Factory) error {
-	d, err := f.Dirs()
+func syncKeyRun(ctx context.Context, opts *KeyOptions) error {
+	d, err := opts.Dirs()
 	if err != nil {
 		return err
 	}
 	path := d.SyncKeyFile()
-	key, ok, err := readSyncKey(f.IO.ErrOut, path)
+	key, ok, err := readSyncKey(opts.IO.ErrOut, path)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		// A machine given a new key when the hub holds the user's
 		// records under another could not sync; say what to run.
-		if c, err := syncClient(f); err == nil {
+		if c, err := syncClient(opts.Config); err == nil {
 			if err := c.CheckNewKey(ctx); err != nil {
 				return err
 			}
@@ -313,30 +367,30 @@ func syncKeyRun(ctx context.Context, f *command.Factory) error {
 		if err := command.WriteSecret(filepath.Dir(path), path, key.Text()); err != nil {
 			return fmt.Errorf("keep the sync key: %w", err)
 		}
-		if !f.JSON() {
-			fmt.Fprintf(f.IO.ErrOut, "Made a new sync key, kept in %s. Give it to \"loom sync key --set\" on your other machines.\n", path)
+		if !opts.JSON {
+			fmt.Fprintf(opts.IO.ErrOut, "Made a new sync key, kept in %s. Give it to \"loom sync key --set\" on your other machines.\n", path)
 		}
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, struct {
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, struct {
 			Key  string `json:"key"`
 			ID   string `json:"id"`
 			Path string `json:"path"`
 		}{key.Text(), key.ID(), path})
 	}
-	fmt.Fprintln(f.IO.Out, key.Text())
+	fmt.Fprintln(opts.IO.Out, key.Text())
 	return nil
 }
 
-func syncKeySetRun(f *command.Factory, force bool) error {
-	d, err := f.Dirs()
+func syncKeySetRun(opts *KeyOptions) error {
+	d, err := opts.Dirs()
 	if err != nil {
 		return err
 	}
-	if f.IO.IsStdinTTY() {
-		fmt.Fprint(f.IO.ErrOut, "Paste the sync key your first machine printed, then Enter: ")
+	if opts.IO.IsStdinTTY() {
+		fmt.Fprint(opts.IO.ErrOut, "Paste the sync key your first machine printed, then Enter: ")
 	}
-	line, err := bufio.NewReader(io.LimitReader(f.IO.In, 4096)).ReadString('\n')
+	line, err := bufio.NewReader(io.LimitReader(opts.IO.In, 4096)).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("read the key: %w", err)
 	}
@@ -345,19 +399,19 @@ func syncKeySetRun(f *command.Factory, force bool) error {
 		return command.UsageErrorf("%v", err)
 	}
 	path := d.SyncKeyFile()
-	old, ok, err := readSyncKey(f.IO.ErrOut, path)
+	old, ok, err := readSyncKey(opts.IO.ErrOut, path)
 	switch {
-	case err != nil && !force:
+	case err != nil && !opts.Force:
 		return err
 	case ok && old.ID() == key.ID():
-		fmt.Fprintf(f.IO.ErrOut, "This machine has that key already (%s).\n", key.ID())
+		fmt.Fprintf(opts.IO.ErrOut, "This machine has that key already (%s).\n", key.ID())
 		return nil
-	case ok && !force:
+	case ok && !opts.Force:
 		return loom.Errorf(loom.ECONFLICT, "this machine has another sync key (%s); records sealed with it could no longer be read here: add --force to replace it", old.ID())
 	}
 	if err := command.WriteSecret(filepath.Dir(path), path, key.Text()); err != nil {
 		return fmt.Errorf("keep the sync key: %w", err)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "Kept sync key %s in %s.\n", key.ID(), strings.TrimSpace(path))
+	fmt.Fprintf(opts.IO.ErrOut, "Kept sync key %s in %s.\n", key.ID(), strings.TrimSpace(path))
 	return nil
 }

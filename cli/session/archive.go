@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -8,18 +8,33 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // ArchiveOptions are the options of `loom session archive` and
 // `unarchive`.
 type ArchiveOptions struct {
-	f       *command.Factory
+	IO *term.IOStreams
+	// Store opens the store to change sessions in it.
+	Store func(context.Context) (loom.Store, error)
+	// Resolve finds the live session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	// DisplayID is an id as a terminal shows it.
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	JSON      bool
+
 	Refs    []string
 	Archive bool
 }
 
 func newCmdSessionArchive(f *command.Factory, archive bool) *cobra.Command {
-	opts := &ArchiveOptions{f: f, Archive: archive}
+	opts := &ArchiveOptions{
+		IO:        f.IO,
+		Store:     f.Store,
+		Resolve:   f.Resolve,
+		DisplayID: f.DisplayID,
+		Archive:   archive,
+	}
 	cmd := &cobra.Command{
 		Use:   "archive REF...",
 		Short: "Hide sessions from lists, the picker and search, keeping them",
@@ -37,6 +52,7 @@ talking) brings it back; so does 'loom session unarchive'.`,
 		Args: command.ArgsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
+			opts.JSON = f.JSON()
 			return archiveRun(cmd.Context(), opts)
 		},
 	}
@@ -52,8 +68,7 @@ place by last activity.`
 }
 
 func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
-	f := opts.f
-	st, err := f.Store(ctx)
+	st, err := opts.Store(ctx)
 	if err != nil {
 		return err
 	}
@@ -61,7 +76,7 @@ func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
 	// the third leaves the first two as they were.
 	var sessions []*loom.Session
 	for _, ref := range opts.Refs {
-		s, err := f.Resolve(ctx, st, ref)
+		s, err := opts.Resolve(ctx, st, ref)
 		if err != nil {
 			return err
 		}
@@ -75,17 +90,17 @@ func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
 		}
 		out = append(out, x)
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, out)
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, out)
 	}
-	if f.IO.IsStdoutTTY() {
-		cs := f.IO.ColorScheme()
+	if opts.IO.IsStdoutTTY() {
+		cs := opts.IO.ColorScheme()
 		verb := "Archived"
 		if !opts.Archive {
 			verb = "Unarchived"
 		}
 		for _, s := range out {
-			fmt.Fprintf(f.IO.Out, "%s %s %s %s\n", cs.Green("✓"), verb, f.DisplayID(ctx, st, s.ID), command.SessionLabel(s))
+			fmt.Fprintf(opts.IO.Out, "%s %s %s %s\n", cs.Green("✓"), verb, opts.DisplayID(ctx, st, s.ID), command.SessionLabel(s))
 		}
 	}
 	return nil

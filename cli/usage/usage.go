@@ -1,10 +1,14 @@
-package cli
+// Package usage is loom usage: token and cost totals of the user's
+// sessions, and the reports by time (daily, weekly, monthly, blocks;
+// --live).
+package usage
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,19 +16,44 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/pricing"
 )
 
-// UsageOptions are the options of `loom usage`.
-type UsageOptions struct {
-	f       *command.Factory
-	Ref     string
-	Project bool
-	Limit   int
-	report  reportFlags
+// Options are the options of `loom usage` and its reports by time.
+type Options struct {
+	IO *term.IOStreams
+	// ReadStore opens the store to read.
+	ReadStore func(context.Context) (loom.Store, error)
+	// Resolve finds the session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	// Project is the working directory's project (--project).
+	Project func() (loom.Project, error)
+	// PriceTable prices the reports by time.
+	PriceTable func() (*pricing.Table, error)
+	// RefLen is how much of ids a terminal shows.
+	RefLen func(ctx context.Context, st loom.Store, ids []string) int
+	Now    func() time.Time
+	User   string
+	JSON   bool
+
+	Ref string
+	// ThisProject is --project: only this project's sessions.
+	ThisProject bool
+	Limit       int
+	report      reportFlags
 }
 
-func newCmdUsage(f *command.Factory) *cobra.Command {
-	opts := &UsageOptions{f: f}
+// NewCmdUsage builds loom usage and its reports by time.
+func NewCmdUsage(f *command.Factory) *cobra.Command {
+	opts := &Options{
+		IO:         f.IO,
+		ReadStore:  f.ReadStore,
+		Resolve:    f.Resolve,
+		Project:    f.Project,
+		PriceTable: f.PriceTable,
+		RefLen:     f.RefLen,
+		Now:        f.TimeNow,
+	}
 	cmd := &cobra.Command{
 		Use:   "usage [REF]",
 		Short: "Show token and cost totals, per session, project, surface and model, or over time",
@@ -51,6 +80,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 			if len(args) == 1 {
 				opts.Ref = args[0]
 			}
+			opts.User, opts.JSON = f.User(), f.JSON()
 			if opts.Limit < 0 {
 				return command.UsageErrorf("--limit must be 0 (no limit) or more")
 			}
@@ -58,12 +88,12 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 				if opts.Ref != "" {
 					return command.UsageErrorf("a report by time covers sessions by --project and --agent, not one REF")
 				}
-				return usageReportRun(cmd.Context(), f, &opts.report, opts.Project)
+				return usageReportRun(cmd.Context(), opts, &opts.report, opts.ThisProject)
 			}
 			return usageRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVarP(&opts.Project, "project", "p", false, "only this project's sessions")
+	cmd.Flags().BoolVarP(&opts.ThisProject, "project", "p", false, "only this project's sessions")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 10, "most sessions to list (0: all)")
 	opts.report.add(cmd, true)
 	for _, c := range []struct{ name, by, short string }{
@@ -77,22 +107,21 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 	return cmd
 }
 
-func usageRun(ctx context.Context, opts *UsageOptions) error {
-	f := opts.f
-	st, err := f.ReadStore(ctx)
+func usageRun(ctx context.Context, opts *Options) error {
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
-	filter := loom.UsageFilter{UserID: f.User()}
+	filter := loom.UsageFilter{UserID: opts.User}
 	if opts.Ref != "" {
-		s, err := f.Resolve(ctx, st, opts.Ref)
+		s, err := opts.Resolve(ctx, st, opts.Ref)
 		if err != nil {
 			return err
 		}
 		filter.SessionID = s.ID
 	}
-	if opts.Project {
-		p, err := f.Project()
+	if opts.ThisProject {
+		p, err := opts.Project()
 		if err != nil {
 			return err
 		}
@@ -102,8 +131,8 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 	if err != nil {
 		return err
 	}
-	ios := f.IO
-	if f.JSON() {
+	ios := opts.IO
+	if opts.JSON {
 		for _, rows := range []*[]loom.UsageRow{&rep.BySession, &rep.ByProject, &rep.BySurface, &rep.ByModel} {
 			if *rows == nil {
 				*rows = []loom.UsageRow{}
@@ -160,7 +189,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		}
 		idLen := term.AbbrevLen(keys)
 		if len(shown) > 0 && shown[0].Group == "session" {
-			idLen = f.RefLen(ctx, st, keys)
+			idLen = opts.RefLen(ctx, st, keys)
 		}
 		for _, r := range shown {
 			if tty {

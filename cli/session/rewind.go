@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -7,20 +7,29 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 )
 
 // RewindOptions are the options of `loom session rewind`.
 type RewindOptions struct {
-	f       *command.Factory
+	IO *term.IOStreams
+	// StoreSession opens the store to change the session ref names, and
+	// finds it.
+	StoreSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	JSON         bool
+
 	Ref     string
 	Turn    int
 	HasTurn bool
 }
 
 func newCmdSessionRewind(f *command.Factory) *cobra.Command {
-	opts := &RewindOptions{f: f}
+	opts := &RewindOptions{
+		IO:           f.IO,
+		StoreSession: f.StoreSession,
+	}
 	cmd := &cobra.Command{
 		Use:   "rewind REF --turn N",
 		Short: "Take a session back to the end of a turn, keeping the rest in a fork",
@@ -43,6 +52,7 @@ in. A session another process is writing cannot be rewound (exit 5).`,
 			if opts.HasTurn && opts.Turn < 1 {
 				return command.UsageErrorf("--turn must be 1 or more")
 			}
+			opts.JSON = f.JSON()
 			return rewindRun(cmd.Context(), opts)
 		},
 	}
@@ -50,16 +60,15 @@ in. A session another process is writing cannot be rewound (exit 5).`,
 	return cmd
 }
 
-// rewindResult is what --json prints: the session as it is now and the
+// RewindResult is what --json prints: the session as it is now and the
 // fork that holds the turns it gave up.
-type rewindResult struct {
+type RewindResult struct {
 	Session *loom.Session `json:"session"`
 	Fork    *loom.Session `json:"fork"`
 }
 
 func rewindRun(ctx context.Context, opts *RewindOptions) error {
-	f := opts.f
-	st, s, err := f.StoreSession(ctx, opts.Ref)
+	st, s, err := opts.StoreSession(ctx, opts.Ref)
 	if err != nil {
 		return err
 	}
@@ -68,13 +77,13 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 	}
 	turn := opts.Turn
 	if !opts.HasTurn {
-		if !f.IO.CanPrompt() {
+		if !opts.IO.CanPrompt() {
 			if s.TurnCount == 2 {
 				return command.UsageErrorf("session %s has 2 turns; --turn 1 takes it back to the end of the first", s.ID)
 			}
 			return command.UsageErrorf("give the turn to go back to with --turn N (1 to %d)", s.TurnCount-1)
 		}
-		if turn, err = chooseTurn(ctx, f.IO, st, s, "Keep turns up to which turn?", s.TurnCount-1, false); err != nil {
+		if turn, err = chat.ChooseTurn(ctx, opts.IO, st, s, "Keep turns up to which turn?", s.TurnCount-1, false); err != nil {
 			return err
 		}
 	}
@@ -89,22 +98,13 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, rewindResult{Session: now, Fork: fork})
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, RewindResult{Session: now, Fork: fork})
 	}
-	if f.IO.IsStderrTTY() || f.IO.IsStdoutTTY() {
-		fmt.Fprintf(f.IO.ErrOut, "Rewound %s to the end of turn %d; %s kept in %s %q.\n",
-			term.DisplayID(f.IO, s.ID), turn, laterTurns(turn, s.TurnCount), fork.ID, fork.Title)
+	if opts.IO.IsStderrTTY() || opts.IO.IsStdoutTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "Rewound %s to the end of turn %d; %s kept in %s %q.\n",
+			term.DisplayID(opts.IO, s.ID), turn, chat.LaterTurns(turn, s.TurnCount), fork.ID, fork.Title)
 	}
-	_, err = fmt.Fprintln(f.IO.Out, fork.ID)
+	_, err = fmt.Fprintln(opts.IO.Out, fork.ID)
 	return err
-}
-
-// laterTurns names the turns after turn up to last, which a rewind keeps
-// in its fork: "turn 3 is", "turns 3–5 are".
-func laterTurns(turn, last int) string {
-	if turn+1 == last {
-		return fmt.Sprintf("turn %d is", last)
-	}
-	return fmt.Sprintf("turns %d–%d are", turn+1, last)
 }

@@ -1,4 +1,4 @@
-package cli
+package chat
 
 import (
 	"context"
@@ -8,23 +8,38 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 )
 
 // RunOptions are the options of `loom run`.
 type RunOptions struct {
-	f        *command.Factory
-	Prompt   string
-	Choice   command.SessionChoice
-	Agent    agent.Choice
-	Thinking bool
+	IO *term.IOStreams
+	// CreateStore opens the store, creating it if missing.
+	CreateStore func(context.Context) (loom.Store, error)
+	// OpenConversation opens the conversation a choice names (see
+	// command.Factory.OpenConversation).
+	OpenConversation func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error)
+	JSON             bool
+
+	Prompt string
+	Choice command.SessionChoice
+	Agent  agent.Choice
 	// NoResumeHint leaves out how to resume the session, printed on exit.
 	NoResumeHint bool
 }
 
-func newCmdRun(f *command.Factory) *cobra.Command {
-	opts := &RunOptions{f: f}
+// NewRunOptions returns run's options filled from f; JSON is filled when
+// the command runs.
+func NewRunOptions(f *command.Factory) *RunOptions {
+	return &RunOptions{IO: f.IO, CreateStore: f.CreateStore, OpenConversation: f.OpenConversation}
+}
+
+// NewCmdRun builds loom run.
+func NewCmdRun(f *command.Factory) *cobra.Command {
+	opts := NewRunOptions(f)
 	cmd := &cobra.Command{
 		Use:   "run PROMPT",
 		Short: "Send one prompt and stream the reply",
@@ -62,7 +77,8 @@ them (Go durations: 90s, 5m).`,
 			if err := opts.Choice.Check(); err != nil {
 				return err
 			}
-			return runRun(cmd.Context(), opts)
+			opts.JSON = f.JSON()
+			return Run(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Choice.Continue, "continue", "c", false, "continue this project's most recent session")
@@ -85,11 +101,11 @@ func countTrue(bs ...bool) int {
 	return n
 }
 
-func runRun(ctx context.Context, opts *RunOptions) error {
-	f := opts.f
+// Run sends opts' prompt and streams the reply.
+func Run(ctx context.Context, opts *RunOptions) error {
 	prompt := opts.Prompt
 	if prompt == "-" {
-		b, err := io.ReadAll(f.IO.In)
+		b, err := io.ReadAll(opts.IO.In)
 		if err != nil {
 			return fmt.Errorf("read the prompt from stdin: %w", err)
 		}
@@ -100,19 +116,19 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if strings.TrimSpace(prompt) == "" {
 		return command.UsageErrorf("the prompt is empty")
 	}
-	st, err := f.CreateStore(ctx)
+	st, err := opts.CreateStore(ctx)
 	if err != nil {
 		return err
 	}
-	conv, err := f.OpenConversation(ctx, st, opts.Choice, opts.Agent, false)
+	conv, err := opts.OpenConversation(ctx, st, opts.Choice, opts.Agent, false)
 	if err != nil {
 		return err
 	}
 	defer conv.Close(ctx)
 	// Ctrl+C ends the run; the terminal is not to print "^C" into the
 	// reply.
-	defer f.IO.QuietInterrupt()()
-	p := newTurnPrinter(f.IO, false)
+	defer opts.IO.QuietInterrupt()()
+	p := newTurnPrinter(opts.IO, false)
 	// "session <id>" names the session once the prompt is stored in it:
 	// until then the session may never exist (another process may take
 	// its key first, and the turn goes on in that one's, or is refused).
@@ -125,15 +141,15 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			}
 			return
 		}
-		if !f.JSON() {
+		if !opts.JSON {
 			p.event(e)
 		}
 	}
-	if !f.JSON() {
+	if !opts.JSON {
 		p.begin()
 	}
 	res, err := conv.Turn(ctx, prompt, emit)
-	if !f.JSON() {
+	if !opts.JSON {
 		final := ""
 		if res != nil {
 			final = res.Text
@@ -143,17 +159,17 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if s := conv.Session(); s.MessageCount > 0 && !conv.Pending() && !opts.NoResumeHint {
 		// Also after a failed turn: its prompt is stored, and this is
 		// how to try again.
-		fmt.Fprintf(f.IO.ErrOut, "resume this session with: loom run --resume %s PROMPT\n", s.ID)
+		fmt.Fprintf(opts.IO.ErrOut, "resume this session with: loom run --resume %s PROMPT\n", s.ID)
 	}
 	if err != nil && agent.IsCancelled(err) && ctx.Err() != nil {
-		fmt.Fprintln(f.IO.ErrOut, interruptedTurn)
+		fmt.Fprintln(opts.IO.ErrOut, interruptedTurn)
 		return &command.SilentError{Code: command.ExitInterrupted}
 	}
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, res.Messages)
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, res.Messages)
 	}
 	return nil
 }

@@ -1,9 +1,10 @@
-package cli
+// Package search is loom search: the messages of the user's sessions
+// that match a query.
+package search
 
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,12 +13,23 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/human"
 )
 
-// SearchOptions are the options of `loom search`.
-type SearchOptions struct {
-	f           *command.Factory
+// Options are the options of `loom search`.
+type Options struct {
+	IO *term.IOStreams
+	// ReadStore opens the store to read.
+	ReadStore func(context.Context) (loom.Store, error)
+	// Resolve finds the session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	// ScopeProject is the project searched: nil for every project.
+	ScopeProject func(all bool) *loom.Project
+	// RefLen is how much of ids a terminal shows.
+	RefLen func(ctx context.Context, st loom.Store, ids []string) int
+	Now    func() time.Time
+	User   string
+	JSON   bool
+
 	Query       string
 	SessionRef  string
 	Project     bool
@@ -29,8 +41,16 @@ type SearchOptions struct {
 	Archived    bool
 }
 
-func newCmdSearch(f *command.Factory) *cobra.Command {
-	opts := &SearchOptions{f: f}
+// NewCmdSearch builds loom search.
+func NewCmdSearch(f *command.Factory) *cobra.Command {
+	opts := &Options{
+		IO:           f.IO,
+		ReadStore:    f.ReadStore,
+		Resolve:      f.Resolve,
+		ScopeProject: f.ScopeProject,
+		RefLen:       f.RefLen,
+		Now:          f.TimeNow,
+	}
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search the messages of your sessions",
@@ -66,6 +86,7 @@ unless --archived (or --session names one).`,
 			if opts.Limit < 1 {
 				return command.UsageErrorf("--limit must be 1 or more")
 			}
+			opts.User, opts.JSON = f.User(), f.JSON()
 			return searchRun(cmd.Context(), opts)
 		},
 	}
@@ -83,35 +104,34 @@ unless --archived (or --session names one).`,
 	return cmd
 }
 
-func searchRun(ctx context.Context, opts *SearchOptions) error {
-	f := opts.f
-	ios := f.IO
-	st, err := f.ReadStore(ctx)
+func searchRun(ctx context.Context, opts *Options) error {
+	ios := opts.IO
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
 	q := loom.SearchQuery{
 		Text:    opts.Query,
 		Raw:     opts.Raw,
-		UserID:  f.User(),
+		UserID:  opts.User,
 		Surface: opts.Surface,
 		Role:    opts.Role,
 		Limit:   opts.Limit,
 
 		Archived: opts.Archived,
 	}
-	if !f.JSON() {
-		markForTerminal(ios, &q)
+	if !opts.JSON {
+		command.MarkForTerminal(ios, &q)
 	}
 	if opts.SessionRef != "" {
-		s, err := f.Resolve(ctx, st, opts.SessionRef)
+		s, err := opts.Resolve(ctx, st, opts.SessionRef)
 		if err != nil {
 			return err
 		}
 		q.SessionID = s.ID
 	}
 	// A session named is searched wherever it is.
-	project := f.ScopeProject(opts.AllProjects || opts.SessionRef != "")
+	project := opts.ScopeProject(opts.AllProjects || opts.SessionRef != "")
 	if project != nil {
 		q.ProjectID = project.ID
 	}
@@ -120,10 +140,10 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	if len(hits) == 0 {
-		if err := command.CheckSurface(ctx, st, f.User(), opts.Surface); err != nil {
+		if err := command.CheckSurface(ctx, st, opts.User, opts.Surface); err != nil {
 			return err
 		}
-		elsewhere, err := matchesElsewhere(ctx, st, q)
+		elsewhere, err := command.MatchesElsewhere(ctx, st, q)
 		if err != nil {
 			return err
 		}
@@ -132,15 +152,15 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 			// Also with --json, whose output stays [] for scripts.
 			fmt.Fprintf(ios.ErrOut, "No messages match %q in project %s (%s); %s searches every project.\n",
 				opts.Query, term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(widerSearch(opts)))
-		case !f.JSON() && ios.IsStdoutTTY():
+		case !opts.JSON && ios.IsStdoutTTY():
 			fmt.Fprintf(ios.ErrOut, "No messages match %q.\n", opts.Query)
 		}
 	}
 	if loom.Partial(hits) {
 		// Also with --json, whose hits say "partial": true.
-		fmt.Fprintln(ios.ErrOut, partialNote)
+		fmt.Fprintln(ios.ErrOut, command.PartialNote)
 	}
-	if f.JSON() {
+	if opts.JSON {
 		if hits == nil {
 			hits = []loom.SearchHit{}
 		}
@@ -149,26 +169,12 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	if len(hits) == 0 {
 		return nil
 	}
-	return writeHits(ios, hits, f.TimeNow(), f.RefLen(ctx, st, hitSessions(hits)))
-}
-
-// partialNote is the line a search whose ranking ran out of time prints.
-const partialNote = "Search ran out of time ranking its matches (a busy machine, or common words): these are the newest."
-
-// matchesElsewhere reports whether q, which found nothing in the project
-// it keeps to, matches in another project (or outside any).
-func matchesElsewhere(ctx context.Context, st loom.Store, q loom.SearchQuery) (bool, error) {
-	if q.ProjectID == "" {
-		return false, nil
-	}
-	q.ProjectID, q.Limit = "", 1
-	hits, err := st.Search(ctx, q)
-	return len(hits) > 0, err
+	return command.WriteHits(ios, hits, opts.Now(), opts.RefLen(ctx, st, command.HitSessions(hits)))
 }
 
 // widerSearch is the command line of the search opts describes over
 // every project.
-func widerSearch(opts *SearchOptions) string {
+func widerSearch(opts *Options) string {
 	args := []string{"loom", "search", "-a"}
 	if opts.Surface != "" {
 		args = append(args, "--surface", command.ShellQuote(opts.Surface))
@@ -186,72 +192,4 @@ func widerSearch(opts *SearchOptions) string {
 		args = append(args, "--")
 	}
 	return strings.Join(append(args, command.ShellQuote(opts.Query)), " ")
-}
-
-// matchStart and matchEnd mark matches in snippets meant for a colour
-// terminal: private-use characters, which no terminal acts on, so that
-// the snippet (stored text) can be escaped before they become the match
-// style (highlightSnippet).
-const (
-	matchStart = "\uE000"
-	matchEnd   = "\uE001"
-)
-
-// markForTerminal makes q mark matches for highlightSnippet on a colour
-// terminal (elsewhere the store's default, **match**).
-func markForTerminal(ios *term.IOStreams, q *loom.SearchQuery) {
-	if ios.ColorEnabled() {
-		q.MarkStart, q.MarkEnd = matchStart, matchEnd
-	}
-}
-
-// highlightSnippet escapes a snippet for the terminal and shows the
-// matches markForTerminal marked in bold yellow.
-func highlightSnippet(cs *term.ColorScheme, snippet string) string {
-	start, end := cs.MatchMarks()
-	return strings.NewReplacer(matchStart, start, matchEnd, end).Replace(term.SanitizeLine(snippet))
-}
-
-// writeHits prints search hits on standard output: on a terminal a line
-// per hit with the session's short id, title, the message's seq, role
-// and age, and the snippet under it; piped, tab-separated fields with
-// full ids.
-func writeHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time, idLen int) error {
-	cs := ios.ColorScheme()
-	if !ios.IsStdoutTTY() {
-		tp := term.NewTable(ios)
-		for _, h := range hits {
-			tp.AddField(h.SessionID, nil)
-			tp.AddField(strconv.FormatInt(h.Seq, 10), nil)
-			tp.AddField(h.Role, nil)
-			tp.AddField(loom.FormatTime(h.CreatedAt), nil)
-			tp.AddField(h.SessionTitle, nil)
-			tp.AddField(h.Snippet, nil)
-			tp.EndRow()
-		}
-		return tp.Render()
-	}
-	for _, h := range hits {
-		title := h.SessionTitle
-		if title == "" {
-			title = h.SessionKey
-		}
-		meta := fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, human.ShortAgo(now, h.CreatedAt))
-		if len(h.AlsoIn) > 0 {
-			// A message a fork or rewind inherited: one hit.
-			meta += " · also in " + human.Plural(len(h.AlsoIn), "other session")
-		}
-		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(term.SanitizeLine(title)), cs.Gray(meta))
-		fmt.Fprintf(ios.Out, "    %s\n", highlightSnippet(cs, h.Snippet))
-	}
-	return nil
-}
-
-// hitSessions returns the ids of hits' sessions.
-func hitSessions(hits []loom.SearchHit) []string {
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.SessionID
-	}
-	return ids
 }

@@ -1,4 +1,6 @@
-package cli
+// Package mcp is loom mcp: the store's history served to other agents
+// over the Model Context Protocol on standard input and output.
+package mcp
 
 import (
 	"context"
@@ -11,17 +13,44 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/handoff"
-	"github.com/loomhq/loom/mcp"
+	"github.com/loomhq/loom/importer"
+	loommcp "github.com/loomhq/loom/mcp"
+	"github.com/loomhq/loom/paths"
 )
 
-// MCPOptions are the options of `loom mcp`.
-type MCPOptions struct {
-	f *command.Factory
+// Options are the options of `loom mcp`: the streams, the store (opened
+// again on each call while it does not exist yet), the configuration
+// (prices, handoff), the directories (memory files), the project the
+// tools default to, and what handing a session off takes.
+type Options struct {
+	IO        *term.IOStreams
+	ReadStore func(context.Context) (loom.Store, error)
+	Config    func() (*config.Config, string, error)
+	Dirs      func() (paths.Dirs, error)
+	Project   func() (loom.Project, error)
+	Getenv    func(string) string
+	Home      func() string
+	Formats   []importer.Format
+	Version   string
+	User      string
 }
 
-func newCmdMCP(f *command.Factory) *cobra.Command {
-	opts := &MCPOptions{f: f}
+// NewCmdMCP builds loom mcp.
+func NewCmdMCP(f *command.Factory) *cobra.Command {
+	opts := &Options{
+		IO:        f.IO,
+		ReadStore: f.ReadStoreAgain,
+		Config:    f.Config,
+		Dirs:      f.Dirs,
+		Project:   f.Project,
+		Getenv:    f.Getenv,
+		Home:      f.Home,
+		Formats:   f.Formats,
+		Version:   f.Version,
+	}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve your session history to other agents over MCP (stdin/stdout)",
@@ -47,27 +76,27 @@ See docs/mcp.md for each agent's registration.`,
   #   args = ["mcp"]`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.User = f.User()
 			return mcpRun(cmd.Context(), opts)
 		},
 	}
 	return cmd
 }
 
-func mcpRun(ctx context.Context, opts *MCPOptions) error {
-	f := opts.f
-	user := f.User()
-	d, err := f.Dirs()
+func mcpRun(ctx context.Context, opts *Options) error {
+	user := opts.User
+	d, err := opts.Dirs()
 	if err != nil {
 		return err
 	}
-	cfg := mcp.Config{
-		Store:   (&reopener{f: f}).store,
+	cfg := loommcp.Config{
+		Store:   (&reopener{open: opts.ReadStore}).store,
 		User:    user,
-		Version: f.Version,
+		Version: opts.Version,
 		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
-		Logger:  slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:  slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
-	c, _, err := f.Config()
+	c, _, err := opts.Config()
 	if err == nil {
 		cfg.Prices = c.PriceTable()
 	}
@@ -75,10 +104,10 @@ func mcpRun(ctx context.Context, opts *MCPOptions) error {
 	case err != nil:
 		// The history tools need no configuration: serve them, and say
 		// why handoff is not offered.
-		fmt.Fprintf(f.IO.ErrOut, "loom mcp: %s; the handoff tool is off\n", loom.ErrorMessage(err))
+		fmt.Fprintf(opts.IO.ErrOut, "loom mcp: %s; the handoff tool is off\n", loom.ErrorMessage(err))
 	case c.MCP.Handoff:
-		h := &mcp.Handoff{Env: f.Getenv, Home: f.Home()}
-		for _, fm := range f.Formats {
+		h := &loommcp.Handoff{Env: opts.Getenv, Home: opts.Home()}
+		for _, fm := range opts.Formats {
 			if w, ok := fm.(handoff.Writer); ok {
 				h.Writers = append(h.Writers, w)
 			}
@@ -87,27 +116,27 @@ func mcpRun(ctx context.Context, opts *MCPOptions) error {
 	}
 	// Outside a readable directory there is no default project: the
 	// tools look in every project.
-	if p, err := f.Project(); err == nil {
+	if p, err := opts.Project(); err == nil {
 		cfg.Project = p
 	}
-	if f.IO.IsStdinTTY() {
-		fmt.Fprintf(f.IO.ErrOut, "loom mcp speaks the Model Context Protocol on standard input and output: an agent starts it, e.g.\n  claude mcp add loom -- loom mcp\nSee docs/mcp.md. Ctrl+D ends it.\n")
+	if opts.IO.IsStdinTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "loom mcp speaks the Model Context Protocol on standard input and output: an agent starts it, e.g.\n  claude mcp add loom -- loom mcp\nSee docs/mcp.md. Ctrl+D ends it.\n")
 	}
-	return mcp.Serve(ctx, cfg, io.NopCloser(f.IO.In), nopWriteCloser{f.IO.Out})
+	return loommcp.Serve(ctx, cfg, io.NopCloser(opts.IO.In), nopWriteCloser{opts.IO.Out})
 }
 
 // reopener opens the store for loom mcp's tools on their first call, and
 // again on a later one while the store did not exist yet: an agent that
 // starts loom mcp before the first session finds it once there is one.
 type reopener struct {
-	mu sync.Mutex
-	f  *command.Factory
+	mu   sync.Mutex
+	open func(context.Context) (loom.Store, error)
 }
 
 func (r *reopener) store(ctx context.Context) (loom.Store, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.f.ReadStoreAgain(ctx)
+	return r.open(ctx)
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -1,0 +1,95 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
+)
+
+// PartialNote is the line a search whose ranking ran out of time prints.
+const PartialNote = "Search ran out of time ranking its matches (a busy machine, or common words): these are the newest."
+
+// MatchesElsewhere reports whether q, which found nothing in the project
+// it keeps to, matches in another project (or outside any).
+func MatchesElsewhere(ctx context.Context, st loom.Store, q loom.SearchQuery) (bool, error) {
+	if q.ProjectID == "" {
+		return false, nil
+	}
+	q.ProjectID, q.Limit = "", 1
+	hits, err := st.Search(ctx, q)
+	return len(hits) > 0, err
+}
+
+// matchStart and matchEnd mark matches in snippets meant for a colour
+// terminal: private-use characters, which no terminal acts on, so that
+// the snippet (stored text) can be escaped before they become the match
+// style (highlightSnippet).
+const (
+	matchStart = "\uE000"
+	matchEnd   = "\uE001"
+)
+
+// MarkForTerminal makes q mark matches for highlightSnippet on a colour
+// terminal (elsewhere the store's default, **match**).
+func MarkForTerminal(ios *term.IOStreams, q *loom.SearchQuery) {
+	if ios.ColorEnabled() {
+		q.MarkStart, q.MarkEnd = matchStart, matchEnd
+	}
+}
+
+// highlightSnippet escapes a snippet for the terminal and shows the
+// matches MarkForTerminal marked in bold yellow.
+func highlightSnippet(cs *term.ColorScheme, snippet string) string {
+	start, end := cs.MatchMarks()
+	return strings.NewReplacer(matchStart, start, matchEnd, end).Replace(term.SanitizeLine(snippet))
+}
+
+// WriteHits prints search hits on standard output: on a terminal a line
+// per hit with the session's short id, title, the message's seq, role
+// and age, and the snippet under it; piped, tab-separated fields with
+// full ids.
+func WriteHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time, idLen int) error {
+	cs := ios.ColorScheme()
+	if !ios.IsStdoutTTY() {
+		tp := term.NewTable(ios)
+		for _, h := range hits {
+			tp.AddField(h.SessionID, nil)
+			tp.AddField(strconv.FormatInt(h.Seq, 10), nil)
+			tp.AddField(h.Role, nil)
+			tp.AddField(loom.FormatTime(h.CreatedAt), nil)
+			tp.AddField(h.SessionTitle, nil)
+			tp.AddField(h.Snippet, nil)
+			tp.EndRow()
+		}
+		return tp.Render()
+	}
+	for _, h := range hits {
+		title := h.SessionTitle
+		if title == "" {
+			title = h.SessionKey
+		}
+		meta := fmt.Sprintf("#%d %s · %s", h.Seq, h.Role, human.ShortAgo(now, h.CreatedAt))
+		if len(h.AlsoIn) > 0 {
+			// A message a fork or rewind inherited: one hit.
+			meta += " · also in " + human.Plural(len(h.AlsoIn), "other session")
+		}
+		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(term.SanitizeLine(title)), cs.Gray(meta))
+		fmt.Fprintf(ios.Out, "    %s\n", highlightSnippet(cs, h.Snippet))
+	}
+	return nil
+}
+
+// HitSessions returns the ids of hits' sessions.
+func HitSessions(hits []loom.SearchHit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.SessionID
+	}
+	return ids
+}

@@ -1,0 +1,91 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/chat"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+)
+
+// ForkOptions are the options of `loom session fork`.
+type ForkOptions struct {
+	IO *term.IOStreams
+	// StoreSession opens the store to change the session ref names, and
+	// finds it.
+	StoreSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	JSON         bool
+
+	Ref     string
+	Turn    int
+	HasTurn bool
+	Name    string
+}
+
+func newCmdSessionFork(f *command.Factory) *cobra.Command {
+	opts := &ForkOptions{
+		IO:           f.IO,
+		StoreSession: f.StoreSession,
+	}
+	cmd := &cobra.Command{
+		Use:   "fork REF",
+		Short: "Copy a session, up to a turn, into a new session",
+		Long: `Make a new session holding turns 1..N of REF (every turn without --turn)
+and print its id. The new session records where it came from.
+
+On a terminal without --turn, the session's turns are listed to choose
+from. A turn is a user message and everything after it up to the next.`,
+		Example: `  loom session fork 0196a3b2
+  loom session fork "flaky test" --turn 3 --name "try the other fix"`,
+		Args: command.ArgsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			opts.HasTurn = cmd.Flags().Changed("turn")
+			if opts.HasTurn && opts.Turn < 1 {
+				return command.UsageErrorf("--turn must be 1 or more")
+			}
+			if opts.Name != "" {
+				if err := loom.ValidTitle(opts.Name); err != nil {
+					return command.UsageErrorf("--name: %s", loom.ErrorMessage(err))
+				}
+			}
+			opts.JSON = f.JSON()
+			return forkRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVarP(&opts.Turn, "turn", "t", 0, "last turn to copy (default: all)")
+	cmd.Flags().StringVar(&opts.Name, "name", "", "title of the new session (default: the title with \"(fork)\", or \"(fork N)\" when that is taken)")
+	return cmd
+}
+
+func forkRun(ctx context.Context, opts *ForkOptions) error {
+	st, s, err := opts.StoreSession(ctx, opts.Ref)
+	if err != nil {
+		return err
+	}
+	turn := opts.Turn
+	if !opts.HasTurn && opts.IO.CanPrompt() && s.TurnCount > 1 {
+		if turn, err = chat.ChooseTurn(ctx, opts.IO, st, s, "Fork after which turn?", s.TurnCount, true); err != nil {
+			return err
+		}
+	}
+	if err := s.CheckForkTurn(turn); err != nil {
+		return command.UsageErrorf("%s", loom.ErrorMessage(err))
+	}
+	fork, err := st.Fork(ctx, s.ID, loom.ForkOptions{Turn: turn, Title: opts.Name})
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, fork)
+	}
+	if opts.IO.IsStderrTTY() || opts.IO.IsStdoutTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "Forked %s at turn %d of %d into %q.\n", s.ID[:min(term.ShortIDLen, len(s.ID))], fork.ForkTurn, s.TurnCount, fork.Title)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, fork.ID)
+	return err
+}

@@ -1,0 +1,42 @@
+// Package session is loom's session commands: list, show, resume, fork,
+// rewind, rename, move, delete, restore, archive, prune, export, import
+// (with the hook agents call) and handoff.
+package session
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/cli/command"
+)
+
+// NewCmdSession groups the session commands.
+func NewCmdSession(f *command.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "session <command>",
+		Short:   "List, show, resume, fork, rewind, rename, archive, delete, export and import sessions",
+		Aliases: []string{"sessions"},
+		Example: `  loom session list --all-projects
+  loom session show "flaky test" --full-history
+  loom session fork 0196a3b2 --turn 3 --name "try another fix"`,
+		Args: command.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(
+		newCmdSessionList(f),
+		newCmdSessionShow(f),
+		newCmdSessionResume(f),
+		newCmdSessionFork(f),
+		newCmdSessionRewind(f),
+		newCmdSessionRename(f),
+		newCmdSessionMove(f),
+		newCmdSessionDelete(f),
+		newCmdSessionRestore(f),
+		newCmdSessionArchive(f, true),
+		newCmdSessionArchive(f, false),
+		newCmdSessionPrune(f),
+		newCmdSessionExport(f),
+		newCmdSessionImport(f),
+		newCmdSessionHandoff(f),
+	)
+	return cmd
+}
