@@ -29,25 +29,24 @@ func (s *Store) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loo
 	if !storable(f.UserID, f.ProjectID, f.Surface) {
 		return nil, nil
 	}
-	if !query.Rollupable(f) {
-		q, args := query.UsageSlices(dialect, f)
-		return rowscan.All(ctx, rowsOf{s.pool}, rowscan.UsageSlice, q, args...)
-	}
-	if err := s.refreshUsage(ctx); err != nil {
-		// A role that may only read (or a standby) cannot bring the
-		// roll-up up to date: it is reported from the messages.
-		if c := pgCode(err); c != "42501" && c != "25006" {
+	current := false
+	if query.Rollupable(f) {
+		switch err := s.refreshUsage(ctx); pgCode(err) {
+		case "":
+			if err != nil {
+				return nil, err
+			}
+			current = true
+		case "42501", "25006":
+			// A role that may only read (or a standby) cannot bring
+			// the roll-up up to date: it is reported from the messages.
+		default:
 			return nil, err
 		}
-		q, args := query.UsageSlices(dialect, f)
+	}
+	return query.ReadUsageSlices(dialect, f, current, func(q string, args []any) ([]loom.UsageSlice, error) {
 		return rowscan.All(ctx, rowsOf{s.pool}, rowscan.UsageSlice, q, args...)
-	}
-	q, args, merged := query.UsageRollup(dialect, f)
-	rows, err := rowscan.All(ctx, rowsOf{s.pool}, rowscan.UsageSlice, q, args...)
-	if err != nil || merged {
-		return rows, err
-	}
-	return query.MergeSlices(rows), nil
+	})
 }
 
 // staleSessions is the stale sessions of a refresh, each once.

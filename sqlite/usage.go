@@ -22,22 +22,16 @@ func (s *Store) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageRepor
 // brought up to date first, when it can answer f; from the messages
 // otherwise, and in a store open read-only whose roll-up is behind.
 func (s *Store) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	current := false
 	if query.Rollupable(f) {
-		current, err := s.refreshUsage(ctx)
-		if err != nil {
+		var err error
+		if current, err = s.refreshUsage(ctx); err != nil {
 			return nil, err
 		}
-		if current {
-			q, args, merged := query.UsageRollup(dialect, f)
-			rows, err := rowscan.All(ctx, rowsOf{s.reader}, rowscan.UsageSlice, q, args...)
-			if err != nil || merged {
-				return rows, err
-			}
-			return query.MergeSlices(rows), nil
-		}
 	}
-	q, args := query.UsageSlices(dialect, f)
-	return rowscan.All(ctx, rowsOf{s.reader}, rowscan.UsageSlice, q, args...)
+	return query.ReadUsageSlices(dialect, f, current, func(q string, args []any) ([]loom.UsageSlice, error) {
+		return rowscan.All(ctx, rowsOf{s.reader}, rowscan.UsageSlice, q, args...)
+	})
 }
 
 // refreshUsage brings the roll-up up to date with what writes marked:

@@ -78,32 +78,33 @@ CREATE TRIGGER usage_messages_ai AFTER INSERT ON messages
 
 -- A row without usage was never counted: once it has some, it is
 -- pending like a new one. A counted row that changes makes its readers
--- stale. (A row whose store changed is its spans' change.)
+-- stale. (A row whose store changed is its spans' change.) Row by row,
+-- and only when what a slice sums changed: an update of a part's body
+-- or of a message's error costs nothing here.
 CREATE FUNCTION usage_messages_au() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT
     AS $$
 BEGIN
-    INSERT INTO usage_pending (store_id, seq)
-    SELECT n.session_id, n.seq FROM fresh n JOIN gone o ON o.session_id = n.session_id AND o.seq = n.seq
-    WHERE o.input_tokens = 0 AND o.output_tokens = 0 AND o.cache_read_tokens = 0 AND o.cache_write_tokens = 0 AND o.cost_usd = 0
-      AND (n.input_tokens <> 0 OR n.output_tokens <> 0 OR n.cache_read_tokens <> 0 OR n.cache_write_tokens <> 0 OR n.cost_usd <> 0)
-    ON CONFLICT DO NOTHING;
-    INSERT INTO usage_stale (session_id)
-    SELECT DISTINCT sp.session_id
-    FROM gone o JOIN fresh n ON n.session_id = o.session_id AND n.seq = o.seq
-    JOIN spans sp ON sp.store_id = o.session_id AND o.seq BETWEEN sp.first_seq AND sp.last_seq
-    WHERE (o.input_tokens <> 0 OR o.output_tokens <> 0 OR o.cache_read_tokens <> 0 OR o.cache_write_tokens <> 0 OR o.cost_usd <> 0)
-      AND (o.input_tokens, o.output_tokens, o.reasoning_tokens, o.cache_read_tokens, o.cache_write_tokens, o.cost_usd,
-           o.api_calls, o.compactions, o.created_at, o.model, o.provider, o.turn)
-          IS DISTINCT FROM (n.input_tokens, n.output_tokens, n.reasoning_tokens, n.cache_read_tokens, n.cache_write_tokens, n.cost_usd,
-           n.api_calls, n.compactions, n.created_at, n.model, n.provider, n.turn);
+    IF OLD.input_tokens = 0 AND OLD.output_tokens = 0 AND OLD.cache_read_tokens = 0
+        AND OLD.cache_write_tokens = 0 AND OLD.cost_usd = 0 THEN
+        INSERT INTO usage_pending (store_id, seq) VALUES (NEW.session_id, NEW.seq) ON CONFLICT DO NOTHING;
+    ELSE
+        INSERT INTO usage_stale (session_id)
+        SELECT DISTINCT sp.session_id FROM spans sp
+        WHERE sp.store_id = OLD.session_id AND OLD.seq BETWEEN sp.first_seq AND sp.last_seq;
+    END IF;
     RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER usage_messages_au AFTER UPDATE ON messages
-    REFERENCING OLD TABLE AS gone NEW TABLE AS fresh
-    FOR EACH STATEMENT EXECUTE FUNCTION usage_messages_au();
+CREATE TRIGGER usage_messages_au AFTER UPDATE OF input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+    cache_write_tokens, cost_usd, api_calls, compactions, created_at, model, provider, turn ON messages
+    FOR EACH ROW
+    WHEN ((OLD.input_tokens, OLD.output_tokens, OLD.reasoning_tokens, OLD.cache_read_tokens, OLD.cache_write_tokens, OLD.cost_usd,
+           OLD.api_calls, OLD.compactions, OLD.created_at, OLD.model, OLD.provider, OLD.turn)
+          IS DISTINCT FROM (NEW.input_tokens, NEW.output_tokens, NEW.reasoning_tokens, NEW.cache_read_tokens, NEW.cache_write_tokens,
+           NEW.cost_usd, NEW.api_calls, NEW.compactions, NEW.created_at, NEW.model, NEW.provider, NEW.turn))
+    EXECUTE FUNCTION usage_messages_au();
 
 CREATE FUNCTION usage_messages_ad() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT
@@ -162,27 +163,28 @@ CREATE TRIGGER usage_spans_au AFTER UPDATE ON spans
     FOR EACH STATEMENT EXECUTE FUNCTION usage_spans_au();
 
 -- What a report groups by and filters on follows the session at once;
--- which messages a fork leaves out makes it stale.
+-- which messages a fork leaves out makes it stale. Row by row, and only
+-- when one of those changed: the update of a session's counters at
+-- every append costs nothing here.
 CREATE FUNCTION usage_sessions_au() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT
     AS $$
 BEGIN
-    UPDATE usage_slices u SET user_id = n.user_id, surface = n.surface, project_id = n.project_id,
-        project_name = n.project_name, live = n.deleted_at IS NULL
-    FROM gone o JOIN fresh n ON n.id = o.id
-    WHERE u.session_id = n.id
-      AND (o.user_id, o.surface, o.project_id, o.project_name, o.deleted_at IS NULL)
-          IS DISTINCT FROM (n.user_id, n.surface, n.project_id, n.project_name, n.deleted_at IS NULL);
-    INSERT INTO usage_stale (session_id)
-    SELECT n.id FROM gone o JOIN fresh n ON n.id = o.id
-    WHERE (o.kind, o.fork_turn) IS DISTINCT FROM (n.kind, n.fork_turn);
+    UPDATE usage_slices SET user_id = NEW.user_id, surface = NEW.surface, project_id = NEW.project_id,
+        project_name = NEW.project_name, live = NEW.deleted_at IS NULL
+    WHERE session_id = NEW.id;
+    IF (OLD.kind, OLD.fork_turn) IS DISTINCT FROM (NEW.kind, NEW.fork_turn) THEN
+        INSERT INTO usage_stale (session_id) VALUES (NEW.id);
+    END IF;
     RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER usage_sessions_au AFTER UPDATE ON sessions
-    REFERENCING OLD TABLE AS gone NEW TABLE AS fresh
-    FOR EACH STATEMENT EXECUTE FUNCTION usage_sessions_au();
+CREATE TRIGGER usage_sessions_au AFTER UPDATE OF user_id, surface, project_id, project_name, deleted_at, kind, fork_turn ON sessions
+    FOR EACH ROW
+    WHEN ((OLD.user_id, OLD.surface, OLD.project_id, OLD.project_name, OLD.deleted_at IS NULL, OLD.kind, OLD.fork_turn)
+          IS DISTINCT FROM (NEW.user_id, NEW.surface, NEW.project_id, NEW.project_name, NEW.deleted_at IS NULL, NEW.kind, NEW.fork_turn))
+    EXECUTE FUNCTION usage_sessions_au();
 
 CREATE FUNCTION usage_sessions_ad() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT

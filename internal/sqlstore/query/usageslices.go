@@ -98,15 +98,16 @@ func UsageRollup(d Dialect, f loom.UsageSliceFilter) (q string, args []any, merg
 	}
 	// A bound on a quarter hour is a bound on the slices' starts; Until
 	// is exclusive.
-	if !f.Since.IsZero() {
-		t := f.Since.UTC()
+	bound := func(t time.Time, after, same string) {
+		t = t.UTC()
 		hour, quarter := t.Format("2006-01-02T15"), t.Minute()/loom.UsageSliceMinutes
-		c.Add("(u.hour > ? OR (u.hour = ? AND u.quarter >= ?))", hour, hour, quarter)
+		c.Add("(u.hour "+after+" ? OR (u.hour = ? AND u.quarter "+same+" ?))", hour, hour, quarter)
+	}
+	if !f.Since.IsZero() {
+		bound(f.Since, ">", ">=")
 	}
 	if !f.Until.IsZero() {
-		t := f.Until.UTC()
-		hour, quarter := t.Format("2006-01-02T15"), t.Minute()/loom.UsageSliceMinutes
-		c.Add("(u.hour < ? OR (u.hour = ? AND u.quarter < ?))", hour, hour, quarter)
+		bound(f.Until, "<", "<")
 	}
 	order := `u.hour, u.quarter, u.surface, u.project_id, u.provider, u.model, u.long_context`
 	if f.UserID != "" {
@@ -145,4 +146,20 @@ func MergeSlices(rows []loom.UsageSlice) []loom.UsageSlice {
 		out = append(out, r)
 	}
 	return out
+}
+
+// ReadUsageSlices answers an engine's UsageSlices with run, which runs a
+// query of slices: from the roll-up when it is current (the engine
+// caught it up) and can answer f, from the messages otherwise.
+func ReadUsageSlices(d Dialect, f loom.UsageSliceFilter, current bool, run func(q string, args []any) ([]loom.UsageSlice, error)) ([]loom.UsageSlice, error) {
+	if !current || !Rollupable(f) {
+		q, args := UsageSlices(d, f)
+		return run(q, args)
+	}
+	q, args, merged := UsageRollup(d, f)
+	rows, err := run(q, args)
+	if err != nil || merged {
+		return rows, err
+	}
+	return MergeSlices(rows), nil
 }
