@@ -22,27 +22,7 @@ func TestImportKilledAnywhere(t *testing.T) {
 	}
 	// A corpus of the sample Claude Code sessions copied into 12
 	// projects, so that an import writes many batches.
-	src := filepath.Join(samples, "claude-code")
-	corpus := filepath.Join(t.TempDir(), "projects")
-	for i := range 12 {
-		if err := os.CopyFS(filepath.Join(corpus, fmt.Sprintf("p%02d", i)), os.DirFS(src)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The same files would be the same sessions (ids come from the
-	// source): give each copy its own session ids.
-	filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(corpus, p)
-		tag := rel[:3]
-		return os.WriteFile(p, []byte(strings.ReplaceAll(string(b), `"sessionId":"`, `"sessionId":"`+tag)), 0o644)
-	})
+	corpus := claudeCorpus(t, "p", 12)
 	view := func(fx *fixture) []string {
 		t.Helper()
 		st := fx.openStore(t)
@@ -89,6 +69,34 @@ func TestImportKilledAnywhere(t *testing.T) {
 	if kills == 0 {
 		t.Fatal("no import was killed while it wrote")
 	}
+}
+
+// claudeCorpus copies the sample Claude Code sessions into n projects
+// of a new directory, each copy with session ids of its own (ids come
+// from the source, so the same files would be the same sessions): the
+// tag and the project's number prefix them.
+func claudeCorpus(t *testing.T, tag string, n int) string {
+	t.Helper()
+	src := filepath.Join(samples, "claude-code")
+	corpus := filepath.Join(t.TempDir(), "projects")
+	for i := range n {
+		if err := os.CopyFS(filepath.Join(corpus, fmt.Sprintf("%s%02d", tag, i)), os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(corpus, p)
+		prefix := rel[:strings.IndexByte(rel, os.PathSeparator)]
+		return os.WriteFile(p, []byte(strings.ReplaceAll(string(b), `"sessionId":"`, `"sessionId":"`+prefix)), 0o644)
+	})
+	return corpus
 }
 
 // killWhenGrown starts cmd and kills it (SIGKILL) once the SQLite store
