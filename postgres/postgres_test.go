@@ -4,13 +4,17 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
@@ -224,6 +228,31 @@ func TestOpenRejects(t *testing.T) {
 		if _, err := postgres.Open(context.Background(), dsn); loom.ErrorCode(err) != loom.EINVALID {
 			t.Errorf("Open(%q) = %v, want an invalid-input error", dsn, err)
 		}
+	}
+}
+
+// A server that cannot be reached is said once in one line, although pgx
+// tries it twice (with TLS and without, the default sslmode) and names
+// both attempts; the error still unwraps to pgx's.
+func TestOpenUnreachableSaysItOnce(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, err = postgres.Open(context.Background(), "postgres://loom@"+addr+"/loom")
+	if err == nil {
+		t.Fatal("Open of a closed port succeeded")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "connection refused"); n != 1 || strings.Contains(msg, "\n") ||
+		!strings.Contains(msg, "cannot connect as user loom to database loom") {
+		t.Errorf("error = %q, want one line saying the refusal once", msg)
+	}
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) {
+		t.Errorf("error %v does not unwrap to pgx's connect error", err)
 	}
 }
 

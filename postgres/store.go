@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	neturl "net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -119,7 +120,7 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
 	s, err := OpenPool(ctx, pool)
 	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("open %s: %w", describe(cfg), err)
+		return nil, fmt.Errorf("open %s: %w", describe(cfg), connectFailure(err))
 	}
 	s.close = pool.Close
 	return s, nil
@@ -143,6 +144,46 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
 }
 
 // describe names a database for error messages, without its password.
+// connectFailure returns err, when it is pgx's for a connection that
+// could not be made, as that failure alone with each different reason
+// once. pgx names every attempt, and with the default sslmode (prefer)
+// makes two to each host, with TLS and without, which fail alike when
+// the server is down or refuses the user: the same reason twice in one
+// line. What err wraps is kept.
+func connectFailure(err error) error {
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	var reasons []string
+	var add func(error)
+	add = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				add(x)
+			}
+			return
+		}
+		if r := e.Error(); !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	if inner := ce.Unwrap(); inner != nil {
+		add(inner)
+	}
+	msg := fmt.Sprintf("cannot connect as user %s to database %s: %s", ce.Config.User, ce.Config.Database, strings.Join(reasons, "; "))
+	return &failure{msg: msg, err: err}
+}
+
+// failure is an error with a message of its own that still wraps err.
+type failure struct {
+	msg string
+	err error
+}
+
+func (f *failure) Error() string { return f.msg }
+func (f *failure) Unwrap() error { return f.err }
+
 func describe(cfg *pgxpool.Config) string {
 	c := cfg.ConnConfig
 	return fmt.Sprintf("postgres://%s@%s:%d/%s", c.User, c.Host, c.Port, c.Database)
