@@ -67,6 +67,8 @@ type config struct {
 	loomBin  string
 	out      string
 	ops      *regexp.Regexp
+	// decode makes the minimal store decode the messages it reads.
+	decode bool
 }
 
 func main() {
@@ -81,6 +83,7 @@ func main() {
 	flag.IntVar(&c.runs, "runs", 200, "repetitions of each fast operation")
 	flag.StringVar(&c.loomBin, "loom", "", "loom binary for the whole-process list figure (built from ./cmd/loom when empty)")
 	flag.StringVar(&c.out, "o", "", "also write the report (Markdown) to this file")
+	flag.BoolVar(&c.decode, "minimal-decode", false, "the minimal store decodes the messages it reads (newest-N, search) into loom.Message (with loom's JSON library), as a store returning messages must; else it hands back the JSON it stored")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
 	ops := flag.String("ops", "", "measure only the operations whose names match this regular expression")
 	load := flag.Bool("load", false, "instead: run the load (writers in two processes on one store) on SQLite and PostgreSQL")
@@ -238,6 +241,7 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	defer mini.Close()
+	mini.decode = c.decode
 	var total int
 	st.DB().QueryRow(`SELECT count(*) FROM messages`).Scan(&total)
 	var nsess int
@@ -347,6 +351,7 @@ func run(ctx context.Context, c config) error {
 					return err
 				}
 				defer m.Close()
+				m.decode = c.decode
 				return m.newest(ctx, minBig, 50)
 			}))
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/loomhq/loom"
 	_ "modernc.org/sqlite"
 )
@@ -20,7 +21,13 @@ import (
 // message as JSON; its text is stored once, there, and indexed by a
 // contentless FTS5 table fed from Go. Its figures are a floor that is
 // not loom's schema.
-type minimal struct{ db *sql.DB }
+type minimal struct {
+	db *sql.DB
+	// decode makes its reads decode each message they return into a
+	// loom.Message, as loom's reads return them; without it they hand
+	// back the stored JSON undecoded.
+	decode bool
+}
 
 const minimalDSN = "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
 
@@ -178,13 +185,26 @@ func (s *minimal) newest(ctx context.Context, session string, n int) error {
 	}
 	defer rows.Close()
 	var seq int64
-	var data string
+	var data []byte
 	for rows.Next() {
 		if err := rows.Scan(&seq, &data); err != nil {
 			return err
 		}
+		if err := s.decoded(data); err != nil {
+			return err
+		}
 	}
 	return rows.Err()
+}
+
+// decoded decodes a stored message when s decodes what it reads, with the
+// JSON library loom's stores decode with.
+func (s *minimal) decoded(data []byte) error {
+	if !s.decode {
+		return nil
+	}
+	var m loom.Message
+	return gojson.Unmarshal(data, &m)
 }
 
 func (s *minimal) list(ctx context.Context, user string, n int) error {
@@ -216,12 +236,16 @@ func (s *minimal) search(ctx context.Context, user, match string, n int) error {
 		return err
 	}
 	defer rows.Close()
-	var sid, data string
+	var sid string
+	var data []byte
 	var seq int64
 	var score float64
 	found := 0
 	for rows.Next() {
 		if err := rows.Scan(&sid, &seq, &score, &data); err != nil {
+			return err
+		}
+		if err := s.decoded(data); err != nil {
 			return err
 		}
 		found++

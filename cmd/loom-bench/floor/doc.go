@@ -5,5 +5,6 @@
 // search and the hook's unchanged-file check; mcpserve, a stdio MCP
 // server on the official Go SDK answering search_sessions from the same
 // file, both with the pragmas loom reads it with). They are the floor a
-// loom process is measured against.
+// loom process is measured against. deps is hello linking the libraries
+// loom links: beside loom version it shows what they cost before main.
 package floor
