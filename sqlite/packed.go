@@ -319,19 +319,21 @@ func packedInt(v any) (int64, error) {
 }
 
 // PackedSessionColumns are SessionColumns packed (see PackColumns),
-// the cost beside the array.
-var PackedSessionColumns, packedSessionAt = PackColumns(rowscan.SessionColumns, "s.cost_usd")
+// the last prompt and the cost beside the array (see
+// PackedSummaryColumns).
+var PackedSessionColumns, packedSessionAt = PackColumns(rowscan.SessionColumns, "s.last_prompt", "s.cost_usd")
 
 // PackedSessions runs a query that selects PackedSessionColumns and
 // reads its sessions (see Session).
 func PackedSessions(ctx context.Context, db rowscan.Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {
+	var prompt string
 	var cost float64
-	row := &Packed{At: packedSessionAt, Beside: make([]any, 1)}
+	row := &Packed{At: packedSessionAt, Beside: make([]any, 2)}
 	out, err := rowscan.All(ctx, db, func(r rowscan.Scanner) (*loom.Session, error) {
-		if err := r.Scan(&row.JSON, &cost); err != nil {
+		if err := r.Scan(&row.JSON, &prompt, &cost); err != nil {
 			return nil, err
 		}
-		row.Beside[0] = cost
+		row.Beside[0], row.Beside[1] = prompt, cost
 		return rowscan.Session(row, live)
 	}, query, args...)
 	if err != nil {
@@ -379,17 +381,21 @@ func PackedMessageOf(session string) func(rowscan.Scanner) (*loom.Message, error
 	}
 }
 
-// PackedSummaryColumns are SummaryColumns packed (see PackColumns).
-var PackedSummaryColumns, _ = PackColumns(rowscan.SummaryColumns)
+// PackedSummaryColumns are SummaryColumns packed (see PackColumns), the
+// last prompt, the longest, beside the array: as a value of the array it
+// would be escaped into JSON and back.
+var PackedSummaryColumns, packedSummaryAt = PackColumns(rowscan.SummaryColumns, "s.last_prompt")
 
 // PackedSummaries runs a query that selects PackedSummaryColumns and
 // reads its summaries (see Summary).
 func PackedSummaries(ctx context.Context, db rowscan.Querier, query string, args ...any) ([]*loom.SessionSummary, error) {
-	row := &Packed{}
+	var prompt string
+	row := &Packed{At: packedSummaryAt, Beside: make([]any, 1)}
 	out, err := rowscan.All(ctx, db, func(r rowscan.Scanner) (*loom.SessionSummary, error) {
-		if err := r.Scan(&row.JSON); err != nil {
+		if err := r.Scan(&row.JSON, &prompt); err != nil {
 			return nil, err
 		}
+		row.Beside[0] = prompt
 		return rowscan.Summary(row)
 	}, query, args...)
 	if err != nil {
