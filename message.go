@@ -231,4 +231,16 @@ type MessageQuery struct {
 	// instead of the newest: a turn or what follows After read from its
 	// start.
 	Oldest bool
+	// Salvage reads a message whose stored parts no longer decode (a
+	// damaged store) with DamagedParts in their place instead of failing
+	// the read: what rescuing a damaged store exports.
+	Salvage bool
+}
+
+// DamagedParts are the parts a message is read with, under
+// MessageQuery.Salvage, when its own could not be decoded (err): one
+// text part saying so.
+func DamagedParts(err error) []Part {
+	return []Part{{ID: NewID(), Type: PartText,
+		Text: "[loom could not read this message: its parts are damaged in the store (" + err.Error() + ")]"}}
 }

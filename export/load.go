@@ -2,9 +2,16 @@ package export
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/loomhq/loom"
 )
+
+// Unreadable is a session that could not be read, and why.
+type Unreadable struct {
+	ID  string
+	Err error
+}
 
 // Store is what an export reads from: a part of loom.Store.
 type Store interface {
@@ -49,8 +56,121 @@ func Load(ctx context.Context, st Store, sessions []*loom.Session) ([]*loom.Sess
 	if err != nil {
 		return nil, err
 	}
+	// An export that import would refuse is no backup: a message a
+	// damaged store lost is said here, not when the file is imported.
+	for _, d := range data {
+		for i, m := range d.Messages {
+			if m.Seq != int64(i+1) {
+				return nil, fmt.Errorf("session %s: message %d is missing from the store", d.Session.ID, i+1)
+			}
+		}
+	}
 	if data == nil {
 		data = []*loom.SessionData{}
 	}
 	return data, nil
+}
+
+// Rescue is what LoadReadable could read of a damaged store.
+type Rescue struct {
+	// Salvaged are sessions read with loom.MessageQuery.Salvage: some of
+	// their messages are notes saying they could not be read (Err says
+	// why the first could not).
+	Salvaged []Unreadable
+	// Left are sessions left out: they could not be read at all, or are
+	// sub-agent sessions of one that could not (an import needs a
+	// sub-agent session's parent).
+	Left []Unreadable
+}
+
+// LoadReadable is Load for a store that may be damaged: when the
+// sessions cannot all be read, each is read again on its own, salvaging
+// messages whose stored parts no longer decode (loom.MessageQuery.Salvage)
+// and leaving out sessions that still cannot be read (a page the engine
+// reports malformed), with their sub-agent sessions. A cancelled ctx
+// still fails the whole load. sessions must be in Order.
+func LoadReadable(ctx context.Context, st Store, sessions []*loom.Session) ([]*loom.SessionData, Rescue, error) {
+	data, err := Load(ctx, st, sessions)
+	if err == nil || ctx.Err() != nil {
+		return data, Rescue{}, err
+	}
+	data = []*loom.SessionData{}
+	var r Rescue
+	left := map[string]bool{}
+	for _, s := range sessions {
+		if s.Kind == loom.KindSubagent && left[s.ParentID] {
+			left[s.ID] = true
+			r.Left = append(r.Left, Unreadable{ID: s.ID, Err: fmt.Errorf("a sub-agent session of %s, which could not be read", s.ParentID)})
+			continue
+		}
+		one, err := st.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{})
+		if err != nil && ctx.Err() == nil {
+			var salvageErr error
+			if one, salvageErr = st.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{Salvage: true}); salvageErr == nil {
+				r.Salvaged = append(r.Salvaged, Unreadable{ID: s.ID, Err: err})
+				err = nil
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, Rescue{}, ctx.Err()
+		}
+		if err != nil {
+			left[s.ID] = true
+			r.Left = append(r.Left, Unreadable{ID: s.ID, Err: err})
+			continue
+		}
+		for _, d := range one {
+			if n, first := fillGaps(d); n > 0 {
+				gaps := fmt.Errorf("%d of its messages missing from the store, the first message %d", n, first)
+				if k := len(r.Salvaged) - 1; k >= 0 && r.Salvaged[k].ID == d.Session.ID {
+					r.Salvaged[k].Err = fmt.Errorf("%w; %w", r.Salvaged[k].Err, gaps)
+				} else {
+					r.Salvaged = append(r.Salvaged, Unreadable{ID: d.Session.ID, Err: gaps})
+				}
+			}
+		}
+		data = append(data, one...)
+	}
+	return data, r, nil
+}
+
+// fillGaps puts a note in the place of each message of d that a damaged
+// store lost (a row or its body gone with a page), up to the session's
+// message count, so that seq runs 1, 2, 3 … without gaps again and the
+// rescue imports. It returns how many it put, and the first one's seq.
+func fillGaps(d *loom.SessionData) (n int, first int64) {
+	total := int64(max(d.Session.MessageCount, len(d.Messages)))
+	if len(d.Messages) > 0 {
+		total = max(total, d.Messages[len(d.Messages)-1].Seq)
+	}
+	if total == int64(len(d.Messages)) {
+		return 0, 0
+	}
+	filled := make([]*loom.Message, 0, total)
+	next := 0
+	for seq := int64(1); seq <= total; seq++ {
+		if next < len(d.Messages) && d.Messages[next].Seq == seq {
+			filled = append(filled, d.Messages[next])
+			next++
+			continue
+		}
+		// The note stands where the lost message stood: after the one
+		// before it, in its turn.
+		at, turn := d.Session.CreatedAt, 0
+		if len(filled) > 0 {
+			prev := filled[len(filled)-1]
+			at, turn = prev.CreatedAt, prev.Turn
+		}
+		filled = append(filled, &loom.Message{ID: loom.NewID(), SessionID: d.Session.ID, Seq: seq,
+			Role: loom.RoleSystem, Turn: turn, CreatedAt: at, CompletedAt: &at,
+			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText,
+				Text: "[loom could not read this message: it is missing from the damaged store]"}}})
+		if n++; n == 1 {
+			first = seq
+		}
+	}
+	// A message beyond the count (or out of order) is kept, after.
+	filled = append(filled, d.Messages[next:]...)
+	d.Messages = filled
+	return n, first
 }

@@ -72,9 +72,9 @@ func messagesOf(ctx context.Context, db querier, sessionID string, q loom.Messag
 		cond, args = " AND m.turn = $4", []any{q.Turn}
 	}
 	if q.Limit <= 0 {
-		return spanMessages(ctx, db, sessionID, lo, hi, cond, 0, false, args...)
+		return spanMessagesOf(ctx, db, sessionID, lo, hi, cond, 0, false, q.Salvage, args...)
 	}
-	msgs, err := spanMessages(ctx, db, sessionID, lo, hi, cond, q.Limit, q.Oldest, args...)
+	msgs, err := spanMessagesOf(ctx, db, sessionID, lo, hi, cond, q.Limit, q.Oldest, q.Salvage, args...)
 	if !q.Oldest {
 		slices.Reverse(msgs)
 	}

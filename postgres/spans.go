@@ -36,6 +36,12 @@ const spanNewest = ` FROM spans sp CROSS JOIN LATERAL (SELECT * FROM messages m
 // limit, in seq order, with oldest). cond (with its args as $4 on) adds
 // conditions on messages m.
 func spanMessages(ctx context.Context, db querier, id string, lo, hi int64, cond string, limit int, oldest bool, args ...any) ([]*loom.Message, error) {
+	return spanMessagesOf(ctx, db, id, lo, hi, cond, limit, oldest, false, args...)
+}
+
+// spanMessagesOf is spanMessages, salvaging what does not decode with
+// salvage (see loom.MessageQuery.Salvage).
+func spanMessagesOf(ctx context.Context, db querier, id string, lo, hi int64, cond string, limit int, oldest, salvage bool, args ...any) ([]*loom.Message, error) {
 	all := append([]any{lo, hi, id}, args...)
 	var q string
 	if limit > 0 {
@@ -49,7 +55,11 @@ func spanMessages(ctx context.Context, db querier, id string, lo, hi int64, cond
 	} else {
 		q = `SELECT ` + rowscan.SpanMessageColumns + fmt.Sprintf(spanJoin, cond) + ` ORDER BY m.seq`
 	}
-	msgs, err := rowscan.All(ctx, rowsOf{db}, rowscan.Message, q, all...)
+	scan := rowscan.Message
+	if salvage {
+		scan = rowscan.Salvaged
+	}
+	msgs, err := rowscan.All(ctx, rowsOf{db}, scan, q, all...)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", id, err)
 	}

@@ -94,9 +94,9 @@ func messagesOf(ctx context.Context, db queryer, sessionID string, q loom.Messag
 		cond, args = " AND m.turn = ?", []any{q.Turn}
 	}
 	if q.Limit <= 0 {
-		return spanMessages(ctx, db, sessionID, lo, hi, cond, false, 0, args...)
+		return spanMessagesOf(ctx, db, sessionID, lo, hi, cond, false, 0, q.Salvage, args...)
 	}
-	msgs, err := spanMessages(ctx, db, sessionID, lo, hi, cond, !q.Oldest, q.Limit, args...)
+	msgs, err := spanMessagesOf(ctx, db, sessionID, lo, hi, cond, !q.Oldest, q.Limit, q.Salvage, args...)
 	if !q.Oldest {
 		slices.Reverse(msgs)
 	}
@@ -242,7 +242,7 @@ func lastTurn(ctx context.Context, db queryer, id string, r *sqlstore.Repair) er
 		return fmt.Errorf("repair %s: %w", id, err)
 	}
 	defer rows.Close()
-	scan := PackedMessageOf(id)
+	scan := PackedMessageOf(id, false)
 	for rows.Next() {
 		m, err := scan(rows)
 		if err != nil {

@@ -363,7 +363,7 @@ var packedMessageColumns, packedMessageAt = PackColumns(rowscan.OwnMessageColumn
 // PackedMessageOf returns how a row of PackedMessageColumns is read as a
 // message of session, which the query reads the messages of: its id is
 // not read again for each row.
-func PackedMessageOf(session string) func(rowscan.Scanner) (*loom.Message, error) {
+func PackedMessageOf(session string, salvage bool) func(rowscan.Scanner) (*loom.Message, error) {
 	var parts, content rowscan.View
 	var cost float64
 	row := &Packed{At: packedMessageAt, Beside: make([]any, 2)}
@@ -373,7 +373,7 @@ func PackedMessageOf(session string) func(rowscan.Scanner) (*loom.Message, error
 		}
 		// The parts pass to the message's own text, as their bytes.
 		row.Beside[0], row.Beside[1] = parts.B, cost
-		m, err := rowscan.MessageIn(row, session)
+		m, err := rowscan.MessageIn(row, session, salvage)
 		if err == nil {
 			sqlstore.JoinText(m.Parts, content.B)
 		}

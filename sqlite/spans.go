@@ -65,11 +65,17 @@ func spanQuery(cond string, desc, limit bool) string {
 // newest first with desc), with cond and its args added to the
 // conditions on messages m, at most limit of them when limit > 0.
 func spanMessages(ctx context.Context, db queryer, id string, lo, hi int64, cond string, desc bool, limit int, args ...any) ([]*loom.Message, error) {
+	return spanMessagesOf(ctx, db, id, lo, hi, cond, desc, limit, false, args...)
+}
+
+// spanMessagesOf is spanMessages, salvaging what does not decode with
+// salvage (see loom.MessageQuery.Salvage).
+func spanMessagesOf(ctx context.Context, db queryer, id string, lo, hi int64, cond string, desc bool, limit int, salvage bool, args ...any) ([]*loom.Message, error) {
 	all := append([]any{lo, hi, id}, args...)
 	if limit > 0 {
 		all = append(all, limit)
 	}
-	msgs, err := rowscan.All(ctx, rowsOf{db}, PackedMessageOf(id), spanQuery(cond, desc, limit > 0), all...)
+	msgs, err := rowscan.All(ctx, rowsOf{db}, PackedMessageOf(id, salvage), spanQuery(cond, desc, limit > 0), all...)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", id, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,8 @@ type ExportOptions struct {
 	All    bool
 	Format export.Format
 	Output string
+	// Salvage exports what can be read of a damaged store.
+	Salvage bool
 }
 
 func newCmdSessionExport(f *command.Factory) *cobra.Command {
@@ -59,11 +62,19 @@ markdown (for reading) and html (one self-contained page, as the dashboard
 shows the session, to share or archive: open it in any browser, offline).
 jsonl and json keep everything — ids, seq, times, every part, usage,
 lineage — and loom session import reads them back unchanged. The formats
-are described in docs/formats.md.`,
+are described in docs/formats.md.
+
+A session that cannot be read (a damaged store file) fails the export,
+naming it. --all --salvage exports what a damaged store still holds: a
+message whose stored parts cannot be read becomes a note saying so, a
+session that cannot be read at all is left out (with its sub-agent
+sessions); each is named on standard error and the exit status is 1.
+See docs/reliability.md.`,
 		Example: `  loom session export 0196a3b2 > session.jsonl
   loom session export "flaky test" --format markdown -o flaky.md
   loom session export "flaky test" --format html -o flaky.html
-  loom session export --all -o backup.jsonl`,
+  loom session export --all -o backup.jsonl
+  loom session export --all --salvage -o rescued.jsonl`,
 		Args: command.ArgsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -74,6 +85,9 @@ are described in docs/formats.md.`,
 			}
 			if opts.Ref != "" && opts.All {
 				return command.UsageErrorf("give either a session reference or --all, not both")
+			}
+			if opts.Salvage && !opts.All {
+				return command.UsageErrorf("--salvage goes with --all")
 			}
 			format, ok := export.ParseFormat(formatName)
 			if !ok {
@@ -87,6 +101,7 @@ are described in docs/formats.md.`,
 	cmd.Flags().StringVarP(&formatName, "format", "f", string(export.JSONL), "jsonl, json, markdown or html")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "export every session of the user")
+	cmd.Flags().BoolVar(&opts.Salvage, "salvage", false, "with --all: export what a damaged store still holds, name what it could not read and exit 1")
 	return cmd
 }
 
@@ -96,14 +111,22 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 		return err
 	}
 	var data []*loom.SessionData
+	var rescue export.Rescue
 	if opts.All {
 		// A backup holds every session, archived ones too.
 		all, err := st.Sessions(ctx, loom.SessionFilter{UserID: opts.User, Archived: loom.WithArchived})
 		if err != nil {
 			return err
 		}
-		data, err = export.Load(ctx, st, export.Order(all))
+		if opts.Salvage {
+			data, rescue, err = export.LoadReadable(ctx, st, export.Order(all))
+		} else {
+			data, err = export.Load(ctx, st, export.Order(all))
+		}
 		if err != nil {
+			if ctx.Err() == nil {
+				err = fmt.Errorf("%w; loom session export --all --salvage exports what can be read", err)
+			}
 			return err
 		}
 	} else {
@@ -121,10 +144,16 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	}
 	write := func(w io.Writer) error { return export.Write(w, opts.Format, data) }
 	if opts.Output == "" || opts.Output == "-" {
+		var err error
 		if opts.IO.IsStdoutTTY() {
-			return writeExportToTerminal(opts.IO.Out, opts.Format, write)
+			err = writeExportToTerminal(opts.IO.Out, opts.Format, write)
+		} else {
+			err = write(opts.IO.Out)
 		}
-		return write(opts.IO.Out)
+		if err != nil {
+			return err
+		}
+		return rescueError(rescue)
 	}
 	path := opts.Output
 	if !filepath.IsAbs(path) {
@@ -140,7 +169,32 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	if opts.IO.IsStderrTTY() || opts.IO.IsStdoutTTY() {
 		fmt.Fprintf(opts.IO.ErrOut, "Exported %s (%s) to %s\n", human.Plural(len(data), "session"), human.Plural(nmsg, "message"), opts.Output)
 	}
-	return nil
+	return rescueError(rescue)
+}
+
+// rescueError says what an export of a damaged store could not read,
+// nil when it read everything.
+func rescueError(r export.Rescue) error {
+	var said []string
+	say := func(us []export.Unreadable, what string) {
+		if len(us) == 0 {
+			return
+		}
+		reasons := make([]string, len(us))
+		for i, u := range us {
+			// The store's errors mostly name the session already.
+			if reasons[i] = u.Err.Error(); !strings.Contains(reasons[i], u.ID) {
+				reasons[i] = u.ID + ": " + reasons[i]
+			}
+		}
+		said = append(said, human.Plural(len(us), "session")+" "+what+": "+strings.Join(reasons, "; "))
+	}
+	say(r.Salvaged, "exported with notes in place of messages that could not be read")
+	say(r.Left, "left out, not readable")
+	if len(said) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the store is damaged; the export holds what could be read: %s", strings.Join(said, "; "))
 }
 
 // writeExportToTerminal writes an export meant for a file on a terminal,

@@ -291,7 +291,10 @@ type messageRow struct {
 }
 
 // Message reads a row of MessageColumns.
-func Message(row Scanner) (*loom.Message, error) { return MessageIn(row, "") }
+func Message(row Scanner) (*loom.Message, error) { return MessageIn(row, "", false) }
+
+// Salvaged is Message for a read under loom.MessageQuery.Salvage.
+func Salvaged(row Scanner) (*loom.Message, error) { return MessageIn(row, "", true) }
 
 // OwnMessageColumns are MessageColumns without the first, the session,
 // for a query that reads one session's messages (see
@@ -299,8 +302,9 @@ func Message(row Scanner) (*loom.Message, error) { return MessageIn(row, "") }
 var OwnMessageColumns = strings.TrimPrefix(MessageColumns, "m.session_id, ")
 
 // MessageIn reads a row of MessageColumns, or of OwnMessageColumns
-// as a message of session when session is not empty.
-func MessageIn(row Scanner, session string) (*loom.Message, error) {
+// as a message of session when session is not empty; with salvage, parts
+// that do not decode are read as loom.DamagedParts.
+func MessageIn(row Scanner, session string, salvage bool) (*loom.Message, error) {
 	r := &messageRow{}
 	m := &r.m
 	u := &m.Usage
@@ -316,7 +320,10 @@ func MessageIn(row Scanner, session string) (*loom.Message, error) {
 	}
 	var err error
 	if m.Parts, err = sqlstore.DecodeParts(r.parts.B); err != nil {
-		return nil, fmt.Errorf("message %d of %s: %w", m.Seq, m.SessionID, err)
+		if !salvage {
+			return nil, fmt.Errorf("message %d of %s: %w", m.Seq, m.SessionID, err)
+		}
+		m.Parts = loom.DamagedParts(err)
 	}
 	r.parts = View{}
 	m.Error = sqlstore.DecodeError(r.errText.B, r.errText.Valid)
