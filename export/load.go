@@ -103,14 +103,7 @@ func LoadReadable(ctx context.Context, st Store, sessions []*loom.Session) ([]*l
 			r.Left = append(r.Left, Unreadable{ID: s.ID, Err: fmt.Errorf("a sub-agent session of %s, which could not be read", s.ParentID)})
 			continue
 		}
-		one, err := st.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{})
-		if err != nil && ctx.Err() == nil {
-			var salvageErr error
-			if one, salvageErr = st.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{Salvage: true}); salvageErr == nil {
-				r.Salvaged = append(r.Salvaged, Unreadable{ID: s.ID, Err: err})
-				err = nil
-			}
-		}
+		one, salvaged, err := readRescued(ctx, st, s.ID)
 		if ctx.Err() != nil {
 			return nil, Rescue{}, ctx.Err()
 		}
@@ -119,32 +112,67 @@ func LoadReadable(ctx context.Context, st Store, sessions []*loom.Session) ([]*l
 			r.Left = append(r.Left, Unreadable{ID: s.ID, Err: err})
 			continue
 		}
-		for _, d := range one {
-			if n, first := fillGaps(d); n > 0 {
-				gaps := fmt.Errorf("%d of its messages missing from the store, the first message %d", n, first)
-				if k := len(r.Salvaged) - 1; k >= 0 && r.Salvaged[k].ID == d.Session.ID {
-					r.Salvaged[k].Err = fmt.Errorf("%w; %w", r.Salvaged[k].Err, gaps)
-				} else {
-					r.Salvaged = append(r.Salvaged, Unreadable{ID: d.Session.ID, Err: gaps})
-				}
-			}
+		if salvaged != nil {
+			r.Salvaged = append(r.Salvaged, Unreadable{ID: s.ID, Err: salvaged})
 		}
 		data = append(data, one...)
 	}
 	return data, r, nil
 }
 
-// fillGaps puts a note in the place of each message of d that a damaged
-// store lost (a row or its body gone with a page), up to the session's
-// message count, so that seq runs 1, 2, 3 … without gaps again and the
-// rescue imports. It returns how many it put, and the first one's seq.
-func fillGaps(d *loom.SessionData) (n int, first int64) {
-	total := int64(max(d.Session.MessageCount, len(d.Messages)))
-	if len(d.Messages) > 0 {
-		total = max(total, d.Messages[len(d.Messages)-1].Seq)
+// readRescued reads session id on its own, salvaging messages whose
+// parts do not decode and putting notes in the place of lost ones;
+// salvaged says what it could not read as stored, nil when nothing.
+func readRescued(ctx context.Context, st Store, id string) (data []*loom.SessionData, salvaged, err error) {
+	data, err = st.ReadSessions(ctx, []string{id}, loom.MessageQuery{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		salvaged = err
+		if data, err = st.ReadSessions(ctx, []string{id}, loom.MessageQuery{Salvage: true}); err != nil {
+			return nil, nil, err
+		}
 	}
+	for _, d := range data {
+		n, first := fillGaps(d)
+		if n < 0 {
+			return nil, nil, fmt.Errorf("%s: its message numbers are damaged (%d messages, the last numbered %d)",
+				id, len(d.Messages), d.Messages[len(d.Messages)-1].Seq)
+		}
+		if n > 0 {
+			gaps := fmt.Errorf("%d of its messages missing from the store, the first message %d", n, first)
+			if salvaged == nil {
+				salvaged = gaps
+			} else {
+				salvaged = fmt.Errorf("%w; %w", salvaged, gaps)
+			}
+		}
+	}
+	return data, salvaged, nil
+}
+
+// maxLost is the most messages fillGaps puts notes for in one session:
+// a seq read from a damaged page may be any number.
+const maxLost = 100_000
+
+// fillGaps puts a note in the place of each message of d that a damaged
+// store lost (a row or its body gone with a page) before its last one,
+// so that seq runs 1, 2, 3 … without gaps again and the rescue imports.
+// It returns how many it put, and the first one's seq; -1 when there
+// would be more than maxLost. (Messages lost
+// after the last are not guessed from the session's count, which a
+// damaged row may hold wrong.)
+func fillGaps(d *loom.SessionData) (n int, first int64) {
+	if len(d.Messages) == 0 {
+		return 0, 0
+	}
+	total := d.Messages[len(d.Messages)-1].Seq
 	if total == int64(len(d.Messages)) {
 		return 0, 0
+	}
+	if total > int64(len(d.Messages))+maxLost {
+		return -1, 0
 	}
 	filled := make([]*loom.Message, 0, total)
 	next := 0
