@@ -73,13 +73,25 @@ func hooksAndWatchRace(t *testing.T, hooks int) {
 	})
 	problems := make(chan string, 100)
 	reported := make(chan struct{})
+	// watching is closed with --watch's first report: its first pass is
+	// done and it watches. Interrupted before, it stops that pass, which
+	// it says ("interrupted", exit 1).
+	watching := make(chan struct{})
 	go func() {
 		defer close(reported)
 		dec := json.NewDecoder(bufio.NewReader(stdout))
+		first := true
 		for {
 			var rep importer.Report
 			if dec.Decode(&rep) != nil {
+				if first {
+					close(watching)
+				}
 				return
+			}
+			if first {
+				close(watching)
+				first = false
 			}
 			for _, tr := range rep.Tools {
 				for _, p := range tr.Problems {
@@ -112,6 +124,7 @@ func hooksAndWatchRace(t *testing.T, hooks int) {
 	}
 	close(written)
 	wg.Wait()
+	<-watching
 	watch.Process.Signal(os.Interrupt)
 	err := watch.Wait()
 	stopped = true
