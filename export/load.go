@@ -160,9 +160,8 @@ const maxLost = 100_000
 // store lost (a row or its body gone with a page) before its last one,
 // so that seq runs 1, 2, 3 … without gaps again and the rescue imports.
 // It returns how many it put, and the first one's seq; -1 when there
-// would be more than maxLost. (Messages lost
-// after the last are not guessed from the session's count, which a
-// damaged row may hold wrong.)
+// would be more than maxLost. (Messages lost after the last are not
+// guessed from the session's count, which a damaged row may hold wrong.)
 func fillGaps(d *loom.SessionData) (n int, first int64) {
 	if len(d.Messages) == 0 {
 		return 0, 0
@@ -197,7 +196,8 @@ func fillGaps(d *loom.SessionData) (n int, first int64) {
 			first = seq
 		}
 	}
-	// A message beyond the count (or out of order) is kept, after.
+	// A message out of order (which the store's reads never give) is
+	// kept, after.
 	filled = append(filled, d.Messages[next:]...)
 	d.Messages = filled
 	return n, first

@@ -143,7 +143,6 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
 	}, nil
 }
 
-// describe names a database for error messages, without its password.
 // connectFailure returns err, when it is pgx's for a connection that
 // could not be made, as that failure alone with each different reason
 // once. pgx names every attempt, and with the default sslmode (prefer)
@@ -184,6 +183,7 @@ type failure struct {
 func (f *failure) Error() string { return f.msg }
 func (f *failure) Unwrap() error { return f.err }
 
+// describe names a database for error messages, without its password.
 func describe(cfg *pgxpool.Config) string {
 	c := cfg.ConnConfig
 	return fmt.Sprintf("postgres://%s@%s:%d/%s", c.User, c.Host, c.Port, c.Database)

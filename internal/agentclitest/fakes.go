@@ -19,12 +19,7 @@ type Server = providertest.Server[string]
 // message saying Reply, and an empty model list.
 func NewResponses() *Server {
 	return providertest.NewServer(func(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[string]) {
-		switch {
-		case strings.HasSuffix(r.URL.Path, "/models"):
-			providertest.WriteJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
-			return
-		case !strings.HasSuffix(r.URL.Path, "/responses") || r.Method != http.MethodPost:
-			providertest.WriteJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"message": "not found: " + r.URL.Path}})
+		if !responsesCall(w, r) {
 			return
 		}
 		id := fmt.Sprintf("resp_fake%d", x.N)
@@ -41,6 +36,21 @@ func NewResponses() *Server {
 				"output_tokens": 8, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 108},
 		}})
 	})
+}
+
+// responsesCall answers what Codex CLI asks the Responses API besides a
+// response (an empty model list; 404 for anything else) and reports
+// whether r is a POST /v1/responses, left to the caller to answer.
+func responsesCall(w http.ResponseWriter, r *http.Request) bool {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/models"):
+		providertest.WriteJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
+		return false
+	case !strings.HasSuffix(r.URL.Path, "/responses") || r.Method != http.MethodPost:
+		providertest.WriteJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"message": "not found: " + r.URL.Path}})
+		return false
+	}
+	return true
 }
 
 // NewGemini serves the part of the Gemini API that Gemini CLI uses:

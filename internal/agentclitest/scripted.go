@@ -49,12 +49,7 @@ func (tn Turn) orFallback() Turn {
 // and function_call items, then response.completed with the usage.
 func NewScriptedResponses() *Scripted {
 	return providertest.NewServer(func(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[Turn]) {
-		switch {
-		case strings.HasSuffix(r.URL.Path, "/models"):
-			providertest.WriteJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
-			return
-		case !strings.HasSuffix(r.URL.Path, "/responses") || r.Method != http.MethodPost:
-			providertest.WriteJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"message": "not found: " + r.URL.Path}})
+		if !responsesCall(w, r) {
 			return
 		}
 		tn, _ := x.Take(func() Turn { return Turn{} })
