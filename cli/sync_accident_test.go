@@ -30,22 +30,14 @@ func TestSyncAccidents(t *testing.T) {
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}
-	for _, hubOn := range []string{"SQLite", "PostgreSQL"} {
-		t.Run("hub on "+hubOn, func(t *testing.T) {
-			// Each accident on a hub of its own.
-			hubDB := func(t *testing.T) string {
-				if hubOn == "PostgreSQL" {
-					return freshSchema(t)
-				}
-				return ""
-			}
-			t.Run("restored from a backup", func(t *testing.T) { testSyncRestoredBackup(t, hubDB(t)) })
-			t.Run("copied to another machine", func(t *testing.T) { testSyncCopiedStore(t, hubDB(t)) })
-			t.Run("two syncs at once", func(t *testing.T) { testSyncTwoAtOnce(t, hubDB(t)) })
-			t.Run("a huge paste", func(t *testing.T) { testSyncHugePaste(t, hubDB(t)) })
-			t.Run("junk at a machine's next index", func(t *testing.T) { testSyncJunk(t, hubDB(t)) })
-		})
-	}
+	onBothHubs(t, func(t *testing.T, hubDB func(*testing.T) string) {
+		// Each accident on a hub of its own.
+		t.Run("restored from a backup", func(t *testing.T) { testSyncRestoredBackup(t, hubDB(t)) })
+		t.Run("copied to another machine", func(t *testing.T) { testSyncCopiedStore(t, hubDB(t)) })
+		t.Run("two syncs at once", func(t *testing.T) { testSyncTwoAtOnce(t, hubDB(t)) })
+		t.Run("a huge paste", func(t *testing.T) { testSyncHugePaste(t, hubDB(t)) })
+		t.Run("junk at a machine's next index", func(t *testing.T) { testSyncJunk(t, hubDB(t)) })
+	})
 	t.Run("another user than the token's", func(t *testing.T) {
 		a, b, _, _ := syncPair(t, "")
 		say(t, a, "alice's", 1)
@@ -77,6 +69,22 @@ func TestSyncAccidents(t *testing.T) {
 			t.Fatalf("a hub URL without a scheme: exit %d, %q", r.code, r.stderr)
 		}
 	})
+}
+
+// onBothHubs runs run as subtests "hub on SQLite" and "hub on
+// PostgreSQL", with hubDB making a new hub store on that engine for
+// startHub each time it is called.
+func onBothHubs(t *testing.T, run func(t *testing.T, hubDB func(*testing.T) string)) {
+	for _, hubOn := range []string{"SQLite", "PostgreSQL"} {
+		t.Run("hub on "+hubOn, func(t *testing.T) {
+			run(t, func(t *testing.T) string {
+				if hubOn == "PostgreSQL" {
+					return freshSchema(t)
+				}
+				return ""
+			})
+		})
+	}
 }
 
 // say appends turns to a session keyed by title in fx's store, as the

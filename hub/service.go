@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -67,6 +69,10 @@ type HostStatus struct {
 	// should be yet: this machine's not on the hub, another's not
 	// applied here.
 	Behind int64 `json:"behind"`
+	// HubLacks is how many of another host's records this machine
+	// keeps that the hub does not hold (a hub restored from an old
+	// copy, or emptied): the next loom sync sends them.
+	HubLacks int64 `json:"hub_lacks"`
 }
 
 // Status returns every host of the user's with what is behind: the
@@ -88,6 +94,10 @@ func (c *Client) Status(ctx context.Context, r Replica) (host synclog.HostID, ho
 	if err != nil {
 		return "", nil, err
 	}
+	kept, err := r.SyncKept(ctx)
+	if err != nil {
+		return "", nil, err
+	}
 	seen := false
 	for _, h := range held {
 		x := HostStatus{Host: h.Host, Records: h.Records, Bytes: h.Bytes}
@@ -95,12 +105,20 @@ func (c *Client) Status(ctx context.Context, r Replica) (host synclog.HostID, ho
 			x.This, seen = true, true
 			x.Behind = int64(local) - h.Last
 		} else {
-			x.Behind = h.Last - int64(applied[synclog.HostID(h.Host)])
+			x.Behind = max(0, h.Last-int64(applied[synclog.HostID(h.Host)]))
+			x.HubLacks = max(0, kept[synclog.HostID(h.Host)]-h.Last)
 		}
+		delete(kept, synclog.HostID(h.Host))
 		hosts = append(hosts, x)
 	}
 	if host != "" && !seen {
 		hosts = append(hosts, HostStatus{Host: string(host), This: true, Behind: int64(local)})
+	}
+	// The hosts whose records this machine keeps and the hub has none of.
+	for _, h := range slices.Sorted(maps.Keys(kept)) {
+		if h != host && kept[h] > 0 {
+			hosts = append(hosts, HostStatus{Host: string(h), HubLacks: kept[h]})
+		}
 	}
 	return host, hosts, nil
 }

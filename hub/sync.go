@@ -47,15 +47,28 @@ type Replica interface {
 	// SyncRetired returns the hosts whose logs stop, and after which
 	// index (synclog.Retired).
 	SyncRetired(ctx context.Context) (map[synclog.HostID]int64, error)
+	// SyncKeep keeps records of other hosts as the hub served them,
+	// sealed, so that the store can send them again to a hub that lost
+	// them; a record kept already is left as it is.
+	SyncKeep(ctx context.Context, recs []loom.SyncRecord) error
+	// SyncKept returns, for each other host of which the store keeps
+	// records, the index up to which it keeps every one from the first.
+	SyncKept(ctx context.Context) (synclog.Vector, error)
+	// SyncKeptRecords returns up to limit of the records kept of host
+	// after index after, in order.
+	SyncKeptRecords(ctx context.Context, host synclog.HostID, after int64, limit int) ([]loom.SyncRecord, error)
 }
 
 // Result is what one Sync did: records sent, records applied, and the
 // hosts whose records wait (see PullResult).
 type Result struct {
-	Host    synclog.HostID `json:"host"`
-	Pushed  int            `json:"pushed"`
-	Pulled  int            `json:"pulled"`
-	Waiting []Waiting      `json:"waiting"`
+	Host   synclog.HostID `json:"host"`
+	Pushed int            `json:"pushed"`
+	// Reseeded is how many records of other hosts, which this store
+	// keeps and the hub had lost, the sync sent again (see reseed).
+	Reseeded int       `json:"reseeded"`
+	Pulled   int       `json:"pulled"`
+	Waiting  []Waiting `json:"waiting"`
 	// Rehomed is set when the store's log and the hub's parted (a store
 	// restored from a backup, or copied) and the store took a new host
 	// id to keep both sides (see synclog.Rehome).
@@ -65,9 +78,11 @@ type Result struct {
 	User string `json:"user,omitempty"`
 }
 
-// Sync pushes r's new records, sealed with key, then pulls and applies
-// the other hosts' records (Push, then Pull), asking the hub once what
-// it holds.
+// Sync pushes r's new records, sealed with key, and the records of
+// other hosts that r keeps and the hub lost; then it pulls and applies
+// the other hosts' records (Push, then Pull), keeping each as the hub
+// served it, and pushes what applying them wrote to r's log (the copy
+// a purge rescues). It asks the hub once what it holds.
 func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result, error) {
 	res := Result{Waiting: []Waiting{}}
 	host, err := ownHost(ctx, r)
@@ -93,18 +108,26 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 		host = res.Rehomed.New
 		res.Host = host
 	}
-	if res.Pushed, err = c.push(ctx, r, host, key, hosts); err != nil {
+	var onHub int64
+	if res.Pushed, onHub, err = c.push(ctx, r, host, key, lastOf(hosts, host)); err != nil {
+		return res, err
+	}
+	if res.Reseeded, err = c.reseed(ctx, r, host, key, hosts); err != nil {
 		return res, err
 	}
 	applied, err := r.SyncApplied(ctx)
 	if err != nil {
 		return res, err
 	}
+	if err := c.keepBack(ctx, r, host, key, hosts, applied); err != nil {
+		return res, err
+	}
 	retired, err := r.SyncRetired(ctx)
 	if err != nil {
 		return res, err
 	}
-	pr, err := c.pull(ctx, host, applied, key, stopRetired(hosts, retired), func(h synclog.Header, p synclog.Payload) error { return r.ApplySync(ctx, h, p) })
+	pr, err := c.pull(ctx, host, applied, key, stopRetired(hosts, retired),
+		func(h synclog.Header, p synclog.Payload) error { return r.ApplySync(ctx, h, p) }, r.SyncKeep)
 	var rerr recordError
 	if errors.As(err, &rerr) {
 		// The records pulled may have said that the log the error
@@ -119,7 +142,28 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 	if len(pr.Waiting) > 0 {
 		res.Waiting = pr.Waiting
 	}
+	if ctx.Err() == nil {
+		// Applying a purge may have written a rescued copy to this
+		// store's log: it leaves now, not at the next sync, which may
+		// never come.
+		n, _, perr := c.push(ctx, r, host, key, onHub)
+		res.Pushed += n
+		if err == nil {
+			err = perr
+		}
+	}
 	return res, err
+}
+
+// lastOf returns the index of host's last record that hosts say the hub
+// holds, 0 when none.
+func lastOf(hosts []loom.SyncHost, host synclog.HostID) int64 {
+	for _, h := range hosts {
+		if h.Host == string(host) {
+			return h.Last
+		}
+	}
+	return 0
 }
 
 // ownHost returns log's host; sync not set up is EINVALID.
@@ -144,22 +188,19 @@ func (c *Client) Push(ctx context.Context, log Log, key envelope.Key) (int, erro
 	if err != nil {
 		return 0, err
 	}
-	return c.push(ctx, log, host, key, hosts)
+	n, _, err := c.push(ctx, log, host, key, lastOf(hosts, host))
+	return n, err
 }
 
-// push is Push of host's log, where the hub holds hosts.
-func (c *Client) push(ctx context.Context, log Log, host synclog.HostID, key envelope.Key, hosts []loom.SyncHost) (int, error) {
-	var last int64
-	for _, h := range hosts {
-		if h.Host == string(host) {
-			last = h.Last
-		}
-	}
+// push is Push of host's log after record last, which the hub holds;
+// it returns how many records it sent and the last one the hub holds
+// then.
+func (c *Client) push(ctx context.Context, log Log, host synclog.HostID, key envelope.Key, last int64) (int, int64, error) {
 	sent := 0
 	for {
 		recs, err := log.SyncLog(ctx, last, batch)
 		if err != nil || len(recs) == 0 {
-			return sent, err
+			return sent, last, err
 		}
 		out := make([]loom.SyncRecord, 0, len(recs))
 		var size int64
@@ -167,11 +208,11 @@ func (c *Client) push(ctx context.Context, log Log, host synclog.HostID, key env
 			h := synclog.Header{Host: host, Index: r.Index, HLC: r.HLC, KeyID: key.ID()}
 			hb, err := h.MarshalBinary()
 			if err != nil {
-				return sent, err
+				return sent, last, err
 			}
 			body, err := synclog.SealEncoded(key, h, r.Payload)
 			if err != nil {
-				return sent, err
+				return sent, last, err
 			}
 			// The hub takes a batch of loom.MaxSyncBatchBytes at most,
 			// and one record whatever its size.
@@ -181,7 +222,7 @@ func (c *Client) push(ctx context.Context, log Log, host synclog.HostID, key env
 			out = append(out, loom.SyncRecord{Host: string(host), Index: r.Index, Header: hb, Body: body})
 		}
 		if _, err := c.Put(ctx, out); err != nil {
-			return sent, fmt.Errorf("push records %d to %d: %w", out[0].Index, out[len(out)-1].Index, err)
+			return sent, last, fmt.Errorf("push records %d to %d: %w", out[0].Index, out[len(out)-1].Index, err)
 		}
 		sent += len(out)
 		last = out[len(out)-1].Index
@@ -220,12 +261,14 @@ func (c *Client) Pull(ctx context.Context, self synclog.HostID, applied synclog.
 	if err != nil {
 		return PullResult{}, err
 	}
-	return c.pull(ctx, self, applied, key, hosts, apply)
+	return c.pull(ctx, self, applied, key, hosts, apply, nil)
 }
 
-// pull is Pull where the hub holds hosts.
+// pull is Pull where the hub holds hosts; keep, when not nil, is given
+// each page's records that open, as the hub served them, before they
+// are applied.
 func (c *Client) pull(ctx context.Context, self synclog.HostID, applied synclog.Vector, key envelope.Key, hosts []loom.SyncHost,
-	apply func(synclog.Header, synclog.Payload) error) (PullResult, error) {
+	apply func(synclog.Header, synclog.Payload) error, keep func(context.Context, []loom.SyncRecord) error) (PullResult, error) {
 	var res PullResult
 	after := map[string]int64{}
 	for _, h := range hosts {
@@ -244,7 +287,7 @@ func (c *Client) pull(ctx context.Context, self synclog.HostID, applied synclog.
 			if h.Host == string(self) || after[h.Host] >= h.Last || failed[h.Host] {
 				continue
 			}
-			n, w, err := c.pullHost(ctx, h, after, key, apply)
+			n, w, err := c.pullHost(ctx, h, after, key, apply, keep)
 			res.Applied += n
 			if err != nil {
 				var rerr recordError
@@ -287,9 +330,10 @@ func stuckHint(err error) string {
 }
 
 // pullHost applies host h's records after after[h.Host] until they end
-// or one waits, moving after[h.Host] on with each applied.
+// or one waits, moving after[h.Host] on with each applied; keep (see
+// pull) is given those of each page that open before they apply.
 func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string]int64, key envelope.Key,
-	apply func(synclog.Header, synclog.Payload) error) (int, *Waiting, error) {
+	apply func(synclog.Header, synclog.Payload) error, keep func(context.Context, []loom.SyncRecord) error) (int, *Waiting, error) {
 	n := 0
 	for after[h.Host] < h.Last {
 		recs, _, err := c.Records(ctx, h.Host, after[h.Host], batch)
@@ -299,34 +343,70 @@ func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string
 		if len(recs) == 0 {
 			return n, nil, fmt.Errorf("hub %s: host %s's records after %d are missing", c.URL, h.Host, after[h.Host])
 		}
+		type opened struct {
+			h synclog.Header
+			p synclog.Payload
+		}
+		var ok []opened
+		var bad error
+		sealed := 0 // the records that open with key, kept also when a newer loom wrote them
 		for _, r := range recs {
-			var hd synclog.Header
-			if err := hd.UnmarshalBinary(r.Header); err != nil {
-				return n, nil, recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)}
-			}
-			if r.Host != h.Host || string(hd.Host) != r.Host || hd.Index != r.Index {
-				return n, nil, recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)}
-			}
-			p, err := synclog.Open(key, hd, r.Body)
+			hd, err := headerOf(h.Host, r)
 			if err != nil {
-				return n, nil, recordError{r.Host, r.Index, err}
+				bad = err
+				break
 			}
-			if err := apply(hd, p); errors.Is(err, synclog.ErrWait) {
-				return n, &Waiting{Host: h.Host, Index: r.Index, Reason: err.Error()}, nil
+			body, err := synclog.OpenEncoded(key, hd, r.Body)
+			if err != nil {
+				bad = recordError{r.Host, r.Index, err}
+				break
+			}
+			sealed++
+			p, err := synclog.Decode(body)
+			if err != nil {
+				bad = recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: %w", hd.Index, hd.Host, err)}
+				break
+			}
+			ok = append(ok, opened{hd, p})
+		}
+		if keep != nil {
+			if err := keep(ctx, recs[:sealed]); err != nil {
+				return n, nil, err
+			}
+		}
+		for _, o := range ok {
+			if err := apply(o.h, o.p); errors.Is(err, synclog.ErrWait) {
+				return n, &Waiting{Host: h.Host, Index: o.h.Index, Reason: err.Error()}, nil
 			} else if err != nil {
 				// A record this loom cannot read or that breaks the
 				// rules is the host's; any other error (the store's) is
 				// everyone's.
 				if errors.Is(err, synclog.ErrNewer) || errors.Is(err, synclog.ErrInvalid) || errors.Is(err, synclog.ErrCorrupt) || errors.Is(err, synclog.ErrClockAhead) {
-					err = recordError{r.Host, r.Index, err}
+					err = recordError{h.Host, o.h.Index, err}
 				}
 				return n, nil, err
 			}
 			n++
-			after[h.Host] = r.Index
+			after[h.Host] = o.h.Index
+		}
+		if bad != nil {
+			return n, nil, bad
 		}
 	}
 	return n, nil, nil
+}
+
+// headerOf reads the header of r, a record the hub served as host's,
+// and checks that it names r's host and index.
+func headerOf(host string, r loom.SyncRecord) (synclog.Header, error) {
+	var hd synclog.Header
+	if err := hd.UnmarshalBinary(r.Header); err != nil {
+		return hd, recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: %w", r.Index, r.Host, err)}
+	}
+	if r.Host != host || string(hd.Host) != r.Host || hd.Index != r.Index {
+		return hd, recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: its header says record %d of host %s", r.Index, r.Host, hd.Index, hd.Host)}
+	}
+	return hd, nil
 }
 
 // stopRetired returns hosts with the logs that retired says stop ending

@@ -246,9 +246,15 @@ func (s *Store) SyncApplied(ctx context.Context) (synclog.Vector, error) {
 }
 
 func applied(ctx context.Context, db queryer) (synclog.Vector, error) {
-	rows, err := db.QueryContext(ctx, `SELECT host, idx FROM sync_applied`)
+	return hostIndexes(ctx, db, "read what sync applied", `SELECT host, idx FROM sync_applied`)
+}
+
+// hostIndexes returns the host and index of each row q reads, what
+// saying what is read in its errors.
+func hostIndexes(ctx context.Context, db queryer, what, q string) (synclog.Vector, error) {
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read what sync applied: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	v := synclog.Vector{}
@@ -256,7 +262,7 @@ func applied(ctx context.Context, db queryer) (synclog.Vector, error) {
 		var h string
 		var i int64
 		if err := rows.Scan(&h, &i); err != nil {
-			return nil, fmt.Errorf("read what sync applied: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		v[synclog.HostID(h)] = i
 	}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/loomhq/loom/internal/replica"
 	"github.com/loomhq/loom/synclog"
@@ -45,19 +44,5 @@ func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared int6
 // SyncRetired returns the hosts whose logs stop (synclog.Retired), with
 // the index after which they do.
 func (s *Store) SyncRetired(ctx context.Context) (map[synclog.HostID]int64, error) {
-	rows, err := reads{s}.QueryContext(ctx, `SELECT substr(name, 9), CAST(value AS INTEGER) FROM sync_state WHERE name LIKE 'retired %'`)
-	if err != nil {
-		return nil, fmt.Errorf("read sync state: %w", err)
-	}
-	defer rows.Close()
-	out := map[synclog.HostID]int64{}
-	for rows.Next() {
-		var h string
-		var after int64
-		if err := rows.Scan(&h, &after); err != nil {
-			return nil, fmt.Errorf("read sync state: %w", err)
-		}
-		out[synclog.HostID(h)] = after
-	}
-	return out, rows.Err()
+	return hostIndexes(ctx, reads{s}, "read sync state", `SELECT substr(name, 9), CAST(value AS INTEGER) FROM sync_state WHERE name LIKE 'retired %'`)
 }

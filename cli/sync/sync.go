@@ -197,6 +197,11 @@ func syncRun(ctx context.Context, opts *Options) error {
 			fmt.Fprintf(opts.IO.ErrOut, "This store's sync log and the hub's part after record %d of host %s (a store restored from a backup, or copied to another machine): it syncs on as host %s, sending the %s it wrote since, and takes the hub's records of %s as another machine's; nothing is lost.\n",
 				r.Rehomed.Shared, r.Rehomed.Old, r.Rehomed.New, human.Plural(r.Rehomed.Moved, "record"), r.Rehomed.Old)
 		}
+		if r.Reseeded > 0 {
+			// Also with --json, whose answer has "reseeded".
+			fmt.Fprintf(opts.IO.ErrOut, "The hub lacked %s of other machines that this store holds (a hub restored from an old copy, or emptied): sent them again; nothing is lost.\n",
+				human.Plural(r.Reseeded, "record"))
+		}
 		if opts.JSON {
 			return command.WriteJSON(opts.IO.Out, r)
 		}
@@ -289,6 +294,9 @@ func syncStatusRun(ctx context.Context, opts *StatusOptions) error {
 			}
 		case x.Behind > 0:
 			behind = fmt.Sprintf(", %s to receive", human.Plural(int(x.Behind), "record"))
+		}
+		if x.HubLacks > 0 {
+			behind += fmt.Sprintf(", and the hub lacks %s of it that this machine holds (loom sync sends them)", human.Plural(int(x.HubLacks), "record"))
 		}
 		fmt.Fprintf(opts.IO.Out, "  %s%s: %s on the hub%s\n", x.Host, who, human.Plural(int(x.Records), "record"), behind)
 	}
