@@ -11,6 +11,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/replica"
 	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/synclog"
 )
@@ -189,6 +190,28 @@ func (w syncTx) ForksOf(ctx context.Context, parent string, kinds ...replica.For
 	in := strings.TrimSuffix(strings.Repeat("?, ", len(kinds)), ", ")
 	return rowscan.All(ctx, rowsOf{w}, rowscan.String,
 		`SELECT id FROM sync_forks WHERE parent = ? AND kind IN (`+in+`) ORDER BY base, id`, args...)
+}
+
+// TwinFork implements replica.Tx.
+func (w syncTx) TwinFork(ctx context.Context, of, parent, id, title string, turn int) error {
+	if _, err := w.ExecContext(ctx, `INSERT INTO sessions (`+query.ForkColumns+`)
+		SELECT ?1, s.user_id, NULL, s.surface, ?2, s.description, 'fork', ?3, ?4, s.project_id,
+			s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, s.message_count,
+			s.turn_count, s.summary_seq, s.last_prompt, s.input_tokens, s.output_tokens, s.reasoning_tokens,
+			s.cache_read_tokens, s.cache_write_tokens, s.cost_usd, s.api_calls, s.compactions,
+			s.created_at, s.updated_at, s.git_branch
+		FROM sessions s WHERE s.id = ?5`, id, title, parent, turn, of); err != nil {
+		return err
+	}
+	spans, err := readSpans(ctx, w, of)
+	if err != nil {
+		return err
+	}
+	var last int64
+	if len(spans) > 0 {
+		last = spans[len(spans)-1].Last
+	}
+	return writeSpans(ctx, w.writes, id, sqlstore.InheritSpans(spans, last, id))
 }
 
 // MoveForks implements replica.Tx.

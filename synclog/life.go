@@ -24,6 +24,36 @@ type Life struct {
 	// A store keeps it per session, and recomputes it from what a
 	// session keeps when a conflict moves messages out of it.
 	Work Vector
+	// Touched is, for every host, the highest index of its records that
+	// restored the session or changed its metadata (a rename, an
+	// archive …): besides the work, what a purge must have seen of the
+	// host for the host to let the session go without a copy (Rescue).
+	Touched Vector `json:",omitempty"`
+	// Made is the record that made the session as a fork or a rewind's
+	// fork, nil for one no record made so (kept from before, or made
+	// otherwise): a purge of the session it was made from that had not
+	// seen it takes it too (Unseen).
+	Made *Made `json:",omitempty"`
+}
+
+// Made names a record: its host and index.
+type Made struct {
+	Host  HostID
+	Index int64
+}
+
+// MadeBy keeps that record index of host h made the session.
+func (l *Life) MadeBy(h HostID, index int64) {
+	l.Made = &Made{Host: h, Index: index}
+}
+
+// Unseen reports whether the session is one purge p had not seen made:
+// a fork, made of a session p purges, that goes with it. On a host that
+// applies the fork's record after the purge, the record is dropped (its
+// parent is purged); so the fork goes on every host, whatever the order,
+// and its maker saves a copy (Rescue).
+func (l *Life) Unseen(p *Purged) bool {
+	return l.Made != nil && !p.Seen.Saw(l.Made.Host, l.Made.Index)
 }
 
 // Trashed merges trash record p, stamped s, into l.
@@ -49,6 +79,15 @@ func (l *Life) Worked(h HostID, index int64) {
 	l.Work[h] = max(l.Work[h], index)
 }
 
+// Touch merges record index of host h, which restored the session or
+// changed its metadata, into l.
+func (l *Life) Touch(h HostID, index int64) {
+	if l.Touched == nil {
+		l.Touched = Vector{}
+	}
+	l.Touched[h] = max(l.Touched[h], index)
+}
+
 // DeletedAt returns when the session went to the trash, nil when it is
 // not there. It is in the trash when its latest trash is later than its
 // latest restore and its writer had seen all the work the session holds.
@@ -66,15 +105,20 @@ func (l *Life) DeletedAt() *time.Time {
 }
 
 // Rescue reports whether host self, about to apply purge p to a session
-// whose work is work, must first save a copy of the session under a new
-// id (RecoveredTitle): when the session holds work of self's that p's
-// writer had not seen. A purge is final everywhere (the session's rows
-// go, and records for it that arrive later are dropped), so work done
-// on one machine while another purged the session would otherwise be
-// lost; only its own work makes a host save a copy, so one copy is made
-// for each host whose work it is.
-func Rescue(p *Purged, self HostID, work Vector) bool {
-	return !p.Seen.Saw(self, work[self])
+// whose life here is l, must first save a copy of the session under a
+// new id (RecoveredTitle): when the session holds work of self's, or a
+// restore, rename, archive or other change of self's, that p's writer
+// had not seen. A purge is final everywhere (the session's rows go, and
+// records for it that arrive later are dropped), so what was done on
+// one machine while another purged the session would otherwise be lost:
+// a turn, or a session brought back from the trash, renamed or archived
+// to be kept. Only its own doing makes a host save a copy, so one copy
+// is made for each host whose doing it is.
+func Rescue(p *Purged, self HostID, l Life) bool {
+	if l.Unseen(p) && l.Made.Host == self {
+		return true
+	}
+	return !p.Seen.Saw(self, max(l.Work[self], l.Touched[self]))
 }
 
 // RecoveredTitle returns the title of the copy Rescue saves of a session

@@ -109,18 +109,21 @@ func TestTrashConverges(t *testing.T) {
 func TestRescue(t *testing.T) {
 	p := &Purged{SessionIDs: []string{sessionID}, Seen: Vector{hostA: 5, hostB: 2}}
 	for _, tc := range []struct {
-		name string
-		self HostID
-		work Vector
-		want bool
+		name          string
+		self          HostID
+		work, touched Vector
+		want          bool
 	}{
-		{"nothing of ours", hostA, Vector{hostB: 2}, false},
-		{"our work, seen", hostA, Vector{hostA: 5}, false},
-		{"our work, not seen", hostB, Vector{hostA: 5, hostB: 3}, true},
-		{"another host's work, not seen: that host saves it", hostA, Vector{hostC: 1}, false},
-		{"a host the purge knew nothing of", hostC, Vector{hostC: 1}, true},
+		{"nothing of ours", hostA, Vector{hostB: 2}, nil, false},
+		{"our work, seen", hostA, Vector{hostA: 5}, nil, false},
+		{"our work, not seen", hostB, Vector{hostA: 5, hostB: 3}, nil, true},
+		{"another host's work, not seen: that host saves it", hostA, Vector{hostC: 1}, nil, false},
+		{"a host the purge knew nothing of", hostC, Vector{hostC: 1}, nil, true},
+		{"our restore or rename, seen", hostB, Vector{hostB: 1}, Vector{hostB: 2}, false},
+		{"our restore or rename, not seen", hostB, Vector{hostB: 1}, Vector{hostB: 3}, true},
+		{"another host's restore, not seen: that host saves it", hostA, nil, Vector{hostB: 3}, false},
 	} {
-		if got := Rescue(p, tc.self, tc.work); got != tc.want {
+		if got := Rescue(p, tc.self, Life{Work: tc.work, Touched: tc.touched}); got != tc.want {
 			t.Errorf("%s: Rescue = %v", tc.name, got)
 		}
 	}

@@ -3,6 +3,8 @@ package replica
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
@@ -62,10 +64,79 @@ func worked(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64) 
 	return settleLife(ctx, tx, id, l)
 }
 
+// touched merges record idx of host h, which restored session id or
+// changed its metadata, or made it when made, into the session's life
+// (synclog.Rescue), when the session is here.
+func touched(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64, made bool) error {
+	if cur, err := tx.SessionForWrite(ctx, id); err != nil || cur == nil {
+		return err
+	}
+	l, err := loadLife(ctx, tx, id)
+	if err != nil {
+		return err
+	}
+	if made {
+		l.MadeBy(h, idx)
+	} else {
+		l.Touch(h, idx)
+	}
+	return saveLife(ctx, tx, id, l)
+}
+
+// touchedIn returns the sessions record p restores or changes the
+// metadata of.
+func touchedIn(p synclog.Payload) []string {
+	switch p := p.(type) {
+	case *synclog.Restored:
+		return p.SessionIDs
+	case *synclog.SessionChanged:
+		return []string{p.SessionID}
+	}
+	return nil
+}
+
+// lived merges record idx of host h into the lives of the sessions it
+// works in (worked) and restores or changes (touched).
+func lived(ctx context.Context, tx Tx, h synclog.HostID, idx int64, p synclog.Payload) error {
+	if id := workedIn(p); id != "" {
+		if err := worked(ctx, tx, id, h, idx); err != nil {
+			return err
+		}
+	}
+	for _, id := range touchedIn(p) {
+		if err := touched(ctx, tx, id, h, idx, false); err != nil {
+			return err
+		}
+	}
+	if id := madeIn(p); id != "" {
+		return touched(ctx, tx, id, h, idx, true)
+	}
+	return nil
+}
+
+// madeIn returns the fork record p makes, "" for a record that makes
+// none.
+func madeIn(p synclog.Payload) string {
+	switch p := p.(type) {
+	case *synclog.Forked:
+		return p.Session.ID
+	case *synclog.Rewound:
+		return p.Fork.ID
+	}
+	return ""
+}
+
 // workedIn returns the session in which record p does work that a
-// trash must have seen, "" for a record that does none.
+// trash must have seen, "" for a record that does none. Archiving, or
+// bringing back from the archive, is such work: a session archived on
+// one machine while another pruned it stays out of the trash, as prune
+// never takes an archived session.
 func workedIn(p synclog.Payload) string {
 	switch p := p.(type) {
+	case *synclog.SessionChanged:
+		if p.Archive != nil {
+			return p.SessionID
+		}
 	case *synclog.MessagesAppended:
 		return p.SessionID
 	case *synclog.PartUpdated:
@@ -101,10 +172,22 @@ func forPurged(ctx context.Context, tx Tx, p synclog.Payload) (bool, error) {
 	case *synclog.Forked:
 		for _, x := range []string{p.Session.ID, p.Session.ParentID} {
 			if gone, err := tx.Purged(ctx, x); err != nil || gone {
+				// A fork of a purged session goes too: the records
+				// for it that follow are dropped as well.
+				if err == nil && gone && x != p.Session.ID {
+					err = tx.MarkPurged(ctx, p.Session.ID)
+				}
 				return gone, err
 			}
 		}
 		return false, nil
+	case *synclog.Rewound:
+		gone, err := tx.Purged(ctx, p.SessionID)
+		if err == nil && gone {
+			// So does the fork its rewind would have made.
+			err = tx.MarkPurged(ctx, p.Fork.ID)
+		}
+		return gone, err
 	default:
 		id = workedIn(p)
 	}
@@ -154,41 +237,84 @@ func eachLife(ctx context.Context, tx Tx, t synclog.Type, ids []string, merge fu
 }
 
 // applyPurged removes p's sessions for good and keeps that they are
-// purged. A session holding work of this host's that p's writer had not
-// seen is first saved under a new id (synclog.Rescue), recorded in this
-// host's log as an import, so the work survives on every machine.
+// purged, once this store holds every record p's writer had seen (so
+// that every host purges the same sessions as they were then). The forks
+// made of them that p had not seen go with them (synclog.Life.Unseen),
+// as they go on the hosts that get them after the purge. A session
+// holding work or changes of this host's that p's writer had not seen,
+// or a fork it made, is first saved under a new id (synclog.Rescue),
+// recorded in this host's log as an import, so the work survives on
+// every machine.
 func applyPurged(ctx context.Context, tx Tx, p *synclog.Purged) error {
 	self, err := tx.Host(ctx)
 	if err != nil {
 		return err
 	}
-	var copies []*loom.SessionData
-	for _, id := range p.SessionIDs {
-		cur, err := tx.SessionForWrite(ctx, id)
+	for _, h := range slices.Sorted(maps.Keys(p.Seen)) {
+		if h == self {
+			continue
+		}
+		got, err := tx.Applied(ctx, h)
 		if err != nil {
 			return err
 		}
-		if cur == nil {
-			continue
+		if got < p.Seen[h] {
+			return fmt.Errorf("%w: a purge whose writer had seen record %d of host %s, which this store has not applied yet", ErrWaits, p.Seen[h], h)
+		}
+	}
+	// The purged sessions here, then the unseen forks found under them,
+	// in turn.
+	var gone []string
+	for _, x := range p.SessionIDs {
+		cur, err := tx.SessionForWrite(ctx, x)
+		if err != nil {
+			return err
+		}
+		if cur != nil {
+			gone = append(gone, x)
+		}
+	}
+	var copies []*loom.SessionData
+	for i := 0; i < len(gone); i++ {
+		id := gone[i]
+		cur, err := tx.SessionForWrite(ctx, id)
+		if err != nil {
+			return err
 		}
 		l, err := loadLife(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if synclog.Rescue(p, self, l.Work) {
+		if synclog.Rescue(p, self, l) {
 			d, err := rescueCopy(ctx, tx, cur)
 			if err != nil {
 				return err
 			}
 			copies = append(copies, d)
 		}
-	}
-	for _, id := range p.SessionIDs {
-		if err := tx.DeleteRow(ctx, id); err != nil {
-			return fmt.Errorf("purge %s: %w", id, err)
+		forks, err := tx.ForksOf(ctx, id, PlainFork, RewindFork)
+		if err != nil {
+			return err
+		}
+		for _, f := range forks {
+			lf, err := loadLife(ctx, tx, f)
+			if err != nil {
+				return err
+			}
+			if lf.Unseen(p) && !slices.Contains(gone, f) {
+				gone = append(gone, f)
+			}
 		}
 	}
-	if err := markPurged(ctx, tx, p.SessionIDs); err != nil {
+	// The forks before what they were made of, so that no message a
+	// fork reads is left without its session.
+	for i := len(gone) - 1; i >= 0; i-- {
+		if err := tx.DeleteRow(ctx, gone[i]); err != nil {
+			return fmt.Errorf("purge %s: %w", gone[i], err)
+		}
+	}
+	forks := slices.DeleteFunc(slices.Clone(gone), func(id string) bool { return slices.Contains(p.SessionIDs, id) })
+	if err := markPurged(ctx, tx, append(slices.Clone(p.SessionIDs), forks...)); err != nil {
 		return err
 	}
 	if len(copies) == 0 {

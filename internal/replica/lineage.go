@@ -84,6 +84,11 @@ func applyRewound(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Rewou
 	if err := loom.CheckNotHeld([]*loom.Session{cur}, tx.Owner()); err != nil {
 		return fmt.Errorf("%w: %w", ErrWaits, err)
 	}
+	if int64(cur.MessageCount) == p.KeepSeq {
+		if done, err := twinRewind(ctx, tx, st, cur, p); err != nil || done {
+			return err
+		}
+	}
 	// A rewind is work: a trash here that had not seen it is undone
 	// after it (worked), so it applies to a session in the trash too.
 	live := *cur
@@ -106,10 +111,51 @@ func applyRewound(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Rewou
 	if _, err := sqlstore.StoreSplit(ctx, tx, cur, plan); err != nil {
 		return err
 	}
+	// Forks made from the part that moved follow it, as where the fork
+	// was applied after the rewind, from the session it moved to.
+	if err := tx.MoveForks(ctx, cur.ID, p.Fork.ID, plan.KeepSeq+1); err != nil {
+		return err
+	}
 	if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, plan.KeepSeq, RewindFork); err != nil {
 		return err
 	}
 	return writerRow(ctx, tx, st, p.Fork)
+}
+
+// twinRewind applies rewind p of session cur, which ends at the message
+// p keeps: another rewind to that message, made on another host at the
+// same time, took the later turns here first. p's fork is then made
+// beside that rewind's, reading the same turns, a fork of cur: so the
+// two rewinds end alike in either order, each with a fork that holds the
+// turns after the message. It reports whether it found that rewind.
+func twinRewind(ctx context.Context, tx Tx, st synclog.Stamp, cur *loom.Session, p *synclog.Rewound) (bool, error) {
+	forks, err := tx.ForksOf(ctx, cur.ID, RewindFork)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range forks {
+		other, err := tx.SessionForWrite(ctx, f)
+		if err != nil {
+			return false, err
+		}
+		if other == nil || int64(other.MessageCount) <= p.KeepSeq {
+			continue
+		}
+		if id, err := tx.MessageID(ctx, f, p.KeepSeq); err != nil || id != p.KeepID {
+			return false, err
+		}
+		if err := tx.TwinFork(ctx, f, cur.ID, p.Fork.ID, p.Fork.Title, p.Turn); err != nil {
+			return false, fmt.Errorf("rewind of %s: %w", cur.ID, err)
+		}
+		if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, p.KeepSeq, RewindFork); err != nil {
+			return false, err
+		}
+		if err := tx.Touch(ctx, cur.ID, p.At); err != nil {
+			return false, err
+		}
+		return true, writerRow(ctx, tx, st, p.Fork)
+	}
+	return false, nil
 }
 
 // moveLocal moves session cur's messages from plan.At on, which lose to

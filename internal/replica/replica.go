@@ -94,10 +94,7 @@ func applyRecord(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload
 	if err := applyChange(ctx, tx, h.Stamp(), p); err != nil {
 		return err
 	}
-	if id := workedIn(p); id != "" {
-		return worked(ctx, tx, id, h.Host, h.Index)
-	}
-	return nil
+	return lived(ctx, tx, h.Host, h.Index, p)
 }
 
 // applyChange makes the change p, stamped st, to the store.

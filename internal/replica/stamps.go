@@ -14,10 +14,8 @@ import (
 // state applying it elsewhere keeps, so that a change of another host
 // older than this one does not overwrite it.
 func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Payload) error {
-	if id := workedIn(p); id != "" {
-		if err := worked(ctx, tx, id, st.Host, idx); err != nil {
-			return err
-		}
+	if err := lived(ctx, tx, st.Host, idx, p); err != nil {
+		return err
 	}
 	switch p := p.(type) {
 	case *synclog.Trashed:
@@ -51,6 +49,11 @@ func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Pa
 		}
 		return saveMeta(ctx, tx, p.Session.ID, synclog.NewMeta(p.Session, st))
 	case *synclog.Rewound:
+		// Forks made from the part that moved follow it, as on the
+		// hosts that apply the rewind.
+		if err := tx.MoveForks(ctx, p.SessionID, p.Fork.ID, p.KeepSeq+1); err != nil {
+			return err
+		}
 		if err := tx.SaveFork(ctx, p.Fork.ID, p.SessionID, p.KeepSeq, RewindFork); err != nil {
 			return err
 		}

@@ -76,6 +76,10 @@ type Tx interface {
 	// MoveForks makes the forks of parent whose base is at least from
 	// forks of to.
 	MoveForks(ctx context.Context, parent, to string, from int64) error
+	// TwinFork makes session id, a fork of parent titled title at turn
+	// turn, that reads every message session of reads, with of's
+	// counters and usage.
+	TwinFork(ctx context.Context, of, parent, id, title string, turn int) error
 
 	// Messages returns messages from to to of session id, as it reads
 	// them.
