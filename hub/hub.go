@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom"
 )
@@ -31,6 +32,10 @@ type Client struct {
 	Token string
 	// HTTP is the client of the calls (http.DefaultClient when nil).
 	HTTP *http.Client
+
+	// after is the clock a refused request waits on before it is sent
+	// again (nil: time.After); tests take the clock out.
+	after func(d time.Duration) <-chan time.Time
 }
 
 // ErrUnreachable is in the chain of the error of a call that reached no
@@ -106,45 +111,50 @@ func (c *Client) Records(ctx context.Context, host string, after int64, limit in
 
 // call sends a request with body (JSON, nil for none) and decodes the
 // answer into out. The hub's errors come back as loom errors with their
-// code, so that the caller tells a conflict from a refusal.
+// code, so that the caller tells a conflict from a refusal. A refusal
+// that passes (429 or 503 with Retry-After) is sent again after the wait
+// it asks for, within bounds (retry.go); still refused, it is the error.
 func (c *Client) call(ctx context.Context, method, path string, body []byte, out any) error {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.URL, "/")+path, rd)
-	if err != nil {
-		return fmt.Errorf("hub %s: %w", c.URL, err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	// Pages come compressed as pushes go, with zstd; asking for it
-	// leaves the transport's gzip out.
-	req.Header.Set("Accept-Encoding", "zstd")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-		if len(body) >= compressFrom {
-			// A push is mostly base64 of ciphertext: zstd takes it
-			// back to about the ciphertext's size, a quarter less.
-			enc, err := encoder()
-			if err != nil {
-				return err
-			}
-			z := enc.EncodeAll(body, nil)
-			req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(z)), int64(len(z))
-			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(z)), nil }
-			req.Header.Set("Content-Encoding", "zstd")
+	zstd := false
+	if len(body) >= compressFrom {
+		// A push is mostly base64 of ciphertext: zstd takes it back to
+		// about the ciphertext's size, a quarter less.
+		enc, err := encoder()
+		if err != nil {
+			return err
 		}
+		body, zstd = enc.EncodeAll(body, nil), true
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
+	after := c.after
+	if after == nil {
+		after = time.After
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
+	var tried retries
+	var resp *http.Response
+	note := ""
+	for {
+		var err error
+		if resp, err = c.send(ctx, method, path, body, zstd); err != nil {
+			return err
+		}
+		ask, ok := retryAfter(resp)
+		if !ok {
+			break
+		}
+		d, ok := tried.next(ask)
+		if !ok {
+			note = tried.spent()
+			break
+		}
+		// The refusal's body is small: read to its end, it leaves the
+		// connection open for the next request.
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		select {
+		case <-ctx.Done():
 			return fmt.Errorf("hub %s: %w", c.URL, ctx.Err())
+		case <-after(d):
 		}
-		return fmt.Errorf("%w: %s: %w", ErrUnreachable, c.URL, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
@@ -156,13 +166,13 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		}
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		if json.Unmarshal(b, &e) != nil || e.Error.Message == "" {
-			return fmt.Errorf("hub %s: %s", c.URL, resp.Status)
+			return fmt.Errorf("hub %s: %s%s", c.URL, resp.Status, note)
 		}
 		code := e.Error.Code
 		if resp.StatusCode == http.StatusUnauthorized {
 			code = loom.EINVALID
 		}
-		return loom.Errorf(code, "hub %s: %s", c.URL, e.Error.Message)
+		return loom.Errorf(code, "hub %s: %s%s", c.URL, e.Error.Message, note)
 	}
 	var answer io.Reader = resp.Body
 	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "zstd") {
@@ -177,4 +187,40 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		return fmt.Errorf("hub %s: read the answer: %w", c.URL, err)
 	}
 	return nil
+}
+
+// send sends one request with body (JSON, compressed with zstd when
+// zstd is set; nil for none) and returns the hub's answer, whatever its
+// status.
+func (c *Client) send(ctx context.Context, method, path string, body []byte, zstd bool) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.URL, "/")+path, rd)
+	if err != nil {
+		return nil, fmt.Errorf("hub %s: %w", c.URL, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	// Pages come compressed as pushes go, with zstd; asking for it
+	// leaves the transport's gzip out.
+	req.Header.Set("Accept-Encoding", "zstd")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		if zstd {
+			req.Header.Set("Content-Encoding", "zstd")
+		}
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("hub %s: %w", c.URL, ctx.Err())
+		}
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, c.URL, err)
+	}
+	return resp, nil
 }
