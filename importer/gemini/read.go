@@ -265,6 +265,8 @@ func (r *reader) readFile(file string) (*recording, error) {
 	return r.read(rec, fi)
 }
 
+// newRecording is the recording of file, to be read, with the fork
+// budget its size allows.
 func newRecording(file string, fi fs.FileInfo) *recording {
 	return &recording{path: file, budget: forkBudgetBase + int(min(fi.Size()/forkBudgetPerByte, 1<<30))}
 }
