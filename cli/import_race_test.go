@@ -56,51 +56,8 @@ func hooksAndWatchRace(t *testing.T, hooks int) {
 	}
 	turn(1)
 
-	watch := exec.Command(loomBinary(t), "session", "import", "--from", "claude-code", "--watch", "--json")
-	watch.Dir, watch.Env = fx.project, fx.binEnv()
-	stdout, _ := watch.StdoutPipe()
-	var watchErr strings.Builder
-	watch.Stderr = &watchErr
-	if err := watch.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			watch.Process.Kill()
-			watch.Wait()
-		}
-	})
-	problems := make(chan string, 100)
-	reported := make(chan struct{})
-	// watching is closed with --watch's first report: its first pass is
-	// done and it watches. Interrupted before, it stops that pass, which
-	// it says ("interrupted", exit 1).
-	watching := make(chan struct{})
-	go func() {
-		defer close(reported)
-		dec := json.NewDecoder(bufio.NewReader(stdout))
-		first := true
-		for {
-			var rep importer.Report
-			if dec.Decode(&rep) != nil {
-				if first {
-					close(watching)
-				}
-				return
-			}
-			if first {
-				close(watching)
-				first = false
-			}
-			for _, tr := range rep.Tools {
-				for _, p := range tr.Problems {
-					problems <- "watch: " + p.String()
-				}
-			}
-		}
-	}()
-
+	problems := &raceProblems{}
+	watch := fx.startRaceWatch(t, "claude-code", problems)
 	in, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": file, "cwd": "/work/race", "hook_event_name": "Stop"})
 	written := make(chan struct{})
 	var wg sync.WaitGroup
@@ -113,7 +70,7 @@ func hooksAndWatchRace(t *testing.T, hooks int) {
 				default:
 				}
 				if r := fx.exec(t, string(in), "session", "import", "--hook", "claude-code"); r.code != 0 {
-					problems <- fmt.Sprintf("hook: exit %d: %s", r.code, r.stderr)
+					problems.add(fmt.Sprintf("hook: exit %d: %s", r.code, r.stderr))
 				}
 			}
 		})
@@ -124,41 +81,12 @@ func hooksAndWatchRace(t *testing.T, hooks int) {
 	}
 	close(written)
 	wg.Wait()
-	<-watching
-	watch.Process.Signal(os.Interrupt)
-	err := watch.Wait()
-	stopped = true
-	<-reported
-	if err != nil {
-		t.Errorf("--watch: %v: %s", err, watchErr.String())
-	}
-	close(problems)
-	for p := range problems {
-		t.Error(p)
-	}
+	watch.stop(t)
+	problems.check(t)
 
-	rep := importReport(t, fx.mustExec(t, "session", "import", "--from", "claude-code", "--json"))
-	if tr := toolReport(t, rep, "claude-code"); tr.MessagesAdded != 0 || tr.SessionsNew != 0 {
-		t.Errorf("a plain import afterwards: %+v", tr)
-	}
-	var listed []*loom.Session
-	if err := json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "--all-projects", "--json")), &listed); err != nil {
-		t.Fatal(err)
-	}
-	if len(listed) != 1 || listed[0].Key != "claude-code:"+sid {
-		for _, s := range listed {
-			t.Logf("session %s key %s kind %s: %d messages", s.ID, s.Key, s.Kind, s.MessageCount)
-		}
-		t.Fatalf("%d sessions listed, want the one session, without forks", len(listed))
-	}
-	msgs := fx.showMessages(t, listed[0].ID)
-	seen := map[string]bool{}
+	msgs := fx.raceSession(t, "claude-code", "claude-code:"+sid)
 	var texts []string
 	for _, m := range msgs {
-		if seen[m.ID] {
-			t.Errorf("message %s stored twice", m.ID)
-		}
-		seen[m.ID] = true
 		texts = append(texts, m.Text())
 	}
 	var want []string
@@ -214,4 +142,129 @@ func TestImportFromAllFourAtOnce(t *testing.T) {
 	if count(listed) != count(alone) {
 		t.Errorf("%d messages after four imports at once, %d after one alone", count(listed), count(alone))
 	}
+}
+
+// raceProblems gathers what the processes of a race test report.
+type raceProblems struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (p *raceProblems) add(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.list = append(p.list, s)
+}
+
+// check fails the test with each problem gathered.
+func (p *raceProblems) check(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.list {
+		t.Error(s)
+	}
+}
+
+// raceWatch is `loom session import --from TOOL --watch --json` running
+// beside the hooks of a race test.
+type raceWatch struct {
+	cmd     *exec.Cmd
+	stderr  strings.Builder
+	stopped bool
+	// watching is closed with --watch's first report: its first pass is
+	// done and it watches. Interrupted before, it stops that pass, which
+	// it says ("interrupted", exit 1).
+	watching chan struct{}
+	// reported is closed once --watch's output has ended.
+	reported chan struct{}
+}
+
+// startRaceWatch starts --watch on tool's sessions; every problem its
+// reports name goes to problems.
+func (fx *fixture) startRaceWatch(t *testing.T, tool string, problems *raceProblems) *raceWatch {
+	t.Helper()
+	w := &raceWatch{watching: make(chan struct{}), reported: make(chan struct{})}
+	w.cmd = exec.Command(loomBinary(t), "session", "import", "--from", tool, "--watch", "--json")
+	w.cmd.Dir, w.cmd.Env = fx.project, fx.binEnv()
+	stdout, _ := w.cmd.StdoutPipe()
+	w.cmd.Stderr = &w.stderr
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !w.stopped {
+			w.cmd.Process.Kill()
+			w.cmd.Wait()
+		}
+	})
+	go func() {
+		defer close(w.reported)
+		dec := json.NewDecoder(bufio.NewReader(stdout))
+		first := true
+		for {
+			var rep importer.Report
+			if dec.Decode(&rep) != nil {
+				if first {
+					close(w.watching)
+				}
+				return
+			}
+			if first {
+				close(w.watching)
+				first = false
+			}
+			for _, tr := range rep.Tools {
+				for _, p := range tr.Problems {
+					problems.add("watch: " + p.String())
+				}
+			}
+		}
+	}()
+	return w
+}
+
+// stop interrupts --watch once its first pass has reported, and fails
+// the test unless it exits 0.
+func (w *raceWatch) stop(t *testing.T) {
+	t.Helper()
+	<-w.watching
+	w.cmd.Process.Signal(os.Interrupt)
+	err := w.cmd.Wait()
+	w.stopped = true
+	<-w.reported
+	if err != nil {
+		t.Errorf("--watch: %v: %s", err, w.stderr.String())
+	}
+}
+
+// raceSession is every message of the session keyed key once a race
+// test's processes are done. The session is the only one listed (no
+// fork was made), holds each message once, and a plain import of tool
+// afterwards adds nothing.
+func (fx *fixture) raceSession(t *testing.T, tool, key string) []*loom.Message {
+	t.Helper()
+	rep := importReport(t, fx.mustExec(t, "session", "import", "--from", tool, "--json"))
+	if tr := toolReport(t, rep, tool); tr.MessagesAdded != 0 || tr.SessionsNew != 0 {
+		t.Errorf("a plain import afterwards: %+v", tr)
+	}
+	var listed []*loom.Session
+	if err := json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "--all-projects", "--json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 1 || listed[0].Key != key {
+		for _, s := range listed {
+			t.Logf("session %s key %s kind %s: %d messages", s.ID, s.Key, s.Kind, s.MessageCount)
+		}
+		t.Fatalf("%d sessions listed, want the one session, without forks", len(listed))
+	}
+	msgs := fx.showMessages(t, listed[0].ID)
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if seen[m.ID] {
+			t.Errorf("message %s stored twice", m.ID)
+		}
+		seen[m.ID] = true
+	}
+	return msgs
 }

@@ -32,6 +32,12 @@
 // the import is cancelled, also in the middle of a huge one-document
 // recording or of one endless line.
 //
+// Gemini CLI writes a one-document recording whole on every change, by
+// truncating the file and writing it again in place. A read that finds
+// it empty, its JSON cut short or broken, or changing while it is read,
+// waits for it to change and reads it again, until 3 seconds after its
+// last change; a recording still cut short then is an error.
+//
 // # What is imported
 //
 // One session per recording, keyed by its sessionId. A message keeps its

@@ -47,6 +47,7 @@ func FuzzRead(f *testing.F) {
 	// One directory for the whole run, rewritten by each input: a
 	// directory made and removed per input would cost more than the read.
 	dir := f.TempDir()
+	old := time.Now().Add(-time.Hour)
 	f.Fuzz(func(t *testing.T, data []byte, where uint8) {
 		var file string
 		switch where % 3 {
@@ -61,6 +62,11 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// Written a while ago: a one-document recording that does not
+		// parse is not waited for as one Gemini CLI is still writing.
+		if err := os.Chtimes(file, old, old); err != nil {
 			t.Fatal(err)
 		}
 		type outcome struct {

@@ -434,9 +434,7 @@ func TestReadErrors(t *testing.T) {
 		"object.json":   `{"hello": "world"}`,
 	} {
 		file := filepath.Join(dir, name)
-		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeOld(t, file, body)
 		if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{file}}); err == nil {
 			t.Errorf("%s: no error", name)
 		}

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -9,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/internal/safefile"
 )
 
 const (
@@ -247,88 +246,45 @@ func (c ctxReader) Read(p []byte) (int, error) {
 //
 // A JSONL recording is read a line at a time, up to importer.MaxFile; a
 // one-document recording (.json) is held whole while it is read, up to
-// importer.MaxDocument. A file over its limit is refused before it is
-// read.
+// importer.MaxDocument, and read again when it was caught while Gemini
+// CLI was writing it (see readWhole). A file over its limit is refused
+// before it is read.
 func (r *reader) readFile(file string) (*recording, error) {
+	if strings.HasSuffix(file, ".json") {
+		return r.readWhole(file)
+	}
 	f, fi, err := importer.Open(file, importer.MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
 	defer f.Close()
-	rec := &recording{path: file, budget: forkBudgetBase + int(min(fi.Size()/forkBudgetPerByte, 1<<30))}
-	if strings.HasSuffix(file, ".json") {
-		if fi.Size() > importer.MaxDocument && !r.startsJSONL(f) {
-			return nil, fmt.Errorf("gemini: %w (a one-document recording is read whole)", safefile.TooLarge(fi.Size(), importer.MaxDocument))
-		}
-		done, err := r.readDocument(rec, f)
-		if err != nil {
-			return nil, err
-		}
-		if !done {
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return nil, fmt.Errorf("gemini: %w", err)
-			}
-			if err := r.readLines(rec, f); err != nil {
-				return nil, err
-			}
-		}
-	} else if err := r.readLines(rec, f); err != nil {
+	rec := newRecording(file, fi)
+	if err := r.readLines(rec, f); err != nil {
 		return nil, err
 	}
+	return r.read(rec, fi)
+}
+
+// newRecording is the recording of file, to be read, with the fork
+// budget its size allows.
+func newRecording(file string, fi fs.FileInfo) *recording {
+	return &recording{path: file, budget: forkBudgetBase + int(min(fi.Size()/forkBudgetPerByte, 1<<30))}
+}
+
+// read is rec once its file is read: nil when the file held nothing, an
+// error when it held nothing of a recording.
+func (r *reader) read(rec *recording, fi fs.FileInfo) (*recording, error) {
 	if rec.records == 0 {
 		if fi.Size() == 0 {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("gemini: %s: not a Gemini CLI chat recording", file)
+		return nil, fmt.Errorf("gemini: %s: not a Gemini CLI chat recording", rec.path)
 	}
 	if rec.sessionID == "" {
-		rec.sessionID = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".jsonl"), ".json")
-		r.problem(file, 0, "no session id; the file name stands for it")
+		rec.sessionID = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(rec.path), ".jsonl"), ".json")
+		r.problem(rec.path, 0, "no session id; the file name stands for it")
 	}
 	return rec, nil
-}
-
-// startsJSONL reports whether f's first line is a JSON value of its own,
-// as a JSONL recording's first line is (a recording named .json may be
-// one); a one-document recording's is not, but for a document all on one
-// line. f is read from its start and left there.
-func (r *reader) startsJSONL(f *os.File) bool {
-	defer f.Seek(0, io.SeekStart)
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return false
-	}
-	first, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	return err == nil && json.Valid(bytes.TrimSpace(first))
-}
-
-// readDocument reads a one-document recording. It reports false when the
-// file holds more than one JSON value: it is then read as lines.
-func (r *reader) readDocument(rec *recording, f *os.File) (bool, error) {
-	dec := json.NewDecoder(bufio.NewReaderSize(ctxReader{r.ctx, f}, 64<<10))
-	var doc record
-	if err := dec.Decode(&doc); err != nil {
-		if cerr := r.ctx.Err(); cerr != nil {
-			return false, fmt.Errorf("gemini: %s: %w", rec.path, cerr)
-		}
-		// A JSONL file named .json: its first line stands alone.
-		if _, serr := f.Seek(0, io.SeekStart); serr == nil {
-			first, _ := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-			if json.Valid(bytes.TrimSpace(first)) {
-				return false, nil
-			}
-		}
-		return false, fmt.Errorf("gemini: %s: not a Gemini CLI chat recording: %w", rec.path, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return false, nil
-	}
-	if doc.SessionID == "" && isNull(doc.Messages) {
-		return false, fmt.Errorf("gemini: %s: not a Gemini CLI chat recording: no sessionId or messages", rec.path)
-	}
-	r.applyHeader(rec, doc.header)
-	rec.records++
-	r.putList(rec, doc.Messages, 0, "msg-")
-	return true, nil
 }
 
 // readLines reads a JSONL recording.
