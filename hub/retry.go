@@ -24,7 +24,7 @@ const (
 	retryBudget = time.Minute
 	// retryTries bounds how often one request is sent: a hub that asks
 	// for no wait is not asked without end.
-	retryTries = 20
+	retryTries = 120
 )
 
 // retryAfter returns the wait a refusal that passes asks for (its

@@ -155,7 +155,7 @@ func TestNoRetry(t *testing.T) {
 func TestRetryBounded(t *testing.T) {
 	ctx := context.Background()
 	for _, after := range []string{"0", "5", "3600"} {
-		refusals := make([]refusal, 100)
+		refusals := make([]refusal, retryTries+10)
 		for i := range refusals {
 			refusals[i] = refusal{http.StatusTooManyRequests, after}
 		}

@@ -50,6 +50,14 @@ func (e *retryError) Unwrap() error { return e.err }
 
 func retryLater(err error) error { return &retryError{err: err, after: retryAfter} }
 
+// refuse is a refusal of l's, with its Retry-After.
+func (l *limiter) refuse(err error) error {
+	if l.after > 0 {
+		return &retryError{err: err, after: l.after}
+	}
+	return retryLater(err)
+}
+
 // setRetryAfter adds Retry-After to the answer of a refusal that passes.
 func setRetryAfter(w http.ResponseWriter, err error) {
 	var re *retryError
@@ -67,6 +75,8 @@ type limiter struct {
 	what    string
 	perUser int
 	total   int
+	// after is the Retry-After of a refusal: retryAfter unless set.
+	after time.Duration
 
 	mu     sync.Mutex
 	n      int
@@ -83,10 +93,10 @@ func (l *limiter) acquire(user string) (release func(), err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.perUser > 0 && l.byUser[user] >= l.perUser {
-		return nil, retryLater(codedError(eTooMany, "you have %d %s, the most one user may; retry when one has ended", l.byUser[user], l.what))
+		return nil, l.refuse(codedError(eTooMany, "you have %d %s, the most one user may; retry when one has ended", l.byUser[user], l.what))
 	}
 	if l.total > 0 && l.n >= l.total {
-		return nil, retryLater(codedError(eUnavailable, "the server has %d %s, the most it takes; retry later", l.n, l.what))
+		return nil, l.refuse(codedError(eUnavailable, "the server has %d %s, the most it takes; retry later", l.n, l.what))
 	}
 	l.n++
 	l.byUser[user]++

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/hub"
@@ -16,12 +17,16 @@ func (s *Server) syncRoutes(mux *http.ServeMux) {
 	if st == nil {
 		st, _ = s.st.(loom.SyncStore)
 	}
+	// A push's place is free again within a second or so, the time to
+	// store a batch: a machine refused comes back after one.
+	pushes := newLimiter("sync pushes running", hub.MaxPushesPerUser, hub.MaxPushes)
+	pushes.after = time.Second
 	hub.NewHandler(st, hub.Edge{
 		Authorized: s.authorized,
 		User:       userOf,
 		Bounded:    s.bounded,
 		Error:      s.writeError,
 		TooLarge:   func(msg string) error { return codedError(eTooLarge, "%s", msg) },
-		Push:       newLimiter("sync pushes running", hub.MaxPushesPerUser, hub.MaxPushes).acquire,
+		Push:       pushes.acquire,
 	}).Mount(mux)
 }
