@@ -20,7 +20,7 @@ func (s *Server) syncRoutes(mux *http.ServeMux) {
 		Authorized: s.authorized,
 		User:       userOf,
 		Bounded:    s.bounded,
-		Error:      s.writeError,
+		Error:      s.writeHubError,
 		TooLarge:   func(msg string) error { return codedError(eTooLarge, "%s", msg) },
 		Push:       newLimiter("sync pushes running", hub.MaxPushesPerUser, hub.MaxPushes).acquire,
 	}).Mount(mux)
