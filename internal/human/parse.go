@@ -11,9 +11,8 @@ import (
 )
 
 // MaxAge is the longest age ParseAge reads, about 292 years: the most a
-// time.Duration holds. A longer one is read as MaxAge, which reaches
-// back before anything loom holds, rather than wrapping round to a
-// negative age (an "--older-than" in the future).
+// time.Duration holds. A longer one is read as MaxAge rather than
+// wrapped round to a negative age (an "--older-than" in the future).
 const MaxAge = time.Duration(math.MaxInt64)
 
 // ParseAge reads an age like 30d, 12h, 2w or 1d12h: numbers each
