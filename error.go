@@ -15,6 +15,8 @@ const (
 	EAMBIGUOUS = "ambiguous"
 	ELOCKED    = "locked"
 	ECONFLICT  = "conflict"
+	// ENOSPACE is a store that cannot write for want of disk space.
+	ENOSPACE = "no_space"
 )
 
 // Error is a coded domain error whose Message is fit to show a user.
@@ -25,10 +27,16 @@ type Error struct {
 	Candidates []*Session
 	// Holder is the lock that made an ELOCKED error.
 	Holder *Lock
+	// Err is the error it stands for, when another one (a driver's) is
+	// the cause: for logs, never shown in its place.
+	Err error
 }
 
 // Error implements error.
 func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the cause, nil when there is none.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns a coded error with a formatted message.
 func Errorf(code, format string, args ...any) *Error {
@@ -59,6 +67,13 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return err.Error()
+}
+
+// OutOfSpace reports that a store could not write because its disk (or
+// its file's size limit) is full: cause is the engine's error, and the
+// formatted message says which store and what to do.
+func OutOfSpace(cause error, format string, args ...any) *Error {
+	return &Error{Code: ENOSPACE, Message: fmt.Sprintf(format, args...), Err: cause}
 }
 
 // NotFound reports that no session matches ref.

@@ -36,6 +36,27 @@ const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 // FormatTime formats t as RFC 3339 with milliseconds in UTC.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
+// MinTime and MaxTime are the first and the last time RFC 3339 can
+// write, years 0000 to 9999 in UTC, to the millisecond: the range of
+// times TimeFormat's text sorts in and JSON can hold.
+var (
+	MinTime = time.Date(0, time.January, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(9999, time.December, 31, 23, 59, 59, 999_000_000, time.UTC)
+)
+
+// ClampTime returns t, or MinTime or MaxTime when t is before or after
+// them: a bound of a query beyond either end bounds no more than that
+// end does, and the engines compare it correctly.
+func ClampTime(t time.Time) time.Time {
+	switch {
+	case t.Before(MinTime):
+		return MinTime
+	case t.After(MaxTime):
+		return MaxTime
+	}
+	return t
+}
+
 // ParseTime parses a time written by FormatTime (or any RFC 3339 time).
 func ParseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
 

@@ -50,6 +50,34 @@ var pgAdmin struct {
 // for one or it runs in CI.
 func freshSchema(t testing.TB) string {
 	t.Helper()
+	pool := postgresAdmin(t)
+	var b [6]byte
+	rand.Read(b[:])
+	name := "loomcli_" + hex.EncodeToString(b[:])
+	if _, err := pool.Exec(context.Background(), `CREATE SCHEMA `+name); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		// Subprocesses may still hold connections for a moment; the drop
+		// waits for their transactions, not for them to disconnect.
+		if _, err := pool.Exec(context.Background(), `DROP SCHEMA `+name+` CASCADE`); err != nil {
+			t.Errorf("drop schema %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(pgAdmin.url)
+	if err != nil {
+		t.Fatalf("LOOM_TEST_POSTGRES: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// postgresAdmin returns a pool on the test server for making schemas
+// (and tablespaces), skipping the test as freshSchema does without one.
+func postgresAdmin(t testing.TB) *pgxpool.Pool {
+	t.Helper()
 	pgAdmin.once.Do(func() {
 		pgAdmin.url = testPostgres()
 		if pgAdmin.url == "" {
@@ -69,27 +97,7 @@ func freshSchema(t testing.TB) string {
 		}
 		t.Skip(msg)
 	}
-	var b [6]byte
-	rand.Read(b[:])
-	name := "loomcli_" + hex.EncodeToString(b[:])
-	if _, err := pgAdmin.pool.Exec(context.Background(), `CREATE SCHEMA `+name); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		// Subprocesses may still hold connections for a moment; the drop
-		// waits for their transactions, not for them to disconnect.
-		if _, err := pgAdmin.pool.Exec(context.Background(), `DROP SCHEMA `+name+` CASCADE`); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(pgAdmin.url)
-	if err != nil {
-		t.Fatalf("LOOM_TEST_POSTGRES: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return pgAdmin.pool
 }
 
 // openEngine opens the store a URL names with the engine cmd/loom would

@@ -29,6 +29,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/internal/syncio"
 	"github.com/loomhq/loom/openai/openaitest"
 )
@@ -227,12 +228,7 @@ func TestFaultDiskFull(t *testing.T) {
 		t.Skip("the disk that fills is the SQLite store's")
 	}
 	fx := newAgentFixture(t)
-	disk := filepath.Join(t.TempDir(), "small")
-	os.MkdirAll(disk, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", disk).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a small tmpfs here (%v: %s): the disk-full fault needs it", err, strings.TrimSpace(string(out)))
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", disk).Run() })
+	disk := storetest.SmallDisk(t, "3m", "")
 	db := filepath.Join(disk, "sessions.db")
 	fx.withProvider(t, openaitest.Reply{Text: "first"})
 	run := func(prompt string) result {
@@ -243,18 +239,7 @@ func TestFaultDiskFull(t *testing.T) {
 	if r := run("before the disk fills"); r.code != 0 {
 		t.Fatalf("first turn: %d %s", r.code, r.stderr)
 	}
-	filler := filepath.Join(disk, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 64<<10)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			break
-		}
-	}
-	f.Close()
+	free := storetest.Fill(t, disk)
 	failed := 0
 	for i := range trials(3, 20) {
 		fx.withProvider(t, openaitest.Reply{Text: strings.Repeat("a long answer ", 2000)})
@@ -264,7 +249,8 @@ func TestFaultDiskFull(t *testing.T) {
 		}
 		failed++
 		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-		if r.code != ExitError || !strings.HasPrefix(lines[len(lines)-1], "loom: ") || strings.Contains(r.stderr, "goroutine") {
+		if r.code != ExitError || !strings.HasPrefix(lines[len(lines)-1], "loom: cannot write "+db+": its disk is full; free some space there") ||
+			strings.Contains(r.stderr, "goroutine") {
 			t.Fatalf("a full disk: exit %d, stderr %q", r.code, r.stderr)
 		}
 	}
@@ -272,7 +258,7 @@ func TestFaultDiskFull(t *testing.T) {
 		t.Fatal("no turn failed on a full disk")
 	}
 	t.Logf("%d of %d turns failed on the full disk, each with one line", failed, trials(3, 20))
-	os.Remove(filler)
+	free()
 	fx.withProvider(t, openaitest.Reply{Text: "after"})
 	r := run("with room again")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "after" {

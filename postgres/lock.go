@@ -48,11 +48,11 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
 			tag, err := s.pool.Exec(ctx, `UPDATE locks SET expires_at = $1 WHERE session_id = $2 AND owner = $3`,
 				expires, sessionID, s.holder.Owner)
-			return tag.RowsAffected() > 0, err
+			return tag.RowsAffected() > 0, serverError(err)
 		},
 		Drop: func(ctx context.Context) error {
 			_, err := s.pool.Exec(ctx, `DELETE FROM locks WHERE session_id = $1 AND owner = $2`, sessionID, s.holder.Owner)
-			return err
+			return serverError(err)
 		},
 	})
 }

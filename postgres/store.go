@@ -221,14 +221,14 @@ func (r rowsOf) Query(ctx context.Context, sql string, args ...any) (rowscan.Res
 func (s *Store) withTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return fmt.Errorf("begin: %w", serverError(err))
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if err := fn(tx); err != nil {
-		return textError(err)
+		return serverError(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", textError(err))
+		return fmt.Errorf("commit: %w", serverError(err))
 	}
 	return nil
 }
@@ -255,12 +255,18 @@ func serverMessage(err error) string {
 // a key or an id another row already has.
 func isUnique(err error) bool { return pgCode(err) == "23505" }
 
-// textError turns the server's refusal of text it cannot store (a NUL
-// byte, invalid UTF-8) into an invalid-input error.
-func textError(err error) error {
+// serverError turns the server's refusals that a user can act on into
+// coded errors: text it cannot store (a NUL byte, invalid UTF-8) is
+// invalid input, and disk_full (SQLSTATE 53100: no room for a table, an
+// index or the write-ahead log) is loom.ENOSPACE. Running out of memory
+// (53200) or past a configured limit (53400, such as temp_file_limit)
+// is no full disk, and stays the error it is.
+func serverError(err error) error {
 	switch pgCode(err) {
 	case "22021", "22P05":
 		return loom.Errorf(loom.EINVALID, "text PostgreSQL cannot store: %s", serverMessage(err))
+	case "53100":
+		return loom.OutOfSpace(err, "the PostgreSQL server is out of disk space: free some on its machine, then try again")
 	}
 	return err
 }

@@ -25,7 +25,7 @@ func (s *Store) CreateToken(ctx context.Context, userID, name string, ttl time.D
 	_, err = s.pool.Exec(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		t.ID, t.UserID, t.Name, loom.HashToken(secret), t.CreatedAt, t.ExpiresAt)
 	if err != nil {
-		return nil, "", fmt.Errorf("create token: %w", err)
+		return nil, "", fmt.Errorf("create token: %w", serverError(err))
 	}
 	return t, secret, nil
 }
@@ -65,7 +65,7 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2`, ms(s.Now()), id)
 	if err != nil {
-		return fmt.Errorf("revoke token %s: %w", id, err)
+		return fmt.Errorf("revoke token %s: %w", id, serverError(err))
 	}
 	if tag.RowsAffected() == 0 {
 		return loom.Errorf(loom.ENOTFOUND, "no token %q", id)

@@ -83,11 +83,11 @@ func (s *Store) refreshUsage(ctx context.Context) error {
 		`DELETE FROM usage_stale`,
 	} {
 		if _, err := tx.Exec(ctx, q); err != nil {
-			return fmt.Errorf("usage roll-up: %w", textError(err))
+			return fmt.Errorf("usage roll-up: %w", serverError(err))
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("usage roll-up: %w", textError(err))
+		return fmt.Errorf("usage roll-up: %w", serverError(err))
 	}
 	return nil
 }

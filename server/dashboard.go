@@ -191,8 +191,11 @@ func (s *Server) pageErr(w http.ResponseWriter, r *http.Request, err error) {
 	err = s.timedOut(r, err)
 	setRetryAfter(w, err)
 	d := detailOf(err)
-	if d.Code == loom.EINTERNAL {
+	switch d.Code {
+	case loom.EINTERNAL:
 		s.log.Error("page failed", "path", r.URL.Path, "err", err)
+	case loom.ENOSPACE:
+		s.log.Error("page failed: out of disk space", "path", r.URL.Path, "err", causeOf(err))
 	}
 	s.pageError(w, r, statusOf(d.Code), d.Message)
 }

@@ -38,9 +38,18 @@ func statusOf(code string) int {
 		return http.StatusMethodNotAllowed
 	case eTooMany:
 		return http.StatusTooManyRequests
+	case loom.ENOSPACE:
+		return http.StatusInsufficientStorage
 	}
 	return http.StatusInternalServerError
 }
+
+// What a client is told of a store out of disk space: the store's own
+// message names its files.
+const (
+	outOfSpace    = "the server is out of disk space: free some on its machine, then try again"
+	hubOutOfSpace = "the hub is out of disk space: free some on the hub's machine, then sync again"
+)
 
 // errorBody is the JSON shape of every error: {"error": {...}}.
 type errorBody struct {
@@ -56,17 +65,20 @@ type errorDetail struct {
 	Lock *loom.Lock `json:"lock,omitempty"`
 }
 
-// detailOf describes err for a client. An internal error's own text may
-// name files or queries, so the client gets a stock message and the log
-// gets the text.
+// detailOf describes err for a client. The own text of an internal
+// error, or of a store out of disk space, may name files or queries, so
+// the client gets a stock message and the log gets the text.
 func detailOf(err error) errorDetail {
 	code := loom.ErrorCode(err)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return errorDetail{Code: eTooLarge, Message: "request body is too large"}
 	}
-	if code == loom.EINTERNAL {
+	switch code {
+	case loom.EINTERNAL:
 		return errorDetail{Code: code, Message: "internal error"}
+	case loom.ENOSPACE:
+		return errorDetail{Code: code, Message: outOfSpace}
 	}
 	d := errorDetail{Code: code, Message: loom.ErrorMessage(err)}
 	var le *loom.Error
@@ -80,19 +92,43 @@ func detailOf(err error) errorDetail {
 }
 
 // writeError answers with err's status and JSON body, logging internal
-// errors. A refusal that passes (a limit, a slow store) says when to
-// retry.
+// errors and a full disk. A refusal that passes (a limit, a slow store)
+// says when to retry.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	s.answerError(w, r, err, outOfSpace)
+}
+
+// writeHubError is writeError for the hub's endpoints, whose clients are
+// told of a full disk as machines that sync.
+func (s *Server) writeHubError(w http.ResponseWriter, r *http.Request, err error) {
+	s.answerError(w, r, err, hubOutOfSpace)
+}
+
+// answerError is writeError, saying full of a full disk.
+func (s *Server) answerError(w http.ResponseWriter, r *http.Request, err error, full string) {
 	err = s.timedOut(r, err)
 	setRetryAfter(w, err)
 	d := detailOf(err)
-	if d.Code == loom.EINTERNAL {
+	switch d.Code {
+	case loom.EINTERNAL:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
-	if d.Code == eUnauthorized {
+	case loom.ENOSPACE:
+		d.Message = full
+		s.log.Error("request failed: out of disk space", "method", r.Method, "path", r.URL.Path, "err", causeOf(err))
+	case eUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="loom"`)
 	}
 	writeJSON(w, statusOf(d.Code), errorBody{Error: d})
+}
+
+// causeOf is the text of err for the log: a coded error's message and
+// its cause's, the engine's own words.
+func causeOf(err error) string {
+	var le *loom.Error
+	if errors.As(err, &le) && le.Err != nil {
+		return err.Error() + ": " + le.Err.Error()
+	}
+	return err.Error()
 }
 
 // codedError is an error of the HTTP edge with its code.

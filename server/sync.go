@@ -25,7 +25,7 @@ func (s *Server) syncRoutes(mux *http.ServeMux) {
 		Authorized: s.authorized,
 		User:       userOf,
 		Bounded:    s.bounded,
-		Error:      s.writeError,
+		Error:      s.writeHubError,
 		TooLarge:   func(msg string) error { return codedError(eTooLarge, "%s", msg) },
 		Push:       pushes.acquire,
 	}).Mount(mux)

@@ -111,6 +111,9 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		d := detailOf(err)
+		if d.Code == loom.ENOSPACE {
+			s.log.Error("turn failed: out of disk space", "session", x.ID, "err", causeOf(err))
+		}
 		if d.Code == loom.EINTERNAL {
 			s.log.Error("turn failed", "session", x.ID, "err", err)
 			if agent.IsCancelled(err) {

@@ -4,6 +4,7 @@ package sqlite
 // its name, and how its errors say what went wrong.
 import (
 	"errors"
+	"syscall"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -42,4 +43,14 @@ func isSQLError(err error) bool {
 // or at once where waiting could deadlock.
 func isBusy(err error) bool {
 	return errorCode(err)&0xff == sqlite3.SQLITE_BUSY
+}
+
+// isFull reports whether err is SQLite finding no room to write, or the
+// system's ENOSPC itself. SQLite answers SQLITE_FULL where a write of a
+// page meets ENOSPC (or the file is at max_page_count), and
+// SQLITE_IOERR_SHMSIZE where it cannot enlarge the WAL's shared-memory
+// file, which opening a store on a full disk needs.
+func isFull(err error) bool {
+	code := errorCode(err)
+	return code&0xff == sqlite3.SQLITE_FULL || code == sqlite3.SQLITE_IOERR_SHMSIZE || errors.Is(err, syscall.ENOSPC)
 }

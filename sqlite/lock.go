@@ -49,14 +49,14 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 			res, err := s.writer.ExecContext(ctx, `UPDATE locks SET expires_at = ? WHERE session_id = ? AND owner = ?`,
 				loom.FormatTime(expires), sessionID, s.holder.Owner)
 			if err != nil {
-				return false, err
+				return false, s.full(err)
 			}
 			n, err := res.RowsAffected()
 			return n > 0, err
 		},
 		Drop: func(ctx context.Context) error {
 			_, err := s.writer.ExecContext(ctx, `DELETE FROM locks WHERE session_id = ? AND owner = ?`, sessionID, s.holder.Owner)
-			return err
+			return s.full(err)
 		},
 	})
 }

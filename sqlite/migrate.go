@@ -39,7 +39,7 @@ type migrator struct{ s *Store }
 func (m migrator) Version(ctx context.Context) (int, error) {
 	var v int
 	if err := m.s.reader.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("open %s: %w", m.s.path, err)
+		return 0, m.s.full(fmt.Errorf("open %s: %w", m.s.path, err))
 	}
 	return v, nil
 }
@@ -52,21 +52,21 @@ func (m migrator) InTx(ctx context.Context, latest int, fn func(migrate.Tx) erro
 	}
 	var mode string
 	if err := s.writer.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
-		return fmt.Errorf("open %s: %w", s.path, err)
+		return s.full(fmt.Errorf("open %s: %w", s.path, err))
 	}
 	if mode != "wal" {
 		return fmt.Errorf("open %s: journal_mode is %q, want wal", s.path, mode)
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return s.full(fmt.Errorf("migrate: %w", err))
 	}
 	defer tx.Rollback()
 	if err := fn(migrationTx{tx}); err != nil {
-		return err
+		return s.full(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return s.full(fmt.Errorf("migrate: %w", err))
 	}
 	return nil
 }

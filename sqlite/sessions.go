@@ -15,13 +15,14 @@ import (
 )
 
 // dialect is how SQLite writes what the engines' shared clauses differ
-// in. Times are RFC 3339 text, which sorts in time order.
+// in. Times are RFC 3339 text, which sorts in time order within years
+// 0000 to 9999: a bound beyond them is compared as the nearer end.
 var dialect = query.Dialect{
 	Param: func(int) string { return "?" },
 	Equal: "CAST(? AS TEXT)",
-	Time:  func(t time.Time) any { return loom.FormatTime(t) },
+	Time:  func(t time.Time) any { return loom.FormatTime(loom.ClampTime(t)) },
 	Before: func(c *loom.Cursor) (string, []any) {
-		t := loom.FormatTime(c.UpdatedAt)
+		t := loom.FormatTime(loom.ClampTime(c.UpdatedAt))
 		return "(s.updated_at < ? OR (s.updated_at = ? AND s.id < ?))", []any{t, t, c.ID}
 	},
 	Join:    "CROSS JOIN",

@@ -269,16 +269,25 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	s.prepareWrites(ctx, &s.wonce, hotWrites)
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return s.full(fmt.Errorf("begin: %w", err))
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		return err
+		return s.full(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return s.full(fmt.Errorf("commit: %w", err))
 	}
 	return nil
+}
+
+// full returns err as loom.ENOSPACE when it is SQLite finding no room
+// to write the store (isFull), else err as it is.
+func (s *Store) full(err error) error {
+	if err == nil || !isFull(err) || loom.ErrorCode(err) == loom.ENOSPACE {
+		return err
+	}
+	return loom.OutOfSpace(err, "cannot write %s: its disk is full; free some space there, then try again", s.path)
 }
 
 // withWrite runs fn in one immediate write transaction, with the

@@ -48,7 +48,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*loom.Token, e
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	res, err := s.writer.ExecContext(ctx, `UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, s.now(), id)
 	if err != nil {
-		return fmt.Errorf("revoke token %s: %w", id, err)
+		return s.full(fmt.Errorf("revoke token %s: %w", id, err))
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return loom.Errorf(loom.ENOTFOUND, "no token %q", id)
@@ -65,7 +65,7 @@ func (s *Store) CreateToken(ctx context.Context, userID, name string, ttl time.D
 	_, err = s.writer.ExecContext(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		t.ID, t.UserID, t.Name, loom.HashToken(secret), loom.FormatTime(t.CreatedAt), nullTime(t.ExpiresAt))
 	if err != nil {
-		return nil, "", fmt.Errorf("create token: %w", err)
+		return nil, "", s.full(fmt.Errorf("create token: %w", err))
 	}
 	return t, secret, nil
 }

@@ -87,7 +87,7 @@ are cut in --tz, the local zone by default.`,
 // reportInput reads the flags into a report's options and opens the
 // store it is made from.
 func reportInput(ctx context.Context, opts *Options, rf *reportFlags, project bool) (report.Options, report.Slicer, error) {
-	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent}
+	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent, Flags: true}
 	o, err := req.Options(opts.User, time.Local, opts.Now())
 	if err != nil {
 		return o, nil, command.UsageErrorf("%v", err)

@@ -1,15 +1,23 @@
 package human
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 )
 
+// MaxAge is the longest age ParseAge reads, about 292 years: the most a
+// time.Duration holds. A longer one is read as MaxAge rather than
+// wrapped round to a negative age (an "--older-than" in the future).
+const MaxAge = time.Duration(math.MaxInt64)
+
 // ParseAge reads an age like 30d, 12h, 2w or 1d12h: numbers each
-// followed by a unit of s, m, h, d (24 hours) or w (7 days).
+// followed by a unit of s, m, h, d (24 hours) or w (7 days). It is never
+// negative, and at most MaxAge.
 func ParseAge(s string) (time.Duration, error) {
 	in := strings.TrimSpace(s)
 	if in == "" {
@@ -25,7 +33,7 @@ func ParseAge(s string) (time.Duration, error) {
 			return 0, fmt.Errorf("invalid duration %q: want a number and a unit, like 30d, 12h or 2w", s)
 		}
 		n, err := strconv.ParseFloat(in[:i], 64)
-		if err != nil {
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return 0, fmt.Errorf("invalid duration %q", s)
 		}
 		j := i
@@ -47,10 +55,23 @@ func ParseAge(s string) (time.Duration, error) {
 		default:
 			return 0, fmt.Errorf("invalid duration %q: unknown unit %q (use s, m, h, d or w)", s, in[i:j])
 		}
-		total += time.Duration(n * float64(unit))
+		total = addAge(total, n*float64(unit))
 		in = in[j:]
 	}
 	return total, nil
+}
+
+// addAge returns total plus ns nanoseconds (0 or more), at most MaxAge.
+func addAge(total time.Duration, ns float64) time.Duration {
+	// float64(MaxAge) is 2⁶³, one more than MaxAge: below it, ns
+	// converts without overflow.
+	if ns >= float64(MaxAge) {
+		return MaxAge
+	}
+	if d := time.Duration(ns); d <= MaxAge-total {
+		return total + d
+	}
+	return MaxAge
 }
 
 // ParseTime reads a point in time as people write one: a date

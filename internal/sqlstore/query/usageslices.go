@@ -97,9 +97,10 @@ func UsageRollup(d Dialect, f loom.UsageSliceFilter) (q string, args []any, merg
 		}
 	}
 	// A bound on a quarter hour is a bound on the slices' starts; Until
-	// is exclusive.
+	// is exclusive. The hours are text, which sorts in time order within
+	// years 0000 to 9999: a bound beyond them is the nearer end.
 	bound := func(t time.Time, after, same string) {
-		t = t.UTC()
+		t = loom.ClampTime(t).UTC()
 		hour, quarter := t.Format("2006-01-02T15"), t.Minute()/loom.UsageSliceMinutes
 		c.Add("(u.hour "+after+" ? OR (u.hour = ? AND u.quarter "+same+" ?))", hour, hour, quarter)
 	}
