@@ -83,6 +83,42 @@ func TestForkThenRewind(t *testing.T) {
 	}
 }
 
+// A purge on one machine while another appends: the sync that applies
+// the purge on the appending machine makes the rescued copy and sends it
+// at once, so it survives that machine being lost right after.
+func TestRescueLeavesWithItsSync(t *testing.T) {
+	ctx := context.Background()
+	_, _, c := hubFor(t)
+	key, err := envelope.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, late := open(t, "a.db"), open(t, "b.db"), open(t, "c.db")
+	s := &loom.Session{UserID: "alice", Key: "cli:s", Title: "S"}
+	if err := a.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "the first prompt"}}}); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, c, a, key)
+	syncOnce(t, c, b, key)
+	if err := doAction(ctx, a, s.ID, "purge", 'A'); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, c, a, key)
+	if err := doAction(ctx, b, s.ID, "append", 'B'); err != nil {
+		t.Fatal(err)
+	}
+	if res := syncOnce(t, c, b, key); res.Pushed < 2 {
+		t.Fatalf("B's sync sent %d records: its turn, then the copy it rescued, were due", res.Pushed)
+	}
+	b.Close() // B is lost
+	syncOnce(t, c, late, key)
+	got := prompts(t, late)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"the first prompt", "user on B"}) || !strings.Contains(stateOf(t, late), `"S (recovered)"`) {
+		t.Fatalf("a machine that joins after B is lost holds %q:\n%s", got, stateOf(t, late))
+	}
+}
+
 // concurrentPair runs action a on machine A and b on B, then syncs the
 // machines order names (C takes part when named) in two rounds.
 func concurrentPair(t *testing.T, key envelope.Key, a, b, order string) {

@@ -186,6 +186,7 @@ func syncRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	warnedUser := false
+	var waited map[hub.Waiting]bool // the waits said last
 	report := func(r hub.Result) error {
 		if r.User != "" && r.User != opts.User && !warnedUser {
 			warnedUser = true
@@ -208,9 +209,15 @@ func syncRun(ctx context.Context, opts *Options) error {
 		if !watch || r.Pushed+r.Pulled > 0 {
 			fmt.Fprintf(opts.IO.Out, "Sent %s, received %s (hub %s)\n", human.Plural(r.Pushed, "record"), human.Plural(r.Pulled, "record"), s.hub.URL)
 		}
+		// --watch says a wait once, not every interval.
+		said := waited
+		waited = map[hub.Waiting]bool{}
 		for _, w := range r.Waiting {
-			fmt.Fprintf(opts.IO.ErrOut, "Records of host %s from %d on wait (%s); a later sync applies them.\n",
-				w.Host, w.Index, w.Reason)
+			waited[w] = true
+			if !said[w] {
+				fmt.Fprintf(opts.IO.ErrOut, "Records of host %s from %d on wait (%s); a later sync applies them, once a machine that holds what they follow has synced (each sends the hub what it lacks).\n",
+					w.Host, w.Index, w.Reason)
+			}
 		}
 		return nil
 	}
