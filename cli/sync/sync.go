@@ -51,7 +51,13 @@ LOOM_SYNC_TOKEN), then "loom sync key" on your first machine and
 A store restored from a backup, or copied to another machine, needs
 nothing but "loom sync": it finds that its log and the hub's part, takes
 a new host id and keeps what both sides wrote, and says so in one line.
-Several syncs of one store at once (--watch and one by hand) are safe.`,
+Several syncs of one store at once (--watch and one by hand) are safe.
+
+A hub lost, emptied or restored from an old copy: start one (a fresh
+hub makes a new token: give it to each machine) and run "loom sync" on
+each machine: every machine keeps the records of the others it pulled
+and sends the hub what it lacks, so nothing any machine holds is lost.
+"loom sync status" says when the hub lacks records this machine holds.`,
 		Example: `  loom sync
   loom sync --watch
   loom sync status
