@@ -80,8 +80,9 @@ anything is written: a bad record is reported as FILE:LINE: reason and
 nothing is imported. Sessions that already exist in the store are
 refused the same way.
 
-With --from, import the sessions of another agent instead: claude-code,
-codex, gemini, opencode, or all of them. PATH is a session file or a
+With --from, import the sessions of another agent instead (--from list
+shows every agent loom reads, where each keeps its sessions on this
+machine and how many it holds), or of all of them. PATH is a session file or a
 directory; without one, the tool's own location is read (honouring
 CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME and XDG_DATA_HOME).
 Importing is incremental: unchanged files are not read again, a session
@@ -103,6 +104,7 @@ Imported sessions are listed with their tool as surface, and resuming
 one continues in a fork of it. See docs/import.md.`,
 		Example: `  loom session import session.jsonl
   ssh old-laptop loom session export --all | loom session import -
+  loom session import --from list
   loom session import --from all
   loom session import --from claude-code --dry-run --json
   loom session import --from codex ~/backup/codex/sessions --since 2026-06-01
@@ -126,6 +128,12 @@ one continues in a fork of it. See docs/import.md.`,
 					return command.UsageErrorf("--watch, --dry-run, --rescan and --since go with --from TOOL")
 				}
 			} else {
+				if opts.From == "list" {
+					if len(args) > 0 || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
+						return command.UsageErrorf("--from list goes alone: it lists every agent loom reads")
+					}
+					return importList(cmd.Context(), opts)
+				}
 				if opts.Rescan && opts.Watch {
 					return command.UsageErrorf("--rescan reads every file once: it does not go with --watch")
 				}
@@ -146,7 +154,7 @@ one continues in a fork of it. See docs/import.md.`,
 			return importRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.From, "from", "", "import another agent's sessions: claude-code, codex, gemini, opencode or all")
+	cmd.Flags().StringVar(&opts.From, "from", "", "import another agent's sessions: "+agentNames(f.Formats)+" or all; list shows which are on this machine")
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep running and import changes as they are written (with --from)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be imported without writing (with --from)")
 	cmd.Flags().BoolVar(&opts.Rescan, "rescan", false, "read every file again, whatever its record, and repair sessions that importers racing on one file left split or doubled (with --from)")
@@ -158,10 +166,6 @@ one continues in a fork of it. See docs/import.md.`,
 // importTargets are the tools --from names, with where to read each:
 // the PATHs given, else the tool's own location.
 func importTargets(opts *ImportOptions, from string, paths []string) ([]importer.Target, error) {
-	var names []string
-	for _, fm := range opts.Formats {
-		names = append(names, fm.Tool())
-	}
 	var out []importer.Target
 	home := opts.Home()
 	for _, fm := range opts.Formats {
@@ -175,7 +179,7 @@ func importTargets(opts *ImportOptions, from string, paths []string) ([]importer
 		out = append(out, t)
 	}
 	if len(out) == 0 {
-		return nil, command.UsageErrorf("--from %q: want %s or all", from, strings.Join(names, ", "))
+		return nil, command.UsageErrorf("--from %q: want %s, all, or list", from, agentNames(opts.Formats))
 	}
 	return out, nil
 }

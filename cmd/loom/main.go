@@ -17,10 +17,7 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/importer/claudecode"
-	"github.com/loomhq/loom/importer/codex"
-	"github.com/loomhq/loom/importer/gemini"
-	"github.com/loomhq/loom/importer/opencode"
+	"github.com/loomhq/loom/importer/agents"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/server"
@@ -57,7 +54,7 @@ func main() {
 
 // formats are the other agents' session formats loom imports.
 func formats() []importer.Format {
-	return []importer.Format{claudecode.Format{}, codex.Format{}, gemini.Format{}, opencode.Format{}}
+	return agents.Formats()
 }
 
 // serve runs the HTTP server for loom serve.

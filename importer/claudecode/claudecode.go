@@ -25,6 +25,8 @@ func New() Format { return Format{} }
 // sessions and the TOOL of `loom session import --from TOOL`.
 const Tool = "claude-code"
 
+func init() { importer.Register(Format{}) }
+
 // Provider is the provider of the models Claude Code calls.
 const Provider = "anthropic"
 

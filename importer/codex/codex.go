@@ -24,6 +24,8 @@ var _ importer.Format = Format{}
 // and the TOOL of `loom session import --from TOOL`.
 const Tool = "codex"
 
+func init() { importer.Register(Format{}) }
+
 // Provider is the provider of a Codex session whose rollout names none
 // (session_meta's model_provider).
 const Provider = "openai"

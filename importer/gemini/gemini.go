@@ -31,6 +31,8 @@ var _ importer.Format = Format{}
 // sessions and the TOOL of `loom session import --from TOOL`.
 const Tool = "gemini"
 
+func init() { importer.Register(Format{}) }
+
 // Provider is the provider of every model reply Gemini CLI records.
 const Provider = "google"
 

@@ -43,6 +43,8 @@ const (
 // and the TOOL of `loom session import --from TOOL`.
 const Tool = "opencode"
 
+func init() { importer.Register(Format{}) }
+
 // Tool returns Tool.
 func (Format) Tool() string { return Tool }
 

@@ -1,0 +1,17 @@
+// Package agents is every other agent whose sessions loom reads: it
+// imports each one's format package, which registers itself with package
+// importer. Adding an agent is its package, a line here and its docs.
+package agents
+
+import (
+	"github.com/loomhq/loom/importer"
+
+	// The agents (loom lists them by name).
+	_ "github.com/loomhq/loom/importer/claudecode"
+	_ "github.com/loomhq/loom/importer/codex"
+	_ "github.com/loomhq/loom/importer/gemini"
+	_ "github.com/loomhq/loom/importer/opencode"
+)
+
+// Formats returns the formats of every agent loom reads.
+func Formats() []importer.Format { return importer.Registered() }
