@@ -57,7 +57,12 @@ type Replica interface {
 	// SyncKeptRecords returns up to limit of the records kept of host
 	// after index after, in order.
 	SyncKeptRecords(ctx context.Context, host synclog.HostID, after int64, limit int) ([]loom.SyncRecord, error)
+	// SyncConflicts returns the conflict forks the store holds (see
+	// docs/sync.md, "Concurrent appends"), with whose message each
+	// starts with.
+	SyncConflicts(ctx context.Context) ([]synclog.Conflict, error)
 }
+
 
 // Result is what one Sync did: records sent, records applied, and the
 // hosts whose records wait (see PullResult).
@@ -76,6 +81,10 @@ type Result struct {
 	// User is the user the hub's token is of: the owner of the
 	// sessions the records carry.
 	User string `json:"user,omitempty"`
+	// Conflicts are the conflict forks this sync made of this
+	// machine's own turns: another machine's, at the same place in the
+	// same session, kept the session.
+	Conflicts []synclog.Conflict `json:"conflicts,omitempty"`
 }
 
 // Sync pushes r's new records, sealed with key, and the records of
@@ -126,6 +135,10 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 	if err != nil {
 		return res, err
 	}
+	before, err := r.SyncConflicts(ctx)
+	if err != nil {
+		return res, err
+	}
 	pr, err := c.pull(ctx, host, applied, key, stopRetired(hosts, retired),
 		func(h synclog.Header, p synclog.Payload) error { return r.ApplySync(ctx, h, p) }, r.SyncKeep)
 	var rerr recordError
@@ -142,6 +155,9 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 	if len(pr.Waiting) > 0 {
 		res.Waiting = pr.Waiting
 	}
+	if pr.Applied > 0 {
+		res.Conflicts, err = newConflicts(ctx, r, host, before, err)
+	}
 	if ctx.Err() == nil {
 		// Applying a purge may have written a rescued copy to this
 		// store's log: it leaves now, not at the next sync, which may
@@ -153,6 +169,22 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 		}
 	}
 	return res, err
+}
+
+// newConflicts returns the conflict forks r holds now that it did not
+// before, of turns host wrote; err, the pull's, is returned as it is.
+func newConflicts(ctx context.Context, r Replica, host synclog.HostID, before []synclog.Conflict, err error) ([]synclog.Conflict, error) {
+	now, cerr := r.SyncConflicts(ctx)
+	if cerr != nil {
+		return nil, errors.Join(err, cerr)
+	}
+	var out []synclog.Conflict
+	for _, x := range now {
+		if x.Host == host && !slices.ContainsFunc(before, func(b synclog.Conflict) bool { return b.ID == x.ID }) {
+			out = append(out, x)
+		}
+	}
+	return out, err
 }
 
 // lastOf returns the index of host's last record that hosts say the hub

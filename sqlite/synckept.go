@@ -102,3 +102,18 @@ func (s *Store) SyncKeptRecords(ctx context.Context, host synclog.HostID, after 
 	}
 	return out, rows.Err()
 }
+
+// SyncConflicts returns the conflict forks the store holds, each with
+// the host that wrote its first own message ("" when that is not known).
+func (s *Store) SyncConflicts(ctx context.Context) ([]synclog.Conflict, error) {
+	return rowscan.All(ctx, rowsOf{reads{s}}, func(r rowscan.Scanner) (synclog.Conflict, error) {
+		var c synclog.Conflict
+		err := r.Scan(&c.ID, &c.Title, &c.Session, &c.SessionTitle, &c.Host)
+		return c, err
+	}, `SELECT f.id, c.title, f.parent, p.title, coalesce((SELECT sm.host FROM spans sp
+			JOIN messages m ON m.session_id = sp.store_id AND m.seq = f.base + 1
+			JOIN sync_messages sm ON sm.id = m.id
+			WHERE sp.session_id = f.id AND sp.first_seq <= f.base + 1 AND sp.last_seq >= f.base + 1), '')
+		FROM sync_forks f JOIN sessions c ON c.id = f.id JOIN sessions p ON p.id = f.parent
+		WHERE f.kind = 'conflict' ORDER BY f.id`)
+}

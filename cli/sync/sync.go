@@ -204,6 +204,15 @@ func syncRun(ctx context.Context, opts *Options) error {
 			fmt.Fprintf(opts.IO.ErrOut, "This store's sync log and the hub's part after record %d of host %s (a store restored from a backup, or copied to another machine): it syncs on as host %s, sending the %s it wrote since, and takes the hub's records of %s as another machine's; nothing is lost.\n",
 				r.Rehomed.Shared, r.Rehomed.Old, r.Rehomed.New, human.Plural(r.Rehomed.Moved, "record"), r.Rehomed.Old)
 		}
+		for _, c := range r.Conflicts {
+			// Also with --json, whose answer has "conflicts".
+			title := c.Title
+			if title == "" {
+				title = c.SessionTitle + " (conflict)"
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "Your turns in %q went on at the same place as another machine's: its turns kept the session and yours are in %q (%s); loom -r %s continues them.\n",
+				c.SessionTitle, title, c.ID, c.ID)
+		}
 		if r.Reseeded > 0 {
 			// Also with --json, whose answer has "reseeded".
 			fmt.Fprintf(opts.IO.ErrOut, "The hub lacked %s of other machines that this store holds (a hub restored from an old copy, or emptied): sent them again; nothing is lost.\n",
