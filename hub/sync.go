@@ -63,7 +63,6 @@ type Replica interface {
 	SyncConflicts(ctx context.Context) ([]synclog.Conflict, error)
 }
 
-
 // Result is what one Sync did: records sent, records applied, and the
 // hosts whose records wait (see PullResult).
 type Result struct {
