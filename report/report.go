@@ -13,9 +13,12 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +54,10 @@ type Options struct {
 	// Agent keeps the sessions of one surface: cli, http, or the agent
 	// an imported session came from (claude-code, codex, …).
 	Agent string
+	// Agents are the surfaces Agent may name beside those of the
+	// store's sessions: the agents loom imports. A name that is none of
+	// them, whose report is empty, is an error listing them.
+	Agents []string
 	// By is Day, Week, Month or Block.
 	By string
 	// Breakdown is "", ByModel, ByAgent or ByProject.
@@ -214,6 +221,35 @@ type Slicer interface {
 	UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error)
 }
 
+// knownAgent reports, for a report of o.Agent that came out empty,
+// whether the name is a surface of the user's sessions or one of
+// o.Agents; an unknown one (a typo) is EINVALID, listing the known.
+func knownAgent(ctx context.Context, st Slicer, o Options) error {
+	all, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: o.UserID, LongContext: pricing.LongContextTokens})
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{loom.SurfaceCLI: true}
+	for _, a := range o.Agents {
+		known[a] = true
+	}
+	for _, s := range all {
+		known[s.Surface] = true
+	}
+	if known[o.Agent] {
+		return nil
+	}
+	e := loom.Errorf(loom.EINVALID, "agent %q: no sessions are of it, and loom knows no agent of that name; use one of %s",
+		o.Agent, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
+	e.Err = ErrUnknownAgent
+	return e
+}
+
+// ErrUnknownAgent is in the chain of the error of a report of an agent
+// that neither the store's sessions nor Options.Agents know (a typo):
+// the command line takes it as a usage error.
+var ErrUnknownAgent = errors.New("unknown agent")
+
 // Build makes the report o asks for from st.
 func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 	if err := o.Check(); err != nil {
@@ -231,6 +267,11 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 		Since: o.Since, Until: o.Until, LongContext: pricing.LongContextTokens})
 	if err != nil {
 		return nil, err
+	}
+	if len(slices) == 0 && o.Agent != "" {
+		if err := knownAgent(ctx, st, o); err != nil {
+			return nil, err
+		}
 	}
 	rep := &Report{By: o.By, Breakdown: o.Breakdown, TZ: loc.String(), Since: writable(o.Since), Until: writable(o.Until), Rows: []Row{}, PricesAsOf: pricing.AsOf}
 	var rows []*Row

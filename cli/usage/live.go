@@ -39,7 +39,7 @@ func usageLiveRun(ctx context.Context, opts *Options, rf *reportFlags, project b
 		o.Now = opts.Now()
 		rep, err := report.Build(ctx, st, o)
 		if err != nil {
-			return err
+			return agentUsage(err)
 		}
 		// Blocks from the last one's start on do not depend on the
 		// messages before it: later redraws read from there.

@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"time"
 
@@ -92,6 +93,7 @@ func reportInput(ctx context.Context, opts *Options, rf *reportFlags, project bo
 	if err != nil {
 		return o, nil, command.UsageErrorf("%v", err)
 	}
+	o.Agents = opts.Agents
 	if project {
 		p, err := opts.Project()
 		if err != nil {
@@ -109,6 +111,15 @@ func reportInput(ctx context.Context, opts *Options, rf *reportFlags, project bo
 	return o, st, nil
 }
 
+// agentUsage makes the error of a report of an agent loom does not know
+// a usage error (--agent with a typo); others stay as they are.
+func agentUsage(err error) error {
+	if errors.Is(err, report.ErrUnknownAgent) {
+		return command.UsageErrorf("--%s", err.Error())
+	}
+	return err
+}
+
 func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project bool) error {
 	if rf.live {
 		return usageLiveRun(ctx, opts, rf, project)
@@ -119,7 +130,7 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	}
 	rep, err := report.Build(ctx, st, o)
 	if err != nil {
-		return err
+		return agentUsage(err)
 	}
 	ios := opts.IO
 	switch {

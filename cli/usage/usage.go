@@ -35,6 +35,8 @@ type Options struct {
 	Now    func() time.Time
 	User   string
 	JSON   bool
+	// Agents are the agents loom imports, which --agent may name.
+	Agents []string
 
 	Ref string
 	// ThisProject is --project: only this project's sessions.
@@ -53,6 +55,9 @@ func NewCmdUsage(f *command.Factory) *cobra.Command {
 		PriceTable: f.PriceTable,
 		RefLen:     f.RefLen,
 		Now:        f.TimeNow,
+	}
+	for _, fm := range f.Formats {
+		opts.Agents = append(opts.Agents, fm.Tool())
 	}
 	cmd := &cobra.Command{
 		Use:   "usage [REF]",
