@@ -147,6 +147,34 @@ func checkToolList(t *testing.T, cs *sdk.ClientSession) {
 	if !slices.Equal(names, []string{"list_sessions", "memory", "read_session", "search_sessions", "usage"}) {
 		t.Fatalf("tools = %v", names)
 	}
+	toolsDocumented(t, names)
+}
+
+// toolsDocumented fails where the README, docs/mcp.md's table or loom
+// mcp --help leave out one of the tools the server offers, or count
+// them otherwise.
+func toolsDocumented(t *testing.T, names []string) {
+	t.Helper()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../docs/mcp.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := newEmptyFixture(t).mustExec(t, "mcp", "--help")
+	for _, n := range names {
+		if !strings.Contains(string(readme), "`"+n+"`") || !strings.Contains(string(doc), "| `"+n+"` |") || !strings.Contains(help, n) {
+			t.Errorf("tool %s: in the README %v, docs/mcp.md's table %v, loom mcp --help %v", n,
+				strings.Contains(string(readme), "`"+n+"`"), strings.Contains(string(doc), "| `"+n+"` |"), strings.Contains(help, n))
+		}
+	}
+	for _, wrong := range []string{"four tools", "three tools", "six tools"} {
+		if strings.Contains(string(doc), wrong) || strings.Contains(string(readme), wrong) {
+			t.Errorf("the docs say %q", wrong)
+		}
+	}
 }
 
 // loom mcp, started as an agent starts it, answers the Go SDK's client
