@@ -12,8 +12,9 @@ import (
 
 // The ids loom prints on a terminal are the shortest prefix, 8 or more
 // characters, that is unique among all of the user's sessions, not only
-// among the rows shown: in session list -L 3, usage -L 3 and search, an
-// id typed back as printed finds its session.
+// among the rows shown: in session list -L 3, usage -L 3, search, and
+// what fork, move and delete say of the session they changed, an id
+// typed back as printed finds its session.
 func TestShortIDsResolveBack(t *testing.T) {
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
@@ -43,7 +44,9 @@ func TestShortIDsResolveBack(t *testing.T) {
 	}
 	st.Close()
 	printed := regexp.MustCompile(`01a20e5e[0-9a-f-]*`)
-	for _, args := range [][]string{{"session", "list", "-L", "3"}, {"usage", "-L", "3"}, {"search", "zebra"}} {
+	zebra := sessions[2].id
+	for _, args := range [][]string{{"session", "list", "-L", "3"}, {"usage", "-L", "3"}, {"search", "zebra"},
+		{"session", "fork", zebra, "--turn", "1"}, {"session", "move", zebra, fx.other}, {"session", "delete", zebra, "--yes"}} {
 		p := fx.startPTYSize(t, 100, 40, args...)
 		if code := p.Wait(t); code != 0 {
 			t.Fatalf("loom %s: exit %d:\n%s", strings.Join(args, " "), code, p.Output())
@@ -53,7 +56,11 @@ func TestShortIDsResolveBack(t *testing.T) {
 			t.Fatalf("loom %s prints no id:\n%s", strings.Join(args, " "), p.Output())
 		}
 		for _, id := range ids {
-			r := fx.exec(t, "", "session", "show", id, "--json")
+			show := []string{"session", "show", id, "--json"}
+			if args[1] == "delete" {
+				show = []string{"session", "list", "--deleted", "-a", "--json"}
+			}
+			r := fx.exec(t, "", show...)
 			if r.code != 0 || !strings.Contains(r.stdout, `"id": "`+id) {
 				t.Errorf("loom %s printed %s, which does not find its session (exit %d): %s\n%s", strings.Join(args, " "), id, r.code, r.stderr, p.Output())
 			}

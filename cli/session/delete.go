@@ -22,7 +22,10 @@ type DeleteOptions struct {
 	Store func(context.Context) (loom.Store, error)
 	// Resolve finds the live session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
-	JSON    bool
+	// DisplayID is an id as a terminal shows it: a prefix that finds it
+	// back (command.Factory.DisplayID).
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	JSON      bool
 
 	Refs  []string
 	Yes   bool
@@ -32,9 +35,10 @@ type DeleteOptions struct {
 
 func newCmdSessionDelete(f *command.Factory) *cobra.Command {
 	opts := &DeleteOptions{
-		IO:      f.IO,
-		Store:   f.Store,
-		Resolve: f.Resolve,
+		IO:        f.IO,
+		Store:     f.Store,
+		Resolve:   f.Resolve,
+		DisplayID: f.DisplayID,
 	}
 	cmd := &cobra.Command{
 		Use:     "delete REF...",
@@ -134,6 +138,12 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	}
 	rep := DeleteReport{Purged: opts.Purge, Deleted: []*loom.Session{}}
 	for _, s := range targets {
+		// The id as shown is the prefix that finds the session while it
+		// is there to find.
+		shown := s.ID
+		if ios.IsStdoutTTY() && !opts.JSON {
+			shown = opts.DisplayID(ctx, st, s.ID)
+		}
 		gone, err := st.Delete(ctx, s.ID, loom.DeleteOptions{Purge: opts.Purge, Force: opts.Force})
 		if err != nil {
 			if opts.JSON && len(rep.Deleted) > 0 {
@@ -148,9 +158,9 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		}
 		if ios.IsStdoutTTY() {
 			if opts.Purge {
-				fmt.Fprintf(ios.Out, "%s Deleted %s %s for good\n", cs.Red("✓"), term.DisplayID(ios, s.ID), command.SessionLabel(s))
+				fmt.Fprintf(ios.Out, "%s Deleted %s %s for good\n", cs.Red("✓"), shown, command.SessionLabel(s))
 			} else {
-				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), term.DisplayID(ios, s.ID), command.SessionLabel(s), s.ID)
+				fmt.Fprintf(ios.Out, "%s Moved %s %s to the trash; loom session restore %s brings it back\n", cs.Green("✓"), shown, command.SessionLabel(s), s.ID)
 			}
 		}
 	}

@@ -18,7 +18,10 @@ type ForkOptions struct {
 	// StoreSession opens the store to change the session ref names, and
 	// finds it.
 	StoreSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
-	JSON         bool
+	// DisplayID is an id as a terminal shows it: a prefix that finds it
+	// back (command.Factory.DisplayID).
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	JSON      bool
 
 	Ref     string
 	Turn    int
@@ -30,6 +33,7 @@ func newCmdSessionFork(f *command.Factory) *cobra.Command {
 	opts := &ForkOptions{
 		IO:           f.IO,
 		StoreSession: f.StoreSession,
+		DisplayID:    f.DisplayID,
 	}
 	cmd := &cobra.Command{
 		Use:   "fork REF",
@@ -84,7 +88,7 @@ func forkRun(ctx context.Context, opts *ForkOptions) error {
 		return command.WriteJSON(opts.IO.Out, fork)
 	}
 	if opts.IO.IsStderrTTY() || opts.IO.IsStdoutTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "Forked %s at turn %d of %d into %q.\n", s.ID[:min(term.ShortIDLen, len(s.ID))], fork.ForkTurn, s.TurnCount, fork.Title)
+		fmt.Fprintf(opts.IO.ErrOut, "Forked %s at turn %d of %d into %q.\n", opts.DisplayID(ctx, st, s.ID), fork.ForkTurn, s.TurnCount, fork.Title)
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, fork.ID)
 	return err

@@ -24,9 +24,12 @@ type MoveOptions struct {
 	Store func(context.Context) (loom.Store, error)
 	// Resolve finds the live session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
-	Now     func() time.Time
-	User    string
-	JSON    bool
+	// DisplayID is an id as a terminal shows it: a prefix that finds it
+	// back (command.Factory.DisplayID).
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	Now       func() time.Time
+	User      string
+	JSON      bool
 
 	Ref string
 	// From moves every session of the project rooted there instead of
@@ -37,11 +40,12 @@ type MoveOptions struct {
 
 func newCmdSessionMove(f *command.Factory) *cobra.Command {
 	opts := &MoveOptions{
-		IO:      f.IO,
-		AbsPath: f.AbsPath,
-		Store:   f.Store,
-		Resolve: f.Resolve,
-		Now:     f.TimeNow,
+		IO:        f.IO,
+		AbsPath:   f.AbsPath,
+		Store:     f.Store,
+		Resolve:   f.Resolve,
+		DisplayID: f.DisplayID,
+		Now:       f.TimeNow,
 	}
 	cmd := &cobra.Command{
 		Use:   "move {REF | --from OLDDIR} [DIR]",
@@ -137,7 +141,7 @@ func moveRun(ctx context.Context, opts *MoveOptions) error {
 		fmt.Fprintf(opts.IO.Out, "%s Moved %s from %s to %s (%s)\n", cs.Green("✓"), human.Plural(len(moved), "session"), term.SanitizeLine(from), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "%s Moved %s to %s (%s)", cs.Green("✓"), term.DisplayID(opts.IO, moved[0].ID), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
+	fmt.Fprintf(opts.IO.Out, "%s Moved %s to %s (%s)", cs.Green("✓"), opts.DisplayID(ctx, st, moved[0].ID), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
 	if moved[0].Key != sessions[0].Key {
 		fmt.Fprintf(opts.IO.Out, "; its key is now %s", term.SanitizeLine(moved[0].Key))
 	}

@@ -18,7 +18,10 @@ type RewindOptions struct {
 	// StoreSession opens the store to change the session ref names, and
 	// finds it.
 	StoreSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
-	JSON         bool
+	// DisplayID is an id as a terminal shows it: a prefix that finds it
+	// back (command.Factory.DisplayID).
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	JSON      bool
 
 	Ref     string
 	Turn    int
@@ -29,6 +32,7 @@ func newCmdSessionRewind(f *command.Factory) *cobra.Command {
 	opts := &RewindOptions{
 		IO:           f.IO,
 		StoreSession: f.StoreSession,
+		DisplayID:    f.DisplayID,
 	}
 	cmd := &cobra.Command{
 		Use:   "rewind REF --turn N",
@@ -103,7 +107,7 @@ func rewindRun(ctx context.Context, opts *RewindOptions) error {
 	}
 	if opts.IO.IsStderrTTY() || opts.IO.IsStdoutTTY() {
 		fmt.Fprintf(opts.IO.ErrOut, "Rewound %s to the end of turn %d; %s kept in %s %q.\n",
-			term.DisplayID(opts.IO, s.ID), turn, chat.LaterTurns(turn, s.TurnCount), fork.ID, fork.Title)
+			opts.DisplayID(ctx, st, s.ID), turn, chat.LaterTurns(turn, s.TurnCount), fork.ID, fork.Title)
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, fork.ID)
 	return err
