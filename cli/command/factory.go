@@ -14,6 +14,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -328,7 +330,43 @@ func (f *Factory) ResolveIn(ctx context.Context, st loom.Store, ref string, dele
 		return nil, loom.Errorf(loom.ENOTFOUND, "session %s is in the trash since %s; loom session restore %s brings it back",
 			SessionLabel(t), loom.FormatTime(*t.DeletedAt), t.ID)
 	}
-	return nil, err
+	return nil, suggest(ctx, st, f.User(), ref, err)
+}
+
+// suggest adds to err, that no session matches ref, the sessions whose
+// title (or key, description, last prompt, newest messages) holds ref, as
+// the picker finds them: a word of a title is not a reference, but the
+// session is likely one of those.
+func suggest(ctx context.Context, st loom.Store, user, ref string, err error) error {
+	if len(ref) < 3 || strings.ContainsAny(ref, "\n\r") {
+		return err
+	}
+	found, ferr := st.Sessions(ctx, loom.SessionFilter{UserID: user, Text: ref, Archived: loom.WithArchived, Limit: 20})
+	if ferr != nil || len(found) == 0 {
+		return err
+	}
+	// Titles that hold it first, as a word of a title is what was meant.
+	lower := strings.ToLower(ref)
+	slices.SortStableFunc(found, func(a, b *loom.Session) int {
+		ia, ib := strings.Contains(strings.ToLower(a.Title), lower), strings.Contains(strings.ToLower(b.Title), lower)
+		switch {
+		case ia == ib:
+			return 0
+		case ia:
+			return -1
+		}
+		return 1
+	})
+	var names []string
+	for _, s := range found[:min(3, len(found))] {
+		names = append(names, fmt.Sprintf("%s (%s)", SessionLabel(s), s.ID))
+	}
+	more := ""
+	if len(found) > 3 {
+		more = ", …"
+	}
+	return loom.Errorf(loom.ENOTFOUND, "no session matches %q; sessions that mention it: %s%s (give an id, or the whole title)",
+		ref, strings.Join(names, ", "), more)
 }
 
 // RefLen is how much of ids a terminal shows: the shortest prefix, at
