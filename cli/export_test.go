@@ -72,14 +72,54 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatalf("json round trip differs:\n%s\n---\n%s", first, third)
 	}
 
-	// Importing the same sessions again is refused and changes nothing.
+	// Importing the same sessions again leaves them out, says so, and
+	// changes nothing.
 	before, msgs := dst.sessionCount(t)
 	r = dst.run(t, "session", "import", file)
-	if r.code != ExitError || !strings.Contains(r.stderr, "already exists") {
+	if r.code != 0 || !strings.Contains(r.stderr, "sessions this store holds already left out") {
 		t.Fatalf("second import: %+v", r)
 	}
 	if after, amsgs := dst.sessionCount(t); after != before || amsgs != msgs {
-		t.Fatal("refused import changed the store")
+		t.Fatal("an import of what the store holds changed it")
+	}
+}
+
+// An export that overlaps what the store holds (a machine's export
+// after sync, or after an earlier import) imports what is new: a session
+// held with every message of the export's is left out, one that went on
+// differently on the two sides comes in beside it as "T (imported)",
+// its sub-agent sessions with it; never an error.
+func TestImportOverlappingExport(t *testing.T) {
+	a := newEmptyFixture(t)
+	say(t, a, "shared", 1)
+	say(t, a, "plan", 1)
+	b := newEmptyFixture(t)
+	b.mustExec(t, "session", "import", writeFile(t, a.mustExec(t, "session", "export", "--all")))
+	say(t, a, "plan", 1) // the two go on differently
+	say(t, b, "plan", 2)
+	say(t, a, "only on a", 1)
+	r := b.exec(t, "", "session", "import", "--json", writeFile(t, a.mustExec(t, "session", "export", "--all")))
+	if r.code != 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 ||
+		!strings.Contains(r.stderr, "1 session this store holds already left out") || !strings.Contains(r.stderr, `1 session this store holds with other messages imported beside them as "T (imported)"`) {
+		t.Fatalf("import of an overlapping export: exit %d, %q", r.code, r.stderr)
+	}
+	sum := decodeJSON[struct {
+		Sessions []string
+		Messages int
+		Held     int
+		Copies   int
+	}](t, r.stdout)
+	if len(sum.Sessions) != 2 || sum.Held != 1 || sum.Copies != 1 {
+		t.Fatalf("the import's summary: %+v", sum)
+	}
+	got := titles(t, b)
+	if strings.Join(got, "|") != "only on a|plan|plan (imported)|shared" {
+		t.Fatalf("the store holds %q", got)
+	}
+	// And again: nothing more.
+	r = b.exec(t, "", "session", "import", writeFile(t, a.mustExec(t, "session", "export", "--all")))
+	if r.code != 0 || !strings.Contains(r.stderr, "3 sessions this store holds already left out") || strings.Join(titles(t, b), "|") != strings.Join(got, "|") {
+		t.Fatalf("the same import again: exit %d, %q, %q", r.code, r.stderr, titles(t, b))
 	}
 }
 
@@ -305,4 +345,14 @@ func checkHTMLExport(t *testing.T, page string) {
 	if m := regexp.MustCompile(`(?i)<[^>]*=["']?https?://`).FindString(page); m != "" && !strings.HasPrefix(m, "<a ") {
 		t.Errorf("html export refers to the network: %s", m)
 	}
+}
+
+// writeFile writes content to a new file and returns its path.
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "export.jsonl")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -244,6 +244,12 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 type importSummary struct {
 	Sessions []string `json:"sessions"`
 	Messages int      `json:"messages"`
+	// Held counts the sessions the store held already with every message
+	// of the import's: left out.
+	Held int `json:"held"`
+	// Copies counts the sessions the store held with other messages,
+	// imported beside them as new sessions ("T (imported)").
+	Copies int `json:"copies"`
 }
 
 func importRun(ctx context.Context, opts *ImportOptions) error {
@@ -289,16 +295,32 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := st.Import(ctx, all); err != nil {
+	all, held, err := settleHeld(ctx, st, opts.User, all)
+	if err != nil {
 		return err
 	}
-	sum := importSummary{Sessions: make([]string, len(all))}
+	if len(all) > 0 {
+		if err := st.Import(ctx, all); err != nil {
+			return err
+		}
+	}
+	sum := importSummary{Sessions: make([]string, len(all)), Held: held.Same, Copies: held.Copies}
 	for i, d := range all {
 		sum.Sessions[i] = d.Session.ID
 		sum.Messages += len(d.Messages)
 	}
 	if err := importer.MergeAfterImport(ctx, st, sum.Messages); err != nil {
 		slog.Warn("import", "err", err)
+	}
+	var said []string
+	if held.Same > 0 {
+		said = append(said, human.Plural(held.Same, "session")+" this store holds already left out")
+	}
+	if held.Copies > 0 {
+		said = append(said, human.Plural(held.Copies, "session")+` this store holds with other messages imported beside them as "T (imported)"`)
+	}
+	if len(said) > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "%s.\n", strings.Join(said, "; "))
 	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, sum)
