@@ -92,7 +92,7 @@ func onBothHubs(t *testing.T, run func(t *testing.T, hubDB func(*testing.T) stri
 func say(t *testing.T, fx *fixture, title string, turns int) *loom.Session {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, fx.db)
+	st, err := openEngine(ctx, fx.db)
 	if err != nil {
 		t.Fatal(err)
 	}
