@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -273,7 +274,7 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	rep := &Report{By: o.By, Breakdown: o.Breakdown, TZ: loc.String(), Since: writable(o.Since), Until: writable(o.Until), Rows: []Row{}, PricesAsOf: pricing.AsOf}
+	rep := &Report{By: o.By, Breakdown: o.Breakdown, TZ: ZoneName(loc), Since: writable(o.Since), Until: writable(o.Until), Rows: []Row{}, PricesAsOf: pricing.AsOf}
 	var rows []*Row
 	var index map[time.Time]*Row
 	if o.By == Block {
@@ -559,4 +560,22 @@ func (r Request) name(p string) string {
 		return "--" + p
 	}
 	return p
+}
+
+// ZoneName is loc's name as a user knows it: the IANA name of the
+// machine's own zone for time.Local (from $TZ, else /etc/localtime's
+// link), which Go names "Local"; "Local" only when neither says.
+func ZoneName(loc *time.Location) string {
+	if loc != time.Local {
+		return loc.String()
+	}
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" && !strings.HasPrefix(tz, "/") {
+		return tz
+	}
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if _, name, ok := strings.Cut(target, "zoneinfo/"); ok && name != "" {
+			return name
+		}
+	}
+	return loc.String()
 }

@@ -121,7 +121,7 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 	now := time.Now().In(loc)
 	y, m, day := now.Date()
 	d.Since = time.Date(y, m, day, 0, 0, 0, 0, loc).AddDate(0, 0, 1-d.Days)
-	d.TZ = loc.String()
+	d.TZ = report.ZoneName(loc)
 	// The day report and the block report read the same slices.
 	src := &onceSlicer{st: s.st}
 	o := report.Options{UserID: user, By: report.Day, Breakdown: d.Stack, Since: d.Since, Location: loc, Prices: s.prices(), Now: now}
