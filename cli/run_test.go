@@ -173,3 +173,18 @@ func TestRunKeySessionIsListedInItsProject(t *testing.T) {
 		t.Fatalf("session made in the project: project %+v, cwd %q, %d messages", s.Project, s.Cwd, s.MessageCount)
 	}
 }
+
+// loom run takes --new, as bare loom does: a new session, the default;
+// beside -c, --resume or --key it is a usage error.
+func TestRunNew(t *testing.T) {
+	fx := newAgentFixture(t)
+	first := sessionOf(t, fx.mustLoom(t, "", "run", "hello").stderr)
+	second := sessionOf(t, fx.mustLoom(t, "", "run", "--new", "hello again").stderr)
+	if second == "" || second == first {
+		t.Fatalf("run --new: session %q after %q", second, first)
+	}
+	r := fx.cmd(t, "run", "--new", "-c", "both")
+	if res := execCmd(t, r, ""); res.code != 2 || !strings.Contains(res.stderr, "only one of --new, --continue") {
+		t.Fatalf("run --new -c: exit %d, %q", res.code, res.stderr)
+	}
+}

@@ -45,7 +45,7 @@ func NewCmdRun(f *command.Factory) *cobra.Command {
 		Short: "Send one prompt and stream the reply",
 		Long: `Send one prompt to the agent and stream its reply to stdout.
 
-By default the prompt starts a new session; -c continues this project's
+By default (or with --new) the prompt starts a new session; -c continues this project's
 most recent session, --resume REF a given one, --key KEY the session with
 that key (created if missing, as a session of this project). Once the
 prompt is stored, "session <id>" of the session that holds it is printed
@@ -71,8 +71,8 @@ them (Go durations: 90s, 5m).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = args[0]
-			if n := countTrue(opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
-				return command.UsageErrorf("use only one of --continue, --resume and --key")
+			if n := countTrue(opts.Choice.New, opts.Choice.Continue, opts.Choice.Resume != "", opts.Choice.Key != ""); n > 1 {
+				return command.UsageErrorf("use only one of --new, --continue, --resume and --key")
 			}
 			if err := opts.Choice.Check(); err != nil {
 				return err
@@ -81,6 +81,7 @@ them (Go durations: 90s, 5m).`,
 			return Run(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Choice.New, "new", false, "start a new session (the default; as bare loom takes it)")
 	cmd.Flags().BoolVarP(&opts.Choice.Continue, "continue", "c", false, "continue this project's most recent session")
 	cmd.Flags().StringVarP(&opts.Choice.Resume, "resume", "r", "", "continue the session `REF` (id, prefix, key or title)")
 	cmd.Flags().StringVar(&opts.Choice.Key, "key", "", "use the session with this `KEY`, creating it if missing")
