@@ -171,6 +171,10 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		code := e.Error.Code
 		if resp.StatusCode == http.StatusUnauthorized {
 			code = loom.EINVALID
+			// The token was most likely made in another store than the
+			// one the hub serves (loom token create without the hub's
+			// --db).
+			note += "; make one on the hub with loom token create, with the store loom serve uses there (its --db, or LOOM_DB)"
 		}
 		return loom.Errorf(code, "hub %s: %s%s", c.URL, e.Error.Message, note)
 	}

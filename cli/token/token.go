@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -39,6 +40,21 @@ is stored: a token is shown once, when it is made.`,
 
 // tokenStore returns a function that opens f's store, creating it if
 // missing, as a token store.
+// storeName names f's store as a user gives it: its path, or its
+// PostgreSQL URL without the password.
+func storeName(f *command.Factory) func() string {
+	return func() string {
+		db, err := f.DBURL()
+		if err != nil {
+			return "(unknown)"
+		}
+		if u, err := url.Parse(db); err == nil && u.Scheme != "" && u.User != nil {
+			return u.Redacted()
+		}
+		return db
+	}
+}
+
 func tokenStore(f *command.Factory) func(context.Context) (loom.TokenStore, error) {
 	return func(ctx context.Context) (loom.TokenStore, error) {
 		st, err := f.CreateStore(ctx)
@@ -80,8 +96,11 @@ func TTLFlag(cmd *cobra.Command) (time.Duration, error) {
 type CreateOptions struct {
 	IO         *term.IOStreams
 	TokenStore func(context.Context) (loom.TokenStore, error)
-	User       string
-	JSON       bool
+	// StoreName names the store the token is kept in, as a user gives
+	// it (a path, or a PostgreSQL URL without its password).
+	StoreName func() string
+	User      string
+	JSON      bool
 
 	Name string
 	// TTL is the token's lifetime; zero for one that never expires.
@@ -89,7 +108,7 @@ type CreateOptions struct {
 }
 
 func newCmdTokenCreate(f *command.Factory) *cobra.Command {
-	opts := &CreateOptions{IO: f.IO, TokenStore: tokenStore(f)}
+	opts := &CreateOptions{IO: f.IO, TokenStore: tokenStore(f), StoreName: storeName(f)}
 	cmd := &cobra.Command{
 		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION]",
 		Short: "Make an access token and print it once",
@@ -148,7 +167,8 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 		if tok.ExpiresAt != nil {
 			expires = " It expires " + tok.ExpiresAt.Local().Format("Jan 2, 2006 15:04 MST") + "."
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "Token %s for user %s.%s It is shown only now; 'loom token revoke %s' ends it.\n", tok.ID, tok.UserID, expires, term.DisplayID(opts.IO, tok.ID))
+		fmt.Fprintf(opts.IO.ErrOut, "Token %s for user %s, kept in the store %s: a loom serve of that store takes it.%s It is shown only now; 'loom token revoke %s' ends it.\n",
+			tok.ID, tok.UserID, opts.StoreName(), expires, term.DisplayID(opts.IO, tok.ID))
 	}
 	return nil
 }
