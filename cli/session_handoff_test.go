@@ -358,6 +358,15 @@ func TestHandoffRoundTrip(t *testing.T) {
 				return r
 			}
 			out := decodeJSON[handoffJSON](t, run("session", "handoff", fx.main.ID, "--to", to, "--json").stdout)
+			// Imported before the tool ran: nothing new, nothing added
+			// (no copy of the session to tell apart from it).
+			run("session", "import", "--from", to, out.Path)
+			if ss := decodeJSON[[]*loom.Session](t, run("session", "list", "-a", "--surface", to, "--json").stdout); len(ss) != 0 {
+				t.Fatalf("importing the handed-off file before %s ran made %d sessions", to, len(ss))
+			}
+			if r := fx.runWith(t, runOpts{before: allFormats}, "session", "show", fx.main.Title, "--json"); r.code != 0 {
+				t.Fatalf("the session's title no longer finds it alone: exit %d, %s", r.code, r.stderr)
+			}
 			continueAs(t, to, out.Path, "Now make the clock injectable.", "Done: NewRetry takes a Clock.")
 			run("session", "import", "--from", to, out.Path)
 			ss := decodeJSON[[]*loom.Session](t, run("session", "list", "-a", "--surface", to, "--json").stdout)

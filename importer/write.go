@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -89,6 +90,16 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 				return err
 			}
 			if origin != nil {
+				if none, err := im.nothingNew(ctx, origin, s.Origin.Turn, p.msgs); err != nil {
+					return err
+				} else if none {
+					// The file holds only what it carried over from the
+					// session it continues: the tool has added nothing yet,
+					// and a copy would be that session again. It comes in
+					// once the tool writes to it (the file changes).
+					tr.SessionsUnchanged++
+					continue
+				}
 				parentID = origin.ID
 				kind, s.ForkTurn = loom.KindFork, s.Origin.Turn
 				if s.Title == "" {
@@ -406,4 +417,20 @@ func quote(s string) string {
 	}
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// nothingNew reports whether msgs, a handed-off file's, end where the
+// session origin was when it was handed off, at the end of turn turn:
+// their last message is that turn's last, the same role and text. Then
+// the tool has added nothing yet.
+func (im *Importer) nothingNew(ctx context.Context, origin *loom.Session, turn int, msgs []*loom.Message) (bool, error) {
+	if len(msgs) == 0 || turn < 1 {
+		return false, nil
+	}
+	then, err := im.Store.Messages(ctx, origin.ID, loom.MessageQuery{Turn: turn})
+	if err != nil || len(then) == 0 {
+		return false, err
+	}
+	a, b := then[len(then)-1], msgs[len(msgs)-1]
+	return a.Role == b.Role && strings.TrimSpace(a.Text()) != "" && strings.TrimSpace(a.Text()) == strings.TrimSpace(b.Text()), nil
 }
