@@ -1,0 +1,149 @@
+package goose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/loomhq/loom/importer"
+)
+
+// Format reads goose's sessions: the SQLite database sessions.db that
+// recent versions of goose keep, and the JSONL file per session that
+// earlier versions wrote. It implements importer.Format.
+type Format struct{}
+
+var _ importer.Format = Format{}
+
+// Tool is goose's name in loom: the surface of its imported sessions
+// and the TOOL of `loom session import --from TOOL`.
+const Tool = "goose"
+
+// dbName is goose's database in its sessions directory.
+const dbName = "sessions.db"
+
+// rootEnv is the variable that moves all of goose's directories: its
+// data directory is then $GOOSE_PATH_ROOT/data (goose ignores a relative
+// path).
+const rootEnv = "GOOSE_PATH_ROOT"
+
+func init() { importer.Register(Format{}) }
+
+// Tool returns Tool.
+func (Format) Tool() string { return Tool }
+
+// Provider is "": goose names each session's provider.
+func (Format) Provider() string { return "" }
+
+// Roots is goose's sessions directory: $GOOSE_PATH_ROOT/data/sessions
+// when the variable holds an absolute path, else the data directory of
+// goose's platform layout (XDG on Linux and macOS, where the Apple
+// layout of some builds is looked at too; %APPDATA%\Block\goose\data on
+// Windows) followed by sessions.
+func (Format) Roots(env func(string) string, home string) []string {
+	get := func(k string) string {
+		if env == nil {
+			return ""
+		}
+		return env(k)
+	}
+	if root := get(rootEnv); root != "" && filepath.IsAbs(root) {
+		return []string{filepath.Join(root, "data", "sessions")}
+	}
+	if runtime.GOOS == "windows" {
+		appData := get("APPDATA")
+		if appData == "" && home != "" {
+			appData = filepath.Join(home, "AppData", "Roaming")
+		}
+		if appData == "" {
+			return nil
+		}
+		return []string{filepath.Join(appData, "Block", "goose", "data", "sessions")}
+	}
+	data := get("XDG_DATA_HOME")
+	if !filepath.IsAbs(data) {
+		data = ""
+		if home != "" {
+			data = filepath.Join(home, ".local", "share")
+		}
+	}
+	var roots []string
+	if data != "" {
+		roots = append(roots, filepath.Join(data, "goose", "sessions"))
+	}
+	if runtime.GOOS == "darwin" && home != "" {
+		roots = append(roots, filepath.Join(home, "Library", "Application Support", "Block", "goose", "sessions"))
+	}
+	return roots
+}
+
+// Bundles finds goose's sessions under root: its sessions directory,
+// its database, or one session file of the older versions.
+//
+// The database is one bundle (with its write-ahead log when there is
+// one); each JSONL file is one. When the directory holds the database,
+// its JSONL files are not read: goose moved them into the database when
+// it created it, under the same session ids, and has not written them
+// since. A JSONL file named as the root is read.
+func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	fi, err := importer.StatRoot(Tool, root)
+	if fi == nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		switch {
+		case strings.HasSuffix(root, ".jsonl"):
+			return []importer.Bundle{{Files: []string{root}}}, nil
+		case strings.HasSuffix(root, ".db"):
+			return []importer.Bundle{importer.SQLiteBundle(root)}, nil
+		}
+		return nil, nil
+	}
+	db := filepath.Join(root, dbName)
+	if fi, err := os.Stat(db); err == nil && fi.Mode().IsRegular() {
+		return []importer.Bundle{importer.SQLiteBundle(db)}, nil
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Tool, err)
+	}
+	var out []importer.Bundle
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n := e.Name()
+		if strings.HasSuffix(n, ".jsonl") && !strings.HasPrefix(n, ".") && importer.EntryMode(root, e).IsRegular() {
+			out = append(out, importer.Bundle{Files: []string{filepath.Join(root, n)}})
+		}
+	}
+	slices.SortFunc(out, func(a, b importer.Bundle) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// Read reads one bundle: the database, or one JSONL session file.
+func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	name := b.Name()
+	if name == "" {
+		return nil, errors.New("goose: empty bundle")
+	}
+	if err := importer.RegularFile(name); err != nil {
+		return nil, fmt.Errorf("goose: %w", err)
+	}
+	isDB, wal, err := importer.SQLiteHeader(name)
+	if err != nil {
+		return nil, fmt.Errorf("goose: %w", err)
+	}
+	if isDB {
+		return readDB(ctx, name, wal)
+	}
+	if !strings.HasSuffix(name, ".jsonl") {
+		return nil, fmt.Errorf("goose: %s is not a SQLite database (damaged, or not goose's) nor a session file", name)
+	}
+	return readJSONL(ctx, name)
+}
