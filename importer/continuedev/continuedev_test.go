@@ -115,8 +115,11 @@ func TestReadCLISession(t *testing.T) {
 		t.Errorf("roles %q", got)
 	}
 	reply := importertest.Message(t, s, "m-2")
-	if u := reply.Usage; u.InputTokens != 500 || u.CacheReadTokens != 1000 || u.OutputTokens != 40 {
-		t.Errorf("usage %+v", u)
+	if u := reply.Usage; u.InputTokens != 500 || u.CacheReadTokens != 1000 || u.OutputTokens != 40 || reply.Model != "gpt-4o" {
+		t.Errorf("usage %+v, model %q (cn 1.5's snake_case usage)", u, reply.Model)
+	}
+	if u := importertest.Message(t, s, "m-5").Usage; u.InputTokens != 1600 || u.OutputTokens != 10 {
+		t.Errorf("usage %+v (camelCase)", u)
 	}
 	if p := reply.Parts[1]; p.Status != loom.ToolCompleted || string(p.Input) != `{"command":"go test ./..."}` {
 		t.Errorf("call a %+v", p)

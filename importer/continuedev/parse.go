@@ -81,21 +81,33 @@ type reasoning struct {
 	EndAt   float64 `json:"endAt"`
 }
 
-// usageJSON is a reply's (or, in the CLI, a session's) token counts.
+// usageJSON is token counts: a reply's as the CLI records it (OpenAI's
+// snake_case usage, with the model) or a session's (camelCase).
 type usageJSON struct {
-	PromptTokens        float64 `json:"promptTokens"`
-	CompletionTokens    float64 `json:"completionTokens"`
-	PromptTokensDetails *struct {
-		CachedTokens     float64 `json:"cachedTokens"`
-		CacheWriteTokens float64 `json:"cacheWriteTokens"`
-	} `json:"promptTokensDetails"`
-	CompletionTokensDetails *struct {
-		ReasoningTokens float64 `json:"reasoningTokens"`
-	} `json:"completionTokensDetails"`
+	PromptTokens            float64  `json:"promptTokens"`
+	CompletionTokens        float64  `json:"completionTokens"`
+	PromptTokensDetails     *details `json:"promptTokensDetails"`
+	CompletionTokensDetails *details `json:"completionTokensDetails"`
+
+	SnakePrompt            float64  `json:"prompt_tokens"`
+	SnakeCompletion        float64  `json:"completion_tokens"`
+	SnakePromptDetails     *details `json:"prompt_tokens_details"`
+	SnakeCompletionDetails *details `json:"completion_tokens_details"`
+	Model                  string   `json:"model"`
 }
 
-// defaultTitle is the title Continue gives a session before naming it.
-const defaultTitle = "New Session"
+type details struct {
+	CachedTokens     float64 `json:"cachedTokens"`
+	CacheWriteTokens float64 `json:"cacheWriteTokens"`
+	ReasoningTokens  float64 `json:"reasoningTokens"`
+
+	SnakeCached    float64 `json:"cached_tokens"`
+	SnakeReasoning float64 `json:"reasoning_tokens"`
+}
+
+// defaultTitles are the titles Continue gives a session before naming
+// it: the extensions' and the CLI's.
+var defaultTitles = map[string]bool{"New Session": true, "Untitled Session": true}
 
 // parse reads one session file's data; created is its start time from
 // sessions.json (zero when it is not listed), modified its file's time.
@@ -120,7 +132,7 @@ func parse(file string, data []byte, created, modified time.Time) (*importer.Res
 		CreatedAt: created,
 		UpdatedAt: modified.UTC(),
 	}
-	if t := strings.TrimSpace(s.Title); t != defaultTitle {
+	if t := strings.TrimSpace(s.Title); !defaultTitles[t] {
 		out.Title = t
 	}
 	b := &builder{res: res, file: file, model: s.ChatModelTitle, calls: map[string]*loom.Part{}}
@@ -206,6 +218,7 @@ func (b *builder) item(mid string, it *historyItem) {
 		msg.Parts = append(msg.Parts, b.tools(mid, it)...)
 		if m.Usage != nil {
 			msg.Usage, b.usage = m.Usage.loom(), true
+			msg.Model = cmp.Or(m.Usage.Model, msg.Model)
 		}
 		b.add(msg)
 	case "thinking":
@@ -381,16 +394,24 @@ func plain(raw json.RawMessage) string {
 }
 
 func (u *usageJSON) loom() loom.Usage {
-	out := loom.Usage{InputTokens: count(u.PromptTokens), OutputTokens: count(u.CompletionTokens)}
-	if d := u.PromptTokensDetails; d != nil {
-		out.CacheReadTokens, out.CacheWriteTokens = count(d.CachedTokens), count(d.CacheWriteTokens)
-		// OpenAI's prompt tokens include the cached ones; loom's input
-		// does not.
-		out.InputTokens = max(out.InputTokens-out.CacheReadTokens, 0)
+	out := loom.Usage{
+		InputTokens:  count(max(u.PromptTokens, u.SnakePrompt)),
+		OutputTokens: count(max(u.CompletionTokens, u.SnakeCompletion)),
 	}
-	if d := u.CompletionTokensDetails; d != nil {
-		out.ReasoningTokens = count(d.ReasoningTokens)
+	for _, d := range []*details{u.PromptTokensDetails, u.SnakePromptDetails} {
+		if d != nil {
+			out.CacheReadTokens = max(out.CacheReadTokens, count(max(d.CachedTokens, d.SnakeCached)))
+			out.CacheWriteTokens = max(out.CacheWriteTokens, count(d.CacheWriteTokens))
+		}
 	}
+	for _, d := range []*details{u.CompletionTokensDetails, u.SnakeCompletionDetails} {
+		if d != nil {
+			out.ReasoningTokens = max(out.ReasoningTokens, count(max(d.ReasoningTokens, d.SnakeReasoning)))
+		}
+	}
+	// OpenAI's prompt tokens include the cached ones; loom's input does
+	// not.
+	out.InputTokens = max(out.InputTokens-out.CacheReadTokens, 0)
 	return out
 }
 
