@@ -20,10 +20,11 @@
 // # What is imported
 //
 //   - One session per file, under Continue's session id, with its title
-//     (the placeholder "New Session" counts as none), its workspace as
-//     the working directory (a file:// URI in the extensions, a path in
-//     the CLI), and the title of its chat model as its model (Continue
-//     records no provider).
+//     (the placeholders "New Session" and the CLI's "Untitled Session"
+//     count as none), its workspace as the working directory (a file://
+//     URI in the extensions, a path in the CLI), and the title of its
+//     chat model as its model (Continue records no provider); a reply
+//     whose usage names its model (the CLI's) has that model.
 //   - History items in order. A message keeps its id when Continue gave
 //     it one; an item without one is named <session id>:<index>, its
 //     place in the history, to which Continue appends.
@@ -33,7 +34,8 @@
 //     its own after it, <id>/context, so it is never the prompt.
 //   - Assistant messages with their text, the reasoning Continue kept
 //     on the item, tool calls as tool parts, and their usage (prompt,
-//     completion, cached and reasoning tokens) when the message has it;
+//     completion, cached and reasoning tokens, in the CLI's snake_case
+//     or camelCase) when the message has it;
 //     otherwise the session's usage, when the CLI recorded one, goes on
 //     the last assistant message. A tool part takes its input from the
 //     parsed arguments, and its status and output from the call's state
@@ -65,6 +67,7 @@
 // The format was taken from Continue's source (core/index.d.ts and the
 // CLI's session store). The tests read hand-written files of the
 // extension's form (no message ids, toolCallState) and of the CLI's
-// (message ids, toolCallStates, tool messages, usage); they are not
-// files written by Continue itself.
+// (message ids, toolCallStates, tool messages, usage), and what the real
+// cn 1.5.47 writes when it runs offline against a fake model
+// (cli/import_realcontinue_test.go).
 package continuedev
