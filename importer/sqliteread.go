@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"modernc.org/sqlite" // registers the "sqlite" driver
@@ -228,4 +229,35 @@ func RegularFile(name string) error {
 		return fmt.Errorf("%s is not a regular file", name)
 	}
 	return nil
+}
+
+// SQLiteFile checks the main file of a bundle a reader of tool was
+// given: that there is one and it is a regular file, and whether it is
+// a SQLite database (and in WAL mode).
+func SQLiteFile(tool string, b Bundle) (name string, isDB, wal bool, err error) {
+	name = b.Name()
+	if name == "" {
+		return "", false, false, fmt.Errorf("%s: empty bundle", tool)
+	}
+	if err := RegularFile(name); err != nil {
+		return "", false, false, fmt.Errorf("%s: %w", tool, err)
+	}
+	isDB, wal, err = SQLiteHeader(name)
+	if err != nil {
+		return "", false, false, fmt.Errorf("%s: %w", tool, err)
+	}
+	return name, isDB, wal, nil
+}
+
+// SQLiteSelect is the select list of cols for a table with the columns
+// have: a column the table lacks (a version before it) is NULL.
+func SQLiteSelect(have map[string]bool, cols []string) string {
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		exprs[i] = "NULL"
+		if have[c] {
+			exprs[i] = `"` + c + `"`
+		}
+	}
+	return strings.Join(exprs, ", ")
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,21 +72,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if sub := filepath.Join(root, "sessions"); isDir(sub) {
 		root = sub
 	}
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
-	var out []importer.Bundle
-	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if isSession(e.Name()) && importer.EntryMode(root, e).IsRegular() {
-			out = append(out, importer.Bundle{Files: []string{filepath.Join(root, e.Name())}})
-		}
-	}
-	slices.SortFunc(out, func(a, b importer.Bundle) int { return strings.Compare(a.Name(), b.Name()) })
-	return out, nil
+	return importer.FilesIn(ctx, Tool, root, isSession)
 }
 
 // isSession reports whether a directory entry is a session file: a

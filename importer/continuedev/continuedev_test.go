@@ -34,7 +34,7 @@ func readAll(t testing.TB, root string) *importer.Result {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, res)
+		importertest.Check(t, res)
 		all.Sessions = append(all.Sessions, res.Sessions...)
 		all.Problems = append(all.Problems, res.Problems...)
 		for k, v := range res.Skipped {
@@ -42,28 +42,6 @@ func readAll(t testing.TB, root string) *importer.Result {
 		}
 	}
 	return all
-}
-
-func check(t testing.TB, res *importer.Result) {
-	t.Helper()
-	for _, s := range res.Sessions {
-		if s.SourceID == "" {
-			t.Errorf("session without an id")
-		}
-		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
-		}
-	}
-}
-
-func roles(s *importer.Session) string {
-	var r []string
-	for _, m := range s.Messages {
-		r = append(r, m.Role)
-	}
-	return strings.Join(r, " ")
 }
 
 // The extension's form: no message ids, a file:// workspace, context
@@ -78,7 +56,7 @@ func TestReadExtensionSession(t *testing.T) {
 	if s.CreatedAt.UnixMilli() != 1761900000000 {
 		t.Errorf("created %v, want sessions.json's dateCreated", s.CreatedAt)
 	}
-	if got := roles(s); got != "user system assistant assistant assistant" {
+	if got := importertest.Roles(s); got != "user system assistant assistant assistant" {
 		t.Errorf("roles %q", got)
 	}
 	if s.Messages[0].ID != guiID+":0" || s.Messages[1].ID != guiID+":0/context" {
@@ -111,7 +89,7 @@ func TestReadCLISession(t *testing.T) {
 	if s.Title != "" || s.Cwd != "/home/u/cli-proj" {
 		t.Errorf("session %+v: the default title is none", s)
 	}
-	if got := roles(s); got != "system user assistant assistant summary user assistant" {
+	if got := importertest.Roles(s); got != "system user assistant assistant summary user assistant" {
 		t.Errorf("roles %q", got)
 	}
 	reply := importertest.Message(t, s, "m-2")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // FuzzRead reads arbitrary bytes as a Continue session file. Reading
@@ -25,6 +27,6 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, res)
+		importertest.Check(t, res)
 	})
 }

@@ -116,7 +116,7 @@ func parse(file string, data []byte, created, modified time.Time) (*importer.Res
 	var s session
 	if err := json.Unmarshal(data, &s); err != nil {
 		// A file of another kind in the directory, or one cut short.
-		res.Problemf(file, 0, "not a Continue session: "+short(err.Error()))
+		res.Problemf(file, 0, "not a Continue session: "+importer.Excerpt(err.Error()))
 		return res, nil
 	}
 	id := strings.TrimSuffix(filepath.Base(file), ".json")
@@ -139,7 +139,7 @@ func parse(file string, data []byte, created, modified time.Time) (*importer.Res
 	for i, raw := range s.History {
 		var it historyItem
 		if err := json.Unmarshal(raw, &it); err != nil {
-			res.Problemf(file, 0, "history item "+strconv.Itoa(i)+": "+short(err.Error()))
+			res.Problemf(file, 0, "history item "+strconv.Itoa(i)+": "+importer.Excerpt(err.Error()))
 			continue
 		}
 		mid := it.Message.ID
@@ -225,9 +225,9 @@ func (b *builder) item(mid string, it *historyItem) {
 		p := loom.Part{ID: mid + "/0", Type: loom.PartReasoning, Text: plain(m.Content)}
 		switch {
 		case m.RedactedThinking != "":
-			p.Metadata = meta("redacted_data", m.RedactedThinking)
+			p.Metadata = importer.Meta("redacted_data", m.RedactedThinking)
 		case m.Signature != "":
-			p.Metadata = meta("signature", m.Signature)
+			p.Metadata = importer.Meta("signature", m.Signature)
 		}
 		if p.Text == "" && p.Metadata == nil {
 			b.res.Skip("empty-reasoning")
@@ -250,7 +250,7 @@ func (b *builder) item(mid string, it *historyItem) {
 		out, _ := json.Marshal(plain(m.Content))
 		p.Status, p.Output = loom.ToolCompleted, out
 	default:
-		b.res.Skip("unknown:" + typeName(m.Role))
+		b.res.Skip("unknown:" + importer.TypeName(m.Role))
 	}
 	if sum := strings.TrimSpace(it.ConversationSummary); sum != "" {
 		// Continue's compaction: the summary stands for the history up
@@ -320,11 +320,11 @@ func (b *builder) tools(mid string, it *historyItem) []loom.Part {
 // {"arguments": what it sent}.
 func input(args string, st *toolCallState) json.RawMessage {
 	if st != nil {
-		if a := compact(st.ParsedArgs); a != nil && a[0] == '{' {
+		if a := importer.CompactJSON(st.ParsedArgs); a != nil && a[0] == '{' {
 			return a
 		}
 	}
-	if a := compact(json.RawMessage(args)); a != nil && a[0] == '{' {
+	if a := importer.CompactJSON(json.RawMessage(args)); a != nil && a[0] == '{' {
 		return a
 	}
 	if strings.TrimSpace(args) == "" {
@@ -442,19 +442,6 @@ func mimeOf(u string) string {
 	return ""
 }
 
-func meta(k, v string) json.RawMessage {
-	b, _ := json.Marshal(map[string]string{k: v})
-	return b
-}
-
-func compact(raw json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil || b.Len() == 0 || b.String() == "null" {
-		return nil
-	}
-	return b.Bytes()
-}
-
 func count(f float64) int64 {
 	if !(f > 0 && f < 1e15) {
 		return 0
@@ -469,24 +456,4 @@ func ms(f float64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(int64(f)).UTC()
-}
-
-func typeName(t string) string {
-	t = strings.Map(func(r rune) rune {
-		if r < ' ' {
-			return -1
-		}
-		return r
-	}, t)
-	if len(t) > 40 {
-		t = t[:40]
-	}
-	return t
-}
-
-func short(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
 }

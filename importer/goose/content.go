@@ -112,7 +112,7 @@ func newConv(res *importer.Result, model, provider string) *conv {
 func (c *conv) add(s source) {
 	var items []json.RawMessage
 	if err := json.Unmarshal(s.Content, &items); err != nil {
-		c.res.Problemf(s.File, s.Line, "message "+s.ID+": content is not a list of items: "+short(err.Error()))
+		c.res.Problemf(s.File, s.Line, "message "+s.ID+": content is not a list of items: "+importer.Excerpt(err.Error()))
 		return
 	}
 	hiddenBefore := c.hidden
@@ -139,13 +139,13 @@ func (c *conv) add(s source) {
 			m.Role, m.Model, m.Provider = loom.RoleSystem, "", ""
 		}
 	default:
-		c.res.Skip("unknown:" + typeName(s.Role))
+		c.res.Skip("unknown:" + importer.TypeName(s.Role))
 		return
 	}
 	for i, raw := range items {
 		var it item
 		if err := json.Unmarshal(raw, &it); err != nil {
-			c.res.Problemf(s.File, s.Line, "message "+s.ID+": item "+strconv.Itoa(i)+": "+short(err.Error()))
+			c.res.Problemf(s.File, s.Line, "message "+s.ID+": item "+strconv.Itoa(i)+": "+importer.Excerpt(err.Error()))
 			continue
 		}
 		c.item(s, m, i, &it)
@@ -176,11 +176,11 @@ func (c *conv) item(s source, m *loom.Message, i int, it *item) {
 		}
 		p := loom.Part{ID: id, Type: loom.PartReasoning, Text: text}
 		if it.Signature != "" {
-			p.Metadata = meta("signature", it.Signature)
+			p.Metadata = importer.Meta("signature", it.Signature)
 		}
 		m.Parts = append(m.Parts, p)
 	case "redactedThinking":
-		m.Parts = append(m.Parts, loom.Part{ID: id, Type: loom.PartReasoning, Metadata: meta("redacted_data", it.Data)})
+		m.Parts = append(m.Parts, loom.Part{ID: id, Type: loom.PartReasoning, Metadata: importer.Meta("redacted_data", it.Data)})
 	case "image":
 		m.Parts = append(m.Parts, loom.Part{ID: id, Type: loom.PartFile, Mime: it.MimeType, URL: dataURL(it.MimeType, it.Data)})
 	case "toolRequest", "frontendToolRequest":
@@ -193,7 +193,7 @@ func (c *conv) item(s source, m *loom.Message, i int, it *item) {
 		if bookkeeping[it.Type] {
 			c.res.Skip(it.Type)
 		} else {
-			c.res.Skip("unknown:" + typeName(it.Type))
+			c.res.Skip("unknown:" + importer.TypeName(it.Type))
 		}
 	}
 }
@@ -206,7 +206,7 @@ func (c *conv) request(s source, m *loom.Message, id string, it *item) {
 		p.StartedAt = &t
 	}
 	if it.Type == "frontendToolRequest" {
-		p.Metadata = meta("frontend", "true")
+		p.Metadata = importer.Meta("frontend", "true")
 	}
 	tc := it.ToolCall
 	var v call
@@ -215,7 +215,7 @@ func (c *conv) request(s source, m *loom.Message, id string, it *item) {
 		p.Name, p.Status, p.Error = "unknown", loom.ToolError, "goose recorded no call"
 	case tc.Status == "success" && json.Unmarshal(tc.Value, &v) == nil && v.Name != "":
 		p.Name = v.Name
-		if a := compact(v.Arguments); a != nil && a[0] == '{' {
+		if a := importer.CompactJSON(v.Arguments); a != nil && a[0] == '{' {
 			p.Input = a
 		}
 	default:
@@ -299,7 +299,7 @@ func resultText(raw json.RawMessage) (string, bool) {
 		case "resource":
 			parts = append(parts, cmp.Or(ci.Resource.Text, ci.Resource.URI))
 		default:
-			parts = append(parts, "["+typeName(ci.Type)+cond(ci.MimeType != "", ": "+ci.MimeType)+"]")
+			parts = append(parts, "["+importer.TypeName(ci.Type)+cond(ci.MimeType != "", ": "+ci.MimeType)+"]")
 		}
 	}
 	return strings.Join(parts, "\n"), res.IsError
@@ -338,26 +338,11 @@ func usage(accIn, accOut, in, out *int64) loom.Usage {
 	return loom.Usage{InputTokens: pick(in, nil), OutputTokens: pick(out, nil)}
 }
 
-func meta(k, v string) json.RawMessage {
-	b, _ := json.Marshal(map[string]string{k: v})
-	return b
-}
-
 func dataURL(mime, data string) string {
 	if data == "" {
 		return ""
 	}
 	return "data:" + cmp.Or(mime, "application/octet-stream") + ";base64," + data
-}
-
-// compact is raw without insignificant space, nil when absent, null or
-// not JSON.
-func compact(raw json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil || b.Len() == 0 || b.String() == "null" {
-		return nil
-	}
-	return b.Bytes()
 }
 
 // errorText is goose's error: a string, or anything else as JSON.
@@ -366,29 +351,7 @@ func errorText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	return string(compact(raw))
-}
-
-// typeName keeps an unknown type's name short and on one line for the
-// report.
-func typeName(t string) string {
-	t = strings.Map(func(r rune) rune {
-		if r < ' ' {
-			return -1
-		}
-		return r
-	}, t)
-	if len(t) > 40 {
-		t = t[:40]
-	}
-	return t
-}
-
-func short(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
+	return string(importer.CompactJSON(raw))
 }
 
 func cond(ok bool, s string) string {

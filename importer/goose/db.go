@@ -91,18 +91,11 @@ func (r *dbReader) sessions(ctx context.Context) ([]dbSession, error) {
 		return nil, r.fail(err)
 	}
 	r.messageID, r.metadata = cols["message_id"], cols["metadata_json"]
-	exprs := make([]string, len(sessionColumns))
-	for i, c := range sessionColumns {
-		exprs[i] = "NULL"
-		if have[c] {
-			exprs[i] = `"` + c + `"`
-		}
-	}
 	order := "id"
 	if have["created_at"] {
 		order = "created_at, id"
 	}
-	rows, err := r.db.QueryContext(ctx, "SELECT "+strings.Join(exprs, ", ")+" FROM sessions ORDER BY "+order)
+	rows, err := r.db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, sessionColumns)+" FROM sessions ORDER BY "+order)
 	if err != nil {
 		return nil, r.fail(err)
 	}

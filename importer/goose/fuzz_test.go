@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // FuzzRead reads arbitrary bytes as goose's messages: the content JSON
@@ -50,7 +51,7 @@ func FuzzRead(f *testing.F) {
 			select {
 			case res := <-done:
 				if res != nil {
-					check(t, res)
+					importertest.Check(t, res)
 				}
 			case <-time.After(20 * time.Second):
 				t.Fatal("reading did not end")
@@ -71,7 +72,7 @@ func FuzzRead(f *testing.F) {
 			s.Content = content
 			c.add(s)
 		}
-		check(t, &importer.Result{Sessions: []*importer.Session{{SourceID: "s", Messages: c.finish(usage(nil, nil, nil, nil))}}})
+		importertest.Check(t, &importer.Result{Sessions: []*importer.Session{{SourceID: "s", Messages: c.finish(usage(nil, nil, nil, nil))}}})
 	})
 }
 

@@ -2,12 +2,10 @@ package goose
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/loomhq/loom/importer"
@@ -108,36 +106,14 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if fi, err := os.Stat(db); err == nil && fi.Mode().IsRegular() {
 		return []importer.Bundle{importer.SQLiteBundle(db)}, nil
 	}
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
-	var out []importer.Bundle
-	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		n := e.Name()
-		if strings.HasSuffix(n, ".jsonl") && !strings.HasPrefix(n, ".") && importer.EntryMode(root, e).IsRegular() {
-			out = append(out, importer.Bundle{Files: []string{filepath.Join(root, n)}})
-		}
-	}
-	slices.SortFunc(out, func(a, b importer.Bundle) int { return strings.Compare(a.Name(), b.Name()) })
-	return out, nil
+	return importer.FilesIn(ctx, Tool, root, func(n string) bool { return strings.HasSuffix(n, ".jsonl") })
 }
 
 // Read reads one bundle: the database, or one JSONL session file.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	if name == "" {
-		return nil, errors.New("goose: empty bundle")
-	}
-	if err := importer.RegularFile(name); err != nil {
-		return nil, fmt.Errorf("goose: %w", err)
-	}
-	isDB, wal, err := importer.SQLiteHeader(name)
+	name, isDB, wal, err := importer.SQLiteFile(Tool, b)
 	if err != nil {
-		return nil, fmt.Errorf("goose: %w", err)
+		return nil, err
 	}
 	if isDB {
 		return readDB(ctx, name, wal)

@@ -183,31 +183,8 @@ func read(t testing.TB, path string) *importer.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(t, res)
+	importertest.Check(t, res)
 	return res
-}
-
-// check checks that what a read returned is valid for loom.
-func check(t testing.TB, res *importer.Result) {
-	t.Helper()
-	for _, s := range res.Sessions {
-		if s.SourceID == "" {
-			t.Errorf("session without an id")
-		}
-		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
-		}
-	}
-}
-
-func roles(s *importer.Session) string {
-	var r []string
-	for _, m := range s.Messages {
-		r = append(r, m.Role)
-	}
-	return strings.Join(r, " ")
 }
 
 func TestReadDB(t *testing.T) {
@@ -225,7 +202,7 @@ func TestReadDB(t *testing.T) {
 				// note are a prompt and a reply.
 				wantRoles = "user assistant assistant assistant user assistant user assistant"
 			}
-			if got := roles(s); got != wantRoles {
+			if got := importertest.Roles(s); got != wantRoles {
 				t.Errorf("roles %q, want %q", got, wantRoles)
 			}
 			if s.Cwd != "/home/u/proj" || s.CreatedAt.IsZero() || s.UpdatedAt.Before(s.CreatedAt) {
@@ -379,7 +356,7 @@ func TestReadJSONL(t *testing.T) {
 	if s.Title != "fix the flaky test" || s.Cwd != "/home/u/app" {
 		t.Errorf("session %+v", s)
 	}
-	if got := roles(s); got != "user assistant assistant user assistant" {
+	if got := importertest.Roles(s); got != "user assistant assistant user assistant" {
 		t.Errorf("roles %q", got)
 	}
 	tool := s.Messages[1].Parts[1]

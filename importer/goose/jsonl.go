@@ -58,7 +58,7 @@ func readJSONL(ctx context.Context, path string) (*importer.Result, error) {
 			Content json.RawMessage `json:"content"`
 		}
 		if err := json.Unmarshal(b, &probe); err != nil {
-			res.Problemf(path, n, "not valid JSON: "+short(err.Error()))
+			res.Problemf(path, n, "not valid JSON: "+importer.Excerpt(err.Error()))
 			return nil
 		}
 		if probe.Role == nil {
@@ -71,7 +71,7 @@ func readJSONL(ctx context.Context, path string) (*importer.Result, error) {
 		}
 		var l line
 		if err := json.Unmarshal(b, &l); err != nil {
-			res.Problemf(path, n, "not a goose message: "+short(err.Error()))
+			res.Problemf(path, n, "not a goose message: "+importer.Excerpt(err.Error()))
 			return nil
 		}
 		mid := l.ID

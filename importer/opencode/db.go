@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -80,18 +79,11 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 	if !have["id"] {
 		return nil, fmt.Errorf("opencode: %s: session table has no id column", r.path)
 	}
-	exprs := make([]string, len(sessionColumns))
-	for i, c := range sessionColumns {
-		exprs[i] = "NULL"
-		if have[c] {
-			exprs[i] = `"` + c + `"`
-		}
-	}
 	order := "id"
 	if have["time_created"] {
 		order = "time_created, id"
 	}
-	rows, err := r.db.QueryContext(ctx, "SELECT "+strings.Join(exprs, ", ")+" FROM session ORDER BY "+order)
+	rows, err := r.db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, sessionColumns)+" FROM session ORDER BY "+order)
 	if err != nil {
 		return nil, dbError(r.path, err)
 	}

@@ -99,16 +99,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 // Read reads one bundle Bundles returned: the database, or one session
 // of the tree.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	if name == "" {
-		return nil, errors.New("opencode: empty bundle")
-	}
-	if err := importer.RegularFile(name); err != nil {
-		return nil, fmt.Errorf("opencode: %w", err)
-	}
-	isDB, wal, err := importer.SQLiteHeader(name)
+	name, isDB, wal, err := importer.SQLiteFile(Tool, b)
 	if err != nil {
-		return nil, fmt.Errorf("opencode: %w", err)
+		return nil, err
 	}
 	if isDB {
 		return readDB(ctx, name, wal)
