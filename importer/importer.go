@@ -1,7 +1,8 @@
 // Package importer brings other agents' sessions into loom: Claude Code,
-// Codex CLI, Gemini CLI and opencode. Each tool's format has a reader
-// package of its own (importer/claudecode, importer/codex,
-// importer/gemini, importer/opencode) that turns the tool's files into
+// Codex CLI, Gemini CLI, opencode, goose and Continue. Each tool's format
+// has a reader package of its own (importer/claudecode, importer/codex,
+// importer/gemini, importer/opencode, importer/goose,
+// importer/continuedev) that turns the tool's files into
 // loom's domain types and nothing else; this package holds what they
 // share: the types a reader returns, reading lines with bounds, walking
 // directories, knowing what was imported from where, writing to the

@@ -9,7 +9,9 @@ import (
 	// The agents (loom lists them by name).
 	_ "github.com/loomhq/loom/importer/claudecode"
 	_ "github.com/loomhq/loom/importer/codex"
+	_ "github.com/loomhq/loom/importer/continuedev"
 	_ "github.com/loomhq/loom/importer/gemini"
+	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/opencode"
 )
 

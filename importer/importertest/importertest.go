@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -107,4 +108,29 @@ func Import(t testing.TB, st loom.Store, f importer.Format, roots ...string) *im
 		t.Fatal(err)
 	}
 	return rep.Tools[0]
+}
+
+// Check fails the test for anything in res that loom would not store: a
+// session without an id, a message that is not valid.
+func Check(t testing.TB, res *importer.Result) {
+	t.Helper()
+	for _, s := range res.Sessions {
+		if s.SourceID == "" {
+			t.Errorf("session without an id")
+		}
+		for _, m := range s.Messages {
+			if err := m.Validate(); err != nil {
+				t.Errorf("session %s message %s: %v", s.SourceID, m.ID, err)
+			}
+		}
+	}
+}
+
+// Roles is the roles of s's messages in order, separated by spaces.
+func Roles(s *importer.Session) string {
+	r := make([]string, 0, len(s.Messages))
+	for _, m := range s.Messages {
+		r = append(r, m.Role)
+	}
+	return strings.Join(r, " ")
 }

@@ -5,17 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/loomhq/loom/importer"
-
-	"modernc.org/sqlite" // registers the "sqlite" driver
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 const driverName = "sqlite"
@@ -52,97 +44,19 @@ func readDB(ctx context.Context, path string, wal bool) (*importer.Result, error
 	return r.res, nil
 }
 
-// busyTimeout is how long a read waits for a writer's lock before the
-// database is reported as being written. Tests lower it.
-var busyTimeout = 3 * time.Second
-
-// openDB opens path read-only and checks that it is opencode's; wal is
-// whether its header says it is in WAL mode.
-//
-// It never reads what a writer has not committed. It is opened without
-// immutable, so that SQLite takes its shared lock and looks for a hot
-// journal: while a writer of a rollback-journal database (journal_mode
-// DELETE, TRUNCATE or PERSIST) writes its pages into the file, the read
-// waits busyTimeout for it and then fails as busy; a journal left hot by
-// a writer that died mid-transaction, which a read-only reader may not
-// roll back, fails the read too, until opencode rolls it back. Either is
-// an error naming the file, so that the file is read again next time.
-//
-// The one exception is a database in WAL mode with neither a -wal nor a
-// -journal file: no connection has it open (WAL connections keep the
-// -wal file while open) and its file holds committed pages only (WAL
-// mode writes transactions to the -wal file, never to the database
-// file), so it is read with immutable=1, which creates no -wal or -shm
-// file beside it as a read-only WAL reader would. When the WAL cannot be
-// read (a -wal without its -shm, in a directory this process may not
-// write), the main file, committed pages only, is read alone too.
+// openDB opens path read-only (see importer.OpenSQLite) and checks that
+// it is opencode's; wal is whether its header says it is in WAL mode.
 func openDB(ctx context.Context, path string, wal bool) (*sql.DB, error) {
-	params := "_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")&_pragma=query_only(1)&mode=ro"
-	beside := func(suffix string) bool {
-		_, err := os.Stat(path + suffix)
-		return err == nil
-	}
-	hasWAL, hasJournal := beside("-wal"), beside("-journal")
-	// noFiles: a WAL database with neither file beside it, which no
-	// connection has open: its file holds committed pages only.
-	// walOnly: a WAL database with its -wal and no journal, whose main
-	// file is read alone when the WAL cannot be.
-	noFiles := wal && !hasWAL && !hasJournal
-	walOnly := wal && hasWAL && !hasJournal
-	db, err := tryOpen(ctx, path, params, noFiles)
-	if err != nil && walOnly && !isBusy(err) && ctx.Err() == nil {
-		db, err = tryOpen(ctx, path, params, true)
-	}
-	if err != nil {
-		return nil, dbError(path, err)
-	}
-	return db, nil
+	return importer.OpenSQLite(ctx, Tool, path, wal, func(ctx context.Context, db *sql.DB) error {
+		n, err := importer.SQLiteTables(ctx, db, "session", "message", "part")
+		if err == nil && n != 3 {
+			err = errors.New("not an opencode database: no session, message and part tables")
+		}
+		return err
+	})
 }
 
-func tryOpen(ctx context.Context, path, params string, immutable bool) (*sql.DB, error) {
-	if immutable {
-		params += "&immutable=1"
-	}
-	db, err := sql.Open(driverName, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+params)
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	var n int
-	err = db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')`).Scan(&n)
-	if err == nil && n != 3 {
-		err = errors.New("not an opencode database: no session, message and part tables")
-	}
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
-// isBusy reports whether err is SQLite's: the database is locked by a
-// writer.
-func isBusy(err error) bool {
-	var e *sqlite.Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	c := e.Code() & 0xff
-	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
-}
-
-// dbError names the file in err and, when the database could not be read
-// because of a writer, says so and what to do.
-func dbError(path string, err error) error {
-	var e *sqlite.Error
-	switch {
-	case isBusy(err):
-		return fmt.Errorf("opencode: %s: %s is being written; try again (%w)", path, filepath.Base(path), err)
-	case errors.As(err, &e) && e.Code() == sqlite3.SQLITE_READONLY_ROLLBACK:
-		return fmt.Errorf("opencode: %s: %s holds a write that was cut off (a hot journal), which a read-only reader may not roll back; opencode rolls it back when it next opens the database; try again then (%w)", path, filepath.Base(path), err)
-	}
-	return fmt.Errorf("opencode: %s: %w", path, err)
-}
+func dbError(path string, err error) error { return importer.SQLiteError(Tool, path, err) }
 
 type dbReader struct {
 	db   *sql.DB
@@ -165,18 +79,11 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 	if !have["id"] {
 		return nil, fmt.Errorf("opencode: %s: session table has no id column", r.path)
 	}
-	exprs := make([]string, len(sessionColumns))
-	for i, c := range sessionColumns {
-		exprs[i] = "NULL"
-		if have[c] {
-			exprs[i] = `"` + c + `"`
-		}
-	}
 	order := "id"
 	if have["time_created"] {
 		order = "time_created, id"
 	}
-	rows, err := r.db.QueryContext(ctx, "SELECT "+strings.Join(exprs, ", ")+" FROM session ORDER BY "+order)
+	rows, err := r.db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, sessionColumns)+" FROM session ORDER BY "+order)
 	if err != nil {
 		return nil, dbError(r.path, err)
 	}
@@ -251,20 +158,8 @@ func parentsFirst(all []*source) []*source {
 
 // columns lists the columns of a table.
 func (r *dbReader) columns(ctx context.Context, table string) (map[string]bool, error) {
-	rows, err := r.db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	have, err := importer.SQLiteColumns(ctx, r.db, table)
 	if err != nil {
-		return nil, dbError(r.path, err)
-	}
-	defer rows.Close()
-	have := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, dbError(r.path, err)
-		}
-		have[name] = true
-	}
-	if err := rows.Err(); err != nil {
 		return nil, dbError(r.path, err)
 	}
 	return have, nil
@@ -374,34 +269,7 @@ func lineNote(line int) string {
 	return ""
 }
 
-// asString reads a column SQLite may hold as text, blob or number.
-func asString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return ""
-}
-
-// asFloat reads a numeric column, 0 for anything else.
-func asFloat(v any) float64 {
-	switch x := v.(type) {
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	case string:
-		f, _ := strconv.ParseFloat(x, 64)
-		return f
-	case []byte:
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return f
-	}
-	return 0
-}
+var (
+	asString = importer.SQLiteString
+	asFloat  = importer.SQLiteFloat
+)

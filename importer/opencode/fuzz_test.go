@@ -168,10 +168,10 @@ func TestCorruptDB(t *testing.T) {
 		switch i % 3 {
 		case 0, 1:
 			for range 1 + r.IntN(16) {
-				data[len(sqliteHeader)+r.IntN(len(data)-len(sqliteHeader))] = byte(r.IntN(256))
+				data[len("SQLite format 3\x00")+r.IntN(len(data)-len("SQLite format 3\x00"))] = byte(r.IntN(256))
 			}
 		case 2:
-			data = data[:len(sqliteHeader)+r.IntN(len(data)-len(sqliteHeader))]
+			data = data[:len("SQLite format 3\x00")+r.IntN(len(data)-len("SQLite format 3\x00"))]
 		}
 		path := filepath.Join(t.TempDir(), dbName)
 		write(t, path, data)

@@ -63,8 +63,8 @@ func readDBFile(path string) (*importer.Result, error) {
 // stand for it) is reported too, not read past. The database and its
 // journal are not touched.
 func TestDBUncommitted(t *testing.T) {
-	defer func(d time.Duration) { busyTimeout = d }(busyTimeout)
-	busyTimeout = 300 * time.Millisecond
+	defer func(d time.Duration) { importer.SQLiteBusyTimeout = d }(importer.SQLiteBusyTimeout)
+	importer.SQLiteBusyTimeout = 300 * time.Millisecond
 	dir := t.TempDir()
 	path := buildDB(t, dir, schemaLater)
 	tx := rollbackWriter(t, path)
@@ -130,8 +130,8 @@ func TestDBUncommitted(t *testing.T) {
 // import after the writer committed imports every session once, and the
 // one after that finds nothing new.
 func TestImportWhileWritten(t *testing.T) {
-	defer func(d time.Duration) { busyTimeout = d }(busyTimeout)
-	busyTimeout = 300 * time.Millisecond
+	defer func(d time.Duration) { importer.SQLiteBusyTimeout = d }(importer.SQLiteBusyTimeout)
+	importer.SQLiteBusyTimeout = 300 * time.Millisecond
 	dir := t.TempDir()
 	path := buildDB(t, dir, schemaLater)
 	st := importertest.Store(t)

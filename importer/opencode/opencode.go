@@ -1,11 +1,9 @@
 package opencode
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,18 +23,6 @@ var _ importer.Format = Format{}
 const (
 	dbName     = "opencode.db"
 	storageDir = "storage"
-)
-
-// sqliteHeader starts every SQLite database file.
-var sqliteHeader = []byte("SQLite format 3\x00")
-
-// The SQLite database header holds the file format's write and read
-// versions, one byte each at these offsets: both are walFormat in WAL
-// mode, 1 with a rollback journal.
-const (
-	writeVersionAt = 18
-	readVersionAt  = 19
-	walFormat      = 2
 )
 
 // Tool is opencode's name in loom: the surface of its imported sessions
@@ -113,16 +99,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 // Read reads one bundle Bundles returned: the database, or one session
 // of the tree.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	if name == "" {
-		return nil, errors.New("opencode: empty bundle")
-	}
-	if err := regular(name); err != nil {
-		return nil, fmt.Errorf("opencode: %w", err)
-	}
-	isDB, wal, err := readHeader(name)
+	name, isDB, wal, err := importer.SQLiteFile(Tool, b)
 	if err != nil {
-		return nil, fmt.Errorf("opencode: %w", err)
+		return nil, err
 	}
 	if isDB {
 		return readDB(ctx, name, wal)
@@ -134,46 +113,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	return readTree(ctx, b, readFile)
 }
 
-func dbBundle(db string) importer.Bundle {
-	b := importer.Bundle{Files: []string{db}}
-	if fi, err := os.Stat(db + "-wal"); err == nil && fi.Mode().IsRegular() {
-		b.Files = append(b.Files, db+"-wal")
-	}
-	return b
-}
-
-// readHeader reports whether name starts with SQLite's header and, if
-// so, whether the header says the database is in WAL mode (its file
-// format write and read versions are walFormat).
-func readHeader(name string) (isDB, wal bool, err error) {
-	f, _, err := importer.Open(name, 0)
-	if err != nil {
-		return false, false, err
-	}
-	defer f.Close()
-	head := make([]byte, readVersionAt+1)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false, false, err
-	}
-	if n < len(sqliteHeader) || !bytes.Equal(head[:len(sqliteHeader)], sqliteHeader) {
-		return false, false, nil
-	}
-	return true, n == len(head) && head[writeVersionAt] == walFormat && head[readVersionAt] == walFormat, nil
-}
-
-// regular checks that name is a regular file: opening a named pipe
-// would wait for a writer forever.
-func regular(name string) error {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", name)
-	}
-	return nil
-}
+func dbBundle(db string) importer.Bundle { return importer.SQLiteBundle(db) }
 
 func isDir(name string) bool {
 	fi, err := os.Stat(name)

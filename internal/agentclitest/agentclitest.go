@@ -1,8 +1,9 @@
 // Package agentclitest runs the real command-line agents whose sessions
-// loom reads and writes (Claude Code, Codex CLI, Gemini CLI) in tests:
-// it installs them from npm into a cache directory, and serves the model
-// APIs they speak (Anthropic's is anthropic/anthropictest; the OpenAI
-// Responses API Codex speaks and the Gemini API are here) on a loopback
+// loom reads and writes (Claude Code, Codex CLI, Gemini CLI, Continue's
+// cn) in tests: it installs them from npm into a cache directory, and
+// serves the model APIs they speak (Anthropic's is
+// anthropic/anthropictest, OpenAI's Chat Completions openai/openaitest;
+// the OpenAI Responses API Codex speaks and the Gemini API are here) on a loopback
 // port, recording each request, so that nothing goes to the network.
 package agentclitest
 
@@ -29,6 +30,9 @@ var (
 	ClaudeCode = Package{"@anthropic-ai/claude-code", "2.1.330", "claude"}
 	Codex      = Package{"@openai/codex", "0.169.0", "codex"}
 	Gemini     = Package{"@google/gemini-cli", "0.61.0", "gemini"}
+	// Continue is Continue's command-line agent, cn; it speaks the
+	// OpenAI Chat Completions API that openai/openaitest serves.
+	Continue = Package{"@continuedev/cli", "1.5.47", "cn"}
 )
 
 var installMu sync.Mutex

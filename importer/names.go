@@ -1,0 +1,88 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// What several readers share to name what they skip and report, and
+// to list a directory of session files.
+
+// maxTypeName bounds a type's name in a skipped count.
+const maxTypeName = 40
+
+// TypeName is a type or role read from a file, fit for a skipped count
+// ("unknown:<type>"): on one line and at most 40 bytes.
+func TypeName(t string) string {
+	t = strings.Map(func(r rune) rune {
+		if r < ' ' {
+			return -1
+		}
+		return r
+	}, t)
+	if len(t) <= maxTypeName {
+		return t
+	}
+	t = t[:maxTypeName]
+	for len(t) > 0 && !utf8.ValidString(t) {
+		t = t[:len(t)-1]
+	}
+	return t + "…"
+}
+
+// Excerpt is s cut to 200 bytes, for a problem's reason.
+func Excerpt(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	s = s[:200]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "…"
+}
+
+// CompactJSON is raw without insignificant space; nil when it is
+// absent, null or not JSON.
+func CompactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil || b.Len() == 0 || b.String() == "null" {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// Meta is the part metadata {k: v}.
+func Meta(k, v string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{k: v})
+	return b
+}
+
+// FilesIn lists the regular files (or links to them) directly in dir
+// whose names match, one bundle each, sorted by name; hidden files are
+// left out. An error names tool.
+func FilesIn(ctx context.Context, tool, dir string, match func(name string) bool) ([]Bundle, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	var out []Bundle
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n := e.Name()
+		if !strings.HasPrefix(n, ".") && match(n) && EntryMode(dir, e).IsRegular() {
+			out = append(out, Bundle{Files: []string{filepath.Join(dir, n)}})
+		}
+	}
+	slices.SortFunc(out, func(a, b Bundle) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
