@@ -29,6 +29,7 @@ var (
 	ClaudeCode = Package{"@anthropic-ai/claude-code", "2.1.330", "claude"}
 	Codex      = Package{"@openai/codex", "0.169.0", "codex"}
 	Gemini     = Package{"@google/gemini-cli", "0.61.0", "gemini"}
+	Pi         = Package{"@mariozechner/pi-coding-agent", "0.73.1", "pi"}
 )
 
 var installMu sync.Mutex

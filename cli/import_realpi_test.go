@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	piim "github.com/loomhq/loom/importer/pi"
+	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/providertest"
+)
+
+// TestImportRealPi: the Pi coding agent (`pi -p`, one prompt a process)
+// writes a plain session, a turn more on it (`--continue`), and a file
+// read with reasoning, against a fake model it reaches as a custom
+// provider of ~/.pi/agent/models.json (OpenAI's Responses API); each
+// imports faithfully, a second import adds nothing, and `--watch`
+// imports a turn a later `pi --continue` appends.
+func TestImportRealPi(t *testing.T) {
+	if onPostgres() {
+		t.Skip("runs the real agent once, on the SQLite pass")
+	}
+	bin := agentclitest.Install(t, agentclitest.Pi)
+	started := time.Now()
+	fx := newEmptyFixture(t)
+	dir := filepath.Join(fx.home, "work")
+	mustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
+	srv := agentclitest.NewScriptedResponses()
+	t.Cleanup(srv.Close)
+	sc := &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "input") }}
+	srv.Respond(sc.respond)
+	writeSettings(t, filepath.Join(fx.home, ".pi", "agent", "models.json"), `{"providers": {"fake": {
+		"baseUrl": "`+srv.URL+`/v1", "api": "openai-responses", "apiKey": "FAKE_OPENAI_KEY",
+		"models": [{"id": "gpt-fake", "reasoning": true, "input": ["text"], "contextWindow": 200000, "maxTokens": 8000,
+			"cost": {"input": 1, "output": 2, "cacheRead": 0.5, "cacheWrite": 0}}]}}}`)
+	writeSettings(t, filepath.Join(fx.home, ".pi", "agent", "settings.json"), `{"defaultProvider": "fake", "defaultModel": "gpt-fake"}`)
+	env := agentclitest.Env(fx.home, "FAKE_OPENAI_KEY=sk-fake", "PI_OFFLINE=1", "PI_TELEMETRY=0")
+	say := func(think, text string, u agentclitest.Usage, calls ...providertest.ToolCall) func(string) agentclitest.Turn {
+		return sc.answer(agentclitest.Turn{Reasoning: think, Text: text, Calls: calls, Usage: u})
+	}
+	pi := func(args ...string) string {
+		return agentclitest.Run(t, cliTimeout, dir, env, bin, append([]string{"--provider", "fake", "--model", "gpt-fake", "--offline"}, args...)...)
+	}
+	usage := func(in, cached, out, reasoning int64) agentclitest.Usage {
+		return agentclitest.Usage{Input: in, Cached: cached, Output: out, Reasoning: reasoning}
+	}
+
+	plain := &flowWant{flow: "plain and continued", prompts: []string{"Say hello in one line.", "One more on the greeting?"},
+		replies: []string{"Hello there.", "Continued and answering."}, reasoning: []string{"A greeting."},
+		usage: usageOf(800+2100, 200, 15+4, 0)}
+	sc.on("Say hello in one line.", say("A greeting.", "Hello there.", usage(1000, 200, 15, 5)))
+	sc.on("One more on the greeting?", say("", "Continued and answering.", usage(2100, 0, 4, 0)))
+	pi("-p", plain.prompts[0])
+	pi("-p", "--continue", plain.prompts[1])
+
+	tools := &flowWant{flow: "tools and reasoning", prompts: []string{"What is in notes.txt?"},
+		replies: []string{"It says alpha and beta."}, reasoning: []string{"The user wants the file.", "Both lines are read."},
+		tools: []toolWant{{"read", "beta"}}, usage: usageOf(1000+1400, 300, 40+9, 0)}
+	sc.on("What is in notes.txt?", say("The user wants the file.", "", usage(1300, 300, 40, 20),
+		providertest.ToolCall{Name: "read", Args: `{"path":"notes.txt"}`}))
+	sc.on("beta", say("Both lines are read.", "It says alpha and beta.", usage(1400, 0, 9, 3)))
+	// A session of its own: --no-session would not write one, so the
+	// tools flow runs in another directory.
+	other := filepath.Join(fx.home, "other")
+	mustWrite(t, filepath.Join(other, "notes.txt"), "alpha\nbeta\n")
+	agentclitest.Run(t, cliTimeout, other, env, bin, "--provider", "fake", "--model", "gpt-fake", "--offline", "-p", tools.prompts[0])
+	t.Logf("pi ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
+
+	keepAgentHome(fx)
+	checkImportedFlows(t, fx, piim.Tool, []*flowWant{plain, tools})
+
+	// A second import adds nothing.
+	rep := importReport(t, fx.mustExec(t, "session", "import", "--from", piim.Tool, "--json"))
+	if tr := toolReport(t, rep, piim.Tool); tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.SessionsGrown != 0 {
+		t.Errorf("second import: %+v", tr)
+	}
+
+	// --watch imports a turn a later pi run appends.
+	reports := fx.watchImports(t, piim.Tool)
+	if rep, ok := <-reports; !ok {
+		t.Fatal("--watch printed no first report")
+	} else if tr := toolReport(t, rep, piim.Tool); tr.MessagesAdded != 0 {
+		t.Errorf("--watch's first run added %d messages", tr.MessagesAdded)
+	}
+	sc.on("A third turn while watched?", say("", "Watched and answered.", usage(2500, 0, 3, 0)))
+	pi("-p", "--continue", "A third turn while watched?")
+	written := time.Now()
+	for added := 0; added < 2; {
+		rep, ok := <-reports
+		if !ok {
+			t.Fatal("--watch ended")
+		}
+		added += toolReport(t, rep, piim.Tool).MessagesAdded
+	}
+	if d := time.Since(written); d > time.Second {
+		t.Errorf("--watch imported the appended turn %s after pi exited, want within a second", d)
+	}
+	st := fx.openStore(t)
+	hits, err := st.Search(t.Context(), loom.SearchQuery{Text: "Watched and answered", UserID: "local"})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("the watched turn's reply: hits %v, err %v", hits, err)
+	}
+	_ = importer.NoResult
+	_ = strings.TrimSpace
+}
