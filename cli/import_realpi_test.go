@@ -2,12 +2,10 @@ package cli
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
 	piim "github.com/loomhq/loom/importer/pi"
 	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/providertest"
@@ -103,6 +101,4 @@ func TestImportRealPi(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Errorf("the watched turn's reply: hits %v, err %v", hits, err)
 	}
-	_ = importer.NoResult
-	_ = strings.TrimSpace
 }

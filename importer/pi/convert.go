@@ -274,9 +274,12 @@ func (rd *reader) assistant(nd *node, calls map[string]call, skip func(string)) 
 				p.Name = "unknown"
 			}
 			m.Parts = append(m.Parts, p)
-			if b.ID != "" {
-				calls[b.ID] = call{msg: m, idx: len(m.Parts) - 1}
+			if old, ok := calls[p.CallID]; ok {
+				// A second call with the id: the first gets no result.
+				q := &old.msg.Parts[old.idx]
+				q.Status, q.Error = loom.ToolError, loom.Interrupted
 			}
+			calls[p.CallID] = call{msg: m, idx: len(m.Parts) - 1}
 		case "image":
 			if p, ok := imagePart(id, b); ok {
 				m.Parts = append(m.Parts, p)
