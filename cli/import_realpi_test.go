@@ -2,6 +2,8 @@ package cli
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,8 +17,9 @@ import (
 // writes a plain session, a turn more on it (`--continue`), and a file
 // read with reasoning, against a fake model it reaches as a custom
 // provider of ~/.pi/agent/models.json (OpenAI's Responses API); each
-// imports faithfully, a second import adds nothing, and `--watch`
-// imports a turn a later `pi --continue` appends.
+// imports faithfully, a second import adds nothing, `--watch` imports a
+// turn a later `pi --continue` appends, and `pi --fork ID` is a fork of
+// the session it copied.
 func TestImportRealPi(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
@@ -93,6 +96,7 @@ func TestImportRealPi(t *testing.T) {
 		}
 		added += toolReport(t, rep, piim.Tool).MessagesAdded
 	}
+	t.Logf("--watch imported the appended turn %s after pi exited", time.Since(written).Round(time.Millisecond))
 	if d := time.Since(written); d > time.Second {
 		t.Errorf("--watch imported the appended turn %s after pi exited, want within a second", d)
 	}
@@ -100,5 +104,38 @@ func TestImportRealPi(t *testing.T) {
 	hits, err := st.Search(t.Context(), loom.SearchQuery{Text: "Watched and answered", UserID: "local"})
 	if err != nil || len(hits) != 1 {
 		t.Errorf("the watched turn's reply: hits %v, err %v", hits, err)
+	}
+
+	// `pi --fork ID` copies a session into a new file that goes on on
+	// its own: a fork of the session, at the turns it copied.
+	files, _ := filepath.Glob(filepath.Join(fx.home, ".pi", "agent", "sessions", "*-work--", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("pi's sessions in the work directory: %v", files)
+	}
+	_, firstID, _ := strings.Cut(strings.TrimSuffix(filepath.Base(files[0]), ".jsonl"), "_")
+	sc.on("A forked question?", say("", "Answered in the fork.", usage(2600, 0, 5, 0)))
+	pi("-p", "--fork", firstID, "A forked question?")
+	fx.mustExec(t, "session", "import", "--from", piim.Tool)
+	listed := decodeJSON[[]*loom.Session](t, fx.mustExec(t, "session", "list", "-a", "--surface", piim.Tool, "--json"))
+	var main, fork *loom.Session
+	for _, s := range listed {
+		switch s.Key {
+		case piim.Tool + ":" + firstID:
+			main = s
+		default:
+			if s.Kind == loom.KindFork {
+				fork = s
+			}
+		}
+	}
+	if main == nil || fork == nil {
+		t.Fatalf("no session %s and fork of it among %d", firstID, len(listed))
+	}
+	if fork.ParentID != main.ID || fork.ForkTurn != 3 {
+		t.Errorf("the fork: parent %s (want %s), fork turn %d (want 3)", fork.ParentID, main.ID, fork.ForkTurn)
+	}
+	want := append(slices.Clone(plain.prompts), "A third turn while watched?", "A forked question?")
+	if got := prompts(fx.showMessages(t, fork.ID)); !slices.Equal(got, want) {
+		t.Errorf("the fork's prompts %q, want %q", got, want)
 	}
 }

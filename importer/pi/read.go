@@ -20,12 +20,15 @@ import (
 // entry is one line of a session file: the header (type "session") or an
 // entry of the session's tree. Only the fields loom reads are decoded.
 type entry struct {
-	Type      string          `json:"type"`
-	ID        *string         `json:"id"`
-	ParentID  *string         `json:"parentId"`
-	Timestamp string          `json:"timestamp"`
-	Cwd       string          `json:"cwd"`
-	Message   json.RawMessage `json:"message"`
+	Type      string  `json:"type"`
+	ID        *string `json:"id"`
+	ParentID  *string `json:"parentId"`
+	Timestamp string  `json:"timestamp"`
+	Cwd       string  `json:"cwd"`
+	// ParentSession is the file a session was forked from (--fork,
+	// /fork, /clone), in the header.
+	ParentSession string          `json:"parentSession"`
+	Message       json.RawMessage `json:"message"`
 	// compaction, branch_summary
 	Summary          string          `json:"summary"`
 	FirstKeptEntryID string          `json:"firstKeptEntryId"`
@@ -276,6 +279,12 @@ func (rd *reader) build() {
 		return
 	}
 	fill(s, msgs, h)
+	if parent := parentID(h.ParentSession); parent != "" && parent != sid {
+		// A copy of another session's entries that goes on on its own:
+		// a fork of that session, at the turns it copied.
+		s.Kind, s.ParentSourceID = loom.KindFork, parent
+		s.ForkTurn = copiedTurns(msgs, parseTime(h.Timestamp))
+	}
 	rd.res.Sessions = append(rd.res.Sessions, s)
 
 	onMain := make(map[int]bool, len(mainPath))
@@ -324,6 +333,39 @@ func (rd *reader) build() {
 		rd.res.Problemf(rd.path, 0, strconv.Itoa(dropped)+" abandoned branches not imported: more than the bound of "+
 			strconv.Itoa(maxForks)+" branches or "+strconv.Itoa(maxForkMessages)+" messages in them")
 	}
+}
+
+// parentID is the session id in the name of the file a session was
+// forked from (<time>_<id>.jsonl), "" when there is none.
+func parentID(path string) string {
+	if strings.TrimSpace(path) == "" {
+		return ""
+	}
+	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if _, after, ok := strings.Cut(base, "_"); ok {
+		base = after
+	}
+	return cleanID(base)
+}
+
+// copiedTurns is the number of turns a forked session's file holds
+// whole from its parent: pi copies the entries with their times, so
+// they are those from before the file's header.
+func copiedTurns(msgs []*loom.Message, forked time.Time) int {
+	if forked.IsZero() {
+		return 0
+	}
+	turns, d := 0, 0
+	for d < len(msgs) && !msgs[d].CreatedAt.After(forked) {
+		if msgs[d].Role == loom.RoleUser {
+			turns++
+		}
+		d++
+	}
+	if turns > 0 && d < len(msgs) && msgs[d].Role != loom.RoleUser {
+		turns--
+	}
+	return turns
 }
 
 // path2 is the nodes from the root down to i. Parents come before their
