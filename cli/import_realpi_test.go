@@ -1,6 +1,13 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -137,5 +144,107 @@ func TestImportRealPi(t *testing.T) {
 	want := append(slices.Clone(plain.prompts), "A third turn while watched?", "A forked question?")
 	if got := prompts(fx.showMessages(t, fork.ID)); !slices.Equal(got, want) {
 		t.Errorf("the fork's prompts %q, want %q", got, want)
+	}
+}
+
+// TestImportRealPiCompaction: pi's compaction (the compact command of
+// `pi --mode rpc`, between two prompts) imports as a summary message
+// between the turns, counted once, with every prompt and reply kept.
+func TestImportRealPiCompaction(t *testing.T) {
+	if onPostgres() {
+		t.Skip("runs the real agent once, on the SQLite pass")
+	}
+	bin := agentclitest.Install(t, agentclitest.Pi)
+	fx := newEmptyFixture(t)
+	dir := filepath.Join(fx.home, "work")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := agentclitest.NewScriptedResponses()
+	t.Cleanup(srv.Close)
+	sc := &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "input") }}
+	srv.Respond(sc.respond)
+	writeSettings(t, filepath.Join(fx.home, ".pi", "agent", "models.json"), `{"providers": {"fake": {
+		"baseUrl": "`+srv.URL+`/v1", "api": "openai-responses", "apiKey": "FAKE_OPENAI_KEY",
+		"models": [{"id": "gpt-fake", "reasoning": false, "input": ["text"], "contextWindow": 200000, "maxTokens": 8000}]}}}`)
+	// Keep no recent tokens: the whole first turn is summarised.
+	writeSettings(t, filepath.Join(fx.home, ".pi", "agent", "settings.json"), `{"compaction": {"keepRecentTokens": 1}}`)
+	env := agentclitest.Env(fx.home, "FAKE_OPENAI_KEY=sk-fake", "PI_OFFLINE=1", "PI_TELEMETRY=0")
+	say := func(text string, in, out int64) func(string) agentclitest.Turn {
+		return sc.answer(agentclitest.Turn{Text: text, Usage: agentclitest.Usage{Input: in, Output: out}})
+	}
+	flow := &flowWant{flow: "compaction", prompts: []string{"Before the compaction?", "After the compaction?"},
+		replies: []string{"An answer to compact.", "Still here after the summary."}, summaries: 1,
+		usage: usageOf(1000+1200, 0, 10+6, 0)}
+	sc.on(flow.prompts[0], say(flow.replies[0], 1000, 10))
+	// With no recent tokens kept, pi cuts inside the first turn (it keeps
+	// the reply) and summarises the prefix of that turn.
+	sc.on("conversation to summarize", say("One question was answered.", 900, 30))
+	sc.on("PREFIX of a turn", say("One question was asked.", 900, 30))
+	sc.on(flow.prompts[1], say(flow.replies[1], 1200, 6))
+
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--provider", "fake", "--model", "gpt-fake", "--offline", "--mode", "rpc")
+	cmd.Dir, cmd.Env = dir, env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	events := bufio.NewScanner(stdout)
+	events.Buffer(nil, 16<<20)
+	// send writes a command and waits for the event or response that
+	// ends it.
+	send := func(command, until string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(stdin, command+"\n"); err != nil {
+			t.Fatalf("%s: %v", command, err)
+		}
+		for events.Scan() {
+			var ev map[string]any
+			if json.Unmarshal(events.Bytes(), &ev) != nil {
+				continue
+			}
+			if ev["type"] == "response" && ev["success"] == false {
+				t.Fatalf("%s: %s", command, events.Text())
+			}
+			if ev["type"] == until || (until == "compact" && ev["type"] == "response" && ev["command"] == "compact") {
+				return ev
+			}
+		}
+		t.Fatalf("pi ended before %s answered %s: %v\n%s", command, until, events.Err(), stderr.String())
+		return nil
+	}
+	prompt := func(text string) string {
+		b, _ := json.Marshal(map[string]string{"type": "prompt", "message": text})
+		return string(b)
+	}
+	send(prompt(flow.prompts[0]), "agent_end")
+	send(`{"type":"compact"}`, "compact")
+	send(prompt(flow.prompts[1]), "agent_end")
+	stdin.Close()
+	if err := cmd.Wait(); err != nil && ctx.Err() != nil {
+		t.Fatalf("pi --mode rpc: %v\n%s", err, stderr.String())
+	}
+
+	keepAgentHome(fx)
+	checkImportedFlows(t, fx, piim.Tool, []*flowWant{flow})
+	listed := decodeJSON[[]*loom.Session](t, fx.mustExec(t, "session", "list", "-a", "--surface", piim.Tool, "--json"))
+	if len(listed) != 1 {
+		t.Fatalf("%d sessions", len(listed))
+	}
+	var roles []string
+	for _, m := range fx.showMessages(t, listed[0].ID) {
+		roles = append(roles, m.Role)
+		if m.Role == loom.RoleSummary && !strings.Contains(m.Text(), "One question was asked.") {
+			t.Errorf("the summary says %q", m.Text())
+		}
+	}
+	if want := []string{"user", "assistant", "summary", "user", "assistant"}; !slices.Equal(roles, want) {
+		t.Errorf("messages %v, want %v", roles, want)
 	}
 }
