@@ -149,7 +149,9 @@ func TestImportRealPi(t *testing.T) {
 
 // TestImportRealPiCompaction: pi's compaction (the compact command of
 // `pi --mode rpc`, between two prompts) imports as a summary message
-// between the turns, counted once, with every prompt and reply kept.
+// between the turns, counted once, with every prompt and reply kept; a
+// command the user ran (the bash command, pi's !) is a system message,
+// and the session's name (set_session_name, pi's /name) its title.
 func TestImportRealPiCompaction(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
@@ -177,8 +179,8 @@ func TestImportRealPiCompaction(t *testing.T) {
 		replies: []string{"An answer to compact.", "Still here after the summary."}, summaries: 1,
 		usage: usageOf(1000+1200, 0, 10+6, 0)}
 	sc.on(flow.prompts[0], say(flow.replies[0], 1000, 10))
-	// With no recent tokens kept, pi cuts inside the first turn (it keeps
-	// the reply) and summarises the prefix of that turn.
+	// With no recent tokens kept, pi summarises what comes before its
+	// cut, or the prefix of a turn it cuts inside (it keeps the reply).
 	sc.on("conversation to summarize", say("One question was answered.", 900, 30))
 	sc.on("PREFIX of a turn", say("One question was asked.", 900, 30))
 	sc.on(flow.prompts[1], say(flow.replies[1], 1200, 6))
@@ -197,6 +199,7 @@ func TestImportRealPiCompaction(t *testing.T) {
 	}
 	events := bufio.NewScanner(stdout)
 	events.Buffer(nil, 16<<20)
+	str := func(v any) string { s, _ := v.(string); return s }
 	// send writes a command and waits for the event or response that
 	// ends it.
 	send := func(command, until string) map[string]any {
@@ -212,7 +215,7 @@ func TestImportRealPiCompaction(t *testing.T) {
 			if ev["type"] == "response" && ev["success"] == false {
 				t.Fatalf("%s: %s", command, events.Text())
 			}
-			if ev["type"] == until || (until == "compact" && ev["type"] == "response" && ev["command"] == "compact") {
+			if ev["type"] == until || (ev["type"] == "response" && "response:"+str(ev["command"]) == until) {
 				return ev
 			}
 		}
@@ -224,7 +227,9 @@ func TestImportRealPiCompaction(t *testing.T) {
 		return string(b)
 	}
 	send(prompt(flow.prompts[0]), "agent_end")
-	send(`{"type":"compact"}`, "compact")
+	send(`{"type":"bash","command":"echo from-the-user-shell"}`, "response:bash")
+	send(`{"type":"set_session_name","name":"Compaction in pi"}`, "response:set_session_name")
+	send(`{"type":"compact"}`, "response:compact")
 	send(prompt(flow.prompts[1]), "agent_end")
 	stdin.Close()
 	if err := cmd.Wait(); err != nil && ctx.Err() != nil {
@@ -234,17 +239,20 @@ func TestImportRealPiCompaction(t *testing.T) {
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, piim.Tool, []*flowWant{flow})
 	listed := decodeJSON[[]*loom.Session](t, fx.mustExec(t, "session", "list", "-a", "--surface", piim.Tool, "--json"))
-	if len(listed) != 1 {
-		t.Fatalf("%d sessions", len(listed))
+	if len(listed) != 1 || listed[0].Title != "Compaction in pi" {
+		t.Fatalf("sessions %+v, want one titled %q", listed, "Compaction in pi")
 	}
 	var roles []string
 	for _, m := range fx.showMessages(t, listed[0].ID) {
 		roles = append(roles, m.Role)
-		if m.Role == loom.RoleSummary && !strings.Contains(m.Text(), "One question was asked.") {
+		if m.Role == loom.RoleSummary && !strings.Contains(m.Text(), "One question was") {
 			t.Errorf("the summary says %q", m.Text())
 		}
+		if m.Role == loom.RoleSystem && !strings.Contains(m.Text(), "$ echo from-the-user-shell\nfrom-the-user-shell") {
+			t.Errorf("the system message says %q", m.Text())
+		}
 	}
-	if want := []string{"user", "assistant", "summary", "user", "assistant"}; !slices.Equal(roles, want) {
+	if want := []string{"user", "assistant", "system", "summary", "user", "assistant"}; !slices.Equal(roles, want) {
 		t.Errorf("messages %v, want %v", roles, want)
 	}
 }
