@@ -20,6 +20,42 @@ import (
 	"github.com/loomhq/loom/providertest"
 )
 
+// piRun is the real pi, installed, in a fixture's HOME whose
+// ~/.pi/agent/models.json makes a fake model (OpenAI's Responses API,
+// answering by the script sc) a custom provider, "fake".
+type piRun struct {
+	fx  *fixture
+	srv *agentclitest.Scripted
+	sc  *script[agentclitest.Turn]
+	bin string
+	env []string
+}
+
+// newPiRun installs pi and sets it up with settings as its
+// ~/.pi/agent/settings.json; the test is skipped where pi cannot be
+// installed.
+func newPiRun(t *testing.T, settings string) *piRun {
+	t.Helper()
+	pr := &piRun{bin: agentclitest.Install(t, agentclitest.Pi), fx: newEmptyFixture(t), srv: agentclitest.NewScriptedResponses()}
+	t.Cleanup(pr.srv.Close)
+	pr.sc = &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "input") }}
+	pr.srv.Respond(pr.sc.respond)
+	agent := filepath.Join(pr.fx.home, ".pi", "agent")
+	writeSettings(t, filepath.Join(agent, "models.json"), `{"providers": {"fake": {
+		"baseUrl": "`+pr.srv.URL+`/v1", "api": "openai-responses", "apiKey": "FAKE_OPENAI_KEY",
+		"models": [{"id": "gpt-fake", "reasoning": true, "input": ["text"], "contextWindow": 200000, "maxTokens": 8000,
+			"cost": {"input": 1, "output": 2, "cacheRead": 0.5, "cacheWrite": 0}}]}}}`)
+	writeSettings(t, filepath.Join(agent, "settings.json"), settings)
+	// Offline: no update check, no telemetry; nothing leaves 127.0.0.1.
+	pr.env = agentclitest.Env(pr.fx.home, "FAKE_OPENAI_KEY=sk-fake", "PI_OFFLINE=1", "PI_TELEMETRY=0")
+	return pr
+}
+
+// args are pi's arguments for the fake model, then more.
+func (pr *piRun) args(more ...string) []string {
+	return append([]string{"--provider", "fake", "--model", "gpt-fake", "--offline"}, more...)
+}
+
 // TestImportRealPi: the Pi coding agent (`pi -p`, one prompt a process)
 // writes a plain session, a turn more on it (`--continue`), and a file
 // read with reasoning, against a fake model it reaches as a custom
@@ -31,26 +67,16 @@ func TestImportRealPi(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
 	}
-	bin := agentclitest.Install(t, agentclitest.Pi)
 	started := time.Now()
-	fx := newEmptyFixture(t)
+	pr := newPiRun(t, `{}`)
+	fx, sc, bin, env := pr.fx, pr.sc, pr.bin, pr.env
 	dir := filepath.Join(fx.home, "work")
 	mustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
-	srv := agentclitest.NewScriptedResponses()
-	t.Cleanup(srv.Close)
-	sc := &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "input") }}
-	srv.Respond(sc.respond)
-	writeSettings(t, filepath.Join(fx.home, ".pi", "agent", "models.json"), `{"providers": {"fake": {
-		"baseUrl": "`+srv.URL+`/v1", "api": "openai-responses", "apiKey": "FAKE_OPENAI_KEY",
-		"models": [{"id": "gpt-fake", "reasoning": true, "input": ["text"], "contextWindow": 200000, "maxTokens": 8000,
-			"cost": {"input": 1, "output": 2, "cacheRead": 0.5, "cacheWrite": 0}}]}}}`)
-	writeSettings(t, filepath.Join(fx.home, ".pi", "agent", "settings.json"), `{"defaultProvider": "fake", "defaultModel": "gpt-fake"}`)
-	env := agentclitest.Env(fx.home, "FAKE_OPENAI_KEY=sk-fake", "PI_OFFLINE=1", "PI_TELEMETRY=0")
 	say := func(think, text string, u agentclitest.Usage, calls ...providertest.ToolCall) func(string) agentclitest.Turn {
 		return sc.answer(agentclitest.Turn{Reasoning: think, Text: text, Calls: calls, Usage: u})
 	}
 	pi := func(args ...string) string {
-		return agentclitest.Run(t, cliTimeout, dir, env, bin, append([]string{"--provider", "fake", "--model", "gpt-fake", "--offline"}, args...)...)
+		return agentclitest.Run(t, cliTimeout, dir, env, bin, pr.args(args...)...)
 	}
 	usage := func(in, cached, out, reasoning int64) agentclitest.Usage {
 		return agentclitest.Usage{Input: in, Cached: cached, Output: out, Reasoning: reasoning}
@@ -74,8 +100,8 @@ func TestImportRealPi(t *testing.T) {
 	// tools flow runs in another directory.
 	other := filepath.Join(fx.home, "other")
 	mustWrite(t, filepath.Join(other, "notes.txt"), "alpha\nbeta\n")
-	agentclitest.Run(t, cliTimeout, other, env, bin, "--provider", "fake", "--model", "gpt-fake", "--offline", "-p", tools.prompts[0])
-	t.Logf("pi ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
+	agentclitest.Run(t, cliTimeout, other, env, bin, pr.args("-p", tools.prompts[0])...)
+	t.Logf("pi ran %d model calls in %s", len(pr.srv.Requests()), time.Since(started).Round(time.Millisecond))
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, piim.Tool, []*flowWant{plain, tools})
@@ -156,22 +182,13 @@ func TestImportRealPiCompaction(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
 	}
-	bin := agentclitest.Install(t, agentclitest.Pi)
-	fx := newEmptyFixture(t)
+	// Keep no recent tokens: compact all there is.
+	pr := newPiRun(t, `{"compaction": {"keepRecentTokens": 1}}`)
+	fx, sc := pr.fx, pr.sc
 	dir := filepath.Join(fx.home, "work")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	srv := agentclitest.NewScriptedResponses()
-	t.Cleanup(srv.Close)
-	sc := &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "input") }}
-	srv.Respond(sc.respond)
-	writeSettings(t, filepath.Join(fx.home, ".pi", "agent", "models.json"), `{"providers": {"fake": {
-		"baseUrl": "`+srv.URL+`/v1", "api": "openai-responses", "apiKey": "FAKE_OPENAI_KEY",
-		"models": [{"id": "gpt-fake", "reasoning": false, "input": ["text"], "contextWindow": 200000, "maxTokens": 8000}]}}}`)
-	// Keep no recent tokens: the whole first turn is summarised.
-	writeSettings(t, filepath.Join(fx.home, ".pi", "agent", "settings.json"), `{"compaction": {"keepRecentTokens": 1}}`)
-	env := agentclitest.Env(fx.home, "FAKE_OPENAI_KEY=sk-fake", "PI_OFFLINE=1", "PI_TELEMETRY=0")
 	say := func(text string, in, out int64) func(string) agentclitest.Turn {
 		return sc.answer(agentclitest.Turn{Text: text, Usage: agentclitest.Usage{Input: in, Output: out}})
 	}
@@ -187,8 +204,8 @@ func TestImportRealPiCompaction(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--provider", "fake", "--model", "gpt-fake", "--offline", "--mode", "rpc")
-	cmd.Dir, cmd.Env = dir, env
+	cmd := exec.CommandContext(ctx, pr.bin, pr.args("--mode", "rpc")...)
+	cmd.Dir, cmd.Env = dir, pr.env
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr bytes.Buffer

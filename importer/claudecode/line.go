@@ -167,9 +167,7 @@ func readFile(ctx context.Context, open opener, path string, res *importer.Resul
 			recs = append(recs, r)
 		}
 		return nil
-	}, func(n int) {
-		res.Problemf(path, n, fmt.Sprintf("line longer than %d bytes, skipped", importer.MaxLine))
-	})
+	}, res.TooLong(path))
 	if err != nil {
 		return recs, fmt.Errorf("claude-code: reading %s: %w", path, err)
 	}

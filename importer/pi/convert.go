@@ -149,7 +149,7 @@ func (rd *reader) message(nd *node, calls map[string]call, skip func(string)) *l
 		}
 		return out
 	default:
-		skip("role:" + typeName(m.Role))
+		skip("role:" + importer.TypeName(m.Role))
 		return nil
 	}
 }
@@ -172,38 +172,49 @@ func (rd *reader) textMessage(nd *node, role, text string) *loom.Message {
 func (rd *reader) contentMessage(nd *node, role string, content json.RawMessage, skip func(string)) *loom.Message {
 	created, done := times(nd)
 	m := &loom.Message{ID: nd.id, Role: role, CreatedAt: created, CompletedAt: done}
-	text, blocks, ok := decodeContent(content)
-	if !ok {
-		rd.res.Problemf(rd.path, nd.n, "content is neither text nor blocks")
+	if !rd.addContent(m, nd, content, skip, nil) {
 		return nil
-	}
-	if strings.TrimSpace(text) != "" {
-		m.Parts = append(m.Parts, loom.Part{ID: nd.id + "/0", Type: loom.PartText, Text: text})
-	}
-	for i, b := range blocks {
-		id := nd.id + "/" + strconv.Itoa(i)
-		switch b.Type {
-		case "text":
-			if strings.TrimSpace(b.Text) == "" {
-				skip("text:blank")
-				continue
-			}
-			m.Parts = append(m.Parts, loom.Part{ID: id, Type: loom.PartText, Text: b.Text})
-		case "image":
-			if p, ok := imagePart(id, b); ok {
-				m.Parts = append(m.Parts, p)
-			} else {
-				skip("image:empty")
-			}
-		default:
-			skip("block:" + typeName(b.Type))
-		}
 	}
 	if len(m.Parts) == 0 {
 		skip(role + ":empty")
 		return nil
 	}
 	return m
+}
+
+// addContent adds the parts of content (a string, or blocks) to m: text
+// and images, and the blocks other takes (nil: none); any other block is
+// counted as skipped. It reports whether content could be read; when it
+// cannot, that is a problem.
+func (rd *reader) addContent(m *loom.Message, nd *node, content json.RawMessage, skip func(string), other func(id string, b block) bool) bool {
+	text, blocks, ok := decodeContent(content)
+	if !ok {
+		rd.res.Problemf(rd.path, nd.n, "content is neither text nor blocks")
+		return false
+	}
+	if strings.TrimSpace(text) != "" {
+		m.Parts = append(m.Parts, loom.Part{ID: nd.id + "/0", Type: loom.PartText, Text: text})
+	}
+	for i, b := range blocks {
+		id := nd.id + "/" + strconv.Itoa(i)
+		switch {
+		case b.Type == "text":
+			if strings.TrimSpace(b.Text) == "" {
+				skip("text:blank")
+				continue
+			}
+			m.Parts = append(m.Parts, loom.Part{ID: id, Type: loom.PartText, Text: b.Text})
+		case b.Type == "image":
+			if p, ok := imagePart(id, b); ok {
+				m.Parts = append(m.Parts, p)
+			} else {
+				skip("image:empty")
+			}
+		case other == nil || !other(id, b):
+			skip("block:" + importer.TypeName(b.Type))
+		}
+	}
+	return true
 }
 
 // assistant converts a reply: text, thinking and tool calls, its model,
@@ -231,22 +242,8 @@ func (rd *reader) assistant(nd *node, calls map[string]call, skip func(string)) 
 		}
 		m.Error = &loom.MessageError{Message: clip(text, 2000), Type: msg.StopReason}
 	}
-	text, blocks, ok := decodeContent(msg.Content)
-	if !ok {
-		rd.res.Problemf(rd.path, nd.n, "content is neither text nor blocks")
-	}
-	if strings.TrimSpace(text) != "" {
-		m.Parts = append(m.Parts, loom.Part{ID: nd.id + "/0", Type: loom.PartText, Text: text})
-	}
-	for i, b := range blocks {
-		id := nd.id + "/" + strconv.Itoa(i)
+	rd.addContent(m, nd, msg.Content, skip, func(id string, b block) bool {
 		switch b.Type {
-		case "text":
-			if strings.TrimSpace(b.Text) == "" {
-				skip("text:blank")
-				continue
-			}
-			m.Parts = append(m.Parts, loom.Part{ID: id, Type: loom.PartText, Text: b.Text})
 		case "thinking":
 			p := loom.Part{ID: id, Type: loom.PartReasoning, Text: b.Thinking}
 			switch {
@@ -258,43 +255,44 @@ func (rd *reader) assistant(nd *node, calls map[string]call, skip func(string)) 
 			}
 			if p.Text == "" && p.Metadata == nil {
 				skip("thinking:empty")
-				continue
+				return true
 			}
 			m.Parts = append(m.Parts, p)
 		case "toolCall":
-			start := created
-			p := loom.Part{ID: id, Type: loom.PartTool, CallID: b.ID, Name: b.Name,
-				Input: inputObject(b.Arguments), StartedAt: &start}
-			if p.CallID == "" {
-				rd.res.Problemf(rd.path, nd.n, "tool call without an id")
-				p.CallID = id
-			}
-			if p.Name == "" {
-				rd.res.Problemf(rd.path, nd.n, "tool call "+clip(p.CallID, 64)+" without a name")
-				p.Name = "unknown"
-			}
-			m.Parts = append(m.Parts, p)
-			if old, ok := calls[p.CallID]; ok {
-				// A second call with the id: the first gets no result.
-				q := &old.msg.Parts[old.idx]
-				q.Status, q.Error = loom.ToolError, loom.Interrupted
-			}
-			calls[p.CallID] = call{msg: m, idx: len(m.Parts) - 1}
-		case "image":
-			if p, ok := imagePart(id, b); ok {
-				m.Parts = append(m.Parts, p)
-			} else {
-				skip("image:empty")
-			}
+			rd.toolCall(m, nd, id, b, calls)
 		default:
-			skip("block:" + typeName(b.Type))
+			return false
 		}
-	}
+		return true
+	})
 	if len(m.Parts) == 0 && m.Error == nil {
 		skip("assistant:empty")
 		return nil
 	}
 	return m
+}
+
+// toolCall adds the tool part of a call to m, to be completed by its
+// result.
+func (rd *reader) toolCall(m *loom.Message, nd *node, id string, b block, calls map[string]call) {
+	start := m.CreatedAt
+	p := loom.Part{ID: id, Type: loom.PartTool, CallID: b.ID, Name: b.Name,
+		Input: inputObject(b.Arguments), StartedAt: &start}
+	if p.CallID == "" {
+		rd.res.Problemf(rd.path, nd.n, "tool call without an id")
+		p.CallID = id
+	}
+	if p.Name == "" {
+		rd.res.Problemf(rd.path, nd.n, "tool call "+clip(p.CallID, 64)+" without a name")
+		p.Name = "unknown"
+	}
+	m.Parts = append(m.Parts, p)
+	if old, ok := calls[p.CallID]; ok {
+		// A second call with the id: the first gets no result.
+		q := &old.msg.Parts[old.idx]
+		q.Status, q.Error = loom.ToolError, loom.Interrupted
+	}
+	calls[p.CallID] = call{msg: m, idx: len(m.Parts) - 1}
 }
 
 // result completes a tool part with a toolResult entry.
@@ -324,7 +322,7 @@ func (rd *reader) result(p *loom.Part, nd *node, skip func(string)) {
 		case "image":
 			images++
 		default:
-			skip("block:" + typeName(b.Type))
+			skip("block:" + importer.TypeName(b.Type))
 		}
 	}
 	out := strings.Join(parts, "\n")

@@ -84,35 +84,9 @@ func tilde(p, home string) string {
 // followed; directories that cannot be listed below root are reported
 // beside the bundles found.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	info, err := importer.StatRoot(Tool, root)
-	if info == nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []importer.Bundle{{Files: []string{root}}}, nil
-	}
-	var out []importer.Bundle
-	var unreadable importer.Unreadable
-	err = importer.WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root {
-				return err
-			}
-			unreadable.Add(path, err)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
-			out = append(out, importer.Bundle{Files: []string{path}})
-		}
-		return nil
+	return importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool {
+		return strings.HasSuffix(d.Name(), ".jsonl")
 	})
-	if err != nil {
-		return nil, fmt.Errorf("pi: listing %s: %w", root, err)
-	}
-	return out, unreadable.Err()
 }
 
 // Read reads one session file into its session and the forks of its

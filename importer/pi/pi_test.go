@@ -26,38 +26,18 @@ func readFile(t *testing.T, path string) *importer.Result {
 	return res
 }
 
-// checkValid checks what every result must be, whatever its file held.
+// checkValid checks what every result must be, whatever its file held:
+// what every reader's must (importertest.CheckValid), no session without
+// messages, and every tool part completed or failed.
 func checkValid(t *testing.T, res *importer.Result) {
 	t.Helper()
-	sids := map[string]bool{}
+	importertest.CheckValid(t, res)
 	for _, s := range res.Sessions {
-		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") || sids[s.SourceID] {
-			t.Errorf("bad or repeated SourceID %q", s.SourceID)
-		}
-		sids[s.SourceID] = true
 		if len(s.Messages) == 0 {
 			t.Errorf("session %s has no messages", s.SourceID)
 		}
-		ids := map[string]bool{}
 		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
-			if ids[m.ID] {
-				t.Errorf("message id %s twice", m.ID)
-			}
-			ids[m.ID] = true
-			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
-				t.Errorf("message %s: completed %v before created %v", m.ID, m.CompletedAt, m.CreatedAt)
-			}
 			for _, p := range m.Parts {
-				if ids[p.ID] {
-					t.Errorf("part id %s twice", p.ID)
-				}
-				ids[p.ID] = true
-				if !strings.HasPrefix(p.ID, m.ID+"/") {
-					t.Errorf("part id %s not under message %s", p.ID, m.ID)
-				}
 				if p.Type == loom.PartTool && p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
 					t.Errorf("tool part %s is %q", p.ID, p.Status)
 				}

@@ -137,9 +137,7 @@ func read(ctx context.Context, path string, r io.Reader) (*importer.Result, erro
 		lines++
 		rd.line(n, b)
 		return nil
-	}, func(n int) {
-		rd.res.Problemf(path, n, fmt.Sprintf("line longer than %d bytes, skipped", importer.MaxLine))
-	})
+	}, rd.res.TooLong(path))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -206,7 +204,7 @@ func (rd *reader) line(n int, b []byte) {
 	case "compaction", "branch_summary", "custom_message", "session_info",
 		"model_change", "thinking_level_change", "label", "custom":
 	default:
-		rd.res.Skip("unknown:" + typeName(e.Type))
+		rd.res.Skip("unknown:" + importer.TypeName(e.Type))
 		return
 	}
 	// Tree links. Version 1 files have no ids: each entry follows the
@@ -266,7 +264,7 @@ func (rd *reader) build() {
 	}
 	for _, nd := range rd.nodes {
 		if nd.msg == nil && nd.e.Type != "compaction" && nd.e.Type != "branch_summary" && nd.e.Type != "custom_message" {
-			rd.res.Skip(typeName(nd.e.Type))
+			rd.res.Skip(importer.TypeName(nd.e.Type))
 		}
 	}
 	if len(rd.nodes) == 0 {
@@ -322,7 +320,7 @@ func (rd *reader) build() {
 			SourceID:       sid + "@" + cleanID(rd.nodes[rd.own(i)].id),
 			Kind:           loom.KindFork,
 			ParentSourceID: sid,
-			ForkTurn:       forkTurn(msgs, fmsgs),
+			ForkTurn:       importer.ForkTurn(msgs, fmsgs),
 			Cwd:            h.Cwd,
 			Path:           rd.path,
 		}
@@ -412,27 +410,6 @@ func fill(s *importer.Session, msgs []*loom.Message, h *entry) {
 	}
 }
 
-// forkTurn is the number of turns a fork shares whole with its parent:
-// the turns opened in their common messages, less the last of them when
-// either side goes on inside it.
-func forkTurn(parent, fork []*loom.Message) int {
-	d := 0
-	for d < len(parent) && d < len(fork) && parent[d].ID == fork[d].ID {
-		d++
-	}
-	turns := 0
-	for _, m := range fork[:d] {
-		if m.Role == loom.RoleUser {
-			turns++
-		}
-	}
-	opens := func(msgs []*loom.Message) bool { return d == len(msgs) || msgs[d].Role == loom.RoleUser }
-	if turns > 0 && (!opens(parent) || !opens(fork)) {
-		turns--
-	}
-	return turns
-}
-
 // parseTime reads an ISO time; the zero time when it is none.
 func parseTime(s string) time.Time {
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -450,13 +427,6 @@ func msTime(ms float64) time.Time {
 	}
 	return time.UnixMilli(int64(ms)).UTC()
 }
-
-// maxTypeName bounds the type names that skipped counts are keyed by.
-const maxTypeName = 64
-
-// typeName returns a type as a skipped count's key, cut to maxTypeName
-// bytes.
-func typeName(t string) string { return clip(t, maxTypeName) }
 
 // clip cuts s to at most n bytes on a rune boundary, marking the cut.
 func clip(s string, n int) string {
