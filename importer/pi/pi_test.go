@@ -218,3 +218,45 @@ func TestBundlesAndImport(t *testing.T) {
 		t.Errorf("second import %s", b)
 	}
 }
+
+// A file imported while pi waits for a tool (the call written, its
+// result not yet) grows in place: the next import completes the call
+// and adds the rest, with no fork and nothing twice.
+func TestImportGrowsInPlace(t *testing.T) {
+	data, err := os.ReadFile("testdata/real-0.73.1-tool.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(data)), "\n")
+	file := filepath.Join(t.TempDir(), "--w--", "s.jsonl")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	// Up to the reply that calls read.
+	if err := os.WriteFile(file, []byte(strings.Join(lines[:5], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := importertest.Store(t)
+	first := importertest.Import(t, st, Format{}, file)
+	if first.SessionsNew != 1 || first.MessagesAdded != 2 {
+		t.Fatalf("first import %+v", first)
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(file, later, later)
+	second := importertest.Import(t, st, Format{}, file)
+	if second.SessionsNew != 0 || second.SessionsGrown != 1 || second.MessagesAdded != 1 {
+		t.Errorf("second import %+v", second)
+	}
+	list, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: Tool})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %v, %v", list, err)
+	}
+	msgs, err := st.Messages(context.Background(), list[0].ID, loom.MessageQuery{})
+	if err != nil || len(msgs) != 3 {
+		t.Fatalf("%d messages, %v", len(msgs), err)
+	}
+	if p := msgs[1].Parts[1]; p.Status != loom.ToolCompleted || string(p.Output) != `"alpha\nbeta\n"` {
+		t.Errorf("the call after its result came: %+v", p)
+	}
+}
