@@ -3,6 +3,7 @@ package pi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -258,5 +259,28 @@ func TestImportGrowsInPlace(t *testing.T) {
 	}
 	if p := msgs[1].Parts[1]; p.Status != loom.ToolCompleted || string(p.Output) != `"alpha\nbeta\n"` {
 		t.Errorf("the call after its result came: %+v", p)
+	}
+}
+
+// Branches that add no message (a label on every entry, each a leaf of
+// its own) make no fork, and cost a look at their own entries only, not
+// a walk of the whole chain each.
+func TestBranchesWithoutMessages(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"many","timestamp":"2026-01-02T10:00:00Z","cwd":"/w"}` + "\n")
+	const n = 20000
+	prev := "null"
+	for i := range n {
+		id := fmt.Sprintf(`"m%d"`, i)
+		fmt.Fprintf(&b, `{"type":"message","id":%s,"parentId":%s,"timestamp":"2026-01-02T10:00:01Z","message":{"role":"user","content":"p%d"}}`+"\n", id, prev, i)
+		fmt.Fprintf(&b, `{"type":"label","id":"l%d","parentId":%s,"timestamp":"2026-01-02T10:00:01Z","targetId":%s,"label":"x"}`+"\n", i, id, id)
+		prev = id
+	}
+	res, err := read(context.Background(), "many.jsonl", strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 1 || len(res.Sessions[0].Messages) != n || res.Skipped["label"] != n || len(res.Problems) != 0 {
+		t.Errorf("%d sessions, skipped %v, problems %v", len(res.Sessions), res.Skipped, res.Problems)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -298,26 +299,24 @@ func (rd *reader) build() {
 		if nd.kids > 0 || onMain[i] {
 			continue
 		}
+		own := rd.own(i)
+		if !rd.holdsContent(i, own) {
+			continue // the branch adds no message (a label, a model change)
+		}
 		path := rd.path2(i)
 		if forks >= maxForks || forkMsgs+len(path) > maxForkMessages {
 			dropped++
 			continue
 		}
+		// Counted whether kept or not: building it is the cost bounded.
+		forkMsgs += len(path)
 		fmsgs := rd.messages(path, false)
-		own := false
-		for _, m := range fmsgs {
-			if !have[m.ID] {
-				own = true
-				break
-			}
-		}
-		if !own {
-			continue // the branch adds no message (a label, a model change)
+		if !slices.ContainsFunc(fmsgs, func(m *loom.Message) bool { return !have[m.ID] }) {
+			continue // its entries make no message (blank text)
 		}
 		forks++
-		forkMsgs += len(path)
 		fk := &importer.Session{
-			SourceID:       sid + "@" + cleanID(rd.nodes[rd.own(i)].id),
+			SourceID:       sid + "@" + cleanID(rd.nodes[own].id),
 			Kind:           loom.KindFork,
 			ParentSourceID: sid,
 			ForkTurn:       importer.ForkTurn(msgs, fmsgs),
@@ -331,6 +330,23 @@ func (rd *reader) build() {
 		rd.res.Problemf(rd.path, 0, strconv.Itoa(dropped)+" abandoned branches not imported: more than the bound of "+
 			strconv.Itoa(maxForks)+" branches or "+strconv.Itoa(maxForkMessages)+" messages in them")
 	}
+}
+
+// holdsContent reports whether the entries from leaf up to own, the
+// part of a branch no other branch shares, hold one that makes a
+// message. Those parts of different leaves are apart, so that looking
+// at every leaf's reads each entry once.
+func (rd *reader) holdsContent(leaf, own int) bool {
+	for j := leaf; j >= 0; j = rd.nodes[j].parent {
+		switch rd.nodes[j].e.Type {
+		case "message", "compaction", "branch_summary", "custom_message":
+			return true
+		}
+		if j == own {
+			break
+		}
+	}
+	return false
 }
 
 // parentID is the session id in the name of the file a session was
