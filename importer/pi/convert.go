@@ -169,10 +169,10 @@ func (rd *reader) textMessage(nd *node, role, text string) *loom.Message {
 
 // contentMessage is a message of content that is a string or text and
 // image blocks.
-func (rd *reader) contentMessage(nd *node, role string, content json.RawMessage, skip func(string)) *loom.Message {
+func (rd *reader) contentMessage(nd *node, role string, c content, skip func(string)) *loom.Message {
 	created, done := times(nd)
 	m := &loom.Message{ID: nd.id, Role: role, CreatedAt: created, CompletedAt: done}
-	if !rd.addContent(m, nd, content, skip, nil) {
+	if !rd.addContent(m, nd, c, skip, nil) {
 		return nil
 	}
 	if len(m.Parts) == 0 {
@@ -186,9 +186,9 @@ func (rd *reader) contentMessage(nd *node, role string, content json.RawMessage,
 // and images, and the blocks other takes (nil: none); any other block is
 // counted as skipped. It reports whether content could be read; when it
 // cannot, that is a problem.
-func (rd *reader) addContent(m *loom.Message, nd *node, content json.RawMessage, skip func(string), other func(id string, b block) bool) bool {
-	text, blocks, ok := decodeContent(content)
-	if !ok {
+func (rd *reader) addContent(m *loom.Message, nd *node, c content, skip func(string), other func(id string, b block) bool) bool {
+	text, blocks := c.text, c.blocks
+	if c.bad {
 		rd.res.Problemf(rd.path, nd.n, "content is neither text nor blocks")
 		return false
 	}
@@ -306,8 +306,8 @@ func (rd *reader) result(p *loom.Part, nd *node, skip func(string)) {
 		end = *p.StartedAt
 	}
 	p.EndedAt = &end
-	text, blocks, ok := decodeContent(msg.Content)
-	if !ok {
+	text, blocks := msg.Content.text, msg.Content.blocks
+	if msg.Content.bad {
 		rd.res.Problemf(rd.path, nd.n, "tool result content is neither text nor blocks")
 	}
 	var parts []string
@@ -351,34 +351,42 @@ func (rd *reader) result(p *loom.Part, nd *node, skip func(string)) {
 // metadata (pi's structured result: a diff, a truncation notice).
 const maxMetadata = 8 << 10
 
-// decodeContent reads content that is a string or an array of blocks;
-// ok is false when it is neither (absent content is empty).
-func decodeContent(raw json.RawMessage) (text string, blocks []block, ok bool) {
+// content is a message's content: a string, or an array of blocks; bad
+// when it is neither (absent content is empty). It is decoded with its
+// entry, in one pass when its blocks are well formed.
+type content struct {
+	text   string
+	blocks []block
+	bad    bool
+}
+
+func (c *content) UnmarshalJSON(raw []byte) error {
+	*c = content{}
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil, true
-	}
-	switch raw[0] {
-	case '"':
-		if json.Unmarshal(raw, &text) != nil {
-			return "", nil, false
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+	case raw[0] == '"':
+		return json.Unmarshal(raw, &c.text)
+	case raw[0] == '[':
+		if json.Unmarshal(raw, &c.blocks) == nil {
+			return nil
 		}
-		return text, nil, true
-	case '[':
+		// A block of another shape: each is read alone, and one that
+		// cannot be is counted as skipped, not the whole content.
 		var items []json.RawMessage
-		if json.Unmarshal(raw, &items) != nil {
-			return "", nil, false
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return err
 		}
-		for _, it := range items {
-			var b block
-			if json.Unmarshal(it, &b) != nil {
-				b = block{Type: "malformed"}
+		c.blocks = make([]block, len(items))
+		for i, it := range items {
+			if json.Unmarshal(it, &c.blocks[i]) != nil {
+				c.blocks[i] = block{Type: "malformed"}
 			}
-			blocks = append(blocks, b)
 		}
-		return "", blocks, true
+	default:
+		c.bad = true
 	}
-	return "", nil, false
+	return nil
 }
 
 // imagePart is an image block as a file part holding its data.

@@ -28,8 +28,8 @@ type entry struct {
 	Cwd       string  `json:"cwd"`
 	// ParentSession is the file a session was forked from (--fork,
 	// /fork, /clone), in the header.
-	ParentSession string          `json:"parentSession"`
-	Message       json.RawMessage `json:"message"`
+	ParentSession string   `json:"parentSession"`
+	Message       *message `json:"message"`
 	// compaction, branch_summary
 	Summary          string          `json:"summary"`
 	FirstKeptEntryID string          `json:"firstKeptEntryId"`
@@ -38,8 +38,8 @@ type entry struct {
 	Details          json.RawMessage `json:"details"`
 	FromHook         bool            `json:"fromHook"`
 	// custom_message
-	CustomType string          `json:"customType"`
-	Content    json.RawMessage `json:"content"`
+	CustomType string  `json:"customType"`
+	Content    content `json:"content"`
 	// session_info
 	Name *string `json:"name"`
 	// model_change
@@ -49,14 +49,14 @@ type entry struct {
 
 // message is an entry's AgentMessage.
 type message struct {
-	Role         string          `json:"role"`
-	Content      json.RawMessage `json:"content"`
-	Provider     string          `json:"provider"`
-	Model        string          `json:"model"`
-	Usage        *usage          `json:"usage"`
-	StopReason   string          `json:"stopReason"`
-	ErrorMessage string          `json:"errorMessage"`
-	Timestamp    float64         `json:"timestamp"`
+	Role         string  `json:"role"`
+	Content      content `json:"content"`
+	Provider     string  `json:"provider"`
+	Model        string  `json:"model"`
+	Usage        *usage  `json:"usage"`
+	StopReason   string  `json:"stopReason"`
+	ErrorMessage string  `json:"errorMessage"`
+	Timestamp    float64 `json:"timestamp"`
 	// toolResult
 	ToolCallID string          `json:"toolCallId"`
 	ToolName   string          `json:"toolName"`
@@ -189,19 +189,11 @@ func (rd *reader) line(n int, b []byte) {
 		rd.res.Problemf(rd.path, n, "line without a type")
 		return
 	case "message":
-		var m message
-		if err := json.Unmarshal(e.Message, &m); err != nil || len(bytes.TrimSpace(e.Message)) == 0 || string(bytes.TrimSpace(e.Message)) == "null" {
-			reason := "message entry without a message"
-			if err != nil {
-				reason = "message entry: " + err.Error()
-			}
-			rd.res.Problemf(rd.path, n, reason)
+		if e.Message == nil {
+			rd.res.Problemf(rd.path, n, "message entry without a message")
 			return
 		}
-		nd.msg = &m
-		// The message's own buffer is a copy; the entry's copy of it is
-		// not needed any more.
-		nd.e.Message = nil
+		nd.msg, nd.e.Message = e.Message, nil
 	case "compaction", "branch_summary", "custom_message", "session_info",
 		"model_change", "thinking_level_change", "label", "custom":
 	default:
