@@ -65,17 +65,20 @@ func (r *Result) TooLong(file string) func(n int) {
 const MaxTypeName = 64
 
 // TypeName returns a record type as a skipped count's key: cut to
-// MaxTypeName bytes (on a rune boundary, marked with …), so that a
-// hostile file cannot make keys of any size.
-func TypeName(t string) string {
-	if len(t) <= MaxTypeName {
-		return t
+// MaxTypeName bytes (Clip), so that a hostile file cannot make keys of
+// any size.
+func TypeName(t string) string { return Clip(t, MaxTypeName) }
+
+// Clip shortens s to at most n bytes, on a rune boundary, marking the
+// cut with "…".
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	t = t[:MaxTypeName]
-	for len(t) > 0 && !utf8.ValidString(t) {
-		t = t[:len(t)-1]
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return t + "…"
+	return s[:n] + "…"
 }
 
 // ForkTurn is the number of turns a fork shares whole with its parent,

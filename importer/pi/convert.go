@@ -240,7 +240,7 @@ func (rd *reader) assistant(nd *node, calls map[string]call, skip func(string)) 
 		if text == "" {
 			text = "the reply stopped: " + msg.StopReason
 		}
-		m.Error = &loom.MessageError{Message: clip(text, 2000), Type: msg.StopReason}
+		m.Error = &loom.MessageError{Message: importer.Clip(text, 2000), Type: msg.StopReason}
 	}
 	rd.addContent(m, nd, msg.Content, skip, func(id string, b block) bool {
 		switch b.Type {
@@ -283,7 +283,7 @@ func (rd *reader) toolCall(m *loom.Message, nd *node, id string, b block, calls 
 		p.CallID = id
 	}
 	if p.Name == "" {
-		rd.res.Problemf(rd.path, nd.n, "tool call "+clip(p.CallID, 64)+" without a name")
+		rd.res.Problemf(rd.path, nd.n, "tool call "+importer.Clip(p.CallID, 64)+" without a name")
 		p.Name = "unknown"
 	}
 	m.Parts = append(m.Parts, p)

@@ -216,7 +216,7 @@ func (rd *reader) line(n int, b []byte) {
 		if !ok {
 			// pi writes a parent before its children: a parent not seen
 			// yet is missing, and the entry starts a tree of its own.
-			rd.res.Problemf(rd.path, n, "parentId "+clip(*e.ParentID, 64)+" names no earlier entry")
+			rd.res.Problemf(rd.path, n, "parentId "+importer.Clip(*e.ParentID, 64)+" names no earlier entry")
 		} else {
 			nd.parent = j
 		}
@@ -436,18 +436,6 @@ func msTime(ms float64) time.Time {
 	return time.UnixMilli(int64(ms)).UTC()
 }
 
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s + "…"
-}
-
 // cleanID makes a source id fit for a key: one line, bounded.
 func cleanID(id string) string {
 	id = strings.Map(func(r rune) rune {
@@ -456,7 +444,7 @@ func cleanID(id string) string {
 		}
 		return r
 	}, id)
-	return clip(strings.TrimSpace(id), 128)
+	return importer.Clip(strings.TrimSpace(id), 128)
 }
 
 var errEmpty = errors.New("pi: empty bundle")
