@@ -83,8 +83,9 @@ refused the same way.
 With --from, import the sessions of another agent instead (--from list
 shows every agent loom reads, where each keeps its sessions on this
 machine and how many it holds), or of all of them. PATH is a session file or a
-directory; without one, the tool's own location is read (honouring
-CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME and XDG_DATA_HOME).
+directory; without one, the tool's own location is read, honouring the
+variable the tool itself reads to move it (CLAUDE_CONFIG_DIR, CODEX_HOME,
+PI_CODING_AGENT_DIR …: docs/import.md has each tool's).
 Importing is incremental: unchanged files are not read again, a session
 that grew gets only its new messages, and nothing is duplicated.
 --watch keeps running and imports changes as the tools write them.

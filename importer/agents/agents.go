@@ -13,6 +13,7 @@ import (
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/opencode"
+	_ "github.com/loomhq/loom/importer/pi"
 )
 
 // Formats returns the formats of every agent loom reads.

@@ -151,7 +151,7 @@ func (b *builder) assistant(key string, recs []*record) []*loom.Message {
 			b.assistantBlock(m, key, r, i, bl)
 		}
 		if r.IsAPIErrorMessage && m.Error == nil {
-			m.Error = &loom.MessageError{Message: clip(r.text(), 2000), Type: "api_error"}
+			m.Error = &loom.MessageError{Message: importer.Clip(r.text(), 2000), Type: "api_error"}
 		}
 	}
 	if synthetic && m.Model == "" {

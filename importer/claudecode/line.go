@@ -167,9 +167,7 @@ func readFile(ctx context.Context, open opener, path string, res *importer.Resul
 			recs = append(recs, r)
 		}
 		return nil
-	}, func(n int) {
-		res.Problemf(path, n, fmt.Sprintf("line longer than %d bytes, skipped", importer.MaxLine))
-	})
+	}, res.TooLong(path))
 	if err != nil {
 		return recs, fmt.Errorf("claude-code: reading %s: %w", path, err)
 	}
@@ -211,7 +209,7 @@ func parseLine(path string, n int, line []byte, res *importer.Result) *record {
 	if r.Timestamp != "" {
 		t, err := time.Parse(time.RFC3339Nano, r.Timestamp)
 		if err != nil {
-			res.Problemf(path, n, "timestamp "+strconv.Quote(clip(r.Timestamp, 40))+" is not RFC 3339")
+			res.Problemf(path, n, "timestamp "+strconv.Quote(importer.Clip(r.Timestamp, 40))+" is not RFC 3339")
 		} else {
 			r.ts = t.UTC()
 		}
@@ -290,7 +288,7 @@ func label(s string) string {
 			return '?'
 		}
 		return r
-	}, clip(s, 64))
+	}, importer.Clip(s, 64))
 }
 
 // cleanID is an id from a file made fit for a SourceID: one line, without
@@ -301,23 +299,10 @@ func cleanID(s string) string {
 			return '_'
 		}
 		return r
-	}, clip(s, 200))
+	}, importer.Clip(s, 200))
 }
 
-func shortErr(err error) string { return clip(err.Error(), 200) }
-
-// clip shortens s to at most n bytes, on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+func shortErr(err error) string { return importer.Clip(err.Error(), 200) }
 
 // text is the text of a user line's content: its text blocks joined.
 func (r *record) text() string {

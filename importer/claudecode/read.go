@@ -372,7 +372,7 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 		fk := s
 		fk.SourceID = s.SourceID + "@" + cleanID(t.recs[t.nodes[t.own(leaf)].first].id)
 		fk.Kind, fk.ParentSourceID, fk.Title = loom.KindFork, s.SourceID, ""
-		fk.ForkTurn = forkTurn(msgs, fmsgs)
+		fk.ForkTurn = importer.ForkTurn(msgs, fmsgs)
 		fill(&fk, fmsgs)
 		if ti != nil {
 			fk.Title = ti.summary(t, path)
@@ -392,27 +392,6 @@ func fill(s *importer.Session, msgs []*loom.Message) {
 			s.Model = msgs[i].Model
 		}
 	}
-}
-
-// forkTurn is the number of turns a fork shares whole with its parent:
-// the turns opened in their common messages, less the last of them when
-// either side goes on inside it.
-func forkTurn(parent, fork []*loom.Message) int {
-	d := 0
-	for d < len(parent) && d < len(fork) && parent[d].ID == fork[d].ID {
-		d++
-	}
-	turns := 0
-	for _, m := range fork[:d] {
-		if m.Role == loom.RoleUser {
-			turns++
-		}
-	}
-	opens := func(msgs []*loom.Message) bool { return d == len(msgs) || msgs[d].Role == loom.RoleUser }
-	if turns > 0 && (!opens(parent) || !opens(fork)) {
-		turns--
-	}
-	return turns
 }
 
 // sessionMeta is the latest working directory, git branch and Claude

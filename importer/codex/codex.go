@@ -74,38 +74,9 @@ func plainTwin(path string) string {
 // be listed below root are reported beside the bundles found
 // (importer.Unreadable).
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	info, err := importer.StatRoot(Tool, root)
-	if info == nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []importer.Bundle{{Files: []string{root}}}, nil
-	}
-	var out []importer.Bundle
-	var unreadable importer.Unreadable
-	err = importer.WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root {
-				return err
-			}
-			// A directory that cannot be listed is a problem of the
-			// import; the rest is still read.
-			unreadable.Add(path, err)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !isRollout(d.Name()) || plainTwin(path) != path {
-			return nil
-		}
-		out = append(out, importer.Bundle{Files: []string{path}})
-		return nil
+	return importer.FileBundles(ctx, Tool, root, func(path string, d fs.DirEntry) bool {
+		return isRollout(d.Name()) && plainTwin(path) == path
 	})
-	if err != nil {
-		return nil, fmt.Errorf("codex: listing %s: %w", root, err)
-	}
-	return out, unreadable.Err()
 }
 
 // Limits on compressed rollouts: the decoder's window, and how much a

@@ -26,7 +26,7 @@ func readFile(t *testing.T, path string) *importer.Result {
 	if err != nil {
 		t.Fatalf("Read(%s): %v", path, err)
 	}
-	checkValid(t, res)
+	importertest.CheckValid(t, res)
 	return res
 }
 
@@ -38,39 +38,6 @@ func readString(t *testing.T, text string) *importer.Result {
 		t.Fatal(err)
 	}
 	return readFile(t, path)
-}
-
-// checkValid checks what every result must be: messages that loom
-// accepts, with ids unique in their session and part ids unique.
-func checkValid(t *testing.T, res *importer.Result) {
-	t.Helper()
-	for _, s := range res.Sessions {
-		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") {
-			t.Errorf("bad SourceID %q", s.SourceID)
-		}
-		ids := map[string]bool{}
-		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
-			if ids[m.ID] {
-				t.Errorf("message id %s twice", m.ID)
-			}
-			ids[m.ID] = true
-			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
-				t.Errorf("message %s: completed %v before created %v", m.ID, m.CompletedAt, m.CreatedAt)
-			}
-			for _, p := range m.Parts {
-				if ids[p.ID] {
-					t.Errorf("part id %s twice", p.ID)
-				}
-				ids[p.ID] = true
-				if !strings.HasPrefix(p.ID, m.ID+"/") {
-					t.Errorf("part id %s not under message %s", p.ID, m.ID)
-				}
-			}
-		}
-	}
 }
 
 // expect compares a result with the counts expected of it.
@@ -427,7 +394,7 @@ not json at all
 	// The session_meta that cannot be read leaves the id to the file
 	// name; the output of an unknown call keeps a part of its own.
 	expect(t, res, map[string]int{"user": 1, "assistant": 1}, map[string]int{"completed": 1, "running": 1}, 0,
-		map[string]int{"compacted:encrypted": 1, "unknown:" + strings.Repeat("x", maxTypeName) + "…": 1}, []int{0, 1, 2, 7, 9, 10})
+		map[string]int{"compacted:encrypted": 1, "unknown:" + strings.Repeat("x", importer.MaxTypeName) + "…": 1}, []int{0, 1, 2, 7, 9, 10})
 	s := res.Sessions[0]
 	if s.SourceID != "019a5000-0000-7000-8000-0000000000f1" || s.Cwd != "" {
 		t.Errorf("id %s cwd %s", s.SourceID, s.Cwd)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
 )
 
 // event handles an event_msg line. The events that repeat response
@@ -70,7 +71,7 @@ func (rd *reader) event(rc *rec) {
 			rd.subAgentActivity(str(it.ID), str(it.AgentThreadID), str(it.AgentPath), str(it.Kind))
 		}
 	}
-	rd.res.Skip("event_msg:" + typeName(ev.Type))
+	rd.res.Skip("event_msg:" + importer.TypeName(ev.Type))
 }
 
 // boolean returns the JSON boolean in r.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // FuzzRead reads arbitrary bytes as a rollout: it must not panic, must
@@ -43,6 +45,6 @@ func FuzzRead(f *testing.F) {
 		if len(res.Sessions) > 1 {
 			t.Fatalf("%d sessions from one file", len(res.Sessions))
 		}
-		checkValid(t, res)
+		importertest.CheckValid(t, res)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
 )
 
 // An IDE extension sends the editor's context ahead of the user's
@@ -162,7 +163,7 @@ func (rd *reader) responseItem(rc *rec) {
 	case "compaction", "compaction_summary", "context_compaction", "ghost_snapshot":
 		rd.res.Skip("response_item:" + it.Type)
 	default:
-		rd.res.Skip("unknown:response_item:" + typeName(it.Type))
+		rd.res.Skip("unknown:response_item:" + importer.TypeName(it.Type))
 	}
 }
 
@@ -190,7 +191,7 @@ func (rd *reader) responseMessage(n int, it *responseItem) {
 			if c.Text != "" {
 				texts = append(texts, c.Text)
 			} else if c.Type != "input_text" && c.Type != "output_text" && c.Type != "text" {
-				rd.res.Skip("unknown:content:" + typeName(c.Type))
+				rd.res.Skip("unknown:content:" + importer.TypeName(c.Type))
 			}
 		}
 	}
@@ -204,7 +205,7 @@ func (rd *reader) responseMessage(n int, it *responseItem) {
 			}
 		}
 		if len(kept) == 0 && len(texts) > 0 && len(files) == 0 {
-			rd.res.Skip(typeName(it.Role) + ":duplicate")
+			rd.res.Skip(importer.TypeName(it.Role) + ":duplicate")
 			return
 		}
 		texts = kept

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -68,9 +67,7 @@ func read(ctx context.Context, path string, r io.Reader) (*importer.Result, erro
 			rd.scan(&recs[len(recs)-1])
 		}
 		return nil
-	}, func(n int) {
-		rd.res.Problemf(path, n, fmt.Sprintf("line longer than %d bytes, skipped", importer.MaxLine))
-	})
+	}, rd.res.TooLong(path))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -109,7 +106,7 @@ func (rd *reader) classify(n int, b []byte) (rec, bool) {
 		// kept.
 		rc.typ, rc.payload = l.Type, l.Payload
 	case !isNull(l.RecordType):
-		rd.res.Skip("record_type:" + typeName(str(l.RecordType)))
+		rd.res.Skip("record_type:" + importer.TypeName(str(l.RecordType)))
 		return rec{}, false
 	case l.Type == "" && str(l.ID) != "":
 		rc.typ, rc.payload = "session_meta", bytes.Clone(b)
@@ -122,26 +119,10 @@ func (rd *reader) classify(n int, b []byte) (rec, bool) {
 		rd.res.Problemf(rd.path, n, "line without a type")
 		return rec{}, false
 	default:
-		rd.res.Skip("unknown:" + typeName(l.Type))
+		rd.res.Skip("unknown:" + importer.TypeName(l.Type))
 		return rec{}, false
 	}
 	return rc, true
-}
-
-// maxTypeName bounds the type names that skipped counts are keyed by.
-const maxTypeName = 64
-
-// typeName returns a record type as a skipped count's key: cut to
-// maxTypeName bytes, so that a hostile file cannot make keys of any size.
-func typeName(t string) string {
-	if len(t) <= maxTypeName {
-		return t
-	}
-	t = t[:maxTypeName]
-	for len(t) > 0 && !utf8.ValidString(t) {
-		t = t[:len(t)-1]
-	}
-	return t + "…"
 }
 
 // reader holds what reading one rollout learns on the way.
@@ -243,7 +224,7 @@ func (rd *reader) build(ctx context.Context, recs []rec) error {
 		case "inter_agent_communication_metadata", "world_state":
 			rd.res.Skip(rc.typ)
 		default:
-			rd.res.Skip("unknown:" + typeName(rc.typ))
+			rd.res.Skip("unknown:" + importer.TypeName(rc.typ))
 		}
 	}
 	rd.finish()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
 )
 
 // threadSpawn is a session_meta source {"subagent": {"thread_spawn":
@@ -77,7 +78,7 @@ func (rd *reader) skipCopied(rc *rec) {
 			return
 		}
 	}
-	rd.res.Skip("inherited:" + typeName(rc.typ))
+	rd.res.Skip("inherited:" + importer.TypeName(rc.typ))
 }
 
 // interAgent handles an inter_agent_communication line: a message

@@ -46,6 +46,43 @@ func TallyOf(s *importer.Session) Tally {
 	return c
 }
 
+// CheckValid checks what every reader's result must be, whatever its
+// files held: each session's SourceID set, on one line and its own;
+// each message valid, completed no earlier than created, its id and its
+// parts' ids unique in the session, each part's id under its message's.
+func CheckValid(t testing.TB, res *importer.Result) {
+	t.Helper()
+	sids := map[string]bool{}
+	for _, s := range res.Sessions {
+		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") || sids[s.SourceID] {
+			t.Errorf("bad or repeated SourceID %q", s.SourceID)
+		}
+		sids[s.SourceID] = true
+		ids := map[string]bool{}
+		for _, m := range s.Messages {
+			if err := m.Validate(); err != nil {
+				t.Errorf("message %s: %v", m.ID, err)
+			}
+			if ids[m.ID] {
+				t.Errorf("message id %s twice", m.ID)
+			}
+			ids[m.ID] = true
+			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
+				t.Errorf("message %s: completed %v before created %v", m.ID, m.CompletedAt, m.CreatedAt)
+			}
+			for _, p := range m.Parts {
+				if ids[p.ID] {
+					t.Errorf("part id %s twice", p.ID)
+				}
+				ids[p.ID] = true
+				if !strings.HasPrefix(p.ID, m.ID+"/") {
+					t.Errorf("part id %s not under message %s", p.ID, m.ID)
+				}
+			}
+		}
+	}
+}
+
 // Session is the session of res with source id id; the test fails,
 // naming the ones there are, when there is none.
 func Session(t testing.TB, res *importer.Result, id string) *importer.Session {

@@ -33,6 +33,8 @@ var (
 	// Continue is Continue's command-line agent, cn; it speaks the
 	// OpenAI Chat Completions API that openai/openaitest serves.
 	Continue = Package{"@continuedev/cli", "1.5.47", "cn"}
+	// Pi is the Pi coding agent, pi.
+	Pi = Package{"@mariozechner/pi-coding-agent", "0.73.1", "pi"}
 )
 
 var installMu sync.Mutex
