@@ -9,45 +9,25 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // What several readers share to name what they skip and report, and
 // to list a directory of session files.
 
-// maxTypeName bounds a type's name in a skipped count.
-const maxTypeName = 40
-
-// TypeName is a type or role read from a file, fit for a skipped count
-// ("unknown:<type>"): on one line and at most 40 bytes.
+// TypeName is a type or role read from a file, fit for a skipped
+// count's key ("unknown:<type>"): on one line, and cut to MaxTypeName
+// bytes (Clip), so that a hostile file cannot make keys of any size.
 func TypeName(t string) string {
-	t = strings.Map(func(r rune) rune {
+	return Clip(strings.Map(func(r rune) rune {
 		if r < ' ' {
 			return -1
 		}
 		return r
-	}, t)
-	if len(t) <= maxTypeName {
-		return t
-	}
-	t = t[:maxTypeName]
-	for len(t) > 0 && !utf8.ValidString(t) {
-		t = t[:len(t)-1]
-	}
-	return t + "…"
+	}, t), MaxTypeName)
 }
 
 // Excerpt is s cut to 200 bytes, for a problem's reason.
-func Excerpt(s string) string {
-	if len(s) <= 200 {
-		return s
-	}
-	s = s[:200]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s + "…"
-}
+func Excerpt(s string) string { return Clip(s, 200) }
 
 // CompactJSON is raw without insignificant space; nil when it is
 // absent, null or not JSON.

@@ -64,11 +64,6 @@ func (r *Result) TooLong(file string) func(n int) {
 // MaxTypeName bounds the type names that skipped counts are keyed by.
 const MaxTypeName = 64
 
-// TypeName returns a record type as a skipped count's key: cut to
-// MaxTypeName bytes (Clip), so that a hostile file cannot make keys of
-// any size.
-func TypeName(t string) string { return Clip(t, MaxTypeName) }
-
 // Clip shortens s to at most n bytes, on a rune boundary, marking the
 // cut with "…".
 func Clip(s string, n int) string {
