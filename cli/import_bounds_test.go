@@ -320,6 +320,9 @@ func TestImportAllWhenASourceFails(t *testing.T) {
 				t.Errorf("%s: no problem %q for %s: %+v", tool, reason, path, tr.Problems)
 			}
 			for _, other := range rep.Tools {
+				if other.RootsFound == 0 {
+					continue // an agent whose sessions the test did not put there
+				}
 				if other.Tool != tool && (other.SessionsNew == 0 || other.FilesFailed != 0) {
 					t.Errorf("%s was not imported beside %s's failure: %+v", other.Tool, tool, other)
 				}
