@@ -7,6 +7,7 @@ import (
 	"github.com/loomhq/loom/importer"
 
 	// The agents (loom lists them by name).
+	_ "github.com/loomhq/loom/importer/aider"
 	_ "github.com/loomhq/loom/importer/claudecode"
 	_ "github.com/loomhq/loom/importer/codex"
 	_ "github.com/loomhq/loom/importer/gemini"
