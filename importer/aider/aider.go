@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -39,56 +38,12 @@ func (Format) Provider() string { return "" }
 // them: `loom session import --from aider ~/src`.
 func (Format) Roots(env func(string) string, home string) []string { return nil }
 
-// skipDirs are directories a search for history files does not go into:
-// they hold dependencies, builds and version control, never a project's
-// git root.
-var skipDirs = map[string]bool{
-	".git": true, ".hg": true, ".svn": true, "node_modules": true, "vendor": true,
-	".venv": true, "venv": true, "__pycache__": true, ".tox": true, ".mypy_cache": true,
-	".pytest_cache": true, ".ruff_cache": true, "target": true, ".next": true,
-	".cache": true, ".gradle": true, ".terraform": true, "bower_components": true,
-}
-
 // Bundles lists every .aider.chat.history.md under root, one bundle
-// each, leaving out the directories in skipDirs; root itself may be one
-// file, read whatever its name (a history moved with
-// --chat-history-file).
+// each, leaving out dependency, build and version-control directories
+// (importer.HeavyDirs); root itself may be one file, read whatever its
+// name (a history moved with --chat-history-file).
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	info, err := importer.StatRoot(Tool, root)
-	if info == nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []importer.Bundle{{Files: []string{root}}}, nil
-	}
-	var out []importer.Bundle
-	var unreadable importer.Unreadable
-	err = importer.WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root {
-				return err
-			}
-			unreadable.Add(path, err)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if path != root && skipDirs[d.Name()] {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && d.Name() == HistoryFile {
-			out = append(out, importer.Bundle{Files: []string{path}})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("aider: listing %s: %w", root, err)
-	}
-	return out, unreadable.Err()
+	return importer.NamedFiles(ctx, Tool, root, func(name string) bool { return name == HistoryFile })
 }
 
 // Read reads one chat history file: a session for each time Aider
