@@ -490,8 +490,11 @@ func (cv *converter) call(msg *loom.Message, m *message, recipient string) {
 		}
 		text = strings.Join(parts, "\n")
 	}
+	var buf bytes.Buffer
 	input := []byte(strings.TrimSpace(text))
-	if !json.Valid(input) || !bytes.HasPrefix(input, []byte("{")) {
+	if bytes.HasPrefix(input, []byte("{")) && json.Compact(&buf, input) == nil {
+		input = buf.Bytes()
+	} else {
 		key := "input"
 		if m.Content.ContentType == "code" {
 			key = "code"
