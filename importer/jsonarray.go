@@ -3,6 +3,7 @@ package importer
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -205,3 +206,17 @@ func (e *exportError) Error() string { return e.msg }
 // NotThisExport is what a ReadExport fn returns for a file that is
 // another tool's export: why, in words fit for a problem.
 func NotThisExport(why string) error { return &exportError{msg: why} }
+
+// DecodeProblem is why conversation i of an export could not be
+// decoded, in the export's terms rather than Go's.
+func DecodeProblem(i int, err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("conversation %d: its %s is a %s", i+1, te.Field, te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("conversation %d is not valid JSON: %v", i+1, err)
+	}
+	return fmt.Sprintf("conversation %d: %v", i+1, err)
+}

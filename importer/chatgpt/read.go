@@ -116,7 +116,7 @@ const maxForks = 100
 func readConversation(path string, i int, elem []byte, res *importer.Result) error {
 	var c conversation
 	if err := json.Unmarshal(elem, &c); err != nil {
-		res.Problemf(path, 0, fmt.Sprintf("conversation %d: %v", i+1, err))
+		res.Problemf(path, 0, importer.DecodeProblem(i, err))
 		return nil
 	}
 	if c.Mapping == nil {

@@ -81,7 +81,7 @@ const rootParent = "00000000-0000-4000-8000-000000000000"
 func readConversation(path string, i int, elem []byte, res *importer.Result) error {
 	var c conversation
 	if err := json.Unmarshal(elem, &c); err != nil {
-		res.Problemf(path, 0, fmt.Sprintf("conversation %d: %v", i+1, err))
+		res.Problemf(path, 0, importer.DecodeProblem(i, err))
 		return nil
 	}
 	if c.ChatMessages == nil {
