@@ -220,3 +220,51 @@ func DecodeProblem(i int, err error) string {
 	}
 	return fmt.Sprintf("conversation %d: %v", i+1, err)
 }
+
+// Export is the Format of a chat service's data export: a
+// conversations.json the user downloads, with no location of its own
+// (Roots is none), found by name below the PATHs given, and read a
+// conversation at a time (ReadExport).
+type Export struct {
+	// Name is the tool's name, Prov its provider.
+	Name, Prov string
+	// Conversation turns element i of the export at path into sessions
+	// of res; an error refuses the file (NotThisExport).
+	Conversation func(path string, i int, elem []byte, res *Result) error
+}
+
+// Tool returns e.Name.
+func (e Export) Tool() string { return e.Name }
+
+// Provider returns e.Prov.
+func (e Export) Provider() string { return e.Prov }
+
+// Roots is none: an export is a download, wherever the user put it.
+func (Export) Roots(env func(string) string, home string) []string { return nil }
+
+// Bundles lists every export file (IsExportFile) under root, or root
+// itself when it is a file.
+func (e Export) Bundles(ctx context.Context, root string) ([]Bundle, error) {
+	return NamedFiles(ctx, e.Name, root, IsExportFile)
+}
+
+// Read reads one export file.
+func (e Export) Read(ctx context.Context, b Bundle) (*Result, error) {
+	if b.Name() == "" {
+		return nil, errors.New(e.Name + ": empty bundle")
+	}
+	return ReadExport(ctx, e.Name, b.Name(), func(i int, elem []byte, res *Result) error {
+		return e.Conversation(b.Name(), i, elem, res)
+	})
+}
+
+// DecodeConversation decodes element i of the export at path into v,
+// and reports whether it could; when it could not, it is a problem of
+// res (DecodeProblem).
+func DecodeConversation(path string, i int, elem []byte, v any, res *Result) bool {
+	if err := json.Unmarshal(elem, v); err != nil {
+		res.Problemf(path, 0, DecodeProblem(i, err))
+		return false
+	}
+	return true
+}

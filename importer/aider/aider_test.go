@@ -21,7 +21,7 @@ func readFile(t *testing.T, path string) *importer.Result {
 	if err != nil {
 		t.Fatalf("Read(%s): %v", path, err)
 	}
-	checkValid(t, res)
+	importertest.CheckValid(t, Tool, res)
 	return res
 }
 
@@ -33,37 +33,6 @@ func readString(t *testing.T, text string) *importer.Result {
 		t.Fatal(err)
 	}
 	return readFile(t, path)
-}
-
-// checkValid checks what every result must be: messages loom accepts,
-// ids unique, parts under their messages.
-func checkValid(t *testing.T, res *importer.Result) {
-	t.Helper()
-	sids := map[string]bool{}
-	for _, s := range res.Sessions {
-		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") || loom.ValidKey(Tool+":"+s.SourceID) != nil {
-			t.Errorf("bad SourceID %q", s.SourceID)
-		}
-		if sids[s.SourceID] {
-			t.Errorf("SourceID %s twice", s.SourceID)
-		}
-		sids[s.SourceID] = true
-		ids := map[string]bool{}
-		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
-			if ids[m.ID] {
-				t.Errorf("message id %s twice", m.ID)
-			}
-			ids[m.ID] = true
-			for _, p := range m.Parts {
-				if !strings.HasPrefix(p.ID, m.ID+"/") {
-					t.Errorf("part id %s not under message %s", p.ID, m.ID)
-				}
-			}
-		}
-	}
 }
 
 func roles(s *importer.Session) string {

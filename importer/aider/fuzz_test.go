@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // FuzzRead reads arbitrary bytes as a chat history: it must not panic,
@@ -37,7 +39,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		checkValid(t, res)
+		importertest.CheckValid(t, Tool, res)
 		for _, s := range res.Sessions {
 			for _, m := range s.Messages {
 				if u := m.Usage; u.InputTokens < 0 || u.OutputTokens < 0 || u.CostUSD < 0 {

@@ -18,40 +18,12 @@ const sample = "testdata/conversations.json"
 
 func readFile(t *testing.T, path string) *importer.Result {
 	t.Helper()
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
+	res, err := Format.Read(context.Background(), importer.Bundle{Files: []string{path}})
 	if err != nil {
 		t.Fatalf("Read(%s): %v", path, err)
 	}
-	checkValid(t, res)
+	importertest.CheckValid(t, Tool, res)
 	return res
-}
-
-func checkValid(t *testing.T, res *importer.Result) {
-	t.Helper()
-	for _, s := range res.Sessions {
-		if s.SourceID == "" || loom.ValidKey(Tool+":"+s.SourceID) != nil {
-			t.Errorf("bad SourceID %q", s.SourceID)
-		}
-		ids := map[string]bool{}
-		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
-			if ids[m.ID] {
-				t.Errorf("message id %s twice", m.ID)
-			}
-			ids[m.ID] = true
-			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
-				t.Errorf("message %s completed before it was created", m.ID)
-			}
-			for _, p := range m.Parts {
-				if ids[p.ID] || !strings.HasPrefix(p.ID, m.ID+"/") {
-					t.Errorf("part id %s", p.ID)
-				}
-				ids[p.ID] = true
-			}
-		}
-	}
 }
 
 func roles(s *importer.Session) string {
@@ -133,7 +105,7 @@ func TestNotChatGPT(t *testing.T) {
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(text), 0o644)
-		if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{p}}); err == nil {
+		if _, err := Format.Read(context.Background(), importer.Bundle{Files: []string{p}}); err == nil {
 			t.Errorf("%s was read", name)
 		}
 	}
@@ -153,7 +125,7 @@ func TestBundles(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte("[]"), 0o644)
 	}
-	bs, err := Format{}.Bundles(context.Background(), root)
+	bs, err := Format.Bundles(context.Background(), root)
 	if err != nil || len(bs) != 2 {
 		t.Fatalf("%v %v", bs, err)
 	}
@@ -166,7 +138,7 @@ func TestImportNewerExport(t *testing.T) {
 	path := filepath.Join(dir, "conversations.json")
 	b, _ := os.ReadFile(sample)
 	os.WriteFile(path, b, 0o644)
-	tr := importertest.Import(t, st, Format{}, dir)
+	tr := importertest.Import(t, st, Format, dir)
 	if tr.SessionsNew != 4 || tr.ProblemCount != 1 {
 		t.Fatalf("first import: %+v", tr)
 	}
@@ -180,7 +152,7 @@ func TestImportNewerExport(t *testing.T) {
 	convs[0]["current_node"] = "u3"
 	b, _ = json.Marshal(convs)
 	os.WriteFile(path, b, 0o644)
-	tr = importertest.Import(t, st, Format{}, dir)
+	tr = importertest.Import(t, st, Format, dir)
 	if tr.SessionsNew != 0 || tr.SessionsGrown != 1 || tr.MessagesAdded != 1 {
 		t.Fatalf("newer export: %+v", tr)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // FuzzRead reads arbitrary bytes as conversations.json: it must not
@@ -39,6 +40,6 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		checkValid(t, res)
+		importertest.CheckValid(t, Tool, res)
 	})
 }

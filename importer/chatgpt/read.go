@@ -115,8 +115,7 @@ const maxForks = 100
 // readConversation reads conversation i of the export at path into res.
 func readConversation(path string, i int, elem []byte, res *importer.Result) error {
 	var c conversation
-	if err := json.Unmarshal(elem, &c); err != nil {
-		res.Problemf(path, 0, importer.DecodeProblem(i, err))
+	if !importer.DecodeConversation(path, i, elem, &c, res) {
 		return nil
 	}
 	if c.Mapping == nil {

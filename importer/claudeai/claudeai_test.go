@@ -22,40 +22,12 @@ func read(t testing.TB, data []byte) (*importer.Result, error) {
 	})
 }
 
-func checkValid(t testing.TB, res *importer.Result) {
-	t.Helper()
-	for _, s := range res.Sessions {
-		if s.SourceID == "" || loom.ValidKey(Tool+":"+s.SourceID) != nil {
-			t.Errorf("bad SourceID %q", s.SourceID)
-		}
-		ids := map[string]bool{}
-		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
-			if ids[m.ID] {
-				t.Errorf("message id %s twice", m.ID)
-			}
-			ids[m.ID] = true
-			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
-				t.Errorf("message %s completed before it was created", m.ID)
-			}
-			for _, p := range m.Parts {
-				if ids[p.ID] || !strings.HasPrefix(p.ID, m.ID+"/") {
-					t.Errorf("part id %s", p.ID)
-				}
-				ids[p.ID] = true
-			}
-		}
-	}
-}
-
 func TestReadExport(t *testing.T) {
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{sample}})
+	res, err := Format.Read(context.Background(), importer.Bundle{Files: []string{sample}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkValid(t, res)
+	importertest.CheckValid(t, Tool, res)
 	if len(res.Sessions) != 3 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "conversation 5") {
 		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
 	}
@@ -112,11 +84,11 @@ func TestImportTwice(t *testing.T) {
 	dir := t.TempDir()
 	b, _ := os.ReadFile(sample)
 	os.WriteFile(filepath.Join(dir, "conversations.json"), b, 0o644)
-	if tr := importertest.Import(t, st, Format{}, dir); tr.SessionsNew != 3 || tr.MessagesAdded != 8 {
+	if tr := importertest.Import(t, st, Format, dir); tr.SessionsNew != 3 || tr.MessagesAdded != 8 {
 		t.Fatalf("first import: %+v", tr)
 	}
 	os.WriteFile(filepath.Join(dir, "conversations.json"), append(b, '\n'), 0o644)
-	if tr := importertest.Import(t, st, Format{}, dir); tr.SessionsNew != 0 || tr.MessagesAdded != 0 || tr.SessionsUnchanged != 3 {
+	if tr := importertest.Import(t, st, Format, dir); tr.SessionsNew != 0 || tr.MessagesAdded != 0 || tr.SessionsUnchanged != 3 {
 		t.Fatalf("the same export again: %+v", tr)
 	}
 }
@@ -143,7 +115,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("read took %v", d)
 		}
 		if err == nil {
-			checkValid(t, res)
+			importertest.CheckValid(t, Tool, res)
 		}
 	})
 }

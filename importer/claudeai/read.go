@@ -80,8 +80,7 @@ const rootParent = "00000000-0000-4000-8000-000000000000"
 // readConversation reads conversation i of the export at path into res.
 func readConversation(path string, i int, elem []byte, res *importer.Result) error {
 	var c conversation
-	if err := json.Unmarshal(elem, &c); err != nil {
-		res.Problemf(path, 0, importer.DecodeProblem(i, err))
+	if !importer.DecodeConversation(path, i, elem, &c, res) {
 		return nil
 	}
 	if c.ChatMessages == nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -107,4 +108,38 @@ func Import(t testing.TB, st loom.Store, f importer.Format, roots ...string) *im
 		t.Fatal(err)
 	}
 	return rep.Tools[0]
+}
+
+// CheckValid checks what every reader's result must be: each session's
+// source id keys a session of tool and is unique in the result, its
+// messages are valid, their ids unique, none completed before it was
+// created, and part ids unique and under their message's id.
+func CheckValid(t testing.TB, tool string, res *importer.Result) {
+	t.Helper()
+	sids := map[string]bool{}
+	for _, s := range res.Sessions {
+		if s.SourceID == "" || loom.ValidKey(tool+":"+s.SourceID) != nil || sids[s.SourceID] {
+			t.Errorf("bad or repeated SourceID %q", s.SourceID)
+		}
+		sids[s.SourceID] = true
+		ids := map[string]bool{}
+		for _, m := range s.Messages {
+			if err := m.Validate(); err != nil {
+				t.Errorf("message %s: %v", m.ID, err)
+			}
+			if ids[m.ID] {
+				t.Errorf("message id %s twice", m.ID)
+			}
+			ids[m.ID] = true
+			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
+				t.Errorf("message %s completed before it was created", m.ID)
+			}
+			for _, p := range m.Parts {
+				if ids[p.ID] || !strings.HasPrefix(p.ID, m.ID+"/") {
+					t.Errorf("part id %s (message %s)", p.ID, m.ID)
+				}
+				ids[p.ID] = true
+			}
+		}
+	}
 }
