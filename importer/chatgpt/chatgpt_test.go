@@ -18,12 +18,7 @@ const sample = "testdata/conversations.json"
 
 func readFile(t *testing.T, path string) *importer.Result {
 	t.Helper()
-	res, err := Format.Read(context.Background(), importer.Bundle{Files: []string{path}})
-	if err != nil {
-		t.Fatalf("Read(%s): %v", path, err)
-	}
-	importertest.CheckValid(t, Tool, res)
-	return res
+	return importertest.ReadFile(t, Format, path)
 }
 
 func roles(s *importer.Session) string {

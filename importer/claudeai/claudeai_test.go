@@ -23,11 +23,7 @@ func read(t testing.TB, data []byte) (*importer.Result, error) {
 }
 
 func TestReadExport(t *testing.T) {
-	res, err := Format.Read(context.Background(), importer.Bundle{Files: []string{sample}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	importertest.CheckValid(t, Tool, res)
+	res := importertest.ReadFile(t, Format, sample)
 	if len(res.Sessions) != 3 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "conversation 5") {
 		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
 	}

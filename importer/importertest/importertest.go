@@ -143,3 +143,15 @@ func CheckValid(t testing.TB, tool string, res *importer.Result) {
 		}
 	}
 }
+
+// ReadFile reads the file at path with f, failing the test when it
+// cannot, and checks the result (CheckValid).
+func ReadFile(t testing.TB, f importer.Format, path string) *importer.Result {
+	t.Helper()
+	res, err := f.Read(context.Background(), importer.Bundle{Files: []string{path}})
+	if err != nil {
+		t.Fatalf("Read(%s): %v", path, err)
+	}
+	CheckValid(t, f.Tool(), res)
+	return res
+}
