@@ -320,6 +320,9 @@ func TestImportAllWhenASourceFails(t *testing.T) {
 				t.Errorf("%s: no problem %q for %s: %+v", tool, reason, path, tr.Problems)
 			}
 			for _, other := range rep.Tools {
+				if len(other.Roots) == 0 {
+					continue // no location of its own (aider, the exports): --from all has nothing of it
+				}
 				if other.Tool != tool && (other.SessionsNew == 0 || other.FilesFailed != 0) {
 					t.Errorf("%s was not imported beside %s's failure: %+v", other.Tool, tool, other)
 				}
