@@ -210,22 +210,7 @@ func forks(s *importer.Session, c *conversation, on map[string]bool, res *import
 		}
 		made++
 		branch := convert(s, path, nil)
-		first := path[shared].key
-		turns, j := 0, 0
-		for j < len(branch) && mainIDs[branch[j].ID] {
-			if branch[j].Role == loom.RoleUser {
-				turns++
-			}
-			j++
-		}
-		if j < len(branch) && branch[j].Role != loom.RoleUser && turns > 0 {
-			turns--
-		}
-		f := *s
-		f.SourceID, f.Kind, f.ParentSourceID, f.ForkTurn = s.SourceID+"@"+oneLine(first), loom.KindFork, s.SourceID, turns
-		f.Messages = branch
-		f.Title = ""
-		res.Sessions = append(res.Sessions, &f)
+		res.Sessions = append(res.Sessions, importer.BranchOf(s, oneLine(path[shared].key), branch, mainIDs))
 	}
 }
 

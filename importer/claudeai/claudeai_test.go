@@ -24,10 +24,10 @@ func read(t testing.TB, data []byte) (*importer.Result, error) {
 
 func TestReadExport(t *testing.T) {
 	res := importertest.ReadFile(t, Format, sample)
-	if len(res.Sessions) != 3 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "conversation 5") {
+	if len(res.Sessions) != 4 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "conversation 5") {
 		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
 	}
-	if res.Skipped["empty-conversation"] != 1 || res.Skipped["content:token_budget"] != 1 || res.Skipped["branch"] != 1 {
+	if res.Skipped["empty-conversation"] != 1 || res.Skipped["content:token_budget"] != 1 || res.Skipped["branch"] != 0 {
 		t.Errorf("skipped %v", res.Skipped)
 	}
 	s := importertest.Session(t, res, "1b7e0a3c-0000-4000-8000-0000000000c1")
@@ -59,6 +59,10 @@ func TestReadExport(t *testing.T) {
 	if len(retried.Messages) != 2 || retried.Messages[1].Text() != "Green." {
 		t.Errorf("retried reply: %+v", retried.Messages)
 	}
+	first := importertest.Session(t, res, retried.SourceID+"@b2")
+	if first.Kind != loom.KindFork || first.ParentSourceID != retried.SourceID || first.ForkTurn != 0 || len(first.Messages) != 2 || first.Messages[1].Text() != "Blue." {
+		t.Errorf("the first try's branch: %+v", first)
+	}
 }
 
 func TestNotClaudeAI(t *testing.T) {
@@ -80,11 +84,11 @@ func TestImportTwice(t *testing.T) {
 	dir := t.TempDir()
 	b, _ := os.ReadFile(sample)
 	os.WriteFile(filepath.Join(dir, "conversations.json"), b, 0o644)
-	if tr := importertest.Import(t, st, Format, dir); tr.SessionsNew != 3 || tr.MessagesAdded != 8 {
+	if tr := importertest.Import(t, st, Format, dir); tr.SessionsNew != 4 || tr.MessagesAdded != 10 {
 		t.Fatalf("first import: %+v", tr)
 	}
 	os.WriteFile(filepath.Join(dir, "conversations.json"), append(b, '\n'), 0o644)
-	if tr := importertest.Import(t, st, Format, dir); tr.SessionsNew != 0 || tr.MessagesAdded != 0 || tr.SessionsUnchanged != 3 {
+	if tr := importertest.Import(t, st, Format, dir); tr.SessionsNew != 0 || tr.MessagesAdded != 0 || tr.SessionsUnchanged != 4 {
 		t.Fatalf("the same export again: %+v", tr)
 	}
 }

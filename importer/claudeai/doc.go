@@ -38,9 +38,10 @@
 // When an export's messages name their parents (parent_message_uuid)
 // and branch (a prompt edited, a reply retried), the conversation is the
 // chain that ends at current_leaf_message_uuid (else the last message),
-// and the messages off it are counted as skipped (branch), not forks:
-// the export does not say which branch each belongs to when it lacks
-// parents.
+// and every other branch is a fork of it (key claude-ai:<uuid>@<the
+// branch's first message>) holding the whole branch, at the last turn
+// it shares whole, as ChatGPT's branches are; past 100 branches the
+// others' messages are counted as skipped (branch).
 //
 // Counted as skipped: other content block types (content:<type>, for
 // instance token_budget), messages with nothing left (empty:<sender>),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -99,10 +100,8 @@ func readConversation(path string, i int, elem []byte, res *importer.Result) err
 		SourceID: id, Kind: loom.KindMain, Title: c.Name, Path: path, Provider: Provider, Model: c.Model,
 		CreatedAt: c.CreatedAt.t, UpdatedAt: c.UpdatedAt.t,
 	}
-	cv := &converter{s: s, res: res, now: s.CreatedAt, used: map[string]bool{}}
-	for _, m := range mainPath(&c, res) {
-		cv.message(m)
-	}
+	main, branches := paths(&c)
+	s.Messages = convert(s, main, res)
 	if len(s.Messages) == 0 {
 		res.Skip("empty-conversation")
 		return nil
@@ -111,21 +110,63 @@ func readConversation(path string, i int, elem []byte, res *importer.Result) err
 		s.UpdatedAt = s.CreatedAt
 	}
 	res.Sessions = append(res.Sessions, s)
+	onMain := map[*message]bool{}
+	for _, m := range main {
+		onMain[m] = true
+	}
+	mainIDs := map[string]bool{}
+	for _, m := range s.Messages {
+		mainIDs[m.ID] = true
+	}
+	for k, b := range branches {
+		shared := 0
+		for shared < len(b) && onMain[b[shared]] {
+			shared++
+		}
+		if k >= maxForks {
+			for range b[shared:] {
+				res.Skip("branch")
+			}
+			continue
+		}
+		msgs := convert(s, b, nil)
+		for _, m := range msgs {
+			if !mainIDs[m.ID] {
+				res.Sessions = append(res.Sessions, importer.BranchOf(s, m.ID, msgs, mainIDs))
+				break
+			}
+		}
+	}
 	return nil
 }
 
-// mainPath is the conversation's messages in order. An export whose
-// messages name their parents and branch (a prompt edited, a reply
-// retried) is the chain that ends at current_leaf_message_uuid (else
-// the last message); the messages off it are counted as skipped
-// (branch).
-func mainPath(c *conversation, res *importer.Result) []*message {
+// maxForks bounds the abandoned branches of one conversation made
+// forks; the messages of the others are counted as skipped.
+const maxForks = 100
+
+// convert turns msgs into loom's messages of s; skips are counted in
+// res, unless it is nil (a fork's copy of what s holds).
+func convert(s *importer.Session, msgs []*message, res *importer.Result) []*loom.Message {
+	cv := &converter{s: s, res: res, now: s.CreatedAt, used: map[string]bool{}}
+	for _, m := range msgs {
+		cv.message(m)
+	}
+	return cv.out
+}
+
+// paths are the conversation's messages in order, and its abandoned
+// branches. An export whose messages name their parents
+// (parent_message_uuid) and branch (a prompt edited, a reply retried)
+// is the chain that ends at current_leaf_message_uuid (else the last
+// message); each other leaf's chain, from the first message, is a
+// branch.
+func paths(c *conversation) (main []*message, branches [][]*message) {
 	msgs := *c.ChatMessages
 	byID := map[string]*message{}
 	children := map[string]int{}
 	for i := range msgs {
 		m := &msgs[i]
-		if m.UUID != "" {
+		if m.UUID != "" && byID[m.UUID] == nil {
 			byID[m.UUID] = m
 		}
 		if m.Parent != "" {
@@ -139,40 +180,51 @@ func mainPath(c *conversation, res *importer.Result) []*message {
 		}
 	}
 	if !branched || len(msgs) == 0 {
-		out := make([]*message, len(msgs))
 		for i := range msgs {
-			out[i] = &msgs[i]
+			main = append(main, &msgs[i])
 		}
-		return out
+		return main, nil
 	}
 	leaf := byID[c.CurrentLeaf]
 	if leaf == nil {
 		leaf = &msgs[len(msgs)-1]
 	}
-	var chain []*message
+	main = chain(byID, leaf)
+	on := map[*message]bool{}
+	for _, m := range main {
+		on[m] = true
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if on[m] || children[m.UUID] > 0 || byID[m.UUID] != m {
+			continue
+		}
+		branches = append(branches, chain(byID, m))
+	}
+	return main, branches
+}
+
+// chain is the messages from the first to m, following parents (a loop
+// or a missing parent ends it).
+func chain(byID map[string]*message, m *message) []*message {
+	var out []*message
 	seen := map[*message]bool{}
-	for m := leaf; m != nil && !seen[m]; m = byID[m.Parent] {
+	for ; m != nil && !seen[m]; m = byID[m.Parent] {
 		seen[m] = true
-		chain = append(chain, m)
+		out = append(out, m)
 		if m.Parent == "" || m.Parent == rootParent {
 			break
 		}
 	}
-	for l, r := 0, len(chain)-1; l < r; l, r = l+1, r-1 {
-		chain[l], chain[r] = chain[r], chain[l]
-	}
-	for i := range msgs {
-		if !seen[&msgs[i]] {
-			res.Skip("branch")
-		}
-	}
-	return chain
+	slices.Reverse(out)
+	return out
 }
 
 // converter turns a conversation's messages into loom's.
 type converter struct {
 	s    *importer.Session
-	res  *importer.Result
+	res  *importer.Result // nil: skips are not counted
+	out  []*loom.Message
 	now  time.Time
 	used map[string]bool
 	// calls are the tool parts of the current reply waiting for their
@@ -194,12 +246,12 @@ func (cv *converter) message(m *message) {
 	case "system":
 		role = loom.RoleSystem
 	default:
-		cv.res.Skip("unknown:sender:" + typeName(m.Sender))
+		cv.skip("unknown:sender:" + typeName(m.Sender))
 		return
 	}
 	id := strings.TrimSpace(m.UUID)
 	if id == "" || strings.ContainsAny(id, "\r\n") || cv.used[id] {
-		id = cv.s.SourceID + ":" + strconv.Itoa(len(cv.s.Messages)+1)
+		id = cv.s.SourceID + ":" + strconv.Itoa(len(cv.out)+1)
 	}
 	cv.used[id] = true
 	t := cv.now
@@ -231,10 +283,16 @@ func (cv *converter) message(m *message) {
 		cv.part(loom.Part{Type: loom.PartFile, Filename: f.FileName})
 	}
 	if len(msg.Parts) == 0 {
-		cv.res.Skip("empty:" + m.Sender)
+		cv.skip("empty:" + m.Sender)
 		return
 	}
-	cv.s.Messages = append(cv.s.Messages, msg)
+	cv.out = append(cv.out, msg)
+}
+
+func (cv *converter) skip(what string) {
+	if cv.res != nil {
+		cv.res.Skip(what)
+	}
 }
 
 func (cv *converter) part(p loom.Part) int {
@@ -278,7 +336,7 @@ func (cv *converter) block(b block) bool {
 	case "tool_result":
 		cv.result(b)
 	default:
-		cv.res.Skip("content:" + typeName(b.Type))
+		cv.skip("content:" + typeName(b.Type))
 	}
 	return false
 }
