@@ -117,3 +117,39 @@ func TestImportAiderWatch(t *testing.T) {
 		t.Fatalf("appended reply: hits %v, err %v", hits, err)
 	}
 }
+
+// The two services' exports come in from their unzipped directories,
+// once; each refuses the other's conversations.json, naming the --from
+// that reads it.
+func TestImportChatExports(t *testing.T) {
+	fx := newEmptyFixture(t)
+	dirs := map[string]string{}
+	for _, tool := range []string{"chatgpt", "claudeai"} {
+		dir := filepath.Join(fx.home, "Downloads", tool+"-export")
+		os.MkdirAll(dir, 0o755)
+		b, err := os.ReadFile(filepath.Join("..", "importer", tool, "testdata", "conversations.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "conversations.json"), b, 0o644)
+		dirs[tool] = dir
+	}
+	for tool, want := range map[string]int{"chatgpt": 4, "claude-ai": 4} {
+		dir := dirs[strings.ReplaceAll(tool, "-", "")]
+		rep := importReport(t, fx.exec(t, "", "session", "import", "--from", tool, dir, "--json").stdout)
+		if tr := toolReport(t, rep, tool); tr.SessionsNew != want || tr.FilesRead != 1 || tr.FilesFailed != 0 {
+			t.Errorf("%s: %+v", tool, tr)
+		}
+		again := importReport(t, fx.mustExec(t, "session", "import", "--from", tool, dir, "--json"))
+		if tr := toolReport(t, again, tool); tr.FilesUnchanged != 1 || tr.MessagesAdded != 0 {
+			t.Errorf("%s again: %+v", tool, tr)
+		}
+	}
+	r := fx.exec(t, "", "session", "import", "--from", "claude-ai", filepath.Join(dirs["chatgpt"], "conversations.json"))
+	if r.code != ExitError || !strings.Contains(r.stderr, "--from chatgpt") {
+		t.Errorf("a ChatGPT export as Claude.ai's: exit %d, %s", r.code, r.stderr)
+	}
+	if out := fx.mustExec(t, "search", "endofunctors", "--all-projects", "--json"); !strings.Contains(out, "claude-ai:") {
+		t.Errorf("an older Claude.ai export's reply is not searchable: %s", out)
+	}
+}
