@@ -1,12 +1,14 @@
 package importer
 
 import (
+	"archive/zip"
 	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	pathpkg "path"
 	"strings"
 )
 
@@ -163,12 +165,77 @@ func IsExportFile(name string) bool {
 // MaxElement is a problem, and so is an export that ends early (what
 // was read before is kept).
 func ReadExport(ctx context.Context, tool, path string, fn func(i int, elem []byte, res *Result) error) (*Result, error) {
-	f, _, err := Open(path, MaxFile)
+	f, fi, err := Open(path, MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
 	defer f.Close()
+	var magic [4]byte
+	if n, _ := io.ReadFull(f, magic[:]); n == 4 && string(magic[:]) == "PK\x03\x04" {
+		return readZippedExport(ctx, tool, path, f, fi.Size(), fn)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
 	return ReadExportFrom(ctx, tool, path, f, fn)
+}
+
+// readZippedExport reads the export files (IsExportFile) of the zip
+// archive the service sent, as it is: each expanded up to MaxFile.
+func readZippedExport(ctx context.Context, tool, path string, f io.ReaderAt, size int64, fn func(i int, elem []byte, res *Result) error) (*Result, error) {
+	zr, err := zip.NewReader(f, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: not a readable zip archive: %w", tool, path, err)
+	}
+	res := &Result{}
+	found := false
+	for _, e := range zr.File {
+		if e.FileInfo().IsDir() || !IsExportFile(pathpkg.Base(e.Name)) {
+			continue
+		}
+		found = true
+		name := path + "!" + e.Name
+		rc, err := e.Open()
+		if err != nil {
+			res.Problemf(name, 0, err.Error())
+			continue
+		}
+		part, err := ReadExportFrom(ctx, tool, name, &capped{r: rc, left: MaxFile}, fn)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+		res.Sessions = append(res.Sessions, part.Sessions...)
+		res.Problems = append(res.Problems, part.Problems...)
+		for k, n := range part.Skipped {
+			if res.Skipped == nil {
+				res.Skipped = map[string]int{}
+			}
+			res.Skipped[k] += n
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: %s: a zip archive without conversations.json", tool, path)
+	}
+	return res, nil
+}
+
+// capped reads r, and fails once more than left bytes came out of it.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("expands to more than %d MB", MaxFile>>20)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // ReadExportFrom is ReadExport of the export that r holds, read from

@@ -1,6 +1,7 @@
 package chatgpt
 
 import (
+	"archive/zip"
 	"context"
 	"encoding/json"
 	"os"
@@ -150,5 +151,31 @@ func TestImportNewerExport(t *testing.T) {
 	tr = importertest.Import(t, st, Format, dir)
 	if tr.SessionsNew != 0 || tr.SessionsGrown != 1 || tr.MessagesAdded != 1 {
 		t.Fatalf("newer export: %+v", tr)
+	}
+}
+
+// The zip archive ChatGPT sends reads as its conversations.json.
+func TestReadZippedExport(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := os.ReadFile(sample)
+	write := func(name string, files map[string][]byte) string {
+		p := filepath.Join(dir, name)
+		f, _ := os.Create(p)
+		zw := zip.NewWriter(f)
+		for n, b := range files {
+			w, _ := zw.Create(n)
+			w.Write(b)
+		}
+		zw.Close()
+		f.Close()
+		return p
+	}
+	res := readFile(t, write("export.zip", map[string][]byte{"chat.html": []byte("<html>"), "conversations.json": data}))
+	plain := readFile(t, sample)
+	if len(res.Sessions) != len(plain.Sessions) || len(res.Problems) != 1 || res.Skipped["hidden:system"] != plain.Skipped["hidden:system"] {
+		t.Errorf("zipped: %d sessions, %v, %v; plain %d", len(res.Sessions), res.Problems, res.Skipped, len(plain.Sessions))
+	}
+	if _, err := Format.Read(context.Background(), importer.Bundle{Files: []string{write("other.zip", map[string][]byte{"a.txt": nil})}}); err == nil {
+		t.Error("a zip without conversations.json was read")
 	}
 }

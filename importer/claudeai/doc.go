@@ -7,7 +7,9 @@
 //
 // An export is a download, so there is no default location (`--from
 // all` passes Claude.ai over): `loom session import --from claude-ai
-// PATH` reads PATH, a conversations.json (whatever its name) or the
+// PATH` reads PATH: the .zip archive the service sent (its
+// conversations.json read as it is expanded, up to 1 GB), a
+// conversations.json (whatever its name) or the
 // unzipped export's directory, searched below for conversations.json
 // and its numbered parts. A ChatGPT export, also named
 // conversations.json, is refused with a word to use --from chatgpt.
