@@ -152,14 +152,9 @@ func readConversation(path string, i int, elem []byte, res *importer.Result) err
 	if c.DefaultModel != "" {
 		s.Model = c.DefaultModel
 	}
-	if len(s.Messages) == 0 {
-		res.Skip("empty-conversation")
+	if !importer.AddConversation(res, s) {
 		return nil
 	}
-	if s.UpdatedAt.Before(s.CreatedAt) {
-		s.UpdatedAt = s.CreatedAt
-	}
-	res.Sessions = append(res.Sessions, s)
 	forks(s, &c, on, res)
 	return nil
 }
@@ -290,12 +285,6 @@ func convert(s *importer.Session, path []keyed, res *importer.Result) []*loom.Me
 	return cv.out
 }
 
-func (cv *converter) skip(what string) {
-	if cv.res != nil {
-		cv.res.Skip(what)
-	}
-}
-
 // node converts one message.
 func (cv *converter) node(key string, m *message) {
 	if !m.CreateTime.t.IsZero() {
@@ -303,7 +292,7 @@ func (cv *converter) node(key string, m *message) {
 	}
 	role, ct := m.Author.Role, m.Content.ContentType
 	if m.Metadata.Hidden || (m.Weight != nil && *m.Weight == 0) {
-		cv.skip("hidden:" + role)
+		cv.res.Skip("hidden:" + role)
 		return
 	}
 	switch role {
@@ -316,11 +305,11 @@ func (cv *converter) node(key string, m *message) {
 		msg := cv.message(key, m, r)
 		cv.content(msg, m)
 		for _, a := range m.Metadata.Attachments {
-			cv.part(msg, loom.Part{Type: loom.PartFile, Filename: a.Name, Mime: a.MimeType, URL: fileURL(a.ID)})
+			importer.AddPart(msg, loom.Part{Type: loom.PartFile, Filename: a.Name, Mime: a.MimeType, URL: fileURL(a.ID)})
 		}
 		if len(msg.Parts) == 0 {
 			cv.out = cv.out[:len(cv.out)-1]
-			cv.skip("empty:" + role)
+			cv.res.Skip("empty:" + role)
 		}
 	case "assistant":
 		msg := cv.assistant(key, m)
@@ -333,13 +322,13 @@ func (cv *converter) node(key string, m *message) {
 			for _, t := range m.Content.Thoughts {
 				text := strings.TrimSpace(strings.TrimSpace(t.Summary) + "\n\n" + strings.TrimSpace(t.Content))
 				if text != "" {
-					cv.part(msg, loom.Part{Type: loom.PartReasoning, Text: text})
+					importer.AddPart(msg, loom.Part{Type: loom.PartReasoning, Text: text})
 				}
 			}
 		case "reasoning_recap":
-			cv.skip("reasoning_recap")
+			cv.res.Skip("reasoning_recap")
 		case "model_editable_context":
-			cv.skip("model_editable_context")
+			cv.res.Skip("model_editable_context")
 		default:
 			cv.content(msg, m)
 		}
@@ -349,7 +338,7 @@ func (cv *converter) node(key string, m *message) {
 		cv.result(msg, m)
 		cv.drop(msg)
 	default:
-		cv.skip("unknown:role:" + typeName(role))
+		cv.res.Skip("unknown:role:" + importer.TypeName(role))
 	}
 }
 
@@ -396,12 +385,6 @@ func (cv *converter) assistant(key string, m *message) *loom.Message {
 	return cv.cur
 }
 
-func (cv *converter) part(msg *loom.Message, p loom.Part) int {
-	p.ID = msg.ID + "/" + strconv.Itoa(len(msg.Parts))
-	msg.Parts = append(msg.Parts, p)
-	return len(msg.Parts) - 1
-}
-
 // content adds the text, images and code of m to msg.
 func (cv *converter) content(msg *loom.Message, m *message) {
 	c := &m.Content
@@ -436,7 +419,7 @@ func (cv *converter) content(msg *loom.Message, m *message) {
 			Text         string `json:"text"`
 		}
 		if json.Unmarshal(raw, &obj) != nil {
-			cv.skip("part:unknown")
+			cv.res.Skip("part:unknown")
 			continue
 		}
 		switch {
@@ -445,18 +428,18 @@ func (cv *converter) content(msg *loom.Message, m *message) {
 			if strings.HasPrefix(obj.ContentType, "image") {
 				mime = "image/*"
 			}
-			cv.part(msg, loom.Part{Type: loom.PartFile, Mime: mime, URL: obj.AssetPointer, Filename: obj.AssetPointer})
+			importer.AddPart(msg, loom.Part{Type: loom.PartFile, Mime: mime, URL: obj.AssetPointer, Filename: obj.AssetPointer})
 		case obj.Text != "":
 			cv.text(msg, obj.Text)
 		default:
-			cv.skip("part:" + typeName(obj.ContentType))
+			cv.res.Skip("part:" + importer.TypeName(obj.ContentType))
 		}
 	}
 }
 
 func (cv *converter) text(msg *loom.Message, s string) {
 	if strings.TrimSpace(s) != "" {
-		cv.part(msg, loom.Part{Type: loom.PartText, Text: s})
+		importer.AddPart(msg, loom.Part{Type: loom.PartText, Text: s})
 	}
 }
 
@@ -486,7 +469,7 @@ func (cv *converter) call(msg *loom.Message, m *message, recipient string) {
 		input, _ = json.Marshal(map[string]string{key: text})
 	}
 	t := cv.now
-	i := cv.part(msg, loom.Part{Type: loom.PartTool, CallID: msg.ID + "/" + strconv.Itoa(len(msg.Parts)), Name: recipient, Status: loom.ToolRunning, Input: input, StartedAt: &t})
+	i := importer.AddPart(msg, loom.Part{Type: loom.PartTool, CallID: msg.ID + "/" + strconv.Itoa(len(msg.Parts)), Name: recipient, Status: loom.ToolRunning, Input: input, StartedAt: &t})
 	cv.open[recipient] = i
 }
 
@@ -516,13 +499,13 @@ func (cv *converter) result(msg *loom.Message, m *message) {
 			}
 			out.WriteString(p.Text)
 		} else {
-			cv.part(msg, p)
+			importer.AddPart(msg, p)
 		}
 	}
 	output, _ := json.Marshal(out.String())
 	t := cv.now
 	if !ok {
-		i = cv.part(msg, loom.Part{Type: loom.PartTool, CallID: msg.ID + "/" + strconv.Itoa(len(msg.Parts)), Name: name, Input: json.RawMessage("{}"), StartedAt: &t})
+		i = importer.AddPart(msg, loom.Part{Type: loom.PartTool, CallID: msg.ID + "/" + strconv.Itoa(len(msg.Parts)), Name: name, Input: json.RawMessage("{}"), StartedAt: &t})
 	} else {
 		delete(cv.open, name)
 	}
@@ -549,12 +532,4 @@ func oneLine(id string) string {
 		return ""
 	}
 	return id
-}
-
-// typeName bounds a type name that skipped counts are keyed by.
-func typeName(t string) string {
-	if len(t) > 64 {
-		t = strings.ToValidUTF8(t[:64], "") + "…"
-	}
-	return t
 }

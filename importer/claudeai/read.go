@@ -102,14 +102,9 @@ func readConversation(path string, i int, elem []byte, res *importer.Result) err
 	}
 	main, branches := paths(&c)
 	s.Messages = convert(s, main, res)
-	if len(s.Messages) == 0 {
-		res.Skip("empty-conversation")
+	if !importer.AddConversation(res, s) {
 		return nil
 	}
-	if s.UpdatedAt.Before(s.CreatedAt) {
-		s.UpdatedAt = s.CreatedAt
-	}
-	res.Sessions = append(res.Sessions, s)
 	onMain := map[*message]bool{}
 	for _, m := range main {
 		onMain[m] = true
@@ -246,7 +241,7 @@ func (cv *converter) message(m *message) {
 	case "system":
 		role = loom.RoleSystem
 	default:
-		cv.skip("unknown:sender:" + typeName(m.Sender))
+		cv.res.Skip("unknown:sender:" + importer.TypeName(m.Sender))
 		return
 	}
 	id := strings.TrimSpace(m.UUID)
@@ -283,23 +278,13 @@ func (cv *converter) message(m *message) {
 		cv.part(loom.Part{Type: loom.PartFile, Filename: f.FileName})
 	}
 	if len(msg.Parts) == 0 {
-		cv.skip("empty:" + m.Sender)
+		cv.res.Skip("empty:" + m.Sender)
 		return
 	}
 	cv.out = append(cv.out, msg)
 }
 
-func (cv *converter) skip(what string) {
-	if cv.res != nil {
-		cv.res.Skip(what)
-	}
-}
-
-func (cv *converter) part(p loom.Part) int {
-	p.ID = cv.msg.ID + "/" + strconv.Itoa(len(cv.msg.Parts))
-	cv.msg.Parts = append(cv.msg.Parts, p)
-	return len(cv.msg.Parts) - 1
-}
+func (cv *converter) part(p loom.Part) int { return importer.AddPart(cv.msg, p) }
 
 // block converts one content block, and reports whether it was text.
 func (cv *converter) block(b block) bool {
@@ -336,7 +321,7 @@ func (cv *converter) block(b block) bool {
 	case "tool_result":
 		cv.result(b)
 	default:
-		cv.skip("content:" + typeName(b.Type))
+		cv.res.Skip("content:" + importer.TypeName(b.Type))
 	}
 	return false
 }
@@ -405,12 +390,4 @@ func when(s stamp, def time.Time) *time.Time {
 		t = def
 	}
 	return &t
-}
-
-// typeName bounds a type name that skipped counts are keyed by.
-func typeName(t string) string {
-	if len(t) > 64 {
-		t = strings.ToValidUTF8(t[:64], "") + "…"
-	}
-	return t
 }

@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	pathpkg "path"
+	"strconv"
 	"strings"
+
+	"github.com/loomhq/loom"
 )
 
 // MaxElement bounds one element of a JSON array read by Elements (one
@@ -333,5 +336,38 @@ func DecodeConversation(path string, i int, elem []byte, v any, res *Result) boo
 		res.Problemf(path, 0, DecodeProblem(i, err))
 		return false
 	}
+	return true
+}
+
+// TypeName is a type name from a file as a key of skipped counts: cut
+// to 64 bytes, so that a hostile file cannot make keys of any size.
+func TypeName(t string) string {
+	if len(t) > 64 {
+		t = strings.ToValidUTF8(t[:64], "") + "…"
+	}
+	return t
+}
+
+// AddPart appends p to m with an id stable across reads, <message
+// id>/<n>, and returns its index.
+func AddPart(m *loom.Message, p loom.Part) int {
+	p.ID = m.ID + "/" + strconv.Itoa(len(m.Parts))
+	m.Parts = append(m.Parts, p)
+	return len(m.Parts) - 1
+}
+
+// AddConversation adds the session an export's conversation is to res,
+// and reports whether it did: one without messages is counted as
+// skipped (empty-conversation). Its updated time is never before its
+// start.
+func AddConversation(res *Result, s *Session) bool {
+	if len(s.Messages) == 0 {
+		res.Skip("empty-conversation")
+		return false
+	}
+	if s.UpdatedAt.Before(s.CreatedAt) {
+		s.UpdatedAt = s.CreatedAt
+	}
+	res.Sessions = append(res.Sessions, s)
 	return true
 }
