@@ -152,6 +152,22 @@ func TestUnmarkedLines(t *testing.T) {
 	}
 }
 
+// A long usage report puts the cost on a line of its own.
+func TestCostOnItsOwnLine(t *testing.T) {
+	res := readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.80.0  \n\n#### hi  \n\nhello\n\n> Tokens: 15k sent, 9.8k cache write, 1.0k received.  \n> Cost: $0.07 message, $0.07 session.  \n")
+	u := res.Sessions[0].Messages[2].Usage
+	if u.InputTokens != 5200 || u.CacheWriteTokens != 9800 || u.OutputTokens != 1000 || u.CostUSD != 0.07 {
+		t.Errorf("usage %+v", u)
+	}
+	// Written as one output with a line break, only its first line is
+	// quoted.
+	res = readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.80.0  \n\n#### hi  \n\nhello\n\n> Tokens: 2k sent, 10 received.\nCost: $0.01 message, $0.01 session.  \n")
+	s := res.Sessions[0]
+	if got := roles(s); got != "system user assistant system" || s.Messages[2].Usage.CostUSD != 0.01 {
+		t.Errorf("roles %q, usage %+v", got, s.Messages[2].Usage)
+	}
+}
+
 func TestNotAHistory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "notes.md")
 	os.WriteFile(path, []byte("# My notes\n\nnothing of aider\n"), 0o644)

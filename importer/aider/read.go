@@ -133,12 +133,17 @@ func (rd *reader) line(n int, b []byte) error {
 		}
 	}
 	// Without marks, a prefixed line outside a code block is Aider's.
-	ours := marked || rd.kind != reply || (rd.marks == markless && !rd.inFence)
+	ours := marked || rd.kind != reply || (rd.marks == markless && !rd.inFence) ||
+		(!rd.inFence && strings.HasPrefix(line, "> Tokens: ")) // a usage report over two lines
 	switch {
 	case isUser && ours:
 		rd.add(n, user, strings.TrimPrefix(strings.TrimPrefix(line, "####"), " "), marked)
 	case isOutput && !rd.inFence && ours:
 		rd.add(n, output, strings.TrimPrefix(strings.TrimPrefix(line, ">"), " "), marked)
+	case rd.kind == output && strings.HasPrefix(line, "Cost: $"):
+		// The second line of a usage report written as one output
+		// with a line break: Aider quotes only its first line.
+		rd.add(n, output, line, marked)
 	default:
 		if rd.kind != reply {
 			rd.endBlock()
@@ -274,6 +279,12 @@ func (rd *reader) output(lines []string, text string) {
 					rd.last.Usage = u
 				}
 			}
+		case strings.HasPrefix(l, "Cost: "):
+			// Aider puts the cost on a line of its own when the
+			// report is long.
+			if rd.last != nil && rd.last.Usage.CostUSD == 0 {
+				rd.last.Usage.CostUSD = parseCost(l)
+			}
 		}
 	}
 	rd.message(loom.RoleSystem, strings.TrimSpace(text))
@@ -331,12 +342,21 @@ func parseUsage(l string) (loom.Usage, bool) {
 	}
 	u.InputTokens = max(sent-hit-write, 0)
 	u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens = hit, write, recv
-	if c, _, ok := strings.Cut(strings.TrimSpace(cost), " message"); ok {
+	u.CostUSD = parseCost("Cost:" + cost)
+	return u, true
+}
+
+// parseCost reads the cost of a reply from Aider's "Cost: $0.02
+// message, $0.05 session." (or "Cost: $0.0123 message, …"); 0 when it
+// has none.
+func parseCost(l string) float64 {
+	rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "Cost:"))
+	if c, _, ok := strings.Cut(rest, " message"); ok {
 		if v, err := strconv.ParseFloat(strings.TrimPrefix(c, "$"), 64); err == nil && v > 0 && v < 1e6 {
-			u.CostUSD = v
+			return v
 		}
 	}
-	return u, true
+	return 0
 }
 
 // count reads one of Aider's token counts: 250, 4.5k, 12k, 1.2M.
