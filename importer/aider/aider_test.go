@@ -150,6 +150,11 @@ func TestUnmarkedLines(t *testing.T) {
 	if got, want := roles(s), "system user assistant system user"; got != want {
 		t.Errorf("roles %q, want %q", got, want)
 	}
+	// Aider logs the answer a group of questions got as if typed.
+	res = readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.50.0  \n\n#### Create new file? (Y)es/(N)o/(A)ll/(S)kip all [Yes]: a  \n")
+	if len(res.Sessions) != 0 || res.Skipped["empty-session"] != 1 {
+		t.Errorf("an answer to Aider's question taken for a prompt: %d sessions", len(res.Sessions))
+	}
 }
 
 // A long usage report puts the cost on a line of its own.

@@ -22,8 +22,10 @@
 //     lines are one multi-line prompt. An in-chat command (/add, /run,
 //     /model, !cmd …) is a system message, since it only ran in Aider;
 //     /ask, /code, /architect and /context followed by a request send
-//     that request to the model and are user messages. "<blank>" (an
-//     empty input) is counted as skipped (blank-prompt).
+//     that request to the model and are user messages. An answer to
+//     one of Aider's questions that it logs as typed ("Create new file?
+//     (Y)es/(N)o … : a") is a system message too. "<blank>" (an empty
+//     input) is counted as skipped (blank-prompt).
 //   - Aider's own output (its announcements, files added, edits applied,
 //     commits, errors, questions and their answers), each line as "> line"
 //     followed by two spaces: consecutive lines are one system message.

@@ -244,7 +244,11 @@ func (rd *reader) prompt(text string) {
 		return
 	}
 	role := loom.RoleUser
-	if cmd, rest, _ := strings.Cut(strings.TrimSpace(text), " "); strings.HasPrefix(cmd, "/") || strings.HasPrefix(cmd, "!") {
+	if strings.Contains(text, "(Y)es/(N)o") {
+		// The answer to one of Aider's questions that a group of them
+		// answered at once ("Create new file? (Y)es/(N)o … [Yes]: a").
+		role = loom.RoleSystem
+	} else if cmd, rest, _ := strings.Cut(strings.TrimSpace(text), " "); strings.HasPrefix(cmd, "/") || strings.HasPrefix(cmd, "!") {
 		switch cmd {
 		case "/ask", "/code", "/architect", "/context":
 			if strings.TrimSpace(rest) == "" {
