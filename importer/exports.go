@@ -34,6 +34,9 @@ var ErrNotArray = errors.New("not a JSON array")
 // the array: an element that is not valid JSON is fn's to find.
 func Elements(ctx context.Context, r io.Reader, fn func(i int, elem []byte) error, tooLong func(i int)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3) // a byte order mark, as some editors save JSON
+	}
 	c, err := skipSpace(br)
 	if err != nil {
 		if err == io.EOF {

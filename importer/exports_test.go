@@ -28,6 +28,9 @@ func TestElements(t *testing.T) {
 	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, %v", got, err)
 	}
+	if got, _, err := elements(t, strings.NewReader("\xef\xbb\xbf[1]")); err != nil || len(got) != 1 {
+		t.Errorf("after a byte order mark: %q, %v", got, err)
+	}
 	if got, _, err := elements(t, strings.NewReader("[]")); err != nil || len(got) != 0 {
 		t.Errorf("empty array: %q, %v", got, err)
 	}
