@@ -150,6 +150,11 @@ func TestUnmarkedLines(t *testing.T) {
 	if got, want := roles(s), "system user assistant system user"; got != want {
 		t.Errorf("roles %q, want %q", got, want)
 	}
+	// The rest of a multi-line output is Aider's, not a reply.
+	res = readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> /usr/bin/aider --message fix the tests\nand the linter  \n> Aider v0.80.0  \n\n#### hi  \n\nhello\n\n")
+	if got, want := roles(res.Sessions[0]), "system user assistant"; got != want || !strings.Contains(res.Sessions[0].Messages[0].Text(), "and the linter\nAider v0.80.0") {
+		t.Errorf("roles %q, want %q; %q", got, want, res.Sessions[0].Messages[0].Text())
+	}
 	// Aider logs the answer a group of questions got as if typed.
 	res = readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.50.0  \n\n#### Create new file? (Y)es/(N)o/(A)ll/(S)kip all [Yes]: a  \n")
 	if len(res.Sessions) != 0 || res.Skipped["empty-session"] != 1 {

@@ -29,7 +29,9 @@
 //   - Aider's own output (its announcements, files added, edits applied,
 //     commits, errors, questions and their answers), each line as "> line"
 //     followed by two spaces: consecutive lines are one system message.
-//     "Aider vX" gives the session's version; "Model:" or "Main model:"
+//     An output with line breaks in it has only its first line quoted:
+//     the lines that follow it with no blank line between are its (a
+//     reply always starts after a blank line). "Aider vX" gives the session's version; "Model:" or "Main model:"
 //     the model of the replies that follow; "Tokens: … sent, … cache
 //     write, … cache hit, … received. Cost: $… message" the usage and
 //     cost of the reply before it (Aider rounds the counts above a

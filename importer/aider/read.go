@@ -57,7 +57,9 @@ type reader struct {
 	inFence bool // inside a fenced code block of a reply
 	outside int  // lines before the first header
 	runs    int  // headers read
-	marks   int  // whether the run's lines carry Aider's mark
+	// afterBlank says the line before was blank.
+	afterBlank bool
+	marks      int // whether the run's lines carry Aider's mark
 }
 
 // read reads a chat history from r.
@@ -106,7 +108,9 @@ func (rd *reader) line(n int, b []byte) error {
 		}
 		return nil
 	}
-	if strings.TrimSpace(line) == "" {
+	blankBefore := rd.afterBlank
+	rd.afterBlank = strings.TrimSpace(line) == ""
+	if rd.afterBlank {
 		switch rd.kind {
 		case user:
 			rd.endBlock()
@@ -140,9 +144,11 @@ func (rd *reader) line(n int, b []byte) error {
 		rd.add(n, user, strings.TrimPrefix(strings.TrimPrefix(line, "####"), " "), marked)
 	case isOutput && !rd.inFence && ours:
 		rd.add(n, output, strings.TrimPrefix(strings.TrimPrefix(line, ">"), " "), marked)
-	case rd.kind == output && strings.HasPrefix(line, "Cost: $"):
-		// The second line of a usage report written as one output
-		// with a line break: Aider quotes only its first line.
+	case rd.kind == output && (!blankBefore || strings.HasPrefix(line, "Cost: $")):
+		// Aider quotes only the first line of an output that holds
+		// line breaks (a usage report's cost, the command line of a
+		// run given a multi-line --message); a reply always starts
+		// after a blank line.
 		rd.add(n, output, line, marked)
 	default:
 		if rd.kind != reply {
