@@ -162,6 +162,23 @@ func TestUnmarkedLines(t *testing.T) {
 	}
 }
 
+// A reasoning model's thinking, which Aider wraps in its tag, is a
+// reasoning part; a reply cut short inside it is reasoning alone.
+func TestReasoning(t *testing.T) {
+	res := readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.80.0  \n\n#### why?  \n\n<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nOkay\n\n> litellm.APIConnectionError: stream ended  \n> Retrying in 0.2 seconds...  \n\n<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nLet me think.\n\n</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nBecause.\n\n")
+	s := res.Sessions[0]
+	if got := roles(s); got != "system user assistant system assistant" {
+		t.Fatalf("roles %q", got)
+	}
+	cut, whole := s.Messages[2], s.Messages[4]
+	if len(cut.Parts) != 1 || cut.Parts[0].Type != loom.PartReasoning || cut.Parts[0].Text != "Okay" {
+		t.Errorf("cut short: %+v", cut.Parts)
+	}
+	if len(whole.Parts) != 2 || whole.Parts[0].Text != "Let me think." || whole.Parts[1].Type != loom.PartText || whole.Text() != "Because." {
+		t.Errorf("whole: %+v", whole.Parts)
+	}
+}
+
 // A long usage report puts the cost on a line of its own.
 func TestCostOnItsOwnLine(t *testing.T) {
 	res := readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.80.0  \n\n#### hi  \n\nhello\n\n> Tokens: 15k sent, 9.8k cache write, 1.0k received.  \n> Cost: $0.07 message, $0.07 session.  \n")

@@ -39,7 +39,9 @@
 //     taken out of the input).
 //   - everything else, the model's reply (text, SEARCH/REPLACE blocks,
 //     diffs): an assistant message, its provider taken from its model's
-//     name (anthropic/…, or claude-… , gpt-…, gemini-…).
+//     name (anthropic/…, or claude-… , gpt-…, gemini-…). A reasoning
+//     model's thinking, which Aider wraps in its tag
+//     (<thinking-content-…>), is a reasoning part before the answer.
 //
 // A reply's own headings and quotes ("#### Why", "> note") are told from
 // Aider's lines by the two trailing spaces Aider ends its lines with,

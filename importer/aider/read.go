@@ -234,10 +234,45 @@ func (rd *reader) endBlock() {
 	case output:
 		rd.output(lines, text)
 	case reply:
-		m := rd.message(loom.RoleAssistant, strings.TrimSpace(text))
+		thinking, answer := splitReasoning(text)
+		m := rd.message(loom.RoleAssistant, answer)
+		if thinking != "" {
+			// The reasoning first, as the model gave it.
+			m.Parts = []loom.Part{{ID: m.ID + "/0", Type: loom.PartReasoning, Text: thinking}}
+			if answer != "" {
+				m.Parts = append(m.Parts, loom.Part{ID: m.ID + "/1", Type: loom.PartText, Text: answer})
+			}
+		}
 		m.Model, m.Provider = rd.model, providerOf(rd.model)
 		rd.last = m
 	}
+}
+
+// reasoningTag starts the tag Aider wraps a reasoning model's thinking
+// in, in the reply it writes (<thinking-content-<hash>>…</…>).
+const reasoningTag = "<thinking-content-"
+
+// splitReasoning splits a reply into the reasoning Aider wrapped in its
+// tag and the answer around it; a reply cut short inside the tag (an
+// error while streaming) is all reasoning.
+func splitReasoning(text string) (thinking, answer string) {
+	i := strings.Index(text, reasoningTag)
+	if i < 0 {
+		return "", strings.TrimSpace(text)
+	}
+	end := strings.IndexByte(text[i:], '>')
+	if end < 0 {
+		return "", strings.TrimSpace(text)
+	}
+	name := text[i+1 : i+end]
+	rest := text[i+end+1:]
+	before := strings.TrimSpace(text[:i])
+	inner, after, closed := strings.Cut(rest, "</"+name+">")
+	if !closed {
+		inner, after = rest, ""
+	}
+	answer = strings.TrimSpace(before + "\n\n" + strings.TrimSpace(after))
+	return strings.TrimSpace(inner), answer
 }
 
 // prompt stores what the user typed: a prompt, or an in-chat command
