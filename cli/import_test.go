@@ -280,11 +280,11 @@ func (fx *fixture) startWatch(t *testing.T, tool string, args ...string) io.Read
 }
 
 // watchImports starts `loom session import --from tool --watch --json`
-// (stopped by Ctrl+C when the test ends) and returns its reports as it
-// prints them.
-func (fx *fixture) watchImports(t *testing.T, tool string) <-chan importer.Report {
+// with more args (PATHs) (stopped by Ctrl+C when the test ends) and
+// returns its reports as it prints them.
+func (fx *fixture) watchImports(t *testing.T, tool string, args ...string) <-chan importer.Report {
 	t.Helper()
-	stdout := fx.startWatch(t, tool, "--json")
+	stdout := fx.startWatch(t, tool, append([]string{"--json"}, args...)...)
 	reports := make(chan importer.Report, 16)
 	go func() {
 		dec := json.NewDecoder(bufio.NewReader(stdout))

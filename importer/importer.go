@@ -138,8 +138,12 @@ type Result struct {
 	Problems []Problem
 }
 
-// Skip counts one line or record of type t as skipped.
+// Skip counts one line or record of type t as skipped; a nil Result
+// counts nothing (a reader going over what it counted once already).
 func (r *Result) Skip(t string) {
+	if r == nil {
+		return
+	}
 	if r.Skipped == nil {
 		r.Skipped = map[string]int{}
 	}

@@ -158,6 +158,11 @@ func (wt *watchTree) add(dir string) {
 		if err != nil || !d.IsDir() || wt.watched[p] {
 			return nil
 		}
+		if HeavyDirs[d.Name()] && !wt.isRoot(p) {
+			// Dependencies and builds in a project (an Aider root):
+			// no session file is written there.
+			return filepath.SkipDir
+		}
 		if len(wt.watched) >= maxWatched {
 			return filepath.SkipAll
 		}
@@ -168,6 +173,16 @@ func (wt *watchTree) add(dir string) {
 		wt.watched[p] = true
 		return nil
 	})
+}
+
+// isRoot reports whether p is one of the roots.
+func (wt *watchTree) isRoot(p string) bool {
+	for _, r := range wt.roots {
+		if r == p {
+			return true
+		}
+	}
+	return false
 }
 
 // waitFor watches the nearest existing directory above missing root.

@@ -290,6 +290,10 @@ func printImportReport(opts *ImportOptions, rep *importer.Report) error {
 		fmt.Fprintln(w, cs.Bold("Dry run: nothing was written."))
 	}
 	for _, t := range rep.Tools {
+		if len(t.Roots) == 0 {
+			fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray("no location of its own: name a PATH (loom session import --from "+t.Tool+" PATH)"))
+			continue
+		}
 		if t.RootsFound == 0 && t.ProblemCount == 0 {
 			fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray("nothing at "+term.SanitizeLine(strings.Join(t.Roots, ", "))))
 			continue

@@ -64,9 +64,12 @@ func importList(ctx context.Context, opts *ImportOptions) error {
 	found := 0
 	for _, a := range out {
 		where, count := strings.Join(a.Paths, ", "), fmt.Sprint(a.Sessions)
-		if !a.Found {
+		switch {
+		case !a.Found && len(a.Paths) == 0:
+			where, count = cs.Gray("no location of its own: loom session import --from "+a.Agent+" PATH"), cs.Gray("-")
+		case !a.Found:
 			where, count = cs.Gray("not found ("+where+")"), cs.Gray("-")
-		} else {
+		default:
 			found++
 		}
 		if a.Problem != "" {

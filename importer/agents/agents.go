@@ -7,6 +7,9 @@ import (
 	"github.com/loomhq/loom/importer"
 
 	// The agents (loom lists them by name).
+	_ "github.com/loomhq/loom/importer/aider"
+	_ "github.com/loomhq/loom/importer/chatgpt"
+	_ "github.com/loomhq/loom/importer/claudeai"
 	_ "github.com/loomhq/loom/importer/claudecode"
 	_ "github.com/loomhq/loom/importer/codex"
 	_ "github.com/loomhq/loom/importer/continuedev"

@@ -163,6 +163,40 @@ func Check(t testing.TB, res *importer.Result) {
 	}
 }
 
+// CheckValidOf checks what every reader's result must be: each session's
+// source id keys a session of tool and is unique in the result, its
+// messages are valid, their ids unique, none completed before it was
+// created, and part ids unique and under their message's id.
+func CheckValidOf(t testing.TB, tool string, res *importer.Result) {
+	t.Helper()
+	sids := map[string]bool{}
+	for _, s := range res.Sessions {
+		if s.SourceID == "" || loom.ValidKey(tool+":"+s.SourceID) != nil || sids[s.SourceID] {
+			t.Errorf("bad or repeated SourceID %q", s.SourceID)
+		}
+		sids[s.SourceID] = true
+		ids := map[string]bool{}
+		for _, m := range s.Messages {
+			if err := m.Validate(); err != nil {
+				t.Errorf("message %s: %v", m.ID, err)
+			}
+			if ids[m.ID] {
+				t.Errorf("message id %s twice", m.ID)
+			}
+			ids[m.ID] = true
+			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
+				t.Errorf("message %s completed before it was created", m.ID)
+			}
+			for _, p := range m.Parts {
+				if ids[p.ID] || !strings.HasPrefix(p.ID, m.ID+"/") {
+					t.Errorf("part id %s (message %s)", p.ID, m.ID)
+				}
+				ids[p.ID] = true
+			}
+		}
+	}
+}
+
 // Roles is the roles of s's messages in order, separated by spaces.
 func Roles(s *importer.Session) string {
 	r := make([]string, 0, len(s.Messages))
@@ -170,4 +204,16 @@ func Roles(s *importer.Session) string {
 		r = append(r, m.Role)
 	}
 	return strings.Join(r, " ")
+}
+
+// ReadFile reads the file at path with f, failing the test when it
+// cannot, and checks the result (CheckValidOf).
+func ReadFile(t testing.TB, f importer.Format, path string) *importer.Result {
+	t.Helper()
+	res, err := f.Read(context.Background(), importer.Bundle{Files: []string{path}})
+	if err != nil {
+		t.Fatalf("Read(%s): %v", path, err)
+	}
+	CheckValidOf(t, f.Tool(), res)
+	return res
 }
