@@ -2,7 +2,6 @@ package importer
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 )
 
@@ -24,39 +23,5 @@ var HeavyDirs = map[string]bool{
 // cannot be listed below root are reported beside the bundles found
 // (Unreadable).
 func NamedFiles(ctx context.Context, tool, root string, match func(name string) bool) ([]Bundle, error) {
-	info, err := StatRoot(tool, root)
-	if info == nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []Bundle{{Files: []string{root}}}, nil
-	}
-	var out []Bundle
-	var unreadable Unreadable
-	err = WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root {
-				return err
-			}
-			unreadable.Add(path, err)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if path != root && HeavyDirs[d.Name()] {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && match(d.Name()) {
-			out = append(out, Bundle{Files: []string{path}})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: listing %s: %w", tool, root, err)
-	}
-	return out, unreadable.Err()
+	return fileBundles(ctx, tool, root, HeavyDirs, func(_ string, d fs.DirEntry) bool { return match(d.Name()) })
 }

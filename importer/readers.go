@@ -20,6 +20,12 @@ import (
 // that cannot be listed below root are reported beside the bundles
 // found (Unreadable). A root that does not exist has no bundles.
 func FileBundles(ctx context.Context, tool, root string, keep func(path string, d fs.DirEntry) bool) ([]Bundle, error) {
+	return fileBundles(ctx, tool, root, nil, keep)
+}
+
+// fileBundles is FileBundles, passing over the directories below root
+// that skip names.
+func fileBundles(ctx context.Context, tool, root string, skip map[string]bool, keep func(path string, d fs.DirEntry) bool) ([]Bundle, error) {
 	info, err := StatRoot(tool, root)
 	if info == nil {
 		return nil, err
@@ -41,6 +47,9 @@ func FileBundles(ctx context.Context, tool, root string, keep func(path string, 
 				return fs.SkipDir
 			}
 			return nil
+		}
+		if d.IsDir() && path != root && skip[d.Name()] {
+			return fs.SkipDir
 		}
 		if d.Type().IsRegular() && keep(path, d) {
 			out = append(out, Bundle{Files: []string{path}})
