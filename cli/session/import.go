@@ -77,8 +77,10 @@ func newCmdSessionImport(f *command.Factory) *cobra.Command {
 is recognised from the content) into the store, as the current user.
 "-" reads standard input. Every record of every file is checked before
 anything is written: a bad record is reported as FILE:LINE: reason and
-nothing is imported. Sessions that already exist in the store are
-refused the same way.
+nothing is imported. A session the store holds already is left out
+when it holds every message of the file's, and comes in beside it as
+"T (imported)" when the two went on differently; importing the same
+file again adds nothing.
 
 With --from, import the sessions of another agent instead (--from list
 shows every agent loom reads, where each keeps its sessions on this
