@@ -31,7 +31,20 @@ type SearchQuery struct {
 	// ranking them: what a search falls back to when ranking runs out of
 	// time (see MaxSearchTime). Its hits are marked Partial.
 	Newest bool
+	// AnyWord matches messages that hold any of the query's terms
+	// instead of every one, ranked by the engine (a message with more of
+	// them first, and with rarer ones where the engine weighs rarity):
+	// what a search of several terms that no message holds all of falls
+	// back to (Exact turns that off). Its hits are marked TierAnyWord.
+	AnyWord bool
+	// Exact keeps a search to messages that hold every term: no
+	// any-word fallback.
+	Exact bool
 }
+
+// TierAnyWord marks the hits of a search that no message matched with
+// every term, found by matching any of them (SearchQuery.AnyWord).
+const TierAnyWord = "any_word"
 
 // Default snippet markers: Markdown bold, readable on a terminal.
 const (
@@ -69,6 +82,10 @@ type SearchHit struct {
 	// ranking its matches: the hits are its newest matches, not
 	// necessarily its best.
 	Partial bool `json:"partial,omitempty"`
+	// Tier is "" for a hit that holds every term of the query, and
+	// TierAnyWord for one of a search that found none such and fell back
+	// to messages holding some of them.
+	Tier string `json:"tier,omitempty"`
 }
 
 // Partial reports whether hits are those of a search that ran out of

@@ -56,6 +56,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"Search", testSearch},
 		{"Snippets", testSnippets},
 		{"SearchLimits", testSearchLimits},
+		{"SearchAnyWord", testSearchAnyWord},
 		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Rewind", testRewind},

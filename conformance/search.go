@@ -68,9 +68,15 @@ func testSearch(t *testing.T, open Opener) {
 	if hits := search(loom.SearchQuery{Text: "configuring"}); len(hits) != 1 || hits[0].Seq != 1 {
 		t.Fatalf("stemmed search = %+v", hits)
 	}
-	// Every word must appear.
-	if hits := search(loom.SearchQuery{Text: "postgres kubernetes"}); len(hits) != 0 {
+	// Every word must appear in an exact search; a plain one falls back
+	// to messages with some of them, marked so (testSearchAnyWord).
+	if hits := search(loom.SearchQuery{Text: "postgres kubernetes", Exact: true}); len(hits) != 0 {
 		t.Fatalf("search matched a message lacking a word: %+v", hits)
+	}
+	for _, h := range search(loom.SearchQuery{Text: "postgres kubernetes"}) {
+		if h.Tier != loom.TierAnyWord {
+			t.Fatalf("a hit lacking a word is not marked: %+v", h)
+		}
 	}
 	// A quoted part is a phrase.
 	if hits := search(loom.SearchQuery{Text: `"pool size"`}); len(hits) != 1 || hits[0].Seq != 2 {
@@ -212,6 +218,42 @@ func testSnippets(t *testing.T, open Opener) {
 // A query is bounded in length and words (loom.ParseQuery): beyond, it is
 // refused at once as invalid input, whatever its engine; repeated words
 // count once.
+// testSearchAnyWord: a search of several words that no message holds
+// all of does not come back empty: it returns the messages that hold
+// some of them, marked as such, and never another user's; one whose
+// words no message holds, or of one word, stays empty.
+func testSearchAnyWord(t *testing.T, open Opener) {
+	st := open(t)
+	a := newSession("alice", "cli:api")
+	mustAppend(t, st, a,
+		text(loom.RoleUser, "Add an ActiveSessionRegistry that tracks which chats are in progress"),
+		text(loom.RoleAssistant, "Done: the registry keeps every chat's state."),
+		text(loom.RoleUser, "Unrelated: bump the linter version"))
+	bob := newSession("bob", "cli:api")
+	mustAppend(t, st, bob, text(loom.RoleUser, "remember which chats are still in progress"))
+	hits, err := st.Search(ctx(t), loom.SearchQuery{UserID: "alice", Text: "remember which chats are still in progress"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "ActiveSessionRegistry") {
+		t.Fatalf("any-word hits: %+v", hits)
+	}
+	for _, h := range hits {
+		if h.Tier != loom.TierAnyWord || h.SessionID == bob.ID || strings.Contains(h.Snippet, "linter") {
+			t.Fatalf("any-word hit %+v", h)
+		}
+	}
+	if hits, err := st.Search(ctx(t), loom.SearchQuery{UserID: "alice", Text: "chats progress"}); err != nil || len(hits) != 1 || hits[0].Tier != "" {
+		t.Fatalf("an every-word search: %+v, %v", hits, err)
+	}
+	for _, q := range []loom.SearchQuery{{Text: "zyzzyva quux"}, {Text: "remember"}, {Text: "remember chats", Exact: true}} {
+		q.UserID = "alice"
+		if hits, err := st.Search(ctx(t), q); err != nil || len(hits) != 0 {
+			t.Fatalf("search %+v: %+v, %v", q, hits, err)
+		}
+	}
+}
+
 func testSearchLimits(t *testing.T, open Opener) {
 	st := open(t)
 	s := newSession("alice", "cli:api")

@@ -37,14 +37,24 @@ const ScanDepth = 20000
 // words. The limits of loom.ParseQuery keep the tsquery small: PostgreSQL
 // builds and matches it recursively, and matches phrases in time that
 // grows faster than their number.
-func matchExpr(terms []loom.Term) (sql string, args []any, ok bool) {
+//
+// With anyTerm, any term matches instead of every one: each word through
+// a plainto_tsquery of its own, and each phrase, joined with || (which
+// drops an empty operand, a stop word, as && does).
+func matchExpr(terms []loom.Term, anyTerm bool) (sql string, args []any, ok bool) {
 	var words []string
 	var parts []string
 	for _, t := range terms {
-		if t.Phrase {
+		switch {
+		case t.Phrase:
 			parts = append(parts, "phraseto_tsquery('english', ?::text)")
 			args = append(args, strings.Join(t.Words, " "))
-		} else {
+		case anyTerm:
+			for _, w := range t.Words {
+				parts = append(parts, "plainto_tsquery('english', ?::text)")
+				args = append(args, w)
+			}
+		default:
 			words = append(words, t.Words...)
 		}
 	}
@@ -52,7 +62,11 @@ func matchExpr(terms []loom.Term) (sql string, args []any, ok bool) {
 		parts = append([]string{"plainto_tsquery('english', ?::text)"}, parts...)
 		args = append([]any{strings.Join(words, " ")}, args...)
 	}
-	return strings.Join(parts, " && "), args, len(parts) > 0
+	join := " && "
+	if anyTerm {
+		join = " || "
+	}
+	return strings.Join(parts, join), args, len(parts) > 0
 }
 
 // Search implements loom.Store, within the limits sqlstore.RunSearch sets.
@@ -234,7 +248,7 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term) (st searchSQL, ok b
 		}
 		tsq = c.SQL("to_tsquery('english', ?::text)", clean(q.Text))
 	} else {
-		expr, args, ok := matchExpr(terms)
+		expr, args, ok := matchExpr(terms, q.AnyWord)
 		if !ok {
 			return st, false
 		}

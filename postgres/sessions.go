@@ -35,7 +35,7 @@ var dialect = query.Dialect{
 		if err != nil {
 			return query.Match{}, false
 		}
-		expr, args, ok := matchExpr(terms)
+		expr, args, ok := matchExpr(terms, false)
 		return query.Match{
 			From:   "bodies b JOIN session_messages m ON m.body_id = b.id",
 			Cond:   "b.search @@ (" + expr + ")",

@@ -37,6 +37,22 @@ func MatchExpr(terms []loom.Term) string {
 	return strings.Join(parts, " ")
 }
 
+// AnyExpr is MatchExpr matching any term instead of every one: each word
+// of a run of words, and each phrase, joined with OR.
+func AnyExpr(terms []loom.Term) string {
+	var parts []string
+	for _, t := range terms {
+		words := t.Words
+		if t.Phrase {
+			words = []string{strings.Join(t.Words, " ")}
+		}
+		for _, w := range words {
+			parts = append(parts, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		}
+	}
+	return strings.Join(parts, " OR ")
+}
+
 // Search implements loom.Store, within the limits sqlstore.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
 	return sqlstore.RunSearch(ctx, q, s.search)
@@ -47,7 +63,9 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 // making one costs far more than ranking a row.
 func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
 	expr := q.Text
-	if !q.Raw {
+	if q.AnyWord && !q.Raw {
+		expr = AnyExpr(terms)
+	} else if !q.Raw {
 		expr = MatchExpr(terms)
 	} else if err := checkPrefixes(expr); err != nil {
 		return nil, err

@@ -38,7 +38,9 @@ type Options struct {
 	Role        string
 	Limit       int
 	Raw         bool
-	Archived    bool
+	// Exact keeps to messages that hold every word (--exact).
+	Exact    bool
+	Archived bool
 }
 
 // NewCmdSearch builds loom search.
@@ -100,6 +102,7 @@ unless --archived (or --session names one).`,
 	cmd.Flags().StringVar(&opts.Role, "role", "", "search only messages of this role")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 20, "most results to show")
 	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "pass the query to the store's search syntax")
+	cmd.Flags().BoolVar(&opts.Exact, "exact", false, "only messages that hold every word: no fallback to those holding some of them")
 	cmd.Flags().BoolVar(&opts.Archived, "archived", false, "search archived sessions too")
 	return cmd
 }
@@ -113,6 +116,7 @@ func searchRun(ctx context.Context, opts *Options) error {
 	q := loom.SearchQuery{
 		Text:    opts.Query,
 		Raw:     opts.Raw,
+		Exact:   opts.Exact,
 		UserID:  opts.User,
 		Surface: opts.Surface,
 		Role:    opts.Role,
@@ -159,6 +163,10 @@ func searchRun(ctx context.Context, opts *Options) error {
 	if loom.Partial(hits) {
 		// Also with --json, whose hits say "partial": true.
 		fmt.Fprintln(ios.ErrOut, command.PartialNote)
+	}
+	if len(hits) > 0 && hits[0].Tier == loom.TierAnyWord {
+		// Also with --json, whose hits say "tier": "any_word".
+		fmt.Fprintf(ios.ErrOut, "No message holds every word of %q; these hold some of them, those with more of them first.\n", opts.Query)
 	}
 	if opts.JSON {
 		if hits == nil {

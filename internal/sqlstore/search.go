@@ -43,6 +43,16 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 		q.Newest = true
 		hits, err = runTimed(ctx, q, terms, search)
 	}
+	if err == nil && len(hits) == 0 && !q.Raw && !q.AnyWord && !q.Exact && wordsIn(terms) > 1 {
+		// No message holds every term: the ones that hold some of them,
+		// marked so, rather than nothing.
+		q.AnyWord = true
+		if hits, err = runTimed(ctx, q, terms, search); err == nil {
+			for i := range hits {
+				hits[i].Tier = loom.TierAnyWord
+			}
+		}
+	}
 	hits = OneHitPerMessage(hits, limit)
 	if outOfTime(ctx, err) {
 		return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v: its words are in too many messages, or the machine is too busy; search for fewer or rarer words, or try again", 2*loom.MaxSearchTime)}
@@ -51,6 +61,20 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 		hits[i].Partial = q.Newest
 	}
 	return hits, err
+}
+
+// wordsIn counts the words and phrases of terms: what any-word matching
+// can choose among.
+func wordsIn(terms []loom.Term) int {
+	n := 0
+	for _, t := range terms {
+		if t.Phrase {
+			n++
+		} else {
+			n += len(t.Words)
+		}
+	}
+	return n
 }
 
 // runTimed runs search within MaxSearchTime.
