@@ -42,7 +42,7 @@ func (t *tools) searchSessions() tool {
 		tool: &sdk.Tool{
 			Name:        "search_sessions",
 			Title:       "Search past sessions",
-			Description: `Full-text search over everything said in the user's sessions with AI agents — loom's own and those imported from Claude Code, Codex CLI, Gemini CLI and opencode: prompts, replies, reasoning, tool calls and their output. Every word must appear in a message; put a phrase in double quotes to match it exactly. Best matches first, each with its session id, the message's seq and a snippet with the matches in **bold**. By default only the current project is searched; set all_projects to search everywhere. To read around a hit, call read_session with its session id and before_seq a few past its seq.`,
+			Description: `Full-text search over everything said in the user's sessions with AI agents — loom's own and those imported from Claude Code, Codex CLI, Gemini CLI and opencode: prompts, replies, reasoning, tool calls and their output. Every word must appear in a message (when no message holds them all, the messages holding some of them come back, each hit marked tier any_word, unless exact is true); put a phrase in double quotes to match it exactly. Best matches first, each with its session id, the message's seq and a snippet with the matches in **bold**. By default only the current project is searched; set all_projects to search everywhere. To read around a hit, call read_session with its session id and before_seq a few past its seq.`,
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {
 		"query": {"type": "string", "description": "The words to find, e.g. retry backoff or \"connection refused\". Every word must appear."},
 		"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "Most matches to return."},
@@ -50,7 +50,8 @@ func (t *tools) searchSessions() tool {
 		` + surfaceArg + `,
 		"role": {"type": "string", "enum": ["user", "assistant", "tool", "system", "summary"], "description": "Keep to messages of one role: user for what the user asked, assistant for what agents answered."},
 		"since": {"type": "string", "description": "Keep to messages from this time on: a date (2026-11-01), an RFC 3339 time, or an age such as 7d, 12h or 2w."},
-		"until": {"type": "string", "description": "Keep to messages before this time, written as for since."}
+		"until": {"type": "string", "description": "Keep to messages before this time, written as for since."},
+		"exact": {"type": "boolean", "default": false, "description": "Only messages holding every word: no fallback to those holding some of them."}
 	}, "required": ["query"]}`),
 			Annotations: readOnly("Search past sessions"),
 		},
@@ -67,6 +68,7 @@ type searchArgs struct {
 	Role        string  `json:"role"`
 	Since       string  `json:"since"`
 	Until       string  `json:"until"`
+	Exact       bool    `json:"exact"`
 }
 
 // searchResult is search_sessions' structured content: the hits in the
@@ -102,7 +104,7 @@ func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
 	if a.Role != "" && !loom.ValidRole(a.Role) {
 		return nil, loom.Errorf(loom.EINVALID, "role must be user, assistant, tool, system or summary, not %q", a.Role)
 	}
-	q := loom.SearchQuery{Text: *a.Query, UserID: c.user, Surface: a.Surface, Role: a.Role, Limit: n + 1}
+	q := loom.SearchQuery{Text: *a.Query, UserID: c.user, Surface: a.Surface, Role: a.Role, Exact: a.Exact, Limit: n + 1}
 	if q.Since, err = t.when("since", a.Since); err != nil {
 		return nil, err
 	}

@@ -367,6 +367,7 @@ func (s *Server) searchQuery(r *http.Request) (loom.SearchQuery, error) {
 		Role:      q.str("role"),
 		Raw:       q.bool("raw"),
 		Archived:  q.bool("archived"),
+		Exact:     q.bool("exact"),
 		Since:     q.time("since"),
 		Until:     q.time("until"),
 		Limit:     q.int("limit", defaultSearchLimit, 1, maxSearchLimit),

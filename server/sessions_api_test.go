@@ -335,6 +335,7 @@ func TestSearch(t *testing.T) {
 		{"q=%22memory+runs+out%22", 1},
 		{"q=%22out+memory%22", 0},
 		{"q=kubelet+AND+NEAR(", 3}, // operators are words, never syntax errors: no message holds them all, and the 3 with kubelet hold some
+		{"q=kubelet+AND+NEAR(&exact=true", 0},
 	} {
 		e.getJSON("/api/v1/search?"+tc.query, e.alice, &r)
 		if len(r.Hits) != tc.want {
