@@ -20,17 +20,13 @@ import (
 // that is gone. See docs/sync.md, "A lost hub".
 
 // reseed sends the hub, which holds hosts, the records of other hosts
-// than self that r keeps and the hub does not hold, as they were
+// than self that r keeps (kept, r's SyncKept) and the hub does not hold, as they were
 // served, and returns how many it sent. A host whose last record on the
 // hub is not the one r keeps at that index (two logs of one host: a
 // store restored from a backup that wrote again under its old host
 // before the hub learnt of it) is left alone: its own machine settles
 // it.
-func (c *Client) reseed(ctx context.Context, r Replica, self synclog.HostID, key envelope.Key, hosts []loom.SyncHost) (int, error) {
-	kept, err := r.SyncKept(ctx)
-	if err != nil {
-		return 0, err
-	}
+func (c *Client) reseed(ctx context.Context, r Replica, self synclog.HostID, key envelope.Key, hosts []loom.SyncHost, kept synclog.Vector) (int, error) {
 	sent := 0
 	for _, host := range slices.Sorted(maps.Keys(kept)) {
 		last, upto := lastOf(hosts, host), kept[host]
@@ -99,13 +95,10 @@ func (c *Client) sameKept(ctx context.Context, r Replica, host synclog.HostID, k
 // kept what it pulls (a store that synced with an older loom) or before
 // it took them as another machine's (its own records before a rehome),
 // reading them from the hub, which holds hosts, while it still does:
-// the records up to what applied says r applied of each. A record that
+// the records up to what applied says r applied of each, from after
+// what kept (r's SyncKept) says r keeps. A record that
 // does not open with key ends its host's.
-func (c *Client) keepBack(ctx context.Context, r Replica, self synclog.HostID, key envelope.Key, hosts []loom.SyncHost, applied synclog.Vector) error {
-	kept, err := r.SyncKept(ctx)
-	if err != nil {
-		return err
-	}
+func (c *Client) keepBack(ctx context.Context, r Replica, self synclog.HostID, key envelope.Key, hosts []loom.SyncHost, applied, kept synclog.Vector) error {
 	for _, h := range hosts {
 		from, to := kept[synclog.HostID(h.Host)], min(applied[synclog.HostID(h.Host)], h.Last)
 		if h.Host == string(self) {

@@ -120,14 +120,20 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 	if res.Pushed, onHub, err = c.push(ctx, r, host, key, lastOf(hosts, host)); err != nil {
 		return res, err
 	}
-	if res.Reseeded, err = c.reseed(ctx, r, host, key, hosts); err != nil {
+	// What r keeps of the other hosts, read once for sending the hub
+	// what it lacks and for keeping back what r applied.
+	kept, err := r.SyncKept(ctx)
+	if err != nil {
+		return res, err
+	}
+	if res.Reseeded, err = c.reseed(ctx, r, host, key, hosts, kept); err != nil {
 		return res, err
 	}
 	applied, err := r.SyncApplied(ctx)
 	if err != nil {
 		return res, err
 	}
-	if err := c.keepBack(ctx, r, host, key, hosts, applied); err != nil {
+	if err := c.keepBack(ctx, r, host, key, hosts, applied, kept); err != nil {
 		return res, err
 	}
 	retired, err := r.SyncRetired(ctx)
