@@ -128,7 +128,7 @@ func (t *Table) Render() error {
 			if middle[i] {
 				text = truncateMiddle(f.text, widths[i])
 			}
-			pad := widths[i] - ansi.StringWidth(text)
+			pad := max(0, widths[i]-ansi.StringWidth(text))
 			if f.color != nil {
 				text = f.color(text)
 			}
@@ -176,7 +176,14 @@ func truncateMiddle(s string, width int) string {
 	}
 	tail := (width - 1) / 2
 	head := width - 1 - tail
-	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, ansi.StringWidth(s)-tail, "")
+	// A wide character where the end's cut falls is kept whole by
+	// TruncateLeft: cut one more cell then, so the end fits its half.
+	n := ansi.StringWidth(s)
+	end := ansi.TruncateLeft(s, n-tail, "")
+	if ansi.StringWidth(end) > tail {
+		end = ansi.TruncateLeft(s, n-tail+1, "")
+	}
+	return ansi.Truncate(s, head, "") + "…" + end
 }
 
 // fit makes a row fit the terminal: it shrinks the flexible columns, in

@@ -3,6 +3,8 @@ package term
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Cells cut to fit keep what tells their rows apart: where cutting the
@@ -56,8 +58,13 @@ func TestTruncateMiddle(t *testing.T) {
 		{"short", 10, "short"},
 		{"abcdefghij", 5, "ab…ij"},
 		{"abcdefghij", 6, "abc…ij"},
+		// A cut inside a wide character leaves it out: the result is
+		// never wider than asked (it was one cell over, and a table's
+		// padding went negative).
+		{"01990d を最新の状態にアップデートしてください", 8, "0199…い"},
+		{"01990d を最新の状態にアップデートしてください", 12, "01990d…さい"},
 	} {
-		if got := truncateMiddle(tc.in, tc.w); got != tc.want || len([]rune(got)) > tc.w {
+		if got := truncateMiddle(tc.in, tc.w); got != tc.want || ansi.StringWidth(got) > tc.w {
 			t.Errorf("truncateMiddle(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
 		}
 	}
