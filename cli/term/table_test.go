@@ -1,6 +1,7 @@
 package term
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,5 +68,17 @@ func TestTruncateMiddle(t *testing.T) {
 		if got := truncateMiddle(tc.in, tc.w); got != tc.want || ansi.StringWidth(got) > tc.w {
 			t.Errorf("truncateMiddle(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
 		}
+	}
+}
+
+func TestWrapWords(t *testing.T) {
+	items := []string{"1,495 in", "95,668 out", "19,147,612 cache read, 624,089 cache write", "$13.88", "360 calls"}
+	got := WrapWords(items, " · ", 73)
+	want := []string{"1,495 in · 95,668 out · 19,147,612 cache read, 624,089 cache write", "$13.88 · 360 calls"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("WrapWords = %q, want %q", got, want)
+	}
+	if got := WrapWords(items, " · ", 200); len(got) != 1 {
+		t.Fatalf("a wide terminal wrapped: %q", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,6 +26,8 @@ type reportFlags struct {
 	tz        string
 	agent     string
 	csv       bool
+	// compact and wide force the layout of a terminal's table.
+	compact, wide bool
 	// live redraws the active block every interval, frames times (0:
 	// until interrupted).
 	live     bool
@@ -42,6 +46,55 @@ func (r *reportFlags) add(cmd *cobra.Command, withBy bool) {
 	fl.StringVar(&r.tz, "tz", "", "time `zone` days are cut in (IANA name such as Europe/Berlin, or UTC; default local)")
 	fl.StringVar(&r.agent, "agent", "", "only sessions of this `surface`: cli, http, claude-code, codex, gemini, opencode, …")
 	fl.BoolVar(&r.csv, "csv", false, "print CSV with a header")
+	addLayout(cmd, &r.compact, &r.wide)
+}
+
+// addLayout adds --compact and --wide, which force a terminal table's
+// layout; by default the cache and total columns are left out only when
+// the table is wider than the terminal.
+func addLayout(cmd *cobra.Command, compact, wide *bool) {
+	fl := cmd.Flags()
+	fl.BoolVar(compact, "compact", false, "leave out the cache and total columns, whatever the terminal's width")
+	fl.BoolVar(wide, "wide", false, "show every column, even wider than the terminal")
+}
+
+// checkLayout refuses --compact with --wide.
+func checkLayout(compact, wide bool) error {
+	if compact && wide {
+		return command.UsageErrorf("--compact and --wide cannot be used together")
+	}
+	return nil
+}
+
+// layout is the table layout --compact and --wide ask for.
+func layout(compact, wide bool) term.Layout {
+	switch {
+	case compact:
+		return term.LayoutCompact
+	case wide:
+		return term.LayoutWide
+	}
+	return term.LayoutAuto
+}
+
+// writeHidden says, under a table, which columns it left out and how to
+// see them.
+func writeHidden(ios *term.IOStreams, tp *term.Table) {
+	if h := tp.Hidden(); len(h) > 0 && ios.IsStdoutTTY() {
+		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("Left out at %d columns: %s; --wide shows them.",
+			ios.TerminalWidth(), strings.ToLower(strings.Join(h, ", ")))))
+	}
+}
+
+// indexes returns the positions of names in header, in the order of names.
+func indexes(header []string, names ...string) []int {
+	var out []int
+	for _, n := range names {
+		if i := slices.Index(header, n); i >= 0 {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // set reports whether any report flag was given, so that `loom usage`
@@ -69,6 +122,9 @@ are cut in --tz, the local zone by default.`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			parent.User, parent.JSON = f.User(), f.JSON()
+			if err := checkLayout(rf.compact, rf.wide); err != nil {
+				return err
+			}
 			return usageReportRun(cmd.Context(), parent, rf, parent.ThisProject)
 		},
 	}
@@ -155,9 +211,13 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 		return nil
 	}
 	cs := ios.ColorScheme()
-	t := rep.Cells(report.Format{Pretty: tty, Unknown: human.UnknownCost})
+	t := rep.Cells(report.Format{Pretty: tty, Unknown: human.UnknownCost, ShortModels: tty})
 	tp := term.NewTable(ios)
 	tp.Header(t.Header...)
+	// The compact layout keeps the period, the models, input, output
+	// and cost; a block's rates and projection go after the caches.
+	tp.Compact(indexes(t.Header, "TOTAL TOKENS", "CACHE WRITE", "CACHE READ", "TOKENS/H", "COST/H")...)
+	tp.SetLayout(layout(rf.compact, rf.wide))
 	tp.Flex(1)
 	for i, l := range t.Lines {
 		for j, c := range l {
@@ -184,6 +244,7 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	if err := tp.Render(); err != nil {
 		return err
 	}
+	writeHidden(ios, tp)
 	if u := rep.UnpricedLine(); u != "" {
 		if tty {
 			fmt.Fprintln(ios.Out, cs.Yellow(u))

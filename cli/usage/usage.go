@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -86,6 +87,9 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 				opts.Ref = args[0]
 			}
 			opts.User, opts.JSON = f.User(), f.JSON()
+			if err := checkLayout(opts.report.compact, opts.report.wide); err != nil {
+				return err
+			}
 			if opts.Limit < 0 {
 				return command.UsageErrorf("--limit must be 0 (no limit) or more")
 			}
@@ -186,7 +190,11 @@ func usageRun(ctx context.Context, opts *Options) error {
 		for _, c := range columns {
 			header = append(header, c.header)
 		}
-		tp.Header(append(header, "COST")...)
+		header = append(header, "COST")
+		tp.Header(header...)
+		// A narrow terminal keeps the name, input, output and cost.
+		tp.Compact(indexes(header, "SESSIONS", "CACHE WRITE", "CACHE READ", "REASONING", "CALLS", "MESSAGES")...)
+		tp.SetLayout(layout(opts.report.compact, opts.report.wide))
 		tp.Flex(0)
 		keys := make([]string, len(shown))
 		for i, r := range shown {
@@ -229,11 +237,19 @@ func usageRun(ctx context.Context, opts *Options) error {
 		}
 		if tty {
 			command.WriteMore(ios, len(rows)-len(shown))
+			writeHidden(ios, tp)
 		}
 		return nil
 	}
 	if tty {
-		fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), human.Usage(rep.Total))
+		total := human.Usage(rep.Total)
+		if opts.report.wide {
+			fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), total)
+		} else {
+			// Wrapped between its figures at the terminal's width.
+			lines := term.WrapWords(strings.Split(total, " · "), " · ", ios.TerminalWidth()-len("Total: "))
+			fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), strings.Join(lines, "\n       "))
+		}
 	} else {
 		u := rep.Total
 		msgs := 0
