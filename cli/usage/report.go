@@ -28,6 +28,9 @@ type reportFlags struct {
 	csv       bool
 	// compact and wide force the layout of a terminal's table.
 	compact, wide bool
+	// noImport reports from the store as it is, without importing what
+	// the agents wrote since the last import.
+	noImport bool
 	// live redraws the active block every interval, frames times (0:
 	// until interrupted).
 	live     bool
@@ -47,6 +50,7 @@ func (r *reportFlags) add(cmd *cobra.Command, withBy bool) {
 	fl.StringVar(&r.agent, "agent", "", "only sessions of this `surface`: cli, http, claude-code, codex, gemini, opencode, …")
 	fl.BoolVar(&r.csv, "csv", false, "print CSV with a header")
 	addLayout(cmd, &r.compact, &r.wide)
+	fl.BoolVar(&r.noImport, "no-import", false, "report from the store as it is, without importing what the agents wrote since the last import")
 }
 
 // addLayout adds --compact and --wide, which force a terminal table's
@@ -114,7 +118,8 @@ Costs are worked out now from each model's tokens and the price table
 (the bundled prices and config.toml's [prices]); a model without a price
 has its tokens counted and is named under the totals, its cost unknown
 (null in --json), never $0. Days, weeks (ISO, from Monday) and months
-are cut in --tz, the local zone by default.`,
+are cut in --tz, the local zone by default. What the agents wrote since
+the last import is imported first (--no-import skips it).`,
 		Example: fmt.Sprintf(`  loom usage %[1]s
   loom usage %[1]s --since 7d --breakdown model
   loom usage %[1]s --agent claude-code --tz UTC --json
@@ -180,6 +185,7 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	if rf.live {
 		return usageLiveRun(ctx, opts, rf, project)
 	}
+	looked := refresh(ctx, opts, rf.noImport)
 	o, st, err := reportInput(ctx, opts, rf, project)
 	if err != nil {
 		return err
@@ -187,6 +193,9 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	rep, err := report.Build(ctx, st, o)
 	if err != nil {
 		return agentUsage(err)
+	}
+	if len(rep.Rows) == 0 {
+		writeLooked(opts, looked)
 	}
 	ios := opts.IO
 	switch {

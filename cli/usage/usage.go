@@ -16,6 +16,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/pricing"
 )
@@ -38,6 +39,9 @@ type Options struct {
 	JSON   bool
 	// Agents are the agents loom imports, which --agent may name.
 	Agents []string
+	// ImportAgents brings in what the agents wrote since the last
+	// import, before a report.
+	ImportAgents func(context.Context) (*importer.Report, error)
 
 	Ref string
 	// ThisProject is --project: only this project's sessions.
@@ -56,6 +60,8 @@ func NewCmdUsage(f *command.Factory) *cobra.Command {
 		PriceTable: f.PriceTable,
 		RefLen:     f.RefLen,
 		Now:        f.TimeNow,
+
+		ImportAgents: f.ImportAgents,
 	}
 	for _, fm := range f.Formats {
 		opts.Agents = append(opts.Agents, fm.Tool())
@@ -67,6 +73,10 @@ func NewCmdUsage(f *command.Factory) *cobra.Command {
 costliest first), per project, per surface (cli, http, or the agent an
 imported session came from) and per model. With REF, of that session
 alone; with --project, of this project's sessions.
+
+Every report first imports what the agents (Claude Code, Codex, Gemini
+CLI, …) wrote since the last import, as loom session import --from all
+does, and says so in one line; --no-import reports the store as it is.
 
 --limit bounds the per-session table of the text output; --json prints
 the whole report.
@@ -117,6 +127,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 }
 
 func usageRun(ctx context.Context, opts *Options) error {
+	looked := refresh(ctx, opts, opts.report.noImport)
 	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
@@ -240,6 +251,9 @@ func usageRun(ctx context.Context, opts *Options) error {
 			writeHidden(ios, tp)
 		}
 		return nil
+	}
+	if len(rep.BySession) == 0 {
+		writeLooked(opts, looked)
 	}
 	if tty {
 		total := human.Usage(rep.Total)
