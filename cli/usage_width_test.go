@@ -2,10 +2,13 @@ package cli
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/loomhq/loom/report"
 )
 
 // Every usage table fits the terminal: at 80 columns the compact layout
@@ -84,5 +87,36 @@ func TestUsageTablesFit(t *testing.T) {
 		if r := fx.run(t, args...); r.code != 2 || !strings.Contains(r.stderr, "cannot be used together") {
 			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
 		}
+	}
+}
+
+// --order desc lists the newest period first, in every output; another
+// order is a usage error.
+func TestUsageOrder(t *testing.T) {
+	fx := newEmptyFixture(t)
+	dir, err := filepath.Abs(filepath.Join(samples, "claude-code"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := fx.runWith(t, runOpts{before: allFormats}, "session", "import", "--from", "claude-code", dir); r.code != 0 {
+		t.Fatalf("import: exit %d: %s", r.code, r.stderr)
+	}
+	periods := func(args ...string) []string {
+		t.Helper()
+		rep := decodeJSON[report.Report](t, fx.mustRun(t, append([]string{"usage", "daily", "--tz", "UTC", "--json"}, args...)...))
+		var out []string
+		for _, r := range rep.Rows {
+			out = append(out, r.Period)
+		}
+		return out
+	}
+	asc, desc := periods(), periods("--order", "desc")
+	back := slices.Clone(asc)
+	slices.Reverse(back)
+	if len(asc) < 2 || !slices.IsSorted(asc) || !slices.Equal(desc, back) {
+		t.Fatalf("asc %v, desc %v", asc, desc)
+	}
+	if r := fx.run(t, "usage", "weekly", "--order", "newest"); r.code != 2 || !strings.Contains(r.stderr, "--order") {
+		t.Fatalf("--order newest: exit %d: %s", r.code, r.stderr)
 	}
 }

@@ -28,6 +28,8 @@ type reportFlags struct {
 	csv       bool
 	// compact and wide force the layout of a terminal's table.
 	compact, wide bool
+	// order is asc (oldest period first) or desc.
+	order string
 	// noImport reports from the store as it is, without importing what
 	// the agents wrote since the last import.
 	noImport bool
@@ -50,6 +52,7 @@ func (r *reportFlags) add(cmd *cobra.Command, withBy bool) {
 	fl.StringVar(&r.agent, "agent", "", "only sessions of this `surface`: cli, http, claude-code, codex, gemini, opencode, …")
 	fl.BoolVar(&r.csv, "csv", false, "print CSV with a header")
 	addLayout(cmd, &r.compact, &r.wide)
+	fl.StringVar(&r.order, "order", "asc", "`asc` lists the oldest period first, desc the newest")
 	fl.BoolVar(&r.noImport, "no-import", false, "report from the store as it is, without importing what the agents wrote since the last import")
 }
 
@@ -104,7 +107,8 @@ func indexes(header []string, names ...string) []int {
 // set reports whether any report flag was given, so that `loom usage`
 // alone keeps printing its totals.
 func (r *reportFlags) set() bool {
-	return r.by != "" || r.breakdown != "" || r.since != "" || r.until != "" || r.tz != "" || r.agent != "" || r.csv
+	return r.by != "" || r.breakdown != "" || r.since != "" || r.until != "" || r.tz != "" || r.agent != "" || r.csv ||
+		r.order != "asc"
 }
 
 func newCmdUsageReport(f *command.Factory, name, by, short string, parent *Options) *cobra.Command {
@@ -182,6 +186,9 @@ func agentUsage(err error) error {
 }
 
 func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project bool) error {
+	if rf.order != "asc" && rf.order != "desc" {
+		return command.UsageErrorf("--order %q: use asc or desc", rf.order)
+	}
 	if rf.live {
 		return usageLiveRun(ctx, opts, rf, project)
 	}
@@ -196,6 +203,9 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	}
 	if len(rep.Rows) == 0 {
 		writeLooked(opts, looked)
+	}
+	if rf.order == "desc" {
+		slices.Reverse(rep.Rows)
 	}
 	ios := opts.IO
 	switch {
