@@ -14,6 +14,7 @@ import (
 	_ "github.com/loomhq/loom/importer/clinetasks"
 	_ "github.com/loomhq/loom/importer/codex"
 	_ "github.com/loomhq/loom/importer/continuedev"
+	_ "github.com/loomhq/loom/importer/copilotchat"
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/opencode"

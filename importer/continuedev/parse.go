@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -126,7 +125,7 @@ func parse(file string, data []byte, created, modified time.Time) (*importer.Res
 	out := &importer.Session{
 		SourceID:  id,
 		Kind:      loom.KindMain,
-		Cwd:       workspacePath(s.WorkspaceDirectory),
+		Cwd:       importer.FileURIPath(s.WorkspaceDirectory),
 		Model:     s.ChatModelTitle,
 		Path:      file,
 		CreatedAt: created,
@@ -413,24 +412,6 @@ func (u *usageJSON) loom() loom.Usage {
 	// not.
 	out.InputTokens = max(out.InputTokens-out.CacheReadTokens, 0)
 	return out
-}
-
-// workspacePath is the directory of Continue's workspace, which it
-// records as a file:// URI (the extensions) or a path (the CLI).
-func workspacePath(w string) string {
-	if !strings.HasPrefix(w, "file://") {
-		return w
-	}
-	u, err := url.Parse(w)
-	if err != nil {
-		return w
-	}
-	p := u.Path
-	if len(p) > 2 && p[0] == '/' && p[2] == ':' {
-		// file:///c:/Users/… on Windows.
-		p = p[1:]
-	}
-	return filepath.FromSlash(p)
 }
 
 func mimeOf(u string) string {
