@@ -17,6 +17,7 @@ import (
 	_ "github.com/loomhq/loom/importer/copilotchat"
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"
+	_ "github.com/loomhq/loom/importer/gptme"
 	_ "github.com/loomhq/loom/importer/opencode"
 	_ "github.com/loomhq/loom/importer/pi"
 )
