@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -126,7 +125,7 @@ func parse(file string, data []byte, created, modified time.Time) (*importer.Res
 	out := &importer.Session{
 		SourceID:  id,
 		Kind:      loom.KindMain,
-		Cwd:       workspacePath(s.WorkspaceDirectory),
+		Cwd:       importer.FileURIPath(s.WorkspaceDirectory),
 		Model:     s.ChatModelTitle,
 		Path:      file,
 		CreatedAt: created,
@@ -209,8 +208,8 @@ func (b *builder) item(mid string, it *historyItem) {
 		msg := &loom.Message{ID: mid, Role: loom.RoleAssistant, Model: b.model}
 		if r := it.Reasoning; r != nil && strings.TrimSpace(r.Text) != "" {
 			msg.Parts = append(msg.Parts, loom.Part{ID: mid + "/reasoning", Type: loom.PartReasoning, Text: r.Text})
-			msg.CreatedAt = ms(r.StartAt)
-			if end := ms(r.EndAt); !end.IsZero() {
+			msg.CreatedAt = importer.Millis(r.StartAt)
+			if end := importer.Millis(r.EndAt); !end.IsZero() {
 				msg.CompletedAt = &end
 			}
 		}
@@ -395,42 +394,24 @@ func plain(raw json.RawMessage) string {
 
 func (u *usageJSON) loom() loom.Usage {
 	out := loom.Usage{
-		InputTokens:  count(max(u.PromptTokens, u.SnakePrompt)),
-		OutputTokens: count(max(u.CompletionTokens, u.SnakeCompletion)),
+		InputTokens:  importer.Tokens(max(u.PromptTokens, u.SnakePrompt)),
+		OutputTokens: importer.Tokens(max(u.CompletionTokens, u.SnakeCompletion)),
 	}
 	for _, d := range []*details{u.PromptTokensDetails, u.SnakePromptDetails} {
 		if d != nil {
-			out.CacheReadTokens = max(out.CacheReadTokens, count(max(d.CachedTokens, d.SnakeCached)))
-			out.CacheWriteTokens = max(out.CacheWriteTokens, count(d.CacheWriteTokens))
+			out.CacheReadTokens = max(out.CacheReadTokens, importer.Tokens(max(d.CachedTokens, d.SnakeCached)))
+			out.CacheWriteTokens = max(out.CacheWriteTokens, importer.Tokens(d.CacheWriteTokens))
 		}
 	}
 	for _, d := range []*details{u.CompletionTokensDetails, u.SnakeCompletionDetails} {
 		if d != nil {
-			out.ReasoningTokens = max(out.ReasoningTokens, count(max(d.ReasoningTokens, d.SnakeReasoning)))
+			out.ReasoningTokens = max(out.ReasoningTokens, importer.Tokens(max(d.ReasoningTokens, d.SnakeReasoning)))
 		}
 	}
 	// OpenAI's prompt tokens include the cached ones; loom's input does
 	// not.
 	out.InputTokens = max(out.InputTokens-out.CacheReadTokens, 0)
 	return out
-}
-
-// workspacePath is the directory of Continue's workspace, which it
-// records as a file:// URI (the extensions) or a path (the CLI).
-func workspacePath(w string) string {
-	if !strings.HasPrefix(w, "file://") {
-		return w
-	}
-	u, err := url.Parse(w)
-	if err != nil {
-		return w
-	}
-	p := u.Path
-	if len(p) > 2 && p[0] == '/' && p[2] == ':' {
-		// file:///c:/Users/… on Windows.
-		p = p[1:]
-	}
-	return filepath.FromSlash(p)
 }
 
 func mimeOf(u string) string {
@@ -440,20 +421,4 @@ func mimeOf(u string) string {
 		}
 	}
 	return ""
-}
-
-func count(f float64) int64 {
-	if !(f > 0 && f < 1e15) {
-		return 0
-	}
-	return int64(f)
-}
-
-// ms is a time in milliseconds since the epoch, the zero time for none
-// or nonsense.
-func ms(f float64) time.Time {
-	if !(f > 0 && f < 95_617_584_000_000) {
-		return time.Time{}
-	}
-	return time.UnixMilli(int64(f)).UTC()
 }

@@ -222,27 +222,3 @@ func Exec(t testing.TB, db *sql.DB, q string, args ...any) {
 		t.Fatalf("%s: %v", q, err)
 	}
 }
-
-// ReadAll reads every bundle f finds under root, failing the test when
-// one cannot be read, checks each result (Check) and returns them as one.
-func ReadAll(t testing.TB, f importer.Format, root string) *importer.Result {
-	t.Helper()
-	bs, err := f.Bundles(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := &importer.Result{Skipped: map[string]int{}}
-	for _, b := range bs {
-		res, err := f.Read(context.Background(), b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		Check(t, res)
-		all.Sessions = append(all.Sessions, res.Sessions...)
-		all.Problems = append(all.Problems, res.Problems...)
-		for k, v := range res.Skipped {
-			all.Skipped[k] += v
-		}
-	}
-	return all
-}

@@ -1,0 +1,81 @@
+package importertest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom/importer"
+)
+
+// Follows checks that importer.Watch on root follows a session of f as
+// it grows: after the first run has imported what root holds, grow
+// writes to the session's files as the tool does, and a run that adds
+// want messages must follow, learnt from the file system's
+// notifications (the periodic rescan is an hour away, and the run
+// follows a notification by Watch's quiet time, 100 ms). It returns
+// the report of the run that added them.
+func Follows(t testing.TB, f importer.Format, root string, grow func(), want int) *importer.ToolReport {
+	t.Helper()
+	st := Store(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	reports := make(chan *importer.Report, 16)
+	done := make(chan error, 1)
+	go func() {
+		im := &importer.Importer{Store: st, UserID: "alice"}
+		done <- im.Watch(ctx, []importer.Target{{Format: f, Roots: []string{root}, Explicit: true}},
+			importer.WatchOptions{Rescan: time.Hour}, func(r *importer.Report) { reports <- r })
+	}()
+	defer func() { cancel(); <-done }()
+	select {
+	case r := <-reports:
+		if tr := r.Tools[0]; tr.SessionsNew == 0 || tr.ProblemCount != 0 {
+			t.Fatalf("first watch run: %+v", tr)
+		}
+	case <-ctx.Done():
+		t.Fatal("no first watch run")
+	}
+	grow()
+	for {
+		select {
+		case r := <-reports:
+			tr := r.Tools[0]
+			if tr.MessagesAdded == 0 {
+				continue // a run that found the write not finished
+			}
+			if tr.MessagesAdded != want || tr.SessionsGrown != 1 || tr.SessionsNew != 0 {
+				t.Fatalf("watch run after the write: %+v, want %d messages added to the session", tr, want)
+			}
+			return tr
+		case <-ctx.Done():
+			t.Fatal("--watch did not follow the grown session")
+			return nil
+		}
+	}
+}
+
+// ReadAll reads every bundle f finds under root, checks each result
+// (Check) and returns them together: sessions and problems in
+// order, skipped counts summed.
+func ReadAll(t testing.TB, f importer.Format, root string) *importer.Result {
+	t.Helper()
+	bs, err := f.Bundles(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := &importer.Result{Skipped: map[string]int{}}
+	for _, b := range bs {
+		res, err := f.Read(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Check(t, res)
+		all.Sessions = append(all.Sessions, res.Sessions...)
+		all.Problems = append(all.Problems, res.Problems...)
+		for k, v := range res.Skipped {
+			all.Skipped[k] += v
+		}
+	}
+	return all
+}
