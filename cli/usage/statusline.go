@@ -1,0 +1,151 @@
+package usage
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/report"
+)
+
+// statusPayload is what Claude Code passes a status line command on
+// stdin; every field is optional, as versions differ.
+type statusPayload struct {
+	SessionID string `json:"session_id"`
+	Model     struct {
+		ID          string `json:"id"`
+		DisplayName string `json:"display_name"`
+	} `json:"model"`
+	Cost struct {
+		TotalCostUSD *float64 `json:"total_cost_usd"`
+	} `json:"cost"`
+	ContextWindow *struct {
+		Size                int64    `json:"context_window_size"`
+		RemainingPercentage *float64 `json:"remaining_percentage"`
+		CurrentUsage        *struct {
+			InputTokens              int64 `json:"input_tokens"`
+			CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+			CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+		} `json:"current_usage"`
+	} `json:"context_window"`
+}
+
+// statusMaxInput bounds what the status line reads from stdin.
+const statusMaxInput = 1 << 20
+
+func newCmdStatusline(f *command.Factory, opts *Options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "statusline",
+		Short: "Print one status line for Claude Code from its status line JSON on stdin",
+		Long: `Print one short line for Claude Code's status line: the model, this
+session's cost, today's cost, the active 5-hour block with its time left
+and burn rate, and the context left when Claude Code says it. It reads
+the JSON Claude Code passes a status line command on stdin, and counts
+from the store's roll-up (import with the hooks or --watch to keep it
+current; the session's own figure comes from Claude Code while loom has
+not imported it). In ~/.claude/settings.json:
+
+  "statusLine": {"type": "command", "command": "loom usage statusline"}`,
+		Example: `  echo '{"session_id":"…","model":{"display_name":"Opus"}}' | loom usage statusline`,
+		Args:    command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.User = f.User()
+			return statuslineRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func statuslineRun(ctx context.Context, opts *Options) error {
+	var p statusPayload
+	b, err := io.ReadAll(io.LimitReader(opts.IO.In, statusMaxInput))
+	if err != nil {
+		return fmt.Errorf("reading the status line JSON: %w", err)
+	}
+	if len(strings.TrimSpace(string(b))) > 0 {
+		if err := json.Unmarshal(b, &p); err != nil {
+			return command.UsageErrorf("stdin is not Claude Code's status line JSON: %v", err)
+		}
+	}
+	st, err := opts.ReadStore(ctx)
+	if err != nil {
+		return err
+	}
+	now := opts.Now()
+	prices, err := opts.PriceTable()
+	if err != nil {
+		return err
+	}
+	var fields []string
+	if m := cmp.Or(p.Model.DisplayName, p.Model.ID); m != "" {
+		fields = append(fields, m)
+	}
+	if c, ok := sessionCost(ctx, st, opts.User, p); ok {
+		fields = append(fields, "session "+human.Cost(c))
+	}
+	y, mo, d := now.Date()
+	day, err := report.Build(ctx, st, report.Options{UserID: opts.User, By: report.Day, Since: time.Date(y, mo, d, 0, 0, 0, 0, time.Local),
+		Location: time.Local, Prices: prices, Now: now})
+	if err != nil {
+		return err
+	}
+	fields = append(fields, "today "+human.Cost(day.Total.Cost()))
+	blocks, err := report.Build(ctx, st, report.Options{UserID: opts.User, By: report.Block, Since: now.Add(-2 * report.BlockLength),
+		Location: time.Local, Prices: prices, Now: now})
+	if err != nil {
+		return err
+	}
+	if a := blocks.Active(); a != nil {
+		left := human.Duration(time.Duration(a.Block.RemainingMinutes) * time.Minute)
+		block := fmt.Sprintf("block %s, %s left", human.Cost(a.Cost()), left)
+		if a.Block.CostPerHour != nil {
+			block += fmt.Sprintf(", %s/h", human.Cost(*a.Block.CostPerHour))
+		}
+		fields = append(fields, block)
+	}
+	if left, ok := contextLeft(p); ok {
+		fields = append(fields, fmt.Sprintf("%d%% context left", left))
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, strings.Join(fields, " · "))
+	return err
+}
+
+// sessionCost is the cost of the session the payload names: what loom
+// imported of it, else what Claude Code says.
+func sessionCost(ctx context.Context, st loom.Store, user string, p statusPayload) (float64, bool) {
+	if p.SessionID != "" && loom.ValidKey("claude-code:"+p.SessionID) == nil {
+		ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Key: "claude-code:" + p.SessionID, Limit: 1})
+		if err == nil && len(ss) == 1 && human.CostKnown(ss[0].Usage) {
+			return ss[0].Usage.CostUSD, true
+		}
+	}
+	if c := p.Cost.TotalCostUSD; c != nil {
+		return *c, true
+	}
+	return 0, false
+}
+
+// contextLeft is the share of the context window left, in percent, when
+// the payload says it (newer Claude Code versions).
+func contextLeft(p statusPayload) (int, bool) {
+	cw := p.ContextWindow
+	switch {
+	case cw == nil:
+		return 0, false
+	case cw.RemainingPercentage != nil:
+		return int(*cw.RemainingPercentage + 0.5), true
+	case cw.Size > 0 && cw.CurrentUsage != nil:
+		u := cw.CurrentUsage
+		used := u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+		return max(0, int(100-100*float64(used)/float64(cw.Size)+0.5)), true
+	}
+	return 0, false
+}
