@@ -213,3 +213,34 @@ func Cost(provider, model string, u loom.Usage) (float64, bool) {
 func Long(u loom.Usage) bool {
 	return u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens > LongContextTokens
 }
+
+// Entry is one row of a price table as Entries lists it.
+type Entry struct {
+	// Provider is empty for an added price that holds for any provider.
+	Provider string `json:"provider"`
+	// Model is a base name: snapshot suffixes (-20250514, -latest)
+	// extend it.
+	Model string `json:"model"`
+	Price
+	// Source is "bundled", or "config" for a price added with Add.
+	Source string `json:"source"`
+	// Overridden says an added price hides this bundled one.
+	Overridden bool `json:"overridden,omitempty"`
+}
+
+// Entries lists t: the added prices first, in the order added, then the
+// bundled table, each bundled price hidden by an added one marked.
+func (t *Table) Entries() []Entry {
+	var out []Entry
+	for _, e := range t.added {
+		out = append(out, Entry{Provider: e.provider, Model: e.model, Price: e.price, Source: "config"})
+	}
+	for _, e := range table {
+		hidden := false
+		for _, a := range t.added {
+			hidden = hidden || a.model == e.model && (a.provider == "" || a.provider == e.provider)
+		}
+		out = append(out, Entry{Provider: e.provider, Model: e.model, Price: e.price, Source: "bundled", Overridden: hidden})
+	}
+	return out
+}

@@ -123,7 +123,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 	} {
 		cmd.AddCommand(newCmdUsageReport(f, c.name, c.by, c.short, opts))
 	}
-	cmd.AddCommand(newCmdStatusline(f, opts))
+	cmd.AddCommand(newCmdStatusline(f, opts), newCmdPrices(f, opts))
 	return cmd
 }
 

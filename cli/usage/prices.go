@@ -1,0 +1,72 @@
+package usage
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/pricing"
+)
+
+func newCmdPrices(f *command.Factory, opts *Options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "prices",
+		Short: "List the prices every report is worked out from",
+		Long: `List the price table every usage report prices tokens with: the
+bundled prices (dated: the month they were taken from the providers'
+price lists) and, first, those config.toml's [prices] adds, which win
+over a bundled price of the same model. Prices are US dollars per
+million tokens; a model's snapshot names (-20250514, -latest) take its
+base name's price. A model in no row is reported as unpriced, never $0.`,
+		Example: `  loom usage prices
+  loom usage prices --json | jq '.prices[] | select(.provider == "anthropic")'`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := opts.PriceTable()
+			if err != nil {
+				return err
+			}
+			entries := t.Entries()
+			ios := opts.IO
+			if f.JSON() {
+				return command.WriteJSON(ios.Out, struct {
+					AsOf   string          `json:"as_of"`
+					Prices []pricing.Entry `json:"prices"`
+				}{pricing.AsOf, entries})
+			}
+			tty := ios.IsStdoutTTY()
+			if tty {
+				fmt.Fprintf(ios.Out, "Prices as of %s, US dollars per million tokens.\n", pricing.AsOf)
+			}
+			tp := term.NewTable(ios)
+			tp.Header("PROVIDER", "MODEL", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "LONG CONTEXT", "SOURCE")
+			num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+			for _, e := range entries {
+				long := ""
+				if l := e.LongContext; l != nil {
+					long = num(l.Input) + "/" + num(l.Output)
+				}
+				source := e.Source
+				if e.Overridden {
+					source = "bundled, overridden"
+				}
+				for _, c := range []string{cmpOrAny(e.Provider), e.Model, num(e.Input), num(e.Output), num(e.CacheRead), num(e.CacheWrite), long, source} {
+					tp.AddField(c, nil)
+				}
+				tp.EndRow()
+			}
+			return tp.Render()
+		},
+	}
+}
+
+// cmpOrAny names the provider of a price that holds for any provider.
+func cmpOrAny(provider string) string {
+	if provider == "" {
+		return "any"
+	}
+	return provider
+}
