@@ -63,7 +63,7 @@ func read(ctx context.Context, name, id, cwd string, r io.Reader) (*importer.Res
 			return nil
 		}
 		mid := strconv.Itoa(n)
-		at := stamp(l.Timestamp)
+		at := importer.ISOTime(l.Timestamp)
 		msg := &loom.Message{ID: mid, CreatedAt: at, CompletedAt: &at}
 		text := *l.Content
 		switch l.Role {
@@ -197,20 +197,4 @@ func (m *metadata) loom() loom.Usage {
 		out.APICalls = 1
 	}
 	return out
-}
-
-// stamp reads gptme's timestamps: ISO 8601, with an offset, or without
-// one in the machine's local time (as Python's datetime.now() writes
-// them).
-func stamp(s string) time.Time {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC()
-	}
-	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t.UTC()
-		}
-	}
-	return time.Time{}
 }
