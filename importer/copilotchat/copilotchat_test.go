@@ -127,13 +127,7 @@ func TestImportAndFollowLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	importertest.Follows(t, Format{}, dir, func() {
-		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer f.Close()
-		f.WriteString(`{"kind":2,"k":["requests"],"v":[{"requestId":"request_b","message":{"text":"and a test"},"response":[{"value":"Added health_test.go."}],"timestamp":1762100210000}]}` + "\n")
+		importertest.AppendLines(t, file, `{"kind":2,"k":["requests"],"v":[{"requestId":"request_b","message":{"text":"and a test"},"response":[{"value":"Added health_test.go."}],"timestamp":1762100210000}]}`)
 	}, 2)
 }
 

@@ -89,14 +89,8 @@ func TestImportAndFollow(t *testing.T) {
 	file := filepath.Join(dir, logFile)
 	os.WriteFile(file, data, 0o644)
 	importertest.Follows(t, Format{}, filepath.Dir(dir), func() {
-		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer f.Close()
-		f.WriteString(`{"role": "user", "content": "and 3+3?", "timestamp": "2025-01-02T09:01:00.000000"}` + "\n" +
-			`{"role": "assistant", "content": "6", "timestamp": "2025-01-02T09:01:01.000000"}` + "\n")
+		importertest.AppendLines(t, file, `{"role": "user", "content": "and 3+3?", "timestamp": "2025-01-02T09:01:00.000000"}`,
+			`{"role": "assistant", "content": "6", "timestamp": "2025-01-02T09:01:01.000000"}`)
 	}, 2)
 }
 
