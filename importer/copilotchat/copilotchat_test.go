@@ -145,4 +145,14 @@ func TestRootsAndBundles(t *testing.T) {
 	if err != nil || len(bs) != 3 {
 		t.Errorf("bundles %v %v: workspace.json is no session", bs, err)
 	}
+	// Other extensions' storage beside chatSessions is not walked.
+	dir := t.TempDir()
+	for _, p := range []string{"workspaceStorage/h/chatSessions/a.json", "workspaceStorage/h/ms-python.python/x/chatSessions/b.json"} {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(`{}`), 0o644)
+	}
+	if bs, err := (Format{}).Bundles(context.Background(), dir); err != nil || len(bs) != 1 || filepath.Base(bs[0].Name()) != "a.json" {
+		t.Errorf("bundles %v %v", bs, err)
+	}
 }
