@@ -123,7 +123,7 @@ func isDir(p string) bool {
 }
 
 // maxEvents bounds the events of one conversation read, each of which is
-// a file.
+// a file; together they are read up to importer.MaxFile bytes.
 const maxEvents = 100_000
 
 // Read reads one conversation's state and events.
@@ -135,6 +135,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if filepath.Base(c.dir) == eventsDir {
 		c.dir = filepath.Dir(c.dir)
 	}
+	var total int64
 	for i, name := range b.Files {
 		if i > maxEvents {
 			return nil, fmt.Errorf("openhands: more than %d events in %s", maxEvents, c.dir)
@@ -142,7 +143,13 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		f, _, err := importer.Open(name, importer.MaxDocument)
+		f, fi, err := importer.Open(name, importer.MaxDocument)
+		if err == nil {
+			if total += fi.Size(); total > importer.MaxFile {
+				f.Close()
+				return nil, fmt.Errorf("openhands: the events of %s are over %d bytes", c.dir, int64(importer.MaxFile))
+			}
+		}
 		if err != nil {
 			if i == 0 {
 				return nil, fmt.Errorf("openhands: %w", err)
