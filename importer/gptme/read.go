@@ -44,6 +44,9 @@ type usage struct {
 	ReasoningTokens     float64 `json:"reasoning_tokens"`
 }
 
+// thinking is a reasoning block as gptme keeps it in a reply's text.
+var thinking = regexp.MustCompile(`(?s)<think(?:ing)?>(.*?)</think(?:ing)?>`)
+
 // toolCall is how gptme's tool format writes a call in the reply:
 // @<tool>(<call id>): <arguments as JSON>.
 var toolCall = regexp.MustCompile(`(?m)^@([A-Za-z0-9_.-]+)\(([^()\s]+)\):[ \t]*`)
@@ -149,10 +152,24 @@ func read(ctx context.Context, name, id, cwd string, r io.Reader) (*importer.Res
 // their output the system message after them).
 func reply(mid string, text string) []loom.Part {
 	var parts []loom.Part
-	addText := func(t string) {
-		if strings.TrimSpace(t) != "" {
-			parts = append(parts, loom.Part{ID: mid + "/" + strconv.Itoa(len(parts)), Type: loom.PartText, Text: strings.TrimSpace(t)})
+	add := func(typ, t string) {
+		if t = strings.TrimSpace(t); t != "" {
+			parts = append(parts, loom.Part{ID: mid + "/" + strconv.Itoa(len(parts)), Type: typ, Text: t})
 		}
+	}
+	// Text, less the <thinking> blocks gptme keeps in the reply, which
+	// are reasoning parts where they were.
+	addText := func(t string) {
+		for {
+			loc := thinking.FindStringSubmatchIndex(t)
+			if loc == nil {
+				break
+			}
+			add(loom.PartText, t[:loc[0]])
+			add(loom.PartReasoning, t[loc[2]:loc[3]])
+			t = t[loc[1]:]
+		}
+		add(loom.PartText, t)
 	}
 	rest := text
 	for {
