@@ -183,3 +183,40 @@ func TestReplyRenderedOnceOnSmallTerminal(t *testing.T) {
 		t.Fatalf("a reply taller than the screen was printed %d times:\n%s", n, p.Output())
 	}
 }
+
+// At 80 columns /help breaks no word: a description too long for the
+// line goes on under the descriptions, and the hint printed on leaving
+// keeps the session id whole, on a line of its own.
+func TestHelpAndExitHintAt80Columns(t *testing.T) {
+	fx := newAgentFixture(t)
+	fx.srv.Enqueue(openaitest.Reply{Text: "noted"})
+	fx.extraEnv = fx.env
+	p := fx.startPTYSize(t, 80, 24, "chat", "--new")
+	p.WaitFor(t, "›")
+	p.Send("/help\r")
+	waitScreen(t, p, "/exit", "Ctrl+D too")
+	screen := p.Screen()
+	for _, want := range []string{
+		"/fork [TURN]     fork this session at TURN (default: all) and continue in the\n                 fork",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("/help at 80 columns lacks %q:\n%s", want, screen)
+		}
+	}
+	p.Send("hello\r")
+	p.WaitFor(t, "noted")
+	p.WaitPrompt(t, "›")
+	p.Send("\x04")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Output())
+	}
+	out := p.Output()
+	i := strings.Index(out, "resume this session with:")
+	if i < 0 {
+		t.Fatalf("no resume hint:\n%s", out)
+	}
+	hint := strings.ReplaceAll(out[i:], "\r", "")
+	if !regexp.MustCompile(`resume this session with:\n  loom chat --resume [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\n`).MatchString(hint) {
+		t.Fatalf("the hint at 80 columns:\n%q", hint)
+	}
+}

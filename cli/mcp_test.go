@@ -98,7 +98,7 @@ func connectStdio(t *testing.T, fx *fixture, extraEnv ...string) *sdk.ClientSess
 	return cs
 }
 
-// The tools and their arguments as SPEC §9 names them (each may take
+// The tools and their arguments as docs/mcp.md names them (each may take
 // more).
 var mcpTools = map[string]struct{ args, required []string }{
 	"search_sessions": {[]string{"query", "limit", "project", "all_projects", "surface", "role", "since", "until"}, []string{"query"}},
@@ -178,7 +178,7 @@ func toolsDocumented(t *testing.T, names []string) {
 }
 
 // loom mcp, started as an agent starts it, answers the Go SDK's client
-// over real pipes: the tools of SPEC §9 with their schemas, each called
+// over real pipes: the tools of docs/mcp.md with their schemas, each called
 // on the fixture's store with its text and structured content checked,
 // and bad calls that are tool errors while the server keeps answering.
 func TestMCPStdio(t *testing.T) {

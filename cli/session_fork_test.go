@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,5 +75,27 @@ func TestSessionForkChoosesTurnOnTerminal(t *testing.T) {
 	s := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "resume", id, "--json"))
 	if s.ForkTurn != 1 || s.TurnCount != 1 {
 		t.Fatalf("chosen turn 1, got fork_turn %d, %d turns", s.ForkTurn, s.TurnCount)
+	}
+}
+
+// A fork made on the command line becomes the project's most recent
+// session, which bare loom resumes: on a terminal the fork says so, and
+// names the way back to the session it was made from.
+func TestSessionForkSaysWhatLoomResumes(t *testing.T) {
+	fx := newFixture(t)
+	r := fx.runWith(t, runOpts{tty: true}, "session", "fork", fx.main.ID, "--turn", "1")
+	if r.code != 0 {
+		t.Fatalf("fork: exit %d: %s", r.code, r.stderr)
+	}
+	m := regexp.MustCompile(`loom alone now continues the fork, the project's most recent session; loom chat -r (\S+) goes back to "Fix the flaky test"\.`).
+		FindStringSubmatch(strings.Join(strings.Fields(ansi.Strip(r.stderr)), " "))
+	if m == nil {
+		t.Fatalf("fork on a terminal said:\n%s", r.stderr)
+	}
+	if got := decodeJSON[*loom.Session](t, fx.mustRun(t, "session", "resume", m[1], "--json")); got.ID != fx.main.ID {
+		t.Fatalf("the way back, %s, names %s, not %s", m[1], got.ID, fx.main.ID)
+	}
+	if r := fx.run(t, "session", "fork", fx.main.ID, "--turn", "1"); strings.Contains(r.stderr, "continues") {
+		t.Fatalf("piped, the fork explained itself: %q", r.stderr)
 	}
 }

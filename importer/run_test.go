@@ -172,7 +172,7 @@ func TestImportIsIncrementalAndIdempotent(t *testing.T) {
 		t.Fatalf("imported session = %+v", s)
 	}
 	// The call has no result in the file yet: stored as an error (never
-	// running, SPEC §8), completed in place when its result arrives.
+	// running, see docs/import.md), completed in place when its result arrives.
 	if msgs[0].ID != "u1" || msgs[1].Parts[1].Status != loom.ToolError || msgs[1].Parts[1].Error != importer.NoResult {
 		t.Fatalf("imported messages = %+v", msgs)
 	}

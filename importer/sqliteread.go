@@ -261,3 +261,39 @@ func SQLiteSelect(have map[string]bool, cols []string) string {
 	}
 	return strings.Join(exprs, ", ")
 }
+
+// OpenSQLiteTables is OpenSQLite for a tool whose database is known by
+// its tables: one without all of them is not the tool's (an error
+// saying so, "not a <name> database").
+func OpenSQLiteTables(ctx context.Context, tool, name, path string, wal bool, tables ...string) (*sql.DB, error) {
+	return OpenSQLite(ctx, tool, path, wal, func(ctx context.Context, db *sql.DB) error {
+		n, err := SQLiteTables(ctx, db, tables...)
+		if err == nil && n != len(tables) {
+			err = fmt.Errorf("not a %s database: no %s tables", name, strings.Join(tables, " and "))
+		}
+		return err
+	})
+}
+
+// SQLiteRow scans the current row of rows, of n columns, as values.
+func SQLiteRow(rows *sql.Rows, n int) ([]any, error) {
+	v := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range v {
+		ptrs[i] = &v[i]
+	}
+	return v, rows.Scan(ptrs...)
+}
+
+// UnixTime is a time a tool recorded as a number since the epoch:
+// seconds, or milliseconds when too large for seconds; the zero time for
+// none or nonsense.
+func UnixTime(v float64) time.Time {
+	switch {
+	case !(v > 0 && v < 1e15):
+		return time.Time{}
+	case v >= 1e11:
+		return time.UnixMilli(int64(v)).UTC()
+	}
+	return time.Unix(int64(v), 0).UTC()
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -38,6 +39,45 @@ type Format struct {
 	Pretty bool
 	// Unknown is what an unknown cost reads as.
 	Unknown string
+	// ShortModels names models short (ShortModel), at most two to a
+	// line with the number of the others ("opus-4-1, sonnet-4 +1"), so
+	// that a narrow column lists every model rather than cutting one.
+	ShortModels bool
+}
+
+// ShortModel is a model's name without what every model of its family
+// shares: a provider prefix ("models/", "anthropic/"), Claude's
+// "claude-" and a release date ("-20250514", "@20250514"):
+// claude-sonnet-4-20250514 is sonnet-4.
+func ShortModel(m string) string {
+	if i := strings.LastIndexByte(m, '/'); i >= 0 && i < len(m)-1 {
+		m = m[i+1:]
+	}
+	short := strings.TrimPrefix(m, "claude-")
+	if i := strings.LastIndexAny(short, "-@"); i > 0 && len(short)-i-1 == 8 && strings.Trim(short[i+1:], "0123456789") == "" {
+		short = short[:i]
+	}
+	if short == "" {
+		return m
+	}
+	return short
+}
+
+// modelList is a row's models as f writes them.
+func (f Format) modelList(models []string) string {
+	if !f.ShortModels {
+		return strings.Join(models, ", ")
+	}
+	var names []string
+	for _, m := range models {
+		if n := ShortModel(m); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) <= 2 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s +%d", strings.Join(names[:2], ", "), len(names)-2)
 }
 
 // Cells returns the report as a table in f.
@@ -118,7 +158,7 @@ func (r *Report) Cells(f Format) Table {
 				period += " (active, " + human.Duration(time.Duration(row.Block.RemainingMinutes)*time.Minute) + " left)"
 			}
 		}
-		label := strings.Join(row.Models, ", ")
+		label := f.modelList(row.Models)
 		if r.Breakdown != "" {
 			label = ""
 		}

@@ -233,7 +233,7 @@ func (c *chat) detach(ctx context.Context) {
 	// A fork of an imported session that no message made is not there
 	// to resume.
 	if s := c.conv.Session(); s.MessageCount > 0 && !c.conv.Pending() && !c.opts.NoResumeHint {
-		fmt.Fprintf(c.opts.IO.ErrOut, "resume this session with: loom chat --resume %s\n", s.ID)
+		c.opts.IO.ResumeHint("loom chat --resume " + s.ID)
 	}
 }
 
@@ -353,6 +353,10 @@ func (c *chat) turn(ctx context.Context, text string) error {
 // interruptedTurn is what chat and run say when Ctrl+C stops a turn.
 const interruptedTurn = "(interrupted: the reply was not kept; your message was)"
 
+// helpIndent is where chatHelp's descriptions start: a description too
+// long for the terminal goes on below at that column.
+const helpIndent = 17
+
 const chatHelp = `/new             start a new session (this one is kept)
 /rename TITLE    rename this session
 /fork [TURN]     fork this session at TURN (default: all) and continue in the fork
@@ -377,7 +381,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 	case "/exit", "/quit":
 		return true, nil
 	case "/help":
-		fmt.Fprintln(out, chatHelp)
+		fmt.Fprintln(out, c.opts.IO.WrapErrHanging(chatHelp, helpIndent))
 	case "/new":
 		old := c.conv.Session()
 		if err := c.conv.New(ctx); err != nil {

@@ -160,7 +160,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	if s := conv.Session(); s.MessageCount > 0 && !conv.Pending() && !opts.NoResumeHint {
 		// Also after a failed turn: its prompt is stored, and this is
 		// how to try again.
-		fmt.Fprintf(opts.IO.ErrOut, "resume this session with: loom run --resume %s PROMPT\n", s.ID)
+		opts.IO.ResumeHint("loom run --resume " + s.ID + " PROMPT")
 	}
 	if err != nil && agent.IsCancelled(err) && ctx.Err() != nil {
 		fmt.Fprintln(opts.IO.ErrOut, interruptedTurn)

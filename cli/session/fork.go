@@ -89,6 +89,12 @@ func forkRun(ctx context.Context, opts *ForkOptions) error {
 	}
 	if opts.IO.IsStderrTTY() || opts.IO.IsStdoutTTY() {
 		fmt.Fprintf(opts.IO.ErrOut, "Forked %s at turn %d of %d into %q.\n", opts.DisplayID(ctx, st, s.ID), fork.ForkTurn, s.TurnCount, fork.Title)
+		if fork.Surface == loom.SurfaceCLI {
+			// Bare loom resumes the project's most recently active
+			// session, which the fork now is: say so, and the way back.
+			fmt.Fprintln(opts.IO.ErrOut, opts.IO.WrapErr(fmt.Sprintf("loom alone now continues the fork, the project's most recent session; loom chat -r %s goes back to %q.",
+				opts.DisplayID(ctx, st, s.ID), term.SanitizeLine(s.Title))))
+		}
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, fork.ID)
 	return err

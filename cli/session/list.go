@@ -232,7 +232,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	cs := ios.ColorScheme()
 	tp := term.NewTable(ios)
 	// The branch is a terminal column, shown when a session has one:
-	// piped rows keep the fields SPEC §4 lists.
+	// piped rows keep every field of docs/formats.md.
 	branches := false
 	for _, r := range rows {
 		branches = branches || r.S.GitBranch != ""

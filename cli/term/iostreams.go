@@ -3,11 +3,12 @@ package term
 import (
 	"bufio"
 	"bytes"
-	"github.com/charmbracelet/x/ansi"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	xterm "golang.org/x/term"
 )
 
@@ -113,6 +114,41 @@ func (s *IOStreams) WrapErr(text string) string {
 		return text
 	}
 	return wordwrap(text, s.TerminalWidth())
+}
+
+// WrapErrHanging wraps text for stderr as WrapErr does, but a line that
+// is wider than the terminal goes on at column indent (the column its
+// description starts at, in a list of commands and what they do), and
+// a line is broken at spaces only.
+func (s *IOStreams) WrapErrHanging(text string, indent int) string {
+	width := s.TerminalWidth()
+	if !s.stderrTTY || width <= indent+20 {
+		return s.WrapErr(text)
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) <= width {
+			continue
+		}
+		if len(l) <= indent || strings.TrimSpace(l[indent-1:indent]) != "" {
+			lines[i] = wordwrap(l, width)
+			continue
+		}
+		body := strings.Split(wordwrap(l[indent:], width-indent), "\n")
+		lines[i] = l[:indent] + strings.Join(body, "\n"+strings.Repeat(" ", indent))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ResumeHint prints, on stderr, the command that resumes a session: on
+// one line when it fits the terminal, else the command on a line of its
+// own, so that the terminal never breaks the id in two.
+func (s *IOStreams) ResumeHint(command string) {
+	line := "resume this session with: " + command
+	if s.stderrTTY && ansi.StringWidth(line) > s.TerminalWidth() {
+		line = "resume this session with:\n  " + command
+	}
+	fmt.Fprintln(s.ErrOut, line)
 }
 
 // nbHyphen stands in for a hyphen while text is wrapped: the wrapper

@@ -26,7 +26,28 @@ type Table struct {
 	// dropOrder lists the columns left out, first ones first, when
 	// cutting the flexible ones is not enough: a row never wraps.
 	dropOrder []int
+	// compactOrder lists the columns left out, first ones first,
+	// before any column is cut: the compact layout of a narrow
+	// terminal. layout forces it (Compact) or none (Wide).
+	compactOrder []int
+	layout       Layout
+	// hidden are the names of the columns the last Render left out.
+	hidden []string
 }
+
+// Layout chooses how a table meets a narrow terminal.
+type Layout int
+
+const (
+	// LayoutAuto leaves out the compact columns only when the table is
+	// wider than the terminal.
+	LayoutAuto Layout = iota
+	// LayoutCompact always leaves them out.
+	LayoutCompact
+	// LayoutWide never leaves out or cuts a column: lines may be wider
+	// than the terminal.
+	LayoutWide
+)
 
 type tableField struct {
 	text  string
@@ -52,6 +73,18 @@ func (t *Table) Flex(cols ...int) { t.flexOrder = cols }
 // Drop names the columns that may be left out on a narrow terminal, the
 // one to drop first first.
 func (t *Table) Drop(cols ...int) { t.dropOrder = cols }
+
+// Compact names the columns a compact layout leaves out, the first
+// first: on a terminal narrower than the table they go before any other
+// column is cut.
+func (t *Table) Compact(cols ...int) { t.compactOrder = cols }
+
+// SetLayout forces the compact layout, or the wide one.
+func (t *Table) SetLayout(l Layout) { t.layout = l }
+
+// Hidden returns the names of the columns the last Render left out (by
+// Compact or Drop), in the order of the header.
+func (t *Table) Hidden() []string { return t.hidden }
 
 // AddField adds a cell to the current row; color may be nil. The text
 // is made one line with its control characters escaped (SanitizeLine),
@@ -113,6 +146,12 @@ func (t *Table) Render() error {
 		}
 	}
 	shown := t.fit(widths)
+	t.hidden = nil
+	for i, ok := range shown {
+		if !ok && i < len(t.header) {
+			t.hidden = append(t.hidden, t.header[i])
+		}
+	}
 	middle := clashes(rows, widths)
 	var b strings.Builder
 	for _, r := range rows {
@@ -128,7 +167,7 @@ func (t *Table) Render() error {
 			if middle[i] {
 				text = truncateMiddle(f.text, widths[i])
 			}
-			pad := widths[i] - ansi.StringWidth(text)
+			pad := max(0, widths[i]-ansi.StringWidth(text))
 			if f.color != nil {
 				text = f.color(text)
 			}
@@ -176,11 +215,20 @@ func truncateMiddle(s string, width int) string {
 	}
 	tail := (width - 1) / 2
 	head := width - 1 - tail
-	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, ansi.StringWidth(s)-tail, "")
+	// A wide character where the end's cut falls is kept whole by
+	// TruncateLeft: cut one more cell then, so the end fits its half.
+	n := ansi.StringWidth(s)
+	end := ansi.TruncateLeft(s, n-tail, "")
+	if ansi.StringWidth(end) > tail {
+		end = ansi.TruncateLeft(s, n-tail+1, "")
+	}
+	return ansi.Truncate(s, head, "") + "…" + end
 }
 
-// fit makes a row fit the terminal: it shrinks the flexible columns, in
-// the order Flex named them, each down to a readable minimum; then it
+// fit makes a row fit the terminal: it leaves out the columns Compact
+// named, in order, until the row fits (all of them in the compact
+// layout; none in the wide one, which fits nothing); then it shrinks the
+// flexible columns, in the order Flex named them, each down to a readable minimum; then it
 // leaves out the columns Drop named, in order, until the row fits. It
 // returns which columns are shown.
 func (t *Table) fit(widths []int) []bool {
@@ -191,6 +239,18 @@ func (t *Table) fit(widths []int) []bool {
 	for i, w := range widths {
 		shown[i] = true
 		total += w + 2
+	}
+	if t.layout == LayoutWide {
+		return shown
+	}
+	for _, c := range t.compactOrder {
+		if t.layout != LayoutCompact && total <= t.width {
+			break
+		}
+		if c < len(widths) && shown[c] {
+			shown[c] = false
+			total -= widths[c] + 2
+		}
 	}
 	for _, c := range t.flexOrder {
 		if total <= t.width {
@@ -224,4 +284,27 @@ func (t *Table) fit(widths []int) []bool {
 		}
 	}
 	return shown
+}
+
+// WrapWords joins items with sep into lines at most width cells wide,
+// breaking only between items; an item wider than width has a line of
+// its own.
+func WrapWords(items []string, sep string, width int) []string {
+	var lines []string
+	line := ""
+	for _, it := range items {
+		switch {
+		case line == "":
+			line = it
+		case ansi.StringWidth(line+sep+it) <= width:
+			line += sep + it
+		default:
+			lines = append(lines, line)
+			line = it
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

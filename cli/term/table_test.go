@@ -1,8 +1,11 @@
 package term
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Cells cut to fit keep what tells their rows apart: where cutting the
@@ -56,9 +59,26 @@ func TestTruncateMiddle(t *testing.T) {
 		{"short", 10, "short"},
 		{"abcdefghij", 5, "ab…ij"},
 		{"abcdefghij", 6, "abc…ij"},
+		// A cut inside a wide character leaves it out: the result is
+		// never wider than asked (it was one cell over, and a table's
+		// padding went negative).
+		{"01990d を最新の状態にアップデートしてください", 8, "0199…い"},
+		{"01990d を最新の状態にアップデートしてください", 12, "01990d…さい"},
 	} {
-		if got := truncateMiddle(tc.in, tc.w); got != tc.want || len([]rune(got)) > tc.w {
+		if got := truncateMiddle(tc.in, tc.w); got != tc.want || ansi.StringWidth(got) > tc.w {
 			t.Errorf("truncateMiddle(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
 		}
+	}
+}
+
+func TestWrapWords(t *testing.T) {
+	items := []string{"1,495 in", "95,668 out", "19,147,612 cache read, 624,089 cache write", "$13.88", "360 calls"}
+	got := WrapWords(items, " · ", 73)
+	want := []string{"1,495 in · 95,668 out · 19,147,612 cache read, 624,089 cache write", "$13.88 · 360 calls"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("WrapWords = %q, want %q", got, want)
+	}
+	if got := WrapWords(items, " · ", 200); len(got) != 1 {
+		t.Fatalf("a wide terminal wrapped: %q", got)
 	}
 }

@@ -27,6 +27,7 @@ func usageLiveRun(ctx context.Context, opts *Options, rf *reportFlags, project b
 	if rf.interval < 100*time.Millisecond {
 		return command.UsageErrorf("--interval must be at least 100ms")
 	}
+	refresh(ctx, opts, rf.noImport)
 	o, st, err := reportInput(ctx, opts, rf, project)
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,6 +26,13 @@ type reportFlags struct {
 	tz        string
 	agent     string
 	csv       bool
+	// compact and wide force the layout of a terminal's table.
+	compact, wide bool
+	// order is asc (oldest period first) or desc.
+	order string
+	// noImport reports from the store as it is, without importing what
+	// the agents wrote since the last import.
+	noImport bool
 	// live redraws the active block every interval, frames times (0:
 	// until interrupted).
 	live     bool
@@ -42,12 +51,64 @@ func (r *reportFlags) add(cmd *cobra.Command, withBy bool) {
 	fl.StringVar(&r.tz, "tz", "", "time `zone` days are cut in (IANA name such as Europe/Berlin, or UTC; default local)")
 	fl.StringVar(&r.agent, "agent", "", "only sessions of this `surface`: cli, http, claude-code, codex, gemini, opencode, …")
 	fl.BoolVar(&r.csv, "csv", false, "print CSV with a header")
+	addLayout(cmd, &r.compact, &r.wide)
+	fl.StringVar(&r.order, "order", "asc", "`asc` lists the oldest period first, desc the newest")
+	fl.BoolVar(&r.noImport, "no-import", false, "report from the store as it is, without importing what the agents wrote since the last import")
+}
+
+// addLayout adds --compact and --wide, which force a terminal table's
+// layout; by default the cache and total columns are left out only when
+// the table is wider than the terminal.
+func addLayout(cmd *cobra.Command, compact, wide *bool) {
+	fl := cmd.Flags()
+	fl.BoolVar(compact, "compact", false, "leave out the cache and total columns, whatever the terminal's width")
+	fl.BoolVar(wide, "wide", false, "show every column, even wider than the terminal")
+}
+
+// checkLayout refuses --compact with --wide.
+func checkLayout(compact, wide bool) error {
+	if compact && wide {
+		return command.UsageErrorf("--compact and --wide cannot be used together")
+	}
+	return nil
+}
+
+// layout is the table layout --compact and --wide ask for.
+func layout(compact, wide bool) term.Layout {
+	switch {
+	case compact:
+		return term.LayoutCompact
+	case wide:
+		return term.LayoutWide
+	}
+	return term.LayoutAuto
+}
+
+// writeHidden says, under a table, which columns it left out and how to
+// see them.
+func writeHidden(ios *term.IOStreams, tp *term.Table) {
+	if h := tp.Hidden(); len(h) > 0 && ios.IsStdoutTTY() {
+		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("Left out at %d columns: %s; --wide shows them.",
+			ios.TerminalWidth(), strings.ToLower(strings.Join(h, ", ")))))
+	}
+}
+
+// indexes returns the positions of names in header, in the order of names.
+func indexes(header []string, names ...string) []int {
+	var out []int
+	for _, n := range names {
+		if i := slices.Index(header, n); i >= 0 {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // set reports whether any report flag was given, so that `loom usage`
 // alone keeps printing its totals.
 func (r *reportFlags) set() bool {
-	return r.by != "" || r.breakdown != "" || r.since != "" || r.until != "" || r.tz != "" || r.agent != "" || r.csv
+	return r.by != "" || r.breakdown != "" || r.since != "" || r.until != "" || r.tz != "" || r.agent != "" || r.csv ||
+		r.order != "asc"
 }
 
 func newCmdUsageReport(f *command.Factory, name, by, short string, parent *Options) *cobra.Command {
@@ -61,7 +122,8 @@ Costs are worked out now from each model's tokens and the price table
 (the bundled prices and config.toml's [prices]); a model without a price
 has its tokens counted and is named under the totals, its cost unknown
 (null in --json), never $0. Days, weeks (ISO, from Monday) and months
-are cut in --tz, the local zone by default.`,
+are cut in --tz, the local zone by default. What the agents wrote since
+the last import is imported first (--no-import skips it).`,
 		Example: fmt.Sprintf(`  loom usage %[1]s
   loom usage %[1]s --since 7d --breakdown model
   loom usage %[1]s --agent claude-code --tz UTC --json
@@ -69,6 +131,9 @@ are cut in --tz, the local zone by default.`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			parent.User, parent.JSON = f.User(), f.JSON()
+			if err := checkLayout(rf.compact, rf.wide); err != nil {
+				return err
+			}
 			return usageReportRun(cmd.Context(), parent, rf, parent.ThisProject)
 		},
 	}
@@ -121,9 +186,13 @@ func agentUsage(err error) error {
 }
 
 func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project bool) error {
+	if rf.order != "asc" && rf.order != "desc" {
+		return command.UsageErrorf("--order %q: use asc or desc", rf.order)
+	}
 	if rf.live {
 		return usageLiveRun(ctx, opts, rf, project)
 	}
+	looked := refresh(ctx, opts, rf.noImport)
 	o, st, err := reportInput(ctx, opts, rf, project)
 	if err != nil {
 		return err
@@ -131,6 +200,12 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	rep, err := report.Build(ctx, st, o)
 	if err != nil {
 		return agentUsage(err)
+	}
+	if len(rep.Rows) == 0 {
+		writeLooked(opts, looked)
+	}
+	if rf.order == "desc" {
+		slices.Reverse(rep.Rows)
 	}
 	ios := opts.IO
 	switch {
@@ -155,9 +230,13 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 		return nil
 	}
 	cs := ios.ColorScheme()
-	t := rep.Cells(report.Format{Pretty: tty, Unknown: human.UnknownCost})
+	t := rep.Cells(report.Format{Pretty: tty, Unknown: human.UnknownCost, ShortModels: tty})
 	tp := term.NewTable(ios)
 	tp.Header(t.Header...)
+	// The compact layout keeps the period, the models, input, output
+	// and cost; a block's rates and projection go after the caches.
+	tp.Compact(indexes(t.Header, "TOTAL TOKENS", "CACHE WRITE", "CACHE READ", "TOKENS/H", "COST/H")...)
+	tp.SetLayout(layout(rf.compact, rf.wide))
 	tp.Flex(1)
 	for i, l := range t.Lines {
 		for j, c := range l {
@@ -184,6 +263,7 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	if err := tp.Render(); err != nil {
 		return err
 	}
+	writeHidden(ios, tp)
 	if u := rep.UnpricedLine(); u != "" {
 		if tty {
 			fmt.Fprintln(ios.Out, cs.Yellow(u))

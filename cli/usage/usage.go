@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/pricing"
 )
@@ -37,6 +39,9 @@ type Options struct {
 	JSON   bool
 	// Agents are the agents loom imports, which --agent may name.
 	Agents []string
+	// ImportAgents brings in what the agents wrote since the last
+	// import, before a report.
+	ImportAgents func(context.Context) (*importer.Report, error)
 
 	Ref string
 	// ThisProject is --project: only this project's sessions.
@@ -55,6 +60,8 @@ func NewCmdUsage(f *command.Factory) *cobra.Command {
 		PriceTable: f.PriceTable,
 		RefLen:     f.RefLen,
 		Now:        f.TimeNow,
+
+		ImportAgents: f.ImportAgents,
 	}
 	for _, fm := range f.Formats {
 		opts.Agents = append(opts.Agents, fm.Tool())
@@ -66,6 +73,10 @@ func NewCmdUsage(f *command.Factory) *cobra.Command {
 costliest first), per project, per surface (cli, http, or the agent an
 imported session came from) and per model. With REF, of that session
 alone; with --project, of this project's sessions.
+
+Every report first imports what the agents (Claude Code, Codex, Gemini
+CLI, …) wrote since the last import, as loom session import --from all
+does, and says so in one line; --no-import reports the store as it is.
 
 --limit bounds the per-session table of the text output; --json prints
 the whole report.
@@ -86,6 +97,9 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 				opts.Ref = args[0]
 			}
 			opts.User, opts.JSON = f.User(), f.JSON()
+			if err := checkLayout(opts.report.compact, opts.report.wide); err != nil {
+				return err
+			}
 			if opts.Limit < 0 {
 				return command.UsageErrorf("--limit must be 0 (no limit) or more")
 			}
@@ -113,6 +127,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 }
 
 func usageRun(ctx context.Context, opts *Options) error {
+	looked := refresh(ctx, opts, opts.report.noImport)
 	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
@@ -186,7 +201,11 @@ func usageRun(ctx context.Context, opts *Options) error {
 		for _, c := range columns {
 			header = append(header, c.header)
 		}
-		tp.Header(append(header, "COST")...)
+		header = append(header, "COST")
+		tp.Header(header...)
+		// A narrow terminal keeps the name, input, output and cost.
+		tp.Compact(indexes(header, "SESSIONS", "CACHE WRITE", "CACHE READ", "REASONING", "CALLS", "MESSAGES")...)
+		tp.SetLayout(layout(opts.report.compact, opts.report.wide))
 		tp.Flex(0)
 		keys := make([]string, len(shown))
 		for i, r := range shown {
@@ -229,11 +248,22 @@ func usageRun(ctx context.Context, opts *Options) error {
 		}
 		if tty {
 			command.WriteMore(ios, len(rows)-len(shown))
+			writeHidden(ios, tp)
 		}
 		return nil
 	}
+	if len(rep.BySession) == 0 {
+		writeLooked(opts, looked)
+	}
 	if tty {
-		fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), human.Usage(rep.Total))
+		total := human.Usage(rep.Total)
+		if opts.report.wide {
+			fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), total)
+		} else {
+			// Wrapped between its figures at the terminal's width.
+			lines := term.WrapWords(strings.Split(total, " · "), " · ", ios.TerminalWidth()-len("Total: "))
+			fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), strings.Join(lines, "\n       "))
+		}
 	} else {
 		u := rep.Total
 		msgs := 0

@@ -1,6 +1,6 @@
 package main
 
-// The agents run: the import of other agents' session files (SPEC §8),
+// The agents run: the import of other agents' session files (docs/import.md),
 // on a corpus made by copying the real sample files of
 // testdata/agent-sessions with fresh session ids until it reaches the
 // size asked for. It reports the import's throughput in MB/s of source

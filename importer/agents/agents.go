@@ -16,6 +16,8 @@ import (
 	_ "github.com/loomhq/loom/importer/codex"
 	_ "github.com/loomhq/loom/importer/continuedev"
 	_ "github.com/loomhq/loom/importer/copilotchat"
+	_ "github.com/loomhq/loom/importer/crush"
+	_ "github.com/loomhq/loom/importer/cursor"
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/gptme"

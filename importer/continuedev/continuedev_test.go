@@ -24,24 +24,7 @@ var fixture = filepath.Join("testdata", "sessions")
 // readAll reads every bundle under root.
 func readAll(t testing.TB, root string) *importer.Result {
 	t.Helper()
-	bs, err := Format{}.Bundles(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := &importer.Result{Skipped: map[string]int{}}
-	for _, b := range bs {
-		res, err := Format{}.Read(context.Background(), b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		importertest.Check(t, res)
-		all.Sessions = append(all.Sessions, res.Sessions...)
-		all.Problems = append(all.Problems, res.Problems...)
-		for k, v := range res.Skipped {
-			all.Skipped[k] += v
-		}
-	}
-	return all
+	return importertest.ReadAll(t, Format{}, root)
 }
 
 // The extension's form: no message ids, a file:// workspace, context

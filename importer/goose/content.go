@@ -364,15 +364,7 @@ func cond(ok bool, s string) string {
 // seconds turns goose's created time (seconds since the epoch; a value
 // too large for seconds is taken as milliseconds) into a time, the zero
 // time for none or nonsense.
-func seconds(v float64) time.Time {
-	switch {
-	case !(v > 0 && v < 1e15):
-		return time.Time{}
-	case v >= 1e11:
-		return time.UnixMilli(int64(v)).UTC()
-	}
-	return time.Unix(int64(v), 0).UTC()
-}
+func seconds(v float64) time.Time { return importer.UnixTime(v) }
 
 // timeLayouts are how SQLite's CURRENT_TIMESTAMP and sqlx's chrono
 // encoding write the sessions table's times.

@@ -66,22 +66,10 @@ var migrations = []string{
 }
 
 // openWriter opens path read-write in WAL mode, as goose does.
-func openWriter(t testing.TB, path string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	return db
-}
-
-func exec(t testing.TB, db *sql.DB, q string, args ...any) {
-	t.Helper()
-	if _, err := db.Exec(q, args...); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-}
+var (
+	openWriter = importertest.SQLiteWriter
+	exec       = importertest.Exec
+)
 
 // migrate brings db from schema from to schema to.
 func migrate(t testing.TB, db *sql.DB, from, to int) {

@@ -57,7 +57,7 @@ func Follows(t testing.TB, f importer.Format, root string, grow func(), want int
 }
 
 // ReadAll reads every bundle f finds under root, checks each result
-// (CheckValidOf) and returns them together: sessions and problems in
+// (Check) and returns them together: sessions and problems in
 // order, skipped counts summed.
 func ReadAll(t testing.TB, f importer.Format, root string) *importer.Result {
 	t.Helper()
@@ -71,7 +71,7 @@ func ReadAll(t testing.TB, f importer.Format, root string) *importer.Result {
 		if err != nil {
 			t.Fatal(err)
 		}
-		CheckValidOf(t, f.Tool(), res)
+		Check(t, res)
 		all.Sessions = append(all.Sessions, res.Sessions...)
 		all.Problems = append(all.Problems, res.Problems...)
 		for k, v := range res.Skipped {

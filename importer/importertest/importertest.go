@@ -5,6 +5,7 @@ package importertest
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,4 +197,28 @@ func ReadFile(t testing.TB, f importer.Format, path string) *importer.Result {
 	}
 	CheckValidOf(t, f.Tool(), res)
 	return res
+}
+
+// SQLiteWriter opens the database at path (made with its directory if
+// need be) read-write in WAL mode, as the agents that keep their
+// sessions in SQLite run it: the program writing while a test reads.
+func SQLiteWriter(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	return db
+}
+
+// Exec runs q on db, failing the test when it fails.
+func Exec(t testing.TB, db *sql.DB, q string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
 }
