@@ -78,24 +78,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if err != nil && files == nil {
 		return nil, err
 	}
-	byDir := map[string][]string{}
-	var order []string
-	for _, b := range files {
-		dir := filepath.Dir(b.Name())
-		if byDir[dir] == nil {
-			order = append(order, dir)
-		}
-		byDir[dir] = append(byDir[dir], b.Name())
-	}
-	var out []importer.Bundle
-	for _, dir := range order {
-		fs := byDir[dir]
-		slices.SortFunc(fs, func(a, b string) int { return strings.Compare(rank(a), rank(b)) })
-		if !strings.HasSuffix(fs[0], ".md") {
-			continue // metadata of artifacts that are gone
-		}
-		out = append(out, importer.Bundle{Files: fs})
-	}
+	out := importer.ByDir(files, filepath.Dir, rank, func(first string) bool {
+		return strings.HasSuffix(first, ".md") // else metadata of artifacts that are gone
+	})
 	return out, err
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/loomhq/loom/importer"
@@ -81,32 +80,15 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if err != nil && files == nil {
 		return nil, err
 	}
-	byDir := map[string]*importer.Bundle{}
-	var order []string
-	for _, b := range files {
-		p := b.Name()
+	// The state first, naming the bundle; then the events, which
+	// OpenHands names in order (event-00000-<id>.json).
+	out := importer.ByDir(files, func(p string) string {
 		dir := filepath.Dir(p)
 		if filepath.Base(dir) == eventsDir {
 			dir = filepath.Dir(dir)
 		}
-		c := byDir[dir]
-		if c == nil {
-			c = &importer.Bundle{}
-			byDir[dir] = c
-			order = append(order, dir)
-		}
-		c.Files = append(c.Files, p)
-	}
-	out := make([]importer.Bundle, 0, len(order))
-	for _, dir := range order {
-		b := byDir[dir]
-		// The state first, names the bundle; then the events, which
-		// OpenHands names in order (event-00000-<id>.json).
-		slices.SortStableFunc(b.Files, func(x, y string) int {
-			return strings.Compare(sortKey(x), sortKey(y))
-		})
-		out = append(out, *b)
-	}
+		return dir
+	}, sortKey, func(string) bool { return true })
 	return out, err
 }
 
