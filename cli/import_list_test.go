@@ -42,6 +42,23 @@ func TestImportFromList(t *testing.T) {
 			t.Errorf("the table and the JSON count apart: %q, %d", claude, a.Sessions)
 		}
 	}
+	// The agents read from VS Code's storage, gptme, Kimi, OpenHands and
+	// Antigravity are listed too; gptme's log is found where gptme
+	// keeps it.
+	copyTree(t, filepath.Join("..", "importer", "gptme", "testdata", "logs", "2025-01-02-old-flat"), filepath.Join(fx.home, ".local", "share", "gptme", "logs", "2025-01-02-old-flat"))
+	out = fx.mustExec(t, "session", "import", "--from", "list")
+	rows := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		rows[strings.Fields(l)[0]] = l
+	}
+	for _, a := range []string{"antigravity", "cline-vscode", "copilot-vscode", "gptme", "kilo-code-vscode", "kimi", "openhands", "roo-code"} {
+		if rows[a] == "" {
+			t.Errorf("no row for %s:\n%s", a, out)
+		}
+	}
+	if g := rows["gptme"]; !strings.Contains(g, filepath.Join(fx.home, ".local", "share", "gptme", "logs")) || !strings.Contains(g, " 1 ") || !strings.Contains(rows["roo-code"], "not found") {
+		t.Errorf("the list:\n%s", out)
+	}
 	if r := fx.exec(t, "", "session", "import", "--from", "list", "--watch"); r.code != 2 || !strings.Contains(r.stderr, "goes alone") {
 		t.Fatalf("--from list --watch: exit %d, %s", r.code, r.stderr)
 	}

@@ -1,6 +1,9 @@
 package importer
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // maxMillis bounds the times accepted in milliseconds since the epoch:
 // later than the year 5000 is no time a tool wrote.
@@ -22,4 +25,21 @@ func Tokens(f float64) int64 {
 		return 0
 	}
 	return int64(f)
+}
+
+// ISOTime reads a time a Python program wrote with isoformat(): ISO
+// 8601 with an offset, or without one in this machine's local time (as
+// datetime.now() writes it); the zero time for anything else. The time
+// is returned in UTC.
+func ISOTime(s string) time.Time {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC()
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
 }

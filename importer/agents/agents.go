@@ -8,6 +8,7 @@ import (
 
 	// The agents (loom lists them by name).
 	_ "github.com/loomhq/loom/importer/aider"
+	_ "github.com/loomhq/loom/importer/antigravity"
 	_ "github.com/loomhq/loom/importer/chatgpt"
 	_ "github.com/loomhq/loom/importer/claudeai"
 	_ "github.com/loomhq/loom/importer/claudecode"
@@ -20,7 +21,9 @@ import (
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/gptme"
+	_ "github.com/loomhq/loom/importer/kimi"
 	_ "github.com/loomhq/loom/importer/opencode"
+	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/pi"
 )
 

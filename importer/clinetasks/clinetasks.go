@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -86,31 +87,16 @@ func (f Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, er
 	if err != nil && files == nil {
 		return nil, err
 	}
-	// One bundle per directory, of the files it holds.
-	dirs := map[string]map[string]bool{}
-	var order []string
-	for _, b := range files {
-		dir := filepath.Dir(b.Name())
-		if dirs[dir] == nil {
-			dirs[dir] = map[string]bool{}
-			order = append(order, dir)
-		}
-		dirs[dir][filepath.Base(b.Name())] = true
-	}
-	var out []importer.Bundle
-	for _, dir := range order {
-		have := dirs[dir]
-		if !have[apiFile] && !have[uiFile] {
-			continue // metadata of a task whose conversation is gone
-		}
-		var b importer.Bundle
-		for _, n := range []string{apiFile, uiFile, metadataFile, historyFile} {
-			if have[n] {
-				b.Files = append(b.Files, filepath.Join(dir, n))
-			}
-		}
-		out = append(out, b)
-	}
+	// One bundle per task directory, its conversation first; a task
+	// with neither conversation nor UI messages is metadata of a task
+	// that is gone.
+	order := []string{apiFile, uiFile, metadataFile, historyFile}
+	out := importer.ByDir(files, filepath.Dir, func(p string) string {
+		return strconv.Itoa(slices.Index(order, filepath.Base(p)))
+	}, func(first string) bool {
+		n := filepath.Base(first)
+		return n == apiFile || n == uiFile
+	})
 	return out, err
 }
 

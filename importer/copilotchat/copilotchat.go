@@ -58,14 +58,45 @@ func (Format) Roots(env func(string) string, home string) []string {
 // Bundles lists the session files under root: each .json or .jsonl
 // file in a chatSessions or emptyWindowChatSessions directory, one
 // bundle each; root itself may be one session file, read whatever its
-// name.
+// name. Only the first three levels of directories below root are
+// looked into (User/workspaceStorage/<hash>/chatSessions), so that the
+// storage every other extension keeps beside them is not walked.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	return importer.FileBundles(ctx, Tool, root, func(path string, d fs.DirEntry) bool {
+	fi, err := importer.StatRoot(Tool, root)
+	if fi == nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []importer.Bundle{{Files: []string{root}}}, nil
+	}
+	var out []importer.Bundle
+	var unreadable importer.Unreadable
+	err = importer.WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == root {
+				return err
+			}
+			unreadable.Add(path, err)
+			return nil
+		}
 		dir := filepath.Base(filepath.Dir(path))
 		n := d.Name()
-		return (dir == sessionsDir || dir == emptyWindowDir) && !strings.HasPrefix(n, ".") &&
-			(strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl"))
+		switch {
+		case d.IsDir():
+			rel, _ := filepath.Rel(root, path)
+			if depth := strings.Count(rel, string(filepath.Separator)) + 1; rel != "." && depth >= 3 && n != sessionsDir && n != emptyWindowDir {
+				return fs.SkipDir
+			}
+		case d.Type().IsRegular() && (dir == sessionsDir || dir == emptyWindowDir) && !strings.HasPrefix(n, ".") &&
+			(strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl")):
+			out = append(out, importer.Bundle{Files: []string{path}})
+		}
+		return nil
 	})
+	if err != nil {
+		return nil, fmt.Errorf("copilot-vscode: listing %s: %w", root, err)
+	}
+	return out, unreadable.Err()
 }
 
 // Read reads one session file: a whole session (.json), or the log of

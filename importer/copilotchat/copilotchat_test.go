@@ -127,13 +127,7 @@ func TestImportAndFollowLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	importertest.Follows(t, Format{}, dir, func() {
-		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer f.Close()
-		f.WriteString(`{"kind":2,"k":["requests"],"v":[{"requestId":"request_b","message":{"text":"and a test"},"response":[{"value":"Added health_test.go."}],"timestamp":1762100210000}]}` + "\n")
+		importertest.AppendLines(t, file, `{"kind":2,"k":["requests"],"v":[{"requestId":"request_b","message":{"text":"and a test"},"response":[{"value":"Added health_test.go."}],"timestamp":1762100210000}]}`)
 	}, 2)
 }
 
@@ -150,5 +144,15 @@ func TestRootsAndBundles(t *testing.T) {
 	bs, err := Format{}.Bundles(context.Background(), user)
 	if err != nil || len(bs) != 3 {
 		t.Errorf("bundles %v %v: workspace.json is no session", bs, err)
+	}
+	// Other extensions' storage beside chatSessions is not walked.
+	dir := t.TempDir()
+	for _, p := range []string{"workspaceStorage/h/chatSessions/a.json", "workspaceStorage/h/ms-python.python/x/chatSessions/b.json"} {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(`{}`), 0o644)
+	}
+	if bs, err := (Format{}).Bundles(context.Background(), dir); err != nil || len(bs) != 1 || filepath.Base(bs[0].Name()) != "a.json" {
+		t.Errorf("bundles %v %v", bs, err)
 	}
 }

@@ -21,7 +21,8 @@
 //     and the model of its last reply.
 //   - Each message under its line number: prompts with their text and
 //     attached files (file parts naming their paths), replies with their
-//     text, model and provider (metadata.model, "anthropic/claude-…"),
+//     text (a <thinking> or <think> block in it a reasoning part where
+//     it was), model and provider (metadata.model, "anthropic/claude-…"),
 //     tokens (input, output, cache read and creation, reasoning;
 //     nested under usage, or at the metadata's top in older logs) and
 //     cost.

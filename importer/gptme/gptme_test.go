@@ -19,7 +19,7 @@ const (
 var logs = filepath.Join("testdata", "logs")
 
 // A conversation in gptme's tool format: the system prompt left out;
-// each prompt and reply once, in order; each call a tool part where the
+// each prompt and reply once, in order, a <thinking> block reasoning; each call a tool part where the
 // reply wrote it, completed by the system message that carries its
 // call id; the markdown format's output kept as the system message it
 // is; usage and model per reply.
@@ -36,10 +36,10 @@ func TestReadConversation(t *testing.T) {
 		t.Errorf("created %v, want %v (gptme writes local time)", s.CreatedAt, want)
 	}
 	save := s.Messages[1]
-	if len(save.Parts) != 2 || save.Parts[0].Text != "I'll write the file." {
+	if len(save.Parts) != 3 || save.Parts[0].Type != loom.PartReasoning || save.Parts[0].Text != "A one-line script will do." || save.Parts[1].Text != "I'll write the file." {
 		t.Fatalf("reply %+v", save.Parts)
 	}
-	if p := save.Parts[1]; p.Name != "save" || p.CallID != "call_01" || p.Status != loom.ToolCompleted ||
+	if p := save.Parts[2]; p.Name != "save" || p.CallID != "call_01" || p.Status != loom.ToolCompleted ||
 		string(p.Input) != `{"path":"hello.py","content":"print('hello world')\n"}` || string(p.Output) != `"Saved file to hello.py"` {
 		t.Errorf("save %+v", p)
 	}
@@ -89,14 +89,8 @@ func TestImportAndFollow(t *testing.T) {
 	file := filepath.Join(dir, logFile)
 	os.WriteFile(file, data, 0o644)
 	importertest.Follows(t, Format{}, filepath.Dir(dir), func() {
-		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer f.Close()
-		f.WriteString(`{"role": "user", "content": "and 3+3?", "timestamp": "2025-01-02T09:01:00.000000"}` + "\n" +
-			`{"role": "assistant", "content": "6", "timestamp": "2025-01-02T09:01:01.000000"}` + "\n")
+		importertest.AppendLines(t, file, `{"role": "user", "content": "and 3+3?", "timestamp": "2025-01-02T09:01:00.000000"}`,
+			`{"role": "assistant", "content": "6", "timestamp": "2025-01-02T09:01:01.000000"}`)
 	}, 2)
 }
 

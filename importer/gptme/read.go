@@ -44,6 +44,9 @@ type usage struct {
 	ReasoningTokens     float64 `json:"reasoning_tokens"`
 }
 
+// thinking is a reasoning block as gptme keeps it in a reply's text.
+var thinking = regexp.MustCompile(`(?s)<think(?:ing)?>(.*?)</think(?:ing)?>`)
+
 // toolCall is how gptme's tool format writes a call in the reply:
 // @<tool>(<call id>): <arguments as JSON>.
 var toolCall = regexp.MustCompile(`(?m)^@([A-Za-z0-9_.-]+)\(([^()\s]+)\):[ \t]*`)
@@ -63,7 +66,7 @@ func read(ctx context.Context, name, id, cwd string, r io.Reader) (*importer.Res
 			return nil
 		}
 		mid := strconv.Itoa(n)
-		at := stamp(l.Timestamp)
+		at := importer.ISOTime(l.Timestamp)
 		msg := &loom.Message{ID: mid, CreatedAt: at, CompletedAt: &at}
 		text := *l.Content
 		switch l.Role {
@@ -149,10 +152,24 @@ func read(ctx context.Context, name, id, cwd string, r io.Reader) (*importer.Res
 // their output the system message after them).
 func reply(mid string, text string) []loom.Part {
 	var parts []loom.Part
-	addText := func(t string) {
-		if strings.TrimSpace(t) != "" {
-			parts = append(parts, loom.Part{ID: mid + "/" + strconv.Itoa(len(parts)), Type: loom.PartText, Text: strings.TrimSpace(t)})
+	add := func(typ, t string) {
+		if t = strings.TrimSpace(t); t != "" {
+			parts = append(parts, loom.Part{ID: mid + "/" + strconv.Itoa(len(parts)), Type: typ, Text: t})
 		}
+	}
+	// Text, less the <thinking> blocks gptme keeps in the reply, which
+	// are reasoning parts where they were.
+	addText := func(t string) {
+		for {
+			loc := thinking.FindStringSubmatchIndex(t)
+			if loc == nil {
+				break
+			}
+			add(loom.PartText, t[:loc[0]])
+			add(loom.PartReasoning, t[loc[2]:loc[3]])
+			t = t[loc[1]:]
+		}
+		add(loom.PartText, t)
 	}
 	rest := text
 	for {
@@ -197,20 +214,4 @@ func (m *metadata) loom() loom.Usage {
 		out.APICalls = 1
 	}
 	return out
-}
-
-// stamp reads gptme's timestamps: ISO 8601, with an offset, or without
-// one in the machine's local time (as Python's datetime.now() writes
-// them).
-func stamp(s string) time.Time {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC()
-	}
-	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t.UTC()
-		}
-	}
-	return time.Time{}
 }

@@ -2,6 +2,7 @@ package importertest
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -78,4 +79,21 @@ func ReadAll(t testing.TB, f importer.Format, root string) *importer.Result {
 		}
 	}
 	return all
+}
+
+// AppendLines appends lines to the file at path, each ended by a
+// newline, as a tool appends to its session log.
+func AppendLines(t testing.TB, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	for _, l := range lines {
+		if _, err := f.WriteString(l + "\n"); err != nil {
+			t.Error(err)
+		}
+	}
 }
