@@ -19,6 +19,7 @@ import (
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/opencode"
 	_ "github.com/loomhq/loom/importer/pi"
+	_ "github.com/loomhq/loom/importer/zed"
 )
 
 // Formats returns the formats of every agent loom reads.

@@ -51,12 +51,7 @@ func (Format) Provider() string { return "" }
 // $VSCODE_APPDATA, else ~/.config on Linux ($XDG_CONFIG_HOME),
 // ~/Library/Application Support on macOS, %APPDATA% on Windows).
 func (Format) Roots(env func(string) string, home string) []string {
-	get := func(k string) string {
-		if env == nil {
-			return ""
-		}
-		return env(k)
-	}
+	get := importer.Getenv(env)
 	var roots []string
 	if dir := importer.ToolDir(get, home, configEnv, ".cursor"); dir != "" {
 		roots = append(roots, filepath.Join(dir, "projects"))
