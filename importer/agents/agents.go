@@ -8,6 +8,7 @@ import (
 
 	// The agents (loom lists them by name).
 	_ "github.com/loomhq/loom/importer/aider"
+	_ "github.com/loomhq/loom/importer/amp"
 	_ "github.com/loomhq/loom/importer/chatgpt"
 	_ "github.com/loomhq/loom/importer/claudeai"
 	_ "github.com/loomhq/loom/importer/claudecode"
