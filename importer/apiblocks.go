@@ -23,6 +23,22 @@ type APIBlock struct {
 	} `json:"source"`
 }
 
+// AddContent adds to m the part of a text, thinking, redacted_thinking or
+// image block, with id id, and reports whether b was one; an empty text
+// or thinking block is counted as skipped in res instead.
+func (b APIBlock) AddContent(res *Result, m *loom.Message, id string) bool {
+	p, skip, ok := b.ContentPart(id)
+	switch {
+	case !ok:
+		return false
+	case skip != "":
+		res.Skip(skip)
+	default:
+		m.Parts = append(m.Parts, p)
+	}
+	return true
+}
+
 // ContentPart maps a text, thinking, redacted_thinking or image block
 // to the part with id id. ok is false for another type; an empty text or
 // thinking block gives no part but the name of what to count as skipped.

@@ -247,12 +247,7 @@ func (c *conv) message(id string, tm threadMessage, at time.Time) {
 }
 
 func (c *conv) block(m *loom.Message, id string, b block, at time.Time) {
-	if p, skip, ok := b.ContentPart(id); ok {
-		if skip != "" {
-			c.res.Skip(skip)
-		} else {
-			m.Parts = append(m.Parts, p)
-		}
+	if b.AddContent(c.res, m, id) {
 		return
 	}
 	switch b.Type {

@@ -187,12 +187,7 @@ func (b *builder) block(n int, m *loom.Message, id string, bl block) {
 	if bl.Type == "text" && m.Role == loom.RoleUser {
 		bl.Text = userQuery(bl.Text)
 	}
-	if p, skip, ok := bl.ContentPart(id); ok {
-		if skip != "" {
-			b.res.Skip(skip)
-		} else {
-			m.Parts = append(m.Parts, p)
-		}
+	if bl.AddContent(b.res, m, id) {
 		return
 	}
 	switch bl.Type {
