@@ -18,6 +18,7 @@ import (
 	_ "github.com/loomhq/loom/importer/cursor"
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"
+	_ "github.com/loomhq/loom/importer/kiro"
 	_ "github.com/loomhq/loom/importer/opencode"
 	_ "github.com/loomhq/loom/importer/pi"
 	_ "github.com/loomhq/loom/importer/zed"

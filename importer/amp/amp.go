@@ -183,14 +183,7 @@ func read(path string, data []byte, mtime time.Time) (*importer.Result, error) {
 		c.message(mid, m, at)
 	}
 	s.Messages = c.msgs
-	if len(s.Messages) == 0 {
-		res.Skip("empty-thread")
-		return res, nil
-	}
-	if s.CreatedAt.IsZero() {
-		s.CreatedAt = s.Messages[0].CreatedAt
-	}
-	res.Sessions = []*importer.Session{s}
+	res.Keep(s, "thread")
 	return res, nil
 }
 

@@ -66,11 +66,7 @@ func TestImportTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := importertest.Store(t)
-	if rep := importertest.Import(t, st, Format{}, dir); rep.SessionsNew != 1 || rep.FilesFailed != 0 {
-		t.Fatalf("first import %+v", rep)
-	}
-	w := importertest.Watch(t, st, Format{}, dir)
-	w.First(t)
+	w := importertest.ImportThenWatch(t, st, Format{}, dir)
 	tmp := file + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		t.Fatal(err)

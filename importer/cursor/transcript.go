@@ -122,12 +122,8 @@ func (b *builder) add(m *loom.Message) {
 
 // jsonLine maps one JSONL line.
 func (b *builder) jsonLine(n int, raw []byte) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return
-	}
 	var l line
-	if err := json.Unmarshal(raw, &l); err != nil {
-		b.res.Problemf(b.path, n, "not JSON: "+importer.Excerpt(err.Error()))
+	if !b.res.DecodeLine(b.path, n, raw, &l) {
 		return
 	}
 	var m *loom.Message

@@ -374,3 +374,16 @@ func Zstd(t testing.TB, data []byte) []byte {
 	}
 	return buf.Bytes()
 }
+
+// ImportThenWatch imports f's sessions at roots into st (the test fails
+// unless that brings new sessions and no file fails), then watches
+// them, its first run done.
+func ImportThenWatch(t testing.TB, st loom.Store, f importer.Format, roots ...string) *Watching {
+	t.Helper()
+	if rep := Import(t, st, f, roots...); rep.SessionsNew == 0 || rep.FilesFailed != 0 {
+		t.Fatalf("first import %+v", rep)
+	}
+	w := Watch(t, st, f, roots...)
+	w.First(t)
+	return w
+}
