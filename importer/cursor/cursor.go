@@ -83,9 +83,8 @@ func (Format) Roots(env func(string) string, home string) []string {
 
 // Bundles finds Cursor's sessions under root: the editor's state.vscdb
 // when root holds it (one bundle, with its write-ahead log), else every
-// transcript in an
-// agent-transcripts directory, each with the transcripts of its
-// sub-agents. Of a transcript written both as .jsonl and as .txt (an
+// transcript in an agent-transcripts directory, each with the
+// transcripts of its sub-agents. Of a transcript written both as .jsonl and as .txt (an
 // older version's form), the .jsonl is read.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	fi, err := importer.StatRoot(Tool, root)
