@@ -218,3 +218,17 @@ type ReplyWaiter interface {
 	// holds the reply whose text is text, and reports whether it does.
 	AwaitReply(ctx context.Context, path, text string, wait time.Duration) bool
 }
+
+// Keep adds s to the result when it has messages, dated by its first
+// message when it has no time of its own; a session without messages is
+// counted as skipped, as "empty-<what>".
+func (r *Result) Keep(s *Session, what string) {
+	if len(s.Messages) == 0 {
+		r.Skip("empty-" + what)
+		return
+	}
+	if s.CreatedAt.IsZero() {
+		s.CreatedAt = s.Messages[0].CreatedAt
+	}
+	r.Sessions = append(r.Sessions, s)
+}

@@ -2,7 +2,9 @@ package importer
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -82,4 +84,18 @@ func trimEOL(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// DecodeLine decodes line n of file path, a JSON value, into v, and
+// reports whether it did: a blank line is passed over, and one that is
+// not JSON is a problem of r.
+func (r *Result) DecodeLine(path string, n int, line []byte, v any) bool {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return false
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		r.Problemf(path, n, "not JSON: "+Excerpt(err.Error()))
+		return false
+	}
+	return true
 }

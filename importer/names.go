@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/loomhq/loom"
 )
 
 // What several readers share to name what they skip and report, and
@@ -65,4 +67,20 @@ func FilesIn(ctx context.Context, tool, dir string, match func(name string) bool
 	}
 	slices.SortFunc(out, func(a, b Bundle) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
+}
+
+// Getenv is env made safe to call when nil (no variable set).
+func Getenv(env func(string) string) func(string) string {
+	return func(k string) string {
+		if env == nil {
+			return ""
+		}
+		return env(k)
+	}
+}
+
+// AddAgentPart adds to m an agent part naming the sub-agent session sub
+// that the tool part call ran, after m's other parts.
+func AddAgentPart(m *loom.Message, call loom.Part, sub string) {
+	m.Parts = append(m.Parts, loom.Part{ID: call.ID + "/agent", Type: loom.PartAgent, Name: call.Name, SessionID: sub})
 }

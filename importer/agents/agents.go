@@ -8,6 +8,7 @@ import (
 
 	// The agents (loom lists them by name).
 	_ "github.com/loomhq/loom/importer/aider"
+	_ "github.com/loomhq/loom/importer/amp"
 	_ "github.com/loomhq/loom/importer/antigravity"
 	_ "github.com/loomhq/loom/importer/chatgpt"
 	_ "github.com/loomhq/loom/importer/claudeai"
@@ -22,9 +23,11 @@ import (
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/gptme"
 	_ "github.com/loomhq/loom/importer/kimi"
+	_ "github.com/loomhq/loom/importer/kiro"
 	_ "github.com/loomhq/loom/importer/opencode"
 	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/pi"
+	_ "github.com/loomhq/loom/importer/zed"
 )
 
 // Formats returns the formats of every agent loom reads.

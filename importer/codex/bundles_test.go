@@ -1,15 +1,12 @@
 package codex
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
@@ -98,21 +95,7 @@ func TestBundles(t *testing.T) {
 	}
 }
 
-func compress(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc, err := zstd.NewWriter(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := enc.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func compress(t *testing.T, data []byte) []byte { return importertest.Zstd(t, data) }
 
 func TestZstd(t *testing.T) {
 	data, err := os.ReadFile("testdata/newer.jsonl")

@@ -230,21 +230,12 @@ func (c *converter) result(r record, d partData) {
 	}
 }
 
-// linkAgent puts an agent part for the sub-agent session sub after the
-// call that ran it.
+// linkAgent names the sub-agent session sub in the message of the call
+// that ran it.
 func (c *converter) linkAgent(call, sub string) {
-	ref, ok := c.calls[call]
-	if !ok || ref.msg >= len(c.msgs) {
-		return
-	}
-	m := c.msgs[ref.msg]
-	tool := m.Parts[ref.part]
-	agent := loom.Part{ID: tool.ID + "/agent", Type: loom.PartAgent, Name: tool.Name, SessionID: sub}
-	m.Parts = append(m.Parts[:ref.part+1], append([]loom.Part{agent}, m.Parts[ref.part+1:]...)...)
-	for k, r := range c.calls {
-		if r.msg == ref.msg && r.part > ref.part {
-			c.calls[k] = callRef{msg: r.msg, part: r.part + 1}
-		}
+	if ref, ok := c.calls[call]; ok && ref.msg < len(c.msgs) {
+		m := c.msgs[ref.msg]
+		importer.AddAgentPart(m, m.Parts[ref.part], sub)
 	}
 }
 

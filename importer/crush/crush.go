@@ -59,12 +59,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 }
 
 func globalDir(env func(string) string, home string) string {
-	get := func(k string) string {
-		if env == nil {
-			return ""
-		}
-		return env(k)
-	}
+	get := importer.Getenv(env)
 	if d := get(globalEnv); d != "" {
 		return d
 	}

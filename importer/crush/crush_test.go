@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -247,18 +246,9 @@ func TestImportTwice(t *testing.T) {
 	if rep.SessionsNew != 1 || rep.SessionsGrown != 1 || rep.FilesFailed != 0 {
 		t.Fatalf("second import %+v", rep)
 	}
-	rep = importertest.Import(t, st, Format{}, project)
-	if rep.MessagesAdded != 0 || rep.SessionsNew != 0 || rep.SessionsGrown != 0 {
-		t.Fatalf("third import %+v", rep)
-	}
-	ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: Tool})
-	if err != nil || len(ss) != 2 {
-		t.Fatalf("sessions %v %v", ss, err)
-	}
-	for _, s := range ss {
-		if s.Key == Tool+":"+sessionID && (s.Usage.InputTokens != 1500 || s.Usage.OutputTokens != 200) {
-			t.Errorf("session usage %+v", s.Usage)
-		}
+	importertest.NothingNew(t, st, Format{}, project)
+	if u := importertest.StoredUsage(t, st, Tool, sessionID); u.InputTokens != 1500 || u.OutputTokens != 200 {
+		t.Errorf("session usage %+v", u)
 	}
 }
 
@@ -266,33 +256,14 @@ func TestImportTwice(t *testing.T) {
 func TestWatch(t *testing.T) {
 	project := t.TempDir()
 	path := buildDB(t, project, 4, 3)
-	st := importertest.Store(t)
 	db := openWriter(t, path)
 	defer db.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	reports := make(chan *importer.Report, 16)
-	done := make(chan error, 1)
-	go func() {
-		im := &importer.Importer{Store: st, UserID: "alice"}
-		done <- im.Watch(ctx, []importer.Target{{Format: Format{}, Roots: []string{filepath.Join(project, dataDir)}, Explicit: true}},
-			importer.WatchOptions{Rescan: time.Hour}, func(r *importer.Report) { reports <- r })
-	}()
-	if r := <-reports; r.Tools[0].SessionsNew != 1 {
-		t.Fatalf("first run %+v", r.Tools[0])
+	w := importertest.Watch(t, importertest.Store(t), Format{}, filepath.Join(project, dataDir))
+	if r := w.First(t); r.SessionsNew != 1 {
+		t.Fatalf("first run %+v", r)
 	}
 	addRows(t, db, 4, conversation[5:6], 5)
-	deadline := time.After(time.Second)
-	for added := 0; added == 0; {
-		select {
-		case r := <-reports:
-			added = r.Tools[0].MessagesAdded
-		case <-deadline:
-			t.Fatal("the new reply was not imported within a second")
-		}
-	}
-	cancel()
-	<-done
+	w.Follows(t, "the new reply")
 }
 
 // TestReadOnly: reading leaves Crush's database as it was, creates no
@@ -365,12 +336,5 @@ func TestBadInput(t *testing.T) {
 	if len(res.Problems) < 3 || res.Skipped["unknown:narrator"] != 1 {
 		t.Errorf("problems %v skipped %v", res.Problems, res.Skipped)
 	}
-	other := filepath.Join(t.TempDir(), "x.db")
-	odb := openWriter(t, other)
-	exec(t, odb, `CREATE TABLE t (a)`)
-	odb.Close()
-	_, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{other}})
-	if err == nil || !strings.Contains(err.Error(), "not a Crush database") {
-		t.Errorf("read a database that is not Crush's: %v", err)
-	}
+	importertest.RefusesOtherDB(t, Format{}, "x.db")
 }

@@ -51,12 +51,7 @@ func (Format) Provider() string { return "" }
 // $VSCODE_APPDATA, else ~/.config on Linux ($XDG_CONFIG_HOME),
 // ~/Library/Application Support on macOS, %APPDATA% on Windows).
 func (Format) Roots(env func(string) string, home string) []string {
-	get := func(k string) string {
-		if env == nil {
-			return ""
-		}
-		return env(k)
-	}
+	get := importer.Getenv(env)
 	var roots []string
 	if dir := importer.ToolDir(get, home, configEnv, ".cursor"); dir != "" {
 		roots = append(roots, filepath.Join(dir, "projects"))
@@ -87,9 +82,9 @@ func (Format) Roots(env func(string) string, home string) []string {
 }
 
 // Bundles finds Cursor's sessions under root: the editor's state.vscdb
-// (one bundle, with its write-ahead log), and every transcript in an
-// agent-transcripts directory, each with the transcripts of its
-// sub-agents. Of a transcript written both as .jsonl and as .txt (an
+// when root holds it (one bundle, with its write-ahead log), else every
+// transcript in an agent-transcripts directory, each with the
+// transcripts of its sub-agents. Of a transcript written both as .jsonl and as .txt (an
 // older version's form), the .jsonl is read.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	fi, err := importer.StatRoot(Tool, root)
@@ -102,9 +97,10 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		}
 		return []importer.Bundle{{Files: []string{root}}}, nil
 	}
-	var out []importer.Bundle
 	if db := filepath.Join(root, stateDB); importer.RegularFile(db) == nil {
-		out = append(out, importer.SQLiteBundle(db))
+		// The editor's global storage: the rest of it is other
+		// extensions' state, not transcripts.
+		return []importer.Bundle{importer.SQLiteBundle(db)}, nil
 	}
 	files, err := importer.NamedFiles(ctx, Tool, root, func(string) bool { return true })
 	var found []transcript
@@ -113,7 +109,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 			found = append(found, t)
 		}
 	}
-	return append(out, group(found)...), err
+	return group(found), err
 }
 
 // transcript is where a transcript file is: its session, and the

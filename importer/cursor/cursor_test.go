@@ -35,9 +35,7 @@ func bundles(t testing.TB, root string) []importer.Bundle {
 
 func readAll(t testing.TB, root string) *importer.Result {
 	t.Helper()
-	res := importertest.ReadAll(t, Format{}, root)
-	importertest.CheckValidOf(t, Tool, res)
-	return res
+	return importertest.ReadAllValid(t, Format{}, root)
 }
 
 // TestBundles: a session's transcript and its sub-agents' are one
@@ -260,18 +258,9 @@ func TestImportTwice(t *testing.T) {
 	if rep.SessionsGrown != 1 || rep.MessagesAdded != 2 || rep.SessionsNew != 0 {
 		t.Fatalf("second import %+v", rep)
 	}
-	rep = importertest.Import(t, st, Format{}, dir)
-	if rep.MessagesAdded != 0 || rep.SessionsGrown != 0 || rep.SessionsNew != 0 {
-		t.Fatalf("third import %+v", rep)
-	}
-	ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: Tool})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, x := range ss {
-		if x.Key == Tool+":"+chatID && x.Usage.InputTokens != 1200 {
-			t.Errorf("usage %+v", x.Usage)
-		}
+	importertest.NothingNew(t, st, Format{}, dir)
+	if u := importertest.StoredUsage(t, st, Tool, chatID); u.InputTokens != 1200 {
+		t.Errorf("usage %+v", u)
 	}
 }
 
@@ -303,40 +292,15 @@ func TestWatch(t *testing.T) {
 	}
 	_, db := buildEditor(t, global, 4)
 	defer db.Close()
-	st := importertest.Store(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	reports := make(chan *importer.Report, 16)
-	done := make(chan error, 1)
-	go func() {
-		im := &importer.Importer{Store: st, UserID: "alice"}
-		done <- im.Watch(ctx, []importer.Target{{Format: Format{}, Roots: []string{filepath.Join(home, "projects"), global}, Explicit: true}},
-			importer.WatchOptions{Rescan: time.Hour}, func(r *importer.Report) { reports <- r })
-	}()
-	if r := <-reports; r.Tools[0].SessionsNew != 3 {
-		t.Fatalf("first run %+v", r.Tools[0])
-	}
-	waitAdded := func(what string) {
-		t.Helper()
-		deadline := time.After(time.Second)
-		for {
-			select {
-			case r := <-reports:
-				if r.Tools[0].MessagesAdded > 0 {
-					return
-				}
-			case <-deadline:
-				t.Fatalf("%s was not imported within a second", what)
-			}
-		}
+	w := importertest.Watch(t, importertest.Store(t), Format{}, filepath.Join(home, "projects"), global)
+	if r := w.First(t); r.SessionsNew != 3 {
+		t.Fatalf("first run %+v", r)
 	}
 	write(`{"role":"user","message":{"content":[{"type":"text","text":"more"}]}}`)
-	waitAdded("a line appended to a transcript")
+	w.Follows(t, "a line appended to a transcript")
 	put(t, db, "bubbleId:"+chatID+":b6", editorBubbles[5])
 	setHeaders(t, db, 6)
-	waitAdded("a bubble the editor wrote")
-	cancel()
-	<-done
+	w.Follows(t, "a bubble the editor wrote")
 }
 
 // TestBadInput: values the editor did not write are problems or
@@ -356,13 +320,7 @@ func TestBadInput(t *testing.T) {
 	if p := odd.Messages[0].Parts[0]; p.Status != loom.ToolRunning {
 		t.Errorf("call of an unknown status %+v", p)
 	}
-	other := filepath.Join(t.TempDir(), "x.vscdb")
-	odb := importertest.SQLiteWriter(t, other)
-	importertest.Exec(t, odb, `CREATE TABLE t (a)`)
-	odb.Close()
-	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{other}}); err == nil || !strings.Contains(err.Error(), "not a Cursor database") {
-		t.Errorf("a database that is not Cursor's: %v", err)
-	}
+	importertest.RefusesOtherDB(t, Format{}, "x.vscdb")
 }
 
 // TestRoots: the CLI's projects and the editor's global storage, moved

@@ -34,20 +34,13 @@ type line struct {
 
 // block is one content block.
 type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
+	importer.APIBlock
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
-	Source    struct {
-		MediaType string `json:"media_type"`
-		Data      string `json:"data"`
-	} `json:"source"`
 }
 
 // readTranscript reads one transcript file as a session.
@@ -129,12 +122,8 @@ func (b *builder) add(m *loom.Message) {
 
 // jsonLine maps one JSONL line.
 func (b *builder) jsonLine(n int, raw []byte) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return
-	}
 	var l line
-	if err := json.Unmarshal(raw, &l); err != nil {
-		b.res.Problemf(b.path, n, "not JSON: "+importer.Excerpt(err.Error()))
+	if !b.res.DecodeLine(b.path, n, raw, &l) {
 		return
 	}
 	var m *loom.Message
@@ -191,36 +180,13 @@ func hasPrompt(blocks []json.RawMessage) bool {
 }
 
 func (b *builder) block(n int, m *loom.Message, id string, bl block) {
+	if bl.Type == "text" && m.Role == loom.RoleUser {
+		bl.Text = userQuery(bl.Text)
+	}
+	if bl.AddContent(b.res, m, id) {
+		return
+	}
 	switch bl.Type {
-	case "text":
-		text := bl.Text
-		if m.Role == loom.RoleUser {
-			text = userQuery(text)
-		}
-		if strings.TrimSpace(text) == "" {
-			b.res.Skip("empty-text")
-			return
-		}
-		m.Parts = append(m.Parts, loom.Part{ID: id, Type: loom.PartText, Text: text})
-	case "thinking", "reasoning":
-		text := cmp.Or(bl.Thinking, bl.Text)
-		if text == "" {
-			b.res.Skip("empty-reasoning")
-			return
-		}
-		p := loom.Part{ID: id, Type: loom.PartReasoning, Text: text}
-		if bl.Signature != "" {
-			p.Metadata = importer.Meta("signature", bl.Signature)
-		}
-		m.Parts = append(m.Parts, p)
-	case "redacted_thinking":
-		m.Parts = append(m.Parts, loom.Part{ID: id, Type: loom.PartReasoning, Metadata: importer.Meta("redacted", "true")})
-	case "image":
-		p := loom.Part{ID: id, Type: loom.PartFile, Mime: bl.Source.MediaType}
-		if bl.Source.Data != "" {
-			p.URL = "data:" + cmp.Or(bl.Source.MediaType, "application/octet-stream") + ";base64," + bl.Source.Data
-		}
-		m.Parts = append(m.Parts, p)
 	case "tool_use":
 		input := json.RawMessage(`{}`)
 		if in := importer.CompactJSON(bl.Input); in != nil && in[0] == '{' {

@@ -4,12 +4,16 @@
 package importertest
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -221,4 +225,141 @@ func Exec(t testing.TB, db *sql.DB, q string, args ...any) {
 	if _, err := db.Exec(q, args...); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
+}
+
+// ReadAllValid is ReadAll, the result checked as every reader's must be
+// (CheckValidOf).
+func ReadAllValid(t testing.TB, f importer.Format, root string) *importer.Result {
+	t.Helper()
+	res := ReadAll(t, f, root)
+	CheckValidOf(t, f.Tool(), res)
+	return res
+}
+
+// Watching is an importer.Watch of one format's roots into a store, run
+// until the test ends.
+type Watching struct {
+	reports chan *importer.Report
+}
+
+// Watch starts following f's sessions at roots into st as user "alice"
+// (importer.Watch, no periodic rescan: only file notifications bring a
+// change in), stopped when the test ends.
+func Watch(t testing.TB, st loom.Store, f importer.Format, roots ...string) *Watching {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &Watching{reports: make(chan *importer.Report, 64)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		im := &importer.Importer{Store: st, UserID: "alice"}
+		_ = im.Watch(ctx, []importer.Target{{Format: f, Roots: roots, Explicit: true}},
+			importer.WatchOptions{Rescan: time.Hour}, func(r *importer.Report) {
+				select {
+				case w.reports <- r:
+				case <-ctx.Done():
+				}
+			})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return w
+}
+
+// First is the report of the watch's first run, which imports what is
+// there.
+func (w *Watching) First(t testing.TB) *importer.ToolReport {
+	t.Helper()
+	select {
+	case r := <-w.reports:
+		return r.Tools[0]
+	case <-time.After(time.Minute):
+		t.Fatal("the watch made no first run")
+	}
+	return nil
+}
+
+// Follows fails the test unless a run of the watch adds messages within
+// a second: what was written (named by what) was followed.
+func (w *Watching) Follows(t testing.TB, what string) {
+	t.Helper()
+	deadline := time.After(time.Second)
+	for {
+		select {
+		case r := <-w.reports:
+			if r.Tools[0].MessagesAdded > 0 {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%s was not imported within a second", what)
+		}
+	}
+}
+
+// RefusesOtherDB checks that f refuses, with an error, a SQLite database
+// that is not its tool's.
+func RefusesOtherDB(t testing.TB, f importer.Format, name string) {
+	t.Helper()
+	other := filepath.Join(t.TempDir(), name)
+	db := SQLiteWriter(t, other)
+	Exec(t, db, `CREATE TABLE t (a)`)
+	db.Close()
+	if _, err := f.Read(context.Background(), importer.Bundle{Files: []string{other}}); err == nil || !strings.Contains(err.Error(), "not a") {
+		t.Errorf("read a database that is not %s's: %v", f.Tool(), err)
+	}
+}
+
+// NothingNew imports f's sessions at roots into st once more and fails
+// the test when that adds or changes anything.
+func NothingNew(t testing.TB, st loom.Store, f importer.Format, roots ...string) {
+	t.Helper()
+	if rep := Import(t, st, f, roots...); rep.MessagesAdded != 0 || rep.SessionsNew != 0 || rep.SessionsGrown != 0 {
+		t.Fatalf("an import of what was imported: %+v", rep)
+	}
+}
+
+// StoredUsage is the usage of the stored session of tool whose source
+// id is id (user "alice"); the test fails when there is none.
+func StoredUsage(t testing.TB, st loom.Store, tool, id string) loom.Usage {
+	t.Helper()
+	ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		if s.Key == tool+":"+id {
+			return s.Usage
+		}
+	}
+	t.Fatalf("no stored session %s:%s", tool, id)
+	return loom.Usage{}
+}
+
+// Zstd is data compressed with zstd.
+func Zstd(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc, err := zstd.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := enc.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// ImportThenWatch imports f's sessions at roots into st (the test fails
+// unless that brings new sessions and no file fails), then watches
+// them, its first run done.
+func ImportThenWatch(t testing.TB, st loom.Store, f importer.Format, roots ...string) *Watching {
+	t.Helper()
+	if rep := Import(t, st, f, roots...); rep.SessionsNew == 0 || rep.FilesFailed != 0 {
+		t.Fatalf("first import %+v", rep)
+	}
+	w := Watch(t, st, f, roots...)
+	w.First(t)
+	return w
 }
