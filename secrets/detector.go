@@ -10,7 +10,9 @@
 package secrets
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"regexp"
@@ -529,4 +531,18 @@ func quotedAssignment(text string, i, j int) bool {
 		k--
 	}
 	return k >= 0 && (text[k] == '=' || text[k] == ':')
+}
+
+// Fingerprint names d's rules and allow-list: two Detectors with the
+// same fingerprint find the same secrets, so a scan remembered under it
+// holds for d.
+func (d *Detector) Fingerprint() string {
+	h := sha256.New()
+	for _, r := range d.rules {
+		fmt.Fprintf(h, "%s\x00%s\x00%q\x00%v\x00%v\x00", r.ID, r.Regex, r.Keywords, r.MinEntropy, r.Window)
+	}
+	for _, a := range d.allow {
+		fmt.Fprintf(h, "allow\x00%s\x00", a)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/secrets"
 )
 
 // Factory holds what commands need from the outside world. main builds
@@ -479,4 +480,15 @@ func (f *Factory) ReadStoreAgain(ctx context.Context) (loom.Store, error) {
 		}
 	}
 	return f.ReadStore(ctx)
+}
+
+// Secrets returns the secret detector config.toml's [secrets] describes
+// (the built-in rules when it sets none).
+func (f *Factory) Secrets() (*secrets.Detector, *config.Config, error) {
+	c, _, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := c.Secrets.Detector()
+	return d, c, err
 }
