@@ -176,8 +176,15 @@ func (d *Detector) RedactMessages(msgs []*loom.Message) int {
 
 // RedactSession returns the session's metadata with its secrets
 // replaced (a copy, when there were any) and how many it replaced:
-// the title, description and last prompt that listings show.
+// the title, description and last prompt that listings show. The last
+// prompt is a copy of a message's text, whose secrets are counted with
+// the message's, so a listing counts them once: here only when the
+// messages are not redacted along (count).
 func (d *Detector) RedactSession(s *loom.Session) (*loom.Session, int) {
+	return d.redactSession(s, true)
+}
+
+func (d *Detector) redactSession(s *loom.Session, countPrompt bool) (*loom.Session, int) {
 	if s == nil {
 		return s, 0
 	}
@@ -188,6 +195,9 @@ func (d *Detector) RedactSession(s *loom.Session) (*loom.Session, int) {
 	c.LastPrompt, e = d.Redact(s.LastPrompt)
 	if a+b+e == 0 {
 		return s, 0
+	}
+	if !countPrompt {
+		e = 0
 	}
 	return &c, a + b + e
 }
@@ -200,7 +210,7 @@ func (d *Detector) RedactSessions(data []*loom.SessionData) int {
 	n := 0
 	for _, sd := range data {
 		var k int
-		sd.Session, k = d.RedactSession(sd.Session)
+		sd.Session, k = d.redactSession(sd.Session, false)
 		n += k + d.RedactMessages(sd.Messages)
 	}
 	return n

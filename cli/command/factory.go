@@ -492,3 +492,17 @@ func (f *Factory) Secrets() (*secrets.Detector, *config.Config, error) {
 	d, err := c.Secrets.Detector()
 	return d, c, err
 }
+
+// MCPRedact is the secret detector of the MCP read tools: nil when
+// config.toml's [mcp] redact is false; the built-in rules when
+// config.toml cannot be read, so that secrets never leave by an error.
+func (f *Factory) MCPRedact() *secrets.Detector {
+	d, c, err := f.Secrets()
+	switch {
+	case err != nil:
+		return secrets.Default()
+	case !c.MCP.Redacts():
+		return nil
+	}
+	return d
+}
