@@ -337,14 +337,20 @@ func (d *Detector) findRuns(text string, depth int, out []Finding) []Finding {
 			j++
 		}
 		n := j - i
-		if r := d.highEntropy; r != nil && n >= 24 && n <= 258 && quotedAssignment(text, i, j) && r.accept(text[i:j]) {
-			out = append(out, Finding{RuleID: r.ID, Start: i, End: j})
-		} else if depth == 0 && n >= 32 {
-			if dec, ok := decode64(text[i:j]); ok {
-				if f := d.find(dec, 0, 1); len(f) > 0 {
-					out = append(out, Finding{RuleID: f[0].RuleID, Start: i, End: j})
-				}
+		// Base64 of text (a cursor, an encoded document) is no random
+		// key: only what it decodes to can hold a secret.
+		dec, text64 := "", false
+		if n >= 24 {
+			dec, text64 = decode64(text[i:j])
+		}
+		switch {
+		case text64 && depth == 0 && n >= 32:
+			if f := d.find(dec, 0, 1); len(f) > 0 {
+				out = append(out, Finding{RuleID: f[0].RuleID, Start: i, End: j})
 			}
+		case text64:
+		case d.highEntropy != nil && n <= 258 && quotedAssignment(text, i, j) && d.highEntropy.accept(text[i:j]):
+			out = append(out, Finding{RuleID: d.highEntropy.ID, Start: i, End: j})
 		}
 		i = j
 	}
@@ -420,7 +426,7 @@ func (r *rule) accept(v string) bool {
 
 var placeholderWords = []string{
 	"example", "changeme", "change_me", "change-me", "placeholder", "redacted", "your_", "your-", "yourkey", "dummy",
-	"xxxx", "****", "....", "<", "${", "{{", "%(", "process.env", "os.environ", "getenv", "env[", "env.", "secrets.",
+	"xxxx", "****", "...", "…", "<", "${", "{{", "%(", "process.env", "os.environ", "getenv", "env[", "env.", "secrets.",
 	"settings.", "config.", "localhost", "none", "null", "undefined", "true", "false", "password", "secret", "token",
 }
 

@@ -1,9 +1,11 @@
 package secrets_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/secrets/secretstest"
 )
@@ -120,6 +122,28 @@ func FuzzRedact(f *testing.F) {
 			if v := s[x.Start:x.End]; len(v) >= 8 && strings.Contains(red, v) && !strings.Contains(secrets.Marker(x.RuleID), v) {
 				t.Fatalf("secret %q still in %q", v, red)
 			}
+		}
+	})
+}
+
+// A tool part's JSON stays JSON when its secrets are redacted, whatever
+// it holds.
+func FuzzRedactPart(f *testing.F) {
+	g := secretstest.New(4)
+	for _, k := range secretstest.Kinds {
+		f.Add(g.Secret(k).Text)
+	}
+	f.Add(`{"a":"-----BEGIN PRIVATE KEY-----\nMIIE` + strings.Repeat("A", 40) + `\n-----END PRIVATE KEY-----"}`)
+	d := secrets.Default()
+	f.Fuzz(func(t *testing.T, s string) {
+		out, _ := json.Marshal(s)
+		p := loom.Part{ID: "p", Type: loom.PartTool, CallID: "c", Name: "bash", Status: loom.ToolCompleted, Output: out, Text: s}
+		if json.Valid([]byte(s)) {
+			p.Input = json.RawMessage(s)
+		}
+		red, _ := d.RedactPart(p)
+		if err := red.Validate(); err != nil {
+			t.Fatalf("redacted part of %q: %v", s, err)
 		}
 	})
 }

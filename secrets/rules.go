@@ -28,7 +28,7 @@ var builtin = []Rule{
 	{ID: "azure-storage-key", Description: "Azure storage account key in a connection string",
 		Regex: `(?i)AccountKey=([A-Za-z0-9+/]{86}==)`, Keywords: []string{"accountkey="}, Window: [2]int{0, 110}},
 	{ID: "azure-sas-token", Description: "Azure shared access signature",
-		Regex: `[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`, Keywords: []string{"sig="}, Window: [2]int{2, 300}},
+		Regex: `(?:[?&]|\\u0026)sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`, Keywords: []string{"sig="}, Window: [2]int{8, 300}},
 	{ID: "azure-client-secret", Description: "Azure AD (Entra) client secret",
 		Regex: `(?:^|[^A-Za-z0-9_~.-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?:[^A-Za-z0-9_~.-]|$)`, Keywords: []string{"q~"}},
 	{ID: "slack-token", Description: "Slack bot, user, app and configuration tokens",

@@ -224,9 +224,32 @@ func (f *Factory) open(ctx context.Context, access Access) (loom.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, empty := st.(*EmptyStore); !empty && access >= AccessWrite {
+		if c, _, err := f.Config(); err == nil && c.Secrets.RedactOnWrite {
+			d, err := c.Secrets.Detector()
+			if err != nil {
+				st.Close()
+				return nil, err
+			}
+			st = &secrets.Store{Store: st, Detector: d}
+		}
+	}
 	f.store, f.storeAccess = st, access
 	f.adoptHere(ctx, st)
 	return st, nil
+}
+
+// Underlying returns the store st wraps (a secrets.Store redacting what
+// is written), st itself when it wraps none: for what only the engine's
+// store provides, such as tokens and sync.
+func Underlying(st loom.Store) loom.Store {
+	for {
+		u, ok := st.(interface{ Unwrap() loom.Store })
+		if !ok {
+			return st
+		}
+		st = u.Unwrap()
+	}
 }
 
 // CloseStore closes the store if a command opened it.

@@ -369,7 +369,7 @@ func redact(ctx context.Context, f *command.Factory, ref string, dryRun, yes boo
 		}
 	}
 	if rep.Parts > 0 {
-		if sc, ok := st.(Scrubber); ok {
+		if sc, ok := command.Underlying(st).(Scrubber); ok {
 			if err := sc.Scrub(ctx); err != nil {
 				return err
 			}

@@ -136,7 +136,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tokens, ok := st.(loom.TokenStore)
+	tokens, ok := command.Underlying(st).(loom.TokenStore)
 	if !ok {
 		return fmt.Errorf("this store keeps no access tokens, so it cannot be served")
 	}
