@@ -349,7 +349,7 @@ func (d *Detector) findRuns(text string, depth int, out []Finding) []Finding {
 				out = append(out, Finding{RuleID: f[0].RuleID, Start: i, End: j})
 			}
 		case text64:
-		case d.highEntropy != nil && n <= 258 && quotedAssignment(text, i, j) && d.highEntropy.accept(text[i:j]):
+		case d.highEntropy != nil && n <= 258 && quotedAssignment(text, i, j) && !typedID(text[i:j]) && d.highEntropy.accept(text[i:j]):
 			out = append(out, Finding{RuleID: d.highEntropy.ID, Start: i, End: j})
 		}
 		i = j
@@ -536,7 +536,30 @@ func quotedAssignment(text string, i, j int) bool {
 	for k >= 0 && (text[k] == ' ' || text[k] == '\t') {
 		k--
 	}
-	return k >= 0 && (text[k] == '=' || text[k] == ':')
+	if k < 0 || text[k] != '=' && text[k] != ':' {
+		return false
+	}
+	// An HTML attribute (content="…", integrity="…", nonce="…") holds
+	// page tokens and hashes, not credentials.
+	w := k
+	for w > 0 && (text[w-1] >= 'a' && text[w-1] <= 'z' || text[w-1] == '-') {
+		w--
+	}
+	return text[k] != '=' || !htmlAttrs[text[w:k]]
+}
+
+var htmlAttrs = map[string]bool{"content": true, "value": true, "integrity": true, "nonce": true, "href": true, "src": true,
+	"id": true, "class": true, "name": true, "style": true, "d": true, "key": true, "data-id": true, "srcset": true, "action": true}
+
+// typedID reports whether v is an object id of an API (msg_…, toolu_…,
+// req_…, chatcmpl-…): a lower-case type, then _ or -, then the id.
+// Keys with such prefixes have rules of their own.
+func typedID(v string) bool {
+	i := 0
+	for i < len(v) && v[i] >= 'a' && v[i] <= 'z' {
+		i++
+	}
+	return i >= 2 && i <= 10 && i < len(v) && (v[i] == '_' || v[i] == '-')
 }
 
 // Fingerprint names d's rules and allow-list: two Detectors with the
