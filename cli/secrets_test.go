@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -247,4 +248,35 @@ func TestSecretsRedactSyncs(t *testing.T) {
 			t.Errorf("machine B's last prompt keeps a secret")
 		}
 	})
+}
+
+// With redact_on_write, a session imported from a file is stored
+// redacted, and turning MCP redaction off gives the read tools the text
+// as stored.
+func TestSecretsRedactOnWrite(t *testing.T) {
+	src := newEmptyFixture(t)
+	s, values := seedSecrets(t, src)
+	file := filepath.Join(t.TempDir(), "deploy.jsonl")
+	if err := os.WriteFile(file, []byte(src.mustRun(t, "session", "export", s.ID)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src.home, "config", "config.toml"), []byte("[mcp]\nredact = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := mustCall(t, connectStdio(t, src), "read_session", map[string]any{"ref": s.ID})
+	if holdsAny(plain.text, values) == "" {
+		t.Errorf("with [mcp] redact = false read_session still redacts")
+	}
+
+	dst := newEmptyFixture(t)
+	if err := os.WriteFile(filepath.Join(dst.home, "config", "config.toml"), []byte("[secrets]\nredact_on_write = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dst.mustRun(t, "session", "import", file)
+	if rep := decodeJSON[scanJSON](t, dst.mustRun(t, "secrets", "scan", "--json")); rep.Secrets != 0 {
+		t.Errorf("imported with redact_on_write, the store holds %d secrets", rep.Secrets)
+	}
+	if shown := dst.mustRun(t, "session", "show", s.ID, "--full-history"); holdsAny(shown, values) != "" || !strings.Contains(shown, "[REDACTED:") {
+		t.Errorf("imported with redact_on_write:\n%s", shown)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
@@ -21,6 +22,7 @@ import (
 // state directory, one file for all stores, keyed by store and user;
 // rules that changed (another fingerprint) make it start over.
 type memo struct {
+	mu    sync.Mutex // guards store.Sessions while workers scan
 	path  string
 	all   map[string]*storeMemo
 	key   string
@@ -74,7 +76,9 @@ func openMemo(f *command.Factory, d *sec.Detector) (*memo, error) {
 // as its tool parts may have finished since), or all with full, or when
 // that message is not what it was (the session was rewound).
 func (m *memo) scan(ctx context.Context, st loom.Store, d *sec.Detector, s *loom.Session, full bool) ([]sec.Place, int, error) {
+	m.mu.Lock()
 	prev := m.store.Sessions[s.ID]
+	m.mu.Unlock()
 	q := loom.MessageQuery{Oldest: true}
 	if prev != nil && !full {
 		q.After = prev.Seq - 1
@@ -95,6 +99,8 @@ func (m *memo) scan(ctx context.Context, st loom.Store, d *sec.Detector, s *loom
 	for _, msg := range msgs {
 		places = append(places, d.ScanMessage(msg)...)
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if len(msgs) > 0 {
 		last := msgs[len(msgs)-1]
 		m.store.Sessions[s.ID] = &sessionMemo{Seq: last.Seq, MessageID: last.ID, Places: places}

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -137,11 +139,35 @@ func scan(ctx context.Context, f *command.Factory, ref string, full bool) (*Scan
 		return nil, err
 	}
 	rep := &ScanReport{Sessions: []*SessionFindings{}}
-	for _, s := range sessions {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		places, read, err := memo.scan(ctx, st, d, s, full)
+	// Sessions are scanned by as many workers as there are cores (the
+	// store reads in parallel), and reported in their order.
+	type scanned struct {
+		places []sec.Place
+		read   int
+		err    error
+	}
+	results := make([]scanned, len(sessions))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(sessions))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := &results[i]
+				if r.err = ctx.Err(); r.err == nil {
+					r.places, r.read, r.err = memo.scan(ctx, st, d, sessions[i], full)
+				}
+			}
+		}()
+	}
+	for i := range sessions {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, s := range sessions {
+		places, read, err := results[i].places, results[i].read, results[i].err
 		if err != nil {
 			return nil, err
 		}
