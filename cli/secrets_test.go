@@ -250,6 +250,18 @@ func TestSecretsRedactSyncs(t *testing.T) {
 	})
 }
 
+// writeConfig writes fx's config.toml.
+func writeConfig(t *testing.T, fx *fixture, text string) {
+	t.Helper()
+	dir := filepath.Join(fx.home, "config")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // With redact_on_write, a session imported from a file is stored
 // redacted, and turning MCP redaction off gives the read tools the text
 // as stored.
@@ -260,18 +272,14 @@ func TestSecretsRedactOnWrite(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src.mustRun(t, "session", "export", s.ID)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(src.home, "config", "config.toml"), []byte("[mcp]\nredact = false\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, src, "[mcp]\nredact = false\n")
 	plain := mustCall(t, connectStdio(t, src), "read_session", map[string]any{"ref": s.ID})
 	if holdsAny(plain.text, values) == "" {
 		t.Errorf("with [mcp] redact = false read_session still redacts")
 	}
 
 	dst := newEmptyFixture(t)
-	if err := os.WriteFile(filepath.Join(dst.home, "config", "config.toml"), []byte("[secrets]\nredact_on_write = true\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, dst, "[secrets]\nredact_on_write = true\n")
 	dst.mustRun(t, "session", "import", file)
 	if rep := decodeJSON[scanJSON](t, dst.mustRun(t, "secrets", "scan", "--json")); rep.Secrets != 0 {
 		t.Errorf("imported with redact_on_write, the store holds %d secrets", rep.Secrets)
