@@ -78,7 +78,10 @@ func UpdatePart(ctx context.Context, tx UpdateTx, log SyncLog, id string, seq in
 	if err != nil {
 		return err
 	}
-	before := m.Text()
+	before := ""
+	if m != nil {
+		before = m.Text()
+	}
 	if err := ReplacePart(m, id, seq, part); err != nil {
 		return err
 	}
