@@ -27,6 +27,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/BobuSumisu/aho-corasick v1.0.3
+
 require (
 	charm.land/lipgloss/v2 v2.0.6
 	github.com/atotto/clipboard v0.1.4 // indirect

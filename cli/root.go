@@ -27,6 +27,7 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
 	"github.com/loomhq/loom/cli/search"
+	secretscmd "github.com/loomhq/loom/cli/secrets"
 	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/session"
 	synccmd "github.com/loomhq/loom/cli/sync"
@@ -197,6 +198,7 @@ search, resume, fork, move, export and import.`,
 		chat.NewCmdRun(f),
 		session.NewCmdSession(f),
 		search.NewCmdSearch(f),
+		secretscmd.NewCmdSecrets(f),
 		newCmdReplay(f),
 		usage.NewCmdUsage(f),
 		newCmdLog(f),

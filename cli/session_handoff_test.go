@@ -84,6 +84,7 @@ type handoffJSON struct {
 	FirstTurn   int            `json:"first_turn"`
 	LastTurn    int            `json:"last_turn"`
 	Turns       int            `json:"turns"`
+	Redacted    int            `json:"redacted"`
 }
 
 func formatOf(t *testing.T, tool string) importer.Format {

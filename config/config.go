@@ -16,6 +16,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/secrets"
 )
 
 // Config is config.toml. Every field is optional.
@@ -49,6 +50,10 @@ type Config struct {
 
 	// MCP sets what `loom mcp` offers ([mcp]).
 	MCP MCPSettings `toml:"mcp"`
+
+	// Secrets sets how secrets are found and when they are redacted
+	// ([secrets]).
+	Secrets SecretsSettings `toml:"secrets"`
 
 	// Sync is where `loom sync` keeps this machine's sessions in step
 	// with the user's other machines ([sync]).
@@ -114,6 +119,33 @@ type MCPSettings struct {
 	// agents (Claude Code, Codex CLI, Gemini CLI) into their directories;
 	// off by default, since it writes files.
 	Handoff bool `toml:"handoff"`
+	// Redact replaces secrets in what the read tools return (default
+	// true); false gives them the text as stored.
+	Redact *bool `toml:"redact"`
+}
+
+// Redacts reports whether the read tools of `loom mcp` redact secrets.
+func (m MCPSettings) Redacts() bool { return m.Redact == nil || *m.Redact }
+
+// SecretsSettings are the [secrets] settings: rules and allow-list of
+// the detector (secrets.Config), and redaction as sessions are written.
+type SecretsSettings struct {
+	secrets.Config
+	// RedactOnWrite replaces secrets in messages as they are stored:
+	// imported from other agents or files, or written by loom's agent.
+	RedactOnWrite bool `toml:"redact_on_write"`
+}
+
+// Detector returns the secret detector these settings describe.
+func (s SecretsSettings) Detector() (*secrets.Detector, error) {
+	if len(s.Rules) == 0 && len(s.Allow) == 0 && len(s.Disable) == 0 {
+		return secrets.Default(), nil
+	}
+	d, err := secrets.New(s.Config)
+	if err != nil {
+		return nil, loom.Errorf(loom.EINVALID, "config.toml [secrets]: %v", err)
+	}
+	return d, nil
 }
 
 // MCPServer is how to reach one MCP server: a command to start (it

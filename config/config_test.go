@@ -161,3 +161,47 @@ output = 1.5
 		t.Error("a negative price was accepted")
 	}
 }
+
+// [secrets] adds rules and an allow-list to the detector; [mcp] redact
+// turns the MCP tools' redaction off; a bad rule is one clear error.
+func TestSecretsSettings(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	os.WriteFile(path, []byte(`[mcp]
+redact = false
+[secrets]
+redact_on_write = true
+allow = ['^ghp_0+$']
+disable = ["high-entropy-assignment"]
+[[secrets.rules]]
+id = "acme-token"
+regex = '\bacme_[a-z0-9]{24}\b'
+keywords = ["acme_"]
+`), 0o600)
+	c, err := Load(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MCP.Redacts() || !c.Secrets.RedactOnWrite {
+		t.Fatalf("settings %+v %+v", c.MCP, c.Secrets)
+	}
+	d, err := c.Secrets.Detector()
+	if err != nil {
+		t.Fatal(err)
+	}
+	red, n := d.Redact("acme_0123456789abcdefghijklmn ghp_" + strings.Repeat("0", 36) + ` x = "Zq8vT1kLp3Nw7Rb2Xc9Ym4Hd6Fs0Gj5K"`)
+	if n != 1 || !strings.Contains(red, "[REDACTED:acme-token]") {
+		t.Errorf("custom rule, allow-list and disable: %d, %q", n, red)
+	}
+	if (&Config{}).MCP.Redacts() != true {
+		t.Error("MCP tools do not redact by default")
+	}
+	os.WriteFile(path, []byte("[[secrets.rules]]\nid = \"bad\"\nregex = \"(\"\n"), 0o600)
+	c, err = Load(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Secrets.Detector(); err == nil || !strings.Contains(err.Error(), "rule bad") {
+		t.Errorf("a bad rule: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/secrets"
 )
 
 // Writer writes a session in its tool's own format: how `loom session
@@ -73,6 +74,9 @@ type Options struct {
 	Env  func(string) string
 	Home string
 	Now  time.Time
+	// Redact, when set, replaces the secrets it finds in what is handed
+	// off with markers ([REDACTED:rule]).
+	Redact *secrets.Detector
 }
 
 // Report is what a handoff did: what the writer wrote, and which
@@ -86,6 +90,8 @@ type Report struct {
 	FirstTurn int `json:"first_turn"`
 	LastTurn  int `json:"last_turn"`
 	Turns     int `json:"turns"`
+	// Redacted counts the secrets replaced by markers.
+	Redacted int `json:"redacted"`
 }
 
 // Run hands session s of st to the tool of w: the directory checked,
@@ -113,14 +119,20 @@ func Run(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Option
 	if !slices.ContainsFunc(msgs, func(m *loom.Message) bool { return m.Role == loom.RoleUser }) {
 		return nil, loom.Errorf(loom.EINVALID, "session %s has no prompt to hand off", s.ID)
 	}
-	out, err := w.Handoff(ctx, &Handoff{Session: s, Messages: msgs, Dir: dir, Env: o.Env, Home: o.Home, Now: o.Now})
+	from, redacted := s, 0
+	if o.Redact != nil {
+		data := []*loom.SessionData{{Session: s, Messages: msgs}}
+		redacted = o.Redact.RedactSessions(data)
+		from = data[0].Session
+	}
+	out, err := w.Handoff(ctx, &Handoff{Session: from, Messages: msgs, Dir: dir, Env: o.Env, Home: o.Home, Now: o.Now})
 	if err != nil {
 		return nil, err
 	}
 	if out.Dropped == nil {
 		out.Dropped = map[string]int{}
 	}
-	return &Report{Handed: out, From: s.ID, Dir: dir, FirstTurn: first, LastTurn: last, Turns: s.TurnCount}, nil
+	return &Report{Handed: out, From: s.ID, Dir: dir, FirstTurn: first, LastTurn: last, Turns: s.TurnCount, Redacted: redacted}, nil
 }
 
 // handoffDir is the directory the tool continues in: dir, else the

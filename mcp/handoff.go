@@ -78,7 +78,7 @@ func (t *tools) runHandoff(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := handoff.Run(ctx, c.st, s, w, handoff.Options{Dir: a.Dir, Last: a.Last, Env: h.Env, Home: h.Home, Now: t.cfg.Now()})
+	rep, err := handoff.Run(ctx, c.st, s, w, handoff.Options{Dir: a.Dir, Last: a.Last, Env: h.Env, Home: h.Home, Now: t.cfg.Now(), Redact: t.cfg.Redact})
 	if loom.ErrorCode(err) == loom.EINVALID {
 		return nil, loom.Errorf(loom.EINVALID, "%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one in dir", 1))
 	}
@@ -99,5 +99,5 @@ func (t *tools) runHandoff(ctx context.Context, c *call) (*result, error) {
 		fmt.Fprintf(&b, "Not carried: %s.\n", d)
 	}
 	fmt.Fprintf(&b, "The user resumes it with:\n%s", rep.Resume)
-	return &result{text: b.String(), structured: rep}, nil
+	return &result{text: b.String(), structured: rep, redacted: rep.Redacted}, nil
 }

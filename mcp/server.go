@@ -28,6 +28,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/secrets"
 )
 
 // Config is what the tools read and whom they serve.
@@ -60,6 +61,10 @@ type Config struct {
 	// MaxFrameBytes bounds one message read by Serve (default
 	// DefaultMaxFrameBytes); a longer one is refused and skipped.
 	MaxFrameBytes int
+	// Redact, when set, replaces the secrets it finds in what the read
+	// tools return (search snippets, session titles and prompts,
+	// messages) with markers, and each result says how many.
+	Redact *secrets.Detector
 }
 
 // DefaultCallTimeout bounds a tool call when Config.CallTimeout is zero.
@@ -139,6 +144,8 @@ type call struct {
 type result struct {
 	text       string
 	structured any
+	// redacted counts the secrets replaced by markers in the result.
+	redacted int
 }
 
 // structured is a tool's structured content as it is sent: its JSON,
@@ -193,6 +200,9 @@ func (t *tools) handler(tl tool) sdk.ToolHandler {
 		out, err := tl.run(ctx, c)
 		if err != nil {
 			return toolError(t.explain(ctx, tl.tool.Name, err)), nil
+		}
+		if out.redacted > 0 {
+			out.text += fmt.Sprintf("\n\nloom redacted %s in this result: each is marked [REDACTED:rule].", human.Plural(out.redacted, "secret"))
 		}
 		return &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: out.text}},

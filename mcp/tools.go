@@ -82,6 +82,8 @@ type searchResult struct {
 	// newest matches.
 	Partial bool   `json:"partial,omitempty"`
 	Hint    string `json:"hint"`
+	// Redacted counts the secrets replaced by markers.
+	Redacted int `json:"redacted,omitempty"`
 }
 
 func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
@@ -122,7 +124,15 @@ func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := searchResult{Hits: hits, Project: project, Partial: loom.Partial(hits)}
+	redacted := 0
+	if d := t.cfg.Redact; d != nil {
+		for i := range hits {
+			var k int
+			hits[i].Snippet, k = d.Redact(hits[i].Snippet)
+			redacted += k
+		}
+	}
+	out := searchResult{Hits: hits, Project: project, Partial: loom.Partial(hits), Redacted: redacted}
 	if len(hits) > n {
 		out.Hits, out.More = hits[:n], true
 	}
@@ -131,7 +141,7 @@ func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
 	}
 	hints := searchHints(*a.Query, out, n)
 	out.Hint = strings.Join(hints, " ")
-	return &result{text: searchText(*a.Query, out, hints, t.cfg.Now()), structured: out}, nil
+	return &result{text: searchText(*a.Query, out, hints, t.cfg.Now()), structured: out, redacted: out.Redacted}, nil
 }
 
 // when reads a since or until argument.
@@ -221,6 +231,7 @@ type listResult struct {
 	Next     string          `json:"next"`
 	Project  *loom.Project   `json:"project"`
 	Hint     string          `json:"hint,omitempty"`
+	Redacted int             `json:"redacted,omitempty"`
 }
 
 func (t *tools) runList(ctx context.Context, c *call) (*result, error) {
@@ -252,7 +263,15 @@ func (t *tools) runList(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := listResult{Sessions: list, Project: project}
+	redacted := 0
+	if d := t.cfg.Redact; d != nil {
+		for i := range list {
+			var k int
+			list[i], k = d.RedactSession(list[i])
+			redacted += k
+		}
+	}
+	out := listResult{Sessions: list, Project: project, Redacted: redacted}
 	if len(list) > n {
 		out.Sessions = list[:n]
 		out.Next = loom.CursorAfter(out.Sessions[n-1]).String()
@@ -262,7 +281,7 @@ func (t *tools) runList(ctx context.Context, c *call) (*result, error) {
 	}
 	hints := listHints(out, a.Query)
 	out.Hint = strings.Join(hints, " ")
-	return &result{text: listText(out, a.Query, hints, t.cfg.Now()), structured: out}, nil
+	return &result{text: listText(out, a.Query, hints, t.cfg.Now()), structured: out, redacted: out.Redacted}, nil
 }
 
 func (t *tools) readSession() tool {
@@ -308,6 +327,7 @@ type readResult struct {
 	NextAfter  int64           `json:"next_after"`
 	Cut        []cut           `json:"cut"`
 	Hint       string          `json:"hint,omitempty"`
+	Redacted   int             `json:"redacted,omitempty"`
 }
 
 func (t *tools) runRead(ctx context.Context, c *call) (*result, error) {
@@ -362,8 +382,12 @@ func (t *tools) runRead(ctx context.Context, c *call) (*result, error) {
 	if len(snap) == 0 {
 		return nil, loom.NotFound(s.ID)
 	}
+	redacted := 0
+	if d := t.cfg.Redact; d != nil {
+		redacted = d.RedactSessions(snap[:1])
+	}
 	s, msgs := snap[0].Session, snap[0].Messages
-	out := readResult{Session: s, Messages: msgs, Cut: []cut{}}
+	out := readResult{Session: s, Messages: msgs, Cut: []cut{}, Redacted: redacted}
 	if q.Oldest && len(msgs) > n {
 		out.Messages = msgs[:n]
 		out.NextAfter = msgs[n-1].Seq
@@ -382,7 +406,7 @@ func (t *tools) runRead(ctx context.Context, c *call) (*result, error) {
 	out.Messages, out.Cut = b.apply(out.Messages)
 	hints := readHints(out, a)
 	out.Hint = strings.Join(hints, " ")
-	return &result{text: readText(out, a, hints, t.cfg.Now()), structured: out}, nil
+	return &result{text: readText(out, a, hints, t.cfg.Now()), structured: out, redacted: out.Redacted}, nil
 }
 
 // resolve finds the session ref names for c's user, preferring the

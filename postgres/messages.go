@@ -141,6 +141,12 @@ func (w *writeTx) Written(ctx context.Context, id string, now time.Time) error {
 	return err
 }
 
+// ReplacePrompt implements sqlstore.PromptTx.
+func (w *writeTx) ReplacePrompt(ctx context.Context, old, next string) error {
+	_, err := w.tx.Exec(ctx, `UPDATE sessions SET last_prompt = $1 WHERE last_prompt = $2`, clean(next), clean(old))
+	return err
+}
+
 // OwnUsage implements sqlstore.UpdateTx, locking the message's row.
 func (w *writeTx) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
 	var old loom.Usage

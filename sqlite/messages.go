@@ -161,6 +161,12 @@ func (w writes) Written(ctx context.Context, id string, now time.Time) error {
 	return err
 }
 
+// ReplacePrompt implements sqlstore.PromptTx.
+func (w writes) ReplacePrompt(ctx context.Context, old, next string) error {
+	_, err := w.ExecContext(ctx, `UPDATE sessions SET last_prompt = ? WHERE last_prompt = ?`, next, old)
+	return err
+}
+
 // OwnUsage implements sqlstore.UpdateTx.
 func (w writes) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
 	var old loom.Usage

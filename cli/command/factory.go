@@ -31,6 +31,7 @@ import (
 	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/secrets"
 )
 
 // Factory holds what commands need from the outside world. main builds
@@ -223,9 +224,32 @@ func (f *Factory) open(ctx context.Context, access Access) (loom.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, empty := st.(*EmptyStore); !empty && access >= AccessWrite {
+		if c, _, err := f.Config(); err == nil && c.Secrets.RedactOnWrite {
+			d, err := c.Secrets.Detector()
+			if err != nil {
+				st.Close()
+				return nil, err
+			}
+			st = &secrets.Store{Store: st, Detector: d}
+		}
+	}
 	f.store, f.storeAccess = st, access
 	f.adoptHere(ctx, st)
 	return st, nil
+}
+
+// Underlying returns the store st wraps (a secrets.Store redacting what
+// is written), st itself when it wraps none: for what only the engine's
+// store provides, such as tokens and sync.
+func Underlying(st loom.Store) loom.Store {
+	for {
+		u, ok := st.(interface{ Unwrap() loom.Store })
+		if !ok {
+			return st
+		}
+		st = u.Unwrap()
+	}
 }
 
 // CloseStore closes the store if a command opened it.
@@ -479,4 +503,29 @@ func (f *Factory) ReadStoreAgain(ctx context.Context) (loom.Store, error) {
 		}
 	}
 	return f.ReadStore(ctx)
+}
+
+// Secrets returns the secret detector config.toml's [secrets] describes
+// (the built-in rules when it sets none).
+func (f *Factory) Secrets() (*secrets.Detector, *config.Config, error) {
+	c, _, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := c.Secrets.Detector()
+	return d, c, err
+}
+
+// MCPRedact is the secret detector of the MCP read tools: nil when
+// config.toml's [mcp] redact is false; the built-in rules when
+// config.toml cannot be read, so that secrets never leave by an error.
+func (f *Factory) MCPRedact() *secrets.Detector {
+	d, c, err := f.Secrets()
+	switch {
+	case err != nil:
+		return secrets.Default()
+	case !c.MCP.Redacts():
+		return nil
+	}
+	return d
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom/importer"
 	loommcp "github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/secrets"
 )
 
 // Options are the options of `loom mcp`: the streams, the store (opened
@@ -29,6 +30,9 @@ type Options struct {
 	IO        *term.IOStreams
 	ReadStore func(context.Context) (loom.Store, error)
 	Config    func() (*config.Config, string, error)
+	// MCPRedact is the secret detector of the read tools, nil when
+	// their redaction is off.
+	MCPRedact func() *secrets.Detector
 	Dirs      func() (paths.Dirs, error)
 	Project   func() (loom.Project, error)
 	Getenv    func(string) string
@@ -44,6 +48,7 @@ func NewCmdMCP(f *command.Factory) *cobra.Command {
 		IO:        f.IO,
 		ReadStore: f.ReadStoreAgain,
 		Config:    f.Config,
+		MCPRedact: f.MCPRedact,
 		Dirs:      f.Dirs,
 		Project:   f.Project,
 		Getenv:    f.Getenv,
@@ -66,6 +71,11 @@ MEMORY.md or USER.md). Sessions are those of
 $LOOM_USER (or --user); search and list default to the project of the
 directory the agent starts loom mcp in. No session is ever locked or
 changed. loom serve offers the same tools at /mcp over HTTP.
+
+The read tools replace secrets (API keys, tokens, passwords, private
+keys) with [REDACTED:rule] markers, and each result says how many; set
+redact = false under [mcp] in config.toml to turn that off for this
+store. See docs/security.md.
 
 See docs/mcp.md for each agent's registration.`,
 		Example: `  claude mcp add loom -- loom mcp
@@ -100,6 +110,9 @@ func mcpRun(ctx context.Context, opts *Options) error {
 	c, _, err := opts.Config()
 	if err == nil {
 		cfg.Prices = c.PriceTable()
+	}
+	if opts.MCPRedact != nil {
+		cfg.Redact = opts.MCPRedact()
 	}
 	switch {
 	case err != nil:

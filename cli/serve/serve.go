@@ -17,6 +17,7 @@ import (
 	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/secrets"
 )
 
 // defaultServeAddr is where loom serve listens unless told otherwise:
@@ -39,8 +40,11 @@ type Options struct {
 	Dirs func() (paths.Dirs, error)
 	// PriceTable prices the usage the MCP tools report.
 	PriceTable func() (*pricing.Table, error)
-	Now        func() time.Time
-	Version    string
+	// MCPRedact is the secret detector of the MCP read tools; nil when
+	// config.toml turns their redaction off ([mcp] redact = false).
+	MCPRedact func() *secrets.Detector
+	Now       func() time.Time
+	Version   string
 	// User is the user served and given the token made at start.
 	User string
 
@@ -65,6 +69,7 @@ func NewOptions(f *command.Factory) *Options {
 		DBURL:       f.DBURL,
 		Dirs:        f.Dirs,
 		PriceTable:  f.PriceTable,
+		MCPRedact:   f.MCPRedact,
 		Now:         f.TimeNow,
 		Version:     f.Version,
 	}
@@ -131,7 +136,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tokens, ok := st.(loom.TokenStore)
+	tokens, ok := command.Underlying(st).(loom.TokenStore)
 	if !ok {
 		return fmt.Errorf("this store keeps no access tokens, so it cannot be served")
 	}
@@ -206,6 +211,9 @@ func mustDBURL(opts *Options) string {
 func serveMCP(opts *Options, operator string) mcp.Config {
 	cfg := mcp.Config{Version: opts.Version}
 	cfg.Prices, _ = opts.PriceTable()
+	if opts.MCPRedact != nil {
+		cfg.Redact = opts.MCPRedact()
+	}
 	if d, err := opts.Dirs(); err == nil {
 		cfg.Memory = func(user string) (string, string) {
 			if user != operator {

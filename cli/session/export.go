@@ -21,6 +21,7 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/internal/safefile"
+	"github.com/loomhq/loom/secrets"
 )
 
 // ExportOptions are the options of `loom session export`.
@@ -41,6 +42,10 @@ type ExportOptions struct {
 	Output string
 	// Salvage exports what can be read of a damaged store.
 	Salvage bool
+	// Secrets returns the secret detector: markdown and html redact
+	// secrets unless NoRedact.
+	Secrets  func() (*secrets.Detector, error)
+	NoRedact bool
 }
 
 func newCmdSessionExport(f *command.Factory) *cobra.Command {
@@ -49,6 +54,10 @@ func newCmdSessionExport(f *command.Factory) *cobra.Command {
 		ReadStore: f.ReadStore,
 		Resolve:   f.Resolve,
 		Cwd:       f.Cwd,
+		Secrets: func() (*secrets.Detector, error) {
+			d, _, err := f.Secrets()
+			return d, err
+		},
 	}
 	var formatName string
 	cmd := &cobra.Command{
@@ -64,6 +73,12 @@ jsonl and json keep everything — ids, seq, times, every part, usage,
 lineage — and loom session import reads them back unchanged. The formats
 are described in docs/formats.md.
 
+markdown and html replace secrets (API keys, tokens, passwords, private
+keys) with [REDACTED:rule] markers and say how many on standard error;
+--no-redact keeps them. jsonl and json are the lossless backup: they keep
+secrets as stored, and say so on standard error when there are any. See
+docs/security.md.
+
 A session that cannot be read (a damaged store file) fails the export,
 naming it. --all --salvage exports what a damaged store still holds: a
 message whose stored parts cannot be read becomes a note saying so, a
@@ -73,6 +88,7 @@ See docs/reliability.md.`,
 		Example: `  loom session export 0196a3b2 > session.jsonl
   loom session export "flaky test" --format markdown -o flaky.md
   loom session export "flaky test" --format html -o flaky.html
+  loom session export "flaky test" --format markdown --no-redact -o flaky.md
   loom session export --all -o backup.jsonl
   loom session export --all --salvage -o rescued.jsonl`,
 		Args: command.ArgsBetween(0, 1),
@@ -101,6 +117,7 @@ See docs/reliability.md.`,
 	cmd.Flags().StringVarP(&formatName, "format", "f", string(export.JSONL), "jsonl, json, markdown or html")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "export every session of the user")
+	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "markdown and html: keep secrets as stored")
 	cmd.Flags().BoolVar(&opts.Salvage, "salvage", false, "with --all: export what a damaged store still holds, name what it could not read and exit 1")
 	return cmd
 }
@@ -138,6 +155,9 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 			return err
 		}
 	}
+	if err := redactExport(opts, data); err != nil {
+		return err
+	}
 	nmsg := 0
 	for _, d := range data {
 		nmsg += len(d.Messages)
@@ -170,6 +190,38 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "Exported %s (%s) to %s\n", human.Plural(len(data), "session"), human.Plural(nmsg, "message"), opts.Output)
 	}
 	return rescueError(rescue)
+}
+
+// redactExport redacts the secrets of data for a markdown or html
+// export and says how many on standard error; of a jsonl or json export,
+// which keeps them, it says how many it keeps.
+func redactExport(opts *ExportOptions, data []*loom.SessionData) error {
+	if opts.Secrets == nil {
+		return nil
+	}
+	d, err := opts.Secrets()
+	if err != nil {
+		return err
+	}
+	lossless := opts.Format == export.JSON || opts.Format == export.JSONL
+	switch {
+	case lossless:
+		n := 0
+		for _, sd := range data {
+			for _, m := range sd.Messages {
+				n += len(d.ScanMessage(m))
+			}
+		}
+		if n > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "loom: the %s export keeps %s as stored: it is the lossless backup (markdown and html redact them)\n", opts.Format, human.Plural(n, "secret"))
+		}
+	case opts.NoRedact:
+	default:
+		if n := d.RedactSessions(data); n > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "loom: redacted %s (--no-redact keeps them)\n", human.Plural(n, "secret"))
+		}
+	}
+	return nil
 }
 
 // rescueError says what an export of a damaged store could not read,

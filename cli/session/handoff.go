@@ -16,6 +16,7 @@ import (
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/secrets"
 )
 
 // HandoffOptions are the options of `loom session handoff`.
@@ -38,6 +39,10 @@ type HandoffOptions struct {
 	Dir string
 	// Last keeps only the last Last turns; 0 keeps them all.
 	Last int
+	// Secrets returns the secret detector; secrets are redacted unless
+	// NoRedact.
+	Secrets  func() (*secrets.Detector, error)
+	NoRedact bool
 }
 
 func newCmdSessionHandoff(f *command.Factory) *cobra.Command {
@@ -49,6 +54,10 @@ func newCmdSessionHandoff(f *command.Factory) *cobra.Command {
 		Getenv:      f.Getenv,
 		Home:        f.Home,
 		Now:         f.TimeNow,
+		Secrets: func() (*secrets.Detector, error) {
+			d, _, err := f.Secrets()
+			return d, err
+		},
 	}
 	cmd := &cobra.Command{
 		Use:   "handoff REF --to TOOL",
@@ -67,10 +76,15 @@ the agent cannot take back unsigned; the output counts what was left out.
 The session is written for the project directory DIR (default: the
 session's project root), where the resume command runs. Once the agent
 has continued it, loom session import --from TOOL brings it back as a
-fork of REF.`,
+fork of REF.
+
+Secrets (API keys, tokens, passwords, private keys) are replaced by
+[REDACTED:rule] markers in what the agent gets, counted on standard
+error; --no-redact hands them over as stored. See docs/security.md.`,
 		Example: `  loom session handoff 0196a3b2 --to claude-code
   loom session handoff "flaky test" --to codex --last 5
-  loom session handoff cli:api --to gemini --dir ~/src/api --json`,
+  loom session handoff cli:api --to gemini --dir ~/src/api --json
+  loom session handoff 0196a3b2 --to codex --no-redact`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -87,6 +101,7 @@ fork of REF.`,
 	cmd.Flags().StringVar(&opts.To, "to", "", "the agent to continue in: `TOOL` is claude-code, codex or gemini")
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "project `DIR` the agent continues in (default: the session's project root)")
 	cmd.Flags().IntVar(&opts.Last, "last", 0, "carry only the last `N` turns")
+	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "hand secrets over as stored")
 	return cmd
 }
 
@@ -127,13 +142,22 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 			return command.UsageErrorf("--dir %s is a file, not a directory", opts.Dir)
 		}
 	}
-	rep, err := handoff.Run(ctx, st, s, w, handoff.Options{Dir: dir, Last: opts.Last, Env: opts.Getenv, Home: opts.Home(), Now: opts.Now()})
+	ho := handoff.Options{Dir: dir, Last: opts.Last, Env: opts.Getenv, Home: opts.Home(), Now: opts.Now()}
+	if !opts.NoRedact && opts.Secrets != nil {
+		if ho.Redact, err = opts.Secrets(); err != nil {
+			return err
+		}
+	}
+	rep, err := handoff.Run(ctx, st, s, w, ho)
 	if loom.ErrorCode(err) == loom.EINVALID {
 		// What cannot be handed off is the user's input to mend.
 		return command.UsageErrorf("%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one with --dir", 1))
 	}
 	if err != nil {
 		return err
+	}
+	if rep.Redacted > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "loom: redacted %s (--no-redact keeps them)\n", human.Plural(rep.Redacted, "secret"))
 	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, rep)

@@ -153,7 +153,7 @@ func syncSetup(ctx context.Context, h *Hub, needKey bool) (*syncer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss, ok := st.(hub.Store)
+	ss, ok := command.Underlying(st).(hub.Store)
 	if !ok {
 		return nil, loom.Errorf(loom.EINVALID, "this store does not sync: a PostgreSQL store is shared by your machines already (sync keeps embedded SQLite stores in step)")
 	}

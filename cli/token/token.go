@@ -61,7 +61,7 @@ func tokenStore(f *command.Factory) func(context.Context) (loom.TokenStore, erro
 		if err != nil {
 			return nil, err
 		}
-		ts, ok := st.(loom.TokenStore)
+		ts, ok := command.Underlying(st).(loom.TokenStore)
 		if !ok {
 			return nil, fmt.Errorf("this store keeps no access tokens")
 		}

@@ -182,6 +182,7 @@ func applyPart(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.PartUpda
 			return nil
 		}
 	}
+	before := m.Text()
 	if err := sqlstore.ReplacePart(m, p.SessionID, p.Seq, p.Part); err != nil {
 		return err
 	}
@@ -191,6 +192,9 @@ func applyPart(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.PartUpda
 	}
 	if err := sqlstore.WriteMessage(ctx, tx, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: text}); err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
+	}
+	if err := sqlstore.ReplacedPrompt(ctx, tx, m, before); err != nil {
+		return err
 	}
 	return tx.StampPart(ctx, m.ID, p.Part.ID, st)
 }

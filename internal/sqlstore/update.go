@@ -78,10 +78,17 @@ func UpdatePart(ctx context.Context, tx UpdateTx, log SyncLog, id string, seq in
 	if err != nil {
 		return err
 	}
+	before := ""
+	if m != nil {
+		before = m.Text()
+	}
 	if err := ReplacePart(m, id, seq, part); err != nil {
 		return err
 	}
 	if err := rewriteBody(ctx, tx, m, now); err != nil {
+		return err
+	}
+	if err := ReplacedPrompt(ctx, tx, m, before); err != nil {
 		return err
 	}
 	return Record(ctx, log, func(SyncLog) (synclog.Payload, error) {
@@ -172,4 +179,31 @@ func rewriteBody(ctx context.Context, tx UpdateTx, m *loom.Message, now time.Tim
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
 	return tx.Written(ctx, m.SessionID, now)
+}
+
+// PromptTx is a transaction that can change the last prompt sessions
+// show: the engines' write transactions are.
+type PromptTx interface {
+	// ReplacePrompt sets to next the last prompt of every session whose
+	// last prompt is old.
+	ReplacePrompt(ctx context.Context, old, next string) error
+}
+
+// ReplacedPrompt keeps the sessions' last prompts in step with user
+// message m, whose text was before until a part of it was replaced (a
+// secret redacted): a session whose last prompt is that message's shows
+// its text as it is now, so the old text is nowhere in the store.
+func ReplacedPrompt(ctx context.Context, tx any, m *loom.Message, before string) error {
+	pt, ok := tx.(PromptTx)
+	if !ok || m.Role != loom.RoleUser {
+		return nil
+	}
+	old, next := loom.Truncate(before, loom.MaxPrompt), loom.Truncate(m.Text(), loom.MaxPrompt)
+	if old == next || old == "" {
+		return nil
+	}
+	if err := pt.ReplacePrompt(ctx, old, next); err != nil {
+		return fmt.Errorf("update last prompt: %w", err)
+	}
+	return nil
 }

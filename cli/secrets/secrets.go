@@ -1,0 +1,465 @@
+// Package secrets is `loom secrets`: finding the secrets a store holds
+// (scan) and replacing them in place (redact).
+package secrets
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
+	sec "github.com/loomhq/loom/secrets"
+)
+
+// NewCmdSecrets returns `loom secrets`.
+func NewCmdSecrets(f *command.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "secrets",
+		Short: "Find secrets in stored sessions and redact them",
+		Long: `Find the secrets stored sessions hold (API keys, tokens, passwords in URLs
+and connection strings, Authorization headers, private keys, .env lines,
+high-entropy assignments) and replace them in place.
+
+Exports in markdown and html, hand-off and the MCP read tools redact
+secrets on the way out by default; these commands act on the store itself.
+Rules, allow-list and redaction as sessions are written are set in
+config.toml's [secrets]. See docs/security.md.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newCmdScan(f), newCmdRedact(f))
+	return cmd
+}
+
+// sessionScope returns the sessions a command acts on: the one ref names,
+// or every session of the user (archived ones too), oldest first, so
+// that a session is redacted before the forks that inherit its messages.
+func sessionScope(ctx context.Context, f *command.Factory, st loom.Store, ref string) ([]*loom.Session, error) {
+	if ref != "" {
+		s, err := f.Resolve(ctx, st, ref)
+		if err != nil {
+			return nil, err
+		}
+		return []*loom.Session{s}, nil
+	}
+	all, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), Archived: loom.WithArchived})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(all, func(a, b *loom.Session) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return all, nil
+}
+
+// SessionFindings is what a scan found in one session (the JSON shape of
+// `loom secrets scan --json`).
+type SessionFindings struct {
+	SessionID string         `json:"session_id"`
+	Title     string         `json:"title"`
+	Count     int            `json:"count"`
+	Rules     map[string]int `json:"rules"`
+	Places    []sec.Place    `json:"places"`
+}
+
+// ScanReport is the JSON shape of `loom secrets scan --json`.
+type ScanReport struct {
+	Secrets  int                `json:"secrets"`
+	Sessions []*SessionFindings `json:"sessions"`
+	// Scanned counts the sessions looked at and the messages read (the
+	// others were scanned before and have not changed since).
+	ScannedSessions int `json:"scanned_sessions"`
+	ScannedMessages int `json:"scanned_messages"`
+}
+
+func newCmdScan(f *command.Factory) *cobra.Command {
+	var full bool
+	cmd := &cobra.Command{
+		Use:   "scan [SESSION]",
+		Short: "Report the secrets stored sessions hold, never their values",
+		Long: `Report, per session and rule, the secrets stored sessions hold: how many,
+and where (message id and seq, part index, field), with at most the first
+and last four characters of each. Without SESSION, every session of the
+user is scanned.
+
+A scan remembers how far it read each session (in loom's state
+directory), and the next one reads only what was written since; --full
+reads everything again. Changing the rules or the allow-list in
+config.toml starts over by itself.`,
+		Example: `  loom secrets scan
+  loom secrets scan 0196a3b2
+  loom secrets scan --json | jq '.sessions[] | {session_id, rules}'
+  loom secrets scan --full`,
+		Args: command.ArgsBetween(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref := ""
+			if len(args) == 1 {
+				ref = args[0]
+			}
+			rep, err := scan(cmd.Context(), f, ref, full)
+			if err != nil {
+				return err
+			}
+			if f.JSON() {
+				return command.WriteJSON(f.IO.Out, rep)
+			}
+			writeScan(f.IO.Out, rep)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&full, "full", false, "read every message again, not only those written since the last scan")
+	return cmd
+}
+
+func scan(ctx context.Context, f *command.Factory, ref string, full bool) (*ScanReport, error) {
+	d, _, err := f.Secrets()
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.ReadStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sessions, err := sessionScope(ctx, f, st, ref)
+	if err != nil {
+		return nil, err
+	}
+	memo, err := openMemo(f, d)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ScanReport{Sessions: []*SessionFindings{}}
+	// Sessions are scanned by as many workers as there are cores (the
+	// store reads in parallel), and reported in their order.
+	type scanned struct {
+		places []sec.Place
+		read   int
+		err    error
+	}
+	results := make([]scanned, len(sessions))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(sessions))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := &results[i]
+				if r.err = ctx.Err(); r.err == nil {
+					r.places, r.read, r.err = memo.scan(ctx, st, d, sessions[i], full)
+				}
+			}
+		}()
+	}
+	for i := range sessions {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, s := range sessions {
+		places, read, err := results[i].places, results[i].read, results[i].err
+		if err != nil {
+			return nil, err
+		}
+		rep.ScannedSessions++
+		rep.ScannedMessages += read
+		if len(places) == 0 {
+			continue
+		}
+		title, _ := d.Redact(s.Title)
+		sf := &SessionFindings{SessionID: s.ID, Title: title, Count: len(places), Rules: map[string]int{}, Places: places}
+		for _, p := range places {
+			sf.Rules[p.RuleID]++
+		}
+		rep.Sessions = append(rep.Sessions, sf)
+		rep.Secrets += len(places)
+	}
+	if err := memo.save(); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+func ruleCounts(rules map[string]int) string {
+	ids := slices.Sorted(maps.Keys(rules))
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("%s %d", id, rules[id])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeScan(w io.Writer, rep *ScanReport) {
+	for _, s := range rep.Sessions {
+		fmt.Fprintf(w, "%s %s: %s (%s)\n", s.SessionID, command.JSONString(human.OneLine(s.Title)), human.Plural(s.Count, "secret"), ruleCounts(s.Rules))
+		for _, p := range s.Places {
+			fmt.Fprintf(w, "  seq %d  message %s  part %d %-8s %-28s %s\n", p.Seq, p.MessageID, p.Part, p.Field, p.RuleID, p.Hint)
+		}
+	}
+	if rep.Secrets == 0 {
+		fmt.Fprintf(w, "no secrets found in %s (%s read)\n", human.Plural(rep.ScannedSessions, "session"), human.Plural(rep.ScannedMessages, "message"))
+		return
+	}
+	fmt.Fprintf(w, "%s in %s of %s (%s read); loom secrets redact replaces them\n", human.Plural(rep.Secrets, "secret"),
+		human.Plural(len(rep.Sessions), "session"), human.Plural(rep.ScannedSessions, "session"), human.Plural(rep.ScannedMessages, "message"))
+}
+
+// RedactReport is the JSON shape of `loom secrets redact --json`.
+type RedactReport struct {
+	DryRun   bool               `json:"dry_run"`
+	Secrets  int                `json:"secrets"`
+	Parts    int                `json:"parts"`
+	Sessions []*SessionFindings `json:"sessions"`
+	// Skipped are sessions another live process was writing; they were
+	// left as they were.
+	Skipped []string `json:"skipped"`
+}
+
+func newCmdRedact(f *command.Factory) *cobra.Command {
+	var dryRun, yes bool
+	cmd := &cobra.Command{
+		Use:   "redact [SESSION]",
+		Short: "Replace the secrets in stored sessions with [REDACTED:rule] markers",
+		Long: `Replace every secret that loom secrets scan reports, in the stored messages
+themselves, with a marker naming the rule that found it
+([REDACTED:aws-access-key]). Without SESSION, every session of the user.
+
+The original text is gone: from the messages, from the search index and,
+on SQLite, from the store file (which is rewritten, as VACUUM does). The
+change is recorded for sync, so every machine that runs loom sync
+redacts too. A JSON export made earlier still holds the secrets.
+
+It says what it will replace and asks first on a terminal; elsewhere
+--yes is required. --dry-run only reports. A session another process is
+writing is skipped and named.`,
+		Example: `  loom secrets redact --dry-run
+  loom secrets redact 0196a3b2
+  loom secrets redact --yes
+  loom secrets redact --dry-run --json`,
+		Args: command.ArgsBetween(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !yes && !dryRun && !f.IO.CanPrompt() {
+				return command.UsageErrorf("--yes (or --dry-run) is required to redact when not on a terminal")
+			}
+			ref := ""
+			if len(args) == 1 {
+				ref = args[0]
+			}
+			return redact(cmd.Context(), f, ref, dryRun, yes)
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be replaced, change nothing")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask first")
+	return cmd
+}
+
+// partChange is one part to store again, redacted.
+type partChange struct {
+	seq  int64
+	part loom.Part
+	// meta, when set, is a change of the session's title and
+	// description instead.
+	meta *loom.SessionUpdate
+	n    int
+}
+
+// plan returns the parts of session id that hold secrets, redacted,
+// and where the secrets are.
+func plan(ctx context.Context, st loom.Store, d *sec.Detector, id string) ([]partChange, []sec.Place, error) {
+	s, err := st.Session(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	var changes []partChange
+	var places []sec.Place
+	// The title and description, which listings show, are the
+	// session's row: one change of seq 0.
+	title, a := d.Redact(s.Title)
+	desc, b := d.Redact(s.Description)
+	if a+b > 0 {
+		changes = append(changes, partChange{meta: &loom.SessionUpdate{Title: &title, Description: &desc}, n: a + b})
+		for _, f := range []struct{ name, text string }{{"title", s.Title}, {"description", s.Description}} {
+			for _, x := range d.Find(f.text) {
+				places = append(places, sec.Place{Part: -1, Field: f.name, RuleID: x.RuleID, Hint: sec.Hint(f.text[x.Start:x.End])})
+			}
+		}
+	}
+	msgs, err := st.Messages(ctx, id, loom.MessageQuery{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if red, n := d.RedactPart(p); n > 0 {
+				changes = append(changes, partChange{seq: m.Seq, part: red, n: n})
+			}
+		}
+		places = append(places, d.ScanMessage(m)...)
+	}
+	return changes, places, nil
+}
+
+// Scrubber is a store that can remove what rewritten messages leave
+// behind in its files (sqlite.Store.Scrub, postgres.Store.Scrub).
+type Scrubber interface {
+	Scrub(ctx context.Context) error
+}
+
+func redact(ctx context.Context, f *command.Factory, ref string, dryRun, yes bool) error {
+	d, _, err := f.Secrets()
+	if err != nil {
+		return err
+	}
+	open := f.Store
+	if dryRun {
+		open = f.ReadStore
+	}
+	st, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	sessions, err := sessionScope(ctx, f, st, ref)
+	if err != nil {
+		return err
+	}
+	rep := &RedactReport{DryRun: dryRun, Sessions: []*SessionFindings{}, Skipped: []string{}}
+	var todo []*loom.Session
+	for _, s := range sessions {
+		changes, places, err := plan(ctx, st, d, s.ID)
+		if err != nil {
+			return err
+		}
+		if len(changes) == 0 {
+			continue
+		}
+		todo = append(todo, s)
+		title, _ := d.Redact(s.Title)
+		sf := &SessionFindings{SessionID: s.ID, Title: title, Rules: map[string]int{}, Places: places}
+		for _, c := range changes {
+			sf.Count += c.n
+			rep.Secrets += c.n
+			rep.Parts++
+		}
+		for _, p := range places {
+			sf.Rules[p.RuleID]++
+		}
+		rep.Sessions = append(rep.Sessions, sf)
+	}
+	ios := f.IO
+	if rep.Secrets == 0 {
+		return finishRedact(f, rep)
+	}
+	if dryRun {
+		return finishRedact(f, rep)
+	}
+	fmt.Fprintf(ios.ErrOut, "loom: %s in %s of %s will be replaced by [REDACTED:rule] markers; the original text will be gone from this store for good, and from your other machines after loom sync\n",
+		human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"), human.Plural(len(rep.Sessions), "session"))
+	if !yes {
+		ok, err := term.Confirm(ctx, ios, "Redact them?")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(ios.ErrOut, "Nothing redacted.")
+			return &command.SilentError{Code: command.ExitError}
+		}
+	}
+	// Planned again session by session, as it is written: a fork reads
+	// the messages it inherits from its parent, redacted just before.
+	rep.Secrets, rep.Parts = 0, 0
+	for _, s := range todo {
+		changes, _, err := plan(ctx, st, d, s.ID)
+		if err != nil {
+			return err
+		}
+		done, n, err := apply(ctx, st, s.ID, changes)
+		rep.Parts += done
+		rep.Secrets += n
+		if loom.ErrorCode(err) == loom.ELOCKED {
+			fmt.Fprintf(ios.ErrOut, "loom: %s skipped: %s\n", s.ID, loom.ErrorMessage(err))
+			rep.Skipped = append(rep.Skipped, s.ID)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if rep.Parts > 0 {
+		if sc, ok := command.Underlying(st).(Scrubber); ok {
+			if err := sc.Scrub(ctx); err != nil {
+				return err
+			}
+		}
+		memo, err := openMemo(f, d)
+		if err == nil {
+			for _, s := range todo {
+				memo.forget(s.ID)
+			}
+			err = memo.save()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := finishRedact(f, rep); err != nil {
+		return err
+	}
+	if len(rep.Skipped) > 0 {
+		return fmt.Errorf("%s skipped: another process is writing them; run loom secrets redact again when it is done", human.Plural(len(rep.Skipped), "session"))
+	}
+	return nil
+}
+
+// apply stores the redacted parts of session id, each as a part update
+// (recorded for sync), and returns how many parts and secrets it wrote.
+func apply(ctx context.Context, st loom.Store, id string, changes []partChange) (int, int, error) {
+	parts, n := 0, 0
+	for _, c := range changes {
+		if c.meta != nil {
+			if _, err := st.UpdateSession(ctx, id, *c.meta); err != nil {
+				return parts, n, fmt.Errorf("redact the title of %s: %w", id, err)
+			}
+			n += c.n
+			continue
+		}
+		if err := st.UpdatePart(ctx, id, c.seq, c.part); err != nil {
+			return parts, n, fmt.Errorf("redact message %d of %s: %w", c.seq, id, err)
+		}
+		parts++
+		n += c.n
+	}
+	return parts, n, nil
+}
+
+func finishRedact(f *command.Factory, rep *RedactReport) error {
+	if f.JSON() {
+		return command.WriteJSON(f.IO.Out, rep)
+	}
+	w := f.IO.Out
+	verb := "redacted"
+	if rep.DryRun {
+		verb = "would redact"
+	}
+	for _, s := range rep.Sessions {
+		fmt.Fprintf(w, "%s %s: %s %s (%s)\n", s.SessionID, command.JSONString(human.OneLine(s.Title)), verb, human.Plural(s.Count, "secret"), ruleCounts(s.Rules))
+	}
+	switch {
+	case rep.Secrets == 0 && len(rep.Sessions) == 0:
+		fmt.Fprintln(w, "no secrets found")
+	case rep.DryRun:
+		fmt.Fprintf(w, "would redact %s in %s of %s; nothing was changed\n", human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"), human.Plural(len(rep.Sessions), "session"))
+	default:
+		fmt.Fprintf(w, "redacted %s in %s; the original text is gone (loom sync redacts your other machines)\n", human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"))
+	}
+	return nil
+}

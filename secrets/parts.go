@@ -1,0 +1,217 @@
+package secrets
+
+import (
+	"encoding/json"
+
+	"github.com/loomhq/loom"
+)
+
+// Place is where a secret is in a session: the message, the index of
+// the part in it and the field of the part, the rule that found it and
+// a hint of it (Hint). It never holds the secret.
+type Place struct {
+	MessageID string `json:"message_id"`
+	Seq       int64  `json:"seq"`
+	Part      int    `json:"part"`
+	Field     string `json:"field"`
+	RuleID    string `json:"rule"`
+	Hint      string `json:"hint"`
+}
+
+// field is one piece of text of a part, by name, with where it is.
+type field struct {
+	name string
+	text *string
+	raw  *json.RawMessage
+}
+
+// fields are the texts of p that can hold a secret.
+func fields(p *loom.Part) []field {
+	f := []field{
+		{name: "text", text: &p.Text},
+		{name: "input", raw: &p.Input},
+		{name: "output", raw: &p.Output},
+		{name: "error", text: &p.Error},
+		{name: "title", text: &p.Title},
+		{name: "metadata", raw: &p.Metadata},
+		{name: "url", text: &p.URL},
+	}
+	if p.Source != nil {
+		f = append(f, field{name: "source", text: &p.Source.Text})
+	}
+	return f
+}
+
+func (f field) value() string {
+	if f.text != nil {
+		return *f.text
+	}
+	return string(*f.raw)
+}
+
+// ScanMessage returns the places of the secrets in m.
+func (d *Detector) ScanMessage(m *loom.Message) []Place {
+	var out []Place
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		for _, f := range fields(p) {
+			v := f.value()
+			for _, x := range d.Find(v) {
+				out = append(out, Place{MessageID: m.ID, Seq: m.Seq, Part: i, Field: f.name, RuleID: x.RuleID, Hint: Hint(v[x.Start:x.End])})
+			}
+		}
+	}
+	return out
+}
+
+// RedactPart returns p with its secrets replaced by markers, and how
+// many it replaced. p itself is not changed. JSON fields (a tool's
+// input, output and metadata) stay valid JSON.
+func (d *Detector) RedactPart(p loom.Part) (loom.Part, int) {
+	n := 0
+	if p.Source != nil {
+		src := *p.Source
+		p.Source = &src
+	}
+	for _, f := range fields(&p) {
+		if f.text != nil {
+			var k int
+			*f.text, k = d.Redact(*f.text)
+			n += k
+			continue
+		}
+		if len(*f.raw) == 0 {
+			continue
+		}
+		red, k := d.Redact(string(*f.raw))
+		if k == 0 {
+			continue
+		}
+		if !json.Valid([]byte(red)) {
+			// A secret that spans an escape: redact the decoded
+			// strings and encode the value again.
+			red, k = d.redactJSON(*f.raw)
+		}
+		*f.raw = json.RawMessage(red)
+		n += k
+	}
+	return p, n
+}
+
+// redactJSON redacts the strings of JSON value raw, decoded, and
+// encodes it again.
+func (d *Detector) redactJSON(raw json.RawMessage) (string, int) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		// Not JSON (a store holds only valid JSON here): redact it
+		// as a JSON string, which it then is.
+		s, n := d.Redact(string(raw))
+		b, _ := json.Marshal(s)
+		return string(b), n
+	}
+	n := 0
+	var walk func(any) any
+	walk = func(v any) any {
+		switch t := v.(type) {
+		case string:
+			s, k := d.Redact(t)
+			n += k
+			return s
+		case []any:
+			for i := range t {
+				t[i] = walk(t[i])
+			}
+		case map[string]any:
+			for k, x := range t {
+				t[k] = walk(x)
+			}
+		}
+		return v
+	}
+	v = walk(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return `"` + Marker("unreadable") + `"`, n + 1
+	}
+	return string(b), n
+}
+
+// RedactMessage returns m with the secrets of its parts replaced by
+// markers (a copy, when there were any; m itself otherwise), and how
+// many it replaced.
+func (d *Detector) RedactMessage(m *loom.Message) (*loom.Message, int) {
+	var parts []loom.Part
+	n := 0
+	for i, p := range m.Parts {
+		red, k := d.RedactPart(p)
+		if k == 0 {
+			continue
+		}
+		if parts == nil {
+			parts = append([]loom.Part(nil), m.Parts...)
+		}
+		parts[i] = red
+		n += k
+	}
+	if n == 0 {
+		return m, 0
+	}
+	c := *m
+	c.Parts = parts
+	return &c, n
+}
+
+// RedactMessages replaces, in msgs, each message holding secrets by a
+// redacted copy (RedactMessage), and returns how many secrets it
+// replaced. The messages themselves are not changed.
+func (d *Detector) RedactMessages(msgs []*loom.Message) int {
+	n := 0
+	for i, m := range msgs {
+		var k int
+		msgs[i], k = d.RedactMessage(m)
+		n += k
+	}
+	return n
+}
+
+// RedactSession returns the session's metadata with its secrets
+// replaced (a copy, when there were any) and how many it replaced:
+// the title, description and last prompt that listings show. The last
+// prompt is a copy of a message's text, whose secrets are counted with
+// the message's, so a listing counts them once: here only when the
+// messages are not redacted along (count).
+func (d *Detector) RedactSession(s *loom.Session) (*loom.Session, int) {
+	return d.redactSession(s, true)
+}
+
+func (d *Detector) redactSession(s *loom.Session, countPrompt bool) (*loom.Session, int) {
+	if s == nil {
+		return s, 0
+	}
+	c := *s
+	var a, b, e int
+	c.Title, a = d.Redact(s.Title)
+	c.Description, b = d.Redact(s.Description)
+	c.LastPrompt, e = d.Redact(s.LastPrompt)
+	if a+b+e == 0 {
+		return s, 0
+	}
+	if !countPrompt {
+		e = 0
+	}
+	return &c, a + b + e
+}
+
+// RedactSessions redacts sessions for output: each session's metadata
+// and messages are replaced, in data, by redacted copies where they hold
+// secrets; what they pointed to is not changed. It returns how many
+// secrets it replaced. Exports, hand-off and shares go through it.
+func (d *Detector) RedactSessions(data []*loom.SessionData) int {
+	n := 0
+	for _, sd := range data {
+		var k int
+		sd.Session, k = d.redactSession(sd.Session, false)
+		n += k + d.RedactMessages(sd.Messages)
+	}
+	return n
+}
