@@ -38,13 +38,34 @@ type SearchQuery struct {
 	// back to (Exact turns that off). Its hits are marked TierAnyWord.
 	AnyWord bool
 	// Exact keeps a search to messages that hold every term: no
-	// any-word fallback.
+	// fallback to the other tiers.
 	Exact bool
+	// Titles matches the titles of sessions instead of messages: a hit
+	// is the first prompt of a session whose title holds the query's
+	// words (or their stems), those holding more of them first (the
+	// TierTitle tier).
+	Titles bool
 }
 
-// TierAnyWord marks the hits of a search that no message matched with
-// every term, found by matching any of them (SearchQuery.AnyWord).
-const TierAnyWord = "any_word"
+// The tiers of a search, in the order a plain query goes through them
+// while it has found fewer hits than its limit; SearchHit.Tier names the
+// one that found a hit. A hit of the first tier, every term as typed
+// (porter-stemmed by the engine), has an empty Tier.
+const (
+	// TierWordForms: every word that is not a stop word, as typed or as
+	// any word starting with its stem ("configuration" finds
+	// "configurable"); stop words are not required.
+	TierWordForms = "word_forms"
+	// TierTitle: sessions whose title holds the query's words.
+	TierTitle = "title"
+	// TierAnyWord: messages that hold some of the words (or their word
+	// forms), ranked by the engine with rarer words weighing more
+	// (SearchQuery.AnyWord).
+	TierAnyWord = "any_word"
+	// TierFuzzy: words that start with a rare word of the query, or are
+	// one edit (a letter added, dropped, changed or two swapped) from it.
+	TierFuzzy = "fuzzy"
+)
 
 // Default snippet markers: Markdown bold, readable on a terminal.
 const (
@@ -82,9 +103,10 @@ type SearchHit struct {
 	// ranking its matches: the hits are its newest matches, not
 	// necessarily its best.
 	Partial bool `json:"partial,omitempty"`
-	// Tier is "" for a hit that holds every term of the query, and
-	// TierAnyWord for one of a search that found none such and fell back
-	// to messages holding some of them.
+	// Tier is "" for a hit that holds every term of the query, else the
+	// tier that found it (TierWordForms, TierTitle, TierAnyWord,
+	// TierFuzzy) after the ones before it found fewer hits than the
+	// search's limit.
 	Tier string `json:"tier,omitempty"`
 }
 
@@ -95,10 +117,15 @@ func Partial(hits []SearchHit) bool {
 }
 
 // Term is one element of a parsed query: a word, or a phrase of words that
-// must appear together in order.
+// must appear together in order. The tiers of a search rewrite terms:
+// with Prefix, Words[0] matches any word that starts with it; with Alts,
+// the term matches where any of its alternatives does (Words and Phrase
+// are then unused).
 type Term struct {
 	Words  []string
 	Phrase bool
+	Prefix bool
+	Alts   []Term
 }
 
 // Limits on a search query. Every word of a query costs something in

@@ -46,6 +46,10 @@ func matchExpr(terms []loom.Term, anyTerm bool) (sql string, args []any, ok bool
 	var parts []string
 	for _, t := range terms {
 		switch {
+		case len(t.Alts) > 0 || t.Prefix:
+			sql, as := termSQL(t)
+			parts = append(parts, sql)
+			args = append(args, as...)
 		case t.Phrase:
 			parts = append(parts, "phraseto_tsquery('english', ?::text)")
 			args = append(args, strings.Join(t.Words, " "))
@@ -69,6 +73,47 @@ func matchExpr(terms []loom.Term, anyTerm bool) (sql string, args []any, ok bool
 	return strings.Join(parts, join), args, len(parts) > 0
 }
 
+// termSQL returns SQL for a tsquery of one term of a search's tiers: its
+// alternatives joined with ||, the single words among them (prefixes
+// followed by :*) through one to_tsquery. A word is letters and digits
+// only (loom.Words), so nothing in it is read as to_tsquery's syntax,
+// and one to_tsquery of hundreds of words (a fuzzy tier's variants) is
+// one argument rather than hundreds.
+func termSQL(t loom.Term) (sql string, args []any) {
+	one := func(t loom.Term) bool { return len(t.Alts) == 0 && !t.Phrase && len(t.Words) == 1 }
+	word := func(t loom.Term) string {
+		if t.Prefix {
+			return t.Words[0] + ":*"
+		}
+		return t.Words[0]
+	}
+	if len(t.Alts) == 0 {
+		switch {
+		case one(t):
+			return "to_tsquery('english', ?::text)", []any{word(t)}
+		case t.Phrase:
+			return "phraseto_tsquery('english', ?::text)", []any{strings.Join(t.Words, " ")}
+		default:
+			return "plainto_tsquery('english', ?::text)", []any{strings.Join(t.Words, " ")}
+		}
+	}
+	var words, parts []string
+	for _, a := range t.Alts {
+		if one(a) {
+			words = append(words, word(a))
+			continue
+		}
+		sql, as := termSQL(a)
+		parts = append(parts, sql)
+		args = append(args, as...)
+	}
+	if len(words) > 0 {
+		parts = append([]string{"to_tsquery('english', ?::text)"}, parts...)
+		args = append([]any{strings.Join(words, " | ")}, args...)
+	}
+	return "(" + strings.Join(parts, " || ") + ")", args
+}
+
 // Search implements loom.Store, within the limits sqlstore.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
 	return sqlstore.RunSearch(ctx, q, s.search)
@@ -78,6 +123,9 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 // statement, which also counts the query's matches up to RankDepth+1;
 // when there are more, the newest statement.
 func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
+	if q.Titles {
+		return s.searchTitles(ctx, q, terms)
+	}
 	st, ok := searchStatements(q, terms)
 	if !ok {
 		return nil, nil
@@ -120,6 +168,26 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		return hits, nil
 	}
 	return s.newestHits(ctx, st, q)
+}
+
+// searchTitles matches session titles (loom.SearchQuery.Titles).
+func (s *Store) searchTitles(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
+	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
+		return nil, nil
+	}
+	stmt, args, ok := query.TitleSQL(dialect, q, terms)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, stmt, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search titles: %w", err)
+	}
+	defer rows.Close()
+	return query.TitleHits(rows, q, func() (any, func() time.Time) {
+		var t time.Time
+		return &t, func() time.Time { return t }
+	})
 }
 
 // newestHits returns the newest of a query's hits, scored by recency:
