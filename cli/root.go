@@ -26,6 +26,7 @@ import (
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
+	recallcmd "github.com/loomhq/loom/cli/recall"
 	"github.com/loomhq/loom/cli/search"
 	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/session"
@@ -197,6 +198,7 @@ search, resume, fork, move, export and import.`,
 		chat.NewCmdRun(f),
 		session.NewCmdSession(f),
 		search.NewCmdSearch(f),
+		recallcmd.NewCmdRecall(f),
 		newCmdReplay(f),
 		usage.NewCmdUsage(f),
 		newCmdLog(f),
