@@ -94,6 +94,7 @@ nothing rather than take more than 100 ms.`,
 		}
 		cmd.AddCommand(&cobra.Command{
 			Use: use, Short: short, Args: command.ArgsBetween(0, 0),
+			Example: "  cd ~/src/api && loom recall " + use,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				p, err := f.Project()
 				if err != nil {
