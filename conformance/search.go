@@ -405,9 +405,9 @@ func testSearchTiers(t *testing.T, open Opener) {
 	mustAppend(t, st, a,
 		text(loom.RoleUser, "Add a registry of the chats in progress"),
 		text(loom.RoleAssistant, "Fixed the flaky websocket reconnect loop."),
-		text(loom.RoleUser, "a zebra crossed the street"))
+		text(loom.RoleUser, "a zebra crossed the street near the old market this morning"))
 	for i := range 6 {
-		mustAppend(t, st, a, text(loom.RoleAssistant, fmt.Sprintf("common common common words, take %d", i)))
+		mustAppend(t, st, a, text(loom.RoleAssistant, fmt.Sprintf("common common common common %d", i)))
 	}
 	titled := newSession("alice", "cli:titled")
 	titled.Title = "Websocket reconnect storms at night"
