@@ -132,9 +132,11 @@ type Term struct {
 // every message that matches it (ranking reads each word's positions in
 // each matching message, and a repeated word is read once per repeat), so
 // without them the cost of a search grows with what is typed or pasted:
-// a query of a few thousand words took minutes and gigabytes. A query
-// over a limit is refused, never cut short: a search that silently
-// ignored part of its query would find what was not asked for.
+// a query of a few thousand words took minutes and gigabytes. An exact
+// or raw query over a limit is refused, never cut short: a search that
+// silently ignored part of its query would find what was not asked for.
+// A plain one is not refused: its first words go through the tiers that
+// need not every word, whose hits say their tier (see TierTitle).
 const (
 	// MaxQueryBytes is the longest query text, in bytes.
 	MaxQueryBytes = 1024
@@ -146,7 +148,7 @@ const (
 )
 
 // ParseQuery turns what a user typed into the distinct terms every one of
-// which must match. Quoted parts are phrases; everything else is split
+// which must match (in a search's first tier). Quoted parts are phrases; everything else is split
 // into words. Punctuation and operator words (AND, OR, NEAR, *, -) are
 // only text: a word is a run of letters and digits, the rest separates
 // words. A lone quote is ignored. A word or phrase given twice (ignoring
