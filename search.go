@@ -38,13 +38,34 @@ type SearchQuery struct {
 	// back to (Exact turns that off). Its hits are marked TierAnyWord.
 	AnyWord bool
 	// Exact keeps a search to messages that hold every term: no
-	// any-word fallback.
+	// fallback to the other tiers.
 	Exact bool
+	// Titles matches the titles of sessions instead of messages: a hit
+	// is the first prompt of a session whose title holds the query's
+	// words (or their stems), those holding more of them first (the
+	// TierTitle tier).
+	Titles bool
 }
 
-// TierAnyWord marks the hits of a search that no message matched with
-// every term, found by matching any of them (SearchQuery.AnyWord).
-const TierAnyWord = "any_word"
+// The tiers of a search, in the order a plain query goes through them
+// while it has found fewer hits than its limit; SearchHit.Tier names the
+// one that found a hit. A hit of the first tier, every term as typed
+// (porter-stemmed by the engine), has an empty Tier.
+const (
+	// TierWordForms: every word that is not a stop word, as typed or as
+	// any word starting with its stem ("configuration" finds
+	// "configurable"); stop words are not required.
+	TierWordForms = "word_forms"
+	// TierTitle: sessions whose title holds the query's words.
+	TierTitle = "title"
+	// TierAnyWord: messages that hold some of the words (or their word
+	// forms), ranked by the engine with rarer words weighing more
+	// (SearchQuery.AnyWord).
+	TierAnyWord = "any_word"
+	// TierFuzzy: words that start with a rare word of the query, or are
+	// one edit (a letter added, dropped, changed or two swapped) from it.
+	TierFuzzy = "fuzzy"
+)
 
 // Default snippet markers: Markdown bold, readable on a terminal.
 const (
@@ -82,9 +103,10 @@ type SearchHit struct {
 	// ranking its matches: the hits are its newest matches, not
 	// necessarily its best.
 	Partial bool `json:"partial,omitempty"`
-	// Tier is "" for a hit that holds every term of the query, and
-	// TierAnyWord for one of a search that found none such and fell back
-	// to messages holding some of them.
+	// Tier is "" for a hit that holds every term of the query, else the
+	// tier that found it (TierWordForms, TierTitle, TierAnyWord,
+	// TierFuzzy) after the ones before it found fewer hits than the
+	// search's limit.
 	Tier string `json:"tier,omitempty"`
 }
 
@@ -95,19 +117,26 @@ func Partial(hits []SearchHit) bool {
 }
 
 // Term is one element of a parsed query: a word, or a phrase of words that
-// must appear together in order.
+// must appear together in order. The tiers of a search rewrite terms:
+// with Prefix, Words[0] matches any word that starts with it; with Alts,
+// the term matches where any of its alternatives does (Words and Phrase
+// are then unused).
 type Term struct {
 	Words  []string
 	Phrase bool
+	Prefix bool
+	Alts   []Term
 }
 
 // Limits on a search query. Every word of a query costs something in
 // every message that matches it (ranking reads each word's positions in
 // each matching message, and a repeated word is read once per repeat), so
 // without them the cost of a search grows with what is typed or pasted:
-// a query of a few thousand words took minutes and gigabytes. A query
-// over a limit is refused, never cut short: a search that silently
-// ignored part of its query would find what was not asked for.
+// a query of a few thousand words took minutes and gigabytes. An exact
+// or raw query over a limit is refused, never cut short: a search that
+// silently ignored part of its query would find what was not asked for.
+// A plain one is not refused: its first words go through the tiers that
+// need not every word, whose hits say their tier (see TierTitle).
 const (
 	// MaxQueryBytes is the longest query text, in bytes.
 	MaxQueryBytes = 1024
@@ -119,7 +148,7 @@ const (
 )
 
 // ParseQuery turns what a user typed into the distinct terms every one of
-// which must match. Quoted parts are phrases; everything else is split
+// which must match (in a search's first tier). Quoted parts are phrases; everything else is split
 // into words. Punctuation and operator words (AND, OR, NEAR, *, -) are
 // only text: a word is a run of letters and digits, the rest separates
 // words. A lone quote is ignored. A word or phrase given twice (ignoring

@@ -106,6 +106,7 @@ var mcpTools = map[string]struct{ args, required []string }{
 	"read_session":    {[]string{"ref", "limit", "before_seq", "turn"}, []string{"ref"}},
 	"memory":          {[]string{"action", "file", "text"}, []string{"action"}},
 	"usage":           {[]string{"by", "breakdown", "since", "until", "tz", "agent", "project", "all_projects"}, nil},
+	"recall":          {[]string{"prompt", "tokens", "project", "all_projects"}, nil},
 }
 
 func checkToolList(t *testing.T, cs *sdk.ClientSession) {
@@ -144,7 +145,7 @@ func checkToolList(t *testing.T, cs *sdk.ClientSession) {
 		}
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"list_sessions", "memory", "read_session", "search_sessions", "usage"}) {
+	if !slices.Equal(names, []string{"list_sessions", "memory", "read_session", "recall", "search_sessions", "usage"}) {
 		t.Fatalf("tools = %v", names)
 	}
 	toolsDocumented(t, names)
@@ -232,6 +233,13 @@ func TestMCPStdio(t *testing.T) {
 	c = mustCall(t, cs, "search_sessions", map[string]any{"query": "deploy", "project": "web"})
 	if got := ids(t, c.data, "hits", "session_id"); len(got) != 2 || got[0] != fx.web.ID {
 		t.Fatalf("search in project web by name: %v", got)
+	}
+
+	// recall: the project's turns about a prompt, each with its session
+	// and date, within the tokens asked for.
+	c = mustCall(t, cs, "recall", map[string]any{"prompt": "clock", "tokens": 200})
+	if got := ids(t, c.data, "turns", "session_id"); len(got) == 0 || !strings.Contains(c.text, got[0]) || c.data["tokens"].(float64) > 200 {
+		t.Fatalf("recall clock: %v\n%s", got, c.text)
 	}
 
 	// list_sessions: the project's sessions, newest first, paged by cursor.

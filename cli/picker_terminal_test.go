@@ -89,11 +89,12 @@ func TestPickerDrivesOnTerminal(t *testing.T) {
 	waitScreen(t, p, "3 sessions", "esc quit")
 
 	// Search the messages: one row per session, its best snippet, and
-	// its preview.
+	// its preview; the session holding every word first, then those the
+	// search's later tiers find (the sub-agent that read clock.go).
 	p.Send("\t")
 	waitScreen(t, p, "Messages in api", "search:")
 	p.Send("fake clock")
-	waitScreen(t, p, "1 matching session", "Retry clock fix", "1 match · user #5: Use a fake clock then.", "You're welcome")
+	waitScreen(t, p, "2 matching sessions", "Retry clock fix", "4 matches · user #5: Use a fake clock then.", "You're welcome", "explore retry")
 	p.Send("\t")
 	waitScreen(t, p, "Sessions in api", "3 sessions")
 

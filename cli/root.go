@@ -26,6 +26,7 @@ import (
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
+	recallcmd "github.com/loomhq/loom/cli/recall"
 	"github.com/loomhq/loom/cli/search"
 	secretscmd "github.com/loomhq/loom/cli/secrets"
 	"github.com/loomhq/loom/cli/serve"
@@ -199,6 +200,7 @@ search, resume, fork, move, export and import.`,
 		session.NewCmdSession(f),
 		search.NewCmdSearch(f),
 		secretscmd.NewCmdSecrets(f),
+		recallcmd.NewCmdRecall(f),
 		newCmdReplay(f),
 		usage.NewCmdUsage(f),
 		newCmdLog(f),

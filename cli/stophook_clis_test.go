@@ -20,26 +20,10 @@ func TestClaudeCodeStopHookOnly(t *testing.T) {
 	if onPostgres() {
 		t.Skip("the real CLI once is enough: it runs in the SQLite pass")
 	}
-	bin := agentclitest.Install(t, agentclitest.ClaudeCode)
 	fx := newEmptyFixture(t)
-	home := t.TempDir()
 	srv := anthropictest.NewServer()
 	t.Cleanup(srv.Close)
-	hook := loomBinary(t) + " session import --hook claude-code"
-	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{
-		"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook}}}},
-	}})
-	writeSettings(t, filepath.Join(home, ".claude", "settings.json"), string(settings))
-	env := agentclitest.Env(home, "ANTHROPIC_BASE_URL="+srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
-		"LOOM_HOME="+fx.home)
-	if onPostgres() {
-		env = append(env, "LOOM_DB="+fx.db)
-	}
-	dir := filepath.Join(home, "work")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin, dir, env := claudeWithHooks(t, fx, srv, map[string]string{"Stop": "session import --hook claude-code"})
 	replies := func() []string {
 		t.Helper()
 		st := fx.openStore(t)
@@ -83,4 +67,30 @@ func TestClaudeCodeStopHookOnly(t *testing.T) {
 			t.Fatalf("turn %d ended and loom does not hold its reply (it holds %d replies)", i+1, len(got))
 		}
 	}
+}
+
+// claudeWithHooks installs the real Claude Code with settings whose
+// hooks run loom (event → loom's arguments) on fx's store, talking to
+// srv, and returns it, a working directory and its environment.
+func claudeWithHooks(t *testing.T, fx *fixture, srv *anthropictest.Server, hooks map[string]string, extraEnv ...string) (bin, dir string, env []string) {
+	t.Helper()
+	bin = agentclitest.Install(t, agentclitest.ClaudeCode)
+	home := t.TempDir()
+	set := map[string]any{}
+	for event, args := range hooks {
+		set[event] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": loomBinary(t) + " " + args}}}}
+	}
+	settings, _ := json.Marshal(map[string]any{"hooks": set})
+	writeSettings(t, filepath.Join(home, ".claude", "settings.json"), string(settings))
+	env = agentclitest.Env(home, append([]string{"ANTHROPIC_BASE_URL=" + srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
+		"LOOM_HOME=" + fx.home}, extraEnv...)...)
+	if onPostgres() {
+		env = append(env, "LOOM_DB="+fx.db)
+	}
+	dir = filepath.Join(home, "work")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, dir, env
 }

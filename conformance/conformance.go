@@ -57,6 +57,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"Snippets", testSnippets},
 		{"SearchLimits", testSearchLimits},
 		{"SearchAnyWord", testSearchAnyWord},
+		{"SearchTiers", testSearchTiers},
 		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Rewind", testRewind},

@@ -48,7 +48,7 @@ func testFork(t *testing.T, open Opener) {
 		t.Fatalf("parent changed: %d messages", got.MessageCount)
 	}
 	// The message is one hit, in the parent, naming the fork.
-	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "question 1", UserID: "alice"}); len(hits) != 1 || hits[0].SessionID != s.ID || !slices.Equal(hits[0].AlsoIn, []string{f.ID}) {
+	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "question 1", UserID: "alice", Exact: true}); len(hits) != 1 || hits[0].SessionID != s.ID || !slices.Equal(hits[0].AlsoIn, []string{f.ID}) {
 		t.Fatalf("search over fork and parent = %+v", hits)
 	}
 	// Updating a copied part changes the fork only.
@@ -91,7 +91,7 @@ func testFork(t *testing.T, open Opener) {
 		t.Fatalf("fork after parent purge = %d messages", len(msgs))
 	}
 	// f and f2 both hold it: one hit, in the older, naming the other.
-	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "answer 2", UserID: "alice"}); len(hits) != 1 || hits[0].SessionID != f.ID || !slices.Equal(hits[0].AlsoIn, []string{f2.ID}) {
+	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "answer 2", UserID: "alice", Exact: true}); len(hits) != 1 || hits[0].SessionID != f.ID || !slices.Equal(hits[0].AlsoIn, []string{f2.ID}) {
 		t.Fatalf("fork's messages no longer searchable after parent purge: %+v", hits)
 	}
 	_, err = st.Fork(ctx(t), f.ID, loom.ForkOptions{Turn: 9})

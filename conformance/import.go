@@ -101,7 +101,7 @@ func testImportLong(t *testing.T, open Opener) {
 		d   *loom.SessionData
 		seq int64
 	}{{"aaa word1", a, 1}, {"aaa word101", a, 101}, {"aaa word250", a, 250}, {"bbb word131", b, 131}} {
-		hits, err := st.Search(ctx(t), loom.SearchQuery{Text: want.q, UserID: "alice"})
+		hits, err := st.Search(ctx(t), loom.SearchQuery{Text: want.q, UserID: "alice", Exact: true})
 		if err != nil || len(hits) != 1 || hits[0].SessionID != want.d.Session.ID || hits[0].Seq != want.seq {
 			t.Fatalf("search %q = %+v, %v", want.q, hits, err)
 		}
@@ -121,7 +121,7 @@ func testImportLong(t *testing.T, open Opener) {
 	if err := st.Import(ctx(t), []*loom.SessionData{e}); err != nil {
 		t.Fatal(err)
 	}
-	if hits, err := st.Search(ctx(t), loom.SearchQuery{Text: "eee word101", UserID: "alice"}); err != nil || len(hits) != 1 || hits[0].Seq != 101 {
+	if hits, err := st.Search(ctx(t), loom.SearchQuery{Text: "eee word101", UserID: "alice", Exact: true}); err != nil || len(hits) != 1 || hits[0].Seq != 101 {
 		t.Fatalf("search after a failed import = %+v, %v", hits, err)
 	}
 }

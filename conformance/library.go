@@ -32,7 +32,7 @@ func testLibraryAPI(t *testing.T, open Opener) {
 	if err != nil || len(list) != 1 || list[0].ID != s.ID {
 		t.Fatalf("list = %v, %v", list, err)
 	}
-	hits, err := st.Search(ctx(t), loom.SearchQuery{Text: "turbines 7", UserID: "agent"})
+	hits, err := st.Search(ctx(t), loom.SearchQuery{Text: "turbines 7", UserID: "agent", Exact: true})
 	if err != nil || len(hits) != 1 || hits[0].Seq != 13 {
 		t.Fatalf("search = %+v, %v", hits, err)
 	}

@@ -94,7 +94,8 @@ func wantTexts(t *testing.T, st loom.Store, id string, want []string) {
 // hitsIn returns the sessions a search for text finds it in, sorted.
 func hitsIn(t *testing.T, st loom.Store, q loom.SearchQuery) []string {
 	t.Helper()
-	q.UserID = "alice"
+	// Which sessions hold a message: the every-word hits only.
+	q.UserID, q.Exact = "alice", true
 	hits, err := st.Search(ctx(t), q)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +201,7 @@ func testForkLineage(t *testing.T, open Opener) {
 
 	// Search finds an inherited message in every session that holds it,
 	// and in a session's own search.
-	if got, want := hitsIn(t, st, loom.SearchQuery{Text: "a1 root"}), sorted(at(p.ID, 2), at(f.ID, 2), at(g.ID, 2), at(h.ID, 2)); !slices.Equal(got, want) {
+	if got, want := hitsIn(t, st, loom.SearchQuery{Text: "a1 root", Exact: true}), sorted(at(p.ID, 2), at(f.ID, 2), at(g.ID, 2), at(h.ID, 2)); !slices.Equal(got, want) {
 		t.Fatalf("search for an inherited message = %v, want %v", got, want)
 	}
 	if got, want := hitsIn(t, st, loom.SearchQuery{Text: "a4 fork"}), sorted(at(f.ID, 9), at(h.ID, 9)); !slices.Equal(got, want) {
@@ -301,7 +302,7 @@ func testForkLineage(t *testing.T, open Opener) {
 	wantTexts(t, st, g.ID, other)
 	grand = append(grand, "a6 priced")
 	wantTexts(t, st, h.ID, grand)
-	if got, want := hitsIn(t, st, loom.SearchQuery{Text: "a1 root"}), sorted(at(g.ID, 2), at(h.ID, 2), at(k1.ID, 2), at(k2.ID, 2), at(k3.ID, 2), at(hf.ID, 2)); !slices.Equal(got, want) {
+	if got, want := hitsIn(t, st, loom.SearchQuery{Text: "a1 root", Exact: true}), sorted(at(g.ID, 2), at(h.ID, 2), at(k1.ID, 2), at(k2.ID, 2), at(k3.ID, 2), at(hf.ID, 2)); !slices.Equal(got, want) {
 		t.Fatalf("search after purging the sources = %v, want %v", got, want)
 	}
 	if got := hitsIn(t, st, loom.SearchQuery{Text: "a4 root", Exact: true}); len(got) != 0 {
@@ -385,7 +386,7 @@ func testRewindLineage(t *testing.T, open Opener) {
 	}
 	wantTexts(t, st, rr.ID, want)
 	wantTexts(t, st, r1.ID, want[:6])
-	if got := hitsIn(t, st, loom.SearchQuery{Text: "answer 6"}); !slices.Equal(got, at(rr.ID, 12)) {
+	if got := hitsIn(t, st, loom.SearchQuery{Text: "answer 6", Exact: true}); !slices.Equal(got, at(rr.ID, 12)) {
 		t.Fatalf("search for a turn only one fork holds = %v", got)
 	}
 	if got := hitsIn(t, st, loom.SearchQuery{Text: "question 3b"}); !slices.Equal(got, sorted(at(r2.ID, 5), at(r3.ID, 5))) {

@@ -43,7 +43,9 @@ func testSearch(t *testing.T, open Opener) {
 		}
 		return hits
 	}
-	hits := search(loom.SearchQuery{Text: "postgres pool connection"})
+	// A page is filled from the tiers after the hits of every word
+	// (testSearchTiers); an exact search keeps to those.
+	hits := search(loom.SearchQuery{Text: "postgres pool connection", Exact: true})
 	if len(hits) != 3 {
 		t.Fatalf("all-words search found %d hits: %+v", len(hits), hits)
 	}
@@ -65,7 +67,7 @@ func testSearch(t *testing.T, open Opener) {
 		t.Fatalf("snippet does not mark the match: %q", hits[0].Snippet)
 	}
 	// Porter stemming: "configuring" finds "configure".
-	if hits := search(loom.SearchQuery{Text: "configuring"}); len(hits) != 1 || hits[0].Seq != 1 {
+	if hits := search(loom.SearchQuery{Text: "configuring", Exact: true}); len(hits) != 1 || hits[0].Seq != 1 {
 		t.Fatalf("stemmed search = %+v", hits)
 	}
 	// Every word must appear in an exact search; a plain one falls back
@@ -79,14 +81,14 @@ func testSearch(t *testing.T, open Opener) {
 		}
 	}
 	// A quoted part is a phrase.
-	if hits := search(loom.SearchQuery{Text: `"pool size"`}); len(hits) != 1 || hits[0].Seq != 2 {
+	if hits := search(loom.SearchQuery{Text: `"pool size"`, Exact: true}); len(hits) != 1 || hits[0].Seq != 2 {
 		t.Fatalf("phrase search = %+v", hits)
 	}
-	if hits := search(loom.SearchQuery{Text: `"size pool"`}); len(hits) != 0 {
+	if hits := search(loom.SearchQuery{Text: `"size pool"`, Exact: true}); len(hits) != 0 {
 		t.Fatalf("reversed phrase matched: %+v", hits)
 	}
 	// Tool inputs and outputs are searched.
-	if hits := search(loom.SearchQuery{Text: "kubernetes replicas"}); len(hits) != 1 || hits[0].Seq != 3 {
+	if hits := search(loom.SearchQuery{Text: "kubernetes replicas", Exact: true}); len(hits) != 1 || hits[0].Seq != 3 {
 		t.Fatalf("tool search = %+v", hits)
 	}
 	// Operator words and punctuation are literal text, never an error.
@@ -95,7 +97,7 @@ func testSearch(t *testing.T, open Opener) {
 			t.Fatalf("search %q failed: %v", q, err)
 		}
 	}
-	if hits := search(loom.SearchQuery{Text: `he said "hi" AND (NEAR* -x`}); len(hits) != 1 || hits[0].Seq != 4 {
+	if hits := search(loom.SearchQuery{Text: `he said "hi" AND (NEAR* -x`, Exact: true}); len(hits) != 1 || hits[0].Seq != 4 {
 		t.Fatalf("literal operators search = %+v", hits)
 	}
 	// Filters.
@@ -243,8 +245,13 @@ func testSearchAnyWord(t *testing.T, open Opener) {
 			t.Fatalf("any-word hit %+v", h)
 		}
 	}
-	if hits, err := st.Search(ctx(t), loom.SearchQuery{UserID: "alice", Text: "chats progress"}); err != nil || len(hits) != 1 || hits[0].Tier != "" {
+	// Every-word hits come first; the page fills up from the tiers.
+	if hits, err := st.Search(ctx(t), loom.SearchQuery{UserID: "alice", Text: "chats progress"}); err != nil || len(hits) != 2 || hits[0].Tier != "" ||
+		hits[0].Seq != 1 || hits[1].Tier != loom.TierAnyWord || hits[1].Seq != 2 {
 		t.Fatalf("an every-word search: %+v, %v", hits, err)
+	}
+	if hits, err := st.Search(ctx(t), loom.SearchQuery{UserID: "alice", Text: "chats progress", Limit: 1}); err != nil || len(hits) != 1 || hits[0].Tier != "" {
+		t.Fatalf("a page of every-word hits: %+v, %v", hits, err)
 	}
 	for _, q := range []loom.SearchQuery{{Text: "zyzzyva quux"}, {Text: "remember"}, {Text: "remember chats", Exact: true}} {
 		q.UserID = "alice"
@@ -272,9 +279,9 @@ func testSearchLimits(t *testing.T, open Opener) {
 	// What the agent's session_search was once given: a 36 KB prompt.
 	pasted := strings.Repeat("pool size connection postgres ", 1200)
 	for _, q := range []loom.SearchQuery{
-		{Text: pasted},
-		{Text: `"` + pasted + `"`},
-		{Text: distinct(loom.MaxQueryWords + 1)},
+		{Text: pasted, Exact: true},
+		{Text: `"` + pasted + `"`, Exact: true},
+		{Text: distinct(loom.MaxQueryWords + 1), Exact: true},
 		{Text: pasted, Raw: true},
 		{Text: strings.TrimSpace(strings.Repeat("pool ", loom.MaxQueryWords+1)), Raw: true},
 	} {
@@ -286,13 +293,21 @@ func testSearchLimits(t *testing.T, open Opener) {
 	if _, err := search(loom.SearchQuery{Text: distinct(loom.MaxQueryWords)}); err != nil {
 		t.Errorf("search of %d words: %v", loom.MaxQueryWords, err)
 	}
+	// A plain query is never refused: over the limits, its first words
+	// find what holds some of them.
+	for _, q := range []string{pasted, `"` + pasted + `"`, "postgres " + distinct(loom.MaxQueryWords+1)} {
+		hits, err := search(loom.SearchQuery{Text: q})
+		if err != nil || len(hits) == 0 || hits[0].Tier == "" {
+			t.Errorf("plain search of %d bytes = %+v, %v; want hits of a tier", len(q), hits, err)
+		}
+	}
 	// Repeated words are searched once.
-	want, err := search(loom.SearchQuery{Text: "pool size"})
+	want, err := search(loom.SearchQuery{Text: "pool size", Exact: true})
 	if err != nil || len(want) != 1 {
 		t.Fatalf("search = %+v, %v", want, err)
 	}
 	repeated := strings.Repeat("pool Size POOL ", loom.MaxQueryBytes/len("pool Size POOL "))
-	if got, err := search(loom.SearchQuery{Text: repeated}); err != nil || len(got) != 1 || got[0].MessageID != want[0].MessageID || got[0].Score != want[0].Score {
+	if got, err := search(loom.SearchQuery{Text: repeated, Exact: true}); err != nil || len(got) != 1 || got[0].MessageID != want[0].MessageID || got[0].Score != want[0].Score {
 		t.Errorf("search of repeated words = %+v, %v; want %+v", got, err, want)
 	}
 	// Listing sessions by a text no search would take still lists them
@@ -377,5 +392,98 @@ func testLongMessage(t *testing.T, open Opener) {
 		}
 		t.Logf("search of %d bytes cancelled after %v: returned after %v: %v", len(tc.query), tc.after, time.Since(start), err)
 		cancel()
+	}
+}
+
+// testSearchTiers: a plain query that finds fewer hits than its limit
+// goes on through word forms, titles, any word (rarer words first) and
+// prefixes and typos, each hit marked with its tier, each message once,
+// in tier order; an exact one does not.
+func testSearchTiers(t *testing.T, open Opener) {
+	st := open(t)
+	a := newSession("alice", "cli:api")
+	mustAppend(t, st, a,
+		text(loom.RoleUser, "Add a registry of the chats in progress"),
+		text(loom.RoleAssistant, "Fixed the flaky websocket reconnect loop."),
+		text(loom.RoleUser, "a zebra crossed the street near the old market this morning"))
+	for i := range 6 {
+		mustAppend(t, st, a, text(loom.RoleAssistant, fmt.Sprintf("common common common common %d", i)))
+	}
+	titled := newSession("alice", "cli:titled")
+	titled.Title = "Websocket reconnect storms at night"
+	mustAppend(t, st, titled, text(loom.RoleUser, "see the log above"))
+	bob := newSession("bob", "cli:api")
+	bob.Title = "Websocket storms"
+	mustAppend(t, st, bob, text(loom.RoleUser, "register chats, websokcet storms"))
+
+	search := func(q loom.SearchQuery) []loom.SearchHit {
+		t.Helper()
+		q.UserID = "alice"
+		hits, err := st.Search(ctx(t), q)
+		if err != nil {
+			t.Fatalf("search %q: %v", q.Text, err)
+		}
+		for i, h := range hits {
+			if h.SessionID == bob.ID {
+				t.Fatalf("search %q returned bob's %+v", q.Text, h)
+			}
+			for _, o := range hits[:i] {
+				if o.MessageID == h.MessageID {
+					t.Fatalf("search %q returned a message twice: %+v", q.Text, hits)
+				}
+			}
+		}
+		return hits
+	}
+	tiers := func(hits []loom.SearchHit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Tier)
+		}
+		return out
+	}
+	// Word forms: "register" is not "registry" to the engines' stemmers,
+	// but they share a stem; the stop words need not be there.
+	if hits := search(loom.SearchQuery{Text: "the register of chats"}); len(hits) == 0 || hits[0].Tier != loom.TierWordForms || hits[0].Seq != 1 {
+		t.Fatalf("word forms: %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "register chats", Exact: true}); len(hits) != 0 {
+		t.Fatalf("exact search went on through the tiers: %+v", hits)
+	}
+	// Titles: a session whose title holds the words, after the messages
+	// that do.
+	hits := search(loom.SearchQuery{Text: "websocket storms"})
+	if len(hits) < 2 || hits[0].Tier != loom.TierTitle || hits[0].SessionID != titled.ID ||
+		!strings.Contains(hits[0].Snippet, loom.DefaultMarkStart+"Websocket"+loom.DefaultMarkEnd) ||
+		hits[1].Tier != loom.TierAnyWord || hits[1].Seq != 2 {
+		t.Fatalf("title tier: %+v", hits)
+	}
+	// Any word: the rarer word weighs more than a common one said often.
+	if hits := search(loom.SearchQuery{Text: "common zebra"}); len(hits) != 7 || hits[0].Tier != loom.TierAnyWord || hits[0].Seq != 3 {
+		t.Fatalf("any word, rarer first: %v %+v", tiers(hits), hits)
+	}
+	// Typos and prefixes of the rare words.
+	if hits := search(loom.SearchQuery{Text: "websokcet"}); len(hits) == 0 || hits[0].Tier != loom.TierFuzzy || hits[0].Seq != 2 {
+		t.Fatalf("typo tier: %+v", hits)
+	}
+	if hits := search(loom.SearchQuery{Text: "reconnecting flakey"}); len(hits) == 0 || hits[0].Seq != 2 || hits[0].Tier == "" {
+		t.Fatalf("typo and word form: %v %+v", tiers(hits), hits)
+	}
+	// The tiers fill a page in their order.
+	hits = search(loom.SearchQuery{Text: "websocket chats zebra storms"})
+	order := map[string]int{"": 0, loom.TierWordForms: 1, loom.TierTitle: 2, loom.TierAnyWord: 3, loom.TierFuzzy: 4}
+	for i := 1; i < len(hits); i++ {
+		if order[hits[i].Tier] < order[hits[i-1].Tier] {
+			t.Fatalf("tiers out of order: %v", tiers(hits))
+		}
+	}
+	if len(hits) != 4 {
+		t.Fatalf("mixed query: %v %+v", tiers(hits), hits)
+	}
+	// Nothing to find stays empty, whatever the tiers.
+	for _, q := range []string{"qwxzv", "the of and", "zzzzzzzzzzzz yyyyyyyyy"} {
+		if hits := search(loom.SearchQuery{Text: q}); len(hits) != 0 {
+			t.Fatalf("search %q = %+v", q, hits)
+		}
 	}
 }

@@ -198,7 +198,7 @@ func TestImportIsIncrementalAndIdempotent(t *testing.T) {
 	if len(msgs) != 3 || msgs[1].Parts[1].Status != loom.ToolCompleted || len(msgs[1].Parts) != 3 || msgs[1].Parts[2].Text != "two files" {
 		t.Fatalf("after growing: %d messages, reply %+v", len(msgs), msgs[1].Parts)
 	}
-	hits, _ := fx.st.Search(context.Background(), loom.SearchQuery{Text: "two files", UserID: "alice"})
+	hits, _ := fx.st.Search(context.Background(), loom.SearchQuery{Text: "two files", UserID: "alice", Exact: true})
 	if len(hits) != 1 {
 		t.Fatalf("late part searchable: %d hits", len(hits))
 	}

@@ -165,7 +165,7 @@ func structured(v any) any {
 type tools struct{ cfg Config }
 
 func (t *tools) all() []tool {
-	all := []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.usage(), t.memory()}
+	all := []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.recall(), t.usage(), t.memory()}
 	if t.cfg.Handoff != nil && len(t.cfg.Handoff.Writers) > 0 {
 		all = append(all, t.handoff())
 	}

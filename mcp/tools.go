@@ -42,7 +42,7 @@ func (t *tools) searchSessions() tool {
 		tool: &sdk.Tool{
 			Name:        "search_sessions",
 			Title:       "Search past sessions",
-			Description: `Full-text search over everything said in the user's sessions with AI agents — loom's own and those imported from Claude Code, Codex CLI, Gemini CLI and opencode: prompts, replies, reasoning, tool calls and their output. Every word must appear in a message (when no message holds them all, the messages holding some of them come back, each hit marked tier any_word, unless exact is true); put a phrase in double quotes to match it exactly. Best matches first, each with its session id, the message's seq and a snippet with the matches in **bold**. By default only the current project is searched; set all_projects to search everywhere. To read around a hit, call read_session with its session id and before_seq a few past its seq.`,
+			Description: `Full-text search over everything said in the user's sessions with AI agents — loom's own and those imported from Claude Code, Codex CLI, Gemini CLI and opencode: prompts, replies, reasoning, tool calls and their output. Messages holding every word come first; when they are fewer than limit, the page fills up with messages holding word forms of them, sessions whose title holds them, messages holding some of them (rarer words first), then prefixes and typos, each such hit marked with its tier (word_forms, title, any_word, fuzzy), unless exact is true; put a phrase in double quotes to match it exactly. Best matches first, each with its session id, the message's seq and a snippet with the matches in **bold**. By default only the current project is searched; set all_projects to search everywhere. To read around a hit, call read_session with its session id and before_seq a few past its seq.`,
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {
 		"query": {"type": "string", "description": "The words to find, e.g. retry backoff or \"connection refused\". Every word must appear."},
 		"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "Most matches to return."},
@@ -51,7 +51,7 @@ func (t *tools) searchSessions() tool {
 		"role": {"type": "string", "enum": ["user", "assistant", "tool", "system", "summary"], "description": "Keep to messages of one role: user for what the user asked, assistant for what agents answered."},
 		"since": {"type": "string", "description": "Keep to messages from this time on: a date (2026-11-01), an RFC 3339 time, or an age such as 7d, 12h or 2w."},
 		"until": {"type": "string", "description": "Keep to messages before this time, written as for since."},
-		"exact": {"type": "boolean", "default": false, "description": "Only messages holding every word: no fallback to those holding some of them."}
+		"exact": {"type": "boolean", "default": false, "description": "Only messages holding every word: no other tiers."}
 	}, "required": ["query"]}`),
 			Annotations: readOnly("Search past sessions"),
 		},

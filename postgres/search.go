@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -46,6 +47,10 @@ func matchExpr(terms []loom.Term, anyTerm bool) (sql string, args []any, ok bool
 	var parts []string
 	for _, t := range terms {
 		switch {
+		case len(t.Alts) > 0 || t.Prefix:
+			sql, as := termSQL(t)
+			parts = append(parts, sql)
+			args = append(args, as...)
 		case t.Phrase:
 			parts = append(parts, "phraseto_tsquery('english', ?::text)")
 			args = append(args, strings.Join(t.Words, " "))
@@ -69,6 +74,115 @@ func matchExpr(terms []loom.Term, anyTerm bool) (sql string, args []any, ok bool
 	return strings.Join(parts, join), args, len(parts) > 0
 }
 
+// RarityDepth is how many of the messages holding a word an any-word
+// search counts to weigh it (see rarity).
+const RarityDepth = 10000
+
+// rarity returns the score of an any-word search of terms: each term's
+// ts_rank weighed by bm25's inverse document frequency, ln((N - n + 0.5)
+// / (n + 0.5)) for the n messages of N that hold it (n counted up to
+// RarityDepth; N the planner's estimate, or a count up to RarityDepth
+// where it has none), at least 0.000001 as FTS5 keeps it: a rare word
+// weighs more than a common one said often, as in SQLite; ts_rank alone
+// knows nothing of other messages. The counts run first, in one
+// statement, and the score holds their results and each term's tsquery
+// as constants, so that it takes no arguments of its own.
+func (s *Store) rarity(ctx context.Context, terms []loom.Term) (string, error) {
+	c := query.New(dialect)
+	var cols []string
+	for _, t := range terms {
+		var parts []string
+		var args [][]any
+		switch {
+		case len(t.Alts) > 0 || t.Prefix:
+			sql, as := termSQL(t)
+			parts, args = []string{sql}, [][]any{as}
+		case t.Phrase:
+			parts, args = []string{"phraseto_tsquery('english', ?::text)"}, [][]any{{strings.Join(t.Words, " ")}}
+		default:
+			for _, w := range t.Words {
+				parts, args = append(parts, "plainto_tsquery('english', ?::text)"), append(args, []any{w})
+			}
+		}
+		for i, p := range parts {
+			q := c.SQL(p, args[i]...)
+			cols = append(cols, fmt.Sprintf("(%[1]s)::text, (SELECT count(*) FROM (SELECT FROM bodies r WHERE r.search @@ %[1]s LIMIT %[2]d) n)::float8", q, RarityDepth))
+		}
+	}
+	if len(cols) == 0 {
+		return "0", nil
+	}
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT greatest((SELECT reltuples FROM pg_class WHERE oid = 'bodies'::regclass), (SELECT count(*) FROM (SELECT FROM bodies LIMIT %d) a))::float8, %s`,
+		RarityDepth, strings.Join(cols, ", ")), append([]any{s.planMode()}, c.Args...)...)
+	if err != nil {
+		return "", fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return "", fmt.Errorf("search: %w", rows.Err())
+	}
+	vals, err := rows.Values()
+	if err != nil {
+		return "", fmt.Errorf("search: %w", err)
+	}
+	total, _ := vals[0].(float64)
+	var sum []string
+	for i := 1; i+1 < len(vals); i += 2 {
+		tsq, _ := vals[i].(string)
+		n, _ := vals[i+1].(float64)
+		if tsq == "" {
+			continue
+		}
+		w := max(math.Log((total-n+0.5)/(n+0.5)), 0.000001)
+		sum = append(sum, fmt.Sprintf("ts_rank(c.search, '%s'::tsquery, 1) * %g", strings.ReplaceAll(tsq, "'", "''"), w))
+	}
+	if len(sum) == 0 {
+		return "0", nil
+	}
+	return "(" + strings.Join(sum, " + ") + ")", rows.Err()
+}
+
+// termSQL returns SQL for a tsquery of one term of a search's tiers: its
+// alternatives joined with ||, the single words among them (prefixes
+// followed by :*) through one to_tsquery. A word is letters and digits
+// only (loom.Words), so nothing in it is read as to_tsquery's syntax,
+// and one to_tsquery of hundreds of words (a fuzzy tier's variants) is
+// one argument rather than hundreds.
+func termSQL(t loom.Term) (sql string, args []any) {
+	one := func(t loom.Term) bool { return len(t.Alts) == 0 && !t.Phrase && len(t.Words) == 1 }
+	word := func(t loom.Term) string {
+		if t.Prefix {
+			return t.Words[0] + ":*"
+		}
+		return t.Words[0]
+	}
+	if len(t.Alts) == 0 {
+		switch {
+		case one(t):
+			return "to_tsquery('english', ?::text)", []any{word(t)}
+		case t.Phrase:
+			return "phraseto_tsquery('english', ?::text)", []any{strings.Join(t.Words, " ")}
+		default:
+			return "plainto_tsquery('english', ?::text)", []any{strings.Join(t.Words, " ")}
+		}
+	}
+	var words, parts []string
+	for _, a := range t.Alts {
+		if one(a) {
+			words = append(words, word(a))
+			continue
+		}
+		sql, as := termSQL(a)
+		parts = append(parts, sql)
+		args = append(args, as...)
+	}
+	if len(words) > 0 {
+		parts = append([]string{"to_tsquery('english', ?::text)"}, parts...)
+		args = append([]any{strings.Join(words, " | ")}, args...)
+	}
+	return "(" + strings.Join(parts, " || ") + ")", args
+}
+
 // Search implements loom.Store, within the limits sqlstore.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
 	return sqlstore.RunSearch(ctx, q, s.search)
@@ -78,7 +192,17 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 // statement, which also counts the query's matches up to RankDepth+1;
 // when there are more, the newest statement.
 func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
-	st, ok := searchStatements(q, terms)
+	if q.Titles {
+		return s.searchTitles(ctx, q, terms)
+	}
+	var score string
+	if q.AnyWord && !q.Raw && !q.Newest {
+		var err error
+		if score, err = s.rarity(ctx, terms); err != nil {
+			return nil, err
+		}
+	}
+	st, ok := searchStatements(q, terms, score)
 	if !ok {
 		return nil, nil
 	}
@@ -120,6 +244,26 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		return hits, nil
 	}
 	return s.newestHits(ctx, st, q)
+}
+
+// searchTitles matches session titles (loom.SearchQuery.Titles).
+func (s *Store) searchTitles(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
+	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
+		return nil, nil
+	}
+	stmt, args, ok := query.TitleSQL(dialect, q, terms)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, stmt, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search titles: %w", err)
+	}
+	defer rows.Close()
+	return query.TitleHits(rows, q, func() (any, func() time.Time) {
+		var t time.Time
+		return &t, func() time.Time { return t }
+	})
 }
 
 // newestHits returns the newest of a query's hits, scored by recency:
@@ -235,7 +379,9 @@ type searchSQL struct {
 // the messages of each as ranked does. newest is left to the planner, for
 // filters that select few messages: a session's, or a user's few among
 // many users'.
-func searchStatements(q loom.SearchQuery, terms []loom.Term) (st searchSQL, ok bool) {
+//
+// score is the SQL of a hit's score, ts_rank of the whole query when "".
+func searchStatements(q loom.SearchQuery, terms []loom.Term, score string) (st searchSQL, ok bool) {
 	// A filter PostgreSQL cannot hold matches nothing it stores.
 	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
 		return st, false
@@ -260,6 +406,9 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term) (st searchSQL, ok b
 		limit = 20
 	}
 	c.Search(q)
+	if score == "" {
+		score = "ts_rank(c.search, " + tsq + ", 1)"
+	}
 	text := fmt.Sprintf("substr(b.content, 1, %d)", snippet.MaxText+1)
 	// Score: ts_rank with normalisation 1 (divided by 1 + the log of the
 	// length). Like bm25 it favours messages that say the terms often and
@@ -277,7 +426,7 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term) (st searchSQL, ok b
 		FROM n
 		LEFT JOIN LATERAL (
 			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id,
-				ts_rank(c.search, %[1]s, 1) AS score, s.title, coalesce(s.key, '') AS key
+				%[8]s AS score, s.title, coalesce(s.key, '') AS key
 			FROM (SELECT * FROM c LIMIT %[4]d) c
 			%[5]s
 			WHERE n.n <= %[4]d AND %[6]s
@@ -286,7 +435,7 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term) (st searchSQL, ok b
 		) h ON true
 		LEFT JOIN bodies b ON b.id = h.body_id
 		ORDER BY h.score DESC, h.created_at DESC, h.session_id, h.seq`,
-		tsq, RankDepth+1, text, RankDepth, lookup, c.String(), limit)
+		tsq, RankDepth+1, text, RankDepth, lookup, c.String(), limit, score)
 	st.walk = fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id, s.title, coalesce(s.key, ''), substr(c.content, 1, %[6]d)
 		FROM (
 			SELECT b.id, b.content FROM bodies b

@@ -59,7 +59,7 @@ func TestSearchPunctuation(t *testing.T) {
 	t.Parallel()
 	st := seeded(t)
 	for _, q := range []string{"config", "toml", "config.toml", "pool_size", "size", "example", "docs", "b.io", "1.2.3", `"config toml"`} {
-		hits := search(t, st, loom.SearchQuery{Text: q})
+		hits := search(t, st, loom.SearchQuery{Text: q, Exact: true})
 		if len(hits) != 1 || hits[0].Seq != 2 {
 			t.Errorf("search %q = %+v, want message 2", q, hits)
 		}

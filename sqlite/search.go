@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -27,30 +28,52 @@ const ScanDepth = 20000
 
 // MatchExpr renders a user's parsed query as an FTS5 expression in which
 // every term must appear: each word and each phrase becomes a quoted FTS5
-// string, so nothing the user types is read as syntax. It returns "" when
-// the query has no words.
+// string, so nothing the user types is read as syntax; a prefix term is
+// followed by *, and a term with alternatives is their OR in parentheses.
+// It returns "" when the query has no words.
 func MatchExpr(terms []loom.Term) string {
 	parts := make([]string, 0, len(terms))
 	for _, t := range terms {
-		parts = append(parts, `"`+strings.ReplaceAll(strings.Join(t.Words, " "), `"`, `""`)+`"`)
+		parts = append(parts, termExpr(t))
 	}
-	return strings.Join(parts, " ")
+	// FTS5 reads two strings side by side as AND, but not a string and a
+	// parenthesis.
+	return strings.Join(parts, " AND ")
 }
 
 // AnyExpr is MatchExpr matching any term instead of every one: each word
-// of a run of words, and each phrase, joined with OR.
+// of a run of words, each phrase and each alternative, joined with OR.
 func AnyExpr(terms []loom.Term) string {
 	var parts []string
 	for _, t := range terms {
-		words := t.Words
-		if t.Phrase {
-			words = []string{strings.Join(t.Words, " ")}
-		}
-		for _, w := range words {
-			parts = append(parts, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		switch {
+		case len(t.Alts) > 0:
+			parts = append(parts, termExpr(t))
+		case t.Phrase || t.Prefix:
+			parts = append(parts, termExpr(t))
+		default:
+			for _, w := range t.Words {
+				parts = append(parts, termExpr(loom.Term{Words: []string{w}}))
+			}
 		}
 	}
 	return strings.Join(parts, " OR ")
+}
+
+// termExpr renders one term as an FTS5 expression.
+func termExpr(t loom.Term) string {
+	if len(t.Alts) > 0 {
+		alts := make([]string, len(t.Alts))
+		for i, a := range t.Alts {
+			alts[i] = termExpr(a)
+		}
+		return "(" + strings.Join(alts, " OR ") + ")"
+	}
+	e := `"` + strings.ReplaceAll(strings.Join(t.Words, " "), `"`, `""`) + `"`
+	if t.Prefix {
+		e += "*"
+	}
+	return e
 }
 
 // Search implements loom.Store, within the limits sqlstore.RunSearch sets.
@@ -62,6 +85,9 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 // first; snippets are made afterwards for the returned rows only, since
 // making one costs far more than ranking a row.
 func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
+	if q.Titles {
+		return s.searchTitles(ctx, q, terms)
+	}
 	expr := q.Text
 	if q.AnyWord && !q.Raw {
 		expr = AnyExpr(terms)
@@ -188,6 +214,23 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		hits[i].Snippet = snippets[bodies[i]]
 	}
 	return hits, nil
+}
+
+// searchTitles matches session titles (loom.SearchQuery.Titles).
+func (s *Store) searchTitles(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
+	stmt, args, ok := query.TitleSQL(dialect, q, terms)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := reads{s}.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search titles: %w", err)
+	}
+	defer rows.Close()
+	return query.TitleHits(rows, q, func() (any, func() time.Time) {
+		var t rowscan.Time
+		return &t, func() time.Time { return t.T }
+	})
 }
 
 // detailFrom reads the messages m of a broad search's newest matches,

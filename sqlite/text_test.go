@@ -111,7 +111,7 @@ func TestTextStoredOnce(t *testing.T) {
 		t.Fatalf("after the edit, message 1 = %+v, %v", got[0].Parts, err)
 	}
 	for word, want := range map[string]int{"lighthouse": 0, "windmill": 1} {
-		if hits, _ := st.Search(ctx, loom.SearchQuery{Text: word, UserID: "local"}); len(hits) != want {
+		if hits, _ := st.Search(ctx, loom.SearchQuery{Text: word, UserID: "local", Exact: true}); len(hits) != want {
 			t.Errorf("after the edit, search %q = %d hits, want %d", word, len(hits), want)
 		}
 	}

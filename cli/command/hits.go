@@ -79,10 +79,22 @@ func WriteHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time, idLen 
 			// A message a fork or rewind inherited: one hit.
 			meta += " · also in " + human.Plural(len(h.AlsoIn), "other session")
 		}
+		if h.Tier != "" {
+			// Found by a tier after every word: say how.
+			meta += " · " + TierNames[h.Tier]
+		}
 		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(term.SanitizeLine(title)), cs.Gray(meta))
 		fmt.Fprintf(ios.Out, "    %s\n", highlightSnippet(cs, h.Snippet))
 	}
 	return nil
+}
+
+// TierNames says how a hit of each tier of a search matched.
+var TierNames = map[string]string{
+	loom.TierWordForms: "word forms",
+	loom.TierTitle:     "title",
+	loom.TierAnyWord:   "some words",
+	loom.TierFuzzy:     "prefix or typo",
 }
 
 // HitSessions returns the ids of hits' sessions.

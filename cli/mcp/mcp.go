@@ -65,8 +65,9 @@ Gemini CLI, opencode, loom itself) can search and read your whole
 history, imported sessions included. An agent starts it; you register it
 once with that agent.
 
-Tools: search_sessions, list_sessions, read_session, usage (tokens and
-cost over time; these four read only) and memory (read, or append to
+Tools: search_sessions, list_sessions, read_session, recall (what past
+sessions of the project say about a prompt, within a budget of tokens),
+usage (tokens and cost over time; these five read only) and memory (read, or append to
 MEMORY.md or USER.md). Sessions are those of
 $LOOM_USER (or --user); search and list default to the project of the
 directory the agent starts loom mcp in. No session is ever locked or

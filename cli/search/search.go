@@ -63,7 +63,11 @@ project's with --all-projects, one session's with --session. Where no
 project can be found (a working directory that is gone), every project
 is searched.
 
-Every word must appear; a "quoted part" must appear as a phrase. Anything
+Messages holding every word come first; when they are fewer than
+--limit, the page fills up with word forms, session titles, some of the
+words (rarer ones first), then prefixes and typos, each hit saying how
+it matched (--exact keeps to every word). A "quoted part" must appear
+as a phrase. Anything
 else — AND, OR, NEAR, *, -, :, a lone quote — is ordinary text, never a
 syntax error. --raw passes the query to the store's own search syntax
 (SQLite FTS5 or PostgreSQL tsquery). Archived sessions are left out
@@ -102,7 +106,7 @@ unless --archived (or --session names one).`,
 	cmd.Flags().StringVar(&opts.Role, "role", "", "search only messages of this role")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 20, "most results to show")
 	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "pass the query to the store's search syntax")
-	cmd.Flags().BoolVar(&opts.Exact, "exact", false, "only messages that hold every word: no fallback to those holding some of them")
+	cmd.Flags().BoolVar(&opts.Exact, "exact", false, "only messages that hold every word: no other tiers")
 	cmd.Flags().BoolVar(&opts.Archived, "archived", false, "search archived sessions too")
 	return cmd
 }
@@ -164,9 +168,9 @@ func searchRun(ctx context.Context, opts *Options) error {
 		// Also with --json, whose hits say "partial": true.
 		fmt.Fprintln(ios.ErrOut, command.PartialNote)
 	}
-	if len(hits) > 0 && hits[0].Tier == loom.TierAnyWord {
-		// Also with --json, whose hits say "tier": "any_word".
-		fmt.Fprintf(ios.ErrOut, "No message holds every word of %q; these hold some of them, those with more of them first.\n", opts.Query)
+	if len(hits) > 0 && hits[0].Tier != "" {
+		// Also with --json, whose hits say their "tier".
+		fmt.Fprintf(ios.ErrOut, "No message holds every word of %q; these come closest, each saying how it matched (word forms, title, some words, prefix or typo).\n", opts.Query)
 	}
 	if opts.JSON {
 		if hits == nil {

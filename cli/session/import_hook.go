@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"time"
 
@@ -51,27 +50,11 @@ func importHook(ctx context.Context, opts *ImportOptions) error {
 	var raw []byte
 	switch len(opts.Files) {
 	case 0:
-		// Read aside, so that SIGTERM or Ctrl+C ends the command even
-		// when the hook's stdin is a pipe that sends nothing.
-		type read struct {
-			b   []byte
-			err error
+		b, err := command.ReadHookInput(ctx, opts.IO.In, maxHookInput)
+		if err != nil {
+			return err
 		}
-		done := make(chan read, 1)
-		go func() {
-			b, err := io.ReadAll(io.LimitReader(opts.IO.In, maxHookInput+1))
-			done <- read{b, err}
-		}()
-		var r read
-		select {
-		case r = <-done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if r.err != nil {
-			return fmt.Errorf("reading the hook's input: %w", r.err)
-		}
-		raw = r.b
+		raw = b
 	case 1:
 		raw = []byte(opts.Files[0])
 	default:

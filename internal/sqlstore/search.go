@@ -24,57 +24,108 @@ func (e searchTimeError) Unwrap() []error { return []error{e.refusal, loom.ErrSe
 // time too is the query refused, with an EINVALID error that wraps
 // ErrSearchTime. When ctx ends, search must stop and return an error
 // that wraps ctx's.
+//
+// A plain query (not raw, exact, any-word or over titles) that finds
+// fewer hits than its limit goes on through the tiers (loom.TierWordForms
+// and those after it), each given the terms it matches: search must
+// match them as Term describes (alternatives, prefixes), any of them
+// with q.AnyWord, and session titles with q.Titles. Their hits fill the
+// page in tier order, each message once, marked with its tier. A plain
+// query over the limits of loom.ParseQuery is not refused: the tiers
+// that need not every word run with its first words.
 func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
-	terms, err := q.Terms()
-	if err != nil {
-		return nil, err
-	}
-	// A fork or rewind reads the messages it inherited where they were
-	// written, so one message can match in several sessions: each is one
-	// hit, naming the others (AlsoIn). The engine is asked for more hits
-	// than the limit so that the limit still holds after that.
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
 	}
+	terms, err := q.Terms()
+	full := true
+	if err != nil {
+		if q.Raw || q.Exact || q.AnyWord || q.Titles {
+			return nil, err
+		}
+		// A plain query is never refused: one over the limits goes
+		// through the tiers that need not every word, with its first
+		// words.
+		terms, full = cutQuery(q.Text), false
+	}
+	var hits []loom.SearchHit
+	if full {
+		if hits, err = rankedHits(ctx, q, terms, limit, search); err != nil {
+			return nil, err
+		}
+	}
+	if q.Raw || q.Exact || q.AnyWord || q.Titles || len(hits) >= limit || (len(hits) > 0 && hits[0].Partial) {
+		return hits, nil
+	}
+	// Fewer hits than a page: the tiers, in order, within one more
+	// MaxSearchTime between them; a tier that runs out of it ends the
+	// search with what was found.
+	tctx, cancel := context.WithTimeoutCause(ctx, loom.MaxSearchTime, loom.ErrSearchTime)
+	defer cancel()
+	seen := make(map[string]bool, limit)
+	sessions := make(map[string]bool, limit)
+	for _, h := range hits {
+		seen[h.MessageID], sessions[h.SessionID] = true, true
+	}
+	for _, t := range tiers(terms, full) {
+		tq := q
+		tq.AnyWord, tq.Titles, tq.Limit = t.anyWord, t.titles, 2*limit
+		th, err := search(tctx, tq, t.terms)
+		if err != nil {
+			if ctx.Err() == nil && errors.Is(context.Cause(tctx), loom.ErrSearchTime) {
+				break
+			}
+			return nil, err
+		}
+		for _, h := range OneHitPerMessage(th, 2*limit) {
+			if len(hits) == limit {
+				break
+			}
+			// A title names a session: it adds a session no message
+			// found yet.
+			if seen[h.MessageID] || (t.titles && sessions[h.SessionID]) {
+				continue
+			}
+			h.Tier = t.name
+			seen[h.MessageID], sessions[h.SessionID] = true, true
+			hits = append(hits, h)
+		}
+		if len(hits) == limit {
+			break
+		}
+	}
+	return hits, nil
+}
+
+// rankedHits runs q's own match (every term, or q.AnyWord's or
+// q.Titles'), within the bounds RunSearch describes, and returns at most
+// limit hits, one per message.
+func rankedHits(ctx context.Context, q loom.SearchQuery, terms []loom.Term, limit int, search func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
+	// A fork or rewind reads the messages it inherited where they were
+	// written, so one message can match in several sessions: each is one
+	// hit, naming the others (AlsoIn). The engine is asked for more hits
+	// than the limit so that the limit still holds after that.
 	q.Limit = 2 * limit
 	hits, err := runTimed(ctx, q, terms, search)
 	if outOfTime(ctx, err) && !q.Newest {
 		q.Newest = true
 		hits, err = runTimed(ctx, q, terms, search)
 	}
-	if err == nil && len(hits) == 0 && !q.Raw && !q.AnyWord && !q.Exact && wordsIn(terms) > 1 {
-		// No message holds every term: the ones that hold some of them,
-		// marked so, rather than nothing.
-		q.AnyWord = true
-		if hits, err = runTimed(ctx, q, terms, search); err == nil {
-			for i := range hits {
-				hits[i].Tier = loom.TierAnyWord
-			}
-		}
-	}
-	hits = OneHitPerMessage(hits, limit)
 	if outOfTime(ctx, err) {
 		return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v: its words are in too many messages, or the machine is too busy; search for fewer or rarer words, or try again", 2*loom.MaxSearchTime)}
 	}
+	if err != nil {
+		return nil, err
+	}
+	hits = OneHitPerMessage(hits, limit)
 	for i := range hits {
 		hits[i].Partial = q.Newest
-	}
-	return hits, err
-}
-
-// wordsIn counts the words and phrases of terms: what any-word matching
-// can choose among.
-func wordsIn(terms []loom.Term) int {
-	n := 0
-	for _, t := range terms {
-		if t.Phrase {
-			n++
-		} else {
-			n += len(t.Words)
+		if q.AnyWord {
+			hits[i].Tier = loom.TierAnyWord
 		}
 	}
-	return n
+	return hits, nil
 }
 
 // runTimed runs search within MaxSearchTime.

@@ -54,7 +54,7 @@ func TestRunSearch(t *testing.T) {
 	}
 
 	// A query over the limits never reaches the engine.
-	_, err = RunSearch(context.Background(), loom.SearchQuery{Text: strings.Repeat("x ", loom.MaxQueryBytes)}, func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error) {
+	_, err = RunSearch(context.Background(), loom.SearchQuery{Text: strings.Repeat("x ", loom.MaxQueryBytes), Exact: true}, func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error) {
 		t.Fatal("search ran a refused query")
 		return nil, nil
 	})

@@ -40,7 +40,7 @@ func SearchFewAmongMany(t *testing.T, st loom.Store, crowd int) {
 		want int
 	}{
 		{loom.SearchQuery{Text: "common word", UserID: "few"}, 2},
-		{loom.SearchQuery{Text: `"common word" needle`, UserID: "few"}, 1},
+		{loom.SearchQuery{Text: `"common word" needle`, UserID: "few", Exact: true}, 1},
 		{loom.SearchQuery{Text: "common", UserID: "few", Role: loom.RoleAssistant}, 0},
 		{loom.SearchQuery{Text: "common", UserID: "crowd", Limit: 5}, 5},
 		{loom.SearchQuery{Text: "common", UserID: "crowd", Role: loom.RoleAssistant}, 0},
@@ -98,7 +98,7 @@ func BroadSearchNewestFirst(t *testing.T, st loom.Store, rankDepth int) {
 		t.Fatalf("broad search in a session = %+v, %v", hits, err)
 	}
 	// A rarer word among them is ranked.
-	if hits, err := st.Search(ctx, loom.SearchQuery{Text: "common 1234", UserID: "u"}); err != nil || len(hits) != 1 || hits[0].Seq != 1234 {
+	if hits, err := st.Search(ctx, loom.SearchQuery{Text: "common 1234", UserID: "u", Exact: true}); err != nil || len(hits) != 1 || hits[0].Seq != 1234 {
 		t.Fatalf("narrow search = %+v, %v", hits, err)
 	}
 }

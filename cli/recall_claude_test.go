@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/anthropic/anthropictest"
+	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/recall"
+)
+
+// The real Claude Code with loom's recall as its UserPromptSubmit hook:
+// what a past session of the project decided reaches the model's
+// request (the fake server's log), within the token bound, once recall
+// is enabled for the project; before, nothing is added.
+func TestRecallHookClaudeCode(t *testing.T) {
+	if onPostgres() {
+		t.Skip("the real CLI once is enough: it runs in the SQLite pass")
+	}
+	fx := newEmptyFixture(t)
+	srv := anthropictest.NewServer()
+	t.Cleanup(srv.Close)
+	bin, dir, env := claudeWithHooks(t, fx, srv, map[string]string{"UserPromptSubmit": "recall --hook claude-code"}, "LOOM_RECALL_HOOK_TIME=1m")
+	proj, err := paths.DetectProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const decision = "Decided: pgxpool max_conns 32 with a 5s statement_timeout"
+	st := fx.openStore(t)
+	past := &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:past", Project: proj, Cwd: dir, Title: "Connection pool exhausted"}
+	if err := st.Append(context.Background(), past, textMsg(loom.RoleUser, "the postgres connection pool is exhausted under load", fx.now()),
+		textMsg(loom.RoleAssistant, decision, fx.now())); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	// What the model was sent: every request's body, once the prompt
+	// turn is done.
+	sent := func(prompt string) string {
+		t.Helper()
+		before := len(srv.Requests())
+		if reply := strings.TrimSpace(agentclitest.Run(t, cliTimeout, dir, env, bin, "-p", "--model", "claude-sonnet-4-5", prompt)); reply == "" {
+			t.Fatal("claude printed no reply")
+		}
+		var b strings.Builder
+		for _, r := range srv.Requests()[before:] {
+			b.Write(r.Raw)
+		}
+		return b.String()
+	}
+	const prompt = "why is the postgres connection pool exhausted again?"
+	if body := sent(prompt); strings.Contains(body, "pgxpool") {
+		t.Fatal("recall added context in a project where it is not enabled")
+	}
+	cmd := exec.Command(loomBinary(t), "recall", "enable")
+	cmd.Dir, cmd.Env = dir, fx.binEnv()
+	if r := execCmd(t, cmd, ""); r.code != 0 {
+		t.Fatalf("recall enable: exit %d, %s", r.code, r.stderr)
+	}
+	body := sent(prompt)
+	if !strings.Contains(body, "pgxpool max_conns 32") || !strings.Contains(body, past.ID) {
+		t.Fatalf("the model's request does not hold the recalled decision:\n%.2000s", body)
+	}
+	// The context the hook added is within the bound: recall's text runs
+	// from its header to the end of the JSON string that holds it.
+	i := strings.Index(body, "Past sessions in this project")
+	if i < 0 {
+		t.Fatal("recall's header is not in the request")
+	}
+	end := i
+	for end < len(body) && (body[end] != '"' || body[end-1] == '\\') {
+		end++
+	}
+	var text string
+	if err := json.Unmarshal([]byte(`"`+body[i:end]+`"`), &text); err != nil {
+		t.Fatalf("recalled context %q: %v", body[i:end], err)
+	}
+	if n := recall.Estimate(text); n > recall.DefaultTokens || !strings.Contains(text, decision) {
+		t.Fatalf("recalled context of %d tokens (bound %d):\n%s", n, recall.DefaultTokens, text)
+	}
+}

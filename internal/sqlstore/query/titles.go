@@ -1,0 +1,99 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/snippet"
+)
+
+// TitleSQL returns the statement of a search of session titles
+// (loom.SearchQuery.Titles) in d's dialect, and its arguments: each hit
+// is the first prompt (else the first message) of a session that passes
+// q's filters and whose title holds the words of terms, each as typed or
+// by its stem; the score is how many of them it holds, and a title must
+// hold two of them (one, of a query of one word). Its columns are
+// m.session_id, m.id, m.seq, m.role, m.created_at, the score, s.title and
+// s.key. ok is false when terms have no words.
+func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, args []any, ok bool) {
+	var pats []string
+	for _, t := range terms {
+		if t.Phrase || t.Prefix || len(t.Alts) > 0 {
+			continue
+		}
+		for _, w := range t.Words {
+			w = strings.ToLower(w)
+			// A stem of three letters or more matches the title's
+			// word forms ("configur" in "Configure the pool").
+			if s := english.Stem(w, false); utf8.RuneCountInString(s) >= 3 {
+				w = s
+			}
+			pats = append(pats, "%"+w+"%")
+		}
+	}
+	if len(pats) == 0 {
+		return "", nil, false
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	c := New(d)
+	// The words are letters and digits only: nothing in them is a LIKE
+	// wildcard.
+	score := func() string {
+		var b strings.Builder
+		b.WriteString("(")
+		for i, p := range pats {
+			if i > 0 {
+				b.WriteString(" + ")
+			}
+			b.WriteString(c.SQL("CASE WHEN lower(s.title) LIKE ? THEN 1.0 ELSE 0.0 END", p))
+		}
+		b.WriteString(")")
+		return b.String()
+	}
+	cols := score()
+	c.Add(score()+" >= ?", min(2, len(pats)))
+	c.Search(q)
+	return fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, s.title, coalesce(s.key, '')
+		FROM sessions s JOIN session_messages m ON m.session_id = s.id
+			AND m.seq = (SELECT coalesce(min(f.seq), 1) FROM session_messages f WHERE f.session_id = s.id AND f.role = 'user')
+		WHERE s.title <> '' AND %s
+		ORDER BY 6 DESC, s.updated_at DESC, s.id
+		LIMIT %d`, cols, c.String(), limit), c.Args, true
+}
+
+// Rows are the rows of a statement, as both engines' drivers return them.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// TitleHits reads the hits of a TitleSQL statement; created returns
+// where the engine scans a time into, and how to read it after.
+func TitleHits(rows Rows, q loom.SearchQuery, created func() (dest any, value func() time.Time)) ([]loom.SearchHit, error) {
+	start, end := q.Marks()
+	m := snippet.NewMatcher(q.Text)
+	var hits []loom.SearchHit
+	for rows.Next() {
+		var h loom.SearchHit
+		dest, value := created()
+		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, dest, &h.Score, &h.SessionTitle, &h.SessionKey); err != nil {
+			return nil, fmt.Errorf("search titles: %w", err)
+		}
+		// The snippet is the title, its words of q marked.
+		h.CreatedAt, h.Snippet = value().UTC(), m.Make(h.SessionTitle, start, end)
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search titles: %w", err)
+	}
+	return hits, nil
+}

@@ -1,0 +1,88 @@
+package recall_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/recall"
+	"github.com/loomhq/loom/sqlite"
+)
+
+func store(t *testing.T) loom.Store {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "loom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func session(t *testing.T, st loom.Store, project, title string, texts ...string) *loom.Session {
+	s := &loom.Session{ID: loom.NewID(), UserID: "alice", Key: "cli:" + title, Title: title, Surface: "cli",
+		Project: loom.Project{ID: project, Name: project, Root: "/src/" + project}, Cwd: "/src/" + project}
+	var msgs []*loom.Message
+	for i, tx := range texts {
+		role := loom.RoleUser
+		if i%2 == 1 {
+			role = loom.RoleAssistant
+		}
+		msgs = append(msgs, &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: tx}}})
+	}
+	if err := st.Append(context.Background(), s, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A recall returns the turns of this project's sessions that bear on
+// the prompt, best first, each with its session and date, never another
+// project's or the asking session's, and within its token budget however
+// long the turns are.
+func TestRecall(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	pool := session(t, st, "api", "Connection pool exhausted",
+		"The API times out under load; the postgres connection pool is exhausted.",
+		"Decided: pgxpool max_conns 32 and a 5s statement_timeout; reports moved to the replica.")
+	other := session(t, st, "web", "Pool in another project", "postgres connection pool of the web project")
+	asking := session(t, st, "api", "Current", "why does the postgres pool time out again?")
+	session(t, st, "api", "Long output", "postgres pool dump", strings.Repeat("postgres pool connection line ", 2000))
+
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: "why does the postgres pool time out again?", UserID: "alice", ProjectID: "api", Exclude: asking.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Turns) == 0 || res.Turns[0].SessionID != pool.ID || res.Turns[0].Date.IsZero() {
+		t.Fatalf("recall = %+v", res.Turns)
+	}
+	text := res.Text()
+	for _, tr := range res.Turns {
+		if tr.SessionID == other.ID || tr.SessionID == asking.ID {
+			t.Fatalf("recalled %+v", tr)
+		}
+		if !strings.Contains(text, tr.SessionID) {
+			t.Fatalf("text does not name session %s:\n%s", tr.SessionID, text)
+		}
+	}
+	if res.Tokens > recall.DefaultTokens || res.Tokens != recall.Estimate(text) {
+		t.Fatalf("recall of %d tokens (text %d), budget %d", res.Tokens, recall.Estimate(text), recall.DefaultTokens)
+	}
+	for _, budget := range []int{60, 120, 400} {
+		res, err := recall.Recall(ctx, st, recall.Options{Prompt: "postgres pool", UserID: "alice", ProjectID: "api", Tokens: budget})
+		if err != nil || res.Tokens > budget {
+			t.Fatalf("recall within %d tokens = %d tokens, %v:\n%s", budget, res.Tokens, err, res.Text())
+		}
+	}
+	// No prompt: the project's latest sessions by title.
+	res, err = recall.Recall(ctx, st, recall.Options{UserID: "alice", ProjectID: "api", Exclude: asking.ID})
+	if err != nil || len(res.Turns) != 2 || !strings.Contains(res.Text(), "Connection pool exhausted") {
+		t.Fatalf("recall without a prompt = %+v, %v", res, err)
+	}
+	// Nothing related: nothing, and no text.
+	if res, err := recall.Recall(ctx, st, recall.Options{Prompt: "zyzzyva quux", UserID: "alice", ProjectID: "api"}); err != nil || len(res.Turns) != 0 || res.Text() != "" {
+		t.Fatalf("unrelated recall = %+v, %v", res, err)
+	}
+}
