@@ -75,10 +75,10 @@ func TestImportVectors(t *testing.T) {
 	}
 	checkVectors(t, st, 4500)
 	// wordx13 is in messages 13, 110, … 1468 of each session.
-	if hits := search(t, st, loom.SearchQuery{Text: "wordx13", Limit: 100}); len(hits) != 3*16 {
+	if hits := search(t, st, loom.SearchQuery{Text: "wordx13", Limit: 100, Exact: true}); len(hits) != 3*16 {
 		t.Fatalf("search = %d hits, want 48", len(hits))
 	}
-	if hits := search(t, st, loom.SearchQuery{Text: `"example com docs"`, Limit: 100}); len(hits) != 3*2 {
+	if hits := search(t, st, loom.SearchQuery{Text: `"example com docs"`, Limit: 100, Exact: true}); len(hits) != 3*2 {
 		t.Fatalf("phrase search = %d hits, want 6", len(hits))
 	}
 }
