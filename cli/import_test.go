@@ -195,7 +195,7 @@ func TestImportFromAgents(t *testing.T) {
 	}
 	// Bad input: an unknown tool is a usage error; a missing PATH is an
 	// error naming it.
-	if r := fx.exec(t, "", "session", "import", "--from", "vim"); r.code != ExitUsage || !strings.Contains(r.stderr, "claude-code, codex, continue, gemini, goose, opencode") {
+	if r := fx.exec(t, "", "session", "import", "--from", "vim"); r.code != ExitUsage || !strings.Contains(r.stderr, "claude-code, codex, continue, copilot, gemini, goose, opencode, pi, qwen") {
 		t.Errorf("unknown tool: exit %d, %s", r.code, r.stderr)
 	}
 	if r := fx.exec(t, "", "session", "import", "--from", "codex", filepath.Join(fx.home, "nope")); r.code != ExitError || !strings.Contains(r.stderr, "nope") {

@@ -13,10 +13,12 @@ import (
 	_ "github.com/loomhq/loom/importer/claudecode"
 	_ "github.com/loomhq/loom/importer/codex"
 	_ "github.com/loomhq/loom/importer/continuedev"
+	_ "github.com/loomhq/loom/importer/copilot"
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/opencode"
 	_ "github.com/loomhq/loom/importer/pi"
+	_ "github.com/loomhq/loom/importer/qwen"
 )
 
 // Formats returns the formats of every agent loom reads.

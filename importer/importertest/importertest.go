@@ -197,3 +197,22 @@ func ReadFile(t testing.TB, f importer.Format, path string) *importer.Result {
 	CheckValidOf(t, f.Tool(), res)
 	return res
 }
+
+// CheckComplete checks CheckValid, and that no session is without
+// messages and every tool part ended, completed or failed.
+func CheckComplete(t testing.TB, res *importer.Result) {
+	t.Helper()
+	CheckValid(t, res)
+	for _, s := range res.Sessions {
+		if len(s.Messages) == 0 {
+			t.Errorf("session %s has no messages", s.SourceID)
+		}
+		for _, m := range s.Messages {
+			for _, p := range m.Parts {
+				if p.Type == loom.PartTool && p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
+					t.Errorf("tool part %s is %q", p.ID, p.Status)
+				}
+			}
+		}
+	}
+}
