@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -36,6 +37,9 @@ type record struct {
 	UsageMetadata  *usageMetadata  `json:"usageMetadata"`
 	ToolCallResult *toolCallResult `json:"toolCallResult"`
 	SystemPayload  json.RawMessage `json:"systemPayload"`
+	// LoomHandoff is the loom session a handed-off chat continues
+	// (handoff.OriginField), in its first record.
+	LoomHandoff *handoff.Origin `json:"loomHandoff"`
 }
 
 // part is a Gemini API part, which Qwen Code records whatever API it
@@ -165,7 +169,8 @@ func (c *chat) build(agentID string) *importer.Session {
 	if sid == "" {
 		sid = "unknown"
 	}
-	s := &importer.Session{SourceID: sid, Kind: loom.KindMain, Path: c.path, Cwd: first.Cwd, GitBranch: first.GitBranch, Version: first.Version}
+	s := &importer.Session{SourceID: sid, Kind: loom.KindMain, Path: c.path, Cwd: first.Cwd, GitBranch: first.GitBranch, Version: first.Version,
+		Origin: first.LoomHandoff}
 	conv := &converter{chat: c, calls: map[string]*loom.Part{}}
 	for _, nd := range path {
 		conv.record(nd, s)
