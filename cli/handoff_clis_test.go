@@ -269,8 +269,11 @@ var realAgents = []realAgent{{
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
 		srv := openaitest.NewServer()
 		t.Cleanup(srv.Close)
+		// A context window that holds the long session whole: Qwen Code
+		// compresses a history past its threshold before it sends it.
 		writeSettings(t, filepath.Join(home, ".qwen", "settings.json"),
-			`{"memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false}, "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}}`)
+			`{"memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false}, "privacy": {"usageStatisticsEnabled": false}, `+
+				`"telemetry": {"enabled": false}, "model": {"generationConfig": {"contextWindowSize": 1000000}}}`)
 		env := agentclitest.WithNode(t, agentclitest.Env(home, "OPENAI_BASE_URL="+srv.BaseURL(), "OPENAI_API_KEY=sk-fake", "OPENAI_MODEL=gpt-fake"))
 		return srv, env, filepath.Join(home, ".qwen", "projects"), "*/chats/*.jsonl"
 	},

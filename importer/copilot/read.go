@@ -300,7 +300,7 @@ func (rd *reader) toolResult(d *data, ts time.Time) {
 		if msg == "" {
 			msg = "the tool failed"
 		}
-		p.Status, p.Error = loom.ToolError, importer.Clip(msg, 2000)
+		p.Status, p.Error = loom.ToolError, msg
 		return
 	}
 	p.Status = loom.ToolCompleted

@@ -196,9 +196,9 @@ func (c *converter) toolResult(nd *node) {
 			out = importer.JSONText(fr.Response)
 		}
 		if failed {
-			tp.Status, tp.Error = loom.ToolError, importer.Clip(importer.JSONText(resp.Error), 2000)
+			tp.Status, tp.Error = loom.ToolError, importer.JSONText(resp.Error)
 			if tp.Error == "" {
-				tp.Error = importer.Clip(out, 2000)
+				tp.Error = out
 			}
 			if tp.Error == "" {
 				tp.Error = "the tool failed"
