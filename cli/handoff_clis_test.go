@@ -14,12 +14,17 @@ import (
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
+	piim "github.com/loomhq/loom/importer/pi"
+	qwenim "github.com/loomhq/loom/importer/qwen"
 	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )
 
-// cliTimeout bounds one run of an agent's command.
-const cliTimeout = 90 * time.Second
+// cliTimeout bounds one run of an agent's command: it only catches one
+// that hangs. A Node agent that starts in seconds on a quiet machine
+// takes most of a minute on one loaded many times over its cores.
+const cliTimeout = 3 * time.Minute
 
 // handedHistory is what the model must be sent when the agent (tool)
 // resumes the fixture's main session: every prompt (the summary as one,
@@ -244,6 +249,37 @@ var realAgents = []realAgent{{
 	masks: true,
 	fresh: func(prompt string) []string { return []string{"-m", "gemini-2.5-flash", "-p", prompt} },
 	list:  []string{"--list-sessions"},
+}, {
+	pkg: agentclitest.Pi, tool: piim.Tool, sample: "../importer/pi/testdata/real-0.73.1-tool.jsonl",
+	start: func(t *testing.T, home string) (requester, []string, string, string) {
+		srv := agentclitest.NewResponses()
+		t.Cleanup(srv.Close)
+		agent := filepath.Join(home, ".pi", "agent")
+		writeSettings(t, filepath.Join(agent, "models.json"), `{"providers": {"fake": {
+			"baseUrl": "`+srv.URL+`/v1", "api": "openai-responses", "apiKey": "FAKE_OPENAI_KEY",
+			"models": [{"id": "gpt-fake", "reasoning": true, "input": ["text"], "contextWindow": 200000, "maxTokens": 8000}]}}}`)
+		env := agentclitest.Env(home, "FAKE_OPENAI_KEY=sk-fake", "PI_OFFLINE=1", "PI_TELEMETRY=0")
+		return srv, env, filepath.Join(agent, "sessions"), "*/*.jsonl"
+	},
+	args: func(id, prompt string) []string {
+		return []string{"--provider", "fake", "--model", "gpt-fake", "--offline", "--session", id, "-p", prompt}
+	},
+}, {
+	pkg: agentclitest.Qwen, tool: qwenim.Tool, sample: "../importer/qwen/testdata/projects/-tmp-qh-work/chats/0eabb966-8635-48db-a857-f8d8c01eec6b.jsonl",
+	start: func(t *testing.T, home string) (requester, []string, string, string) {
+		srv := openaitest.NewServer()
+		t.Cleanup(srv.Close)
+		// A context window that holds the long session whole: Qwen Code
+		// compresses a history past its threshold before it sends it.
+		writeSettings(t, filepath.Join(home, ".qwen", "settings.json"),
+			`{"memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false}, "privacy": {"usageStatisticsEnabled": false}, `+
+				`"telemetry": {"enabled": false}, "model": {"generationConfig": {"contextWindowSize": 1000000}}}`)
+		env := agentclitest.WithNode(t, agentclitest.Env(home, "OPENAI_BASE_URL="+srv.BaseURL(), "OPENAI_API_KEY=sk-fake", "OPENAI_MODEL=gpt-fake"))
+		return srv, env, filepath.Join(home, ".qwen", "projects"), "*/chats/*.jsonl"
+	},
+	args: func(id, prompt string) []string {
+		return []string{"--auth-type", "openai", "--resume", id, prompt}
+	},
 }}
 
 func writeSettings(t *testing.T, path, data string) {

@@ -219,6 +219,33 @@ func (h *Handoff) ReadPath(p loom.Part) (string, bool) {
 	return filepath.Join(base, path), true
 }
 
+// Tools names a target's own tools: its shell tool, which takes
+// {"command": …}, and its file-reading tool, which takes the file's
+// absolute path under ReadKey.
+type Tools struct {
+	Target, Shell, Read, ReadKey string
+}
+
+// Call is the call of the target's that does what p did, and its
+// arguments: the call itself when h's session is the target's own, a
+// shell command as its shell call, a file read as its read call; no name
+// when the target has no such tool (the call is told as text).
+func (h *Handoff) Call(p loom.Part, t Tools) (string, any) {
+	switch cmd, ok := ShellCommand(p); {
+	case h.FromTool(t.Target):
+		if len(p.Input) == 0 {
+			return p.Name, map[string]any{}
+		}
+		return p.Name, p.Input
+	case ok:
+		return t.Shell, map[string]any{"command": cmd}
+	}
+	if path, ok := h.ReadPath(p); ok {
+		return t.Read, map[string]any{t.ReadKey: path}
+	}
+	return "", nil
+}
+
 // Time is the time of the handoff.
 func (h *Handoff) Time() time.Time {
 	if h.Now.IsZero() {

@@ -16,6 +16,7 @@ import (
 	_ "github.com/loomhq/loom/importer/clinetasks"
 	_ "github.com/loomhq/loom/importer/codex"
 	_ "github.com/loomhq/loom/importer/continuedev"
+	_ "github.com/loomhq/loom/importer/copilot"
 	_ "github.com/loomhq/loom/importer/copilotchat"
 	_ "github.com/loomhq/loom/importer/crush"
 	_ "github.com/loomhq/loom/importer/cursor"
@@ -27,6 +28,7 @@ import (
 	_ "github.com/loomhq/loom/importer/opencode"
 	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/pi"
+	_ "github.com/loomhq/loom/importer/qwen"
 	_ "github.com/loomhq/loom/importer/zed"
 )
 

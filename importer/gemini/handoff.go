@@ -123,7 +123,7 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 				}
 				text = append(text, p.Text)
 			case loom.PartTool:
-				name, args := geminiTool(h, p)
+				name, args := h.Call(p, handoff.Tools{Target: Tool, Shell: "run_shell_command", Read: "read_file", ReadKey: "file_path"})
 				if name == "" {
 					if len(toolCalls) > 0 {
 						flush()
@@ -158,26 +158,6 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 		return nil, err
 	}
 	return out, nil
-}
-
-// geminiTool is the Gemini CLI tool that does what p did and its
-// arguments (the call itself when h's session is Gemini CLI's); no name
-// when Gemini CLI has no such tool. A file read names its file by its
-// absolute path.
-func geminiTool(h *handoff.Handoff, p loom.Part) (string, any) {
-	switch cmd, ok := handoff.ShellCommand(p); {
-	case h.FromTool(Tool):
-		if len(p.Input) == 0 {
-			return p.Name, map[string]any{}
-		}
-		return p.Name, p.Input
-	case ok:
-		return "run_shell_command", map[string]any{"command": cmd}
-	}
-	if path, ok := h.ReadPath(p); ok {
-		return "read_file", map[string]any{"file_path": path}
-	}
-	return "", nil
 }
 
 // projectSlug is the name of root's directory under tmp/, as Gemini

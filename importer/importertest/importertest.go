@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -362,4 +364,72 @@ func ImportThenWatch(t testing.TB, st loom.Store, f importer.Format, roots ...st
 	w := Watch(t, st, f, roots...)
 	w.First(t)
 	return w
+}
+
+// CheckComplete checks CheckValid, and that no session is without
+// messages and every tool part ended, completed or failed.
+func CheckComplete(t testing.TB, res *importer.Result) {
+	t.Helper()
+	CheckValid(t, res)
+	for _, s := range res.Sessions {
+		if len(s.Messages) == 0 {
+			t.Errorf("session %s has no messages", s.SourceID)
+		}
+		for _, m := range s.Messages {
+			for _, p := range m.Parts {
+				if p.Type == loom.PartTool && p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
+					t.Errorf("tool part %s is %q", p.ID, p.Status)
+				}
+			}
+		}
+	}
+}
+
+// Handoff is a session to hand off for a writer's tests, to be written
+// under home for the project /src/my app: a prompt, then a reply with
+// reasoning, a shell command (Bash), a failed file read (Read), a call of
+// a tool no target has (WebSearch) and text after them.
+func Handoff(home string) *handoff.Handoff {
+	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	done := at.Add(time.Second)
+	return &handoff.Handoff{Session: &loom.Session{ID: "s"}, Dir: "/src/my app", Home: home, Env: func(string) string { return "" }, Now: at,
+		Messages: []*loom.Message{
+			{ID: "u", Role: loom.RoleUser, Turn: 1, CreatedAt: at, Parts: []loom.Part{{Type: loom.PartText, Text: "What changed?"}}},
+			{ID: "a", Role: loom.RoleAssistant, Turn: 1, CreatedAt: at, Model: "m", Parts: []loom.Part{
+				{Type: loom.PartReasoning, Text: "Look at the log."},
+				{Type: loom.PartTool, CallID: "1", Name: "Bash", Status: loom.ToolCompleted, Input: json.RawMessage(`{"command":"git log -1"}`), Output: json.RawMessage(`"one commit"`), EndedAt: &done},
+				{Type: loom.PartTool, CallID: "2", Name: "Read", Status: loom.ToolError, Input: json.RawMessage(`{"file_path":"/src/my app/x.go"}`), Error: "no such file"},
+				{Type: loom.PartTool, CallID: "3", Name: "WebSearch", Status: loom.ToolCompleted, Input: json.RawMessage(`{"query":"q"}`), Output: json.RawMessage(`"r"`)},
+				{Type: loom.PartText, Text: "One commit."},
+			}},
+		}}
+}
+
+// CheckHandedBack checks s, read back from the file Handoff was written
+// to as out: a session of out's id that continues session "s" in its
+// directory, with the prompt, the reasoning, the reply's text last, and
+// the shell command and the file read as the calls shell and read with
+// their results, the other call told as text.
+func CheckHandedBack(t testing.TB, res *importer.Result, out *handoff.Handed, shell, read string) {
+	t.Helper()
+	CheckComplete(t, res)
+	s := Session(t, res, out.SessionID)
+	if s.Origin == nil || s.Origin.SessionID != "s" || s.Cwd != "/src/my app" || len(res.Problems) != 0 || out.ToolCalls != 2 || out.ToolRecords != 1 {
+		t.Errorf("session %+v, origin %+v, problems %v, handed %+v", s, s.Origin, res.Problems, out)
+	}
+	var calls []string
+	for _, m := range s.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool {
+				calls = append(calls, p.Name+" "+p.Status+" "+string(p.Output)+p.Error)
+			}
+		}
+	}
+	if got, want := strings.Join(calls, "; "), shell+` completed "one commit"; `+read+` error no such file`; got != want {
+		t.Errorf("calls %s, want %s", got, want)
+	}
+	c := TallyOf(s)
+	if c.Reasoning != 1 || c.Roles["user"] != 1 || !strings.Contains(s.Messages[len(s.Messages)-1].Text(), "One commit.") {
+		t.Errorf("tally %+v: %s", c, Roles(s))
+	}
 }

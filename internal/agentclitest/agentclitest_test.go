@@ -10,11 +10,15 @@ import (
 // before the tests that use them) and runs its --version, which must
 // name the version installed.
 func TestInstall(t *testing.T) {
-	for _, p := range []Package{ClaudeCode, Codex, Gemini, Continue, Pi} {
+	for _, p := range []Package{ClaudeCode, Codex, Gemini, Continue, Pi, Node22, Qwen, Copilot} {
 		t.Run(p.Bin, func(t *testing.T) {
 			bin := Install(t, p)
 			home := t.TempDir()
-			out := Run(t, time.Minute, home, Env(home), bin, "--version")
+			env := Env(home)
+			if p == Qwen {
+				env = WithNode(t, env)
+			}
+			out := Run(t, time.Minute, home, env, bin, "--version")
 			if !strings.Contains(out, p.Version) {
 				t.Errorf("%s --version says %q, want %s", p.Bin, out, p.Version)
 			}

@@ -1,0 +1,159 @@
+package copilot
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+func readID(t *testing.T, id string) (*importer.Result, *importer.Session) {
+	t.Helper()
+	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{filepath.Join("testdata", "session-state", id, "events.jsonl")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.CheckComplete(t, res)
+	return res, importertest.Session(t, res, id)
+}
+
+func partsOf(s *importer.Session, role, typ string) []loom.Part {
+	var out []loom.Part
+	for _, m := range s.Messages {
+		if role != "" && m.Role != role {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Type == typ {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func textsOf(ps []loom.Part) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Text)
+	}
+	return out
+}
+
+// Files Copilot CLI 1.0.102 wrote against a fake model, in the flows of
+// TestImportRealCopilot (package cli): two turns, the second by
+// --continue; a file viewed with reasoning; a sub-agent (the task tool)
+// and a /compact.
+func TestReadReal(t *testing.T) {
+	bundles, err := Format{}.Bundles(context.Background(), "testdata/session-state")
+	if err != nil || len(bundles) != 3 {
+		t.Fatalf("bundles %v, %v", bundles, err)
+	}
+
+	res, s := readID(t, "f38b1538-c803-496e-b3ed-d1ee7c75be85")
+	if got := importertest.Roles(s); got != "user assistant user assistant" {
+		t.Errorf("roles %q", got)
+	}
+	if got := textsOf(partsOf(s, loom.RoleUser, loom.PartText)); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
+		t.Errorf("prompts %q", got)
+	}
+	if s.Cwd != "/tmp/ch/work" || s.Version != "1.0.102" || s.Model != "gpt-fake" {
+		t.Errorf("session %+v", s)
+	}
+	u := s.Messages[1].Usage
+	if u.InputTokens != 900 || u.CacheReadTokens != 100 || u.OutputTokens != 10 || u.ReasoningTokens != 3 || u.APICalls != 1 {
+		t.Errorf("usage %+v", u)
+	}
+	if res.Skipped["system.message"] == 0 || len(res.Problems) != 0 {
+		t.Errorf("skipped %v, problems %v", res.Skipped, res.Problems)
+	}
+
+	_, s = readID(t, "e077fa0d-a491-487d-aa99-2b8a8f52d9a4")
+	if got := textsOf(partsOf(s, "", loom.PartReasoning)); !slices.Equal(got, []string{"The user wants the file.", "Both lines are read."}) {
+		t.Errorf("reasoning %q", got)
+	}
+	tools := partsOf(s, "", loom.PartTool)
+	if len(tools) != 1 || tools[0].Name != "view" || tools[0].Status != loom.ToolCompleted || string(tools[0].Output) != `"alpha\nbeta\n"` ||
+		!strings.Contains(string(tools[0].Input), "notes.txt") {
+		t.Errorf("tool parts %+v", tools)
+	}
+
+	const parent = "81116490-9c1b-4516-88cb-57204f45a0a7"
+	res, s = readID(t, parent)
+	sub := importertest.Session(t, res, parent+"/call_fake4_0")
+	if sub.Kind != loom.KindSubagent || sub.ParentSourceID != parent || sub.Title != "count lines" ||
+		importertest.Roles(sub) != "user assistant" || !strings.HasPrefix(sub.Messages[0].Text(), "SUBTASK-COUNT") {
+		t.Errorf("sub-agent %+v: %s", sub, importertest.Roles(sub))
+	}
+	if got := importertest.Roles(s); got != "user assistant assistant summary" {
+		t.Errorf("roles %q", got)
+	}
+	agents := partsOf(s, "", loom.PartAgent)
+	if len(agents) != 1 || agents[0].SessionID != sub.SourceID || agents[0].Name != "general-purpose" {
+		t.Errorf("agent parts %+v", agents)
+	}
+	sum := s.Messages[len(s.Messages)-1]
+	if sum.Text() != "Hello there." || sum.Usage.Compactions != 1 || sum.Usage.InputTokens != 900 || sum.Usage.OutputTokens != 10 {
+		t.Errorf("summary %q %+v", sum.Text(), sum.Usage)
+	}
+}
+
+// TestReadHandWritten: a failed tool, a call left without a result, an
+// event that is not JSON, and a usage record matched by its API call.
+func TestReadHandWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	data := `{"type":"session.start","data":{"sessionId":"s1","copilotVersion":"9.9","context":{"cwd":"/w","branch":"main"}},"id":"e0","timestamp":"2026-01-02T03:04:05Z"}
+{"type":"user.message","data":{"content":"go"},"id":"e1","timestamp":"2026-01-02T03:04:06Z"}
+{"type":"session.usage_record","data":{"usage":{"apiCallId":"a1","inputTokens":50,"outputTokens":5}},"id":"e2"}
+{"type":"assistant.message","data":{"content":"","apiCallId":"a1","toolRequests":[{"toolCallId":"c1","name":"bash","arguments":{"command":"false"}}]},"id":"e3"}
+{"type":"tool.execution_complete","data":{"toolCallId":"c1","success":false,"error":{"message":"exit 1"}},"id":"e4"}
+not json
+{"type":"assistant.message","data":{"toolRequests":[{"toolCallId":"c2","name":"view","arguments":"x"}]},"id":"e5"}
+{"type":"future.event","data":{},"id":"e6"}
+`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.CheckComplete(t, res)
+	s := importertest.Session(t, res, "s1")
+	if s.GitBranch != "main" || s.Version != "9.9" || len(res.Problems) != 1 || res.Skipped["future.event"] != 1 {
+		t.Errorf("session %+v, problems %v, skipped %v", s, res.Problems, res.Skipped)
+	}
+	tools := partsOf(s, "", loom.PartTool)
+	if len(tools) != 2 || tools[0].Status != loom.ToolError || tools[0].Error != "exit 1" ||
+		tools[1].Error != importer.NoResult || string(tools[1].Input) != `{"value":"x"}` {
+		t.Errorf("tool parts %+v", tools)
+	}
+	if u := s.Messages[1].Usage; u.InputTokens != 50 || u.OutputTokens != 5 {
+		t.Errorf("usage %+v", u)
+	}
+}
+
+// TestNotCopilot: a file of JSON lines that are not events is refused.
+func TestNotCopilot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	os.WriteFile(path, []byte(`{"a":1}`+"\n"), 0o644)
+	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), "not a Copilot CLI events file") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestRoots: COPILOT_HOME, as Copilot CLI reads it.
+func TestRoots(t *testing.T) {
+	if got := (Format{}).Roots(func(string) string { return "" }, "/h"); !slices.Equal(got, []string{"/h/.copilot/session-state"}) {
+		t.Errorf("default roots %v", got)
+	}
+	if got := (Format{}).Roots(func(k string) string { return map[string]string{EnvHome: "/c"}[k] }, "/h"); !slices.Equal(got, []string{"/c/session-state"}) {
+		t.Errorf("roots %v", got)
+	}
+}

@@ -1,0 +1,127 @@
+package pi
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer"
+)
+
+var _ handoff.Writer = Format{}
+
+// Handoff writes h as a new Pi session file,
+// sessions/--<dir>--/<time>_<id>.jsonl under $PI_CODING_AGENT_DIR or
+// ~/.pi/agent (or $PI_CODING_AGENT_SESSION_DIR when set), which
+// `pi --session ID` resumes: the header (format version 3, h.Dir as its
+// working directory, the loom session in loomHandoff), then one chain of
+// message entries. Shell commands become bash calls and file reads read
+// calls, each with its toolResult, and a session imported from Pi keeps
+// its calls as they were; any other tool call is told as text.
+// Reasoning is kept as thinking blocks, unsigned: Pi gives a model the
+// thinking of another model's replies as text. The replies name the
+// provider "loom", so that Pi treats them as another model's.
+func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
+	dir := ""
+	if h.Env != nil {
+		dir = tilde(h.Env(EnvSessionDir), h.Home)
+	}
+	if dir == "" {
+		agent := importer.ToolDir(h.Env, h.Home, EnvAgentDir, ".pi", "agent")
+		if agent == "" {
+			return nil, fmt.Errorf("pi: no home directory to write to")
+		}
+		agent = tilde(agent, h.Home)
+		dir = filepath.Join(agent, "sessions", "--"+strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(h.Dir, `/\`))+"--")
+	}
+	u, err := uuid.NewV7()
+	if err != nil {
+		return nil, fmt.Errorf("pi: %w", err)
+	}
+	id := u.String()
+	now := h.Time()
+	out := &handoff.Handed{Tool: Tool, SessionID: id,
+		Path:   filepath.Join(dir, strings.NewReplacer(":", "-", ".", "-").Replace(handoff.Stamp(now))+"_"+id+".jsonl"),
+		Resume: handoff.ResumeIn(h.Dir, "pi", "--session", id)}
+	recs := []any{map[string]any{"type": "session", "version": 3, "id": id, "timestamp": handoff.Stamp(now), "cwd": h.Dir,
+		handoff.OriginField: h.Origin()}}
+	parent := any(nil)
+	add := func(at string, msg map[string]any) {
+		eid := strings.ReplaceAll(uuid.NewString(), "-", "")[:8]
+		recs = append(recs, map[string]any{"type": "message", "id": eid, "parentId": parent, "timestamp": at, "message": msg})
+		parent = eid
+	}
+	ids := handoff.CallIDs{Prefix: "call_loom"}
+	for _, e := range handoff.Entries(h, out) {
+		at, ms := handoff.Stamp(e.At), e.At.UnixMilli()
+		if e.Role == loom.RoleUser {
+			var content []any
+			for _, p := range e.Parts {
+				content = append(content, map[string]any{"type": "text", "text": p.Text})
+			}
+			add(at, map[string]any{"role": "user", "content": content, "timestamp": ms})
+			continue
+		}
+		// A reply is its blocks up to its calls; their results follow it,
+		// and what it says after them is the next reply.
+		var content []any
+		var results []map[string]any
+		flush := func() {
+			if len(content) == 0 {
+				return
+			}
+			stop := "stop"
+			if len(results) > 0 {
+				stop = "toolUse"
+			}
+			add(at, map[string]any{"role": "assistant", "content": content, "api": "loom", "provider": "loom", "model": e.Model,
+				"usage": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+					"cost": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+				"stopReason": stop, "timestamp": ms})
+			for _, r := range results {
+				add(at, r)
+			}
+			content, results = nil, nil
+		}
+		for _, p := range e.Parts {
+			switch p.Type {
+			case loom.PartReasoning:
+				if len(results) > 0 {
+					flush()
+				}
+				content = append(content, map[string]any{"type": "thinking", "thinking": p.Text})
+			case loom.PartText:
+				if len(results) > 0 {
+					flush()
+				}
+				content = append(content, map[string]any{"type": "text", "text": p.Text})
+			case loom.PartTool:
+				name, args := h.Call(p, handoff.Tools{Target: Tool, Shell: "bash", Read: "read", ReadKey: "path"})
+				if name == "" {
+					if len(results) > 0 {
+						flush()
+					}
+					out.ToolRecords++
+					content = append(content, map[string]any{"type": "text", "text": handoff.ToolRecord(p)})
+					continue
+				}
+				out.ToolCalls++
+				callID := ids.For(p)
+				content = append(content, map[string]any{"type": "toolCall", "id": callID, "name": name, "arguments": args})
+				results = append(results, map[string]any{"role": "toolResult", "toolCallId": callID, "toolName": name,
+					"content": []any{map[string]any{"type": "text", "text": handoff.ResultText(p)}},
+					"isError": p.Status == loom.ToolError, "timestamp": ms})
+			}
+		}
+		flush()
+	}
+	if err := handoff.WriteLines(ctx, out.Path, recs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,200 @@
+package qwen
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+const project = "testdata/projects/-tmp-qh-work"
+
+// readReal reads a chat file Qwen Code 0.24.4 wrote, found by its
+// session id, through Bundles as an import does.
+func readReal(t *testing.T, id string) *importer.Result {
+	t.Helper()
+	bundles, err := Format{}.Bundles(context.Background(), "testdata/projects")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bundles {
+		if strings.TrimSuffix(filepath.Base(b.Name()), ".jsonl") == id {
+			res, err := Format{}.Read(context.Background(), b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			importertest.CheckComplete(t, res)
+			return res
+		}
+	}
+	t.Fatalf("no bundle of %s among %v", id, bundles)
+	return nil
+}
+
+func texts(s *importer.Session, role, typ string) []string {
+	var out []string
+	for _, m := range s.Messages {
+		if role != "" && m.Role != role {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Type == typ {
+				out = append(out, p.Text)
+			}
+		}
+	}
+	return out
+}
+
+// Files Qwen Code 0.24.4 wrote against a fake model, in the flows of
+// TestImportRealQwen (package cli): two
+// turns, the second by --continue; a file read with reasoning; a
+// sub-agent, a /compress and a turn after it.
+func TestReadReal(t *testing.T) {
+	res := readReal(t, "89c7aa28-f4b4-47f5-8a3a-7285dd27ba7d")
+	s := importertest.Session(t, res, "89c7aa28-f4b4-47f5-8a3a-7285dd27ba7d")
+	if got := importertest.Roles(s); got != "user assistant user assistant" {
+		t.Errorf("roles %q", got)
+	}
+	if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
+		t.Errorf("prompts %q", got)
+	}
+	if s.Cwd != "/tmp/qh/work" || s.Version != "0.24.4" || s.Model != "gpt-fake" {
+		t.Errorf("session %+v", s)
+	}
+	u := s.Messages[1].Usage
+	if u.InputTokens != 900 || u.CacheReadTokens != 100 || u.OutputTokens != 10 || u.ReasoningTokens != 3 || u.APICalls != 1 {
+		t.Errorf("usage %+v", u)
+	}
+	if res.Skipped["system:ui_telemetry"] == 0 || res.Skipped["user:system-reminder"] != 0 {
+		t.Errorf("skipped %v", res.Skipped)
+	}
+
+	res = readReal(t, "0eabb966-8635-48db-a857-f8d8c01eec6b")
+	s = importertest.Session(t, res, "0eabb966-8635-48db-a857-f8d8c01eec6b")
+	if got := texts(s, "", loom.PartReasoning); !slices.Equal(got, []string{"The user wants the file.", "Both lines are read."}) {
+		t.Errorf("reasoning %q", got)
+	}
+	var tool *loom.Part
+	for _, m := range s.Messages {
+		for i := range m.Parts {
+			if m.Parts[i].Type == loom.PartTool {
+				tool = &m.Parts[i]
+			}
+		}
+	}
+	if tool == nil || tool.Name != "read_file" || tool.Status != loom.ToolCompleted || string(tool.Output) != `"alpha\nbeta\n"` ||
+		!strings.Contains(string(tool.Input), "notes.txt") {
+		t.Errorf("tool part %+v", tool)
+	}
+
+	const parent = "705f6bf6-61dc-4ac9-a53a-4bfb1a314729"
+	res = readReal(t, parent)
+	s = importertest.Session(t, res, parent)
+	sub := importertest.Session(t, res, parent+"/general-purpose-call_fake7_0")
+	if sub.Kind != loom.KindSubagent || sub.ParentSourceID != parent || sub.Title != "count lines" ||
+		importertest.Roles(sub) != "user assistant" || !strings.HasPrefix(sub.Messages[0].Text(), "SUBTASK-COUNT") {
+		t.Errorf("sub-agent %+v: %s", sub, importertest.Roles(sub))
+	}
+	var agent *loom.Part
+	for _, m := range s.Messages {
+		for i, p := range m.Parts {
+			if p.Type == loom.PartAgent {
+				agent = &m.Parts[i]
+				if i == 0 || m.Parts[i-1].Name != "agent" {
+					t.Errorf("the agent part does not follow the agent call: %+v", m.Parts)
+				}
+			}
+		}
+	}
+	if agent == nil || agent.SessionID != sub.SourceID || agent.Name != "general-purpose" {
+		t.Errorf("agent part %+v", agent)
+	}
+	// The task notification is a system message; the compression a
+	// summary, then the turn after it, the reminder left out.
+	roles := importertest.Roles(s)
+	if !strings.Contains(roles, "system") || !strings.HasSuffix(roles, "summary user assistant") {
+		t.Errorf("roles %q", roles)
+	}
+	for _, m := range s.Messages {
+		if m.Role == loom.RoleSummary && (m.Text() != "<state_snapshot>One question was answered.</state_snapshot>\n\nResume the prior task using the summary above. Continue from the last in-flight step; do not acknowledge the summary, do not re-introduce, do not greet the user again." ||
+			m.Usage.Compactions != 1) {
+			t.Errorf("summary %q %+v", m.Text(), m.Usage)
+		}
+	}
+	if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{"Delegate the count to a helper.", "After the compaction?"}) {
+		t.Errorf("prompts %q", got)
+	}
+	if res.Skipped["user:system-reminder"] != 1 {
+		t.Errorf("skipped %v", res.Skipped)
+	}
+}
+
+// TestRewound: records off the path to the last record (a turn Qwen Code
+// rewound away) are left out, counted; a record whose parent is unknown
+// is a problem and starts a new root.
+func TestRewound(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	rec := func(id, parent, typ, body string) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"uuid":"` + id + `","parentUuid":` + p + `,"sessionId":"s","timestamp":"2026-01-02T03:04:05Z","type":"` + typ + `",` + body + "}\n"
+	}
+	data := rec("u1", "", "user", `"message":{"role":"user","parts":[{"text":"first"}]}`) +
+		rec("a1", "u1", "assistant", `"message":{"role":"model","parts":[{"text":"one"}]}`) +
+		rec("u2", "a1", "user", `"message":{"role":"user","parts":[{"text":"rewound away"}]}`) +
+		rec("a2", "u2", "assistant", `"message":{"role":"model","parts":[{"text":"gone"},{"functionCall":{"id":"c","name":"x"}}]}`) +
+		rec("r", "a1", "system", `"subtype":"rewind"`) +
+		rec("u3", "r", "user", `"message":{"role":"user","parts":[{"text":"second"}]}`) +
+		rec("a3", "u3", "assistant", `"message":{"role":"model","parts":[{"functionCall":{"id":"c2","name":"read_file","args":{"file_path":"x"}}}]}`) +
+		"not json\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.CheckComplete(t, res)
+	s := importertest.Session(t, res, "s")
+	if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{"first", "second"}) {
+		t.Errorf("prompts %q", got)
+	}
+	if res.Skipped["rewound:user"] != 1 || res.Skipped["rewound:assistant"] != 1 || len(res.Problems) != 1 {
+		t.Errorf("skipped %v, problems %v", res.Skipped, res.Problems)
+	}
+	last := s.Messages[len(s.Messages)-1].Parts[0]
+	if last.Status != loom.ToolError || last.Error != importer.NoResult {
+		t.Errorf("the last call %+v", last)
+	}
+}
+
+// TestNotQwen: a file of JSON lines that are not records is refused.
+func TestNotQwen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.jsonl")
+	os.WriteFile(path, []byte(`{"a":1}`+"\n"), 0o644)
+	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), "not a Qwen Code chat file") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestRoots: QWEN_RUNTIME_DIR and QWEN_HOME, as Qwen Code reads them.
+func TestRoots(t *testing.T) {
+	env := map[string]string{}
+	get := func(k string) string { return env[k] }
+	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/h/.qwen/projects"}) {
+		t.Errorf("default roots %v", got)
+	}
+	env[EnvHome], env[EnvRuntimeDir] = "/h/q", "/run/q"
+	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/run/q/projects", "/h/q/projects"}) {
+		t.Errorf("roots %v", got)
+	}
+}
