@@ -60,3 +60,8 @@ type VectorStatus struct {
 	Vectors int64 `json:"vectors"`
 	Pending int64 `json:"pending"`
 }
+
+// TierMeaning marks a hit found by meaning alone: its message is among
+// those whose vectors are nearest the query's, and holds none of its
+// words, or none that keyword search ranked.
+const TierMeaning = "meaning"

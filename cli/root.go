@@ -25,6 +25,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/embed"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
 	"github.com/loomhq/loom/cli/search"
 	"github.com/loomhq/loom/cli/serve"
@@ -197,6 +198,7 @@ search, resume, fork, move, export and import.`,
 		chat.NewCmdRun(f),
 		session.NewCmdSession(f),
 		search.NewCmdSearch(f),
+		embed.NewCmdEmbed(f),
 		newCmdReplay(f),
 		usage.NewCmdUsage(f),
 		newCmdLog(f),

@@ -173,10 +173,11 @@ func errorText(data []byte) string {
 }
 
 // Find returns the client config.toml's [embeddings] describes; with no
-// URL there, a local server at Ollama's address (see openai.LocalURL)
-// that answers and has the model. It returns nil, with a one-line reason,
+// URL there, a local server at localURL (Ollama's address when empty,
+// see openai.LocalURL: where the chat model is looked for too) that
+// answers and has the model. It returns nil, with a one-line reason,
 // when there is none: ranking by meaning is off.
-func Find(ctx context.Context, cfg config.EmbeddingsSettings, env func(string) string) (*Client, string) {
+func Find(ctx context.Context, cfg config.EmbeddingsSettings, localURL string, env func(string) string) (*Client, string) {
 	if cfg.Enabled != nil && !*cfg.Enabled {
 		return nil, "ranking by meaning is turned off ([embeddings] enabled = false)"
 	}
@@ -191,7 +192,7 @@ func Find(ctx context.Context, cfg config.EmbeddingsSettings, env func(string) s
 	if cfg.URL != "" {
 		return New(cfg.URL, model, key), ""
 	}
-	local := openai.LocalURL("", env)
+	local := openai.LocalURL(localURL, env)
 	models, ok := openai.Models(ctx, local, "")
 	if !ok {
 		return nil, "no embeddings endpoint is configured ([embeddings] url in config.toml, see docs/search.md): search ranks by keywords only"

@@ -77,19 +77,19 @@ func TestFindUsesLocalServerWithTheModel(t *testing.T) {
 		}
 		return ""
 	}
-	c, why := embedding.Find(context.Background(), config.EmbeddingsSettings{}, env)
+	c, why := embedding.Find(context.Background(), config.EmbeddingsSettings{}, "", env)
 	if c == nil {
 		t.Fatalf("no client: %s", why)
 	}
 	if c.Model() != "nomic-embed-text:latest" || !strings.HasPrefix(c.URL(), srv.URL+"/v1/") {
 		t.Errorf("client of %s at %s, want the local server's nomic-embed-text", c.Model(), c.URL())
 	}
-	c, why = embedding.Find(context.Background(), config.EmbeddingsSettings{Model: "mxbai-embed-large"}, env)
+	c, why = embedding.Find(context.Background(), config.EmbeddingsSettings{Model: "mxbai-embed-large"}, "", env)
 	if c != nil || !strings.Contains(why, "ollama pull mxbai-embed-large") {
 		t.Errorf("a model the server lacks: client %v, reason %q", c, why)
 	}
 	off := false
-	if c, _ := embedding.Find(context.Background(), config.EmbeddingsSettings{URL: srv.URL, Enabled: &off}, env); c != nil {
+	if c, _ := embedding.Find(context.Background(), config.EmbeddingsSettings{URL: srv.URL, Enabled: &off}, "", env); c != nil {
 		t.Error("enabled = false still gave a client")
 	}
 }

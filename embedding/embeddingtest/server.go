@@ -4,6 +4,7 @@
 package embeddingtest
 
 import (
+	"context"
 	"encoding/json"
 	"hash/fnv"
 	"net/http"
@@ -19,9 +20,11 @@ const Dims = 64
 // Server is a running fake.
 type Server struct {
 	*httptest.Server
-	// Hold, when set, is called with each request's texts before it is
-	// answered: a test blocks there to act while a request is in flight.
-	Hold func(texts []string)
+	// Hold, when set, is called with each request's texts (and its
+	// context, which ends when the client goes) before it is answered:
+	// a test blocks there to act while a request is in flight. When it
+	// returns false the request is dropped, not answered or counted.
+	Hold func(ctx context.Context, texts []string) bool
 
 	mu     sync.Mutex
 	counts map[string]int
@@ -60,8 +63,8 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		}
 		texts = []string{one}
 	}
-	if s.Hold != nil {
-		s.Hold(texts)
+	if s.Hold != nil && !s.Hold(r.Context(), texts) {
+		return
 	}
 	type item struct {
 		Object    string    `json:"object"`
