@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/embedding"
 	"github.com/loomhq/loom/embedding/embeddingtest"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/semantic"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -49,23 +50,8 @@ func newStore(t *testing.T, texts ...string) (*sqlite.Store, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	appendTexts(t, st, &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:test"}, texts...)
+	storetest.AppendTexts(t, st, &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:test"}, texts...)
 	return st, db
-}
-
-func appendTexts(t *testing.T, st loom.Store, s *loom.Session, texts ...string) {
-	t.Helper()
-	var msgs []*loom.Message
-	for i, text := range texts {
-		role := loom.RoleUser
-		if i%2 == 1 {
-			role = loom.RoleAssistant
-		}
-		msgs = append(msgs, &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: text}}})
-	}
-	if err := st.Append(t.Context(), s, msgs...); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func numbered(n int) []string {
@@ -139,35 +125,6 @@ func TestEmbedKilledMidRunEmbedsNothingTwice(t *testing.T) {
 	}
 	if status.Vectors != int64(len(texts)) || status.Pending != 0 || status.Model != "test-embed" {
 		t.Errorf("at the end: %+v, want every message embedded with test-embed", status)
-	}
-}
-
-// Embedding is incremental: a second run embeds only what was added, and
-// a change of model embeds everything again.
-func TestEmbedIncrementalAndModelChange(t *testing.T) {
-	st, _ := newStore(t, numbered(12)...)
-	srv := embeddingtest.New()
-	defer srv.Close()
-	run := func(model string) int {
-		t.Helper()
-		n, err := (&semantic.Embedder{Store: st, Client: embedding.New(srv.URL+"/v1", model, ""), Batch: 5}).Run(t.Context(), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	if n := run("m1"); n != 12 {
-		t.Fatalf("first run embedded %d, want 12", n)
-	}
-	if n := run("m1"); n != 0 {
-		t.Fatalf("a run with nothing new embedded %d", n)
-	}
-	appendTexts(t, st, &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:two"}, "a new message", "its answer")
-	if n := run("m1"); n != 2 {
-		t.Fatalf("after two new messages a run embedded %d, want 2", n)
-	}
-	if n := run("m2"); n != 14 {
-		t.Fatalf("a new model embedded %d, want all 14", n)
 	}
 }
 

@@ -111,26 +111,6 @@ func TestSearchFusesKeywordAndMeaning(t *testing.T) {
 	}
 }
 
-// Filters hold for hits by meaning: a search of one session finds
-// nothing of another.
-func TestSearchByMeaningKeepsFilters(t *testing.T) {
-	st, _ := newStore(t, "the registry of running sessions")
-	other := &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:other"}
-	appendTexts(t, st, other, "running sessions are in the registry too")
-	s := embedAll(t, st)
-	res, err := s.Search(t.Context(), loom.SearchQuery{Text: "registry", UserID: "local", SessionID: other.ID}, semantic.Meaning)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Hits) != 1 || res.Hits[0].SessionID != other.ID {
-		t.Errorf("hits %v, want the other session's one message", res.Hits)
-	}
-	res, err = s.Search(t.Context(), loom.SearchQuery{Text: "registry", UserID: "someone-else"}, semantic.Meaning)
-	if err != nil || len(res.Hits) != 0 {
-		t.Errorf("another user's search found %v (%v)", res.Hits, err)
-	}
-}
-
 // embedAll embeds st's messages with a fake embeddings server and
 // returns a searcher of st that embeds its queries there.
 func embedAll(t *testing.T, st loom.VectorStore) *semantic.Searcher {

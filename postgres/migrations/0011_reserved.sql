@@ -1,0 +1,2 @@
+-- Reserved: another change takes this number.
+SELECT 1;
