@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/embedding"
@@ -118,3 +119,20 @@ func queryText(model, text string) string {
 }
 
 func isNomic(model string) bool { return strings.HasPrefix(model, "nomic-embed-text") }
+
+// Watch embeds what the store gains for as long as ctx lasts: a Run,
+// then another every interval. An error is told to onErr (nil: ignored)
+// and the next Run is tried an interval later; embedding never holds up
+// anything else, it only lags.
+func (e *Embedder) Watch(ctx context.Context, interval time.Duration, onErr func(error)) {
+	for {
+		if _, err := e.Run(ctx, 0); err != nil && ctx.Err() == nil && onErr != nil {
+			onErr(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}

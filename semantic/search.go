@@ -119,6 +119,11 @@ func (s *Searcher) vectorHits(ctx context.Context, vs loom.VectorStore, q loom.S
 		return nil, fmt.Errorf("search by meaning: %w", err)
 	}
 	ids, scores = unique(ids, scores)
+	// A vector at a right angle to the query's, or further, shares
+	// nothing with it.
+	for len(scores) > 0 && scores[len(scores)-1] <= 0 {
+		ids, scores = ids[:len(ids)-1], scores[:len(scores)-1]
+	}
 	vq := q
 	vq.Limit = limit
 	hits, err := vs.VectorHits(ctx, vq, ids, scores)
@@ -235,4 +240,18 @@ func Fuse(keyword, meaning []loom.SearchHit, limit int) []loom.SearchHit {
 		out = append(out, e.hit)
 	}
 	return out
+}
+
+// ModeOf is the mode that the flags or parameters semantic and keyword
+// ask for; both at once is an EINVALID error.
+func ModeOf(semantic, keyword bool) (Mode, error) {
+	switch {
+	case semantic && keyword:
+		return Fused, loom.Errorf(loom.EINVALID, "semantic and keyword cannot be used together: each forces one ranking")
+	case semantic:
+		return Meaning, nil
+	case keyword:
+		return Keyword, nil
+	}
+	return Fused, nil
 }
