@@ -76,3 +76,28 @@ func TestSearchSaysOnceKeywordsOnly(t *testing.T) {
 		t.Fatalf("said again: %q", again.stderr)
 	}
 }
+
+// loom mcp's search_sessions ranks by meaning with semantic: true where
+// an embeddings model is configured, and refuses semantic with keyword.
+func TestMCPSearchByMeaning(t *testing.T) {
+	fx := newEmptyFixture(t)
+	st, err := openEngine(context.Background(), fx.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.AppendTexts(t, st, &loom.Session{UserID: "local", Key: "cli:registry", Project: fx.proj, Cwd: fx.project},
+		"add an ActiveSessionRegistry", "the registry keeps which sessions are still running")
+	st.Close()
+	srv := embeddingtest.New()
+	defer srv.Close()
+	env := map[string]string{"LOOM_EMBEDDINGS_URL": srv.URL + "/v1", "LOOM_EMBEDDINGS_MODEL": "test-embed"}
+	if r := fx.runWith(t, runOpts{env: env}, "embed"); r.code != 0 {
+		t.Fatalf("embed: exit %d, %s", r.code, r.stderr)
+	}
+	cs := connectStdio(t, fx, "LOOM_EMBEDDINGS_URL="+env["LOOM_EMBEDDINGS_URL"], "LOOM_EMBEDDINGS_MODEL=test-embed")
+	c := mustCall(t, cs, "search_sessions", map[string]any{"query": "which chats are still running", "semantic": true})
+	if !strings.Contains(c.text, "still") || !strings.Contains(mustJSON(t, c.data), `"tier":"meaning"`) {
+		t.Fatalf("semantic: %s", c.text)
+	}
+	wantToolError(t, cs, "search_sessions", map[string]any{"query": "x", "semantic": true, "keyword": true}, "cannot be used together")
+}
