@@ -6,6 +6,7 @@ package semantic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ type Embedder struct {
 }
 
 // ErrBusy says another process is embedding the store.
-var ErrBusy = fmt.Errorf("another loom process is embedding this store")
+var ErrBusy = errors.New("another loom process is embedding this store")
 
 // Run embeds up to max chunks (all of them when max is 0) and returns
 // how many it stored. Each batch's vectors are stored together with the
