@@ -25,7 +25,13 @@ func (s *Store) UseVectorModel(ctx context.Context, model string) error {
 			return fmt.Errorf("vectors: %w", err)
 		}
 		if cur == model {
-			return nil
+			// PostgreSQL hands out body ids before the transactions
+			// that insert them commit, so a body can become visible
+			// below the mark (an import committing after a later
+			// append): each run looks at every body once again, from
+			// the start, for those without a vector.
+			_, err := tx.Exec(ctx, `UPDATE vector_state SET mark = 0 WHERE mark <> 0`)
+			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM vectors`); err != nil {
 			return fmt.Errorf("vectors: %w", err)
@@ -76,7 +82,11 @@ func (s *Store) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, 
 	if len(chunks) == n {
 		return chunks, chunks[len(chunks)-1].ID, nil
 	}
-	return chunks, max(top, mark), nil
+	upTo := max(top, mark)
+	if len(chunks) > 0 {
+		upTo = max(upTo, chunks[len(chunks)-1].ID)
+	}
+	return chunks, upTo, nil
 }
 
 // PutVectors implements loom.VectorStore.

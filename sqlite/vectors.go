@@ -72,8 +72,11 @@ func (s *Store) renewClaim(ctx context.Context, tx *sql.Tx) error {
 
 // Unembedded implements loom.VectorStore.
 func (s *Store) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, int64, error) {
-	var mark int64
-	if err := (reads{s}).QueryRowContext(ctx, `SELECT mark FROM vector_state`).Scan(&mark); err != nil {
+	// The highest body is read first: a body stored after it has a
+	// higher id (SQLite has one writer, and gives the next id), so the
+	// mark never passes a body the scan below could not see.
+	var mark, top int64
+	if err := (reads{s}).QueryRowContext(ctx, `SELECT mark, (SELECT coalesce(max(id), 0) FROM bodies) FROM vector_state`).Scan(&mark, &top); err != nil {
 		return nil, 0, fmt.Errorf("vectors: %w", err)
 	}
 	rows, err := reads{s}.QueryContext(ctx, `SELECT id, substr(content, 1, ?) FROM bodies
@@ -97,12 +100,12 @@ func (s *Store) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, 
 	if len(out) == n {
 		return out, out[len(out)-1].ID, nil
 	}
-	// Every body after the mark was looked at.
-	var top int64
-	if err := (reads{s}).QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM bodies`).Scan(&top); err != nil {
-		return nil, 0, fmt.Errorf("vectors: %w", err)
+	// Every body after the mark up to top was looked at.
+	upTo := max(top, mark)
+	if len(out) > 0 {
+		upTo = max(upTo, out[len(out)-1].ID)
 	}
-	return out, max(top, mark), nil
+	return out, upTo, nil
 }
 
 // PutVectors implements loom.VectorStore.
