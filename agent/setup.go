@@ -2,16 +2,14 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/replaylog"
 )
@@ -22,7 +20,7 @@ const (
 	DefaultAnthropicModel = "claude-sonnet-4-5"
 	// DefaultLocalURL is where a local OpenAI-compatible server usually
 	// listens (Ollama).
-	DefaultLocalURL = "http://127.0.0.1:11434/v1"
+	DefaultLocalURL = openai.DefaultLocalURL
 )
 
 // ProviderFunc makes a provider from its endpoint; the program supplies
@@ -233,7 +231,7 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 			// Another OpenAI-compatible server (vLLM, llama.cpp, LM
 			// Studio, a gateway) seldom has OpenAI's default model: ask
 			// it which it has, as for a local server.
-			if models, ok := probeModels(ctx, cfg.OpenAI.BaseURL, cfg.OpenAI.APIKey); ok && len(models) > 0 && !slices.Contains(models, DefaultOpenAIModel) {
+			if models, ok := openai.Models(ctx, cfg.OpenAI.BaseURL, cfg.OpenAI.APIKey); ok && len(models) > 0 && !slices.Contains(models, DefaultOpenAIModel) {
 				model = models[0]
 			}
 		}
@@ -241,15 +239,8 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 	}
 	// Nothing configured: use a local OpenAI-compatible server if one
 	// answers at its usual address.
-	local := first(su.LocalModelURL, DefaultLocalURL)
-	if h := su.env("OLLAMA_HOST"); h != "" {
-		// Ollama's own setting: host:port or a URL.
-		if !strings.Contains(h, "://") {
-			h = "http://" + h
-		}
-		local = strings.TrimSuffix(h, "/") + "/v1"
-	}
-	models, ok := probeModels(ctx, local, "")
+	local := openai.LocalURL(su.LocalModelURL, su.env)
+	models, ok := openai.Models(ctx, local, "")
 	if !ok {
 		return nil, "", noProviderHelp(configFile)
 	}
@@ -260,42 +251,6 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 		model = models[0]
 	}
 	return build(config.Endpoint{BaseURL: local, APIKey: "local"}), model, nil
-}
-
-// probeModels asks an OpenAI-compatible server for its models (GET
-// /models), with apiKey when there is one; ok is false when it does not
-// answer.
-func probeModels(ctx context.Context, baseURL, apiKey string) ([]string, bool) {
-	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/models", nil)
-	if err != nil {
-		return nil, false
-	}
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, false
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, false
-	}
-	var body struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, true
-	}
-	var ids []string
-	for _, m := range body.Data {
-		ids = append(ids, m.ID)
-	}
-	return ids, true
 }
 
 // otherProvider is the provider that is not p.

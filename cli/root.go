@@ -25,6 +25,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/embed"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
 	recallcmd "github.com/loomhq/loom/cli/recall"
 	"github.com/loomhq/loom/cli/search"
@@ -201,6 +202,7 @@ search, resume, fork, move, export and import.`,
 		search.NewCmdSearch(f),
 		secretscmd.NewCmdSecrets(f),
 		recallcmd.NewCmdRecall(f),
+		embed.NewCmdEmbed(f),
 		newCmdReplay(f),
 		usage.NewCmdUsage(f),
 		newCmdLog(f),

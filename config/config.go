@@ -59,6 +59,10 @@ type Config struct {
 	// with the user's other machines ([sync]).
 	Sync SyncSettings `toml:"sync"`
 
+	// Embeddings is the OpenAI-compatible /v1/embeddings endpoint that
+	// ranks search by meaning ([embeddings]).
+	Embeddings EmbeddingsSettings `toml:"embeddings"`
+
 	// Prices add models to the price table or override its prices,
 	// by "provider/model" or by "model" under any provider
 	// ([prices."anthropic/claude-sonnet-4-5"]).
@@ -111,6 +115,24 @@ type SyncSettings struct {
 	Token string `toml:"token"`
 	// Interval is how often `loom sync --watch` syncs (default 5s).
 	Interval time.Duration `toml:"interval"`
+}
+
+// EmbeddingsSettings are the [embeddings] settings: where loom gets the
+// vectors that rank search by meaning (docs/search.md). With no URL, a
+// local server at Ollama's address is used when it has Model.
+type EmbeddingsSettings struct {
+	// URL is the API root including /v1, e.g. http://127.0.0.1:11434/v1
+	// (LOOM_EMBEDDINGS_URL).
+	URL string `toml:"url"`
+	// Model is the embedding model (LOOM_EMBEDDINGS_MODEL; default
+	// nomic-embed-text).
+	Model string `toml:"model"`
+	// APIKeyEnv names the environment variable that holds the API key
+	// (e.g. OPENAI_API_KEY); local servers need none.
+	APIKeyEnv string `toml:"api_key_env"`
+	// Enabled, when false, turns ranking by meaning off, local server
+	// or not.
+	Enabled *bool `toml:"enabled"`
 }
 
 // MCPSettings are the [mcp] settings of `loom mcp`.
@@ -201,7 +223,8 @@ type Endpoint struct {
 // configuration. Environment variables then override it: LOOM_PROVIDER,
 // LOOM_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
 // ANTHROPIC_BASE_URL, LOOM_STREAM_IDLE_TIMEOUT, LOOM_TURN_TIMEOUT,
-// LOOM_SYNC_HUB, LOOM_SYNC_TOKEN, LOOM_SYNC_INTERVAL.
+// LOOM_SYNC_HUB, LOOM_SYNC_TOKEN, LOOM_SYNC_INTERVAL, LOOM_EMBEDDINGS_URL,
+// LOOM_EMBEDDINGS_MODEL.
 func Load(path string, env func(string) string) (*Config, error) {
 	c := &Config{}
 	if path != "" {
@@ -232,6 +255,8 @@ func Load(path string, env func(string) string) (*Config, error) {
 	}
 	set(&c.Sync.Hub, "LOOM_SYNC_HUB")
 	set(&c.Sync.Token, "LOOM_SYNC_TOKEN")
+	set(&c.Embeddings.URL, "LOOM_EMBEDDINGS_URL")
+	set(&c.Embeddings.Model, "LOOM_EMBEDDINGS_MODEL")
 	set(&c.Provider, "LOOM_PROVIDER")
 	set(&c.Model, "LOOM_MODEL")
 	set(&c.OpenAI.APIKey, "OPENAI_API_KEY")

@@ -205,3 +205,22 @@ keywords = ["acme_"]
 		t.Errorf("a bad rule: %v", err)
 	}
 }
+
+func TestLoadEmbeddings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(path, []byte(`[embeddings]
+url = "http://gpu:8000/v1"
+model = "bge-m3"
+api_key_env = "EMBED_KEY"
+enabled = true
+`), 0o600)
+	env := map[string]string{"LOOM_EMBEDDINGS_MODEL": "nomic-embed-text"}
+	c, err := Load(path, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Embeddings
+	if e.URL != "http://gpu:8000/v1" || e.Model != "nomic-embed-text" || e.APIKeyEnv != "EMBED_KEY" || e.Enabled == nil || !*e.Enabled {
+		t.Fatalf("embeddings = %+v", e)
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/semantic"
 )
 
 // Config is what the tools read and whom they serve.
@@ -55,6 +56,9 @@ type Config struct {
 	Logger *slog.Logger
 	// CallTimeout bounds one tool call (default 15s).
 	CallTimeout time.Duration
+	// Searcher returns the searcher of a store, which ranks by meaning
+	// too where an embeddings model is at hand; nil ranks by keywords.
+	Searcher func(st loom.Store) *semantic.Searcher
 	// Handoff, when set, offers the handoff tool, which writes another
 	// agent's session files; nil leaves it out.
 	Handoff *Handoff
@@ -163,6 +167,15 @@ func structured(v any) any {
 }
 
 type tools struct{ cfg Config }
+
+// searcher is the searcher of st: Config.Searcher's, or one that ranks
+// by keywords.
+func (t *tools) searcher(st loom.Store) *semantic.Searcher {
+	if t.cfg.Searcher != nil {
+		return t.cfg.Searcher(st)
+	}
+	return &semantic.Searcher{Store: st}
+}
 
 func (t *tools) all() []tool {
 	all := []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.recall(), t.usage(), t.memory()}

@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/memory"
 	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/semantic"
 )
 
 // Bounds of the tools' results.
@@ -51,7 +52,9 @@ func (t *tools) searchSessions() tool {
 		"role": {"type": "string", "enum": ["user", "assistant", "tool", "system", "summary"], "description": "Keep to messages of one role: user for what the user asked, assistant for what agents answered."},
 		"since": {"type": "string", "description": "Keep to messages from this time on: a date (2026-11-01), an RFC 3339 time, or an age such as 7d, 12h or 2w."},
 		"until": {"type": "string", "description": "Keep to messages before this time, written as for since."},
-		"exact": {"type": "boolean", "default": false, "description": "Only messages holding every word: no other tiers."}
+		"exact": {"type": "boolean", "default": false, "description": "Only messages holding every word: no other tiers."},
+		"semantic": {"type": "boolean", "default": false, "description": "Rank by meaning only (where an embeddings model is configured): finds messages that say the same in other words. By default keyword and meaning rankings are fused when a model is at hand."},
+		"keyword": {"type": "boolean", "default": false, "description": "Rank by keywords only, not by meaning."}
 	}, "required": ["query"]}`),
 			Annotations: readOnly("Search past sessions"),
 		},
@@ -69,6 +72,8 @@ type searchArgs struct {
 	Since       string  `json:"since"`
 	Until       string  `json:"until"`
 	Exact       bool    `json:"exact"`
+	Semantic    bool    `json:"semantic"`
+	Keyword     bool    `json:"keyword"`
 }
 
 // searchResult is search_sessions' structured content: the hits in the
@@ -88,7 +93,7 @@ type searchResult struct {
 
 func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
 	var a searchArgs
-	if err := c.decode(&a, "query, limit, project, all_projects, surface, role, since and until"); err != nil {
+	if err := c.decode(&a, "query, limit, project, all_projects, surface, role, since, until, exact, semantic and keyword"); err != nil {
 		return nil, err
 	}
 	if a.Query == nil || strings.TrimSpace(*a.Query) == "" {
@@ -120,10 +125,18 @@ func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
 	if project != nil {
 		q.ProjectID = project.ID
 	}
-	hits, err := c.st.Search(ctx, q)
+	mode, err := semantic.ModeOf(a.Semantic, a.Keyword)
 	if err != nil {
 		return nil, err
 	}
+	if a.Exact {
+		mode = semantic.Keyword
+	}
+	res, err := t.searcher(c.st).Search(ctx, q, mode)
+	if err != nil {
+		return nil, err
+	}
+	hits := res.Hits
 	redacted := 0
 	if d := t.cfg.Redact; d != nil {
 		for i := range hits {

@@ -270,3 +270,8 @@ func TestLease(t *testing.T) {
 func FuzzSearchQuery(f *testing.F) { conformance.FuzzSearch(f, open(f, freshSchema(f))) }
 
 func FuzzResolve(f *testing.F) { conformance.FuzzResolve(f, open(f, freshSchema(f))) }
+
+func TestVectors(t *testing.T) {
+	t.Parallel()
+	storetest.Vectors(t, open(t, freshSchema(t)))
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/report"
+	"github.com/loomhq/loom/semantic"
 )
 
 // Limits of list-like answers.
@@ -35,7 +36,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/sessions/{id}/rewind", s.api(s.rewindSession))
 	mux.HandleFunc("GET /api/v1/sessions/{id}/events", s.apiStream(s.sessionEvents))
 	mux.HandleFunc("GET /api/v1/events", s.apiStream(s.listEvents))
-	mux.HandleFunc("GET /api/v1/search", s.api(s.search))
+	mux.HandleFunc("GET /api/v1/search", s.api(s.searchAPI))
 	mux.HandleFunc("GET /api/v1/usage", s.api(s.usage))
 	mux.HandleFunc("POST /api/v1/messages", s.apiStream(s.postMessage))
 	s.syncRoutes(mux)
@@ -355,6 +356,15 @@ type searchResult struct {
 	Partial bool `json:"partial,omitempty"`
 }
 
+// search runs sq on the server's searcher: keyword search fused with
+// search by meaning where an embeddings model is at hand.
+func (s *Server) search(ctx context.Context, sq loom.SearchQuery, mode semantic.Mode) (semantic.Result, error) {
+	if s.searcher == nil {
+		return (&semantic.Searcher{Store: s.st}).Search(ctx, sq, mode)
+	}
+	return s.searcher.Search(ctx, sq, mode)
+}
+
 // searchQuery reads a search's parameters; the session parameter is a
 // reference resolved for the user.
 func (s *Server) searchQuery(r *http.Request) (loom.SearchQuery, error) {
@@ -391,17 +401,30 @@ func (s *Server) searchQuery(r *http.Request) (loom.SearchQuery, error) {
 	return sq, nil
 }
 
-func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+func (s *Server) searchAPI(w http.ResponseWriter, r *http.Request) {
 	sq, err := s.searchQuery(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	hits, err := s.st.Search(r.Context(), sq)
+	q := newQuery(r)
+	mode, err := semantic.ModeOf(q.bool("semantic"), q.bool("keyword"))
+	if err == nil && q.err != nil {
+		err = q.err
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	if sq.Exact {
+		mode = semantic.Keyword
+	}
+	res, err := s.search(r.Context(), sq, mode)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	hits := res.Hits
 	if hits == nil {
 		hits = []loom.SearchHit{}
 	}

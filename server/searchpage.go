@@ -6,6 +6,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/htmlview"
+	"github.com/loomhq/loom/semantic"
 )
 
 // The search page: the API's search, rendered.
@@ -43,7 +44,9 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		var hits []loom.SearchHit
 		if err == nil {
 			sq.MarkStart, sq.MarkEnd = markStart, markEnd
-			hits, err = s.st.Search(ctx, sq)
+			var res semantic.Result
+			res, err = s.search(ctx, sq, semantic.Fused)
+			hits = res.Hits
 			d.Partial = loom.Partial(hits)
 		}
 		if err != nil {

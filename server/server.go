@@ -22,6 +22,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/semantic"
 )
 
 // Config is what a Server needs. Store and Tokens are required.
@@ -39,6 +40,9 @@ type Config struct {
 	// to the holders of bearer tokens, each over its own sessions; its
 	// User is ignored.
 	MCP *mcp.Config
+	// Searcher runs GET /api/v1/search and the dashboard's search (nil:
+	// one that ranks Store's hits by keywords).
+	Searcher *semantic.Searcher
 	// Logger receives access logs and internal errors (default: discard).
 	Logger *slog.Logger
 	// Prices prices usage reports (nil: MCP's Prices, or the bundled
@@ -94,12 +98,13 @@ type Config struct {
 
 // Server serves the API and the dashboard. It is an http.Handler.
 type Server struct {
-	cfg     Config
-	st      loom.Store
-	tokens  loom.TokenStore
-	log     *slog.Logger
-	handler http.Handler
-	pages   *pages
+	cfg      Config
+	st       loom.Store
+	searcher *semantic.Searcher
+	tokens   loom.TokenStore
+	log      *slog.Logger
+	handler  http.Handler
+	pages    *pages
 	// csrf rejects state-changing requests that a browser sends on
 	// behalf of another site (by Sec-Fetch-Site, else Origin against
 	// Host). The cookie being SameSite=Strict already keeps it off such
@@ -171,6 +176,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		cfg:       cfg,
 		st:        cfg.Store,
+		searcher:  cfg.Searcher,
 		tokens:    cfg.Tokens,
 		log:       log,
 		closing:   make(chan struct{}),

@@ -80,3 +80,7 @@ func TestSearchFewAmongMany(t *testing.T) {
 func tempStore(t testing.TB) *sqlite.Store {
 	return storetest.Must(sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db")))(t)
 }
+
+func TestVectors(t *testing.T) {
+	storetest.Vectors(t, tempStore(t))
+}

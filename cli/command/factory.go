@@ -32,6 +32,7 @@ import (
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/semantic"
 )
 
 // Factory holds what commands need from the outside world. main builds
@@ -447,6 +448,9 @@ type ServeConfig struct {
 	Grace time.Duration
 	// MCP configures the MCP tools served at /mcp.
 	MCP mcp.Config
+	// Searcher runs GET /api/v1/search: keyword search fused with search
+	// by meaning where an embeddings endpoint is at hand.
+	Searcher *semantic.Searcher
 }
 
 // AddGlobalFlags defines the flags every command accepts on fs.

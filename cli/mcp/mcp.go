@@ -20,6 +20,7 @@ import (
 	loommcp "github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/semantic"
 )
 
 // Options are the options of `loom mcp`: the streams, the store (opened
@@ -40,6 +41,9 @@ type Options struct {
 	Formats   []importer.Format
 	Version   string
 	User      string
+	// Searchers gives the searcher of a store (ranking by meaning where
+	// an embeddings model is at hand); nil ranks by keywords.
+	Searchers func(context.Context) func(loom.Store) *semantic.Searcher
 }
 
 // NewCmdMCP builds loom mcp.
@@ -55,6 +59,7 @@ func NewCmdMCP(f *command.Factory) *cobra.Command {
 		Home:      f.Home,
 		Formats:   f.Formats,
 		Version:   f.Version,
+		Searchers: f.Searchers,
 	}
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -107,6 +112,9 @@ func mcpRun(ctx context.Context, opts *Options) error {
 		Version: opts.Version,
 		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
 		Logger:  slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	if opts.Searchers != nil {
+		cfg.Searcher = opts.Searchers(ctx)
 	}
 	c, _, err := opts.Config()
 	if err == nil {

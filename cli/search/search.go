@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/semantic"
 )
 
 // Options are the options of `loom search`.
@@ -41,6 +42,13 @@ type Options struct {
 	// Exact keeps to messages that hold every word (--exact).
 	Exact    bool
 	Archived bool
+	// Semantic and Keyword force one ranking (--semantic, --keyword);
+	// with neither, keyword and meaning are fused where an embeddings
+	// endpoint is at hand.
+	Semantic bool
+	Keyword  bool
+	// Searcher returns the searcher of a store.
+	Searcher func(ctx context.Context, st loom.Store) *semantic.Searcher
 }
 
 // NewCmdSearch builds loom search.
@@ -52,6 +60,7 @@ func NewCmdSearch(f *command.Factory) *cobra.Command {
 		ScopeProject: f.ScopeProject,
 		RefLen:       f.RefLen,
 		Now:          f.TimeNow,
+		Searcher:     f.Searcher,
 	}
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
@@ -71,11 +80,17 @@ as a phrase. Anything
 else — AND, OR, NEAR, *, -, :, a lone quote — is ordinary text, never a
 syntax error. --raw passes the query to the store's own search syntax
 (SQLite FTS5 or PostgreSQL tsquery). Archived sessions are left out
-unless --archived (or --session names one).`,
+unless --archived (or --session names one).
+
+Where an embeddings endpoint is at hand ([embeddings] in config.toml, or
+Ollama with nomic-embed-text), hits are ranked by keywords and by meaning
+together (reciprocal rank fusion); --keyword or --semantic forces one.
+Messages are embedded by loom serve and loom embed (see docs/search.md).`,
 		Example: `  loom search flaky test
   loom search '"connection refused" postgres' --all-projects
   loom search retry --session 0196a3b2 --role assistant
   loom search 'tok* NEAR(retry backoff)' --raw
+  loom search 'which chats are still running' --semantic
   loom search deploy --json | jq -r '.[].session_id'`,
 		Args: command.ArgsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,6 +103,12 @@ unless --archived (or --session names one).`,
 			}
 			if opts.Role != "" && !loom.ValidRole(opts.Role) {
 				return command.UsageErrorf("unknown role %q: use user, assistant, tool, system or summary", opts.Role)
+			}
+			if opts.Semantic && opts.Keyword {
+				return command.UsageErrorf("--semantic and --keyword cannot be used together")
+			}
+			if opts.Semantic && (opts.Raw || opts.Exact) {
+				return command.UsageErrorf("--semantic ranks by meaning: it cannot be used with --raw or --exact")
 			}
 			if opts.Limit < 1 {
 				return command.UsageErrorf("--limit must be 1 or more")
@@ -108,6 +129,8 @@ unless --archived (or --session names one).`,
 	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "pass the query to the store's search syntax")
 	cmd.Flags().BoolVar(&opts.Exact, "exact", false, "only messages that hold every word: no other tiers")
 	cmd.Flags().BoolVar(&opts.Archived, "archived", false, "search archived sessions too")
+	cmd.Flags().BoolVar(&opts.Semantic, "semantic", false, "rank by meaning only (needs an embeddings endpoint)")
+	cmd.Flags().BoolVar(&opts.Keyword, "keyword", false, "rank by keywords only, not by meaning")
 	return cmd
 }
 
@@ -143,10 +166,21 @@ func searchRun(ctx context.Context, opts *Options) error {
 	if project != nil {
 		q.ProjectID = project.ID
 	}
-	hits, err := st.Search(ctx, q)
+	mode := semantic.Fused
+	switch {
+	case opts.Keyword || opts.Exact:
+		mode = semantic.Keyword
+	case opts.Semantic:
+		mode = semantic.Meaning
+	}
+	res, err := opts.Searcher(ctx, st).Search(ctx, q, mode)
 	if err != nil {
 		return err
 	}
+	if res.Note != "" {
+		fmt.Fprintln(ios.ErrOut, res.Note)
+	}
+	hits := res.Hits
 	if len(hits) == 0 {
 		if err := command.CheckSurface(ctx, st, opts.User, opts.Surface); err != nil {
 			return err

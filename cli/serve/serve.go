@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -14,10 +15,12 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
+	"github.com/loomhq/loom/embedding"
 	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/semantic"
 )
 
 // defaultServeAddr is where loom serve listens unless told otherwise:
@@ -56,6 +59,12 @@ type Options struct {
 	LogJSON bool
 	// Listening, when set by a test, receives the listener's address.
 	Listening func(addr string)
+	// Embeddings finds the embeddings endpoint that ranks search by
+	// meaning (nil, or a nil client: keywords only).
+	Embeddings func(context.Context) (*embedding.Client, string)
+	// EmbedInterval is how often the store is looked at for messages to
+	// embed (default 10s).
+	EmbedInterval time.Duration
 }
 
 // NewOptions returns serve's options filled from f; User is filled when
@@ -72,6 +81,7 @@ func NewOptions(f *command.Factory) *Options {
 		MCPRedact:   f.MCPRedact,
 		Now:         f.TimeNow,
 		Version:     f.Version,
+		Embeddings:  f.Embeddings,
 	}
 }
 
@@ -186,14 +196,53 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.Listening != nil {
 		opts.Listening(ln.Addr().String())
 	}
+	logger := slog.New(h)
+	searcher := startEmbedding(ctx, opts, st, logger)
+	mcpCfg := serveMCP(opts, user)
+	mcpCfg.Searcher = func(loom.Store) *semantic.Searcher { return searcher }
 	return opts.Serve(ctx, ln, command.ServeConfig{
-		Store:  st,
-		Tokens: tokens,
-		Agent:  &agent.Service{Store: st, Build: su.Build, Now: opts.Now},
-		Logger: slog.New(h),
-		Grace:  opts.Grace,
-		MCP:    serveMCP(opts, user),
+		Store:    st,
+		Tokens:   tokens,
+		Agent:    &agent.Service{Store: st, Build: su.Build, Now: opts.Now},
+		Logger:   logger,
+		Grace:    opts.Grace,
+		MCP:      mcpCfg,
+		Searcher: searcher,
 	})
+}
+
+// startEmbedding returns the searcher of the served store, and, where an
+// embeddings endpoint is at hand, embeds the store's messages in the
+// background for as long as ctx lasts, each batch added to the
+// searcher's index as it is stored. Embedding never holds up a request
+// or a turn: it only lags behind them.
+func startEmbedding(ctx context.Context, opts *Options, st loom.Store, log *slog.Logger) *semantic.Searcher {
+	searcher := &semantic.Searcher{Store: st}
+	if opts.Embeddings == nil {
+		return searcher
+	}
+	client, _ := opts.Embeddings(ctx)
+	vs, ok := st.(loom.VectorStore)
+	if client == nil || !ok {
+		return searcher
+	}
+	searcher.Client = client
+	e := &semantic.Embedder{Store: vs, Client: client, OnStored: searcher.Add}
+	interval := opts.EmbedInterval
+	if interval <= 0 {
+		interval = 10 * time.Second
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Ranking search by meaning too: messages are embedded in the background with %s.\n", term.SanitizeLine(client.Model()))
+	var last string
+	go e.Watch(ctx, interval, func(err error) {
+		// Said once until it changes: an endpoint that is down fails
+		// every interval.
+		if msg := err.Error(); msg != last && !errors.Is(err, semantic.ErrBusy) {
+			last = msg
+			log.Warn("embedding", "error", msg)
+		}
+	})
+	return searcher
 }
 
 func mustDBURL(opts *Options) string {

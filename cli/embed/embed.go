@@ -1,0 +1,87 @@
+// Package embed is loom embed: the vectors that rank search by meaning,
+// made for every message that has none yet.
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/semantic"
+)
+
+// NewCmdEmbed builds loom embed.
+func NewCmdEmbed(f *command.Factory) *cobra.Command {
+	var status bool
+	cmd := &cobra.Command{
+		Use:   "embed",
+		Short: "Embed the messages search ranks by meaning",
+		Long: `Embed every stored message that has no vector yet, with the embeddings
+endpoint of config.toml ([embeddings]) or Ollama's nomic-embed-text, so
+that loom search ranks by meaning as well as by keywords. loom serve does
+the same in the background; loom embed catches up at once, and goes on
+where it stopped when interrupted. Vectors are derived data: they are
+never synced, and all made again when the model changes.
+
+--status says how many messages have a vector and how many wait.`,
+		Example: `  loom embed
+  loom embed --status --json`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return run(cmd.Context(), f, status)
+		},
+	}
+	cmd.Flags().BoolVar(&status, "status", false, "say how far embedding has come, embed nothing")
+	return cmd
+}
+
+func run(ctx context.Context, f *command.Factory, status bool) error {
+	ios := f.IO
+	open := f.Store
+	if status {
+		open = f.ReadStore
+	}
+	st, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	vs, ok := st.(loom.VectorStore)
+	if !ok {
+		return loom.Errorf(loom.EINVALID, "this store keeps no vectors")
+	}
+	if !status {
+		c, why := f.Embeddings(ctx)
+		if c == nil {
+			return loom.Errorf(loom.EINVALID, "%s", why)
+		}
+		e := &semantic.Embedder{Store: vs, Client: c}
+		n, err := e.Run(ctx, 0)
+		if errors.Is(err, semantic.ErrBusy) {
+			return loom.Errorf(loom.ECONFLICT, "%v (loom serve, or another loom embed): it embeds them", err)
+		}
+		if err != nil && n > 0 {
+			return fmt.Errorf("embedded %d messages, then: %w", n, err)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(ios.ErrOut, "embedded %d messages with %s\n", n, c.Model())
+	}
+	s, err := vs.VectorStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if f.JSON() {
+		return command.WriteJSON(ios.Out, s)
+	}
+	if s.Model == "" {
+		fmt.Fprintln(ios.Out, "no message is embedded yet")
+		return nil
+	}
+	fmt.Fprintf(ios.Out, "%d messages embedded with %s, %d waiting\n", s.Vectors, s.Model, s.Pending)
+	return nil
+}

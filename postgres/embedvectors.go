@@ -1,0 +1,195 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/query"
+	"github.com/loomhq/loom/snippet"
+)
+
+var _ loom.VectorStore = (*Store)(nil)
+
+// vectorsLock is the advisory lock the process that embeds holds.
+const vectorsLock = 0x6c6f6f6d_76656373 // "loomvecs"
+
+// UseVectorModel implements loom.VectorStore.
+func (s *Store) UseVectorModel(ctx context.Context, model string) error {
+	return s.withTx(ctx, func(tx pgx.Tx) error {
+		var cur string
+		if err := tx.QueryRow(ctx, `SELECT model FROM vector_state FOR UPDATE`).Scan(&cur); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
+		if cur == model {
+			// PostgreSQL hands out body ids before the transactions
+			// that insert them commit, so a body can become visible
+			// below the mark (an import committing after a later
+			// append): each run looks at every body once again, from
+			// the start, for those without a vector.
+			_, err := tx.Exec(ctx, `UPDATE vector_state SET mark = 0 WHERE mark <> 0`)
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM vectors`); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
+		_, err := tx.Exec(ctx, `UPDATE vector_state SET model = $1, mark = 0`, model)
+		return err
+	})
+}
+
+// ClaimVectors implements loom.VectorStore with an advisory lock held on
+// a connection of its own: the server frees it when the process ends.
+func (s *Store) ClaimVectors(ctx context.Context) (func(), bool, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return func() {}, false, serverError(err)
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, int64(vectorsLock)).Scan(&ok); err != nil || !ok {
+		conn.Release()
+		return func() {}, false, serverError(err)
+	}
+	return func() {
+		conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(vectorsLock))
+		conn.Release()
+	}, true, nil
+}
+
+// Unembedded implements loom.VectorStore.
+func (s *Store) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, int64, error) {
+	var mark, top int64
+	if err := s.pool.QueryRow(ctx, `SELECT mark, (SELECT coalesce(max(id), 0) FROM bodies) FROM vector_state`).Scan(&mark, &top); err != nil {
+		return nil, 0, fmt.Errorf("vectors: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, substr(content, 1, $1) FROM bodies b
+		WHERE id > $2 AND content <> '' AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.body_id = b.id)
+		ORDER BY id LIMIT $3`, maxChars, mark, n)
+	if err != nil {
+		return nil, 0, fmt.Errorf("vectors: %w", err)
+	}
+	chunks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.Chunk, error) {
+		var c loom.Chunk
+		err := r.Scan(&c.ID, &c.Text)
+		return c, err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("vectors: %w", err)
+	}
+	if len(chunks) == n {
+		return chunks, chunks[len(chunks)-1].ID, nil
+	}
+	upTo := max(top, mark)
+	if len(chunks) > 0 {
+		upTo = max(upTo, chunks[len(chunks)-1].ID)
+	}
+	return chunks, upTo, nil
+}
+
+// PutVectors implements loom.VectorStore.
+func (s *Store) PutVectors(ctx context.Context, model string, upTo int64, vecs []loom.Vector) error {
+	return s.withTx(ctx, func(tx pgx.Tx) error {
+		var cur string
+		if err := tx.QueryRow(ctx, `SELECT model FROM vector_state FOR UPDATE`).Scan(&cur); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
+		if cur != model {
+			return loom.Errorf(loom.EINVALID, "vectors: the store's vectors are now of model %q, not %q", cur, model)
+		}
+		ids := make([]int64, len(vecs))
+		data := make([][]byte, len(vecs))
+		for i, v := range vecs {
+			ids[i], data[i] = v.ID, v.Data
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO vectors (body_id, vec)
+			SELECT u.id, u.vec FROM unnest($1::bigint[], $2::bytea[]) AS u(id, vec)
+			WHERE EXISTS (SELECT 1 FROM bodies WHERE id = u.id)
+			ON CONFLICT (body_id) DO UPDATE SET vec = excluded.vec`, ids, data); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
+		_, err := tx.Exec(ctx, `UPDATE vector_state SET mark = greatest(mark, $1)`, upTo)
+		return err
+	})
+}
+
+// Vectors implements loom.VectorStore.
+func (s *Store) Vectors(ctx context.Context, fn func(loom.Vector) error) (string, error) {
+	var model string
+	if err := s.pool.QueryRow(ctx, `SELECT model FROM vector_state`).Scan(&model); err != nil {
+		return "", fmt.Errorf("vectors: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT body_id, vec FROM vectors`)
+	if err != nil {
+		return "", fmt.Errorf("vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v loom.Vector
+		if err := rows.Scan(&v.ID, &v.Data); err != nil {
+			return "", fmt.Errorf("vectors: %w", err)
+		}
+		if err := fn(v); err != nil {
+			return "", err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("vectors: %w", err)
+	}
+	return model, nil
+}
+
+// VectorHits implements loom.VectorStore.
+func (s *Store) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64, scores []float64) ([]loom.SearchHit, error) {
+	if len(ids) == 0 || !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
+		return nil, nil
+	}
+	c := query.New(dialect)
+	in := c.SQL("?::bigint[]", ids)
+	c.Search(q)
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id, s.title, coalesce(s.key, ''), substr(c.content, 1, %d)
+		FROM (SELECT b.id, b.content FROM bodies b WHERE b.id = ANY(%s)) c
+		%s
+		WHERE %s`, snippet.MaxText+1, in, lookup, c.String()), c.Args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	byBody := map[int64][]loom.SearchHit{}
+	texts := map[int64]string{}
+	for rows.Next() {
+		var h loom.SearchHit
+		var body int64
+		var text string
+		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &body, &h.SessionTitle, &h.SessionKey, &text); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		h.CreatedAt = utc(h.CreatedAt)
+		byBody[body] = append(byBody[body], h)
+		texts[body] = text
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	hits, bodies := sqlstore.VectorOrder(ids, scores, byBody, q.Limit)
+	m := snippet.NewMatcher(q.Text)
+	start, end := q.Marks()
+	for i := range hits {
+		hits[i].Snippet = m.MakeWindow(snippet.Prefix(texts[bodies[i]]), start, end)
+	}
+	return hits, nil
+}
+
+// VectorStatus implements loom.VectorStore.
+func (s *Store) VectorStatus(ctx context.Context) (loom.VectorStatus, error) {
+	var st loom.VectorStatus
+	err := s.pool.QueryRow(ctx, `SELECT model, (SELECT count(*) FROM vectors),
+		(SELECT count(*) FROM bodies b WHERE content <> '' AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.body_id = b.id))
+		FROM vector_state`).Scan(&st.Model, &st.Vectors, &st.Pending)
+	if err != nil {
+		return st, fmt.Errorf("vectors: %w", err)
+	}
+	return st, nil
+}
