@@ -113,31 +113,8 @@ func TestImportRealPi(t *testing.T) {
 	}
 
 	// --watch imports a turn a later pi run appends.
-	reports := fx.watchImports(t, piim.Tool)
-	if rep, ok := <-reports; !ok {
-		t.Fatal("--watch printed no first report")
-	} else if tr := toolReport(t, rep, piim.Tool); tr.MessagesAdded != 0 {
-		t.Errorf("--watch's first run added %d messages", tr.MessagesAdded)
-	}
 	sc.on("A third turn while watched?", say("", "Watched and answered.", usage(2500, 0, 3, 0)))
-	pi("-p", "--continue", "A third turn while watched?")
-	written := time.Now()
-	for added := 0; added < 2; {
-		rep, ok := <-reports
-		if !ok {
-			t.Fatal("--watch ended")
-		}
-		added += toolReport(t, rep, piim.Tool).MessagesAdded
-	}
-	t.Logf("--watch imported the appended turn %s after pi exited", time.Since(written).Round(time.Millisecond))
-	if d := time.Since(written); d > time.Second {
-		t.Errorf("--watch imported the appended turn %s after pi exited, want within a second", d)
-	}
-	st := fx.openStore(t)
-	hits, err := st.Search(t.Context(), loom.SearchQuery{Text: "Watched and answered", UserID: "local"})
-	if err != nil || len(hits) != 1 {
-		t.Errorf("the watched turn's reply: hits %v, err %v", hits, err)
-	}
+	checkWatched(t, fx, piim.Tool, func() { pi("-p", "--continue", "A third turn while watched?") }, "Watched and answered")
 
 	// `pi --fork ID` copies a session into a new file that goes on on
 	// its own: a fork of the session, at the turns it copied.

@@ -185,7 +185,7 @@ func (m *sourceMessage) assistant(res *importer.Result) *loom.Message {
 	if steps.APICalls > 0 {
 		msg.Usage = steps
 	} else if m.Info.Tokens != nil {
-		msg.Usage = usage(m.Info.Tokens)
+		msg.Usage = usage(m.Info.Tokens, m.Info.Cost)
 		if !msg.Usage.IsZero() {
 			msg.Usage.APICalls = 1
 		}
@@ -221,7 +221,7 @@ func (p *sourcePart) parts(res *importer.Result) []loom.Part {
 	case "step-finish":
 		u := loom.Usage{APICalls: 1}
 		if in.Tokens != nil {
-			u = usage(in.Tokens)
+			u = usage(in.Tokens, in.Cost)
 			u.APICalls = 1
 		}
 		return []loom.Part{{ID: p.ID, Type: loom.PartStepFinish, Usage: &u}}
@@ -331,12 +331,14 @@ func filePart(id string, in *partInfo) loom.Part {
 	return p
 }
 
-// usage maps opencode's token counts; opencode's input excludes cached
-// tokens, as loom's does.
-func usage(t *tokens) loom.Usage {
+// usage maps opencode's token counts and cost. opencode's input
+// excludes cached tokens, as loom's does; its output excludes the
+// reasoning tokens it counts apart, which loom's includes.
+func usage(t *tokens, cost float64) loom.Usage {
 	return loom.Usage{
 		InputTokens:      count(t.Input),
-		OutputTokens:     count(t.Output),
+		OutputTokens:     count(t.Output) + count(t.Reasoning),
+		CostUSD:          dollars(cost),
 		ReasoningTokens:  count(t.Reasoning),
 		CacheReadTokens:  count(t.Cache.Read),
 		CacheWriteTokens: count(t.Cache.Write),

@@ -40,7 +40,10 @@ type messageInfo struct {
 	ProviderID string          `json:"providerID"`
 	Error      json.RawMessage `json:"error"`
 	Tokens     *tokens         `json:"tokens"`
-	Path       struct {
+	// Cost is the message's cost in US dollars, by the prices opencode
+	// knows for the model (of models.dev, or a provider's config).
+	Cost float64 `json:"cost"`
+	Path struct {
 		Cwd string `json:"cwd"`
 	} `json:"path"`
 }
@@ -78,6 +81,7 @@ type partInfo struct {
 
 	// step-finish
 	Tokens *tokens `json:"tokens"`
+	Cost   float64 `json:"cost"`
 }
 
 // toolState is a tool part's state: pending, running, completed or
@@ -137,4 +141,13 @@ func count(f float64) int64 {
 		return 0
 	}
 	return int64(f)
+}
+
+// dollars is a cost read from a file: a finite amount not below zero,
+// else none.
+func dollars(f float64) float64 {
+	if !(f > 0 && f < 1e12) {
+		return 0
+	}
+	return f
 }

@@ -35,6 +35,17 @@ var (
 	Continue = Package{"@continuedev/cli", "1.5.47", "cn"}
 	// Pi is the Pi coding agent, pi.
 	Pi = Package{"@mariozechner/pi-coding-agent", "0.73.1", "pi"}
+	// Opencode is opencode; it speaks the OpenAI Chat Completions API
+	// of a custom provider in its config.
+	Opencode = Package{"opencode-ai", "1.18.33", "opencode"}
+	// Kilo is Kilo Code's CLI, a fork of opencode. Its releases after
+	// 7.7.7 lacked a linux-x64 binary package when this was written.
+	Kilo = Package{"@kilocode/cli", "7.7.7", "kilo"}
+	// Droid is Factory's droid; it speaks the OpenAI Chat Completions
+	// API of a custom model in ~/.factory/settings.json.
+	Droid = Package{"droid", "0.215.0", "droid"}
+	// Cline is Cline's CLI, cline.
+	Cline = Package{"cline", "3.0.65", "cline"}
 )
 
 var installMu sync.Mutex
