@@ -13,6 +13,7 @@ import (
 	_ "github.com/loomhq/loom/importer/claudecode"
 	_ "github.com/loomhq/loom/importer/codex"
 	_ "github.com/loomhq/loom/importer/continuedev"
+	_ "github.com/loomhq/loom/importer/droid"
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/opencode"

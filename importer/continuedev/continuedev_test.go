@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -21,34 +20,11 @@ const (
 
 var fixture = filepath.Join("testdata", "sessions")
 
-// readAll reads every bundle under root.
-func readAll(t testing.TB, root string) *importer.Result {
-	t.Helper()
-	bs, err := Format{}.Bundles(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := &importer.Result{Skipped: map[string]int{}}
-	for _, b := range bs {
-		res, err := Format{}.Read(context.Background(), b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		importertest.Check(t, res)
-		all.Sessions = append(all.Sessions, res.Sessions...)
-		all.Problems = append(all.Problems, res.Problems...)
-		for k, v := range res.Skipped {
-			all.Skipped[k] += v
-		}
-	}
-	return all
-}
-
 // The extension's form: no message ids, a file:// workspace, context
 // items, a thinking message, the single toolCallState of older versions,
 // reasoning on a reply.
 func TestReadExtensionSession(t *testing.T) {
-	res := readAll(t, fixture)
+	res := importertest.ReadRoot(t, Format{}, fixture)
 	s := importertest.Session(t, res, guiID)
 	if s.Title != "Explain the retry loop" || s.Cwd != filepath.FromSlash("/home/u/proj") || s.Model != "Claude 3.7 Sonnet" {
 		t.Errorf("session %+v", s)
@@ -84,7 +60,7 @@ func TestReadExtensionSession(t *testing.T) {
 // messages after the call's states, a compaction's summary, a call still
 // running.
 func TestReadCLISession(t *testing.T) {
-	res := readAll(t, fixture)
+	res := importertest.ReadRoot(t, Format{}, fixture)
 	s := importertest.Session(t, res, cliID)
 	if s.Title != "" || s.Cwd != "/home/u/cli-proj" {
 		t.Errorf("session %+v: the default title is none", s)

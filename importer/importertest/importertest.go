@@ -197,3 +197,30 @@ func ReadFile(t testing.TB, f importer.Format, path string) *importer.Result {
 	CheckValidOf(t, f.Tool(), res)
 	return res
 }
+
+// ReadRoot reads every bundle f finds under root, failing the test when
+// one cannot be read, checks each result (CheckValidOf), and returns
+// them merged: sessions and problems in the order read, skipped counts
+// added up. It checks that each result is what loom can store (Check);
+// CheckValidOf of the merged result checks more.
+func ReadRoot(t testing.TB, f importer.Format, root string) *importer.Result {
+	t.Helper()
+	bs, err := f.Bundles(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := &importer.Result{Skipped: map[string]int{}}
+	for _, b := range bs {
+		res, err := f.Read(context.Background(), b)
+		if err != nil {
+			t.Fatalf("Read(%s): %v", b.Name(), err)
+		}
+		Check(t, res)
+		all.Sessions = append(all.Sessions, res.Sessions...)
+		all.Problems = append(all.Problems, res.Problems...)
+		for k, n := range res.Skipped {
+			all.Skipped[k] += n
+		}
+	}
+	return all
+}

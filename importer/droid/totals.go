@@ -1,0 +1,59 @@
+package droid
+
+import (
+	"encoding/json"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+// settings is what the reader uses of <id>.settings.json: the
+// session's token totals. droid records no usage per reply.
+type settings struct {
+	TokenUsage *struct {
+		Input      float64 `json:"inputTokens"`
+		Output     float64 `json:"outputTokens"`
+		CacheWrite float64 `json:"cacheCreationTokens"`
+		CacheRead  float64 `json:"cacheReadTokens"`
+		Thinking   float64 `json:"thinkingTokens"`
+	} `json:"tokenUsage"`
+}
+
+// totals puts the session's token totals, read from the settings file
+// at path, on its last reply, the only place loom can keep a session's
+// usage that no reply has of its own. A settings file that cannot be
+// read is a problem; the session is kept without usage.
+func totals(res *importer.Result, path string) {
+	f, _, err := importer.Open(path, importer.MaxDocument)
+	if err != nil {
+		res.Problemf(path, 0, err.Error())
+		return
+	}
+	defer f.Close()
+	var st settings
+	if err := json.NewDecoder(f).Decode(&st); err != nil {
+		res.Problemf(path, 0, "not droid's session settings: "+importer.Excerpt(err.Error()))
+		return
+	}
+	u := st.TokenUsage
+	if u == nil {
+		return
+	}
+	msgs := res.Sessions[0].Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == loom.RoleAssistant {
+			msgs[i].Usage = loom.Usage{InputTokens: count(u.Input), OutputTokens: count(u.Output), ReasoningTokens: count(u.Thinking),
+				CacheReadTokens: count(u.CacheRead), CacheWriteTokens: count(u.CacheWrite)}
+			return
+		}
+	}
+}
+
+// count is a token count read from a file: a whole number within what
+// a sum cannot overflow, else none.
+func count(f float64) int64 {
+	if !(f > 0 && f < 1e15) {
+		return 0
+	}
+	return int64(f)
+}
