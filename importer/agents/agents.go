@@ -11,6 +11,7 @@ import (
 	_ "github.com/loomhq/loom/importer/chatgpt"
 	_ "github.com/loomhq/loom/importer/claudeai"
 	_ "github.com/loomhq/loom/importer/claudecode"
+	_ "github.com/loomhq/loom/importer/cline"
 	_ "github.com/loomhq/loom/importer/codex"
 	_ "github.com/loomhq/loom/importer/continuedev"
 	_ "github.com/loomhq/loom/importer/droid"

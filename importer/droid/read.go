@@ -34,18 +34,6 @@ type message struct {
 	ModelID string          `json:"modelId"`
 }
 
-type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	IsError   bool            `json:"is_error"`
-	Content   json.RawMessage `json:"content"`
-}
-
 // contextPrefix starts the id of a message droid adds before a prompt
 // for the model's sake (the tools available, reminders): not the user's.
 const contextPrefix = "context-"
@@ -55,13 +43,13 @@ type reader struct {
 	res   *importer.Result
 	s     *importer.Session
 	ids   map[string]bool
-	calls map[string]*loom.Part // tool calls by id, waiting for a result
+	calls importer.ToolCalls
 }
 
 // read reads one session file from r; mod is when it was last written,
 // the time of a message whose line has none (and of any before it).
 func read(ctx context.Context, path string, r io.Reader, mod time.Time) (*importer.Result, error) {
-	rd := &reader{path: path, res: &importer.Result{}, ids: map[string]bool{}, calls: map[string]*loom.Part{}}
+	rd := &reader{path: path, res: &importer.Result{}, ids: map[string]bool{}, calls: importer.ToolCalls{}}
 	lines, err := importer.SessionLines(ctx, path, r, rd.res, rd.line)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -142,10 +130,8 @@ func (rd *reader) message(n int, l *line) {
 		rd.res.Skip("context")
 		return
 	}
-	var blocks []block
-	if s, ok := text(m.Content); ok {
-		blocks = []block{{Type: "text", Text: s}}
-	} else if err := json.Unmarshal(m.Content, &blocks); err != nil {
+	blocks, ok := importer.ContentBlocks(m.Content)
+	if !ok {
 		rd.res.Problemf(rd.path, n, "content is neither text nor blocks")
 		return
 	}
@@ -166,41 +152,7 @@ func (rd *reader) message(n int, l *line) {
 		rd.res.Skip("role:" + importer.TypeName(m.Role))
 		return
 	}
-	for _, b := range blocks {
-		pid := id + "/" + strconv.Itoa(len(msg.Parts))
-		switch b.Type {
-		case "text":
-			if strings.TrimSpace(b.Text) != "" {
-				msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartText, Text: b.Text})
-			}
-		case "thinking":
-			if strings.TrimSpace(b.Thinking) == "" {
-				rd.res.Skip("empty-reasoning")
-				continue
-			}
-			msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartReasoning, Text: b.Thinking})
-		case "tool_use":
-			if msg.Role != loom.RoleAssistant || b.Name == "" {
-				rd.res.Problemf(rd.path, n, "tool_use outside a reply, or without a name")
-				continue
-			}
-			input := b.Input
-			if !json.Valid(input) {
-				input = nil
-			}
-			msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartTool, CallID: importer.Clip(b.ID, 256),
-				Name: importer.Clip(b.Name, 256), Status: loom.ToolRunning, Input: input})
-		case "tool_result":
-			rd.result(n, &b, at)
-		default:
-			rd.res.Skip("block:" + importer.TypeName(b.Type))
-		}
-	}
-	for i := range msg.Parts {
-		if p := &msg.Parts[i]; p.Type == loom.PartTool && p.CallID != "" {
-			rd.calls[p.CallID] = p
-		}
-	}
+	rd.calls.AddBlocks(rd.res, msg, blocks, at, func(reason string) { rd.res.Problemf(rd.path, n, reason) })
 	if len(msg.Parts) == 0 {
 		if msg.Role == loom.RoleUser {
 			// A user message of tool results only: they went to their calls.
@@ -210,46 +162,6 @@ func (rd *reader) message(n int, l *line) {
 		return
 	}
 	rd.s.Messages = append(rd.s.Messages, msg)
-}
-
-// result completes the tool call a tool_result answers.
-func (rd *reader) result(n int, b *block, at time.Time) {
-	p := rd.calls[b.ToolUseID]
-	if p == nil {
-		rd.res.Problemf(rd.path, n, "tool_result for no earlier call: "+importer.Clip(b.ToolUseID, 64))
-		return
-	}
-	delete(rd.calls, b.ToolUseID)
-	out, ok := text(b.Content)
-	if !ok {
-		var blocks []block
-		json.Unmarshal(b.Content, &blocks)
-		var parts []string
-		for _, c := range blocks {
-			if c.Type == "text" {
-				parts = append(parts, c.Text)
-			}
-		}
-		out = strings.Join(parts, "\n")
-	}
-	if !at.IsZero() {
-		p.EndedAt = &at
-	}
-	if b.IsError {
-		p.Status, p.Error = loom.ToolError, importer.Clip(out, 4000)
-		return
-	}
-	p.Status = loom.ToolCompleted
-	p.Output, _ = json.Marshal(out)
-}
-
-// text is raw as a JSON string.
-func text(raw json.RawMessage) (string, bool) {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
 }
 
 func parseTime(s string) time.Time {

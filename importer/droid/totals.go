@@ -42,18 +42,9 @@ func totals(res *importer.Result, path string) {
 	msgs := res.Sessions[0].Messages
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == loom.RoleAssistant {
-			msgs[i].Usage = loom.Usage{InputTokens: count(u.Input), OutputTokens: count(u.Output), ReasoningTokens: count(u.Thinking),
-				CacheReadTokens: count(u.CacheRead), CacheWriteTokens: count(u.CacheWrite)}
+			msgs[i].Usage = loom.Usage{InputTokens: importer.Count(u.Input), OutputTokens: importer.Count(u.Output), ReasoningTokens: importer.Count(u.Thinking),
+				CacheReadTokens: importer.Count(u.CacheRead), CacheWriteTokens: importer.Count(u.CacheWrite)}
 			return
 		}
 	}
-}
-
-// count is a token count read from a file: a whole number within what
-// a sum cannot overflow, else none.
-func count(f float64) int64 {
-	if !(f > 0 && f < 1e15) {
-		return 0
-	}
-	return int64(f)
 }

@@ -324,8 +324,8 @@ func filePart(id string, in *partInfo) loom.Part {
 			Type:  src.Type,
 			Path:  cmp.Or(src.Path, src.URI),
 			Text:  src.Text.Value,
-			Start: int(count(src.Text.Start)),
-			End:   int(count(src.Text.End)),
+			Start: int(importer.Count(src.Text.Start)),
+			End:   int(importer.Count(src.Text.End)),
 		}
 	}
 	return p
@@ -336,12 +336,12 @@ func filePart(id string, in *partInfo) loom.Part {
 // reasoning tokens it counts apart, which loom's includes.
 func usage(t *tokens, cost float64) loom.Usage {
 	return loom.Usage{
-		InputTokens:      count(t.Input),
-		OutputTokens:     count(t.Output) + count(t.Reasoning),
-		CostUSD:          dollars(cost),
-		ReasoningTokens:  count(t.Reasoning),
-		CacheReadTokens:  count(t.Cache.Read),
-		CacheWriteTokens: count(t.Cache.Write),
+		InputTokens:      importer.Count(t.Input),
+		OutputTokens:     importer.Count(t.Output) + importer.Count(t.Reasoning),
+		CostUSD:          importer.Dollars(cost),
+		ReasoningTokens:  importer.Count(t.Reasoning),
+		CacheReadTokens:  importer.Count(t.Cache.Read),
+		CacheWriteTokens: importer.Count(t.Cache.Write),
 	}
 }
 

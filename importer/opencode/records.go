@@ -134,20 +134,3 @@ func millisPtr(ms float64) *time.Time {
 	}
 	return &t
 }
-
-// count turns a token count into an int64, 0 for nonsense.
-func count(f float64) int64 {
-	if !(f > 0 && f < 1e15) {
-		return 0
-	}
-	return int64(f)
-}
-
-// dollars is a cost read from a file: a finite amount not below zero,
-// else none.
-func dollars(f float64) float64 {
-	if !(f > 0 && f < 1e12) {
-		return 0
-	}
-	return f
-}
