@@ -59,6 +59,9 @@ func TestImportRealCline(t *testing.T) {
 	// what is waited for is one word, or what the terminal echoes.
 	term.WaitForWithin(t, "Say hello", 5*time.Minute)
 	term.Send(turns.prompts[1])
+	// Enter in the same burst as the text would be taken for a pasted
+	// newline: it goes once the text is echoed.
+	term.WaitForWithin(t, turns.prompts[1], time.Minute)
 	term.Send("\r")
 	term.WaitForWithin(t, "Continued", 3*time.Minute)
 	// Ctrl+C twice leaves, with a summary of the session.

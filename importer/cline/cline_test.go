@@ -15,12 +15,15 @@ import (
 // fixture holds sessions Cline's CLI 3.0.65 wrote, run offline against a
 // fake OpenAI-compatible model (`cline auth openai --baseurl …`): a
 // prompt answered with reasoning and continued in its TUI (`cline --id
-// ID`, in a terminal), and a file read with read_files.
+// ID`, in a terminal), a file read with read_files, and a session
+// left with Ctrl+C while cline still waited on its hub, which it records
+// as an error shown to the user.
 var fixture = filepath.Join("testdata", "sessions")
 
 const (
 	turnsID = "1795589676179_a9wk5"
 	readID  = "1795590774990_ygpka"
+	leftID  = "1795592977707_g3zvq"
 )
 
 func TestRoots(t *testing.T) {
@@ -73,6 +76,12 @@ func TestReadReal(t *testing.T) {
 		t.Errorf("usage %+v", u)
 	}
 
+	left := importertest.Session(t, res, leftID)
+	if got := importertest.Roles(left); got != "user assistant user assistant system" ||
+		!strings.Contains(left.Messages[4].Text(), "disconnected before request was resolved") {
+		t.Errorf("the session left with Ctrl+C: roles %q", got)
+	}
+
 	read := importertest.Session(t, res, readID)
 	call := read.Messages[1].Parts[1]
 	if call.Type != loom.PartTool || call.Name != "read_files" || call.Status != loom.ToolCompleted ||
@@ -104,7 +113,8 @@ func TestMalformed(t *testing.T) {
 		{"id": "u", "role": "user", "content": "plain text", "ts": 1795589678968},
 		{"id": "a", "role": "assistant", "content": [{"type": "tool_use", "id": "c", "name": "run_commands", "input": {}}, {"type": "image"}]},
 		{"id": "r", "role": "user", "content": [{"type": "tool_result", "tool_use_id": "other", "content": "x"}]},
-		{"id": "t", "role": "tool", "content": []}]}`)
+		{"id": "t", "role": "tool", "content": []},
+		{"id": "error_1", "role": "assistant", "content": [{"type": "text", "text": "Capability owner client disconnected before request was resolved."}], "metadata": {"displayOnly": true, "displayRole": "error"}}]}`)
 	rec := write("s.json", `{"session_id": "s", "parent_session_id": "p", "is_subagent": true, "metadata": {"title": "A sub-agent"}}`)
 	res, err = (Format{}).Read(context.Background(), importer.Bundle{Files: []string{msgs, rec}})
 	if err != nil {
@@ -115,7 +125,7 @@ func TestMalformed(t *testing.T) {
 		t.Errorf("problems %v, skipped %v", res.Problems, res.Skipped)
 	}
 	s := res.Sessions[0]
-	if s.Kind != loom.KindSubagent || s.ParentSourceID != "p" || s.Title != "A sub-agent" || importertest.Roles(s) != "user assistant" {
+	if s.Kind != loom.KindSubagent || s.ParentSourceID != "p" || s.Title != "A sub-agent" || importertest.Roles(s) != "user assistant system" {
 		t.Errorf("session %+v", s)
 	}
 }

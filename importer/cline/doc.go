@@ -27,6 +27,9 @@
 //     tool calls, each completed by the tool_result that answers it:
 //     text as text, the list of results cline's own tools return (a
 //     query, its result, whether it succeeded) as that JSON.
+//   - What cline shows but never sends the model (a message marked
+//     displayOnly: an error it met, such as a request cut short when
+//     the user left) as a system message.
 //   - Each reply's tokens and cost (its metrics): cline's input count
 //     holds the cached tokens, loom's does not, so they are taken out.
 //

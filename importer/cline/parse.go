@@ -44,10 +44,16 @@ type messagesFile struct {
 }
 
 type message struct {
-	ID        string          `json:"id"`
-	Role      string          `json:"role"`
-	Content   json.RawMessage `json:"content"`
-	TS        float64         `json:"ts"`
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	TS      float64         `json:"ts"`
+	// Metadata marks what cline shows but never sends the model (an
+	// error it met: displayOnly, displayRole "error").
+	Metadata struct {
+		DisplayOnly bool   `json:"displayOnly"`
+		DisplayRole string `json:"displayRole"`
+	} `json:"metadata"`
 	ModelInfo struct {
 		ID       string `json:"id"`
 		Provider string `json:"provider"`
@@ -140,10 +146,13 @@ func (p *parser) message(i int, raw json.RawMessage) *loom.Message {
 	}
 	p.ids[id] = true
 	msg := &loom.Message{ID: id, CreatedAt: millis(m.TS)}
-	switch m.Role {
-	case "user":
+	switch {
+	case m.Metadata.DisplayOnly:
+		// Shown to the user, never sent to the model: a system message.
+		msg.Role = loom.RoleSystem
+	case m.Role == "user":
 		msg.Role = loom.RoleUser
-	case "assistant":
+	case m.Role == "assistant":
 		msg.Role = loom.RoleAssistant
 		msg.Model, msg.Provider = importer.Clip(m.ModelInfo.ID, 256), importer.Clip(m.ModelInfo.Provider, 64)
 		if u := m.Metrics; u != nil {
