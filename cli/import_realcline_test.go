@@ -2,11 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -118,8 +118,11 @@ func stopClineHub(t *testing.T, home string) {
 	var hub struct {
 		PID int `json:"pid"`
 	}
-	if json.Unmarshal(data, &hub) == nil && hub.PID > 1 {
-		if err := syscall.Kill(hub.PID, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+	if json.Unmarshal(data, &hub) != nil || hub.PID <= 1 {
+		return
+	}
+	if p, err := os.FindProcess(hub.PID); err == nil {
+		if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			t.Logf("stopping Cline's hub daemon %d: %v", hub.PID, err)
 		}
 	}
