@@ -106,7 +106,14 @@ func lastJSON(req providertest.Request, key string) string {
 // runAgent runs an agent like agentclitest.Run, with stdin as its input.
 func runAgent(t *testing.T, dir string, env []string, stdin, bin string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	return runAgentWithin(t, cliTimeout, dir, env, stdin, bin, args...)
+}
+
+// runAgentWithin is runAgent for an agent that may take longer than
+// cliTimeout: timeout.
+func runAgentWithin(t *testing.T, timeout time.Duration, dir string, env []string, stdin, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
@@ -248,6 +255,37 @@ func checkFlow(t *testing.T, w *flowWant, s *loom.Session, msgs []*loom.Message,
 		return
 	}
 	checkFlow(t, w.sub, child, messages(child.ID), byID, messages)
+}
+
+// checkWatched starts `loom session import --from tool --watch`, runs
+// grow (a run of the agent that appends a turn, or writes a session,
+// whose reply says reply) once the first report is in, and checks that
+// the watch imports the two messages within a second of the run's end.
+func checkWatched(t *testing.T, fx *fixture, tool string, grow func(), reply string) {
+	t.Helper()
+	reports := fx.watchImports(t, tool)
+	if rep, ok := <-reports; !ok {
+		t.Fatal("--watch printed no first report")
+	} else if tr := toolReport(t, rep, tool); tr.MessagesAdded != 0 {
+		t.Errorf("--watch's first run added %d messages", tr.MessagesAdded)
+	}
+	grow()
+	written := time.Now()
+	for added := 0; added < 2; {
+		rep, ok := <-reports
+		if !ok {
+			t.Fatal("--watch ended")
+		}
+		added += toolReport(t, rep, tool).MessagesAdded
+	}
+	t.Logf("--watch imported the new turn %s after the agent exited", time.Since(written).Round(time.Millisecond))
+	if d := time.Since(written); d > time.Second {
+		t.Errorf("--watch imported the new turn %s after the agent exited, want within a second", d)
+	}
+	hits, err := fx.openStore(t).Search(t.Context(), loom.SearchQuery{Text: reply, UserID: "local"})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("the watched turn's reply: hits %v, err %v", hits, err)
+	}
 }
 
 // sessionIDIn is the first UUID in an agent's output after label.

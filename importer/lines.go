@@ -99,3 +99,21 @@ func (r *Result) DecodeLine(path string, n int, line []byte, v any) bool {
 	}
 	return true
 }
+
+// SessionLines calls fn with each line of r that is not blank, trimmed
+// of surrounding space, and its number, as Lines reads them; a line over
+// MaxLine is a problem of res at path. It returns how many lines fn was
+// given, and the error that stopped the reading, if any.
+func SessionLines(ctx context.Context, path string, r io.Reader, res *Result, fn func(n int, line []byte)) (int, error) {
+	lines := 0
+	err := Lines(ctx, r, func(n int, b []byte) error {
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			return nil
+		}
+		lines++
+		fn(n, b)
+		return nil
+	}, res.TooLong(path))
+	return lines, err
+}

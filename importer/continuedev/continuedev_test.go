@@ -31,7 +31,7 @@ func readAll(t testing.TB, root string) *importer.Result {
 // items, a thinking message, the single toolCallState of older versions,
 // reasoning on a reply.
 func TestReadExtensionSession(t *testing.T) {
-	res := readAll(t, fixture)
+	res := importertest.ReadAll(t, Format{}, fixture)
 	s := importertest.Session(t, res, guiID)
 	if s.Title != "Explain the retry loop" || s.Cwd != filepath.FromSlash("/home/u/proj") || s.Model != "Claude 3.7 Sonnet" {
 		t.Errorf("session %+v", s)
@@ -67,7 +67,7 @@ func TestReadExtensionSession(t *testing.T) {
 // messages after the call's states, a compaction's summary, a call still
 // running.
 func TestReadCLISession(t *testing.T) {
-	res := readAll(t, fixture)
+	res := importertest.ReadAll(t, Format{}, fixture)
 	s := importertest.Session(t, res, cliID)
 	if s.Title != "" || s.Cwd != "/home/u/cli-proj" {
 		t.Errorf("session %+v: the default title is none", s)

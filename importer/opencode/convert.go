@@ -185,7 +185,7 @@ func (m *sourceMessage) assistant(res *importer.Result) *loom.Message {
 	if steps.APICalls > 0 {
 		msg.Usage = steps
 	} else if m.Info.Tokens != nil {
-		msg.Usage = usage(m.Info.Tokens)
+		msg.Usage = usage(m.Info.Tokens, m.Info.Cost)
 		if !msg.Usage.IsZero() {
 			msg.Usage.APICalls = 1
 		}
@@ -221,7 +221,7 @@ func (p *sourcePart) parts(res *importer.Result) []loom.Part {
 	case "step-finish":
 		u := loom.Usage{APICalls: 1}
 		if in.Tokens != nil {
-			u = usage(in.Tokens)
+			u = usage(in.Tokens, in.Cost)
 			u.APICalls = 1
 		}
 		return []loom.Part{{ID: p.ID, Type: loom.PartStepFinish, Usage: &u}}
@@ -324,22 +324,24 @@ func filePart(id string, in *partInfo) loom.Part {
 			Type:  src.Type,
 			Path:  cmp.Or(src.Path, src.URI),
 			Text:  src.Text.Value,
-			Start: int(count(src.Text.Start)),
-			End:   int(count(src.Text.End)),
+			Start: int(importer.Tokens(src.Text.Start)),
+			End:   int(importer.Tokens(src.Text.End)),
 		}
 	}
 	return p
 }
 
-// usage maps opencode's token counts; opencode's input excludes cached
-// tokens, as loom's does.
-func usage(t *tokens) loom.Usage {
+// usage maps opencode's token counts and cost. opencode's input
+// excludes cached tokens, as loom's does; its output excludes the
+// reasoning tokens it counts apart, which loom's includes.
+func usage(t *tokens, cost float64) loom.Usage {
 	return loom.Usage{
-		InputTokens:      count(t.Input),
-		OutputTokens:     count(t.Output),
-		ReasoningTokens:  count(t.Reasoning),
-		CacheReadTokens:  count(t.Cache.Read),
-		CacheWriteTokens: count(t.Cache.Write),
+		InputTokens:      importer.Tokens(t.Input),
+		OutputTokens:     importer.Tokens(t.Output) + importer.Tokens(t.Reasoning),
+		CostUSD:          importer.Dollars(cost),
+		ReasoningTokens:  importer.Tokens(t.Reasoning),
+		CacheReadTokens:  importer.Tokens(t.Cache.Read),
+		CacheWriteTokens: importer.Tokens(t.Cache.Write),
 	}
 }
 

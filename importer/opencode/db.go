@@ -23,13 +23,15 @@ const driverName = "sqlite"
 // Sessions are read one at a time: their messages and parts are queried
 // per session, and a data column larger than maxRecord is reported
 // without being loaded.
-func readDB(ctx context.Context, path string, wal bool) (*importer.Result, error) {
-	db, err := openDB(ctx, path, wal)
+//
+// tool names the program in errors: opencode, or a fork of it.
+func readDB(ctx context.Context, tool, path string, wal bool) (*importer.Result, error) {
+	db, err := openDB(ctx, tool, path, wal)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	r := &dbReader{db: db, path: path, res: &importer.Result{}}
+	r := &dbReader{db: db, tool: tool, path: path, res: &importer.Result{}}
 	sessions, err := r.sessions(ctx)
 	if err != nil {
 		return nil, err
@@ -46,8 +48,8 @@ func readDB(ctx context.Context, path string, wal bool) (*importer.Result, error
 
 // openDB opens path read-only (see importer.OpenSQLite) and checks that
 // it is opencode's; wal is whether its header says it is in WAL mode.
-func openDB(ctx context.Context, path string, wal bool) (*sql.DB, error) {
-	return importer.OpenSQLite(ctx, Tool, path, wal, func(ctx context.Context, db *sql.DB) error {
+func openDB(ctx context.Context, tool, path string, wal bool) (*sql.DB, error) {
+	return importer.OpenSQLite(ctx, tool, path, wal, func(ctx context.Context, db *sql.DB) error {
 		n, err := importer.SQLiteTables(ctx, db, "session", "message", "part")
 		if err == nil && n != 3 {
 			err = errors.New("not an opencode database: no session, message and part tables")
@@ -56,10 +58,11 @@ func openDB(ctx context.Context, path string, wal bool) (*sql.DB, error) {
 	})
 }
 
-func dbError(path string, err error) error { return importer.SQLiteError(Tool, path, err) }
+func (r *dbReader) error(err error) error { return importer.SQLiteError(r.tool, r.path, err) }
 
 type dbReader struct {
 	db   *sql.DB
+	tool string
 	path string
 	res  *importer.Result
 }
@@ -77,7 +80,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 		return nil, err
 	}
 	if !have["id"] {
-		return nil, fmt.Errorf("opencode: %s: session table has no id column", r.path)
+		return nil, fmt.Errorf("%s: %s: session table has no id column", r.tool, r.path)
 	}
 	order := "id"
 	if have["time_created"] {
@@ -85,7 +88,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 	}
 	rows, err := r.db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, sessionColumns)+" FROM session ORDER BY "+order)
 	if err != nil {
-		return nil, dbError(r.path, err)
+		return nil, r.error(err)
 	}
 	defer rows.Close()
 	var all []*source
@@ -96,7 +99,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 			ptrs[i] = &v[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, dbError(r.path, err)
+			return nil, r.error(err)
 		}
 		src := &source{ID: asString(v[0]), File: r.path}
 		if src.ID == "" {
@@ -112,7 +115,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 		all = append(all, src)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, dbError(r.path, err)
+		return nil, r.error(err)
 	}
 	return parentsFirst(all), nil
 }
@@ -160,7 +163,7 @@ func parentsFirst(all []*source) []*source {
 func (r *dbReader) columns(ctx context.Context, table string) (map[string]bool, error) {
 	have, err := importer.SQLiteColumns(ctx, r.db, table)
 	if err != nil {
-		return nil, dbError(r.path, err)
+		return nil, r.error(err)
 	}
 	return have, nil
 }
@@ -233,13 +236,13 @@ func (r *dbReader) decode(kind string, rec record) bool {
 func (r *dbReader) records(ctx context.Context, query, session string, fn func(record)) error {
 	rows, err := r.db.QueryContext(ctx, query, maxRecord, session)
 	if err != nil {
-		return dbError(r.path, err)
+		return r.error(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id, owner, created, data, size any
 		if err := rows.Scan(&id, &owner, &created, &data, &size); err != nil {
-			return dbError(r.path, err)
+			return r.error(err)
 		}
 		rec := record{id: asString(id), owner: asString(owner), created: asFloat(created), size: int64(asFloat(size))}
 		switch d := data.(type) {
@@ -255,7 +258,7 @@ func (r *dbReader) records(ctx context.Context, query, session string, fn func(r
 		fn(rec)
 	}
 	if err := rows.Err(); err != nil {
-		return dbError(r.path, err)
+		return r.error(err)
 	}
 	return nil
 }

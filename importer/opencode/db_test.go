@@ -53,7 +53,7 @@ const migratedAt = 1762300000000
 // leaves the database in WAL mode, closed.
 func buildDB(t testing.TB, dir, schema string) string {
 	t.Helper()
-	path := filepath.Join(dir, dbName)
+	path := filepath.Join(dir, opencodeApp.db)
 	db := openWriter(t, path, "WAL")
 	defer db.Close()
 	mustExec(t, db, schema)

@@ -53,7 +53,9 @@
 //     metadata, start and end times, attached files as file parts), and
 //     step-start and step-finish parts; the message's usage is the sum
 //     of its steps' tokens (input, output, reasoning, cache read and
-//     write), its error, model, provider and times.
+//     write) and cost, its error, model, provider and times. opencode
+//     counts reasoning tokens apart from its output; loom's output
+//     holds them.
 //   - The summary of a compaction as a summary message.
 //
 // # What is skipped
@@ -77,6 +79,14 @@
 // The formats were taken from opencode's source: the storage tree as
 // written by opencode 1.0 and 1.1, and opencode.db as created by 1.2
 // (its first schema) and as later versions extend it. The tests read a
-// storage tree and databases built from it with both schemas; they are
-// not files written by opencode itself.
+// storage tree and databases built from it with both schemas, and a
+// database opencode 1.18.33 itself wrote (testdata/real-1.18.33.db).
+//
+// # Kilo Code's CLI
+//
+// Kilo (Kilo Code's CLI, 7 and later) is a fork of opencode that keeps
+// its sessions in kilo.db, in $XDG_DATA_HOME/kilo (~/.local/share/kilo),
+// a database of opencode's schema and records. Kilo, a second Format of
+// this package, reads it as opencode's, under Kilo's own name (its
+// sessions are kilo:<id>).
 package opencode

@@ -3,6 +3,7 @@ package opencode
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
@@ -69,6 +70,27 @@ func FuzzRead(f *testing.F) {
 			}
 			f.Add(bytes.Join(recs, []byte(fuzzSep)))
 		}
+	}
+	// And what opencode itself wrote: each message of the real database
+	// with its parts.
+	db, err := sql.Open(driverName, "file:"+realDB+"?mode=ro")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT m.data, group_concat(p.data, ?) FROM message m JOIN part p ON p.message_id = m.id GROUP BY m.id ORDER BY m.id", fuzzSep)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for rows.Next() {
+		var msg, parts string
+		if err := rows.Scan(&msg, &parts); err != nil {
+			f.Fatal(err)
+		}
+		f.Add([]byte(`{"title":"t"}` + fuzzSep + msg + fuzzSep + parts))
+	}
+	if err := rows.Err(); err != nil {
+		f.Fatal(err)
 	}
 	f.Add([]byte(`{"title":"t"}` + fuzzSep + `{"role":"assistant","summary":true,"error":"x"}` + fuzzSep +
 		`{"type":"tool","tool":"task","state":{"status":"completed","input":null,"output":{"a":1},"metadata":{"sessionId":"ses_c"},"attachments":[{"type":"file","source":{"type":"file","text":{"start":-1,"end":1e300}}}]}}`))
@@ -173,7 +195,7 @@ func TestCorruptDB(t *testing.T) {
 		case 2:
 			data = data[:len("SQLite format 3\x00")+r.IntN(len(data)-len("SQLite format 3\x00"))]
 		}
-		path := filepath.Join(t.TempDir(), dbName)
+		path := filepath.Join(t.TempDir(), opencodeApp.db)
 		write(t, path, data)
 		readBundles(t, []importer.Bundle{{Files: []string{path}}})
 	}

@@ -76,7 +76,7 @@ func TestDBUncommitted(t *testing.T) {
 	}
 
 	// A dead writer: the database and its hot journal as it left them.
-	crashed := filepath.Join(t.TempDir(), dbName)
+	crashed := filepath.Join(t.TempDir(), opencodeApp.db)
 	for _, suffix := range []string{"", "-journal"} {
 		raw, err := os.ReadFile(path + suffix)
 		if err != nil {
@@ -190,7 +190,7 @@ func TestDamagedDB(t *testing.T) {
 		{"pages zeroed", zeroed(page, len(good)), false},
 		{"schema damaged", zeroed(100, page), false},
 	} {
-		path := filepath.Join(t.TempDir(), dbName)
+		path := filepath.Join(t.TempDir(), opencodeApp.db)
 		if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 			t.Fatal(err)
 		}

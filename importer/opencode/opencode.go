@@ -13,38 +13,65 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// Format reads opencode's sessions: the JSON storage tree opencode kept
-// before version 1.2 and the SQLite database it keeps since.
-type Format struct{}
+// Format reads the sessions of opencode, or of a fork of opencode that
+// keeps them as opencode does (Kilo Code's CLI): the JSON storage tree
+// opencode kept before version 1.2 and the SQLite database it keeps
+// since. The zero Format is opencode's; Kilo is the fork's.
+type Format struct{ app *app }
 
 var _ importer.Format = Format{}
 
-// Names inside opencode's data directory.
-const (
-	dbName     = "opencode.db"
-	storageDir = "storage"
+// app is a program of opencode's line: its name in loom, the directory
+// of its data under the XDG data directory, and its database's name
+// there.
+type app struct{ tool, dir, db string }
+
+var (
+	opencodeApp = &app{Tool, "opencode", "opencode.db"}
+	kiloApp     = &app{KiloTool, "kilo", "kilo.db"}
 )
+
+// Kilo reads Kilo Code's CLI, a fork of opencode that keeps its sessions
+// in a database of opencode's schema, kilo.db.
+var Kilo = Format{app: kiloApp}
+
+func (f Format) a() *app {
+	if f.app == nil {
+		return opencodeApp
+	}
+	return f.app
+}
+
+// The storage tree's directory inside opencode's data directory.
+const storageDir = "storage"
 
 // Tool is opencode's name in loom: the surface of its imported sessions
 // and the TOOL of `loom session import --from TOOL`.
 const Tool = "opencode"
 
-func init() { importer.Register(Format{}) }
+// KiloTool is Kilo Code's CLI's name in loom.
+const KiloTool = "kilo"
 
-// Tool returns Tool.
-func (Format) Tool() string { return Tool }
+func init() {
+	importer.Register(Format{})
+	importer.Register(Kilo)
+}
+
+// Tool returns the program's name in loom: Tool or KiloTool.
+func (f Format) Tool() string { return f.a().tool }
 
 // Provider is "": opencode names the provider of each reply.
 func (Format) Provider() string { return "" }
 
-// Roots is opencode's data directory: $XDG_DATA_HOME/opencode, else
-// ~/.local/share/opencode (opencode uses the XDG layout on macOS too).
-func (Format) Roots(env func(string) string, home string) []string {
+// Roots is the program's data directory: $XDG_DATA_HOME/opencode, else
+// ~/.local/share/opencode (opencode uses the XDG layout on macOS too);
+// kilo in place of opencode for Kilo.
+func (f Format) Roots(env func(string) string, home string) []string {
 	dir := importer.ToolDir(env, home, "XDG_DATA_HOME", ".local", "share")
 	if dir == "" {
 		return nil
 	}
-	return []string{filepath.Join(dir, "opencode")}
+	return []string{filepath.Join(dir, f.a().dir)}
 }
 
 // Bundles finds opencode's sessions under root, which is opencode's data
@@ -64,8 +91,8 @@ func (Format) Roots(env func(string) string, home string) []string {
 //
 // Symbolic links are followed, to directories and to files alike; a
 // dangling one is passed over.
-func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := importer.StatRoot(Tool, root)
+func (f Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	fi, err := importer.StatRoot(f.Tool(), root)
 	if fi == nil {
 		return nil, err
 	}
@@ -83,7 +110,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		}
 		return nil, nil
 	}
-	db := filepath.Join(root, dbName)
+	db := filepath.Join(root, f.a().db)
 	if fi, err := os.Stat(db); err == nil && fi.Mode().IsRegular() {
 		return []importer.Bundle{dbBundle(db)}, nil
 	}
@@ -98,17 +125,17 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 
 // Read reads one bundle Bundles returned: the database, or one session
 // of the tree.
-func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name, isDB, wal, err := importer.SQLiteFile(Tool, b)
+func (f Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	name, isDB, wal, err := importer.SQLiteFile(f.Tool(), b)
 	if err != nil {
 		return nil, err
 	}
 	if isDB {
-		return readDB(ctx, name, wal)
+		return readDB(ctx, f.Tool(), name, wal)
 	}
 	if !isJSON(filepath.Base(name)) {
 		// A database damaged past its header, emptied, or not one at all.
-		return nil, fmt.Errorf("opencode: %s is not a SQLite database (damaged, or not opencode's) nor a session file of the storage tree", name)
+		return nil, fmt.Errorf("%s: %s is not a SQLite database (damaged, or not opencode's) nor a session file of the storage tree", f.Tool(), name)
 	}
 	return readTree(ctx, b, readFile)
 }

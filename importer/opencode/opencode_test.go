@@ -283,11 +283,12 @@ func checkMain(t *testing.T, s *importer.Session) {
 	equal(t, "reply created", a1.CreatedAt, at("2025-11-03T09:12:45.620Z"))
 	equal(t, "reply completed", *a1.CompletedAt, at("2025-11-03T09:13:26.620Z"))
 	// The message's own tokens are its last step's; the usage is both
-	// steps'.
-	equal(t, "reply usage", a1.Usage, loom.Usage{InputTokens: 2150 + 640, OutputTokens: 412 + 233, ReasoningTokens: 96,
-		CacheReadTokens: 11200 + 13000, CacheWriteTokens: 1800, APICalls: 2})
-	equal(t, "step usage", *a1.Parts[7].Usage, loom.Usage{InputTokens: 2150, OutputTokens: 412, ReasoningTokens: 96,
-		CacheReadTokens: 11200, CacheWriteTokens: 1800, APICalls: 1})
+	// steps'. (The costs are added at run time, as the reader adds them.)
+	steps := []float64{0.0213, 0.0154}
+	equal(t, "reply usage", a1.Usage, loom.Usage{InputTokens: 2150 + 640, OutputTokens: 412 + 96 + 233, ReasoningTokens: 96,
+		CacheReadTokens: 11200 + 13000, CacheWriteTokens: 1800, CostUSD: steps[0] + steps[1], APICalls: 2})
+	equal(t, "step usage", *a1.Parts[7].Usage, loom.Usage{InputTokens: 2150, OutputTokens: 412 + 96, ReasoningTokens: 96,
+		CacheReadTokens: 11200, CacheWriteTokens: 1800, CostUSD: 0.0213, APICalls: 1})
 	if !strings.HasPrefix(a1.Parts[1].Text, "The user reports an infinite redirect") {
 		t.Errorf("reasoning %q", a1.Parts[1].Text)
 	}
@@ -315,7 +316,7 @@ func checkMain(t *testing.T, s *importer.Session) {
 	if !strings.HasPrefix(sum.Text(), "## Goal\nFix the infinite redirect after login.") {
 		t.Errorf("summary %q", sum.Text())
 	}
-	equal(t, "summary usage", sum.Usage, loom.Usage{InputTokens: 18000, OutputTokens: 310, APICalls: 1, Compactions: 1})
+	equal(t, "summary usage", sum.Usage, loom.Usage{InputTokens: 18000, OutputTokens: 310, CostUSD: 0.0402, APICalls: 1, Compactions: 1})
 	equal(t, "continue", importertest.Message(t, s, "msg_a490d7dcc000ZZ810pkf6Xlx8R").Text(),
 		"Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.")
 	equal(t, "mention", importertest.Message(t, s, "msg_a491208b0000GYQr83wlMvTgbq").Text(), "@explore where are the auth tests? Add a regression test for the loop.")
@@ -340,7 +341,7 @@ func checkChild(t *testing.T, s *importer.Session) {
 	equal(t, "child roles", roles(s), map[string]int{"user": 1, "assistant": 1})
 	equal(t, "child tools", tools(s), []string{"grep:completed"})
 	equal(t, "child prompt", s.Messages[0].Text(), "Find every place that calls redirect() with a /login target and report file and line.")
-	equal(t, "child usage", s.Messages[1].Usage, loom.Usage{InputTokens: 1050, OutputTokens: 82, CacheReadTokens: 8900, APICalls: 2})
+	equal(t, "child usage", s.Messages[1].Usage, loom.Usage{InputTokens: 1050, OutputTokens: 82, CacheReadTokens: 8900, CostUSD: 0.0011 + 0.0007, APICalls: 2})
 }
 
 func checkArchived(t *testing.T, s *importer.Session) {
@@ -351,7 +352,7 @@ func checkArchived(t *testing.T, s *importer.Session) {
 	equal(t, "archived tools", tools(s), []string(nil))
 	equal(t, "archived reply", partTypes(s.Messages[1]), []string{"step-start", "text", "step-finish"})
 	equal(t, "archived reply text", s.Messages[1].Text(), "It runs tsc and then bundles src/ with esbuild into dist/.")
-	equal(t, "archived usage", s.Messages[1].Usage, loom.Usage{InputTokens: 3000, OutputTokens: 40, ReasoningTokens: 12, APICalls: 1})
+	equal(t, "archived usage", s.Messages[1].Usage, loom.Usage{InputTokens: 3000, OutputTokens: 40 + 12, ReasoningTokens: 12, CostUSD: 0.0009, APICalls: 1})
 }
 
 // TestReadDB reads databases built from the fixture tree, with the

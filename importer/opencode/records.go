@@ -40,7 +40,10 @@ type messageInfo struct {
 	ProviderID string          `json:"providerID"`
 	Error      json.RawMessage `json:"error"`
 	Tokens     *tokens         `json:"tokens"`
-	Path       struct {
+	// Cost is the message's cost in US dollars, by the prices opencode
+	// knows for the model (of models.dev, or a provider's config).
+	Cost float64 `json:"cost"`
+	Path struct {
 		Cwd string `json:"cwd"`
 	} `json:"path"`
 }
@@ -78,6 +81,7 @@ type partInfo struct {
 
 	// step-finish
 	Tokens *tokens `json:"tokens"`
+	Cost   float64 `json:"cost"`
 }
 
 // toolState is a tool part's state: pending, running, completed or
@@ -129,12 +133,4 @@ func millisPtr(ms float64) *time.Time {
 		return nil
 	}
 	return &t
-}
-
-// count turns a token count into an int64, 0 for nonsense.
-func count(f float64) int64 {
-	if !(f > 0 && f < 1e15) {
-		return 0
-	}
-	return int64(f)
 }

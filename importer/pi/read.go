@@ -1,7 +1,6 @@
 package pi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,16 +132,7 @@ type reader struct {
 // read reads one session file from r.
 func read(ctx context.Context, path string, r io.Reader) (*importer.Result, error) {
 	rd := &reader{path: path, res: &importer.Result{}, byID: map[string]int{}}
-	lines := 0
-	err := importer.Lines(ctx, r, func(n int, b []byte) error {
-		b = bytes.TrimSpace(b)
-		if len(b) == 0 {
-			return nil
-		}
-		lines++
-		rd.line(n, b)
-		return nil
-	}, rd.res.TooLong(path))
+	lines, err := importer.SessionLines(ctx, path, r, rd.res, rd.line)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

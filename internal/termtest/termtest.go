@@ -114,7 +114,14 @@ func (p *Term) Screen() string {
 // WaitFor waits until the program has written want (escapes aside).
 func (p *Term) WaitFor(t testing.TB, want string) {
 	t.Helper()
-	deadline := time.Now().Add(Timeout)
+	p.WaitForWithin(t, want, Timeout)
+}
+
+// WaitForWithin is WaitFor for a program that may take up to d: one
+// that starts slowly, or waits on a model.
+func (p *Term) WaitForWithin(t testing.TB, want string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !strings.Contains(p.Output(), want) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %q; the terminal shows:\n%s", want, p.Output())

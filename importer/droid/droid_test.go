@@ -1,0 +1,120 @@
+package droid
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// fixture holds sessions droid 0.215.0 wrote, run offline with `droid
+// exec` against a fake OpenAI-compatible model (a custom model of
+// ~/.factory/settings.json): a prompt answered with reasoning, a file
+// read, and a session started on stream-json input that ended before
+// its first prompt.
+const fixture = "testdata"
+
+const (
+	plainID = "82240ba9-d3a0-4a6b-9ab0-ca733fd959e7"
+	readID  = "f68ec026-c6d5-4d4d-a963-119e9e46ef04"
+	emptyID = "022dc6a6-9511-417d-bc15-686a8bef0a3c"
+)
+
+func TestRoots(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	if got := (Format{}).Roots(env(""), "/home/u"); len(got) != 1 || got[0] != filepath.FromSlash("/home/u/.factory/sessions") {
+		t.Errorf("roots %v", got)
+	}
+	if got := (Format{}).Roots(env("/elsewhere"), "/home/u"); len(got) != 1 || got[0] != filepath.FromSlash("/elsewhere/.factory/sessions") {
+		t.Errorf("roots with %s: %v", EnvHome, got)
+	}
+}
+
+// TestReadReal: what droid wrote reads with each prompt, reply,
+// reasoning block and tool call once, in order, the call with its
+// result, and the session's token totals on its last reply; the context
+// droid adds before a prompt is no prompt.
+func TestReadReal(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, fixture)
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Problems) != 0 {
+		t.Errorf("problems %v", res.Problems)
+	}
+	if res.Skipped["context"] != 2 || res.Skipped["empty-session"] != 1 || res.Skipped["agent_turn_outcome"] != 2 {
+		t.Errorf("skipped %v", res.Skipped)
+	}
+	if len(res.Sessions) != 2 {
+		t.Fatalf("%d sessions, want 2", len(res.Sessions))
+	}
+	plain := importertest.Session(t, res, plainID)
+	if plain.Title != "Say hello in one line." || plain.Cwd != "/tmp/npmb/dwork" || plain.Model != "custom:Fake-0" {
+		t.Errorf("plain: title %q, cwd %q, model %q", plain.Title, plain.Cwd, plain.Model)
+	}
+	if got := importertest.Roles(plain); got != "user assistant" {
+		t.Errorf("plain roles %q", got)
+	}
+	reply := plain.Messages[1]
+	if len(reply.Parts) != 2 || reply.Parts[0].Type != loom.PartReasoning || reply.Parts[0].Text != "A greeting." || reply.Parts[1].Text != "Hello there." {
+		t.Errorf("plain reply %+v", reply.Parts)
+	}
+	// The fake sent 1000 tokens in, 200 of them cached, and 15 out.
+	if want := (loom.Usage{InputTokens: 800, CacheReadTokens: 200, OutputTokens: 15}); reply.Usage != want {
+		t.Errorf("plain usage %+v, want %+v", reply.Usage, want)
+	}
+
+	read := importertest.Session(t, res, readID)
+	if got := importertest.Roles(read); got != "user assistant assistant" {
+		t.Errorf("read roles %q", got)
+	}
+	call := read.Messages[1].Parts[1]
+	if call.Type != loom.PartTool || call.Name != "Read" || call.Status != loom.ToolCompleted || string(call.Output) != `"alpha\nbeta\n"` ||
+		!strings.Contains(string(call.Input), "notes.txt") {
+		t.Errorf("the read %+v", call)
+	}
+	if read.Messages[1].Usage != (loom.Usage{}) || read.Messages[2].Usage != (loom.Usage{InputTokens: 1300 + 1400, OutputTokens: 40 + 9}) {
+		t.Errorf("read usage %+v, %+v", read.Messages[1].Usage, read.Messages[2].Usage)
+	}
+}
+
+// TestMalformed: bad lines are problems with their line numbers, and
+// the rest of the file is read; a file with no session_start is not
+// droid's; a tool call left without a result stays running, for the
+// importer to mark.
+func TestMalformed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	data := `{"type":"session_start","id":"s1","title":"New Session","cwd":"/w"}
+not json
+{"type":"message","id":"u1","message":{"role":"user","content":"hi"}}
+{"type":"message","id":"a1","message":{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Execute","input":{"command":"ls"}},{"type":"mystery"}]}}
+{"type":"message","id":"r1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"nope","content":"x"}]}}
+{"type":"message","id":"a2","message":{"role":"tool","content":[]}}
+{"type":"message","id":"a3","message":{"role":"assistant","content":5}}
+`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := importertest.ReadFile(t, Format{}, path)
+	if len(res.Problems) != 3 || res.Problems[0].Line != 2 || res.Problems[1].Line != 5 || res.Problems[2].Line != 7 {
+		t.Errorf("problems %v", res.Problems)
+	}
+	if res.Skipped["block:mystery"] != 1 || res.Skipped["role:tool"] != 1 {
+		t.Errorf("skipped %v", res.Skipped)
+	}
+	s := res.Sessions[0]
+	if s.Title != "" || importertest.Roles(s) != "user assistant" || s.Messages[1].Parts[0].Status != loom.ToolRunning {
+		t.Errorf("session %+v", s)
+	}
+
+	if err := os.WriteFile(path, []byte(`{"type":"message"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), "not a droid session file") {
+		t.Errorf("no session_start: %v", err)
+	}
+}
