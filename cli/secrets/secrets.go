@@ -35,6 +35,9 @@ Exports in markdown and html, hand-off and the MCP read tools redact
 secrets on the way out by default; these commands act on the store itself.
 Rules, allow-list and redaction as sessions are written are set in
 config.toml's [secrets]. See docs/security.md.`,
+		Example: `  loom secrets scan
+  loom secrets scan --json | jq '.sessions[].rules'
+  loom secrets redact --dry-run`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newCmdScan(f), newCmdRedact(f))
