@@ -22,7 +22,8 @@ var _ handoff.Writer = Format{}
 // tool.execution_complete; shell commands become bash calls and file
 // reads view calls, and a session imported from Copilot CLI keeps its
 // calls as they were; any other tool call is told as text. Reasoning is
-// kept as the reply's reasoningText. Copilot CLI needs neither its
+// kept as the reply's reasoningText (which Copilot CLI does not send
+// back to its model). Copilot CLI needs neither its
 // workspace.yaml nor a row in its session-store.db index to resume it.
 func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
 	base, err := importer.HandoffDir(Tool, h, EnvHome, ".copilot")
