@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
+	copilotim "github.com/loomhq/loom/importer/copilot"
 	"github.com/loomhq/loom/importer/gemini"
 	piim "github.com/loomhq/loom/importer/pi"
 	qwenim "github.com/loomhq/loom/importer/qwen"
@@ -280,6 +281,21 @@ var realAgents = []realAgent{{
 	args: func(id, prompt string) []string {
 		return []string{"--auth-type", "openai", "--resume", id, prompt}
 	},
+}, {
+	pkg: agentclitest.Copilot, tool: copilotim.Tool, sample: "../importer/copilot/testdata/session-state/e077fa0d-a491-487d-aa99-2b8a8f52d9a4/events.jsonl",
+	start: func(t *testing.T, home string) (requester, []string, string, string) {
+		srv := openaitest.NewServer()
+		t.Cleanup(srv.Close)
+		// Offline, with a provider of the user's own: no login. A prompt
+		// window that holds the long session whole: Copilot CLI leaves
+		// the oldest messages out of a history past it (128,000 tokens
+		// by default).
+		env := agentclitest.Env(home, "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
+			"COPILOT_PROVIDER_BASE_URL="+srv.BaseURL(), "COPILOT_PROVIDER_API_KEY=sk-fake", "COPILOT_MODEL=gpt-fake",
+			"COPILOT_PROVIDER_MAX_PROMPT_TOKENS=1000000")
+		return srv, env, filepath.Join(home, ".copilot", "session-state"), "*/events.jsonl"
+	},
+	args: func(id, prompt string) []string { return []string{"--resume", id, "-p", prompt} },
 }}
 
 func writeSettings(t *testing.T, path, data string) {

@@ -16,6 +16,7 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
+	copilotim "github.com/loomhq/loom/importer/copilot"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/opencode"
 	piim "github.com/loomhq/loom/importer/pi"
@@ -23,7 +24,7 @@ import (
 )
 
 func allFormats(f *Factory) {
-	f.Formats = []importer.Format{claudecode.Format{}, codex.Format{}, gemini.Format{}, opencode.Format{}, piim.Format{}, qwenim.Format{}}
+	f.Formats = []importer.Format{claudecode.Format{}, codex.Format{}, copilotim.Format{}, gemini.Format{}, opencode.Format{}, piim.Format{}, qwenim.Format{}}
 }
 
 // handoffSources are sessions of every kind loom holds: its own, and one
@@ -37,6 +38,8 @@ var handoffSources = []struct{ name, tool, path string }{
 	// A later Codex's rollout: custom tools (apply_patch), exec_command.
 	{"codex-newer", codex.Tool, "../importer/codex/testdata/newer.jsonl"},
 	{"gemini", gemini.Tool, samples + "/gemini/vibecodingtracker-gemini.jsonl"},
+	// Copilot CLI 1.0.102: a file view, a sub-agent's task, a compaction.
+	{"copilot", copilotim.Tool, "../importer/copilot/testdata/session-state"},
 	{"opencode", opencode.Tool, "../importer/opencode/testdata/data"},
 }
 
@@ -119,13 +122,13 @@ func readBack(t *testing.T, tool, path string) *importer.Session {
 }
 
 // TestHandoffMatrix hands a session of every source (loom's own, and one
-// imported from each of the four tools) to each of the five targets,
+// imported from each of the four tools) to each of the six targets,
 // and reads the written file back with loom's reader of the target:
 // every user prompt, every reply's text and every tool call with its
 // result must be there, as a call of the target's own or as a text
 // record of it.
 func TestHandoffMatrix(t *testing.T) {
-	targets := []string{claudecode.Tool, codex.Tool, gemini.Tool, piim.Tool, qwenim.Tool}
+	targets := []string{claudecode.Tool, codex.Tool, copilotim.Tool, gemini.Tool, piim.Tool, qwenim.Tool}
 	for _, src := range handoffSources {
 		t.Run(src.name, func(t *testing.T) {
 			fx := newFixture(t)
@@ -248,8 +251,8 @@ func TestHandoffBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"session", "handoff", fx.main.ID}, 2, "--to is required: claude-code, codex, gemini, pi, qwen"},
-		{[]string{"session", "handoff", fx.main.ID, "--to", "opencode"}, 2, `--to "opencode": want claude-code, codex, gemini, pi, qwen`},
+		{[]string{"session", "handoff", fx.main.ID}, 2, "--to is required: claude-code, codex, copilot, gemini, pi, qwen"},
+		{[]string{"session", "handoff", fx.main.ID, "--to", "opencode"}, 2, `--to "opencode": want claude-code, codex, copilot, gemini, pi, qwen`},
 		{[]string{"session", "handoff", fx.main.ID, "--to", "codex", "--last", "0"}, 2, "--last must be 1 or more"},
 		{[]string{"session", "handoff", fx.main.ID, "--to", "codex", "--dir", "nowhere"}, 2, "--dir nowhere: no such directory"},
 		{[]string{"session", "handoff", fx.main.ID, "--to", "codex", "--dir", "notes.txt"}, 2, "--dir notes.txt is a file, not a directory"},

@@ -200,6 +200,17 @@ func ToolDir(env func(string) string, home, envVar string, rel ...string) string
 	return filepath.Join(append([]string{home}, rel...)...)
 }
 
+// HandoffDir is the directory tool keeps its files in (ToolDir of h's
+// environment and home), which its handoff writer writes under; an
+// error when there is none.
+func HandoffDir(tool string, h *handoff.Handoff, envVar string, rel ...string) (string, error) {
+	dir := ToolDir(h.Env, h.Home, envVar, rel...)
+	if dir == "" {
+		return "", fmt.Errorf("%s: no home directory to write to", tool)
+	}
+	return dir, nil
+}
+
 // Finder is a Format whose sessions can be found by their id alone: how
 // a tool's notify program, which is told a session's id but not its
 // file, imports that session (loom session import --hook).

@@ -61,10 +61,10 @@ func newCmdSessionHandoff(f *command.Factory) *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:   "handoff REF --to TOOL",
-		Short: "Continue a session in Claude Code, Codex CLI, Gemini CLI, Pi or Qwen Code",
+		Short: "Continue a session in Claude Code, Codex CLI, Copilot CLI, Gemini CLI, Pi or Qwen Code",
 		Long: `Write REF as a new session of another agent, in that agent's own format and
 place, and print the command that resumes it there. TOOL is claude-code,
-codex, gemini, pi or qwen. Any session works: loom's own, or one imported from any
+codex, copilot, gemini, pi or qwen. Any session works: loom's own, or one imported from any
 tool.
 
 The agent gets every user prompt, every reply and every tool call with
@@ -98,7 +98,7 @@ error; --no-redact hands them over as stored. See docs/security.md.`,
 			return handoffRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.To, "to", "", "the agent to continue in: `TOOL` is claude-code, codex, gemini, pi or qwen")
+	cmd.Flags().StringVar(&opts.To, "to", "", "the agent to continue in: `TOOL` is claude-code, codex, copilot, gemini, pi or qwen")
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "project `DIR` the agent continues in (default: the session's project root)")
 	cmd.Flags().IntVar(&opts.Last, "last", 0, "carry only the last `N` turns")
 	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "hand secrets over as stored")

@@ -73,9 +73,9 @@ func abs(n int64) int64 {
 // Reasoning is dropped: Claude's API takes back only thinking it signed.
 // The first line records the loom session in loomHandoff.
 func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
-	dir := importer.ToolDir(h.Env, h.Home, "CLAUDE_CONFIG_DIR", ".claude")
-	if dir == "" {
-		return nil, fmt.Errorf("claude-code: no home directory to write to")
+	dir, err := importer.HandoffDir(Tool, h, "CLAUDE_CONFIG_DIR", ".claude")
+	if err != nil {
+		return nil, err
 	}
 	id := uuid.NewString()
 	out := &handoff.Handed{Tool: Tool, SessionID: id,

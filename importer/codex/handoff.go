@@ -36,9 +36,9 @@ const handoffOriginator = "loom_handoff"
 // database, the rollout is registered in it (registerThread), so that
 // `codex resume --last` finds it.
 func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
-	dir := importer.ToolDir(h.Env, h.Home, "CODEX_HOME", ".codex")
-	if dir == "" {
-		return nil, fmt.Errorf("codex: no home directory to write to")
+	dir, err := importer.HandoffDir(Tool, h, "CODEX_HOME", ".codex")
+	if err != nil {
+		return nil, err
 	}
 	u, err := uuid.NewV7()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -28,7 +29,10 @@ type data struct {
 	SessionID      string `json:"sessionId"`
 	CopilotVersion string `json:"copilotVersion"`
 	SelectedModel  string `json:"selectedModel"`
-	Context        *struct {
+	// LoomHandoff is the loom session a handed-off file continues
+	// (handoff.OriginField), in its session.start.
+	LoomHandoff *handoff.Origin `json:"loomHandoff"`
+	Context     *struct {
 		Cwd    string `json:"cwd"`
 		Branch string `json:"branch"`
 	} `json:"context"`
@@ -176,6 +180,7 @@ func (rd *reader) start(d *data) {
 	s := rd.main
 	if !rd.began && importer.LineID(d.SessionID) != "" {
 		s.SourceID, rd.began = importer.LineID(d.SessionID), true
+		s.Origin = d.LoomHandoff
 	}
 	if d.CopilotVersion != "" {
 		s.Version = d.CopilotVersion

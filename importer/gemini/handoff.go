@@ -46,9 +46,9 @@ const handoffSuffix = ".loom.jsonl"
 // call is told as text. Reasoning is kept as thoughts, which Gemini CLI
 // shows and sends back to its model as thought parts, as it does its own.
 func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
-	base := importer.ToolDir(h.Env, h.Home, homeEnv)
-	if base == "" {
-		return nil, fmt.Errorf("gemini: no home directory to write to")
+	base, err := importer.HandoffDir(Tool, h, homeEnv)
+	if err != nil {
+		return nil, err
 	}
 	gdir := filepath.Join(base, ".gemini")
 	slug, err := projectSlug(gdir, h.Dir)

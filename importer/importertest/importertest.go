@@ -405,6 +405,28 @@ func Handoff(home string) *handoff.Handoff {
 		}}
 }
 
+// HandsBack hands Handoff to f under a new home directory, reads the
+// file back with f's reader and checks it with CheckHandedBack (shell
+// and read are f's tools for the shell command and the file read). It
+// returns the home and what f wrote, for the caller to check where.
+func HandsBack(t testing.TB, f interface {
+	importer.Format
+	handoff.Writer
+}, shell, read string) (string, *handoff.Handed) {
+	t.Helper()
+	home := t.TempDir()
+	out, err := f.Handoff(context.Background(), Handoff(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.Read(context.Background(), importer.Bundle{Files: []string{out.Path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckHandedBack(t, res, out, shell, read)
+	return home, out
+}
+
 // CheckHandedBack checks s, read back from the file Handoff was written
 // to as out: a session of out's id that continues session "s" in its
 // directory, with the prompt, the reasoning, the reply's text last, and

@@ -32,9 +32,9 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 		dir = tilde(h.Env(EnvSessionDir), h.Home)
 	}
 	if dir == "" {
-		agent := importer.ToolDir(h.Env, h.Home, EnvAgentDir, ".pi", "agent")
-		if agent == "" {
-			return nil, fmt.Errorf("pi: no home directory to write to")
+		agent, err := importer.HandoffDir(Tool, h, EnvAgentDir, ".pi", "agent")
+		if err != nil {
+			return nil, err
 		}
 		agent = tilde(agent, h.Home)
 		dir = filepath.Join(agent, "sessions", "--"+strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(h.Dir, `/\`))+"--")

@@ -1,12 +1,10 @@
 package pi
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -16,17 +14,8 @@ import (
 // the shell command and the file read as pi's bash and read calls with
 // their results, and any other call told as text.
 func TestHandoffReadsBack(t *testing.T) {
-	home := t.TempDir()
-	out, err := Format{}.Handoff(context.Background(), importertest.Handoff(home))
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, out := importertest.HandsBack(t, Format{}, "bash", "read")
 	if want := filepath.Join(home, ".pi", "agent", "sessions", "--src-my app--"); filepath.Dir(out.Path) != want || !strings.HasSuffix(out.Path, "_"+out.SessionID+".jsonl") {
 		t.Errorf("handed %s; want a file in %s", out.Path, want)
 	}
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{out.Path}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	importertest.CheckHandedBack(t, res, out, "bash", "read")
 }

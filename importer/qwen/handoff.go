@@ -2,7 +2,6 @@ package qwen
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -26,9 +25,9 @@ var _ handoff.Writer = Format{}
 // session imported from Qwen Code keeps its calls as they were; any
 // other tool call is told as text. Reasoning is kept as thought parts.
 func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
-	base := importer.ToolDir(h.Env, h.Home, EnvHome, ".qwen")
-	if base == "" {
-		return nil, fmt.Errorf("qwen: no home directory to write to")
+	base, err := importer.HandoffDir(Tool, h, EnvHome, ".qwen")
+	if err != nil {
+		return nil, err
 	}
 	id := uuid.NewString()
 	out := &handoff.Handed{Tool: Tool, SessionID: id,

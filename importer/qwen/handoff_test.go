@@ -1,11 +1,9 @@
 package qwen
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
-	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -15,17 +13,8 @@ import (
 // reasoning, the shell command and the file read as Qwen Code's calls
 // with their results, and any other call told as text.
 func TestHandoffReadsBack(t *testing.T) {
-	home := t.TempDir()
-	out, err := Format{}.Handoff(context.Background(), importertest.Handoff(home))
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, out := importertest.HandsBack(t, Format{}, "run_shell_command", "read_file")
 	if want := filepath.Join(home, ".qwen", "projects", "-src-my-app", "chats", out.SessionID+".jsonl"); out.Path != want {
 		t.Errorf("handed %s; want %s", out.Path, want)
 	}
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{out.Path}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	importertest.CheckHandedBack(t, res, out, "run_shell_command", "read_file")
 }
