@@ -66,3 +66,36 @@ func TestImportFromList(t *testing.T) {
 		t.Fatalf("--from nosuch: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// --from all reports the agents it imported from in full, and names
+// those not on this machine, and those with no location of their own,
+// in one line each rather than a line per agent.
+func TestImportFromAllNamesTheAbsentOnce(t *testing.T) {
+	fx := newEmptyFixture(t)
+	copyTree(t, filepath.Join(samples, "claude-code"), filepath.Join(fx.home, ".claude", "projects"))
+	out := fx.mustExec(t, "session", "import", "--from", "all")
+	if !strings.HasPrefix(out, "claude-code  "+filepath.Join(fx.home, ".claude", "projects")) || strings.Contains(out, "nothing at") {
+		t.Fatalf("--from all:\n%s", out)
+	}
+	absent, placeless := "", ""
+	for _, l := range lines(out) {
+		if rest, ok := strings.CutPrefix(l, "Not on this machine: "); ok {
+			absent = rest
+		}
+		if rest, ok := strings.CutPrefix(l, "No location of their own, name a PATH: "); ok {
+			placeless = rest
+		}
+	}
+	for _, a := range []string{"codex", "gemini", "qwen", "copilot", "cursor", "zed"} {
+		if !strings.Contains(absent, a+",") && !strings.Contains(absent, a+" ") {
+			t.Fatalf("%s is not named absent:\n%s", a, out)
+		}
+	}
+	if strings.Contains(absent, "claude-code") || !strings.HasPrefix(placeless, "aider, chatgpt, claude-ai") {
+		t.Fatalf("--from all:\n%s", out)
+	}
+	// One agent named keeps its own line.
+	if out := fx.mustExec(t, "session", "import", "--from", "codex"); !strings.HasPrefix(out, "codex  nothing at ") {
+		t.Fatalf("--from codex:\n%s", out)
+	}
+}

@@ -291,12 +291,25 @@ func printImportReport(opts *ImportOptions, rep *importer.Report) error {
 	if rep.DryRun {
 		fmt.Fprintln(w, cs.Bold("Dry run: nothing was written."))
 	}
+	// Of several tools (--from all), those not on this machine and
+	// those with no location are one line each, after the others: with
+	// every agent loom reads, a line each would bury what was imported.
+	var absent, placeless []string
+	several := len(rep.Tools) > 1
 	for _, t := range rep.Tools {
 		if len(t.Roots) == 0 {
+			if several {
+				placeless = append(placeless, t.Tool)
+				continue
+			}
 			fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray("no location of its own: name a PATH (loom session import --from "+t.Tool+" PATH)"))
 			continue
 		}
 		if t.RootsFound == 0 && t.ProblemCount == 0 {
+			if several {
+				absent = append(absent, t.Tool)
+				continue
+			}
 			fmt.Fprintf(w, "%s  %s\n", cs.Bold(t.Tool), cs.Gray("nothing at "+term.SanitizeLine(strings.Join(t.Roots, ", "))))
 			continue
 		}
@@ -340,6 +353,12 @@ func printImportReport(opts *ImportOptions, rep *importer.Report) error {
 				fmt.Fprintf(w, "    %s\n", term.SanitizeLine(p.String()))
 			}
 		}
+	}
+	if len(absent) > 0 {
+		fmt.Fprintln(w, cs.Gray(opts.IO.WrapErr("Not on this machine: "+strings.Join(absent, ", ")+" (loom session import --from list says where loom looked).")))
+	}
+	if len(placeless) > 0 {
+		fmt.Fprintln(w, cs.Gray(opts.IO.WrapErr("No location of their own, name a PATH: "+strings.Join(placeless, ", ")+" (loom session import --from TOOL PATH).")))
 	}
 	if len(rep.Tools) == 0 {
 		fmt.Fprintln(w, "Nothing to import.")
