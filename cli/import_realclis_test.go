@@ -282,7 +282,7 @@ func checkWatched(t *testing.T, fx *fixture, tool string, grow func(), reply str
 	if d := time.Since(written); d > time.Second {
 		t.Errorf("--watch imported the new turn %s after the agent exited, want within a second", d)
 	}
-	hits, err := fx.openStore(t).Search(t.Context(), loom.SearchQuery{Text: reply, UserID: "local"})
+	hits, err := fx.openStore(t).Search(t.Context(), loom.SearchQuery{Text: reply, UserID: "local", Exact: true})
 	if err != nil || len(hits) != 1 {
 		t.Errorf("the watched turn's reply: hits %v, err %v", hits, err)
 	}
@@ -336,7 +336,7 @@ func checkReimportAndWatch(t *testing.T, fx *fixture, tool, answer string, write
 		t.Errorf("--watch imported the appended turn %s after %s exited, want within a second", d, tool)
 	}
 	st := fx.openStore(t)
-	hits, err := st.Search(t.Context(), loom.SearchQuery{Text: answer, UserID: "local"})
+	hits, err := st.Search(t.Context(), loom.SearchQuery{Text: answer, UserID: "local", Exact: true})
 	if err != nil || len(hits) != 1 {
 		t.Errorf("the watched turn's reply: hits %v, err %v", hits, err)
 	}

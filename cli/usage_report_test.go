@@ -99,8 +99,10 @@ func TestUsageReportsOfImportedAgents(t *testing.T) {
 		// Codex gpt-5.5, five token counts (inputs less their cached
 		// part): unpriced, its tokens counted.
 		"2026-07-20": {12776, 918, 63104, 0, 76798, math.NaN()},
-		// opencode: Sonnet 4.5, 3,000 in and 40 out: $0.0096.
-		"2025-10-28": {3000, 40, 0, 0, 3040, 0.0096},
+		// opencode: Sonnet 4.5, 3,000 in and 40 out with 12 of
+		// reasoning, which opencode counts apart and loom's output
+		// includes: 52 out, $0.009 + 52 × $15/M = $0.00978.
+		"2025-10-28": {3000, 52, 0, 0, 3052, 0.00978},
 	} {
 		r, ok := daily[period]
 		if !ok {

@@ -109,7 +109,7 @@ func seed(s secretstest.Secret, how, code string) seeded {
 		m.Parts = []loom.Part{{ID: loom.NewID(), Type: loom.PartFile, Filename: "notes.txt", Mime: "text/plain",
 			Source: &loom.FileSource{Type: "file", Path: "notes.txt", Text: code + "\n" + s.Text}}}
 	case "json":
-		m.Parts = []loom.Part{toolPart(map[string]any{"status": 200, "config": map[string]string{"note": s.Text}, "source": code[:200]}, "curl -s localhost:8080/debug/config")}
+		m.Parts = []loom.Part{toolPart(map[string]any{"status": 200, "config": map[string]string{"note": s.Text}, "source": code[:min(200, len(code))]}, "curl -s localhost:8080/debug/config")}
 	case "diff":
 		var d strings.Builder
 		d.WriteString("diff --git a/deploy/env b/deploy/env\n--- a/deploy/env\n+++ b/deploy/env\n@@ -1,3 +1,4 @@\n")

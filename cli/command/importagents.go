@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"os"
 
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/pricing"
@@ -11,20 +12,40 @@ import (
 // wrote since the last import, as `loom session import --from all` does
 // (incremental and safe beside other importers: a file that did not
 // change costs one stat), for the reports that count from the store.
+//
+// It creates no store where there is nothing to import, and never one
+// that --db or $LOOM_DB names and that is missing (a typo): then the
+// report alone says so.
 func (f *Factory) ImportAgents(ctx context.Context) (*importer.Report, error) {
-	st, err := f.CreateStore(ctx)
-	if err != nil {
+	if _, err := f.ReadStore(ctx); err != nil {
 		return nil, err
 	}
 	home := f.Home()
 	var targets []importer.Target
+	rep := &importer.Report{}
+	found := false
 	for _, fm := range f.Formats {
-		if roots := fm.Roots(f.Getenv, home); len(roots) > 0 {
-			targets = append(targets, importer.Target{Format: fm, Roots: roots})
+		roots := fm.Roots(f.Getenv, home)
+		if len(roots) == 0 {
+			continue
+		}
+		targets = append(targets, importer.Target{Format: fm, Roots: roots})
+		rep.Tools = append(rep.Tools, &importer.ToolReport{Tool: fm.Tool(), Roots: roots})
+		for _, r := range roots {
+			if _, err := os.Stat(r); err == nil {
+				found = true
+			}
 		}
 	}
+	if !found {
+		return rep, nil
+	}
+	st, err := f.CreateStore(ctx)
+	if err != nil {
+		return nil, err
+	}
 	im := &importer.Importer{Store: st, UserID: f.User(), Now: f.TimeNow, Price: pricing.Cost, Project: f.ImportProject}
-	rep, err := im.Run(ctx, targets)
+	rep, err = im.Run(ctx, targets)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,10 @@ func refresh(ctx context.Context, opts *Options, noImport bool) []string {
 	if noImport || opts.ImportAgents == nil {
 		return nil
 	}
+	if _, err := opts.ReadStore(ctx); err != nil {
+		// The report says what is wrong with the store.
+		return nil
+	}
 	rep, err := opts.ImportAgents(ctx)
 	ios := opts.IO
 	if err != nil {
