@@ -81,7 +81,7 @@ func TestUsageImportsFirst(t *testing.T) {
 	empty := newEmptyFixture(t)
 	r = empty.runWith(t, runOpts{before: allFormats}, "usage", "daily")
 	if r.code != 0 || !strings.Contains(r.stderr, "No agent history on this machine: loom looked in") ||
-		!strings.Contains(r.stderr, filepath.Join(empty.home, ".claude", "projects")) {
+		!strings.Contains(r.stderr, "--from list shows them") {
 		t.Fatalf("empty machine: exit %d, stderr %q", r.code, r.stderr)
 	}
 	if r := empty.runWith(t, runOpts{before: allFormats}, "usage", "daily", "--no-import"); strings.Contains(r.stderr, "looked in") {

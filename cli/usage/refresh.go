@@ -65,5 +65,8 @@ func writeLooked(opts *Options, looked []string) {
 	if len(looked) == 0 {
 		return
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "No agent history on this machine: loom looked in %s.\n", term.SanitizeLine(strings.Join(looked, ", ")))
+	// Every agent's locations would be a screenful: the count, and
+	// where to see them.
+	fmt.Fprintf(opts.IO.ErrOut, "No agent history on this machine: loom looked in %s where the agents keep sessions (loom session import --from list shows them).\n",
+		human.Plural(len(looked), "place"))
 }
