@@ -282,9 +282,25 @@ func checkWatched(t *testing.T, fx *fixture, tool string, grow func(), reply str
 	if d := time.Since(written); d > time.Second {
 		t.Errorf("--watch imported the new turn %s after the agent exited, want within a second", d)
 	}
-	hits, err := fx.openStore(t).Search(t.Context(), loom.SearchQuery{Text: reply, UserID: "local", Exact: true})
-	if err != nil || len(hits) != 1 {
+	// A program that stores the reply's message before its text (opencode
+	// and Kilo write a part as it streams) has it searchable at a later
+	// run of the watch: wait for the runs, not the clock.
+	st := fx.openStore(t)
+	deadline := time.After(time.Minute)
+	for {
+		hits, err := st.Search(t.Context(), loom.SearchQuery{Text: reply, UserID: "local", Exact: true})
+		if err == nil && len(hits) == 1 {
+			return
+		}
+		select {
+		case _, ok := <-reports:
+			if ok {
+				continue
+			}
+		case <-deadline:
+		}
 		t.Errorf("the watched turn's reply: hits %v, err %v", hits, err)
+		return
 	}
 }
 
