@@ -332,30 +332,7 @@ func checkReimportAndWatch(t *testing.T, fx *fixture, tool, answer string, write
 	if tr := toolReport(t, rep, tool); tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.SessionsGrown != 0 {
 		t.Errorf("second import: %+v", tr)
 	}
-	reports := fx.watchImports(t, tool)
-	if rep, ok := <-reports; !ok {
-		t.Fatal("--watch printed no first report")
-	} else if tr := toolReport(t, rep, tool); tr.MessagesAdded != 0 {
-		t.Errorf("--watch's first run added %d messages", tr.MessagesAdded)
-	}
-	write()
-	written := time.Now()
-	for added := 0; added < 2; {
-		rep, ok := <-reports
-		if !ok {
-			t.Fatal("--watch ended")
-		}
-		added += toolReport(t, rep, tool).MessagesAdded
-	}
-	t.Logf("--watch imported the appended turn %s after %s exited", time.Since(written).Round(time.Millisecond), tool)
-	if d := time.Since(written); d > time.Second {
-		t.Errorf("--watch imported the appended turn %s after %s exited, want within a second", d, tool)
-	}
-	st := fx.openStore(t)
-	hits, err := st.Search(t.Context(), loom.SearchQuery{Text: answer, UserID: "local", Exact: true})
-	if err != nil || len(hits) != 1 {
-		t.Errorf("the watched turn's reply: hits %v, err %v", hits, err)
-	}
+	checkWatched(t, fx, tool, write, answer)
 }
 
 func usageOf(input, cached, output, reasoning int64) *loom.Usage {
