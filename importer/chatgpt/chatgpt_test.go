@@ -127,6 +127,27 @@ func TestBundles(t *testing.T) {
 	}
 }
 
+// grown is the export b with one prompt more at the end of its first
+// conversation, as a later export of the same account holds it.
+func grown(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var convs []map[string]any
+	if err := json.Unmarshal(b, &convs); err != nil {
+		t.Fatal(err)
+	}
+	m := convs[0]["mapping"].(map[string]any)
+	m["a4"].(map[string]any)["children"] = []string{"u3"}
+	m["u3"] = map[string]any{"id": "u3", "parent": "a4", "children": []string{}, "message": map[string]any{
+		"id": "u3", "author": map[string]any{"role": "user"}, "create_time": 1717000100.0,
+		"content": map[string]any{"content_type": "text", "parts": []string{"one more"}}}}
+	convs[0]["current_node"] = "u3"
+	b, err := json.Marshal(convs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // A newer export of the same account adds only what is new.
 func TestImportNewerExport(t *testing.T) {
 	st := importertest.Store(t)
@@ -138,20 +159,45 @@ func TestImportNewerExport(t *testing.T) {
 	if tr.SessionsNew != 4 || tr.ProblemCount != 1 {
 		t.Fatalf("first import: %+v", tr)
 	}
-	var convs []map[string]any
-	json.Unmarshal(b, &convs)
-	m := convs[0]["mapping"].(map[string]any)
-	m["a4"].(map[string]any)["children"] = []string{"u3"}
-	m["u3"] = map[string]any{"id": "u3", "parent": "a4", "children": []string{}, "message": map[string]any{
-		"id": "u3", "author": map[string]any{"role": "user"}, "create_time": 1717000100.0,
-		"content": map[string]any{"content_type": "text", "parts": []string{"one more"}}}}
-	convs[0]["current_node"] = "u3"
-	b, _ = json.Marshal(convs)
-	os.WriteFile(path, b, 0o644)
+	os.WriteFile(path, grown(t, b), 0o644)
 	tr = importertest.Import(t, st, Format, dir)
 	if tr.SessionsNew != 0 || tr.SessionsGrown != 1 || tr.MessagesAdded != 1 {
 		t.Fatalf("newer export: %+v", tr)
 	}
+}
+
+// --watch on the folder exports are downloaded to follows a newer export
+// that replaces the old one (written beside it and renamed over it, as a
+// download ends), from the file system's notification.
+func TestWatchFollowsNewerExport(t *testing.T) {
+	b, _ := os.ReadFile(sample)
+	var convs []json.RawMessage
+	if err := json.Unmarshal(b, &convs); err != nil {
+		t.Fatal(err)
+	}
+	// The sample's malformed conversation is left out: the watch's first
+	// run must find no problem.
+	var clean []json.RawMessage
+	for _, c := range convs {
+		if !strings.Contains(string(c), `"conv-4"`) {
+			clean = append(clean, c)
+		}
+	}
+	b, _ = json.Marshal(clean)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "conversations.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	importertest.Follows(t, Format, dir, func() {
+		tmp := filepath.Join(dir, ".conversations.json.part")
+		if err := os.WriteFile(tmp, grown(t, b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}, 1)
 }
 
 // The zip archive ChatGPT sends reads as its conversations.json.

@@ -3,8 +3,10 @@ package claudeai
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +120,48 @@ func FuzzRead(f *testing.F) {
 			importertest.CheckValidOf(t, Tool, res)
 		}
 	})
+}
+
+// --watch on the folder exports are downloaded to follows a newer export
+// that replaces the old one (written beside it and renamed over it, as a
+// download ends), from the file system's notification: the grown
+// conversation gains only its new prompt.
+func TestWatchFollowsNewerExport(t *testing.T) {
+	b, _ := os.ReadFile(sample)
+	var convs []map[string]any
+	if err := json.Unmarshal(b, &convs); err != nil {
+		t.Fatal(err)
+	}
+	// The sample's malformed conversation is left out: the watch's first
+	// run must find no problem.
+	convs = slices.DeleteFunc(convs, func(c map[string]any) bool {
+		_, ok := c["chat_messages"].([]any)
+		return !ok
+	})
+	b, _ = json.Marshal(convs)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "conversations.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msgs := convs[0]["chat_messages"].([]any)
+	convs[0]["chat_messages"] = append(msgs, map[string]any{
+		"uuid": "m5", "parent_message_uuid": "m4", "sender": "human", "text": "And in June?",
+		"content":    []any{map[string]any{"type": "text", "text": "And in June?"}},
+		"created_at": "2025-06-02T09:00:00.000000Z", "updated_at": "2025-06-02T09:00:00.000000Z",
+	})
+	convs[0]["current_leaf_message_uuid"] = "m5"
+	newer, err := json.Marshal(convs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	importertest.Follows(t, Format, dir, func() {
+		tmp := filepath.Join(dir, ".conversations.json.part")
+		if err := os.WriteFile(tmp, newer, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}, 1)
 }
