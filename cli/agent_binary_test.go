@@ -119,6 +119,7 @@ func sessionOf(t *testing.T, stderr string) string {
 // After three turns (one with a tool call) and a restart, the provider
 // receives exactly the earlier messages, tool calls and results, in order.
 func TestAgentResumeIsFaithful(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	os.WriteFile(filepath.Join(fx.project, "notes.txt"), []byte("the notes say 42\n"), 0o644)
 	fx.srv.Enqueue(
@@ -183,6 +184,7 @@ func (fx *agentFixture) waitRequests(t *testing.T, n int) {
 
 // A sub-agent runs in a child session listed under its parent.
 func TestAgentSubAgent(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(
 		openaitest.Reply{ToolCalls: []openaitest.ToolCall{{ID: "call_a", Name: "agent", Args: `{"prompt":"count to three","name":"counter"}`}}},
@@ -222,6 +224,7 @@ func TestAgentSubAgent(t *testing.T) {
 // Past the threshold the provider receives the summary and what follows;
 // the full history is still shown.
 func TestAgentCompaction(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	os.MkdirAll(filepath.Join(fx.home, "config"), 0o700)
 	os.WriteFile(filepath.Join(fx.home, "config", "config.toml"), []byte("compact_after = 2\n"), 0o600)
@@ -245,6 +248,7 @@ func TestAgentCompaction(t *testing.T) {
 
 // Usage totals equal what the provider reported, for both providers.
 func TestAgentUsageTotals(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(
 		openaitest.Reply{Text: "x", Usage: &openaitest.Usage{PromptTokens: 1000, CompletionTokens: 100, CachedTokens: 200, ReasoningTokens: 10}},
@@ -300,6 +304,7 @@ func showSession(t *testing.T, fx *agentFixture, id string) *loom.Session {
 
 // MEMORY.md reaches the system prompt, and /new keeps it.
 func TestAgentMemory(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	os.MkdirAll(filepath.Join(fx.home, "data"), 0o700)
 	os.WriteFile(filepath.Join(fx.home, "data", "MEMORY.md"), []byte("The deploy password is in the vault, never in chat."), 0o600)

@@ -20,6 +20,7 @@ import (
 // partial; the next run -c takes the dead lock over and the provider never
 // sees the partial text.
 func TestAgentKilledWhileStreaming(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "PARTIAL words that were streamed", Hang: true}, openaitest.Reply{Text: "recovered"})
 	cmd := fx.cmd(t, "run", "question before the crash")
@@ -65,6 +66,7 @@ func TestAgentKilledWhileStreaming(t *testing.T) {
 // SIGKILL during a tool call: the next turn sends the call with an
 // "interrupted" result, never an orphaned call.
 func TestAgentKilledDuringTool(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fifo := filepath.Join(fx.project, "blocking.pipe")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -118,6 +120,7 @@ func TestAgentKilledDuringTool(t *testing.T) {
 // A second process attaching to a session in use fails with exit 5
 // naming the first process.
 func TestAgentSecondProcessLocked(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "hello from the first"})
 	first := fx.cmd(t, "chat")

@@ -13,6 +13,7 @@ import (
 // 500 or 429 then 200 is retried; a persistent 500 fails clearly and
 // keeps the user message.
 func TestAgentProviderErrors(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Status: 500}, openaitest.Reply{Text: "after a 500"})
 	if r := fx.mustLoom(t, "", "run", "one"); strings.TrimSpace(r.stdout) != "after a 500" {
@@ -40,6 +41,7 @@ func TestAgentProviderErrors(t *testing.T) {
 // With no provider configured (and nothing on the local port), chat and
 // run say how to configure one.
 func TestAgentNoProvider(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.env = []string{"OLLAMA_HOST=127.0.0.1:1"}
 	for _, args := range [][]string{{"run", "hello"}, {}} {
@@ -69,6 +71,7 @@ func TestAgentNoProvider(t *testing.T) {
 // loom run - reads the prompt from stdin without the newline that ends
 // it; the newlines inside are kept.
 func TestRunPromptFromStdin(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	r := fx.mustLoom(t, "first line\nsecond line\n\n", "run", "-", "--json")
 	req := fx.lastRequest(t)
@@ -84,6 +87,7 @@ func TestRunPromptFromStdin(t *testing.T) {
 // A replay log that cannot be written is a warning, once; the turn and
 // the session are kept.
 func TestReplayLogUnwritableWarns(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	// A file where the user's log directory should be: nothing can be
 	// created under it, whoever runs the test.

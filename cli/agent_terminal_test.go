@@ -13,6 +13,7 @@ import (
 // On a terminal: type a message, see the streamed reply; Ctrl+C during a
 // slow reply cancels that turn only; chatting goes on.
 func TestAgentChatOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(
 		openaitest.Reply{Text: "streamed hello"},
@@ -42,6 +43,7 @@ func TestAgentChatOnTerminal(t *testing.T) {
 // again: the history on resume, /history, and /search prints what loom
 // search prints (short ids, titles, highlighted matches, no ** markers).
 func TestChatMarkdownOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "## Plan\n\nUse a **fake clock** in the loop.\n\n| step | time |\n|------|-----:|\n| one | 1s |\n"})
 	r := fx.mustLoom(t, "plan the retry fix\n", "chat", "--new")
@@ -81,6 +83,7 @@ func TestChatMarkdownOnTerminal(t *testing.T) {
 // Ctrl+C during `loom run` on a terminal stops it as chat stops a turn:
 // chat's words, exit 130, and no "^C" echoed into the reply.
 func TestRunInterruptOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: strings.Repeat("slow words ", 200), Delay: 50 * time.Millisecond})
 	fx.extraEnv = fx.env
@@ -102,6 +105,7 @@ func TestRunInterruptOnTerminal(t *testing.T) {
 // The resume header wraps to the terminal at word boundaries, with the
 // title quoted.
 func TestResumeHeaderWrapsOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "noted"})
 	const title = "retry budget for the flaky integration tests of the payment service"
@@ -122,6 +126,7 @@ func TestResumeHeaderWrapsOnTerminal(t *testing.T) {
 // With --show-thinking on a terminal, reasoning is rendered Markdown as
 // the reply is, behind a gutter, not raw ** and backticks.
 func TestShowThinkingRendersMarkdownOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Reasoning: "First **check** the `clock` setup.", Text: "All **good**."})
 	fx.extraEnv = fx.env
@@ -141,6 +146,7 @@ func TestShowThinkingRendersMarkdownOnTerminal(t *testing.T) {
 // The first screen of a new session on a terminal says which model
 // answers, in which project, and where the commands are.
 func TestChatWelcomeOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.extraEnv = fx.env
 	p := fx.startPTY(t, "chat")
@@ -155,6 +161,7 @@ func TestChatWelcomeOnTerminal(t *testing.T) {
 // rendered Markdown; one taller than the screen is printed once, never
 // raw and then again rendered below it.
 func TestReplyRenderedOnceOnSmallTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	var tall strings.Builder
 	tall.WriteString("Here is the **tall plan**:\n\n```go\n")
@@ -188,6 +195,7 @@ func TestReplyRenderedOnceOnSmallTerminal(t *testing.T) {
 // line goes on under the descriptions, and the hint printed on leaving
 // keeps the session id whole, on a line of its own.
 func TestHelpAndExitHintAt80Columns(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "noted"})
 	fx.extraEnv = fx.env

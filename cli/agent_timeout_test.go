@@ -56,6 +56,7 @@ func storedMessages(t *testing.T, fx *fixture, id string) []*loom.Message {
 // naming the limit, the user message kept, nothing partial stored, and
 // the session free for the next run.
 func TestRunStalledStreamTimesOut(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"openai", "anthropic"} {
 		t.Run(provider, func(t *testing.T) {
 			fx := newAgentFixture(t)
@@ -100,6 +101,7 @@ func TestRunStalledStreamTimesOut(t *testing.T) {
 // A reply that keeps streaming but never ends fails the turn after
 // turn_timeout, though the stream is never silent.
 func TestRunTurnTimeout(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.env = append(fx.env, "LOOM_TURN_TIMEOUT=1s")
 	fx.srv.Enqueue(openaitest.Reply{Text: strings.Repeat("word ", 400), Delay: 50 * time.Millisecond})
@@ -120,6 +122,7 @@ func TestRunTurnTimeout(t *testing.T) {
 // after stream_idle_timeout, and the key is free for the next message
 // at once (not 409 until the process ends).
 func TestServeStalledStreamFreesKey(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	fake := openaitest.NewServer()
 	defer fake.Close()

@@ -120,6 +120,7 @@ func (fx *fixture) mustExec(t *testing.T, args ...string) string {
 }
 
 func TestBinaryExitCodes(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	for _, tc := range []struct {
 		args []string
@@ -151,6 +152,7 @@ func TestBinaryExitCodes(t *testing.T) {
 }
 
 func TestBinarySessionCommands(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 
 	// list: piped, full ids, this project only.
@@ -233,6 +235,7 @@ func TestBinarySessionCommands(t *testing.T) {
 }
 
 func TestBinaryExportImport(t *testing.T) {
+	t.Parallel()
 	src := newFixture(t)
 	first := src.mustExec(t, "session", "export", "--all")
 	file := filepath.Join(t.TempDir(), "all.jsonl")
@@ -283,6 +286,7 @@ func (fx *fixture) startPTYSize(t *testing.T, cols, rows int, args ...string) *t
 }
 
 func TestPickerOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := openaitest.NewServer()
 	defer srv.Close()
@@ -321,6 +325,7 @@ func TestPickerOnTerminal(t *testing.T) {
 }
 
 func TestForkOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	p := fx.startPTY(t, "session", "fork", fx.main.ID[:8])
 	p.WaitFor(t, "Fork after which turn? [1-3, enter for all]")

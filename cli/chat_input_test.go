@@ -23,6 +23,7 @@ func (fx *agentFixture) lastUserText(t *testing.T) string {
 // On a terminal, a paste of several lines is one message, and Alt+Enter
 // or a \ ending the line starts a new line instead of sending.
 func TestChatMultiLineInputOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "pasted ok"}, openaitest.Reply{Text: "alt ok"}, openaitest.Reply{Text: "backslash ok"})
 	fx.extraEnv = fx.env
@@ -53,6 +54,7 @@ func TestChatMultiLineInputOnTerminal(t *testing.T) {
 // A prompt longer than the terminal is wide wraps, and stays whole on
 // the screen while typed and after it is sent.
 func TestChatLongPromptWrapsOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "wrapped ok"})
 	fx.extraEnv = fx.env

@@ -16,6 +16,7 @@ import (
 )
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	tests := []struct {
 		name string
@@ -75,6 +76,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestAmbiguousListsCandidates(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.run(t, "session", "show", "Twin")
 	if r.code != ExitAmbiguous {
@@ -95,6 +97,7 @@ func TestAmbiguousListsCandidates(t *testing.T) {
 }
 
 func TestExitCodeMapping(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		code int
@@ -121,6 +124,7 @@ func TestExitCodeMapping(t *testing.T) {
 }
 
 func TestPathsAndVersion(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	got := decodeJSON[map[string]string](t, fx.mustRun(t, "paths", "--json"))
 	want := map[string]string{
@@ -154,6 +158,7 @@ func TestPathsAndVersion(t *testing.T) {
 }
 
 func TestHelpHasExamples(t *testing.T) {
+	t.Parallel()
 	root := NewRootCmd(&Factory{IO: &term.IOStreams{}})
 	cmds := root.Commands()
 	seen := 0
@@ -192,6 +197,7 @@ func waitFor(t *testing.T, s interface{ String() string }, want string) {
 // A panic anywhere in a command is one line on stderr, exit 1, and a
 // report with the stack in the state directory, never a stack trace.
 func TestPanicIsOneLine(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	ios, _, out, errOut := term.Test()
 	f := &Factory{

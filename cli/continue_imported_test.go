@@ -168,6 +168,7 @@ func sentText(body map[string]any) (texts map[string][]string, order []string) {
 // and every prompt, tool call and result of the import; `session <id>`
 // names the fork the turn is stored in.
 func TestResumedImportSendsNoOtherToolsSystemText(t *testing.T) {
+	t.Parallel()
 	for _, mk := range []func(*testing.T) fakeProvider{fakeOpenAI, fakeAnthropic} {
 		p := mk(t)
 		t.Run(p.name, func(t *testing.T) {
@@ -223,6 +224,7 @@ func TestResumedImportSendsNoOtherToolsSystemText(t *testing.T) {
 // compaction is stored) reaches the request as "Summary of the earlier
 // conversation:" and its text.
 func TestResumedImportSendsItsSummary(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	const summary = "The build failed on an undeclared x; it is declared now and the tests pass."
 	src := importCodexSession(t, fx,
@@ -247,6 +249,7 @@ func TestResumedImportSendsItsSummary(t *testing.T) {
 // session resume) stores nothing; the first message makes one fork,
 // under the id the resume header named, holding the message.
 func TestOpeningImportedSessionMakesNoFork(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	src := importCodexSession(t, fx)
 	p := fakeOpenAI(t)
@@ -305,6 +308,7 @@ func TestOpeningImportedSessionMakesNoFork(t *testing.T) {
 // sent to the model, and none of Claude Code's own lines (the /compact
 // command, its output) as system text.
 func TestResumedCompactedClaudeCodeSession(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	file := filepath.Join(fx.home, "claude", "6b1e9d3a-4c2f-4e8b-9a7d-0f3c5e2b8a14.jsonl")
 	os.MkdirAll(filepath.Dir(file), 0o755)

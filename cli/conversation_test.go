@@ -24,6 +24,7 @@ import (
 // the same replay log (session:start, the turn's steps, session:end, then
 // session:resume for the second turn).
 func TestSameConversationFromCLIAndServer(t *testing.T) {
+	t.Parallel()
 	script := func(fake *openaitest.Server) {
 		fake.Enqueue(
 			openaitest.Reply{ToolCalls: []openaitest.ToolCall{{ID: "call_1", Name: "session_search", Args: `{"query":"retry backoff"}`}}},

@@ -16,6 +16,7 @@ import (
 // terminal and piped, never as free; session show --json and MCP's
 // structured content (what Codex's model reads) say cost_usd null.
 func TestUnknownCostIsNotFree(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	u := loom.Usage{InputTokens: 54, OutputTokens: 212, CacheReadTokens: 88231, CacheWriteTokens: 17696, APICalls: 4}

@@ -14,6 +14,7 @@ import (
 // Deleting a session that a live process holds fails with exit 5 naming
 // that process, unless --force; --json says what was deleted.
 func TestBinaryDeleteLockedSession(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	host, _ := os.Hostname()
 	holder := fmt.Sprintf("process %d on %s", os.Getpid(), host)
@@ -79,6 +80,7 @@ func TestBinaryDeleteLockedSession(t *testing.T) {
 
 // --json on delete, restore and prune prints what each did.
 func TestDeleteRestorePruneJSON(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	rep := decodeJSON[deleteReport](t, fx.mustRun(t, "session", "delete", fx.web.ID, fx.tg.ID, "--yes", "--json"))
 	if rep.Purged || len(rep.Deleted) != 2 || rep.Deleted[0].ID != fx.web.ID || rep.Deleted[1].ID != fx.tg.ID {
@@ -97,6 +99,7 @@ func TestDeleteRestorePruneJSON(t *testing.T) {
 // Age zero is a valid age: a dry run lists every session; a real prune
 // still asks on a terminal and needs --yes when piped.
 func TestPruneAgeZero(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	out := fx.mustRun(t, "session", "prune", "--older-than", "0s", "--dry-run")
 	if n := len(lines(out)); n != 4 {
@@ -118,6 +121,7 @@ func TestPruneAgeZero(t *testing.T) {
 }
 
 func TestSessionDeleteRestore(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	if out := fx.mustRun(t, "session", "delete", fx.main.ID[:8], "--yes"); out != "" {
 		t.Fatalf("delete printed %q when piped", out)
@@ -173,6 +177,7 @@ func TestSessionDeleteRestore(t *testing.T) {
 }
 
 func TestSessionPrune(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	// The fixture's sessions were written around base; prune runs on the
 	// fixture's clock, a few minutes later.

@@ -206,6 +206,7 @@ func dollarParams(query string) string {
 }
 
 func TestDollarParams(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`SELECT 1`: `SELECT 1`,
 		`SELECT count(*) FROM t WHERE a = ? OR b = ?`: `SELECT count(*) FROM t WHERE a = $1 OR b = $2`,

@@ -11,6 +11,7 @@ import (
 // way docs/postgres.md moves a store: export --all piped into import, once
 // per user. On SQLite the other engine is PostgreSQL, and the reverse.
 func TestCopyBetweenEngines(t *testing.T) {
+	t.Parallel()
 	src := newFixture(t)
 	var other string
 	if onPostgres() {

@@ -16,6 +16,7 @@ import (
 // it could not read in one line with exit status 1, and imports into a
 // fresh store.
 func TestExportSalvagesADamagedStore(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	db := fx.openStore(t).DB()
 	// Valid JSON on both engines (PostgreSQL's column is json), but not

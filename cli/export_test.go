@@ -19,6 +19,7 @@ func exportAll(t *testing.T, fx *fixture) string {
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	src := newFixture(t)
 	// An archived session is hidden from lists, not from a backup.
 	yes := true
@@ -90,6 +91,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 // differently on the two sides comes in beside it as "T (imported)",
 // its sub-agent sessions with it; never an error.
 func TestImportOverlappingExport(t *testing.T) {
+	t.Parallel()
 	a := newEmptyFixture(t)
 	say(t, a, "shared", 1)
 	say(t, a, "plan", 1)
@@ -124,6 +126,7 @@ func TestImportOverlappingExport(t *testing.T) {
 }
 
 func TestExportOneSessionWithSubagents(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	// A live process holds the session: show says so, export leaves the
 	// lock out because it belongs to the process, not the session.
@@ -195,6 +198,7 @@ func TestExportOneSessionWithSubagents(t *testing.T) {
 }
 
 func TestImportRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	src := newFixture(t)
 	good := lines(src.mustRun(t, "session", "export", src.web.ID))
 	if len(good) != 3 {
@@ -290,6 +294,7 @@ func itoa(n int) string {
 // stylesheet inline, no script, nothing to fetch; the session and its
 // sub-agent session drawn as on the dashboard.
 func TestExportHTML(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.runWith(t, runOpts{tty: true}, "session", "export", fx.main.ID, "--format", "html", "-o", "flaky.html")
 	if r.code != 0 || !strings.Contains(r.stderr, "Exported 2 sessions (11 messages) to flaky.html") {

@@ -152,6 +152,7 @@ func noOrphans(t *testing.T, req []wire) {
 // after each, the store holds nothing partial, and the next turn resumes
 // it with every tool call answered.
 func TestFaultKillDuringTurn(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	if err := os.WriteFile(filepath.Join(fx.project, "notes.txt"), []byte("forty-two\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -202,6 +203,7 @@ func TestFaultKillDuringTurn(t *testing.T) {
 // one line, the prompt stays, nothing partial is stored, and the next
 // turn resumes.
 func TestFaultProviderDrop(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	noCompaction(t, fx.fixture)
 	for i := range trials(2, 20) {
@@ -224,6 +226,7 @@ func TestFaultProviderDrop(t *testing.T) {
 // lost or half-written; with room again the session resumes. It needs a
 // small tmpfs, which only a process allowed to mount can make.
 func TestFaultDiskFull(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("the disk that fills is the SQLite store's")
 	}
@@ -284,6 +287,7 @@ func TestFaultDiskFull(t *testing.T) {
 // The turn may fail (one line) or finish on a new connection; either
 // way nothing partial is stored and the session resumes.
 func TestFaultPostgresBackendKilled(t *testing.T) {
+	t.Parallel()
 	if !onPostgres() {
 		t.Skip("runs on PostgreSQL (LOOM_TEST_POSTGRES)")
 	}

@@ -16,6 +16,7 @@ import (
 // tree, a short flag stands for one long name only (-L is --limit in
 // list, search, usage and show; -n is --name).
 func TestShortFlagsMeanOneThing(t *testing.T) {
+	t.Parallel()
 	ios, _, _, _ := term.Test()
 	root := NewRootCmd(&Factory{IO: ios})
 	longs := map[string]map[string][]string{} // letter → long name → commands
@@ -58,6 +59,7 @@ func TestShortFlagsMeanOneThing(t *testing.T) {
 // Help writes a flag whose value may be left out as --resume [REF], not
 // with the blank that marks the picker in code.
 func TestHelpShowsOptionalValue(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	for _, args := range [][]string{{"chat", "--help"}, {"--help"}} {
 		out := fx.mustExec(t, args...)
@@ -69,6 +71,7 @@ func TestHelpShowsOptionalValue(t *testing.T) {
 
 // A mistyped command is named with the commands it may be a typo of.
 func TestUnknownCommandSuggests(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	for args, want := range map[string]string{
 		"sesion list":  `unknown command "sesion" for "loom"; did you mean session`,

@@ -25,6 +25,11 @@ import (
 // cliTimeout bounds one run of an agent's command: it only catches one
 // that hangs. A Node agent that starts in seconds on a quiet machine
 // takes most of a minute on one loaded many times over its cores.
+//
+// The tests that run real agents call t.Parallel: each has its own HOME,
+// fake model server, store and work directory, and most of an agent's
+// run is spent waiting on its own start and on files, so two or more at
+// once take far less time than one after another.
 const cliTimeout = 3 * time.Minute
 
 // handedHistory is what the model must be sent when the agent (tool)
@@ -320,8 +325,10 @@ func TestHandoffRealCLIs(t *testing.T) {
 		// imports, which the SQLite pass and the matrix cover.
 		t.Skip("runs the real agents once, on the SQLite pass")
 	}
+	t.Parallel()
 	for _, a := range realAgents {
 		t.Run(a.tool, func(t *testing.T) {
+			t.Parallel()
 			bin := agentclitest.Install(t, a.pkg)
 			for _, src := range []struct{ name, tool, sample string }{
 				{"loom", "", ""},

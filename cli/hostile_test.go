@@ -74,6 +74,7 @@ func newHostileFixture(t *testing.T) (*fixture, *loom.Session) {
 // Every command that prints stored text escapes the control characters
 // in it, on a terminal (where loom's own colours still work) and piped.
 func TestStoredTextCannotReachTheTerminal(t *testing.T) {
+	t.Parallel()
 	fx, s := newHostileFixture(t)
 	commands := [][]string{
 		{"session", "list"},
@@ -114,6 +115,7 @@ func TestStoredTextCannotReachTheTerminal(t *testing.T) {
 // Data meant for programs stays exact: --json is JSON (which escapes what
 // it must), and an export written to a file is what the store holds.
 func TestStoredTextStaysExactForPrograms(t *testing.T) {
+	t.Parallel()
 	fx, s := newHostileFixture(t)
 	r := fx.runWith(t, runOpts{tty: true}, "session", "show", s.ID, "--json")
 	noEscapes(t, "show --json", r.stdout, false)
@@ -138,6 +140,7 @@ func TestStoredTextStaysExactForPrograms(t *testing.T) {
 // Errors and the candidates of an ambiguous reference quote titles and
 // keys escaped.
 func TestErrorsEscapeStoredText(t *testing.T) {
+	t.Parallel()
 	fx, s := newHostileFixture(t)
 	st := fx.openStore(t)
 	twin := &loom.Session{ID: idAt(base.Add(time.Hour)), UserID: "local", Key: "cli:twin", Project: fx.proj, Cwd: fx.project, Title: s.Title}
@@ -170,6 +173,7 @@ func TestErrorsEscapeStoredText(t *testing.T) {
 
 // The turns that fork offers on a terminal show prompts escaped.
 func TestForkChoiceEscapesPrompts(t *testing.T) {
+	t.Parallel()
 	fx, s := newHostileFixture(t)
 	st := fx.openStore(t)
 	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "again "+hostile, base.Add(time.Hour))); err != nil {
@@ -187,6 +191,7 @@ func TestForkChoiceEscapesPrompts(t *testing.T) {
 // The report of an import of another agent's files names files and
 // problems escaped: a file name is data too.
 func TestImportReportEscapesNames(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "projects", "-src-x")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -211,6 +216,7 @@ func TestImportReportEscapesNames(t *testing.T) {
 // reasoning and tool calls are escaped; piped, the reply is the model's
 // text exactly.
 func TestTurnOutputEscapesModelText(t *testing.T) {
+	t.Parallel()
 	fx, s := newHostileFixture(t)
 	srv := openaitest.NewServer()
 	defer srv.Close()
@@ -259,6 +265,7 @@ func TestTurnOutputEscapesModelText(t *testing.T) {
 // sub-agent session whose parent is neither in the files nor the user's
 // in the store.
 func TestImportRefusesHostileRecords(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	bobs := &loom.Session{ID: idAt(base), UserID: "bob", Key: "cli:bob"}

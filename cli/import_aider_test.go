@@ -49,6 +49,7 @@ func appendAiderTurn(t *testing.T, path, prompt, reply string) {
 // session of the project; a second import adds nothing; a turn Aider
 // appended is added alone.
 func TestImportAider(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	path := installAiderHistory(t, fx)
 
@@ -84,6 +85,7 @@ func TestImportAider(t *testing.T) {
 
 // --watch on a project picks up the turn Aider appends to its history.
 func TestImportAiderWatch(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	path := installAiderHistory(t, fx)
 	reports := fx.watchImports(t, "aider", fx.project)
@@ -122,6 +124,7 @@ func TestImportAiderWatch(t *testing.T) {
 // once; each refuses the other's conversations.json, naming the --from
 // that reads it.
 func TestImportChatExports(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	dirs := map[string]string{}
 	for _, tool := range []string{"chatgpt", "claudeai"} {

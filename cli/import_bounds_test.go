@@ -86,6 +86,7 @@ func (zeros) Read(p []byte) (int, error) {
 // input that is a device or does not start like an export: each at
 // once, in little memory, with one line and exit status 1.
 func TestImportOwnFormatBounded(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	fifo := filepath.Join(fx.home, "fifo.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -136,6 +137,7 @@ func (fx *fixture) countSessions(t *testing.T) int {
 // second, also while it waits on a pipe that says nothing, and the store
 // is as it was: nothing of the input is written.
 func TestImportOwnFormatStopsOnSignal(t *testing.T) {
+	t.Parallel()
 	src := newFixture(t)
 	out := src.mustExec(t, "session", "export", "--all", "--format", "jsonl")
 	head := strings.Join(strings.SplitN(out, "\n", 3)[:2], "\n") + "\n"
@@ -262,6 +264,7 @@ func hasProblem(tr *importer.ToolReport, path, want string) bool {
 // with its path in the report, the other tools imported, exit status 1
 // and one line that names no tool twice.
 func TestImportAllWhenASourceFails(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		nobody bool // needs a directory that cannot be read
@@ -335,6 +338,7 @@ func TestImportAllWhenASourceFails(t *testing.T) {
 // never passed over: a file that is not opencode's, a named pipe and
 // /dev/zero are each a problem, at once, and exit status 1.
 func TestImportOpencodeRefusesAWrongFile(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	fifo := filepath.Join(fx.home, "opencode.db")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -358,6 +362,7 @@ func TestImportOpencodeRefusesAWrongFile(t *testing.T) {
 // SIGTERM ends --hook while the hook's stdin is a pipe that sends
 // nothing, within a second.
 func TestImportHookStopsOnSignal(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	cmd := exec.Command(loomBinary(t), "session", "import", "--hook", "claude-code")
 	cmd.Dir, cmd.Env = fx.project, fx.binEnv()

@@ -44,6 +44,7 @@ func (fx *fixture) showMessages(t *testing.T, ref string) []*loom.Message {
 // reply, a copy from a backup) imports every message they hold, the last
 // reply included; a second run adds nothing.
 func TestImportRightAfterWriting(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	installAgentSessions(t, fx.home)
 	touchAll(t, fx.home)
@@ -82,6 +83,7 @@ func TestImportRightAfterWriting(t *testing.T) {
 // nothing; bad input is one line and exit status 1, never 2 (which
 // Claude Code takes as "keep going").
 func TestImportHook(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	installAgentSessions(t, fx.home)
 	file := filepath.Join(fx.home, ".claude", "projects", "-home-user-spotter", "short.jsonl")
@@ -133,6 +135,7 @@ func TestImportHook(t *testing.T) {
 // What cannot be read is one line each, exit status 1, and the rest is
 // imported: a FIFO and /dev/zero are refused at once, not read forever.
 func TestImportFailsLoudly(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	installAgentSessions(t, fx.home)
 	fifo := filepath.Join(fx.home, "x.jsonl")
@@ -162,6 +165,7 @@ func TestImportFailsLoudly(t *testing.T) {
 // Tools' directories that are symbolic links (a dotfile manager, a moved
 // disk) import like real ones.
 func TestImportThroughSymlinks(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	installAgentSessions(t, fx.home)
 	projects := filepath.Join(fx.home, ".claude", "projects")
@@ -183,6 +187,7 @@ func TestImportThroughSymlinks(t *testing.T) {
 // sees the tool's first session as soon as it is written, not at the
 // next rescan 30 s later.
 func TestImportWatchBeforeTheToolExists(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	select {
 	case <-fx.watchImports(t, "claude-code"):
@@ -219,6 +224,7 @@ func TestImportWatchBeforeTheToolExists(t *testing.T) {
 // one line with no newline (sparse, so the test writes nothing) is read
 // until the interrupt, then the command ends at once.
 func TestImportInterruptedInAHugeLine(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	huge := filepath.Join(fx.home, "huge.jsonl")
 	f, err := os.Create(huge)
@@ -258,6 +264,7 @@ func TestImportInterruptedInAHugeLine(t *testing.T) {
 // --watch prints the first import's report, then a line a change: the
 // session that grew and by how much, not the whole report again.
 func TestImportWatchPrintsALineAChange(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	claude := installAgentSessions(t, fx.home)
 	stdout := fx.startWatch(t, "claude-code")
@@ -305,6 +312,7 @@ func TestImportWatchPrintsALineAChange(t *testing.T) {
 // last_assistant_message: the hook waits for the reply to reach the file,
 // so that loom holds every reply when the turn ends.
 func TestImportHookWaitsForTheReply(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	loomBinary(t) // built before the clock starts
 	const sid = "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f"

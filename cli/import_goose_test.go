@@ -58,6 +58,7 @@ func (g *gooseDB) add(t *testing.T, role, content string) {
 // second import adds nothing, and --watch imports a message goose
 // writes while it watches.
 func TestImportGoose(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	sessions := filepath.Join(fx.home, ".local", "share", "goose", "sessions")
 	g := openGooseDB(t, filepath.Join(sessions, "sessions.db"), fx.project)

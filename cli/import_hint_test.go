@@ -11,6 +11,7 @@ import (
 // imports nothing, and the report says how the tool names its files and
 // that a file named on the command line is read whatever its name.
 func TestImportDirectoryWithoutSessionFiles(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	dir := t.TempDir()
 	src, err := os.ReadFile(filepath.Join(samples, "codex", "vibecodingtracker-codex.jsonl"))

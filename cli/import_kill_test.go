@@ -17,6 +17,7 @@ import (
 // duplicates nothing: after imports killed as they write, one import to
 // the end leaves the store as one import into an empty store does.
 func TestImportKilledAnywhere(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("the kill comes when the SQLite file grows; the PostgreSQL import is one transaction a batch, as on SQLite")
 	}

@@ -12,6 +12,7 @@ import (
 // on this machine, where and how many sessions it holds; as a table and
 // as JSON, and refused beside anything else.
 func TestImportFromList(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	copyTree(t, filepath.Join(samples, "claude-code"), filepath.Join(fx.home, ".claude", "projects"))
 	out := fx.mustExec(t, "session", "import", "--from", "list")
@@ -71,6 +72,7 @@ func TestImportFromList(t *testing.T) {
 // those not on this machine, and those with no location of their own,
 // in one line each rather than a line per agent.
 func TestImportFromAllNamesTheAbsentOnce(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	copyTree(t, filepath.Join(samples, "claude-code"), filepath.Join(fx.home, ".claude", "projects"))
 	out := fx.mustExec(t, "session", "import", "--from", "all")

@@ -21,6 +21,7 @@ import (
 // every process exits 0 without a problem, the session holds every line
 // once, no fork is made, and a plain import afterwards adds nothing.
 func TestImportHooksAndWatchRace(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{2, 4} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) { hooksAndWatchRace(t, n) })
 	}
@@ -101,6 +102,7 @@ func hooksAndWatchRace(t *testing.T, hooks int) {
 // Four `loom session import --from all` at once over every tool's
 // sessions all exit 0, and store what one of them alone stores.
 func TestImportFromAllFourAtOnce(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	installAgentSessions(t, fx.home)
 	touchAll(t, fx.home)

@@ -29,6 +29,7 @@ func TestImportRealCline(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
 	}
+	t.Parallel()
 	bin := agentclitest.Install(t, agentclitest.Cline)
 	fx := newEmptyFixture(t)
 	srv := openaitest.NewServer()

@@ -358,6 +358,7 @@ func TestImportRealClaudeCode(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agents once, on the SQLite pass")
 	}
+	t.Parallel()
 	bin := agentclitest.Install(t, agentclitest.ClaudeCode)
 	started := time.Now()
 	fx := newEmptyFixture(t)
@@ -460,6 +461,7 @@ func TestImportRealCodex(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agents once, on the SQLite pass")
 	}
+	t.Parallel()
 	bin := agentclitest.Install(t, agentclitest.Codex)
 	started := time.Now()
 	fx := newEmptyFixture(t)
@@ -561,6 +563,7 @@ func TestImportRealGemini(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agents once, on the SQLite pass")
 	}
+	t.Parallel()
 	started := time.Now()
 	g := startGemini(t, "")
 	fx, dir, sc, srv, say, usage, gemini := g.fx, g.dir, g.sc, g.srv, g.say, g.usage, g.run

@@ -18,14 +18,16 @@ import (
 // offline against a fake OpenAI-compatible server (a plain prompt, a
 // second turn with --resume, a tool call), and imports what it wrote:
 // each prompt and reply once, in order, the tool call with its result,
-// the usage cn recorded.
+// the usage cn recorded; a second import adds nothing, and --watch
+// imports a turn a later run adds.
 func TestImportRealContinue(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
 	}
+	t.Parallel()
 	cn := agentclitest.Install(t, agentclitest.Continue)
 	fx := newEmptyFixture(t)
-	home, work := t.TempDir(), t.TempDir()
+	home, work := fx.home, t.TempDir()
 	mustWrite(t, filepath.Join(work, "notes.txt"), "alpha\nbeta\n")
 	srv := openaitest.NewServer()
 	defer srv.Close()
@@ -110,6 +112,10 @@ func TestImportRealContinue(t *testing.T) {
 	if tr := toolReport(t, rep, "continue"); tr.MessagesAdded != 0 || tr.SessionsNew != 0 {
 		t.Errorf("second import %+v", tr)
 	}
+	checkWatched(t, fx, "continue", func() {
+		srv.Enqueue(openaitest.Reply{Text: "Watched and answered.", Usage: usage(1400, 3)})
+		run("-p", "--resume", "A turn while watched?")
+	}, "Watched and answered")
 	if t.Failed() {
 		for _, e := range []string{"sessions"} {
 			files, _ := filepath.Glob(filepath.Join(home, ".continue", e, "*.json"))

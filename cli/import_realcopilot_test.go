@@ -19,6 +19,7 @@ func TestImportRealCopilot(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
 	}
+	t.Parallel()
 	bin := agentclitest.Install(t, agentclitest.Copilot)
 	a := newChatAgent(t, copilotim.Tool)
 	env := agentclitest.Env(a.fx.home, "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",

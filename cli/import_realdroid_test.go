@@ -23,6 +23,7 @@ func TestImportRealDroid(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
 	}
+	t.Parallel()
 	bin := agentclitest.Install(t, agentclitest.Droid)
 	fx := newEmptyFixture(t)
 	srv := openaitest.NewServer()

@@ -24,6 +24,7 @@ func TestImportRealGeminiCompression(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agents once, on the SQLite pass")
 	}
+	t.Parallel()
 	started := time.Now()
 	g := startGemini(t, `, "model": {"compressionThreshold": 0.2}`)
 	fx, dir, sc, srv, say, usage, gemini := g.fx, g.dir, g.sc, g.srv, g.say, g.usage, g.run

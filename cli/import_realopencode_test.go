@@ -139,6 +139,7 @@ func otherOpencodeFlows(sc *script[openaitest.Reply], run func(string, ...string
 
 // TestImportRealOpencode: opencode's current release, run for real.
 func TestImportRealOpencode(t *testing.T) {
+	t.Parallel()
 	runOpencodeFamily(t, opencodeFamily{pkg: agentclitest.Opencode, tool: "opencode",
 		config: ".config/opencode/opencode.json",
 		env:    []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"}})
@@ -147,6 +148,7 @@ func TestImportRealOpencode(t *testing.T) {
 // TestImportRealKilo: Kilo Code's CLI, a fork of opencode, run for real:
 // a prompt and its continued turn, imported under Kilo's own name.
 func TestImportRealKilo(t *testing.T) {
+	t.Parallel()
 	runOpencodeFamily(t, opencodeFamily{pkg: agentclitest.Kilo, tool: "kilo",
 		config: ".config/kilo/kilo.json",
 		env: []string{"KILO_DISABLE_MODELS_FETCH=1", "KILO_DISABLE_AUTOUPDATE=1", "KILO_DISABLE_DEFAULT_PLUGINS=1",

@@ -67,6 +67,7 @@ func TestImportRealPi(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
 	}
+	t.Parallel()
 	started := time.Now()
 	pr := newPiRun(t, `{}`)
 	fx, sc, bin, env := pr.fx, pr.sc, pr.bin, pr.env
@@ -154,6 +155,7 @@ func TestImportRealPiCompaction(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
 	}
+	t.Parallel()
 	// Keep no recent tokens: compact all there is.
 	pr := newPiRun(t, `{"compaction": {"keepRecentTokens": 1}}`)
 	fx, sc := pr.fx, pr.sc

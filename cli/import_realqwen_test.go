@@ -18,6 +18,7 @@ func TestImportRealQwen(t *testing.T) {
 	if onPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
 	}
+	t.Parallel()
 	bin := agentclitest.Install(t, agentclitest.Qwen)
 	a := newChatAgent(t, qwenim.Tool)
 	// No memory extraction after each turn (a model call of its own), no

@@ -165,6 +165,7 @@ func (g *geminiRecording) rewriteUntil(t *testing.T, done <-chan struct{}) {
 // reports no problem, and the session holds every message once, as one
 // import of the finished file makes it.
 func TestImportGeminiRewrittenWholeHooksAndWatch(t *testing.T) {
+	t.Parallel()
 	const turns = 40
 	fx := newEmptyFixture(t)
 	rec := realGeminiRecording(t, fx.home)
@@ -250,6 +251,7 @@ func TestImportGeminiRewrittenWholeHooksAndWatch(t *testing.T) {
 // changed for a few seconds, the hook exits 1 with one line that names
 // the file and says what is wrong with it.
 func TestImportGeminiCutShortHookFails(t *testing.T) {
+	t.Parallel()
 	loomBinary(t) // built before the file is written, which is then fresh
 	fx := newEmptyFixture(t)
 	file := filepath.Join(fx.home, ".gemini", "tmp", "9da8b3df", "chats", "session-2026-04-23T12-52-0ab84937.json")

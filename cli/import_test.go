@@ -97,6 +97,7 @@ func toolReport(t *testing.T, rep importer.Report, tool string) *importer.ToolRe
 // reads nothing and adds nothing; the imported sessions are listed,
 // searchable and shown with where they came from.
 func TestImportFromAgents(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	installAgentSessions(t, fx.home)
 
@@ -209,6 +210,7 @@ func TestImportFromAgents(t *testing.T) {
 // --watch: a line appended to a Claude Code session file is searchable
 // in loom within two seconds.
 func TestImportWatch(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	claude := installAgentSessions(t, fx.home)
 	reports := fx.watchImports(t, "claude-code")
@@ -321,6 +323,7 @@ func lastLine(t *testing.T, file string) map[string]any {
 // conversation continues in a fork, and the request holds every earlier
 // message, each tool call answered by its result.
 func TestImportedSessionsResume(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	installAgentSessions(t, fx.home)
 	// The whole history goes out in one request: no compaction first.
@@ -432,6 +435,7 @@ func TestImportedSessionsResume(t *testing.T) {
 // message forks it and the fork takes the key, the next one continues
 // the fork; the import itself is left as it was.
 func TestServerContinuesImportedSession(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	installAgentSessions(t, fx.home)
 	fx.mustExec(t, "session", "import", "--from", "codex")

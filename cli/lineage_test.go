@@ -67,6 +67,7 @@ func (fx *fixture) countingRun(t *testing.T, args ...string) (result, *storetest
 // session list --tree reads the whole lineage of 10,000 sessions in a
 // constant number of store calls, not one per session.
 func TestSessionListTreeQueries(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	const trees = 2500
 	lineageStore(t, fx, trees)
@@ -113,6 +114,7 @@ func TestSessionListTreeQueries(t *testing.T) {
 // Exporting a session reads its sub-agent sessions in one call, however
 // many there are.
 func TestExportFamilyQueries(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	mains := lineageStore(t, fx, 3)
 	r, cs := fx.countingRun(t, "session", "export", mains[1].ID, "--format", "json")
@@ -131,6 +133,7 @@ func TestExportFamilyQueries(t *testing.T) {
 // default title the store gives it, and the tree says fork once: "└ fork:
 // T", "└ fork 2: T", "└ rewound: T", never "fork: T (fork)".
 func TestTreeSaysForkOnce(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "a1"}, openaitest.Reply{Text: "a2"})
 	fx.mustLoom(t, "q1\nq2\n/fork 1\n", "chat", "--new", "--name", "Plan the release")

@@ -18,6 +18,7 @@ import (
 )
 
 func TestLogStream(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	logs := filepath.Join(fx.home, "state", "logs", "local")
 	if err := os.MkdirAll(logs, 0o755); err != nil {

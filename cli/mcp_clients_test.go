@@ -28,6 +28,7 @@ var mcpClients = []string{"claude-code", "codex", "gemini"}
 // sessions, and how to page back or read on in a session, whether the
 // client passes on the text or the structured content.
 func TestMCPHintsReachEveryClient(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	cs := connectStdio(t, fx)
 	check := func(what string, c mcpCall, want ...string) {
@@ -57,6 +58,7 @@ func TestMCPHintsReachEveryClient(t *testing.T) {
 // first), says how to read on when the turn is longer than limit, and
 // reads on with after_seq; no message's text starts with blank lines.
 func TestMCPReadTurnFromItsStart(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	cs := connectStdio(t, fx)
 	seqs := func(c mcpCall) []int {

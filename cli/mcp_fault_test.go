@@ -17,6 +17,7 @@ import (
 // answered with JSON-RPC errors, and a search sent after them on the same
 // pipe is answered. The process ends when its input does, with status 0.
 func TestMCPStdioSurvivesBadFrames(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	cmd := exec.Command(loomBinary(t), "mcp")
 	cmd.Dir = fx.project
@@ -128,6 +129,7 @@ func mustJSON(t *testing.T, v any) string {
 // A client that writes its requests and closes its end of the pipe at
 // once (echo … | loom mcp) gets every answer before loom mcp exits.
 func TestMCPStdioAnswersPendingAtEOF(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	cmd := exec.Command(loomBinary(t), "mcp")
 	cmd.Dir = fx.project

@@ -183,6 +183,7 @@ func toolsDocumented(t *testing.T, names []string) {
 // on the fixture's store with its text and structured content checked,
 // and bad calls that are tool errors while the server keeps answering.
 func TestMCPStdio(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	// A session with a tool output too long to return whole.
 	long := strings.Repeat("0123456789", 1000)
@@ -320,6 +321,7 @@ func TestMCPStdio(t *testing.T) {
 // user's sessions only, another user's token sees none of them, and no
 // token is 401.
 func TestMCPServe(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	bob := strings.TrimSpace(fx.mustRun(t, "token", "create", "--user", "bob"))
 	sv := startServe(t, fx, nil, "local")
@@ -396,6 +398,7 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // here loom mcp itself: the model sees mcp__history__search_sessions
 // next to the built-in tools, calls it, and gets loom mcp's answer.
 func TestAgentUsesMCPServer(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	seed := &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:seed", Project: fx.proj, Cwd: fx.project, Title: "Backoff decision"}
 	st := fx.openStore(t)
@@ -443,6 +446,7 @@ func TestAgentUsesMCPServer(t *testing.T) {
 // A store that cannot be reached makes every call a tool error that
 // says so; loom mcp itself keeps answering.
 func TestMCPStoreUnavailable(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	cs := connectStdio(t, fx, "LOOM_DB=postgres://loom@127.0.0.1:1/none?connect_timeout=1")
 	for range 2 {

@@ -14,6 +14,7 @@ import (
 // session list, and two models that differ at their end stay two models
 // in usage.
 func TestCutCellsKeepRowsApartAt100Columns(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	at := time.Now().Add(-time.Hour).Truncate(time.Second)

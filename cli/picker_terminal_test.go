@@ -45,6 +45,7 @@ func filterTo(t *testing.T, p *termtest.Term, filter string, want ...string) {
 // the built binary on a pseudo-terminal: filter, preview, rename,
 // archive, delete, search, widen to every project, and choose.
 func TestPickerDrivesOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := openaitest.NewServer()
 	defer srv.Close()
@@ -130,6 +131,7 @@ func TestPickerDrivesOnTerminal(t *testing.T) {
 var sgrColor = regexp.MustCompile(`\x1b\[(?:[0-9;:]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:[;:][0-9;:]*)?m`)
 
 func TestPickerWithoutColor(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	for _, args := range [][]string{{"session", "resume", "--no-color"}, {"session", "resume"}} {
 		cmd := fx.startPTY
@@ -154,6 +156,7 @@ func TestPickerWithoutColor(t *testing.T) {
 // TestChatResumeNeedsRefOffTerminal: -r alone asks the picker, which
 // needs a terminal; with a REF after it, -r resumes as before.
 func TestChatResumeNeedsRefOffTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	if r := fx.run(t, "chat", "-r"); r.code != ExitUsage || !strings.Contains(r.stderr, "-r needs a session REF") {
 		t.Fatalf("chat -r off a terminal: exit %d, %q", r.code, r.stderr)

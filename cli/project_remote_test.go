@@ -80,6 +80,7 @@ func sessionIDs(list []*loom.Session) []string {
 // repository in both. A work tree without a remote is a project of its
 // own, by its path.
 func TestClonesOfOneRepositoryAreOneProject(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	laptop := gitWorkTree(t, filepath.Join(fx.home, "laptop", "src", "api"), "git@github.com:acme/api.git")
 	desktop := gitWorkTree(t, filepath.Join(fx.home, "desktop", "work", "api-service"), "https://me@github.com/acme/api.git/")
@@ -128,6 +129,7 @@ func TestClonesOfOneRepositoryAreOneProject(t *testing.T) {
 // after the repository; another user's and another project's stay. The
 // next command finds nothing to do.
 func TestAdoptProjectMovesOldSessionsOnce(t *testing.T) {
+	t.Parallel()
 	fx := &agentFixture{fixture: newEmptyFixture(t)}
 	ctx := context.Background()
 	root := gitWorkTree(t, filepath.Join(fx.home, "src", "api-service"), "")
@@ -253,6 +255,7 @@ func (c *countingStore) UpdateSession(ctx context.Context, id string, u loom.Ses
 // Once a project's sessions have moved, adopting it again is one query;
 // a project identified by its path costs none.
 func TestAdoptProjectCostsOneQueryWhenDone(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	ctx := context.Background()
 	root := gitWorkTree(t, filepath.Join(fx.home, "src", "api"), "")
@@ -281,6 +284,7 @@ func TestAdoptProjectCostsOneQueryWhenDone(t *testing.T) {
 // rule: it joins the repository's project, keyed after the repository,
 // and another clone lists it.
 func TestSessionMoveToAClone(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	clone := gitWorkTree(t, filepath.Join(fx.home, "laptop", "api-checkout"), "ssh://git@github.com/acme/api")
 	other := gitWorkTree(t, filepath.Join(fx.home, "desktop", "api"), "git@github.com:acme/api.git")
@@ -299,6 +303,7 @@ func TestSessionMoveToAClone(t *testing.T) {
 // remote the repository's project, and moves what an earlier import
 // recorded there under the clone's path, even when run from elsewhere.
 func TestImportIntoAClone(t *testing.T) {
+	t.Parallel()
 	fx := &agentFixture{fixture: newEmptyFixture(t)}
 	ctx := context.Background()
 	clone := gitWorkTree(t, filepath.Join(fx.home, "src", "api"), "git@github.com:acme/api.git")

@@ -22,6 +22,7 @@ import (
 // created. On a fresh machine (no --db, nothing in the data directory)
 // reading commands find no sessions and create nothing either.
 func TestBinaryMissingStore(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "no", "such", "sessions.db")
@@ -72,6 +73,7 @@ func TestBinaryMissingStore(t *testing.T) {
 // The commands that write a first message create a missing store, with
 // its directory.
 func TestBinaryRunCreatesStore(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "hello from a new store"})
 	db := filepath.Join(t.TempDir(), "new", "dir", "sessions.db")
@@ -91,6 +93,7 @@ func TestBinaryRunCreatesStore(t *testing.T) {
 // cases run loom as the user nobody, and the file system case mounts a
 // read-only tmpfs where that is permitted.
 func TestBinaryReadOnlyStore(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("read-only files are the SQLite engine's")
 	}

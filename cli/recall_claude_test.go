@@ -22,6 +22,7 @@ func TestRecallHookClaudeCode(t *testing.T) {
 	if onPostgres() {
 		t.Skip("the real CLI once is enough: it runs in the SQLite pass")
 	}
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	srv := anthropictest.NewServer()
 	t.Cleanup(srv.Close)

@@ -13,6 +13,7 @@ import (
 // hook's JSON only where recall was enabled, within its time bound, and
 // never fails the agent's prompt.
 func TestRecall(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	if out := fx.mustExec(t, "recall", "why does TestRetry flake"); !strings.Contains(out, fx.main.ID) || strings.Contains(out, fx.web.ID) {
 		t.Fatalf("recall:\n%s", out)

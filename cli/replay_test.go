@@ -10,6 +10,7 @@ import (
 )
 
 func TestReplayTiming(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	var waits []time.Duration
 	ios, _, out, _ := term.Test()

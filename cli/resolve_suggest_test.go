@@ -8,6 +8,7 @@ import (
 // A word of a title is not a reference, but loom says which sessions it
 // likely meant: those whose title holds it first, with ids to give back.
 func TestResolveSuggestsTitles(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	budget := say(t, fx, "retry budget", 1)
 	say(t, fx, "unrelated work", 1)

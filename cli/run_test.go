@@ -40,6 +40,7 @@ func sessionLines(stderr string) []string {
 // winner's session, and slowly in the others, so that the winner holds
 // the session while the others look for it.
 func TestRunKeyRace(t *testing.T) {
+	t.Parallel()
 	const trials, runs = 3, 8
 	loomBinary(t) // built before the runs start at once
 	for trial := range trials {
@@ -125,6 +126,7 @@ func TestRunKeyRace(t *testing.T) {
 // loom run says on exit how to resume its session, unless
 // --no-resume-hint.
 func TestRunResumeHint(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	r := fx.mustLoom(t, "", "run", "hello")
 	id := sessionOf(t, r.stderr)
@@ -145,6 +147,7 @@ func TestRunResumeHint(t *testing.T) {
 // key that is not a command-line one still names one session of the
 // user, from any directory.
 func TestRunKeySessionIsListedInItsProject(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	var ids []string
 	for _, key := range []string{"notes:today", "cli:scratch"} {
@@ -177,6 +180,7 @@ func TestRunKeySessionIsListedInItsProject(t *testing.T) {
 // loom run takes --new, as bare loom does: a new session, the default;
 // beside -c, --resume or --key it is a usage error.
 func TestRunNew(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	first := sessionOf(t, fx.mustLoom(t, "", "run", "hello").stderr)
 	second := sessionOf(t, fx.mustLoom(t, "", "run", "--new", "hello again").stderr)

@@ -11,6 +11,7 @@ import (
 // the tiers after it find, says so in one line and marks them; --exact
 // keeps to every word.
 func TestSearchFallsBackToAnyWord(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	say(t, fx, "session registry", 1)
 	r := fx.exec(t, "", "search", "-a", "wombat remember which chats", "--json")

@@ -29,6 +29,7 @@ func (s slowRanking) Search(ctx context.Context, q loom.SearchQuery) ([]loom.Sea
 // stderr saying so as text, and never the refusal that its words are in
 // too many messages.
 func TestSearchOutOfTimeIsPartial(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	slow := runOpts{before: func(f *Factory) {
 		open := f.OpenStore

@@ -14,6 +14,7 @@ import (
 // search, piped, with --json and on a terminal, and of chat's /search:
 // in the session it was written in, naming the two others (also_in).
 func TestSearchFindsInheritedMessageOnce(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	// fx.fork holds turn 1 of fx.main; the rewind moves turn 3 to a new
 	// fork that holds every turn.

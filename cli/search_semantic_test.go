@@ -14,6 +14,7 @@ import (
 // meaning too, and --semantic finds a message by other words than its
 // own.
 func TestSearchByMeaning(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st, err := openEngine(context.Background(), fx.db)
 	if err != nil {
@@ -65,6 +66,7 @@ func TestSearchByMeaning(t *testing.T) {
 // Without an embeddings endpoint loom says once, on a terminal, that
 // search ranks by keywords only.
 func TestSearchSaysOnceKeywordsOnly(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	say(t, fx, "registry", 1)
 	tty := runOpts{tty: true}
@@ -80,6 +82,7 @@ func TestSearchSaysOnceKeywordsOnly(t *testing.T) {
 // loom mcp's search_sessions ranks by meaning with semantic: true where
 // an embeddings model is configured, and refuses semantic with keyword.
 func TestMCPSearchByMeaning(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st, err := openEngine(context.Background(), fx.db)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	out := fx.mustRun(t, "search", "fake", "clock")
 	if !strings.Contains(out, fx.main.ID+"\t5\tuser\t") || !strings.Contains(out, "**fake** **clock**") {
@@ -83,6 +84,7 @@ func TestSearch(t *testing.T) {
 // no project can be found (the working directory is gone) every project
 // is searched.
 func TestSearchScope(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	in := func(dir string, args ...string) result {
 		t.Helper()
@@ -139,6 +141,7 @@ func TestSearchScope(t *testing.T) {
 // project, and a search that finds nothing here but matches elsewhere
 // says how to widen.
 func TestChatSearchScope(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	web := fx.cmd(t, "run", "how do we deploy the web app?")
 	web.Dir = fx.other

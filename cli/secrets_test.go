@@ -100,6 +100,7 @@ type scanJSON struct {
 // redact --dry-run changes nothing; redact --yes replaces them in the
 // store, out of search, and (SQLite) out of the store file.
 func TestSecretsScanAndRedact(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	s, values := seedSecrets(t, fx)
 
@@ -174,6 +175,7 @@ func TestSecretsScanAndRedact(t *testing.T) {
 // session with secrets hold none of them and say how many they
 // redacted; jsonl keeps them and says so; --no-redact keeps them.
 func TestSecretsNeverLeaveByDefault(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	s, values := seedSecrets(t, fx)
 
@@ -223,6 +225,7 @@ func TestSecretsNeverLeaveByDefault(t *testing.T) {
 // secrets redact on one machine removes the secrets from the other after
 // both sync, with the hub on SQLite and on PostgreSQL.
 func TestSecretsRedactSyncs(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}
@@ -266,6 +269,7 @@ func writeConfig(t *testing.T, fx *fixture, text string) {
 // redacted, and turning MCP redaction off gives the read tools the text
 // as stored.
 func TestSecretsRedactOnWrite(t *testing.T) {
+	t.Parallel()
 	src := newEmptyFixture(t)
 	s, values := seedSecrets(t, src)
 	file := filepath.Join(t.TempDir(), "deploy.jsonl")

@@ -123,6 +123,7 @@ func (sv *serving) do(t *testing.T, method, path, body string) (int, string) {
 // current user, serves that user's sessions, says once that turns are
 // unavailable and answers them 503, and stops on cancellation.
 func TestServeNoProvider(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	sv := startServe(t, fx, nil, "")
 	if !strings.Contains(sv.errOut.String(), "503 until a model provider is configured") {
@@ -165,6 +166,7 @@ func TestServeNoProvider(t *testing.T) {
 // is never offered (it would read this machine's files for any token),
 // and memory only to the serving user.
 func TestServeTurns(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	fake := openaitest.NewServer()
 	defer fake.Close()
@@ -224,6 +226,7 @@ func TestServeTurns(t *testing.T) {
 // token, the link logs a browser in and the dashboard shows the session,
 // and Ctrl+C stops the server cleanly.
 func TestBinaryServeShowsRunSessions(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "The README explains the build."})
 	run := fx.mustLoom(t, "", "run", "summarise the README")

@@ -111,6 +111,7 @@ func tokensJSON(t *testing.T, fx *fixture, args ...string) []*loom.Token {
 // when it was widened), and a revoked token, or one of another store,
 // gives way to a new one.
 func TestBinaryServeKeepsToken(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	kept := filepath.Join(fx.home, "state", "serve-token-local")
 	keptSecret := func() string {
@@ -215,6 +216,7 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 // token list shows when each token was last used: never before, and after
 // an API call with it, in the table and in --json.
 func TestBinaryTokenLastUsed(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	var created struct {
 		ID     string `json:"id"`
@@ -261,6 +263,7 @@ func TestBinaryTokenLastUsed(t *testing.T) {
 // expired token is refused like an unknown one. loom serve reuses a kept
 // token only when it expires no later than --token-ttl asks.
 func TestBinaryTokenTTL(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	if r := fx.run(t, "serve", "--token-ttl", "-1h"); r.code != ExitUsage || !strings.Contains(r.stderr, "--token-ttl") {
 		t.Errorf("serve --token-ttl -1h: exit %d, %s", r.code, r.stderr)

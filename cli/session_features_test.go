@@ -27,6 +27,7 @@ func listIDs(t *testing.T, fx *fixture, args ...string) []string {
 // --archived, found by reference, kept by prune; --json prints the
 // sessions with archived_at.
 func TestArchiveCommands(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.run(t, "session", "archive", fx.twin1.ID, "--json")
 	if r.code != 0 {
@@ -74,6 +75,7 @@ func TestArchiveCommands(t *testing.T) {
 // to a fork --tree shows, --json has both; a bad turn is a usage error,
 // and without --turn off a terminal too.
 func TestRewindCommand(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.run(t, "session", "rewind", fx.main.ID, "--turn", "1", "--json")
 	if r.code != 0 {
@@ -115,6 +117,7 @@ func TestRewindCommand(t *testing.T) {
 // session list --branch keeps the sessions of a branch; on a terminal a
 // BRANCH column shows it, piped rows keep their fields.
 func TestListBranch(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	st := fx.openStore(t)
 	b := "feature/retry"
@@ -140,6 +143,7 @@ func TestListBranch(t *testing.T) {
 // it is a usage error. The git branch of the project is recorded when
 // the session is made and again when it changes.
 func TestNameAndBranchOfNewSessions(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	head := filepath.Join(fx.project, ".git", "HEAD")
 	if err := os.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o644); err != nil {
@@ -181,6 +185,7 @@ func TestNameAndBranchOfNewSessions(t *testing.T) {
 // /rewind in chat takes the session back and says where the later turns
 // went; the conversation goes on from there.
 func TestChatRewind(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "a1"}, openaitest.Reply{Text: "a2"}, openaitest.Reply{Text: "a3"}, openaitest.Reply{Text: "a2 again"})
 	r := fx.mustLoom(t, "q1\nq2\nq3\n/rewind 1\nq2 again\n", "chat", "--new")
@@ -217,6 +222,7 @@ func shownSession(t *testing.T, fx *agentFixture, id string) *loom.Session {
 // session rewind without --turn on a terminal lists the turns and asks
 // which to keep, refusing an answer out of range.
 func TestRewindOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	p := fx.startPTY(t, "session", "rewind", fx.main.ID[:8])
 	p.WaitFor(t, "Keep turns up to which turn? [1-2]")
@@ -241,6 +247,7 @@ func TestRewindOnTerminal(t *testing.T) {
 // A session of two turns can go back to turn 1 only: rewind says so
 // plainly, never "1 to 1"; one of a single turn has nothing to rewind.
 func TestRewindTwoTurnsNamesTheOnlyTurn(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	one := &loom.Session{UserID: "local", Key: "cli:one", Project: fx.proj, Title: "One turn"}

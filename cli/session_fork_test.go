@@ -11,6 +11,7 @@ import (
 )
 
 func TestSessionForkAndRename(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	out := fx.mustRun(t, "session", "fork", fx.main.ID, "--turn", "2", "--name", "second try")
 	id := strings.TrimSpace(out)
@@ -58,6 +59,7 @@ func TestSessionForkAndRename(t *testing.T) {
 }
 
 func TestSessionForkChoosesTurnOnTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.runWith(t, runOpts{tty: true, stdin: "7\n1\n"}, "session", "fork", fx.main.ID)
 	if r.code != 0 {
@@ -82,6 +84,7 @@ func TestSessionForkChoosesTurnOnTerminal(t *testing.T) {
 // session, which bare loom resumes: on a terminal the fork says so, and
 // names the way back to the session it was made from.
 func TestSessionForkSaysWhatLoomResumes(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.runWith(t, runOpts{tty: true}, "session", "fork", fx.main.ID, "--turn", "1")
 	if r.code != 0 {

@@ -128,6 +128,7 @@ func readBack(t *testing.T, tool, path string) *importer.Session {
 // result must be there, as a call of the target's own or as a text
 // record of it.
 func TestHandoffMatrix(t *testing.T) {
+	t.Parallel()
 	targets := []string{claudecode.Tool, codex.Tool, copilotim.Tool, gemini.Tool, piim.Tool, qwenim.Tool}
 	for _, src := range handoffSources {
 		t.Run(src.name, func(t *testing.T) {
@@ -242,6 +243,7 @@ func checkCarried(t *testing.T, src []*loom.Message, got *importer.Session, out 
 // TestHandoffBadInput: bad input is one line and the exit code of its
 // kind, and writes nothing.
 func TestHandoffBadInput(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	if err := os.WriteFile(filepath.Join(fx.project, "notes.txt"), []byte("a file\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -273,6 +275,7 @@ func TestHandoffBadInput(t *testing.T) {
 
 // TestHandoffLast: --last N carries the last N turns and says so.
 func TestHandoffLast(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.runWith(t, runOpts{before: allFormats}, "session", "handoff", fx.main.ID, "--to", "claude-code", "--last", "1")
 	if r.code != 0 {
@@ -352,6 +355,7 @@ func continueAs(t *testing.T, tool, path, prompt, reply string) {
 // carried history and what the tool added; importing again adds nothing,
 // and a later turn grows the same fork.
 func TestHandoffRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, to := range []string{claudecode.Tool, codex.Tool, gemini.Tool} {
 		t.Run(to, func(t *testing.T) {
 			fx := newFixture(t)
@@ -415,6 +419,7 @@ func TestHandoffRoundTrip(t *testing.T) {
 // longer in the store (purged, or another user's) comes in as a main
 // session of its own, not a fork of nothing.
 func TestHandoffOriginGone(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.runWith(t, runOpts{before: allFormats}, "session", "handoff", fx.web.ID, "--to", "codex", "--json")
 	if r.code != 0 {
@@ -435,6 +440,7 @@ func TestHandoffOriginGone(t *testing.T) {
 // turns it on; then it writes the session for the agent named and says
 // how to resume it, and refuses bad arguments with a tool error.
 func TestMCPHandoff(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	has := func(cs *sdk.ClientSession) bool {
 		res, err := cs.ListTools(context.Background(), nil)

@@ -8,6 +8,7 @@ import (
 // finds nothing to repair and nothing new, and the flag goes with
 // --from alone, never with --watch.
 func TestImportRescan(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	installAgentSessions(t, fx.home)
 	fx.mustExec(t, "session", "import", "--from", "claude-code")

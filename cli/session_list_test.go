@@ -17,6 +17,7 @@ import (
 )
 
 func TestSessionListPiped(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	out := fx.mustRun(t, "session", "list")
 	rows := lines(out)
@@ -59,6 +60,7 @@ func TestSessionListPiped(t *testing.T) {
 }
 
 func TestSessionListTerminal(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.runWith(t, runOpts{tty: true}, "session", "list")
 	if r.code != 0 {
@@ -106,6 +108,7 @@ func TestSessionListTerminal(t *testing.T) {
 // On a narrow terminal the list leaves columns out instead of wrapping
 // rows: every line fits, and id, title and last activity stay.
 func TestSessionListNarrow(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	for _, width := range []int{60, 80, 100} {
 		r := fx.runWith(t, runOpts{tty: true, width: width}, "session", "list")
@@ -134,6 +137,7 @@ func TestSessionListNarrow(t *testing.T) {
 }
 
 func TestSessionListJSON(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.runWith(t, runOpts{tty: true}, "session", "list", "--json")
 	got := decodeJSON[[]*loom.Session](t, r.stdout)
@@ -166,6 +170,7 @@ func TestSessionListJSON(t *testing.T) {
 }
 
 func TestSessionListTree(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	out := fx.mustRun(t, "session", "list", "--tree")
 	rows := lines(out)
@@ -196,6 +201,7 @@ func TestSessionListTree(t *testing.T) {
 // A list cut by --limit says on a terminal how many it left out, as usage
 // does; piped and --json output is the rows alone.
 func TestSessionListSaysHowManyMore(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t) // 7 sessions of local across projects
 	plain := ansi.Strip(fx.runWith(t, runOpts{tty: true}, "session", "list", "--all-projects", "--limit", "3").stdout)
 	if !strings.Contains(plain, "… and 4 more (--limit 0 lists all)") {
@@ -215,6 +221,7 @@ func TestSessionListSaysHowManyMore(t *testing.T) {
 // A surface no session has is a usage error naming the surfaces there
 // are; a known surface with no session here is an empty list.
 func TestSessionListRefusesUnknownSurface(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	for _, args := range [][]string{{"session", "list", "--surface", "bogus"}, {"search", "flaky", "--surface", "bogus"}} {
 		r := fx.exec(t, "", args...)
@@ -233,6 +240,7 @@ func TestSessionListRefusesUnknownSurface(t *testing.T) {
 // []; where no project can be found (the working directory is gone),
 // every project is listed.
 func TestSessionListScope(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	dir := t.TempDir()
 	p := mustProject(t, dir)
@@ -264,6 +272,7 @@ func TestSessionListScope(t *testing.T) {
 // A tree's branches: ├ before a child with siblings after it, └ before
 // the last, │ under an ancestor whose siblings follow.
 func TestDrawBranches(t *testing.T) {
+	t.Parallel()
 	rows := []treeRow{{Depth: 0}, {Depth: 1}, {Depth: 2}, {Depth: 2}, {Depth: 1}, {Depth: 2}, {Depth: 0}, {Depth: 1}}
 	drawBranches(rows)
 	want := []string{"", "├ ", "│ ├ ", "│ └ ", "└ ", "  └ ", "", "└ "}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSessionMove(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	// Move the web session into the api project from a subdirectory:
 	// its cli:web key follows the project's name.
@@ -40,6 +41,7 @@ func TestSessionMove(t *testing.T) {
 // sessions, say where the old ones are and how to bring them here, and
 // move --from brings them all in one step.
 func TestMovedProject(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	moved := filepath.Join(fx.home, "elsewhere", "api")
 	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {

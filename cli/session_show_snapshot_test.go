@@ -15,6 +15,7 @@ import (
 // answer's message_count and turn_count describe the messages it holds
 // (the session and its messages are read in one snapshot).
 func TestSessionShowDuringRewinds(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
 			fx := newEmptyFixture(t)

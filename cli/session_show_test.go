@@ -15,6 +15,7 @@ import (
 )
 
 func TestSessionShow(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	out := fx.mustRun(t, "session", "show", "fix the FLAKY test")
 	for _, want := range []string{"Fix the flaky test", "id:       " + fx.main.ID, "key:      cli:api", "model:    openai:gpt-x",
@@ -50,6 +51,7 @@ func TestSessionShow(t *testing.T) {
 }
 
 func TestSessionShowDefaultsToLastTen(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	s := &loom.Session{UserID: "local", Key: "cli:api", Project: fx.proj}
@@ -78,6 +80,7 @@ func TestSessionShowDefaultsToLastTen(t *testing.T) {
 // On a terminal, show renders what the model wrote as Markdown, as live
 // replies are; piped, it is the text as stored.
 func TestSessionShowRendersMarkdown(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	s := &loom.Session{UserID: "local", Key: "cli:api", Project: fx.proj}
@@ -103,6 +106,7 @@ func TestSessionShowRendersMarkdown(t *testing.T) {
 }
 
 func TestSessionShowJSON(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	out := fx.mustRun(t, "session", "show", fx.main.ID, "--json", "--full-history")
 	got := decodeJSON[struct {
@@ -128,6 +132,7 @@ func TestSessionShowJSON(t *testing.T) {
 // A tool call shows what it ran and the first lines of what it returned;
 // --full shows all of both.
 func TestSessionShowToolInputAndOutput(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	s := &loom.Session{UserID: "local", Key: "cli:tools", Project: fx.proj, Title: "Run the tests"}
@@ -177,6 +182,7 @@ func TestSessionShowToolInputAndOutput(t *testing.T) {
 // A user message followed by another got no reply: show says its turn
 // was interrupted, once, under it.
 func TestSessionShowMarksInterruptedTurns(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	s := &loom.Session{UserID: "local", Key: "cli:interrupted", Project: fx.proj}

@@ -16,6 +16,7 @@ import (
 // what fork, move and delete say of the session they changed, an id
 // typed back as printed finds its session.
 func TestShortIDsResolveBack(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	at := time.Now().Add(-time.Hour).Truncate(time.Second)

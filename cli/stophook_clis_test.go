@@ -20,6 +20,7 @@ func TestClaudeCodeStopHookOnly(t *testing.T) {
 	if onPostgres() {
 		t.Skip("the real CLI once is enough: it runs in the SQLite pass")
 	}
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	srv := anthropictest.NewServer()
 	t.Cleanup(srv.Close)

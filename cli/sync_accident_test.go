@@ -27,6 +27,7 @@ import (
 // without a scheme. Nothing is lost, both machines end with the same
 // sessions after two syncs each, and what loom says is one line.
 func TestSyncAccidents(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}

@@ -12,6 +12,7 @@ import (
 // naming the session, the fork and how to go on there; the other
 // machine's sync says nothing of it.
 func TestSyncSaysConflict(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}

@@ -16,6 +16,7 @@ import (
 // succeeds, and after the rounds every machine holds every machine's
 // session.
 func TestSyncTwentyAtOnce(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}

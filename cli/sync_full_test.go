@@ -19,6 +19,7 @@ import (
 // tmpfs holding the hub's SQLite file, or the tablespace of its
 // PostgreSQL tables.
 func TestSyncHubOutOfSpace(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}

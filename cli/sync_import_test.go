@@ -16,6 +16,7 @@ import (
 // the id a machine that imported the files alone gives it, with the same
 // messages, and a search finds each message once.
 func TestSyncImportsOfOneSource(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step")
 	}

@@ -19,6 +19,7 @@ import (
 // duplicates nothing: after the next whole sync both machines hold the
 // same sessions, and the hub holds each record of the first once.
 func TestSyncKilledAnywhere(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step")
 	}

@@ -22,6 +22,7 @@ import (
 // one of the remaining stores had taken a new host (restored from its
 // own backup): its records under the old host come back too.
 func TestSyncLostHub(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}

@@ -21,6 +21,7 @@ import (
 // afterwards both list, show and search exactly the same, and the hub's
 // store holds no text of any message.
 func TestSyncEveryChange(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}

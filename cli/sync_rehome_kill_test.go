@@ -18,6 +18,7 @@ import (
 // it made after the restore. Each round kills the sync later into what
 // it writes, from its first bytes on.
 func TestSyncRehomeKilled(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step")
 	}

@@ -21,6 +21,7 @@ import (
 // hub's file holds no message's text, and a hub that is down or a wrong
 // key is one clear line and a non-zero exit.
 func TestSyncTwoMachines(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}

@@ -10,6 +10,7 @@ import (
 // it and how to make one it does, in one line; token create says which
 // store it kept the token in.
 func TestSyncTokenOfAnotherStore(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	}

@@ -36,6 +36,7 @@ func screenRow(screen, s string) string {
 // The history loom session resume shows keeps a reply's single newlines:
 // each of its lines on a row of its own, not joined into one paragraph.
 func TestResumeHistoryKeepsSingleNewlines(t *testing.T) {
+	t.Parallel()
 	forTermSizes(t, func(t *testing.T, cols, rows int) {
 		fx := newEmptyFixture(t)
 		st := fx.openStore(t)
@@ -84,6 +85,7 @@ func seedAged(t *testing.T, fx *fixture, word string, agos ...time.Duration) []*
 // last activity, "just now" as loom session list then says, never a
 // date to come because the picker counted from when it opened.
 func TestPickerDatesAfterRename(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	seedAged(t, fx, "zebra", 3*time.Hour+time.Minute, 2*24*time.Hour+time.Hour)
 	p := fx.startChatPTY(t, 100, 40, "session", "resume")
@@ -115,6 +117,7 @@ func TestPickerDatesAfterRename(t *testing.T) {
 // loom session list and loom search say how long ago in the same short
 // form on a terminal ("3h ago", never "3 hours ago" in one of them).
 func TestAgesAgreeInListAndSearch(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	seedAged(t, fx, "zebra", 3*time.Hour+time.Minute, 2*24*time.Hour+time.Hour)
 	for _, args := range [][]string{{"session", "list"}, {"search", "zebra", "answer"}} {

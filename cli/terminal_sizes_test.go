@@ -41,6 +41,7 @@ func markdownReply(n int, mark string) string {
 // printed once, never raw and then again rendered below it: redrawing
 // follows the terminal's real height, not a fixed one.
 func TestReplyRedrawFollowsTerminalHeight(t *testing.T) {
+	t.Parallel()
 	forTermSizes(t, func(t *testing.T, cols, rows int) {
 		fx := newAgentFixture(t)
 		fx.srv.Enqueue(
@@ -70,6 +71,7 @@ func TestReplyRedrawFollowsTerminalHeight(t *testing.T) {
 // Keys typed while a reply streams are not echoed into it; they wait
 // for the next prompt, and Enter among them sends that message.
 func TestTypeAheadWaitsForNextPrompt(t *testing.T) {
+	t.Parallel()
 	forTermSizes(t, func(t *testing.T, cols, rows int) {
 		fx := newAgentFixture(t)
 		fx.srv.Enqueue(
@@ -106,6 +108,7 @@ func TestTypeAheadWaitsForNextPrompt(t *testing.T) {
 // above the prompt; so the frame keeps its height until the message is
 // sent, and the reply still follows the message with no empty row.
 func TestCtrlUClearsWrappedPrompt(t *testing.T) {
+	t.Parallel()
 	forTermSizes(t, func(t *testing.T, cols, rows int) {
 		fx := newAgentFixture(t)
 		fx.srv.Enqueue(openaitest.Reply{Text: "fresh ok"})

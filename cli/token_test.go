@@ -14,6 +14,7 @@ import (
 )
 
 func TestTokenCommands(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	r := fx.run(t, "token", "create", "--user", "alice", "--name", "telegram bot")
 	if r.code != 0 {
@@ -123,6 +124,7 @@ func TestTokenCommands(t *testing.T) {
 // Token JSON has one shape: every field, unset times as null, and the
 // secret only when the token is made.
 func TestTokenJSONShape(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	keys := func(s string) string {
 		var m map[string]any
@@ -165,6 +167,7 @@ func TestTokenJSONShape(t *testing.T) {
 // how long ago on a terminal; the time when piped. Bad --token-ttl
 // values are usage errors.
 func TestTokenListExpiry(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	// The store's clock is the fixture's (a second a write from base);
 	// the command's is base+2h.

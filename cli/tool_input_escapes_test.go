@@ -13,6 +13,7 @@ import (
 // \u0026\u0026 make) reads as typed wherever it is shown whole: session
 // show --full, the Markdown export and the HTML export.
 func TestToolInputReadsAsTyped(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	s := &loom.Session{UserID: "local", Key: "cli:escapes", Project: fx.proj, Title: "Build quietly"}

@@ -170,6 +170,7 @@ func otherHostName() string {
 // other; when the holder is killed, its lease binds until it expires and
 // the other then takes the session over.
 func TestTwoServersOnePostgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs two loom serve processes and waits for a lease to expire")
 	}

@@ -9,6 +9,7 @@ import (
 // (a typo) is a usage error listing the names it knows, not a report of
 // nothing; a known agent without sessions reports nothing.
 func TestUsageUnknownAgent(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	for _, args := range [][]string{{"usage", "daily", "--agent", "claud"}, {"usage", "--agent", "claud"}, {"usage", "blocks", "--agent", "claud", "--json"}} {
 		r := fx.exec(t, "", args...)

@@ -14,6 +14,7 @@ import (
 // run imports nothing and says nothing; --no-import reports the store as
 // it is; and a machine with no agent history says where loom looked.
 func TestUsageImportsFirst(t *testing.T) {
+	t.Parallel()
 	codexFile := "rollout-2026-07-20T09-14-03-019f7ecd-c978-7a41-9c3e-5b1f0d2e8a47.jsonl"
 	files := map[string]string{
 		".claude/projects/-home-dev-projects-ledger/7c2e9d3a-4c2f-4e8b-9a7d-0f3c5e2b8a14.jsonl": claudeLines,

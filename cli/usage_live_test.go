@@ -13,6 +13,7 @@ import (
 // line per redraw; it says when no block is active, and refuses what it
 // cannot follow.
 func TestUsageBlocksLive(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	now := base.Add(2 * time.Hour) // the fixture's Factory.Now

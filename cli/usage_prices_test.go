@@ -13,6 +13,7 @@ import (
 // prices first, the bundled ones after, a bundled price that config
 // hides marked so, the table's date said.
 func TestUsagePrices(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	conf := filepath.Join(fx.home, "config", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(conf), 0o755); err != nil {

@@ -19,6 +19,7 @@ import (
 // parameter, never a Go error; search compares times past either end as
 // that end; and an age too long to count prunes nothing.
 func TestDatesAtTheEndsOfTime(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	all := decodeJSON[report.Report](t, fx.mustExec(t, "usage", "daily", "--json"))
 	if all.Total.InputTokens == 0 {

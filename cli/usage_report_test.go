@@ -30,6 +30,7 @@ const claudeLines = `{"parentUuid":null,"isSidechain":false,"userType":"external
 // tokens (Sonnet 4.5: 3 input, 15 output, 0.30 cache read, 3.75 cache
 // write; Gemini 3 Flash: 0.50, 3, 0.05; Gemini 3.1 Pro: 2, 12, 0.20).
 func TestUsageReportsOfImportedAgents(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	dir := t.TempDir()
 	write := func(rel, data string) string {
@@ -161,6 +162,7 @@ func TestUsageReportsOfImportedAgents(t *testing.T) {
 // The MCP tool usage returns the report as structured content and as
 // text, over the project loom mcp was started in or every project.
 func TestMCPUsage(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	cs := connectStdio(t, fx)
 	all := mustCall(t, cs, "usage", map[string]any{"by": "month", "tz": "UTC", "all_projects": true, "breakdown": "model"})

@@ -10,6 +10,7 @@ import (
 // another process imports, some killed (kill -9) as they write the
 // roll-up, and then one more gives what summing the messages gives.
 func TestUsageRollupSurvivesImportsAndKills(t *testing.T) {
+	t.Parallel()
 	if onPostgres() {
 		t.Skip("the kill comes when the SQLite file grows; PostgreSQL's catch-up is one transaction too")
 	}

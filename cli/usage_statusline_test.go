@@ -15,6 +15,7 @@ import (
 // Code's before), today's cost, the active block with its time left and
 // burn rate, and the context left.
 func TestUsageStatusline(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	// claudeLines moved to the fixture's day: its clock reads 12:00 UTC
 	// on 2025-05-01, in the block that began at 11:00.

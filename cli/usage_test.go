@@ -12,6 +12,7 @@ import (
 )
 
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	rep := decodeJSON[loom.UsageReport](t, fx.mustRun(t, "usage", "--json"))
 	if rep.Total.InputTokens != 1200+100 || rep.Total.APICalls != 2 { // the fork's copied history is not counted again
@@ -39,6 +40,7 @@ func TestUsage(t *testing.T) {
 
 // Counts on a terminal read as counts: 1,300 calls, never 1300 calls.
 func TestUsageCountsHaveThousandsSeparators(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	st := fx.openStore(t)
 	s := &loom.Session{UserID: "local", Key: "cli:busy", Project: fx.proj, Title: "Busy"}
@@ -57,6 +59,7 @@ func TestUsageCountsHaveThousandsSeparators(t *testing.T) {
 // A date that is not one is refused with an example date near now, not
 // one from a past year.
 func TestSinceErrorExampleIsRecent(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	r := fx.exec(t, "", "session", "import", "--from", "codex", fx.project, "--since", "last tuesday")
 	want := time.Now().AddDate(0, 0, -7).Format("2006-01-02")

@@ -19,6 +19,7 @@ import (
 // Code sessions hold a Japanese title, which a cut once made a cell too
 // wide for its column (loom usage crashed at 80 columns).
 func TestUsageTablesFit(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	for _, src := range [][2]string{
 		{"claude-code", filepath.Join(samples, "claude-code")},
@@ -93,6 +94,7 @@ func TestUsageTablesFit(t *testing.T) {
 // --order desc lists the newest period first, in every output; another
 // order is a usage error.
 func TestUsageOrder(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	dir, err := filepath.Abs(filepath.Join(samples, "claude-code"))
 	if err != nil {
