@@ -66,10 +66,12 @@
 // # The session
 //
 // One session per file. Its source id is the first 16 hex digits of
-// SHA-256 of the file's name and its first turn's text, so a
-// conversation downloaded again over the same file, or moved to another
-// directory, is the same session, which grows by the turns it gained;
-// saved under another name ("… (1).md") it is another. A message's id
+// SHA-256 of the file's name and the first 512 bytes of its first
+// turn's text, so a conversation downloaded again over the same file, or
+// moved to another directory, is the same session, which grows by the
+// turns it gained; saved under another name ("… (1).md") it is another.
+// (Only the start of the first turn: a file read while it is written
+// has its first bytes whole, and keys the same session.) A message's id
 // is the session's and its place in the file, so what an earlier import
 // stored keeps its id and only what is new is added. Its title is the
 // front matter's, else the first prompt. Its working directory is the

@@ -271,7 +271,7 @@ func (rd *reader) endBlock() {
 		for _, l := range b.lines {
 			raw = append(raw, l.text)
 		}
-		rd.first = strings.TrimSpace(strings.Join(raw, "\n"))
+		rd.first = keyText(strings.TrimSpace(strings.Join(raw, "\n")))
 	}
 	pieces := rd.pieces(b.lines)
 	if b.kind == userBlock {
@@ -306,6 +306,20 @@ func (rd *reader) endBlock() {
 		return
 	}
 	rd.add(loom.RoleAssistant, pieces)
+}
+
+// keyLen bounds how much of the first turn keys the session: a file
+// read while it is written (its first bytes are written at once) keys
+// the same session as the whole.
+const keyLen = 512
+
+// keyText is the start of the first turn's text that keys the session.
+func keyText(s string) string {
+	if len(s) <= keyLen {
+		return s
+	}
+	// A character cut in two is left out.
+	return strings.ToValidUTF8(s[:keyLen], "")
 }
 
 // add adds a message of role with parts; its id is given once the

@@ -443,3 +443,20 @@ func TestTimesAreTheFiles(t *testing.T) {
 		t.Errorf("times %v %v %v, want %v", s.CreatedAt, s.UpdatedAt, s.Messages[0].CreatedAt, at)
 	}
 }
+
+// Only the start of a long first prompt keys the session: the file read
+// while it was written, cut in that prompt, is the same session.
+func TestLongFirstPromptKey(t *testing.T) {
+	prompt := strings.Repeat("é spec line\n", 400)
+	whole := "# Chat Conversation\n\n### User Input\n\n" + prompt + "\n### Planner Response\n\nok\n"
+	cut := whole[:len(whole)-len(prompt)/2-40]
+	a := only(t, readFile(t, write(t, "spec.md", whole)))
+	b := only(t, readFile(t, write(t, "spec.md", cut)))
+	if a.SourceID != b.SourceID || len(a.Messages) != 2 || len(b.Messages) != 1 {
+		t.Errorf("whole %s (%d messages), cut %s (%d)", a.SourceID, len(a.Messages), b.SourceID, len(b.Messages))
+	}
+	other := only(t, readFile(t, write(t, "spec.md", strings.Replace(whole, "é spec", "a spec", 1))))
+	if other.SourceID == a.SourceID {
+		t.Error("another first prompt keys the same session")
+	}
+}
