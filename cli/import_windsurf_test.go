@@ -64,6 +64,12 @@ func TestImportWindsurf(t *testing.T) {
 		t.Fatalf("second import: %+v", tr)
 	}
 
+	// One Markdown file named that is no trajectory is refused.
+	r := fx.exec(t, "", "session", "import", "--from", "windsurf", filepath.Join(dir, "notes.md"))
+	if r.code != ExitError || !strings.Contains(r.stdout+r.stderr, "not a session file of windsurf") {
+		t.Errorf("a file that is no trajectory named: exit %d, %s%s", r.code, r.stdout, r.stderr)
+	}
+
 	row := func() string {
 		for _, l := range strings.Split(fx.mustExec(t, "session", "import", "--from", "list"), "\n") {
 			if f := strings.Fields(l); len(f) > 0 && f[0] == windsurf.Tool {

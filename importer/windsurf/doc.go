@@ -17,8 +17,10 @@
 // .md files, leaving out dependency, build and version-control
 // directories. $LOOM_WINDSURF_DIR (a list of directories, separated as
 // in PATH) names where they are kept; then `--from windsurf` and
-// `--from all` read it, and `--watch` follows it. A Markdown file that is
-// not a trajectory is passed over, counted as not-a-trajectory.
+// `--from all` read it, and `--watch` follows it. A Markdown file in a
+// directory that is not a trajectory is passed over, counted as
+// not-a-trajectory; one file named that does not start as a trajectory
+// is refused.
 //
 // # The format
 //

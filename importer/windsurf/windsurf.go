@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -53,10 +54,16 @@ func (Format) Roots(env func(string) string, home string) []string {
 
 // Bundles lists every Markdown file (.md) under root, one bundle each,
 // leaving out dependency, build and version-control directories
-// (importer.HeavyDirs); root itself may be one file, read whatever its
-// name. A Markdown file that turns out not to be a trajectory is passed
-// over when read (counted as not-a-trajectory).
+// (importer.HeavyDirs): which of them are trajectories only reading
+// them tells, and a Markdown file that is not is passed over when read
+// (counted as not-a-trajectory, and not read again until it changes).
+// Root itself may be one file, read whatever its name when it starts as
+// a trajectory; one that does not is no bundle, so that naming it is
+// refused.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	if fi, err := importer.StatRoot(Tool, root); fi != nil && !fi.IsDir() && !startsAsTrajectory(ctx, root) {
+		return nil, err
+	}
 	return importer.NamedFiles(ctx, Tool, root, func(name string) bool {
 		return strings.EqualFold(filepath.Ext(name), ".md") && !strings.HasPrefix(name, ".")
 	})
@@ -74,4 +81,32 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	defer f.Close()
 	return read(ctx, path, fi.ModTime(), f)
+}
+
+// peekLen is how much of a file startsAsTrajectory reads.
+const peekLen = 64 << 10
+
+// errStarts stops the reading of a file that starts as a trajectory.
+var errStarts = errors.New("starts as a trajectory")
+
+// startsAsTrajectory reports whether the file at path starts as a
+// trajectory, or may: one that cannot be opened is left to Read to say
+// why, and front matter longer than peekLen to Read to tell.
+func startsAsTrajectory(ctx context.Context, path string) bool {
+	f, fi, err := importer.Open(path, importer.MaxDocument)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	rd := &reader{front: map[string]string{}}
+	err = importer.Lines(ctx, io.LimitReader(f, peekLen), func(n int, b []byte) error {
+		if err := rd.line(n, b); err != nil {
+			return err
+		}
+		if rd.stage >= head {
+			return errStarts
+		}
+		return nil
+	}, func(int) {})
+	return errors.Is(err, errStarts) || (err == nil && fi.Size() > peekLen)
 }

@@ -344,9 +344,20 @@ func TestBundlesAndRoots(t *testing.T) {
 	if strings.Join(got, ",") != "a.md,kept/B.MD" {
 		t.Errorf("bundles %v", got)
 	}
-	one := filepath.Join(root, "e.txt")
+	// One file named is read whatever its name when it starts as a
+	// trajectory, and refused (no bundle) when it does not.
+	one := write(t, "saved.txt", "\uFEFF\n---\ntitle: x\n---\n# Chat Conversation\n")
 	if bs, _ := (Format{}).Bundles(context.Background(), one); len(bs) != 1 || bs[0].Name() != one {
-		t.Errorf("one file named: %v", bs)
+		t.Errorf("one trajectory named: %v", bs)
+	}
+	for _, text := range []string{"x", "", "# Notes\n# Chat Conversation\n"} {
+		if bs, err := (Format{}).Bundles(context.Background(), write(t, "n.md", text)); len(bs) != 0 || err != nil {
+			t.Errorf("one file named that is no trajectory, %q: %v, %v", text, bs, err)
+		}
+	}
+	long := write(t, "long.md", "---\n"+strings.Repeat("k: "+strings.Repeat("v", 1000)+"\n", 70)+"---\n# Chat Conversation\n")
+	if bs, _ := (Format{}).Bundles(context.Background(), long); len(bs) != 1 {
+		t.Errorf("front matter longer than a look: %v", bs)
 	}
 	if r := (Format{}).Roots(func(string) string { return "" }, root); r != nil {
 		t.Errorf("roots without %s: %v", DirEnv, r)
