@@ -93,7 +93,9 @@ type reader struct {
 	fencesOff bool
 
 	msgs      []*loom.Message
-	first     string // the first turn's text, part of the session's id
+	spare     []numbered // the lines of the last turn, for the next one's
+	text      []string   // the text lines of a part being gathered
+	first     string     // the first turn's text, part of the session's id
 	firstSeen bool
 	root      []string // the directory every path met so far is under
 	rootSeen  bool
@@ -184,7 +186,7 @@ func (rd *reader) turnLine(n int, s string) {
 	}
 	if k := headingKind(s); k != 0 {
 		rd.endBlock()
-		rd.cur = &block{kind: k}
+		rd.cur = &block{kind: k, lines: rd.spare[:0]}
 		return
 	}
 	if f, ok := rd.opens(n, s); ok {
@@ -274,6 +276,7 @@ func (rd *reader) endBlock() {
 		rd.first = keyText(strings.TrimSpace(strings.Join(raw, "\n")))
 	}
 	pieces := rd.pieces(b.lines)
+	rd.spare = b.lines
 	if b.kind == userBlock {
 		// What the user typed comes before the first step; the steps
 		// after it are Cascade's, done before it wrote a response.
@@ -334,7 +337,8 @@ func (rd *reader) add(role string, parts []loom.Part) {
 // everything is text.
 func (rd *reader) pieces(lines []numbered) []loom.Part {
 	var parts []loom.Part
-	var text []string
+	text := rd.text[:0]
+	defer func() { rd.text = text[:0] }()
 	flush := func() {
 		if t := trimBlank(text); t != "" {
 			parts = append(parts, loom.Part{Type: loom.PartText, Text: rd.rewrite(t)})
