@@ -37,7 +37,7 @@ var stepKinds = []stepKind{
 	{prefix: "Edited ", name: "edit", arg: "path"},
 	{prefix: "Listed directory ", name: "list_dir", arg: "dir"},
 	{prefix: "User accepted the command ", name: "run_command", arg: "command"},
-	{prefix: "User rejected the command ", name: "run_command", arg: "command", failed: "the user rejected the command"},
+	{prefix: "User rejected the command ", name: "run_command", arg: "command", failed: "rejected by the user"},
 	{prefix: "Checked command status", exact: true, name: "command_status"},
 	{prefix: "Read terminal output:", name: "read_terminal", arg: "name"},
 	{prefix: "Grep searched codebase", exact: true, name: "grep_search"},
