@@ -326,22 +326,7 @@ func TestTooLarge(t *testing.T) {
 }
 
 func TestBundlesAndRoots(t *testing.T) {
-	root := t.TempDir()
-	for _, p := range []string{"a.md", "kept/B.MD", "node_modules/x/c.md", ".git/d.md", "e.txt", "kept/.hidden.md"} {
-		p = filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte("x"), 0o644)
-	}
-	bs, err := Format{}.Bundles(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, b := range bs {
-		rel, _ := filepath.Rel(root, b.Name())
-		got = append(got, filepath.ToSlash(rel))
-	}
-	if strings.Join(got, ",") != "a.md,kept/B.MD" {
+	if got := importertest.BundleNames(t, Format{}, "a.md", "kept/B.MD", "node_modules/x/c.md", ".git/d.md", "e.txt", "kept/.hidden.md"); got != "a.md,kept/B.MD" {
 		t.Errorf("bundles %v", got)
 	}
 	// One file named is read whatever its name when it starts as a
@@ -359,7 +344,7 @@ func TestBundlesAndRoots(t *testing.T) {
 	if bs, _ := (Format{}).Bundles(context.Background(), long); len(bs) != 1 {
 		t.Errorf("front matter longer than a look: %v", bs)
 	}
-	if r := (Format{}).Roots(func(string) string { return "" }, root); r != nil {
+	if r := (Format{}).Roots(func(string) string { return "" }, "/home/me"); r != nil {
 		t.Errorf("roots without %s: %v", DirEnv, r)
 	}
 	env := func(k string) string {
@@ -368,7 +353,7 @@ func TestBundlesAndRoots(t *testing.T) {
 		}
 		return ""
 	}
-	if r := (Format{}).Roots(env, root); strings.Join(r, ",") != "/a,/b" {
+	if r := (Format{}).Roots(env, "/home/me"); strings.Join(r, ",") != "/a,/b" {
 		t.Errorf("roots %v", r)
 	}
 }
