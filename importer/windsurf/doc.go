@@ -30,10 +30,13 @@
 // that the file holds the output of the conversation only, then its
 // turns, each under a heading of its own:
 //
-//   - "### User Input": what the user sent, a user message (mentions
-//     such as @[file] kept as written). Windsurf writes what its review
-//     policy sends in the user's place ("This is a system-generated
-//     message …") the same way: a system message.
+//   - "### User Input": what the user sent, a user message; each file
+//     it attaches, "@[src/a.go]" or "@[/notes/plan.md:L14-L78]", is
+//     also a file part naming it (path and lines; Windsurf does not
+//     write the content), while a terminal or a workflow mentioned
+//     ("@[TerminalName: …]", "@[/review]") stays text. Windsurf
+//     writes what its review policy sends in the user's place ("This
+//     is a system-generated message …") the same way: a system message.
 //   - "### Planner Response": Cascade's reply, an assistant message.
 //     Two user inputs in a row (a turn stopped before its reply) are
 //     two user messages.

@@ -295,7 +295,7 @@ func (rd *reader) endBlock() {
 			if strings.HasPrefix(text, systemGenerated) {
 				role = loom.RoleSystem
 			}
-			rd.add(role, []loom.Part{{Type: loom.PartText, Text: text}})
+			rd.add(role, append([]loom.Part{{Type: loom.PartText, Text: text}}, mentions(text)...))
 		case i == len(pieces):
 			rd.res.Skip("empty-input")
 		}

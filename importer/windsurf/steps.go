@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/loomhq/loom"
@@ -213,4 +214,36 @@ func localPath(uri string) (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// mention is what the user attached to a prompt, "@[src/a.go]",
+// "@[/abs/notes.md:L14-L78]", "@[TerminalName: go, ProcessId: 7]".
+var mention = regexp.MustCompile(`@\[([^\]\n]+)\]`)
+
+// lineRange is the lines of a file a mention names, ":L14-L78".
+var lineRange = regexp.MustCompile(`:L(\d+)(?:-L(\d+))?$`)
+
+// mentions are the files a prompt attaches, as file parts naming them
+// (Windsurf does not write their content); a terminal, or a workflow
+// ("@[/review]"), is no file.
+func mentions(text string) []loom.Part {
+	var out []loom.Part
+	for _, m := range mention.FindAllStringSubmatch(text, 64) {
+		ref := strings.TrimSpace(m[1])
+		if strings.Contains(ref, ": ") || !strings.ContainsAny(strings.TrimPrefix(ref, "/"), `/\.`) {
+			continue
+		}
+		src := &loom.FileSource{Type: "file", Path: ref}
+		if r := lineRange.FindStringSubmatchIndex(ref); r != nil {
+			src.Path = ref[:r[0]]
+			src.Start, _ = strconv.Atoi(ref[r[2]:r[3]])
+			src.End = src.Start
+			if r[4] >= 0 {
+				src.End, _ = strconv.Atoi(ref[r[4]:r[5]])
+			}
+		}
+		name := src.Path[strings.LastIndexAny(src.Path, `/\`)+1:]
+		out = append(out, loom.Part{Type: loom.PartFile, Filename: name, Source: src})
+	}
+	return out
 }

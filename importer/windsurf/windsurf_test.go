@@ -3,6 +3,7 @@ package windsurf
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,9 @@ func TestReadTrajectory(t *testing.T) {
 	m := s.Messages
 	if !strings.HasPrefix(m[0].Text(), "After login the app") || !strings.Contains(m[0].Text(), "@[web/src/auth/login.ts]") {
 		t.Errorf("prompt %q", m[0].Text())
+	}
+	if len(m[0].Parts) != 2 || m[0].Parts[1].Type != loom.PartFile || m[0].Parts[1].Filename != "login.ts" || m[0].Parts[1].Source.Path != "web/src/auth/login.ts" {
+		t.Errorf("the file the prompt attaches: %+v", m[0].Parts)
 	}
 	if got, want := tools(m[1]), "view list_dir grep_search codebase_search find_by_name analyze view_code_item"; got != want {
 		t.Errorf("first reply's steps %q, want %q", got, want)
@@ -454,5 +458,19 @@ func TestLongFirstPromptKey(t *testing.T) {
 	other := only(t, readFile(t, write(t, "spec.md", strings.Replace(whole, "é spec", "a spec", 1))))
 	if other.SourceID == a.SourceID {
 		t.Error("another first prompt keys the same session")
+	}
+}
+
+// What a prompt attaches with @[…]: files (with the lines named), not
+// terminals or workflows.
+func TestMentions(t *testing.T) {
+	got := mentions("see @[/Users/me/plan.md:L14-L78] and @[c:\\src\\a.go] @[x.py:L3], not @[TerminalName: go, ProcessId: 7] or @[/review]; @[docs]")
+	var out []string
+	for _, p := range got {
+		out = append(out, fmt.Sprintf("%s %s %d-%d", p.Filename, p.Source.Path, p.Source.Start, p.Source.End))
+	}
+	want := "plan.md /Users/me/plan.md 14-78|a.go c:\\src\\a.go 0-0|x.py x.py 3-3"
+	if strings.Join(out, "|") != want {
+		t.Errorf("mentions %q, want %q", strings.Join(out, "|"), want)
 	}
 }
