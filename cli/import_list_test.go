@@ -43,8 +43,8 @@ func TestImportFromList(t *testing.T) {
 			t.Errorf("the table and the JSON count apart: %q, %d", claude, a.Sessions)
 		}
 	}
-	// The agents read from VS Code's storage, gptme, Kimi, OpenHands and
-	// Antigravity are listed too; gptme's log is found where gptme
+	// The agents read from VS Code's storage, gptme, Kimi, OpenHands,
+	// Antigravity and Windsurf are listed too; gptme's log is found where gptme
 	// keeps it.
 	copyTree(t, filepath.Join("..", "importer", "gptme", "testdata", "logs", "2025-01-02-old-flat"), filepath.Join(fx.home, ".local", "share", "gptme", "logs", "2025-01-02-old-flat"))
 	out = fx.mustExec(t, "session", "import", "--from", "list")
@@ -52,7 +52,7 @@ func TestImportFromList(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		rows[strings.Fields(l)[0]] = l
 	}
-	for _, a := range []string{"antigravity", "cline-vscode", "copilot-vscode", "gptme", "kilo-code-vscode", "kimi", "openhands", "roo-code"} {
+	for _, a := range []string{"antigravity", "cline-vscode", "copilot-vscode", "gptme", "kilo-code-vscode", "kimi", "openhands", "roo-code", "windsurf"} {
 		if rows[a] == "" {
 			t.Errorf("no row for %s:\n%s", a, out)
 		}
@@ -93,7 +93,7 @@ func TestImportFromAllNamesTheAbsentOnce(t *testing.T) {
 			t.Fatalf("%s is not named absent:\n%s", a, out)
 		}
 	}
-	if strings.Contains(absent, "claude-code") || !strings.HasPrefix(placeless, "aider, chatgpt, claude-ai") {
+	if strings.Contains(absent, "claude-code") || !strings.HasPrefix(placeless, "aider, chatgpt, claude-ai") || !strings.Contains(placeless, "windsurf") {
 		t.Fatalf("--from all:\n%s", out)
 	}
 	// One agent named keeps its own line.

@@ -49,7 +49,9 @@ type Format interface {
 	// opencode session's message and part files); files that are not
 	// sessions of this tool are left out. It reads directory entries
 	// only, never file contents, so that an unchanged bundle costs no
-	// reading.
+	// reading; a root that is one file may be looked into, where only
+	// its first lines tell whether it is the tool's (a Windsurf
+	// trajectory among Markdown files).
 	Bundles(ctx context.Context, root string) ([]Bundle, error)
 	// Read reads one bundle. A malformed line or record is a Problem in
 	// the result, never an error: the rest of the bundle is still read.

@@ -111,6 +111,7 @@ one continues in a fork of it. See docs/import.md.`,
   loom session import --from all
   loom session import --from claude-code --dry-run --json
   loom session import --from codex ~/backup/codex/sessions --since 2026-06-01
+  loom session import --from windsurf ~/Downloads
   loom session import --from all --watch
   loom session import --from claude-code --rescan
   loom session import --hook claude-code < hook-input.json`,

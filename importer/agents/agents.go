@@ -31,6 +31,7 @@ import (
 	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/pi"
 	_ "github.com/loomhq/loom/importer/qwen"
+	_ "github.com/loomhq/loom/importer/windsurf"
 	_ "github.com/loomhq/loom/importer/zed"
 )
 

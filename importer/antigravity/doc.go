@@ -35,6 +35,11 @@
 // working directory (not recorded in a readable file), or usage. A
 // metadata file that is not JSON is a problem; the artifact is read.
 //
+// A conversation the user exports from Antigravity as Markdown holds
+// its prompts, replies and tool steps (without times, usage or the
+// tools' results): package windsurf reads it (`loom session import
+// --from windsurf FILE`).
+//
 // # Versions
 //
 // The layout was learnt from Antigravity's data directory as public

@@ -3,6 +3,8 @@ package importertest
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,4 +98,31 @@ func AppendLines(t testing.TB, path string, lines ...string) {
 			t.Error(err)
 		}
 	}
+}
+
+// BundleNames makes files (slash-separated paths, each holding "x")
+// under a new directory, and returns the bundles f finds there: their
+// names relative to it, slash-separated, joined by commas.
+func BundleNames(t testing.TB, f importer.Format, files ...string) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, p := range files {
+		p = filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bs, err := f.Bundles(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range bs {
+		rel, _ := filepath.Rel(root, b.Name())
+		got = append(got, filepath.ToSlash(rel))
+	}
+	return strings.Join(got, ",")
 }
