@@ -45,6 +45,7 @@ func installTrajectories(t *testing.T, fx *fixture) (dir, own string) {
 // is in the project whose files it names; $LOOM_WINDSURF_DIR makes the
 // folder windsurf's location for --from list and --from all.
 func TestImportWindsurf(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	dir, _ := installTrajectories(t, fx)
 
@@ -95,6 +96,7 @@ func TestImportWindsurf(t *testing.T) {
 // --watch on the folder follows a trajectory downloaded again over its
 // file with a turn more: exactly its two messages are added.
 func TestImportWindsurfWatch(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	dir, own := installTrajectories(t, fx)
 	reports := fx.watchImports(t, windsurf.Tool, dir)
