@@ -17,6 +17,9 @@ import (
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/postgres"
 )
 
 const samples = "../../testdata/agent-sessions"
@@ -36,15 +39,16 @@ type session struct {
 	Messages [][2]string `json:"messages"`
 }
 
-// Thresholds of the labelled set, keyword tiers only. The queries that
-// share words with their targets must meet the issue's figures; the
-// paraphrases, which share none but common ones, are held to what the
-// keyword tiers found of them when the set was written (1 of 24 in the
-// first five), so that a change that loses it fails: finding the rest
-// takes ranking by meaning.
+// Thresholds of the labelled set, keyword tiers only, on either engine:
+// what they find now, so that a change that loses any of it fails. The
+// queries that share words with their targets: every one in the first
+// five sessions, and 44 of 47 first (both engines). The paraphrases, 20
+// of which share no word with their target but stop words (the other 4
+// one word in 9 to 17 of the 37 sessions): 1 of 24 in the first five on
+// SQLite, 4 on PostgreSQL; finding the rest takes ranking by meaning.
 const (
-	minHit5           = 0.85
-	minHit1           = 0.70
+	minKeywordHit5    = 1.0
+	minKeywordHit1    = 0.93
 	minParaphraseHit5 = 0.04
 	// A word of a paraphrase that its target holds must be common: in
 	// at least this share of the sessions.
@@ -64,12 +68,25 @@ func readJSON[T any](t *testing.T, path string) T {
 	return v
 }
 
+// store is a new store on the engine under test: SQLite, or PostgreSQL
+// when LOOM_TEST_POSTGRES names a server (as for the cli tests).
+func store(t *testing.T) (loom.Store, string) {
+	if os.Getenv(storetest.PostgresEnv) == "" {
+		return importertest.Store(t), "SQLite"
+	}
+	st, err := postgres.Open(context.Background(), storetest.PostgresSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, "PostgreSQL"
+}
+
 // corpus imports the real sessions and appends the set's own into a new
-// store, and returns it with each session's key by id and its words
-// (stemmed) by key.
-func corpus(t *testing.T) (loom.Store, map[string]string, map[string]map[string]bool) {
+// store, and returns it with each session's key by id and its words (as
+// written, in lower case) by key.
+func corpus(t *testing.T, st loom.Store) (map[string]string, map[string]map[string]bool) {
 	ctx := context.Background()
-	st := importertest.Store(t)
 	importertest.Import(t, st, claudecode.Format{}, samples+"/claude-code")
 	importertest.Import(t, st, codex.Format{}, samples+"/codex/vibecodingtracker-codex.jsonl")
 	importertest.Import(t, st, gemini.Format{}, samples+"/gemini/vibecodingtracker-gemini.jsonl")
@@ -97,21 +114,30 @@ func corpus(t *testing.T) (loom.Store, map[string]string, map[string]map[string]
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws := stems(s.Title)
+		ws := lowerWords(s.Title)
 		for _, m := range msgs {
-			for w := range stems(m.Text()) {
+			for w := range lowerWords(m.Text()) {
 				ws[w] = true
 			}
 		}
 		words[s.Key] = ws
 	}
-	return st, keys, words
+	return keys, words
 }
 
-// stems are the stems of the words of text that are not stop words.
-func stems(text string) map[string]bool {
+// lowerWords are the distinct words of text in lower case.
+func lowerWords(text string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range loom.Words(strings.ToLower(text)) {
+		out[w] = true
+	}
+	return out
+}
+
+// stems are the stems of the words that are not stop words.
+func stems(words map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for w := range words {
 		if !english.IsStopWord(w) {
 			out[english.Stem(w, false)] = true
 		}
@@ -119,41 +145,101 @@ func stems(text string) map[string]bool {
 	return out
 }
 
+// reachable reports whether any tier could find a session of words for
+// the query q at all, however it ranked it: whether the session holds
+// one of q's words that are not stop words as typed, a word starting
+// with it or with its stem, or a word one typo from it (sqlstore.Edits).
+// That is more than the tiers look up (the typo tier takes the three
+// longest words only); the title tier's matches are among them, a title
+// being words of the session.
+func reachable(q string, words map[string]bool) bool {
+	for _, w := range loom.Words(strings.ToLower(q)) {
+		if english.IsStopWord(w) {
+			continue
+		}
+		forms := []string{w}
+		if s := sqlstore.Stem(w); len(s) >= 4 {
+			forms = append(forms, s)
+		}
+		edits := map[string]bool{}
+		for _, v := range sqlstore.Edits(w) {
+			edits[v], edits[sqlstore.Stem(v)] = true, true
+		}
+		// The engines index words by their stems (their own stemmers,
+		// which loom's approximates).
+		for v := range words {
+			for _, f := range forms {
+				if strings.HasPrefix(v, f) || strings.HasPrefix(sqlstore.Stem(v), f) {
+					return true
+				}
+			}
+			if edits[v] || edits[sqlstore.Stem(v)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // TestLabelledQueries measures the keyword tiers on the labelled set:
 // the target session among the first five sessions a search returns
 // (hit@5), and first (hit@1); no query comes back empty. It logs the
-// figures docs/search.md gives (go test -v). A paraphrase
-// must share no rare word with its target: every word of it that the
-// target holds is in at least a fifth of the sessions.
+// figures docs/search.md gives (go test -v), on SQLite, or on PostgreSQL
+// with LOOM_TEST_POSTGRES set. A paraphrase must share no rare word
+// with its target: every word of it that the target holds is in at
+// least a fifth of the sessions. It logs how many paraphrases share any
+// word with their target at all, and how many targets any tier could
+// reach (see reachable): the most the keyword tiers could find of them.
 func TestLabelledQueries(t *testing.T) {
-	st, keys, words := corpus(t)
+	st, engine := store(t)
+	keys, words := corpus(t, st)
+	stemmed := make(map[string]map[string]bool, len(words))
+	for k, ws := range words {
+		stemmed[k] = stems(ws)
+	}
 	qs := readJSON[[]query](t, "testdata/queries.json")
-	var paraphrases int
+	var paraphrases, sharing, reach int
 	for _, q := range qs {
 		if q.Kind != "paraphrase" {
 			continue
 		}
 		paraphrases++
-		for w := range stems(q.Q) {
+		var shares, reaches bool
+		for _, target := range q.Targets {
+			if words[target] == nil {
+				t.Fatalf("query %q: no session %s", q.Q, target)
+			}
+			reaches = reaches || reachable(q.Q, words[target])
+		}
+		for w := range stems(lowerWords(q.Q)) {
 			in := 0
-			for _, ws := range words {
+			for _, ws := range stemmed {
 				if ws[w] {
 					in++
 				}
 			}
 			for _, target := range q.Targets {
-				if words[target] == nil {
-					t.Fatalf("query %q: no session %s", q.Q, target)
+				if !stemmed[target][w] {
+					continue
 				}
-				if words[target][w] && float64(in) < commonShare*float64(len(words)) {
+				shares = true
+				if float64(in) < commonShare*float64(len(words)) {
 					t.Errorf("paraphrase %q shares the rare word %q (in %d of %d sessions) with %s", q.Q, w, in, len(words), target)
 				}
 			}
+		}
+		if shares {
+			sharing++
+		}
+		if reaches {
+			reach++
 		}
 	}
 	if len(qs) < 60 || 3*paraphrases < len(qs) {
 		t.Fatalf("%d queries, %d paraphrases: want at least 60, a third paraphrases", len(qs), paraphrases)
 	}
+	t.Logf("%s: %d of %d paraphrases share a word (by stem, not a stop word) with their target; any tier could reach %d targets at all",
+		engine, sharing, paraphrases, reach)
 	type score struct{ n, hit1, hit5 int }
 	by := map[string]*score{"all": {}, "keyword": {}, "paraphrase": {}}
 	for _, q := range qs {
@@ -199,11 +285,13 @@ func TestLabelledQueries(t *testing.T) {
 	}
 	for _, k := range []string{"all", "keyword", "paraphrase"} {
 		s := by[k]
-		t.Logf("%-10s %2d queries  hit@1 %s  hit@5 %s", k, s.n, pct(s.hit1, s.n), pct(s.hit5, s.n))
+		t.Logf("%s: %-10s %2d queries  hit@1 %s  hit@5 %s", engine, k, s.n, pct(s.hit1, s.n), pct(s.hit5, s.n))
 	}
 	kw := by["keyword"]
-	if float64(kw.hit5) < minHit5*float64(kw.n) || float64(kw.hit1) < minHit1*float64(kw.n) {
-		t.Errorf("keyword queries: hit@5 %s (want ≥ %.0f%%), hit@1 %s (want ≥ %.0f%%)", pct(kw.hit5, kw.n), 100*minHit5, pct(kw.hit1, kw.n), 100*minHit1)
+	t.Logf("%s: the most the keyword tiers could reach over all %d queries, every reachable target first: %s",
+		engine, len(qs), pct(kw.n+reach, len(qs)))
+	if float64(kw.hit5) < minKeywordHit5*float64(kw.n) || float64(kw.hit1) < minKeywordHit1*float64(kw.n) {
+		t.Errorf("keyword queries: hit@5 %s (want ≥ %.0f%%), hit@1 %s (want ≥ %.0f%%)", pct(kw.hit5, kw.n), 100*minKeywordHit5, pct(kw.hit1, kw.n), 100*minKeywordHit1)
 	}
 	if p := by["paraphrase"]; float64(p.hit5) < minParaphraseHit5*float64(p.n) {
 		t.Errorf("paraphrases: hit@5 %s, want ≥ %.0f%%", pct(p.hit5, p.n), 100*minParaphraseHit5)
