@@ -151,11 +151,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	}
 	res, err := conv.Turn(ctx, prompt, emit)
 	if !opts.JSON {
-		final := ""
-		if res != nil {
-			final = res.Text
-		}
-		p.end(final)
+		p.end()
 	}
 	if s := conv.Session(); s.MessageCount > 0 && !conv.Pending() && !opts.NoResumeHint {
 		// Also after a failed turn: its prompt is stored, and this is
