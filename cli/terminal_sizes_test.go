@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
@@ -39,22 +40,40 @@ func markdownReply(n int, mark string) string {
 		fmt.Fprintf(&b, "- %s step %02d is **bold**\n", mark, i)
 	}
 	b.WriteString("\n```go\n")
-	for i := range max(2, n-19-items) {
+	for i := range max(2, n-20-items) {
 		fmt.Fprintf(&b, "%sCode%02d := %d\n", mark, i, i)
 	}
+	// A tab-indented line that only a terminal's tab stops make wider
+	// than 80 columns.
+	line := mark + "Wide := " + strings.Repeat("x", 76)
+	fmt.Fprintf(&b, "\t%s\n", line[:76])
 	fmt.Fprintf(&b, "```\n\n| %s step | time |\n|------|-----:|\n| one | 1s |\n| two | 20s |\n\n", mark)
 	fmt.Fprintf(&b, "End of the **%s plan**.", mark)
 	return b.String()
 }
 
-// renderedLines is reply as the terminal shows it rendered at cols
-// columns, escapes and trailing blanks removed.
-func renderedLines(reply string, cols int) string {
-	lines := strings.Split(strings.TrimRight(ansi.Strip(term.RenderMarkdown(reply, cols)), "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+// onScreen is rendered text as a terminal of cols columns shows it:
+// escapes left out, tabs moved over to the next stop of 8, a line wider
+// than the terminal wrapped onto the next, trailing blanks removed. (The
+// replies' text is ASCII but for the renderer's marks.)
+func onScreen(rendered string, cols int) string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(ansi.Strip(rendered), "\n"), "\n") {
+		var b strings.Builder
+		for i, seg := range strings.Split(l, "\t") {
+			if i > 0 {
+				b.WriteString(strings.Repeat(" ", 8-ansi.StringWidth(b.String())%8))
+			}
+			b.WriteString(seg)
+		}
+		r := []rune(b.String())
+		for len(r) > cols {
+			out = append(out, string(r[:cols]))
+			r = r[cols:]
+		}
+		out = append(out, strings.TrimRight(string(r), " "))
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(out, "\n")
 }
 
 // checkRenderedOnce fails unless all the terminal holds, scrollback
@@ -63,7 +82,7 @@ func renderedLines(reply string, cols int) string {
 func checkRenderedOnce(t *testing.T, p *termtest.Term, reply, mark string, cols, rows int) {
 	t.Helper()
 	history := p.History()
-	want := renderedLines(reply, cols)
+	want := onScreen(term.RenderMarkdown(reply, cols), cols)
 	if n := strings.Count(history, want); n != 1 {
 		t.Fatalf("a reply of %d lines on a %dx%d terminal is in the scrollback %d times, want once rendered:\n%s\n--- want:\n%s", strings.Count(want, "\n")+1, cols, rows, n, history, want)
 	}
@@ -122,12 +141,9 @@ func TestTallThinkingRenderedOnce(t *testing.T) {
 		p.WaitFor(t, "End of the answer plan.")
 		p.WaitPrompt(t, "›")
 		history := p.History()
-		gutter := strings.Split(renderedLines(reasoning, cols-2), "\n")
-		for i, l := range gutter {
-			gutter[i] = strings.TrimRight("│ "+l, " ")
-		}
-		if n := strings.Count(history, strings.Join(gutter, "\n")); n != 1 {
-			t.Fatalf("reasoning of %d lines on a %dx%d terminal is in the scrollback %d times, want once rendered:\n%s", len(gutter), cols, rows, n, history)
+		gutter := onScreen(command.ThinkingBlock(term.NewColorScheme(true), reasoning, cols), cols)
+		if n := strings.Count(history, gutter); n != 1 {
+			t.Fatalf("reasoning of %d lines on a %dx%d terminal is in the scrollback %d times, want once rendered:\n%s", strings.Count(gutter, "\n")+1, cols, rows, n, history)
 		}
 		checkRenderedOnce(t, p, reply, "answer", cols, rows)
 		p.Leave(t, "›")

@@ -42,7 +42,7 @@ func newLiveBlocks(w io.Writer, width, height int, render func(string, int) stri
 // write takes text as it streams.
 func (l *liveBlocks) write(s string) {
 	l.pending += s
-	if !strings.Contains(s, "\n") && l.live != "" {
+	if !strings.Contains(s, "\n") && !strings.Contains(s, "\t") && l.live != "" {
 		// The line being written grows: shown as it comes while it fits.
 		shown := term.Sanitize(s)
 		if l.fits(l.live + shown) {
@@ -112,13 +112,38 @@ func (l *liveBlocks) preview() string {
 	}
 	b.WriteString(term.Sanitize(l.pending[cut:]))
 	lines := strings.Split(b.String(), "\n")
-	for len(lines) > 1 && !l.fits(strings.Join(lines, "\n")) {
-		lines = lines[1:]
+	// The last lines that fit, counted from the end.
+	first, rows := len(lines), 0
+	for first > 0 {
+		lines[first-1] = expandTabs(lines[first-1])
+		r := screenLines(lines[first-1], l.width)
+		if rows+r >= l.height {
+			break
+		}
+		first, rows = first-1, rows+r
 	}
-	if len(lines) == 1 && !l.fits(lines[0]) {
-		return ""
+	return strings.Join(lines[first:], "\n")
+}
+
+// expandTabs replaces the tabs of a line (a code block's indentation)
+// by the spaces a terminal would move over, so that the live area's
+// height is counted right.
+func expandTabs(line string) string {
+	if !strings.Contains(line, "\t") {
+		return line
 	}
-	return strings.Join(lines, "\n")
+	var b strings.Builder
+	col := 0
+	for i, seg := range strings.Split(line, "\t") {
+		if i > 0 {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		}
+		b.WriteString(seg)
+		col += ansi.StringWidth(seg)
+	}
+	return b.String()
 }
 
 // fits reports whether text, shown from the start of a line, stays
