@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/termtest"
@@ -52,37 +50,13 @@ func markdownReply(n int, mark string) string {
 	return b.String()
 }
 
-// onScreen is rendered text as a terminal of cols columns shows it:
-// escapes left out, tabs moved over to the next stop of 8, a line wider
-// than the terminal wrapped onto the next, trailing blanks removed. (The
-// replies' text is ASCII but for the renderer's marks.)
-func onScreen(rendered string, cols int) string {
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(ansi.Strip(rendered), "\n"), "\n") {
-		var b strings.Builder
-		for i, seg := range strings.Split(l, "\t") {
-			if i > 0 {
-				b.WriteString(strings.Repeat(" ", 8-ansi.StringWidth(b.String())%8))
-			}
-			b.WriteString(seg)
-		}
-		r := []rune(b.String())
-		for len(r) > cols {
-			out = append(out, string(r[:cols]))
-			r = r[cols:]
-		}
-		out = append(out, strings.TrimRight(string(r), " "))
-	}
-	return strings.Join(out, "\n")
-}
-
 // checkRenderedOnce fails unless all the terminal holds, scrollback
 // and screen, has reply rendered exactly once, whole and in order, and
 // none of its Markdown markers raw.
 func checkRenderedOnce(t *testing.T, p *termtest.Term, reply, mark string, cols, rows int) {
 	t.Helper()
 	history := p.History()
-	want := onScreen(term.RenderMarkdown(reply, cols), cols)
+	want := termtest.Shown(term.RenderMarkdown(reply, cols), cols)
 	if n := strings.Count(history, want); n != 1 {
 		t.Fatalf("a reply of %d lines on a %dx%d terminal is in the scrollback %d times, want once rendered:\n%s\n--- want:\n%s", strings.Count(want, "\n")+1, cols, rows, n, history, want)
 	}
@@ -141,7 +115,7 @@ func TestTallThinkingRenderedOnce(t *testing.T) {
 		p.WaitFor(t, "End of the answer plan.")
 		p.WaitPrompt(t, "›")
 		history := p.History()
-		gutter := onScreen(command.ThinkingBlock(term.NewColorScheme(true), reasoning, cols), cols)
+		gutter := termtest.Shown(command.ThinkingBlock(term.NewColorScheme(true), reasoning, cols), cols)
 		if n := strings.Count(history, gutter); n != 1 {
 			t.Fatalf("reasoning of %d lines on a %dx%d terminal is in the scrollback %d times, want once rendered:\n%s", strings.Count(gutter, "\n")+1, cols, rows, n, history)
 		}

@@ -33,6 +33,10 @@ type liveBlocks struct {
 	// live is what the live area shows, ending with the line the cursor
 	// is on (empty just after a newline).
 	live string
+	// behind is whether text of the line being written was left out of
+	// the live area (it did not fit): what comes after it waits for the
+	// next redraw.
+	behind bool
 }
 
 func newLiveBlocks(w io.Writer, width, height int, render func(string, int) string, sep string) *liveBlocks {
@@ -45,9 +49,11 @@ func (l *liveBlocks) write(s string) {
 	if !strings.Contains(s, "\n") && !strings.Contains(s, "\t") && l.live != "" {
 		// The line being written grows: shown as it comes while it fits.
 		shown := term.Sanitize(s)
-		if l.fits(l.live + shown) {
+		if !l.behind && l.fits(l.live+shown) {
 			fmt.Fprint(l.w, shown)
 			l.live += shown
+		} else {
+			l.behind = true
 		}
 		return
 	}
@@ -156,6 +162,7 @@ func (l *liveBlocks) fits(text string) bool {
 // show makes the live area show next, redrawing it from the first line
 // that differs from what it shows now.
 func (l *liveBlocks) show(next string) {
+	l.behind = false
 	if next == l.live {
 		return
 	}

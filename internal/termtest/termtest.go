@@ -110,7 +110,13 @@ func (p *Term) History() string {
 	p.mu.Lock()
 	cols, rows := p.vt.Size()
 	p.mu.Unlock()
-	out := keyboardProtocol.ReplaceAllString(p.Raw(), "")
+	return Replay(keyboardProtocol.ReplaceAllString(p.Raw(), ""), cols, rows)
+}
+
+// Replay is History for out, written to a terminal of cols × rows as it
+// receives it (a program's "\n" arrives as "\r\n" through a
+// pseudo-terminal; out here is taken as it is).
+func Replay(out string, cols, rows int) string {
 	vt := vt10x.New(vt10x.WithSize(cols, rows))
 	var gone []string
 	var state byte
@@ -127,6 +133,31 @@ func (p *Term) History() string {
 		vt.Write([]byte(seq))
 	}
 	return strings.Join(append(gone, screen(vt)), "\n")
+}
+
+// Shown is text as a terminal of cols columns shows it, as History
+// gives it: escapes left out, tabs moved over to the next stop of 8, a
+// line wider than the terminal wrapped onto the next, trailing blanks
+// removed. Its text is taken to be one cell a character (ASCII and the
+// like).
+func Shown(text string, cols int) string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(ansi.Strip(text), "\n"), "\n") {
+		var b strings.Builder
+		for i, seg := range strings.Split(l, "\t") {
+			if i > 0 {
+				b.WriteString(strings.Repeat(" ", 8-ansi.StringWidth(b.String())%8))
+			}
+			b.WriteString(seg)
+		}
+		r := []rune(b.String())
+		for len(r) > cols {
+			out = append(out, strings.TrimRight(string(r[:cols]), " "))
+			r = r[cols:]
+		}
+		out = append(out, strings.TrimRight(string(r), " "))
+	}
+	return strings.Join(out, "\n")
 }
 
 // cursorWrapNext is vt10x's cursor state bit for "the next character
