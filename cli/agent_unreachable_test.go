@@ -12,6 +12,7 @@ import (
 // prompt alone (in the picker, in session list), and chat keeps the
 // prompt in its input history, where ↑ brings it back to send again.
 func TestUnreachableProviderLeavesNoSession(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

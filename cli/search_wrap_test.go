@@ -11,6 +11,7 @@ import (
 // words under its own start (a hanging indent), never back to the first
 // column, and no line is wider than the terminal.
 func TestSearchSnippetWrapsUnderItself(t *testing.T) {
+	t.Parallel()
 	fx := newAgentFixture(t)
 	fx.srv.Enqueue(openaitest.Reply{Text: "noted"})
 	prompt := "why is the flaky retry budget " + strings.Repeat("keeping the fake clock honest while the tests wait ", 4) + "so long"

@@ -61,6 +61,7 @@ func handCount(t *testing.T, files ...[]string) loom.Usage {
 // replies the fork repeats are counted in the session they were first
 // imported in, the new one in the fork.
 func TestUsageCountsARewrittenFileOnce(t *testing.T) {
+	t.Parallel()
 	fx := newEmptyFixture(t)
 	b, err := os.ReadFile(filepath.Join(samples, "claude-code", "spotter", "tool_heavy.jsonl"))
 	if err != nil {
