@@ -159,14 +159,44 @@ func (c *Conversation) Turn(ctx context.Context, text string, emit func(Event)) 
 	if err := c.makeFork(ctx, 0); err != nil {
 		return nil, err
 	}
+	fresh := c.s.MessageCount == 0 && c.forkOf == nil
+	before := *c.s
 	for tries := 1; ; tries++ {
 		res, err := c.loop.Turn(ctx, c.s, text, emit)
+		if fresh && IsUnreachable(err) {
+			c.forgetUnreached(ctx, before)
+		}
 		if tries == maxKeyTries || c.s.MessageCount > 0 || c.s.Key == "" || loom.ErrorCode(err) != loom.ECONFLICT {
 			return res, err
 		}
 		if err := c.rejoin(ctx); err != nil {
 			return nil, err
 		}
+	}
+}
+
+// forgetUnreached removes the session the turn's prompt created when the
+// provider could not be reached: it holds that prompt alone, and would
+// sit in the picker as a session that never got an answer. The prompt
+// stays where the user sent it from (chat's input history, the command
+// line) to send again; the conversation is back to a session its next
+// message creates, under the same id and key, with its lock taken
+// again. When the session cannot be removed it stays as it is.
+func (c *Conversation) forgetUnreached(ctx context.Context, before loom.Session) {
+	if c.s.MessageCount != 1 {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	if _, err := c.svc.Store.Delete(ctx, c.s.ID, loom.DeleteOptions{Purge: true, Force: true}); err != nil {
+		return
+	}
+	if c.lease != nil {
+		c.lease.Release(ctx)
+		c.lease = nil
+	}
+	*c.s = before
+	if lease, err := c.svc.Store.Lock(ctx, c.s.ID); err == nil {
+		c.lease = lease
 	}
 }
 

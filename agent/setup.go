@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent/mcpclient"
+	"github.com/loomhq/loom/anthropic"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/paths"
@@ -224,7 +225,7 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 		return nil, "", loom.Errorf(loom.EINVALID, "provider %s is not built into this loom", name)
 	}
 	if name == "anthropic" {
-		return build(cfg.Anthropic), first(model, DefaultAnthropicModel), nil
+		return su.placedAt(build(cfg.Anthropic), cfg.Anthropic, anthropic.DefaultBaseURL, "ANTHROPIC_BASE_URL", "anthropic"), first(model, DefaultAnthropicModel), nil
 	}
 	if configured("openai") {
 		if model == "" && cfg.OpenAI.BaseURL != "" && !strings.Contains(cfg.OpenAI.BaseURL, "api.openai.com") {
@@ -235,7 +236,7 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 				model = models[0]
 			}
 		}
-		return build(cfg.OpenAI), first(model, DefaultOpenAIModel), nil
+		return su.placedAt(build(cfg.OpenAI), cfg.OpenAI, openai.DefaultBaseURL, "OPENAI_BASE_URL", "openai"), first(model, DefaultOpenAIModel), nil
 	}
 	// Nothing configured: use a local OpenAI-compatible server if one
 	// answers at its usual address.
@@ -250,7 +251,7 @@ func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model s
 		}
 		model = models[0]
 	}
-	return build(config.Endpoint{BaseURL: local, APIKey: "local"}), model, nil
+	return placed{Provider: build(config.Endpoint{BaseURL: local, APIKey: "local"}), addr: local, from: su.localFrom()}, model, nil
 }
 
 // otherProvider is the provider that is not p.

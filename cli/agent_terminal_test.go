@@ -157,9 +157,10 @@ func TestChatWelcomeOnTerminal(t *testing.T) {
 	}
 }
 
-// On an 80×24 terminal a reply that fits on the screen is redrawn as
-// rendered Markdown; one taller than the screen is printed once, never
-// raw and then again rendered below it.
+// On an 80×24 terminal a reply that fits on the screen is rendered as
+// Markdown; so is one whose code fence alone is taller than the screen,
+// which is in the scrollback once, never raw and then again rendered
+// below it.
 func TestReplyRenderedOnceOnSmallTerminal(t *testing.T) {
 	t.Parallel()
 	fx := newAgentFixture(t)
@@ -186,8 +187,9 @@ func TestReplyRenderedOnceOnSmallTerminal(t *testing.T) {
 	p.WaitFor(t, "Done with the")
 	p.WaitPrompt(t, "›")
 	p.Leave(t, "›")
-	if n := strings.Count(p.Output(), "step17 := 17"); n != 1 {
-		t.Fatalf("a reply taller than the screen was printed %d times:\n%s", n, p.Output())
+	history := p.History()
+	if n := strings.Count(history, "step17 := 17"); n != 1 || strings.Contains(history, "**") || strings.Contains(history, "```") {
+		t.Fatalf("a reply taller than the screen is in the scrollback %d times, or raw:\n%s", n, history)
 	}
 }
 

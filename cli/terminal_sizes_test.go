@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
@@ -23,48 +26,101 @@ func forTermSizes(t *testing.T, test func(t *testing.T, cols, rows int)) {
 	}
 }
 
-// markdownReply is a reply of about n lines on the screen: Markdown
-// whose bold markers show whether it was rendered, and one line named
-// mark to count how often it was printed.
+// markdownReply is a reply of n lines or a little more on a screen of
+// 80 columns or more: a heading, a paragraph, a list, a code fence and
+// a table, with bold and code markers that show whether it was
+// rendered; every line names mark.
 func markdownReply(n int, mark string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The **%s plan**:\n\n", mark)
-	for i := range n - 4 {
-		fmt.Fprintf(&b, "- %s step %02d\n", mark, i)
+	fmt.Fprintf(&b, "## The %s plan\n\nHere is the **%s plan**, with `code` in it:\n\n", mark, mark)
+	items := max(2, (n-19)/2)
+	for i := range items {
+		fmt.Fprintf(&b, "- %s step %02d is **bold**\n", mark, i)
 	}
-	fmt.Fprintf(&b, "\nEnd of the **%s plan**.", mark)
+	b.WriteString("\n```go\n")
+	for i := range max(2, n-20-items) {
+		fmt.Fprintf(&b, "%sCode%02d := %d\n", mark, i, i)
+	}
+	// A tab-indented line that only a terminal's tab stops make wider
+	// than 80 columns.
+	line := mark + "Wide := " + strings.Repeat("x", 76)
+	fmt.Fprintf(&b, "\t%s\n", line[:76])
+	fmt.Fprintf(&b, "```\n\n| %s step | time |\n|------|-----:|\n| one | 1s |\n| two | 20s |\n\n", mark)
+	fmt.Fprintf(&b, "End of the **%s plan**.", mark)
 	return b.String()
 }
 
-// A reply that fits on the screen is redrawn as rendered Markdown
-// whatever the terminal's height, and one taller than the screen is
-// printed once, never raw and then again rendered below it: redrawing
-// follows the terminal's real height, not a fixed one.
-func TestReplyRedrawFollowsTerminalHeight(t *testing.T) {
+// checkRenderedOnce fails unless all the terminal holds, scrollback
+// and screen, has reply rendered exactly once, whole and in order, and
+// none of its Markdown markers raw.
+func checkRenderedOnce(t *testing.T, p *termtest.Term, reply, mark string, cols, rows int) {
+	t.Helper()
+	history := p.History()
+	want := termtest.Shown(term.RenderMarkdown(reply, cols), cols)
+	if n := strings.Count(history, want); n != 1 {
+		t.Fatalf("a reply of %d lines on a %dx%d terminal is in the scrollback %d times, want once rendered:\n%s\n--- want:\n%s", strings.Count(want, "\n")+1, cols, rows, n, history, want)
+	}
+	for _, raw := range []string{"**", "```", "|------|", "- " + mark + " step"} {
+		if strings.Contains(history, raw) {
+			t.Fatalf("%q left raw in the scrollback on a %dx%d terminal:\n%s", raw, cols, rows, history)
+		}
+	}
+}
+
+// A reply is rendered as Markdown whatever its height: one taller than
+// the screen is rendered block by block as it streams, so what scrolls
+// off the top is already rendered, and it is in the scrollback once,
+// whole and in order, with no raw markers; one that fits is rendered
+// too.
+func TestTallReplyRenderedOnce(t *testing.T) {
 	t.Parallel()
 	forTermSizes(t, func(t *testing.T, cols, rows int) {
+		replies := []struct {
+			mark  string
+			lines int
+		}{{"short", 8}, {"fitting", rows - 8}, {"tall", 33}, {"taller", 80}}
 		fx := newAgentFixture(t)
-		fx.srv.Enqueue(
-			openaitest.Reply{Text: markdownReply(rows-8, "fitting")},
-			openaitest.Reply{Text: markdownReply(rows+10, "tall")},
-		)
+		for _, r := range replies {
+			fx.srv.Enqueue(openaitest.Reply{Text: markdownReply(r.lines, r.mark)})
+		}
 		fx.extraEnv = fx.env
 		p := fx.startPTYSize(t, cols, rows, "chat", "--new")
 		p.WaitFor(t, "›")
-		p.Send("fitting?\r")
-		p.WaitFor(t, "End of the")
-		p.WaitPrompt(t, "›")
-		screen := p.Screen()
-		if strings.Contains(screen, "**") || !strings.Contains(screen, "End of the fitting plan.") || !strings.Contains(screen, fmt.Sprintf("fitting step %02d", rows-13)) {
-			t.Fatalf("a reply of %d lines on a %d-row terminal is not rendered on the screen:\n%s", rows-8, rows, screen)
+		for _, r := range replies {
+			p.Send(r.mark + "?\r")
+			p.WaitFor(t, "End of the "+r.mark+" plan.")
+			p.WaitPrompt(t, "›")
+			checkRenderedOnce(t, p, markdownReply(r.lines, r.mark), r.mark, cols, rows)
 		}
-		p.Send("tall?\r")
-		p.WaitFor(t, "End of the **tall")
-		p.WaitPrompt(t, "›")
 		p.Leave(t, "›")
-		if n := strings.Count(p.Output(), "tall step 05"); n != 1 {
-			t.Fatalf("a reply of %d lines on a %d-row terminal was printed %d times:\n%s", rows+10, rows, n, p.Output())
+		if screen := p.Screen(); !strings.Contains(screen, "End of the taller plan.") {
+			t.Fatalf("the last reply's end is not on the screen:\n%s", screen)
 		}
+	})
+}
+
+// Reasoning shown with --show-thinking is rendered block by block as
+// the reply is, behind its gutter: taller than the screen, it is in the
+// scrollback once, rendered, and the reply after it too.
+func TestTallThinkingRenderedOnce(t *testing.T) {
+	t.Parallel()
+	forTermSizes(t, func(t *testing.T, cols, rows int) {
+		reasoning, reply := markdownReply(40, "deep"), markdownReply(12, "answer")
+		fx := newAgentFixture(t)
+		fx.srv.Enqueue(openaitest.Reply{Reasoning: reasoning, Text: reply})
+		fx.extraEnv = fx.env
+		p := fx.startPTYSize(t, cols, rows, "chat", "--new", "--show-thinking")
+		p.WaitFor(t, "›")
+		p.Send("think?\r")
+		p.WaitFor(t, "End of the answer plan.")
+		p.WaitPrompt(t, "›")
+		history := p.History()
+		gutter := termtest.Shown(command.ThinkingBlock(term.NewColorScheme(true), reasoning, cols), cols)
+		if n := strings.Count(history, gutter); n != 1 {
+			t.Fatalf("reasoning of %d lines on a %dx%d terminal is in the scrollback %d times, want once rendered:\n%s", strings.Count(gutter, "\n")+1, cols, rows, n, history)
+		}
+		checkRenderedOnce(t, p, reply, "answer", cols, rows)
+		p.Leave(t, "›")
 	})
 }
 

@@ -141,6 +141,7 @@ func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.
 		}
 		msgs = append(msgs, m)
 	}
+	msgs = countedOnce(stored, msgs)
 	turns := 0
 	for _, m := range msgs[:j] {
 		if m.Role == loom.RoleUser {
@@ -182,6 +183,29 @@ func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.
 		im.pending.add(d)
 	}
 	return nil
+}
+
+// countedOnce returns msgs, a fork's, with no usage on the messages that
+// stored, its parent's, holds too: the same message id is the same model
+// call (a Claude Code reply's line uuid, a Codex turn's id), counted once,
+// in the session that held it first. A rewritten file whose fork repeats
+// what the file held before then adds only what is new to every usage
+// report: the fork's totals, the daily roll-up, the per-model report.
+func countedOnce(stored, msgs []*loom.Message) []*loom.Message {
+	held := make(map[string]bool, len(stored))
+	for _, m := range stored {
+		held[m.ID] = true
+	}
+	out := make([]*loom.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = m
+		if held[m.ID] && !m.Usage.IsZero() {
+			c := *m
+			c.Usage = loom.Usage{}
+			out[i] = &c
+		}
+	}
+	return out
 }
 
 // olderReading returns msgs as x holds them when an earlier version of

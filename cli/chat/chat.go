@@ -333,12 +333,8 @@ func (c *chat) turn(ctx context.Context, text string) error {
 	}()
 	p := newTurnPrinter(c.opts.IO, c.opts.ShowThinking)
 	p.begin()
-	res, err := c.conv.Turn(tctx, text, p.event)
-	final := ""
-	if res != nil {
-		final = res.Text
-	}
-	p.end(final)
+	_, err := c.conv.Turn(tctx, text, p.event)
+	p.end()
 	if s := c.conv.Session(); !c.announced && s.MessageCount > 0 {
 		fmt.Fprintf(c.opts.IO.ErrOut, "session %s\n", s.ID)
 		c.announced = true
@@ -529,7 +525,7 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 		p := newTurnPrinter(c.opts.IO, false)
 		p.begin()
 		_, err := c.conv.Compact(ctx, p.event)
-		p.end("")
+		p.end()
 		if err != nil {
 			return false, err
 		}

@@ -130,18 +130,24 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	// reply.
 	defer opts.IO.QuietInterrupt()()
 	p := newTurnPrinter(opts.IO, false)
-	// "session <id>" names the session once the prompt is stored in it:
-	// until then the session may never exist (another process may take
-	// its key first, and the turn goes on in that one's, or is refused).
-	announced := false
+	// "session <id>" names the session once the prompt is stored in it
+	// and the model answers: until then the session may never exist
+	// (another process may take its key first, and the turn goes on in
+	// that one's, or is refused; a provider that cannot be reached
+	// leaves no session), or it is named after the turn if it does.
+	stored, announced := "", false
+	announce := func() {
+		if stored != "" && !announced {
+			announced = true
+			p.note(fmt.Sprintf("session %s", stored))
+		}
+	}
 	emit := func(e agent.Event) {
 		if e.Kind == agent.EventStored {
-			if !announced {
-				announced = true
-				p.note(fmt.Sprintf("session %s", e.SessionID))
-			}
+			stored = e.SessionID
 			return
 		}
+		announce()
 		if !opts.JSON {
 			p.event(e)
 		}
@@ -150,12 +156,11 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		p.begin()
 	}
 	res, err := conv.Turn(ctx, prompt, emit)
+	if conv.Session().MessageCount > 0 {
+		announce()
+	}
 	if !opts.JSON {
-		final := ""
-		if res != nil {
-			final = res.Text
-		}
-		p.end(final)
+		p.end()
 	}
 	if s := conv.Session(); s.MessageCount > 0 && !conv.Pending() && !opts.NoResumeHint {
 		// Also after a failed turn: its prompt is stored, and this is

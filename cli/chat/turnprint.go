@@ -17,22 +17,30 @@ import (
 )
 
 // turnPrinter shows a running turn: streamed text on stdout as it
-// arrives; on a terminal also a spinner while waiting, tool calls as they
-// run, and the finished reply rendered as Markdown. What the model wrote
-// is escaped for the terminal (term.Sanitize) wherever it is shown on
-// one; piped, the reply is written exactly, for scripts to use.
+// arrives; on a terminal also a spinner while waiting and tool calls as
+// they run. On a terminal with colour the reply is rendered as Markdown
+// as it streams, block by block (liveBlocks), and so is the reasoning
+// with /thinking on (in the thinking gutter, on stderr). What the model
+// wrote is escaped for the terminal (term.Sanitize) wherever it is shown
+// on one; piped, the reply is written exactly, for scripts to use.
 type turnPrinter struct {
 	ios          *term.IOStreams
 	showThinking bool
 
 	mu      sync.Mutex
 	started bool // any text printed
-	// buf is the reply text as shown on stdout.
-	buf strings.Builder
-	// thinking is the reasoning shown so far and not yet redrawn.
-	thinking strings.Builder
-	// text receives the reply: escaped into stdout and buf on a
-	// terminal, else straight into both.
+	// reply and thinking render what streams on a terminal with colour;
+	// nil until text of theirs comes, and always nil elsewhere.
+	reply, thinking *liveBlocks
+	// rendered is whether reply and thinking are rendered as they stream.
+	rendered bool
+	// last is the text written last on stdout when the reply is not
+	// rendered, to end its line.
+	last string
+	// thinkingRaw is whether reasoning shown raw has not ended its line.
+	thinkingRaw bool
+	// text receives the reply when it is not rendered: escaped on a
+	// terminal, else exactly.
 	text     io.Writer
 	san      *term.Sanitizer
 	spinStop chan struct{}
@@ -41,7 +49,8 @@ type turnPrinter struct {
 
 func newTurnPrinter(ios *term.IOStreams, showThinking bool) *turnPrinter {
 	p := &turnPrinter{ios: ios, showThinking: showThinking}
-	p.text = io.MultiWriter(ios.Out, &p.buf)
+	p.rendered = ios.IsStdoutTTY() && ios.ColorEnabled()
+	p.text = ios.Out
 	if ios.IsStdoutTTY() {
 		p.san = term.SanitizingWriter(p.text)
 		p.text = p.san
@@ -97,14 +106,40 @@ func (p *turnPrinter) event(e agent.Event) {
 		p.stopSpinner()
 		p.endThinking()
 		p.started = true
-		io.WriteString(p.text, e.Text)
-	case loom.EventReasoning:
-		if p.showThinking {
-			p.stopSpinner()
-			shown := term.Sanitize(e.Text)
-			p.thinking.WriteString(shown)
-			fmt.Fprint(p.ios.ErrOut, cs.Gray(shown))
+		if !p.rendered {
+			io.WriteString(p.text, e.Text)
+			if e.Text != "" {
+				p.last = e.Text
+			}
+			return
 		}
+		if p.reply == nil {
+			p.reply = newLiveBlocks(p.ios.Out, p.ios.TerminalWidth(), p.ios.TerminalHeight(), term.RenderMarkdown, "\n")
+		}
+		p.reply.write(e.Text)
+	case loom.EventReasoning:
+		if !p.showThinking {
+			return
+		}
+		p.stopSpinner()
+		if !p.ios.IsStderrTTY() || !p.ios.ColorEnabled() {
+			shown := term.Sanitize(e.Text)
+			fmt.Fprint(p.ios.ErrOut, cs.Gray(shown))
+			if shown != "" {
+				p.thinkingRaw = !strings.HasSuffix(shown, "\n")
+			}
+			return
+		}
+		if p.reply != nil {
+			// Reasoning amid the reply goes below what is printed of it;
+			// the reply's live area comes back under it with its text.
+			p.reply.hide()
+		}
+		if p.thinking == nil {
+			block := func(src string, width int) string { return command.ThinkingBlock(cs, src, width) }
+			p.thinking = newLiveBlocks(p.ios.ErrOut, p.ios.TerminalWidth(), p.ios.TerminalHeight(), block, cs.Gray("│ ")+"\n")
+		}
+		p.thinking.write(e.Text)
 	case agent.EventToolStart:
 		if p.ios.IsStderrTTY() {
 			p.stopSpinner()
@@ -124,7 +159,9 @@ func (p *turnPrinter) event(e agent.Event) {
 	case agent.EventCompacted:
 		p.stopSpinner()
 		p.endThinking()
-		fmt.Fprintln(p.ios.ErrOut, cs.Gray("(earlier messages were summarised to fit the context; history is kept)"))
+		p.aside(func() {
+			fmt.Fprintln(p.ios.ErrOut, cs.Gray("(earlier messages were summarised to fit the context; history is kept)"))
+		})
 	}
 }
 
@@ -135,71 +172,66 @@ func (p *turnPrinter) note(line string) {
 	defer p.mu.Unlock()
 	spinning := p.spinStop != nil
 	p.stopSpinner()
-	fmt.Fprintln(p.ios.ErrOut, line)
+	p.aside(func() { fmt.Fprintln(p.ios.ErrOut, line) })
 	if spinning {
 		p.begin()
 	}
 }
 
-// breakLine ends a partly printed line of reply text.
-func (p *turnPrinter) breakLine() {
-	p.flushText()
-	if p.started && !strings.HasSuffix(p.buf.String(), "\n") {
-		fmt.Fprintln(p.ios.Out)
-		p.buf.Reset()
+// aside prints with print clear of the block being written: its live
+// area is erased, and shown again below.
+func (p *turnPrinter) aside(print func()) {
+	for _, l := range []*liveBlocks{p.reply, p.thinking} {
+		if l != nil {
+			l.hide()
+		}
+	}
+	print()
+	for _, l := range []*liveBlocks{p.reply, p.thinking} {
+		if l != nil {
+			l.resume()
+		}
 	}
 }
 
-// end finishes the reply: a final newline, and on a terminal the reply
-// redrawn as rendered Markdown when it fits on the screen.
-func (p *turnPrinter) end(final string) {
+// breakLine ends the reply text so far, before a tool's line: what the
+// model wrote before calling a tool is whole.
+func (p *turnPrinter) breakLine() {
+	p.flushText()
+	if p.reply != nil {
+		p.reply.finish()
+		p.reply = nil
+	}
+	if p.last != "" && !strings.HasSuffix(p.last, "\n") {
+		fmt.Fprintln(p.ios.Out)
+	}
+	p.last = ""
+}
+
+// end finishes the reply: its last block printed rendered, or a final
+// newline.
+func (p *turnPrinter) end() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stopSpinner()
 	p.endThinking()
-	p.flushText()
 	if !p.started {
 		return
 	}
-	if p.ios.ColorEnabled() && final != "" && strings.TrimSpace(p.buf.String()) == strings.TrimSpace(term.Sanitize(final)) &&
-		redraw(p.ios.Out, p.buf.String(), term.RenderMarkdown(final, p.ios.TerminalWidth()), p.ios.TerminalWidth(), p.ios.TerminalHeight()) {
-		return
-	}
-	if !strings.HasSuffix(p.buf.String(), "\n") {
-		fmt.Fprintln(p.ios.Out)
-	}
+	p.breakLine()
 }
 
-// endThinking ends the reasoning shown as it streamed: on a terminal it
-// is redrawn as rendered Markdown (thinkingBlock), as the reply is.
+// endThinking ends the reasoning shown as it streamed: its last block
+// printed rendered, or its line ended.
 func (p *turnPrinter) endThinking() {
-	shown := p.thinking.String()
-	if shown == "" {
-		return
+	if p.thinking != nil {
+		p.thinking.finish()
+		p.thinking = nil
 	}
-	p.thinking.Reset()
-	w := p.ios.TerminalWidth()
-	if p.ios.IsStderrTTY() && p.ios.ColorEnabled() && redraw(p.ios.ErrOut, shown, command.ThinkingBlock(p.ios.ColorScheme(), shown, w), w, p.ios.TerminalHeight()) {
-		return
-	}
-	if !strings.HasSuffix(shown, "\n") {
+	if p.thinkingRaw {
 		fmt.Fprintln(p.ios.ErrOut)
+		p.thinkingRaw = false
 	}
-}
-
-// redraw replaces shown, the text just written to w with the cursor at
-// its end, by rendered, when shown fits on the screen of height rows; it
-// reports whether it did. Text that scrolled past the top of the screen
-// cannot be reached by moving the cursor up: redrawing it would leave
-// its top in the scrollback above the rendered copy, the reply printed
-// twice.
-func redraw(w io.Writer, shown, rendered string, width, height int) bool {
-	lines := screenLines(shown, width)
-	if lines >= height {
-		return false
-	}
-	fmt.Fprint(w, "\r"+cursorUp(lines-1)+ansi.EraseScreenBelow+rendered)
-	return true
 }
 
 // cursorUp moves the cursor n lines up. Zero is no move at all: a

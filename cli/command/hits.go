@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
@@ -50,6 +52,22 @@ func highlightSnippet(cs *term.ColorScheme, snippet string) string {
 	return strings.NewReplacer(matchStart, start, matchEnd, end).Replace(term.SanitizeLine(snippet))
 }
 
+// snippetIndent is how far a hit's snippet stands in, under its line.
+const snippetIndent = "    "
+
+// indentSnippet wraps a snippet at word boundaries to the terminal's
+// width, each line under the snippet's start (a hanging indent), so that
+// a long one reads as one block under its hit rather than running back
+// to the first column.
+func indentSnippet(snippet string, width int) string {
+	limit := max(width-len(snippetIndent), 20)
+	var b strings.Builder
+	for _, line := range strings.Split(ansi.Wrap(snippet, limit, ""), "\n") {
+		b.WriteString(snippetIndent + strings.TrimLeft(line, " ") + "\n")
+	}
+	return b.String()
+}
+
 // WriteHits prints search hits on standard output: on a terminal a line
 // per hit with the session's short id, title, the message's seq, role
 // and age, and the snippet under it; piped, tab-separated fields with
@@ -83,8 +101,11 @@ func WriteHits(ios *term.IOStreams, hits []loom.SearchHit, now time.Time, idLen 
 			// Found by a tier after every word: say how.
 			meta += " · " + TierNames[h.Tier]
 		}
-		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(term.AbbrevID(ios, h.SessionID, idLen)), cs.Bold(term.SanitizeLine(title)), cs.Gray(meta))
-		fmt.Fprintf(ios.Out, "    %s\n", highlightSnippet(cs, h.Snippet))
+		id := term.AbbrevID(ios, h.SessionID, idLen)
+		// The title gives way, so that the hit's line fits the terminal.
+		room := max(ios.TerminalWidth()-ansi.StringWidth(id)-ansi.StringWidth(meta)-4, 12)
+		fmt.Fprintf(ios.Out, "%s  %s  %s\n", cs.Cyan(id), cs.Bold(ansi.Truncate(term.SanitizeLine(title), room, "…")), cs.Gray(meta))
+		fmt.Fprint(ios.Out, indentSnippet(highlightSnippet(cs, h.Snippet), ios.TerminalWidth()))
 	}
 	return nil
 }

@@ -6,9 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
@@ -21,9 +19,8 @@ import (
 // stored text: its control characters are escaped (Sanitize) before it
 // is styled.
 func RenderMarkdown(src string, width int) string {
-	md := goldmark.New(goldmark.WithExtensions(extension.Strikethrough, extension.Table))
 	source := []byte(Sanitize(src))
-	doc := md.Parser().Parse(text.NewReader(source))
+	doc := markdownParser().Parse(text.NewReader(source))
 	r := &ansiRenderer{cs: NewColorScheme(true), src: source, width: max(width-2, 20)}
 	r.blocks(doc, "")
 	return strings.TrimRight(r.out.String(), "\n") + "\n"

@@ -95,20 +95,95 @@ func (p *Term) Output() string { return ansi.Strip(p.Raw()) }
 func (p *Term) Screen() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return screen(p.vt)
+}
+
+// History is all a user can read on the terminal now, scrolling back:
+// the lines that scrolled off the top of the screen, oldest first, then
+// the screen as Screen gives it. Text redrawn in place counts once; text
+// printed again below counts again; a line that scrolled off stays as it
+// was when it left, whatever the program did after (a cursor cannot
+// reach it). The output is replayed into an emulator of the same size
+// that notes each line as it leaves the top; a scroll region or the
+// alternate screen are not followed.
+func (p *Term) History() string {
+	p.mu.Lock()
 	cols, rows := p.vt.Size()
+	p.mu.Unlock()
+	return Replay(keyboardProtocol.ReplaceAllString(p.Raw(), ""), cols, rows)
+}
+
+// Replay is History for out, written to a terminal of cols × rows as it
+// receives it (a program's "\n" arrives as "\r\n" through a
+// pseudo-terminal; out here is taken as it is).
+func Replay(out string, cols, rows int) string {
+	vt := vt10x.New(vt10x.WithSize(cols, rows))
+	var gone []string
+	var state byte
+	for out != "" {
+		seq, width, n, next := ansi.DecodeSequence(out, state, nil)
+		state, out = next, out[n:]
+		if cur := vt.Cursor(); cur.Y == rows-1 && vt.Mode()&vt10x.ModeAltScreen == 0 {
+			lineFeed := seq == "\n" || seq == "\v" || seq == "\f" || seq == "\x1bD" || seq == "\x1bE"
+			wraps := width > 0 && cur.State&cursorWrapNext != 0 && vt.Mode()&vt10x.ModeWrap != 0
+			if lineFeed || wraps {
+				gone = append(gone, row(vt, 0, cols))
+			}
+		}
+		vt.Write([]byte(seq))
+	}
+	return strings.Join(append(gone, screen(vt)), "\n")
+}
+
+// Shown is text as a terminal of cols columns shows it, as History
+// gives it: escapes left out, tabs moved over to the next stop of 8, a
+// line wider than the terminal wrapped onto the next, trailing blanks
+// removed. Its text is taken to be one cell a character (ASCII and the
+// like).
+func Shown(text string, cols int) string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(ansi.Strip(text), "\n"), "\n") {
+		var b strings.Builder
+		for i, seg := range strings.Split(l, "\t") {
+			if i > 0 {
+				b.WriteString(strings.Repeat(" ", 8-ansi.StringWidth(b.String())%8))
+			}
+			b.WriteString(seg)
+		}
+		r := []rune(b.String())
+		for len(r) > cols {
+			out = append(out, strings.TrimRight(string(r[:cols]), " "))
+			r = r[cols:]
+		}
+		out = append(out, strings.TrimRight(string(r), " "))
+	}
+	return strings.Join(out, "\n")
+}
+
+// cursorWrapNext is vt10x's cursor state bit for "the next character
+// goes on the next line": the cursor stands on the last column.
+const cursorWrapNext = 2
+
+func screen(vt vt10x.Terminal) string {
+	cols, rows := vt.Size()
 	lines := make([]string, 0, rows)
 	for y := 0; y < rows; y++ {
-		var b strings.Builder
-		for x := 0; x < cols; x++ {
-			c := p.vt.Cell(x, y).Char
-			if c == 0 {
-				c = ' '
-			}
-			b.WriteRune(c)
-		}
-		lines = append(lines, strings.TrimRight(b.String(), " "))
+		lines = append(lines, row(vt, y, cols))
 	}
 	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+}
+
+// row is the text of row y, trailing blanks removed.
+func row(vt vt10x.Terminal, y, cols int) string {
+	var b strings.Builder
+	for x := 0; x < cols; x++ {
+		c := vt.Cell(x, y).Char
+		if c == 0 {
+			c = ' '
+		}
+		b.WriteRune(c)
+	}
+	return strings.TrimRight(b.String(), " ")
 }
 
 // WaitFor waits until the program has written want (escapes aside).

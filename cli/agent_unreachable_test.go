@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"net"
+	"strings"
+	"testing"
+)
+
+// A provider that cannot be reached is one line naming the provider, its
+// address and the variable that set it, never Go's dial error; the
+// session the prompt would have made is not left behind with that
+// prompt alone (in the picker, in session list), and chat keeps the
+// prompt in its input history, where ↑ brings it back to send again.
+func TestUnreachableProviderLeavesNoSession(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	fx := newAgentFixture(t)
+	fx.env = []string{"OPENAI_BASE_URL=http://" + addr + "/v1", "OPENAI_API_KEY=test-key", "LOOM_MODEL=gpt-4o-mini"}
+	want := "loom: cannot reach openai at http://" + addr + "/v1 (set by OPENAI_BASE_URL): connection refused"
+
+	r := fx.loom(t, "", "run", "hello there")
+	if r.code != ExitError || strings.TrimSpace(r.stderr) != want || r.stdout != "" {
+		t.Fatalf("run: exit %d\nstdout %q\nstderr %q\nwant the one line %q", r.code, r.stdout, r.stderr, want)
+	}
+	if list := fx.mustLoom(t, "", "session", "list", "--all-projects", "--json"); strings.TrimSpace(list.stdout) != "[]" {
+		t.Fatalf("run left a session behind:\n%s", list.stdout)
+	}
+
+	fx.extraEnv = fx.env
+	p := fx.startPTYSize(t, 100, 40, "chat", "--new")
+	p.WaitFor(t, "›")
+	p.Send("hello again\r")
+	p.WaitFor(t, "cannot reach openai at http://"+addr)
+	p.WaitPrompt(t, "›")
+	if out := p.Output(); strings.Contains(out, "dial tcp") || strings.Contains(out, "session ") {
+		t.Fatalf("chat printed Go's dial error or a session it did not keep:\n%s", out)
+	}
+	p.Send("\x1b[A") // ↑
+	waitScreen(t, p, "› hello again")
+	p.Send("\x15") // Ctrl+U: the line is not sent
+	p.Leave(t, "›")
+	if list := fx.mustLoom(t, "", "session", "list", "--all-projects", "--json"); strings.TrimSpace(list.stdout) != "[]" {
+		t.Fatalf("chat left a session behind:\n%s", list.stdout)
+	}
+}
