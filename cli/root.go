@@ -26,6 +26,7 @@ import (
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/embed"
+	"github.com/loomhq/loom/cli/hooks"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
 	recallcmd "github.com/loomhq/loom/cli/recall"
 	"github.com/loomhq/loom/cli/search"
@@ -202,6 +203,7 @@ search, resume, fork, move, export and import.`,
 		search.NewCmdSearch(f),
 		secretscmd.NewCmdSecrets(f),
 		recallcmd.NewCmdRecall(f),
+		hooks.NewCmdHooks(f),
 		embed.NewCmdEmbed(f),
 		newCmdReplay(f),
 		usage.NewCmdUsage(f),
