@@ -64,7 +64,7 @@ var (
 	homePath = regexp.MustCompile(`(?:/home/|/Users/|[A-Za-z]:\\Users\\)([A-Za-z0-9._-]+)`)
 	// absPath matches an absolute path of two segments or more, not
 	// inside a URL (a path starts after a space, a quote or a bracket).
-	absPath = regexp.MustCompile(`(?:^|[\s"'=(\[,<>])((?:/[A-Za-z0-9._@+~-]+){2,}/?|[A-Za-z]:\\(?:[A-Za-z0-9._@+~ -]+\\?){1,})`)
+	absPath = regexp.MustCompile(`(?:^|[\s"'=(\[,])((?:/[A-Za-z0-9._@+~-]+){2,}/?|[A-Za-z]:\\(?:[A-Za-z0-9._@+~ -]+\\?){1,})`)
 )
 
 // Hide replaces the project root by "<project>", every home directory
