@@ -140,6 +140,11 @@ func TestShareLink(t *testing.T) {
 	if r := fx.exec(t, "", "share", s.ID, "--turns", "5-2", "--yes"); r.code != ExitUsage {
 		t.Errorf("a backwards turn range: exit %d, %s", r.code, r.stderr)
 	}
+	// A hub that is not there: one line, nothing published.
+	if r := fx.exec(t, "", "share", s.ID, "--yes", "--hub", "http://127.0.0.1:1"); r.code == 0 || !strings.Contains(r.stderr, "unreachable") ||
+		!strings.Contains(r.stderr, "nothing was published") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 3 {
+		t.Errorf("a hub that is not there: exit %d, %s", r.code, r.stderr)
+	}
 	c := &share.Client{URL: srv.base, Token: shareTok}
 	if list, err := c.Shares(context.Background()); err != nil || len(list) != 0 {
 		t.Fatalf("the hub holds %d shares after refusals (%v)", len(list), err)

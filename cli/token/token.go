@@ -246,9 +246,10 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	now := opts.Now()
 	cs := opts.IO.ColorScheme()
 	tp := term.NewTable(opts.IO)
-	// EXPIRES and SCOPE come last so that the columns scripts read
-	// before they existed stay where they were.
-	tp.Header("ID", "USER", "NAME", "CREATED", "LAST USED", "REVOKED", "EXPIRES", "SCOPE")
+	// EXPIRES comes last so that the columns scripts read before it
+	// existed stay where they were. The scope is in --json, and a
+	// share-only token's name is marked.
+	tp.Header("ID", "USER", "NAME", "CREATED", "LAST USED", "REVOKED", "EXPIRES")
 	tp.Flex(2)
 	// Tokens made in the same minute share 8 characters; a shown prefix
 	// must work as revoke's argument, which looks among every user's.
@@ -266,7 +267,11 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for _, t := range list {
 		tp.AddField(term.AbbrevID(opts.IO, t.ID, idLen), cs.Cyan)
 		tp.AddField(t.UserID, nil)
-		tp.AddField(t.Name, nil)
+		name := t.Name
+		if t.Scope == loom.ScopeShare {
+			name = strings.TrimSpace(name + " [share only]")
+		}
+		tp.AddField(name, nil)
 		tp.AddField(term.DisplayTime(opts.IO, t.CreatedAt, now), cs.Gray)
 		used, revoked := "", ""
 		if t.LastUsedAt != nil {
@@ -291,7 +296,6 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		default:
 			tp.AddField(shortUntil(now, *t.ExpiresAt), cs.Gray)
 		}
-		tp.AddField(t.Scope, nil)
 		tp.EndRow()
 	}
 	return tp.Render()
