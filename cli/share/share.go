@@ -234,7 +234,7 @@ func shareRun(ctx context.Context, opts *Options) error {
 	printPreview(opts, p, pv, hc.URL, expires)
 	if !opts.Yes {
 		if !opts.IO.CanPrompt() {
-			return command.UsageErrorf("loom share publishes only when asked: check the preview above, then run it again with --yes (nothing was sent)")
+			return command.UsageErrorf("not on a terminal, so not asked: check the preview above, then run the same again with --yes to publish (nothing was sent)")
 		}
 		ok, err := term.Confirm(ctx, opts.IO, "Publish this link?")
 		if err != nil {
