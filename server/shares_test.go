@@ -57,7 +57,7 @@ func (e *env) upload(token string, expires time.Time) (*loom.Share, string) {
 // the id gets the ciphertext while the share is live, and 404 once it is
 // revoked; only its user revokes it.
 func TestShareAPI(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, withMCP(0, 0, time.Minute))
 	ctx := context.Background()
 	_, shareTok, err := e.st.CreateScopedToken(ctx, "alice", "sharing", loom.ScopeShare, 0)
 	if err != nil {
@@ -69,6 +69,11 @@ func TestShareAPI(t *testing.T) {
 	}
 	resp, body := e.request("POST", hub.RecordsPath, shareTok, map[string]any{"records": []any{}})
 	wantError(t, "share-only token pushing sync records", resp, body, http.StatusForbidden, "forbidden")
+	mcp := e.send(http.MethodPost, "/mcp", shareTok, mcpInitialize, http.Header{"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}})
+	var mb bytes.Buffer
+	mb.ReadFrom(mcp.Body)
+	mcp.Body.Close()
+	wantError(t, "share-only token on /mcp", mcp, mb.Bytes(), http.StatusForbidden, "forbidden")
 	if resp, _ := e.request("GET", "/?token="+shareTok, "", nil); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("dashboard link with a share-only token: %d, want 401", resp.StatusCode)
 	}
@@ -108,6 +113,12 @@ func TestShareAPI(t *testing.T) {
 	wantError(t, "create expired", resp, body, http.StatusBadRequest, loom.EINVALID)
 	resp, body = e.request("POST", share.SharesPath+"?expires_at=soon", shareTok, []byte("x"))
 	wantError(t, "create with a bad expiry", resp, body, http.StatusBadRequest, loom.EINVALID)
+	resp, body = e.request("POST", share.SharesPath+"?expires_at=2099-01-01T00:00:00Z", shareTok, make([]byte, loom.MaxShareBytes+1))
+	wantError(t, "create too large", resp, body, http.StatusRequestEntityTooLarge, "too_large")
+	e.getJSON(share.SharesPath, shareTok, &list)
+	if len(list.Shares) != 1 {
+		t.Errorf("refused uploads left shares: %+v", list.Shares)
+	}
 
 	// Only alice revokes; then it is gone.
 	resp, body = e.request("DELETE", share.SharesPath+"/"+sh.ID, e.bob, nil)
