@@ -33,6 +33,7 @@ import (
 	secretscmd "github.com/loomhq/loom/cli/secrets"
 	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/session"
+	sharecmd "github.com/loomhq/loom/cli/share"
 	synccmd "github.com/loomhq/loom/cli/sync"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
@@ -212,6 +213,7 @@ search, resume, fork, move, export and import.`,
 		mcpcmd.NewCmdMCP(f),
 		token.NewCmdToken(f),
 		synccmd.NewCmdSync(f),
+		sharecmd.NewCmdShare(f),
 		newCmdPaths(f),
 		newCmdVersion(f),
 	)
