@@ -93,12 +93,16 @@ func contentWords(terms []loom.Term) []string {
 func Stem(w string) string { return english.Stem(w, false) }
 
 // formTerms matches each word as typed or as any word that starts with
-// its stem, when both word and stem have at least minStem letters.
+// its stem, when stemming took something off the word and both word and
+// stem have at least minStem letters. A word that is its own stem
+// ("time", "replica") is matched as typed: the engine's stemmer already
+// finds its inflections, and its prefix would add other words
+// ("timeout") at the cost of reading every one of their matches.
 func formTerms(words []string) []loom.Term {
 	out := make([]loom.Term, 0, len(words))
 	for _, w := range words {
 		t := loom.Term{Words: []string{w}}
-		if s := Stem(w); utf8.RuneCountInString(w) >= minStem && utf8.RuneCountInString(s) >= minStem {
+		if s := Stem(w); s != w && utf8.RuneCountInString(w) >= minStem && utf8.RuneCountInString(s) >= minStem {
 			t = loom.Term{Alts: []loom.Term{t, {Words: []string{s}, Prefix: true}}}
 		}
 		out = append(out, t)
