@@ -52,10 +52,10 @@ type SearchQuery struct {
 // one that found a hit. A hit of the first tier, every term as typed
 // (porter-stemmed by the engine), has an empty Tier.
 const (
-	// TierWordForms: every word that is not a stop word, as typed or (when
-	// stemming shortens it) as
-	// any word starting with its stem ("configuration" finds
-	// "configurable"); stop words are not required.
+	// TierWordForms: every word that is not a stop word, as typed or,
+	// when stemming shortens it, as any word starting with its stem
+	// ("configuration" finds "configurable"); stop words are not
+	// required.
 	TierWordForms = "word_forms"
 	// TierTitle: sessions whose title holds the query's words.
 	TierTitle = "title"
