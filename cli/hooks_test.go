@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/loomhq/loom/internal/agentclitest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -137,5 +138,27 @@ func TestHooksInstall(t *testing.T) {
 	}
 	if read(codex) != "notify = [\"my-notifier\"]\n" || !strings.Contains(read(claude), "// a comment") {
 		t.Error("a refused install changed a file")
+	}
+}
+
+// The notify program `loom hooks install codex` sets is run by the real
+// Codex CLI after a turn, and brings that turn's session into loom.
+func TestHooksCodexNotifyReal(t *testing.T) {
+	if onPostgres() {
+		t.Skip("runs the real agents once, on the SQLite pass")
+	}
+	t.Parallel()
+	fx := newEmptyFixture(t)
+	bin, dir, env, _, _ := startCodex(t, fx)
+	if r := fx.exec(t, "", "hooks", "install", "codex"); r.code != 0 {
+		t.Fatalf("hooks install codex: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	agentclitest.Run(t, cliTimeout, dir, env, bin, "exec", "--skip-git-repo-check", "Say hello from codex.")
+	var listed []struct{ Key, Title string }
+	if err := json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "-a", "--surface", "codex", "--json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 1 || !strings.Contains(listed[0].Title, "Say hello from codex") {
+		t.Fatalf("after a Codex turn with loom's notify program, loom holds %+v", listed)
 	}
 }

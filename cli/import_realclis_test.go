@@ -462,21 +462,9 @@ func TestImportRealCodex(t *testing.T) {
 		t.Skip("runs the real agents once, on the SQLite pass")
 	}
 	t.Parallel()
-	bin := agentclitest.Install(t, agentclitest.Codex)
 	started := time.Now()
 	fx := newEmptyFixture(t)
-	dir := filepath.Join(fx.home, "work")
-	mustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
-	srv := agentclitest.NewScriptedResponses()
-	t.Cleanup(srv.Close)
-	sc := &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "input") }}
-	srv.Respond(sc.respond)
-	codexHome := filepath.Join(fx.home, ".codex")
-	writeSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
-		`model = "gpt-fake"`, `model_provider = "fake"`, `model_auto_compact_token_limit = 5000`,
-		`[model_providers.fake]`, `name = "fake"`, `base_url = "` + srv.URL + `/v1"`, `wire_api = "responses"`,
-		`env_key = "FAKE_OPENAI_KEY"`, `request_max_retries = 0`, `stream_max_retries = 0`}, "\n"))
-	env := agentclitest.Env(fx.home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
+	bin, dir, env, srv, sc := startCodex(t, fx)
 	say := func(think, text string, u agentclitest.Usage, calls ...providertest.ToolCall) func(string) agentclitest.Turn {
 		return sc.answer(agentclitest.Turn{Reasoning: think, Text: text, Calls: calls, Usage: u})
 	}
@@ -623,4 +611,24 @@ func TestImportRealGemini(t *testing.T) {
 	t.Logf("gemini ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, geminiim.Tool, []*flowWant{plain, multi, tools, sub})
+}
+
+// startCodex installs Codex CLI and sets it up in fx's HOME to run
+// against a scripted fake model, in a work directory holding notes.txt.
+func startCodex(t *testing.T, fx *fixture) (bin, dir string, env []string, srv *agentclitest.Scripted, sc *script[agentclitest.Turn]) {
+	t.Helper()
+	bin = agentclitest.Install(t, agentclitest.Codex)
+	dir = filepath.Join(fx.home, "work")
+	mustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
+	srv = agentclitest.NewScriptedResponses()
+	t.Cleanup(srv.Close)
+	sc = &script[agentclitest.Turn]{last: func(r providertest.Request) string { return lastJSON(r, "input") }}
+	srv.Respond(sc.respond)
+	codexHome := filepath.Join(fx.home, ".codex")
+	writeSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
+		`model = "gpt-fake"`, `model_provider = "fake"`, `model_auto_compact_token_limit = 5000`,
+		`[model_providers.fake]`, `name = "fake"`, `base_url = "` + srv.URL + `/v1"`, `wire_api = "responses"`,
+		`env_key = "FAKE_OPENAI_KEY"`, `request_max_retries = 0`, `stream_max_retries = 0`}, "\n"))
+	env = agentclitest.Env(fx.home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake", "LOOM_HOME="+fx.home)
+	return bin, dir, env, srv, sc
 }
