@@ -231,6 +231,7 @@ func UsageTotals(alias string) string {
 	return fmt.Sprintf(`CAST(coalesce(sum(%[1]sinput_tokens), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]soutput_tokens), 0) AS BIGINT), CAST(coalesce(sum(%[1]sreasoning_tokens), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]scache_read_tokens), 0) AS BIGINT), CAST(coalesce(sum(%[1]scache_write_tokens), 0) AS BIGINT),
+	CAST(coalesce(sum(%[1]scache_write_1h_tokens), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]scost_usd), 0) AS DOUBLE PRECISION), CAST(coalesce(sum(%[1]sapi_calls), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]scompactions), 0) AS BIGINT)`, alias)
 }

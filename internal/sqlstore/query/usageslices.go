@@ -24,7 +24,7 @@ const notInherited = `NOT (s.kind = 'fork' AND m.turn <= s.fork_turn)`
 // writes, in the order RollupStale and RollupPending select them.
 const RollupColumns = `session_id, hour, quarter, provider, model, long_context, user_id, surface, project_id, project_name, live,
 	first_at, last_at, messages, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-	cost_usd, api_calls, compactions`
+	cache_write_1h_tokens, cost_usd, api_calls, compactions`
 
 // rollupSelect is the select list of a refresh: the slices of session s
 // grouped by s.id (which the other columns of s depend on), of its
@@ -64,7 +64,7 @@ func RollupPending(d Dialect, pending, stale string) string {
 func RollupAdd(least, greatest string) string {
 	set := `first_at = ` + least + `(usage_slices.first_at, excluded.first_at), last_at = ` + greatest + `(usage_slices.last_at, excluded.last_at)`
 	for _, c := range []string{"messages", "input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens",
-		"cache_write_tokens", "cost_usd", "api_calls", "compactions"} {
+		"cache_write_tokens", "cache_write_1h_tokens", "cost_usd", "api_calls", "compactions"} {
 		set += ", " + c + " = usage_slices." + c + " + excluded." + c
 	}
 	return ` ON CONFLICT (session_id, hour, quarter, provider, model, long_context) DO UPDATE SET ` + set
@@ -114,7 +114,7 @@ func UsageRollup(d Dialect, f loom.UsageSliceFilter) (q string, args []any, merg
 	if f.UserID != "" {
 		return `SELECT u.hour, u.quarter, u.first_at, u.last_at, u.surface, u.project_id, u.project_name,
 	u.provider, u.model, u.long_context, u.messages, u.input_tokens, u.output_tokens, u.reasoning_tokens,
-	u.cache_read_tokens, u.cache_write_tokens, u.cost_usd, u.api_calls, u.compactions
+	u.cache_read_tokens, u.cache_write_tokens, u.cache_write_1h_tokens, u.cost_usd, u.api_calls, u.compactions
 	FROM usage_slices u WHERE ` + c.String() + ` ORDER BY ` + order + `, u.session_id`, c.Args, false
 	}
 	return `SELECT u.hour, u.quarter, min(u.first_at), max(u.last_at), u.surface, u.project_id, max(u.project_name),
