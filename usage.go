@@ -113,6 +113,11 @@ type UsageSliceFilter struct {
 	UserID    string
 	ProjectID string
 	Surface   string
+	// SessionID keeps the messages one session counts.
+	SessionID string
+	// BySession keeps each session's slices apart, each naming its
+	// session (SessionID); otherwise the sessions' slices are summed.
+	BySession bool
 	Since     time.Time
 	Until     time.Time
 	// LongContext is the prompt size (input, cache-read and cache-write
@@ -136,6 +141,9 @@ type UsageSlice struct {
 	ProjectName string    `json:"project_name"`
 	Provider    string    `json:"provider"`
 	Model       string    `json:"model"`
+	// SessionID is the session whose messages these are, in slices read
+	// with UsageSliceFilter.BySession.
+	SessionID string `json:"session_id,omitempty"`
 	// LongContext is whether its messages' prompts were above the
 	// filter's LongContext.
 	LongContext bool  `json:"long_context"`

@@ -99,6 +99,9 @@ type Totals struct {
 	ReasoningTokens  int64 `json:"reasoning_tokens"`
 	CacheReadTokens  int64 `json:"cache_read_tokens"`
 	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	// CacheWrite1hTokens are the part of CacheWriteTokens written to a
+	// cache kept for an hour, priced at its own rate.
+	CacheWrite1hTokens int64 `json:"cache_write_1h_tokens,omitempty"`
 	// TotalTokens is input, output, cache-read and cache-write tokens
 	// (reasoning tokens are part of the output).
 	TotalTokens int64 `json:"total_tokens"`
@@ -125,6 +128,7 @@ func (t *Totals) add(u loom.Usage, messages int64, cost float64, priced bool, mo
 	t.ReasoningTokens += u.ReasoningTokens
 	t.CacheReadTokens += u.CacheReadTokens
 	t.CacheWriteTokens += u.CacheWriteTokens
+	t.CacheWrite1hTokens += u.CacheWrite1hTokens
 	t.TotalTokens += u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 	t.Messages += messages
 	if priced {

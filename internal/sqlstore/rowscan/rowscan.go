@@ -381,7 +381,8 @@ func UsageRow(group string) func(Scanner) (loom.UsageRow, error) {
 // UsageSlice reads a row of query.UsageSlices: the hour ("2006-01-02T15",
 // UTC) and quarter of the slice, its first and last message's times,
 // surface, project id and name, provider, model, whether it is long
-// context, its message count, then the Usage fields in their order.
+// context, its message count, the Usage fields in their order, then its
+// session ('' when the sessions are summed).
 func UsageSlice(row Scanner) (loom.UsageSlice, error) {
 	var r loom.UsageSlice
 	var hour string
@@ -390,7 +391,7 @@ func UsageSlice(row Scanner) (loom.UsageSlice, error) {
 	u := &r.Usage
 	if err := row.Scan(&hour, &quarter, &first, &last, &r.Surface, &r.ProjectID, &r.ProjectName, &r.Provider, &r.Model,
 		&r.LongContext, &r.Messages, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
-		&u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions); err != nil {
+		&u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions, &r.SessionID); err != nil {
 		return r, err
 	}
 	h, err := time.Parse("2006-01-02T15", hour)
