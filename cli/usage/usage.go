@@ -121,6 +121,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 		{"weekly", "week", "Show usage and cost per week (ISO weeks, from Monday)"},
 		{"monthly", "month", "Show usage and cost per month"},
 		{"blocks", "block", "Show usage per 5-hour billing block, with burn rate and the active block's projection"},
+		{"session", "session", "Show usage and cost per session, the latest used first"},
 	} {
 		cmd.AddCommand(newCmdUsageReport(f, c.name, c.by, c.short, opts))
 	}

@@ -382,7 +382,7 @@ func UsageRow(group string) func(Scanner) (loom.UsageRow, error) {
 // UTC) and quarter of the slice, its first and last message's times,
 // surface, project id and name, provider, model, whether it is long
 // context, its message count, the Usage fields in their order, then its
-// session ('' when the sessions are summed).
+// session (” when the sessions are summed).
 func UsageSlice(row Scanner) (loom.UsageSlice, error) {
 	var r loom.UsageSlice
 	var hour string
