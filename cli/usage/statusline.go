@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/report"
 )
 
@@ -88,7 +89,7 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	if m := cmp.Or(p.Model.DisplayName, p.Model.ID); m != "" {
 		fields = append(fields, m)
 	}
-	if c, ok := sessionCost(ctx, st, opts.User, p); ok {
+	if c, ok := sessionCost(ctx, st, opts.User, p, prices); ok {
 		fields = append(fields, "session "+human.Cost(c))
 	}
 	y, mo, d := now.Date()
@@ -119,12 +120,25 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 }
 
 // sessionCost is the cost of the session the payload names: what loom
-// imported of it, else what Claude Code says.
-func sessionCost(ctx context.Context, st loom.Store, user string, p statusPayload) (float64, bool) {
+// imported of it, priced as every report prices, else what Claude Code
+// says.
+func sessionCost(ctx context.Context, st loom.Store, user string, p statusPayload, prices *pricing.Table) (float64, bool) {
 	if p.SessionID != "" && loom.ValidKey("claude-code:"+p.SessionID) == nil {
 		ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Key: "claude-code:" + p.SessionID, Limit: 1})
-		if err == nil && len(ss) == 1 && human.CostKnown(ss[0].Usage) {
-			return ss[0].Usage.CostUSD, true
+		if err == nil && len(ss) == 1 {
+			slices, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: user, SessionID: ss[0].ID, BySession: true,
+				LongContext: pricing.LongContextTokens})
+			cost, priced := 0.0, false
+			for _, s := range slices {
+				c, ok := prices.Cost(s.Provider, s.Model, s.Usage, s.LongContext)
+				if !ok && s.Usage.CostUSD != 0 {
+					c, ok = s.Usage.CostUSD, true
+				}
+				cost, priced = cost+c, priced || ok
+			}
+			if err == nil && priced {
+				return cost, true
+			}
 		}
 	}
 	if c := p.Cost.TotalCostUSD; c != nil {
