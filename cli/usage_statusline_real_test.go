@@ -50,7 +50,7 @@ func TestUsageStatuslineRealClaudeCode(t *testing.T) {
 	const key = "sk-ant-fake-key-0123456789ab"
 	state, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "theme": "dark",
 		"customApiKeyResponses": map[string]any{"approved": []string{key[len(key)-20:]}, "rejected": []string{}},
-		"projects": map[string]any{work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}})
+		"projects":              map[string]any{work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}})
 	mustWrite(t, filepath.Join(fx.home, ".claude.json"), string(state))
 
 	cmd := exec.Command(bin, "--model", "claude-sonnet-4-5")
@@ -98,7 +98,7 @@ func TestUsageStatuslineCapturedPayload(t *testing.T) {
 	t.Parallel()
 	fx := newEmptyFixture(t)
 	for file, want := range map[string]string{
-		"statusline-claude-code-2.1.330.json":           "Sonnet 4.5 · session $0 · today $0\n",
+		"statusline-claude-code-2.1.330.json":            "Sonnet 4.5 · session $0 · today $0\n",
 		"statusline-claude-code-2.1.330-after-turn.json": "Sonnet 4.5 · session $0.03 · today $0 · 77% context left\n",
 	} {
 		b, err := os.ReadFile(filepath.Join("testdata", file))
