@@ -21,6 +21,15 @@ func TestUsageSession(t *testing.T) {
 	dir := filepath.Join(fx.home, ".claude", "projects")
 	copyTree(t, filepath.Join(samples, "claude-code"), dir)
 	fx.mustExec(t, "session", "import", "--from", "claude-code")
+	// A Codex session of a model without a price, named under the
+	// tables.
+	codex, err := filepath.Abs(filepath.Join(samples, "codex", "vibecodingtracker-codex.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := fx.runWith(t, runOpts{before: allFormats}, "session", "import", "--from", "codex", codex); r.code != 0 {
+		t.Fatalf("import: exit %d: %s", r.code, r.stderr)
+	}
 
 	rep := decodeJSON[report.Report](t, fx.mustRun(t, "usage", "session", "--tz", "UTC", "--json", "--no-import"))
 	daily := decodeJSON[report.Report](t, fx.mustRun(t, "usage", "daily", "--tz", "UTC", "--json", "--no-import"))
@@ -43,6 +52,18 @@ func TestUsageSession(t *testing.T) {
 	}
 
 	for _, width := range []int{80, 120} {
+		for _, by := range []string{"daily", "monthly"} {
+			r := fx.runWith(t, runOpts{tty: true, width: width}, "usage", by, "--tz", "UTC", "--no-import")
+			plain := ansi.Strip(r.stdout)
+			for _, l := range strings.Split(strings.TrimRight(plain, "\n"), "\n") {
+				if n := ansi.StringWidth(l); n > width {
+					t.Fatalf("usage %s: a line of %d columns at %d:\n%s", by, n, width, plain)
+				}
+			}
+			if !strings.Contains(plain, "unpriced: aide-gpt-5") {
+				t.Fatalf("usage %s names no unpriced model:\n%s", by, plain)
+			}
+		}
 		r := fx.runWith(t, runOpts{tty: true, width: width}, "usage", "session", "--tz", "UTC", "--no-import", "--locale", "de-DE")
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -55,7 +76,7 @@ func TestUsageSession(t *testing.T) {
 		}
 		// The newest session first, its last use as de-DE writes dates.
 		lines := strings.Split(plain, "\n")
-		if !strings.HasPrefix(lines[0], "SESSION") || !strings.Contains(lines[1], "11.02.2026") {
+		if !strings.HasPrefix(lines[0], "SESSION") || !strings.Contains(lines[1], "11.02.2026") || !strings.Contains(plain, "19.09.2025") {
 			t.Fatalf("at %d columns:\n%s", width, r.stdout)
 		}
 	}

@@ -132,7 +132,7 @@ func (r *Report) Cells(f Format) Table {
 	if !f.Pretty {
 		t.Header = append(t.Header, "START", "END")
 	} else if r.By == Session {
-		t.Header = append(t.Header, "LAST USED")
+		t.Header = append(t.Header, "TITLE", "LAST USED")
 	}
 	if r.Breakdown != "" {
 		t.Header = append(t.Header, strings.ToUpper(r.Breakdown))
@@ -172,9 +172,13 @@ func (r *Report) Cells(f Format) Table {
 		case !f.Pretty:
 			l = append(l, "", "")
 		case r.By == Session && row != nil && kind == LinePeriod:
-			l = append(l, f.day(row.End))
+			title := row.Title
+			if title == row.Period {
+				title = ""
+			}
+			l = append(l, title, f.day(row.End))
 		case r.By == Session:
-			l = append(l, "")
+			l = append(l, "", "")
 		}
 		l = append(l, label, count(tot.InputTokens), count(tot.OutputTokens), count(tot.CacheWriteTokens),
 			count(tot.CacheReadTokens), count(tot.TotalTokens), cost(tot.CostUSD))
@@ -208,9 +212,6 @@ func (r *Report) Cells(f Format) Table {
 		case r.By == Session:
 			if f.IDLen > 0 && f.IDLen < len(period) {
 				period = period[:f.IDLen]
-			}
-			if row.Title != "" && row.Title != row.Period {
-				period += " " + row.Title
 			}
 		case r.By == Day || (r.By == Week && len(period) == len("2006-01-02")):
 			period = f.day(row.Start)

@@ -279,8 +279,10 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	tp.Compact(indexes(t.Header, "TOTAL TOKENS", "CACHE WRITE", "CACHE READ", "TOKENS/H", "COST/H")...)
 	tp.SetLayout(layout(rf.compact, rf.wide))
 	if rep.By == report.Session {
-		// A session's title is cut before its models.
-		tp.Flex(0, 2)
+		// Its models are cut before its title, and left out where
+		// even then the row is too wide (80 columns).
+		tp.Flex(3, 1)
+		tp.Drop(indexes(t.Header, "MODELS")...)
 	} else {
 		tp.Flex(1)
 	}
@@ -312,7 +314,9 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	writeHidden(ios, tp)
 	if u := rep.UnpricedLine(); u != "" {
 		if tty {
-			fmt.Fprintln(ios.Out, cs.Yellow(u))
+			for _, l := range term.WrapWords(strings.Fields(u), " ", ios.TerminalWidth()) {
+				fmt.Fprintln(ios.Out, cs.Yellow(l))
+			}
 		} else {
 			fmt.Fprintln(ios.ErrOut, u)
 		}
