@@ -93,15 +93,26 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 		fields = append(fields, "session "+human.Cost(c))
 	}
 	y, mo, d := now.Date()
-	day, err := report.Build(ctx, st, report.Options{UserID: opts.User, By: report.Day, Since: time.Date(y, mo, d, 0, 0, 0, 0, time.Local),
+	midnight := time.Date(y, mo, d, 0, 0, 0, 0, time.Local)
+	// From the hour: a bound on a quarter hour is read from the
+	// roll-up, any other from the messages, hundreds of times slower.
+	blockSince := now.Add(-2 * report.BlockLength).Truncate(time.Hour)
+	// Today's and the blocks' slices in one read.
+	since := midnight
+	if blockSince.Before(since) {
+		since = blockSince
+	}
+	read, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: opts.User, Since: since, LongContext: pricing.LongContextTokens})
+	if err != nil {
+		return err
+	}
+	day, err := report.Build(ctx, slicesFrom(read), report.Options{UserID: opts.User, By: report.Day, Since: midnight,
 		Location: time.Local, Prices: prices, Now: now})
 	if err != nil {
 		return err
 	}
 	fields = append(fields, "today "+human.Cost(day.Total.Cost()))
-	// From the hour: a bound on a quarter hour is read from the
-	// roll-up, any other from the messages, hundreds of times slower.
-	blocks, err := report.Build(ctx, st, report.Options{UserID: opts.User, By: report.Block, Since: now.Add(-2 * report.BlockLength).Truncate(time.Hour),
+	blocks, err := report.Build(ctx, slicesFrom(read), report.Options{UserID: opts.User, By: report.Block, Since: blockSince,
 		Location: time.Local, Prices: prices, Now: now})
 	if err != nil {
 		return err
@@ -119,6 +130,21 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.Join(fields, " · "))
 	return err
+}
+
+// slicesFrom answers a report from slices read before: those that
+// start in the filter's bounds (quarter hours, as the reads' were).
+type slicesFrom []loom.UsageSlice
+
+// UsageSlices implements report.Slicer.
+func (s slicesFrom) UsageSlices(_ context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	var out []loom.UsageSlice
+	for _, x := range s {
+		if (f.Since.IsZero() || !x.Start.Before(f.Since)) && (f.Until.IsZero() || x.Start.Before(f.Until)) {
+			out = append(out, x)
+		}
+	}
+	return out, nil
 }
 
 // sessionCost is the cost of the session the payload names: what loom
