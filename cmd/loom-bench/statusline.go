@@ -98,6 +98,13 @@ func statuslineMain(ctx context.Context, w io.Writer, dir string, n, runs int, l
 	if err != nil {
 		return err
 	}
+	// loom version in the same run: what a loom process costs before
+	// any command's work, on this machine at this load.
+	_, vr, err := pairs(ctx, runs, run(bins["loom"], "usage", "statusline"), run(bins["loom"], "version"))
+	if err != nil {
+		return err
+	}
+	vw, vc := stat(vr, func(r procRun) time.Duration { return r.wall }), stat(vr, func(r procRun) time.Duration { return r.cpu })
 	lw, fw := stat(lr, func(r procRun) time.Duration { return r.wall }), stat(fr, func(r procRun) time.Duration { return r.wall })
 	lc, fc := stat(lr, func(r procRun) time.Duration { return r.cpu }), stat(fr, func(r procRun) time.Duration { return r.cpu })
 	met := "missed"
@@ -108,8 +115,10 @@ func statuslineMain(ctx context.Context, w io.Writer, dir string, n, runs int, l
 		have+max(n*boolInt(have == 0), 0), runs, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), runtime.Version(), loadAvg())
 	fmt.Fprintln(w, "| command | loom wall min / p50 / max | floor wall min / p50 / max | wall ratio (p50) | CPU p50 loom / floor | budget p50 < 50 ms |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
-	fmt.Fprintf(w, "| `loom usage statusline` | %s | %s | %.2f× | %s / %s | %s |\n\n", trio(lw), trio(fw),
+	fmt.Fprintf(w, "| `loom usage statusline` | %s | %s | %.2f× | %s / %s | %s |\n", trio(lw), trio(fw),
 		float64(lw[1])/float64(fw[1]), msText(lc[1]), msText(fc[1]), met)
+	fmt.Fprintf(w, "| `loom version` (the process alone), beside the same floor | %s | %s | %.2f× | %s / %s | |\n\n", trio(vw), trio(fw),
+		float64(vw[1])/float64(fw[1]), msText(vc[1]), msText(fc[1]))
 	fmt.Fprintf(w, "The line: %s\n\nThe floor (`floor/sqlread statusline`) reads the payload, opens the store and sums the session's, today's and the last five hours' cost from the roll-up with three queries.\n", line)
 	return nil
 }
