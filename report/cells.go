@@ -44,7 +44,7 @@ type Format struct {
 	// that a narrow column lists every model rather than cutting one.
 	ShortModels bool
 	// IDLen is how much of a session's id a pretty report by session
-	// shows before its title (all of it when 0).
+	// shows (all of it when 0); its title has a column of its own.
 	IDLen int
 	// Dates is the layout of a pretty day ("2006-01-02" when empty):
 	// see Locales.
