@@ -23,6 +23,24 @@ type Token struct {
 	RevokedAt  *time.Time `json:"revoked_at"`
 	// ExpiresAt is when the token stops working; nil for never.
 	ExpiresAt *time.Time `json:"expires_at"`
+	// Scope is what the token may do: ScopeFull (the API, the
+	// dashboard, MCP and sync) or ScopeShare (create, list and revoke
+	// its user's share links, nothing else).
+	Scope string `json:"scope"`
+}
+
+// Token scopes. Every token made before scopes existed is ScopeFull.
+const (
+	ScopeFull  = "full"
+	ScopeShare = "share"
+)
+
+// ValidTokenScope checks a scope asked of a new token.
+func ValidTokenScope(scope string) error {
+	if scope != ScopeFull && scope != ScopeShare {
+		return Errorf(EINVALID, "unknown token scope %q: want %s or %s", scope, ScopeFull, ScopeShare)
+	}
+	return nil
 }
 
 // Expired reports whether the token has expired at now.
@@ -50,6 +68,9 @@ type TokenStore interface {
 	// zero makes the token expire that long after it is made (by the
 	// store's clock); zero makes one that never expires.
 	CreateToken(ctx context.Context, userID, name string, ttl time.Duration) (*Token, string, error)
+	// CreateScopedToken is CreateToken for a token of scope (ScopeFull
+	// or ScopeShare).
+	CreateScopedToken(ctx context.Context, userID, name, scope string, ttl time.Duration) (*Token, string, error)
 	// Tokens lists tokens, revoked ones included, oldest first; all
 	// users' when userID is empty.
 	Tokens(ctx context.Context, userID string) ([]*Token, error)
@@ -113,6 +134,14 @@ func ValidTokenTTL(ttl time.Duration) error {
 // expiring ttl later (never when ttl is zero), with its secret, which only
 // the caller ever sees. Engines store the token with HashToken(secret).
 func NewToken(userID, name string, ttl time.Duration, now time.Time) (*Token, string, error) {
+	return NewScopedToken(userID, name, ScopeFull, ttl, now)
+}
+
+// NewScopedToken is NewToken for a token of scope.
+func NewScopedToken(userID, name, scope string, ttl time.Duration, now time.Time) (*Token, string, error) {
+	if err := ValidTokenScope(scope); err != nil {
+		return nil, "", err
+	}
 	if userID == "" {
 		return nil, "", Errorf(EINVALID, "a token needs a user")
 	}
@@ -122,7 +151,7 @@ func NewToken(userID, name string, ttl time.Duration, now time.Time) (*Token, st
 	if err := ValidTokenTTL(ttl); err != nil {
 		return nil, "", err
 	}
-	t := &Token{ID: NewID(), UserID: userID, Name: name, CreatedAt: now.UTC().Truncate(time.Millisecond)}
+	t := &Token{ID: NewID(), UserID: userID, Name: name, Scope: scope, CreatedAt: now.UTC().Truncate(time.Millisecond)}
 	if ttl > 0 {
 		at := t.CreatedAt.Add(ttl).Truncate(time.Millisecond)
 		t.ExpiresAt = &at

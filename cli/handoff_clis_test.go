@@ -351,7 +351,9 @@ func TestHandoffRealCLIs(t *testing.T) {
 						}
 						return agentclitest.Run(t, cliTimeout, fx.project, env, bin, args...)
 					})
-					if a.list != nil {
+					// That the agent's next start keeps and lists a handed-off
+					// session does not depend on what it holds: checked once.
+					if a.list != nil && src.name == "loom" {
 						agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.fresh("Start something else.")...)
 						listed := agentclitest.Run(t, cliTimeout, fx.project, env, bin, a.list...)
 						if _, err := os.Stat(out.Path); err != nil || !strings.Contains(listed, out.SessionID) {

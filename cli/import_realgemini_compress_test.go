@@ -76,8 +76,8 @@ type realGemini struct {
 }
 
 // startGemini installs Gemini CLI and sets it up; settings is added to
-// its settings.json (`, "key": value`).
-func startGemini(t *testing.T, settings string) *realGemini {
+// its settings.json (`, "key": value`), extraEnv to its environment.
+func startGemini(t *testing.T, settings string, extraEnv ...string) *realGemini {
 	t.Helper()
 	bin := agentclitest.Install(t, agentclitest.Gemini)
 	g := &realGemini{fx: newEmptyFixture(t), srv: agentclitest.NewScriptedGemini()}
@@ -91,6 +91,8 @@ func startGemini(t *testing.T, settings string) *realGemini {
 			`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, `+
 			`"general": {"disableAutoUpdate": true, "disableUpdateNag": true}`+settings+`}`)
 	env := agentclitest.Env(g.fx.home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+g.srv.URL, "GEMINI_CLI_NO_RELAUNCH=true")
+	// A hook it runs finds the fixture's store.
+	env = append(append(env, "LOOM_HOME="+g.fx.home), extraEnv...)
 	g.say = func(think, text string, u agentclitest.Usage, calls ...providertest.ToolCall) func(string) agentclitest.Turn {
 		return g.sc.answer(agentclitest.Turn{Reasoning: think, Text: text, Calls: calls, Usage: u})
 	}

@@ -27,18 +27,7 @@ func TestRecallHookClaudeCode(t *testing.T) {
 	srv := anthropictest.NewServer()
 	t.Cleanup(srv.Close)
 	bin, dir, env := claudeWithHooks(t, fx, srv, map[string]string{"UserPromptSubmit": "recall --hook claude-code"}, "LOOM_RECALL_HOOK_TIME=1m")
-	proj, err := paths.DetectProject(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const decision = "Decided: pgxpool max_conns 32 with a 5s statement_timeout"
-	st := fx.openStore(t)
-	past := &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:past", Project: proj, Cwd: dir, Title: "Connection pool exhausted"}
-	if err := st.Append(context.Background(), past, textMsg(loom.RoleUser, "the postgres connection pool is exhausted under load", fx.now()),
-		textMsg(loom.RoleAssistant, decision, fx.now())); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	past := seedRecallDecision(t, fx, dir)
 
 	// What the model was sent: every request's body, once the prompt
 	// turn is done.
@@ -67,21 +56,60 @@ func TestRecallHookClaudeCode(t *testing.T) {
 	if !strings.Contains(body, "pgxpool max_conns 32") || !strings.Contains(body, past.ID) {
 		t.Fatalf("the model's request does not hold the recalled decision:\n%.2000s", body)
 	}
-	// The context the hook added is within the bound: recall's text runs
-	// from its header to the end of the JSON string that holds it.
-	i := strings.Index(body, "Past sessions in this project")
-	if i < 0 {
-		t.Fatal("recall's header is not in the request")
+	checkRecalled(t, body)
+}
+
+// recallDecision is what a past session decided, which a recall hook
+// must hand the agent.
+const recallDecision = "Decided: pgxpool max_conns 32 with a 5s statement_timeout"
+
+// seedRecallDecision stores a past session of dir's project that holds
+// recallDecision.
+func seedRecallDecision(t *testing.T, fx *fixture, dir string) *loom.Session {
+	t.Helper()
+	proj, err := paths.DetectProject(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	end := i
-	for end < len(body) && (body[end] != '"' || body[end-1] == '\\') {
-		end++
+	st := fx.openStore(t)
+	defer st.Close()
+	past := &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:past", Project: proj, Cwd: dir, Title: "Connection pool exhausted"}
+	if err := st.Append(context.Background(), past, textMsg(loom.RoleUser, "the postgres connection pool is exhausted under load", fx.now()),
+		textMsg(loom.RoleAssistant, recallDecision, fx.now())); err != nil {
+		t.Fatal(err)
 	}
-	var text string
-	if err := json.Unmarshal([]byte(`"`+body[i:end]+`"`), &text); err != nil {
-		t.Fatalf("recalled context %q: %v", body[i:end], err)
+	return past
+}
+
+// checkRecalled checks the context recall hooks added to the model's
+// requests (body): each block within the bound, one holding the decision.
+func checkRecalled(t *testing.T, body string) {
+	t.Helper()
+	// Each block of context a hook added (SessionStart's lists the latest
+	// sessions, BeforeAgent's answers the prompt) runs from recall's header
+	// to the end of the JSON string that holds it, within the bound.
+	var found bool
+	for rest := body; ; {
+		i := strings.Index(rest, "Past sessions in this project")
+		if i < 0 {
+			break
+		}
+		end := i
+		for end < len(rest) && (rest[end] != '"' || rest[end-1] == '\\') {
+			end++
+		}
+		var text string
+		if err := json.Unmarshal([]byte(`"`+rest[i:end]+`"`), &text); err != nil {
+			t.Fatalf("recalled context %q: %v", rest[i:end], err)
+		}
+		text, _, _ = strings.Cut(text, "</hook_context>")
+		if n := recall.Estimate(text); n > recall.DefaultTokens {
+			t.Fatalf("recalled context of %d tokens (bound %d):\n%s", n, recall.DefaultTokens, text)
+		}
+		found = found || strings.Contains(text, recallDecision)
+		rest = rest[end:]
 	}
-	if n := recall.Estimate(text); n > recall.DefaultTokens || !strings.Contains(text, decision) {
-		t.Fatalf("recalled context of %d tokens (bound %d):\n%s", n, recall.DefaultTokens, text)
+	if !found {
+		t.Fatalf("no recalled context holds the decision:\n%.3000s", body)
 	}
 }

@@ -26,12 +26,14 @@ import (
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/embed"
+	"github.com/loomhq/loom/cli/hooks"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
 	recallcmd "github.com/loomhq/loom/cli/recall"
 	"github.com/loomhq/loom/cli/search"
 	secretscmd "github.com/loomhq/loom/cli/secrets"
 	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/session"
+	sharecmd "github.com/loomhq/loom/cli/share"
 	synccmd "github.com/loomhq/loom/cli/sync"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
@@ -202,6 +204,7 @@ search, resume, fork, move, export and import.`,
 		search.NewCmdSearch(f),
 		secretscmd.NewCmdSecrets(f),
 		recallcmd.NewCmdRecall(f),
+		hooks.NewCmdHooks(f),
 		embed.NewCmdEmbed(f),
 		newCmdReplay(f),
 		usage.NewCmdUsage(f),
@@ -210,6 +213,7 @@ search, resume, fork, move, export and import.`,
 		mcpcmd.NewCmdMCP(f),
 		token.NewCmdToken(f),
 		synccmd.NewCmdSync(f),
+		sharecmd.NewCmdShare(f),
 		newCmdPaths(f),
 		newCmdVersion(f),
 	)

@@ -139,7 +139,7 @@ func TestTokenJSONShape(t *testing.T) {
 		return strings.Join(k, " ")
 	}
 	out := fx.mustRun(t, "token", "create", "--token-ttl", "1d12h", "--json")
-	if got, want := keys(out), "created_at expires_at id last_used_at name revoked_at secret user_id"; got != want {
+	if got, want := keys(out), "created_at expires_at id last_used_at name revoked_at scope secret user_id"; got != want {
 		t.Errorf("create --json keys: %s, want %s", got, want)
 	}
 	created := decodeJSON[map[string]any](t, out)
@@ -154,7 +154,7 @@ func TestTokenJSONShape(t *testing.T) {
 	}
 	for _, tok := range list {
 		b, _ := json.Marshal(tok)
-		if got, want := keys(string(b)), "created_at expires_at id last_used_at name revoked_at user_id"; got != want {
+		if got, want := keys(string(b)), "created_at expires_at id last_used_at name revoked_at scope user_id"; got != want {
 			t.Errorf("list --json keys: %s, want %s", got, want)
 		}
 	}

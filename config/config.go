@@ -59,6 +59,10 @@ type Config struct {
 	// with the user's other machines ([sync]).
 	Sync SyncSettings `toml:"sync"`
 
+	// Share is the hub `loom share` publishes share links through
+	// ([share]); unset, it is [sync]'s.
+	Share ShareSettings `toml:"share"`
+
 	// Embeddings is the OpenAI-compatible /v1/embeddings endpoint that
 	// ranks search by meaning ([embeddings]).
 	Embeddings EmbeddingsSettings `toml:"embeddings"`
@@ -120,6 +124,17 @@ type SyncSettings struct {
 	Token string `toml:"token"`
 	// Interval is how often `loom sync --watch` syncs (default 5s).
 	Interval time.Duration `toml:"interval"`
+}
+
+// ShareSettings are the [share] settings of `loom share`.
+type ShareSettings struct {
+	// Hub is the URL of the hub that keeps share links, a `loom serve`
+	// that the people the links are for reach (LOOM_SHARE_HUB; default
+	// [sync] hub).
+	Hub string `toml:"hub"`
+	// Token is the user's token on that hub, full or share-only
+	// (LOOM_SHARE_TOKEN; default [sync] token when the hub is [sync]'s).
+	Token string `toml:"token"`
 }
 
 // EmbeddingsSettings are the [embeddings] settings: where loom gets the
@@ -260,6 +275,8 @@ func Load(path string, env func(string) string) (*Config, error) {
 	}
 	set(&c.Sync.Hub, "LOOM_SYNC_HUB")
 	set(&c.Sync.Token, "LOOM_SYNC_TOKEN")
+	set(&c.Share.Hub, "LOOM_SHARE_HUB")
+	set(&c.Share.Token, "LOOM_SHARE_TOKEN")
 	set(&c.Embeddings.URL, "LOOM_EMBEDDINGS_URL")
 	set(&c.Embeddings.Model, "LOOM_EMBEDDINGS_MODEL")
 	set(&c.Provider, "LOOM_PROVIDER")

@@ -132,6 +132,7 @@ func RunTokens(t *testing.T, open func(t *testing.T, now func() time.Time) loom.
 		}
 	}
 
+	t.Run("Scope", func(t *testing.T) { tokenScope(t, ts, other) })
 	t.Run("LastUsed", func(t *testing.T) { tokenLastUsed(t, ts, other, clock) })
 	t.Run("Expiry", func(t *testing.T) { tokenExpiry(t, ts, other, clock) })
 }
@@ -232,5 +233,38 @@ func tokenExpiry(t *testing.T, ts, other loom.TokenStore, clock *Clock) {
 	// An expired token is still listed, and can still be revoked.
 	if err := ts.RevokeToken(c, tok.ID); err != nil {
 		t.Errorf("revoke an expired token: %v", err)
+	}
+}
+
+// tokenScope: a token is full unless made share-only, and its scope
+// comes back from Authenticate and Tokens on every handle; an unknown
+// scope is refused.
+func tokenScope(t *testing.T, ts, other loom.TokenStore) {
+	c := context.Background()
+	full, fullSecret, err := ts.CreateToken(c, "fay", "full", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shr, shareSecret, err := ts.CreateScopedToken(c, "fay", "share", loom.ScopeShare, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Scope != loom.ScopeFull || shr.Scope != loom.ScopeShare {
+		t.Fatalf("created scopes %q and %q, want %q and %q", full.Scope, shr.Scope, loom.ScopeFull, loom.ScopeShare)
+	}
+	for secret, want := range map[string]string{fullSecret: loom.ScopeFull, shareSecret: loom.ScopeShare} {
+		got, err := other.Authenticate(c, secret)
+		if err != nil || got.Scope != want {
+			t.Errorf("authenticated scope %v (%v), want %q", got, err, want)
+		}
+	}
+	list, err := ts.Tokens(c, "fay")
+	if err != nil || len(list) != 2 || list[0].Scope != loom.ScopeFull || list[1].Scope != loom.ScopeShare {
+		t.Errorf("fay's tokens: %+v, %v", list, err)
+	}
+	for _, bad := range []string{"", "admin", "Share"} {
+		if _, _, err := ts.CreateScopedToken(c, "fay", "x", bad, 0); loom.ErrorCode(err) != loom.EINVALID {
+			t.Errorf("create with scope %q: %v, want invalid", bad, err)
+		}
 	}
 }

@@ -158,17 +158,10 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Error struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		if json.Unmarshal(b, &e) != nil || e.Error.Message == "" {
+		code, msg, ok := ErrorOf(resp)
+		if !ok {
 			return fmt.Errorf("hub %s: %s%s", c.URL, resp.Status, note)
 		}
-		code := e.Error.Code
 		if resp.StatusCode == http.StatusUnauthorized {
 			code = loom.EINVALID
 			// The token was most likely made in another store than the
@@ -176,7 +169,7 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 			// --db).
 			note += "; make one on the hub with loom token create, with the store loom serve uses there (its --db, or LOOM_DB)"
 		}
-		return loom.Errorf(code, "hub %s: %s%s", c.URL, e.Error.Message, note)
+		return loom.Errorf(code, "hub %s: %s%s", c.URL, msg, note)
 	}
 	var answer io.Reader = resp.Body
 	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "zstd") {
@@ -191,6 +184,22 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		return fmt.Errorf("hub %s: read the answer: %w", c.URL, err)
 	}
 	return nil
+}
+
+// ErrorOf reads the JSON error of a loom server's answer: its code and
+// message, ok false when the body is not one.
+func ErrorOf(resp *http.Response) (code, msg string, ok bool) {
+	var e struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if json.Unmarshal(b, &e) != nil || e.Error.Message == "" {
+		return "", "", false
+	}
+	return e.Error.Code, e.Error.Message, true
 }
 
 // send sends one request with body (JSON, compressed with zstd when

@@ -15,15 +15,26 @@ import (
 
 // CreateToken implements loom.TokenStore.
 func (s *Store) CreateToken(ctx context.Context, userID, name string, ttl time.Duration) (*loom.Token, string, error) {
-	t, secret, err := loom.NewToken(userID, name, ttl, s.Now())
+	return s.CreateScopedToken(ctx, userID, name, loom.ScopeFull, ttl)
+}
+
+// CreateScopedToken implements loom.TokenStore.
+func (s *Store) CreateScopedToken(ctx context.Context, userID, name, scope string, ttl time.Duration) (*loom.Token, string, error) {
+	t, secret, err := loom.NewScopedToken(userID, name, scope, ttl, s.Now())
 	switch {
 	case err != nil:
 		return nil, "", err
 	case !storable(userID, name):
 		return nil, "", loom.Errorf(loom.EINVALID, "token user and name must be UTF-8 text without NUL bytes")
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		t.ID, t.UserID, t.Name, loom.HashToken(secret), t.CreatedAt, t.ExpiresAt)
+	err = s.withTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			t.ID, t.UserID, t.Name, loom.HashToken(secret), t.CreatedAt, t.ExpiresAt)
+		if err == nil && t.Scope != loom.ScopeFull {
+			_, err = tx.Exec(ctx, `INSERT INTO token_scopes (token_id, scope) VALUES ($1, $2)`, t.ID, t.Scope)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, "", fmt.Errorf("create token: %w", serverError(err))
 	}

@@ -11,15 +11,19 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/conformance"
+	"github.com/loomhq/loom/postgres"
 )
 
 func TestTokens(t *testing.T) {
 	dsn := freshSchema(t)
-	conformance.RunTokens(t, func(t *testing.T, now func() time.Time) loom.TokenStore {
-		st := open(t, dsn)
-		st.Now = now
-		return st
-	})
+	conformance.RunTokens(t, func(t *testing.T, now func() time.Time) loom.TokenStore { return clocked(t, dsn, now) })
+}
+
+// clocked opens a handle on dsn whose clock is now.
+func clocked(t *testing.T, dsn string, now func() time.Time) *postgres.Store {
+	st := open(t, dsn)
+	st.Now = now
+	return st
 }
 
 // A database made before tokens could expire (schema version 2) is
@@ -64,4 +68,9 @@ func TestTokenExpiryMigration(t *testing.T) {
 	if err != nil || tok.ID != "t1" || tok.ExpiresAt != nil {
 		t.Fatalf("a token of schema 2 after migrating: %+v, %v", tok, err)
 	}
+}
+
+func TestShares(t *testing.T) {
+	dsn := freshSchema(t)
+	conformance.RunShares(t, func(t *testing.T, now func() time.Time) loom.ShareStore { return clocked(t, dsn, now) })
 }

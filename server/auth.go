@@ -54,14 +54,25 @@ func bearer(r *http.Request) (string, bool) {
 	return tok, tok != ""
 }
 
-// authenticate returns the token's user, or an unauthorized error.
+// authenticate returns the user of a full token, or an unauthorized
+// error; a share-only token is forbidden.
 func (s *Server) authenticate(ctx context.Context, secret string) (string, error) {
+	return s.authenticateScope(ctx, secret, loom.ScopeFull)
+}
+
+// authenticateScope returns the token's user when the token may do what
+// scope names: a full token may do everything, a share-only one only
+// what ScopeShare allows.
+func (s *Server) authenticateScope(ctx context.Context, secret, scope string) (string, error) {
 	tok, err := s.tokens.Authenticate(ctx, secret)
 	if loom.ErrorCode(err) == loom.ENOTFOUND {
 		return "", codedError(eUnauthorized, "unknown, revoked or expired token")
 	}
 	if err != nil {
 		return "", err
+	}
+	if tok.Scope == loom.ScopeShare && scope != loom.ScopeShare {
+		return "", codedError(eForbidden, "this token may only create, list and revoke share links")
 	}
 	return tok.UserID, nil
 }
@@ -101,13 +112,18 @@ func (s *Server) authorized(next http.HandlerFunc) http.HandlerFunc {
 // none), and returns r with the token's user; else it answers the API's
 // error (401 with WWW-Authenticate) and false.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request, secret string, ok bool) (*http.Request, bool) {
+	return s.authorizeScope(w, r, secret, ok, loom.ScopeFull)
+}
+
+// authorizeScope is authorize for what scope allows.
+func (s *Server) authorizeScope(w http.ResponseWriter, r *http.Request, secret string, ok bool, scope string) (*http.Request, bool) {
 	if !ok {
 		s.writeError(w, r, codedError(eUnauthorized, "missing token: send Authorization: Bearer TOKEN"))
 		return r, false
 	}
 	ctx, cancel := s.bounded(r.Context())
 	defer cancel()
-	user, err := s.authenticate(ctx, secret)
+	user, err := s.authenticateScope(ctx, secret, scope)
 	if err != nil {
 		s.writeError(w, r.WithContext(ctx), err)
 		return r, false

@@ -10,7 +10,9 @@ import (
 
 // Error codes of the HTTP edge, beside the store's (loom.ENOTFOUND …).
 const (
-	eUnauthorized     = "unauthorized"
+	eUnauthorized = "unauthorized"
+	// eForbidden refuses a token the request is beyond the scope of.
+	eForbidden        = "forbidden"
 	eUnavailable      = "unavailable"
 	eTooLarge         = "too_large"
 	eMethodNotAllowed = "method_not_allowed"
@@ -30,6 +32,8 @@ func statusOf(code string) int {
 		return http.StatusConflict
 	case eUnauthorized:
 		return http.StatusUnauthorized
+	case eForbidden:
+		return http.StatusForbidden
 	case eUnavailable:
 		return http.StatusServiceUnavailable
 	case eTooLarge:

@@ -30,8 +30,12 @@ func (s *Server) mcpHandler(cfg mcp.Config) http.Handler {
 			return user, nil
 		}
 		tok, err := s.tokens.Authenticate(ctx, token)
-		if err != nil {
+		switch {
+		case err != nil:
 			return "", err
+		case tok.Scope == loom.ScopeShare:
+			// A share-only token reads no session.
+			return "", loom.TokenNotFound()
 		}
 		return tok.UserID, nil
 	}, mcp.SessionLimits{

@@ -70,6 +70,8 @@ func newPages() *pages {
 		p.byName[name] = t
 	}
 	p.byName["message"] = base
+	// The share page stands alone: no navigation, no dashboard script.
+	p.byName["share"] = template.Must(template.Must(base.Clone()).ParseFS(assets, "assets/templates/share.html"))
 	return p
 }
 
@@ -84,8 +86,11 @@ func usd(c *float64) string {
 // render executes a page's layout into w.
 func (p *pages) render(w io.Writer, name string, data any) error {
 	t := p.byName[name]
-	if name == "message" {
+	switch name {
+	case "message":
 		return t.ExecuteTemplate(w, "message", data)
+	case "share":
+		return t.ExecuteTemplate(w, "share-page", data)
 	}
 	return t.ExecuteTemplate(w, "layout", data)
 }

@@ -32,6 +32,9 @@ type Config struct {
 	// Sync keeps the records of sync that /api/v1/sync serves; nil takes
 	// Store when it is a loom.SyncStore (both engines are).
 	Sync loom.SyncStore
+	// Shares keeps the share links of /api/v1/shares and /share/; nil
+	// takes Store when it is a loom.ShareStore (both engines are).
+	Shares loom.ShareStore
 	// Agent opens the conversations that POST /api/v1/messages runs
 	// turns in. Nil, or an agent.UnavailableError from it, makes that
 	// endpoint answer 503.

@@ -58,12 +58,23 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 
 // CreateToken implements loom.TokenStore.
 func (s *Store) CreateToken(ctx context.Context, userID, name string, ttl time.Duration) (*loom.Token, string, error) {
-	t, secret, err := loom.NewToken(userID, name, ttl, s.Now())
+	return s.CreateScopedToken(ctx, userID, name, loom.ScopeFull, ttl)
+}
+
+// CreateScopedToken implements loom.TokenStore.
+func (s *Store) CreateScopedToken(ctx context.Context, userID, name, scope string, ttl time.Duration) (*loom.Token, string, error) {
+	t, secret, err := loom.NewScopedToken(userID, name, scope, ttl, s.Now())
 	if err != nil {
 		return nil, "", err
 	}
-	_, err = s.writer.ExecContext(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		t.ID, t.UserID, t.Name, loom.HashToken(secret), loom.FormatTime(t.CreatedAt), nullTime(t.ExpiresAt))
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			t.ID, t.UserID, t.Name, loom.HashToken(secret), loom.FormatTime(t.CreatedAt), nullTime(t.ExpiresAt))
+		if err == nil && t.Scope != loom.ScopeFull {
+			_, err = tx.ExecContext(ctx, `INSERT INTO token_scopes (token_id, scope) VALUES (?, ?)`, t.ID, t.Scope)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, "", s.full(fmt.Errorf("create token: %w", err))
 	}

@@ -14,8 +14,13 @@ import (
 )
 
 func TestTokens(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "sessions.db")
-	conformance.RunTokens(t, func(t *testing.T, now func() time.Time) loom.TokenStore {
+	open := clocked(filepath.Join(t.TempDir(), "sessions.db"))
+	conformance.RunTokens(t, func(t *testing.T, now func() time.Time) loom.TokenStore { return open(t, now) })
+}
+
+// clocked opens handles on the store at path whose clock is now.
+func clocked(path string) func(t *testing.T, now func() time.Time) *sqlite.Store {
+	return func(t *testing.T, now func() time.Time) *sqlite.Store {
 		st, err := sqlite.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
@@ -23,7 +28,7 @@ func TestTokens(t *testing.T) {
 		st.Now = now
 		t.Cleanup(func() { st.Close() })
 		return st
-	})
+	}
 }
 
 // A store made before tokens could expire (schema version 2) is migrated
@@ -66,4 +71,9 @@ func TestTokenExpiryMigration(t *testing.T) {
 	if err != nil || tok.ID != "t1" || tok.ExpiresAt != nil {
 		t.Fatalf("a token of schema 2 after migrating: %+v, %v", tok, err)
 	}
+}
+
+func TestShares(t *testing.T) {
+	open := clocked(filepath.Join(t.TempDir(), "sessions.db"))
+	conformance.RunShares(t, func(t *testing.T, now func() time.Time) loom.ShareStore { return open(t, now) })
 }

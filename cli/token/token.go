@@ -105,19 +105,27 @@ type CreateOptions struct {
 	Name string
 	// TTL is the token's lifetime; zero for one that never expires.
 	TTL time.Duration
+	// Scope is loom.ScopeFull or loom.ScopeShare.
+	Scope string
 }
 
 func newCmdTokenCreate(f *command.Factory) *cobra.Command {
 	opts := &CreateOptions{IO: f.IO, TokenStore: tokenStore(f), StoreName: storeName(f)}
 	cmd := &cobra.Command{
-		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION]",
+		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION] [--scope full|share]",
 		Short: "Make an access token and print it once",
 		Long: `Make an access token for a user (--user, else $LOOM_USER, else local) and
 print it on stdout. It is not shown again: store it where the program
 that uses it can read it. It works until it is revoked or, with
 --token-ttl, until that long from now; an expired token is refused like
-an unknown one.`,
+an unknown one.
+
+--scope share makes a token that may only create, list and revoke its
+user's share links (loom share): the API, the dashboard, MCP and sync
+refuse it with 403, so a hub can be reached for sharing without
+exposing the sessions it holds.`,
 		Example: `  loom token create --user alice --name "telegram bot"
+  loom token create --user alice --name "sharing from the laptop" --scope share
   TOKEN=$(loom token create --user bot)
   loom token create --user ci --name "nightly job" --token-ttl 30d
   loom token create --user alice --json | jq -r .secret`,
@@ -130,11 +138,15 @@ an unknown one.`,
 			if opts.TTL, err = TTLFlag(cmd); err != nil {
 				return err
 			}
+			if err := loom.ValidTokenScope(opts.Scope); err != nil {
+				return command.UsageErrorf("--scope: %s", loom.ErrorMessage(err))
+			}
 			opts.User, opts.JSON = f.User(), f.JSON()
 			return createRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Name, "name", "", "a label saying where the token is used")
+	cmd.Flags().StringVar(&opts.Scope, "scope", loom.ScopeFull, "what the token may do: full, or share (share links only)")
 	AddTTLFlag(cmd, "the token expires after `DURATION` (30d, 12h, 2w; default never)")
 	return cmd
 }
@@ -144,7 +156,10 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 	if err != nil {
 		return err
 	}
-	tok, secret, err := ts.CreateToken(ctx, opts.User, opts.Name, opts.TTL)
+	if opts.Scope == "" {
+		opts.Scope = loom.ScopeFull
+	}
+	tok, secret, err := ts.CreateScopedToken(ctx, opts.User, opts.Name, opts.Scope, opts.TTL)
 	if err != nil {
 		return err
 	}
@@ -167,8 +182,12 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 		if tok.ExpiresAt != nil {
 			expires = " It expires " + tok.ExpiresAt.Local().Format("Jan 2, 2006 15:04 MST") + "."
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "Token %s for user %s, kept in the store %s: a loom serve of that store takes it.%s It is shown only now; 'loom token revoke %s' ends it.\n",
-			tok.ID, tok.UserID, opts.StoreName(), expires, term.DisplayID(opts.IO, tok.ID))
+		scope := ""
+		if tok.Scope == loom.ScopeShare {
+			scope = " It may only create, list and revoke share links."
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "Token %s for user %s, kept in the store %s: a loom serve of that store takes it.%s%s It is shown only now; 'loom token revoke %s' ends it.\n",
+			tok.ID, tok.UserID, opts.StoreName(), expires, scope, term.DisplayID(opts.IO, tok.ID))
 	}
 	return nil
 }
@@ -228,7 +247,8 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	cs := opts.IO.ColorScheme()
 	tp := term.NewTable(opts.IO)
 	// EXPIRES comes last so that the columns scripts read before it
-	// existed stay where they were.
+	// existed stay where they were. The scope is in --json, and a
+	// share-only token's name is marked.
 	tp.Header("ID", "USER", "NAME", "CREATED", "LAST USED", "REVOKED", "EXPIRES")
 	tp.Flex(2)
 	// Tokens made in the same minute share 8 characters; a shown prefix
@@ -247,7 +267,11 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for _, t := range list {
 		tp.AddField(term.AbbrevID(opts.IO, t.ID, idLen), cs.Cyan)
 		tp.AddField(t.UserID, nil)
-		tp.AddField(t.Name, nil)
+		name := t.Name
+		if t.Scope == loom.ScopeShare {
+			name = strings.TrimSpace(name + " [share only]")
+		}
+		tp.AddField(name, nil)
 		tp.AddField(term.DisplayTime(opts.IO, t.CreatedAt, now), cs.Gray)
 		used, revoked := "", ""
 		if t.LastUsedAt != nil {

@@ -45,6 +45,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -55,6 +56,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/recall"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -305,6 +307,41 @@ func run(ctx context.Context, c config) error {
 			},
 			func() error { return base.search(ctx, user, sqlite.MatchExpr(common), 20) },
 			func() error { return mini.search(ctx, user, sqlite.MatchExpr(common), 20) }))
+	}
+	// A query whose every word is in no one message goes down the tiers
+	// (word forms, some words, prefix or typo) until a page is full: the
+	// slowest plain search there is.
+	if want("search, every tier") {
+		common, err := loom.ParseQuery(CommonQuery)
+		if err != nil {
+			return err
+		}
+		queries := []string{"glacier carousel invoice ledger", "zyzzogetn throughput migratoin", "harbor goroutine receipt widgets"}
+		n := 0
+		rep.add(measureP99("search falling through every tier, top 20 with snippets", "p50 ≤ 50 ms, p99 ≤ 200 ms", 50, 200, max(c.runs/4, 20),
+			func() error {
+				n++
+				h, err := st.Search(ctx, loom.SearchQuery{Text: queries[n%len(queries)], UserID: user, Limit: 20})
+				return expectHits(h, err)
+			},
+			func() error { return base.search(ctx, user, sqlite.MatchExpr(common), 20) }))
+	}
+	// Recall as the agents' hooks ask it: a prompt, in one project of 50.
+	if want("recall") {
+		common, err := loom.ParseQuery(CommonQuery)
+		if err != nil {
+			return err
+		}
+		project := benchProjects()[1].ID
+		rep.add(measure("recall for a prompt in one project, 1,500 tokens", "≤ 100 ms", 100, max(c.runs/4, 20),
+			func() error {
+				r, err := recall.Recall(ctx, st, recall.Options{Prompt: "why did the schema migration time out on the replica", UserID: user, ProjectID: project})
+				if err == nil && len(r.Turns) == 0 {
+					err = errors.New("recall found nothing")
+				}
+				return err
+			},
+			func() error { return base.search(ctx, user, sqlite.MatchExpr(common), 20) }))
 	}
 	// Queries that once cost without bound.
 	if want("hostile search") {

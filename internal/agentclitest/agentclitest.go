@@ -82,7 +82,13 @@ func WithNode(t testing.TB, env []string) []string {
 	return out
 }
 
-var installMu sync.Mutex
+// installing holds a lock per package, so that two tests that need one
+// install it once; installs of different packages run side by side, at
+// most installSlots at a time (npm waits mostly on the registry).
+var (
+	installing   sync.Map // package directory → *sync.Mutex
+	installSlots = make(chan struct{}, 4)
+)
 
 // Install makes p's command available and returns its path: installed
 // with npm into $LOOM_AGENT_CLIS (default: the user's cache directory,
@@ -108,15 +114,23 @@ func Install(t testing.TB, p Package) string {
 	}
 	dir = filepath.Join(dir, strings.NewReplacer("@", "", "/", "-").Replace(p.Name)+"-"+p.Version)
 	bin := filepath.Join(dir, "node_modules", ".bin", p.Bin)
-	installMu.Lock()
-	defer installMu.Unlock()
-	if _, err := os.Stat(bin); err == nil {
+	mu, _ := installing.LoadOrStore(dir, new(sync.Mutex))
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	// The mark is written once npm is done: an install that was cut off
+	// (a killed test run) may leave the command without what it needs.
+	done := filepath.Join(dir, ".installed")
+	if _, err := os.Stat(done); err == nil {
 		return bin
 	}
+	installSlots <- struct{}{}
+	defer func() { <-installSlots }()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	// A slow registry on a fresh machine has taken over a minute for
+	// one package.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, p.Name+"@"+p.Version)
 	var out bytes.Buffer
@@ -126,6 +140,9 @@ func Install(t testing.TB, p Package) string {
 	}
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("npm installed %s but not its %s command: %v", p.Name, p.Bin, err)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

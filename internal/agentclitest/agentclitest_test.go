@@ -7,11 +7,12 @@ import (
 )
 
 // TestInstall installs each agent (so that a CI run fills the cache
-// before the tests that use them) and runs its --version, which must
-// name the version installed.
+// before the tests that use them), several at a time, and runs its
+// --version, which must name the version installed.
 func TestInstall(t *testing.T) {
 	for _, p := range []Package{ClaudeCode, Codex, Gemini, Continue, Pi, Node22, Qwen, Copilot, Opencode, Kilo, Droid, Cline} {
 		t.Run(p.Bin, func(t *testing.T) {
+			t.Parallel()
 			bin := Install(t, p)
 			home := t.TempDir()
 			env := Env(home)

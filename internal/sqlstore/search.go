@@ -68,12 +68,16 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 	for _, h := range hits {
 		seen[h.MessageID], sessions[h.SessionID] = true, true
 	}
-	for _, t := range tiers(terms, full) {
+	ts := tiers(terms, full)
+	for _, t := range ts {
 		tq := q
 		tq.AnyWord, tq.Titles, tq.Limit = t.anyWord, t.titles, 2*limit
 		th, err := search(tctx, tq, t.terms)
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(context.Cause(tctx), loom.ErrSearchTime) {
+				if len(hits) == 0 {
+					return newestOfSomeWords(ctx, q, ts, limit, search)
+				}
 				break
 			}
 			return nil, err
@@ -94,6 +98,34 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 		if len(hits) == limit {
 			break
 		}
+	}
+	return hits, nil
+}
+
+// newestOfSomeWords is what a plain query finds when its tiers ran out
+// of time before any hit (a busy machine, words in most messages): the
+// newest messages that hold some of its words, as the any-word tier
+// matches them, within MaxSearchTime again, marked partial. So a query
+// does not come back empty while a word of it occurs.
+func newestOfSomeWords(ctx context.Context, q loom.SearchQuery, ts []tier, limit int, search func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
+	i := slices.IndexFunc(ts, func(t tier) bool { return t.name == loom.TierAnyWord })
+	if i < 0 {
+		i = slices.IndexFunc(ts, func(t tier) bool { return !t.titles })
+	}
+	if i < 0 {
+		return nil, nil
+	}
+	q.AnyWord, q.Newest, q.Limit = true, true, 2*limit
+	hits, err := runTimed(ctx, q, ts[i].terms, search)
+	if outOfTime(ctx, err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	hits = OneHitPerMessage(hits, limit)
+	for j := range hits {
+		hits[j].Tier, hits[j].Partial = ts[i].name, true
 	}
 	return hits, nil
 }

@@ -41,6 +41,24 @@ func TestRunSearch(t *testing.T) {
 	if err != nil || len(hits) != 2 || !loom.Partial(hits) || !hits[1].Partial || len(asked) != 2 || asked[0] || !asked[1] {
 		t.Fatalf("a search whose ranking ran out of time = %+v, %v (asked newest: %v), want its newest hits, partial", hits, err, asked)
 	}
+	// Every word is found nowhere together and the tiers run out of
+	// time (a busy machine): the newest messages with some of the words,
+	// partial, never an empty page.
+	var tiersAsked []string
+	slowTiers := func(ctx context.Context, q loom.SearchQuery, _ []loom.Term) ([]loom.SearchHit, error) {
+		tiersAsked = append(tiersAsked, fmt.Sprintf("any=%v newest=%v titles=%v", q.AnyWord, q.Newest, q.Titles))
+		switch {
+		case !q.AnyWord && !q.Titles && !q.Newest && len(tiersAsked) == 1:
+			return nil, nil // no message holds every word
+		case q.AnyWord && q.Newest:
+			return []loom.SearchHit{{MessageID: "c"}}, nil
+		}
+		return slow(ctx, q, nil)
+	}
+	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "why did the schema migration"}, slowTiers)
+	if err != nil || len(hits) != 1 || hits[0].Tier != loom.TierAnyWord || !hits[0].Partial {
+		t.Fatalf("a search whose tiers ran out of time = %+v, %v (asked %q), want the newest some-words hit, partial", hits, err, tiersAsked)
+	}
 	if hits, err := RunSearch(context.Background(), loom.SearchQuery{Text: "fast"}, func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error) {
 		return []loom.SearchHit{{MessageID: "a"}}, nil
 	}); err != nil || loom.Partial(hits) {

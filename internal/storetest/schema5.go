@@ -3,12 +3,12 @@ package storetest
 import (
 	"context"
 	"crypto/sha256"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -34,11 +34,16 @@ type Schema5 struct {
 	Reads map[string]string `json:"reads"`
 }
 
+// schema5 holds the fixtures, so that a test binary built without its
+// source paths (-trimpath) finds them.
+//
+//go:embed testdata/schema5/*.json
+var schema5 embed.FS
+
 // LoadSchema5 reads the fixture of engine ("sqlite" or "postgres").
 func LoadSchema5(t testing.TB, engine string) *Schema5 {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "testdata", "schema5", engine+".json"))
+	b, err := schema5.ReadFile("testdata/schema5/" + engine + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -353,17 +353,35 @@ func (t *View) Scan(v any) error {
 }
 
 // TokenColumns are the columns Token reads from tokens.
-const TokenColumns = `id, user_id, name, created_at, last_used_at, revoked_at, expires_at`
+//
+// A token's scope is in token_scopes, which holds only the tokens that
+// are not full.
+const TokenColumns = `id, user_id, name, created_at, last_used_at, revoked_at, expires_at, coalesce((SELECT scope FROM token_scopes WHERE token_id = tokens.id), 'full')`
 
 // Token reads a row of TokenColumns.
 func Token(row Scanner) (*loom.Token, error) {
 	var t loom.Token
 	var created, used, revoked, expires Time
-	if err := row.Scan(&t.ID, &t.UserID, &t.Name, &created, &used, &revoked, &expires); err != nil {
+	if err := row.Scan(&t.ID, &t.UserID, &t.Name, &created, &used, &revoked, &expires, &t.Scope); err != nil {
 		return nil, err
 	}
 	t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.ExpiresAt = created.T, used.Ptr(), revoked.Ptr(), expires.Ptr()
 	return &t, nil
+}
+
+// ShareColumns are the columns Share reads, the ciphertext's size (0
+// once it is deleted) last.
+const ShareColumns = `id, user_id, created_at, expires_at, revoked_at, coalesce(length(blob), 0)`
+
+// Share reads a row of ShareColumns.
+func Share(row Scanner) (*loom.Share, error) {
+	var s loom.Share
+	var created, expires, revoked Time
+	if err := row.Scan(&s.ID, &s.UserID, &created, &expires, &revoked, &s.Size); err != nil {
+		return nil, err
+	}
+	s.CreatedAt, s.ExpiresAt, s.RevokedAt = created.T, expires.T, revoked.Ptr()
+	return &s, nil
 }
 
 // UsageRow returns how a usage query's rows are read for group: key,

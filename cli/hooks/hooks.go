@@ -1,0 +1,410 @@
+// Package hooks is loom hooks: it writes loom's import and recall hooks
+// into the agents' own settings files, shows which are there, and takes
+// them out again, leaving everything else in those files as it was.
+package hooks
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/importer"
+)
+
+// agent is one program whose settings loom's hooks go into.
+type agent struct {
+	name, label string
+	// dir is the program's own directory (its environment variable, else
+	// under the home directory); file is its settings file in dir.
+	envVar string
+	rel    []string
+	file   string
+	// imports and recalls are the events that run `loom session import
+	// --hook NAME` and `loom recall --hook NAME`; a program with none of
+	// the latter cannot be handed context by a hook.
+	imports, recalls []string
+}
+
+var agents = []agent{
+	{name: "claude-code", label: "Claude Code", envVar: "CLAUDE_CONFIG_DIR", rel: []string{".claude"}, file: "settings.json",
+		imports: []string{"Stop", "SessionEnd"}, recalls: []string{"SessionStart", "UserPromptSubmit"}},
+	{name: "gemini", label: "Gemini CLI", envVar: "GEMINI_CLI_HOME", rel: []string{".gemini"}, file: "settings.json",
+		imports: []string{"AfterAgent", "SessionEnd"}, recalls: []string{"SessionStart", "BeforeAgent"}},
+	// Codex runs one notify program after each turn; it has no hook that
+	// adds context to a prompt.
+	{name: "codex", label: "Codex CLI", envVar: "CODEX_HOME", rel: []string{".codex"}, file: "config.toml",
+		imports: []string{"notify"}},
+}
+
+func (a agent) dir(f *command.Factory) string {
+	if a.name == "gemini" {
+		// GEMINI_CLI_HOME stands for the home directory, not ~/.gemini.
+		if d := f.Getenv(a.envVar); d != "" {
+			return filepath.Join(d, ".gemini")
+		}
+		return filepath.Join(f.Home(), ".gemini")
+	}
+	return importer.ToolDir(f.Getenv, f.Home(), a.envVar, a.rel...)
+}
+
+func (a agent) path(f *command.Factory) string { return filepath.Join(a.dir(f), a.file) }
+
+func (a agent) importArgs() string { return "session import --hook " + a.name }
+func (a agent) recallArgs() string { return "recall --hook " + a.name }
+
+// Report is what install, uninstall and the bare command say about one
+// agent (--json prints a list of them).
+type Report struct {
+	Agent string `json:"agent"`
+	File  string `json:"file"`
+	// Import and Recall say whether loom's hooks of each kind are in the
+	// file once the command is done.
+	Import bool `json:"import"`
+	Recall bool `json:"recall"`
+	// Added and Removed name the events the command changed.
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+type options struct {
+	f      *command.Factory
+	recall bool
+	dryRun bool
+}
+
+// NewCmdHooks builds loom hooks and its install and uninstall.
+func NewCmdHooks(f *command.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hooks",
+		Short: "Show, install or remove loom's hooks in Claude Code, Gemini CLI and Codex",
+		Long: `With no sub-command, show which of loom's hooks each agent's settings
+file holds. The import hooks bring each turn into loom as the agent ends
+it (loom session import --hook); the recall hooks hand the agent what
+past sessions of the project said (loom recall --hook), in projects where
+loom recall enable was run.`,
+		Example: `  loom hooks
+  loom hooks install                 # import hooks for every agent found
+  loom hooks install --recall claude-code
+  loom hooks uninstall gemini`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return report(cmd.Context(), f, statusOf)
+		},
+	}
+	install := &options{f: f}
+	in := &cobra.Command{
+		Use:   "install [AGENT...]",
+		Short: "Add loom's import hooks (and recall hooks with --recall) to agents' settings",
+		Long: `Add loom's hooks to the settings files of the agents named (claude-code,
+gemini, codex), or of every one of them found under the home directory.
+Everything else in those files is kept as it was, and a hook already
+there is not added twice. Codex has one notify program: when it already
+runs another one, loom's is not added (call both from a script).`,
+		Example: `  loom hooks install
+  loom hooks install --recall claude-code gemini
+  loom hooks install --dry-run`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return change(cmd.Context(), install, args, true)
+		},
+	}
+	in.Flags().BoolVar(&install.recall, "recall", false, "also add the recall hooks (Claude Code and Gemini CLI)")
+	in.Flags().BoolVar(&install.dryRun, "dry-run", false, "say what would change and write nothing")
+	remove := &options{f: f}
+	un := &cobra.Command{
+		Use:     "uninstall [AGENT...]",
+		Short:   "Take loom's hooks out of agents' settings",
+		Example: "  loom hooks uninstall\n  loom hooks uninstall codex",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return change(cmd.Context(), remove, args, false)
+		},
+	}
+	un.Flags().BoolVar(&remove.dryRun, "dry-run", false, "say what would change and write nothing")
+	cmd.AddCommand(in, un)
+	return cmd
+}
+
+// pick is the agents named, or with none named every agent whose
+// directory exists.
+func pick(f *command.Factory, names []string) ([]agent, error) {
+	if len(names) == 0 {
+		var found []agent
+		for _, a := range agents {
+			if fi, err := os.Stat(a.dir(f)); err == nil && fi.IsDir() {
+				found = append(found, a)
+			}
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("no Claude Code, Gemini CLI or Codex directory under %s: name the agent (loom hooks install claude-code)", f.Home())
+		}
+		return found, nil
+	}
+	var out []agent
+	for _, n := range names {
+		i := slices.IndexFunc(agents, func(a agent) bool { return a.name == n })
+		if i < 0 {
+			return nil, command.UsageErrorf("unknown agent %q: want claude-code, gemini or codex", n)
+		}
+		if !slices.ContainsFunc(out, func(a agent) bool { return a.name == n }) {
+			out = append(out, agents[i])
+		}
+	}
+	return out, nil
+}
+
+func statusOf(ctx context.Context, f *command.Factory, a agent) (*Report, error) {
+	r := &Report{Agent: a.name, File: a.path(f)}
+	b, err := readFile(r.File)
+	if err != nil || b == nil {
+		return r, err
+	}
+	if a.name == "codex" {
+		cmd, err := codexNotify(b)
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", r.File, err)
+		}
+		r.Import = isLoom(strings.Join(cmd, " "), a.importArgs())
+		return r, nil
+	}
+	s, err := parseSettings(b)
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", r.File, err)
+	}
+	r.Import = s.has(a.imports, a.importArgs())
+	r.Recall = len(a.recalls) > 0 && s.has(a.recalls, a.recallArgs())
+	return r, nil
+}
+
+func report(ctx context.Context, f *command.Factory, do func(context.Context, *command.Factory, agent) (*Report, error)) error {
+	var reports []*Report
+	for _, a := range agents {
+		r, err := do(ctx, f, a)
+		if err != nil {
+			return err
+		}
+		reports = append(reports, r)
+	}
+	if f.JSON() {
+		return command.WriteJSON(f.IO.Out, reports)
+	}
+	for i, r := range reports {
+		yes := func(on bool) string { return map[bool]string{true: "yes", false: "no"}[on] }
+		recall := yes(r.Recall)
+		if len(agents[i].recalls) == 0 {
+			recall = "-"
+		}
+		fmt.Fprintf(f.IO.Out, "%-12s import %-3s  recall %-3s  %s\n", agents[i].label, yes(r.Import), recall, shortPath(f, r.File))
+	}
+	return nil
+}
+
+func change(ctx context.Context, opts *options, names []string, install bool) error {
+	f := opts.f
+	picked, err := pick(f, names)
+	if err != nil {
+		return err
+	}
+	prog := hookCommand(f)
+	var reports []*Report
+	var problems []string
+	for _, a := range picked {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, err := apply(f, a, prog, install, opts.recall, opts.dryRun)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		reports = append(reports, r)
+	}
+	if f.JSON() {
+		if err := writeReports(f, reports); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range reports {
+			i := slices.IndexFunc(agents, func(a agent) bool { return a.name == r.Agent })
+			verb, events := "added", r.Added
+			if !install {
+				verb, events = "removed", r.Removed
+			}
+			if opts.dryRun {
+				verb = "would be " + verb
+			}
+			what := verb + ": " + strings.Join(events, ", ")
+			if len(events) == 0 {
+				what = map[bool]string{true: "already there", false: "none there"}[install]
+			}
+			fmt.Fprintf(f.IO.Out, "%s (%s): %s\n", agents[i].label, shortPath(f, r.File), what)
+		}
+		if install && opts.recall && len(reports) > 0 {
+			fmt.Fprintln(f.IO.Out, "Recall adds context only in projects where `loom recall enable` was run.")
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func writeReports(f *command.Factory, reports []*Report) error {
+	if reports == nil {
+		reports = []*Report{}
+	}
+	return command.WriteJSON(f.IO.Out, reports)
+}
+
+// apply installs or removes a's hooks in its settings file.
+func apply(f *command.Factory, a agent, prog string, install, recall, dryRun bool) (*Report, error) {
+	r := &Report{Agent: a.name, File: a.path(f)}
+	b, err := readFile(r.File)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	if a.name == "codex" {
+		out, err = applyCodex(r, b, prog, a.importArgs(), install)
+	} else {
+		out, err = applySettings(r, a, b, prog, install, recall)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.File, err)
+	}
+	if out == nil || dryRun {
+		return r, nil
+	}
+	if err := writeFile(r.File, out); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func applySettings(r *Report, a agent, b []byte, prog string, install, recall bool) ([]byte, error) {
+	s, err := parseSettings(b)
+	if err != nil {
+		return nil, err
+	}
+	type kind struct {
+		events []string
+		args   string
+		want   bool
+	}
+	kinds := []kind{{a.imports, a.importArgs(), install}, {a.recalls, a.recallArgs(), install && recall}}
+	for _, k := range kinds {
+		for _, ev := range k.events {
+			switch {
+			case k.want && !s.hasEvent(ev, k.args):
+				if err := s.add(ev, shellQuote(prog)+" "+k.args); err != nil {
+					return nil, err
+				}
+				r.Added = append(r.Added, ev)
+			case !install && s.hasEvent(ev, k.args):
+				if err := s.remove(ev, k.args); err != nil {
+					return nil, err
+				}
+				r.Removed = append(r.Removed, ev)
+			}
+		}
+	}
+	r.Import = s.has(a.imports, a.importArgs())
+	r.Recall = len(a.recalls) > 0 && s.has(a.recalls, a.recallArgs())
+	if len(r.Added)+len(r.Removed) == 0 {
+		return nil, nil
+	}
+	return s.encode()
+}
+
+// hookCommand is how a hook runs this loom: "loom" when that is what the
+// PATH finds, else the executable's absolute path.
+func hookCommand(f *command.Factory) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "loom"
+	}
+	if p, err := exec.LookPath("loom"); err == nil && sameFile(p, exe) {
+		return "loom"
+	}
+	return exe
+}
+
+// shellQuote quotes p for the shell that runs a hook's command, when it
+// needs to be.
+func shellQuote(p string) string {
+	if strings.ContainsAny(p, " \t'\"$`\\") {
+		return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+	}
+	return p
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// isLoom says whether a hook's command line runs loom with args: its
+// program is named loom (by any path) and it ends with args.
+func isLoom(cmd, args string) bool {
+	cmd = strings.TrimSpace(cmd)
+	if !strings.HasSuffix(cmd, " "+args) {
+		return false
+	}
+	prog := strings.Trim(strings.TrimSpace(strings.TrimSuffix(cmd, args)), `'"`)
+	return filepath.Base(prog) == "loom"
+}
+
+func readFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// writeFile replaces path with b through a file beside it, so that the
+// agent never reads half a settings file; it keeps the file's mode.
+func writeFile(path string, b []byte) error {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".loom-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(b)
+	err = cmp.Or(err, tmp.Chmod(mode), tmp.Sync(), tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func shortPath(f *command.Factory, p string) string {
+	if h := f.Home(); h != "" {
+		if rel, err := filepath.Rel(h, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return p
+}

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// loom hooks install writes loom's import and recall hooks into the
+// agents' settings beside what the user has there, never twice;
+// uninstall takes out only loom's; a file it cannot read as the agent
+// does is left as it was, with one line saying why.
+func TestHooksInstall(t *testing.T) {
+	t.Parallel()
+	fx := newEmptyFixture(t)
+	claude := filepath.Join(fx.home, ".claude", "settings.json")
+	gemini := filepath.Join(fx.home, ".gemini", "settings.json")
+	codex := filepath.Join(fx.home, ".codex", "config.toml")
+	const claudeOrig = `{
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "check <cmd> && log"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  },
+  "theme": "dark"
+}
+`
+	const codexOrig = "# mine\nmodel = \"gpt-5\"\n\n[mcp_servers.x]\ncommand = \"y\"\n"
+	mustWrite(t, claude, claudeOrig)
+	mustWrite(t, codex, codexOrig)
+	read := func(p string) string {
+		t.Helper()
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	r := fx.exec(t, "", "hooks", "install", "--recall", "claude-code", "gemini", "codex")
+	if r.code != 0 {
+		t.Fatalf("install: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"Stop, SessionEnd, SessionStart, UserPromptSubmit", "AfterAgent, SessionEnd, SessionStart, BeforeAgent", "notify", "loom recall enable"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("install does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	var s struct {
+		Model string
+		Theme string
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []struct{ Type, Command string }
+		}
+	}
+	if err := json.Unmarshal([]byte(read(claude)), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Model != "opus" || s.Theme != "dark" || s.Hooks["PreToolUse"][0].Hooks[0].Command != "check <cmd> && log" {
+		t.Errorf("install changed the user's settings:\n%s", read(claude))
+	}
+	commandsOf := func(ev string) (out []string) {
+		for _, g := range s.Hooks[ev] {
+			for _, h := range g.Hooks {
+				out = append(out, h.Command)
+			}
+		}
+		return out
+	}
+	bin := loomBinary(t)
+	if got := commandsOf("Stop"); !reflect.DeepEqual(got, []string{"notify-send done", bin + " session import --hook claude-code"}) {
+		t.Errorf("Stop hooks %q", got)
+	}
+	if got := commandsOf("UserPromptSubmit"); !reflect.DeepEqual(got, []string{bin + " recall --hook claude-code"}) {
+		t.Errorf("UserPromptSubmit hooks %q", got)
+	}
+	if !strings.Contains(read(gemini), bin+" recall --hook gemini") {
+		t.Errorf("gemini settings:\n%s", read(gemini))
+	}
+	if got := read(codex); !strings.HasPrefix(got, "# mine\nmodel = \"gpt-5\"\nnotify = [\""+bin+"\", \"session\", \"import\", \"--hook\", \"codex\"]\n\n[mcp_servers.x]") {
+		t.Errorf("codex config:\n%s", got)
+	}
+
+	// Twice is once.
+	before := read(claude) + read(gemini) + read(codex)
+	if r := fx.exec(t, "", "hooks", "install", "--recall", "claude-code", "gemini", "codex"); r.code != 0 || strings.Count(r.stdout, "already there") != 3 {
+		t.Errorf("second install: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if read(claude)+read(gemini)+read(codex) != before {
+		t.Error("a second install changed the files")
+	}
+	r = fx.exec(t, "", "hooks", "--json")
+	var st []struct {
+		Agent          string
+		Import, Recall bool
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || len(st) != 3 || !st[0].Import || !st[0].Recall || !st[1].Recall || !st[2].Import {
+		t.Errorf("hooks --json: %v\n%s%s", err, r.stdout, r.stderr)
+	}
+
+	// Uninstall leaves what the user had, as they had it.
+	if r := fx.exec(t, "", "hooks", "uninstall"); r.code != 0 {
+		t.Fatalf("uninstall: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := read(codex); got != codexOrig {
+		t.Errorf("codex config after uninstall:\n%s", got)
+	}
+	var a, b any
+	_ = json.Unmarshal([]byte(claudeOrig), &a)
+	_ = json.Unmarshal([]byte(read(claude)), &b)
+	if !reflect.DeepEqual(a, b) || strings.Index(read(claude), `"model"`) > strings.Index(read(claude), `"theme"`) {
+		t.Errorf("claude settings after uninstall:\n%s", read(claude))
+	}
+	if strings.Contains(read(gemini), "loom") {
+		t.Errorf("gemini settings after uninstall:\n%s", read(gemini))
+	}
+
+	// Bad input: nothing written, one line, the right status.
+	mustWrite(t, claude, "{\"model\": \"opus\", // a comment\n}")
+	mustWrite(t, codex, "notify = [\"my-notifier\"]\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"claude-code"}, 1, "add loom's hooks by hand"},
+		{[]string{"codex"}, 1, "from a script"},
+		{[]string{"cursor"}, 2, "unknown agent"},
+	} {
+		r := fx.exec(t, "", append([]string{"hooks", "install"}, c.args...)...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("hooks install %v: exit %d, stderr %q; want %d and %q", c.args, r.code, r.stderr, c.code, c.want)
+		}
+	}
+	if read(codex) != "notify = [\"my-notifier\"]\n" || !strings.Contains(read(claude), "// a comment") {
+		t.Error("a refused install changed a file")
+	}
+}

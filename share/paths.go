@@ -1,0 +1,118 @@
+package share
+
+import (
+	"os"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Hider finds, and on request replaces, what a shared session says of
+// the machine it was made on: absolute paths, home directories and
+// usernames.
+type Hider struct {
+	// Root is the project root, replaced by "<project>".
+	Root string
+	// Users are the local usernames, replaced by "<user>" where they
+	// stand as words.
+	Users []string
+
+	res []*regexp.Regexp // Users as whole words, made on first use
+}
+
+// userREs returns the patterns of Users.
+func (h *Hider) userREs() []*regexp.Regexp {
+	if len(h.res) != len(h.Users) {
+		h.res = h.res[:0]
+		for _, u := range h.Users {
+			h.res = append(h.res, regexp.MustCompile(`\b`+regexp.QuoteMeta(u)+`\b`))
+		}
+	}
+	return h.res
+}
+
+// NewHider returns the Hider of this machine for a session of the
+// project at root: the user running loom is the username to find.
+func NewHider(root string) *Hider {
+	h := &Hider{Root: filepath.Clean(root)}
+	if root == "" || h.Root == "/" || h.Root == "." {
+		h.Root = ""
+	}
+	add := func(name string) {
+		if len(name) >= 3 && !commonWords[strings.ToLower(name)] && !slices.Contains(h.Users, name) {
+			h.Users = append(h.Users, name)
+		}
+	}
+	if u, err := user.Current(); err == nil {
+		add(u.Username)
+		add(filepath.Base(u.HomeDir))
+	}
+	add(os.Getenv("USER"))
+	add(os.Getenv("USERNAME"))
+	return h
+}
+
+// commonWords are names of accounts that are also words of ordinary
+// text: replacing them everywhere would mangle the session.
+var commonWords = map[string]bool{"root": true, "user": true, "admin": true, "local": true, "home": true, "users": true, "test": true, "dev": true, "runner": true, "ubuntu": true, "app": true}
+
+var (
+	// homePath matches a home directory: /home/NAME, /Users/NAME,
+	// C:\Users\NAME; group 1 is the name.
+	homePath = regexp.MustCompile(`(?:/home/|/Users/|[A-Za-z]:\\Users\\)([A-Za-z0-9._-]+)`)
+	// absPath matches an absolute path of two segments or more, not
+	// inside a URL (a path starts after a space, a quote or a bracket).
+	absPath = regexp.MustCompile(`(?:^|[\s"'=(\[,])((?:/[A-Za-z0-9._@+~-]+){2,}/?|[A-Za-z]:\\(?:[A-Za-z0-9._@+~ -]+\\?){1,})`)
+)
+
+// Hide replaces the project root by "<project>", every home directory
+// by "~" and the usernames by "<user>" in s, and says how many it
+// replaced.
+func (h *Hider) Hide(s string) (string, int) {
+	n := 0
+	if h.Root != "" && strings.Contains(s, h.Root) {
+		n += strings.Count(s, h.Root)
+		s = strings.ReplaceAll(s, h.Root, "<project>")
+	}
+	s = homePath.ReplaceAllStringFunc(s, func(string) string { n++; return "~" })
+	for _, re := range h.userREs() {
+		s = re.ReplaceAllStringFunc(s, func(string) string { n++; return "<user>" })
+	}
+	return s, n
+}
+
+type set map[string]bool
+
+func (s set) sorted() []string {
+	out := make([]string, 0, len(s))
+	for k := range s {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// finds are the paths and usernames found in a payload.
+type finds struct{ paths, users set }
+
+func newFinds() *finds { return &finds{paths: set{}, users: set{}} }
+
+// scan notes the absolute paths and usernames of s.
+func (f *finds) scan(s string, h *Hider) {
+	if s == "" {
+		return
+	}
+	for _, m := range absPath.FindAllStringSubmatch(s, -1) {
+		f.paths[strings.TrimRight(m[1], `\/ `)] = true
+	}
+	for _, m := range homePath.FindAllStringSubmatch(s, -1) {
+		f.users[m[1]] = true
+	}
+	for i, re := range h.userREs() {
+		if re.MatchString(s) {
+			f.users[h.Users[i]] = true
+		}
+	}
+}
