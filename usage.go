@@ -9,14 +9,18 @@ import (
 // Usage counts tokens, cost and calls, per message and rolled up per
 // session.
 type Usage struct {
-	InputTokens      int64   `json:"input_tokens"`
-	OutputTokens     int64   `json:"output_tokens"`
-	ReasoningTokens  int64   `json:"reasoning_tokens"`
-	CacheReadTokens  int64   `json:"cache_read_tokens"`
-	CacheWriteTokens int64   `json:"cache_write_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-	APICalls         int64   `json:"api_calls"`
-	Compactions      int64   `json:"compactions"`
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	ReasoningTokens  int64 `json:"reasoning_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	// CacheWrite1hTokens are the part of CacheWriteTokens written to a
+	// cache kept for an hour (Anthropic's 1-hour cache), billed at its
+	// own rate; the rest were written for five minutes.
+	CacheWrite1hTokens int64   `json:"cache_write_1h_tokens,omitempty"`
+	CostUSD            float64 `json:"cost_usd"`
+	APICalls           int64   `json:"api_calls"`
+	Compactions        int64   `json:"compactions"`
 }
 
 // Add adds o to u.
@@ -26,6 +30,7 @@ func (u *Usage) Add(o Usage) {
 	u.ReasoningTokens += o.ReasoningTokens
 	u.CacheReadTokens += o.CacheReadTokens
 	u.CacheWriteTokens += o.CacheWriteTokens
+	u.CacheWrite1hTokens += o.CacheWrite1hTokens
 	u.CostUSD += o.CostUSD
 	u.APICalls += o.APICalls
 	u.Compactions += o.Compactions
@@ -38,6 +43,7 @@ func (u *Usage) Sub(o Usage) {
 	u.ReasoningTokens -= o.ReasoningTokens
 	u.CacheReadTokens -= o.CacheReadTokens
 	u.CacheWriteTokens -= o.CacheWriteTokens
+	u.CacheWrite1hTokens -= o.CacheWrite1hTokens
 	u.CostUSD = RoundCost(u.CostUSD - o.CostUSD)
 	u.APICalls -= o.APICalls
 	u.Compactions -= o.Compactions
@@ -107,6 +113,11 @@ type UsageSliceFilter struct {
 	UserID    string
 	ProjectID string
 	Surface   string
+	// SessionID keeps the messages one session counts.
+	SessionID string
+	// BySession keeps each session's slices apart, each naming its
+	// session (SessionID); otherwise the sessions' slices are summed.
+	BySession bool
 	Since     time.Time
 	Until     time.Time
 	// LongContext is the prompt size (input, cache-read and cache-write
@@ -130,6 +141,9 @@ type UsageSlice struct {
 	ProjectName string    `json:"project_name"`
 	Provider    string    `json:"provider"`
 	Model       string    `json:"model"`
+	// SessionID is the session whose messages these are, in slices read
+	// with UsageSliceFilter.BySession.
+	SessionID string `json:"session_id,omitempty"`
 	// LongContext is whether its messages' prompts were above the
 	// filter's LongContext.
 	LongContext bool  `json:"long_context"`

@@ -175,6 +175,6 @@ func TestMCPUsage(t *testing.T) {
 	if !strings.HasPrefix(here.text, "Project api") || here.data["by"] != "block" {
 		t.Fatalf("usage by block here:\n%s", here.text)
 	}
-	wantToolError(t, cs, "usage", map[string]any{"by": "year"}, "day, week, month or block")
+	wantToolError(t, cs, "usage", map[string]any{"by": "year"}, "day, week, month, block or session")
 	wantToolError(t, cs, "usage", map[string]any{"tz": "Mars/Olympus"}, "not a time zone")
 }

@@ -20,6 +20,9 @@ type claudeUsage struct {
 			Output     int64 `json:"output_tokens"`
 			CacheRead  int64 `json:"cache_read_input_tokens"`
 			CacheWrite int64 `json:"cache_creation_input_tokens"`
+			Split      struct {
+				Hour int64 `json:"ephemeral_1h_input_tokens"`
+			} `json:"cache_creation"`
 		} `json:"usage"`
 	} `json:"message"`
 }
@@ -39,7 +42,8 @@ func handCount(t *testing.T, files ...[]string) loom.Usage {
 				t.Fatal(err)
 			}
 			if u := r.Message.Usage; u != nil && r.Message.ID != "" {
-				seen[r.Message.ID] = loom.Usage{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite, APICalls: 1}
+				seen[r.Message.ID] = loom.Usage{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite,
+					CacheWrite1hTokens: u.Split.Hour, APICalls: 1}
 			}
 		}
 		for id, u := range seen {

@@ -77,14 +77,18 @@ type Config struct {
 // the long_ ones, when any is set, are those of a request whose prompt
 // is above pricing.LongContextTokens.
 type Price struct {
-	Input          float64 `toml:"input"`
-	Output         float64 `toml:"output"`
-	CacheRead      float64 `toml:"cache_read"`
-	CacheWrite     float64 `toml:"cache_write"`
-	LongInput      float64 `toml:"long_input"`
-	LongOutput     float64 `toml:"long_output"`
-	LongCacheRead  float64 `toml:"long_cache_read"`
-	LongCacheWrite float64 `toml:"long_cache_write"`
+	Input      float64 `toml:"input"`
+	Output     float64 `toml:"output"`
+	CacheRead  float64 `toml:"cache_read"`
+	CacheWrite float64 `toml:"cache_write"`
+	// CacheWrite1h is a write to a cache kept for an hour; unset, it
+	// costs CacheWrite.
+	CacheWrite1h     float64 `toml:"cache_write_1h"`
+	LongInput        float64 `toml:"long_input"`
+	LongOutput       float64 `toml:"long_output"`
+	LongCacheRead    float64 `toml:"long_cache_read"`
+	LongCacheWrite   float64 `toml:"long_cache_write"`
+	LongCacheWrite1h float64 `toml:"long_cache_write_1h"`
 }
 
 // PriceTable is the bundled price table with c's prices in front.
@@ -97,9 +101,10 @@ func (c *Config) PriceTable() *pricing.Table {
 	sort.Strings(names)
 	for _, name := range names {
 		p := c.Prices[name]
-		price := pricing.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
-		if p.LongInput != 0 || p.LongOutput != 0 || p.LongCacheRead != 0 || p.LongCacheWrite != 0 {
-			price.LongContext = &pricing.Price{Input: p.LongInput, Output: p.LongOutput, CacheRead: p.LongCacheRead, CacheWrite: p.LongCacheWrite}
+		price := pricing.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, CacheWrite1h: p.CacheWrite1h}
+		if p.LongInput != 0 || p.LongOutput != 0 || p.LongCacheRead != 0 || p.LongCacheWrite != 0 || p.LongCacheWrite1h != 0 {
+			price.LongContext = &pricing.Price{Input: p.LongInput, Output: p.LongOutput, CacheRead: p.LongCacheRead, CacheWrite: p.LongCacheWrite,
+				CacheWrite1h: p.LongCacheWrite1h}
 		}
 		provider, model, ok := strings.Cut(name, "/")
 		if !ok {
@@ -296,7 +301,7 @@ func Load(path string, env func(string) string) (*Config, error) {
 		}
 	}
 	for name, p := range c.Prices {
-		for _, v := range []float64{p.Input, p.Output, p.CacheRead, p.CacheWrite, p.LongInput, p.LongOutput, p.LongCacheRead, p.LongCacheWrite} {
+		for _, v := range []float64{p.Input, p.Output, p.CacheRead, p.CacheWrite, p.CacheWrite1h, p.LongInput, p.LongOutput, p.LongCacheRead, p.LongCacheWrite, p.LongCacheWrite1h} {
 			if v < 0 {
 				return nil, loom.Errorf(loom.EINVALID, "%s: prices.%q: a price cannot be negative", path, name)
 			}

@@ -124,6 +124,15 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 		}
 		if p.existing == nil {
 			x := im.newSession(f, s, tr.ids[s.SourceID], kind, parentID, p.msgs)
+			if kind == loom.KindSubagent {
+				// A sub-agent that worked in a folder of its own (cd'd
+				// into a subfolder) is still its parent's work.
+				if pp, err := im.parentProject(ctx, tool, s.ParentSourceID, res); err != nil {
+					return err
+				} else if pp != nil {
+					x.Project = *pp
+				}
+			}
 			d := &loom.SessionData{Session: x, Messages: numbered(x.ID, p.msgs)}
 			if err := d.Validate(); err != nil {
 				tr.problem(Problem{File: s.Path, Reason: loom.ErrorMessage(err)})
@@ -332,6 +341,23 @@ func pick(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// parentProject is the project of the session with source id src: the
+// one read with it in res, else the one stored; nil when neither has
+// a working directory.
+func (im *Importer) parentProject(ctx context.Context, tool, src string, res *Result) (*loom.Project, error) {
+	for _, s := range res.Sessions {
+		if s.SourceID == src && s.Cwd != "" {
+			p := im.project(s.Cwd)
+			return &p, nil
+		}
+	}
+	p, err := im.find(ctx, tool+":"+src)
+	if err != nil || p == nil || p.Project.Root == "" {
+		return nil, err
+	}
+	return &p.Project, nil
 }
 
 // newSession is the loom session of source session s.

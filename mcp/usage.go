@@ -17,7 +17,8 @@ func (t *tools) usage() tool {
 			Title:       "Token usage and cost over time",
 			Description: `What the user's AI agents used and cost — loom's own sessions and those imported from Claude Code, Codex CLI, Gemini CLI and opencode — per day, week (ISO, from Monday), month, or 5-hour billing block (with burn rate per hour and, for the active block, a projection to its end). Each period has input, output, cache-read and cache-write tokens, the models used and the cost in US dollars; breakdown splits it by model, agent or project. A model without a known price has its tokens counted and cost_usd null; unpriced_models names them. By default only the current project is counted; set all_projects to count everything. Use it to answer "what did this project cost this week" (by week, since 7d) or "how fast am I burning my 5-hour window" (by block).`,
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {
-		"by": {"type": "string", "enum": ["day", "week", "month", "block"], "default": "day", "description": "The period of each row."},
+		"by": {"type": "string", "enum": ["day", "week", "month", "block", "session"], "default": "day", "description": "The period of each row; session makes one row per session (period is its id, title its title)."},
+		"start_of_week": {"type": "string", "description": "First day of a week (by week): monday (the default, ISO weeks) … sunday."},
 		"breakdown": {"type": "string", "enum": ["model", "agent", "project"], "description": "Split each period by model, agent (loom's cli, claude-code, codex, gemini, opencode, …) or project."},
 		"since": {"type": "string", "description": "From this time on: a date (2026-11-01), an RFC 3339 time, or an age such as 7d."},
 		"until": {"type": "string", "description": "Up to this time; a date means the end of that day."},

@@ -16,7 +16,7 @@ import (
 const forkSessionSQL = `INSERT INTO sessions (` + query.ForkColumns + `)
 	SELECT $1, s.user_id, $2, s.surface, $3, s.description, 'fork', s.id, $4::integer, s.project_id,
 		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, $5::bigint, $4::integer,
-		$9::bigint, $8, 0, 0, 0, 0, 0, 0, 0, 0, $6, $6, s.git_branch
+		$9::bigint, $8, 0, 0, 0, 0, 0, 0, 0, 0, 0, $6, $6, s.git_branch
 	FROM sessions s
 	WHERE s.id = $7`
 

@@ -18,8 +18,8 @@ import (
 const insertMessageSQL = `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
 	INSERT INTO messages (session_id, seq, id, role, turn, body_id, model, provider,
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-		cost_usd, api_calls, compactions, error, created_at, completed_at)
-	SELECT coalesce((SELECT store_id FROM spans WHERE session_id = $3 ORDER BY first_seq DESC LIMIT 1), $3), $4, $5, $6, $7, b.id, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 FROM b`
+		cache_write_1h_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
+	SELECT coalesce((SELECT store_id FROM spans WHERE session_id = $3 ORDER BY first_seq DESC LIMIT 1), $3), $4, $5, $6, $7, b.id, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21 FROM b`
 
 // Append implements loom.Store with sqlstore.Append. The session row is
 // locked for the whole transaction, so writers from any number of
@@ -50,7 +50,7 @@ func messageArgs(m *loom.Message) ([]any, error) {
 	u := m.Usage
 	return []any{parts, clean(m.SearchText()),
 		m.SessionID, m.Seq, m.ID, m.Role, m.Turn, m.Model, m.Provider,
-		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CacheWrite1hTokens,
 		u.CostUSD, u.APICalls, u.Compactions, sqlstore.EncodeError(m.Error), ms(m.CreatedAt), nullTime(m.CompletedAt)}, nil
 }
 
@@ -152,9 +152,9 @@ func (w *writeTx) OwnUsage(ctx context.Context, id string, seq int64) (string, l
 	var old loom.Usage
 	var mid string
 	err := w.tx.QueryRow(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = $1 AND seq = $2 FOR UPDATE`, id, seq).Scan(
+		cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = $1 AND seq = $2 FOR UPDATE`, id, seq).Scan(
 		&mid, &old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
-		&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
+		&old.CacheWriteTokens, &old.CacheWrite1hTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", old, loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", id, seq)
 	}
@@ -170,15 +170,16 @@ func (w *writeTx) MoveUsage(ctx context.Context, id, store string, seq int64, ol
 	d.Sub(old)
 	b := &pgx.Batch{}
 	b.Queue(`UPDATE messages SET input_tokens = $1, output_tokens = $2, reasoning_tokens = $3,
-		cache_read_tokens = $4, cache_write_tokens = $5, cost_usd = $6, api_calls = $7, compactions = $8
-		WHERE session_id = $9 AND seq = $10`,
+		cache_read_tokens = $4, cache_write_tokens = $5, cost_usd = $6, api_calls = $7, compactions = $8,
+		cache_write_1h_tokens = $11 WHERE session_id = $9 AND seq = $10`,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions,
-		store, seq)
+		store, seq, u.CacheWrite1hTokens)
 	b.Queue(`UPDATE sessions SET input_tokens = input_tokens + $1, output_tokens = output_tokens + $2,
 		reasoning_tokens = reasoning_tokens + $3, cache_read_tokens = cache_read_tokens + $4,
 		cache_write_tokens = cache_write_tokens + $5, cost_usd = cost_usd + $6, api_calls = api_calls + $7,
-		compactions = compactions + $8 WHERE id = $9`,
-		d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, id)
+		compactions = compactions + $8, cache_write_1h_tokens = cache_write_1h_tokens + $10 WHERE id = $9`,
+		d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, id,
+		d.CacheWrite1hTokens)
 	return w.tx.SendBatch(ctx, b).Close()
 }
 
@@ -186,9 +187,9 @@ func (w *writeTx) MoveUsage(ctx context.Context, id, store string, seq int64, ol
 // WITH b before it inserted when $4, else sharing the row's body.
 const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
 		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
+		cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
 	SELECT $1, seq, id, role, turn, CASE WHEN $4::boolean THEN (SELECT id FROM b) ELSE body_id END, model, provider,
-		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
+		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd,
 		api_calls, compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = $2 AND seq = $3`
 

@@ -18,7 +18,7 @@ import (
 const rewindForkSQL = `INSERT INTO sessions (` + query.ForkColumns + `)
 	SELECT $1, s.user_id, NULL, s.surface, $2, s.description, 'fork', s.id, $3::integer, s.project_id,
 		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, s.message_count,
-		s.turn_count, s.summary_seq, s.last_prompt, $6, $7, $8, $9, $10, $11, $12, $13,
+		s.turn_count, s.summary_seq, s.last_prompt, $6, $7, $8, $9, $10, $14, $11, $12, $13,
 		LEAST($4, s.created_at), s.updated_at, s.git_branch
 	FROM sessions s
 	WHERE s.id = $5`

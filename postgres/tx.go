@@ -99,10 +99,10 @@ func (w *writeTx) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*lo
 	b.Queue(`UPDATE sessions SET message_count = $1, turn_count = $2, last_prompt = $3, title = $4,
 		summary_seq = $5, input_tokens = $6, output_tokens = $7, reasoning_tokens = $8,
 		cache_read_tokens = $9, cache_write_tokens = $10, cost_usd = $11, api_calls = $12,
-		compactions = $13, updated_at = $14, archived_at = NULL WHERE id = $15`,
+		compactions = $13, updated_at = $14, archived_at = NULL, cache_write_1h_tokens = $16 WHERE id = $15`,
 		cur.MessageCount, cur.TurnCount, cur.LastPrompt, cur.Title, cur.SummarySeq,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens,
-		u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, ms(cur.UpdatedAt), cur.ID)
+		u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, ms(cur.UpdatedAt), cur.ID, u.CacheWrite1hTokens)
 	return w.tx.SendBatch(ctx, b).Close()
 }
 
@@ -211,7 +211,7 @@ func (w *writeTx) UsageOf(ctx context.Context, src string, from, to int64) (loom
 	err := w.tx.QueryRow(ctx, `SELECT `+query.UsageTotals("m.")+` FROM spans sp JOIN messages m ON m.session_id = sp.store_id
 		AND m.seq BETWEEN greatest(sp.first_seq, $1) AND least(sp.last_seq, $2)
 		WHERE sp.session_id = $3`, from, to, src).Scan(&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
-		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
 	if err != nil {
 		return u, fmt.Errorf("fork %s: usage: %w", src, err)
 	}
@@ -260,15 +260,15 @@ func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sqls
 	b := &pgx.Batch{}
 	b.Queue(rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
 		fu.InputTokens, fu.OutputTokens, fu.ReasoningTokens, fu.CacheReadTokens, fu.CacheWriteTokens,
-		fu.CostUSD, fu.APICalls, fu.Compactions)
+		fu.CostUSD, fu.APICalls, fu.Compactions, fu.CacheWrite1hTokens)
 	queueSpans(b, f.ID, forkSpans)
 	queueSpans(b, src.ID, keepSpans)
 	b.Queue(`UPDATE sessions SET message_count = $2, turn_count = $3, last_prompt = $4,
 		summary_seq = $5, input_tokens = $6, output_tokens = $7, reasoning_tokens = $8, cache_read_tokens = $9,
-		cache_write_tokens = $10, cost_usd = $11, api_calls = $12, compactions = $13, updated_at = $14
-		WHERE id = $1`, src.ID, plan.KeepSeq, f.Turn, clean(plan.KeepPrompt), plan.KeepSummarySeq,
+		cache_write_tokens = $10, cost_usd = $11, api_calls = $12, compactions = $13, updated_at = $14,
+		cache_write_1h_tokens = $15 WHERE id = $1`, src.ID, plan.KeepSeq, f.Turn, clean(plan.KeepPrompt), plan.KeepSummarySeq,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
-		u.CostUSD, u.APICalls, u.Compactions, now)
+		u.CostUSD, u.APICalls, u.Compactions, now, u.CacheWrite1hTokens)
 	b.Queue(`SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+`WHERE s.id = $1`, f.ID)
 	br := w.tx.SendBatch(ctx, b)
 	defer br.Close()

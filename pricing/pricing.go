@@ -39,6 +39,10 @@ type Price struct {
 	Output     float64 `json:"output"`
 	CacheRead  float64 `json:"cache_read"`
 	CacheWrite float64 `json:"cache_write"`
+	// CacheWrite1h is the price of a token written to a cache kept for
+	// an hour (Anthropic's 1-hour cache); zero when the model has no
+	// such cache or its price is CacheWrite's, which it then costs.
+	CacheWrite1h float64 `json:"cache_write_1h,omitempty"`
 	// LongContext is the price of a request whose prompt is above
 	// LongContextTokens, nil when the model has no such tier.
 	LongContext *Price `json:"long_context,omitempty"`
@@ -56,13 +60,15 @@ var (
 	gpt5     = Price{Input: 1.25, Output: 10.00, CacheRead: 0.125, CacheWrite: 1.25}
 	gpt52    = Price{Input: 1.75, Output: 14.00, CacheRead: 0.175, CacheWrite: 1.75}
 	gpt5Mini = Price{Input: 0.25, Output: 2.00, CacheRead: 0.025, CacheWrite: 0.25}
-	opus4    = Price{Input: 15.00, Output: 75.00, CacheRead: 1.50, CacheWrite: 18.75}
-	opus45   = Price{Input: 5.00, Output: 25.00, CacheRead: 0.50, CacheWrite: 6.25}
+	// Anthropic bills a cache write for five minutes at 1.25 times the
+	// input price, one for an hour at twice it.
+	opus4  = Price{Input: 15.00, Output: 75.00, CacheRead: 1.50, CacheWrite: 18.75, CacheWrite1h: 30.00}
+	opus45 = Price{Input: 5.00, Output: 25.00, CacheRead: 0.50, CacheWrite: 6.25, CacheWrite1h: 10.00}
 	// Sonnet 4 and later read up to a million tokens; a prompt above
 	// 200,000 is billed at the long-context rates.
-	sonnet4 = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75,
-		LongContext: &Price{Input: 6.00, Output: 22.50, CacheRead: 0.60, CacheWrite: 7.50}}
-	sonnet3  = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75}
+	sonnet4 = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75, CacheWrite1h: 6.00,
+		LongContext: &Price{Input: 6.00, Output: 22.50, CacheRead: 0.60, CacheWrite: 7.50, CacheWrite1h: 12.00}}
+	sonnet3  = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75, CacheWrite1h: 6.00}
 	gemini25 = Price{Input: 1.25, Output: 10.00, CacheRead: 0.125, CacheWrite: 1.25,
 		LongContext: &Price{Input: 2.50, Output: 15.00, CacheRead: 0.25, CacheWrite: 2.50}}
 	gemini3 = Price{Input: 2.00, Output: 12.00, CacheRead: 0.20, CacheWrite: 2.00,
@@ -71,8 +77,8 @@ var (
 
 // table lists models by their base name. OpenAI and Google bill cache
 // writes as ordinary input (Google's explicit caches also bill storage
-// by the hour, which no token count says); Anthropic's cache writes are
-// the 5-minute kind. Codex models cost what the model they are tuned
+// by the hour, which no token count says); Anthropic prices its 5-minute
+// and 1-hour cache writes apart. Codex models cost what the model they are tuned
 // from costs.
 var table = []entry{
 	{"openai", "gpt-4o", Price{Input: 2.50, Output: 10.00, CacheRead: 1.25, CacheWrite: 2.50}},
@@ -109,9 +115,9 @@ var table = []entry{
 	{"anthropic", "claude-3-7-sonnet", sonnet3},
 	{"anthropic", "claude-3-5-sonnet", sonnet3},
 	{"anthropic", "claude-3-opus", opus4},
-	{"anthropic", "claude-3-5-haiku", Price{Input: 0.80, Output: 4.00, CacheRead: 0.08, CacheWrite: 1.00}},
-	{"anthropic", "claude-3-haiku", Price{Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30}},
-	{"anthropic", "claude-haiku-4-5", Price{Input: 1.00, Output: 5.00, CacheRead: 0.10, CacheWrite: 1.25}},
+	{"anthropic", "claude-3-5-haiku", Price{Input: 0.80, Output: 4.00, CacheRead: 0.08, CacheWrite: 1.00, CacheWrite1h: 1.60}},
+	{"anthropic", "claude-3-haiku", Price{Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30, CacheWrite1h: 0.50}},
+	{"anthropic", "claude-haiku-4-5", Price{Input: 1.00, Output: 5.00, CacheRead: 0.10, CacheWrite: 1.25, CacheWrite1h: 2.00}},
 
 	{"google", "gemini-2.0-flash", Price{Input: 0.10, Output: 0.40, CacheRead: 0.025, CacheWrite: 0.10}},
 	{"google", "gemini-2.0-flash-lite", Price{Input: 0.075, Output: 0.30, CacheRead: 0.075, CacheWrite: 0.075}},
@@ -167,10 +173,15 @@ func (t *Table) Cost(provider, model string, u loom.Usage, long bool) (float64, 
 	if long && p.LongContext != nil {
 		p = *p.LongContext
 	}
+	hour := p.CacheWrite1h
+	if hour == 0 {
+		hour = p.CacheWrite
+	}
 	c := float64(u.InputTokens)*p.Input +
 		float64(u.OutputTokens)*p.Output +
 		float64(u.CacheReadTokens)*p.CacheRead +
-		float64(u.CacheWriteTokens)*p.CacheWrite
+		float64(u.CacheWriteTokens-u.CacheWrite1hTokens)*p.CacheWrite +
+		float64(u.CacheWrite1hTokens)*hour
 	return c / 1e6, true
 }
 

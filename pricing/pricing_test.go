@@ -136,6 +136,46 @@ func TestCost(t *testing.T) {
 	}
 }
 
+// A cache write kept for an hour costs twice Anthropic's input price,
+// one kept for five minutes 1.25 times; a model with one cache-write
+// price bills both at it.
+func TestCostCacheWriteOneHour(t *testing.T) {
+	u := loom.Usage{InputTokens: 10_000, OutputTokens: 1_000, CacheReadTokens: 100_000, CacheWriteTokens: 50_000, CacheWrite1hTokens: 40_000}
+	tests := []struct {
+		provider, model string
+		want            float64
+	}{
+		// (10,000*3 + 1,000*15 + 100,000*0.30 + 10,000*3.75 + 40,000*6) / 1e6
+		{"anthropic", "claude-sonnet-4-5", 0.3525},
+		// (10,000*5 + 1,000*25 + 100,000*0.50 + 10,000*6.25 + 40,000*10) / 1e6
+		{"anthropic", "claude-opus-4-6", 0.5875},
+		// (10,000*1 + 1,000*5 + 100,000*0.10 + 10,000*1.25 + 40,000*2) / 1e6
+		{"anthropic", "claude-haiku-4-5", 0.1175},
+		// (10,000*1.25 + 1,000*10 + 100,000*0.125 + 50,000*1.25) / 1e6
+		{"openai", "gpt-5", 0.0975},
+	}
+	for _, tt := range tests {
+		got, ok := pricing.Cost(tt.provider, tt.model, u)
+		if !ok || math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("Cost(%q, %q) = %v, %v; want %v", tt.provider, tt.model, got, ok, tt.want)
+		}
+	}
+	// Above 200,000 prompt tokens, Sonnet's long-context 1-hour price:
+	// (10,000*6 + 1,000*22.50 + 300,000*0.60 + 10,000*7.50 + 40,000*12) / 1e6
+	long := u
+	long.CacheReadTokens = 300_000
+	if got, _ := pricing.Cost("anthropic", "claude-sonnet-4-5", long); math.Abs(got-0.8175) > 1e-12 {
+		t.Errorf("long context: %v, want 0.8175", got)
+	}
+	// An added price without a 1-hour price bills those writes at its
+	// cache-write price.
+	tab := &pricing.Table{}
+	tab.Add("anthropic", "claude-sonnet-4-5", pricing.Price{Input: 1, CacheWrite: 2})
+	if got, _ := tab.Cost("anthropic", "claude-sonnet-4-5", u, false); math.Abs(got-0.11) > 1e-12 {
+		t.Errorf("added price: %v, want 0.11", got)
+	}
+}
+
 func TestTable(t *testing.T) {
 	short := loom.Usage{InputTokens: 100_000, OutputTokens: 10_000, CacheReadTokens: 50_000, CacheWriteTokens: 50_000}
 	var tb pricing.Table

@@ -43,6 +43,44 @@ type Format struct {
 	// line with the number of the others ("opus-4-1, sonnet-4 +1"), so
 	// that a narrow column lists every model rather than cutting one.
 	ShortModels bool
+	// IDLen is how much of a session's id a pretty report by session
+	// shows (all of it when 0); its title has a column of its own.
+	IDLen int
+	// Dates is the layout of a pretty day ("2006-01-02" when empty):
+	// see Locales.
+	Dates string
+}
+
+// Locales are the date layouts --locale chooses between, by language
+// tag; a tag not listed takes its language's (de-AT is de's).
+var Locales = map[string]string{
+	"iso": "2006-01-02", "en": "01/02/2006", "en-us": "01/02/2006", "en-gb": "02/01/2006",
+	"en-ca": "2006-01-02", "de": "02.01.2006", "fr": "02/01/2006", "es": "02/01/2006",
+	"it": "02/01/2006", "pt": "02/01/2006", "nl": "02-01-2006", "ja": "2006/01/02",
+	"zh": "2006/01/02", "ko": "2006. 01. 02.", "sv": "2006-01-02", "ru": "02.01.2006", "pl": "02.01.2006",
+}
+
+// DateLayout returns the date layout of a locale tag (en-US, de_DE,
+// de), or false when neither the tag nor its language is in Locales.
+func DateLayout(tag string) (string, bool) {
+	tag = strings.ToLower(strings.ReplaceAll(strings.TrimSpace(tag), "_", "-"))
+	if tag, _, _ = strings.Cut(tag, "."); tag == "" {
+		return "", false
+	}
+	if l, ok := Locales[tag]; ok {
+		return l, true
+	}
+	lang, _, _ := strings.Cut(tag, "-")
+	l, ok := Locales[lang]
+	return l, ok
+}
+
+// day writes a day in f's layout.
+func (f Format) day(t time.Time) string {
+	if f.Dates == "" {
+		return t.Format("2006-01-02")
+	}
+	return t.Format(f.Dates)
 }
 
 // ShortModel is a model's name without what every model of its family
@@ -84,12 +122,17 @@ func (f Format) modelList(models []string) string {
 func (r *Report) Cells(f Format) Table {
 	var t Table
 	first := "PERIOD"
-	if r.By == Block {
+	switch r.By {
+	case Block:
 		first = "BLOCK"
+	case Session:
+		first = "SESSION"
 	}
 	t.Header = []string{first}
 	if !f.Pretty {
 		t.Header = append(t.Header, "START", "END")
+	} else if r.By == Session {
+		t.Header = append(t.Header, "TITLE", "LAST USED")
 	}
 	if r.Breakdown != "" {
 		t.Header = append(t.Header, strings.ToUpper(r.Breakdown))
@@ -123,12 +166,19 @@ func (r *Report) Cells(f Format) Table {
 	}
 	line := func(kind, period string, row *Row, label string, tot Totals, block *BlockInfo) {
 		l := []string{period}
-		if !f.Pretty {
-			if row != nil {
-				l = append(l, when(row.Start), when(row.End))
-			} else {
-				l = append(l, "", "")
+		switch {
+		case !f.Pretty && row != nil:
+			l = append(l, when(row.Start), when(row.End))
+		case !f.Pretty:
+			l = append(l, "", "")
+		case r.By == Session && row != nil && kind == LinePeriod:
+			title := row.Title
+			if title == row.Period {
+				title = ""
 			}
+			l = append(l, title, f.day(row.End))
+		case r.By == Session:
+			l = append(l, "", "")
 		}
 		l = append(l, label, count(tot.InputTokens), count(tot.OutputTokens), count(tot.CacheWriteTokens),
 			count(tot.CacheReadTokens), count(tot.TotalTokens), cost(tot.CostUSD))
@@ -152,11 +202,19 @@ func (r *Report) Cells(f Format) Table {
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		period := row.Period
-		if row.Block != nil && f.Pretty {
-			period = row.Start.Format("2006-01-02 15:04") + "–" + row.End.Format("15:04")
+		switch {
+		case !f.Pretty:
+		case row.Block != nil:
+			period = f.day(row.Start) + " " + row.Start.Format("15:04") + "–" + row.End.Format("15:04")
 			if row.Block.Active {
 				period += " (active, " + human.Duration(time.Duration(row.Block.RemainingMinutes)*time.Minute) + " left)"
 			}
+		case r.By == Session:
+			if f.IDLen > 0 && f.IDLen < len(period) {
+				period = period[:f.IDLen]
+			}
+		case r.By == Day || (r.By == Week && len(period) == len("2006-01-02")):
+			period = f.day(row.Start)
 		}
 		label := f.modelList(row.Models)
 		if r.Breakdown != "" {

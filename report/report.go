@@ -35,6 +35,8 @@ const (
 	Week  = "week"
 	Month = "month"
 	Block = "block"
+	// Session makes one row per session, its period the session's id.
+	Session = "session"
 )
 
 // Breakdowns a report's rows can be split by.
@@ -59,8 +61,11 @@ type Options struct {
 	// store's sessions: the agents loom imports. A name that is none of
 	// them, whose report is empty, is an error listing them.
 	Agents []string
-	// By is Day, Week, Month or Block.
+	// By is Day, Week, Month, Block or Session.
 	By string
+	// WeekStart is the first day of a week; nil is Monday, as ISO
+	// weeks start (see StartOfWeek).
+	WeekStart *time.Weekday
 	// Breakdown is "", ByModel, ByAgent or ByProject.
 	Breakdown string
 	// Since and Until bound the messages counted: [Since, Until).
@@ -77,9 +82,9 @@ type Options struct {
 // Check reports whether By and Breakdown name what a report can do.
 func (o Options) Check() error {
 	switch o.By {
-	case Day, Week, Month, Block:
+	case Day, Week, Month, Block, Session:
 	default:
-		return loom.Errorf(loom.EINVALID, "unknown period %q: use day, week, month or block", o.By)
+		return loom.Errorf(loom.EINVALID, "unknown period %q: use day, week, month, block or session", o.By)
 	}
 	switch o.Breakdown {
 	case "", ByModel, ByAgent, ByProject:
@@ -99,6 +104,9 @@ type Totals struct {
 	ReasoningTokens  int64 `json:"reasoning_tokens"`
 	CacheReadTokens  int64 `json:"cache_read_tokens"`
 	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	// CacheWrite1hTokens are the part of CacheWriteTokens written to a
+	// cache kept for an hour, priced at its own rate.
+	CacheWrite1hTokens int64 `json:"cache_write_1h_tokens,omitempty"`
 	// TotalTokens is input, output, cache-read and cache-write tokens
 	// (reasoning tokens are part of the output).
 	TotalTokens int64 `json:"total_tokens"`
@@ -125,6 +133,7 @@ func (t *Totals) add(u loom.Usage, messages int64, cost float64, priced bool, mo
 	t.ReasoningTokens += u.ReasoningTokens
 	t.CacheReadTokens += u.CacheReadTokens
 	t.CacheWriteTokens += u.CacheWriteTokens
+	t.CacheWrite1hTokens += u.CacheWrite1hTokens
 	t.TotalTokens += u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 	t.Messages += messages
 	if priced {
@@ -158,11 +167,15 @@ type Part struct {
 
 // Row is the usage of one period.
 type Row struct {
-	// Period names it: 2026-03-01, 2026-W09, 2026-03, or a block's
-	// start in the report's time zone (2026-03-01 14:00).
-	Period string    `json:"period"`
-	Start  time.Time `json:"start"`
-	End    time.Time `json:"end"`
+	// Period names it: 2026-03-01, 2026-W09 (a week from Monday; a
+	// week from another day is named by its first day, 2026-03-01),
+	// 2026-03, a block's start in the report's time zone (2026-03-01
+	// 14:00), or a session's id.
+	Period string `json:"period"`
+	// Title is the session's title in a report by session.
+	Title string    `json:"title,omitempty"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
 	Totals
 	// Models are the models used in it.
 	Models    []string `json:"models"`
@@ -265,7 +278,7 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 		now = time.Now()
 	}
 	slices, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: o.UserID, ProjectID: o.ProjectID, Surface: o.Agent,
-		Since: o.Since, Until: o.Until, LongContext: pricing.LongContextTokens})
+		BySession: o.By == Session, Since: o.Since, Until: o.Until, LongContext: pricing.LongContextTokens})
 	if err != nil {
 		return nil, err
 	}
@@ -277,19 +290,36 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 	rep := &Report{By: o.By, Breakdown: o.Breakdown, TZ: ZoneName(loc), Since: writable(o.Since), Until: writable(o.Until), Rows: []Row{}, PricesAsOf: pricing.AsOf}
 	var rows []*Row
 	var index map[time.Time]*Row
-	if o.By == Block {
+	var sessions map[string]*Row
+	switch o.By {
+	case Block:
 		rows = blocks(slices, now)
-	} else {
+	case Session:
+		sessions = map[string]*Row{}
+	default:
 		index = map[time.Time]*Row{}
 	}
 	parts := map[*Row]map[string]*Part{}
 	for i := range slices {
 		s := &slices[i]
 		var row *Row
-		if o.By == Block {
+		switch o.By {
+		case Block:
 			row = rows[i]
-		} else {
-			start, end, name := period(o.By, s.Start.In(loc))
+		case Session:
+			if row = sessions[s.SessionID]; row == nil {
+				row = &Row{Period: s.SessionID, Start: s.First, End: s.Last}
+				sessions[s.SessionID] = row
+				rows = append(rows, row)
+			}
+			if s.First.Before(row.Start) {
+				row.Start = s.First
+			}
+			if s.Last.After(row.End) {
+				row.End = s.Last
+			}
+		default:
+			start, end, name := period(o.By, s.Start.In(loc), o.weekStart())
 			if row = index[start]; row == nil {
 				row = &Row{Period: name, Start: start, End: end}
 				index[start] = row
@@ -362,23 +392,95 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 			row.Period = row.Start.In(loc).Format("2006-01-02 15:04")
 			row.Block.First, row.Block.Last = writable(row.Block.First), writable(row.Block.Last)
 		}
+		if o.By == Session {
+			row.Start, row.End = row.Start.In(loc), row.End.In(loc)
+		}
 		row.Start, row.End = writable(row.Start), writable(row.End)
 		rep.Rows = append(rep.Rows, *row)
 	}
 	rep.Total.round()
+	if o.By == Session {
+		// Sessions by their last message, as a list of them runs.
+		sort.SliceStable(rep.Rows, func(i, j int) bool {
+			a, b := rep.Rows[i], rep.Rows[j]
+			if !a.End.Equal(b.End) {
+				return a.End.Before(b.End)
+			}
+			return a.Period < b.Period
+		})
+		if err := titles(ctx, st, o, rep.Rows); err != nil {
+			return nil, err
+		}
+		return rep, nil
+	}
 	sort.SliceStable(rep.Rows, func(i, j int) bool { return rep.Rows[i].Start.Before(rep.Rows[j].Start) })
 	return rep, nil
 }
 
-// period returns the start, end and name of the day, ISO week or month
-// of t, in t's location.
-func period(by string, t time.Time) (start, end time.Time, name string) {
+// titler is what names the sessions of a report by session: a
+// loom.Store.
+type titler interface {
+	Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport, error)
+}
+
+// titles sets the Title of each row of a report by session, when st
+// can name sessions.
+func titles(ctx context.Context, st Slicer, o Options, rows []Row) error {
+	t, ok := st.(titler)
+	if !ok || len(rows) == 0 {
+		return nil
+	}
+	f := loom.UsageFilter{UserID: o.UserID, ProjectID: o.ProjectID, SessionsOnly: true}
+	if len(rows) == 1 {
+		f.SessionID = rows[0].Period
+	}
+	u, err := t.Usage(ctx, f)
+	if err != nil {
+		return err
+	}
+	name := make(map[string]string, len(u.BySession))
+	for _, r := range u.BySession {
+		name[r.Key] = r.Name
+	}
+	for i := range rows {
+		rows[i].Title = name[rows[i].Period]
+	}
+	return nil
+}
+
+// weekStart is the first day of o's weeks.
+func (o Options) weekStart() time.Weekday {
+	if o.WeekStart == nil {
+		return time.Monday
+	}
+	return *o.WeekStart
+}
+
+// StartOfWeek reads a day's name (monday … sunday, or its first three
+// letters) as the first day of a week.
+func StartOfWeek(s string) (time.Weekday, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		name := strings.ToLower(d.String())
+		if s == name || (len(s) >= 3 && strings.HasPrefix(name, s)) {
+			return d, nil
+		}
+	}
+	return 0, loom.Errorf(loom.EINVALID, "%q is not a day of the week: use monday, tuesday, … or sunday", s)
+}
+
+// period returns the start, end and name of the day, week (from
+// weekday first) or month of t, in t's location.
+func period(by string, t time.Time, first time.Weekday) (start, end time.Time, name string) {
 	y, m, d := t.Date()
 	day := time.Date(y, m, d, 0, 0, 0, 0, t.Location())
 	switch by {
 	case Week:
-		// ISO weeks start on Monday.
-		start = day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+		start = day.AddDate(0, 0, -((int(day.Weekday()) - int(first) + 7) % 7))
+		if first != time.Monday {
+			// Not an ISO week: named by its first day.
+			return start, start.AddDate(0, 0, 7), start.Format("2006-01-02")
+		}
 		wy, w := start.ISOWeek()
 		return start, start.AddDate(0, 0, 7), fmt.Sprintf("%d-W%02d", wy, w)
 	case Month:
@@ -514,6 +616,9 @@ type Request struct {
 	Until     string `json:"until"`
 	TZ        string `json:"tz"`
 	Agent     string `json:"agent"`
+	// StartOfWeek is the first day of a week: monday (the default) …
+	// sunday.
+	StartOfWeek string `json:"start_of_week"`
 	// Flags names the parameters in errors as the command line's flags
 	// (--since), not as the API's (since).
 	Flags bool `json:"-"`
@@ -526,6 +631,13 @@ func (r Request) Options(user string, def *time.Location, now time.Time) (Option
 	o := Options{UserID: user, By: r.By, Breakdown: r.Breakdown, Agent: r.Agent, Location: def, Now: now}
 	if o.By == "" {
 		o.By = Day
+	}
+	if r.StartOfWeek != "" {
+		d, err := StartOfWeek(r.StartOfWeek)
+		if err != nil {
+			return o, loom.Errorf(loom.EINVALID, "%s: %s", r.name("start-of-week"), loom.ErrorMessage(err))
+		}
+		o.WeekStart = &d
 	}
 	if r.TZ != "" {
 		loc, err := time.LoadLocation(r.TZ)

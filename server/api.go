@@ -437,7 +437,8 @@ func (s *Server) searchAPI(w http.ResponseWriter, r *http.Request) {
 // UTC), breakdown, agent and project (an id).
 func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	req := report.Request{By: q.str("by"), Breakdown: q.str("breakdown"), Since: q.str("since"), Until: q.str("until"), TZ: q.str("tz"), Agent: q.str("agent")}
+	req := report.Request{By: q.str("by"), Breakdown: q.str("breakdown"), Since: q.str("since"), Until: q.str("until"), TZ: q.str("tz"), Agent: q.str("agent"),
+		StartOfWeek: q.str("start_of_week")}
 	if q.err != nil {
 		s.writeError(w, r, q.err)
 		return

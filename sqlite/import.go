@@ -22,15 +22,15 @@ const (
 		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 		profile, message_count, turn_count, summary_seq, last_prompt,
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-		cost_usd, api_calls, compactions, created_at, updated_at, deleted_at, archived_at,
+		cache_write_1h_tokens, cost_usd, api_calls, compactions, created_at, updated_at, deleted_at, archived_at,
 		git_branch, source_tool, source_version, source_path)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	importBodiesSQL   = `INSERT INTO bodies (id, parts, content) VALUES `
 	importBodyRow     = `(?, ?, ?)`
 	importMessagesSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
 		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at) VALUES `
-	importMessageRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at) VALUES `
+	importMessageRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // Import implements loom.Store. Everything is validated before anything is
@@ -140,7 +140,7 @@ func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, s
 		for msgs := d.Messages; len(msgs) > 0; {
 			n := min(len(msgs), importChunk)
 			r := importRows{n: n, first: msgs[0].Seq, last: msgs[n-1].Seq,
-				bodies: make([]any, 0, 3*n), messages: make([]any, 0, 19*n)}
+				bodies: make([]any, 0, 3*n), messages: make([]any, 0, 20*n)}
 			for i, m := range msgs[:n] {
 				parts, text, err := sqlstore.EncodeBody(m)
 				if err != nil {
@@ -151,7 +151,7 @@ func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, s
 				u := m.Usage
 				r.bodies = append(r.bodies, id, parts, text)
 				r.messages = append(r.messages, m.SessionID, m.Seq, m.ID, m.Role, m.Turn, id, m.Model, m.Provider,
-					u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+					u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CacheWrite1hTokens,
 					u.CostUSD, u.APICalls, u.Compactions, sqlstore.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt))
 			}
 			select {
@@ -231,7 +231,7 @@ func (w *importWriter) session(d *loom.SessionData) error {
 		x.ID, x.UserID, nullString(x.Key), x.Surface, x.Title, x.Description, x.Kind,
 		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
 		x.Model, x.Provider, x.Profile, x.MessageCount, x.TurnCount, x.SummarySeq, x.LastPrompt,
-		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CacheWrite1hTokens,
 		u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(x.CreatedAt), loom.FormatTime(x.UpdatedAt),
 		nullTime(x.DeletedAt), nullTime(x.ArchivedAt), x.GitBranch, tool, version, path)
 	if isUnique(err) {

@@ -28,7 +28,7 @@ const (
 	forkSessionSQL = `INSERT INTO sessions (` + query.ForkColumns + `)
 	SELECT ?, s.user_id, ?, s.surface, ?, s.description, 'fork', s.id, ?, s.project_id,
 		s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, ?, ?, ?, ?,
-		0, 0, 0, 0, 0, 0, 0, 0, ?, ?, s.git_branch
+		0, 0, 0, 0, 0, 0, 0, 0, 0, ?, ?, s.git_branch
 	FROM sessions s
 	WHERE s.id = ?`
 	turnFromSQL = `SELECT m.turn FROM spans sp CROSS JOIN messages m ON m.session_id = sp.store_id

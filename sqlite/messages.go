@@ -18,12 +18,12 @@ const (
 	insertBodySQL    = `INSERT INTO bodies (parts, content) VALUES (?, ?)`
 	insertMessageSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
 		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	appendUpdateSQL = `UPDATE sessions SET message_count = ?, turn_count = ?,
 			last_prompt = ?, title = ?, summary_seq = ?,
 			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cache_read_tokens = ?,
-			cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?, updated_at = ?,
+			cache_write_tokens = ?, cache_write_1h_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?, updated_at = ?,
 			archived_at = NULL
 			WHERE id = CAST(? AS TEXT)`
 	sessionByIDSQL = `SELECT ` + rowscan.SessionColumns + rowscan.SessionFrom + `WHERE s.id = CAST(? AS TEXT)`
@@ -75,7 +75,7 @@ func insertMessage(ctx context.Context, tx writes, store string, m *loom.Message
 func messageArgs(store string, m *loom.Message, body int64) []any {
 	u := m.Usage
 	return []any{store, m.Seq, m.ID, m.Role, m.Turn, body, m.Model, m.Provider,
-		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CacheWrite1hTokens,
 		u.CostUSD, u.APICalls, u.Compactions, sqlstore.EncodeError(m.Error), loom.FormatTime(m.CreatedAt), nullTime(m.CompletedAt)}
 }
 
@@ -172,9 +172,9 @@ func (w writes) OwnUsage(ctx context.Context, id string, seq int64) (string, loo
 	var old loom.Usage
 	var mid string
 	err := w.QueryRowContext(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, id, seq).Scan(
+		cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, id, seq).Scan(
 		&mid, &old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
-		&old.CacheWriteTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
+		&old.CacheWriteTokens, &old.CacheWrite1hTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", old, loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", id, seq)
 	}
@@ -189,17 +189,17 @@ func (w writes) MoveUsage(ctx context.Context, id, store string, seq int64, old,
 	d := u
 	d.Sub(old)
 	if _, err := w.ExecContext(ctx, `UPDATE messages SET input_tokens = ?, output_tokens = ?, reasoning_tokens = ?,
-		cache_read_tokens = ?, cache_write_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?
+		cache_read_tokens = ?, cache_write_tokens = ?, cache_write_1h_tokens = ?, cost_usd = ?, api_calls = ?, compactions = ?
 		WHERE session_id = CAST(? AS TEXT) AND seq = ?`,
-		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions,
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CacheWrite1hTokens, u.CostUSD, u.APICalls, u.Compactions,
 		store, seq); err != nil {
 		return fmt.Errorf("update usage of message %d: %w", seq, err)
 	}
 	_, err := w.ExecContext(ctx, `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
 		reasoning_tokens = reasoning_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
-		cache_write_tokens = cache_write_tokens + ?, cost_usd = cost_usd + ?, api_calls = api_calls + ?,
-		compactions = compactions + ? WHERE id = CAST(? AS TEXT)`,
-		d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, d.APICalls, d.Compactions, id)
+		cache_write_tokens = cache_write_tokens + ?, cache_write_1h_tokens = cache_write_1h_tokens + ?, cost_usd = cost_usd + ?,
+		api_calls = api_calls + ?, compactions = compactions + ? WHERE id = CAST(? AS TEXT)`,
+		d.InputTokens, d.OutputTokens, d.ReasoningTokens, d.CacheReadTokens, d.CacheWriteTokens, d.CacheWrite1hTokens, d.CostUSD, d.APICalls, d.Compactions, id)
 	if err != nil {
 		return fmt.Errorf("update usage of %s: %w", id, err)
 	}
@@ -210,9 +210,9 @@ func (w writes) MoveUsage(ctx context.Context, id, store string, seq int64, old,
 // the same body).
 const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
 	model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-	cache_write_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
+	cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
 	SELECT ?1, seq, id, role, turn, coalesce(?2, body_id), model, provider, input_tokens, output_tokens,
-		reasoning_tokens, cache_read_tokens, cache_write_tokens, cost_usd, api_calls,
+		reasoning_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls,
 		compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = ?3 AND seq = ?4`
 

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
+	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/loomhq/loom"
@@ -28,6 +30,12 @@ func (s *Store) migrate(ctx context.Context) error {
 // open needs their number, and they never change.
 var migrations = sync.OnceValues(func() ([]migrate.Migration, error) {
 	return migrate.Load(migrationFS, "migrations")
+})
+
+// addColumn matches a migration's line that adds a column: the table
+// and the column.
+var addColumn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^ALTER TABLE (\w+) ADD COLUMN (\w+) [^;\n]*;$`)
 })
 
 // migrator is the SQLite side of the migration runner: the version is
@@ -80,9 +88,22 @@ func (t migrationTx) Version(ctx context.Context) (int, error) {
 	return v, err
 }
 
-// Apply implements migrate.Tx.
+// Apply implements migrate.Tx. A migration may run again over a schema
+// that has it (tests set a store's version back), so an ALTER TABLE …
+// ADD COLUMN line of a column the table has is left out: SQLite has no
+// ADD COLUMN IF NOT EXISTS.
 func (t migrationTx) Apply(ctx context.Context, m migrate.Migration) error {
-	if _, err := t.tx.ExecContext(ctx, m.SQL); err != nil {
+	body := m.SQL
+	for _, a := range addColumn().FindAllStringSubmatch(body, -1) {
+		var has bool
+		if err := t.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pragma_table_info(?) WHERE name = ?)`, a[1], a[2]).Scan(&has); err != nil {
+			return err
+		}
+		if has {
+			body = strings.Replace(body, a[0], "", 1)
+		}
+	}
+	if _, err := t.tx.ExecContext(ctx, body); err != nil {
 		return err
 	}
 	_, err := t.tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.Version))

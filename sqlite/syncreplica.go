@@ -198,7 +198,7 @@ func (w syncTx) TwinFork(ctx context.Context, of, parent, id, title string, turn
 		SELECT ?1, s.user_id, NULL, s.surface, ?2, s.description, 'fork', ?3, ?4, s.project_id,
 			s.project_name, s.project_root, s.cwd, s.model, s.provider, s.profile, s.message_count,
 			s.turn_count, s.summary_seq, s.last_prompt, s.input_tokens, s.output_tokens, s.reasoning_tokens,
-			s.cache_read_tokens, s.cache_write_tokens, s.cost_usd, s.api_calls, s.compactions,
+			s.cache_read_tokens, s.cache_write_tokens, s.cache_write_1h_tokens, s.cost_usd, s.api_calls, s.compactions,
 			s.created_at, s.updated_at, s.git_branch
 		FROM sessions s WHERE s.id = ?5`, id, title, parent, turn, of); err != nil {
 		return err

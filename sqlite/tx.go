@@ -75,7 +75,7 @@ func (w writes) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom
 	_, err = w.ExecContext(ctx, appendUpdateSQL,
 		cur.MessageCount, cur.TurnCount, cur.LastPrompt, cur.Title, cur.SummarySeq,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens,
-		u.CacheWriteTokens, u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(cur.UpdatedAt), cur.ID)
+		u.CacheWriteTokens, u.CacheWrite1hTokens, u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(cur.UpdatedAt), cur.ID)
 	return err
 }
 
@@ -178,7 +178,7 @@ func (w writes) LastSummary(ctx context.Context, src string, seq int64) (int64, 
 func (w writes) UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error) {
 	var u loom.Usage
 	err := w.QueryRowContext(ctx, usageSQL, from, to, src).Scan(&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
-		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
 	if err != nil {
 		return u, fmt.Errorf("fork %s: usage: %w", src, err)
 	}
@@ -213,7 +213,7 @@ func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sqlsto
 	now := loom.FormatTime(plan.At)
 	if _, err := w.ExecContext(ctx, rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
 		fu.InputTokens, fu.OutputTokens, fu.ReasoningTokens, fu.CacheReadTokens, fu.CacheWriteTokens,
-		fu.CostUSD, fu.APICalls, fu.Compactions); err != nil {
+		fu.CostUSD, fu.APICalls, fu.Compactions, fu.CacheWrite1hTokens); err != nil {
 		return nil, fmt.Errorf("rewind %s: %w", src.ID, err)
 	}
 	if err := writeSpans(ctx, w, f.ID, forkSpans); err != nil {
@@ -225,7 +225,7 @@ func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sqlsto
 	u := plan.KeepUsage
 	if _, err := w.ExecContext(ctx, rewindKeepSQL, src.ID, plan.KeepSeq, f.Turn, plan.KeepPrompt, plan.KeepSummarySeq,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
-		u.CostUSD, u.APICalls, u.Compactions, now); err != nil {
+		u.CostUSD, u.APICalls, u.Compactions, now, u.CacheWrite1hTokens); err != nil {
 		return nil, fmt.Errorf("rewind %s: %w", src.ID, err)
 	}
 	return w.s.sessionTx(ctx, w, f.ID)

@@ -19,7 +19,8 @@ func newCmdPrices(f *command.Factory, opts *Options) *cobra.Command {
 bundled prices (dated: the month they were taken from the providers'
 price lists) and, first, those config.toml's [prices] adds, which win
 over a bundled price of the same model. Prices are US dollars per
-million tokens; a model's snapshot names (-20250514, -latest) take its
+million tokens (1H WRITE: a write to a cache kept for an hour, which
+Anthropic bills at twice the input price); a model's snapshot names (-20250514, -latest) take its
 base name's price. A model in no row is reported as unpriced, never $0.`,
 		Example: `  loom usage prices
   loom usage prices --json | jq '.prices[] | select(.provider == "anthropic")'`,
@@ -42,7 +43,7 @@ base name's price. A model in no row is reported as unpriced, never $0.`,
 				fmt.Fprintf(ios.Out, "Prices as of %s, US dollars per million tokens.\n", pricing.AsOf)
 			}
 			tp := term.NewTable(ios)
-			tp.Header("PROVIDER", "MODEL", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "LONG CONTEXT", "SOURCE")
+			tp.Header("PROVIDER", "MODEL", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "1H WRITE", "LONG CONTEXT", "SOURCE")
 			num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 			for _, e := range entries {
 				long := ""
@@ -53,7 +54,11 @@ base name's price. A model in no row is reported as unpriced, never $0.`,
 				if e.Overridden {
 					source = "bundled, overridden"
 				}
-				for _, c := range []string{cmpOrAny(e.Provider), e.Model, num(e.Input), num(e.Output), num(e.CacheRead), num(e.CacheWrite), long, source} {
+				hour := e.CacheWrite1h
+				if hour == 0 {
+					hour = e.CacheWrite
+				}
+				for _, c := range []string{cmpOrAny(e.Provider), e.Model, num(e.Input), num(e.Output), num(e.CacheRead), num(e.CacheWrite), num(hour), long, source} {
 					tp.AddField(c, nil)
 				}
 				tp.EndRow()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
@@ -30,6 +31,10 @@ type reportFlags struct {
 	compact, wide bool
 	// order is asc (oldest period first) or desc.
 	order string
+	// startOfWeek is the first day of a week (weekly reports).
+	startOfWeek string
+	// locale chooses how a table writes dates.
+	locale string
 	// noImport reports from the store as it is, without importing what
 	// the agents wrote since the last import.
 	noImport bool
@@ -43,7 +48,7 @@ type reportFlags struct {
 func (r *reportFlags) add(cmd *cobra.Command, withBy bool) {
 	fl := cmd.Flags()
 	if withBy {
-		fl.StringVar(&r.by, "by", "", "report by `day`, week, month or block (5-hour billing windows)")
+		fl.StringVar(&r.by, "by", "", "report by `day`, week, month, block (5-hour billing windows) or session")
 	}
 	fl.StringVar(&r.breakdown, "breakdown", "", "split each period by `model`, agent or project")
 	fl.StringVar(&r.since, "since", "", "from this `date` (2026-03-01, 20260301, RFC 3339, or an age like 7d)")
@@ -52,7 +57,13 @@ func (r *reportFlags) add(cmd *cobra.Command, withBy bool) {
 	fl.StringVar(&r.agent, "agent", "", "only sessions of this `surface`: cli, http, claude-code, codex, gemini, opencode, …")
 	fl.BoolVar(&r.csv, "csv", false, "print CSV with a header")
 	addLayout(cmd, &r.compact, &r.wide)
-	fl.StringVar(&r.order, "order", "asc", "`asc` lists the oldest period first, desc the newest")
+	order := "asc"
+	if r.by == report.Session {
+		order = "desc"
+	}
+	fl.StringVar(&r.order, "order", order, "`asc` lists the oldest period first, desc the newest")
+	fl.StringVar(&r.startOfWeek, "start-of-week", "", "first `day` of a week: monday (default, ISO weeks) … sunday")
+	fl.StringVar(&r.locale, "locale", "", "write a table's dates as this `locale` does: en-US 03/01/2026, de-DE 01.03.2026, … (default ISO 2026-03-01)")
 	fl.BoolVar(&r.noImport, "no-import", false, "report from the store as it is, without importing what the agents wrote since the last import")
 }
 
@@ -88,8 +99,11 @@ func layout(compact, wide bool) term.Layout {
 // see them.
 func writeHidden(ios *term.IOStreams, tp *term.Table) {
 	if h := tp.Hidden(); len(h) > 0 && ios.IsStdoutTTY() {
-		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("Left out at %d columns: %s; --wide shows them.",
-			ios.TerminalWidth(), strings.ToLower(strings.Join(h, ", ")))))
+		line := fmt.Sprintf("Left out at %d columns: %s; --wide shows them.", ios.TerminalWidth(), strings.ToLower(strings.Join(h, ", ")))
+		// Wrapped, as the table, to the terminal's width.
+		for _, l := range term.WrapWords(strings.Fields(line), " ", ios.TerminalWidth()) {
+			fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(l))
+		}
 	}
 }
 
@@ -108,7 +122,7 @@ func indexes(header []string, names ...string) []int {
 // alone keeps printing its totals.
 func (r *reportFlags) set() bool {
 	return r.by != "" || r.breakdown != "" || r.since != "" || r.until != "" || r.tz != "" || r.agent != "" || r.csv ||
-		r.order != "asc"
+		r.order != "asc" || r.startOfWeek != "" || r.locale != ""
 }
 
 func newCmdUsageReport(f *command.Factory, name, by, short string, parent *Options) *cobra.Command {
@@ -121,13 +135,17 @@ func newCmdUsageReport(f *command.Factory, name, by, short string, parent *Optio
 Costs are worked out now from each model's tokens and the price table
 (the bundled prices and config.toml's [prices]); a model without a price
 has its tokens counted and is named under the totals, its cost unknown
-(null in --json), never $0. Days, weeks (ISO, from Monday) and months
-are cut in --tz, the local zone by default. What the agents wrote since
-the last import is imported first (--no-import skips it).`,
+(null in --json), never $0. Days, weeks (ISO, from Monday, or from
+--start-of-week) and months are cut in --tz, the local zone by default;
+--locale writes a table's dates as a locale does (en-US 03/01/2026).
+A report by session has one row per session, the latest used first.
+What the agents wrote since the last import is imported first
+(--no-import skips it). To filter the JSON, pipe it to jq.`,
 		Example: fmt.Sprintf(`  loom usage %[1]s
   loom usage %[1]s --since 7d --breakdown model
   loom usage %[1]s --agent claude-code --tz UTC --json
-  loom usage %[1]s --project --csv > usage.csv`, name),
+  loom usage %[1]s --project --csv > usage.csv
+  loom usage %[1]s --json | jq '.rows[] | select(.cost_usd > 1)'`, name),
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			parent.User, parent.JSON = f.User(), f.JSON()
@@ -147,13 +165,20 @@ the last import is imported first (--no-import skips it).`,
 		_ = cmd.Flags().MarkHidden("frames")
 		cmd.Example += "\n  loom usage blocks --live"
 	}
+	switch by {
+	case report.Week:
+		cmd.Example += "\n  loom usage weekly --start-of-week sunday --locale en-US"
+	case report.Session:
+		cmd.Example += "\n  loom usage session --since 20260301 --order asc"
+	}
 	return cmd
 }
 
 // reportInput reads the flags into a report's options and opens the
 // store it is made from.
 func reportInput(ctx context.Context, opts *Options, rf *reportFlags, project bool) (report.Options, report.Slicer, error) {
-	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent, Flags: true}
+	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent,
+		StartOfWeek: rf.startOfWeek, Flags: true}
 	o, err := req.Options(opts.User, time.Local, opts.Now())
 	if err != nil {
 		return o, nil, command.UsageErrorf("%v", err)
@@ -188,6 +213,14 @@ func agentUsage(err error) error {
 func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project bool) error {
 	if rf.order != "asc" && rf.order != "desc" {
 		return command.UsageErrorf("--order %q: use asc or desc", rf.order)
+	}
+	dates := ""
+	if rf.locale != "" {
+		l, ok := report.DateLayout(rf.locale)
+		if !ok {
+			return command.UsageErrorf("--locale %q: use a language tag such as en-US, en-GB, de-DE, fr-FR, ja-JP or iso", rf.locale)
+		}
+		dates = l
 	}
 	if rf.live {
 		return usageLiveRun(ctx, opts, rf, project)
@@ -230,14 +263,29 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 		return nil
 	}
 	cs := ios.ColorScheme()
-	t := rep.Cells(report.Format{Pretty: tty, Unknown: human.UnknownCost, ShortModels: tty})
+	f := report.Format{Pretty: tty, Unknown: human.UnknownCost, ShortModels: tty, Dates: dates}
+	if s, ok := st.(loom.Store); ok && tty && rep.By == report.Session {
+		ids := make([]string, len(rep.Rows))
+		for i, r := range rep.Rows {
+			ids[i] = r.Period
+		}
+		f.IDLen = opts.RefLen(ctx, s, ids)
+	}
+	t := rep.Cells(f)
 	tp := term.NewTable(ios)
 	tp.Header(t.Header...)
 	// The compact layout keeps the period, the models, input, output
 	// and cost; a block's rates and projection go after the caches.
 	tp.Compact(indexes(t.Header, "TOTAL TOKENS", "CACHE WRITE", "CACHE READ", "TOKENS/H", "COST/H")...)
 	tp.SetLayout(layout(rf.compact, rf.wide))
-	tp.Flex(1)
+	if rep.By == report.Session {
+		// Its models are cut before its title, and left out where
+		// even then the row is too wide (80 columns).
+		tp.Flex(3, 1)
+		tp.Drop(indexes(t.Header, "MODELS")...)
+	} else {
+		tp.Flex(1)
+	}
 	for i, l := range t.Lines {
 		for j, c := range l {
 			var color func(string) string
@@ -266,7 +314,9 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 	writeHidden(ios, tp)
 	if u := rep.UnpricedLine(); u != "" {
 		if tty {
-			fmt.Fprintln(ios.Out, cs.Yellow(u))
+			for _, l := range term.WrapWords(strings.Fields(u), " ", ios.TerminalWidth()) {
+				fmt.Fprintln(ios.Out, cs.Yellow(l))
+			}
 		} else {
 			fmt.Fprintln(ios.ErrOut, u)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/report"
 )
 
@@ -88,17 +89,30 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	if m := cmp.Or(p.Model.DisplayName, p.Model.ID); m != "" {
 		fields = append(fields, m)
 	}
-	if c, ok := sessionCost(ctx, st, opts.User, p); ok {
+	if c, ok := sessionCost(ctx, st, opts.User, p, prices); ok {
 		fields = append(fields, "session "+human.Cost(c))
 	}
 	y, mo, d := now.Date()
-	day, err := report.Build(ctx, st, report.Options{UserID: opts.User, By: report.Day, Since: time.Date(y, mo, d, 0, 0, 0, 0, time.Local),
+	midnight := time.Date(y, mo, d, 0, 0, 0, 0, time.Local)
+	// From the hour: a bound on a quarter hour is read from the
+	// roll-up, any other from the messages, hundreds of times slower.
+	blockSince := now.Add(-2 * report.BlockLength).Truncate(time.Hour)
+	// Today's and the blocks' slices in one read.
+	since := midnight
+	if blockSince.Before(since) {
+		since = blockSince
+	}
+	read, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: opts.User, Since: since, LongContext: pricing.LongContextTokens})
+	if err != nil {
+		return err
+	}
+	day, err := report.Build(ctx, slicesFrom(read), report.Options{UserID: opts.User, By: report.Day, Since: midnight,
 		Location: time.Local, Prices: prices, Now: now})
 	if err != nil {
 		return err
 	}
 	fields = append(fields, "today "+human.Cost(day.Total.Cost()))
-	blocks, err := report.Build(ctx, st, report.Options{UserID: opts.User, By: report.Block, Since: now.Add(-2 * report.BlockLength),
+	blocks, err := report.Build(ctx, slicesFrom(read), report.Options{UserID: opts.User, By: report.Block, Since: blockSince,
 		Location: time.Local, Prices: prices, Now: now})
 	if err != nil {
 		return err
@@ -118,13 +132,41 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	return err
 }
 
+// slicesFrom answers a report from slices read before: those that
+// start in the filter's bounds (quarter hours, as the reads' were).
+type slicesFrom []loom.UsageSlice
+
+// UsageSlices implements report.Slicer.
+func (s slicesFrom) UsageSlices(_ context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	var out []loom.UsageSlice
+	for _, x := range s {
+		if (f.Since.IsZero() || !x.Start.Before(f.Since)) && (f.Until.IsZero() || x.Start.Before(f.Until)) {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
 // sessionCost is the cost of the session the payload names: what loom
-// imported of it, else what Claude Code says.
-func sessionCost(ctx context.Context, st loom.Store, user string, p statusPayload) (float64, bool) {
+// imported of it, priced as every report prices, else what Claude Code
+// says.
+func sessionCost(ctx context.Context, st loom.Store, user string, p statusPayload, prices *pricing.Table) (float64, bool) {
 	if p.SessionID != "" && loom.ValidKey("claude-code:"+p.SessionID) == nil {
 		ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Key: "claude-code:" + p.SessionID, Limit: 1})
-		if err == nil && len(ss) == 1 && human.CostKnown(ss[0].Usage) {
-			return ss[0].Usage.CostUSD, true
+		if err == nil && len(ss) == 1 {
+			slices, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: user, SessionID: ss[0].ID, BySession: true,
+				LongContext: pricing.LongContextTokens})
+			cost, priced := 0.0, false
+			for _, s := range slices {
+				c, ok := prices.Cost(s.Provider, s.Model, s.Usage, s.LongContext)
+				if !ok && s.Usage.CostUSD != 0 {
+					c, ok = s.Usage.CostUSD, true
+				}
+				cost, priced = cost+c, priced || ok
+			}
+			if err == nil && priced {
+				return cost, true
+			}
 		}
 	}
 	if c := p.Cost.TotalCostUSD; c != nil {

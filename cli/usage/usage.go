@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -120,6 +121,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 		{"weekly", "week", "Show usage and cost per week (ISO weeks, from Monday)"},
 		{"monthly", "month", "Show usage and cost per month"},
 		{"blocks", "block", "Show usage per 5-hour billing block, with burn rate and the active block's projection"},
+		{"session", "session", "Show usage and cost per session, the latest used first"},
 	} {
 		cmd.AddCommand(newCmdUsageReport(f, c.name, c.by, c.short, opts))
 	}
@@ -150,6 +152,13 @@ func usageRun(ctx context.Context, opts *Options) error {
 	}
 	rep, err := st.Usage(ctx, filter)
 	if err != nil {
+		return err
+	}
+	prices, err := opts.PriceTable()
+	if err != nil {
+		return err
+	}
+	if err := reprice(ctx, st, rep, filter, prices); err != nil {
 		return err
 	}
 	ios := opts.IO
@@ -284,6 +293,43 @@ func usageRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	return section("MODEL", rep.ByModel, 0)
+}
+
+// reprice sets the costs of rep to what its tokens cost at prices, as
+// the reports by time work them out (per model, quarter hour and
+// long-context flag, a cost the source recorded for a model without a
+// price), so that loom usage and loom usage daily agree after a price
+// changes. The rows are sorted again, the costliest first.
+func reprice(ctx context.Context, st loom.Store, rep *loom.UsageReport, f loom.UsageFilter, prices *pricing.Table) error {
+	slices, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: f.UserID, ProjectID: f.ProjectID, SessionID: f.SessionID,
+		BySession: true, LongContext: pricing.LongContextTokens})
+	if err != nil {
+		return err
+	}
+	session, project, surface, model := map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]float64{}
+	total := 0.0
+	for _, s := range slices {
+		cost, priced := prices.Cost(s.Provider, s.Model, s.Usage, s.LongContext)
+		if !priced {
+			cost = s.Usage.CostUSD
+		}
+		session[s.SessionID] += cost
+		project[s.ProjectID] += cost
+		surface[s.Surface] += cost
+		model[s.Provider+":"+s.Model] += cost
+		total += cost
+	}
+	for _, g := range []struct {
+		rows []loom.UsageRow
+		cost map[string]float64
+	}{{rep.BySession, session}, {rep.ByProject, project}, {rep.BySurface, surface}, {rep.ByModel, model}} {
+		for i := range g.rows {
+			g.rows[i].Usage.CostUSD = loom.RoundCost(g.cost[g.rows[i].Key])
+		}
+		sort.SliceStable(g.rows, func(i, j int) bool { return g.rows[i].Usage.CostUSD > g.rows[j].Usage.CostUSD })
+	}
+	rep.Total.CostUSD = loom.RoundCost(total)
+	return nil
 }
 
 // plainCost writes a cost for scripts: no currency sign, and no digits

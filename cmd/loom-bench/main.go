@@ -110,7 +110,16 @@ func main() {
 	usageMessages := flag.Int("usage-messages", 1000000, "messages in the stores -usage generates (once) and reports on")
 	process := flag.Bool("process", false, "instead: time loom version, session list, search, the import hook on an unchanged file and loom mcp's first search as whole processes, each beside a minimal Go program doing the same (cmd/loom-bench/floor), in pairs")
 	processRuns := flag.Int("process-runs", 20, "timed pairs of each -process command")
+	statusline := flag.Bool("statusline", false, "instead: time `loom usage statusline` as a whole process over -statusline-sessions Claude Code sessions (generated once), beside a minimal program reading the same roll-up")
+	statuslineSessions := flag.Int("statusline-sessions", 100000, "sessions in the store -statusline generates (once)")
 	flag.Parse()
+	if *statusline {
+		if err := statuslineMain(context.Background(), os.Stdout, filepath.Dir(c.db), *statuslineSessions, *processRuns, c.loomBin); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *usage {
 		if err := usageMain(context.Background(), c.out, filepath.Dir(c.db), *pg, *usageMessages, min(c.runs, 20)); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

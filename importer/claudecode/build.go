@@ -146,6 +146,9 @@ func (b *builder) assistant(key string, recs []*record) []*loom.Message {
 			m.Usage.OutputTokens = max(m.Usage.OutputTokens, u.OutputTokens)
 			m.Usage.CacheReadTokens = max(m.Usage.CacheReadTokens, u.CacheReadInputTokens)
 			m.Usage.CacheWriteTokens = max(m.Usage.CacheWriteTokens, u.CacheCreationInputTokens)
+			if c := u.CacheCreation; c != nil {
+				m.Usage.CacheWrite1hTokens = max(m.Usage.CacheWrite1hTokens, min(c.Ephemeral1h, u.CacheCreationInputTokens))
+			}
 		}
 		for i, bl := range r.blocks {
 			b.assistantBlock(m, key, r, i, bl)

@@ -98,6 +98,11 @@ type rawUsage struct {
 	OutputTokens             int64 `json:"output_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	// CacheCreation splits the cache writes by how long the cache is
+	// kept; Claude Code writes most to the 1-hour cache.
+	CacheCreation *struct {
+		Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
 }
 
 // block is one element of a message's content array.

@@ -136,11 +136,11 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// zeroCost matches the JSON of a loom.Usage (its fields in their order)
-// up to a cost_usd of 0. Go's encoder escapes every quote inside a
+// zeroCost matches the JSON of a loom.Usage (its fields in their order,
+// cache_write_1h_tokens there or left out) up to a cost_usd of 0. Go's encoder escapes every quote inside a
 // string, so a key in quotes is never text someone wrote.
 var zeroCost = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`"input_tokens":\s*(-?\d+),\s*"output_tokens":\s*(-?\d+),\s*"reasoning_tokens":\s*(-?\d+),\s*"cache_read_tokens":\s*(-?\d+),\s*"cache_write_tokens":\s*(-?\d+),\s*"cost_usd":\s*0,`)
+	return regexp.MustCompile(`"input_tokens":\s*(-?\d+),\s*"output_tokens":\s*(-?\d+),\s*"reasoning_tokens":\s*(-?\d+),\s*"cache_read_tokens":\s*(-?\d+),\s*"cache_write_tokens":\s*(-?\d+),\s*(?:"cache_write_1h_tokens":\s*-?\d+,\s*)?"cost_usd":\s*0,`)
 })
 
 // NullUnknownCosts rewrites JSON that Go's encoder wrote so that every

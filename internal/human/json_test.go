@@ -53,11 +53,12 @@ func TestPrettyJSONAndOutputText(t *testing.T) {
 // number; text that spells a usage out inside a string is left alone.
 func TestNullUnknownCosts(t *testing.T) {
 	type doc struct {
-		A, B, C loom.Usage
-		Text    string
+		A, B, C, D loom.Usage
+		Text       string
 	}
 	d := doc{
 		A:    loom.Usage{InputTokens: 54, OutputTokens: 212, APICalls: 4},
+		D:    loom.Usage{CacheWriteTokens: 900, CacheWrite1hTokens: 800, APICalls: 1},
 		B:    loom.Usage{},
 		C:    loom.Usage{InputTokens: 10, CostUSD: 0.25, APICalls: 1},
 		Text: `{"input_tokens":1,"output_tokens":0,"reasoning_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0,"api_calls":1}`,
@@ -68,13 +69,14 @@ func TestNullUnknownCosts(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got struct {
-			A, B, C map[string]any
-			Text    string
+			A, B, C, D map[string]any
+			Text       string
 		}
 		if err := json.Unmarshal(NullUnknownCosts(b), &got); err != nil {
 			t.Fatalf("not JSON: %v\n%s", err, NullUnknownCosts(b))
 		}
-		if got.A["cost_usd"] != nil || got.B["cost_usd"] != 0.0 || got.C["cost_usd"] != 0.25 || got.Text != d.Text {
+		if got.A["cost_usd"] != nil || got.B["cost_usd"] != 0.0 || got.C["cost_usd"] != 0.25 || got.Text != d.Text ||
+			got.D["cost_usd"] != nil || got.D["cache_write_1h_tokens"] != 800.0 {
 			t.Errorf("indent %q: %+v", indent, got)
 		}
 		if _, ok := got.A["cost_usd"]; !ok || got.A["api_calls"] != 4.0 {

@@ -205,6 +205,20 @@ func (p *Term) WaitForWithin(t testing.TB, want string, d time.Duration) {
 	}
 }
 
+// WaitForScreen waits up to d until the screen shows want: for a
+// program that draws by moving the cursor rather than by writing
+// spaces, whose Output runs words together.
+func (p *Term) WaitForScreen(t testing.TB, want string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !strings.Contains(p.Screen(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %q on the screen, which shows:\n%s", want, p.Screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // WaitPrompt waits until the screen's last line is prompt alone: the
 // program waits for input again. Keys sent before that may reach a
 // terminal still in line mode (a reply being printed), where Enter is a

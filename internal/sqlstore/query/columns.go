@@ -91,4 +91,4 @@ const ForkColumns = `id, user_id, key, surface, title, description,
 	kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 	profile, message_count, turn_count, summary_seq, last_prompt,
 	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-	cost_usd, api_calls, compactions, created_at, updated_at, git_branch`
+	cache_write_1h_tokens, cost_usd, api_calls, compactions, created_at, updated_at, git_branch`

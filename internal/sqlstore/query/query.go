@@ -231,6 +231,7 @@ func UsageTotals(alias string) string {
 	return fmt.Sprintf(`CAST(coalesce(sum(%[1]sinput_tokens), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]soutput_tokens), 0) AS BIGINT), CAST(coalesce(sum(%[1]sreasoning_tokens), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]scache_read_tokens), 0) AS BIGINT), CAST(coalesce(sum(%[1]scache_write_tokens), 0) AS BIGINT),
+	CAST(coalesce(sum(%[1]scache_write_1h_tokens), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]scost_usd), 0) AS DOUBLE PRECISION), CAST(coalesce(sum(%[1]sapi_calls), 0) AS BIGINT),
 	CAST(coalesce(sum(%[1]scompactions), 0) AS BIGINT)`, alias)
 }
@@ -286,7 +287,8 @@ func UsageReport(d Dialect, f loom.UsageFilter, run func(group, q string, args [
 func UsageSlices(d Dialect, f loom.UsageSliceFilter) (string, []any) {
 	c := New(d)
 	c.Trash(false)
-	for _, col := range []Column{{Name: "s.user_id", Value: f.UserID}, {Name: "s.project_id", Value: f.ProjectID}, {Name: "s.surface", Value: f.Surface}} {
+	for _, col := range []Column{{Name: "s.user_id", Value: f.UserID}, {Name: "s.project_id", Value: f.ProjectID}, {Name: "s.surface", Value: f.Surface},
+		{Name: "s.id", Value: f.SessionID}} {
 		if col.Value != "" {
 			c.Add(col.Name+" = ?", col.Value)
 		}
@@ -305,10 +307,14 @@ func UsageSlices(d Dialect, f loom.UsageSliceFilter) (string, []any) {
 	if f.LongContext > 0 {
 		long = fmt.Sprintf("(m.input_tokens + m.cache_read_tokens + m.cache_write_tokens > %d)", f.LongContext)
 	}
+	session, group := "''", ""
+	if f.BySession {
+		session, group = "s.id", ", s.id"
+	}
 	q := `SELECT ` + d.Hour + `, ` + d.Quarter + `, min(m.created_at), max(m.created_at), s.surface, s.project_id, max(s.project_name),
-	m.provider, m.model, ` + long + `, count(*), ` + UsageTotals("m.") + `
+	m.provider, m.model, ` + long + `, count(*), ` + UsageTotals("m.") + `, ` + session + `
 	FROM session_messages m JOIN sessions s ON s.id = m.session_id WHERE ` + c.String() + `
-	GROUP BY 1, 2, s.surface, s.project_id, m.provider, m.model, 10 ORDER BY 1, 2, s.surface, s.project_id, m.provider, m.model, 10`
+	GROUP BY 1, 2, s.surface, s.project_id, m.provider, m.model, 10` + group + ` ORDER BY 1, 2, s.surface, s.project_id, m.provider, m.model, 10` + group
 	return q, c.Args
 }
 

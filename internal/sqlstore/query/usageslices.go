@@ -24,7 +24,7 @@ const notInherited = `NOT (s.kind = 'fork' AND m.turn <= s.fork_turn)`
 // writes, in the order RollupStale and RollupPending select them.
 const RollupColumns = `session_id, hour, quarter, provider, model, long_context, user_id, surface, project_id, project_name, live,
 	first_at, last_at, messages, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-	cost_usd, api_calls, compactions`
+	cache_write_1h_tokens, cost_usd, api_calls, compactions`
 
 // rollupSelect is the select list of a refresh: the slices of session s
 // grouped by s.id (which the other columns of s depend on), of its
@@ -64,7 +64,7 @@ func RollupPending(d Dialect, pending, stale string) string {
 func RollupAdd(least, greatest string) string {
 	set := `first_at = ` + least + `(usage_slices.first_at, excluded.first_at), last_at = ` + greatest + `(usage_slices.last_at, excluded.last_at)`
 	for _, c := range []string{"messages", "input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens",
-		"cache_write_tokens", "cost_usd", "api_calls", "compactions"} {
+		"cache_write_tokens", "cache_write_1h_tokens", "cost_usd", "api_calls", "compactions"} {
 		set += ", " + c + " = usage_slices." + c + " + excluded." + c
 	}
 	return ` ON CONFLICT (session_id, hour, quarter, provider, model, long_context) DO UPDATE SET ` + set
@@ -81,7 +81,7 @@ func Rollupable(f loom.UsageSliceFilter) bool {
 
 // UsageRollup returns the query of the usage slices of f read from the
 // roll-up, oldest first, in the rows of UsageSlices; f must be
-// Rollupable. With a user, the query reads the table's rows in its key's
+// Rollupable. With a user or BySession, the query reads the table's rows in its key's
 // order, one per session, and merged reports whether they still need
 // MergeSlices: adding up the rows of several sessions is cheaper in Go
 // than in either engine's GROUP BY. Without a user the engine groups them.
@@ -91,7 +91,7 @@ func UsageRollup(d Dialect, f loom.UsageSliceFilter) (q string, args []any, merg
 		c.Add("u.user_id = ?", f.UserID)
 	}
 	c.Add("u.live = TRUE")
-	for _, col := range []Column{{Name: "u.project_id", Value: f.ProjectID}, {Name: "u.surface", Value: f.Surface}} {
+	for _, col := range []Column{{Name: "u.project_id", Value: f.ProjectID}, {Name: "u.surface", Value: f.Surface}, {Name: "u.session_id", Value: f.SessionID}} {
 		if col.Value != "" {
 			c.Add(col.Name+" = ?", col.Value)
 		}
@@ -111,14 +111,14 @@ func UsageRollup(d Dialect, f loom.UsageSliceFilter) (q string, args []any, merg
 		bound(f.Until, "<", "<")
 	}
 	order := `u.hour, u.quarter, u.surface, u.project_id, u.provider, u.model, u.long_context`
-	if f.UserID != "" {
+	if f.UserID != "" || f.BySession {
 		return `SELECT u.hour, u.quarter, u.first_at, u.last_at, u.surface, u.project_id, u.project_name,
 	u.provider, u.model, u.long_context, u.messages, u.input_tokens, u.output_tokens, u.reasoning_tokens,
-	u.cache_read_tokens, u.cache_write_tokens, u.cost_usd, u.api_calls, u.compactions
+	u.cache_read_tokens, u.cache_write_tokens, u.cache_write_1h_tokens, u.cost_usd, u.api_calls, u.compactions, u.session_id
 	FROM usage_slices u WHERE ` + c.String() + ` ORDER BY ` + order + `, u.session_id`, c.Args, false
 	}
 	return `SELECT u.hour, u.quarter, min(u.first_at), max(u.last_at), u.surface, u.project_id, max(u.project_name),
-	u.provider, u.model, u.long_context, CAST(sum(u.messages) AS BIGINT), ` + UsageTotals("u.") + `
+	u.provider, u.model, u.long_context, CAST(sum(u.messages) AS BIGINT), ` + UsageTotals("u.") + `, ''
 	FROM usage_slices u WHERE ` + c.String() + ` GROUP BY ` + order + ` ORDER BY ` + order, c.Args, true
 }
 
@@ -159,8 +159,11 @@ func ReadUsageSlices(d Dialect, f loom.UsageSliceFilter, current bool, run func(
 	}
 	q, args, merged := UsageRollup(d, f)
 	rows, err := run(q, args)
-	if err != nil || merged {
+	if err != nil || merged || f.BySession {
 		return rows, err
+	}
+	for i := range rows {
+		rows[i].SessionID = ""
 	}
 	return MergeSlices(rows), nil
 }

@@ -152,7 +152,7 @@ const SessionColumns = `s.id, s.user_id, s.key, s.surface, s.title, s.descriptio
 	s.parent_id, s.fork_turn, s.project_id, s.project_name, s.project_root, s.cwd,
 	s.model, s.provider, s.profile, s.message_count, s.turn_count, s.summary_seq,
 	s.last_prompt, s.input_tokens, s.output_tokens, s.reasoning_tokens,
-	s.cache_read_tokens, s.cache_write_tokens, s.cost_usd, s.api_calls,
+	s.cache_read_tokens, s.cache_write_tokens, s.cache_write_1h_tokens, s.cost_usd, s.api_calls,
 	s.compactions, s.created_at, s.updated_at, s.deleted_at, s.archived_at,
 	s.git_branch, s.source_tool, s.source_version, s.source_path,
 	l.owner, l.pid, l.host, l.since, l.expires_at`
@@ -183,7 +183,7 @@ func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
 		&r.parent, &x.ForkTurn, &x.Project.ID, &x.Project.Name, &x.Project.Root, &x.Cwd,
 		&x.Model, &x.Provider, &x.Profile, &x.MessageCount, &x.TurnCount, &x.SummarySeq,
 		&x.LastPrompt, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
-		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls,
+		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls,
 		&u.Compactions, &r.created, &r.updated, &r.deleted, &r.archived,
 		&x.GitBranch, &src.Tool, &src.Version, &src.Path,
 		&r.owner, &r.pid, &r.host, &r.since, &r.expires)
@@ -271,7 +271,7 @@ func Lock(row Scanner) (*loom.Lock, error) {
 // b.
 const MessageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.model, m.provider,
 	m.input_tokens, m.output_tokens, m.reasoning_tokens, m.cache_read_tokens,
-	m.cache_write_tokens, m.cost_usd, m.api_calls, m.compactions, m.error,
+	m.cache_write_tokens, m.cache_write_1h_tokens, m.cost_usd, m.api_calls, m.compactions, m.error,
 	m.created_at, m.completed_at`
 
 // SpanMessageColumns are MessageColumns of a message m read through the
@@ -310,7 +310,7 @@ func MessageIn(row Scanner, session string, salvage bool) (*loom.Message, error)
 	u := &m.Usage
 	dest := []any{&m.SessionID, &m.Seq, &m.ID, &m.Role, &m.Turn, &r.parts, &m.Model, &m.Provider,
 		&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
-		&u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions, &r.errText,
+		&u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions, &r.errText,
 		&r.created, &r.completed}
 	if session != "" {
 		m.SessionID, dest = session, dest[1:]
@@ -391,7 +391,7 @@ func UsageRow(group string) func(Scanner) (loom.UsageRow, error) {
 		r := loom.UsageRow{Group: group}
 		u := &r.Usage
 		err := row.Scan(&r.Key, &r.Name, &r.Sessions, &r.Messages, &u.InputTokens, &u.OutputTokens,
-			&u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+			&u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
 		return r, err
 	}
 }
@@ -399,7 +399,8 @@ func UsageRow(group string) func(Scanner) (loom.UsageRow, error) {
 // UsageSlice reads a row of query.UsageSlices: the hour ("2006-01-02T15",
 // UTC) and quarter of the slice, its first and last message's times,
 // surface, project id and name, provider, model, whether it is long
-// context, its message count, then the Usage fields in their order.
+// context, its message count, the Usage fields in their order, then its
+// session (” when the sessions are summed).
 func UsageSlice(row Scanner) (loom.UsageSlice, error) {
 	var r loom.UsageSlice
 	var hour string
@@ -408,7 +409,7 @@ func UsageSlice(row Scanner) (loom.UsageSlice, error) {
 	u := &r.Usage
 	if err := row.Scan(&hour, &quarter, &first, &last, &r.Surface, &r.ProjectID, &r.ProjectName, &r.Provider, &r.Model,
 		&r.LongContext, &r.Messages, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
-		&u.CacheWriteTokens, &u.CostUSD, &u.APICalls, &u.Compactions); err != nil {
+		&u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions, &r.SessionID); err != nil {
 		return r, err
 	}
 	h, err := time.Parse("2006-01-02T15", hour)

@@ -5,6 +5,9 @@
 //	sqlread search DB USER WORD   the top 20 matches with snippets (loom search)
 //	sqlread hook DB USER          hook JSON on stdin; exits when the session's
 //	                              files are as recorded (loom session import --hook)
+//	sqlread statusline DB USER    Claude Code's status line JSON on stdin; the
+//	                              session's, today's and the last five hours'
+//	                              cost from the usage roll-up (loom usage statusline)
 package main
 
 import (
@@ -12,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	_ "modernc.org/sqlite"
 )
@@ -53,6 +57,14 @@ func run(mode, path, user string, args []string) error {
 			return err
 		}
 		return unchanged(db, user, in.TranscriptPath)
+	case "statusline":
+		var in struct {
+			SessionID string `json:"session_id"`
+		}
+		if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
+			return err
+		}
+		return statusline(db, user, in.SessionID)
 	}
 	return fmt.Errorf("unknown mode %q", mode)
 }
@@ -76,6 +88,27 @@ func rows(db *sql.DB, n int, q string, args ...any) error {
 		fmt.Println(vals...)
 	}
 	return rs.Err()
+}
+
+// statusline prints the stored cost of the session, of today (UTC) and
+// of the last five hours, read from usage_slices.
+func statusline(db *sql.DB, user, session string) error {
+	now := time.Now().UTC()
+	var s, d, b float64
+	if err := db.QueryRow(`SELECT coalesce(sum(u.cost_usd), 0) FROM usage_slices u
+		WHERE u.session_id = (SELECT id FROM sessions WHERE user_id = ? AND key = ?)`, user, "claude-code:"+session).Scan(&s); err != nil {
+		return err
+	}
+	if err := db.QueryRow(`SELECT coalesce(sum(cost_usd), 0) FROM usage_slices WHERE user_id = ? AND live = 1 AND hour >= ?`,
+		user, now.Format("2006-01-02")+"T00").Scan(&d); err != nil {
+		return err
+	}
+	if err := db.QueryRow(`SELECT coalesce(sum(cost_usd), 0) FROM usage_slices WHERE user_id = ? AND live = 1 AND hour >= ?`,
+		user, now.Add(-5*time.Hour).Format("2006-01-02T15")).Scan(&b); err != nil {
+		return err
+	}
+	fmt.Printf("session $%.2f · today $%.2f · block $%.2f\n", s, d, b)
+	return nil
 }
 
 // unchanged fails unless every file recorded for the bundle is as
