@@ -43,20 +43,7 @@ func TestRecallHookClaudeCode(t *testing.T) {
 		}
 		return b.String()
 	}
-	const prompt = "why is the postgres connection pool exhausted again?"
-	if body := sent(prompt); strings.Contains(body, "pgxpool") {
-		t.Fatal("recall added context in a project where it is not enabled")
-	}
-	cmd := exec.Command(loomBinary(t), "recall", "enable")
-	cmd.Dir, cmd.Env = dir, fx.binEnv()
-	if r := execCmd(t, cmd, ""); r.code != 0 {
-		t.Fatalf("recall enable: exit %d, %s", r.code, r.stderr)
-	}
-	body := sent(prompt)
-	if !strings.Contains(body, "pgxpool max_conns 32") || !strings.Contains(body, past.ID) {
-		t.Fatalf("the model's request does not hold the recalled decision:\n%.2000s", body)
-	}
-	checkRecalled(t, body)
+	checkRecallHook(t, fx, dir, past, sent)
 }
 
 // recallDecision is what a past session decided, which a recall hook
@@ -79,6 +66,28 @@ func seedRecallDecision(t *testing.T, fx *fixture, dir string) *loom.Session {
 		t.Fatal(err)
 	}
 	return past
+}
+
+// checkRecallHook sends a prompt about past's decision through an agent
+// whose recall hook is installed (sent returns the bodies of the model
+// requests it made): before `loom recall enable` in dir nothing is added;
+// after it, the decision and past's id reach the model, within the bound.
+func checkRecallHook(t *testing.T, fx *fixture, dir string, past *loom.Session, sent func(prompt string) string) {
+	t.Helper()
+	const prompt = "why is the postgres connection pool exhausted again?"
+	if body := sent(prompt); strings.Contains(body, "pgxpool") {
+		t.Fatal("recall added context in a project where it is not enabled")
+	}
+	cmd := exec.Command(loomBinary(t), "recall", "enable")
+	cmd.Dir, cmd.Env = dir, fx.binEnv()
+	if r := execCmd(t, cmd, ""); r.code != 0 {
+		t.Fatalf("recall enable: exit %d, %s", r.code, r.stderr)
+	}
+	body := sent(prompt)
+	if !strings.Contains(body, "pgxpool max_conns 32") || !strings.Contains(body, past.ID) {
+		t.Fatalf("the model's request does not hold the recalled decision:\n%.3000s", body)
+	}
+	checkRecalled(t, body)
 }
 
 // checkRecalled checks the context recall hooks added to the model's

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -33,22 +32,9 @@ func TestRecallHookGemini(t *testing.T) {
 		}
 		return b.String()
 	}
-	const prompt = "why is the postgres connection pool exhausted again?"
-	if body := sent(prompt); strings.Contains(body, "pgxpool") {
-		t.Fatal("recall added context in a project where it is not enabled")
-	}
-	cmd := exec.Command(loomBinary(t), "recall", "enable")
-	cmd.Dir, cmd.Env = dir, fx.binEnv()
-	if r := execCmd(t, cmd, ""); r.code != 0 {
-		t.Fatalf("recall enable: exit %d, %s", r.code, r.stderr)
-	}
-	body := sent(prompt)
+	checkRecallHook(t, fx, dir, past, sent)
 	r := fx.exec(t, "", "session", "list", "-a", "--json")
 	if r.code != 0 || strings.Count(r.stdout, `"gemini:`) < 2 {
 		t.Errorf("the import hooks did not bring in both Gemini sessions:\n%s%s", r.stdout, r.stderr)
 	}
-	if !strings.Contains(body, "pgxpool max_conns 32") || !strings.Contains(body, past.ID) {
-		t.Fatalf("the model's request does not hold the recalled decision:\n%.3000s", body)
-	}
-	checkRecalled(t, body)
 }

@@ -98,7 +98,7 @@ loom recall enable was run.`,
   loom hooks uninstall gemini`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return report(cmd.Context(), f, statusOf)
+			return status(f)
 		},
 	}
 	install := &options{f: f}
@@ -161,7 +161,7 @@ func pick(f *command.Factory, names []string) ([]agent, error) {
 	return out, nil
 }
 
-func statusOf(ctx context.Context, f *command.Factory, a agent) (*Report, error) {
+func statusOf(f *command.Factory, a agent) (*Report, error) {
 	r := &Report{Agent: a.name, File: a.path(f)}
 	b, err := readFile(r.File)
 	if err != nil || b == nil {
@@ -184,10 +184,11 @@ func statusOf(ctx context.Context, f *command.Factory, a agent) (*Report, error)
 	return r, nil
 }
 
-func report(ctx context.Context, f *command.Factory, do func(context.Context, *command.Factory, agent) (*Report, error)) error {
+// status prints, for every agent, which of loom's hooks its file holds.
+func status(f *command.Factory) error {
 	var reports []*Report
 	for _, a := range agents {
-		r, err := do(ctx, f, a)
+		r, err := statusOf(f, a)
 		if err != nil {
 			return err
 		}
@@ -228,7 +229,10 @@ func change(ctx context.Context, opts *options, names []string, install bool) er
 		reports = append(reports, r)
 	}
 	if f.JSON() {
-		if err := writeReports(f, reports); err != nil {
+		if reports == nil {
+			reports = []*Report{}
+		}
+		if err := command.WriteJSON(f.IO.Out, reports); err != nil {
 			return err
 		}
 	} else {
@@ -255,13 +259,6 @@ func change(ctx context.Context, opts *options, names []string, install bool) er
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-func writeReports(f *command.Factory, reports []*Report) error {
-	if reports == nil {
-		reports = []*Report{}
-	}
-	return command.WriteJSON(f.IO.Out, reports)
 }
 
 // apply installs or removes a's hooks in its settings file.

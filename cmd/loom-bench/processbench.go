@@ -156,11 +156,21 @@ func usageOf(ps *os.ProcessState, wall time.Duration) procRun {
 	return procRun{wall: wall, cpu: ps.UserTime() + ps.SystemTime()}
 }
 
-// buildProcessPrograms builds loom (unless bin names one) and the floor
-// programs into dir, and returns their paths by name.
+// buildProcessPrograms builds loom (unless bin names one) and every
+// floor program into dir, and returns their paths by name.
 func buildProcessPrograms(ctx context.Context, dir, bin string) (map[string]string, error) {
+	return buildPrograms(ctx, dir, bin, "hello", "deps", "sqlread", "mcpserve")
+}
+
+// buildPrograms builds loom (unless bin names one) and the floor
+// programs named (cmd/loom-bench/floor/NAME) into dir, and returns
+// their paths by name.
+func buildPrograms(ctx context.Context, dir, bin string, floors ...string) (map[string]string, error) {
 	bins := map[string]string{"loom": bin}
-	pkgs := map[string]string{"hello": "./cmd/loom-bench/floor/hello", "deps": "./cmd/loom-bench/floor/deps", "sqlread": "./cmd/loom-bench/floor/sqlread", "mcpserve": "./cmd/loom-bench/floor/mcpserve"}
+	pkgs := map[string]string{}
+	for _, name := range floors {
+		pkgs[name] = "./cmd/loom-bench/floor/" + name
+	}
 	if bin == "" {
 		pkgs["loom"] = "./cmd/loom"
 	}

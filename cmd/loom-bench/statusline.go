@@ -67,7 +67,7 @@ func statuslineMain(ctx context.Context, w io.Writer, dir string, n, runs int, l
 		return err
 	}
 	st.Close()
-	bins, err := buildStatuslinePrograms(ctx, dir, loomBin)
+	bins, err := buildPrograms(ctx, dir, loomBin, "sqlread")
 	if err != nil {
 		return err
 	}
@@ -136,26 +136,6 @@ func trio(d [3]time.Duration) string {
 }
 
 func msText(d time.Duration) string { return fmt.Sprintf("%.1f ms", ms(d)) }
-
-// buildStatuslinePrograms builds loom (unless bin names one) and
-// floor/sqlread into dir.
-func buildStatuslinePrograms(ctx context.Context, dir, bin string) (map[string]string, error) {
-	bins := map[string]string{"loom": bin}
-	pkgs := map[string]string{"sqlread": "./cmd/loom-bench/floor/sqlread"}
-	if bin == "" {
-		pkgs["loom"] = "./cmd/loom"
-	}
-	for name, pkg := range pkgs {
-		out := filepath.Join(dir, "proc-"+name)
-		build := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			return nil, fmt.Errorf("build %s: %w", pkg, err)
-		}
-		bins[name] = out
-	}
-	return bins, nil
-}
 
 // statuslineFill imports n Claude Code sessions of one turn (a prompt
 // and a reply with usage, cache writes for an hour among them) over the
