@@ -220,6 +220,23 @@ func TestSecretsNeverLeaveByDefault(t *testing.T) {
 	if v := holdsAny(list.text+jsonOf(list.data), values); v != "" {
 		t.Errorf("list_sessions holds %q", v)
 	}
+	recalled := mustCall(t, cs, "recall", map[string]any{"prompt": "wombat deploy step", "all_projects": true, "tokens": 8000})
+	if v := holdsAny(recalled.text+jsonOf(recalled.data), values); v != "" || !strings.Contains(recalled.text, "REDACTED:") || !strings.Contains(recalled.text, "loom redacted") {
+		t.Errorf("recall holds %q or does not count:\n%s", v, recalled.text)
+	}
+
+	// A recall hook hands the agent's model what it recalls.
+	fx.mustExec(t, "recall", "enable")
+	in, _ := json.Marshal(map[string]string{"cwd": fx.project, "prompt": "wombat deploy step", "hook_event_name": "UserPromptSubmit"})
+	r = fx.exec(t, string(in), "recall", "--hook", "claude-code", "--tokens", "8000")
+	var hook struct {
+		HookSpecificOutput struct{ AdditionalContext string } `json:"hookSpecificOutput"`
+	}
+	_ = json.Unmarshal([]byte(r.stdout), &hook)
+	added := hook.HookSpecificOutput.AdditionalContext
+	if v := holdsAny(added, values); r.code != 0 || v != "" || !strings.Contains(added, "REDACTED:") {
+		t.Errorf("the recall hook: exit %d, holds %q:\n%s%s", r.code, v, r.stdout, r.stderr)
+	}
 }
 
 // secrets redact on one machine removes the secrets from the other after

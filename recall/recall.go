@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/secrets"
 )
 
 // DefaultTokens is the budget of a recall when none is given.
@@ -30,6 +31,10 @@ type Options struct {
 	Tokens int
 	// Exclude leaves out a session: the one asking.
 	Exclude string
+	// Redact, when set, replaces the secrets it finds in what is
+	// recalled (text and titles) by markers, before the budget is
+	// applied: recall hands stored text to another agent and its model.
+	Redact *secrets.Detector
 }
 
 // Turn is one recalled message.
@@ -49,6 +54,8 @@ type Turn struct {
 type Result struct {
 	Tokens int    `json:"tokens"`
 	Turns  []Turn `json:"turns"`
+	// Redacted counts the secrets Options.Redact replaced.
+	Redacted int `json:"redacted,omitempty"`
 }
 
 // Estimate counts the tokens of text as a model's tokenizer about does
@@ -87,7 +94,9 @@ func Recall(ctx context.Context, st loom.Store, o Options) (*Result, error) {
 			return nil, err
 		}
 		t := Turn{SessionID: h.SessionID, Title: h.SessionTitle, Date: h.CreatedAt, Seq: h.Seq, Role: h.Role,
-			Text: cut(strings.Join(strings.Fields(text), " "), maxTurnBytes), Tier: h.Tier}
+			Text: strings.Join(strings.Fields(text), " "), Tier: h.Tier}
+		res.redact(o.Redact, &t)
+		t.Text = cut(t.Text, maxTurnBytes)
 		if !fit(&t, budget-used) {
 			break
 		}
@@ -140,6 +149,7 @@ func latest(ctx context.Context, st loom.Store, o Options, budget int, res *Resu
 			continue
 		}
 		t := Turn{SessionID: s.ID, Title: s.Title, Date: s.UpdatedAt, Role: loom.RoleUser, Text: s.Title}
+		res.redact(o.Redact, &t)
 		if !fit(&t, budget-used) {
 			break
 		}
@@ -148,6 +158,18 @@ func latest(ctx context.Context, st loom.Store, o Options, budget int, res *Resu
 	}
 	res.Tokens = Estimate(res.Text())
 	return res, nil
+}
+
+// redact replaces the secrets d finds in t's text and title, counting
+// them in r; a nil d changes nothing.
+func (r *Result) redact(d *secrets.Detector, t *Turn) {
+	if d == nil {
+		return
+	}
+	var n, m int
+	t.Text, n = d.Redact(t.Text)
+	t.Title, m = d.Redact(t.Title)
+	r.Redacted += n + m
 }
 
 // fit cuts t's text so that its line costs at most left tokens, and

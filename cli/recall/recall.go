@@ -217,7 +217,10 @@ func hookContext(ctx context.Context, opts *options) (text, event string, err er
 	if err != nil {
 		return "", "", err
 	}
-	res, err := recall.Recall(ctx, st, recall.Options{Prompt: in.Prompt, UserID: f.User(), ProjectID: p.ID, Tokens: opts.tokens})
+	// What a hook adds goes to the agent's model: redacted as the MCP
+	// tools' results are ([mcp] redact in config.toml).
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: in.Prompt, UserID: f.User(), ProjectID: p.ID, Tokens: opts.tokens,
+		Redact: f.MCPRedact()})
 	if err != nil {
 		return "", "", err
 	}
