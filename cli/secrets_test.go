@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -228,7 +229,11 @@ func TestSecretsNeverLeaveByDefault(t *testing.T) {
 	// A recall hook hands the agent's model what it recalls.
 	fx.mustExec(t, "recall", "enable")
 	in, _ := json.Marshal(map[string]string{"cwd": fx.project, "prompt": "wombat deploy step", "hook_event_name": "UserPromptSubmit"})
-	r = fx.exec(t, string(in), "recall", "--hook", "claude-code", "--tokens", "8000")
+	// Not bound by the hook's 100 ms here: a test cannot depend on a
+	// clock.
+	cmd := exec.Command(loomBinary(t), "recall", "--hook", "claude-code", "--tokens", "8000")
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv("LOOM_RECALL_HOOK_TIME=1m")
+	r = execCmd(t, cmd, string(in))
 	var hook struct {
 		HookSpecificOutput struct{ AdditionalContext string } `json:"hookSpecificOutput"`
 	}
