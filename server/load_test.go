@@ -105,11 +105,11 @@ func TestLoad(t *testing.T) {
 					fail(err)
 					return
 				}
-				io.Copy(io.Discard, resp.Body)
+				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				d := time.Since(start)
 				if resp.StatusCode != 200 {
-					fail(fmt.Errorf("reader: %s: %d", req.URL.Path, resp.StatusCode))
+					fail(fmt.Errorf("reader: %s: %d: %s", req.URL.RequestURI(), resp.StatusCode, body))
 					return
 				}
 				mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/loomhq/loom"
 )
@@ -19,7 +20,7 @@ func (e searchTimeError) Unwrap() []error { return []error{e.refusal, loom.ErrSe
 // limits on a query and runs search with q and its terms (see Terms) and
 // a context that ends once it has run MaxSearchTime. When that time runs
 // out, search runs again with q.Newest set, for the newest matches only,
-// within MaxSearchTime again, and those hits are marked Partial: a search
+// within MaxNewestSearchTime, and those hits are marked Partial: a search
 // is not refused because the machine is slow. Only when that runs out of
 // time too is the query refused, with an EINVALID error that wraps
 // ErrSearchTime. When ctx ends, search must stop and return an error
@@ -105,7 +106,7 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 // newestOfSomeWords is what a plain query finds when its tiers ran out
 // of time before any hit (a busy machine, words in most messages): the
 // newest messages that hold some of its words, as the any-word tier
-// matches them, within MaxSearchTime again, marked partial. So a query
+// matches them, within MaxNewestSearchTime, marked partial. So a query
 // does not come back empty while a word of it occurs.
 func newestOfSomeWords(ctx context.Context, q loom.SearchQuery, ts []tier, limit int, search func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
 	i := slices.IndexFunc(ts, func(t tier) bool { return t.name == loom.TierAnyWord })
@@ -116,7 +117,7 @@ func newestOfSomeWords(ctx context.Context, q loom.SearchQuery, ts []tier, limit
 		return nil, nil
 	}
 	q.AnyWord, q.Newest, q.Limit = true, true, 2*limit
-	hits, err := runTimed(ctx, q, ts[i].terms, search)
+	hits, err := runTimed(ctx, newestTime, q, ts[i].terms, search)
 	if outOfTime(ctx, err) {
 		return nil, nil
 	}
@@ -139,13 +140,18 @@ func rankedHits(ctx context.Context, q loom.SearchQuery, terms []loom.Term, limi
 	// hit, naming the others (AlsoIn). The engine is asked for more hits
 	// than the limit so that the limit still holds after that.
 	q.Limit = 2 * limit
-	hits, err := runTimed(ctx, q, terms, search)
+	budget, spent := loom.MaxSearchTime, loom.MaxSearchTime
+	if q.Newest {
+		budget, spent = newestTime, newestTime
+	}
+	hits, err := runTimed(ctx, budget, q, terms, search)
 	if outOfTime(ctx, err) && !q.Newest {
 		q.Newest = true
-		hits, err = runTimed(ctx, q, terms, search)
+		hits, err = runTimed(ctx, newestTime, q, terms, search)
+		spent += newestTime
 	}
 	if outOfTime(ctx, err) {
-		return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v: its words are in too many messages, or the machine is too busy; search for fewer or rarer words, or try again", 2*loom.MaxSearchTime)}
+		return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v: its words are in too many messages, or the machine is too busy; search for fewer or rarer words, or try again", spent)}
 	}
 	if err != nil {
 		return nil, err
@@ -160,9 +166,13 @@ func rankedHits(ctx context.Context, q loom.SearchQuery, terms []loom.Term, limi
 	return hits, nil
 }
 
-// runTimed runs search within MaxSearchTime.
-func runTimed(ctx context.Context, q loom.SearchQuery, terms []loom.Term, search func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
-	sctx, cancel := context.WithTimeoutCause(ctx, loom.MaxSearchTime, loom.ErrSearchTime)
+// newestTime bounds a newest-first run: loom.MaxNewestSearchTime, which
+// a test shortens.
+var newestTime = loom.MaxNewestSearchTime
+
+// runTimed runs search within d.
+func runTimed(ctx context.Context, d time.Duration, q loom.SearchQuery, terms []loom.Term, search func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
+	sctx, cancel := context.WithTimeoutCause(ctx, d, loom.ErrSearchTime)
 	defer cancel()
 	hits, err := search(sctx, q, terms)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), loom.ErrSearchTime) {
