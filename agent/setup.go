@@ -201,6 +201,14 @@ func (su *Setup) restrict(l *Loop, s *loom.Session) {
 	}
 }
 
+// Provider builds a provider from cfg as an agent gets it, for a call of
+// its own (a session's summary): the named one when it is configured,
+// else whichever is, else a local server that answers; model, or that
+// provider's default, is the model to ask.
+func (su *Setup) Provider(ctx context.Context, cfg *config.Config, name, model string) (loom.Provider, string, error) {
+	return su.provider(ctx, cfg, name, model)
+}
+
 // provider picks and builds the provider: the named one when it is
 // configured, else whichever is, else a local server that answers.
 func (su *Setup) provider(ctx context.Context, cfg *config.Config, name, model string) (loom.Provider, string, error) {

@@ -67,6 +67,10 @@ type Config struct {
 	// ranks search by meaning ([embeddings]).
 	Embeddings EmbeddingsSettings `toml:"embeddings"`
 
+	// Summaries writes a short summary of each session once it goes
+	// quiet, where the user turns it on ([summaries]).
+	Summaries SummariesSettings `toml:"summaries"`
+
 	// Prices add models to the price table or override its prices,
 	// by "provider/model" or by "model" under any provider
 	// ([prices."anthropic/claude-sonnet-4-5"]).
@@ -155,6 +159,39 @@ type EmbeddingsSettings struct {
 	Enabled *bool `toml:"enabled"`
 }
 
+// SummariesSettings are the [summaries] settings: a summary of three
+// short lines written, once, into the description of each session that
+// has gone quiet (docs/search.md).
+type SummariesSettings struct {
+	// Enabled lets loom serve and loom session import --watch summarise
+	// quiet sessions in the background (default false); loom session
+	// summarize works either way.
+	Enabled bool `toml:"enabled"`
+	// Quiet is how long after its last message a session counts as
+	// quiet (LOOM_SUMMARIES_QUIET; default DefaultSummariesQuiet).
+	Quiet time.Duration `toml:"quiet"`
+	// Provider and Model are the model that writes the summaries
+	// (default: the chat's provider and model).
+	Provider string `toml:"provider"`
+	Model    string `toml:"model"`
+	// Exclude keeps sessions out: those of a project with this name, or
+	// whose project root or working directory is under this path (an
+	// entry that starts with / or ~).
+	Exclude []string `toml:"exclude"`
+}
+
+// DefaultSummariesQuiet is how long after its last message a session
+// counts as quiet when [summaries] quiet is unset.
+const DefaultSummariesQuiet = 30 * time.Minute
+
+// QuietAfter is Quiet, or its default.
+func (s SummariesSettings) QuietAfter() time.Duration {
+	if s.Quiet <= 0 {
+		return DefaultSummariesQuiet
+	}
+	return s.Quiet
+}
+
 // MCPSettings are the [mcp] settings of `loom mcp`.
 type MCPSettings struct {
 	// Handoff offers the handoff tool, which writes sessions of other
@@ -230,6 +267,7 @@ func (c *Config) durations() []duration {
 		{&c.StreamIdleTimeout, "stream_idle_timeout", "LOOM_STREAM_IDLE_TIMEOUT"},
 		{&c.TurnTimeout, "turn_timeout", "LOOM_TURN_TIMEOUT"},
 		{&c.Sync.Interval, "sync.interval", "LOOM_SYNC_INTERVAL"},
+		{&c.Summaries.Quiet, "summaries.quiet", "LOOM_SUMMARIES_QUIET"},
 	}
 }
 
@@ -244,7 +282,7 @@ type Endpoint struct {
 // LOOM_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
 // ANTHROPIC_BASE_URL, LOOM_STREAM_IDLE_TIMEOUT, LOOM_TURN_TIMEOUT,
 // LOOM_SYNC_HUB, LOOM_SYNC_TOKEN, LOOM_SYNC_INTERVAL, LOOM_EMBEDDINGS_URL,
-// LOOM_EMBEDDINGS_MODEL.
+// LOOM_EMBEDDINGS_MODEL, LOOM_SUMMARIES_QUIET.
 func Load(path string, env func(string) string) (*Config, error) {
 	c := &Config{}
 	if path != "" {
@@ -307,11 +345,13 @@ func Load(path string, env func(string) string) (*Config, error) {
 			}
 		}
 	}
-	c.Provider = strings.ToLower(strings.TrimSpace(c.Provider))
-	switch c.Provider {
-	case "", "openai", "anthropic":
-	default:
-		return nil, loom.Errorf(loom.EINVALID, "unknown provider %q: use \"openai\" (any OpenAI-compatible server) or \"anthropic\"", c.Provider)
+	for _, p := range []*string{&c.Provider, &c.Summaries.Provider} {
+		*p = strings.ToLower(strings.TrimSpace(*p))
+		switch *p {
+		case "", "openai", "anthropic":
+		default:
+			return nil, loom.Errorf(loom.EINVALID, "unknown provider %q: use \"openai\" (any OpenAI-compatible server) or \"anthropic\"", *p)
+		}
 	}
 	return c, nil
 }

@@ -1,6 +1,6 @@
 // Package session is loom's session commands: list, show, resume, fork,
 // rewind, rename, move, delete, restore, archive, prune, export, import
-// (with the hook agents call) and handoff.
+// (with the hook agents call), handoff and summarize.
 package session
 
 import (
@@ -37,6 +37,7 @@ func NewCmdSession(f *command.Factory) *cobra.Command {
 		newCmdSessionExport(f),
 		newCmdSessionImport(f),
 		newCmdSessionHandoff(f),
+		newCmdSessionSummarize(f),
 	)
 	return cmd
 }

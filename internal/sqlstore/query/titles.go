@@ -15,11 +15,12 @@ import (
 // TitleSQL returns the statement of a search of session titles
 // (loom.SearchQuery.Titles) in d's dialect, and its arguments: each hit
 // is the first prompt (else the first message) of a session that passes
-// q's filters and whose title holds the words of terms, each as typed or
-// by its stem; the score is how many of them it holds, and a title must
-// hold two of them (one, of a query of one word). Its columns are
-// m.session_id, m.id, m.seq, m.role, m.created_at, the score, s.title and
-// s.key. ok is false when terms have no words.
+// q's filters and whose title or description (where a summary is kept)
+// holds the words of terms, each as typed or by its stem; the score is
+// how many of them they hold, and they must hold two of them (one, of a
+// query of one word). Its columns are m.session_id, m.id, m.seq, m.role,
+// m.created_at, the score, s.title, s.key and s.description. ok is false
+// when terms have no words.
 func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, args []any, ok bool) {
 	var pats []string
 	for _, t := range terms {
@@ -53,7 +54,7 @@ func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, arg
 			if i > 0 {
 				b.WriteString(" + ")
 			}
-			b.WriteString(c.SQL("CASE WHEN lower(s.title) LIKE ? THEN 1.0 ELSE 0.0 END", p))
+			b.WriteString(c.SQL("CASE WHEN lower(s.title || ' ' || s.description) LIKE ? THEN 1.0 ELSE 0.0 END", p))
 		}
 		b.WriteString(")")
 		return b.String()
@@ -61,10 +62,10 @@ func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, arg
 	cols := score()
 	c.Add(score()+" >= ?", min(2, len(pats)))
 	c.Search(q)
-	return fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, s.title, coalesce(s.key, '')
+	return fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, %s, s.title, coalesce(s.key, ''), s.description
 		FROM sessions s JOIN session_messages m ON m.session_id = s.id
 			AND m.seq = (SELECT coalesce(min(f.seq), 1) FROM session_messages f WHERE f.session_id = s.id AND f.role = 'user')
-		WHERE s.title <> '' AND %s
+		WHERE (s.title <> '' OR s.description <> '') AND %s
 		ORDER BY 6 DESC, s.updated_at DESC, s.id
 		LIMIT %d`, cols, c.String(), limit), c.Args, true
 }
@@ -84,12 +85,22 @@ func TitleHits(rows Rows, q loom.SearchQuery, created func() (dest any, value fu
 	var hits []loom.SearchHit
 	for rows.Next() {
 		var h loom.SearchHit
+		var desc string
 		dest, value := created()
-		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, dest, &h.Score, &h.SessionTitle, &h.SessionKey); err != nil {
+		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, dest, &h.Score, &h.SessionTitle, &h.SessionKey, &desc); err != nil {
 			return nil, fmt.Errorf("search titles: %w", err)
 		}
-		// The snippet is the title, its words of q marked.
-		h.CreatedAt, h.Snippet = value().UTC(), m.Make(h.SessionTitle, start, end)
+		// The snippet is the title, its words of q marked; when the
+		// words are in the description alone, the title and the
+		// description.
+		text := h.SessionTitle
+		if desc != "" && !strings.Contains(m.Make(text, "\x00", ""), "\x00") {
+			if text != "" {
+				text += " — "
+			}
+			text += strings.Join(strings.Fields(desc), " ")
+		}
+		h.CreatedAt, h.Snippet = value().UTC(), m.Make(text, start, end)
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {

@@ -1,0 +1,63 @@
+package command
+
+import (
+	"context"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/config"
+	"github.com/loomhq/loom/summarize"
+)
+
+// Summarizer is what writes the summaries of this command line's user's
+// sessions in st, as config.toml's [summaries] sets it: its provider and
+// model (else the chat's), its quiet time and exclusions, and the secret
+// detector of [secrets]. It returns the configuration too, whose
+// [summaries] enabled says whether summaries are written in the
+// background. A provider must be configured (a key or a base URL):
+// summaries never look for a local server. Without needProvider (a dry
+// run) the summarizer has no provider, and none need be configured.
+func (f *Factory) Summarizer(ctx context.Context, st loom.Store, needProvider bool) (*summarize.Summarizer, *config.Config, error) {
+	d, c, err := f.Secrets()
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := c.Summaries
+	name, model := sc.Provider, sc.Model
+	if name == "" || name == c.Provider {
+		name = c.Provider
+		if model == "" {
+			model = c.Model
+		}
+	}
+	if name == "" {
+		switch {
+		case c.Configured("openai"):
+			name = "openai"
+		case c.Configured("anthropic"):
+			name = "anthropic"
+		}
+	}
+	dirs, err := f.Dirs()
+	if err != nil {
+		return nil, nil, err
+	}
+	z := &summarize.Summarizer{Store: st, Detector: d, Quiet: sc.QuietAfter(), Exclude: sc.Exclude, Home: f.Home(), UserID: f.User(), Now: f.TimeNow}
+	if !needProvider {
+		return z, c, nil
+	}
+	if name == "" || !c.Configured(name) {
+		what := "no model provider is configured"
+		if name != "" {
+			what = "provider " + name + " is not configured"
+		}
+		return nil, c, loom.Errorf(loom.EINVALID, "%s to write summaries: set OPENAI_API_KEY (or OPENAI_BASE_URL) or ANTHROPIC_API_KEY, or [summaries] provider in %s", what, dirs.ConfigFile())
+	}
+	su, err := f.AgentSetup()
+	if err != nil {
+		return nil, nil, err
+	}
+	if z.Provider, z.Model, err = su.Provider(ctx, c, name, model); err != nil {
+		return nil, nil, err
+	}
+	return z, c, nil
+}

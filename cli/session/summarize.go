@@ -1,0 +1,164 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/summarize"
+)
+
+// SummarizeOptions are the options of `loom session summarize`.
+type SummarizeOptions struct {
+	Refs   []string
+	All    bool
+	DryRun bool
+	Limit  int
+}
+
+func newCmdSessionSummarize(f *command.Factory) *cobra.Command {
+	opts := &SummarizeOptions{}
+	cmd := &cobra.Command{
+		Use:   "summarize [SESSION…] [--all]",
+		Short: "Write a three-line summary of sessions into their description",
+		Long: `Ask the model of config.toml's [summaries] (else the chat's provider and
+model) for a summary of each session named, or with --all of every quiet
+session without a description (newest first, at most --limit): at most
+three short lines saying what the session was about and what was decided
+or done. The summary is kept as the session's description, which search,
+the picker, loom session show, the dashboard and the MCP tools show, and
+sync carries. It is written only where the description is empty: once,
+and never over what someone wrote.
+
+The model is given the title, the first prompt and the last messages'
+text (at most 8 KB), with secrets replaced by markers. A session is
+skipped, and never sent, when some of its text was redacted or holds a
+secret, when it is a sub-agent session, when it has not been quiet for
+[summaries] quiet (30m by default), or when [summaries] exclude names its
+project or holds its directory.
+
+With [summaries] enabled = true, loom serve and loom session import
+--watch do the same in the background.`,
+		Example: `  loom session summarize --all --dry-run
+  loom session summarize 0196a3b2 "flaky test hunt"
+  loom session summarize --all --limit 10 --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Refs = args
+			switch {
+			case opts.All && len(args) > 0:
+				return command.UsageErrorf("name sessions or give --all, not both")
+			case !opts.All && len(args) == 0:
+				return command.UsageErrorf("name the sessions to summarise, or give --all")
+			case opts.Limit < 0:
+				return command.UsageErrorf("--limit must not be negative")
+			}
+			return summarizeRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.All, "all", false, "every quiet session without a description")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be summarised or skipped, call no model")
+	cmd.Flags().IntVar(&opts.Limit, "limit", summarize.DefaultLimit, "with --all, summarise at most `N` sessions")
+	return cmd
+}
+
+func summarizeRun(ctx context.Context, f *command.Factory, opts *SummarizeOptions) error {
+	open := f.Store
+	if opts.DryRun {
+		open = f.ReadStore
+	}
+	st, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	z, _, err := f.Summarizer(ctx, st, !opts.DryRun)
+	if err != nil {
+		return err
+	}
+	var sessions []*loom.Session
+	if opts.All {
+		if sessions, err = z.Candidates(ctx, opts.Limit, nil); err != nil {
+			return err
+		}
+	} else {
+		for _, ref := range opts.Refs {
+			s, err := f.Resolve(ctx, st, ref)
+			if err != nil {
+				return err
+			}
+			sessions = append(sessions, s)
+		}
+	}
+	var results []summarize.Result
+	var runErr error
+	for _, s := range sessions {
+		r, err := z.Summarise(ctx, s, opts.DryRun)
+		if err != nil {
+			runErr = err
+			break
+		}
+		results = append(results, r)
+	}
+	if f.JSON() {
+		if results == nil {
+			results = []summarize.Result{}
+		}
+		if err := command.WriteJSON(f.IO.Out, results); err != nil {
+			return err
+		}
+	} else {
+		printSummaries(ctx, f, st, results, opts.DryRun)
+	}
+	if runErr != nil {
+		if done := summarised(results); done > 0 {
+			return fmt.Errorf("summarised %d sessions, then: %w", done, runErr)
+		}
+		return runErr
+	}
+	return nil
+}
+
+func summarised(results []summarize.Result) int {
+	n := 0
+	for _, r := range results {
+		if r.Summary != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// printSummaries prints a line per session, its id and title, then its
+// summary indented, or why it was skipped, and a count on stderr.
+func printSummaries(ctx context.Context, f *command.Factory, st loom.Store, results []summarize.Result, dryRun bool) {
+	done, skipped := 0, 0
+	for _, r := range results {
+		head := f.DisplayID(ctx, st, r.SessionID)
+		if r.Title != "" {
+			head += "  " + term.SanitizeLine(r.Title)
+		}
+		switch {
+		case r.Skipped != "":
+			skipped++
+			fmt.Fprintf(f.IO.Out, "%s\n    skipped: %s\n", head, r.Skipped)
+		case dryRun:
+			done++
+			fmt.Fprintf(f.IO.Out, "%s\n    would be summarised\n", head)
+		default:
+			done++
+			fmt.Fprintln(f.IO.Out, head)
+			for _, line := range strings.Split(r.Summary, "\n") {
+				fmt.Fprintf(f.IO.Out, "    %s\n", term.SanitizeLine(line))
+			}
+		}
+	}
+	verb := "summarised"
+	if dryRun {
+		verb = "would summarise"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s %d sessions, skipped %d\n", verb, done, skipped)
+}
