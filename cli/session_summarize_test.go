@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,13 +29,7 @@ func TestSessionSummarize(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	ctx := context.Background()
-	cfg := filepath.Join(fx.home, "config", "config.toml")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfg, []byte("[summaries]\nexclude = [\"web\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, fx, "[summaries]\nexclude = [\"web\"]\n")
 
 	st := fx.openStore(t)
 	sec := secretstest.New(3).Secret("github-token")
@@ -142,5 +134,27 @@ func TestSessionSummarize(t *testing.T) {
 	r = fx.run(t, "search", "zebrafish", "--json", "--all-projects")
 	if r.code != 0 || !strings.Contains(r.stdout, fx.main.ID) {
 		t.Errorf("search zebrafish: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// With [summaries] enabled = true, loom serve summarises the quiet
+// sessions in the background, and says so at start.
+func TestServeSummarisesInTheBackground(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	writeConfig(t, fx, "[summaries]\nenabled = true\n")
+	srv := openaitest.NewServer()
+	t.Cleanup(srv.Close)
+	sv := startServe(t, fx, map[string]string{"OPENAI_BASE_URL": srv.BaseURL(), "OPENAI_API_KEY": "k", "LOOM_MODEL": "gpt-4o-mini"}, "")
+	waitFor(t, sv.errOut, "Summarising sessions quiet for 30m0s in the background")
+	// Newest first: the fixture's oldest session comes last.
+	waitFor(t, sv.errOut, "session="+fx.main.ID)
+	if err := sv.stop(); err != nil {
+		t.Fatal(err)
+	}
+	st := fx.openStore(t)
+	s, err := st.Session(context.Background(), fx.main.ID)
+	if err != nil || s.Description == "" || len(lines(s.Description)) > 3 {
+		t.Fatalf("main's description after serve: %+v, %v", s, err)
 	}
 }

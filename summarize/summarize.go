@@ -37,6 +37,8 @@ const (
 	lastMessages    = 12
 	// DefaultLimit is how many sessions a pass summarises at most.
 	DefaultLimit = 50
+	// Interval is how often a background Watch makes a pass.
+	Interval = 5 * time.Minute
 	// callTimeout bounds one model call.
 	callTimeout = 2 * time.Minute
 	// pageSize is how many sessions or messages are read at a time.

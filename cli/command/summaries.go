@@ -2,8 +2,11 @@ package command
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/summarize"
 )
@@ -60,4 +63,23 @@ func (f *Factory) Summarizer(ctx context.Context, st loom.Store, needProvider bo
 		return nil, nil, err
 	}
 	return z, c, nil
+}
+
+// StartSummaries summarises the quiet sessions of st in the background
+// while ctx lasts, a pass every summarize.Interval, where config.toml's
+// [summaries] enabled is true: what loom serve and loom session import
+// --watch do. It says so on stderr, or why it cannot; what each pass
+// does goes to log. A pass takes one session at a time and never holds
+// up the command's own work.
+func (f *Factory) StartSummaries(ctx context.Context, st loom.Store, log *slog.Logger) {
+	z, c, err := f.Summarizer(ctx, st, true)
+	if c == nil || !c.Summaries.Enabled {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "loom: warning: [summaries] is enabled, but %s\n", term.SanitizeLine(loom.ErrorMessage(err)))
+		return
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Summarising sessions quiet for %s in the background with %s.\n", c.Summaries.QuietAfter(), term.SanitizeLine(z.Model))
+	go z.Watch(ctx, summarize.Interval, summarize.DefaultLimit, log)
 }

@@ -65,6 +65,9 @@ type Options struct {
 	// EmbedInterval is how often the store is looked at for messages to
 	// embed (default 10s).
 	EmbedInterval time.Duration
+	// StartSummaries summarises quiet sessions in the background where
+	// config.toml's [summaries] enabled is true (nil: never).
+	StartSummaries func(ctx context.Context, st loom.Store, log *slog.Logger)
 }
 
 // NewOptions returns serve's options filled from f; User is filled when
@@ -82,6 +85,8 @@ func NewOptions(f *command.Factory) *Options {
 		Now:         f.TimeNow,
 		Version:     f.Version,
 		Embeddings:  f.Embeddings,
+
+		StartSummaries: f.StartSummaries,
 	}
 }
 
@@ -198,6 +203,9 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	logger := slog.New(h)
 	searcher := startEmbedding(ctx, opts, st, logger)
+	if opts.StartSummaries != nil {
+		opts.StartSummaries(ctx, st, logger)
+	}
 	mcpCfg := serveMCP(opts, user)
 	mcpCfg.Searcher = func(loom.Store) *semantic.Searcher { return searcher }
 	return opts.Serve(ctx, ln, command.ServeConfig{

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -39,8 +40,11 @@ type ImportOptions struct {
 	// AdoptImported moves what an import put under a project's path id
 	// to the project.
 	AdoptImported func(ctx context.Context, st loom.Store)
-	User          string
-	JSON          bool
+	// StartSummaries summarises quiet sessions in the background, with
+	// --watch, where config.toml's [summaries] enabled is true.
+	StartSummaries func(ctx context.Context, st loom.Store, log *slog.Logger)
+	User           string
+	JSON           bool
 
 	Files []string
 	// From is the tool whose sessions to import (--from), or "all".
@@ -68,6 +72,8 @@ func newCmdSessionImport(f *command.Factory) *cobra.Command {
 		Now:           f.TimeNow,
 		ImportProject: f.ImportProject,
 		AdoptImported: f.AdoptImported,
+
+		StartSummaries: f.StartSummaries,
 	}
 	var since string
 	cmd := &cobra.Command{
@@ -235,6 +241,9 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 	defer stop()
 	if !opts.JSON {
 		fmt.Fprintf(opts.IO.ErrOut, "Watching %s for changes; Ctrl+C stops.\n", watchedNames(targets))
+	}
+	if opts.StartSummaries != nil && !opts.DryRun {
+		opts.StartSummaries(ctx, st, slog.New(slog.NewTextHandler(opts.IO.ErrOut, nil)))
 	}
 	first := true
 	err = im.Watch(ctx, targets, importer.WatchOptions{}, func(rep *importer.Report) {
