@@ -114,6 +114,9 @@ type SessionSummary struct {
 	DeletedAt    *time.Time `json:"deleted_at"`
 	ArchivedAt   *time.Time `json:"archived_at"`
 	GitBranch    string     `json:"git_branch"`
+	// Description is the session's description: what its user wrote, or
+	// the summary written once it went quiet (package summarize).
+	Description string `json:"description,omitempty"`
 }
 
 // Summary returns the summary of s.
@@ -121,7 +124,7 @@ func (s *Session) Summary() *SessionSummary {
 	return &SessionSummary{ID: s.ID, Key: s.Key, Title: s.Title, Surface: s.Surface, Kind: s.Kind,
 		ParentID: s.ParentID, ForkTurn: s.ForkTurn, Project: s.Project, MessageCount: s.MessageCount,
 		LastPrompt: s.LastPrompt, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, DeletedAt: s.DeletedAt,
-		ArchivedAt: s.ArchivedAt, GitBranch: s.GitBranch}
+		ArchivedAt: s.ArchivedAt, GitBranch: s.GitBranch, Description: s.Description}
 }
 
 // Source is where an imported session came from: the tool that wrote it

@@ -130,6 +130,15 @@ func TestSessionSummarize(t *testing.T) {
 	}
 	st.Close()
 
+	// The summary is shown by session show and the MCP list tool.
+	if out := fx.mustRun(t, "session", "show", fx.main.ID); !strings.Contains(out, "Switched the test to a fake clock.") {
+		t.Errorf("session show does not show the summary:\n%s", out)
+	}
+	cs := connectStdio(t, fx)
+	if list := mustCall(t, cs, "list_sessions", map[string]any{"all_projects": true}); !strings.Contains(list.text, "description: "+strings.ReplaceAll(want, "\n", " ")) {
+		t.Errorf("list_sessions does not show the summary:\n%s", list.text)
+	}
+
 	// A word of the summary alone finds the session.
 	r = fx.run(t, "search", "zebrafish", "--json", "--all-projects")
 	if r.code != 0 || !strings.Contains(r.stdout, fx.main.ID) {

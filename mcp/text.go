@@ -126,7 +126,8 @@ func listText(r listResult, query string, hints []string, now time.Time) string 
 }
 
 // sessionLine writes a session as list_sessions shows it: id and title,
-// then what it is and where, then its size and age.
+// then what it is and where, then its size and age, its description (a
+// summary, where one was written) and its last prompt.
 func sessionLine(b *strings.Builder, s *loom.Session, now time.Time) {
 	title := s.Title
 	if title == "" {
@@ -135,6 +136,9 @@ func sessionLine(b *strings.Builder, s *loom.Session, now time.Time) {
 	fmt.Fprintf(b, "- %s %q\n  %s\n", s.ID, title, strings.Join(facts(s), " · "))
 	fmt.Fprintf(b, "  %s in %s · created %s · active %s (%s)\n", human.Plural(s.MessageCount, "message"),
 		human.Plural(s.TurnCount, "turn"), loom.FormatTime(s.CreatedAt), loom.FormatTime(s.UpdatedAt), human.Ago(now, s.UpdatedAt))
+	if s.Description != "" {
+		fmt.Fprintf(b, "  description: %s\n", loom.Truncate(human.OneLine(s.Description), 400))
+	}
 	if s.LastPrompt != "" {
 		fmt.Fprintf(b, "  last prompt: %s\n", loom.Truncate(human.OneLine(s.LastPrompt), 200))
 	}

@@ -476,3 +476,19 @@ func TestPickerEscapesSessions(t *testing.T) {
 		}
 	}
 }
+
+// A session's description (its summary) shows, its first line only,
+// between where the session is and its last prompt, cut where the row
+// ends.
+func TestPickerShowsTheSummary(t *testing.T) {
+	ps := newPickerStore(t, 0)
+	sum := "Made TestRetry use a fake clock.\nThe fix is in retry.go."
+	if _, err := ps.UpdateSession(context.Background(), ps.fix.ID, loom.SessionUpdate{Description: &sum, KeepUpdatedAt: true}); err != nil {
+		t.Fatal(err)
+	}
+	m := ps.open(t, false)
+	wantScreen(t, m, "10 messages · cli:api · ⎇ fix/retry · Made TestRetry use a fake…")
+	noScreen(t, m, "The fix is in retry.go")
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+	wantScreen(t, m, "10 messages · cli:api · ⎇ fix/retry · Made TestRetry use a fake clock. · step 8")
+}

@@ -356,8 +356,9 @@ func (m *Model) titleText(title string, matched []int, sel bool) string {
 }
 
 // details is the second line of a session's row: size, where it is
-// (project, when every project is listed, key and git branch) and its
-// last prompt.
+// (project, when every project is listed, key and git branch), the first
+// line of its description (a summary, where one was written) and its
+// last prompt, as much of them as the row has room for.
 func (m *Model) details(s *loom.SessionSummary) string {
 	parts := []string{human.Plural(s.MessageCount, "message")}
 	if m.all && s.Project.Name != "" {
@@ -371,6 +372,9 @@ func (m *Model) details(s *loom.SessionSummary) string {
 	}
 	if s.ArchivedAt != nil {
 		parts = append(parts, "archived")
+	}
+	if d, _, _ := strings.Cut(s.Description, "\n"); strings.TrimSpace(d) != "" {
+		parts = append(parts, term.SanitizeLine(strings.TrimSpace(d)))
 	}
 	if p := term.SanitizeLine(s.LastPrompt); p != "" {
 		parts = append(parts, p)

@@ -207,7 +207,7 @@ func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
 // SummaryColumns are the columns Summary reads, of a session s.
 const SummaryColumns = `s.id, s.key, s.title, s.surface, s.kind, s.parent_id, s.fork_turn,
 	s.project_id, s.project_name, s.project_root, s.message_count, s.last_prompt,
-	s.created_at, s.updated_at, s.deleted_at, s.archived_at, s.git_branch`
+	s.created_at, s.updated_at, s.deleted_at, s.archived_at, s.git_branch, s.description`
 
 // summaryRow is what Summary scans a row into, allocated at once (see
 // messageRow).
@@ -224,7 +224,7 @@ func Summary(row Scanner) (*loom.SessionSummary, error) {
 	x := &r.x
 	err := row.Scan(&x.ID, &r.key, &x.Title, &x.Surface, &x.Kind, &r.parent, &x.ForkTurn,
 		&x.Project.ID, &x.Project.Name, &x.Project.Root, &x.MessageCount, &x.LastPrompt,
-		&r.created, &r.updated, &r.deleted, &r.archived, &x.GitBranch)
+		&r.created, &r.updated, &r.deleted, &r.archived, &x.GitBranch, &x.Description)
 	if err != nil {
 		return nil, err
 	}
