@@ -10,6 +10,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/summarize"
 )
 
@@ -160,5 +161,5 @@ func printSummaries(ctx context.Context, f *command.Factory, st loom.Store, resu
 	if dryRun {
 		verb = "would summarise"
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s %d sessions, skipped %d\n", verb, done, skipped)
+	fmt.Fprintf(f.IO.ErrOut, "%s %s, skipped %d\n", verb, human.Plural(done, "session"), skipped)
 }
