@@ -224,3 +224,34 @@ enabled = true
 		t.Fatalf("embeddings = %+v", e)
 	}
 }
+
+// [summaries]: off by default with a quiet time of 30 minutes; quiet is
+// a duration in quotes, LOOM_SUMMARIES_QUIET overrides it, and an
+// unknown provider is refused.
+func TestSummariesSettings(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	none := func(string) string { return "" }
+	c, err := Load(path, none)
+	if err != nil || c.Summaries.Enabled || c.Summaries.QuietAfter() != 30*time.Minute {
+		t.Fatalf("defaults: %+v, %v", c.Summaries, err)
+	}
+	os.WriteFile(path, []byte("[summaries]\nenabled = true\nquiet = \"2h\"\nprovider = \"Anthropic\"\nmodel = \"claude-haiku-4-5\"\nexclude = [\"secret\", \"~/clients\"]\n"), 0o600)
+	c, err = Load(path, none)
+	if err != nil || !c.Summaries.Enabled || c.Summaries.QuietAfter() != 2*time.Hour || c.Summaries.Provider != "anthropic" || len(c.Summaries.Exclude) != 2 {
+		t.Fatalf("from the file: %+v, %v", c.Summaries, err)
+	}
+	c, err = Load(path, func(k string) string { return map[string]string{"LOOM_SUMMARIES_QUIET": "10m"}[k] })
+	if err != nil || c.Summaries.QuietAfter() != 10*time.Minute {
+		t.Fatalf("LOOM_SUMMARIES_QUIET: %+v, %v", c.Summaries, err)
+	}
+	for text, says := range map[string]string{
+		"[summaries]\nquiet = 30\n":           "summaries.quiet must be a duration in quotes",
+		"[summaries]\nprovider = \"other\"\n": `unknown provider "other"`,
+	} {
+		os.WriteFile(path, []byte(text), 0o600)
+		if _, err := Load(path, none); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("%q: %v, want %q", text, err, says)
+		}
+	}
+}
