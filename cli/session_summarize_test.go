@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -146,14 +149,33 @@ func TestSessionSummarize(t *testing.T) {
 	}
 }
 
-// With [summaries] enabled = true, loom serve summarises the quiet
-// sessions in the background, and says so at start.
-func TestServeSummarisesInTheBackground(t *testing.T) {
-	t.Parallel()
+// backgroundSummaries is the fixture with [summaries] enabled, and a
+// fake model server.
+func backgroundSummaries(t *testing.T) (*fixture, *openaitest.Server) {
+	t.Helper()
 	fx := newFixture(t)
 	writeConfig(t, fx, "[summaries]\nenabled = true\n")
 	srv := openaitest.NewServer()
 	t.Cleanup(srv.Close)
+	return fx, srv
+}
+
+// wantSummarised fails unless the fixture's oldest session, the last
+// that a pass summarises, has a summary of at most three lines.
+func wantSummarised(t *testing.T, fx *fixture, said string) {
+	t.Helper()
+	st := fx.openStore(t)
+	s, err := st.Session(context.Background(), fx.main.ID)
+	if err != nil || s.Description == "" || len(lines(s.Description)) > 3 {
+		t.Fatalf("main's description: %+v, %v\nsaid:\n%s", s, err, said)
+	}
+}
+
+// With [summaries] enabled = true, loom serve summarises the quiet
+// sessions in the background, and says so at start.
+func TestServeSummarisesInTheBackground(t *testing.T) {
+	t.Parallel()
+	fx, srv := backgroundSummaries(t)
 	sv := startServe(t, fx, map[string]string{"OPENAI_BASE_URL": srv.BaseURL(), "OPENAI_API_KEY": "k", "LOOM_MODEL": "gpt-4o-mini"}, "")
 	waitFor(t, sv.errOut, "Summarising sessions quiet for 30m0s in the background")
 	// Newest first: the fixture's oldest session comes last.
@@ -161,9 +183,35 @@ func TestServeSummarisesInTheBackground(t *testing.T) {
 	if err := sv.stop(); err != nil {
 		t.Fatal(err)
 	}
-	st := fx.openStore(t)
-	s, err := st.Session(context.Background(), fx.main.ID)
-	if err != nil || s.Description == "" || len(lines(s.Description)) > 3 {
-		t.Fatalf("main's description after serve: %+v, %v", s, err)
+	wantSummarised(t, fx, sv.errOut.String())
+}
+
+// loom session import --watch summarises quiet sessions in the
+// background too, where [summaries] enabled is true.
+func TestImportWatchSummarises(t *testing.T) {
+	t.Parallel()
+	fx, srv := backgroundSummaries(t)
+	cmd := exec.Command(loomBinary(t), "session", "import", "--from", "codex", "--watch", t.TempDir())
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv("OPENAI_BASE_URL="+srv.BaseURL(), "OPENAI_API_KEY=k", "LOOM_MODEL=gpt-4o-mini")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	// Newest first: the fixture's oldest session comes last.
+	var said []string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		said = append(said, sc.Text())
+		if strings.Contains(sc.Text(), "session summarised") && strings.Contains(sc.Text(), "session="+fx.main.ID) {
+			break
+		}
+	}
+	if !strings.Contains(strings.Join(said, "\n"), "Summarising sessions quiet for 30m0s in the background with gpt-4o-mini.") {
+		t.Fatalf("import --watch said:\n%s", strings.Join(said, "\n"))
+	}
+	wantSummarised(t, fx, strings.Join(said, "\n"))
 }
