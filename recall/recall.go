@@ -7,16 +7,10 @@ package recall
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
-	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
-
-	"github.com/kljensen/snowball/english"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/secrets"
@@ -86,7 +80,7 @@ func Recall(ctx context.Context, st loom.Store, o Options) (*Result, error) {
 	if strings.TrimSpace(o.Prompt) == "" {
 		return latest(ctx, st, o, budget, res)
 	}
-	hits, err := search(ctx, st, o)
+	hits, err := st.Search(ctx, loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits})
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
 	}
@@ -111,98 +105,6 @@ func Recall(ctx context.Context, st loom.Store, o Options) (*Result, error) {
 	}
 	res.Tokens = Estimate(res.Text())
 	return res, nil
-}
-
-// rankedWithin is how long a recall waits for the store's ranked search
-// (every tier of it) before it ranks the project's newest matches
-// itself: on a store of a million messages the ranked search of a
-// prompt of common words took 800 ms, most of it the engine counting
-// how many messages hold each word, and a hook answers in 100 ms or not
-// at all.
-const rankedWithin = 60 * time.Millisecond
-
-// candidates is how many of the project's newest matches a recall ranks
-// itself when the store's ranked search was too slow: two pages. The
-// engine finds them among the store's newest matches of the words; 200
-// were more than one project of fifty held there, and looking further
-// took 3 s on a million messages.
-const candidates = 2 * maxHits
-
-var errSlowRanking = errors.New("ranked search too slow for a recall")
-
-// search returns the hits a recall reads: the store's ranked search,
-// within rankedWithin; when that is not done, the newest matches of
-// the prompt's content words in the project (any of them), ranked by
-// rankNewest.
-func search(ctx context.Context, st loom.Store, o Options) ([]loom.SearchHit, error) {
-	q := loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits}
-	rctx, cancel := context.WithTimeoutCause(ctx, rankedWithin, errSlowRanking)
-	hits, err := st.Search(rctx, q)
-	cancel()
-	if err == nil || ctx.Err() != nil || !errors.Is(context.Cause(rctx), errSlowRanking) {
-		return hits, err
-	}
-	words := contentWords(o.Prompt)
-	if len(words) == 0 {
-		return nil, nil
-	}
-	q.Text, q.AnyWord, q.Newest, q.Limit = strings.Join(words, " "), true, true, candidates
-	hits, err = st.Search(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	return rankNewest(hits, maxHits), nil
-}
-
-// contentWords are the distinct words of a prompt, in lower case,
-// without English stop words, which every message holds.
-func contentWords(prompt string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(prompt), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if !seen[w] && utf8.RuneCountInString(w) > 1 && !english.IsStopWord(w) {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// rankNewest orders a prompt's newest matches by the words each holds
-// (those its snippet marks), a word weighing more the fewer of the
-// matches hold it, so that a match of the prompt's rarer words comes
-// before one of its common ones; equal scores stay newest first. It
-// returns at most n.
-func rankNewest(hits []loom.SearchHit, n int) []loom.SearchHit {
-	held := make([]map[string]bool, len(hits))
-	df := map[string]int{}
-	for i, h := range hits {
-		held[i] = map[string]bool{}
-		parts := strings.Split(h.Snippet, loom.DefaultMarkStart)
-		for j := 1; j < len(parts); j += 2 {
-			w := english.Stem(strings.ToLower(parts[j]), false)
-			if !held[i][w] {
-				held[i][w] = true
-				df[w]++
-			}
-		}
-	}
-	score := make([]float64, len(hits))
-	for i := range hits {
-		for w := range held[i] {
-			score[i] += math.Log(1 + float64(len(hits))/float64(df[w]))
-		}
-	}
-	idx := make([]int, len(hits))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
-	out := make([]loom.SearchHit, 0, min(n, len(hits)))
-	for _, i := range idx[:min(n, len(idx))] {
-		out = append(out, hits[i])
-	}
-	return out
 }
 
 // turnText is the text a hit recalls: its message, and for a prompt

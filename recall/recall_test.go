@@ -2,11 +2,9 @@ package recall_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/recall"
@@ -86,49 +84,5 @@ func TestRecall(t *testing.T) {
 	// Nothing related: nothing, and no text.
 	if res, err := recall.Recall(ctx, st, recall.Options{Prompt: "zyzzyva quux", UserID: "alice", ProjectID: "api"}); err != nil || len(res.Turns) != 0 || res.Text() != "" {
 		t.Fatalf("unrelated recall = %+v, %v", res, err)
-	}
-}
-
-// slowRanking is a real store whose ranked search never ends before its
-// caller gives up, as on a store of a million messages for a prompt of
-// common words; its newest-first search is the store's own.
-type slowRanking struct{ loom.Store }
-
-func (s slowRanking) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	if !q.Newest {
-		<-ctx.Done()
-		return nil, context.Cause(ctx)
-	}
-	return s.Store.Search(ctx, q)
-}
-
-// When the store's ranked search is too slow for a recall, the
-// project's newest matches are ranked by the words they hold: the turn
-// with the prompt's rare words first, though newer turns hold only its
-// common ones; never another project's.
-func TestRecallWhenRankingIsSlow(t *testing.T) {
-	ctx := context.Background()
-	st := store(t)
-	decided := session(t, st, "api", "Replica lag",
-		"why did the schema migration stall on the replica?",
-		"Decided: run the migration with lock_timeout on the primary first.")
-	for i := range 5 {
-		session(t, st, "api", fmt.Sprintf("Chat %d", i), "what time is it on the server", "it is time to deploy")
-	}
-	session(t, st, "web", "Elsewhere", "schema migration replica in the web project")
-	// A recall that waits for the ranked search fails here, not hangs.
-	wctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	res, err := recall.Recall(wctx, slowRanking{st}, recall.Options{Prompt: "why did the schema migration time out on the replica", UserID: "alice", ProjectID: "api"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Turns) == 0 || res.Turns[0].SessionID != decided.ID || !strings.Contains(res.Turns[0].Text, "lock_timeout") {
-		t.Fatalf("recall with slow ranking = %+v", res.Turns)
-	}
-	for _, tr := range res.Turns {
-		if tr.Title == "Elsewhere" {
-			t.Fatalf("recalled another project's turn: %+v", tr)
-		}
 	}
 }
