@@ -26,6 +26,24 @@ func Truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// TruncateBytes cuts s to at most n bytes, at a rune boundary, ending
+// with "…" when cut; "" when n leaves no room for more than the mark.
+// It bounds text by its size (a recalled turn, what a model is sent),
+// where Truncate bounds it by its characters.
+func TruncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n <= len("…") {
+		return ""
+	}
+	i := n - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
 // TitleFrom makes a session title from its first prompt: the first line,
 // with runs of spaces folded, cut at a word boundary to MaxTitle, as
 // valid text (ValidTitle): a NUL byte or invalid UTF-8 becomes U+FFFD.

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/secrets"
@@ -96,7 +95,7 @@ func Recall(ctx context.Context, st loom.Store, o Options) (*Result, error) {
 		t := Turn{SessionID: h.SessionID, Title: h.SessionTitle, Date: h.CreatedAt, Seq: h.Seq, Role: h.Role,
 			Text: strings.Join(strings.Fields(text), " "), Tier: h.Tier}
 		res.redact(o.Redact, &t)
-		t.Text = cut(t.Text, maxTurnBytes)
+		t.Text = loom.TruncateBytes(t.Text, maxTurnBytes)
 		if !fit(&t, budget-used) {
 			break
 		}
@@ -183,20 +182,8 @@ func fit(t *Turn, left int) bool {
 	if keep < 80 {
 		return false
 	}
-	t.Text = cut(t.Text, keep)
+	t.Text = loom.TruncateBytes(t.Text, keep)
 	return Estimate(t.line()) <= left
-}
-
-// cut shortens s to at most n bytes, at a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	n -= len("…")
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // header opens the text of a recall.

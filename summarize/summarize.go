@@ -243,7 +243,7 @@ func (z *Summarizer) input(ctx context.Context, s *loom.Session) (text, why stri
 			case loom.RoleUser:
 				who = "User"
 				if first == "" {
-					first = cut(t, maxFirstBytes)
+					first = loom.TruncateBytes(t, maxFirstBytes)
 					continue
 				}
 			case loom.RoleAssistant:
@@ -255,7 +255,7 @@ func (z *Summarizer) input(ctx context.Context, s *loom.Session) (text, why stri
 				// not the session.
 				continue
 			}
-			last = append(last, who+": "+cut(t, maxMessageBytes))
+			last = append(last, who+": "+loom.TruncateBytes(t, maxMessageBytes))
 			if len(last) > lastMessages {
 				last = last[1:]
 			}
@@ -279,7 +279,7 @@ func (z *Summarizer) input(ctx context.Context, s *loom.Session) (text, why stri
 	room := MaxInputBytes - b.Len() - len("Last messages:\n")
 	var keep []string
 	for i := len(last) - 1; i >= 0 && room > 0; i-- {
-		m := cut(last[i], room)
+		m := loom.TruncateBytes(last[i], room)
 		keep = append([]string{m}, keep...)
 		room -= len(m) + 1
 	}
@@ -346,22 +346,6 @@ func Clean(answer string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// cut shortens s to at most n bytes, at a rune boundary, marking the
-// cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if n <= len("…") {
-		return ""
-	}
-	i := n - len("…")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // Pass summarises up to limit candidates, one at a time, and returns
