@@ -16,9 +16,9 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // The accidents users make with sync, each through the built loom and a
@@ -155,13 +155,13 @@ func converge(t *testing.T, want []string, fxs ...*fixture) {
 
 // wantRehome checks the one line a sync that had to take a new host
 // prints, and returns its result.
-func wantRehome(t *testing.T, fx *fixture) hub.Result {
+func wantRehome(t *testing.T, fx *fixture) syncrun.Result {
 	t.Helper()
 	r := fx.exec(t, "", "sync", "--json")
 	if r.code != 0 {
 		t.Fatalf("loom sync: exit %d, %s", r.code, r.stderr)
 	}
-	res := decodeJSON[hub.Result](t, r.stdout)
+	res := decodeJSON[syncrun.Result](t, r.stdout)
 	if res.Rehomed == nil || res.Host != res.Rehomed.New {
 		t.Fatalf("the sync did not take a new host: %+v", res)
 	}
@@ -295,11 +295,11 @@ func testSyncJunk(t *testing.T, hubDB string) {
 	say(t, a, "first", 1)
 	a.mustExec(t, "sync")
 	b.mustExec(t, "sync")
-	res := decodeJSON[hub.Result](t, a.mustExec(t, "sync", "--json"))
+	res := decodeJSON[syncrun.Result](t, a.mustExec(t, "sync", "--json"))
 	status := decodeJSON[struct {
-		Hub   string           `json:"hub"`
-		Host  string           `json:"host"`
-		Hosts []hub.HostStatus `json:"hosts"`
+		Hub   string               `json:"hub"`
+		Host  string               `json:"host"`
+		Hosts []syncrun.HostStatus `json:"hosts"`
 	}](t, a.mustExec(t, "sync", "status", "--json"))
 	var next int64
 	for _, h := range status.Hosts {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // Two machines add a turn to one session at the same time: the sync that
@@ -28,7 +28,7 @@ func TestSyncSaysConflict(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("loom sync: exit %d, %s", r.code, r.stderr)
 	}
-	res := decodeJSON[hub.Result](t, r.stdout)
+	res := decodeJSON[syncrun.Result](t, r.stdout)
 	if len(res.Conflicts) != 1 || res.Conflicts[0].SessionTitle != "plan" {
 		t.Fatalf("the sync's conflicts: %+v", res.Conflicts)
 	}

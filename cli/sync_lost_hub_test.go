@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // The hub's own accidents, through the built loom and a real hub on
@@ -92,7 +92,7 @@ func testSyncLostHub(t *testing.T, hubDB string, oldCopy, rehomed bool) {
 	if r.code != 0 {
 		t.Fatalf("loom sync after the hub was lost: exit %d, %s", r.code, r.stderr)
 	}
-	if res := decodeJSON[hub.Result](t, r.stdout); res.Reseeded == 0 {
+	if res := decodeJSON[syncrun.Result](t, r.stdout); res.Reseeded == 0 {
 		t.Fatalf("the sync sent the hub nothing of other machines: %+v", res)
 	}
 	if strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 || !strings.Contains(r.stderr, "nothing is lost") {

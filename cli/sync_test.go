@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loomhq/loom/envelope"
-	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // Two machines sync through a hub (a real loom serve): the second gets
@@ -61,11 +61,11 @@ func testSyncTwoMachines(t *testing.T, hubDB string) {
 		t.Fatalf("set the key: exit %d, %s", r.code, r.stderr)
 	}
 
-	pushed := decodeJSON[hub.Result](t, a.mustExec(t, "sync", "--json"))
+	pushed := decodeJSON[syncrun.Result](t, a.mustExec(t, "sync", "--json"))
 	if pushed.Pushed == 0 || pushed.Host == "" {
 		t.Fatalf("the first machine's sync = %+v", pushed)
 	}
-	pulled := decodeJSON[hub.Result](t, b.mustExec(t, "sync", "--json"))
+	pulled := decodeJSON[syncrun.Result](t, b.mustExec(t, "sync", "--json"))
 	if pulled.Pulled != pushed.Pushed {
 		t.Fatalf("the second machine received %d records of %d", pulled.Pulled, pushed.Pushed)
 	}

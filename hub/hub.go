@@ -1,10 +1,11 @@
-// Package hub is sync between a user's machines and a hub, both sides
-// of the wire: the client (Client), which pushes a host's own records,
-// sealed, and pulls the other hosts' records, opened with the user's
-// sync key; the sync service that loom sync runs (Sync, Watch, Status);
-// the hub's handler (Handler), which loom serve mounts at /api/v1/sync;
-// and the wire format between them (wire.go). The hub sees headers and
-// ciphertext only (see docs/sync.md).
+// Package hub is the wire protocol of sync between a user's machines
+// and a hub, both sides of it: the client (Client), which puts records on
+// the hub and reads them back page by page, as one user; the hub's
+// handler (Handler), which loom serve mounts at /api/v1/sync; and the
+// wire format between them (wire.go). The hub sees headers and
+// ciphertext only (see docs/sync.md). What a sync does with the client,
+// sealing, pushing, pulling and applying a store's records, is package
+// syncrun's.
 package hub
 
 import (
@@ -68,12 +69,6 @@ func (c *Client) State(ctx context.Context) (State, error) {
 		st.Hosts[i] = loom.SyncHost{Host: h.Host, Last: h.Last, Records: h.Records, Bytes: h.Bytes}
 	}
 	return st, nil
-}
-
-// WrongKey is the error of a machine whose sync key is not the one the
-// hub holds the user's records under.
-func WrongKey(hubKey, ours string) error {
-	return loom.Errorf(loom.EINVALID, "the hub holds your records sealed with sync key %s, and this machine's key is %s: give it your other machines' key with loom sync key --set (loom sync key on one of them prints it)", hubKey, ours)
 }
 
 // Put stores recs on the hub, all or none, and returns how many it had

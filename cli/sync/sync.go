@@ -26,6 +26,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/synclog"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // defaultSyncInterval is how often `loom sync --watch` syncs unless
@@ -118,7 +119,7 @@ type KeyOptions struct {
 
 // syncer is what one sync needs: the store, the hub and the key.
 type syncer struct {
-	st       hub.Store
+	st       syncrun.Store
 	hub      *hub.Client
 	key      envelope.Key
 	interval time.Duration
@@ -153,7 +154,7 @@ func syncSetup(ctx context.Context, h *Hub, needKey bool) (*syncer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss, ok := command.Underlying(st).(hub.Store)
+	ss, ok := command.Underlying(st).(syncrun.Store)
 	if !ok {
 		return nil, loom.Errorf(loom.EINVALID, "this store does not sync: a PostgreSQL store is shared by your machines already (sync keeps embedded SQLite stores in step)")
 	}
@@ -192,8 +193,8 @@ func syncRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	warnedUser := false
-	var waited map[hub.Waiting]bool // the waits said last
-	report := func(r hub.Result) error {
+	var waited map[syncrun.Waiting]bool // the waits said last
+	report := func(r syncrun.Result) error {
 		if r.User != "" && r.User != opts.User && !warnedUser {
 			warnedUser = true
 			fmt.Fprintf(opts.IO.ErrOut, "The hub's token is %s's and this machine's user is %s: the sessions sync brings are %s's, which this user does not see; set LOOM_USER=%s, or use a token of %s's.\n",
@@ -226,7 +227,7 @@ func syncRun(ctx context.Context, opts *Options) error {
 		}
 		// --watch says a wait once, not every interval.
 		said := waited
-		waited = map[hub.Waiting]bool{}
+		waited = map[syncrun.Waiting]bool{}
 		for _, w := range r.Waiting {
 			waited[w] = true
 			if !said[w] {
@@ -237,7 +238,7 @@ func syncRun(ctx context.Context, opts *Options) error {
 		return nil
 	}
 	if !watch {
-		r, err := s.hub.Once(ctx, s.st, s.key)
+		r, err := syncrun.Once(ctx, s.hub, s.st, s.key)
 		if err != nil {
 			return err
 		}
@@ -253,7 +254,7 @@ func syncRun(ctx context.Context, opts *Options) error {
 		fmt.Fprintf(opts.IO.ErrOut, "Syncing with %s every %s; Ctrl+C stops.\n", s.hub.URL, interval)
 	}
 	failing := "" // the problem said last, until a sync goes through
-	return s.hub.Watch(ctx, s.st, s.key, interval, func(r hub.Result, err error) error {
+	return syncrun.Watch(ctx, s.hub, s.st, s.key, interval, func(r syncrun.Result, err error) error {
 		if err != nil {
 			// The same problem is said once, not every interval.
 			if msg := loom.ErrorMessage(err); msg != failing {
@@ -290,15 +291,15 @@ func syncStatusRun(ctx context.Context, opts *StatusOptions) error {
 	if err != nil {
 		return err
 	}
-	host, out, err := s.hub.Status(ctx, s.st)
+	host, out, err := syncrun.Status(ctx, s.hub, s.st)
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, struct {
-			Hub   string           `json:"hub"`
-			Host  synclog.HostID   `json:"host"`
-			Hosts []hub.HostStatus `json:"hosts"`
+			Hub   string               `json:"hub"`
+			Host  synclog.HostID       `json:"host"`
+			Hosts []syncrun.HostStatus `json:"hosts"`
 		}{s.hub.URL, host, out})
 	}
 	if host == "" {
@@ -387,7 +388,7 @@ func syncKeyRun(ctx context.Context, opts *KeyOptions) error {
 		// A machine given a new key when the hub holds the user's
 		// records under another could not sync; say what to run.
 		if c, err := syncClient(opts.Config); err == nil {
-			if err := c.CheckNewKey(ctx); err != nil {
+			if err := syncrun.CheckNewKey(ctx, c); err != nil {
 				return err
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // syncMain measures sync's budgets (issue 26): the initial sync of a
@@ -73,11 +74,11 @@ func syncMain(ctx context.Context, out io.Writer, dir string, messages, runs int
 	// syncBoth syncs a, which pushes its new records, then b, which
 	// pulls and applies them, as `loom sync` on each machine does.
 	syncBoth := func() (pushed, pulled int, err error) {
-		ra, err := c.Sync(ctx, a, key)
+		ra, err := syncrun.Sync(ctx, c, a, key)
 		if err != nil {
 			return 0, 0, err
 		}
-		rb, err := c.Sync(ctx, b, key)
+		rb, err := syncrun.Sync(ctx, c, b, key)
 		if err == nil && len(rb.Waiting) > 0 {
 			err = fmt.Errorf("records wait: %+v", rb.Waiting)
 		}

@@ -16,7 +16,7 @@ var ErrGap = errors.New("sync record out of order")
 
 // ErrWaits reports a record that follows a change this store does not
 // hold yet (a message, a session): it is applied after that change. It
-// is synclog.ErrWait, which hub.Pull looks for.
+// is synclog.ErrWait, which syncrun.Pull looks for.
 var ErrWaits = synclog.ErrWait
 
 // NotAppliedError reports a record of a kind this loom does not know, as

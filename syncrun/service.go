@@ -1,4 +1,4 @@
-package hub
+package syncrun
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -25,25 +26,25 @@ type Store interface {
 }
 
 // Once sets sync up on st the first time, then syncs it (Sync).
-func (c *Client) Once(ctx context.Context, st Store, key envelope.Key) (Result, error) {
+func Once(ctx context.Context, c *hub.Client, st Store, key envelope.Key) (Result, error) {
 	if _, err := st.EnableSync(ctx); err != nil {
 		return Result{Waiting: []Waiting{}}, err
 	}
-	return c.Sync(ctx, st, key)
+	return Sync(ctx, c, st, key)
 }
 
 // Watch sets sync up on st the first time, then syncs it every interval
 // until ctx ends, handing each cycle's result or error to report; an
 // error of report ends it. A failing cycle (a hub away for a while) is
 // no reason to stop: the next one runs at its time.
-func (c *Client) Watch(ctx context.Context, st Store, key envelope.Key, interval time.Duration, report func(Result, error) error) error {
+func Watch(ctx context.Context, c *hub.Client, st Store, key envelope.Key, interval time.Duration, report func(Result, error) error) error {
 	if _, err := st.EnableSync(ctx); err != nil {
 		return err
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		res, err := c.Sync(ctx, st, key)
+		res, err := Sync(ctx, c, st, key)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -78,7 +79,7 @@ type HostStatus struct {
 // Status returns every host of the user's with what is behind: the
 // hub's hosts, and this machine's before it has sent a record. host is
 // "" when sync is not set up on r.
-func (c *Client) Status(ctx context.Context, r Replica) (host synclog.HostID, hosts []HostStatus, err error) {
+func Status(ctx context.Context, c *hub.Client, r Replica) (host synclog.HostID, hosts []HostStatus, err error) {
 	if host, err = r.SyncHost(ctx); err != nil {
 		return "", nil, err
 	}
@@ -127,7 +128,7 @@ func (c *Client) Status(ctx context.Context, r Replica) (host synclog.HostID, ho
 // user's records sealed with one: the machine could not sync with
 // another, and needs that one. A hub that does not answer within 10 s
 // refuses nothing: the key is the machine's to make.
-func (c *Client) CheckNewKey(ctx context.Context) error {
+func CheckNewKey(ctx context.Context, c *hub.Client) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if state, err := c.State(ctx); err == nil && state.KeyID != "" {

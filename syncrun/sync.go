@@ -1,4 +1,15 @@
-package hub
+// Package syncrun is the sync run: what one loom sync does between a
+// store and a hub, over the hub's client (hub.Client, the wire protocol).
+// Sync compares the store's log with the hub's copy and gives the store
+// a new host id when they part (parted.go), pushes the store's own
+// records sealed, sends back the records of other hosts that the hub
+// lost (reseed.go), and pulls and applies the other hosts' records
+// opened. Around it is the service that loom sync calls (service.go):
+// Once and Watch, which set sync up on a store the first time, Status,
+// and CheckNewKey for loom sync key. In every function c is the hub,
+// and the store is a Replica (SQLite stores) that applies what a record
+// means (internal/replica). See docs/sync.md.
+package syncrun
 
 import (
 	"context"
@@ -8,6 +19,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -91,7 +103,7 @@ type Result struct {
 // the other hosts' records (Push, then Pull), keeping each as the hub
 // served it, and pushes what applying them wrote to r's log (the copy
 // a purge rescues). It asks the hub once what it holds.
-func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result, error) {
+func Sync(ctx context.Context, c *hub.Client, r Replica, key envelope.Key) (Result, error) {
 	res := Result{Waiting: []Waiting{}}
 	host, err := ownHost(ctx, r)
 	if err != nil {
@@ -106,10 +118,10 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 	if state.KeyID != "" && state.KeyID != key.ID() {
 		// Before anything is sent: records sealed with another key
 		// would stop every other machine's sync.
-		return res, WrongKey(state.KeyID, key.ID())
+		return res, wrongKey(state.KeyID, key.ID())
 	}
 	res.User = state.User
-	if res.Rehomed, err = c.settle(ctx, r, host, key, hosts); err != nil {
+	if res.Rehomed, err = settle(ctx, c, r, host, key, hosts); err != nil {
 		return res, err
 	}
 	if res.Rehomed != nil {
@@ -117,7 +129,7 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 		res.Host = host
 	}
 	var onHub int64
-	if res.Pushed, onHub, err = c.push(ctx, r, host, key, lastOf(hosts, host)); err != nil {
+	if res.Pushed, onHub, err = push(ctx, c, r, host, key, lastOf(hosts, host)); err != nil {
 		return res, err
 	}
 	// What r keeps of the other hosts, read once for sending the hub
@@ -126,14 +138,14 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 	if err != nil {
 		return res, err
 	}
-	if res.Reseeded, err = c.reseed(ctx, r, host, key, hosts, kept); err != nil {
+	if res.Reseeded, err = reseed(ctx, c, r, host, key, hosts, kept); err != nil {
 		return res, err
 	}
 	applied, err := r.SyncApplied(ctx)
 	if err != nil {
 		return res, err
 	}
-	if err := c.keepBack(ctx, r, host, key, hosts, applied, kept); err != nil {
+	if err := keepBack(ctx, c, r, host, key, hosts, applied, kept); err != nil {
 		return res, err
 	}
 	retired, err := r.SyncRetired(ctx)
@@ -144,7 +156,7 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 	if err != nil {
 		return res, err
 	}
-	pr, err := c.pull(ctx, host, applied, key, stopRetired(hosts, retired),
+	pr, err := pull(ctx, c, host, applied, key, stopRetired(hosts, retired),
 		func(h synclog.Header, p synclog.Payload) error { return r.ApplySync(ctx, h, p) }, r.SyncKeep)
 	var rerr recordError
 	if errors.As(err, &rerr) {
@@ -167,13 +179,19 @@ func (c *Client) Sync(ctx context.Context, r Replica, key envelope.Key) (Result,
 		// Applying a purge may have written a rescued copy to this
 		// store's log: it leaves now, not at the next sync, which may
 		// never come.
-		n, _, perr := c.push(ctx, r, host, key, onHub)
+		n, _, perr := push(ctx, c, r, host, key, onHub)
 		res.Pushed += n
 		if err == nil {
 			err = perr
 		}
 	}
 	return res, err
+}
+
+// wrongKey is the error of a machine whose sync key is not the one the
+// hub holds the user's records under.
+func wrongKey(hubKey, ours string) error {
+	return loom.Errorf(loom.EINVALID, "the hub holds your records sealed with sync key %s, and this machine's key is %s: give it your other machines' key with loom sync key --set (loom sync key on one of them prints it)", hubKey, ours)
 }
 
 // newConflicts returns the conflict forks r holds now that it did not
@@ -216,7 +234,7 @@ func ownHost(ctx context.Context, log Log) (synclog.HostID, error) {
 // with key, in batches, and returns how many it sent. It starts after
 // the last record the hub holds of the host, so a push that was cut off
 // goes on where the hub stopped, and one run twice sends nothing more.
-func (c *Client) Push(ctx context.Context, log Log, key envelope.Key) (int, error) {
+func Push(ctx context.Context, c *hub.Client, log Log, key envelope.Key) (int, error) {
 	host, err := ownHost(ctx, log)
 	if err != nil {
 		return 0, err
@@ -225,14 +243,14 @@ func (c *Client) Push(ctx context.Context, log Log, key envelope.Key) (int, erro
 	if err != nil {
 		return 0, err
 	}
-	n, _, err := c.push(ctx, log, host, key, lastOf(hosts, host))
+	n, _, err := push(ctx, c, log, host, key, lastOf(hosts, host))
 	return n, err
 }
 
 // push is Push of host's log after record last, which the hub holds;
 // it returns how many records it sent and the last one the hub holds
 // then.
-func (c *Client) push(ctx context.Context, log Log, host synclog.HostID, key envelope.Key, last int64) (int, int64, error) {
+func push(ctx context.Context, c *hub.Client, log Log, host synclog.HostID, key envelope.Key, last int64) (int, int64, error) {
 	sent := 0
 	for {
 		recs, err := log.SyncLog(ctx, last, batch)
@@ -292,19 +310,19 @@ type PullResult struct {
 // other error: of the hub, of a record that does not open (a wrong key
 // is envelope.ErrWrongKey), or of apply, which says which record it
 // could not apply.
-func (c *Client) Pull(ctx context.Context, self synclog.HostID, applied synclog.Vector, key envelope.Key,
+func Pull(ctx context.Context, c *hub.Client, self synclog.HostID, applied synclog.Vector, key envelope.Key,
 	apply func(synclog.Header, synclog.Payload) error) (PullResult, error) {
 	hosts, err := c.Hosts(ctx)
 	if err != nil {
 		return PullResult{}, err
 	}
-	return c.pull(ctx, self, applied, key, hosts, apply, nil)
+	return pull(ctx, c, self, applied, key, hosts, apply, nil)
 }
 
 // pull is Pull where the hub holds hosts; keep, when not nil, is given
 // each page's records that open, as the hub served them, before they
 // are applied.
-func (c *Client) pull(ctx context.Context, self synclog.HostID, applied synclog.Vector, key envelope.Key, hosts []loom.SyncHost,
+func pull(ctx context.Context, c *hub.Client, self synclog.HostID, applied synclog.Vector, key envelope.Key, hosts []loom.SyncHost,
 	apply func(synclog.Header, synclog.Payload) error, keep func(context.Context, []loom.SyncRecord) error) (PullResult, error) {
 	var res PullResult
 	after := map[string]int64{}
@@ -324,7 +342,7 @@ func (c *Client) pull(ctx context.Context, self synclog.HostID, applied synclog.
 			if h.Host == string(self) || after[h.Host] >= h.Last || failed[h.Host] {
 				continue
 			}
-			n, w, err := c.pullHost(ctx, h, after, key, apply, keep)
+			n, w, err := pullHost(ctx, c, h, after, key, apply, keep)
 			res.Applied += n
 			if err != nil {
 				var rerr recordError
@@ -369,7 +387,7 @@ func stuckHint(err error) string {
 // pullHost applies host h's records after after[h.Host] until they end
 // or one waits, moving after[h.Host] on with each applied; keep (see
 // pull) is given those of each page that open before they apply.
-func (c *Client) pullHost(ctx context.Context, h loom.SyncHost, after map[string]int64, key envelope.Key,
+func pullHost(ctx context.Context, c *hub.Client, h loom.SyncHost, after map[string]int64, key envelope.Key,
 	apply func(synclog.Header, synclog.Payload) error, keep func(context.Context, []loom.SyncRecord) error) (int, *Waiting, error) {
 	n := 0
 	for after[h.Host] < h.Last {

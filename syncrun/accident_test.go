@@ -1,4 +1,4 @@
-package hub_test
+package syncrun_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // machine is one machine's store in a random history: its file, open.
@@ -81,7 +82,7 @@ func accidentHistory(t *testing.T, seed uint64) {
 	rehomes := 0
 	syncOne := func(m *machine) {
 		t.Helper()
-		res, err := c.Sync(ctx, m.st, key)
+		res, err := syncrun.Sync(ctx, c, m.st, key)
 		if err != nil {
 			t.Fatalf("%s: sync: %v", m.name, err)
 		}
@@ -142,7 +143,7 @@ func accidentHistory(t *testing.T, seed uint64) {
 		}
 		moved := false
 		for _, m := range ms {
-			res, err := c.Sync(ctx, m.st, key)
+			res, err := syncrun.Sync(ctx, c, m.st, key)
 			if err != nil {
 				t.Fatalf("%s: final sync: %v", m.name, err)
 			}

@@ -1,4 +1,4 @@
-package hub_test
+package syncrun_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
-	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // What two machines' concurrent actions on one session come to (the
@@ -74,7 +74,7 @@ func TestForkThenRewind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range []*sqlite.Store{a, b, a} {
-		if _, err := c.Sync(ctx, st, key); err != nil {
+		if _, err := syncrun.Sync(ctx, c, st, key); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -148,7 +148,7 @@ func concurrentPair(t *testing.T, key envelope.Key, a, b, order string) {
 	}
 	sync := func(name byte) {
 		t.Helper()
-		if _, err := c.Sync(ctx, ms[name], key); err != nil {
+		if _, err := syncrun.Sync(ctx, c, ms[name], key); err != nil {
 			t.Fatalf("%c: sync: %v", name, err)
 		}
 	}
@@ -362,4 +362,4 @@ func stateOf(t *testing.T, st *sqlite.Store) string {
 	return strings.Join(lines, "\n")
 }
 
-var _ hub.Replica = (*sqlite.Store)(nil)
+var _ syncrun.Replica = (*sqlite.Store)(nil)

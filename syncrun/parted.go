@@ -1,4 +1,4 @@
-package hub
+package syncrun
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -21,7 +22,7 @@ import (
 // do not tell: two copies of a store that write in the same millisecond
 // stamp their records alike). The first differing record is found by
 // bisection, a record read at each step.
-func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, key envelope.Key, onHub int64) (int64, bool, error) {
+func parted(ctx context.Context, c *hub.Client, log Log, host synclog.HostID, key envelope.Key, onHub int64) (int64, bool, error) {
 	local, err := log.SyncLast(ctx)
 	if err != nil {
 		return 0, false, err
@@ -85,18 +86,18 @@ func (c *Client) parted(ctx context.Context, log Log, host synclog.HostID, key e
 // after the shared records as the new host's, and applies the hub's
 // records of the old host as another machine's. It returns the rehome,
 // nil when the logs agree.
-func (c *Client) settle(ctx context.Context, r Replica, host synclog.HostID, key envelope.Key, hosts []loom.SyncHost) (*synclog.Rehome, error) {
+func settle(ctx context.Context, c *hub.Client, r Replica, host synclog.HostID, key envelope.Key, hosts []loom.SyncHost) (*synclog.Rehome, error) {
 	var onHub int64
 	for _, h := range hosts {
 		if h.Host == string(host) {
 			onHub = h.Last
 		}
 	}
-	shared, part, err := c.parted(ctx, r, host, key, onHub)
+	shared, part, err := parted(ctx, c, r, host, key, onHub)
 	if err != nil || !part {
 		return nil, err
 	}
-	junk, err := c.junkAt(ctx, host, key, shared+1, onHub)
+	junk, err := junkAt(ctx, c, host, key, shared+1, onHub)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func (c *Client) settle(ctx context.Context, r Replica, host synclog.HostID, key
 // junkAt reports whether host's record i on the hub, which holds onHub
 // of its records, is one that no machine with key wrote: its header is
 // not one, or it does not open.
-func (c *Client) junkAt(ctx context.Context, host synclog.HostID, key envelope.Key, i int64, onHub int64) (bool, error) {
+func junkAt(ctx context.Context, c *hub.Client, host synclog.HostID, key envelope.Key, i int64, onHub int64) (bool, error) {
 	if i > onHub {
 		return false, nil
 	}

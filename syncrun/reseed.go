@@ -1,4 +1,4 @@
-package hub
+package syncrun
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -26,7 +27,7 @@ import (
 // store restored from a backup that wrote again under its old host
 // before the hub learnt of it) is left alone: its own machine settles
 // it.
-func (c *Client) reseed(ctx context.Context, r Replica, self synclog.HostID, key envelope.Key, hosts []loom.SyncHost, kept synclog.Vector) (int, error) {
+func reseed(ctx context.Context, c *hub.Client, r Replica, self synclog.HostID, key envelope.Key, hosts []loom.SyncHost, kept synclog.Vector) (int, error) {
 	sent := 0
 	for _, host := range slices.Sorted(maps.Keys(kept)) {
 		last, upto := lastOf(hosts, host), kept[host]
@@ -34,7 +35,7 @@ func (c *Client) reseed(ctx context.Context, r Replica, self synclog.HostID, key
 			continue
 		}
 		if last > 0 {
-			same, err := c.sameKept(ctx, r, host, key, last)
+			same, err := sameKept(ctx, c, r, host, key, last)
 			if err != nil {
 				return sent, err
 			}
@@ -73,7 +74,7 @@ func (c *Client) reseed(ctx context.Context, r Replica, self synclog.HostID, key
 
 // sameKept reports whether the hub's record i of host is the one r
 // keeps: the same header, and the same payload once opened.
-func (c *Client) sameKept(ctx context.Context, r Replica, host synclog.HostID, key envelope.Key, i int64) (bool, error) {
+func sameKept(ctx context.Context, c *hub.Client, r Replica, host synclog.HostID, key envelope.Key, i int64) (bool, error) {
 	mine, err := r.SyncKeptRecords(ctx, host, i-1, 1)
 	if err != nil || len(mine) == 0 || mine[0].Index != i {
 		return false, err
@@ -98,7 +99,7 @@ func (c *Client) sameKept(ctx context.Context, r Replica, host synclog.HostID, k
 // the records up to what applied says r applied of each, from after
 // what kept (r's SyncKept) says r keeps. A record that
 // does not open with key ends its host's.
-func (c *Client) keepBack(ctx context.Context, r Replica, self synclog.HostID, key envelope.Key, hosts []loom.SyncHost, applied, kept synclog.Vector) error {
+func keepBack(ctx context.Context, c *hub.Client, r Replica, self synclog.HostID, key envelope.Key, hosts []loom.SyncHost, applied, kept synclog.Vector) error {
 	for _, h := range hosts {
 		from, to := kept[synclog.HostID(h.Host)], min(applied[synclog.HostID(h.Host)], h.Last)
 		if h.Host == string(self) {

@@ -1,4 +1,4 @@
-package hub_test
+package syncrun_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // A store keeps the records of other hosts it pulls, also those it
@@ -82,7 +83,7 @@ func TestKeepAndReseed(t *testing.T) {
 
 	// A new hub: b sends it a's records, which a never sent it.
 	_, _, c2 := hubFor(t)
-	if _, hosts, err := c2.Status(ctx, b); err != nil || len(hosts) != 2 || hosts[1].Host != string(ahost) || hosts[1].HubLacks != last {
+	if _, hosts, err := syncrun.Status(ctx, c2, b); err != nil || len(hosts) != 2 || hosts[1].Host != string(ahost) || hosts[1].HubLacks != last {
 		t.Fatalf("status before the reseed: %+v, %v", hosts, err)
 	}
 	if res := syncOnce(t, c2, b, key); res.Reseeded != int(last) {
@@ -101,9 +102,9 @@ func TestKeepAndReseed(t *testing.T) {
 
 // syncOnce sets sync up on st and syncs it through c, failing on an
 // error.
-func syncOnce(t *testing.T, c *hub.Client, st hub.Store, key envelope.Key) hub.Result {
+func syncOnce(t *testing.T, c *hub.Client, st syncrun.Store, key envelope.Key) syncrun.Result {
 	t.Helper()
-	res, err := c.Once(context.Background(), st, key)
+	res, err := syncrun.Once(context.Background(), c, st, key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package hub_test
+package syncrun_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/synclog"
+	"github.com/loomhq/loom/syncrun"
 )
 
 func open(t *testing.T, name string) *sqlite.Store {
@@ -64,10 +65,10 @@ func TestPushAndPull(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n, err := c.Push(ctx, a, key); err != nil || n != 4 {
+	if n, err := syncrun.Push(ctx, c, a, key); err != nil || n != 4 {
 		t.Fatalf("push = %d records, %v; want the session and its 3 appends", n, err)
 	}
-	if n, err := c.Push(ctx, a, key); err != nil || n != 0 {
+	if n, err := syncrun.Push(ctx, c, a, key); err != nil || n != 0 {
 		t.Fatalf("a second push = %d records, %v; want none", n, err)
 	}
 	local, err := a.SyncLog(ctx, 0, 100)
@@ -75,7 +76,7 @@ func TestPushAndPull(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []synclog.Payload
-	res, err := c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
+	res, err := syncrun.Pull(ctx, c, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
 		if h.Host != self || h.Index != int64(len(got)+1) || h.HLC != local[len(got)].HLC {
 			t.Errorf("record %d pulled with header %s", len(got)+1, h)
 		}
@@ -90,10 +91,10 @@ func TestPushAndPull(t *testing.T) {
 	}
 	// A host pulls only others' records, and only those after what it
 	// applied.
-	if res, err := c.Pull(ctx, self, nil, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || res.Applied != 0 {
+	if res, err := syncrun.Pull(ctx, c, self, nil, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || res.Applied != 0 {
 		t.Errorf("pulling as the pushing host = %+v, %v", res, err)
 	}
-	if res, err := c.Pull(ctx, "", synclog.Vector{self: 3}, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || res.Applied != 1 {
+	if res, err := syncrun.Pull(ctx, c, "", synclog.Vector{self: 3}, key, func(synclog.Header, synclog.Payload) error { return nil }); err != nil || res.Applied != 1 {
 		t.Errorf("pulling after record 3 = %+v, %v", res, err)
 	}
 	hubStore.Close()
@@ -127,7 +128,7 @@ func TestPullWaits(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := c.Push(ctx, st, key); err != nil {
+		if _, err := syncrun.Push(ctx, c, st, key); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,7 +146,7 @@ func TestPullWaits(t *testing.T) {
 	var order []string
 	done := map[synclog.HostID]int64{}
 	waited := 0
-	res, err := c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
+	res, err := syncrun.Pull(ctx, c, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
 		if h.Host == a && h.Index == 1 && done[b] < 4 {
 			waited++
 			return fmt.Errorf("%w: for %s", synclog.ErrWait, b)
@@ -165,17 +166,17 @@ func TestPullWaits(t *testing.T) {
 	}
 	// A wait nothing ends: the others' records apply, and the host's
 	// first waiting record is reported with the reason.
-	res, err = c.Pull(ctx, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
+	res, err = syncrun.Pull(ctx, c, "", nil, key, func(h synclog.Header, p synclog.Payload) error {
 		if h.Host == a && h.Index == 2 {
 			return fmt.Errorf("%w: the message it follows is not here", synclog.ErrWait)
 		}
 		return nil
 	})
-	if err != nil || res.Applied != 5 || len(res.Waiting) != 1 || res.Waiting[0] != (hub.Waiting{Host: string(a), Index: 2, Reason: "sync record waits: the message it follows is not here"}) {
+	if err != nil || res.Applied != 5 || len(res.Waiting) != 1 || res.Waiting[0] != (syncrun.Waiting{Host: string(a), Index: 2, Reason: "sync record waits: the message it follows is not here"}) {
 		t.Errorf("pull with a record that waits for good = %+v, %v", res, err)
 	}
 	// Any other error of apply stops the pull.
-	if _, err := c.Pull(ctx, "", nil, key, func(synclog.Header, synclog.Payload) error { return errors.New("disk full") }); err == nil || err.Error() != "disk full" {
+	if _, err := syncrun.Pull(ctx, c, "", nil, key, func(synclog.Header, synclog.Payload) error { return errors.New("disk full") }); err == nil || err.Error() != "disk full" {
 		t.Errorf("pull whose apply fails = %v", err)
 	}
 }
@@ -194,13 +195,13 @@ func TestPullErrors(t *testing.T) {
 	if err := a.Append(ctx, &loom.Session{UserID: "alice", Key: "cli:x"}, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Push(ctx, open(t, "nosync.db"), key); loom.ErrorCode(err) != loom.EINVALID {
+	if _, err := syncrun.Push(ctx, c, open(t, "nosync.db"), key); loom.ErrorCode(err) != loom.EINVALID {
 		t.Errorf("push of a store without sync: %v", err)
 	}
-	if _, err := c.Push(ctx, a, key); err != nil {
+	if _, err := syncrun.Push(ctx, c, a, key); err != nil {
 		t.Fatal(err)
 	}
-	_, err := c.Pull(ctx, "", nil, other, func(synclog.Header, synclog.Payload) error { return nil })
+	_, err := syncrun.Pull(ctx, c, "", nil, other, func(synclog.Header, synclog.Payload) error { return nil })
 	if !errors.Is(err, envelope.ErrWrongKey) || !strings.Contains(err.Error(), other.ID()) {
 		t.Errorf("pull with another key: %v", err)
 	}
@@ -209,7 +210,7 @@ func TestPullErrors(t *testing.T) {
 		t.Errorf("a bad token: %v", err)
 	}
 	ts.Close()
-	if _, err := c.Push(ctx, a, key); !errors.Is(err, hub.ErrUnreachable) || strings.Count(err.Error(), "\n") > 0 {
+	if _, err := syncrun.Push(ctx, c, a, key); !errors.Is(err, hub.ErrUnreachable) || strings.Count(err.Error(), "\n") > 0 {
 		t.Errorf("push to a hub that is down: %v", err)
 	}
 }
@@ -241,7 +242,7 @@ func TestJunkAtAHostsIndex(t *testing.T) {
 	hi(a, "cli:a1")
 	hi(b, "cli:b1")
 	for _, st := range []*sqlite.Store{a, b} {
-		if _, err := c.Sync(ctx, st, key); err != nil {
+		if _, err := syncrun.Sync(ctx, c, st, key); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -253,12 +254,12 @@ func TestJunkAtAHostsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	hi(b, "cli:b2")
-	if res, err := c.Sync(ctx, b, key); err == nil || res.Pushed == 0 {
+	if res, err := syncrun.Sync(ctx, c, b, key); err == nil || res.Pushed == 0 {
 		t.Fatalf("b's sync past the junk = %+v, %v", res, err)
 	}
 
 	// The reader applies all of b's records and a's before the junk.
-	res, err := c.Sync(ctx, reader, key)
+	res, err := syncrun.Sync(ctx, c, reader, key)
 	if err == nil || !strings.Contains(err.Error(), string(hostA)) || !strings.Contains(err.Error(), "the other machines' were applied") {
 		t.Fatalf("a pull past junk = %+v, %v", res, err)
 	}
@@ -282,7 +283,7 @@ func TestJunkAtAHostsIndex(t *testing.T) {
 	// a finds a record at its index that it did not write, which no
 	// machine with the key wrote: it keeps its own under a new host and
 	// writes that its old host's log stops before the junk.
-	res, err = c.Sync(ctx, a, key)
+	res, err = syncrun.Sync(ctx, c, a, key)
 	if err != nil || res.Rehomed == nil || res.Rehomed.Old != hostA || res.Rehomed.Shared != last || res.Rehomed.Moved != 2 || res.Pushed != 3 {
 		t.Fatalf("a's sync after the junk = %+v (rehomed %+v), %v", res, res.Rehomed, err)
 	}
@@ -290,7 +291,7 @@ func TestJunkAtAHostsIndex(t *testing.T) {
 	// host's log before the junk: their syncs succeed, now and after.
 	for _, st := range []*sqlite.Store{b, reader} {
 		for range 2 {
-			if _, err := c.Sync(ctx, st, key); err != nil {
+			if _, err := syncrun.Sync(ctx, c, st, key); err != nil {
 				t.Fatalf("a sync past the junk, once a retired its host: %v", err)
 			}
 		}
