@@ -492,3 +492,43 @@ func TestPickerShowsTheSummary(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	wantScreen(t, m, "10 messages · cli:api · ⎇ fix/retry · Made TestRetry use a fake clock. · step 8")
 }
+
+// The filter matches a session's description (its summary) too, after
+// the titles, keys and last prompts: a word only a summary holds finds
+// its session, and the sessions a word matches by title or prompt stay
+// above those it matches only by summary.
+func TestPickerFiltersBySummary(t *testing.T) {
+	ps := newPickerStore(t, 0)
+	sum := "Made TestRetry use a fake clock.\nThe lexer was not touched."
+	if _, err := ps.UpdateSession(context.Background(), ps.fix.ID, loom.SessionUpdate{Description: &sum, KeepUpdatedAt: true}); err != nil {
+		t.Fatal(err)
+	}
+	m := ps.open(t, false)
+	press(m, "clock")
+	wantScreen(t, m, "1 of 3 sessions", "Fix the flaky test")
+	noScreen(t, m, "Refactor parser", "write the changelog")
+	wantSelected(t, m, ps.fix)
+	// "lexer" is in the refactor's last prompt and in the fix's summary
+	// (its second line, which the row does not show).
+	press(m, "ctrl+u", "lexer")
+	wantScreen(t, m, "2 of 3 sessions", "Refactor parser", "Fix the flaky test")
+	noScreen(t, m, "write the changelog")
+	var got []string
+	for _, r := range m.matches {
+		got = append(got, m.sessions[r.index].Title)
+	}
+	if want := []string{"Refactor parser", "Fix the flaky test"}; strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Fatalf("the filter ranks %q, want %q", got, want)
+	}
+	wantSelected(t, m, ps.refactor)
+	// Without a description the session is not found by its words.
+	press(m, "ctrl+u", "touched")
+	wantScreen(t, m, "1 of 3 sessions")
+	empty := ""
+	if _, err := ps.UpdateSession(context.Background(), ps.fix.ID, loom.SessionUpdate{Description: &empty, KeepUpdatedAt: true}); err != nil {
+		t.Fatal(err)
+	}
+	m = ps.open(t, false)
+	press(m, "touched")
+	wantScreen(t, m, "0 of 3 sessions")
+}
