@@ -477,15 +477,21 @@ func TestPickerEscapesSessions(t *testing.T) {
 	}
 }
 
+// describe sets the description of s, as a summary is written: the
+// session's time is kept.
+func (ps *pickerStore) describe(t *testing.T, s *loom.Session, desc string) {
+	t.Helper()
+	if _, err := ps.UpdateSession(context.Background(), s.ID, loom.SessionUpdate{Description: &desc, KeepUpdatedAt: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A session's description (its summary) shows, its first line only,
 // between where the session is and its last prompt, cut where the row
 // ends.
 func TestPickerShowsTheSummary(t *testing.T) {
 	ps := newPickerStore(t, 0)
-	sum := "Made TestRetry use a fake clock.\nThe fix is in retry.go."
-	if _, err := ps.UpdateSession(context.Background(), ps.fix.ID, loom.SessionUpdate{Description: &sum, KeepUpdatedAt: true}); err != nil {
-		t.Fatal(err)
-	}
+	ps.describe(t, ps.fix, "Made TestRetry use a fake clock.\nThe fix is in retry.go.")
 	m := ps.open(t, false)
 	wantScreen(t, m, "10 messages · cli:api · ⎇ fix/retry · Made TestRetry use a fake…")
 	noScreen(t, m, "The fix is in retry.go")
@@ -499,10 +505,7 @@ func TestPickerShowsTheSummary(t *testing.T) {
 // above those it matches only by summary.
 func TestPickerFiltersBySummary(t *testing.T) {
 	ps := newPickerStore(t, 0)
-	sum := "Made TestRetry use a fake clock.\nThe lexer was not touched."
-	if _, err := ps.UpdateSession(context.Background(), ps.fix.ID, loom.SessionUpdate{Description: &sum, KeepUpdatedAt: true}); err != nil {
-		t.Fatal(err)
-	}
+	ps.describe(t, ps.fix, "Made TestRetry use a fake clock.\nThe lexer was not touched.")
 	m := ps.open(t, false)
 	press(m, "clock")
 	wantScreen(t, m, "1 of 3 sessions", "Fix the flaky test")
@@ -524,10 +527,7 @@ func TestPickerFiltersBySummary(t *testing.T) {
 	// Without a description the session is not found by its words.
 	press(m, "ctrl+u", "touched")
 	wantScreen(t, m, "1 of 3 sessions")
-	empty := ""
-	if _, err := ps.UpdateSession(context.Background(), ps.fix.ID, loom.SessionUpdate{Description: &empty, KeepUpdatedAt: true}); err != nil {
-		t.Fatal(err)
-	}
+	ps.describe(t, ps.fix, "")
 	m = ps.open(t, false)
 	press(m, "touched")
 	wantScreen(t, m, "0 of 3 sessions")
