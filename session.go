@@ -297,6 +297,13 @@ type SessionUpdate struct {
 	// project's current session, and its age for prune. It is how loom
 	// moves sessions to their project's new id.
 	KeepUpdatedAt bool
+	// DescriptionIfEmpty says Description is written only where the
+	// session's description is still empty when the change is made,
+	// checked and written in one transaction: where it is not, the
+	// change leaves Description out (the other fields still apply) and
+	// records nothing of it for sync. It is how a summary is stored,
+	// never over a description a user wrote meanwhile.
+	DescriptionIfEmpty bool
 }
 
 // RewindOptions say where a session goes back to.

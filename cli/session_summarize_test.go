@@ -60,16 +60,10 @@ func TestSessionSummarize(t *testing.T) {
 		t.Fatalf("without a provider: exit %d, stderr %q", r.code, r.stderr)
 	}
 
-	srv := openaitest.NewServer()
-	t.Cleanup(srv.Close)
-	env := map[string]string{"OPENAI_BASE_URL": srv.BaseURL(), "OPENAI_API_KEY": "k", "LOOM_MODEL": "gpt-4o-mini"}
+	srv, env := summaryModel(t)
 	summarize := func(args ...string) []summarizeResult {
 		t.Helper()
-		r := fx.runWith(t, runOpts{env: env, before: bothProviders}, append([]string{"session", "summarize", "--json"}, args...)...)
-		if r.code != 0 {
-			t.Fatalf("summarize %q: exit %d\n%s", args, r.code, r.stderr)
-		}
-		return decodeJSON[[]summarizeResult](t, r.stdout)
+		return fx.summarize(t, env, args...)
 	}
 
 	srv.Enqueue(openaitest.Reply{Text: "- Found why TestRetry flakes: the zebrafish clock.\n\n* Switched the test to a fake clock.\nThe fix is in clock.go.\nA fourth line " + strings.Repeat("long ", 40)})
@@ -147,6 +141,28 @@ func TestSessionSummarize(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, fx.main.ID) {
 		t.Errorf("search zebrafish: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// summaryModel is a fake model server that writes summaries, and the
+// environment that points loom at it.
+func summaryModel(t *testing.T) (*openaitest.Server, []string) {
+	t.Helper()
+	srv := openaitest.NewServer()
+	t.Cleanup(srv.Close)
+	return srv, []string{"OPENAI_BASE_URL=" + srv.BaseURL(), "OPENAI_API_KEY=k", "LOOM_MODEL=gpt-4o-mini"}
+}
+
+// summarize runs the loom binary's session summarize --json with args
+// on fx, its model set by env, and returns what became of each session.
+func (fx *fixture) summarize(t *testing.T, env []string, args ...string) []summarizeResult {
+	t.Helper()
+	cmd := exec.Command(loomBinary(t), append([]string{"session", "summarize", "--json"}, args...)...)
+	cmd.Dir, cmd.Env = fx.project, fx.binEnv(env...)
+	r := execCmd(t, cmd, "")
+	if r.code != 0 {
+		t.Fatalf("summarize %q: exit %d\n%s", args, r.code, r.stderr)
+	}
+	return decodeJSON[[]summarizeResult](t, r.stdout)
 }
 
 // backgroundSummaries is the fixture with [summaries] enabled, and a

@@ -77,6 +77,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"RefLen", testRefLen},
 		{"SessionText", testSessionText},
 		{"UpdateSession", testUpdateSession},
+		{"DescriptionIfEmpty", testDescriptionIfEmpty},
 		{"Import", testImport},
 		{"ImportLong", testImportLong},
 		{"ImportSources", testImportSources},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -287,6 +288,84 @@ func testUpdateSession(t *testing.T, open Opener) {
 	wantCode(t, err, loom.EINVALID)
 	_, err = st.UpdateSession(ctx(t), loom.NewID(), loom.SessionUpdate{Title: str("x")})
 	wantCode(t, err, loom.ENOTFOUND)
+}
+
+// A description set only where it is empty (DescriptionIfEmpty: how a
+// summary is stored) is written where the session has none and left out
+// where it has one, the change's other fields applied all the same; a
+// cleared description may be written again. The check is made in the
+// write's own transaction: of conditional writes that race, from
+// handles like processes of their own, one sets the description, and
+// each is returned the one the session holds.
+func testDescriptionIfEmpty(t *testing.T, open Opener) {
+	st := open(t)
+	s := newSession("alice", "cli:api")
+	mustAppend(t, st, s, turnMessages(1)...)
+	before, err := st.Session(ctx(t), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	describe := func(desc string, ifEmpty bool, title *string) *loom.Session {
+		t.Helper()
+		got, err := st.UpdateSession(ctx(t), s.ID, loom.SessionUpdate{Description: &desc, DescriptionIfEmpty: ifEmpty, Title: title, KeepUpdatedAt: true})
+		if err != nil {
+			t.Fatalf("describe %q: %v", desc, err)
+		}
+		return got
+	}
+	if got := describe("a summary", true, nil); got.Description != "a summary" || !got.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Fatalf("a summary where there was none: %q, updated at %s (was %s)", got.Description, got.UpdatedAt, before.UpdatedAt)
+	}
+	describe("mine", false, nil)
+	title := "renamed"
+	if got := describe("another summary", true, &title); got.Description != "mine" || got.Title != "renamed" {
+		t.Fatalf("a summary over the user's description: %q, title %q; want %q, %q", got.Description, got.Title, "mine", "renamed")
+	}
+	if got, _ := st.Session(ctx(t), s.ID); got.Description != "mine" {
+		t.Fatalf("stored description %q, want %q", got.Description, "mine")
+	}
+	describe("", false, nil)
+	if got := describe("a summary again", true, nil); got.Description != "a summary again" {
+		t.Fatalf("a summary after the description was cleared: %q", got.Description)
+	}
+	describe("", false, nil)
+
+	const writers = 8
+	got := make([]string, writers)
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		h := open(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			desc := fmt.Sprintf("summary %d", i)
+			out, err := h.UpdateSession(ctx(t), s.ID, loom.SessionUpdate{Description: &desc, DescriptionIfEmpty: true, KeepUpdatedAt: true})
+			if errs[i] = err; err == nil {
+				got[i] = out.Description
+			}
+		}()
+	}
+	wg.Wait()
+	stored, err := st.Session(ctx(t), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	won := 0
+	for i := range writers {
+		if errs[i] != nil {
+			t.Fatalf("writer %d: %v", i, errs[i])
+		}
+		if got[i] != stored.Description {
+			t.Errorf("writer %d was returned description %q, the session holds %q", i, got[i], stored.Description)
+		}
+		if got[i] == fmt.Sprintf("summary %d", i) {
+			won++
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d of %d racing writers set the description, want 1: %q", won, writers, got)
+	}
 }
 
 // listBoth lists f with Sessions and with Summaries, and fails unless

@@ -150,6 +150,47 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 	}
 }
 
+// A description set only where it is empty (DescriptionIfEmpty) is
+// recorded for sync as it is stored: where the session had one, the
+// record leaves it out, and a change of nothing else records nothing, so
+// no other machine receives the summary over the user's words.
+func TestSyncLogRecordsDescriptionIfEmpty(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	if _, err := st.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := &loom.Session{UserID: "alice", Key: "cli:api", Title: "plan"}
+	say(t, st, s, loom.RoleUser, "a question")
+	describe := func(u loom.SessionUpdate) []logRecord {
+		t.Helper()
+		n := len(syncLog(t, st))
+		if _, err := st.UpdateSession(ctx, s.ID, u); err != nil {
+			t.Fatal(err)
+		}
+		return syncLog(t, st)[n:]
+	}
+	summary, mine, title := "a summary", "mine", "renamed"
+	added := describe(loom.SessionUpdate{Description: &summary, DescriptionIfEmpty: true, KeepUpdatedAt: true})
+	if len(added) != 1 {
+		t.Fatalf("a summary where there was none: %d records, want 1", len(added))
+	}
+	if p, ok := added[0].p.(*synclog.SessionChanged); !ok || p.Description == nil || *p.Description != summary || p.At != nil {
+		t.Fatalf("a summary where there was none: %+v", added[0].p)
+	}
+	describe(loom.SessionUpdate{Description: &mine})
+	if added := describe(loom.SessionUpdate{Description: &summary, DescriptionIfEmpty: true, KeepUpdatedAt: true}); len(added) != 0 {
+		t.Fatalf("a summary over the user's description recorded %+v", added[0].p)
+	}
+	added = describe(loom.SessionUpdate{Description: &summary, DescriptionIfEmpty: true, Title: &title})
+	if len(added) != 1 {
+		t.Fatalf("a summary over the user's description with a new title: %d records, want 1", len(added))
+	}
+	if p, ok := added[0].p.(*synclog.SessionChanged); !ok || p.Description != nil || p.Title == nil || *p.Title != title {
+		t.Fatalf("a summary over the user's description with a new title: %+v", added[0].p)
+	}
+}
+
 type logRecord struct {
 	synclog.LogRecord
 	p synclog.Payload

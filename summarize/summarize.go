@@ -197,7 +197,11 @@ func (z *Summarizer) Summarise(ctx context.Context, s *loom.Session, dryRun bool
 	if err != nil {
 		return res, fmt.Errorf("summarise session %s: %w", s.ID, err)
 	}
-	// The user may have written a description meanwhile: it stays.
+	// The session may have changed while the model wrote (a new
+	// message, the trash, a description): check it again. A description
+	// written after this check stays too: the store writes the summary
+	// only where the description is still empty as it writes
+	// (DescriptionIfEmpty).
 	cur, err := z.Store.Session(ctx, s.ID)
 	if err != nil {
 		return res, err
@@ -205,8 +209,13 @@ func (z *Summarizer) Summarise(ctx context.Context, s *loom.Session, dryRun bool
 	if res.Skipped = z.Check(cur); res.Skipped != "" {
 		return res, nil
 	}
-	if _, err := z.Store.UpdateSession(ctx, s.ID, loom.SessionUpdate{Description: &text, KeepUpdatedAt: true}); err != nil {
+	out, err := z.Store.UpdateSession(ctx, s.ID, loom.SessionUpdate{Description: &text, DescriptionIfEmpty: true, KeepUpdatedAt: true})
+	if err != nil {
 		return res, fmt.Errorf("store the summary of session %s: %w", s.ID, err)
+	}
+	if out.Description != text {
+		res.Skipped = SkipDescribed
+		return res, nil
 	}
 	res.Summary = text
 	return res, nil

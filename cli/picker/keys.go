@@ -184,14 +184,19 @@ func (m *Model) typeInto() tea.Cmd {
 	return m.filterIn.Focus()
 }
 
-// refilter ranks the loaded sessions against the filter, best first.
+// refilter ranks the loaded sessions against the filter, best first:
+// those it matches by title, key or last prompt, then those it matches
+// only by their description (a summary), so that a word of a summary
+// finds its session without pushing the titles that match below it.
 func (m *Model) refilter() {
 	q := m.filterIn.Value()
 	m.matches = m.matches[:0]
 	if q == "" {
 		return
 	}
+	kept := make([]bool, len(m.sessions))
 	for _, r := range list.DefaultFilter(q, m.targets) {
+		kept[r.Index] = true
 		titleLen := len(term.SanitizeLine(m.sessions[r.Index].Title))
 		var in []int
 		for _, b := range r.MatchedIndexes {
@@ -201,17 +206,35 @@ func (m *Model) refilter() {
 		}
 		m.matches = append(m.matches, filterMatch{index: r.Index, matched: in})
 	}
+	var descs []string
+	var at []int
+	for i, d := range m.descs {
+		if d != "" && !kept[i] {
+			descs, at = append(descs, d), append(at, i)
+		}
+	}
+	for _, r := range list.DefaultFilter(q, descs) {
+		m.matches = append(m.matches, filterMatch{index: at[r.Index]})
+	}
 }
 
-// filterTarget is what the filter matches of a session: its title, key
-// and last prompt (the start of it: a pasted file as a prompt would
-// otherwise match any filter).
+// filterTarget is what the filter matches of a session first: its
+// title, key and last prompt (the start of it: a pasted file as a prompt
+// would otherwise match any filter).
 func filterTarget(s *loom.SessionSummary) string {
 	prompt := term.SanitizeLine(s.LastPrompt)
 	if len(prompt) > 300 {
 		prompt = prompt[:300]
 	}
 	return term.SanitizeLine(s.Title) + "  " + term.SanitizeLine(s.Key) + "  " + prompt
+}
+
+// descTarget is what the filter matches of a session after that: its
+// description, its lines joined; the start of it, which holds a whole
+// summary (three lines of at most 120 characters), where a description
+// a user wrote may hold 10 KB.
+func descTarget(s *loom.SessionSummary) string {
+	return term.SanitizeLine(loom.TruncateBytes(s.Description, 1500))
 }
 
 // queryChanged searches for the query after a pause in typing, so that

@@ -113,7 +113,8 @@ type Model struct {
 	// counts scope changes so that pages of an older scope are dropped.
 	gen      int
 	sessions []*loom.SessionSummary
-	targets  []string // what the filter matches, per session
+	targets  []string // what the filter matches first, per session
+	descs    []string // and then, per session: its description
 	seen     map[string]bool
 	next     *loom.Cursor // where the next page starts; nil once all are loaded
 	loaded   bool         // the first page has arrived
@@ -176,7 +177,7 @@ func New(ctx context.Context, st Store, opts Options) *Model {
 		seen: map[string]bool{}, previews: map[string]*preview{}, searchDelay: searchDelay, idLen: term.ShortIDLen,
 	}
 	m.filterIn = m.newInput("filter: ")
-	m.filterIn.Placeholder = "title, key or last prompt"
+	m.filterIn.Placeholder = "title, key, last prompt or summary"
 	m.searchIn = m.newInput("search: ")
 	m.searchIn.Placeholder = "words to find in the messages"
 	m.renameIn = m.newInput("title: ")
@@ -295,7 +296,7 @@ func (m *Model) Init() tea.Cmd {
 func (m *Model) setScope(all bool) {
 	m.all = all
 	m.gen++
-	m.sessions, m.targets, m.matches, m.hits = nil, nil, nil, nil
+	m.sessions, m.targets, m.descs, m.matches, m.hits = nil, nil, nil, nil, nil
 	m.seen = map[string]bool{}
 	m.next, m.loaded, m.loading, m.searching = nil, false, false, false
 	m.searched, m.searchMore = "", false

@@ -477,18 +477,58 @@ func TestPickerEscapesSessions(t *testing.T) {
 	}
 }
 
+// describe sets the description of s, as a summary is written: the
+// session's time is kept.
+func (ps *pickerStore) describe(t *testing.T, s *loom.Session, desc string) {
+	t.Helper()
+	if _, err := ps.UpdateSession(context.Background(), s.ID, loom.SessionUpdate{Description: &desc, KeepUpdatedAt: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A session's description (its summary) shows, its first line only,
 // between where the session is and its last prompt, cut where the row
 // ends.
 func TestPickerShowsTheSummary(t *testing.T) {
 	ps := newPickerStore(t, 0)
-	sum := "Made TestRetry use a fake clock.\nThe fix is in retry.go."
-	if _, err := ps.UpdateSession(context.Background(), ps.fix.ID, loom.SessionUpdate{Description: &sum, KeepUpdatedAt: true}); err != nil {
-		t.Fatal(err)
-	}
+	ps.describe(t, ps.fix, "Made TestRetry use a fake clock.\nThe fix is in retry.go.")
 	m := ps.open(t, false)
 	wantScreen(t, m, "10 messages · cli:api · ⎇ fix/retry · Made TestRetry use a fake…")
 	noScreen(t, m, "The fix is in retry.go")
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	wantScreen(t, m, "10 messages · cli:api · ⎇ fix/retry · Made TestRetry use a fake clock. · step 8")
+}
+
+// The filter matches a session's description (its summary) too, after
+// the titles, keys and last prompts: a word only a summary holds finds
+// its session, and the sessions a word matches by title or prompt stay
+// above those it matches only by summary.
+func TestPickerFiltersBySummary(t *testing.T) {
+	ps := newPickerStore(t, 0)
+	ps.describe(t, ps.fix, "Made TestRetry use a fake clock.\nThe lexer was not touched.")
+	m := ps.open(t, false)
+	press(m, "clock")
+	wantScreen(t, m, "1 of 3 sessions", "Fix the flaky test")
+	noScreen(t, m, "Refactor parser", "write the changelog")
+	wantSelected(t, m, ps.fix)
+	// "lexer" is in the refactor's last prompt and in the fix's summary
+	// (its second line, which the row does not show).
+	press(m, "ctrl+u", "lexer")
+	wantScreen(t, m, "2 of 3 sessions", "Refactor parser", "Fix the flaky test")
+	noScreen(t, m, "write the changelog")
+	var got []string
+	for _, r := range m.matches {
+		got = append(got, m.sessions[r.index].Title)
+	}
+	if want := []string{"Refactor parser", "Fix the flaky test"}; strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Fatalf("the filter ranks %q, want %q", got, want)
+	}
+	wantSelected(t, m, ps.refactor)
+	// Without a description the session is not found by its words.
+	press(m, "ctrl+u", "touched")
+	wantScreen(t, m, "1 of 3 sessions")
+	ps.describe(t, ps.fix, "")
+	m = ps.open(t, false)
+	press(m, "touched")
+	wantScreen(t, m, "0 of 3 sessions")
 }

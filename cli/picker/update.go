@@ -189,7 +189,7 @@ func (m *Model) page(msg pageMsg) {
 		}
 		m.seen[s.ID] = true
 		m.sessions = append(m.sessions, s)
-		m.targets = append(m.targets, filterTarget(s))
+		m.targets, m.descs = append(m.targets, filterTarget(s)), append(m.descs, descTarget(s))
 	}
 	ids := make([]string, len(m.sessions))
 	for i, s := range m.sessions {
@@ -250,7 +250,7 @@ func (m *Model) renamed(msg renamedMsg) {
 	m.now = m.opts.Now()
 	for i, x := range m.sessions {
 		if x.ID == s.ID {
-			m.sessions[i], m.targets[i] = s, filterTarget(s)
+			m.sessions[i], m.targets[i], m.descs[i] = s, filterTarget(s), descTarget(s)
 		}
 	}
 	for i := range m.hits {
@@ -276,13 +276,13 @@ func (m *Model) removed(msg removedMsg) {
 		gone[id] = true
 	}
 	title := m.titleOf(msg.id)
-	sessions, targets := m.sessions[:0], m.targets[:0]
+	sessions, targets, descs := m.sessions[:0], m.targets[:0], m.descs[:0]
 	for i, s := range m.sessions {
 		if !gone[s.ID] {
-			sessions, targets = append(sessions, s), append(targets, m.targets[i])
+			sessions, targets, descs = append(sessions, s), append(targets, m.targets[i]), append(descs, m.descs[i])
 		}
 	}
-	m.sessions, m.targets = sessions, targets
+	m.sessions, m.targets, m.descs = sessions, targets, descs
 	hits := m.hits[:0]
 	for _, h := range m.hits {
 		if !gone[h.id] {

@@ -164,7 +164,7 @@ func (m *Model) inputLine(w int) string {
 	}
 	count := m.sty.dim.Render(m.countText())
 	if !in.Focused() && in.Value() == "" {
-		hint := "type to filter by title, key or last prompt"
+		hint := "type to filter by title, key, last prompt or summary"
 		if m.mode == modeSearch {
 			hint = "type words to find in the messages"
 		}

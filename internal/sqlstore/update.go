@@ -49,11 +49,17 @@ type UpdateTx interface {
 
 // UpdateSession is Store.UpdateSession of session id with u, validated,
 // at now, inside tx, recorded in log; it returns the session as stored
-// after it.
+// after it. A description u sets only where it is empty
+// (DescriptionIfEmpty) is left out of the change, and of its record,
+// when the row tx holds has one: the check and the write are one
+// transaction, so no description written in between is lost.
 func UpdateSession(ctx context.Context, tx UpdateTx, log SyncLog, id string, u loom.SessionUpdate, now time.Time) (*loom.Session, error) {
 	cur, err := tx.SessionForUpdate(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if u.DescriptionIfEmpty && cur.Description != "" {
+		u.Description = nil
 	}
 	if err := tx.UpdateRow(ctx, cur.ID, u, now); err != nil {
 		return nil, err
