@@ -123,7 +123,7 @@ func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk 
 			st.Host = r.New
 		}
 	}
-	if err := rewriteState(ctx, tx, LifeState, func(l *synclog.Life) {
+	if err := rewriteState(ctx, tx, LifeState, func(l *Life) {
 		if l.Trash != nil {
 			stamp(&l.Trash.Stamp)
 			move(l.Trash.Seen)
