@@ -31,8 +31,8 @@ import (
 // of the old host after shared, and the store stops the old host's log
 // there itself: every machine stops before the junk instead of failing
 // on it at every sync.
-func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (synclog.Rehome, error) {
-	var r synclog.Rehome
+func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (replica.HostMove, error) {
+	var r replica.HostMove
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		r, err = replica.Rehome(ctx, syncTx{writes{s, tx}}, from, shared, junk)

@@ -442,7 +442,7 @@ func (w syncTx) SetLogPayload(ctx context.Context, row int64, payload []byte) er
 }
 
 // Rehost implements replica.Rehomer.
-func (w syncTx) Rehost(ctx context.Context, r synclog.Rehome, base int64, cut synclog.HLC) error {
+func (w syncTx) Rehost(ctx context.Context, r replica.HostMove, base int64, cut synclog.HLC) error {
 	for _, q := range []string{
 		`UPDATE sync_state SET value = ? WHERE name = 'host'`,
 		`INSERT INTO sync_state (name, value) VALUES ('base', CAST(?2 AS TEXT))

@@ -14,7 +14,6 @@ import (
 const (
 	hostA HostID = "0196a3b2-0000-4000-8000-00000000000a"
 	hostB HostID = "0196a3b2-0000-4000-8000-00000000000b"
-	hostC HostID = "0196a3b2-0000-4000-8000-00000000000c"
 )
 
 const (
@@ -26,11 +25,6 @@ const (
 )
 
 func ptr[T any](v T) *T { return &v }
-
-// stampAt returns host h's stamp ms milliseconds after t0.
-func stampAt(ms int, h HostID) Stamp {
-	return Stamp{HLC: NewHLC(t0.Add(time.Duration(ms)*time.Millisecond), 0), Host: h}
-}
 
 // words is what English-like text of the tests is made of.
 var words = strings.Fields(`the a of to and in is it that for on with as this be are

@@ -23,7 +23,7 @@ func applyCreated(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Sessi
 	if err := tx.CreateSession(ctx, row); err != nil {
 		return err
 	}
-	if err := saveMeta(ctx, tx, p.Session.ID, synclog.NewMeta(p.Session, st)); err != nil {
+	if err := saveMeta(ctx, tx, p.Session.ID, NewMeta(p.Session, st)); err != nil {
 		return err
 	}
 	if taken {
@@ -36,7 +36,7 @@ func applyCreated(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Sessi
 // to the session that holds the message p follows: the session p names,
 // or the one a rewind or a conflict moved that message to (locate). Where
 // that session holds other messages from p's seq on, two hosts appended
-// at once, and one chain continues in a conflict fork (synclog.PlanAppend).
+// at once, and one chain continues in a conflict fork (PlanAppend).
 func applyAppend(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.MessagesAppended) error {
 	named, err := tx.SessionForWrite(ctx, p.SessionID)
 	if err != nil {
@@ -60,19 +60,19 @@ func appendTo(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.MessagesA
 	if err != nil {
 		return err
 	}
-	plan := synclog.PlanAppend(win, st, p)
+	plan := PlanAppend(win, st, p)
 	switch plan.Action {
-	case synclog.Applied:
+	case Applied:
 		return nil
-	case synclog.Append:
+	case Append:
 		return appendMessages(ctx, tx, st, p, plan.Skip, named, cur)
-	case synclog.MoveLocal:
+	case MoveLocal:
 		kept, err := moveLocal(ctx, tx, cur, plan)
 		if err != nil {
 			return err
 		}
 		return appendMessages(ctx, tx, st, p, plan.Skip, named, kept)
-	case synclog.ForkIncoming:
+	case ForkIncoming:
 		if depth >= maxConflictDepth {
 			return fmt.Errorf("append to %s: more than %d conflict forks deep", cur.ID, maxConflictDepth)
 		}
@@ -125,10 +125,10 @@ func appendMessages(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Mes
 
 // appendWindow reads the rows of session cur that PlanAppend needs for
 // record p.
-func appendWindow(ctx context.Context, tx Tx, cur *loom.Session, p *synclog.MessagesAppended) (synclog.Window, error) {
+func appendWindow(ctx context.Context, tx Tx, cur *loom.Session, p *synclog.MessagesAppended) (Window, error) {
 	// cur holds p.PrevID at p.FirstSeq-1: locate found it there, and a
 	// conflict fork shares the messages before its own with its parent.
-	win := synclog.Window{Count: int64(cur.MessageCount), Prev: p.PrevID}
+	win := Window{Count: int64(cur.MessageCount), Prev: p.PrevID}
 	if win.Count < p.FirstSeq {
 		return win, nil
 	}
@@ -142,7 +142,7 @@ func appendWindow(ctx context.Context, tx Tx, cur *loom.Session, p *synclog.Mess
 		if err != nil {
 			return win, err
 		}
-		win.Next = append(win.Next, synclog.Entry{ID: m.ID, Stamp: st})
+		win.Next = append(win.Next, Entry{ID: m.ID, Stamp: st})
 	}
 	return win, nil
 }
@@ -168,8 +168,8 @@ func appendUnarchives(ctx context.Context, tx Tx, id string, st synclog.Stamp) e
 // messages as they are. A session here already is the same source
 // imported on this machine too (an imported session's id is derived from
 // its source): its row merges by last writer per field
-// (synclog.RowChange), and its messages as an append from seq 1
-// (synclog.ImportAsAppend): the ones it holds are left alone, the ones it
+// (RowChange), and its messages as an append from seq 1
+// (ImportAsAppend): the ones it holds are left alone, the ones it
 // lacks appended, so the two copies are one session.
 func applyImported(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Imported) error {
 	var data, held []*loom.SessionData
@@ -245,10 +245,10 @@ func mergeImported(ctx context.Context, tx Tx, st synclog.Stamp, d *loom.Session
 	if err := loom.ValidateImport([]*loom.SessionData{d}); err != nil {
 		return err
 	}
-	if err := mergeChange(ctx, tx, d.Session.ID, st, synclog.RowChange(d.Session), 0); err != nil {
+	if err := mergeChange(ctx, tx, d.Session.ID, st, RowChange(d.Session), 0); err != nil {
 		return err
 	}
-	p := synclog.ImportAsAppend(d)
+	p := ImportAsAppend(d)
 	if p == nil {
 		return nil
 	}

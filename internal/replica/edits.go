@@ -11,7 +11,7 @@ import (
 )
 
 // applyChanged merges metadata change p into its session, field by field:
-// each field keeps the write with the greatest stamp (synclog.Meta), and
+// each field keeps the write with the greatest stamp (Meta), and
 // the session's updated_at the greatest time of the changes it holds.
 // The session's conflict forks take the change too, as their parent's.
 func applyChanged(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.SessionChanged) error {
@@ -46,12 +46,12 @@ func mergeChange(ctx context.Context, tx Tx, id string, st synclog.Stamp, p *syn
 		// A conflict fork shows its parent's title as a conflict copy's;
 		// an empty one, which a title made from the first prompt takes,
 		// leaves the fork's as it is.
-		t := synclog.ConflictTitle(m.Title.Value)
+		t := ConflictTitle(m.Title.Value)
 		c.Title = &t
 	}
 	for _, f := range []struct {
 		col           **string
-		before, after *synclog.Field[string]
+		before, after *Field[string]
 	}{{&c.Description, &before.Description, &m.Description},
 		{&c.Cwd, &before.Cwd, &m.Cwd}, {&c.Model, &before.Model, &m.Model}, {&c.Provider, &before.Provider, &m.Provider},
 		{&c.Profile, &before.Profile, &m.Profile}, {&c.GitBranch, &before.GitBranch, &m.GitBranch}} {
@@ -154,7 +154,7 @@ func heldMessage(ctx context.Context, tx Tx, id string, seq int64, mid string) (
 }
 
 // applyPart merges part update p into its message: the part keeps the
-// update that synclog.NewerPart ranks first.
+// update that NewerPart ranks first.
 func applyPart(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.PartUpdated) error {
 	m, _, err := heldMessage(ctx, tx, p.SessionID, p.Seq, p.MessageID)
 	if err != nil {
@@ -178,7 +178,7 @@ func applyPart(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.PartUpda
 		} else if ok {
 			cs = ps
 		}
-		if !synclog.NewerPart(m.Parts[i], cs, p.Part, st) {
+		if !NewerPart(m.Parts[i], cs, p.Part, st) {
 			return nil
 		}
 	}

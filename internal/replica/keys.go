@@ -37,7 +37,7 @@ func claimOf(ctx context.Context, tx Tx, id string) (KeyScope, synclog.Stamp, er
 }
 
 // settleKey gives key k to the live session with the earliest claim on
-// it (synclog.KeyHolder) and takes it from the others: two machines that
+// it (KeyHolder) and takes it from the others: two machines that
 // each started a session with one key in one project keep both sessions,
 // and every host gives the key to the same one whatever order their
 // records arrive in. A session claims the key its merged metadata says
@@ -55,17 +55,17 @@ func settleKey(ctx context.Context, tx Tx, k KeyScope) error {
 	if err != nil {
 		return fmt.Errorf("find the sessions that claim key %q: %w", k.Key, err)
 	}
-	var claims []synclog.KeyClaim
+	var claims []KeyClaim
 	for _, id := range ids {
 		c, st, err := claimOf(ctx, tx, id)
 		if err != nil {
 			return err
 		}
 		if c == k { // else its row has the key, but its claim is another's
-			claims = append(claims, synclog.KeyClaim{SessionID: id, Stamp: st})
+			claims = append(claims, KeyClaim{SessionID: id, Stamp: st})
 		}
 	}
-	holder, ok := synclog.KeyHolder(claims)
+	holder, ok := KeyHolder(claims)
 	if !ok {
 		holder.SessionID = ""
 	}

@@ -12,14 +12,14 @@ import (
 )
 
 // loadLife returns whether session id is in the trash as merged from
-// records (synclog.Life); the zero Life when no record has trashed,
+// records (Life); the zero Life when no record has trashed,
 // restored or worked in it.
-func loadLife(ctx context.Context, tx Tx, id string) (synclog.Life, error) {
-	return loadState[synclog.Life](ctx, tx, LifeState, id)
+func loadLife(ctx context.Context, tx Tx, id string) (Life, error) {
+	return loadState[Life](ctx, tx, LifeState, id)
 }
 
 // saveLife stores l as session id's.
-func saveLife(ctx context.Context, tx Tx, id string, l synclog.Life) error {
+func saveLife(ctx context.Context, tx Tx, id string, l Life) error {
 	return saveState(ctx, tx, LifeState, id, l)
 }
 
@@ -27,7 +27,7 @@ func saveLife(ctx context.Context, tx Tx, id string, l synclog.Life) error {
 // or out of it as l says. A session no trash or restore record has
 // touched keeps the state it has: one trashed before sync was set up
 // stays in the trash.
-func settleLife(ctx context.Context, tx Tx, id string, l synclog.Life) error {
+func settleLife(ctx context.Context, tx Tx, id string, l Life) error {
 	if err := saveLife(ctx, tx, id, l); err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func worked(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64) 
 
 // touched merges record idx of host h, which restored session id or
 // changed its metadata, or made it when made, into the session's life
-// (synclog.Rescue), when the session is here.
+// (Rescue), when the session is here.
 func touched(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64, made bool) error {
 	if cur, err := tx.SessionForWrite(ctx, id); err != nil || cur == nil {
 		return err
@@ -199,18 +199,18 @@ func forPurged(ctx context.Context, tx Tx, p synclog.Payload) (bool, error) {
 
 // applyTrashed merges trash record p into each of its sessions here.
 func applyTrashed(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Trashed) error {
-	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) })
+	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *Life) { l.Trashed(st, p) })
 }
 
 // applyRestored merges restore record p into each of its sessions here.
 func applyRestored(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Restored) error {
-	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *synclog.Life) { l.Restored(st) })
+	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *Life) { l.Restored(st) })
 }
 
 // eachLife merges a trash or restore record of type t into the lives of
 // sessions ids, by merge, skipping those purged here; a session neither
 // here nor purged has not arrived yet, and the record waits for it.
-func eachLife(ctx context.Context, tx Tx, t synclog.Type, ids []string, merge func(*synclog.Life)) error {
+func eachLife(ctx context.Context, tx Tx, t synclog.Type, ids []string, merge func(*Life)) error {
 	for _, id := range ids {
 		if gone, err := tx.Purged(ctx, id); err != nil {
 			return err
@@ -239,10 +239,10 @@ func eachLife(ctx context.Context, tx Tx, t synclog.Type, ids []string, merge fu
 // applyPurged removes p's sessions for good and keeps that they are
 // purged, once this store holds every record p's writer had seen (so
 // that every host purges the same sessions as they were then). The forks
-// made of them that p had not seen go with them (synclog.Life.Unseen),
+// made of them that p had not seen go with them (Life.Unseen),
 // as they go on the hosts that get them after the purge. A session
 // holding work or changes of this host's that p's writer had not seen,
-// or a fork it made, is first saved under a new id (synclog.Rescue),
+// or a fork it made, is first saved under a new id (Rescue),
 // recorded in this host's log as an import, so the work survives on
 // every machine.
 func applyPurged(ctx context.Context, tx Tx, p *synclog.Purged) error {
@@ -285,7 +285,7 @@ func applyPurged(ctx context.Context, tx Tx, p *synclog.Purged) error {
 		if err != nil {
 			return err
 		}
-		if synclog.Rescue(p, self, l) {
+		if Rescue(p, self, l) {
 			d, err := rescueCopy(ctx, tx, cur)
 			if err != nil {
 				return err
@@ -327,7 +327,7 @@ func applyPurged(ctx context.Context, tx Tx, p *synclog.Purged) error {
 }
 
 // rescueCopy returns session x with its messages under new ids, titled
-// as synclog.RecoveredTitle says: a session of its own, out of the
+// as RecoveredTitle says: a session of its own, out of the
 // trash, whatever x was a fork or a sub-agent of, and without its key (a
 // host that applies the copy before the purge would find the key taken,
 // and a key a purge lets go goes to no session: see settleKey).
@@ -337,7 +337,7 @@ func rescueCopy(ctx context.Context, tx Tx, x *loom.Session) (*loom.SessionData,
 		return nil, err
 	}
 	row := *x
-	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = loom.NewID(), synclog.RecoveredTitle(x.Title), loom.KindMain, "", 0
+	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = loom.NewID(), RecoveredTitle(x.Title), loom.KindMain, "", 0
 	row.Lock, row.DeletedAt, row.Key = nil, nil, ""
 	for _, m := range msgs {
 		m.ID, m.SessionID = loom.NewID(), row.ID
@@ -350,7 +350,7 @@ func rescueCopy(ctx context.Context, tx Tx, x *loom.Session) (*loom.SessionData,
 // trash already, and settles their keys as applying it does (settleLife):
 // a key the trash let go goes to the next claim, a claim back from the
 // trash takes its place again.
-func eachLocalLife(ctx context.Context, tx Tx, ids []string, merge func(*synclog.Life)) error {
+func eachLocalLife(ctx context.Context, tx Tx, ids []string, merge func(*Life)) error {
 	for _, id := range ids {
 		l, err := loadLife(ctx, tx, id)
 		if err != nil {

@@ -57,7 +57,7 @@ func writerRow(ctx context.Context, tx Tx, st synclog.Stamp, row *loom.Session) 
 	if err := tx.SetWriterRow(ctx, row); err != nil {
 		return fmt.Errorf("fork %s: %w", row.ID, err)
 	}
-	return saveMeta(ctx, tx, row.ID, synclog.NewMeta(row, st))
+	return saveMeta(ctx, tx, row.ID, NewMeta(row, st))
 }
 
 // applyRewound takes the session p names back to message p.KeepID at
@@ -164,11 +164,11 @@ func twinRewind(ctx context.Context, tx Tx, st synclog.Stamp, cur *loom.Session,
 // the forks made from that part, and returns cur as it is after: ending
 // at plan.At-1, to take the other chain. A session a live process here
 // is writing is not moved under it: the record waits.
-func moveLocal(ctx context.Context, tx Tx, cur *loom.Session, plan synclog.Plan) (*loom.Session, error) {
+func moveLocal(ctx context.Context, tx Tx, cur *loom.Session, plan Plan) (*loom.Session, error) {
 	if err := loom.CheckNotHeld([]*loom.Session{cur}, tx.Owner()); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrWaits, err)
 	}
-	rp, err := sqlstore.PlanConflictMove(ctx, cur, plan.At, plan.Fork, tx)
+	rp, err := planConflictMove(ctx, cur, plan.At, plan.Fork, tx)
 	if err != nil {
 		return nil, err
 	}
@@ -199,8 +199,8 @@ func moveLocal(ctx context.Context, tx Tx, cur *loom.Session, plan synclog.Plan)
 // forkIncoming makes conflict fork plan.Fork of session cur, holding
 // cur's messages 1 to plan.At-1, for another host's chain, which loses
 // to cur's and starts with message first, and returns it.
-func forkIncoming(ctx context.Context, tx Tx, cur *loom.Session, plan synclog.Plan, first *loom.Message) (*loom.Session, error) {
-	fp, err := sqlstore.PlanConflictFork(ctx, cur, plan.At, plan.Fork, tx)
+func forkIncoming(ctx context.Context, tx Tx, cur *loom.Session, plan Plan, first *loom.Message) (*loom.Session, error) {
+	fp, err := planConflictFork(ctx, cur, plan.At, plan.Fork, tx)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func forkIncoming(ctx context.Context, tx Tx, cur *loom.Session, plan synclog.Pl
 // conflictRow gives conflict fork id of session parent, whose own
 // messages start at seq at with one created at created, what every host
 // gives it whenever it makes it: it starts and was last active when that
-// message was made, and follows parent's metadata (synclog.Meta.Inherit),
+// message was made, and follows parent's metadata (Meta.Inherit),
 // archived state included, until its own is set.
 func conflictRow(ctx context.Context, tx Tx, parent, id string, at int64, created time.Time) error {
 	m, err := loadMeta(ctx, tx, parent)

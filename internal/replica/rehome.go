@@ -32,9 +32,23 @@ type Rehomer interface {
 	// base; keeps that it applied r.Old's records up to r.Shared; and
 	// moves the message and part stamps of r.Old later than cut to
 	// r.New.
-	Rehost(ctx context.Context, r synclog.Rehome, base int64, cut synclog.HLC) error
+	Rehost(ctx context.Context, r HostMove, base int64, cut synclog.HLC) error
 	// Record adds p to the store's own log.
 	Record(ctx context.Context, p synclog.Payload) error
+}
+
+// HostMove is a store's move to a new host id when its log and the
+// hub's copy of it part (a store restored from a backup or copied, a
+// record at its index it did not write): its host was Old and is New;
+// the first Shared records of Old's log are the same in the store and on
+// the hub, and the Moved records the store wrote after them are New's
+// first. The store applies the hub's records of Old after Shared as
+// another machine's.
+type HostMove struct {
+	Old    synclog.HostID `json:"old"`
+	New    synclog.HostID `json:"new"`
+	Shared int64          `json:"shared"`
+	Moved  int            `json:"moved"`
 }
 
 // LogRow is one row of the store's own log.
@@ -55,32 +69,32 @@ type LogRow struct {
 // shared records. With junk, the new host's log gets a Retired record of
 // the old host after shared, and the store stops the old host's log
 // there itself.
-func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk bool) (synclog.Rehome, error) {
+func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk bool) (HostMove, error) {
 	old, base, err := tx.Pos(ctx)
 	if err != nil {
-		return synclog.Rehome{}, err
+		return HostMove{}, err
 	}
 	if old == "" {
-		return synclog.Rehome{}, fmt.Errorf("sync is not set up on this store")
+		return HostMove{}, fmt.Errorf("sync is not set up on this store")
 	}
 	if old != from {
 		// Another process of this machine did it meanwhile.
-		return synclog.Rehome{Old: from, New: old}, nil
+		return HostMove{Old: from, New: old}, nil
 	}
 	rows, err := tx.LogLen(ctx)
 	if err != nil {
-		return synclog.Rehome{}, fmt.Errorf("read the sync log: %w", err)
+		return HostMove{}, fmt.Errorf("read the sync log: %w", err)
 	}
 	if shared > rows-base {
-		return synclog.Rehome{}, fmt.Errorf("rehome after record %d of host %s: the store holds %d of its records", shared, old, rows-base)
+		return HostMove{}, fmt.Errorf("rehome after record %d of host %s: the store holds %d of its records", shared, old, rows-base)
 	}
 	var cut synclog.HLC // the HLC of the last shared record
 	if shared > 0 {
 		if cut, err = tx.LogHLC(ctx, base+shared); err != nil {
-			return synclog.Rehome{}, fmt.Errorf("read the sync log: %w", err)
+			return HostMove{}, fmt.Errorf("read the sync log: %w", err)
 		}
 	}
-	r := synclog.Rehome{Old: old, New: synclog.NewHostID(), Shared: shared}
+	r := HostMove{Old: old, New: synclog.NewHostID(), Shared: shared}
 	move := func(v synclog.Vector) {
 		if n := v[old]; n > shared {
 			v[r.New], v[old] = n-shared, shared
@@ -123,7 +137,7 @@ func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk 
 			st.Host = r.New
 		}
 	}
-	if err := rewriteState(ctx, tx, LifeState, func(l *synclog.Life) {
+	if err := rewriteState(ctx, tx, LifeState, func(l *Life) {
 		if l.Trash != nil {
 			stamp(&l.Trash.Stamp)
 			move(l.Trash.Seen)

@@ -79,7 +79,7 @@ func Apply(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload) erro
 
 // applyRecord makes the change p, the record h heads, to the store. A
 // record for a session purged here is dropped; one that works in a
-// session counts in the session's life (synclog.Life).
+// session counts in the session's life (Life).
 func applyRecord(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload) error {
 	if f, ok := p.(*synclog.Fragment); ok {
 		whole, err := fragment(ctx, tx, h, f)

@@ -19,13 +19,13 @@ func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Pa
 	}
 	switch p := p.(type) {
 	case *synclog.Trashed:
-		return eachLocalLife(ctx, tx, p.SessionIDs, func(l *synclog.Life) { l.Trashed(st, p) })
+		return eachLocalLife(ctx, tx, p.SessionIDs, func(l *Life) { l.Trashed(st, p) })
 	case *synclog.Restored:
-		return eachLocalLife(ctx, tx, p.SessionIDs, func(l *synclog.Life) { l.Restored(st) })
+		return eachLocalLife(ctx, tx, p.SessionIDs, func(l *Life) { l.Restored(st) })
 	case *synclog.Purged:
 		return markPurged(ctx, tx, p.SessionIDs)
 	case *synclog.SessionCreated:
-		return saveMeta(ctx, tx, p.Session.ID, synclog.NewMeta(p.Session, st))
+		return saveMeta(ctx, tx, p.Session.ID, NewMeta(p.Session, st))
 	case *synclog.MessagesAppended:
 		if err := stampMessages(ctx, tx, st, p.Messages); err != nil {
 			return err
@@ -47,7 +47,7 @@ func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Pa
 		if err := tx.SaveFork(ctx, p.Session.ID, p.Session.ParentID, p.LastSeq, PlainFork); err != nil {
 			return err
 		}
-		return saveMeta(ctx, tx, p.Session.ID, synclog.NewMeta(p.Session, st))
+		return saveMeta(ctx, tx, p.Session.ID, NewMeta(p.Session, st))
 	case *synclog.Rewound:
 		// Forks made from the part that moved follow it, as on the
 		// hosts that apply the rewind.
@@ -57,7 +57,7 @@ func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Pa
 		if err := tx.SaveFork(ctx, p.Fork.ID, p.SessionID, p.KeepSeq, RewindFork); err != nil {
 			return err
 		}
-		return saveMeta(ctx, tx, p.Fork.ID, synclog.NewMeta(p.Fork, st))
+		return saveMeta(ctx, tx, p.Fork.ID, NewMeta(p.Fork, st))
 	}
 	return nil
 }
@@ -95,7 +95,7 @@ func localChange(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Sessio
 // messages.
 func stampImported(ctx context.Context, tx Tx, st synclog.Stamp, data []*loom.SessionData) error {
 	for _, d := range data {
-		if err := saveMeta(ctx, tx, d.Session.ID, synclog.NewMeta(d.Session, st)); err != nil {
+		if err := saveMeta(ctx, tx, d.Session.ID, NewMeta(d.Session, st)); err != nil {
 			return err
 		}
 		if err := stampMessages(ctx, tx, st, d.Messages); err != nil {
@@ -118,12 +118,12 @@ func stampMessages(ctx context.Context, tx Tx, st synclog.Stamp, msgs []*loom.Me
 // loadMeta returns the merged metadata of session id; none when the
 // session's fields were never stamped (it was made before sync was set
 // up, and has not changed since).
-func loadMeta(ctx context.Context, tx Tx, id string) (synclog.Meta, error) {
-	return loadState[synclog.Meta](ctx, tx, MetaState, id)
+func loadMeta(ctx context.Context, tx Tx, id string) (Meta, error) {
+	return loadState[Meta](ctx, tx, MetaState, id)
 }
 
 // saveMeta stores m as the merged metadata of session id.
-func saveMeta(ctx context.Context, tx Tx, id string, m synclog.Meta) error {
+func saveMeta(ctx context.Context, tx Tx, id string, m Meta) error {
 	return saveState(ctx, tx, MetaState, id, m)
 }
 

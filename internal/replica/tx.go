@@ -1,8 +1,13 @@
 // Package replica holds sync's apply rules: what a record of another
 // host does to a store (conflict forks, following lineage, trash and
-// purge, key clashes, stamps) and how a store takes a new host id. It
+// purge, key clashes, stamps) and how a store takes a new host id. The
+// merge rules they follow are pure functions here: per-field last writer
+// wins for metadata (Meta, KeyHolder), where concurrent appends to one
+// session go (PlanAppend, ConflictForkID, NewerPart), whether a session
+// is in the trash (Life) and when a purge must save a copy (Rescue). It
 // decides; the engine's transaction (Tx) does each step in its SQL and
-// decides nothing. See docs/sync.md.
+// decides nothing. The record format is package synclog's. See
+// docs/sync.md.
 package replica
 
 import (
@@ -134,9 +139,9 @@ type Tx interface {
 type State int
 
 const (
-	// MetaState is the session's merged metadata (synclog.Meta).
+	// MetaState is the session's merged metadata (Meta).
 	MetaState State = iota
-	// LifeState is its trash state and work (synclog.Life).
+	// LifeState is its trash state and work (Life).
 	LifeState
 )
 

@@ -64,8 +64,8 @@ func summaryAt(ctx context.Context, src *loom.Session, seq int64, r ForkReads) (
 	return r.LastSummary(ctx, src.ID, seq)
 }
 
-// readEnd sets p's last prompt and latest summary to src's at p.LastSeq.
-func (p *ForkPlan) readEnd(ctx context.Context, src *loom.Session, r ForkReads) error {
+// ReadEnd sets p's last prompt and latest summary to src's at p.LastSeq.
+func (p *ForkPlan) ReadEnd(ctx context.Context, src *loom.Session, r ForkReads) error {
 	if p.LastSeq > 0 {
 		u, err := r.LastUser(ctx, src.ID, p.LastSeq)
 		if err != nil {
@@ -109,7 +109,7 @@ func PlanFork(ctx context.Context, src *loom.Session, opts loom.ForkOptions, r F
 		return nil, err
 	}
 	p.LastSeq = next - 1
-	if err := p.readEnd(ctx, src, r); err != nil {
+	if err := p.ReadEnd(ctx, src, r); err != nil {
 		return nil, err
 	}
 	if p.Title == "" {
@@ -176,7 +176,7 @@ func PlanRewind(ctx context.Context, src *loom.Session, opts loom.RewindOptions,
 	if id == "" {
 		id = loom.NewID()
 	}
-	p, err := planSplit(ctx, src, next-1, opts.Turn, id, r)
+	p, err := PlanSplit(ctx, src, next-1, opts.Turn, id, r)
 	if err != nil {
 		return nil, err
 	}
@@ -188,11 +188,11 @@ func PlanRewind(ctx context.Context, src *loom.Session, opts loom.RewindOptions,
 	return p, nil
 }
 
-// planSplit plans the split of src after message keep, which ends turn
+// PlanSplit plans the split of src after message keep, which ends turn
 // turn or is in it: the fork id takes the whole conversation, and src
 // keeps messages 1 to keep (a rewind, or a conflict that moves src's
 // messages from keep+1 on). The fork's title is left to the caller.
-func planSplit(ctx context.Context, src *loom.Session, keep int64, turn int, id string, r ForkReads) (*RewindPlan, error) {
+func PlanSplit(ctx context.Context, src *loom.Session, keep int64, turn int, id string, r ForkReads) (*RewindPlan, error) {
 	last := int64(src.MessageCount)
 	p := &RewindPlan{KeepSeq: keep, Store: loom.NewID()}
 	p.Fork = ForkPlan{ID: id, Turn: turn, LastSeq: last, LastPrompt: src.LastPrompt, SummarySeq: src.SummarySeq}

@@ -1,20 +1,22 @@
-package synclog
+package replica
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/synclog"
 )
 
 // lifeEvent is one record that changes whether a session is in the
 // trash.
 type lifeEvent struct {
-	trash   *Trashed
+	trash   *synclog.Trashed
 	restore bool
 	work    int64 // index of a record of work by host
-	host    HostID
-	s       Stamp
+	host    synclog.HostID
+	s       synclog.Stamp
 }
 
 func (e lifeEvent) apply(l *Life) {
@@ -38,31 +40,31 @@ func lifeOf(events ...lifeEvent) *time.Time {
 
 func TestTrashRules(t *testing.T) {
 	at := t0.Add(time.Hour)
-	trash := func(ms int, h HostID, seen Vector) lifeEvent {
-		return lifeEvent{trash: &Trashed{SessionIDs: []string{sessionID}, At: at, Seen: seen}, s: stampAt(ms, h)}
+	trash := func(ms int, h synclog.HostID, seen synclog.Vector) lifeEvent {
+		return lifeEvent{trash: &synclog.Trashed{SessionIDs: []string{sessionID}, At: at, Seen: seen}, s: stampAt(ms, h)}
 	}
-	restore := func(ms int, h HostID) lifeEvent { return lifeEvent{restore: true, s: stampAt(ms, h)} }
-	work := func(h HostID, index int64) lifeEvent { return lifeEvent{host: h, work: index} }
+	restore := func(ms int, h synclog.HostID) lifeEvent { return lifeEvent{restore: true, s: stampAt(ms, h)} }
+	work := func(h synclog.HostID, index int64) lifeEvent { return lifeEvent{host: h, work: index} }
 	for _, tc := range []struct {
 		name    string
 		events  []lifeEvent
 		trashed bool
 	}{
-		{"trashed", []lifeEvent{work(hostA, 1), trash(10, hostA, Vector{hostA: 1})}, true},
+		{"trashed", []lifeEvent{work(hostA, 1), trash(10, hostA, synclog.Vector{hostA: 1})}, true},
 		{"trashed after seeing the other host's work",
-			[]lifeEvent{work(hostA, 1), work(hostB, 4), trash(10, hostA, Vector{hostA: 1, hostB: 4})}, true},
+			[]lifeEvent{work(hostA, 1), work(hostB, 4), trash(10, hostA, synclog.Vector{hostA: 1, hostB: 4})}, true},
 		// The laptop deletes the session while the desktop, offline, is
 		// still working in it: the desktop's turns keep it out of the
 		// trash on both.
 		{"work the trash had not seen",
-			[]lifeEvent{work(hostA, 1), trash(10, hostA, Vector{hostA: 1, hostB: 3}), work(hostB, 4)}, false},
+			[]lifeEvent{work(hostA, 1), trash(10, hostA, synclog.Vector{hostA: 1, hostB: 3}), work(hostB, 4)}, false},
 		{"work the trash had not seen, stamped before it",
-			[]lifeEvent{work(hostB, 4), trash(10, hostA, Vector{hostA: 1, hostB: 3})}, false},
-		{"restored", []lifeEvent{trash(10, hostA, Vector{hostA: 1}), restore(20, hostB)}, false},
+			[]lifeEvent{work(hostB, 4), trash(10, hostA, synclog.Vector{hostA: 1, hostB: 3})}, false},
+		{"restored", []lifeEvent{trash(10, hostA, synclog.Vector{hostA: 1}), restore(20, hostB)}, false},
 		{"restored, then trashed again", []lifeEvent{trash(10, hostA, nil), restore(20, hostB), trash(30, hostA, nil)}, true},
 		{"restored before a later trash", []lifeEvent{restore(5, hostB), trash(10, hostA, nil)}, true},
 		{"the latest trash is the one that counts",
-			[]lifeEvent{work(hostB, 4), trash(10, hostA, Vector{hostB: 3}), trash(20, hostC, Vector{hostB: 4})}, true},
+			[]lifeEvent{work(hostB, 4), trash(10, hostA, synclog.Vector{hostB: 3}), trash(20, hostC, synclog.Vector{hostB: 4})}, true},
 		{"never trashed", []lifeEvent{work(hostA, 1), restore(5, hostB)}, false},
 	} {
 		for _, order := range [][]lifeEvent{tc.events, reversed(tc.events)} {
@@ -77,20 +79,20 @@ func TestTrashRules(t *testing.T) {
 // Any set of trash, restore and work records gives the same answer in
 // every order.
 func TestTrashConverges(t *testing.T) {
-	hosts := []HostID{hostA, hostB, hostC}
+	hosts := []synclog.HostID{hostA, hostB, hostC}
 	for seed := range uint64(200) {
 		rnd := rand.New(rand.NewPCG(seed, 9))
 		var events []lifeEvent
 		for i := range 2 + rnd.IntN(5) {
 			h := hosts[rnd.IntN(3)]
-			s := Stamp{HLC: NewHLC(t0, uint16(i)), Host: h}
+			s := synclog.Stamp{HLC: synclog.NewHLC(t0, uint16(i)), Host: h}
 			switch rnd.IntN(3) {
 			case 0:
-				seen := Vector{}
+				seen := synclog.Vector{}
 				for _, o := range hosts {
 					seen[o] = int64(rnd.IntN(4))
 				}
-				events = append(events, lifeEvent{trash: &Trashed{At: t0.Add(time.Duration(i) * time.Hour), Seen: seen}, s: s})
+				events = append(events, lifeEvent{trash: &synclog.Trashed{At: t0.Add(time.Duration(i) * time.Hour), Seen: seen}, s: s})
 			case 1:
 				events = append(events, lifeEvent{restore: true, s: s})
 			default:
@@ -107,21 +109,21 @@ func TestTrashConverges(t *testing.T) {
 }
 
 func TestRescue(t *testing.T) {
-	p := &Purged{SessionIDs: []string{sessionID}, Seen: Vector{hostA: 5, hostB: 2}}
+	p := &synclog.Purged{SessionIDs: []string{sessionID}, Seen: synclog.Vector{hostA: 5, hostB: 2}}
 	for _, tc := range []struct {
 		name          string
-		self          HostID
-		work, touched Vector
+		self          synclog.HostID
+		work, touched synclog.Vector
 		want          bool
 	}{
-		{"nothing of ours", hostA, Vector{hostB: 2}, nil, false},
-		{"our work, seen", hostA, Vector{hostA: 5}, nil, false},
-		{"our work, not seen", hostB, Vector{hostA: 5, hostB: 3}, nil, true},
-		{"another host's work, not seen: that host saves it", hostA, Vector{hostC: 1}, nil, false},
-		{"a host the purge knew nothing of", hostC, Vector{hostC: 1}, nil, true},
-		{"our restore or rename, seen", hostB, Vector{hostB: 1}, Vector{hostB: 2}, false},
-		{"our restore or rename, not seen", hostB, Vector{hostB: 1}, Vector{hostB: 3}, true},
-		{"another host's restore, not seen: that host saves it", hostA, nil, Vector{hostB: 3}, false},
+		{"nothing of ours", hostA, synclog.Vector{hostB: 2}, nil, false},
+		{"our work, seen", hostA, synclog.Vector{hostA: 5}, nil, false},
+		{"our work, not seen", hostB, synclog.Vector{hostA: 5, hostB: 3}, nil, true},
+		{"another host's work, not seen: that host saves it", hostA, synclog.Vector{hostC: 1}, nil, false},
+		{"a host the purge knew nothing of", hostC, synclog.Vector{hostC: 1}, nil, true},
+		{"our restore or rename, seen", hostB, synclog.Vector{hostB: 1}, synclog.Vector{hostB: 2}, false},
+		{"our restore or rename, not seen", hostB, synclog.Vector{hostB: 1}, synclog.Vector{hostB: 3}, true},
+		{"another host's restore, not seen: that host saves it", hostA, nil, synclog.Vector{hostB: 3}, false},
 	} {
 		if got := Rescue(p, tc.self, Life{Work: tc.work, Touched: tc.touched}); got != tc.want {
 			t.Errorf("%s: Rescue = %v", tc.name, got)

@@ -1,4 +1,4 @@
-package synclog
+package replica
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // This file checks the concurrent-append rule the way it is used: hosts
@@ -21,8 +22,8 @@ import (
 
 // simRecord is an append record with its header.
 type simRecord struct {
-	h Header
-	p *MessagesAppended
+	h synclog.Header
+	p *synclog.MessagesAppended
 }
 
 // simSession is a session as the rules leave it: its messages by seq,
@@ -38,15 +39,15 @@ type simSession struct {
 
 // replica is one host's sessions.
 type replica struct {
-	host     HostID
-	clock    *Clock
+	host     synclog.HostID
+	clock    *synclog.Clock
 	sessions map[string]*simSession
-	applied  map[HostID]int64
+	applied  map[synclog.HostID]int64
 	log      []simRecord
 }
 
-func newReplica(h HostID, now func() time.Time) *replica {
-	return &replica{host: h, clock: NewClock(now, 0), sessions: map[string]*simSession{}, applied: map[HostID]int64{}}
+func newReplica(h synclog.HostID, now func() time.Time) *replica {
+	return &replica{host: h, clock: synclog.NewClock(now, 0), sessions: map[string]*simSession{}, applied: map[synclog.HostID]int64{}}
 }
 
 // write appends n new messages to session id as this host's user does,
@@ -54,7 +55,7 @@ func newReplica(h HostID, now func() time.Time) *replica {
 // messages.
 func (r *replica) write(t *testing.T, id string, n int) {
 	s := r.sessions[id]
-	p := &MessagesAppended{SessionID: id, FirstSeq: 1, At: t0}
+	p := &synclog.MessagesAppended{SessionID: id, FirstSeq: 1, At: t0}
 	if s != nil && len(s.msgs) > 0 {
 		p.FirstSeq, p.PrevID = int64(len(s.msgs))+1, s.msgs[len(s.msgs)-1].ID
 	}
@@ -62,7 +63,7 @@ func (r *replica) write(t *testing.T, id string, n int) {
 		seq := p.FirstSeq + int64(i)
 		p.Messages = append(p.Messages, &loom.Message{ID: fmt.Sprintf("%s-%d-%d", r.host[len(r.host)-1:], len(r.log)+1, seq), Seq: seq})
 	}
-	rec := simRecord{h: Header{Host: r.host, Index: int64(len(r.log)) + 1, HLC: r.clock.Now(), KeyID: keyID}, p: p}
+	rec := simRecord{h: synclog.Header{Host: r.host, Index: int64(len(r.log)) + 1, HLC: r.clock.Now(), KeyID: keyID}, p: p}
 	r.log = append(r.log, rec)
 	if !r.apply(t, rec) {
 		t.Fatalf("host %s cannot apply its own record %d", r.host, rec.h.Index)
@@ -94,7 +95,7 @@ func (r *replica) apply(t *testing.T, rec simRecord) bool {
 // route returns the session that holds the message p follows at
 // p.FirstSeq-1: the session p names, else the nearest of the sessions
 // its messages moved to, breadth first; nil when none does yet.
-func (r *replica) route(p *MessagesAppended) *simSession {
+func (r *replica) route(p *synclog.MessagesAppended) *simSession {
 	s := r.sessions[p.SessionID]
 	if s == nil {
 		if p.FirstSeq != 1 {
@@ -227,7 +228,7 @@ func TestConcurrentAppendsConverge(t *testing.T) {
 	for h := range uint64(histories) {
 		rnd := rand.New(rand.NewPCG(h, 26))
 		hosts := make([]*replica, 3)
-		for i, id := range []HostID{hostA, hostB, hostC} {
+		for i, id := range []synclog.HostID{hostA, hostB, hostC} {
 			skew := time.Duration(rnd.IntN(4000)-2000) * time.Millisecond
 			var steps time.Duration
 			hosts[i] = newReplica(id, func() time.Time {
@@ -295,7 +296,7 @@ func TestConflictExample(t *testing.T) {
 			desktop.pull(t, rand.New(rand.NewPCG(1, 1)), laptop.log)
 			laptop.pull(t, rand.New(rand.NewPCG(1, 1)), desktop.log)
 		}
-		fork := ConflictForkID("b-1-3", 3, Stamp{HLC: NewHLC(t0.Add(2*time.Second), 0), Host: hostB})
+		fork := ConflictForkID("b-1-3", 3, synclog.Stamp{HLC: synclog.NewHLC(t0.Add(2*time.Second), 0), Host: hostB})
 		lines := []string{
 			sessionID + " parent= base=0: a-1-1 a-1-2 a-2-3 a-2-4",
 			fork + " parent=" + sessionID + " base=2: a-1-1 a-1-2 b-1-3 b-1-4",

@@ -1,4 +1,4 @@
-package synclog
+package replica
 
 import (
 	"crypto/sha256"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // Entry is a stored message as PlanAppend sees it: its id and the stamp
@@ -14,7 +15,7 @@ import (
 // message it stores.
 type Entry struct {
 	ID    string
-	Stamp Stamp
+	Stamp synclog.Stamp
 }
 
 // Window is what PlanAppend reads of the session an append record goes
@@ -95,7 +96,7 @@ type Plan struct {
 // diverging message (ConflictForkID). Every host reaches the same pair of
 // sessions whatever order the records arrive in: the proof is in
 // docs/sync.md.
-func PlanAppend(w Window, s Stamp, rec *MessagesAppended) Plan {
+func PlanAppend(w Window, s synclog.Stamp, rec *synclog.MessagesAppended) Plan {
 	if rec.FirstSeq > 1 && (w.Count < rec.FirstSeq-1 || w.Prev != rec.PrevID) {
 		return Plan{Action: Elsewhere}
 	}
@@ -119,7 +120,7 @@ func PlanAppend(w Window, s Stamp, rec *MessagesAppended) Plan {
 // before reports whether message a, stamped as, comes before message b,
 // stamped bs: by stamp, then by id, so the order is total even for a
 // record that repeats another's stamp.
-func before(as Stamp, a string, bs Stamp, b string) bool {
+func before(as synclog.Stamp, a string, bs synclog.Stamp, b string) bool {
 	if c := as.Compare(bs); c != 0 {
 		return c < 0
 	}
@@ -134,7 +135,7 @@ func before(as Stamp, a string, bs Stamp, b string) bool {
 // no two messages share an id, seq and stamp. The session the message
 // was first written to is left out on purpose: a later conflict may move
 // the message into another session, and the fork must keep its id.
-func ConflictForkID(id string, seq int64, s Stamp) string {
+func ConflictForkID(id string, seq int64, s synclog.Stamp) string {
 	h := sha256.New()
 	h.Write([]byte("loom conflict fork\x00"))
 	h.Write([]byte(id))
@@ -164,7 +165,7 @@ func ConflictForkID(id string, seq int64, s Stamp) string {
 // and either beats pending or running. So a host that resumed a session
 // and marked a call interrupted does not hide the result the host running
 // the tool stored a moment later.
-func NewerPart(cur loom.Part, cs Stamp, next loom.Part, ns Stamp) bool {
+func NewerPart(cur loom.Part, cs synclog.Stamp, next loom.Part, ns synclog.Stamp) bool {
 	if rc, rn := partRank(&cur), partRank(&next); rc != rn {
 		return rn > rc
 	}
@@ -194,11 +195,11 @@ func partRank(p *loom.Part) int {
 // source file that changed differently on each machine) continues in a
 // conflict fork. At is the newest message's time, as an imported
 // session's activity is its source's. Nil when d holds no messages.
-func ImportAsAppend(d *loom.SessionData) *MessagesAppended {
+func ImportAsAppend(d *loom.SessionData) *synclog.MessagesAppended {
 	if len(d.Messages) == 0 {
 		return nil
 	}
-	p := &MessagesAppended{SessionID: d.Session.ID, FirstSeq: 1, Messages: d.Messages, At: d.Session.UpdatedAt}
+	p := &synclog.MessagesAppended{SessionID: d.Session.ID, FirstSeq: 1, Messages: d.Messages, At: d.Session.UpdatedAt}
 	for _, m := range d.Messages {
 		if m.CreatedAt.After(p.At) {
 			p.At = m.CreatedAt

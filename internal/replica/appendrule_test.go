@@ -1,4 +1,4 @@
-package synclog
+package replica
 
 import (
 	"testing"
@@ -7,12 +7,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // appendOf returns an append record of messages with ids ids from seq
 // first on, after message prev.
-func appendOf(first int64, prev string, ids ...string) *MessagesAppended {
-	p := &MessagesAppended{SessionID: sessionID, FirstSeq: first, PrevID: prev, At: t0}
+func appendOf(first int64, prev string, ids ...string) *synclog.MessagesAppended {
+	p := &synclog.MessagesAppended{SessionID: sessionID, FirstSeq: first, PrevID: prev, At: t0}
 	for i, id := range ids {
 		p.Messages = append(p.Messages, &loom.Message{ID: id, Seq: first + int64(i)})
 	}
@@ -21,12 +22,12 @@ func appendOf(first int64, prev string, ids ...string) *MessagesAppended {
 
 func TestPlanAppend(t *testing.T) {
 	sa, sb := stampAt(10, hostA), stampAt(20, hostB)
-	e := func(id string, s Stamp) Entry { return Entry{ID: id, Stamp: s} }
+	e := func(id string, s synclog.Stamp) Entry { return Entry{ID: id, Stamp: s} }
 	for _, tc := range []struct {
 		name string
 		w    Window
-		s    Stamp
-		rec  *MessagesAppended
+		s    synclog.Stamp
+		rec  *synclog.MessagesAppended
 		want Plan
 	}{
 		{"a new session's first messages", Window{}, sa, appendOf(1, "", "m1", "m2"),
@@ -101,7 +102,7 @@ func TestNewerPart(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		cur, next loom.Part
-		cs, ns    Stamp
+		cs, ns    synclog.Stamp
 		want      bool
 	}{
 		{"a later running update", running, running, early, late, true},

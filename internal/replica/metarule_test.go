@@ -1,4 +1,4 @@
-package synclog
+package replica
 
 import (
 	"fmt"
@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // change is a metadata record: its stamp and what it changes.
 type change struct {
-	s Stamp
-	c *SessionChanged
+	s synclog.Stamp
+	c *synclog.SessionChanged
 }
 
-func metaOf(created Stamp, changes ...change) Meta {
+func metaOf(created synclog.Stamp, changes ...change) Meta {
 	m := NewMeta(row(sessionID), created)
 	for _, ch := range changes {
 		m.Apply(ch.s, ch.c, 0)
@@ -36,11 +37,11 @@ func rowOf(m Meta) *loom.Session {
 func TestMetaLastWriterWins(t *testing.T) {
 	created := stampAt(0, hostA)
 	archivedAt := t0.Add(time.Hour)
-	rename := func(ms int, h HostID, title string) change {
-		return change{stampAt(ms, h), &SessionChanged{SessionID: sessionID, Title: &title}}
+	rename := func(ms int, h synclog.HostID, title string) change {
+		return change{stampAt(ms, h), &synclog.SessionChanged{SessionID: sessionID, Title: &title}}
 	}
-	archive := func(ms int, h HostID, at *time.Time) change {
-		return change{stampAt(ms, h), &SessionChanged{SessionID: sessionID, Archive: &Archive{At: at}}}
+	archive := func(ms int, h synclog.HostID, at *time.Time) change {
+		return change{stampAt(ms, h), &synclog.SessionChanged{SessionID: sessionID, Archive: &synclog.Archive{At: at}}}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -57,14 +58,14 @@ func TestMetaLastWriterWins(t *testing.T) {
 			func(s *loom.Session) bool { return s.ArchivedAt != nil && s.ArchivedAt.Equal(archivedAt) }},
 		{"fields merge on their own", []change{
 			rename(10, hostA, "laptop"),
-			{stampAt(5, hostB), &SessionChanged{SessionID: sessionID, Model: ptr("gpt-5"), Title: ptr("older")}},
+			{stampAt(5, hostB), &synclog.SessionChanged{SessionID: sessionID, Model: ptr("gpt-5"), Title: ptr("older")}},
 			archive(1, hostC, &archivedAt),
 		}, func(s *loom.Session) bool {
 			return s.Title == "laptop" && s.Model == "gpt-5" && s.ArchivedAt != nil && s.Provider == "openai"
 		}},
 		{"a change older than the row changes nothing", []change{rename(-10, hostB, "before")},
 			func(s *loom.Session) bool { return s.Title == "fix the flaky login test" }},
-		{"a key removed", []change{{stampAt(10, hostB), &SessionChanged{SessionID: sessionID, Key: ptr("")}}},
+		{"a key removed", []change{{stampAt(10, hostB), &synclog.SessionChanged{SessionID: sessionID, Key: ptr("")}}},
 			func(s *loom.Session) bool { return s.Key == "" }},
 	} {
 		for _, order := range [][]change{tc.changes, reversed(tc.changes)} {
@@ -74,10 +75,10 @@ func TestMetaLastWriterWins(t *testing.T) {
 		}
 	}
 	m := metaOf(created, rename(20, hostB, "desktop"))
-	if m.Apply(stampAt(10, hostA), &SessionChanged{SessionID: sessionID, Title: ptr("laptop")}, 0) {
+	if m.Apply(stampAt(10, hostA), &synclog.SessionChanged{SessionID: sessionID, Title: ptr("laptop")}, 0) {
 		t.Error("an older rename reports a change")
 	}
-	if !m.Apply(stampAt(30, hostA), &SessionChanged{SessionID: sessionID, Title: ptr("laptop")}, 0) {
+	if !m.Apply(stampAt(30, hostA), &synclog.SessionChanged{SessionID: sessionID, Title: ptr("laptop")}, 0) {
 		t.Error("a newer rename reports no change")
 	}
 }
@@ -91,18 +92,18 @@ func reversed[T any](s []T) []T {
 // randomChanges returns n metadata records of three hosts with distinct
 // stamps, each changing a random few fields, many at the same readings.
 func randomChanges(rnd *rand.Rand, n int, session string) []change {
-	hosts := []HostID{hostA, hostB, hostC}
-	used := map[Stamp]bool{}
+	hosts := []synclog.HostID{hostA, hostB, hostC}
+	used := map[synclog.Stamp]bool{}
 	var out []change
 	for len(out) < n {
-		s := Stamp{HLC: NewHLC(t0, uint16(rnd.IntN(n))), Host: hosts[rnd.IntN(3)]}
+		s := synclog.Stamp{HLC: synclog.NewHLC(t0, uint16(rnd.IntN(n))), Host: hosts[rnd.IntN(3)]}
 		if used[s] {
 			continue
 		}
 		used[s] = true
-		c := &SessionChanged{SessionID: session}
+		c := &synclog.SessionChanged{SessionID: session}
 		v := fmt.Sprintf("v%d", len(out))
-		for c.update() == (loom.SessionUpdate{}) {
+		for *c == (synclog.SessionChanged{SessionID: session}) { // until it changes something
 			switch rnd.IntN(6) {
 			case 0:
 				c.Title = ptr("title " + v)
@@ -114,7 +115,7 @@ func randomChanges(rnd *rand.Rand, n int, session string) []change {
 				c.Project = &loom.Project{ID: v, Name: v, Root: "/src/" + v}
 			case 4:
 				at := t0.Add(time.Duration(len(out)) * time.Minute)
-				c.Archive = &Archive{At: &at}
+				c.Archive = &synclog.Archive{At: &at}
 				if rnd.IntN(2) == 0 {
 					c.Archive.At = nil
 				}
@@ -228,24 +229,24 @@ func TestConflictForkMetaConverges(t *testing.T) {
 func TestConflictForkFollowsParent(t *testing.T) {
 	created := stampAt(0, hostA)
 	s := NewMeta(row(sessionID), created)
-	s.Apply(stampAt(5, hostA), &SessionChanged{SessionID: sessionID, Title: ptr("plan")}, 0)
+	s.Apply(stampAt(5, hostA), &synclog.SessionChanged{SessionID: sessionID, Title: ptr("plan")}, 0)
 	f := s.Inherit()
 	if got := rowOf(f); got.Title != "plan (conflict)" || got.Key != "" || got.Model != "gpt-5-mini" {
 		t.Fatalf("new conflict fork: title %q key %q model %q", got.Title, got.Key, got.Model)
 	}
-	later := &SessionChanged{SessionID: sessionID, Title: ptr("api"), Key: ptr("cli:api"), Model: ptr("gpt-5")}
+	later := &synclog.SessionChanged{SessionID: sessionID, Title: ptr("api"), Key: ptr("cli:api"), Model: ptr("gpt-5")}
 	f.Apply(stampAt(10, hostB), later, 1)
 	if got := rowOf(f); got.Title != "api (conflict)" || got.Key != "" || got.Model != "gpt-5" {
 		t.Fatalf("after the session's change: title %q key %q model %q", got.Title, got.Key, got.Model)
 	}
-	f.Apply(stampAt(8, hostB), &SessionChanged{SessionID: forkID, Title: ptr("my way")}, 0)
-	f.Apply(stampAt(20, hostA), &SessionChanged{SessionID: sessionID, Title: ptr("newer")}, 1)
+	f.Apply(stampAt(8, hostB), &synclog.SessionChanged{SessionID: forkID, Title: ptr("my way")}, 0)
+	f.Apply(stampAt(20, hostA), &synclog.SessionChanged{SessionID: sessionID, Title: ptr("newer")}, 1)
 	if got := rowOf(f); got.Title != "my way" {
 		t.Fatalf("a fork renamed keeps its title over its parent's later renames: %q", got.Title)
 	}
 	// A fork of a fork follows the nearer one.
 	g := f.Inherit()
-	g.Apply(stampAt(30, hostA), &SessionChanged{SessionID: sessionID, Title: ptr("newest")}, 2)
+	g.Apply(stampAt(30, hostA), &synclog.SessionChanged{SessionID: sessionID, Title: ptr("newest")}, 2)
 	if got := rowOf(g); got.Title != "my way (conflict)" {
 		t.Fatalf("a conflict fork of a renamed conflict fork: %q", got.Title)
 	}

@@ -1,13 +1,17 @@
-package synclog
+package replica
 
-import "time"
+import (
+	"time"
+
+	"github.com/loomhq/loom/synclog"
+)
 
 // TrashMark is a trash record as a session keeps it: its stamp, the
 // session's deleted_at, and what its writer had seen.
 type TrashMark struct {
-	Stamp Stamp
+	Stamp synclog.Stamp
 	At    time.Time
-	Seen  Vector
+	Seen  synclog.Vector
 }
 
 // Life is whether a session is in the trash, as merged from records:
@@ -18,17 +22,17 @@ type Life struct {
 	// Trash is the trash record with the latest stamp, nil if none.
 	Trash *TrashMark
 	// Restore is the stamp of the latest restore record, zero if none.
-	Restore Stamp
+	Restore synclog.Stamp
 	// Work is, for every host, the highest index of its records whose
 	// work the session holds: appends, part and usage updates, rewinds.
 	// A store keeps it per session, and recomputes it from what a
 	// session keeps when a conflict moves messages out of it.
-	Work Vector
+	Work synclog.Vector
 	// Touched is, for every host, the highest index of its records that
 	// restored the session or changed its metadata (a rename, an
 	// archive …): besides the work, what a purge must have seen of the
 	// host for the host to let the session go without a copy (Rescue).
-	Touched Vector `json:",omitempty"`
+	Touched synclog.Vector `json:",omitempty"`
 	// Made is the record that made the session as a fork or a rewind's
 	// fork, nil for one no record made so (kept from before, or made
 	// otherwise): a purge of the session it was made from that had not
@@ -38,12 +42,12 @@ type Life struct {
 
 // Made names a record: its host and index.
 type Made struct {
-	Host  HostID
+	Host  synclog.HostID
 	Index int64
 }
 
 // MadeBy keeps that record index of host h made the session.
-func (l *Life) MadeBy(h HostID, index int64) {
+func (l *Life) MadeBy(h synclog.HostID, index int64) {
 	l.Made = &Made{Host: h, Index: index}
 }
 
@@ -52,19 +56,19 @@ func (l *Life) MadeBy(h HostID, index int64) {
 // applies the fork's record after the purge, the record is dropped (its
 // parent is purged); so the fork goes on every host, whatever the order,
 // and its maker saves a copy (Rescue).
-func (l *Life) Unseen(p *Purged) bool {
+func (l *Life) Unseen(p *synclog.Purged) bool {
 	return l.Made != nil && !p.Seen.Saw(l.Made.Host, l.Made.Index)
 }
 
 // Trashed merges trash record p, stamped s, into l.
-func (l *Life) Trashed(s Stamp, p *Trashed) {
+func (l *Life) Trashed(s synclog.Stamp, p *synclog.Trashed) {
 	if l.Trash == nil || l.Trash.Stamp.Less(s) {
 		l.Trash = &TrashMark{Stamp: s, At: p.At, Seen: p.Seen}
 	}
 }
 
 // Restored merges a restore record stamped s into l.
-func (l *Life) Restored(s Stamp) {
+func (l *Life) Restored(s synclog.Stamp) {
 	if l.Restore.Less(s) {
 		l.Restore = s
 	}
@@ -72,18 +76,18 @@ func (l *Life) Restored(s Stamp) {
 
 // Worked merges record index of host h, which did work in the session,
 // into l.
-func (l *Life) Worked(h HostID, index int64) {
+func (l *Life) Worked(h synclog.HostID, index int64) {
 	if l.Work == nil {
-		l.Work = Vector{}
+		l.Work = synclog.Vector{}
 	}
 	l.Work[h] = max(l.Work[h], index)
 }
 
 // Touch merges record index of host h, which restored the session or
 // changed its metadata, into l.
-func (l *Life) Touch(h HostID, index int64) {
+func (l *Life) Touch(h synclog.HostID, index int64) {
 	if l.Touched == nil {
-		l.Touched = Vector{}
+		l.Touched = synclog.Vector{}
 	}
 	l.Touched[h] = max(l.Touched[h], index)
 }
@@ -114,7 +118,7 @@ func (l *Life) DeletedAt() *time.Time {
 // a turn, or a session brought back from the trash, renamed or archived
 // to be kept. Only its own doing makes a host save a copy, so one copy
 // is made for each host whose doing it is.
-func Rescue(p *Purged, self HostID, l Life) bool {
+func Rescue(p *synclog.Purged, self synclog.HostID, l Life) bool {
 	if l.Unseen(p) && l.Made.Host == self {
 		return true
 	}

@@ -1,4 +1,4 @@
-package synclog
+package replica
 
 import (
 	"fmt"
@@ -9,16 +9,17 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // importOf is the imported record of session sessionID holding the
 // messages m1 to mn of one source.
-func importOf(n int) *Imported {
+func importOf(n int) *synclog.Imported {
 	d := &loom.SessionData{Session: &loom.Session{ID: sessionID, UpdatedAt: t0}}
 	for i := 1; i <= n; i++ {
 		d.Messages = append(d.Messages, &loom.Message{ID: fmt.Sprintf("m%d", i), Seq: int64(i), CreatedAt: t0.Add(msAfter(i))})
 	}
-	return &Imported{Sessions: []*loom.SessionData{d}}
+	return &synclog.Imported{Sessions: []*loom.SessionData{d}}
 }
 
 func TestImportAsAppend(t *testing.T) {
@@ -30,7 +31,7 @@ func TestImportAsAppend(t *testing.T) {
 		t.Fatalf("ImportAsAppend of no messages = %+v", p)
 	}
 	sa, sb := stampAt(10, hostA), stampAt(20, hostB)
-	held := func(n int, s Stamp) Window {
+	held := func(n int, s synclog.Stamp) Window {
 		w := Window{Count: int64(n)}
 		for i := 1; i <= n; i++ {
 			w.Next = append(w.Next, Entry{ID: fmt.Sprintf("m%d", i), Stamp: s})
@@ -40,7 +41,7 @@ func TestImportAsAppend(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		w    Window
-		rec  *Imported
+		rec  *synclog.Imported
 		want Plan
 	}{
 		{"a longer copy of what is here", held(8, sa), importOf(10), Plan{Action: Append, Skip: 8}},
@@ -70,12 +71,12 @@ func TestImportsOfOneSourceConverge(t *testing.T) {
 	grown := importOf(12).Sessions[0].Messages
 	type rec struct {
 		name string
-		s    Stamp
-		p    Payload
+		s    synclog.Stamp
+		p    synclog.Payload
 	}
 	a := rec{"A imports 10", sa, importOf(10)}
 	b1 := rec{"B imports 8", sb1, importOf(8)}
-	b2 := rec{"B appends 4", sb2, &MessagesAppended{SessionID: sessionID, FirstSeq: 9, PrevID: "m8", Messages: grown[8:], At: t0}}
+	b2 := rec{"B appends 4", sb2, &synclog.MessagesAppended{SessionID: sessionID, FirstSeq: 9, PrevID: "m8", Messages: grown[8:], At: t0}}
 	for _, order := range [][]rec{{a, b1, b2}, {b1, a, b2}, {b1, b2, a}} {
 		var names []string
 		for _, r := range order {
@@ -85,9 +86,9 @@ func TestImportsOfOneSourceConverge(t *testing.T) {
 		var msgs []Entry // the session, nil while it is not here
 		here := false
 		for _, r := range order {
-			var p *MessagesAppended
+			var p *synclog.MessagesAppended
 			switch q := r.p.(type) {
-			case *Imported:
+			case *synclog.Imported:
 				if !here {
 					here = true
 					for _, m := range q.Sessions[0].Messages {
@@ -96,7 +97,7 @@ func TestImportsOfOneSourceConverge(t *testing.T) {
 					continue
 				}
 				p = ImportAsAppend(q.Sessions[0])
-			case *MessagesAppended:
+			case *synclog.MessagesAppended:
 				p = q
 			}
 			w := Window{Count: int64(len(msgs))}
@@ -140,7 +141,7 @@ func TestRowChange(t *testing.T) {
 		t.Fatalf("RowChange merged into nothing = %+v, want %+v", m, NewMeta(row, sa))
 	}
 	title := "renamed"
-	m.Apply(sb, &SessionChanged{SessionID: sessionID, Title: &title}, 0)
+	m.Apply(sb, &synclog.SessionChanged{SessionID: sessionID, Title: &title}, 0)
 	other := *row
 	other.Model = "m2"
 	m.Apply(stampAt(15, hostB), RowChange(&other), 0)

@@ -1,4 +1,4 @@
-package synclog
+package replica
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // Field is one field of a session's metadata as merged from records: its
@@ -16,7 +17,7 @@ import (
 // until its own field is set. An unset field has the zero stamp.
 type Field[T any] struct {
 	Value T
-	Stamp Stamp
+	Stamp synclog.Stamp
 	Depth int
 }
 
@@ -25,7 +26,7 @@ type Field[T any] struct {
 // its parent's), and between writes from as near, the later stamp wins.
 // The order is total and does not depend on when writes arrive, so any
 // set of writes gives every host the same field.
-func (f *Field[T]) set(v T, s Stamp, d int) bool {
+func (f *Field[T]) set(v T, s synclog.Stamp, d int) bool {
 	if !f.Stamp.IsZero() && (d > f.Depth || d == f.Depth && !f.Stamp.Less(s)) {
 		return false
 	}
@@ -50,7 +51,7 @@ type Meta struct {
 // NewMeta returns the metadata of a session row a record creates (a
 // session created, a fork, a rewind's fork, an imported session), every
 // field written at stamp s.
-func NewMeta(row *loom.Session, s Stamp) Meta {
+func NewMeta(row *loom.Session, s synclog.Stamp) Meta {
 	var m Meta
 	m.Title.set(row.Title, s, 0)
 	m.Description.set(row.Description, s, 0)
@@ -71,11 +72,11 @@ func NewMeta(row *loom.Session, s Stamp) Meta {
 // last writer per field, so that every host ends with the fields of the
 // latest write whichever copy it holds first. It is not activity (no
 // At): the session's time is its messages'.
-func RowChange(row *loom.Session) *SessionChanged {
+func RowChange(row *loom.Session) *synclog.SessionChanged {
 	r := *row
-	return &SessionChanged{SessionID: r.ID, Title: &r.Title, Description: &r.Description, Key: &r.Key,
+	return &synclog.SessionChanged{SessionID: r.ID, Title: &r.Title, Description: &r.Description, Key: &r.Key,
 		Project: &r.Project, Cwd: &r.Cwd, Model: &r.Model, Provider: &r.Provider, Profile: &r.Profile,
-		GitBranch: &r.GitBranch, Archive: &Archive{At: r.ArchivedAt}}
+		GitBranch: &r.GitBranch, Archive: &synclog.Archive{At: r.ArchivedAt}}
 }
 
 // Apply merges change c, stamped s, into m, and reports whether any
@@ -83,7 +84,7 @@ func RowChange(row *loom.Session) *SessionChanged {
 // and n for a change to the session n conflict-fork generations above
 // it: a conflict fork's store applies its ancestors' changes too, all but
 // the key, which names one session only.
-func (m *Meta) Apply(s Stamp, c *SessionChanged, depth int) bool {
+func (m *Meta) Apply(s synclog.Stamp, c *synclog.SessionChanged, depth int) bool {
 	changed := false
 	str := func(f *Field[string], v *string) {
 		if v != nil && f.set(*v, s, depth) {
@@ -175,7 +176,7 @@ func ConflictTitle(t string) string {
 // write that gave it the key (Meta.Key.Stamp).
 type KeyClaim struct {
 	SessionID string
-	Stamp     Stamp
+	Stamp     synclog.Stamp
 }
 
 // KeyHolder returns which of the sessions that claim one key (within one
