@@ -1,6 +1,7 @@
 package loom
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"time"
@@ -255,4 +256,14 @@ func Words(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
+}
+
+// IndexSizer is a Store that tells cheaply, without reading its
+// full-text index, how many messages that index holds at most. What a
+// ranked search costs grows with it where the engine weighs a word by
+// how many messages hold it (SQLite's bm25 counts them on every query):
+// recall, which must answer an agent's hook in 100 ms, ranks a large
+// index's matches another way.
+type IndexSizer interface {
+	IndexSize(ctx context.Context) (int64, error)
 }

@@ -7,9 +7,17 @@ package recall
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
+	"slices"
+	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/secrets"
@@ -34,7 +42,19 @@ type Options struct {
 	// recalled (text and titles) by markers, before the budget is
 	// applied: recall hands stored text to another agent and its model.
 	Redact *secrets.Detector
+	// RankWithin is the largest full-text index, in messages, whose
+	// matches a recall ranks with the store's ranked search; over it, on
+	// a store that tells its size (loom.IndexSizer), recall ranks the
+	// project's newest matches itself (see rankNewest).
+	// DefaultRankWithin when 0.
+	RankWithin int64
 }
+
+// DefaultRankWithin is Options.RankWithin when none is given. SQLite's
+// ranking of a prompt of common words took 800 ms at a million
+// messages, most of it counting the messages that hold each word, so
+// about 75 ms at this size: within a hook's 100 ms on an idle machine.
+const DefaultRankWithin = 100_000
 
 // Turn is one recalled message.
 type Turn struct {
@@ -79,7 +99,7 @@ func Recall(ctx context.Context, st loom.Store, o Options) (*Result, error) {
 	if strings.TrimSpace(o.Prompt) == "" {
 		return latest(ctx, st, o, budget, res)
 	}
-	hits, err := st.Search(ctx, loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits})
+	hits, err := search(ctx, st, o)
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
 	}
@@ -104,6 +124,119 @@ func Recall(ctx context.Context, st loom.Store, o Options) (*Result, error) {
 	}
 	res.Tokens = Estimate(res.Text())
 	return res, nil
+}
+
+// candidates is how many of the project's newest matches a recall over
+// a large index ranks itself: two pages. The engine finds them among the
+// store's newest matches of the words; 200 were more than one project of
+// fifty held there, and looking further took 3 s on a million messages.
+const candidates = 2 * maxHits
+
+// search returns the hits a recall reads: the store's ranked search
+// (every tier of it) when its index holds at most o.RankWithin
+// messages, else the newest matches of the prompt's content words (any
+// of them) in the project, ranked by rankNewest. The choice depends on
+// the store, never on the time a search took, so that a prompt recalls
+// the same turns on an idle machine and on a busy one.
+func search(ctx context.Context, st loom.Store, o Options) ([]loom.SearchHit, error) {
+	q := loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits}
+	within := o.RankWithin
+	if within == 0 {
+		within = DefaultRankWithin
+	}
+	sizer, ok := st.(loom.IndexSizer)
+	if !ok {
+		return st.Search(ctx, q)
+	}
+	n, err := sizer.IndexSize(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n <= within {
+		return st.Search(ctx, q)
+	}
+	words := contentWords(o.Prompt)
+	if len(words) == 0 {
+		return nil, nil
+	}
+	// The newest matches of every word, and of any: among the newest
+	// matches of any word alone, a turn holding them all is rare. The two
+	// searches run at once, each on a connection of its own.
+	q.Text, q.Newest = strings.Join(words, " "), true
+	eq, sq := q, q
+	eq.Exact, eq.Limit = true, maxHits
+	sq.AnyWord, sq.Limit = true, candidates
+	var every []loom.SearchHit
+	var everyErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		every, everyErr = st.Search(ctx, eq)
+	}()
+	some, err := st.Search(ctx, sq)
+	<-done
+	if err = errors.Join(err, everyErr); err != nil {
+		return nil, err
+	}
+	hits := every
+	for _, h := range some {
+		if !slices.ContainsFunc(every, func(e loom.SearchHit) bool { return e.MessageID == h.MessageID }) {
+			hits = append(hits, h)
+		}
+	}
+	return rankNewest(hits, maxHits), nil
+}
+
+// contentWords are the distinct words of a prompt, in lower case,
+// without English stop words, which most messages hold.
+func contentWords(prompt string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(prompt), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !seen[w] && utf8.RuneCountInString(w) > 1 && !english.IsStopWord(w) {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// rankNewest orders a prompt's newest matches by the words each holds
+// (those its snippet marks, by their stems), a word weighing more the
+// fewer of the matches hold it, so that a match of the prompt's rarer
+// words comes before one of its common ones; equal scores stay newest
+// first. It returns at most n.
+func rankNewest(hits []loom.SearchHit, n int) []loom.SearchHit {
+	held := make([]map[string]bool, len(hits))
+	df := map[string]int{}
+	for i, h := range hits {
+		held[i] = map[string]bool{}
+		// The marks open and close alike: every other piece is a match.
+		parts := strings.Split(h.Snippet, loom.DefaultMarkStart)
+		for j := 1; j < len(parts); j += 2 {
+			w := english.Stem(strings.ToLower(parts[j]), false)
+			if !held[i][w] {
+				held[i][w] = true
+				df[w]++
+			}
+		}
+	}
+	score := make([]float64, len(hits))
+	for i := range hits {
+		for w := range held[i] {
+			score[i] += math.Log(1 + float64(len(hits))/float64(df[w]))
+		}
+	}
+	idx := make([]int, len(hits))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
+	out := make([]loom.SearchHit, 0, min(n, len(hits)))
+	for _, i := range idx[:min(n, len(idx))] {
+		out = append(out, hits[i])
+	}
+	return out
 }
 
 // turnText is the text a hit recalls: its message, and for a prompt

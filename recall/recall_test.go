@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +85,40 @@ func TestRecall(t *testing.T) {
 	// Nothing related: nothing, and no text.
 	if res, err := recall.Recall(ctx, st, recall.Options{Prompt: "zyzzyva quux", UserID: "alice", ProjectID: "api"}); err != nil || len(res.Turns) != 0 || res.Text() != "" {
 		t.Fatalf("unrelated recall = %+v, %v", res, err)
+	}
+}
+
+// Over a large index (here: RankWithin of 1 message), recall ranks the
+// project's newest matches itself: the turn holding the prompt's rare
+// words first, though newer turns hold only its common ones; never
+// another project's. The same prompt under the default bound, through
+// the store's ranked search, finds the same turn first.
+func TestRecallOverALargeIndex(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	if _, ok := st.(loom.IndexSizer); !ok {
+		t.Fatal("the SQLite store does not tell its index's size")
+	}
+	decided := session(t, st, "api", "Replica lag",
+		"why did the schema migration stall on the replica?",
+		"Decided: run the migration with lock_timeout on the primary first.")
+	for i := range 5 {
+		session(t, st, "api", fmt.Sprintf("Chat %d", i), "what time is it on the server", "it is time to deploy")
+	}
+	session(t, st, "web", "Elsewhere", "schema migration replica in the web project")
+	for _, within := range []int64{1, 0} {
+		res, err := recall.Recall(ctx, st, recall.Options{Prompt: "why did the schema migration time out on the replica",
+			UserID: "alice", ProjectID: "api", RankWithin: within})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Turns) == 0 || res.Turns[0].SessionID != decided.ID || !strings.Contains(res.Turns[0].Text, "lock_timeout") {
+			t.Fatalf("recall (RankWithin %d) = %+v", within, res.Turns)
+		}
+		for _, tr := range res.Turns {
+			if tr.Title == "Elsewhere" {
+				t.Fatalf("recall (RankWithin %d) gave another project's turn: %+v", within, tr)
+			}
+		}
 	}
 }

@@ -347,3 +347,13 @@ func searchError(err error, raw bool) error {
 	}
 	return fmt.Errorf("search: %w", err)
 }
+
+// IndexSize is how many message bodies the full-text index holds at
+// most: the largest body id, read from the end of the table's key.
+func (s *Store) IndexSize(ctx context.Context) (int64, error) {
+	var n int64
+	if err := (reads{s}).QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM bodies`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("size the search index: %w", err)
+	}
+	return n, nil
+}

@@ -45,7 +45,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -56,7 +55,6 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/recall"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -332,15 +330,8 @@ func run(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
-		project := benchProjects()[1].ID
 		rep.add(measure("recall for a prompt in one project, 1,500 tokens", "≤ 100 ms", 100, max(c.runs/4, 20),
-			func() error {
-				r, err := recall.Recall(ctx, st, recall.Options{Prompt: "why did the schema migration time out on the replica", UserID: user, ProjectID: project})
-				if err == nil && len(r.Turns) == 0 {
-					err = errors.New("recall found nothing")
-				}
-				return err
-			},
+			recallOnce(ctx, st, user),
 			func() error { return base.search(ctx, user, sqlite.MatchExpr(common), 20) }))
 	}
 	// Queries that once cost without bound.

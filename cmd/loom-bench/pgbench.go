@@ -92,6 +92,11 @@ func pgBenchMain(ctx context.Context, b pgBench) error {
 			},
 			func() error { return pgBaselineSearch(ctx, conn, user, CommonQuery, 20) }))
 	}
+	if b.ops("recall") {
+		rep.add(measure("PostgreSQL: recall for a prompt in one project, 1,500 tokens", "≤ 100 ms", 100, max(b.runs/4, 20),
+			recallOnce(ctx, st, user),
+			func() error { return pgBaselineSearch(ctx, conn, user, CommonQuery, 20) }))
+	}
 	return rep.print(b.out)
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/recall"
 )
 
 // vocabulary is English-like: frequent function words, common technical
@@ -40,6 +43,23 @@ const RareWord = "zyzzogeton"
 
 // CommonQuery is three of the most frequent content words.
 const CommonQuery = "the session model"
+
+// RecallPrompt is what the recall figures ask, as an agent's hook would
+// pass a user's prompt: common words, some found in most messages.
+const RecallPrompt = "why did the schema migration time out on the replica"
+
+// recallOnce recalls RecallPrompt in the second of benchProjects, as
+// an agent's hook would, and fails when nothing is found.
+func recallOnce(ctx context.Context, st loom.Store, user string) func() error {
+	project := benchProjects()[1].ID
+	return func() error {
+		r, err := recall.Recall(ctx, st, recall.Options{Prompt: RecallPrompt, UserID: user, ProjectID: project})
+		if err == nil && len(r.Turns) == 0 {
+			err = errors.New("recall found nothing")
+		}
+		return err
+	}
+}
 
 type generator struct {
 	r    *rand.Rand
