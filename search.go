@@ -260,10 +260,10 @@ func Words(s string) []string {
 
 // IndexSizer is a Store that tells cheaply, without reading its
 // full-text index, how many messages that index holds at most. What a
-// ranked search costs grows with it where the engine weighs a word by
-// how many messages hold it (SQLite's bm25 counts them on every query):
-// recall, which must answer an agent's hook in 100 ms, ranks a large
-// index's matches another way.
+// ranked search of common words costs grows with it (SQLite's bm25
+// counts the messages holding each word on every query): recall, which
+// must answer an agent's hook in 100 ms, ranks a large index's matches
+// another way.
 type IndexSizer interface {
 	IndexSize(ctx context.Context) (int64, error)
 }

@@ -415,6 +415,13 @@ func testSearchTiers(t *testing.T, open Opener) {
 	bob := newSession("bob", "cli:api")
 	bob.Title = "Websocket storms"
 	mustAppend(t, st, bob, text(loom.RoleUser, "register chats, websokcet storms"))
+	// An engine that tells its index's size (recall ranks a large
+	// index's matches itself) counts at least the messages it holds.
+	if sizer, ok := st.(loom.IndexSizer); ok {
+		if n, err := sizer.IndexSize(ctx(t)); err != nil || n < 11 {
+			t.Errorf("IndexSize = %d, %v; want at least the 11 messages stored", n, err)
+		}
+	}
 
 	search := func(q loom.SearchQuery) []loom.SearchHit {
 		t.Helper()

@@ -36,3 +36,10 @@ func SearchStatements(q loom.SearchQuery, terms []loom.Term) (ranked string, arg
 	st, ok := searchStatements(q, terms, "")
 	return st.ranked, st.args, ok
 }
+
+// Setting returns a server setting as the store's connections see it.
+func (s *Store) Setting(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v)
+	return v, err
+}

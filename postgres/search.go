@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,9 +105,33 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (string, error) {
 				parts, args = append(parts, "plainto_tsquery('english', ?::text)"), append(args, []any{w})
 			}
 		}
+		count := func(q string) string {
+			return fmt.Sprintf("(SELECT count(*) FROM (SELECT FROM bodies r WHERE r.search @@ %s LIMIT %d) n)", q, RarityDepth)
+		}
 		for i, p := range parts {
 			q := c.SQL(p, args[i]...)
-			cols = append(cols, fmt.Sprintf("(%[1]s)::text, (SELECT count(*) FROM (SELECT FROM bodies r WHERE r.search @@ %[1]s LIMIT %[2]d) n)::float8", q, RarityDepth))
+			n := count(q)
+			switch {
+			case len(terms) == 1 && len(parts) == 1:
+				// One term: its weight, the same for every message,
+				// changes no order, so its messages are not counted.
+				n = "0"
+			case len(t.Alts) > 1:
+				// The messages holding any of the alternatives (a fuzzy
+				// tier's variants of a word), counted one alternative at
+				// a time: the planner guesses that a tsquery of many
+				// unknown words matches tens of thousands of messages,
+				// and with LIMIT read the whole table for the eleven
+				// holding one (0.8 s at a million messages), where one
+				// word at a time is a look-up in the index each.
+				var ns []string
+				for _, a := range t.Alts {
+					sql, as := termSQL(a)
+					ns = append(ns, count(c.SQL(sql, as...)))
+				}
+				n = "least(" + strings.Join(ns, " + ") + ", " + strconv.Itoa(RarityDepth) + ")"
+			}
+			cols = append(cols, fmt.Sprintf("(%s)::text, (%s)::float8", q, n))
 		}
 	}
 	if len(cols) == 0 {
@@ -133,6 +158,8 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (string, error) {
 		if tsq == "" {
 			continue
 		}
+		// A sum of alternatives' counts may pass the total.
+		n = min(n, total)
 		w := max(math.Log((total-n+0.5)/(n+0.5)), 0.000001)
 		sum = append(sum, fmt.Sprintf("ts_rank(c.search, '%s'::tsquery, 1) * %g", strings.ReplaceAll(tsq, "'", "''"), w))
 	}
@@ -471,4 +498,14 @@ func searchError(err error, raw bool) error {
 		}
 	}
 	return fmt.Errorf("search: %w", err)
+}
+
+// IndexSize is how many message bodies the full-text index holds at
+// most: the largest body id, read from the end of its primary key.
+func (s *Store) IndexSize(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM bodies`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("size the search index: %w", err)
+	}
+	return n, nil
 }

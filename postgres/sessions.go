@@ -26,6 +26,7 @@ var dialect = query.Dialect{
 	},
 	Join:    "JOIN",
 	TitleIs: "lower(s.title) = lower(?)",
+	Like:    "ILIKE",
 	Hour:    `to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24')`,
 	Quarter: "CAST(extract(minute FROM m.created_at) AS INTEGER) / 15",
 	Match: func(text string) (query.Match, bool) {

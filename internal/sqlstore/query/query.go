@@ -34,6 +34,10 @@ type Dialect struct {
 	Before func(c *loom.Cursor) (cond string, args []any)
 	// TitleIs is the condition that s.title equals ? ignoring case.
 	TitleIs string
+	// Like is the operator of a LIKE that ignores case ("LIKE" when
+	// empty: SQLite's ignores the case of ASCII letters, as its lower()
+	// does).
+	Like string
 	// Join joins the next table of a query that walks from rows found
 	// to the rows they name; SQLite's CROSS JOIN fixes the order of the
 	// join, so that each step seeks an index from the rows already found.
@@ -53,6 +57,13 @@ func (d Dialect) equal() string {
 		return "?"
 	}
 	return d.Equal
+}
+
+func (d Dialect) like() string {
+	if d.Like == "" {
+		return "LIKE"
+	}
+	return d.Like
 }
 
 // Match is how an engine finds the messages m that match a search.
@@ -320,16 +331,31 @@ func UsageSlices(d Dialect, f loom.UsageSliceFilter) (string, []any) {
 
 // Search adds the filters of q on messages m of live sessions s to c.
 func (c *Clause) Search(q loom.SearchQuery) {
+	c.SearchSessions(q)
+	c.SearchMessages(q)
+}
+
+// SearchSessions is the part of Search that keeps sessions s: those of
+// its user, project and surface, not in the trash, and not archived
+// unless it says so.
+func (c *Clause) SearchSessions(q loom.SearchQuery) {
 	c.Trash(false)
 	// Archived sessions are out of a default search, but a search in
 	// one session is in that session whatever its state.
 	if !q.Archived && q.SessionID == "" {
 		c.Add("s.archived_at IS NULL")
 	}
-	for _, col := range []Column{
-		{Name: "s.user_id", Value: q.UserID}, {Name: "m.session_id", Value: q.SessionID}, {Name: "s.project_id", Value: q.ProjectID},
-		{Name: "s.surface", Value: q.Surface}, {Name: "m.role", Value: q.Role},
-	} {
+	for _, col := range []Column{{Name: "s.user_id", Value: q.UserID}, {Name: "s.project_id", Value: q.ProjectID}, {Name: "s.surface", Value: q.Surface}} {
+		if col.Value != "" {
+			c.Add(col.Name+" = ?", col.Value)
+		}
+	}
+}
+
+// SearchMessages is the part of Search that keeps messages m: of its
+// session and role, and from its time span.
+func (c *Clause) SearchMessages(q loom.SearchQuery) {
+	for _, col := range []Column{{Name: "m.session_id", Value: q.SessionID}, {Name: "m.role", Value: q.Role}} {
 		if col.Value != "" {
 			c.Add(col.Name+" = ?", col.Value)
 		}
