@@ -1,6 +1,8 @@
 // Package command holds what loom's commands are built from: the Factory
-// that gives them the streams, the store, the project, the clock and the
-// configuration; the errors that decide exit codes; argument checks; and
+// of what main wires in (the streams, the environment, the store engines,
+// the clock, the configuration) and the Invocation, one run of the
+// command line on it (its flags, the store it opened, the project); the
+// errors that decide exit codes; argument checks; and
 // the output every command writes the same way (JSON, message rendering,
 // ids as a terminal shows them). The command packages under cli import
 // it; cli wires them into one tree.
