@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 )
 
@@ -159,7 +160,7 @@ func TestPathsAndVersion(t *testing.T) {
 
 func TestHelpHasExamples(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(&Factory{IO: &term.IOStreams{}})
+	root := NewRootCmd(command.NewInvocation(&Factory{IO: &term.IOStreams{}}))
 	cmds := root.Commands()
 	seen := 0
 	for len(cmds) > 0 {

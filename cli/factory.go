@@ -2,9 +2,13 @@ package cli
 
 import "github.com/loomhq/loom/cli/command"
 
-// Factory holds what commands need from the outside world (see
+// Factory is what main wires in from the outside world (see
 // command.Factory); cmd/loom builds the real one.
 type Factory = command.Factory
+
+// Invocation is one run of the command line on a Factory (see
+// command.Invocation); Main makes it.
+type Invocation = command.Invocation
 
 // Access is what a command does with the store (see command.Access).
 type Access = command.Access

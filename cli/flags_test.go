@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestShortFlagsMeanOneThing(t *testing.T) {
 	t.Parallel()
 	ios, _, _, _ := term.Test()
-	root := NewRootCmd(&Factory{IO: ios})
+	root := NewRootCmd(command.NewInvocation(&Factory{IO: ios}))
 	longs := map[string]map[string][]string{} // letter → long name → commands
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {

@@ -22,7 +22,7 @@ import (
 	"github.com/loomhq/loom/paths"
 )
 
-func newCmdLog(f *command.Factory) *cobra.Command {
+func newCmdLog(inv *command.Invocation) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "log <command>",
 		Short: "Read the replay logs of agent turns",
@@ -31,7 +31,7 @@ func newCmdLog(f *command.Factory) *cobra.Command {
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdLogStream(f))
+	cmd.AddCommand(newCmdLogStream(inv))
 	return cmd
 }
 
@@ -49,11 +49,11 @@ type LogStreamOptions struct {
 	Poll time.Duration
 }
 
-func newCmdLogStream(f *command.Factory) *cobra.Command {
+func newCmdLogStream(inv *command.Invocation) *cobra.Command {
 	opts := &LogStreamOptions{
-		IO:   f.IO,
-		Dirs: f.Dirs,
-		Cwd:  f.Cwd,
+		IO:   inv.IO,
+		Dirs: inv.Dirs,
+		Cwd:  inv.Cwd,
 		Poll: 250 * time.Millisecond,
 	}
 	cmd := &cobra.Command{

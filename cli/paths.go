@@ -25,11 +25,11 @@ type PathsOptions struct {
 	JSON  bool
 }
 
-func newCmdPaths(f *command.Factory) *cobra.Command {
+func newCmdPaths(inv *command.Invocation) *cobra.Command {
 	opts := &PathsOptions{
-		IO:    f.IO,
-		Dirs:  f.Dirs,
-		DBURL: f.DBURL,
+		IO:    inv.IO,
+		Dirs:  inv.Dirs,
+		DBURL: inv.DBURL,
 	}
 	cmd := &cobra.Command{
 		Use:   "paths",
@@ -41,7 +41,7 @@ the XDG variables (or the platform's directories), LOOM_DB and --db.`,
   loom paths --json | jq -r .db`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			return pathsRun(cmd.Context(), opts)
 		},
 	}
@@ -107,8 +107,8 @@ type VersionOptions struct {
 	JSON                  bool
 }
 
-func newCmdVersion(f *command.Factory) *cobra.Command {
-	opts := &VersionOptions{IO: f.IO, Version: f.Version, Commit: f.Commit, Date: f.Date}
+func newCmdVersion(inv *command.Invocation) *cobra.Command {
+	opts := &VersionOptions{IO: inv.IO, Version: inv.Version, Commit: inv.Commit, Date: inv.Date}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print loom's version",
@@ -116,7 +116,7 @@ func newCmdVersion(f *command.Factory) *cobra.Command {
   loom version --json`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return versionRun(opts)
 		},
 	}

@@ -31,11 +31,11 @@ type ReplayOptions struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-func newCmdReplay(f *command.Factory) *cobra.Command {
+func newCmdReplay(inv *command.Invocation) *cobra.Command {
 	opts := &ReplayOptions{
-		IO:          f.IO,
-		ReadSession: f.ReadSession,
-		Now:         f.TimeNow,
+		IO:          inv.IO,
+		ReadSession: inv.ReadSession,
+		Now:         inv.TimeNow,
 		Sleep:       sleepContext,
 	}
 	cmd := &cobra.Command{

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 )
 
@@ -14,10 +15,10 @@ func TestReplayTiming(t *testing.T) {
 	fx := newFixture(t)
 	var waits []time.Duration
 	ios, _, out, _ := term.Test()
-	f := &Factory{IO: ios, Env: func(k string) string { return fx.env()[k] }, Getwd: func() (string, error) { return fx.project, nil },
-		OpenStore: openFor, Now: time.Now}
-	defer f.CloseStore()
-	opts := &ReplayOptions{IO: f.IO, ReadSession: f.ReadSession, Now: f.TimeNow, Ref: fx.main.ID, Speed: 2, Sleep: func(_ context.Context, d time.Duration) error {
+	inv := command.NewInvocation(&Factory{IO: ios, Env: func(k string) string { return fx.env()[k] }, Getwd: func() (string, error) { return fx.project, nil },
+		OpenStore: openFor, Now: time.Now})
+	defer inv.Close()
+	opts := &ReplayOptions{IO: inv.IO, ReadSession: inv.ReadSession, Now: inv.TimeNow, Ref: fx.main.ID, Speed: 2, Sleep: func(_ context.Context, d time.Duration) error {
 		waits = append(waits, d)
 		return nil
 	}}

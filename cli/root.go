@@ -52,6 +52,7 @@ func Main(f *command.Factory, args []string) (code int) {
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	inv := command.NewInvocation(f)
 	// Ctrl+C cancels the command, unless the command takes it over (chat
 	// cancels only the running turn). SIGTERM always cancels.
 	sigs := make(chan os.Signal, 1)
@@ -59,16 +60,16 @@ func Main(f *command.Factory, args []string) (code int) {
 	defer signal.Stop(sigs)
 	go func() {
 		for sig := range sigs {
-			if sig == os.Interrupt && f.Interrupt() {
+			if sig == os.Interrupt && inv.Interrupt() {
 				continue
 			}
 			cancel()
 		}
 	}()
-	root := NewRootCmd(f)
+	root := NewRootCmd(inv)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if cerr := f.Close(); err == nil && cerr != nil {
+	if cerr := inv.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close the store: %w", cerr)
 	}
 	if err == nil {
@@ -155,10 +156,10 @@ func printError(ios *term.IOStreams, err error) {
 	fmt.Fprintln(ios.ErrOut, "loom: "+term.SanitizeLine(msg))
 }
 
-// NewRootCmd builds the loom command tree on f.
-func NewRootCmd(f *command.Factory) *cobra.Command {
-	chatOpts := chat.NewOptions(f)
-	chatCmd := chat.NewCmdChat(f, chatOpts)
+// NewRootCmd builds the loom command tree for the run inv.
+func NewRootCmd(inv *command.Invocation) *cobra.Command {
+	chatOpts := chat.NewOptions(inv)
+	chatCmd := chat.NewCmdChat(inv, chatOpts)
 	root := &cobra.Command{
 		Use:   "loom [command] [flags]",
 		Short: "Durable, searchable, resumable sessions for AI agents",
@@ -176,46 +177,46 @@ search, resume, fork, move, export and import.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// loom alone is loom chat: the same options, run with the
 			// root's own context.
-			return chat.RunE(f, cmd, chatOpts, args)
+			return chat.RunE(inv, cmd, chatOpts, args)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if f.NoColor() {
-				f.IO.SetColorEnabled(false)
+			if inv.NoColor() {
+				inv.IO.SetColorEnabled(false)
 			}
 			return nil
 		},
 	}
-	root.SetIn(f.IO.In)
-	root.SetOut(f.IO.Out)
-	root.SetErr(f.IO.ErrOut)
+	root.SetIn(inv.IO.In)
+	root.SetOut(inv.IO.Out)
+	root.SetErr(inv.IO.ErrOut)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return command.UsageErrorf("%s (see '%s --help')", flagErrorText(err), cmd.CommandPath())
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
 	command.UseFlagUsages(root)
 
-	f.AddGlobalFlags(root.PersistentFlags())
+	inv.AddGlobalFlags(root.PersistentFlags())
 
 	chat.AddFlags(root, chatOpts)
 	root.AddCommand(
 		chatCmd,
-		chat.NewCmdRun(f),
-		session.NewCmdSession(f),
-		search.NewCmdSearch(f),
-		secretscmd.NewCmdSecrets(f),
-		recallcmd.NewCmdRecall(f),
-		hooks.NewCmdHooks(f),
-		embed.NewCmdEmbed(f),
-		newCmdReplay(f),
-		usage.NewCmdUsage(f),
-		newCmdLog(f),
-		serve.NewCmdServe(f),
-		mcpcmd.NewCmdMCP(f),
-		token.NewCmdToken(f),
-		synccmd.NewCmdSync(f),
-		sharecmd.NewCmdShare(f),
-		newCmdPaths(f),
-		newCmdVersion(f),
+		chat.NewCmdRun(inv),
+		session.NewCmdSession(inv),
+		search.NewCmdSearch(inv),
+		secretscmd.NewCmdSecrets(inv),
+		recallcmd.NewCmdRecall(inv),
+		hooks.NewCmdHooks(inv),
+		embed.NewCmdEmbed(inv),
+		newCmdReplay(inv),
+		usage.NewCmdUsage(inv),
+		newCmdLog(inv),
+		serve.NewCmdServe(inv),
+		mcpcmd.NewCmdMCP(inv),
+		token.NewCmdToken(inv),
+		synccmd.NewCmdSync(inv),
+		sharecmd.NewCmdShare(inv),
+		newCmdPaths(inv),
+		newCmdVersion(inv),
 	)
 	return root
 }

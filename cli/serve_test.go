@@ -20,6 +20,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
@@ -49,7 +50,7 @@ func startServe(t *testing.T, fx *fixture, env map[string]string, user string) *
 	for k, v := range env {
 		all[k] = v
 	}
-	f := &Factory{
+	inv := command.NewInvocation(&Factory{
 		IO:            ios,
 		Env:           func(k string) string { return all[k] },
 		Getwd:         func() (string, error) { return fx.project, nil },
@@ -58,18 +59,18 @@ func startServe(t *testing.T, fx *fixture, env map[string]string, user string) *
 		Providers:     testProviders(),
 		Serve:         testServe,
 		LocalModelURL: "http://127.0.0.1:1/v1", // nothing listens: no local model
-	}
+	})
 	if user != "" {
 		all["LOOM_USER"] = user // as --user would
 	}
 	listening := make(chan string, 1)
-	opts := serve.NewOptions(f)
-	opts.User, opts.Addr, opts.Grace, opts.Listening = f.User(), "127.0.0.1:0", 2*time.Second, func(a string) { listening <- a }
+	opts := serve.NewOptions(inv)
+	opts.User, opts.Addr, opts.Grace, opts.Listening = inv.User(), "127.0.0.1:0", 2*time.Second, func(a string) { listening <- a }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		err := serve.Run(ctx, opts)
-		f.CloseStore()
+		inv.Close()
 		done <- err
 	}()
 	select {

@@ -32,7 +32,7 @@ type Options struct {
 	// CreateStore opens the store, creating it if missing.
 	CreateStore func(context.Context) (loom.Store, error)
 	// OpenConversation opens the conversation a choice names (see
-	// command.Factory.OpenConversation).
+	// command.OpenConversation).
 	OpenConversation func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error)
 	// Project is the working directory's project: the picker starts
 	// with its sessions, and /search keeps to it.
@@ -57,22 +57,22 @@ type Options struct {
 
 // NewOptions returns chat's options filled from f; User is filled when
 // the command runs.
-func NewOptions(f *command.Factory) *Options {
+func NewOptions(inv *command.Invocation) *Options {
 	return &Options{
-		IO:               f.IO,
-		CreateStore:      f.CreateStore,
-		OpenConversation: f.OpenConversation,
-		Project:          f.Project,
-		Dirs:             f.Dirs,
-		OnInterrupt:      f.OnInterrupt,
-		RefLen:           f.RefLen,
-		Now:              f.TimeNow,
+		IO:               inv.IO,
+		CreateStore:      inv.CreateStore,
+		OpenConversation: conversationOpener(inv),
+		Project:          inv.Project,
+		Dirs:             inv.Dirs,
+		OnInterrupt:      inv.OnInterrupt,
+		RefLen:           inv.Scope().RefLen,
+		Now:              inv.TimeNow,
 	}
 }
 
 // NewCmdChat builds chat on opts, which the root command shares so that
 // "loom --new" is "loom chat --new".
-func NewCmdChat(f *command.Factory, opts *Options) *cobra.Command {
+func NewCmdChat(inv *command.Invocation, opts *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Talk with the agent (the default command)",
@@ -98,7 +98,7 @@ Slash commands: /new, /rename TITLE, /fork [TURN], /rewind [TURN],
   printf 'hello\n/usage\n' | loom chat --new`,
 		Args: Args(opts),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return RunE(f, cmd, opts, args)
+			return RunE(inv, cmd, opts, args)
 		},
 	}
 	AddFlags(cmd, opts)
@@ -118,8 +118,8 @@ func Args(opts *Options) cobra.PositionalArgs {
 
 // RunE checks chat's flags and runs it. The root command calls it too
 // (bare loom is loom chat), with its own cmd and so its own context.
-func RunE(f *command.Factory, cmd *cobra.Command, opts *Options, args []string) error {
-	opts.User = f.User()
+func RunE(inv *command.Invocation, cmd *cobra.Command, opts *Options, args []string) error {
+	opts.User = inv.User()
 	if opts.Choice.Resume == command.PickRef && len(args) == 1 {
 		opts.Choice.Resume = args[0]
 	}

@@ -20,7 +20,7 @@ type RunOptions struct {
 	// CreateStore opens the store, creating it if missing.
 	CreateStore func(context.Context) (loom.Store, error)
 	// OpenConversation opens the conversation a choice names (see
-	// command.Factory.OpenConversation).
+	// command.OpenConversation).
 	OpenConversation func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error)
 	JSON             bool
 
@@ -33,13 +33,13 @@ type RunOptions struct {
 
 // NewRunOptions returns run's options filled from f; JSON is filled when
 // the command runs.
-func NewRunOptions(f *command.Factory) *RunOptions {
-	return &RunOptions{IO: f.IO, CreateStore: f.CreateStore, OpenConversation: f.OpenConversation}
+func NewRunOptions(inv *command.Invocation) *RunOptions {
+	return &RunOptions{IO: inv.IO, CreateStore: inv.CreateStore, OpenConversation: conversationOpener(inv)}
 }
 
 // NewCmdRun builds loom run.
-func NewCmdRun(f *command.Factory) *cobra.Command {
-	opts := NewRunOptions(f)
+func NewCmdRun(inv *command.Invocation) *cobra.Command {
+	opts := NewRunOptions(inv)
 	cmd := &cobra.Command{
 		Use:   "run PROMPT",
 		Short: "Send one prompt and stream the reply",
@@ -77,7 +77,7 @@ them (Go durations: 90s, 5m).`,
 			if err := opts.Choice.Check(); err != nil {
 				return err
 			}
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return Run(cmd.Context(), opts)
 		},
 	}
@@ -178,4 +178,12 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		return command.WriteJSON(opts.IO.Out, res.Messages)
 	}
 	return nil
+}
+
+// conversationOpener is command.OpenConversation in this run, as chat's
+// and run's options take it.
+func conversationOpener(inv *command.Invocation) func(context.Context, loom.Store, command.SessionChoice, agent.Choice, bool) (*agent.Conversation, error) {
+	return func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error) {
+		return command.OpenConversation(ctx, inv, st, c, ag, current)
+	}
 }

@@ -58,19 +58,19 @@ func AdoptProject(ctx context.Context, st loom.Store, user string, project loom.
 	return moved, nil
 }
 
-// adopt runs adoptProject for the current user once per project root and
-// command, and warns on stderr when sessions could not move: the command
+// adopt runs AdoptProject for the current user once per project root and
+// run, and warns on stderr when sessions could not move: the command
 // goes on, and the next one tries again.
-func (f *Factory) adopt(ctx context.Context, st loom.Store, project loom.Project) {
-	if f.adopted[project.Root] || paths.UsesPath(project) {
+func (inv *Invocation) adopt(ctx context.Context, st loom.Store, project loom.Project) {
+	if inv.adopted[project.Root] || paths.UsesPath(project) {
 		return
 	}
-	if f.adopted == nil {
-		f.adopted = map[string]bool{}
+	if inv.adopted == nil {
+		inv.adopted = map[string]bool{}
 	}
-	f.adopted[project.Root] = true
-	if _, err := AdoptProject(ctx, st, f.User(), project); err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s\n", term.SanitizeLine(err.Error()))
+	inv.adopted[project.Root] = true
+	if _, err := AdoptProject(ctx, st, inv.User(), project); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(inv.IO.ErrOut, "loom: warning: %s\n", term.SanitizeLine(err.Error()))
 	}
 }
 
@@ -78,30 +78,30 @@ func (f *Factory) adopt(ctx context.Context, st loom.Store, project loom.Project
 // command opened: the first command run in a clone, after loom began
 // identifying projects by their remote, moves the project's older
 // sessions.
-func (f *Factory) adoptHere(ctx context.Context, st loom.Store) {
+func (inv *Invocation) adoptHere(ctx context.Context, st loom.Store) {
 	if _, empty := st.(*EmptyStore); empty {
 		return
 	}
-	if p, err := f.Project(); err == nil {
-		f.adopt(ctx, st, p)
+	if p, err := inv.Project(); err == nil {
+		inv.adopt(ctx, st, p)
 	}
 }
 
 // ImportProject is paths.ProjectOf for the importer, remembering the
 // projects identified by a remote so that adoptImported moves what
 // earlier imports (or loom itself) recorded under their paths.
-func (f *Factory) ImportProject(dir string) loom.Project {
+func (inv *Invocation) ImportProject(dir string) loom.Project {
 	p := paths.ProjectOf(dir)
-	if !paths.UsesPath(p) && !f.adopted[p.Root] {
-		f.imported = append(f.imported, p)
+	if !paths.UsesPath(p) && !inv.adopted[p.Root] {
+		inv.imported = append(inv.imported, p)
 	}
 	return p
 }
 
 // AdoptImported adopts the projects an import met since the last call.
-func (f *Factory) AdoptImported(ctx context.Context, st loom.Store) {
-	for _, p := range f.imported {
-		f.adopt(ctx, st, p)
+func (inv *Invocation) AdoptImported(ctx context.Context, st loom.Store) {
+	for _, p := range inv.imported {
+		inv.adopt(ctx, st, p)
 	}
-	f.imported = nil
+	inv.imported = nil
 }

@@ -42,36 +42,36 @@ func (c SessionChoice) Check() error {
 
 // AgentSetup is how this command line builds agents: its directories,
 // environment and providers.
-func (f *Factory) AgentSetup() (*agent.Setup, error) {
-	d, err := f.Dirs()
+func (inv *Invocation) AgentSetup() (*agent.Setup, error) {
+	d, err := inv.Dirs()
 	if err != nil {
 		return nil, err
 	}
-	if f.mcp == nil {
-		f.mcp = &mcpclient.Clients{Version: f.Version}
+	if inv.mcp == nil {
+		inv.mcp = &mcpclient.Clients{Version: inv.Version}
 	}
 	loadConfig := func() (*config.Config, error) {
-		c, _, err := f.Config()
+		c, _, err := inv.Config()
 		return c, err
 	}
-	return &agent.Setup{Dirs: d, Env: f.Getenv, LoadConfig: loadConfig, Providers: f.Providers, LocalModelURL: f.LocalModelURL,
-		OnLogError: f.warnReplayLog, MCP: f.mcp, OnMCPError: f.warnMCP}, nil
+	return &agent.Setup{Dirs: d, Env: inv.Getenv, LoadConfig: loadConfig, Providers: inv.Providers, LocalModelURL: inv.LocalModelURL,
+		OnLogError: inv.warnReplayLog, MCP: inv.mcp, OnMCPError: inv.warnMCP}, nil
 }
 
 // warnMCP tells the user that an MCP server of config.toml could not be
 // reached (once per server: the clients do not try it again).
-func (f *Factory) warnMCP(err error) {
-	fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; going on without its tools\n", term.SanitizeLine(err.Error()))
+func (inv *Invocation) warnMCP(err error) {
+	fmt.Fprintf(inv.IO.ErrOut, "loom: warning: %s; going on without its tools\n", term.SanitizeLine(err.Error()))
 }
 
-// Conversations is the conversation service over st with this command
+// conversations is the conversation service over st with this command
 // line's agent setup.
-func (f *Factory) Conversations(st loom.Store) (*agent.Service, error) {
-	su, err := f.AgentSetup()
+func conversations(inv *Invocation, st loom.Store) (*agent.Service, error) {
+	su, err := inv.AgentSetup()
 	if err != nil {
 		return nil, err
 	}
-	return &agent.Service{Store: st, Build: su.Build, Now: f.TimeNow}, nil
+	return &agent.Service{Store: st, Build: su.Build, Now: inv.TimeNow}, nil
 }
 
 // OpenConversation opens the conversation the flags name: a resumed
@@ -79,21 +79,21 @@ func (f *Factory) Conversations(st loom.Store) (*agent.Service, error) {
 // trashed and ambiguous references), the rest by the service. current
 // says whether no flag means this project's current session (chat) or a
 // new one (run).
-func (f *Factory) OpenConversation(ctx context.Context, st loom.Store, c SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error) {
-	svc, err := f.Conversations(st)
+func OpenConversation(ctx context.Context, inv *Invocation, st loom.Store, c SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error) {
+	svc, err := conversations(inv, st)
 	if err != nil {
 		return nil, err
 	}
-	project, err := f.Project()
+	project, err := inv.Project()
 	if err != nil {
 		return nil, err
 	}
-	cwd, _ := f.Cwd()
+	cwd, _ := inv.Cwd()
 	// A name is for a new session: without --key it starts one.
 	fresh := c.New || (!current && !c.Continue) || (c.Name != "" && c.Key == "")
-	spec := agent.Spec{UserID: f.User(), Project: project, Cwd: cwd, Key: c.Key, New: fresh, Continue: c.Continue, Agent: ag}
+	spec := agent.Spec{UserID: inv.User(), Project: project, Cwd: cwd, Key: c.Key, New: fresh, Continue: c.Continue, Agent: ag}
 	if c.Resume != "" {
-		s, err := f.Resolve(ctx, st, c.Resume)
+		s, err := inv.Scope().Resolve(ctx, st, c.Resume)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +104,7 @@ func (f *Factory) OpenConversation(ctx context.Context, st loom.Store, c Session
 		// project moved on disk, which the user should hear first.
 		s, exists, err := svc.Choose(ctx, spec)
 		if !exists && (err == nil || loom.ErrorCode(err) == loom.ENOTFOUND) {
-			if herr := f.PrintMovedProjectHint(ctx, st, project); herr != nil {
+			if herr := PrintMovedProjectHint(ctx, inv.IO, inv.User(), st, project); herr != nil {
 				return nil, herr
 			}
 		}
@@ -127,20 +127,20 @@ func (f *Factory) OpenConversation(ctx context.Context, st loom.Store, c Session
 			return nil, err
 		}
 	}
-	if src := conv.ContinuesImported(); src != nil && !f.JSON() {
+	if src := conv.ContinuesImported(); src != nil && !inv.JSON() {
 		// The id of the fork follows: in the resume header, or run's
 		// "session <id>".
-		fmt.Fprintln(f.IO.ErrOut, f.IO.WrapErr(fmt.Sprintf("Continuing the %s session %q in a fork of it that your first message makes (the import stays as it was).",
+		fmt.Fprintln(inv.IO.ErrOut, inv.IO.WrapErr(fmt.Sprintf("Continuing the %s session %q in a fork of it that your first message makes (the import stays as it was).",
 			src.Surface, term.SanitizeLine(src.Title))))
 	}
 	return conv, nil
 }
 
-// warnReplayLog tells the user, once per process, that the replay log
+// warnReplayLog tells the user, once per run, that the replay log
 // cannot be written. The session is still stored; only the log (for
 // tail -f and loom log stream) is missing.
-func (f *Factory) warnReplayLog(err error) {
-	f.replayLogWarned.Do(func() {
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: %s; the session is stored, but its replay log is not kept\n", term.SanitizeLine(err.Error()))
+func (inv *Invocation) warnReplayLog(err error) {
+	inv.replayLogWarned.Do(func() {
+		fmt.Fprintf(inv.IO.ErrOut, "loom: warning: %s; the session is stored, but its replay log is not kept\n", term.SanitizeLine(err.Error()))
 	})
 }

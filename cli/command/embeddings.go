@@ -12,33 +12,42 @@ import (
 	"github.com/loomhq/loom/semantic"
 )
 
+// Embeddings finds the embeddings endpoint that search by meaning uses,
+// as f's configuration and environment say, and builds the searchers
+// over it.
+type Embeddings struct{ f *Factory }
+
+// EmbeddingsOf is the embeddings endpoint as f finds it.
+func EmbeddingsOf(f *Factory) Embeddings { return Embeddings{f: f} }
+
 // Searcher returns the searcher of st: keyword search fused with search
-// by meaning when an embeddings endpoint is at hand (see Embeddings).
-func (f *Factory) Searcher(ctx context.Context, st loom.Store) *semantic.Searcher {
-	c, _ := f.Embeddings(ctx)
+// by meaning when an embeddings endpoint is at hand (see Client).
+func (e Embeddings) Searcher(ctx context.Context, st loom.Store) *semantic.Searcher {
+	c, _ := e.Client(ctx)
 	return &semantic.Searcher{Store: st, Client: c}
 }
 
-// Embeddings returns the client of the embeddings endpoint config.toml
+// Client returns the client of the embeddings endpoint config.toml
 // names, or of a local server at the chat model's address that has the
 // embedding model; nil when there is none. The first time there is none
 // on this machine, it says so in one line on stderr when that is a
 // terminal (a file in the state directory remembers it was said).
-func (f *Factory) Embeddings(ctx context.Context) (*embedding.Client, string) {
+func (e Embeddings) Client(ctx context.Context) (*embedding.Client, string) {
+	f := e.f
 	cfg, _, err := f.Config()
 	if err != nil {
 		return nil, err.Error()
 	}
 	c, why := embedding.Find(ctx, cfg.Embeddings, f.LocalModelURL, f.Getenv)
 	if c == nil {
-		f.sayOnce("embeddings-off", why)
+		sayOnce(f, "embeddings-off", why)
 	}
 	return c, why
 }
 
 // sayOnce writes line to stderr, when that is a terminal, unless a file
 // named name in the state directory says it was written before.
-func (f *Factory) sayOnce(name, line string) {
+func sayOnce(f *Factory, name, line string) {
 	if !f.IO.IsStderrTTY() {
 		return
 	}
@@ -60,7 +69,7 @@ func (f *Factory) sayOnce(name, line string) {
 // for the same store so that its vectors are read once, ranking by
 // meaning where an embeddings endpoint is at hand (looked for at the
 // first search).
-func (f *Factory) Searchers(ctx context.Context) func(loom.Store) *semantic.Searcher {
+func (e Embeddings) Searchers(ctx context.Context) func(loom.Store) *semantic.Searcher {
 	var mu sync.Mutex
 	var found bool
 	var client *embedding.Client
@@ -69,7 +78,7 @@ func (f *Factory) Searchers(ctx context.Context) func(loom.Store) *semantic.Sear
 		mu.Lock()
 		defer mu.Unlock()
 		if !found {
-			client, _ = f.Embeddings(ctx)
+			client, _ = e.Client(ctx)
 			found = true
 		}
 		s := byStore[st]

@@ -1,6 +1,8 @@
 // Package command holds what loom's commands are built from: the Factory
-// that gives them the streams, the store, the project, the clock and the
-// configuration; the errors that decide exit codes; argument checks; and
+// of what main wires in (the streams, the environment, the store engines,
+// the clock, the configuration) and the Invocation, one run of the
+// command line on it (its flags, the store it opened, the project); the
+// errors that decide exit codes; argument checks; and
 // the output every command writes the same way (JSON, message rendering,
 // ids as a terminal shows them). The command packages under cli import
 // it; cli wires them into one tree.
@@ -8,23 +10,15 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
-	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/importer"
@@ -35,8 +29,13 @@ import (
 	"github.com/loomhq/loom/semantic"
 )
 
-// Factory holds what commands need from the outside world. main builds
-// the real one; tests build one on buffers and a temporary store.
+// Factory is what main wires in from the outside world: the streams,
+// the environment, the working directory, the store engines, the clock,
+// the model providers, the server and the session formats. It holds
+// nothing else and never changes: what one run of the command line opens
+// and remembers (its global flags, the store, the MCP connections) is
+// its Invocation's. main builds the real one; tests build one on buffers
+// and a temporary store.
 type Factory struct {
 	IO *term.IOStreams
 	// Env looks up environment variables.
@@ -64,28 +63,6 @@ type Factory struct {
 	// LocalModelURL is where to look for a local OpenAI-compatible server
 	// when no provider is configured (default: Ollama's address).
 	LocalModelURL string
-
-	// onInterrupt, when set by a command, receives Ctrl+C instead of it
-	// cancelling the command (chat cancels the running turn instead).
-	onInterrupt atomic.Pointer[func()]
-	// replayLogWarned: the user was told the replay log cannot be written.
-	replayLogWarned sync.Once
-
-	flags       globalFlags
-	store       loom.Store
-	storeAccess Access
-	// mcp holds the connections to config.toml's MCP servers, made when
-	// an agent first needs them and closed when the command ends.
-	mcp *mcpclient.Clients
-	// adopted holds the roots of the projects whose sessions under the
-	// root's path id this command moved to the project (see adopt), and
-	// imported the projects an import met that are still to do.
-	adopted  map[string]bool
-	imported []loom.Project
-	// project is the working directory's project as found in projectWD
-	// (Project reads the work tree's git config once per directory).
-	project   *loom.Project
-	projectWD string
 }
 
 // Access is what a command does with the store, which decides how the
@@ -110,14 +87,6 @@ const (
 	AccessCreate
 )
 
-// globalFlags are the flags every command accepts.
-type globalFlags struct {
-	db      string
-	user    string
-	json    bool
-	noColor bool
-}
-
 // Getenv looks up an environment variable, tolerating a nil Env.
 func (f *Factory) Getenv(name string) string {
 	if f.Env == nil {
@@ -134,21 +103,6 @@ func (f *Factory) TimeNow() time.Time {
 	return f.Now()
 }
 
-// User returns the owner of the sessions: --user, else $LOOM_USER, else
-// "local".
-func (f *Factory) User() string {
-	if f.flags.user != "" {
-		return f.flags.user
-	}
-	if u := f.Getenv("LOOM_USER"); u != "" {
-		return u
-	}
-	return "local"
-}
-
-// JSON reports whether --json was given.
-func (f *Factory) JSON() bool { return f.flags.json }
-
 // Dirs returns loom's directories.
 func (f *Factory) Dirs() (paths.Dirs, error) { return paths.Resolve(f.Getenv) }
 
@@ -164,105 +118,6 @@ func (f *Factory) Config() (*config.Config, string, error) {
 	return c, d.ConfigFile(), err
 }
 
-// DBURL returns the store location: --db, else $LOOM_DB, else the
-// default SQLite file.
-func (f *Factory) DBURL() (string, error) {
-	d, err := f.Dirs()
-	if err != nil {
-		return "", err
-	}
-	return paths.DBURL(f.flags.db, f.Getenv, d), nil
-}
-
-// Store opens the store for a command that changes existing sessions;
-// Main closes it.
-func (f *Factory) Store(ctx context.Context) (loom.Store, error) {
-	return f.open(ctx, AccessWrite)
-}
-
-// ReadStore opens the store for a command that only reads it.
-func (f *Factory) ReadStore(ctx context.Context) (loom.Store, error) {
-	return f.open(ctx, AccessRead)
-}
-
-// CreateStore opens the store for a command that may write its first
-// session or token, creating it when missing.
-func (f *Factory) CreateStore(ctx context.Context) (loom.Store, error) {
-	return f.open(ctx, AccessCreate)
-}
-
-// open opens the store once per command. A missing store at the default
-// location reads as an empty one, so that a fresh machine lists no
-// sessions without creating anything; a missing store that --db or
-// $LOOM_DB names is an error (exit 1), so that a typo never makes an
-// empty store.
-func (f *Factory) open(ctx context.Context, access Access) (loom.Store, error) {
-	if f.store != nil {
-		// Opened for reading, the store is opened again for writing.
-		// Write and create are the same to a store that exists.
-		_, empty := f.store.(*EmptyStore)
-		if access <= f.storeAccess || (access == AccessCreate && f.storeAccess == AccessWrite && !empty) {
-			return f.store, nil
-		}
-		if err := f.CloseStore(); err != nil {
-			return nil, err
-		}
-	}
-	url, err := f.DBURL()
-	if err != nil {
-		return nil, err
-	}
-	if f.OpenStore == nil {
-		return nil, fmt.Errorf("no store engine is configured")
-	}
-	st, err := f.OpenStore(ctx, url, access)
-	if loom.ErrorCode(err) == loom.ENOTFOUND {
-		if f.flags.db != "" || f.Getenv("LOOM_DB") != "" {
-			return nil, errors.New(loom.ErrorMessage(err))
-		}
-		st, err = &EmptyStore{url: url}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if _, empty := st.(*EmptyStore); !empty && access >= AccessWrite {
-		if c, _, err := f.Config(); err == nil && c.Secrets.RedactOnWrite {
-			d, err := c.Secrets.Detector()
-			if err != nil {
-				st.Close()
-				return nil, err
-			}
-			st = &secrets.Store{Store: st, Detector: d}
-		}
-	}
-	f.store, f.storeAccess = st, access
-	f.adoptHere(ctx, st)
-	return st, nil
-}
-
-// Underlying returns the store st wraps (a secrets.Store redacting what
-// is written), st itself when it wraps none: for what only the engine's
-// store provides, such as tokens and sync.
-func Underlying(st loom.Store) loom.Store {
-	for {
-		u, ok := st.(interface{ Unwrap() loom.Store })
-		if !ok {
-			return st
-		}
-		st = u.Unwrap()
-	}
-}
-
-// CloseStore closes the store if a command opened it.
-func (f *Factory) CloseStore() error {
-	if f.store == nil {
-		return nil
-	}
-	err := f.store.Close()
-	f.store = nil
-	return err
-}
-
 // Cwd returns the absolute working directory.
 func (f *Factory) Cwd() (string, error) {
 	getwd := f.Getwd
@@ -276,145 +131,17 @@ func (f *Factory) Cwd() (string, error) {
 	return filepath.Abs(wd)
 }
 
-// Project returns the project of the working directory.
-func (f *Factory) Project() (loom.Project, error) {
+// AbsPath makes dir absolute against the working directory; empty is the
+// working directory itself.
+func (f *Factory) AbsPath(dir string) (string, error) {
+	if dir != "" && filepath.IsAbs(dir) {
+		return filepath.Clean(dir), nil
+	}
 	wd, err := f.Cwd()
 	if err != nil {
-		return loom.Project{}, err
+		return "", err
 	}
-	if f.project != nil && f.projectWD == wd {
-		return *f.project, nil
-	}
-	p, err := paths.DetectProject(wd)
-	if err == nil {
-		f.project, f.projectWD = &p, wd
-	}
-	return p, err
-}
-
-// ScopeProject is the project that a command which searches or lists
-// sessions keeps to: the working directory's, the same default as loom
-// mcp's. Nil means every project: when all is set (-a), or where no
-// project can be found (a working directory that is gone).
-func (f *Factory) ScopeProject(all bool) *loom.Project {
-	if all {
-		return nil
-	}
-	p, err := f.Project()
-	if err != nil {
-		return nil
-	}
-	return &p
-}
-
-// StoreSession opens the store for a command that changes the session
-// ref names, and finds it (see Resolve).
-func (f *Factory) StoreSession(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
-	return f.openSession(ctx, AccessWrite, ref)
-}
-
-// ReadSession opens the store for a command that only reads the session
-// ref names, and finds it (see Resolve).
-func (f *Factory) ReadSession(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
-	return f.openSession(ctx, AccessRead, ref)
-}
-
-func (f *Factory) openSession(ctx context.Context, access Access, ref string) (loom.Store, *loom.Session, error) {
-	st, err := f.open(ctx, access)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := f.Resolve(ctx, st, ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, s, nil
-}
-
-// Resolve finds the live session ref names for this user, preferring this
-// project's keys.
-func (f *Factory) Resolve(ctx context.Context, st loom.Store, ref string) (*loom.Session, error) {
-	return f.ResolveIn(ctx, st, ref, false)
-}
-
-func (f *Factory) ResolveIn(ctx context.Context, st loom.Store, ref string, deleted bool) (*loom.Session, error) {
-	scope := loom.ResolveScope{UserID: f.User(), Deleted: deleted}
-	// A directory outside any readable project still resolves ids and
-	// titles; it only loses the preference for this project's keys.
-	if p, err := f.Project(); err == nil {
-		scope.ProjectID = p.ID
-	}
-	s, err := st.Resolve(ctx, ref, scope)
-	if deleted || loom.ErrorCode(err) != loom.ENOTFOUND {
-		return s, err
-	}
-	// Not among the live sessions: if it is in the trash, say so and how
-	// to get it back, rather than that it does not exist.
-	scope.Deleted = true
-	if t, terr := st.Resolve(ctx, ref, scope); terr == nil && t.DeletedAt != nil {
-		return nil, loom.Errorf(loom.ENOTFOUND, "session %s is in the trash since %s; loom session restore %s brings it back",
-			SessionLabel(t), loom.FormatTime(*t.DeletedAt), t.ID)
-	}
-	return nil, suggest(ctx, st, f.User(), ref, err)
-}
-
-// suggest adds to err, that no session matches ref, the sessions whose
-// title (or key, description, last prompt, newest messages) holds ref, as
-// the picker finds them: a word of a title is not a reference, but the
-// session is likely one of those.
-func suggest(ctx context.Context, st loom.Store, user, ref string, err error) error {
-	if len(ref) < 3 || strings.ContainsAny(ref, "\n\r") {
-		return err
-	}
-	found, ferr := st.Sessions(ctx, loom.SessionFilter{UserID: user, Text: ref, Archived: loom.WithArchived, Limit: 20})
-	if ferr != nil || len(found) == 0 {
-		return err
-	}
-	// Titles that hold it first, as a word of a title is what was meant.
-	lower := strings.ToLower(ref)
-	slices.SortStableFunc(found, func(a, b *loom.Session) int {
-		ia, ib := strings.Contains(strings.ToLower(a.Title), lower), strings.Contains(strings.ToLower(b.Title), lower)
-		switch {
-		case ia == ib:
-			return 0
-		case ia:
-			return -1
-		}
-		return 1
-	})
-	var names []string
-	for _, s := range found[:min(3, len(found))] {
-		names = append(names, fmt.Sprintf("%s (%s)", SessionLabel(s), s.ID))
-	}
-	more := ""
-	if len(found) > 3 {
-		more = ", …"
-	}
-	return loom.Errorf(loom.ENOTFOUND, "no session matches %q; sessions that mention it: %s%s (give an id, or the whole title)",
-		ref, strings.Join(names, ", "), more)
-}
-
-// RefLen is how much of ids a terminal shows: the shortest prefix, at
-// least loom.ShortIDLen, that tells them apart among themselves and that
-// resolves back to each among all of the user's sessions (loom.RefLen),
-// so that an id loom prints can be typed back. Piped output shows whole
-// ids and asks the store nothing.
-func (f *Factory) RefLen(ctx context.Context, st loom.Store, ids []string) int {
-	n := term.AbbrevLen(ids)
-	if !f.IO.IsStdoutTTY() || len(ids) == 0 {
-		return n
-	}
-	m, err := loom.RefLen(ctx, st, loom.ResolveScope{UserID: f.User()}, ids)
-	if err != nil {
-		slog.Debug("shortest unique id prefix", "err", err)
-		return n
-	}
-	return max(n, m)
-}
-
-// DisplayID is id as a terminal shows it (see refLen), whole otherwise.
-func (f *Factory) DisplayID(ctx context.Context, st loom.Store, id string) string {
-	return term.AbbrevID(f.IO, id, f.RefLen(ctx, st, []string{id}))
+	return filepath.Join(wd, dir), nil
 }
 
 // Home is the user's home directory: $HOME as the command sees it, else
@@ -427,13 +154,17 @@ func (f *Factory) Home() string {
 	return home
 }
 
-// PriceTable is the bundled price table with config.toml's [prices].
-func (f *Factory) PriceTable() (*pricing.Table, error) {
-	c, _, err := f.Config()
-	if err != nil {
-		return nil, err
+// Underlying returns the store st wraps (a secrets.Store redacting what
+// is written), st itself when it wraps none: for what only the engine's
+// store provides, such as tokens and sync.
+func Underlying(st loom.Store) loom.Store {
+	for {
+		u, ok := st.(interface{ Unwrap() loom.Store })
+		if !ok {
+			return st
+		}
+		st = u.Unwrap()
 	}
-	return c.PriceTable(), nil
 }
 
 // ServeConfig is what loom serve hands to the HTTP server that main
@@ -453,66 +184,24 @@ type ServeConfig struct {
 	Searcher *semantic.Searcher
 }
 
-// AddGlobalFlags defines the flags every command accepts on fs.
-func (f *Factory) AddGlobalFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.flags.db, "db", "", "store to use: a SQLite file, sqlite:PATH or postgres://… (default $LOOM_DB, else the data directory's sessions.db)")
-	fs.StringVar(&f.flags.user, "user", "", "owner of the sessions (default $LOOM_USER, else local)")
-	fs.BoolVar(&f.flags.json, "json", false, "print machine-readable JSON")
-	fs.BoolVar(&f.flags.noColor, "no-color", false, "never colour the output (also NO_COLOR)")
-}
+// ConfigLoader reads loom's configuration and names its file
+// (Factory.Config); what commands derive from the configuration alone
+// is its methods.
+type ConfigLoader func() (*config.Config, string, error)
 
-// NoColor reports whether --no-color was given or NO_COLOR is set.
-func (f *Factory) NoColor() bool { return f.flags.noColor || f.Getenv("NO_COLOR") != "" }
-
-// UserFlag is --user as given: empty when it was not.
-func (f *Factory) UserFlag() string { return f.flags.user }
-
-// OnInterrupt makes h receive Ctrl+C instead of it cancelling the
-// command (nil: Ctrl+C cancels again).
-func (f *Factory) OnInterrupt(h func()) {
-	if h == nil {
-		f.onInterrupt.Store(nil)
-		return
+// PriceTable is the bundled price table with config.toml's [prices].
+func (load ConfigLoader) PriceTable() (*pricing.Table, error) {
+	c, _, err := load()
+	if err != nil {
+		return nil, err
 	}
-	f.onInterrupt.Store(&h)
-}
-
-// Interrupt hands Ctrl+C to the handler a command set, and reports
-// whether there was one.
-func (f *Factory) Interrupt() bool {
-	h := f.onInterrupt.Load()
-	if h == nil {
-		return false
-	}
-	(*h)()
-	return true
-}
-
-// Close ends what the command opened: the connections to MCP servers
-// and the store.
-func (f *Factory) Close() error {
-	if f.mcp != nil {
-		f.mcp.Close()
-	}
-	return f.CloseStore()
-}
-
-// ReadStoreAgain opens the store for reading like ReadStore, and opens it
-// again while it did not exist when last opened, for a command that runs
-// long and should find the store once something creates it.
-func (f *Factory) ReadStoreAgain(ctx context.Context) (loom.Store, error) {
-	if _, empty := f.store.(*EmptyStore); empty {
-		if err := f.CloseStore(); err != nil {
-			return nil, err
-		}
-	}
-	return f.ReadStore(ctx)
+	return c.PriceTable(), nil
 }
 
 // Secrets returns the secret detector config.toml's [secrets] describes
 // (the built-in rules when it sets none).
-func (f *Factory) Secrets() (*secrets.Detector, *config.Config, error) {
-	c, _, err := f.Config()
+func (load ConfigLoader) Secrets() (*secrets.Detector, *config.Config, error) {
+	c, _, err := load()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -523,8 +212,8 @@ func (f *Factory) Secrets() (*secrets.Detector, *config.Config, error) {
 // MCPRedact is the secret detector of the MCP read tools: nil when
 // config.toml's [mcp] redact is false; the built-in rules when
 // config.toml cannot be read, so that secrets never leave by an error.
-func (f *Factory) MCPRedact() *secrets.Detector {
-	d, c, err := f.Secrets()
+func (load ConfigLoader) MCPRedact() *secrets.Detector {
+	d, c, err := load.Secrets()
 	switch {
 	case err != nil:
 		return secrets.Default()

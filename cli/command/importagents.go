@@ -16,16 +16,16 @@ import (
 // It creates no store where there is nothing to import, and never one
 // that --db or $LOOM_DB names and that is missing (a typo): then the
 // report alone says so.
-func (f *Factory) ImportAgents(ctx context.Context) (*importer.Report, error) {
-	if _, err := f.ReadStore(ctx); err != nil {
+func ImportAgents(ctx context.Context, inv *Invocation) (*importer.Report, error) {
+	if _, err := inv.ReadStore(ctx); err != nil {
 		return nil, err
 	}
-	home := f.Home()
+	home := inv.Home()
 	var targets []importer.Target
 	rep := &importer.Report{}
 	found := false
-	for _, fm := range f.Formats {
-		roots := fm.Roots(f.Getenv, home)
+	for _, fm := range inv.Formats {
+		roots := fm.Roots(inv.Getenv, home)
 		if len(roots) == 0 {
 			continue
 		}
@@ -40,15 +40,15 @@ func (f *Factory) ImportAgents(ctx context.Context) (*importer.Report, error) {
 	if !found {
 		return rep, nil
 	}
-	st, err := f.CreateStore(ctx)
+	st, err := inv.CreateStore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	im := &importer.Importer{Store: st, UserID: f.User(), Now: f.TimeNow, Price: pricing.Cost, Project: f.ImportProject}
+	im := &importer.Importer{Store: st, UserID: inv.User(), Now: inv.TimeNow, Price: pricing.Cost, Project: inv.ImportProject}
 	rep, err = im.Run(ctx, targets)
 	if err != nil {
 		return nil, err
 	}
-	f.AdoptImported(ctx, st)
+	inv.AdoptImported(ctx, st)
 	return rep, nil
 }

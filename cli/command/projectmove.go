@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,19 +13,6 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 )
-
-// AbsPath makes dir absolute against the working directory; empty is the
-// working directory itself.
-func (f *Factory) AbsPath(dir string) (string, error) {
-	if dir != "" && filepath.IsAbs(dir) {
-		return filepath.Clean(dir), nil
-	}
-	wd, err := f.Cwd()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(wd, dir), nil
-}
 
 // ProjectSessions returns every session of a user's project, live and
 // trashed, so that a moved project leaves nothing behind.
@@ -74,11 +60,11 @@ func MovedKey(key, oldName, newName string) (string, bool) {
 // project with the same name whose root no longer exists (the project
 // moved on disk), and says how to bring them here. It is empty when there
 // are none.
-func movedProjectHint(ctx context.Context, f *Factory, st loom.Store, project loom.Project) (string, error) {
+func movedProjectHint(ctx context.Context, user string, st loom.Store, project loom.Project) (string, error) {
 	if project.Name == "" {
 		return "", nil
 	}
-	same, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), ProjectName: project.Name, Limit: 1000, Archived: loom.WithArchived})
+	same, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectName: project.Name, Limit: 1000, Archived: loom.WithArchived})
 	if err != nil {
 		return "", err
 	}
@@ -111,13 +97,14 @@ func movedProjectHint(ctx context.Context, f *Factory, st loom.Store, project lo
 	return strings.Join(hints, "\n"), nil
 }
 
-// PrintMovedProjectHint prints movedProjectHint's advice on stderr.
-func (f *Factory) PrintMovedProjectHint(ctx context.Context, st loom.Store, project loom.Project) error {
-	hint, err := movedProjectHint(ctx, f, st, project)
+// PrintMovedProjectHint prints movedProjectHint's advice, for user's
+// sessions, on stderr.
+func PrintMovedProjectHint(ctx context.Context, ios *term.IOStreams, user string, st loom.Store, project loom.Project) error {
+	hint, err := movedProjectHint(ctx, user, st, project)
 	if err != nil || hint == "" {
 		return err
 	}
-	fmt.Fprintln(f.IO.ErrOut, term.Sanitize(hint))
+	fmt.Fprintln(ios.ErrOut, term.Sanitize(hint))
 	return nil
 }
 

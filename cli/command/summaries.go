@@ -19,8 +19,8 @@ import (
 // background. A provider must be configured (a key or a base URL):
 // summaries never look for a local server. Without needProvider (a dry
 // run) the summarizer has no provider, and none need be configured.
-func (f *Factory) Summarizer(ctx context.Context, st loom.Store, needProvider bool) (*summarize.Summarizer, *config.Config, error) {
-	d, c, err := f.Secrets()
+func Summarizer(ctx context.Context, inv *Invocation, st loom.Store, needProvider bool) (*summarize.Summarizer, *config.Config, error) {
+	d, c, err := ConfigLoader(inv.Config).Secrets()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -40,11 +40,11 @@ func (f *Factory) Summarizer(ctx context.Context, st loom.Store, needProvider bo
 			name = "anthropic"
 		}
 	}
-	dirs, err := f.Dirs()
+	dirs, err := inv.Dirs()
 	if err != nil {
 		return nil, nil, err
 	}
-	z := &summarize.Summarizer{Store: st, Detector: d, Quiet: sc.QuietAfter(), Exclude: sc.Exclude, Home: f.Home(), UserID: f.User(), Now: f.TimeNow}
+	z := &summarize.Summarizer{Store: st, Detector: d, Quiet: sc.QuietAfter(), Exclude: sc.Exclude, Home: inv.Home(), UserID: inv.User(), Now: inv.TimeNow}
 	if !needProvider {
 		return z, c, nil
 	}
@@ -55,7 +55,7 @@ func (f *Factory) Summarizer(ctx context.Context, st loom.Store, needProvider bo
 		}
 		return nil, c, loom.Errorf(loom.EINVALID, "%s to write summaries: set OPENAI_API_KEY (or OPENAI_BASE_URL) or ANTHROPIC_API_KEY, or [summaries] provider in %s", what, dirs.ConfigFile())
 	}
-	su, err := f.AgentSetup()
+	su, err := inv.AgentSetup()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,15 +71,15 @@ func (f *Factory) Summarizer(ctx context.Context, st loom.Store, needProvider bo
 // --watch do. It says so on stderr, or why it cannot; what each pass
 // does goes to log. A pass takes one session at a time and never holds
 // up the command's own work.
-func (f *Factory) StartSummaries(ctx context.Context, st loom.Store, log *slog.Logger) {
-	z, c, err := f.Summarizer(ctx, st, true)
+func StartSummaries(ctx context.Context, inv *Invocation, st loom.Store, log *slog.Logger) {
+	z, c, err := Summarizer(ctx, inv, st, true)
 	if c == nil || !c.Summaries.Enabled {
 		return
 	}
 	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "loom: warning: [summaries] is enabled, but %s\n", term.SanitizeLine(loom.ErrorMessage(err)))
+		fmt.Fprintf(inv.IO.ErrOut, "loom: warning: [summaries] is enabled, but %s\n", term.SanitizeLine(loom.ErrorMessage(err)))
 		return
 	}
-	fmt.Fprintf(f.IO.ErrOut, "Summarising sessions quiet for %s in the background with %s.\n", c.Summaries.QuietAfter(), term.SanitizeLine(z.Model))
+	fmt.Fprintf(inv.IO.ErrOut, "Summarising sessions quiet for %s in the background with %s.\n", c.Summaries.QuietAfter(), term.SanitizeLine(z.Model))
 	go z.Watch(ctx, summarize.Interval, summarize.DefaultLimit, log)
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // NewCmdEmbed builds loom embed.
-func NewCmdEmbed(f *command.Factory) *cobra.Command {
+func NewCmdEmbed(inv *command.Invocation) *cobra.Command {
 	var status bool
 	cmd := &cobra.Command{
 		Use:   "embed",
@@ -32,18 +32,18 @@ never synced, and all made again when the model changes.
   loom embed --status --json`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return run(cmd.Context(), f, status)
+			return run(cmd.Context(), inv, status)
 		},
 	}
 	cmd.Flags().BoolVar(&status, "status", false, "say how far embedding has come, embed nothing")
 	return cmd
 }
 
-func run(ctx context.Context, f *command.Factory, status bool) error {
-	ios := f.IO
-	open := f.Store
+func run(ctx context.Context, inv *command.Invocation, status bool) error {
+	ios := inv.IO
+	open := inv.Store
 	if status {
-		open = f.ReadStore
+		open = inv.ReadStore
 	}
 	st, err := open(ctx)
 	if err != nil {
@@ -54,7 +54,7 @@ func run(ctx context.Context, f *command.Factory, status bool) error {
 		return loom.Errorf(loom.EINVALID, "this store keeps no vectors")
 	}
 	if !status {
-		c, why := f.Embeddings(ctx)
+		c, why := command.EmbeddingsOf(inv.Factory).Client(ctx)
 		if c == nil {
 			return loom.Errorf(loom.EINVALID, "%s", why)
 		}
@@ -75,7 +75,7 @@ func run(ctx context.Context, f *command.Factory, status bool) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
+	if inv.JSON() {
 		return command.WriteJSON(ios.Out, s)
 	}
 	if s.Model == "" {

@@ -46,18 +46,18 @@ var agents = []agent{
 		imports: []string{"notify"}},
 }
 
-func (a agent) dir(f *command.Factory) string {
+func (a agent) dir(inv *command.Invocation) string {
 	if a.name == "gemini" {
 		// GEMINI_CLI_HOME stands for the home directory, not ~/.gemini.
-		if d := f.Getenv(a.envVar); d != "" {
+		if d := inv.Getenv(a.envVar); d != "" {
 			return filepath.Join(d, ".gemini")
 		}
-		return filepath.Join(f.Home(), ".gemini")
+		return filepath.Join(inv.Home(), ".gemini")
 	}
-	return importer.ToolDir(f.Getenv, f.Home(), a.envVar, a.rel...)
+	return importer.ToolDir(inv.Getenv, inv.Home(), a.envVar, a.rel...)
 }
 
-func (a agent) path(f *command.Factory) string { return filepath.Join(a.dir(f), a.file) }
+func (a agent) path(inv *command.Invocation) string { return filepath.Join(a.dir(inv), a.file) }
 
 func (a agent) importArgs() string { return "session import --hook " + a.name }
 func (a agent) recallArgs() string { return "recall --hook " + a.name }
@@ -77,13 +77,13 @@ type Report struct {
 }
 
 type options struct {
-	f      *command.Factory
+	inv    *command.Invocation
 	recall bool
 	dryRun bool
 }
 
 // NewCmdHooks builds loom hooks and its install and uninstall.
-func NewCmdHooks(f *command.Factory) *cobra.Command {
+func NewCmdHooks(inv *command.Invocation) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hooks",
 		Short: "Show, install or remove loom's hooks in Claude Code, Gemini CLI and Codex",
@@ -98,10 +98,10 @@ loom recall enable was run.`,
   loom hooks uninstall gemini`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return status(f)
+			return status(inv)
 		},
 	}
-	install := &options{f: f}
+	install := &options{inv: inv}
 	in := &cobra.Command{
 		Use:   "install [AGENT...]",
 		Short: "Add loom's import hooks (and recall hooks with --recall) to agents' settings",
@@ -119,7 +119,7 @@ runs another one, loom's is not added (call both from a script).`,
 	}
 	in.Flags().BoolVar(&install.recall, "recall", false, "also add the recall hooks (Claude Code and Gemini CLI)")
 	in.Flags().BoolVar(&install.dryRun, "dry-run", false, "say what would change and write nothing")
-	remove := &options{f: f}
+	remove := &options{inv: inv}
 	un := &cobra.Command{
 		Use:     "uninstall [AGENT...]",
 		Short:   "Take loom's hooks out of agents' settings",
@@ -135,16 +135,16 @@ runs another one, loom's is not added (call both from a script).`,
 
 // pick is the agents named, or with none named every agent whose
 // directory exists.
-func pick(f *command.Factory, names []string) ([]agent, error) {
+func pick(inv *command.Invocation, names []string) ([]agent, error) {
 	if len(names) == 0 {
 		var found []agent
 		for _, a := range agents {
-			if fi, err := os.Stat(a.dir(f)); err == nil && fi.IsDir() {
+			if fi, err := os.Stat(a.dir(inv)); err == nil && fi.IsDir() {
 				found = append(found, a)
 			}
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("no Claude Code, Gemini CLI or Codex directory under %s: name the agent (loom hooks install claude-code)", f.Home())
+			return nil, fmt.Errorf("no Claude Code, Gemini CLI or Codex directory under %s: name the agent (loom hooks install claude-code)", inv.Home())
 		}
 		return found, nil
 	}
@@ -161,8 +161,8 @@ func pick(f *command.Factory, names []string) ([]agent, error) {
 	return out, nil
 }
 
-func statusOf(f *command.Factory, a agent) (*Report, error) {
-	r := &Report{Agent: a.name, File: a.path(f)}
+func statusOf(inv *command.Invocation, a agent) (*Report, error) {
+	r := &Report{Agent: a.name, File: a.path(inv)}
 	b, err := readFile(r.File)
 	if err != nil || b == nil {
 		return r, err
@@ -185,17 +185,17 @@ func statusOf(f *command.Factory, a agent) (*Report, error) {
 }
 
 // status prints, for every agent, which of loom's hooks its file holds.
-func status(f *command.Factory) error {
+func status(inv *command.Invocation) error {
 	var reports []*Report
 	for _, a := range agents {
-		r, err := statusOf(f, a)
+		r, err := statusOf(inv, a)
 		if err != nil {
 			return err
 		}
 		reports = append(reports, r)
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, reports)
+	if inv.JSON() {
+		return command.WriteJSON(inv.IO.Out, reports)
 	}
 	for i, r := range reports {
 		yes := func(on bool) string { return map[bool]string{true: "yes", false: "no"}[on] }
@@ -203,36 +203,36 @@ func status(f *command.Factory) error {
 		if len(agents[i].recalls) == 0 {
 			recall = "-"
 		}
-		fmt.Fprintf(f.IO.Out, "%-12s import %-3s  recall %-3s  %s\n", agents[i].label, yes(r.Import), recall, shortPath(f, r.File))
+		fmt.Fprintf(inv.IO.Out, "%-12s import %-3s  recall %-3s  %s\n", agents[i].label, yes(r.Import), recall, shortPath(inv, r.File))
 	}
 	return nil
 }
 
 func change(ctx context.Context, opts *options, names []string, install bool) error {
-	f := opts.f
-	picked, err := pick(f, names)
+	inv := opts.inv
+	picked, err := pick(inv, names)
 	if err != nil {
 		return err
 	}
-	prog := hookCommand(f)
+	prog := hookCommand(inv)
 	var reports []*Report
 	var problems []string
 	for _, a := range picked {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r, err := apply(f, a, prog, install, opts.recall, opts.dryRun)
+		r, err := apply(inv, a, prog, install, opts.recall, opts.dryRun)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
 		}
 		reports = append(reports, r)
 	}
-	if f.JSON() {
+	if inv.JSON() {
 		if reports == nil {
 			reports = []*Report{}
 		}
-		if err := command.WriteJSON(f.IO.Out, reports); err != nil {
+		if err := command.WriteJSON(inv.IO.Out, reports); err != nil {
 			return err
 		}
 	} else {
@@ -249,10 +249,10 @@ func change(ctx context.Context, opts *options, names []string, install bool) er
 			if len(events) == 0 {
 				what = map[bool]string{true: "already there", false: "none there"}[install]
 			}
-			fmt.Fprintf(f.IO.Out, "%s (%s): %s\n", agents[i].label, shortPath(f, r.File), what)
+			fmt.Fprintf(inv.IO.Out, "%s (%s): %s\n", agents[i].label, shortPath(inv, r.File), what)
 		}
 		if install && opts.recall && len(reports) > 0 {
-			fmt.Fprintln(f.IO.Out, "Recall adds context only in projects where `loom recall enable` was run.")
+			fmt.Fprintln(inv.IO.Out, "Recall adds context only in projects where `loom recall enable` was run.")
 		}
 	}
 	if len(problems) > 0 {
@@ -262,8 +262,8 @@ func change(ctx context.Context, opts *options, names []string, install bool) er
 }
 
 // apply installs or removes a's hooks in its settings file.
-func apply(f *command.Factory, a agent, prog string, install, recall, dryRun bool) (*Report, error) {
-	r := &Report{Agent: a.name, File: a.path(f)}
+func apply(inv *command.Invocation, a agent, prog string, install, recall, dryRun bool) (*Report, error) {
+	r := &Report{Agent: a.name, File: a.path(inv)}
 	b, err := readFile(r.File)
 	if err != nil {
 		return nil, err
@@ -323,7 +323,7 @@ func applySettings(r *Report, a agent, b []byte, prog string, install, recall bo
 
 // hookCommand is how a hook runs this loom: "loom" when that is what the
 // PATH finds, else the executable's absolute path.
-func hookCommand(f *command.Factory) string {
+func hookCommand(inv *command.Invocation) string {
 	exe, err := os.Executable()
 	if err != nil {
 		return "loom"
@@ -397,8 +397,8 @@ func writeFile(path string, b []byte) error {
 	return nil
 }
 
-func shortPath(f *command.Factory, p string) string {
-	if h := f.Home(); h != "" {
+func shortPath(inv *command.Invocation, p string) string {
+	if h := inv.Home(); h != "" {
 		if rel, err := filepath.Rel(h, p); err == nil && !strings.HasPrefix(rel, "..") {
 			return filepath.Join("~", rel)
 		}

@@ -47,19 +47,19 @@ type Options struct {
 }
 
 // NewCmdMCP builds loom mcp.
-func NewCmdMCP(f *command.Factory) *cobra.Command {
+func NewCmdMCP(inv *command.Invocation) *cobra.Command {
 	opts := &Options{
-		IO:        f.IO,
-		ReadStore: f.ReadStoreAgain,
-		Config:    f.Config,
-		MCPRedact: f.MCPRedact,
-		Dirs:      f.Dirs,
-		Project:   f.Project,
-		Getenv:    f.Getenv,
-		Home:      f.Home,
-		Formats:   f.Formats,
-		Version:   f.Version,
-		Searchers: f.Searchers,
+		IO:        inv.IO,
+		ReadStore: inv.ReadStoreAgain,
+		Config:    inv.Config,
+		MCPRedact: command.ConfigLoader(inv.Config).MCPRedact,
+		Dirs:      inv.Dirs,
+		Project:   inv.Project,
+		Getenv:    inv.Getenv,
+		Home:      inv.Home,
+		Formats:   inv.Formats,
+		Version:   inv.Version,
+		Searchers: command.EmbeddingsOf(inv.Factory).Searchers,
 	}
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -93,7 +93,7 @@ See docs/mcp.md for each agent's registration.`,
   #   args = ["mcp"]`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.User = f.User()
+			opts.User = inv.User()
 			return mcpRun(cmd.Context(), opts)
 		},
 	}

@@ -37,15 +37,15 @@ const maxHookInput = 1 << 20
 var hookAgents = []string{"claude-code", "gemini"}
 
 type options struct {
-	f      *command.Factory
+	inv    *command.Invocation
 	tokens int
 	hook   string
 	all    bool
 }
 
 // NewCmdRecall builds loom recall and its enable and disable.
-func NewCmdRecall(f *command.Factory) *cobra.Command {
-	opts := &options{f: f}
+func NewCmdRecall(inv *command.Invocation) *cobra.Command {
+	opts := &options{inv: inv}
 	cmd := &cobra.Command{
 		Use:   "recall [PROMPT]",
 		Short: "What past sessions of this project say about a prompt",
@@ -75,7 +75,7 @@ nothing rather than take more than 100 ms.`,
 			}
 			prompt := strings.Join(args, " ")
 			if prompt == "-" {
-				b, err := io.ReadAll(io.LimitReader(f.IO.In, maxHookInput))
+				b, err := io.ReadAll(io.LimitReader(inv.IO.In, maxHookInput))
 				if err != nil {
 					return fmt.Errorf("read the prompt: %w", err)
 				}
@@ -96,18 +96,18 @@ nothing rather than take more than 100 ms.`,
 			Use: use, Short: short, Args: command.ArgsBetween(0, 0),
 			Example: "  cd ~/src/api && loom recall " + use,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				p, err := f.Project()
+				p, err := inv.Project()
 				if err != nil {
 					return err
 				}
-				if err := setEnabled(f, p, enable); err != nil {
+				if err := setEnabled(inv, p, enable); err != nil {
 					return err
 				}
 				state := "enabled"
 				if !enable {
 					state = "disabled"
 				}
-				fmt.Fprintf(f.IO.Out, "Recall %s for project %s (%s).\n", state, p.Name, p.Root)
+				fmt.Fprintf(inv.IO.Out, "Recall %s for project %s (%s).\n", state, p.Name, p.Root)
 				return nil
 			},
 		})
@@ -116,23 +116,23 @@ nothing rather than take more than 100 ms.`,
 }
 
 func run(ctx context.Context, opts *options, prompt string) error {
-	f := opts.f
-	st, err := f.ReadStore(ctx)
+	inv := opts.inv
+	st, err := inv.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
-	o := recall.Options{Prompt: prompt, UserID: f.User(), Tokens: opts.tokens}
-	if p := f.ScopeProject(opts.all); p != nil {
+	o := recall.Options{Prompt: prompt, UserID: inv.User(), Tokens: opts.tokens}
+	if p := inv.Scope().ScopeProject(opts.all); p != nil {
 		o.ProjectID = p.ID
 	}
 	res, err := recall.Recall(ctx, st, o)
 	if err != nil {
 		return err
 	}
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, res)
+	if inv.JSON() {
+		return command.WriteJSON(inv.IO.Out, res)
 	}
-	_, err = io.WriteString(f.IO.Out, res.Text())
+	_, err = io.WriteString(inv.IO.Out, res.Text())
 	return err
 }
 
@@ -156,14 +156,14 @@ type hookOutput struct {
 // whatever goes wrong, or takes longer than HookTime, prints nothing
 // and exits 0, after one line on stderr for a fault.
 func runHook(ctx context.Context, opts *options) error {
-	f := opts.f
+	inv := opts.inv
 	if !slices.Contains(hookAgents, opts.hook) {
 		return command.UsageErrorf("--hook %q: want %s", opts.hook, strings.Join(hookAgents, " or "))
 	}
 	limit := HookTime
 	// LOOM_RECALL_HOOK_TIME sets another bound (a Go duration): for a
 	// slow machine, and for tests, which cannot depend on a clock.
-	if v := f.Getenv("LOOM_RECALL_HOOK_TIME"); v != "" {
+	if v := inv.Getenv("LOOM_RECALL_HOOK_TIME"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return command.UsageErrorf("LOOM_RECALL_HOOK_TIME=%q: want a duration such as 100ms", v)
@@ -175,7 +175,7 @@ func runHook(ctx context.Context, opts *options) error {
 	text, event, err := hookContext(ctx, opts)
 	if err != nil {
 		if !errors.Is(err, context.DeadlineExceeded) {
-			fmt.Fprintf(f.IO.ErrOut, "loom recall: %v\n", err)
+			fmt.Fprintf(inv.IO.ErrOut, "loom recall: %v\n", err)
 		}
 		return nil
 	}
@@ -185,14 +185,14 @@ func runHook(ctx context.Context, opts *options) error {
 	var out hookOutput
 	out.HookSpecificOutput.HookEventName = event
 	out.HookSpecificOutput.AdditionalContext = text
-	return json.NewEncoder(f.IO.Out).Encode(out)
+	return json.NewEncoder(inv.IO.Out).Encode(out)
 }
 
 // hookContext is the context a hook adds, and the event it answers; ""
 // when recall is not enabled for the hook's project or found nothing.
 func hookContext(ctx context.Context, opts *options) (text, event string, err error) {
-	f := opts.f
-	b, err := command.ReadHookInput(ctx, f.IO.In, maxHookInput)
+	inv := opts.inv
+	b, err := command.ReadHookInput(ctx, inv.IO.In, maxHookInput)
 	if err != nil {
 		return "", "", err
 	}
@@ -202,7 +202,7 @@ func hookContext(ctx context.Context, opts *options) (text, event string, err er
 	}
 	cwd := in.Cwd
 	if cwd == "" {
-		if cwd, err = f.Cwd(); err != nil {
+		if cwd, err = inv.Cwd(); err != nil {
 			return "", "", err
 		}
 	}
@@ -210,17 +210,17 @@ func hookContext(ctx context.Context, opts *options) (text, event string, err er
 	if err != nil {
 		return "", "", err
 	}
-	if on, err := enabled(f, p); err != nil || !on {
+	if on, err := enabled(inv, p); err != nil || !on {
 		return "", "", err
 	}
-	st, err := f.ReadStore(ctx)
+	st, err := inv.ReadStore(ctx)
 	if err != nil {
 		return "", "", err
 	}
 	// What a hook adds goes to the agent's model: redacted as the MCP
 	// tools' results are ([mcp] redact in config.toml).
-	res, err := recall.Recall(ctx, st, recall.Options{Prompt: in.Prompt, UserID: f.User(), ProjectID: p.ID, Tokens: opts.tokens,
-		Redact: f.MCPRedact()})
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: in.Prompt, UserID: inv.User(), ProjectID: p.ID, Tokens: opts.tokens,
+		Redact: command.ConfigLoader(inv.Config).MCPRedact()})
 	if err != nil {
 		return "", "", err
 	}
@@ -232,16 +232,16 @@ func hookContext(ctx context.Context, opts *options) (text, event string, err er
 }
 
 // marker is the file whose presence enables recall hooks for project p.
-func marker(f *command.Factory, p loom.Project) (string, error) {
-	dirs, err := f.Dirs()
+func marker(inv *command.Invocation, p loom.Project) (string, error) {
+	dirs, err := inv.Dirs()
 	if err != nil {
 		return "", err
 	}
 	return filepath.Join(dirs.Data, "recall", p.ID), nil
 }
 
-func enabled(f *command.Factory, p loom.Project) (bool, error) {
-	m, err := marker(f, p)
+func enabled(inv *command.Invocation, p loom.Project) (bool, error) {
+	m, err := marker(inv, p)
 	if err != nil {
 		return false, err
 	}
@@ -252,8 +252,8 @@ func enabled(f *command.Factory, p loom.Project) (bool, error) {
 	return err == nil, err
 }
 
-func setEnabled(f *command.Factory, p loom.Project, on bool) error {
-	m, err := marker(f, p)
+func setEnabled(inv *command.Invocation, p loom.Project, on bool) error {
+	m, err := marker(inv, p)
 	if err != nil {
 		return err
 	}

@@ -52,15 +52,15 @@ type Options struct {
 }
 
 // NewCmdSearch builds loom search.
-func NewCmdSearch(f *command.Factory) *cobra.Command {
+func NewCmdSearch(inv *command.Invocation) *cobra.Command {
 	opts := &Options{
-		IO:           f.IO,
-		ReadStore:    f.ReadStore,
-		Resolve:      f.Resolve,
-		ScopeProject: f.ScopeProject,
-		RefLen:       f.RefLen,
-		Now:          f.TimeNow,
-		Searcher:     f.Searcher,
+		IO:           inv.IO,
+		ReadStore:    inv.ReadStore,
+		Resolve:      inv.Scope().Resolve,
+		ScopeProject: inv.Scope().ScopeProject,
+		RefLen:       inv.Scope().RefLen,
+		Now:          inv.TimeNow,
+		Searcher:     command.EmbeddingsOf(inv.Factory).Searcher,
 	}
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
@@ -113,7 +113,7 @@ Messages are embedded by loom serve and loom embed (see docs/search.md).`,
 			if opts.Limit < 1 {
 				return command.UsageErrorf("--limit must be 1 or more")
 			}
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			return searchRun(cmd.Context(), opts)
 		},
 	}

@@ -85,13 +85,13 @@ func millionStore(b *testing.B) (path string, n int) {
 	return path, n
 }
 
-// benchFactory is loom's factory over the store at path, with its state
+// benchFactory is a run of loom over the store at path, with its state
 // (the scan's memo) in a directory of the benchmark's.
-func benchFactory(b *testing.B, path string) *command.Factory {
+func benchFactory(b *testing.B, path string) *command.Invocation {
 	ios, _, _, _ := term.Test()
 	home := b.TempDir()
 	env := map[string]string{"LOOM_HOME": home, "HOME": home, "LOOM_DB": path}
-	return &command.Factory{
+	return command.NewInvocation(&command.Factory{
 		IO:    ios,
 		Env:   func(k string) string { return env[k] },
 		Getwd: func() (string, error) { return home, nil },
@@ -99,7 +99,7 @@ func benchFactory(b *testing.B, path string) *command.Factory {
 			return sqlite.OpenMode(ctx, url, sqlite.ModeRead)
 		},
 		Version: "bench",
-	}
+	})
 }
 
 // BenchmarkScanMillion is `loom secrets scan --full` over a store of a
@@ -111,17 +111,17 @@ func benchFactory(b *testing.B, path string) *command.Factory {
 func BenchmarkScanMillion(b *testing.B) {
 	path, n := millionStore(b)
 	ctx := context.Background()
-	f := benchFactory(b, path)
+	inv := benchFactory(b, path)
 	b.ResetTimer()
 	var scanT, readT time.Duration
 	var scanCPU, readCPU int64
 	for i := 0; i < b.N; i++ {
 		cpu0, t0 := secretstest.CPUTime(), time.Now()
-		read := readAll(b, ctx, f)
+		read := readAll(b, ctx, inv)
 		readT, readCPU = readT+time.Since(t0), readCPU+secretstest.CPUTime()-cpu0
 
 		cpu0, t0 = secretstest.CPUTime(), time.Now()
-		rep, err := scan(ctx, f, "", true)
+		rep, err := scan(ctx, inv, "", true)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -140,12 +140,12 @@ func BenchmarkScanMillion(b *testing.B) {
 
 // readAll reads every message of every session as scan does, by as many
 // workers as there are cores, and returns how many it read.
-func readAll(b *testing.B, ctx context.Context, f *command.Factory) int {
-	st, err := f.ReadStore(ctx)
+func readAll(b *testing.B, ctx context.Context, inv *command.Invocation) int {
+	st, err := inv.ReadStore(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	sessions, err := sessionScope(ctx, f, st, "")
+	sessions, err := sessionScope(ctx, inv, st, "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,16 +43,16 @@ type sessionMemo struct {
 // memoFile is the name of the memo in the state directory.
 const memoFile = "secrets-scan.json"
 
-func openMemo(f *command.Factory, d *sec.Detector) (*memo, error) {
-	dirs, err := f.Dirs()
+func openMemo(inv *command.Invocation, d *sec.Detector) (*memo, error) {
+	dirs, err := inv.Dirs()
 	if err != nil {
 		return nil, err
 	}
-	url, err := f.DBURL()
+	url, err := inv.DBURL()
 	if err != nil {
 		return nil, err
 	}
-	m := &memo{path: filepath.Join(dirs.State, memoFile), all: map[string]*storeMemo{}, key: url + "\x00" + f.User()}
+	m := &memo{path: filepath.Join(dirs.State, memoFile), all: map[string]*storeMemo{}, key: url + "\x00" + inv.User()}
 	b, err := os.ReadFile(m.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -23,7 +23,7 @@ import (
 )
 
 // NewCmdSecrets returns `loom secrets`.
-func NewCmdSecrets(f *command.Factory) *cobra.Command {
+func NewCmdSecrets(inv *command.Invocation) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "secrets",
 		Short: "Find secrets in stored sessions and redact them",
@@ -40,22 +40,22 @@ config.toml's [secrets]. See docs/security.md.`,
   loom secrets redact --dry-run`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdScan(f), newCmdRedact(f))
+	cmd.AddCommand(newCmdScan(inv), newCmdRedact(inv))
 	return cmd
 }
 
 // sessionScope returns the sessions a command acts on: the one ref names,
 // or every session of the user (archived ones too), oldest first, so
 // that a session is redacted before the forks that inherit its messages.
-func sessionScope(ctx context.Context, f *command.Factory, st loom.Store, ref string) ([]*loom.Session, error) {
+func sessionScope(ctx context.Context, inv *command.Invocation, st loom.Store, ref string) ([]*loom.Session, error) {
 	if ref != "" {
-		s, err := f.Resolve(ctx, st, ref)
+		s, err := inv.Scope().Resolve(ctx, st, ref)
 		if err != nil {
 			return nil, err
 		}
 		return []*loom.Session{s}, nil
 	}
-	all, err := st.Sessions(ctx, loom.SessionFilter{UserID: f.User(), Archived: loom.WithArchived})
+	all, err := st.Sessions(ctx, loom.SessionFilter{UserID: inv.User(), Archived: loom.WithArchived})
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ type ScanReport struct {
 	ScannedMessages int `json:"scanned_messages"`
 }
 
-func newCmdScan(f *command.Factory) *cobra.Command {
+func newCmdScan(inv *command.Invocation) *cobra.Command {
 	var full bool
 	cmd := &cobra.Command{
 		Use:   "scan [SESSION]",
@@ -109,14 +109,14 @@ config.toml starts over by itself.`,
 			if len(args) == 1 {
 				ref = args[0]
 			}
-			rep, err := scan(cmd.Context(), f, ref, full)
+			rep, err := scan(cmd.Context(), inv, ref, full)
 			if err != nil {
 				return err
 			}
-			if f.JSON() {
-				return command.WriteJSON(f.IO.Out, rep)
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, rep)
 			}
-			writeScan(f.IO.Out, rep)
+			writeScan(inv.IO.Out, rep)
 			return nil
 		},
 	}
@@ -124,20 +124,20 @@ config.toml starts over by itself.`,
 	return cmd
 }
 
-func scan(ctx context.Context, f *command.Factory, ref string, full bool) (*ScanReport, error) {
-	d, _, err := f.Secrets()
+func scan(ctx context.Context, inv *command.Invocation, ref string, full bool) (*ScanReport, error) {
+	d, _, err := command.ConfigLoader(inv.Config).Secrets()
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.ReadStore(ctx)
+	st, err := inv.ReadStore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sessions, err := sessionScope(ctx, f, st, ref)
+	sessions, err := sessionScope(ctx, inv, st, ref)
 	if err != nil {
 		return nil, err
 	}
-	memo, err := openMemo(f, d)
+	memo, err := openMemo(inv, d)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ type RedactReport struct {
 	Skipped []string `json:"skipped"`
 }
 
-func newCmdRedact(f *command.Factory) *cobra.Command {
+func newCmdRedact(inv *command.Invocation) *cobra.Command {
 	var dryRun, yes bool
 	cmd := &cobra.Command{
 		Use:   "redact [SESSION]",
@@ -251,14 +251,14 @@ writing is skipped and named.`,
   loom secrets redact --dry-run --json`,
 		Args: command.ArgsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !yes && !dryRun && !f.IO.CanPrompt() {
+			if !yes && !dryRun && !inv.IO.CanPrompt() {
 				return command.UsageErrorf("--yes (or --dry-run) is required to redact when not on a terminal")
 			}
 			ref := ""
 			if len(args) == 1 {
 				ref = args[0]
 			}
-			return redact(cmd.Context(), f, ref, dryRun, yes)
+			return redact(cmd.Context(), inv, ref, dryRun, yes)
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be replaced, change nothing")
@@ -318,20 +318,20 @@ type Scrubber interface {
 	Scrub(ctx context.Context) error
 }
 
-func redact(ctx context.Context, f *command.Factory, ref string, dryRun, yes bool) error {
-	d, _, err := f.Secrets()
+func redact(ctx context.Context, inv *command.Invocation, ref string, dryRun, yes bool) error {
+	d, _, err := command.ConfigLoader(inv.Config).Secrets()
 	if err != nil {
 		return err
 	}
-	open := f.Store
+	open := inv.Store
 	if dryRun {
-		open = f.ReadStore
+		open = inv.ReadStore
 	}
 	st, err := open(ctx)
 	if err != nil {
 		return err
 	}
-	sessions, err := sessionScope(ctx, f, st, ref)
+	sessions, err := sessionScope(ctx, inv, st, ref)
 	if err != nil {
 		return err
 	}
@@ -358,12 +358,12 @@ func redact(ctx context.Context, f *command.Factory, ref string, dryRun, yes boo
 		}
 		rep.Sessions = append(rep.Sessions, sf)
 	}
-	ios := f.IO
+	ios := inv.IO
 	if rep.Secrets == 0 {
-		return finishRedact(f, rep)
+		return finishRedact(inv, rep)
 	}
 	if dryRun {
-		return finishRedact(f, rep)
+		return finishRedact(inv, rep)
 	}
 	fmt.Fprintf(ios.ErrOut, "loom: %s in %s of %s will be replaced by [REDACTED:rule] markers; the original text will be gone from this store for good, and from your other machines after loom sync\n",
 		human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"), human.Plural(len(rep.Sessions), "session"))
@@ -403,7 +403,7 @@ func redact(ctx context.Context, f *command.Factory, ref string, dryRun, yes boo
 				return err
 			}
 		}
-		memo, err := openMemo(f, d)
+		memo, err := openMemo(inv, d)
 		if err == nil {
 			for _, s := range todo {
 				memo.forget(s.ID)
@@ -414,7 +414,7 @@ func redact(ctx context.Context, f *command.Factory, ref string, dryRun, yes boo
 			return err
 		}
 	}
-	if err := finishRedact(f, rep); err != nil {
+	if err := finishRedact(inv, rep); err != nil {
 		return err
 	}
 	if len(rep.Skipped) > 0 {
@@ -444,11 +444,11 @@ func apply(ctx context.Context, st loom.Store, id string, changes []partChange) 
 	return parts, n, nil
 }
 
-func finishRedact(f *command.Factory, rep *RedactReport) error {
-	if f.JSON() {
-		return command.WriteJSON(f.IO.Out, rep)
+func finishRedact(inv *command.Invocation, rep *RedactReport) error {
+	if inv.JSON() {
+		return command.WriteJSON(inv.IO.Out, rep)
 	}
-	w := f.IO.Out
+	w := inv.IO.Out
 	verb := "redacted"
 	if rep.DryRun {
 		verb = "would redact"

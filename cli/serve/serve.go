@@ -72,27 +72,29 @@ type Options struct {
 
 // NewOptions returns serve's options filled from f; User is filled when
 // the command runs.
-func NewOptions(f *command.Factory) *Options {
+func NewOptions(inv *command.Invocation) *Options {
 	return &Options{
-		IO:          f.IO,
-		CreateStore: f.CreateStore,
-		AgentSetup:  f.AgentSetup,
-		Serve:       f.Serve,
-		DBURL:       f.DBURL,
-		Dirs:        f.Dirs,
-		PriceTable:  f.PriceTable,
-		MCPRedact:   f.MCPRedact,
-		Now:         f.TimeNow,
-		Version:     f.Version,
-		Embeddings:  f.Embeddings,
+		IO:          inv.IO,
+		CreateStore: inv.CreateStore,
+		AgentSetup:  inv.AgentSetup,
+		Serve:       inv.Serve,
+		DBURL:       inv.DBURL,
+		Dirs:        inv.Dirs,
+		PriceTable:  command.ConfigLoader(inv.Config).PriceTable,
+		MCPRedact:   command.ConfigLoader(inv.Config).MCPRedact,
+		Now:         inv.TimeNow,
+		Version:     inv.Version,
+		Embeddings:  command.EmbeddingsOf(inv.Factory).Client,
 
-		StartSummaries: f.StartSummaries,
+		StartSummaries: func(ctx context.Context, st loom.Store, log *slog.Logger) {
+			command.StartSummaries(ctx, inv, st, log)
+		},
 	}
 }
 
 // NewCmdServe builds loom serve.
-func NewCmdServe(f *command.Factory) *cobra.Command {
-	opts := NewOptions(f)
+func NewCmdServe(inv *command.Invocation) *cobra.Command {
+	opts := NewOptions(inv)
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API and the web dashboard",
@@ -134,7 +136,7 @@ cut at a whole-message boundary.`,
 			if opts.TokenTTL, err = token.TTLFlag(cmd); err != nil {
 				return err
 			}
-			opts.User = f.User()
+			opts.User = inv.User()
 			return Run(cmd.Context(), opts)
 		},
 	}

@@ -27,12 +27,12 @@ type ArchiveOptions struct {
 	Archive bool
 }
 
-func newCmdSessionArchive(f *command.Factory, archive bool) *cobra.Command {
+func newCmdSessionArchive(inv *command.Invocation, archive bool) *cobra.Command {
 	opts := &ArchiveOptions{
-		IO:        f.IO,
-		Store:     f.Store,
-		Resolve:   f.Resolve,
-		DisplayID: f.DisplayID,
+		IO:        inv.IO,
+		Store:     inv.Store,
+		Resolve:   inv.Scope().Resolve,
+		DisplayID: inv.Scope().DisplayID,
 		Archive:   archive,
 	}
 	cmd := &cobra.Command{
@@ -52,7 +52,7 @@ talking) brings it back; so does 'loom session unarchive'.`,
 		Args: command.ArgsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return archiveRun(cmd.Context(), opts)
 		},
 	}

@@ -23,7 +23,7 @@ type DeleteOptions struct {
 	// Resolve finds the live session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	// DisplayID is an id as a terminal shows it: a prefix that finds it
-	// back (command.Factory.DisplayID).
+	// back (command.Scope.DisplayID).
 	DisplayID func(ctx context.Context, st loom.Store, id string) string
 	JSON      bool
 
@@ -33,12 +33,12 @@ type DeleteOptions struct {
 	Force bool
 }
 
-func newCmdSessionDelete(f *command.Factory) *cobra.Command {
+func newCmdSessionDelete(inv *command.Invocation) *cobra.Command {
 	opts := &DeleteOptions{
-		IO:        f.IO,
-		Store:     f.Store,
-		Resolve:   f.Resolve,
-		DisplayID: f.DisplayID,
+		IO:        inv.IO,
+		Store:     inv.Store,
+		Resolve:   inv.Scope().Resolve,
+		DisplayID: inv.Scope().DisplayID,
 	}
 	cmd := &cobra.Command{
 		Use:     "delete REF...",
@@ -63,10 +63,10 @@ each session followed by the sub-agent sessions that went with it.`, int(loom.Tr
 		Args: command.ArgsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
-			if !opts.Yes && !f.IO.CanPrompt() {
+			if !opts.Yes && !inv.IO.CanPrompt() {
 				return command.UsageErrorf("--yes is required to delete when not on a terminal")
 			}
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return deleteRun(cmd.Context(), opts)
 		},
 	}
@@ -185,12 +185,12 @@ type RestoreOptions struct {
 	Ref string
 }
 
-func newCmdSessionRestore(f *command.Factory) *cobra.Command {
+func newCmdSessionRestore(inv *command.Invocation) *cobra.Command {
 	opts := &RestoreOptions{
-		IO:        f.IO,
-		Store:     f.Store,
-		ResolveIn: f.ResolveIn,
-		DisplayID: f.DisplayID,
+		IO:        inv.IO,
+		Store:     inv.Store,
+		ResolveIn: inv.Scope().ResolveIn,
+		DisplayID: inv.Scope().DisplayID,
 	}
 	cmd := &cobra.Command{
 		Use:   "restore REF",
@@ -206,7 +206,7 @@ from the trash. REF is resolved among trashed sessions.`,
 				return command.UsageErrorf("name the session to bring back: loom session restore REF (loom session list --deleted lists the trash)")
 			}
 			opts.Ref = args[0]
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return restoreRun(cmd.Context(), opts)
 		},
 	}
@@ -260,12 +260,12 @@ type PruneOptions struct {
 	AllProjects bool
 }
 
-func newCmdSessionPrune(f *command.Factory) *cobra.Command {
+func newCmdSessionPrune(inv *command.Invocation) *cobra.Command {
 	opts := &PruneOptions{
-		IO:      f.IO,
-		Store:   f.Store,
-		Project: f.Project,
-		Now:     f.TimeNow,
+		IO:      inv.IO,
+		Store:   inv.Store,
+		Project: inv.Project,
+		Now:     inv.TimeNow,
 	}
 	var older string
 	cmd := &cobra.Command{
@@ -293,10 +293,10 @@ restorable from the trash like deleted ones.`,
 				return command.UsageErrorf("--older-than: %v", err)
 			}
 			opts.OlderThan, opts.Age = d, older
-			if !opts.Yes && !opts.DryRun && !f.IO.CanPrompt() {
+			if !opts.Yes && !opts.DryRun && !inv.IO.CanPrompt() {
 				return command.UsageErrorf("--yes (or --dry-run) is required to prune when not on a terminal")
 			}
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			return pruneRun(cmd.Context(), opts)
 		},
 	}

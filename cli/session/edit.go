@@ -26,11 +26,11 @@ type RenameOptions struct {
 	Title string
 }
 
-func newCmdSessionRename(f *command.Factory) *cobra.Command {
+func newCmdSessionRename(inv *command.Invocation) *cobra.Command {
 	opts := &RenameOptions{
-		IO:           f.IO,
-		StoreSession: f.StoreSession,
-		DisplayID:    f.DisplayID,
+		IO:           inv.IO,
+		StoreSession: inv.StoreSession,
+		DisplayID:    inv.Scope().DisplayID,
 	}
 	cmd := &cobra.Command{
 		Use:   "rename REF TITLE",
@@ -48,7 +48,7 @@ A session nobody named is titled after its first prompt.`,
 			if err := loom.ValidTitle(opts.Title); err != nil {
 				return command.UsageErrorf("%s", loom.ErrorMessage(err))
 			}
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return renameRun(cmd.Context(), opts)
 		},
 	}

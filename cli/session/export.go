@@ -48,14 +48,14 @@ type ExportOptions struct {
 	NoRedact bool
 }
 
-func newCmdSessionExport(f *command.Factory) *cobra.Command {
+func newCmdSessionExport(inv *command.Invocation) *cobra.Command {
 	opts := &ExportOptions{
-		IO:        f.IO,
-		ReadStore: f.ReadStore,
-		Resolve:   f.Resolve,
-		Cwd:       f.Cwd,
+		IO:        inv.IO,
+		ReadStore: inv.ReadStore,
+		Resolve:   inv.Scope().Resolve,
+		Cwd:       inv.Cwd,
 		Secrets: func() (*secrets.Detector, error) {
-			d, _, err := f.Secrets()
+			d, _, err := command.ConfigLoader(inv.Config).Secrets()
 			return d, err
 		},
 	}
@@ -110,7 +110,7 @@ See docs/reliability.md.`,
 				return command.UsageErrorf("unknown format %q: use jsonl, json, markdown or html", formatName)
 			}
 			opts.Format = format
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			return exportRun(cmd.Context(), opts)
 		},
 	}

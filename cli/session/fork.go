@@ -19,7 +19,7 @@ type ForkOptions struct {
 	// finds it.
 	StoreSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
 	// DisplayID is an id as a terminal shows it: a prefix that finds it
-	// back (command.Factory.DisplayID).
+	// back (command.Scope.DisplayID).
 	DisplayID func(ctx context.Context, st loom.Store, id string) string
 	JSON      bool
 
@@ -29,11 +29,11 @@ type ForkOptions struct {
 	Name    string
 }
 
-func newCmdSessionFork(f *command.Factory) *cobra.Command {
+func newCmdSessionFork(inv *command.Invocation) *cobra.Command {
 	opts := &ForkOptions{
-		IO:           f.IO,
-		StoreSession: f.StoreSession,
-		DisplayID:    f.DisplayID,
+		IO:           inv.IO,
+		StoreSession: inv.StoreSession,
+		DisplayID:    inv.Scope().DisplayID,
 	}
 	cmd := &cobra.Command{
 		Use:   "fork REF",
@@ -57,7 +57,7 @@ from. A turn is a user message and everything after it up to the next.`,
 					return command.UsageErrorf("--name: %s", loom.ErrorMessage(err))
 				}
 			}
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return forkRun(cmd.Context(), opts)
 		},
 	}

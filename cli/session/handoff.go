@@ -45,17 +45,17 @@ type HandoffOptions struct {
 	NoRedact bool
 }
 
-func newCmdSessionHandoff(f *command.Factory) *cobra.Command {
+func newCmdSessionHandoff(inv *command.Invocation) *cobra.Command {
 	opts := &HandoffOptions{
-		IO:          f.IO,
-		Formats:     f.Formats,
-		ReadSession: f.ReadSession,
-		AbsPath:     f.AbsPath,
-		Getenv:      f.Getenv,
-		Home:        f.Home,
-		Now:         f.TimeNow,
+		IO:          inv.IO,
+		Formats:     inv.Formats,
+		ReadSession: inv.ReadSession,
+		AbsPath:     inv.AbsPath,
+		Getenv:      inv.Getenv,
+		Home:        inv.Home,
+		Now:         inv.TimeNow,
 		Secrets: func() (*secrets.Detector, error) {
-			d, _, err := f.Secrets()
+			d, _, err := command.ConfigLoader(inv.Config).Secrets()
 			return d, err
 		},
 	}
@@ -89,12 +89,12 @@ error; --no-redact hands them over as stored. See docs/security.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			if opts.To == "" {
-				return command.UsageErrorf("--to is required: %s", strings.Join(handoffTools(f.Formats), ", "))
+				return command.UsageErrorf("--to is required: %s", strings.Join(handoffTools(inv.Formats), ", "))
 			}
 			if cmd.Flags().Changed("last") && opts.Last < 1 {
 				return command.UsageErrorf("--last must be 1 or more")
 			}
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return handoffRun(cmd.Context(), opts)
 		},
 	}

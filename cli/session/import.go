@@ -60,20 +60,22 @@ type ImportOptions struct {
 	Hook string
 }
 
-func newCmdSessionImport(f *command.Factory) *cobra.Command {
+func newCmdSessionImport(inv *command.Invocation) *cobra.Command {
 	opts := &ImportOptions{
-		IO:            f.IO,
-		ReadStore:     f.ReadStore,
-		CreateStore:   f.CreateStore,
-		Cwd:           f.Cwd,
-		Formats:       f.Formats,
-		Getenv:        f.Getenv,
-		Home:          f.Home,
-		Now:           f.TimeNow,
-		ImportProject: f.ImportProject,
-		AdoptImported: f.AdoptImported,
+		IO:            inv.IO,
+		ReadStore:     inv.ReadStore,
+		CreateStore:   inv.CreateStore,
+		Cwd:           inv.Cwd,
+		Formats:       inv.Formats,
+		Getenv:        inv.Getenv,
+		Home:          inv.Home,
+		Now:           inv.TimeNow,
+		ImportProject: inv.ImportProject,
+		AdoptImported: inv.AdoptImported,
 
-		StartSummaries: f.StartSummaries,
+		StartSummaries: func(ctx context.Context, st loom.Store, log *slog.Logger) {
+			command.StartSummaries(ctx, inv, st, log)
+		},
 	}
 	var since string
 	cmd := &cobra.Command{
@@ -123,7 +125,7 @@ one continues in a fork of it. See docs/import.md.`,
   loom session import --hook claude-code < hook-input.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			if opts.Hook != "" {
 				if opts.From != "" || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
 					return hookError(command.UsageErrorf("--hook goes alone: the hook's JSON names the session"))
@@ -151,7 +153,7 @@ one continues in a fork of it. See docs/import.md.`,
 					return err
 				}
 				if since != "" {
-					t, err := human.ParseTime(since, f.TimeNow())
+					t, err := human.ParseTime(since, inv.TimeNow())
 					if err != nil {
 						return command.UsageErrorf("--since: %v", err)
 					}
@@ -164,7 +166,7 @@ one continues in a fork of it. See docs/import.md.`,
 			return importRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.From, "from", "", "import another agent's sessions: "+agentNames(f.Formats)+" or all; list shows which are on this machine")
+	cmd.Flags().StringVar(&opts.From, "from", "", "import another agent's sessions: "+agentNames(inv.Formats)+" or all; list shows which are on this machine")
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep running and import changes as they are written (with --from)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be imported without writing (with --from)")
 	cmd.Flags().BoolVar(&opts.Rescan, "rescan", false, "read every file again, whatever its record, and repair sessions that importers racing on one file left split or doubled (with --from)")

@@ -40,14 +40,16 @@ type ListOptions struct {
 	Limit       int
 }
 
-func newCmdSessionList(f *command.Factory) *cobra.Command {
+func newCmdSessionList(inv *command.Invocation) *cobra.Command {
 	opts := &ListOptions{
-		IO:                    f.IO,
-		ReadStore:             f.ReadStore,
-		ScopeProject:          f.ScopeProject,
-		PrintMovedProjectHint: f.PrintMovedProjectHint,
-		RefLen:                f.RefLen,
-		Now:                   f.TimeNow,
+		IO:           inv.IO,
+		ReadStore:    inv.ReadStore,
+		ScopeProject: inv.Scope().ScopeProject,
+		PrintMovedProjectHint: func(ctx context.Context, st loom.Store, project loom.Project) error {
+			return command.PrintMovedProjectHint(ctx, inv.IO, inv.User(), st, project)
+		},
+		RefLen: inv.Scope().RefLen,
+		Now:    inv.TimeNow,
 	}
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -83,7 +85,7 @@ newest activity first, that loom session restore brings back.`, int(loom.TrashTT
 			if opts.Deleted && (opts.Archived || opts.Tree) {
 				return command.UsageErrorf("--deleted lists the whole trash: it does not go with --archived or --tree")
 			}
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			return listRun(cmd.Context(), opts)
 		},
 	}

@@ -25,7 +25,7 @@ type MoveOptions struct {
 	// Resolve finds the live session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	// DisplayID is an id as a terminal shows it: a prefix that finds it
-	// back (command.Factory.DisplayID).
+	// back (command.Scope.DisplayID).
 	DisplayID func(ctx context.Context, st loom.Store, id string) string
 	Now       func() time.Time
 	User      string
@@ -38,14 +38,14 @@ type MoveOptions struct {
 	Dir  string
 }
 
-func newCmdSessionMove(f *command.Factory) *cobra.Command {
+func newCmdSessionMove(inv *command.Invocation) *cobra.Command {
 	opts := &MoveOptions{
-		IO:        f.IO,
-		AbsPath:   f.AbsPath,
-		Store:     f.Store,
-		Resolve:   f.Resolve,
-		DisplayID: f.DisplayID,
-		Now:       f.TimeNow,
+		IO:        inv.IO,
+		AbsPath:   inv.AbsPath,
+		Store:     inv.Store,
+		Resolve:   inv.Scope().Resolve,
+		DisplayID: inv.Scope().DisplayID,
+		Now:       inv.TimeNow,
 	}
 	cmd := &cobra.Command{
 		Use:   "move {REF | --from OLDDIR} [DIR]",
@@ -75,7 +75,7 @@ project's current session stays current.`,
 			if len(args) > 0 {
 				opts.Dir = args[0]
 			}
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			return moveRun(cmd.Context(), opts)
 		},
 	}

@@ -32,23 +32,23 @@ type ResumeOptions struct {
 	Prompt string
 }
 
-func newCmdSessionResume(f *command.Factory) *cobra.Command {
+func newCmdSessionResume(inv *command.Invocation) *cobra.Command {
 	opts := &ResumeOptions{
-		IO:      f.IO,
-		Store:   f.Store,
-		Resolve: f.Resolve,
-		Project: f.Project,
+		IO:      inv.IO,
+		Store:   inv.Store,
+		Resolve: inv.Scope().Resolve,
+		Project: inv.Project,
 		Chat: func(ctx context.Context, id string) error {
-			co := chat.NewOptions(f)
-			co.User, co.Choice = f.User(), command.SessionChoice{Resume: id}
+			co := chat.NewOptions(inv)
+			co.User, co.Choice = inv.User(), command.SessionChoice{Resume: id}
 			return chat.Chat(ctx, co)
 		},
 		Run: func(ctx context.Context, id, prompt string) error {
-			ro := chat.NewRunOptions(f)
-			ro.JSON, ro.Prompt, ro.Choice = f.JSON(), prompt, command.SessionChoice{Resume: id}
+			ro := chat.NewRunOptions(inv)
+			ro.JSON, ro.Prompt, ro.Choice = inv.JSON(), prompt, command.SessionChoice{Resume: id}
 			return chat.Run(ctx, ro)
 		},
-		Now: f.TimeNow,
+		Now: inv.TimeNow,
 	}
 	cmd := &cobra.Command{
 		Use:   "resume [REF] [PROMPT]",
@@ -73,10 +73,10 @@ the session is printed instead of resumed.`,
 			if len(args) > 1 {
 				opts.Prompt = args[1]
 			}
-			if opts.Ref == "" && !f.IO.CanPrompt() {
+			if opts.Ref == "" && !inv.IO.CanPrompt() {
 				return command.UsageErrorf("a session reference is required when not on a terminal; usage: %s", cmd.UseLine())
 			}
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			return resumeRun(cmd.Context(), opts)
 		},
 	}

@@ -19,7 +19,7 @@ type RewindOptions struct {
 	// finds it.
 	StoreSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
 	// DisplayID is an id as a terminal shows it: a prefix that finds it
-	// back (command.Factory.DisplayID).
+	// back (command.Scope.DisplayID).
 	DisplayID func(ctx context.Context, st loom.Store, id string) string
 	JSON      bool
 
@@ -28,11 +28,11 @@ type RewindOptions struct {
 	HasTurn bool
 }
 
-func newCmdSessionRewind(f *command.Factory) *cobra.Command {
+func newCmdSessionRewind(inv *command.Invocation) *cobra.Command {
 	opts := &RewindOptions{
-		IO:           f.IO,
-		StoreSession: f.StoreSession,
-		DisplayID:    f.DisplayID,
+		IO:           inv.IO,
+		StoreSession: inv.StoreSession,
+		DisplayID:    inv.Scope().DisplayID,
 	}
 	cmd := &cobra.Command{
 		Use:   "rewind REF --turn N",
@@ -56,7 +56,7 @@ in. A session another process is writing cannot be rewound (exit 5).`,
 			if opts.HasTurn && opts.Turn < 1 {
 				return command.UsageErrorf("--turn must be 1 or more")
 			}
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return rewindRun(cmd.Context(), opts)
 		},
 	}

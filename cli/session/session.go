@@ -10,7 +10,7 @@ import (
 )
 
 // NewCmdSession groups the session commands.
-func NewCmdSession(f *command.Factory) *cobra.Command {
+func NewCmdSession(inv *command.Invocation) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "session <command>",
 		Short:   "List, show, resume, fork, rewind, rename, archive, delete, export and import sessions",
@@ -22,22 +22,22 @@ func NewCmdSession(f *command.Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(
-		newCmdSessionList(f),
-		newCmdSessionShow(f),
-		newCmdSessionResume(f),
-		newCmdSessionFork(f),
-		newCmdSessionRewind(f),
-		newCmdSessionRename(f),
-		newCmdSessionMove(f),
-		newCmdSessionDelete(f),
-		newCmdSessionRestore(f),
-		newCmdSessionArchive(f, true),
-		newCmdSessionArchive(f, false),
-		newCmdSessionPrune(f),
-		newCmdSessionExport(f),
-		newCmdSessionImport(f),
-		newCmdSessionHandoff(f),
-		newCmdSessionSummarize(f),
+		newCmdSessionList(inv),
+		newCmdSessionShow(inv),
+		newCmdSessionResume(inv),
+		newCmdSessionFork(inv),
+		newCmdSessionRewind(inv),
+		newCmdSessionRename(inv),
+		newCmdSessionMove(inv),
+		newCmdSessionDelete(inv),
+		newCmdSessionRestore(inv),
+		newCmdSessionArchive(inv, true),
+		newCmdSessionArchive(inv, false),
+		newCmdSessionPrune(inv),
+		newCmdSessionExport(inv),
+		newCmdSessionImport(inv),
+		newCmdSessionHandoff(inv),
+		newCmdSessionSummarize(inv),
 	)
 	return cmd
 }

@@ -37,11 +37,11 @@ type ShowOptions struct {
 	Full bool
 }
 
-func newCmdSessionShow(f *command.Factory) *cobra.Command {
+func newCmdSessionShow(inv *command.Invocation) *cobra.Command {
 	opts := &ShowOptions{
-		IO:          f.IO,
-		ReadSession: f.ReadSession,
-		Now:         f.TimeNow,
+		IO:          inv.IO,
+		ReadSession: inv.ReadSession,
+		Now:         inv.TimeNow,
 	}
 	cmd := &cobra.Command{
 		Use:   "show REF",
@@ -76,7 +76,7 @@ title (case-insensitive).`,
 			if opts.FullHistory {
 				opts.Limit = 0
 			}
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return showRun(cmd.Context(), opts)
 		},
 	}

@@ -22,7 +22,7 @@ type SummarizeOptions struct {
 	Limit  int
 }
 
-func newCmdSessionSummarize(f *command.Factory) *cobra.Command {
+func newCmdSessionSummarize(inv *command.Invocation) *cobra.Command {
 	opts := &SummarizeOptions{}
 	cmd := &cobra.Command{
 		Use:   "summarize [SESSION…] [--all]",
@@ -58,7 +58,7 @@ With [summaries] enabled = true, loom serve and loom session import
 			case opts.Limit < 0:
 				return command.UsageErrorf("--limit must not be negative")
 			}
-			return summarizeRun(cmd.Context(), f, opts)
+			return summarizeRun(cmd.Context(), inv, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "every quiet session without a description")
@@ -67,16 +67,16 @@ With [summaries] enabled = true, loom serve and loom session import
 	return cmd
 }
 
-func summarizeRun(ctx context.Context, f *command.Factory, opts *SummarizeOptions) error {
-	open := f.Store
+func summarizeRun(ctx context.Context, inv *command.Invocation, opts *SummarizeOptions) error {
+	open := inv.Store
 	if opts.DryRun {
-		open = f.ReadStore
+		open = inv.ReadStore
 	}
 	st, err := open(ctx)
 	if err != nil {
 		return err
 	}
-	z, _, err := f.Summarizer(ctx, st, !opts.DryRun)
+	z, _, err := command.Summarizer(ctx, inv, st, !opts.DryRun)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func summarizeRun(ctx context.Context, f *command.Factory, opts *SummarizeOption
 		}
 	} else {
 		for _, ref := range opts.Refs {
-			s, err := f.Resolve(ctx, st, ref)
+			s, err := inv.Scope().Resolve(ctx, st, ref)
 			if err != nil {
 				return err
 			}
@@ -104,15 +104,15 @@ func summarizeRun(ctx context.Context, f *command.Factory, opts *SummarizeOption
 		}
 		results = append(results, r)
 	}
-	if f.JSON() {
+	if inv.JSON() {
 		if results == nil {
 			results = []summarize.Result{}
 		}
-		if err := command.WriteJSON(f.IO.Out, results); err != nil {
+		if err := command.WriteJSON(inv.IO.Out, results); err != nil {
 			return err
 		}
 	} else {
-		printSummaries(ctx, f, st, results, opts.DryRun)
+		printSummaries(ctx, inv, st, results, opts.DryRun)
 	}
 	if runErr != nil {
 		if done := summarised(results); done > 0 {
@@ -135,25 +135,25 @@ func summarised(results []summarize.Result) int {
 
 // printSummaries prints a line per session, its id and title, then its
 // summary indented, or why it was skipped, and a count on stderr.
-func printSummaries(ctx context.Context, f *command.Factory, st loom.Store, results []summarize.Result, dryRun bool) {
+func printSummaries(ctx context.Context, inv *command.Invocation, st loom.Store, results []summarize.Result, dryRun bool) {
 	done, skipped := 0, 0
 	for _, r := range results {
-		head := f.DisplayID(ctx, st, r.SessionID)
+		head := inv.Scope().DisplayID(ctx, st, r.SessionID)
 		if r.Title != "" {
 			head += "  " + term.SanitizeLine(r.Title)
 		}
 		switch {
 		case r.Skipped != "":
 			skipped++
-			fmt.Fprintf(f.IO.Out, "%s\n    skipped: %s\n", head, r.Skipped)
+			fmt.Fprintf(inv.IO.Out, "%s\n    skipped: %s\n", head, r.Skipped)
 		case dryRun:
 			done++
-			fmt.Fprintf(f.IO.Out, "%s\n    would be summarised\n", head)
+			fmt.Fprintf(inv.IO.Out, "%s\n    would be summarised\n", head)
 		default:
 			done++
-			fmt.Fprintln(f.IO.Out, head)
+			fmt.Fprintln(inv.IO.Out, head)
 			for _, line := range strings.Split(r.Summary, "\n") {
-				fmt.Fprintf(f.IO.Out, "    %s\n", term.SanitizeLine(line))
+				fmt.Fprintf(inv.IO.Out, "    %s\n", term.SanitizeLine(line))
 			}
 		}
 	}
@@ -161,5 +161,5 @@ func printSummaries(ctx context.Context, f *command.Factory, st loom.Store, resu
 	if dryRun {
 		verb = "would summarise"
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s %s, skipped %d\n", verb, human.Plural(done, "session"), skipped)
+	fmt.Fprintf(inv.IO.ErrOut, "%s %s, skipped %d\n", verb, human.Plural(done, "session"), skipped)
 }

@@ -85,8 +85,8 @@ func remember(dirs func() (paths.Dirs, error), user string, edit func([]Record) 
 	return command.WriteSecret(d.State, recordsFile(d, user), string(b))
 }
 
-func newCmdList(f *command.Factory) *cobra.Command {
-	e := newEnv(f)
+func newCmdList(inv *command.Invocation) *cobra.Command {
+	e := newEnv(inv)
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the share links made on this machine",
@@ -97,7 +97,7 @@ key included. --json prints every field.`,
   loom share list --json | jq -r '.[] | select(.state == "live") | .link'`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e.User, e.JSON = f.User(), f.JSON()
+			e.User, e.JSON = inv.User(), inv.JSON()
 			return listRun(&e)
 		},
 	}
@@ -166,8 +166,8 @@ type RevokeOptions struct {
 	All bool
 }
 
-func newCmdRevoke(f *command.Factory) *cobra.Command {
-	opts := &RevokeOptions{Env: newEnv(f)}
+func newCmdRevoke(inv *command.Invocation) *cobra.Command {
+	opts := &RevokeOptions{Env: newEnv(inv)}
 	cmd := &cobra.Command{
 		Use:   "revoke ID... | --all",
 		Short: "End share links: the hub deletes their ciphertext and they answer 404",
@@ -188,7 +188,7 @@ or [sync] hub, with --token, [share] token or [sync] token.`,
 			case !opts.All && len(args) == 0:
 				return command.UsageErrorf("which share? give its id (loom share list shows them), or --all")
 			}
-			opts.IDs, opts.User, opts.JSON = args, f.User(), f.JSON()
+			opts.IDs, opts.User, opts.JSON = args, inv.User(), inv.JSON()
 			return revokeRun(cmd.Context(), opts)
 		},
 	}

@@ -58,8 +58,8 @@ type Options struct {
 }
 
 // NewCmdShare builds loom share and its list and revoke commands.
-func NewCmdShare(f *command.Factory) *cobra.Command {
-	opts := &Options{Env: newEnv(f)}
+func NewCmdShare(inv *command.Invocation) *cobra.Command {
+	opts := &Options{Env: newEnv(inv)}
 	cmd := &cobra.Command{
 		Use:   "share SESSION [--turns A-B] [--expires 7d] [--hide-paths] [--exclude MSG...] [--yes]",
 		Short: "Publish a session as a sealed, read-only link through your hub",
@@ -93,7 +93,7 @@ See docs/security.md, "Sharing".`,
   loom share revoke Xb3kq2`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ref, opts.User, opts.JSON = args[0], f.User(), f.JSON()
+			opts.Ref, opts.User, opts.JSON = args[0], inv.User(), inv.JSON()
 			return shareRun(cmd.Context(), opts)
 		},
 	}
@@ -105,22 +105,22 @@ See docs/security.md, "Sharing".`,
 	fl.BoolVar(&opts.HidePaths, "hide-paths", false, "replace home directories, the project root and usernames")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "publish without asking")
 	addHubFlags(cmd, &opts.Env)
-	cmd.AddCommand(newCmdList(f), newCmdRevoke(f))
+	cmd.AddCommand(newCmdList(inv), newCmdRevoke(inv))
 	return cmd
 }
 
-func newEnv(f *command.Factory) Env {
+func newEnv(inv *command.Invocation) Env {
 	return Env{
-		IO:        f.IO,
-		ReadStore: f.ReadStore,
-		Resolve:   f.Resolve,
-		Config:    f.Config,
-		Dirs:      f.Dirs,
+		IO:        inv.IO,
+		ReadStore: inv.ReadStore,
+		Resolve:   inv.Scope().Resolve,
+		Config:    inv.Config,
+		Dirs:      inv.Dirs,
 		Secrets: func() (*secrets.Detector, error) {
-			d, _, err := f.Secrets()
+			d, _, err := command.ConfigLoader(inv.Config).Secrets()
 			return d, err
 		},
-		Now: f.TimeNow,
+		Now: inv.TimeNow,
 	}
 }
 

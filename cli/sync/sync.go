@@ -34,8 +34,8 @@ import (
 const defaultSyncInterval = 5 * time.Second
 
 // NewCmdSync builds loom sync and its status and key commands.
-func NewCmdSync(f *command.Factory) *cobra.Command {
-	opts := &Options{Hub: newHub(f)}
+func NewCmdSync(inv *command.Invocation) *cobra.Command {
+	opts := &Options{Hub: newHub(inv)}
 	cmd := &cobra.Command{
 		Use:   "sync",
 		Short: "Keep this machine's sessions in step with your other machines through a hub",
@@ -65,13 +65,13 @@ and sends the hub what it lacks, so nothing any machine holds is lost.
   loom sync key | ssh laptop loom sync key --set`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			return syncRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "keep syncing until interrupted")
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 0, "how often --watch syncs (default [sync] interval, else 5s)")
-	cmd.AddCommand(newCmdSyncStatus(f), newCmdSyncKey(f))
+	cmd.AddCommand(newCmdSyncStatus(inv), newCmdSyncKey(inv))
 	return cmd
 }
 
@@ -86,8 +86,8 @@ type Hub struct {
 	Dirs        func() (paths.Dirs, error)
 }
 
-func newHub(f *command.Factory) Hub {
-	return Hub{IO: f.IO, CreateStore: f.CreateStore, Config: f.Config, Dirs: f.Dirs}
+func newHub(inv *command.Invocation) Hub {
+	return Hub{IO: inv.IO, CreateStore: inv.CreateStore, Config: inv.Config, Dirs: inv.Dirs}
 }
 
 // Options are the options of `loom sync`.
@@ -271,8 +271,8 @@ func syncRun(ctx context.Context, opts *Options) error {
 	})
 }
 
-func newCmdSyncStatus(f *command.Factory) *cobra.Command {
-	opts := &StatusOptions{Hub: newHub(f)}
+func newCmdSyncStatus(inv *command.Invocation) *cobra.Command {
+	opts := &StatusOptions{Hub: newHub(inv)}
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show this machine's host and what the hub holds of each of your machines",
@@ -280,7 +280,7 @@ func newCmdSyncStatus(f *command.Factory) *cobra.Command {
   loom sync status --json`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			return syncStatusRun(cmd.Context(), opts)
 		},
 	}
@@ -326,8 +326,8 @@ func syncStatusRun(ctx context.Context, opts *StatusOptions) error {
 	return nil
 }
 
-func newCmdSyncKey(f *command.Factory) *cobra.Command {
-	opts := &KeyOptions{IO: f.IO, Config: f.Config, Dirs: f.Dirs}
+func newCmdSyncKey(inv *command.Invocation) *cobra.Command {
+	opts := &KeyOptions{IO: inv.IO, Config: inv.Config, Dirs: inv.Dirs}
 	cmd := &cobra.Command{
 		Use:   "key",
 		Short: "Print your sync key, or keep the one your first machine printed",
@@ -342,7 +342,7 @@ keep a password.`,
   loom sync key | ssh laptop loom sync key --set`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.JSON = f.JSON()
+			opts.JSON = inv.JSON()
 			if opts.Set {
 				return syncKeySetRun(opts)
 			}

@@ -19,7 +19,7 @@ import (
 )
 
 // NewCmdToken groups the access-token commands.
-func NewCmdToken(f *command.Factory) *cobra.Command {
+func NewCmdToken(inv *command.Invocation) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "token <command>",
 		Short:   "Create, list and revoke access tokens of loom serve",
@@ -34,7 +34,7 @@ is stored: a token is shown once, when it is made.`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdTokenCreate(f), newCmdTokenList(f), newCmdTokenRevoke(f))
+	cmd.AddCommand(newCmdTokenCreate(inv), newCmdTokenList(inv), newCmdTokenRevoke(inv))
 	return cmd
 }
 
@@ -42,9 +42,9 @@ is stored: a token is shown once, when it is made.`,
 // missing, as a token store.
 // storeName names f's store as a user gives it: its path, or its
 // PostgreSQL URL without the password.
-func storeName(f *command.Factory) func() string {
+func storeName(inv *command.Invocation) func() string {
 	return func() string {
-		db, err := f.DBURL()
+		db, err := inv.DBURL()
 		if err != nil {
 			return "(unknown)"
 		}
@@ -55,9 +55,9 @@ func storeName(f *command.Factory) func() string {
 	}
 }
 
-func tokenStore(f *command.Factory) func(context.Context) (loom.TokenStore, error) {
+func tokenStore(inv *command.Invocation) func(context.Context) (loom.TokenStore, error) {
 	return func(ctx context.Context) (loom.TokenStore, error) {
-		st, err := f.CreateStore(ctx)
+		st, err := inv.CreateStore(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -109,8 +109,8 @@ type CreateOptions struct {
 	Scope string
 }
 
-func newCmdTokenCreate(f *command.Factory) *cobra.Command {
-	opts := &CreateOptions{IO: f.IO, TokenStore: tokenStore(f), StoreName: storeName(f)}
+func newCmdTokenCreate(inv *command.Invocation) *cobra.Command {
+	opts := &CreateOptions{IO: inv.IO, TokenStore: tokenStore(inv), StoreName: storeName(inv)}
 	cmd := &cobra.Command{
 		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION] [--scope full|share]",
 		Short: "Make an access token and print it once",
@@ -141,7 +141,7 @@ exposing the sessions it holds.`,
 			if err := loom.ValidTokenScope(opts.Scope); err != nil {
 				return command.UsageErrorf("--scope: %s", loom.ErrorMessage(err))
 			}
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			return createRun(cmd.Context(), opts)
 		},
 	}
@@ -202,8 +202,8 @@ type ListOptions struct {
 	JSON bool
 }
 
-func newCmdTokenList(f *command.Factory) *cobra.Command {
-	opts := &ListOptions{IO: f.IO, TokenStore: tokenStore(f), Now: f.TimeNow}
+func newCmdTokenList(inv *command.Invocation) *cobra.Command {
+	opts := &ListOptions{IO: inv.IO, TokenStore: tokenStore(inv), Now: inv.TimeNow}
 	cmd := &cobra.Command{
 		Use:   "list [--user NAME]",
 		Short: "List access tokens (never their secrets)",
@@ -215,7 +215,7 @@ with last_used_at, revoked_at and expires_at null when not set.`,
   loom token list --user alice --json`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.User, opts.JSON = f.UserFlag(), f.JSON()
+			opts.User, opts.JSON = inv.UserFlag(), inv.JSON()
 			return listRun(cmd.Context(), opts)
 		},
 	}
@@ -310,8 +310,8 @@ type RevokeOptions struct {
 	Ref string
 }
 
-func newCmdTokenRevoke(f *command.Factory) *cobra.Command {
-	opts := &RevokeOptions{IO: f.IO, TokenStore: tokenStore(f)}
+func newCmdTokenRevoke(inv *command.Invocation) *cobra.Command {
+	opts := &RevokeOptions{IO: inv.IO, TokenStore: tokenStore(inv)}
 	cmd := &cobra.Command{
 		Use:   "revoke ID",
 		Short: "Revoke an access token for good",
@@ -321,7 +321,7 @@ prefix of at least 4 characters, as 'loom token list' shows.`,
 		Example: `  loom token revoke 0196a3b2`,
 		Args:    command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ref, opts.JSON = args[0], f.JSON()
+			opts.Ref, opts.JSON = args[0], inv.JSON()
 			return revokeRun(cmd.Context(), opts)
 		},
 	}

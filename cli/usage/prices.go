@@ -11,7 +11,7 @@ import (
 	"github.com/loomhq/loom/pricing"
 )
 
-func newCmdPrices(f *command.Factory, opts *Options) *cobra.Command {
+func newCmdPrices(inv *command.Invocation, opts *Options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "prices",
 		Short: "List the prices every report is worked out from",
@@ -32,7 +32,7 @@ base name's price. A model in no row is reported as unpriced, never $0.`,
 			}
 			entries := t.Entries()
 			ios := opts.IO
-			if f.JSON() {
+			if inv.JSON() {
 				return command.WriteJSON(ios.Out, struct {
 					AsOf   string          `json:"as_of"`
 					Prices []pricing.Entry `json:"prices"`

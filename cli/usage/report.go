@@ -125,7 +125,7 @@ func (r *reportFlags) set() bool {
 		r.order != "asc" || r.startOfWeek != "" || r.locale != ""
 }
 
-func newCmdUsageReport(f *command.Factory, name, by, short string, parent *Options) *cobra.Command {
+func newCmdUsageReport(inv *command.Invocation, name, by, short string, parent *Options) *cobra.Command {
 	rf := &reportFlags{by: by}
 	cmd := &cobra.Command{
 		Use:   name,
@@ -148,7 +148,7 @@ What the agents wrote since the last import is imported first
   loom usage %[1]s --json | jq '.rows[] | select(.cost_usd > 1)'`, name),
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			parent.User, parent.JSON = f.User(), f.JSON()
+			parent.User, parent.JSON = inv.User(), inv.JSON()
 			if err := checkLayout(rf.compact, rf.wide); err != nil {
 				return err
 			}

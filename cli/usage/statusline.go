@@ -43,7 +43,7 @@ type statusPayload struct {
 // statusMaxInput bounds what the status line reads from stdin.
 const statusMaxInput = 1 << 20
 
-func newCmdStatusline(f *command.Factory, opts *Options) *cobra.Command {
+func newCmdStatusline(inv *command.Invocation, opts *Options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "statusline",
 		Short: "Print one status line for Claude Code from its status line JSON on stdin",
@@ -59,7 +59,7 @@ not imported it). In ~/.claude/settings.json:
 		Example: `  echo '{"session_id":"…","model":{"display_name":"Opus"}}' | loom usage statusline`,
 		Args:    command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.User = f.User()
+			opts.User = inv.User()
 			return statuslineRun(cmd.Context(), opts)
 		},
 	}

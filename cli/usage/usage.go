@@ -52,19 +52,19 @@ type Options struct {
 }
 
 // NewCmdUsage builds loom usage and its reports by time.
-func NewCmdUsage(f *command.Factory) *cobra.Command {
+func NewCmdUsage(inv *command.Invocation) *cobra.Command {
 	opts := &Options{
-		IO:         f.IO,
-		ReadStore:  f.ReadStore,
-		Resolve:    f.Resolve,
-		Project:    f.Project,
-		PriceTable: f.PriceTable,
-		RefLen:     f.RefLen,
-		Now:        f.TimeNow,
+		IO:         inv.IO,
+		ReadStore:  inv.ReadStore,
+		Resolve:    inv.Scope().Resolve,
+		Project:    inv.Project,
+		PriceTable: command.ConfigLoader(inv.Config).PriceTable,
+		RefLen:     inv.Scope().RefLen,
+		Now:        inv.TimeNow,
 
-		ImportAgents: f.ImportAgents,
+		ImportAgents: func(ctx context.Context) (*importer.Report, error) { return command.ImportAgents(ctx, inv) },
 	}
-	for _, fm := range f.Formats {
+	for _, fm := range inv.Formats {
 		opts.Agents = append(opts.Agents, fm.Tool())
 	}
 	cmd := &cobra.Command{
@@ -97,7 +97,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 			if len(args) == 1 {
 				opts.Ref = args[0]
 			}
-			opts.User, opts.JSON = f.User(), f.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			if err := checkLayout(opts.report.compact, opts.report.wide); err != nil {
 				return err
 			}
@@ -123,9 +123,9 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 		{"blocks", "block", "Show usage per 5-hour billing block, with burn rate and the active block's projection"},
 		{"session", "session", "Show usage and cost per session, the latest used first"},
 	} {
-		cmd.AddCommand(newCmdUsageReport(f, c.name, c.by, c.short, opts))
+		cmd.AddCommand(newCmdUsageReport(inv, c.name, c.by, c.short, opts))
 	}
-	cmd.AddCommand(newCmdStatusline(f, opts), newCmdPrices(f, opts))
+	cmd.AddCommand(newCmdStatusline(inv, opts), newCmdPrices(inv, opts))
 	return cmd
 }
 

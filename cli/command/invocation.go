@@ -1,0 +1,263 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spf13/pflag"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/agent/mcpclient"
+	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/secrets"
+)
+
+// Invocation is one run of the command line, on the Factory main wired
+// in: the global flags as given, and what the run opens and remembers
+// until it ends. Main makes one per run, hands it to the command tree
+// and closes it when the command returns; a command reaches the Factory
+// through it.
+type Invocation struct {
+	*Factory
+
+	flags globalFlags
+
+	// store is the store the command opened, for the access it asked
+	// for (see open); Close closes it.
+	store       loom.Store
+	storeAccess Access
+	// project is the working directory's project as found in projectWD
+	// (Project reads the work tree's git config once per directory).
+	project   *loom.Project
+	projectWD string
+	// adopted holds the roots of the projects whose sessions under the
+	// root's path id this run moved to the project (see adopt), and
+	// imported the projects an import met that are still to do.
+	adopted  map[string]bool
+	imported []loom.Project
+	// mcp holds the connections to config.toml's MCP servers, made when
+	// an agent first needs them and closed when the command ends.
+	mcp *mcpclient.Clients
+	// replayLogWarned: the user was told the replay log cannot be written.
+	replayLogWarned sync.Once
+	// onInterrupt, when set by a command, receives Ctrl+C instead of it
+	// cancelling the command (chat cancels the running turn instead).
+	onInterrupt atomic.Pointer[func()]
+}
+
+// NewInvocation starts a run of the command line on f.
+func NewInvocation(f *Factory) *Invocation { return &Invocation{Factory: f} }
+
+// globalFlags are the flags every command accepts.
+type globalFlags struct {
+	db      string
+	user    string
+	json    bool
+	noColor bool
+}
+
+// AddGlobalFlags defines the flags every command accepts on fs.
+func (inv *Invocation) AddGlobalFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&inv.flags.db, "db", "", "store to use: a SQLite file, sqlite:PATH or postgres://… (default $LOOM_DB, else the data directory's sessions.db)")
+	fs.StringVar(&inv.flags.user, "user", "", "owner of the sessions (default $LOOM_USER, else local)")
+	fs.BoolVar(&inv.flags.json, "json", false, "print machine-readable JSON")
+	fs.BoolVar(&inv.flags.noColor, "no-color", false, "never colour the output (also NO_COLOR)")
+}
+
+// User returns the owner of the sessions: --user, else $LOOM_USER, else
+// "local".
+func (inv *Invocation) User() string {
+	if inv.flags.user != "" {
+		return inv.flags.user
+	}
+	if u := inv.Getenv("LOOM_USER"); u != "" {
+		return u
+	}
+	return "local"
+}
+
+// UserFlag is --user as given: empty when it was not.
+func (inv *Invocation) UserFlag() string { return inv.flags.user }
+
+// JSON reports whether --json was given.
+func (inv *Invocation) JSON() bool { return inv.flags.json }
+
+// NoColor reports whether --no-color was given or NO_COLOR is set.
+func (inv *Invocation) NoColor() bool { return inv.flags.noColor || inv.Getenv("NO_COLOR") != "" }
+
+// DBURL returns the store location: --db, else $LOOM_DB, else the
+// default SQLite file.
+func (inv *Invocation) DBURL() (string, error) {
+	d, err := inv.Dirs()
+	if err != nil {
+		return "", err
+	}
+	return paths.DBURL(inv.flags.db, inv.Getenv, d), nil
+}
+
+// Store opens the store for a command that changes existing sessions;
+// Main closes it.
+func (inv *Invocation) Store(ctx context.Context) (loom.Store, error) {
+	return inv.open(ctx, AccessWrite)
+}
+
+// ReadStore opens the store for a command that only reads it.
+func (inv *Invocation) ReadStore(ctx context.Context) (loom.Store, error) {
+	return inv.open(ctx, AccessRead)
+}
+
+// CreateStore opens the store for a command that may write its first
+// session or token, creating it when missing.
+func (inv *Invocation) CreateStore(ctx context.Context) (loom.Store, error) {
+	return inv.open(ctx, AccessCreate)
+}
+
+// ReadStoreAgain opens the store for reading like ReadStore, and opens it
+// again while it did not exist when last opened, for a command that runs
+// long and should find the store once something creates it.
+func (inv *Invocation) ReadStoreAgain(ctx context.Context) (loom.Store, error) {
+	if _, empty := inv.store.(*EmptyStore); empty {
+		if err := inv.closeStore(); err != nil {
+			return nil, err
+		}
+	}
+	return inv.ReadStore(ctx)
+}
+
+// StoreSession opens the store for a command that changes the session
+// ref names, and finds it (see Scope.Resolve).
+func (inv *Invocation) StoreSession(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
+	return inv.openSession(ctx, AccessWrite, ref)
+}
+
+// ReadSession opens the store for a command that only reads the session
+// ref names, and finds it (see Scope.Resolve).
+func (inv *Invocation) ReadSession(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
+	return inv.openSession(ctx, AccessRead, ref)
+}
+
+func (inv *Invocation) openSession(ctx context.Context, access Access, ref string) (loom.Store, *loom.Session, error) {
+	st, err := inv.open(ctx, access)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := inv.Scope().Resolve(ctx, st, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, s, nil
+}
+
+// open opens the store once per run. A missing store at the default
+// location reads as an empty one, so that a fresh machine lists no
+// sessions without creating anything; a missing store that --db or
+// $LOOM_DB names is an error (exit 1), so that a typo never makes an
+// empty store.
+func (inv *Invocation) open(ctx context.Context, access Access) (loom.Store, error) {
+	if inv.store != nil {
+		// Opened for reading, the store is opened again for writing.
+		// Write and create are the same to a store that exists.
+		_, empty := inv.store.(*EmptyStore)
+		if access <= inv.storeAccess || (access == AccessCreate && inv.storeAccess == AccessWrite && !empty) {
+			return inv.store, nil
+		}
+		if err := inv.closeStore(); err != nil {
+			return nil, err
+		}
+	}
+	url, err := inv.DBURL()
+	if err != nil {
+		return nil, err
+	}
+	if inv.OpenStore == nil {
+		return nil, fmt.Errorf("no store engine is configured")
+	}
+	st, err := inv.OpenStore(ctx, url, access)
+	if loom.ErrorCode(err) == loom.ENOTFOUND {
+		if inv.flags.db != "" || inv.Getenv("LOOM_DB") != "" {
+			return nil, errors.New(loom.ErrorMessage(err))
+		}
+		st, err = &EmptyStore{url: url}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, empty := st.(*EmptyStore); !empty && access >= AccessWrite {
+		if c, _, err := inv.Config(); err == nil && c.Secrets.RedactOnWrite {
+			d, err := c.Secrets.Detector()
+			if err != nil {
+				st.Close()
+				return nil, err
+			}
+			st = &secrets.Store{Store: st, Detector: d}
+		}
+	}
+	inv.store, inv.storeAccess = st, access
+	inv.adoptHere(ctx, st)
+	return st, nil
+}
+
+// closeStore closes the store if the run opened it.
+func (inv *Invocation) closeStore() error {
+	if inv.store == nil {
+		return nil
+	}
+	err := inv.store.Close()
+	inv.store = nil
+	return err
+}
+
+// Close ends what the run opened: the connections to MCP servers and
+// the store.
+func (inv *Invocation) Close() error {
+	if inv.mcp != nil {
+		inv.mcp.Close()
+	}
+	return inv.closeStore()
+}
+
+// Project returns the project of the working directory.
+func (inv *Invocation) Project() (loom.Project, error) {
+	wd, err := inv.Cwd()
+	if err != nil {
+		return loom.Project{}, err
+	}
+	if inv.project != nil && inv.projectWD == wd {
+		return *inv.project, nil
+	}
+	p, err := paths.DetectProject(wd)
+	if err == nil {
+		inv.project, inv.projectWD = &p, wd
+	}
+	return p, err
+}
+
+// Scope is whose sessions this run works on and the project it prefers,
+// as the flags and the working directory say when it is asked.
+func (inv *Invocation) Scope() Scope {
+	return Scope{IO: inv.IO, User: inv.User, Project: inv.Project}
+}
+
+// OnInterrupt makes h receive Ctrl+C instead of it cancelling the
+// command (nil: Ctrl+C cancels again).
+func (inv *Invocation) OnInterrupt(h func()) {
+	if h == nil {
+		inv.onInterrupt.Store(nil)
+		return
+	}
+	inv.onInterrupt.Store(&h)
+}
+
+// Interrupt hands Ctrl+C to the handler a command set, and reports
+// whether there was one.
+func (inv *Invocation) Interrupt() bool {
+	h := inv.onInterrupt.Load()
+	if h == nil {
+		return false
+	}
+	(*h)()
+	return true
+}
