@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // loom hooks install writes loom's import and recall hooks into the
@@ -154,9 +155,18 @@ func TestHooksCodexNotifyReal(t *testing.T) {
 		t.Fatalf("hooks install codex: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	agentclitest.Run(t, cliTimeout, dir, env, bin, "exec", "--skip-git-repo-check", "Say hello from codex.")
+	// Codex starts its notify program and does not wait for it: the
+	// import may still be running when codex exits, so the session is
+	// waited for (until it is there, or the bound of a slow machine).
 	var listed []struct{ Key, Title string }
-	if err := json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "-a", "--surface", "codex", "--json")), &listed); err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(cliTimeout); ; {
+		if err := json.Unmarshal([]byte(fx.mustExec(t, "session", "list", "-a", "--surface", "codex", "--json")), &listed); err != nil {
+			t.Fatal(err)
+		}
+		if len(listed) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if len(listed) != 1 || !strings.Contains(listed[0].Title, "Say hello from codex") {
 		t.Fatalf("after a Codex turn with loom's notify program, loom holds %+v", listed)
