@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/embedding"
 	"github.com/loomhq/loom/embedding/embeddingtest"
+	"github.com/loomhq/loom/internal/cmdtest"
 	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -102,14 +103,8 @@ func TestEmbedRunWithoutEndpoint(t *testing.T) {
 // The command fills its options from the invocation and its flags.
 func TestNewCmdEmbedOptions(t *testing.T) {
 	t.Parallel()
-	ios, _, _, _ := term.Test()
-	var got *Options
-	cmd := NewCmdEmbed(command.NewInvocation(&command.Factory{IO: ios}), func(o *Options) error { got = o; return nil })
-	cmd.SetArgs([]string{"--status"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if got == nil || !got.Status || got.IO != ios || got.Store == nil || got.ReadStore == nil || got.Client == nil {
+	got := cmdtest.Options(t, NewCmdEmbed, "--status")
+	if !got.Status || got.JSON || got.Store == nil || got.ReadStore == nil || got.Client == nil {
 		t.Errorf("options: %+v", got)
 	}
 }
