@@ -11,12 +11,35 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/embedding"
 	"github.com/loomhq/loom/semantic"
 )
 
-// NewCmdEmbed builds loom embed.
-func NewCmdEmbed(inv *command.Invocation) *cobra.Command {
-	var status bool
+// Options are the options of `loom embed`.
+type Options struct {
+	IO *term.IOStreams
+	// Store opens the store to write its vectors; ReadStore to read
+	// how far embedding has come (--status).
+	Store     func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Store, error)
+	// Client returns the embeddings endpoint's client, or nil and why
+	// there is none.
+	Client func(context.Context) (*embedding.Client, string)
+	JSON   bool
+
+	Status bool
+}
+
+// NewCmdEmbed builds loom embed. runF, when not nil, is called with the
+// options instead of running the command (for tests).
+func NewCmdEmbed(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
+	opts := &Options{
+		IO:        inv.IO,
+		Store:     inv.Store,
+		ReadStore: inv.ReadStore,
+		Client:    command.EmbeddingsOf(inv.Factory).Client,
+	}
 	cmd := &cobra.Command{
 		Use:   "embed",
 		Short: "Embed the messages search ranks by meaning",
@@ -32,18 +55,22 @@ never synced, and all made again when the model changes.
   loom embed --status --json`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return run(cmd.Context(), inv, status)
+			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
+			return embedRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&status, "status", false, "say how far embedding has come, embed nothing")
+	cmd.Flags().BoolVar(&opts.Status, "status", false, "say how far embedding has come, embed nothing")
 	return cmd
 }
 
-func run(ctx context.Context, inv *command.Invocation, status bool) error {
-	ios := inv.IO
-	open := inv.Store
-	if status {
-		open = inv.ReadStore
+func embedRun(ctx context.Context, opts *Options) error {
+	ios := opts.IO
+	open := opts.Store
+	if opts.Status {
+		open = opts.ReadStore
 	}
 	st, err := open(ctx)
 	if err != nil {
@@ -53,8 +80,8 @@ func run(ctx context.Context, inv *command.Invocation, status bool) error {
 	if !ok {
 		return loom.Errorf(loom.EINVALID, "this store keeps no vectors")
 	}
-	if !status {
-		c, why := command.EmbeddingsOf(inv.Factory).Client(ctx)
+	if !opts.Status {
+		c, why := opts.Client(ctx)
 		if c == nil {
 			return loom.Errorf(loom.EINVALID, "%s", why)
 		}
@@ -75,7 +102,7 @@ func run(ctx context.Context, inv *command.Invocation, status bool) error {
 	if err != nil {
 		return err
 	}
-	if inv.JSON() {
+	if opts.JSON {
 		return command.WriteJSON(ios.Out, s)
 	}
 	if s.Model == "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -46,18 +47,25 @@ var agents = []agent{
 		imports: []string{"notify"}},
 }
 
-func (a agent) dir(inv *command.Invocation) string {
-	if a.name == "gemini" {
-		// GEMINI_CLI_HOME stands for the home directory, not ~/.gemini.
-		if d := inv.Getenv(a.envVar); d != "" {
-			return filepath.Join(d, ".gemini")
-		}
-		return filepath.Join(inv.Home(), ".gemini")
-	}
-	return importer.ToolDir(inv.Getenv, inv.Home(), a.envVar, a.rel...)
+// Places says where the agents' directories are: the environment
+// (their variables) and the home directory.
+type Places struct {
+	Getenv func(string) string
+	Home   func() string
 }
 
-func (a agent) path(inv *command.Invocation) string { return filepath.Join(a.dir(inv), a.file) }
+func (a agent) dir(pl Places) string {
+	if a.name == "gemini" {
+		// GEMINI_CLI_HOME stands for the home directory, not ~/.gemini.
+		if d := pl.Getenv(a.envVar); d != "" {
+			return filepath.Join(d, ".gemini")
+		}
+		return filepath.Join(pl.Home(), ".gemini")
+	}
+	return importer.ToolDir(pl.Getenv, pl.Home(), a.envVar, a.rel...)
+}
+
+func (a agent) path(pl Places) string { return filepath.Join(a.dir(pl), a.file) }
 
 func (a agent) importArgs() string { return "session import --hook " + a.name }
 func (a agent) recallArgs() string { return "recall --hook " + a.name }
@@ -76,14 +84,34 @@ type Report struct {
 	Removed []string `json:"removed,omitempty"`
 }
 
-type options struct {
-	inv    *command.Invocation
-	recall bool
-	dryRun bool
+// Options are the options of `loom hooks`, which shows the hooks.
+type Options struct {
+	IO *term.IOStreams
+	Places
+	JSON bool
 }
 
-// NewCmdHooks builds loom hooks and its install and uninstall.
-func NewCmdHooks(inv *command.Invocation) *cobra.Command {
+// ChangeOptions are the options of `loom hooks install` and `uninstall`.
+type ChangeOptions struct {
+	IO *term.IOStreams
+	Places
+	// Program is how a hook runs this loom.
+	Program func() string
+	JSON    bool
+
+	// Install is true for install, false for uninstall.
+	Install bool
+	// Agents are the agents named (none: every one found).
+	Agents []string
+	Recall bool
+	DryRun bool
+}
+
+// NewCmdHooks builds loom hooks and its install and uninstall. runF,
+// when not nil, is called with the options of the bare command instead
+// of running it (for tests).
+func NewCmdHooks(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: inv.IO, Places: placesOf(inv)}
 	cmd := &cobra.Command{
 		Use:   "hooks",
 		Short: "Show, install or remove loom's hooks in Claude Code, Gemini CLI and Codex",
@@ -98,10 +126,39 @@ loom recall enable was run.`,
   loom hooks uninstall gemini`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return status(inv)
+			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
+			return statusRun(opts)
 		},
 	}
-	install := &options{inv: inv}
+	cmd.AddCommand(newCmdChange(inv, true, nil), newCmdChange(inv, false, nil))
+	return cmd
+}
+
+func placesOf(inv *command.Invocation) Places { return Places{Getenv: inv.Getenv, Home: inv.Home} }
+
+// newCmdChange builds loom hooks install, or uninstall.
+func newCmdChange(inv *command.Invocation, install bool, runF func(*ChangeOptions) error) *cobra.Command {
+	opts := &ChangeOptions{IO: inv.IO, Places: placesOf(inv), Program: hookCommand, Install: install}
+	runE := func(cmd *cobra.Command, args []string) error {
+		opts.Agents, opts.JSON = args, inv.JSON()
+		if runF != nil {
+			return runF(opts)
+		}
+		return changeRun(cmd.Context(), opts)
+	}
+	if !install {
+		un := &cobra.Command{
+			Use:     "uninstall [AGENT...]",
+			Short:   "Take loom's hooks out of agents' settings",
+			Example: "  loom hooks uninstall\n  loom hooks uninstall codex",
+			RunE:    runE,
+		}
+		un.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would change and write nothing")
+		return un
+	}
 	in := &cobra.Command{
 		Use:   "install [AGENT...]",
 		Short: "Add loom's import hooks (and recall hooks with --recall) to agents' settings",
@@ -113,38 +170,25 @@ runs another one, loom's is not added (call both from a script).`,
 		Example: `  loom hooks install
   loom hooks install --recall claude-code gemini
   loom hooks install --dry-run`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return change(cmd.Context(), install, args, true)
-		},
+		RunE: runE,
 	}
-	in.Flags().BoolVar(&install.recall, "recall", false, "also add the recall hooks (Claude Code and Gemini CLI)")
-	in.Flags().BoolVar(&install.dryRun, "dry-run", false, "say what would change and write nothing")
-	remove := &options{inv: inv}
-	un := &cobra.Command{
-		Use:     "uninstall [AGENT...]",
-		Short:   "Take loom's hooks out of agents' settings",
-		Example: "  loom hooks uninstall\n  loom hooks uninstall codex",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return change(cmd.Context(), remove, args, false)
-		},
-	}
-	un.Flags().BoolVar(&remove.dryRun, "dry-run", false, "say what would change and write nothing")
-	cmd.AddCommand(in, un)
-	return cmd
+	in.Flags().BoolVar(&opts.Recall, "recall", false, "also add the recall hooks (Claude Code and Gemini CLI)")
+	in.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would change and write nothing")
+	return in
 }
 
 // pick is the agents named, or with none named every agent whose
 // directory exists.
-func pick(inv *command.Invocation, names []string) ([]agent, error) {
+func pick(pl Places, names []string) ([]agent, error) {
 	if len(names) == 0 {
 		var found []agent
 		for _, a := range agents {
-			if fi, err := os.Stat(a.dir(inv)); err == nil && fi.IsDir() {
+			if fi, err := os.Stat(a.dir(pl)); err == nil && fi.IsDir() {
 				found = append(found, a)
 			}
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("no Claude Code, Gemini CLI or Codex directory under %s: name the agent (loom hooks install claude-code)", inv.Home())
+			return nil, fmt.Errorf("no Claude Code, Gemini CLI or Codex directory under %s: name the agent (loom hooks install claude-code)", pl.Home())
 		}
 		return found, nil
 	}
@@ -161,8 +205,8 @@ func pick(inv *command.Invocation, names []string) ([]agent, error) {
 	return out, nil
 }
 
-func statusOf(inv *command.Invocation, a agent) (*Report, error) {
-	r := &Report{Agent: a.name, File: a.path(inv)}
+func statusOf(pl Places, a agent) (*Report, error) {
+	r := &Report{Agent: a.name, File: a.path(pl)}
 	b, err := readFile(r.File)
 	if err != nil || b == nil {
 		return r, err
@@ -184,18 +228,19 @@ func statusOf(inv *command.Invocation, a agent) (*Report, error) {
 	return r, nil
 }
 
-// status prints, for every agent, which of loom's hooks its file holds.
-func status(inv *command.Invocation) error {
+// statusRun prints, for every agent, which of loom's hooks its file
+// holds.
+func statusRun(opts *Options) error {
 	var reports []*Report
 	for _, a := range agents {
-		r, err := statusOf(inv, a)
+		r, err := statusOf(opts.Places, a)
 		if err != nil {
 			return err
 		}
 		reports = append(reports, r)
 	}
-	if inv.JSON() {
-		return command.WriteJSON(inv.IO.Out, reports)
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, reports)
 	}
 	for i, r := range reports {
 		yes := func(on bool) string { return map[bool]string{true: "yes", false: "no"}[on] }
@@ -203,36 +248,36 @@ func status(inv *command.Invocation) error {
 		if len(agents[i].recalls) == 0 {
 			recall = "-"
 		}
-		fmt.Fprintf(inv.IO.Out, "%-12s import %-3s  recall %-3s  %s\n", agents[i].label, yes(r.Import), recall, shortPath(inv, r.File))
+		fmt.Fprintf(opts.IO.Out, "%-12s import %-3s  recall %-3s  %s\n", agents[i].label, yes(r.Import), recall, shortPath(opts.Places, r.File))
 	}
 	return nil
 }
 
-func change(ctx context.Context, opts *options, names []string, install bool) error {
-	inv := opts.inv
-	picked, err := pick(inv, names)
+func changeRun(ctx context.Context, opts *ChangeOptions) error {
+	install := opts.Install
+	picked, err := pick(opts.Places, opts.Agents)
 	if err != nil {
 		return err
 	}
-	prog := hookCommand(inv)
+	prog := opts.Program()
 	var reports []*Report
 	var problems []string
 	for _, a := range picked {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r, err := apply(inv, a, prog, install, opts.recall, opts.dryRun)
+		r, err := apply(opts.Places, a, prog, install, opts.Recall, opts.DryRun)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
 		}
 		reports = append(reports, r)
 	}
-	if inv.JSON() {
+	if opts.JSON {
 		if reports == nil {
 			reports = []*Report{}
 		}
-		if err := command.WriteJSON(inv.IO.Out, reports); err != nil {
+		if err := command.WriteJSON(opts.IO.Out, reports); err != nil {
 			return err
 		}
 	} else {
@@ -242,17 +287,17 @@ func change(ctx context.Context, opts *options, names []string, install bool) er
 			if !install {
 				verb, events = "removed", r.Removed
 			}
-			if opts.dryRun {
+			if opts.DryRun {
 				verb = "would be " + verb
 			}
 			what := verb + ": " + strings.Join(events, ", ")
 			if len(events) == 0 {
 				what = map[bool]string{true: "already there", false: "none there"}[install]
 			}
-			fmt.Fprintf(inv.IO.Out, "%s (%s): %s\n", agents[i].label, shortPath(inv, r.File), what)
+			fmt.Fprintf(opts.IO.Out, "%s (%s): %s\n", agents[i].label, shortPath(opts.Places, r.File), what)
 		}
-		if install && opts.recall && len(reports) > 0 {
-			fmt.Fprintln(inv.IO.Out, "Recall adds context only in projects where `loom recall enable` was run.")
+		if install && opts.Recall && len(reports) > 0 {
+			fmt.Fprintln(opts.IO.Out, "Recall adds context only in projects where `loom recall enable` was run.")
 		}
 	}
 	if len(problems) > 0 {
@@ -262,8 +307,8 @@ func change(ctx context.Context, opts *options, names []string, install bool) er
 }
 
 // apply installs or removes a's hooks in its settings file.
-func apply(inv *command.Invocation, a agent, prog string, install, recall, dryRun bool) (*Report, error) {
-	r := &Report{Agent: a.name, File: a.path(inv)}
+func apply(pl Places, a agent, prog string, install, recall, dryRun bool) (*Report, error) {
+	r := &Report{Agent: a.name, File: a.path(pl)}
 	b, err := readFile(r.File)
 	if err != nil {
 		return nil, err
@@ -323,7 +368,7 @@ func applySettings(r *Report, a agent, b []byte, prog string, install, recall bo
 
 // hookCommand is how a hook runs this loom: "loom" when that is what the
 // PATH finds, else the executable's absolute path.
-func hookCommand(inv *command.Invocation) string {
+func hookCommand() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return "loom"
@@ -397,8 +442,8 @@ func writeFile(path string, b []byte) error {
 	return nil
 }
 
-func shortPath(inv *command.Invocation, p string) string {
-	if h := inv.Home(); h != "" {
+func shortPath(pl Places, p string) string {
+	if h := pl.Home(); h != "" {
 		if rel, err := filepath.Rel(h, p); err == nil && !strings.HasPrefix(rel, "..") {
 			return filepath.Join("~", rel)
 		}

@@ -19,8 +19,10 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/recall"
+	"github.com/loomhq/loom/secrets"
 )
 
 // HookTime bounds a hook's recall, the store's opening included: an
@@ -36,16 +38,47 @@ const maxHookInput = 1 << 20
 // (SessionStart, BeforeAgent).
 var hookAgents = []string{"claude-code", "gemini"}
 
-type options struct {
-	inv    *command.Invocation
-	tokens int
-	hook   string
-	all    bool
+// Options are the options of `loom recall`.
+type Options struct {
+	IO *term.IOStreams
+	// ReadStore opens the store to read.
+	ReadStore func(context.Context) (loom.Store, error)
+	// ScopeProject is the project recalled from: nil for every project.
+	ScopeProject func(all bool) *loom.Project
+	// Cwd is the working directory, the project of a hook whose input
+	// names none.
+	Cwd func() (string, error)
+	// Getenv looks up LOOM_RECALL_HOOK_TIME.
+	Getenv func(string) string
+	// Dirs are loom's directories, where the projects' recall settings
+	// are kept.
+	Dirs func() (paths.Dirs, error)
+	// Redact is the detector of what a hook hands the agent's model
+	// redacted ([mcp] redact in config.toml); nil redacts nothing.
+	Redact func() *secrets.Detector
+	User   string
+	JSON   bool
+
+	// Prompt is what to recall about; "-" reads it from IO.In.
+	Prompt      string
+	Tokens      int
+	Hook        string
+	AllProjects bool
 }
 
-// NewCmdRecall builds loom recall and its enable and disable.
-func NewCmdRecall(inv *command.Invocation) *cobra.Command {
-	opts := &options{inv: inv}
+// NewCmdRecall builds loom recall and its enable and disable. runF,
+// when not nil, is called with the options instead of running the
+// command (for tests).
+func NewCmdRecall(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
+	opts := &Options{
+		IO:           inv.IO,
+		ReadStore:    inv.ReadStore,
+		ScopeProject: inv.Scope().ScopeProject,
+		Cwd:          inv.Cwd,
+		Getenv:       inv.Getenv,
+		Dirs:         inv.Dirs,
+		Redact:       command.ConfigLoader(inv.Config).MCPRedact,
+	}
 	cmd := &cobra.Command{
 		Use:   "recall [PROMPT]",
 		Short: "What past sessions of this project say about a prompt",
@@ -67,72 +100,98 @@ nothing rather than take more than 100 ms.`,
   loom recall --hook claude-code            # as a Claude Code hook`,
 		Args: command.ArgsBetween(0, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.tokens < 1 {
+			if opts.Tokens < 1 {
 				return command.UsageErrorf("--tokens must be 1 or more")
 			}
-			if opts.hook != "" {
-				return runHook(cmd.Context(), opts)
+			opts.Prompt = strings.Join(args, " ")
+			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
 			}
-			prompt := strings.Join(args, " ")
-			if prompt == "-" {
-				b, err := io.ReadAll(io.LimitReader(inv.IO.In, maxHookInput))
-				if err != nil {
-					return fmt.Errorf("read the prompt: %w", err)
-				}
-				prompt = string(b)
+			if opts.Hook != "" {
+				return hookRun(cmd.Context(), opts)
 			}
-			return run(cmd.Context(), opts, prompt)
+			return recallRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVar(&opts.tokens, "tokens", recall.DefaultTokens, "most tokens to print")
-	cmd.Flags().StringVar(&opts.hook, "hook", "", "run as AGENT's hook (claude-code or gemini): hook JSON on stdin, context JSON on stdout")
-	cmd.Flags().BoolVarP(&opts.all, "all-projects", "a", false, "recall from every project")
-	for _, enable := range []bool{true, false} {
-		use, short := "enable", "Let the agents' recall hooks add context in this project"
-		if !enable {
-			use, short = "disable", "Stop the agents' recall hooks in this project"
-		}
-		cmd.AddCommand(&cobra.Command{
-			Use: use, Short: short, Args: command.ArgsBetween(0, 0),
-			Example: "  cd ~/src/api && loom recall " + use,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				p, err := inv.Project()
-				if err != nil {
-					return err
-				}
-				if err := setEnabled(inv, p, enable); err != nil {
-					return err
-				}
-				state := "enabled"
-				if !enable {
-					state = "disabled"
-				}
-				fmt.Fprintf(inv.IO.Out, "Recall %s for project %s (%s).\n", state, p.Name, p.Root)
-				return nil
-			},
-		})
-	}
+	cmd.Flags().IntVar(&opts.Tokens, "tokens", recall.DefaultTokens, "most tokens to print")
+	cmd.Flags().StringVar(&opts.Hook, "hook", "", "run as AGENT's hook (claude-code or gemini): hook JSON on stdin, context JSON on stdout")
+	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "recall from every project")
+	cmd.AddCommand(newCmdEnable(inv, true, nil), newCmdEnable(inv, false, nil))
 	return cmd
 }
 
-func run(ctx context.Context, opts *options, prompt string) error {
-	inv := opts.inv
-	st, err := inv.ReadStore(ctx)
+// EnableOptions are the options of `loom recall enable` and `disable`.
+type EnableOptions struct {
+	IO *term.IOStreams
+	// Project is the working directory's project.
+	Project func() (loom.Project, error)
+	// Dirs are loom's directories, where the setting is kept.
+	Dirs func() (paths.Dirs, error)
+
+	// Enable is true for enable, false for disable.
+	Enable bool
+}
+
+func newCmdEnable(inv *command.Invocation, enable bool, runF func(*EnableOptions) error) *cobra.Command {
+	opts := &EnableOptions{IO: inv.IO, Project: inv.Project, Dirs: inv.Dirs, Enable: enable}
+	use, short := "enable", "Let the agents' recall hooks add context in this project"
+	if !enable {
+		use, short = "disable", "Stop the agents' recall hooks in this project"
+	}
+	return &cobra.Command{
+		Use: use, Short: short, Args: command.ArgsBetween(0, 0),
+		Example: "  cd ~/src/api && loom recall " + use,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return enableRun(opts)
+		},
+	}
+}
+
+func enableRun(opts *EnableOptions) error {
+	p, err := opts.Project()
 	if err != nil {
 		return err
 	}
-	o := recall.Options{Prompt: prompt, UserID: inv.User(), Tokens: opts.tokens}
-	if p := inv.Scope().ScopeProject(opts.all); p != nil {
+	if err := setEnabled(opts.Dirs, p, opts.Enable); err != nil {
+		return err
+	}
+	state := "enabled"
+	if !opts.Enable {
+		state = "disabled"
+	}
+	fmt.Fprintf(opts.IO.Out, "Recall %s for project %s (%s).\n", state, p.Name, p.Root)
+	return nil
+}
+
+func recallRun(ctx context.Context, opts *Options) error {
+	prompt := opts.Prompt
+	if prompt == "-" {
+		b, err := io.ReadAll(io.LimitReader(opts.IO.In, maxHookInput))
+		if err != nil {
+			return fmt.Errorf("read the prompt: %w", err)
+		}
+		prompt = string(b)
+	}
+	st, err := opts.ReadStore(ctx)
+	if err != nil {
+		return err
+	}
+	o := recall.Options{Prompt: prompt, UserID: opts.User, Tokens: opts.Tokens}
+	if p := opts.ScopeProject(opts.AllProjects); p != nil {
 		o.ProjectID = p.ID
 	}
 	res, err := recall.Recall(ctx, st, o)
 	if err != nil {
 		return err
 	}
-	if inv.JSON() {
-		return command.WriteJSON(inv.IO.Out, res)
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, res)
 	}
-	_, err = io.WriteString(inv.IO.Out, res.Text())
+	_, err = io.WriteString(opts.IO.Out, res.Text())
 	return err
 }
 
@@ -152,18 +211,17 @@ type hookOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// runHook answers an agent's hook. It never fails the agent's prompt:
+// hookRun answers an agent's hook. It never fails the agent's prompt:
 // whatever goes wrong, or takes longer than HookTime, prints nothing
 // and exits 0, after one line on stderr for a fault.
-func runHook(ctx context.Context, opts *options) error {
-	inv := opts.inv
-	if !slices.Contains(hookAgents, opts.hook) {
-		return command.UsageErrorf("--hook %q: want %s", opts.hook, strings.Join(hookAgents, " or "))
+func hookRun(ctx context.Context, opts *Options) error {
+	if !slices.Contains(hookAgents, opts.Hook) {
+		return command.UsageErrorf("--hook %q: want %s", opts.Hook, strings.Join(hookAgents, " or "))
 	}
 	limit := HookTime
 	// LOOM_RECALL_HOOK_TIME sets another bound (a Go duration): for a
 	// slow machine, and for tests, which cannot depend on a clock.
-	if v := inv.Getenv("LOOM_RECALL_HOOK_TIME"); v != "" {
+	if v := opts.Getenv("LOOM_RECALL_HOOK_TIME"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return command.UsageErrorf("LOOM_RECALL_HOOK_TIME=%q: want a duration such as 100ms", v)
@@ -175,7 +233,7 @@ func runHook(ctx context.Context, opts *options) error {
 	text, event, err := hookContext(ctx, opts)
 	if err != nil {
 		if !errors.Is(err, context.DeadlineExceeded) {
-			fmt.Fprintf(inv.IO.ErrOut, "loom recall: %v\n", err)
+			fmt.Fprintf(opts.IO.ErrOut, "loom recall: %v\n", err)
 		}
 		return nil
 	}
@@ -185,14 +243,13 @@ func runHook(ctx context.Context, opts *options) error {
 	var out hookOutput
 	out.HookSpecificOutput.HookEventName = event
 	out.HookSpecificOutput.AdditionalContext = text
-	return json.NewEncoder(inv.IO.Out).Encode(out)
+	return json.NewEncoder(opts.IO.Out).Encode(out)
 }
 
 // hookContext is the context a hook adds, and the event it answers; ""
 // when recall is not enabled for the hook's project or found nothing.
-func hookContext(ctx context.Context, opts *options) (text, event string, err error) {
-	inv := opts.inv
-	b, err := command.ReadHookInput(ctx, inv.IO.In, maxHookInput)
+func hookContext(ctx context.Context, opts *Options) (text, event string, err error) {
+	b, err := command.ReadHookInput(ctx, opts.IO.In, maxHookInput)
 	if err != nil {
 		return "", "", err
 	}
@@ -202,7 +259,7 @@ func hookContext(ctx context.Context, opts *options) (text, event string, err er
 	}
 	cwd := in.Cwd
 	if cwd == "" {
-		if cwd, err = inv.Cwd(); err != nil {
+		if cwd, err = opts.Cwd(); err != nil {
 			return "", "", err
 		}
 	}
@@ -210,17 +267,20 @@ func hookContext(ctx context.Context, opts *options) (text, event string, err er
 	if err != nil {
 		return "", "", err
 	}
-	if on, err := enabled(inv, p); err != nil || !on {
+	if on, err := enabled(opts.Dirs, p); err != nil || !on {
 		return "", "", err
 	}
-	st, err := inv.ReadStore(ctx)
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return "", "", err
 	}
 	// What a hook adds goes to the agent's model: redacted as the MCP
 	// tools' results are ([mcp] redact in config.toml).
-	res, err := recall.Recall(ctx, st, recall.Options{Prompt: in.Prompt, UserID: inv.User(), ProjectID: p.ID, Tokens: opts.tokens,
-		Redact: command.ConfigLoader(inv.Config).MCPRedact()})
+	var redact *secrets.Detector
+	if opts.Redact != nil {
+		redact = opts.Redact()
+	}
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID, Tokens: opts.Tokens, Redact: redact})
 	if err != nil {
 		return "", "", err
 	}
@@ -232,16 +292,16 @@ func hookContext(ctx context.Context, opts *options) (text, event string, err er
 }
 
 // marker is the file whose presence enables recall hooks for project p.
-func marker(inv *command.Invocation, p loom.Project) (string, error) {
-	dirs, err := inv.Dirs()
+func marker(dirsOf func() (paths.Dirs, error), p loom.Project) (string, error) {
+	dirs, err := dirsOf()
 	if err != nil {
 		return "", err
 	}
 	return filepath.Join(dirs.Data, "recall", p.ID), nil
 }
 
-func enabled(inv *command.Invocation, p loom.Project) (bool, error) {
-	m, err := marker(inv, p)
+func enabled(dirs func() (paths.Dirs, error), p loom.Project) (bool, error) {
+	m, err := marker(dirs, p)
 	if err != nil {
 		return false, err
 	}
@@ -252,8 +312,8 @@ func enabled(inv *command.Invocation, p loom.Project) (bool, error) {
 	return err == nil, err
 }
 
-func setEnabled(inv *command.Invocation, p loom.Project, on bool) error {
-	m, err := marker(inv, p)
+func setEnabled(dirs func() (paths.Dirs, error), p loom.Project, on bool) error {
+	m, err := marker(dirs, p)
 	if err != nil {
 		return err
 	}

@@ -85,13 +85,14 @@ func millionStore(b *testing.B) (path string, n int) {
 	return path, n
 }
 
-// benchFactory is a run of loom over the store at path, with its state
-// (the scan's memo) in a directory of the benchmark's.
-func benchFactory(b *testing.B, path string) *command.Invocation {
+// benchOptions are the options of `loom secrets scan --full` over the
+// store at path, with its state (the scan's memo) in a directory of the
+// benchmark's.
+func benchOptions(b *testing.B, path string) *ScanOptions {
 	ios, _, _, _ := term.Test()
 	home := b.TempDir()
 	env := map[string]string{"LOOM_HOME": home, "HOME": home, "LOOM_DB": path}
-	return command.NewInvocation(&command.Factory{
+	inv := command.NewInvocation(&command.Factory{
 		IO:    ios,
 		Env:   func(k string) string { return env[k] },
 		Getwd: func() (string, error) { return home, nil },
@@ -100,6 +101,10 @@ func benchFactory(b *testing.B, path string) *command.Invocation {
 		},
 		Version: "bench",
 	})
+	b.Cleanup(func() { inv.Close() })
+	opts := &ScanOptions{Common: commonOf(inv), Full: true}
+	opts.User = inv.User()
+	return opts
 }
 
 // BenchmarkScanMillion is `loom secrets scan --full` over a store of a
@@ -111,17 +116,17 @@ func benchFactory(b *testing.B, path string) *command.Invocation {
 func BenchmarkScanMillion(b *testing.B) {
 	path, n := millionStore(b)
 	ctx := context.Background()
-	inv := benchFactory(b, path)
+	opts := benchOptions(b, path)
 	b.ResetTimer()
 	var scanT, readT time.Duration
 	var scanCPU, readCPU int64
 	for i := 0; i < b.N; i++ {
 		cpu0, t0 := secretstest.CPUTime(), time.Now()
-		read := readAll(b, ctx, inv)
+		read := readAll(b, ctx, &opts.Common)
 		readT, readCPU = readT+time.Since(t0), readCPU+secretstest.CPUTime()-cpu0
 
 		cpu0, t0 = secretstest.CPUTime(), time.Now()
-		rep, err := scan(ctx, inv, "", true)
+		rep, err := scan(ctx, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -140,12 +145,12 @@ func BenchmarkScanMillion(b *testing.B) {
 
 // readAll reads every message of every session as scan does, by as many
 // workers as there are cores, and returns how many it read.
-func readAll(b *testing.B, ctx context.Context, inv *command.Invocation) int {
-	st, err := inv.ReadStore(ctx)
+func readAll(b *testing.B, ctx context.Context, c *Common) int {
+	st, err := c.ReadStore(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	sessions, err := sessionScope(ctx, inv, st, "")
+	sessions, err := sessionScope(ctx, c, st, "")
 	if err != nil {
 		b.Fatal(err)
 	}

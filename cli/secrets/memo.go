@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/command"
 	sec "github.com/loomhq/loom/secrets"
 )
 
@@ -43,16 +42,16 @@ type sessionMemo struct {
 // memoFile is the name of the memo in the state directory.
 const memoFile = "secrets-scan.json"
 
-func openMemo(inv *command.Invocation, d *sec.Detector) (*memo, error) {
-	dirs, err := inv.Dirs()
+func openMemo(c *Common, d *sec.Detector) (*memo, error) {
+	dirs, err := c.Dirs()
 	if err != nil {
 		return nil, err
 	}
-	url, err := inv.DBURL()
+	url, err := c.DBURL()
 	if err != nil {
 		return nil, err
 	}
-	m := &memo{path: filepath.Join(dirs.State, memoFile), all: map[string]*storeMemo{}, key: url + "\x00" + inv.User()}
+	m := &memo{path: filepath.Join(dirs.State, memoFile), all: map[string]*storeMemo{}, key: url + "\x00" + c.User}
 	b, err := os.ReadFile(m.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

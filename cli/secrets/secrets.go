@@ -19,8 +19,62 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/paths"
 	sec "github.com/loomhq/loom/secrets"
 )
+
+// Common is what scan and redact both use: the streams, the store, the
+// detector and where a scan's memo is kept, the user and --json.
+type Common struct {
+	IO *term.IOStreams
+	// ReadStore opens the store to read.
+	ReadStore func(context.Context) (loom.Store, error)
+	// Resolve finds the session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	// Detector is the secret detector of config.toml's [secrets].
+	Detector func() (*sec.Detector, error)
+	// Dirs and DBURL say where a scan's memo is kept (loom's state
+	// directory) and the store it is about.
+	Dirs  func() (paths.Dirs, error)
+	DBURL func() (string, error)
+	User  string
+	JSON  bool
+}
+
+func commonOf(inv *command.Invocation) Common {
+	return Common{
+		IO:        inv.IO,
+		ReadStore: inv.ReadStore,
+		Resolve:   inv.Scope().Resolve,
+		Detector: func() (*sec.Detector, error) {
+			d, _, err := command.ConfigLoader(inv.Config).Secrets()
+			return d, err
+		},
+		Dirs:  inv.Dirs,
+		DBURL: inv.DBURL,
+	}
+}
+
+// ScanOptions are the options of `loom secrets scan`.
+type ScanOptions struct {
+	Common
+
+	// Ref names the session scanned; empty: every session of the user.
+	Ref  string
+	Full bool
+}
+
+// RedactOptions are the options of `loom secrets redact`.
+type RedactOptions struct {
+	Common
+	// Store opens the store to change it.
+	Store func(context.Context) (loom.Store, error)
+
+	// Ref names the session redacted; empty: every session of the user.
+	Ref    string
+	DryRun bool
+	Yes    bool
+}
 
 // NewCmdSecrets returns `loom secrets`.
 func NewCmdSecrets(inv *command.Invocation) *cobra.Command {
@@ -40,22 +94,22 @@ config.toml's [secrets]. See docs/security.md.`,
   loom secrets redact --dry-run`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdScan(inv), newCmdRedact(inv))
+	cmd.AddCommand(newCmdScan(inv, nil), newCmdRedact(inv, nil))
 	return cmd
 }
 
 // sessionScope returns the sessions a command acts on: the one ref names,
 // or every session of the user (archived ones too), oldest first, so
 // that a session is redacted before the forks that inherit its messages.
-func sessionScope(ctx context.Context, inv *command.Invocation, st loom.Store, ref string) ([]*loom.Session, error) {
+func sessionScope(ctx context.Context, c *Common, st loom.Store, ref string) ([]*loom.Session, error) {
 	if ref != "" {
-		s, err := inv.Scope().Resolve(ctx, st, ref)
+		s, err := c.Resolve(ctx, st, ref)
 		if err != nil {
 			return nil, err
 		}
 		return []*loom.Session{s}, nil
 	}
-	all, err := st.Sessions(ctx, loom.SessionFilter{UserID: inv.User(), Archived: loom.WithArchived})
+	all, err := st.Sessions(ctx, loom.SessionFilter{UserID: c.User, Archived: loom.WithArchived})
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +139,10 @@ type ScanReport struct {
 	ScannedMessages int `json:"scanned_messages"`
 }
 
-func newCmdScan(inv *command.Invocation) *cobra.Command {
-	var full bool
+// newCmdScan builds `loom secrets scan`. runF, when not nil, is called
+// with the options instead of running the command (for tests).
+func newCmdScan(inv *command.Invocation, runF func(*ScanOptions) error) *cobra.Command {
+	opts := &ScanOptions{Common: commonOf(inv)}
 	cmd := &cobra.Command{
 		Use:   "scan [SESSION]",
 		Short: "Report the secrets stored sessions hold, never their values",
@@ -105,39 +161,46 @@ config.toml starts over by itself.`,
   loom secrets scan --full`,
 		Args: command.ArgsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref := ""
 			if len(args) == 1 {
-				ref = args[0]
+				opts.Ref = args[0]
 			}
-			rep, err := scan(cmd.Context(), inv, ref, full)
-			if err != nil {
-				return err
+			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
 			}
-			if inv.JSON() {
-				return command.WriteJSON(inv.IO.Out, rep)
-			}
-			writeScan(inv.IO.Out, rep)
-			return nil
+			return scanRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&full, "full", false, "read every message again, not only those written since the last scan")
+	cmd.Flags().BoolVar(&opts.Full, "full", false, "read every message again, not only those written since the last scan")
 	return cmd
 }
 
-func scan(ctx context.Context, inv *command.Invocation, ref string, full bool) (*ScanReport, error) {
-	d, _, err := command.ConfigLoader(inv.Config).Secrets()
+func scanRun(ctx context.Context, opts *ScanOptions) error {
+	rep, err := scan(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, rep)
+	}
+	writeScan(opts.IO.Out, rep)
+	return nil
+}
+
+func scan(ctx context.Context, opts *ScanOptions) (*ScanReport, error) {
+	d, err := opts.Detector()
 	if err != nil {
 		return nil, err
 	}
-	st, err := inv.ReadStore(ctx)
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sessions, err := sessionScope(ctx, inv, st, ref)
+	sessions, err := sessionScope(ctx, &opts.Common, st, opts.Ref)
 	if err != nil {
 		return nil, err
 	}
-	memo, err := openMemo(inv, d)
+	memo, err := openMemo(&opts.Common, d)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +222,7 @@ func scan(ctx context.Context, inv *command.Invocation, ref string, full bool) (
 			for i := range next {
 				r := &results[i]
 				if r.err = ctx.Err(); r.err == nil {
-					r.places, r.read, r.err = memo.scan(ctx, st, d, sessions[i], full)
+					r.places, r.read, r.err = memo.scan(ctx, st, d, sessions[i], opts.Full)
 				}
 			}
 		}()
@@ -228,8 +291,10 @@ type RedactReport struct {
 	Skipped []string `json:"skipped"`
 }
 
-func newCmdRedact(inv *command.Invocation) *cobra.Command {
-	var dryRun, yes bool
+// newCmdRedact builds `loom secrets redact`. runF, when not nil, is
+// called with the options instead of running the command (for tests).
+func newCmdRedact(inv *command.Invocation, runF func(*RedactOptions) error) *cobra.Command {
+	opts := &RedactOptions{Common: commonOf(inv), Store: inv.Store}
 	cmd := &cobra.Command{
 		Use:   "redact [SESSION]",
 		Short: "Replace the secrets in stored sessions with [REDACTED:rule] markers",
@@ -251,18 +316,21 @@ writing is skipped and named.`,
   loom secrets redact --dry-run --json`,
 		Args: command.ArgsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !yes && !dryRun && !inv.IO.CanPrompt() {
+			if !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
 				return command.UsageErrorf("--yes (or --dry-run) is required to redact when not on a terminal")
 			}
-			ref := ""
 			if len(args) == 1 {
-				ref = args[0]
+				opts.Ref = args[0]
 			}
-			return redact(cmd.Context(), inv, ref, dryRun, yes)
+			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
+			return redactRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be replaced, change nothing")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask first")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be replaced, change nothing")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask first")
 	return cmd
 }
 
@@ -318,20 +386,21 @@ type Scrubber interface {
 	Scrub(ctx context.Context) error
 }
 
-func redact(ctx context.Context, inv *command.Invocation, ref string, dryRun, yes bool) error {
-	d, _, err := command.ConfigLoader(inv.Config).Secrets()
+func redactRun(ctx context.Context, opts *RedactOptions) error {
+	dryRun := opts.DryRun
+	d, err := opts.Detector()
 	if err != nil {
 		return err
 	}
-	open := inv.Store
+	open := opts.Store
 	if dryRun {
-		open = inv.ReadStore
+		open = opts.ReadStore
 	}
 	st, err := open(ctx)
 	if err != nil {
 		return err
 	}
-	sessions, err := sessionScope(ctx, inv, st, ref)
+	sessions, err := sessionScope(ctx, &opts.Common, st, opts.Ref)
 	if err != nil {
 		return err
 	}
@@ -358,16 +427,16 @@ func redact(ctx context.Context, inv *command.Invocation, ref string, dryRun, ye
 		}
 		rep.Sessions = append(rep.Sessions, sf)
 	}
-	ios := inv.IO
+	ios := opts.IO
 	if rep.Secrets == 0 {
-		return finishRedact(inv, rep)
+		return finishRedact(&opts.Common, rep)
 	}
 	if dryRun {
-		return finishRedact(inv, rep)
+		return finishRedact(&opts.Common, rep)
 	}
 	fmt.Fprintf(ios.ErrOut, "loom: %s in %s of %s will be replaced by [REDACTED:rule] markers; the original text will be gone from this store for good, and from your other machines after loom sync\n",
 		human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"), human.Plural(len(rep.Sessions), "session"))
-	if !yes {
+	if !opts.Yes {
 		ok, err := term.Confirm(ctx, ios, "Redact them?")
 		if err != nil {
 			return err
@@ -403,7 +472,7 @@ func redact(ctx context.Context, inv *command.Invocation, ref string, dryRun, ye
 				return err
 			}
 		}
-		memo, err := openMemo(inv, d)
+		memo, err := openMemo(&opts.Common, d)
 		if err == nil {
 			for _, s := range todo {
 				memo.forget(s.ID)
@@ -414,7 +483,7 @@ func redact(ctx context.Context, inv *command.Invocation, ref string, dryRun, ye
 			return err
 		}
 	}
-	if err := finishRedact(inv, rep); err != nil {
+	if err := finishRedact(&opts.Common, rep); err != nil {
 		return err
 	}
 	if len(rep.Skipped) > 0 {
@@ -444,11 +513,11 @@ func apply(ctx context.Context, st loom.Store, id string, changes []partChange) 
 	return parts, n, nil
 }
 
-func finishRedact(inv *command.Invocation, rep *RedactReport) error {
-	if inv.JSON() {
-		return command.WriteJSON(inv.IO.Out, rep)
+func finishRedact(c *Common, rep *RedactReport) error {
+	if c.JSON {
+		return command.WriteJSON(c.IO.Out, rep)
 	}
-	w := inv.IO.Out
+	w := c.IO.Out
 	verb := "redacted"
 	if rep.DryRun {
 		verb = "would redact"

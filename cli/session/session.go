@@ -37,7 +37,7 @@ func NewCmdSession(inv *command.Invocation) *cobra.Command {
 		newCmdSessionExport(inv),
 		newCmdSessionImport(inv),
 		newCmdSessionHandoff(inv),
-		newCmdSessionSummarize(inv),
+		newCmdSessionSummarize(inv, nil),
 	)
 	return cmd
 }

@@ -16,14 +16,39 @@ import (
 
 // SummarizeOptions are the options of `loom session summarize`.
 type SummarizeOptions struct {
+	IO *term.IOStreams
+	// Store opens the store to write the summaries; ReadStore for a dry
+	// run.
+	Store     func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Store, error)
+	// Resolve finds the session a reference names.
+	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	// DisplayID is a session's id as a terminal shows it.
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	// Summarizer writes the summaries of the user's sessions in st, as
+	// config.toml's [summaries] sets it; without needProvider (a dry
+	// run) it has no model.
+	Summarizer func(ctx context.Context, st loom.Store, needProvider bool) (*summarize.Summarizer, error)
+	JSON       bool
+
 	Refs   []string
 	All    bool
 	DryRun bool
 	Limit  int
 }
 
-func newCmdSessionSummarize(inv *command.Invocation) *cobra.Command {
-	opts := &SummarizeOptions{}
+func newCmdSessionSummarize(inv *command.Invocation, runF func(*SummarizeOptions) error) *cobra.Command {
+	opts := &SummarizeOptions{
+		IO:        inv.IO,
+		Store:     inv.Store,
+		ReadStore: inv.ReadStore,
+		Resolve:   inv.Scope().Resolve,
+		DisplayID: inv.Scope().DisplayID,
+		Summarizer: func(ctx context.Context, st loom.Store, needProvider bool) (*summarize.Summarizer, error) {
+			z, _, err := command.Summarizer(ctx, inv, st, needProvider)
+			return z, err
+		},
+	}
 	cmd := &cobra.Command{
 		Use:   "summarize [SESSION…] [--all]",
 		Short: "Write a three-line summary of sessions into their description",
@@ -58,7 +83,11 @@ With [summaries] enabled = true, loom serve and loom session import
 			case opts.Limit < 0:
 				return command.UsageErrorf("--limit must not be negative")
 			}
-			return summarizeRun(cmd.Context(), inv, opts)
+			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
+			return summarizeRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "every quiet session without a description")
@@ -67,16 +96,16 @@ With [summaries] enabled = true, loom serve and loom session import
 	return cmd
 }
 
-func summarizeRun(ctx context.Context, inv *command.Invocation, opts *SummarizeOptions) error {
-	open := inv.Store
+func summarizeRun(ctx context.Context, opts *SummarizeOptions) error {
+	open := opts.Store
 	if opts.DryRun {
-		open = inv.ReadStore
+		open = opts.ReadStore
 	}
 	st, err := open(ctx)
 	if err != nil {
 		return err
 	}
-	z, _, err := command.Summarizer(ctx, inv, st, !opts.DryRun)
+	z, err := opts.Summarizer(ctx, st, !opts.DryRun)
 	if err != nil {
 		return err
 	}
@@ -87,7 +116,7 @@ func summarizeRun(ctx context.Context, inv *command.Invocation, opts *SummarizeO
 		}
 	} else {
 		for _, ref := range opts.Refs {
-			s, err := inv.Scope().Resolve(ctx, st, ref)
+			s, err := opts.Resolve(ctx, st, ref)
 			if err != nil {
 				return err
 			}
@@ -104,15 +133,15 @@ func summarizeRun(ctx context.Context, inv *command.Invocation, opts *SummarizeO
 		}
 		results = append(results, r)
 	}
-	if inv.JSON() {
+	if opts.JSON {
 		if results == nil {
 			results = []summarize.Result{}
 		}
-		if err := command.WriteJSON(inv.IO.Out, results); err != nil {
+		if err := command.WriteJSON(opts.IO.Out, results); err != nil {
 			return err
 		}
 	} else {
-		printSummaries(ctx, inv, st, results, opts.DryRun)
+		printSummaries(ctx, opts, st, results)
 	}
 	if runErr != nil {
 		if done := summarised(results); done > 0 {
@@ -135,25 +164,26 @@ func summarised(results []summarize.Result) int {
 
 // printSummaries prints a line per session, its id and title, then its
 // summary indented, or why it was skipped, and a count on stderr.
-func printSummaries(ctx context.Context, inv *command.Invocation, st loom.Store, results []summarize.Result, dryRun bool) {
+func printSummaries(ctx context.Context, opts *SummarizeOptions, st loom.Store, results []summarize.Result) {
+	dryRun, out := opts.DryRun, opts.IO.Out
 	done, skipped := 0, 0
 	for _, r := range results {
-		head := inv.Scope().DisplayID(ctx, st, r.SessionID)
+		head := opts.DisplayID(ctx, st, r.SessionID)
 		if r.Title != "" {
 			head += "  " + term.SanitizeLine(r.Title)
 		}
 		switch {
 		case r.Skipped != "":
 			skipped++
-			fmt.Fprintf(inv.IO.Out, "%s\n    skipped: %s\n", head, r.Skipped)
+			fmt.Fprintf(out, "%s\n    skipped: %s\n", head, r.Skipped)
 		case dryRun:
 			done++
-			fmt.Fprintf(inv.IO.Out, "%s\n    would be summarised\n", head)
+			fmt.Fprintf(out, "%s\n    would be summarised\n", head)
 		default:
 			done++
-			fmt.Fprintln(inv.IO.Out, head)
+			fmt.Fprintln(out, head)
 			for _, line := range strings.Split(r.Summary, "\n") {
-				fmt.Fprintf(inv.IO.Out, "    %s\n", term.SanitizeLine(line))
+				fmt.Fprintf(out, "    %s\n", term.SanitizeLine(line))
 			}
 		}
 	}
@@ -161,5 +191,5 @@ func printSummaries(ctx context.Context, inv *command.Invocation, st loom.Store,
 	if dryRun {
 		verb = "would summarise"
 	}
-	fmt.Fprintf(inv.IO.ErrOut, "%s %s, skipped %d\n", verb, human.Plural(done, "session"), skipped)
+	fmt.Fprintf(opts.IO.ErrOut, "%s %s, skipped %d\n", verb, human.Plural(done, "session"), skipped)
 }
