@@ -29,6 +29,25 @@ func NewIDAt(t time.Time) string {
 	return u.String()
 }
 
+// IDFromHash returns the UUIDv7 whose time is ms (milliseconds since
+// 1970, 0 when outside UUIDv7's 48 bits) and whose other bits are the
+// first of sum (at least 16 bytes): an id that every machine derives
+// alike from the same things, as a hash of them.
+func IDFromHash(ms int64, sum []byte) string {
+	var u uuid.UUID
+	copy(u[:], sum)
+	if ms < 0 || ms >= 1<<48 {
+		ms = 0
+	}
+	for i := 5; i >= 0; i-- { // 48-bit big-endian milliseconds
+		u[i] = byte(ms)
+		ms >>= 8
+	}
+	u[6] = u[6]&0x0f | 0x70 // version 7
+	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
+	return u.String()
+}
+
 // TimeFormat is how loom writes times: RFC 3339 with milliseconds, UTC.
 // Its text sorts in time order.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"

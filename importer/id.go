@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/loomhq/loom"
 )
 
@@ -28,19 +27,11 @@ func SessionID(user, key string, start time.Time) string {
 	h.Write([]byte(key))
 	sum := h.Sum(nil)
 
-	var u uuid.UUID
-	copy(u[:], sum)
-	ms := start.UnixMilli()
-	if start.IsZero() || ms < 0 || ms >= 1<<48 {
-		ms = 0
+	var ms int64
+	if !start.IsZero() {
+		ms = start.UnixMilli()
 	}
-	for i := 5; i >= 0; i-- { // 48-bit big-endian milliseconds
-		u[i] = byte(ms)
-		ms >>= 8
-	}
-	u[6] = u[6]&0x0f | 0x70 // version 7
-	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
-	return u.String()
+	return loom.IDFromHash(ms, sum)
 }
 
 // newID is the id of a new imported session keyed key that began at

@@ -110,7 +110,7 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (string, error) {
 		}
 		for i, p := range parts {
 			q := c.SQL(p, args[i]...)
-			n := count(q)
+			var n string
 			switch {
 			case len(terms) == 1 && len(parts) == 1:
 				// One term: its weight, the same for every message,
@@ -130,6 +130,8 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (string, error) {
 					ns = append(ns, count(c.SQL(sql, as...)))
 				}
 				n = "least(" + strings.Join(ns, " + ") + ", " + strconv.Itoa(RarityDepth) + ")"
+			default:
+				n = count(q)
 			}
 			cols = append(cols, fmt.Sprintf("(%s)::text, (%s)::float8", q, n))
 		}

@@ -10,11 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
@@ -180,8 +178,12 @@ func search(ctx context.Context, st loom.Store, o Options) ([]loom.SearchHit, er
 		return nil, err
 	}
 	hits := every
+	seen := make(map[string]bool, len(every))
+	for _, h := range every {
+		seen[h.MessageID] = true
+	}
 	for _, h := range some {
-		if !slices.ContainsFunc(every, func(e loom.SearchHit) bool { return e.MessageID == h.MessageID }) {
+		if !seen[h.MessageID] {
 			hits = append(hits, h)
 		}
 	}
@@ -193,7 +195,7 @@ func search(ctx context.Context, st loom.Store, o Options) ([]loom.SearchHit, er
 func contentWords(prompt string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(prompt), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range loom.Words(strings.ToLower(prompt)) {
 		if !seen[w] && utf8.RuneCountInString(w) > 1 && !english.IsStopWord(w) {
 			seen[w] = true
 			out = append(out, w)

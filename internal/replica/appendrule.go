@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/google/uuid"
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/synclog"
 )
@@ -143,18 +142,7 @@ func ConflictForkID(id string, seq int64, s synclog.Stamp) string {
 	h.Write(binary.BigEndian.AppendUint64(nil, uint64(seq)))
 	h.Write(binary.BigEndian.AppendUint64(nil, uint64(s.HLC)))
 	h.Write([]byte(s.Host))
-	sum := h.Sum(nil)
-
-	var u uuid.UUID
-	copy(u[:], sum)
-	ms := s.HLC.WallMS()
-	for i := 5; i >= 0; i-- { // 48-bit big-endian milliseconds
-		u[i] = byte(ms)
-		ms >>= 8
-	}
-	u[6] = u[6]&0x0f | 0x70 // version 7
-	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
-	return u.String()
+	return loom.IDFromHash(s.HLC.WallMS(), h.Sum(nil))
 }
 
 // NewerPart reports whether part next, written by a record stamped ns,

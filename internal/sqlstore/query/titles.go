@@ -63,17 +63,20 @@ func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, arg
 		score.WriteString(c.SQL("CASE WHEN s.title "+d.like()+" ? OR s.description "+d.like()+" ? THEN 1.0 ELSE 0.0 END", p, p))
 	}
 	score.WriteString(")")
-	inner := New(d)
-	inner.Args = c.Args
-	inner.SearchSessions(q)
-	inner.Add("(s.title <> '' OR s.description <> '')")
-	c.Args = inner.Args
+	// The sessions' conditions come first in the statement, and take
+	// their arguments first; the messages' are added after.
+	c.SearchSessions(q)
+	c.Add("(s.title <> '' OR s.description <> '')")
+	sessions := c.String()
+	c.conds = nil
 	top := ""
-	if q.SessionID == "" && q.Role == "" && q.Since.IsZero() && q.Until.IsZero() {
+	probe := New(d)
+	probe.SearchMessages(q)
+	if len(probe.conds) == 0 {
 		top = fmt.Sprintf(" ORDER BY score DESC, updated_at DESC, id LIMIT %d", limit)
 	}
 	found := fmt.Sprintf(`SELECT id, score, updated_at FROM (SELECT s.id, s.updated_at, %s AS score FROM sessions s WHERE %s) x
-			WHERE score >= %s%s`, score.String(), inner.String(), c.SQL("?", min(2, len(pats))), top)
+			WHERE score >= %s%s`, score.String(), sessions, c.SQL("?", min(2, len(pats))), top)
 	c.SearchMessages(q)
 	return fmt.Sprintf(`WITH t AS MATERIALIZED (%s)
 		SELECT m.session_id, m.id, m.seq, m.role, m.created_at, t.score, s.title, coalesce(s.key, ''), s.description
