@@ -181,4 +181,18 @@ func TestSessionID(t *testing.T) {
 	if z := importer.SessionID("alice", "claude-code:abc", time.Time{}); loom.ValidID(z) != nil || !strings.HasPrefix(z, "00000000-0000-7") {
 		t.Errorf("id without a start: %s", z)
 	}
+	// Every version of loom derives the same id from the same source, so
+	// that machines on different versions hold one session: these are
+	// the ids earlier versions gave.
+	for _, c := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2026, 2, 11, 9, 30, 0, 0, time.UTC), "019c4c09-3dc0-78b0-b991-dfc408902a47"},
+		{time.Time{}, "00000000-0000-78b0-b991-dfc408902a47"},
+	} {
+		if got := importer.SessionID("alice", "claude-code:abc", c.at); got != c.want {
+			t.Errorf("SessionID at %v = %s, earlier versions gave %s", c.at, got, c.want)
+		}
+	}
 }

@@ -90,6 +90,12 @@ func TestConflictForkID(t *testing.T) {
 	if later := ConflictForkID("m3", 3, stampAt(1000, hostA)); later <= id {
 		t.Errorf("a later fork's id %s sorts before %s", later, id)
 	}
+	// Each machine makes the fork itself: machines on different versions
+	// must give it the id earlier versions gave.
+	old := synclog.Stamp{HLC: synclog.HLC(1770802200000<<16 | 7), Host: "h1"}
+	if got, want := ConflictForkID("b3", 3, old), "019c4c09-3dc0-71b7-9853-bda708ef3ce9"; got != want {
+		t.Errorf("ConflictForkID = %s, earlier versions gave %s", got, want)
+	}
 }
 
 func TestNewerPart(t *testing.T) {
