@@ -1,4 +1,4 @@
-package cli
+package cli_test
 
 import (
 	"context"
@@ -9,68 +9,69 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/clitest"
 )
 
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
-	fx := newFixture(t)
+	fx := clitest.NewFixture(t)
 	tests := []struct {
 		name string
 		args []string
 		code int
 		want string // in stderr
 	}{
-		{"unknown command", []string{"bogus"}, ExitUsage, `unknown command "bogus"`},
-		{"unknown subcommand", []string{"session", "bogus"}, ExitUsage, `unknown command "bogus" for "loom session"`},
-		{"unknown flag", []string{"session", "list", "--bogus"}, ExitUsage, "unknown flag: --bogus"},
-		{"unparsable value", []string{"session", "list", "--limit", "many"}, ExitUsage, `invalid value "many" for --limit: want a whole number`},
-		{"negative limit", []string{"session", "list", "--limit", "-1"}, ExitUsage, "--limit"},
-		{"missing argument", []string{"session", "show"}, ExitUsage, "usage: loom session show REF"},
-		{"extra argument", []string{"session", "show", "a", "b"}, ExitUsage, "too many arguments"},
-		{"prune without age", []string{"session", "prune"}, ExitUsage, "--older-than is required"},
-		{"prune bad age", []string{"session", "prune", "--older-than", "30x"}, ExitUsage, `unknown unit "x"`},
-		{"delete without --yes off a terminal", []string{"session", "delete", fx.main.ID}, ExitUsage, "--yes is required"},
-		{"bad export format", []string{"session", "export", fx.main.ID, "--format", "xml"}, ExitUsage, `unknown format "xml"`},
-		{"bad role", []string{"search", "x", "--role", "robot"}, ExitUsage, `unknown role "robot"`},
-		{"empty query", []string{"search", ""}, ExitUsage, "the query is empty"},
-		{"blank query", []string{"search", " ", "\t"}, ExitUsage, "the query is empty"},
-		{"negative speed", []string{"replay", fx.main.ID, "--speed", "-1"}, ExitUsage, "--speed"},
-		{"resume without ref off a terminal", []string{"session", "resume"}, ExitUsage, "reference is required"},
-		{"not found", []string{"session", "show", "nothing-like-this"}, ExitNotFound, `no session matches "nothing-like-this"`},
-		{"not found id", []string{"session", "show", "ffffffff"}, ExitNotFound, "no session matches"},
-		{"restore of a live session", []string{"session", "restore", fx.main.ID}, ExitNotFound, "no session in the trash"},
-		{"ambiguous title", []string{"session", "show", "twin"}, ExitAmbiguous, fx.twin1.ID},
-		{"other user's session", []string{"session", "show", "Bob's flaky test"}, ExitNotFound, "no session matches"},
-		{"fork past the end", []string{"session", "fork", fx.main.ID, "--turn", "9"}, ExitUsage, "has 3 turns"},
-		{"malformed key for run", []string{"run", "--key", "no colon", "hi"}, ExitUsage, `--key: key "no colon" must be SURFACE:NAME`},
-		{"malformed key for chat", []string{"chat", "--key", "two\nlines:x"}, ExitUsage, "--key:"},
-		{"two-line title", []string{"session", "rename", fx.main.ID, "a\nb"}, ExitUsage, "title must be one line"},
-		{"two-line fork name", []string{"session", "fork", fx.main.ID, "--name", "a\nb"}, ExitUsage, "--name: title must be one line"},
-		{"import missing file", []string{"session", "import", "/nonexistent/x.jsonl"}, ExitError, "read /nonexistent/x.jsonl"},
+		{"unknown command", []string{"bogus"}, cli.ExitUsage, `unknown command "bogus"`},
+		{"unknown subcommand", []string{"session", "bogus"}, cli.ExitUsage, `unknown command "bogus" for "loom session"`},
+		{"unknown flag", []string{"session", "list", "--bogus"}, cli.ExitUsage, "unknown flag: --bogus"},
+		{"unparsable value", []string{"session", "list", "--limit", "many"}, cli.ExitUsage, `invalid value "many" for --limit: want a whole number`},
+		{"negative limit", []string{"session", "list", "--limit", "-1"}, cli.ExitUsage, "--limit"},
+		{"missing argument", []string{"session", "show"}, cli.ExitUsage, "usage: loom session show REF"},
+		{"extra argument", []string{"session", "show", "a", "b"}, cli.ExitUsage, "too many arguments"},
+		{"prune without age", []string{"session", "prune"}, cli.ExitUsage, "--older-than is required"},
+		{"prune bad age", []string{"session", "prune", "--older-than", "30x"}, cli.ExitUsage, `unknown unit "x"`},
+		{"delete without --yes off a terminal", []string{"session", "delete", fx.Main.ID}, cli.ExitUsage, "--yes is required"},
+		{"bad export format", []string{"session", "export", fx.Main.ID, "--format", "xml"}, cli.ExitUsage, `unknown format "xml"`},
+		{"bad role", []string{"search", "x", "--role", "robot"}, cli.ExitUsage, `unknown role "robot"`},
+		{"empty query", []string{"search", ""}, cli.ExitUsage, "the query is empty"},
+		{"blank query", []string{"search", " ", "\t"}, cli.ExitUsage, "the query is empty"},
+		{"negative speed", []string{"replay", fx.Main.ID, "--speed", "-1"}, cli.ExitUsage, "--speed"},
+		{"resume without ref off a terminal", []string{"session", "resume"}, cli.ExitUsage, "reference is required"},
+		{"not found", []string{"session", "show", "nothing-like-this"}, cli.ExitNotFound, `no session matches "nothing-like-this"`},
+		{"not found id", []string{"session", "show", "ffffffff"}, cli.ExitNotFound, "no session matches"},
+		{"restore of a live session", []string{"session", "restore", fx.Main.ID}, cli.ExitNotFound, "no session in the trash"},
+		{"ambiguous title", []string{"session", "show", "twin"}, cli.ExitAmbiguous, fx.Twin1.ID},
+		{"other user's session", []string{"session", "show", "Bob's flaky test"}, cli.ExitNotFound, "no session matches"},
+		{"fork past the end", []string{"session", "fork", fx.Main.ID, "--turn", "9"}, cli.ExitUsage, "has 3 turns"},
+		{"malformed key for run", []string{"run", "--key", "no colon", "hi"}, cli.ExitUsage, `--key: key "no colon" must be SURFACE:NAME`},
+		{"malformed key for chat", []string{"chat", "--key", "two\nlines:x"}, cli.ExitUsage, "--key:"},
+		{"two-line title", []string{"session", "rename", fx.Main.ID, "a\nb"}, cli.ExitUsage, "title must be one line"},
+		{"two-line fork name", []string{"session", "fork", fx.Main.ID, "--name", "a\nb"}, cli.ExitUsage, "--name: title must be one line"},
+		{"import missing file", []string{"session", "import", "/nonexistent/x.jsonl"}, cli.ExitError, "read /nonexistent/x.jsonl"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := fx.run(t, tc.args...)
-			if r.code != tc.code {
-				t.Fatalf("exit %d, want %d\nstderr: %s", r.code, tc.code, r.stderr)
+			r := fx.Run(t, tc.args...)
+			if r.Code != tc.code {
+				t.Fatalf("exit %d, want %d\nstderr: %s", r.Code, tc.code, r.Stderr)
 			}
-			if !strings.Contains(r.stderr, tc.want) {
-				t.Fatalf("stderr %q does not mention %q", r.stderr, tc.want)
+			if !strings.Contains(r.Stderr, tc.want) {
+				t.Fatalf("stderr %q does not mention %q", r.Stderr, tc.want)
 			}
-			first := lines(r.stderr)[0]
+			first := clitest.Lines(r.Stderr)[0]
 			if !strings.HasPrefix(first, "loom: ") {
 				t.Fatalf("error line %q does not start with loom:", first)
 			}
-			if tc.code != ExitAmbiguous && len(lines(r.stderr)) != 1 {
-				t.Fatalf("error is not one line: %q", r.stderr)
+			if tc.code != cli.ExitAmbiguous && len(clitest.Lines(r.Stderr)) != 1 {
+				t.Fatalf("error is not one line: %q", r.Stderr)
 			}
-			if strings.Contains(r.stderr, "Usage:") || strings.Contains(r.stderr, "goroutine") {
-				t.Fatalf("error dumps usage or a stack: %q", r.stderr)
+			if strings.Contains(r.Stderr, "Usage:") || strings.Contains(r.Stderr, "goroutine") {
+				t.Fatalf("error dumps usage or a stack: %q", r.Stderr)
 			}
 		})
 	}
@@ -78,22 +79,22 @@ func TestExitCodes(t *testing.T) {
 
 func TestAmbiguousListsCandidates(t *testing.T) {
 	t.Parallel()
-	fx := newFixture(t)
-	r := fx.run(t, "session", "show", "Twin")
-	if r.code != ExitAmbiguous {
-		t.Fatalf("exit %d", r.code)
+	fx := clitest.NewFixture(t)
+	r := fx.Run(t, "session", "show", "Twin")
+	if r.Code != cli.ExitAmbiguous {
+		t.Fatalf("exit %d", r.Code)
 	}
-	ls := lines(r.stderr)
+	ls := clitest.Lines(r.Stderr)
 	if len(ls) != 3 || !strings.Contains(ls[0], `"Twin" matches 2 sessions`) {
-		t.Fatalf("stderr = %q", r.stderr)
+		t.Fatalf("stderr = %q", r.Stderr)
 	}
-	for _, s := range []*loom.Session{fx.twin1, fx.twin2} {
-		if !strings.Contains(r.stderr, s.ID+"\tTwin\t"+s.Key+"\t"+fx.proj.Root+"\tupdated ") {
-			t.Fatalf("candidate %s not listed with its key and project: %q", s.ID, r.stderr)
+	for _, s := range []*loom.Session{fx.Twin1, fx.Twin2} {
+		if !strings.Contains(r.Stderr, s.ID+"\tTwin\t"+s.Key+"\t"+fx.Proj.Root+"\tupdated ") {
+			t.Fatalf("candidate %s not listed with its key and project: %q", s.ID, r.Stderr)
 		}
 	}
-	if r := fx.run(t, "session", "show", "01a"); r.code != ExitNotFound || !strings.Contains(r.stderr, "an id prefix needs at least 4 characters") {
-		t.Fatalf("3-character prefix: exit %d: %s", r.code, r.stderr)
+	if r := fx.Run(t, "session", "show", "01a"); r.Code != cli.ExitNotFound || !strings.Contains(r.Stderr, "an id prefix needs at least 4 characters") {
+		t.Fatalf("3-character prefix: exit %d: %s", r.Code, r.Stderr)
 	}
 }
 
@@ -103,22 +104,22 @@ func TestExitCodeMapping(t *testing.T) {
 		err  error
 		code int
 	}{
-		{nil, ExitOK},
-		{errors.New("disk full"), ExitError},
-		{usageErrorf("bad"), ExitUsage},
-		{fmt.Errorf("wrapped: %w", loom.NotFound("x")), ExitNotFound},
-		{loom.Ambiguous("x", nil), ExitAmbiguous},
-		{loom.Locked("s", &loom.Lock{PID: 1, Host: "h"}), ExitLocked},
-		{loom.Errorf(loom.EINVALID, "bad import"), ExitError},
-		{loom.Errorf(loom.ECONFLICT, "exists"), ExitError},
+		{nil, cli.ExitOK},
+		{errors.New("disk full"), cli.ExitError},
+		{clitest.UsageErrorf("bad"), cli.ExitUsage},
+		{fmt.Errorf("wrapped: %w", loom.NotFound("x")), cli.ExitNotFound},
+		{loom.Ambiguous("x", nil), cli.ExitAmbiguous},
+		{loom.Locked("s", &loom.Lock{PID: 1, Host: "h"}), cli.ExitLocked},
+		{loom.Errorf(loom.EINVALID, "bad import"), cli.ExitError},
+		{loom.Errorf(loom.ECONFLICT, "exists"), cli.ExitError},
 	}
 	for _, tc := range tests {
-		if got := ExitCode(tc.err); got != tc.code {
+		if got := cli.ExitCode(tc.err); got != tc.code {
 			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.code)
 		}
 	}
 	ios, _, _, errOut := term.Test()
-	printError(ios, loom.Locked("0196", &loom.Lock{PID: 4242, Host: "box", Since: base}))
+	cli.PrintError(ios, loom.Locked("0196", &loom.Lock{PID: 4242, Host: "box", Since: clitest.Base}))
 	if got := errOut.String(); got != "loom: session 0196 is in use by process 4242 on box since 2025-05-01T10:00:00.000Z\n" {
 		t.Fatalf("locked error = %q", got)
 	}
@@ -126,33 +127,33 @@ func TestExitCodeMapping(t *testing.T) {
 
 func TestPathsAndVersion(t *testing.T) {
 	t.Parallel()
-	fx := newEmptyFixture(t)
-	got := decodeJSON[map[string]string](t, fx.mustRun(t, "paths", "--json"))
+	fx := clitest.NewEmptyFixture(t)
+	got := clitest.DecodeJSON[map[string]string](t, fx.MustRun(t, "paths", "--json"))
 	want := map[string]string{
-		"data": filepath.Join(fx.home, "data"), "state": filepath.Join(fx.home, "state"), "config": filepath.Join(fx.home, "config"),
-		"cache": filepath.Join(fx.home, "cache"), "db": fx.db, "logs": filepath.Join(fx.home, "state", "logs"),
-		"memory": filepath.Join(fx.home, "data", "MEMORY.md"), "user": filepath.Join(fx.home, "data", "USER.md"),
+		"data": filepath.Join(fx.Home, "data"), "state": filepath.Join(fx.Home, "state"), "config": filepath.Join(fx.Home, "config"),
+		"cache": filepath.Join(fx.Home, "cache"), "db": fx.DB, "logs": filepath.Join(fx.Home, "state", "logs"),
+		"memory": filepath.Join(fx.Home, "data", "MEMORY.md"), "user": filepath.Join(fx.Home, "data", "USER.md"),
 	}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("paths %s = %q, want %q", k, got[k], v)
 		}
 	}
-	out := fx.mustRun(t, "paths")
-	if !strings.Contains(out, "db\t"+fx.db+"\n") {
+	out := fx.MustRun(t, "paths")
+	if !strings.Contains(out, "db\t"+fx.DB+"\n") {
 		t.Fatalf("paths:\n%s", out)
 	}
-	r := fx.runWith(t, runOpts{env: map[string]string{"LOOM_DB": "postgres://loom:s3cret@db.example/loom"}}, "paths")
-	if strings.Contains(r.stdout, "s3cret") || !strings.Contains(r.stdout, "postgres://loom:xxxxx@db.example/loom") {
-		t.Fatalf("paths shows a password:\n%s", r.stdout)
+	r := fx.RunWith(t, clitest.RunOpts{Env: map[string]string{"LOOM_DB": "postgres://loom:s3cret@db.example/loom"}}, "paths")
+	if strings.Contains(r.Stdout, "s3cret") || !strings.Contains(r.Stdout, "postgres://loom:xxxxx@db.example/loom") {
+		t.Fatalf("paths shows a password:\n%s", r.Stdout)
 	}
-	if out := fx.mustRun(t, "paths", "--db", "/elsewhere/x.db"); !strings.Contains(out, "db\t/elsewhere/x.db\n") {
+	if out := fx.MustRun(t, "paths", "--db", "/elsewhere/x.db"); !strings.Contains(out, "db\t/elsewhere/x.db\n") {
 		t.Fatalf("--db not shown:\n%s", out)
 	}
-	if out := fx.mustRun(t, "version"); !strings.HasPrefix(out, "loom 1.2.3-test (go") {
+	if out := fx.MustRun(t, "version"); !strings.HasPrefix(out, "loom 1.2.3-test (go") {
 		t.Fatalf("version = %q", out)
 	}
-	v := decodeJSON[map[string]string](t, fx.mustRun(t, "version", "--json"))
+	v := clitest.DecodeJSON[map[string]string](t, fx.MustRun(t, "version", "--json"))
 	if v["version"] != "1.2.3-test" {
 		t.Fatalf("version --json = %v", v)
 	}
@@ -160,7 +161,7 @@ func TestPathsAndVersion(t *testing.T) {
 
 func TestHelpHasExamples(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(command.NewInvocation(&Factory{IO: &term.IOStreams{}}))
+	root := cli.NewRootCmd(command.NewInvocation(&cli.Factory{IO: &term.IOStreams{}}))
 	cmds := root.Commands()
 	seen := 0
 	for len(cmds) > 0 {
@@ -177,21 +178,10 @@ func TestHelpHasExamples(t *testing.T) {
 	if seen < 18 {
 		t.Fatalf("only %d commands", seen)
 	}
-	fx := newEmptyFixture(t)
-	out := fx.mustRun(t, "session", "fork", "--help")
+	fx := clitest.NewEmptyFixture(t)
+	out := fx.MustRun(t, "session", "fork", "--help")
 	if !strings.Contains(out, "Examples:") || !strings.Contains(out, "--turn") {
 		t.Fatalf("fork --help:\n%s", out)
-	}
-}
-
-func waitFor(t *testing.T, s interface{ String() string }, want string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(s.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %q in:\n%s", want, s.String())
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -201,22 +191,22 @@ func TestPanicIsOneLine(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	ios, _, out, errOut := term.Test()
-	f := &Factory{
+	f := &cli.Factory{
 		IO:    ios,
 		Env:   func(k string) string { return map[string]string{"LOOM_HOME": home}[k] },
 		Getwd: func() (string, error) { return home, nil },
-		OpenStore: func(ctx context.Context, url string, access Access) (loom.Store, error) {
+		OpenStore: func(ctx context.Context, url string, access cli.Access) (loom.Store, error) {
 			var m map[string]int
 			m["boom"]++ // a nil map write: a runtime panic
 			return nil, nil
 		},
 	}
-	code := Main(f, []string{"session", "list"})
-	if code != ExitError {
-		t.Fatalf("exit %d, want %d", code, ExitError)
+	code := cli.Main(f, []string{"session", "list"})
+	if code != cli.ExitError {
+		t.Fatalf("exit %d, want %d", code, cli.ExitError)
 	}
 	msg := errOut.String()
-	if len(lines(msg)) != 1 || !strings.HasPrefix(msg, "loom: internal error: assignment to entry in nil map (details in ") {
+	if len(clitest.Lines(msg)) != 1 || !strings.HasPrefix(msg, "loom: internal error: assignment to entry in nil map (details in ") {
 		t.Fatalf("stderr %q is not one line naming the report", msg)
 	}
 	if out.Len() != 0 || strings.Contains(msg, "goroutine") {

@@ -1,14 +1,4 @@
-package cli
-
-// The fault-injection suite: real loom processes killed at random points
-// of a turn, a disk that fills up, a provider that drops the connection,
-// a PostgreSQL backend killed under a turn. Each checks that nothing is
-// lost, nothing partial is stored, and the session resumes. CI runs a few
-// trials of each; -fault.long runs many (docs/reliability.md has the
-// figures). The rest of the suite lives with what it exercises:
-// TestRunKeyRace (concurrent first use of a key), TestBinaryReadOnlyStore
-// (a read-only database), TestRunStalledStreamTimesOut and
-// TestRunTurnTimeout (a provider that stalls), TestAgentKilledDuringTool.
+package cli_test
 
 import (
 	"context"
@@ -27,8 +17,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/internal/syncio"
 	"github.com/loomhq/loom/openai/openaitest"
@@ -47,25 +38,12 @@ func trials(short, long int) int {
 
 // noCompaction keeps the fixture's sessions from being compacted, so a
 // long run of turns sends the provider only the replies it scripts.
-func noCompaction(t *testing.T, fx *fixture) {
+func noCompaction(t *testing.T, fx *clitest.Fixture) {
 	t.Helper()
-	os.MkdirAll(filepath.Join(fx.home, "config"), 0o700)
-	if err := os.WriteFile(filepath.Join(fx.home, "config", "config.toml"), []byte("compact_after = 100000\n"), 0o600); err != nil {
+	os.MkdirAll(filepath.Join(fx.Home, "config"), 0o700)
+	if err := os.WriteFile(filepath.Join(fx.Home, "config", "config.toml"), []byte("compact_after = 100000\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// withProvider points the fixture's loom processes at a fresh fake
-// provider, so that replies a killed process never asked for do not
-// reach the next one.
-func (fx *agentFixture) withProvider(t *testing.T, replies ...openaitest.Reply) *openaitest.Server {
-	t.Helper()
-	srv := openaitest.NewServer()
-	t.Cleanup(srv.Close)
-	fx.srv = srv
-	fx.env = append(providerEnv(srv), "LOOM_STREAM_IDLE_TIMEOUT=20s")
-	srv.Enqueue(replies...)
-	return srv
 }
 
 // faultReplies is one turn that reads a file and answers in many small
@@ -87,9 +65,9 @@ func faultAnswer(n int) string {
 // counters that match, every assistant text whole (one of the scripted
 // answers, never a prefix), each prompt at most once and in order, and
 // no tool part left pending.
-func checkSession(t *testing.T, fx *agentFixture, id string, answers map[string]bool) []*loom.Message {
+func checkSession(t *testing.T, fx *clitest.AgentFixture, id string, answers map[string]bool) []*loom.Message {
 	t.Helper()
-	st := fx.openStore(t)
+	st := fx.OpenStore(t)
 	defer st.Close()
 	s, err := st.Session(context.Background(), id)
 	if err != nil {
@@ -129,7 +107,7 @@ func checkSession(t *testing.T, fx *agentFixture, id string, answers map[string]
 
 // noOrphans checks that the request a provider got pairs every tool call
 // with its result: the contract a crash must not break.
-func noOrphans(t *testing.T, req []wire) {
+func noOrphans(t *testing.T, req []clitest.Wire) {
 	t.Helper()
 	results := map[string]bool{}
 	for _, w := range req {
@@ -153,19 +131,19 @@ func noOrphans(t *testing.T, req []wire) {
 // it with every tool call answered.
 func TestFaultKillDuringTurn(t *testing.T) {
 	t.Parallel()
-	fx := newAgentFixture(t)
-	if err := os.WriteFile(filepath.Join(fx.project, "notes.txt"), []byte("forty-two\n"), 0o644); err != nil {
+	fx := clitest.NewAgentFixture(t)
+	if err := os.WriteFile(filepath.Join(fx.Project, "notes.txt"), []byte("forty-two\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	noCompaction(t, fx.fixture)
+	noCompaction(t, fx.Fixture)
 	answers := map[string]bool{"recovered": true}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	n := trials(4, 100)
 	killed := 0
 	for i := range n {
 		answers[faultAnswer(i)] = true
-		fx.withProvider(t, faultReplies(i)...)
-		cmd := fx.cmd(t, "run", "--key", "fault:kill", "--no-resume-hint", fmt.Sprintf("prompt %03d", i))
+		fx.WithProvider(t, faultReplies(i)...)
+		cmd := fx.Cmd(t, "run", "--key", "fault:kill", "--no-resume-hint", fmt.Sprintf("prompt %03d", i))
 		var stderr syncio.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
@@ -182,13 +160,13 @@ func TestFaultKillDuringTurn(t *testing.T) {
 		}
 	}
 	t.Logf("%d trials, %d killed mid-turn (the rest finished first)", n, killed)
-	fx.withProvider(t, openaitest.Reply{Text: "recovered"})
-	r := fx.mustLoom(t, "", "run", "--key", "fault:kill", "--no-resume-hint", "prompt 999")
-	id := sessionOf(t, r.stderr)
-	if strings.TrimSpace(r.stdout) != "recovered" {
-		t.Fatalf("the turn after the kills answered %q", r.stdout)
+	fx.WithProvider(t, openaitest.Reply{Text: "recovered"})
+	r := fx.MustLoom(t, "", "run", "--key", "fault:kill", "--no-resume-hint", "prompt 999")
+	id := clitest.SessionOf(t, r.Stderr)
+	if strings.TrimSpace(r.Stdout) != "recovered" {
+		t.Fatalf("the turn after the kills answered %q", r.Stdout)
 	}
-	noOrphans(t, fx.lastRequest(t))
+	noOrphans(t, fx.LastRequest(t))
 	msgs := checkSession(t, fx, id, answers)
 	for _, m := range msgs {
 		for _, p := range m.Parts {
@@ -204,19 +182,19 @@ func TestFaultKillDuringTurn(t *testing.T) {
 // turn resumes.
 func TestFaultProviderDrop(t *testing.T) {
 	t.Parallel()
-	fx := newAgentFixture(t)
-	noCompaction(t, fx.fixture)
+	fx := clitest.NewAgentFixture(t)
+	noCompaction(t, fx.Fixture)
 	for i := range trials(2, 20) {
-		fx.withProvider(t, openaitest.Reply{Text: "half of an answer that never", Truncate: true})
-		r := fx.loom(t, "", "run", "--key", "fault:drop", "--no-resume-hint", fmt.Sprintf("prompt %03d", i))
-		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-		if r.code != ExitError || !strings.HasPrefix(lines[len(lines)-1], "loom: ") {
-			t.Fatalf("a dropped stream: exit %d, stderr %q", r.code, r.stderr)
+		fx.WithProvider(t, openaitest.Reply{Text: "half of an answer that never", Truncate: true})
+		r := fx.Loom(t, "", "run", "--key", "fault:drop", "--no-resume-hint", fmt.Sprintf("prompt %03d", i))
+		lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+		if r.Code != cli.ExitError || !strings.HasPrefix(lines[len(lines)-1], "loom: ") {
+			t.Fatalf("a dropped stream: exit %d, stderr %q", r.Code, r.Stderr)
 		}
 	}
-	fx.withProvider(t, openaitest.Reply{Text: "whole"})
-	r := fx.mustLoom(t, "", "run", "--key", "fault:drop", "--no-resume-hint", "prompt 999")
-	msgs := checkSession(t, fx, sessionOf(t, r.stderr), map[string]bool{"whole": true})
+	fx.WithProvider(t, openaitest.Reply{Text: "whole"})
+	r := fx.MustLoom(t, "", "run", "--key", "fault:drop", "--no-resume-hint", "prompt 999")
+	msgs := checkSession(t, fx, clitest.SessionOf(t, r.Stderr), map[string]bool{"whole": true})
 	if n := len(msgs); n != trials(2, 20)+2 || msgs[n-1].Text() != "whole" {
 		t.Fatalf("after the drops the session holds %d messages", n)
 	}
@@ -227,34 +205,34 @@ func TestFaultProviderDrop(t *testing.T) {
 // small tmpfs, which only a process allowed to mount can make.
 func TestFaultDiskFull(t *testing.T) {
 	t.Parallel()
-	if onPostgres() {
+	if clitest.OnPostgres() {
 		t.Skip("the disk that fills is the SQLite store's")
 	}
-	fx := newAgentFixture(t)
+	fx := clitest.NewAgentFixture(t)
 	disk := storetest.SmallDisk(t, "3m", "")
 	db := filepath.Join(disk, "sessions.db")
-	fx.withProvider(t, openaitest.Reply{Text: "first"})
-	run := func(prompt string) result {
-		cmd := fx.cmd(t, "run", "--key", "fault:disk", "--no-resume-hint", prompt)
+	fx.WithProvider(t, openaitest.Reply{Text: "first"})
+	run := func(prompt string) clitest.Result {
+		cmd := fx.Cmd(t, "run", "--key", "fault:disk", "--no-resume-hint", prompt)
 		cmd.Env = append(cmd.Env, "LOOM_DB="+db)
-		return execCmd(t, cmd, "")
+		return clitest.ExecCmd(t, cmd, "")
 	}
-	if r := run("before the disk fills"); r.code != 0 {
-		t.Fatalf("first turn: %d %s", r.code, r.stderr)
+	if r := run("before the disk fills"); r.Code != 0 {
+		t.Fatalf("first turn: %d %s", r.Code, r.Stderr)
 	}
 	free := storetest.Fill(t, disk)
 	failed := 0
 	for i := range trials(3, 20) {
-		fx.withProvider(t, openaitest.Reply{Text: strings.Repeat("a long answer ", 2000)})
+		fx.WithProvider(t, openaitest.Reply{Text: strings.Repeat("a long answer ", 2000)})
 		r := run(fmt.Sprintf("prompt %03d %s", i, strings.Repeat("x", 32<<10)))
-		if r.code == 0 {
+		if r.Code == 0 {
 			continue
 		}
 		failed++
-		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-		if r.code != ExitError || !strings.HasPrefix(lines[len(lines)-1], "loom: cannot write "+db+": its disk is full; free some space there") ||
-			strings.Contains(r.stderr, "goroutine") {
-			t.Fatalf("a full disk: exit %d, stderr %q", r.code, r.stderr)
+		lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+		if r.Code != cli.ExitError || !strings.HasPrefix(lines[len(lines)-1], "loom: cannot write "+db+": its disk is full; free some space there") ||
+			strings.Contains(r.Stderr, "goroutine") {
+			t.Fatalf("a full disk: exit %d, stderr %q", r.Code, r.Stderr)
 		}
 	}
 	if failed == 0 {
@@ -262,12 +240,12 @@ func TestFaultDiskFull(t *testing.T) {
 	}
 	t.Logf("%d of %d turns failed on the full disk, each with one line", failed, trials(3, 20))
 	free()
-	fx.withProvider(t, openaitest.Reply{Text: "after"})
+	fx.WithProvider(t, openaitest.Reply{Text: "after"})
 	r := run("with room again")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != "after" {
-		t.Fatalf("after freeing the disk: %d %s %s", r.code, r.stdout, r.stderr)
+	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "after" {
+		t.Fatalf("after freeing the disk: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
-	out, err := exec.Command(loomBinary(t), "session", "show", "fault:disk", "--json", "--full-history", "--db", db).Output()
+	out, err := exec.Command(clitest.LoomBinary(t), "session", "show", "fault:disk", "--json", "--full-history", "--db", db).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,12 +266,12 @@ func TestFaultDiskFull(t *testing.T) {
 // way nothing partial is stored and the session resumes.
 func TestFaultPostgresBackendKilled(t *testing.T) {
 	t.Parallel()
-	if !onPostgres() {
+	if !clitest.OnPostgres() {
 		t.Skip("runs on PostgreSQL (LOOM_TEST_POSTGRES)")
 	}
-	fx := newAgentFixture(t)
-	noCompaction(t, fx.fixture)
-	u, err := url.Parse(fx.db)
+	fx := clitest.NewAgentFixture(t)
+	noCompaction(t, fx.Fixture)
+	u, err := url.Parse(fx.DB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +280,7 @@ func TestFaultPostgresBackendKilled(t *testing.T) {
 	q.Set("application_name", app)
 	u.RawQuery = q.Encode()
 	db := u.String()
-	admin, err := pgx.Connect(context.Background(), testPostgres())
+	admin, err := pgx.Connect(context.Background(), clitest.TestPostgres())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,8 +291,8 @@ func TestFaultPostgresBackendKilled(t *testing.T) {
 	for i := range n {
 		answer := fmt.Sprintf("slow answer %d: %s", i, strings.Repeat("word ", 30))
 		answers[answer] = true
-		fx.withProvider(t, openaitest.Reply{Text: answer, Delay: 10 * time.Millisecond})
-		cmd := fx.cmd(t, "run", "--key", "fault:pg", "--no-resume-hint", fmt.Sprintf("prompt %03d", i))
+		fx.WithProvider(t, openaitest.Reply{Text: answer, Delay: 10 * time.Millisecond})
+		cmd := fx.Cmd(t, "run", "--key", "fault:pg", "--no-resume-hint", fmt.Sprintf("prompt %03d", i))
 		cmd.Env = append(cmd.Env, "LOOM_DB="+db)
 		var stderr syncio.Buffer
 		cmd.Stderr = &stderr
@@ -335,12 +313,12 @@ func TestFaultPostgresBackendKilled(t *testing.T) {
 		}
 	}
 	t.Logf("%d trials: %d turns failed with one line, %d finished on a new connection", n, failed, n-failed)
-	fx.withProvider(t, openaitest.Reply{Text: "recovered"})
-	cmd := fx.cmd(t, "run", "--key", "fault:pg", "--no-resume-hint", "prompt 999")
+	fx.WithProvider(t, openaitest.Reply{Text: "recovered"})
+	cmd := fx.Cmd(t, "run", "--key", "fault:pg", "--no-resume-hint", "prompt 999")
 	cmd.Env = append(cmd.Env, "LOOM_DB="+db)
-	r := execCmd(t, cmd, "")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != "recovered" {
-		t.Fatalf("after the killed backends: %d %s %s", r.code, r.stdout, r.stderr)
+	r := clitest.ExecCmd(t, cmd, "")
+	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "recovered" {
+		t.Fatalf("after the killed backends: %d %s %s", r.Code, r.Stdout, r.Stderr)
 	}
-	checkSession(t, fx, sessionOf(t, r.stderr), answers)
+	checkSession(t, fx, clitest.SessionOf(t, r.Stderr), answers)
 }

@@ -1,4 +1,4 @@
-package cli
+package cli_test
 
 import (
 	"fmt"
@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
+	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/clitest"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // One letter means one thing everywhere: across every command of the
@@ -19,7 +20,7 @@ import (
 func TestShortFlagsMeanOneThing(t *testing.T) {
 	t.Parallel()
 	ios, _, _, _ := term.Test()
-	root := NewRootCmd(command.NewInvocation(&Factory{IO: ios}))
+	root := cli.NewRootCmd(command.NewInvocation(&cli.Factory{IO: ios}))
 	longs := map[string]map[string][]string{} // letter → long name → commands
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
@@ -61,9 +62,9 @@ func TestShortFlagsMeanOneThing(t *testing.T) {
 // with the blank that marks the picker in code.
 func TestHelpShowsOptionalValue(t *testing.T) {
 	t.Parallel()
-	fx := newEmptyFixture(t)
+	fx := clitest.NewEmptyFixture(t)
 	for _, args := range [][]string{{"chat", "--help"}, {"--help"}} {
-		out := fx.mustExec(t, args...)
+		out := fx.MustExec(t, args...)
 		if !strings.Contains(out, "-r, --resume [REF]") || strings.Contains(out, `[=" "]`) {
 			t.Errorf("loom %s:\n%s", strings.Join(args, " "), out)
 		}
@@ -73,7 +74,7 @@ func TestHelpShowsOptionalValue(t *testing.T) {
 // A mistyped command is named with the commands it may be a typo of.
 func TestUnknownCommandSuggests(t *testing.T) {
 	t.Parallel()
-	fx := newEmptyFixture(t)
+	fx := clitest.NewEmptyFixture(t)
 	for args, want := range map[string]string{
 		"sesion list":  `unknown command "sesion" for "loom"; did you mean session`,
 		"session lsit": `unknown command "lsit" for "loom session"; did you mean list?`,
@@ -81,9 +82,9 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		"session search flaky": `unknown command "search" for "loom session"; did you mean 'loom search'?`,
 		"sync usage":           `did you mean 'loom usage'?`,
 	} {
-		r := fx.exec(t, "", strings.Fields(args)...)
-		if r.code != ExitUsage || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
-			t.Errorf("loom %s: exit %d, stderr %q; want %q", args, r.code, r.stderr, want)
+		r := fx.Exec(t, "", strings.Fields(args)...)
+		if r.Code != cli.ExitUsage || !strings.Contains(r.Stderr, want) || strings.Count(r.Stderr, "\n") != 1 {
+			t.Errorf("loom %s: exit %d, stderr %q; want %q", args, r.Code, r.Stderr, want)
 		}
 	}
 }

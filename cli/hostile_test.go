@@ -1,4 +1,4 @@
-package cli
+package cli_test
 
 import (
 	"context"
@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 
@@ -44,12 +46,12 @@ func noEscapes(t *testing.T, what, out string, colour bool) {
 // field a command prints: title, key, model, prompt, reply, reasoning,
 // tool title, input, output and error, file name, sub-agent name and a
 // message error.
-func newHostileFixture(t *testing.T) (*fixture, *loom.Session) {
+func newHostileFixture(t *testing.T) (*clitest.Fixture, *loom.Session) {
 	t.Helper()
-	fx := newEmptyFixture(t)
-	st := fx.openStore(t)
-	at := base.Add(time.Minute)
-	s := &loom.Session{ID: idAt(at), UserID: "local", Key: "cli:api" + hostile, Project: fx.proj, Cwd: fx.project,
+	fx := clitest.NewEmptyFixture(t)
+	st := fx.OpenStore(t)
+	at := clitest.Base.Add(time.Minute)
+	s := &loom.Session{ID: clitest.IDAt(at), UserID: "local", Key: "cli:api" + hostile, Project: fx.Proj, Cwd: fx.Project,
 		Model: "gpt" + hostile, Provider: "openai", Title: "title pwned " + hostile}
 	out, _ := json.Marshal("output " + hostile)
 	in, _ := json.Marshal(map[string]string{"path": hostile})
@@ -60,11 +62,11 @@ func newHostileFixture(t *testing.T) (*fixture, *loom.Session) {
 			{Type: loom.PartReasoning, Text: "thinking " + hostile},
 			{Type: loom.PartText, Text: "reply pwned " + hostile + "\nsecond line " + hostile},
 			{Type: loom.PartTool, CallID: "c1", Name: "read" + hostile, Status: loom.ToolError, Title: "tool title " + hostile,
-				Input: in, Output: out, Error: "tool error " + hostile, StartedAt: tp(at), EndedAt: tp(at.Add(time.Second))},
+				Input: in, Output: out, Error: "tool error " + hostile, StartedAt: clitest.TimeAt(at), EndedAt: clitest.TimeAt(at.Add(time.Second))},
 			{Type: loom.PartFile, Filename: "file" + hostile, Mime: "text/plain" + hostile},
 			{Type: loom.PartAgent, Name: "agent" + hostile},
 		}}
-	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "prompt pwned "+hostile, at), reply); err != nil {
+	if err := st.Append(context.Background(), s, clitest.TextMsg(loom.RoleUser, "prompt pwned "+hostile, at), reply); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -94,21 +96,21 @@ func TestStoredTextCannotReachTheTerminal(t *testing.T) {
 			if tty {
 				name += " (terminal)"
 			}
-			r := fx.runWith(t, runOpts{tty: tty}, args...)
-			if r.code != 0 {
-				t.Fatalf("%s: exit %d\n%s", name, r.code, r.stderr)
+			r := fx.RunWith(t, clitest.RunOpts{Tty: tty}, args...)
+			if r.Code != 0 {
+				t.Fatalf("%s: exit %d\n%s", name, r.Code, r.Stderr)
 			}
-			noEscapes(t, name, r.stdout, tty)
-			noEscapes(t, name+" stderr", r.stderr, tty)
-			if args[0] != "usage" && !strings.Contains(r.stdout, `\x1b]0;`) {
-				t.Errorf("%s: the escaped text is not shown:\n%s", name, r.stdout)
+			noEscapes(t, name, r.Stdout, tty)
+			noEscapes(t, name+" stderr", r.Stderr, tty)
+			if args[0] != "usage" && !strings.Contains(r.Stdout, `\x1b]0;`) {
+				t.Errorf("%s: the escaped text is not shown:\n%s", name, r.Stdout)
 			}
 		}
 	}
 	// Colour still works on a terminal: the data is escaped, not loom's
 	// own styles.
-	if r := fx.runWith(t, runOpts{tty: true}, "session", "show", s.ID); !strings.Contains(r.stdout, "\x1b[1m") {
-		t.Errorf("show on a terminal lost its colours:\n%q", r.stdout)
+	if r := fx.RunWith(t, clitest.RunOpts{Tty: true}, "session", "show", s.ID); !strings.Contains(r.Stdout, "\x1b[1m") {
+		t.Errorf("show on a terminal lost its colours:\n%q", r.Stdout)
 	}
 }
 
@@ -117,17 +119,17 @@ func TestStoredTextCannotReachTheTerminal(t *testing.T) {
 func TestStoredTextStaysExactForPrograms(t *testing.T) {
 	t.Parallel()
 	fx, s := newHostileFixture(t)
-	r := fx.runWith(t, runOpts{tty: true}, "session", "show", s.ID, "--json")
-	noEscapes(t, "show --json", r.stdout, false)
-	shown := decodeJSON[struct {
+	r := fx.RunWith(t, clitest.RunOpts{Tty: true}, "session", "show", s.ID, "--json")
+	noEscapes(t, "show --json", r.Stdout, false)
+	shown := clitest.DecodeJSON[struct {
 		Session  *loom.Session   `json:"session"`
 		Messages []*loom.Message `json:"messages"`
-	}](t, r.stdout)
+	}](t, r.Stdout)
 	if shown.Session.Title != s.Title {
 		t.Fatalf("--json title = %q, want %q", shown.Session.Title, s.Title)
 	}
 	file := filepath.Join(t.TempDir(), "s.md")
-	fx.mustRun(t, "session", "export", s.ID, "--format", "markdown", "-o", file)
+	fx.MustRun(t, "session", "export", s.ID, "--format", "markdown", "-o", file)
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -142,50 +144,50 @@ func TestStoredTextStaysExactForPrograms(t *testing.T) {
 func TestErrorsEscapeStoredText(t *testing.T) {
 	t.Parallel()
 	fx, s := newHostileFixture(t)
-	st := fx.openStore(t)
-	twin := &loom.Session{ID: idAt(base.Add(time.Hour)), UserID: "local", Key: "cli:twin", Project: fx.proj, Cwd: fx.project, Title: s.Title}
-	if err := st.Append(context.Background(), twin, textMsg(loom.RoleUser, "twin", base.Add(time.Hour))); err != nil {
+	st := fx.OpenStore(t)
+	twin := &loom.Session{ID: clitest.IDAt(clitest.Base.Add(time.Hour)), UserID: "local", Key: "cli:twin", Project: fx.Proj, Cwd: fx.Project, Title: s.Title}
+	if err := st.Append(context.Background(), twin, clitest.TextMsg(loom.RoleUser, "twin", clitest.Base.Add(time.Hour))); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	r := fx.runWith(t, runOpts{tty: true}, "session", "show", s.Title)
-	if r.code != ExitAmbiguous {
-		t.Fatalf("exit %d, want ambiguous:\n%s", r.code, r.stderr)
+	r := fx.RunWith(t, clitest.RunOpts{Tty: true}, "session", "show", s.Title)
+	if r.Code != cli.ExitAmbiguous {
+		t.Fatalf("exit %d, want ambiguous:\n%s", r.Code, r.Stderr)
 	}
-	noEscapes(t, "ambiguous reference", r.stderr, true)
-	if !strings.Contains(r.stderr, hostileShown) {
-		t.Errorf("candidates do not show the escaped title:\n%s", r.stderr)
+	noEscapes(t, "ambiguous reference", r.Stderr, true)
+	if !strings.Contains(r.Stderr, hostileShown) {
+		t.Errorf("candidates do not show the escaped title:\n%s", r.Stderr)
 	}
 
 	// An import refused for a record that quotes its own data.
-	bad := `{"type":"session","session":{"id":"` + idAt(base) + `","user_id":"local","created_at":"2025-05-01T10:00:00.000Z","updated_at":"2025-05-01T10:00:00.000Z"}}` + "\n" +
-		`{"type":"message","message":{"id":"` + idAt(base) + `","session_id":` + jsonString("x"+hostile) + `,"seq":1,"role":"user","parts":[],"created_at":"2025-05-01T10:00:00.000Z"}}` + "\n"
+	bad := `{"type":"session","session":{"id":"` + clitest.IDAt(clitest.Base) + `","user_id":"local","created_at":"2025-05-01T10:00:00.000Z","updated_at":"2025-05-01T10:00:00.000Z"}}` + "\n" +
+		`{"type":"message","message":{"id":"` + clitest.IDAt(clitest.Base) + `","session_id":` + clitest.JsonString("x"+hostile) + `,"seq":1,"role":"user","parts":[],"created_at":"2025-05-01T10:00:00.000Z"}}` + "\n"
 	path := filepath.Join(t.TempDir(), "bad.jsonl")
 	if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r = fx.runWith(t, runOpts{tty: true}, "session", "import", path)
-	if r.code == 0 {
+	r = fx.RunWith(t, clitest.RunOpts{Tty: true}, "session", "import", path)
+	if r.Code == 0 {
 		t.Fatal("a bad import was accepted")
 	}
-	noEscapes(t, "import error", r.stderr, true)
+	noEscapes(t, "import error", r.Stderr, true)
 }
 
 // The turns that fork offers on a terminal show prompts escaped.
 func TestForkChoiceEscapesPrompts(t *testing.T) {
 	t.Parallel()
 	fx, s := newHostileFixture(t)
-	st := fx.openStore(t)
-	if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "again "+hostile, base.Add(time.Hour))); err != nil {
+	st := fx.OpenStore(t)
+	if err := st.Append(context.Background(), s, clitest.TextMsg(loom.RoleUser, "again "+hostile, clitest.Base.Add(time.Hour))); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	r := fx.runWith(t, runOpts{tty: true, stdin: "1\n"}, "session", "fork", s.ID)
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	r := fx.RunWith(t, clitest.RunOpts{Tty: true, Stdin: "1\n"}, "session", "fork", s.ID)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
 	}
-	noEscapes(t, "fork turns", r.stdout, true)
-	noEscapes(t, "fork", r.stderr, true)
+	noEscapes(t, "fork turns", r.Stdout, true)
+	noEscapes(t, "fork", r.Stderr, true)
 }
 
 // The report of an import of another agent's files names files and
@@ -201,13 +203,13 @@ func TestImportReportEscapesNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tty := range []bool{true, false} {
-		fx := newEmptyFixture(t)
-		withFormats := func(f *Factory) { f.Formats = []importer.Format{claudecode.Format{}} }
-		r := fx.runWith(t, runOpts{tty: tty, before: withFormats}, "session", "import", "--from", "claude-code", filepath.Dir(dir))
-		noEscapes(t, "import report", r.stdout, tty)
-		noEscapes(t, "import report stderr", r.stderr, tty)
-		if !strings.Contains(r.stdout, "pwned") {
-			t.Errorf("the report does not name the file:\n%s", r.stdout)
+		fx := clitest.NewEmptyFixture(t)
+		withFormats := func(f *cli.Factory) { f.Formats = []importer.Format{claudecode.Format{}} }
+		r := fx.RunWith(t, clitest.RunOpts{Tty: tty, Before: withFormats}, "session", "import", "--from", "claude-code", filepath.Dir(dir))
+		noEscapes(t, "import report", r.Stdout, tty)
+		noEscapes(t, "import report stderr", r.Stderr, tty)
+		if !strings.Contains(r.Stdout, "pwned") {
+			t.Errorf("the report does not name the file:\n%s", r.Stdout)
 		}
 	}
 }
@@ -222,40 +224,40 @@ func TestTurnOutputEscapesModelText(t *testing.T) {
 	defer srv.Close()
 	env := map[string]string{"OPENAI_BASE_URL": srv.BaseURL(), "OPENAI_API_KEY": "k", "LOOM_MODEL": "gpt-4o-mini"}
 	srv.Enqueue(
-		openaitest.Reply{Reasoning: "hmm " + hostile, ToolCalls: []openaitest.ToolCall{{ID: "call_1", Name: "session_search", Args: `{"query":` + jsonString(hostile) + `}`}}},
+		openaitest.Reply{Reasoning: "hmm " + hostile, ToolCalls: []openaitest.ToolCall{{ID: "call_1", Name: "session_search", Args: `{"query":` + clitest.JsonString(hostile) + `}`}}},
 		openaitest.Reply{Text: "answer " + hostile},
 	)
-	withProviders := func(f *Factory) { f.Providers = testProviders() }
-	run := func(tty bool, before func(*Factory), args ...string) result {
+	withProviders := func(f *cli.Factory) { f.Providers = clitest.TestProviders() }
+	run := func(tty bool, before func(*cli.Factory), args ...string) clitest.Result {
 		t.Helper()
-		r := fx.runWith(t, runOpts{tty: tty, env: env, before: before}, args...)
-		if r.code != 0 {
-			t.Fatalf("loom %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+		r := fx.RunWith(t, clitest.RunOpts{Tty: tty, Env: env, Before: before}, args...)
+		if r.Code != 0 {
+			t.Fatalf("loom %s: exit %d\n%s", strings.Join(args, " "), r.Code, r.Stderr)
 		}
 		return r
 	}
 	r := run(true, withProviders, "run", "--resume", s.ID, "go on")
-	noEscapes(t, "run on a terminal", r.stdout, true)
-	noEscapes(t, "run on a terminal, stderr", r.stderr, true)
-	if !strings.Contains(r.stdout, "answer") {
-		t.Fatalf("no reply:\n%q", r.stdout)
+	noEscapes(t, "run on a terminal", r.Stdout, true)
+	noEscapes(t, "run on a terminal, stderr", r.Stderr, true)
+	if !strings.Contains(r.Stdout, "answer") {
+		t.Fatalf("no reply:\n%q", r.Stdout)
 	}
 
 	srv.Enqueue(openaitest.Reply{Text: "answer " + hostile})
-	if r := run(false, withProviders, "run", "--resume", s.ID, "again"); !strings.Contains(r.stdout, "answer "+hostile) {
-		t.Fatalf("piped reply is not exact:\n%q", r.stdout)
+	if r := run(false, withProviders, "run", "--resume", s.ID, "again"); !strings.Contains(r.Stdout, "answer "+hostile) {
+		t.Fatalf("piped reply is not exact:\n%q", r.Stdout)
 	}
 
 	// chat on a terminal without typed input: the resumed history is
 	// shown, escaped.
-	r = run(true, func(f *Factory) {
+	r = run(true, func(f *cli.Factory) {
 		withProviders(f)
 		f.IO.SetStdinTTY(false)
 	}, "chat", "--resume", s.ID)
-	noEscapes(t, "chat resume", r.stderr, true)
-	noEscapes(t, "chat resume stdout", r.stdout, true)
-	if !strings.Contains(r.stderr, "reply pwned") {
-		t.Fatalf("the history is not shown:\n%s", r.stderr)
+	noEscapes(t, "chat resume", r.Stderr, true)
+	noEscapes(t, "chat resume stdout", r.Stdout, true)
+	if !strings.Contains(r.Stderr, "reply pwned") {
+		t.Fatalf("the history is not shown:\n%s", r.Stderr)
 	}
 }
 
@@ -266,12 +268,12 @@ func TestTurnOutputEscapesModelText(t *testing.T) {
 // in the store.
 func TestImportRefusesHostileRecords(t *testing.T) {
 	t.Parallel()
-	fx := newEmptyFixture(t)
-	st := fx.openStore(t)
-	bobs := &loom.Session{ID: idAt(base), UserID: "bob", Key: "cli:bob"}
-	mine := &loom.Session{ID: idAt(base.Add(time.Second)), UserID: "local", Key: "cli:mine", Project: fx.proj}
+	fx := clitest.NewEmptyFixture(t)
+	st := fx.OpenStore(t)
+	bobs := &loom.Session{ID: clitest.IDAt(clitest.Base), UserID: "bob", Key: "cli:bob"}
+	mine := &loom.Session{ID: clitest.IDAt(clitest.Base.Add(time.Second)), UserID: "local", Key: "cli:mine", Project: fx.Proj}
 	for _, s := range []*loom.Session{bobs, mine} {
-		if err := st.Append(context.Background(), s, textMsg(loom.RoleUser, "hi", base)); err != nil {
+		if err := st.Append(context.Background(), s, clitest.TextMsg(loom.RoleUser, "hi", clitest.Base)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -289,9 +291,9 @@ func TestImportRefusesHostileRecords(t *testing.T) {
 		}
 		return path
 	}
-	at := base.Add(time.Hour)
+	at := clitest.Base.Add(time.Hour)
 	session := func(id, kind, parent string) *loom.SessionData {
-		m := textMsg(loom.RoleUser, "imported", at)
+		m := clitest.TextMsg(loom.RoleUser, "imported", at)
 		m.ID, m.Seq = loom.NewID(), 1
 		m.Parts[0].ID = m.ID + "/0"
 		return &loom.SessionData{Session: &loom.Session{ID: id, UserID: "local", Kind: kind, ParentID: parent, CreatedAt: at, UpdatedAt: at},
@@ -310,21 +312,21 @@ func TestImportRefusesHostileRecords(t *testing.T) {
 		{"another user's parent", file("bobs.jsonl", session(loom.NewID(), loom.KindSubagent, bobs.ID)), "which is neither in the file nor in the store"},
 	}
 	for _, tc := range refused {
-		r := fx.run(t, "session", "import", tc.path)
-		if r.code != ExitError || !strings.Contains(r.stderr, tc.want) {
-			t.Errorf("%s: exit %d, stderr %q, want %q", tc.name, r.code, r.stderr, tc.want)
+		r := fx.Run(t, "session", "import", tc.path)
+		if r.Code != cli.ExitError || !strings.Contains(r.Stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", tc.name, r.Code, r.Stderr, tc.want)
 		}
-		if n, _ := fx.sessionCount(t); n != 2 {
+		if n, _ := fx.SessionCount(t); n != 2 {
 			t.Fatalf("%s: %d sessions stored, want the 2 seeded", tc.name, n)
 		}
 	}
 	// A parent in the store as the user's, or in a file named before.
 	parent := session(loom.NewID(), loom.KindMain, "")
-	fx.mustRun(t, "session", "import",
+	fx.MustRun(t, "session", "import",
 		file("fork.jsonl", session(loom.NewID(), loom.KindFork, mine.ID)),
 		file("parent.jsonl", parent),
 		file("child.jsonl", session(loom.NewID(), loom.KindSubagent, parent.Session.ID)))
-	if n, _ := fx.sessionCount(t); n != 5 {
+	if n, _ := fx.SessionCount(t); n != 5 {
 		t.Fatalf("%d sessions stored, want 5", n)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package cli_test
 
 import (
 	"errors"
@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/internal/fsfault"
 	"github.com/loomhq/loom/openai/openaitest"
 )
@@ -23,22 +25,22 @@ import (
 // reading commands find no sessions and create nothing either.
 func TestBinaryMissingStore(t *testing.T) {
 	t.Parallel()
-	fx := newFixture(t)
+	fx := clitest.NewFixture(t)
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "no", "such", "sessions.db")
 	for _, args := range [][]string{
-		{"session", "list"}, {"session", "show", fx.main.ID}, {"search", "flaky"}, {"session", "export", fx.main.ID},
-		{"usage"}, {"session", "rename", fx.main.ID, "x"}, {"session", "delete", fx.main.ID, "--yes"},
-		{"session", "prune", "--older-than", "1d", "--yes"}, {"session", "fork", fx.main.ID, "--turn", "1"},
+		{"session", "list"}, {"session", "show", fx.Main.ID}, {"search", "flaky"}, {"session", "export", fx.Main.ID},
+		{"usage"}, {"session", "rename", fx.Main.ID, "x"}, {"session", "delete", fx.Main.ID, "--yes"},
+		{"session", "prune", "--older-than", "1d", "--yes"}, {"session", "fork", fx.Main.ID, "--turn", "1"},
 	} {
-		r := fx.exec(t, "", append([]string{"--db", missing}, args...)...)
+		r := fx.Exec(t, "", append([]string{"--db", missing}, args...)...)
 		want := fmt.Sprintf("loom: no store at %s (directory %s does not exist)\n", missing, filepath.Dir(missing))
-		if r.code != ExitError || r.stderr != want {
-			t.Errorf("loom --db MISSING %s: exit %d, stderr %q; want 1 and %q", strings.Join(args, " "), r.code, r.stderr, want)
+		if r.Code != cli.ExitError || r.Stderr != want {
+			t.Errorf("loom --db MISSING %s: exit %d, stderr %q; want 1 and %q", strings.Join(args, " "), r.Code, r.Stderr, want)
 		}
-		r = fx.exec(t, "", append([]string{"--db", filepath.Join(dir, "sesions.db")}, args...)...)
-		if r.code != ExitError || r.stderr != "loom: no store at "+filepath.Join(dir, "sesions.db")+"\n" {
-			t.Errorf("loom --db TYPO %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
+		r = fx.Exec(t, "", append([]string{"--db", filepath.Join(dir, "sesions.db")}, args...)...)
+		if r.Code != cli.ExitError || r.Stderr != "loom: no store at "+filepath.Join(dir, "sesions.db")+"\n" {
+			t.Errorf("loom --db TYPO %s: exit %d, stderr %q", strings.Join(args, " "), r.Code, r.Stderr)
 		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -47,22 +49,22 @@ func TestBinaryMissingStore(t *testing.T) {
 
 	// A fresh machine: nothing under LOOM_HOME yet, no --db.
 	fresh := t.TempDir()
-	run := func(args ...string) result {
-		cmd := exec.Command(loomBinary(t), args...)
-		cmd.Dir = fx.project
+	run := func(args ...string) clitest.Result {
+		cmd := exec.Command(clitest.LoomBinary(t), args...)
+		cmd.Dir = fx.Project
 		cmd.Env = []string{"LOOM_HOME=" + fresh, "HOME=" + fresh, "PATH=" + os.Getenv("PATH")}
-		return execCmd(t, cmd, "")
+		return clitest.ExecCmd(t, cmd, "")
 	}
-	if r := run("session", "list", "--json"); r.code != 0 || strings.TrimSpace(r.stdout) != "[]" || r.stderr != "" {
+	if r := run("session", "list", "--json"); r.Code != 0 || strings.TrimSpace(r.Stdout) != "[]" || r.Stderr != "" {
 		t.Fatalf("list on a fresh machine: %+v", r)
 	}
-	if r := run("search", "anything"); r.code != 0 || r.stderr != "" {
+	if r := run("search", "anything"); r.Code != 0 || r.Stderr != "" {
 		t.Fatalf("search on a fresh machine: %+v", r)
 	}
-	if r := run("session", "show", "abcd"); r.code != ExitNotFound || r.stderr != "loom: no session matches \"abcd\"\n" {
+	if r := run("session", "show", "abcd"); r.Code != cli.ExitNotFound || r.Stderr != "loom: no session matches \"abcd\"\n" {
 		t.Fatalf("show on a fresh machine: %+v", r)
 	}
-	if r := run("session", "delete", "abcd", "--yes"); r.code != ExitNotFound {
+	if r := run("session", "delete", "abcd", "--yes"); r.Code != cli.ExitNotFound {
 		t.Fatalf("delete on a fresh machine: %+v", r)
 	}
 	if entries, _ := os.ReadDir(fresh); len(entries) != 0 {
@@ -74,15 +76,15 @@ func TestBinaryMissingStore(t *testing.T) {
 // its directory.
 func TestBinaryRunCreatesStore(t *testing.T) {
 	t.Parallel()
-	fx := newAgentFixture(t)
-	fx.srv.Enqueue(openaitest.Reply{Text: "hello from a new store"})
+	fx := clitest.NewAgentFixture(t)
+	fx.Srv.Enqueue(openaitest.Reply{Text: "hello from a new store"})
 	db := filepath.Join(t.TempDir(), "new", "dir", "sessions.db")
-	r := fx.mustLoom(t, "", "--db", db, "run", "hello")
-	if !strings.Contains(r.stdout, "hello from a new store") {
+	r := fx.MustLoom(t, "", "--db", db, "run", "hello")
+	if !strings.Contains(r.Stdout, "hello from a new store") {
 		t.Fatalf("run = %+v", r)
 	}
-	if list := fx.mustLoom(t, "", "--db", db, "session", "list"); len(lines(list.stdout)) != 1 {
-		t.Fatalf("list of the new store:\n%s", list.stdout)
+	if list := fx.MustLoom(t, "", "--db", db, "session", "list"); len(clitest.Lines(list.Stdout)) != 1 {
+		t.Fatalf("list of the new store:\n%s", list.Stdout)
 	}
 }
 
@@ -94,10 +96,10 @@ func TestBinaryRunCreatesStore(t *testing.T) {
 // read-only tmpfs where that is permitted.
 func TestBinaryReadOnlyStore(t *testing.T) {
 	t.Parallel()
-	if onPostgres() {
+	if clitest.OnPostgres() {
 		t.Skip("read-only files are the SQLite engine's")
 	}
-	src := newFixture(t)
+	src := clitest.NewFixture(t)
 	for _, place := range fsfault.ReadOnlyKinds {
 		t.Run(place, func(t *testing.T) {
 			dir := worldDir(t)
@@ -108,33 +110,33 @@ func TestBinaryReadOnlyStore(t *testing.T) {
 			lowerSchema(t, src, old)
 			asNobody := fsfault.MakeReadOnly(t, place, dir, db, old)
 			before, _ := os.ReadDir(dir)
-			run := func(args ...string) result {
+			run := func(args ...string) clitest.Result {
 				return execAs(t, dir, asNobody, append([]string{"--db", db}, args...)...)
 			}
 			must := func(args ...string) string {
 				t.Helper()
 				r := run(args...)
-				if r.code != 0 {
-					t.Fatalf("loom %s: exit %d, %q", strings.Join(args, " "), r.code, r.stderr)
+				if r.Code != 0 {
+					t.Fatalf("loom %s: exit %d, %q", strings.Join(args, " "), r.Code, r.Stderr)
 				}
-				return r.stdout
+				return r.Stdout
 			}
-			if rows := lines(must("session", "list", "--all-projects")); len(rows) != 7 {
+			if rows := clitest.Lines(must("session", "list", "--all-projects")); len(rows) != 7 {
 				t.Fatalf("list of a read-only store: %d rows", len(rows))
 			}
-			if out := must("session", "show", src.main.ID); !strings.Contains(out, "Fix the flaky test") {
+			if out := must("session", "show", src.Main.ID); !strings.Contains(out, "Fix the flaky test") {
 				t.Fatalf("show:\n%s", out)
 			}
-			if hits := decodeJSON[[]loom.SearchHit](t, must("search", "-a", "fake clock", "--json")); len(hits) == 0 || hits[0].SessionID != src.main.ID {
+			if hits := clitest.DecodeJSON[[]loom.SearchHit](t, must("search", "-a", "fake clock", "--json")); len(hits) == 0 || hits[0].SessionID != src.Main.ID {
 				t.Fatalf("search hits = %+v", hits)
 			}
-			if out := must("session", "export", src.main.ID); len(lines(out)) < 10 {
+			if out := must("session", "export", src.Main.ID); len(clitest.Lines(out)) < 10 {
 				t.Fatalf("export:\n%s", out)
 			}
-			for _, args := range [][]string{{"session", "rename", src.main.ID, "new title"}, {"session", "delete", src.main.ID, "--yes"}} {
+			for _, args := range [][]string{{"session", "rename", src.Main.ID, "new title"}, {"session", "delete", src.Main.ID, "--yes"}} {
 				r := run(args...)
-				if r.code != ExitError || !strings.HasPrefix(r.stderr, "loom: cannot write "+db+": ") || !strings.Contains(r.stderr, "read-only") || len(lines(r.stderr)) != 1 {
-					t.Errorf("loom %s on a read-only store: exit %d, %q", strings.Join(args, " "), r.code, r.stderr)
+				if r.Code != cli.ExitError || !strings.HasPrefix(r.Stderr, "loom: cannot write "+db+": ") || !strings.Contains(r.Stderr, "read-only") || len(clitest.Lines(r.Stderr)) != 1 {
+					t.Errorf("loom %s on a read-only store: exit %d, %q", strings.Join(args, " "), r.Code, r.Stderr)
 				}
 			}
 			if after, _ := os.ReadDir(dir); len(after) != len(before) {
@@ -142,17 +144,17 @@ func TestBinaryReadOnlyStore(t *testing.T) {
 			}
 			r := execAs(t, dir, asNobody, "--db", old, "session", "list", "--all-projects")
 			want := regexp.MustCompile("^loom: " + regexp.QuoteMeta(old) + ` needs an upgrade to schema [0-9]+ but is read-only; open it once with write access\n$`)
-			if r.code != ExitError || !want.MatchString(r.stderr) {
-				t.Fatalf("list of a read-only store that needs an upgrade: exit %d, %q; want %s", r.code, r.stderr, want)
+			if r.Code != cli.ExitError || !want.MatchString(r.Stderr) {
+				t.Fatalf("list of a read-only store that needs an upgrade: exit %d, %q; want %s", r.Code, r.Stderr, want)
 			}
 		})
 	}
 }
 
 // execAs runs loom in dir, as the user nobody when asked.
-func execAs(t *testing.T, dir string, nobody bool, args ...string) result {
+func execAs(t *testing.T, dir string, nobody bool, args ...string) clitest.Result {
 	t.Helper()
-	bin := loomBinary(t)
+	bin := clitest.LoomBinary(t)
 	home := worldDir(t)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
@@ -162,7 +164,7 @@ func execAs(t *testing.T, dir string, nobody bool, args ...string) result {
 		mustDo(t, os.Chmod(filepath.Dir(bin), 0o755))
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}
-	r, err := runCmd(cmd, "")
+	r, err := clitest.RunCmd(cmd, "")
 	if nobody && errors.Is(err, syscall.EPERM) {
 		t.Skipf("running a process as nobody is not permitted here: %v", err)
 	}
@@ -188,9 +190,9 @@ func worldDir(t *testing.T) string {
 }
 
 // copyStore copies the fixture's store, closed, to path.
-func copyStore(t *testing.T, fx *fixture, path string) {
+func copyStore(t *testing.T, fx *clitest.Fixture, path string) {
 	t.Helper()
-	in, err := os.Open(fx.db)
+	in, err := os.Open(fx.DB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,13 +209,13 @@ func copyStore(t *testing.T, fx *fixture, path string) {
 
 // lowerSchema makes the store at path say it is at schema 1, as one
 // written by an older loom would.
-func lowerSchema(t *testing.T, fx *fixture, path string) {
+func lowerSchema(t *testing.T, fx *clitest.Fixture, path string) {
 	t.Helper()
-	st, err := openEngine(t.Context(), path)
+	st, err := clitest.OpenEngine(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&fixtureStore{st}).DB().Exec(`PRAGMA user_version = 1`); err != nil {
+	if err := (&clitest.FixtureStore{FixtureEngine: st}).DB().Exec(`PRAGMA user_version = 1`); err != nil {
 		t.Fatal(err)
 	}
 	mustDo(t, st.Close())

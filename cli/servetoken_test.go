@@ -1,4 +1,4 @@
-package cli
+package cli_test
 
 import (
 	"bufio"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/internal/syncio"
 )
 
@@ -26,11 +28,11 @@ type binServe struct {
 
 // serveBinary starts `loom serve` with args on a free port and waits for
 // the line with its address and token.
-func serveBinary(t *testing.T, fx *fixture, args ...string) *binServe {
+func serveBinary(t *testing.T, fx *clitest.Fixture, args ...string) *binServe {
 	t.Helper()
-	cmd := exec.Command(loomBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Dir = fx.project
-	cmd.Env = fx.binEnv()
+	cmd := exec.Command(clitest.LoomBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Dir = fx.Project
+	cmd.Env = fx.BinEnv()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +47,7 @@ func serveBinary(t *testing.T, fx *fixture, args ...string) *binServe {
 	go func() {
 		lines := bufio.NewScanner(stdout)
 		for lines.Scan() {
-			if m := serveURL.FindStringSubmatch(lines.Text()); m != nil {
+			if m := clitest.ServeURL.FindStringSubmatch(lines.Text()); m != nil {
 				found <- m
 				io.Copy(io.Discard, stdout)
 				return
@@ -96,10 +98,10 @@ func (sv *binServe) get(t *testing.T, path, token string) (int, string) {
 }
 
 // tokensJSON is `loom token list --json` through the binary.
-func tokensJSON(t *testing.T, fx *fixture, args ...string) []*loom.Token {
+func tokensJSON(t *testing.T, fx *clitest.Fixture, args ...string) []*loom.Token {
 	t.Helper()
 	var list []*loom.Token
-	out := fx.mustExec(t, append([]string{"token", "list", "--json"}, args...)...)
+	out := fx.MustExec(t, append([]string{"token", "list", "--json"}, args...)...)
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("token list --json: %v in %s", err, out)
 	}
@@ -112,8 +114,8 @@ func tokensJSON(t *testing.T, fx *fixture, args ...string) []*loom.Token {
 // gives way to a new one.
 func TestBinaryServeKeepsToken(t *testing.T) {
 	t.Parallel()
-	fx := newEmptyFixture(t)
-	kept := filepath.Join(fx.home, "state", "serve-token-local")
+	fx := clitest.NewEmptyFixture(t)
+	kept := filepath.Join(fx.Home, "state", "serve-token-local")
 	keptSecret := func() string {
 		t.Helper()
 		fi, err := os.Stat(kept)
@@ -140,7 +142,7 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 	authenticates(first, first.token)
 	// What a process writes to stderr before its URL on stdout may reach
 	// the test after the URL, the two pipes being read apart.
-	waitFor(t, first.stderr, "New token ")
+	clitest.WaitFor(t, first.stderr, "New token ")
 	if strings.Contains(first.stderr.String(), first.token) {
 		t.Errorf("first start's stderr:\n%s", first.stderr)
 	}
@@ -151,7 +153,7 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 		t.Fatalf("second start printed another token:\n%s\n%s", first.token, second.token)
 	}
 	authenticates(second, second.token)
-	waitFor(t, second.stderr, "Same token as at the last start")
+	clitest.WaitFor(t, second.stderr, "Same token as at the last start")
 	second.stop(t)
 	if list := tokensJSON(t, fx); len(list) != 1 {
 		t.Fatalf("%d tokens after two starts, want 1", len(list))
@@ -165,11 +167,11 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 	if third.token != first.token || keptSecret() != first.token {
 		t.Error("a widened file lost the token")
 	}
-	waitFor(t, third.stderr, "could be read by others")
+	clitest.WaitFor(t, third.stderr, "could be read by others")
 	third.stop(t)
 
 	// Revoked: a new token, kept in its place.
-	fx.mustExec(t, "token", "revoke", tokensJSON(t, fx)[0].ID)
+	fx.MustExec(t, "token", "revoke", tokensJSON(t, fx)[0].ID)
 	fourth := serveBinary(t, fx)
 	if fourth.token == first.token || keptSecret() != fourth.token {
 		t.Fatal("a revoked token was printed again, or the new one not kept")
@@ -183,8 +185,8 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 	// Another store does not know the kept token: it gets its own, and
 	// then the first store does not know that one.
 	other := filepath.Join(t.TempDir(), "other.db")
-	if onPostgres() {
-		other = freshSchema(t)
+	if clitest.OnPostgres() {
+		other = clitest.FreshSchema(t)
 	}
 	elsewhere := serveBinary(t, fx, "--db", other)
 	if elsewhere.token == fourth.token || keptSecret() != elsewhere.token {
@@ -205,7 +207,7 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 		t.Fatal("alice was given local's token")
 	}
 	alice.stop(t)
-	if b, err := os.ReadFile(filepath.Join(fx.home, "state", "serve-token-alice")); err != nil || strings.TrimSpace(string(b)) != alice.token {
+	if b, err := os.ReadFile(filepath.Join(fx.Home, "state", "serve-token-alice")); err != nil || strings.TrimSpace(string(b)) != alice.token {
 		t.Errorf("alice's kept token: %q, %v", b, err)
 	}
 	if keptSecret() != back.token {
@@ -217,12 +219,12 @@ func TestBinaryServeKeepsToken(t *testing.T) {
 // an API call with it, in the table and in --json.
 func TestBinaryTokenLastUsed(t *testing.T) {
 	t.Parallel()
-	fx := newEmptyFixture(t)
+	fx := clitest.NewEmptyFixture(t)
 	var created struct {
 		ID     string `json:"id"`
 		Secret string `json:"secret"`
 	}
-	if err := json.Unmarshal([]byte(fx.mustExec(t, "token", "create", "--name", "bot", "--json")), &created); err != nil {
+	if err := json.Unmarshal([]byte(fx.MustExec(t, "token", "create", "--name", "bot", "--json")), &created); err != nil {
 		t.Fatal(err)
 	}
 	botOf := func(list []*loom.Token) *loom.Token {
@@ -246,9 +248,9 @@ func TestBinaryTokenLastUsed(t *testing.T) {
 	if bot.LastUsedAt == nil || bot.LastUsedAt.Before(before) || bot.LastUsedAt.After(time.Now().Add(time.Second)) {
 		t.Fatalf("last_used_at = %v after an API call", bot.LastUsedAt)
 	}
-	out := fx.mustExec(t, "token", "list")
+	out := fx.MustExec(t, "token", "list")
 	var row []string
-	for _, line := range lines(out) {
+	for _, line := range clitest.Lines(out) {
 		if f := strings.Split(line, "\t"); f[0] == created.ID {
 			row = f
 		}
@@ -264,15 +266,15 @@ func TestBinaryTokenLastUsed(t *testing.T) {
 // token only when it expires no later than --token-ttl asks.
 func TestBinaryTokenTTL(t *testing.T) {
 	t.Parallel()
-	fx := newEmptyFixture(t)
-	if r := fx.run(t, "serve", "--token-ttl", "-1h"); r.code != ExitUsage || !strings.Contains(r.stderr, "--token-ttl") {
-		t.Errorf("serve --token-ttl -1h: exit %d, %s", r.code, r.stderr)
+	fx := clitest.NewEmptyFixture(t)
+	if r := fx.Run(t, "serve", "--token-ttl", "-1h"); r.Code != cli.ExitUsage || !strings.Contains(r.Stderr, "--token-ttl") {
+		t.Errorf("serve --token-ttl -1h: exit %d, %s", r.Code, r.Stderr)
 	}
 	sv := serveBinary(t, fx)
 	noExpiry := sv.token
 
 	var created map[string]any
-	if err := json.Unmarshal([]byte(fx.mustExec(t, "token", "create", "--token-ttl", "2s", "--json")), &created); err != nil {
+	if err := json.Unmarshal([]byte(fx.MustExec(t, "token", "create", "--token-ttl", "2s", "--json")), &created); err != nil {
 		t.Fatal(err)
 	}
 	secret, _ := created["secret"].(string)

@@ -1,155 +1,176 @@
-package hooks
+package hooks_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/spf13/cobra"
-
-	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/internal/clitest"
 )
 
-// claudeSettings is a Claude Code settings file with a hook of the
-// user's own.
-const claudeSettings = `{
+// loom hooks install writes loom's import and recall hooks into the
+// agents' settings beside what the user has there, never twice;
+// uninstall takes out only loom's; a file it cannot read as the agent
+// does is left as it was, with one line saying why.
+func TestHooksInstall(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	claude := filepath.Join(fx.Home, ".claude", "settings.json")
+	gemini := filepath.Join(fx.Home, ".gemini", "settings.json")
+	codex := filepath.Join(fx.Home, ".codex", "config.toml")
+	const claudeOrig = `{
   "model": "opus",
   "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "check <cmd> && log"}]}],
     "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
-  }
+  },
+  "theme": "dark"
 }
 `
-
-// home is a home directory holding only Claude Code's directory, with
-// claudeSettings; it returns where they are.
-func home(t *testing.T) (Places, string) {
-	t.Helper()
-	h := t.TempDir()
-	file := filepath.Join(h, ".claude", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		t.Fatal(err)
+	const codexOrig = "# mine\nmodel = \"gpt-5\"\n\n[mcp_servers.x]\ncommand = \"y\"\n"
+	clitest.MustWrite(t, claude, claudeOrig)
+	clitest.MustWrite(t, codex, codexOrig)
+	read := func(p string) string {
+		t.Helper()
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
 	}
-	if err := os.WriteFile(file, []byte(claudeSettings), 0o600); err != nil {
-		t.Fatal(err)
+	r := fx.Exec(t, "", "hooks", "install", "--recall", "claude-code", "gemini", "codex")
+	if r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	return Places{Getenv: func(string) string { return "" }, Home: func() string { return h }}, file
-}
-
-// change runs install or uninstall on pl and returns what it printed.
-func change(t *testing.T, pl Places, install, recall, dryRun bool, names ...string) string {
-	t.Helper()
-	ios, _, out, _ := term.Test()
-	opts := &ChangeOptions{IO: ios, Places: pl, Program: func() string { return "/opt/bin/loom" },
-		Install: install, Recall: recall, DryRun: dryRun, Agents: names}
-	if err := changeRun(t.Context(), opts); err != nil {
-		t.Fatal(err)
-	}
-	return out.String()
-}
-
-// commandsOf returns the commands of each event of a settings file.
-func commandsOf(t *testing.T, file string) (map[string][]string, map[string]any) {
-	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
+	for _, want := range []string{"Stop, SessionEnd, SessionStart, UserPromptSubmit", "AfterAgent, SessionEnd, SessionStart, BeforeAgent", "notify", "loom recall enable"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("install does not say %q:\n%s", want, r.Stdout)
+		}
 	}
 	var s struct {
+		Model string
+		Theme string
 		Hooks map[string][]struct {
-			Hooks []struct{ Command string }
+			Matcher string
+			Hooks   []struct{ Type, Command string }
 		}
 	}
-	var all map[string]any
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := json.Unmarshal([]byte(read(claude)), &s); err != nil {
 		t.Fatal(err)
 	}
-	json.Unmarshal(b, &all)
-	cmds := map[string][]string{}
-	for ev, gs := range s.Hooks {
-		for _, g := range gs {
+	if s.Model != "opus" || s.Theme != "dark" || s.Hooks["PreToolUse"][0].Hooks[0].Command != "check <cmd> && log" {
+		t.Errorf("install changed the user's settings:\n%s", read(claude))
+	}
+	commandsOf := func(ev string) (out []string) {
+		for _, g := range s.Hooks[ev] {
 			for _, h := range g.Hooks {
-				cmds[ev] = append(cmds[ev], h.Command)
+				out = append(out, h.Command)
 			}
 		}
+		return out
 	}
-	return cmds, all
+	bin := clitest.LoomBinary(t)
+	if got := commandsOf("Stop"); !reflect.DeepEqual(got, []string{"notify-send done", bin + " session import --hook claude-code"}) {
+		t.Errorf("Stop hooks %q", got)
+	}
+	if got := commandsOf("UserPromptSubmit"); !reflect.DeepEqual(got, []string{bin + " recall --hook claude-code"}) {
+		t.Errorf("UserPromptSubmit hooks %q", got)
+	}
+	if !strings.Contains(read(gemini), bin+" recall --hook gemini") {
+		t.Errorf("gemini settings:\n%s", read(gemini))
+	}
+	if got := read(codex); !strings.HasPrefix(got, "# mine\nmodel = \"gpt-5\"\nnotify = [\""+bin+"\", \"session\", \"import\", \"--hook\", \"codex\"]\n\n[mcp_servers.x]") {
+		t.Errorf("codex config:\n%s", got)
+	}
+
+	// Twice is once.
+	before := read(claude) + read(gemini) + read(codex)
+	if r := fx.Exec(t, "", "hooks", "install", "--recall", "claude-code", "gemini", "codex"); r.Code != 0 || strings.Count(r.Stdout, "already there") != 3 {
+		t.Errorf("second install: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if read(claude)+read(gemini)+read(codex) != before {
+		t.Error("a second install changed the files")
+	}
+	r = fx.Exec(t, "", "hooks", "--json")
+	var st []struct {
+		Agent          string
+		Import, Recall bool
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || len(st) != 3 || !st[0].Import || !st[0].Recall || !st[1].Recall || !st[2].Import {
+		t.Errorf("hooks --json: %v\n%s%s", err, r.Stdout, r.Stderr)
+	}
+
+	// Uninstall leaves what the user had, as they had it.
+	if r := fx.Exec(t, "", "hooks", "uninstall"); r.Code != 0 {
+		t.Fatalf("uninstall: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if got := read(codex); got != codexOrig {
+		t.Errorf("codex config after uninstall:\n%s", got)
+	}
+	var a, b any
+	_ = json.Unmarshal([]byte(claudeOrig), &a)
+	_ = json.Unmarshal([]byte(read(claude)), &b)
+	if !reflect.DeepEqual(a, b) || strings.Index(read(claude), `"model"`) > strings.Index(read(claude), `"theme"`) {
+		t.Errorf("claude settings after uninstall:\n%s", read(claude))
+	}
+	if strings.Contains(read(gemini), "loom") {
+		t.Errorf("gemini settings after uninstall:\n%s", read(gemini))
+	}
+
+	// Bad input: nothing written, one line, the right status.
+	clitest.MustWrite(t, claude, "{\"model\": \"opus\", // a comment\n}")
+	clitest.MustWrite(t, codex, "notify = [\"my-notifier\"]\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"claude-code"}, 1, "add loom's hooks by hand"},
+		{[]string{"codex"}, 1, "from a script"},
+		{[]string{"cursor"}, 2, "unknown agent"},
+	} {
+		r := fx.Exec(t, "", append([]string{"hooks", "install"}, c.args...)...)
+		if r.Code != c.code || !strings.Contains(r.Stderr, c.want) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+			t.Errorf("hooks install %v: exit %d, stderr %q; want %d and %q", c.args, r.Code, r.Stderr, c.code, c.want)
+		}
+	}
+	if read(codex) != "notify = [\"my-notifier\"]\n" || !strings.Contains(read(claude), "// a comment") {
+		t.Error("a refused install changed a file")
+	}
 }
 
-// install writes loom's import hooks into the settings of the agent
-// found, keeping what was there; a second install adds nothing; and
-// uninstall takes out only loom's.
-func TestHooksInstallThenUninstall(t *testing.T) {
+// The notify program `loom hooks install codex` sets is run by the real
+// Codex CLI after a turn, and brings that turn's session into loom.
+func TestHooksCodexNotifyReal(t *testing.T) {
+	if clitest.OnPostgres() {
+		t.Skip("runs the real agents once, on the SQLite pass")
+	}
 	t.Parallel()
-	pl, file := home(t)
-	if got, want := change(t, pl, true, false, false), "Claude Code (~/.claude/settings.json): added: Stop, SessionEnd\n"; got != want {
-		t.Errorf("install: %q, want %q", got, want)
+	fx := clitest.NewEmptyFixture(t)
+	bin, dir, env, _, _ := clitest.StartCodex(t, fx)
+	if r := fx.Exec(t, "", "hooks", "install", "codex"); r.Code != 0 {
+		t.Fatalf("hooks install codex: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	cmds, all := commandsOf(t, file)
-	imp := "/opt/bin/loom session import --hook claude-code"
-	if all["model"] != "opus" || strings.Join(cmds["Stop"], "|") != "notify-send done|"+imp || strings.Join(cmds["SessionEnd"], "|") != imp || len(cmds) != 2 {
-		t.Errorf("after install: model %v, hooks %q", all["model"], cmds)
+	agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "exec", "--skip-git-repo-check", "Say hello from codex.")
+	// Codex starts its notify program and does not wait for it: the
+	// import may still be running when codex exits, so the session is
+	// waited for (until it is there, or the bound of a slow machine).
+	var listed []struct{ Key, Title string }
+	for deadline := time.Now().Add(clitest.CLITimeout); ; {
+		if err := json.Unmarshal([]byte(fx.MustExec(t, "session", "list", "-a", "--surface", "codex", "--json")), &listed); err != nil {
+			t.Fatal(err)
+		}
+		if len(listed) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	if got := change(t, pl, true, false, false); !strings.HasSuffix(got, ": already there\n") {
-		t.Errorf("install again: %q", got)
-	}
-
-	ios, _, out, _ := term.Test()
-	if err := statusRun(&Options{IO: ios, Places: pl}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "Claude Code  import yes  recall no   ~/.claude/settings.json\n") || !strings.Contains(out.String(), "Codex CLI    import no   recall -  ") {
-		t.Errorf("status:\n%s", out)
-	}
-
-	before, _ := os.ReadFile(file)
-	if got := change(t, pl, false, false, true); !strings.Contains(got, "would be removed: Stop, SessionEnd") {
-		t.Errorf("uninstall --dry-run: %q", got)
-	}
-	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
-		t.Errorf("uninstall --dry-run changed the file:\n%s", after)
-	}
-	if got := change(t, pl, false, false, false); !strings.Contains(got, "removed: Stop, SessionEnd") {
-		t.Errorf("uninstall: %q", got)
-	}
-	cmds, all = commandsOf(t, file)
-	if all["model"] != "opus" || strings.Join(cmds["Stop"], "|") != "notify-send done" || len(cmds["SessionEnd"]) != 0 {
-		t.Errorf("after uninstall: model %v, hooks %q", all["model"], cmds)
-	}
-}
-
-// --recall adds the recall hooks too, to an agent named whose settings
-// file does not exist yet.
-func TestHooksInstallRecallNamed(t *testing.T) {
-	t.Parallel()
-	pl, _ := home(t)
-	got := change(t, pl, true, true, false, "gemini")
-	if !strings.Contains(got, "Gemini CLI (~/.gemini/settings.json): added: AfterAgent, SessionEnd, SessionStart, BeforeAgent\n") ||
-		!strings.Contains(got, "loom recall enable") {
-		t.Errorf("install --recall gemini: %q", got)
-	}
-	cmds, _ := commandsOf(t, filepath.Join(pl.Home(), ".gemini", "settings.json"))
-	if want := "/opt/bin/loom recall --hook gemini"; strings.Join(cmds["BeforeAgent"], "") != want {
-		t.Errorf("BeforeAgent: %q, want %q", cmds["BeforeAgent"], want)
-	}
-}
-
-// The commands fill their options from the invocation, flags and
-// arguments.
-func TestNewCmdHooksOptions(t *testing.T) {
-	t.Parallel()
-	if got := cmdtest.Options(t, NewCmdHooks); got.Getenv == nil || got.Home == nil || got.JSON {
-		t.Errorf("hooks: %+v", got)
-	}
-	install := func(inv *command.Invocation, runF func(*ChangeOptions) error) *cobra.Command {
-		return newCmdChange(inv, true, runF)
-	}
-	got := cmdtest.Options(t, install, "--recall", "--dry-run", "codex", "gemini")
-	if !got.Install || !got.Recall || !got.DryRun || strings.Join(got.Agents, ",") != "codex,gemini" || got.Program == nil {
-		t.Errorf("hooks install: %+v", got)
+	if len(listed) != 1 || !strings.Contains(listed[0].Title, "Say hello from codex") {
+		t.Fatalf("after a Codex turn with loom's notify program, loom holds %+v", listed)
 	}
 }

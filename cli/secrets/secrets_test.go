@@ -1,161 +1,244 @@
-package secrets
+package secrets_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/cmdtest"
-	"github.com/loomhq/loom/internal/storetest"
-	"github.com/loomhq/loom/paths"
-	sec "github.com/loomhq/loom/secrets"
-	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/internal/clitest"
 )
 
-// awsKey is a planted AWS access key id.
-const awsKey = "AKIAQ3EGRB7XK2M4T6ZW"
-
-// planted is a SQLite store in a temporary directory with a session
-// that holds awsKey and one that holds no secret, and the options of
-// loom secrets over it.
-type planted struct {
-	st          loom.Store
-	leak, clean *loom.Session
-	common      func() (Common, *term.IOStreams)
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
-func plant(t *testing.T) *planted {
-	t.Helper()
-	dir := t.TempDir()
-	db := filepath.Join(dir, "sessions.db")
-	st, err := sqlite.Open(t.Context(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	p := &planted{st: st,
-		leak:  &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:leak", Title: "deploy"},
-		clean: &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:clean", Title: "rename"}}
-	storetest.AppendTexts(t, st, p.leak, "deploy with the key "+awsKey+" please", "deployed")
-	storetest.AppendTexts(t, st, p.clean, "rename the handler", "renamed")
-	env := map[string]string{"LOOM_HOME": filepath.Join(dir, "home")}
-	open := func(context.Context) (loom.Store, error) { return st, nil }
-	scope := command.Scope{User: func() string { return "local" }, Project: func() (loom.Project, error) { return loom.Project{}, os.ErrNotExist }}
-	p.common = func() (Common, *term.IOStreams) {
-		ios, _, _, _ := term.Test()
-		return Common{
-			IO:        ios,
-			ReadStore: open,
-			Resolve:   scope.Resolve,
-			Detector:  func() (*sec.Detector, error) { return sec.Default(), nil },
-			Dirs:      func() (paths.Dirs, error) { return paths.Resolve(func(k string) string { return env[k] }) },
-			DBURL:     func() (string, error) { return db, nil },
-			User:      "local",
-		}, ios
-	}
-	return p
+type scanJSON struct {
+	Secrets         int `json:"secrets"`
+	ScannedSessions int `json:"scanned_sessions"`
+	ScannedMessages int `json:"scanned_messages"`
+	Sessions        []struct {
+		SessionID string         `json:"session_id"`
+		Title     string         `json:"title"`
+		Count     int            `json:"count"`
+		Rules     map[string]int `json:"rules"`
+		Places    []struct {
+			MessageID string `json:"message_id"`
+			Seq       int64  `json:"seq"`
+			Part      int    `json:"part"`
+			Field     string `json:"field"`
+			Rule      string `json:"rule"`
+			Hint      string `json:"hint"`
+		} `json:"places"`
+	} `json:"sessions"`
 }
 
-func stdout(ios *term.IOStreams) string { return ios.Out.(interface{ String() string }).String() }
-
-// scan runs loom secrets scan --json and returns its report.
-func (p *planted) scan(t *testing.T, ref string) *ScanReport {
-	t.Helper()
-	c, ios := p.common()
-	c.JSON = true
-	if err := scanRun(t.Context(), &ScanOptions{Common: c, Ref: ref}); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(stdout(ios), awsKey) {
-		t.Fatalf("scan printed the key:\n%s", stdout(ios))
-	}
-	var rep ScanReport
-	if err := json.Unmarshal([]byte(stdout(ios)), &rep); err != nil {
-		t.Fatal(err)
-	}
-	return &rep
-}
-
-// A scan finds the planted key, says where and never prints it; the
-// next scan reads only the last message of each session again.
-func TestSecretsScanFindsPlantedKey(t *testing.T) {
+// secrets scan reports every seeded secret by session, rule and place
+// and never its value; a second scan reads only the last message again;
+// redact --dry-run changes nothing; redact --yes replaces them in the
+// store, out of search, and (SQLite) out of the store file.
+func TestSecretsScanAndRedact(t *testing.T) {
 	t.Parallel()
-	p := plant(t)
-	rep := p.scan(t, "")
-	if rep.Secrets != 1 || len(rep.Sessions) != 1 || rep.Sessions[0].SessionID != p.leak.ID || rep.Sessions[0].Rules["aws-access-key"] != 1 ||
-		rep.ScannedSessions != 2 || rep.ScannedMessages != 4 {
-		t.Fatalf("scan: %+v", rep)
-	}
-	if pl := rep.Sessions[0].Places[0]; pl.Seq != 1 || pl.Field != "text" || pl.Hint != "AK…ZW" {
-		t.Errorf("place %+v", pl)
-	}
-	if again := p.scan(t, ""); again.Secrets != 1 || again.ScannedMessages != 2 {
-		t.Errorf("second scan: %d secrets from %d messages, want 1 from 2", again.Secrets, again.ScannedMessages)
-	}
-	if one := p.scan(t, p.clean.ID); one.Secrets != 0 || one.ScannedSessions != 1 {
-		t.Errorf("scan of the clean session: %+v", one)
-	}
-	c, ios := p.common()
-	if err := scanRun(t.Context(), &ScanOptions{Common: c, Full: true}); err != nil {
-		t.Fatal(err)
-	}
-	if got := stdout(ios); !strings.Contains(got, "1 secret in 1 session of 2 sessions (4 messages read)") {
-		t.Errorf("scan --full:\n%s", got)
-	}
-}
+	fx := clitest.NewEmptyFixture(t)
+	s, values := clitest.SeedSecrets(t, fx)
 
-// redact --dry-run changes nothing; redact --yes replaces the key in the
-// store with its rule's marker, and a scan then finds nothing.
-func TestSecretsRedactReplacesPlantedKey(t *testing.T) {
-	t.Parallel()
-	p := plant(t)
-	redact := func(dryRun bool) string {
-		t.Helper()
-		c, ios := p.common()
-		opts := &RedactOptions{Common: c, Store: c.ReadStore, DryRun: dryRun, Yes: true}
-		if err := redactRun(t.Context(), opts); err != nil {
-			t.Fatal(err)
+	r := fx.Run(t, "secrets", "scan", "--json")
+	if r.Code != 0 {
+		t.Fatalf("scan: exit %d: %s", r.Code, r.Stderr)
+	}
+	if v := clitest.HoldsAny(r.Stdout+r.Stderr, values); v != "" {
+		t.Fatalf("scan printed the secret %q", v)
+	}
+	rep := clitest.DecodeJSON[scanJSON](t, r.Stdout)
+	if rep.Secrets != 6 || len(rep.Sessions) != 1 || rep.Sessions[0].SessionID != s.ID || len(rep.Sessions[0].Places) != 6 || rep.ScannedMessages != 6 {
+		t.Fatalf("scan report %+v, want 6 secrets in %s from 6 messages", rep, s.ID)
+	}
+	for _, p := range rep.Sessions[0].Places {
+		if p.MessageID == "" || p.Seq < 1 || p.Rule == "" || len([]rune(p.Hint)) > 9 {
+			t.Errorf("place %+v", p)
 		}
-		return stdout(ios)
 	}
-	text := func() string {
-		t.Helper()
-		msgs, err := p.st.Messages(t.Context(), p.leak.ID, loom.MessageQuery{Oldest: true})
+	if again := clitest.DecodeJSON[scanJSON](t, fx.MustRun(t, "secrets", "scan", "--json")); again.Secrets != 6 || again.ScannedMessages != 1 {
+		t.Errorf("second scan: %d secrets from %d messages, want 6 from the last message only", again.Secrets, again.ScannedMessages)
+	}
+	if out := fx.MustRun(t, "secrets", "scan"); !strings.Contains(out, "6 secrets in 1 session") || !strings.Contains(out, "aws-access-key 1") {
+		t.Errorf("scan text:\n%s", out)
+	}
+	if r := fx.Run(t, "secrets", "scan", "no-such-session"); r.Code != 3 || !strings.Contains(r.Stderr, "no-such-session") {
+		t.Errorf("scan of a bad session: exit %d, %q", r.Code, r.Stderr)
+	}
+
+	if r := fx.Run(t, "secrets", "redact"); r.Code != 2 || !strings.Contains(r.Stderr, "--yes") {
+		t.Errorf("redact without a terminal or --yes: exit %d, %q", r.Code, r.Stderr)
+	}
+	dry := fx.MustRun(t, "secrets", "redact", "--dry-run")
+	if !strings.Contains(dry, "would redact 6 secrets") || clitest.HoldsAny(dry, values) != "" {
+		t.Errorf("dry run:\n%s", dry)
+	}
+	if again := clitest.DecodeJSON[scanJSON](t, fx.MustRun(t, "secrets", "scan", "--full", "--json")); again.Secrets != 6 {
+		t.Fatalf("after --dry-run the store holds %d secrets, want the 6 untouched", again.Secrets)
+	}
+
+	r = fx.Run(t, "secrets", "redact", s.ID[:8], "--yes")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "the original text will be gone") || !strings.Contains(r.Stdout, "redacted 6 secrets") {
+		t.Fatalf("redact: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if after := clitest.DecodeJSON[scanJSON](t, fx.MustRun(t, "secrets", "scan", "--json")); after.Secrets != 0 {
+		t.Errorf("after redact a scan finds %d secrets", after.Secrets)
+	}
+	shown := fx.MustRun(t, "session", "show", s.ID, "--full-history")
+	if v := clitest.HoldsAny(shown, values); v != "" || !strings.Contains(shown, "[REDACTED:aws-access-key]") || !strings.Contains(shown, "wombat done") {
+		t.Errorf("after redact the session shows %q:\n%s", v, shown)
+	}
+	for _, v := range values {
+		if r := fx.Run(t, "search", v, "--all-projects", "--json"); strings.Contains(r.Stdout, s.ID) {
+			t.Errorf("search %q still finds the session:\n%s", v, r.Stdout)
+		}
+	}
+	if list := fx.MustRun(t, "session", "list", "--all-projects", "--json"); clitest.HoldsAny(list, values) != "" {
+		t.Errorf("the session's last prompt keeps a secret: %s", list)
+	}
+	if !clitest.OnPostgres() {
+		b, err := os.ReadFile(fx.DB)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return msgs[0].Parts[0].Text
-	}
-	if got := redact(true); !strings.Contains(got, "would redact 1 secret in 1 part of 1 session; nothing was changed") || !strings.Contains(text(), awsKey) {
-		t.Errorf("redact --dry-run: %q, the message now %q", got, text())
-	}
-	if got := redact(false); !strings.Contains(got, "redacted 1 secret in 1 part") {
-		t.Errorf("redact: %q", got)
-	}
-	if got := text(); got != "deploy with the key [REDACTED:aws-access-key] please" {
-		t.Errorf("the message after redact: %q", got)
-	}
-	if rep := p.scan(t, ""); rep.Secrets != 0 {
-		t.Errorf("scan after redact: %+v", rep)
+		if v := clitest.HoldsAny(string(b), values); v != "" {
+			t.Errorf("the store file still holds %q", v)
+		}
 	}
 }
 
-// The commands fill their options from the invocation, flags and
-// arguments.
-func TestNewCmdSecretsOptions(t *testing.T) {
+// Markdown and html exports, hand-off and the MCP read tools of a
+// session with secrets hold none of them and say how many they
+// redacted; jsonl keeps them and says so; --no-redact keeps them.
+func TestSecretsNeverLeaveByDefault(t *testing.T) {
 	t.Parallel()
-	scan := cmdtest.Options(t, newCmdScan, "--full", "0196a3b2")
-	if !scan.Full || scan.Ref != "0196a3b2" || scan.User != "local" || scan.Detector == nil || scan.DBURL == nil {
-		t.Errorf("scan: %+v", scan)
+	fx := clitest.NewEmptyFixture(t)
+	s, values := clitest.SeedSecrets(t, fx)
+
+	for _, format := range []string{"markdown", "html"} {
+		r := fx.Run(t, "session", "export", s.ID, "--format", format)
+		if r.Code != 0 || clitest.HoldsAny(r.Stdout, values) != "" || !strings.Contains(r.Stdout, "REDACTED:") || !strings.Contains(r.Stderr, "redacted 6 secrets") {
+			t.Errorf("export %s: exit %d, stderr %q, holds %q", format, r.Code, r.Stderr, clitest.HoldsAny(r.Stdout, values))
+		}
+		r = fx.Run(t, "session", "export", s.ID, "--format", format, "--no-redact")
+		if r.Code != 0 || clitest.HoldsAny(r.Stdout, values) == "" {
+			t.Errorf("export %s --no-redact left the secrets out", format)
+		}
 	}
-	redact := cmdtest.Options(t, newCmdRedact, "--dry-run")
-	if !redact.DryRun || redact.Yes || redact.Ref != "" || redact.Store == nil {
-		t.Errorf("redact: %+v", redact)
+	r := fx.Run(t, "session", "export", s.ID)
+	if r.Code != 0 || clitest.HoldsAny(r.Stdout, values) == "" || !strings.Contains(r.Stderr, "keeps 6 secrets as stored") {
+		t.Errorf("jsonl export: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+
+	r = fx.RunWith(t, clitest.RunOpts{Before: clitest.AllFormats}, "session", "handoff", s.ID, "--to", "codex", "--json", "--dir", fx.Project)
+	if r.Code != 0 || !strings.Contains(r.Stderr, "redacted 6 secrets") {
+		t.Fatalf("handoff: exit %d, %q", r.Code, r.Stderr)
+	}
+	out := clitest.DecodeJSON[clitest.HandoffJSON](t, r.Stdout)
+	written, err := os.ReadFile(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := clitest.HoldsAny(string(written), values); v != "" || !strings.Contains(string(written), "REDACTED:") {
+		t.Errorf("the handed-off file holds %q", v)
+	}
+
+	cs := clitest.ConnectStdio(t, fx)
+	read := clitest.MustCall(t, cs, "read_session", map[string]any{"ref": s.ID})
+	if v := clitest.HoldsAny(read.Text+jsonOf(read.Data), values); v != "" || !strings.Contains(read.Text, "loom redacted 6 secrets") {
+		t.Errorf("read_session holds %q or does not count:\n%s", v, read.Text)
+	}
+	found := clitest.MustCall(t, cs, "search_sessions", map[string]any{"query": "wombat", "all_projects": true})
+	if v := clitest.HoldsAny(found.Text+jsonOf(found.Data), values); v != "" {
+		t.Errorf("search_sessions holds %q:\n%s", v, found.Text)
+	}
+	list := clitest.MustCall(t, cs, "list_sessions", map[string]any{"all_projects": true})
+	if v := clitest.HoldsAny(list.Text+jsonOf(list.Data), values); v != "" {
+		t.Errorf("list_sessions holds %q", v)
+	}
+	recalled := clitest.MustCall(t, cs, "recall", map[string]any{"prompt": "wombat deploy step", "all_projects": true, "tokens": 8000})
+	if v := clitest.HoldsAny(recalled.Text+jsonOf(recalled.Data), values); v != "" || !strings.Contains(recalled.Text, "REDACTED:") || !strings.Contains(recalled.Text, "loom redacted") {
+		t.Errorf("recall holds %q or does not count:\n%s", v, recalled.Text)
+	}
+
+	// A recall hook hands the agent's model what it recalls.
+	fx.MustExec(t, "recall", "enable")
+	in, _ := json.Marshal(map[string]string{"cwd": fx.Project, "prompt": "wombat deploy step", "hook_event_name": "UserPromptSubmit"})
+	// Not bound by the hook's 100 ms here: a test cannot depend on a
+	// clock.
+	cmd := exec.Command(clitest.LoomBinary(t), "recall", "--hook", "claude-code", "--tokens", "8000")
+	cmd.Dir, cmd.Env = fx.Project, fx.BinEnv("LOOM_RECALL_HOOK_TIME=1m")
+	r = clitest.ExecCmd(t, cmd, string(in))
+	var hook struct {
+		HookSpecificOutput struct{ AdditionalContext string } `json:"hookSpecificOutput"`
+	}
+	_ = json.Unmarshal([]byte(r.Stdout), &hook)
+	added := hook.HookSpecificOutput.AdditionalContext
+	if v := clitest.HoldsAny(added, values); r.Code != 0 || v != "" || !strings.Contains(added, "REDACTED:") {
+		t.Errorf("the recall hook: exit %d, holds %q:\n%s%s", r.Code, v, r.Stdout, r.Stderr)
+	}
+}
+
+// secrets redact on one machine removes the secrets from the other after
+// both sync, with the hub on SQLite and on PostgreSQL.
+func TestSecretsRedactSyncs(t *testing.T) {
+	t.Parallel()
+	if clitest.OnPostgres() {
+		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
+	}
+	clitest.OnBothHubs(t, func(t *testing.T, hubDB func(*testing.T) string) {
+		a, b, _, _ := clitest.SyncPair(t, hubDB(t))
+		s, values := clitest.SeedSecrets(t, a)
+		a.MustExec(t, "sync")
+		b.MustExec(t, "sync")
+		if shown := b.MustExec(t, "session", "show", s.ID, "--full-history"); clitest.HoldsAny(shown, values) == "" {
+			t.Fatalf("machine B did not get the session:\n%s", shown)
+		}
+		a.MustExec(t, "secrets", "redact", "--yes")
+		a.MustExec(t, "sync")
+		b.MustExec(t, "sync")
+		shown := b.MustExec(t, "session", "show", s.ID, "--full-history")
+		if v := clitest.HoldsAny(shown, values); v != "" || !strings.Contains(shown, "[REDACTED:") {
+			t.Errorf("after sync machine B still shows %q:\n%s", v, shown)
+		}
+		if rep := clitest.DecodeJSON[scanJSON](t, b.MustExec(t, "secrets", "scan", "--json")); rep.Secrets != 0 {
+			t.Errorf("machine B holds %d secrets after sync", rep.Secrets)
+		}
+		if list := b.MustExec(t, "session", "list", "--all-projects", "--json"); clitest.HoldsAny(list, values) != "" {
+			t.Errorf("machine B's last prompt keeps a secret")
+		}
+	})
+}
+
+// With redact_on_write, a session imported from a file is stored
+// redacted, and turning MCP redaction off gives the read tools the text
+// as stored.
+func TestSecretsRedactOnWrite(t *testing.T) {
+	t.Parallel()
+	src := clitest.NewEmptyFixture(t)
+	s, values := clitest.SeedSecrets(t, src)
+	file := filepath.Join(t.TempDir(), "deploy.jsonl")
+	if err := os.WriteFile(file, []byte(src.MustRun(t, "session", "export", s.ID)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clitest.WriteConfig(t, src, "[mcp]\nredact = false\n")
+	plain := clitest.MustCall(t, clitest.ConnectStdio(t, src), "read_session", map[string]any{"ref": s.ID})
+	if clitest.HoldsAny(plain.Text, values) == "" {
+		t.Errorf("with [mcp] redact = false read_session still redacts")
+	}
+
+	dst := clitest.NewEmptyFixture(t)
+	clitest.WriteConfig(t, dst, "[secrets]\nredact_on_write = true\n")
+	dst.MustRun(t, "session", "import", file)
+	if rep := clitest.DecodeJSON[scanJSON](t, dst.MustRun(t, "secrets", "scan", "--json")); rep.Secrets != 0 {
+		t.Errorf("imported with redact_on_write, the store holds %d secrets", rep.Secrets)
+	}
+	if shown := dst.MustRun(t, "session", "show", s.ID, "--full-history"); clitest.HoldsAny(shown, values) != "" || !strings.Contains(shown, "[REDACTED:") {
+		t.Errorf("imported with redact_on_write:\n%s", shown)
 	}
 }

@@ -1,0 +1,69 @@
+package hooks_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/anthropic/anthropictest"
+	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/internal/clitest"
+)
+
+// The real Claude Code with only its Stop hook set to loom's: when each
+// turn of `claude -p` ends, loom holds that turn's reply (Claude Code may
+// fire Stop before it writes the reply to the transcript; the hook's
+// payload names it, and the hook waits for it).
+func TestClaudeCodeStopHookOnly(t *testing.T) {
+	if clitest.OnPostgres() {
+		t.Skip("the real CLI once is enough: it runs in the SQLite pass")
+	}
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	srv := anthropictest.NewServer()
+	t.Cleanup(srv.Close)
+	bin, dir, env := clitest.ClaudeWithHooks(t, fx, srv, map[string]string{"Stop": "session import --hook claude-code"})
+	replies := func() []string {
+		t.Helper()
+		st := fx.OpenStore(t)
+		defer st.Close()
+		ss, err := st.Sessions(t.Context(), loom.SessionFilter{UserID: "local", Surface: "claude-code"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range ss {
+			msgs, err := st.Messages(t.Context(), s.ID, loom.MessageQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range msgs {
+				if m.Role == loom.RoleAssistant && strings.TrimSpace(m.Text()) != "" {
+					out = append(out, strings.TrimSpace(m.Text()))
+				}
+			}
+		}
+		return out
+	}
+	prompts := []string{"Which file holds the fix?", "And what should the test use?", "Thanks, and the docs?"}
+	for i, p := range prompts {
+		args := []string{"-p", "--model", "claude-sonnet-4-5", p}
+		if i > 0 {
+			args = append([]string{"--continue"}, args...)
+		}
+		reply := strings.TrimSpace(agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, args...))
+		if reply == "" {
+			t.Fatalf("turn %d: claude printed no reply", i+1)
+		}
+		// claude may print notices before the reply: the reply ends what
+		// it printed.
+		got := replies()
+		found := false
+		for _, r := range got {
+			found = found || (strings.HasSuffix(reply, r) && strings.HasSuffix(r, p))
+		}
+		if !found || len(got) != i+1 {
+			t.Fatalf("turn %d ended and loom does not hold its reply (it holds %d replies)", i+1, len(got))
+		}
+	}
+}

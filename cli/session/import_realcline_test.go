@@ -1,0 +1,131 @@
+package session_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	clineim "github.com/loomhq/loom/importer/cline"
+	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/openai/openaitest"
+	"github.com/loomhq/loom/providertest"
+)
+
+// TestImportRealCline: Cline's CLI (configured with `cline auth openai
+// --baseurl` for a fake OpenAI Chat Completions server) writes a prompt
+// answered with reasoning, continued by a second turn in its terminal
+// interface (`cline --id ID`, which resumes only interactively: driven
+// on a pseudo-terminal), and a file read; each imports faithfully with
+// the tokens Cline recorded, a second import adds nothing, and `--watch`
+// imports a session a later `cline` run writes. The hub daemon Cline
+// leaves running is stopped when the test ends.
+func TestImportRealCline(t *testing.T) {
+	if clitest.OnPostgres() {
+		t.Skip("runs the real agent once, on the SQLite pass")
+	}
+	t.Parallel()
+	bin := agentclitest.Install(t, agentclitest.Cline)
+	fx := clitest.NewEmptyFixture(t)
+	srv := openaitest.NewServer()
+	t.Cleanup(srv.Close)
+	sc := &clitest.Script[openaitest.Reply]{Last: func(r providertest.Request) string { return clitest.LastJSON(r, "messages") }}
+	srv.Respond(sc.Respond)
+	env := agentclitest.Env(fx.Home)
+	dir := filepath.Join(fx.Home, "work")
+	clitest.MustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
+	t.Cleanup(func() { stopClineHub(t, fx.Home) })
+	cline := func(args ...string) string { return agentclitest.Run(t, 4*time.Minute, dir, env, bin, args...) }
+	cline("auth", "openai", "--apikey", "sk-fake", "--modelid", "gpt-fake", "--baseurl", srv.BaseURL())
+	usage := func(in, cached, out int64) *openaitest.Usage {
+		return &openaitest.Usage{PromptTokens: in, CachedTokens: cached, CompletionTokens: out}
+	}
+
+	turns := &flowWant{flow: "two turns", prompts: []string{"Say hello in one line.", "One more on the greeting?"},
+		replies: []string{"Hello there.", "Continued and answering."}, reasoning: []string{"A greeting."},
+		usage: usageOf(800+2100, 200, 15+4, 0)}
+	sc.On(turns.prompts[0], sc.Answer(openaitest.Reply{Reasoning: "A greeting.", Text: "Hello there.", Usage: usage(1000, 200, 15)}))
+	sc.On(turns.prompts[1], sc.Answer(openaitest.Reply{Text: "Continued and answering.", Usage: usage(2100, 0, 4)}))
+	cline(turns.prompts[0])
+	id := clineSession(t, fx.Home, turns.prompts[0])
+	cmd := exec.Command(bin, "--id", id)
+	cmd.Dir, cmd.Env = dir, append(env, "TERM=xterm-256color")
+	term := termtest.Start(t, cmd, 120, 40)
+	// The interface draws words apart with cursor moves, not spaces:
+	// what is waited for is one word, or what the terminal echoes.
+	term.WaitForWithin(t, "Say hello", 5*time.Minute)
+	term.Send(turns.prompts[1])
+	// Enter in the same burst as the text would be taken for a pasted
+	// newline: it goes once the text is echoed.
+	term.WaitForWithin(t, turns.prompts[1], time.Minute)
+	term.Send("\r")
+	term.WaitForWithin(t, "Continued", 3*time.Minute)
+	// Ctrl+C twice leaves, with a summary of the session.
+	term.Send("\x03")
+	term.Send("\x03")
+	term.WaitForWithin(t, "Session Summary", time.Minute)
+	term.Wait(t)
+
+	tools := &flowWant{flow: "tools and reasoning", prompts: []string{"What is in notes.txt?"}, replies: []string{"It says alpha and beta."},
+		reasoning: []string{"The user wants the file."}, tools: []toolWant{{"read_files", "2 | beta"}}, usage: usageOf(1300+1400, 0, 40+9, 0)}
+	sc.On(tools.prompts[0], sc.Answer(openaitest.Reply{Reasoning: "The user wants the file.", Usage: usage(1300, 0, 40),
+		ToolCalls: []providertest.ToolCall{{ID: "call_read", Name: "read_files", Args: `{"files":[{"path":"` + filepath.Join(dir, "notes.txt") + `"}]}`}}}))
+	sc.On("beta", sc.Answer(openaitest.Reply{Text: "It says alpha and beta.", Usage: usage(1400, 0, 9)}))
+	cline(tools.prompts[0])
+
+	keepAgentHome(fx)
+	checkImportedFlows(t, fx, clineim.Tool, []*flowWant{turns, tools})
+	rep := clitest.ImportReport(t, fx.MustExec(t, "session", "import", "--from", clineim.Tool, "--json"))
+	if tr := clitest.ToolReport(t, rep, clineim.Tool); tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.SessionsGrown != 0 {
+		t.Errorf("second import: %+v", tr)
+	}
+	sc.On("A prompt while watched?", sc.Answer(openaitest.Reply{Text: "Watched and answered.", Usage: usage(900, 0, 3)}))
+	checkWatched(t, fx, clineim.Tool, func() { cline("A prompt while watched?") }, "Watched and answered")
+}
+
+// clineSession is the id of the session Cline started with prompt.
+func clineSession(t *testing.T, home, prompt string) string {
+	t.Helper()
+	records, _ := filepath.Glob(filepath.Join(home, ".cline", "data", "sessions", "*", "*.json"))
+	for _, r := range records {
+		if strings.HasSuffix(r, ".messages.json") {
+			continue
+		}
+		var rec struct {
+			SessionID string `json:"session_id"`
+			Prompt    string `json:"prompt"`
+		}
+		data, err := os.ReadFile(r)
+		if err == nil && json.Unmarshal(data, &rec) == nil && rec.Prompt == prompt {
+			return rec.SessionID
+		}
+	}
+	t.Fatalf("no Cline session started with %q among %v", prompt, records)
+	return ""
+}
+
+// stopClineHub stops the hub daemon a cline run left behind, named in
+// its data directory.
+func stopClineHub(t *testing.T, home string) {
+	data, err := os.ReadFile(filepath.Join(home, ".cline", "data", "locks", "hub", "production.json"))
+	if err != nil {
+		return
+	}
+	var hub struct {
+		PID int `json:"pid"`
+	}
+	if json.Unmarshal(data, &hub) != nil || hub.PID <= 1 {
+		return
+	}
+	if p, err := os.FindProcess(hub.PID); err == nil {
+		if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			t.Logf("stopping Cline's hub daemon %d: %v", hub.PID, err)
+		}
+	}
+}

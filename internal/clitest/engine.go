@@ -1,0 +1,210 @@
+package clitest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/postgres"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// TestPostgres returns the server the tests run on, "" for SQLite.
+func TestPostgres() string { return os.Getenv("LOOM_TEST_POSTGRES") }
+
+// OnPostgres reports whether the tests run on PostgreSQL.
+func OnPostgres() bool { return TestPostgres() != "" }
+
+// defaultPostgres is the server tests that need PostgreSQL whatever the
+// engine under test (copying between engines) use when LOOM_TEST_POSTGRES
+// is not set.
+const defaultPostgres = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+var PgAdmin struct {
+	once sync.Once
+	url  string
+	Pool *pgxpool.Pool
+	err  error
+}
+
+// FreshSchema makes an empty schema on the test server, dropped when the
+// test ends, and returns a URL whose connections use it. Without a
+// reachable server the test is skipped, unless LOOM_TEST_POSTGRES asked
+// for one or it runs in CI.
+func FreshSchema(t testing.TB) string {
+	t.Helper()
+	pool := PostgresAdmin(t)
+	var b [6]byte
+	rand.Read(b[:])
+	name := "loomcli_" + hex.EncodeToString(b[:])
+	if _, err := pool.Exec(context.Background(), `CREATE SCHEMA `+name); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		// Subprocesses may still hold connections for a moment; the drop
+		// waits for their transactions, not for them to disconnect.
+		if _, err := pool.Exec(context.Background(), `DROP SCHEMA `+name+` CASCADE`); err != nil {
+			t.Errorf("drop schema %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(PgAdmin.url)
+	if err != nil {
+		t.Fatalf("LOOM_TEST_POSTGRES: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// PostgresAdmin returns a pool on the test server for making schemas
+// (and tablespaces), skipping the test as freshSchema does without one.
+func PostgresAdmin(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	PgAdmin.once.Do(func() {
+		PgAdmin.url = TestPostgres()
+		if PgAdmin.url == "" {
+			PgAdmin.url = defaultPostgres
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		PgAdmin.Pool, PgAdmin.err = pgxpool.New(ctx, PgAdmin.url)
+		if PgAdmin.err == nil {
+			PgAdmin.err = PgAdmin.Pool.Ping(ctx)
+		}
+	})
+	if PgAdmin.err != nil {
+		msg := fmt.Sprintf("PostgreSQL is unreachable (set LOOM_TEST_POSTGRES): %v", PgAdmin.err)
+		if OnPostgres() || os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return PgAdmin.Pool
+}
+
+// OpenEngine opens the store a URL names with the engine cmd/loom would
+// pick for it.
+func OpenEngine(ctx context.Context, dsn string) (FixtureEngine, error) {
+	if postgres.IsURL(dsn) {
+		st, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+	st, err := sqlite.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// OpenFor opens the store a URL names as cmd/loom does for a command
+// with the given access.
+func OpenFor(ctx context.Context, dsn string, access cli.Access) (loom.Store, error) {
+	if postgres.IsURL(dsn) {
+		return OpenEngine(ctx, dsn)
+	}
+	mode := sqlite.ModeCreate
+	switch access {
+	case cli.AccessRead:
+		mode = sqlite.ModeRead
+	case cli.AccessWrite:
+		mode = sqlite.ModeWrite
+	}
+	st, err := sqlite.OpenMode(ctx, dsn, mode)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// FixtureEngine is what the tests use of a store: the store and its
+// tokens.
+type FixtureEngine interface {
+	loom.Store
+	loom.TokenStore
+}
+
+// FixtureStore is a store opened by a test, with SQL access to its tables
+// for checks the store API does not offer.
+type FixtureStore struct {
+	FixtureEngine
+}
+
+// DB returns the store's tables for a test to query.
+func (s *FixtureStore) DB() *fixtureDB { return &fixtureDB{st: s.FixtureEngine} }
+
+// fixtureDB runs a test's SQL on either engine. Queries are written with
+// ? placeholders, as for SQLite; on PostgreSQL they become $1, $2, ….
+type fixtureDB struct {
+	st FixtureEngine
+}
+
+// row is what QueryRow returns on both engines.
+type row interface{ Scan(dest ...any) error }
+
+// QueryRow runs a query expected to return one row.
+func (d *fixtureDB) QueryRow(query string, args ...any) row {
+	switch st := d.st.(type) {
+	case *postgres.Store:
+		return st.Pool().QueryRow(context.Background(), DollarParams(query), args...)
+	case *sqlite.Store:
+		return st.DB().QueryRow(query, args...)
+	}
+	panic("unknown engine")
+}
+
+// Exec runs a statement.
+func (d *fixtureDB) Exec(query string, args ...any) error {
+	switch st := d.st.(type) {
+	case *postgres.Store:
+		_, err := st.Pool().Exec(context.Background(), DollarParams(query), args...)
+		return err
+	case *sqlite.Store:
+		_, err := st.DB().Exec(query, args...)
+		return err
+	}
+	panic("unknown engine")
+}
+
+// DollarParams numbers the ? placeholders of query outside string
+// literals.
+func DollarParams(query string) string {
+	var b strings.Builder
+	n, quoted := 0, false
+	for _, c := range query {
+		switch {
+		case c == '\'':
+			quoted = !quoted
+		case c == '?' && !quoted:
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// setNow makes st take its times from now.
+func setNow(st loom.Store, now func() time.Time) {
+	switch st := st.(type) {
+	case *postgres.Store:
+		st.Now = now
+	case *sqlite.Store:
+		st.Now = now
+	}
+}
