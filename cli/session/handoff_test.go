@@ -35,7 +35,7 @@ func (w *world) handoffOptions(ios *term.IOStreams, ref string) *HandoffOptions 
 func TestSessionHandoffRun(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	w.session(t, w.api, "cli:api", "deploy", "deploy with "+awsKey, "deployed", "and roll back?", "rolled back")
+	w.session(t, w.api, "cli:api", "deploy", "deploy it", "deployed", "roll back with "+awsKey, "rolled back")
 
 	ios := piped()
 	if err := handoffRun(t.Context(), w.handoffOptions(ios, "deploy")); err != nil {
@@ -58,7 +58,7 @@ func TestSessionHandoffRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(b), awsKey) || !strings.Contains(string(b), "deploy with [REDACTED:") || !strings.Contains(string(b), "rolled back") {
+	if strings.Contains(string(b), awsKey) || !strings.Contains(string(b), "roll back with [REDACTED:") || !strings.Contains(string(b), "deploy it") {
 		t.Errorf("the Claude Code session:\n%s", b)
 	}
 
@@ -72,6 +72,9 @@ func TestSessionHandoffRun(t *testing.T) {
 	rep := printedJSON[handoff.Report](t, ios)
 	if rep.FirstTurn != 2 || rep.LastTurn != 2 || rep.Messages != 2 || rep.Redacted != 0 || rep.Dir != w.api.Root || errOut != "" {
 		t.Errorf("--last 1 --no-redact --json: %+v, stderr %q", rep, errOut)
+	}
+	if b, err := os.ReadFile(rep.Path); err != nil || !strings.Contains(string(b), "roll back with "+awsKey) || strings.Contains(string(b), "deploy it") {
+		t.Errorf("the Claude Code session of the last turn, secrets kept (%v):\n%s", err, b)
 	}
 
 	opts = w.handoffOptions(piped(), "deploy")

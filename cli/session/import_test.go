@@ -189,36 +189,39 @@ func TestSessionImportRunFromTool(t *testing.T) {
 }
 
 // --hook imports the session the hook's JSON names, quietly; input that
-// is not hook JSON fails with exit status 1, never 2.
+// is not hook JSON, or a tool without such hooks, fails with exit status
+// 1, never 2.
 func TestSessionImportRunHook(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	id, path := w.claudeSession(t)
 	var adopted int
-	hook := func(input string) (string, error) {
+	// hook runs tool's hook on input.
+	hook := func(tool, input string) (string, error) {
 		ios := piped()
 		ios.In = strings.NewReader(input)
 		opts := w.importOptions(ios, "local", &adopted)
-		opts.Hook = "claude-code"
+		opts.Hook = tool
 		err := importRun(t.Context(), opts)
 		out, errOut := outputs(ios)
 		return out + errOut, err
 	}
 	in, _ := json.Marshal(map[string]any{"session_id": id, "transcript_path": path, "hook_event_name": "Stop"})
-	if out, err := hook(string(in)); err != nil || out != "" {
+	if out, err := hook("claude-code", string(in)); err != nil || out != "" {
 		t.Fatalf("hook: %v, output %q", err, out)
 	}
 	if got, err := w.st.Resolve(t.Context(), "claude-code:"+id, loom.ResolveScope{UserID: "local"}); err != nil || got.MessageCount != 2 {
 		t.Errorf("after the hook: %+v, %v", got, err)
 	}
-	for _, c := range []struct{ input, want string }{
-		{"{not json", "not claude-code hook JSON"},
-		{`{"hook_event_name":"Stop"}`, "names no session file"},
-		{`{"transcript_path":"relative.jsonl"}`, "not an absolute path"},
+	for _, c := range []struct{ tool, input, want string }{
+		{"claude-code", "{not json", "not claude-code hook JSON"},
+		{"claude-code", `{"hook_event_name":"Stop"}`, "names no session file"},
+		{"claude-code", `{"transcript_path":"relative.jsonl"}`, "not an absolute path"},
+		{"cursor", string(in), `--hook "cursor": want claude-code, codex or gemini`},
 	} {
-		_, err := hook(c.input)
+		_, err := hook(c.tool, c.input)
 		if err == nil || !strings.Contains(err.Error(), c.want) || command.ExitCode(err) != command.ExitError {
-			t.Errorf("hook input %s: %v (exit %d), want exit 1 saying %q", c.input, err, command.ExitCode(err), c.want)
+			t.Errorf("hook %s %s: %v (exit %d), want exit 1 saying %q", c.tool, c.input, err, command.ExitCode(err), c.want)
 		}
 	}
 }
