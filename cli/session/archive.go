@@ -27,7 +27,7 @@ type ArchiveOptions struct {
 	Archive bool
 }
 
-func newCmdSessionArchive(inv *command.Invocation, archive bool) *cobra.Command {
+func newCmdSessionArchive(inv *command.Invocation, archive bool, runF func(*ArchiveOptions) error) *cobra.Command {
 	opts := &ArchiveOptions{
 		IO:        inv.IO,
 		Store:     inv.Store,
@@ -53,6 +53,9 @@ talking) brings it back; so does 'loom session unarchive'.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Refs = args
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return archiveRun(cmd.Context(), opts)
 		},
 	}

@@ -33,7 +33,7 @@ type DeleteOptions struct {
 	Force bool
 }
 
-func newCmdSessionDelete(inv *command.Invocation) *cobra.Command {
+func newCmdSessionDelete(inv *command.Invocation, runF func(*DeleteOptions) error) *cobra.Command {
 	opts := &DeleteOptions{
 		IO:        inv.IO,
 		Store:     inv.Store,
@@ -67,6 +67,9 @@ each session followed by the sub-agent sessions that went with it.`, int(loom.Tr
 				return command.UsageErrorf("--yes is required to delete when not on a terminal")
 			}
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return deleteRun(cmd.Context(), opts)
 		},
 	}
@@ -185,7 +188,7 @@ type RestoreOptions struct {
 	Ref string
 }
 
-func newCmdSessionRestore(inv *command.Invocation) *cobra.Command {
+func newCmdSessionRestore(inv *command.Invocation, runF func(*RestoreOptions) error) *cobra.Command {
 	opts := &RestoreOptions{
 		IO:        inv.IO,
 		Store:     inv.Store,
@@ -207,6 +210,9 @@ from the trash. REF is resolved among trashed sessions.`,
 			}
 			opts.Ref = args[0]
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return restoreRun(cmd.Context(), opts)
 		},
 	}
@@ -260,7 +266,7 @@ type PruneOptions struct {
 	AllProjects bool
 }
 
-func newCmdSessionPrune(inv *command.Invocation) *cobra.Command {
+func newCmdSessionPrune(inv *command.Invocation, runF func(*PruneOptions) error) *cobra.Command {
 	opts := &PruneOptions{
 		IO:      inv.IO,
 		Store:   inv.Store,
@@ -297,6 +303,9 @@ restorable from the trash like deleted ones.`,
 				return command.UsageErrorf("--yes (or --dry-run) is required to prune when not on a terminal")
 			}
 			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return pruneRun(cmd.Context(), opts)
 		},
 	}

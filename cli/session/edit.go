@@ -26,7 +26,7 @@ type RenameOptions struct {
 	Title string
 }
 
-func newCmdSessionRename(inv *command.Invocation) *cobra.Command {
+func newCmdSessionRename(inv *command.Invocation, runF func(*RenameOptions) error) *cobra.Command {
 	opts := &RenameOptions{
 		IO:           inv.IO,
 		StoreSession: inv.StoreSession,
@@ -49,6 +49,9 @@ A session nobody named is titled after its first prompt.`,
 				return command.UsageErrorf("%s", loom.ErrorMessage(err))
 			}
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return renameRun(cmd.Context(), opts)
 		},
 	}

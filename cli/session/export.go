@@ -48,7 +48,7 @@ type ExportOptions struct {
 	NoRedact bool
 }
 
-func newCmdSessionExport(inv *command.Invocation) *cobra.Command {
+func newCmdSessionExport(inv *command.Invocation, runF func(*ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{
 		IO:        inv.IO,
 		ReadStore: inv.ReadStore,
@@ -111,6 +111,9 @@ See docs/reliability.md.`,
 			}
 			opts.Format = format
 			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return exportRun(cmd.Context(), opts)
 		},
 	}
@@ -304,7 +307,8 @@ type importSummary struct {
 	Copies int `json:"copies"`
 }
 
-func importRun(ctx context.Context, opts *ImportOptions) error {
+// importFilesRun imports loom's export files (opts.Files).
+func importFilesRun(ctx context.Context, opts *ImportOptions) error {
 	var all []*loom.SessionData
 	where := map[string]string{}
 	// A fork or sub-agent session's parent is in its file, in a file

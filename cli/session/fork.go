@@ -29,7 +29,7 @@ type ForkOptions struct {
 	Name    string
 }
 
-func newCmdSessionFork(inv *command.Invocation) *cobra.Command {
+func newCmdSessionFork(inv *command.Invocation, runF func(*ForkOptions) error) *cobra.Command {
 	opts := &ForkOptions{
 		IO:           inv.IO,
 		StoreSession: inv.StoreSession,
@@ -58,6 +58,9 @@ from. A turn is a user message and everything after it up to the next.`,
 				}
 			}
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return forkRun(cmd.Context(), opts)
 		},
 	}

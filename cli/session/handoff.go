@@ -45,7 +45,7 @@ type HandoffOptions struct {
 	NoRedact bool
 }
 
-func newCmdSessionHandoff(inv *command.Invocation) *cobra.Command {
+func newCmdSessionHandoff(inv *command.Invocation, runF func(*HandoffOptions) error) *cobra.Command {
 	opts := &HandoffOptions{
 		IO:          inv.IO,
 		Formats:     inv.Formats,
@@ -95,6 +95,9 @@ error; --no-redact hands them over as stored. See docs/security.md.`,
 				return command.UsageErrorf("--last must be 1 or more")
 			}
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return handoffRun(cmd.Context(), opts)
 		},
 	}

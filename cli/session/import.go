@@ -60,7 +60,7 @@ type ImportOptions struct {
 	Hook string
 }
 
-func newCmdSessionImport(inv *command.Invocation) *cobra.Command {
+func newCmdSessionImport(inv *command.Invocation, runF func(*ImportOptions) error) *cobra.Command {
 	opts := &ImportOptions{
 		IO:            inv.IO,
 		ReadStore:     inv.ReadStore,
@@ -126,26 +126,23 @@ one continues in a fork of it. See docs/import.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			opts.User, opts.JSON = inv.User(), inv.JSON()
-			if opts.Hook != "" {
+			switch {
+			case opts.Hook != "":
 				if opts.From != "" || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
 					return hookError(command.UsageErrorf("--hook goes alone: the hook's JSON names the session"))
 				}
-				return hookError(importHook(cmd.Context(), opts))
-			}
-			if opts.From == "" {
+			case opts.From == "":
 				switch {
 				case len(args) == 0:
 					return command.UsageErrorf("give the FILEs to import, or --from TOOL")
 				case opts.Watch || opts.DryRun || opts.Rescan || since != "":
 					return command.UsageErrorf("--watch, --dry-run, --rescan and --since go with --from TOOL")
 				}
-			} else {
-				if opts.From == "list" {
-					if len(args) > 0 || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
-						return command.UsageErrorf("--from list goes alone: it lists every agent loom reads")
-					}
-					return importList(cmd.Context(), opts)
+			case opts.From == "list":
+				if len(args) > 0 || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
+					return command.UsageErrorf("--from list goes alone: it lists every agent loom reads")
 				}
+			default:
 				if opts.Rescan && opts.Watch {
 					return command.UsageErrorf("--rescan reads every file once: it does not go with --watch")
 				}
@@ -160,8 +157,8 @@ one continues in a fork of it. See docs/import.md.`,
 					opts.Since = t
 				}
 			}
-			if opts.From != "" {
-				return importFromRun(cmd.Context(), opts)
+			if runF != nil {
+				return runF(opts)
 			}
 			return importRun(cmd.Context(), opts)
 		},
@@ -173,6 +170,21 @@ one continues in a fork of it. See docs/import.md.`,
 	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2026-06-01, RFC 3339, or an age like 7d)")
 	cmd.Flags().StringVar(&opts.Hook, "hook", "", "run from TOOL's hook: import the one session its JSON (stdin, or Codex's notify argument) names; claude-code, codex or gemini")
 	return cmd
+}
+
+// importRun does the import opts ask for: a tool's hook's (--hook), the
+// list of agents (--from list), another agent's sessions (--from TOOL)
+// or loom's export files.
+func importRun(ctx context.Context, opts *ImportOptions) error {
+	switch {
+	case opts.Hook != "":
+		return hookError(importHook(ctx, opts))
+	case opts.From == "list":
+		return importList(ctx, opts)
+	case opts.From != "":
+		return importFromRun(ctx, opts)
+	}
+	return importFilesRun(ctx, opts)
 }
 
 // importTargets are the tools --from names, with where to read each:

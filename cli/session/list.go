@@ -40,7 +40,7 @@ type ListOptions struct {
 	Limit       int
 }
 
-func newCmdSessionList(inv *command.Invocation) *cobra.Command {
+func newCmdSessionList(inv *command.Invocation, runF func(*ListOptions) error) *cobra.Command {
 	opts := &ListOptions{
 		IO:           inv.IO,
 		ReadStore:    inv.ReadStore,
@@ -86,6 +86,9 @@ newest activity first, that loom session restore brings back.`, int(loom.TrashTT
 				return command.UsageErrorf("--deleted lists the whole trash: it does not go with --archived or --tree")
 			}
 			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return listRun(cmd.Context(), opts)
 		},
 	}

@@ -38,7 +38,7 @@ type MoveOptions struct {
 	Dir  string
 }
 
-func newCmdSessionMove(inv *command.Invocation) *cobra.Command {
+func newCmdSessionMove(inv *command.Invocation, runF func(*MoveOptions) error) *cobra.Command {
 	opts := &MoveOptions{
 		IO:        inv.IO,
 		AbsPath:   inv.AbsPath,
@@ -76,6 +76,9 @@ project's current session stays current.`,
 				opts.Dir = args[0]
 			}
 			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return moveRun(cmd.Context(), opts)
 		},
 	}

@@ -32,7 +32,7 @@ type ResumeOptions struct {
 	Prompt string
 }
 
-func newCmdSessionResume(inv *command.Invocation) *cobra.Command {
+func newCmdSessionResume(inv *command.Invocation, runF func(*ResumeOptions) error) *cobra.Command {
 	opts := &ResumeOptions{
 		IO:      inv.IO,
 		Store:   inv.Store,
@@ -77,6 +77,9 @@ the session is printed instead of resumed.`,
 				return command.UsageErrorf("a session reference is required when not on a terminal; usage: %s", cmd.UseLine())
 			}
 			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return resumeRun(cmd.Context(), opts)
 		},
 	}

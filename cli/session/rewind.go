@@ -28,7 +28,7 @@ type RewindOptions struct {
 	HasTurn bool
 }
 
-func newCmdSessionRewind(inv *command.Invocation) *cobra.Command {
+func newCmdSessionRewind(inv *command.Invocation, runF func(*RewindOptions) error) *cobra.Command {
 	opts := &RewindOptions{
 		IO:           inv.IO,
 		StoreSession: inv.StoreSession,
@@ -57,6 +57,9 @@ in. A session another process is writing cannot be rewound (exit 5).`,
 				return command.UsageErrorf("--turn must be 1 or more")
 			}
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return rewindRun(cmd.Context(), opts)
 		},
 	}

@@ -37,7 +37,7 @@ type ShowOptions struct {
 	Full bool
 }
 
-func newCmdSessionShow(inv *command.Invocation) *cobra.Command {
+func newCmdSessionShow(inv *command.Invocation, runF func(*ShowOptions) error) *cobra.Command {
 	opts := &ShowOptions{
 		IO:          inv.IO,
 		ReadSession: inv.ReadSession,
@@ -77,6 +77,9 @@ title (case-insensitive).`,
 				opts.Limit = 0
 			}
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return showRun(cmd.Context(), opts)
 		},
 	}

@@ -19,6 +19,32 @@ import (
 // called).
 func Options[O any](t testing.TB, newCmd func(*command.Invocation, func(*O) error) *cobra.Command, args ...string) *O {
 	t.Helper()
+	got, name, err := execute(newCmd, args)
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	if got == nil {
+		t.Fatalf("%s %v did not call runF", name, args)
+	}
+	return got
+}
+
+// Rejects builds the command newCmd makes as Options does, runs it with
+// args and returns the error it refuses them with, failing the test when
+// it takes them (calls its runF).
+func Rejects[O any](t testing.TB, newCmd func(*command.Invocation, func(*O) error) *cobra.Command, args ...string) error {
+	t.Helper()
+	got, name, err := execute(newCmd, args)
+	if got != nil || err == nil {
+		t.Fatalf("%s %v was taken (options %+v, error %v), want it refused", name, args, got, err)
+	}
+	return err
+}
+
+// execute runs the command newCmd makes with args on a bare invocation:
+// the options it passed its runF (nil when it did not call it), the
+// command's name and its error.
+func execute[O any](newCmd func(*command.Invocation, func(*O) error) *cobra.Command, args []string) (*O, string, error) {
 	ios, _, _, _ := term.Test()
 	inv := command.NewInvocation(&command.Factory{IO: ios, Env: func(string) string { return "" }})
 	var got *O
@@ -26,11 +52,6 @@ func Options[O any](t testing.TB, newCmd func(*command.Invocation, func(*O) erro
 	cmd.SetArgs(args)
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
-	if err := cmd.Execute(); err != nil {
-		t.Fatalf("%s %v: %v", cmd.Name(), args, err)
-	}
-	if got == nil {
-		t.Fatalf("%s %v did not call runF", cmd.Name(), args)
-	}
-	return got
+	err := cmd.Execute()
+	return got, cmd.Name(), err
 }

@@ -1,0 +1,68 @@
+package session
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/cmdtest"
+)
+
+// Show prints the session's metadata and its newest messages, saying
+// how many it left out; --json holds the session and every message
+// asked for.
+func TestSessionShowRun(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	s := w.poolTimeout(t, laterTurns...)
+
+	ios := terminal()
+	opts := &ShowOptions{IO: ios, ReadSession: w.openSession(ios), Now: time.Now, Ref: "pool timeout", Limit: 2}
+	if err := showRun(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := outputs(ios)
+	for _, want := range []string{"pool timeout\n", "id:       " + s.ID + "\n", "key:      cli:api\n",
+		"messages: 6 in 3 turns\n", "(the last 2 of 6 messages; --full-history shows all)", "and the tests?", "they pass"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show --limit 2:\n%s\nwant %q", out, want)
+		}
+	}
+	if strings.Contains(out, "why does the pool time out") {
+		t.Errorf("show --limit 2 printed the first prompt:\n%s", out)
+	}
+
+	ios = piped()
+	opts = &ShowOptions{IO: ios, ReadSession: w.openSession(ios), Now: time.Now, Ref: s.ID[:8], JSON: true}
+	if err := showRun(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	got := printedJSON[struct {
+		Session  *loom.Session   `json:"session"`
+		Messages []*loom.Message `json:"messages"`
+	}](t, ios)
+	if got.Session.ID != s.ID || len(got.Messages) != 6 || got.Messages[0].Text() != "why does the pool time out" {
+		t.Errorf("--json --full-history: session %s, %d messages", got.Session.ID, len(got.Messages))
+	}
+}
+
+// The command fills its options from its flags: 10 messages by default,
+// all with --full-history, which does not go with --limit.
+func TestNewCmdSessionShowOptions(t *testing.T) {
+	t.Parallel()
+	got := cmdtest.Options(t, newCmdSessionShow, "pool timeout")
+	if got.Ref != "pool timeout" || got.Limit != defaultShowLimit || got.FullHistory || got.ReadSession == nil {
+		t.Errorf("options: %+v", got)
+	}
+	got = cmdtest.Options(t, newCmdSessionShow, "0196a3b2", "--full-history", "--show-thinking", "--full")
+	if got.Ref != "0196a3b2" || got.Limit != 0 || !got.FullHistory || !got.ShowThinking || !got.Full {
+		t.Errorf("--full-history --show-thinking --full: %+v", got)
+	}
+	if got := cmdtest.Options(t, newCmdSessionShow, "cli:api", "-L", "3"); got.Limit != 3 {
+		t.Errorf("-L 3: limit %d", got.Limit)
+	}
+	refused(t, cmdtest.Rejects(t, newCmdSessionShow, "cli:api", "-L", "3", "--full-history"), "cannot be used together")
+	refused(t, cmdtest.Rejects(t, newCmdSessionShow, "cli:api", "-L", "-1"), "--limit must be 1 or more")
+	refused(t, cmdtest.Rejects(t, newCmdSessionShow), "missing arguments")
+}
