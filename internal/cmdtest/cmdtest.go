@@ -16,21 +16,41 @@ import (
 // Options builds the command newCmd makes, on an invocation whose
 // environment is empty and whose streams are buffers, runs it with args
 // and returns the options it passed its runF (the command's run is not
-// called).
+// called). The global flags (--db, --user, --json, --no-color) are
+// accepted as main's root command accepts them.
 func Options[O any](t testing.TB, newCmd func(*command.Invocation, func(*O) error) *cobra.Command, args ...string) *O {
 	t.Helper()
+	got, err := execute(newCmd, args)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	if got == nil {
+		t.Fatalf("%v did not call runF", args)
+	}
+	return got
+}
+
+// Rejects builds the command newCmd makes as Options does, runs it with
+// args and returns the error it refuses them with; it fails the test
+// when the command accepts them and calls its runF.
+func Rejects[O any](t testing.TB, newCmd func(*command.Invocation, func(*O) error) *cobra.Command, args ...string) error {
+	t.Helper()
+	got, err := execute(newCmd, args)
+	if err == nil || got != nil {
+		t.Fatalf("%v was accepted (options %+v, error %v)", args, got, err)
+	}
+	return err
+}
+
+func execute[O any](newCmd func(*command.Invocation, func(*O) error) *cobra.Command, args []string) (*O, error) {
 	ios, _, _, _ := term.Test()
 	inv := command.NewInvocation(&command.Factory{IO: ios, Env: func(string) string { return "" }})
 	var got *O
 	cmd := newCmd(inv, func(o *O) error { got = o; return nil })
+	inv.AddGlobalFlags(cmd.PersistentFlags())
 	cmd.SetArgs(args)
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
-	if err := cmd.Execute(); err != nil {
-		t.Fatalf("%s %v: %v", cmd.Name(), args, err)
-	}
-	if got == nil {
-		t.Fatalf("%s %v did not call runF", cmd.Name(), args)
-	}
-	return got
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return got, cmd.Execute()
 }
