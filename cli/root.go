@@ -214,7 +214,7 @@ search, resume, fork, move, export and import.`,
 		mcpcmd.NewCmdMCP(inv),
 		token.NewCmdToken(inv),
 		synccmd.NewCmdSync(inv),
-		sharecmd.NewCmdShare(inv),
+		sharecmd.NewCmdShare(inv, nil),
 		newCmdPaths(inv),
 		newCmdVersion(inv),
 	)
