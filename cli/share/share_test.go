@@ -39,16 +39,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	dir := t.TempDir()
-	open := func(name string) *sqlite.Store {
-		st, err := sqlite.Open(t.Context(), filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	w := &world{st: open("sessions.db"), hub: open("hub.db"), home: filepath.Join(dir, "home")}
+	w := &world{st: cmdtest.Store(t), hub: cmdtest.Store(t), home: filepath.Join(t.TempDir(), "home")}
 	var err error
 	if _, w.token, err = w.hub.CreateScopedToken(t.Context(), "alice", "sharing", loom.ScopeShare, 0); err != nil {
 		t.Fatal(err)

@@ -4,13 +4,16 @@
 package cmdtest
 
 import (
+	"errors"
 	"io"
+	"path/filepath"
 	"testing"
 
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/sqlite"
 )
 
 // Options builds the command newCmd makes, on an invocation whose
@@ -32,14 +35,31 @@ func Options[O any](t testing.TB, newCmd func(*command.Invocation, func(*O) erro
 
 // Rejects builds the command newCmd makes as Options does, runs it with
 // args and returns the error it refuses them with; it fails the test
-// when the command accepts them and calls its runF.
+// when the command accepts them and calls its runF, or refuses them
+// with another error than a usage error (exit status 2).
 func Rejects[O any](t testing.TB, newCmd func(*command.Invocation, func(*O) error) *cobra.Command, args ...string) error {
 	t.Helper()
 	got, err := execute(newCmd, args)
-	if err == nil || got != nil {
-		t.Fatalf("%v was accepted (options %+v, error %v)", args, got, err)
+	var usage *command.UsageError
+	switch {
+	case err == nil || got != nil:
+		t.Fatalf("%q was accepted (options %+v, error %v)", args, got, err)
+	case !errors.As(err, &usage):
+		t.Errorf("%q: %v, want a usage error (exit 2)", args, err)
 	}
 	return err
+}
+
+// Store is a new SQLite store in a temporary directory, closed when the
+// test ends.
+func Store(t testing.TB) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 func execute[O any](newCmd func(*command.Invocation, func(*O) error) *cobra.Command, args []string) (*O, error) {
@@ -52,5 +72,8 @@ func execute[O any](newCmd func(*command.Invocation, func(*O) error) *cobra.Comm
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	// As main's root command does: a flag that does not parse is a
+	// usage error.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return command.UsageErrorf("%v", err) })
 	return got, cmd.Execute()
 }
