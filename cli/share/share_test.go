@@ -18,7 +18,6 @@ import (
 	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/secrets"
-	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/share"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -44,14 +43,7 @@ func newWorld(t *testing.T) *world {
 	if _, w.token, err = w.hub.CreateScopedToken(t.Context(), "alice", "sharing", loom.ScopeShare, 0); err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Config{Store: w.hub, Tokens: w.hub})
-	w.srv = httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		w.srv.Close()
-	})
+	w.srv = cmdtest.Hub(t, w.hub)
 	w.s = &loom.Session{ID: loom.NewID(), UserID: "alice", Key: "cli:deploy", Title: "flaky deploy",
 		Project: loom.Project{ID: "api", Name: "api", Root: "/home/alice/src/api"}}
 	storetest.AppendTexts(t, w.st, w.s,

@@ -4,15 +4,19 @@
 package cmdtest
 
 import (
+	"context"
 	"errors"
 	"io"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -48,6 +52,21 @@ func Rejects[O any](t testing.TB, newCmd func(*command.Invocation, func(*O) erro
 		t.Errorf("%q: %v, want a usage error (exit 2)", args, err)
 	}
 	return err
+}
+
+// Hub serves loom serve's handler on st, a hub for the commands that
+// reach one (share, sync), until the test ends.
+func Hub(t testing.TB, st *sqlite.Store) *httptest.Server {
+	t.Helper()
+	srv := server.New(server.Config{Store: st, Tokens: st})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		ts.Close()
+	})
+	return ts
 }
 
 // Store is a new SQLite store in a temporary directory, closed when the
