@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -30,10 +31,14 @@ func flagUsages(fs *pflag.FlagSet) string {
 	return out
 }
 
+var addTemplateFunc sync.Once
+
 // UseFlagUsages makes cmd's help and usage, and its subcommands', write
 // their flags with flagUsages.
 func UseFlagUsages(cmd *cobra.Command) {
-	cobra.AddTemplateFunc("flagUsages", flagUsages)
+	// cobra keeps template functions in one map for the process: add
+	// ours once, as command trees are built side by side (tests).
+	addTemplateFunc.Do(func() { cobra.AddTemplateFunc("flagUsages", flagUsages) })
 	t := cmd.UsageTemplate()
 	for _, set := range []string{"LocalFlags", "InheritedFlags"} {
 		t = strings.ReplaceAll(t, "."+set+".FlagUsages", "flagUsages ."+set)

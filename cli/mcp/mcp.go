@@ -46,8 +46,9 @@ type Options struct {
 	Searchers func(context.Context) func(loom.Store) *semantic.Searcher
 }
 
-// NewCmdMCP builds loom mcp.
-func NewCmdMCP(inv *command.Invocation) *cobra.Command {
+// NewCmdMCP builds loom mcp. runF, when not nil, is called with the
+// options instead of running the command (for tests).
+func NewCmdMCP(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
 	opts := &Options{
 		IO:        inv.IO,
 		ReadStore: inv.ReadStoreAgain,
@@ -94,6 +95,9 @@ See docs/mcp.md for each agent's registration.`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.User = inv.User()
+			if runF != nil {
+				return runF(opts)
+			}
 			return mcpRun(cmd.Context(), opts)
 		},
 	}

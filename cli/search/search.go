@@ -51,8 +51,9 @@ type Options struct {
 	Searcher func(ctx context.Context, st loom.Store) *semantic.Searcher
 }
 
-// NewCmdSearch builds loom search.
-func NewCmdSearch(inv *command.Invocation) *cobra.Command {
+// NewCmdSearch builds loom search. runF, when not nil, is called with
+// the options instead of running the command (for tests).
+func NewCmdSearch(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
 	opts := &Options{
 		IO:           inv.IO,
 		ReadStore:    inv.ReadStore,
@@ -114,6 +115,9 @@ Messages are embedded by loom serve and loom embed (see docs/search.md).`,
 				return command.UsageErrorf("--limit must be 1 or more")
 			}
 			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return searchRun(cmd.Context(), opts)
 		},
 	}

@@ -92,8 +92,9 @@ func NewOptions(inv *command.Invocation) *Options {
 	}
 }
 
-// NewCmdServe builds loom serve.
-func NewCmdServe(inv *command.Invocation) *cobra.Command {
+// NewCmdServe builds loom serve. runF, when not nil, is called with the
+// options instead of running the command (for tests).
+func NewCmdServe(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
 	opts := NewOptions(inv)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -137,6 +138,9 @@ cut at a whole-message boundary.`,
 				return err
 			}
 			opts.User = inv.User()
+			if runF != nil {
+				return runF(opts)
+			}
 			return Run(cmd.Context(), opts)
 		},
 	}

@@ -260,7 +260,7 @@ func TestNewCmdSessionImportOptions(t *testing.T) {
 	refused(t, cmdtest.Rejects(t, newCmdImport, "--from", "claude-code", "--rescan", "--watch"), "does not go with --watch")
 	refused(t, cmdtest.Rejects(t, newCmdImport, "--from", "cursor"), `--from "cursor": want claude-code, all, or list`)
 	refused(t, cmdtest.Rejects(t, newCmdImport, "--from", "claude-code", "--since", "later"), "--since: ")
-	err := cmdtest.Rejects(t, newCmdImport, "--hook", "claude-code", "--from", "claude-code")
+	err := cmdtest.Fails(t, newCmdImport, "--hook", "claude-code", "--from", "claude-code")
 	var ue *command.UsageError
 	if errors.As(err, &ue) || command.ExitCode(err) != command.ExitError || !strings.Contains(err.Error(), "--hook goes alone") {
 		t.Errorf("--hook with --from: %v (exit %d), want exit 1 saying --hook goes alone", err, command.ExitCode(err))

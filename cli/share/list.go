@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -48,7 +48,7 @@ func recordsFile(d paths.Dirs, user string) string {
 	return filepath.Join(d.State, "shares-"+paths.Sanitize(user)+".json")
 }
 
-func readRecords(dirs func() (paths.Dirs, error), errOut interface{ Write([]byte) (int, error) }, user string) ([]Record, error) {
+func readRecords(dirs func() (paths.Dirs, error), errOut io.Writer, user string) ([]Record, error) {
 	d, err := dirs()
 	if err != nil {
 		return nil, err
@@ -67,9 +67,10 @@ func readRecords(dirs func() (paths.Dirs, error), errOut interface{ Write([]byte
 	return rs, nil
 }
 
-// remember changes the records of user by edit and writes them back.
-func remember(dirs func() (paths.Dirs, error), user string, edit func([]Record) []Record) error {
-	rs, err := readRecords(dirs, os.Stderr, user)
+// remember changes the records of user by edit and writes them back;
+// errOut hears of a records file others may read.
+func remember(dirs func() (paths.Dirs, error), errOut io.Writer, user string, edit func([]Record) []Record) error {
+	rs, err := readRecords(dirs, errOut, user)
 	if err != nil {
 		return err
 	}
@@ -85,8 +86,15 @@ func remember(dirs func() (paths.Dirs, error), user string, edit func([]Record) 
 	return command.WriteSecret(d.State, recordsFile(d, user), string(b))
 }
 
-func newCmdList(inv *command.Invocation) *cobra.Command {
-	e := newEnv(inv)
+// ListOptions are the options of loom share list.
+type ListOptions struct {
+	Env
+}
+
+// newCmdList builds loom share list. runF, when not nil, is called with
+// the options instead of running the command (for tests).
+func newCmdList(inv *command.Invocation, runF func(*ListOptions) error) *cobra.Command {
+	opts := &ListOptions{Env: newEnv(inv)}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the share links made on this machine",
@@ -97,8 +105,11 @@ key included. --json prints every field.`,
   loom share list --json | jq -r '.[] | select(.state == "live") | .link'`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e.User, e.JSON = inv.User(), inv.JSON()
-			return listRun(&e)
+			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
+			return listRun(opts)
 		},
 	}
 	return cmd
@@ -110,7 +121,7 @@ type listed struct {
 	State string `json:"state"`
 }
 
-func listRun(e *Env) error {
+func listRun(e *ListOptions) error {
 	rs, err := readRecords(e.Dirs, e.IO.ErrOut, e.User)
 	if err != nil {
 		return err
@@ -166,7 +177,9 @@ type RevokeOptions struct {
 	All bool
 }
 
-func newCmdRevoke(inv *command.Invocation) *cobra.Command {
+// newCmdRevoke builds loom share revoke. runF, when not nil, is called
+// with the options instead of running the command (for tests).
+func newCmdRevoke(inv *command.Invocation, runF func(*RevokeOptions) error) *cobra.Command {
 	opts := &RevokeOptions{Env: newEnv(inv)}
 	cmd := &cobra.Command{
 		Use:   "revoke ID... | --all",
@@ -189,6 +202,9 @@ or [sync] hub, with --token, [share] token or [sync] token.`,
 				return command.UsageErrorf("which share? give its id (loom share list shows them), or --all")
 			}
 			opts.IDs, opts.User, opts.JSON = args, inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return revokeRun(cmd.Context(), opts)
 		},
 	}
@@ -262,7 +278,7 @@ func revokedSoFar(opts *RevokeOptions, done []string, err error) error {
 		for _, id := range done {
 			gone[id] = true
 		}
-		if werr := remember(opts.Dirs, opts.User, func(rs []Record) []Record {
+		if werr := remember(opts.Dirs, opts.IO.ErrOut, opts.User, func(rs []Record) []Record {
 			for i := range rs {
 				if gone[rs[i].ID] && rs[i].RevokedAt == nil {
 					rs[i].RevokedAt = &at

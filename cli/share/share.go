@@ -57,8 +57,10 @@ type Options struct {
 	Yes       bool
 }
 
-// NewCmdShare builds loom share and its list and revoke commands.
-func NewCmdShare(inv *command.Invocation) *cobra.Command {
+// NewCmdShare builds loom share and its list and revoke commands. runF,
+// when not nil, is called with the options instead of running the
+// command (for tests).
+func NewCmdShare(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Env: newEnv(inv)}
 	cmd := &cobra.Command{
 		Use:   "share SESSION [--turns A-B] [--expires 7d] [--hide-paths] [--exclude MSG...] [--yes]",
@@ -94,6 +96,9 @@ See docs/security.md, "Sharing".`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref, opts.User, opts.JSON = args[0], inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return shareRun(cmd.Context(), opts)
 		},
 	}
@@ -105,7 +110,7 @@ See docs/security.md, "Sharing".`,
 	fl.BoolVar(&opts.HidePaths, "hide-paths", false, "replace home directories, the project root and usernames")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "publish without asking")
 	addHubFlags(cmd, &opts.Env)
-	cmd.AddCommand(newCmdList(inv), newCmdRevoke(inv))
+	cmd.AddCommand(newCmdList(inv, nil), newCmdRevoke(inv, nil))
 	return cmd
 }
 
@@ -258,7 +263,7 @@ func shareRun(ctx context.Context, opts *Options) error {
 	}
 	link := share.Link(hc.URL, sh.ID, key)
 	rec := Record{ID: sh.ID, Hub: hc.URL, Link: link, SessionID: s.ID, Title: p.Title, Turns: p.Turns, CreatedAt: sh.CreatedAt, ExpiresAt: sh.ExpiresAt}
-	if err := remember(opts.Dirs, opts.User, func(rs []Record) []Record { return append(rs, rec) }); err != nil {
+	if err := remember(opts.Dirs, opts.IO.ErrOut, opts.User, func(rs []Record) []Record { return append(rs, rec) }); err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "loom: warning: the link works but is not remembered here (loom share list will not show it): %v\n", err)
 	}
 	if opts.JSON {

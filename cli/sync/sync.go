@@ -33,8 +33,10 @@ import (
 // [sync] interval says otherwise.
 const defaultSyncInterval = 5 * time.Second
 
-// NewCmdSync builds loom sync and its status and key commands.
-func NewCmdSync(inv *command.Invocation) *cobra.Command {
+// NewCmdSync builds loom sync and its status and key commands. runF,
+// when not nil, is called with the options instead of running the
+// command (for tests).
+func NewCmdSync(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
 	opts := &Options{Hub: newHub(inv)}
 	cmd := &cobra.Command{
 		Use:   "sync",
@@ -66,12 +68,15 @@ and sends the hub what it lacks, so nothing any machine holds is lost.
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return syncRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "keep syncing until interrupted")
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 0, "how often --watch syncs (default [sync] interval, else 5s)")
-	cmd.AddCommand(newCmdSyncStatus(inv), newCmdSyncKey(inv))
+	cmd.AddCommand(newCmdSyncStatus(inv, nil), newCmdSyncKey(inv, nil))
 	return cmd
 }
 
@@ -271,7 +276,9 @@ func syncRun(ctx context.Context, opts *Options) error {
 	})
 }
 
-func newCmdSyncStatus(inv *command.Invocation) *cobra.Command {
+// newCmdSyncStatus builds loom sync status. runF, when not nil, is
+// called with the options instead of running the command (for tests).
+func newCmdSyncStatus(inv *command.Invocation, runF func(*StatusOptions) error) *cobra.Command {
 	opts := &StatusOptions{Hub: newHub(inv)}
 	return &cobra.Command{
 		Use:   "status",
@@ -281,6 +288,9 @@ func newCmdSyncStatus(inv *command.Invocation) *cobra.Command {
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return syncStatusRun(cmd.Context(), opts)
 		},
 	}
@@ -326,7 +336,9 @@ func syncStatusRun(ctx context.Context, opts *StatusOptions) error {
 	return nil
 }
 
-func newCmdSyncKey(inv *command.Invocation) *cobra.Command {
+// newCmdSyncKey builds loom sync key. runF, when not nil, is called with
+// the options instead of running the command (for tests).
+func newCmdSyncKey(inv *command.Invocation, runF func(*KeyOptions) error) *cobra.Command {
 	opts := &KeyOptions{IO: inv.IO, Config: inv.Config, Dirs: inv.Dirs}
 	cmd := &cobra.Command{
 		Use:   "key",
@@ -343,11 +355,14 @@ keep a password.`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.JSON = inv.JSON()
+			if opts.Force && !opts.Set {
+				return command.UsageErrorf("--force goes with --set")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
 			if opts.Set {
 				return syncKeySetRun(opts)
-			}
-			if opts.Force {
-				return command.UsageErrorf("--force goes with --set")
 			}
 			return syncKeyRun(cmd.Context(), opts)
 		},

@@ -34,7 +34,7 @@ is stored: a token is shown once, when it is made.`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdTokenCreate(inv), newCmdTokenList(inv), newCmdTokenRevoke(inv))
+	cmd.AddCommand(newCmdTokenCreate(inv, nil), newCmdTokenList(inv, nil), newCmdTokenRevoke(inv, nil))
 	return cmd
 }
 
@@ -109,7 +109,9 @@ type CreateOptions struct {
 	Scope string
 }
 
-func newCmdTokenCreate(inv *command.Invocation) *cobra.Command {
+// newCmdTokenCreate builds loom token create. runF, when not nil, is
+// called with the options instead of running the command (for tests).
+func newCmdTokenCreate(inv *command.Invocation, runF func(*CreateOptions) error) *cobra.Command {
 	opts := &CreateOptions{IO: inv.IO, TokenStore: tokenStore(inv), StoreName: storeName(inv)}
 	cmd := &cobra.Command{
 		Use:   "create [--user NAME] [--name LABEL] [--token-ttl DURATION] [--scope full|share]",
@@ -142,6 +144,9 @@ exposing the sessions it holds.`,
 				return command.UsageErrorf("--scope: %s", loom.ErrorMessage(err))
 			}
 			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return createRun(cmd.Context(), opts)
 		},
 	}
@@ -202,7 +207,9 @@ type ListOptions struct {
 	JSON bool
 }
 
-func newCmdTokenList(inv *command.Invocation) *cobra.Command {
+// newCmdTokenList builds loom token list. runF, when not nil, is
+// called with the options instead of running the command (for tests).
+func newCmdTokenList(inv *command.Invocation, runF func(*ListOptions) error) *cobra.Command {
 	opts := &ListOptions{IO: inv.IO, TokenStore: tokenStore(inv), Now: inv.TimeNow}
 	cmd := &cobra.Command{
 		Use:   "list [--user NAME]",
@@ -216,6 +223,9 @@ with last_used_at, revoked_at and expires_at null when not set.`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.User, opts.JSON = inv.UserFlag(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return listRun(cmd.Context(), opts)
 		},
 	}
@@ -310,7 +320,9 @@ type RevokeOptions struct {
 	Ref string
 }
 
-func newCmdTokenRevoke(inv *command.Invocation) *cobra.Command {
+// newCmdTokenRevoke builds loom token revoke. runF, when not nil, is
+// called with the options instead of running the command (for tests).
+func newCmdTokenRevoke(inv *command.Invocation, runF func(*RevokeOptions) error) *cobra.Command {
 	opts := &RevokeOptions{IO: inv.IO, TokenStore: tokenStore(inv)}
 	cmd := &cobra.Command{
 		Use:   "revoke ID",
@@ -322,6 +334,9 @@ prefix of at least 4 characters, as 'loom token list' shows.`,
 		Args:    command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref, opts.JSON = args[0], inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return revokeRun(cmd.Context(), opts)
 		},
 	}

@@ -17,7 +17,8 @@ import (
 // anew every interval from the store, which other processes (an import
 // --watch, loom's own agent) fill meanwhile. On a terminal the block is
 // redrawn in place; piped, each redraw is one tab-separated line.
-func usageLiveRun(ctx context.Context, opts *Options, rf *reportFlags, project bool) error {
+func usageLiveRun(ctx context.Context, opts *Options) error {
+	rf := &opts.report
 	if opts.JSON || rf.csv {
 		return command.UsageErrorf("--live draws on a terminal or prints a line per redraw: use --json or --csv without it")
 	}
@@ -28,7 +29,7 @@ func usageLiveRun(ctx context.Context, opts *Options, rf *reportFlags, project b
 		return command.UsageErrorf("--interval must be at least 100ms")
 	}
 	refresh(ctx, opts, rf.noImport)
-	o, st, err := reportInput(ctx, opts, rf, project)
+	o, st, err := reportInput(ctx, opts)
 	if err != nil {
 		return err
 	}

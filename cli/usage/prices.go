@@ -11,7 +11,10 @@ import (
 	"github.com/loomhq/loom/pricing"
 )
 
-func newCmdPrices(inv *command.Invocation, opts *Options) *cobra.Command {
+// newCmdPrices builds loom usage prices. runF, when not nil, is called
+// with the options instead of running the command (for tests).
+func newCmdPrices(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
+	opts := newOptions(inv)
 	return &cobra.Command{
 		Use:   "prices",
 		Short: "List the prices every report is worked out from",
@@ -26,46 +29,55 @@ base name's price. A model in no row is reported as unpriced, never $0.`,
   loom usage prices --json | jq '.prices[] | select(.provider == "anthropic")'`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := opts.PriceTable()
-			if err != nil {
-				return err
+			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
 			}
-			entries := t.Entries()
-			ios := opts.IO
-			if inv.JSON() {
-				return command.WriteJSON(ios.Out, struct {
-					AsOf   string          `json:"as_of"`
-					Prices []pricing.Entry `json:"prices"`
-				}{pricing.AsOf, entries})
-			}
-			tty := ios.IsStdoutTTY()
-			if tty {
-				fmt.Fprintf(ios.Out, "Prices as of %s, US dollars per million tokens.\n", pricing.AsOf)
-			}
-			tp := term.NewTable(ios)
-			tp.Header("PROVIDER", "MODEL", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "1H WRITE", "LONG CONTEXT", "SOURCE")
-			num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-			for _, e := range entries {
-				long := ""
-				if l := e.LongContext; l != nil {
-					long = num(l.Input) + "/" + num(l.Output)
-				}
-				source := e.Source
-				if e.Overridden {
-					source = "bundled, overridden"
-				}
-				hour := e.CacheWrite1h
-				if hour == 0 {
-					hour = e.CacheWrite
-				}
-				for _, c := range []string{cmpOrAny(e.Provider), e.Model, num(e.Input), num(e.Output), num(e.CacheRead), num(e.CacheWrite), num(hour), long, source} {
-					tp.AddField(c, nil)
-				}
-				tp.EndRow()
-			}
-			return tp.Render()
+			return pricesRun(opts)
 		},
 	}
+}
+
+// pricesRun lists the price table.
+func pricesRun(opts *Options) error {
+	t, err := opts.PriceTable()
+	if err != nil {
+		return err
+	}
+	entries := t.Entries()
+	ios := opts.IO
+	if opts.JSON {
+		return command.WriteJSON(ios.Out, struct {
+			AsOf   string          `json:"as_of"`
+			Prices []pricing.Entry `json:"prices"`
+		}{pricing.AsOf, entries})
+	}
+	tty := ios.IsStdoutTTY()
+	if tty {
+		fmt.Fprintf(ios.Out, "Prices as of %s, US dollars per million tokens.\n", pricing.AsOf)
+	}
+	tp := term.NewTable(ios)
+	tp.Header("PROVIDER", "MODEL", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "1H WRITE", "LONG CONTEXT", "SOURCE")
+	num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	for _, e := range entries {
+		long := ""
+		if l := e.LongContext; l != nil {
+			long = num(l.Input) + "/" + num(l.Output)
+		}
+		source := e.Source
+		if e.Overridden {
+			source = "bundled, overridden"
+		}
+		hour := e.CacheWrite1h
+		if hour == 0 {
+			hour = e.CacheWrite
+		}
+		for _, c := range []string{cmpOrAny(e.Provider), e.Model, num(e.Input), num(e.Output), num(e.CacheRead), num(e.CacheWrite), num(hour), long, source} {
+			tp.AddField(c, nil)
+		}
+		tp.EndRow()
+	}
+	return tp.Render()
 }
 
 // cmpOrAny names the provider of a price that holds for any provider.

@@ -125,8 +125,13 @@ func (r *reportFlags) set() bool {
 		r.order != "asc" || r.startOfWeek != "" || r.locale != ""
 }
 
-func newCmdUsageReport(inv *command.Invocation, name, by, short string, parent *Options) *cobra.Command {
-	rf := &reportFlags{by: by}
+// newCmdUsageReport builds the report by time by of loom usage, the
+// command name. runF, when not nil, is called with the options instead
+// of running the command (for tests).
+func newCmdUsageReport(inv *command.Invocation, name, by, short string, runF func(*Options) error) *cobra.Command {
+	opts := newOptions(inv)
+	rf := &opts.report
+	rf.by = by
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: short,
@@ -148,15 +153,18 @@ What the agents wrote since the last import is imported first
   loom usage %[1]s --json | jq '.rows[] | select(.cost_usd > 1)'`, name),
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			parent.User, parent.JSON = inv.User(), inv.JSON()
+			opts.User, opts.JSON = inv.User(), inv.JSON()
 			if err := checkLayout(rf.compact, rf.wide); err != nil {
 				return err
 			}
-			return usageReportRun(cmd.Context(), parent, rf, parent.ThisProject)
+			if runF != nil {
+				return runF(opts)
+			}
+			return usageReportRun(cmd.Context(), opts)
 		},
 	}
 	rf.add(cmd, false)
-	cmd.Flags().BoolVarP(&parent.ThisProject, "project", "p", false, "only this project's sessions")
+	cmd.Flags().BoolVarP(&opts.ThisProject, "project", "p", false, "only this project's sessions")
 	if by == report.Block {
 		cmd.Flags().BoolVar(&rf.live, "live", false, "redraw the active block every --interval until interrupted")
 		cmd.Flags().BoolVar(&rf.live, "watch", false, "the same as --live")
@@ -176,7 +184,8 @@ What the agents wrote since the last import is imported first
 
 // reportInput reads the flags into a report's options and opens the
 // store it is made from.
-func reportInput(ctx context.Context, opts *Options, rf *reportFlags, project bool) (report.Options, report.Slicer, error) {
+func reportInput(ctx context.Context, opts *Options) (report.Options, report.Slicer, error) {
+	rf := &opts.report
 	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent,
 		StartOfWeek: rf.startOfWeek, Flags: true}
 	o, err := req.Options(opts.User, time.Local, opts.Now())
@@ -184,7 +193,7 @@ func reportInput(ctx context.Context, opts *Options, rf *reportFlags, project bo
 		return o, nil, command.UsageErrorf("%v", err)
 	}
 	o.Agents = opts.Agents
-	if project {
+	if opts.ThisProject {
 		p, err := opts.Project()
 		if err != nil {
 			return o, nil, err
@@ -210,7 +219,9 @@ func agentUsage(err error) error {
 	return err
 }
 
-func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project bool) error {
+// usageReportRun is a report by time, as opts.report asks.
+func usageReportRun(ctx context.Context, opts *Options) error {
+	rf := &opts.report
 	if rf.order != "asc" && rf.order != "desc" {
 		return command.UsageErrorf("--order %q: use asc or desc", rf.order)
 	}
@@ -223,10 +234,10 @@ func usageReportRun(ctx context.Context, opts *Options, rf *reportFlags, project
 		dates = l
 	}
 	if rf.live {
-		return usageLiveRun(ctx, opts, rf, project)
+		return usageLiveRun(ctx, opts)
 	}
 	looked := refresh(ctx, opts, rf.noImport)
-	o, st, err := reportInput(ctx, opts, rf, project)
+	o, st, err := reportInput(ctx, opts)
 	if err != nil {
 		return err
 	}

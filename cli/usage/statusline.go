@@ -43,7 +43,10 @@ type statusPayload struct {
 // statusMaxInput bounds what the status line reads from stdin.
 const statusMaxInput = 1 << 20
 
-func newCmdStatusline(inv *command.Invocation, opts *Options) *cobra.Command {
+// newCmdStatusline builds loom usage statusline. runF, when not nil, is
+// called with the options instead of running the command (for tests).
+func newCmdStatusline(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
+	opts := newOptions(inv)
 	return &cobra.Command{
 		Use:   "statusline",
 		Short: "Print one status line for Claude Code from its status line JSON on stdin",
@@ -60,6 +63,9 @@ not imported it). In ~/.claude/settings.json:
 		Args:    command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.User = inv.User()
+			if runF != nil {
+				return runF(opts)
+			}
 			return statuslineRun(cmd.Context(), opts)
 		},
 	}

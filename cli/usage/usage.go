@@ -48,11 +48,13 @@ type Options struct {
 	// ThisProject is --project: only this project's sessions.
 	ThisProject bool
 	Limit       int
-	report      reportFlags
+	// report are the flags of a report by time: loom usage's, or those
+	// of the report command run.
+	report reportFlags
 }
 
-// NewCmdUsage builds loom usage and its reports by time.
-func NewCmdUsage(inv *command.Invocation) *cobra.Command {
+// newOptions are the options every usage command starts from.
+func newOptions(inv *command.Invocation) *Options {
 	opts := &Options{
 		IO:         inv.IO,
 		ReadStore:  inv.ReadStore,
@@ -67,6 +69,14 @@ func NewCmdUsage(inv *command.Invocation) *cobra.Command {
 	for _, fm := range inv.Formats {
 		opts.Agents = append(opts.Agents, fm.Tool())
 	}
+	return opts
+}
+
+// NewCmdUsage builds loom usage and its reports by time. runF, when not
+// nil, is called with the options instead of running the command (for
+// tests).
+func NewCmdUsage(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
+	opts := newOptions(inv)
 	cmd := &cobra.Command{
 		Use:   "usage [REF]",
 		Short: "Show token and cost totals, per session, project, surface and model, or over time",
@@ -104,11 +114,14 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 			if opts.Limit < 0 {
 				return command.UsageErrorf("--limit must be 0 (no limit) or more")
 			}
+			if opts.report.set() && opts.Ref != "" {
+				return command.UsageErrorf("a report by time covers sessions by --project and --agent, not one REF")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
 			if opts.report.set() {
-				if opts.Ref != "" {
-					return command.UsageErrorf("a report by time covers sessions by --project and --agent, not one REF")
-				}
-				return usageReportRun(cmd.Context(), opts, &opts.report, opts.ThisProject)
+				return usageReportRun(cmd.Context(), opts)
 			}
 			return usageRun(cmd.Context(), opts)
 		},
@@ -123,9 +136,9 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 		{"blocks", "block", "Show usage per 5-hour billing block, with burn rate and the active block's projection"},
 		{"session", "session", "Show usage and cost per session, the latest used first"},
 	} {
-		cmd.AddCommand(newCmdUsageReport(inv, c.name, c.by, c.short, opts))
+		cmd.AddCommand(newCmdUsageReport(inv, c.name, c.by, c.short, nil))
 	}
-	cmd.AddCommand(newCmdStatusline(inv, opts), newCmdPrices(inv, opts))
+	cmd.AddCommand(newCmdStatusline(inv, nil), newCmdPrices(inv, nil))
 	return cmd
 }
 
