@@ -31,7 +31,7 @@ func newCmdLog(inv *command.Invocation) *cobra.Command {
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdLogStream(inv))
+	cmd.AddCommand(newCmdLogStream(inv, nil))
 	return cmd
 }
 
@@ -49,7 +49,9 @@ type LogStreamOptions struct {
 	Poll time.Duration
 }
 
-func newCmdLogStream(inv *command.Invocation) *cobra.Command {
+// newCmdLogStream builds loom log stream. runF, when not nil, is called
+// with the options instead of running the command (for tests).
+func newCmdLogStream(inv *command.Invocation, runF func(*LogStreamOptions) error) *cobra.Command {
 	opts := &LogStreamOptions{
 		IO:   inv.IO,
 		Dirs: inv.Dirs,
@@ -70,6 +72,9 @@ printed as the JSON lines they are stored as, for jq.`,
   loom log stream --logs-dir /srv/loom/state/logs | jq 'select(.kind == "final_result")'`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return logStreamRun(cmd.Context(), opts)
 		},
 	}

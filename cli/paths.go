@@ -25,7 +25,9 @@ type PathsOptions struct {
 	JSON  bool
 }
 
-func newCmdPaths(inv *command.Invocation) *cobra.Command {
+// newCmdPaths builds loom paths. runF, when not nil, is called with the
+// options instead of running the command (for tests).
+func newCmdPaths(inv *command.Invocation, runF func(*PathsOptions) error) *cobra.Command {
 	opts := &PathsOptions{
 		IO:    inv.IO,
 		Dirs:  inv.Dirs,
@@ -42,6 +44,9 @@ the XDG variables (or the platform's directories), LOOM_DB and --db.`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return pathsRun(cmd.Context(), opts)
 		},
 	}
@@ -107,7 +112,9 @@ type VersionOptions struct {
 	JSON                  bool
 }
 
-func newCmdVersion(inv *command.Invocation) *cobra.Command {
+// newCmdVersion builds loom version. runF, when not nil, is called with
+// the options instead of running the command (for tests).
+func newCmdVersion(inv *command.Invocation, runF func(*VersionOptions) error) *cobra.Command {
 	opts := &VersionOptions{IO: inv.IO, Version: inv.Version, Commit: inv.Commit, Date: inv.Date}
 	cmd := &cobra.Command{
 		Use:   "version",
@@ -117,6 +124,9 @@ func newCmdVersion(inv *command.Invocation) *cobra.Command {
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return versionRun(opts)
 		},
 	}

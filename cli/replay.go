@@ -31,7 +31,9 @@ type ReplayOptions struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-func newCmdReplay(inv *command.Invocation) *cobra.Command {
+// newCmdReplay builds loom replay. runF, when not nil, is called with
+// the options instead of running the command (for tests).
+func newCmdReplay(inv *command.Invocation, runF func(*ReplayOptions) error) *cobra.Command {
 	opts := &ReplayOptions{
 		IO:          inv.IO,
 		ReadSession: inv.ReadSession,
@@ -52,6 +54,9 @@ fast; 0: no pauses). No pause is longer than 5 seconds.`,
 			opts.Ref = args[0]
 			if opts.Speed < 0 {
 				return command.UsageErrorf("--speed must be 0 (no pauses) or more")
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return replayRun(cmd.Context(), opts)
 		},

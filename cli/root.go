@@ -158,8 +158,16 @@ func printError(ios *term.IOStreams, err error) {
 
 // NewRootCmd builds the loom command tree for the run inv.
 func NewRootCmd(inv *command.Invocation) *cobra.Command {
+	return newRootCmd(inv, nil)
+}
+
+// newRootCmd builds the command tree; chatRunF, when not nil, is called
+// with the options bare loom would chat with instead of chatting (for
+// tests).
+func newRootCmd(inv *command.Invocation, chatRunF func(*chat.Options) error) *cobra.Command {
+	// Bare loom is loom chat, on options of its own filled from the
+	// same flags.
 	chatOpts := chat.NewOptions(inv)
-	chatCmd := chat.NewCmdChat(inv, chatOpts)
 	root := &cobra.Command{
 		Use:   "loom [command] [flags]",
 		Short: "Durable, searchable, resumable sessions for AI agents",
@@ -177,7 +185,7 @@ search, resume, fork, move, export and import.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// loom alone is loom chat: the same options, run with the
 			// root's own context.
-			return chat.RunE(inv, cmd, chatOpts, args)
+			return chat.RunE(inv, cmd, chatOpts, args, chatRunF)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if inv.NoColor() {
@@ -199,15 +207,15 @@ search, resume, fork, move, export and import.`,
 
 	chat.AddFlags(root, chatOpts)
 	root.AddCommand(
-		chatCmd,
-		chat.NewCmdRun(inv),
+		chat.NewCmdChat(inv, nil),
+		chat.NewCmdRun(inv, nil),
 		session.NewCmdSession(inv),
 		search.NewCmdSearch(inv, nil),
 		secretscmd.NewCmdSecrets(inv),
 		recallcmd.NewCmdRecall(inv, nil),
 		hooks.NewCmdHooks(inv, nil),
 		embed.NewCmdEmbed(inv, nil),
-		newCmdReplay(inv),
+		newCmdReplay(inv, nil),
 		usage.NewCmdUsage(inv, nil),
 		newCmdLog(inv),
 		serve.NewCmdServe(inv, nil),
@@ -215,8 +223,8 @@ search, resume, fork, move, export and import.`,
 		token.NewCmdToken(inv),
 		synccmd.NewCmdSync(inv, nil),
 		sharecmd.NewCmdShare(inv, nil),
-		newCmdPaths(inv),
-		newCmdVersion(inv),
+		newCmdPaths(inv, nil),
+		newCmdVersion(inv, nil),
 	)
 	return root
 }

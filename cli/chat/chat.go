@@ -70,9 +70,12 @@ func NewOptions(inv *command.Invocation) *Options {
 	}
 }
 
-// NewCmdChat builds chat on opts, which the root command shares so that
-// "loom --new" is "loom chat --new".
-func NewCmdChat(inv *command.Invocation, opts *Options) *cobra.Command {
+// NewCmdChat builds loom chat. runF, when not nil, is called with the
+// options instead of running the command (for tests). The root command
+// takes chat's flags too (AddFlags, Args, RunE), on options of its own,
+// so that "loom --new" is "loom chat --new".
+func NewCmdChat(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
+	opts := NewOptions(inv)
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Talk with the agent (the default command)",
@@ -98,7 +101,7 @@ Slash commands: /new, /rename TITLE, /fork [TURN], /rewind [TURN],
   printf 'hello\n/usage\n' | loom chat --new`,
 		Args: Args(opts),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return RunE(inv, cmd, opts, args)
+			return RunE(inv, cmd, opts, args, runF)
 		},
 	}
 	AddFlags(cmd, opts)
@@ -116,9 +119,10 @@ func Args(opts *Options) cobra.PositionalArgs {
 	}
 }
 
-// RunE checks chat's flags and runs it. The root command calls it too
-// (bare loom is loom chat), with its own cmd and so its own context.
-func RunE(inv *command.Invocation, cmd *cobra.Command, opts *Options, args []string) error {
+// RunE checks chat's flags and runs it, or, when runF is not nil, calls
+// runF with the options instead. The root command calls it too (bare
+// loom is loom chat), with its own cmd and so its own context.
+func RunE(inv *command.Invocation, cmd *cobra.Command, opts *Options, args []string, runF func(*Options) error) error {
 	opts.User = inv.User()
 	if opts.Choice.Resume == command.PickRef && len(args) == 1 {
 		opts.Choice.Resume = args[0]
@@ -134,6 +138,9 @@ func RunE(inv *command.Invocation, cmd *cobra.Command, opts *Options, args []str
 	}
 	if err := opts.Choice.Check(); err != nil {
 		return err
+	}
+	if runF != nil {
+		return runF(opts)
 	}
 	return Chat(cmd.Context(), opts)
 }

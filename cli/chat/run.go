@@ -37,8 +37,9 @@ func NewRunOptions(inv *command.Invocation) *RunOptions {
 	return &RunOptions{IO: inv.IO, CreateStore: inv.CreateStore, OpenConversation: conversationOpener(inv)}
 }
 
-// NewCmdRun builds loom run.
-func NewCmdRun(inv *command.Invocation) *cobra.Command {
+// NewCmdRun builds loom run. runF, when not nil, is called with the
+// options instead of running the command (for tests).
+func NewCmdRun(inv *command.Invocation, runF func(*RunOptions) error) *cobra.Command {
 	opts := NewRunOptions(inv)
 	cmd := &cobra.Command{
 		Use:   "run PROMPT",
@@ -78,6 +79,9 @@ them (Go durations: 90s, 5m).`,
 				return err
 			}
 			opts.JSON = inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
 			return Run(cmd.Context(), opts)
 		},
 	}
