@@ -1,196 +1,186 @@
-package chat_test
+package chat
 
 import (
-	"fmt"
-	"os/exec"
-	"strings"
-	"sync"
+	"cmp"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/agent"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/openai/openaitest"
+	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/sqlite"
 )
 
-// sessionLines are the ids of the "session <id>" lines of stderr, and
-// of the header chat prints when it resumes a session ("resuming session
-// <id> …"), which names it instead.
-func sessionLines(stderr string) []string {
-	var ids []string
-	for _, line := range clitest.Lines(stderr) {
-		if s, ok := strings.CutPrefix(line, "session "); ok {
-			ids = append(ids, strings.TrimSpace(s))
-		}
-		if s, ok := strings.CutPrefix(line, "resuming session "); ok {
-			ids = append(ids, strings.Fields(s)[0])
-		}
-	}
-	return ids
+// world is what chat and run work on in these tests: a SQLite store in
+// a temporary directory, project api beside it, and a fake
+// OpenAI-compatible model.
+type world struct {
+	st      *sqlite.Store
+	project loom.Project
+	model   *openaitest.Server
 }
 
-// Several loom run --key K (and chat --key K) started at once on a fresh
-// store, so that each finds no session with the key and prepares its
-// own: one creates it, the others go on in that one (exit 0) or find it
-// busy (exit 5), never a conflict. One session has the key, and it holds
-// every turn that succeeded. A script reads the session from the one
-// "session <id>" line a process prints, with --json too: it names that
-// session, never one the process prepared and lost the key of; a refused
-// process prints none. The model answers at once in the first trial, so
-// that processes that lose the key may still have their turn in the
-// winner's session, and slowly in the others, so that the winner holds
-// the session while the others look for it.
-func TestRunKeyRace(t *testing.T) {
-	t.Parallel()
-	const trials, runs = 3, 8
-	clitest.LoomBinary(t) // built before the runs start at once
-	for trial := range trials {
-		t.Run(fmt.Sprint(trial), func(t *testing.T) {
-			fx := clitest.NewAgentFixture(t)
-			for range runs {
-				fx.Srv.Enqueue(openaitest.Reply{Text: "noted", Delay: time.Duration(trial) * 100 * time.Millisecond})
-			}
-			key := fmt.Sprintf("bot:race-%d", trial)
-			results := make([]clitest.Result, runs)
-			var wg sync.WaitGroup
-			for i := range runs {
-				wg.Go(func() {
-					prompt := fmt.Sprintf("prompt %d", i)
-					var cmd *exec.Cmd
-					switch i % 4 {
-					case 1:
-						cmd = fx.Cmd(t, "run", "--key", key, "--json", prompt)
-					case 3:
-						cmd = fx.Cmd(t, "chat", "--key", key)
-					default:
-						cmd = fx.Cmd(t, "run", "--key", key, prompt)
-					}
-					r, err := clitest.RunCmd(cmd, prompt+"\n")
-					if err != nil {
-						t.Error(err)
-					}
-					results[i] = r
-				})
-			}
-			wg.Wait()
-			st := fx.OpenStore(t)
-			found, err := st.Sessions(t.Context(), loom.SessionFilter{UserID: "local", Key: key})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(found) != 1 {
-				t.Fatalf("%d sessions with key %s", len(found), key)
-			}
-			s := found[0]
-			msgs, err := st.Messages(t.Context(), s.ID, loom.MessageQuery{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stored []string
-			for _, m := range msgs {
-				stored = append(stored, m.Role+": "+m.Text())
-			}
-			all := strings.Join(stored, "\n")
-			ok, refused := 0, 0
-			for i, r := range results {
-				ids := sessionLines(r.Stderr)
-				switch r.Code {
-				case 0:
-					ok++
-					prompt := fmt.Sprintf("prompt %d", i)
-					if turn := "user: " + prompt + "\nassistant: noted"; !strings.Contains(all, turn) {
-						t.Errorf("run %d succeeded, but its turn is not in the session:\n%s", i, all)
-					}
-					if len(ids) != 1 || ids[0] != s.ID {
-						t.Errorf("run %d announced sessions %q, want only %s:\n%s", i, ids, s.ID, r.Stderr)
-					}
-				case cli.ExitLocked:
-					refused++
-					if !strings.Contains(r.Stderr, "in use by process") {
-						t.Errorf("run %d: exit 5 without naming the holder:\n%s", i, r.Stderr)
-					}
-					if len(ids) > 0 {
-						t.Errorf("run %d was refused, yet announced sessions %q (the one with the key is %s):\n%s", i, ids, s.ID, r.Stderr)
-					}
-				default:
-					t.Errorf("run %d: exit %d, want 0 or %d\n%s", i, r.Code, cli.ExitLocked, r.Stderr)
-				}
-			}
-			if ok == 0 || len(msgs) != 2*ok {
-				t.Errorf("%d runs succeeded; the session holds %d messages:\n%s", ok, len(msgs), all)
-			}
-			t.Logf("%d of %d runs had their turn, %d found the session busy", ok, runs, refused)
-		})
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "api")
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
 	}
+	p, err := paths.DetectProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := openaitest.NewServer()
+	t.Cleanup(srv.Close)
+	return &world{st: cmdtest.Store(t), project: p, model: srv}
 }
 
-// loom run says on exit how to resume its session, unless
-// --no-resume-hint.
-func TestRunResumeHint(t *testing.T) {
+func (w *world) createStore(context.Context) (loom.Store, error) { return w.st, nil }
+
+// openConversation opens the conversation a choice names as
+// command.OpenConversation does for user local in project api (a key,
+// the project's latest session, or a new one), with the fake model as
+// the agent's: the model asked for, else gpt-4o-mini.
+func (w *world) openConversation(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error) {
+	prov := openai.New(openai.Config{BaseURL: w.model.BaseURL(), APIKey: "test", MaxRetries: -1})
+	svc := &agent.Service{Store: st, Build: func(_ context.Context, st loom.Store, s *loom.Session, ag agent.Choice) (*agent.Loop, error) {
+		l := agent.NewLoop(st, prov, cmp.Or(ag.Model, "gpt-4o-mini"))
+		s.Model, s.Provider = l.Model, prov.Name()
+		return l, nil
+	}}
+	return svc.Open(ctx, agent.Spec{UserID: "local", Project: w.project, Cwd: w.project.Root, Key: c.Key,
+		New: c.New || (!current && !c.Continue), Continue: c.Continue, Agent: ag})
+}
+
+// sessions are user local's sessions in w's store.
+func (w *world) sessions(t *testing.T) []*loom.Session {
+	t.Helper()
+	found, err := w.st.Sessions(t.Context(), loom.SessionFilter{UserID: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+// texts are session id's messages in w's store, each "role: text".
+func (w *world) texts(t *testing.T, id string) []string {
+	t.Helper()
+	msgs, err := w.st.Messages(t.Context(), id, loom.MessageQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range msgs {
+		out = append(out, m.Role+": "+m.Text())
+	}
+	return out
+}
+
+// Run sends the prompt to the model, streams the reply to stdout, names
+// the session on stderr with how to resume it, and the store holds the
+// turn, with the model asked for. With the same key a second run goes
+// on in that session; - reads the prompt from stdin without its last
+// newline, and --json prints the stored reply instead of streaming it.
+func TestRunRun(t *testing.T) {
 	t.Parallel()
-	fx := clitest.NewAgentFixture(t)
-	r := fx.MustLoom(t, "", "run", "hello")
-	id := clitest.SessionOf(t, r.Stderr)
-	if want := "resume this session with: loom run --resume " + id + " PROMPT"; !strings.Contains(r.Stderr, want) {
-		t.Fatalf("stderr has no %q:\n%s", want, r.Stderr)
+	w := newWorld(t)
+	w.model.Enqueue(openaitest.Reply{Text: "It builds loom."}, openaitest.Reply{Text: "They pass."})
+	choice := command.SessionChoice{Key: "notes:today"}
+
+	ios, _, _, _ := term.Test()
+	opts := &RunOptions{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation,
+		Prompt: "summarise the README", Choice: choice, Agent: agent.Choice{Model: "gpt-test"}}
+	if err := Run(t.Context(), opts); err != nil {
+		t.Fatal(err)
 	}
-	r = fx.MustLoom(t, "", "run", "--no-resume-hint", "-c", "again")
-	if clitest.SessionOf(t, r.Stderr) != id || strings.Contains(r.Stderr, "resume") {
-		t.Fatalf("with --no-resume-hint:\n%s", r.Stderr)
+	found := w.sessions(t)
+	if len(found) != 1 || found[0].Key != "notes:today" || found[0].Model != "gpt-test" || found[0].Project.ID != w.project.ID {
+		t.Fatalf("sessions after run: %+v", found)
 	}
-	if r := fx.MustLoom(t, "", "run", "--help"); !strings.Contains(r.Stdout, "--no-resume-hint") {
-		t.Fatalf("--help does not show --no-resume-hint:\n%s", r.Stdout)
+	s := found[0]
+	out, errOut := cmdtest.Outputs(ios)
+	if out != "It builds loom.\n" {
+		t.Errorf("stdout %q, want the reply", out)
+	}
+	if want := "session " + s.ID + "\nresume this session with: loom run --resume " + s.ID + " PROMPT\n"; errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+	if got, want := w.texts(t, s.ID), []string{"user: summarise the README", "assistant: It builds loom."}; !slices.Equal(got, want) {
+		t.Errorf("stored %q, want %q", got, want)
+	}
+	if reqs := w.model.Requests(); len(reqs) != 1 || reqs[0].Body["model"] != "gpt-test" {
+		t.Errorf("the model was asked %d times, want once for gpt-test", len(reqs))
+	}
+
+	ios, in, _, _ := term.Test()
+	in.WriteString("and the tests?\n")
+	opts = &RunOptions{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation,
+		Prompt: "-", Choice: choice, JSON: true, NoResumeHint: true}
+	if err := Run(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut = cmdtest.Outputs(ios)
+	var printed []*loom.Message
+	if err := json.Unmarshal([]byte(out), &printed); err != nil || len(printed) != 1 || printed[0].Text() != "They pass." || printed[0].SessionID != s.ID {
+		t.Errorf("--json printed %q (%v), want the stored reply", out, err)
+	}
+	if errOut != "session "+s.ID+"\n" {
+		t.Errorf("--no-resume-hint: stderr %q", errOut)
+	}
+	want := []string{"user: summarise the README", "assistant: It builds loom.", "user: and the tests?", "assistant: They pass."}
+	if got := w.texts(t, s.ID); len(w.sessions(t)) != 1 || !slices.Equal(got, want) {
+		t.Errorf("after the second run: %d sessions, stored %q", len(w.sessions(t)), got)
 	}
 }
 
-// A session made with loom run --key in a project is that project's: it
-// shows in the project's session list, and not in another project's. A
-// key that is not a command-line one still names one session of the
-// user, from any directory.
-func TestRunKeySessionIsListedInItsProject(t *testing.T) {
+// An empty prompt, here from stdin, is a usage error: nothing is stored
+// and the model is not asked.
+func TestRunRunEmptyPrompt(t *testing.T) {
 	t.Parallel()
-	fx := clitest.NewAgentFixture(t)
-	var ids []string
-	for _, key := range []string{"notes:today", "cli:scratch"} {
-		r := fx.MustLoom(t, "", "run", "--key", key, "remember the milk")
-		ids = append(ids, clitest.SessionOf(t, r.Stderr))
-	}
-	list := fx.MustLoom(t, "", "session", "list")
-	for _, id := range ids {
-		if !strings.Contains(list.Stdout, id) {
-			t.Errorf("session %s is not in its project's list:\n%s", id, list.Stdout)
-		}
-	}
-	other := fx.Cmd(t, "session", "list")
-	other.Dir = fx.Other
-	if r := clitest.ExecCmd(t, other, ""); r.Code != 0 || strings.Contains(r.Stdout, ids[0]) || strings.Contains(r.Stdout, ids[1]) {
-		t.Errorf("another project lists them: exit %d\n%s", r.Code, r.Stdout)
-	}
-	again := fx.Cmd(t, "run", "--key", "notes:today", "and the bread")
-	again.Dir = fx.Other
-	r := clitest.ExecCmd(t, again, "")
-	if r.Code != 0 || clitest.SessionOf(t, r.Stderr) != ids[0] {
-		t.Fatalf("the key from another directory: exit %d, session %q, want %s\n%s", r.Code, clitest.SessionOf(t, r.Stderr), ids[0], r.Stderr)
-	}
-	s := clitest.ShowSession(t, fx, ids[0])
-	if s.Project.ID != fx.Proj.ID || s.Cwd != fx.Project || s.MessageCount != 4 {
-		t.Fatalf("session made in the project: project %+v, cwd %q, %d messages", s.Project, s.Cwd, s.MessageCount)
+	w := newWorld(t)
+	ios, in, _, _ := term.Test()
+	in.WriteString(" \n\n")
+	opts := &RunOptions{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation, Prompt: "-"}
+	cmdtest.Refused(t, Run(t.Context(), opts), "the prompt is empty")
+	if n, reqs := len(w.sessions(t)), len(w.model.Requests()); n != 0 || reqs != 0 {
+		t.Errorf("an empty prompt left %d sessions and asked the model %d times", n, reqs)
 	}
 }
 
-// loom run takes --new, as bare loom does: a new session, the default;
-// beside -c, --resume or --key it is a usage error.
-func TestRunNew(t *testing.T) {
+// The command fills its options from its flags and its one PROMPT: a
+// new session by default, and only one way of naming the session.
+func TestNewCmdRunOptions(t *testing.T) {
 	t.Parallel()
-	fx := clitest.NewAgentFixture(t)
-	first := clitest.SessionOf(t, fx.MustLoom(t, "", "run", "hello").Stderr)
-	second := clitest.SessionOf(t, fx.MustLoom(t, "", "run", "--new", "hello again").Stderr)
-	if second == "" || second == first {
-		t.Fatalf("run --new: session %q after %q", second, first)
+	got := cmdtest.Options(t, NewCmdRun, "summarise the README")
+	if got.Prompt != "summarise the README" || got.Choice != (command.SessionChoice{}) || got.Agent != (agent.Choice{}) ||
+		got.JSON || got.NoResumeHint || got.CreateStore == nil || got.OpenConversation == nil {
+		t.Errorf("options: %+v", got)
 	}
-	r := fx.Cmd(t, "run", "--new", "-c", "both")
-	if res := clitest.ExecCmd(t, r, ""); res.Code != 2 || !strings.Contains(res.Stderr, "only one of --new, --continue") {
-		t.Fatalf("run --new -c: exit %d, %q", res.Code, res.Stderr)
+	got = cmdtest.Options(t, NewCmdRun, "--key", "notes:today", "--model", "gpt-test", "--profile", "terse", "--no-resume-hint", "--json", "-")
+	if got.Prompt != "-" || got.Choice.Key != "notes:today" || got.Agent != (agent.Choice{Model: "gpt-test", Profile: "terse"}) || !got.NoResumeHint || !got.JSON {
+		t.Errorf("--key --model --profile --no-resume-hint --json: %+v", got)
 	}
+	if got := cmdtest.Options(t, NewCmdRun, "-c", "and now the tests"); got.Choice != (command.SessionChoice{Continue: true}) {
+		t.Errorf("-c: %+v", got.Choice)
+	}
+	if got := cmdtest.Options(t, NewCmdRun, "-r", "flaky test", "and now the tests"); got.Choice != (command.SessionChoice{Resume: "flaky test"}) || got.Prompt != "and now the tests" {
+		t.Errorf("-r: %+v", got)
+	}
+	if got := cmdtest.Options(t, NewCmdRun, "--new", "-n", "retry backoff", "go"); got.Choice != (command.SessionChoice{New: true, Name: "retry backoff"}) {
+		t.Errorf("--new -n: %+v", got.Choice)
+	}
+	cmdtest.Refused(t, cmdtest.Rejects(t, NewCmdRun), "run takes one PROMPT")
+	cmdtest.Refused(t, cmdtest.Rejects(t, NewCmdRun, "one", "two"), "run takes one PROMPT")
+	cmdtest.Refused(t, cmdtest.Rejects(t, NewCmdRun, "--new", "-c", "go"), "use only one of --new, --continue, --resume and --key")
+	cmdtest.Refused(t, cmdtest.Rejects(t, NewCmdRun, "-r", "flaky test", "-n", "retry backoff", "go"), "--name titles a new session")
+	cmdtest.Refused(t, cmdtest.Rejects(t, NewCmdRun, "--key", "today", "go"), "--key: key \"today\" must be SURFACE:NAME")
 }

@@ -6,9 +6,11 @@ package cmdtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +63,22 @@ func Fails[O any](t testing.TB, newCmd func(*command.Invocation, func(*O) error)
 		t.Fatalf("%q was accepted (options %+v, error %v)", args, got, err)
 	}
 	return err
+}
+
+// Refused fails the test unless err is a usage error (exit status 2)
+// that says want.
+func Refused(t testing.TB, err error, want string) {
+	t.Helper()
+	var usage *command.UsageError
+	if !errors.As(err, &usage) || !strings.Contains(usage.Msg, want) {
+		t.Errorf("error %v, want a usage error saying %q", err, want)
+	}
+}
+
+// Outputs are what was printed on the stdout and stderr of ios, streams
+// on buffers (term.Test).
+func Outputs(ios *term.IOStreams) (out, errOut string) {
+	return ios.Out.(fmt.Stringer).String(), ios.ErrOut.(fmt.Stringer).String()
 }
 
 // Hub serves loom serve's handler on st, a hub for the commands that
