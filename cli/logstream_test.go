@@ -1,8 +1,8 @@
-package cli_test
+package cli
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,89 +10,130 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/cmdtest"
 	"github.com/loomhq/loom/internal/syncio"
+	"github.com/loomhq/loom/paths"
 )
 
-func TestLogStream(t *testing.T) {
-	t.Parallel()
-	fx := clitest.NewEmptyFixture(t)
-	logs := filepath.Join(fx.Home, "state", "logs", "local")
-	if err := os.MkdirAll(logs, 0o755); err != nil {
+// logBase is the time of the log entries these tests write.
+var logBase = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+
+// appendLog appends entries to the log file name of dir, creating both.
+func appendLog(t *testing.T, dir, name string, entries ...string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	write := func(name string, entries ...string) {
-		t.Helper()
-		fh, err := os.OpenFile(filepath.Join(logs, name), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
+	fh, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	for _, e := range entries {
+		if _, err := fmt.Fprintln(fh, e); err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range entries {
-			fmt.Fprintln(fh, e)
-		}
-		fh.Close()
 	}
-	entry := func(sec int, kind, text string) string {
-		return fmt.Sprintf(`{"timestamp":%q,"kind":%q,"text":%q}`, loom.FormatTime(clitest.Base.Add(time.Duration(sec)*time.Second)), kind, text)
+}
+
+// logEntryAt is a replay-log entry sec seconds after logBase.
+func logEntryAt(sec int, kind, text string) string {
+	return fmt.Sprintf(`{"timestamp":%q,"kind":%q,"text":%q}`, loom.FormatTime(logBase.Add(time.Duration(sec)*time.Second)), kind, text)
+}
+
+// Log stream reads the state directory's logs, or --logs-dir's, a
+// relative one from the working directory; piped it prints each entry
+// as its JSON line, oldest first across files, and on a terminal as one
+// readable line.
+func TestLogStreamRun(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	appendLog(t, filepath.Join(state, "logs", "local"), "a.jsonl", logEntryAt(1, "user_message", "a1"), logEntryAt(4, "final_result", "a4"))
+	appendLog(t, filepath.Join(state, "logs", "local"), "b.jsonl", logEntryAt(2, "user_message", "b2"))
+	project := t.TempDir()
+	appendLog(t, filepath.Join(project, "kept", "local"), "c.jsonl", logEntryAt(3, "user_message", "c3"))
+	noCwd := func() (string, error) { return "", errors.New("no working directory") }
+
+	ios, _, _, _ := term.Test()
+	opts := &LogStreamOptions{IO: ios, Dirs: func() (paths.Dirs, error) { return paths.Dirs{State: state}, nil }, Cwd: noCwd}
+	if err := logStreamRun(t.Context(), opts); err != nil {
+		t.Fatal(err)
 	}
-	write("a.jsonl", entry(1, "user_message", "a1"), entry(4, "final_result", "a4"))
-	write("b.jsonl", entry(2, "user_message", "b2"), entry(3, "final_result", "b3"))
-	os.WriteFile(filepath.Join(logs, "notes.txt"), []byte("not a log\n"), 0o644)
-	out := fx.MustRun(t, "log", "stream")
-	var texts []string
-	for _, l := range clitest.Lines(out) {
-		var e map[string]string
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("piped entry is not its JSON line: %q", l)
-		}
-		texts = append(texts, e["text"])
-	}
-	if strings.Join(texts, ",") != "a1,b2,b3,a4" {
-		t.Fatalf("entries not merged oldest first: %v", texts)
-	}
-	r := fx.RunWith(t, clitest.RunOpts{Tty: true}, "log", "stream")
-	if !strings.Contains(ansi.Strip(r.Stdout), "a user_message a1") {
-		t.Fatalf("terminal log line:\n%s", r.Stdout)
-	}
-	if out := fx.MustRun(t, "log", "stream", "--logs-dir", filepath.Join(fx.Home, "nowhere")); out != "" {
-		t.Fatalf("missing logs dir printed %q", out)
+	out, _ := cmdtest.Outputs(ios)
+	if want := logEntryAt(1, "user_message", "a1") + "\n" + logEntryAt(2, "user_message", "b2") + "\n" + logEntryAt(4, "final_result", "a4") + "\n"; out != want {
+		t.Errorf("piped:\n%s\nwant:\n%s", out, want)
 	}
 
-	// --follow prints what is appended and what new files hold.
+	ios, _, _, _ = term.Test()
+	ios.SetStdoutTTY(true)
+	ios.SetColorEnabled(false)
+	opts = &LogStreamOptions{IO: ios, LogsDir: "kept", Cwd: func() (string, error) { return project, nil },
+		Dirs: func() (paths.Dirs, error) { return paths.Dirs{}, errors.New("no directories") }}
+	if err := logStreamRun(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = cmdtest.Outputs(ios)
+	if want := logBase.Add(3*time.Second).Local().Format("15:04:05.000") + " c user_message c3\n"; out != want {
+		t.Errorf("--logs-dir kept on a terminal: %q, want %q", out, want)
+	}
+}
+
+// --follow prints what is appended to the logs and what new files hold,
+// a line only once it is whole, until it is interrupted, which is no
+// error.
+func TestLogStreamRunFollow(t *testing.T) {
+	t.Parallel()
+	logs := filepath.Join(t.TempDir(), "local")
+	appendLog(t, logs, "a.jsonl", logEntryAt(1, "user_message", "a1"), logEntryAt(4, "final_result", "a4"))
 	ios, _, _, _ := term.Test()
 	sb := &syncio.Buffer{}
 	ios.Out = sb
-	f := &cli.Factory{IO: ios, Env: func(k string) string { return fx.Env()[k] }}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- cli.LogStreamRun(ctx, &cli.LogStreamOptions{IO: f.IO, Dirs: f.Dirs, Cwd: f.Cwd, Follow: true, Poll: 10 * time.Millisecond})
+		done <- logStreamRun(ctx, &LogStreamOptions{IO: ios, LogsDir: logs, Follow: true, Poll: 10 * time.Millisecond})
 	}()
-	clitest.WaitFor(t, sb, "a4")
-	write("a.jsonl", entry(5, "session:end", "a5"))
+	cmdtest.WaitFor(t, sb, "a4")
+	appendLog(t, logs, "a.jsonl", logEntryAt(5, "session:end", "a5"))
 	// A line still being written is held back until it is whole.
-	fh, _ := os.OpenFile(filepath.Join(logs, "c.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	line := entry(6, "user_message", "c6")
+	fh, err := os.OpenFile(filepath.Join(logs, "c.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	line := logEntryAt(6, "user_message", "c6")
 	fh.WriteString(line[:10])
 	// A whole line in a file read after c.jsonl: once it is printed, a
 	// poll has read the half line too.
-	write("d.jsonl", entry(7, "user_message", "d7"))
-	clitest.WaitFor(t, sb, "d7")
-	if got := sb.String(); strings.Count(got, "\n") != 6 || !strings.HasSuffix(got, "}\n") || !strings.Contains(got, "a5") {
+	appendLog(t, logs, "d.jsonl", logEntryAt(7, "user_message", "d7"))
+	cmdtest.WaitFor(t, sb, "d7")
+	if got := sb.String(); strings.Count(got, "\n") != 4 || !strings.HasSuffix(got, "}\n") || !strings.Contains(got, "a5") {
 		t.Fatalf("half a line printed:\n%s", got)
 	}
 	fh.WriteString(line[10:] + "\n")
-	fh.Close()
-	clitest.WaitFor(t, sb, "c6")
+	cmdtest.WaitFor(t, sb, "c6")
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("follow ended with %v", err)
 	}
-	if n := strings.Count(sb.String(), "\n"); n != 7 {
+	if n := strings.Count(sb.String(), "\n"); n != 5 {
 		t.Fatalf("follow printed %d entries:\n%s", n, sb.String())
 	}
+}
+
+// The command fills its options from its flags; it takes no arguments.
+func TestNewCmdLogStreamOptions(t *testing.T) {
+	t.Parallel()
+	got := cmdtest.Options(t, newCmdLogStream)
+	if got.Follow || got.LogsDir != "" || got.Poll != 250*time.Millisecond || got.Dirs == nil || got.Cwd == nil {
+		t.Errorf("options: %+v", got)
+	}
+	if got := cmdtest.Options(t, newCmdLogStream, "-F", "--logs-dir", "/srv/loom/state/logs"); !got.Follow || got.LogsDir != "/srv/loom/state/logs" {
+		t.Errorf("-F --logs-dir: %+v", got)
+	}
+	cmdtest.Refused(t, cmdtest.Rejects(t, newCmdLogStream, "a.jsonl"), "takes no arguments")
+	cmdtest.Refused(t, cmdtest.Rejects(t, newCmdLogStream, "--follow=maybe"), "--follow")
 }

@@ -81,6 +81,19 @@ func Outputs(ios *term.IOStreams) (out, errOut string) {
 	return ios.Out.(fmt.Stringer).String(), ios.ErrOut.(fmt.Stringer).String()
 }
 
+// WaitFor waits up to 10 s for s, a buffer a command writes to while it
+// runs, to hold want, and fails the test when it does not.
+func WaitFor(t testing.TB, s fmt.Stringer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %q in:\n%s", want, s.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Hub serves loom serve's handler on st, a hub for the commands that
 // reach one (share, sync), until the test ends.
 func Hub(t testing.TB, st *sqlite.Store) *httptest.Server {
