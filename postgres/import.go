@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "body_id",
@@ -33,7 +34,7 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		return err
 	}
 	err = s.withTx(ctx, func(tx pgx.Tx) error {
-		return sqlstore.Import(ctx, &writeTx{s: s, tx: tx, prepared: p}, noLog, data)
+		return sessionstore.Import(ctx, &writeTx{s: s, tx: tx, prepared: p}, noLog, data)
 	})
 	if err == nil {
 		s.analyzeImported(ctx, len(data))
@@ -82,7 +83,7 @@ func prepareImport(data []*loom.SessionData) (*importRows, error) {
 	return p, nil
 }
 
-// ImportRows implements sqlstore.UpdateTx with importTx, of the rows
+// ImportRows implements sessionstore.UpdateTx with importTx, of the rows
 // prepared before the transaction (prepareImport) when there are.
 func (w *writeTx) ImportRows(ctx context.Context, data []*loom.SessionData) error {
 	p := w.prepared
@@ -197,7 +198,7 @@ func (s *Store) analyzeImported(ctx context.Context, n int) {
 func queueSession(b *pgx.Batch, d *loom.SessionData) {
 	x := d.Session
 	u := x.Usage
-	tool, version, path := sqlstore.SourceColumns(x)
+	tool, version, path := sessionstore.SourceColumns(x)
 	b.Queue(`INSERT INTO sessions (id, user_id, key, surface, title, description,
 		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 		profile, message_count, turn_count, summary_seq, last_prompt,

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -92,11 +93,11 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
 		wt := &writeTx{s: s, tx: tx, prepared: p}
 		if p != nil {
-			if err := sqlstore.Import(ctx, wt, noLog, w.Sessions); err != nil {
+			if err := sessionstore.Import(ctx, wt, noLog, w.Sessions); err != nil {
 				return err
 			}
 		}
-		fresh, err = sqlstore.ApplyChanges(ctx, wt, noLog, w.Changes, s.holder.Owner, now)
+		fresh, err = sessionstore.ApplyChanges(ctx, wt, noLog, w.Changes, s.holder.Owner, now)
 		if err != nil {
 			return err
 		}
@@ -106,6 +107,6 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		return err
 	}
 	s.analyzeImported(ctx, len(w.Sessions))
-	sqlstore.Refresh(w.Changes, fresh)
+	sessionstore.Refresh(w.Changes, fresh)
 	return nil
 }

@@ -3,10 +3,11 @@ package postgres
 import (
 	"context"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
@@ -20,7 +21,7 @@ const forkSessionSQL = `INSERT INTO sessions (` + query.ForkColumns + `)
 	FROM sessions s
 	WHERE s.id = $7`
 
-// Fork implements loom.Store with sqlstore.Fork.
+// Fork implements loom.Store with sessionstore.Fork.
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	var out *loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
@@ -30,31 +31,31 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if err != nil {
 			return err
 		}
-		out, err = sqlstore.Fork(ctx, &writeTx{s: s, tx: tx}, noLog, src, opts)
+		out, err = sessionstore.Fork(ctx, &writeTx{s: s, tx: tx}, noLog, src, opts)
 		return err
 	})
 	return out, err
 }
 
-// Delete implements loom.Store with sqlstore.Delete.
+// Delete implements loom.Store with sessionstore.Delete.
 func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
 	var out []*loom.Session
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = sqlstore.Delete(ctx, &writeTx{s: s, tx: tx}, noLog, id, opts, s.holder.Owner, s.Now())
+		out, err = sessionstore.Delete(ctx, &writeTx{s: s, tx: tx}, noLog, id, opts, s.holder.Owner, s.Now())
 		return err
 	})
 	return out, err
 }
 
-// Restore implements loom.Store with sqlstore.Restore.
+// Restore implements loom.Store with sessionstore.Restore.
 func (s *Store) Restore(ctx context.Context, id string) error {
 	return s.withTx(ctx, func(tx pgx.Tx) error {
-		return sqlstore.Restore(ctx, &writeTx{s: s, tx: tx}, noLog, id)
+		return sessionstore.Restore(ctx, &writeTx{s: s, tx: tx}, noLog, id)
 	})
 }
 
-// Prune implements loom.Store with sqlstore.Prune: the sessions chosen
+// Prune implements loom.Store with sessionstore.Prune: the sessions chosen
 // go to the trash with their sub-agent sessions in one statement.
 func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
 	if err := opts.Validate(); err != nil {
@@ -66,7 +67,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 	var res *loom.PruneResult
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		res, err = sqlstore.Prune(ctx, &writeTx{s: s, tx: tx}, noLog, opts, s.holder.Owner, s.Now())
+		res, err = sessionstore.Prune(ctx, &writeTx{s: s, tx: tx}, noLog, opts, s.holder.Owner, s.Now())
 		return err
 	})
 	return res, err

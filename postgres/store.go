@@ -17,12 +17,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -45,7 +46,7 @@ type Store struct {
 	// lease_ttl or the caller sets it before the first Lock).
 	LeaseTTL time.Duration
 
-	holder sqlstore.Holder // whose locks this handle's are
+	holder sessionstore.Holder // whose locks this handle's are
 
 	// analyzed is set once this handle has seen messages analyzed, or
 	// tried to analyze them (see analyzeImported).
@@ -150,7 +151,7 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
 		pool:     pool,
 		Now:      loom.Now,
 		LeaseTTL: loom.LeaseTTL,
-		holder:   sqlstore.NewHolder(),
+		holder:   sessionstore.NewHolder(),
 		close:    func() {},
 	}, nil
 }

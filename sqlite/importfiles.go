@@ -5,8 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -63,13 +64,13 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		return nil
 	}
 	var fresh []*loom.Session
-	err := s.withWrite(ctx, func(tx writes, log sqlstore.SyncLog) (err error) {
+	err := s.withWrite(ctx, func(tx writes, log sessionstore.SyncLog) (err error) {
 		if len(w.Sessions) > 0 {
-			if err := sqlstore.Import(ctx, tx, log, w.Sessions); err != nil {
+			if err := sessionstore.Import(ctx, tx, log, w.Sessions); err != nil {
 				return err
 			}
 		}
-		fresh, err = sqlstore.ApplyChanges(ctx, tx, log, w.Changes, s.holder.Owner, s.Now())
+		fresh, err = sessionstore.ApplyChanges(ctx, tx, log, w.Changes, s.holder.Owner, s.Now())
 		if err != nil {
 			return err
 		}
@@ -78,6 +79,6 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 	if err != nil {
 		return err
 	}
-	sqlstore.Refresh(w.Changes, fresh)
+	sessionstore.Refresh(w.Changes, fresh)
 	return nil
 }

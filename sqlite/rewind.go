@@ -3,8 +3,9 @@ package sqlite
 import (
 	"context"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
@@ -28,13 +29,13 @@ const rewindKeepSQL = `UPDATE sessions SET message_count = ?2, turn_count = ?3, 
 	cache_write_tokens = ?10, cache_write_1h_tokens = ?15, cost_usd = ?11, api_calls = ?12, compactions = ?13, updated_at = ?14
 	WHERE id = ?1`
 
-// Rewind implements loom.Store with sqlstore.Rewind.
+// Rewind implements loom.Store with sessionstore.Rewind.
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	s.prepareWrites(ctx, &s.fonce, forkWrites)
 	var out *loom.Session
-	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
+	err := s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error {
 		var err error
-		out, err = sqlstore.Rewind(ctx, w, log, id, opts, s.holder.Owner, s.Now())
+		out, err = sessionstore.Rewind(ctx, w, log, id, opts, s.holder.Owner, s.Now())
 		return err
 	})
 	return out, err

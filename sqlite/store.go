@@ -18,8 +18,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/synclog"
 )
@@ -37,7 +38,7 @@ type Store struct {
 	// the first Lock).
 	LeaseTTL time.Duration
 
-	holder sqlstore.Holder // whose locks this handle's are
+	holder sessionstore.Holder // whose locks this handle's are
 
 	stmts  sync.Map  // query text → *sql.Stmt on the reader pool
 	wstmts sync.Map  // query text → *sql.Stmt on the writer
@@ -119,7 +120,7 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 		path:     path,
 		Now:      loom.Now,
 		LeaseTTL: loom.LeaseTTL,
-		holder:   sqlstore.NewHolder(),
+		holder:   sessionstore.NewHolder(),
 		readOnly: readOnly,
 	}
 	s.clock = synclog.NewClock(func() time.Time { return s.Now() }, 0)
@@ -293,7 +294,7 @@ func (s *Store) full(err error) error {
 // withWrite runs fn in one immediate write transaction, with the
 // store's sync log (nil when it keeps none), as the shared write
 // algorithms take them.
-func (s *Store) withWrite(ctx context.Context, fn func(w writes, log sqlstore.SyncLog) error) error {
+func (s *Store) withWrite(ctx context.Context, fn func(w writes, log sessionstore.SyncLog) error) error {
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		w := writes{s, tx}
 		log, err := w.syncLog(ctx)
