@@ -20,29 +20,8 @@ var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "bo
 // sessions table's statistics are refreshed.
 const analyzeAfter = 1000
 
-// Import implements loom.Store. Everything is validated before anything is
-// written, and the whole import is one transaction (importTx).
-func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
-	if err := loom.ValidateImport(data); err != nil {
-		return err
-	}
-	if len(data) == 0 {
-		return nil
-	}
-	p, err := prepareImport(data)
-	if err != nil {
-		return err
-	}
-	err = s.withTx(ctx, func(tx pgx.Tx) error {
-		return sessionstore.Import(ctx, &writeTx{s: s, tx: tx, prepared: p}, noLog, data)
-	})
-	if err == nil {
-		s.analyzeImported(ctx, len(data))
-	}
-	return err
-}
-
-// importRows are the rows of an import, made before its transaction.
+// importRows are the rows of an import, made in its transaction before
+// they are written.
 type importRows struct {
 	data  []*loom.SessionData
 	ids   []string
@@ -83,15 +62,12 @@ func prepareImport(data []*loom.SessionData) (*importRows, error) {
 	return p, nil
 }
 
-// ImportRows implements sessionstore.UpdateTx with importTx, of the rows
-// prepared before the transaction (prepareImport) when there are.
+// ImportRows implements sessionstore.UpdateTx with importTx, of the
+// rows prepareImport makes.
 func (w *writeTx) ImportRows(ctx context.Context, data []*loom.SessionData) error {
-	p := w.prepared
-	if p == nil {
-		var err error
-		if p, err = prepareImport(data); err != nil {
-			return err
-		}
+	p, err := prepareImport(data)
+	if err != nil {
+		return err
 	}
 	return w.s.importTx(ctx, w.tx, p)
 }

@@ -23,26 +23,6 @@ const insertMessageSQL = `WITH b AS (INSERT INTO bodies (parts, content) VALUES 
 		cache_write_1h_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
 	SELECT coalesce((SELECT store_id FROM spans WHERE session_id = $3 ORDER BY first_seq DESC LIMIT 1), $3), $4, $5, $6, $7, b.id, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21 FROM b`
 
-// Append implements loom.Store with sessionstore.Append. The session row is
-// locked for the whole transaction, so writers from any number of
-// processes keep seq gap-free.
-func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
-	if err := sessionstore.PrepareAppend(x, msgs); err != nil {
-		return err
-	}
-	var fresh *loom.Session
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		fresh, err = sessionstore.Append(ctx, &writeTx{s: s, tx: tx}, noLog, x, msgs, s.holder.Owner, ms(s.Now()))
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	*x = *fresh
-	return nil
-}
-
 // messageArgs are the arguments of insertMessageSQL for m.
 func messageArgs(m *loom.Message) ([]any, error) {
 	parts, err := sqlstore.EncodeParts(m)
@@ -97,23 +77,6 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
 	return spanMessages(ctx, s.pool, sessionID, max(from, 1), sqlstore.OpenSeq, "", 0, false)
-}
-
-// UpdatePart implements loom.Store with sessionstore.UpdatePart.
-func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error {
-	if err := part.Validate(); err != nil {
-		return err
-	}
-	return s.withTx(ctx, func(tx pgx.Tx) error {
-		return sessionstore.UpdatePart(ctx, &writeTx{s: s, tx: tx}, noLog, sessionID, seq, part, s.Now())
-	})
-}
-
-// UpdateUsage implements loom.Store with sessionstore.UpdateUsage.
-func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.withTx(ctx, func(tx pgx.Tx) error {
-		return sessionstore.UpdateUsage(ctx, &writeTx{s: s, tx: tx}, noLog, sessionID, seq, u)
-	})
 }
 
 // BeginUpdate implements sessionstore.UpdateTx with beginUpdate.
@@ -194,17 +157,6 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd,
 		api_calls, compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = $2 AND seq = $3`
-
-// RepairInterrupted implements loom.Store with
-// sessionstore.RepairInterrupted.
-func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
-	var repaired int
-	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
-		repaired, err = sessionstore.RepairInterrupted(ctx, &writeTx{s: s, tx: tx}, noLog, sessionID, s.Now())
-		return err
-	})
-	return repaired, err
-}
 
 // LastTurn implements sessionstore.UpdateTx: it reads the messages from the
 // last user message on.

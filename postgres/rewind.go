@@ -1,13 +1,6 @@
 package postgres
 
 import (
-	"context"
-
-	"github.com/loomhq/loom/sessionstore"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
@@ -23,14 +16,3 @@ const rewindForkSQL = `INSERT INTO sessions (` + query.ForkColumns + `)
 		LEAST($4, s.created_at), s.updated_at, s.git_branch
 	FROM sessions s
 	WHERE s.id = $5`
-
-// Rewind implements loom.Store with sessionstore.Rewind.
-func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
-	var out *loom.Session
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		out, err = sessionstore.Rewind(ctx, &writeTx{s: s, tx: tx}, noLog, id, opts, s.holder.Owner, ms(s.Now()))
-		return err
-	})
-	return out, err
-}

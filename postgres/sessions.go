@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loomhq/loom/sessionstore"
-
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
@@ -111,19 +109,6 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 		q, args := query.Lookup(dialect, scope, by, v)
 		return s.querySessions(ctx, s.pool, q, args...)
 	})
-}
-
-// UpdateSession implements loom.Store with sessionstore.UpdateSession.
-func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
-	var out *loom.Session
-	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
-		out, err = sessionstore.UpdateSession(ctx, &writeTx{s: s, tx: tx}, noLog, id, u, s.Now())
-		return err
-	})
-	return out, err
 }
 
 // SessionForUpdate implements sessionstore.UpdateTx, locking the row.

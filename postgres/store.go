@@ -36,6 +36,8 @@ var (
 
 // Store is a loom.Store on a PostgreSQL database.
 type Store struct {
+	*sessionstore.Store
+
 	pool *pgxpool.Pool
 
 	// Now returns the current time; tests replace it. Times are taken in
@@ -147,13 +149,15 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
 	if err := migrateSchema(ctx, pool); err != nil {
 		return nil, err
 	}
-	return &Store{
+	s := &Store{
 		pool:     pool,
 		Now:      loom.Now,
 		LeaseTTL: loom.LeaseTTL,
 		holder:   sessionstore.NewHolder(),
 		close:    func() {},
-	}, nil
+	}
+	s.Store = sessionstore.New(engine{s})
+	return s, nil
 }
 
 // noJIT turns off the server's compiling of queries to machine code

@@ -26,12 +26,9 @@ type writeTx struct {
 	// SessionForWrite found it: CheckWriter asks it again.
 	heldID string
 	held   *loom.Lock
-	// prepared are the rows of the import ImportRows writes, made
-	// before the transaction; nil to make them then.
-	prepared *importRows
 }
 
-var _ sessionstore.UpdateTx = (*writeTx)(nil)
+var _ sessionstore.Writes = (*writeTx)(nil)
 
 // Session implements sessionstore.Tx.
 func (w *writeTx) Session(ctx context.Context, id string) (*loom.Session, error) {
@@ -134,6 +131,9 @@ func (w *writeTx) Family(ctx context.Context, id string, trashed bool) ([]*loom.
 
 // Prunable implements sessionstore.Tx.
 func (w *writeTx) Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error) {
+	if !storable(opts.UserID, opts.ProjectID) {
+		return nil, nil // no session has such a user or project
+	}
 	c := query.Prune(dialect, opts, now)
 	return w.s.querySessions(ctx, w.tx, "WHERE "+c.String()+" ORDER BY s.updated_at", c.Args...)
 }
@@ -354,8 +354,42 @@ func (w *writeTx) Rewrite(ctx context.Context, store string, seq int64, b sqlsto
 	return err
 }
 
-// noLog is the sync log a PostgreSQL store hands the write algorithms:
-// none. It is shared by its users' machines already, and it may be a
-// hub's store (loom.SyncStore); the machines that sync through a hub
-// keep embedded SQLite stores.
-var noLog sessionstore.SyncLog
+// engine is the store as sessionstore's writes take it.
+type engine struct{ s *Store }
+
+// Write implements sessionstore.Engine: one transaction, and no sync
+// log. A PostgreSQL store is shared by its users' machines already,
+// and it may be a hub's store (loom.SyncStore); the machines that sync
+// through a hub keep embedded SQLite stores.
+func (e engine) Write(ctx context.Context, fn func(sessionstore.Writes, sessionstore.SyncLog) error) error {
+	return e.s.withTx(ctx, func(tx pgx.Tx) error { return fn(&writeTx{s: e.s, tx: tx}, nil) })
+}
+
+// Now implements sessionstore.Engine, to the millisecond the columns
+// keep.
+func (e engine) Now() time.Time { return ms(e.s.Now()) }
+
+// Owner implements sessionstore.Engine.
+func (e engine) Owner() string { return e.s.holder.Owner }
+
+// Imported runs analyzeImported once an import of n sessions is
+// committed.
+func (e engine) Imported(ctx context.Context, n int) { e.s.analyzeImported(ctx, n) }
+
+// ForkSource implements sessionstore.Writes: FOR SHARE waits for a
+// message being appended to the source and keeps its parts and spans
+// from changing until the fork is made.
+func (w *writeTx) ForkSource(ctx context.Context, id string) (*loom.Session, error) {
+	return w.s.sessionTx(ctx, w.tx, id, "FOR SHARE OF s")
+}
+
+// RecordFiles implements sessionstore.Writes.
+func (w *writeTx) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
+	for i := range files {
+		f := &files[i]
+		if !storable(f.UserID, f.Path, f.Tool, f.Bundle, f.SourceID, f.SessionID) {
+			return loom.Errorf(loom.EINVALID, "imported file record must be UTF-8 text without NUL bytes")
+		}
+	}
+	return w.s.recordFiles(ctx, w.tx, files)
+}

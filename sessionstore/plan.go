@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/loomhq/loom/internal/sqlstore"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/synclog"
 )
 

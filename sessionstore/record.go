@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loomhq/loom/internal/sqlstore"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/synclog"
 )
 

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom/internal/sqlstore"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 func TestCheckAppend(t *testing.T) {

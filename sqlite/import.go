@@ -35,16 +35,6 @@ const (
 	importMessageRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-// Import implements loom.Store. Everything is validated before anything is
-// written, and the whole import is one transaction. The search index is
-// filled in one statement at the end instead of by the per-row trigger.
-func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
-	if err := loom.ValidateImport(data); err != nil {
-		return err
-	}
-	return s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error { return sessionstore.Import(ctx, w, log, data) })
-}
-
 // ImportRows implements sessionstore.UpdateTx.
 func (w writes) ImportRows(ctx context.Context, data []*loom.SessionData) error {
 	return w.s.importTx(ctx, w.tx, data)

@@ -1,28 +1,8 @@
 package sqlite
 
 import (
-	"context"
-
-	"github.com/loomhq/loom/sessionstore"
-
-	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 )
-
-// Fork implements loom.Store with sessionstore.Fork.
-func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
-	s.prepareWrites(ctx, &s.fonce, forkWrites)
-	var out *loom.Session
-	err := s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error {
-		src, err := s.sessionTx(ctx, w, id)
-		if err != nil {
-			return err
-		}
-		out, err = sessionstore.Fork(ctx, w, log, src, opts)
-		return err
-	})
-	return out, err
-}
 
 // The statements of a fork, and of its plan's reads (forkReads).
 const (
@@ -59,34 +39,3 @@ var usageSQL = `SELECT ` + query.UsageTotals("m.") + ` FROM spans sp CROSS JOIN 
 // append's own statements.
 var forkWrites = []string{forkSessionSQL, turnFromSQL, spanQuery(lastUserCond, true, true), lastSummarySQL,
 	usageSQL, titlesLikeSQL, readSpansSQL, deleteSpansSQL, insertSpanSQL, rewindForkSQL, rewindKeepSQL}
-
-// Delete implements loom.Store with sessionstore.Delete. The locks are
-// read in the same immediate transaction that deletes, so no process can
-// take one in between.
-func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
-	var out []*loom.Session
-	err := s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error {
-		var err error
-		out, err = sessionstore.Delete(ctx, w, log, id, opts, s.holder.Owner, s.Now())
-		return err
-	})
-	return out, err
-}
-
-// Restore implements loom.Store with sessionstore.Restore.
-func (s *Store) Restore(ctx context.Context, id string) error {
-	return s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error {
-		return sessionstore.Restore(ctx, w, log, id)
-	})
-}
-
-// Prune implements loom.Store with sessionstore.Prune.
-func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
-	var res *loom.PruneResult
-	err := s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error {
-		var err error
-		res, err = sessionstore.Prune(ctx, w, log, opts, s.holder.Owner, s.Now())
-		return err
-	})
-	return res, err
-}

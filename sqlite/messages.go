@@ -34,24 +34,6 @@ const (
 // hotWrites are prepared on the writer before its first transaction.
 var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL, syncHostSQL}
 
-// Append implements loom.Store with sessionstore.Append.
-func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
-	if err := sessionstore.PrepareAppend(x, msgs); err != nil {
-		return err
-	}
-	var fresh *loom.Session
-	err := s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error {
-		var err error
-		fresh, err = sessionstore.Append(ctx, w, log, x, msgs, s.holder.Owner, s.Now())
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	*x = *fresh
-	return nil
-}
-
 // insertMessage stores m and its body, under store (see sqlstore.Span).
 func insertMessage(ctx context.Context, tx writes, store string, m *loom.Message) error {
 	parts, text, err := sqlstore.EncodeBody(m)
@@ -116,23 +98,6 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
 	return spanMessages(ctx, reads{s}, sessionID, max(from, 1), sqlstore.OpenSeq, "", false, 0)
-}
-
-// UpdatePart implements loom.Store with sessionstore.UpdatePart.
-func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error {
-	if err := part.Validate(); err != nil {
-		return err
-	}
-	return s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error {
-		return sessionstore.UpdatePart(ctx, w, log, sessionID, seq, part, s.Now())
-	})
-}
-
-// UpdateUsage implements loom.Store with sessionstore.UpdateUsage.
-func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error {
-		return sessionstore.UpdateUsage(ctx, w, log, sessionID, seq, u)
-	})
 }
 
 // BeginUpdate implements sessionstore.UpdateTx: the transaction is
@@ -217,25 +182,6 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		reasoning_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls,
 		compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = ?3 AND seq = ?4`
-
-// RepairInterrupted implements loom.Store with
-// sessionstore.RepairInterrupted.
-func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
-	// Almost always there is nothing to repair: find out on a reader,
-	// without taking the write lock.
-	r := sessionstore.NewRepair(s.Now())
-	if err := lastTurn(ctx, reads{s}, sessionID, r); err != nil || r.Parts == 0 {
-		return 0, err
-	}
-	// Again inside the transaction: another writer may have finished or
-	// repaired them meanwhile.
-	var repaired int
-	err := s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) (err error) {
-		repaired, err = sessionstore.RepairInterrupted(ctx, w, log, sessionID, s.Now())
-		return err
-	})
-	return repaired, err
-}
 
 // LastTurn implements sessionstore.UpdateTx.
 func (w writes) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loomhq/loom/sessionstore"
-
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
@@ -108,19 +106,6 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 		q, args := query.Lookup(dialect, scope, by, v)
 		return s.querySessions(ctx, reads{s}, q, args...)
 	})
-}
-
-// UpdateSession implements loom.Store with sessionstore.UpdateSession.
-func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
-	var out *loom.Session
-	err := s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) (err error) {
-		out, err = sessionstore.UpdateSession(ctx, w, log, id, u, s.Now())
-		return err
-	})
-	return out, err
 }
 
 // SessionForUpdate implements sessionstore.UpdateTx: the transaction is

@@ -25,8 +25,12 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// Store is a loom.Store on one SQLite file.
+// Store is a loom.Store on one SQLite file: its writes are
+// sessionstore's, over this engine's transactions (engine), and its
+// reads are its own.
 type Store struct {
+	*sessionstore.Store
+
 	path   string
 	writer *sql.DB // one connection, immediate transactions
 	reader *sql.DB // query-only pool
@@ -124,6 +128,7 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 		readOnly: readOnly,
 	}
 	s.clock = synclog.NewClock(func() time.Time { return s.Now() }, 0)
+	s.Store = sessionstore.New(engine{s})
 	if readOnly {
 		if err := s.openReadOnly(); err != nil {
 			return nil, err
@@ -289,6 +294,30 @@ func (s *Store) full(err error) error {
 		return err
 	}
 	return loom.OutOfSpace(err, "cannot write %s: its disk is full; free some space there, then try again", s.path)
+}
+
+// engine is the store as sessionstore's writes take it.
+type engine struct{ s *Store }
+
+// Write implements sessionstore.Engine with withWrite.
+func (e engine) Write(ctx context.Context, fn func(sessionstore.Writes, sessionstore.SyncLog) error) error {
+	return e.s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error { return fn(w, log) })
+}
+
+// Now implements sessionstore.Engine.
+func (e engine) Now() time.Time { return e.s.Now() }
+
+// Owner implements sessionstore.Engine.
+func (e engine) Owner() string { return e.s.holder.Owner }
+
+// PrepareFork prepares the statements of a fork and of a rewind on the
+// writer, once, before their transaction holds its one connection.
+func (e engine) PrepareFork(ctx context.Context) { e.s.prepareWrites(ctx, &e.s.fonce, forkWrites) }
+
+// LastTurn reads session id's last turn into r on a reader, outside
+// any transaction (sessionstore.Store.RepairInterrupted).
+func (e engine) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
+	return lastTurn(ctx, reads{e.s}, id, r)
 }
 
 // withWrite runs fn in one immediate write transaction, with the

@@ -19,7 +19,7 @@ import (
 // writes is a write transaction as sqlstore's algorithms take it: each
 // of their steps in SQLite's SQL, through the statements prepared on the
 // writer where there are.
-var _ sessionstore.UpdateTx = writes{}
+var _ sessionstore.Writes = writes{}
 
 // Session implements sessionstore.Tx.
 func (w writes) Session(ctx context.Context, id string) (*loom.Session, error) {
@@ -34,6 +34,17 @@ func (w writes) SessionForWrite(ctx context.Context, id string) (*loom.Session, 
 		return nil, nil
 	}
 	return x, err
+}
+
+// ForkSource implements sessionstore.Writes. The transaction is
+// immediate: nothing else writes the source until it ends.
+func (w writes) ForkSource(ctx context.Context, id string) (*loom.Session, error) {
+	return w.s.sessionTx(ctx, w, id)
+}
+
+// RecordFiles implements sessionstore.Writes.
+func (w writes) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
+	return w.s.recordFiles(ctx, w.tx, files)
 }
 
 // CheckWriter implements sessionstore.Tx.
