@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "body_id",
@@ -19,29 +20,8 @@ var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "bo
 // sessions table's statistics are refreshed.
 const analyzeAfter = 1000
 
-// Import implements loom.Store. Everything is validated before anything is
-// written, and the whole import is one transaction (importTx).
-func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
-	if err := loom.ValidateImport(data); err != nil {
-		return err
-	}
-	if len(data) == 0 {
-		return nil
-	}
-	p, err := prepareImport(data)
-	if err != nil {
-		return err
-	}
-	err = s.withTx(ctx, func(tx pgx.Tx) error {
-		return sqlstore.Import(ctx, &writeTx{s: s, tx: tx, prepared: p}, noLog, data)
-	})
-	if err == nil {
-		s.analyzeImported(ctx, len(data))
-	}
-	return err
-}
-
-// importRows are the rows of an import, made before its transaction.
+// importRows are the rows of an import, made in its transaction before
+// they are written.
 type importRows struct {
 	data  []*loom.SessionData
 	ids   []string
@@ -82,15 +62,12 @@ func prepareImport(data []*loom.SessionData) (*importRows, error) {
 	return p, nil
 }
 
-// ImportRows implements sqlstore.UpdateTx with importTx, of the rows
-// prepared before the transaction (prepareImport) when there are.
+// ImportRows implements sessionstore.UpdateTx with importTx, of the
+// rows prepareImport makes.
 func (w *writeTx) ImportRows(ctx context.Context, data []*loom.SessionData) error {
-	p := w.prepared
-	if p == nil {
-		var err error
-		if p, err = prepareImport(data); err != nil {
-			return err
-		}
+	p, err := prepareImport(data)
+	if err != nil {
+		return err
 	}
 	return w.s.importTx(ctx, w.tx, p)
 }
@@ -197,7 +174,7 @@ func (s *Store) analyzeImported(ctx context.Context, n int) {
 func queueSession(b *pgx.Batch, d *loom.SessionData) {
 	x := d.Session
 	u := x.Usage
-	tool, version, path := sqlstore.SourceColumns(x)
+	tool, version, path := sessionstore.SourceColumns(x)
 	b.Queue(`INSERT INTO sessions (id, user_id, key, surface, title, description,
 		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 		profile, message_count, turn_count, summary_seq, last_prompt,

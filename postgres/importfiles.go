@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -23,14 +22,6 @@ func (s *Store) ImportedFiles(ctx context.Context, userID, tool string) ([]loom.
 		return nil, fmt.Errorf("read import records: %w", err)
 	}
 	return out, nil
-}
-
-// RecordImportedFiles implements loom.Store.
-func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFile) error {
-	if err := validFiles(files); err != nil {
-		return err
-	}
-	return s.withTx(ctx, func(tx pgx.Tx) error { return s.recordFiles(ctx, tx, files) })
 }
 
 // recordFiles is what RecordImportedFiles does, inside tx.
@@ -51,61 +42,5 @@ func (s *Store) recordFiles(ctx context.Context, tx pgx.Tx, files []loom.Importe
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("record imported files: %w", err)
 	}
-	return nil
-}
-
-// validFiles checks records of imported files before they are stored.
-func validFiles(files []loom.ImportedFile) error {
-	for i := range files {
-		f := &files[i]
-		if err := f.Validate(); err != nil {
-			return err
-		}
-		if !storable(f.UserID, f.Path, f.Tool, f.Bundle, f.SourceID, f.SessionID) {
-			return loom.Errorf(loom.EINVALID, "imported file record must be UTF-8 text without NUL bytes")
-		}
-	}
-	return nil
-}
-
-// ApplyImport implements loom.ImportApplier: the new sessions, the
-// changes and the file records in one transaction.
-func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
-	if err := w.Validate(); err != nil {
-		return err
-	}
-	if err := validFiles(w.Files); err != nil {
-		return err
-	}
-	if w.Empty() {
-		return nil
-	}
-	var p *importRows
-	if len(w.Sessions) > 0 {
-		var err error
-		if p, err = prepareImport(w.Sessions); err != nil {
-			return err
-		}
-	}
-	var fresh []*loom.Session
-	now := ms(s.Now())
-	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
-		wt := &writeTx{s: s, tx: tx, prepared: p}
-		if p != nil {
-			if err := sqlstore.Import(ctx, wt, noLog, w.Sessions); err != nil {
-				return err
-			}
-		}
-		fresh, err = sqlstore.ApplyChanges(ctx, wt, noLog, w.Changes, s.holder.Owner, now)
-		if err != nil {
-			return err
-		}
-		return s.recordFiles(ctx, tx, w.Files)
-	})
-	if err != nil {
-		return err
-	}
-	s.analyzeImported(ctx, len(w.Sessions))
-	sqlstore.Refresh(w.Changes, fresh)
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
@@ -41,9 +43,9 @@ func (s *Store) scanLock(row pgx.Row, sessionID string) (*loom.Lock, error) {
 // Lock implements loom.Store. The lock row is read and written under the
 // session's writer serialisation, so no other handle takes it between.
 func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) {
-	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sqlstore.LockSteps{
+	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sessionstore.LockSteps{
 		Take: func(ctx context.Context, l loom.Lock) error {
-			return s.withTx(ctx, func(tx pgx.Tx) error { return sqlstore.PutLock(ctx, lockTx{s, tx}, sessionID, l) })
+			return s.withTx(ctx, func(tx pgx.Tx) error { return sessionstore.PutLock(ctx, lockTx{s, tx}, sessionID, l) })
 		},
 		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
 			tag, err := s.pool.Exec(ctx, `UPDATE locks SET expires_at = $1 WHERE session_id = $2 AND owner = $3`,
@@ -57,7 +59,7 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 	})
 }
 
-// lockTx is the transaction of taking a lock (sqlstore.LockTx): the
+// lockTx is the transaction of taking a lock (sessionstore.LockTx): the
 // lock row is read and written under the session's writer
 // serialisation, and the session's row is not locked.
 type lockTx struct {
@@ -65,7 +67,7 @@ type lockTx struct {
 	tx pgx.Tx
 }
 
-// CheckWriter implements sqlstore.LockTx.
+// CheckWriter implements sessionstore.LockTx.
 func (w lockTx) CheckWriter(ctx context.Context, id string) error {
 	if _, err := w.tx.Exec(ctx, lockSessionSQL, id); err != nil {
 		return fmt.Errorf("lock %s: %w", id, err)
@@ -77,7 +79,7 @@ func (w lockTx) CheckWriter(ctx context.Context, id string) error {
 	return writeState{holder: holder}.check(id)
 }
 
-// PutLock implements sqlstore.LockTx.
+// PutLock implements sessionstore.LockTx.
 func (w lockTx) PutLock(ctx context.Context, id string, l loom.Lock) error {
 	_, err := w.tx.Exec(ctx, `INSERT INTO locks (session_id, owner, pid, host, since, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6)
@@ -143,7 +145,7 @@ func (s *Store) beginUpdate(ctx context.Context, tx pgx.Tx, sessionID string) er
 }
 
 // LockSource implements loom.SourceLocker with a lock row of its own
-// (sqlstore.SourceLockID).
+// (sessionstore.SourceLockID).
 func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
-	return s.Lock(ctx, sqlstore.SourceLockID(userID, path))
+	return s.Lock(ctx, sessionstore.SourceLockID(userID, path))
 }

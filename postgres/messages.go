@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
@@ -20,26 +22,6 @@ const insertMessageSQL = `WITH b AS (INSERT INTO bodies (parts, content) VALUES 
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
 		cache_write_1h_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at)
 	SELECT coalesce((SELECT store_id FROM spans WHERE session_id = $3 ORDER BY first_seq DESC LIMIT 1), $3), $4, $5, $6, $7, b.id, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21 FROM b`
-
-// Append implements loom.Store with sqlstore.Append. The session row is
-// locked for the whole transaction, so writers from any number of
-// processes keep seq gap-free.
-func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
-	if err := sqlstore.PrepareAppend(x, msgs); err != nil {
-		return err
-	}
-	var fresh *loom.Session
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		fresh, err = sqlstore.Append(ctx, &writeTx{s: s, tx: tx}, noLog, x, msgs, s.holder.Owner, ms(s.Now()))
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	*x = *fresh
-	return nil
-}
 
 // messageArgs are the arguments of insertMessageSQL for m.
 func messageArgs(m *loom.Message) ([]any, error) {
@@ -97,29 +79,12 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	return spanMessages(ctx, s.pool, sessionID, max(from, 1), sqlstore.OpenSeq, "", 0, false)
 }
 
-// UpdatePart implements loom.Store with sqlstore.UpdatePart.
-func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error {
-	if err := part.Validate(); err != nil {
-		return err
-	}
-	return s.withTx(ctx, func(tx pgx.Tx) error {
-		return sqlstore.UpdatePart(ctx, &writeTx{s: s, tx: tx}, noLog, sessionID, seq, part, s.Now())
-	})
-}
-
-// UpdateUsage implements loom.Store with sqlstore.UpdateUsage.
-func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.withTx(ctx, func(tx pgx.Tx) error {
-		return sqlstore.UpdateUsage(ctx, &writeTx{s: s, tx: tx}, noLog, sessionID, seq, u)
-	})
-}
-
-// BeginUpdate implements sqlstore.UpdateTx with beginUpdate.
+// BeginUpdate implements sessionstore.UpdateTx with beginUpdate.
 func (w *writeTx) BeginUpdate(ctx context.Context, id string) error {
 	return w.s.beginUpdate(ctx, w.tx, id)
 }
 
-// Message implements sqlstore.UpdateTx.
+// Message implements sessionstore.UpdateTx.
 func (w *writeTx) Message(ctx context.Context, id string, seq int64) (*loom.Message, error) {
 	msgs, err := spanMessages(ctx, w.tx, id, seq, seq, "", 0, false)
 	if err != nil || len(msgs) == 0 {
@@ -128,26 +93,26 @@ func (w *writeTx) Message(ctx context.Context, id string, seq int64) (*loom.Mess
 	return msgs[0], nil
 }
 
-// EncodeBody implements sqlstore.UpdateTx: the search text cleaned for
+// EncodeBody implements sessionstore.UpdateTx: the search text cleaned for
 // PostgreSQL's text (clean).
 func (w *writeTx) EncodeBody(m *loom.Message) (sqlstore.Body, error) {
 	parts, err := sqlstore.EncodeParts(m)
 	return sqlstore.Body{Parts: parts, Text: clean(m.SearchText())}, err
 }
 
-// Written implements sqlstore.UpdateTx.
+// Written implements sessionstore.UpdateTx.
 func (w *writeTx) Written(ctx context.Context, id string, now time.Time) error {
 	_, err := w.tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2 AND source_tool = ''`, ms(now), id)
 	return err
 }
 
-// ReplacePrompt implements sqlstore.PromptTx.
+// ReplacePrompt implements sessionstore.PromptTx.
 func (w *writeTx) ReplacePrompt(ctx context.Context, old, next string) error {
 	_, err := w.tx.Exec(ctx, `UPDATE sessions SET last_prompt = $1 WHERE last_prompt = $2`, clean(next), clean(old))
 	return err
 }
 
-// OwnUsage implements sqlstore.UpdateTx, locking the message's row.
+// OwnUsage implements sessionstore.UpdateTx, locking the message's row.
 func (w *writeTx) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
 	var old loom.Usage
 	var mid string
@@ -164,7 +129,7 @@ func (w *writeTx) OwnUsage(ctx context.Context, id string, seq int64) (string, l
 	return mid, old, nil
 }
 
-// MoveUsage implements sqlstore.UpdateTx in one round trip.
+// MoveUsage implements sessionstore.UpdateTx in one round trip.
 func (w *writeTx) MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error {
 	d := u
 	d.Sub(old)
@@ -193,20 +158,9 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		api_calls, compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = $2 AND seq = $3`
 
-// RepairInterrupted implements loom.Store with
-// sqlstore.RepairInterrupted.
-func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
-	var repaired int
-	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
-		repaired, err = sqlstore.RepairInterrupted(ctx, &writeTx{s: s, tx: tx}, noLog, sessionID, s.Now())
-		return err
-	})
-	return repaired, err
-}
-
-// LastTurn implements sqlstore.UpdateTx: it reads the messages from the
+// LastTurn implements sessionstore.UpdateTx: it reads the messages from the
 // last user message on.
-func (w *writeTx) LastTurn(ctx context.Context, id string, r *sqlstore.Repair) error {
+func (w *writeTx) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
 	users, err := spanMessages(ctx, w.tx, id, 1, sqlstore.OpenSeq, " AND m.role = 'user'", 1, false)
 	if err != nil {
 		return err

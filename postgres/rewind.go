@@ -1,12 +1,6 @@
 package postgres
 
 import (
-	"context"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
@@ -22,14 +16,3 @@ const rewindForkSQL = `INSERT INTO sessions (` + query.ForkColumns + `)
 		LEAST($4, s.created_at), s.updated_at, s.git_branch
 	FROM sessions s
 	WHERE s.id = $5`
-
-// Rewind implements loom.Store with sqlstore.Rewind.
-func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
-	var out *loom.Session
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		out, err = sqlstore.Rewind(ctx, &writeTx{s: s, tx: tx}, noLog, id, opts, s.holder.Owner, ms(s.Now()))
-		return err
-	})
-	return out, err
-}

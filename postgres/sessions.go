@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
@@ -112,25 +111,12 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 	})
 }
 
-// UpdateSession implements loom.Store with sqlstore.UpdateSession.
-func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
-	var out *loom.Session
-	err := s.withTx(ctx, func(tx pgx.Tx) (err error) {
-		out, err = sqlstore.UpdateSession(ctx, &writeTx{s: s, tx: tx}, noLog, id, u, s.Now())
-		return err
-	})
-	return out, err
-}
-
-// SessionForUpdate implements sqlstore.UpdateTx, locking the row.
+// SessionForUpdate implements sessionstore.UpdateTx, locking the row.
 func (w *writeTx) SessionForUpdate(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w.tx, id, "FOR UPDATE OF s")
 }
 
-// UpdateRow implements sqlstore.UpdateTx.
+// UpdateRow implements sessionstore.UpdateTx.
 func (w *writeTx) UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now time.Time) error {
 	cols := query.UpdateColumns(u, ms(now))
 	if len(cols) == 0 {

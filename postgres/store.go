@@ -17,12 +17,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -35,6 +36,8 @@ var (
 
 // Store is a loom.Store on a PostgreSQL database.
 type Store struct {
+	*sessionstore.Store
+
 	pool *pgxpool.Pool
 
 	// Now returns the current time; tests replace it. Times are taken in
@@ -45,7 +48,7 @@ type Store struct {
 	// lease_ttl or the caller sets it before the first Lock).
 	LeaseTTL time.Duration
 
-	holder sqlstore.Holder // whose locks this handle's are
+	holder sessionstore.Holder // whose locks this handle's are
 
 	// analyzed is set once this handle has seen messages analyzed, or
 	// tried to analyze them (see analyzeImported).
@@ -146,13 +149,15 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
 	if err := migrateSchema(ctx, pool); err != nil {
 		return nil, err
 	}
-	return &Store{
+	s := &Store{
 		pool:     pool,
 		Now:      loom.Now,
 		LeaseTTL: loom.LeaseTTL,
-		holder:   sqlstore.NewHolder(),
+		holder:   sessionstore.NewHolder(),
 		close:    func() {},
-	}, nil
+	}
+	s.Store = sessionstore.New(engine{s})
+	return s, nil
 }
 
 // noJIT turns off the server's compiling of queries to machine code

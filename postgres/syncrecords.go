@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-// syncWrites is a put's transaction as sqlstore.PutSync takes it.
+// syncWrites is a put's transaction as sessionstore.PutSync takes it.
 type syncWrites struct{ tx pgx.Tx }
 
-// SyncLast implements sqlstore.SyncTx. It makes the host's summary row
+// SyncLast implements sessionstore.SyncTx. It makes the host's summary row
 // when there is none and locks it either way: a second put of the host
 // waits there until this transaction ends, then reads the last index
 // this one left. A put that is refused rolls the new row back.
@@ -29,13 +30,13 @@ func (w syncWrites) SyncLast(ctx context.Context, user, host string) (int64, err
 	return last, err
 }
 
-// SyncHeld implements sqlstore.SyncTx.
+// SyncHeld implements sessionstore.SyncTx.
 func (w syncWrites) SyncHeld(ctx context.Context, user, host string, idxs []int64) ([]loom.SyncRecord, error) {
 	return rowscan.All(ctx, rowsOf{w.tx}, rowscan.SyncRecord, `SELECT `+rowscan.SyncRecordColumns+`
 		FROM sync_records WHERE user_id = $1 AND host_id = $2 AND idx = ANY($3) ORDER BY idx`, user, host, idxs)
 }
 
-// SyncAppend implements sqlstore.SyncTx: the records in one statement,
+// SyncAppend implements sessionstore.SyncTx: the records in one statement,
 // from arrays, rather than a round trip each.
 func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []loom.SyncRecord, at time.Time) error {
 	idxs := make([]int64, len(recs))
@@ -43,8 +44,8 @@ func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []lo
 	bodies := make([][]byte, len(recs))
 	var size int64
 	for i, r := range recs {
-		idxs[i], headers[i], bodies[i] = r.Index, sqlstore.SyncHeader(r), r.Body
-		size += sqlstore.SyncSize(r)
+		idxs[i], headers[i], bodies[i] = r.Index, sessionstore.SyncHeader(r), r.Body
+		size += sessionstore.SyncSize(r)
 	}
 	if _, err := w.tx.Exec(ctx, `INSERT INTO sync_records (user_id, host_id, idx, header, body, received_at)
 		SELECT $1::text, $2::text, r.idx, r.header, r.body, $6::timestamptz
@@ -60,7 +61,7 @@ func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []lo
 // PutSyncRecords implements loom.SyncStore. Puts of one host serialise
 // on its sync_hosts row, which SyncLast locks.
 func (s *Store) PutSyncRecords(ctx context.Context, userID string, recs []loom.SyncRecord) (int, error) {
-	return sqlstore.PutSyncIn(ctx, func(fn func(sqlstore.SyncTx) error) error {
+	return sessionstore.PutSyncIn(ctx, func(fn func(sessionstore.SyncTx) error) error {
 		return s.withTx(ctx, func(tx pgx.Tx) error { return fn(syncWrites{tx}) })
 	}, userID, recs, ms(s.Now()))
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
@@ -24,19 +26,16 @@ type writeTx struct {
 	// SessionForWrite found it: CheckWriter asks it again.
 	heldID string
 	held   *loom.Lock
-	// prepared are the rows of the import ImportRows writes, made
-	// before the transaction; nil to make them then.
-	prepared *importRows
 }
 
-var _ sqlstore.UpdateTx = (*writeTx)(nil)
+var _ sessionstore.Writes = (*writeTx)(nil)
 
-// Session implements sqlstore.Tx.
+// Session implements sessionstore.Tx.
 func (w *writeTx) Session(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w.tx, id, "")
 }
 
-// SessionForWrite implements sqlstore.Tx with beginWrite: the
+// SessionForWrite implements sessionstore.Tx with beginWrite: the
 // session's writers are serialised and its row locked until the
 // transaction ends.
 func (w *writeTx) SessionForWrite(ctx context.Context, id string) (*loom.Session, error) {
@@ -51,7 +50,7 @@ func (w *writeTx) SessionForWrite(ctx context.Context, id string) (*loom.Session
 	return st.cur, nil
 }
 
-// CheckWriter implements sqlstore.Tx.
+// CheckWriter implements sessionstore.Tx.
 func (w *writeTx) CheckWriter(ctx context.Context, id string) error {
 	if w.heldID != id {
 		if _, err := w.SessionForWrite(ctx, id); err != nil {
@@ -61,9 +60,9 @@ func (w *writeTx) CheckWriter(ctx context.Context, id string) error {
 	return writeState{holder: w.held}.check(id)
 }
 
-// CreateSession implements sqlstore.Tx.
+// CreateSession implements sessionstore.Tx.
 func (w *writeTx) CreateSession(ctx context.Context, row *loom.Session) error {
-	tool, version, path := sqlstore.SourceColumns(row)
+	tool, version, path := sessionstore.SourceColumns(row)
 	_, err := w.tx.Exec(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
 		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
 		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
@@ -84,7 +83,7 @@ func (w *writeTx) CreateSession(ctx context.Context, row *loom.Session) error {
 	return nil
 }
 
-// StoreAppend implements sqlstore.Tx in one round trip.
+// StoreAppend implements sessionstore.Tx in one round trip.
 func (w *writeTx) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom.Message) error {
 	cur.LastPrompt = clean(cur.LastPrompt)
 	b := &pgx.Batch{}
@@ -113,7 +112,7 @@ const family = `WITH RECURSIVE fam(id) AS (
 	UNION SELECT s.id FROM sessions s JOIN fam ON s.parent_id = fam.id WHERE s.kind = 'subagent'
 )`
 
-// Family implements sqlstore.Tx. It takes the writer serialisation of
+// Family implements sessionstore.Tx. It takes the writer serialisation of
 // every session of the family (in id order, so two deletes cannot
 // deadlock) before reading their locks, so that no process takes a lock
 // between the check and the removal; the row updates then wait for any
@@ -130,25 +129,28 @@ func (w *writeTx) Family(ctx context.Context, id string, trashed bool) ([]*loom.
 	return w.s.querySessionsWith(ctx, w.tx, family+` SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+where, id)
 }
 
-// Prunable implements sqlstore.Tx.
+// Prunable implements sessionstore.Tx.
 func (w *writeTx) Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error) {
+	if !storable(opts.UserID, opts.ProjectID) {
+		return nil, nil // no session has such a user or project
+	}
 	c := query.Prune(dialect, opts, now)
 	return w.s.querySessions(ctx, w.tx, "WHERE "+c.String()+" ORDER BY s.updated_at", c.Args...)
 }
 
-// EmptyTrash implements sqlstore.Tx. It runs only inside explicit
+// EmptyTrash implements sessionstore.Tx. It runs only inside explicit
 // delete and prune commands: loom never cleans up on its own.
 func (w *writeTx) EmptyTrash(ctx context.Context, before time.Time) ([]string, error) {
 	return w.ids(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < $1 RETURNING id`, ms(before))
 }
 
-// Purge implements sqlstore.Tx.
+// Purge implements sessionstore.Tx.
 func (w *writeTx) Purge(ctx context.Context, id string) error {
 	_, err := w.tx.Exec(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id)
 	return err
 }
 
-// Trash implements sqlstore.Tx, every family in one statement.
+// Trash implements sessionstore.Tx, every family in one statement.
 func (w *writeTx) Trash(ctx context.Context, ids []string, at time.Time) ([]string, error) {
 	return w.ids(ctx, `WITH RECURSIVE fam(id) AS (
 			SELECT unnest($1::text[]) COLLATE "C"
@@ -157,7 +159,7 @@ func (w *writeTx) Trash(ctx context.Context, ids []string, at time.Time) ([]stri
 		UPDATE sessions SET deleted_at = $2 WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL RETURNING id`, ids, at)
 }
 
-// Untrash implements sqlstore.Tx.
+// Untrash implements sessionstore.Tx.
 func (w *writeTx) Untrash(ctx context.Context, id string, at time.Time) ([]string, bool, error) {
 	restored, err := w.ids(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = $2 RETURNING id`, id, at)
 	return restored, isUnique(err), err
@@ -168,7 +170,7 @@ func (w *writeTx) ids(ctx context.Context, sql string, args ...any) ([]string, e
 	return rowscan.All(ctx, rowsOf{w.tx}, rowscan.String, sql, args...)
 }
 
-// TurnFrom implements sqlstore.ForkReads.
+// TurnFrom implements sessionstore.ForkReads.
 func (w *writeTx) TurnFrom(ctx context.Context, src string, seq int64) (int, bool, error) {
 	var turn int
 	err := w.tx.QueryRow(ctx, `SELECT m.turn FROM spans sp CROSS JOIN LATERAL (SELECT m.turn, m.seq FROM messages m
@@ -184,7 +186,7 @@ func (w *writeTx) TurnFrom(ctx context.Context, src string, seq int64) (int, boo
 	return turn, true, nil
 }
 
-// LastUser implements sqlstore.ForkReads.
+// LastUser implements sessionstore.ForkReads.
 func (w *writeTx) LastUser(ctx context.Context, src string, seq int64) (*loom.Message, error) {
 	users, err := spanMessages(ctx, w.tx, src, 1, seq, " AND m.role = 'user'", 1, false)
 	if err != nil || len(users) == 0 {
@@ -193,7 +195,7 @@ func (w *writeTx) LastUser(ctx context.Context, src string, seq int64) (*loom.Me
 	return users[0], nil
 }
 
-// LastSummary implements sqlstore.ForkReads.
+// LastSummary implements sessionstore.ForkReads.
 func (w *writeTx) LastSummary(ctx context.Context, src string, seq int64) (int64, error) {
 	var last *int64
 	err := w.tx.QueryRow(ctx, `SELECT max(m.seq) FROM spans sp JOIN messages m ON m.session_id = sp.store_id
@@ -205,7 +207,7 @@ func (w *writeTx) LastSummary(ctx context.Context, src string, seq int64) (int64
 	return *last, nil
 }
 
-// UsageOf implements sqlstore.ForkReads.
+// UsageOf implements sessionstore.ForkReads.
 func (w *writeTx) UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error) {
 	var u loom.Usage
 	err := w.tx.QueryRow(ctx, `SELECT `+query.UsageTotals("m.")+` FROM spans sp JOIN messages m ON m.session_id = sp.store_id
@@ -218,16 +220,16 @@ func (w *writeTx) UsageOf(ctx context.Context, src string, from, to int64) (loom
 	return u, nil
 }
 
-// TitlesLike implements sqlstore.ForkReads.
+// TitlesLike implements sessionstore.ForkReads.
 func (w *writeTx) TitlesLike(ctx context.Context, user, base string) ([]string, error) {
 	return rowscan.All(ctx, rowsOf{w.tx}, rowscan.String, `SELECT title FROM sessions
 		WHERE user_id = $1 AND deleted_at IS NULL AND lower(substr(title, 1, $2)) = lower($3)`,
 		user, utf8.RuneCountInString(base), base)
 }
 
-// CreateFork implements sqlstore.Tx: the session's insert, its spans and
+// CreateFork implements sessionstore.Tx: the session's insert, its spans and
 // the read of the result in one round trip.
-func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sqlstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
+func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
 	b := &pgx.Batch{}
 	b.Queue(forkSessionSQL, plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, ms(w.s.Now()), src.ID, clean(plan.LastPrompt), plan.SummarySeq)
 	queueSpans(b, plan.ID, spans)
@@ -253,8 +255,8 @@ func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sqlst
 	return out, br.Close()
 }
 
-// StoreRewind implements sqlstore.Tx in one round trip.
-func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sqlstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
+// StoreRewind implements sessionstore.Tx in one round trip.
+func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
 	f, fu, u := plan.Fork, plan.ForkUsage, plan.KeepUsage
 	now := ms(plan.At)
 	b := &pgx.Batch{}
@@ -284,12 +286,12 @@ func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sqls
 	return out, br.Close()
 }
 
-// Spans implements sqlstore.Tx.
+// Spans implements sessionstore.Tx.
 func (w *writeTx) Spans(ctx context.Context, id string) ([]sqlstore.Span, error) {
 	return readSpans(ctx, w.tx, id)
 }
 
-// WriteSpans implements sqlstore.Tx.
+// WriteSpans implements sessionstore.Tx.
 func (w *writeTx) WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error {
 	b := &pgx.Batch{}
 	queueSpans(b, id, spans)
@@ -299,7 +301,7 @@ func (w *writeTx) WriteSpans(ctx context.Context, id string, spans []sqlstore.Sp
 	return nil
 }
 
-// Readers implements sqlstore.Tx.
+// Readers implements sessionstore.Tx.
 func (w *writeTx) Readers(ctx context.Context, store string, seq int64, id string) ([]string, error) {
 	rows, err := w.tx.Query(ctx, `SELECT DISTINCT session_id FROM spans
 		WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2 AND session_id <> $3`, store, seq, id)
@@ -309,7 +311,7 @@ func (w *writeTx) Readers(ctx context.Context, store string, seq int64, id strin
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// CopyRow implements sqlstore.Tx, with the body's insert in the same
+// CopyRow implements sessionstore.Tx, with the body's insert in the same
 // statement.
 func (w *writeTx) CopyRow(ctx context.Context, to, from string, seq int64, b *sqlstore.Body) error {
 	// The body's values are bound even when no body is inserted: parts
@@ -323,7 +325,7 @@ func (w *writeTx) CopyRow(ctx context.Context, to, from string, seq int64, b *sq
 	return err
 }
 
-// DropUnread implements sqlstore.Tx.
+// DropUnread implements sessionstore.Tx.
 func (w *writeTx) DropUnread(ctx context.Context, store string, seq int64) error {
 	_, err := w.tx.Exec(ctx, `DELETE FROM messages WHERE session_id = $1 AND seq = $2
 		AND NOT EXISTS (SELECT 1 FROM spans WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2)`, store, seq)
@@ -333,7 +335,7 @@ func (w *writeTx) DropUnread(ctx context.Context, store string, seq int64) error
 	return nil
 }
 
-// Rewrite implements sqlstore.Tx.
+// Rewrite implements sessionstore.Tx.
 func (w *writeTx) Rewrite(ctx context.Context, store string, seq int64, b sqlstore.Body) error {
 	var body int64
 	var shared bool
@@ -352,8 +354,42 @@ func (w *writeTx) Rewrite(ctx context.Context, store string, seq int64, b sqlsto
 	return err
 }
 
-// noLog is the sync log a PostgreSQL store hands the write algorithms:
-// none. It is shared by its users' machines already, and it may be a
-// hub's store (loom.SyncStore); the machines that sync through a hub
-// keep embedded SQLite stores.
-var noLog sqlstore.SyncLog
+// engine is the store as sessionstore's writes take it.
+type engine struct{ s *Store }
+
+// Write implements sessionstore.Engine: one transaction, and no sync
+// log. A PostgreSQL store is shared by its users' machines already,
+// and it may be a hub's store (loom.SyncStore); the machines that sync
+// through a hub keep embedded SQLite stores.
+func (e engine) Write(ctx context.Context, fn func(sessionstore.Writes, sessionstore.SyncLog) error) error {
+	return e.s.withTx(ctx, func(tx pgx.Tx) error { return fn(&writeTx{s: e.s, tx: tx}, nil) })
+}
+
+// Now implements sessionstore.Engine, to the millisecond the columns
+// keep.
+func (e engine) Now() time.Time { return ms(e.s.Now()) }
+
+// Owner implements sessionstore.Engine.
+func (e engine) Owner() string { return e.s.holder.Owner }
+
+// Imported runs analyzeImported once an import of n sessions is
+// committed.
+func (e engine) Imported(ctx context.Context, n int) { e.s.analyzeImported(ctx, n) }
+
+// ForkSource implements sessionstore.Writes: FOR SHARE waits for a
+// message being appended to the source and keeps its parts and spans
+// from changing until the fork is made.
+func (w *writeTx) ForkSource(ctx context.Context, id string) (*loom.Session, error) {
+	return w.s.sessionTx(ctx, w.tx, id, "FOR SHARE OF s")
+}
+
+// RecordFiles implements sessionstore.Writes.
+func (w *writeTx) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
+	for i := range files {
+		f := &files[i]
+		if !storable(f.UserID, f.Path, f.Tool, f.Bundle, f.SourceID, f.SessionID) {
+			return loom.Errorf(loom.EINVALID, "imported file record must be UTF-8 text without NUL bytes")
+		}
+	}
+	return w.s.recordFiles(ctx, w.tx, files)
+}

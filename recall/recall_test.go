@@ -47,7 +47,7 @@ func TestRecall(t *testing.T) {
 	st := store(t)
 	pool := session(t, st, "api", "Connection pool exhausted",
 		"The API times out under load; the postgres connection pool is exhausted.",
-		"Decided: pgxpool max_conns 32 and a 5s statement_timeout; reports moved to the replica.")
+		"Decided: pgxpool max_conns 32 and a 5s statement_timeout; reports moved to the sessionstore.")
 	other := session(t, st, "web", "Pool in another project", "postgres connection pool of the web project")
 	asking := session(t, st, "api", "Current", "why does the postgres pool time out again?")
 	session(t, st, "api", "Long output", "postgres pool dump", strings.Repeat("postgres pool connection line ", 2000))

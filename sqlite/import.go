@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 )
@@ -33,17 +35,7 @@ const (
 	importMessageRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-// Import implements loom.Store. Everything is validated before anything is
-// written, and the whole import is one transaction. The search index is
-// filled in one statement at the end instead of by the per-row trigger.
-func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
-	if err := loom.ValidateImport(data); err != nil {
-		return err
-	}
-	return s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error { return sqlstore.Import(ctx, w, log, data) })
-}
-
-// ImportRows implements sqlstore.UpdateTx.
+// ImportRows implements sessionstore.UpdateTx.
 func (w writes) ImportRows(ctx context.Context, data []*loom.SessionData) error {
 	return w.s.importTx(ctx, w.tx, data)
 }
@@ -219,7 +211,7 @@ func (w *importWriter) stmt(cache *map[int]*sql.Stmt, prefix, row string, n int)
 func (w *importWriter) session(d *loom.SessionData) error {
 	x := d.Session
 	u := x.Usage
-	tool, version, path := sqlstore.SourceColumns(x)
+	tool, version, path := sessionstore.SourceColumns(x)
 	if w.sessions == nil {
 		st, err := w.tx.PrepareContext(w.ctx, importSessionSQL)
 		if err != nil {

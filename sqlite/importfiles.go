@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
@@ -19,16 +18,6 @@ func (s *Store) ImportedFiles(ctx context.Context, userID, tool string) ([]loom.
 		return nil, fmt.Errorf("read import records: %w", err)
 	}
 	return out, nil
-}
-
-// RecordImportedFiles implements loom.Store.
-func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFile) error {
-	for i := range files {
-		if err := files[i].Validate(); err != nil {
-			return err
-		}
-	}
-	return s.withTx(ctx, func(tx *sql.Tx) error { return s.recordFiles(ctx, tx, files) })
 }
 
 // recordFiles is what RecordImportedFiles does, inside tx.
@@ -50,34 +39,5 @@ func (s *Store) recordFiles(ctx context.Context, tx *sql.Tx, files []loom.Import
 			return fmt.Errorf("record imported file %s: %w", f.Path, err)
 		}
 	}
-	return nil
-}
-
-// ApplyImport implements loom.ImportApplier: the new sessions, the
-// changes and the file records in one transaction.
-func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
-	if err := w.Validate(); err != nil {
-		return err
-	}
-	if w.Empty() {
-		return nil
-	}
-	var fresh []*loom.Session
-	err := s.withWrite(ctx, func(tx writes, log sqlstore.SyncLog) (err error) {
-		if len(w.Sessions) > 0 {
-			if err := sqlstore.Import(ctx, tx, log, w.Sessions); err != nil {
-				return err
-			}
-		}
-		fresh, err = sqlstore.ApplyChanges(ctx, tx, log, w.Changes, s.holder.Owner, s.Now())
-		if err != nil {
-			return err
-		}
-		return s.recordFiles(ctx, tx.tx, w.Files)
-	})
-	if err != nil {
-		return err
-	}
-	sqlstore.Refresh(w.Changes, fresh)
 	return nil
 }

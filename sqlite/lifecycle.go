@@ -1,27 +1,8 @@
 package sqlite
 
 import (
-	"context"
-
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 )
-
-// Fork implements loom.Store with sqlstore.Fork.
-func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
-	s.prepareWrites(ctx, &s.fonce, forkWrites)
-	var out *loom.Session
-	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
-		src, err := s.sessionTx(ctx, w, id)
-		if err != nil {
-			return err
-		}
-		out, err = sqlstore.Fork(ctx, w, log, src, opts)
-		return err
-	})
-	return out, err
-}
 
 // The statements of a fork, and of its plan's reads (forkReads).
 const (
@@ -58,34 +39,3 @@ var usageSQL = `SELECT ` + query.UsageTotals("m.") + ` FROM spans sp CROSS JOIN 
 // append's own statements.
 var forkWrites = []string{forkSessionSQL, turnFromSQL, spanQuery(lastUserCond, true, true), lastSummarySQL,
 	usageSQL, titlesLikeSQL, readSpansSQL, deleteSpansSQL, insertSpanSQL, rewindForkSQL, rewindKeepSQL}
-
-// Delete implements loom.Store with sqlstore.Delete. The locks are
-// read in the same immediate transaction that deletes, so no process can
-// take one in between.
-func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
-	var out []*loom.Session
-	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
-		var err error
-		out, err = sqlstore.Delete(ctx, w, log, id, opts, s.holder.Owner, s.Now())
-		return err
-	})
-	return out, err
-}
-
-// Restore implements loom.Store with sqlstore.Restore.
-func (s *Store) Restore(ctx context.Context, id string) error {
-	return s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
-		return sqlstore.Restore(ctx, w, log, id)
-	})
-}
-
-// Prune implements loom.Store with sqlstore.Prune.
-func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
-	var res *loom.PruneResult
-	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
-		var err error
-		res, err = sqlstore.Prune(ctx, w, log, opts, s.holder.Owner, s.Now())
-		return err
-	})
-	return res, err
-}

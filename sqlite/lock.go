@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
@@ -41,9 +43,9 @@ func (s *Store) checkWriter(ctx context.Context, tx *sql.Tx, sessionID string) e
 // Lock implements loom.Store. The lock row is read and written in one
 // immediate transaction, so no other process takes it in between.
 func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) {
-	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sqlstore.LockSteps{
+	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sessionstore.LockSteps{
 		Take: func(ctx context.Context, l loom.Lock) error {
-			return s.withTx(ctx, func(tx *sql.Tx) error { return sqlstore.PutLock(ctx, writes{s, tx}, sessionID, l) })
+			return s.withTx(ctx, func(tx *sql.Tx) error { return sessionstore.PutLock(ctx, writes{s, tx}, sessionID, l) })
 		},
 		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
 			res, err := s.writer.ExecContext(ctx, `UPDATE locks SET expires_at = ? WHERE session_id = ? AND owner = ?`,
@@ -61,7 +63,7 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 	})
 }
 
-// PutLock implements sqlstore.LockTx.
+// PutLock implements sessionstore.LockTx.
 func (w writes) PutLock(ctx context.Context, id string, l loom.Lock) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO locks (session_id, owner, pid, host, since, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?)
@@ -72,7 +74,7 @@ func (w writes) PutLock(ctx context.Context, id string, l loom.Lock) error {
 }
 
 // LockSource implements loom.SourceLocker with a lock row of its own
-// (sqlstore.SourceLockID).
+// (sessionstore.SourceLockID).
 func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
-	return s.Lock(ctx, sqlstore.SourceLockID(userID, path))
+	return s.Lock(ctx, sessionstore.SourceLockID(userID, path))
 }

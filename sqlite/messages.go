@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
@@ -31,24 +33,6 @@ const (
 
 // hotWrites are prepared on the writer before its first transaction.
 var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL, syncHostSQL}
-
-// Append implements loom.Store with sqlstore.Append.
-func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
-	if err := sqlstore.PrepareAppend(x, msgs); err != nil {
-		return err
-	}
-	var fresh *loom.Session
-	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
-		var err error
-		fresh, err = sqlstore.Append(ctx, w, log, x, msgs, s.holder.Owner, s.Now())
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	*x = *fresh
-	return nil
-}
 
 // insertMessage stores m and its body, under store (see sqlstore.Span).
 func insertMessage(ctx context.Context, tx writes, store string, m *loom.Message) error {
@@ -116,30 +100,13 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	return spanMessages(ctx, reads{s}, sessionID, max(from, 1), sqlstore.OpenSeq, "", false, 0)
 }
 
-// UpdatePart implements loom.Store with sqlstore.UpdatePart.
-func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error {
-	if err := part.Validate(); err != nil {
-		return err
-	}
-	return s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
-		return sqlstore.UpdatePart(ctx, w, log, sessionID, seq, part, s.Now())
-	})
-}
-
-// UpdateUsage implements loom.Store with sqlstore.UpdateUsage.
-func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
-		return sqlstore.UpdateUsage(ctx, w, log, sessionID, seq, u)
-	})
-}
-
-// BeginUpdate implements sqlstore.UpdateTx: the transaction is
+// BeginUpdate implements sessionstore.UpdateTx: the transaction is
 // immediate, and holds SQLite's one write lock.
 func (w writes) BeginUpdate(ctx context.Context, id string) error {
 	return w.s.checkWriter(ctx, w.tx, id)
 }
 
-// Message implements sqlstore.UpdateTx.
+// Message implements sessionstore.UpdateTx.
 func (w writes) Message(ctx context.Context, id string, seq int64) (*loom.Message, error) {
 	msgs, err := spanMessages(ctx, w, id, seq, seq, "", false, 0)
 	if err != nil || len(msgs) == 0 {
@@ -148,26 +115,26 @@ func (w writes) Message(ctx context.Context, id string, seq int64) (*loom.Messag
 	return msgs[0], nil
 }
 
-// EncodeBody implements sqlstore.UpdateTx: the search text in a column
+// EncodeBody implements sessionstore.UpdateTx: the search text in a column
 // of its own (sqlstore.EncodeBody).
 func (w writes) EncodeBody(m *loom.Message) (sqlstore.Body, error) {
 	parts, text, err := sqlstore.EncodeBody(m)
 	return sqlstore.Body{Parts: parts, Text: text}, err
 }
 
-// Written implements sqlstore.UpdateTx.
+// Written implements sessionstore.UpdateTx.
 func (w writes) Written(ctx context.Context, id string, now time.Time) error {
 	_, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ? AND source_tool = ''`, loom.FormatTime(now), id)
 	return err
 }
 
-// ReplacePrompt implements sqlstore.PromptTx.
+// ReplacePrompt implements sessionstore.PromptTx.
 func (w writes) ReplacePrompt(ctx context.Context, old, next string) error {
 	_, err := w.ExecContext(ctx, `UPDATE sessions SET last_prompt = ? WHERE last_prompt = ?`, next, old)
 	return err
 }
 
-// OwnUsage implements sqlstore.UpdateTx.
+// OwnUsage implements sessionstore.UpdateTx.
 func (w writes) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
 	var old loom.Usage
 	var mid string
@@ -184,7 +151,7 @@ func (w writes) OwnUsage(ctx context.Context, id string, seq int64) (string, loo
 	return mid, old, nil
 }
 
-// MoveUsage implements sqlstore.UpdateTx.
+// MoveUsage implements sessionstore.UpdateTx.
 func (w writes) MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error {
 	d := u
 	d.Sub(old)
@@ -216,33 +183,14 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = ?3 AND seq = ?4`
 
-// RepairInterrupted implements loom.Store with
-// sqlstore.RepairInterrupted.
-func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
-	// Almost always there is nothing to repair: find out on a reader,
-	// without taking the write lock.
-	r := sqlstore.NewRepair(s.Now())
-	if err := lastTurn(ctx, reads{s}, sessionID, r); err != nil || r.Parts == 0 {
-		return 0, err
-	}
-	// Again inside the transaction: another writer may have finished or
-	// repaired them meanwhile.
-	var repaired int
-	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) (err error) {
-		repaired, err = sqlstore.RepairInterrupted(ctx, w, log, sessionID, s.Now())
-		return err
-	})
-	return repaired, err
-}
-
-// LastTurn implements sqlstore.UpdateTx.
-func (w writes) LastTurn(ctx context.Context, id string, r *sqlstore.Repair) error {
+// LastTurn implements sessionstore.UpdateTx.
+func (w writes) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
 	return lastTurn(ctx, w, id, r)
 }
 
 // lastTurn reads session id backwards, through db, into r until r says
 // its last turn starts.
-func lastTurn(ctx context.Context, db queryer, id string, r *sqlstore.Repair) error {
+func lastTurn(ctx context.Context, db queryer, id string, r *sessionstore.Repair) error {
 	rows, err := db.QueryContext(ctx, `SELECT `+PackedMessageColumns+spanFrom+spanOrderDesc, 1, sqlstore.OpenSeq, id)
 	if err != nil {
 		return fmt.Errorf("repair %s: %w", id, err)

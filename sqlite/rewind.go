@@ -1,10 +1,6 @@
 package sqlite
 
 import (
-	"context"
-
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
@@ -27,15 +23,3 @@ const rewindKeepSQL = `UPDATE sessions SET message_count = ?2, turn_count = ?3, 
 	summary_seq = ?5, input_tokens = ?6, output_tokens = ?7, reasoning_tokens = ?8, cache_read_tokens = ?9,
 	cache_write_tokens = ?10, cache_write_1h_tokens = ?15, cost_usd = ?11, api_calls = ?12, compactions = ?13, updated_at = ?14
 	WHERE id = ?1`
-
-// Rewind implements loom.Store with sqlstore.Rewind.
-func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
-	s.prepareWrites(ctx, &s.fonce, forkWrites)
-	var out *loom.Session
-	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) error {
-		var err error
-		out, err = sqlstore.Rewind(ctx, w, log, id, opts, s.holder.Owner, s.Now())
-		return err
-	})
-	return out, err
-}

@@ -108,26 +108,13 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 	})
 }
 
-// UpdateSession implements loom.Store with sqlstore.UpdateSession.
-func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
-	var out *loom.Session
-	err := s.withWrite(ctx, func(w writes, log sqlstore.SyncLog) (err error) {
-		out, err = sqlstore.UpdateSession(ctx, w, log, id, u, s.Now())
-		return err
-	})
-	return out, err
-}
-
-// SessionForUpdate implements sqlstore.UpdateTx: the transaction is
+// SessionForUpdate implements sessionstore.UpdateTx: the transaction is
 // immediate, and holds SQLite's one write lock.
 func (w writes) SessionForUpdate(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w, id)
 }
 
-// UpdateRow implements sqlstore.UpdateTx.
+// UpdateRow implements sessionstore.UpdateTx.
 func (w writes) UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now time.Time) error {
 	cols := query.UpdateColumns(u, loom.FormatTime(now))
 	if len(cols) == 0 {

@@ -18,14 +18,19 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/synclog"
 )
 
-// Store is a loom.Store on one SQLite file.
+// Store is a loom.Store on one SQLite file: its writes are
+// sessionstore's, over this engine's transactions (engine), and its
+// reads are its own.
 type Store struct {
+	*sessionstore.Store
+
 	path   string
 	writer *sql.DB // one connection, immediate transactions
 	reader *sql.DB // query-only pool
@@ -37,7 +42,7 @@ type Store struct {
 	// the first Lock).
 	LeaseTTL time.Duration
 
-	holder sqlstore.Holder // whose locks this handle's are
+	holder sessionstore.Holder // whose locks this handle's are
 
 	stmts  sync.Map  // query text → *sql.Stmt on the reader pool
 	wstmts sync.Map  // query text → *sql.Stmt on the writer
@@ -119,10 +124,11 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 		path:     path,
 		Now:      loom.Now,
 		LeaseTTL: loom.LeaseTTL,
-		holder:   sqlstore.NewHolder(),
+		holder:   sessionstore.NewHolder(),
 		readOnly: readOnly,
 	}
 	s.clock = synclog.NewClock(func() time.Time { return s.Now() }, 0)
+	s.Store = sessionstore.New(engine{s})
 	if readOnly {
 		if err := s.openReadOnly(); err != nil {
 			return nil, err
@@ -290,10 +296,34 @@ func (s *Store) full(err error) error {
 	return loom.OutOfSpace(err, "cannot write %s: its disk is full; free some space there, then try again", s.path)
 }
 
+// engine is the store as sessionstore's writes take it.
+type engine struct{ s *Store }
+
+// Write implements sessionstore.Engine with withWrite.
+func (e engine) Write(ctx context.Context, fn func(sessionstore.Writes, sessionstore.SyncLog) error) error {
+	return e.s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error { return fn(w, log) })
+}
+
+// Now implements sessionstore.Engine.
+func (e engine) Now() time.Time { return e.s.Now() }
+
+// Owner implements sessionstore.Engine.
+func (e engine) Owner() string { return e.s.holder.Owner }
+
+// PrepareFork prepares the statements of a fork and of a rewind on the
+// writer, once, before their transaction holds its one connection.
+func (e engine) PrepareFork(ctx context.Context) { e.s.prepareWrites(ctx, &e.s.fonce, forkWrites) }
+
+// LastTurn reads session id's last turn into r on a reader, outside
+// any transaction (sessionstore.Store.RepairInterrupted).
+func (e engine) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
+	return lastTurn(ctx, reads{e.s}, id, r)
+}
+
 // withWrite runs fn in one immediate write transaction, with the
 // store's sync log (nil when it keeps none), as the shared write
 // algorithms take them.
-func (s *Store) withWrite(ctx context.Context, fn func(w writes, log sqlstore.SyncLog) error) error {
+func (s *Store) withWrite(ctx context.Context, fn func(w writes, log sessionstore.SyncLog) error) error {
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		w := writes{s, tx}
 		log, err := w.syncLog(ctx)

@@ -7,12 +7,12 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/replica"
 	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
 )
 
-// The statements of the sync log (sqlstore.SyncLog).
+// The statements of the sync log (sessionstore.SyncLog).
 const (
 	syncHostSQL = `SELECT value FROM sync_state WHERE name = 'host'`
 	// syncBaseSQL is how many of the log's rows are records of hosts this
@@ -54,7 +54,7 @@ func syncHost(ctx context.Context, db queryer) (synclog.HostID, error) {
 
 // EnableSync sets sync up on the store, once: it gets a host id, its
 // sync log starts with the records of what it holds
-// (sqlstore.RecordHistory),
+// (sessionstore.RecordHistory),
 // and from then on every change it makes is also a record of the log. It
 // returns the host id, the one it had when sync was set up before.
 func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
@@ -70,7 +70,7 @@ func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 		}
 		s.host.Store(&host)
 		w := writes{s, tx}
-		if err := sqlstore.RecordHistory(ctx, w, w); err != nil {
+		if err := sessionstore.RecordHistory(ctx, w, w); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
 		return nil
@@ -81,12 +81,12 @@ func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 	return host, err
 }
 
-// AllSessions implements sqlstore.HistoryTx.
+// AllSessions implements sessionstore.HistoryTx.
 func (w writes) AllSessions(ctx context.Context) ([]*loom.Session, error) {
 	return w.s.querySessions(ctx, w, "ORDER BY s.created_at, s.id")
 }
 
-// MessagesFrom implements sqlstore.HistoryTx.
+// MessagesFrom implements sessionstore.HistoryTx.
 func (w writes) MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error) {
 	return spanMessages(ctx, w, id, from, sqlstore.OpenSeq, "", false, limit)
 }
@@ -142,7 +142,7 @@ func (s *Store) SyncLog(ctx context.Context, after int64, limit int) ([]synclog.
 
 // syncLog returns the store's sync log as w writes it, once sync is set
 // up on it; nil before.
-func (w writes) syncLog(ctx context.Context) (sqlstore.SyncLog, error) {
+func (w writes) syncLog(ctx context.Context) (sessionstore.SyncLog, error) {
 	if on, err := w.Syncing(ctx); err != nil || !on {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (w writes) Syncing(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// Record implements sqlstore.SyncLog. The stamp follows the log's last
+// Record implements sessionstore.SyncLog. The stamp follows the log's last
 // one, which another process may have written.
 func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 	b, err := synclog.Encode(p)
@@ -200,10 +200,10 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 			return err
 		}
 	}
-	return replica.Local(ctx, syncTx{w}, st, idx-base, p)
+	return sessionstore.Local(ctx, syncTx{w}, st, idx-base, p)
 }
 
-// Seen implements sqlstore.SyncLog: this store's own records so far,
+// Seen implements sessionstore.SyncLog: this store's own records so far,
 // and those of other hosts it has applied.
 func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
 	host, base, err := syncPos(ctx, w)
@@ -269,7 +269,7 @@ func hostIndexes(ctx context.Context, db queryer, what, q string) (synclog.Vecto
 	return v, rows.Err()
 }
 
-// MessageID implements sqlstore.SyncLog.
+// MessageID implements sessionstore.SyncLog.
 func (w writes) MessageID(ctx context.Context, id string, seq int64) (string, error) {
 	if seq < 1 {
 		return "", nil

@@ -347,7 +347,7 @@ func TestApplyLongHistoryKeepsUsage(t *testing.T) {
 }
 
 // A session of large messages is recorded in records of about
-// sqlstore.RecordBytes of content each, however few its messages, so
+// sessionstore.RecordBytes of content each, however few its messages, so
 // that no record is larger than a hub takes.
 func TestEnableSyncSplitsLargeHistory(t *testing.T) {
 	ctx := context.Background()

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/replica"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -106,9 +106,9 @@ func (s *Store) SyncKeptRecords(ctx context.Context, host synclog.HostID, after 
 
 // SyncConflicts returns the conflict forks the store holds, each with
 // the host that wrote its first own message ("" when that is not known).
-func (s *Store) SyncConflicts(ctx context.Context) ([]replica.Conflict, error) {
-	return rowscan.All(ctx, rowsOf{reads{s}}, func(r rowscan.Scanner) (replica.Conflict, error) {
-		var c replica.Conflict
+func (s *Store) SyncConflicts(ctx context.Context) ([]sessionstore.Conflict, error) {
+	return rowscan.All(ctx, rowsOf{reads{s}}, func(r rowscan.Scanner) (sessionstore.Conflict, error) {
+		var c sessionstore.Conflict
 		err := r.Scan(&c.ID, &c.Title, &c.Session, &c.SessionTitle, &c.Host)
 		return c, err
 	}, `SELECT f.id, c.title, f.parent, p.title, coalesce((SELECT sm.host FROM spans sp

@@ -7,16 +7,17 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-// syncWrites is a put's transaction as sqlstore.PutSync takes it.
+// syncWrites is a put's transaction as sessionstore.PutSync takes it.
 type syncWrites struct{ tx *sql.Tx }
 
-// SyncLast implements sqlstore.SyncTx.
+// SyncLast implements sessionstore.SyncTx.
 func (w syncWrites) SyncLast(ctx context.Context, user, host string) (int64, error) {
 	var last int64
 	err := w.tx.QueryRowContext(ctx, `SELECT last FROM sync_hosts WHERE user_id = ? AND host_id = ?`, user, host).Scan(&last)
@@ -26,7 +27,7 @@ func (w syncWrites) SyncLast(ctx context.Context, user, host string) (int64, err
 	return last, err
 }
 
-// SyncHeld implements sqlstore.SyncTx.
+// SyncHeld implements sessionstore.SyncTx.
 func (w syncWrites) SyncHeld(ctx context.Context, user, host string, idxs []int64) ([]loom.SyncRecord, error) {
 	list, err := json.Marshal(idxs)
 	if err != nil {
@@ -37,7 +38,7 @@ func (w syncWrites) SyncHeld(ctx context.Context, user, host string, idxs []int6
 		ORDER BY idx`, string(list), user, host)
 }
 
-// SyncAppend implements sqlstore.SyncTx.
+// SyncAppend implements sessionstore.SyncTx.
 func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []loom.SyncRecord, at time.Time) error {
 	ins, err := w.tx.PrepareContext(ctx, `INSERT INTO sync_records (user_id, host_id, idx, header, body, received_at) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
@@ -47,10 +48,10 @@ func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []lo
 	when := loom.FormatTime(at)
 	var size int64
 	for _, r := range recs {
-		if _, err := ins.ExecContext(ctx, user, host, r.Index, sqlstore.SyncHeader(r), r.Body, when); err != nil {
+		if _, err := ins.ExecContext(ctx, user, host, r.Index, sessionstore.SyncHeader(r), r.Body, when); err != nil {
 			return fmt.Errorf("record %d of host %s: %w", r.Index, host, err)
 		}
-		size += sqlstore.SyncSize(r)
+		size += sessionstore.SyncSize(r)
 	}
 	_, err = w.tx.ExecContext(ctx, `INSERT INTO sync_hosts (user_id, host_id, last, records, bytes, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?)
@@ -64,7 +65,7 @@ func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []lo
 // it holds SQLite's one write lock, so no other put sees a host's last
 // index change under it.
 func (s *Store) PutSyncRecords(ctx context.Context, userID string, recs []loom.SyncRecord) (int, error) {
-	return sqlstore.PutSyncIn(ctx, func(fn func(sqlstore.SyncTx) error) error {
+	return sessionstore.PutSyncIn(ctx, func(fn func(sessionstore.SyncTx) error) error {
 		return s.withTx(ctx, func(tx *sql.Tx) error { return fn(syncWrites{tx}) })
 	}, userID, recs, s.Now())
 }

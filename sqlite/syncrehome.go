@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/loomhq/loom/internal/replica"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -31,11 +31,11 @@ import (
 // of the old host after shared, and the store stops the old host's log
 // there itself: every machine stops before the junk instead of failing
 // on it at every sync.
-func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (replica.HostMove, error) {
-	var r replica.HostMove
+func (s *Store) SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (sessionstore.HostMove, error) {
+	var r sessionstore.HostMove
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		r, err = replica.Rehome(ctx, syncTx{writes{s, tx}}, from, shared, junk)
+		r, err = sessionstore.Rehome(ctx, syncTx{writes{s, tx}}, from, shared, junk)
 		return err
 	})
 	return r, err

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/replica"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -20,15 +20,15 @@ import (
 // it: each step one statement or scan in SQLite's SQL.
 type syncTx struct{ writes }
 
-var _ replica.Tx = syncTx{}
+var _ sessionstore.ApplyTx = syncTx{}
 
-// Host implements replica.Tx.
+// Host implements sessionstore.ApplyTx.
 func (w syncTx) Host(ctx context.Context) (synclog.HostID, error) { return syncHost(ctx, w) }
 
-// Owner implements replica.Tx.
+// Owner implements sessionstore.ApplyTx.
 func (w syncTx) Owner() string { return w.s.holder.Owner }
 
-// Applied implements replica.Tx.
+// Applied implements sessionstore.ApplyTx.
 func (w syncTx) Applied(ctx context.Context, host synclog.HostID) (int64, error) {
 	var last int64
 	err := w.QueryRowContext(ctx, `SELECT idx FROM sync_applied WHERE host = ?`, string(host)).Scan(&last)
@@ -38,7 +38,7 @@ func (w syncTx) Applied(ctx context.Context, host synclog.HostID) (int64, error)
 	return last, nil
 }
 
-// SetApplied implements replica.Tx.
+// SetApplied implements sessionstore.ApplyTx.
 func (w syncTx) SetApplied(ctx context.Context, host synclog.HostID, idx int64) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sync_applied (host, idx) VALUES (?, ?)
 		ON CONFLICT (host) DO UPDATE SET idx = excluded.idx`, string(host), idx); err != nil {
@@ -47,7 +47,7 @@ func (w syncTx) SetApplied(ctx context.Context, host synclog.HostID, idx int64) 
 	return nil
 }
 
-// Observe implements replica.Tx: other processes, and this one once
+// Observe implements sessionstore.ApplyTx: other processes, and this one once
 // restarted, stamp their changes after hlc too.
 func (w syncTx) Observe(ctx context.Context, hlc synclog.HLC) error {
 	if err := w.s.clock.Observe(hlc); err != nil {
@@ -60,15 +60,15 @@ func (w syncTx) Observe(ctx context.Context, hlc synclog.HLC) error {
 }
 
 // stateTable returns the table and column that keep state kind.
-func stateTable(kind replica.State) (table, col string) {
-	if kind == replica.LifeState {
+func stateTable(kind sessionstore.State) (table, col string) {
+	if kind == sessionstore.LifeState {
 		return "sync_life", "life"
 	}
 	return "sync_meta", "meta"
 }
 
-// LoadState implements replica.Tx.
-func (w syncTx) LoadState(ctx context.Context, kind replica.State, id string) (string, error) {
+// LoadState implements sessionstore.ApplyTx.
+func (w syncTx) LoadState(ctx context.Context, kind sessionstore.State, id string) (string, error) {
 	table, col := stateTable(kind)
 	var text string
 	err := w.QueryRowContext(ctx, `SELECT `+col+` FROM `+table+` WHERE session_id = ?`, id).Scan(&text)
@@ -78,24 +78,24 @@ func (w syncTx) LoadState(ctx context.Context, kind replica.State, id string) (s
 	return text, err
 }
 
-// SaveState implements replica.Tx.
-func (w syncTx) SaveState(ctx context.Context, kind replica.State, id, value string) error {
+// SaveState implements sessionstore.ApplyTx.
+func (w syncTx) SaveState(ctx context.Context, kind sessionstore.State, id, value string) error {
 	table, col := stateTable(kind)
 	_, err := w.ExecContext(ctx, `INSERT INTO `+table+` (session_id, `+col+`) VALUES (?, ?)
 		ON CONFLICT (session_id) DO UPDATE SET `+col+` = excluded.`+col, id, value)
 	return err
 }
 
-// States implements replica.Tx.
-func (w syncTx) States(ctx context.Context, kind replica.State) ([]replica.StateRow, error) {
+// States implements sessionstore.ApplyTx.
+func (w syncTx) States(ctx context.Context, kind sessionstore.State) ([]sessionstore.StateRow, error) {
 	table, col := stateTable(kind)
-	return rowscan.All(ctx, rowsOf{w}, func(r rowscan.Scanner) (replica.StateRow, error) {
-		var x replica.StateRow
+	return rowscan.All(ctx, rowsOf{w}, func(r rowscan.Scanner) (sessionstore.StateRow, error) {
+		var x sessionstore.StateRow
 		return x, r.Scan(&x.ID, &x.Value)
 	}, `SELECT session_id, `+col+` FROM `+table)
 }
 
-// MessageStamp implements replica.Tx.
+// MessageStamp implements sessionstore.ApplyTx.
 func (w syncTx) MessageStamp(ctx context.Context, id string, usage bool) (synclog.Stamp, error) {
 	var st synclog.Stamp
 	var uh sql.NullInt64
@@ -114,7 +114,7 @@ func (w syncTx) MessageStamp(ctx context.Context, id string, usage bool) (synclo
 	return st, nil
 }
 
-// PartStamp implements replica.Tx.
+// PartStamp implements sessionstore.ApplyTx.
 func (w syncTx) PartStamp(ctx context.Context, mid, pid string) (synclog.Stamp, bool, error) {
 	var st synclog.Stamp
 	err := w.QueryRowContext(ctx, `SELECT hlc, host FROM sync_parts WHERE message_id = ? AND part_id = ?`, mid, pid).Scan(&st.HLC, &st.Host)
@@ -124,14 +124,14 @@ func (w syncTx) PartStamp(ctx context.Context, mid, pid string) (synclog.Stamp, 
 	return st, err == nil, err
 }
 
-// StampMessage implements replica.Tx.
+// StampMessage implements sessionstore.ApplyTx.
 func (w syncTx) StampMessage(ctx context.Context, id string, st synclog.Stamp) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_messages (id, hlc, host) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		id, st.HLC, string(st.Host))
 	return err
 }
 
-// StampPart implements replica.Tx.
+// StampPart implements sessionstore.ApplyTx.
 func (w syncTx) StampPart(ctx context.Context, mid, pid string, st synclog.Stamp) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sync_parts (message_id, part_id, hlc, host) VALUES (?, ?, ?, ?)
 		ON CONFLICT (message_id, part_id) DO UPDATE SET hlc = excluded.hlc, host = excluded.host`,
@@ -141,7 +141,7 @@ func (w syncTx) StampPart(ctx context.Context, mid, pid string, st synclog.Stamp
 	return nil
 }
 
-// StampUsage implements replica.Tx.
+// StampUsage implements sessionstore.ApplyTx.
 func (w syncTx) StampUsage(ctx context.Context, mid string, st synclog.Stamp) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sync_messages (id, hlc, host, usage_hlc, usage_host) VALUES (?1, 0, '', ?2, ?3)
 		ON CONFLICT (id) DO UPDATE SET usage_hlc = ?2, usage_host = ?3`, mid, st.HLC, string(st.Host)); err != nil {
@@ -150,7 +150,7 @@ func (w syncTx) StampUsage(ctx context.Context, mid string, st synclog.Stamp) er
 	return nil
 }
 
-// Purged implements replica.Tx.
+// Purged implements sessionstore.ApplyTx.
 func (w syncTx) Purged(ctx context.Context, id string) (bool, error) {
 	var gone bool
 	if err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_purged WHERE session_id = ?)`, id).Scan(&gone); err != nil {
@@ -159,20 +159,20 @@ func (w syncTx) Purged(ctx context.Context, id string) (bool, error) {
 	return gone, nil
 }
 
-// MarkPurged implements replica.Tx.
+// MarkPurged implements sessionstore.ApplyTx.
 func (w syncTx) MarkPurged(ctx context.Context, id string) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_purged (session_id) VALUES (?) ON CONFLICT DO NOTHING`, id)
 	return err
 }
 
-// DeleteRow implements replica.Tx.
+// DeleteRow implements sessionstore.ApplyTx.
 func (w syncTx) DeleteRow(ctx context.Context, id string) error {
 	_, err := w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 	return err
 }
 
-// SaveFork implements replica.Tx.
-func (w syncTx) SaveFork(ctx context.Context, id, parent string, base int64, kind replica.ForkKind) error {
+// SaveFork implements sessionstore.ApplyTx.
+func (w syncTx) SaveFork(ctx context.Context, id, parent string, base int64, kind sessionstore.ForkKind) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sync_forks (id, parent, base, kind) VALUES (?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET parent = excluded.parent, base = excluded.base, kind = excluded.kind`,
 		id, parent, base, string(kind)); err != nil {
@@ -181,8 +181,8 @@ func (w syncTx) SaveFork(ctx context.Context, id, parent string, base int64, kin
 	return nil
 }
 
-// ForksOf implements replica.Tx.
-func (w syncTx) ForksOf(ctx context.Context, parent string, kinds ...replica.ForkKind) ([]string, error) {
+// ForksOf implements sessionstore.ApplyTx.
+func (w syncTx) ForksOf(ctx context.Context, parent string, kinds ...sessionstore.ForkKind) ([]string, error) {
 	args := []any{parent}
 	for _, k := range kinds {
 		args = append(args, string(k))
@@ -192,7 +192,7 @@ func (w syncTx) ForksOf(ctx context.Context, parent string, kinds ...replica.For
 		`SELECT id FROM sync_forks WHERE parent = ? AND kind IN (`+in+`) ORDER BY base, id`, args...)
 }
 
-// TwinFork implements replica.Tx.
+// TwinFork implements sessionstore.ApplyTx.
 func (w syncTx) TwinFork(ctx context.Context, of, parent, id, title string, turn int) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sessions (`+query.ForkColumns+`)
 		SELECT ?1, s.user_id, NULL, s.surface, ?2, s.description, 'fork', ?3, ?4, s.project_id,
@@ -214,7 +214,7 @@ func (w syncTx) TwinFork(ctx context.Context, of, parent, id, title string, turn
 	return writeSpans(ctx, w.writes, id, sqlstore.InheritSpans(spans, last, id))
 }
 
-// MoveForks implements replica.Tx.
+// MoveForks implements sessionstore.ApplyTx.
 func (w syncTx) MoveForks(ctx context.Context, parent, to string, from int64) error {
 	for _, q := range []string{
 		`UPDATE sessions SET parent_id = ?1 WHERE id IN (SELECT id FROM sync_forks WHERE parent = ?2 AND base >= ?3)`,
@@ -227,12 +227,12 @@ func (w syncTx) MoveForks(ctx context.Context, parent, to string, from int64) er
 	return nil
 }
 
-// Messages implements replica.Tx.
+// Messages implements sessionstore.ApplyTx.
 func (w syncTx) Messages(ctx context.Context, id string, from, to int64) ([]*loom.Message, error) {
 	return spanMessages(ctx, w, id, from, to, "", false, 0)
 }
 
-// StoreOf implements replica.Tx.
+// StoreOf implements sessionstore.ApplyTx.
 func (w syncTx) StoreOf(ctx context.Context, id string, seq int64) (string, error) {
 	var store string
 	err := w.QueryRowContext(ctx, `SELECT store_id FROM spans WHERE session_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2`,
@@ -240,7 +240,7 @@ func (w syncTx) StoreOf(ctx context.Context, id string, seq int64) (string, erro
 	return store, err
 }
 
-// Touch implements replica.Tx.
+// Touch implements sessionstore.ApplyTx.
 func (w syncTx) Touch(ctx context.Context, id string, at time.Time) error {
 	if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ? AND source_tool = ''`,
 		loom.FormatTime(at), id); err != nil {
@@ -249,8 +249,8 @@ func (w syncTx) Touch(ctx context.Context, id string, at time.Time) error {
 	return nil
 }
 
-// SetColumns implements replica.Tx.
-func (w syncTx) SetColumns(ctx context.Context, id string, c replica.Columns) error {
+// SetColumns implements sessionstore.ApplyTx.
+func (w syncTx) SetColumns(ctx context.Context, id string, c sessionstore.Columns) error {
 	var set []string
 	var args []any
 	col := func(name string, v any) {
@@ -288,7 +288,7 @@ func (w syncTx) SetColumns(ctx context.Context, id string, c replica.Columns) er
 	return err
 }
 
-// SetWriterRow implements replica.Tx.
+// SetWriterRow implements sessionstore.ApplyTx.
 func (w syncTx) SetWriterRow(ctx context.Context, row *loom.Session) error {
 	_, err := w.ExecContext(ctx, `UPDATE sessions SET surface = ?, description = ?, project_id = ?, project_name = ?,
 		project_root = ?, cwd = ?, model = ?, provider = ?, profile = ?, git_branch = ?, created_at = ?, updated_at = ?
@@ -297,14 +297,14 @@ func (w syncTx) SetWriterRow(ctx context.Context, row *loom.Session) error {
 	return err
 }
 
-// SetConflictRow implements replica.Tx.
+// SetConflictRow implements sessionstore.ApplyTx.
 func (w syncTx) SetConflictRow(ctx context.Context, parent, id string, created time.Time) error {
 	_, err := w.ExecContext(ctx, `UPDATE sessions SET created_at = ?1, updated_at = ?1, key = NULL,
 		archived_at = (SELECT archived_at FROM sessions WHERE id = ?2) WHERE id = ?3`, loom.FormatTime(created), parent, id)
 	return err
 }
 
-// SetDeleted implements replica.Tx.
+// SetDeleted implements sessionstore.ApplyTx.
 func (w syncTx) SetDeleted(ctx context.Context, id string, at *time.Time) (bool, error) {
 	res, err := w.ExecContext(ctx, `UPDATE sessions SET deleted_at = ?1,
 		key = CASE WHEN ?1 IS NULL THEN NULL ELSE key END WHERE id = ?2 AND deleted_at IS NOT ?1`,
@@ -316,28 +316,28 @@ func (w syncTx) SetDeleted(ctx context.Context, id string, at *time.Time) (bool,
 	return n > 0, err
 }
 
-// KeyOf implements replica.Tx.
-func (w syncTx) KeyOf(ctx context.Context, id string) (replica.KeyScope, bool, error) {
-	var k replica.KeyScope
+// KeyOf implements sessionstore.ApplyTx.
+func (w syncTx) KeyOf(ctx context.Context, id string) (sessionstore.KeyScope, bool, error) {
+	var k sessionstore.KeyScope
 	var key sql.NullString
 	err := w.QueryRowContext(ctx, `SELECT user_id, project_id, key FROM sessions WHERE id = ?`, id).Scan(&k.User, &k.Project, &key)
 	if errors.Is(err, sql.ErrNoRows) {
-		return replica.KeyScope{}, false, nil
+		return sessionstore.KeyScope{}, false, nil
 	}
 	k.Key = key.String
 	return k, err == nil, err
 }
 
-// Claimants implements replica.Tx.
-func (w syncTx) Claimants(ctx context.Context, k replica.KeyScope) ([]string, error) {
+// Claimants implements sessionstore.ApplyTx.
+func (w syncTx) Claimants(ctx context.Context, k sessionstore.KeyScope) ([]string, error) {
 	return rowscan.All(ctx, rowsOf{w}, rowscan.String, `SELECT s.id FROM sessions s
 		WHERE s.user_id = ?1 AND s.project_id = ?2 AND s.deleted_at IS NULL AND (s.key = ?3
 			OR s.id IN (SELECT session_id FROM sync_meta WHERE json_extract(meta, '$.Key.Value') = ?3
 				AND json_extract(meta, '$.Key.Value') <> ''))`, k.User, k.Project, k.Key)
 }
 
-// GiveKey implements replica.Tx.
-func (w syncTx) GiveKey(ctx context.Context, k replica.KeyScope, holder string) error {
+// GiveKey implements sessionstore.ApplyTx.
+func (w syncTx) GiveKey(ctx context.Context, k sessionstore.KeyScope, holder string) error {
 	if _, err := w.ExecContext(ctx, `UPDATE sessions SET key = NULL
 		WHERE user_id = ? AND project_id = ? AND key = ? AND deleted_at IS NULL AND id <> ?`,
 		k.User, k.Project, k.Key, holder); err != nil || holder == "" {
@@ -347,42 +347,42 @@ func (w syncTx) GiveKey(ctx context.Context, k replica.KeyScope, holder string) 
 	return err
 }
 
-// KeyTaken implements replica.Tx.
-func (w syncTx) KeyTaken(ctx context.Context, k replica.KeyScope, id string) (bool, error) {
+// KeyTaken implements sessionstore.ApplyTx.
+func (w syncTx) KeyTaken(ctx context.Context, k sessionstore.KeyScope, id string) (bool, error) {
 	var taken bool
 	err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE user_id = ? AND project_id = ? AND key = ?
 		AND deleted_at IS NULL AND id <> ?)`, k.User, k.Project, k.Key, id).Scan(&taken)
 	return taken, err
 }
 
-// ImportRecorded implements replica.Tx: a store that applies records
+// ImportRecorded implements sessionstore.ApplyTx: a store that applies records
 // keeps a sync log.
 func (w syncTx) ImportRecorded(ctx context.Context, data []*loom.SessionData) error {
-	return sqlstore.Import(ctx, w.writes, w.writes, data)
+	return sessionstore.Import(ctx, w.writes, w.writes, data)
 }
 
-// KeepFragment implements replica.Tx.
+// KeepFragment implements sessionstore.ApplyTx.
 func (w syncTx) KeepFragment(ctx context.Context, host synclog.HostID, idx int64, data []byte) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_fragments (host, idx, data) VALUES (?, ?, ?)
 		ON CONFLICT (host, idx) DO UPDATE SET data = excluded.data`, string(host), idx, data)
 	return err
 }
 
-// Fragments implements replica.Tx.
-func (w syncTx) Fragments(ctx context.Context, host synclog.HostID, first, last int64) ([]replica.Fragment, error) {
-	return rowscan.All(ctx, rowsOf{w}, func(r rowscan.Scanner) (replica.Fragment, error) {
-		var f replica.Fragment
+// Fragments implements sessionstore.ApplyTx.
+func (w syncTx) Fragments(ctx context.Context, host synclog.HostID, first, last int64) ([]sessionstore.Fragment, error) {
+	return rowscan.All(ctx, rowsOf{w}, func(r rowscan.Scanner) (sessionstore.Fragment, error) {
+		var f sessionstore.Fragment
 		return f, r.Scan(&f.Index, &f.Data)
 	}, `SELECT idx, data FROM sync_fragments WHERE host = ? AND idx BETWEEN ? AND ? ORDER BY idx`, string(host), first, last)
 }
 
-// DropFragments implements replica.Tx.
+// DropFragments implements sessionstore.ApplyTx.
 func (w syncTx) DropFragments(ctx context.Context, host synclog.HostID, last int64) error {
 	_, err := w.ExecContext(ctx, `DELETE FROM sync_fragments WHERE host = ? AND idx <= ?`, string(host), last)
 	return err
 }
 
-// Retire implements replica.Tx: the earliest word holds.
+// Retire implements sessionstore.ApplyTx: the earliest word holds.
 func (w syncTx) Retire(ctx context.Context, host synclog.HostID, after int64) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('retired ' || ?1, CAST(?2 AS TEXT))
 		ON CONFLICT (name) DO UPDATE SET value = CAST(min(CAST(value AS INTEGER), ?2) AS TEXT)`, string(host), after)
@@ -392,24 +392,24 @@ func (w syncTx) Retire(ctx context.Context, host synclog.HostID, after int64) er
 	return nil
 }
 
-// Pos implements replica.Rehomer.
+// Pos implements sessionstore.Rehomer.
 func (w syncTx) Pos(ctx context.Context) (synclog.HostID, int64, error) { return syncPos(ctx, w) }
 
-// LogLen implements replica.Rehomer.
+// LogLen implements sessionstore.Rehomer.
 func (w syncTx) LogLen(ctx context.Context) (int64, error) {
 	var rows int64
 	err := w.QueryRowContext(ctx, syncLastIndexSQL).Scan(&rows)
 	return rows, err
 }
 
-// LogHLC implements replica.Rehomer.
+// LogHLC implements sessionstore.Rehomer.
 func (w syncTx) LogHLC(ctx context.Context, row int64) (synclog.HLC, error) {
 	var hlc synclog.HLC
 	err := w.QueryRowContext(ctx, `SELECT hlc FROM sync_log WHERE idx = ?`, row).Scan(&hlc)
 	return hlc, err
 }
 
-// CopyLog implements replica.Rehomer: SQLite copies the rows, never held
+// CopyLog implements sessionstore.Rehomer: SQLite copies the rows, never held
 // here.
 func (w syncTx) CopyLog(ctx context.Context, after, upto int64) (int, error) {
 	res, err := w.ExecContext(ctx, `INSERT INTO sync_log (hlc, payload)
@@ -421,28 +421,28 @@ func (w syncTx) CopyLog(ctx context.Context, after, upto int64) (int, error) {
 	return int(n), err
 }
 
-// LogRows implements replica.Rehomer: a payload's second byte is its
+// LogRows implements sessionstore.Rehomer: a payload's second byte is its
 // type.
-func (w syncTx) LogRows(ctx context.Context, after int64, types ...synclog.Type) ([]replica.LogRow, error) {
+func (w syncTx) LogRows(ctx context.Context, after int64, types ...synclog.Type) ([]sessionstore.LogRow, error) {
 	args := []any{after}
 	for _, t := range types {
 		args = append(args, []byte{byte(t)})
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", len(types)), ", ")
-	return rowscan.All(ctx, rowsOf{w}, func(r rowscan.Scanner) (replica.LogRow, error) {
-		var x replica.LogRow
+	return rowscan.All(ctx, rowsOf{w}, func(r rowscan.Scanner) (sessionstore.LogRow, error) {
+		var x sessionstore.LogRow
 		return x, r.Scan(&x.Row, &x.Payload)
 	}, `SELECT idx, payload FROM sync_log WHERE idx > ? AND substr(payload, 2, 1) IN (`+in+`)`, args...)
 }
 
-// SetLogPayload implements replica.Rehomer.
+// SetLogPayload implements sessionstore.Rehomer.
 func (w syncTx) SetLogPayload(ctx context.Context, row int64, payload []byte) error {
 	_, err := w.ExecContext(ctx, `UPDATE sync_log SET payload = ? WHERE idx = ?`, payload, row)
 	return err
 }
 
-// Rehost implements replica.Rehomer.
-func (w syncTx) Rehost(ctx context.Context, r replica.HostMove, base int64, cut synclog.HLC) error {
+// Rehost implements sessionstore.Rehomer.
+func (w syncTx) Rehost(ctx context.Context, r sessionstore.HostMove, base int64, cut synclog.HLC) error {
 	for _, q := range []string{
 		`UPDATE sync_state SET value = ? WHERE name = 'host'`,
 		`INSERT INTO sync_state (name, value) VALUES ('base', CAST(?2 AS TEXT))

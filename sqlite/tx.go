@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
@@ -17,14 +19,14 @@ import (
 // writes is a write transaction as sqlstore's algorithms take it: each
 // of their steps in SQLite's SQL, through the statements prepared on the
 // writer where there are.
-var _ sqlstore.UpdateTx = writes{}
+var _ sessionstore.Writes = writes{}
 
-// Session implements sqlstore.Tx.
+// Session implements sessionstore.Tx.
 func (w writes) Session(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w, id)
 }
 
-// SessionForWrite implements sqlstore.Tx. The transaction is immediate:
+// SessionForWrite implements sessionstore.Tx. The transaction is immediate:
 // it holds SQLite's one write lock, so the row needs no lock of its own.
 func (w writes) SessionForWrite(ctx context.Context, id string) (*loom.Session, error) {
 	x, err := w.s.sessionTx(ctx, w, id)
@@ -34,14 +36,25 @@ func (w writes) SessionForWrite(ctx context.Context, id string) (*loom.Session, 
 	return x, err
 }
 
-// CheckWriter implements sqlstore.Tx.
+// ForkSource implements sessionstore.Writes. The transaction is
+// immediate: nothing else writes the source until it ends.
+func (w writes) ForkSource(ctx context.Context, id string) (*loom.Session, error) {
+	return w.s.sessionTx(ctx, w, id)
+}
+
+// RecordFiles implements sessionstore.Writes.
+func (w writes) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
+	return w.s.recordFiles(ctx, w.tx, files)
+}
+
+// CheckWriter implements sessionstore.Tx.
 func (w writes) CheckWriter(ctx context.Context, id string) error {
 	return w.s.checkWriter(ctx, w.tx, id)
 }
 
-// CreateSession implements sqlstore.Tx.
+// CreateSession implements sessionstore.Tx.
 func (w writes) CreateSession(ctx context.Context, row *loom.Session) error {
-	tool, version, path := sqlstore.SourceColumns(row)
+	tool, version, path := sessionstore.SourceColumns(row)
 	_, err := w.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
 		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
 		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
@@ -60,7 +73,7 @@ func (w writes) CreateSession(ctx context.Context, row *loom.Session) error {
 	return nil
 }
 
-// StoreAppend implements sqlstore.Tx.
+// StoreAppend implements sessionstore.Tx.
 func (w writes) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom.Message) error {
 	store, err := ownStore(ctx, w, cur.ID)
 	if err != nil {
@@ -87,7 +100,7 @@ const family = `WITH RECURSIVE fam(id) AS (
 	UNION SELECT s.id FROM fam CROSS JOIN sessions s ON s.parent_id = fam.id WHERE s.kind = 'subagent'
 )`
 
-// Family implements sqlstore.Tx. The transaction holds the write lock,
+// Family implements sessionstore.Tx. The transaction holds the write lock,
 // so no lock row changes until it ends.
 func (w writes) Family(ctx context.Context, id string, trashed bool) ([]*loom.Session, error) {
 	where := "WHERE s.id IN (SELECT id FROM fam)"
@@ -97,26 +110,26 @@ func (w writes) Family(ctx context.Context, id string, trashed bool) ([]*loom.Se
 	return w.s.querySessionsWith(ctx, w, family+` SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+where, id)
 }
 
-// Prunable implements sqlstore.Tx.
+// Prunable implements sessionstore.Tx.
 func (w writes) Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error) {
 	c := query.Prune(dialect, opts, now)
 	return w.s.querySessions(ctx, w, "WHERE "+c.String()+" ORDER BY s.updated_at", c.Args...)
 }
 
-// EmptyTrash implements sqlstore.Tx. It runs only inside explicit
+// EmptyTrash implements sessionstore.Tx. It runs only inside explicit
 // delete and prune commands: loom never cleans up on its own.
 func (w writes) EmptyTrash(ctx context.Context, before time.Time) ([]string, error) {
 	return rowscan.All(ctx, rowsOf{w}, rowscan.String,
 		`DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING id`, loom.FormatTime(before))
 }
 
-// Purge implements sqlstore.Tx.
+// Purge implements sessionstore.Tx.
 func (w writes) Purge(ctx context.Context, id string) error {
 	_, err := w.ExecContext(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id)
 	return err
 }
 
-// Trash implements sqlstore.Tx.
+// Trash implements sessionstore.Tx.
 func (w writes) Trash(ctx context.Context, ids []string, at time.Time) ([]string, error) {
 	var out []string
 	for _, id := range ids {
@@ -131,7 +144,7 @@ func (w writes) Trash(ctx context.Context, ids []string, at time.Time) ([]string
 	return out, nil
 }
 
-// Untrash implements sqlstore.Tx.
+// Untrash implements sessionstore.Tx.
 func (w writes) Untrash(ctx context.Context, id string, at time.Time) ([]string, bool, error) {
 	restored, err := rowscan.All(ctx, rowsOf{w}, rowscan.String,
 		family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = ? RETURNING id`,
@@ -139,7 +152,7 @@ func (w writes) Untrash(ctx context.Context, id string, at time.Time) ([]string,
 	return restored, isUnique(err), err
 }
 
-// TurnFrom implements sqlstore.ForkReads.
+// TurnFrom implements sessionstore.ForkReads.
 func (w writes) TurnFrom(ctx context.Context, src string, seq int64) (int, bool, error) {
 	var turn int
 	err := w.QueryRowContext(ctx, turnFromSQL, seq, src).Scan(&turn)
@@ -152,7 +165,7 @@ func (w writes) TurnFrom(ctx context.Context, src string, seq int64) (int, bool,
 	return turn, true, nil
 }
 
-// LastUser implements sqlstore.ForkReads.
+// LastUser implements sessionstore.ForkReads.
 func (w writes) LastUser(ctx context.Context, src string, seq int64) (*loom.Message, error) {
 	users, err := spanMessages(ctx, w, src, 1, seq, lastUserCond, true, 1)
 	if err != nil || len(users) == 0 {
@@ -161,7 +174,7 @@ func (w writes) LastUser(ctx context.Context, src string, seq int64) (*loom.Mess
 	return users[0], nil
 }
 
-// LastSummary implements sqlstore.ForkReads.
+// LastSummary implements sessionstore.ForkReads.
 func (w writes) LastSummary(ctx context.Context, src string, seq int64) (int64, error) {
 	var last int64
 	err := w.QueryRowContext(ctx, lastSummarySQL, seq, src).Scan(&last)
@@ -174,7 +187,7 @@ func (w writes) LastSummary(ctx context.Context, src string, seq int64) (int64, 
 	return last, nil
 }
 
-// UsageOf implements sqlstore.ForkReads.
+// UsageOf implements sessionstore.ForkReads.
 func (w writes) UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error) {
 	var u loom.Usage
 	err := w.QueryRowContext(ctx, usageSQL, from, to, src).Scan(&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
@@ -185,13 +198,13 @@ func (w writes) UsageOf(ctx context.Context, src string, from, to int64) (loom.U
 	return u, nil
 }
 
-// TitlesLike implements sqlstore.ForkReads.
+// TitlesLike implements sessionstore.ForkReads.
 func (w writes) TitlesLike(ctx context.Context, user, base string) ([]string, error) {
 	return rowscan.All(ctx, rowsOf{w}, rowscan.String, titlesLikeSQL, user, utf8.RuneCountInString(base), base)
 }
 
-// CreateFork implements sqlstore.Tx.
-func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *sqlstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
+// CreateFork implements sessionstore.Tx.
+func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
 	now := w.s.now()
 	_, err := w.ExecContext(ctx, forkSessionSQL,
 		plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, plan.Turn, plan.SummarySeq, plan.LastPrompt, now, now, src.ID)
@@ -207,8 +220,8 @@ func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *sqlstor
 	return w.s.sessionTx(ctx, w, plan.ID)
 }
 
-// StoreRewind implements sqlstore.Tx.
-func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sqlstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
+// StoreRewind implements sessionstore.Tx.
+func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
 	f, fu := plan.Fork, plan.ForkUsage
 	now := loom.FormatTime(plan.At)
 	if _, err := w.ExecContext(ctx, rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
@@ -231,17 +244,17 @@ func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sqlsto
 	return w.s.sessionTx(ctx, w, f.ID)
 }
 
-// Spans implements sqlstore.Tx.
+// Spans implements sessionstore.Tx.
 func (w writes) Spans(ctx context.Context, id string) ([]sqlstore.Span, error) {
 	return readSpans(ctx, w, id)
 }
 
-// WriteSpans implements sqlstore.Tx.
+// WriteSpans implements sessionstore.Tx.
 func (w writes) WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error {
 	return writeSpans(ctx, w, id, spans)
 }
 
-// Readers implements sqlstore.Tx.
+// Readers implements sessionstore.Tx.
 func (w writes) Readers(ctx context.Context, store string, seq int64, id string) ([]string, error) {
 	return rowscan.All(ctx, rowsOf{w}, rowscan.String, `SELECT DISTINCT session_id FROM spans
 		WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2 AND session_id <> ?3`, store, seq, id)
@@ -256,7 +269,7 @@ func (w writes) newBody(ctx context.Context, b sqlstore.Body) (int64, error) {
 	return res.LastInsertId()
 }
 
-// CopyRow implements sqlstore.Tx.
+// CopyRow implements sessionstore.Tx.
 func (w writes) CopyRow(ctx context.Context, to, from string, seq int64, b *sqlstore.Body) error {
 	var body any
 	if b != nil {
@@ -270,7 +283,7 @@ func (w writes) CopyRow(ctx context.Context, to, from string, seq int64, b *sqls
 	return err
 }
 
-// DropUnread implements sqlstore.Tx: the row goes with its body and
+// DropUnread implements sessionstore.Tx: the row goes with its body and
 // search entry, by trigger.
 func (w writes) DropUnread(ctx context.Context, store string, seq int64) error {
 	_, err := w.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?1 AND seq = ?2
@@ -281,7 +294,7 @@ func (w writes) DropUnread(ctx context.Context, store string, seq int64) error {
 	return nil
 }
 
-// Rewrite implements sqlstore.Tx.
+// Rewrite implements sessionstore.Tx.
 func (w writes) Rewrite(ctx context.Context, store string, seq int64, b sqlstore.Body) error {
 	var body int64
 	var shared bool

@@ -29,7 +29,7 @@ const prefixSize = 3
 
 // MaxPayload bounds a payload's JSON, and so what Decode allocates for one
 // record: 64 MiB. Imports and a store's history are written as records
-// of far less (sqlstore.ChunkLen).
+// of far less (sessionstore.ChunkLen).
 const MaxPayload = 64 << 20
 
 // Errors of Decode. Each comes wrapped with what was found.

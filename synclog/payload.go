@@ -119,7 +119,7 @@ type SessionCreated struct {
 
 // SessionChanged records a change of a session's metadata: only the
 // fields it sets (non-nil) changed, each to the value given. Each field
-// merges on its own (see replica.Meta, in internal/replica).
+// merges on its own (see sessionstore.Meta, in internal/replica).
 type SessionChanged struct {
 	SessionID   string  `json:"session_id"`
 	Title       *string `json:"title,omitempty"`
@@ -148,7 +148,7 @@ type Archive struct {
 // transaction. FirstSeq and PrevID say where the writer appended them: after
 // the message PrevID, which had seq FirstSeq-1 (PrevID is "" when
 // FirstSeq is 1). That is how two hosts that appended to the same
-// session at once are told apart (replica.PlanAppend).
+// session at once are told apart (sessionstore.PlanAppend).
 type MessagesAppended struct {
 	SessionID string `json:"session_id"`
 	FirstSeq  int64  `json:"first_seq"`
@@ -212,7 +212,7 @@ type Rewound struct {
 // Trashed records sessions moved to the trash (Store.Delete without
 // Purge): the session and its sub-agent sessions, at At. Seen is what the
 // writer had applied of every host's log: work it had not seen keeps a
-// session out of the trash (replica.Life.DeletedAt).
+// session out of the trash (sessionstore.Life.DeletedAt).
 type Trashed struct {
 	SessionIDs []string  `json:"session_ids"`
 	At         time.Time `json:"at"`
@@ -226,7 +226,7 @@ type Restored struct {
 
 // Purged records sessions removed for good (Store.Delete with Purge,
 // Store.Prune, and trash purged when its time is up). Seen is what the
-// writer had applied of every host's log (see replica.Rescue).
+// writer had applied of every host's log (see sessionstore.Rescue).
 type Purged struct {
 	SessionIDs []string `json:"session_ids"`
 	Seen       Vector   `json:"seen"`

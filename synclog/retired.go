@@ -4,7 +4,7 @@ package synclog
 // index on are not its: what a store writes when it finds at its own
 // host's next index on the hub a record it did not write and that no
 // machine with the key wrote (it does not open), and takes a new host
-// id (replica.Rehome). Every host then stops that host's log before it,
+// id (sessionstore.Rehome). Every host then stops that host's log before it,
 // instead of failing on it at every sync. Only a holder of the key can
 // write it.
 const TypeRetired Type = 13

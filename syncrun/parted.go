@@ -8,7 +8,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
-	"github.com/loomhq/loom/internal/replica"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -87,7 +87,7 @@ func parted(ctx context.Context, c *hub.Client, log Log, host synclog.HostID, ke
 // after the shared records as the new host's, and applies the hub's
 // records of the old host as another machine's. It returns the rehome,
 // nil when the logs agree.
-func settle(ctx context.Context, c *hub.Client, r Replica, host synclog.HostID, key envelope.Key, hosts []loom.SyncHost) (*replica.HostMove, error) {
+func settle(ctx context.Context, c *hub.Client, r Replica, host synclog.HostID, key envelope.Key, hosts []loom.SyncHost) (*sessionstore.HostMove, error) {
 	var onHub int64
 	for _, h := range hosts {
 		if h.Host == string(host) {

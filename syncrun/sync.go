@@ -20,7 +20,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
-	"github.com/loomhq/loom/internal/replica"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -51,12 +51,12 @@ type Replica interface {
 	ApplySync(ctx context.Context, h synclog.Header, p synclog.Payload) error
 	// SyncRehome gives the store a new host id when its log, that of
 	// host from, and the hub's copy part after their first shared
-	// records (see replica.Rehome); when the store is no longer host
+	// records (see sessionstore.Rehome); when the store is no longer host
 	// from, it does nothing and says which host it is.
 	// With junk, the hub's record after the shared ones is one no
 	// machine with the key wrote: the store also writes that the old
 	// host's log stops there (synclog.Retired).
-	SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (replica.HostMove, error)
+	SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (sessionstore.HostMove, error)
 	// SyncRetired returns the hosts whose logs stop, and after which
 	// index (synclog.Retired).
 	SyncRetired(ctx context.Context) (map[synclog.HostID]int64, error)
@@ -73,7 +73,7 @@ type Replica interface {
 	// SyncConflicts returns the conflict forks the store holds (see
 	// docs/sync.md, "Concurrent appends"), with whose message each
 	// starts with.
-	SyncConflicts(ctx context.Context) ([]replica.Conflict, error)
+	SyncConflicts(ctx context.Context) ([]sessionstore.Conflict, error)
 }
 
 // Result is what one Sync did: records sent, records applied, and the
@@ -88,15 +88,15 @@ type Result struct {
 	Waiting  []Waiting `json:"waiting"`
 	// Rehomed is set when the store's log and the hub's parted (a store
 	// restored from a backup, or copied) and the store took a new host
-	// id to keep both sides (see replica.HostMove).
-	Rehomed *replica.HostMove `json:"rehomed,omitempty"`
+	// id to keep both sides (see sessionstore.HostMove).
+	Rehomed *sessionstore.HostMove `json:"rehomed,omitempty"`
 	// User is the user the hub's token is of: the owner of the
 	// sessions the records carry.
 	User string `json:"user,omitempty"`
 	// Conflicts are the conflict forks this sync made of this
 	// machine's own turns: another machine's, at the same place in the
 	// same session, kept the session.
-	Conflicts []replica.Conflict `json:"conflicts,omitempty"`
+	Conflicts []sessionstore.Conflict `json:"conflicts,omitempty"`
 }
 
 // Sync pushes r's new records, sealed with key, and the records of
@@ -197,14 +197,14 @@ func wrongKey(hubKey, ours string) error {
 
 // newConflicts returns the conflict forks r holds now that it did not
 // before, of turns host wrote; err, the pull's, is returned as it is.
-func newConflicts(ctx context.Context, r Replica, host synclog.HostID, before []replica.Conflict, err error) ([]replica.Conflict, error) {
+func newConflicts(ctx context.Context, r Replica, host synclog.HostID, before []sessionstore.Conflict, err error) ([]sessionstore.Conflict, error) {
 	now, cerr := r.SyncConflicts(ctx)
 	if cerr != nil {
 		return nil, errors.Join(err, cerr)
 	}
-	var out []replica.Conflict
+	var out []sessionstore.Conflict
 	for _, x := range now {
-		if x.Host == host && !slices.ContainsFunc(before, func(b replica.Conflict) bool { return b.ID == x.ID }) {
+		if x.Host == host && !slices.ContainsFunc(before, func(b sessionstore.Conflict) bool { return b.ID == x.ID }) {
 			out = append(out, x)
 		}
 	}

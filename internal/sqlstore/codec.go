@@ -148,3 +148,8 @@ func DecodeError(b []byte, valid bool) *loom.MessageError {
 	}
 	return e
 }
+
+// Body is a message's parts and search text as an engine stores them.
+type Body struct {
+	Parts, Text string
+}

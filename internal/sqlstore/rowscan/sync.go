@@ -3,8 +3,9 @@ package rowscan
 import (
 	"context"
 
+	"github.com/loomhq/loom/sessionstore"
+
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // SyncRecordColumns are the columns SyncRecord reads from sync_records.
@@ -36,7 +37,7 @@ func SyncPage(ctx context.Context, db Querier, q string, args ...any) ([]loom.Sy
 		if err != nil {
 			return nil, err
 		}
-		size += sqlstore.SyncSize(r)
+		size += sessionstore.SyncSize(r)
 		if len(out) > 0 && size > loom.MaxSyncPageBytes {
 			return out, nil
 		}

@@ -1,0 +1,163 @@
+package sessionstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
+)
+
+// ErrGap reports a record whose index is not the next one of its host:
+// the records between were lost on the way, and applying past them would
+// leave this store without their changes for good.
+var ErrGap = errors.New("sync record out of order")
+
+// ErrWaits reports a record that follows a change this store does not
+// hold yet (a message, a session): it is applied after that change. It
+// is synclog.ErrWait, which syncrun.Pull looks for.
+var ErrWaits = synclog.ErrWait
+
+// NotAppliedError reports a record of a kind this loom does not know, as
+// a newer loom may write. The record is never skipped: skipping it would
+// make this store's copy differ from the others' for good.
+type NotAppliedError struct {
+	Type synclog.Type
+}
+
+func (e *NotAppliedError) Error() string {
+	return fmt.Sprintf("this loom cannot apply %s records: a newer loom wrote them; update loom on this machine", e.Type)
+}
+
+// maxConflictDepth bounds how many conflict forks one record goes down
+// through.
+const maxConflictDepth = 1000
+
+// Apply applies record p of another host, whose header is h, in tx, by
+// the merge rules of docs/sync.md. It records nothing in the store's own
+// log: applying is not a change of this host's. The store keeps the
+// index of the last record it applied of each host: a record applied
+// already changes nothing, and one that does not follow it is ErrGap. A
+// record stamped too far ahead of this machine's clock is
+// synclog.ErrClockAhead.
+func Apply(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Payload) error {
+	if err := h.Host.Validate(); err != nil {
+		return fmt.Errorf("apply sync record: %w", err)
+	}
+	if h.Index == 0 {
+		return fmt.Errorf("apply sync record of host %s: index 0 (a host's records are numbered from 1)", h.Host)
+	}
+	self, err := tx.Host(ctx)
+	switch {
+	case err != nil:
+		return err
+	case self == "":
+		return loom.Errorf(loom.EINVALID, "sync is not set up on this store")
+	case self == h.Host:
+		return fmt.Errorf("apply sync record %d of host %s: that is this store's own host", h.Index, h.Host)
+	}
+	last, err := tx.Applied(ctx, h.Host)
+	if err != nil {
+		return err
+	}
+	if h.Index <= last {
+		return nil
+	}
+	if h.Index != last+1 {
+		return fmt.Errorf("%w: record %d of host %s, and this store has applied its records up to %d: records %d to %d are missing",
+			ErrGap, h.Index, h.Host, last, last+1, h.Index-1)
+	}
+	if err := tx.Observe(ctx, h.HLC); err != nil {
+		return err
+	}
+	if err := applyRecord(ctx, tx, h, p); err != nil {
+		return fmt.Errorf("apply record %d of host %s (%s): %w", h.Index, h.Host, p.Type(), err)
+	}
+	return tx.SetApplied(ctx, h.Host, h.Index)
+}
+
+// applyRecord makes the change p, the record h heads, to the store. A
+// record for a session purged here is dropped; one that works in a
+// session counts in the session's life (Life).
+func applyRecord(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Payload) error {
+	if f, ok := p.(*synclog.Fragment); ok {
+		whole, err := fragment(ctx, tx, h, f)
+		if err != nil || whole == nil {
+			return err
+		}
+		p = whole
+	}
+	if gone, err := forPurged(ctx, tx, p); err != nil || gone {
+		return err
+	}
+	if err := applyChange(ctx, tx, h.Stamp(), p); err != nil {
+		return err
+	}
+	return lived(ctx, tx, h.Host, h.Index, p)
+}
+
+// applyChange makes the change p, stamped st, to the store.
+func applyChange(ctx context.Context, tx ApplyTx, st synclog.Stamp, p synclog.Payload) error {
+	switch p := p.(type) {
+	case *synclog.Retired:
+		return tx.Retire(ctx, p.Host, p.After)
+	case *synclog.SessionCreated:
+		return applyCreated(ctx, tx, st, p)
+	case *synclog.MessagesAppended:
+		return applyAppend(ctx, tx, st, p)
+	case *synclog.Imported:
+		return applyImported(ctx, tx, st, p)
+	case *synclog.SessionChanged:
+		return applyChanged(ctx, tx, st, p)
+	case *synclog.PartUpdated:
+		return applyPart(ctx, tx, st, p)
+	case *synclog.UsageUpdated:
+		return applyUsage(ctx, tx, st, p)
+	case *synclog.Forked:
+		return applyForked(ctx, tx, st, p)
+	case *synclog.Rewound:
+		return applyRewound(ctx, tx, st, p)
+	case *synclog.Trashed:
+		return applyTrashed(ctx, tx, st, p)
+	case *synclog.Restored:
+		return applyRestored(ctx, tx, st, p)
+	case *synclog.Purged:
+		return applyPurged(ctx, tx, p)
+	}
+	return &NotAppliedError{Type: p.Type()}
+}
+
+// fragment keeps fragment f of host h.Host until the last one has
+// arrived; then it returns the record they make, which applies under
+// the last one's header (the index that marks the change's work), and
+// lets them go. Fragments apply in index order like any record, so the
+// ones before the last are the host's records just before it.
+func fragment(ctx context.Context, tx ApplyTx, h synclog.Header, f *synclog.Fragment) (synclog.Payload, error) {
+	if err := tx.KeepFragment(ctx, h.Host, h.Index, f.Data); err != nil {
+		return nil, fmt.Errorf("keep fragment %d of %d: %w", f.Part, f.Of, err)
+	}
+	if f.Part < f.Of {
+		return nil, nil
+	}
+	first := h.Index - int64(f.Of) + 1
+	kept, err := tx.Fragments(ctx, h.Host, first, h.Index)
+	if err != nil {
+		return nil, fmt.Errorf("read fragments: %w", err)
+	}
+	frags := make([]*synclog.Fragment, 0, len(kept))
+	for _, k := range kept {
+		frags = append(frags, &synclog.Fragment{Part: uint32(k.Index - first + 1), Of: f.Of, Data: k.Data})
+	}
+	if len(frags) != int(f.Of) {
+		return nil, fmt.Errorf("%w: record %d of host %s is the last of %d fragments, and %d of them are here", synclog.ErrCorrupt, h.Index, h.Host, f.Of, len(frags))
+	}
+	p, err := synclog.Join(frags)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.DropFragments(ctx, h.Host, h.Index); err != nil {
+		return nil, fmt.Errorf("let fragments go: %w", err)
+	}
+	return p, nil
+}

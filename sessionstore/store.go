@@ -1,0 +1,268 @@
+package sessionstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// Engine is what a Store asks of the engine under it: one write
+// transaction at a time, with the store's sync log, and the time and
+// lock holder a write is stamped with.
+type Engine interface {
+	// Write runs fn in one write transaction, with the store's sync log
+	// (nil when the store keeps none), and commits it when fn returns
+	// nil.
+	Write(ctx context.Context, fn func(tx Writes, log SyncLog) error) error
+	// Now is the time of a write, at the precision the engine keeps.
+	Now() time.Time
+	// Owner names this handle as a lock holder.
+	Owner() string
+}
+
+// Writes is an engine's write transaction: the steps of the write
+// rules (UpdateTx), and two a Store takes itself.
+type Writes interface {
+	UpdateTx
+	// ForkSource returns session id as a fork reads it, keeping its
+	// messages from changing until the transaction ends where the engine
+	// locks rows; ENOTFOUND when there is none.
+	ForkSource(ctx context.Context, id string) (*loom.Session, error)
+	// RecordFiles keeps files, validated, as the records of the files an
+	// import read.
+	RecordFiles(ctx context.Context, files []loom.ImportedFile) error
+}
+
+// What an engine may do besides (each is looked for on the Engine):
+type (
+	// forkPreparer readies the statements of forks and rewinds before
+	// their transaction.
+	forkPreparer interface {
+		PrepareFork(ctx context.Context)
+	}
+	// repairReader reads a session's last turn outside any transaction,
+	// so that a repair with nothing to do takes no write lock.
+	repairReader interface {
+		LastTurn(ctx context.Context, id string, r *Repair) error
+	}
+	// importWatcher hears of an import of n sessions once it is
+	// committed.
+	importWatcher interface {
+		Imported(ctx context.Context, n int)
+	}
+)
+
+// Store is the writes of loom.Store, written once over an Engine: each
+// opens one write transaction of the engine and runs the rule of its
+// write there, which records the change in the store's sync log. An
+// engine's store embeds it beside its reads.
+type Store struct {
+	eng Engine
+}
+
+// New returns the writes of a store on eng.
+func New(eng Engine) *Store { return &Store{eng: eng} }
+
+// Append implements loom.Store with Append.
+func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
+	if err := PrepareAppend(x, msgs); err != nil {
+		return err
+	}
+	var fresh *loom.Session
+	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+		fresh, err = Append(ctx, tx, log, x, msgs, s.eng.Owner(), s.eng.Now())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	*x = *fresh
+	return nil
+}
+
+// UpdatePart implements loom.Store with UpdatePart.
+func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error {
+	if err := part.Validate(); err != nil {
+		return err
+	}
+	return s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+		return UpdatePart(ctx, tx, log, sessionID, seq, part, s.eng.Now())
+	})
+}
+
+// UpdateUsage implements loom.Store with UpdateUsage.
+func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
+	return s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+		return UpdateUsage(ctx, tx, log, sessionID, seq, u)
+	})
+}
+
+// RepairInterrupted implements loom.Store with RepairInterrupted. An
+// engine that reads outside transactions is asked first, so that a
+// session with nothing to repair (almost always) takes no write lock;
+// the transaction asks again, as another writer may have finished or
+// repaired the turn meanwhile.
+func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
+	if rr, ok := s.eng.(repairReader); ok {
+		r := NewRepair(s.eng.Now())
+		if err := rr.LastTurn(ctx, sessionID, r); err != nil || r.Parts == 0 {
+			return 0, err
+		}
+	}
+	var repaired int
+	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+		repaired, err = RepairInterrupted(ctx, tx, log, sessionID, s.eng.Now())
+		return err
+	})
+	return repaired, err
+}
+
+// UpdateSession implements loom.Store with UpdateSession.
+func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
+	if err := u.Validate(); err != nil {
+		return nil, err
+	}
+	var out *loom.Session
+	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+		out, err = UpdateSession(ctx, tx, log, id, u, s.eng.Now())
+		return err
+	})
+	return out, err
+}
+
+// Fork implements loom.Store with Fork.
+func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
+	s.prepareFork(ctx)
+	var out *loom.Session
+	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+		src, err := tx.ForkSource(ctx, id)
+		if err != nil {
+			return err
+		}
+		out, err = Fork(ctx, tx, log, src, opts)
+		return err
+	})
+	return out, err
+}
+
+// Rewind implements loom.Store with Rewind.
+func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
+	s.prepareFork(ctx)
+	var out *loom.Session
+	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+		out, err = Rewind(ctx, tx, log, id, opts, s.eng.Owner(), s.eng.Now())
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) prepareFork(ctx context.Context) {
+	if p, ok := s.eng.(forkPreparer); ok {
+		p.PrepareFork(ctx)
+	}
+}
+
+// Delete implements loom.Store with Delete.
+func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
+	var out []*loom.Session
+	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+		out, err = Delete(ctx, tx, log, id, opts, s.eng.Owner(), s.eng.Now())
+		return err
+	})
+	return out, err
+}
+
+// Restore implements loom.Store with Restore.
+func (s *Store) Restore(ctx context.Context, id string) error {
+	return s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+		return Restore(ctx, tx, log, id)
+	})
+}
+
+// Prune implements loom.Store with Prune.
+func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	var res *loom.PruneResult
+	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+		res, err = Prune(ctx, tx, log, opts, s.eng.Owner(), s.eng.Now())
+		return err
+	})
+	return res, err
+}
+
+// Import implements loom.Store with Import: everything is validated
+// before anything is written, and the whole import is one transaction.
+func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
+	if err := loom.ValidateImport(data); err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+		return Import(ctx, tx, log, data)
+	})
+	if err == nil {
+		s.imported(ctx, len(data))
+	}
+	return err
+}
+
+// ApplyImport implements loom.ImportApplier: the new sessions, the
+// changes and the file records in one transaction.
+func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
+	if err := w.Validate(); err != nil {
+		return err
+	}
+	if err := validFiles(w.Files); err != nil {
+		return err
+	}
+	if w.Empty() {
+		return nil
+	}
+	var fresh []*loom.Session
+	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+		if len(w.Sessions) > 0 {
+			if err := Import(ctx, tx, log, w.Sessions); err != nil {
+				return err
+			}
+		}
+		fresh, err = ApplyChanges(ctx, tx, log, w.Changes, s.eng.Owner(), s.eng.Now())
+		if err != nil {
+			return err
+		}
+		return tx.RecordFiles(ctx, w.Files)
+	})
+	if err != nil {
+		return err
+	}
+	s.imported(ctx, len(w.Sessions))
+	Refresh(w.Changes, fresh)
+	return nil
+}
+
+// RecordImportedFiles implements loom.Store.
+func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFile) error {
+	if err := validFiles(files); err != nil {
+		return err
+	}
+	return s.eng.Write(ctx, func(tx Writes, _ SyncLog) error { return tx.RecordFiles(ctx, files) })
+}
+
+func (s *Store) imported(ctx context.Context, n int) {
+	if w, ok := s.eng.(importWatcher); ok && n > 0 {
+		w.Imported(ctx, n)
+	}
+}
+
+func validFiles(files []loom.ImportedFile) error {
+	for i := range files {
+		if err := files[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

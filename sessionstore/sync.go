@@ -1,0 +1,184 @@
+package sessionstore
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loomhq/loom"
+)
+
+// SyncTx is an engine's write transaction as PutSync takes it: the steps
+// of putting one host's records, in the engine's SQL.
+type SyncTx interface {
+	// SyncLast returns the index of the last record held of user's
+	// host, 0 when there is none, and keeps other transactions from
+	// putting records of that host until this one ends.
+	SyncLast(ctx context.Context, user, host string) (int64, error)
+	// SyncHeld returns user's records of host at the indexes idxs (all
+	// of them held), in index order.
+	SyncHeld(ctx context.Context, user, host string, idxs []int64) ([]loom.SyncRecord, error)
+	// SyncAppend stores recs, the records of host that follow its last
+	// one in order, as received at at, and counts them in the host's
+	// summary.
+	SyncAppend(ctx context.Context, user, host string, recs []loom.SyncRecord, at time.Time) error
+}
+
+// PutSyncIn is loom.SyncStore.PutSyncRecords at now, in the one
+// transaction that inTx runs fn in.
+func PutSyncIn(ctx context.Context, inTx func(fn func(SyncTx) error) error, user string, recs []loom.SyncRecord, now time.Time) (int, error) {
+	var stored int
+	err := inTx(func(tx SyncTx) error {
+		var err error
+		stored, err = PutSync(ctx, tx, user, recs, now)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("put sync records: %w", err)
+	}
+	return stored, nil
+}
+
+// PutSync is loom.SyncStore.PutSyncRecords on tx, at now: each host's
+// records in index order, whatever the batch's order, checked against
+// what is held before any is stored.
+func PutSync(ctx context.Context, tx SyncTx, user string, recs []loom.SyncRecord, now time.Time) (int, error) {
+	if err := SyncUser(user); err != nil {
+		return 0, err
+	}
+	if err := loom.ValidSyncBatch(recs); err != nil {
+		return 0, err
+	}
+	sorted := slices.Clone(recs)
+	slices.SortStableFunc(sorted, func(a, b loom.SyncRecord) int {
+		return cmp.Or(strings.Compare(a.Host, b.Host), cmp.Compare(a.Index, b.Index))
+	})
+	stored := 0
+	for len(sorted) > 0 {
+		n := 1
+		for n < len(sorted) && sorted[n].Host == sorted[0].Host {
+			n++
+		}
+		k, err := putHost(ctx, tx, user, sorted[:n], now)
+		if err != nil {
+			return 0, err
+		}
+		stored += k
+		sorted = sorted[n:]
+	}
+	return stored, nil
+}
+
+// putHost puts recs, records of one host in index order: those at
+// indexes already held must be the records held, and the others must
+// follow the host's last record without a gap.
+func putHost(ctx context.Context, tx SyncTx, user string, recs []loom.SyncRecord, now time.Time) (int, error) {
+	host := recs[0].Host
+	last, err := tx.SyncLast(ctx, user, host)
+	if err != nil {
+		return 0, err
+	}
+	var idxs []int64
+	for _, r := range recs {
+		if r.Index <= last && (len(idxs) == 0 || idxs[len(idxs)-1] != r.Index) {
+			idxs = append(idxs, r.Index)
+		}
+	}
+	held := map[int64]loom.SyncRecord{}
+	if len(idxs) > 0 {
+		rows, err := tx.SyncHeld(ctx, user, host, idxs)
+		if err != nil {
+			return 0, err
+		}
+		for _, h := range rows {
+			held[h.Index] = h
+		}
+	}
+	var fresh []loom.SyncRecord
+	for _, r := range recs {
+		next := last + int64(len(fresh)) + 1
+		switch {
+		case r.Index == next:
+			fresh = append(fresh, r)
+		case r.Index > next:
+			return 0, loom.Errorf(loom.EINVALID, "host %s has records up to %d; record %d would leave a gap", host, next-1, r.Index)
+		case r.Index > last:
+			// A second copy in the batch of a record it adds.
+			if !sameSyncRecord(fresh[r.Index-last-1], r) {
+				return 0, loom.Errorf(loom.ECONFLICT, "the batch holds two different records %d of host %s", r.Index, host)
+			}
+		default:
+			h, ok := held[r.Index]
+			if !ok || !sameSyncRecord(h, r) {
+				return 0, loom.Errorf(loom.ECONFLICT, "host %s already has a different record %d", host, r.Index)
+			}
+		}
+	}
+	if len(fresh) == 0 {
+		return 0, nil
+	}
+	if err := tx.SyncAppend(ctx, user, host, fresh, now); err != nil {
+		return 0, err
+	}
+	return len(fresh), nil
+}
+
+// sameSyncRecord reports whether a and b are one record: the same
+// header, which names its host, index, stamp and key (a host never
+// writes two records under one), or, without one, the same bytes. Two
+// seals of one record differ in their nonce, so a record two processes
+// of one machine pushed at once is the same, not a conflict.
+func sameSyncRecord(a, b loom.SyncRecord) bool {
+	if len(a.Header) > 0 {
+		return bytes.Equal(a.Header, b.Header)
+	}
+	return len(b.Header) == 0 && bytes.Equal(a.Body, b.Body)
+}
+
+// SyncSize is what a record counts for in a host's bytes and in a page.
+func SyncSize(r loom.SyncRecord) int64 { return int64(len(r.Header) + len(r.Body)) }
+
+// SyncPage checks the arguments of loom.SyncStore.SyncRecords and
+// returns the number of records to read: limit, or loom.MaxSyncBatch
+// for 0.
+func SyncPage(user, host string, after int64, limit int) (int, error) {
+	if err := SyncUser(user); err != nil {
+		return 0, err
+	}
+	if err := loom.ValidID(host); err != nil {
+		return 0, loom.Errorf(loom.EINVALID, "host id %q is not a UUID", loom.Truncate(host, 40))
+	}
+	if after < 0 {
+		return 0, loom.Errorf(loom.EINVALID, "after must be an index, 0 or more, not %d", after)
+	}
+	if limit < 0 || limit > loom.MaxSyncBatch {
+		return 0, loom.Errorf(loom.EINVALID, "limit must be from 1 to %d, not %d", loom.MaxSyncBatch, limit)
+	}
+	if limit == 0 {
+		limit = loom.MaxSyncBatch
+	}
+	return limit, nil
+}
+
+// SyncUser checks whose records are put or asked for: a user, as text
+// both engines store (UTF-8 without NUL bytes).
+func SyncUser(user string) error {
+	if user == "" || !utf8.ValidString(user) || strings.IndexByte(user, 0) >= 0 {
+		return loom.Errorf(loom.EINVALID, "sync records need a user: UTF-8 text without NUL bytes")
+	}
+	return nil
+}
+
+// SyncHeader is a record's header as it is stored: never NULL, so that
+// no header reads back as an empty one.
+func SyncHeader(r loom.SyncRecord) []byte {
+	if r.Header == nil {
+		return []byte{}
+	}
+	return r.Header
+}

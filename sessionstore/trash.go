@@ -1,0 +1,172 @@
+package sessionstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
+)
+
+// Delete is Store.Delete of session id at now by the store handle owner,
+// inside tx: the session goes with its sub-agent sessions, unless
+// another live holder than owner has one of them (and not opts.Force);
+// trash older than loom.TrashTTL is purged at the same time. It returns
+// the sessions removed, the session first, then its sub-agent sessions
+// in Family order; trashed ones carry their DeletedAt.
+func Delete(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
+	if _, err := tx.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	fam, err := tx.Family(ctx, id, opts.Purge)
+	if err != nil {
+		return nil, fmt.Errorf("delete %s: %w", id, err)
+	}
+	if !opts.Force {
+		if err := loom.CheckNotHeld(fam, owner); err != nil {
+			return nil, err
+		}
+	}
+	if err := emptyTrash(ctx, tx, log, now); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(fam))
+	for i, x := range fam {
+		ids[i] = x.ID
+	}
+	if opts.Purge {
+		if err := tx.Purge(ctx, id); err != nil {
+			return nil, fmt.Errorf("delete %s: %w", id, err)
+		}
+		if err := recordPurge(ctx, log, ids); err != nil {
+			return nil, err
+		}
+	} else {
+		at := now.UTC().Truncate(time.Millisecond)
+		trashed, err := tx.Trash(ctx, []string{id}, at)
+		if err != nil {
+			return nil, fmt.Errorf("delete %s: %w", id, err)
+		}
+		if err := recordTrash(ctx, log, trashed, at); err != nil {
+			return nil, err
+		}
+		for _, x := range fam {
+			x.DeletedAt = &at
+		}
+	}
+	return loom.ArrangeFamily(loom.FamilyQuery{IDs: []string{id}, SubagentsOnly: true}, fam), nil
+}
+
+// TrashedBefore is the time before which sessions in the trash at now
+// are purged: TrashTTL ago.
+func TrashedBefore(now time.Time) time.Time { return now.Add(-loom.TrashTTL) }
+
+// Restore is Store.Restore of session id inside tx: it must be in the
+// trash; it comes back with the sessions of its family that went to the
+// trash with it (at the time they were trashed), unless a key another
+// live session has taken meanwhile stops it.
+func Restore(ctx context.Context, tx Tx, log SyncLog, id string) error {
+	x, err := tx.Session(ctx, id)
+	if err != nil {
+		return err
+	}
+	if x.DeletedAt == nil {
+		return loom.Errorf(loom.EINVALID, "session %s is not in the trash", x.ID)
+	}
+	restored, taken, err := tx.Untrash(ctx, x.ID, *x.DeletedAt)
+	switch {
+	case taken:
+		return loom.Errorf(loom.ECONFLICT, "cannot restore %s: another session now has its key %q", x.ID, x.Key)
+	case err != nil:
+		return fmt.Errorf("restore %s: %w", x.ID, err)
+	}
+	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+		return &synclog.Restored{SessionIDs: restored}, nil
+	})
+}
+
+// Prune is Store.Prune at now by the store handle owner, inside tx:
+// the sessions selected go to the trash (so a prune is undone by restore
+// for loom.TrashTTL), but for those another live holder than owner has,
+// which are skipped; a dry run only reports.
+func Prune(ctx context.Context, tx Tx, log SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	selected, err := tx.Prunable(ctx, opts, now)
+	if err != nil {
+		return nil, fmt.Errorf("prune: %w", err)
+	}
+	res := SplitPrune(selected, owner)
+	if opts.DryRun {
+		return res, nil
+	}
+	if err := emptyTrash(ctx, tx, log, now); err != nil {
+		return nil, err
+	}
+	if len(res.Removed) > 0 {
+		ids := make([]string, len(res.Removed))
+		for i, x := range res.Removed {
+			ids[i] = x.ID
+		}
+		at := now.UTC().Truncate(time.Millisecond)
+		trashed, err := tx.Trash(ctx, ids, at)
+		if err != nil {
+			return nil, fmt.Errorf("prune: %w", err)
+		}
+		if err := recordTrash(ctx, log, trashed, at); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// emptyTrash purges the sessions in the trash for longer than
+// loom.TrashTTL at now, recording their purge.
+func emptyTrash(ctx context.Context, tx Tx, log SyncLog, now time.Time) error {
+	purged, err := tx.EmptyTrash(ctx, TrashedBefore(now))
+	if err != nil {
+		return fmt.Errorf("empty trash: %w", err)
+	}
+	return recordPurge(ctx, log, purged)
+}
+
+// recordTrash records that the sessions ids went to the trash at at,
+// with what the store had seen: work it had not seen keeps a session
+// out of the trash on the hosts that did it (replica.Life).
+func recordTrash(ctx context.Context, log SyncLog, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+		seen, err := log.Seen(ctx)
+		return &synclog.Trashed{SessionIDs: ids, At: at, Seen: seen}, err
+	})
+}
+
+// recordPurge records that the sessions ids are gone for good, with what
+// the store had seen (replica.Rescue).
+func recordPurge(ctx context.Context, log SyncLog, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+		seen, err := log.Seen(ctx)
+		return &synclog.Purged{SessionIDs: ids, Seen: seen}, err
+	})
+}
+
+// SplitPrune sorts the sessions a prune selected into those it removes
+// and those it skips, because another live holder than owner has them.
+func SplitPrune(selected []*loom.Session, owner string) *loom.PruneResult {
+	res := &loom.PruneResult{}
+	for _, x := range selected {
+		if x.HeldElsewhere(owner) {
+			res.Skipped = append(res.Skipped, x)
+		} else {
+			res.Removed = append(res.Removed, x)
+		}
+	}
+	return res
+}
