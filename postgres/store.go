@@ -253,14 +253,8 @@ func (s *Store) withTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", serverError(err))
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := fn(tx); err != nil {
-		return serverError(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", serverError(err))
-	}
-	return nil
+	defer tx.Rollback(context.WithoutCancel(ctx)) // after a panic in fn; a no-op once ended
+	return (&writeTx{s: s, tx: tx, ctx: ctx}).End(fn(tx))
 }
 
 // pgCode returns the SQLSTATE of a server error, "" for any other.

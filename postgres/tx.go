@@ -22,6 +22,8 @@ import (
 type writeTx struct {
 	s  *Store
 	tx pgx.Tx
+	// ctx is the context the transaction began in.
+	ctx context.Context
 	// held is the live lock another handle holds on session heldID, as
 	// SessionForWrite found it: CheckWriter asks it again.
 	heldID string
@@ -357,12 +359,30 @@ func (w *writeTx) Rewrite(ctx context.Context, store string, seq int64, b sqlsto
 // engine is the store as sessionstore's writes take it.
 type engine struct{ s *Store }
 
-// Write implements sessionstore.Engine: one transaction, and no sync
-// log. A PostgreSQL store is shared by its users' machines already,
-// and it may be a hub's store (loom.SyncStore); the machines that sync
-// through a hub keep embedded SQLite stores.
-func (e engine) Write(ctx context.Context, fn func(sessionstore.Writes, sessionstore.SyncLog) error) error {
-	return e.s.withTx(ctx, func(tx pgx.Tx) error { return fn(&writeTx{s: e.s, tx: tx}, nil) })
+// Begin implements sessionstore.Engine: one read-committed
+// transaction, and no sync log. A PostgreSQL store is shared by its
+// users' machines already, and it may be a hub's store
+// (loom.SyncStore); the machines that sync through a hub keep embedded
+// SQLite stores.
+func (e engine) Begin(ctx context.Context) (sessionstore.Writes, sessionstore.SyncLog, error) {
+	tx, err := e.s.pool.Begin(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("begin: %w", serverError(err))
+	}
+	return &writeTx{s: e.s, tx: tx, ctx: ctx}, nil, nil
+}
+
+// End implements sessionstore.Writes: the server's errors in its own
+// words (serverError).
+func (w *writeTx) End(err error) error {
+	if err != nil {
+		w.tx.Rollback(context.WithoutCancel(w.ctx))
+		return serverError(err)
+	}
+	if err := w.tx.Commit(w.ctx); err != nil {
+		return fmt.Errorf("commit: %w", serverError(err))
+	}
+	return nil
 }
 
 // Now implements sessionstore.Engine, to the millisecond the columns

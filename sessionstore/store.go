@@ -2,19 +2,20 @@ package sessionstore
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/loomhq/loom"
 )
 
-// Engine is what a Store asks of the engine under it: one write
-// transaction at a time, with the store's sync log, and the time and
-// lock holder a write is stamped with.
+// Engine is what a Store asks of the engine under it: a write
+// transaction, with the store's sync log, and the time and lock holder
+// a write is stamped with. The Store drives the transaction; the
+// engine never calls back.
 type Engine interface {
-	// Write runs fn in one write transaction, with the store's sync log
-	// (nil when the store keeps none), and commits it when fn returns
-	// nil.
-	Write(ctx context.Context, fn func(tx Writes, log SyncLog) error) error
+	// Begin starts a write transaction, and returns it with the store's
+	// sync log (nil when the store keeps none).
+	Begin(ctx context.Context) (Writes, SyncLog, error)
 	// Now is the time of a write, at the precision the engine keeps.
 	Now() time.Time
 	// Owner names this handle as a lock holder.
@@ -22,9 +23,13 @@ type Engine interface {
 }
 
 // Writes is an engine's write transaction: the steps of the write
-// rules (UpdateTx), and two a Store takes itself.
+// rules (UpdateTx), two a Store takes itself, and its end.
 type Writes interface {
 	UpdateTx
+	// End ends the transaction: it commits it when err is nil, else
+	// rolls it back, and returns the error the write fails with (err,
+	// or the commit's), as the engine words it (a full disk, say).
+	End(err error) error
 	// ForkSource returns session id as a fork reads it, keeping its
 	// messages from changing until the transaction ends where the engine
 	// locks rows; ENOTFOUND when there is none.
@@ -64,13 +69,35 @@ type Store struct {
 // New returns the writes of a store on eng.
 func New(eng Engine) *Store { return &Store{eng: eng} }
 
+// write runs fn in one write transaction of the engine, with the
+// store's sync log, and ends it with fn's outcome. A panic in fn rolls
+// the transaction back before it goes on.
+func (s *Store) write(ctx context.Context, fn func(tx Writes, log SyncLog) error) error {
+	tx, log, err := s.eng.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	ended := false
+	defer func() {
+		if !ended {
+			tx.End(errAborted)
+		}
+	}()
+	err = fn(tx, log)
+	ended = true
+	return tx.End(err)
+}
+
+// errAborted ends a transaction that a panic left.
+var errAborted = errors.New("write aborted")
+
 // Append implements loom.Store with Append.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
 	if err := PrepareAppend(x, msgs); err != nil {
 		return err
 	}
 	var fresh *loom.Session
-	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
 		fresh, err = Append(ctx, tx, log, x, msgs, s.eng.Owner(), s.eng.Now())
 		return err
 	})
@@ -86,14 +113,14 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 	if err := part.Validate(); err != nil {
 		return err
 	}
-	return s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+	return s.write(ctx, func(tx Writes, log SyncLog) error {
 		return UpdatePart(ctx, tx, log, sessionID, seq, part, s.eng.Now())
 	})
 }
 
 // UpdateUsage implements loom.Store with UpdateUsage.
 func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+	return s.write(ctx, func(tx Writes, log SyncLog) error {
 		return UpdateUsage(ctx, tx, log, sessionID, seq, u)
 	})
 }
@@ -111,7 +138,7 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		}
 	}
 	var repaired int
-	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
 		repaired, err = RepairInterrupted(ctx, tx, log, sessionID, s.eng.Now())
 		return err
 	})
@@ -124,7 +151,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 		return nil, err
 	}
 	var out *loom.Session
-	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
 		out, err = UpdateSession(ctx, tx, log, id, u, s.eng.Now())
 		return err
 	})
@@ -135,7 +162,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	s.prepareFork(ctx)
 	var out *loom.Session
-	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+	err := s.write(ctx, func(tx Writes, log SyncLog) error {
 		src, err := tx.ForkSource(ctx, id)
 		if err != nil {
 			return err
@@ -150,7 +177,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	s.prepareFork(ctx)
 	var out *loom.Session
-	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
 		out, err = Rewind(ctx, tx, log, id, opts, s.eng.Owner(), s.eng.Now())
 		return err
 	})
@@ -166,7 +193,7 @@ func (s *Store) prepareFork(ctx context.Context) {
 // Delete implements loom.Store with Delete.
 func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
 	var out []*loom.Session
-	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
 		out, err = Delete(ctx, tx, log, id, opts, s.eng.Owner(), s.eng.Now())
 		return err
 	})
@@ -175,7 +202,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 
 // Restore implements loom.Store with Restore.
 func (s *Store) Restore(ctx context.Context, id string) error {
-	return s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+	return s.write(ctx, func(tx Writes, log SyncLog) error {
 		return Restore(ctx, tx, log, id)
 	})
 }
@@ -186,7 +213,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 		return nil, err
 	}
 	var res *loom.PruneResult
-	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
 		res, err = Prune(ctx, tx, log, opts, s.eng.Owner(), s.eng.Now())
 		return err
 	})
@@ -202,7 +229,7 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if len(data) == 0 {
 		return nil
 	}
-	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) error {
+	err := s.write(ctx, func(tx Writes, log SyncLog) error {
 		return Import(ctx, tx, log, data)
 	})
 	if err == nil {
@@ -224,7 +251,7 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		return nil
 	}
 	var fresh []*loom.Session
-	err := s.eng.Write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
 		if len(w.Sessions) > 0 {
 			if err := Import(ctx, tx, log, w.Sessions); err != nil {
 				return err
@@ -249,7 +276,7 @@ func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFi
 	if err := validFiles(files); err != nil {
 		return err
 	}
-	return s.eng.Write(ctx, func(tx Writes, _ SyncLog) error { return tx.RecordFiles(ctx, files) })
+	return s.write(ctx, func(tx Writes, _ SyncLog) error { return tx.RecordFiles(ctx, files) })
 }
 
 func (s *Store) imported(ctx context.Context, n int) {

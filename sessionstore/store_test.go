@@ -24,12 +24,13 @@ type fakeEngine struct {
 	prepares bool
 }
 
-func (e *fakeEngine) Write(ctx context.Context, fn func(Writes, SyncLog) error) error {
+func (e *fakeEngine) Begin(ctx context.Context) (Writes, SyncLog, error) {
 	e.calls = append(e.calls, "write")
 	if e.writeErr != nil {
-		return e.writeErr
+		return nil, nil, e.writeErr
 	}
-	return fn(e.tx, nil)
+	e.tx.ended = append(e.tx.ended, errOpen)
+	return e.tx, nil, nil
 }
 
 func (e *fakeEngine) Now() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
@@ -41,6 +42,16 @@ type fakeWrites struct {
 	source   *loom.Session
 	files    []loom.ImportedFile
 	imported []*loom.SessionData
+	// ended has, for each transaction begun, the error it ended with
+	// (errOpen until it ends).
+	ended []error
+}
+
+var errOpen = errors.New("still open")
+
+func (w *fakeWrites) End(err error) error {
+	w.ended[len(w.ended)-1] = err
+	return err
 }
 
 func (w *fakeWrites) ImportRows(ctx context.Context, data []*loom.SessionData) error {
@@ -151,6 +162,9 @@ func TestStoreForkPreparesThenReadsItsSource(t *testing.T) {
 	if !slices.Equal(e.calls, []string{"prepare fork", "write"}) {
 		t.Fatalf("calls = %v, want the fork prepared before its transaction", e.calls)
 	}
+	if len(e.tx.ended) != 1 || loom.ErrorCode(e.tx.ended[0]) != loom.ENOTFOUND {
+		t.Fatalf("transactions ended with %v, want one rolled back with ENOTFOUND", e.tx.ended)
+	}
 	e.calls = nil
 	e.writeErr = errors.New("no database here")
 	if _, err := New(preparing{e}).Rewind(t.Context(), "s", loom.RewindOptions{Turn: 1}); !errors.Is(err, e.writeErr) {
@@ -181,6 +195,9 @@ func TestStoreImportHeardOnlyOnceCommitted(t *testing.T) {
 	if len(e.tx.imported) != 1 || !slices.Equal(heard, []int{1}) {
 		t.Fatalf("imported %d sessions, heard %v; want 1 and [1]", len(e.tx.imported), heard)
 	}
+	if last := e.tx.ended[len(e.tx.ended)-1]; last != nil {
+		t.Fatalf("the import's transaction ended with %v, want committed", last)
+	}
 	// The file records of an import go through the transaction.
 	files := []loom.ImportedFile{{UserID: "u", Path: "/a.jsonl", Tool: "codex", Bundle: "/a.jsonl"}}
 	if err := st.RecordImportedFiles(t.Context(), files); err != nil {
@@ -191,5 +208,21 @@ func TestStoreImportHeardOnlyOnceCommitted(t *testing.T) {
 	}
 	if !slices.Equal(heard, []int{1}) {
 		t.Fatalf("a record of files is no import of sessions: heard %v", heard)
+	}
+}
+
+func TestStoreEndsATransactionAPanicLeaves(t *testing.T) {
+	e := newFake()
+	st := New(e)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("no panic: the fake transaction has no Session step")
+			}
+		}()
+		st.Restore(t.Context(), "s") // the rule's first step is not the fake's
+	}()
+	if len(e.tx.ended) != 1 || !errors.Is(e.tx.ended[0], errAborted) {
+		t.Fatalf("transactions ended with %v, want the one rolled back", e.tx.ended)
 	}
 }

@@ -277,12 +277,18 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return s.full(fmt.Errorf("begin: %w", err))
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return s.full(err)
+	defer tx.Rollback() // after a panic in fn; a no-op once ended
+	return writes{s, tx}.End(fn(tx))
+}
+
+// End implements sessionstore.Writes: a full disk is ENOSPACE.
+func (w writes) End(err error) error {
+	if err != nil {
+		w.tx.Rollback()
+		return w.s.full(err)
 	}
-	if err := tx.Commit(); err != nil {
-		return s.full(fmt.Errorf("commit: %w", err))
+	if err := w.tx.Commit(); err != nil {
+		return w.s.full(fmt.Errorf("commit: %w", err))
 	}
 	return nil
 }
@@ -299,9 +305,26 @@ func (s *Store) full(err error) error {
 // engine is the store as sessionstore's writes take it.
 type engine struct{ s *Store }
 
-// Write implements sessionstore.Engine with withWrite.
-func (e engine) Write(ctx context.Context, fn func(sessionstore.Writes, sessionstore.SyncLog) error) error {
-	return e.s.withWrite(ctx, func(w writes, log sessionstore.SyncLog) error { return fn(w, log) })
+// Begin implements sessionstore.Engine: an immediate transaction,
+// which holds SQLite's one write lock, with the sync log once sync is
+// set up.
+func (e engine) Begin(ctx context.Context) (sessionstore.Writes, sessionstore.SyncLog, error) {
+	s := e.s
+	if s.readOnly {
+		return nil, nil, loom.Errorf(loom.EINVALID, "cannot write %s: it is open read-only", s.path)
+	}
+	s.prepareWrites(ctx, &s.wonce, hotWrites)
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, s.full(fmt.Errorf("begin: %w", err))
+	}
+	w := writes{s, tx}
+	log, err := w.syncLog(ctx)
+	if err != nil {
+		tx.Rollback()
+		return nil, nil, s.full(fmt.Errorf("sync log: %w", err))
+	}
+	return w, log, nil
 }
 
 // Now implements sessionstore.Engine.
@@ -318,20 +341,6 @@ func (e engine) PrepareFork(ctx context.Context) { e.s.prepareWrites(ctx, &e.s.f
 // any transaction (sessionstore.Store.RepairInterrupted).
 func (e engine) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
 	return lastTurn(ctx, reads{e.s}, id, r)
-}
-
-// withWrite runs fn in one immediate write transaction, with the
-// store's sync log (nil when it keeps none), as the shared write
-// algorithms take them.
-func (s *Store) withWrite(ctx context.Context, fn func(w writes, log sessionstore.SyncLog) error) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		w := writes{s, tx}
-		log, err := w.syncLog(ctx)
-		if err != nil {
-			return fmt.Errorf("sync log: %w", err)
-		}
-		return fn(w, log)
-	})
 }
 
 func (s *Store) now() string { return loom.FormatTime(s.Now()) }
