@@ -106,9 +106,9 @@ type ApplyTx interface {
 	// KeyTaken reports whether a live session other than id has key k.
 	KeyTaken(ctx context.Context, k KeyScope, id string) (bool, error)
 
-	// ImportRecorded writes data, validated, and records it in the
-	// store's own log (Import).
-	ImportRecorded(ctx context.Context, data []*loom.SessionData) error
+	// Seen returns what the store had seen of each host's log when it
+	// made a change: its own records and those it has applied.
+	Seen(ctx context.Context) (synclog.Vector, error)
 
 	// KeepFragment keeps fragment data, record idx of host; Fragments
 	// returns host's kept fragments from first to last, by index;

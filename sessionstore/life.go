@@ -323,7 +323,7 @@ func applyPurged(ctx context.Context, tx ApplyTx, p *synclog.Purged) error {
 	if err := loom.ValidateImport(copies); err != nil {
 		return fmt.Errorf("save a copy of purged work: %w", err)
 	}
-	return tx.ImportRecorded(ctx, copies)
+	return Import(ctx, tx, tx, copies) // recorded in the store's own log
 }
 
 // rescueCopy returns session x with its messages under new ids, titled

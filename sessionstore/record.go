@@ -168,7 +168,7 @@ func recordSession(ctx context.Context, tx HistoryTx, log SyncLog, x *loom.Sessi
 				row.Usage.Sub(later)
 				x = &row
 			}
-			if err := log.Record(ctx, ChunkRecord(x, page[:n], prev)); err != nil {
+			if err := record(ctx, log, ChunkRecord(x, page[:n], prev)); err != nil {
 				return err
 			}
 			records++
@@ -182,7 +182,7 @@ func recordSession(ctx context.Context, tx HistoryTx, log SyncLog, x *loom.Sessi
 		}
 	}
 	if p := Rearchive(x, records); p != nil {
-		return log.Record(ctx, p)
+		return record(ctx, log, p)
 	}
 	return nil
 }

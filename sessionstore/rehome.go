@@ -33,8 +33,10 @@ type Rehomer interface {
 	// moves the message and part stamps of r.Old later than cut to
 	// r.New.
 	Rehost(ctx context.Context, r HostMove, base int64, cut synclog.HLC) error
-	// Record adds p to the store's own log.
-	Record(ctx context.Context, p synclog.Payload) error
+	// AppendRecord adds p to the store's own log, stamped by the
+	// store's clock, and returns its stamp and its index there. It keeps
+	// nothing else: the stamps of the change it records are Local's.
+	AppendRecord(ctx context.Context, p synclog.Payload) (synclog.Stamp, int64, error)
 }
 
 // HostMove is a store's move to a new host id when its log and the
@@ -156,7 +158,7 @@ func Rehome(ctx context.Context, tx ApplyTx, from synclog.HostID, shared int64, 
 		if err := tx.Retire(ctx, old, shared); err != nil {
 			return r, fmt.Errorf("retire host %s: %w", old, err)
 		}
-		if err := tx.Record(ctx, &synclog.Retired{Host: old, After: shared}); err != nil {
+		if err := record(ctx, tx, &synclog.Retired{Host: old, After: shared}); err != nil {
 			return r, err
 		}
 	}

@@ -91,14 +91,10 @@ type Tx interface {
 // pushes to the hub. The engine hands it to the write algorithms beside
 // its Tx; a store that does not sync hands nil, and records nothing.
 type SyncLog interface {
-	// Record adds p to the log, stamped by the store's clock.
-	Record(ctx context.Context, p synclog.Payload) error
-	// Seen returns what the store had seen of each host's log when it
-	// made the change: its own records and those it has applied.
-	Seen(ctx context.Context) (synclog.Vector, error)
-	// MessageID returns the id of message seq of session id as the
-	// session reads it, "" when it has none.
-	MessageID(ctx context.Context, id string, seq int64) (string, error)
+	// ApplyTx is the transaction the stamps of a change are kept
+	// through (Local), the same as where a record of another host is
+	// applied: its log (AppendRecord) and what it has seen (Seen).
+	ApplyTx
 }
 
 // Record adds the payload build makes to log, the store's sync log, nil
@@ -117,10 +113,20 @@ func Record(ctx context.Context, log SyncLog, build func(log SyncLog) (synclog.P
 	if p == nil {
 		return nil
 	}
-	if err := log.Record(ctx, p); err != nil {
+	if err := record(ctx, log, p); err != nil {
 		return fmt.Errorf("sync log: %w", err)
 	}
 	return nil
+}
+
+// record adds p to tx's log (AppendRecord) and keeps the stamps of the
+// change it records (Local).
+func record(ctx context.Context, tx ApplyTx, p synclog.Payload) error {
+	st, idx, err := tx.AppendRecord(ctx, p)
+	if err != nil {
+		return err
+	}
+	return Local(ctx, tx, st, idx, p)
 }
 
 // ForkReads are what a fork or rewind plan asks of the store about the

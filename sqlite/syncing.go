@@ -69,7 +69,7 @@ func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
 			return fmt.Errorf("set up sync: %w", err)
 		}
 		s.host.Store(&host)
-		w := writes{s, tx}
+		w := syncTx{writes{s, tx}}
 		if err := sessionstore.RecordHistory(ctx, w, w); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
@@ -146,7 +146,7 @@ func (w writes) syncLog(ctx context.Context) (sessionstore.SyncLog, error) {
 	if on, err := w.Syncing(ctx); err != nil || !on {
 		return nil, err
 	}
-	return w, nil
+	return syncTx{w}, nil
 }
 
 // Syncing reports whether the store keeps a sync log. Once found, the
@@ -163,29 +163,29 @@ func (w writes) Syncing(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// Record implements sessionstore.SyncLog. The stamp follows the log's last
-// one, which another process may have written.
-func (w writes) Record(ctx context.Context, p synclog.Payload) error {
+// AppendRecord implements sessionstore.ApplyTx. The stamp follows the
+// log's last one, which another process may have written.
+func (w writes) AppendRecord(ctx context.Context, p synclog.Payload) (synclog.Stamp, int64, error) {
 	b, err := synclog.Encode(p)
 	if err != nil {
-		return err
+		return synclog.Stamp{}, 0, err
 	}
 	var last synclog.HLC
 	switch err := w.QueryRowContext(ctx, syncLastStampSQL).Scan(&last); {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
-		return err
+		return synclog.Stamp{}, 0, err
 	default:
 		if err := w.s.clock.Observe(last); err != nil {
-			return err
+			return synclog.Stamp{}, 0, err
 		}
 	}
 	host, base, err := syncPos(ctx, w)
 	if err != nil {
-		return err
+		return synclog.Stamp{}, 0, err
 	}
 	if host == "" {
-		return errors.New("sync is not set up")
+		return synclog.Stamp{}, 0, errors.New("sync is not set up")
 	}
 	st := synclog.Stamp{HLC: w.s.clock.Now(), Host: host}
 	// A record too large for the hub goes as fragments, one stamp for
@@ -194,13 +194,13 @@ func (w writes) Record(ctx context.Context, p synclog.Payload) error {
 	for _, row := range synclog.Split(b) {
 		res, err := w.ExecContext(ctx, syncInsertSQL, st.HLC, row)
 		if err != nil {
-			return err
+			return synclog.Stamp{}, 0, err
 		}
 		if idx, err = res.LastInsertId(); err != nil {
-			return err
+			return synclog.Stamp{}, 0, err
 		}
 	}
-	return sessionstore.Local(ctx, syncTx{w}, st, idx-base, p)
+	return st, idx - base, nil
 }
 
 // Seen implements sessionstore.SyncLog: this store's own records so far,

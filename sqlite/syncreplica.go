@@ -355,12 +355,6 @@ func (w syncTx) KeyTaken(ctx context.Context, k sessionstore.KeyScope, id string
 	return taken, err
 }
 
-// ImportRecorded implements sessionstore.ApplyTx: a store that applies records
-// keeps a sync log.
-func (w syncTx) ImportRecorded(ctx context.Context, data []*loom.SessionData) error {
-	return sessionstore.Import(ctx, w.writes, w.writes, data)
-}
-
 // KeepFragment implements sessionstore.ApplyTx.
 func (w syncTx) KeepFragment(ctx context.Context, host synclog.HostID, idx int64, data []byte) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_fragments (host, idx, data) VALUES (?, ?, ?)
