@@ -30,6 +30,7 @@ import (
 // reads are its own.
 type Store struct {
 	*sessionstore.Store
+	*sessionstore.Replica
 
 	path   string
 	writer *sql.DB // one connection, immediate transactions
@@ -129,6 +130,7 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 	}
 	s.clock = synclog.NewClock(func() time.Time { return s.Now() }, 0)
 	s.Store = sessionstore.New(engine{s})
+	s.Replica = sessionstore.NewReplica(engine{s})
 	if readOnly {
 		if err := s.openReadOnly(); err != nil {
 			return nil, err
@@ -267,15 +269,25 @@ func (s *Store) Close() error {
 	return errors.Join(errs...)
 }
 
-// withTx runs fn in one immediate write transaction.
-func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// begin starts an immediate write transaction, which holds SQLite's
+// one write lock.
+func (s *Store) begin(ctx context.Context) (*sql.Tx, error) {
 	if s.readOnly {
-		return loom.Errorf(loom.EINVALID, "cannot write %s: it is open read-only", s.path)
+		return nil, loom.Errorf(loom.EINVALID, "cannot write %s: it is open read-only", s.path)
 	}
 	s.prepareWrites(ctx, &s.wonce, hotWrites)
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return s.full(fmt.Errorf("begin: %w", err))
+		return nil, s.full(fmt.Errorf("begin: %w", err))
+	}
+	return tx, nil
+}
+
+// withTx runs fn in one immediate write transaction.
+func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
 	}
 	defer tx.Rollback() // after a panic in fn; a no-op once ended
 	return writes{s, tx}.End(fn(tx))
@@ -309,22 +321,26 @@ type engine struct{ s *Store }
 // which holds SQLite's one write lock, with the sync log once sync is
 // set up.
 func (e engine) Begin(ctx context.Context) (sessionstore.Writes, sessionstore.SyncLog, error) {
-	s := e.s
-	if s.readOnly {
-		return nil, nil, loom.Errorf(loom.EINVALID, "cannot write %s: it is open read-only", s.path)
-	}
-	s.prepareWrites(ctx, &s.wonce, hotWrites)
-	tx, err := s.writer.BeginTx(ctx, nil)
+	tx, err := e.s.begin(ctx)
 	if err != nil {
-		return nil, nil, s.full(fmt.Errorf("begin: %w", err))
+		return nil, nil, err
 	}
-	w := writes{s, tx}
+	w := writes{e.s, tx}
 	log, err := w.syncLog(ctx)
 	if err != nil {
-		tx.Rollback()
-		return nil, nil, s.full(fmt.Errorf("sync log: %w", err))
+		return nil, nil, w.End(fmt.Errorf("sync log: %w", err))
 	}
 	return w, log, nil
+}
+
+// BeginApply implements sessionstore.ReplicaEngine: an immediate
+// transaction.
+func (e engine) BeginApply(ctx context.Context) (sessionstore.ApplyWrites, error) {
+	tx, err := e.s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return syncTx{writes{e.s, tx}}, nil
 }
 
 // Now implements sessionstore.Engine.

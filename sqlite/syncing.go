@@ -52,33 +52,10 @@ func syncHost(ctx context.Context, db queryer) (synclog.HostID, error) {
 	return synclog.HostID(host), nil
 }
 
-// EnableSync sets sync up on the store, once: it gets a host id, its
-// sync log starts with the records of what it holds
-// (sessionstore.RecordHistory),
-// and from then on every change it makes is also a record of the log. It
-// returns the host id, the one it had when sync was set up before.
-func (s *Store) EnableSync(ctx context.Context) (synclog.HostID, error) {
-	var host synclog.HostID
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if host, err = syncHost(ctx, tx); err != nil || host != "" {
-			return err
-		}
-		host = synclog.NewHostID()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('host', ?)`, string(host)); err != nil {
-			return fmt.Errorf("set up sync: %w", err)
-		}
-		s.host.Store(&host)
-		w := syncTx{writes{s, tx}}
-		if err := sessionstore.RecordHistory(ctx, w, w); err != nil {
-			return fmt.Errorf("set up sync: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
-		s.host.Store(nil)
-	}
-	return host, err
+// SetHost implements sessionstore.ApplyWrites.
+func (w syncTx) SetHost(ctx context.Context, host synclog.HostID) error {
+	_, err := w.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('host', ?)`, string(host))
+	return err
 }
 
 // AllSessions implements sessionstore.HistoryTx.
