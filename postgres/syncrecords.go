@@ -7,15 +7,13 @@ import (
 
 	"github.com/loomhq/loom/sessionstore"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // syncWrites is a put's transaction as sessionstore.PutSync takes it.
-type syncWrites struct{ tx pgx.Tx }
+type syncWrites struct{ *writeTx }
 
 // SyncLast implements sessionstore.SyncTx. It makes the host's summary row
 // when there is none and locks it either way: a second put of the host
@@ -56,14 +54,6 @@ func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []lo
 	_, err := w.tx.Exec(ctx, `UPDATE sync_hosts SET last = $3, records = records + $4, bytes = bytes + $5, updated_at = $6
 		WHERE user_id = $1 AND host_id = $2`, user, host, idxs[len(idxs)-1], len(recs), size, at)
 	return err
-}
-
-// PutSyncRecords implements loom.SyncStore. Puts of one host serialise
-// on its sync_hosts row, which SyncLast locks.
-func (s *Store) PutSyncRecords(ctx context.Context, userID string, recs []loom.SyncRecord) (int, error) {
-	return sessionstore.PutSyncIn(ctx, func(fn func(sessionstore.SyncTx) error) error {
-		return s.withTx(ctx, func(tx pgx.Tx) error { return fn(syncWrites{tx}) })
-	}, userID, recs, ms(s.Now()))
 }
 
 // SyncRecords implements loom.SyncStore. A page is read outside any

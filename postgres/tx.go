@@ -365,11 +365,20 @@ type engine struct{ s *Store }
 // (loom.SyncStore); the machines that sync through a hub keep embedded
 // SQLite stores.
 func (e engine) Begin(ctx context.Context) (sessionstore.Writes, sessionstore.SyncLog, error) {
+	w, err := e.begin(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, nil, nil
+}
+
+// begin starts a read-committed transaction.
+func (e engine) begin(ctx context.Context) (*writeTx, error) {
 	tx, err := e.s.pool.Begin(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("begin: %w", serverError(err))
+		return nil, fmt.Errorf("begin: %w", serverError(err))
 	}
-	return &writeTx{s: e.s, tx: tx, ctx: ctx}, nil, nil
+	return &writeTx{s: e.s, tx: tx, ctx: ctx}, nil
 }
 
 // End implements sessionstore.Writes: the server's errors in its own
@@ -383,6 +392,16 @@ func (w *writeTx) End(err error) error {
 		return fmt.Errorf("commit: %w", serverError(err))
 	}
 	return nil
+}
+
+// BeginPut implements sessionstore.Engine. Puts of one host serialise
+// on its sync_hosts row, which SyncLast locks.
+func (e engine) BeginPut(ctx context.Context) (sessionstore.PutWrites, error) {
+	w, err := e.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return syncWrites{w}, nil
 }
 
 // Now implements sessionstore.Engine, to the millisecond the columns

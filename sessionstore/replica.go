@@ -39,21 +39,13 @@ type Replica struct {
 func NewReplica(eng ReplicaEngine) *Replica { return &Replica{eng: eng} }
 
 // apply runs fn in one transaction of the engine and ends it with fn's
-// outcome; a panic in fn rolls it back before it goes on.
+// outcome.
 func (r *Replica) apply(ctx context.Context, fn func(tx ApplyWrites) error) error {
 	tx, err := r.eng.BeginApply(ctx)
 	if err != nil {
 		return err
 	}
-	ended := false
-	defer func() {
-		if !ended {
-			tx.End(errAborted)
-		}
-	}()
-	err = fn(tx)
-	ended = true
-	return tx.End(err)
+	return within(tx, fn)
 }
 
 // EnableSync sets sync up on the store, once: it gets a host id, its

@@ -3,6 +3,7 @@ package sessionstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -20,6 +21,9 @@ type Engine interface {
 	Now() time.Time
 	// Owner names this handle as a lock holder.
 	Owner() string
+	// BeginPut starts a write transaction for a hub's put of sync
+	// records.
+	BeginPut(ctx context.Context) (PutWrites, error)
 }
 
 // Writes is an engine's write transaction: the steps of the write
@@ -70,20 +74,25 @@ type Store struct {
 func New(eng Engine) *Store { return &Store{eng: eng} }
 
 // write runs fn in one write transaction of the engine, with the
-// store's sync log, and ends it with fn's outcome. A panic in fn rolls
-// the transaction back before it goes on.
+// store's sync log, and ends it with fn's outcome.
 func (s *Store) write(ctx context.Context, fn func(tx Writes, log SyncLog) error) error {
 	tx, log, err := s.eng.Begin(ctx)
 	if err != nil {
 		return err
 	}
+	return within(tx, func(tx Writes) error { return fn(tx, log) })
+}
+
+// within runs fn in transaction tx, begun, and ends tx with fn's
+// outcome. A panic in fn rolls tx back before it goes on.
+func within[T interface{ End(error) error }](tx T, fn func(T) error) error {
 	ended := false
 	defer func() {
 		if !ended {
 			tx.End(errAborted)
 		}
 	}()
-	err = fn(tx, log)
+	err := fn(tx)
 	ended = true
 	return tx.End(err)
 }
@@ -292,4 +301,22 @@ func validFiles(files []loom.ImportedFile) error {
 		}
 	}
 	return nil
+}
+
+// PutSyncRecords implements loom.SyncStore with PutSync, in one
+// transaction of the engine.
+func (s *Store) PutSyncRecords(ctx context.Context, userID string, recs []loom.SyncRecord) (int, error) {
+	tx, err := s.eng.BeginPut(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("put sync records: %w", err)
+	}
+	var stored int
+	err = within(tx, func(tx PutWrites) (err error) {
+		stored, err = PutSync(ctx, tx, userID, recs, s.eng.Now())
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("put sync records: %w", err)
+	}
+	return stored, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +32,11 @@ func (e *fakeEngine) Begin(ctx context.Context) (Writes, SyncLog, error) {
 	}
 	e.tx.ended = append(e.tx.ended, errOpen)
 	return e.tx, nil, nil
+}
+
+func (e *fakeEngine) BeginPut(context.Context) (PutWrites, error) {
+	e.calls = append(e.calls, "put")
+	return nil, e.writeErr
 }
 
 func (e *fakeEngine) Now() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
@@ -224,5 +230,14 @@ func TestStoreEndsATransactionAPanicLeaves(t *testing.T) {
 	}()
 	if len(e.tx.ended) != 1 || !errors.Is(e.tx.ended[0], errAborted) {
 		t.Fatalf("transactions ended with %v, want the one rolled back", e.tx.ended)
+	}
+}
+
+func TestStorePutSaysWhatFailed(t *testing.T) {
+	e := newFake()
+	e.writeErr = errors.New("database is locked")
+	_, err := New(e).PutSyncRecords(t.Context(), "u", []loom.SyncRecord{{Host: "h", Index: 1}})
+	if !errors.Is(err, e.writeErr) || !strings.HasPrefix(err.Error(), "put sync records: ") {
+		t.Fatalf("put = %v, want the begin's error, said as a put's", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -29,19 +28,11 @@ type SyncTx interface {
 	SyncAppend(ctx context.Context, user, host string, recs []loom.SyncRecord, at time.Time) error
 }
 
-// PutSyncIn is loom.SyncStore.PutSyncRecords at now, in the one
-// transaction that inTx runs fn in.
-func PutSyncIn(ctx context.Context, inTx func(fn func(SyncTx) error) error, user string, recs []loom.SyncRecord, now time.Time) (int, error) {
-	var stored int
-	err := inTx(func(tx SyncTx) error {
-		var err error
-		stored, err = PutSync(ctx, tx, user, recs, now)
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("put sync records: %w", err)
-	}
-	return stored, nil
+// PutWrites is an engine's write transaction as a hub's put takes it:
+// the steps of SyncTx and its end (as Writes.End).
+type PutWrites interface {
+	SyncTx
+	End(err error) error
 }
 
 // PutSync is loom.SyncStore.PutSyncRecords on tx, at now: each host's

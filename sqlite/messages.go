@@ -191,12 +191,12 @@ func (w writes) LastTurn(ctx context.Context, id string, r *sessionstore.Repair)
 // lastTurn reads session id backwards, through db, into r until r says
 // its last turn starts.
 func lastTurn(ctx context.Context, db queryer, id string, r *sessionstore.Repair) error {
-	rows, err := db.QueryContext(ctx, `SELECT `+PackedMessageColumns+spanFrom+spanOrderDesc, 1, sqlstore.OpenSeq, id)
+	rows, err := db.QueryContext(ctx, `SELECT `+packedMessageSelect+spanFrom+spanOrderDesc, 1, sqlstore.OpenSeq, id)
 	if err != nil {
 		return fmt.Errorf("repair %s: %w", id, err)
 	}
 	defer rows.Close()
-	scan := PackedMessageOf(id, false)
+	scan := packedMessageOf(id, false)
 	for rows.Next() {
 		m, err := scan(rows)
 		if err != nil {

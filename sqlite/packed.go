@@ -15,23 +15,23 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-// Packed is a row whose columns an engine packed into one JSON array
+// packed is a row whose columns an engine packed into one JSON array
 // (SQLite's json_array): reading one text column costs a driver far less
 // than reading dozens. Its Scan reads the array's values into dest as
 // the columns' own would be, by position, except at the positions At:
 // those are the values Beside, columns read beside the array, for what
 // the array would change (SQLite writes reals in JSON to 15 digits, and
 // a JSON column into it as a string to escape).
-type Packed struct {
+type packed struct {
 	JSON   string
 	At     []int
 	Beside []any
 }
 
-// PackColumns returns the SQL of the columns cols (a list as
+// packColumns returns the SQL of the columns cols (a list as
 // SessionColumns) packed for Packed: a json_array of all but beside,
 // then beside in their order; and the positions of beside in cols.
-func PackColumns(cols string, beside ...string) (sql string, at []int) {
+func packColumns(cols string, beside ...string) (sql string, at []int) {
 	var in []string
 	for i, c := range strings.Split(cols, ",") {
 		c = strings.TrimSpace(c)
@@ -55,7 +55,7 @@ func PackColumns(cols string, beside ...string) (sql string, at []int) {
 }
 
 // Scan implements Scanner.
-func (p *Packed) Scan(dest ...any) error {
+func (p *packed) Scan(dest ...any) error {
 	s := strings.TrimSpace(p.JSON)
 	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
 		return fmt.Errorf("packed row is not a JSON array")
@@ -318,17 +318,17 @@ func packedInt(v any) (int64, error) {
 	}
 }
 
-// PackedSessionColumns are SessionColumns packed (see PackColumns),
+// packedSessionSelect are SessionColumns packed (see PackColumns),
 // the last prompt and the cost beside the array (see
-// PackedSummaryColumns).
-var PackedSessionColumns, packedSessionAt = PackColumns(rowscan.SessionColumns, "s.last_prompt", "s.cost_usd")
+// packedSummarySelect).
+var packedSessionSelect, packedSessionAt = packColumns(rowscan.SessionColumns, "s.last_prompt", "s.cost_usd")
 
-// PackedSessions runs a query that selects PackedSessionColumns and
+// scanPackedSessions runs a query that selects PackedSessionColumns and
 // reads its sessions (see Session).
-func PackedSessions(ctx context.Context, db rowscan.Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {
+func scanPackedSessions(ctx context.Context, db rowscan.Querier, live func(*loom.Lock) bool, query string, args ...any) ([]*loom.Session, error) {
 	var prompt string
 	var cost float64
-	row := &Packed{At: packedSessionAt, Beside: make([]any, 2)}
+	row := &packed{At: packedSessionAt, Beside: make([]any, 2)}
 	out, err := rowscan.All(ctx, db, func(r rowscan.Scanner) (*loom.Session, error) {
 		if err := r.Scan(&row.JSON, &prompt, &cost); err != nil {
 			return nil, err
@@ -342,13 +342,13 @@ func PackedSessions(ctx context.Context, db rowscan.Querier, live func(*loom.Loc
 	return out, nil
 }
 
-// PackedMessageColumns are OwnMessageColumns packed (see PackColumns),
+// packedMessageSelect are OwnMessageColumns packed (see PackColumns),
 // the parts, the body's search text and the cost beside the array: the
 // search text is the text of a body that keeps it once (see
 // sqlstore.EncodeBody), and is read only for parts that end as such a
 // body's do (NULL otherwise): a tool call's search text holds its input
 // and output again.
-var PackedMessageColumns = packedMessageColumns + ", CASE WHEN " + textOnlyEnd(0) + " OR " + textOnlyEnd(1) + " THEN b.content END"
+var packedMessageSelect = packedMessageColumns + ", CASE WHEN " + textOnlyEnd(0) + " OR " + textOnlyEnd(1) + " THEN b.content END"
 
 // textOnlyEnd is the SQL that says whether b.parts ends as
 // sqlstore.TextOnlyEnds[i], compared as bytes: substr from the end of a
@@ -358,15 +358,15 @@ func textOnlyEnd(i int) string {
 	return "substr(CAST(b.parts AS BLOB), -" + strconv.Itoa(len(end)) + ") = CAST('" + end + "' AS BLOB)"
 }
 
-var packedMessageColumns, packedMessageAt = PackColumns(rowscan.OwnMessageColumns, "b.parts", "m.cost_usd")
+var packedMessageColumns, packedMessageAt = packColumns(rowscan.OwnMessageColumns, "b.parts", "m.cost_usd")
 
-// PackedMessageOf returns how a row of PackedMessageColumns is read as a
+// packedMessageOf returns how a row of PackedMessageColumns is read as a
 // message of session, which the query reads the messages of: its id is
 // not read again for each row.
-func PackedMessageOf(session string, salvage bool) func(rowscan.Scanner) (*loom.Message, error) {
+func packedMessageOf(session string, salvage bool) func(rowscan.Scanner) (*loom.Message, error) {
 	var parts, content rowscan.View
 	var cost float64
-	row := &Packed{At: packedMessageAt, Beside: make([]any, 2)}
+	row := &packed{At: packedMessageAt, Beside: make([]any, 2)}
 	return func(r rowscan.Scanner) (*loom.Message, error) {
 		if err := r.Scan(&row.JSON, &parts, &cost, &content); err != nil {
 			return nil, err
@@ -381,16 +381,16 @@ func PackedMessageOf(session string, salvage bool) func(rowscan.Scanner) (*loom.
 	}
 }
 
-// PackedSummaryColumns are SummaryColumns packed (see PackColumns), the
+// packedSummarySelect are SummaryColumns packed (see PackColumns), the
 // last prompt, the longest, beside the array: as a value of the array it
 // would be escaped into JSON and back.
-var PackedSummaryColumns, packedSummaryAt = PackColumns(rowscan.SummaryColumns, "s.last_prompt")
+var packedSummarySelect, packedSummaryAt = packColumns(rowscan.SummaryColumns, "s.last_prompt")
 
-// PackedSummaries runs a query that selects PackedSummaryColumns and
+// scanPackedSummaries runs a query that selects PackedSummaryColumns and
 // reads its summaries (see Summary).
-func PackedSummaries(ctx context.Context, db rowscan.Querier, query string, args ...any) ([]*loom.SessionSummary, error) {
+func scanPackedSummaries(ctx context.Context, db rowscan.Querier, query string, args ...any) ([]*loom.SessionSummary, error) {
 	var prompt string
-	row := &Packed{At: packedSummaryAt, Beside: make([]any, 1)}
+	row := &packed{At: packedSummaryAt, Beside: make([]any, 1)}
 	out, err := rowscan.All(ctx, db, func(r rowscan.Scanner) (*loom.SessionSummary, error) {
 		if err := r.Scan(&row.JSON, &prompt); err != nil {
 			return nil, err

@@ -17,7 +17,7 @@ func TestPacked(t *testing.T) {
 		ni            sql.NullInt64
 		tm            rowscan.Time
 	)
-	p := &Packed{JSON: `["plain","a\"b\\c\né\u0001",null,12345678901234,-7,3,1.5e+300,"",null,null,"2024-01-02T03:04:05.123Z"]`,
+	p := &packed{JSON: `["plain","a\"b\\c\né\u0001",null,12345678901234,-7,3,1.5e+300,"",null,null,"2024-01-02T03:04:05.123Z"]`,
 		At: []int{11}, Beside: []any{0.30000000000000004}}
 	if err := p.Scan(&s, &esc, &ns, &n, &neg, &i, &f, &empty, &ni, &real, &tm, &real); err != nil {
 		t.Fatal(err)
@@ -28,14 +28,14 @@ func TestPacked(t *testing.T) {
 	}
 	for _, bad := range []string{`[1,2]`, `[1,2,3,4]`, `{}`, `["x`, `[nul,1,2]`} {
 		var a, b, c any = new(int64), new(int64), new(int64)
-		if err := (&Packed{JSON: bad}).Scan(a, b, c); err == nil {
+		if err := (&packed{JSON: bad}).Scan(a, b, c); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}
 }
 
 func TestPackColumns(t *testing.T) {
-	sql, at := PackColumns("a.x, b.y,\n\tc.z, d.w", "b.y", "d.w")
+	sql, at := packColumns("a.x, b.y,\n\tc.z, d.w", "b.y", "d.w")
 	if sql != "json_array(a.x, c.z), b.y, d.w" || len(at) != 2 || at[0] != 1 || at[1] != 3 {
 		t.Errorf("got %q %v", sql, at)
 	}
@@ -50,13 +50,13 @@ func TestPackedStrings(t *testing.T) {
 		`"lone \ud83d"`:              "lone \uFFFD",
 	} {
 		var got string
-		if err := (&Packed{JSON: "[" + in + "]"}).Scan(&got); err != nil || got != want {
+		if err := (&packed{JSON: "[" + in + "]"}).Scan(&got); err != nil || got != want {
 			t.Errorf("%s: got %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{`["\x"]`, `["\u12"]`, `["abc\"]`} {
 		var s string
-		if err := (&Packed{JSON: bad}).Scan(&s); err == nil {
+		if err := (&packed{JSON: bad}).Scan(&s); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}

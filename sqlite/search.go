@@ -41,9 +41,9 @@ func MatchExpr(terms []loom.Term) string {
 	return strings.Join(parts, " AND ")
 }
 
-// AnyExpr is MatchExpr matching any term instead of every one: each word
+// anyExpr is MatchExpr matching any term instead of every one: each word
 // of a run of words, each phrase and each alternative, joined with OR.
-func AnyExpr(terms []loom.Term) string {
+func anyExpr(terms []loom.Term) string {
 	var parts []string
 	for _, t := range terms {
 		switch {
@@ -90,7 +90,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	}
 	expr := q.Text
 	if q.AnyWord && !q.Raw {
-		expr = AnyExpr(terms)
+		expr = anyExpr(terms)
 	} else if !q.Raw {
 		expr = MatchExpr(terms)
 	} else if err := checkPrefixes(expr); err != nil {

@@ -50,7 +50,7 @@ var dialect = query.Dialect{
 
 // packedSessions selects rowscan.SessionColumns as one JSON array, and the
 // cost beside it (see Packed).
-var packedSessions = `SELECT ` + PackedSessionColumns + rowscan.SessionFrom
+var packedSessions = `SELECT ` + packedSessionSelect + rowscan.SessionFrom
 
 // live reports whether a lock row still binds anyone.
 func (s *Store) live(l *loom.Lock) bool { return s.holder.Live(l, s.Now(), sqlstore.Alive) }
@@ -88,16 +88,16 @@ func (s *Store) sessionTx(ctx context.Context, db queryer, id string) (*loom.Ses
 // Sessions implements loom.Store.
 func (s *Store) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
 	q, args := query.Sessions(dialect, f)
-	return PackedSessions(ctx, rowsOf{reads{s}}, s.live, packedSessions+q, args...)
+	return scanPackedSessions(ctx, rowsOf{reads{s}}, s.live, packedSessions+q, args...)
 }
 
 // packedSummaries selects SummaryColumns as one JSON array.
-var packedSummaries = `SELECT ` + PackedSummaryColumns + ` FROM sessions s `
+var packedSummaries = `SELECT ` + packedSummarySelect + ` FROM sessions s `
 
 // Summaries implements loom.Store.
 func (s *Store) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
 	q, args := query.Sessions(dialect, f)
-	return PackedSummaries(ctx, rowsOf{reads{s}}, packedSummaries+q, args...)
+	return scanPackedSummaries(ctx, rowsOf{reads{s}}, packedSummaries+q, args...)
 }
 
 // Resolve implements loom.Store with the order of loom.ResolveRef.

@@ -49,7 +49,7 @@ const (
 // spanQuery is the query of spanMessages: cond added to the conditions
 // on messages m, newest first with desc, LIMIT ? with limit.
 func spanQuery(cond string, desc, limit bool) string {
-	q := `SELECT ` + PackedMessageColumns + spanFrom + cond
+	q := `SELECT ` + packedMessageSelect + spanFrom + cond
 	if desc {
 		q += spanOrderDesc
 	} else {
@@ -75,7 +75,7 @@ func spanMessagesOf(ctx context.Context, db queryer, id string, lo, hi int64, co
 	if limit > 0 {
 		all = append(all, limit)
 	}
-	msgs, err := rowscan.All(ctx, rowsOf{db}, PackedMessageOf(id, salvage), spanQuery(cond, desc, limit > 0), all...)
+	msgs, err := rowscan.All(ctx, rowsOf{db}, packedMessageOf(id, salvage), spanQuery(cond, desc, limit > 0), all...)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", id, err)
 	}

@@ -343,6 +343,17 @@ func (e engine) BeginApply(ctx context.Context) (sessionstore.ApplyWrites, error
 	return syncTx{writes{e.s, tx}}, nil
 }
 
+// BeginPut implements sessionstore.Engine: an immediate transaction,
+// which holds SQLite's one write lock, so no other put sees a host's
+// last index change under it.
+func (e engine) BeginPut(ctx context.Context) (sessionstore.PutWrites, error) {
+	tx, err := e.s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return syncWrites{writes{e.s, tx}}, nil
+}
+
 // Now implements sessionstore.Engine.
 func (e engine) Now() time.Time { return e.s.Now() }
 

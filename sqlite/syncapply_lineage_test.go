@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -55,7 +55,7 @@ func TestApplySyncForks(t *testing.T) {
 	row.ID, row.ParentID = loom.NewID(), loom.NewID()
 	orphan.Session = &row
 	h := synclog.Header{Host: synclog.NewHostID(), Index: 1, HLC: forked.h.HLC, KeyID: forked.h.KeyID}
-	if err := b.ApplySync(ctx, h, &orphan); !errors.Is(err, sqlite.ErrSyncWaits) {
+	if err := b.ApplySync(ctx, h, &orphan); !errors.Is(err, sessionstore.ErrWaits) {
 		t.Fatalf("a fork of a session not here: %v, want ErrSyncWaits", err)
 	}
 }

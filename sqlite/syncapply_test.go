@@ -14,6 +14,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/synclog"
 )
@@ -242,12 +243,12 @@ func TestApplySyncRefusesGapsAndClocksAhead(t *testing.T) {
 	if len(recs) != 3 {
 		t.Fatalf("%d records, want 3", len(recs))
 	}
-	if err := b.ApplySync(ctx, recs[1].h, recs[1].p); !errors.Is(err, sqlite.ErrSyncGap) {
-		t.Fatalf("applying record 2 first: %v, want ErrSyncGap", err)
+	if err := b.ApplySync(ctx, recs[1].h, recs[1].p); !errors.Is(err, sessionstore.ErrGap) {
+		t.Fatalf("applying record 2 first: %v, want sessionstore.ErrGap", err)
 	}
 	applyAll(t, b, recs[:1])
-	if err := b.ApplySync(ctx, recs[2].h, recs[2].p); !errors.Is(err, sqlite.ErrSyncGap) {
-		t.Fatalf("applying record 3 after 1: %v, want ErrSyncGap", err)
+	if err := b.ApplySync(ctx, recs[2].h, recs[2].p); !errors.Is(err, sessionstore.ErrGap) {
+		t.Fatalf("applying record 3 after 1: %v, want sessionstore.ErrGap", err)
 	}
 	ahead := recs[1]
 	ahead.h.HLC = synclog.NewHLC(time.Now().Add(3*time.Hour), 0)
@@ -267,7 +268,7 @@ func TestApplySyncRefusesWhatItCannotApply(t *testing.T) {
 	ctx := context.Background()
 	_, b := syncPair(t)
 	h := synclog.Header{Host: synclog.NewHostID(), Index: 1, HLC: synclog.NewHLC(time.Now(), 0), KeyID: "0123456789abcdef"}
-	var na *sqlite.NotAppliedError
+	var na *sessionstore.NotAppliedError
 	for range 2 {
 		if err := b.ApplySync(ctx, h, futureRecord{}); !errors.As(err, &na) || na.Type != 200 || !strings.Contains(err.Error(), "update loom") {
 			t.Fatalf("applying a record of a kind this loom does not know: %v, want a NotAppliedError", err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/synclog"
 )
@@ -148,7 +149,7 @@ func applyWaiting(t *testing.T, rnd *rand.Rand, st *sqlite.Store, logs map[syncl
 					continue
 				}
 				err := st.ApplySync(ctx, r.h, r.p)
-				if errors.Is(err, sqlite.ErrSyncWaits) {
+				if errors.Is(err, sessionstore.ErrWaits) {
 					left = true
 					waits = append(waits, err.Error())
 					break

@@ -15,7 +15,7 @@ import (
 )
 
 // syncWrites is a put's transaction as sessionstore.PutSync takes it.
-type syncWrites struct{ tx *sql.Tx }
+type syncWrites struct{ writes }
 
 // SyncLast implements sessionstore.SyncTx.
 func (w syncWrites) SyncLast(ctx context.Context, user, host string) (int64, error) {
@@ -59,15 +59,6 @@ func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []lo
 			records = records + excluded.records, bytes = bytes + excluded.bytes, updated_at = excluded.updated_at`,
 		user, host, recs[len(recs)-1].Index, len(recs), size, when)
 	return err
-}
-
-// PutSyncRecords implements loom.SyncStore. The transaction is immediate:
-// it holds SQLite's one write lock, so no other put sees a host's last
-// index change under it.
-func (s *Store) PutSyncRecords(ctx context.Context, userID string, recs []loom.SyncRecord) (int, error) {
-	return sessionstore.PutSyncIn(ctx, func(fn func(sessionstore.SyncTx) error) error {
-		return s.withTx(ctx, func(tx *sql.Tx) error { return fn(syncWrites{tx}) })
-	}, userID, recs, s.Now())
 }
 
 // SyncRecords implements loom.SyncStore, on the reader pool: pulls
