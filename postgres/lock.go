@@ -40,32 +40,40 @@ func (s *Store) scanLock(row pgx.Row, sessionID string) (*loom.Lock, error) {
 	}
 }
 
-// Lock implements loom.Store. The lock row is read and written under the
-// session's writer serialisation, so no other handle takes it between.
-func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) {
-	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sessionstore.LockSteps{
-		Take: func(ctx context.Context, l loom.Lock) error {
-			return s.withTx(ctx, func(tx pgx.Tx) error { return sessionstore.PutLock(ctx, lockTx{s, tx}, sessionID, l) })
-		},
-		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
-			tag, err := s.pool.Exec(ctx, `UPDATE locks SET expires_at = $1 WHERE session_id = $2 AND owner = $3`,
-				expires, sessionID, s.holder.Owner)
-			return tag.RowsAffected() > 0, serverError(err)
-		},
-		Drop: func(ctx context.Context) error {
-			_, err := s.pool.Exec(ctx, `DELETE FROM locks WHERE session_id = $1 AND owner = $2`, sessionID, s.holder.Owner)
-			return serverError(err)
-		},
-	})
+// BeginLock implements sessionstore.Locker: the lock row is read and
+// written under the session's writer serialisation, so no other handle
+// takes it between.
+func (e engine) BeginLock(ctx context.Context) (sessionstore.LockWrites, error) {
+	w, err := e.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return lockTx{w}, nil
 }
+
+// ExtendLock implements sessionstore.Locker.
+func (e engine) ExtendLock(ctx context.Context, id string, expires time.Time) (bool, error) {
+	tag, err := e.s.pool.Exec(ctx, `UPDATE locks SET expires_at = $1 WHERE session_id = $2 AND owner = $3`,
+		expires, id, e.s.holder.Owner)
+	return tag.RowsAffected() > 0, serverError(err)
+}
+
+// DropLock implements sessionstore.Locker.
+func (e engine) DropLock(ctx context.Context, id string) error {
+	_, err := e.s.pool.Exec(ctx, `DELETE FROM locks WHERE session_id = $1 AND owner = $2`, id, e.s.holder.Owner)
+	return serverError(err)
+}
+
+// Holder implements sessionstore.Locker.
+func (e engine) Holder() sessionstore.Holder { return e.s.holder }
+
+// LeaseTTL implements sessionstore.Locker.
+func (e engine) LeaseTTL() time.Duration { return e.s.LeaseTTL }
 
 // lockTx is the transaction of taking a lock (sessionstore.LockTx): the
 // lock row is read and written under the session's writer
 // serialisation, and the session's row is not locked.
-type lockTx struct {
-	s  *Store
-	tx pgx.Tx
-}
+type lockTx struct{ *writeTx }
 
 // CheckWriter implements sessionstore.LockTx.
 func (w lockTx) CheckWriter(ctx context.Context, id string) error {
@@ -142,10 +150,4 @@ func (s *Store) beginUpdate(ctx context.Context, tx pgx.Tx, sessionID string) er
 		return err
 	}
 	return st.check(sessionID)
-}
-
-// LockSource implements loom.SourceLocker with a lock row of its own
-// (sessionstore.SourceLockID).
-func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
-	return s.Lock(ctx, sessionstore.SourceLockID(userID, path))
 }

@@ -408,9 +408,6 @@ func (e engine) BeginPut(ctx context.Context) (sessionstore.PutWrites, error) {
 // keep.
 func (e engine) Now() time.Time { return ms(e.s.Now()) }
 
-// Owner implements sessionstore.Engine.
-func (e engine) Owner() string { return e.s.holder.Owner }
-
 // Imported runs analyzeImported once an import of n sessions is
 // committed.
 func (e engine) Imported(ctx context.Context, n int) { e.s.analyzeImported(ctx, n) }

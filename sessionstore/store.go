@@ -19,11 +19,34 @@ type Engine interface {
 	Begin(ctx context.Context) (Writes, SyncLog, error)
 	// Now is the time of a write, at the precision the engine keeps.
 	Now() time.Time
-	// Owner names this handle as a lock holder.
-	Owner() string
 	// BeginPut starts a write transaction for a hub's put of sync
 	// records.
 	BeginPut(ctx context.Context) (PutWrites, error)
+	Locker
+}
+
+// Locker is what a Store's locks ask of the engine: the handle that
+// holds them, how long they are trusted, and the writes of a lock row.
+type Locker interface {
+	// Holder is whose locks this handle's are.
+	Holder() Holder
+	// LeaseTTL is how long this handle's locks stay trusted by handles
+	// on other hosts without renewal (loom.LeaseTTL when 0 or less).
+	LeaseTTL() time.Duration
+	// BeginLock starts the transaction that takes a lock.
+	BeginLock(ctx context.Context) (LockWrites, error)
+	// ExtendLock moves the expiry of this handle's lock of session id
+	// to expires; false when the handle no longer holds it.
+	ExtendLock(ctx context.Context, id string, expires time.Time) (bool, error)
+	// DropLock deletes this handle's lock of session id.
+	DropLock(ctx context.Context, id string) error
+}
+
+// LockWrites is the transaction that takes a lock: its steps (LockTx)
+// and its end (as Writes.End).
+type LockWrites interface {
+	LockTx
+	End(err error) error
 }
 
 // Writes is an engine's write transaction: the steps of the write
@@ -107,7 +130,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 	}
 	var fresh *loom.Session
 	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		fresh, err = Append(ctx, tx, log, x, msgs, s.eng.Owner(), s.eng.Now())
+		fresh, err = Append(ctx, tx, log, x, msgs, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	if err != nil {
@@ -187,7 +210,7 @@ func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) 
 	s.prepareFork(ctx)
 	var out *loom.Session
 	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		out, err = Rewind(ctx, tx, log, id, opts, s.eng.Owner(), s.eng.Now())
+		out, err = Rewind(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	return out, err
@@ -203,7 +226,7 @@ func (s *Store) prepareFork(ctx context.Context) {
 func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
 	var out []*loom.Session
 	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		out, err = Delete(ctx, tx, log, id, opts, s.eng.Owner(), s.eng.Now())
+		out, err = Delete(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	return out, err
@@ -223,7 +246,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 	}
 	var res *loom.PruneResult
 	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		res, err = Prune(ctx, tx, log, opts, s.eng.Owner(), s.eng.Now())
+		res, err = Prune(ctx, tx, log, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	return res, err
@@ -266,7 +289,7 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 				return err
 			}
 		}
-		fresh, err = ApplyChanges(ctx, tx, log, w.Changes, s.eng.Owner(), s.eng.Now())
+		fresh, err = ApplyChanges(ctx, tx, log, w.Changes, s.eng.Holder().Owner, s.eng.Now())
 		if err != nil {
 			return err
 		}
@@ -319,4 +342,29 @@ func (s *Store) PutSyncRecords(ctx context.Context, userID string, recs []loom.S
 		return 0, fmt.Errorf("put sync records: %w", err)
 	}
 	return stored, nil
+}
+
+// Lock implements loom.Store: the lock row is checked and written in
+// one transaction of the engine (PutLock), and the lease renews it
+// until it is released (Holder.TakeLock).
+func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) {
+	return s.eng.Holder().TakeLock(ctx, sessionID, s.eng.Now, s.eng.LeaseTTL(), LockSteps{
+		Take: func(ctx context.Context, l loom.Lock) error {
+			tx, err := s.eng.BeginLock(ctx)
+			if err != nil {
+				return err
+			}
+			return within(tx, func(tx LockWrites) error { return PutLock(ctx, tx, sessionID, l) })
+		},
+		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
+			return s.eng.ExtendLock(ctx, sessionID, expires)
+		},
+		Drop: func(ctx context.Context) error { return s.eng.DropLock(ctx, sessionID) },
+	})
+}
+
+// LockSource implements loom.SourceLocker with a lock row of its own
+// (SourceLockID).
+func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
+	return s.Lock(ctx, SourceLockID(userID, path))
 }

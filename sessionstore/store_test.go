@@ -39,8 +39,17 @@ func (e *fakeEngine) BeginPut(context.Context) (PutWrites, error) {
 	return nil, e.writeErr
 }
 
-func (e *fakeEngine) Now() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-func (e *fakeEngine) Owner() string  { return "me" }
+func (e *fakeEngine) Now() time.Time          { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+func (e *fakeEngine) Holder() Holder          { return Holder{Owner: "me"} }
+func (e *fakeEngine) LeaseTTL() time.Duration { return time.Minute }
+
+func (e *fakeEngine) BeginLock(context.Context) (LockWrites, error) {
+	e.calls = append(e.calls, "lock")
+	return nil, e.writeErr
+}
+
+func (e *fakeEngine) ExtendLock(context.Context, string, time.Time) (bool, error) { return true, nil }
+func (e *fakeEngine) DropLock(context.Context, string) error                      { return nil }
 
 // fakeWrites is the fake engine's transaction.
 type fakeWrites struct {
@@ -239,5 +248,18 @@ func TestStorePutSaysWhatFailed(t *testing.T) {
 	_, err := New(e).PutSyncRecords(t.Context(), "u", []loom.SyncRecord{{Host: "h", Index: 1}})
 	if !errors.Is(err, e.writeErr) || !strings.HasPrefix(err.Error(), "put sync records: ") {
 		t.Fatalf("put = %v, want the begin's error, said as a put's", err)
+	}
+}
+
+func TestStoreLockTakesTheRowInATransaction(t *testing.T) {
+	e := newFake()
+	st := New(e)
+	if _, err := st.Lock(t.Context(), ""); loom.ErrorCode(err) != loom.EINVALID || len(e.calls) > 0 {
+		t.Fatalf("lock of no session = %v (calls %v), want EINVALID before the engine", err, e.calls)
+	}
+	e.writeErr = loom.Errorf(loom.ELOCKED, "held")
+	lease, err := st.LockSource(t.Context(), "u", "/a.jsonl")
+	if lease != nil || loom.ErrorCode(err) != loom.ELOCKED || !slices.Equal(e.calls, []string{"lock"}) {
+		t.Fatalf("lock = %v, %v (calls %v), want the transaction's ELOCKED and no lease", lease, err, e.calls)
 	}
 }

@@ -40,28 +40,39 @@ func (s *Store) checkWriter(ctx context.Context, tx *sql.Tx, sessionID string) e
 	return nil
 }
 
-// Lock implements loom.Store. The lock row is read and written in one
-// immediate transaction, so no other process takes it in between.
-func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) {
-	return s.holder.TakeLock(ctx, sessionID, s.Now, s.LeaseTTL, sessionstore.LockSteps{
-		Take: func(ctx context.Context, l loom.Lock) error {
-			return s.withTx(ctx, func(tx *sql.Tx) error { return sessionstore.PutLock(ctx, writes{s, tx}, sessionID, l) })
-		},
-		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
-			res, err := s.writer.ExecContext(ctx, `UPDATE locks SET expires_at = ? WHERE session_id = ? AND owner = ?`,
-				loom.FormatTime(expires), sessionID, s.holder.Owner)
-			if err != nil {
-				return false, s.full(err)
-			}
-			n, err := res.RowsAffected()
-			return n > 0, err
-		},
-		Drop: func(ctx context.Context) error {
-			_, err := s.writer.ExecContext(ctx, `DELETE FROM locks WHERE session_id = ? AND owner = ?`, sessionID, s.holder.Owner)
-			return s.full(err)
-		},
-	})
+// BeginLock implements sessionstore.Locker: the lock row is read and
+// written in one immediate transaction, so no other process takes it
+// in between.
+func (e engine) BeginLock(ctx context.Context) (sessionstore.LockWrites, error) {
+	tx, err := e.s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return writes{e.s, tx}, nil
 }
+
+// ExtendLock implements sessionstore.Locker.
+func (e engine) ExtendLock(ctx context.Context, id string, expires time.Time) (bool, error) {
+	res, err := e.s.writer.ExecContext(ctx, `UPDATE locks SET expires_at = ? WHERE session_id = ? AND owner = ?`,
+		loom.FormatTime(expires), id, e.s.holder.Owner)
+	if err != nil {
+		return false, e.s.full(err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// DropLock implements sessionstore.Locker.
+func (e engine) DropLock(ctx context.Context, id string) error {
+	_, err := e.s.writer.ExecContext(ctx, `DELETE FROM locks WHERE session_id = ? AND owner = ?`, id, e.s.holder.Owner)
+	return e.s.full(err)
+}
+
+// Holder implements sessionstore.Locker.
+func (e engine) Holder() sessionstore.Holder { return e.s.holder }
+
+// LeaseTTL implements sessionstore.Locker.
+func (e engine) LeaseTTL() time.Duration { return e.s.LeaseTTL }
 
 // PutLock implements sessionstore.LockTx.
 func (w writes) PutLock(ctx context.Context, id string, l loom.Lock) error {
@@ -71,10 +82,4 @@ func (w writes) PutLock(ctx context.Context, id string, l loom.Lock) error {
 			host = excluded.host, since = excluded.since, expires_at = excluded.expires_at`,
 		id, l.Owner, l.PID, l.Host, loom.FormatTime(l.Since), loom.FormatTime(l.Expires))
 	return err
-}
-
-// LockSource implements loom.SourceLocker with a lock row of its own
-// (sessionstore.SourceLockID).
-func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
-	return s.Lock(ctx, sessionstore.SourceLockID(userID, path))
 }

@@ -357,9 +357,6 @@ func (e engine) BeginPut(ctx context.Context) (sessionstore.PutWrites, error) {
 // Now implements sessionstore.Engine.
 func (e engine) Now() time.Time { return e.s.Now() }
 
-// Owner implements sessionstore.Engine.
-func (e engine) Owner() string { return e.s.holder.Owner }
-
 // PrepareFork prepares the statements of a fork and of a rewind on the
 // writer, once, before their transaction holds its one connection.
 func (e engine) PrepareFork(ctx context.Context) { e.s.prepareWrites(ctx, &e.s.fonce, forkWrites) }
