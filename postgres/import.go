@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/loomhq/loom/sessionstore"
-
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 var messageCopyColumns = []string{"session_id", "seq", "id", "role", "turn", "body_id",
@@ -174,7 +173,7 @@ func (s *Store) analyzeImported(ctx context.Context, n int) {
 func queueSession(b *pgx.Batch, d *loom.SessionData) {
 	x := d.Session
 	u := x.Usage
-	tool, version, path := sessionstore.SourceColumns(x)
+	tool, version, path := sqlstore.SourceColumns(x)
 	b.Queue(`INSERT INTO sessions (id, user_id, key, surface, title, description,
 		kind, parent_id, fork_turn, project_id, project_name, project_root, cwd, model, provider,
 		profile, message_count, turn_count, summary_seq, last_prompt,

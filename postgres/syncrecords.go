@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loomhq/loom/sessionstore"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
@@ -42,8 +41,8 @@ func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []lo
 	bodies := make([][]byte, len(recs))
 	var size int64
 	for i, r := range recs {
-		idxs[i], headers[i], bodies[i] = r.Index, sessionstore.SyncHeader(r), r.Body
-		size += sessionstore.SyncSize(r)
+		idxs[i], headers[i], bodies[i] = r.Index, sqlstore.SyncHeader(r), r.Body
+		size += sqlstore.SyncSize(r)
 	}
 	if _, err := w.tx.Exec(ctx, `INSERT INTO sync_records (user_id, host_id, idx, header, body, received_at)
 		SELECT $1::text, $2::text, r.idx, r.header, r.body, $6::timestamptz

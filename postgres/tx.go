@@ -64,7 +64,7 @@ func (w *writeTx) CheckWriter(ctx context.Context, id string) error {
 
 // CreateSession implements sessionstore.Tx.
 func (w *writeTx) CreateSession(ctx context.Context, row *loom.Session) error {
-	tool, version, path := sessionstore.SourceColumns(row)
+	tool, version, path := sqlstore.SourceColumns(row)
 	_, err := w.tx.Exec(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
 		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
 		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,

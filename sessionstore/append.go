@@ -123,12 +123,3 @@ func ReplacePart(m *loom.Message, sessionID string, seq int64, part loom.Part) e
 	m.Parts[i] = part
 	return nil
 }
-
-// SourceColumns are the values of s's source as stored: empty strings for a
-// session that was not imported.
-func SourceColumns(s *loom.Session) (tool, version, path string) {
-	if s.Source == nil {
-		return "", "", ""
-	}
-	return s.Source.Tool, s.Source.Version, s.Source.Path
-}

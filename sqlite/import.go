@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loomhq/loom/sessionstore"
-
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 )
@@ -211,7 +209,7 @@ func (w *importWriter) stmt(cache *map[int]*sql.Stmt, prefix, row string, n int)
 func (w *importWriter) session(d *loom.SessionData) error {
 	x := d.Session
 	u := x.Usage
-	tool, version, path := sessionstore.SourceColumns(x)
+	tool, version, path := sqlstore.SourceColumns(x)
 	if w.sessions == nil {
 		st, err := w.tx.PrepareContext(w.ctx, importSessionSQL)
 		if err != nil {

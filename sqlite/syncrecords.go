@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loomhq/loom/sessionstore"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
@@ -48,10 +47,10 @@ func (w syncWrites) SyncAppend(ctx context.Context, user, host string, recs []lo
 	when := loom.FormatTime(at)
 	var size int64
 	for _, r := range recs {
-		if _, err := ins.ExecContext(ctx, user, host, r.Index, sessionstore.SyncHeader(r), r.Body, when); err != nil {
+		if _, err := ins.ExecContext(ctx, user, host, r.Index, sqlstore.SyncHeader(r), r.Body, when); err != nil {
 			return fmt.Errorf("record %d of host %s: %w", r.Index, host, err)
 		}
-		size += sessionstore.SyncSize(r)
+		size += sqlstore.SyncSize(r)
 	}
 	_, err = w.tx.ExecContext(ctx, `INSERT INTO sync_hosts (user_id, host_id, last, records, bytes, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?)

@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/loomhq/loom/sessionstore"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // SyncRecords is loom.SyncStore.SyncRecords read from db in d's SQL.
 func SyncRecords(ctx context.Context, db rowscan.Querier, d Dialect, user, host string, after int64, limit int) ([]loom.SyncRecord, error) {
-	limit, err := sessionstore.SyncPage(user, host, after, limit)
+	limit, err := sqlstore.SyncPage(user, host, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +27,7 @@ func SyncRecords(ctx context.Context, db rowscan.Querier, d Dialect, user, host 
 
 // SyncHosts is loom.SyncStore.SyncHosts read from db in d's SQL.
 func SyncHosts(ctx context.Context, db rowscan.Querier, d Dialect, user string) ([]loom.SyncHost, error) {
-	if err := sessionstore.SyncUser(user); err != nil {
+	if err := sqlstore.SyncUser(user); err != nil {
 		return nil, err
 	}
 	c := New(d)

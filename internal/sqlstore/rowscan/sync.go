@@ -3,9 +3,8 @@ package rowscan
 import (
 	"context"
 
-	"github.com/loomhq/loom/sessionstore"
-
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // SyncRecordColumns are the columns SyncRecord reads from sync_records.
@@ -37,7 +36,7 @@ func SyncPage(ctx context.Context, db Querier, q string, args ...any) ([]loom.Sy
 		if err != nil {
 			return nil, err
 		}
-		size += sessionstore.SyncSize(r)
+		size += sqlstore.SyncSize(r)
 		if len(out) > 0 && size > loom.MaxSyncPageBytes {
 			return out, nil
 		}
