@@ -14,30 +14,6 @@ import (
 
 var _ loom.ShareStore = (*Store)(nil)
 
-// CreateShare implements loom.ShareStore.
-func (s *Store) CreateShare(ctx context.Context, userID string, blob []byte, expires time.Time) (*loom.Share, error) {
-	now := ms(s.Now())
-	sh, err := loom.NewShare(userID, blob, expires, now)
-	switch {
-	case err != nil:
-		return nil, err
-	case !storable(userID):
-		return nil, loom.Errorf(loom.EINVALID, "a share's user must be UTF-8 text without NUL bytes")
-	}
-	err = s.withTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE shares SET blob = NULL WHERE blob IS NOT NULL AND expires_at <= $1`, now); err != nil {
-			return fmt.Errorf("delete expired shares: %w", err)
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO shares (id, user_id, created_at, expires_at, size, blob) VALUES ($1, $2, $3, $4, $5, $6)`,
-			sh.ID, sh.UserID, sh.CreatedAt, sh.ExpiresAt, sh.Size, blob)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("create share: %w", serverError(err))
-	}
-	return sh, nil
-}
-
 // Shares implements loom.ShareStore.
 func (s *Store) Shares(ctx context.Context, userID string) ([]*loom.Share, error) {
 	if !storable(userID) {
@@ -68,17 +44,33 @@ func (s *Store) ShareBlob(ctx context.Context, id string) ([]byte, error) {
 	return blob, nil
 }
 
-// RevokeShare implements loom.ShareStore.
-func (s *Store) RevokeShare(ctx context.Context, userID, id string) error {
-	if !storable(userID, id) {
-		return loom.Errorf(loom.ENOTFOUND, "no share %q of yours", id)
+// InsertShare implements sessionstore.Grants.
+func (e engine) InsertShare(ctx context.Context, sh *loom.Share, blob []byte, now time.Time) error {
+	if !storable(sh.UserID) {
+		return loom.Errorf(loom.EINVALID, "a share's user must be UTF-8 text without NUL bytes")
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE shares SET revoked_at = coalesce(revoked_at, $1), blob = NULL WHERE id = $2 AND user_id = $3`, ms(s.Now()), id, userID)
+	err := e.s.withTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE shares SET blob = NULL WHERE blob IS NOT NULL AND expires_at <= $1`, now); err != nil {
+			return fmt.Errorf("delete expired shares: %w", err)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO shares (id, user_id, created_at, expires_at, size, blob) VALUES ($1, $2, $3, $4, $5, $6)`,
+			sh.ID, sh.UserID, sh.CreatedAt, sh.ExpiresAt, sh.Size, blob)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("revoke share %s: %w", id, serverError(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return loom.Errorf(loom.ENOTFOUND, "no share %q of yours", id)
+		return fmt.Errorf("create share: %w", serverError(err))
 	}
 	return nil
+}
+
+// MarkShareRevoked implements sessionstore.Grants.
+func (e engine) MarkShareRevoked(ctx context.Context, user, id string, now time.Time) (bool, error) {
+	if !storable(user, id) {
+		return false, nil // no share has such a user or id
+	}
+	tag, err := e.s.pool.Exec(ctx, `UPDATE shares SET revoked_at = coalesce(revoked_at, $1), blob = NULL WHERE id = $2 AND user_id = $3`, now, id, user)
+	if err != nil {
+		return false, fmt.Errorf("revoke share %s: %w", id, serverError(err))
+	}
+	return tag.RowsAffected() > 0, nil
 }

@@ -13,34 +13,6 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-// CreateToken implements loom.TokenStore.
-func (s *Store) CreateToken(ctx context.Context, userID, name string, ttl time.Duration) (*loom.Token, string, error) {
-	return s.CreateScopedToken(ctx, userID, name, loom.ScopeFull, ttl)
-}
-
-// CreateScopedToken implements loom.TokenStore.
-func (s *Store) CreateScopedToken(ctx context.Context, userID, name, scope string, ttl time.Duration) (*loom.Token, string, error) {
-	t, secret, err := loom.NewScopedToken(userID, name, scope, ttl, s.Now())
-	switch {
-	case err != nil:
-		return nil, "", err
-	case !storable(userID, name):
-		return nil, "", loom.Errorf(loom.EINVALID, "token user and name must be UTF-8 text without NUL bytes")
-	}
-	err = s.withTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-			t.ID, t.UserID, t.Name, loom.HashToken(secret), t.CreatedAt, t.ExpiresAt)
-		if err == nil && t.Scope != loom.ScopeFull {
-			_, err = tx.Exec(ctx, `INSERT INTO token_scopes (token_id, scope) VALUES ($1, $2)`, t.ID, t.Scope)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, "", fmt.Errorf("create token: %w", serverError(err))
-	}
-	return t, secret, nil
-}
-
 // Tokens implements loom.TokenStore.
 func (s *Store) Tokens(ctx context.Context, userID string) ([]*loom.Token, error) {
 	if !storable(userID) {
@@ -68,18 +40,33 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*loom.Token, e
 	})
 }
 
-// RevokeToken implements loom.TokenStore. Revoking a revoked token keeps
-// the first revocation time.
-func (s *Store) RevokeToken(ctx context.Context, id string) error {
-	if !storable(id) {
-		return loom.Errorf(loom.ENOTFOUND, "no token %q", id)
+// InsertToken implements sessionstore.Grants.
+func (e engine) InsertToken(ctx context.Context, t *loom.Token, hash string) error {
+	if !storable(t.UserID, t.Name) {
+		return loom.Errorf(loom.EINVALID, "token user and name must be UTF-8 text without NUL bytes")
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2`, ms(s.Now()), id)
+	err := e.s.withTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			t.ID, t.UserID, t.Name, hash, t.CreatedAt, t.ExpiresAt)
+		if err == nil && t.Scope != loom.ScopeFull {
+			_, err = tx.Exec(ctx, `INSERT INTO token_scopes (token_id, scope) VALUES ($1, $2)`, t.ID, t.Scope)
+		}
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("revoke token %s: %w", id, serverError(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return loom.Errorf(loom.ENOTFOUND, "no token %q", id)
+		return fmt.Errorf("create token: %w", serverError(err))
 	}
 	return nil
+}
+
+// MarkTokenRevoked implements sessionstore.Grants.
+func (e engine) MarkTokenRevoked(ctx context.Context, id string, now time.Time) (bool, error) {
+	if !storable(id) {
+		return false, nil // no token has such an id
+	}
+	tag, err := e.s.pool.Exec(ctx, `UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2`, now, id)
+	if err != nil {
+		return false, fmt.Errorf("revoke token %s: %w", id, serverError(err))
+	}
+	return tag.RowsAffected() > 0, nil
 }

@@ -23,6 +23,7 @@ type Engine interface {
 	// records.
 	BeginPut(ctx context.Context) (PutWrites, error)
 	Locker
+	Grants
 }
 
 // Locker is what a Store's locks ask of the engine: the handle that

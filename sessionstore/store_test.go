@@ -48,6 +48,26 @@ func (e *fakeEngine) BeginLock(context.Context) (LockWrites, error) {
 	return nil, e.writeErr
 }
 
+func (e *fakeEngine) InsertToken(_ context.Context, t *loom.Token, hash string) error {
+	e.calls = append(e.calls, "insert token")
+	return e.writeErr
+}
+
+func (e *fakeEngine) MarkTokenRevoked(context.Context, string, time.Time) (bool, error) {
+	e.calls = append(e.calls, "revoke token")
+	return false, e.writeErr
+}
+
+func (e *fakeEngine) InsertShare(context.Context, *loom.Share, []byte, time.Time) error {
+	e.calls = append(e.calls, "insert share")
+	return e.writeErr
+}
+
+func (e *fakeEngine) MarkShareRevoked(context.Context, string, string, time.Time) (bool, error) {
+	e.calls = append(e.calls, "revoke share")
+	return false, e.writeErr
+}
+
 func (e *fakeEngine) ExtendLock(context.Context, string, time.Time) (bool, error) { return true, nil }
 func (e *fakeEngine) DropLock(context.Context, string) error                      { return nil }
 
@@ -261,5 +281,28 @@ func TestStoreLockTakesTheRowInATransaction(t *testing.T) {
 	lease, err := st.LockSource(t.Context(), "u", "/a.jsonl")
 	if lease != nil || loom.ErrorCode(err) != loom.ELOCKED || !slices.Equal(e.calls, []string{"lock"}) {
 		t.Fatalf("lock = %v, %v (calls %v), want the transaction's ELOCKED and no lease", lease, err, e.calls)
+	}
+}
+
+func TestStoreGrantsCheckThenWrite(t *testing.T) {
+	e := newFake()
+	st := New(e)
+	ctx := t.Context()
+	if _, _, err := st.CreateToken(ctx, "", "laptop", 0); loom.ErrorCode(err) != loom.EINVALID || len(e.calls) > 0 {
+		t.Fatalf("a token without a user = %v (calls %v), want EINVALID before the engine", err, e.calls)
+	}
+	tok, secret, err := st.CreateScopedToken(ctx, "u", "laptop", loom.ScopeFull, time.Hour)
+	if err != nil || tok.UserID != "u" || secret == "" || !slices.Equal(e.calls, []string{"insert token"}) {
+		t.Fatalf("token = %+v, %q, %v (calls %v)", tok, secret, err, e.calls)
+	}
+	if err := st.RevokeToken(ctx, "nope"); loom.ErrorCode(err) != loom.ENOTFOUND {
+		t.Fatalf("revoke of an unknown token = %v, want ENOTFOUND", err)
+	}
+	if err := st.RevokeShare(ctx, "u", "nope"); loom.ErrorCode(err) != loom.ENOTFOUND {
+		t.Fatalf("revoke of an unknown share = %v, want ENOTFOUND", err)
+	}
+	e.calls = nil
+	if _, err := st.CreateShare(ctx, "u", []byte("sealed"), e.Now().Add(-time.Hour)); loom.ErrorCode(err) != loom.EINVALID || len(e.calls) > 0 {
+		t.Fatalf("a share expired already = %v (calls %v), want EINVALID before the engine", err, e.calls)
 	}
 }

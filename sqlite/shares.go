@@ -13,27 +13,6 @@ import (
 
 var _ loom.ShareStore = (*Store)(nil)
 
-// CreateShare implements loom.ShareStore.
-func (s *Store) CreateShare(ctx context.Context, userID string, blob []byte, expires time.Time) (*loom.Share, error) {
-	now := s.Now()
-	sh, err := loom.NewShare(userID, blob, expires, now)
-	if err != nil {
-		return nil, err
-	}
-	err = s.shareWrite(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE shares SET blob = NULL WHERE blob IS NOT NULL AND expires_at <= ?`, loom.FormatTime(now)); err != nil {
-			return fmt.Errorf("delete expired shares: %w", err)
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO shares (id, user_id, created_at, expires_at, size, blob) VALUES (?, ?, ?, ?, ?, ?)`,
-			sh.ID, sh.UserID, loom.FormatTime(sh.CreatedAt), loom.FormatTime(sh.ExpiresAt), sh.Size, blob)
-		return err
-	})
-	if err != nil {
-		return nil, s.full(fmt.Errorf("create share: %w", err))
-	}
-	return sh, nil
-}
-
 // Shares implements loom.ShareStore.
 func (s *Store) Shares(ctx context.Context, userID string) ([]*loom.Share, error) {
 	out, err := rowscan.All(ctx, rowsOf{reads{s}}, rowscan.Share,
@@ -58,11 +37,28 @@ func (s *Store) ShareBlob(ctx context.Context, id string) ([]byte, error) {
 	return blob, nil
 }
 
-// RevokeShare implements loom.ShareStore.
-func (s *Store) RevokeShare(ctx context.Context, userID, id string) error {
+// InsertShare implements sessionstore.Grants.
+func (e engine) InsertShare(ctx context.Context, sh *loom.Share, blob []byte, now time.Time) error {
+	err := e.s.shareWrite(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE shares SET blob = NULL WHERE blob IS NOT NULL AND expires_at <= ?`, loom.FormatTime(now)); err != nil {
+			return fmt.Errorf("delete expired shares: %w", err)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO shares (id, user_id, created_at, expires_at, size, blob) VALUES (?, ?, ?, ?, ?, ?)`,
+			sh.ID, sh.UserID, loom.FormatTime(sh.CreatedAt), loom.FormatTime(sh.ExpiresAt), sh.Size, blob)
+		return err
+	})
+	if err != nil {
+		return e.s.full(fmt.Errorf("create share: %w", err))
+	}
+	return nil
+}
+
+// MarkShareRevoked implements sessionstore.Grants.
+func (e engine) MarkShareRevoked(ctx context.Context, user, id string, now time.Time) (bool, error) {
 	var n int64
-	err := s.shareWrite(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE shares SET revoked_at = coalesce(revoked_at, ?), blob = NULL WHERE id = ? AND user_id = ?`, s.now(), id, userID)
+	err := e.s.shareWrite(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE shares SET revoked_at = coalesce(revoked_at, ?), blob = NULL WHERE id = ? AND user_id = ?`,
+			loom.FormatTime(now), id, user)
 		if err != nil {
 			return err
 		}
@@ -70,12 +66,9 @@ func (s *Store) RevokeShare(ctx context.Context, userID, id string) error {
 		return nil
 	})
 	if err != nil {
-		return s.full(fmt.Errorf("revoke share %s: %w", id, err))
+		return false, e.s.full(fmt.Errorf("revoke share %s: %w", id, err))
 	}
-	if n == 0 {
-		return loom.Errorf(loom.ENOTFOUND, "no share %q of yours", id)
-	}
-	return nil
+	return n > 0, nil
 }
 
 // shareWrite runs fn in one write transaction with secure_delete on, so

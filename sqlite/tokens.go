@@ -43,40 +43,28 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*loom.Token, e
 	})
 }
 
-// RevokeToken implements loom.TokenStore. Revoking a revoked token keeps
-// the first revocation time.
-func (s *Store) RevokeToken(ctx context.Context, id string) error {
-	res, err := s.writer.ExecContext(ctx, `UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, s.now(), id)
-	if err != nil {
-		return s.full(fmt.Errorf("revoke token %s: %w", id, err))
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return loom.Errorf(loom.ENOTFOUND, "no token %q", id)
-	}
-	return nil
-}
-
-// CreateToken implements loom.TokenStore.
-func (s *Store) CreateToken(ctx context.Context, userID, name string, ttl time.Duration) (*loom.Token, string, error) {
-	return s.CreateScopedToken(ctx, userID, name, loom.ScopeFull, ttl)
-}
-
-// CreateScopedToken implements loom.TokenStore.
-func (s *Store) CreateScopedToken(ctx context.Context, userID, name, scope string, ttl time.Duration) (*loom.Token, string, error) {
-	t, secret, err := loom.NewScopedToken(userID, name, scope, ttl, s.Now())
-	if err != nil {
-		return nil, "", err
-	}
-	err = s.withTx(ctx, func(tx *sql.Tx) error {
+// InsertToken implements sessionstore.Grants.
+func (e engine) InsertToken(ctx context.Context, t *loom.Token, hash string) error {
+	err := e.s.withTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO tokens (id, user_id, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			t.ID, t.UserID, t.Name, loom.HashToken(secret), loom.FormatTime(t.CreatedAt), nullTime(t.ExpiresAt))
+			t.ID, t.UserID, t.Name, hash, loom.FormatTime(t.CreatedAt), nullTime(t.ExpiresAt))
 		if err == nil && t.Scope != loom.ScopeFull {
 			_, err = tx.ExecContext(ctx, `INSERT INTO token_scopes (token_id, scope) VALUES (?, ?)`, t.ID, t.Scope)
 		}
 		return err
 	})
 	if err != nil {
-		return nil, "", s.full(fmt.Errorf("create token: %w", err))
+		return e.s.full(fmt.Errorf("create token: %w", err))
 	}
-	return t, secret, nil
+	return nil
+}
+
+// MarkTokenRevoked implements sessionstore.Grants.
+func (e engine) MarkTokenRevoked(ctx context.Context, id string, now time.Time) (bool, error) {
+	res, err := e.s.writer.ExecContext(ctx, `UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, loom.FormatTime(now), id)
+	if err != nil {
+		return false, e.s.full(fmt.Errorf("revoke token %s: %w", id, err))
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
 }
