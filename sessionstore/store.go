@@ -86,10 +86,11 @@ type (
 	}
 )
 
-// Store is the writes of loom.Store, written once over an Engine: each
-// opens one write transaction of the engine and runs the rule of its
-// write there, which records the change in the store's sync log. An
-// engine's store embeds it beside its reads.
+// Store is the writes of loom.Store, its locks, a hub's put of sync
+// records and the writes of tokens and shares, written once over an
+// Engine: each begins one transaction of the engine, runs the rule of
+// its write there (which records the change in the store's sync log)
+// and ends it. An engine's store embeds it beside its reads.
 type Store struct {
 	eng Engine
 }
