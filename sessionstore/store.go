@@ -275,10 +275,7 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 // ApplyImport implements loom.ImportApplier: the new sessions, the
 // changes and the file records in one transaction.
 func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
-	if err := w.Validate(); err != nil {
-		return err
-	}
-	if err := validFiles(w.Files); err != nil {
+	if err := w.Validate(); err != nil { // its files' records included
 		return err
 	}
 	if w.Empty() {
@@ -307,7 +304,7 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 
 // RecordImportedFiles implements loom.Store.
 func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFile) error {
-	if err := validFiles(files); err != nil {
+	if err := (&loom.ImportWrite{Files: files}).Validate(); err != nil {
 		return err
 	}
 	return s.write(ctx, func(tx Writes, _ SyncLog) error { return tx.RecordFiles(ctx, files) })
@@ -317,15 +314,6 @@ func (s *Store) imported(ctx context.Context, n int) {
 	if w, ok := s.eng.(importWatcher); ok && n > 0 {
 		w.Imported(ctx, n)
 	}
-}
-
-func validFiles(files []loom.ImportedFile) error {
-	for i := range files {
-		if err := files[i].Validate(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // PutSyncRecords implements loom.SyncStore with PutSync, in one

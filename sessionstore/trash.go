@@ -86,14 +86,11 @@ func Restore(ctx context.Context, tx Tx, log SyncLog, id string) error {
 	})
 }
 
-// Prune is Store.Prune at now by the store handle owner, inside tx:
-// the sessions selected go to the trash (so a prune is undone by restore
+// Prune is Store.Prune of opts, validated, at now by the store handle
+// owner, inside tx: the sessions selected go to the trash (so a prune is undone by restore
 // for loom.TrashTTL), but for those another live holder than owner has,
 // which are skipped; a dry run only reports.
 func Prune(ctx context.Context, tx Tx, log SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
 	selected, err := tx.Prunable(ctx, opts, now)
 	if err != nil {
 		return nil, fmt.Errorf("prune: %w", err)

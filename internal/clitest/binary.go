@@ -39,9 +39,9 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// ModuleRoot returns the directory of loom's go.mod, found from the
+// moduleRoot returns the directory of loom's go.mod, found from the
 // working directory up, for tests that read the repository's files.
-func ModuleRoot(t testing.TB) string {
+func moduleRoot(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
@@ -73,7 +73,7 @@ func LoomBinary(t *testing.T) string {
 		}
 		binPath = filepath.Join(binDir, "loom")
 		build := exec.Command(gotool, "build", "-o", binPath, "./cmd/loom")
-		build.Dir = ModuleRoot(t)
+		build.Dir = moduleRoot(t)
 		out, err := build.CombinedOutput()
 		if err != nil {
 			binErr = errors.New(string(out))

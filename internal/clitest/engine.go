@@ -111,9 +111,9 @@ func OpenEngine(ctx context.Context, dsn string) (FixtureEngine, error) {
 	return st, nil
 }
 
-// OpenFor opens the store a URL names as cmd/loom does for a command
+// openFor opens the store a URL names as cmd/loom does for a command
 // with the given access.
-func OpenFor(ctx context.Context, dsn string, access cli.Access) (loom.Store, error) {
+func openFor(ctx context.Context, dsn string, access cli.Access) (loom.Store, error) {
 	if postgres.IsURL(dsn) {
 		return OpenEngine(ctx, dsn)
 	}

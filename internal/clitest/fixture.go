@@ -265,7 +265,7 @@ func (fx *Fixture) RunWith(t *testing.T, o RunOpts, args ...string) Result {
 		Env:   func(k string) string { return env[k] },
 		Getwd: func() (string, error) { return dir, nil },
 		OpenStore: func(ctx context.Context, url string, access cli.Access) (loom.Store, error) {
-			st, err := OpenFor(ctx, url, access)
+			st, err := openFor(ctx, url, access)
 			if err != nil {
 				return nil, err
 			}

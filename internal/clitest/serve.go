@@ -46,7 +46,7 @@ func StartServe(t *testing.T, fx *Fixture, env map[string]string, user string) *
 		IO:            ios,
 		Env:           func(k string) string { return all[k] },
 		Getwd:         func() (string, error) { return fx.Project, nil },
-		OpenStore:     OpenFor,
+		OpenStore:     openFor,
 		Now:           time.Now,
 		Providers:     TestProviders(),
 		Serve:         testServe,
