@@ -46,6 +46,13 @@ type SearchQuery struct {
 	// words (or their stems), those holding more of them first (the
 	// TierTitle tier).
 	Titles bool
+	// Gate, when set, is applied to each text a snippet is made from
+	// (a message's, a title's) before it is cut and its matches marked:
+	// how the ways out of the machine (MCP, recall, hooks) redact
+	// secrets while they are whole, before a highlight or a cut could
+	// break them apart (secrets.Gate). cut says the text was cut short
+	// at its end.
+	Gate func(text string, cut bool) string `json:"-"`
 }
 
 // The tiers of a search, in the order a plain query goes through them

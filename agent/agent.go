@@ -17,6 +17,7 @@ import (
 	"github.com/loomhq/loom/internal/modelcall"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/replaylog"
+	"github.com/loomhq/loom/secrets"
 )
 
 // DefaultMaxSteps bounds the model calls of one turn.
@@ -59,6 +60,11 @@ type Loop struct {
 	LogFor func(s *loom.Session) *replaylog.Log
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
+	// Redact, when set, is the detector of the gate session_search reads
+	// through: it hands other sessions' text (those of every agent the
+	// user imported) to the model's provider, redacted as the MCP tools
+	// hand it ([mcp] redact in config.toml).
+	Redact *secrets.Detector
 
 	depth int // 0 for the main agent, 1 for a sub-agent
 }

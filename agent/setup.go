@@ -147,6 +147,11 @@ func (su *Setup) Build(ctx context.Context, st loom.Store, s *loom.Session, c Ch
 	l.Thinking, l.MaxTokens = cfg.Thinking, cfg.MaxTokens
 	l.CompactItems, l.ContextWindow = cfg.CompactAfter, cfg.ContextWindow
 	l.StreamIdleTimeout, l.TurnTimeout = cfg.StreamIdleTimeout, cfg.TurnTimeout
+	if cfg.MCP.Redacts() {
+		if l.Redact, err = cfg.Secrets.Detector(); err != nil {
+			return nil, err
+		}
+	}
 	l.LogFor = func(x *loom.Session) *replaylog.Log {
 		lg, err := replaylog.Open(d.SessionLog(x.UserID, x.ID))
 		if err != nil {

@@ -63,7 +63,11 @@ func (SessionSearch) Run(ctx context.Context, c *Call) (string, error) {
 	if in.Limit <= 0 || in.Limit > 50 {
 		in.Limit = 10
 	}
-	hits, err := c.Loop.Store.Search(ctx, loom.SearchQuery{Text: in.Query, UserID: c.Session.UserID, Limit: in.Limit})
+	var st loom.Store = c.Loop.Store
+	if c.Loop.Redact != nil {
+		st = c.Loop.Redact.Gate(st)
+	}
+	hits, err := st.Search(ctx, loom.SearchQuery{Text: in.Query, UserID: c.Session.UserID, Limit: in.Limit})
 	if err != nil {
 		return "", err
 	}

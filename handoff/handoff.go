@@ -103,6 +103,16 @@ func Run(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Option
 	if err != nil {
 		return nil, err
 	}
+	// Another program reads what is handed off: the session is read
+	// through the gate, redacted before anything is converted.
+	var gate *secrets.Gate
+	if o.Redact != nil {
+		gate = o.Redact.Gate(st)
+		st = gate
+		if s, err = gate.Session(ctx, s.ID); err != nil {
+			return nil, err
+		}
+	}
 	msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
 	if err != nil {
 		return nil, err
@@ -119,13 +129,11 @@ func Run(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Option
 	if !slices.ContainsFunc(msgs, func(m *loom.Message) bool { return m.Role == loom.RoleUser }) {
 		return nil, loom.Errorf(loom.EINVALID, "session %s has no prompt to hand off", s.ID)
 	}
-	from, redacted := s, 0
-	if o.Redact != nil {
-		data := []*loom.SessionData{{Session: s, Messages: msgs}}
-		redacted = o.Redact.RedactSessions(data)
-		from = data[0].Session
+	redacted := 0
+	if gate != nil {
+		redacted = gate.Redacted()
 	}
-	out, err := w.Handoff(ctx, &Handoff{Session: from, Messages: msgs, Dir: dir, Env: o.Env, Home: o.Home, Now: o.Now})
+	out, err := w.Handoff(ctx, &Handoff{Session: s, Messages: msgs, Dir: dir, Env: o.Env, Home: o.Home, Now: o.Now})
 	if err != nil {
 		return nil, err
 	}

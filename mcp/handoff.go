@@ -78,7 +78,10 @@ func (t *tools) runHandoff(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := handoff.Run(ctx, c.st, s, w, handoff.Options{Dir: a.Dir, Last: a.Last, Env: h.Env, Home: h.Home, Now: t.cfg.Now(), Redact: t.cfg.Redact})
+	rep, err := handoff.Run(ctx, c.st, s, w, handoff.Options{Dir: a.Dir, Last: a.Last, Env: h.Env, Home: h.Home, Now: t.cfg.Now()})
+	if rep != nil {
+		rep.Redacted = c.redacted()
+	}
 	if loom.ErrorCode(err) == loom.EINVALID {
 		return nil, loom.Errorf(loom.EINVALID, "%s", strings.Replace(loom.ErrorMessage(err), "; name one", "; name one in dir", 1))
 	}

@@ -50,7 +50,7 @@ func (t *tools) runRecall(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := recall.Options{Prompt: a.Prompt, UserID: c.user, Tokens: n, Redact: t.cfg.Redact}
+	o := recall.Options{Prompt: a.Prompt, UserID: c.user, Tokens: n}
 	if project != nil {
 		o.ProjectID = project.ID
 	}
@@ -66,5 +66,6 @@ func (t *tools) runRecall(ctx context.Context, c *call) (*result, error) {
 	default:
 		text = "Nothing in past sessions bears on this."
 	}
-	return &result{text: strings.TrimSpace(text), structured: res, redacted: res.Redacted}, nil
+	res.Redacted = c.redacted()
+	return &result{text: strings.TrimSpace(text), structured: res}, nil
 }

@@ -65,9 +65,12 @@ type Config struct {
 	// MaxFrameBytes bounds one message read by Serve (default
 	// DefaultMaxFrameBytes); a longer one is refused and skipped.
 	MaxFrameBytes int
-	// Redact, when set, replaces the secrets it finds in what the read
-	// tools return (search snippets, session titles and prompts,
-	// messages) with markers, and each result says how many.
+	// Redact, when set, is the detector of the gate every tool reads
+	// the store through (secrets.Gate): what the tools return (search
+	// snippets, session titles and prompts, messages, recalled turns,
+	// memory, hand-off files) has its secrets replaced with markers
+	// before anything cuts or highlights it, and each result says how
+	// many.
 	Redact *secrets.Detector
 }
 
@@ -141,6 +144,37 @@ type call struct {
 	st   loom.Store
 	args json.RawMessage
 	name string
+	// gate is the gate st reads through; nil when results are not
+	// redacted ([mcp] redact = false).
+	gate *secrets.Gate
+}
+
+// text passes a text read from elsewhere than the store (a memory
+// file) through the call's gate.
+func (c *call) text(s string) string {
+	if c.gate == nil {
+		return s
+	}
+	return c.gate.Text(s)
+}
+
+// redacted is how many secrets the call's gate has replaced so far.
+func (c *call) redacted() int {
+	if c.gate == nil {
+		return 0
+	}
+	return c.gate.Redacted()
+}
+
+// gated redacts the message of an error on its way out.
+func (c *call) gated(err error) error {
+	if c.gate == nil || err == nil {
+		return err
+	}
+	if loom.ErrorCode(err) != loom.EINTERNAL {
+		return err
+	}
+	return errors.New(c.gate.Text(err.Error()))
 }
 
 // result is a tool's answer: text for the model and the same in loom's
@@ -209,10 +243,21 @@ func (t *tools) handler(tl tool) sdk.ToolHandler {
 		if err != nil {
 			return toolError(fmt.Errorf("the session store cannot be opened: %s", loom.ErrorMessage(err))), nil
 		}
-		c := &call{user: user, st: st, args: req.Params.Arguments, name: tl.tool.Name}
+		// Every tool reads through the gate: what it returns was
+		// redacted as it was read, before any of it was cut, numbered
+		// or highlighted.
+		var gate *secrets.Gate
+		if t.cfg.Redact != nil {
+			gate = t.cfg.Redact.Gate(st)
+			st = gate
+		}
+		c := &call{user: user, st: st, args: req.Params.Arguments, name: tl.tool.Name, gate: gate}
 		out, err := tl.run(ctx, c)
 		if err != nil {
-			return toolError(t.explain(ctx, tl.tool.Name, err)), nil
+			return toolError(t.explain(ctx, tl.tool.Name, c.gated(err))), nil
+		}
+		if gate != nil {
+			out.redacted = gate.Redacted()
 		}
 		if out.redacted > 0 {
 			out.text += fmt.Sprintf("\n\nloom redacted %s in this result: each is marked [REDACTED:rule].", human.Plural(out.redacted, "secret"))

@@ -137,15 +137,7 @@ func (t *tools) runSearch(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	hits := res.Hits
-	redacted := 0
-	if d := t.cfg.Redact; d != nil {
-		for i := range hits {
-			var k int
-			hits[i].Snippet, k = d.Redact(hits[i].Snippet)
-			redacted += k
-		}
-	}
-	out := searchResult{Hits: hits, Project: project, Partial: loom.Partial(hits), Redacted: redacted}
+	out := searchResult{Hits: hits, Project: project, Partial: loom.Partial(hits), Redacted: c.redacted()}
 	if len(hits) > n {
 		out.Hits, out.More = hits[:n], true
 	}
@@ -276,15 +268,7 @@ func (t *tools) runList(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	redacted := 0
-	if d := t.cfg.Redact; d != nil {
-		for i := range list {
-			var k int
-			list[i], k = d.RedactSession(list[i])
-			redacted += k
-		}
-	}
-	out := listResult{Sessions: list, Project: project, Redacted: redacted}
+	out := listResult{Sessions: list, Project: project, Redacted: c.redacted()}
 	if len(list) > n {
 		out.Sessions = list[:n]
 		out.Next = loom.CursorAfter(out.Sessions[n-1]).String()
@@ -395,12 +379,8 @@ func (t *tools) runRead(ctx context.Context, c *call) (*result, error) {
 	if len(snap) == 0 {
 		return nil, loom.NotFound(s.ID)
 	}
-	redacted := 0
-	if d := t.cfg.Redact; d != nil {
-		redacted = d.RedactSessions(snap[:1])
-	}
 	s, msgs := snap[0].Session, snap[0].Messages
-	out := readResult{Session: s, Messages: msgs, Cut: []cut{}, Redacted: redacted}
+	out := readResult{Session: s, Messages: msgs, Cut: []cut{}, Redacted: c.redacted()}
 	if q.Oldest && len(msgs) > n {
 		out.Messages = msgs[:n]
 		out.NextAfter = msgs[n-1].Seq
@@ -494,6 +474,9 @@ func (t *tools) runMemory(ctx context.Context, c *call) (*result, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Memory goes to the client's model like any result: redacted
+		// whole, before its start is cut.
+		text = c.text(text)
 		shown := text
 		if len(shown) > maxMemoryRead {
 			shown = shown[len(shown)-maxMemoryRead:]

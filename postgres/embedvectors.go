@@ -174,7 +174,7 @@ func (s *Store) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64,
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	hits, bodies := sqlstore.VectorOrder(ids, scores, byBody, q.Limit)
-	m := snippet.NewMatcher(q.Text)
+	m := snippet.ForQuery(q)
 	start, end := q.Marks()
 	for i := range hits {
 		hits[i].Snippet = m.MakeWindow(snippet.Prefix(texts[bodies[i]]), start, end)

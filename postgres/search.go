@@ -242,7 +242,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	if err != nil {
 		return nil, searchError(err, q.Raw)
 	}
-	m := snippet.NewMatcher(q.Text)
+	m := snippet.ForQuery(q)
 	start, end := q.Marks()
 	var hits []loom.SearchHit
 	var matches int64
@@ -330,7 +330,7 @@ func (s *Store) newest(ctx context.Context, sql string, args []any, q loom.Searc
 		return nil, nil, searchError(err, q.Raw)
 	}
 	defer rows.Close()
-	m := snippet.NewMatcher(q.Text)
+	m := snippet.ForQuery(q)
 	start, end := q.Marks()
 	var hits []loom.SearchHit
 	var bodies []int64

@@ -36,9 +36,10 @@ type Options struct {
 	Tokens int
 	// Exclude leaves out a session: the one asking.
 	Exclude string
-	// Redact, when set, replaces the secrets it finds in what is
-	// recalled (text and titles) by markers, before the budget is
-	// applied: recall hands stored text to another agent and its model.
+	// Redact, when set, is the detector of the gate the store is read
+	// through (secrets.Gate): recall hands stored text to another agent
+	// and its model, so what it reads is redacted whole, before any of it
+	// is joined, cut or fitted to the budget.
 	Redact *secrets.Detector
 	// RankWithin is the largest full-text index, in messages, whose
 	// matches a recall ranks with the store's ranked search; over it, on
@@ -89,12 +90,21 @@ const maxTurnBytes = 1200
 
 // Recall finds the turns of o.UserID's sessions in o.ProjectID most
 // relevant to o.Prompt, best first, as many as fit in o.Tokens.
-func Recall(ctx context.Context, st loom.Store, o Options) (*Result, error) {
+func Recall(ctx context.Context, st loom.Store, o Options) (res *Result, err error) {
+	if o.Redact != nil {
+		g := o.Redact.Gate(st)
+		st = g
+		defer func() {
+			if res != nil {
+				res.Redacted = g.Redacted()
+			}
+		}()
+	}
 	budget := o.Tokens
 	if budget <= 0 {
 		budget = DefaultTokens
 	}
-	res := &Result{Turns: []Turn{}}
+	res = &Result{Turns: []Turn{}}
 	if strings.TrimSpace(o.Prompt) == "" {
 		return latest(ctx, st, o, budget, res)
 	}
@@ -113,7 +123,6 @@ func Recall(ctx context.Context, st loom.Store, o Options) (*Result, error) {
 		}
 		t := Turn{SessionID: h.SessionID, Title: h.SessionTitle, Date: h.CreatedAt, Seq: h.Seq, Role: h.Role,
 			Text: strings.Join(strings.Fields(text), " "), Tier: h.Tier}
-		res.redact(o.Redact, &t)
 		t.Text = loom.TruncateBytes(t.Text, maxTurnBytes)
 		if !fit(&t, budget-used) {
 			break
@@ -148,6 +157,9 @@ func search(ctx context.Context, st loom.Store, o Options) ([]loom.SearchHit, er
 		return st.Search(ctx, q)
 	}
 	n, err := sizer.IndexSize(ctx)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return st.Search(ctx, q)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +296,6 @@ func latest(ctx context.Context, st loom.Store, o Options, budget int, res *Resu
 			continue
 		}
 		t := Turn{SessionID: s.ID, Title: s.Title, Date: s.UpdatedAt, Role: loom.RoleUser, Text: s.Title}
-		res.redact(o.Redact, &t)
 		if !fit(&t, budget-used) {
 			break
 		}
@@ -293,18 +304,6 @@ func latest(ctx context.Context, st loom.Store, o Options, budget int, res *Resu
 	}
 	res.Tokens = Estimate(res.Text())
 	return res, nil
-}
-
-// redact replaces the secrets d finds in t's text and title, counting
-// them in r; a nil d changes nothing.
-func (r *Result) redact(d *secrets.Detector, t *Turn) {
-	if d == nil {
-		return
-	}
-	var n, m int
-	t.Text, n = d.Redact(t.Text)
-	t.Title, m = d.Redact(t.Title)
-	r.Redacted += n + m
 }
 
 // fit cuts t's text so that its line costs at most left tokens, and

@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -64,6 +65,18 @@ type Config struct {
 	Allow []string `toml:"allow"`
 	// Disable names built-in rules not to run.
 	Disable []string `toml:"disable"`
+	// AllowIDs are the ids (ValueID) of values never reported: what
+	// `loom secrets allow` keeps, read from secrets-allow.txt beside
+	// config.toml, so that a false positive is not redacted again.
+	AllowIDs []string `toml:"-"`
+}
+
+// ValueID names a value without showing it: the first 16 hex digits of
+// its SHA-256. Scans report it beside each finding, and `loom secrets
+// allow ID` keeps it, so that the value is never reported again.
+func ValueID(v string) string {
+	h := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(h[:8])
 }
 
 // Finding is one secret in a text: the rule that found it and where it
@@ -75,24 +88,32 @@ type Finding struct {
 
 // Detector finds secrets. It is safe for concurrent use.
 type Detector struct {
-	rules       []*rule
-	highEntropy *rule
-	// keywords finds every rule's keywords in one pass over a text;
-	// byKeyword lists, by keyword, the rules that have it.
+	rules    []*rule
+	matchers []matcher
+	// keywords finds every rule's and matcher's keywords in one pass
+	// over a text; byKeyword lists, by keyword, the rules (indexes of
+	// rules, then of matchers after them) that have it.
 	keywords  *ahocorasick.Trie
 	byKeyword [][]int
 	allow     []*regexp.Regexp
+	// allowIDs are the ids (ValueID) of values never reported (loom
+	// secrets allow).
+	allowIDs map[string]bool
+	// base64 looks into base64 runs (the built-in rules are on).
+	base64 bool
 }
 
 type rule struct {
 	Rule
 	re *regexp.Regexp
+	// bounded: the expression starts at a word boundary, which an
+	// anchored run checks by hand.
+	bounded bool
 }
 
-// highEntropyID is the rule found by highEntropy rather than its
-// expression: a scan of the runs of key characters is many times
-// faster than the expression on every text.
-const highEntropyID = "high-entropy-assignment"
+// detectorVersion changes whenever the built-in matchers find
+// differently, so that scans remembered under an older one start over.
+const detectorVersion = 2
 
 // MarkerPrefix starts every marker Redact writes.
 const MarkerPrefix = "[REDACTED:"
@@ -114,26 +135,46 @@ var defaultDetector = sync.OnceValue(func() *Detector {
 // Default is the Detector with the built-in rules only.
 func Default() *Detector { return defaultDetector() }
 
-// Rules returns the rules d runs, in order.
+// Rules returns the rules d runs, in order: the expression rules, then
+// the built-in matchers (with no expression).
 func (d *Detector) Rules() []Rule {
-	out := make([]Rule, len(d.rules))
-	for i, r := range d.rules {
-		out[i] = r.Rule
+	out := make([]Rule, 0, len(d.rules)+len(d.matchers))
+	for _, r := range d.rules {
+		out = append(out, r.Rule)
+	}
+	for _, m := range d.matchers {
+		out = append(out, Rule{ID: m.id, Description: m.description, Keywords: m.keywords})
 	}
 	return out
 }
 
+// builtinID reports whether id names a built-in rule or matcher (or one
+// retired).
+func builtinID(id string) bool {
+	return slices.ContainsFunc(builtin, func(r Rule) bool { return r.ID == id }) ||
+		slices.ContainsFunc(matchers, func(m matcher) bool { return m.id == id }) ||
+		slices.Contains(retired, id) || id == dotenvID
+}
+
 // New returns a Detector with the built-in rules and cfg's.
 func New(cfg Config) (*Detector, error) {
-	d := &Detector{}
+	d := &Detector{base64: true}
+	replaced := func(id string) bool {
+		return slices.Contains(cfg.Disable, id) || slices.ContainsFunc(cfg.Rules, func(c Rule) bool { return c.ID == id })
+	}
 	all := make([]Rule, 0, len(builtin)+len(cfg.Rules))
 	for _, r := range builtin {
-		if !slices.Contains(cfg.Disable, r.ID) && !slices.ContainsFunc(cfg.Rules, func(c Rule) bool { return c.ID == r.ID }) {
+		if !replaced(r.ID) {
 			all = append(all, r)
 		}
 	}
+	for _, m := range matchers {
+		if !replaced(m.id) {
+			d.matchers = append(d.matchers, m)
+		}
+	}
 	for _, id := range cfg.Disable {
-		if !slices.ContainsFunc(builtin, func(r Rule) bool { return r.ID == id }) {
+		if !builtinID(id) {
 			return nil, fmt.Errorf("secrets: disable names no built-in rule: %q", id)
 		}
 	}
@@ -148,6 +189,12 @@ func New(cfg Config) (*Detector, error) {
 	all = append(all, cfg.Rules...)
 	for _, r := range all {
 		expr := r.Regex
+		bounded := strings.HasPrefix(expr, `\b(`)
+		if !r.Anchored && r.Window == [2]int{} && bounded && len(r.Keywords) > 0 && prefixRule(r) {
+			// A token that starts with its keyword: the expression runs
+			// once at each keyword, where a match must start.
+			r.Anchored, r.Window = true, [2]int{0, 1024}
+		}
 		if r.Anchored {
 			expr = `\A(?:` + expr + `)`
 		}
@@ -160,23 +207,30 @@ func New(cfg Config) (*Detector, error) {
 			kw[i] = strings.ToLower(k)
 		}
 		r.Keywords = kw
-		d.rules = append(d.rules, &rule{Rule: r, re: re})
-		if r.ID == highEntropyID && !slices.ContainsFunc(cfg.Rules, func(c Rule) bool { return c.ID == highEntropyID }) {
-			d.highEntropy = d.rules[len(d.rules)-1]
-		}
+		d.rules = append(d.rules, &rule{Rule: r, re: re, bounded: bounded})
 	}
 	index := map[string]int{}
 	var words []string
+	add := func(k string, i int) {
+		j, ok := index[k]
+		if !ok {
+			j = len(words)
+			index[k] = j
+			words = append(words, k)
+			d.byKeyword = append(d.byKeyword, nil)
+		}
+		if !slices.Contains(d.byKeyword[j], i) {
+			d.byKeyword[j] = append(d.byKeyword[j], i)
+		}
+	}
 	for i, r := range d.rules {
 		for _, k := range r.Keywords {
-			j, ok := index[k]
-			if !ok {
-				j = len(words)
-				index[k] = j
-				words = append(words, k)
-				d.byKeyword = append(d.byKeyword, nil)
-			}
-			d.byKeyword[j] = append(d.byKeyword[j], i)
+			add(k, i)
+		}
+	}
+	for i, m := range d.matchers {
+		for _, k := range m.keywords {
+			add(k, len(d.rules)+i)
 		}
 	}
 	d.keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
@@ -187,7 +241,26 @@ func New(cfg Config) (*Detector, error) {
 		}
 		d.allow = append(d.allow, re)
 	}
+	if len(cfg.AllowIDs) > 0 {
+		d.allowIDs = map[string]bool{}
+		for _, id := range cfg.AllowIDs {
+			d.allowIDs[strings.ToLower(id)] = true
+		}
+	}
 	return d, nil
+}
+
+// prefixRule reports whether every keyword of r is where its
+// expression's match starts: a literal prefix of the token it finds.
+func prefixRule(r Rule) bool {
+	body := strings.ToLower(strings.TrimPrefix(r.Regex, `\b(`))
+	body = strings.TrimPrefix(body, "(?:")
+	for _, k := range r.Keywords {
+		if !strings.HasPrefix(body, k) && !strings.Contains(body, "|"+k) && !strings.Contains(body, "("+k) {
+			return false
+		}
+	}
+	return true
 }
 
 func validID(id string) bool {
@@ -207,19 +280,26 @@ func validID(id string) bool {
 // output costs time in proportion to its size and no more memory.
 const MaxText = 1 << 20
 
+// Cut is the mark that ends a text cut short (loom.Truncate's).
+const Cut = "…"
+
 // Find returns the secrets in text, in order, none overlapping another.
+// Text is read as a person reads it: JSON escapes decoded (a tool's
+// output as stored), and a text that ends in "…" (a title or a last
+// prompt cut short) read as cut, so that a key of which only the start
+// is left is found too.
 func (d *Detector) Find(text string) []Finding {
 	if len(text) < 8 {
 		return nil
 	}
 	var out []Finding
 	if len(text) <= MaxText {
-		out = d.find(text, 0, 0)
+		out = d.findText(text, 0)
 	} else {
 		const overlap = 16 << 10
 		for off := 0; off < len(text); off += MaxText - overlap {
 			end := min(off+MaxText, len(text))
-			out = append(out, d.find(text[off:end], off, 0)...)
+			out = append(out, d.findText(text[off:end], off)...)
 			if end == len(text) {
 				break
 			}
@@ -228,9 +308,68 @@ func (d *Detector) Find(text string) []Finding {
 	return settle(out)
 }
 
-// find returns the findings of every rule in text, whose offsets are
-// moved by off; depth counts base64 decoding (one level only).
-func (d *Detector) find(text string, off, depth int) []Finding {
+// findText finds in text, whose offsets are moved by off, through its
+// view when it holds escapes.
+func (d *Detector) findText(text string, off int) []Finding {
+	v := newView(text)
+	src := text
+	if v != nil {
+		src = v.text
+	}
+	// A JSON string (a tool's output as stored) is read without its
+	// quotes, so that its first line starts a line.
+	in := 0
+	if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' && len(src) >= 2 {
+		in = 1
+	}
+	out := d.find(src[in:len(src)-in], 0)
+	for i := range out {
+		out[i].Start += in
+		out[i].End += in
+	}
+	if strings.HasSuffix(src, Cut) {
+		out = append(out, d.findCut(src[:len(src)-len(Cut)])...)
+	}
+	out = d.allowed(src, out)
+	for i := range out {
+		if v != nil {
+			out[i].Start, out[i].End = v.span(out[i].Start, out[i].End)
+		}
+		out[i].Start += off
+		out[i].End += off
+	}
+	return out
+}
+
+// cutPad stands for what followed a text cut short: key characters of
+// every class, so that a rule whose token was cut finds it again.
+const cutPad = "Q7mZ4pX9kR2vT8wN5bJ3hL6yC1dF0gS"
+
+// findCut returns the secrets that run into the end of text, which was
+// cut there: the rules run on its last lines with cutPad after them,
+// and what they find from before the cut to after it is a secret cut
+// short.
+func (d *Detector) findCut(text string) []Finding {
+	if text == "" || text[len(text)-1] == ' ' || text[len(text)-1] == '\n' {
+		return nil
+	}
+	from := max(0, len(text)-2048)
+	if i := strings.IndexByte(text[from:], '\n'); from > 0 && i >= 0 {
+		from += i + 1
+	}
+	tail := text[from:]
+	var out []Finding
+	for _, x := range d.find(tail+cutPad+cutPad, 1) {
+		if x.Start < len(tail) && x.End > len(tail) {
+			out = append(out, Finding{RuleID: x.RuleID, Start: from + x.Start, End: from + len(tail)})
+		}
+	}
+	return out
+}
+
+// find returns the findings of every rule in text; depth counts
+// base64 decoding (one level only).
+func (d *Detector) find(text string, depth int) []Finding {
 	// Where each rule's keywords are, from one pass over the text in
 	// lower case (ASCII only, so that offsets stay those of text).
 	lower := make([]byte, len(text))
@@ -241,7 +380,7 @@ func (d *Detector) find(text string, off, depth int) []Finding {
 		}
 		lower[i] = c
 	}
-	at := make([][]int, len(d.rules))
+	at := make([][]int, len(d.rules)+len(d.matchers))
 	d.keywords.Walk(lower, func(end, n, pattern int64) bool {
 		for _, r := range d.byKeyword[pattern] {
 			at[r] = append(at[r], int(end-n+1))
@@ -251,7 +390,6 @@ func (d *Detector) find(text string, off, depth int) []Finding {
 	var out []Finding
 	for i, r := range d.rules {
 		switch {
-		case r == d.highEntropy:
 		case len(r.Keywords) == 0:
 			out = r.matches(text, 0, out)
 		case len(at[i]) == 0:
@@ -265,13 +403,26 @@ func (d *Detector) find(text string, off, depth int) []Finding {
 			}
 		}
 	}
-	out = d.findRuns(text, depth, out)
-	if len(d.allow) > 0 {
-		out = slices.DeleteFunc(out, func(x Finding) bool { return d.allowed(text[x.Start:x.End]) })
+	for i, m := range d.matchers {
+		pos := at[len(d.rules)+i]
+		if len(m.keywords) > 0 && len(pos) == 0 {
+			continue
+		}
+		slices.Sort(pos)
+		n := len(out)
+		out = m.find(text, pos, out)
+		for k := n; k < len(out); k++ {
+			if out[k].RuleID == "secret-assignment" && m.id != "secret-assignment" {
+				continue
+			}
+			if !accepted(text[out[k].Start:out[k].End]) {
+				out[k].End = out[k].Start
+			}
+		}
 	}
-	for i := range out {
-		out[i].Start += off
-		out[i].End += off
+	out = slices.DeleteFunc(out, func(x Finding) bool { return x.End <= x.Start })
+	if d.base64 {
+		out = d.findBase64(text, depth, out)
 	}
 	return out
 }
@@ -279,10 +430,7 @@ func (d *Detector) find(text string, off, depth int) []Finding {
 // matches appends r's matches in text, whose offsets are moved by off.
 func (r *rule) matches(text string, off int, out []Finding) []Finding {
 	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-		s, e := m[0], m[1]
-		if len(m) >= 4 && m[2] >= 0 {
-			s, e = m[2], m[3]
-		}
+		s, e := group(m)
 		if e-s < 1 || !r.accept(text[s:e]) {
 			continue
 		}
@@ -291,22 +439,37 @@ func (r *rule) matches(text string, off int, out []Finding) []Finding {
 	return out
 }
 
+// group is where the secret of a match is: its first capturing group
+// that matched, or the whole match.
+func group(m []int) (int, int) {
+	for k := 2; k+1 < len(m); k += 2 {
+		if m[k] >= 0 {
+			return m[k], m[k+1]
+		}
+	}
+	return m[0], m[1]
+}
+
 // anchored appends r's matches starting at each of its keywords, at.
 func (r *rule) anchored(text string, at []int, out []Finding) []Finding {
 	for _, p := range at {
+		if r.bounded && p > 0 && wordByte(text[p-1]) && wordByte(text[p]) {
+			continue
+		}
 		m := r.re.FindStringSubmatchIndex(text[p:min(p+r.Window[1], len(text))])
 		if m == nil {
 			continue
 		}
-		s, e := m[0], m[1]
-		if len(m) >= 4 && m[2] >= 0 {
-			s, e = m[2], m[3]
-		}
+		s, e := group(m)
 		if e > s && r.accept(text[p+s:p+e]) {
 			out = append(out, Finding{RuleID: r.ID, Start: p + s, End: p + e})
 		}
 	}
 	return out
+}
+
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // windows returns the spans of a text of n bytes around its keywords,
@@ -325,12 +488,15 @@ func windows(at []int, n int, w [2]int) [][2]int {
 	return out
 }
 
-// findRuns appends what the runs of key characters (letters, digits,
-// + / _ - =) of text hold: a quoted run of 24 to 258 of them right after
-// = or :, which the built-in high-entropy-assignment rule accepts, and
-// at depth 0, base64 that decodes to text holding a secret: the run is
-// then a secret as a whole, found by that rule. One pass finds both.
-func (d *Detector) findRuns(text string, depth int, out []Finding) []Finding {
+// findBase64 appends, at depth 0, the runs of base64 in text that
+// decode to text holding a secret: the run is then a secret as a whole,
+// found by the rule that found what it holds. Base64 of text (a cursor,
+// an encoded document) is no secret in itself: only what it holds can
+// be.
+func (d *Detector) findBase64(text string, depth int, out []Finding) []Finding {
+	if depth > 0 {
+		return out
+	}
 	for i := 0; i < len(text); {
 		if !b64[text[i]] {
 			i++
@@ -340,21 +506,12 @@ func (d *Detector) findRuns(text string, depth int, out []Finding) []Finding {
 		for j < len(text) && b64[text[j]] {
 			j++
 		}
-		n := j - i
-		// Base64 of text (a cursor, an encoded document) is no random
-		// key: only what it decodes to can hold a secret.
-		dec, text64 := "", false
-		if n >= 24 {
-			dec, text64 = decode64(text[i:j])
-		}
-		switch {
-		case text64 && depth == 0 && n >= 32:
-			if f := d.find(dec, 0, 1); len(f) > 0 {
-				out = append(out, Finding{RuleID: f[0].RuleID, Start: i, End: j})
+		if j-i >= 32 {
+			if dec, ok := decode64(text[i:j]); ok {
+				if f := d.find(dec, 1); len(f) > 0 {
+					out = append(out, Finding{RuleID: f[0].RuleID, Start: i, End: j})
+				}
 			}
-		case text64:
-		case d.highEntropy != nil && n <= 258 && quotedAssignment(text, i, j) && !typedID(text[i:j]) && d.highEntropy.accept(text[i:j]):
-			out = append(out, Finding{RuleID: d.highEntropy.ID, Start: i, End: j})
 		}
 		i = j
 	}
@@ -401,22 +558,42 @@ func hasAny(s string, words []string) bool {
 	return false
 }
 
-func (d *Detector) allowed(secret string) bool {
-	for _, a := range d.allow {
-		if a.MatchString(secret) {
+// allowed drops the findings of text that the allow-list names.
+func (d *Detector) allowed(text string, f []Finding) []Finding {
+	if len(d.allow) == 0 && len(d.allowIDs) == 0 {
+		return f
+	}
+	return slices.DeleteFunc(f, func(x Finding) bool {
+		v := text[x.Start:x.End]
+		if len(d.allowIDs) > 0 && d.allowIDs[ValueID(v)] {
 			return true
 		}
-	}
-	return false
+		for _, a := range d.allow {
+			if a.MatchString(v) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
-func (r *rule) accept(v string) bool {
-	if strings.HasPrefix(v, MarkerPrefix) || strings.Contains(strings.ToLower(v), "example") {
+// accepted reports whether a value any rule found can be a secret: not
+// a marker, not a documented example, not a placeholder.
+func accepted(v string) bool {
+	l := strings.ToLower(v)
+	if strings.HasPrefix(v, MarkerPrefix) || strings.Contains(l, "example") || strings.Contains(v, MarkerPrefix) {
 		// The documented example keys (AKIAIOSFODNN7EXAMPLE) are
 		// everywhere in code and docs, and no secret.
 		return false
 	}
-	if r.Placeholders && placeholder(v) {
+	return !fillerBody(v)
+}
+
+func (r *rule) accept(v string) bool {
+	if !accepted(v) {
+		return false
+	}
+	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)]) {
 		return false
 	}
 	if r.NeedDigit && !strings.ContainsAny(v, "0123456789") {
@@ -428,10 +605,33 @@ func (r *rule) accept(v string) bool {
 	return r.MinEntropy == 0 || Entropy(v) >= r.MinEntropy
 }
 
+// fillerBody reports whether v is a key's shape filled with filler
+// rather than a key: a run of eight of one character (sk_test_xxxxxxxx,
+// AKIA0000000000000000), or counting (1234567890, abcdefgh).
+func fillerBody(v string) bool {
+	run := 1
+	for i := 1; i < len(v); i++ {
+		c := v[i] | 0x20
+		if c == v[i-1]|0x20 && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '*' || c == '.') {
+			run++
+			if run >= 8 {
+				return true
+			}
+			continue
+		}
+		run = 1
+	}
+	l := strings.ToLower(v)
+	return strings.Contains(l, "12345678") || strings.Contains(l, "abcdefgh") || strings.Contains(l, "xxxx")
+}
+
 var placeholderWords = []string{
-	"example", "changeme", "change_me", "change-me", "placeholder", "redacted", "your_", "your-", "yourkey", "dummy",
-	"xxxx", "****", "...", "…", "<", "${", "{{", "%(", "process.env", "os.environ", "getenv", "env[", "env.", "secrets.",
-	"settings.", "config.", "localhost", "none", "null", "undefined", "true", "false", "password", "secret", "token",
+	"example", "changeme", "change_me", "change-me", "changeit", "placeholder", "redacted", "your_", "your-",
+	"yourkey", "yourtoken", "yoursecret", "yourpassword", "yourapikey", "your.", "replace_me", "replace-me",
+	"replaceme", "replace_with", "replace-with", "insert_", "insert-", "enter_", "enter-", "dummy", "xxxx",
+	"****", "...", "…", "<", ">", "${", "{{", "}}", "%(", "process.env", "os.environ", "getenv", "env[",
+	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "secret123",
+	"password123", "hunter2", "s3cr3t", "p@ssw0rd", "passw0rd", "letmein", "qwerty", "12345678",
 }
 
 // placeholder reports whether v reads as a placeholder or a reference
@@ -509,6 +709,17 @@ func (d *Detector) Redact(text string) (string, int) {
 	return b.String(), len(f)
 }
 
+// RedactCut is Redact for a text that was cut short at its end when cut
+// is set (and does not say so with "…"): a key of which only the start
+// is left is redacted too.
+func (d *Detector) RedactCut(text string, cut bool) (string, int) {
+	if !cut || strings.HasSuffix(text, Cut) {
+		return d.Redact(text)
+	}
+	r, n := d.Redact(text + Cut)
+	return strings.TrimSuffix(r, Cut), n
+}
+
 // Hint shows a secret as far as a report may: its first and last four
 // characters when it is long enough that they give it away no more
 // than its kind does, less when it is shorter, and never the rest.
@@ -523,49 +734,6 @@ func Hint(secret string) string {
 	return "…"
 }
 
-// quotedAssignment reports whether text[i:j] is quoted (", ' or `,
-// escaped or not) and preceded by = or : and spaces.
-func quotedAssignment(text string, i, j int) bool {
-	if i < 2 || j >= len(text) {
-		return false
-	}
-	q := text[i-1]
-	if q != '"' && q != '\'' && q != '`' || text[j] != q && !(text[j] == '\\' && j+1 < len(text) && text[j+1] == q) {
-		return false
-	}
-	k := i - 2
-	if text[k] == '\\' {
-		k--
-	}
-	for k >= 0 && (text[k] == ' ' || text[k] == '\t') {
-		k--
-	}
-	if k < 0 || text[k] != '=' && text[k] != ':' {
-		return false
-	}
-	// An HTML attribute (content="…", integrity="…", nonce="…") holds
-	// page tokens and hashes, not credentials.
-	w := k
-	for w > 0 && (text[w-1] >= 'a' && text[w-1] <= 'z' || text[w-1] == '-') {
-		w--
-	}
-	return text[k] != '=' || !htmlAttrs[text[w:k]]
-}
-
-var htmlAttrs = map[string]bool{"content": true, "value": true, "integrity": true, "nonce": true, "href": true, "src": true,
-	"id": true, "class": true, "name": true, "style": true, "d": true, "key": true, "data-id": true, "srcset": true, "action": true}
-
-// typedID reports whether v is an object id of an API (msg_…, toolu_…,
-// req_…, chatcmpl-…): a lower-case type, then _ or -, then the id.
-// Keys with such prefixes have rules of their own.
-func typedID(v string) bool {
-	i := 0
-	for i < len(v) && v[i] >= 'a' && v[i] <= 'z' {
-		i++
-	}
-	return i >= 2 && i <= 10 && i < len(v) && (v[i] == '_' || v[i] == '-')
-}
-
 // Fingerprint names d's rules and allow-list: two Detectors with the
 // same fingerprint find the same secrets, so a scan remembered under it
 // holds for d.
@@ -574,8 +742,16 @@ func (d *Detector) Fingerprint() string {
 	for _, r := range d.rules {
 		fmt.Fprintf(h, "%s\x00%s\x00%q\x00%v\x00%v\x00", r.ID, r.Regex, r.Keywords, r.MinEntropy, r.Window)
 	}
+	for _, m := range d.matchers {
+		fmt.Fprintf(h, "matcher\x00%s\x00", m.id)
+	}
+	fmt.Fprintf(h, "version\x00%d\x00", detectorVersion)
 	for _, a := range d.allow {
 		fmt.Fprintf(h, "allow\x00%s\x00", a)
+	}
+	ids := slices.Sorted(maps.Keys(d.allowIDs))
+	for _, id := range ids {
+		fmt.Fprintf(h, "id\x00%s\x00", id)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }

@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/embedding"
+	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/vecindex"
 )
 
@@ -36,6 +38,11 @@ type Embedder struct {
 	// OnStored is told of each batch of vectors once it is stored (a
 	// Searcher's Add, to keep its index up to date).
 	OnStored func(model string, vecs []loom.Vector)
+	// Redact is the detector whose markers replace secrets in what is
+	// sent to the embeddings endpoint, which may be another company's
+	// service (nil: the built-in rules). Vectors are made from the
+	// redacted text; a marker means as little to a model as the key did.
+	Redact *secrets.Detector
 }
 
 // ErrBusy says another process is embedding the store.
@@ -76,9 +83,15 @@ func (e *Embedder) Run(ctx context.Context, max int) (int, error) {
 		}
 		var vecs []loom.Vector
 		if len(chunks) > 0 {
+			d := e.Redact
+			if d == nil {
+				d = secrets.Default()
+			}
 			texts := make([]string, len(chunks))
 			for i, c := range chunks {
-				texts[i] = documentText(model, c.Text)
+				// The store cut the text at MaxChunkChars: read as cut.
+				red, _ := d.RedactCut(c.Text, utf8.RuneCountInString(c.Text) >= MaxChunkChars)
+				texts[i] = documentText(model, red)
 			}
 			fs, err := e.Client.Embed(ctx, texts)
 			if err != nil {

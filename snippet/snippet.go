@@ -38,10 +38,21 @@ const (
 	MaxText = Scan + Span
 )
 
+// ForQuery is NewMatcher for q's words, with q's gate applied to every
+// text before its snippet is cut and marked.
+func ForQuery(q loom.SearchQuery) *Matcher {
+	m := NewMatcher(q.Text)
+	m.gate = q.Gate
+	return m
+}
+
 // Matcher finds a query's words in text, comparing stems, so that
 // "configuring" in a query marks "configured" in a message as the search
 // index's stemming tokenizer matched it.
 type Matcher struct {
+	// gate is applied to a text before its snippet is made
+	// (loom.SearchQuery.Gate).
+	gate     func(text string, cut bool) string
 	stems    []string
 	prefixes []string
 	// quick holds each prefix as the key of asciiKey, to rule out most
@@ -245,6 +256,9 @@ func Prefix(text string) Window {
 // MakeWindow is Make for a window of a longer text: the snippet is made
 // from the window, with "…" at its cuts.
 func (m *Matcher) MakeWindow(w Window, markStart, markEnd string) string {
+	if m.gate != nil {
+		w.Text = m.gate(w.Text, w.Tail)
+	}
 	text, head, tail := w.Text, w.Head, w.Tail
 	if len(text) > Span {
 		from := max(0, m.first(text[:min(len(text), Scan)])-lead)

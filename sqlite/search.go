@@ -283,7 +283,7 @@ func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	m := snippet.NewMatcher(q.Text)
+	m := snippet.ForQuery(q)
 	start, end := q.Marks()
 	out := make(map[int64]string, len(bodies))
 	for rows.Next() {

@@ -20,6 +20,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/recall"
 	"github.com/loomhq/loom/secrets"
@@ -53,11 +54,14 @@ type Options struct {
 	// Dirs are loom's directories, where the projects' recall settings
 	// are kept.
 	Dirs func() (paths.Dirs, error)
-	// Redact is the detector of what a hook hands the agent's model
-	// redacted ([mcp] redact in config.toml); nil redacts nothing.
+	// Redact is the detector of what recall hands an agent and its
+	// model, printed or through a hook ([mcp] redact in config.toml);
+	// nil redacts nothing.
 	Redact func() *secrets.Detector
-	User   string
-	JSON   bool
+	// NoRedact prints what is recalled as stored (--no-redact).
+	NoRedact bool
+	User     string
+	JSON     bool
 
 	// Prompt is what to recall about; "-" reads it from IO.In.
 	Prompt      string
@@ -93,7 +97,12 @@ stdin and prints the context in the form the agent adds to the model's
 request, for Claude Code's SessionStart and UserPromptSubmit and Gemini
 CLI's SessionStart and BeforeAgent hooks. A hook does nothing unless
 recall is enabled for the project (loom recall enable), and gives
-nothing rather than take more than 100 ms.`,
+nothing rather than take more than 100 ms.
+
+What recall prints is meant for an agent and its model, so its secrets
+are replaced with [REDACTED:rule] markers, as the MCP tools' are, before
+any text is cut to fit; --no-redact (or [mcp] redact = false in
+config.toml) prints them as stored.`,
 		Example: `  loom recall "why does the pool time out"
   loom recall --tokens 500 --json "retry backoff"
   loom recall enable                        # this project, for the hooks
@@ -117,6 +126,7 @@ nothing rather than take more than 100 ms.`,
 	cmd.Flags().IntVar(&opts.Tokens, "tokens", recall.DefaultTokens, "most tokens to print")
 	cmd.Flags().StringVar(&opts.Hook, "hook", "", "run as AGENT's hook (claude-code or gemini): hook JSON on stdin, context JSON on stdout")
 	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "recall from every project")
+	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "print secrets as stored")
 	cmd.AddCommand(newCmdEnable(inv, true, nil), newCmdEnable(inv, false, nil))
 	return cmd
 }
@@ -184,12 +194,18 @@ func recallRun(ctx context.Context, opts *Options) error {
 	if p := opts.ScopeProject(opts.AllProjects); p != nil {
 		o.ProjectID = p.ID
 	}
+	if !opts.NoRedact && opts.Redact != nil {
+		o.Redact = opts.Redact()
+	}
 	res, err := recall.Recall(ctx, st, o)
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, res)
+	}
+	if res.Redacted > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "loom: redacted %s (--no-redact keeps them)\n", human.Plural(res.Redacted, "secret"))
 	}
 	_, err = io.WriteString(opts.IO.Out, res.Text())
 	return err
@@ -277,7 +293,7 @@ func hookContext(ctx context.Context, opts *Options) (text, event string, err er
 	// What a hook adds goes to the agent's model: redacted as the MCP
 	// tools' results are ([mcp] redact in config.toml).
 	var redact *secrets.Detector
-	if opts.Redact != nil {
+	if opts.Redact != nil && !opts.NoRedact {
 		redact = opts.Redact()
 	}
 	res, err := recall.Recall(ctx, st, recall.Options{Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID, Tokens: opts.Tokens, Redact: redact})

@@ -130,6 +130,16 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
+	// Markdown and HTML leave the machine: the store is read through
+	// the secrets gate, redacted before anything is rendered.
+	gate, err := exportGate(opts)
+	if err != nil {
+		return err
+	}
+	if gate != nil {
+		gate = gate.Detector().Gate(st)
+		st = gate
+	}
 	var data []*loom.SessionData
 	var rescue export.Rescue
 	if opts.All {
@@ -158,7 +168,7 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 			return err
 		}
 	}
-	if err := redactExport(opts, data); err != nil {
+	if err := redactExport(opts, data, gate); err != nil {
 		return err
 	}
 	nmsg := 0
@@ -195,34 +205,45 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	return rescueError(rescue)
 }
 
-// redactExport redacts the secrets of data for a markdown or html
-// export and says how many on standard error; of a jsonl or json export,
-// which keeps them, it says how many it keeps.
-func redactExport(opts *ExportOptions, data []*loom.SessionData) error {
-	if opts.Secrets == nil {
+// exportGate returns a gate (over no store yet) when the export is to
+// be redacted: markdown and html, unless --no-redact.
+func exportGate(opts *ExportOptions) (*secrets.Gate, error) {
+	lossless := opts.Format == export.JSON || opts.Format == export.JSONL
+	if opts.Secrets == nil || lossless || opts.NoRedact {
+		return nil, nil
+	}
+	d, err := opts.Secrets()
+	if err != nil {
+		return nil, err
+	}
+	return d.Gate(nil), nil
+}
+
+// redactExport says on standard error how many secrets a markdown or
+// html export had redacted (gate), or how many a jsonl or json export,
+// which keeps them, holds.
+func redactExport(opts *ExportOptions, data []*loom.SessionData, gate *secrets.Gate) error {
+	if gate != nil {
+		if n := gate.Redacted(); n > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "loom: redacted %s (--no-redact keeps them)\n", human.Plural(n, "secret"))
+		}
+		return nil
+	}
+	if opts.Secrets == nil || !(opts.Format == export.JSON || opts.Format == export.JSONL) {
 		return nil
 	}
 	d, err := opts.Secrets()
 	if err != nil {
 		return err
 	}
-	lossless := opts.Format == export.JSON || opts.Format == export.JSONL
-	switch {
-	case lossless:
-		n := 0
-		for _, sd := range data {
-			for _, m := range sd.Messages {
-				n += len(d.ScanMessage(m))
-			}
+	n := 0
+	for _, sd := range data {
+		for _, m := range sd.Messages {
+			n += len(d.ScanMessage(m))
 		}
-		if n > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "loom: the %s export keeps %s as stored: it is the lossless backup (markdown and html redact them)\n", opts.Format, human.Plural(n, "secret"))
-		}
-	case opts.NoRedact:
-	default:
-		if n := d.RedactSessions(data); n > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "loom: redacted %s (--no-redact keeps them)\n", human.Plural(n, "secret"))
-		}
+	}
+	if n > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "loom: the %s export keeps %s as stored: it is the lossless backup (markdown and html redact them)\n", opts.Format, human.Plural(n, "secret"))
 	}
 	return nil
 }

@@ -218,6 +218,15 @@ func shareRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	// What is shared leaves the machine: the session is read through
+	// the secrets gate, redacted before it is built into a page.
+	if !opts.NoRedact {
+		d, err := opts.Secrets()
+		if err != nil {
+			return err
+		}
+		bo.Redact = d
+	}
 	s, err := opts.Resolve(ctx, st, opts.Ref)
 	if err != nil {
 		return err
@@ -225,11 +234,6 @@ func shareRun(ctx context.Context, opts *Options) error {
 	msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
 	if err != nil {
 		return err
-	}
-	if !opts.NoRedact {
-		if bo.Redact, err = opts.Secrets(); err != nil {
-			return err
-		}
 	}
 	bo.HidePaths, bo.Hider = opts.HidePaths, share.NewHider(s.Project.Root)
 	p, pv, err := share.Build(s, msgs, bo)

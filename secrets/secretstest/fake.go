@@ -61,7 +61,7 @@ var Kinds = []string{
 	"stripe-webhook-secret", "twilio-api-key", "twilio-auth-token", "sendgrid-api-key", "npm-token",
 	"pypi-token", "huggingface-token", "jwt", "private-key", "url-credentials",
 	"connection-string-password", "authorization-header", "api-key-header", "dotenv-secret",
-	"secret-assignment", "high-entropy-assignment",
+	"secret-assignment",
 }
 
 // Secret returns a fake secret of kind, in a line as a session would

@@ -98,7 +98,7 @@ type Rows interface {
 // where the engine scans a time into, and how to read it after.
 func TitleHits(rows Rows, q loom.SearchQuery, created func() (dest any, value func() time.Time)) ([]loom.SearchHit, error) {
 	start, end := q.Marks()
-	m := snippet.NewMatcher(q.Text)
+	m := snippet.ForQuery(q)
 	var hits []loom.SearchHit
 	for rows.Next() {
 		var h loom.SearchHit

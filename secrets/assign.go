@@ -1,0 +1,744 @@
+package secrets
+
+import (
+	"strings"
+	"unicode"
+)
+
+// The assignment matcher finds values given to names that say they are
+// secret, in every syntax agents meet: .env and shell lines (DB_PASSWORD=…,
+// export API_TOKEN=…), YAML and TOML (password: …, quoted or not),
+// JSON ("client_secret": "…"), Java properties
+// (spring.datasource.password=…), code (apiKey = "…"), URL query
+// parameters (?access_token=…), command-line flags (--password …),
+// XML (<password>…</password>), Docker's environment lists
+// ("API_KEY=…"), and Kubernetes' and ECS's name/value pairs. The name
+// decides: its last credential word (password, secret, token, key …)
+// must end it, or be followed only by words such as "value"; names of
+// things about secrets (token_count, password_hash, secret_name,
+// public_key) are not secrets. The value decides too: references,
+// placeholders, code and words are not secrets, and the less a name
+// says (a bare "key"), the more random its value must look.
+
+// class is how strongly a name says its value is a secret.
+type class int
+
+const (
+	notSecret class = iota
+	// bareKey: a name that is only "key" or "auth": its value alone
+	// must show it is a secret (letters of both cases and digits).
+	bareKey
+	// keyName: a key of some kind (API_KEY, signing_key): its value
+	// must look random.
+	keyName
+	// secretName: secret, token, credentials: its value must not be
+	// a word or a reference.
+	secretName
+	// passwordName: passwords are chosen by people: any value that is
+	// not a placeholder or a reference is one.
+	passwordName
+)
+
+// credWords are the words that make a name a credential's, by class.
+var credWords = map[string]class{
+	"password": passwordName, "passwd": passwordName, "pwd": passwordName, "pass": passwordName,
+	"passphrase": passwordName, "passcode": passwordName, "pw": passwordName, "pword": passwordName,
+	"secret": secretName, "token": secretName, "apikey": secretName, "credential": secretName,
+	"credentials": secretName, "creds": secretName, "pat": secretName, "sas": secretName,
+	"jwt": secretName, "bearer": secretName, "authtoken": secretName, "accesstoken": secretName,
+	"auth": keyName, "key": keyName, "privatekey": secretName, "secretkey": secretName,
+	"accesskey": secretName, "clientsecret": secretName, "refreshtoken": secretName,
+	"dsn": notSecret,
+}
+
+// compound are credential words written as one word in names
+// (SECRETKEY, apikey, dbpassword), split from their end.
+var compound = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "key", "pwd", "pass", "credentials", "creds"}
+
+// afterOK are the words that may follow a name's credential word:
+// api_key_value, secret_key_base, client_key_data.
+var afterOK = map[string]bool{
+	"base": true, "value": true, "val": true, "plain": true, "plaintext": true, "raw": true, "b64": true,
+	"base64": true, "data": true, "hex": true, "string": true, "str": true, "secret": true, "encoded": true,
+	"env": false,
+}
+
+// beforeNot are words that, anywhere before the credential word, make a
+// name a thing about secrets or a key that is no credential.
+var beforeNot = map[string]bool{
+	"public": true, "pub": true, "publishable": true, "max": true, "min": true, "num": true, "total": true,
+	"count": true, "hash": true, "hashed": true, "sort": true, "primary": true, "foreign": true,
+	"partition": true, "cache": true, "map": true, "dict": true, "lookup": true, "idempotency": true,
+	"i18n": true, "translation": true, "hot": true, "row": true, "object": true, "s3": true, "registry": true,
+	"state": true, "route": true, "unique": true, "composite": true, "index": true, "csrf": true,
+	"xsrf": true, "next": true, "page": true, "continuation": true, "cursor": true, "pagination": true,
+	"sync": true, "etag": true, "id": true, "request": true, "no": true, "has": true, "is": true,
+	"use": true, "show": true, "hide": true, "toggle": true, "verify": true, "validate": true, "check": true,
+	"input": true, "field": true, "label": true, "old": false, "dummy": true, "fake": true, "test": false,
+	"mock": true, "example": true, "sample": true, "placeholder": true, "default": false, "prompt": true,
+	"completion": true, "output": true, "input_": true, "cached": true, "reasoning": true, "image": true,
+	"audio": true, "usage": true, "bucket": true, "rate": true, "api": false, "event": true, "lock": true,
+	"form": true, "policy": true, "rotation": true, "reset": false, "confirm": false, "forgot": true,
+	"sk": false, "ssh": false, "gpg": false, "pgp": false, "tls": false, "ssl": false, "host": true,
+	"known": true, "authorized": true, "trusted": true, "root": false, "ca": true, "cert": true,
+	"certificate": true, "signature": true, "kid": true, "jwk": true, "jwks": true, "encrypted": true,
+	"wrapped": true, "derived": true, "keyring": true, "keychain": true, "store": true, "vault": false,
+	"env": false, "var": true, "variable": true, "ref": true, "reference": true, "secret": false,
+	"access": false, "kms": true, "arn": true, "alias": true, "group": true, "list": true, "array": true,
+	"keyboard": true, "hotkey": true, "shortcut": true, "press": true, "sequence": true,
+}
+
+// tailNot are words that, after the credential word, make a name a
+// thing about secrets (token_count, password_hash, secret_name).
+func tailOK(words []string) bool {
+	for _, w := range words {
+		if !afterOK[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// nameWords splits a name into lower-case words: at _ - . / and at
+// case changes (apiKey, APIKey, SecretAccessKey).
+func nameWords(name string) []string {
+	var words []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			words = append(words, strings.ToLower(name[start:end]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum {
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		upper := c >= 'A' && c <= 'Z'
+		prev := name[i-1]
+		prevLower := prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9'
+		nextLower := i+1 < len(name) && name[i+1] >= 'a' && name[i+1] <= 'z'
+		prevUpper := prev >= 'A' && prev <= 'Z'
+		if upper && (prevLower || prevUpper && nextLower) {
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(name))
+	// Split compound words from their end: dbpassword, secretkey.
+	out := words[:0:0]
+	for _, w := range words {
+		out = append(out, splitCompound(w)...)
+	}
+	return out
+}
+
+func splitCompound(w string) []string {
+	if _, ok := credWords[w]; ok {
+		return []string{w}
+	}
+	for _, c := range compound {
+		if len(w) > len(c)+1 && strings.HasSuffix(w, c) {
+			head := w[:len(w)-len(c)]
+			// monkey, turkey, donkey, bypass, compass, tokens …: the
+			// head must be a word of its own that qualifies.
+			if qualifiers[head] {
+				return append(splitCompound(head), c)
+			}
+		}
+	}
+	return []string{w}
+}
+
+// qualifiers are words that are written together with a credential word
+// (apikey, secretkey, authtoken, dbpassword, rootpassword).
+var qualifiers = map[string]bool{
+	"api": true, "secret": true, "access": true, "auth": true, "private": true, "client": true,
+	"db": true, "root": true, "admin": true, "user": true, "app": true, "master": true, "session": true,
+	"refresh": true, "bearer": true, "service": true, "signing": true, "encryption": true, "account": true,
+	"mysql": true, "postgres": true, "redis": true, "smtp": true, "mail": true, "ftp": true, "ldap": true,
+	"bind": true, "keystore": true, "truststore": true, "store": true, "sa": true, "web": true,
+}
+
+// nameClass says how strongly name (as written) says its value is a
+// secret.
+func nameClass(name string) class {
+	words := nameWords(name)
+	last := -1
+	var cls class
+	for i, w := range words {
+		if c, ok := credWords[w]; ok && c != notSecret {
+			last, cls = i, c
+		}
+	}
+	if last < 0 || !tailOK(words[last+1:]) {
+		return notSecret
+	}
+	for _, w := range words[:last] {
+		if beforeNot[w] {
+			return notSecret
+		}
+	}
+	if words[last] == "pass" && last == 0 && len(words) == 1 {
+		// A lone "pass" is a keyword of Python and a verb more often
+		// than a password.
+		return notSecret
+	}
+	if cls == keyName && len(words) == 1 {
+		// A bare "key" or "auth": the value alone must show it is one.
+		return bareKey
+	}
+	if cls == keyName && words[last] == "key" {
+		for _, w := range words[:last] {
+			if credWords[w] >= secretName || w == "api" || w == "access" || w == "private" || w == "signing" || w == "encryption" || w == "master" || w == "license" {
+				return secretName
+			}
+		}
+	}
+	return cls
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// findAssignments returns the values given to names that say secret:
+// at are where the credential words of text are.
+func findAssignments(text string, at []int, out []Finding) []Finding {
+	last := -1
+	for _, p := range at {
+		if p < last {
+			continue
+		}
+		// The whole name around the word.
+		ns, ne := p, p
+		for ns > 0 && isNameByte(text[ns-1]) {
+			ns--
+		}
+		for ne < len(text) && isNameByte(text[ne]) {
+			ne++
+		}
+		last = ne
+		s, e := ns, ne
+		for s < e && (text[s] == '-' || text[s] == '.') {
+			s++
+		}
+		for e > s && (text[e-1] == '-' || text[e-1] == '.') {
+			e--
+		}
+		flag := s > ns && text[ns] == '-'
+		name := text[s:e]
+		if len(name) < 2 || len(name) > 80 {
+			continue
+		}
+		cls := nameClass(name)
+		if cls == notSecret {
+			continue
+		}
+		if f, ok := assignedValue(text, s, e, name, cls, flag); ok {
+			out = append(out, f)
+			last = max(last, f.End)
+		}
+	}
+	return out
+}
+
+// assignedValue reads the value given to the name text[ns:ne], if any.
+func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (Finding, bool) {
+	var before byte
+	if ns > 0 {
+		before = text[ns-1]
+	}
+	lineStart := atLineStart(text, ns)
+	i := ne
+	quotedName := false
+	if (before == '"' || before == '\'' || before == '`') && i < len(text) && text[i] == before {
+		i++
+		quotedName = true
+	}
+	if i < len(text) && text[i] == ']' && quotedName {
+		i++
+	}
+	// A Kubernetes or ECS pair: - name: DB_PASSWORD / value: …
+	if nameKey(text, ns) {
+		return pairValue(text, ne, cls)
+	}
+	// XML: <password>…</password>
+	if before == '<' && i < len(text) && text[i] == '>' {
+		j := strings.Index(text[i+1:], "</")
+		if j < 0 || j > 512 {
+			return Finding{}, false
+		}
+		return checked(text, i+1, i+1+j, cls, "secret-assignment", false)
+	}
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	sep := ""
+	switch {
+	case strings.HasPrefix(text[i:], ":="), strings.HasPrefix(text[i:], "=>"), strings.HasPrefix(text[i:], "?="):
+		sep = text[i : i+2]
+	case i < len(text) && text[i] == '=':
+		if i+1 < len(text) && text[i+1] == '=' {
+			return Finding{}, false
+		}
+		sep = "="
+	case i < len(text) && text[i] == ':':
+		if i+1 < len(text) && text[i+1] == ':' {
+			return Finding{}, false
+		}
+		sep = ":"
+	case flag && i > ne && i < len(text) && text[i] != '-':
+		sep = " "
+	default:
+		return Finding{}, false
+	}
+	if sep != " " {
+		i += len(sep)
+	}
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	if i >= len(text) {
+		return Finding{}, false
+	}
+	id := "secret-assignment"
+	if sep == "=" && lineStart && upperSnake(name) {
+		id = "dotenv-secret"
+	}
+	if q := text[i]; q == '"' || q == '\'' || q == '`' {
+		end := strings.IndexByte(text[i+1:], q)
+		nl := strings.IndexByte(text[i+1:], '\n')
+		if end >= 0 && (nl < 0 || end < nl) {
+			return checked(text, i+1, i+1+end, cls, id, true)
+		}
+		if end < 0 && nl < 0 {
+			return Finding{}, false
+		}
+		i++
+	}
+	// Unquoted: to the end of the line for a line of its own (.env,
+	// YAML, properties), which may hold & ; , in a password; inside a
+	// quoted entry ("API_KEY=…") to the quote; in a URL's query to the
+	// next parameter; elsewhere to the first space or delimiter.
+	e := i
+	switch {
+	case (before == '"' || before == '\'') && !quotedName && sep == "=":
+		for e < len(text) && text[e] != before && text[e] != '\n' {
+			e++
+		}
+	case (before == '?' || before == '&' || before == ';') && sep == "=":
+		// A URL's query, or a connection string (…;Password=…;).
+		for e < len(text) && !strings.ContainsRune(" \t\r\n&#;\"'<>`", rune(text[e])) {
+			e++
+		}
+	case lineStart && !quotedName:
+		for e < len(text) && text[e] != '\n' && text[e] != '\r' {
+			e++
+		}
+		v := text[i:e]
+		if k := strings.Index(v, " #"); k >= 0 {
+			v = v[:k]
+		}
+		e = i + len(strings.TrimRight(v, " \t"))
+		if e > i && (text[e-1] == ',' || text[e-1] == ';') && !strings.ContainsAny(text[i:e-1], " ") {
+			// key: value, in a flow mapping or a line of JSON.
+			if sep == ":" {
+				e--
+			}
+		}
+	default:
+		for e < len(text) && !strings.ContainsRune(" \t\r\n\"'`,;)]}<>", rune(text[e])) {
+			e++
+		}
+	}
+	return checked(text, i, e, cls, id, false)
+}
+
+// nameKey reports whether the name at ns is the value of a "name" key
+// (name: DB_PASSWORD, "name": "DB_PASSWORD").
+func nameKey(text string, ns int) bool {
+	j := ns
+	if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
+		j--
+	}
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
+		j--
+	}
+	if j == 0 || text[j-1] != ':' {
+		return false
+	}
+	j--
+	if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
+		j--
+	}
+	return j >= 4 && strings.EqualFold(text[j-4:j], "name") && (j == 4 || !isNameByte(text[j-5]))
+}
+
+// pairValue reads the value of the "value" key that follows a "name"
+// key (within a few lines).
+func pairValue(text string, from int, cls class) (Finding, bool) {
+	end := min(len(text), from+240)
+	seg := text[from:end]
+	k := -1
+	for _, v := range []string{"value:", "\"value\":", "'value':", "Value:", "\"Value\":"} {
+		if j := strings.Index(seg, v); j >= 0 && (k < 0 || j < k) {
+			k = j + len(v)
+		}
+	}
+	if k < 0 || strings.Contains(seg[:k], "name:") || strings.Contains(seg[:k], "\"name\"") {
+		return Finding{}, false
+	}
+	i := from + k
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	if i < len(text) && (text[i] == '"' || text[i] == '\'') {
+		q := text[i]
+		j := strings.IndexByte(text[i+1:], q)
+		if j < 0 || strings.ContainsRune(text[i+1:i+1+j], '\n') {
+			return Finding{}, false
+		}
+		return checked(text, i+1, i+1+j, cls, "secret-assignment", true)
+	}
+	e := i
+	for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ',' && text[e] != '}' {
+		e++
+	}
+	return checked(text, i, i+len(strings.TrimRight(text[i:e], " \t")), cls, "secret-assignment", false)
+}
+
+func atLineStart(text string, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		switch c := text[j]; c {
+		case '\n', '\r':
+			return true
+		case ' ', '\t', '+', '-', '>', '*', '#':
+			// indentation, a diff's +/-, a list's dash, a quote, a
+			// comment's mark
+		default:
+			// export NAME=, set NAME=, ENV NAME=, $env:NAME =
+			w := text[:j+1]
+			for _, p := range []string{"export", "set", "ENV", "$env:", "setenv", "declare", "local", "readonly", "env"} {
+				if strings.HasSuffix(w, p) && (len(w) == len(p) || !isNameByte(w[len(w)-len(p)-1])) && atLineStart(text, j+1-len(p)) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return true
+}
+
+func upperSnake(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// checked returns the finding text[s:e] if it reads as a secret for a
+// name of class cls.
+func checked(text string, s, e int, cls class, id string, quoted bool) (Finding, bool) {
+	if e <= s {
+		return Finding{}, false
+	}
+	v := text[s:e]
+	if !secretValue(v, cls, quoted) {
+		return Finding{}, false
+	}
+	return Finding{RuleID: id, Start: s, End: e}, true
+}
+
+// wordValues are values that are words of a language or a format, not
+// secrets.
+var wordValues = map[string]bool{
+	"true": true, "false": true, "null": true, "none": true, "nil": true, "undefined": true, "yes": true,
+	"no": true, "on": true, "off": true, "string": true, "str": true, "bool": true, "boolean": true,
+	"int": true, "integer": true, "number": true, "object": true, "any": true, "bytes": true,
+	"required": true, "optional": true, "secret": true, "password": true, "token": true, "changeme": true,
+	"example": true, "placeholder": true, "redacted": true, "hidden": true, "masked": true,
+	"sensitive": true, "empty": true, "unset": true, "default": true, "auto": true, "env": true,
+	"postgres": true, "root": true, "admin": true, "test": true, "user": true, "guest": true,
+	"secretstr": true, "secretbytes": true, "text": true, "varchar": true, "char": true, "uuid": true,
+	"self": true, "this": true, "value": true, "values": true, "bearer": true, "basic": true, "na": true,
+	"n/a": true, "tbd": true, "todo": true, "xxx": true, "dummy": true, "fake": true, "mock": true,
+	"pending": true, "generated": true, "random": true, "keep": true, "inherit": true, "prompt": true,
+}
+
+// secretValue reports whether v, given to a name of class cls, reads as
+// a secret: not a placeholder, a reference, code, a path, a hash or a
+// word, and random enough for what its name says.
+func secretValue(v string, cls class, quoted bool) bool {
+	n := len(v)
+	minLen := map[class]int{passwordName: 4, secretName: 8, keyName: 16, bareKey: 16}[cls]
+	if n < minLen || n > 512 {
+		return false
+	}
+	l := strings.ToLower(v)
+	if wordValues[l] || strings.HasPrefix(v, MarkerPrefix) || strings.Contains(v, "[REDACTED") {
+		return false
+	}
+	if placeholder(v) || reference(v) || hashForm(v) {
+		return false
+	}
+	switch v[0] {
+	case '$', '%', '@', '<', '(', '[', '{', '!', '&', '*', '#', '/', '~', '.', '\\', '?', '=', ':':
+		// ${VAR}, $VAR, %VAR%, @var, <token>, (sensitive value),
+		// [list], {…}, !Ref, &anchor, *alias, #comment, paths
+		return false
+	}
+	if strings.ContainsAny(v, "()") && (cls != passwordName || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
+		return false
+	}
+	if strings.Contains(v, "://") && !strings.Contains(v, "@") {
+		return false
+	}
+	if looksLikePath(v) || dottedIdentifier(v) || indexExpr(v) {
+		return false
+	}
+	if !quoted && cls != passwordName {
+		// An unquoted token is made of token characters.
+		for i := 0; i < len(v); i++ {
+			c := v[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~+/=:-%!@*$^", c) >= 0) {
+				return false
+			}
+		}
+	}
+	if allDigits(v) && n < 12 {
+		return false
+	}
+	var lower, upper, digit, other int
+	for _, r := range v {
+		switch {
+		case unicode.IsLower(r):
+			lower++
+		case unicode.IsUpper(r):
+			upper++
+		case unicode.IsDigit(r):
+			digit++
+		case r == ' ':
+			if cls != passwordName || !quoted || prose(v) {
+				return false
+			}
+			other++
+		default:
+			other++
+		}
+	}
+	kinds := 0
+	for _, k := range []int{lower, upper, digit, other} {
+		if k > 0 {
+			kinds++
+		}
+	}
+	identifier := digit == 0 && identLike(v)
+	switch cls {
+	case passwordName:
+		// People's passwords: anything but an identifier (a variable's
+		// or a setting's name) or a lone lower-case word.
+		if identifier && (n < 12 || strings.ContainsAny(v, "_") || upper == 0) {
+			return false
+		}
+		if strings.Contains(l, "password") && identifier {
+			return false
+		}
+		return true
+	case secretName:
+		if identifier || kinds < 2 && n < 24 {
+			return false
+		}
+		return Entropy(v) >= 3.0
+	case bareKey:
+		if lower == 0 || upper == 0 || digit == 0 || uuidLike(v) {
+			return false
+		}
+		return Entropy(v) >= 3.5
+	default:
+		if identifier || kinds < 2 || strings.Count(v, " ") > 0 {
+			return false
+		}
+		if uuidLike(v) {
+			// A bare key given a UUID is an id more often than a key.
+			return false
+		}
+		return Entropy(v) >= 3.5
+	}
+}
+
+// identLike reports whether v reads as an identifier or a word: letters,
+// _ - and . only, in words (snake_case, kebab-case, camelCase, a word).
+func identLike(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	// Long runs of letters without vowels are not words (a key of
+	// letters only, like Hugging Face's).
+	return vowelRatio(v) >= 0.2
+}
+
+func vowelRatio(v string) float64 {
+	letters, vowels := 0, 0
+	for i := 0; i < len(v); i++ {
+		c := v[i] | 0x20
+		if c >= 'a' && c <= 'z' {
+			letters++
+			if strings.IndexByte("aeiouy", c) >= 0 {
+				vowels++
+			}
+		}
+	}
+	if letters == 0 {
+		return 0
+	}
+	return float64(vowels) / float64(letters)
+}
+
+func allDigits(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func uuidLike(v string) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		c := v[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+			continue
+		}
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// codeLike reports whether v reads as a call or an expression.
+func codeLike(v string) bool {
+	i := strings.IndexByte(v, '(')
+	if i <= 0 {
+		return strings.HasPrefix(v, "(")
+	}
+	for _, c := range v[:i] {
+		if !(c == '_' || c == '.' || unicode.IsLetter(c) || unicode.IsDigit(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+func looksLikePath(v string) bool {
+	if strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "/") {
+		return true
+	}
+	for _, ext := range []string{".pem", ".key", ".json", ".txt", ".crt", ".p12", ".pfx", ".env", ".yaml", ".yml", ".toml", ".gpg", ".asc", ".jks", ".keystore"} {
+		if strings.HasSuffix(strings.ToLower(v), ext) && !strings.ContainsAny(v, " ") {
+			return true
+		}
+	}
+	return false
+}
+
+// dottedIdentifier reports whether v is a reference such as
+// settings.SECRET_KEY, config.api.token or self.password: words joined
+// by dots, no digits.
+func dottedIdentifier(v string) bool {
+	if !strings.Contains(v, ".") {
+		return false
+	}
+	for _, part := range strings.Split(v, ".") {
+		if part == "" || !identLikeAny(part) {
+			return false
+		}
+	}
+	return true
+}
+
+func identLikeAny(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || (i > 0 && c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// reference reports whether v names a secret kept elsewhere rather
+// than holding it: an environment variable, a template, a secret
+// manager's address.
+func reference(v string) bool {
+	l := strings.ToLower(v)
+	for _, p := range []string{"${", "{{", "<%", "%(", "$(", "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[",
+		"secrets.", "vars.", "var.", "local.", "data.", "module.", "vault:", "arn:aws", "projects/", "op://", "awssecretsmanager",
+		"keyvault", "enc[", "sops", "!ref", "!sub", "!getatt", "lookup(", "config.", "settings.", "params.", "args.", "props.",
+		"this.", "self.", "ctx.", "context.", "request.", "req.", "opts.", "options.", "cfg.", "conf.", "environ[", "env.",
+		"import.meta", "deno.env", "system.getenv", "environment.get", "configuration[", "dotenv"} {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// hashForm reports whether v is a hash written as such: an SRI hash
+// (sha512-…), a Nix hash (sha256-…, sha256:…), a Go module hash (h1:…),
+// a Docker digest (sha256:…).
+func hashForm(v string) bool {
+	l := strings.ToLower(v)
+	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "sha1:", "sha256:", "sha384:", "sha512:", "md5-", "md5:", "h1:", "blake2b-", "blake3:", "xxh64:"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// prose reports whether v, holding spaces, reads as a sentence rather
+// than a passphrase.
+func prose(v string) bool {
+	words := strings.Fields(strings.ToLower(v))
+	if len(words) > 5 {
+		return true
+	}
+	for _, w := range words {
+		switch strings.Trim(w, ".,:;!?") {
+		case "the", "a", "an", "your", "is", "be", "must", "enter", "to", "of", "at", "for", "with", "and", "or", "not", "here", "this", "that", "in", "on", "new", "my":
+			return true
+		}
+	}
+	return false
+}
+
+// indexExpr reports whether v reads as an expression of code: a name
+// indexed or called (tokens[0], get_token(), cfg["key"]).
+func indexExpr(v string) bool {
+	i := 0
+	for i < len(v) && (v[i] == '_' || v[i] == '.' || v[i] >= 'a' && v[i] <= 'z' || v[i] >= 'A' && v[i] <= 'Z' || i > 0 && v[i] >= '0' && v[i] <= '9') {
+		i++
+	}
+	return i > 0 && i < len(v) && (v[i] == '[' || v[i] == '(')
+}

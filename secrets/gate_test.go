@@ -1,0 +1,124 @@
+package secrets_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/sqlite"
+)
+
+const (
+	gateToken = "P4hfXk29sLmZ8vXq4rT7yN2pWbC5dE6f"
+	gateKey   = "sk-proj-Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4rT7yN2pWbC5dE6fG7hJ8"
+	gatePEM   = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4rT7yN2pWbC5dE6fG7h\nJ8Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4rT7yN2pWbC5dE6fG7hJ8Zq8mN3kL9x\n-----END RSA PRIVATE KEY-----"
+)
+
+// gateStore is a store holding a session whose title is cut in the
+// middle of a key, a prompt with an Authorization header, and a tool
+// result holding a private key and a password next to &.
+func gateStore(t *testing.T) (loom.Store, *loom.Session) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "loom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s := &loom.Session{ID: loom.NewID(), Key: "cli:gate", UserID: "u", Surface: "cli"}
+	prompt := "deploy with " + gateKey + " then call the api"
+	s.Title = loom.TitleFrom(prompt)
+	out, _ := json.Marshal("curl -v\n> Authorization: Bearer " + gateToken + "\n" + gatePEM + "\nDATABASE_URL=mysql://app:pa&ss9x2Q@db:3306/shop\n")
+	in, _ := json.Marshal(map[string]string{"command": "cat deploy.env"})
+	msgs := []*loom.Message{
+		{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: prompt + "\nAuthorization: Bearer " + gateToken}}},
+		{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartTool, CallID: "c1", Name: "bash", Status: loom.ToolCompleted, Input: in, Output: out}}},
+	}
+	if err := st.Append(ctx, s, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	return st, s
+}
+
+func leaks(t *testing.T, what, text string) {
+	t.Helper()
+	for _, v := range []string{gateToken, "Zq8mN3kL9xT2", "MIIEowIBAAKC", "q8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4rT7yN2pWbC5dE6fG7h", "pa&ss9x2Q", `pa\u0026ss9x2Q`} {
+		if strings.Contains(text, v) {
+			t.Errorf("%s leaks %q: %s", what, v, text)
+		}
+	}
+}
+
+// A search through the gate makes its snippets from the redacted text:
+// the query's words are highlighted around the markers, never inside a
+// secret that highlighting would have broken apart.
+func TestGateSearchRedactsBeforeHighlighting(t *testing.T) {
+	st, s := gateStore(t)
+	g := secrets.Default().Gate(st)
+	ctx := context.Background()
+	for _, q := range []string{"Authorization Bearer", "BEGIN RSA PRIVATE KEY", "mysql app shop", gateToken, "deploy"} {
+		hits, err := g.Search(ctx, loom.SearchQuery{Text: q, UserID: "u"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 {
+			t.Errorf("%q: no hits", q)
+		}
+		b, _ := json.Marshal(hits)
+		leaks(t, "search "+q, string(b))
+		if strings.Contains(string(b), "\uE000") {
+			t.Errorf("search %q shows the gate's mark: %s", q, b)
+		}
+	}
+	if g.Redacted() == 0 {
+		t.Error("the gate counted nothing")
+	}
+	// Without the gate the same search shows them: the test can fail.
+	hits, _ := st.Search(ctx, loom.SearchQuery{Text: "Authorization Bearer", UserID: "u"})
+	if b, _ := json.Marshal(hits); !strings.Contains(string(b), "P4hf") {
+		t.Errorf("the store's own search shows no secret: %s", b)
+	}
+	_ = s
+}
+
+// Every read through the gate comes out redacted: sessions (the title
+// cut in the middle of a key), listings, messages, windows of them,
+// errors naming candidates.
+func TestGateReadsAreRedacted(t *testing.T) {
+	st, s := gateStore(t)
+	g := secrets.Default().Gate(st)
+	ctx := context.Background()
+	got, err := g.Session(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	leaks(t, "session", string(b))
+	list, _ := g.Sessions(ctx, loom.SessionFilter{UserID: "u"})
+	b, _ = json.Marshal(list)
+	leaks(t, "sessions", string(b))
+	sums, _ := g.Summaries(ctx, loom.SessionFilter{UserID: "u"})
+	b, _ = json.Marshal(sums)
+	leaks(t, "summaries", string(b))
+	msgs, _ := g.Messages(ctx, s.ID, loom.MessageQuery{})
+	b, _ = json.Marshal(msgs)
+	leaks(t, "messages", string(b))
+	data, _ := g.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{Limit: 1})
+	b, _ = json.Marshal(data)
+	leaks(t, "read sessions", string(b))
+	rep, _ := g.Usage(ctx, loom.UsageFilter{UserID: "u"})
+	b, _ = json.Marshal(rep)
+	leaks(t, "usage", string(b))
+	// Without the gate the store holds them.
+	raw, _ := st.Messages(ctx, s.ID, loom.MessageQuery{})
+	if b, _ := json.Marshal(raw); !strings.Contains(string(b), gateToken) {
+		t.Fatal("the store holds no secret")
+	}
+	if !strings.Contains(s.Title, "Zq8mN3") {
+		t.Fatalf("the title %q does not hold the start of the key", s.Title)
+	}
+}

@@ -1,0 +1,381 @@
+package secrets
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A matcher is a built-in rule that reads context rather than a shape:
+// a value given to a name that says secret, a Kubernetes Secret's data,
+// a .pgpass line. It finds with Go code where an expression would be
+// slow or could not say it.
+type matcher struct {
+	id          string
+	description string
+	// keywords, when set, are words (lower case) of which a text must
+	// hold one for the matcher to run on it; at are then where they are.
+	keywords []string
+	find     func(text string, at []int, out []Finding) []Finding
+}
+
+// matchers are the built-in matchers, in the order they run.
+var matchers = []matcher{
+	{id: "secret-assignment", description: "a value given to a name that says secret (password, api_key, client_secret, token …) in code, JSON, YAML, properties, URLs' query, flags and XML; dotenv-secret for .env and shell lines",
+		keywords: []string{"pass", "pwd", "_pw", "pw_", "-pw", "secret", "token", "key", "cred", "auth", "_pat", "-pat", "pat_", "sas", "jwt", "bearer"},
+		find:     findAssignments},
+	{id: "kubernetes-secret", description: "the values of a Kubernetes Secret's data and stringData",
+		keywords: []string{"secret"}, find: findKubernetesSecret},
+	{id: "docker-auth", description: "registry credentials of a Docker config.json (auths)",
+		keywords: []string{"auths"}, find: findDockerAuth},
+	{id: "pgpass", description: "the password of a .pgpass line (host:port:database:user:password)",
+		find: findPgpass},
+	{id: "netrc-password", description: "the password of a .netrc machine entry",
+		keywords: []string{"machine"}, find: findNetrc},
+	{id: "cookie", description: "session and authentication cookies in Cookie and Set-Cookie headers",
+		keywords: []string{"cookie"}, find: findCookies},
+	{id: "token-shape", description: "tokens known by their shape alone: Discord bot tokens, Mailgun keys",
+		find: findShapes},
+}
+
+// dotenvID is the id the assignment matcher gives to .env and shell
+// lines.
+const dotenvID = "dotenv-secret"
+
+// findKubernetesSecret returns the values of the data and stringData
+// of each Kubernetes Secret in text (YAML or JSON), which are secrets
+// whatever they hold (base64 of a password, a token, a file).
+func findKubernetesSecret(text string, _ []int, out []Finding) []Finding {
+	lower := strings.ToLower(text)
+	if !strings.Contains(lower, "kind: secret") && !strings.Contains(lower, `"kind": "secret"`) && !strings.Contains(lower, `"kind":"secret"`) {
+		return out
+	}
+	// Each YAML document, or the whole text.
+	off := 0
+	for _, doc := range strings.SplitAfter(text, "\n---") {
+		l := strings.ToLower(doc)
+		if strings.Contains(l, "kind: secret") || strings.Contains(l, `"kind": "secret"`) || strings.Contains(l, `"kind":"secret"`) {
+			out = secretData(doc, off, out)
+		}
+		off += len(doc)
+	}
+	return out
+}
+
+// secretData returns the values under each data: and stringData: key of
+// doc (whose offset in the text is off).
+func secretData(doc string, off int, out []Finding) []Finding {
+	for _, key := range []string{"data:", "stringData:", `"data":`, `"stringData":`} {
+		for from := 0; ; {
+			i := strings.Index(doc[from:], key)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(key)
+			if i > 0 && isNameByte(doc[i-1]) && doc[i-1] != '"' {
+				continue
+			}
+			if key[0] == '"' {
+				out = jsonObjectValues(doc, from, off, out)
+				continue
+			}
+			out = yamlBlockValues(doc, i, from, off, out)
+		}
+	}
+	return out
+}
+
+// yamlBlockValues returns the values of the keys indented under the key
+// at doc[at:from] (key: value lines, and block scalars |, >).
+func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
+	ls := strings.LastIndexByte(doc[:at], '\n') + 1
+	indent := at - ls
+	rest := doc[from:]
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 || strings.TrimSpace(rest[:nl]) != "" && !strings.HasPrefix(strings.TrimSpace(rest[:nl]), "#") {
+		// data: {k: v} in flow style.
+		return flowValues(doc, from, off, out)
+	}
+	pos := from + nl + 1
+	block := -1 // the indentation of a block scalar's key, inside one
+	for pos < len(doc) {
+		end := strings.IndexByte(doc[pos:], '\n')
+		line := doc[pos:]
+		if end >= 0 {
+			line = doc[pos : pos+end]
+		}
+		trimmed := strings.TrimLeft(line, " ")
+		ind := len(line) - len(trimmed)
+		if strings.TrimSpace(line) != "" {
+			if ind <= indent {
+				break
+			}
+			switch {
+			case block >= 0 && ind > block:
+				v := strings.TrimRight(trimmed, " \r")
+				if len(v) >= 4 {
+					out = append(out, Finding{RuleID: "kubernetes-secret", Start: off + pos + ind, End: off + pos + ind + len(v)})
+				}
+			default:
+				block = -1
+				if k := strings.Index(trimmed, ":"); k > 0 {
+					v := strings.TrimSpace(trimmed[k+1:])
+					v = strings.TrimRight(v, "\r")
+					switch {
+					case v == "|" || v == ">" || v == "|-" || v == ">-" || v == "|+" || v == ">+":
+						block = ind
+					case len(v) >= 4 && !strings.HasPrefix(v, "{{") && !strings.HasPrefix(v, "$"):
+						q := strings.Trim(v, `"'`)
+						s := pos + ind + k + 1 + strings.Index(trimmed[k+1:], q)
+						out = append(out, Finding{RuleID: "kubernetes-secret", Start: off + s, End: off + s + len(q)})
+					}
+				}
+			}
+		}
+		if end < 0 {
+			break
+		}
+		pos += end + 1
+	}
+	return out
+}
+
+// flowValues returns the values of a one-line mapping {k: v, k2: v2}
+// that starts after from.
+func flowValues(doc string, from, off int, out []Finding) []Finding {
+	i := strings.IndexByte(doc[from:], '{')
+	if i < 0 || strings.ContainsRune(doc[from:from+i], '\n') {
+		return out
+	}
+	return jsonObjectValues(doc, from, off, out)
+}
+
+// jsonObjectValues returns the string values of the object that starts
+// after from ("k": "v", …), up to its closing brace.
+func jsonObjectValues(doc string, from, off int, out []Finding) []Finding {
+	i := strings.IndexByte(doc[from:], '{')
+	if i < 0 || i > 8 {
+		return out
+	}
+	i += from + 1
+	end := strings.IndexByte(doc[i:], '}')
+	if end < 0 {
+		end = len(doc) - i
+	}
+	body := doc[i : i+end]
+	for _, m := range pairRe.FindAllStringSubmatchIndex(body, -1) {
+		if m[3]-m[2] >= 4 {
+			out = append(out, Finding{RuleID: "kubernetes-secret", Start: off + i + m[2], End: off + i + m[3]})
+		}
+	}
+	return out
+}
+
+// pairRe is one key and string value of a JSON object or flow mapping.
+var pairRe = regexp.MustCompile(`["']?[\w.-]+["']?\s*:\s*["']?([^"',}\s]+)`)
+
+// findDockerAuth returns the credentials of a Docker config.json's
+// auths: each registry's auth (base64 of user:password) and identity
+// token.
+func findDockerAuth(text string, at []int, out []Finding) []Finding {
+	for _, p := range at {
+		seg := text[p:min(len(text), p+4096)]
+		for _, m := range dockerAuthRe.FindAllStringSubmatchIndex(seg, -1) {
+			out = append(out, Finding{RuleID: "docker-auth", Start: p + m[2], End: p + m[3]})
+		}
+	}
+	return out
+}
+
+var dockerAuthRe = regexp.MustCompile(`"(?:auth|identitytoken|registrytoken|password)"\s*:\s*"([^"\s]{4,})"`)
+
+// findPgpass returns the passwords of .pgpass lines:
+// hostname:port:database:username:password, the port a number or *.
+func findPgpass(text string, _ []int, out []Finding) []Finding {
+	if strings.Count(text, ":") < 4 {
+		return out
+	}
+	for pos := 0; pos < len(text); {
+		end := strings.IndexByte(text[pos:], '\n')
+		line := text[pos:]
+		if end >= 0 {
+			line = text[pos : pos+end]
+		}
+		if f, ok := pgpassLine(line); ok {
+			out = append(out, Finding{RuleID: "pgpass", Start: pos + f[0], End: pos + f[1]})
+		}
+		if end < 0 {
+			break
+		}
+		pos += end + 1
+	}
+	return out
+}
+
+// pgpassLine returns where the password of a .pgpass line is.
+func pgpassLine(line string) ([2]int, bool) {
+	line = strings.TrimRight(line, "\r")
+	if len(line) < 9 || len(line) > 512 || strings.Count(line, ":") < 4 {
+		return [2]int{}, false
+	}
+	lead := len(line) - len(strings.TrimLeft(line, " \t+"))
+	fields := strings.SplitN(line[lead:], ":", 5)
+	if len(fields) != 5 {
+		return [2]int{}, false
+	}
+	host, port, db, user, pw := fields[0], fields[1], fields[2], fields[3], fields[4]
+	if host == "" || db == "" || user == "" || len(pw) < 3 || strings.ContainsAny(pw, " \t\\") && !strings.Contains(pw, `\:`) {
+		return [2]int{}, false
+	}
+	if port != "*" && (len(port) < 2 || len(port) > 5 || !allDigits(port)) {
+		return [2]int{}, false
+	}
+	for _, f := range []string{host, db, user} {
+		if strings.ContainsAny(f, " \t\"'/=") {
+			return [2]int{}, false
+		}
+	}
+	if placeholder(pw) || wordValues[strings.ToLower(pw)] {
+		return [2]int{}, false
+	}
+	s := lead + len(host) + len(port) + len(db) + len(user) + 4
+	return [2]int{s, s + len(pw)}, true
+}
+
+// findNetrc returns the passwords of .netrc entries (machine HOST login
+// USER password PASSWORD, on one line or several).
+func findNetrc(text string, at []int, out []Finding) []Finding {
+	for _, p := range at {
+		seg := text[p:min(len(text), p+400)]
+		m := netrcRe.FindStringSubmatchIndex(seg)
+		if m == nil || placeholder(seg[m[2]:m[3]]) {
+			continue
+		}
+		out = append(out, Finding{RuleID: "netrc-password", Start: p + m[2], End: p + m[3]})
+	}
+	return out
+}
+
+var netrcRe = regexp.MustCompile(`\Amachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S{3,})`)
+
+// sessionCookies are names of cookies that hold a session or a login.
+var sessionCookies = []string{"sess", "sid", "token", "auth", "jwt", "login", "remember", "csrf", "xsrf", "identity", "refresh", "access", "secure-", "host-", "user_session", "_gh_sess", "credential", "key"}
+
+// findCookies returns the values of session and login cookies, and of
+// any cookie whose value looks random, in Cookie and Set-Cookie headers.
+func findCookies(text string, at []int, out []Finding) []Finding {
+	for _, p := range at {
+		i := p + len("cookie")
+		for i < len(text) && (text[i] == '"' || text[i] == '\'' || text[i] == '\\') {
+			i++
+		}
+		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+			i++
+		}
+		if i >= len(text) || text[i] != ':' && text[i] != '=' {
+			continue
+		}
+		// A header's name ends there: Cookie, Set-Cookie, cookie.
+		if p > 0 && isNameByte(text[p-1]) && text[p-1] != '-' {
+			continue
+		}
+		set := p >= 4 && strings.EqualFold(text[p-4:p], "set-")
+		i++
+		end := i
+		for end < len(text) && text[end] != '\n' && text[end] != '\r' && text[end] != '"' && text[end] != '\'' {
+			end++
+		}
+		header := text[i:end]
+		off := i
+		for k, pair := range strings.Split(header, ";") {
+			start := off
+			off += len(pair) + 1
+			if set && k > 0 {
+				break
+			}
+			eq := strings.IndexByte(pair, '=')
+			if eq <= 0 {
+				continue
+			}
+			name := strings.ToLower(strings.TrimSpace(pair[:eq]))
+			v := strings.TrimSpace(pair[eq+1:])
+			if len(v) < 8 || placeholder(v) || wordValues[strings.ToLower(v)] {
+				continue
+			}
+			session := false
+			for _, s := range sessionCookies {
+				if strings.Contains(name, s) {
+					session = true
+					break
+				}
+			}
+			if !session && !(len(v) >= 16 && Entropy(v) >= 3.5) {
+				continue
+			}
+			vs := start + eq + 1 + strings.Index(pair[eq+1:], v)
+			out = append(out, Finding{RuleID: "cookie", Start: vs, End: vs + len(v)})
+		}
+	}
+	return out
+}
+
+// findShapes returns the tokens that have a shape of their own but no
+// prefix to look for: Discord bot tokens (base64 of a user id, a
+// timestamp and an HMAC, joined by dots) and Mailgun's newer keys (32,
+// 8 and 8 hex digits).
+func findShapes(text string, _ []int, out []Finding) []Finding {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !isNameByte(c) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && isNameByte(text[j]) {
+			j++
+		}
+		if n := j - i; n >= 49 && n <= 80 {
+			tok := text[i:j]
+			if discordToken(tok) || mailgunKey(tok) {
+				id := "discord-bot-token"
+				if tok[0] != 'M' && tok[0] != 'N' && tok[0] != 'O' {
+					id = "mailgun-api-key"
+				}
+				out = append(out, Finding{RuleID: id, Start: i, End: j})
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+func discordToken(t string) bool {
+	if t[0] != 'M' && t[0] != 'N' && t[0] != 'O' {
+		return false
+	}
+	parts := strings.Split(t, ".")
+	if len(parts) != 3 || len(parts[0]) < 23 || len(parts[0]) > 28 || len(parts[1]) != 6 || len(parts[2]) < 27 || len(parts[2]) > 40 {
+		return false
+	}
+	for _, p := range parts {
+		if strings.ContainsAny(p, ".") {
+			return false
+		}
+	}
+	return Entropy(parts[2]) >= 3.5
+}
+
+func mailgunKey(t string) bool {
+	if len(t) != 50 || t[32] != '-' || t[41] != '-' {
+		return false
+	}
+	for k := 0; k < len(t); k++ {
+		if k == 32 || k == 41 {
+			continue
+		}
+		if c := t[k]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return Entropy(t) >= 3.3
+}

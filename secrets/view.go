@@ -1,0 +1,158 @@
+package secrets
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A view is text with its JSON escapes decoded (\n, \", \\, \u0026 …),
+// so that the rules read what a person reads: a tool's output stored as
+// a JSON string holds `pa\u0026ss` where the terminal showed `pa&ss`,
+// and a private key's lines are joined by `\n`. Findings in the view
+// are mapped back to the text through at.
+type view struct {
+	text string
+	// at[i] is the offset in the original text of the view's byte i;
+	// at[len(text)] is the original's length. A byte decoded from an
+	// escape maps to the escape's start.
+	at []int32
+}
+
+// maxUnescape is how many times escapes are decoded: twice reads a
+// JSON document held in a JSON string (a tool that printed JSON).
+const maxUnescape = 2
+
+// newView decodes the escapes of text, up to maxUnescape times over; it
+// returns nil when text holds none.
+func newView(text string) *view {
+	var v *view
+	for range maxUnescape {
+		src := text
+		if v != nil {
+			src = v.text
+		}
+		t, at, ok := unescape(src)
+		if !ok {
+			break
+		}
+		if v != nil {
+			// Compose: each byte maps through the first decoding back
+			// to the original text.
+			for i, p := range at {
+				at[i] = v.at[p]
+			}
+		}
+		v = &view{text: t, at: at}
+	}
+	return v
+}
+
+// span maps a span of the view to the text: a span that ends inside an
+// escape takes the escape whole.
+func (v *view) span(s, e int) (int, int) {
+	ts, te := int(v.at[s]), int(v.at[e])
+	if e > s && te <= int(v.at[e-1]) {
+		// The last byte was decoded from an escape that e does not
+		// pass in the text's terms: take it to the escape's end.
+		k := e
+		for k < len(v.text) && v.at[k] == v.at[e-1] {
+			k++
+		}
+		te = int(v.at[k])
+	}
+	return ts, te
+}
+
+// unescape decodes the JSON escapes of s, with the offset in s of each
+// decoded byte. ok is false when s holds none.
+func unescape(s string) (string, []int32, bool) {
+	i := strings.IndexByte(s, '\\')
+	if i < 0 || i == len(s)-1 {
+		return s, nil, false
+	}
+	b := make([]byte, 0, len(s))
+	at := make([]int32, 0, len(s)+1)
+	last := 0
+	found := false
+	for i >= 0 && i < len(s)-1 {
+		n, dec := escape(s[i:])
+		if n == 0 {
+			j := strings.IndexByte(s[i+1:], '\\')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+			continue
+		}
+		found = true
+		for k := last; k < i; k++ {
+			at = append(at, int32(k))
+		}
+		b = append(b, s[last:i]...)
+		for range len(dec) {
+			at = append(at, int32(i))
+		}
+		b = append(b, dec...)
+		last = i + n
+		j := strings.IndexByte(s[last:], '\\')
+		if j < 0 {
+			break
+		}
+		i = last + j
+	}
+	if !found {
+		return s, nil, false
+	}
+	for k := last; k <= len(s); k++ {
+		at = append(at, int32(k))
+	}
+	b = append(b, s[last:]...)
+	return string(b), at, true
+}
+
+// escape decodes the JSON escape s starts with: how many bytes it takes
+// and what it stands for; 0 when s starts with no escape JSON knows.
+func escape(s string) (int, string) {
+	if len(s) < 2 || s[0] != '\\' {
+		return 0, ""
+	}
+	switch s[1] {
+	case '"', '\\', '/':
+		return 2, s[1:2]
+	case 'n':
+		return 2, "\n"
+	case 'r':
+		return 2, "\r"
+	case 't':
+		return 2, "\t"
+	case 'b', 'f':
+		return 2, " "
+	case 'u':
+		r, ok := hex4(s[2:])
+		if !ok {
+			return 0, ""
+		}
+		if utf16.IsSurrogate(r) {
+			if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+				if r2, ok := hex4(s[8:]); ok {
+					if c := utf16.DecodeRune(r, r2); c != utf8.RuneError {
+						return 12, string(c)
+					}
+				}
+			}
+			return 6, "\uFFFD"
+		}
+		return 6, string(r)
+	}
+	return 0, ""
+}
+
+func hex4(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s[:4], 16, 32)
+	return rune(v), err == nil
+}
