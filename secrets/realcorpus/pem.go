@@ -118,6 +118,10 @@ func (g *Gen) CutKey() string {
 		k = g.PGPKey()
 	}
 	lines := strings.Split(k, "\n")
-	n := min(len(lines)-1, g.N(3, 8))
+	body := 1
+	for body < len(lines) && (lines[body] == "" || strings.Contains(lines[body], ": ")) {
+		body++
+	}
+	n := min(len(lines)-1, body+g.N(2, 7))
 	return strings.Join(lines[:n], "\n")
 }

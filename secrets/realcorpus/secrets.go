@@ -75,7 +75,7 @@ func needles(s Secret, more []string) []string {
 	}
 	for _, l := range strings.Split(s.Value, "\n") {
 		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "-----") || strings.HasPrefix(l, "Proc-Type:") || strings.HasPrefix(l, "DEK-Info:") || strings.HasPrefix(l, "Comment:") {
+		if keyHeader(l) {
 			continue
 		}
 		add(l)
@@ -89,10 +89,13 @@ func needles(s Secret, more []string) []string {
 			}
 		}
 	}
-	if j := jsonStr(s.Value); j[1:len(j)-1] != s.Value {
+	if strings.ContainsAny(s.Value, "&<>") {
 		// the value as Go's JSON writes it: & < > as \u0026 …
+		j := jsonStr(s.Value)
 		for _, l := range strings.Split(j[1:len(j)-1], "\\n") {
-			add(l)
+			if !keyHeader(l) {
+				add(l)
+			}
 		}
 	}
 	for _, e := range append(s.Extra, more...) {
@@ -119,7 +122,7 @@ func (sd *Seeded) keepPresent() {
 		dec := decodedB64(vis)
 		for _, v := range sd.B64 {
 			for _, l := range strings.Split(v, "\n") {
-				if l = strings.TrimSpace(l); len(l) >= 8 && !strings.HasPrefix(l, "-----") && strings.Contains(dec, l) {
+				if l = strings.TrimSpace(l); len(l) >= 8 && !keyHeader(l) && strings.Contains(dec, l) {
 					b64 = append(b64, l)
 				}
 			}
@@ -129,6 +132,13 @@ func (sd *Seeded) keepPresent() {
 	if len(sd.Needles)+len(sd.B64) == 0 {
 		panic("realcorpus: a " + sd.Kind + " in " + sd.Carrier + " left nothing to look for")
 	}
+}
+
+// keyHeader reports whether l is a line of a PEM block that is no
+// secret: its BEGIN and END lines and its headers.
+func keyHeader(l string) bool {
+	l = strings.TrimSpace(l)
+	return strings.HasPrefix(l, "-----") || strings.HasPrefix(l, "Proc-Type:") || strings.HasPrefix(l, "DEK-Info:") || strings.HasPrefix(l, "Comment:")
 }
 
 func hint(v string) string {
@@ -240,4 +250,17 @@ func (sd Seeded) Leaks(red *loom.Message) []string {
 		}
 	}
 	return out
+}
+
+// HintAll shows leaked needles as far as a report may.
+func HintAll(ns []string) string {
+	var out []string
+	for _, n := range ns {
+		p := ""
+		if strings.HasPrefix(n, "base64 of ") {
+			p, n = "base64 of ", n[len("base64 of "):]
+		}
+		out = append(out, p+hint(n))
+	}
+	return strings.Join(out, ", ")
 }
