@@ -132,6 +132,8 @@ func buildClean(t *testing.T) cleanSet {
 	set.sources = append(set.sources, c.Tarball("lockfiles", filepath.Join(td, "lockfiles.tar.gz")))
 	set.sources = append(set.sources, c.Tarball("npm-assets", filepath.Join(td, "npm-assets.tar.gz")))
 	set.sources = append(set.sources, c.Tarball("notebooks", filepath.Join(td, "notebooks.tar.gz")))
+	set.sources = append(set.sources, c.Tarball("k8s-manifests", filepath.Join(td, "k8s-manifests.tar.gz")))
+	set.sources = append(set.sources, c.Tarball("lockfile-diffs", filepath.Join(td, "lockfile-diffs.tar.gz")))
 	set.msgs = c.Out
 	set.skipped = c.Skipped
 	sess := cleanSessions(t)
