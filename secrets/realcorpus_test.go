@@ -114,15 +114,15 @@ func buildClean(t *testing.T) cleanSet {
 	} else {
 		set.sources = append(set.sources, realcorpus.Source{Name: "goroot", Missing: "go env GOROOT gave nothing"})
 	}
-	gosum, err := os.ReadFile(filepath.Join("..", "go.sum"))
+	gomod, err := os.ReadFile(filepath.Join("..", "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if mc := goEnv(t, "GOMODCACHE"); mc != "" {
-		s, missing := c.ModCache(mc, gosum, mcs)
+		s, missing := c.ModCache(mc, gomod, mcs)
 		set.sources = append(set.sources, s)
 		if len(missing) > 0 {
-			set.notes = append(set.notes, fmt.Sprintf("modcache: %d of go.sum's modules are not in the module cache here (%s …)", len(missing), missing[0]))
+			set.notes = append(set.notes, fmt.Sprintf("modcache: %d of go.mod's modules are not in the module cache here (%s …): building and testing all of loom's packages downloads them", len(missing), missing[0]))
 		}
 	} else {
 		set.sources = append(set.sources, realcorpus.Source{Name: "modcache", Missing: "go env GOMODCACHE gave nothing"})

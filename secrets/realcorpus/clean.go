@@ -248,21 +248,34 @@ func (c *Cutter) Walk(source, root string, stride, maxSize int, keep func(rel st
 	return files, nil
 }
 
-// GoSumModules returns the module directories (path@version) that a
-// go.sum pins, as the module cache names them.
-func GoSumModules(gosum []byte) []string {
-	seen := map[string]bool{}
+// GoModModules returns the module directories (path@version) that a
+// go.mod requires, as the module cache names them: the modules whose
+// packages the module's own packages and tests import, which building
+// and testing them downloads.
+func GoModModules(gomod []byte) []string {
 	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(gosum))
+	block := false
+	sc := bufio.NewScanner(bytes.NewReader(gomod))
 	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) != 3 || strings.HasSuffix(f[1], "/go.mod") {
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		switch {
+		case line == "require (":
+			block = true
+			continue
+		case block && line == ")":
+			block = false
+			continue
+		case strings.HasPrefix(line, "require "):
+			line = strings.TrimPrefix(line, "require ")
+		case !block:
 			continue
 		}
-		dir := escapePath(f[0]) + "@" + f[1]
-		if !seen[dir] {
-			seen[dir] = true
-			out = append(out, dir)
+		f := strings.Fields(line)
+		if len(f) == 2 {
+			out = append(out, escapePath(f[0])+"@"+f[1])
 		}
 	}
 	sort.Strings(out)

@@ -39,13 +39,13 @@ func (c *Cutter) GoRoot(goroot string, stride int) Source {
 	return s
 }
 
-// ModCache adds the module cache's copies of the modules a go.sum pins
-// (the versions this module builds with), those present.
-func (c *Cutter) ModCache(modcache string, gosum []byte, stride int) (Source, []string) {
+// ModCache adds the module cache's copies of the modules a go.mod
+// requires (the versions this module builds with), those present.
+func (c *Cutter) ModCache(modcache string, gomod []byte, stride int) (Source, []string) {
 	s := Source{Name: "modcache", Root: modcache}
 	before := len(c.Out)
 	var missing []string
-	for _, m := range GoSumModules(gosum) {
+	for _, m := range GoModModules(gomod) {
 		dir := filepath.Join(modcache, filepath.FromSlash(m))
 		if _, err := os.Stat(dir); err != nil {
 			missing = append(missing, m)
@@ -56,7 +56,7 @@ func (c *Cutter) ModCache(modcache string, gosum []byte, stride int) (Source, []
 	}
 	s.Messages = len(c.Out) - before
 	if s.Messages == 0 {
-		s.Missing = "no module of go.sum is in " + modcache
+		s.Missing = "no module of go.mod is in " + modcache
 	}
 	return s, missing
 }
