@@ -266,8 +266,12 @@ func TestRedactLeavesNoCopy(t *testing.T) {
 			t.Fatalf("redact: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 		}
 		for _, m := range []*clitest.Fixture{a, b} {
-			if r := m.Exec(t, "", "sync", "--json"); r.Code != 0 || strings.Contains(r.Stderr, "syncs on as host") || strings.Contains(r.Stdout, `"rehomed"`) {
+			r := m.Exec(t, "", "sync", "--json")
+			if r.Code != 0 || strings.Contains(r.Stderr, "syncs on as host") || strings.Contains(r.Stdout, `"rehomed"`) {
 				t.Fatalf("sync after the redaction: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+			}
+			if m == b && !strings.Contains(r.Stderr, "Another machine redacted secrets") {
+				t.Errorf("machine B's sync does not say it scrubbed its store: %s", r.Stderr)
 			}
 		}
 		shown := b.MustExec(t, "session", "show", s.ID, "--full-history")
