@@ -306,8 +306,8 @@ The original text is gone from the messages, the search index and the
 store's files: on SQLite the file is rewritten (VACUUM), its write-ahead
 log emptied, and this machine's sync log rewritten with the same markers;
 on PostgreSQL the tables are rewritten (VACUUM FULL, which locks each
-while it runs). The replay logs and chat history in loom's state
-directory are rewritten too. The change is recorded for sync: every
+while it runs). The replay logs of the sessions redacted in loom's state
+directory are rewritten too, and without SESSION the chat history. The change is recorded for sync: every
 machine that runs loom sync redacts too, and scrubs its own files. Still
 holding the secrets: a JSON export or backup made earlier, the hub's
 copies of earlier records (ciphertext under the sync key), and
@@ -476,10 +476,9 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 	}
 	// This machine's sync log, replay logs and chat history hold
 	// copies of the text: rewritten too, and the store's files
-	// scrubbed.
-	if err := afterRedact(ctx, opts, st, d, newScope(opts.Ref, sessions, rep.Skipped), rep.Secrets > 0); err != nil {
-		return err
-	}
+	// scrubbed. The report is printed whatever comes of it: the
+	// messages are redacted.
+	scrubErr := afterRedact(ctx, opts, st, d, newScope(opts.Ref, sessions, rep.Skipped), rep.Secrets > 0)
 	if rep.Parts > 0 {
 		memo, err := openMemo(&opts.Common, d)
 		if err == nil {
@@ -494,6 +493,9 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 	}
 	if err := finishRedact(&opts.Common, rep); err != nil {
 		return err
+	}
+	if scrubErr != nil {
+		return fmt.Errorf("the secrets are replaced in the messages, but not yet gone from every file: %w", scrubErr)
 	}
 	if len(rep.Skipped) > 0 {
 		return fmt.Errorf("%s skipped: another process is writing them; run loom secrets redact again when it is done", human.Plural(len(rep.Skipped), "session"))
