@@ -31,6 +31,12 @@ type ApplyTx interface {
 	MessageID(ctx context.Context, id string, seq int64) (string, error)
 	// Owner names this process as a lock holder.
 	Owner() string
+	// Replaced keeps that a change this transaction applies replaces
+	// text by redaction markers (another machine's loom secrets
+	// redact): once it commits, the store is to be scrubbed, so that
+	// the text replaced does not stay readable in its files (free
+	// pages, the search index's old segments, the write-ahead log).
+	Replaced(ctx context.Context) error
 
 	// LoadState returns the JSON of state kind of session id, "" when
 	// none is kept; SaveState replaces it; States returns it for every

@@ -22,6 +22,13 @@ func applyChanged(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.
 	if cur == nil {
 		return fmt.Errorf("%w: a change of session %s, which this store does not hold", ErrWaits, p.SessionID)
 	}
+	if changesToMarkers(p) {
+		// A redaction's: the title it replaces must not stay
+		// readable in the store's files.
+		if err := tx.Replaced(ctx); err != nil {
+			return err
+		}
+	}
 	return mergeChange(ctx, tx, cur.ID, st, p, 0)
 }
 
@@ -180,6 +187,13 @@ func applyPart(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Par
 		}
 		if !NewerPart(m.Parts[i], cs, p.Part, st) {
 			return nil
+		}
+		if ReplacesText(m.Parts[i], p.Part) {
+			// A redaction's: the text it replaces must not stay
+			// readable in the store's files.
+			if err := tx.Replaced(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	before := m.Text()

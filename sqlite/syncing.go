@@ -92,13 +92,15 @@ func syncPos(ctx context.Context, db queryer) (synclog.HostID, int64, error) {
 }
 
 // SyncLog returns up to limit records of the store's sync log after
-// index after, in order: the current host's records.
+// index after, in order: the current host's records, with the digests
+// of what a redaction replaced (synclog.LogRecord.Was).
 func (s *Store) SyncLog(ctx context.Context, after int64, limit int) ([]synclog.LogRecord, error) {
 	base, err := syncBase(ctx, reads{s})
 	if err != nil {
 		return nil, err
 	}
-	rows, err := reads{s}.QueryContext(ctx, `SELECT idx - ?1, hlc, payload FROM sync_log WHERE idx > ?1 + ?2 ORDER BY idx LIMIT ?3`, base, after, limit)
+	rows, err := reads{s}.QueryContext(ctx, `SELECT l.idx - ?1, l.hlc, l.payload, r.was FROM sync_log l LEFT JOIN sync_redacted r ON r.idx = l.idx
+		WHERE l.idx > ?1 + ?2 ORDER BY l.idx LIMIT ?3`, base, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read sync log: %w", err)
 	}
@@ -106,7 +108,7 @@ func (s *Store) SyncLog(ctx context.Context, after int64, limit int) ([]synclog.
 	var out []synclog.LogRecord
 	for rows.Next() {
 		var r synclog.LogRecord
-		if err := rows.Scan(&r.Index, &r.HLC, &r.Payload); err != nil {
+		if err := rows.Scan(&r.Index, &r.HLC, &r.Payload, &r.Was); err != nil {
 			return nil, fmt.Errorf("read sync log: %w", err)
 		}
 		out = append(out, r)

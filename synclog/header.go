@@ -1,6 +1,8 @@
 package synclog
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -106,4 +108,32 @@ type LogRecord struct {
 	Index   int64
 	HLC     HLC
 	Payload []byte
+	// Was holds the SHA-256 digests (DigestSize bytes each) of the
+	// payloads the record had before `loom secrets redact` rewrote it
+	// (Payload is then the redacted one): the hub may hold any of them,
+	// sealed, since the record may have been pushed before each rewrite.
+	Was []byte
+}
+
+// DigestSize is the size of each digest of LogRecord.Was.
+const DigestSize = sha256.Size
+
+// Holds reports whether payload, a record's payload as a hub holds it
+// (opened), is this record: its payload byte for byte, or one it had
+// before a redaction rewrote it (Was). A record a redaction rewrote is
+// still the same record: the same change, with its secrets replaced.
+func (r LogRecord) Holds(payload []byte) bool {
+	if bytes.Equal(payload, r.Payload) {
+		return true
+	}
+	if len(r.Was) == 0 {
+		return false
+	}
+	d := sha256.Sum256(payload)
+	for w := r.Was; len(w) >= DigestSize; w = w[DigestSize:] {
+		if bytes.Equal(w[:DigestSize], d[:]) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package syncrun
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -21,8 +20,10 @@ import (
 // put there). Records are compared whole: the hub's is opened with key
 // and its payload compared byte for byte with the store's (stamps alone
 // do not tell: two copies of a store that write in the same millisecond
-// stamp their records alike). The first differing record is found by
-// bisection, a record read at each step.
+// stamp their records alike), or, for a record `loom secrets redact`
+// rewrote since, with the payloads it had before (LogRecord.Holds). The
+// first differing record is found by bisection, a record read at each
+// step.
 func parted(ctx context.Context, c *hub.Client, log Log, host synclog.HostID, key envelope.Key, onHub int64) (int64, bool, error) {
 	local, err := log.SyncLast(ctx)
 	if err != nil {
@@ -56,7 +57,9 @@ func parted(ctx context.Context, c *hub.Client, log Log, host synclog.HostID, ke
 		if err != nil {
 			return false, nil // sealed with another key, or altered
 		}
-		return bytes.Equal(body, mine[0].Payload), nil
+		// A record `loom secrets redact` rewrote here is still the
+		// record the hub holds in its earlier form.
+		return mine[0].Holds(body), nil
 	}
 	ok, err := same(m)
 	if err != nil {

@@ -97,6 +97,10 @@ type Result struct {
 	// machine's own turns: another machine's, at the same place in the
 	// same session, kept the session.
 	Conflicts []sessionstore.Conflict `json:"conflicts,omitempty"`
+	// Scrubbed is set when records applied replaced text by redaction
+	// markers (another machine's loom secrets redact) and the sync
+	// then scrubbed the store's files of the text replaced (Scrubber).
+	Scrubbed bool `json:"scrubbed,omitempty"`
 }
 
 // Sync pushes r's new records, sealed with key, and the records of
@@ -186,7 +190,33 @@ func Sync(ctx context.Context, c *hub.Client, r Replica, key envelope.Key) (Resu
 			err = perr
 		}
 	}
+	if sc, ok := r.(Scrubber); ok && ctx.Err() == nil {
+		// Records applied that replaced text by redaction markers
+		// (another machine's loom secrets redact) leave the text
+		// replaced readable in the store's files until they are
+		// scrubbed; an ordinary sync reads one row here.
+		done, serr := sc.ScrubIfPending(ctx)
+		res.Scrubbed = done && serr == nil
+		if serr != nil {
+			serr = fmt.Errorf("the records applied replaced secrets by redaction markers, and scrubbing the store's files of the text replaced failed: %w", serr)
+			if err == nil {
+				err = serr
+			} else {
+				err = fmt.Errorf("%w; and %w", err, serr)
+			}
+		}
+	}
 	return res, err
+}
+
+// Scrubber is a store that removes from its files the text that a
+// change replaced by redaction markers, once a change marked it to
+// (sqlite.Store.ScrubIfPending: applying a record of another machine's
+// loom secrets redact marks it).
+type Scrubber interface {
+	// ScrubIfPending scrubs the store when it is marked to, and
+	// reports whether it did.
+	ScrubIfPending(ctx context.Context) (bool, error)
 }
 
 // wrongKey is the error of a machine whose sync key is not the one the

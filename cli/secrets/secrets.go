@@ -302,10 +302,16 @@ func newCmdRedact(inv *command.Invocation, runF func(*RedactOptions) error) *cob
 themselves, with a marker naming the rule that found it
 ([REDACTED:aws-access-key]). Without SESSION, every session of the user.
 
-The original text is gone: from the messages, from the search index and,
-on SQLite, from the store file (which is rewritten, as VACUUM does). The
-change is recorded for sync, so every machine that runs loom sync
-redacts too. A JSON export made earlier still holds the secrets.
+The original text is gone from the messages, the search index and the
+store's files: on SQLite the file is rewritten (VACUUM), its write-ahead
+log emptied, and this machine's sync log rewritten with the same markers;
+on PostgreSQL the tables are rewritten (VACUUM FULL, which locks each
+while it runs). The replay logs of the sessions redacted in loom's state
+directory are rewritten too, and without SESSION the chat history. The change is recorded for sync: every
+machine that runs loom sync redacts too, and scrubs its own files. Still
+holding the secrets: a JSON export or backup made earlier, the hub's
+copies of earlier records (ciphertext under the sync key), and
+PostgreSQL's own write-ahead log. See docs/security.md.
 
 It says what it will replace and asks first on a terminal; elsewhere
 --yes is required. --dry-run only reports. A session another process is
@@ -380,12 +386,6 @@ func plan(ctx context.Context, st loom.Store, d *sec.Detector, id string) ([]par
 	return changes, places, nil
 }
 
-// Scrubber is a store that can remove what rewritten messages leave
-// behind in its files (sqlite.Store.Scrub, postgres.Store.Scrub).
-type Scrubber interface {
-	Scrub(ctx context.Context) error
-}
-
 func redactRun(ctx context.Context, opts *RedactOptions) error {
 	dryRun := opts.DryRun
 	d, err := opts.Detector()
@@ -428,10 +428,15 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 		rep.Sessions = append(rep.Sessions, sf)
 	}
 	ios := opts.IO
-	if rep.Secrets == 0 {
+	if dryRun {
 		return finishRedact(&opts.Common, rep)
 	}
-	if dryRun {
+	if rep.Secrets == 0 {
+		// The messages hold none, but copies made before may (a
+		// redaction stopped before its end, one that arrived by sync).
+		if err := afterRedact(ctx, opts, st, d, newScope(opts.Ref, sessions, nil), false); err != nil {
+			return err
+		}
 		return finishRedact(&opts.Common, rep)
 	}
 	fmt.Fprintf(ios.ErrOut, "loom: %s in %s of %s will be replaced by [REDACTED:rule] markers; the original text will be gone from this store for good, and from your other machines after loom sync\n",
@@ -445,6 +450,9 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 			fmt.Fprintln(ios.ErrOut, "Nothing redacted.")
 			return &command.SilentError{Code: command.ExitError}
 		}
+	}
+	if err := beforeRedact(ctx, st); err != nil {
+		return err
 	}
 	// Planned again session by session, as it is written: a fork reads
 	// the messages it inherits from its parent, redacted just before.
@@ -466,12 +474,12 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 			return err
 		}
 	}
+	// This machine's sync log, replay logs and chat history hold
+	// copies of the text: rewritten too, and the store's files
+	// scrubbed. The report is printed whatever comes of it: the
+	// messages are redacted.
+	scrubErr := afterRedact(ctx, opts, st, d, newScope(opts.Ref, sessions, rep.Skipped), rep.Secrets > 0)
 	if rep.Parts > 0 {
-		if sc, ok := command.Underlying(st).(Scrubber); ok {
-			if err := sc.Scrub(ctx); err != nil {
-				return err
-			}
-		}
 		memo, err := openMemo(&opts.Common, d)
 		if err == nil {
 			for _, s := range todo {
@@ -485,6 +493,9 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 	}
 	if err := finishRedact(&opts.Common, rep); err != nil {
 		return err
+	}
+	if scrubErr != nil {
+		return fmt.Errorf("the secrets are replaced in the messages, but not yet gone from every file: %w", scrubErr)
 	}
 	if len(rep.Skipped) > 0 {
 		return fmt.Errorf("%s skipped: another process is writing them; run loom secrets redact again when it is done", human.Plural(len(rep.Skipped), "session"))

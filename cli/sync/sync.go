@@ -224,6 +224,10 @@ func syncRun(ctx context.Context, opts *Options) error {
 			fmt.Fprintf(opts.IO.ErrOut, "The hub lacked %s of other machines that this store holds (a hub restored from an old copy, or emptied): sent them again; nothing is lost.\n",
 				human.Plural(r.Reseeded, "record"))
 		}
+		if r.Scrubbed {
+			// Also with --json, whose answer has "scrubbed".
+			fmt.Fprintln(opts.IO.ErrOut, "Another machine redacted secrets: the text it replaced is gone from this store's files too (search index merged, file rebuilt, write-ahead log emptied).")
+		}
 		if opts.JSON {
 			return command.WriteJSON(opts.IO.Out, r)
 		}

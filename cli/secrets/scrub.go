@@ -1,0 +1,256 @@
+package secrets
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/replaylog"
+	sec "github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/synclog"
+)
+
+// What redact does besides replacing the secrets in the stored
+// messages, so that no file of loom's holds them after it (see
+// docs/security.md, "loom secrets redact"): this machine's sync log is
+// rewritten, the replay logs and the chat history in the state
+// directory too, and the store's files are scrubbed.
+
+// Scrubber is a store that can remove what rewritten messages leave
+// behind in its files (sqlite.Store.Scrub, postgres.Store.Scrub).
+type Scrubber interface {
+	Scrub(ctx context.Context) error
+}
+
+// scrubMarker is a store that keeps, until a scrub has ended, that it is
+// to be scrubbed (sqlite.Store: MarkScrub, ScrubIfPending), so that a
+// redaction stopped before its end is scrubbed by the next one, or by
+// the next sync.
+type scrubMarker interface {
+	MarkScrub(ctx context.Context) error
+	ScrubIfPending(ctx context.Context) (bool, error)
+}
+
+// logRedactor is a store that keeps a sync log of its changes (SQLite
+// once sync is set up) and can rewrite its records with their secrets
+// replaced (sqlite.Store.RedactLog).
+type logRedactor interface {
+	RedactLog(ctx context.Context, redact func(payloads [][]byte) ([][]byte, error)) (int, error)
+}
+
+// redactScope says which sessions' copies outside the messages a
+// redaction rewrites: those it acted on (every session of the user
+// without SESSION: all), less those it skipped, which another process
+// is writing.
+type redactScope struct {
+	all     bool
+	ids     map[string]bool
+	skipped map[string]bool
+}
+
+func newScope(ref string, sessions []*loom.Session, skipped []string) *redactScope {
+	sc := &redactScope{all: ref == "", ids: map[string]bool{}, skipped: map[string]bool{}}
+	for _, s := range sessions {
+		sc.ids[s.ID] = true
+	}
+	for _, id := range skipped {
+		sc.skipped[id] = true
+	}
+	return sc
+}
+
+func (sc *redactScope) takes(id string) bool {
+	return !sc.skipped[id] && (sc.all || sc.ids[id])
+}
+
+// beforeRedact marks the store to be scrubbed before anything is
+// replaced (scrubMarker).
+func beforeRedact(ctx context.Context, st loom.Store) error {
+	if m, ok := command.Underlying(st).(scrubMarker); ok {
+		return m.MarkScrub(ctx)
+	}
+	return nil
+}
+
+// afterRedact rewrites, for the sessions scope takes, this machine's
+// sync log and its replay logs (and, for all sessions, the chat
+// history) with the secrets d finds replaced by the same markers as in
+// the store, and then scrubs the store: when the store changed
+// (changed) or the log did, or when an earlier redaction or sync left
+// it to scrub.
+func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec.Detector, scope *redactScope, changed bool) error {
+	under := command.Underlying(st)
+	if lr, ok := under.(logRedactor); ok {
+		n, err := lr.RedactLog(ctx, func(payloads [][]byte) ([][]byte, error) {
+			return synclog.RedactEncoded(payloads, d, scope.takes)
+		})
+		if err != nil {
+			return err
+		}
+		changed = changed || n > 0
+	}
+	if err := redactStateFiles(opts, d, scope); err != nil {
+		return err
+	}
+	if changed {
+		if sc, ok := under.(Scrubber); ok {
+			return sc.Scrub(ctx)
+		}
+		return nil
+	}
+	if m, ok := under.(scrubMarker); ok {
+		_, err := m.ScrubIfPending(ctx)
+		return err
+	}
+	return nil
+}
+
+// redactStateFiles rewrites the replay logs (logs/<user>/<id>.jsonl,
+// written for loom's own turns) of the sessions scope takes, and with
+// every session the chat history, where they hold secrets.
+func redactStateFiles(opts *RedactOptions, d *sec.Detector, scope *redactScope) error {
+	if opts.Dirs == nil {
+		return nil
+	}
+	dirs, err := opts.Dirs()
+	if err != nil {
+		return err
+	}
+	logs := filepath.Dir(dirs.SessionLog(opts.User, "x"))
+	var files []string
+	if scope.all {
+		entries, err := os.ReadDir(logs)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("read the replay logs: %w", err)
+		}
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+			if ok && e.Type().IsRegular() && scope.takes(id) {
+				files = append(files, filepath.Join(logs, e.Name()))
+			}
+		}
+	} else {
+		for id := range scope.ids {
+			if scope.takes(id) {
+				files = append(files, dirs.SessionLog(opts.User, id))
+			}
+		}
+	}
+	for _, f := range files {
+		if err := rewriteLines(f, func(line string) string { return redactLogLine(d, line) }); err != nil {
+			return fmt.Errorf("redact the replay log %s: %w", f, err)
+		}
+	}
+	if scope.all {
+		if err := rewriteLines(dirs.HistoryFile(), func(line string) string { return redactHistoryLine(d, line) }); err != nil {
+			return fmt.Errorf("redact the chat history %s: %w", dirs.HistoryFile(), err)
+		}
+	}
+	return nil
+}
+
+// redactLogLine returns a replay log's line (a replaylog.Entry as JSON)
+// with its secrets replaced as the store's parts are.
+func redactLogLine(d *sec.Detector, line string) string {
+	red, n := d.Redact(line)
+	if n == 0 || json.Valid([]byte(red)) {
+		return red
+	}
+	// A secret that spans a JSON escape: redact the entry's fields.
+	var e replaylog.Entry
+	if json.Unmarshal([]byte(line), &e) != nil {
+		b, _ := json.Marshal(red)
+		return string(b)
+	}
+	p, _ := d.RedactPart(loom.Part{Text: e.Text, Error: e.Error, Input: e.Input, Output: e.Output})
+	e.Text, e.Error, e.Input, e.Output = p.Text, p.Error, p.Input, p.Output
+	b, err := json.Marshal(e)
+	if err != nil {
+		return `{"kind":"` + sec.Marker("unreadable") + `"}`
+	}
+	return string(b)
+}
+
+// redactHistoryLine returns a line of the chat history (a prompt, quoted
+// when it spans lines) with its secrets replaced.
+func redactHistoryLine(d *sec.Detector, line string) string {
+	if strings.HasPrefix(line, `"`) {
+		if s, err := strconv.Unquote(line); err == nil {
+			if red, n := d.Redact(s); n > 0 {
+				return strconv.Quote(red)
+			}
+			return line
+		}
+	}
+	red, _ := d.Redact(line)
+	return red
+}
+
+// rewriteLines replaces the file at path, when it exists and redact
+// changes a line of it, with its lines redacted, atomically: through a
+// file beside it, synced and renamed over it (with its mode), so that a
+// crash leaves the old file or the new one, never a mix.
+func rewriteLines(path string, redact func(string) string) error {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 64<<10), len(raw)+1)
+	changed := false
+	for sc.Scan() {
+		line := sc.Text()
+		red := redact(line)
+		changed = changed || red != line
+		out.WriteString(red)
+		out.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if !changed {
+		return nil
+	}
+	if !bytes.HasSuffix(raw, []byte("\n")) && out.Len() > 0 {
+		out.Truncate(out.Len() - 1)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(out.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
