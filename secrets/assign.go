@@ -1,6 +1,8 @@
 package secrets
 
 import (
+	"math"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -48,7 +50,7 @@ var credWords = map[string]class{
 	"jwt": secretName, "bearer": secretName, "authtoken": secretName, "accesstoken": secretName,
 	"auth": keyName, "key": keyName, "privatekey": secretName, "secretkey": secretName,
 	"accesskey": secretName, "clientsecret": secretName, "refreshtoken": secretName,
-	"dsn": notSecret,
+	"dsn": notSecret, "appid": keyName,
 }
 
 // compound are credential words written as one word in names
@@ -86,6 +88,8 @@ var beforeNot = map[string]bool{
 	"env": false, "var": true, "variable": true, "ref": true, "reference": true, "secret": false,
 	"access": false, "kms": true, "arn": true, "alias": true, "group": true, "list": true, "array": true,
 	"keyboard": true, "hotkey": true, "shortcut": true, "press": true, "sequence": true,
+	"expected": true, "want": true, "got": true, "wanted": true, "actual": true, "invalid": true, "bad": true,
+	"wrong": true, "missing": true, "empty": true, "unknown": true, "parse": true, "parsed": true,
 }
 
 // tailNot are words that, after the credential word, make a name a
@@ -186,9 +190,9 @@ func nameClass(name string) class {
 			return notSecret
 		}
 	}
-	if words[last] == "pass" && last == 0 && len(words) == 1 {
+	if (words[last] == "pass" || words[last] == "pwd") && len(words) == 1 {
 		// A lone "pass" is a keyword of Python and a verb more often
-		// than a password.
+		// than a password; a lone PWD is the working directory.
 		return notSecret
 	}
 	if cls == keyName && len(words) == 1 {
@@ -239,6 +243,9 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 			continue
 		}
 		cls := nameClass(name)
+		if cls == notSecret && flag {
+			cls = flagClass(name)
+		}
 		if cls == notSecret {
 			continue
 		}
@@ -331,12 +338,30 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 	e := i
 	switch {
 	case (before == '"' || before == '\'') && !quotedName && sep == "=":
+		// "API_KEY=…" in a list (docker inspect's Env): the quotes
+		// hold the value.
 		for e < len(text) && text[e] != before && text[e] != '\n' {
 			e++
 		}
+		if k := formNext.FindStringIndex(text[i:e]); k != nil {
+			// access_token=…&token_type=bearer: a form's body.
+			e = i + k[0]
+		}
+		if e < len(text) && (text[e] == before || text[e] == '&') {
+			return checked(text, i, e, cls, id, true)
+		}
 	case (before == '?' || before == '&' || before == ';') && sep == "=":
+		if badgeURL(text, ns) {
+			return Finding{}, false
+		}
 		// A URL's query, or a connection string (…;Password=…;).
-		for e < len(text) && !strings.ContainsRune(" \t\r\n&#;\"'<>`", rune(text[e])) {
+		for e < len(text) && !strings.ContainsRune(" \t\r\n&#;\"'<>`)]},", rune(text[e])) {
+			e++
+		}
+	case lineStart && !quotedName && sep == "=" && !strings.Contains(name, "."):
+		// A shell's or a .env's NAME=value (maybe before a command:
+		// API_KEY=… go run .): to the first space.
+		for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ' ' && text[e] != '\t' {
 			e++
 		}
 	case lineStart && !quotedName:
@@ -454,7 +479,7 @@ func checked(text string, s, e int, cls class, id string, quoted bool) (Finding,
 		return Finding{}, false
 	}
 	v := text[s:e]
-	if !secretValue(v, cls, quoted) {
+	if !secretValue(v, cls, quoted) || namesItself(text, s, v) {
 		return Finding{}, false
 	}
 	return Finding{RuleID: id, Start: s, End: e}, true
@@ -486,16 +511,13 @@ func secretValue(v string, cls class, quoted bool) bool {
 		return false
 	}
 	l := strings.ToLower(v)
-	if wordValues[l] || strings.HasPrefix(v, MarkerPrefix) || strings.Contains(v, "[REDACTED") {
+	if wordValues[l] || strings.HasPrefix(v, MarkerPrefix) || strings.Contains(v, "[REDACTED") || placeholderWord(v) {
 		return false
 	}
 	if placeholder(v) || reference(v) || hashForm(v) {
 		return false
 	}
-	switch v[0] {
-	case '$', '%', '@', '<', '(', '[', '{', '!', '&', '*', '#', '/', '~', '.', '\\', '?', '=', ':':
-		// ${VAR}, $VAR, %VAR%, @var, <token>, (sensitive value),
-		// [list], {…}, !Ref, &anchor, *alias, #comment, paths
+	if reservedStart(v, quoted) {
 		return false
 	}
 	if strings.ContainsAny(v, "()") && (cls != passwordName || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
@@ -544,14 +566,17 @@ func secretValue(v string, cls class, quoted bool) bool {
 		}
 	}
 	identifier := digit == 0 && identLike(v)
+	if cls != passwordName && identifierLike(v) {
+		return false
+	}
 	switch cls {
 	case passwordName:
 		// People's passwords: anything but an identifier (a variable's
-		// or a setting's name) or a lone lower-case word.
+		// or a setting's name) or a short lower-case word.
 		if identifier && (n < 12 || strings.ContainsAny(v, "_") || upper == 0) {
 			return false
 		}
-		if strings.Contains(l, "password") && identifier {
+		if lower == n && n < 12 {
 			return false
 		}
 		return true
@@ -559,21 +584,21 @@ func secretValue(v string, cls class, quoted bool) bool {
 		if identifier || kinds < 2 && n < 24 {
 			return false
 		}
-		return Entropy(v) >= 3.0
+		return random(v, 0.6)
 	case bareKey:
 		if lower == 0 || upper == 0 || digit == 0 || uuidLike(v) {
 			return false
 		}
-		return Entropy(v) >= 3.5
+		return random(v, 0.75)
 	default:
 		if identifier || kinds < 2 || strings.Count(v, " ") > 0 {
 			return false
 		}
 		if uuidLike(v) {
-			// A bare key given a UUID is an id more often than a key.
+			// A key given a UUID is an id more often than a key.
 			return false
 		}
-		return Entropy(v) >= 3.5
+		return random(v, 0.72)
 	}
 }
 
@@ -670,7 +695,19 @@ func dottedIdentifier(v string) bool {
 		return false
 	}
 	for _, part := range strings.Split(v, ".") {
-		if part == "" || !identLikeAny(part) {
+		if part == "" || !wordIdent(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordIdent reports whether v is an identifier of letters and _ (no
+// digits: a random token's pieces have some).
+func wordIdent(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$') {
 			return false
 		}
 	}
@@ -741,4 +778,227 @@ func indexExpr(v string) bool {
 		i++
 	}
 	return i > 0 && i < len(v) && (v[i] == '[' || v[i] == '(')
+}
+
+// flagClass is the class of a command-line flag's name that ends with a
+// credential word written together with others (-storepass,
+// --srcstorepass, -keypass).
+func flagClass(name string) class {
+	l := strings.ToLower(name)
+	for _, w := range []string{"password", "passwd", "pass", "pwd", "secret", "token"} {
+		if strings.HasSuffix(l, w) && len(l) > len(w) {
+			return credWords[w]
+		}
+	}
+	return notSecret
+}
+
+// reservedStart reports whether v starts as a reference, a template, a
+// structure or a comment rather than a value: ${VAR}, $VAR, %VAR%,
+// <token>, (sensitive value), [a, b], {…}, !Ref, &anchor, *alias, an
+// unquoted # comment. A password that merely starts with one of these
+// characters is still a password.
+func reservedStart(v string, quoted bool) bool {
+	rest := v[1:]
+	switch v[0] {
+	case '$':
+		return rest != "" && (rest[0] == '{' || rest[0] == '(' || rest[0] == '_' || rest[0] >= 'A' && rest[0] <= 'Z' || identLikeAny(rest))
+	case '%':
+		return strings.HasSuffix(rest, "%") || strings.HasPrefix(rest, "(")
+	case '<':
+		return strings.Contains(rest, ">")
+	case '(':
+		return strings.HasSuffix(rest, ")")
+	case '[':
+		return strings.HasSuffix(rest, "]") || !quoted
+	case '{':
+		return strings.HasSuffix(rest, "}") || !quoted
+	case '!':
+		return rest != "" && (rest[0] >= 'A' && rest[0] <= 'Z' || rest[0] == '!')
+	case '&', '*':
+		return identLikeAny(strings.ReplaceAll(rest, "-", "_"))
+	case '#':
+		return !quoted
+	case '@':
+		return identLikeAny(rest)
+	}
+	return false
+}
+
+// random reports whether v's characters are spread as a random string's
+// are: its entropy at least share of what its alphabet allows (hex: 4
+// bits a character, base64: 6), and at most 3.5 bits.
+func random(v string, share float64) bool {
+	alphabet := 0.0
+	hexOnly := true
+	var lower, upper, digit, other bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F':
+			if c >= 'a' {
+				lower = true
+			} else {
+				upper = true
+			}
+		case c >= 'a' && c <= 'z':
+			lower, hexOnly = true, false
+		case c >= 'A' && c <= 'Z':
+			upper, hexOnly = true, false
+		default:
+			other, hexOnly = true, false
+		}
+	}
+	switch {
+	case hexOnly && !(lower && upper):
+		alphabet = 16
+	default:
+		for _, k := range []struct {
+			on bool
+			n  float64
+		}{{lower, 26}, {upper, 26}, {digit, 10}, {other, 12}} {
+			if k.on {
+				alphabet += k.n
+			}
+		}
+	}
+	max := math.Log2(alphabet)
+	// A short string cannot reach its alphabet's entropy: at most
+	// log2(len) bits.
+	max = math.Min(max, math.Log2(float64(len(v))))
+	return Entropy(v) >= math.Min(3.5, share*max)
+}
+
+// namesItself reports whether v holds the name it is given to, or is
+// held by it (encryptionKey: "encryptionKey1024", X_PASSWD = "passwd",
+// "cert.key" => "cert.key.b64"): a constant naming a thing, not a
+// secret. The name is the word run just before the value.
+func namesItself(text string, s int, v string) bool {
+	j := s
+	for j > 0 && !isNameByte(text[j-1]) && s-j < 8 {
+		j--
+	}
+	e := j
+	for j > 0 && isNameByte(text[j-1]) {
+		j--
+	}
+	name := strings.ToLower(strings.Trim(text[j:e], "-._"))
+	l := strings.ToLower(v)
+	if len(name) < 3 {
+		return false
+	}
+	return strings.Contains(l, name) || len(l) >= 4 && strings.Contains(name, l)
+}
+
+// identifierLike reports whether v reads as a name in code or a path
+// of names (testP256PrivateKey, smallType/int32, jsFetchCredentials,
+// urn:ietf:params:oauth:grant-type:jwt-bearer) rather than a random
+// token: cut into words at its separators and case changes, its words
+// are words (long enough, with vowels), and its runs of digits short.
+// A random string of mixed case falls into many one-letter pieces.
+func identifierLike(v string) bool {
+	var segs []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			segs = append(segs, v[start:end])
+		}
+		start = -1
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			flush(i)
+			k := i
+			for k < len(v) && v[k] >= '0' && v[k] <= '9' {
+				k++
+			}
+			if k-i > 4 {
+				return false
+			}
+			i = k - 1
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			if start < 0 {
+				start = i
+				continue
+			}
+			prev := v[i-1]
+			upper := c >= 'A' && c <= 'Z'
+			nextLower := i+1 < len(v) && v[i+1] >= 'a' && v[i+1] <= 'z'
+			if upper && (prev >= 'a' && prev <= 'z' || prev >= 'A' && prev <= 'Z' && nextLower) {
+				flush(i)
+				start = i
+			}
+		case strings.IndexByte("_-./:$", c) >= 0:
+			flush(i)
+		default:
+			return false
+		}
+	}
+	flush(len(v))
+	if len(segs) == 0 {
+		return false
+	}
+	short, noVowel, letters, vowels := 0, 0, 0, 0
+	for _, s := range segs {
+		letters += len(s)
+		for k := 0; k < len(s); k++ {
+			if strings.IndexByte("aeiouyAEIOUY", s[k]) >= 0 {
+				vowels++
+			}
+		}
+		if len(s) > 5 && strings.ToUpper(s) == s {
+			// Capitals in a row longer than an acronym.
+			return false
+		}
+		if len(s) == 1 {
+			short++
+			continue
+		}
+		if strings.IndexAny(s, "aeiouyAEIOUY") < 0 && len(s) >= 3 {
+			noVowel++
+			if len(s) > 4 {
+				return false
+			}
+		}
+	}
+	return letters >= 4 && short <= 1 && noVowel <= 1 && float64(letters)/float64(len(segs)) >= 3 && float64(vowels) >= 0.28*float64(letters)
+}
+
+// placeholderWord reports whether v is a word standing for a password in
+// docs and tests: pass3, password16, secret1, someuser's somepassword,
+// letters alone around a credential word.
+func placeholderWord(v string) bool {
+	l := strings.ToLower(v)
+	base := strings.TrimRight(l, "0123456789")
+	switch base {
+	case "pass", "password", "passwd", "pwd", "pw", "secret", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "letmein", "opensesame", "notasecret", "anoncvs", "anonymous", "guest":
+		return len(l)-len(base) <= 4
+	}
+	if wordIdent(l) {
+		for _, w := range []string{"password", "passwd", "secret", "token"} {
+			if strings.Contains(l, w) && len(l) <= len(w)+8 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// formNext finds where a form's next field starts: &name=.
+var formNext = regexp.MustCompile(`&[A-Za-z_][A-Za-z0-9_]*=`)
+
+// badgeURL reports whether the query at ns belongs to an image's URL (a
+// README's status badge: …/badge.svg?token=…), whose token only shows a
+// build's status.
+func badgeURL(text string, ns int) bool {
+	q := strings.LastIndexByte(text[max(0, ns-200):ns], '?')
+	if q < 0 {
+		return false
+	}
+	path := strings.ToLower(text[max(0, ns-200) : max(0, ns-200)+q])
+	return strings.HasSuffix(path, ".svg") || strings.HasSuffix(path, ".png") || strings.HasSuffix(path, "/badge")
 }

@@ -494,7 +494,7 @@ func windows(at []int, n int, w [2]int) [][2]int {
 // an encoded document) is no secret in itself: only what it holds can
 // be.
 func (d *Detector) findBase64(text string, depth int, out []Finding) []Finding {
-	if depth > 0 {
+	if depth >= maxDepth {
 		return out
 	}
 	for i := 0; i < len(text); {
@@ -506,9 +506,20 @@ func (d *Detector) findBase64(text string, depth int, out []Finding) []Finding {
 		for j < len(text) && b64[text[j]] {
 			j++
 		}
+		// base64's output wrapped at 64 or 76 characters a line (a
+		// certificate, base64 of a file): the lines are one run.
+		if joined, end := wrapped(text, i, j); end > j {
+			if dec, ok := decode64(joined); ok {
+				if f := d.find(dec, depth+1); len(f) > 0 {
+					out = append(out, Finding{RuleID: f[0].RuleID, Start: i, End: end})
+					i = end
+					continue
+				}
+			}
+		}
 		if j-i >= 32 {
 			if dec, ok := decode64(text[i:j]); ok {
-				if f := d.find(dec, 1); len(f) > 0 {
+				if f := d.find(dec, depth+1); len(f) > 0 {
 					out = append(out, Finding{RuleID: f[0].RuleID, Start: i, End: j})
 				}
 			}
@@ -516,6 +527,54 @@ func (d *Detector) findBase64(text string, depth int, out []Finding) []Finding {
 		i = j
 	}
 	return out
+}
+
+// maxDepth bounds how many times base64 is looked into: twice reads a
+// kubeconfig (its client-key-data is base64 of a PEM key) given as
+// base64.
+const maxDepth = 2
+
+// wrapped returns the base64 of the lines that start with the run
+// text[i:j], when it is a full line of wrapped base64 (40 or more
+// characters, a multiple of 4) followed by lines of the same width and
+// a last one no longer, and where they end; end is j when it is not.
+func wrapped(text string, i, j int) (string, int) {
+	w := j - i
+	if w < 40 || w%4 != 0 || j >= len(text) || text[j] != '\n' && text[j] != '\r' {
+		return "", j
+	}
+	var b strings.Builder
+	b.WriteString(text[i:j])
+	end := j
+	for k := j; ; {
+		if k < len(text) && text[k] == '\r' {
+			k++
+		}
+		if k >= len(text) || text[k] != '\n' {
+			break
+		}
+		k++
+		for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
+			k++
+		}
+		l := k
+		for l < len(text) && b64[text[l]] {
+			l++
+		}
+		if l == k || l-k > w || l < len(text) && text[l] != '\n' && text[l] != '\r' {
+			break
+		}
+		b.WriteString(text[k:l])
+		end = l
+		if l-k < w {
+			break
+		}
+		k = l
+	}
+	if end == j {
+		return "", j
+	}
+	return b.String(), end
 }
 
 // b64 holds the bytes of standard and URL base64.
@@ -593,7 +652,7 @@ func (r *rule) accept(v string) bool {
 	if !accepted(v) {
 		return false
 	}
-	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)]) {
+	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)] || placeholderWord(v)) {
 		return false
 	}
 	if r.NeedDigit && !strings.ContainsAny(v, "0123456789") {
@@ -609,6 +668,11 @@ func (r *rule) accept(v string) bool {
 // rather than a key: a run of eight of one character (sk_test_xxxxxxxx,
 // AKIA0000000000000000), or counting (1234567890, abcdefgh).
 func fillerBody(v string) bool {
+	if len(v) > 128 {
+		// A private key or a long token has runs of its own (zeros
+		// encode as AAAA…).
+		return false
+	}
 	run := 1
 	for i := 1; i < len(v); i++ {
 		c := v[i] | 0x20
@@ -629,7 +693,7 @@ var placeholderWords = []string{
 	"example", "changeme", "change_me", "change-me", "changeit", "placeholder", "redacted", "your_", "your-",
 	"yourkey", "yourtoken", "yoursecret", "yourpassword", "yourapikey", "your.", "replace_me", "replace-me",
 	"replaceme", "replace_with", "replace-with", "insert_", "insert-", "enter_", "enter-", "dummy", "xxxx",
-	"****", "...", "…", "<", ">", "${", "{{", "}}", "%(", "process.env", "os.environ", "getenv", "env[",
+	"****", "...", "…", "${", "{{", "}}", "%(", "process.env", "os.environ", "getenv", "env[",
 	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "secret123",
 	"password123", "hunter2", "s3cr3t", "p@ssw0rd", "passw0rd", "letmein", "qwerty", "12345678",
 }
@@ -639,6 +703,10 @@ var placeholderWords = []string{
 func placeholder(v string) bool {
 	l := strings.ToLower(v)
 	if hasAny(l, placeholderWords) {
+		return true
+	}
+	// <your-key>, <token>: a name in angle brackets.
+	if i := strings.IndexByte(l, '<'); i >= 0 && strings.IndexByte(l[i:], '>') > 1 && identLikeAny(strings.NewReplacer("-", "_", " ", "_", ".", "_").Replace(l[i+1:i+strings.IndexByte(l[i:], '>')])) {
 		return true
 	}
 	// A run of one character (aaaaaaaa, 00000000).

@@ -33,6 +33,8 @@ var matchers = []matcher{
 		keywords: []string{"machine"}, find: findNetrc},
 	{id: "cookie", description: "session and authentication cookies in Cookie and Set-Cookie headers",
 		keywords: []string{"cookie"}, find: findCookies},
+	{id: "terraform-sensitive", description: "the values Terraform's state, plan and outputs mark sensitive",
+		keywords: []string{"sensitive_attributes", "after_sensitive", "sensitive_values", "\"sensitive\""}, find: findTerraform},
 	{id: "token-shape", description: "tokens known by their shape alone: Discord bot tokens, Mailgun keys",
 		find: findShapes},
 }
@@ -76,7 +78,7 @@ func secretData(doc string, off int, out []Finding) []Finding {
 				continue
 			}
 			if key[0] == '"' {
-				out = jsonObjectValues(doc, from, off, out)
+				out = jsonObjectValues(doc, from, off, out, "kubernetes-secret")
 				continue
 			}
 			out = yamlBlockValues(doc, i, from, off, out)
@@ -147,12 +149,12 @@ func flowValues(doc string, from, off int, out []Finding) []Finding {
 	if i < 0 || strings.ContainsRune(doc[from:from+i], '\n') {
 		return out
 	}
-	return jsonObjectValues(doc, from, off, out)
+	return jsonObjectValues(doc, from, off, out, "kubernetes-secret")
 }
 
 // jsonObjectValues returns the string values of the object that starts
 // after from ("k": "v", …), up to its closing brace.
-func jsonObjectValues(doc string, from, off int, out []Finding) []Finding {
+func jsonObjectValues(doc string, from, off int, out []Finding, id string) []Finding {
 	i := strings.IndexByte(doc[from:], '{')
 	if i < 0 || i > 8 {
 		return out
@@ -165,7 +167,7 @@ func jsonObjectValues(doc string, from, off int, out []Finding) []Finding {
 	body := doc[i : i+end]
 	for _, m := range pairRe.FindAllStringSubmatchIndex(body, -1) {
 		if m[3]-m[2] >= 4 {
-			out = append(out, Finding{RuleID: "kubernetes-secret", Start: off + i + m[2], End: off + i + m[3]})
+			out = append(out, Finding{RuleID: id, Start: off + i + m[2], End: off + i + m[3]})
 		}
 	}
 	return out
@@ -281,8 +283,22 @@ func findCookies(text string, at []int, out []Finding) []Finding {
 		}
 		set := p >= 4 && strings.EqualFold(text[p-4:p], "set-")
 		i++
+		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+			i++
+		}
+		// 'Cookie': 'a=b; c=d' (a dict's repr), "Cookie": "…" (JSON).
+		var quote byte
+		if i < len(text) && (text[i] == '"' || text[i] == '\'') {
+			quote = text[i]
+			i++
+		}
 		end := i
-		for end < len(text) && text[end] != '\n' && text[end] != '\r' && text[end] != '"' && text[end] != '\'' {
+		for end < len(text) && text[end] != '\n' && text[end] != '\r' && (quote == 0 && text[end] != '"' && text[end] != '\'' || text[end] != quote) {
+			// A header line in a repr (b'…\r\nCookie: a=b\r\n…') ends at
+			// its escaped line break.
+			if text[end] == '\\' && end+1 < len(text) && (text[end+1] == 'r' || text[end+1] == 'n') {
+				break
+			}
 			end++
 		}
 		header := text[i:end]
@@ -379,3 +395,88 @@ func mailgunKey(t string) bool {
 	}
 	return Entropy(t) >= 3.3
 }
+
+// findTerraform returns the values that Terraform's own JSON marks
+// sensitive: in a state (sensitive_attributes' get_attr steps), a plan
+// (after_sensitive, sensitive_values) and outputs ("sensitive": true
+// beside a "value").
+func findTerraform(text string, at []int, out []Finding) []Finding {
+	names := map[string]bool{}
+	for _, m := range tfGetAttr.FindAllStringSubmatch(text, -1) {
+		names[m[1]+m[2]] = true
+	}
+	for _, m := range tfSensitiveMap.FindAllStringSubmatch(text, -1) {
+		for _, k := range tfTrue.FindAllStringSubmatch(m[1], -1) {
+			names[k[1]] = true
+		}
+	}
+	delete(names, "id")
+	for name := range names {
+		key := `"` + name + `"`
+		for from := 0; ; {
+			i := strings.Index(text[from:], key)
+			if i < 0 {
+				break
+			}
+			i += from + len(key)
+			from = i
+			j := i
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r') {
+				j++
+			}
+			if j >= len(text) || text[j] != ':' {
+				continue
+			}
+			j++
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r') {
+				j++
+			}
+			switch {
+			case j < len(text) && text[j] == '"':
+				if e := jsonStringEnd(text, j); e > j+1 {
+					out = append(out, Finding{RuleID: "terraform-sensitive", Start: j + 1, End: e})
+				}
+			case j < len(text) && text[j] == '{':
+				out = jsonObjectValues(text, j, 0, out, "terraform-sensitive")
+			}
+		}
+	}
+	// terraform output -json: {"name": {"sensitive": true, "type": …, "value": "…"}}
+	for _, p := range at {
+		if !strings.HasPrefix(text[p:], `"sensitive"`) {
+			continue
+		}
+		seg := text[p:min(len(text), p+300)]
+		if !tfSensitiveTrue.MatchString(seg) {
+			continue
+		}
+		if m := tfValue.FindStringSubmatchIndex(seg); m != nil && m[3] > m[2] {
+			out = append(out, Finding{RuleID: "terraform-sensitive", Start: p + m[2], End: p + m[3]})
+		}
+	}
+	return out
+}
+
+// jsonStringEnd returns where the JSON string that starts at text[i]
+// (a quote) ends (its closing quote), or i when it does not.
+func jsonStringEnd(text string, i int) int {
+	for k := i + 1; k < len(text); k++ {
+		switch text[k] {
+		case '\\':
+			k++
+		case '"':
+			return k
+		case '\n':
+			return i
+		}
+	}
+	return i
+}
+
+var (
+	tfGetAttr       = regexp.MustCompile(`"type"\s*:\s*"get_attr"\s*,\s*"value"\s*:\s*"([^"]+)"|"value"\s*:\s*"([^"]+)"\s*,\s*"type"\s*:\s*"get_attr"`)
+	tfSensitiveMap  = regexp.MustCompile(`"(?:after_sensitive|sensitive_values)"\s*:\s*\{([^{}]*)\}`)
+	tfTrue          = regexp.MustCompile(`"([^"]+)"\s*:\s*true`)
+	tfSensitiveTrue = regexp.MustCompile(`\A"sensitive"\s*:\s*true`)
+	tfValue         = regexp.MustCompile(`"value"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+)
