@@ -217,7 +217,7 @@ type SecretsSettings struct {
 
 // Detector returns the secret detector these settings describe.
 func (s SecretsSettings) Detector() (*secrets.Detector, error) {
-	if len(s.Rules) == 0 && len(s.Allow) == 0 && len(s.Disable) == 0 {
+	if len(s.Rules) == 0 && len(s.Allow) == 0 && len(s.Disable) == 0 && len(s.AllowIDs) == 0 {
 		return secrets.Default(), nil
 	}
 	d, err := secrets.New(s.Config)
@@ -326,6 +326,13 @@ func Load(path string, env func(string) string) (*Config, error) {
 	if err := c.checkMCP(path); err != nil {
 		return nil, err
 	}
+	if path != "" {
+		ids, err := secrets.ReadAllowFile(AllowFile(filepath.Dir(path)))
+		if err != nil {
+			return nil, err
+		}
+		c.Secrets.AllowIDs = ids
+	}
 	for _, d := range c.durations() {
 		if v := strings.TrimSpace(env(d.env)); v != "" {
 			parsed, err := time.ParseDuration(v)
@@ -355,6 +362,10 @@ func Load(path string, env func(string) string) (*Config, error) {
 	}
 	return c, nil
 }
+
+// AllowFile is the allow-list `loom secrets allow` keeps in the
+// configuration directory dir: the ids of values never to report.
+func AllowFile(dir string) string { return filepath.Join(dir, "secrets-allow.txt") }
 
 // Configured reports whether provider p has an API key or a base URL.
 func (c *Config) Configured(p string) bool {

@@ -84,6 +84,9 @@ func ValueID(v string) string {
 type Finding struct {
 	RuleID     string
 	Start, End int
+	// ID names the value found without showing it (ValueID of the
+	// value as read: escapes decoded).
+	ID string
 }
 
 // Detector finds secrets. It is safe for concurrent use.
@@ -332,6 +335,7 @@ func (d *Detector) findText(text string, off int) []Finding {
 	}
 	out = d.allowed(src, out)
 	for i := range out {
+		out[i].ID = ValueID(src[out[i].Start:out[i].End])
 		if v != nil {
 			out[i].Start, out[i].End = v.span(out[i].Start, out[i].End)
 		}

@@ -16,6 +16,9 @@ type Place struct {
 	Field     string `json:"field"`
 	RuleID    string `json:"rule"`
 	Hint      string `json:"hint"`
+	// ID names the value without showing it: `loom secrets allow ID`
+	// keeps it from being reported again.
+	ID string `json:"id"`
 }
 
 // field is one piece of text of a part, by name, with where it is.
@@ -57,7 +60,7 @@ func (d *Detector) ScanMessage(m *loom.Message) []Place {
 		for _, f := range fields(p) {
 			v := f.value()
 			for _, x := range d.Find(v) {
-				out = append(out, Place{MessageID: m.ID, Seq: m.Seq, Part: i, Field: f.name, RuleID: x.RuleID, Hint: Hint(v[x.Start:x.End])})
+				out = append(out, Place{MessageID: m.ID, Seq: m.Seq, Part: i, Field: f.name, RuleID: x.RuleID, Hint: Hint(v[x.Start:x.End]), ID: x.ID})
 			}
 		}
 	}

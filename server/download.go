@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/secrets"
 	"mime"
 	"net/http"
 
@@ -19,7 +21,9 @@ func (s *Server) downloadHTML(w http.ResponseWriter, r *http.Request) {
 		s.pageErr(w, r, err)
 		return
 	}
-	data, err := export.Family(ctx, s.st, user, x)
+	// A downloaded page is made to be passed on: it is read through the
+	// secrets gate, as loom session export --format html reads.
+	data, err := export.Family(ctx, s.exportGate(), user, x)
 	if err != nil {
 		s.pageErr(w, r, err)
 		return
@@ -34,4 +38,14 @@ func (s *Server) downloadHTML(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(b.Bytes())
+}
+
+// exportGate is the store as exports that leave the machine read it:
+// through a secrets gate, of the MCP tools' detector when one is set.
+func (s *Server) exportGate() loom.Store {
+	d := secrets.Default()
+	if s.cfg.MCP != nil && s.cfg.MCP.Redact != nil {
+		d = s.cfg.MCP.Redact
+	}
+	return d.Gate(s.st)
 }

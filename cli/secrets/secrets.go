@@ -94,7 +94,7 @@ config.toml's [secrets]. See docs/security.md.`,
   loom secrets redact --dry-run`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdScan(inv, nil), newCmdRedact(inv, nil))
+	cmd.AddCommand(newCmdScan(inv, nil), newCmdRedact(inv, nil), newCmdAllow(inv, nil))
 	return cmd
 }
 
@@ -269,14 +269,14 @@ func writeScan(w io.Writer, rep *ScanReport) {
 	for _, s := range rep.Sessions {
 		fmt.Fprintf(w, "%s %s: %s (%s)\n", s.SessionID, command.JSONString(human.OneLine(s.Title)), human.Plural(s.Count, "secret"), ruleCounts(s.Rules))
 		for _, p := range s.Places {
-			fmt.Fprintf(w, "  seq %d  message %s  part %d %-8s %-28s %s\n", p.Seq, p.MessageID, p.Part, p.Field, p.RuleID, p.Hint)
+			fmt.Fprintf(w, "  seq %-4d part %d %-8s %-22s %-10s id %s\n", p.Seq, p.Part, p.Field, p.RuleID, p.Hint, p.ID)
 		}
 	}
 	if rep.Secrets == 0 {
 		fmt.Fprintf(w, "no secrets found in %s (%s read)\n", human.Plural(rep.ScannedSessions, "session"), human.Plural(rep.ScannedMessages, "message"))
 		return
 	}
-	fmt.Fprintf(w, "%s in %s of %s (%s read); loom secrets redact replaces them\n", human.Plural(rep.Secrets, "secret"),
+	fmt.Fprintf(w, "%s in %s of %s (%s read); loom secrets redact replaces them, loom secrets allow ID keeps one that is none\n", human.Plural(rep.Secrets, "secret"),
 		human.Plural(len(rep.Sessions), "session"), human.Plural(rep.ScannedSessions, "session"), human.Plural(rep.ScannedMessages, "message"))
 }
 
@@ -367,7 +367,7 @@ func plan(ctx context.Context, st loom.Store, d *sec.Detector, id string) ([]par
 		changes = append(changes, partChange{meta: &loom.SessionUpdate{Title: &title, Description: &desc}, n: a + b})
 		for _, f := range []struct{ name, text string }{{"title", s.Title}, {"description", s.Description}} {
 			for _, x := range d.Find(f.text) {
-				places = append(places, sec.Place{Part: -1, Field: f.name, RuleID: x.RuleID, Hint: sec.Hint(f.text[x.Start:x.End])})
+				places = append(places, sec.Place{Part: -1, Field: f.name, RuleID: x.RuleID, Hint: sec.Hint(f.text[x.Start:x.End]), ID: x.ID})
 			}
 		}
 	}
