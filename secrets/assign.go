@@ -351,7 +351,7 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 			return checked(text, i, e, cls, id, true)
 		}
 	case (before == '?' || before == '&' || before == ';') && sep == "=":
-		if badgeURL(text, ns) {
+		if badgeURL(text, ns) || exampleHost(text, ns) {
 			return Finding{}, false
 		}
 		// A URL's query, or a connection string (…;Password=…;).
@@ -932,7 +932,7 @@ func identifierLike(v string) bool {
 				flush(i)
 				start = i
 			}
-		case strings.IndexByte("_-./:$", c) >= 0:
+		case strings.IndexByte("_-./:$=*[]", c) >= 0:
 			flush(i)
 		default:
 			return false
@@ -965,14 +965,19 @@ func identifierLike(v string) bool {
 			}
 		}
 	}
-	return letters >= 4 && short <= 1 && noVowel <= 1 && float64(letters)/float64(len(segs)) >= 3 && float64(vowels) >= 0.28*float64(letters)
+	return letters >= 4 && short <= 1 && noVowel <= 1 && float64(letters)/float64(len(segs)) >= 3 && float64(vowels) >= 0.25*float64(letters)
 }
 
 // placeholderWord reports whether v is a word standing for a password in
 // docs and tests: pass3, password16, secret1, someuser's somepassword,
 // letters alone around a credential word.
 func placeholderWord(v string) bool {
-	l := strings.ToLower(v)
+	l := strings.ToLower(strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' || r == '_' || r == ':' || r == '.' || r == '\'' || r == '"' || r == '\\' {
+			return -1
+		}
+		return r
+	}, v))
 	base := strings.TrimRight(l, "0123456789")
 	switch base {
 	case "pass", "password", "passwd", "pwd", "pw", "secret", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "letmein", "opensesame", "notasecret", "anoncvs", "anonymous", "guest":
@@ -1001,4 +1006,43 @@ func badgeURL(text string, ns int) bool {
 	}
 	path := strings.ToLower(text[max(0, ns-200) : max(0, ns-200)+q])
 	return strings.HasSuffix(path, ".svg") || strings.HasSuffix(path, ".png") || strings.HasSuffix(path, "/badge")
+}
+
+// weakWord reports whether v, found as a password where a structure says
+// it is one (a .pgpass or .netrc line, a URL), stands for one rather
+// than being one: a placeholder, a word of docs and tests (pwd3, foo,
+// pass word), or a short lower-case word (heymoe, sesam, imbecile).
+func weakWord(v string) bool {
+	l := strings.ToLower(v)
+	if placeholder(v) || wordValues[l] || placeholderWord(v) {
+		return true
+	}
+	return len(v) <= 12 && strings.ToLower(v) == v && wordIdent(v)
+}
+
+// exampleHost reports whether the URL around text[at] is on a host kept
+// for documentation (example.com, .org, .net, *.example, *.test).
+func exampleHost(text string, at int) bool {
+	from := max(0, at-300)
+	i := strings.LastIndex(text[from:at], "://")
+	if i < 0 {
+		return false
+	}
+	rest := text[from+i+3 : min(len(text), at+300)]
+	if k := strings.IndexAny(rest, "/?# \t\n\"'"); k >= 0 {
+		rest = rest[:k]
+	}
+	if k := strings.LastIndexByte(rest, '@'); k >= 0 {
+		rest = rest[k+1:]
+	}
+	host := strings.ToLower(rest)
+	if k := strings.IndexByte(host, ':'); k >= 0 {
+		host = host[:k]
+	}
+	for _, d := range []string{"example.com", "example.org", "example.net"} {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return strings.HasSuffix(host, ".example") || strings.HasSuffix(host, ".test") || strings.HasSuffix(host, ".invalid")
 }

@@ -659,6 +659,9 @@ func (r *rule) accept(v string) bool {
 	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)] || placeholderWord(v)) {
 		return false
 	}
+	if r.ID == "url-credentials" && weakWord(v) {
+		return false
+	}
 	if r.NeedDigit && !strings.ContainsAny(v, "0123456789") {
 		return false
 	}
@@ -700,6 +703,7 @@ var placeholderWords = []string{
 	"****", "...", "…", "${", "{{", "}}", "%(", "process.env", "os.environ", "getenv", "env[",
 	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "secret123",
 	"password123", "hunter2", "s3cr3t", "p@ssw0rd", "passw0rd", "letmein", "qwerty", "12345678",
+	"anoncvs", "anonymous",
 }
 
 // placeholder reports whether v reads as a placeholder or a reference

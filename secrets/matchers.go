@@ -237,7 +237,7 @@ func pgpassLine(line string) ([2]int, bool) {
 			return [2]int{}, false
 		}
 	}
-	if placeholder(pw) || wordValues[strings.ToLower(pw)] {
+	if weakWord(pw) {
 		return [2]int{}, false
 	}
 	s := lead + len(host) + len(port) + len(db) + len(user) + 4
@@ -250,7 +250,7 @@ func findNetrc(text string, at []int, out []Finding) []Finding {
 	for _, p := range at {
 		seg := text[p:min(len(text), p+400)]
 		m := netrcRe.FindStringSubmatchIndex(seg)
-		if m == nil || placeholder(seg[m[2]:m[3]]) {
+		if m == nil || weakWord(seg[m[2]:m[3]]) {
 			continue
 		}
 		out = append(out, Finding{RuleID: "netrc-password", Start: p + m[2], End: p + m[3]})

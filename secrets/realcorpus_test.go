@@ -76,6 +76,8 @@ var cleanExclusions = []realcorpus.Exclusion{
 	exclusion(`^modcache:golang\.org/x/oauth2@[^/]+/google/internal/stsexchange/clientauth_test\.go`, "a JWT subject token"),
 	exclusion(`^modcache:github\.com/jackc/pgx/v5@[^/]+/pgconn/config_(lazy_os_user|security_home_dir)_test\.go`, "PostgreSQL URLs with a password (curly:nyuk)"),
 	exclusion(`^modcache:modernc\.org/sqlite@[^/]+/testdata/tcl/pg_common\.tcl`, "a PostgreSQL conninfo with a password"),
+	exclusion(`^modcache:github\.com/jackc/pgx/v5@[^/]+/testsetup/certs/[^/]+\.key\.b64`, "a test CA's private key, as base64 of its PEM block"),
+	exclusion(`^modcache:golang\.org/x/oauth2@[^/]+/clientcredentials/clientcredentials_test\.go`, "OAuth access tokens in token responses"),
 }
 
 func exclusion(pattern, reason string) realcorpus.Exclusion {

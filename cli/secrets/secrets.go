@@ -81,17 +81,20 @@ func NewCmdSecrets(inv *command.Invocation) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "secrets",
 		Short: "Find secrets in stored sessions and redact them",
-		Long: `Find the secrets stored sessions hold (API keys, tokens, passwords in URLs
-and connection strings, Authorization headers, private keys, .env lines,
-high-entropy assignments) and replace them in place.
+		Long: `Find the secrets stored sessions hold (provider keys and tokens, passwords
+in URLs, connection strings and configuration, Authorization headers and
+cookies, private keys, Kubernetes Secrets) and replace them in place.
 
-Exports in markdown and html, hand-off and the MCP read tools redact
-secrets on the way out by default; these commands act on the store itself.
-Rules, allow-list and redaction as sessions are written are set in
-config.toml's [secrets]. See docs/security.md.`,
+Every way stored text leaves the machine (markdown and html exports,
+hand-off, shares, the MCP tools, recall and its hooks) redacts secrets by
+default; these commands act on the store itself, and allow keeps a false
+positive from being reported again. Rules, allow-list and redaction as
+sessions are written are set in config.toml's [secrets]. See
+docs/security.md.`,
 		Example: `  loom secrets scan
   loom secrets scan --json | jq '.sessions[].rules'
-  loom secrets redact --dry-run`,
+  loom secrets redact --dry-run
+  loom secrets allow 4f2a9c0e1b3d5f7a --note "a build id"`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newCmdScan(inv, nil), newCmdRedact(inv, nil), newCmdAllow(inv, nil))
@@ -276,8 +279,9 @@ func writeScan(w io.Writer, rep *ScanReport) {
 		fmt.Fprintf(w, "no secrets found in %s (%s read)\n", human.Plural(rep.ScannedSessions, "session"), human.Plural(rep.ScannedMessages, "message"))
 		return
 	}
-	fmt.Fprintf(w, "%s in %s of %s (%s read); loom secrets redact replaces them, loom secrets allow ID keeps one that is none\n", human.Plural(rep.Secrets, "secret"),
+	fmt.Fprintf(w, "%s in %s of %s (%s read)\n", human.Plural(rep.Secrets, "secret"),
 		human.Plural(len(rep.Sessions), "session"), human.Plural(rep.ScannedSessions, "session"), human.Plural(rep.ScannedMessages, "message"))
+	fmt.Fprintln(w, "loom secrets redact replaces them; loom secrets allow ID keeps a value that is none")
 }
 
 // RedactReport is the JSON shape of `loom secrets redact --json`.
