@@ -189,7 +189,7 @@ keywords = ["acme_"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	red, n := d.Redact("acme_0123456789abcdefghijklmn ghp_" + strings.Repeat("0", 36) + ` x = "Zq8vT1kLp3Nw7Rb2Xc9Ym4Hd6Fs0Gj5K"`)
+	red, n := d.Redact("acme_q8x2m4k9z1v7b3n5r6t0y2w4 ghp_" + strings.Repeat("0", 36) + ` x = "Zq8vT1kLp3Nw7Rb2Xc9Ym4Hd6Fs0Gj5K"`)
 	if n != 1 || !strings.Contains(red, "[REDACTED:acme-token]") {
 		t.Errorf("custom rule, allow-list and disable: %d, %q", n, red)
 	}

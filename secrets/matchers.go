@@ -341,16 +341,16 @@ func findCookies(text string, at []int, out []Finding) []Finding {
 // 8 and 8 hex digits).
 func findShapes(text string, _ []int, out []Finding) []Finding {
 	for i := 0; i < len(text); {
-		c := text[i]
-		if !isNameByte(c) {
+		if !nameBytes[text[i]] {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < len(text) && isNameByte(text[j]) {
+		j, sep := i+1, false
+		for j < len(text) && nameBytes[text[j]] {
+			sep = sep || text[j] == '.' || text[j] == '-'
 			j++
 		}
-		if n := j - i; n >= 49 && n <= 80 {
+		if n := j - i; sep && n >= 49 && n <= 80 {
 			tok := text[i:j]
 			if discordToken(tok) || mailgunKey(tok) {
 				id := "discord-bot-token"
@@ -364,6 +364,14 @@ func findShapes(text string, _ []int, out []Finding) []Finding {
 	}
 	return out
 }
+
+// nameBytes holds the bytes of names and tokens: letters, digits, _ - .
+var nameBytes = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = isNameByte(byte(c))
+	}
+	return t
+}()
 
 func discordToken(t string) bool {
 	if t[0] != 'M' && t[0] != 'N' && t[0] != 'O' {

@@ -32,6 +32,7 @@ type scanJSON struct {
 			Field     string `json:"field"`
 			Rule      string `json:"rule"`
 			Hint      string `json:"hint"`
+			ID        string `json:"id"`
 		} `json:"places"`
 	} `json:"sessions"`
 }
@@ -240,5 +241,53 @@ func TestSecretsRedactOnWrite(t *testing.T) {
 	}
 	if shown := dst.MustRun(t, "session", "show", s.ID, "--full-history"); clitest.HoldsAny(shown, values) != "" || !strings.Contains(shown, "[REDACTED:") {
 		t.Errorf("imported with redact_on_write:\n%s", shown)
+	}
+}
+
+// A value allowed by the id a scan shows is reported no more, nor
+// redacted, nor replaced on the way out; taken off the list, it is
+// reported again.
+func TestSecretsAllow(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	s, values := clitest.SeedSecrets(t, fx)
+	before := clitest.DecodeJSON[scanJSON](t, fx.MustRun(t, "secrets", "scan", "--json"))
+	if before.Secrets != len(values) {
+		t.Fatalf("scan found %d secrets, want %d", before.Secrets, len(values))
+	}
+	place := before.Sessions[0].Places[0]
+	if len(place.ID) != 16 {
+		t.Fatalf("place %+v has no id", place)
+	}
+	if out := fx.MustRun(t, "secrets", "scan"); !strings.Contains(out, "id "+place.ID) {
+		t.Errorf("the scan's text does not show the id %s:\n%s", place.ID, out)
+	}
+	fx.MustRun(t, "secrets", "allow", place.ID, "--note", "a fixture")
+	if list := fx.MustRun(t, "secrets", "allow"); !strings.Contains(list, place.ID) || !strings.Contains(list, "a fixture") {
+		t.Errorf("allow lists %q", list)
+	}
+	after := clitest.DecodeJSON[scanJSON](t, fx.MustRun(t, "secrets", "scan", "--json"))
+	if after.Secrets != len(values)-1 {
+		t.Errorf("after allow the scan finds %d secrets, want %d", after.Secrets, len(values)-1)
+	}
+	md := fx.MustRun(t, "session", "export", s.ID, "--format", "markdown")
+	if n := strings.Count(md, "[REDACTED:"); n != len(values)-1 {
+		t.Errorf("the markdown export holds %d markers, want %d", n, len(values)-1)
+	}
+	fx.MustRun(t, "secrets", "redact", "--yes")
+	// The first place is the first secret seeded: kept, the others gone.
+	kept := fx.MustRun(t, "session", "export", s.ID)
+	if !strings.Contains(kept, values[0]) {
+		t.Errorf("redact replaced the allowed value %q too", values[0])
+	}
+	if v := clitest.HoldsAny(kept, values[1:]); v != "" {
+		t.Errorf("after redact the store keeps %q", v)
+	}
+	fx.MustRun(t, "secrets", "allow", "--remove", place.ID)
+	if again := clitest.DecodeJSON[scanJSON](t, fx.MustRun(t, "secrets", "scan", "--json", "--full")); again.Secrets != 1 {
+		t.Errorf("taken off the list, the value is reported %d times, want once", again.Secrets)
+	}
+	if r := fx.Run(t, "secrets", "allow", "not-an-id"); r.Code != 2 {
+		t.Errorf("a bad id: exit %d, %q", r.Code, r.Stderr)
 	}
 }
