@@ -57,6 +57,10 @@ var credWords = map[string]class{
 // (SECRETKEY, apikey, dbpassword), split from their end.
 var compound = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "key", "pwd", "pass", "credentials", "creds"}
 
+// strongSuffix are the credential words that end a name written as one
+// word whatever is before them (PGPASSWORD, mysqlsecret, sessiontoken).
+var strongSuffix = map[string]bool{"password": true, "passwd": true, "passphrase": true, "secret": true, "token": true, "apikey": true, "credentials": true}
+
 // afterOK are the words that may follow a name's credential word:
 // api_key_value, secret_key_base, client_key_data.
 var afterOK = map[string]bool{
@@ -151,9 +155,11 @@ func splitCompound(w string) []string {
 	for _, c := range compound {
 		if len(w) > len(c)+1 && strings.HasSuffix(w, c) {
 			head := w[:len(w)-len(c)]
-			// monkey, turkey, donkey, bypass, compass, tokens …: the
-			// head must be a word of its own that qualifies.
-			if qualifiers[head] {
+			// monkey, turkey, donkey, bypass, compass …: for the short
+			// words the head must be a word of its own that qualifies;
+			// the long ones end a name whatever is before them
+			// (PGPASSWORD, sessiontoken).
+			if qualifiers[head] || len(head) >= 2 && strongSuffix[c] {
 				return append(splitCompound(head), c)
 			}
 		}
@@ -190,9 +196,12 @@ func nameClass(name string) class {
 			return notSecret
 		}
 	}
-	if (words[last] == "pass" || words[last] == "pwd") && len(words) == 1 {
-		// A lone "pass" is a keyword of Python and a verb more often
-		// than a password; a lone PWD is the working directory.
+	if words[last] == "pwd" && len(words) == 1 {
+		// A lone PWD is the working directory.
+		return notSecret
+	}
+	if words[last] == "token" && len(words) == 2 && words[0] == "client" {
+		// AWS's client tokens make a request idempotent.
 		return notSecret
 	}
 	if cls == keyName && len(words) == 1 {
@@ -218,7 +227,7 @@ func isNameByte(c byte) bool {
 func findAssignments(text string, at []int, out []Finding) []Finding {
 	last := -1
 	for _, p := range at {
-		if p < last {
+		if p < last || !wordEnds(text, p) {
 			continue
 		}
 		// The whole name around the word.
@@ -240,6 +249,15 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 		flag := s > ns && text[ns] == '-'
 		name := text[s:e]
 		if len(name) < 2 || len(name) > 80 {
+			continue
+		}
+		if s >= 2 && text[s-2:s] == "${" {
+			// ${DB_PASSWORD:-default}: a shell's or a template's
+			// reference, with a default for when it is unset.
+			continue
+		}
+		if name != "pass" && strings.EqualFold(name, "pass") {
+			// PASS, Pass: a test's result, not a password.
 			continue
 		}
 		cls := nameClass(name)
@@ -273,9 +291,34 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 	if i < len(text) && text[i] == ']' && quotedName {
 		i++
 	}
-	// A Kubernetes or ECS pair: - name: DB_PASSWORD / value: …
+	// A Kubernetes or ECS pair (- name: DB_PASSWORD / value: …), AWS
+	// SSM's ("Name": "/prod/api/DB_PASSWORD", … "Value": …).
 	if nameKey(text, ns) {
 		return pairValue(text, ne, cls)
+	}
+	// XML attributes: <add key="ClearTextPassword" value="…" />.
+	if (before == '"' || before == '\'') && quotedName && attrKey(text, ns-1) {
+		return attrValue(text, i, cls)
+	}
+	// A call: define('DB_PASSWORD', '…'), setenv("API_TOKEN", "…").
+	if quotedName && callArg(text, ns-1) {
+		j := i
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+			j++
+		}
+		if j < len(text) && text[j] == ',' {
+			j++
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+				j++
+			}
+			if j < len(text) && (text[j] == '"' || text[j] == '\'') {
+				q := text[j]
+				if e := strings.IndexByte(text[j+1:], q); e >= 0 && !strings.ContainsRune(text[j+1:j+1+e], '\n') {
+					return checked(text, j+1, j+1+e, cls, "secret-assignment", true)
+				}
+			}
+			return Finding{}, false
+		}
 	}
 	// XML: <password>…</password>
 	if before == '<' && i < len(text) && text[i] == '>' {
@@ -304,6 +347,14 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		sep = ":"
 	case flag && i > ne && i < len(text) && text[i] != '-':
 		sep = " "
+	case upperSnake(name) && len(name) > 4 && !quotedName:
+		// Prose: I set DATADOG_API_KEY to 9005…, the DB_PASSWORD is ….
+		for _, w := range []string{" to ", " is ", " as "} {
+			if strings.HasPrefix(text[i-1:], w) {
+				return proseValue(text, i-1+len(w), cls)
+			}
+		}
+		return Finding{}, false
 	default:
 		return Finding{}, false
 	}
@@ -314,6 +365,14 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		i++
 	}
 	if i >= len(text) {
+		return Finding{}, false
+	}
+	if text[i] == '{' && sep == ":" {
+		// "db_password": {"sensitive": true, "type": "string", "value": "…"}
+		return pairValue(text, i, cls)
+	}
+	if name == "pass" && (!lineStart || text[i] != '"' && text[i] != '\'') {
+		// A lone pass is a password only as a setting's name, quoted.
 		return Finding{}, false
 	}
 	id := "secret-assignment"
@@ -346,6 +405,11 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		if k := formNext.FindStringIndex(text[i:e]); k != nil {
 			// access_token=…&token_type=bearer: a form's body.
 			e = i + k[0]
+		}
+		if k := strings.IndexAny(text[i:e], " \t"); k >= 0 && upperSnake(name) {
+			// "PGPASSWORD=… psql -h db": a command line's variable.
+			e = i + k
+			return checked(text, i, e, cls, id, false)
 		}
 		if e < len(text) && (text[e] == before || text[e] == '&') {
 			return checked(text, i, e, cls, id, true)
@@ -391,6 +455,10 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 // (name: DB_PASSWORD, "name": "DB_PASSWORD").
 func nameKey(text string, ns int) bool {
 	j := ns
+	// A path before the name: /prod/api/DB_PASSWORD.
+	for j > 0 && j > ns-200 && (isNameByte(text[j-1]) || text[j-1] == '/') {
+		j--
+	}
 	if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
 		j--
 	}
@@ -514,10 +582,20 @@ func secretValue(v string, cls class, quoted bool) bool {
 	if wordValues[l] || strings.HasPrefix(v, MarkerPrefix) || strings.Contains(v, "[REDACTED") || placeholderWord(v) {
 		return false
 	}
-	if placeholder(v) || reference(v) || hashForm(v) {
+	if placeholder(v) || reference(v) || hashForm(v) || shortPrefixed(v) || decodedPlaceholder(v) {
 		return false
 	}
 	if reservedStart(v, quoted) {
+		return false
+	}
+	for _, r := range v {
+		if r >= 0x80 && unicode.IsLetter(r) {
+			// A word of a language (a translation: "Пароль",
+			// "La contraseña es incorrecta."), not a key.
+			return false
+		}
+	}
+	if strings.Count(v, " ") >= 2 {
 		return false
 	}
 	if strings.ContainsAny(v, "()") && (cls != passwordName || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
@@ -538,7 +616,7 @@ func secretValue(v string, cls class, quoted bool) bool {
 			}
 		}
 	}
-	if allDigits(v) && n < 12 {
+	if allDigits(v) && n < 12 || versionLike(v) {
 		return false
 	}
 	var lower, upper, digit, other int
@@ -738,6 +816,16 @@ func reference(v string) bool {
 			return true
 		}
 	}
+	for _, p := range []string{"env:", "file:", "fd:", "keychain:", "secret:", "vault://", "awskms:"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	for _, p := range []string{} {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
 	return false
 }
 
@@ -746,7 +834,8 @@ func reference(v string) bool {
 // a Docker digest (sha256:…).
 func hashForm(v string) bool {
 	l := strings.ToLower(v)
-	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "sha1:", "sha256:", "sha384:", "sha512:", "md5-", "md5:", "h1:", "blake2b-", "blake3:", "xxh64:"} {
+	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "sha1:", "sha256:", "sha384:", "sha512:", "md5-", "md5:", "h1:", "blake2b-", "blake3:", "xxh64:",
+		"$2a$", "$2b$", "$2y$", "$argon2", "$scrypt$", "$pbkdf2", "$1$", "$5$", "$6$", "$apr1$", "{ssha}", "{sha}", "{bcrypt}"} {
 		if strings.HasPrefix(l, p) {
 			return true
 		}
@@ -980,32 +1069,44 @@ func placeholderWord(v string) bool {
 	}, v))
 	base := strings.TrimRight(l, "0123456789")
 	switch base {
-	case "pass", "password", "passwd", "pwd", "pw", "secret", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "letmein", "opensesame", "notasecret", "anoncvs", "anonymous", "guest":
+	case "pass", "password", "passwd", "pwd", "pw", "secret", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "letmein", "opensesame", "notasecret", "anoncvs", "anonymous", "guest", "token", "apikey", "key", "bearer", "auth", "leakabletoken":
 		return len(l)-len(base) <= 4
 	}
-	if wordIdent(l) {
-		for _, w := range []string{"password", "passwd", "secret", "token"} {
-			if strings.Contains(l, w) && len(l) <= len(w)+8 {
-				return true
-			}
+	if l == "550e8400e29b41d4a716446655440000" {
+		// The example UUID of RFC 4122's text, in every doc.
+		return true
+	}
+	// Letters and digits of placeholder words only: test123TEST,
+	// user@123, my-secret-key, testpass.
+	letters := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' {
+			return r
 		}
+		return -1
+	}, l)
+	if len(letters) >= 4 && len(letters)*2 >= len(strings.TrimFunc(l, func(r rune) bool { return r < '0' })) && madeOf(letters, placeholderParts) {
+		return true
 	}
 	return false
 }
 
-// formNext finds where a form's next field starts: &name=.
-var formNext = regexp.MustCompile(`&[A-Za-z_][A-Za-z0-9_]*=`)
+// placeholderParts are the words placeholder passwords are made of.
+var placeholderParts = []string{"password", "passwd", "pass", "secret", "test", "admin", "user", "demo", "changeme", "change", "example",
+	"sample", "dummy", "fake", "my", "your", "key", "token", "dev", "local", "default", "qwerty", "letmein", "db", "app", "root", "pwd",
+	"super", "some", "the", "mock", "foo", "bar", "baz", "word", "pw", "redis", "mysql", "postgres", "pg", "mongo", "rabbit", "api",
+	"new", "old", "temp", "tmp", "local", "docker", "secure"}
 
-// badgeURL reports whether the query at ns belongs to an image's URL (a
-// README's status badge: …/badge.svg?token=…), whose token only shows a
-// build's status.
-func badgeURL(text string, ns int) bool {
-	q := strings.LastIndexByte(text[max(0, ns-200):ns], '?')
-	if q < 0 {
-		return false
+// madeOf reports whether s is parts put end to end.
+func madeOf(s string, parts []string) bool {
+	if s == "" {
+		return true
 	}
-	path := strings.ToLower(text[max(0, ns-200) : max(0, ns-200)+q])
-	return strings.HasSuffix(path, ".svg") || strings.HasSuffix(path, ".png") || strings.HasSuffix(path, "/badge")
+	for _, p := range parts {
+		if strings.HasPrefix(s, p) && madeOf(s[len(p):], parts) {
+			return true
+		}
+	}
+	return false
 }
 
 // weakWord reports whether v, found as a password where a structure says
@@ -1017,7 +1118,7 @@ func weakWord(v string) bool {
 	if placeholder(v) || wordValues[l] || placeholderWord(v) {
 		return true
 	}
-	return len(v) <= 12 && strings.ToLower(v) == v && wordIdent(v)
+	return len(v) <= 12 && strings.ToLower(v) == v && wordIdent(strings.ReplaceAll(v, "-", "_"))
 }
 
 // exampleHost reports whether the URL around text[at] is on a host kept
@@ -1045,4 +1146,175 @@ func exampleHost(text string, at int) bool {
 		}
 	}
 	return strings.HasSuffix(host, ".example") || strings.HasSuffix(host, ".test") || strings.HasSuffix(host, ".invalid")
+}
+
+// attrKey reports whether the quote at q opens the value of a key or
+// name attribute (key="…", name='…').
+func attrKey(text string, q int) bool {
+	j := q
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
+		j--
+	}
+	if j == 0 || text[j-1] != '=' {
+		return false
+	}
+	j--
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
+		j--
+	}
+	for _, k := range []string{"key", "name"} {
+		if j >= len(k) && strings.EqualFold(text[j-len(k):j], k) && (j == len(k) || !isNameByte(text[j-len(k)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// attrValue reads the value attribute that follows (value="…").
+func attrValue(text string, from int, cls class) (Finding, bool) {
+	seg := text[from:min(len(text), from+120)]
+	k := strings.Index(strings.ToLower(seg), "value")
+	if k < 0 || strings.ContainsAny(seg[:k], "<>\n") {
+		return Finding{}, false
+	}
+	j := from + k + len("value")
+	for j < len(text) && (text[j] == ' ' || text[j] == '=') {
+		j++
+	}
+	if j >= len(text) || text[j] != '"' && text[j] != '\'' {
+		return Finding{}, false
+	}
+	q := text[j]
+	e := strings.IndexByte(text[j+1:], q)
+	if e < 0 || strings.ContainsRune(text[j+1:j+1+e], '\n') {
+		return Finding{}, false
+	}
+	return checked(text, j+1, j+1+e, cls, "secret-assignment", true)
+}
+
+// callArg reports whether the quote at q opens a call's first argument:
+// define('…', setenv("….
+func callArg(text string, q int) bool {
+	j := q
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
+		j--
+	}
+	return j > 0 && text[j-1] == '('
+}
+
+// proseValue reads the word that follows "NAME to " in prose, which
+// must look like a token (a digit among its characters) to count.
+func proseValue(text string, from int, cls class) (Finding, bool) {
+	i := from
+	if i < len(text) && text[i] == '`' {
+		i++
+	}
+	e := i
+	for e < len(text) && !strings.ContainsRune(" \t\r\n`'\",;)", rune(text[e])) {
+		e++
+	}
+	for e > i && (text[e-1] == '.' || text[e-1] == ':') {
+		e--
+	}
+	if e-i < 12 || !strings.ContainsAny(text[i:e], "0123456789") {
+		return Finding{}, false
+	}
+	return checked(text, i, e, max(cls, secretName), "secret-assignment", false)
+}
+
+// formNext finds where a form's next field starts: &name=.
+var formNext = regexp.MustCompile(`&[A-Za-z_][A-Za-z0-9_]*=`)
+
+// badgeURL reports whether the query at ns belongs to an image's URL (a
+// README's status badge: …/badge.svg?token=…), whose token only shows a
+// build's status.
+func badgeURL(text string, ns int) bool {
+	q := strings.LastIndexByte(text[max(0, ns-200):ns], '?')
+	if q < 0 {
+		return false
+	}
+	path := strings.ToLower(text[max(0, ns-200) : max(0, ns-200)+q])
+	return strings.HasSuffix(path, ".svg") || strings.HasSuffix(path, ".png") || strings.HasSuffix(path, "/badge")
+}
+
+// versionLike reports whether v is a package's version or where to get
+// it (^4.17.21, npm:^9.0.2, workspace:*, git+https://…): what a lockfile
+// or a manifest gives a package whose name ends in token (jsonwebtoken).
+func versionLike(v string) bool {
+	l := strings.ToLower(v)
+	for _, p := range []string{"npm:", "workspace:", "link:", "portal:", "patch:", "github:", "git+", "git:", "catalog:", "jsr:"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	l = strings.TrimLeft(l, "^~<>=v ")
+	if l == "" || l[0] < '0' || l[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		if c := l[i]; !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'x' || c == '*' || c >= 'a' && c <= 'z' && i > 0 && l[i-1] == '-') {
+			return false
+		}
+	}
+	return strings.Contains(l, ".")
+}
+
+// wordEnds reports whether the credential word at text[p] can end a
+// word of a name: a short one (pat, key, pass, pw, sas, jwt) must not go
+// on in lower case (path, pattern, keyboard, passed), so that the many
+// words that only start like one cost nothing.
+func wordEnds(text string, p int) bool {
+	for _, w := range []string{"pat", "key", "pass", "pw", "sas", "jwt"} {
+		if len(text)-p < len(w) || !strings.EqualFold(text[p:p+len(w)], w) {
+			continue
+		}
+		e := p + len(w)
+		if e >= len(text) {
+			return true
+		}
+		c := text[e]
+		if c < 'a' || c > 'z' {
+			return true
+		}
+		rest := strings.ToLower(text[e:min(len(text), e+6)])
+		return w == "pass" && (strings.HasPrefix(rest, "word") || strings.HasPrefix(rest, "wd") || strings.HasPrefix(rest, "phrase") || strings.HasPrefix(rest, "code"))
+	}
+	return true
+}
+
+// knownPrefixes start the tokens of providers that write their kind
+// into their keys.
+var knownPrefixes = []string{"sk_test_", "sk_live_", "rk_test_", "rk_live_", "pk_test_", "pk_live_", "xoxb-", "xoxp-", "xoxa-", "xoxe-",
+	"xoxs-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-ant-", "sk-proj-", "sk-", "akia", "aiza", "hf_", "npm_",
+	"whsec_", "shpat_", "dop_v1_", "sg."}
+
+// shortPrefixed reports whether v is a provider's prefix with a few
+// characters after it (sk_test_123, xoxb-111, ghp_xxx): a stand-in in
+// docs and tests, since every real one is longer.
+func shortPrefixed(v string) bool {
+	l := strings.ToLower(v)
+	for _, p := range knownPrefixes {
+		if strings.HasPrefix(l, p) {
+			return len(v) < 20
+		}
+	}
+	return false
+}
+
+// decodedPlaceholder reports whether v is base64 of a placeholder
+// (bXktc2VjcmV0LWtleQ== is my-secret-key, and user:not my real
+// password is no password either).
+func decodedPlaceholder(v string) bool {
+	if len(v) < 8 || len(v)%4 != 0 {
+		return false
+	}
+	dec, ok := decode64(v)
+	if !ok {
+		return false
+	}
+	l := strings.ToLower(dec)
+	if _, pw, found := strings.Cut(dec, ":"); found && weakWord(pw) {
+		return true
+	}
+	return strings.Contains(l, "not my real") || strings.Contains(l, "example") || placeholderWord(dec) || placeholder(dec)
 }

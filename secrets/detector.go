@@ -53,6 +53,9 @@ type Rule struct {
 	// both upper and lower case letters: words and identifiers.
 	NeedDigit bool `toml:"-"`
 	NeedCase  bool `toml:"-"`
+	// NotCode drops values that read as code: an identifier, a call,
+	// a dotted name (apiKey: PropTypes.string).
+	NotCode bool `toml:"-"`
 }
 
 // Config adds to the built-in rules: config.toml's [secrets].
@@ -435,7 +438,7 @@ func (d *Detector) find(text string, depth int) []Finding {
 func (r *rule) matches(text string, off int, out []Finding) []Finding {
 	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
 		s, e := group(m)
-		if e-s < 1 || !r.accept(text[s:e]) {
+		if e-s < 1 || !r.accept(text[s:e]) || r.ID == "url-credentials" && sameAsUser(text, s, e) {
 			continue
 		}
 		out = append(out, Finding{RuleID: r.ID, Start: off + s, End: off + e})
@@ -621,6 +624,24 @@ func hasAny(s string, words []string) bool {
 	return false
 }
 
+// matcherOn reports whether the built-in matcher id runs.
+func (d *Detector) matcherOn(id string) bool {
+	return slices.ContainsFunc(d.matchers, func(m matcher) bool { return m.id == id })
+}
+
+// allowedValue reports whether the allow-list names v.
+func (d *Detector) allowedValue(v string) bool {
+	if len(d.allowIDs) > 0 && d.allowIDs[ValueID(v)] {
+		return true
+	}
+	for _, a := range d.allow {
+		if a.MatchString(v) {
+			return true
+		}
+	}
+	return false
+}
+
 // allowed drops the findings of text that the allow-list names.
 func (d *Detector) allowed(text string, f []Finding) []Finding {
 	if len(d.allow) == 0 && len(d.allowIDs) == 0 {
@@ -659,7 +680,10 @@ func (r *rule) accept(v string) bool {
 	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)] || placeholderWord(v)) {
 		return false
 	}
-	if r.ID == "url-credentials" && weakWord(v) {
+	if weak[r.ID] && weakWord(v) {
+		return false
+	}
+	if r.NotCode && (dottedIdentifier(v) || codeLike(v) || placeholderWord(v)) {
 		return false
 	}
 	if r.NeedDigit && !strings.ContainsAny(v, "0123456789") {
@@ -670,6 +694,11 @@ func (r *rule) accept(v string) bool {
 	}
 	return r.MinEntropy == 0 || Entropy(v) >= r.MinEntropy
 }
+
+// weak are the rules that find passwords by where they stand (a URL, a
+// command line, a connection string): a placeholder word there is no
+// password (postgres://user:password@, redis-cli -a bitnami).
+var weak = map[string]bool{"url-credentials": true, "mysql-password-flag": true, "connection-string-password": true}
 
 // fillerBody reports whether v is a key's shape filled with filler
 // rather than a key: a run of eight of one character (sk_test_xxxxxxxx,
@@ -693,14 +722,23 @@ func fillerBody(v string) bool {
 		run = 1
 	}
 	l := strings.ToLower(v)
-	return strings.Contains(l, "12345678") || strings.Contains(l, "abcdefgh") || strings.Contains(l, "xxxx")
+	if strings.Contains(l, "12345678") || strings.Contains(l, "abcdefgh") || strings.Contains(l, "xxxx") {
+		return true
+	}
+	// Counting again and again (a123b45c6d78e9f0…): documentation's
+	// stand-in for a key.
+	runs := 0
+	for _, c := range []string{"123", "234", "345", "456", "567", "678", "789", "890"} {
+		runs += strings.Count(l, c)
+	}
+	return runs >= 4 && runs*16 >= len(l)
 }
 
 var placeholderWords = []string{
 	"example", "changeme", "change_me", "change-me", "changeit", "placeholder", "redacted", "your_", "your-",
 	"yourkey", "yourtoken", "yoursecret", "yourpassword", "yourapikey", "your.", "replace_me", "replace-me",
 	"replaceme", "replace_with", "replace-with", "insert_", "insert-", "enter_", "enter-", "dummy", "xxxx",
-	"****", "...", "…", "${", "{{", "}}", "%(", "process.env", "os.environ", "getenv", "env[",
+	"***", "...", "…", "${", "{{", "}}", "%(", "process.env", "os.environ", "getenv", "env[",
 	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "secret123",
 	"password123", "hunter2", "s3cr3t", "p@ssw0rd", "passw0rd", "letmein", "qwerty", "12345678",
 	"anoncvs", "anonymous",
@@ -711,6 +749,10 @@ var placeholderWords = []string{
 func placeholder(v string) bool {
 	l := strings.ToLower(v)
 	if hasAny(l, placeholderWords) {
+		return true
+	}
+	// [password], {token}: a word in brackets.
+	if len(l) > 2 && (l[0] == '[' && l[len(l)-1] == ']' || l[0] == '{' && l[len(l)-1] == '}' || l[0] == '<' && l[len(l)-1] == '>') {
 		return true
 	}
 	// <your-key>, <token>: a name in angle brackets.
@@ -830,4 +872,17 @@ func (d *Detector) Fingerprint() string {
 		fmt.Fprintf(h, "id\x00%s\x00", id)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// sameAsUser reports whether the password text[s:e] of a URL is its
+// user's name again (postgresql://umami:umami@…): a default, not a
+// secret.
+func sameAsUser(text string, s, e int) bool {
+	k := strings.LastIndex(text[max(0, s-200):s], "://")
+	if k < 0 {
+		return false
+	}
+	user := text[max(0, s-200)+k+3 : s]
+	user = strings.TrimSuffix(user, ":")
+	return user != "" && strings.EqualFold(user, text[s:e])
 }

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
 )
@@ -21,7 +22,7 @@ type matcher struct {
 // matchers are the built-in matchers, in the order they run.
 var matchers = []matcher{
 	{id: "secret-assignment", description: "a value given to a name that says secret (password, api_key, client_secret, token …) in code, JSON, YAML, properties, URLs' query, flags and XML; dotenv-secret for .env and shell lines",
-		keywords: []string{"pass", "pwd", "_pw", "pw_", "-pw", "secret", "token", "key", "cred", "auth", "_pat", "-pat", "pat_", "sas", "jwt", "bearer"},
+		keywords: []string{"pass", "pwd", "_pw", "pw_", "-pw", "secret", "token", "key", "cred", "auth", "pat", "sas", "jwt", "bearer"},
 		find:     findAssignments},
 	{id: "kubernetes-secret", description: "the values of a Kubernetes Secret's data and stringData",
 		keywords: []string{"secret"}, find: findKubernetesSecret},
@@ -35,6 +36,8 @@ var matchers = []matcher{
 		keywords: []string{"cookie"}, find: findCookies},
 	{id: "terraform-sensitive", description: "the values Terraform's state, plan and outputs mark sensitive",
 		keywords: []string{"sensitive_attributes", "after_sensitive", "sensitive_values", "\"sensitive\""}, find: findTerraform},
+	{id: "echoed-variable", description: "the value a command printed of a variable whose name says secret (printenv API_TOKEN, echo $DB_PASSWORD)",
+		keywords: []string{"printenv", "echo"}, find: findEchoed},
 	{id: "token-shape", description: "tokens known by their shape alone: Discord bot tokens, Mailgun keys",
 		find: findShapes},
 }
@@ -118,6 +121,8 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 				if len(v) >= 4 {
 					out = append(out, Finding{RuleID: "kubernetes-secret", Start: off + pos + ind, End: off + pos + ind + len(v)})
 				}
+			case strings.HasPrefix(trimmed, "{{") || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "{%"):
+				// A template's directive ({{- range … }}), a comment.
 			default:
 				block = -1
 				if k := strings.Index(trimmed, ":"); k > 0 {
@@ -126,7 +131,7 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 					switch {
 					case v == "|" || v == ">" || v == "|-" || v == ">-" || v == "|+" || v == ">+":
 						block = ind
-					case len(v) >= 4 && !strings.HasPrefix(v, "{{") && !strings.HasPrefix(v, "$"):
+					case len(v) >= 4 && !strings.Contains(v, "{{") && !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "=") && !placeholder(strings.Trim(v, `"'`)) && !placeholderWord(v) && !strings.HasPrefix(strings.Trim(v, `"'`), "value"):
 						q := strings.Trim(v, `"'`)
 						s := pos + ind + k + 1 + strings.Index(trimmed[k+1:], q)
 						out = append(out, Finding{RuleID: "kubernetes-secret", Start: off + s, End: off + s + len(q)})
@@ -183,6 +188,10 @@ func findDockerAuth(text string, at []int, out []Finding) []Finding {
 	for _, p := range at {
 		seg := text[p:min(len(text), p+4096)]
 		for _, m := range dockerAuthRe.FindAllStringSubmatchIndex(seg, -1) {
+			v := seg[m[2]:m[3]]
+			if placeholder(v) || placeholderAuth(v) {
+				continue
+			}
 			out = append(out, Finding{RuleID: "docker-auth", Start: p + m[2], End: p + m[3]})
 		}
 	}
@@ -214,8 +223,29 @@ func findPgpass(text string, _ []int, out []Finding) []Finding {
 	return out
 }
 
-// pgpassLine returns where the password of a .pgpass line is.
+// pgpassLine returns where the password of a .pgpass line is; a line
+// that is the start of a JSON string ({"stdout":"host:…) is read from
+// its quote.
 func pgpassLine(line string) ([2]int, bool) {
+	if f, ok := pgpassFields(line, false); ok {
+		return f, true
+	}
+	// The start of a JSON string ({"stdout":"host:5432:…), tried from
+	// each of the line's first quotes.
+	for q, n := 0, 0; n < 8; n++ {
+		k := strings.IndexByte(line[q:], '"')
+		if k < 0 {
+			break
+		}
+		q += k + 1
+		if f, ok := pgpassFields(line[q:], true); ok {
+			return [2]int{f[0] + q, f[1] + q}, true
+		}
+	}
+	return [2]int{}, false
+}
+
+func pgpassFields(line string, inString bool) ([2]int, bool) {
 	line = strings.TrimRight(line, "\r")
 	if len(line) < 9 || len(line) > 512 || strings.Count(line, ":") < 4 {
 		return [2]int{}, false
@@ -226,14 +256,21 @@ func pgpassLine(line string) ([2]int, bool) {
 		return [2]int{}, false
 	}
 	host, port, db, user, pw := fields[0], fields[1], fields[2], fields[3], fields[4]
-	if host == "" || db == "" || user == "" || len(pw) < 3 || strings.ContainsAny(pw, " \t\\") && !strings.Contains(pw, `\:`) {
+	if q := strings.IndexByte(pw, '"'); q >= 0 && inString {
+		pw = pw[:q]
+	}
+	if host == "" || db == "" || user == "" || len(pw) < 3 || strings.ContainsAny(pw, " \t|") || unescaped(pw, ':') {
+		return [2]int{}, false
+	}
+	if allDigits(host) || allDigits(db) || allDigits(user) {
+		// /etc/shadow (root:*:20228:0:…), hex dumps (31:62:e9:…).
 		return [2]int{}, false
 	}
 	if port != "*" && (len(port) < 2 || len(port) > 5 || !allDigits(port)) {
 		return [2]int{}, false
 	}
 	for _, f := range []string{host, db, user} {
-		if strings.ContainsAny(f, " \t\"'/=") {
+		if strings.ContainsAny(f, " \t\"'/=|") {
 			return [2]int{}, false
 		}
 	}
@@ -488,3 +525,87 @@ var (
 	tfSensitiveTrue = regexp.MustCompile(`\A"sensitive"\s*:\s*true`)
 	tfValue         = regexp.MustCompile(`"value"\s*:\s*"((?:[^"\\]|\\.)*)"`)
 )
+
+// unescaped reports whether s holds c other than escaped with \.
+func unescaped(s string, c byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == c {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholderAuth reports whether v is base64 of user:password where the
+// password stands for one ("isaacs:not my real password", "user:pass").
+func placeholderAuth(v string) bool {
+	dec, ok := decode64(v)
+	if !ok {
+		b, err := base64.StdEncoding.DecodeString(v)
+		if err != nil {
+			return false
+		}
+		dec = string(b)
+	}
+	_, pw, found := strings.Cut(dec, ":")
+	l := strings.ToLower(pw)
+	return found && (weakWord(pw) || strings.Contains(l, "not my real") || strings.Contains(l, "example"))
+}
+
+// echoCommand is a command that prints one variable: printenv NAME,
+// echo $NAME, echo "${NAME}".
+var echoCommand = regexp.MustCompile(`(?:\bprintenv\s+([A-Za-z_][A-Za-z0-9_]*)|\becho\s+(?:-n\s+)?"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?)[ \t]*(?:\\n|"|$|\n)`)
+
+// echoedName returns the variable command prints, when it prints one
+// variable whose name says secret.
+func echoedName(command string) (string, bool) {
+	m := echoCommand.FindStringSubmatch(command)
+	if m == nil {
+		return "", false
+	}
+	name := m[1] + m[2]
+	return name, nameClass(name) != notSecret
+}
+
+// echoedValue reports whether out, what such a command printed, is one
+// value that can be a secret.
+func echoedValue(out string) bool {
+	v := strings.TrimSpace(out)
+	return len(v) >= 8 && len(v) <= 512 && !strings.ContainsAny(v, " \t\n") && !placeholder(v) && !placeholderWord(v) && !reference(v)
+}
+
+// findEchoed returns the value printed after a command that prints a
+// variable whose name says secret, in a text that holds both (a
+// search's body: the call's input, then its output).
+func findEchoed(text string, at []int, out []Finding) []Finding {
+	for _, p := range at {
+		seg := text[p:min(len(text), p+200)]
+		if _, ok := echoedName(seg); !ok {
+			continue
+		}
+		nl := strings.IndexByte(seg, '\n')
+		if nl < 0 {
+			continue
+		}
+		s := p + nl + 1
+		e := s
+		for e < len(text) && text[e] != '\n' {
+			e++
+		}
+		line := strings.TrimSpace(text[s:e])
+		line = strings.Trim(line, `"`)
+		if strings.HasSuffix(line, `\n`) {
+			line = strings.TrimSuffix(line, `\n`)
+		}
+		if !echoedValue(line) {
+			continue
+		}
+		k := strings.Index(text[s:e], line)
+		out = append(out, Finding{RuleID: "echoed-variable", Start: s + k, End: s + k + len(line)})
+	}
+	return out
+}

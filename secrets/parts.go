@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/loomhq/loom"
 )
@@ -52,11 +53,36 @@ func (f field) value() string {
 	return string(*f.raw)
 }
 
+// echoed reports whether tool part p printed one variable whose name
+// says secret (printenv API_TOKEN, echo $DB_PASSWORD): its output, the
+// value alone, is then that secret, though nothing beside it says so.
+func (d *Detector) echoed(p *loom.Part) bool {
+	if p.Type != loom.PartTool || len(p.Input) == 0 || len(p.Output) == 0 || !d.matcherOn("echoed-variable") {
+		return false
+	}
+	var in struct {
+		Command string `json:"command"`
+		Cmd     string `json:"cmd"`
+	}
+	if json.Unmarshal(p.Input, &in) != nil {
+		return false
+	}
+	if _, ok := echoedName(in.Command + in.Cmd + "\n"); !ok {
+		return false
+	}
+	out := loom.JSONText(p.Output)
+	return echoedValue(out) && !d.allowedValue(strings.TrimSpace(out))
+}
+
 // ScanMessage returns the places of the secrets in m.
 func (d *Detector) ScanMessage(m *loom.Message) []Place {
 	var out []Place
 	for i := range m.Parts {
 		p := &m.Parts[i]
+		if d.echoed(p) {
+			v := strings.TrimSpace(loom.JSONText(p.Output))
+			out = append(out, Place{MessageID: m.ID, Seq: m.Seq, Part: i, Field: "output", RuleID: "echoed-variable", Hint: Hint(v), ID: ValueID(v)})
+		}
 		for _, f := range fields(p) {
 			v := f.value()
 			for _, x := range d.Find(v) {
@@ -75,6 +101,12 @@ func (d *Detector) RedactPart(p loom.Part) (loom.Part, int) {
 	if p.Source != nil {
 		src := *p.Source
 		p.Source = &src
+	}
+	if d.echoed(&p) {
+		out := loom.JSONText(p.Output)
+		b, _ := json.Marshal(Marker("echoed-variable") + out[len(strings.TrimRight(out, " \t\r\n")):])
+		p.Output = b
+		n++
 	}
 	for _, f := range fields(&p) {
 		if f.text != nil {

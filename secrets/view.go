@@ -20,9 +20,10 @@ type view struct {
 	at []int32
 }
 
-// maxUnescape is how many times escapes are decoded: twice reads a
-// JSON document held in a JSON string (a tool that printed JSON).
-const maxUnescape = 2
+// maxUnescape is how many times escapes are decoded: a tool's output is
+// a JSON string, the JSON document a tool printed holds strings, and
+// one of those may hold JSON again (a secret manager's SecretString).
+const maxUnescape = 3
 
 // newView decodes the escapes of text, up to maxUnescape times over; it
 // returns nil when text holds none.
@@ -46,7 +47,109 @@ func newView(text string) *view {
 		}
 		v = &view{text: t, at: at}
 	}
+	// Lines numbered by the tool that read them (cat -n, an agent's
+	// read tool, grep -n): read without their numbers, so that a key's
+	// lines are one block again and a .pgpass line starts its line.
+	src := text
+	if v != nil {
+		src = v.text
+	}
+	if t, at, ok := unnumber(src); ok {
+		if v != nil {
+			for i, p := range at {
+				at[i] = v.at[p]
+			}
+		}
+		v = &view{text: t, at: at}
+	}
 	return v
+}
+
+// unnumber removes the line numbers tools put before the lines they
+// show: "     3\t" (cat -n), "     3→" (an agent's read tool), "3:" and
+// "path:3:" / "path-3-" (grep -n), when most lines of s have one. It
+// returns s without them and the offset in s of each byte left.
+func unnumber(s string) (string, []int32, bool) {
+	if strings.Count(s, "\n") < 1 {
+		return s, nil, false
+	}
+	lines, numbered := 0, 0
+	for pos := 0; pos < len(s); {
+		end := strings.IndexByte(s[pos:], '\n')
+		line := s[pos:]
+		if end >= 0 {
+			line = s[pos : pos+end]
+		}
+		if strings.TrimSpace(line) != "" {
+			lines++
+			if lineNumber(line) > 0 {
+				numbered++
+			}
+		}
+		if end < 0 {
+			break
+		}
+		pos += end + 1
+	}
+	if lines < 2 || numbered*10 < lines*6 {
+		return s, nil, false
+	}
+	b := make([]byte, 0, len(s))
+	at := make([]int32, 0, len(s)+1)
+	for pos := 0; pos < len(s); {
+		end := strings.IndexByte(s[pos:], '\n')
+		stop := len(s)
+		if end >= 0 {
+			stop = pos + end + 1
+		}
+		k := lineNumber(s[pos:stop])
+		for i := pos + k; i < stop; i++ {
+			b = append(b, s[i])
+			at = append(at, int32(i))
+		}
+		pos = stop
+	}
+	at = append(at, int32(len(s)))
+	return string(b), at, true
+}
+
+// lineNumber returns how long the number a tool put before line is
+// (with what separates it from the line), 0 when it has none.
+func lineNumber(line string) int {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	d := i
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	if i > d && i-d <= 7 {
+		switch {
+		case i < len(line) && line[i] == '\t':
+			return i + 1
+		case strings.HasPrefix(line[i:], "→"):
+			return i + len("→")
+		case i < len(line) && line[i] == ':' && d == 0 && (i+1 == len(line) || line[i+1] < '0' || line[i+1] > '9'):
+			// grep -n's 3: (not a time, 12:30).
+			return i + 1
+		}
+	}
+	// grep -n with a file: path:3: or path-3- (a context line).
+	for _, sep := range []byte{':', '-'} {
+		k := strings.IndexByte(line[:min(len(line), 200)], sep)
+		if k <= 0 || strings.ContainsAny(line[:k], " \t") {
+			continue
+		}
+		n := k + 1
+		for n < len(line) && line[n] >= '0' && line[n] <= '9' {
+			n++
+		}
+		if n > k+1 && n < len(line) && line[n] == sep && strings.ContainsAny(line[:k], "./") {
+			return n + 1
+		}
+	}
+	return 0
 }
 
 // span maps a span of the view to the text: a span that ends inside an
