@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -103,11 +104,11 @@ func TestEveryWayOut(t *testing.T) {
 			if c.Runnable() {
 				path := c.CommandPath()
 				seen[path] = true
-				k, ok := commandWays[path]
-				if !ok {
+				if k, ok := commandWays[path]; ok {
+					checkClass(t, path, k, byName)
+				} else {
 					t.Errorf("%s is not classified in commandWays: say whether it lets stored text out (gated, with the rows that check it), shows it to the user only (inside, why), or prints none", path)
 				}
-				checkClass(t, path, k, byName)
 			}
 			for _, sub := range c.Commands() {
 				walk(sub)
@@ -128,11 +129,11 @@ func TestEveryWayOut(t *testing.T) {
 			t.Fatalf("the server lists %d routes: %q", len(routes), routes)
 		}
 		for _, r := range routes {
-			k, ok := routeWays[r]
-			if !ok {
+			if k, ok := routeWays[r]; ok {
+				checkClass(t, r, k, byName)
+			} else {
 				t.Errorf("the route %q is not classified in routeWays: say whether it lets stored text out (gated, with the rows that check it), answers the token's user only (inside, why), or sends none", r)
 			}
-			checkClass(t, r, k, byName)
 		}
 		for r := range routeWays {
 			if !slices.Contains(routes, r) {
@@ -504,7 +505,7 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 			emb := embeddingtest.New()
 			t.Cleanup(emb.Close)
 			out := mustRun(t, w.fx, clitest.RunOpts{Env: map[string]string{"LOOM_EMBEDDINGS_URL": emb.URL + "/v1", "LOOM_EMBEDDINGS_MODEL": "test-embed"}}, "embed")
-			texts := slices.Sorted(mapKeys(emb.Counts()))
+			texts := slices.Sorted(maps.Keys(emb.Counts()))
 			if len(texts) < 6 {
 				t.Fatalf("the embeddings endpoint got %d texts: %q", len(texts), texts)
 			}
@@ -776,16 +777,6 @@ func filesUnder(t *testing.T, dirs ...string) []sent {
 		}
 	}
 	return out
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // mcpProc is loom mcp run as an agent runs it, every byte of its
