@@ -834,21 +834,35 @@ func (m *mcpProc) finish(t *testing.T) []sent {
 // mustTool calls a tool; a tool error fails the test.
 func mustTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) {
 	t.Helper()
+	if text, isErr := callTool(t, cs, name, args); isErr {
+		t.Fatalf("%s(%v) is a tool error: %s", name, args, text)
+	}
+}
+
+// errTool calls a tool that must answer with a tool error (whose text
+// goes to the model too).
+func errTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) {
+	t.Helper()
+	if text, isErr := callTool(t, cs, name, args); !isErr {
+		t.Fatalf("%s(%v) is no tool error: %s", name, args, text)
+	}
+}
+
+func callTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s(%v): %v", name, args, err)
 	}
-	if res.IsError {
-		var b strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*sdk.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
 		}
-		t.Fatalf("%s(%v) is a tool error: %s", name, args, b.String())
 	}
+	return b.String(), res.IsError
 }
 
 // The calls each MCP tool's row makes.
@@ -900,6 +914,17 @@ func readScript(t *testing.T, cs *sdk.ClientSession, w *world) {
 		mustTool(t, cs, "read_session", map[string]any{"ref": id, "seq": seq})
 		mustTool(t, cs, "read_session", map[string]any{"ref": id, "seq": seq, "offset": 60})
 	}
+	// A reference two sessions answer to: the error names both, by
+	// their titles.
+	common := 0
+	for common < len(id) && id[common] == w.clean.ID[common] {
+		common++
+	}
+	if common < 4 {
+		t.Fatalf("the planted sessions' ids %s and %s share no prefix of 4", id, w.clean.ID)
+	}
+	errTool(t, cs, "read_session", map[string]any{"ref": id[:common]})
+	errTool(t, cs, "read_session", map[string]any{"ref": id, "turn": 9})
 }
 
 func recallScript(t *testing.T, cs *sdk.ClientSession) {
