@@ -63,7 +63,9 @@ type Loop struct {
 	// Redact, when set, is the detector of the gate session_search reads
 	// through: it hands other sessions' text (those of every agent the
 	// user imported) to the model's provider, redacted as the MCP tools
-	// hand it ([mcp] redact in config.toml).
+	// hand it ([mcp] redact in config.toml). The memory files go to the
+	// provider redacted by it too, in the system prompt and through the
+	// memory tool, as the MCP memory tool hands them.
 	Redact *secrets.Detector
 
 	depth int // 0 for the main agent, 1 for a sub-agent
@@ -375,6 +377,17 @@ func (l *Loop) history(ctx context.Context, s *loom.Session) ([]*loom.Message, e
 	return modelcall.History(msgs), nil
 }
 
+// redact replaces the secrets of a text this machine keeps outside the
+// store (a memory file) that goes to the model's provider, as Redact
+// says.
+func (l *Loop) redact(s string) string {
+	if l.Redact == nil || s == "" {
+		return s
+	}
+	r, _ := l.Redact.Redact(s)
+	return r
+}
+
 // SystemPrompt is the system text for a session: loom's base prompt, the
 // profile's prompt, and the memory files.
 func (l *Loop) SystemPrompt(s *loom.Session) string {
@@ -384,11 +397,11 @@ func (l *Loop) SystemPrompt(s *loom.Session) string {
 		b.WriteString("\n\n")
 		b.WriteString(strings.TrimSpace(l.System))
 	}
-	if m := readFileText(l.MemoryFile); m != "" {
+	if m := l.redact(readFileText(l.MemoryFile)); m != "" {
 		b.WriteString("\n\n# Memory (MEMORY.md)\n\n")
 		b.WriteString(m)
 	}
-	if u := readFileText(l.UserFile); u != "" {
+	if u := l.redact(readFileText(l.UserFile)); u != "" {
 		b.WriteString("\n\n# About the user (USER.md)\n\n")
 		b.WriteString(u)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/replaylog"
+	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -344,6 +345,33 @@ func TestMemoryReachesSystemPrompt(t *testing.T) {
 	sys := p.requests[len(p.requests)-1].System
 	if !strings.Contains(sys, "Miso") || !strings.Contains(sys, "Name: Alice") {
 		t.Fatalf("system prompt lacks memory: %q", sys)
+	}
+}
+
+// With Redact set, the memory files reach the provider redacted, in the
+// system prompt and through the memory tool.
+func TestMemoryReachesProviderRedacted(t *testing.T) {
+	key := "ghp_" + strings.Repeat("Mq4", 12)
+	p := (&scripted{}).call("memory", `{"action":"read","file":"memory"}`).say("done", loom.Usage{})
+	l, _, s := setup(t, p)
+	l.Redact = secrets.Default()
+	os.WriteFile(l.MemoryFile, []byte("deploys read GITHUB_TOKEN="+key+"\n"), 0o644)
+	os.WriteFile(l.UserFile, []byte("Alice; her token is "+key), 0o644)
+	if _, err := l.Turn(context.Background(), s, "what does the deploy read?", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, req := range p.requests {
+		b, _ := json.Marshal(req)
+		if strings.Contains(string(b), key[4:]) {
+			t.Errorf("request %d holds the key: %s", i+1, b)
+		}
+		if !strings.Contains(req.System, "[REDACTED:github-token]") || !strings.Contains(req.System, "Alice") {
+			t.Errorf("request %d's system prompt lacks the memory files, redacted: %q", i+1, req.System)
+		}
+	}
+	last := p.requests[len(p.requests)-1]
+	if b, _ := json.Marshal(last.Messages); !strings.Contains(string(b), `"output":"deploys read GITHUB_TOKEN=[REDACTED:github-token]`) {
+		t.Errorf("the memory tool's result is not there, redacted: %s", b)
 	}
 }
 

@@ -123,7 +123,7 @@ func (Memory) Run(ctx context.Context, c *Call) (string, error) {
 		if text == "" && err == nil {
 			return "(empty)", nil
 		}
-		return text, err
+		return c.Loop.redact(text), err
 	case "append":
 		if err := memory.Append(path, in.Text); err != nil {
 			return "", err

@@ -67,9 +67,15 @@ func NewHandler(st loom.SyncStore, edge Edge) *Handler {
 	return &Handler{st: st, edge: edge}
 }
 
+// Mux is what Mount registers the endpoints on: an *http.ServeMux, or
+// one that keeps the patterns it is given.
+type Mux interface {
+	HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request))
+}
+
 // Mount adds the endpoints to mux, each under its method, so that mux
 // answers another method on their paths as it does on its own.
-func (h *Handler) Mount(mux *http.ServeMux) {
+func (h *Handler) Mount(mux Mux) {
 	mux.HandleFunc("GET "+HostsPath, h.api(h.hosts))
 	mux.HandleFunc("GET "+RecordsPath, h.api(h.records))
 	// A push reads its body before the request timeout bounds its store

@@ -44,10 +44,30 @@ type Searcher struct {
 	// Client embeds queries; nil ranks by keywords only.
 	Client *embedding.Client
 
+	// shared, when set, is the searcher whose index of vectors this
+	// one ranks by (Through).
+	shared *Searcher
+
 	mu     sync.RWMutex
 	index  *vecindex.Index
 	model  string
 	loaded bool
+}
+
+// Through returns a searcher that ranks as s does, with s's client and
+// s's index of vectors, but finds its hits, and makes their snippets,
+// through st: a view of s's store, such as a secrets gate over it. A
+// tool that reads the store through a gate searches through it too, and
+// the vectors are loaded once, for every view.
+func (s *Searcher) Through(st loom.Store) *Searcher {
+	if st == s.Store {
+		return s
+	}
+	ix := s
+	if s.shared != nil {
+		ix = s.shared
+	}
+	return &Searcher{Store: st, Client: s.Client, shared: ix}
 }
 
 // Result is a search's hits and how they were ranked.
@@ -99,7 +119,16 @@ func (s *Searcher) Search(ctx context.Context, q loom.SearchQuery, mode Mode) (R
 // filters, best first; nil when the store has no vectors of the
 // client's model.
 func (s *Searcher) vectorHits(ctx context.Context, vs loom.VectorStore, q loom.SearchQuery, limit int) ([]loom.SearchHit, error) {
-	x, err := s.load(ctx, vs)
+	// The index is the shared one of a view's searcher, read from the
+	// store below the view; the hits are made through the view.
+	ix, ivs := s, vs
+	if s.shared != nil {
+		ix = s.shared
+		if ivs, _ = ix.Store.(loom.VectorStore); ivs == nil {
+			return nil, nil
+		}
+	}
+	x, err := ix.load(ctx, ivs)
 	if err != nil || x == nil {
 		return nil, err
 	}
@@ -112,9 +141,9 @@ func (s *Searcher) vectorHits(ctx context.Context, vs loom.VectorStore, q loom.S
 	// Filters (a project, a role) leave out some of the nearest: ask
 	// for more than the limit.
 	want := max(10*limit, 200)
-	s.mu.RLock()
+	ix.mu.RLock()
 	ids, scores, err := x.Search(fs[0], want)
-	s.mu.RUnlock()
+	ix.mu.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("search by meaning: %w", err)
 	}

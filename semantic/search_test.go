@@ -8,6 +8,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/embedding"
 	"github.com/loomhq/loom/embedding/embeddingtest"
+	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/semantic"
 )
 
@@ -122,4 +123,38 @@ func embedAll(t *testing.T, st loom.VectorStore) *semantic.Searcher {
 		t.Fatal(err)
 	}
 	return &semantic.Searcher{Store: st.(loom.Store), Client: client}
+}
+
+// A searcher through a secrets gate (as the MCP tools of loom serve
+// search) ranks by the index of the searcher it was made from, and its
+// hits, by keywords and by meaning, come with their snippets and titles
+// made from the redacted text.
+func TestSearchThroughAGate(t *testing.T) {
+	key := "ghp_" + strings.Repeat("Zq7", 12)
+	st, _ := newStore(t,
+		"the deploy token is "+key+" for the registry",
+		"chats in progress are remembered by the registry of running sessions",
+		"remember to water the plants")
+	s := embedAll(t, st)
+	if s.Through(s.Store) != s {
+		t.Error("a searcher through its own store is not itself")
+	}
+	via := s.Through(secrets.Default().Gate(s.Store))
+	for _, mode := range []semantic.Mode{semantic.Fused, semantic.Keyword, semantic.Meaning} {
+		res, err := via.Search(t.Context(), loom.SearchQuery{Text: "deploy token registry", UserID: "local", Limit: 5}, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		marked := false
+		for _, h := range res.Hits {
+			shown := strings.ReplaceAll(h.Snippet, "**", "") + h.SessionTitle
+			if strings.Contains(shown, key[:12]) || strings.Contains(shown, key[12:]) {
+				t.Errorf("mode %d: a hit through the gate holds the key: %q", mode, shown)
+			}
+			marked = marked || strings.Contains(shown, "[REDACTED:github-token]")
+		}
+		if !marked {
+			t.Errorf("mode %d: no hit shows the marker: %+v", mode, res.Hits)
+		}
+	}
 }

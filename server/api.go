@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,9 +23,33 @@ const (
 	maxSearchLimit       = 200
 )
 
+// router is the mux the routes are registered on. It keeps their
+// patterns, so that everything the server answers can be listed
+// (Server.Routes): each route is a way the store's text may leave, and
+// one added is seen.
+type router struct {
+	*http.ServeMux
+	patterns []string
+}
+
+func (r *router) Handle(pattern string, h http.Handler) {
+	r.patterns = append(r.patterns, pattern)
+	r.ServeMux.Handle(pattern, h)
+}
+
+func (r *router) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	r.patterns = append(r.patterns, pattern)
+	r.ServeMux.HandleFunc(pattern, h)
+}
+
+// Routes returns the pattern of every route the server registered, in
+// the order it registered them.
+func (s *Server) Routes() []string { return slices.Clone(s.patterns) }
+
 // routes builds the handler tree.
 func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
+	mux := &router{ServeMux: http.NewServeMux()}
+	defer func() { s.patterns = mux.patterns }()
 	mux.HandleFunc("GET /healthz", s.healthz)
 
 	mux.HandleFunc("GET /api/v1/sessions", s.api(s.listSessions))
@@ -41,7 +66,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/messages", s.apiStream(s.postMessage))
 	s.syncRoutes(mux)
 	s.shareRoutes(mux)
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux, w, r) })
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux.ServeMux, w, r) })
 
 	if s.cfg.MCP != nil {
 		mux.Handle("/mcp", s.mcpHandler(*s.cfg.MCP))

@@ -26,7 +26,7 @@ const (
 	projectScan = 500
 )
 
-func (s *Server) dashboardRoutes(mux *http.ServeMux) {
+func (s *Server) dashboardRoutes(mux *router) {
 	mux.Handle("GET /static/", http.StripPrefix("/static/", s.staticHandler()))
 	mux.HandleFunc("GET /login", s.withTimeout(s.loginPage))
 	mux.HandleFunc("POST /login", s.checked(s.withTimeout(s.login)))

@@ -107,6 +107,8 @@ type Server struct {
 	tokens   loom.TokenStore
 	log      *slog.Logger
 	handler  http.Handler
+	// patterns are the routes' patterns (Routes).
+	patterns []string
 	pages    *pages
 	// csrf rejects state-changing requests that a browser sends on
 	// behalf of another site (by Sec-Fetch-Site, else Origin against

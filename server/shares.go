@@ -17,7 +17,7 @@ import (
 // fetches. The server never holds a key or a plaintext: it keeps the
 // blob it was given and serves it back. Without a store of shares they
 // answer 404.
-func (s *Server) shareRoutes(mux *http.ServeMux) {
+func (s *Server) shareRoutes(mux *router) {
 	mux.HandleFunc("POST "+share.SharesPath, s.shareAPI(s.createShare))
 	mux.HandleFunc("GET "+share.SharesPath, s.shareAPI(s.listShares))
 	mux.HandleFunc("DELETE "+share.SharesPath+"/{id}", s.shareAPI(s.revokeShare))

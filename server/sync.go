@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -12,7 +11,7 @@ import (
 // behind the API's tokens, timeout and errors. Their store is
 // Config.Sync, else Store when it keeps sync records; without one they
 // answer 404.
-func (s *Server) syncRoutes(mux *http.ServeMux) {
+func (s *Server) syncRoutes(mux *router) {
 	st := s.cfg.Sync
 	if st == nil {
 		st, _ = s.st.(loom.SyncStore)

@@ -213,7 +213,9 @@ func Run(ctx context.Context, opts *Options) error {
 		opts.StartSummaries(ctx, st, logger)
 	}
 	mcpCfg := serveMCP(opts, user)
-	mcpCfg.Searcher = func(loom.Store) *semantic.Searcher { return searcher }
+	// The tools read the store through a secrets gate: they search
+	// through it too, ranking by the served index of vectors.
+	mcpCfg.Searcher = searcher.Through
 	return opts.Serve(ctx, ln, command.ServeConfig{
 		Store:    st,
 		Tokens:   tokens,

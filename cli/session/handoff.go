@@ -165,6 +165,11 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, rep)
 	}
+	if ho.Redact != nil {
+		// The session is named as it was handed off: its title
+		// redacted, as the files hold it.
+		s, _ = ho.Redact.RedactSession(s)
+	}
 	return printHandoff(opts.IO, s, rep)
 }
 
