@@ -379,7 +379,12 @@ func (d *Detector) findCut(text string) []Finding {
 func (d *Detector) find(text string, depth int) []Finding {
 	// Where each rule's keywords are, from one pass over the text in
 	// lower case (ASCII only, so that offsets stay those of text).
-	lower := make([]byte, len(text))
+	buf := lowerBufs.Get().(*[]byte)
+	defer lowerBufs.Put(buf)
+	if cap(*buf) < len(text) {
+		*buf = make([]byte, len(text))
+	}
+	lower := (*buf)[:len(text)]
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		if c >= 'A' && c <= 'Z' {
@@ -433,6 +438,9 @@ func (d *Detector) find(text string, depth int) []Finding {
 	}
 	return out
 }
+
+// lowerBufs keeps the buffers find lowers texts into.
+var lowerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // matches appends r's matches in text, whose offsets are moved by off.
 func (r *rule) matches(text string, off int, out []Finding) []Finding {
@@ -501,39 +509,79 @@ func windows(at []int, n int, w [2]int) [][2]int {
 // an encoded document) is no secret in itself: only what it holds can
 // be.
 func (d *Detector) findBase64(text string, depth int, out []Finding) []Finding {
-	if depth >= maxDepth {
+	shapes := depth == 0 && d.matcherOn("token-shape")
+	b64on := d.base64 && depth < maxDepth
+	if !shapes && !b64on {
 		return out
 	}
+	// One pass over the runs of token characters (base64's and names'):
+	// the few that are long enough are looked at twice, as base64 and
+	// as a token of a known shape.
 	for i := 0; i < len(text); {
-		if !b64[text[i]] {
+		if !runBytes[text[i]] {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(text) && b64[text[j]] {
+		for j < len(text) && runBytes[text[j]] {
 			j++
+		}
+		if shapes && j-i >= 49 {
+			out = shapeRuns(text, i, j, out)
+		}
+		next := j
+		if b64on && j-i >= 32 {
+			out, next = d.base64Runs(text, i, j, depth, out)
+		}
+		i = max(next, j)
+	}
+	return out
+}
+
+// runBytes are the bytes of base64 and of names: letters, digits,
+// + / = - _ .
+var runBytes = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = b64[c] || nameBytes[c]
+	}
+	return t
+}()
+
+// base64Runs appends the runs of base64 in text[i:j] (and the lines of
+// base64 wrapped after it) that decode to text holding a secret, and
+// returns where it stopped reading.
+func (d *Detector) base64Runs(text string, i, j, depth int, out []Finding) ([]Finding, int) {
+	stop := j
+	for s := i; s < j; {
+		if !b64[text[s]] {
+			s++
+			continue
+		}
+		e := s + 1
+		for e < j && b64[text[e]] {
+			e++
 		}
 		// base64's output wrapped at 64 or 76 characters a line (a
 		// certificate, base64 of a file): the lines are one run.
-		if joined, end := wrapped(text, i, j); end > j {
-			if dec, ok := decode64(joined); ok {
-				if f := d.find(dec, depth+1); len(f) > 0 {
-					out = append(out, Finding{RuleID: f[0].RuleID, Start: i, End: end})
-					i = end
-					continue
+		if e == j {
+			if joined, end := wrapped(text, s, e); end > e {
+				if dec, ok := decode64(joined); ok {
+					if f := d.find(dec, depth+1); len(f) > 0 {
+						return append(out, Finding{RuleID: f[0].RuleID, Start: s, End: end}), end
+					}
 				}
 			}
 		}
-		if j-i >= 32 {
-			if dec, ok := decode64(text[i:j]); ok {
+		if e-s >= 32 {
+			if dec, ok := decode64(text[s:e]); ok {
 				if f := d.find(dec, depth+1); len(f) > 0 {
-					out = append(out, Finding{RuleID: f[0].RuleID, Start: i, End: j})
+					out = append(out, Finding{RuleID: f[0].RuleID, Start: s, End: e})
 				}
 			}
 		}
-		i = j
+		s = e
 	}
-	return out
+	return out, stop
 }
 
 // maxDepth bounds how many times base64 is looked into: twice reads a
@@ -681,6 +729,9 @@ func (r *rule) accept(v string) bool {
 		return false
 	}
 	if weak[r.ID] && weakWord(v) {
+		return false
+	}
+	if r.ID == "private-key" && stubKey(v) {
 		return false
 	}
 	if r.NotCode && (dottedIdentifier(v) || codeLike(v) || placeholderWord(v)) {
@@ -885,4 +936,26 @@ func sameAsUser(text string, s, e int) bool {
 	user := text[max(0, s-200)+k+3 : s]
 	user = strings.TrimSuffix(user, ":")
 	return user != "" && strings.EqualFold(user, text[s:e])
+}
+
+// stubKey reports whether v is a whole private key block whose body is
+// too short to be a key (-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n
+// -----END …): a stand-in in an example file.
+func stubKey(v string) bool {
+	end := strings.Index(v, "-----END")
+	if end < 0 {
+		return false
+	}
+	start := strings.Index(v[5:], "-----")
+	if start < 0 {
+		return false
+	}
+	body := v[5+start+5 : end]
+	n := 0
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' {
+			n++
+		}
+	}
+	return n < 40
 }

@@ -377,27 +377,36 @@ func findCookies(text string, at []int, out []Finding) []Finding {
 // timestamp and an HMAC, joined by dots) and Mailgun's newer keys (32,
 // 8 and 8 hex digits).
 func findShapes(text string, _ []int, out []Finding) []Finding {
-	for i := 0; i < len(text); {
-		if !nameBytes[text[i]] {
-			i++
+	// Found in the one pass over the runs of token characters
+	// (Detector.findBase64, which calls shapeRuns); this is the
+	// matcher's entry, for its id and description.
+	return out
+}
+
+// shapeRuns appends the tokens of a known shape among the runs of name
+// characters in text[i:j].
+func shapeRuns(text string, i, j int, out []Finding) []Finding {
+	for s := i; s < j; {
+		if !nameBytes[text[s]] {
+			s++
 			continue
 		}
-		j, sep := i+1, false
-		for j < len(text) && nameBytes[text[j]] {
-			sep = sep || text[j] == '.' || text[j] == '-'
-			j++
+		e, sep := s+1, false
+		for e < j && nameBytes[text[e]] {
+			sep = sep || text[e] == '.' || text[e] == '-'
+			e++
 		}
-		if n := j - i; sep && n >= 49 && n <= 80 {
-			tok := text[i:j]
+		if n := e - s; sep && n >= 49 && n <= 80 {
+			tok := text[s:e]
 			if discordToken(tok) || mailgunKey(tok) {
 				id := "discord-bot-token"
 				if tok[0] != 'M' && tok[0] != 'N' && tok[0] != 'O' {
 					id = "mailgun-api-key"
 				}
-				out = append(out, Finding{RuleID: id, Start: i, End: j})
+				out = append(out, Finding{RuleID: id, Start: s, End: e})
 			}
 		}
-		i = j
+		s = e
 	}
 	return out
 }
