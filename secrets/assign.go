@@ -428,6 +428,7 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ' ' && text[e] != '\t' {
 			e++
 		}
+		return checkedForm(text, i, e, cls, id, false, true)
 	case lineStart && !quotedName:
 		for e < len(text) && text[e] != '\n' && text[e] != '\r' {
 			e++
@@ -438,11 +439,15 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		}
 		e = i + len(strings.TrimRight(v, " \t"))
 		if e > i && (text[e-1] == ',' || text[e-1] == ';') && !strings.ContainsAny(text[i:e-1], " ") {
-			// key: value, in a flow mapping or a line of JSON.
+			// key: value, in a flow mapping, a line of JSON, a
+			// struct's literal in code.
 			if sep == ":" {
 				e--
 			}
+			break
 		}
+		// A setting's line (YAML, properties): a literal value.
+		return checkedForm(text, i, e, cls, id, false, true)
 	default:
 		for e < len(text) && !strings.ContainsRune(" \t\r\n\"'`,;)]}<>", rune(text[e])) {
 			e++
@@ -543,11 +548,18 @@ func upperSnake(s string) bool {
 // checked returns the finding text[s:e] if it reads as a secret for a
 // name of class cls.
 func checked(text string, s, e int, cls class, id string, quoted bool) (Finding, bool) {
+	return checkedForm(text, s, e, cls, id, quoted, false)
+}
+
+// checkedForm is checked for a value that is quoted, or a literal: a
+// setting's value on a line of its own (.env, YAML, properties), where
+// code's names do not stand.
+func checkedForm(text string, s, e int, cls class, id string, quoted, literal bool) (Finding, bool) {
 	if e <= s {
 		return Finding{}, false
 	}
 	v := text[s:e]
-	if !secretValue(v, cls, quoted) || namesItself(text, s, v) {
+	if !secretValue(v, cls, quoted, literal) || namesItself(text, s, v) {
 		return Finding{}, false
 	}
 	return Finding{RuleID: id, Start: s, End: e}, true
@@ -572,7 +584,7 @@ var wordValues = map[string]bool{
 // secretValue reports whether v, given to a name of class cls, reads as
 // a secret: not a placeholder, a reference, code, a path, a hash or a
 // word, and random enough for what its name says.
-func secretValue(v string, cls class, quoted bool) bool {
+func secretValue(v string, cls class, quoted, literal bool) bool {
 	n := len(v)
 	minLen := map[class]int{passwordName: 4, secretName: 8, keyName: 16, bareKey: 16}[cls]
 	if n < minLen || n > 512 {
@@ -644,7 +656,12 @@ func secretValue(v string, cls class, quoted bool) bool {
 		}
 	}
 	identifier := digit == 0 && identLike(v)
-	if cls != passwordName && identifierLike(v) {
+	// A name of code (testP256PrivateKey, smallType/int32,
+	// jsFetchCredentials), where one can stand: unquoted in code, a path
+	// or a URN anywhere, a quoted word without digits inside. A
+	// setting's literal or a quoted value with digits among its letters
+	// is taken as written: a random token can look like a name.
+	if cls != passwordName && identifierLike(v) && (!quoted && !literal || strings.ContainsAny(v, "/:=*") || quoted && !digitInside(v)) {
 		return false
 	}
 	switch cls {
@@ -1031,8 +1048,13 @@ func identifierLike(v string) bool {
 	if len(segs) == 0 {
 		return false
 	}
-	short, noVowel, letters, vowels := 0, 0, 0, 0
-	for _, s := range segs {
+	short, noVowel, letters, vowels, small := 0, 0, 0, 0, 0
+	for k, s := range segs {
+		if k > 0 && len(s) <= 2 {
+			// Pieces of one or two letters after the first: Hm, Rs, Ne
+			// in a random string; rare in a name (utf8Key, smallType).
+			small++
+		}
 		letters += len(s)
 		for k := 0; k < len(s); k++ {
 			if strings.IndexByte("aeiouyAEIOUY", s[k]) >= 0 {
@@ -1054,7 +1076,7 @@ func identifierLike(v string) bool {
 			}
 		}
 	}
-	return letters >= 4 && short <= 1 && noVowel <= 1 && float64(letters)/float64(len(segs)) >= 3 && float64(vowels) >= 0.25*float64(letters)
+	return letters >= 4 && short <= 1 && small <= 1 && noVowel <= 1 && float64(letters)/float64(len(segs)) >= 3 && float64(vowels) >= 0.25*float64(letters)
 }
 
 // placeholderWord reports whether v is a word standing for a password in
@@ -1317,4 +1339,13 @@ func decodedPlaceholder(v string) bool {
 		return true
 	}
 	return strings.Contains(l, "not my real") || strings.Contains(l, "example") || placeholderWord(dec) || placeholder(dec)
+}
+
+// digitInside reports whether v has a digit with letters after it.
+func digitInside(v string) bool {
+	i := strings.IndexAny(v, "0123456789")
+	if i < 0 {
+		return false
+	}
+	return strings.IndexFunc(v[i:], unicode.IsLetter) >= 0
 }

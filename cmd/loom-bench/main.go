@@ -104,8 +104,6 @@ func main() {
 	mcpServe := flag.Bool("mcp-serve", false, "instead: drive /mcp of `loom serve` (its own process) with -mcp-clients clients for -mcp-duration and report the server's RSS")
 	mcpClients := flag.Int("mcp-clients", 50, "concurrent /mcp clients of -mcp-serve")
 	mcpDuration := flag.Duration("mcp-duration", 30*time.Second, "how long -mcp-serve drives /mcp")
-	secretsRun := flag.Bool("secrets", false, "instead: time `loom secrets scan --full` as a whole process over a SQLite store of -secrets-messages messages (generated once), beside a read of every message")
-	secretsMessages := flag.Int("secrets-messages", 1000000, "messages in the store -secrets generates (once) and scans")
 	usage := flag.Bool("usage", false, "instead: measure the daily usage report over -usage-messages messages on SQLite and PostgreSQL (-postgres)")
 	usageMessages := flag.Int("usage-messages", 1000000, "messages in the stores -usage generates (once) and reports on")
 	process := flag.Bool("process", false, "instead: time loom version, session list, search, the import hook on an unchanged file and loom mcp's first search as whole processes, each beside a minimal Go program doing the same (cmd/loom-bench/floor), in pairs")
@@ -115,13 +113,6 @@ func main() {
 	flag.Parse()
 	if *statusline {
 		if err := statuslineMain(context.Background(), os.Stdout, filepath.Dir(c.db), *statuslineSessions, *processRuns, c.loomBin); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *secretsRun {
-		if err := secretsMain(context.Background(), c.out, filepath.Dir(c.db), *secretsMessages, min(c.runs, 3), c.loomBin); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
