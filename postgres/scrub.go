@@ -2,7 +2,11 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // scrubbed are the tables whose rows a redaction rewrites: the bodies
@@ -24,11 +28,67 @@ var scrubbed = []string{"bodies", "messages", "sessions"}
 // PostgreSQL keeps outside the tables (its write-ahead log in pg_wal,
 // until it recycles the segments; archives and backups) is the
 // server's, beyond a client's reach.
+//
+// VACUUM FULL keeps the old row versions that a transaction still open
+// may read, so Scrub first waits, up to scrubWait, for the transactions
+// of this database that began before it to end (another process's
+// long-running read keeps them). When one is still open then, the
+// tables are rewritten all the same and the error names it: what it
+// kept goes at the next scrub, after it ends.
 func (s *Store) Scrub(ctx context.Context) error {
+	older, err := s.waitOlderTransactions(ctx, scrubWait)
+	if err != nil {
+		return err
+	}
 	for _, t := range scrubbed {
 		if _, err := s.pool.Exec(ctx, `VACUUM (FULL) `+t); err != nil {
 			return fmt.Errorf("scrub: VACUUM FULL %s: %w", t, err)
 		}
 	}
+	if older != 0 {
+		return fmt.Errorf("scrub: process %d of the PostgreSQL server kept a transaction open from before the redaction, so the tables' files may still hold the old text; run loom secrets redact again once it has ended", older)
+	}
 	return nil
+}
+
+// scrubWait bounds how long Scrub waits for older transactions.
+const scrubWait = 30 * time.Second
+
+// waitOlderTransactions waits until no other backend of this database
+// holds back the removal of row versions changed before now (its
+// snapshot or its own transaction older than now's), for at most limit,
+// and returns the pid of one that still does then (0 when none does).
+// An autovacuum's analyze, a long read or an idle transaction of
+// another process are such backends.
+func (s *Store) waitOlderTransactions(ctx context.Context, limit time.Duration) (int32, error) {
+	// The transaction id now: every change of the redaction is older.
+	var now string
+	if err := s.pool.QueryRow(ctx, `SELECT (txid_current() % 4294967296)::text`).Scan(&now); err != nil {
+		return 0, fmt.Errorf("scrub: %w", err)
+	}
+	deadline := time.Now().Add(limit)
+	wait := 20 * time.Millisecond
+	for {
+		var pid int32
+		err := s.pool.QueryRow(ctx, `SELECT pid FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()
+			  AND (backend_xmin IS NOT NULL AND age(backend_xmin) >= age($1::xid)
+			    OR backend_xid IS NOT NULL AND age(backend_xid) >= age($1::xid))
+			LIMIT 1`, now).Scan(&pid)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("scrub: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return pid, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
 }

@@ -467,17 +467,7 @@ func nameKey(text string, ns int) bool {
 	if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
 		j--
 	}
-	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
-		j--
-	}
-	if j == 0 || text[j-1] != ':' {
-		return false
-	}
-	j--
-	if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
-		j--
-	}
-	return j >= 4 && strings.EqualFold(text[j-4:j], "name") && (j == 4 || !isNameByte(text[j-5]))
+	return keyBefore(text, j, ':', "name")
 }
 
 // pairValue reads the value of the "value" key that follows a "name"
@@ -1140,7 +1130,9 @@ func weakWord(v string) bool {
 	if placeholder(v) || wordValues[l] || placeholderWord(v) {
 		return true
 	}
-	return len(v) <= 12 && strings.ToLower(v) == v && wordIdent(strings.ReplaceAll(v, "-", "_"))
+	// Words in lower case: heymoe, sesam, too-late-in-file.
+	words := strings.ReplaceAll(v, "-", "_")
+	return strings.ToLower(v) == v && wordIdent(words) && (len(v) <= 12 || strings.Contains(v, "-") && len(v) <= 24)
 }
 
 // exampleHost reports whether the URL around text[at] is on a host kept
@@ -1173,18 +1165,26 @@ func exampleHost(text string, at int) bool {
 // attrKey reports whether the quote at q opens the value of a key or
 // name attribute (key="…", name='…').
 func attrKey(text string, q int) bool {
-	j := q
+	return keyBefore(text, q, '=', "key", "name")
+}
+
+// keyBefore reports whether what ends at text[j] is one of keys
+// (case-insensitive, maybe quoted) and then sep, spaces around it.
+func keyBefore(text string, j int, sep byte, keys ...string) bool {
 	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
 		j--
 	}
-	if j == 0 || text[j-1] != '=' {
+	if j == 0 || text[j-1] != sep {
 		return false
 	}
 	j--
 	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
 		j--
 	}
-	for _, k := range []string{"key", "name"} {
+	if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
+		j--
+	}
+	for _, k := range keys {
 		if j >= len(k) && strings.EqualFold(text[j-len(k):j], k) && (j == len(k) || !isNameByte(text[j-len(k)-1])) {
 			return true
 		}

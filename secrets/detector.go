@@ -695,18 +695,7 @@ func (d *Detector) allowed(text string, f []Finding) []Finding {
 	if len(d.allow) == 0 && len(d.allowIDs) == 0 {
 		return f
 	}
-	return slices.DeleteFunc(f, func(x Finding) bool {
-		v := text[x.Start:x.End]
-		if len(d.allowIDs) > 0 && d.allowIDs[ValueID(v)] {
-			return true
-		}
-		for _, a := range d.allow {
-			if a.MatchString(v) {
-				return true
-			}
-		}
-		return false
-	})
+	return slices.DeleteFunc(f, func(x Finding) bool { return d.allowedValue(text[x.Start:x.End]) })
 }
 
 // accepted reports whether a value any rule found can be a secret: not

@@ -78,6 +78,7 @@ var cleanExclusions = []realcorpus.Exclusion{
 	exclusion(`^modcache:modernc\.org/sqlite@[^/]+/testdata/tcl/pg_common\.tcl`, "a PostgreSQL conninfo with a password"),
 	exclusion(`^modcache:github\.com/jackc/pgx/v5@[^/]+/testsetup/certs/[^/]+\.key\.b64`, "a test CA's private key, as base64 of its PEM block"),
 	exclusion(`^modcache:golang\.org/x/oauth2@[^/]+/clientcredentials/clientcredentials_test\.go`, "OAuth access tokens in token responses"),
+	exclusion(`^debian:etc/chromium\.d/apikeys$`, "Debian's Google API key and OAuth client secret for Chromium (present where chromium is installed, as CI installs it)"),
 }
 
 func exclusion(pattern, reason string) realcorpus.Exclusion {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/clitest"
@@ -305,7 +308,6 @@ func TestRedactLeavesNoCopy(t *testing.T) {
 // redacted: not in a dead row version either.
 func TestRedactLeavesNoCopyOnPostgres(t *testing.T) {
 	t.Parallel()
-	dsn := clitest.FreshSchema(t)
 	admin := clitest.PostgresAdmin(t)
 	ctx := context.Background()
 	var dataDir string
@@ -315,16 +317,40 @@ func TestRedactLeavesNoCopyOnPostgres(t *testing.T) {
 	if _, err := os.ReadDir(filepath.Join(dataDir, "base")); err != nil {
 		t.Skipf("the server's data directory is not readable by this test (run it as root or as the server's user): %v", err)
 	}
+	// A database of its own: VACUUM keeps the row versions a
+	// transaction open in the same database may still read, and the
+	// other tests of a run keep some open in theirs.
+	var b [6]byte
+	rand.Read(b[:])
+	dbName := "loomscrub_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec(ctx, `CREATE DATABASE `+dbName); err != nil {
+		t.Skipf("this test makes a database of its own: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(context.Background(), `DROP DATABASE `+dbName+` WITH (FORCE)`); err != nil {
+			t.Errorf("drop database %s: %v", dbName, err)
+		}
+	})
+	u, err := url.Parse(clitest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + dbName
+	q := u.Query()
+	q.Del("search_path")
+	u.RawQuery = q.Encode()
+	dsn := u.String()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
 	fx := clitest.NewEmptyFixture(t)
 	fx.DB = dsn
 	fx.ExtraEnv = []string{"LOOM_DB=" + dsn}
 	p := &planted{}
 	plantSessions(t, dsn, fx.Proj, p, "cli:pg")
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := u.Query().Get("search_path")
+	schema := "public"
 
 	files := func() []string {
 		t.Helper()
@@ -333,7 +359,7 @@ func TestRedactLeavesNoCopyOnPostgres(t *testing.T) {
 		if _, err := admin.Exec(ctx, `CHECKPOINT`); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := admin.Query(ctx, `WITH t AS (
+		rows, err := conn.Query(ctx, `WITH t AS (
 				SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 				 WHERE n.nspname = $1 AND c.relkind IN ('r', 'm')),
 			rel AS (SELECT oid FROM t UNION SELECT reltoastrelid FROM pg_class WHERE oid IN (SELECT oid FROM t) AND reltoastrelid <> 0),

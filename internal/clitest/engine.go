@@ -94,6 +94,15 @@ func PostgresAdmin(t testing.TB) *pgxpool.Pool {
 	return PgAdmin.Pool
 }
 
+// PostgresURL returns the URL of the test server (the database its
+// schemas are made in), skipping the test as PostgresAdmin does without
+// one.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	PostgresAdmin(t)
+	return PgAdmin.url
+}
+
 // OpenEngine opens the store a URL names with the engine cmd/loom would
 // pick for it.
 func OpenEngine(ctx context.Context, dsn string) (FixtureEngine, error) {
