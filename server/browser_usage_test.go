@@ -28,10 +28,16 @@ func TestBrowserUsagePage(t *testing.T) {
 			Parts: []loom.Part{{Type: loom.PartText, Text: "done"}}}
 	}
 	day := func(n int) time.Time { return now.AddDate(0, 0, -n) }
+	// Ten minutes ago, unless that was yesterday (a run just after
+	// midnight UTC): then the day's first instant, so today has its own bar.
+	recent := now.Add(-10 * time.Minute)
+	if today := now.Truncate(24 * time.Hour); recent.Before(today) {
+		recent = today
+	}
 	cli := e.seed(&loom.Session{UserID: "alice", Key: "cli:usage", Title: "Costly work", Surface: "cli"},
 		reply(day(6), "openai", "gpt-4o-mini", loom.Usage{InputTokens: 120000, OutputTokens: 9000, CostUSD: 0.0234}),
 		reply(day(3), "openai", "gpt-4o-mini", loom.Usage{InputTokens: 5000, OutputTokens: 700, CacheReadTokens: 2000}),
-		reply(now.Add(-10*time.Minute), "anthropic", "claude-sonnet-4-5", loom.Usage{InputTokens: 300, OutputTokens: 4000, CacheReadTokens: 50000, CacheWriteTokens: 8000}),
+		reply(recent, "anthropic", "claude-sonnet-4-5", loom.Usage{InputTokens: 300, OutputTokens: 4000, CacheReadTokens: 50000, CacheWriteTokens: 8000}),
 	)
 	e.seed(&loom.Session{UserID: "alice", Key: "codex:usage", Title: "Imported", Surface: "codex"},
 		reply(day(3), "anthropic", "claude-sonnet-4-5", loom.Usage{InputTokens: 900, OutputTokens: 3000, CacheWriteTokens: 12000}),
