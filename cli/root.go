@@ -69,6 +69,9 @@ func Main(f *command.Factory, args []string) (code int) {
 	root := NewRootCmd(inv)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if jerr := inv.FinishOutput(); err == nil && jerr != nil {
+		err = jerr
+	}
 	if cerr := inv.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close the store: %w", cerr)
 	}
@@ -168,6 +171,7 @@ func newRootCmd(inv *command.Invocation, chatRunF func(*chat.Options) error) *co
 	// Bare loom is loom chat, on options of its own filled from the
 	// same flags.
 	chatOpts := chat.NewOptions(inv)
+	var showVersion bool
 	root := &cobra.Command{
 		Use:   "loom [command] [flags]",
 		Short: "Durable, searchable, resumable sessions for AI agents",
@@ -183,6 +187,9 @@ search, resume, fork, move, export and import.`,
 		SilenceUsage:  true,
 		Args:          chat.Args(chatOpts),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if showVersion {
+				return versionRun(&VersionOptions{IO: inv.IO, Version: inv.Version, Commit: inv.Commit, Date: inv.Date, JSON: inv.JSON()})
+			}
 			// loom alone is loom chat: the same options, run with the
 			// root's own context.
 			return chat.RunE(inv, cmd, chatOpts, args, chatRunF)
@@ -191,7 +198,7 @@ search, resume, fork, move, export and import.`,
 			if inv.NoColor() {
 				inv.IO.SetColorEnabled(false)
 			}
-			return nil
+			return inv.StartOutput()
 		},
 	}
 	root.SetIn(inv.IO.In)
@@ -202,10 +209,12 @@ search, resume, fork, move, export and import.`,
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
 	command.UseFlagUsages(root)
+	command.WrapHelp(root, inv.IO.TerminalWidth)
 
 	inv.AddGlobalFlags(root.PersistentFlags())
 
 	chat.AddFlags(root, chatOpts)
+	root.Flags().BoolVar(&showVersion, "version", false, "print loom's version, as loom version does")
 	root.AddCommand(
 		chat.NewCmdChat(inv, nil),
 		chat.NewCmdRun(inv, nil),

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/loomhq/loom/cli/term"
 )
 
 // optionalValueMark is how pflag's help writes a string flag whose value
@@ -44,6 +47,21 @@ func UseFlagUsages(cmd *cobra.Command) {
 		t = strings.ReplaceAll(t, "."+set+".FlagUsages", "flagUsages ."+set)
 	}
 	cmd.SetUsageTemplate(t)
+}
+
+// WrapHelp makes cmd's help, and its subcommands', fit width() columns
+// (the terminal's, 80 when output is no terminal): each line wider than
+// that is wrapped at spaces and goes on at its description's column.
+func WrapHelp(cmd *cobra.Command, width func() int) {
+	render := cmd.HelpFunc()
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		out := c.OutOrStdout()
+		var buf bytes.Buffer
+		c.SetOut(&buf)
+		render(c, args)
+		c.SetOut(out)
+		fmt.Fprint(out, term.WrapColumns(buf.String(), width()))
+	})
 }
 
 // UnknownCommand is the error for a word that is not a subcommand of

@@ -46,6 +46,8 @@ type Invocation struct {
 	// onInterrupt, when set by a command, receives Ctrl+C instead of it
 	// cancelling the command (chat cancels the running turn instead).
 	onInterrupt atomic.Pointer[func()]
+	// jq filters standard output when --jq was given (startJQ).
+	jq *jqFilter
 }
 
 // NewInvocation starts a run of the command line on f.
@@ -56,6 +58,7 @@ type globalFlags struct {
 	db      string
 	user    string
 	json    bool
+	jq      string
 	noColor bool
 }
 
@@ -64,6 +67,7 @@ func (inv *Invocation) AddGlobalFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&inv.flags.db, "db", "", "store to use: a SQLite file, sqlite:PATH or postgres://… (default $LOOM_DB, else the data directory's sessions.db)")
 	fs.StringVar(&inv.flags.user, "user", "", "owner of the sessions (default $LOOM_USER, else local)")
 	fs.BoolVar(&inv.flags.json, "json", false, "print machine-readable JSON")
+	fs.StringVar(&inv.flags.jq, "jq", "", "filter the JSON output with a jq expression (implies --json)")
 	fs.BoolVar(&inv.flags.noColor, "no-color", false, "never colour the output (also NO_COLOR)")
 }
 
@@ -83,7 +87,17 @@ func (inv *Invocation) User() string {
 func (inv *Invocation) UserFlag() string { return inv.flags.user }
 
 // JSON reports whether --json was given.
-func (inv *Invocation) JSON() bool { return inv.flags.json }
+func (inv *Invocation) JSON() bool { return inv.flags.json || inv.flags.jq != "" }
+
+// StartOutput puts what the global flags ask for between the command
+// and standard output: the --jq filter. Main calls FinishOutput when the
+// command ends.
+func (inv *Invocation) StartOutput() error {
+	if inv.flags.jq == "" {
+		return nil
+	}
+	return inv.startJQ(inv.flags.jq)
+}
 
 // NoColor reports whether --no-color was given or NO_COLOR is set.
 func (inv *Invocation) NoColor() bool { return inv.flags.noColor || inv.Getenv("NO_COLOR") != "" }

@@ -1,6 +1,11 @@
 package term
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
 
 // Text wraps at spaces only: a hyphenated word (a model name, an id, a
 // flag) stays whole.
@@ -17,5 +22,41 @@ func TestWordwrapKeepsHyphenatedWords(t *testing.T) {
 		if got := wordwrap(tc.in, tc.width); got != tc.want {
 			t.Errorf("wordwrap(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
 		}
+	}
+}
+
+// A help text's long lines wrap at their description's column, words
+// whole, and every line fits.
+func TestWrapColumns(t *testing.T) {
+	in := strings.Join([]string{
+		"loom keeps every conversation an agent has as a session.",
+		"  session     List, show, resume, fork, rewind, rename, archive, delete, export and import sessions",
+		"      --db string          store to use: a SQLite file, sqlite:PATH or postgres://… (default $LOOM_DB, else the data directory's sessions.db)",
+		"Anthropic bills at twice the input price); a model's snapshot names (-20250514, -latest) take its price",
+		"      --from string    import another agent's sessions: aider, amp, antigravity, chatgpt, claude-ai, claude-code, cline",
+	}, "\n")
+	got := WrapColumns(in, 80)
+	want := strings.Join([]string{
+		"loom keeps every conversation an agent has as a session.",
+		"  session     List, show, resume, fork, rewind, rename, archive, delete, export",
+		"              and import sessions",
+		"      --db string          store to use: a SQLite file, sqlite:PATH or",
+		"                           postgres://… (default $LOOM_DB, else the data",
+		"                           directory's sessions.db)",
+		"Anthropic bills at twice the input price); a model's snapshot names (-20250514,",
+		"-latest) take its price",
+		"      --from string    import another agent's sessions: aider, amp, antigravity,",
+		"                       chatgpt, claude-ai, claude-code, cline",
+	}, "\n")
+	if got != want {
+		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
+	}
+	for l := range strings.SplitSeq(got, "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("%d columns: %q", ansi.StringWidth(l), l)
+		}
+	}
+	if WrapColumns(in, 0) != in {
+		t.Error("width 0 changed the text")
 	}
 }

@@ -1,0 +1,98 @@
+package cli_test
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/clitest"
+)
+
+// Every command's --help fits 80 columns when it is not printed on a
+// terminal (a pipe, a file), run as a user runs it: the built binary.
+func TestEveryHelpFits80Columns(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	root := cli.NewRootCmd(command.NewInvocation(&cli.Factory{IO: &term.IOStreams{}}))
+	paths := [][]string{{}}
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			p := append(slices.Clone(path), sub.Name())
+			paths = append(paths, p)
+			walk(sub, p)
+		}
+	}
+	walk(root, nil)
+	if len(paths) < 40 {
+		t.Fatalf("only %d commands", len(paths))
+	}
+	for _, p := range paths {
+		r := fx.Exec(t, "", append(p, "--help")...)
+		if r.Code != 0 {
+			t.Errorf("loom %s --help: exit %d: %s", strings.Join(p, " "), r.Code, r.Stderr)
+			continue
+		}
+		for i, l := range strings.Split(r.Stdout, "\n") {
+			if w := ansi.StringWidth(l); w > 80 {
+				t.Errorf("loom %s --help, line %d: %d columns: %q", strings.Join(p, " "), i+1, w, l)
+			}
+		}
+	}
+}
+
+// --jq filters any command's JSON as gh's does: strings as they are,
+// other values as JSON on one line for a pipe; a bad expression is a
+// usage error in one line.
+func TestJQFiltersJSON(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewFixture(t)
+	rows := clitest.DecodeJSON[[]map[string]any](t, fx.MustExec(t, "session", "list", "--json"))
+	if len(rows) < 2 {
+		t.Fatalf("the fixture lists %d sessions", len(rows))
+	}
+	var want strings.Builder
+	for _, r := range rows {
+		want.WriteString(r["title"].(string) + "\n")
+	}
+	if got := fx.MustExec(t, "session", "list", "--jq", ".[].title"); got != want.String() {
+		t.Errorf("--jq .[].title:\n%s\nwant:\n%s", got, want.String())
+	}
+	if got := fx.MustExec(t, "session", "list", "--jq", "[.[] | {id}] | .[0]"); got != `{"id":"`+rows[0]["id"].(string)+`"}`+"\n" {
+		t.Errorf("--jq object: %q", got)
+	}
+	if got := fx.MustExec(t, "session", "list", "--jq", "length"); got != strconv.Itoa(len(rows))+"\n" {
+		t.Errorf("--jq length: %q", got)
+	}
+	r := fx.Exec(t, "", "session", "list", "--jq", ".[")
+	if r.Code != 2 || r.Stdout != "" || len(clitest.Lines(r.Stderr)) != 1 || !strings.HasPrefix(r.Stderr, "loom: --jq: ") {
+		t.Errorf("a bad expression: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+	r = fx.Exec(t, "", "session", "list", "--jq", `error("stop")`)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "stop") {
+		t.Errorf("an expression's error: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+}
+
+// loom --version is loom version, as most programs have it.
+func TestVersionFlag(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	want := fx.MustExec(t, "version")
+	if got := fx.MustExec(t, "--version"); got != want || !strings.HasPrefix(got, "loom ") {
+		t.Errorf("loom --version = %q, loom version = %q", got, want)
+	}
+	if got := fx.MustExec(t, "--version", "--json"); got != fx.MustExec(t, "version", "--json") {
+		t.Errorf("loom --version --json = %q", got)
+	}
+}

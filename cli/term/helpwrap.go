@@ -1,0 +1,70 @@
+package term
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// WrapColumns wraps each line of text wider than width at spaces, never
+// inside a word, and goes on at the line's hanging column: where its
+// description starts in a two-column list (a command and what it does, a
+// flag and its meaning, an example and its comment: the column after the
+// first run of two spaces or more), else at the line's own indentation.
+// A word wider than the room left stays whole. Lines that fit are left
+// as they are, so a help text written to be read at 80 columns keeps its
+// shape on a wider terminal.
+func WrapColumns(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) <= width {
+			continue
+		}
+		hang := hangingColumn(l)
+		if hang > width/2 {
+			hang = leadingSpaces(l) + 4
+		}
+		if hang >= width-10 {
+			hang = 0
+		}
+		first := wordwrap(l[hang:], width-hang)
+		body := strings.Split(first, "\n")
+		// The first line keeps what stood before the hanging column.
+		var b strings.Builder
+		b.WriteString(l[:hang])
+		pad := strings.Repeat(" ", hang)
+		for j, part := range body {
+			if j > 0 {
+				b.WriteString("\n" + pad)
+			}
+			b.WriteString(strings.TrimLeft(part, " "))
+		}
+		lines[i] = strings.TrimRight(b.String(), " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// hangingColumn is the column a wrapped line of l goes on at: after the
+// first run of two spaces or more that follows a word, else l's
+// indentation.
+func hangingColumn(l string) int {
+	lead := leadingSpaces(l)
+	rest := l[lead:]
+	if i := strings.Index(rest, "  "); i > 0 {
+		j := i
+		for j < len(rest) && rest[j] == ' ' {
+			j++
+		}
+		if j < len(rest) {
+			return lead + j
+		}
+	}
+	return lead
+}
+
+func leadingSpaces(l string) int {
+	return len(l) - len(strings.TrimLeft(l, " "))
+}
