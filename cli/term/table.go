@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -30,7 +31,10 @@ type Table struct {
 	// before any column is cut: the compact layout of a narrow
 	// terminal. layout forces it (Compact) or none (Wide).
 	compactOrder []int
-	layout       Layout
+	// lists are the columns whose cells are lists ("a, b +1"), cut by
+	// whole items (shrinkList) rather than inside one.
+	lists  []int
+	layout Layout
 	// hidden are the names of the columns the last Render left out.
 	hidden []string
 }
@@ -69,6 +73,12 @@ func (t *Table) Header(names ...string) { t.header = names }
 // Flex names the columns that may be truncated to fit the terminal, the
 // one to cut first first.
 func (t *Table) Flex(cols ...int) { t.flexOrder = cols }
+
+// Lists names the columns whose cells are lists of names separated by
+// ", " (possibly ending " +N" for N more): a flexible one among them is
+// cut by whole names, "opus-4-6, haiku-4-5 +1" becoming
+// "opus-4-6 +2", never inside a name.
+func (t *Table) Lists(cols ...int) { t.lists = cols }
 
 // Drop names the columns that may be left out on a narrow terminal, the
 // one to drop first first.
@@ -164,7 +174,10 @@ func (t *Table) Render() error {
 				b.WriteString("  ")
 			}
 			text := ansi.Truncate(f.text, widths[i], "…")
-			if middle[i] {
+			switch {
+			case slices.Contains(t.lists, i):
+				text = ansi.Truncate(shrinkList(f.text, widths[i]), widths[i], "…")
+			case middle[i]:
 				text = truncateMiddle(f.text, widths[i])
 			}
 			pad := max(0, widths[i]-ansi.StringWidth(text))
@@ -256,10 +269,14 @@ func (t *Table) fit(widths []int) []bool {
 		if total <= t.width {
 			return shown
 		}
-		if c >= len(widths) || widths[c] <= minFlex {
+		least := minFlex
+		if slices.Contains(t.lists, c) {
+			least = t.listMin(c)
+		}
+		if c >= len(widths) || widths[c] <= least {
 			continue
 		}
-		cut := min(widths[c]-minFlex, total-t.width)
+		cut := min(widths[c]-least, total-t.width)
 		widths[c] -= cut
 		total -= cut
 	}
@@ -284,6 +301,53 @@ func (t *Table) fit(widths []int) []bool {
 		}
 	}
 	return shown
+}
+
+// listMin is the narrowest column c of lists can be: its widest cell
+// shortened to its first name and the count of the others, or its
+// header; but no wider than maxListMin, past which a name is cut.
+func (t *Table) listMin(c int) int {
+	const maxListMin = 24
+	least := 0
+	if c < len(t.header) {
+		least = ansi.StringWidth(t.header[c])
+	}
+	for _, r := range t.rows {
+		if c < len(r) {
+			least = max(least, ansi.StringWidth(shrinkList(r[c].text, 0)))
+		}
+	}
+	return min(least, maxListMin)
+}
+
+// shrinkList shortens a list "a, b, c" (possibly ending " +N") to width
+// cells by leaving out whole names from its end and counting them:
+// "a, b +1", "a +2". When even the first name and the count do not fit,
+// that is what it returns all the same (listMin keeps a column that
+// wide); width 0 asks for that shortest form.
+func shrinkList(text string, width int) string {
+	if ansi.StringWidth(text) <= width {
+		return text
+	}
+	items := strings.Split(text, ", ")
+	more := 0
+	last := items[len(items)-1]
+	if i := strings.LastIndex(last, " +"); i > 0 {
+		if n, err := strconv.Atoi(last[i+2:]); err == nil && n > 0 {
+			items[len(items)-1], more = last[:i], n
+		}
+	}
+	for k := len(items) - 1; k >= 1; k-- {
+		s := strings.Join(items[:k], ", ") + " +" + strconv.Itoa(len(items)-k+more)
+		if ansi.StringWidth(s) <= width || k == 1 {
+			return s
+		}
+	}
+	// One name: it is cut, there being nothing to count.
+	if width == 0 {
+		return text
+	}
+	return ansi.Truncate(text, width, "…")
 }
 
 // WrapWords joins items with sep into lines at most width cells wide,

@@ -82,3 +82,54 @@ func TestWrapWords(t *testing.T) {
 		t.Fatalf("a wide terminal wrapped: %q", got)
 	}
 }
+
+// A list column is cut by whole names, counting those left out, and the
+// column before it gives way before a name is cut.
+func TestTableListsCutByWholeNames(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"opus-4-6, haiku-4-5", 40, "opus-4-6, haiku-4-5"},
+		{"opus-4-6, haiku-4-5", 18, "opus-4-6 +1"},
+		{"opus-4-6, haiku-4-5 +1", 21, "opus-4-6 +2"},
+		{"opus-4-6, haiku-4-5, sonnet-4 +3", 25, "opus-4-6, haiku-4-5 +4"},
+		{"gpt-5.3-codex", 0, "gpt-5.3-codex"},
+		{"opus-4-6, haiku-4-5", 0, "opus-4-6 +1"},
+	} {
+		if got := shrinkList(tc.in, tc.width); got != tc.want {
+			t.Errorf("shrinkList(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
+		}
+	}
+
+	ios, _, out, _ := Test()
+	ios.SetStdoutTTY(true)
+	ios.SetColorEnabled(false)
+	ios.SetWidth(44)
+	tp := NewTable(ios)
+	tp.Header("TITLE", "MODELS", "COST")
+	tp.Lists(1)
+	tp.Flex(1, 0)
+	for _, r := range [][]string{
+		{"Implement the retry package", "gpt-5.3-codex, haiku-4-5", "$1.00"},
+		{"short", "opus-4-6", "$2.00"},
+	} {
+		for _, c := range r {
+			tp.AddField(c, nil)
+		}
+		tp.EndRow()
+	}
+	if err := tp.Render(); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, "gpt-5.3-codex +1") || strings.Contains(got, "codex,") || strings.Contains(got, "cod…") {
+		t.Errorf("models not cut by whole names:\n%s", got)
+	}
+	for l := range strings.SplitSeq(strings.TrimRight(got, "\n"), "\n") {
+		if ansi.StringWidth(l) > 44 {
+			t.Errorf("%d columns: %q", ansi.StringWidth(l), l)
+		}
+	}
+}

@@ -289,9 +289,12 @@ func usageReportRun(ctx context.Context, opts *Options) error {
 	// and cost; a block's rates and projection go after the caches.
 	tp.Compact(indexes(t.Header, "TOTAL TOKENS", "CACHE WRITE", "CACHE READ", "TOKENS/H", "COST/H")...)
 	tp.SetLayout(layout(rf.compact, rf.wide))
+	// Models are cut by whole names ("opus-4-6 +1"), never inside one.
+	tp.Lists(indexes(t.Header, "MODELS")...)
 	if rep.By == report.Session {
-		// Its models are cut before its title, and left out where
-		// even then the row is too wide (80 columns).
+		// Its models are cut before its title, down to the first
+		// model's name, and left out where even then the row is too
+		// wide (80 columns).
 		tp.Flex(3, 1)
 		tp.Drop(indexes(t.Header, "MODELS")...)
 	} else {
