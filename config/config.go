@@ -81,18 +81,31 @@ type Config struct {
 // the long_ ones, when any is set, are those of a request whose prompt
 // is above pricing.LongContextTokens.
 type Price struct {
-	Input      float64 `toml:"input"`
-	Output     float64 `toml:"output"`
-	CacheRead  float64 `toml:"cache_read"`
-	CacheWrite float64 `toml:"cache_write"`
+	Input  float64 `toml:"input"`
+	Output float64 `toml:"output"`
+	// CacheRead and CacheWrite, unset, are the input price: what a
+	// provider that does not price them apart bills (a price list does
+	// the same); 0 makes them free.
+	CacheRead  *float64 `toml:"cache_read"`
+	CacheWrite *float64 `toml:"cache_write"`
 	// CacheWrite1h is a write to a cache kept for an hour; unset, it
 	// costs CacheWrite.
-	CacheWrite1h     float64 `toml:"cache_write_1h"`
-	LongInput        float64 `toml:"long_input"`
-	LongOutput       float64 `toml:"long_output"`
-	LongCacheRead    float64 `toml:"long_cache_read"`
-	LongCacheWrite   float64 `toml:"long_cache_write"`
-	LongCacheWrite1h float64 `toml:"long_cache_write_1h"`
+	CacheWrite1h float64 `toml:"cache_write_1h"`
+	LongInput    float64 `toml:"long_input"`
+	LongOutput   float64 `toml:"long_output"`
+	// LongCacheRead and LongCacheWrite, unset, are the long input
+	// price.
+	LongCacheRead    *float64 `toml:"long_cache_read"`
+	LongCacheWrite   *float64 `toml:"long_cache_write"`
+	LongCacheWrite1h float64  `toml:"long_cache_write_1h"`
+}
+
+// orPrice is *p, or else when p is unset.
+func orPrice(p *float64, or float64) float64 {
+	if p == nil {
+		return or
+	}
+	return *p
 }
 
 // PriceTable is the bundled price table with c's prices in front.
@@ -105,10 +118,11 @@ func (c *Config) PriceTable() *pricing.Table {
 	sort.Strings(names)
 	for _, name := range names {
 		p := c.Prices[name]
-		price := pricing.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, CacheWrite1h: p.CacheWrite1h}
-		if p.LongInput != 0 || p.LongOutput != 0 || p.LongCacheRead != 0 || p.LongCacheWrite != 0 || p.LongCacheWrite1h != 0 {
-			price.LongContext = &pricing.Price{Input: p.LongInput, Output: p.LongOutput, CacheRead: p.LongCacheRead, CacheWrite: p.LongCacheWrite,
-				CacheWrite1h: p.LongCacheWrite1h}
+		price := pricing.Price{Input: p.Input, Output: p.Output, CacheRead: orPrice(p.CacheRead, p.Input),
+			CacheWrite: orPrice(p.CacheWrite, p.Input), CacheWrite1h: p.CacheWrite1h}
+		if p.LongInput != 0 || p.LongOutput != 0 || p.LongCacheRead != nil || p.LongCacheWrite != nil || p.LongCacheWrite1h != 0 {
+			price.LongContext = &pricing.Price{Input: p.LongInput, Output: p.LongOutput, CacheRead: orPrice(p.LongCacheRead, p.LongInput),
+				CacheWrite: orPrice(p.LongCacheWrite, p.LongInput), CacheWrite1h: p.LongCacheWrite1h}
 		}
 		provider, model, ok := strings.Cut(name, "/")
 		if !ok {
@@ -346,7 +360,8 @@ func Load(path string, env func(string) string) (*Config, error) {
 		}
 	}
 	for name, p := range c.Prices {
-		for _, v := range []float64{p.Input, p.Output, p.CacheRead, p.CacheWrite, p.CacheWrite1h, p.LongInput, p.LongOutput, p.LongCacheRead, p.LongCacheWrite, p.LongCacheWrite1h} {
+		for _, v := range []float64{p.Input, p.Output, orPrice(p.CacheRead, 0), orPrice(p.CacheWrite, 0), p.CacheWrite1h, p.LongInput, p.LongOutput,
+			orPrice(p.LongCacheRead, 0), orPrice(p.LongCacheWrite, 0), p.LongCacheWrite1h} {
 			if v < 0 {
 				return nil, loom.Errorf(loom.EINVALID, "%s: prices.%q: a price cannot be negative", path, name)
 			}

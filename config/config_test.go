@@ -151,6 +151,12 @@ output = 1.5
 	if cost, ok := tb.Cost("openai", "qwen3-coder", u, false); !ok || cost != 2 {
 		t.Errorf("added under any provider: %v, %v; want 2", cost, ok)
 	}
+	// A price without cache prices bills cached tokens as input, never
+	// as free: 0.5 for each of the 2M cache tokens.
+	cached := loom.Usage{CacheReadTokens: 1_000_000, CacheWriteTokens: 1_000_000}
+	if cost, ok := tb.Cost("openai", "qwen3-coder", cached, false); !ok || cost != 1 {
+		t.Errorf("cache tokens of a price without cache prices: %v, %v; want 1", cost, ok)
+	}
 	if cost, ok := tb.Cost("openai", "gpt-4o", u, false); !ok || cost != 12.5 {
 		t.Errorf("bundled: %v, %v; want 12.5", cost, ok)
 	}

@@ -1,12 +1,14 @@
-// Package pricing turns token usage into US dollars for well-known models.
+// Package pricing turns token usage into US dollars.
 //
-// The figures are the providers' published list prices per million tokens
-// (AsOf: standard tier, no batch or priority discount). A model that
-// charges more for a request whose prompt is above LongContextTokens has
-// those prices as its LongContext price. Anything not in the table is
-// unknown: Cost reports false and callers leave the cost at zero, which
-// loom shows as an unknown cost, never as free. A Table adds prices of
-// its own (config.toml's [prices]) in front of the bundled ones.
+// The prices are LiteLLM's list of model prices (a dated snapshot of it
+// is bundled; `loom usage prices --update` fetches the current one):
+// per million tokens, standard tier, no batch or priority discount. A
+// model that charges more for a request whose prompt is above
+// LongContextTokens has those prices as its LongContext price. Anything
+// not in the list is unknown: Cost reports false and callers leave the
+// cost at zero, which loom shows as an unknown cost, never as free. A
+// Table adds prices of its own (config.toml's [prices]) in front of the
+// list's.
 //
 // Usage is counted the way loom's providers report it: InputTokens are the
 // prompt tokens that were neither read from nor written to a cache, so
@@ -16,16 +18,14 @@
 package pricing
 
 import (
+	"bytes"
+	_ "embed"
 	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/loomhq/loom"
 )
-
-// AsOf is the month the prices in the table were taken from the providers'
-// published list prices.
-const AsOf = "2026-11"
 
 // LongContextTokens is the prompt size (input, cache-read and cache-write
 // tokens of one request) above which a model with a LongContext price
@@ -55,111 +55,89 @@ type entry struct {
 	price    Price
 }
 
-// Prices shared by several models.
-var (
-	gpt5     = Price{Input: 1.25, Output: 10.00, CacheRead: 0.125, CacheWrite: 1.25}
-	gpt52    = Price{Input: 1.75, Output: 14.00, CacheRead: 0.175, CacheWrite: 1.75}
-	gpt5Mini = Price{Input: 0.25, Output: 2.00, CacheRead: 0.025, CacheWrite: 0.25}
-	// Anthropic bills a cache write for five minutes at 1.25 times the
-	// input price, one for an hour at twice it.
-	opus4  = Price{Input: 15.00, Output: 75.00, CacheRead: 1.50, CacheWrite: 18.75, CacheWrite1h: 30.00}
-	opus45 = Price{Input: 5.00, Output: 25.00, CacheRead: 0.50, CacheWrite: 6.25, CacheWrite1h: 10.00}
-	// Sonnet 4 and later read up to a million tokens; a prompt above
-	// 200,000 is billed at the long-context rates.
-	sonnet4 = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75, CacheWrite1h: 6.00,
-		LongContext: &Price{Input: 6.00, Output: 22.50, CacheRead: 0.60, CacheWrite: 7.50, CacheWrite1h: 12.00}}
-	sonnet3  = Price{Input: 3.00, Output: 15.00, CacheRead: 0.30, CacheWrite: 3.75, CacheWrite1h: 6.00}
-	gemini25 = Price{Input: 1.25, Output: 10.00, CacheRead: 0.125, CacheWrite: 1.25,
-		LongContext: &Price{Input: 2.50, Output: 15.00, CacheRead: 0.25, CacheWrite: 2.50}}
-	gemini3 = Price{Input: 2.00, Output: 12.00, CacheRead: 0.20, CacheWrite: 2.00,
-		LongContext: &Price{Input: 4.00, Output: 18.00, CacheRead: 0.40, CacheWrite: 4.00}}
-)
+//go:generate go run gen_litellm.go -in model_prices_and_context_window.json -source "LiteLLM 0cd588ad" -date 2026-07-24
 
-// table lists models by their base name. OpenAI and Google bill cache
-// writes as ordinary input (Google's explicit caches also bill storage
-// by the hour, which no token count says); Anthropic prices its 5-minute
-// and 1-hour cache writes apart. Codex models cost what the model they are tuned
-// from costs.
-var table = []entry{
-	{"openai", "gpt-4o", Price{Input: 2.50, Output: 10.00, CacheRead: 1.25, CacheWrite: 2.50}},
-	{"openai", "gpt-4o-2024-05-13", Price{Input: 5.00, Output: 15.00, CacheRead: 5.00, CacheWrite: 5.00}},
-	{"openai", "gpt-4o-mini", Price{Input: 0.15, Output: 0.60, CacheRead: 0.075, CacheWrite: 0.15}},
-	{"openai", "gpt-4.1", Price{Input: 2.00, Output: 8.00, CacheRead: 0.50, CacheWrite: 2.00}},
-	{"openai", "gpt-4.1-mini", Price{Input: 0.40, Output: 1.60, CacheRead: 0.10, CacheWrite: 0.40}},
-	{"openai", "gpt-4.1-nano", Price{Input: 0.10, Output: 0.40, CacheRead: 0.025, CacheWrite: 0.10}},
-	{"openai", "o1", Price{Input: 15.00, Output: 60.00, CacheRead: 7.50, CacheWrite: 15.00}},
-	{"openai", "o3", Price{Input: 2.00, Output: 8.00, CacheRead: 0.50, CacheWrite: 2.00}},
-	{"openai", "o3-mini", Price{Input: 1.10, Output: 4.40, CacheRead: 0.55, CacheWrite: 1.10}},
-	{"openai", "o4-mini", Price{Input: 1.10, Output: 4.40, CacheRead: 0.275, CacheWrite: 1.10}},
-	{"openai", "codex-mini-latest", Price{Input: 1.50, Output: 6.00, CacheRead: 0.375, CacheWrite: 1.50}},
-	{"openai", "gpt-5", gpt5},
-	{"openai", "gpt-5-codex", gpt5},
-	{"openai", "gpt-5-mini", gpt5Mini},
-	{"openai", "gpt-5-nano", Price{Input: 0.05, Output: 0.40, CacheRead: 0.005, CacheWrite: 0.05}},
-	{"openai", "gpt-5.1", gpt5},
-	{"openai", "gpt-5.1-codex", gpt5},
-	{"openai", "gpt-5.1-codex-max", gpt5},
-	{"openai", "gpt-5.1-codex-mini", gpt5Mini},
-	{"openai", "gpt-5.2", gpt52},
-	{"openai", "gpt-5.2-codex", gpt52},
+// bundledList is the snapshot of LiteLLM's price list loom is built
+// with (gen_litellm.go writes it).
+//
+//go:embed litellm.json
+var bundledList []byte
 
-	{"anthropic", "claude-opus-4", opus4},
-	{"anthropic", "claude-opus-4-0", opus4},
-	{"anthropic", "claude-opus-4-1", opus4},
-	{"anthropic", "claude-opus-4-5", opus45},
-	{"anthropic", "claude-opus-4-6", opus45},
-	{"anthropic", "claude-sonnet-4", sonnet4},
-	{"anthropic", "claude-sonnet-4-0", sonnet4},
-	{"anthropic", "claude-sonnet-4-5", sonnet4},
-	{"anthropic", "claude-sonnet-4-6", sonnet4},
-	{"anthropic", "claude-3-7-sonnet", sonnet3},
-	{"anthropic", "claude-3-5-sonnet", sonnet3},
-	{"anthropic", "claude-3-opus", opus4},
-	{"anthropic", "claude-3-5-haiku", Price{Input: 0.80, Output: 4.00, CacheRead: 0.08, CacheWrite: 1.00, CacheWrite1h: 1.60}},
-	{"anthropic", "claude-3-haiku", Price{Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30, CacheWrite1h: 0.50}},
-	{"anthropic", "claude-haiku-4-5", Price{Input: 1.00, Output: 5.00, CacheRead: 0.10, CacheWrite: 1.25, CacheWrite1h: 2.00}},
-
-	{"google", "gemini-2.0-flash", Price{Input: 0.10, Output: 0.40, CacheRead: 0.025, CacheWrite: 0.10}},
-	{"google", "gemini-2.0-flash-lite", Price{Input: 0.075, Output: 0.30, CacheRead: 0.075, CacheWrite: 0.075}},
-	{"google", "gemini-2.5-pro", gemini25},
-	{"google", "gemini-2.5-flash", Price{Input: 0.30, Output: 2.50, CacheRead: 0.03, CacheWrite: 0.30}},
-	{"google", "gemini-2.5-flash-lite", Price{Input: 0.10, Output: 0.40, CacheRead: 0.01, CacheWrite: 0.10}},
-	{"google", "gemini-3-pro-preview", gemini3},
-	{"google", "gemini-3.1-pro-preview", gemini3},
-	{"google", "gemini-3-flash-preview", Price{Input: 0.50, Output: 3.00, CacheRead: 0.05, CacheWrite: 0.50}},
-}
+// bundled is the bundled list, read when a price is first looked up.
+var bundled = sync.OnceValue(func() *index {
+	l, err := ReadList(bytes.NewReader(bundledList))
+	if err != nil {
+		panic("pricing: the bundled price list: " + err.Error())
+	}
+	return newIndex(l, "bundled")
+})
 
 // suffix is what may follow a base name: a snapshot date (-20250514,
 // -2024-08-06) or -latest. Anything else (-mini, -6, -pro) names a
 // different model, whose price is not assumed.
 var suffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`) })
 
-// Table is a price table: the bundled prices, and in front of them
-// prices added with Add. The zero Table is the bundled one.
+// Table is a price table: a price list (the bundled snapshot of
+// LiteLLM's, or one fetched since: UseList), and in front of it prices
+// added with Add. The zero Table is the bundled list.
 type Table struct {
 	added []entry
+	list  func() *index
 }
 
 // Bundled is the bundled price table.
 var Bundled = &Table{}
 
+// BundledList returns the bundled snapshot of LiteLLM's price list.
+func BundledList() *List { return bundled().list }
+
+// UseList makes t price from l instead of the bundled list, unless the
+// bundled list is newer (a later loom than the one that fetched l).
+// read is called when a price is first looked up; an error there
+// leaves t on the bundled list.
+func (t *Table) UseList(read func() (*List, error)) {
+	t.list = sync.OnceValue(func() *index {
+		l, err := read()
+		if err != nil || l.Date < bundled().list.Date {
+			return bundled()
+		}
+		return newIndex(l, "fetched")
+	})
+}
+
+func (t *Table) index() *index {
+	if t == nil || t.list == nil {
+		return bundled()
+	}
+	return t.list()
+}
+
+// List returns the list t prices from.
+func (t *Table) List() *List { return t.index().list }
+
+// AsOf returns the day the prices of t's list were taken.
+func (t *Table) AsOf() string { return t.index().list.Date }
+
 // Add adds the price of a provider's model, or of a model under any
-// provider when provider is empty, which wins over the bundled price of
-// that model. Like bundled names, the model may be a base name that
+// provider when provider is empty, which wins over the list's price of
+// that model. Like listed names, the model may be a base name that
 // snapshot suffixes (-20250514, -latest) extend.
 func (t *Table) Add(provider, model string, p Price) {
 	t.added = append(t.added, entry{strings.ToLower(strings.TrimSpace(provider)), strings.ToLower(strings.TrimSpace(model)), p})
 }
 
 // Lookup returns the price of a provider's model in t: an added price
-// first, else a bundled one.
+// first, else the list's.
 func (t *Table) Lookup(provider, model string) (Price, bool) {
 	if t != nil {
 		if p, ok := lookup(t.added, provider, model); ok {
 			return p, true
 		}
 	}
-	return lookup(table, provider, model)
+	if p, ok := t.index().lookup(provider, model); ok {
+		return p, true
+	}
+	return lookup(fallback, strings.ToLower(strings.TrimSpace(provider)), model)
 }
 
 // Cost returns what usage u of a provider's model cost in US dollars at
@@ -233,25 +211,40 @@ type Entry struct {
 	// extend it.
 	Model string `json:"model"`
 	Price
-	// Source is "bundled", or "config" for a price added with Add.
+	// Source is "config" for a price added with Add, else the list's:
+	// "bundled" for the snapshot loom is built with, "fetched" for one
+	// `loom usage prices --update` fetched; "loom" for loom's own price
+	// of a model the list leaves out (fallback).
 	Source string `json:"source"`
-	// Overridden says an added price hides this bundled one.
+	// Overridden says an added price hides this one of the list.
 	Overridden bool `json:"overridden,omitempty"`
 }
 
-// Entries lists t: the added prices first, in the order added, then the
-// bundled table, each bundled price hidden by an added one marked.
+// Entries lists t: the added prices first, in the order added, then its
+// list's, each one an added price hides marked.
 func (t *Table) Entries() []Entry {
 	var out []Entry
 	for _, e := range t.added {
 		out = append(out, Entry{Provider: e.provider, Model: e.model, Price: e.price, Source: "config"})
 	}
-	for _, e := range table {
+	ix := t.index()
+	for _, e := range ix.list.Entries {
+		hidden := false
+		for _, a := range t.added {
+			hidden = hidden || a.model == e.Model && (a.provider == "" || a.provider == e.Provider)
+		}
+		e.Source, e.Overridden = ix.source, hidden
+		out = append(out, e)
+	}
+	for _, e := range fallback {
+		if _, listed := ix.lookup(e.provider, e.model); listed {
+			continue
+		}
 		hidden := false
 		for _, a := range t.added {
 			hidden = hidden || a.model == e.model && (a.provider == "" || a.provider == e.provider)
 		}
-		out = append(out, Entry{Provider: e.provider, Model: e.model, Price: e.price, Source: "bundled", Overridden: hidden})
+		out = append(out, Entry{Provider: e.provider, Model: e.model, Price: e.price, Source: "loom", Overridden: hidden})
 	}
 	return out
 }

@@ -65,13 +65,24 @@ func TestLookup(t *testing.T) {
 		{"anthropic", "claude-3-haiku-20240307", 0.25},
 		{"google", "gemini-2.0-flash", 0.10},
 
+		// Models LiteLLM's list prices that the former hand-written
+		// table did not (gpt-5.3-codex was Codex's default).
+		{"openai", "gpt-5.3-codex", 1.75},
+		{"openai", "o3-pro", 20},
+		{"openai", "gpt-5-pro", 15},
+		{"openai", "gpt-5.2-pro", 21},
+		// Undated names of models the list names by date only.
+		{"anthropic", "claude-3-7-sonnet", 3.00},
+		{"anthropic", "claude-3-opus", 15.00},
+		// A gateway's or a subscription's provider, which the list does
+		// not know, is priced by the model's name.
+		{"github-copilot", "gpt-5.3-codex", 1.75},
+		{"opencode", "anthropic/claude-sonnet-4-5", 3.00},
+
 		// Different models that share a prefix are not guessed.
-		{"openai", "o3-pro", 0},
 		{"openai", "gpt-4.1-nano-x", 0},
-		{"openai", "gpt-4o-audio-preview", 0},
-		{"openai", "gpt-5-pro", 0},
-		{"openai", "gpt-5.2-pro", 0},
-		{"openai", "gpt-5.3-codex", 0},
+		{"openai", "gpt-5.3-codex-ultra", 0},
+		{"github-copilot", "gpt-5.3-codex-ultra", 0},
 		{"anthropic", "claude-sonnet-4-7", 0},
 		{"google", "gemini-2.5-flash-image", 0},
 		{"google", "gemini-3-pro-image-preview", 0},

@@ -215,7 +215,8 @@ type Report struct {
 	// Rows are the periods with usage, oldest first.
 	Rows  []Row  `json:"rows"`
 	Total Totals `json:"total"`
-	// PricesAsOf is the month of the bundled price table.
+	// PricesAsOf is the day the prices of the price list were taken
+	// (the bundled snapshot's, or a fetched list's).
 	PricesAsOf string `json:"prices_as_of"`
 }
 
@@ -287,7 +288,7 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	rep := &Report{By: o.By, Breakdown: o.Breakdown, TZ: ZoneName(loc), Since: writable(o.Since), Until: writable(o.Until), Rows: []Row{}, PricesAsOf: pricing.AsOf}
+	rep := &Report{By: o.By, Breakdown: o.Breakdown, TZ: ZoneName(loc), Since: writable(o.Since), Until: writable(o.Until), Rows: []Row{}, PricesAsOf: o.Prices.AsOf()}
 	var rows []*Row
 	var index map[time.Time]*Row
 	var sessions map[string]*Row

@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom/importer"
 	loommcp "github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/semantic"
 )
@@ -31,6 +32,8 @@ type Options struct {
 	IO        *term.IOStreams
 	ReadStore func(context.Context) (loom.Store, error)
 	Config    func() (*config.Config, string, error)
+	// PriceTable prices the usage tool's reports.
+	PriceTable func() (*pricing.Table, error)
 	// MCPRedact is the secret detector of the read tools, nil when
 	// their redaction is off.
 	MCPRedact func() *secrets.Detector
@@ -50,17 +53,18 @@ type Options struct {
 // options instead of running the command (for tests).
 func NewCmdMCP(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
 	opts := &Options{
-		IO:        inv.IO,
-		ReadStore: inv.ReadStoreAgain,
-		Config:    inv.Config,
-		MCPRedact: command.ConfigLoader(inv.Config).MCPRedact,
-		Dirs:      inv.Dirs,
-		Project:   inv.Project,
-		Getenv:    inv.Getenv,
-		Home:      inv.Home,
-		Formats:   inv.Formats,
-		Version:   inv.Version,
-		Searchers: command.EmbeddingsOf(inv.Factory).Searchers,
+		IO:         inv.IO,
+		ReadStore:  inv.ReadStoreAgain,
+		Config:     inv.Config,
+		PriceTable: inv.PriceTable,
+		MCPRedact:  command.ConfigLoader(inv.Config).MCPRedact,
+		Dirs:       inv.Dirs,
+		Project:    inv.Project,
+		Getenv:     inv.Getenv,
+		Home:       inv.Home,
+		Formats:    inv.Formats,
+		Version:    inv.Version,
+		Searchers:  command.EmbeddingsOf(inv.Factory).Searchers,
 	}
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -121,8 +125,8 @@ func mcpRun(ctx context.Context, opts *Options) error {
 		cfg.Searcher = opts.Searchers(ctx)
 	}
 	c, _, err := opts.Config()
-	if err == nil {
-		cfg.Prices = c.PriceTable()
+	if err == nil && opts.PriceTable != nil {
+		cfg.Prices, _ = opts.PriceTable()
 	}
 	if opts.MCPRedact != nil {
 		cfg.Redact = opts.MCPRedact()

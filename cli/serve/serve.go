@@ -80,7 +80,7 @@ func NewOptions(inv *command.Invocation) *Options {
 		Serve:       inv.Serve,
 		DBURL:       inv.DBURL,
 		Dirs:        inv.Dirs,
-		PriceTable:  command.ConfigLoader(inv.Config).PriceTable,
+		PriceTable:  inv.PriceTable,
 		MCPRedact:   command.ConfigLoader(inv.Config).MCPRedact,
 		Now:         inv.TimeNow,
 		Version:     inv.Version,

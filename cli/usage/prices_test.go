@@ -19,7 +19,10 @@ func TestNewCmdPricesOptions(t *testing.T) {
 	if got := cmdtest.Options(t, newCmdPrices); got.JSON {
 		t.Errorf("prices: %+v", got)
 	}
-	cmdtest.Rejects(t, newCmdPrices, "anthropic")
+	if got := cmdtest.Options(t, newCmdPrices, "sonnet", "gpt-5"); !slices.Equal(got.prices.models, []string{"sonnet", "gpt-5"}) {
+		t.Errorf("prices sonnet gpt-5: %+v", got.prices)
+	}
+	cmdtest.Rejects(t, newCmdPrices, "--source", "x.json")
 }
 
 // prices lists config.toml's prices first, then the bundled ones.
@@ -34,8 +37,12 @@ func TestPricesRunListsTheTable(t *testing.T) {
 	if want := []string{"anthropic", "house-model", "3", "15", "0", "0", "0", "", "config"}; !slices.Equal(rs[0], want) {
 		t.Errorf("first line %q, want config.toml's price %q", rs[0], want)
 	}
-	if len(rs) < 10 || rs[len(rs)-1][8] != "bundled" {
-		t.Errorf("%d lines, the last %q: want the bundled prices after", len(rs), rs[len(rs)-1])
+	sources := map[string]int{}
+	for _, r := range rs {
+		sources[r[8]]++
+	}
+	if len(rs) < 1000 || rs[1][8] != "bundled" || sources["bundled"] < 1000 || rs[len(rs)-1][8] != "loom" {
+		t.Errorf("%d lines, the second %q, the last %q: want the bundled list after config.toml's, then loom's own prices of what it leaves out", len(rs), rs[1], rs[len(rs)-1])
 	}
 
 	opts, ios = w.options()
@@ -45,9 +52,10 @@ func TestPricesRunListsTheTable(t *testing.T) {
 	}
 	var got struct {
 		AsOf   string          `json:"as_of"`
+		Source string          `json:"source"`
 		Prices []pricing.Entry `json:"prices"`
 	}
-	if err := json.Unmarshal([]byte(text(ios.Out)), &got); err != nil || got.AsOf != pricing.AsOf || len(got.Prices) != len(rs) || got.Prices[0].Model != "house-model" {
+	if err := json.Unmarshal([]byte(text(ios.Out)), &got); err != nil || got.AsOf != pricing.Bundled.AsOf() || len(got.Prices) != len(rs) || got.Prices[0].Model != "house-model" {
 		t.Errorf("--json: %v, %s", err, strings.SplitN(text(ios.Out), "\n", 8))
 	}
 }

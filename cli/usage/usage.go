@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
 )
 
@@ -51,6 +52,10 @@ type Options struct {
 	// report are the flags of a report by time: loom usage's, or those
 	// of the report command run.
 	report reportFlags
+	// prices are loom usage prices' flags.
+	prices priceFlags
+	// Dirs are loom's directories (the fetched price list's).
+	Dirs func() (paths.Dirs, error)
 }
 
 // newOptions are the options every usage command starts from.
@@ -60,7 +65,7 @@ func newOptions(inv *command.Invocation) *Options {
 		ReadStore:  inv.ReadStore,
 		Resolve:    inv.Scope().Resolve,
 		Project:    inv.Project,
-		PriceTable: command.ConfigLoader(inv.Config).PriceTable,
+		PriceTable: inv.PriceTable,
 		RefLen:     inv.Scope().RefLen,
 		Now:        inv.TimeNow,
 

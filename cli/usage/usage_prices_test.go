@@ -28,9 +28,10 @@ func TestUsagePrices(t *testing.T) {
 	}
 	got := clitest.DecodeJSON[struct {
 		AsOf   string          `json:"as_of"`
+		Source string          `json:"source"`
 		Prices []pricing.Entry `json:"prices"`
 	}](t, fx.MustRun(t, "usage", "prices", "--json"))
-	if got.AsOf != pricing.AsOf || len(got.Prices) < 30 {
+	if got.AsOf != pricing.Bundled.AsOf() || len(got.Prices) < 30 {
 		t.Fatalf("as of %q, %d prices", got.AsOf, len(got.Prices))
 	}
 	first := map[string]pricing.Entry{}
@@ -55,7 +56,7 @@ func TestUsagePrices(t *testing.T) {
 		}
 	}
 	r := fx.RunWith(t, clitest.RunOpts{Tty: true, Width: 120}, "usage", "prices")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "Prices as of "+pricing.AsOf) || !strings.Contains(r.Stdout, "bundled, overridden") ||
+	if r.Code != 0 || !strings.Contains(r.Stdout, "as of "+pricing.Bundled.AsOf()) || !strings.Contains(r.Stdout, "bundled, overridden") ||
 		!strings.Contains(r.Stdout, "qwen3-coder") {
 		t.Fatalf("exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}

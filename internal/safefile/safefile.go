@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -168,4 +169,31 @@ func Stdin(f *os.File, max int64) error {
 		return nil
 	}
 	return fmt.Errorf("%w (%s): give a file, or pipe one in", ErrNotRegular, Kind(m))
+}
+
+// WriteFile writes data to path as a whole or not at all: into a file
+// beside it, renamed over it once written and synced, so that a reader
+// never sees half of it and a crash leaves the old file.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
