@@ -141,7 +141,13 @@ func (r *Report) Cells(f Format) Table {
 	}
 	t.Header = append(t.Header, "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ", "TOTAL TOKENS", "COST")
 	if r.By == Block {
-		t.Header = append(t.Header, "TOKENS/H", "COST/H", "PROJECTED")
+		t.Header = append(t.Header, "TOKENS/H", "COST/H")
+		if f.Pretty {
+			t.Header = append(t.Header, "PROJECTED")
+		} else {
+			// One value a cell for scripts: tokens and cost apart.
+			t.Header = append(t.Header, "PROJECTED TOKENS", "PROJECTED COST")
+		}
 	}
 	count := func(n int64) string {
 		if f.Pretty {
@@ -183,18 +189,23 @@ func (r *Report) Cells(f Format) Table {
 		l = append(l, label, count(tot.InputTokens), count(tot.OutputTokens), count(tot.CacheWriteTokens),
 			count(tot.CacheReadTokens), count(tot.TotalTokens), cost(tot.CostUSD))
 		if r.By == Block {
-			if block == nil {
-				l = append(l, "", "", "")
-			} else {
-				projected := ""
-				if block.Active {
-					projected = count(block.ProjectedTokens) + " / " + cost(block.ProjectedCostUSD)
-					if !f.Pretty {
-						projected = count(block.ProjectedTokens) + "/" + cost(block.ProjectedCostUSD)
-					}
-				}
-				l = append(l, count(int64(block.TokensPerHour)), cost(block.CostPerHour), projected)
+			var projected []string
+			switch {
+			case block != nil && block.Active && f.Pretty:
+				projected = []string{count(block.ProjectedTokens) + " / " + cost(block.ProjectedCostUSD)}
+			case block != nil && block.Active:
+				projected = []string{count(block.ProjectedTokens), cost(block.ProjectedCostUSD)}
+			case f.Pretty:
+				projected = []string{""}
+			default:
+				projected = []string{"", ""}
 			}
+			if block == nil {
+				l = append(l, "", "")
+			} else {
+				l = append(l, count(int64(block.TokensPerHour)), cost(block.CostPerHour))
+			}
+			l = append(l, projected...)
 		}
 		t.Lines = append(t.Lines, l)
 		t.Kinds = append(t.Kinds, kind)

@@ -161,3 +161,34 @@ func TestPricesAndBounds(t *testing.T) {
 		t.Errorf("a date as --until is the end of that day: %v", got)
 	}
 }
+
+// For scripts (TSV, CSV) every cell holds one value: the active block's
+// projection is two columns, tokens and cost, each a plain number; for
+// people it is one, "1,366,667 / $6.83".
+func TestBlockCellsOneValueEach(t *testing.T) {
+	rep := build(t, report.Options{By: report.Block, Now: at("2026-03-02T14:05:00Z")})
+	tab := rep.Cells(report.Format{Unknown: ""})
+	for i, l := range tab.Lines {
+		if len(l) != len(tab.Header) {
+			t.Fatalf("line %d has %d cells, the header %d: %q %q", i, len(l), len(tab.Header), l, tab.Header)
+		}
+	}
+	h := strings.Join(tab.Header, ",")
+	if !strings.HasSuffix(h, "TOKENS/H,COST/H,PROJECTED TOKENS,PROJECTED COST") {
+		t.Fatalf("header %s", h)
+	}
+	active := tab.Lines[len(rep.Rows)-1]
+	if got := active[len(active)-2:]; got[0] != "1366667" || got[1] != "6.833333" {
+		t.Errorf("projection cells %q", got)
+	}
+	for _, c := range active {
+		if strings.Contains(c, "/") {
+			t.Errorf("a cell with two values: %q", c)
+		}
+	}
+	pretty := rep.Cells(report.Format{Pretty: true, Unknown: "—"})
+	row := pretty.Lines[len(rep.Rows)-1]
+	if pretty.Header[len(pretty.Header)-1] != "PROJECTED" || row[len(row)-1] != "1,366,667 / $6.83" {
+		t.Errorf("pretty projection %q under %q", row[len(row)-1], pretty.Header[len(pretty.Header)-1])
+	}
+}

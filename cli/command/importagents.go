@@ -2,7 +2,9 @@ package command
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/pricing"
@@ -46,6 +48,39 @@ func ImportAgents(ctx context.Context, inv *Invocation) (*importer.Report, error
 	}
 	im := &importer.Importer{Store: st, UserID: inv.User(), Now: inv.TimeNow, Price: pricing.Cost, Project: inv.ImportProject}
 	rep, err = im.Run(ctx, targets)
+	if err != nil {
+		return nil, err
+	}
+	inv.AdoptImported(ctx, st)
+	return rep, nil
+}
+
+// ImportFile brings in the one session file path of the agent tool, as
+// a hook does: incrementally (an unchanged file costs one stat, a grown
+// one is read from where the last import stopped). It creates the store
+// where there is none yet, unless --db or $LOOM_DB names a missing one.
+func ImportFile(ctx context.Context, inv *Invocation, tool, path string) (*importer.Report, error) {
+	var format importer.Format
+	for _, fm := range inv.Formats {
+		if fm.Tool() == tool {
+			format = fm
+		}
+	}
+	if format == nil {
+		return nil, fmt.Errorf("no importer reads %s", tool)
+	}
+	if !filepath.IsAbs(path) {
+		return nil, fmt.Errorf("%s session file %q is not an absolute path", tool, path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	st, err := inv.CreateStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	im := &importer.Importer{Store: st, UserID: inv.User(), Now: inv.TimeNow, Price: pricing.Cost, Project: inv.ImportProject}
+	rep, err := im.Run(ctx, []importer.Target{{Format: format, Roots: []string{filepath.Clean(path)}, Explicit: true}})
 	if err != nil {
 		return nil, err
 	}

@@ -79,8 +79,12 @@ func drawLiveBlock(w io.Writer, cs *term.ColorScheme, rep *report.Report, now ti
 		fmt.Fprintln(w, cs.Bold("No active 5-hour block")+cs.Gray("  "+now.Format("15:04:05")))
 		if n := len(rep.Rows); n > 0 {
 			last := rep.Rows[n-1]
+			spent := "cost unknown"
+			if last.CostUSD != nil {
+				spent = human.Cost(*last.CostUSD)
+			}
 			fmt.Fprintf(w, "The last block was %s–%s: %s tokens, %s.\n", last.Start.Format("2006-01-02 15:04"), last.End.Format("15:04"),
-				human.Count(last.TotalTokens), usd(last.CostUSD))
+				human.Count(last.TotalTokens), spent)
 		}
 		fmt.Fprintln(w, "A block starts with the next message with usage.")
 	} else {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/cmdtest"
 	"github.com/loomhq/loom/report"
 )
@@ -48,5 +49,19 @@ func TestUsageLiveRunPrintsALinePerRedraw(t *testing.T) {
 	opts.report.interval = time.Millisecond
 	if err := usageReportRun(t.Context(), opts); err == nil || !strings.Contains(err.Error(), "--interval must be at least 100ms") {
 		t.Errorf("--interval 1ms: %v", err)
+	}
+}
+
+// With no active block, the live view names the last one's tokens and
+// cost in words, "cost unknown" where no model of it is priced.
+func TestDrawLiveBlockUnknownCost(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 2, 20, 0, 0, 0, time.UTC)
+	rep := &report.Report{By: report.Block, Rows: []report.Row{{Period: "2026-03-02 03:00", Start: now.Add(-17 * time.Hour),
+		End: now.Add(-12 * time.Hour), Totals: report.Totals{TotalTokens: 15823704}, Block: &report.BlockInfo{}}}}
+	var b strings.Builder
+	drawLiveBlock(&b, term.NewColorScheme(false), rep, now, 5*time.Second)
+	if got := b.String(); !strings.Contains(got, "The last block was 2026-03-02 03:00–08:00: 15,823,704 tokens, cost unknown.") || strings.Contains(got, "—") {
+		t.Errorf("live view:\n%s", got)
 	}
 }

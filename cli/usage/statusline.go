@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -22,6 +23,9 @@ import (
 // stdin; every field is optional, as versions differ.
 type statusPayload struct {
 	SessionID string `json:"session_id"`
+	// TranscriptPath is the session's file, which the status line
+	// imports so that its figures are right before any other import.
+	TranscriptPath string `json:"transcript_path"`
 	Model     struct {
 		ID          string `json:"id"`
 		DisplayName string `json:"display_name"`
@@ -53,10 +57,10 @@ func newCmdStatusline(inv *command.Invocation, runF func(*Options) error) *cobra
 		Long: `Print one short line for Claude Code's status line: the model, this
 session's cost, today's cost, the active 5-hour block with its time left
 and burn rate, and the context left when Claude Code says it. It reads
-the JSON Claude Code passes a status line command on stdin, and counts
-from the store's roll-up (import with the hooks or --watch to keep it
-current; the session's own figure comes from Claude Code while loom has
-not imported it). In ~/.claude/settings.json:
+the JSON Claude Code passes a status line command on stdin, imports the
+new lines of the session's file it names (transcript_path), and counts
+from the store's roll-up; the session's own figure comes from Claude
+Code when loom cannot read the file. In ~/.claude/settings.json:
 
   "statusLine": {"type": "command", "command": "loom usage statusline"}`,
 		Example: `  echo '{"session_id":"…","model":{"display_name":"Opus"}}' | loom usage statusline`,
@@ -80,6 +84,14 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	if len(strings.TrimSpace(string(b))) > 0 {
 		if err := json.Unmarshal(b, &p); err != nil {
 			return command.UsageErrorf("stdin is not Claude Code's status line JSON: %v", err)
+		}
+	}
+	if p.TranscriptPath != "" && opts.ImportFile != nil {
+		// The session's new lines, so that it and today count them on
+		// a store nothing else imports into. A failure leaves the line
+		// to what the store holds: a status line never fails for it.
+		if _, err := opts.ImportFile(ctx, "claude-code", p.TranscriptPath); err != nil {
+			slog.Debug("statusline: import the session's file", "path", p.TranscriptPath, "err", err)
 		}
 	}
 	st, err := opts.ReadStore(ctx)
@@ -124,7 +136,7 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if a := blocks.Active(); a != nil {
-		left := human.Duration(time.Duration(a.Block.RemainingMinutes) * time.Minute)
+		left := hoursMinutes(a.Block.RemainingMinutes)
 		block := fmt.Sprintf("block %s, %s left", human.Cost(a.Cost()), left)
 		if a.Block.CostPerHour != nil {
 			block += fmt.Sprintf(", %s/h", human.Cost(*a.Block.CostPerHour))
@@ -136,6 +148,17 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.Join(fields, " · "))
 	return err
+}
+
+// hoursMinutes writes minutes as "3h 29m", "3h" or "29m".
+func hoursMinutes(m int64) string {
+	switch {
+	case m < 60:
+		return fmt.Sprintf("%dm", m)
+	case m%60 == 0:
+		return fmt.Sprintf("%dh", m/60)
+	}
+	return fmt.Sprintf("%dh %dm", m/60, m%60)
 }
 
 // slicesFrom answers a report from slices read before: those that

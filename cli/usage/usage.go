@@ -44,6 +44,9 @@ type Options struct {
 	// ImportAgents brings in what the agents wrote since the last
 	// import, before a report.
 	ImportAgents func(context.Context) (*importer.Report, error)
+	// ImportFile brings in one session file of an agent (the status
+	// line's session).
+	ImportFile func(ctx context.Context, tool, path string) (*importer.Report, error)
 
 	Ref string
 	// ThisProject is --project: only this project's sessions.
@@ -70,6 +73,9 @@ func newOptions(inv *command.Invocation) *Options {
 		Now:        inv.TimeNow,
 
 		ImportAgents: func(ctx context.Context) (*importer.Report, error) { return command.ImportAgents(ctx, inv) },
+		ImportFile: func(ctx context.Context, tool, path string) (*importer.Report, error) {
+			return command.ImportFile(ctx, inv, tool, path)
+		},
 	}
 	for _, fm := range inv.Formats {
 		opts.Agents = append(opts.Agents, fm.Tool())

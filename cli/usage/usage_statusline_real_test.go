@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -82,10 +83,12 @@ func TestUsageStatuslineRealClaudeCode(t *testing.T) {
 	if err := json.Unmarshal(b, &p); err != nil || p.Version != agentclitest.ClaudeCode.Version || p.Cost.Total <= 0 {
 		t.Fatalf("payload %s (%v)", b, err)
 	}
-	r := fx.RunWith(t, clitest.RunOpts{Stdin: string(b)}, "usage", "statusline")
+	// Run as Claude Code runs it, on today's clock, on a store nothing
+	// else imported into: the session it imports is today's cost.
+	r := fx.Exec(t, string(b), "usage", "statusline")
 	line := strings.TrimSuffix(r.Stdout, "\n")
-	if r.Code != 0 || strings.Count(r.Stdout, "\n") != 1 || !strings.HasPrefix(line, "Sonnet 4.5 · session $") ||
-		!strings.Contains(line, " · today $") || !strings.HasSuffix(line, "% context left") {
+	m := regexp.MustCompile(`^Sonnet 4\.5 · session (\$[0-9.]+) · today (\$[0-9.]+) · .*% context left$`).FindStringSubmatch(line)
+	if r.Code != 0 || strings.Count(r.Stdout, "\n") != 1 || m == nil || m[1] != m[2] || m[2] == "$0" {
 		t.Fatalf("exit %d: %q %s", r.Code, r.Stdout, r.Stderr)
 	}
 }
@@ -110,5 +113,36 @@ func TestUsageStatuslineCapturedPayload(t *testing.T) {
 		if r.Code != 0 || r.Stdout != want {
 			t.Errorf("%s: exit %d: %q, want %q %s", file, r.Code, r.Stdout, want, r.Stderr)
 		}
+	}
+}
+
+// On a store nothing has imported into, the status line imports the
+// session's file the payload names (transcript_path): the session's
+// cost is loom's, priced from that file, not Claude Code's figure; a
+// second run adds nothing; a file it cannot read leaves Claude Code's.
+func TestUsageStatuslineImportsItsSession(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	const id = "258c7280-ae70-4798-800f-63464d01a85d"
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	b, err := os.ReadFile(filepath.Join(clitest.Samples, "claude-code", "spotter", id+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clitest.MustWrite(t, path, string(b))
+	payload := `{"session_id":"` + id + `","transcript_path":"` + path + `","model":{"display_name":"Opus"},"cost":{"total_cost_usd":99}}`
+	for range 2 {
+		r := fx.RunWith(t, clitest.RunOpts{Stdin: payload, Before: clitest.AllFormats}, "usage", "statusline")
+		if r.Code != 0 || !strings.HasPrefix(r.Stdout, "Opus · session $11.85 · today $") {
+			t.Fatalf("exit %d: %q %s", r.Code, r.Stdout, r.Stderr)
+		}
+	}
+	if s, m := fx.SessionCount(t); s != 1 || m == 0 {
+		t.Errorf("the store holds %d sessions, %d messages", s, m)
+	}
+	gone := strings.Replace(payload, path, filepath.Join(t.TempDir(), "gone.jsonl"), 1)
+	gone = strings.Replace(gone, id, "00000000-0000-4000-8000-000000000000", 1)
+	if r := fx.RunWith(t, clitest.RunOpts{Stdin: gone, Before: clitest.AllFormats}, "usage", "statusline"); r.Code != 0 || !strings.HasPrefix(r.Stdout, "Opus · session $99.00 · ") {
+		t.Errorf("an unreadable file: exit %d: %q %s", r.Code, r.Stdout, r.Stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,9 +73,18 @@ func statuslineMain(ctx context.Context, w io.Writer, dir string, n, runs int, l
 		return err
 	}
 	env := append(os.Environ(), "LOOM_DB="+path, "LOOM_USER=bench", "LOOM_HOME="+dir, "NO_COLOR=1")
-	sid := strings.TrimPrefix(s.Key, "claude-code:")
-	payload := []byte(`{"session_id":"` + sid + `","model":{"id":"claude-sonnet-4-5","display_name":"Sonnet 4.5"},"version":"2.1.330",` +
+	// The payload names the running session's file, as Claude Code's
+	// does: a session of today that the first, untimed run imports and
+	// every timed run finds unchanged (one stat), as between two turns.
+	sid := "5b1f3c2e-8d4a-4f6b-9c7e-" + fmt.Sprintf("%012d", now.UnixNano()%1e12)
+	transcript := filepath.Join(dir, "statusline-transcript", sid+".jsonl")
+	if err := writeTranscript(transcript, sid, now); err != nil {
+		return err
+	}
+	payload := []byte(`{"session_id":"` + sid + `","transcript_path":` + strconv.Quote(transcript) +
+		`,"model":{"id":"claude-sonnet-4-5","display_name":"Sonnet 4.5"},"version":"2.1.330",` +
 		`"cost":{"total_cost_usd":0.5},"context_window":{"context_window_size":200000,"remaining_percentage":77}}`)
+
 	var line string
 	run := func(bin string, args ...string) func(context.Context) (procRun, error) {
 		return func(ctx context.Context) (procRun, error) {
@@ -121,6 +131,23 @@ func statuslineMain(ctx context.Context, w io.Writer, dir string, n, runs int, l
 		float64(vw[1])/float64(fw[1]), msText(vc[1]), msText(fc[1]))
 	fmt.Fprintf(w, "The line: %s\n\nThe floor (`floor/sqlread statusline`) reads the payload, opens the store and sums the session's, today's and the last five hours' cost from the roll-up with three queries.\n", line)
 	return nil
+}
+
+// writeTranscript writes a Claude Code session file of one turn at now,
+// the reply's usage with cache writes for an hour.
+func writeTranscript(path, sid string, now time.Time) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	at := func(d time.Duration) string { return now.Add(d).UTC().Format("2006-01-02T15:04:05.000Z") }
+	lines := `{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/dev/projects/bench","sessionId":"` + sid +
+		`","version":"2.1.330","type":"user","message":{"role":"user","content":"What changed today?"},"uuid":"u1","timestamp":"` + at(-time.Minute) + `"}` + "\n" +
+		`{"parentUuid":"u1","isSidechain":false,"userType":"external","cwd":"/home/dev/projects/bench","sessionId":"` + sid +
+		`","version":"2.1.330","type":"assistant","message":{"model":"claude-sonnet-4-5","id":"msg_bench","type":"message","role":"assistant",` +
+		`"content":[{"type":"text","text":"Two files."}],"stop_reason":"end_turn","usage":{"input_tokens":12,"cache_creation_input_tokens":4000,` +
+		`"cache_read_input_tokens":30000,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":4000},"output_tokens":250}},` +
+		`"requestId":"req_bench","uuid":"a1","timestamp":"` + at(0) + `"}` + "\n"
+	return os.WriteFile(path, []byte(lines), 0o600)
 }
 
 func boolInt(b bool) int {
