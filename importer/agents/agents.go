@@ -27,10 +27,13 @@ import (
 	_ "github.com/loomhq/loom/importer/gptme"
 	_ "github.com/loomhq/loom/importer/kimi"
 	_ "github.com/loomhq/loom/importer/kiro"
+	_ "github.com/loomhq/loom/importer/omp"
+	_ "github.com/loomhq/loom/importer/openclaw"
 	_ "github.com/loomhq/loom/importer/opencode"
 	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/pi"
 	_ "github.com/loomhq/loom/importer/qwen"
+	_ "github.com/loomhq/loom/importer/vibe"
 	_ "github.com/loomhq/loom/importer/windsurf"
 	_ "github.com/loomhq/loom/importer/zed"
 )
