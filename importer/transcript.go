@@ -96,7 +96,8 @@ func ToolCall(id, callID, name string, args json.RawMessage) loom.Part {
 }
 
 // TextParts is content as the chat APIs write it: a string, or a list
-// of parts whose text is in text (types text, input_text, output_text);
+// of parts whose text is in text (text, input_text, output_text, and
+// reasoning's summary_text and reasoning_text);
 // each non-blank text is a part of type typ, with ids <mid>/<n>.
 func TextParts(mid, typ string, raw json.RawMessage) []loom.Part {
 	var out []loom.Part
@@ -117,7 +118,7 @@ func TextParts(mid, typ string, raw json.RawMessage) []loom.Part {
 	if json.Unmarshal(raw, &items) == nil {
 		for _, it := range items {
 			switch it.Type {
-			case "", "text", "input_text", "output_text":
+			case "", "text", "input_text", "output_text", "summary_text", "reasoning_text":
 				add(it.Text)
 			}
 		}
@@ -216,4 +217,32 @@ func ReadSmall(path string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// Join adds parts to the last message when it is role's, else as a new
+// message mid of role made at at: a reply whose reasoning, text and
+// calls a file keeps as records of their own. Parts joined to a message
+// get ids under its id; tool parts wait for their results.
+func (t *Transcript) Join(mid, role string, at time.Time, parts ...loom.Part) *loom.Message {
+	if len(parts) == 0 {
+		return t.Last()
+	}
+	m := t.Last()
+	if m == nil || m.Role != role {
+		m = &loom.Message{ID: mid, Role: role, CreatedAt: at, Parts: parts}
+		t.Add(m)
+		return m
+	}
+	for _, p := range parts {
+		// Under the message's id, as every part's is.
+		p.ID = m.ID + "/" + p.ID
+		if p.Type == loom.PartTool && p.CallID != "" {
+			if t.calls == nil {
+				t.calls = map[string][2]int{}
+			}
+			t.calls[p.CallID] = [2]int{len(t.Msgs) - 1, len(m.Parts)}
+		}
+		m.Parts = append(m.Parts, p)
+	}
+	return m
 }
