@@ -8,6 +8,7 @@ import (
 
 	// The agents (loom lists them by name).
 	_ "github.com/loomhq/loom/importer/aider"
+	_ "github.com/loomhq/loom/importer/amazonq"
 	_ "github.com/loomhq/loom/importer/amp"
 	_ "github.com/loomhq/loom/importer/antigravity"
 	_ "github.com/loomhq/loom/importer/auggie"
@@ -40,6 +41,7 @@ import (
 	_ "github.com/loomhq/loom/importer/pi"
 	_ "github.com/loomhq/loom/importer/qwen"
 	_ "github.com/loomhq/loom/importer/vibe"
+	_ "github.com/loomhq/loom/importer/warp"
 	_ "github.com/loomhq/loom/importer/windsurf"
 	_ "github.com/loomhq/loom/importer/zed"
 )

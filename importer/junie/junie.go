@@ -75,17 +75,17 @@ type event struct {
 	Prompt string `json:"prompt"`
 	Event  struct {
 		AgentEvent struct {
-			Kind     string          `json:"kind"`
-			StepID   string          `json:"stepId"`
-			Text     string          `json:"text"`
-			Details  string          `json:"details"`
-			Command  string          `json:"command"`
-			Output   string          `json:"output"`
-			Result   string          `json:"result"`
-			Status   string          `json:"status"`
-			Files    json.RawMessage `json:"files"`
-			Changes  json.RawMessage `json:"changes"`
-			Usage    []struct {
+			Kind    string          `json:"kind"`
+			StepID  string          `json:"stepId"`
+			Text    string          `json:"text"`
+			Details string          `json:"details"`
+			Command string          `json:"command"`
+			Output  string          `json:"output"`
+			Result  string          `json:"result"`
+			Status  string          `json:"status"`
+			Files   json.RawMessage `json:"files"`
+			Changes json.RawMessage `json:"changes"`
+			Usage   []struct {
 				Model       string  `json:"model"`
 				Cost        float64 `json:"cost"`
 				Input       float64 `json:"inputTokens"`
