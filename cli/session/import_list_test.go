@@ -1,9 +1,12 @@
 package session_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/loomhq/loom/cli/session"
 	"github.com/loomhq/loom/internal/clitest"
@@ -30,7 +33,7 @@ func TestImportFromList(t *testing.T) {
 			codex = l
 		}
 	}
-	if !strings.Contains(claude, filepath.Join(fx.Home, ".claude", "projects")) || strings.Contains(claude, "not found") || !strings.Contains(codex, "not found") {
+	if !strings.Contains(claude, filepath.Join("~", ".claude", "projects")) || strings.Contains(claude, "not found") || !strings.Contains(codex, "not found") {
 		t.Fatalf("the list:\n%s", out)
 	}
 	agents := clitest.DecodeJSON[[]session.AgentFound](t, fx.MustExec(t, "session", "import", "--from", "list", "--json"))
@@ -58,7 +61,7 @@ func TestImportFromList(t *testing.T) {
 			t.Errorf("no row for %s:\n%s", a, out)
 		}
 	}
-	if g := rows["gptme"]; !strings.Contains(g, filepath.Join(fx.Home, ".local", "share", "gptme", "logs")) || !strings.Contains(g, " 1 ") || !strings.Contains(rows["roo-code"], "not found") {
+	if g := rows["gptme"]; !strings.Contains(g, filepath.Join("~", ".local", "share", "gptme", "logs")) || !strings.Contains(g, " 1 ") || !strings.Contains(rows["roo-code"], "not found") {
 		t.Errorf("the list:\n%s", out)
 	}
 	if r := fx.Exec(t, "", "session", "import", "--from", "list", "--watch"); r.Code != 2 || !strings.Contains(r.Stderr, "goes alone") {
@@ -101,4 +104,66 @@ func TestImportFromAllNamesTheAbsentOnce(t *testing.T) {
 	if out := fx.MustExec(t, "session", "import", "--from", "codex"); !strings.HasPrefix(out, "codex  nothing at ") {
 		t.Fatalf("--from codex:\n%s", out)
 	}
+}
+
+// --from list counts the sessions inside a database (opencode's and
+// Kilo's hold four each here, written by opencode 1.18.33), not the
+// file, and its table fits 80 columns, its header over its columns, on a
+// terminal 80 wide and through a pipe alike.
+func TestImportFromListCountsDatabasesAndFits(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	db, err := os.ReadFile(filepath.Join("..", "..", "importer", "opencode", "testdata", "real-1.18.33.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	share := filepath.Join(fx.Home, ".local", "share")
+	clitest.MustWrite(t, filepath.Join(share, "opencode", "opencode.db"), string(db))
+	clitest.MustWrite(t, filepath.Join(share, "kilo", "kilo.db"), string(db))
+	clitest.CopyTree(t, filepath.Join(clitest.Samples, "claude-code"), filepath.Join(fx.Home, ".claude", "projects"))
+	for _, a := range clitest.DecodeJSON[[]session.AgentFound](t, fx.MustExec(t, "session", "import", "--from", "list", "--json")) {
+		if (a.Agent == "opencode" || a.Agent == "kilo") && a.Sessions != 4 {
+			t.Errorf("%s: %d sessions, want the database's 4", a.Agent, a.Sessions)
+		}
+	}
+	checkTable := func(how, out string) {
+		t.Helper()
+		lines := clitest.Lines(out)
+		if len(lines) < 30 || !strings.HasPrefix(lines[0], "AGENT ") {
+			t.Fatalf("%s: the list:\n%s", how, out)
+		}
+		countEnd := strings.Index(lines[0], "SESSIONS") + len("SESSIONS")
+		whereAt := strings.Index(lines[0], "WHERE")
+		rows := map[string]string{}
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > 80 {
+				t.Errorf("%s: %d columns: %q", how, w, l)
+			}
+			rows[strings.Fields(l)[0]] = l
+			if len(l) < whereAt || l[countEnd-1] == ' ' || l[countEnd] != ' ' || l[whereAt-1] != ' ' || l[whereAt] == ' ' {
+				t.Errorf("%s: not under the header's columns:\n%s\n%s", how, lines[0], l)
+			}
+		}
+		for _, a := range []string{"opencode", "kilo"} {
+			if f := strings.Fields(rows[a]); len(f) < 3 || f[1] != "4" || !strings.HasPrefix(f[2], "~") {
+				t.Errorf("%s: %s's row %q: want 4 sessions at ~/…", how, a, rows[a])
+			}
+		}
+	}
+	r := fx.Exec(t, "", "session", "import", "--from", "list")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	checkTable("piped", r.Stdout)
+	p := fx.StartPTYSize(t, 80, 60, "session", "import", "--from", "list")
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("on a terminal: exit %d:\n%s", code, p.Output())
+	}
+	var table []string
+	for _, l := range clitest.Lines(strings.ReplaceAll(p.Output(), "\r", "")) {
+		if !strings.Contains(l, " agents found") {
+			table = append(table, l)
+		}
+	}
+	checkTable("on a terminal", strings.Join(table, "\n"))
 }

@@ -1,0 +1,19 @@
+package auggie
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// FuzzRead reads arbitrary bytes as a session document: no panic,
+// bounded time, a valid result.
+func FuzzRead(f *testing.F) {
+	data, _ := os.ReadFile(filepath.Join(sessions, "aug-1.json"))
+	f.Add(data)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		importertest.FuzzFiles(t, Format{}, []string{"s.json"}, data)
+	})
+}

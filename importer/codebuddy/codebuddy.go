@@ -1,0 +1,188 @@
+// Package codebuddy reads the sessions of CodeBuddy Code (Tencent's
+// terminal agent, the codebuddy command) for loom's importer.
+//
+// CodeBuddy keeps its data in ~/.codebuddy ($CODEBUDDY_CONFIG_DIR): a
+// directory per project under projects/ holds one <session id>.jsonl
+// per session, and a sub-agent's transcript is
+// <session id>/subagents/<agent id>.jsonl beside it. Each line is an
+// item of the conversation as the agents SDK it runs on records it,
+// with its time in milliseconds and the working directory: message
+// (role user or assistant, text content), reasoning, function_call
+// (name, callId, arguments) and function_call_result (callId, output),
+// a reply's model and usage under providerData.
+//
+// Each message line is a message under its item id (or line number);
+// reasoning and calls join the assistant message they follow (a new one
+// when the last message is not the assistant's); a result completes its
+// call. Usage (input, output, cache read and creation, reasoning
+// tokens) is kept on the reply that reports it. Other item types are
+// counted as skipped; a line that is not an item is a problem.
+//
+// The format was learnt from CodeBuddy Code's documentation and the
+// program npm ships inside @tencent-ai/agent-sdk (cli/, 2.117.0), and
+// from agentsview's reader of WorkBuddy, which writes the same items;
+// the program needs a Tencent account to run, so the fixtures in
+// testdata are written to that format.
+package codebuddy
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+// Format reads CodeBuddy Code's sessions. The zero value is ready to use.
+type Format struct{}
+
+var _ importer.Format = Format{}
+
+// Tool is CodeBuddy Code's name in loom.
+const Tool = "codebuddy"
+
+func init() { importer.Register(Format{}) }
+
+// Tool returns Tool.
+func (Format) Tool() string { return Tool }
+
+// Provider is "": every reply names its model.
+func (Format) Provider() string { return "" }
+
+// Roots is CodeBuddy's projects directory.
+func (Format) Roots(env func(string) string, home string) []string {
+	if d := importer.ToolDir(env, home, "CODEBUDDY_CONFIG_DIR", ".codebuddy"); d != "" {
+		return []string{filepath.Join(d, "projects")}
+	}
+	return nil
+}
+
+// Bundles lists each session's and sub-agent's transcript under root.
+func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	return importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool {
+		return strings.HasSuffix(d.Name(), ".jsonl")
+	})
+}
+
+// item is one line of a transcript.
+type item struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Timestamp float64         `json:"timestamp"`
+	Cwd       string          `json:"cwd"`
+	Name      string          `json:"name"`
+	CallID    string          `json:"callId"`
+	Arguments json.RawMessage `json:"arguments"`
+	Output    json.RawMessage `json:"output"`
+	Status    string          `json:"status"`
+	Summary   json.RawMessage `json:"summary"`
+	Provider  struct {
+		Model string `json:"model"`
+		Usage struct {
+			Input      float64 `json:"inputTokens"`
+			Output     float64 `json:"outputTokens"`
+			CacheRead  float64 `json:"cacheReadInputTokens"`
+			CacheWrite float64 `json:"cacheCreationInputTokens"`
+			Reasoning  float64 `json:"reasoningTokens"`
+		} `json:"usage"`
+	} `json:"providerData"`
+}
+
+// Read reads one transcript.
+func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	name := b.Name()
+	f, fi, err := importer.Open(name, importer.MaxFile)
+	if err != nil {
+		return nil, fmt.Errorf("codebuddy: %w", err)
+	}
+	defer f.Close()
+	res := &importer.Result{}
+	t := &importer.Transcript{Res: res}
+	at, cwd := fi.ModTime().UTC(), ""
+	err = importer.Lines(ctx, f, func(n int, line []byte) error {
+		var it item
+		if !res.DecodeLine(name, n, line, &it) {
+			return nil
+		}
+		if tm := importer.Millis(it.Timestamp); !tm.IsZero() {
+			at = tm
+		}
+		cwd = cmp.Or(cwd, it.Cwd)
+		mid := cmp.Or(importer.LineID(it.ID), strconv.Itoa(n))
+		switch it.Type {
+		case "message":
+			m := &loom.Message{ID: mid, CreatedAt: at}
+			switch it.Role {
+			case "user":
+				m.Role = loom.RoleUser
+			case "assistant":
+				m.Role, m.Model = loom.RoleAssistant, it.Provider.Model
+			case "system", "developer":
+				m.Role = loom.RoleSystem
+			default:
+				res.Skip("unknown:" + importer.TypeName(it.Role))
+				return nil
+			}
+			m.Parts = importer.TextParts(mid, loom.PartText, it.Content)
+			m.Usage = usage(it)
+			t.Add(m)
+		case "reasoning":
+			text := it.Summary
+			if len(text) == 0 {
+				text = it.Content
+			}
+			t.Join(mid, loom.RoleAssistant, at, importer.TextParts(mid+"/r", loom.PartReasoning, text)...)
+		case "function_call":
+			m := t.Join(mid, loom.RoleAssistant, at, importer.ToolCall(mid+"/call", it.CallID, it.Name, it.Arguments))
+			m.Usage.Add(usage(it))
+		case "function_call_result":
+			out := importer.JSONText(it.Output)
+			var o struct {
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(it.Output, &o) == nil && o.Text != "" {
+				out = o.Text
+			}
+			t.Complete(it.CallID, out, it.Status == "incomplete" || it.Status == "error", at)
+		default:
+			res.Skip("unknown:" + importer.TypeName(it.Type))
+		}
+		return nil
+	}, res.TooLong(name))
+	if err != nil {
+		return nil, fmt.Errorf("codebuddy: %s: %w", name, err)
+	}
+	id := strings.TrimSuffix(filepath.Base(name), ".jsonl")
+	parent := ""
+	if dir := filepath.Dir(name); filepath.Base(dir) == "subagents" {
+		parent = filepath.Base(filepath.Dir(dir))
+		id = parent + "/" + id
+	}
+	if s := t.Session(id, name); s != nil {
+		s.Cwd = cwd
+		if parent != "" {
+			s.Kind, s.ParentSourceID = loom.KindSubagent, parent
+		}
+		res.Sessions = append(res.Sessions, s)
+	}
+	return res, nil
+}
+
+// usage is what a reply's item reports of its model call.
+func usage(it item) loom.Usage {
+	u := it.Provider.Usage
+	out := loom.Usage{InputTokens: importer.Tokens(u.Input), OutputTokens: importer.Tokens(u.Output), CacheReadTokens: importer.Tokens(u.CacheRead),
+		CacheWriteTokens: importer.Tokens(u.CacheWrite), ReasoningTokens: importer.Tokens(u.Reasoning)}
+	if out != (loom.Usage{}) {
+		out.APICalls = 1
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+package openclaw
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+var (
+	agents   = filepath.Join("testdata", "agents")
+	mainFile = filepath.Join(agents, "main", "sessions", "oc-1.jsonl")
+)
+
+// OpenClaw's transcripts, the one set aside by a reset too, each a
+// session read by pi's reader; the index beside them is no session.
+func TestRead(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, agents)
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Sessions) != 2 {
+		t.Fatalf("%d sessions", len(res.Sessions))
+	}
+	s := importertest.Session(t, res, "oc-1")
+	if importertest.Roles(s) != "user assistant assistant" || s.Messages[1].Parts[0].Status != loom.ToolCompleted {
+		t.Errorf("session %s %+v", importertest.Roles(s), s.Messages[1].Parts)
+	}
+	importertest.Session(t, res, "oc-0")
+}
+
+func TestImportAndFollow(t *testing.T) {
+	importertest.ImportsOnce(t, Format{}, agents, 2, 5)
+	root := importertest.CopyDir(t, agents)
+	importertest.Follows(t, Format{}, root, func() {
+		importertest.AppendLines(t, filepath.Join(root, "main", "sessions", "oc-1.jsonl"),
+			`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-02-01T09:01:00.000Z","message":{"role":"user","content":"Thanks"}}`)
+	}, 1)
+	importertest.Malformed(t, Format{}, mainFile, "s.jsonl")
+}
+
+// OpenClaw's state directory, moved or not, and Clawdbot's and
+// Moltbot's before it.
+func TestRoots(t *testing.T) {
+	home := filepath.FromSlash("/home/u")
+	want := []string{filepath.Join(home, ".openclaw", "agents"), filepath.Join(home, ".clawdbot", "agents"), filepath.Join(home, ".moltbot", "agents")}
+	if got := (Format{}).Roots(nil, home); !slices.Equal(got, want) {
+		t.Errorf("roots %v", got)
+	}
+	moved := func(k string) string {
+		if k == EnvState {
+			return "/srv/oc"
+		}
+		return ""
+	}
+	if got := (Format{}).Roots(moved, home); got[0] != filepath.Join("/srv/oc", "agents") {
+		t.Errorf("roots %v", got)
+	}
+}

@@ -1,0 +1,173 @@
+// Package vibe reads the sessions of Mistral Vibe (the vibe command,
+// Mistral AI's coding agent) for loom's importer.
+//
+// Vibe logs each session to a directory of its own under
+// ~/.vibe/logs/session ($VIBE_HOME replaces ~/.vibe), named
+// session_<date>_<time>_<id>: messages.jsonl holds the conversation in
+// the chat-completions form, one message a line (system, user,
+// assistant with reasoning_content and tool_calls, tool), and meta.json
+// the session's id, the session it continues, its times, working
+// directory, git branch, title, model and token totals.
+//
+// What becomes what: each line is a message under its line number
+// (a tool message completes its call, a user message Vibe injected is a
+// system message); meta.json's id, title, working directory, branch and
+// model name the session, its parent_session_id makes it a fork of the
+// session it continues, and its totals (prompt, completion and cached
+// tokens, steps as model calls) are the usage of the session's last
+// reply, Vibe keeping no usage per reply. A line that is not a message
+// is a problem; the rest is read.
+//
+// Vibe is a Python program (not on npm): the fixtures in testdata are
+// written to the format of Vibe's source (vibe/core/session/) and of
+// agentsview's and cass's readers of it.
+package vibe
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+// Format reads Mistral Vibe's sessions. The zero value is ready to use.
+type Format struct{}
+
+var _ importer.Format = Format{}
+
+// Tool is Mistral Vibe's name in loom.
+const Tool = "vibe"
+
+// The files of a session's directory, and the variable that moves
+// Vibe's directory.
+const (
+	messagesFile = "messages.jsonl"
+	metaFile     = "meta.json"
+	envHome      = "VIBE_HOME"
+)
+
+func init() { importer.Register(Format{}) }
+
+// Tool returns Tool.
+func (Format) Tool() string { return Tool }
+
+// Provider is Mistral AI's, whose models Vibe calls unless told
+// otherwise.
+func (Format) Provider() string { return "mistral" }
+
+// Roots is Vibe's session log directory.
+func (Format) Roots(env func(string) string, home string) []string {
+	if d := importer.ToolDir(env, home, envHome, ".vibe"); d != "" {
+		return []string{filepath.Join(d, "logs", "session")}
+	}
+	return nil
+}
+
+// Bundles finds each session's messages.jsonl, with its meta.json when
+// there is one.
+func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	if filepath.Base(root) == metaFile {
+		root = filepath.Join(filepath.Dir(root), messagesFile)
+	}
+	bs, err := importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool { return d.Name() == messagesFile })
+	for i := range bs {
+		if m := filepath.Join(filepath.Dir(bs[i].Name()), metaFile); importer.RegularFile(m) == nil {
+			bs[i].Files = append(bs[i].Files, m)
+		}
+	}
+	return bs, err
+}
+
+// meta is meta.json.
+type meta struct {
+	SessionID       string `json:"session_id"`
+	ParentSessionID string `json:"parent_session_id"`
+	StartTime       string `json:"start_time"`
+	EndTime         string `json:"end_time"`
+	GitBranch       string `json:"git_branch"`
+	WorkingDir      string `json:"working_dir"`
+	Title           string `json:"title"`
+	Model           string `json:"model"`
+	Environment     struct {
+		WorkingDirectory string `json:"working_directory"`
+	} `json:"environment"`
+	Config struct {
+		ActiveModel string `json:"active_model"`
+	} `json:"config"`
+	Stats struct {
+		Steps      float64 `json:"steps"`
+		Prompt     float64 `json:"session_prompt_tokens"`
+		Completion float64 `json:"session_completion_tokens"`
+		Cached     float64 `json:"session_cached_tokens"`
+	} `json:"stats"`
+}
+
+// Read reads one session: its messages, then what meta.json says of it.
+func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	name := b.Name()
+	if name == "" {
+		return nil, errors.New("vibe: empty bundle")
+	}
+	res := &importer.Result{}
+	var m meta
+	if len(b.Files) > 1 {
+		if data, err := importer.ReadSmall(b.Files[1], 16<<20); err != nil || json.Unmarshal(data, &m) != nil {
+			res.Problemf(b.Files[1], 0, "not Vibe's session metadata")
+			m = meta{}
+		}
+	}
+	f, fi, err := importer.Open(name, importer.MaxFile)
+	if err != nil {
+		return nil, fmt.Errorf("vibe: %w", err)
+	}
+	defer f.Close()
+	start := cmp.Or(importer.ISOTime(m.StartTime), fi.ModTime().UTC())
+	t := &importer.Transcript{Res: res}
+	err = importer.Lines(ctx, f, func(n int, line []byte) error {
+		var l struct {
+			importer.ChatLine
+			Injected bool `json:"injected"`
+		}
+		if !res.DecodeLine(name, n, line, &l) {
+			return nil
+		}
+		t.AddChat(strconv.Itoa(n), l.ChatLine, start, l.Injected)
+		return nil
+	}, res.TooLong(name))
+	if err != nil {
+		return nil, fmt.Errorf("vibe: %s: %w", name, err)
+	}
+	id := cmp.Or(importer.LineID(m.SessionID), strings.TrimPrefix(filepath.Base(filepath.Dir(name)), "session_"))
+	s := t.Session(id, name)
+	if s == nil {
+		return res, nil
+	}
+	s.Title, s.GitBranch = strings.TrimSpace(m.Title), m.GitBranch
+	s.Cwd = cmp.Or(m.WorkingDir, m.Environment.WorkingDirectory)
+	s.Model, s.Provider = cmp.Or(m.Model, m.Config.ActiveModel), "mistral"
+	if end := importer.ISOTime(m.EndTime); !end.IsZero() {
+		s.UpdatedAt = end
+	}
+	if p := importer.LineID(m.ParentSessionID); p != "" && p != id {
+		s.Kind, s.ParentSourceID = loom.KindFork, p
+	}
+	for i := len(s.Messages) - 1; i >= 0; i-- {
+		if r := s.Messages[i]; r.Role == loom.RoleAssistant {
+			cached := importer.Tokens(m.Stats.Cached)
+			r.Model = s.Model
+			r.Usage = loom.Usage{InputTokens: max(importer.Tokens(m.Stats.Prompt)-cached, 0), CacheReadTokens: cached,
+				OutputTokens: importer.Tokens(m.Stats.Completion), APICalls: importer.Tokens(m.Stats.Steps)}
+			break
+		}
+	}
+	res.Sessions = append(res.Sessions, s)
+	return res, nil
+}

@@ -1,0 +1,47 @@
+package vibe
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+var (
+	logs     = filepath.Join("testdata", "session")
+	dir      = filepath.Join(logs, "session_20260305_101500_a1b2c3d4")
+	messages = filepath.Join(dir, messagesFile)
+	sid      = "a1b2c3d4-0000-4000-8000-000000000001"
+)
+
+// A Vibe session: the system prompt and the injected context as system
+// messages, reasoning, a call completed by its tool message; meta.json's
+// id, title, directory, branch and model; its totals on the last reply.
+func TestRead(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, logs)
+	importertest.CheckValidOf(t, Tool, res)
+	s := importertest.Session(t, res, sid)
+	if got := importertest.Roles(s); got != "system user assistant system assistant" {
+		t.Fatalf("roles %s", got)
+	}
+	if s.Title != "List the Python files" || s.Cwd != "/home/u/pyproj" || s.GitBranch != "main" || s.Model != "devstral-medium" {
+		t.Errorf("session %+v", s)
+	}
+	r := s.Messages[2]
+	if r.Parts[0].Type != loom.PartReasoning || r.Parts[1].Name != "bash" || r.Parts[1].Status != loom.ToolCompleted || string(r.Parts[1].Input) != `{"command":"ls *.py"}` {
+		t.Errorf("call %+v", r.Parts)
+	}
+	if u := s.Messages[4].Usage; u.InputTokens != 2000 || u.CacheReadTokens != 1000 || u.OutputTokens != 80 || u.APICalls != 2 {
+		t.Errorf("usage %+v", u)
+	}
+}
+
+func TestImportAndFollow(t *testing.T) {
+	importertest.ImportsOnce(t, Format{}, logs, 1, 5)
+	root := importertest.CopyDir(t, logs)
+	importertest.Follows(t, Format{}, root, func() {
+		importertest.AppendLines(t, filepath.Join(root, filepath.Base(dir), messagesFile), `{"role":"user","content":"Thanks."}`)
+	}, 1)
+	importertest.Malformed(t, Format{}, messages, "session_x/messages.jsonl")
+}
