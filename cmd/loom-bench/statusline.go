@@ -98,7 +98,7 @@ func statuslineMain(ctx context.Context, w io.Writer, dir string, n, runs int, l
 			if err != nil {
 				return procRun{}, fmt.Errorf("%s: %v: %s", filepath.Base(bin), err, errOut.Bytes())
 			}
-			if filepath.Base(bin) == "proc-loom" || bin == loomBin {
+			if (filepath.Base(bin) == "proc-loom" || bin == loomBin) && args[0] == "usage" {
 				line = strings.TrimSpace(out.String())
 			}
 			return usageOf(cmd.ProcessState, wall), nil
