@@ -96,3 +96,30 @@ func TestVersionFlag(t *testing.T) {
 		t.Errorf("loom --version --json = %q", got)
 	}
 }
+
+// An error on a narrow terminal is wrapped at words: the terminal never
+// cuts a word or an id in two (piped, it stays one line for scripts).
+func TestErrorWrapsOnTerminal(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewFixture(t)
+	term := fx.StartPTYSize(t, 40, 20, "session", "show", "no-such-session-anywhere-here")
+	if code := term.Wait(t); code != 3 {
+		t.Errorf("exit %d, want 3 (not found)", code)
+	}
+	out := strings.TrimSpace(term.Output())
+	lines := strings.Split(out, "\n")
+	if len(lines) < 2 {
+		t.Fatalf("not wrapped at 40 columns: %q", out)
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidth(strings.TrimRight(l, "\r")); w > 40 {
+			t.Errorf("%d columns: %q", w, l)
+		}
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), `no session matches "no-such-session-anywhere-here"`) {
+		t.Errorf("a word cut in two: %q", out)
+	}
+	if r := fx.Exec(t, "", "session", "show", "no-such-session-anywhere-here"); len(clitest.Lines(r.Stderr)) != 1 {
+		t.Errorf("piped: %q", r.Stderr)
+	}
+}

@@ -156,7 +156,8 @@ func printError(ios *term.IOStreams, err error) {
 	if le == nil {
 		msg = err.Error()
 	}
-	fmt.Fprintln(ios.ErrOut, "loom: "+term.SanitizeLine(msg))
+	// One line for scripts; on a terminal, wrapped at words.
+	fmt.Fprintln(ios.ErrOut, ios.WrapErr("loom: "+term.SanitizeLine(msg)))
 }
 
 // NewRootCmd builds the loom command tree for the run inv.

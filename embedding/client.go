@@ -179,7 +179,7 @@ func errorText(data []byte) string {
 // when there is none: ranking by meaning is off.
 func Find(ctx context.Context, cfg config.EmbeddingsSettings, localURL string, env func(string) string) (*Client, string) {
 	if cfg.Enabled != nil && !*cfg.Enabled {
-		return nil, "ranking by meaning is turned off ([embeddings] enabled = false)"
+		return nil, "[embeddings] enabled = false"
 	}
 	model := cfg.Model
 	if model == "" {
@@ -195,12 +195,12 @@ func Find(ctx context.Context, cfg config.EmbeddingsSettings, localURL string, e
 	local := openai.LocalURL(localURL, env)
 	models, ok := openai.Models(ctx, local, "")
 	if !ok {
-		return nil, "no embeddings endpoint is configured ([embeddings] url in config.toml, see docs/search.md): search ranks by keywords only"
+		return nil, "no embeddings endpoint is set (docs/search.md)"
 	}
 	for _, m := range models {
 		if m == model || strings.TrimSuffix(m, ":latest") == model {
 			return New(local, m, key), ""
 		}
 	}
-	return nil, fmt.Sprintf("the local model server at %s has no %s (ollama pull %s): search ranks by keywords only", local, model, model)
+	return nil, fmt.Sprintf("%s has no %s (ollama pull %s)", local, model, model)
 }

@@ -278,7 +278,7 @@ func (c *chat) interactive(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			fmt.Fprintln(c.opts.IO.ErrOut, cs.Red("error: ")+term.SanitizeLine(loom.ErrorMessage(err)))
+			fmt.Fprintln(c.opts.IO.ErrOut, c.opts.IO.WrapErr(cs.Red("error: ")+term.SanitizeLine(loom.ErrorMessage(err))))
 		}
 		if quit {
 			return nil
@@ -378,7 +378,9 @@ paste is one message, however many lines it has.`
 func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
 	arg = strings.TrimSpace(arg)
-	out := c.opts.IO.ErrOut
+	// What a slash command says is wrapped at words, so that the
+	// terminal never breaks an id or a word in two.
+	out := c.opts.IO.ErrWrapped()
 	cs := c.opts.IO.ColorScheme()
 	switch name {
 	case "/exit", "/quit":

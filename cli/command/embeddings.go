@@ -39,8 +39,9 @@ func (e Embeddings) Client(ctx context.Context) (*embedding.Client, string) {
 		return nil, err.Error()
 	}
 	c, why := embedding.Find(ctx, cfg.Embeddings, f.LocalModelURL, f.Getenv)
-	if c == nil {
-		sayOnce(f, "embeddings-off", why)
+	if c == nil && (cfg.Embeddings.Enabled == nil || *cfg.Embeddings.Enabled) {
+		// Said once, short: a user who turned it off is not told.
+		sayOnce(f, "embeddings-off", f.IO.WrapErr("Search ranks by keywords: "+why+"."))
 	}
 	return c, why
 }

@@ -83,7 +83,7 @@ func embedRun(ctx context.Context, opts *Options) error {
 	if !opts.Status {
 		c, why := opts.Client(ctx)
 		if c == nil {
-			return loom.Errorf(loom.EINVALID, "%s", why)
+			return loom.Errorf(loom.EINVALID, "nothing to embed with: %s", why)
 		}
 		e := &semantic.Embedder{Store: vs, Client: c}
 		n, err := e.Run(ctx, 0)

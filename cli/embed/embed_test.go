@@ -92,7 +92,7 @@ func TestEmbedRunWithoutEndpoint(t *testing.T) {
 	}}
 	opts.Client = command.EmbeddingsOf(f).Client
 	err := embedRun(t.Context(), opts)
-	if loom.ErrorCode(err) != loom.EINVALID || !strings.Contains(err.Error(), "no embeddings endpoint is configured") {
+	if loom.ErrorCode(err) != loom.EINVALID || !strings.Contains(err.Error(), "no embeddings endpoint is set") {
 		t.Fatalf("err = %v, want EINVALID: no embeddings endpoint", err)
 	}
 	if out.Len() != 0 {

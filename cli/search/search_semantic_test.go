@@ -73,10 +73,10 @@ func TestSearchSaysOnceKeywordsOnly(t *testing.T) {
 	clitest.Say(t, fx, "registry", 1)
 	tty := clitest.RunOpts{Tty: true}
 	first := fx.RunWith(t, tty, "search", "-a", "wombat")
-	if first.Code != 0 || strings.Count(first.Stderr, "search ranks by keywords only") != 1 {
+	if first.Code != 0 || strings.Count(first.Stderr, "Search ranks by keywords: ") != 1 || len(clitest.Lines(first.Stderr)) != 1 || len(first.Stderr) > 81 {
 		t.Fatalf("first search: exit %d, %q", first.Code, first.Stderr)
 	}
-	if again := fx.RunWith(t, tty, "search", "-a", "wombat"); strings.Contains(again.Stderr, "keywords only") {
+	if again := fx.RunWith(t, tty, "search", "-a", "wombat"); strings.Contains(again.Stderr, "ranks by keywords") {
 		t.Fatalf("said again: %q", again.Stderr)
 	}
 }

@@ -116,6 +116,19 @@ func (s *IOStreams) WrapErr(text string) string {
 	return wordwrap(text, s.TerminalWidth())
 }
 
+// ErrWrapped is standard error through WrapErr: each write, a line or
+// a few that a command prints at once, wrapped at words to the terminal.
+func (s *IOStreams) ErrWrapped() io.Writer { return errWrapped{s} }
+
+type errWrapped struct{ s *IOStreams }
+
+func (w errWrapped) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(w.s.ErrOut, w.s.WrapErr(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // WrapErrHanging wraps text for stderr as WrapErr does, but a line that
 // is wider than the terminal goes on at column indent (the column its
 // description starts at, in a list of commands and what they do), and

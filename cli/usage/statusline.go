@@ -26,7 +26,7 @@ type statusPayload struct {
 	// TranscriptPath is the session's file, which the status line
 	// imports so that its figures are right before any other import.
 	TranscriptPath string `json:"transcript_path"`
-	Model     struct {
+	Model          struct {
 		ID          string `json:"id"`
 		DisplayName string `json:"display_name"`
 	} `json:"model"`
