@@ -17,7 +17,7 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-// writeTx is a transaction as sqlstore's algorithms take it: each of
+// writeTx is a transaction as sessionstore's rules take it: each of
 // their steps in PostgreSQL's SQL, the coarse ones in one round trip.
 type writeTx struct {
 	s  *Store

@@ -16,7 +16,7 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-// writes is a write transaction as sqlstore's algorithms take it: each
+// writes is a write transaction as sessionstore's rules take it: each
 // of their steps in SQLite's SQL, through the statements prepared on the
 // writer where there are.
 var _ sessionstore.Writes = writes{}

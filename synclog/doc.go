@@ -7,7 +7,8 @@
 // payload types and what each must hold (Payload, Validate), and their
 // encoding (Encode, Decode, Split, Join, Seal, Open). It does no I/O and
 // decides nothing about how a record merges into a store: those rules
-// are package internal/replica's, which applies records. The stores
+// are package sessionstore's (apply.go and the rule files), which
+// applies records. The stores
 // capture records, the hub stores them, and `loom sync` moves them.
 // docs/sync.md describes the design, and what is not built yet.
 package synclog

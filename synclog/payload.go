@@ -119,7 +119,7 @@ type SessionCreated struct {
 
 // SessionChanged records a change of a session's metadata: only the
 // fields it sets (non-nil) changed, each to the value given. Each field
-// merges on its own (see sessionstore.Meta, in internal/replica).
+// merges on its own (see sessionstore.Meta).
 type SessionChanged struct {
 	SessionID   string  `json:"session_id"`
 	Title       *string `json:"title,omitempty"`

@@ -8,7 +8,7 @@
 // Once and Watch, which set sync up on a store the first time, Status,
 // and CheckNewKey for loom sync key. In every function c is the hub,
 // and the store is a Replica (SQLite stores) that applies what a record
-// means (internal/replica). See docs/sync.md.
+// means (package sessionstore's rules). See docs/sync.md.
 package syncrun
 
 import (
