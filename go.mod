@@ -27,12 +27,12 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/BobuSumisu/aho-corasick v1.0.3
-
 require (
-	github.com/itchyny/gojq v0.12.20 // indirect
-	github.com/itchyny/timefmt-go v0.1.9 // indirect
+	github.com/BobuSumisu/aho-corasick v1.0.3
+	github.com/itchyny/gojq v0.12.20
 )
+
+require github.com/itchyny/timefmt-go v0.1.9 // indirect
 
 require (
 	charm.land/lipgloss/v2 v2.0.6
