@@ -87,6 +87,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"Usage", testUsage},
 		{"UsageSlices", testUsageSlices},
 		{"UsageRollup", testUsageRollup},
+		{"Activity", testActivity},
 		{"LibraryAPI", testLibraryAPI},
 		{"Sync", testSync},
 	}

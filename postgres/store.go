@@ -29,9 +29,10 @@ import (
 
 // The compiler checks that a Store is all three.
 var (
-	_ loom.Store      = (*Store)(nil)
-	_ loom.TokenStore = (*Store)(nil)
-	_ loom.SyncStore  = (*Store)(nil)
+	_ loom.Store          = (*Store)(nil)
+	_ loom.TokenStore     = (*Store)(nil)
+	_ loom.SyncStore      = (*Store)(nil)
+	_ loom.ActivityReader = (*Store)(nil)
 )
 
 // Store is a loom.Store on a PostgreSQL database.

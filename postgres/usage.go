@@ -91,3 +91,16 @@ func (s *Store) refreshUsage(ctx context.Context) error {
 	}
 	return nil
 }
+
+// activityParts reads bodies' parts (json) with PostgreSQL's JSON functions.
+var activityParts = query.Parts{
+	From:   "CROSS JOIN LATERAL json_array_elements(b.parts) p(value)",
+	Type:   "(p.value->>'type')",
+	Name:   "(p.value->>'name')",
+	Status: "(p.value->>'status')",
+}
+
+// Activity implements loom.ActivityReader on the pool.
+func (s *Store) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activity, error) {
+	return query.ReadActivity(ctx, rowsOf{s.pool}, dialect, activityParts, f)
+}

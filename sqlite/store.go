@@ -62,9 +62,10 @@ type Store struct {
 
 // The compiler checks that a Store is all three.
 var (
-	_ loom.Store      = (*Store)(nil)
-	_ loom.TokenStore = (*Store)(nil)
-	_ loom.SyncStore  = (*Store)(nil)
+	_ loom.Store          = (*Store)(nil)
+	_ loom.TokenStore     = (*Store)(nil)
+	_ loom.SyncStore      = (*Store)(nil)
+	_ loom.ActivityReader = (*Store)(nil)
 )
 
 // Mode says what Open may do to the file: create it, write it, or only

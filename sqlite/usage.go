@@ -71,3 +71,16 @@ func (s *Store) refreshUsage(ctx context.Context) (bool, error) {
 	}
 	return true, nil
 }
+
+// activityParts reads bodies' parts with SQLite's JSON functions.
+var activityParts = query.Parts{
+	From:   ", json_each(b.parts) p",
+	Type:   "json_extract(p.value, '$.type')",
+	Name:   "json_extract(p.value, '$.name')",
+	Status: "json_extract(p.value, '$.status')",
+}
+
+// Activity implements loom.ActivityReader on the reader pool.
+func (s *Store) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activity, error) {
+	return query.ReadActivity(ctx, rowsOf{s.reader}, dialect, activityParts, f)
+}

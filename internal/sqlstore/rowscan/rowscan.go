@@ -435,3 +435,34 @@ func ImportedFile(row Scanner) (loom.ImportedFile, error) {
 	f.ModTime, f.ImportedAt = time.Unix(0, mtime).UTC(), at.T
 	return f, nil
 }
+
+// ActivitySlice reads a row of query.ActivityPrompts: the hour, the
+// quarter and the count.
+func ActivitySlice(row Scanner) (loom.ActivitySlice, error) {
+	var r loom.ActivitySlice
+	var hour string
+	var quarter int
+	if err := row.Scan(&hour, &quarter, &r.Count); err != nil {
+		return r, err
+	}
+	h, err := time.Parse("2006-01-02T15", hour)
+	if err != nil {
+		return r, fmt.Errorf("activity hour %q: %w", hour, err)
+	}
+	r.Start = h.Add(time.Duration(quarter) * loom.UsageSliceMinutes * time.Minute)
+	return r, nil
+}
+
+// ToolCount reads a row of query.ActivityTools: the tool's name, its
+// calls and its errors. A part without a name counts under "".
+func ToolCount(row Scanner) (loom.ToolCount, error) {
+	var r loom.ToolCount
+	var name *string
+	if err := row.Scan(&name, &r.Calls, &r.Errors); err != nil {
+		return r, err
+	}
+	if name != nil {
+		r.Name = *name
+	}
+	return r, nil
+}
