@@ -17,23 +17,37 @@ type ActivityFilter struct {
 }
 
 // Activity is what a user did that the usage slices do not say: the
-// prompts they wrote, per quarter hour, and the tools their agents
-// called, with how many of the calls failed. Each stored message counts
-// once, in the session it was written in: a fork's inherited history is
-// not counted again.
+// prompts they wrote, per quarter hour and session, the sessions they
+// worked in, and the tools their agents called, with how many of the
+// calls failed. Each stored message counts once, in the session it was
+// written in: a fork's inherited history is not counted again.
 type Activity struct {
-	// Prompts are the user messages per quarter hour (in UTC), oldest
-	// first; a quarter hour without any is left out.
+	// Prompts are the user messages per quarter hour (in UTC) and
+	// session, oldest first; a quarter hour without any is left out.
 	Prompts []ActivitySlice `json:"prompts"`
+	// Sessions are the sessions with messages in the range, by id.
+	Sessions []SessionActivity `json:"sessions"`
 	// Tools are the tool calls by tool name, most called first.
 	Tools []ToolCount `json:"tools"`
 }
 
-// ActivitySlice counts what happened in one quarter hour.
+// ActivitySlice counts one session's prompts in one quarter hour.
 type ActivitySlice struct {
 	// Start is the start of the quarter hour, in UTC.
-	Start time.Time `json:"start"`
-	Count int64     `json:"count"`
+	Start     time.Time `json:"start"`
+	SessionID string    `json:"session_id"`
+	Count     int64     `json:"count"`
+}
+
+// SessionActivity is what one session holds of a range: its messages,
+// its prompts, and the times of its first prompt and its last reply
+// (zero when it has none in the range).
+type SessionActivity struct {
+	SessionID   string    `json:"session_id"`
+	Messages    int64     `json:"messages"`
+	Prompts     int64     `json:"prompts"`
+	FirstPrompt time.Time `json:"first_prompt"`
+	LastReply   time.Time `json:"last_reply"`
 }
 
 // ToolCount counts one tool's calls: all of them, and those that ended

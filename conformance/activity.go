@@ -64,14 +64,35 @@ func testActivity(t *testing.T, open Opener) {
 		}
 		return a
 	}
-	slice := func(d time.Duration, n int64) loom.ActivitySlice {
-		return loom.ActivitySlice{Start: day.Add(d), Count: n}
+	slice := func(d time.Duration, s *loom.Session, n int64) loom.ActivitySlice {
+		return loom.ActivitySlice{Start: day.Add(d), SessionID: s.ID, Count: n}
 	}
 	a := read(loom.ActivityFilter{UserID: "alice"})
 	// 09:01 and 09:14 in api, 09:02 in web: one quarter hour.
-	wantPrompts := []loom.ActivitySlice{slice(0, 3), slice(26*time.Hour, 1), slice(50*time.Hour, 1)}
+	wantPrompts := []loom.ActivitySlice{slice(0, s, 2), slice(0, o, 1), slice(26*time.Hour, s, 1), slice(50*time.Hour, f, 1)}
+	if s.ID > o.ID {
+		wantPrompts[0], wantPrompts[1] = wantPrompts[1], wantPrompts[0]
+	}
 	if !reflect.DeepEqual(a.Prompts, wantPrompts) {
 		t.Errorf("prompts = %+v, want %+v", a.Prompts, wantPrompts)
+	}
+	// The fork holds what it added: one prompt and one reply.
+	wantSessions := map[string]loom.SessionActivity{
+		s.ID: {SessionID: s.ID, Messages: 6, Prompts: 3, FirstPrompt: day.Add(time.Minute), LastReply: day.Add(26*time.Hour + time.Minute)},
+		f.ID: {SessionID: f.ID, Messages: 2, Prompts: 1, FirstPrompt: day.Add(50 * time.Hour), LastReply: day.Add(50*time.Hour + time.Minute)},
+		o.ID: {SessionID: o.ID, Messages: 2, Prompts: 1, FirstPrompt: day.Add(2 * time.Minute), LastReply: day.Add(3 * time.Minute)},
+	}
+	if len(a.Sessions) != len(wantSessions) {
+		t.Errorf("sessions = %+v, want %d", a.Sessions, len(wantSessions))
+	}
+	for i, got := range a.Sessions {
+		if i > 0 && a.Sessions[i-1].SessionID >= got.SessionID {
+			t.Errorf("sessions out of order: %+v", a.Sessions)
+		}
+		w := wantSessions[got.SessionID]
+		if got.Messages != w.Messages || got.Prompts != w.Prompts || !got.FirstPrompt.Equal(w.FirstPrompt) || !got.LastReply.Equal(w.LastReply) {
+			t.Errorf("session %+v, want %+v", got, w)
+		}
 	}
 	wantTools := []loom.ToolCount{{Name: "Bash", Calls: 3, Errors: 1}, {Name: "Read", Calls: 2}, {Name: "Edit", Calls: 1, Errors: 1}}
 	if !reflect.DeepEqual(a.Tools, wantTools) {
@@ -80,11 +101,11 @@ func testActivity(t *testing.T, open Opener) {
 
 	// One project, and a range: [09:00 the next day, 09:00 the day after).
 	a = read(loom.ActivityFilter{UserID: "alice", ProjectID: s.Project.ID, Since: day.Add(24 * time.Hour), Until: day.Add(48 * time.Hour)})
-	if !reflect.DeepEqual(a.Prompts, []loom.ActivitySlice{slice(26*time.Hour, 1)}) ||
+	if !reflect.DeepEqual(a.Prompts, []loom.ActivitySlice{slice(26*time.Hour, s, 1)}) || len(a.Sessions) != 1 || a.Sessions[0].Messages != 2 ||
 		!reflect.DeepEqual(a.Tools, []loom.ToolCount{{Name: "Bash", Calls: 1}}) {
 		t.Errorf("api on the second day: %+v", a)
 	}
-	if a := read(loom.ActivityFilter{UserID: "carol"}); len(a.Prompts) != 0 || len(a.Tools) != 0 {
+	if a := read(loom.ActivityFilter{UserID: "carol"}); len(a.Prompts) != 0 || len(a.Tools) != 0 || len(a.Sessions) != 0 {
 		t.Errorf("a user without sessions: %+v", a)
 	}
 	_, err = ar.Activity(ctx(t), loom.ActivityFilter{UserID: "alice", Since: day, Until: day})

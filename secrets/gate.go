@@ -271,6 +271,22 @@ func (g *Gate) IndexSize(ctx context.Context) (int64, error) {
 	return s.IndexSize(ctx)
 }
 
+// Activity implements loom.ActivityReader for a store below that does;
+// a tool's name is text an agent chose, and leaves redacted.
+func (g *Gate) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activity, error) {
+	ar, ok := g.Store.(loom.ActivityReader)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	a, err := ar.Activity(ctx, f)
+	if a != nil {
+		for i := range a.Tools {
+			a.Tools[i].Name = g.Text(a.Tools[i].Name)
+		}
+	}
+	return a, g.err(err)
+}
+
 // vectors is the store below as a loom.VectorStore.
 func (g *Gate) vectors() (loom.VectorStore, error) {
 	vs, ok := g.Store.(loom.VectorStore)
@@ -355,7 +371,8 @@ func (g *Gate) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64, 
 }
 
 var (
-	_ loom.Store       = (*Gate)(nil)
-	_ loom.VectorStore = (*Gate)(nil)
-	_ loom.IndexSizer  = (*Gate)(nil)
+	_ loom.Store          = (*Gate)(nil)
+	_ loom.VectorStore    = (*Gate)(nil)
+	_ loom.IndexSizer     = (*Gate)(nil)
+	_ loom.ActivityReader = (*Gate)(nil)
 )

@@ -19,7 +19,7 @@ type Parts struct {
 // counts: the user's live sessions (archived ones too), one project's
 // when it says so, written in its range, each stored message once (a
 // fork's inherited history is counted in the session it was made in).
-func activityOf(d Dialect, f loom.ActivityFilter, role string) *Clause {
+func activityOf(d Dialect, f loom.ActivityFilter) *Clause {
 	c := New(d)
 	c.Trash(false)
 	c.Add("s.user_id = ?", f.UserID)
@@ -33,24 +33,37 @@ func activityOf(d Dialect, f loom.ActivityFilter, role string) *Clause {
 		c.Add("m.created_at < ?", d.Time(f.Until))
 	}
 	c.Add(notInherited)
-	c.Add("m.role = ?", role)
 	return c
 }
 
 // ActivityPrompts returns the query of f's user messages per quarter
-// hour: its rows are the hour (d.Hour), the quarter and the count.
+// hour and session: its rows are the hour (d.Hour), the quarter, the
+// session and the count.
 func ActivityPrompts(d Dialect, f loom.ActivityFilter) (string, []any) {
-	c := activityOf(d, f, loom.RoleUser)
-	return `SELECT ` + d.Hour + `, ` + d.Quarter + `, count(*)
+	c := activityOf(d, f)
+	c.Add("m.role = ?", loom.RoleUser)
+	return `SELECT ` + d.Hour + `, ` + d.Quarter + `, s.id, count(*)
 	FROM session_messages m JOIN sessions s ON s.id = m.session_id WHERE ` + c.String() + `
-	GROUP BY 1, 2 ORDER BY 1, 2`, c.Args
+	GROUP BY 1, 2, s.id ORDER BY 1, 2, s.id`, c.Args
+}
+
+// ActivitySessions returns the query of f's sessions: its rows are the
+// session, its messages, its prompts, its first prompt's time and its
+// last reply's (NULL when it has none).
+func ActivitySessions(d Dialect, f loom.ActivityFilter) (string, []any) {
+	c := activityOf(d, f)
+	return `SELECT s.id, count(*), sum(CASE WHEN m.role = 'user' THEN 1 ELSE 0 END),
+	min(CASE WHEN m.role = 'user' THEN m.created_at END), max(CASE WHEN m.role = 'assistant' THEN m.created_at END)
+	FROM session_messages m JOIN sessions s ON s.id = m.session_id WHERE ` + c.String() + `
+	GROUP BY s.id ORDER BY s.id`, c.Args
 }
 
 // ActivityTools returns the query of f's tool calls by tool: its rows
 // are the tool's name, its calls and those that ended in an error,
 // most called first.
 func ActivityTools(d Dialect, p Parts, f loom.ActivityFilter) (string, []any) {
-	c := activityOf(d, f, loom.RoleAssistant)
+	c := activityOf(d, f)
+	c.Add("m.role = ?", loom.RoleAssistant)
 	c.Add(p.Type + " = 'tool'")
 	return `SELECT ` + p.Name + `, count(*), sum(CASE WHEN ` + p.Status + ` = 'error' THEN 1 ELSE 0 END)
 	FROM session_messages m JOIN sessions s ON s.id = m.session_id JOIN bodies b ON b.id = m.body_id ` + p.From + `
@@ -71,6 +84,10 @@ func ReadActivity(ctx context.Context, db rowscan.Querier, d Dialect, p Parts, f
 	q, args := ActivityPrompts(d, f)
 	if a.Prompts, err = rowscan.All(ctx, db, rowscan.ActivitySlice, q, args...); err != nil {
 		return nil, fmt.Errorf("activity: prompts: %w", err)
+	}
+	q, args = ActivitySessions(d, f)
+	if a.Sessions, err = rowscan.All(ctx, db, rowscan.SessionActivity, q, args...); err != nil {
+		return nil, fmt.Errorf("activity: sessions: %w", err)
 	}
 	q, args = ActivityTools(d, p, f)
 	if a.Tools, err = rowscan.All(ctx, db, rowscan.ToolCount, q, args...); err != nil {

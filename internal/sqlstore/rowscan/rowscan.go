@@ -437,12 +437,12 @@ func ImportedFile(row Scanner) (loom.ImportedFile, error) {
 }
 
 // ActivitySlice reads a row of query.ActivityPrompts: the hour, the
-// quarter and the count.
+// quarter, the session and the count.
 func ActivitySlice(row Scanner) (loom.ActivitySlice, error) {
 	var r loom.ActivitySlice
 	var hour string
 	var quarter int
-	if err := row.Scan(&hour, &quarter, &r.Count); err != nil {
+	if err := row.Scan(&hour, &quarter, &r.SessionID, &r.Count); err != nil {
 		return r, err
 	}
 	h, err := time.Parse("2006-01-02T15", hour)
@@ -464,5 +464,16 @@ func ToolCount(row Scanner) (loom.ToolCount, error) {
 	if name != nil {
 		r.Name = *name
 	}
+	return r, nil
+}
+
+// SessionActivity reads a row of query.ActivitySessions.
+func SessionActivity(row Scanner) (loom.SessionActivity, error) {
+	var r loom.SessionActivity
+	var first, last Time
+	if err := row.Scan(&r.SessionID, &r.Messages, &r.Prompts, &first, &last); err != nil {
+		return r, err
+	}
+	r.FirstPrompt, r.LastReply = first.T, last.T
 	return r, nil
 }
