@@ -272,6 +272,7 @@ var commandWays = map[string]class{
 	"loom usage monthly":     by(rowUsage),
 	"loom usage session":     by(rowUsage),
 	"loom usage statusline":  by(rowUsage),
+	"loom usage insights":    by(rowUsage),
 	"loom session archive":   by(rowShown), // these change the user's store and print ids and titles to the user
 	"loom session unarchive": by(rowShown),
 	"loom session delete":    by(rowShown),

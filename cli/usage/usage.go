@@ -57,6 +57,8 @@ type Options struct {
 	report reportFlags
 	// prices are loom usage prices' flags.
 	prices priceFlags
+	// insights are loom usage insights' flags.
+	insights insightFlags
 	// Dirs are loom's directories (the fetched price list's).
 	Dirs func() (paths.Dirs, error)
 }
@@ -112,7 +114,8 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
   loom usage --json | jq '.total.cost_usd'
   loom usage daily --since 7d --breakdown model
   loom usage monthly --agent claude-code --csv
-  loom usage blocks --tz UTC`,
+  loom usage blocks --tz UTC
+  loom usage insights --since 30d`,
 		Args: command.ArgsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -149,7 +152,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 	} {
 		cmd.AddCommand(newCmdUsageReport(inv, c.name, c.by, c.short, nil))
 	}
-	cmd.AddCommand(newCmdStatusline(inv, nil), newCmdPrices(inv, nil))
+	cmd.AddCommand(newCmdStatusline(inv, nil), newCmdPrices(inv, nil), newCmdInsights(inv, nil))
 	return cmd
 }
 

@@ -61,6 +61,16 @@ func TestUsageTablesFit(t *testing.T) {
 		}
 	}
 	check([]string{"usage", "blocks"}, 120)
+	// The insights: a calendar of 80 weeks cut to the last that fit,
+	// the titles cut in their column.
+	for _, width := range []int{80, 120} {
+		out := check([]string{"usage", "insights", "--since", "2025-06-01", "--until", "2026-11-26"}, width)
+		for _, want := range []string{"Prompts per day", "the last ", "Mon ", "Sun ", "TOOL", "Bash", "MODEL", "opus-4-6", "Longest sessions", "Costliest sessions"} {
+			if !strings.Contains(out, want) {
+				t.Fatalf("insights at %d columns lack %q:\n%s", width, want, out)
+			}
+		}
+	}
 
 	monthly := check([]string{"usage", "monthly"}, 80)
 	// 2026-02 holds claude-opus-4-6 and claude-sonnet-4-5-20250929:
