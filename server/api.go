@@ -63,6 +63,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/events", s.apiStream(s.listEvents))
 	mux.HandleFunc("GET /api/v1/search", s.api(s.searchAPI))
 	mux.HandleFunc("GET /api/v1/usage", s.api(s.usage))
+	mux.HandleFunc("GET /api/v1/usage/insights", s.api(s.insightsAPI))
 	mux.HandleFunc("POST /api/v1/messages", s.apiStream(s.postMessage))
 	s.syncRoutes(mux)
 	s.shareRoutes(mux)

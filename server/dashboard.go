@@ -34,6 +34,7 @@ func (s *Server) dashboardRoutes(mux *router) {
 	mux.HandleFunc("GET /{$}", s.page(s.sessionsPage))
 	mux.HandleFunc("GET /search", s.page(s.searchPage))
 	mux.HandleFunc("GET /usage", s.page(s.usagePage))
+	mux.HandleFunc("GET /insights", s.page(s.insightsPage))
 	mux.HandleFunc("GET /s/{id}", s.page(s.sessionPage))
 	mux.HandleFunc("GET /s/{id}/m/{seq}", s.page(s.messageFragment))
 	mux.HandleFunc("GET /s/{id}/usage", s.page(s.usageFragment))

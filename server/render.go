@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,12 +61,23 @@ func newPages() *pages {
 	p := &pages{byName: map[string]*template.Template{}}
 	base := htmlview.Templates().Funcs(template.FuncMap{"list": func(xs ...string) []string { return xs }, "sub": func(a, b int) int { return a - b },
 		"usd": usd, "rate": func(v float64) string { return human.Count(int64(math.Round(v))) },
-		"mins": human.Minutes,
+		"mins": human.Minutes, "percent": human.Percent, "span": human.Span,
+		// calWidth draws the insights' calendar twice as large as its
+		// cells, the page's width at most (style.css).
+		"calWidth": func(w int) int { return w * 2 },
+		// meterWidth is a share's bar, as a percentage of the meter: a
+		// share above nothing shows at least a sliver.
+		"meterWidth": func(f float64) string {
+			if f > 0 && f < 0.01 {
+				f = 0.01
+			}
+			return strconv.FormatFloat(f*100, 'f', 1, 64)
+		},
 		"sessionTokens": func(u loom.Usage) int64 {
 			return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}})
 	base = template.Must(base.ParseFS(assets, "assets/templates/layout.html"))
-	for _, name := range []string{"login", "sessions", "session", "search", "usage", "error"} {
+	for _, name := range []string{"login", "sessions", "session", "search", "usage", "insights", "error"} {
 		t := template.Must(template.Must(base.Clone()).ParseFS(assets, "assets/templates/"+name+".html"))
 		p.byName[name] = t
 	}

@@ -156,14 +156,14 @@ func writeInsights(ios *term.IOStreams, rep *insights.Report, refLen int) error 
 	}
 	failed := ""
 	if t.ToolCalls > 0 {
-		failed = fmt.Sprintf(" (%s failed)", percent(float64(t.ToolErrors)/float64(t.ToolCalls)))
+		failed = fmt.Sprintf(" (%s failed)", human.Percent(float64(t.ToolErrors)/float64(t.ToolCalls)))
 	}
 	wrap(fmt.Sprintf("%s, %s, %s, %s%s; %s tokens, %s.",
 		human.Plural(int(t.Sessions), "session"), human.Plural(int(t.Prompts), "prompt"), replies(t.Replies),
 		human.Plural(int(t.ToolCalls), "tool call"), failed, human.Count(t.Tokens), costText(t.CostUSD)))
 	if d := rep.Durations; d.Sessions > 0 {
 		wrap(fmt.Sprintf("From the first prompt to the last reply, a session ran %s at the median, %s at the 90th percentile, %s at the longest.",
-			span(d.MedianSeconds), span(d.P90Seconds), span(d.LongestSeconds)))
+			human.Span(d.MedianSeconds), human.Span(d.P90Seconds), human.Span(d.LongestSeconds)))
 	}
 
 	fmt.Fprintln(out)
@@ -181,7 +181,7 @@ func writeInsights(ios *term.IOStreams, rep *insights.Report, refLen int) error 
 		tp.Flex(0)
 		tp.Drop(2)
 		for _, x := range rep.Tools[:min(len(rep.Tools), 15)] {
-			for _, c := range []string{x.Name, human.Count(x.Calls), human.Count(x.Errors), percent(x.FailureRate)} {
+			for _, c := range []string{x.Name, human.Count(x.Calls), human.Count(x.Errors), human.Percent(x.FailureRate)} {
 				tp.AddField(c, nil)
 			}
 			tp.EndRow()
@@ -210,7 +210,7 @@ func writeInsights(ios *term.IOStreams, rep *insights.Report, refLen int) error 
 			if name == "" {
 				name = "(none)"
 			}
-			for _, c := range []string{name, human.Count(s.Replies), human.Count(s.Tokens), percent(s.TokenShare), costText(s.CostUSD)} {
+			for _, c := range []string{name, human.Count(s.Replies), human.Count(s.Tokens), human.Percent(s.TokenShare), costText(s.CostUSD)} {
 				tp.AddField(c, nil)
 			}
 			tp.EndRow()
@@ -233,7 +233,7 @@ func writeInsights(ios *term.IOStreams, rep *insights.Report, refLen int) error 
 		tp.Flex(1, 2)
 		tp.Drop(l.drop...)
 		for _, s := range l.list {
-			for _, c := range []string{s.ID[:min(refLen, len(s.ID))], human.OneLine(s.Title), s.Agent, span(s.DurationSeconds), human.Count(s.Prompts), costText(s.CostUSD)} {
+			for _, c := range []string{s.ID[:min(refLen, len(s.ID))], human.OneLine(s.Title), s.Agent, human.Span(s.DurationSeconds), human.Count(s.Prompts), costText(s.CostUSD)} {
 				tp.AddField(c, nil)
 			}
 			tp.EndRow()
@@ -327,39 +327,10 @@ func replies(n int64) string {
 	return human.Count(n) + " replies"
 }
 
-// percent writes a share from 0 to 1 as a percentage.
-func percent(f float64) string {
-	switch {
-	case f == 0:
-		return "0%"
-	case f < 0.001:
-		return "<0.1%"
-	case f < 0.1:
-		return fmt.Sprintf("%.1f%%", f*100)
-	}
-	return fmt.Sprintf("%.0f%%", f*100)
-}
-
 // costText writes a cost, or says it is unknown.
 func costText(c *float64) string {
 	if c == nil {
 		return "unpriced"
 	}
 	return human.Cost(*c)
-}
-
-// span writes seconds as 45s, 12m, 3h 20m or 2d 4h.
-func span(s float64) string {
-	d := time.Duration(s * float64(time.Second)).Round(time.Second)
-	switch {
-	case d <= 0:
-		return "—"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
 }

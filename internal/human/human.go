@@ -173,3 +173,34 @@ func FirstLine(s string) string {
 	}
 	return ""
 }
+
+// Percent writes a share from 0 to 1 as a percentage: 0%, <0.1%, 2.7%,
+// 16%.
+func Percent(f float64) string {
+	switch {
+	case f == 0:
+		return "0%"
+	case f < 0.001:
+		return "<0.1%"
+	case f < 0.1:
+		return fmt.Sprintf("%.1f%%", f*100)
+	}
+	return fmt.Sprintf("%.0f%%", f*100)
+}
+
+// Span writes a time span in seconds as people read one: 45s, 12m,
+// 3h 20m or 2d 4h; — for none.
+func Span(sec float64) string {
+	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
+	switch {
+	case d <= 0:
+		return "—"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
+}
