@@ -188,7 +188,7 @@ func Build(ctx context.Context, st Store, o Options) (*Report, error) {
 		top = DefaultTop
 	}
 
-	src := &sliceCache{st: st}
+	src := report.Cached(st)
 	ro := report.Options{UserID: o.UserID, ProjectID: o.ProjectID, By: report.Day, Since: since, Until: until,
 		Location: loc, Prices: o.Prices, Now: now}
 	reps := map[string]*report.Report{}
@@ -409,28 +409,6 @@ func duration(a loom.SessionActivity) float64 {
 func quantile(sorted []float64, q float64) float64 {
 	i := int(q*float64(len(sorted))+0.5) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
-}
-
-// sliceCache reads usage slices once per filter: the reports of a
-// range read the same ones.
-type sliceCache struct {
-	st    report.Slicer
-	cache map[loom.UsageSliceFilter][]loom.UsageSlice
-}
-
-func (c *sliceCache) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
-	if got, ok := c.cache[f]; ok {
-		return got, nil
-	}
-	got, err := c.st.UsageSlices(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	if c.cache == nil {
-		c.cache = map[loom.UsageSliceFilter][]loom.UsageSlice{}
-	}
-	c.cache[f] = got
-	return got, nil
 }
 
 // Of returns st as a Store, or an error for a store that reads no

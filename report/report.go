@@ -236,6 +236,30 @@ type Slicer interface {
 	UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error)
 }
 
+// Cached returns st reading usage slices once per filter: the reports
+// one page or command makes from the same slices read them once.
+func Cached(st Slicer) Slicer { return &cached{st: st} }
+
+type cached struct {
+	st    Slicer
+	cache map[loom.UsageSliceFilter][]loom.UsageSlice
+}
+
+func (c *cached) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	if got, ok := c.cache[f]; ok {
+		return got, nil
+	}
+	got, err := c.st.UsageSlices(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if c.cache == nil {
+		c.cache = map[loom.UsageSliceFilter][]loom.UsageSlice{}
+	}
+	c.cache[f] = got
+	return got, nil
+}
+
 // knownAgent reports, for a report of o.Agent that came out empty,
 // whether the name is a surface of the user's sessions or one of
 // o.Agents; an unknown one (a typo) is EINVALID, listing the known.

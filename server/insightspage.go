@@ -81,15 +81,7 @@ func (s *Server) insightsPage(w http.ResponseWriter, r *http.Request) {
 	ctx, user := r.Context(), userOf(r)
 	q := newQuery(r)
 	d := insightsData{Days: q.int("days", insights.DefaultDays, 1, usageMaxDays)}
-	loc := time.Local
-	if tz := q.str("tz"); tz != "" {
-		l, err := time.LoadLocation(tz)
-		if err != nil {
-			q.fail("tz %q is not a time zone: use an IANA name such as Europe/Berlin, or UTC", tz)
-		} else {
-			loc = l
-		}
-	}
+	loc := q.zone()
 	if q.err != nil {
 		s.pageErr(w, r, q.err)
 		return

@@ -117,3 +117,17 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	}
 	return nil
 }
+
+// zone is the time zone ?tz= names, time.Local when it names none.
+func (q *query) zone() *time.Location {
+	tz := q.str("tz")
+	if tz == "" {
+		return time.Local
+	}
+	l, err := time.LoadLocation(tz)
+	if err != nil {
+		q.fail("tz %q is not a time zone: use an IANA name such as Europe/Berlin, or UTC", tz)
+		return time.Local
+	}
+	return l
+}

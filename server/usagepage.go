@@ -105,15 +105,7 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 	if d.Stack != report.ByModel {
 		d.Stack = report.ByAgent
 	}
-	loc := time.Local
-	if tz := q.str("tz"); tz != "" {
-		l, err := time.LoadLocation(tz)
-		if err != nil {
-			q.fail("tz %q is not a time zone: use an IANA name such as Europe/Berlin, or UTC", tz)
-		} else {
-			loc = l
-		}
-	}
+	loc := q.zone()
 	if q.err != nil {
 		s.pageErr(w, r, q.err)
 		return
@@ -123,7 +115,7 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 	d.Since = time.Date(y, m, day, 0, 0, 0, 0, loc).AddDate(0, 0, 1-d.Days)
 	d.TZ = report.ZoneName(loc)
 	// The day report and the block report read the same slices.
-	src := &onceSlicer{st: s.st}
+	src := report.Cached(s.st)
 	o := report.Options{UserID: user, By: report.Day, Breakdown: d.Stack, Since: d.Since, Location: loc, Prices: s.prices(), Now: now}
 	var err error
 	if d.Report, err = report.Build(ctx, src, o); err != nil {
@@ -181,27 +173,6 @@ func (s *Server) costliest(ctx context.Context, user string) ([]loom.UsageRow, e
 		out = append(out, row)
 	}
 	return out, nil
-}
-
-// onceSlicer reads usage slices from the store once and gives the same
-// to every report made with the same filter.
-type onceSlicer struct {
-	st     report.Slicer
-	filter loom.UsageSliceFilter
-	slices []loom.UsageSlice
-	read   bool
-}
-
-func (o *onceSlicer) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
-	if o.read && f == o.filter {
-		return o.slices, nil
-	}
-	sl, err := o.st.UsageSlices(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	o.filter, o.slices, o.read = f, sl, true
-	return sl, nil
 }
 
 // seriesOf returns the colours of a report's breakdown: the costliest
