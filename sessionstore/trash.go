@@ -131,7 +131,7 @@ func emptyTrash(ctx context.Context, tx Tx, log SyncLog, now time.Time) error {
 
 // recordTrash records that the sessions ids went to the trash at at,
 // with what the store had seen: work it had not seen keeps a session
-// out of the trash on the hosts that did it (replica.Life).
+// out of the trash on the hosts that did it (Life).
 func recordTrash(ctx context.Context, log SyncLog, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
@@ -143,7 +143,7 @@ func recordTrash(ctx context.Context, log SyncLog, ids []string, at time.Time) e
 }
 
 // recordPurge records that the sessions ids are gone for good, with what
-// the store had seen (replica.Rescue).
+// the store had seen (Rescue).
 func recordPurge(ctx context.Context, log SyncLog, ids []string) error {
 	if len(ids) == 0 {
 		return nil

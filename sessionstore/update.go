@@ -124,7 +124,7 @@ func UpdateUsage(ctx context.Context, tx UpdateTx, log SyncLog, id string, seq i
 // RepairInterrupted is Store.RepairInterrupted of session id at now,
 // inside tx, recorded in log: the tool parts of its last turn left
 // unfinished (Repair) are stored again, each recorded as a part update,
-// which every host merges by its state (replica.NewerPart). Only the
+// which every host merges by its state (NewerPart). Only the
 // last turn can hold an unfinished tool call: every turn is repaired
 // before the next starts. It returns how many parts it repaired.
 func RepairInterrupted(ctx context.Context, tx UpdateTx, log SyncLog, id string, now time.Time) (int, error) {

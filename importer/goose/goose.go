@@ -44,12 +44,7 @@ func (Format) Provider() string { return "" }
 // layout of some builds is looked at too; %APPDATA%\Block\goose\data on
 // Windows) followed by sessions.
 func (Format) Roots(env func(string) string, home string) []string {
-	get := func(k string) string {
-		if env == nil {
-			return ""
-		}
-		return env(k)
-	}
+	get := importer.Getenv(env)
 	if root := get(rootEnv); root != "" && filepath.IsAbs(root) {
 		return []string{filepath.Join(root, "data", "sessions")}
 	}

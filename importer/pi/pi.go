@@ -41,12 +41,7 @@ func (Format) Provider() string { return "" }
 // pi keeps a directory of sessions per working directory. A leading ~ in
 // either is the home directory, as pi reads it.
 func (Format) Roots(env func(string) string, home string) []string {
-	get := func(k string) string {
-		if env == nil {
-			return ""
-		}
-		return tilde(env(k), home)
-	}
+	get := func(k string) string { return tilde(importer.Getenv(env)(k), home) }
 	var roots []string
 	if dir := get(EnvSessionDir); dir != "" {
 		roots = append(roots, dir)
