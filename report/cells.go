@@ -218,7 +218,7 @@ func (r *Report) Cells(f Format) Table {
 		case row.Block != nil:
 			period = f.day(row.Start) + " " + row.Start.Format("15:04") + "–" + row.End.Format("15:04")
 			if row.Block.Active {
-				period += " (active, " + human.Duration(time.Duration(row.Block.RemainingMinutes)*time.Minute) + " left)"
+				period += " (" + human.Span(float64(row.Block.RemainingMinutes*60)) + " left)"
 			}
 		case r.By == Session:
 			if f.IDLen > 0 && f.IDLen < len(period) {

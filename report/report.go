@@ -545,7 +545,9 @@ func blocks(slices []loom.UsageSlice, now time.Time) []*Row {
 func (b *BlockInfo) rate(row *Row, now time.Time, loc *time.Location) {
 	row.Start, row.End = row.Start.In(loc), row.End.In(loc)
 	b.First, b.Last = b.First.In(loc), b.Last.In(loc)
-	b.Active = now.Before(row.End) && now.Sub(b.Last) < BlockLength
+	// A block that starts after now (files from a machine whose clock
+	// runs ahead) is not active yet.
+	b.Active = !now.Before(row.Start) && now.Before(row.End) && now.Sub(b.Last) < BlockLength
 	hours := math.Max(b.Last.Sub(b.First).Hours(), 1.0/60)
 	b.TokensPerHour = math.Round(float64(row.TotalTokens) / hours)
 	if row.CostUSD != nil {

@@ -132,6 +132,11 @@ func TestBlocks(t *testing.T) {
 	if later := build(t, report.Options{By: report.Block, Now: at("2026-03-02T17:00:00Z")}); later.Active() != nil {
 		t.Fatal("a block that has ended is active")
 	}
+	// Messages dated after now (a clock that ran ahead): their block
+	// has not started, and is not active.
+	if earlier := build(t, report.Options{By: report.Block, Now: at("2026-03-02T11:00:00Z")}); earlier.Active() != nil {
+		t.Fatalf("a block that starts after now is active: %+v", earlier.Active())
+	}
 }
 
 func TestPricesAndBounds(t *testing.T) {

@@ -300,6 +300,11 @@ func usageReportRun(ctx context.Context, opts *Options) error {
 	} else {
 		tp.Flex(1)
 	}
+	if rep.By == report.Block {
+		// The active block's time left and projection stay; its input
+		// and output go first on a narrow terminal.
+		tp.Drop(indexes(t.Header, "INPUT", "OUTPUT")...)
+	}
 	for i, l := range t.Lines {
 		for j, c := range l {
 			var color func(string) string

@@ -136,7 +136,7 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if a := blocks.Active(); a != nil {
-		left := hoursMinutes(a.Block.RemainingMinutes)
+		left := human.Span(float64(a.Block.RemainingMinutes * 60))
 		block := fmt.Sprintf("block %s, %s left", human.Cost(a.Cost()), left)
 		if a.Block.CostPerHour != nil {
 			block += fmt.Sprintf(", %s/h", human.Cost(*a.Block.CostPerHour))
@@ -148,17 +148,6 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.Join(fields, " · "))
 	return err
-}
-
-// hoursMinutes writes minutes as "3h 29m", "3h" or "29m".
-func hoursMinutes(m int64) string {
-	switch {
-	case m < 60:
-		return fmt.Sprintf("%dm", m)
-	case m%60 == 0:
-		return fmt.Sprintf("%dh", m/60)
-	}
-	return fmt.Sprintf("%dh %dm", m/60, m%60)
 }
 
 // slicesFrom answers a report from slices read before: those that

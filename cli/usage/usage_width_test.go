@@ -40,7 +40,10 @@ func TestUsageTablesFit(t *testing.T) {
 	}
 	check := func(args []string, width int) string {
 		t.Helper()
-		r := fx.RunWith(t, clitest.RunOpts{Tty: true, Width: width}, append(args, "--tz", "UTC")...)
+		if args[len(args)-1] != "prices" {
+			args = append(args, "--tz", "UTC")
+		}
+		r := fx.RunWith(t, clitest.RunOpts{Tty: true, Width: width}, args...)
 		if r.Code != 0 {
 			t.Fatalf("%v at %d columns: exit %d: %s", args, width, r.Code, r.Stderr)
 		}
@@ -61,6 +64,11 @@ func TestUsageTablesFit(t *testing.T) {
 		}
 	}
 	check([]string{"usage", "blocks"}, 120)
+	// Every other report fits 80 columns too.
+	for _, args := range [][]string{{"usage", "blocks"}, {"usage", "session"}, {"usage", "prices"}, {"usage", "weekly", "--breakdown", "agent"},
+		{"usage", "daily", "--breakdown", "project"}, {"usage", "monthly", "--breakdown", "model"}} {
+		check(args, 80)
+	}
 	// The insights: a calendar of 80 weeks cut to the last that fit,
 	// the titles cut in their column.
 	for _, width := range []int{80, 120} {

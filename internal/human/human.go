@@ -188,7 +188,7 @@ func Percent(f float64) string {
 	return fmt.Sprintf("%.0f%%", f*100)
 }
 
-// Span writes a time span in seconds as people read one: 45s, 12m,
+// Span writes a time span in seconds as people read one: 45s, 12m, 3h,
 // 3h 20m or 2d 4h; — for none.
 func Span(sec float64) string {
 	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
@@ -199,6 +199,8 @@ func Span(sec float64) string {
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	case d < time.Hour:
 		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour && int(d.Minutes())%60 == 0:
+		return fmt.Sprintf("%dh", int(d.Hours()))
 	case d < 24*time.Hour:
 		return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
 	}
