@@ -91,11 +91,7 @@ func TestReadReal(t *testing.T) {
 // compaction; the session's totals, which count the summary's model
 // call, are three calls.
 func TestReadCompaction(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, fixture)
-	s := importertest.Session(t, res, compactID)
-	if got := importertest.Roles(s); got != "user assistant summary assistant" {
-		t.Fatalf("roles %q", got)
-	}
+	s := importertest.SessionOf(t, Format{}, fixture, compactID, "user assistant summary assistant")
 	sum := s.Messages[2]
 	if sum.Text() != "A big turn read notes.txt." || sum.Usage != (loom.Usage{Compactions: 1}) {
 		t.Errorf("summary %q, usage %+v", sum.Text(), sum.Usage)
