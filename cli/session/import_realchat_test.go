@@ -34,6 +34,9 @@ type chatAgent struct {
 	// compactUsage says the session records the usage of the
 	// compaction's own model call.
 	compactUsage bool
+	// extra runs the flows of this agent alone, in fx's HOME, and
+	// returns what each must import as.
+	extra func(t *testing.T) []*flowWant
 }
 
 // newChatAgent is a chatAgent of tool in a fixture with its fake model.
@@ -106,10 +109,14 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 	a.run(t, team, a.tools(agents.prompts[0])...)
 	a.run(t, team, a.more(a.compact)...)
 	a.run(t, team, a.more(agents.prompts[1])...)
+	wants := []*flowWant{plain, tools, agents}
+	if a.extra != nil {
+		wants = append(wants, a.extra(t)...)
+	}
 	t.Logf("%s ran %d model calls in %s", a.tool, len(a.srv.Requests()), time.Since(started).Round(time.Millisecond))
 
 	keepAgentHome(fx)
-	checkImportedFlows(t, fx, a.tool, []*flowWant{plain, tools, agents})
+	checkImportedFlows(t, fx, a.tool, wants)
 
 	// A second import adds nothing; --watch imports a turn a later run
 	// appends.

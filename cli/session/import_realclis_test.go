@@ -35,6 +35,8 @@ type flowWant struct {
 	// (input without cached tokens, output with reasoning); nil is not
 	// checked.
 	usage *loom.Usage
+	// calls is the session's model calls; 0 is not checked.
+	calls int64
 	// sub is the sub-agent the session ran: linked by an agent part,
 	// its first prompt is its task.
 	sub *flowWant
@@ -172,6 +174,9 @@ func checkFlow(t *testing.T, w *flowWant, s *loom.Session, msgs []*loom.Message,
 	}
 	if summaries != w.summaries || s.Usage.Compactions != int64(w.summaries) {
 		t.Errorf("%s (%s): %d summary messages, usage.compactions %d; want %d", w.flow, s.Key, summaries, s.Usage.Compactions, w.summaries)
+	}
+	if w.calls != 0 && s.Usage.APICalls != w.calls {
+		t.Errorf("%s (%s): %d model calls, want %d", w.flow, s.Key, s.Usage.APICalls, w.calls)
 	}
 	if w.usage != nil {
 		got := loom.Usage{InputTokens: s.Usage.InputTokens, OutputTokens: s.Usage.OutputTokens, ReasoningTokens: s.Usage.ReasoningTokens, CacheReadTokens: s.Usage.CacheReadTokens}
