@@ -308,7 +308,7 @@ func TestImportRealClaudeCode(t *testing.T) {
 			"--allowedTools", "Read,Agent", "--", prompt)
 	}
 	ids := []string{"c1a0e5c0-0000-4000-8000-000000000001", "c1a0e5c0-0000-4000-8000-000000000002",
-		"c1a0e5c0-0000-4000-8000-000000000003", "c1a0e5c0-0000-4000-8000-000000000004"}
+		"c1a0e5c0-0000-4000-8000-000000000003", "c1a0e5c0-0000-4000-8000-000000000004", "c1a0e5c0-0000-4000-8000-000000000005"}
 
 	plain := &flowWant{flow: "plain", prompts: []string{"Say hello in one line."}, replies: []string{"Hello there."},
 		reasoning: []string{"A greeting."}, usage: usageOf(1000, 0, 5, 0)}
@@ -362,6 +362,14 @@ func TestImportRealClaudeCode(t *testing.T) {
 	claude(ids[3], true, "/compact")
 	claude(ids[3], true, "After compaction?")
 
+	// A token in a thinking block alone (TestHandoffCountsCarriedSecrets
+	// hands this file off).
+	secret := &flowWant{flow: "a token in thinking", prompts: []string{"Which token does the config hold?"},
+		replies: []string{"The config holds a GitHub token."}, reasoning: []string{"The config holds ghp_R8s2Qm4Lk7Vx1Nb9Tz3Hc6Wd0Fy5Ju2Pe8Ka; name its kind only."},
+		usage: usageOf(1000, 0, 12, 0)}
+	sc.On(secret.prompts[0], say(secret.reasoning[0], secret.replies[0], 1000, 12))
+	claude(ids[4], false, secret.prompts[0])
+
 	// Resume the first session by its id, after others were written.
 	plain.prompts = append(plain.prompts, "One more on the greeting?")
 	plain.replies = append(plain.replies, "Resumed and answering.")
@@ -373,7 +381,7 @@ func TestImportRealClaudeCode(t *testing.T) {
 	t.Logf("claude-code ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
 
 	keepAgentHome(fx)
-	checkImportedFlows(t, fx, claudecode.Tool, []*flowWant{plain, multi, tools, sub})
+	checkImportedFlows(t, fx, claudecode.Tool, []*flowWant{plain, multi, tools, sub, secret})
 }
 
 // TestImportRealCodex: Codex CLI (`codex exec`, one prompt a process)
