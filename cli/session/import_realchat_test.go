@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
@@ -37,6 +38,9 @@ type chatAgent struct {
 	// extra runs the flows of this agent alone, in fx's HOME, and
 	// returns what each must import as.
 	extra func(t *testing.T) []*flowWant
+	// fidelity is how the agent records its calls
+	// (agentclitest.CheckFidelity); Summary is set from asks.
+	fidelity agentclitest.Expect
 }
 
 // newChatAgent is a chatAgent of tool in a fixture with its fake model.
@@ -117,6 +121,8 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, a.tool, wants)
+	a.fidelity.Summary = asks(a.asks)
+	checkFidelity(t, fx, a.tool, agentclitest.OpenAIAnswers(a.srv.Answered()), a.fidelity)
 
 	// A second import adds nothing; --watch imports a turn a later run
 	// appends.

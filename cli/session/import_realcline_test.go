@@ -105,6 +105,9 @@ func TestImportRealCline(t *testing.T) {
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, clineim.Tool, []*flowWant{turns, tools, agents})
+	compacts := asks("Summarize this session for continuation")
+	checkFidelity(t, fx, clineim.Tool, agentclitest.OpenAIAnswers(srv.Answered()), agentclitest.Expect{Summary: compacts,
+		NotRecorded: map[string]func(providertest.Request) bool{"cline's compaction call": compacts}})
 	rep := clitest.ImportReport(t, fx.MustExec(t, "session", "import", "--from", clineim.Tool, "--json"))
 	if tr := clitest.ToolReport(t, rep, clineim.Tool); tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.SessionsGrown != 0 {
 		t.Errorf("second import: %+v", tr)

@@ -382,6 +382,7 @@ func TestImportRealClaudeCode(t *testing.T) {
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, claudecode.Tool, []*flowWant{plain, multi, tools, sub, secret})
+	checkFidelity(t, fx, claudecode.Tool, agentclitest.AnthropicAnswers(srv.Answered()), agentclitest.Expect{Summary: asks("<summary> block")})
 }
 
 // TestImportRealCodex: Codex CLI (`codex exec`, one prompt a process)
@@ -473,6 +474,7 @@ func TestImportRealCodex(t *testing.T) {
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, codexim.Tool, []*flowWant{plain, multi, tools, sub, compact})
+	checkFidelity(t, fx, codexim.Tool, agentclitest.TurnAnswers(srv.Answered()), agentclitest.Expect{Summary: asks("CONTEXT CHECKPOINT COMPACTION")})
 }
 
 // TestImportRealGemini: Gemini CLI (`gemini -p`, one prompt a process)
@@ -553,4 +555,25 @@ func TestImportRealGemini(t *testing.T) {
 	t.Logf("gemini ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, geminiim.Tool, []*flowWant{plain, multi, tools, sub})
+	checkFidelity(t, fx, geminiim.Tool, agentclitest.TurnAnswers(srv.Answered()), agentclitest.Expect{})
+}
+
+// checkFidelity checks tool's imported sessions in the fixture against
+// what its fake model answered (agentclitest.CheckFidelity).
+func checkFidelity(t *testing.T, fx *clitest.Fixture, tool string, answers []agentclitest.Answer, e agentclitest.Expect) {
+	t.Helper()
+	listed := clitest.DecodeJSON[[]*loom.Session](t, fx.MustExec(t, "session", "list", "-a", "--surface", tool, "--json", "--limit", "1000"))
+	var sessions []agentclitest.Imported
+	for _, s := range listed {
+		sessions = append(sessions, agentclitest.Imported{Session: s, Messages: fx.ShowMessages(t, s.ID)})
+	}
+	agentclitest.CheckFidelity(t, answers, sessions, e)
+}
+
+// asks tells a request by a piece of its last message.
+func asks(piece string) func(providertest.Request) bool {
+	return func(r providertest.Request) bool {
+		return strings.Contains(clitest.LastJSON(r, "messages"), piece) || strings.Contains(clitest.LastJSON(r, "input"), piece) ||
+			strings.Contains(clitest.LastJSON(r, "contents"), piece)
+	}
 }

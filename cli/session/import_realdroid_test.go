@@ -71,6 +71,8 @@ func TestImportRealDroid(t *testing.T) {
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, droidim.Tool, []*flowWant{plain, tools, compact})
+	checkFidelity(t, fx, droidim.Tool, agentclitest.OpenAIAnswers(srv.Answered()),
+		agentclitest.Expect{Summary: asks("Please summarize the following conversation")})
 	rep := clitest.ImportReport(t, fx.MustExec(t, "session", "import", "--from", droidim.Tool, "--json"))
 	if tr := clitest.ToolReport(t, rep, droidim.Tool); tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.SessionsGrown != 0 {
 		t.Errorf("second import: %+v", tr)
