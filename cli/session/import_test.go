@@ -162,8 +162,10 @@ func TestSessionImportRunFromTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut = outputs(ios)
-	if !strings.Contains(out, "claude-code  1         "+root+"\n") ||
-		errOut != "1 of 1 agents found on this machine; loom session import --from all imports them.\n" {
+	// The home directory is shown as ~, the count right-aligned under
+	// its header.
+	if !strings.Contains(out, "claude-code         1  ~/.claude/projects\n") ||
+		errOut != "1 of 1 agents found; loom session import --from all imports them.\n" {
 		t.Errorf("--from list:\n%s\nstderr %q", out, errOut)
 	}
 
