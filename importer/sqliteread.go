@@ -297,3 +297,34 @@ func UnixTime(v float64) time.Time {
 	}
 	return time.Unix(int64(v), 0).UTC()
 }
+
+// DBBundles is the bundle of a tool that keeps one database, named
+// file, in a directory: root itself when it is a file, else root's
+// file when there is one.
+func DBBundles(tool, root, file string) ([]Bundle, error) {
+	fi, err := StatRoot(tool, root)
+	if fi == nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []Bundle{SQLiteBundle(root)}, nil
+	}
+	if db := filepath.Join(root, file); RegularFile(db) == nil {
+		return []Bundle{SQLiteBundle(db)}, nil
+	}
+	return nil, nil
+}
+
+// OpenDBBundle opens the database of bundle b of tool (whose display
+// name is name), which must hold tables: its path and the database.
+func OpenDBBundle(ctx context.Context, tool, name string, b Bundle, tables ...string) (string, *sql.DB, error) {
+	path, isDB, wal, err := SQLiteFile(tool, b)
+	if err != nil {
+		return "", nil, err
+	}
+	if !isDB {
+		return "", nil, fmt.Errorf("%s: %s is not a SQLite database", tool, path)
+	}
+	db, err := OpenSQLiteTables(ctx, tool, name, path, wal, tables...)
+	return path, db, err
+}

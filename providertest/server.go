@@ -58,6 +58,7 @@ type Server[R any] struct {
 	respond  func(Request) (R, bool)
 	requests []Request
 	taken    int
+	answered []Answered[R]
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -118,6 +119,22 @@ func (s *Server[R]) Queued() int {
 	return len(s.queue)
 }
 
+// Answered is a request the server answered with a reply of its
+// script, or (Fallback) with the one it makes when the script has none.
+type Answered[R any] struct {
+	Request  Request
+	Reply    R
+	Fallback bool
+}
+
+// Answered returns every request answered with a reply so far, oldest
+// first: what a client was told, to compare with what it kept.
+func (s *Server[R]) Answered() []Answered[R] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.answered)
+}
+
 // Requests returns every request received so far, oldest first.
 func (s *Server[R]) Requests() []Request {
 	s.mu.Lock()
@@ -155,16 +172,19 @@ func (x *Exchange[R]) Take(fallback func() R) (R, int) {
 	if s.respond != nil {
 		if r, ok := s.respond(x.Req); ok {
 			s.taken++
+			s.answered = append(s.answered, Answered[R]{Request: x.Req, Reply: r})
 			return r, s.taken
 		}
 	}
+	fell := false
 	if len(s.queue) > 0 {
 		reply = s.queue[0]
 		s.queue = s.queue[1:]
 	} else {
-		reply = fallback()
+		reply, fell = fallback(), true
 	}
 	s.taken++
+	s.answered = append(s.answered, Answered[R]{Request: x.Req, Reply: reply, Fallback: fell})
 	return reply, s.taken
 }
 

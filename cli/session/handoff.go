@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -160,6 +161,11 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 		return err
 	}
 	if rep.Redacted > 0 {
+		if rep.Redacted, err = carriedRedactions(ctx, st, s, rep); err != nil {
+			return err
+		}
+	}
+	if rep.Redacted > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "loom: redacted %s (--no-redact keeps them)\n", human.Plural(rep.Redacted, "secret"))
 	}
 	if opts.JSON {
@@ -222,4 +228,26 @@ func droppedLabel(kind string, n int) string {
 		return human.Plural(n, "failed reply")
 	}
 	return fmt.Sprintf("%d %s", n, kind)
+}
+
+// carriedRedactions is how many of the secrets redacted for rep the
+// handed-off file holds: the markers in it beyond those session s held
+// as stored in st (a session redacted in place before). What the target
+// does not take (reasoning it accepts only signed, system messages) was
+// redacted too, but is in no file: not counted.
+func carriedRedactions(ctx context.Context, st loom.Store, s *loom.Session, rep *handoff.Report) (int, error) {
+	out, err := os.ReadFile(rep.Path)
+	if err != nil {
+		return 0, fmt.Errorf("reading the handed-off file: %w", err)
+	}
+	msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
+	if err != nil {
+		return 0, err
+	}
+	stored := strings.Count(s.Title, secrets.MarkerPrefix)
+	for _, m := range msgs {
+		b, _ := json.Marshal(m.Parts)
+		stored += strings.Count(string(b), secrets.MarkerPrefix)
+	}
+	return min(rep.Redacted, max(0, strings.Count(string(out), secrets.MarkerPrefix)-stored)), nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
@@ -34,6 +35,12 @@ type chatAgent struct {
 	// compactUsage says the session records the usage of the
 	// compaction's own model call.
 	compactUsage bool
+	// extra runs the flows of this agent alone, in fx's HOME, and
+	// returns what each must import as.
+	extra func(t *testing.T) []*flowWant
+	// fidelity is how the agent records its calls
+	// (agentclitest.CheckFidelity); Summary is set from asks.
+	fidelity agentclitest.Expect
 }
 
 // newChatAgent is a chatAgent of tool in a fixture with its fake model.
@@ -106,10 +113,16 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 	a.run(t, team, a.tools(agents.prompts[0])...)
 	a.run(t, team, a.more(a.compact)...)
 	a.run(t, team, a.more(agents.prompts[1])...)
+	wants := []*flowWant{plain, tools, agents}
+	if a.extra != nil {
+		wants = append(wants, a.extra(t)...)
+	}
 	t.Logf("%s ran %d model calls in %s", a.tool, len(a.srv.Requests()), time.Since(started).Round(time.Millisecond))
 
 	keepAgentHome(fx)
-	checkImportedFlows(t, fx, a.tool, []*flowWant{plain, tools, agents})
+	checkImportedFlows(t, fx, a.tool, wants)
+	a.fidelity.Summary = asks(a.asks)
+	checkFidelity(t, fx, a.tool, agentclitest.OpenAIAnswers(a.srv.Answered()), a.fidelity)
 
 	// A second import adds nothing; --watch imports a turn a later run
 	// appends.

@@ -20,11 +20,13 @@ import (
 
 // TestImportRealCline: Cline's CLI (configured with `cline auth openai
 // --baseurl` for a fake OpenAI Chat Completions server) writes a prompt
-// answered with reasoning, continued by a second turn in its terminal
-// interface (`cline --id ID`, which resumes only interactively: driven
-// on a pseudo-terminal), and a file read; each imports faithfully with
-// the tokens Cline recorded, a second import adds nothing, and `--watch`
-// imports a session a later `cline` run writes. The hub daemon Cline
+// answered with reasoning, continued by a second turn and /compact in
+// its terminal interface (`cline --id ID`, which resumes only
+// interactively: driven on a pseudo-terminal), a file read, and a
+// sub-agent that spawn_agent runs; each imports faithfully with the
+// tokens Cline recorded, the compaction's summary, the sub-agent linked
+// to its parent; a second import adds nothing, and `--watch` imports a
+// session a later `cline` run writes. The hub daemon Cline
 // leaves running is stopped when the test ends.
 func TestImportRealCline(t *testing.T) {
 	if clitest.OnPostgres() {
@@ -47,11 +49,15 @@ func TestImportRealCline(t *testing.T) {
 		return &openaitest.Usage{PromptTokens: in, CachedTokens: cached, CompletionTokens: out}
 	}
 
-	turns := &flowWant{flow: "two turns", prompts: []string{"Say hello in one line.", "One more on the greeting?"},
-		replies: []string{"Hello there.", "Continued and answering."}, reasoning: []string{"A greeting."},
+	// The second turn is followed by /compact: cline asks the model for
+	// a summary, keeps it in <id>.compaction.json and records the call's
+	// usage nowhere.
+	turns := &flowWant{flow: "two turns and /compact", prompts: []string{"Say hello in one line.", "One more on the greeting?"},
+		replies: []string{"Hello there.", "Continued and answering."}, reasoning: []string{"A greeting."}, summaries: 1,
 		usage: usageOf(800+2100, 200, 15+4, 0)}
 	sc.On(turns.prompts[0], sc.Answer(openaitest.Reply{Reasoning: "A greeting.", Text: "Hello there.", Usage: usage(1000, 200, 15)}))
 	sc.On(turns.prompts[1], sc.Answer(openaitest.Reply{Text: "Continued and answering.", Usage: usage(2100, 0, 4)}))
+	sc.On("Summarize this session for continuation", sc.Answer(openaitest.Reply{Text: "## Goal\nGreet the user twice.", Usage: usage(1900, 0, 30)}))
 	cline(turns.prompts[0])
 	id := clineSession(t, fx.Home, turns.prompts[0])
 	cmd := exec.Command(bin, "--id", id)
@@ -65,7 +71,12 @@ func TestImportRealCline(t *testing.T) {
 	// newline: it goes once the text is echoed.
 	term.WaitForWithin(t, turns.prompts[1], time.Minute)
 	term.Send("\r")
-	term.WaitForWithin(t, "Continued", 3*time.Minute)
+	// The turn is over when the status line shows its call's tokens.
+	term.WaitForScreen(t, "gpt-fake (2,100)", 3*time.Minute)
+	term.Send("/compact")
+	term.WaitForWithin(t, "/compact", time.Minute)
+	term.Send("\r")
+	term.WaitForScreen(t, "Context compacted", 3*time.Minute)
 	// Ctrl+C twice leaves, with a summary of the session.
 	term.Send("\x03")
 	term.Send("\x03")
@@ -79,8 +90,24 @@ func TestImportRealCline(t *testing.T) {
 	sc.On("beta", sc.Answer(openaitest.Reply{Text: "It says alpha and beta.", Usage: usage(1400, 0, 9)}))
 	cline(tools.prompts[0])
 
+	// spawn_agent runs a sub-agent, whose messages cline keeps in its
+	// parent's directory (agent_<id>.messages.json).
+	task := "SUBTASK-COUNT: count the lines of notes.txt"
+	agents := &flowWant{flow: "sub-agent", prompts: []string{"Delegate the count to a helper."},
+		replies: []string{"Delegating.", "The helper says two lines."}, tools: []toolWant{{"spawn_agent", "Two lines."}},
+		usage: usageOf(1500+1600, 0, 10+8, 0),
+		sub:   &flowWant{flow: "sub-agent's session", prompts: []string{task}, replies: []string{"Two lines."}, usage: usageOf(600, 0, 7, 0)}}
+	sc.On(agents.prompts[0], sc.Answer(openaitest.Reply{Text: "Delegating.", Usage: usage(1500, 0, 10),
+		ToolCalls: []providertest.ToolCall{{ID: "call_spawn", Name: "spawn_agent", Args: `{"systemPrompt":"You count lines.","task":"` + task + `"}`}}}))
+	sc.On("SUBTASK-COUNT", sc.Answer(openaitest.Reply{Text: "Two lines.", Usage: usage(600, 0, 7)}))
+	sc.On("call_spawn", sc.Answer(openaitest.Reply{Text: "The helper says two lines.", Usage: usage(1600, 0, 8)}))
+	cline(agents.prompts[0])
+
 	keepAgentHome(fx)
-	checkImportedFlows(t, fx, clineim.Tool, []*flowWant{turns, tools})
+	checkImportedFlows(t, fx, clineim.Tool, []*flowWant{turns, tools, agents})
+	compacts := asks("Summarize this session for continuation")
+	checkFidelity(t, fx, clineim.Tool, agentclitest.OpenAIAnswers(srv.Answered()), agentclitest.Expect{Summary: compacts,
+		NotRecorded: map[string]func(providertest.Request) bool{"cline's compaction call": compacts}})
 	rep := clitest.ImportReport(t, fx.MustExec(t, "session", "import", "--from", clineim.Tool, "--json"))
 	if tr := clitest.ToolReport(t, rep, clineim.Tool); tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.SessionsGrown != 0 {
 		t.Errorf("second import: %+v", tr)

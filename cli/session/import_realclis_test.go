@@ -35,6 +35,8 @@ type flowWant struct {
 	// (input without cached tokens, output with reasoning); nil is not
 	// checked.
 	usage *loom.Usage
+	// calls is the session's model calls; 0 is not checked.
+	calls int64
 	// sub is the sub-agent the session ran: linked by an agent part,
 	// its first prompt is its task.
 	sub *flowWant
@@ -173,6 +175,9 @@ func checkFlow(t *testing.T, w *flowWant, s *loom.Session, msgs []*loom.Message,
 	if summaries != w.summaries || s.Usage.Compactions != int64(w.summaries) {
 		t.Errorf("%s (%s): %d summary messages, usage.compactions %d; want %d", w.flow, s.Key, summaries, s.Usage.Compactions, w.summaries)
 	}
+	if w.calls != 0 && s.Usage.APICalls != w.calls {
+		t.Errorf("%s (%s): %d model calls, want %d", w.flow, s.Key, s.Usage.APICalls, w.calls)
+	}
 	if w.usage != nil {
 		got := loom.Usage{InputTokens: s.Usage.InputTokens, OutputTokens: s.Usage.OutputTokens, ReasoningTokens: s.Usage.ReasoningTokens, CacheReadTokens: s.Usage.CacheReadTokens}
 		if got != *w.usage {
@@ -303,7 +308,7 @@ func TestImportRealClaudeCode(t *testing.T) {
 			"--allowedTools", "Read,Agent", "--", prompt)
 	}
 	ids := []string{"c1a0e5c0-0000-4000-8000-000000000001", "c1a0e5c0-0000-4000-8000-000000000002",
-		"c1a0e5c0-0000-4000-8000-000000000003", "c1a0e5c0-0000-4000-8000-000000000004"}
+		"c1a0e5c0-0000-4000-8000-000000000003", "c1a0e5c0-0000-4000-8000-000000000004", "c1a0e5c0-0000-4000-8000-000000000005"}
 
 	plain := &flowWant{flow: "plain", prompts: []string{"Say hello in one line."}, replies: []string{"Hello there."},
 		reasoning: []string{"A greeting."}, usage: usageOf(1000, 0, 5, 0)}
@@ -357,6 +362,14 @@ func TestImportRealClaudeCode(t *testing.T) {
 	claude(ids[3], true, "/compact")
 	claude(ids[3], true, "After compaction?")
 
+	// A token in a thinking block alone (TestHandoffCountsCarriedSecrets
+	// hands this file off).
+	secret := &flowWant{flow: "a token in thinking", prompts: []string{"Which token does the config hold?"},
+		replies: []string{"The config holds a GitHub token."}, reasoning: []string{"The config holds ghp_R8s2Qm4Lk7Vx1Nb9Tz3Hc6Wd0Fy5Ju2Pe8Ka; name its kind only."},
+		usage: usageOf(1000, 0, 12, 0)}
+	sc.On(secret.prompts[0], say(secret.reasoning[0], secret.replies[0], 1000, 12))
+	claude(ids[4], false, secret.prompts[0])
+
 	// Resume the first session by its id, after others were written.
 	plain.prompts = append(plain.prompts, "One more on the greeting?")
 	plain.replies = append(plain.replies, "Resumed and answering.")
@@ -368,7 +381,8 @@ func TestImportRealClaudeCode(t *testing.T) {
 	t.Logf("claude-code ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
 
 	keepAgentHome(fx)
-	checkImportedFlows(t, fx, claudecode.Tool, []*flowWant{plain, multi, tools, sub})
+	checkImportedFlows(t, fx, claudecode.Tool, []*flowWant{plain, multi, tools, sub, secret})
+	checkFidelity(t, fx, claudecode.Tool, agentclitest.AnthropicAnswers(srv.Answered()), agentclitest.Expect{Summary: asks("<summary> block")})
 }
 
 // TestImportRealCodex: Codex CLI (`codex exec`, one prompt a process)
@@ -460,6 +474,7 @@ func TestImportRealCodex(t *testing.T) {
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, codexim.Tool, []*flowWant{plain, multi, tools, sub, compact})
+	checkFidelity(t, fx, codexim.Tool, agentclitest.TurnAnswers(srv.Answered()), agentclitest.Expect{Summary: asks("CONTEXT CHECKPOINT COMPACTION")})
 }
 
 // TestImportRealGemini: Gemini CLI (`gemini -p`, one prompt a process)
@@ -540,4 +555,25 @@ func TestImportRealGemini(t *testing.T) {
 	t.Logf("gemini ran %d model calls in %s", len(srv.Requests()), time.Since(started).Round(time.Millisecond))
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, geminiim.Tool, []*flowWant{plain, multi, tools, sub})
+	checkFidelity(t, fx, geminiim.Tool, agentclitest.TurnAnswers(srv.Answered()), agentclitest.Expect{})
+}
+
+// checkFidelity checks tool's imported sessions in the fixture against
+// what its fake model answered (agentclitest.CheckFidelity).
+func checkFidelity(t *testing.T, fx *clitest.Fixture, tool string, answers []agentclitest.Answer, e agentclitest.Expect) {
+	t.Helper()
+	listed := clitest.DecodeJSON[[]*loom.Session](t, fx.MustExec(t, "session", "list", "-a", "--surface", tool, "--json", "--limit", "1000"))
+	var sessions []agentclitest.Imported
+	for _, s := range listed {
+		sessions = append(sessions, agentclitest.Imported{Session: s, Messages: fx.ShowMessages(t, s.ID)})
+	}
+	agentclitest.CheckFidelity(t, answers, sessions, e)
+}
+
+// asks tells a request by a piece of its last message.
+func asks(piece string) func(providertest.Request) bool {
+	return func(r providertest.Request) bool {
+		return strings.Contains(clitest.LastJSON(r, "messages"), piece) || strings.Contains(clitest.LastJSON(r, "input"), piece) ||
+			strings.Contains(clitest.LastJSON(r, "contents"), piece)
+	}
 }

@@ -108,6 +108,7 @@ func TestImportRealContinue(t *testing.T) {
 	if in != 900+1000+1100+1300 || out != 5+4+20+9 {
 		t.Errorf("usage %d in, %d out", in, out)
 	}
+	checkFidelity(t, fx, "continue", agentclitest.OpenAIAnswers(srv.Answered()), agentclitest.Expect{})
 	// A second import adds nothing.
 	_, rep, _ = fx.ImportAll(t, false, "--from", "continue", filepath.Join(home, ".continue"))
 	if tr := clitest.ToolReport(t, rep, "continue"); tr.MessagesAdded != 0 || tr.SessionsNew != 0 {

@@ -1,11 +1,13 @@
 package session_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	copilotim "github.com/loomhq/loom/importer/copilot"
 	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )
 
@@ -15,7 +17,9 @@ import (
 // (COPILOT_PROVIDER_BASE_URL, no login), runs the flows of
 // runChatFlows: a second turn with `--continue`, a view of a file, a
 // sub-agent with its task tool (sync), and `/compact`, whose model
-// call's usage Copilot CLI records.
+// call's usage Copilot CLI records; and a compaction started in the
+// background and cancelled after its model call, whose usage it
+// records too.
 func TestImportRealCopilot(t *testing.T) {
 	if clitest.OnPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
@@ -39,5 +43,29 @@ func TestImportRealCopilot(t *testing.T) {
 			Args: `{"name":"counter","prompt":"` + task + `","agent_type":"general-purpose","description":"count lines","mode":"sync"}`}
 	}
 	a.compact, a.asks, a.compactUsage = "/compact", "create a detailed summary of the conversation", true
+	a.extra = func(t *testing.T) []*flowWant {
+		// With a prompt budget of 14000 tokens, the first call's context
+		// is over Copilot CLI's threshold: it compacts in the background,
+		// and the turn ends before the compaction is applied, which is
+		// cancelled after its model call.
+		small := append(env[:len(env):len(env)], "COPILOT_PROVIDER_MAX_PROMPT_TOKENS=14000")
+		dir := filepath.Join(a.fx.Home, "small")
+		clitest.MustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
+		usage := func(in, out int64) *openaitest.Usage {
+			return &openaitest.Usage{PromptTokens: in, CompletionTokens: out}
+		}
+		cancelled := &flowWant{flow: "cancelled compaction", prompts: []string{"What is in the small notes.txt?"},
+			replies: []string{"Reading.", "It says alpha and beta."}, tools: []toolWant{{"view", "beta"}},
+			usage: usageOf(13000+5000+13500, 0, 10+30+9, 0), calls: 3}
+		a.sc.On(cancelled.prompts[0], a.sc.Answer(openaitest.Reply{Text: "Reading.", Usage: usage(13000, 10),
+			ToolCalls: []providertest.ToolCall{a.read(filepath.Join(dir, "notes.txt"))}}))
+		a.sc.On(a.asks, a.sc.Answer(openaitest.Reply{Text: "A summary no one kept.", Usage: usage(5000, 30)}))
+		a.sc.On("beta", a.sc.Answer(openaitest.Reply{Text: "It says alpha and beta.", Usage: usage(13500, 9)}))
+		agentclitest.Run(t, clitest.CLITimeout, dir, small, bin, a.tools(cancelled.prompts[0])...)
+		return []*flowWant{cancelled}
+	}
+	// The compaction cancelled after its call keeps the call, not its
+	// summary.
+	a.fidelity.Discarded = func(x agentclitest.Answer) bool { return x.Text == "A summary no one kept." }
 	runChatFlows(t, a)
 }

@@ -14,9 +14,11 @@ import (
 
 // TestImportRealDroid: Factory's droid (`droid exec`, offline against a
 // fake OpenAI Chat Completions server, a custom model of
-// ~/.factory/settings.json) writes a prompt answered with reasoning and
-// a file read; each imports faithfully with the token totals droid
-// recorded, a second import adds nothing, and `--watch` imports a
+// ~/.factory/settings.json) writes a prompt answered with reasoning,
+// a file read, and a compaction (a call over the settings'
+// compactionTokenLimit) in the middle of a turn; each imports
+// faithfully with the token totals droid recorded, the compaction a
+// summary, a second import adds nothing, and `--watch` imports a
 // session a later `droid exec` writes. droid resumes a session only
 // through Factory's service (`droid exec -s ID` fails offline), so no
 // session here grows by a turn of its own.
@@ -33,7 +35,7 @@ func TestImportRealDroid(t *testing.T) {
 	srv.Respond(sc.Respond)
 	clitest.MustWrite(t, filepath.Join(fx.Home, ".factory", "settings.json"), `{"customModels": [{"model": "gpt-fake", "displayName": "Fake",
 		"baseUrl": "`+srv.BaseURL()+`", "apiKey": "sk-fake", "provider": "generic-chat-completion-api", "maxOutputTokens": 8000}],
-		"sessionDefaultSettings": {"model": "custom:gpt-fake"}}`)
+		"sessionDefaultSettings": {"model": "custom:gpt-fake"}, "compactionTokenLimit": 5000}`)
 	env := agentclitest.Env(fx.Home)
 	dir := filepath.Join(fx.Home, "work")
 	clitest.MustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
@@ -56,8 +58,21 @@ func TestImportRealDroid(t *testing.T) {
 	sc.On("beta", sc.Answer(openaitest.Reply{Text: "It says alpha and beta.", Usage: usage(1400, 0, 9)}))
 	droid(tools.prompts[0])
 
+	// A call that reports more tokens than compactionTokenLimit: droid
+	// compacts the history (a model call for the summary, kept in a
+	// compaction_state line) before it sends the call's result.
+	compact := &flowWant{flow: "compaction", prompts: []string{"Big turn."}, replies: []string{"Reading it first.", "Done after the summary."},
+		tools: []toolWant{{"Read", "beta"}}, summaries: 1, usage: usageOf(6000+1900+2000, 0, 10+30+6, 0)}
+	sc.On(compact.prompts[0], sc.Answer(openaitest.Reply{Text: "Reading it first.", Usage: usage(6000, 0, 10),
+		ToolCalls: []providertest.ToolCall{{ID: "call_big", Name: "Read", Args: `{"file_path":"` + filepath.Join(dir, "notes.txt") + `"}`}}}))
+	sc.On("Please summarize the following conversation", sc.Answer(openaitest.Reply{Text: "<summary>A big turn read notes.txt.</summary>", Usage: usage(1900, 0, 30)}))
+	sc.On("call_big", sc.Answer(openaitest.Reply{Text: "Done after the summary.", Usage: usage(2000, 0, 6)}))
+	droid(compact.prompts[0])
+
 	keepAgentHome(fx)
-	checkImportedFlows(t, fx, droidim.Tool, []*flowWant{plain, tools})
+	checkImportedFlows(t, fx, droidim.Tool, []*flowWant{plain, tools, compact})
+	checkFidelity(t, fx, droidim.Tool, agentclitest.OpenAIAnswers(srv.Answered()),
+		agentclitest.Expect{Summary: asks("Please summarize the following conversation")})
 	rep := clitest.ImportReport(t, fx.MustExec(t, "session", "import", "--from", droidim.Tool, "--json"))
 	if tr := clitest.ToolReport(t, rep, droidim.Tool); tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.SessionsGrown != 0 {
 		t.Errorf("second import: %+v", tr)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	geminiim "github.com/loomhq/loom/importer/gemini"
+	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/providertest"
 )
@@ -59,4 +60,9 @@ func TestImportRealGeminiCompression(t *testing.T) {
 		reasoning: []string{"The user wants the file.", "Both lines are read."},
 		tools:     []toolWant{{"read_file", "beta"}}, summaries: 1,
 		usage: usageOf(1000+300000+1400, 0, 3+40+9, 20+3)}})
+	snapshot := asks("Generate a new <state_snapshot>")
+	checkFidelity(t, fx, geminiim.Tool, agentclitest.TurnAnswers(srv.Answered()), agentclitest.Expect{Summary: snapshot,
+		NotRecorded: map[string]func(providertest.Request) bool{"Gemini CLI's compression calls": func(r providertest.Request) bool {
+			return snapshot(r) || asks("Critically evaluate the <state_snapshot>")(r)
+		}}})
 }

@@ -93,6 +93,8 @@ func runOpencodeFamily(t *testing.T, p opencodeFamily) {
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, p.tool, flows)
+	checkFidelity(t, fx, p.tool, agentclitest.OpenAIAnswers(srv.Answered()), agentclitest.Expect{NotRecorded: map[string]func(providertest.Request) bool{
+		"the call that titles a new session": func(r providertest.Request) bool { _, tools := r.Body["tools"]; return !tools }}})
 	var cost float64
 	for _, s := range clitest.DecodeJSON[[]*loom.Session](t, fx.MustExec(t, "session", "list", "-a", "--surface", p.tool, "--json")) {
 		cost += s.Usage.CostUSD

@@ -107,6 +107,7 @@ func TestImportRealPi(t *testing.T) {
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, piim.Tool, []*flowWant{plain, tools})
+	checkFidelity(t, fx, piim.Tool, agentclitest.TurnAnswers(pr.srv.Answered()), agentclitest.Expect{})
 
 	// A second import adds nothing; --watch imports a turn a later pi
 	// run appends.
@@ -230,6 +231,10 @@ func TestImportRealPiCompaction(t *testing.T) {
 
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, piim.Tool, []*flowWant{flow})
+	// pi's compaction entry holds the summary, not its call's usage.
+	compacts := asks("conversation to summarize")
+	checkFidelity(t, fx, piim.Tool, agentclitest.TurnAnswers(pr.srv.Answered()), agentclitest.Expect{Summary: compacts,
+		NotRecorded: map[string]func(providertest.Request) bool{"pi's compaction call": compacts}})
 	listed := clitest.DecodeJSON[[]*loom.Session](t, fx.MustExec(t, "session", "list", "-a", "--surface", piim.Tool, "--json"))
 	if len(listed) != 1 || listed[0].Title != "Compaction in pi" {
 		t.Fatalf("sessions %+v, want one titled %q", listed, "Compaction in pi")

@@ -7,6 +7,7 @@ import (
 	qwenim "github.com/loomhq/loom/importer/qwen"
 	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )
 
@@ -14,7 +15,8 @@ import (
 // the Node 22 it needs), against a fake OpenAI-compatible model
 // (--auth-type openai), runs the flows of runChatFlows: a second turn
 // with `-c`, a read_file, a sub-agent with its agent tool in the
-// foreground, and `/compress`.
+// foreground, and `/compress`; and a sub-agent whose reply is text and
+// a call, which Qwen Code records as two records of one model call.
 func TestImportRealQwen(t *testing.T) {
 	if clitest.OnPostgres() {
 		t.Skip("runs the real agent once, on the SQLite pass")
@@ -43,5 +45,30 @@ func TestImportRealQwen(t *testing.T) {
 			Args: `{"description":"count lines","prompt":"` + task + `","subagent_type":"general-purpose","run_in_background":false}`}
 	}
 	a.compact, a.asks = "/compress", "summarizes a conversation"
+	a.extra = func(t *testing.T) []*flowWant {
+		// A sub-agent's reply of text and a call: Qwen Code records them
+		// as two assistant records of one model call.
+		dir := filepath.Join(a.fx.Home, "crew")
+		clitest.MustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
+		usage := func(in, out int64) *openaitest.Usage {
+			return &openaitest.Usage{PromptTokens: in, CompletionTokens: out}
+		}
+		task := "SUBTASK-READ: read notes.txt"
+		read := a.read(filepath.Join(dir, "notes.txt"))
+		sub := &flowWant{flow: "sub-agent's reading", prompts: []string{task}, replies: []string{"Reading it.", "It says alpha and beta."},
+			tools: []toolWant{{read.Name, "beta"}}, usage: usageOf(700+800, 0, 9+6, 0), calls: 2}
+		call := a.agent(task)
+		crew := &flowWant{flow: "sub-agent that reads", prompts: []string{"Have a helper read notes.txt."},
+			replies: []string{"The helper read it."}, tools: []toolWant{{call.Name, "alpha and beta"}}, sub: sub,
+			usage: usageOf(1500+1600, 0, 20+8, 0), calls: 2}
+		a.sc.On(crew.prompts[0], a.sc.Answer(openaitest.Reply{Usage: usage(1500, 20), ToolCalls: []providertest.ToolCall{call}}))
+		a.sc.On("SUBTASK-READ", a.sc.Answer(openaitest.Reply{Text: "Reading it.", Usage: usage(700, 9), ToolCalls: []providertest.ToolCall{read}}))
+		a.sc.On("beta", a.sc.Answer(openaitest.Reply{Text: "It says alpha and beta.", Usage: usage(800, 6)}))
+		a.sc.On("It says alpha and beta.", a.sc.Answer(openaitest.Reply{Text: "The helper read it.", Usage: usage(1600, 8)}))
+		a.run(t, dir, a.tools(crew.prompts[0])...)
+		return []*flowWant{crew}
+	}
+	// The usage of /compress's call is only in a telemetry record.
+	a.fidelity.NotRecorded = map[string]func(providertest.Request) bool{"Qwen Code's compression call": asks(a.asks)}
 	runChatFlows(t, a)
 }

@@ -25,6 +25,7 @@ import (
 	_ "github.com/loomhq/loom/importer/crush"
 	_ "github.com/loomhq/loom/importer/cursor"
 	_ "github.com/loomhq/loom/importer/droid"
+	_ "github.com/loomhq/loom/importer/forge"
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/gptme"

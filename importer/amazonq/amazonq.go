@@ -28,7 +28,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,17 +70,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 
 // Bundles is the database (with its write-ahead log).
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := importer.StatRoot(Tool, root)
-	if fi == nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return []importer.Bundle{importer.SQLiteBundle(root)}, nil
-	}
-	if db := filepath.Join(root, dbName); importer.RegularFile(db) == nil {
-		return []importer.Bundle{importer.SQLiteBundle(db)}, nil
-	}
-	return nil, nil
+	return importer.DBBundles(Tool, root, dbName)
 }
 
 // CountSessions counts the database's conversations.
@@ -91,14 +80,7 @@ func (Format) CountSessions(ctx context.Context, b importer.Bundle) (int, error)
 
 // Read reads every conversation of the database.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name, isDB, wal, err := importer.SQLiteFile(Tool, b)
-	if err != nil {
-		return nil, err
-	}
-	if !isDB {
-		return nil, fmt.Errorf("amazon-q: %s is not a SQLite database", name)
-	}
-	db, err := importer.OpenSQLiteTables(ctx, Tool, "Amazon Q", name, wal, "conversations")
+	name, db, err := importer.OpenDBBundle(ctx, Tool, "Amazon Q", b, "conversations")
 	if err != nil {
 		return nil, err
 	}

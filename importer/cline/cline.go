@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -33,8 +34,12 @@ const (
 )
 
 // messagesSuffix ends the name of a session's messages file,
-// <id>.messages.json, beside its <id>.json.
-const messagesSuffix = ".messages.json"
+// <id>.messages.json, beside its <id>.json; compactionSuffix the name
+// of its latest compaction's, <id>.compaction.json.
+const (
+	messagesSuffix   = ".messages.json"
+	compactionSuffix = ".compaction.json"
+)
 
 func init() { importer.Register(Format{}) }
 
@@ -69,22 +74,49 @@ func (Format) Roots(env func(string) string, home string) []string {
 
 // Bundles lists every session under root (a directory per session,
 // sessions/<id>/): its messages file <id>.messages.json, with <id>.json,
-// the session's record, when there is one. root itself may be one
+// the session's record, <id>.compaction.json, its latest compaction,
+// and the messages files of its sub-agents beside them
+// (<agent id>.messages.json), when there are. root itself may be one
 // messages file.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	bs, err := importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool {
-		return strings.HasSuffix(d.Name(), messagesSuffix)
+	bs, err := importer.FileBundles(ctx, Tool, root, func(path string, d fs.DirEntry) bool {
+		return strings.HasSuffix(d.Name(), messagesSuffix) && !isSubagentFile(path)
 	})
 	for i, b := range bs {
-		record := strings.TrimSuffix(b.Name(), messagesSuffix) + ".json"
-		if fi, err := os.Stat(record); err == nil && fi.Mode().IsRegular() {
-			bs[i].Files = append(bs[i].Files, record)
+		base := strings.TrimSuffix(b.Name(), messagesSuffix)
+		for _, side := range []string{base + ".json", base + compactionSuffix} {
+			if fi, err := os.Stat(side); err == nil && fi.Mode().IsRegular() {
+				bs[i].Files = append(bs[i].Files, side)
+			}
+		}
+		if filepath.Base(base) != filepath.Base(filepath.Dir(base)) {
+			continue
+		}
+		entries, _ := os.ReadDir(filepath.Dir(base))
+		for _, e := range entries {
+			if path := filepath.Join(filepath.Dir(base), e.Name()); e.Type().IsRegular() && strings.HasSuffix(e.Name(), messagesSuffix) && isSubagentFile(path) {
+				bs[i].Files = append(bs[i].Files, path)
+			}
 		}
 	}
 	return bs, err
 }
 
-// Read reads one session's messages file and its record.
+// isSubagentFile reports whether the messages file at path is a
+// sub-agent's: not named after the session directory it is in, which
+// holds that session's own messages file.
+func isSubagentFile(path string) bool {
+	dir := filepath.Dir(path)
+	own := filepath.Base(dir) + messagesSuffix
+	if filepath.Base(path) == own {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, own))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Read reads one session's messages file, its record and compaction,
+// and its sub-agents' messages files.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 	if b.Name() == "" {
 		return nil, errors.New("cline: empty bundle")
@@ -93,16 +125,56 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if err != nil {
 		return nil, err
 	}
-	var record []byte
-	if len(b.Files) > 1 {
-		// A record that cannot be read leaves the session without its
-		// title, directory and parent; the messages are still read.
-		record, _, _ = readFile(b.Files[1])
+	base := strings.TrimSuffix(b.Name(), messagesSuffix)
+	var record, compaction []byte
+	var subs []string
+	for _, f := range b.Files[1:] {
+		// A record or compaction that cannot be read leaves the session
+		// without its title, directory and parent, or its summary; the
+		// messages are still read.
+		switch {
+		case f == base+".json":
+			record, _, _ = readFile(f)
+		case f == base+compactionSuffix:
+			compaction, _, _ = readFile(f)
+		case strings.HasSuffix(f, messagesSuffix):
+			subs = append(subs, f)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return parse(b.Name(), data, record, mod)
+	res, err := parse(b.Name(), data, record, compaction, mod)
+	if err != nil || len(res.Sessions) == 0 {
+		return res, err
+	}
+	for _, f := range subs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, mod, err := readFile(f)
+		if err != nil {
+			res.Problemf(f, 0, err.Error())
+			continue
+		}
+		sub, err := parse(f, data, nil, nil, mod)
+		if err != nil {
+			return nil, err
+		}
+		res.Problems = append(res.Problems, sub.Problems...)
+		for k, n := range sub.Skipped {
+			if res.Skipped == nil {
+				res.Skipped = map[string]int{}
+			}
+			res.Skipped[k] += n
+		}
+		for _, s := range sub.Sessions {
+			s.Kind, s.ParentSourceID = loom.KindSubagent, res.Sessions[0].SourceID
+			res.Sessions = append(res.Sessions, s)
+		}
+	}
+	linkSubagents(res.Sessions)
+	return res, nil
 }
 
 func readFile(name string) ([]byte, fs.FileInfo, error) {

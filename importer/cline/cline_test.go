@@ -17,13 +17,20 @@ import (
 // prompt answered with reasoning and continued in its TUI (`cline --id
 // ID`, in a terminal), a file read with read_files, and a session
 // left with Ctrl+C while cline still waited on its hub, which it records
-// as an error shown to the user.
+// as an error shown to the user; and two TestImportRealCline wrote (its
+// directories renamed /tmp/npmb/…): two turns followed by /compact in
+// the TUI (<id>.compaction.json), and a spawn_agent call with the
+// sub-agent's messages beside its parent's
+// (agent_<id>.messages.json).
 var fixture = filepath.Join("testdata", "sessions")
 
 const (
-	turnsID = "1795589676179_a9wk5"
-	readID  = "1795590774990_ygpka"
-	leftID  = "1795592977707_g3zvq"
+	turnsID   = "1795589676179_a9wk5"
+	readID    = "1795590774990_ygpka"
+	leftID    = "1795592977707_g3zvq"
+	compactID = "1795662075441_mkhlt"
+	spawnID   = "1795662173245_hc03i"
+	subID     = spawnID + "__agent_1795662176480_0vltj7"
 )
 
 func TestRoots(t *testing.T) {
@@ -87,6 +94,74 @@ func TestReadReal(t *testing.T) {
 	if call.Type != loom.PartTool || call.Name != "read_files" || call.Status != loom.ToolCompleted ||
 		!strings.Contains(string(call.Output), `"result":"1 | alpha\n2 | beta"`) || !strings.Contains(string(call.Input), "notes.txt") {
 		t.Errorf("the read %+v", call)
+	}
+	if len(res.Sessions) != 6 {
+		t.Errorf("%d sessions, want 6 (the sub-agent's file is no session of its own)", len(res.Sessions))
+	}
+}
+
+// TestReadCompaction: /compact's summary, kept in <id>.compaction.json
+// for the messages it replaces, is a summary message after the last of
+// them, counted as a compaction; the messages file still holds them all.
+func TestReadCompaction(t *testing.T) {
+	s := importertest.SessionOf(t, Format{}, fixture, compactID, "user assistant user assistant summary")
+	sum := s.Messages[4]
+	if !strings.HasPrefix(sum.Text(), "## Goal\nGreet the user twice.") || sum.Usage != (loom.Usage{Compactions: 1}) ||
+		sum.CreatedAt.UnixMilli() != 1795662122625 {
+		t.Errorf("summary %q at %s, usage %+v", sum.Text(), sum.CreatedAt, sum.Usage)
+	}
+}
+
+// TestReadSubagent: a sub-agent spawn_agent ran, whose messages cline
+// keeps beside its parent's, is a sub-agent of it, under the session id
+// cline gives it, linked from the call that ran it; read alone, its file
+// still names its parent.
+func TestReadSubagent(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, fixture)
+	parent, sub := importertest.Session(t, res, spawnID), importertest.Session(t, res, subID)
+	if sub.Kind != loom.KindSubagent || sub.ParentSourceID != spawnID || importertest.Roles(sub) != "user assistant" ||
+		sub.Messages[0].Text() != "SUBTASK-COUNT: count the lines of notes.txt" || sub.Messages[1].Usage != (loom.Usage{InputTokens: 600, OutputTokens: 7}) {
+		t.Errorf("sub-agent %+v", sub)
+	}
+	var agents []loom.Part
+	for _, m := range parent.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartAgent {
+				agents = append(agents, p)
+			}
+		}
+	}
+	if len(agents) != 1 || agents[0].SessionID != subID || agents[0].Name != "spawn_agent" {
+		t.Errorf("agent parts %+v", agents)
+	}
+
+	alone := importertest.ReadFile(t, Format{}, filepath.Join(fixture, spawnID, "agent_1795662176480_0vltj7.messages.json"))
+	if len(alone.Sessions) != 1 || alone.Sessions[0].SourceID != subID || alone.Sessions[0].Kind != loom.KindSubagent || alone.Sessions[0].ParentSourceID != spawnID {
+		t.Errorf("the sub-agent's file alone: %+v", alone.Sessions)
+	}
+}
+
+// TestStaleCompaction: a compaction whose last message is not the
+// session's (the history changed under it, and cline no longer applies
+// it) adds no summary, and is counted as skipped.
+func TestStaleCompaction(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(fixture, compactID, compactID)
+	for _, suffix := range []string{messagesSuffix, ".json", compactionSuffix} {
+		data, err := os.ReadFile(src + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if suffix == compactionSuffix {
+			data = []byte(strings.Replace(string(data), "id:msg_hjKpkw8W", "id:msg_other", 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, compactID+suffix), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := importertest.ReadAll(t, Format{}, dir)
+	if s := importertest.Session(t, res, compactID); importertest.Roles(s) != "user assistant user assistant" || res.Skipped["compaction:stale"] != 1 {
+		t.Errorf("roles %q, skipped %v", importertest.Roles(s), res.Skipped)
 	}
 }
 

@@ -9,8 +9,10 @@
 // $CLINE_DIR, whose data directory it is): <id>.json, the session's
 // record (the row cline also keeps in its SQLite database,
 // db/sessions.db: working directory, provider, model, parent session,
-// title, totals), and <id>.messages.json, its messages. The database is
-// not read: the files hold all it holds of a session, and more.
+// title, totals), <id>.messages.json, its messages, <id>.compaction.json,
+// its latest compaction, and the messages of the sub-agents it ran,
+// <agent id>.messages.json. The database is not read: the files hold
+// all it holds of a session, and more.
 //
 // These are not the task directories of Cline's VS Code extension
 // (tasks/<id>/api_conversation_history.json and ui_messages.json), a
@@ -21,6 +23,14 @@
 //   - One session per messages file, under cline's id, with the title,
 //     working directory, provider, model and version of its record; a
 //     session whose record names a parent session is a sub-agent of it.
+//   - A sub-agent's messages file beside its parent's (its "agent" is
+//     "subagent", its session id <parent>__<agent id>), read with the
+//     parent: a sub-agent of it under that id, linked from the
+//     spawn_agent call whose task is its first prompt.
+//   - The summary of the latest compaction, from <id>.compaction.json,
+//     as a summary message after the last message it replaces (cline
+//     keeps every message in the messages file). cline records no usage
+//     of the summary's model call.
 //   - The user's prompts, without the <user_input mode="…"> wrapper
 //     cline puts around them for the model.
 //   - Replies with their text, reasoning in clear (thinking blocks) and
@@ -36,7 +46,9 @@
 // # What is skipped
 //
 // Counted as skipped, by type: roles and blocks this reader does not
-// know ("role:<role>", "block:<type>"), reasoning with no text in clear,
+// know ("role:<role>", "block:<type>"), a compaction whose last message
+// is no longer the session's ("compaction:stale": cline no longer
+// applies it), reasoning with no text in clear,
 // replies left with nothing, and a session with no message. A messages
 // file that is not JSON, a message that cannot be read and a tool_result
 // that answers no earlier call are problems, and the rest is read.

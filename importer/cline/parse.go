@@ -37,10 +37,32 @@ type record struct {
 
 type messagesFile struct {
 	SessionID string `json:"sessionId"`
-	Origin    struct {
-		Version string `json:"version"`
+	// Agent is "subagent" in a sub-agent's file (<agent id>.messages.json
+	// in its parent's directory, its sessionId <parent>__<agent id>).
+	Agent  string `json:"agent"`
+	Origin struct {
+		Version        string `json:"version"`
+		ParentThreadID string `json:"parentThreadId"`
 	} `json:"origin"`
 	Messages []json.RawMessage `json:"messages"`
+}
+
+// compactionFile is <id>.compaction.json, the session's latest
+// compaction: the messages cline sends the model in place of the first
+// source_message_count of the session's own (those not displayOnly),
+// whose summary is a message marked as one. The session's messages
+// file keeps every message.
+type compactionFile struct {
+	UpdatedAt     string `json:"updated_at"`
+	SourceCount   int    `json:"source_message_count"`
+	SourceLastKey string `json:"source_last_message_key"`
+	Messages      []struct {
+		Metadata struct {
+			Kind        string  `json:"kind"`
+			Summary     string  `json:"summary"`
+			GeneratedAt float64 `json:"generatedAt"`
+		} `json:"metadata"`
+	} `json:"messages"`
 }
 
 type message struct {
@@ -78,10 +100,10 @@ type parser struct {
 	ids   map[string]bool
 }
 
-// parse reads a session's messages file (data, at path) and its record
-// (or nil); fi is the messages file's, whose time a message without one
-// takes.
-func parse(path string, data, rec []byte, fi fs.FileInfo) (*importer.Result, error) {
+// parse reads a session's messages file (data, at path), its record and
+// its compaction (each nil when there is none); fi is the messages
+// file's, whose time a message without one takes.
+func parse(path string, data, rec, compaction []byte, fi fs.FileInfo) (*importer.Result, error) {
 	p := &parser{path: path, res: &importer.Result{}, calls: importer.ToolCalls{}, ids: map[string]bool{}}
 	var mf messagesFile
 	if err := json.Unmarshal(data, &mf); err != nil {
@@ -90,6 +112,15 @@ func parse(path string, data, rec []byte, fi fs.FileInfo) (*importer.Result, err
 	}
 	id := strings.TrimSuffix(fileBase(path), messagesSuffix)
 	s := &importer.Session{SourceID: importer.Clip(id, 128), Path: path, Version: importer.Clip(mf.Origin.Version, 64)}
+	if mf.Agent == "subagent" {
+		// A sub-agent's file names its session and its parent's.
+		if sid := strings.TrimSpace(mf.SessionID); sid != "" && !strings.ContainsAny(sid, "\n\r") {
+			s.SourceID = importer.Clip(sid, 128)
+		}
+		if parent := strings.TrimSpace(mf.Origin.ParentThreadID); parent != "" && parent != s.SourceID && !strings.ContainsAny(parent, "\n\r") {
+			s.Kind, s.ParentSourceID = loom.KindSubagent, importer.Clip(parent, 128)
+		}
+	}
 	if len(rec) > 0 {
 		var r record
 		if err := json.Unmarshal(rec, &r); err != nil {
@@ -104,10 +135,32 @@ func parse(path string, data, rec []byte, fi fs.FileInfo) (*importer.Result, err
 			}
 		}
 	}
+	sum := p.compaction(compaction)
+	sent := 0 // the messages before this one that cline sends the model
+	if sum != nil && sum.after == 0 {
+		s.Messages = append(s.Messages, sum.msg)
+	}
 	for i, raw := range mf.Messages {
-		if m := p.message(i, raw); m != nil {
+		m, shown := p.message(i, raw)
+		if m != nil {
 			s.Messages = append(s.Messages, m)
 		}
+		if !shown {
+			sent++
+			if sum != nil && sent == sum.after {
+				if !lastKeyMatches(raw, sum.key) {
+					// The history changed under the compaction (cline
+					// no longer applies it).
+					p.res.Skip("compaction:stale")
+				} else {
+					s.Messages = append(s.Messages, sum.msg)
+				}
+				sum = nil
+			}
+		}
+	}
+	if sum != nil && sum.after > 0 {
+		p.res.Skip("compaction:stale")
 	}
 	if len(s.Messages) == 0 {
 		p.res.Skip("empty-session")
@@ -129,25 +182,28 @@ func parse(path string, data, rec []byte, fi fs.FileInfo) (*importer.Result, err
 	return p.res, nil
 }
 
-func (p *parser) message(i int, raw json.RawMessage) *loom.Message {
+// message reads the i-th message; shown reports that it is one cline
+// shows and never sends the model (displayOnly).
+func (p *parser) message(i int, raw json.RawMessage) (msg *loom.Message, shown bool) {
 	var m message
 	if err := json.Unmarshal(raw, &m); err != nil {
 		p.res.Problemf(p.path, 0, "message "+strconv.Itoa(i)+": "+importer.Excerpt(err.Error()))
-		return nil
+		return nil, false
 	}
+	shown = m.Metadata.DisplayOnly
 	blocks, ok := importer.ContentBlocks(m.Content)
 	if !ok {
 		p.res.Problemf(p.path, 0, "message "+strconv.Itoa(i)+": content is neither text nor blocks")
-		return nil
+		return nil, shown
 	}
 	id := importer.Clip(strings.TrimSpace(m.ID), 128)
 	if id == "" || p.ids[id] {
 		id = "message-" + strconv.Itoa(i)
 	}
 	p.ids[id] = true
-	msg := &loom.Message{ID: id, CreatedAt: millis(m.TS)}
+	msg = &loom.Message{ID: id, CreatedAt: millis(m.TS)}
 	switch {
-	case m.Metadata.DisplayOnly:
+	case shown:
 		// Shown to the user, never sent to the model: a system message.
 		msg.Role = loom.RoleSystem
 	case m.Role == "user":
@@ -163,7 +219,7 @@ func (p *parser) message(i int, raw json.RawMessage) *loom.Message {
 		}
 	default:
 		p.res.Skip("role:" + importer.TypeName(m.Role))
-		return nil
+		return nil, shown
 	}
 	p.calls.AddBlocks(p.res, msg, blocks, msg.CreatedAt, func(reason string) {
 		p.res.Problemf(p.path, 0, "message "+strconv.Itoa(i)+": "+reason)
@@ -180,9 +236,111 @@ func (p *parser) message(i int, raw json.RawMessage) *loom.Message {
 			p.res.Skip("empty-message")
 		}
 		// A user message of tool results only: they went to their calls.
+		return nil, shown
+	}
+	return msg, shown
+}
+
+// summary is a compaction's summary message, to stand after the first
+// after messages cline sends the model, the last of them keyed key.
+type summary struct {
+	msg   *loom.Message
+	after int
+	key   string
+}
+
+// compaction reads a session's compaction file (nil: none) for its
+// summary; nil when it holds none.
+func (p *parser) compaction(data []byte) *summary {
+	if len(data) == 0 {
 		return nil
 	}
-	return msg
+	file := strings.TrimSuffix(p.path, messagesSuffix) + compactionSuffix
+	var c compactionFile
+	if err := json.Unmarshal(data, &c); err != nil {
+		p.res.Problemf(file, 0, "not a Cline compaction: "+importer.Excerpt(err.Error()))
+		return nil
+	}
+	for _, m := range c.Messages {
+		text := strings.TrimSpace(m.Metadata.Summary)
+		if m.Metadata.Kind != "compaction_summary" || text == "" {
+			continue
+		}
+		if c.SourceCount < 0 {
+			break
+		}
+		at := millis(m.Metadata.GeneratedAt)
+		if at.IsZero() {
+			at, _ = time.Parse(time.RFC3339Nano, c.UpdatedAt)
+			at = at.UTC()
+		}
+		key := importer.Clip(strings.TrimSpace(c.SourceLastKey), 256)
+		id := "compaction@" + strconv.Itoa(c.SourceCount)
+		if k, ok := strings.CutPrefix(key, "id:"); ok {
+			id = importer.Clip("compaction@"+k, 128)
+		}
+		for p.ids[id] {
+			id += "+"
+		}
+		p.ids[id] = true
+		return &summary{after: c.SourceCount, key: key, msg: &loom.Message{ID: id, Role: loom.RoleSummary, CreatedAt: at,
+			Parts: []loom.Part{{ID: id + "/0", Type: loom.PartText, Text: text}}, Usage: loom.Usage{Compactions: 1}}}
+	}
+	p.res.Skip("compaction:no-summary")
+	return nil
+}
+
+// lastKeyMatches reports whether raw, a message cline sends the model,
+// is the one key names by its id ("id:…"); a key of another form (or
+// none) is taken on trust.
+func lastKeyMatches(raw json.RawMessage, key string) bool {
+	if !strings.HasPrefix(key, "id:") {
+		return true
+	}
+	var m struct {
+		ID string `json:"id"`
+	}
+	return json.Unmarshal(raw, &m) == nil && "id:"+m.ID == key
+}
+
+// linkSubagents adds to a session's replies an agent part for each
+// sub-agent its spawn_agent calls ran: the sub-agent whose first prompt
+// is the call's task, in order. Sessions[0] is the parent.
+func linkSubagents(sessions []*importer.Session) {
+	if len(sessions) < 2 {
+		return
+	}
+	used := map[*importer.Session]bool{}
+	for _, m := range sessions[0].Messages {
+		for _, call := range m.Parts {
+			if call.Type != loom.PartTool || call.Name != "spawn_agent" {
+				continue
+			}
+			var in struct {
+				Task string `json:"task"`
+			}
+			if json.Unmarshal(call.Input, &in) != nil || strings.TrimSpace(in.Task) == "" {
+				continue
+			}
+			for _, sub := range sessions[1:] {
+				if !used[sub] && firstPrompt(sub) == strings.TrimSpace(in.Task) {
+					used[sub] = true
+					importer.AddAgentPart(m, call, sub.SourceID)
+					break
+				}
+			}
+		}
+	}
+}
+
+// firstPrompt is the text of a session's first user message.
+func firstPrompt(s *importer.Session) string {
+	for _, m := range s.Messages {
+		if m.Role == loom.RoleUser {
+			return strings.TrimSpace(m.Text())
+		}
+	}
+	return ""
 }
 
 func fileBase(path string) string {

@@ -49,10 +49,10 @@ func textsOf(ps []loom.Part) []string {
 // Files Copilot CLI 1.0.102 wrote against a fake model, in the flows of
 // TestImportRealCopilot (package cli): two turns, the second by
 // --continue; a file viewed with reasoning; a sub-agent (the task tool)
-// and a /compact.
+// and a /compact; a compaction cancelled after its model call.
 func TestReadReal(t *testing.T) {
 	bundles, err := Format{}.Bundles(context.Background(), "testdata/session-state")
-	if err != nil || len(bundles) != 3 {
+	if err != nil || len(bundles) != 4 {
 		t.Fatalf("bundles %v, %v", bundles, err)
 	}
 
@@ -101,6 +101,32 @@ func TestReadReal(t *testing.T) {
 	sum := s.Messages[len(s.Messages)-1]
 	if sum.Text() != "Hello there." || sum.Usage.Compactions != 1 || sum.Usage.InputTokens != 900 || sum.Usage.OutputTokens != 10 {
 		t.Errorf("summary %q %+v", sum.Text(), sum.Usage)
+	}
+}
+
+// TestReadCancelledCompaction: a compaction Copilot CLI started in the
+// background (its prompt budget of 14000 tokens crossed) and cancelled
+// when the turn ended, after its model call, is no summary; the call
+// it made is a system message saying so, with the call's usage, so
+// that the session counts the three calls the model answered.
+func TestReadCancelledCompaction(t *testing.T) {
+	res, s := readID(t, "facd8b4a-4076-4dc1-a7ca-52feedc13136")
+	if got := importertest.Roles(s); got != "user assistant assistant system" {
+		t.Fatalf("roles %q", got)
+	}
+	m := s.Messages[3]
+	if m.Text() != "Compaction cancelled; its summary was not kept." || m.Usage != (loom.Usage{InputTokens: 5000, OutputTokens: 30, APICalls: 1}) {
+		t.Errorf("the cancelled compaction: %q, %+v", m.Text(), m.Usage)
+	}
+	var total loom.Usage
+	for _, m := range s.Messages {
+		total.Add(m.Usage)
+	}
+	if total.APICalls != 3 || total.InputTokens != 13000+5000+13500 || total.OutputTokens != 10+30+9 || total.Compactions != 0 {
+		t.Errorf("the session's usage %+v", total)
+	}
+	if res.Skipped["session.compaction_complete:failed"] != 0 {
+		t.Errorf("skipped %v", res.Skipped)
 	}
 }
 

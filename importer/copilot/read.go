@@ -58,6 +58,7 @@ type data struct {
 	// session.compaction_complete
 	SummaryContent       string `json:"summaryContent"`
 	CompactionTokensUsed *usage `json:"compactionTokensUsed"`
+	Outcome              string `json:"outcome"`
 }
 
 type toolRequest struct {
@@ -69,7 +70,9 @@ type toolRequest struct {
 // usage is a model call's tokens, input with its cached tokens and
 // output with its reasoning, as Copilot CLI records them.
 type usage struct {
-	APICallID        string `json:"apiCallId"`
+	APICallID string `json:"apiCallId"`
+	// RequestCount is how many model calls a compaction made.
+	RequestCount     int64  `json:"requestCount"`
 	Model            string `json:"model"`
 	InputTokens      int64  `json:"inputTokens"`
 	OutputTokens     int64  `json:"outputTokens"`
@@ -330,16 +333,35 @@ func (rd *reader) subagent(d *data) {
 }
 
 // compaction is the summary a compaction left, with the usage of its
-// model call.
+// model call. A compaction that left none (cancelled, failed) and still
+// called the model is a system message saying so, with that call's
+// usage.
 func (rd *reader) compaction(e *event, d *data, ts time.Time) {
 	if d.Success != nil && !*d.Success || strings.TrimSpace(d.SummaryContent) == "" {
-		rd.res.Skip("session.compaction_complete:failed")
+		u := d.CompactionTokensUsed
+		if u == nil || u.RequestCount <= 0 && u.InputTokens+u.OutputTokens <= 0 {
+			rd.res.Skip("session.compaction_complete:failed")
+			return
+		}
+		outcome := strings.TrimSpace(d.Outcome)
+		if outcome == "" {
+			outcome = "failed"
+		}
+		m := &loom.Message{ID: e.ID, Role: loom.RoleSystem, CreatedAt: ts, CompletedAt: &ts, Model: u.Model, Usage: u.loom(),
+			Parts: []loom.Part{{ID: e.ID + "/0", Type: loom.PartText, Text: "Compaction " + importer.Clip(outcome, 64) + "; its summary was not kept."}}}
+		if u.RequestCount > 1 {
+			m.Usage.APICalls = u.RequestCount
+		}
+		rd.main.Messages = append(rd.main.Messages, m)
 		return
 	}
 	m := &loom.Message{ID: e.ID, Role: loom.RoleSummary, CreatedAt: ts, CompletedAt: &ts,
 		Parts: []loom.Part{{ID: e.ID + "/0", Type: loom.PartText, Text: d.SummaryContent}}}
 	if u := d.CompactionTokensUsed; u != nil {
 		m.Usage, m.Model = u.loom(), u.Model
+		if u.RequestCount > 1 {
+			m.Usage.APICalls = u.RequestCount
+		}
 	}
 	m.Usage.Compactions = 1
 	rd.main.Messages = append(rd.main.Messages, m)

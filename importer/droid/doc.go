@@ -19,14 +19,18 @@
 //     tool_result that answers it (its output, or its error).
 //   - The session's token totals, from <id>.settings.json (input without
 //     cached tokens, output, reasoning, cache reads and writes), on its
-//     last reply: droid records no usage per reply. A session that grows
+//     last reply, with its model calls (one a reply, one a compaction's
+//     summary): droid records no usage per reply. A session that grows
 //     moves them to its new last reply.
+//   - A compaction (a compaction_state line) as a summary message where
+//     the line stands, holding the model's summary (summaryText).
 //
 // # What is skipped
 //
-// Counted as skipped, by type: the messages droid adds before a prompt
-// for the model (ids starting with "context-": the tools available,
-// reminders), bookkeeping lines (agent_turn_outcome and any line type
+// Counted as skipped, by type: a compaction_state droid wrote without
+// the model (a summaryKind other than llm_summary), the messages droid
+// adds before a prompt for the model (ids starting with "context-": the
+// tools available, reminders), bookkeeping lines (agent_turn_outcome and any line type
 // this reader does not know), blocks of unknown types ("block:<type>"),
 // reasoning with no text in clear, and a session with no message. A
 // line that is not JSON, or a tool_result that answers no earlier call,

@@ -16,13 +16,17 @@ import (
 // exec` against a fake OpenAI-compatible model (a custom model of
 // ~/.factory/settings.json): a prompt answered with reasoning, a file
 // read, and a session started on stream-json input that ended before
-// its first prompt.
+// its first prompt; and one TestImportRealDroid's run of droid 0.215.0
+// wrote (its work directory renamed /tmp/npmb/dcompact), a file read
+// whose call reported more tokens than the settings' compactionTokenLimit
+// of 5000, so that droid compacted before answering the result.
 const fixture = "testdata"
 
 const (
-	plainID = "82240ba9-d3a0-4a6b-9ab0-ca733fd959e7"
-	readID  = "f68ec026-c6d5-4d4d-a963-119e9e46ef04"
-	emptyID = "022dc6a6-9511-417d-bc15-686a8bef0a3c"
+	plainID   = "82240ba9-d3a0-4a6b-9ab0-ca733fd959e7"
+	readID    = "f68ec026-c6d5-4d4d-a963-119e9e46ef04"
+	emptyID   = "022dc6a6-9511-417d-bc15-686a8bef0a3c"
+	compactID = "ec26efc8-a9ea-4d92-893a-4e4c989f1bab"
 )
 
 func TestRoots(t *testing.T) {
@@ -45,11 +49,11 @@ func TestReadReal(t *testing.T) {
 	if len(res.Problems) != 0 {
 		t.Errorf("problems %v", res.Problems)
 	}
-	if res.Skipped["context"] != 2 || res.Skipped["empty-session"] != 1 || res.Skipped["agent_turn_outcome"] != 2 {
+	if res.Skipped["context"] != 3 || res.Skipped["empty-session"] != 1 || res.Skipped["agent_turn_outcome"] != 3 {
 		t.Errorf("skipped %v", res.Skipped)
 	}
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2", len(res.Sessions))
+	if len(res.Sessions) != 3 {
+		t.Fatalf("%d sessions, want 3", len(res.Sessions))
 	}
 	plain := importertest.Session(t, res, plainID)
 	if plain.Title != "Say hello in one line." || plain.Cwd != "/tmp/npmb/dwork" || plain.Model != "custom:Fake-0" {
@@ -63,7 +67,7 @@ func TestReadReal(t *testing.T) {
 		t.Errorf("plain reply %+v", reply.Parts)
 	}
 	// The fake sent 1000 tokens in, 200 of them cached, and 15 out.
-	if want := (loom.Usage{InputTokens: 800, CacheReadTokens: 200, OutputTokens: 15}); reply.Usage != want {
+	if want := (loom.Usage{InputTokens: 800, CacheReadTokens: 200, OutputTokens: 15, APICalls: 1}); reply.Usage != want {
 		t.Errorf("plain usage %+v, want %+v", reply.Usage, want)
 	}
 
@@ -76,8 +80,29 @@ func TestReadReal(t *testing.T) {
 		!strings.Contains(string(call.Input), "notes.txt") {
 		t.Errorf("the read %+v", call)
 	}
-	if read.Messages[1].Usage != (loom.Usage{}) || read.Messages[2].Usage != (loom.Usage{InputTokens: 1300 + 1400, OutputTokens: 40 + 9}) {
+	if read.Messages[1].Usage != (loom.Usage{}) || read.Messages[2].Usage != (loom.Usage{InputTokens: 1300 + 1400, OutputTokens: 40 + 9, APICalls: 2}) {
 		t.Errorf("read usage %+v, %+v", read.Messages[1].Usage, read.Messages[2].Usage)
+	}
+}
+
+// TestReadCompaction: a compaction droid made in the middle of a turn
+// (its compaction_state line, after the tool's result) is a summary
+// message with the model's summary where the line stands, counted as a
+// compaction; the session's totals, which count the summary's model
+// call, are three calls.
+func TestReadCompaction(t *testing.T) {
+	s := importertest.SessionOf(t, Format{}, fixture, compactID, "user assistant summary assistant")
+	sum := s.Messages[2]
+	if sum.Text() != "A big turn read notes.txt." || sum.Usage != (loom.Usage{Compactions: 1}) {
+		t.Errorf("summary %q, usage %+v", sum.Text(), sum.Usage)
+	}
+	if s.Messages[1].Parts[1].Status != loom.ToolCompleted || s.Messages[3].Text() != "Done after the summary." {
+		t.Errorf("the turn around the summary: %+v, %q", s.Messages[1].Parts, s.Messages[3].Text())
+	}
+	// The fake answered 6000 in and 10 out for the read, 1900 and 30 for
+	// the summary, 2000 and 6 for the answer.
+	if want := (loom.Usage{InputTokens: 6000 + 1900 + 2000, OutputTokens: 10 + 30 + 6, APICalls: 3}); s.Messages[3].Usage != want {
+		t.Errorf("usage %+v, want %+v", s.Messages[3].Usage, want)
 	}
 }
 

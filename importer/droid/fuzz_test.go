@@ -14,8 +14,8 @@ import (
 // FuzzRead reads arbitrary bytes as a droid session file. Reading must
 // not panic, and whatever it returns must be valid loom messages.
 func FuzzRead(f *testing.F) {
-	for _, id := range []string{plainID, readID, emptyID} {
-		data, err := os.ReadFile(filepath.Join(fixture, "-tmp-npmb-dwork", id+".jsonl"))
+	for _, path := range []string{"-tmp-npmb-dwork/" + plainID, "-tmp-npmb-dwork/" + readID, "-tmp-npmb-dwork/" + emptyID, "-tmp-npmb-dcompact/" + compactID} {
+		data, err := os.ReadFile(filepath.Join(fixture, filepath.FromSlash(path)+".jsonl"))
 		if err != nil {
 			f.Fatal(err)
 		}

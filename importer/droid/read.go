@@ -26,6 +26,12 @@ type line struct {
 	Cwd       string          `json:"cwd"`
 	Timestamp string          `json:"timestamp"`
 	Message   json.RawMessage `json:"message"`
+	// A compaction_state line's summary of the history before it, and
+	// what made it: "llm_summary" (the default) is the model's; others
+	// ("provider_switch_serialization") are droid's own rewriting of the
+	// history for another provider, no model call.
+	SummaryText string `json:"summaryText"`
+	SummaryKind string `json:"summaryKind"`
 }
 
 type message struct {
@@ -113,6 +119,8 @@ func (rd *reader) line(n int, b []byte) {
 		rd.res.Problemf(rd.path, n, "line before the session_start line")
 	case l.Type == "message":
 		rd.message(n, &l)
+	case l.Type == "compaction_state":
+		rd.compaction(n, &l)
 	case l.Type == "":
 		rd.res.Problemf(rd.path, n, "line without a type")
 	default:
@@ -162,6 +170,28 @@ func (rd *reader) message(n int, l *line) {
 		return
 	}
 	rd.s.Messages = append(rd.s.Messages, msg)
+}
+
+// compaction keeps the summary a compaction_state line holds, the
+// model's summary of the history before it, as a summary message where
+// the line stands.
+func (rd *reader) compaction(n int, l *line) {
+	if kind := l.SummaryKind; kind != "" && kind != "llm_summary" {
+		rd.res.Skip("compaction_state:" + importer.TypeName(kind))
+		return
+	}
+	text := strings.TrimSpace(l.SummaryText)
+	if text == "" {
+		rd.res.Skip("compaction_state:empty")
+		return
+	}
+	id := importer.Clip(strings.TrimSpace(l.ID), 128)
+	if id == "" || rd.ids[id] {
+		id = "line-" + strconv.Itoa(n)
+	}
+	rd.ids[id] = true
+	rd.s.Messages = append(rd.s.Messages, &loom.Message{ID: id, Role: loom.RoleSummary, CreatedAt: parseTime(l.Timestamp),
+		Parts: []loom.Part{{ID: id + "/0", Type: loom.PartText, Text: text}}, Usage: loom.Usage{Compactions: 1}})
 }
 
 func parseTime(s string) time.Time {

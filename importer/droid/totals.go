@@ -21,8 +21,10 @@ type settings struct {
 
 // totals puts the session's token totals, read from the settings file
 // at path, on its last reply, the only place loom can keep a session's
-// usage that no reply has of its own. A settings file that cannot be
-// read is a problem; the session is kept without usage.
+// usage that no reply has of its own, with the session's model calls:
+// one a reply, one a compaction's summary (the totals count both). A
+// settings file that cannot be read is a problem; the session is kept
+// without usage.
 func totals(res *importer.Result, path string) {
 	f, _, err := importer.Open(path, importer.MaxDocument)
 	if err != nil {
@@ -40,10 +42,16 @@ func totals(res *importer.Result, path string) {
 		return
 	}
 	msgs := res.Sessions[0].Messages
+	var calls int64
+	for _, m := range msgs {
+		if m.Role == loom.RoleAssistant || m.Role == loom.RoleSummary {
+			calls++
+		}
+	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == loom.RoleAssistant {
 			msgs[i].Usage = loom.Usage{InputTokens: importer.Tokens(u.Input), OutputTokens: importer.Tokens(u.Output), ReasoningTokens: importer.Tokens(u.Thinking),
-				CacheReadTokens: importer.Tokens(u.CacheRead), CacheWriteTokens: importer.Tokens(u.CacheWrite)}
+				CacheReadTokens: importer.Tokens(u.CacheRead), CacheWriteTokens: importer.Tokens(u.CacheWrite), APICalls: calls}
 			return
 		}
 	}

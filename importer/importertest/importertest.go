@@ -105,6 +105,18 @@ func Session(t testing.TB, res *importer.Result, id string) *importer.Session {
 	return nil
 }
 
+// SessionOf reads root with f and returns its session with source id
+// id, whose messages' roles (Roles) must be roles: the test fails
+// otherwise.
+func SessionOf(t testing.TB, f importer.Format, root, id, roles string) *importer.Session {
+	t.Helper()
+	s := Session(t, ReadAll(t, f, root), id)
+	if got := Roles(s); got != roles {
+		t.Fatalf("session %s: roles %q, want %q", id, got, roles)
+	}
+	return s
+}
+
 // Message is the message of s with id id; the test fails when there is
 // none.
 func Message(t testing.TB, s *importer.Session, id string) *loom.Message {

@@ -118,7 +118,12 @@ func (c *converter) assistant(nd *node) {
 	}
 	m := c.msg(nd, loom.RoleAssistant)
 	m.Model = r.Model
-	m.Usage.APICalls = 1
+	// A record without usage right after an assistant record holds the
+	// rest of the same model response (Qwen Code records a sub-agent's
+	// text and its function calls as two records): no call of its own.
+	if r.UsageMetadata != nil || nd.parent < 0 || c.nodes[nd.parent].r.Type != "assistant" {
+		m.Usage.APICalls = 1
+	}
 	if u := r.UsageMetadata; u != nil {
 		// Qwen Code records an OpenAI-compatible reply's
 		// completion_tokens, which hold its reasoning, as the candidates.

@@ -23,7 +23,9 @@
 //     usageMetadata (the prompt less its cached tokens as input, the
 //     cached tokens as cache reads, candidates as output — an OpenAI
 //     reply's completion tokens, reasoning included — and thoughts as
-//     reasoning).
+//     reasoning). Each is one model call, but for a record without
+//     usage right after another assistant record: the rest of the same
+//     response (a sub-agent's text and its calls are two records).
 //   - tool_result → completes its call's tool part with the
 //     functionResponse's output, or its error.
 //   - system chat_compression → a summary message of the summary the

@@ -136,6 +136,29 @@ func TestReadReal(t *testing.T) {
 	}
 }
 
+// TestSubagentCalls: a sub-agent's reply of text and a read_file call,
+// which Qwen Code 0.24.4 records as two assistant records (the second
+// without usage) in TestImportRealQwen's flow, is one model call: the
+// sub-agent counts the two calls the model answered, not three.
+func TestSubagentCalls(t *testing.T) {
+	const id = "444a0a81-7177-447e-b0c7-89626e14cd79"
+	res := readReal(t, id)
+	sub := importertest.Session(t, res, id+"/general-purpose-call_fake10_0")
+	if got := importertest.Roles(sub); got != "user assistant assistant assistant" {
+		t.Fatalf("roles %q", got)
+	}
+	var total loom.Usage
+	for _, m := range sub.Messages {
+		total.Add(m.Usage)
+	}
+	if total.APICalls != 2 || total.InputTokens != 700+800 || total.OutputTokens != 9+6 {
+		t.Errorf("the sub-agent's usage %+v", total)
+	}
+	if p := sub.Messages[2].Parts[0]; p.Name != "read_file" || p.Status != loom.ToolCompleted {
+		t.Errorf("the read %+v", p)
+	}
+}
+
 // TestRewound: records off the path to the last record (a turn Qwen Code
 // rewound away) are left out, counted; a record whose parent is unknown
 // is a problem and starts a new root.

@@ -21,7 +21,6 @@ package warp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,17 +62,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 
 // Bundles is the database.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := importer.StatRoot(Tool, root)
-	if fi == nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return []importer.Bundle{importer.SQLiteBundle(root)}, nil
-	}
-	if db := filepath.Join(root, dbName); importer.RegularFile(db) == nil {
-		return []importer.Bundle{importer.SQLiteBundle(db)}, nil
-	}
-	return nil, nil
+	return importer.DBBundles(Tool, root, dbName)
 }
 
 // CountSessions counts the conversations with a prompt.
@@ -83,14 +72,7 @@ func (Format) CountSessions(ctx context.Context, b importer.Bundle) (int, error)
 
 // Read reads every conversation's prompts.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name, isDB, wal, err := importer.SQLiteFile(Tool, b)
-	if err != nil {
-		return nil, err
-	}
-	if !isDB {
-		return nil, fmt.Errorf("warp: %s is not a SQLite database", name)
-	}
-	db, err := importer.OpenSQLiteTables(ctx, Tool, "Warp", name, wal, "ai_queries")
+	name, db, err := importer.OpenDBBundle(ctx, Tool, "Warp", b, "ai_queries")
 	if err != nil {
 		return nil, err
 	}
