@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -496,20 +497,21 @@ func TestImportRealGemini(t *testing.T) {
 	sc.On("Say hello in one line.", say("A greeting.", "Hello there.", usage(1000, 200, 15, 5)))
 	first := gemini("", plain.prompts[0])
 
-	multi := &flowWant{flow: "multi-turn", prompts: []string{"First question of two?", "Second question of two?"},
-		replies: []string{"First answer.", "Second answer."}, reasoning: []string{"First thought.", "Second thought."},
+	multi := &flowWant{flow: "multi-turn", replies: []string{"First answer.", "Second answer."}, reasoning: []string{"First thought.", "Second thought."},
 		usage: usageOf(1100+1100, 100, 6+7, 2+3)}
-	sc.On("First question of two?", say("First thought.", "First answer.", usage(1100, 0, 6, 2)))
-	sc.On("Second question of two?", say("Second thought.", "Second answer.", usage(1200, 100, 7, 3)))
 	// Gemini CLI 0.61 names a session's file by the minute it starts in;
 	// a `--resume latest` run that starts in a later minute than the
 	// session was seen to leave neither file of the session behind
 	// (docs/import.md). The two runs take about two seconds on an idle
-	// machine, 10–20 on a loaded one: they start early in a minute, and
-	// when they still crossed into the next (what Gemini CLI does then
-	// is not what this test checks) they run again, at most twice more.
+	// machine, 10–20 on a loaded one: they start in the first seconds of
+	// a minute, and when they still crossed into the next (what Gemini
+	// CLI does then is not what this test checks) they run again with
+	// prompts of their own, at most twice more.
 	for attempt := 1; ; attempt++ {
-		if s := time.Now().Second(); s >= 20 {
+		multi.prompts = []string{fmt.Sprintf("First question of two, take %d?", attempt), fmt.Sprintf("Second question of two, take %d?", attempt)}
+		sc.On(multi.prompts[0], say("First thought.", "First answer.", usage(1100, 0, 6, 2)))
+		sc.On(multi.prompts[1], say("Second thought.", "Second answer.", usage(1200, 100, 7, 3)))
+		if s := time.Now().Second(); s >= 5 {
 			time.Sleep(time.Duration(61-s) * time.Second)
 		}
 		minute := time.Now().Truncate(time.Minute)
