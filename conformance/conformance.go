@@ -89,6 +89,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"UsageRollup", testUsageRollup},
 		{"LibraryAPI", testLibraryAPI},
 		{"Sync", testSync},
+		{"EditIndex", testEditIndex},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
