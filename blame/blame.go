@@ -43,6 +43,7 @@ type Line struct {
 	// The edit, for an agent's line or a mixed one.
 	SessionID string     `json:"session_id,omitempty"`
 	MessageID string     `json:"message_id,omitempty"`
+	PartID    string     `json:"part_id,omitempty"`
 	Seq       int64      `json:"seq,omitempty"`
 	Turn      int        `json:"turn,omitempty"`
 	Agent     string     `json:"agent,omitempty"`
@@ -86,7 +87,7 @@ type Blamer struct {
 	Store  loom.EditStore
 	UserID string
 	// Git is the git program ("git" when empty); Now the clock (the
-	// time of lines not committed).
+	// time of the Agent Trace records it writes).
 	Git string
 	Now func() time.Time
 	// Traces, when set, are Agent Trace records read besides the
@@ -172,14 +173,13 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if binary(content) {
 		return nil, loom.Errorf(loom.EINVALID, "%s is a binary file: loom blame attributes lines of text", rel)
 	}
-	now := b.now()
 	var lines []blamed
 	if rev == "" && (g.Head(ctx) == "" || !g.Tracked(ctx, rel)) {
 		// A file git does not know: every line is not committed.
 		for i, l := range fileedit.Lines(string(content)) {
-			lines = append(lines, blamed{Commit: uncommitted, Path: rel, OrigLine: i + 1, Text: l, Time: now})
+			lines = append(lines, blamed{Commit: uncommitted, Path: rel, OrigLine: i + 1, Text: l, Time: notYet})
 		}
-	} else if lines, err = g.Blame(ctx, rev, rel, now); err != nil {
+	} else if lines, err = g.Blame(ctx, rev, rel); err != nil {
 		return nil, err
 	}
 	shallow := g.Shallow(ctx)
@@ -195,6 +195,8 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	}
 	switch {
 	case !any:
+		// Nothing to attribute: that is all there is to say.
+		res.Notes = []string{}
 		res.Notes = append(res.Notes, "loom holds no session that changed a file in "+g.Dir+": import the agents' sessions first (loom session import --from all)")
 	case len(cands) == 0:
 		res.Notes = append(res.Notes, "no session loom holds changed "+rel+": its lines are a human's (or unknown)")

@@ -96,13 +96,17 @@ func (g Git) Show(ctx context.Context, rev, rel string) ([]byte, error) {
 // uncommitted is the id git blame gives lines not committed yet.
 const uncommitted = "0000000000000000000000000000000000000000"
 
+// notYet is the time of a line not committed: after every edit, whatever
+// the clocks of the machines that made them.
+var notYet = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // blamed is one line as git blame tells it.
 type blamed struct {
 	Commit   string
 	Path     string // the file in the commit that brought the line in
 	OrigLine int
 	Text     string
-	// Time is the commit's committer time (now for a line not
+	// Time is the commit's committer time (notYet for a line not
 	// committed); Boundary marks the oldest commit a shallow clone or a
 	// range has, which is given every line older than it.
 	Time     time.Time
@@ -112,7 +116,7 @@ type blamed struct {
 // Blame runs git blame on rel at rev (the work tree's file when rev is
 // empty), ignoring changes of whitespace and following lines moved or
 // copied within the file and from other files of the same commit.
-func (g Git) Blame(ctx context.Context, rev, rel string, now time.Time) ([]blamed, error) {
+func (g Git) Blame(ctx context.Context, rev, rel string) ([]blamed, error) {
 	args := []string{"blame", "--porcelain", "-w", "-M", "-C"}
 	if rev != "" {
 		args = append(args, rev)
@@ -121,7 +125,7 @@ func (g Git) Blame(ctx context.Context, rev, rel string, now time.Time) ([]blame
 	if err != nil {
 		return nil, err
 	}
-	return parsePorcelain(out, now)
+	return parsePorcelain(out)
 }
 
 // commitInfo is what porcelain output says of a commit once.
@@ -134,7 +138,7 @@ type commitInfo struct {
 // parsePorcelain reads git blame --porcelain: a header per group of
 // lines ("<sha> <orig> <final> [<count>]"), the commit's details the
 // first time it is seen, "filename", and each line after a tab.
-func parsePorcelain(out []byte, now time.Time) ([]blamed, error) {
+func parsePorcelain(out []byte) ([]blamed, error) {
 	commits := map[string]*commitInfo{}
 	var lines []blamed
 	var cur blamed
@@ -165,7 +169,7 @@ func parsePorcelain(out []byte, now time.Time) ([]blamed, error) {
 			if info == nil {
 				info = &commitInfo{}
 				if f[0] == uncommitted {
-					info.time = now
+					info.time = notYet
 				}
 				commits[f[0]] = info
 			}

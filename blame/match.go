@@ -209,6 +209,25 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 		}
 		return times[i-1]
 	}
+	// A segment accounts for line i when its edit came before the
+	// commit that brought the line in; a line too common to count on its
+	// own (a brace) that git matched to an older commit goes with the
+	// lines of its segment that count.
+	after := func(s *segment, i int) bool { return s.c.e.At.After(lines[i].Time.Add(slack)) }
+	inTime := func(s *segment, i int) bool {
+		if !after(s, i) {
+			return true
+		}
+		if strong(norms[i]) {
+			return false
+		}
+		for k := s.i0; k <= s.i1; k++ {
+			if strong(norms[k]) && !after(s, k) {
+				return true
+			}
+		}
+		return false
+	}
 	out := make([]Line, n)
 	chosen := make([]*segment, n)
 	for i, l := range lines {
@@ -218,7 +237,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 		}
 		var best *segment
 		for _, s := range at[i] {
-			if !s.anchored || s.c.e.At.After(l.Time.Add(slack)) {
+			if !s.anchored || !inTime(s, i) {
 				continue
 			}
 			if best == nil || better(s, best) {
@@ -234,8 +253,12 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 		if chosen[i] != nil {
 			continue
 		}
-		if s, ok := mixedAt(i, norms, chosen); ok && !s.c.e.At.After(l.Time.Add(slack)) {
-			setEdit(&out[i], Mixed, s.c)
+		if s, same, ok := alignedAt(i, norms, chosen); ok && !s.c.e.At.After(l.Time.Add(slack)) {
+			if same {
+				setEdit(&out[i], Agent, s.c)
+			} else {
+				setEdit(&out[i], Mixed, s.c)
+			}
 			continue
 		}
 		if l.Boundary && shallow {
@@ -266,17 +289,19 @@ func better(a, b *segment) bool {
 func setEdit(l *Line, kind string, c *cand) {
 	e := c.e
 	at := e.At
-	l.Kind, l.SessionID, l.MessageID, l.Seq, l.Turn = kind, e.SessionID, e.MessageID, e.Seq, e.Turn
+	l.Kind, l.SessionID, l.MessageID, l.PartID, l.Seq, l.Turn = kind, e.SessionID, e.MessageID, e.PartID, e.Seq, e.Turn
 	l.Agent, l.Model, l.Provider, l.Tool, l.At = e.Agent, e.Model, e.Provider, e.Tool, &at
 	if c.rel != "" {
 		l.From = c.rel
 	}
 }
 
-// mixedAt finds the agent's line that line i replaced: an agent's
-// segment ends just above it (or starts just below it), and its run's
-// line at the same distance is like line i.
-func mixedAt(i int, norms []string, chosen []*segment) (*segment, bool) {
+// alignedAt finds the agent's line that stands where line i does: an
+// agent's segment ends just above it (or starts just below it), and its
+// run's line at the same distance is line i (same: a line too common to
+// count on its own, such as a brace, that the agent wrote there) or is
+// like it (a human changed it).
+func alignedAt(i int, norms []string, chosen []*segment) (s *segment, same, ok bool) {
 	for d := 1; d <= 3; d++ {
 		for _, k := range []int{i - d, i + d} {
 			if k < 0 || k >= len(chosen) || chosen[k] == nil {
@@ -288,12 +313,15 @@ func mixedAt(i int, norms []string, chosen []*segment) (*segment, bool) {
 			if j < 0 || j >= len(run) {
 				continue
 			}
+			if norms[i] == run[j] {
+				return s, true, true
+			}
 			if similar(norms[i], run[j]) >= 0.5 {
-				return s, true
+				return s, false, true
 			}
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // weight is how much a line says: its letters and digits.
