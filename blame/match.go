@@ -20,35 +20,44 @@ const slack = time.Second
 // are its replacements' own lines; a write's are the lines the file did
 // not hold before it, as far as that is known: the file the agents'
 // edits before it left, or the file as the last commit before it had
-// it when that is newer. Candidates are in time order.
+// it when that is newer. Candidates are in time order; each file's are
+// followed on their own.
 func refine(ctx context.Context, g Git, cands []*cand) error {
 	var commits []fileCommit
 	loaded := false
-	var state []string
-	known := false
-	var last time.Time
+	type file struct {
+		state []string
+		known bool
+		last  time.Time
+	}
+	files := map[string]*file{}
 	for _, c := range cands {
+		f := files[c.rel]
+		if f == nil {
+			f = &file{}
+			files[c.rel] = f
+		}
 		switch c.c.Op {
 		case loom.EditWrite:
 			content := fileedit.Lines(c.c.Content)
 			if !loaded {
 				commits, loaded = fileCommits(ctx, g, cands), true
 			}
-			if fc, ok := commitBefore(commits, c.e.At); ok && (!known || fc.at.After(last)) {
+			if fc, ok := commitBefore(commits, c.rel, c.e.At); ok && (!f.known || fc.at.After(f.last)) {
 				if b, err := g.Show(ctx, fc.sha, fc.path); err == nil {
-					state, known = fileedit.Lines(string(b)), true
+					f.state, f.known = fileedit.Lines(string(b)), true
 				}
 			}
-			if known {
-				c.raw = fileedit.Inserted(state, content)
+			if f.known {
+				c.raw = fileedit.Inserted(f.state, content)
 			} else {
 				c.raw = c.c.Added()
 			}
-			state, known = content, true
+			f.state, f.known = content, true
 		case loom.EditChange:
 			c.raw = c.c.Added()
-			if known {
-				text := strings.Join(state, "\n")
+			if f.known {
+				text := strings.Join(f.state, "\n")
 				for _, r := range c.c.Replace {
 					if r.Old != "" && strings.Contains(text, r.Old) {
 						n := 1
@@ -58,12 +67,12 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 						text = strings.Replace(text, r.Old, r.New, n)
 					}
 				}
-				state = strings.Split(text, "\n")
+				f.state = strings.Split(text, "\n")
 			}
 		default:
-			known = false
+			f.known = false
 		}
-		last = c.e.At
+		f.last = c.e.At
 		for _, r := range c.raw {
 			n := make([]string, len(r))
 			for i, l := range r {
@@ -114,7 +123,6 @@ func fileCommits(ctx context.Context, g Git, cands []*cand) []fileCommit {
 		for _, p := range ls[1:] {
 			if files[strings.TrimSpace(p)] {
 				cs = append(cs, fileCommit{sha: head[0], path: strings.TrimSpace(p), at: time.Unix(sec, 0).UTC()})
-				break
 			}
 		}
 	}
@@ -122,15 +130,19 @@ func fileCommits(ctx context.Context, g Git, cands []*cand) []fileCommit {
 	return cs
 }
 
-// commitBefore is the last commit at or before t.
-func commitBefore(cs []fileCommit, t time.Time) (fileCommit, bool) {
+// commitBefore is the last commit of file rel at or before t.
+func commitBefore(cs []fileCommit, rel string, t time.Time) (fileCommit, bool) {
 	var found fileCommit
 	ok := false
 	for _, c := range cs {
-		if c.at.After(t) {
+		// Commits keep whole seconds: one in the same second as the
+		// edit may be after it.
+		if c.at.Add(slack).After(t) {
 			break
 		}
-		found, ok = c, true
+		if c.path == rel {
+			found, ok = c, true
+		}
 	}
 	return found, ok
 }

@@ -177,6 +177,7 @@ type input struct {
 	InsertLine *int   `json:"insert_line"`
 
 	Input     *string `json:"input"`
+	Value     *string `json:"value"`
 	Patch     *string `json:"patch"`
 	PatchText *string `json:"patchText"`
 	PatchTxt  *string `json:"patch_text"`
@@ -258,7 +259,7 @@ func fromCall(p *loom.Part) []Change {
 	path := in.path()
 	switch kind {
 	case patchTool:
-		if s := first(in.Input, in.Patch, in.PatchText, in.PatchTxt, in.Diff); s != nil {
+		if s := first(in.Input, in.Value, in.Patch, in.PatchText, in.PatchTxt, in.Diff); s != nil {
 			if path != "" && !strings.Contains(*s, "*** Begin Patch") && !strings.Contains(*s, "\n+++ ") {
 				return fromSearchReplace(path, *s)
 			}

@@ -56,6 +56,7 @@ func TestExtractAgentsTools(t *testing.T) {
 			loom.EditChange, "/r/l.ts", [][]string{{"const l = 1;"}}},
 		{"codex", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: m.go\n@@\n func M() {\n-\treturn\n+\tm()\n }\n*** End Patch"}`,
 			loom.EditChange, "/w/m.go", [][]string{{"\tm()"}}},
+		{"copilot", "apply_patch", `{"value":"*** Begin Patch\n*** Add File: /r/o.py\n+x = 1\n*** End Patch\n"}`, loom.EditWrite, "/r/o.py", [][]string{{"x = 1"}}},
 		{"opencode", "patch", `{"patchText":"*** Begin Patch\n*** Add File: n.txt\n+one\n+two\n*** End Patch"}`, loom.EditWrite, "/w/n.txt", [][]string{{"one", "two"}}},
 	}
 	for _, c := range cases {

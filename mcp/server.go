@@ -212,7 +212,7 @@ func (t *tools) searcher(st loom.Store) *semantic.Searcher {
 }
 
 func (t *tools) all() []tool {
-	all := []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.recall(), t.usage(), t.memory()}
+	all := []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.recall(), t.usage(), t.blame(), t.memory()}
 	if t.cfg.Handoff != nil && len(t.cfg.Handoff.Writers) > 0 {
 		all = append(all, t.handoff())
 	}

@@ -173,6 +173,23 @@ func TestBlameCommand(t *testing.T) {
 	if out := w.must("blame", "summary"); !strings.Contains(out, "9 lines: 6 by agents, 0 mixed, 3 by humans") {
 		t.Errorf("summary:\n%s", out)
 	}
+
+	// The turn, with the lines it wrote that still live.
+	out = w.must("session", "show", w.ses.ID, "--turn", "1")
+	if !strings.Contains(out, "Write a tokenizer for the parser.") || !strings.Contains(out, "Lines this turn wrote that still live:") ||
+		!strings.Contains(out, filepath.Join(w.dir, "parse/tokens.go")+": 1-6 (6 lines)") {
+		t.Errorf("session show --turn 1:\n%s", out)
+	}
+	var shown struct {
+		Lines []blame.FileLines `json:"lines"`
+	}
+	if err := json.Unmarshal([]byte(w.must("session", "show", w.ses.ID, "--turn", "1", "--json")), &shown); err != nil ||
+		len(shown.Lines) != 1 || shown.Lines[0].File != "parse/tokens.go" || len(shown.Lines[0].Lines) != 6 {
+		t.Errorf("session show --turn 1 --json: %+v, %v", shown, err)
+	}
+	if r := w.run("session", "show", w.ses.ID, "--turn", "5"); r.Code != 1 || !strings.Contains(r.Stderr, "there is no turn 5") {
+		t.Errorf("a turn the session lacks: exit %d, %s", r.Code, r.Stderr)
+	}
 }
 
 // TestBlameTraceRoundTrip: the Agent Trace records loom writes, read
@@ -255,7 +272,38 @@ func TestBlameBadInput(t *testing.T) {
 		"Write a tokenizer.", "tokens.go", parser)
 	r = w.run("blame", filepath.Join(shallow, "tokens.go"))
 	if lines := clitest.Lines(strings.TrimSpace(r.Stderr)); r.Code != 0 || len(lines) != 1 || !strings.Contains(lines[0], "this is a shallow clone") ||
-		!strings.Contains(r.Stdout, "claude-code t1") {
+		!strings.Contains(r.Stdout, " loom t1 claude-sonnet-4-5") {
 		t.Errorf("a shallow clone: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
+}
+
+// TestBlameMCP: an agent asks loom mcp's blame tool why a line is as it
+// is, and gets the line's session and the conversation that wrote it;
+// a file outside a repository is a tool error it can read.
+func TestBlameMCP(t *testing.T) {
+	w := newWork(t)
+	w.agentWrites("Write a tokenizer for the parser.", "parse/tokens.go", parser)
+	w.git("add", "-A")
+	w.git("commit", "-qm", "tokens")
+	cs := clitest.ConnectStdio(t, w.fx)
+	file := filepath.Join(w.dir, "parse/tokens.go")
+	c := clitest.MustCall(t, cs, "blame", map[string]any{"path": file, "lines": "5"})
+	for _, want := range []string{"lines 5-5: agent by claude-code (claude-sonnet-4-5), session " + w.ses.ID + " turn 1",
+		"Prompt: Write a tokenizer for the parser.", "Reasoning: A table of tokens keeps the parser small.", "After the edit: The parser is in place"} {
+		if !strings.Contains(c.Text, want) {
+			t.Errorf("blame's text lacks %q:\n%s", want, c.Text)
+		}
+	}
+	lines, _ := c.Data["lines"].([]any)
+	if len(lines) != 1 || lines[0].(map[string]any)["session_id"] != w.ses.ID || c.Data["excerpt"] == nil {
+		t.Errorf("blame's structured content: %v", c.Data)
+	}
+	whole := clitest.MustCall(t, cs, "blame", map[string]any{"path": file})
+	if !strings.Contains(whole.Text, "lines 1-6: agent by claude-code") {
+		t.Errorf("the whole file:\n%s", whole.Text)
+	}
+	outside := filepath.Join(w.fx.Home, "loose.txt")
+	clitest.MustWrite(t, outside, "x\n")
+	clitest.WantToolError(t, cs, "blame", map[string]any{"path": outside}, "is not in a git work tree")
+	clitest.WantToolError(t, cs, "blame", map[string]any{"path": file, "lines": "x"}, "is not a line")
 }

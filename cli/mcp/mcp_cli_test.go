@@ -41,6 +41,7 @@ var mcpTools = map[string]struct{ args, required []string }{
 	"memory":          {[]string{"action", "file", "text"}, []string{"action"}},
 	"usage":           {[]string{"by", "breakdown", "since", "until", "tz", "agent", "project", "all_projects"}, nil},
 	"recall":          {[]string{"prompt", "tokens", "project", "all_projects"}, nil},
+	"blame":           {[]string{"path", "lines", "rev"}, []string{"path"}},
 }
 
 func checkToolList(t *testing.T, cs *sdk.ClientSession) {
