@@ -73,6 +73,11 @@ type EditQuery struct {
 	Parts bool
 	// Trashed keeps the edits of sessions in the trash too.
 	Trashed bool
+	// Bare reads the edits' own columns only (Path, From, Op, Tool,
+	// Lines), of every user's sessions, without their messages and
+	// sessions: the quick look over a whole repository that finds which
+	// files to read whole (with UserID) next.
+	Bare bool
 }
 
 // EditSource is a stored message body the edit index has not read yet:

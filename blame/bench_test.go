@@ -73,6 +73,8 @@ func makeBenchWorld(tmp string) (*benchWorld, error) {
 	// Commit c changes big.go when c % 50 == 0 (200 times), else other
 	// file c % 50.
 	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -97,17 +99,15 @@ func makeBenchWorld(tmp string) (*benchWorld, error) {
 		}
 		t := at(c).Unix()
 		fmt.Fprintf(bw, "commit refs/heads/main\ncommitter Dev <dev@example.com> %d +0000\ndata %d\n%s\n", t, len(fmt.Sprint("c", c)), fmt.Sprint("c", c))
-		if c > 0 {
-			fmt.Fprintf(bw, "from refs/heads/main^0\n")
-		}
 		fmt.Fprintf(bw, "M 100644 inline %s\ndata %d\n%s\n", path, len(content), content)
 	}
 	if err := bw.Flush(); err != nil {
-		return nil, err
+		cmd.Wait()
+		return nil, fmt.Errorf("git fast-import: %v: %s", err, stderr.String())
 	}
 	in.Close()
 	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("git fast-import: %w", err)
+		return nil, fmt.Errorf("git fast-import: %w: %s", err, stderr.String())
 	}
 	if out, err := exec.Command("git", "-C", dir, "checkout", "-q", "main").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("git checkout: %v: %s", err, out)
@@ -212,11 +212,31 @@ func BenchmarkBlame(b *testing.B) {
 			}
 		})
 	})
-	b.Run("git-blame", func(b *testing.B) {
-		median(b, func() {
-			if out, err := exec.Command("git", "-C", w.dir, "blame", "--porcelain", "--", w.rel).CombinedOutput(); err != nil {
-				b.Fatalf("git blame: %v: %s", err, out)
-			}
+	gitBlame := func(args ...string) func(b *testing.B) {
+		return func(b *testing.B) {
+			median(b, func() {
+				if out, err := exec.Command("git", append([]string{"-C", w.dir, "blame", "--porcelain"}, append(args, "--", w.rel)...)...).CombinedOutput(); err != nil {
+					b.Fatalf("git blame: %v: %s", err, out)
+				}
+			})
+		}
+	}
+	b.Run("git-blame", gitBlame())
+	b.Run("git-blame-wM", gitBlame("-w", "-M"))
+	if os.Getenv("LOOM_BENCH_COMMIT_GRAPH") != "" {
+		// What git maintenance (and a clone with fetch.writeCommitGraph)
+		// keeps: the commit graph with its changed-path filters.
+		if out, err := exec.Command("git", "-C", w.dir, "commit-graph", "write", "--reachable", "--changed-paths").CombinedOutput(); err != nil {
+			b.Fatalf("git commit-graph: %v: %s", err, out)
+		}
+		b.Run("loom-commit-graph", func(b *testing.B) {
+			bl := &Blamer{Store: w.st, UserID: "local"}
+			median(b, func() {
+				if _, err := bl.File(ctx, filepath.Join(w.dir, w.rel), ""); err != nil {
+					b.Fatal(err)
+				}
+			})
 		})
-	})
+		b.Run("git-blame-commit-graph", gitBlame())
+	}
 }

@@ -173,6 +173,21 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if binary(content) {
 		return nil, loom.Errorf(loom.EINVALID, "%s is a binary file: loom blame attributes lines of text", rel)
 	}
+	// The store's side runs while git blames: the index brought up to
+	// date, and the edits of the whole repository read.
+	type storeSide struct {
+		roots []string
+		repo  []loom.FileEdit
+		err   error
+	}
+	side := make(chan storeSide, 1)
+	go func() {
+		var r storeSide
+		if r.err = b.index(ctx); r.err == nil {
+			r.roots, r.repo, r.err = b.repoEdits(ctx, g)
+		}
+		side <- r
+	}()
 	var lines []blamed
 	if rev == "" && (g.Head(ctx) == "" || !g.Tracked(ctx, rel)) {
 		// A file git does not know: every line is not committed.
@@ -180,16 +195,18 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 			lines = append(lines, blamed{Commit: uncommitted, Path: rel, OrigLine: i + 1, Text: l, Time: notYet})
 		}
 	} else if lines, err = g.Blame(ctx, rev, rel); err != nil {
+		<-side
 		return nil, err
 	}
 	shallow := g.Shallow(ctx)
 	if shallow {
 		res.Notes = append(res.Notes, "this is a shallow clone: lines older than its first commit are unknown (git fetch --unshallow gives all of them)")
 	}
-	if err := b.index(ctx); err != nil {
-		return nil, err
+	sd := <-side
+	if sd.err != nil {
+		return nil, sd.err
 	}
-	cands, any, err := b.candidates(ctx, g, rel, lines)
+	cands, any, err := b.candidates(ctx, sd.roots, sd.repo, rel, lines)
 	if err != nil {
 		return nil, err
 	}
@@ -264,21 +281,28 @@ func relTo(roots []string, path string) (string, bool) {
 	return "", false
 }
 
+// repoEdits are the roots of g's repository and the edits of every
+// file in it, bare (loom.EditQuery.Bare): what tells which files'
+// edits to read whole.
+func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, error) {
+	roots := b.roots(ctx, g)
+	var repo []loom.FileEdit
+	for _, r := range roots {
+		es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: r, Bare: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		repo = append(repo, es...)
+	}
+	return roots, repo, nil
+}
+
 // candidates are the edits of the file's lineage (its names in the
 // commits that brought its lines in, and the names an agent moved it
 // from), and of other files of the repository whose lines it holds (a
 // move or a copy git did not see); any says whether the repository has
 // edits at all.
-func (b *Blamer) candidates(ctx context.Context, g Git, rel string, lines []blamed) ([]*cand, bool, error) {
-	roots := b.roots(ctx, g)
-	var repo []loom.FileEdit
-	for _, r := range roots {
-		es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: r})
-		if err != nil {
-			return nil, false, err
-		}
-		repo = append(repo, es...)
-	}
+func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.FileEdit, rel string, lines []blamed) ([]*cand, bool, error) {
 	if len(repo) == 0 {
 		return nil, false, nil
 	}

@@ -33,6 +33,12 @@ func editsOf(t *testing.T, st loom.Store, q loom.EditQuery) []loom.FileEdit {
 	return got
 }
 
+func sortedSummary(es []loom.FileEdit) []string {
+	s := editSummary(es)
+	slices.Sort(s)
+	return s
+}
+
 func editSummary(es []loom.FileEdit) []string {
 	var out []string
 	for _, e := range es {
@@ -81,6 +87,10 @@ func testEditIndex(t *testing.T, open Opener) {
 	}
 	if c, ok := fileedit.ChangeOf(&under[0]); !ok || c.Content != "package api\n\nfunc A() int { return 1 }\n" {
 		t.Errorf("the write read back from its parts: %+v, %v", c, ok)
+	}
+	if bare := editsOf(t, st, loom.EditQuery{Under: "/src/api", Bare: true}); !slices.Equal(sortedSummary(bare), sortedSummary(under)) ||
+		!slices.Equal(bare[0].Lines, under[0].Lines) && !slices.Equal(bare[1].Lines, under[0].Lines) && !slices.Equal(bare[2].Lines, under[0].Lines) {
+		t.Errorf("bare edits under /src/api = %q, want %q", editSummary(bare), editSummary(under))
 	}
 	if n := len(editsOf(t, st, loom.EditQuery{UserID: "alice", Under: "/src/ap"})); n != 0 {
 		t.Errorf("%d edits under /src/ap, a prefix of a name only", n)

@@ -75,6 +75,24 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 	if err != nil {
 		return nil, err
 	}
+	if q.Bare {
+		m := 0
+		param := func() string { m++; return "$" + strconv.Itoa(m) }
+		where, args := sqlstore.BareEditFilter(q, func(v any) (string, any) {
+			return "SELECT unnest(" + param() + "::text[])", v
+		}, param)
+		rows, err := s.pool.Query(ctx, `SELECT e.tool, e.op, e.path, e.from_path, e.lines FROM edits e WHERE `+where, args...)
+		if err != nil {
+			return nil, fmt.Errorf("edit index: %w", serverError(err))
+		}
+		return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.FileEdit, error) {
+			var e loom.FileEdit
+			var lines []byte
+			err := r.Scan(&e.Tool, &e.Op, &e.Path, &e.From, &lines)
+			e.Lines = sqlstore.UnpackLines(lines)
+			return e, err
+		})
+	}
 	parts := `''`
 	if q.Parts {
 		parts = `(SELECT b.parts::text FROM bodies b WHERE b.id = e.body_id)`
@@ -111,7 +129,7 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 // ProjectRoots implements loom.EditStore.
 func (s *Store) ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT DISTINCT project_root FROM sessions
-		WHERE user_id = $1 AND project_id = $2 AND project_root <> ''`, userID, projectID)
+		WHERE user_id = $1 AND project_id = $2 AND deleted_at IS NULL AND project_root <> ''`, userID, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("edit index: %w", serverError(err))
 	}

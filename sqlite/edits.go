@@ -76,16 +76,21 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 	if err != nil {
 		return nil, err
 	}
+	if q.Bare {
+		return s.bareEdits(ctx, q)
+	}
 	parts := `''`
 	if q.Parts {
 		parts = `(SELECT b.parts FROM bodies b WHERE b.id = e.body_id)`
 	}
+	// The edits first (CROSS JOIN keeps SQLite's planner to that
+	// order): a user's sessions are many, the edits of some files few.
 	rows, err := reads{s}.QueryContext(ctx, `SELECT e.body_id, e.n, e.part_id, e.tool, e.op, e.path, e.from_path, e.lines,
 			m.id, m.seq, m.turn, m.model, m.provider, m.created_at, se.id, se.source_tool, se.created_at, `+parts+`
 		FROM edits e
-		JOIN messages m ON m.body_id = e.body_id
-		JOIN spans sp ON sp.store_id = m.session_id AND m.seq BETWEEN sp.first_seq AND sp.last_seq
-		JOIN sessions se ON se.id = sp.session_id
+		CROSS JOIN messages m ON m.body_id = e.body_id
+		CROSS JOIN spans sp ON sp.store_id = m.session_id AND m.seq BETWEEN sp.first_seq AND sp.last_seq
+		CROSS JOIN sessions se ON se.id = sp.session_id
 		WHERE `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("edit index: %w", err)
@@ -118,9 +123,33 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 // ProjectRoots implements loom.EditStore.
 func (s *Store) ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error) {
 	rows, err := reads{s}.QueryContext(ctx, `SELECT DISTINCT project_root FROM sessions
-		WHERE user_id = ? AND project_id = ? AND project_root <> ''`, userID, projectID)
+		WHERE user_id = ? AND project_id = ? AND deleted_at IS NULL AND project_root <> ''`, userID, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("edit index: %w", err)
 	}
 	return rowscan.Collect(rows, rowscan.String)
+}
+
+// bareEdits is Edits with q.Bare.
+func (s *Store) bareEdits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, error) {
+	where, args := sqlstore.BareEditFilter(q, func(v any) (string, any) {
+		b, _ := json.Marshal(v)
+		return `SELECT value FROM json_each(?)`, string(b)
+	}, func() string { return "?" })
+	rows, err := reads{s}.QueryContext(ctx, `SELECT e.tool, e.op, e.path, e.from_path, e.lines FROM edits e WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("edit index: %w", err)
+	}
+	defer rows.Close()
+	var out []loom.FileEdit
+	for rows.Next() {
+		var e loom.FileEdit
+		var lines []byte
+		if err := rows.Scan(&e.Tool, &e.Op, &e.Path, &e.From, &lines); err != nil {
+			return nil, fmt.Errorf("edit index: %w", err)
+		}
+		e.Lines = sqlstore.UnpackLines(lines)
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }

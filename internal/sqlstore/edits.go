@@ -67,6 +67,28 @@ func EditFilter(q loom.EditQuery, list func(v any) (string, any), param func() s
 	return strings.Join(w, " AND "), args, nil
 }
 
+// BareEditFilter is the WHERE clause of a bare edit query
+// (loom.EditQuery.Bare) over the edits e alone: its paths and
+// directory, of every user.
+func BareEditFilter(q loom.EditQuery, list func(v any) (string, any), param func() string) (string, []any) {
+	var scope []string
+	var args []any
+	if len(q.Paths) > 0 {
+		sub, arg := list(q.Paths)
+		scope = append(scope, "e.path IN ("+sub+")")
+		args = append(args, arg)
+	}
+	if q.Under != "" {
+		dir := strings.TrimSuffix(q.Under, "/")
+		scope = append(scope, "(e.path >= "+param()+" AND e.path < "+param()+")")
+		args = append(args, dir+"/", dir+"0")
+	}
+	if len(scope) == 0 {
+		return "false", nil
+	}
+	return strings.Join(scope, " OR "), args
+}
+
 // EditRow is one edit as an edit query finds it: through one session
 // that reads its message (a message that forks share is found once per
 // session reading it).
