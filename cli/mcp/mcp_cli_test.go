@@ -80,7 +80,7 @@ func checkToolList(t *testing.T, cs *sdk.ClientSession) {
 		}
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"list_sessions", "memory", "read_session", "recall", "search_sessions", "usage"}) {
+	if !slices.Equal(names, []string{"blame", "list_sessions", "memory", "read_session", "recall", "search_sessions", "usage"}) {
 		t.Fatalf("tools = %v", names)
 	}
 	toolsDocumented(t, names)
