@@ -86,7 +86,7 @@ func TestServeSkipsBadFrames(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n")
 	m := read()
 	res, _ := m["result"].(map[string]any)
-	if tools, _ := res["tools"].([]any); m["id"] != float64(2) || len(tools) != 7 {
+	if tools, _ := res["tools"].([]any); m["id"] != float64(2) || len(tools) != 6 {
 		t.Fatalf("tools/list after bad lines: %v", m)
 	}
 	inW.Close()
