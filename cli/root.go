@@ -23,6 +23,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
+	blamecmd "github.com/loomhq/loom/cli/blame"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/embed"
@@ -221,6 +222,7 @@ search, resume, fork, move, export and import.`,
 		chat.NewCmdRun(inv, nil),
 		session.NewCmdSession(inv),
 		search.NewCmdSearch(inv, nil),
+		blamecmd.NewCmdBlame(inv, nil),
 		secretscmd.NewCmdSecrets(inv),
 		recallcmd.NewCmdRecall(inv, nil),
 		hooks.NewCmdHooks(inv, nil),

@@ -90,6 +90,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"Activity", testActivity},
 		{"LibraryAPI", testLibraryAPI},
 		{"Sync", testSync},
+		{"EditIndex", testEditIndex},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

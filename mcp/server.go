@@ -62,6 +62,10 @@ type Config struct {
 	// Handoff, when set, offers the handoff tool, which writes another
 	// agent's session files; nil leaves it out.
 	Handoff *Handoff
+	// Files offers the blame tool, which reads files of this machine's
+	// git repositories: loom mcp's, whose user is the machine's; never
+	// /mcp of loom serve, whose users the machine's files are not.
+	Files bool
 	// MaxFrameBytes bounds one message read by Serve (default
 	// DefaultMaxFrameBytes); a longer one is refused and skipped.
 	MaxFrameBytes int
@@ -213,6 +217,9 @@ func (t *tools) searcher(st loom.Store) *semantic.Searcher {
 
 func (t *tools) all() []tool {
 	all := []tool{t.searchSessions(), t.listSessions(), t.readSession(), t.recall(), t.usage(), t.memory()}
+	if t.cfg.Files {
+		all = append(all, t.blame())
+	}
 	if t.cfg.Handoff != nil && len(t.cfg.Handoff.Writers) > 0 {
 		all = append(all, t.handoff())
 	}

@@ -79,6 +79,11 @@ func (s *Store) importTx(ctx context.Context, tx *sql.Tx, data []*loom.SessionDa
 	if err := indexBodies(ctx, tx, firstBody); err != nil {
 		return fmt.Errorf("import: index: %w", err)
 	}
+	// What bodies_ai_edits marks row by row outside a bulk load.
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO edits_pending (body_id)
+		SELECT id FROM bodies WHERE id >= ? AND instr(parts, '"type":"tool"') > 0`, firstBody); err != nil {
+		return fmt.Errorf("import: edit index: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM bulk_load`); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}

@@ -77,7 +77,9 @@ once with that agent.
 
 Tools: search_sessions, list_sessions, read_session, recall (what past
 sessions of the project say about a prompt, within a budget of tokens),
-usage (tokens and cost over time; these five read only) and memory (read, or append to
+usage (tokens and cost over time), blame (which session wrote each line
+of a file, and the conversation behind one; these six read only, blame
+only here, never at loom serve's /mcp) and memory (read, or append to
 MEMORY.md or USER.md). Sessions are those of
 $LOOM_USER (or --user); search and list default to the project of the
 directory the agent starts loom mcp in. No session is ever locked or
@@ -116,6 +118,7 @@ func mcpRun(ctx context.Context, opts *Options) error {
 	}
 	cfg := loommcp.Config{
 		Store:   (&reopener{open: opts.ReadStore}).store,
+		Files:   true,
 		User:    user,
 		Version: opts.Version,
 		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },

@@ -41,9 +41,13 @@ var mcpTools = map[string]struct{ args, required []string }{
 	"memory":          {[]string{"action", "file", "text"}, []string{"action"}},
 	"usage":           {[]string{"by", "breakdown", "since", "until", "tz", "agent", "project", "all_projects"}, nil},
 	"recall":          {[]string{"prompt", "tokens", "project", "all_projects"}, nil},
+	"blame":           {[]string{"path", "lines", "rev"}, []string{"path"}},
 }
 
-func checkToolList(t *testing.T, cs *sdk.ClientSession) {
+// stdioTools are the tools of loom mcp, sorted.
+var stdioTools = []string{"blame", "list_sessions", "memory", "read_session", "recall", "search_sessions", "usage"}
+
+func checkToolList(t *testing.T, cs *sdk.ClientSession, want ...string) {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -79,8 +83,8 @@ func checkToolList(t *testing.T, cs *sdk.ClientSession) {
 		}
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"list_sessions", "memory", "read_session", "recall", "search_sessions", "usage"}) {
-		t.Fatalf("tools = %v", names)
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools = %v, want %v", names, want)
 	}
 	toolsDocumented(t, names)
 }
@@ -134,7 +138,7 @@ func TestMCPStdio(t *testing.T) {
 	if got := cs.InitializeResult().ServerInfo.Name; got != "loom" {
 		t.Fatalf("server name %q", got)
 	}
-	checkToolList(t, cs)
+	checkToolList(t, cs, stdioTools...)
 
 	// search_sessions: the working directory's project by default; every
 	// project on request; never another user's sessions.
@@ -272,7 +276,8 @@ func TestMCPServe(t *testing.T) {
 		return cs
 	}
 	cs := connect(sv.Token)
-	checkToolList(t, cs)
+	// blame reads the machine's files: never offered at /mcp.
+	checkToolList(t, cs, "list_sessions", "memory", "read_session", "recall", "search_sessions", "usage")
 	c := clitest.MustCall(t, cs, "search_sessions", map[string]any{"query": "clock"})
 	if hits := ids(t, c.Data, "hits", "session_id"); len(hits) == 0 || !slices.Contains(hits, fx.Main.ID) {
 		t.Fatalf("search over HTTP: %s", c.Text)
@@ -386,5 +391,5 @@ func TestMCPStoreUnavailable(t *testing.T) {
 	for range 2 {
 		clitest.WantToolError(t, cs, "search_sessions", map[string]any{"query": "anything"}, "the session store cannot be opened")
 	}
-	checkToolList(t, cs)
+	checkToolList(t, cs, stdioTools...)
 }

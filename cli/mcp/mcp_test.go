@@ -156,7 +156,7 @@ func TestMCPRunServesTheTools(t *testing.T) {
 		tool("read_session", map[string]any{"ref": w.apiS.ID}),
 		tool("memory", map[string]any{"action": "append", "file": "memory", "text": "the pool idles for 30 seconds"}),
 	)
-	if names := toolNames(t, got[1]); !slices.Equal(names, []string{"list_sessions", "memory", "read_session", "recall", "search_sessions", "usage"}) {
+	if names := toolNames(t, got[1]); !slices.Equal(names, []string{"blame", "list_sessions", "memory", "read_session", "recall", "search_sessions", "usage"}) {
 		t.Errorf("tools %q, want the history tools without handoff", names)
 	}
 	var search struct {

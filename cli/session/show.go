@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
@@ -35,6 +36,11 @@ type ShowOptions struct {
 	ShowThinking bool
 	// Full shows tool calls' whole input and output, not their first lines.
 	Full bool
+	// Turn shows one turn's messages and the lines its edits wrote that
+	// still live.
+	Turn int
+	// User is whose edits are looked at.
+	User string
 }
 
 func newCmdSessionShow(inv *command.Invocation, runF func(*ShowOptions) error) *cobra.Command {
@@ -54,12 +60,16 @@ a shell call, the path of a read) and the first 5 lines of their output;
 --full shows their whole input and output. Reasoning is hidden unless
 --show-thinking.
 
+--turn N shows that turn's messages, and then the lines of files its
+edits wrote that still live (see loom blame), file by file.
+
 REF is a full id, a unique id prefix of at least 4 characters, a key, or a
 title (case-insensitive).`,
 		Example: `  loom session show 0196a3b2
   loom session show "flaky test" --full-history --show-thinking
   loom session show cli:api --limit 3
   loom session show 0196a3b2 --full
+  loom session show 0196a3b2 --turn 3
   loom session show 0196a3b2 --json | jq '.messages | length'`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,10 +83,13 @@ title (case-insensitive).`,
 			if !cmd.Flags().Changed("limit") {
 				opts.Limit = defaultShowLimit
 			}
-			if opts.FullHistory {
+			if opts.FullHistory || opts.Turn > 0 {
 				opts.Limit = 0
 			}
-			opts.JSON = inv.JSON()
+			if opts.Turn < 0 {
+				return command.UsageErrorf("--turn must be 1 or more")
+			}
+			opts.JSON, opts.User = inv.JSON(), inv.User()
 			if runF != nil {
 				return runF(opts)
 			}
@@ -87,6 +100,7 @@ title (case-insensitive).`,
 	cmd.Flags().BoolVar(&opts.FullHistory, "full-history", false, "show every message")
 	cmd.Flags().BoolVar(&opts.ShowThinking, "show-thinking", false, "show reasoning")
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "show tool calls' whole input and output")
+	cmd.Flags().IntVar(&opts.Turn, "turn", 0, "show one turn, and the lines its edits wrote that still live")
 	return cmd
 }
 
@@ -97,7 +111,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	// The session is read again with its messages in one snapshot, so
 	// its counts agree with them while another process writes it.
-	data, err := st.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{Limit: opts.Limit})
+	data, err := st.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{Limit: opts.Limit, Turn: opts.Turn})
 	if err != nil {
 		return err
 	}
@@ -105,16 +119,39 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		return loom.NotFound(s.ID)
 	}
 	s, msgs := data[0].Session, data[0].Messages
+	if opts.Turn > 0 && opts.Turn > s.TurnCount {
+		return loom.Errorf(loom.EINVALID, "session %s has %d turns: there is no turn %d", s.ID, s.TurnCount, opts.Turn)
+	}
+	var live []blame.FileLines
+	if opts.Turn > 0 {
+		if es, ok := command.Underlying(st).(loom.EditStore); ok {
+			b := &blame.Blamer{Store: es, UserID: opts.User, Now: opts.Now}
+			if live, err = b.TurnLines(ctx, s.ID, opts.Turn); err != nil {
+				return err
+			}
+		}
+	}
 	ios := opts.IO
 	if opts.JSON {
 		if msgs == nil {
 			msgs = []*loom.Message{}
 		}
 		var b bytes.Buffer
-		if err := command.WriteJSON(&b, struct {
+		var v any = struct {
 			Session  *loom.Session   `json:"session"`
 			Messages []*loom.Message `json:"messages"`
-		}{s, msgs}); err != nil {
+		}{s, msgs}
+		if opts.Turn > 0 {
+			if live == nil {
+				live = []blame.FileLines{}
+			}
+			v = struct {
+				Session  *loom.Session     `json:"session"`
+				Messages []*loom.Message   `json:"messages"`
+				Lines    []blame.FileLines `json:"lines"`
+			}{s, msgs, live}
+		}
+		if err := command.WriteJSON(&b, v); err != nil {
 			return err
 		}
 		// A cost the price table does not know is null, never 0.
@@ -142,7 +179,29 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 			fmt.Fprintln(ios.Out, ios.ColorScheme().Yellow("  (no reply: the turn was interrupted)"))
 		}
 	}
+	if opts.Turn > 0 {
+		writeLiveLines(ios, live)
+	}
 	return nil
+}
+
+// writeLiveLines says which lines a turn's edits wrote still live.
+func writeLiveLines(ios *term.IOStreams, live []blame.FileLines) {
+	cs := ios.ColorScheme()
+	fmt.Fprintln(ios.Out)
+	if len(live) == 0 {
+		fmt.Fprintln(ios.Out, cs.Gray("No line this turn wrote lives in a file of a git work tree now."))
+		return
+	}
+	fmt.Fprintln(ios.Out, cs.Bold("Lines this turn wrote that still live:"))
+	for _, f := range live {
+		line := fmt.Sprintf("  %s: %s (%d lines)", f.Path, strings.Join(blame.Ranges(f.Lines), ", "), len(f.Lines))
+		if len(f.Mixed) > 0 {
+			line += fmt.Sprintf("; changed since: %s", strings.Join(blame.Ranges(f.Mixed), ", "))
+		}
+		fmt.Fprintln(ios.Out, term.SanitizeLine(line))
+	}
+	fmt.Fprintln(ios.Out, cs.Gray("  loom blame FILE:LINE shows the conversation around a line"))
 }
 
 // WriteHeader writes a session's metadata as aligned name: value

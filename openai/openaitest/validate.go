@@ -42,6 +42,17 @@ func validate(body map[string]any) string {
 				fn, _ := call["function"].(map[string]any)
 				name, _ := fn["name"].(string)
 				_, isString := fn["arguments"].(string)
+				if call["type"] == "custom" {
+					// A call of a freeform tool (apply_patch): its input
+					// is text, not arguments.
+					cu, _ := call["custom"].(map[string]any)
+					name, _ = cu["name"].(string)
+					_, isString = cu["input"].(string)
+					if id != "" && name != "" && isString {
+						pending = append(pending, id)
+						continue
+					}
+				}
 				if id == "" || name == "" || !isString || call["type"] != "function" {
 					return fmt.Sprintf("Invalid value for 'messages[%d].tool_calls[%d]': expected id, type \"function\", function.name and function.arguments.", i, j)
 				}

@@ -1,0 +1,380 @@
+// Package blame attributes the lines of a file in a git work tree to
+// the agent sessions that wrote them: it matches the file's lines, as
+// git blame dates them, to the edits of the store's edit index (package
+// fileedit), and classifies each line as an agent's, mixed (a human
+// changed an agent's line), a human's, or unknown — the contributor
+// types of the Agent Trace specification, whose records it also writes
+// and reads (trace.go). Git runs as a subprocess; nothing is written to
+// the repository.
+package blame
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/fileedit"
+	"github.com/loomhq/loom/paths"
+)
+
+// Kinds of line (Line.Kind), the Agent Trace contributor types in
+// loom's words.
+const (
+	Agent   = "agent"
+	Mixed   = "mixed"
+	Human   = "human"
+	Unknown = "unknown"
+)
+
+// Line is one line of a file with who wrote it. For an agent's line
+// (and a mixed one: the agent's line a human changed) the edit that
+// wrote it: its session, turn, agent, model, tool and time.
+type Line struct {
+	N      int    `json:"line"`
+	Kind   string `json:"kind"`
+	Commit string `json:"commit,omitempty"`
+	// The edit, for an agent's line or a mixed one.
+	SessionID string     `json:"session_id,omitempty"`
+	MessageID string     `json:"message_id,omitempty"`
+	PartID    string     `json:"part_id,omitempty"`
+	Seq       int64      `json:"seq,omitempty"`
+	Turn      int        `json:"turn,omitempty"`
+	Agent     string     `json:"agent,omitempty"`
+	Model     string     `json:"model,omitempty"`
+	Provider  string     `json:"provider,omitempty"`
+	Tool      string     `json:"tool,omitempty"`
+	At        *time.Time `json:"at,omitempty"`
+	// From is the file the edit wrote, when it is not this one (a line
+	// moved or copied from it, or the file renamed since).
+	From string `json:"from,omitempty"`
+	// Source says where the attribution came from when not from loom's
+	// sessions: "trace" for an Agent Trace record in the repository.
+	Source string `json:"source,omitempty"`
+	Text   string `json:"text"`
+}
+
+// Result is a file blamed.
+type Result struct {
+	// Repo is the work tree's top-level directory, Path the file in it.
+	Repo string `json:"repo"`
+	Path string `json:"path"`
+	// Revision is the commit blamed, "" for the work tree's file.
+	Revision string `json:"revision,omitempty"`
+	Lines    []Line `json:"lines"`
+	// Notes say what the user should know of the answer, one line
+	// each: a shallow clone, no session for the file or the repository.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Counts are how many lines a result has of each kind.
+func (r *Result) Counts() map[string]int {
+	c := map[string]int{}
+	for _, l := range r.Lines {
+		c[l.Kind]++
+	}
+	return c
+}
+
+// Blamer blames files against one user's sessions in a store.
+type Blamer struct {
+	Store  loom.EditStore
+	UserID string
+	// Git is the git program ("git" when empty); Now the clock (the
+	// time of the Agent Trace records it writes).
+	Git string
+	Now func() time.Time
+	// Traces, when set, are Agent Trace records read besides the
+	// sessions (ReadTraces); their attribution stands where loom's
+	// sessions have none.
+	Traces []Record
+	// indexed is set once the edit index was brought up to date.
+	indexed bool
+}
+
+func (b *Blamer) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
+}
+
+// Open finds the file a user names: its work tree and its path in it.
+func (b *Blamer) Open(ctx context.Context, path string) (Git, string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Git{}, "", err
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Git{}, "", loom.Errorf(loom.ENOTFOUND, "%s: no such file", path)
+	case err != nil:
+		return Git{}, "", err
+	case st.IsDir():
+		return Git{}, "", loom.Errorf(loom.EINVALID, "%s is a directory: loom blame takes a file (loom blame summary takes a directory)", path)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	top, err := Toplevel(ctx, b.Git, filepath.Dir(abs))
+	if err != nil {
+		if loom.ErrorCode(err) == loom.EINVALID && !strings.Contains(err.Error(), "needs git") {
+			return Git{}, "", loom.Errorf(loom.EINVALID, "%s is not in a git work tree: loom blame matches the lines of a repository's files", path)
+		}
+		return Git{}, "", err
+	}
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	rel, err := filepath.Rel(top, abs)
+	if err != nil {
+		return Git{}, "", err
+	}
+	return Git{Bin: b.Git, Dir: top}, filepath.ToSlash(rel), nil
+}
+
+// binary says whether content looks like no text: a NUL byte in its
+// first 8,000 bytes, as git decides.
+func binary(content []byte) bool {
+	return bytes.IndexByte(content[:min(len(content), 8000)], 0) >= 0
+}
+
+// File blames path: the work tree's file when rev is empty, else the
+// file at commit rev.
+func (b *Blamer) File(ctx context.Context, path, rev string) (*Result, error) {
+	g, rel, err := b.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return b.Blame(ctx, g, rel, rev)
+}
+
+// Blame blames rel in g's work tree (at rev, or as the work tree has
+// it).
+func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, error) {
+	res := &Result{Repo: g.Dir, Path: rel, Revision: rev}
+	var content []byte
+	var err error
+	if rev == "" {
+		content, err = os.ReadFile(filepath.Join(g.Dir, filepath.FromSlash(rel)))
+	} else {
+		content, err = g.Show(ctx, rev, rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if binary(content) {
+		return nil, loom.Errorf(loom.EINVALID, "%s is a binary file: loom blame attributes lines of text", rel)
+	}
+	// The store's side runs while git blames: the index brought up to
+	// date, and the edits of the whole repository read.
+	type storeSide struct {
+		roots []string
+		repo  []loom.FileEdit
+		err   error
+	}
+	side := make(chan storeSide, 1)
+	go func() {
+		var r storeSide
+		if r.err = b.index(ctx); r.err == nil {
+			r.roots, r.repo, r.err = b.repoEdits(ctx, g)
+		}
+		side <- r
+	}()
+	var lines []blamed
+	if rev == "" && (g.Head(ctx) == "" || !g.Tracked(ctx, rel)) {
+		// A file git does not know: every line is not committed.
+		for i, l := range fileedit.Lines(string(content)) {
+			lines = append(lines, blamed{Commit: uncommitted, Path: rel, OrigLine: i + 1, Text: l, Time: notYet})
+		}
+	} else if lines, err = g.Blame(ctx, rev, rel); err != nil {
+		<-side
+		return nil, err
+	}
+	shallow := g.Shallow(ctx)
+	if shallow {
+		res.Notes = append(res.Notes, "this is a shallow clone: lines older than its first commit are unknown (git fetch --unshallow gives all of them)")
+	}
+	sd := <-side
+	if sd.err != nil {
+		return nil, sd.err
+	}
+	cands, any, err := b.candidates(ctx, sd.roots, sd.repo, rel, lines)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !any:
+		// Nothing to attribute: that is all there is to say.
+		res.Notes = []string{}
+		res.Notes = append(res.Notes, "loom holds no session that changed a file in "+g.Dir+": import the agents' sessions first (loom session import --from all)")
+	case len(cands) == 0:
+		res.Notes = append(res.Notes, "no session loom holds changed "+rel+": its lines are a human's (or unknown)")
+	}
+	if err := refine(ctx, g, cands); err != nil {
+		return nil, err
+	}
+	res.Lines = attribute(lines, cands, shallow)
+	if len(b.Traces) > 0 {
+		applyTraces(ctx, g, rel, rev, res.Lines, b.Traces)
+	}
+	return res, nil
+}
+
+// index brings the store's edit index up to date, once per Blamer. A
+// store open read-only blames with what is indexed already.
+func (b *Blamer) index(ctx context.Context) error {
+	if b.indexed {
+		return nil
+	}
+	b.indexed = true
+	_, err := fileedit.Index(ctx, b.Store)
+	if err != nil && loom.ErrorCode(err) == loom.EINVALID {
+		return nil
+	}
+	return err
+}
+
+// cand is an edit that may have written lines of the file: its
+// change's text, and the runs of lines it put in (refine makes those of
+// a write exact).
+type cand struct {
+	e    loom.FileEdit
+	rel  string // the file it changed, in the repository
+	c    fileedit.Change
+	runs [][]string // Norm of each line
+	raw  [][]string
+}
+
+// roots are where the repository's sessions saw it: here, and the
+// other roots its project's sessions recorded (another machine, before
+// a move).
+func (b *Blamer) roots(ctx context.Context, g Git) []string {
+	roots := []string{g.Dir}
+	if p, err := paths.DetectProject(g.Dir); err == nil && p.ID != "" {
+		if more, err := b.Store.ProjectRoots(ctx, b.UserID, p.ID); err == nil {
+			for _, r := range more {
+				if !slices.Contains(roots, r) {
+					roots = append(roots, r)
+				}
+			}
+		}
+	}
+	return roots
+}
+
+// relTo is path in the repository seen at one of roots, ok false when
+// it is in none.
+func relTo(roots []string, path string) (string, bool) {
+	for _, r := range roots {
+		if rest, ok := strings.CutPrefix(path, strings.TrimSuffix(r, "/")+"/"); ok {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// repoEdits are the roots of g's repository and the edits of every
+// file in it, bare (loom.EditQuery.Bare): what tells which files'
+// edits to read whole.
+func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, error) {
+	roots := b.roots(ctx, g)
+	var repo []loom.FileEdit
+	for _, r := range roots {
+		es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: r, Bare: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		repo = append(repo, es...)
+	}
+	return roots, repo, nil
+}
+
+// candidates are the edits of the file's lineage (its names in the
+// commits that brought its lines in, and the names an agent moved it
+// from), and of other files of the repository whose lines it holds (a
+// move or a copy git did not see); any says whether the repository has
+// edits at all.
+func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.FileEdit, rel string, lines []blamed) ([]*cand, bool, error) {
+	if len(repo) == 0 {
+		return nil, false, nil
+	}
+	lineage := map[string]bool{rel: true}
+	for _, l := range lines {
+		lineage[l.Path] = true
+	}
+	// Moves an agent made bring the file's earlier name in.
+	for changed := true; changed; {
+		changed = false
+		for _, e := range repo {
+			to, ok1 := relTo(roots, e.Path)
+			from, ok2 := relTo(roots, e.From)
+			if e.Op == loom.EditMove && ok1 && ok2 && lineage[to] && !lineage[from] {
+				lineage[from], changed = true, true
+			}
+		}
+	}
+	// Other files whose added lines this one holds, two in a row.
+	have := map[uint64]bool{}
+	var prev uint64
+	for _, l := range lines {
+		h := fileedit.Hash(l.Text)
+		if prev != 0 && fileedit.Norm(l.Text) != "" {
+			have[prev^h*31] = true
+		}
+		prev = h
+		if fileedit.Norm(l.Text) == "" {
+			prev = 0
+		}
+	}
+	want := map[string]bool{}
+	for _, e := range repo {
+		r, ok := relTo(roots, e.Path)
+		if !ok || e.Op == loom.EditMove || e.Op == loom.EditDelete {
+			continue
+		}
+		if lineage[r] {
+			want[e.Path] = true
+			continue
+		}
+		for i := 1; i < len(e.Lines); i++ {
+			if e.Lines[i-1] != 0 && e.Lines[i] != 0 && have[e.Lines[i-1]^e.Lines[i]*31] {
+				want[e.Path] = true
+				break
+			}
+		}
+	}
+	if len(want) == 0 {
+		return nil, true, nil
+	}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Paths: keys, Parts: true})
+	if err != nil {
+		return nil, true, err
+	}
+	var out []*cand
+	for _, e := range es {
+		if e.Op == loom.EditMove || e.Op == loom.EditDelete {
+			continue
+		}
+		c, ok := fileedit.ChangeOf(&e)
+		if !ok {
+			continue
+		}
+		r, _ := relTo(roots, e.Path)
+		e.Parts = nil
+		out = append(out, &cand{e: e, rel: r, c: c})
+	}
+	return out, true, nil
+}

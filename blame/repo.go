@@ -1,0 +1,302 @@
+package blame
+
+import (
+	"cmp"
+	"context"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// maxCommits bounds the commits one range is read for.
+const maxCommits = 1000
+
+// Commit is a commit with the sessions behind the lines it brought in.
+type Commit struct {
+	SHA     string    `json:"commit"`
+	Subject string    `json:"subject"`
+	At      time.Time `json:"committed_at"`
+	// Lines counts the lines of text the commit brought in (and still
+	// holds at that commit), by kind.
+	Lines    Tally      `json:"lines"`
+	Sessions []Sessions `json:"sessions"`
+}
+
+// Tally counts lines by kind.
+type Tally struct {
+	Total   int `json:"total"`
+	Agent   int `json:"agent"`
+	Mixed   int `json:"mixed"`
+	Human   int `json:"human"`
+	Unknown int `json:"unknown"`
+}
+
+// Add counts one line of kind.
+func (t *Tally) Add(kind string) {
+	t.Total++
+	switch kind {
+	case Agent:
+		t.Agent++
+	case Mixed:
+		t.Mixed++
+	case Unknown:
+		t.Unknown++
+	default:
+		t.Human++
+	}
+}
+
+// Share is the part of the lines an agent wrote (mixed ones count
+// half): what git-ai shows per commit.
+func (t Tally) Share() float64 {
+	if t.Total == 0 {
+		return 0
+	}
+	return (float64(t.Agent) + float64(t.Mixed)/2) / float64(t.Total)
+}
+
+// Sessions is one session's part in some lines: which turns, how many
+// lines, in which files.
+type Sessions struct {
+	SessionID string   `json:"session_id"`
+	Agent     string   `json:"agent"`
+	Model     string   `json:"model"`
+	Turns     []int    `json:"turns"`
+	Lines     int      `json:"lines"`
+	Mixed     int      `json:"mixed"`
+	Files     []string `json:"files"`
+}
+
+// addSession counts line l (an agent's or mixed) of file in ss.
+func addSession(ss map[string]*Sessions, file string, l *Line) {
+	s := ss[l.SessionID]
+	if s == nil {
+		s = &Sessions{SessionID: l.SessionID, Agent: l.Agent, Model: l.Model}
+		ss[l.SessionID] = s
+	}
+	if l.Kind == Mixed {
+		s.Mixed++
+	} else {
+		s.Lines++
+	}
+	if l.Turn > 0 && !slices.Contains(s.Turns, l.Turn) {
+		s.Turns = append(s.Turns, l.Turn)
+	}
+	if !slices.Contains(s.Files, file) {
+		s.Files = append(s.Files, file)
+	}
+}
+
+func sortedSessions(ss map[string]*Sessions) []Sessions {
+	out := make([]Sessions, 0, len(ss))
+	for _, s := range ss {
+		slices.Sort(s.Turns)
+		slices.Sort(s.Files)
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(a, b Sessions) int {
+		return cmp.Or(cmp.Compare(b.Lines+b.Mixed, a.Lines+a.Mixed), cmp.Compare(a.SessionID, b.SessionID))
+	})
+	return out
+}
+
+// Revisions are the commits spec names, oldest first: one commit, or a
+// range A..B (at most maxCommits).
+func (g Git) Revisions(ctx context.Context, spec string) ([]string, error) {
+	if spec == "" {
+		spec = "HEAD"
+	}
+	if !strings.Contains(spec, "..") {
+		out, err := g.run(ctx, "rev-parse", "--verify", "-q", spec+"^{commit}")
+		if err != nil {
+			return nil, loom.Errorf(loom.ENOTFOUND, "%s names no commit of %s", spec, g.Dir)
+		}
+		return []string{strings.TrimSpace(string(out))}, nil
+	}
+	out, err := g.run(ctx, "rev-list", "--reverse", "--max-count="+strconv.Itoa(maxCommits+1), spec)
+	if err != nil {
+		return nil, loom.Errorf(loom.EINVALID, "%s is no range of commits of %s: %v", spec, g.Dir, err)
+	}
+	revs := strings.Fields(string(out))
+	if len(revs) > maxCommits {
+		return nil, loom.Errorf(loom.EINVALID, "%s holds more than %d commits: take a shorter range", spec, maxCommits)
+	}
+	return revs, nil
+}
+
+// changed are the text files commit rev added or modified.
+func (g Git) changed(ctx context.Context, rev string) ([]string, error) {
+	out, err := g.run(ctx, "diff-tree", "-r", "--no-commit-id", "--root", "-M", "--name-only", "--diff-filter=AMR", "-z", rev)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// Commits are the commits spec names with the sessions behind the lines
+// each brought in, as each commit has them.
+func (b *Blamer) Commits(ctx context.Context, g Git, spec string) ([]Commit, error) {
+	revs, err := g.Revisions(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	var out []Commit
+	for _, rev := range revs {
+		c := Commit{SHA: rev, Sessions: []Sessions{}}
+		if info, err := g.run(ctx, "show", "-s", "--format=%ct%x00%s", rev); err == nil {
+			sec, subj, _ := strings.Cut(strings.TrimSpace(string(info)), "\x00")
+			n, _ := strconv.ParseInt(sec, 10, 64)
+			c.At, c.Subject = time.Unix(n, 0).UTC(), subj
+		}
+		files, err := g.changed(ctx, rev)
+		if err != nil {
+			return nil, err
+		}
+		ss := map[string]*Sessions{}
+		for _, f := range files {
+			res, err := b.Blame(ctx, g, f, rev)
+			if err != nil {
+				if loom.ErrorCode(err) == loom.EINVALID {
+					continue // a binary file
+				}
+				return nil, err
+			}
+			for i := range res.Lines {
+				l := &res.Lines[i]
+				if l.Commit != rev {
+					continue
+				}
+				c.Lines.Add(l.Kind)
+				if l.SessionID != "" {
+					addSession(ss, f, l)
+				}
+			}
+		}
+		c.Sessions = sortedSessions(ss)
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Summary is the share of lines agents wrote in the files under a
+// directory, in all and by directory, agent and model.
+type Summary struct {
+	Repo    string           `json:"repo"`
+	Path    string           `json:"path"`
+	Files   int              `json:"files"`
+	Lines   Tally            `json:"lines"`
+	ByDir   map[string]Tally `json:"by_directory"`
+	ByAgent map[string]int   `json:"by_agent"`
+	ByModel map[string]int   `json:"by_model"`
+	// Sessions are the sessions behind the lines, most lines first.
+	Sessions []Sessions `json:"sessions"`
+	// Skipped are the files left out: binary ones.
+	Skipped []string `json:"skipped,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Summarize blames every file git tracks under dir (relative to the
+// top level; "" for all of them), as the work tree has them.
+func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, error) {
+	args := []string{"ls-files", "-z", "--"}
+	if dir != "" {
+		args = append(args, dir)
+	}
+	out, err := g.run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	s := &Summary{Repo: g.Dir, Path: dir, ByDir: map[string]Tally{}, ByAgent: map[string]int{}, ByModel: map[string]int{}, Sessions: []Sessions{}}
+	ss := map[string]*Sessions{}
+	notes := map[string]bool{}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f == "" {
+			continue
+		}
+		res, err := b.Blame(ctx, g, f, "")
+		if err != nil {
+			if loom.ErrorCode(err) == loom.EINVALID || loom.ErrorCode(err) == loom.ENOTFOUND {
+				s.Skipped = append(s.Skipped, f)
+				continue
+			}
+			return nil, err
+		}
+		for _, n := range res.Notes {
+			if !strings.HasPrefix(n, "no session loom holds changed") {
+				notes[n] = true
+			}
+		}
+		s.Files++
+		d := path.Dir(f)
+		t := s.ByDir[d]
+		for i := range res.Lines {
+			l := &res.Lines[i]
+			s.Lines.Add(l.Kind)
+			t.Add(l.Kind)
+			if l.SessionID != "" {
+				addSession(ss, f, l)
+				s.ByAgent[l.Agent]++
+				s.ByModel[l.Model]++
+			}
+		}
+		s.ByDir[d] = t
+	}
+	for n := range notes {
+		s.Notes = append(s.Notes, n)
+	}
+	slices.Sort(s.Notes)
+	s.Sessions = sortedSessions(ss)
+	return s, nil
+}
+
+// Export is the Agent Trace records of spec, written by loom version:
+// for one commit, every file git tracks there that an agent wrote lines
+// of; for a range, a record per commit with the files it changed.
+func (b *Blamer) Export(ctx context.Context, g Git, spec, version string) ([]Record, error) {
+	revs, err := g.Revisions(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	var recs []Record
+	for _, rev := range revs {
+		var files []string
+		if len(revs) == 1 && !strings.Contains(spec, "..") {
+			out, err := g.run(ctx, "ls-tree", "-r", "-z", "--name-only", rev)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range strings.Split(string(out), "\x00") {
+				if f != "" {
+					files = append(files, f)
+				}
+			}
+		} else if files, err = g.changed(ctx, rev); err != nil {
+			return nil, err
+		}
+		var results []*Result
+		for _, f := range files {
+			res, err := b.Blame(ctx, g, f, rev)
+			if err != nil {
+				if loom.ErrorCode(err) == loom.EINVALID {
+					continue
+				}
+				return nil, err
+			}
+			if c := res.Counts(); c[Agent]+c[Mixed] > 0 {
+				results = append(results, res)
+			}
+		}
+		recs = append(recs, NewRecord(rev, version, results, b.now()))
+	}
+	return recs, nil
+}

@@ -1,0 +1,296 @@
+// Package blame is loom blame: which agent session wrote each line of a
+// file in a git work tree (and which lines humans wrote), the sessions
+// behind commits, the share of lines agents wrote in a repository, and
+// Agent Trace records of it all.
+package blame
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/blame"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/safefile"
+)
+
+// Options are the options of `loom blame`.
+type Options struct {
+	IO *term.IOStreams
+	// Store opens the store: the edit index is brought up to date in
+	// it before it is read.
+	Store func(context.Context) (loom.Store, error)
+	// DisplayID is an id as a terminal shows it.
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	Now       func() time.Time
+	// Cwd is the working directory, which relative paths are taken
+	// from.
+	Cwd     func() (string, error)
+	Version string
+	User    string
+	JSON    bool
+
+	// File is the file blamed, From and To the lines kept (0: all).
+	File     string
+	From, To int
+	// Rev blames the file at a commit instead of the work tree's.
+	Rev string
+	// Traces are Agent Trace files read besides the repository's
+	// .agent-trace/traces.jsonl (NoTraces: neither).
+	Traces   []string
+	NoTraces bool
+}
+
+// NewCmdBlame builds loom blame and its subcommands. runF, when not
+// nil, is called with the options instead of running the command (for
+// tests).
+func NewCmdBlame(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
+	opts := newOptions(inv)
+	cmd := &cobra.Command{
+		Use:   "blame FILE[:LINES]",
+		Short: "Show which agent session wrote each line of a file",
+		Long: `Attribute each line of a file in a git work tree to the agent session
+that wrote it — session, turn, agent and model — or say that a human
+wrote it, that a human changed a line an agent wrote (mixed), or that
+its origin is unknown. It works backwards, for the whole history, from
+the file edits of every session loom holds (imported or its own),
+matched to the file's lines through git blame: lines keep their
+session through commits, renames, moves between files, re-indentation
+and later edits around them.
+
+LINES is one line (FILE:12), which also prints the conversation around
+the edit that wrote it — the prompt that asked for it, the agent's
+reasoning where it was kept, the edit and what came after — or a range
+(FILE:10-40). --rev blames the file as a commit has it.
+
+Agent Trace records that other tools wrote in the repository
+(.agent-trace/traces.jsonl) or that --trace names are read too: their
+attribution stands for lines no session of loom's accounts for.
+Nothing is written into the repository; see loom blame trace export.
+
+The subcommands are commits (the sessions behind a commit or a range),
+summary (the share of lines agents wrote, by directory, agent and
+model) and trace (Agent Trace records). A file named like one of them
+is given as ./NAME.`,
+		Example: `  loom blame server/handler.go
+  loom blame server/handler.go:120-160
+  loom blame server/handler.go:142
+  loom blame --json internal/api.go | jq '.lines[] | select(.kind == "agent") | .session_id' | sort -u
+  loom blame --rev v1.2.0 README.md`,
+		Args: command.ArgsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.parseTarget(args[0]); err != nil {
+				return err
+			}
+			opts.User, opts.JSON = inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
+			return blameRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Rev, "rev", "", "blame the file as this commit has it")
+	cmd.Flags().StringArrayVar(&opts.Traces, "trace", nil, "read Agent Trace records from this file too (repeatable)")
+	cmd.Flags().BoolVar(&opts.NoTraces, "no-trace", false, "read no Agent Trace records")
+	cmd.AddCommand(newCmdCommits(inv, nil), newCmdSummary(inv, nil), newCmdTrace(inv))
+	return cmd
+}
+
+func newOptions(inv *command.Invocation) *Options {
+	return &Options{
+		IO:        inv.IO,
+		Store:     inv.Store,
+		DisplayID: inv.Scope().DisplayID,
+		Now:       inv.TimeNow,
+		Cwd:       inv.Cwd,
+		Version:   inv.Version,
+	}
+}
+
+// parseTarget reads FILE[:LINES]: a file that exists with the colon in
+// its name is that file.
+func (o *Options) parseTarget(arg string) error {
+	o.File = arg
+	i := strings.LastIndexByte(arg, ':')
+	if i <= 0 {
+		return nil
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return nil
+	}
+	spec := arg[i+1:]
+	a, b, isRange := strings.Cut(spec, "-")
+	from, err1 := strconv.Atoi(a)
+	to := from
+	var err2 error
+	if isRange {
+		to, err2 = strconv.Atoi(b)
+	}
+	if err1 != nil || err2 != nil || from < 1 || to < from {
+		return command.UsageErrorf("%q: LINES is a line (FILE:12) or a range (FILE:10-40)", arg)
+	}
+	o.File, o.From, o.To = arg[:i], from, to
+	return nil
+}
+
+// blamer is a Blamer over the store opts opens, with the Agent Trace
+// records to read.
+func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error) {
+	st, err := o.Store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	es, ok := command.Underlying(st).(loom.EditStore)
+	if !ok {
+		es = noEdits{}
+	}
+	return &blame.Blamer{Store: es, UserID: o.User, Now: o.Now}, st, nil
+}
+
+// noEdits is the edit index of a store that does not exist yet.
+type noEdits struct{}
+
+func (noEdits) UnindexedEdits(context.Context, int) ([]loom.EditSource, error) { return nil, nil }
+func (noEdits) PutEdits(context.Context, []loom.EditSource, []loom.IndexedEdit) error {
+	return nil
+}
+func (noEdits) Edits(context.Context, loom.EditQuery) ([]loom.FileEdit, error) { return nil, nil }
+func (noEdits) ProjectRoots(context.Context, string, string) ([]string, error) { return nil, nil }
+
+// maxTraceFile bounds an Agent Trace file read.
+const maxTraceFile = 256 << 20
+
+// readTraces reads the repository's Agent Trace records and those of
+// files.
+func readTraces(top string, files []string, none bool) ([]blame.Record, error) {
+	if none {
+		return nil, nil
+	}
+	var recs []blame.Record
+	read := func(path string, must bool) error {
+		f, _, err := safefile.Open(path, maxTraceFile)
+		if err != nil {
+			if !must && os.IsNotExist(err) {
+				return nil
+			}
+			return fmt.Errorf("agent trace records: %w", err)
+		}
+		defer f.Close()
+		rs, err := blame.ReadTraces(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		recs = append(recs, rs...)
+		return nil
+	}
+	if err := read(filepath.Join(top, filepath.FromSlash(blame.TraceFile)), false); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := read(f, true); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
+func blameRun(ctx context.Context, o *Options) error {
+	b, st, err := o.blamer(ctx)
+	if err != nil {
+		return err
+	}
+	file := o.File
+	if !filepath.IsAbs(file) {
+		cwd, err := o.Cwd()
+		if err != nil {
+			return err
+		}
+		file = filepath.Join(cwd, file)
+	}
+	g, rel, err := b.Open(ctx, file)
+	if err != nil {
+		return err
+	}
+	if b.Traces, err = readTraces(g.Dir, o.Traces, o.NoTraces); err != nil {
+		return err
+	}
+	res, err := b.Blame(ctx, g, rel, o.Rev)
+	if err != nil {
+		return err
+	}
+	if o.From > 0 {
+		if o.From > len(res.Lines) {
+			return loom.Errorf(loom.EINVALID, "%s has %d lines: there is no line %d", rel, len(res.Lines), o.From)
+		}
+		res.Lines = res.Lines[o.From-1 : min(o.To, len(res.Lines))]
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(o.IO.ErrOut, term.SanitizeLine(n))
+	}
+	if o.From > 0 && o.From == o.To {
+		return lineRun(ctx, o, st, res)
+	}
+	if o.JSON {
+		return command.WriteJSON(o.IO.Out, res)
+	}
+	printLines(ctx, o, st, res.Lines)
+	return nil
+}
+
+// printLines prints lines as git blame does: who wrote it (session,
+// agent, turn and model, or human or unknown), then the line.
+func printLines(ctx context.Context, o *Options, st loom.Store, lines []Line) {
+	if len(lines) == 0 {
+		return
+	}
+	cs := o.IO.ColorScheme()
+	width := len(strconv.Itoa(lines[len(lines)-1].N))
+	ids := map[string]string{}
+	whos := make([]string, len(lines))
+	pad := 0
+	for i, l := range lines {
+		who := l.Kind
+		if l.SessionID != "" {
+			id, ok := ids[l.SessionID]
+			if !ok {
+				id = o.DisplayID(ctx, st, l.SessionID)
+				ids[l.SessionID] = id
+			}
+			who = term.SanitizeLine(fmt.Sprintf("%s %s t%d %s", id, l.Agent, l.Turn, l.Model))
+			if l.Kind == Mixed {
+				who += " (mixed)"
+			}
+		}
+		whos[i] = who
+		pad = max(pad, len([]rune(who)))
+	}
+	for i, l := range lines {
+		who := whos[i] + strings.Repeat(" ", pad-len([]rune(whos[i])))
+		if l.SessionID != "" {
+			who = cs.Cyan(who)
+		} else {
+			who = cs.Gray(who)
+		}
+		fmt.Fprintf(o.IO.Out, "%s %*d) %s\n", who, width, l.N, showLine(l.Text))
+	}
+}
+
+// showLine is a line of a file as a terminal shows it: tabs as four
+// spaces, so that indentation shows, and nothing a terminal would take
+// for a command.
+func showLine(s string) string {
+	return term.SanitizeLine(strings.ReplaceAll(s, "\t", "    "))
+}
+
+// Line and the kinds, as package blame has them.
+type Line = blame.Line
+
+const Mixed = blame.Mixed

@@ -1,0 +1,75 @@
+package fileedit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
+)
+
+// indexBatch is how many bodies one transaction of the catch-up reads.
+const indexBatch = 500
+
+// Index brings st's edit index up to date: it reads the bodies the
+// store marked (stored since the last catch-up, or rewritten), finds
+// their edits and stores them, a batch at a time, and returns how many
+// bodies it read.
+func Index(ctx context.Context, st loom.EditStore) (int, error) {
+	total := 0
+	for {
+		src, err := st.UnindexedEdits(ctx, indexBatch)
+		if err != nil {
+			return total, fmt.Errorf("edit index: %w", err)
+		}
+		if len(src) == 0 {
+			return total, nil
+		}
+		var edits []loom.IndexedEdit
+		for i := range src {
+			edits = append(edits, FromBody(&src[i])...)
+		}
+		if err := st.PutEdits(ctx, src, edits); err != nil {
+			return total, fmt.Errorf("edit index: %w", err)
+		}
+		total += len(src)
+		if len(src) < indexBatch {
+			return total, nil
+		}
+	}
+}
+
+// FromBody are the edits of one stored body, as the index keeps them.
+// Parts that do not decode give none: the index never stops at one
+// damaged message.
+func FromBody(s *loom.EditSource) []loom.IndexedEdit {
+	parts, err := sqlstore.DecodeParts(s.Parts)
+	if err != nil {
+		return nil
+	}
+	var out []loom.IndexedEdit
+	for n, c := range Extract(parts, s.Cwd) {
+		out = append(out, loom.IndexedEdit{Body: s.Body, N: n, PartID: c.PartID, Tool: c.Tool, Op: c.Op,
+			Path: c.Path, From: c.From, Lines: Hashes(c.Added())})
+	}
+	return out
+}
+
+// ChangeOf is edit e (read with its Parts) as Extract reads it, its
+// text included; ok is false when the parts no longer hold it (they
+// were rewritten). Its path is e's.
+func ChangeOf(e *loom.FileEdit) (Change, bool) {
+	parts, err := sqlstore.DecodeParts(e.Parts)
+	if err != nil {
+		return Change{}, false
+	}
+	// Paths do not change which changes there are: relative ones stay
+	// as they are without a directory.
+	cs := Extract(parts, "")
+	if e.N < len(cs) && cs[e.N].PartID == e.PartID {
+		c := cs[e.N]
+		c.Path, c.From = e.Path, e.From
+		return c, true
+	}
+	return Change{}, false
+}

@@ -1,0 +1,155 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
+)
+
+var _ loom.EditStore = (*Store)(nil)
+
+// UnindexedEdits implements loom.EditStore: the marked bodies, each with
+// the working directory of the oldest session reading a message that
+// holds it.
+func (s *Store) UnindexedEdits(ctx context.Context, n int) ([]loom.EditSource, error) {
+	rows, err := reads{s}.QueryContext(ctx, `SELECT p.body_id, p.mark, b.parts, coalesce((
+			SELECT se.cwd FROM messages m
+			JOIN spans sp ON sp.store_id = m.session_id AND m.seq BETWEEN sp.first_seq AND sp.last_seq
+			JOIN sessions se ON se.id = sp.session_id
+			WHERE m.body_id = p.body_id ORDER BY se.created_at, se.id LIMIT 1), '')
+		FROM edits_pending p JOIN bodies b ON b.id = p.body_id ORDER BY p.body_id LIMIT ?`, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []loom.EditSource
+	for rows.Next() {
+		var e loom.EditSource
+		if err := rows.Scan(&e.Body, &e.Mark, &e.Parts, &e.Cwd); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// PutEdits implements loom.EditStore.
+func (s *Store) PutEdits(ctx context.Context, done []loom.EditSource, edits []loom.IndexedEdit) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		kept := map[int64]bool{}
+		for _, d := range done {
+			res, err := tx.ExecContext(ctx, `DELETE FROM edits_pending WHERE body_id = ? AND mark = ?`, d.Body, d.Mark)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				kept[d.Body] = true
+				if _, err := tx.ExecContext(ctx, `DELETE FROM edits WHERE body_id = ?`, d.Body); err != nil {
+					return err
+				}
+			}
+		}
+		for _, e := range edits {
+			if !kept[e.Body] {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO edits (body_id, n, part_id, tool, op, path, from_path, lines)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.Body, e.N, e.PartID, e.Tool, e.Op, e.Path, e.From, sqlstore.PackLines(e.Lines)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Edits implements loom.EditStore.
+func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, error) {
+	where, args, err := sqlstore.EditFilter(q, func(v any) (string, any) {
+		b, _ := json.Marshal(v)
+		return `SELECT value FROM json_each(?)`, string(b)
+	}, func() string { return "?" })
+	if err != nil {
+		return nil, err
+	}
+	if q.Bare {
+		return s.bareEdits(ctx, q)
+	}
+	parts := `''`
+	if q.Parts {
+		parts = `(SELECT b.parts FROM bodies b WHERE b.id = e.body_id)`
+	}
+	// The edits first (CROSS JOIN keeps SQLite's planner to that
+	// order): a user's sessions are many, the edits of some files few.
+	rows, err := reads{s}.QueryContext(ctx, `SELECT e.body_id, e.n, e.part_id, e.tool, e.op, e.path, e.from_path, e.lines,
+			m.id, m.seq, m.turn, m.model, m.provider, m.created_at, se.id, se.source_tool, se.created_at, `+parts+`
+		FROM edits e
+		CROSS JOIN messages m ON m.body_id = e.body_id
+		CROSS JOIN spans sp ON sp.store_id = m.session_id AND m.seq BETWEEN sp.first_seq AND sp.last_seq
+		CROSS JOIN sessions se ON se.id = sp.session_id
+		WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("edit index: %w", err)
+	}
+	defer rows.Close()
+	var found []sqlstore.EditRow
+	for rows.Next() {
+		var r sqlstore.EditRow
+		var lines []byte
+		var at, created rowscan.Time
+		e := &r.Edit
+		var body int64
+		var ps sql.RawBytes
+		if err := rows.Scan(&body, &e.N, &e.PartID, &e.Tool, &e.Op, &e.Path, &e.From, &lines,
+			&e.MessageID, &e.Seq, &e.Turn, &e.Model, &e.Provider, &at, &e.SessionID, &e.Agent, &created, &ps); err != nil {
+			return nil, fmt.Errorf("edit index: %w", err)
+		}
+		e.Lines, e.At, r.SessionCreated = sqlstore.UnpackLines(lines), at.T, created.T
+		if q.Parts {
+			e.Parts = append([]byte(nil), ps...)
+		}
+		found = append(found, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("edit index: %w", err)
+	}
+	return sqlstore.OwnEdits(found), nil
+}
+
+// ProjectRoots implements loom.EditStore.
+func (s *Store) ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error) {
+	rows, err := reads{s}.QueryContext(ctx, `SELECT DISTINCT project_root FROM sessions
+		WHERE user_id = ? AND project_id = ? AND deleted_at IS NULL AND project_root <> ''`, userID, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("edit index: %w", err)
+	}
+	return rowscan.Collect(rows, rowscan.String)
+}
+
+// bareEdits is Edits with q.Bare.
+func (s *Store) bareEdits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, error) {
+	where, args := sqlstore.BareEditFilter(q, func(v any) (string, any) {
+		b, _ := json.Marshal(v)
+		return `SELECT value FROM json_each(?)`, string(b)
+	}, func() string { return "?" })
+	rows, err := reads{s}.QueryContext(ctx, `SELECT e.tool, e.op, e.path, e.from_path, e.lines FROM edits e WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("edit index: %w", err)
+	}
+	defer rows.Close()
+	var out []loom.FileEdit
+	for rows.Next() {
+		var e loom.FileEdit
+		var lines []byte
+		if err := rows.Scan(&e.Tool, &e.Op, &e.Path, &e.From, &lines); err != nil {
+			return nil, fmt.Errorf("edit index: %w", err)
+		}
+		e.Lines = sqlstore.UnpackLines(lines)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
