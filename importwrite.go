@@ -14,6 +14,43 @@ type ImportWrite struct {
 	Changes []ImportChange
 	// Files are recorded last, as RecordImportedFiles records them.
 	Files []ImportedFile
+	// Calls are the model calls the sessions count, recorded with the
+	// files (by a store that is a CallCounter; others leave them out).
+	Calls []CountedCall
+}
+
+// CountedCall names the session that counts a model call: an agent can
+// write one call into several files (a session resumed into a new file,
+// a file renamed), and the call's usage is counted in the session that
+// was imported first, as ccusage counts it once.
+type CountedCall struct {
+	UserID string
+	// Call is the agent's id of the call, prefixed with the agent's
+	// name (Message.Call).
+	Call      string
+	SessionID string
+}
+
+// MaxCallID bounds a call's id.
+const MaxCallID = 512
+
+// Validate checks a record before it is kept.
+func (c CountedCall) Validate() error {
+	if c.UserID == "" || c.Call == "" || c.SessionID == "" {
+		return Errorf(EINVALID, "a counted call needs its user, call and session")
+	}
+	if len(c.Call) > MaxCallID {
+		return Errorf(EINVALID, "a call id of %d bytes is longer than %d", len(c.Call), MaxCallID)
+	}
+	return nil
+}
+
+// CallCounter is a Store that keeps which session counts each model call
+// an import read (ImportWrite.Calls). Both SQL engines are.
+type CallCounter interface {
+	// CountingSessions returns, of calls, those a session of userID
+	// counts, each with that session's id.
+	CountingSessions(ctx context.Context, userID string, calls []string) (map[string]string, error)
 }
 
 // ImportChange is one change to a session imported before: Messages
@@ -39,7 +76,7 @@ type ImportApplier interface {
 
 // Empty reports whether w writes nothing.
 func (w *ImportWrite) Empty() bool {
-	return len(w.Sessions) == 0 && len(w.Changes) == 0 && len(w.Files) == 0
+	return len(w.Sessions) == 0 && len(w.Changes) == 0 && len(w.Files) == 0 && len(w.Calls) == 0
 }
 
 // WriteImport writes w to st: in one transaction when st is an
@@ -108,6 +145,11 @@ func (w *ImportWrite) Validate() error {
 	}
 	for i := range w.Files {
 		if err := w.Files[i].Validate(); err != nil {
+			return err
+		}
+	}
+	for _, c := range w.Calls {
+		if err := c.Validate(); err != nil {
 			return err
 		}
 	}

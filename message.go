@@ -40,6 +40,12 @@ type Message struct {
 	CompletedAt *time.Time    `json:"completed_at"`
 	// Turn is the turn the message belongs to: user messages open turns.
 	Turn int `json:"turn,omitempty"`
+	// Call is, for an imported reply, the agent's id of the model call
+	// that produced it, prefixed with the agent's name (claude-code:
+	// message.id:requestId), by which a call written into two files is
+	// counted once (ImportWrite.Calls). It is not stored with the
+	// message.
+	Call string `json:"-"`
 }
 
 // MessageError records why producing a message failed.

@@ -83,6 +83,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"ImportSources", testImportSources},
 		{"SourceLocks", testSourceLocks},
 		{"ImportWrite", testImportWrite},
+		{"CountedCalls", testCountedCalls},
 		{"UpdateUsage", testUpdateUsage},
 		{"Usage", testUsage},
 		{"UsageSlices", testUsageSlices},

@@ -21,6 +21,9 @@ type batch struct {
 	leases []loom.Lease
 	// files are the bundles read into the batch, to name in an error.
 	files []string
+	// calls are the sessions that count the calls the batch records
+	// (w.Calls), by call.
+	calls map[string]string
 }
 
 // Batch bounds: a batch is written once it holds this many sessions or
@@ -78,7 +81,16 @@ func (im *Importer) flush(ctx context.Context) (err error) {
 	if im.DryRun || b.w.Empty() {
 		return nil
 	}
-	return loom.WriteImport(ctx, im.Store, &b.w)
+	if err := loom.WriteImport(ctx, im.Store, &b.w); err != nil {
+		return err
+	}
+	for call, id := range b.calls {
+		if im.counted == nil {
+			im.counted = map[string]string{}
+		}
+		im.counted[call] = id
+	}
+	return nil
 }
 
 // FileError is an error of an import that stopped at a source file:

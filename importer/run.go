@@ -45,6 +45,9 @@ type Importer struct {
 	// remade are the ids of sessions that a repair removed to make
 	// again from their files, by key (repair.go).
 	remade map[string]string
+	// counted are the sessions that count model calls, by call, as the
+	// store and the batches written so far keep them (calls.go).
+	counted map[string]string
 }
 
 // Target is one tool to import, with where to look.

@@ -122,6 +122,9 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 				return err
 			}
 		}
+		if p.msgs, err = im.countOnce(ctx, tr.ids[s.SourceID], p.msgs); err != nil {
+			return err
+		}
 		if p.existing == nil {
 			x := im.newSession(f, s, tr.ids[s.SourceID], kind, parentID, p.msgs)
 			if kind == loom.KindSubagent {
@@ -151,6 +154,7 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 				}
 			}
 			fresh = append(fresh, d)
+			im.count(x.ID, p.msgs)
 			tr.SessionsNew++
 			tr.MessagesAdded += len(p.msgs)
 			tr.changed(x, true, len(p.msgs))
@@ -159,6 +163,7 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 		if err := im.grow(ctx, f, s, p.existing, p.msgs, tr); err != nil {
 			return err
 		}
+		im.count(p.existing.ID, p.msgs)
 	}
 	if len(fresh) > 0 && !im.DryRun {
 		for _, d := range fresh {

@@ -44,3 +44,51 @@ func (s *Store) recordFiles(ctx context.Context, tx pgx.Tx, files []loom.Importe
 	}
 	return nil
 }
+
+// RecordCalls implements sessionstore.Writes.
+func (w *writeTx) RecordCalls(ctx context.Context, calls []loom.CountedCall) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	for _, c := range calls {
+		if !storable(c.UserID, c.Call, c.SessionID) {
+			return loom.Errorf(loom.EINVALID, "a counted call must be UTF-8 text without NUL bytes")
+		}
+		b.Queue(`INSERT INTO usage_calls (user_id, call, session_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, c.UserID, c.Call, c.SessionID)
+	}
+	if err := w.tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("record counted calls: %w", err)
+	}
+	return nil
+}
+
+// CountingSessions implements loom.CallCounter.
+func (s *Store) CountingSessions(ctx context.Context, userID string, calls []string) (map[string]string, error) {
+	out := map[string]string{}
+	var ok []string
+	for _, c := range calls {
+		if storable(c) {
+			ok = append(ok, c)
+		}
+	}
+	if !storable(userID) || len(ok) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT call, session_id FROM usage_calls WHERE user_id = $1 AND call = ANY($2)`, userID, ok)
+	if err != nil {
+		return nil, fmt.Errorf("read counted calls: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var call, id string
+		if err := rows.Scan(&call, &id); err != nil {
+			return nil, fmt.Errorf("read counted calls: %w", err)
+		}
+		out[call] = id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read counted calls: %w", err)
+	}
+	return out, nil
+}

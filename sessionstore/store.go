@@ -65,6 +65,9 @@ type Writes interface {
 	// RecordFiles keeps files, validated, as the records of the files an
 	// import read.
 	RecordFiles(ctx context.Context, files []loom.ImportedFile) error
+	// RecordCalls keeps which session counts each of calls, validated;
+	// a call counted already keeps its session.
+	RecordCalls(ctx context.Context, calls []loom.CountedCall) error
 }
 
 // What an engine may do besides (each is looked for on the Engine):
@@ -290,6 +293,9 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		}
 		fresh, err = ApplyChanges(ctx, tx, log, w.Changes, s.eng.Holder().Owner, s.eng.Now())
 		if err != nil {
+			return err
+		}
+		if err := tx.RecordCalls(ctx, w.Calls); err != nil {
 			return err
 		}
 		return tx.RecordFiles(ctx, w.Files)

@@ -306,3 +306,5 @@ func TestStoreGrantsCheckThenWrite(t *testing.T) {
 		t.Fatalf("a share expired already = %v (calls %v), want EINVALID before the engine", err, e.calls)
 	}
 }
+
+func (w *fakeWrites) RecordCalls(ctx context.Context, calls []loom.CountedCall) error { return nil }

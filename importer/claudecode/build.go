@@ -139,6 +139,11 @@ func (b *builder) assistant(key string, recs []*record) []*loom.Message {
 		} else if msg.Model != "" {
 			m.Model = msg.Model
 		}
+		if m.Call == "" && msg.ID != "" {
+			// The call, as ccusage tells one from another: the
+			// reply's id and the request's.
+			m.Call = "claude-code:" + msg.ID + ":" + r.RequestID
+		}
 		if u := msg.Usage; u != nil {
 			// Every line of a reply repeats the reply's usage, the
 			// output count growing as it streams: take the largest.
@@ -160,7 +165,7 @@ func (b *builder) assistant(key string, recs []*record) []*loom.Message {
 	if synthetic && m.Model == "" {
 		// Claude Code wrote this message itself (an API error, an
 		// interruption): no model answered.
-		m.Provider, m.Usage.APICalls = "", 0
+		m.Provider, m.Usage.APICalls, m.Call = "", 0, ""
 	}
 	if len(m.Parts) == 0 && m.Error == nil {
 		return nil // its blocks are counted

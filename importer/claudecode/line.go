@@ -49,6 +49,7 @@ type rawLine struct {
 	IsCompactSummary  bool            `json:"isCompactSummary"`
 	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
 	SessionID         string          `json:"sessionId"`
+	RequestID         string          `json:"requestId"`
 	AgentID           string          `json:"agentId"`
 	Cwd               string          `json:"cwd"`
 	GitBranch         string          `json:"gitBranch"`
