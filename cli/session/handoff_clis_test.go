@@ -1,9 +1,11 @@
 package session_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,6 +170,9 @@ type requester interface{ Requests() []providertest.Request }
 
 // realAgent is how a test runs one agent against a fake model server.
 type realAgent struct {
+	// name names the subtest when it is not tool (a second setup of
+	// the tool's).
+	name   string
 	pkg    agentclitest.Package
 	tool   string
 	sample string // a file of the agent's own, imported and handed back
@@ -193,6 +198,30 @@ type realAgent struct {
 	fresh func(prompt string) []string
 	list  []string
 	last  func(prompt string) []string
+	// sources are the sessions handed off (loom, own, claude-code-long);
+	// nil is all three.
+	sources []string
+}
+
+// codexStart starts the fake Responses API for Codex, configured as a
+// model provider of its config.toml, with model (none: Codex's
+// default).
+func codexStart(model string) func(t *testing.T, home string) (requester, []string, string, string) {
+	return func(t *testing.T, home string) (requester, []string, string, string) {
+		srv := agentclitest.NewResponses()
+		t.Cleanup(srv.Close)
+		codexHome := filepath.Join(home, ".codex")
+		var cfg []string
+		if model != "" {
+			cfg = append(cfg, `model = "`+model+`"`)
+		}
+		clitest.WriteSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join(append(cfg,
+			`model_provider = "fake"`, `[model_providers.fake]`, `name = "fake"`,
+			`base_url = "`+srv.URL+`/v1"`, `wire_api = "responses"`, `env_key = "FAKE_OPENAI_KEY"`,
+			`request_max_retries = 0`, `stream_max_retries = 0`), "\n"))
+		env := agentclitest.Env(home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
+		return srv, env, filepath.Join(codexHome, "sessions"), "*/*/*/rollout-*.jsonl"
+	}
 }
 
 var realAgents = []realAgent{{
@@ -208,18 +237,10 @@ var realAgents = []realAgent{{
 		return []string{"-p", "--resume", id, "--model", "claude-sonnet-4-5", prompt}
 	},
 }, {
+	// Codex's default model (no model in its config.toml): in code
+	// mode, offered exec and wait, not exec_command.
 	pkg: agentclitest.Codex, tool: codex.Tool, sample: clitest.Samples + "/codex/vibecodingtracker-codex.jsonl",
-	start: func(t *testing.T, home string) (requester, []string, string, string) {
-		srv := agentclitest.NewResponses()
-		t.Cleanup(srv.Close)
-		codexHome := filepath.Join(home, ".codex")
-		clitest.WriteSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
-			`model = "gpt-fake"`, `model_provider = "fake"`, `[model_providers.fake]`, `name = "fake"`,
-			`base_url = "` + srv.URL + `/v1"`, `wire_api = "responses"`, `env_key = "FAKE_OPENAI_KEY"`,
-			`request_max_retries = 0`, `stream_max_retries = 0`}, "\n"))
-		env := agentclitest.Env(home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
-		return srv, env, filepath.Join(codexHome, "sessions"), "*/*/*/rollout-*.jsonl"
-	},
+	start: codexStart(""),
 	args: func(id, prompt string) []string {
 		return []string{"exec", "--skip-git-repo-check", "resume", id, prompt}
 	},
@@ -227,6 +248,15 @@ var realAgents = []realAgent{{
 	last: func(prompt string) []string {
 		return []string{"exec", "--skip-git-repo-check", "resume", "--last", prompt}
 	},
+}, {
+	// A model of Codex's catalog without code mode: offered
+	// exec_command.
+	name: "codex-gpt-5.5", pkg: agentclitest.Codex, tool: codex.Tool, sample: clitest.Samples + "/codex/vibecodingtracker-codex.jsonl",
+	start: codexStart("gpt-5.5"),
+	args: func(id, prompt string) []string {
+		return []string{"exec", "--skip-git-repo-check", "resume", id, prompt}
+	},
+	sources: []string{"own", "claude-code-long"},
 }, {
 	pkg: agentclitest.Gemini, tool: gemini.Tool, sample: clitest.Samples + "/gemini/vibecodingtracker-gemini.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
@@ -307,7 +337,7 @@ func TestHandoffRealCLIs(t *testing.T) {
 	}
 	t.Parallel()
 	for _, a := range realAgents {
-		t.Run(a.tool, func(t *testing.T) {
+		t.Run(cmp.Or(a.name, a.tool), func(t *testing.T) {
 			t.Parallel()
 			bin := agentclitest.Install(t, a.pkg)
 			for _, src := range []struct{ name, tool, sample string }{
@@ -317,6 +347,9 @@ func TestHandoffRealCLIs(t *testing.T) {
 				// Grep, Task …) of Claude Code 2.1.
 				{"claude-code-long", claudecode.Tool, clitest.Samples + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
 			} {
+				if a.sources != nil && !slices.Contains(a.sources, src.name) {
+					continue
+				}
 				t.Run(src.name, func(t *testing.T) {
 					fx := clitest.NewFixture(t)
 					srv, env, root, glob := a.start(t, fx.Home)

@@ -142,13 +142,33 @@ func TestHandoffMatrix(t *testing.T) {
 					}
 					t.Logf("%d messages, %d tool calls, %d as text, dropped %v", out.Messages, out.ToolCalls, out.ToolRecords, out.Dropped)
 					checkCarried(t, msgs, got, out)
-					if src.tool == to && out.ToolRecords > 0 {
+					switch {
+					case src.tool == to && to == codex.Tool:
+						// Codex's: the calls of the tools its model is
+						// offered (shell commands, as exec scripts).
+						if shells := shellCalls(msgs); out.ToolCalls < shells {
+							t.Errorf("%d of codex's own tool calls carried as calls, want its %d shell commands", out.ToolCalls, shells)
+						}
+					case src.tool == to && out.ToolRecords > 0:
 						t.Errorf("%d of %s's own tool calls told as text, want every one as a call", out.ToolRecords, to)
 					}
 				})
 			}
 		})
 	}
+}
+
+// shellCalls counts the shell commands among the tool calls of msgs.
+func shellCalls(msgs []*loom.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if _, ok := handoff.ShellCommand(p); ok && p.Type == loom.PartTool {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // checkCarried checks that got, read back from a handed-off file, holds
