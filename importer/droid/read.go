@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -26,6 +27,10 @@ type line struct {
 	Cwd       string          `json:"cwd"`
 	Timestamp string          `json:"timestamp"`
 	Message   json.RawMessage `json:"message"`
+	// LoomHandoff records, in the session_start line, the loom session a
+	// handed-off session (or a fork droid made of one) continues
+	// (handoff.OriginField).
+	LoomHandoff *handoff.Origin `json:"loomHandoff"`
 }
 
 type message struct {
@@ -104,7 +109,7 @@ func (rd *reader) line(n int, b []byte) {
 			rd.res.Problemf(rd.path, n, "session_start without an id")
 			return
 		}
-		rd.s = &importer.Session{SourceID: importer.Clip(id, 128), Title: l.Title, Cwd: l.Cwd, Path: rd.path}
+		rd.s = &importer.Session{SourceID: importer.Clip(id, 128), Title: l.Title, Cwd: l.Cwd, Path: rd.path, Origin: l.LoomHandoff}
 		if l.Title == "New Session" {
 			// droid's placeholder until the first prompt names it.
 			rd.s.Title = ""
