@@ -16,11 +16,11 @@ import (
 
 // Writer writes a session in its tool's own format: how `loom session
 // handoff --to TOOL` gives any session in loom to that tool, to continue
-// there. Each tool's package (importer/claudecode, importer/codex,
-// importer/gemini) has one Format that is both the tool's
+// there. Each target's package (importer/claudecode, importer/codex,
+// importer/opencode …) has one Format that is both the tool's
 // importer.Format and its Writer.
 type Writer interface {
-	// Tool is the tool's name (claude-code, codex, gemini).
+	// Tool is the tool's name (claude-code, codex, opencode …).
 	Tool() string
 	// Handoff writes h as a new session of the tool and says where, and
 	// how to resume it.

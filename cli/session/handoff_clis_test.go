@@ -378,12 +378,15 @@ var realAgents = []realAgent{{
 	args: func(id, prompt string) []string { return []string{"--resume", id, "-p", prompt} },
 }}
 
-// TestHandoffRealCLIs: each real agent (Claude Code: claude -p --resume;
-// Codex CLI: codex exec resume; Gemini CLI: gemini --resume … -p),
-// installed from npm and run offline against a fake model server,
-// resumes a handed-off session (loom's own, one imported from the
-// agent's own files, and a long one imported from Claude Code), sends the model the whole history, appends a
-// second turn to the same file, and comes back through import as a fork.
+// TestHandoffRealCLIs: each real agent of the eleven (Claude Code:
+// claude -p --resume; Codex CLI: codex exec resume; Gemini CLI: gemini
+// --resume … -p; opencode: opencode run --session; Cline: cline --id on
+// a terminal; cn and droid: a fork of the session …), installed from npm
+// and run offline against a fake model server, resumes a handed-off
+// session (loom's own, one imported from the agent's own files, a long
+// one imported from Claude Code: those its realAgent names), sends the
+// model the whole history, appends a second turn to the same session,
+// and comes back through import as a fork.
 func TestHandoffRealCLIs(t *testing.T) {
 	if clitest.OnPostgres() {
 		// The agents read and write files; the store only hands off and

@@ -116,7 +116,7 @@ func readBack(t *testing.T, tool, path string, id ...string) *importer.Session {
 }
 
 // TestHandoffMatrix hands a session of every source (loom's own, and one
-// imported from each of the four tools) to each of the six targets,
+// imported from each tool's samples) to each of the eleven targets,
 // and reads the written file back with loom's reader of the target:
 // every user prompt, every reply's text and every tool call with its
 // result must be there, as a call of the target's own or as a text
