@@ -14,17 +14,19 @@ import (
 // ShellCommand is the command line a tool call ran, when the call is one
 // of a shell tool: Claude Code's Bash, Codex's shell, exec_command and
 // shell_command (and local_shell), Gemini CLI's run_shell_command,
-// opencode's bash.
+// opencode's bash, droid's Execute, and Cline's run_commands (its
+// commands one a line).
 func ShellCommand(p loom.Part) (string, bool) {
 	var in struct {
-		Command any    `json:"command"`
-		Cmd     string `json:"cmd"`
-		Action  *struct {
+		Command  any      `json:"command"`
+		Cmd      string   `json:"cmd"`
+		Commands []string `json:"commands"`
+		Action   *struct {
 			Command []string `json:"command"`
 		} `json:"action"`
 	}
 	switch p.Name {
-	case "Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "local_shell_call", "run_shell_command":
+	case "Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "local_shell_call", "run_shell_command", "Execute", "run_commands":
 	default:
 		return "", false
 	}
@@ -45,10 +47,13 @@ func ShellCommand(p loom.Part) (string, bool) {
 		}
 		return argvLine(args)
 	}
-	if in.Cmd != "" {
+	switch {
+	case in.Cmd != "":
 		return in.Cmd, true
-	}
-	if in.Action != nil {
+	case len(in.Commands) > 0:
+		line := strings.Join(in.Commands, "\n")
+		return line, strings.TrimSpace(line) != ""
+	case in.Action != nil:
 		return argvLine(in.Action.Command)
 	}
 	return "", false
@@ -64,24 +69,32 @@ func argvLine(args []string) (string, bool) {
 	return line, line != ""
 }
 
-// ReadPath is the file a tool call read, when it is one of a file-reading
-// tool: Claude Code's Read, Gemini CLI's and loom's read_file, opencode's
-// read.
+// ReadPath is the file a tool call read, when it is one of a
+// file-reading tool: Claude Code's and droid's Read (Continue's, whose
+// key is filepath), Gemini CLI's and loom's read_file, opencode's read,
+// and Cline's read_files of one file.
 func ReadPath(p loom.Part) (string, bool) {
 	switch p.Name {
-	case "Read", "read_file", "read":
+	case "Read", "read_file", "read", "read_files":
 	default:
 		return "", false
 	}
 	var in struct {
 		FilePath  string `json:"file_path"`
 		FilePath2 string `json:"filePath"`
+		FilePath3 string `json:"filepath"`
 		Path      string `json:"path"`
+		Files     []struct {
+			Path string `json:"path"`
+		} `json:"files"`
 	}
 	if json.Unmarshal(p.Input, &in) != nil {
 		return "", false
 	}
-	for _, s := range []string{in.FilePath, in.FilePath2, in.Path} {
+	if len(in.Files) == 1 {
+		in.Path = in.Files[0].Path
+	}
+	for _, s := range []string{in.FilePath, in.FilePath2, in.FilePath3, in.Path} {
 		if s != "" {
 			return s, true
 		}
@@ -90,14 +103,19 @@ func ReadPath(p loom.Part) (string, bool) {
 }
 
 // ResultText is the text a tool call's result gives its model: the output,
-// and for a failed call its error.
+// and for a failed call its error (once, when the output holds it).
 func ResultText(p loom.Part) string {
 	out := loom.JSONText(p.Output)
 	if p.Status != loom.ToolError || p.Error == "" {
 		return out
 	}
-	if out == "" || strings.Contains(out, p.Error) {
+	switch {
+	case out == "":
 		return p.Error
+	case strings.Contains(out, strings.TrimSuffix(p.Error, "…")):
+		// The output holds the error (or the start of it that a reader
+		// kept, cut with an ellipsis, where it keeps the output whole).
+		return out
 	}
 	return p.Error + "\n" + out
 }

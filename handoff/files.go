@@ -91,3 +91,19 @@ func shellQuote(s string) string {
 // Stamp is t as the tools write times: RFC 3339 in UTC with
 // milliseconds.
 func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// WriteJSON writes v as the new file path (see WriteNew), as indented
+// JSON with <, > and & as they are, unless ctx has ended.
+func WriteJSON(ctx context.Context, path string, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("handoff: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return WriteNew(path, b.Bytes())
+}

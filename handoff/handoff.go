@@ -16,11 +16,11 @@ import (
 
 // Writer writes a session in its tool's own format: how `loom session
 // handoff --to TOOL` gives any session in loom to that tool, to continue
-// there. Each tool's package (importer/claudecode, importer/codex,
-// importer/gemini) has one Format that is both the tool's
+// there. Each target's package (importer/claudecode, importer/codex,
+// importer/opencode …) has one Format that is both the tool's
 // importer.Format and its Writer.
 type Writer interface {
-	// Tool is the tool's name (claude-code, codex, gemini).
+	// Tool is the tool's name (claude-code, codex, opencode …).
 	Tool() string
 	// Handoff writes h as a new session of the tool and says where, and
 	// how to resume it.
@@ -228,10 +228,12 @@ func (h *Handoff) ReadPath(p loom.Part) (string, bool) {
 }
 
 // Tools names a target's own tools: its shell tool, which takes
-// {"command": …}, and its file-reading tool, which takes the file's
-// absolute path under ReadKey.
+// {"command": …} (else what ShellArgs makes of the command line), and
+// its file-reading tool, which takes the file's absolute path under
+// ReadKey (else what ReadArgs makes of it).
 type Tools struct {
 	Target, Shell, Read, ReadKey string
+	ShellArgs, ReadArgs          func(string) any
 }
 
 // Call is the call of the target's that does what p did, and its
@@ -245,10 +247,15 @@ func (h *Handoff) Call(p loom.Part, t Tools) (string, any) {
 			return p.Name, map[string]any{}
 		}
 		return p.Name, p.Input
+	case ok && t.ShellArgs != nil:
+		return t.Shell, t.ShellArgs(cmd)
 	case ok:
 		return t.Shell, map[string]any{"command": cmd}
 	}
 	if path, ok := h.ReadPath(p); ok {
+		if t.ReadArgs != nil {
+			return t.Read, t.ReadArgs(path)
+		}
 		return t.Read, map[string]any{t.ReadKey: path}
 	}
 	return "", nil
@@ -385,4 +392,84 @@ func Entries(h *Handoff, out *Handed) []Entry {
 		es = append(es, e)
 	}
 	return es
+}
+
+// Steps splits the parts of an assistant entry where the model did, into
+// the model messages a target writes one by one: a step is text and
+// reasoning, then calls (the tool parts call says the target takes as
+// its calls; any other tool part is told as text); text, reasoning or a
+// text record that follows a call starts the next step, after the calls'
+// results.
+func (e Entry) Steps(call func(loom.Part) bool) [][]loom.Part {
+	var steps [][]loom.Part
+	var cur []loom.Part
+	calls := false
+	for _, p := range e.Parts {
+		isCall := p.Type == loom.PartTool && call(p)
+		if !isCall && calls {
+			steps, cur, calls = append(steps, cur), nil, false
+		}
+		cur = append(cur, p)
+		calls = calls || isCall
+	}
+	if len(cur) > 0 {
+		steps = append(steps, cur)
+	}
+	return steps
+}
+
+// Text is the text parts of e joined by blank lines: a prompt as one
+// string.
+func (e Entry) Text() string {
+	var b strings.Builder
+	for _, p := range e.Parts {
+		if p.Type != loom.PartText {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// Blocks are a step (see Entry.Steps) as content blocks of Anthropic's
+// form, as Claude Code's and its kin's session files keep them: text,
+// thinking (reasoning, when thinking says the target takes it; else
+// dropped and counted) and tool_use blocks, and the tool_result blocks
+// of the calls (is_error for a failed one), which follow in a user
+// message. A tool part the target has no tool for (t) is told as text.
+func (h *Handoff) Blocks(step []loom.Part, t Tools, ids *CallIDs, out *Handed, thinking bool) (blocks, results []any) {
+	for _, p := range step {
+		switch p.Type {
+		case loom.PartReasoning:
+			if !thinking {
+				out.Drop("reasoning")
+				continue
+			}
+			blocks = append(blocks, map[string]any{"type": "thinking", "thinking": p.Text})
+		case loom.PartText:
+			blocks = append(blocks, map[string]any{"type": "text", "text": p.Text})
+		case loom.PartTool:
+			name, args := h.Call(p, t)
+			if name == "" {
+				out.ToolRecords++
+				blocks = append(blocks, map[string]any{"type": "text", "text": ToolRecord(p)})
+				continue
+			}
+			out.ToolCalls++
+			id := ids.For(p)
+			blocks = append(blocks, map[string]any{"type": "tool_use", "id": id, "name": name, "input": args})
+			results = append(results, map[string]any{"type": "tool_result", "tool_use_id": id, "name": name,
+				"content": ResultText(p), "is_error": p.Status == loom.ToolError})
+		}
+	}
+	return blocks, results
+}
+
+// IsCall reports whether the target of t takes p as a call of its own
+// (else it is told as text).
+func (h *Handoff) IsCall(t Tools) func(loom.Part) bool {
+	return func(p loom.Part) bool { name, _ := h.Call(p, t); return name != "" }
 }

@@ -99,6 +99,10 @@ func (c ToolCalls) complete(b *ContentBlock, at time.Time) bool {
 	switch {
 	case b.IsError:
 		p.Status, p.Error = loom.ToolError, Clip(out, 4000)
+		if len(out) > len(p.Error) {
+			// The error is kept short; the output, whole.
+			p.Output, _ = json.Marshal(out)
+		}
 	case isText:
 		p.Status = loom.ToolCompleted
 		p.Output, _ = json.Marshal(out)

@@ -39,7 +39,7 @@ func (t *tools) handoff() tool {
 		tool: &sdk.Tool{
 			Name:        "handoff",
 			Title:       "Hand a session to another agent",
-			Description: `Writes a session as a new session of another agent (Claude Code, Codex CLI, GitHub Copilot CLI, Gemini CLI, Pi or Qwen Code), in that agent's own files, so that the user can continue it there with its whole history; returns the command that resumes it. Use it when the user asks to continue a conversation in another agent. ref names the session as in read_session; dir is the project directory the agent continues in (default: the session's own).`,
+			Description: `Writes a session as a new session of another agent (Claude Code, Codex CLI, GitHub Copilot CLI, Gemini CLI, Pi, Qwen Code, opencode, Kilo Code CLI, Cline CLI, Continue's cn or Factory droid), in that agent's own files, so that the user can continue it there with its whole history; returns the command that resumes it. Use it when the user asks to continue a conversation in another agent. ref names the session as in read_session; dir is the project directory the agent continues in (default: the session's own).`,
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {
 		"ref": {"type": "string", "description": "The session: its id or a unique id prefix of at least 4 characters, its key, or its title."},
 		"to": {"type": "string", "enum": [` + strings.Join(names, ", ") + `], "description": "The agent to continue in."},

@@ -160,7 +160,7 @@ func TestContinueInMenu(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET: %d %s", resp.StatusCode, body)
 	}
-	for _, tool := range []string{"claude-code", "codex", "gemini", "pi", "qwen", "copilot"} {
+	for _, tool := range []string{"claude-code", "codex", "gemini", "pi", "qwen", "copilot", "opencode", "kilo", "cline", "continue", "droid"} {
 		if want := "loom session handoff " + fx.main.ID + " --to " + tool; !bytes.Contains(body, []byte(want)) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -62,11 +62,11 @@ func newCmdSessionHandoff(inv *command.Invocation, runF func(*HandoffOptions) er
 	}
 	cmd := &cobra.Command{
 		Use:   "handoff REF --to TOOL",
-		Short: "Continue a session in Claude Code, Codex CLI, Copilot CLI, Gemini CLI, Pi or Qwen Code",
+		Short: "Continue a session in another agent (Claude Code, Codex CLI, opencode, Cline …)",
 		Long: `Write REF as a new session of another agent, in that agent's own format and
 place, and print the command that resumes it there. TOOL is claude-code,
-codex, copilot, gemini, pi or qwen. Any session works: loom's own, or one imported from any
-tool.
+cline, codex, continue, copilot, droid, gemini, kilo, opencode, pi or
+qwen. Any session works: loom's own, or one imported from any tool.
 
 The agent gets every user prompt, every reply and every tool call with
 its result: a shell command or a file read as the agent's own tool call,
@@ -77,7 +77,10 @@ the agent cannot take back unsigned; the output counts what was left out.
 The session is written for the project directory DIR (default: the
 session's project root), where the resume command runs. Once the agent
 has continued it, loom session import --from TOOL brings it back as a
-fork of REF.
+fork of REF. opencode and Kilo keep sessions in a database they make when
+they first run: run them once before. Continue's cn (cn --fork ID) and
+droid without a terminal (droid exec --fork ID PROMPT) go on with it as
+a session of their own, which comes back as the fork.
 
 Secrets (API keys, tokens, passwords, private keys) are replaced by
 [REDACTED:rule] markers in what the agent gets, counted on standard
@@ -85,6 +88,7 @@ error; --no-redact hands them over as stored. See docs/security.md.`,
 		Example: `  loom session handoff 0196a3b2 --to claude-code
   loom session handoff "flaky test" --to codex --last 5
   loom session handoff cli:api --to gemini --dir ~/src/api --json
+  loom session handoff 0196a3b2 --to opencode     # then: opencode --session ses_…
   loom session handoff 0196a3b2 --to codex --no-redact`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -102,7 +106,7 @@ error; --no-redact hands them over as stored. See docs/security.md.`,
 			return handoffRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.To, "to", "", "the agent to continue in: `TOOL` is claude-code, codex, copilot, gemini, pi or qwen")
+	cmd.Flags().StringVar(&opts.To, "to", "", "the agent to continue in: `TOOL` is claude-code, cline, codex, continue, copilot, droid, gemini, kilo, opencode, pi or qwen")
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "project `DIR` the agent continues in (default: the session's project root)")
 	cmd.Flags().IntVar(&opts.Last, "last", 0, "carry only the last `N` turns")
 	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "hand secrets over as stored")

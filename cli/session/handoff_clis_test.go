@@ -1,11 +1,14 @@
 package session_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic/anthropictest"
@@ -22,11 +25,8 @@ import (
 	"github.com/loomhq/loom/providertest"
 )
 
-// handedHistory is what the model must be sent when the agent (tool)
-// resumes the fixture's main session: every prompt (the summary as one,
-// without Claude Code's lines for itself when tool is another), every
-// reply's text, and every tool call's arguments and result.
-func handedHistory(t *testing.T, fx *clitest.Fixture, id, tool string) []string {
+// sessionMessages are the messages of the fixture's session id.
+func sessionMessages(t *testing.T, fx *clitest.Fixture, id string) []*loom.Message {
 	t.Helper()
 	st := fx.OpenStore(t)
 	defer st.Close()
@@ -34,8 +34,17 @@ func handedHistory(t *testing.T, fx *clitest.Fixture, id, tool string) []string 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return msgs
+}
+
+// handedHistory is what the model must be sent when the agent (tool)
+// resumes the fixture's main session: every prompt (the summary as one,
+// without Claude Code's lines for itself when tool is another), every
+// reply's text, and every tool call's arguments and result.
+func handedHistory(t *testing.T, fx *clitest.Fixture, id, tool string) []string {
+	t.Helper()
 	var want []string
-	for _, m := range msgs {
+	for _, m := range sessionMessages(t, fx, id) {
 		if m.Role == loom.RoleSystem {
 			continue
 		}
@@ -106,38 +115,75 @@ func handoffFor(t *testing.T, fx *clitest.Fixture, tool, from, sample string) cl
 	return clitest.DecodeJSON[clitest.HandoffJSON](t, r.Stdout)
 }
 
-// resumeTwice has the agent continue the handed-off session for two
-// turns (run resumes it with a prompt and returns the agent's output)
-// and checks that the model was sent the whole history with each
-// prompt (with the second, unless whole, only the first prompt), that
-// both turns went to the handed-off file (no other session
-// file of the tool under root, matching glob, holds either), and that
-// importing the tool's sessions from root brings the session back as a
-// fork of the original holding them.
-func resumeTwice(t *testing.T, fx *clitest.Fixture, out clitest.HandoffJSON, srv requester, root, glob string, whole bool, run func(prompt string) string) {
+// resumeFlow says how an agent continues a handed-off session: whole
+// says the model is sent the whole history with the second prompt too
+// (not so for an agent that masks older tool outputs); once, that it
+// runs one turn, not two; fork, that it continues the session as a new
+// one of the same history (cn --fork, droid exec --fork), whose file
+// carries the handed-off one's marker, and a second turn continues that.
+type resumeFlow struct {
+	whole, once, fork bool
+	// cut is the length past which the agent, by its own policy, sends
+	// the model a tool result with its middle cut out (Cline, past
+	// 8,000 characters): such a result is checked for its start and
+	// its end.
+	cut int
+}
+
+// cutMiddles is want with each string longer than cut replaced by its
+// first and last quarter of cut characters.
+func cutMiddles(want []string, cut int) []string {
+	var out []string
+	for _, w := range want {
+		r := []rune(w)
+		if cut == 0 || len(r) <= cut {
+			out = append(out, w)
+			continue
+		}
+		out = append(out, string(r[:cut/4]), string(r[len(r)-cut/4:]))
+	}
+	return out
+}
+
+// resumeTurns has the agent continue the handed-off session for two
+// turns (one with f.once; run resumes it with a prompt, turn 1 or 2, and
+// returns the agent's output) and checks that the model was sent the
+// whole history with each prompt (with the second, unless f.whole, only
+// the first prompt), that the turns went to the handed-off file (unless
+// f.fork, or the file is a database of sessions: no other session file
+// of the tool under root, matching glob, holds them), and that importing
+// the tool's sessions from root brings the session back as a fork of
+// the original holding them.
+func resumeTurns(t *testing.T, fx *clitest.Fixture, out clitest.HandoffJSON, srv requester, root, glob string, f resumeFlow, run func(turn int, prompt string) string) {
 	t.Helper()
 	first, second := "Which file holds the fix?", "And what should the test use?"
-	t.Logf("%s: %s", out.Tool, run(first))
-	checkSent(t, srv, first, handedHistory(t, fx, out.From, out.Tool))
-	run(second)
-	if whole {
-		checkSent(t, srv, second, append(handedHistory(t, fx, out.From, out.Tool), first))
-	} else {
-		checkSent(t, srv, second, []string{first})
-	}
-	prompts := []string{first, second}
-	data, err := os.ReadFile(out.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob(filepath.Join(root, glob))
-	for _, p := range prompts {
-		if !strings.Contains(string(data), p) {
-			t.Errorf("the handed-off file lacks the prompt %q:\n%s", p, data)
+	t.Logf("%s: %s", out.Tool, run(1, first))
+	history := cutMiddles(handedHistory(t, fx, out.From, out.Tool), f.cut)
+	checkSent(t, srv, first, history)
+	prompts := []string{first}
+	if !f.once {
+		run(2, second)
+		if f.whole {
+			checkSent(t, srv, second, append(history, first))
+		} else {
+			checkSent(t, srv, second, []string{first})
 		}
-		for _, f := range files {
-			if b, _ := os.ReadFile(f); f != out.Path && strings.Contains(string(b), p) {
-				t.Errorf("the prompt %q went to %s too", p, f)
+		prompts = append(prompts, second)
+	}
+	if !f.fork && !strings.HasSuffix(out.Path, ".db") {
+		data, err := os.ReadFile(out.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(root, glob))
+		for _, p := range prompts {
+			if !strings.Contains(string(data), p) {
+				t.Errorf("the handed-off file lacks the prompt %q:\n%s", p, data)
+			}
+			for _, f := range files {
+				if b, _ := os.ReadFile(f); f != out.Path && strings.Contains(string(b), p) {
+					t.Errorf("the prompt %q went to %s too", p, f)
+				}
 			}
 		}
 	}
@@ -148,12 +194,12 @@ func resumeTwice(t *testing.T, fx *clitest.Fixture, out clitest.HandoffJSON, srv
 	ss := clitest.DecodeJSON[[]*loom.Session](t, fx.MustRun(t, "session", "list", "-a", "--surface", out.Tool, "--json"))
 	var back *loom.Session
 	for _, s := range ss {
-		if s.Key == out.Tool+":"+out.SessionID {
+		if s.Key == out.Tool+":"+out.SessionID || f.fork && s.Kind == loom.KindFork && s.ParentID == out.From {
 			back = s
 		}
 	}
 	if back == nil || back.Kind != loom.KindFork || back.ParentID != out.From {
-		t.Fatalf("imported %+v; want %s:%s as a fork of %s", ss, out.Tool, out.SessionID, out.From)
+		t.Fatalf("imported %+v; want %s:%s (or, forked by the agent, a session of its own) as a fork of %s", ss, out.Tool, out.SessionID, out.From)
 	}
 	show := fx.MustRun(t, "session", "show", back.ID, "--json")
 	for _, p := range prompts {
@@ -168,6 +214,9 @@ type requester interface{ Requests() []providertest.Request }
 
 // realAgent is how a test runs one agent against a fake model server.
 type realAgent struct {
+	// name names the subtest when it is not tool (a second setup of
+	// the tool's).
+	name   string
 	pkg    agentclitest.Package
 	tool   string
 	sample string // a file of the agent's own, imported and handed back
@@ -193,6 +242,41 @@ type realAgent struct {
 	fresh func(prompt string) []string
 	list  []string
 	last  func(prompt string) []string
+	// sources are the sessions handed off (loom, own, claude-code-long);
+	// nil is all three.
+	sources []string
+	// resume, when set, continues the session in place of running args:
+	// an agent resumed on a terminal, or one whose second turn continues
+	// what its first forked.
+	resume func(t *testing.T, r agentRun) string
+	// timeout bounds a run of the agent; 0 is clitest.CLITimeout.
+	timeout time.Duration
+	// first says the agent runs a session of its own (fresh) before the
+	// hand-off: one that makes its database when it first runs.
+	first bool
+	// flow is how it continues the session (whole is set from masks).
+	flow resumeFlow
+}
+
+// codexStart starts the fake Responses API for Codex, configured as a
+// model provider of its config.toml, with model (none: Codex's
+// default).
+func codexStart(model string) func(t *testing.T, home string) (requester, []string, string, string) {
+	return func(t *testing.T, home string) (requester, []string, string, string) {
+		srv := agentclitest.NewResponses()
+		t.Cleanup(srv.Close)
+		codexHome := filepath.Join(home, ".codex")
+		var cfg []string
+		if model != "" {
+			cfg = append(cfg, `model = "`+model+`"`)
+		}
+		clitest.WriteSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join(append(cfg,
+			`model_provider = "fake"`, `[model_providers.fake]`, `name = "fake"`,
+			`base_url = "`+srv.URL+`/v1"`, `wire_api = "responses"`, `env_key = "FAKE_OPENAI_KEY"`,
+			`request_max_retries = 0`, `stream_max_retries = 0`), "\n"))
+		env := agentclitest.Env(home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
+		return srv, env, filepath.Join(codexHome, "sessions"), "*/*/*/rollout-*.jsonl"
+	}
 }
 
 var realAgents = []realAgent{{
@@ -208,18 +292,10 @@ var realAgents = []realAgent{{
 		return []string{"-p", "--resume", id, "--model", "claude-sonnet-4-5", prompt}
 	},
 }, {
+	// Codex's default model (no model in its config.toml): in code
+	// mode, offered exec and wait, not exec_command.
 	pkg: agentclitest.Codex, tool: codex.Tool, sample: clitest.Samples + "/codex/vibecodingtracker-codex.jsonl",
-	start: func(t *testing.T, home string) (requester, []string, string, string) {
-		srv := agentclitest.NewResponses()
-		t.Cleanup(srv.Close)
-		codexHome := filepath.Join(home, ".codex")
-		clitest.WriteSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
-			`model = "gpt-fake"`, `model_provider = "fake"`, `[model_providers.fake]`, `name = "fake"`,
-			`base_url = "` + srv.URL + `/v1"`, `wire_api = "responses"`, `env_key = "FAKE_OPENAI_KEY"`,
-			`request_max_retries = 0`, `stream_max_retries = 0`}, "\n"))
-		env := agentclitest.Env(home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake")
-		return srv, env, filepath.Join(codexHome, "sessions"), "*/*/*/rollout-*.jsonl"
-	},
+	start: codexStart(""),
 	args: func(id, prompt string) []string {
 		return []string{"exec", "--skip-git-repo-check", "resume", id, prompt}
 	},
@@ -227,6 +303,15 @@ var realAgents = []realAgent{{
 	last: func(prompt string) []string {
 		return []string{"exec", "--skip-git-repo-check", "resume", "--last", prompt}
 	},
+}, {
+	// A model of Codex's catalog without code mode: offered
+	// exec_command.
+	name: "codex-gpt-5.5", pkg: agentclitest.Codex, tool: codex.Tool, sample: clitest.Samples + "/codex/vibecodingtracker-codex.jsonl",
+	start: codexStart("gpt-5.5"),
+	args: func(id, prompt string) []string {
+		return []string{"exec", "--skip-git-repo-check", "resume", id, prompt}
+	},
+	sources: []string{"own", "claude-code-long"},
 }, {
 	pkg: agentclitest.Gemini, tool: gemini.Tool, sample: clitest.Samples + "/gemini/vibecodingtracker-gemini.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
@@ -293,12 +378,15 @@ var realAgents = []realAgent{{
 	args: func(id, prompt string) []string { return []string{"--resume", id, "-p", prompt} },
 }}
 
-// TestHandoffRealCLIs: each real agent (Claude Code: claude -p --resume;
-// Codex CLI: codex exec resume; Gemini CLI: gemini --resume … -p),
-// installed from npm and run offline against a fake model server,
-// resumes a handed-off session (loom's own, one imported from the
-// agent's own files, and a long one imported from Claude Code), sends the model the whole history, appends a
-// second turn to the same file, and comes back through import as a fork.
+// TestHandoffRealCLIs: each real agent of the eleven (Claude Code:
+// claude -p --resume; Codex CLI: codex exec resume; Gemini CLI: gemini
+// --resume … -p; opencode: opencode run --session; Cline: cline --id on
+// a terminal; cn and droid: a fork of the session …), installed from npm
+// and run offline against a fake model server, resumes a handed-off
+// session (loom's own, one imported from the agent's own files, a long
+// one imported from Claude Code: those its realAgent names), sends the
+// model the whole history, appends a second turn to the same session,
+// and comes back through import as a fork.
 func TestHandoffRealCLIs(t *testing.T) {
 	if clitest.OnPostgres() {
 		// The agents read and write files; the store only hands off and
@@ -306,8 +394,8 @@ func TestHandoffRealCLIs(t *testing.T) {
 		t.Skip("runs the real agents once, on the SQLite pass")
 	}
 	t.Parallel()
-	for _, a := range realAgents {
-		t.Run(a.tool, func(t *testing.T) {
+	for _, a := range slices.Concat(realAgents, moreRealAgents) {
+		t.Run(cmp.Or(a.name, a.tool), func(t *testing.T) {
 			t.Parallel()
 			bin := agentclitest.Install(t, a.pkg)
 			for _, src := range []struct{ name, tool, sample string }{
@@ -317,19 +405,29 @@ func TestHandoffRealCLIs(t *testing.T) {
 				// Grep, Task …) of Claude Code 2.1.
 				{"claude-code-long", claudecode.Tool, clitest.Samples + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
 			} {
+				if a.sources != nil && !slices.Contains(a.sources, src.name) {
+					continue
+				}
 				t.Run(src.name, func(t *testing.T) {
 					fx := clitest.NewFixture(t)
 					srv, env, root, glob := a.start(t, fx.Home)
-					if a.last != nil {
-						agentclitest.Run(t, clitest.CLITimeout, fx.Project, env, bin, a.fresh("An earlier session of its own.")...)
+					timeout := cmp.Or(a.timeout, clitest.CLITimeout)
+					if a.last != nil || a.first {
+						agentclitest.Run(t, timeout, fx.Project, env, bin, a.fresh("An earlier session of its own.")...)
 					}
 					out := handoffFor(t, fx, a.tool, src.tool, src.sample)
-					resumeTwice(t, fx, out, srv, root, glob, !(a.masks && src.name == "claude-code-long"), func(prompt string) string {
+					flow := a.flow
+					flow.whole = !(a.masks && src.name == "claude-code-long")
+					resumeTurns(t, fx, out, srv, root, glob, flow, func(turn int, prompt string) string {
+						if a.resume != nil {
+							return a.resume(t, agentRun{bin: bin, dir: fx.Project, env: env, id: out.SessionID, prompt: prompt, turn: turn,
+								timeout: timeout, shown: lastWord(t, fx, out.From)})
+						}
 						args := a.args(out.SessionID, prompt)
 						if a.last != nil {
 							args = a.last(prompt)
 						}
-						return agentclitest.Run(t, clitest.CLITimeout, fx.Project, env, bin, args...)
+						return agentclitest.Run(t, timeout, fx.Project, env, bin, args...)
 					})
 					// That the agent's next start keeps and lists a handed-off
 					// session does not depend on what it holds: checked once.

@@ -14,8 +14,11 @@ import (
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
+	clineim "github.com/loomhq/loom/importer/cline"
 	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/continuedev"
 	copilotim "github.com/loomhq/loom/importer/copilot"
+	droidim "github.com/loomhq/loom/importer/droid"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/opencode"
 	piim "github.com/loomhq/loom/importer/pi"
@@ -84,15 +87,27 @@ func formatOf(t *testing.T, tool string) importer.Format {
 	return nil
 }
 
-// readBack reads a handed-off file with loom's own reader of its tool.
-func readBack(t *testing.T, tool, path string) *importer.Session {
+// readBack reads a handed-off file with loom's own reader of its tool:
+// the one session it holds, or, in a database of the tool's sessions
+// (opencode's, Kilo's), the one whose id is id.
+func readBack(t *testing.T, tool, path string, id ...string) *importer.Session {
 	t.Helper()
-	res, err := formatOf(t, tool).Read(context.Background(), importer.Bundle{Files: []string{path}})
+	// The bundle the import makes of the file (with the files beside
+	// it that its reader reads: Cline's record, a database's log).
+	fm := formatOf(t, tool)
+	bs, err := fm.Bundles(context.Background(), path)
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("bundles of %s: %v, %v", path, bs, err)
+	}
+	res, err := fm.Read(context.Background(), bs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Problems) > 0 {
 		t.Errorf("reading the handed-off file back: %v", res.Problems)
+	}
+	if len(id) > 0 && len(res.Sessions) > 1 {
+		res.Sessions = slices.DeleteFunc(res.Sessions, func(s *importer.Session) bool { return s.SourceID != id[0] })
 	}
 	if len(res.Sessions) != 1 {
 		t.Fatalf("the handed-off file holds %d sessions, want 1", len(res.Sessions))
@@ -101,17 +116,19 @@ func readBack(t *testing.T, tool, path string) *importer.Session {
 }
 
 // TestHandoffMatrix hands a session of every source (loom's own, and one
-// imported from each of the four tools) to each of the six targets,
+// imported from each tool's samples) to each of the eleven targets,
 // and reads the written file back with loom's reader of the target:
 // every user prompt, every reply's text and every tool call with its
 // result must be there, as a call of the target's own or as a text
 // record of it.
 func TestHandoffMatrix(t *testing.T) {
 	t.Parallel()
-	targets := []string{claudecode.Tool, codex.Tool, copilotim.Tool, gemini.Tool, piim.Tool, qwenim.Tool}
+	targets := []string{claudecode.Tool, clineim.Tool, codex.Tool, continuedev.Tool, copilotim.Tool, droidim.Tool, gemini.Tool,
+		opencode.KiloTool, opencode.Tool, piim.Tool, qwenim.Tool}
 	for _, src := range handoffSources {
 		t.Run(src.name, func(t *testing.T) {
 			fx := clitest.NewFixture(t)
+			withOpencodeDBs(t, fx.Home)
 			s := sourceSession(t, fx, src.tool, src.path)
 			st := fx.OpenStore(t)
 			msgs, err := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
@@ -133,7 +150,7 @@ func TestHandoffMatrix(t *testing.T) {
 					if out.Tool != to || out.From != s.ID || out.SessionID == "" || !strings.Contains(out.Resume, out.SessionID) {
 						t.Errorf("report %+v", out)
 					}
-					got := readBack(t, to, out.Path)
+					got := readBack(t, to, out.Path, out.SessionID)
 					if got.SourceID != out.SessionID {
 						t.Errorf("the file's session is %s, the report says %s", got.SourceID, out.SessionID)
 					}
@@ -142,13 +159,47 @@ func TestHandoffMatrix(t *testing.T) {
 					}
 					t.Logf("%d messages, %d tool calls, %d as text, dropped %v", out.Messages, out.ToolCalls, out.ToolRecords, out.Dropped)
 					checkCarried(t, msgs, got, out)
-					if src.tool == to && out.ToolRecords > 0 {
+					switch {
+					case src.tool == to && to == codex.Tool:
+						// Codex's: the calls of the tools its model is
+						// offered (shell commands, as exec scripts).
+						if shells := shellCalls(msgs); out.ToolCalls < shells {
+							t.Errorf("%d of codex's own tool calls carried as calls, want its %d shell commands", out.ToolCalls, shells)
+						}
+					case src.tool == to && out.ToolRecords > 0:
 						t.Errorf("%d of %s's own tool calls told as text, want every one as a call", out.ToolRecords, to)
 					}
 				})
 			}
 		})
 	}
+}
+
+// withOpencodeDBs gives opencode and Kilo under home a database each,
+// as they make when they first run (a handoff to them needs one): a
+// copy of the one opencode 1.18.33 wrote (importer/opencode/testdata).
+func withOpencodeDBs(t *testing.T, home string) {
+	t.Helper()
+	data, err := os.ReadFile("../../importer/opencode/testdata/real-1.18.33.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, app := range []string{"opencode", "kilo"} {
+		clitest.MustWrite(t, filepath.Join(home, ".local", "share", app, app+".db"), string(data))
+	}
+}
+
+// shellCalls counts the shell commands among the tool calls of msgs.
+func shellCalls(msgs []*loom.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if _, ok := handoff.ShellCommand(p); ok && p.Type == loom.PartTool {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // checkCarried checks that got, read back from a handed-off file, holds
@@ -232,8 +283,10 @@ func TestHandoffBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"session", "handoff", fx.Main.ID}, 2, "--to is required: claude-code, codex, copilot, gemini, pi, qwen"},
-		{[]string{"session", "handoff", fx.Main.ID, "--to", "opencode"}, 2, `--to "opencode": want claude-code, codex, copilot, gemini, pi, qwen`},
+		{[]string{"session", "handoff", fx.Main.ID}, 2, "--to is required: claude-code, cline, codex, continue, copilot, droid, gemini, kilo, opencode, pi, qwen"},
+		{[]string{"session", "handoff", fx.Main.ID, "--to", "aider"}, 2, `--to "aider": want claude-code, cline, codex, continue, copilot, droid, gemini, kilo, opencode, pi, qwen`},
+		// opencode makes its database when it first runs; loom does not.
+		{[]string{"session", "handoff", fx.Main.ID, "--to", "opencode"}, 2, "opencode.db to write to (opencode makes it when it first runs: run opencode once)"},
 		{[]string{"session", "handoff", fx.Main.ID, "--to", "codex", "--last", "0"}, 2, "--last must be 1 or more"},
 		{[]string{"session", "handoff", fx.Main.ID, "--to", "codex", "--dir", "nowhere"}, 2, "--dir nowhere: no such directory"},
 		{[]string{"session", "handoff", fx.Main.ID, "--to", "codex", "--dir", "notes.txt"}, 2, "--dir notes.txt is a file, not a directory"},
@@ -245,7 +298,7 @@ func TestHandoffBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line with %q", c.args[2:], r.Code, r.Stderr, c.code, c.want)
 		}
 	}
-	for _, d := range []string{".claude", ".codex", ".gemini"} {
+	for _, d := range []string{".claude", ".codex", ".gemini", ".local"} {
 		if _, err := os.Stat(filepath.Join(fx.Home, d)); err == nil {
 			t.Errorf("bad input wrote %s", d)
 		}

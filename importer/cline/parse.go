@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -32,6 +33,9 @@ type record struct {
 		Origin struct {
 			Version string `json:"version"`
 		} `json:"sessionHistoryOrigin"`
+		// LoomHandoff records the loom session a handed-off session
+		// continues (handoff.OriginField).
+		LoomHandoff *handoff.Origin `json:"loomHandoff"`
 	} `json:"metadata"`
 }
 
@@ -127,6 +131,7 @@ func parse(path string, data, rec, compaction []byte, fi fs.FileInfo) (*importer
 			p.res.Problemf(strings.TrimSuffix(path, messagesSuffix)+".json", 0, "not a Cline session record: "+importer.Excerpt(err.Error()))
 		} else {
 			s.Title, s.Cwd, s.Model, s.Provider = r.Metadata.Title, r.Cwd, r.Model, r.Provider
+			s.Origin = r.Metadata.LoomHandoff
 			if r.ParentSessionID != "" && r.ParentSessionID != id {
 				s.Kind, s.ParentSourceID = loom.KindSubagent, importer.Clip(r.ParentSessionID, 128)
 			}

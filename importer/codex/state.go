@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -116,26 +117,48 @@ func columns(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 	return cols, rows.Err()
 }
 
+// config is what a handoff reads of Codex's config.toml under dir: the
+// model provider and model the active profile names, else the file's
+// own, and whether it turns on features.code_mode_only. A config Codex
+// cannot read either names nothing.
+type config struct {
+	provider, model string
+	codeModeOnly    bool
+}
+
+// settings are the keys of a config.toml or of one of its profiles.
+type settings struct {
+	ModelProvider string `toml:"model_provider"`
+	Model         string `toml:"model"`
+	Features      struct {
+		CodeModeOnly *bool `toml:"code_mode_only"`
+	} `toml:"features"`
+}
+
+func readConfig(dir string) config {
+	var cfg struct {
+		settings
+		Profile  string              `toml:"profile"`
+		Profiles map[string]settings `toml:"profiles"`
+	}
+	if f, _, err := importer.Open(filepath.Join(dir, "config.toml"), maxConfig); err == nil {
+		_, _ = toml.NewDecoder(f).Decode(&cfg)
+		f.Close()
+	}
+	c := config{provider: cfg.ModelProvider, model: cfg.Model, codeModeOnly: cfg.Features.CodeModeOnly != nil && *cfg.Features.CodeModeOnly}
+	if p, ok := cfg.Profiles[cfg.Profile]; ok {
+		c.provider = cmp.Or(p.ModelProvider, c.provider)
+		c.model = cmp.Or(p.Model, c.model)
+		if p.Features.CodeModeOnly != nil {
+			c.codeModeOnly = *p.Features.CodeModeOnly
+		}
+	}
+	return c
+}
+
 // modelProvider is the model provider Codex's config.toml under dir
 // names (the active profile's, else its own), "openai" when it names
 // none.
 func modelProvider(dir string) string {
-	var cfg struct {
-		ModelProvider string `toml:"model_provider"`
-		Profile       string `toml:"profile"`
-		Profiles      map[string]struct {
-			ModelProvider string `toml:"model_provider"`
-		} `toml:"profiles"`
-	}
-	if f, _, err := importer.Open(filepath.Join(dir, "config.toml"), maxConfig); err == nil {
-		_, _ = toml.NewDecoder(f).Decode(&cfg) // a config Codex cannot read either names nothing
-		f.Close()
-	}
-	if p, ok := cfg.Profiles[cfg.Profile]; ok && p.ModelProvider != "" {
-		return p.ModelProvider
-	}
-	if cfg.ModelProvider != "" {
-		return cfg.ModelProvider
-	}
-	return "openai"
+	return cmp.Or(readConfig(dir).provider, "openai")
 }

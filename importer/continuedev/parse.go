@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -37,6 +38,9 @@ type historyItem struct {
 	ToolCallState       *toolCallState `json:"toolCallState"`
 	Reasoning           *reasoning     `json:"reasoning"`
 	ConversationSummary string         `json:"conversationSummary"`
+	// LoomHandoff records the loom session a handed-off session
+	// continues (handoff.OriginField), on its first item.
+	LoomHandoff *handoff.Origin `json:"loomHandoff"`
 }
 
 type chatMessage struct {
@@ -146,6 +150,9 @@ func parse(file string, data []byte, created, modified time.Time) (*importer.Res
 			// Continue's items had no id before: one is named by its
 			// place in the history, which Continue appends to.
 			mid = id + ":" + strconv.Itoa(i)
+		}
+		if out.Origin == nil {
+			out.Origin = it.LoomHandoff
 		}
 		b.item(mid, &it)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -32,6 +33,10 @@ type line struct {
 	// history for another provider, no model call.
 	SummaryText string `json:"summaryText"`
 	SummaryKind string `json:"summaryKind"`
+	// LoomHandoff records, in the session_start line, the loom session a
+	// handed-off session (or a fork droid made of one) continues
+	// (handoff.OriginField).
+	LoomHandoff *handoff.Origin `json:"loomHandoff"`
 }
 
 type message struct {
@@ -110,7 +115,7 @@ func (rd *reader) line(n int, b []byte) {
 			rd.res.Problemf(rd.path, n, "session_start without an id")
 			return
 		}
-		rd.s = &importer.Session{SourceID: importer.Clip(id, 128), Title: l.Title, Cwd: l.Cwd, Path: rd.path}
+		rd.s = &importer.Session{SourceID: importer.Clip(id, 128), Title: l.Title, Cwd: l.Cwd, Path: rd.path, Origin: l.LoomHandoff}
 		if l.Title == "New Session" {
 			// droid's placeholder until the first prompt names it.
 			rd.s.Title = ""

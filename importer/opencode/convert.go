@@ -77,6 +77,7 @@ func (src *source) session(res *importer.Result) *importer.Session {
 		Path:      src.File,
 		CreatedAt: millis(info.Time.Created),
 		UpdatedAt: millis(info.Time.Updated),
+		Origin:    info.Metadata.LoomHandoff,
 	}
 	if !defaultTitle().MatchString(info.Title) {
 		s.Title = info.Title

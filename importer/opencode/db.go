@@ -3,6 +3,7 @@ package opencode
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -70,7 +71,7 @@ type dbReader struct {
 // sessionColumns are the session table's columns the reader uses, in
 // the order sessions scans them. Columns opencode added or dropped over
 // versions are read as NULL when the table has none.
-var sessionColumns = []string{"id", "parent_id", "title", "directory", "version", "time_created", "time_updated"}
+var sessionColumns = []string{"id", "parent_id", "title", "directory", "version", "time_created", "time_updated", "metadata"}
 
 // sessions reads every session's row, ordered so that a session comes
 // after the one that ran it.
@@ -112,6 +113,11 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 		src.Info.Version = asString(v[4])
 		src.Info.Time.Created = asFloat(v[5])
 		src.Info.Time.Updated = asFloat(v[6])
+		if m := asString(v[7]); m != "" {
+			// What a handed-off session records of the loom session it
+			// continues; metadata of any other shape is none.
+			_ = json.Unmarshal([]byte(m), &src.Info.Metadata)
+		}
 		all = append(all, src)
 	}
 	if err := rows.Err(); err != nil {

@@ -22,13 +22,13 @@ type Format struct{ app *app }
 var _ importer.Format = Format{}
 
 // app is a program of opencode's line: its name in loom, the directory
-// of its data under the XDG data directory, and its database's name
-// there.
-type app struct{ tool, dir, db string }
+// of its data under the XDG data directory, its database's name there,
+// and the agent it runs a prompt with unless told another.
+type app struct{ tool, dir, db, agent string }
 
 var (
-	opencodeApp = &app{Tool, "opencode", "opencode.db"}
-	kiloApp     = &app{KiloTool, "kilo", "kilo.db"}
+	opencodeApp = &app{Tool, "opencode", "opencode.db", "build"}
+	kiloApp     = &app{KiloTool, "kilo", "kilo.db", "code"}
 )
 
 // Kilo reads Kilo Code's CLI, a fork of opencode that keeps its sessions

@@ -3,6 +3,8 @@ package opencode
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/loomhq/loom/handoff"
 )
 
 // The shapes below are the JSON opencode writes: a session's info, a
@@ -23,6 +25,11 @@ type sessionInfo struct {
 		Updated  float64 `json:"updated"`
 		Archived float64 `json:"archived"`
 	} `json:"time"`
+	// Metadata is the session's metadata column: a handed-off session's
+	// records the loom session it continues (handoff.OriginField).
+	Metadata struct {
+		LoomHandoff *handoff.Origin `json:"loomHandoff"`
+	} `json:"metadata"`
 }
 
 // messageInfo is a message: storage/message/<session>/<message>.json or

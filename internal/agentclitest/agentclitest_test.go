@@ -1,6 +1,7 @@
 package agentclitest
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -38,5 +39,31 @@ func TestStrings(t *testing.T) {
 	}
 	if strings.Contains(got, "role") {
 		t.Errorf("Strings = %q holds a key", got)
+	}
+}
+
+// TestUncalledTool: the fake Responses API refuses, as the service
+// does, a history that calls a tool the request does not offer, its
+// tools or an additional_tools item's (Codex's code mode) alike, and a
+// namespaced call whose namespace does not offer it.
+func TestUncalledTool(t *testing.T) {
+	codeMode := `{"type": "additional_tools", "tools": [{"type": "namespace", "name": "functions", "tools": [{"type": "custom", "name": "exec"}, {"type": "function", "name": "wait"}]}]}`
+	for _, c := range []struct {
+		body, refused string
+	}{
+		{`{"tools": [{"type": "function", "name": "exec_command"}], "input": [{"type": "function_call", "name": "exec_command"}]}`, ""},
+		{`{"input": [` + codeMode + `, {"type": "custom_tool_call", "name": "exec"}, {"type": "function_call", "name": "wait"}]}`, ""},
+		{`{"input": [{"type": "function_call", "name": "exec_command"}, ` + codeMode + `]}`, `input[0]: the function_call names tool "exec_command"`},
+		{`{"tools": [{"type": "function", "name": "exec_command"}], "input": [{"type": "custom_tool_call", "name": "exec"}]}`, `names tool "exec"`},
+		{`{"tools": [{"type": "namespace", "name": "multi_agent_v1", "tools": [{"type": "function", "name": "spawn_agent"}]}], "input": [{"type": "function_call", "namespace": "multi_agent_v1", "name": "spawn_agent"}]}`, ""},
+		{`{"tools": [{"type": "function", "name": "spawn_agent"}], "input": [{"type": "function_call", "namespace": "collab", "name": "spawn_agent"}]}`, `names tool "collab.spawn_agent"`},
+	} {
+		var body map[string]any
+		if err := json.Unmarshal([]byte(c.body), &body); err != nil {
+			t.Fatal(err)
+		}
+		if got := uncalledTool(body); c.refused == "" && got != "" || !strings.Contains(got, c.refused) {
+			t.Errorf("%s: refused %q, want %q", c.body, got, c.refused)
+		}
 	}
 }

@@ -19,7 +19,7 @@ type Server = providertest.Server[string]
 // message saying Reply, and an empty model list.
 func NewResponses() *Server {
 	return providertest.NewServer(func(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[string]) {
-		if !responsesCall(w, r) {
+		if !responsesCall(w, r, x.Req.Body) {
 			return
 		}
 		id := fmt.Sprintf("resp_fake%d", x.N)
@@ -39,9 +39,10 @@ func NewResponses() *Server {
 }
 
 // responsesCall answers what Codex CLI asks the Responses API besides a
-// response (an empty model list; 404 for anything else) and reports
-// whether r is a POST /v1/responses, left to the caller to answer.
-func responsesCall(w http.ResponseWriter, r *http.Request) bool {
+// response (an empty model list; 404 for anything else), refuses a
+// request as the service does (uncalledTool), and reports whether r is
+// a POST /v1/responses, left to the caller to answer.
+func responsesCall(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/models"):
 		providertest.WriteJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
@@ -49,8 +50,56 @@ func responsesCall(w http.ResponseWriter, r *http.Request) bool {
 	case !strings.HasSuffix(r.URL.Path, "/responses") || r.Method != http.MethodPost:
 		providertest.WriteJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"message": "not found: " + r.URL.Path}})
 		return false
+	case uncalledTool(body) != "":
+		providertest.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
+			"message": uncalledTool(body), "type": "invalid_request_error", "param": "input", "code": nil}})
+		return false
 	}
 	return true
+}
+
+// uncalledTool says which call in a Responses request's input names a
+// tool the request does not offer (in its tools, or in an
+// additional_tools item of its input, as Codex's code mode offers them),
+// which the service refuses; "" when there is none. A call of a tool in
+// a namespace names the namespace; one that names none may be of any.
+func uncalledTool(body map[string]any) string {
+	offered := map[string]bool{}
+	var offer func(ns string, tools any)
+	offer = func(ns string, tools any) {
+		list, _ := tools.([]any)
+		for _, t := range list {
+			tool, _ := t.(map[string]any)
+			name, _ := tool["name"].(string)
+			if tool["type"] == "namespace" {
+				offer(name, tool["tools"])
+				continue
+			}
+			offered[name] = true
+			offered[ns+"."+name] = true
+		}
+	}
+	offer("", body["tools"])
+	input, _ := body["input"].([]any)
+	for _, it := range input {
+		if item, _ := it.(map[string]any); item["type"] == "additional_tools" {
+			offer("", item["tools"])
+		}
+	}
+	for i, it := range input {
+		item, _ := it.(map[string]any)
+		if item["type"] != "function_call" && item["type"] != "custom_tool_call" {
+			continue
+		}
+		name, _ := item["name"].(string)
+		if ns, _ := item["namespace"].(string); ns != "" {
+			name = ns + "." + name
+		}
+		if !offered[name] {
+			return fmt.Sprintf("input[%d]: the %s names tool %q, which the request does not offer", i, item["type"], name)
+		}
+	}
+	return ""
 }
 
 // NewGemini serves the part of the Gemini API that Gemini CLI uses:

@@ -49,7 +49,7 @@ func (tn Turn) orFallback() Turn {
 // and function_call items, then response.completed with the usage.
 func NewScriptedResponses() *Scripted {
 	return providertest.NewServer(func(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[Turn]) {
-		if !responsesCall(w, r) {
+		if !responsesCall(w, r, x.Req.Body) {
 			return
 		}
 		tn, _ := x.Take(func() Turn { return Turn{} })

@@ -4,8 +4,11 @@ import (
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
+	clineim "github.com/loomhq/loom/importer/cline"
 	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/continuedev"
 	copilotim "github.com/loomhq/loom/importer/copilot"
+	droidim "github.com/loomhq/loom/importer/droid"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/opencode"
 	piim "github.com/loomhq/loom/importer/pi"
@@ -13,7 +16,8 @@ import (
 )
 
 func AllFormats(f *cli.Factory) {
-	f.Formats = []importer.Format{claudecode.Format{}, codex.Format{}, copilotim.Format{}, gemini.Format{}, opencode.Format{}, piim.Format{}, qwenim.Format{}}
+	f.Formats = []importer.Format{claudecode.Format{}, clineim.Format{}, codex.Format{}, continuedev.Format{}, copilotim.Format{}, droidim.Format{},
+		gemini.Format{}, opencode.Kilo, opencode.Format{}, piim.Format{}, qwenim.Format{}}
 }
 
 // HandoffJSON is what `session handoff --json` prints.
