@@ -3,6 +3,7 @@ package loom
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -117,6 +118,23 @@ type SearchHit struct {
 	// TierFuzzy) after the ones before it found fewer hits than the
 	// search's limit.
 	Tier string `json:"tier,omitempty"`
+	// Body names the stored text of the message, where the store says
+	// (0 where not): one message read by several sessions, a fork's
+	// inherited ones, has one body; two messages of one id in two
+	// sessions (imported copies, or files that named their lines alike)
+	// have two. See MessageKey.
+	Body int64 `json:"-"`
+}
+
+// MessageKey names the message h is of, the same for every session that
+// reads it (a fork, a rewind) and for no other message: its body, or
+// where the store does not say, its session and id. A search keeps one
+// hit per key.
+func (h SearchHit) MessageKey() string {
+	if h.Body != 0 {
+		return "body:" + strconv.FormatInt(h.Body, 10)
+	}
+	return h.SessionID + "\x00" + h.MessageID
 }
 
 // Partial reports whether hits are those of a search that ran out of

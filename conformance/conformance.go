@@ -58,6 +58,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SearchLimits", testSearchLimits},
 		{"SearchAnyWord", testSearchAnyWord},
 		{"SearchTiers", testSearchTiers},
+		{"SearchSameIDs", testSearchSameIDs},
 		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Rewind", testRewind},

@@ -494,3 +494,57 @@ func testSearchTiers(t *testing.T, open Opener) {
 		}
 	}
 }
+
+// Imported sessions may name their messages alike (a tool that numbers
+// its lines, a store filled before ids were told apart): a message id
+// said in two sessions is two messages there, each its own hit in its own
+// session, in every tier. Only a message that sessions share (a fork's,
+// a rewind's) is one hit naming the others.
+func testSearchSameIDs(t *testing.T, open Opener) {
+	st := open(t)
+	created := time.Date(2025, 7, 1, 9, 0, 0, 0, time.UTC)
+	var data []*loom.SessionData
+	for i, lines := range [][]string{
+		{"Caroline: hello there", "Melanie: the pottery class was lovely, a bowl"},
+		{"Caroline: hi again", "Melanie: pottery again, a vase this time"},
+	} {
+		s := newSession("alice", fmt.Sprintf("claude-code:%d", i))
+		s.CreatedAt, s.UpdatedAt = created, created.Add(time.Hour)
+		s.Surface, s.Source = "claude-code", &loom.Source{Tool: "claude-code"}
+		var msgs []*loom.Message
+		for j, l := range lines {
+			m := text(loom.RoleUser, l)
+			m.ID, m.Seq, m.CreatedAt = fmt.Sprintf("line-%d", j+1), int64(j+1), created.Add(time.Duration(i*10+j)*time.Minute)
+			m.Parts[0].ID = m.ID + "/0"
+			msgs = append(msgs, m)
+		}
+		data = append(data, &loom.SessionData{Session: s, Messages: msgs})
+	}
+	if err := st.Import(ctx(t), data); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []loom.SearchQuery{
+		{Text: "pottery"},                   // every word
+		{Text: "potteries"},                 // word forms
+		{Text: "pottery zebra"},             // some words
+		{Text: "pottery", Exact: true},      // every word only
+		{Text: "pottery", AnyWord: true},    // some words only
+		{Text: "Melanie pottery bowl vase"}, // some words, ranked
+	} {
+		q.UserID = "alice"
+		hits, err := st.Search(ctx(t), q)
+		if err != nil {
+			t.Fatalf("search %q: %v", q.Text, err)
+		}
+		sessions := map[string]bool{}
+		for _, h := range hits {
+			if len(h.AlsoIn) > 0 {
+				t.Errorf("search %q: %s of session %s named in %v", q.Text, h.MessageID, h.SessionID, h.AlsoIn)
+			}
+			sessions[h.SessionID] = true
+		}
+		if len(hits) != 2 || !sessions[data[0].Session.ID] || !sessions[data[1].Session.ID] {
+			t.Errorf("search %q: %+v, want line-2 of each session", q.Text, hits)
+		}
+	}
+}

@@ -192,10 +192,10 @@ func search(ctx context.Context, st loom.Store, o Options) ([]loom.SearchHit, er
 	hits := every
 	seen := make(map[string]bool, len(every))
 	for _, h := range every {
-		seen[h.MessageID] = true
+		seen[h.MessageKey()] = true
 	}
 	for _, h := range some {
-		if !seen[h.MessageID] {
+		if !seen[h.MessageKey()] {
 			hits = append(hits, h)
 		}
 	}

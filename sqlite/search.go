@@ -195,7 +195,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			rows.Close()
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		h.CreatedAt = created.T
+		h.CreatedAt, h.Body = created.T, body
 		hits = append(hits, h)
 		bodies = append(bodies, body)
 	}

@@ -67,7 +67,7 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 	seen := make(map[string]bool, limit)
 	sessions := make(map[string]bool, limit)
 	for _, h := range hits {
-		seen[h.MessageID], sessions[h.SessionID] = true, true
+		seen[h.MessageKey()], sessions[h.SessionID] = true, true
 	}
 	ts := tiers(terms, full)
 	for _, t := range ts {
@@ -89,11 +89,11 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 			}
 			// A title names a session: it adds a session no message
 			// found yet.
-			if seen[h.MessageID] || (t.titles && sessions[h.SessionID]) {
+			if seen[h.MessageKey()] || (t.titles && sessions[h.SessionID]) {
 				continue
 			}
 			h.Tier = t.name
-			seen[h.MessageID], sessions[h.SessionID] = true, true
+			seen[h.MessageKey()], sessions[h.SessionID] = true, true
 			hits = append(hits, h)
 		}
 		if len(hits) == limit {
@@ -187,17 +187,19 @@ func outOfTime(ctx context.Context, err error) bool {
 	return ctx.Err() == nil && errors.Is(err, loom.ErrSearchTime)
 }
 
-// OneHitPerMessage keeps one hit of each message, at the place of its
-// best, and names the other sessions it matched in (forks and rewinds
-// that inherited it) in AlsoIn; it returns at most limit hits. The hit
-// names the oldest of those sessions (ids are time-ordered), the one the
-// message was written in, so that every store, whatever order its engine
-// returned equal hits in, names the same one.
+// OneHitPerMessage keeps one hit of each message (loom.SearchHit's
+// MessageKey), at the place of its best, and names the other sessions it
+// matched in (forks and rewinds that inherited it) in AlsoIn; it returns
+// at most limit hits. The hit names the oldest of those sessions (ids
+// are time-ordered), the one the message was written in, so that every
+// store, whatever order its engine returned equal hits in, names the
+// same one. Messages of one id in two sessions that do not share them
+// are two hits.
 func OneHitPerMessage(hits []loom.SearchHit, limit int) []loom.SearchHit {
 	first := make(map[string]int, len(hits))
 	out := hits[:0]
 	for _, h := range hits {
-		if i, ok := first[h.MessageID]; ok {
+		if i, ok := first[h.MessageKey()]; ok {
 			o := &out[i]
 			if h.SessionID == o.SessionID || slices.Contains(o.AlsoIn, h.SessionID) {
 				continue
@@ -214,7 +216,7 @@ func OneHitPerMessage(hits []loom.SearchHit, limit int) []loom.SearchHit {
 		if len(out) == limit {
 			continue
 		}
-		first[h.MessageID] = len(out)
+		first[h.MessageKey()] = len(out)
 		out = append(out, h)
 	}
 	return out

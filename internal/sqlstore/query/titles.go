@@ -19,7 +19,7 @@ import (
 // holds the words of terms, each as typed or by its stem; the score is
 // how many of them they hold, and they must hold two of them (one, of a
 // query of one word). Its columns are m.session_id, m.id, m.seq, m.role,
-// m.created_at, the score, s.title, s.key and s.description. ok is false
+// m.created_at, the score, s.title, s.key, s.description and m.body_id. ok is false
 // when terms have no words.
 func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, args []any, ok bool) {
 	var pats []string
@@ -79,7 +79,7 @@ func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, arg
 			WHERE score >= %s%s`, score.String(), sessions, c.SQL("?", min(2, len(pats))), top)
 	c.SearchMessages(q)
 	return fmt.Sprintf(`WITH t AS MATERIALIZED (%s)
-		SELECT m.session_id, m.id, m.seq, m.role, m.created_at, t.score, s.title, coalesce(s.key, ''), s.description
+		SELECT m.session_id, m.id, m.seq, m.role, m.created_at, t.score, s.title, coalesce(s.key, ''), s.description, m.body_id
 		FROM t %s sessions s ON s.id = t.id %s session_messages m ON m.session_id = s.id
 			AND m.seq = (SELECT coalesce(min(f.seq), 1) FROM session_messages f WHERE f.session_id = s.id AND f.role = 'user')
 		WHERE %s
@@ -104,7 +104,7 @@ func TitleHits(rows Rows, q loom.SearchQuery, created func() (dest any, value fu
 		var h loom.SearchHit
 		var desc string
 		dest, value := created()
-		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, dest, &h.Score, &h.SessionTitle, &h.SessionKey, &desc); err != nil {
+		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, dest, &h.Score, &h.SessionTitle, &h.SessionKey, &desc, &h.Body); err != nil {
 			return nil, fmt.Errorf("search titles: %w", err)
 		}
 		// The snippet is the title, its words of q marked; when the
