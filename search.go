@@ -118,23 +118,16 @@ type SearchHit struct {
 	// TierFuzzy) after the ones before it found fewer hits than the
 	// search's limit.
 	Tier string `json:"tier,omitempty"`
-	// Body names the stored text of the message, where the store says
-	// (0 where not): one message read by several sessions, a fork's
-	// inherited ones, has one body; two messages of one id in two
-	// sessions (imported copies, or files that named their lines alike)
-	// have two. See MessageKey.
-	Body int64 `json:"-"`
 }
 
-// MessageKey names the message h is of, the same for every session that
-// reads it (a fork, a rewind) and for no other message: its body, or
-// where the store does not say, its session and id. A search keeps one
-// hit per key.
+// MessageKey names the message h is of: its id, its place and its time,
+// which every session that holds it from another (a fork, a rewind)
+// holds it with, even where that session changed it since (a tool's
+// result that came later). Messages that only share an id (line 2 of
+// two files that name their lines by number) are two messages. A search
+// keeps one hit per key.
 func (h SearchHit) MessageKey() string {
-	if h.Body != 0 {
-		return "body:" + strconv.FormatInt(h.Body, 10)
-	}
-	return h.SessionID + "\x00" + h.MessageID
+	return h.MessageID + "\x00" + strconv.FormatInt(h.Seq, 10) + "\x00" + strconv.FormatInt(h.CreatedAt.UnixNano(), 10)
 }
 
 // Partial reports whether hits are those of a search that ran out of

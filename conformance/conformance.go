@@ -59,6 +59,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SearchAnyWord", testSearchAnyWord},
 		{"SearchTiers", testSearchTiers},
 		{"SearchSameIDs", testSearchSameIDs},
+		{"SearchTitlesWeighed", testSearchTitlesWeighed},
 		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Rewind", testRewind},

@@ -548,3 +548,64 @@ func testSearchSameIDs(t *testing.T, open Opener) {
 		}
 	}
 }
+
+// A title counts for what it holds: a session titled with its own first
+// prompt (as imports and new sessions are) is found by that prompt, not
+// by its title; a word of the query must be a word of the title ("go" is
+// not in "going"); a message that holds more of the words comes before a
+// title that holds fewer. A date the query names puts the messages of
+// that time first.
+func testSearchTitlesWeighed(t *testing.T, open Opener) {
+	st := open(t)
+	first := "Caroline: Hey Mel! Good to see you! How's it going?"
+	greeted := newSession("alice", "cli:greeted")
+	greeted.Title = loom.TitleFrom(first)
+	mustAppend(t, st, greeted, text(loom.RoleUser, first), text(loom.RoleUser, "Melanie: Hey Caroline! The kids are fine."))
+	group := newSession("alice", "cli:group")
+	mustAppend(t, st, group, text(loom.RoleUser, "Caroline: I went to a LGBTQ support group yesterday, it was so powerful."))
+	live := newSession("alice", "cli:live")
+	live.Title = "Going live with the dashboard"
+	mustAppend(t, st, live, text(loom.RoleUser, "ship it"))
+	search := func(q string) []loom.SearchHit {
+		t.Helper()
+		hits, err := st.Search(ctx(t), loom.SearchQuery{UserID: "alice", Text: q})
+		if err != nil {
+			t.Fatalf("search %q: %v", q, err)
+		}
+		return hits
+	}
+	hits := search("When did Caroline go to the LGBTQ support group?")
+	if len(hits) == 0 || hits[0].SessionID != group.ID {
+		t.Errorf("the message of the group first: %+v", hits)
+	}
+	for _, h := range hits {
+		if h.Tier == loom.TierTitle {
+			t.Errorf("a title made of the first prompt is a title hit: %+v", h)
+		}
+	}
+	for _, h := range search("go dashboard") {
+		if h.Tier == loom.TierTitle {
+			t.Errorf(`"go" matched "Going": %+v`, h)
+		}
+	}
+	if hits := search("dashboard live"); len(hits) == 0 || hits[0].SessionID != live.ID || hits[0].Tier != loom.TierTitle {
+		t.Errorf("a title of its own: %+v", hits)
+	}
+
+	// Dates: the same words in March and in July; the query names March
+	// (the older: equal scores would put July first).
+	march, july := newSession("alice", "cli:march"), newSession("alice", "cli:july")
+	for _, s := range []struct {
+		s  *loom.Session
+		at time.Time
+	}{{march, time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)}, {july, time.Date(2024, 7, 9, 10, 0, 0, 0, time.UTC)}} {
+		m := text(loom.RoleUser, "we rotated the staging certificates and the proxy keys today")
+		m.CreatedAt = s.at
+		mustAppend(t, st, s.s, m)
+	}
+	for _, q := range []string{"rotate staging certificates in March 2024", "when did we rotate the proxy keys in March?"} {
+		if hits := search(q); len(hits) < 2 || hits[0].SessionID != march.ID {
+			t.Errorf("%q: %+v", q, hits)
+		}
+	}
+}

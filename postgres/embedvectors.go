@@ -166,7 +166,7 @@ func (s *Store) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64,
 		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &body, &h.SessionTitle, &h.SessionKey, &text); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		h.CreatedAt, h.Body = utc(h.CreatedAt), body
+		h.CreatedAt = utc(h.CreatedAt)
 		byBody[body] = append(byBody[body], h)
 		texts[body] = text
 	}

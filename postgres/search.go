@@ -250,11 +250,11 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		// All but the count are NULL when no hit is ranked.
 		var (
 			sessionID, id, role, title, key, text *string
-			seq, body                             *int64
+			seq                                   *int64
 			created                               *time.Time
 			score                                 *float32
 		)
-		if err := rows.Scan(&matches, &sessionID, &id, &seq, &role, &created, &score, &title, &key, &text, &body); err != nil {
+		if err := rows.Scan(&matches, &sessionID, &id, &seq, &role, &created, &score, &title, &key, &text); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("search: %w", err)
 		}
@@ -263,7 +263,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		}
 		hits = append(hits, loom.SearchHit{SessionID: *sessionID, MessageID: *id, Seq: *seq, Role: *role,
 			CreatedAt: utc(*created), Score: float64(*score), SessionTitle: *title, SessionKey: *key,
-			Snippet: m.MakeWindow(snippet.Prefix(*text), start, end), Body: *body})
+			Snippet: m.MakeWindow(snippet.Prefix(*text), start, end)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -289,7 +289,7 @@ func (s *Store) searchTitles(ctx context.Context, q loom.SearchQuery, terms []lo
 		return nil, fmt.Errorf("search titles: %w", err)
 	}
 	defer rows.Close()
-	return query.TitleHits(rows, q, func() (any, func() time.Time) {
+	return query.TitleHits(rows, q, terms, func() (any, func() time.Time) {
 		var t time.Time
 		return &t, func() time.Time { return t }
 	})
@@ -341,7 +341,7 @@ func (s *Store) newest(ctx context.Context, sql string, args []any, q loom.Searc
 		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &body, &h.SessionTitle, &h.SessionKey, &text); err != nil {
 			return nil, nil, fmt.Errorf("search: %w", err)
 		}
-		h.CreatedAt, h.Body = utc(h.CreatedAt), body
+		h.CreatedAt = utc(h.CreatedAt)
 		h.Snippet = m.MakeWindow(snippet.Prefix(text), start, end)
 		hits = append(hits, h)
 		bodies = append(bodies, body)
@@ -451,7 +451,7 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, score string) (st s
 		), n AS MATERIALIZED (
 			SELECT count(*) AS n FROM (SELECT FROM c LIMIT %[2]d) x
 		)
-		SELECT n.n, h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, %[3]s, h.body_id
+		SELECT n.n, h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, %[3]s
 		FROM n
 		LEFT JOIN LATERAL (
 			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id,

@@ -195,7 +195,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			rows.Close()
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		h.CreatedAt, h.Body = created.T, body
+		h.CreatedAt = created.T
 		hits = append(hits, h)
 		bodies = append(bodies, body)
 	}
@@ -227,7 +227,7 @@ func (s *Store) searchTitles(ctx context.Context, q loom.SearchQuery, terms []lo
 		return nil, fmt.Errorf("search titles: %w", err)
 	}
 	defer rows.Close()
-	return query.TitleHits(rows, q, func() (any, func() time.Time) {
+	return query.TitleHits(rows, q, terms, func() (any, func() time.Time) {
 		var t rowscan.Time
 		return &t, func() time.Time { return t.T }
 	})

@@ -187,7 +187,7 @@ func (s *Store) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64,
 			rows.Close()
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		h.CreatedAt, h.Body = created.T, body
+		h.CreatedAt = created.T
 		byBody[body] = append(byBody[body], h)
 	}
 	rows.Close()

@@ -149,6 +149,9 @@ func retrievalMain(ctx context.Context, out io.Writer, dir string, set *retrieva
 	}
 	byCat := map[string]*retrievalScore{}
 	total := &retrievalScore{}
+	// byTier counts the questions by the tier of their first hit, and
+	// those whose first hit was right.
+	byTier := map[string][2]int{}
 	for n, q := range set.qs {
 		sq := loom.SearchQuery{Text: q.text, UserID: "bench", ProjectID: projects[q.conv], Limit: o.limit}
 		t := time.Now()
@@ -181,6 +184,14 @@ func retrievalMain(ctx context.Context, out io.Writer, dir string, set *retrieva
 		for _, s := range []*retrievalScore{b, total} {
 			s.add(rank, ranked, q.gold, took)
 		}
+		if len(tiers) > 0 {
+			c := byTier[tiers[0]]
+			c[0]++
+			if rank == 1 {
+				c[1]++
+			}
+			byTier[tiers[0]] = c
+		}
 		if misses != nil && rank != 1 {
 			top := ranked[:min(5, len(ranked))]
 			misses.Encode(map[string]any{"conv": set.convs[q.conv].name, "category": set.names[q.category], "question": q.text,
@@ -209,6 +220,20 @@ func retrievalMain(ctx context.Context, out io.Writer, dir string, set *retrieva
 		}
 	}
 	total.row(&b, "**all**")
+	var tierNames []string
+	for t := range byTier {
+		tierNames = append(tierNames, t)
+	}
+	slices.Sort(tierNames)
+	fmt.Fprint(&b, "\nThe first hit's tier:")
+	for _, t := range tierNames {
+		c, name := byTier[t], t
+		if name == "" {
+			name = "every word"
+		}
+		fmt.Fprintf(&b, " %s %d (right %.1f%%);", name, c[0], 100*float64(c[1])/float64(c[0]))
+	}
+	fmt.Fprintln(&b)
 	fmt.Fprint(out, b.String())
 	if o.out != "" {
 		return os.WriteFile(o.out, []byte(b.String()), 0o644)

@@ -69,35 +69,89 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 	for _, h := range hits {
 		seen[h.MessageKey()], sessions[h.SessionID] = true, true
 	}
+	// A date the query names is looked for in the times of messages,
+	// not in their words (see bySession).
+	when, rest := namedPeriod(q.Text)
+	if when != nil && full {
+		if t, err := loom.ParseQuery(rest); err == nil && len(contentWords(t)) > 0 {
+			terms = t
+		}
+	}
 	ts := tiers(terms, full)
+	add := func(h loom.SearchHit, t tier) {
+		// A title names a session: it adds a session no message found
+		// yet.
+		if len(hits) == limit || seen[h.MessageKey()] || (t.titles && sessions[h.SessionID]) {
+			return
+		}
+		h.Tier = t.name
+		seen[h.MessageKey()], sessions[h.SessionID] = true, true
+		hits = append(hits, h)
+	}
+	// With a date named, the hits of the tiers that rank sessions in
+	// that time come first, in the tiers' order; so every such tier runs
+	// (but the fuzzy one, once the page is full).
+	type ran struct {
+		t    tier
+		hits []loom.SearchHit
+	}
+	var dated []ran
+	filled := func() bool {
+		if when == nil {
+			return len(hits) == limit
+		}
+		n := len(hits)
+		for _, r := range dated {
+			n += len(r.hits)
+		}
+		return n >= limit
+	}
 	for _, t := range ts {
+		if when != nil && !t.sessions && !t.titles && filled() {
+			break
+		}
 		tq := q
 		tq.AnyWord, tq.Titles, tq.Limit = t.anyWord, t.titles, 2*limit
+		if t.sessions {
+			tq.Limit = max(tq.Limit, sessionPool)
+		}
 		th, err := search(tctx, tq, t.terms)
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(context.Cause(tctx), loom.ErrSearchTime) {
-				if len(hits) == 0 {
+				if len(hits) == 0 && len(dated) == 0 {
 					return newestOfSomeWords(ctx, q, ts, limit, search)
 				}
 				break
 			}
 			return nil, err
 		}
-		for _, h := range OneHitPerMessage(th, 2*limit) {
-			if len(hits) == limit {
-				break
-			}
-			// A title names a session: it adds a session no message
-			// found yet.
-			if seen[h.MessageKey()] || (t.titles && sessions[h.SessionID]) {
-				continue
-			}
-			h.Tier = t.name
-			seen[h.MessageKey()], sessions[h.SessionID] = true, true
-			hits = append(hits, h)
+		th = OneHitPerMessage(th, tq.Limit)
+		if t.sessions && !loom.Partial(th) {
+			th = bySession(th, when)
 		}
-		if len(hits) == limit {
+		if when != nil {
+			dated = append(dated, ran{t, th})
+			continue
+		}
+		for _, h := range th {
+			add(h, t)
+		}
+		if filled() {
 			break
+		}
+	}
+	for _, r := range dated {
+		if r.t.sessions {
+			for _, h := range r.hits {
+				if when.holds(h.CreatedAt) {
+					add(h, r.t)
+				}
+			}
+		}
+	}
+	for _, r := range dated {
+		for _, h := range r.hits {
+			add(h, r.t)
 		}
 	}
 	return hits, nil
