@@ -42,6 +42,15 @@ func readLoCoMo(path string) (*retrievalSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	set, err := parseLoCoMo(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return set, nil
+}
+
+// parseLoCoMo reads the contents of locomo10.json.
+func parseLoCoMo(b []byte) (*retrievalSet, error) {
 	var samples []struct {
 		SampleID     string                     `json:"sample_id"`
 		Conversation map[string]json.RawMessage `json:"conversation"`
@@ -52,7 +61,7 @@ func readLoCoMo(path string) (*retrievalSet, error) {
 		} `json:"qa"`
 	}
 	if err := json.Unmarshal(b, &samples); err != nil {
-		return nil, fmt.Errorf("%s is not LoCoMo's locomo10.json: %w", path, err)
+		return nil, fmt.Errorf("not LoCoMo's locomo10.json: %w", err)
 	}
 	set := &retrievalSet{name: "locomo", cats: []string{"1", "2", "3", "4", "5"},
 		names: map[string]string{"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial"}}
@@ -101,7 +110,7 @@ func readLoCoMo(path string) (*retrievalSet, error) {
 		}
 	}
 	if len(set.qs) == 0 {
-		return nil, fmt.Errorf("%s holds no LoCoMo question with evidence", path)
+		return nil, fmt.Errorf("no LoCoMo question with evidence")
 	}
 	return set, nil
 }
@@ -121,6 +130,15 @@ func readLongMemEval(path string, skipAbstention bool) (*retrievalSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	set, err := parseLongMemEval(b, skipAbstention)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return set, nil
+}
+
+// parseLongMemEval reads the contents of LongMemEval's data file.
+func parseLongMemEval(b []byte, skipAbstention bool) (*retrievalSet, error) {
 	var items []struct {
 		ID        string     `json:"question_id"`
 		Type      string     `json:"question_type"`
@@ -131,12 +149,12 @@ func readLongMemEval(path string, skipAbstention bool) (*retrievalSet, error) {
 		Haystacks [][]lmTurn `json:"haystack_sessions"`
 	}
 	if err := json.Unmarshal(b, &items); err != nil {
-		return nil, fmt.Errorf("%s is not LongMemEval's data: %w", path, err)
+		return nil, fmt.Errorf("not LongMemEval's data: %w", err)
 	}
 	set := &retrievalSet{name: "longmemeval", names: map[string]string{}}
 	for _, it := range items {
 		if len(it.Sessions) != len(it.Haystacks) {
-			return nil, fmt.Errorf("%s: question %s has %d session ids for %d sessions", path, it.ID, len(it.Sessions), len(it.Haystacks))
+			return nil, fmt.Errorf("question %q has %d session ids for %d sessions", it.ID, len(it.Sessions), len(it.Haystacks))
 		}
 		if skipAbstention && strings.HasSuffix(it.ID, "_abs") {
 			continue
@@ -172,7 +190,7 @@ func readLongMemEval(path string, skipAbstention bool) (*retrievalSet, error) {
 	}
 	slices.Sort(set.cats)
 	if len(set.qs) == 0 {
-		return nil, fmt.Errorf("%s holds no LongMemEval question with an answer session", path)
+		return nil, fmt.Errorf("no LongMemEval question with an answer session")
 	}
 	return set, nil
 }
