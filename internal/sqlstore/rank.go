@@ -20,7 +20,7 @@ const (
 	// sessionPool is the least number of hits of the tiers that rank
 	// sessions a search asks the engine for: more than a page, so that a
 	// session's other hits count.
-	sessionPool = 100
+	sessionPool = 400
 )
 
 // bySession orders hits, one tier's best first, by session: the best hit
