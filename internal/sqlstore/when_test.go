@@ -57,3 +57,19 @@ func TestNamedPeriod(t *testing.T) {
 		}
 	}
 }
+
+// Any text: no panic, and the text left is the text without the date.
+func FuzzNamedPeriod(f *testing.F) {
+	for _, s := range []string{"on October 13, 2023", "1 May, 2022", "in July", "2019-12-24", "in 2021", "may march", "31 February 2023", "Sept. 9th 2024"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, rest := namedPeriod(s)
+		if p == nil && rest != s {
+			t.Errorf("no period in %q, yet %q left", s, rest)
+		}
+		if p != nil && (len(rest) > len(s)+2 || !p.from.Before(p.to)) {
+			t.Errorf("%q: period %+v, left %q", s, p, rest)
+		}
+	})
+}
