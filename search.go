@@ -47,6 +47,11 @@ type SearchQuery struct {
 	// words (or their stems), those holding more of them first (the
 	// TierTitle tier).
 	Titles bool
+	// Keep, when set, is applied by the engine to its hits, ranked,
+	// before it makes their snippets: the hits returned are those Keep
+	// returns, in its order. The tiers that rank sessions choose their
+	// page of many hits so, without making the snippets of the rest.
+	Keep func(hits []SearchHit) []SearchHit `json:"-"`
 	// Gate, when set, is applied to each text a snippet is made from
 	// (a message's, a title's) before it is cut and its matches marked:
 	// how the ways out of the machine (MCP, recall, hooks) redact

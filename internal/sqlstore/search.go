@@ -113,7 +113,21 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 		tq := q
 		tq.AnyWord, tq.Titles, tq.Limit = t.anyWord, t.titles, 2*limit
 		if t.sessions {
+			// Many hits ranked, the page chosen from them by session
+			// before the engine makes any snippet.
 			tq.Limit = max(tq.Limit, sessionPool)
+			tq.Keep = func(hits []loom.SearchHit) []loom.SearchHit {
+				hits = OneHitPerMessage(hits, len(hits))
+				if !loom.Partial(hits) {
+					hits = bySession(hits, when)
+				}
+				if when != nil {
+					slices.SortStableFunc(hits, func(a, b loom.SearchHit) int {
+						return boolOrder(when.holds(a.CreatedAt), when.holds(b.CreatedAt))
+					})
+				}
+				return hits[:min(len(hits), 2*limit)]
+			}
 		}
 		th, err := search(tctx, tq, t.terms)
 		if err != nil {
@@ -126,9 +140,6 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 			return nil, err
 		}
 		th = OneHitPerMessage(th, tq.Limit)
-		if t.sessions && !loom.Partial(th) {
-			th = bySession(th, when)
-		}
 		if when != nil {
 			dated = append(dated, ran{t, th})
 			continue
@@ -274,4 +285,15 @@ func OneHitPerMessage(hits []loom.SearchHit, limit int) []loom.SearchHit {
 		out = append(out, h)
 	}
 	return out
+}
+
+// boolOrder sorts true before false.
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
 }
