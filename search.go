@@ -3,6 +3,7 @@ package loom
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -46,6 +47,11 @@ type SearchQuery struct {
 	// words (or their stems), those holding more of them first (the
 	// TierTitle tier).
 	Titles bool
+	// Keep, when set, is applied by the engine to its hits, ranked,
+	// before it makes their snippets: the hits returned are those Keep
+	// returns, in its order. The tiers that rank sessions choose their
+	// page of many hits so, without making the snippets of the rest.
+	Keep func(hits []SearchHit) []SearchHit `json:"-"`
 	// Gate, when set, is applied to each text a snippet is made from
 	// (a message's, a title's) before it is cut and its matches marked:
 	// how the ways out of the machine (MCP, recall, hooks) redact
@@ -117,6 +123,16 @@ type SearchHit struct {
 	// TierFuzzy) after the ones before it found fewer hits than the
 	// search's limit.
 	Tier string `json:"tier,omitempty"`
+}
+
+// MessageKey names the message h is of: its id, its place and its time,
+// which every session that holds it from another (a fork, a rewind)
+// holds it with, even where that session changed it since (a tool's
+// result that came later). Messages that only share an id (line 2 of
+// two files that name their lines by number) are two messages. A search
+// keeps one hit per key.
+func (h SearchHit) MessageKey() string {
+	return h.MessageID + "\x00" + strconv.FormatInt(h.Seq, 10) + "\x00" + strconv.FormatInt(h.CreatedAt.UnixNano(), 10)
 }
 
 // Partial reports whether hits are those of a search that ran out of

@@ -58,6 +58,8 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SearchLimits", testSearchLimits},
 		{"SearchAnyWord", testSearchAnyWord},
 		{"SearchTiers", testSearchTiers},
+		{"SearchSameIDs", testSearchSameIDs},
+		{"SearchTitlesWeighed", testSearchTitlesWeighed},
 		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Rewind", testRewind},

@@ -494,3 +494,118 @@ func testSearchTiers(t *testing.T, open Opener) {
 		}
 	}
 }
+
+// Imported sessions may name their messages alike (a tool that numbers
+// its lines, a store filled before ids were told apart): a message id
+// said in two sessions is two messages there, each its own hit in its own
+// session, in every tier. Only a message that sessions share (a fork's,
+// a rewind's) is one hit naming the others.
+func testSearchSameIDs(t *testing.T, open Opener) {
+	st := open(t)
+	created := time.Date(2025, 7, 1, 9, 0, 0, 0, time.UTC)
+	var data []*loom.SessionData
+	for i, lines := range [][]string{
+		{"Caroline: hello there", "Melanie: the pottery class was lovely, a bowl"},
+		{"Caroline: hi again", "Melanie: pottery again, a vase this time"},
+	} {
+		s := newSession("alice", fmt.Sprintf("claude-code:%d", i))
+		s.CreatedAt, s.UpdatedAt = created, created.Add(time.Hour)
+		s.Surface, s.Source = "claude-code", &loom.Source{Tool: "claude-code"}
+		var msgs []*loom.Message
+		for j, l := range lines {
+			m := text(loom.RoleUser, l)
+			m.ID, m.Seq, m.CreatedAt = fmt.Sprintf("line-%d", j+1), int64(j+1), created.Add(time.Duration(i*10+j)*time.Minute)
+			m.Parts[0].ID = m.ID + "/0"
+			msgs = append(msgs, m)
+		}
+		data = append(data, &loom.SessionData{Session: s, Messages: msgs})
+	}
+	if err := st.Import(ctx(t), data); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []loom.SearchQuery{
+		{Text: "pottery"},                   // every word
+		{Text: "potteries"},                 // word forms
+		{Text: "pottery zebra"},             // some words
+		{Text: "pottery", Exact: true},      // every word only
+		{Text: "pottery", AnyWord: true},    // some words only
+		{Text: "Melanie pottery bowl vase"}, // some words, ranked
+	} {
+		q.UserID = "alice"
+		hits, err := st.Search(ctx(t), q)
+		if err != nil {
+			t.Fatalf("search %q: %v", q.Text, err)
+		}
+		sessions := map[string]bool{}
+		for _, h := range hits {
+			if len(h.AlsoIn) > 0 {
+				t.Errorf("search %q: %s of session %s named in %v", q.Text, h.MessageID, h.SessionID, h.AlsoIn)
+			}
+			sessions[h.SessionID] = true
+		}
+		if len(hits) != 2 || !sessions[data[0].Session.ID] || !sessions[data[1].Session.ID] {
+			t.Errorf("search %q: %+v, want line-2 of each session", q.Text, hits)
+		}
+	}
+}
+
+// A title counts for what it holds: a session titled with its own first
+// prompt (as imports and new sessions are) is found by that prompt, not
+// by its title; a word of the query must be a word of the title ("go" is
+// not in "going"); a message that holds more of the words comes before a
+// title that holds fewer. A date the query names puts the messages of
+// that time first.
+func testSearchTitlesWeighed(t *testing.T, open Opener) {
+	st := open(t)
+	first := "Caroline: Hey Mel! Good to see you! How's it going?"
+	greeted := newSession("alice", "cli:greeted")
+	greeted.Title = loom.TitleFrom(first)
+	mustAppend(t, st, greeted, text(loom.RoleUser, first), text(loom.RoleUser, "Melanie: Hey Caroline! The kids are fine."))
+	group := newSession("alice", "cli:group")
+	mustAppend(t, st, group, text(loom.RoleUser, "Caroline: I went to a LGBTQ support group yesterday, it was so powerful."))
+	live := newSession("alice", "cli:live")
+	live.Title = "Going live with the dashboard"
+	mustAppend(t, st, live, text(loom.RoleUser, "ship it"))
+	search := func(q string) []loom.SearchHit {
+		t.Helper()
+		hits, err := st.Search(ctx(t), loom.SearchQuery{UserID: "alice", Text: q})
+		if err != nil {
+			t.Fatalf("search %q: %v", q, err)
+		}
+		return hits
+	}
+	hits := search("When did Caroline go to the LGBTQ support group?")
+	if len(hits) == 0 || hits[0].SessionID != group.ID {
+		t.Errorf("the message of the group first: %+v", hits)
+	}
+	for _, h := range hits {
+		if h.Tier == loom.TierTitle {
+			t.Errorf("a title made of the first prompt is a title hit: %+v", h)
+		}
+	}
+	for _, h := range search("go dashboard") {
+		if h.Tier == loom.TierTitle {
+			t.Errorf(`"go" matched "Going": %+v`, h)
+		}
+	}
+	if hits := search("dashboard live"); len(hits) == 0 || hits[0].SessionID != live.ID || hits[0].Tier != loom.TierTitle {
+		t.Errorf("a title of its own: %+v", hits)
+	}
+
+	// Dates: the same words in March and in July; the query names March
+	// (the older: equal scores would put July first).
+	march, july := newSession("alice", "cli:march"), newSession("alice", "cli:july")
+	for _, s := range []struct {
+		s  *loom.Session
+		at time.Time
+	}{{march, time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)}, {july, time.Date(2024, 7, 9, 10, 0, 0, 0, time.UTC)}} {
+		m := text(loom.RoleUser, "we rotated the staging certificates and the proxy keys today")
+		m.CreatedAt = s.at
+		mustAppend(t, st, s.s, m)
+	}
+	for _, q := range []string{"rotate staging certificates in March 2024", "when did we rotate the proxy keys in March?"} {
+		if hits := search(q); len(hits) < 2 || hits[0].SessionID != march.ID {
+			t.Errorf("%q: %+v", q, hits)
+		}
+	}
+}

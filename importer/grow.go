@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/loomhq/loom"
 )
@@ -36,7 +37,34 @@ func (im *Importer) isStoredBranch(ctx context.Context, s *Session, res *Result,
 		return false
 	}
 	got, err := im.Store.Messages(ctx, ids[s.ParentSourceID], loom.MessageQuery{Before: int64(shared) + 2, Limit: 1})
-	return err == nil && len(got) == 1 && got[0].Seq == int64(shared)+1 && got[0].ID == s.Messages[shared].ID
+	return err == nil && len(got) == 1 && got[0].Seq == int64(shared)+1 &&
+		(got[0].ID == s.Messages[shared].ID || got[0].ID == s.Renamed[s.Messages[shared].ID])
+}
+
+// keepStoredIDs gives each message of msgs (the source's, seq i at
+// msgs[i-1]) that stored, messages of its copy, holds under the id an
+// earlier reader gave it (s.Renamed) that id back, and its parts theirs.
+func (s *Session) keepStoredIDs(stored, msgs []*loom.Message) {
+	if len(s.Renamed) == 0 {
+		return
+	}
+	for _, x := range stored {
+		i := int(x.Seq) - 1
+		if i < 0 || i >= len(msgs) {
+			continue
+		}
+		m := msgs[i]
+		old, ok := s.Renamed[m.ID]
+		if !ok || old != x.ID {
+			continue
+		}
+		for j := range m.Parts {
+			if rest, ok := strings.CutPrefix(m.Parts[j].ID, m.ID); ok {
+				m.Parts[j].ID = old + rest
+			}
+		}
+		m.ID = old
+	}
 }
 
 // grow brings session x, imported from s before, up to date: the
@@ -58,6 +86,7 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 		if err != nil {
 			return err
 		}
+		s.keepStoredIDs(tail, msgs)
 	}
 	if len(tail) > 0 && (k > len(msgs) || msgs[k-1].ID != tail[len(tail)-1].ID) {
 		return im.diverged(ctx, f, s, x, msgs, kept, tr)
@@ -122,6 +151,7 @@ func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.
 	if err != nil {
 		return err
 	}
+	s.keepStoredIDs(stored, view)
 	j := 0
 	for j < len(stored) && j < len(view) && stored[j].ID == view[j].ID {
 		j++

@@ -124,6 +124,14 @@ type Session struct {
 	// them as part of that message, so that it neither stores anything
 	// twice nor takes the copy for a rewound one.
 	Replaced map[string]string
+	// Renamed names the messages that an earlier version of the reader
+	// stored under other ids: each id of Messages maps to the id that
+	// version gave it (Claude Code's lines without a uuid were
+	// "line-<n>", the same in every session). A copy imported by that
+	// version keeps those ids: a re-import takes the message, and its
+	// parts (whose ids start with the message's), under them, so that it
+	// neither stores anything twice nor takes the copy for a rewound one.
+	Renamed map[string]string
 }
 
 // Result is what a reader found in one bundle.

@@ -161,6 +161,7 @@ func (im *Importer) repairPlan(ctx context.Context, tool string, s *Session, x *
 	if err != nil {
 		return nil, err
 	}
+	s.keepStoredIDs(stored, s.Messages)
 	j := 0
 	for j < len(stored) && j < len(s.Messages) && stored[j].ID == s.Messages[j].ID {
 		j++

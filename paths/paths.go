@@ -215,11 +215,15 @@ func DBURL(flag string, env func(string) string, d Dirs) string {
 // name the repository's (the last element of that URL), so that clones of
 // one repository, wherever they are and whatever their directories are
 // called, on this machine or another, are one project with one cli:NAME
-// key. Its root is still this work tree's. A work tree without a remote,
-// or one whose config cannot be read or parsed, is identified by its root
-// path as before (see ProjectID, UsesPath): git reports a broken config
-// itself, and the command line moves sessions recorded under a root's path
-// id to its remote's project once there is one (docs/configuration.md).
+// key. Its root is still this work tree's. A worktree (git worktree add)
+// of a repository without a remote is identified by the path of the
+// repository's main work tree, so that the worktrees of one repository
+// are one project too, each rooted at itself. Another work tree without
+// a remote, or one whose config cannot be read or parsed, is identified
+// by its root path as before (see ProjectID, UsesPath): git reports a
+// broken config itself, and the command line moves sessions recorded
+// under a root's path id to its project once it has another
+// (docs/configuration.md).
 //
 // The path is made absolute and its symlinks resolved first, because the ID
 // is a hash of the root path and the same directory reached by two routes
@@ -255,7 +259,39 @@ func DetectProject(dir string) (loom.Project, error) {
 	if remote, err := remoteOf(root); err == nil && remote != "" {
 		return loom.Project{ID: ProjectID(remote), Name: RepoName(remote), Root: root}, nil
 	}
+	if main := mainWorktree(root); main != "" && main != root {
+		// A worktree of a repository without a remote is the
+		// repository's project, rooted at itself, as one with a
+		// remote is: what was said in one worktree bears on the others.
+		p := pathProject(main)
+		p.Root = root
+		return p, nil
+	}
 	return pathProject(root), nil
+}
+
+// mainWorktree returns the top of the main work tree of the repository
+// whose worktree (git worktree add) is at root: its git directory names
+// the repository's in its commondir file, whose parent is that work tree
+// (the repository's own directory, for a bare one). It is "" when root
+// is no such worktree.
+func mainWorktree(root string) string {
+	dir := gitDir(root)
+	if dir == "" {
+		return ""
+	}
+	common := commonDir(dir)
+	if common == dir {
+		return ""
+	}
+	common = filepath.Clean(common)
+	if real, err := filepath.EvalSymlinks(common); err == nil {
+		common = real
+	}
+	if filepath.Base(common) == ".git" {
+		return filepath.Dir(common)
+	}
+	return common
 }
 
 // ProjectOf returns the project of dir as DetectProject finds it when

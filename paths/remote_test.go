@@ -302,3 +302,30 @@ func FuzzParseGitConfig(f *testing.F) {
 		_ = NormalizeRemote(remoteURL(vars), "/root")
 	})
 }
+
+// The worktrees of a repository without a remote are its project too,
+// each rooted at itself: what one recalls, the others find.
+func TestDetectProjectWorktreeWithoutRemote(t *testing.T) {
+	base := realTempDir(t)
+	main := filepath.Join(base, "api")
+	git(t, base, "init", "-q", main)
+	writeFile(t, filepath.Join(main, "README"), "hi\n")
+	git(t, main, "add", "README")
+	git(t, main, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first")
+	wt := filepath.Join(base, "api-search")
+	git(t, main, "worktree", "add", "-q", "-b", "search", wt)
+	pm, err := DetectProject(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := DetectProject(mkdirs(t, wt, "sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pw.ID != pm.ID || pm.ID != ProjectID(main) || pw.Name != "api" || pw.Root != wt || pm.Root != main {
+		t.Errorf("main %+v, worktree %+v", pm, pw)
+	}
+	if UsesPath(pw) || !UsesPath(pm) {
+		t.Errorf("the worktree's sessions recorded by its own path must move to the repository's: %+v", pw)
+	}
+}

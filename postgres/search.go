@@ -242,9 +242,8 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	if err != nil {
 		return nil, searchError(err, q.Raw)
 	}
-	m := snippet.ForQuery(q)
-	start, end := q.Marks()
 	var hits []loom.SearchHit
+	var texts []string
 	var matches int64
 	for rows.Next() {
 		// All but the count are NULL when no hit is ranked.
@@ -262,17 +261,31 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			break
 		}
 		hits = append(hits, loom.SearchHit{SessionID: *sessionID, MessageID: *id, Seq: *seq, Role: *role,
-			CreatedAt: utc(*created), Score: float64(*score), SessionTitle: *title, SessionKey: *key,
-			Snippet: m.MakeWindow(snippet.Prefix(*text), start, end)})
+			CreatedAt: utc(*created), Score: float64(*score), SessionTitle: *title, SessionKey: *key})
+		texts = append(texts, *text)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, searchError(err, q.Raw)
 	}
 	if matches <= RankDepth {
-		return hits, nil
+		return withSnippets(q, hits, texts), nil
 	}
 	return s.newestHits(ctx, st, q)
+}
+
+// withSnippets returns the hits that q keeps (sqlstore.Kept), each with
+// its snippet, made from its text.
+func withSnippets(q loom.SearchQuery, hits []loom.SearchHit, texts []string) []loom.SearchHit {
+	m := snippet.ForQuery(q)
+	start, end := q.Marks()
+	out := make([]loom.SearchHit, 0, len(hits))
+	for _, i := range sqlstore.Kept(q, hits) {
+		h := hits[i]
+		h.Snippet = m.MakeWindow(snippet.Prefix(texts[i]), start, end)
+		out = append(out, h)
+	}
+	return out
 }
 
 // searchTitles matches session titles (loom.SearchQuery.Titles).
@@ -289,7 +302,7 @@ func (s *Store) searchTitles(ctx context.Context, q loom.SearchQuery, terms []lo
 		return nil, fmt.Errorf("search titles: %w", err)
 	}
 	defer rows.Close()
-	return query.TitleHits(rows, q, func() (any, func() time.Time) {
+	return query.TitleHits(rows, q, terms, func() (any, func() time.Time) {
 		var t time.Time
 		return &t, func() time.Time { return t }
 	})
@@ -304,14 +317,15 @@ func (s *Store) searchTitles(ctx context.Context, q loom.SearchQuery, terms []lo
 func (s *Store) newestHits(ctx context.Context, st searchSQL, q loom.SearchQuery) ([]loom.SearchHit, error) {
 	var hits []loom.SearchHit
 	var bodies []int64
+	var texts []string
 	var err error
 	if q.SessionID == "" {
-		if hits, bodies, err = s.newest(ctx, st.walk, st.args, q); err != nil {
+		if hits, bodies, texts, err = s.newest(ctx, st.walk, st.args, q); err != nil {
 			return nil, err
 		}
 	}
 	if len(hits) < st.limit {
-		if hits, bodies, err = s.newest(ctx, st.newest, st.args, q); err != nil {
+		if hits, bodies, texts, err = s.newest(ctx, st.newest, st.args, q); err != nil {
 			return nil, err
 		}
 	}
@@ -319,37 +333,37 @@ func (s *Store) newestHits(ctx context.Context, st searchSQL, q loom.SearchQuery
 	for i := range hits {
 		hits[i].Score = float64(bodies[i]) / float64(bodies[0])
 	}
-	return hits, nil
+	return withSnippets(q, hits, texts), nil
 }
 
 // newest runs sql, one of the statements that return a broad query's
-// hits newest first, and returns them with their bodies' ids.
-func (s *Store) newest(ctx context.Context, sql string, args []any, q loom.SearchQuery) ([]loom.SearchHit, []int64, error) {
+// hits newest first, and returns them with their bodies' ids and the
+// start of their texts (snippet.MaxText).
+func (s *Store) newest(ctx context.Context, sql string, args []any, q loom.SearchQuery) ([]loom.SearchHit, []int64, []string, error) {
 	rows, err := s.pool.Query(ctx, sql, append([]any{s.planMode()}, args...)...)
 	if err != nil {
-		return nil, nil, searchError(err, q.Raw)
+		return nil, nil, nil, searchError(err, q.Raw)
 	}
 	defer rows.Close()
-	m := snippet.ForQuery(q)
-	start, end := q.Marks()
 	var hits []loom.SearchHit
 	var bodies []int64
+	var texts []string
 	for rows.Next() {
 		var h loom.SearchHit
 		var body int64
 		var text string
 		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.CreatedAt, &body, &h.SessionTitle, &h.SessionKey, &text); err != nil {
-			return nil, nil, fmt.Errorf("search: %w", err)
+			return nil, nil, nil, fmt.Errorf("search: %w", err)
 		}
 		h.CreatedAt = utc(h.CreatedAt)
-		h.Snippet = m.MakeWindow(snippet.Prefix(text), start, end)
 		hits = append(hits, h)
 		bodies = append(bodies, body)
+		texts = append(texts, text)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, searchError(err, q.Raw)
+		return nil, nil, nil, searchError(err, q.Raw)
 	}
-	return hits, bodies, nil
+	return hits, bodies, texts, nil
 }
 
 // planMode is how search statements are sent. Each is planned for its

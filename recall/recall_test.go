@@ -122,3 +122,37 @@ func TestRecallOverALargeIndex(t *testing.T) {
 		}
 	}
 }
+
+// A text said in several sessions is recalled once, naming them all; a
+// turn that says what was done comes before a compaction's prompt or a
+// reminder that holds the same words.
+func TestRecallOnceAndOutcomesFirst(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	prompt := "Your task is to create a detailed summary of the conversation so far, paying close attention to the registry of chats."
+	for i := range 3 {
+		session(t, st, "api", fmt.Sprintf("compacted %d", i), prompt, "Summary: chats")
+	}
+	session(t, st, "api", "reminder", "<system-reminder>the registry of chats is open in the editor</system-reminder>")
+	decided := session(t, st, "api", "Registry", "track the chats in a registry",
+		"Done: the registry of chats is a map behind a mutex; an entry goes when its chat ends.")
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: "registry of chats", UserID: "alice", ProjectID: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Turns) == 0 || res.Turns[0].SessionID != decided.ID {
+		t.Fatalf("turns %+v", res.Turns)
+	}
+	n := 0
+	for _, turn := range res.Turns {
+		if strings.HasPrefix(turn.Text, "Your task") {
+			n++
+			if len(turn.AlsoIn) != 2 || !strings.Contains(res.Text(), "(also in ") {
+				t.Errorf("the sessions of a repeated text: %+v\n%s", turn, res.Text())
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("the compaction prompt recalled %d times:\n%s", n, res.Text())
+	}
+}

@@ -78,6 +78,11 @@ type Result struct {
 	// Note, when set, is one line saying why meaning took no part
 	// though it could have (the endpoint failed).
 	Note string
+	// Closest is set when a search by keywords ran and no message holds
+	// every word of the query: its hits are those of the tiers after the
+	// first (loom.SearchHit.Tier). A search by meaning alone says
+	// nothing of the words, and never sets it.
+	Closest bool
 }
 
 // Search runs q ranked as mode says.
@@ -88,7 +93,7 @@ func (s *Searcher) Search(ctx context.Context, q loom.SearchQuery, mode Mode) (R
 	}
 	if mode == Keyword || s.Client == nil || !canVector || q.Raw {
 		hits, err := s.Store.Search(ctx, q)
-		return Result{Hits: hits}, err
+		return Result{Hits: hits, Closest: closest(hits)}, err
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -100,7 +105,7 @@ func (s *Searcher) Search(ctx context.Context, q loom.SearchQuery, mode Mode) (R
 			return Result{}, err
 		}
 		hits, kerr := s.Store.Search(ctx, q)
-		return Result{Hits: hits, Note: fmt.Sprintf("ranked by keywords only: %v", err)}, kerr
+		return Result{Hits: hits, Closest: closest(hits), Note: fmt.Sprintf("ranked by keywords only: %v", err)}, kerr
 	}
 	if mode == Meaning {
 		return Result{Hits: vhits, ByMeaning: vhits != nil}, nil
@@ -110,10 +115,14 @@ func (s *Searcher) Search(ctx context.Context, q loom.SearchQuery, mode Mode) (R
 		return Result{}, err
 	}
 	if vhits == nil {
-		return Result{Hits: khits}, nil
+		return Result{Hits: khits, Closest: closest(khits)}, nil
 	}
-	return Result{Hits: Fuse(khits, vhits, limit), ByMeaning: true}, nil
+	return Result{Hits: Fuse(khits, vhits, limit), ByMeaning: true, Closest: closest(khits)}, nil
 }
+
+// closest reports whether hits, a keyword search's, hold no message
+// that holds every word: they come first when there are any.
+func closest(hits []loom.SearchHit) bool { return len(hits) > 0 && hits[0].Tier != "" }
 
 // vectorHits are the hits of the vectors nearest q's text that pass q's
 // filters, best first; nil when the store has no vectors of the
@@ -230,8 +239,10 @@ func (s *Searcher) Add(model string, vecs []loom.Vector) {
 // each message's score is the sum of 1/(RRFK + rank) over the rankings
 // it is in, ranks from 1. Ties keep the keyword ranking's order, then
 // the other's. A message in both takes its keyword hit (its snippet
-// marks the words) and keeps its keyword tier. It returns at most
-// limit hits.
+// marks the words) and keeps its keyword tier. The messages that hold
+// every word of the query (keyword hits of no tier) come first, in that
+// order: no ranking by meaning puts a message that holds them below one
+// that does not. It returns at most limit hits.
 func Fuse(keyword, meaning []loom.SearchHit, limit int) []loom.SearchHit {
 	type entry struct {
 		hit   loom.SearchHit
@@ -255,6 +266,12 @@ func Fuse(keyword, meaning []loom.SearchHit, limit int) []loom.SearchHit {
 	add(keyword)
 	add(meaning)
 	slices.SortStableFunc(all, func(a, b *entry) int {
+		if ea, eb := a.hit.Tier == "", b.hit.Tier == ""; ea != eb {
+			if ea {
+				return -1
+			}
+			return 1
+		}
 		switch {
 		case a.score > b.score:
 			return -1

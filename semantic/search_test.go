@@ -158,3 +158,27 @@ func TestSearchThroughAGate(t *testing.T) {
 		}
 	}
 }
+
+// A message that holds every word of the query is never ranked below
+// one that does not, however the ranking by meaning puts them: "merge it
+// into TranscriptHighlighter" once came third, behind two word-form hits
+// that meaning ranked first and second.
+func TestFuseKeepsEveryWordFirst(t *testing.T) {
+	verbatim := hit("verbatim")
+	forms := []loom.SearchHit{hit("merging"), hit("merged")}
+	for i := range forms {
+		forms[i].Tier = loom.TierWordForms
+	}
+	keyword := append([]loom.SearchHit{verbatim}, forms...)
+	meaning := []loom.SearchHit{forms[0], forms[1], hit("other")}
+	for i := range meaning {
+		meaning[i].Tier = loom.TierMeaning
+	}
+	got := semantic.Fuse(keyword, meaning, 10)
+	if want := []string{"verbatim", "merging", "merged", "other"}; !slices.Equal(ids(got), want) {
+		t.Errorf("fused %v, want %v", ids(got), want)
+	}
+	if got[0].Tier != "" || got[1].Tier != loom.TierWordForms {
+		t.Errorf("tiers %+v", got)
+	}
+}

@@ -55,6 +55,9 @@ type Matcher struct {
 	gate     func(text string, cut bool) string
 	stems    []string
 	prefixes []string
+	// weight is how much each stem's word counts in choosing a snippet's
+	// window: its length, long words being the rare ones.
+	weight []int
 	// quick holds each prefix as the key of asciiKey, to rule out most
 	// words without lowering their case or stemming them.
 	quick map[uint32]bool
@@ -65,18 +68,28 @@ type Matcher struct {
 
 // NewMatcher prepares the words of a user's query. A query that
 // loom.ParseQuery refuses (too long) matches nothing: engines refuse such
-// a query before making snippets.
+// a query before making snippets. Its stop words ("the", "are", "in")
+// are not marked, unless it has no other words: every message holds
+// them, and a snippet cut around them would leave out the word that
+// matched.
 func NewMatcher(query string) *Matcher {
 	m := &Matcher{quick: map[uint32]bool{}}
 	terms, _ := loom.ParseQuery(query)
+	content := false
+	for _, t := range terms {
+		for _, w := range t.Words {
+			content = content || !english.IsStopWord(strings.ToLower(w))
+		}
+	}
 	seen := map[string]bool{}
 	for _, t := range terms {
 		for _, w := range t.Words {
 			s := stem(w)
-			if s == "" || seen[s] {
+			if s == "" || seen[s] || (content && english.IsStopWord(strings.ToLower(w))) {
 				continue
 			}
 			seen[s] = true
+			m.weight = append(m.weight, utf8.RuneCountInString(s))
 			p := prefix(s)
 			m.stems = append(m.stems, s)
 			m.prefixes = append(m.prefixes, p)
@@ -312,8 +325,9 @@ func (m *Matcher) make(text string, head, tail bool, markStart, markEnd string) 
 		}
 		return ""
 	}
-	// The window with the most distinct query words, then the most
-	// matches; ties go to the earliest.
+	// The window with the most distinct query words, the longer (the
+	// rarer) weighing more, then the most matches; ties go to the
+	// earliest.
 	from := 0
 	if len(words) > Words {
 		counts := make([]int, len(m.stems))
@@ -323,11 +337,11 @@ func (m *Matcher) make(text string, head, tail bool, markStart, markEnd string) 
 				return
 			}
 			if counts[w.term] == 0 {
-				distinct++
+				distinct += m.weight[w.term]
 			}
 			counts[w.term] += d
 			if counts[w.term] == 0 {
-				distinct--
+				distinct -= m.weight[w.term]
 			}
 			hits += d
 		}

@@ -17,7 +17,9 @@ func TestMake(t *testing.T) {
 		{"case", "POSTGRES", "use Postgres here", "use [Postgres] here"},
 		{"phrase words", `"pool size"`, "the pool size is 10", "the [pool] [size] is 10"},
 		{"no match keeps the start", "zebra", "one two three", "one two three"},
-		{"operators are text", `he said "hi" AND (NEAR* -x`, `he said "hi" AND (NEAR* -x`, `[he] [said] "[hi]" [AND] ([NEAR]* -[x]`},
+		{"operators are text", `he said "hi" AND (NEAR* -x`, `he said "hi" AND (NEAR* -x`, `he [said] "[hi]" AND ([NEAR]* -[x]`},
+		{"stop words unmarked", "which chats are in progress", "the chats are in progress", "the [chats] are in [progress]"},
+		{"stop words alone marked", "the of", "most of the time", "most [of] [the] time"},
 		{"unicode", "ünïcödé", "some ünïcödé text", "some [ünïcödé] text"},
 		{"new lines fold", "b", "a\n\nb\nc", "a [b] c"},
 		{"a whole text keeps its edges", "needle", "(short) message, with a needle!", "(short) message, with a [needle]!"},
@@ -27,6 +29,16 @@ func TestMake(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+	// The window is cut around the rarer word, not the stop words
+	// matched many times before it.
+	stops := strings.Repeat("we are in it and they are in too ", 6) + "the websocket reconnect loop " + strings.Repeat("filler ", 30)
+	if got := NewMatcher("are in websocket").Make(stops, "[", "]"); !strings.Contains(got, "[websocket]") || strings.Contains(got, "[are]") {
+		t.Errorf("stop words: %q", got)
+	}
+	rare := strings.Repeat("the config value ", 10) + strings.Repeat("filler ", 30) + "and the websocket handshake " + strings.Repeat("filler ", 30)
+	if got := NewMatcher("config websocket").Make(rare, "[", "]"); !strings.Contains(got, "[websocket]") {
+		t.Errorf("rarer word: %q", got)
 	}
 	got := NewMatcher("postgres pool").Make(long, "[", "]")
 	if !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || !strings.Contains(got, "[postgres] connection [pool]") {

@@ -206,14 +206,22 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	snippets, err := s.snippets(ctx, bodies, q)
+	kept := sqlstore.Kept(q, hits)
+	keptHits, keptBodies := make([]loom.SearchHit, 0, len(kept)), make([]int64, 0, len(kept))
+	for _, i := range kept {
+		keptHits, keptBodies = append(keptHits, hits[i]), append(keptBodies, bodies[i])
+	}
+	if len(keptHits) == 0 {
+		return nil, nil
+	}
+	snippets, err := s.snippets(ctx, keptBodies, q)
 	if err != nil {
 		return nil, err
 	}
-	for i := range hits {
-		hits[i].Snippet = snippets[bodies[i]]
+	for i := range keptHits {
+		keptHits[i].Snippet = snippets[keptBodies[i]]
 	}
-	return hits, nil
+	return keptHits, nil
 }
 
 // searchTitles matches session titles (loom.SearchQuery.Titles).
@@ -227,7 +235,7 @@ func (s *Store) searchTitles(ctx context.Context, q loom.SearchQuery, terms []lo
 		return nil, fmt.Errorf("search titles: %w", err)
 	}
 	defer rows.Close()
-	return query.TitleHits(rows, q, func() (any, func() time.Time) {
+	return query.TitleHits(rows, q, terms, func() (any, func() time.Time) {
 		var t rowscan.Time
 		return &t, func() time.Time { return t.T }
 	})

@@ -191,8 +191,11 @@ func recallRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	o := recall.Options{Prompt: prompt, UserID: opts.User, Tokens: opts.Tokens}
-	if p := opts.ScopeProject(opts.AllProjects); p != nil {
-		o.ProjectID = p.ID
+	p := opts.ScopeProject(opts.AllProjects)
+	if p != nil {
+		// Where this directory's project has no session, every
+		// project's are recalled, and that is said.
+		o.ProjectID, o.Everywhere = p.ID, true
 	}
 	if !opts.NoRedact && opts.Redact != nil {
 		o.Redact = opts.Redact()
@@ -200,6 +203,11 @@ func recallRun(ctx context.Context, opts *Options) error {
 	res, err := recall.Recall(ctx, st, o)
 	if err != nil {
 		return err
+	}
+	if res.Everywhere {
+		// Also with --json, whose answer says "every_project": true.
+		fmt.Fprintf(opts.IO.ErrOut, "loom recall: no session of yours is in %s (%s); recalled from every project.\n",
+			term.SanitizeLine(p.Name), term.SanitizeLine(p.Root))
 	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, res)

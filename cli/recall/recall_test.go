@@ -69,3 +69,20 @@ func TestRecall(t *testing.T) {
 		t.Fatalf("hook after disable: %q", r.Stdout)
 	}
 }
+
+// In a directory that is no project of the user's sessions, loom recall
+// recalls from every project and says so in one line, instead of an
+// empty answer with no hint.
+func TestRecallOutsideAnyProject(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewFixture(t)
+	r := fx.RunWith(t, clitest.RunOpts{Dir: t.TempDir()}, "recall", "--json", "TestRetry flake")
+	var res recall.Result
+	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil || r.Code != 0 || !res.Everywhere || len(res.Turns) == 0 ||
+		len(clitest.Lines(r.Stderr)) != 1 || !strings.Contains(r.Stderr, "recalled from every project") {
+		t.Fatalf("recall outside a project: exit %d, %s %q", r.Code, r.Stdout, r.Stderr)
+	}
+	if out := fx.MustExec(t, "recall", "TestRetry flake"); strings.Contains(out, "every project") {
+		t.Fatalf("recall in the project said every project:\n%s", out)
+	}
+}

@@ -206,7 +206,7 @@ func searchRun(ctx context.Context, opts *Options) error {
 		// Also with --json, whose hits say "partial": true.
 		fmt.Fprintln(ios.ErrOut, command.PartialNote)
 	}
-	if len(hits) > 0 && hits[0].Tier != "" {
+	if res.Closest {
 		// Also with --json, whose hits say their "tier".
 		fmt.Fprintf(ios.ErrOut, "No message holds every word of %q; these come closest, each saying how it matched (word forms, title, some words, prefix or typo).\n", opts.Query)
 	}

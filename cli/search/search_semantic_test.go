@@ -106,3 +106,42 @@ func TestMCPSearchByMeaning(t *testing.T) {
 	}
 	clitest.WantToolError(t, cs, "search_sessions", map[string]any{"query": "x", "semantic": true, "keyword": true}, "cannot be used together")
 }
+
+// "No message holds every word" is said only when no message does: not
+// when a search by meaning alone or a fused one ranks a message of
+// other words first though one holds every word, and not by --semantic,
+// which ranks no words.
+func TestSearchSaysNoEveryWordOnlyWhenTrue(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	st, err := clitest.OpenEngine(context.Background(), fx.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.AppendTexts(t, st, &loom.Session{UserID: "local", Key: "cli:rsync", Title: "deploys"},
+		"deploy the site with rsync", "done: rsync over ssh", "rsyncing the deploys deployed")
+	st.Close()
+	srv := embeddingtest.New()
+	defer srv.Close()
+	env := clitest.RunOpts{Env: map[string]string{"LOOM_EMBEDDINGS_URL": srv.URL + "/v1", "LOOM_EMBEDDINGS_MODEL": "test-embed"}}
+	if r := fx.RunWith(t, env, "embed"); r.Code != 0 {
+		t.Fatalf("embed: exit %d, %s", r.Code, r.Stderr)
+	}
+	for _, args := range [][]string{
+		{"search", "-a", "deploy rsync", "--semantic", "--json"},
+		{"search", "-a", "deploy rsync", "--json"},
+		{"search", "-a", "deploy rsync", "--keyword", "--json"},
+	} {
+		r := fx.RunWith(t, env, args...)
+		hits := clitest.DecodeJSON[[]loom.SearchHit](t, r.Stdout)
+		if r.Code != 0 || len(hits) == 0 || strings.Contains(r.Stderr, "No message holds every word") {
+			t.Errorf("%v: exit %d, %q", args, r.Code, r.Stderr)
+		}
+		if args[3] != "--semantic" && (hits[0].Tier != "" || !strings.Contains(hits[0].Snippet, "rsync")) {
+			t.Errorf("%v: first hit %+v", args, hits[0])
+		}
+	}
+	if r := fx.RunWith(t, env, "search", "-a", "wombat rsync", "--json"); r.Code != 0 || !strings.Contains(r.Stderr, "No message holds every word") {
+		t.Errorf("no message holds wombat: exit %d, %q", r.Code, r.Stderr)
+	}
+}

@@ -38,6 +38,15 @@
 // doing the same (cmd/loom-bench/floor), 20 pairs each; -loom names the
 // loom binary to time (a release build, say), else ./cmd/loom is built.
 //
+// -locomo and -longmemeval measure how well search finds on two public
+// benchmarks of long-term memory, from their data files (docs/search.md
+// says where to download them): each conversation's sessions are written
+// as Claude Code session files, imported, and each question searched as
+// it is; hit@1/5/10, MRR and evidence recall per category.
+//
+//	go run ./cmd/loom-bench -locomo locomo10.json
+//	go run ./cmd/loom-bench -longmemeval longmemeval_s_cleaned.json
+//
 // -mcp-serve runs loom serve as its own process and drives its /mcp with
 // 50 clients, some of which open a session for every call and never
 // close it, and reports the server's resident memory over the run.
@@ -110,7 +119,36 @@ func main() {
 	processRuns := flag.Int("process-runs", 20, "timed pairs of each -process command")
 	statusline := flag.Bool("statusline", false, "instead: time `loom usage statusline` as a whole process over -statusline-sessions Claude Code sessions (generated once), beside a minimal program reading the same roll-up")
 	statuslineSessions := flag.Int("statusline-sessions", 100000, "sessions in the store -statusline generates (once)")
+	locomo := flag.String("locomo", "", "instead: measure search on LoCoMo, from this locomo10.json (see docs/search.md)")
+	longmemeval := flag.String("longmemeval", "", "instead: measure search on LongMemEval, from this longmemeval_s_cleaned.json (see docs/search.md)")
+	skipAbstention := flag.Bool("skip-abstention", true, "-longmemeval leaves out the questions meant to have no answer")
+	bare := flag.Bool("bare", false, "-locomo and -longmemeval write lines as deja-vu's harnesses do (no uuid, no working directory), a store per conversation")
+	retrievalPG := flag.Bool("retrieval-postgres", false, "-locomo and -longmemeval store on PostgreSQL (-postgres) instead of SQLite")
+	retrievalLimit := flag.Int("retrieval-limit", 20, "hits each question's search asks for (loom search's default)")
+	misses := flag.String("misses", "", "-locomo and -longmemeval write each question not answered first to this file, one JSON line each")
+	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
 	flag.Parse()
+	if *locomo != "" || *longmemeval != "" {
+		o := retrievalOptions{bare: *bare, limit: *retrievalLimit, misses: *misses, out: c.out, keep: *keep}
+		if *retrievalPG {
+			o.postgres = *pg
+		}
+		var set *retrievalSet
+		var err error
+		if *locomo != "" {
+			set, err = readLoCoMo(*locomo)
+		} else {
+			set, err = readLongMemEval(*longmemeval, *skipAbstention)
+		}
+		if err == nil {
+			err = retrievalMain(context.Background(), os.Stdout, filepath.Dir(c.db), set, o)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *statusline {
 		if err := statuslineMain(context.Background(), os.Stdout, filepath.Dir(c.db), *statuslineSessions, *processRuns, c.loomBin); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

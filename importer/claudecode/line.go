@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -188,6 +189,34 @@ func readFile(ctx context.Context, open opener, path string, res *importer.Resul
 	return recs, nil
 }
 
+// lineID is the id of line n of file path when the line has no uuid:
+// the file's name and the line's number, the same at every reading of
+// the file and in no other session. An earlier reader named it by its
+// number alone ("line-12"), which every session's line 12 shared: see
+// renamed.
+func lineID(path string, n int) string {
+	return cleanID(strings.TrimSuffix(filepath.Base(path), ".jsonl")) + lineMark + strconv.Itoa(n)
+}
+
+// lineMark joins a file's name and a line's number in lineID.
+const lineMark = ":line-"
+
+// renamed maps the ids of msgs that lineID made (and those uniqueIDs
+// made of them) to the ids the earlier reader gave the same messages,
+// for importer.Session.Renamed; nil when there are none.
+func renamed(msgs []*loom.Message) map[string]string {
+	var out map[string]string
+	for _, m := range msgs {
+		if i := strings.Index(m.ID, lineMark); i >= 0 {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[m.ID] = m.ID[i+1:]
+		}
+	}
+	return out
+}
+
 // parseLine decodes one line. A value of the wrong type in a field is a
 // problem, but the line is kept with what could be read.
 func parseLine(path string, n int, line []byte, res *importer.Result) *record {
@@ -210,7 +239,7 @@ func parseLine(path string, n int, line []byte, res *importer.Result) *record {
 	}
 	r.id, r.hasUUID = r.UUID, r.UUID != ""
 	if !r.hasUUID {
-		r.id = "line-" + strconv.Itoa(n)
+		r.id = lineID(path, n)
 	}
 	if r.Timestamp != "" {
 		t, err := time.Parse(time.RFC3339Nano, r.Timestamp)

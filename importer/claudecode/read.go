@@ -384,7 +384,7 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 // fill sets a session's messages, times and model.
 func fill(s *importer.Session, msgs []*loom.Message) {
 	uniqueIDs(msgs)
-	s.Messages = msgs
+	s.Messages, s.Renamed = msgs, renamed(msgs)
 	s.CreatedAt, s.UpdatedAt = span(msgs)
 	s.Model = ""
 	for i := len(msgs) - 1; i >= 0 && s.Model == ""; i-- {

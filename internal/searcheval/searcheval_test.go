@@ -42,13 +42,16 @@ type session struct {
 // Thresholds of the labelled set, keyword tiers only, on either engine:
 // what they find now, so that a change that loses any of it fails. The
 // queries that share words with their targets: every one in the first
-// five sessions, and 44 of 47 first (both engines). The paraphrases, 20
+// five sessions, and 43 of 47 first on SQLite, 44 on PostgreSQL (a
+// session whose title is its first prompt is found by that prompt, not
+// by a title tier that matched two of its words: "git filter-repo
+// secret" lost its first place so on SQLite). The paraphrases, 20
 // of which share no word with their target but stop words (the other 4
 // one word in 9 to 17 of the 37 sessions): 1 of 24 in the first five on
 // SQLite, 4 on PostgreSQL; finding the rest takes ranking by meaning.
 const (
 	minKeywordHit5    = 1.0
-	minKeywordHit1    = 0.93
+	minKeywordHit1    = 0.91
 	minParaphraseHit5 = 0.04
 	// A word of a paraphrase that its target holds must be common: in
 	// at least this share of the sessions.

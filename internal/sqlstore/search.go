@@ -67,37 +67,102 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 	seen := make(map[string]bool, limit)
 	sessions := make(map[string]bool, limit)
 	for _, h := range hits {
-		seen[h.MessageID], sessions[h.SessionID] = true, true
+		seen[h.MessageKey()], sessions[h.SessionID] = true, true
+	}
+	// A date the query names is looked for in the times of messages,
+	// not in their words (see bySession).
+	when, rest := namedPeriod(q.Text)
+	if when != nil && full {
+		if t, err := loom.ParseQuery(rest); err == nil && len(contentWords(t)) > 0 {
+			terms = t
+		}
 	}
 	ts := tiers(terms, full)
+	add := func(h loom.SearchHit, t tier) {
+		// A title names a session: it adds a session no message found
+		// yet.
+		if len(hits) == limit || seen[h.MessageKey()] || (t.titles && sessions[h.SessionID]) {
+			return
+		}
+		h.Tier = t.name
+		seen[h.MessageKey()], sessions[h.SessionID] = true, true
+		hits = append(hits, h)
+	}
+	// With a date named, the hits of the tiers that rank sessions in
+	// that time come first, in the tiers' order; so every such tier runs
+	// (but the fuzzy one, once the page is full).
+	type ran struct {
+		t    tier
+		hits []loom.SearchHit
+	}
+	var dated []ran
+	filled := func() bool {
+		if when == nil {
+			return len(hits) == limit
+		}
+		n := len(hits)
+		for _, r := range dated {
+			n += len(r.hits)
+		}
+		return n >= limit
+	}
 	for _, t := range ts {
+		if when != nil && !t.sessions && !t.titles && filled() {
+			break
+		}
 		tq := q
 		tq.AnyWord, tq.Titles, tq.Limit = t.anyWord, t.titles, 2*limit
+		if t.sessions {
+			// Many hits ranked, the page chosen from them by session
+			// before the engine makes any snippet.
+			tq.Limit = max(tq.Limit, sessionPool)
+			tq.Keep = func(hits []loom.SearchHit) []loom.SearchHit {
+				hits = OneHitPerMessage(hits, len(hits))
+				if !loom.Partial(hits) {
+					hits = bySession(hits, when)
+				}
+				if when != nil {
+					slices.SortStableFunc(hits, func(a, b loom.SearchHit) int {
+						return boolOrder(when.holds(a.CreatedAt), when.holds(b.CreatedAt))
+					})
+				}
+				return hits[:min(len(hits), 2*limit)]
+			}
+		}
 		th, err := search(tctx, tq, t.terms)
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(context.Cause(tctx), loom.ErrSearchTime) {
-				if len(hits) == 0 {
+				if len(hits) == 0 && len(dated) == 0 {
 					return newestOfSomeWords(ctx, q, ts, limit, search)
 				}
 				break
 			}
 			return nil, err
 		}
-		for _, h := range OneHitPerMessage(th, 2*limit) {
-			if len(hits) == limit {
-				break
-			}
-			// A title names a session: it adds a session no message
-			// found yet.
-			if seen[h.MessageID] || (t.titles && sessions[h.SessionID]) {
-				continue
-			}
-			h.Tier = t.name
-			seen[h.MessageID], sessions[h.SessionID] = true, true
-			hits = append(hits, h)
+		th = OneHitPerMessage(th, tq.Limit)
+		if when != nil {
+			dated = append(dated, ran{t, th})
+			continue
 		}
-		if len(hits) == limit {
+		for _, h := range th {
+			add(h, t)
+		}
+		if filled() {
 			break
+		}
+	}
+	for _, r := range dated {
+		if r.t.sessions {
+			for _, h := range r.hits {
+				if when.holds(h.CreatedAt) {
+					add(h, r.t)
+				}
+			}
+		}
+	}
+	for _, r := range dated {
+		for _, h := range r.hits {
+			add(h, r.t)
 		}
 	}
 	return hits, nil
@@ -187,17 +252,19 @@ func outOfTime(ctx context.Context, err error) bool {
 	return ctx.Err() == nil && errors.Is(err, loom.ErrSearchTime)
 }
 
-// OneHitPerMessage keeps one hit of each message, at the place of its
-// best, and names the other sessions it matched in (forks and rewinds
-// that inherited it) in AlsoIn; it returns at most limit hits. The hit
-// names the oldest of those sessions (ids are time-ordered), the one the
-// message was written in, so that every store, whatever order its engine
-// returned equal hits in, names the same one.
+// OneHitPerMessage keeps one hit of each message (loom.SearchHit's
+// MessageKey), at the place of its best, and names the other sessions it
+// matched in (forks and rewinds that inherited it) in AlsoIn; it returns
+// at most limit hits. The hit names the oldest of those sessions (ids
+// are time-ordered), the one the message was written in, so that every
+// store, whatever order its engine returned equal hits in, names the
+// same one. Messages of one id in two sessions that do not share them
+// are two hits.
 func OneHitPerMessage(hits []loom.SearchHit, limit int) []loom.SearchHit {
 	first := make(map[string]int, len(hits))
 	out := hits[:0]
 	for _, h := range hits {
-		if i, ok := first[h.MessageID]; ok {
+		if i, ok := first[h.MessageKey()]; ok {
 			o := &out[i]
 			if h.SessionID == o.SessionID || slices.Contains(o.AlsoIn, h.SessionID) {
 				continue
@@ -214,8 +281,19 @@ func OneHitPerMessage(hits []loom.SearchHit, limit int) []loom.SearchHit {
 		if len(out) == limit {
 			continue
 		}
-		first[h.MessageID] = len(out)
+		first[h.MessageKey()] = len(out)
 		out = append(out, h)
 	}
 	return out
+}
+
+// boolOrder sorts true before false.
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
 }

@@ -19,6 +19,8 @@ type tier struct {
 	// anyWord matches any of terms instead of every one; titles matches
 	// session titles instead of messages.
 	anyWord, titles bool
+	// sessions ranks the tier's hits by session (bySession).
+	sessions bool
 }
 
 // Bounds on the tiers. A word shorter than minStem letters is matched
@@ -50,13 +52,13 @@ func tiers(terms []loom.Term, full bool) []tier {
 	var out []tier
 	forms := append(slices.Clone(phrases), formTerms(words)...)
 	if full && len(forms) > 0 && !sameTerms(forms, terms) {
-		out = append(out, tier{name: loom.TierWordForms, terms: forms})
+		out = append(out, tier{name: loom.TierWordForms, terms: forms, sessions: true})
 	}
 	if len(words) > 0 {
 		out = append(out, tier{name: loom.TierTitle, terms: wordTerms(words), titles: true})
 	}
 	if len(forms) > 1 {
-		out = append(out, tier{name: loom.TierAnyWord, terms: forms, anyWord: true})
+		out = append(out, tier{name: loom.TierAnyWord, terms: append(slices.Clone(phrases), irregularTerms(words)...), anyWord: true, sessions: true})
 	}
 	if fuzzy := fuzzyTerms(words); len(fuzzy) > 0 {
 		out = append(out, tier{name: loom.TierFuzzy, terms: fuzzy, anyWord: true})
@@ -97,15 +99,24 @@ func Stem(w string) string { return english.Stem(w, false) }
 // stem have at least minStem letters. A word that is its own stem
 // ("time", "replica") is matched as typed: the engine's stemmer already
 // finds its inflections, and its prefix would add other words
-// ("timeout") at the cost of reading every one of their matches.
+// ("timeout") at the cost of reading every one of their matches. A form
+// of an irregular verb also matches its other forms ("go" finds "went"
+// and "gone"), which no stemmer folds together.
 func formTerms(words []string) []loom.Term {
 	out := make([]loom.Term, 0, len(words))
 	for _, w := range words {
-		t := loom.Term{Words: []string{w}}
+		alts := []loom.Term{{Words: []string{w}}}
 		if s := Stem(w); s != w && utf8.RuneCountInString(w) >= minStem && utf8.RuneCountInString(s) >= minStem {
-			t = loom.Term{Alts: []loom.Term{t, {Words: []string{s}, Prefix: true}}}
+			alts = append(alts, loom.Term{Words: []string{s}, Prefix: true})
 		}
-		out = append(out, t)
+		for _, f := range IrregularForms(w) {
+			alts = append(alts, loom.Term{Words: []string{f}})
+		}
+		if len(alts) == 1 {
+			out = append(out, alts[0])
+		} else {
+			out = append(out, loom.Term{Alts: alts})
+		}
 	}
 	return out
 }
@@ -204,4 +215,22 @@ func cutQuery(text string) []loom.Term {
 	}
 	words := contentWords(terms)
 	return wordTerms(words[:min(len(words), maxTierWords)])
+}
+
+// irregularTerms is one term per word, with the other forms of an
+// irregular verb as its alternatives.
+func irregularTerms(words []string) []loom.Term {
+	out := make([]loom.Term, 0, len(words))
+	for _, w := range words {
+		alts := []loom.Term{{Words: []string{w}}}
+		for _, f := range IrregularForms(w) {
+			alts = append(alts, loom.Term{Words: []string{f}})
+		}
+		if len(alts) == 1 {
+			out = append(out, alts[0])
+		} else {
+			out = append(out, loom.Term{Alts: alts})
+		}
+	}
+	return out
 }

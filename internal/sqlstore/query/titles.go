@@ -1,7 +1,9 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,36 +15,33 @@ import (
 )
 
 // TitleSQL returns the statement of a search of session titles
-// (loom.SearchQuery.Titles) in d's dialect, and its arguments: each hit
-// is the first prompt (else the first message) of a session that passes
+// (loom.SearchQuery.Titles) in d's dialect, and its arguments: its rows
+// are the first prompt (else the first message) of sessions that pass
 // q's filters and whose title or description (where a summary is kept)
-// holds the words of terms, each as typed or by its stem; the score is
-// how many of them they hold, and they must hold two of them (one, of a
-// query of one word). Its columns are m.session_id, m.id, m.seq, m.role,
-// m.created_at, the score, s.title, s.key and s.description. ok is false
-// when terms have no words.
+// holds, as a part of a word, the stems of two words of terms (one, of a
+// query of one word), those holding more first; TitleHits keeps those
+// that hold the words themselves. Its columns are m.session_id, m.id,
+// m.seq, m.role, m.created_at, the score, s.title, s.key,
+// s.description and the start of the first prompt's text. ok
+// is false when terms have no words.
 func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, args []any, ok bool) {
 	var pats []string
-	for _, t := range terms {
-		if t.Phrase || t.Prefix || len(t.Alts) > 0 {
-			continue
+	for _, w := range titleWords(terms) {
+		// A stem of three letters or more matches the title's
+		// word forms ("configur" in "Configure the pool").
+		if s := english.Stem(w, false); utf8.RuneCountInString(s) >= 3 {
+			w = s
 		}
-		for _, w := range t.Words {
-			w = strings.ToLower(w)
-			// A stem of three letters or more matches the title's
-			// word forms ("configur" in "Configure the pool").
-			if s := english.Stem(w, false); utf8.RuneCountInString(s) >= 3 {
-				w = s
-			}
-			pats = append(pats, "%"+w+"%")
-		}
+		pats = append(pats, "%"+w+"%")
 	}
 	if len(pats) == 0 {
 		return "", nil, false
 	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 20
+	// Some of the sessions found are left out by TitleHits: more are
+	// read than the page.
+	limit := titleRows * max(q.Limit, 1)
+	if q.Limit <= 0 {
+		limit = titleRows * 20
 	}
 	c := New(d)
 	// The words are letters and digits only: nothing in them is a LIKE
@@ -79,12 +78,68 @@ func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, arg
 			WHERE score >= %s%s`, score.String(), sessions, c.SQL("?", min(2, len(pats))), top)
 	c.SearchMessages(q)
 	return fmt.Sprintf(`WITH t AS MATERIALIZED (%s)
-		SELECT m.session_id, m.id, m.seq, m.role, m.created_at, t.score, s.title, coalesce(s.key, ''), s.description
+		SELECT m.session_id, m.id, m.seq, m.role, m.created_at, t.score, s.title, coalesce(s.key, ''), s.description,
+			substr(b.content, 1, %d)
 		FROM t %s sessions s ON s.id = t.id %s session_messages m ON m.session_id = s.id
 			AND m.seq = (SELECT coalesce(min(f.seq), 1) FROM session_messages f WHERE f.session_id = s.id AND f.role = 'user')
+			%s bodies b ON b.id = m.body_id
 		WHERE %s
 		ORDER BY 6 DESC, t.updated_at DESC, s.id
-		LIMIT %d`, found, d.Join, d.Join, c.String(), limit), c.Args, true
+		LIMIT %d`, found, promptRead, d.Join, d.Join, d.Join, c.String(), limit), c.Args, true
+}
+
+// titleRows is how many times a page's sessions a title search reads.
+const titleRows = 4
+
+// promptRead is how much of a first prompt a title search reads, in
+// characters: enough for the title made of it (loom.TitleFrom).
+const promptRead = 4 * loom.MaxTitle
+
+// titleWords are the words of terms a title search matches, in lower
+// case: the words of plain terms.
+func titleWords(terms []loom.Term) []string {
+	var out []string
+	for _, t := range terms {
+		if t.Phrase || t.Prefix || len(t.Alts) > 0 {
+			continue
+		}
+		for _, w := range t.Words {
+			out = append(out, strings.ToLower(w))
+		}
+	}
+	return out
+}
+
+// titleMatches counts the words of words that text holds as whole
+// words: a word of fewer than four letters as typed, a longer one as
+// typed, by its stem, or as a word starting with its stem ("configur"
+// in "configurable"). "go" is not in "going" or "ago".
+func titleMatches(words []string, text string) int {
+	var stems []string
+	var held []string
+	for _, t := range loom.Words(strings.ToLower(text)) {
+		held = append(held, t)
+		stems = append(stems, english.Stem(t, false))
+	}
+	n := 0
+	for _, w := range words {
+		s := english.Stem(w, false)
+		for i, t := range held {
+			long := utf8.RuneCountInString(w) >= 4
+			if t == w || (long && (stems[i] == s || (utf8.RuneCountInString(s) >= 4 && strings.HasPrefix(t, s)))) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// madeOfPrompt reports whether title is what loom makes of a first
+// prompt that has no title of its own (loom.TitleFrom): such a title
+// says no more than the prompt, which the other tiers search.
+func madeOfPrompt(title, prompt string) bool {
+	return title != "" && loom.TitleFrom(prompt) == title
 }
 
 // Rows are the rows of a statement, as both engines' drivers return them.
@@ -94,34 +149,56 @@ type Rows interface {
 	Err() error
 }
 
-// TitleHits reads the hits of a TitleSQL statement; created returns
-// where the engine scans a time into, and how to read it after.
-func TitleHits(rows Rows, q loom.SearchQuery, created func() (dest any, value func() time.Time)) ([]loom.SearchHit, error) {
+// TitleHits reads the hits of a TitleSQL statement for terms; created
+// returns where the engine scans a time into, and how to read it after.
+// A session's title counts only where it is its own, not the first
+// prompt's start that an import or a new session takes for one; its
+// title and description must hold, as whole words, two of the words
+// (one of a query of one word) and half of them. Those holding more
+// come first; the score is the share of the words held. It returns at
+// most q.Limit hits.
+func TitleHits(rows Rows, q loom.SearchQuery, terms []loom.Term, created func() (dest any, value func() time.Time)) ([]loom.SearchHit, error) {
 	start, end := q.Marks()
 	m := snippet.ForQuery(q)
+	words := titleWords(terms)
+	need := max(min(2, len(words)), (len(words)+1)/2)
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
 	var hits []loom.SearchHit
 	for rows.Next() {
 		var h loom.SearchHit
-		var desc string
+		var desc, prompt string
 		dest, value := created()
-		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, dest, &h.Score, &h.SessionTitle, &h.SessionKey, &desc); err != nil {
+		if err := rows.Scan(&h.SessionID, &h.MessageID, &h.Seq, &h.Role, dest, &h.Score, &h.SessionTitle, &h.SessionKey, &desc, &prompt); err != nil {
 			return nil, fmt.Errorf("search titles: %w", err)
+		}
+		own := h.SessionTitle
+		if madeOfPrompt(own, prompt) {
+			own = ""
+		}
+		held := titleMatches(words, own+"\n"+desc)
+		if len(words) == 0 || held < need {
+			continue
 		}
 		// The snippet is the title, its words of q marked; when the
 		// words are in the description alone, the title and the
 		// description.
 		text := h.SessionTitle
-		if desc != "" && !strings.Contains(m.Make(text, "\x00", ""), "\x00") {
+		if desc != "" && titleMatches(words, own) < held {
 			if text != "" {
 				text += " — "
 			}
 			text += strings.Join(strings.Fields(desc), " ")
 		}
 		h.CreatedAt, h.Snippet = value().UTC(), m.Make(text, start, end)
+		h.Score = float64(held) / float64(len(words))
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search titles: %w", err)
 	}
-	return hits, nil
+	slices.SortStableFunc(hits, func(a, b loom.SearchHit) int { return cmp.Compare(b.Score, a.Score) })
+	return hits[:min(len(hits), limit)], nil
 }

@@ -1,0 +1,201 @@
+package main
+
+// Readers of the public benchmarks' data files, which the user downloads
+// (docs/search.md says where): LoCoMo's locomo10.json and LongMemEval's
+// longmemeval_s_cleaned.json.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxDataFile bounds a data file read whole: LongMemEval-S is about
+// 280 MB, its M variant 2.7 GB.
+const maxDataFile = 1 << 30
+
+func readDataFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxDataFile {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a data file may have", path, fi.Size(), maxDataFile)
+	}
+	return os.ReadFile(path)
+}
+
+// locomoEvidence is a turn's id in LoCoMo's evidence: D<session>:<turn>.
+var locomoEvidence = regexp.MustCompile(`D(\d+):\d+`)
+
+// readLoCoMo reads locomo10.json: ten conversations of two speakers, each
+// in sessions of dated turns, and questions whose evidence names turns.
+// A turn is written "Speaker: text", as one user line; a question with
+// no evidence is left out (4 of 1,986), as deja-vu's harness does.
+func readLoCoMo(path string) (*retrievalSet, error) {
+	b, err := readDataFile(path)
+	if err != nil {
+		return nil, err
+	}
+	set, err := parseLoCoMo(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return set, nil
+}
+
+// parseLoCoMo reads the contents of locomo10.json.
+func parseLoCoMo(b []byte) (*retrievalSet, error) {
+	var samples []struct {
+		SampleID     string                     `json:"sample_id"`
+		Conversation map[string]json.RawMessage `json:"conversation"`
+		QA           []struct {
+			Question string          `json:"question"`
+			Evidence json.RawMessage `json:"evidence"`
+			Category json.RawMessage `json:"category"`
+		} `json:"qa"`
+	}
+	if err := json.Unmarshal(b, &samples); err != nil {
+		return nil, fmt.Errorf("not LoCoMo's locomo10.json: %w", err)
+	}
+	set := &retrievalSet{name: "locomo", cats: []string{"1", "2", "3", "4", "5"},
+		names: map[string]string{"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial"}}
+	for ci, s := range samples {
+		c := retrievalConv{name: s.SampleID}
+		for key, raw := range s.Conversation {
+			num, ok := strings.CutPrefix(key, "session_")
+			if !ok || strings.Contains(num, "_") {
+				continue
+			}
+			var turns []struct {
+				Speaker string `json:"speaker"`
+				Text    string `json:"text"`
+			}
+			if json.Unmarshal(raw, &turns) != nil {
+				continue
+			}
+			sess := retrievalSession{id: "D" + num, start: time.Date(2023, 5, 1, 10, 0, 0, 0, time.UTC)}
+			var when string
+			if json.Unmarshal(s.Conversation[key+"_date_time"], &when) == nil {
+				if t, err := time.Parse("3:04 pm on 2 January, 2006", when); err == nil {
+					sess.start = t
+				}
+			}
+			for _, t := range turns {
+				if t.Text != "" {
+					sess.turns = append(sess.turns, retrievalTurn{text: t.Speaker + ": " + t.Text})
+				}
+			}
+			if len(sess.turns) > 0 {
+				c.sessions = append(c.sessions, sess)
+			}
+		}
+		slices.SortFunc(c.sessions, func(a, b retrievalSession) int { return sessionNumber(a.id) - sessionNumber(b.id) })
+		set.convs = append(set.convs, c)
+		for _, qa := range s.QA {
+			q := retrievalQuestion{conv: ci, text: qa.Question, category: strings.Trim(string(qa.Category), `"`)}
+			for _, m := range locomoEvidence.FindAllStringSubmatch(string(qa.Evidence), -1) {
+				if id := "D" + m[1]; !slices.Contains(q.gold, id) {
+					q.gold = append(q.gold, id)
+				}
+			}
+			if len(q.gold) > 0 && q.text != "" {
+				set.qs = append(set.qs, q)
+			}
+		}
+	}
+	if len(set.qs) == 0 {
+		return nil, fmt.Errorf("no LoCoMo question with evidence")
+	}
+	return set, nil
+}
+
+func sessionNumber(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "D"))
+	return n
+}
+
+// readLongMemEval reads LongMemEval's data (longmemeval_s_cleaned.json):
+// questions, each with a haystack of dated sessions of user and
+// assistant turns, and the ids of those that hold its answer. Each
+// question's haystack is a project of its own. With skipAbstention, the
+// questions meant to have no answer (ids ending _abs) are left out.
+func readLongMemEval(path string, skipAbstention bool) (*retrievalSet, error) {
+	b, err := readDataFile(path)
+	if err != nil {
+		return nil, err
+	}
+	set, err := parseLongMemEval(b, skipAbstention)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return set, nil
+}
+
+// parseLongMemEval reads the contents of LongMemEval's data file.
+func parseLongMemEval(b []byte, skipAbstention bool) (*retrievalSet, error) {
+	var items []struct {
+		ID        string     `json:"question_id"`
+		Type      string     `json:"question_type"`
+		Question  string     `json:"question"`
+		Answers   []string   `json:"answer_session_ids"`
+		Dates     []string   `json:"haystack_dates"`
+		Sessions  []string   `json:"haystack_session_ids"`
+		Haystacks [][]lmTurn `json:"haystack_sessions"`
+	}
+	if err := json.Unmarshal(b, &items); err != nil {
+		return nil, fmt.Errorf("not LongMemEval's data: %w", err)
+	}
+	set := &retrievalSet{name: "longmemeval", names: map[string]string{}}
+	for _, it := range items {
+		if len(it.Sessions) != len(it.Haystacks) {
+			return nil, fmt.Errorf("question %q has %d session ids for %d sessions", it.ID, len(it.Sessions), len(it.Haystacks))
+		}
+		if skipAbstention && strings.HasSuffix(it.ID, "_abs") {
+			continue
+		}
+		c := retrievalConv{name: it.ID}
+		for i, turns := range it.Haystacks {
+			s := retrievalSession{id: it.Sessions[i], start: time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)}
+			if i < len(it.Dates) {
+				// "2023/05/20 (Sat) 02:21"
+				if t, err := time.Parse("2006/01/02 (Mon) 15:04", it.Dates[i]); err == nil {
+					s.start = t
+				}
+			}
+			for _, t := range turns {
+				if t.Content != "" {
+					s.turns = append(s.turns, retrievalTurn{assistant: t.Role == "assistant", text: t.Content})
+				}
+			}
+			if len(s.turns) > 0 {
+				c.sessions = append(c.sessions, s)
+			}
+		}
+		q := retrievalQuestion{conv: len(set.convs), text: it.Question, category: it.Type, gold: it.Answers}
+		set.convs = append(set.convs, c)
+		if len(q.gold) == 0 || q.text == "" {
+			continue
+		}
+		if _, ok := set.names[q.category]; !ok {
+			set.names[q.category] = q.category
+			set.cats = append(set.cats, q.category)
+		}
+		set.qs = append(set.qs, q)
+	}
+	slices.Sort(set.cats)
+	if len(set.qs) == 0 {
+		return nil, fmt.Errorf("no LongMemEval question with an answer session")
+	}
+	return set, nil
+}
+
+type lmTurn struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}

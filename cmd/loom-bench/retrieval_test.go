@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// A conversation in the shape of LoCoMo's locomo10.json: dated sessions
+// of two speakers' turns (one with an image instead of words), and
+// questions whose evidence names turns; one has no evidence.
+const locomoSample = `[{"sample_id": "conv-1", "conversation": {
+  "speaker_a": "Caroline", "speaker_b": "Melanie",
+  "session_1_date_time": "1:56 pm on 8 May, 2023",
+  "session_1": [
+    {"speaker": "Caroline", "dia_id": "D1:1", "text": "Hey Mel! Good to see you!"},
+    {"speaker": "Melanie", "dia_id": "D1:2", "text": "I made a bowl in my pottery class yesterday."},
+    {"speaker": "Melanie", "dia_id": "D1:3", "img_url": ["https://example.org/bowl.jpg"], "blip_caption": "a photo of a bowl"}],
+  "session_2_date_time": "10:37 am on 27 June, 2023",
+  "session_2": [
+    {"speaker": "Caroline", "dia_id": "D2:1", "text": "Hey Mel! Long time no talk."},
+    {"speaker": "Melanie", "dia_id": "D2:2", "text": "We went camping in the mountains with the kids last week."}]},
+ "qa": [
+  {"question": "When did Melanie go camping?", "answer": "June 2023", "evidence": ["D2:2"], "category": 2},
+  {"question": "What did Melanie make in her pottery class?", "answer": "a bowl", "evidence": ["D1:2"], "category": 4},
+  {"question": "What is Caroline's favourite colour?", "evidence": [], "category": 5}]}]`
+
+// The same in LongMemEval's shape: one question with its haystack of
+// dated sessions of user and assistant turns.
+const longMemEvalSample = `[{"question_id": "q1", "question_type": "single-session-user",
+  "question": "What breed is my new puppy?", "answer": "a beagle", "question_date": "2023/06/01 (Thu) 10:00",
+  "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/22 (Mon) 09:00"],
+  "haystack_session_ids": ["s_a", "answer_s_b"],
+  "haystack_sessions": [
+    [{"role": "user", "content": "Give me a recipe for banana bread."}, {"role": "assistant", "content": "Mix flour, bananas and eggs."}],
+    [{"role": "user", "content": "I just got a beagle puppy, how often should I feed him?", "has_answer": true}, {"role": "assistant", "content": "Three small meals a day."}]],
+  "answer_session_ids": ["answer_s_b"]},
+ {"question_id": "q2_abs", "question_type": "single-session-user", "question": "What is my cat called?",
+  "haystack_dates": ["2023/05/20 (Sat) 02:21"], "haystack_session_ids": ["s_c"],
+  "haystack_sessions": [[{"role": "user", "content": "hello"}]], "answer_session_ids": ["s_c"]}]`
+
+func TestParseDatasets(t *testing.T) {
+	set, err := parseLoCoMo([]byte(locomoSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.convs) != 1 || len(set.convs[0].sessions) != 2 || len(set.qs) != 2 {
+		t.Fatalf("LoCoMo: %+v", set)
+	}
+	s := set.convs[0].sessions[0]
+	if s.id != "D1" || len(s.turns) != 2 || s.turns[1].text != "Melanie: I made a bowl in my pottery class yesterday." || s.start.Format("2006-01-02 15:04") != "2023-05-08 13:56" {
+		t.Errorf("session %+v", s)
+	}
+	if q := set.qs[0]; q.category != "2" || len(q.gold) != 1 || q.gold[0] != "D2" || set.names[q.category] != "temporal" {
+		t.Errorf("question %+v", q)
+	}
+	lm, err := parseLongMemEval([]byte(longMemEvalSample), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lm.qs) != 1 || len(lm.convs) != 1 || len(lm.convs[0].sessions) != 2 || !lm.convs[0].sessions[1].turns[1].assistant || lm.qs[0].gold[0] != "answer_s_b" {
+		t.Errorf("LongMemEval: %+v", lm)
+	}
+	if all, err := parseLongMemEval([]byte(longMemEvalSample), false); err != nil || len(all.qs) != 2 {
+		t.Errorf("with abstention: %v %+v", err, all)
+	}
+	for _, bad := range []string{``, `{}`, `[{"qa": []}]`, `[{"question_id": "x", "haystack_session_ids": ["a"], "haystack_sessions": []}]`} {
+		if _, err := parseLoCoMo([]byte(bad)); err == nil {
+			t.Errorf("LoCoMo %q: no error", bad)
+		}
+		if _, err := parseLongMemEval([]byte(bad), false); err == nil {
+			t.Errorf("LongMemEval %q: no error", bad)
+		}
+	}
+}
+
+// The questions go through the importer and search as a user's sessions
+// do, as Claude Code files and as deja-vu's harness writes them (no
+// uuid: every session's lines were once line-<n>, and a hit was credited
+// to another session).
+func TestRetrievalRun(t *testing.T) {
+	for _, bare := range []bool{false, true} {
+		set, err := parseLoCoMo([]byte(locomoSample))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := retrievalMain(context.Background(), &out, t.TempDir(), set, retrievalOptions{bare: bare, limit: 20}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "| **all** | 2 | 100.0% | 100.0% | 100.0% | 1.000 |") {
+			t.Errorf("bare %v:\n%s", bare, out.String())
+		}
+	}
+}
+
+func FuzzParseDatasets(f *testing.F) {
+	f.Add([]byte(locomoSample))
+	f.Add([]byte(longMemEvalSample))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if set, err := parseLoCoMo(b); err == nil && len(set.qs) == 0 {
+			t.Error("a LoCoMo set without questions")
+		}
+		if set, err := parseLongMemEval(b, false); err == nil && len(set.qs) == 0 {
+			t.Error("a LongMemEval set without questions")
+		}
+	})
+}

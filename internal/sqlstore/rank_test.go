@@ -1,0 +1,37 @@
+package sqlstore
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// A session that says the words in several messages comes before one
+// whose single best message scores a little higher; each session's best
+// hit comes first, its others after every session's best; a hit of the
+// period a query names weighs more.
+func TestBySession(t *testing.T) {
+	june := time.Date(2023, 6, 3, 0, 0, 0, 0, time.UTC)
+	h := func(s, id string, score float64, at time.Time) loom.SearchHit {
+		return loom.SearchHit{SessionID: s, MessageID: id, Score: score, CreatedAt: at}
+	}
+	hits := []loom.SearchHit{
+		h("one", "o1", 10, june), h("spread", "s1", 9, june), h("spread", "s2", 5, june), h("spread", "s3", 4, june), h("other", "x1", 3, june),
+	}
+	var ids []string
+	for _, x := range bySession(slices.Clone(hits), nil) {
+		ids = append(ids, x.MessageID)
+	}
+	if want := []string{"s1", "o1", "x1", "s2", "s3"}; !slices.Equal(ids, want) {
+		t.Errorf("by session %v, want %v", ids, want)
+	}
+	later := hits[len(hits)-1]
+	later.CreatedAt = june.AddDate(0, 1, 0)
+	named, _ := namedPeriod("in July 2023")
+	got := bySession([]loom.SearchHit{h("a", "a1", 5, june), later}, named)
+	if got[0].MessageID != "x1" {
+		t.Errorf("in the named period first: %+v", got)
+	}
+}
