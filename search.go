@@ -290,3 +290,8 @@ func Words(s string) []string {
 type IndexSizer interface {
 	IndexSize(ctx context.Context) (int64, error)
 }
+
+// RedactedPrefix starts the marker that replaces a secret in stored
+// text ([REDACTED:rule], package secrets): a snippet marks no query word
+// inside one.
+const RedactedPrefix = "[REDACTED:"

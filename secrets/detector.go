@@ -122,7 +122,7 @@ type rule struct {
 const detectorVersion = 2
 
 // MarkerPrefix starts every marker Redact writes.
-const MarkerPrefix = "[REDACTED:"
+const MarkerPrefix = loom.RedactedPrefix
 
 // Marker is what replaces a secret found by rule id.
 func Marker(id string) string { return MarkerPrefix + id + "]" }

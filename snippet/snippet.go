@@ -306,18 +306,33 @@ func runeStart(s string, i int) int {
 func (m *Matcher) make(text string, head, tail bool, markStart, markEnd string) string {
 	var words []word
 	start := -1
+	// Words of a redaction's marker ([REDACTED:authorization-header])
+	// are the rule's name, not the text: they match no query word.
+	redacted := -1
+	add := func(from, to int) {
+		term := -1
+		if from >= redacted {
+			term = m.match(text[from:to])
+		}
+		words = append(words, word{from, to, term})
+	}
 	for i, r := range text {
 		letter := unicode.IsLetter(r) || unicode.IsDigit(r)
 		switch {
 		case letter && start < 0:
 			start = i
 		case !letter && start >= 0:
-			words = append(words, word{start, i, m.match(text[start:i])})
+			add(start, i)
 			start = -1
+		}
+		if r == '[' && strings.HasPrefix(text[i:], loom.RedactedPrefix) {
+			if end := strings.IndexByte(text[i:], ']'); end > 0 {
+				redacted = i + end + 1
+			}
 		}
 	}
 	if start >= 0 {
-		words = append(words, word{start, len(text), m.match(text[start:])})
+		add(start, len(text))
 	}
 	if len(words) == 0 {
 		if head || tail {

@@ -23,6 +23,8 @@ func TestMake(t *testing.T) {
 		{"unicode", "ünïcödé", "some ünïcödé text", "some [ünïcödé] text"},
 		{"new lines fold", "b", "a\n\nb\nc", "a [b] c"},
 		{"a whole text keeps its edges", "needle", "(short) message, with a needle!", "(short) message, with a [needle]!"},
+		{"a redaction's marker is no text", "authorization bearer token", "Authorization: Bearer [REDACTED:authorization-header] and token[REDACTED:bearer-token]",
+			"[Authorization]: [Bearer] [REDACTED:authorization-header] and [token][REDACTED:bearer-token]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := NewMatcher(tc.query).Make(tc.text, "[", "]"); got != tc.want {
