@@ -22,6 +22,8 @@ import (
 	"sync"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
+
+	"github.com/loomhq/loom"
 )
 
 // Rule is one kind of secret. Regex finds it; the secret is its first
