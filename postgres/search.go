@@ -277,10 +277,15 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 // withSnippets returns the hits that q keeps (sqlstore.Kept), each with
 // its snippet, made from its text.
 func withSnippets(q loom.SearchQuery, hits []loom.SearchHit, texts []string) []loom.SearchHit {
+	kept := sqlstore.Kept(q, hits)
+	if len(kept) == 0 {
+		// No hit reads as none, as on SQLite (null in JSON, not []).
+		return nil
+	}
 	m := snippet.ForQuery(q)
 	start, end := q.Marks()
-	out := make([]loom.SearchHit, 0, len(hits))
-	for _, i := range sqlstore.Kept(q, hits) {
+	out := make([]loom.SearchHit, 0, len(kept))
+	for _, i := range kept {
 		h := hits[i]
 		h.Snippet = m.MakeWindow(snippet.Prefix(texts[i]), start, end)
 		out = append(out, h)
