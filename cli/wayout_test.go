@@ -232,6 +232,7 @@ const (
 	rowMCPHTTP    = "mcp http: /mcp of loom serve"
 	rowEmbed      = "loom embed"
 	rowSummaries  = "loom session summarize"
+	rowTrace      = "loom blame trace export"
 	rowRecall     = "loom recall"
 	rowHookClaude = "loom recall --hook claude-code"
 	rowHookGemini = "loom recall --hook gemini"
@@ -240,67 +241,71 @@ const (
 )
 
 var mcpRows = []string{"mcp stdio: search_sessions", "mcp stdio: search_sessions by meaning", "mcp stdio: list_sessions",
-	"mcp stdio: read_session", "mcp stdio: recall", "mcp stdio: usage", "mcp stdio: memory", "mcp stdio: handoff"}
+	"mcp stdio: read_session", "mcp stdio: recall", "mcp stdio: usage", "mcp stdio: memory", "mcp stdio: handoff", "mcp stdio: blame"}
 
 // commandWays classifies every command of loom's command line.
 var commandWays = map[string]class{
-	"loom":                   by(rowAgent, rowContinue),
-	"loom chat":              by(rowAgent, rowContinue),
-	"loom run":               by(rowAgent, rowContinue),
-	"loom embed":             by(rowEmbed),
-	"loom mcp":               by(mcpRows...),
-	"loom recall":            by(rowRecall, rowHookClaude, rowHookGemini),
-	"loom serve":             by(rowMCPHTTP, rowDownload, rowAgent, rowAPI, rowDashboard, rowShareBlob, rowSync, rowSummaries, rowEmbed),
-	"loom session export":    by(rowMarkdown, rowHTML, rowLossless),
-	"loom session handoff":   by("loom session handoff --to …"),
-	"loom session summarize": by(rowSummaries),
-	"loom session import":    by(rowSummaries), // --watch summarises; nothing else leaves
-	"loom share":             by(rowShare, rowShareBlob),
-	"loom share list":        by(rowShare),
-	"loom sync":              by(rowSync),
-	"loom session resume":    by(rowContinue),
-	"loom session show":      by(rowShown),
-	"loom session list":      by(rowShown),
-	"loom search":            by(rowShown),
-	"loom replay":            by(rowShown),
-	"loom log stream":        by(rowLogs),
-	"loom secrets scan":      by(rowScan),
-	"loom usage":             by(rowUsage),
-	"loom usage blocks":      by(rowUsage),
-	"loom usage daily":       by(rowUsage),
-	"loom usage weekly":      by(rowUsage),
-	"loom usage monthly":     by(rowUsage),
-	"loom usage session":     by(rowUsage),
-	"loom usage statusline":  by(rowUsage),
-	"loom usage insights":    by(rowUsage),
-	"loom session archive":   by(rowShown), // these change the user's store and print ids and titles to the user
-	"loom session unarchive": by(rowShown),
-	"loom session delete":    by(rowShown),
-	"loom session restore":   by(rowShown),
-	"loom session prune":     by(rowShown),
-	"loom session fork":      by(rowShown),
-	"loom session move":      by(rowShown),
-	"loom session rename":    by(rowShown),
-	"loom session rewind":    by(rowShown),
-	"loom session":           quiet("prints its help"),
-	"loom log":               quiet("prints its help"),
-	"loom hooks":             quiet("says which hooks the agents' settings hold"),
-	"loom hooks install":     quiet("writes loom's hooks into agents' settings"),
-	"loom hooks uninstall":   quiet("takes loom's hooks out of agents' settings"),
-	"loom recall enable":     quiet("marks the project for the recall hooks"),
-	"loom recall disable":    quiet("unmarks the project"),
-	"loom paths":             quiet("prints loom's directories, a database URL's password hidden"),
-	"loom version":           quiet("prints the version"),
-	"loom secrets redact":    quiet("replaces secrets in the store and prints counts"),
-	"loom secrets allow":     quiet("keeps value ids and notes on the allow-list"),
-	"loom share revoke":      quiet("revokes links by id"),
-	"loom sync key":          quiet("prints the sync key, the user's own secret, never stored text"),
-	"loom sync status":       quiet("prints hosts and record counts"),
-	"loom token":             quiet("prints its help"),
-	"loom token create":      quiet("prints a new token"),
-	"loom token list":        quiet("prints token ids, users and scopes"),
-	"loom token revoke":      quiet("revokes a token"),
-	"loom usage prices":      quiet("prints the price table"),
+	"loom":                    by(rowAgent, rowContinue),
+	"loom chat":               by(rowAgent, rowContinue),
+	"loom run":                by(rowAgent, rowContinue),
+	"loom embed":              by(rowEmbed),
+	"loom mcp":                by(mcpRows...),
+	"loom recall":             by(rowRecall, rowHookClaude, rowHookGemini),
+	"loom serve":              by(rowMCPHTTP, rowDownload, rowAgent, rowAPI, rowDashboard, rowShareBlob, rowSync, rowSummaries, rowEmbed),
+	"loom session export":     by(rowMarkdown, rowHTML, rowLossless),
+	"loom session handoff":    by("loom session handoff --to …"),
+	"loom session summarize":  by(rowSummaries),
+	"loom session import":     by(rowSummaries), // --watch summarises; nothing else leaves
+	"loom share":              by(rowShare, rowShareBlob),
+	"loom share list":         by(rowShare),
+	"loom sync":               by(rowSync),
+	"loom session resume":     by(rowContinue),
+	"loom session show":       by(rowShown),
+	"loom blame":              by(rowShown),
+	"loom blame commits":      by(rowShown),
+	"loom blame summary":      by(rowShown),
+	"loom blame trace export": by(rowTrace),
+	"loom session list":       by(rowShown),
+	"loom search":             by(rowShown),
+	"loom replay":             by(rowShown),
+	"loom log stream":         by(rowLogs),
+	"loom secrets scan":       by(rowScan),
+	"loom usage":              by(rowUsage),
+	"loom usage blocks":       by(rowUsage),
+	"loom usage daily":        by(rowUsage),
+	"loom usage weekly":       by(rowUsage),
+	"loom usage monthly":      by(rowUsage),
+	"loom usage session":      by(rowUsage),
+	"loom usage statusline":   by(rowUsage),
+	"loom usage insights":     by(rowUsage),
+	"loom session archive":    by(rowShown), // these change the user's store and print ids and titles to the user
+	"loom session unarchive":  by(rowShown),
+	"loom session delete":     by(rowShown),
+	"loom session restore":    by(rowShown),
+	"loom session prune":      by(rowShown),
+	"loom session fork":       by(rowShown),
+	"loom session move":       by(rowShown),
+	"loom session rename":     by(rowShown),
+	"loom session rewind":     by(rowShown),
+	"loom session":            quiet("prints its help"),
+	"loom log":                quiet("prints its help"),
+	"loom hooks":              quiet("says which hooks the agents' settings hold"),
+	"loom hooks install":      quiet("writes loom's hooks into agents' settings"),
+	"loom hooks uninstall":    quiet("takes loom's hooks out of agents' settings"),
+	"loom recall enable":      quiet("marks the project for the recall hooks"),
+	"loom recall disable":     quiet("unmarks the project"),
+	"loom paths":              quiet("prints loom's directories, a database URL's password hidden"),
+	"loom version":            quiet("prints the version"),
+	"loom secrets redact":     quiet("replaces secrets in the store and prints counts"),
+	"loom secrets allow":      quiet("keeps value ids and notes on the allow-list"),
+	"loom share revoke":       quiet("revokes links by id"),
+	"loom sync key":           quiet("prints the sync key, the user's own secret, never stored text"),
+	"loom sync status":        quiet("prints hosts and record counts"),
+	"loom token":              quiet("prints its help"),
+	"loom token create":       quiet("prints a new token"),
+	"loom token list":         quiet("prints token ids, users and scopes"),
+	"loom token revoke":       quiet("revokes a token"),
+	"loom usage prices":       quiet("prints the price table"),
 }
 
 // routeWays classifies every route of loom serve.
@@ -354,7 +359,7 @@ var routeWays = map[string]class{
 func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []string) []wayOut {
 	ways := []wayOut{
 		// Shown to the user, or kept as the user's own.
-		{name: rowShown, inside: "loom session show and list, loom search and loom replay show the user's own store to the user, on their terminal (loom secrets redact removes secrets from the store itself)"},
+		{name: rowShown, inside: "loom session show and list, loom search, loom replay and loom blame show the user's own store to the user, on their terminal (loom secrets redact removes secrets from the store itself)"},
 		{name: rowUsage, inside: "tokens, costs and the titles of the user's own sessions, shown to the user (usage statusline: on the user's Claude Code status line)"},
 		{name: rowLogs, inside: "the user's own replay logs, shown to the user"},
 		{name: rowAPI, inside: "answers only the bearer of one of the user's tokens, with that user's own sessions"},
@@ -419,13 +424,30 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 			return m.finish(t)
 		}},
 		{name: "mcp stdio: handoff", run: func(t *testing.T, w *world) []sent {
-			home := t.TempDir()
+			home := handoffHome(t)
 			m := startMCP(t, w, "HOME="+home)
 			for _, to := range handoffTools(t) {
 				mustTool(t, m.cs, "handoff", map[string]any{"ref": w.s.ID, "to": to})
 				mustTool(t, m.cs, "handoff", map[string]any{"ref": w.s.ID, "to": to, "last": 1})
 			}
 			return append(m.finish(t), filesUnder(t, home, w.fx.Project)...)
+		}},
+		{name: "mcp stdio: blame", run: func(t *testing.T, w *world) []sent {
+			file := blameRepo(t, w)
+			m := startMCP(t, w)
+			mustTool(t, m.cs, "blame", map[string]any{"path": file})
+			// One line: the conversation that wrote it comes with it.
+			if text, isErr := callTool(t, m.cs, "blame", map[string]any{"path": file, "lines": "2"}); isErr || !strings.Contains(text, "The conversation that wrote line 2") {
+				t.Fatalf("blame of line 2 gives no conversation (tool error %v): %s", isErr, text)
+			}
+			return m.finish(t)
+		}},
+		// Agent Trace records are meant to be committed: they name
+		// sessions, models and line ranges, never what was said.
+		{name: rowTrace, want: blameSession, run: func(t *testing.T, w *world) []sent {
+			file := blameRepo(t, w)
+			o := clitest.RunOpts{Dir: filepath.Dir(file)}
+			return append(mustRun(t, w.fx, o, "blame", "trace", "export"), mustRun(t, w.fx, o, "blame", "trace", "export", "--json")...)
 		}},
 
 		// Gated: MCP over HTTP, at loom serve's /mcp behind its token.
@@ -522,7 +544,7 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 	// loom session handoff: one row for each agent it writes for.
 	for _, to := range handoffTools(nil) {
 		ways = append(ways, wayOut{name: "loom session handoff --to " + to, run: func(t *testing.T, w *world) []sent {
-			home := t.TempDir()
+			home := handoffHome(t)
 			o := clitest.RunOpts{Env: map[string]string{"HOME": home}, Before: func(f *cli.Factory) { f.Formats = agents.Formats() }}
 			out := mustRun(t, w.fx, o, "session", "handoff", w.s.ID, "--to", to)
 			out = append(out, mustRun(t, w.fx, o, "session", "handoff", w.s.ID, "--to", to, "--last", "1", "--json")...)
@@ -530,6 +552,73 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 		}})
 	}
 	return ways
+}
+
+// handoffHome is a home where every agent loom hands off to has run
+// once: opencode and Kilo keep their sessions in a database they make
+// on their first run (a copy of one opencode 1.18.33 made), which a
+// handoff writes into.
+func handoffHome(t *testing.T) string {
+	t.Helper()
+	db, err := os.ReadFile(filepath.Join("..", "importer", "opencode", "testdata", "real-1.18.33.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	for _, app := range []string{"opencode", "kilo"} {
+		clitest.MustWrite(t, filepath.Join(home, ".local", "share", app, app+".db"), string(db))
+	}
+	return home
+}
+
+// blameSession is the id of the session blameRepo stores.
+var blameSession = clitest.IDAt(clitest.Base.Add(20 * time.Minute))
+
+// blameRepo makes a git work tree whose deploy.env an agent wrote, in a
+// session (blameSession) whose prompt, reasoning and edit hold planted
+// secrets, and commits it; it returns the file's path.
+func blameRepo(t *testing.T, w *world) string {
+	t.Helper()
+	dir := filepath.Join(w.fx.Home, "repo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev", "GIT_COMMITTER_EMAIL=dev@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	file := filepath.Join(dir, "deploy.env")
+	content := "APP_ENV=staging\nDATABASE_URL=mysql://app:" + w.p.DBPass + "@db:3306/shop\nMYSQL_PASSWORD=" + w.p.MySQLPass + "\nGITHUB_TOKEN=" + w.p.MemToken + "\n"
+	in, err := json.Marshal(map[string]string{"file_path": file, "content": content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := clitest.Base.Add(20 * time.Minute)
+	s := &loom.Session{ID: blameSession, UserID: "local", Key: "cli:blame", Project: clitest.MustProject(t, dir), Cwd: dir, Model: "gpt-4o-mini", Provider: "openai"}
+	st := w.fx.OpenStore(t)
+	defer st.Close()
+	if err := st.Append(context.Background(), s,
+		clitest.TextMsg(loom.RoleUser, w.p.prompt2, at),
+		&loom.Message{Role: loom.RoleAssistant, Model: "gpt-4o-mini", Provider: "openai", CreatedAt: at.Add(time.Second), Parts: []loom.Part{
+			{Type: loom.PartReasoning, Text: "The smoke test sends Authorization: Bearer " + w.p.Bearer1 + "; the mysql password goes in deploy.env."},
+			{Type: loom.PartTool, CallID: "call_write", Name: "Write", Status: loom.ToolCompleted, Input: in, Output: json.RawMessage(`"File created"`)}}},
+		&loom.Message{Role: loom.RoleAssistant, Model: "gpt-4o-mini", Provider: "openai", CreatedAt: at.Add(2 * time.Second), Parts: []loom.Part{
+			{Type: loom.PartText, Text: "deploy.env holds DATABASE_URL=mysql://app:" + w.p.DBPass + "@db:3306/shop now."}}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	clitest.MustWrite(t, file, content)
+	git("add", "-A")
+	git("commit", "-qm", "deploy settings")
+	return file
 }
 
 // handoffTools are the agents loom hands sessions off to: every format
