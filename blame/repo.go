@@ -104,6 +104,26 @@ func sortedSessions(ss map[string]*Sessions) []Sessions {
 	return out
 }
 
+// Tally counts r's lines by kind.
+func (r *Result) Tally() Tally {
+	var t Tally
+	for _, l := range r.Lines {
+		t.Add(l.Kind)
+	}
+	return t
+}
+
+// Sessions are the sessions behind r's lines, most lines first.
+func (r *Result) Sessions() []Sessions {
+	ss := map[string]*Sessions{}
+	for i := range r.Lines {
+		if l := &r.Lines[i]; l.SessionID != "" {
+			addSession(ss, r.Path, l)
+		}
+	}
+	return sortedSessions(ss)
+}
+
 // Revisions are the commits spec names, oldest first: one commit, or a
 // range A..B (at most maxCommits).
 func (g Git) Revisions(ctx context.Context, spec string) ([]string, error) {

@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +20,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/fileedit"
+	"github.com/loomhq/loom/internal/safefile"
 )
 
 // TraceVersion is the version of the Agent Trace specification loom
@@ -388,4 +392,32 @@ func traceLine(l *Line, who *TraceContributor, u string, origins map[string]trac
 	if u != "" {
 		l.Agent = u
 	}
+}
+
+// maxTraceFile bounds an Agent Trace file read.
+const maxTraceFile = 256 << 20
+
+// ReadTraceFile reads the Agent Trace records of a file (ReadTraces),
+// refusing at once what is no regular file or is larger than 256 MiB.
+func ReadTraceFile(path string) ([]Record, error) {
+	f, _, err := safefile.Open(path, maxTraceFile)
+	if err != nil {
+		return nil, fmt.Errorf("agent trace records: %w", err)
+	}
+	defer f.Close()
+	recs, err := ReadTraces(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nil
+}
+
+// RepoTraces reads the Agent Trace records a work tree keeps in
+// TraceFile; none when it has no such file.
+func RepoTraces(top string) ([]Record, error) {
+	recs, err := ReadTraceFile(filepath.Join(top, filepath.FromSlash(TraceFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return recs, err
 }

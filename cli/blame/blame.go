@@ -19,7 +19,6 @@ import (
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/safefile"
 )
 
 // Options are the options of `loom blame`.
@@ -165,39 +164,22 @@ func (noEdits) PutEdits(context.Context, []loom.EditSource, []loom.IndexedEdit) 
 func (noEdits) Edits(context.Context, loom.EditQuery) ([]loom.FileEdit, error) { return nil, nil }
 func (noEdits) ProjectRoots(context.Context, string, string) ([]string, error) { return nil, nil }
 
-// maxTraceFile bounds an Agent Trace file read.
-const maxTraceFile = 256 << 20
-
 // readTraces reads the repository's Agent Trace records and those of
 // files.
 func readTraces(top string, files []string, none bool) ([]blame.Record, error) {
 	if none {
 		return nil, nil
 	}
-	var recs []blame.Record
-	read := func(path string, must bool) error {
-		f, _, err := safefile.Open(path, maxTraceFile)
-		if err != nil {
-			if !must && os.IsNotExist(err) {
-				return nil
-			}
-			return fmt.Errorf("agent trace records: %w", err)
-		}
-		defer f.Close()
-		rs, err := blame.ReadTraces(f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		recs = append(recs, rs...)
-		return nil
-	}
-	if err := read(filepath.Join(top, filepath.FromSlash(blame.TraceFile)), false); err != nil {
+	recs, err := blame.RepoTraces(top)
+	if err != nil {
 		return nil, err
 	}
 	for _, f := range files {
-		if err := read(f, true); err != nil {
+		rs, err := blame.ReadTraceFile(f)
+		if err != nil {
 			return nil, err
 		}
+		recs = append(recs, rs...)
 	}
 	return recs, nil
 }
