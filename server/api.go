@@ -65,6 +65,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/usage", s.api(s.usage))
 	mux.HandleFunc("GET /api/v1/usage/insights", s.api(s.insightsAPI))
 	mux.HandleFunc("POST /api/v1/messages", s.apiStream(s.postMessage))
+	if s.cfg.Blame != nil {
+		mux.HandleFunc("GET /api/v1/blame", s.api(s.blameAPI))
+	}
 	s.syncRoutes(mux)
 	s.shareRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux.ServeMux, w, r) })

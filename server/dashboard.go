@@ -35,6 +35,9 @@ func (s *Server) dashboardRoutes(mux *router) {
 	mux.HandleFunc("GET /search", s.page(s.searchPage))
 	mux.HandleFunc("GET /usage", s.page(s.usagePage))
 	mux.HandleFunc("GET /insights", s.page(s.insightsPage))
+	if s.cfg.Blame != nil {
+		mux.HandleFunc("GET /blame", s.page(s.blamePage))
+	}
 	mux.HandleFunc("GET /s/{id}", s.page(s.sessionPage))
 	mux.HandleFunc("GET /s/{id}/m/{seq}", s.page(s.messageFragment))
 	mux.HandleFunc("GET /s/{id}/usage", s.page(s.usageFragment))
@@ -165,11 +168,15 @@ type layoutData struct {
 	User  string
 	Nav   string
 	Q     string
+	// Blame says whether the user may blame files here (the navigation
+	// links the page).
+	Blame bool
 	Body  any
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, d layoutData) {
 	d.User = userOf(r)
+	d.Blame = s.blameFor(d.User)
 	var b bytes.Buffer
 	if err := s.pages.render(&b, name, d); err != nil {
 		s.log.Error("render page", "page", name, "err", err)

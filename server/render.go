@@ -61,7 +61,8 @@ func newPages() *pages {
 	p := &pages{byName: map[string]*template.Template{}}
 	base := htmlview.Templates().Funcs(template.FuncMap{"list": func(xs ...string) []string { return xs }, "sub": func(a, b int) int { return a - b },
 		"usd": usd, "rate": func(v float64) string { return human.Count(int64(math.Round(v))) },
-		"mins": human.Minutes, "percent": human.Percent, "span": human.Span,
+		"int64": func(n int) int64 { return int64(n) },
+		"mins":  human.Minutes, "percent": human.Percent, "span": human.Span,
 		// calWidth draws the insights' calendar twice as large as its
 		// cells, the page's width at most (style.css).
 		"calWidth": func(w int) int { return w * 2 },
@@ -77,7 +78,7 @@ func newPages() *pages {
 			return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}})
 	base = template.Must(base.ParseFS(assets, "assets/templates/layout.html"))
-	for _, name := range []string{"login", "sessions", "session", "search", "usage", "insights", "error"} {
+	for _, name := range []string{"login", "sessions", "session", "search", "usage", "insights", "blame", "error"} {
 		t := template.Must(template.Must(base.Clone()).ParseFS(assets, "assets/templates/"+name+".html"))
 		p.byName[name] = t
 	}

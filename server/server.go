@@ -43,6 +43,11 @@ type Config struct {
 	// to the holders of bearer tokens, each over its own sessions; its
 	// User is ignored.
 	MCP *mcp.Config
+	// Blame, when set, offers the blame page (/blame) and GET
+	// /api/v1/blame, which read files of this machine's git
+	// repositories: to Blame.Owner alone, and only files under the
+	// roots of projects their sessions worked in.
+	Blame *BlameConfig
 	// Searcher runs GET /api/v1/search and the dashboard's search (nil:
 	// one that ranks Store's hits by keywords).
 	Searcher *semantic.Searcher

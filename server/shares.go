@@ -29,13 +29,8 @@ func (s *Server) shareRoutes(mux *router) {
 // store it wraps), or a not-found error when the server has none.
 func (s *Server) shares() (loom.ShareStore, error) {
 	st := s.cfg.Shares
-	for under := s.st; st == nil && under != nil; {
-		st, _ = under.(loom.ShareStore)
-		u, ok := under.(interface{ Unwrap() loom.Store })
-		if !ok {
-			break
-		}
-		under = u.Unwrap()
+	if st == nil {
+		st, _ = storeAs[loom.ShareStore](s.st)
 	}
 	if st == nil {
 		return nil, codedError(loom.ENOTFOUND, "this server keeps no shares")

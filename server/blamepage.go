@@ -1,0 +1,496 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/blame"
+	"github.com/loomhq/loom/htmlview"
+	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/internal/safefile"
+	"github.com/loomhq/loom/paths"
+)
+
+// The blame page and GET /api/v1/blame: a file of a git work tree with
+// the session that wrote each of its lines (package blame's answer, as
+// loom blame gives it). They read files of the machine the server runs
+// on, so they are offered to its owner alone (BlameConfig.Owner), and
+// only for files under the roots of projects the owner's sessions
+// worked in: the server's other users' tokens, and paths anywhere else,
+// are refused before anything is read or git is run.
+
+// BlameConfig offers the blame page (/blame) and GET /api/v1/blame.
+type BlameConfig struct {
+	// Owner is the user whose files the machine's are: the user loom
+	// serve runs as. Only their tokens blame; another user's are
+	// refused (403), as /mcp never offers them the blame tool.
+	Owner string
+	// Git is the git program ("git" when empty).
+	Git string
+}
+
+const (
+	// maxBlameBytes bounds the file the server blames: the page shows
+	// every line.
+	maxBlameBytes = 2 << 20
+	// maxBlamePrompts bounds the turns whose prompt the page reads to
+	// show beside their lines.
+	maxBlamePrompts = 40
+)
+
+// revName is a revision the server passes to git: a name or a hash,
+// with ~N, ^N or @{…} after it; never an option, a range or a path.
+var revName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./~^@{}-]*$`)
+
+// blameFor says whether user may blame files here.
+func (s *Server) blameFor(user string) bool {
+	return s.cfg.Blame != nil && user != "" && user == s.cfg.Blame.Owner
+}
+
+// storeAs is the server's store, or a store it wraps, that is a T.
+func storeAs[T any](st loom.Store) (T, bool) {
+	for st != nil {
+		if t, ok := st.(T); ok {
+			return t, true
+		}
+		u, ok := st.(interface{ Unwrap() loom.Store })
+		if !ok {
+			break
+		}
+		st = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
+// blameFile blames the file at path (absolute) for user, at revision
+// rev ("" for the work tree's file), after checking that user may and
+// that the file, its symbolic links resolved, lies under the root of a
+// project of user's sessions.
+func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.Result, error) {
+	if !s.blameFor(user) {
+		return nil, codedError(eForbidden, "blame reads this machine's files: only the user loom serve runs as may ask for it")
+	}
+	if path == "" {
+		return nil, loom.Errorf(loom.EINVALID, "path is required: the absolute path of a file in a project your sessions worked in")
+	}
+	if !filepath.IsAbs(path) || strings.ContainsRune(path, 0) {
+		return nil, loom.Errorf(loom.EINVALID, "path %q is not absolute: give the file's absolute path", path)
+	}
+	if rev != "" && (!revName.MatchString(rev) || strings.Contains(rev, "..")) {
+		return nil, loom.Errorf(loom.EINVALID, "rev %q is not a commit's name or hash", rev)
+	}
+	es, ok := storeAs[loom.EditStore](s.st)
+	if !ok {
+		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
+	}
+	real := resolve(filepath.Clean(path))
+	roots, err := s.blameRoots(ctx, es, user, real)
+	if err != nil {
+		return nil, err
+	}
+	outside := codedError(eForbidden, "%s is not under the root of a project your sessions worked in: the dashboard blames only files there", path)
+	if !within(roots, real) {
+		return nil, outside
+	}
+	fi, err := os.Stat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, loom.Errorf(loom.ENOTFOUND, "%s: no such file", path)
+	case err != nil:
+		return nil, err
+	case fi.IsDir():
+		return nil, loom.Errorf(loom.EINVALID, "%s is a directory: blame takes a file", path)
+	case !fi.Mode().IsRegular():
+		return nil, loom.Errorf(loom.EINVALID, "%s is not a regular file", path)
+	case fi.Size() > maxBlameBytes:
+		return nil, loom.Errorf(loom.EINVALID, "%s is %s: the dashboard blames files up to %s (loom blame takes any)", path, safefile.Size(fi.Size()), safefile.Size(maxBlameBytes))
+	}
+	b := &blame.Blamer{Store: es, UserID: user, Git: s.cfg.Blame.Git}
+	g, rel, err := b.Open(ctx, real)
+	if err != nil {
+		return nil, err
+	}
+	if !within(roots, g.Dir) {
+		return nil, outside
+	}
+	commit := ""
+	if rev != "" {
+		revs, err := g.Revisions(ctx, rev)
+		if err != nil {
+			return nil, err
+		}
+		commit = revs[0]
+	}
+	if b.Traces, err = blame.RepoTraces(g.Dir); err != nil {
+		return nil, err
+	}
+	res, err := b.Blame(ctx, g, rel, commit)
+	if err != nil {
+		return nil, err
+	}
+	res.Revision = rev
+	return res, nil
+}
+
+// resolve is path with its symbolic links resolved, as far as it
+// exists: the part of it that does not is kept as it is.
+func resolve(path string) string {
+	var rest []string
+	for {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return filepath.Join(append([]string{path}, rest...)...)
+		}
+		rest = append([]string{filepath.Base(path)}, rest...)
+		path = parent
+	}
+}
+
+// blameRoots are the roots, their symbolic links resolved, that user's
+// sessions recorded for the project of the directory that holds real
+// (as loom detects a project: by its repository, without running git).
+func (s *Server) blameRoots(ctx context.Context, es loom.EditStore, user, real string) ([]string, error) {
+	p, err := paths.DetectProject(resolve(filepath.Dir(real)))
+	if err != nil || p.ID == "" {
+		return nil, nil
+	}
+	roots, err := es.ProjectRoots(ctx, user, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range roots {
+		if !filepath.IsAbs(r) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			out = append(out, real)
+		}
+	}
+	return out, nil
+}
+
+// within says whether path is one of roots or lies under one.
+func within(roots []string, path string) bool {
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// blameAPI answers GET /api/v1/blame?path=…&rev=…&lines=…: the file's
+// lines with who wrote each, as loom blame --json prints them.
+func (s *Server) blameAPI(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	from, to := q.lines("lines")
+	if q.err != nil {
+		s.writeError(w, r, q.err)
+		return
+	}
+	res, err := s.blameFile(r.Context(), userOf(r), q.str("path"), q.str("rev"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if from > 0 {
+		if from > len(res.Lines) {
+			s.writeError(w, r, loom.Errorf(loom.EINVALID, "%s has %d lines: there is no line %d", res.Path, len(res.Lines), from))
+			return
+		}
+		res.Lines = res.Lines[from-1 : min(to, len(res.Lines))]
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// lines reads one line ("12") or a range ("10-40"); 0, 0 when absent.
+func (q *query) lines(name string) (from, to int) {
+	s := q.str(name)
+	if s == "" {
+		return 0, 0
+	}
+	a, b, isRange := strings.Cut(s, "-")
+	from, err1 := strconv.Atoi(a)
+	to = from
+	var err2 error
+	if isRange {
+		to, err2 = strconv.Atoi(b)
+	}
+	if err1 != nil || err2 != nil || from < 1 || to < from {
+		q.fail("%s must be a line (12) or a range of lines (10-40)", name)
+		return 0, 0
+	}
+	return from, to
+}
+
+// blameData is the blame page.
+type blameData struct {
+	Path, Rev string
+	// Error is why the file was not blamed.
+	Error string
+	// Roots are the roots of the projects of the user's recent
+	// sessions: where files can be blamed.
+	Roots []string
+	Res   *blame.Result
+	Tally blame.Tally
+	// Share is the part of the lines agents wrote, mixed ones counting
+	// half.
+	Share  string
+	Kinds  mix
+	Agents mix
+	// Sessions are the sessions behind the lines, most lines first.
+	Sessions []blameSession
+	Ranges   []blameRange
+}
+
+// blameRange is a run of lines of one origin: an agent's turn (or the
+// same turn's lines a human changed since), or a human's or unknown
+// lines.
+type blameRange struct {
+	From, To int
+	Kind     string
+	// Who is the agent and model, or the contributor of an Agent Trace
+	// record; Commit the commit of the range's lines when they share
+	// one.
+	Who, Commit string
+	// SessionID, Title, Turn and Href name the session that wrote the
+	// lines, linked to its page at the message of the edit; Prompt is
+	// the turn's prompt, cut short.
+	SessionID, Title string
+	Turn             int
+	Href, Prompt     string
+	Trace            bool
+	Lines            []blame.Line
+}
+
+// blameSession is a session behind some of the file's lines.
+type blameSession struct {
+	blame.Sessions
+	Title, Href string
+}
+
+func (s *Server) blamePage(w http.ResponseWriter, r *http.Request) {
+	ctx, user := r.Context(), userOf(r)
+	q := newQuery(r)
+	d := blameData{Path: q.str("path"), Rev: q.str("rev")}
+	if !s.blameFor(user) {
+		s.pageErr(w, r, codedError(eForbidden, "blame reads this machine's files: only the user loom serve runs as may ask for it"))
+		return
+	}
+	title := "Blame"
+	if d.Path == "" {
+		projects, _, err := s.choices(ctx, user)
+		if err != nil {
+			s.pageErr(w, r, err)
+			return
+		}
+		for _, p := range projects {
+			if p.Root != "" && !slices.Contains(d.Roots, p.Root) {
+				d.Roots = append(d.Roots, p.Root)
+			}
+		}
+		slices.Sort(d.Roots)
+		s.render(w, r, http.StatusOK, "blame", layoutData{Title: title, Nav: "blame", Body: d})
+		return
+	}
+	res, err := s.blameFile(ctx, user, d.Path, d.Rev)
+	if err != nil {
+		// What the user can fix is said beside the form that asked.
+		err = s.timedOut(r, err)
+		if c := loom.ErrorCode(err); c == loom.EINVALID || c == loom.ENOTFOUND || c == eForbidden {
+			d.Error = loom.ErrorMessage(err)
+			s.render(w, r, statusOf(c), "blame", layoutData{Title: title, Nav: "blame", Body: d})
+			return
+		}
+		s.pageErr(w, r, err)
+		return
+	}
+	d.Res, d.Tally = res, res.Tally()
+	d.Share = human.Percent(d.Tally.Share())
+	d.Kinds = kindMix(d.Tally)
+	if err := s.blameSessions(ctx, user, &d); err != nil {
+		s.pageErr(w, r, err)
+		return
+	}
+	title = filepath.Base(res.Path) + " · Blame"
+	s.render(w, r, http.StatusOK, "blame", layoutData{Title: title, Nav: "blame", Body: d})
+}
+
+// blameSessions fills in the sessions behind d's lines, the share of
+// each agent, and the ranges, each linked to its session at the turn.
+// The titles and prompts are stored text, read through the secrets
+// gate as the ways out of the machine read them.
+func (s *Server) blameSessions(ctx context.Context, user string, d *blameData) error {
+	gate := s.exportGate()
+	type seen struct {
+		x   *loom.Session
+		err error
+	}
+	sessions := map[string]seen{}
+	own := func(id string) *loom.Session {
+		v, ok := sessions[id]
+		if !ok {
+			v.x, v.err = gate.Session(ctx, id)
+			if v.err == nil && v.x.UserID != user {
+				v.x, v.err = nil, loom.NotFound(id)
+			}
+			sessions[id] = v
+		}
+		return v.x
+	}
+	byAgent := map[string]int{}
+	for _, x := range d.Res.Sessions() {
+		byAgent[x.Agent] += x.Lines + x.Mixed
+		bs := blameSession{Sessions: x}
+		if sx := own(x.SessionID); sx != nil {
+			bs.Title, bs.Href = htmlview.SessionName(sx), "/s/"+x.SessionID
+		}
+		d.Sessions = append(d.Sessions, bs)
+	}
+	d.Agents = agentMix(byAgent, d.Tally.Total)
+	type turnKey struct {
+		id   string
+		turn int
+	}
+	prompts := map[turnKey]string{}
+	for _, rg := range lineRanges(d.Res.Lines) {
+		l := rg.Lines[0]
+		if l.SessionID == "" {
+			d.Ranges = append(d.Ranges, rg)
+			continue
+		}
+		if sx := own(l.SessionID); sx != nil {
+			rg.Title, rg.Href = htmlview.SessionName(sx), messageHref(sx, l.Seq)
+			k := turnKey{l.SessionID, l.Turn}
+			p, ok := prompts[k]
+			if !ok && len(prompts) < maxBlamePrompts && l.Source == "" {
+				x, err := blame.ExcerptOf(ctx, gate, l)
+				if err != nil && loom.ErrorCode(err) == loom.EINTERNAL {
+					return err
+				}
+				if x != nil {
+					p = x.Prompt
+				}
+				prompts[k] = p
+			}
+			rg.Prompt = p
+		}
+		d.Ranges = append(d.Ranges, rg)
+	}
+	return nil
+}
+
+// messageHref links to message seq of session x on its page: the
+// newest page when it shows it, else the page of older messages that
+// has it in its middle.
+func messageHref(x *loom.Session, seq int64) string {
+	h := "/s/" + url.PathEscape(x.ID)
+	if seq < 1 {
+		return h
+	}
+	if int64(x.MessageCount)-seq >= pageMessages {
+		h += "?before=" + strconv.FormatInt(seq+pageMessages/2, 10)
+	}
+	return h + "#m-" + strconv.FormatInt(seq, 10)
+}
+
+// lineRanges groups lines into runs of one origin: the same kind, and
+// for an agent's or mixed line the same session and turn (or, for an
+// Agent Trace record's, the same contributor).
+func lineRanges(lines []blame.Line) []blameRange {
+	var out []blameRange
+	key := func(l blame.Line) string {
+		return fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s\x00%s", l.Kind, l.SessionID, l.Turn, l.Source, l.Agent, l.Model)
+	}
+	for i, l := range lines {
+		if n := len(out); n > 0 && key(lines[i-1]) == key(l) && out[n-1].To == l.N-1 {
+			rg := &out[n-1]
+			rg.To = l.N
+			rg.Lines = append(rg.Lines, l)
+			if rg.Commit != l.Commit {
+				rg.Commit = ""
+			}
+			continue
+		}
+		rg := blameRange{From: l.N, To: l.N, Kind: l.Kind, Commit: l.Commit, SessionID: l.SessionID, Turn: l.Turn,
+			Trace: l.Source != "", Lines: []blame.Line{l}}
+		if l.Agent != "" || l.Model != "" {
+			rg.Who = strings.Trim(l.Agent+" · "+l.Model, " ·")
+		}
+		out = append(out, rg)
+	}
+	return out
+}
+
+// kindMix is the share bar of the lines by kind.
+func kindMix(t blame.Tally) mix {
+	m := mix{ID: "blame-kinds", Title: "Lines by who wrote them"}
+	var x float64
+	for _, k := range []struct {
+		name string
+		n    int
+	}{{blame.Agent, t.Agent}, {blame.Mixed, t.Mixed}, {blame.Human, t.Human}, {blame.Unknown, t.Unknown}} {
+		if k.n == 0 || t.Total == 0 {
+			continue
+		}
+		f := float64(k.n) / float64(t.Total)
+		m.Parts = append(m.Parts, mixPart{Name: k.name, Class: "k-" + k.name, X: x, Percent: f * 100,
+			Label: fmt.Sprintf("%s: %s (%s)", k.name, human.Plural(k.n, "line"), human.Percent(f))})
+		x += f * 100
+	}
+	return m
+}
+
+// agentMix is the share bar of the lines by the agent that wrote them
+// (mixed ones included), of total lines.
+func agentMix(byAgent map[string]int, total int) mix {
+	m := mix{ID: "blame-agents", Title: "Lines by agent"}
+	names := make([]string, 0, len(byAgent))
+	for a := range byAgent {
+		names = append(names, a)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if byAgent[a] != byAgent[b] {
+			return byAgent[b] - byAgent[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var x float64
+	rest := 0
+	for i, a := range names {
+		if i >= usageSeries {
+			rest += byAgent[a]
+			continue
+		}
+		f := float64(byAgent[a]) / float64(max(total, 1))
+		name := a
+		if name == "" {
+			name = "(unknown agent)"
+		}
+		m.Parts = append(m.Parts, mixPart{Name: name, Class: fmt.Sprintf("s%d", i), X: x, Percent: f * 100,
+			Label: fmt.Sprintf("%s: %s (%s)", name, human.Plural(byAgent[a], "line"), human.Percent(f))})
+		x += f * 100
+	}
+	if rest > 0 {
+		f := float64(rest) / float64(max(total, 1))
+		m.Parts = append(m.Parts, mixPart{Name: "other", Class: "s-other", X: x, Percent: f * 100,
+			Label: fmt.Sprintf("other: %s (%s)", human.Plural(rest, "line"), human.Percent(f))})
+	}
+	return m
+}
