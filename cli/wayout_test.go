@@ -124,7 +124,7 @@ func TestEveryWayOut(t *testing.T) {
 
 	t.Run("every route is classified", func(t *testing.T) {
 		t.Parallel()
-		routes := server.New(server.Config{MCP: &mcp.Config{}}).Routes()
+		routes := server.New(server.Config{MCP: &mcp.Config{}, Blame: &server.BlameConfig{}}).Routes()
 		if len(routes) < 20 || !slices.Contains(routes, "/mcp") {
 			t.Fatalf("the server lists %d routes: %q", len(routes), routes)
 		}
@@ -323,6 +323,7 @@ var routeWays = map[string]class{
 	"GET /api/v1/search":                 by(rowAPI),
 	"GET /api/v1/usage":                  by(rowAPI),
 	"GET /api/v1/usage/insights":         by(rowAPI),
+	"GET /api/v1/blame":                  by(rowAPI), // the owner's files, and ids of their sessions
 	"POST /api/v1/messages":              by(rowAgent, rowContinue, rowAPI),
 	"GET /api/v1/sync/hosts":             by(rowSync),
 	"GET /api/v1/sync/records":           by(rowSync),
@@ -343,6 +344,7 @@ var routeWays = map[string]class{
 	"GET /search":                        by(rowDashboard),
 	"GET /usage":                         by(rowDashboard),
 	"GET /insights":                      by(rowDashboard),
+	"GET /blame":                         by(rowDashboard), // the owner's files; titles and prompts through the gate
 	"GET /s/{id}":                        by(rowDashboard),
 	"GET /s/{id}/m/{seq}":                by(rowDashboard),
 	"GET /s/{id}/usage":                  by(rowDashboard),

@@ -179,6 +179,10 @@ type ServeConfig struct {
 	Grace time.Duration
 	// MCP configures the MCP tools served at /mcp.
 	MCP mcp.Config
+	// Owner is the user loom serve runs as, whose the machine's files
+	// are: the blame page and GET /api/v1/blame, which read them, are
+	// offered to Owner alone.
+	Owner string
 	// Searcher runs GET /api/v1/search: keyword search fused with search
 	// by meaning where an embeddings endpoint is at hand.
 	Searcher *semantic.Searcher

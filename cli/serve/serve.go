@@ -224,6 +224,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Grace:    opts.Grace,
 		MCP:      mcpCfg,
 		Searcher: searcher,
+		Owner:    user,
 	})
 }
 

@@ -59,7 +59,8 @@ func formats() []importer.Format {
 
 // serve runs the HTTP server for loom serve.
 func serve(ctx context.Context, ln net.Listener, c cli.ServeConfig) error {
-	srv := server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger, MCP: &c.MCP, Searcher: c.Searcher})
+	srv := server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger, MCP: &c.MCP, Searcher: c.Searcher,
+		Blame: &server.BlameConfig{Owner: c.Owner}})
 	return srv.Serve(ctx, ln, c.Grace)
 }
 
