@@ -16,6 +16,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/blame"
+	"github.com/loomhq/loom/fileedit"
 	"github.com/loomhq/loom/htmlview"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/internal/safefile"
@@ -493,4 +494,41 @@ func agentMix(byAgent map[string]int, total int) mix {
 			Label: fmt.Sprintf("other: %s (%s)", human.Plural(rest, "line"), human.Percent(f))})
 	}
 	return m
+}
+
+// maxEditedFiles bounds the files a session page links to their blame.
+const maxEditedFiles = 50
+
+// editedFile is a file that an edit of a turn wrote, linked to its
+// blame.
+type editedFile struct {
+	Turn       int
+	Name, Href string
+}
+
+// editedFiles are the files the edits of msgs (a session page's
+// messages) wrote or changed that are still files here, by turn, named
+// within the session's project: the session page links each to its
+// blame, for its owner.
+func editedFiles(x *loom.Session, msgs []*loom.Message) []editedFile {
+	var out []editedFile
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range fileedit.Extract(m.Parts, x.Cwd) {
+			k := fmt.Sprintf("%d\x00%s", m.Turn, c.Path)
+			if (c.Op != loom.EditWrite && c.Op != loom.EditChange) || !filepath.IsAbs(c.Path) || seen[k] || len(out) == maxEditedFiles {
+				continue
+			}
+			seen[k] = true
+			if fi, err := os.Stat(c.Path); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			name := c.Path
+			if rel, err := filepath.Rel(x.Project.Root, c.Path); x.Project.Root != "" && err == nil && filepath.IsLocal(rel) {
+				name = rel
+			}
+			out = append(out, editedFile{Turn: m.Turn, Name: name, Href: "/blame?" + url.Values{"path": {c.Path}}.Encode()})
+		}
+	}
+	return out
 }

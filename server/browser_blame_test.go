@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -277,6 +278,17 @@ func TestBrowserBlamePage(t *testing.T) {
 		t.Errorf("message 4 of the session is not the edit: %q", text)
 	}
 
+	// The session page links the files its turns' edits wrote to their
+	// blame.
+	dir := outDir(t)
+	screenshot(t, ctx, dir, "session-edited.png")
+	type edited struct{ Turn, Name, Href string }
+	if got := eval[[]edited](t, ctx, `[...document.querySelectorAll('#edited li')].map(li => ({Turn: li.querySelector('.muted').textContent, Name: li.querySelector('a').textContent, Href: li.querySelector('a').getAttribute('href')}))`); len(got) != 1 ||
+		got[0] != (edited{"turn 2", "calc.go", "/blame?path=" + url.QueryEscape(w.file)}) {
+		t.Errorf("the session page links the edited files %+v", got)
+	}
+	do(t, ctx, "back to blame", chromedp.Click(chromedp.CSS(`#edited a`)), chromedp.WaitVisible(chromedp.CSS("#blame")))
+
 	// A path outside every project of alice's sessions is refused with
 	// one clear line, beside the form.
 	other := newGitRepo(t)
@@ -290,7 +302,6 @@ func TestBrowserBlamePage(t *testing.T) {
 		t.Errorf("the page blames a file outside the projects")
 	}
 
-	dir := outDir(t)
 	for _, wd := range []int64{390, 1400} {
 		do(t, ctx, fmt.Sprintf("%dpx", wd), chromedp.EmulateViewport(wd, 900), chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#blame")))
 		if d := eval[int](t, ctx, "document.documentElement.scrollWidth - document.documentElement.clientWidth"); d > 0 {
@@ -369,6 +380,18 @@ func TestBlameRefuses(t *testing.T) {
 		if resp.StatusCode != c.status {
 			t.Errorf("GET %s as %s: %d, want %d", c.path, c.token[:8], resp.StatusCode, c.status)
 		}
+	}
+
+	// The owner's session page links the files its edits wrote to their
+	// blame.
+	page := func(token string) string {
+		resp := e.send("GET", "/s/"+w.b.ID, "", nil, map[string][]string{"Cookie": {"loom_token=" + token}})
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if p := page(e.alice); !strings.Contains(p, `id="edited"`) {
+		t.Errorf("alice's session page links no edited file")
 	}
 
 	plain := newEnv(t)

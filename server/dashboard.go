@@ -336,6 +336,9 @@ type sessionData struct {
 	// Rewound is the fork a rewind from this page just moved the later
 	// turns to, for the page to say so.
 	Rewound *loom.Session
+	// Edited are the files the edits of the messages shown wrote, each
+	// linked to its blame (for the user who may blame files here).
+	Edited []editedFile
 }
 
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
@@ -385,6 +388,9 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		if f, err := s.session(ctx, user, id); err == nil && f.ParentID == x.ID {
 			d.Rewound = f
 		}
+	}
+	if s.blameFor(user) {
+		d.Edited = editedFiles(x, msgs)
 	}
 	if d.Tree, err = s.lineage(ctx, user, x); err != nil {
 		s.pageErr(w, r, err)
