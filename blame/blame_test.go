@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/gittest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -48,16 +48,7 @@ func (r *repo) tick(d time.Duration) { r.clock = r.clock.Add(d) }
 
 func (r *repo) git(args ...string) string {
 	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	date := r.clock.Format(time.RFC3339)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev",
-		"GIT_COMMITTER_EMAIL=dev@example.com", "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return gittest.Git(r.t, r.dir, r.clock, args...)
 }
 
 func (r *repo) commit(msg string) {
@@ -69,13 +60,7 @@ func (r *repo) commit(msg string) {
 
 func (r *repo) write(rel, content string) {
 	r.t.Helper()
-	p := filepath.Join(r.dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
+	gittest.Write(r.t, r.dir, rel, content)
 }
 
 func (r *repo) read(rel string) string {

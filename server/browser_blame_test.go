@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/blame"
+	"github.com/loomhq/loom/internal/gittest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/secrets/secretstest"
 	"github.com/loomhq/loom/server"
@@ -34,38 +34,17 @@ type gitRepo struct {
 
 func newGitRepo(t *testing.T) *gitRepo {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &gitRepo{t: t, dir: dir, clock: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-	r.git("init", "-q", "-b", "main")
-	return r
+	return &gitRepo{t: t, dir: gittest.Init(t), clock: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 }
 
 func (r *gitRepo) git(args ...string) string {
 	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	date := r.clock.Format(time.RFC3339)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev",
-		"GIT_COMMITTER_EMAIL=dev@example.com", "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date, "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return gittest.Git(r.t, r.dir, r.clock, args...)
 }
 
 func (r *gitRepo) write(rel, content string) {
 	r.t.Helper()
-	p := filepath.Join(r.dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
+	gittest.Write(r.t, r.dir, rel, content)
 }
 
 func (r *gitRepo) commit(msg string) {

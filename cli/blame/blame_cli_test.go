@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/gittest"
 )
 
 func TestMain(m *testing.M) { clitest.Main(m) }
@@ -46,14 +46,7 @@ func newWork(t *testing.T) *work {
 
 func (w *work) git(args ...string) string {
 	w.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = w.dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev", "GIT_COMMITTER_EMAIL=dev@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		w.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return gittest.Git(w.t, w.dir, time.Time{}, args...)
 }
 
 func (w *work) write(rel, content string) {
