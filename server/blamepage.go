@@ -50,6 +50,9 @@ const (
 	maxBlamePrompts = 40
 )
 
+// notOwner refuses blame to a user the machine's files are not.
+const notOwner = "blame reads this machine's files: only the user loom serve runs as may ask for it"
+
 // revName is a revision the server passes to git: a name or a hash,
 // with ~N, ^N or @{…} after it; never an option, a range or a path.
 var revName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./~^@{}-]*$`)
@@ -81,7 +84,7 @@ func storeAs[T any](st loom.Store) (T, bool) {
 // project of user's sessions.
 func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.Result, error) {
 	if !s.blameFor(user) {
-		return nil, codedError(eForbidden, "blame reads this machine's files: only the user loom serve runs as may ask for it")
+		return nil, codedError(eForbidden, notOwner)
 	}
 	if path == "" {
 		return nil, loom.Errorf(loom.EINVALID, "path is required: the absolute path of a file in a project your sessions worked in")
@@ -272,7 +275,7 @@ type blameRange struct {
 	Who, Commit string
 	// SessionID, Title, Turn and Href name the session that wrote the
 	// lines, linked to its page at the message of the edit; Prompt is
-	// the turn's prompt, cut short.
+	// the turn's prompt (the page shows its start).
 	SessionID, Title string
 	Turn             int
 	Href, Prompt     string
@@ -291,7 +294,7 @@ func (s *Server) blamePage(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	d := blameData{Path: q.str("path"), Rev: q.str("rev")}
 	if !s.blameFor(user) {
-		s.pageErr(w, r, codedError(eForbidden, "blame reads this machine's files: only the user loom serve runs as may ask for it"))
+		s.pageErr(w, r, codedError(eForbidden, notOwner))
 		return
 	}
 	title := "Blame"
@@ -339,21 +342,17 @@ func (s *Server) blamePage(w http.ResponseWriter, r *http.Request) {
 // gate as the ways out of the machine read them.
 func (s *Server) blameSessions(ctx context.Context, user string, d *blameData) error {
 	gate := s.exportGate()
-	type seen struct {
-		x   *loom.Session
-		err error
-	}
-	sessions := map[string]seen{}
+	owned := map[string]*loom.Session{}
+	// own is the session id names when it is user's, else nil.
 	own := func(id string) *loom.Session {
-		v, ok := sessions[id]
+		x, ok := owned[id]
 		if !ok {
-			v.x, v.err = gate.Session(ctx, id)
-			if v.err == nil && v.x.UserID != user {
-				v.x, v.err = nil, loom.NotFound(id)
+			if x, _ = gate.Session(ctx, id); x != nil && x.UserID != user {
+				x = nil
 			}
-			sessions[id] = v
+			owned[id] = x
 		}
-		return v.x
+		return x
 	}
 	byAgent := map[string]int{}
 	for _, x := range d.Res.Sessions() {
