@@ -60,21 +60,22 @@ func TestImportRealCline(t *testing.T) {
 	sc.On("Summarize this session for continuation", sc.Answer(openaitest.Reply{Text: "## Goal\nGreet the user twice.", Usage: usage(1900, 0, 30)}))
 	cline(turns.prompts[0])
 	id := clineSession(t, fx.Home, turns.prompts[0])
-	cmd := exec.Command(bin, "--id", id)
+	// --verbose ends each turn with a line of its totals.
+	cmd := exec.Command(bin, "--id", id, "--verbose")
 	cmd.Dir, cmd.Env = dir, append(env, "TERM=xterm-256color")
 	term := termtest.Start(t, cmd, 120, 40)
 	// The interface draws words apart with cursor moves, not spaces:
 	// what is waited for is one word, or what the terminal echoes.
 	term.WaitForWithin(t, "Say hello", 5*time.Minute)
-	term.Send(turns.prompts[1])
-	// Enter in the same burst as the text would be taken for a pasted
-	// newline: it goes once the text is echoed.
-	term.WaitForWithin(t, turns.prompts[1], time.Minute)
-	term.Send("\r")
-	// The turn is over when the status line shows its call's tokens.
-	term.WaitForScreen(t, "gpt-fake (2,100)", 3*time.Minute)
+	clineSubmit(t, term, turns.prompts[1])
+	// /compact while a turn runs is dropped without a word, and the
+	// status line shows the call's tokens before the turn ends: the
+	// turn is over when the line of its totals shows.
+	term.WaitForScreen(t, "2,100 tokens", 3*time.Minute)
 	term.Send("/compact")
-	term.WaitForWithin(t, "/compact", time.Minute)
+	// Its menu shows once the interface has taken the text in (see
+	// clineSubmit); Enter then runs the command.
+	term.WaitForScreen(t, "Compact context", time.Minute)
 	term.Send("\r")
 	term.WaitForScreen(t, "Context compacted", 3*time.Minute)
 	// Ctrl+C twice leaves, with a summary of the session.
@@ -114,6 +115,24 @@ func TestImportRealCline(t *testing.T) {
 	}
 	sc.On("A prompt while watched?", sc.Answer(openaitest.Reply{Text: "Watched and answered.", Usage: usage(900, 0, 3)}))
 	checkWatched(t, fx, clineim.Tool, func() { cline("A prompt while watched?") }, "Watched and answered")
+}
+
+// clineSubmit types prompt in Cline's terminal interface and sends it.
+// The input echoes keys before the interface has taken the text in, and
+// Enter in between finds no text and is lost without a word. " /" after
+// the prompt opens the command menu once the interface has taken it in;
+// Backspace closes the menu once the interface has the prompt without
+// the slash, and Enter then sends it (trimmed of the space left). Enter
+// goes apart from the text, which in the same burst would be a pasted
+// newline.
+func clineSubmit(t *testing.T, term *termtest.Term, prompt string) {
+	t.Helper()
+	const menu = "Modify agent configuration" // the first command's line
+	term.Send(prompt + " /")
+	term.WaitForScreen(t, menu, time.Minute)
+	term.Send("\x7f")
+	term.WaitOffScreen(t, menu, time.Minute)
+	term.Send("\r")
 }
 
 // clineSession is the id of the session Cline started with prompt.

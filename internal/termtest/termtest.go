@@ -219,6 +219,20 @@ func (p *Term) WaitForScreen(t testing.TB, want string, d time.Duration) {
 	}
 }
 
+// WaitOffScreen waits up to d until the screen no longer shows gone:
+// for a menu or notice the program takes down once it has caught up
+// with what was typed.
+func (p *Term) WaitOffScreen(t testing.TB, gone string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for strings.Contains(p.Screen(), gone) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %q to leave the screen, which shows:\n%s", gone, p.Screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // WaitPrompt waits until the screen's last line is prompt alone: the
 // program waits for input again. Keys sent before that may reach a
 // terminal still in line mode (a reply being printed), where Enter is a
