@@ -33,10 +33,12 @@ type Options struct {
 	Now       func() time.Time
 	// Cwd is the working directory, which relative paths are taken
 	// from.
-	Cwd     func() (string, error)
-	Version string
-	User    string
-	JSON    bool
+	Cwd func() (string, error)
+	// BlameCache is the line-age cache's directory ("" for none).
+	BlameCache string
+	Version    string
+	User       string
+	JSON       bool
 
 	// File is the file blamed, From and To the lines kept (0: all).
 	File     string
@@ -106,12 +108,13 @@ is given as ./NAME.`,
 
 func newOptions(inv *command.Invocation) *Options {
 	return &Options{
-		IO:        inv.IO,
-		Store:     inv.Store,
-		DisplayID: inv.Scope().DisplayID,
-		Now:       inv.TimeNow,
-		Cwd:       inv.Cwd,
-		Version:   inv.Version,
+		IO:         inv.IO,
+		Store:      inv.Store,
+		DisplayID:  inv.Scope().DisplayID,
+		Now:        inv.TimeNow,
+		Cwd:        inv.Cwd,
+		BlameCache: inv.BlameCache(),
+		Version:    inv.Version,
 	}
 }
 
@@ -152,7 +155,7 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 	if !ok {
 		es = noEdits{}
 	}
-	return &blame.Blamer{Store: es, UserID: o.User, Now: o.Now}, st, nil
+	return &blame.Blamer{Store: es, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
 }
 
 // noEdits is the edit index of a store that does not exist yet.
