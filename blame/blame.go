@@ -308,9 +308,15 @@ func relTo(roots []string, path string) (string, bool) {
 // file in it, bare (loom.EditQuery.Bare): what tells which files'
 // edits to read whole.
 func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, error) {
-	roots := b.roots(ctx, g)
-	var repo []loom.FileEdit
-	for _, r := range roots {
+	// The edits here are read while the other roots are looked for.
+	found := make(chan []string, 1)
+	go func() { found <- b.roots(ctx, g) }()
+	repo, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: g.Dir, Bare: true})
+	roots := <-found
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range roots[1:] {
 		es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: r, Bare: true})
 		if err != nil {
 			return nil, nil, err
