@@ -552,17 +552,9 @@ func (b *Blamer) workTreeAges(ctx context.Context, g Git, rel string, content []
 		}
 		return nil, false, nil
 	}
-	for i := range lines {
-		l := &lines[i]
-		if !l.Boundary {
-			continue
-		}
-		if l.Commit != p.head || l.Path != rel || l.OrigLine < 1 || l.OrigLine > len(head) {
-			return nil, false, nil
-		}
-		text := l.Text
-		*l = head[l.OrigLine-1]
-		l.Text = text
+	at := &ageEntry{Flags: strings.Join(g.blameFlags(), " "), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
+	if !b.ages.fromEntries(g, lines, at) {
+		return nil, false, nil
 	}
 	return lines, true, nil
 }
