@@ -5,6 +5,7 @@
 package blame
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -275,6 +276,10 @@ func printLines(ctx context.Context, o *Options, st loom.Store, lines []Line) {
 		whos[i] = who
 		pad = max(pad, len([]rune(who)))
 	}
+	// One write for many lines: a file of thousands of lines is as many
+	// system calls otherwise.
+	out := bufio.NewWriterSize(o.IO.Out, 64<<10)
+	defer out.Flush()
 	for i, l := range lines {
 		who := whos[i] + strings.Repeat(" ", pad-len([]rune(whos[i])))
 		if l.SessionID != "" {
@@ -282,7 +287,7 @@ func printLines(ctx context.Context, o *Options, st loom.Store, lines []Line) {
 		} else {
 			who = cs.Gray(who)
 		}
-		fmt.Fprintf(o.IO.Out, "%s %*d) %s\n", who, width, l.N, showLine(l.Text))
+		fmt.Fprintf(out, "%s %*d) %s\n", who, width, l.N, showLine(l.Text))
 	}
 }
 
