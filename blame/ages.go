@@ -29,9 +29,9 @@ import (
 // number there and the commit's time. Blamed again at HEAD C', loom
 // runs git blame on C..C' alone: the lines older than C come back as
 // boundary lines of C with their number in C, and are read from the
-// entry. Lines git blame follows line by line (without -M), their age
-// so found is the one a whole blame gives, since each commit's diff
-// with its parent decides a line's way alone. With -M, git's answer for
+// entry. For the lines git blame follows line by line (without -M),
+// the age so found is the one a whole blame gives, since each commit's
+// diff with its parent decides a line's way alone. With -M, git's answer for
 // a moved block also depends on which lines around it it was blamed
 // with; the entry keeps the answer git gave at C, and a whole blame at
 // C' may date such a block to the commit that moved it instead (see
@@ -389,8 +389,8 @@ func textLines(content []byte) []string {
 	return ls
 }
 
-// probe is what one git call tells of a work tree and a file in it.
-type probe struct {
+// probed is what one git call tells of a work tree and a file in it.
+type probed struct {
 	shallow bool
 	gitDir  string
 	head    string // the commit HEAD names
@@ -400,19 +400,19 @@ type probe struct {
 // probe asks git at once whether the repository is a shallow clone,
 // where its git directory is, what HEAD is, and which object rel is in
 // it; ok is false when HEAD or rel in it is not there.
-func (g Git) probe(ctx context.Context, rel string) (probe, bool, error) {
+func (g Git) probe(ctx context.Context, rel string) (probed, bool, error) {
 	out, err := g.run(ctx, "rev-parse", "--is-shallow-repository", "--absolute-git-dir", "HEAD", "HEAD:"+rel)
 	if err != nil {
 		if ctx.Err() != nil {
-			return probe{}, false, ctx.Err()
+			return probed{}, false, ctx.Err()
 		}
-		return probe{}, false, nil
+		return probed{}, false, nil
 	}
 	f := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(f) != 4 {
-		return probe{}, false, nil
+		return probed{}, false, nil
 	}
-	return probe{shallow: f[0] == "true", gitDir: f[1], head: f[2], blob: f[3]}, true, nil
+	return probed{shallow: f[0] == "true", gitDir: f[1], head: f[2], blob: f[3]}, true, nil
 }
 
 // merging says whether a merge is under way in the work tree: git
