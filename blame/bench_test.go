@@ -180,16 +180,28 @@ func makeBenchWorld(tmp string) (*benchWorld, error) {
 }
 
 // BenchmarkBlame: loom blame of the 5,000-line file (the edit index up
-// to date), beside plain git blame of it; each reports its median.
+// to date), beside plain git blame of it; each reports its median. A
+// loom blame is a fresh Blamer each time, as a loom process is: cold,
+// with an empty line-age cache (git blames the whole history, and the
+// entry is written); warm, with the entry of HEAD (no git blame); warm
+// with the file changed and not committed (git blame of the work tree's
+// changes since HEAD); and 50 commits after the entry's, one of which
+// changed the file (git blame of those 50).
 func BenchmarkBlame(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds a repository of 10,000 commits and a store of 100,000 sessions")
 	}
 	w := benchWorkload(b)
 	ctx := context.Background()
-	median := func(b *testing.B, run func()) {
+	file := filepath.Join(w.dir, w.rel)
+	median := func(b *testing.B, before, run func()) {
 		var ds []time.Duration
 		for b.Loop() {
+			if before != nil {
+				b.StopTimer()
+				before()
+				b.StartTimer()
+			}
 			t0 := time.Now()
 			run()
 			ds = append(ds, time.Since(t0))
@@ -197,45 +209,89 @@ func BenchmarkBlame(b *testing.B) {
 		slices.Sort(ds)
 		b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
 	}
-	b.Run("loom", func(b *testing.B) {
-		bl := &Blamer{Store: w.st, UserID: "local"}
-		res, err := bl.File(ctx, filepath.Join(w.dir, w.rel), "")
+	// blame blames big.go with the cache in dir; agents is how many of
+	// its lines must be found an agent's.
+	blame := func(b *testing.B, cache string, agents int) *Result {
+		bl := &Blamer{Store: w.st, UserID: "local", Cache: cache}
+		res, err := bl.File(ctx, file, "")
 		if err != nil {
 			b.Fatal(err)
 		}
-		if c := res.Counts(); c[Agent] != benchBigEdits*benchLinesPer || len(res.Lines) != benchBigEdits*benchLinesPer+1 {
+		if c := res.Counts(); c[Agent] != agents || len(res.Lines) != benchBigEdits*benchLinesPer+1 {
 			b.Fatalf("lines by kind %v of %d", c, len(res.Lines))
 		}
-		median(b, func() {
-			if _, err := bl.File(ctx, filepath.Join(w.dir, w.rel), ""); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
+		return res
+	}
+	all := benchBigEdits * benchLinesPer
 	gitBlame := func(args ...string) func(b *testing.B) {
 		return func(b *testing.B) {
-			median(b, func() {
+			median(b, nil, func() {
 				if out, err := exec.Command("git", append([]string{"-C", w.dir, "blame", "--porcelain"}, append(args, "--", w.rel)...)...).CombinedOutput(); err != nil {
 					b.Fatalf("git blame: %v: %s", err, out)
 				}
 			})
 		}
 	}
+	git := func(b *testing.B, args ...string) {
+		if out, err := exec.Command("git", append([]string{"-C", w.dir}, args...)...).CombinedOutput(); err != nil {
+			b.Fatalf("git %s: %v: %s", args[0], err, out)
+		}
+	}
 	b.Run("git-blame", gitBlame())
 	b.Run("git-blame-wM", gitBlame("-w", "-M"))
+	b.Run("loom-cold", func(b *testing.B) {
+		var cache string
+		median(b, func() { cache = b.TempDir() }, func() { blame(b, cache, all) })
+	})
+	warm := b.TempDir()
+	b.Run("loom-warm", func(b *testing.B) {
+		cold, _ := json.Marshal(blame(b, warm, all))
+		if again, _ := json.Marshal(blame(b, warm, all)); string(again) != string(cold) {
+			b.Fatal("the warm blame differs from the cold one")
+		}
+		median(b, nil, func() { blame(b, warm, all) })
+	})
+	b.Run("loom-warm-changed", func(b *testing.B) {
+		orig, err := os.ReadFile(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.WriteFile(file, orig, 0o644)
+		changed := strings.Replace(string(orig), "value02500 :=", "value02500 = ", 1)
+		if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		median(b, nil, func() { blame(b, warm, all-1) })
+	})
+	b.Run("loom-since-50", func(b *testing.B) {
+		// The entry of big.go 50 commits before HEAD (one of them
+		// changed it), put back before each blame.
+		since := b.TempDir()
+		git(b, "checkout", "-q", "main~50")
+		bl := &Blamer{Store: w.st, UserID: "local", Cache: since}
+		_, err := bl.File(ctx, file, "")
+		git(b, "checkout", "-q", "main")
+		if err != nil {
+			b.Fatal(err)
+		}
+		des, err := os.ReadDir(since)
+		if err != nil || len(des) != 1 {
+			b.Fatalf("cache of %d entries: %v", len(des), err)
+		}
+		name := filepath.Join(since, des[0].Name())
+		entry, err := os.ReadFile(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		median(b, func() { os.WriteFile(name, entry, 0o600) }, func() { blame(b, since, all) })
+	})
 	if os.Getenv("LOOM_BENCH_COMMIT_GRAPH") != "" {
 		// What git maintenance (and a clone with fetch.writeCommitGraph)
 		// keeps: the commit graph with its changed-path filters.
-		if out, err := exec.Command("git", "-C", w.dir, "commit-graph", "write", "--reachable", "--changed-paths").CombinedOutput(); err != nil {
-			b.Fatalf("git commit-graph: %v: %s", err, out)
-		}
-		b.Run("loom-commit-graph", func(b *testing.B) {
-			bl := &Blamer{Store: w.st, UserID: "local"}
-			median(b, func() {
-				if _, err := bl.File(ctx, filepath.Join(w.dir, w.rel), ""); err != nil {
-					b.Fatal(err)
-				}
-			})
+		git(b, "commit-graph", "write", "--reachable", "--changed-paths")
+		b.Run("loom-cold-commit-graph", func(b *testing.B) {
+			var cache string
+			median(b, func() { cache = b.TempDir() }, func() { blame(b, cache, all) })
 		})
 		b.Run("git-blame-commit-graph", gitBlame())
 	}

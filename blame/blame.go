@@ -94,8 +94,13 @@ type Blamer struct {
 	// sessions (ReadTraces); their attribution stands where loom's
 	// sessions have none.
 	Traces []Record
+	// Cache is the directory of the line-age cache (ages.go), none
+	// when empty: the ages git blame gave the lines of the work tree's
+	// files, so that a file blamed again costs git the commits since.
+	Cache string
 	// indexed is set once the edit index was brought up to date.
 	indexed bool
+	ages    *ageCache
 }
 
 func (b *Blamer) now() time.Time {
@@ -188,17 +193,11 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 		}
 		side <- r
 	}()
-	var lines []blamed
-	if rev == "" && (g.Head(ctx) == "" || !g.Tracked(ctx, rel)) {
-		// A file git does not know: every line is not committed.
-		for i, l := range fileedit.Lines(string(content)) {
-			lines = append(lines, blamed{Commit: uncommitted, Path: rel, OrigLine: i + 1, Text: l, Time: notYet})
-		}
-	} else if lines, err = g.Blame(ctx, rev, rel); err != nil {
+	lines, shallow, err := b.lines(ctx, g, rel, rev, content)
+	if err != nil {
 		<-side
 		return nil, err
 	}
-	shallow := g.Shallow(ctx)
 	if shallow {
 		res.Notes = append(res.Notes, "this is a shallow clone: lines older than its first commit are unknown (git fetch --unshallow gives all of them)")
 	}
@@ -226,6 +225,30 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 		applyTraces(ctx, g, rel, rev, res.Lines, b.Traces)
 	}
 	return res, nil
+}
+
+// lines are the lines of rel (content, at rev or in the work tree) with
+// their ages, through the line-age cache when it can tell them, and
+// whether the repository is a shallow clone.
+func (b *Blamer) lines(ctx context.Context, g Git, rel, rev string, content []byte) ([]blamed, bool, error) {
+	if rev == "" {
+		if lines, ok, err := b.workTreeAges(ctx, g, rel, content); err != nil || ok {
+			return lines, false, err
+		}
+	}
+	var lines []blamed
+	if rev == "" && (g.Head(ctx) == "" || !g.Tracked(ctx, rel)) {
+		// A file git does not know: every line is not committed.
+		for i, l := range fileedit.Lines(string(content)) {
+			lines = append(lines, blamed{Commit: uncommitted, Path: rel, OrigLine: i + 1, Text: l, Time: notYet})
+		}
+	} else {
+		var err error
+		if lines, err = g.Blame(ctx, rev, rel); err != nil {
+			return nil, false, err
+		}
+	}
+	return lines, g.Shallow(ctx), nil
 }
 
 // index brings the store's edit index up to date, once per Blamer. A
@@ -285,9 +308,15 @@ func relTo(roots []string, path string) (string, bool) {
 // file in it, bare (loom.EditQuery.Bare): what tells which files'
 // edits to read whole.
 func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, error) {
-	roots := b.roots(ctx, g)
-	var repo []loom.FileEdit
-	for _, r := range roots {
+	// The edits here are read while the other roots are looked for.
+	found := make(chan []string, 1)
+	go func() { found <- b.roots(ctx, g) }()
+	repo, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: g.Dir, Bare: true})
+	roots := <-found
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range roots[1:] {
 		es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: r, Bare: true})
 		if err != nil {
 			return nil, nil, err

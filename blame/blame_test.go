@@ -26,6 +26,8 @@ type repo struct {
 	st    *sqlite.Store
 	clock time.Time
 	ses   map[string]*loom.Session
+	// cache is the line-age cache of the repository's blames.
+	cache string
 }
 
 func newRepo(t *testing.T) *repo {
@@ -124,14 +126,28 @@ func (r *repo) agentEdit(name, tool, rel, old, new string) {
 		func() { r.write(rel, strings.Replace(cur, old, new, 1)) })
 }
 
+// blame blames rel as the work tree has it, with the line-age cache
+// the repository's blames share and without one: both must say the
+// same.
 func (r *repo) blame(rel string) *Result {
 	r.t.Helper()
-	b := &Blamer{Store: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }}
-	res, err := b.File(context.Background(), filepath.Join(r.dir, rel), "")
-	if err != nil {
-		r.t.Fatal(err)
+	if r.cache == "" {
+		r.cache = r.t.TempDir()
 	}
-	return res
+	var res [2]*Result
+	for i, cache := range []string{r.cache, ""} {
+		b := &Blamer{Store: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }, Cache: cache}
+		var err error
+		if res[i], err = b.File(context.Background(), filepath.Join(r.dir, rel), ""); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	a, _ := json.Marshal(res[0])
+	b, _ := json.Marshal(res[1])
+	if string(a) != string(b) {
+		r.t.Fatalf("%s blamed with the line-age cache:\n%s\nwithout:\n%s", rel, a, b)
+	}
+	return res[0]
 }
 
 // want checks each line's kind and session: who maps a line's text (a

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,9 @@ type Git struct {
 	Bin string
 	// Dir is the work tree's top-level directory.
 	Dir string
+	// noMoves blames without -M (tests of what the line-age cache
+	// gives against a whole blame).
+	noMoves bool
 }
 
 // run runs git with args in g.Dir and returns its standard output; an
@@ -119,11 +123,24 @@ type blamed struct {
 // moved from other files are found by their content (candidates), not
 // by -C, which costs a third more on a long history.
 func (g Git) Blame(ctx context.Context, rev, rel string) ([]blamed, error) {
-	args := []string{"blame", "--porcelain", "-w", "-M"}
+	var args []string
 	if rev != "" {
 		args = append(args, rev)
 	}
-	out, err := g.run(ctx, append(args, "--", rel)...)
+	return g.blame(ctx, append(args, "--", rel)...)
+}
+
+// blameFlags are the options git blame runs with, besides --porcelain.
+func (g Git) blameFlags() []string {
+	if g.noMoves {
+		return []string{"-w"}
+	}
+	return []string{"-w", "-M"}
+}
+
+// blame runs git blame --porcelain with blameFlags and args.
+func (g Git) blame(ctx context.Context, args ...string) ([]blamed, error) {
+	out, err := g.run(ctx, slices.Concat([]string{"blame", "--porcelain"}, g.blameFlags(), args)...)
 	if err != nil {
 		return nil, err
 	}

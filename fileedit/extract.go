@@ -127,6 +127,11 @@ const (
 	commandTool // str_replace_editor and its like: the command says
 )
 
+// nameSeparators are taken out of a tool's name before it is compared
+// (made once: building a Replacer for each call was a sixth of the edit
+// index's reading of a body).
+var nameSeparators = strings.NewReplacer("_", "", "-", "")
+
 // kindOf reads a tool's name: its last word after a namespace
 // (mcp__server__tool, developer__text_editor, a.b), without case,
 // underscores or dashes.
@@ -138,7 +143,7 @@ func kindOf(name string) toolKind {
 	if i := strings.LastIndexByte(n, '.'); i >= 0 {
 		n = n[i+1:]
 	}
-	n = strings.NewReplacer("_", "", "-", "").Replace(n)
+	n = nameSeparators.Replace(n)
 	switch n {
 	case "write", "writefile", "create", "createfile", "writetofile", "newfile", "filewrite":
 		return writeTool

@@ -2,6 +2,7 @@ package fileedit
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -59,6 +60,19 @@ func FuzzMatch(f *testing.F) {
 				t.Fatalf("line %d of b matched to %d (after %d)", j, i, last)
 			}
 			last = i
+		}
+	})
+}
+
+// FuzzNorm: Norm is the line's fields (strings.Fields) joined by one
+// space, as the edit index's stored hashes were made, whatever the line.
+func FuzzNorm(f *testing.F) {
+	for _, s := range []string{"", " ", "\tx := 1 // y", "a  b", " a", "a ", "a\r", "x\u00a0y", "\xff a", "a\vb\fc", "é  ü\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Norm(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("Norm(%q) = %q, want %q", s, got, want)
 		}
 	})
 }

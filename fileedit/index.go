@@ -3,6 +3,9 @@ package fileedit
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
@@ -25,11 +28,7 @@ func Index(ctx context.Context, st loom.EditStore) (int, error) {
 		if len(src) == 0 {
 			return total, nil
 		}
-		var edits []loom.IndexedEdit
-		for i := range src {
-			edits = append(edits, FromBody(&src[i])...)
-		}
-		if err := st.PutEdits(ctx, src, edits); err != nil {
+		if err := st.PutEdits(ctx, src, fromBodies(src)); err != nil {
 			return total, fmt.Errorf("edit index: %w", err)
 		}
 		total += len(src)
@@ -37,6 +36,23 @@ func Index(ctx context.Context, st loom.EditStore) (int, error) {
 			return total, nil
 		}
 	}
+}
+
+// fromBodies are the edits of bodies, in their order, read on every
+// core: decoding the bodies' JSON is most of a catch-up's work.
+func fromBodies(src []loom.EditSource) []loom.IndexedEdit {
+	workers := min(runtime.GOMAXPROCS(0), (len(src)+49)/50)
+	found := make([][]loom.IndexedEdit, len(src))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(src); i += workers {
+				found[i] = FromBody(&src[i])
+			}
+		})
+	}
+	wg.Wait()
+	return slices.Concat(found...)
 }
 
 // FromBody are the edits of one stored body, as the index keeps them.

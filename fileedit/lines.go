@@ -3,13 +3,52 @@ package fileedit
 import (
 	"hash/fnv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Norm is a line as blame compares it: its runs of spaces and tabs one
 // space, without leading or trailing ones, so that a line re-indented
-// or realigned (gofmt, prettier) is still the same line.
+// or realigned (gofmt, prettier) is still the same line. Spaces are
+// those strings.Fields splits at; an ASCII line, most of them, is read
+// in one pass, and given back as it is when it is already so.
 func Norm(s string) string {
-	s = strings.TrimRight(s, "\r")
+	normal := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return normSlow(s)
+		case asciiSpace[c] == 0:
+		case c != ' ' || i == 0 || i == len(s)-1 || s[i+1] == ' ':
+			normal = false
+		}
+	}
+	if normal {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if asciiSpace[c] != 0 {
+			space = len(b) > 0
+			continue
+		}
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace (and so
+// strings.Fields) takes for spaces.
+var asciiSpace = [256]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
+
+// normSlow is Norm of a line that is not all ASCII.
+func normSlow(s string) string {
 	var b strings.Builder
 	space := false
 	for _, f := range strings.Fields(s) {

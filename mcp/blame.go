@@ -78,7 +78,7 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 	if !ok {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
 	}
-	b := &blame.Blamer{Store: es, UserID: c.user, Now: t.cfg.Now}
+	b := &blame.Blamer{Store: es, UserID: c.user, Now: t.cfg.Now, Cache: t.cfg.BlameCache}
 	res, err := b.File(ctx, path, a.Rev)
 	if err != nil {
 		return nil, err

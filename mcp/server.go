@@ -66,6 +66,9 @@ type Config struct {
 	// git repositories: loom mcp's, whose user is the machine's; never
 	// /mcp of loom serve, whose users the machine's files are not.
 	Files bool
+	// BlameCache is the directory of the blame tool's line-age cache
+	// (blame.Blamer.Cache); empty: none.
+	BlameCache string
 	// MaxFrameBytes bounds one message read by Serve (default
 	// DefaultMaxFrameBytes); a longer one is refused and skipped.
 	MaxFrameBytes int

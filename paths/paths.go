@@ -140,6 +140,10 @@ func (d Dirs) SessionLog(user, sessionID string) string {
 	return filepath.Join(d.LogsDir(), Sanitize(user), Sanitize(sessionID)+".jsonl")
 }
 
+// BlameCacheDir is where loom blame keeps the ages git blame gave the
+// lines of the files it blamed (package blame's line-age cache).
+func (d Dirs) BlameCacheDir() string { return filepath.Join(d.Cache, "blame") }
+
 // HistoryFile returns the interactive prompt's line history.
 func (d Dirs) HistoryFile() string { return filepath.Join(d.State, "history") }
 

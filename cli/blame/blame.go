@@ -5,6 +5,7 @@
 package blame
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -32,10 +33,12 @@ type Options struct {
 	Now       func() time.Time
 	// Cwd is the working directory, which relative paths are taken
 	// from.
-	Cwd     func() (string, error)
-	Version string
-	User    string
-	JSON    bool
+	Cwd func() (string, error)
+	// BlameCache is the line-age cache's directory ("" for none).
+	BlameCache string
+	Version    string
+	User       string
+	JSON       bool
 
 	// File is the file blamed, From and To the lines kept (0: all).
 	File     string
@@ -105,12 +108,13 @@ is given as ./NAME.`,
 
 func newOptions(inv *command.Invocation) *Options {
 	return &Options{
-		IO:        inv.IO,
-		Store:     inv.Store,
-		DisplayID: inv.Scope().DisplayID,
-		Now:       inv.TimeNow,
-		Cwd:       inv.Cwd,
-		Version:   inv.Version,
+		IO:         inv.IO,
+		Store:      inv.Store,
+		DisplayID:  inv.Scope().DisplayID,
+		Now:        inv.TimeNow,
+		Cwd:        inv.Cwd,
+		BlameCache: inv.BlameCache(),
+		Version:    inv.Version,
 	}
 }
 
@@ -151,7 +155,7 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 	if !ok {
 		es = noEdits{}
 	}
-	return &blame.Blamer{Store: es, UserID: o.User, Now: o.Now}, st, nil
+	return &blame.Blamer{Store: es, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
 }
 
 // noEdits is the edit index of a store that does not exist yet.
@@ -254,6 +258,10 @@ func printLines(ctx context.Context, o *Options, st loom.Store, lines []Line) {
 		whos[i] = who
 		pad = max(pad, len([]rune(who)))
 	}
+	// One write for many lines: a file of thousands of lines is as many
+	// system calls otherwise.
+	out := bufio.NewWriterSize(o.IO.Out, 64<<10)
+	defer out.Flush()
 	for i, l := range lines {
 		who := whos[i] + strings.Repeat(" ", pad-len([]rune(whos[i])))
 		if l.SessionID != "" {
@@ -261,7 +269,7 @@ func printLines(ctx context.Context, o *Options, st loom.Store, lines []Line) {
 		} else {
 			who = cs.Gray(who)
 		}
-		fmt.Fprintf(o.IO.Out, "%s %*d) %s\n", who, width, l.N, showLine(l.Text))
+		fmt.Fprintf(out, "%s %*d) %s\n", who, width, l.N, showLine(l.Text))
 	}
 }
 

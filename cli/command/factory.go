@@ -106,6 +106,16 @@ func (f *Factory) TimeNow() time.Time {
 // Dirs returns loom's directories.
 func (f *Factory) Dirs() (paths.Dirs, error) { return paths.Resolve(f.Getenv) }
 
+// BlameCache is the directory of loom blame's line-age cache, "" (no
+// cache) where loom's directories cannot be placed.
+func (f *Factory) BlameCache() string {
+	d, err := f.Dirs()
+	if err != nil {
+		return ""
+	}
+	return d.BlameCacheDir()
+}
+
 // Config reads loom's configuration, config.toml with the environment's
 // overrides, and returns the path of the file. Every command, and the
 // agents they build, read it here.

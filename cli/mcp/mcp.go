@@ -117,12 +117,13 @@ func mcpRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	cfg := loommcp.Config{
-		Store:   (&reopener{open: opts.ReadStore}).store,
-		Files:   true,
-		User:    user,
-		Version: opts.Version,
-		Memory:  func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
-		Logger:  slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Store:      (&reopener{open: opts.ReadStore}).store,
+		Files:      true,
+		BlameCache: d.BlameCacheDir(),
+		User:       user,
+		Version:    opts.Version,
+		Memory:     func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
+		Logger:     slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	if opts.Searchers != nil {
 		cfg.Searcher = opts.Searchers(ctx)

@@ -41,6 +41,8 @@ type ShowOptions struct {
 	Turn int
 	// User is whose edits are looked at.
 	User string
+	// BlameCache is the line-age cache's directory ("" for none).
+	BlameCache string
 }
 
 func newCmdSessionShow(inv *command.Invocation, runF func(*ShowOptions) error) *cobra.Command {
@@ -48,6 +50,7 @@ func newCmdSessionShow(inv *command.Invocation, runF func(*ShowOptions) error) *
 		IO:          inv.IO,
 		ReadSession: inv.ReadSession,
 		Now:         inv.TimeNow,
+		BlameCache:  inv.BlameCache(),
 	}
 	cmd := &cobra.Command{
 		Use:   "show REF",
@@ -125,7 +128,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	var live []blame.FileLines
 	if opts.Turn > 0 {
 		if es, ok := command.Underlying(st).(loom.EditStore); ok {
-			b := &blame.Blamer{Store: es, UserID: opts.User, Now: opts.Now}
+			b := &blame.Blamer{Store: es, UserID: opts.User, Now: opts.Now, Cache: opts.BlameCache}
 			if live, err = b.TurnLines(ctx, s.ID, opts.Turn); err != nil {
 				return err
 			}

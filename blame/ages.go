@@ -1,0 +1,565 @@
+package blame
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	bin "encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom/internal/safefile"
+)
+
+// The line-age cache: what git blame said of a file's lines at one
+// commit, kept in loom's cache directory (docs/blame.md, "Line ages"),
+// so that the next blame of the file asks git only about the commits
+// since. A file's entry holds, for commit C, each line of the file at C
+// with the commit that brought it in, the file's name there, its line
+// number there and the commit's time. Blamed again at HEAD C', loom
+// runs git blame on C..C' alone: the lines older than C come back as
+// boundary lines of C with their number in C, and are read from the
+// entry. For the lines git blame follows line by line (without -M),
+// the age so found is the one a whole blame gives, since each commit's
+// diff with its parent decides a line's way alone. With -M, git's answer for
+// a moved block also depends on which lines around it it was blamed
+// with; the entry keeps the answer git gave at C, and a whole blame at
+// C' may date such a block to the commit that moved it instead (see
+// TestAgesMovedBlockKeepsItsAge).
+//
+// The cache is derived data, for this machine's work trees only: not
+// in the store, which syncs and may be shared. An entry is one file
+// written whole by rename, so that concurrent loom processes read an
+// entry or its successor, never half of one; a checksum covers it, and
+// an entry that does not read back is ignored (and replaced). The
+// directory is kept under maxAgeBytes and maxAgeFiles, the entries
+// least recently used removed first.
+
+const (
+	ageMagic   = "loom blame ages\n"
+	ageVersion = 1
+	// maxAgeEntry bounds one entry: a file of more lines is blamed
+	// whole each time.
+	maxAgeEntry = 16 << 20
+	// maxAgeBytes and maxAgeFiles bound the directory; pruning keeps
+	// three quarters of each.
+	maxAgeBytes = 64 << 20
+	maxAgeFiles = 20_000
+	// agePruneEvery is how many new entries a process writes between
+	// looks at the directory's size (the first new one is looked at).
+	agePruneEvery = 256
+	// ageTouchAfter is how old an entry's time must be before a read
+	// makes it recent again (the order pruning follows).
+	ageTouchAfter = time.Hour
+	// ageTempAge is how old a file half written by a process that died
+	// must be before pruning removes it.
+	ageTempAge = 10 * time.Minute
+	// ageSuffix ends an entry's name.
+	ageSuffix = ".ages"
+)
+
+// ageEntry is one file's line ages at one commit. Its lines have no
+// text: that is the file's at the commit.
+type ageEntry struct {
+	// Flags are git blame's options the ages were found with.
+	Flags  string
+	Repo   string // the work tree's top-level directory
+	Path   string // the file, relative to it
+	Commit string
+	Blob   string // the file's object at Commit
+	Lines  []blamed
+}
+
+// ageCache is the directory of line-age entries.
+type ageCache struct {
+	dir string
+	// written counts the new entries and bytes written since the last
+	// look at the directory's size; looked says there was one.
+	written, writtenBytes int
+	looked                bool
+	// used counts how headAges found ages: from an entry of HEAD (hit),
+	// from git since an entry's commit (since), from a whole blame.
+	used struct{ hit, since, whole int }
+}
+
+// ageName is the entry's file of a repository's file.
+func (c *ageCache) ageName(repo, path string) string {
+	h := sha256.Sum256([]byte(repo + "\x00" + path))
+	return filepath.Join(c.dir, hex.EncodeToString(h[:16])+ageSuffix)
+}
+
+// load is the entry of path in repo found with flags, nil when there is
+// none, it is not that file's or it does not read back.
+func (c *ageCache) load(repo, path, flags string) *ageEntry {
+	name := c.ageName(repo, path)
+	f, fi, err := safefile.Open(name, maxAgeEntry)
+	if err != nil {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxAgeEntry+1))
+	f.Close()
+	if err != nil {
+		return nil
+	}
+	e, err := decodeAges(b)
+	if err != nil || e.Repo != repo || e.Path != path || e.Flags != flags {
+		return nil
+	}
+	if now := time.Now(); now.Sub(fi.ModTime()) > ageTouchAfter {
+		os.Chtimes(name, now, now)
+	}
+	return e
+}
+
+// save writes e as its file's entry, whole or not at all. An entry
+// over maxAgeEntry is not kept.
+func (c *ageCache) save(e *ageEntry) error {
+	b := encodeAges(e)
+	if len(b) > maxAgeEntry {
+		return nil
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return err
+	}
+	name := c.ageName(e.Repo, e.Path)
+	_, err := os.Lstat(name)
+	isNew := errors.Is(err, os.ErrNotExist)
+	if err := safefile.WriteFile(name, b, 0o600); err != nil {
+		return err
+	}
+	if isNew {
+		c.written++
+		c.writtenBytes += len(b)
+		if !c.looked || c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8 {
+			c.looked, c.written, c.writtenBytes = true, 0, 0
+			return c.prune(time.Now(), maxAgeBytes, maxAgeFiles)
+		}
+	}
+	return nil
+}
+
+// prune removes the least recently used entries while the directory
+// holds more than maxBytes or maxFiles, down to three quarters of each,
+// and files left half written long enough ago.
+func (c *ageCache) prune(now time.Time, maxBytes int64, maxFiles int) error {
+	des, err := os.ReadDir(c.dir)
+	if err != nil {
+		return err
+	}
+	type ent struct {
+		name string
+		size int64
+		at   time.Time
+	}
+	var es []ent
+	var total int64
+	for _, de := range des {
+		fi, err := de.Info()
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		name := filepath.Join(c.dir, de.Name())
+		if strings.HasPrefix(de.Name(), ".") {
+			if now.Sub(fi.ModTime()) > ageTempAge {
+				os.Remove(name)
+			}
+			continue
+		}
+		if !strings.HasSuffix(de.Name(), ageSuffix) {
+			continue
+		}
+		es = append(es, ent{name, fi.Size(), fi.ModTime()})
+		total += fi.Size()
+	}
+	if total <= maxBytes && len(es) <= maxFiles {
+		return nil
+	}
+	slices.SortFunc(es, func(a, b ent) int { return a.at.Compare(b.at) })
+	n := len(es)
+	for _, e := range es {
+		if total <= maxBytes*3/4 && n <= maxFiles*3/4 {
+			break
+		}
+		if os.Remove(e.name) == nil {
+			total -= e.size
+			n--
+		}
+	}
+	return nil
+}
+
+// encodeAges is e as an entry's file: the magic line, then varints and
+// strings (each its length and bytes): the version, flags, repository,
+// path, commit and blob; the commits the lines come from (id, time,
+// boundary); the files they were in; each line's commit, file and line
+// number there; and last the CRC-32C of all before it.
+func encodeAges(e *ageEntry) []byte {
+	var b []byte
+	str := func(s string) { b = bin.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
+	b = append(b, ageMagic...)
+	b = bin.AppendUvarint(b, ageVersion)
+	for _, s := range []string{e.Flags, e.Repo, e.Path, e.Commit, e.Blob} {
+		str(s)
+	}
+	commits, paths := map[string]int{}, map[string]int{}
+	var cs []*blamed
+	var ps []string
+	for i := range e.Lines {
+		l := &e.Lines[i]
+		if _, ok := commits[l.Commit]; !ok {
+			commits[l.Commit] = len(cs)
+			cs = append(cs, l)
+		}
+		if _, ok := paths[l.Path]; !ok {
+			paths[l.Path] = len(ps)
+			ps = append(ps, l.Path)
+		}
+	}
+	b = bin.AppendUvarint(b, uint64(len(cs)))
+	for _, l := range cs {
+		str(l.Commit)
+		b = bin.AppendVarint(b, l.Time.Unix())
+		if l.Boundary {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	b = bin.AppendUvarint(b, uint64(len(ps)))
+	for _, p := range ps {
+		str(p)
+	}
+	b = bin.AppendUvarint(b, uint64(len(e.Lines)))
+	for _, l := range e.Lines {
+		b = bin.AppendUvarint(b, uint64(commits[l.Commit]))
+		b = bin.AppendUvarint(b, uint64(paths[l.Path]))
+		b = bin.AppendUvarint(b, uint64(l.OrigLine))
+	}
+	return bin.BigEndian.AppendUint32(b, crc32.Checksum(b, crc32c))
+}
+
+var crc32c = crc32.MakeTable(crc32.Castagnoli)
+
+// errAges is the error of an entry that does not read back.
+var errAges = errors.New("not a line-age entry")
+
+// decodeAges reads an entry's file, refusing anything encodeAges did
+// not write.
+func decodeAges(b []byte) (*ageEntry, error) {
+	if len(b) < len(ageMagic)+4 || !bytes.HasPrefix(b, []byte(ageMagic)) {
+		return nil, errAges
+	}
+	body, sum := b[:len(b)-4], bin.BigEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, crc32c) != sum {
+		return nil, errAges
+	}
+	r := ageReader{b: body[len(ageMagic):]}
+	if r.uint(1) != ageVersion {
+		return nil, errAges
+	}
+	e := &ageEntry{}
+	for _, s := range []*string{&e.Flags, &e.Repo, &e.Path, &e.Commit, &e.Blob} {
+		*s = r.str()
+	}
+	type commit struct {
+		id       string
+		at       time.Time
+		boundary bool
+	}
+	// Each commit, file and line takes a byte at least: a count over
+	// what is left is a lie.
+	cs := make([]commit, r.uint(len(r.b)))
+	for i := range cs {
+		cs[i].id = r.str()
+		cs[i].at = time.Unix(r.int(), 0).UTC()
+		cs[i].boundary = r.byte() == 1
+	}
+	ps := make([]string, r.uint(len(r.b)))
+	for i := range ps {
+		ps[i] = r.str()
+	}
+	e.Lines = make([]blamed, r.uint(len(r.b)))
+	for i := range e.Lines {
+		c, p, orig := r.uint(len(cs)-1), r.uint(len(ps)-1), r.uint(1<<31)
+		if r.err != nil {
+			break
+		}
+		e.Lines[i] = blamed{Commit: cs[c].id, Path: ps[p], OrigLine: int(orig), Time: cs[c].at, Boundary: cs[c].boundary}
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errAges
+	}
+	for _, l := range e.Lines {
+		if l.OrigLine < 1 || l.Commit == uncommitted {
+			return nil, errAges
+		}
+	}
+	return e, nil
+}
+
+// ageReader reads an entry's varints and strings; the first thing that
+// does not read sets err, and all after it read as zero.
+type ageReader struct {
+	b   []byte
+	err error
+}
+
+func (r *ageReader) fail() { r.err, r.b = errAges, nil }
+
+// uint reads an unsigned varint no larger than max.
+func (r *ageReader) uint(max int) uint64 {
+	v, n := bin.Uvarint(r.b)
+	if r.err != nil || n <= 0 || max < 0 || v > uint64(max) {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *ageReader) int() int64 {
+	v, n := bin.Varint(r.b)
+	if r.err != nil || n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *ageReader) byte() byte {
+	if r.err != nil || len(r.b) == 0 {
+		r.fail()
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *ageReader) str() string {
+	n := r.uint(len(r.b))
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.fail()
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+// blobID is the id git gives content as a blob, in the repository's
+// hash (SHA-1, or SHA-256 when ids are 64 digits long).
+func blobID(content []byte, like string) string {
+	head := "blob " + strconv.Itoa(len(content)) + "\x00"
+	if len(like) == 64 {
+		h := sha256.New()
+		h.Write([]byte(head))
+		h.Write(content)
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	h := sha1.New()
+	h.Write([]byte(head))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// textLines are content's lines as git blame's porcelain output gives
+// them (and parsePorcelain reads them): split at line ends, a final one
+// starting no line, a carriage return before a line end dropped.
+func textLines(content []byte) []string {
+	if len(content) == 0 {
+		return nil
+	}
+	s := strings.TrimSuffix(string(content), "\n")
+	ls := strings.Split(s, "\n")
+	for i, l := range ls {
+		ls[i] = strings.TrimSuffix(l, "\r")
+	}
+	return ls
+}
+
+// probed is what one git call tells of a work tree and a file in it.
+type probed struct {
+	shallow bool
+	gitDir  string
+	head    string // the commit HEAD names
+	blob    string // the file's object in it
+}
+
+// probe asks git at once whether the repository is a shallow clone,
+// where its git directory is, what HEAD is, and which object rel is in
+// it; ok is false when HEAD or rel in it is not there.
+func (g Git) probe(ctx context.Context, rel string) (probed, bool, error) {
+	out, err := g.run(ctx, "rev-parse", "--is-shallow-repository", "--absolute-git-dir", "HEAD", "HEAD:"+rel)
+	if err != nil {
+		if ctx.Err() != nil {
+			return probed{}, false, ctx.Err()
+		}
+		return probed{}, false, nil
+	}
+	f := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(f) != 4 {
+		return probed{}, false, nil
+	}
+	return probed{shallow: f[0] == "true", gitDir: f[1], head: f[2], blob: f[3]}, true, nil
+}
+
+// merging says whether a merge is under way in the work tree: git
+// blames its file against MERGE_HEAD's commits too, which the cached
+// ages do not follow.
+func merging(gitDir string) bool {
+	_, err := os.Lstat(filepath.Join(gitDir, "MERGE_HEAD"))
+	return err == nil
+}
+
+// headAges are the line ages of rel at commit head (whose object of it
+// is blob): the cached entry's when it is of head, else those since the
+// entry's commit read from git and the older ones from the entry, else
+// a whole blame. The cache is given the result when it changed.
+func (c *ageCache) headAges(ctx context.Context, g Git, rel, head, blob string) ([]blamed, error) {
+	flags := strings.Join(g.blameFlags(), " ")
+	e := c.load(g.Dir, rel, flags)
+	if e != nil && e.Commit == head && e.Blob == blob {
+		c.used.hit++
+		return e.Lines, nil
+	}
+	var lines []blamed
+	if e != nil {
+		var err error
+		if lines, err = c.since(ctx, g, e, head, rel); err != nil {
+			return nil, err
+		}
+	}
+	if lines == nil {
+		var err error
+		if lines, err = g.Blame(ctx, head, rel); err != nil {
+			return nil, err
+		}
+		c.used.whole++
+	} else {
+		c.used.since++
+	}
+	ne := &ageEntry{Flags: flags, Repo: g.Dir, Path: rel, Commit: head, Blob: blob, Lines: make([]blamed, len(lines))}
+	for i, l := range lines {
+		l.Text = ""
+		ne.Lines[i] = l
+	}
+	// A cache that cannot be written (a full disk, a directory not
+	// ours) leaves the next blame to git: the ages found stand.
+	_ = c.save(ne)
+	return ne.Lines, nil
+}
+
+// since are the line ages of rel at head from git blame of
+// e.Commit..head, the lines older than e.Commit read from the cache;
+// nil when that cannot be known so (e's commit is gone or not an
+// ancestor of head, or a line comes from a file whose entry is of
+// another commit): a whole blame is needed then.
+func (c *ageCache) since(ctx context.Context, g Git, e *ageEntry, head, rel string) ([]blamed, error) {
+	lines, err := g.blame(ctx, e.Commit+".."+head, "--", rel)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, nil
+	}
+	if !c.fromEntries(g, lines, e) {
+		return nil, nil
+	}
+	return lines, nil
+}
+
+// fromEntries replaces lines' boundary lines of e's commit by the ages
+// their entries give them (e's, or that of the file the line was in
+// there); false when one cannot be: a boundary line of another commit
+// (a commit outside e's history, a root commit of a history merged
+// since), or a file with no entry at e's commit.
+func (c *ageCache) fromEntries(g Git, lines []blamed, e *ageEntry) bool {
+	entries := map[string]*ageEntry{e.Path: e}
+	for i := range lines {
+		l := &lines[i]
+		if !l.Boundary {
+			continue
+		}
+		if l.Commit != e.Commit {
+			return false
+		}
+		pe, ok := entries[l.Path]
+		if !ok {
+			pe = c.load(g.Dir, l.Path, e.Flags)
+			if pe != nil && pe.Commit != e.Commit {
+				pe = nil
+			}
+			entries[l.Path] = pe
+		}
+		if pe == nil || l.OrigLine < 1 || l.OrigLine > len(pe.Lines) {
+			return false
+		}
+		text := l.Text
+		*l = pe.Lines[l.OrigLine-1]
+		l.Text = text
+	}
+	return true
+}
+
+// workTreeAges are the line ages of rel as the work tree has it
+// (content), found through the cache; ok is false when the cache cannot
+// tell them (no cache, no HEAD or rel not in it, a shallow clone, a
+// merge under way): a whole blame of the work tree's file is needed.
+func (b *Blamer) workTreeAges(ctx context.Context, g Git, rel string, content []byte) (lines []blamed, ok bool, err error) {
+	if b.Cache == "" {
+		return nil, false, nil
+	}
+	p, ok, err := g.probe(ctx, rel)
+	if err != nil || !ok || p.shallow || merging(p.gitDir) {
+		return nil, false, err
+	}
+	if b.ages == nil {
+		b.ages = &ageCache{dir: b.Cache}
+	}
+	head, err := b.ages.headAges(ctx, g, rel, p.head, p.blob)
+	if err != nil {
+		return nil, false, err
+	}
+	if blobID(content, p.blob) == p.blob {
+		texts := textLines(content)
+		if len(texts) != len(head) {
+			return nil, false, nil
+		}
+		lines = make([]blamed, len(head))
+		for i, l := range head {
+			l.Text = texts[i]
+			lines[i] = l
+		}
+		return lines, true, nil
+	}
+	// The work tree's changes since HEAD, the lines before them HEAD's.
+	lines, err = g.blame(ctx, "--contents", rel, p.head+"..", "--", rel)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		return nil, false, nil
+	}
+	at := &ageEntry{Flags: strings.Join(g.blameFlags(), " "), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
+	if !b.ages.fromEntries(g, lines, at) {
+		return nil, false, nil
+	}
+	return lines, true, nil
+}
+
+// String describes an entry, for tests' messages.
+func (e *ageEntry) String() string {
+	return fmt.Sprintf("%s:%s at %.8s, %d lines", e.Repo, e.Path, e.Commit, len(e.Lines))
+}
