@@ -52,13 +52,15 @@ type SearchQuery struct {
 	// returns, in its order. The tiers that rank sessions choose their
 	// page of many hits so, without making the snippets of the rest.
 	Keep func(hits []SearchHit) []SearchHit `json:"-"`
-	// Gate, when set, is applied to each text a snippet is made from
-	// (a message's, a title's) before it is cut and its matches marked:
-	// how the ways out of the machine (MCP, recall, hooks) redact
-	// secrets while they are whole, before a highlight or a cut could
-	// break them apart (secrets.Gate). cut says the text was cut short
-	// at its end.
-	Gate func(text string, cut bool) string `json:"-"`
+	// Gate, when set, is applied to the texts the snippets of a search
+	// are made from (messages', titles'), all of them at once, before
+	// any is cut and its matches marked: how the ways out of the
+	// machine (MCP, recall, hooks) redact secrets while they are whole,
+	// before a highlight or a cut could break them apart, and a secret
+	// found in one text where it is repeated in another (secrets.Gate).
+	// It replaces each texts[i] by its redacted form; cut[i] says the
+	// text was cut short at its end.
+	Gate func(texts []string, cut []bool) `json:"-"`
 }
 
 // The tiers of a search, in the order a plain query goes through them

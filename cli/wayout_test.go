@@ -610,7 +610,7 @@ func blameRepo(t *testing.T, w *world) string {
 	if err := st.Append(context.Background(), s,
 		clitest.TextMsg(loom.RoleUser, w.p.prompt2, at),
 		&loom.Message{Role: loom.RoleAssistant, Model: "gpt-4o-mini", Provider: "openai", CreatedAt: at.Add(time.Second), Parts: []loom.Part{
-			{Type: loom.PartReasoning, Text: "The smoke test sends Authorization: Bearer " + w.p.Bearer1 + "; the mysql password goes in deploy.env."},
+			{Type: loom.PartReasoning, Text: "The bearer token " + w.p.Bearer1 + " and the mysql password go in deploy.env."},
 			{Type: loom.PartTool, CallID: "call_write", Name: "Write", Status: loom.ToolCompleted, Input: in, Output: json.RawMessage(`"File created"`)}}},
 		&loom.Message{Role: loom.RoleAssistant, Model: "gpt-4o-mini", Provider: "openai", CreatedAt: at.Add(2 * time.Second), Parts: []loom.Part{
 			{Type: loom.PartText, Text: "deploy.env holds DATABASE_URL=mysql://app:" + w.p.DBPass + "@db:3306/shop now."}}},

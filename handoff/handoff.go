@@ -104,17 +104,22 @@ func Run(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Option
 		return nil, err
 	}
 	// Another program reads what is handed off: the session is read
-	// through the gate, redacted before anything is converted.
+	// through the gate, redacted before anything is converted, its
+	// title with its messages as one read (a secret the messages give
+	// away is redacted where the title repeats it).
 	var gate *secrets.Gate
+	var msgs []*loom.Message
 	if o.Redact != nil {
 		gate = o.Redact.Gate(st)
-		st = gate
-		if s, err = gate.Session(ctx, s.ID); err != nil {
+		data, err := gate.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{})
+		if err != nil {
 			return nil, err
 		}
-	}
-	msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
-	if err != nil {
+		if len(data) == 0 {
+			return nil, loom.Errorf(loom.ENOTFOUND, "session %s is no longer in the store", s.ID)
+		}
+		s, msgs = data[0].Session, data[0].Messages
+	} else if msgs, err = st.Messages(ctx, s.ID, loom.MessageQuery{}); err != nil {
 		return nil, err
 	}
 	last := 0

@@ -174,10 +174,13 @@ func (s *Store) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64,
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	hits, bodies := sqlstore.VectorOrder(ids, scores, byBody, q.Limit)
-	m := snippet.ForQuery(q)
 	start, end := q.Marks()
+	windows := make([]snippet.Window, len(hits))
 	for i := range hits {
-		hits[i].Snippet = m.MakeWindow(snippet.Prefix(texts[bodies[i]]), start, end)
+		windows[i] = snippet.Prefix(texts[bodies[i]])
+	}
+	for i, sn := range snippet.ForQuery(q).MakeWindows(windows, start, end) {
+		hits[i].Snippet = sn
 	}
 	return hits, nil
 }

@@ -282,13 +282,17 @@ func withSnippets(q loom.SearchQuery, hits []loom.SearchHit, texts []string) []l
 		// No hit reads as none, as on SQLite (null in JSON, not []).
 		return nil
 	}
-	m := snippet.ForQuery(q)
 	start, end := q.Marks()
 	out := make([]loom.SearchHit, 0, len(kept))
+	windows := make([]snippet.Window, 0, len(kept))
 	for _, i := range kept {
-		h := hits[i]
-		h.Snippet = m.MakeWindow(snippet.Prefix(texts[i]), start, end)
-		out = append(out, h)
+		out = append(out, hits[i])
+		windows = append(windows, snippet.Prefix(texts[i]))
+	}
+	// Made together: a gate (loom.SearchQuery.Gate) reads them all as
+	// one.
+	for i, sn := range snippet.ForQuery(q).MakeWindows(windows, start, end) {
+		out[i].Snippet = sn
 	}
 	return out
 }

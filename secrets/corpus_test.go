@@ -202,6 +202,11 @@ func TestSeededCorpus(t *testing.T) {
 		len(corpus), len(secretstest.Kinds), len(ways), 100*recall, len(corpus)-caught, sortedCounts(missed))
 	t.Logf("clean: %d messages (real sessions and this repository's code); %d flagged = %.2f%% (%v)",
 		len(clean), nflagged, 100*fp, sortedCounts(flagged))
+	values, echoed := echoSpread(d, clean)
+	t.Logf("clean: the echoes of the %d values kept from what is flagged change %d more messages", values, echoed)
+	if echoed > nflagged {
+		t.Errorf("the echoes of what is flagged change %d more clean messages, more than the %d flagged", echoed, nflagged)
+	}
 	if len(corpus) < 200 {
 		t.Fatalf("corpus holds %d secrets, want 200 or more", len(corpus))
 	}
@@ -224,4 +229,29 @@ func sortedCounts(m map[string]int) string {
 		fmt.Fprintf(&b, "%s %d; ", k, m[k])
 	}
 	return b.String()
+}
+
+// echoSpread reads clean messages as one read (the worst case: a read
+// holding all of them), keeps the values the detector finds in them
+// (secrets.Echoes), and returns how many it kept and how many messages
+// the detector does not flag their repeats would change: how far what
+// is found by mistake spreads.
+func echoSpread(d *secrets.Detector, clean []*loom.Message) (values, echoed int) {
+	echoes := d.Echoes(0)
+	var rest []*loom.Message
+	for _, m := range clean {
+		if len(d.ScanMessage(m)) == 0 {
+			rest = append(rest, m)
+			continue
+		}
+		for _, p := range m.Parts {
+			echoes.RedactPart(p)
+		}
+	}
+	for _, m := range rest {
+		if len(echoes.ScanMessage(m)) > 0 {
+			echoed++
+		}
+	}
+	return len(echoes.Values()), echoed
 }

@@ -92,6 +92,15 @@ type Finding struct {
 	// ID names the value found without showing it (ValueID of the
 	// value as read: escapes decoded).
 	ID string
+	// value is the value as read, for its echoes (Echoes); "" for the
+	// start of a key cut short, which is only a piece of it.
+	value string
+	cut   bool
+}
+
+// String shows where f is and what found it, never the value.
+func (f Finding) String() string {
+	return fmt.Sprintf("%s [%d:%d] %s", f.RuleID, f.Start, f.End, f.ID)
 }
 
 // Detector finds secrets. It is safe for concurrent use.
@@ -217,31 +226,18 @@ func New(cfg Config) (*Detector, error) {
 		r.Keywords = kw
 		d.rules = append(d.rules, &rule{Rule: r, re: re, bounded: bounded})
 	}
-	index := map[string]int{}
-	var words []string
-	add := func(k string, i int) {
-		j, ok := index[k]
-		if !ok {
-			j = len(words)
-			index[k] = j
-			words = append(words, k)
-			d.byKeyword = append(d.byKeyword, nil)
-		}
-		if !slices.Contains(d.byKeyword[j], i) {
-			d.byKeyword[j] = append(d.byKeyword[j], i)
-		}
-	}
+	var kw patterns
 	for i, r := range d.rules {
 		for _, k := range r.Keywords {
-			add(k, i)
+			kw.add(k, i)
 		}
 	}
 	for i, m := range d.matchers {
 		for _, k := range m.keywords {
-			add(k, len(d.rules)+i)
+			kw.add(k, len(d.rules)+i)
 		}
 	}
-	d.keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
+	d.keywords, d.byKeyword = kw.build(), kw.of
 	for _, a := range cfg.Allow {
 		re, err := regexp.Compile(a)
 		if err != nil {
@@ -256,6 +252,38 @@ func New(cfg Config) (*Detector, error) {
 		}
 	}
 	return d, nil
+}
+
+// patterns are the distinct patterns of one automaton, each with the
+// items (by index) it stands for: the rules' keywords, a block of
+// echoes' ends.
+type patterns struct {
+	index map[string]int
+	words []string
+	of    [][]int // by pattern
+}
+
+// add makes k stand for item i too.
+func (p *patterns) add(k string, i int) {
+	if p.index == nil {
+		p.index = map[string]int{}
+	}
+	j, ok := p.index[k]
+	if !ok {
+		j = len(p.words)
+		p.index[k] = j
+		p.words = append(p.words, k)
+		p.of = append(p.of, nil)
+	}
+	if !slices.Contains(p.of[j], i) {
+		p.of[j] = append(p.of[j], i)
+	}
+}
+
+// build returns the automaton of the patterns, whose matches are
+// numbered as p.of.
+func (p *patterns) build() *ahocorasick.Trie {
+	return ahocorasick.NewTrieBuilder().AddStrings(p.words).Build()
 }
 
 // prefixRule reports whether every keyword of r is where its
@@ -341,6 +369,9 @@ func (d *Detector) findText(text string, off int) []Finding {
 	out = d.allowed(src, out)
 	for i := range out {
 		out[i].ID = ValueID(src[out[i].Start:out[i].End])
+		if !out[i].cut {
+			out[i].value = src[out[i].Start:out[i].End]
+		}
 		if v != nil {
 			out[i].Start, out[i].End = v.span(out[i].Start, out[i].End)
 		}
@@ -370,7 +401,7 @@ func (d *Detector) findCut(text string) []Finding {
 	var out []Finding
 	for _, x := range d.find(tail+cutPad+cutPad, 1) {
 		if x.Start < len(tail) && x.End > len(tail) {
-			out = append(out, Finding{RuleID: x.RuleID, Start: from + x.Start, End: from + len(tail)})
+			out = append(out, Finding{RuleID: x.RuleID, Start: from + x.Start, End: from + len(tail), cut: true})
 		}
 	}
 	return out
@@ -852,31 +883,46 @@ func settle(f []Finding) []Finding {
 
 // Redact returns text with every secret replaced by its marker, and how
 // many it replaced.
-func (d *Detector) Redact(text string) (string, int) {
+func (d *Detector) Redact(text string) (string, int) { return d.redact(text, nil) }
+
+// redact is Redact, keeping in found (when not nil) the values it
+// replaced, for their echoes.
+func (d *Detector) redact(text string, found *Echoes) (string, int) {
 	f := d.Find(text)
 	if len(f) == 0 {
 		return text, 0
 	}
+	found.add(text, f)
+	return marked(text, f, ""), len(f)
+}
+
+// marked returns text with each of findings f replaced by mark and its
+// rule's marker.
+func marked(text string, f []Finding, mark string) string {
 	var b strings.Builder
-	b.Grow(len(text))
+	b.Grow(len(text) + (len(mark)+24)*len(f))
 	at := 0
 	for _, x := range f {
 		b.WriteString(text[at:x.Start])
-		b.WriteString(Marker(x.RuleID))
+		b.WriteString(mark + Marker(x.RuleID))
 		at = x.End
 	}
 	b.WriteString(text[at:])
-	return b.String(), len(f)
+	return b.String()
 }
 
 // RedactCut is Redact for a text that was cut short at its end when cut
 // is set (and does not say so with "…"): a key of which only the start
 // is left is redacted too.
 func (d *Detector) RedactCut(text string, cut bool) (string, int) {
+	return d.redactCut(text, cut, nil)
+}
+
+func (d *Detector) redactCut(text string, cut bool, found *Echoes) (string, int) {
 	if !cut || strings.HasSuffix(text, Cut) {
-		return d.Redact(text)
+		return d.redact(text, found)
 	}
-	r, n := d.Redact(text + Cut)
+	r, n := d.redact(text+Cut, found)
 	return strings.TrimSuffix(r, Cut), n
 }
 

@@ -19,12 +19,20 @@ import (
 // session's title and last prompt, cut short when they were stored, are
 // read as cut. Writes go to the store below unchanged.
 //
+// A value the detector finds is replaced wherever else it appears too
+// (Echoes): in every text of the same read (the messages read, a
+// session's title with its messages, the hits of a search), before the
+// place that gave it away as well as after, and in the texts of the
+// gate's later reads. A gate lives for one MCP call or one command, and
+// keeps at most GateEchoes literals from one read to the next.
+//
 // Redacted counts the secrets replaced so far, for a result to say how
 // many it holds.
 type Gate struct {
 	loom.Store
-	d *Detector
-	n atomic.Int64
+	d      *Detector
+	n      atomic.Int64
+	echoes *Echoes
 }
 
 // Gate returns st behind a gate of d.
@@ -32,7 +40,7 @@ func (d *Detector) Gate(st loom.Store) *Gate {
 	if g, ok := st.(*Gate); ok {
 		st = g.Store
 	}
-	return &Gate{Store: st, d: d}
+	return &Gate{Store: st, d: d, echoes: d.Echoes(GateEchoes)}
 }
 
 // Unwrap returns the store below.
@@ -44,48 +52,135 @@ func (g *Gate) Redacted() int { return int(g.n.Load()) }
 // Detector returns the gate's detector.
 func (g *Gate) Detector() *Detector { return g.d }
 
+// read is one read through the gate: each text is redacted by the
+// detector as it comes (the values found kept in the gate's echoes),
+// and what is to replace the echoes in it is queued (then); done
+// replaces them in all the read's texts at once, so that a value found
+// in the last text is replaced in the first.
+type read struct {
+	g    *Gate
+	n    int64
+	then []func(echoes []*echoBlock) int
+}
+
+func (g *Gate) read() *read { return &read{g: g} }
+
+// text redacts *s.
+func (r *read) text(s *string) { r.textCounted(s, true) }
+
+// textCounted redacts *s, counting what it replaced when count is set
+// (a copy of a text counted elsewhere is not).
+func (r *read) textCounted(s *string, count bool) {
+	var n int
+	*s, n = r.g.d.redact(*s, r.g.echoes)
+	if count {
+		r.n += int64(n)
+	}
+	r.then = append(r.then, func(echoes []*echoBlock) int {
+		var k int
+		if *s, k = replaceEchoes(echoes, *s, ""); !count {
+			k = 0
+		}
+		return k
+	})
+}
+
+// session redacts the session *s holds, replacing it by a copy where it
+// holds secrets. The last prompt is a copy of a message's text: its
+// secrets are counted with the message's, not twice.
+func (r *read) session(s **loom.Session) {
+	if *s == nil {
+		return
+	}
+	var n int
+	*s, n = r.g.d.redactSession(*s, false, r.g.echoes)
+	r.n += int64(n)
+	r.then = append(r.then, func(echoes []*echoBlock) int {
+		var k int
+		*s, k = replaceSession(echoes, *s, false)
+		return k
+	})
+}
+
+// message redacts the message *m holds (its parts and its error),
+// replacing it by a copy where it holds secrets.
+func (r *read) message(m **loom.Message) {
+	orig := *m
+	if orig == nil {
+		return
+	}
+	red, n := r.g.d.redactMessage(orig, r.g.echoes)
+	if orig.Error != nil {
+		if e, k := r.g.d.redact(orig.Error.Message, r.g.echoes); k > 0 {
+			if red == orig {
+				c := *orig
+				red = &c
+			}
+			red.Error = &loom.MessageError{Message: e, Type: orig.Error.Type}
+			n += k
+		}
+	}
+	*m = red
+	r.n += int64(n)
+	r.then = append(r.then, func(echoes []*echoBlock) int {
+		var k int
+		*m, k = replaceMessage(echoes, *m)
+		return k
+	})
+}
+
+func (r *read) sessions(list []*loom.Session) {
+	for i := range list {
+		r.session(&list[i])
+	}
+}
+
+func (r *read) messages(msgs []*loom.Message) {
+	for i := range msgs {
+		r.message(&msgs[i])
+	}
+}
+
+// done replaces the echoes of every value found so far in the read's
+// texts, counts what the read replaced, and lets the gate forget its
+// oldest values past its bound.
+func (r *read) done() {
+	if echoes := r.g.echoes.snapshot(); len(echoes) > 0 {
+		for _, f := range r.then {
+			r.n += int64(f(echoes))
+		}
+	}
+	r.g.n.Add(r.n)
+	r.g.echoes.Trim()
+}
+
 // Text redacts one text that leaves through the gate: what a way out
 // reads from elsewhere than the store (a memory file, an error).
 func (g *Gate) Text(s string) string {
-	r, n := g.d.Redact(s)
-	g.n.Add(int64(n))
-	return r
+	r := g.read()
+	r.text(&s)
+	r.done()
+	return s
 }
 
 func (g *Gate) session(s *loom.Session) *loom.Session {
-	if s == nil {
-		return nil
-	}
-	// The last prompt is a copy of a message's text: its secrets are
-	// counted with the message's, not twice.
-	r, n := g.d.redactSession(s, false)
-	g.n.Add(int64(n))
-	return r
+	r := g.read()
+	r.session(&s)
+	r.done()
+	return s
 }
 
 func (g *Gate) sessions(list []*loom.Session) []*loom.Session {
-	for i := range list {
-		list[i] = g.session(list[i])
-	}
+	r := g.read()
+	r.sessions(list)
+	r.done()
 	return list
 }
 
 func (g *Gate) messages(msgs []*loom.Message) []*loom.Message {
-	for i, m := range msgs {
-		r, n := g.d.RedactMessage(m)
-		if m.Error != nil {
-			if e, k := g.d.Redact(m.Error.Message); k > 0 {
-				if r == m {
-					c := *m
-					r = &c
-				}
-				r.Error = &loom.MessageError{Message: e, Type: m.Error.Type}
-				n += k
-			}
-		}
-		msgs[i] = r
-		g.n.Add(int64(n))
-	}
+	r := g.read()
+	r.messages(msgs)
+	r.done()
 	return msgs
 }
 
@@ -97,10 +192,13 @@ func (g *Gate) err(err error) error {
 		return err
 	}
 	c := *e
-	c.Message = g.Text(e.Message)
+	r := g.read()
+	r.text(&c.Message)
 	if len(e.Candidates) > 0 {
-		c.Candidates = g.sessions(append([]*loom.Session(nil), e.Candidates...))
+		c.Candidates = append([]*loom.Session(nil), e.Candidates...)
+		r.sessions(c.Candidates)
 	}
+	r.done()
 	return &c
 }
 
@@ -122,13 +220,16 @@ func (g *Gate) Session(ctx context.Context, id string) (*loom.Session, error) {
 	return g.session(s), g.err(err)
 }
 
-// ReadSessions implements loom.Store.
+// ReadSessions implements loom.Store: the sessions and their messages
+// are one read.
 func (g *Gate) ReadSessions(ctx context.Context, ids []string, q loom.MessageQuery) ([]*loom.SessionData, error) {
 	data, err := g.Store.ReadSessions(ctx, ids, q)
+	r := g.read()
 	for _, sd := range data {
-		sd.Session = g.session(sd.Session)
-		sd.Messages = g.messages(sd.Messages)
+		r.session(&sd.Session)
+		r.messages(sd.Messages)
 	}
+	r.done()
 	return data, g.err(err)
 }
 
@@ -147,17 +248,17 @@ func (g *Gate) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Sess
 // Summaries implements loom.Store.
 func (g *Gate) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
 	list, err := g.Store.Summaries(ctx, f)
+	r := g.read()
 	for i, s := range list {
+		// A copy each: the store's summaries are not changed. The last
+		// prompt is counted with its message, as a session's.
 		c := *s
-		var a, b, e int
-		c.Title, a = g.d.Redact(s.Title)
-		c.LastPrompt, b = g.d.Redact(s.LastPrompt)
-		c.Description, e = g.d.Redact(s.Description)
-		if a+b+e > 0 {
-			list[i] = &c
-			g.n.Add(int64(a + e))
-		}
+		list[i] = &c
+		r.text(&c.Title)
+		r.text(&c.Description)
+		r.textCounted(&c.LastPrompt, false)
 	}
+	r.done()
 	return list, g.err(err)
 }
 
@@ -198,26 +299,32 @@ func (g *Gate) Delete(ctx context.Context, id string, opts loom.DeleteOptions) (
 // found around it as they would be around the marker alone.
 const gateMark = "\uE000"
 
-// snippetGate redacts a text a snippet is made from, its new markers
-// flagged with gateMark.
-func (g *Gate) snippetGate(text string, cut bool) string {
+// snippetGate redacts the texts the snippets of a search are made from,
+// as one read: each by the detector, then the echoes of the values
+// found in any of them in all; the markers it writes are flagged with
+// gateMark.
+func (g *Gate) snippetGate(texts []string, cut []bool) {
+	for i, text := range texts {
+		texts[i] = g.snippetText(text, cut[i])
+	}
+	if blocks := g.echoes.snapshot(); len(blocks) > 0 {
+		for i := range texts {
+			texts[i], _ = replaceEchoes(blocks, texts[i], gateMark)
+		}
+	}
+}
+
+// snippetText redacts one text a snippet is made from, cut short at its
+// end when cut, its new markers flagged with gateMark.
+func (g *Gate) snippetText(text string, cut bool) string {
 	if cut && !strings.HasSuffix(text, Cut) {
 		text += Cut
 	} else {
 		cut = false
 	}
-	f := g.d.Find(text)
-	if len(f) > 0 {
-		var b strings.Builder
-		b.Grow(len(text) + 32*len(f))
-		at := 0
-		for _, x := range f {
-			b.WriteString(text[at:x.Start])
-			b.WriteString(gateMark + Marker(x.RuleID))
-			at = x.End
-		}
-		b.WriteString(text[at:])
-		text = b.String()
+	if f := g.d.Find(text); len(f) > 0 {
+		g.echoes.add(text, f)
+		text = marked(text, f, gateMark)
 	}
 	if cut {
 		text = strings.TrimSuffix(text, Cut)
@@ -226,18 +333,24 @@ func (g *Gate) snippetGate(text string, cut bool) string {
 }
 
 // hits counts and unflags the markers of hits' snippets and redacts
-// what they show of their sessions.
+// what they show of their sessions; a value found in a title alone is
+// replaced in the snippets too.
 func (g *Gate) hits(hits []loom.SearchHit) []loom.SearchHit {
+	r := g.read()
 	for i := range hits {
 		h := &hits[i]
 		if k := strings.Count(h.Snippet, gateMark); k > 0 {
-			g.n.Add(int64(k))
+			r.n += int64(k)
 			h.Snippet = strings.ReplaceAll(h.Snippet, gateMark, "")
 		}
-		var n int
-		h.SessionTitle, n = g.d.Redact(h.SessionTitle)
-		g.n.Add(int64(n))
+		r.text(&h.SessionTitle)
+		r.then = append(r.then, func(echoes []*echoBlock) int {
+			var k int
+			h.Snippet, k = replaceEchoes(echoes, h.Snippet, "")
+			return k
+		})
 	}
+	r.done()
 	return hits
 }
 
@@ -251,15 +364,15 @@ func (g *Gate) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit
 
 // Usage implements loom.Store: the names of sessions are their titles.
 func (g *Gate) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport, error) {
-	r, err := g.Store.Usage(ctx, f)
-	if r != nil {
-		for i := range r.BySession {
-			var n int
-			r.BySession[i].Name, n = g.d.Redact(r.BySession[i].Name)
-			g.n.Add(int64(n))
+	rep, err := g.Store.Usage(ctx, f)
+	if rep != nil {
+		r := g.read()
+		for i := range rep.BySession {
+			r.text(&rep.BySession[i].Name)
 		}
+		r.done()
 	}
-	return r, g.err(err)
+	return rep, g.err(err)
 }
 
 // IndexSize implements loom.IndexSizer for a store below that does.
@@ -280,9 +393,11 @@ func (g *Gate) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activ
 	}
 	a, err := ar.Activity(ctx, f)
 	if a != nil {
+		r := g.read()
 		for i := range a.Tools {
-			a.Tools[i].Name = g.Text(a.Tools[i].Name)
+			r.text(&a.Tools[i].Name)
 		}
+		r.done()
 	}
 	return a, g.err(err)
 }
@@ -323,11 +438,19 @@ func (g *Gate) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, i
 		return nil, 0, err
 	}
 	chunks, upTo, err := vs.Unembedded(ctx, n, maxChars)
+	r := g.read()
 	for i := range chunks {
+		c := &chunks[i]
 		var k int
-		chunks[i].Text, k = g.d.RedactCut(chunks[i].Text, utf8.RuneCountInString(chunks[i].Text) >= maxChars)
-		g.n.Add(int64(k))
+		c.Text, k = g.d.redactCut(c.Text, utf8.RuneCountInString(c.Text) >= maxChars, g.echoes)
+		r.n += int64(k)
+		r.then = append(r.then, func(echoes []*echoBlock) int {
+			var k int
+			c.Text, k = replaceEchoes(echoes, c.Text, "")
+			return k
+		})
 	}
+	r.done()
 	return chunks, upTo, err
 }
 

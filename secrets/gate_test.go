@@ -24,11 +24,7 @@ const (
 func gateStore(t *testing.T) (loom.Store, *loom.Session) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "loom.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t)
 	s := &loom.Session{ID: loom.NewID(), Key: "cli:gate", UserID: "u", Surface: "cli"}
 	prompt := "deploy with " + gateKey + " then call the api"
 	s.Title = loom.TitleFrom(prompt)
@@ -42,6 +38,17 @@ func gateStore(t *testing.T) (loom.Store, *loom.Session) {
 		t.Fatal(err)
 	}
 	return st, s
+}
+
+// openStore opens a new SQLite store, closed when the test ends.
+func openStore(t *testing.T) loom.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "loom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 func leaks(t *testing.T, what, text string) {

@@ -20,6 +20,9 @@ type Place struct {
 	// ID names the value without showing it: `loom secrets allow ID`
 	// keeps it from being reported again.
 	ID string `json:"id"`
+	// Echo is set where the value is repeated out of the sight of any
+	// rule, found where one saw it (Echoes).
+	Echo bool `json:"echo,omitempty"`
 }
 
 // field is one piece of text of a part, by name, with where it is.
@@ -96,7 +99,11 @@ func (d *Detector) ScanMessage(m *loom.Message) []Place {
 // RedactPart returns p with its secrets replaced by markers, and how
 // many it replaced. p itself is not changed. JSON fields (a tool's
 // input, output and metadata) stay valid JSON.
-func (d *Detector) RedactPart(p loom.Part) (loom.Part, int) {
+func (d *Detector) RedactPart(p loom.Part) (loom.Part, int) { return d.redactPart(p, nil) }
+
+// redactPart is RedactPart, keeping in found (when not nil) the values
+// it replaced.
+func (d *Detector) redactPart(p loom.Part, found *Echoes) (loom.Part, int) {
 	n := 0
 	if p.Source != nil {
 		src := *p.Source
@@ -104,28 +111,31 @@ func (d *Detector) RedactPart(p loom.Part) (loom.Part, int) {
 	}
 	if d.echoed(&p) {
 		out := loom.JSONText(p.Output)
+		v := strings.TrimSpace(out)
+		found.addValue(v, "echoed-variable", v)
 		b, _ := json.Marshal(Marker("echoed-variable") + out[len(strings.TrimRight(out, " \t\r\n")):])
 		p.Output = b
 		n++
 	}
+	redact := func(s string) (string, int) { return d.redact(s, found) }
 	for _, f := range fields(&p) {
 		if f.text != nil {
 			var k int
-			*f.text, k = d.Redact(*f.text)
+			*f.text, k = redact(*f.text)
 			n += k
 			continue
 		}
 		if len(*f.raw) == 0 {
 			continue
 		}
-		red, k := d.Redact(string(*f.raw))
+		red, k := redact(string(*f.raw))
 		if k == 0 {
 			continue
 		}
 		if !json.Valid([]byte(red)) {
 			// A secret that spans an escape: redact the decoded
 			// strings and encode the value again.
-			red, k = d.redactJSON(*f.raw)
+			red, k = redactJSON(*f.raw, redact)
 		}
 		*f.raw = json.RawMessage(red)
 		n += k
@@ -133,14 +143,14 @@ func (d *Detector) RedactPart(p loom.Part) (loom.Part, int) {
 	return p, n
 }
 
-// redactJSON redacts the strings of JSON value raw, decoded, and
-// encodes it again.
-func (d *Detector) redactJSON(raw json.RawMessage) (string, int) {
+// redactJSON redacts the strings of JSON value raw, decoded, with
+// redact, and encodes it again.
+func redactJSON(raw json.RawMessage, redact func(string) (string, int)) (string, int) {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		// Not JSON (a store holds only valid JSON here): redact it
 		// as a JSON string, which it then is.
-		s, n := d.Redact(string(raw))
+		s, n := redact(string(raw))
 		b, _ := json.Marshal(s)
 		return string(b), n
 	}
@@ -149,7 +159,7 @@ func (d *Detector) redactJSON(raw json.RawMessage) (string, int) {
 	walk = func(v any) any {
 		switch t := v.(type) {
 		case string:
-			s, k := d.Redact(t)
+			s, k := redact(t)
 			n += k
 			return s
 		case []any:
@@ -175,10 +185,16 @@ func (d *Detector) redactJSON(raw json.RawMessage) (string, int) {
 // markers (a copy, when there were any; m itself otherwise), and how
 // many it replaced.
 func (d *Detector) RedactMessage(m *loom.Message) (*loom.Message, int) {
+	return d.redactMessage(m, nil)
+}
+
+// redactMessage is RedactMessage, keeping in found (when not nil) the
+// values it replaced.
+func (d *Detector) redactMessage(m *loom.Message, found *Echoes) (*loom.Message, int) {
 	var parts []loom.Part
 	n := 0
 	for i, p := range m.Parts {
-		red, k := d.RedactPart(p)
+		red, k := d.redactPart(p, found)
 		if k == 0 {
 			continue
 		}
@@ -197,13 +213,36 @@ func (d *Detector) RedactMessage(m *loom.Message) (*loom.Message, int) {
 }
 
 // RedactMessages replaces, in msgs, each message holding secrets by a
-// redacted copy (RedactMessage), and returns how many secrets it
-// replaced. The messages themselves are not changed.
-func (d *Detector) RedactMessages(msgs []*loom.Message) int {
+// redacted copy (RedactMessage), and texts (a title shown with them) by
+// their redacted form, as one read: a value found in one of them is
+// replaced wherever else it appears in them too (Echoes). It returns
+// how many secrets it replaced. The messages themselves are not
+// changed.
+func (d *Detector) RedactMessages(msgs []*loom.Message, texts ...*string) int {
+	found := d.Echoes(0)
 	n := 0
 	for i, m := range msgs {
 		var k int
-		msgs[i], k = d.RedactMessage(m)
+		msgs[i], k = d.redactMessage(m, found)
+		n += k
+	}
+	for _, t := range texts {
+		var k int
+		*t, k = d.redact(*t, found)
+		n += k
+	}
+	if found.Len() == 0 {
+		return n
+	}
+	blocks := found.snapshot()
+	for i, m := range msgs {
+		var k int
+		msgs[i], k = replaceMessage(blocks, m)
+		n += k
+	}
+	for _, t := range texts {
+		var k int
+		*t, k = replaceEchoes(blocks, *t, "")
 		n += k
 	}
 	return n
@@ -216,18 +255,21 @@ func (d *Detector) RedactMessages(msgs []*loom.Message) int {
 // the message's, so a listing counts them once: here only when the
 // messages are not redacted along (count).
 func (d *Detector) RedactSession(s *loom.Session) (*loom.Session, int) {
-	return d.redactSession(s, true)
+	return d.redactSession(s, true, nil)
 }
 
-func (d *Detector) redactSession(s *loom.Session, countPrompt bool) (*loom.Session, int) {
+// redactSession is RedactSession, counting the last prompt's secrets
+// with countPrompt only, and keeping in found (when not nil) the values
+// it replaced.
+func (d *Detector) redactSession(s *loom.Session, countPrompt bool, found *Echoes) (*loom.Session, int) {
 	if s == nil {
 		return s, 0
 	}
 	c := *s
 	var a, b, e int
-	c.Title, a = d.Redact(s.Title)
-	c.Description, b = d.Redact(s.Description)
-	c.LastPrompt, e = d.Redact(s.LastPrompt)
+	c.Title, a = d.redact(s.Title, found)
+	c.Description, b = d.redact(s.Description, found)
+	c.LastPrompt, e = d.redact(s.LastPrompt, found)
 	if a+b+e == 0 {
 		return s, 0
 	}
@@ -239,14 +281,31 @@ func (d *Detector) redactSession(s *loom.Session, countPrompt bool) (*loom.Sessi
 
 // RedactSessions redacts sessions for output: each session's metadata
 // and messages are replaced, in data, by redacted copies where they hold
-// secrets; what they pointed to is not changed. It returns how many
-// secrets it replaced. Exports, hand-off and shares go through it.
+// secrets; what they pointed to is not changed. Each session is one
+// read: a value found in it is replaced wherever else it appears in it
+// (Echoes). It returns how many secrets it replaced. Exports, hand-off
+// and shares go through it.
 func (d *Detector) RedactSessions(data []*loom.SessionData) int {
 	n := 0
 	for _, sd := range data {
+		found := d.Echoes(0)
 		var k int
-		sd.Session, k = d.redactSession(sd.Session, false)
-		n += k + d.RedactMessages(sd.Messages)
+		sd.Session, k = d.redactSession(sd.Session, false, found)
+		n += k
+		for i, m := range sd.Messages {
+			sd.Messages[i], k = d.redactMessage(m, found)
+			n += k
+		}
+		if found.Len() == 0 {
+			continue
+		}
+		blocks := found.snapshot()
+		sd.Session, k = replaceSession(blocks, sd.Session, false)
+		n += k
+		for i, m := range sd.Messages {
+			sd.Messages[i], k = replaceMessage(blocks, m)
+			n += k
+		}
 	}
 	return n
 }

@@ -283,6 +283,19 @@ func TestRealCorpus(t *testing.T) {
 		rep.WriteString("\n" + n + "\n")
 	}
 	t.Logf("clean: %d messages, %d flagged = %.2f%%; by rule: %s", total, nflagged, 100*rate, counts(flaggedByRule))
+	// Echoes: the clean set read as one (a read holding all of it, the
+	// worst case), the values found in it replaced wherever else they
+	// appear. What is found by mistake must not spread far.
+	msgs := make([]*loom.Message, len(set.msgs))
+	for i, cm := range set.msgs {
+		msgs[i] = cm.Msg
+	}
+	values, echoed := echoSpread(d, msgs)
+	t.Logf("clean: the echoes of the %d values kept from what is flagged change %d more messages", values, echoed)
+	fmt.Fprintf(&rep, "\nEchoes: the %d values kept from the flagged messages are repeated in %d messages the detector does not flag.\n", values, echoed)
+	if echoed > nflagged {
+		t.Errorf("the echoes of what is flagged change %d more clean messages, more than the %d flagged", echoed, nflagged)
+	}
 	rep.WriteString("\n### Flagged messages per rule\n\n")
 	for _, k := range sortedKeys(flaggedByRule) {
 		fmt.Fprintf(&rep, "- `%s`: %d\n", k, flaggedByRule[k])

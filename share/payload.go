@@ -125,10 +125,9 @@ func Build(s *loom.Session, msgs []*loom.Message, opts Options) (*Payload, *Prev
 		return nil, nil, loom.Errorf(loom.EINVALID, "nothing to share: no message of the session is in the turns asked for, or all are excluded")
 	}
 	if opts.Redact != nil {
-		pv.Redactions = opts.Redact.RedactMessages(kept)
-		var n int
-		p.Title, n = opts.Redact.Redact(p.Title)
-		pv.Redactions += n
+		// The title and the messages are one read: a secret found in
+		// one is replaced where the other repeats it.
+		pv.Redactions = opts.Redact.RedactMessages(kept, &p.Title)
 	}
 	for _, m := range kept {
 		p.Messages = append(p.Messages, message(m))

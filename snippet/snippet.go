@@ -5,6 +5,7 @@
 package snippet
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -50,9 +51,9 @@ func ForQuery(q loom.SearchQuery) *Matcher {
 // "configuring" in a query marks "configured" in a message as the search
 // index's stemming tokenizer matched it.
 type Matcher struct {
-	// gate is applied to a text before its snippet is made
-	// (loom.SearchQuery.Gate).
-	gate     func(text string, cut bool) string
+	// gate is applied to the texts snippets are made from, before
+	// they are (loom.SearchQuery.Gate).
+	gate     func(texts []string, cut []bool)
 	stems    []string
 	prefixes []string
 	// weight is how much each stem's word counts in choosing a snippet's
@@ -269,9 +270,33 @@ func Prefix(text string) Window {
 // MakeWindow is Make for a window of a longer text: the snippet is made
 // from the window, with "…" at its cuts.
 func (m *Matcher) MakeWindow(w Window, markStart, markEnd string) string {
-	if m.gate != nil {
-		w.Text = m.gate(w.Text, w.Tail)
+	return m.MakeWindows([]Window{w}, markStart, markEnd)[0]
+}
+
+// MakeWindows makes the snippets of the hits of one search from their
+// windows, in order: the gate, when the search has one, sees all their
+// texts at once before any snippet is made.
+func (m *Matcher) MakeWindows(ws []Window, markStart, markEnd string) []string {
+	if m.gate != nil && len(ws) > 0 {
+		texts, cut := make([]string, len(ws)), make([]bool, len(ws))
+		for i, w := range ws {
+			texts[i], cut[i] = w.Text, w.Tail
+		}
+		m.gate(texts, cut)
+		ws = slices.Clone(ws)
+		for i := range ws {
+			ws[i].Text = texts[i]
+		}
 	}
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = m.makeWindow(w, markStart, markEnd)
+	}
+	return out
+}
+
+// makeWindow is MakeWindow of a window already gated.
+func (m *Matcher) makeWindow(w Window, markStart, markEnd string) string {
 	text, head, tail := w.Text, w.Head, w.Tail
 	if len(text) > Span {
 		from := max(0, m.first(text[:min(len(text), Scan)])-lead)

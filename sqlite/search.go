@@ -291,9 +291,10 @@ func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	m := snippet.ForQuery(q)
-	start, end := q.Marks()
-	out := make(map[int64]string, len(bodies))
+	// The windows are read first and their snippets made together: a
+	// gate (loom.SearchQuery.Gate) reads them all as one.
+	var ids []int64
+	var windows []snippet.Window
 	for rows.Next() {
 		var id int64
 		var content string
@@ -303,10 +304,15 @@ func (s *Store) snippets(ctx context.Context, bodies []int64, q loom.SearchQuery
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		out[id] = m.MakeWindow(snippet.Prefix(content), start, end)
+		ids, windows = append(ids, id), append(windows, snippet.Prefix(content))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
+	}
+	start, end := q.Marks()
+	out := make(map[int64]string, len(bodies))
+	for i, sn := range snippet.ForQuery(q).MakeWindows(windows, start, end) {
+		out[ids[i]] = sn
 	}
 	return out, nil
 }

@@ -84,11 +84,11 @@ func beforeRedact(ctx context.Context, st loom.Store) error {
 
 // afterRedact rewrites, for the sessions scope takes, this machine's
 // sync log and its replay logs (and, for all sessions, the chat
-// history) with the secrets d finds replaced by the same markers as in
-// the store, and then scrubs the store: when the store changed
-// (changed) or the log did, or when an earlier redaction or sync left
-// it to scrub.
-func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec.Detector, scope *redactScope, changed bool) error {
+// history) with the secrets d finds, and the repeats of those found in
+// the store, replaced by the same markers as in the store, and then
+// scrubs the store: when the store changed (changed) or the log did, or
+// when an earlier redaction or sync left it to scrub.
+func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec.Redactor, scope *redactScope, changed bool) error {
 	under := command.Underlying(st)
 	if lr, ok := under.(logRedactor); ok {
 		n, err := lr.RedactLog(ctx, func(payloads [][]byte) ([][]byte, error) {
@@ -118,7 +118,7 @@ func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec
 // redactStateFiles rewrites the replay logs (logs/<user>/<id>.jsonl,
 // written for loom's own turns) of the sessions scope takes, and with
 // every session the chat history, where they hold secrets.
-func redactStateFiles(opts *RedactOptions, d *sec.Detector, scope *redactScope) error {
+func redactStateFiles(opts *RedactOptions, d *sec.Redactor, scope *redactScope) error {
 	if opts.Dirs == nil {
 		return nil
 	}
@@ -161,7 +161,7 @@ func redactStateFiles(opts *RedactOptions, d *sec.Detector, scope *redactScope) 
 
 // redactLogLine returns a replay log's line (a replaylog.Entry as JSON)
 // with its secrets replaced as the store's parts are.
-func redactLogLine(d *sec.Detector, line string) string {
+func redactLogLine(d *sec.Redactor, line string) string {
 	red, n := d.Redact(line)
 	if n == 0 || json.Valid([]byte(red)) {
 		return red
@@ -183,7 +183,7 @@ func redactLogLine(d *sec.Detector, line string) string {
 
 // redactHistoryLine returns a line of the chat history (a prompt, quoted
 // when it spans lines) with its secrets replaced.
-func redactHistoryLine(d *sec.Detector, line string) string {
+func redactHistoryLine(d *sec.Redactor, line string) string {
 	if strings.HasPrefix(line, `"`) {
 		if s, err := strconv.Unquote(line); err == nil {
 			if red, n := d.Redact(s); n > 0 {

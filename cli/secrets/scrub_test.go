@@ -56,9 +56,11 @@ func (p *planted) keep(v string) string {
 	return v
 }
 
-// aws is an AWS access key id, github a GitHub token.
+// aws is an AWS access key id, github a GitHub token, bearer a token
+// of no known shape (found only in an Authorization header).
 func (p *planted) aws() string    { return p.keep("AKIA" + randomOf(base32Upper, 16)) }
 func (p *planted) github() string { return p.keep("ghp_" + randomOf(alnum, 36)) }
+func (p *planted) bearer() string { return p.keep(randomOf(alnum, 40)) }
 
 // pem is an RSA private key block whose body lines are each unique.
 func (p *planted) pem() string {
@@ -77,8 +79,10 @@ func quoteJSON(s string) []byte {
 // plantSessions writes to the store dsn sessions holding secrets in
 // every place a record carries text: a title, prompts, a tool's input
 // and output (a PEM key among them), a part updated, a renamed title, a
-// fork's and a rewind's titles. Written before sync is set up they are
-// the log's imported records; after, each change's own record.
+// fork's and a rewind's titles; and a token repeated where no rule sees
+// it, in reasoning before the header that gives it away and in a reply
+// after. Written before sync is set up they are the log's imported
+// records; after, each change's own record.
 func plantSessions(t *testing.T, dsn string, proj loom.Project, p *planted, key string) *loom.Session {
 	t.Helper()
 	ctx := context.Background()
@@ -100,6 +104,11 @@ func plantSessions(t *testing.T, dsn string, proj loom.Project, p *planted, key 
 	must(st.Append(ctx, s, &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{tool}}))
 	tool.Status, tool.Output = loom.ToolCompleted, quoteJSON("wrote ~/.ssh/id_rsa:\n"+p.pem()+"\nand "+p.aws())
 	must(st.UpdatePart(ctx, s.ID, 2, tool))
+	bearer := p.bearer()
+	must(st.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "the smoke test fails"}}}))
+	must(st.Append(ctx, s, &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartReasoning, Text: "The bearer token " + bearer + " and the mysql password go in deploy.env."}}}))
+	must(st.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "curl -H 'Authorization: Bearer " + bearer + "' https://staging.example.com/health answers 401"}}}))
+	must(st.Append(ctx, s, &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "I used " + bearer + " for the call"}}}))
 	must(st.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "now tag it"}}}))
 	must(st.Append(ctx, s, &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "tagged with " + p.github()}}}))
 	title := "deploy, key " + p.aws()

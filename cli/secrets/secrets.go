@@ -130,6 +130,10 @@ type SessionFindings struct {
 	Count     int            `json:"count"`
 	Rules     map[string]int `json:"rules"`
 	Places    []sec.Place    `json:"places"`
+	// Echoes counts, of a redaction's Count, the repeats of secrets
+	// found elsewhere, where no rule sees them (sec.Echoes); their
+	// places are marked echo.
+	Echoes int `json:"echoes,omitempty"`
 }
 
 // ScanReport is the JSON shape of `loom secrets scan --json`.
@@ -286,8 +290,12 @@ func writeScan(w io.Writer, rep *ScanReport) {
 
 // RedactReport is the JSON shape of `loom secrets redact --json`.
 type RedactReport struct {
-	DryRun   bool               `json:"dry_run"`
-	Secrets  int                `json:"secrets"`
+	DryRun  bool `json:"dry_run"`
+	Secrets int  `json:"secrets"`
+	// Echoes counts, of Secrets, the repeats of secrets the detector
+	// found elsewhere in the session or the store, replaced where no
+	// rule sees them.
+	Echoes   int                `json:"echoes"`
 	Parts    int                `json:"parts"`
 	Sessions []*SessionFindings `json:"sessions"`
 	// Skipped are sessions another live process was writing; they were
@@ -354,40 +362,182 @@ type partChange struct {
 	n    int
 }
 
-// plan returns the parts of session id that hold secrets, redacted,
-// and where the secrets are.
-func plan(ctx context.Context, st loom.Store, d *sec.Detector, id string) ([]partChange, []sec.Place, error) {
+// sessionPlan is what redacting one session changes: its parts (and
+// title) redacted, where its secrets are, and how many of those
+// replaced are repeats of a secret found elsewhere (echoes).
+type sessionPlan struct {
+	changes []partChange
+	places  []sec.Place
+	echoes  int
+}
+
+// Bounds on the repeats a redaction replaces beyond the session a value
+// was found in (see sec.Echoes).
+const (
+	// runEchoes is how many literals of the values found in every
+	// session a run keeps, to replace them in the others: about 50 MB
+	// of automata at most.
+	runEchoes = 4096
+	// echoHits is how many messages the search for one value reads.
+	echoHits = 10000
+)
+
+// plan returns the parts of session id that hold secrets, redacted, and
+// where the secrets are. A value the detector finds in the session is
+// replaced wherever else it appears in it too, before the place that
+// gave it away as well as after, and so are run's, found in the run's
+// other sessions. It returns the session's values too.
+func plan(ctx context.Context, st loom.Store, d *sec.Detector, id string, run *sec.Echoes) (*sessionPlan, *sec.Echoes, error) {
 	s, err := st.Session(ctx, id)
 	if err != nil {
 		return nil, nil, err
-	}
-	var changes []partChange
-	var places []sec.Place
-	// The title and description, which listings show, are the
-	// session's row: one change of seq 0.
-	title, a := d.Redact(s.Title)
-	desc, b := d.Redact(s.Description)
-	if a+b > 0 {
-		changes = append(changes, partChange{meta: &loom.SessionUpdate{Title: &title, Description: &desc}, n: a + b})
-		for _, f := range []struct{ name, text string }{{"title", s.Title}, {"description", s.Description}} {
-			for _, x := range d.Find(f.text) {
-				places = append(places, sec.Place{Part: -1, Field: f.name, RuleID: x.RuleID, Hint: sec.Hint(f.text[x.Start:x.End]), ID: x.ID})
-			}
-		}
 	}
 	msgs, err := st.Messages(ctx, id, loom.MessageQuery{})
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			if red, n := d.RedactPart(p); n > 0 {
-				changes = append(changes, partChange{seq: m.Seq, part: red, n: n})
+	own := d.Echoes(0, run)
+	p := &sessionPlan{}
+	// First the detector over every text, which keeps the values it
+	// finds; then their repeats, wherever they are.
+	type partAt struct {
+		seq int64
+		red loom.Part
+		n   int
+	}
+	title, a := own.Redact(s.Title)
+	desc, b := own.Redact(s.Description)
+	var parts []partAt
+	reds := make([]*loom.Message, len(msgs))
+	for i, m := range msgs {
+		c := *m
+		c.Parts = make([]loom.Part, len(m.Parts))
+		for k, part := range m.Parts {
+			var n int
+			c.Parts[k], n = own.RedactPart(part)
+			parts = append(parts, partAt{seq: m.Seq, red: c.Parts[k], n: n})
+		}
+		reds[i] = &c
+		p.places = append(p.places, d.ScanMessage(m)...)
+	}
+	// The title and description, which listings show, are the
+	// session's row: one change of seq 0.
+	for _, f := range []struct{ name, text, red string }{{"title", s.Title, title}, {"description", s.Description, desc}} {
+		for _, x := range d.Find(f.text) {
+			p.places = append(p.places, sec.Place{Part: -1, Field: f.name, RuleID: x.RuleID, Hint: sec.Hint(f.text[x.Start:x.End]), ID: x.ID})
+		}
+		for _, x := range own.Find(f.red) {
+			p.places = append(p.places, sec.Place{Part: -1, Field: f.name, RuleID: x.RuleID, Hint: sec.Hint(f.red[x.Start:x.End]), ID: x.ID, Echo: true})
+		}
+	}
+	title, ea := own.Replace(title)
+	desc, eb := own.Replace(desc)
+	if n := a + b + ea + eb; n > 0 {
+		p.changes = append(p.changes, partChange{meta: &loom.SessionUpdate{Title: &title, Description: &desc}, n: n})
+		p.echoes += ea + eb
+	}
+	for _, m := range reds {
+		p.places = append(p.places, own.ScanMessage(m)...)
+	}
+	for _, at := range parts {
+		red, k := own.ReplacePart(at.red)
+		if at.n+k > 0 {
+			p.changes = append(p.changes, partChange{seq: at.seq, part: red, n: at.n + k})
+			p.echoes += k
+		}
+	}
+	return p, own, nil
+}
+
+// echoedIn returns the sessions of user whose messages the search index
+// finds one of values in: where a value found in one session may be
+// repeated in another out of sight of the rules. The index finds
+// candidates; the literal pass over them decides.
+func echoedIn(ctx context.Context, st loom.Store, user string, values []string) (map[string]bool, error) {
+	ids := map[string]bool{}
+	for _, v := range values {
+		// The value's words, as a phrase: the index holds words.
+		var words []string
+		size := 0
+		for _, w := range loom.Words(v) {
+			if len(words) == 8 || size+len(w) > loom.MaxQueryBytes-16 {
+				break
+			}
+			words, size = append(words, w), size+len(w)+1
+		}
+		if len(words) == 0 {
+			continue
+		}
+		q := `"` + strings.Join(words, " ") + `"`
+		hits, err := st.Search(ctx, loom.SearchQuery{Text: q, UserID: user, Archived: true, Exact: true, Limit: echoHits})
+		if loom.ErrorCode(err) == loom.EINVALID {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("search the store for repeats of the secrets found: %w", err)
+		}
+		for _, h := range hits {
+			ids[h.SessionID] = true
+			for _, o := range h.AlsoIn {
+				ids[o] = true
 			}
 		}
-		places = append(places, d.ScanMessage(m)...)
 	}
-	return changes, places, nil
+	return ids, nil
+}
+
+// planRun plans the redaction of sessions: each session's secrets and
+// their repeats in it, then the repeats of every value found in any
+// session of the run wherever the store holds them (echoedIn), in the
+// sessions given and in others of the user's, which it adds. It
+// returns the sessions to redact, oldest first, with their plans, every
+// session it looked at, and the run's values.
+func planRun(ctx context.Context, st loom.Store, d *sec.Detector, user string, sessions []*loom.Session) ([]*loom.Session, map[string]*sessionPlan, []*loom.Session, *sec.Echoes, error) {
+	run := d.Echoes(runEchoes)
+	plans := map[string]*sessionPlan{}
+	for _, s := range sessions {
+		p, own, err := plan(ctx, st, d, s.ID, run)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		plans[s.ID] = p
+		run.Merge(own)
+		run.Trim()
+	}
+	looked := slices.Clone(sessions)
+	if run.Len() > 0 {
+		others, err := echoedIn(ctx, st, user, run.Values())
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		for _, id := range slices.Sorted(maps.Keys(others)) {
+			if _, ok := plans[id]; !ok {
+				s, err := st.Session(ctx, id)
+				if loom.ErrorCode(err) == loom.ENOTFOUND {
+					continue
+				}
+				if err != nil {
+					return nil, nil, nil, nil, err
+				}
+				looked = append(looked, s)
+			}
+			p, _, err := plan(ctx, st, d, id, run)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			plans[id] = p
+		}
+	}
+	slices.SortStableFunc(looked, func(a, b *loom.Session) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	var todo []*loom.Session
+	for _, s := range looked {
+		if len(plans[s.ID].changes) > 0 {
+			todo = append(todo, s)
+		}
+	}
+	return todo, plans, looked, run, nil
 }
 
 func redactRun(ctx context.Context, opts *RedactOptions) error {
@@ -409,25 +559,24 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 		return err
 	}
 	rep := &RedactReport{DryRun: dryRun, Sessions: []*SessionFindings{}, Skipped: []string{}}
-	var todo []*loom.Session
-	for _, s := range sessions {
-		changes, places, err := plan(ctx, st, d, s.ID)
-		if err != nil {
-			return err
-		}
-		if len(changes) == 0 {
-			continue
-		}
-		todo = append(todo, s)
-		title, _ := d.Redact(s.Title)
-		sf := &SessionFindings{SessionID: s.ID, Title: title, Rules: map[string]int{}, Places: places}
-		for _, c := range changes {
+	todo, plans, looked, run, err := planRun(ctx, st, d, opts.User, sessions)
+	if err != nil {
+		return err
+	}
+	for _, s := range todo {
+		p := plans[s.ID]
+		title, _ := run.Redactor().Redact(s.Title)
+		sf := &SessionFindings{SessionID: s.ID, Title: title, Rules: map[string]int{}, Places: p.places, Echoes: p.echoes}
+		for _, c := range p.changes {
 			sf.Count += c.n
 			rep.Secrets += c.n
 			rep.Parts++
 		}
-		for _, p := range places {
-			sf.Rules[p.RuleID]++
+		rep.Echoes += p.echoes
+		for _, pl := range p.places {
+			if !pl.Echo {
+				sf.Rules[pl.RuleID]++
+			}
 		}
 		rep.Sessions = append(rep.Sessions, sf)
 	}
@@ -438,7 +587,7 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 	if rep.Secrets == 0 {
 		// The messages hold none, but copies made before may (a
 		// redaction stopped before its end, one that arrived by sync).
-		if err := afterRedact(ctx, opts, st, d, newScope(opts.Ref, sessions, nil), false); err != nil {
+		if err := afterRedact(ctx, opts, st, run.Redactor(), newScope(opts.Ref, looked, nil), false); err != nil {
 			return err
 		}
 		return finishRedact(&opts.Common, rep)
@@ -460,13 +609,13 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 	}
 	// Planned again session by session, as it is written: a fork reads
 	// the messages it inherits from its parent, redacted just before.
-	rep.Secrets, rep.Parts = 0, 0
+	rep.Secrets, rep.Parts, rep.Echoes = 0, 0, 0
 	for _, s := range todo {
-		changes, _, err := plan(ctx, st, d, s.ID)
+		p, _, err := plan(ctx, st, d, s.ID, run)
 		if err != nil {
 			return err
 		}
-		done, n, err := apply(ctx, st, s.ID, changes)
+		done, n, err := apply(ctx, st, s.ID, p.changes)
 		rep.Parts += done
 		rep.Secrets += n
 		if loom.ErrorCode(err) == loom.ELOCKED {
@@ -477,12 +626,14 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 		if err != nil {
 			return err
 		}
+		rep.Echoes += p.echoes
 	}
 	// This machine's sync log, replay logs and chat history hold
-	// copies of the text: rewritten too, and the store's files
-	// scrubbed. The report is printed whatever comes of it: the
-	// messages are redacted.
-	scrubErr := afterRedact(ctx, opts, st, d, newScope(opts.Ref, sessions, rep.Skipped), rep.Secrets > 0)
+	// copies of the text: rewritten too, the repeats of the values
+	// found replaced as in the store, and the store's files scrubbed.
+	// The report is printed whatever comes of it: the messages are
+	// redacted.
+	scrubErr := afterRedact(ctx, opts, st, run.Redactor(), newScope(opts.Ref, looked, rep.Skipped), rep.Secrets > 0)
 	if rep.Parts > 0 {
 		memo, err := openMemo(&opts.Common, d)
 		if err == nil {
@@ -538,15 +689,23 @@ func finishRedact(c *Common, rep *RedactReport) error {
 		verb = "would redact"
 	}
 	for _, s := range rep.Sessions {
-		fmt.Fprintf(w, "%s %s: %s %s (%s)\n", s.SessionID, command.JSONString(human.OneLine(s.Title)), verb, human.Plural(s.Count, "secret"), ruleCounts(s.Rules))
+		counts := ruleCounts(s.Rules)
+		if s.Echoes > 0 {
+			counts = strings.TrimPrefix(counts+fmt.Sprintf(", repeated %d", s.Echoes), ", ")
+		}
+		fmt.Fprintf(w, "%s %s: %s %s (%s)\n", s.SessionID, command.JSONString(human.OneLine(s.Title)), verb, human.Plural(s.Count, "secret"), counts)
+	}
+	repeats := ""
+	if rep.Echoes > 0 {
+		repeats = fmt.Sprintf(" (%d of them repeats, where no rule sees them, of a secret found elsewhere)", rep.Echoes)
 	}
 	switch {
 	case rep.Secrets == 0 && len(rep.Sessions) == 0:
 		fmt.Fprintln(w, "no secrets found")
 	case rep.DryRun:
-		fmt.Fprintf(w, "would redact %s in %s of %s; nothing was changed\n", human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"), human.Plural(len(rep.Sessions), "session"))
+		fmt.Fprintf(w, "would redact %s in %s of %s%s; nothing was changed\n", human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"), human.Plural(len(rep.Sessions), "session"), repeats)
 	default:
-		fmt.Fprintf(w, "redacted %s in %s; the original text is gone (loom sync redacts your other machines)\n", human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"))
+		fmt.Fprintf(w, "redacted %s in %s%s; the original text is gone (loom sync redacts your other machines)\n", human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"), repeats)
 	}
 	return nil
 }

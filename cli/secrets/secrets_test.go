@@ -17,24 +17,29 @@ func jsonOf(v any) string {
 }
 
 type scanJSON struct {
-	Secrets         int `json:"secrets"`
-	ScannedSessions int `json:"scanned_sessions"`
-	ScannedMessages int `json:"scanned_messages"`
-	Sessions        []struct {
-		SessionID string         `json:"session_id"`
-		Title     string         `json:"title"`
-		Count     int            `json:"count"`
-		Rules     map[string]int `json:"rules"`
-		Places    []struct {
-			MessageID string `json:"message_id"`
-			Seq       int64  `json:"seq"`
-			Part      int    `json:"part"`
-			Field     string `json:"field"`
-			Rule      string `json:"rule"`
-			Hint      string `json:"hint"`
-			ID        string `json:"id"`
-		} `json:"places"`
-	} `json:"sessions"`
+	Secrets         int               `json:"secrets"`
+	ScannedSessions int               `json:"scanned_sessions"`
+	ScannedMessages int               `json:"scanned_messages"`
+	Sessions        []sessionFindings `json:"sessions"`
+}
+
+// sessionFindings is a session's in a scan's and a redaction's report.
+type sessionFindings struct {
+	SessionID string         `json:"session_id"`
+	Title     string         `json:"title"`
+	Count     int            `json:"count"`
+	Rules     map[string]int `json:"rules"`
+	Echoes    int            `json:"echoes"`
+	Places    []struct {
+		MessageID string `json:"message_id"`
+		Seq       int64  `json:"seq"`
+		Part      int    `json:"part"`
+		Field     string `json:"field"`
+		Rule      string `json:"rule"`
+		Hint      string `json:"hint"`
+		ID        string `json:"id"`
+		Echo      bool   `json:"echo"`
+	} `json:"places"`
 }
 
 // secrets scan reports every seeded secret by session, rule and place

@@ -192,7 +192,10 @@ func TitleHits(rows Rows, q loom.SearchQuery, terms []loom.Term, created func() 
 			}
 			text += strings.Join(strings.Fields(desc), " ")
 		}
-		h.CreatedAt, h.Snippet = value().UTC(), m.Make(text, start, end)
+		// The text for now; the snippets of the hits kept are made
+		// together below, a gate (loom.SearchQuery.Gate) reading them
+		// as one.
+		h.CreatedAt, h.Snippet = value().UTC(), text
 		h.Score = float64(held) / float64(len(words))
 		hits = append(hits, h)
 	}
@@ -200,5 +203,13 @@ func TitleHits(rows Rows, q loom.SearchQuery, terms []loom.Term, created func() 
 		return nil, fmt.Errorf("search titles: %w", err)
 	}
 	slices.SortStableFunc(hits, func(a, b loom.SearchHit) int { return cmp.Compare(b.Score, a.Score) })
-	return hits[:min(len(hits), limit)], nil
+	hits = hits[:min(len(hits), limit)]
+	windows := make([]snippet.Window, len(hits))
+	for i, h := range hits {
+		windows[i] = snippet.Window{Text: h.Snippet}
+	}
+	for i, sn := range m.MakeWindows(windows, start, end) {
+		hits[i].Snippet = sn
+	}
+	return hits, nil
 }

@@ -1,0 +1,59 @@
+package handoff_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// kept is a writer that keeps what it is handed.
+type kept struct{ h *handoff.Handoff }
+
+func (k *kept) Tool() string { return "kept" }
+
+func (k *kept) Handoff(_ context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
+	k.h = h
+	return &handoff.Handed{}, nil
+}
+
+// A hand-off reads the session's title with its messages as one read:
+// a token the messages give away (an Authorization header) is redacted
+// where the title and the replies repeat it, before the writer sees it.
+func TestRunRedactsRepeatsInTheTitle(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "loom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const token = "Xq7RtY5wPk3Nf8XdQA1sLm29"
+	s := &loom.Session{ID: loom.NewID(), Key: "cli:handoff", UserID: "u", Title: "call staging with " + token, Cwd: t.TempDir()}
+	if err := st.Append(ctx, s,
+		&loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "curl -H 'Authorization: Bearer " + token + "' https://staging.example.com"}}},
+		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "I used " + token + " for the call."}}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	w := &kept{}
+	rep, err := handoff.Run(ctx, st, s, w, handoff.Options{Redact: secrets.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(w.h)
+	if strings.Contains(string(b), token) {
+		t.Errorf("the writer is handed the token: %s", b)
+	}
+	if w.h.Session.Title != "call staging with [REDACTED:authorization-header]" {
+		t.Errorf("the title handed off reads %q", w.h.Session.Title)
+	}
+	if rep.Redacted != 3 {
+		t.Errorf("the hand-off counts %d secrets, want 3 (the header, the reply's and the title's repeats)", rep.Redacted)
+	}
+}
