@@ -14,8 +14,10 @@ import (
 
 var _ loom.VectorStore = (*Store)(nil)
 
-// vectorsLock is the advisory lock the process that embeds holds.
-const vectorsLock = 0x6c6f6f6d_76656373 // "loomvecs"
+// vectorsLockSQL is the key of the advisory lock the process that
+// embeds a store holds: one per schema, since advisory locks are the
+// database's and each schema is a store of its own.
+const vectorsLockSQL = `hashtextextended('loom vectors ' || current_schema(), 0)`
 
 // UseVectorModel implements loom.VectorStore.
 func (s *Store) UseVectorModel(ctx context.Context, model string) error {
@@ -49,12 +51,12 @@ func (s *Store) ClaimVectors(ctx context.Context) (func(), bool, error) {
 		return func() {}, false, serverError(err)
 	}
 	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, int64(vectorsLock)).Scan(&ok); err != nil || !ok {
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+vectorsLockSQL+`)`).Scan(&ok); err != nil || !ok {
 		conn.Release()
 		return func() {}, false, serverError(err)
 	}
 	return func() {
-		conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(vectorsLock))
+		conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+vectorsLockSQL+`)`)
 		conn.Release()
 	}, true, nil
 }

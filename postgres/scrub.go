@@ -54,12 +54,15 @@ func (s *Store) Scrub(ctx context.Context) error {
 // scrubWait bounds how long Scrub waits for older transactions.
 const scrubWait = 30 * time.Second
 
-// waitOlderTransactions waits until no other backend of this database
+// waitOlderTransactions waits until no other backend of the server
 // holds back the removal of row versions changed before now (its
 // snapshot or its own transaction older than now's), for at most limit,
 // and returns the pid of one that still does then (0 when none does).
 // An autovacuum's analyze, a long read or an idle transaction of
-// another process are such backends.
+// another process are such backends. Those of other databases count
+// too: with another database's redaction running beside it (its own
+// VACUUM FULL), the old row versions were seen to stay in this one's
+// files when only this database's backends were waited for.
 func (s *Store) waitOlderTransactions(ctx context.Context, limit time.Duration) (int32, error) {
 	// The transaction id now: every change of the redaction is older.
 	var now string
@@ -71,7 +74,7 @@ func (s *Store) waitOlderTransactions(ctx context.Context, limit time.Duration) 
 	for {
 		var pid int32
 		err := s.pool.QueryRow(ctx, `SELECT pid FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid()
+			WHERE pid <> pg_backend_pid()
 			  AND (backend_xmin IS NOT NULL AND age(backend_xmin) >= age($1::xid)
 			    OR backend_xid IS NOT NULL AND age(backend_xid) >= age($1::xid))
 			LIMIT 1`, now).Scan(&pid)
