@@ -30,6 +30,7 @@ import (
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer/agents"
 	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/gittest"
 	"github.com/loomhq/loom/internal/syncio"
 	"github.com/loomhq/loom/mcp"
 	"github.com/loomhq/loom/openai/openaitest"
@@ -581,22 +582,7 @@ var blameSession = clitest.IDAt(clitest.Base.Add(20 * time.Minute))
 // secrets, and commits it; it returns the file's path.
 func blameRepo(t *testing.T, w *world) string {
 	t.Helper()
-	dir := filepath.Join(w.fx.Home, "repo")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev", "GIT_COMMITTER_EMAIL=dev@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
+	dir := gittest.Init(t)
 	file := filepath.Join(dir, "deploy.env")
 	content := "APP_ENV=staging\nDATABASE_URL=mysql://app:" + w.p.DBPass + "@db:3306/shop\nMYSQL_PASSWORD=" + w.p.MySQLPass + "\nGITHUB_TOKEN=" + w.p.MemToken + "\n"
 	in, err := json.Marshal(map[string]string{"file_path": file, "content": content})
@@ -618,8 +604,8 @@ func blameRepo(t *testing.T, w *world) string {
 		t.Fatal(err)
 	}
 	clitest.MustWrite(t, file, content)
-	git("add", "-A")
-	git("commit", "-qm", "deploy settings")
+	gittest.Git(t, dir, time.Time{}, "add", "-A")
+	gittest.Git(t, dir, time.Time{}, "commit", "-qm", "deploy settings")
 	return file
 }
 
