@@ -14,7 +14,7 @@ import (
 // by the store handle owner, inside tx: it creates the session when no
 // session with x's id exists (lazy creation), and returns the session
 // as stored after the append, recorded in log.
-func Append(ctx context.Context, tx Tx, log *SyncLog, x *loom.Session, msgs []*loom.Message, owner string, now time.Time) (*loom.Session, error) {
+func Append(ctx context.Context, tx SessionSteps, log *SyncLog, x *loom.Session, msgs []*loom.Message, owner string, now time.Time) (*loom.Session, error) {
 	// One read gives the counters and the lock.
 	cur, err := tx.SessionForWrite(ctx, x.ID)
 	if err != nil {

@@ -174,7 +174,7 @@ func applyChange(ctx context.Context, tx Tx, st synclog.Stamp, p synclog.Payload
 // the last one's header (the index that marks the change's work), and
 // lets them go. Fragments apply in index order like any record, so the
 // ones before the last are the host's records just before it.
-func fragment(ctx context.Context, tx Tx, h synclog.Header, f *synclog.Fragment) (synclog.Payload, error) {
+func fragment(ctx context.Context, tx FragmentSteps, h synclog.Header, f *synclog.Fragment) (synclog.Payload, error) {
 	if err := tx.KeepFragment(ctx, h.Host, h.Index, f.Data); err != nil {
 		return nil, fmt.Errorf("keep fragment %d of %d: %w", f.Part, f.Of, err)
 	}

@@ -125,7 +125,10 @@ func appendMessages(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Mes
 
 // appendWindow reads the rows of session cur that PlanAppend needs for
 // record p.
-func appendWindow(ctx context.Context, tx Tx, cur *loom.Session, p *synclog.MessagesAppended) (AppendWindow, error) {
+func appendWindow(ctx context.Context, tx interface {
+	MergeSteps
+	StampSteps
+}, cur *loom.Session, p *synclog.MessagesAppended) (AppendWindow, error) {
 	// cur holds p.PrevID at p.FirstSeq-1: locate found it there, and a
 	// conflict fork shares the messages before its own with its parent.
 	win := AppendWindow{Count: int64(cur.MessageCount), Prev: p.PrevID}
@@ -151,7 +154,10 @@ func appendWindow(ctx context.Context, tx Tx, cur *loom.Session, p *synclog.Mess
 // (StoreAppend takes a session out of the archive) into the metadata of
 // session id: an archive stamped after the append keeps the session
 // archived, whichever arrived first.
-func appendUnarchives(ctx context.Context, tx Tx, id string, st synclog.Stamp) error {
+func appendUnarchives(ctx context.Context, tx interface {
+	MergeSteps
+	StampSteps
+}, id string, st synclog.Stamp) error {
 	m, err := loadMeta(ctx, tx, id)
 	if err != nil {
 		return err
@@ -204,7 +210,11 @@ func applyImported(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Impo
 }
 
 // importNew imports data, sessions not here, as their writer did.
-func importNew(ctx context.Context, tx Tx, st synclog.Stamp, data []*loom.SessionData) error {
+func importNew(ctx context.Context, tx interface {
+	ImportSteps
+	StampSteps
+	KeySteps
+}, st synclog.Stamp, data []*loom.SessionData) error {
 	if err := loom.ValidateImport(data); err != nil {
 		return err
 	}

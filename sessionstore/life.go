@@ -14,12 +14,12 @@ import (
 // loadLife returns whether session id is in the trash as merged from
 // records (Life); the zero Life when no record has trashed,
 // restored or worked in it.
-func loadLife(ctx context.Context, tx Tx, id string) (Life, error) {
+func loadLife(ctx context.Context, tx StampSteps, id string) (Life, error) {
 	return loadState[Life](ctx, tx, LifeState, id)
 }
 
 // saveLife stores l as session id's.
-func saveLife(ctx context.Context, tx Tx, id string, l Life) error {
+func saveLife(ctx context.Context, tx StampSteps, id string, l Life) error {
 	return saveState(ctx, tx, LifeState, id, l)
 }
 
@@ -67,7 +67,10 @@ func worked(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64) 
 // touched merges record idx of host h, which restored session id or
 // changed its metadata, or made it when made, into the session's life
 // (Rescue), when the session is here.
-func touched(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64, made bool) error {
+func touched(ctx context.Context, tx interface {
+	SessionSteps
+	StampSteps
+}, id string, h synclog.HostID, idx int64, made bool) error {
 	if cur, err := tx.SessionForWrite(ctx, id); err != nil || cur == nil {
 		return err
 	}
@@ -150,7 +153,7 @@ func workedIn(p synclog.Payload) string {
 }
 
 // markPurged keeps that sessions ids are purged.
-func markPurged(ctx context.Context, tx Tx, ids []string) error {
+func markPurged(ctx context.Context, tx LineageSteps, ids []string) error {
 	for _, id := range ids {
 		if err := tx.MarkPurged(ctx, id); err != nil {
 			return fmt.Errorf("keep purge of %s: %w", id, err)
@@ -162,7 +165,7 @@ func markPurged(ctx context.Context, tx Tx, ids []string) error {
 // forPurged reports whether record p is for a session purged here: such
 // a record is dropped, as a purge is final. A fork of a purged session
 // is dropped too, as its parent's messages are gone.
-func forPurged(ctx context.Context, tx Tx, p synclog.Payload) (bool, error) {
+func forPurged(ctx context.Context, tx LineageSteps, p synclog.Payload) (bool, error) {
 	var id string
 	switch p := p.(type) {
 	case *synclog.SessionCreated:
@@ -331,7 +334,7 @@ func applyPurged(ctx context.Context, tx Tx, p *synclog.Purged) error {
 // trash, whatever x was a fork or a sub-agent of, and without its key (a
 // host that applies the copy before the purge would find the key taken,
 // and a key a purge lets go goes to no session: see settleKey).
-func rescueCopy(ctx context.Context, tx Tx, x *loom.Session) (*loom.SessionData, error) {
+func rescueCopy(ctx context.Context, tx MergeSteps, x *loom.Session) (*loom.SessionData, error) {
 	msgs, err := tx.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
 	if err != nil {
 		return nil, err
@@ -350,7 +353,10 @@ func rescueCopy(ctx context.Context, tx Tx, x *loom.Session) (*loom.SessionData,
 // trash already, and settles their keys as applying it does (settleLife):
 // a key the trash let go goes to the next claim, a claim back from the
 // trash takes its place again.
-func eachLocalLife(ctx context.Context, tx Tx, ids []string, merge func(*Life)) error {
+func eachLocalLife(ctx context.Context, tx interface {
+	StampSteps
+	KeySteps
+}, ids []string, merge func(*Life)) error {
 	for _, id := range ids {
 		l, err := loadLife(ctx, tx, id)
 		if err != nil {

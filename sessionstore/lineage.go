@@ -75,7 +75,10 @@ func applyForked(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Forked
 // writerRow gives fork row, just made here from its parent as the parent
 // is here, the metadata and times its writer's row says it took there
 // and then, and stamps them.
-func writerRow(ctx context.Context, tx Tx, st synclog.Stamp, row *loom.Session) error {
+func writerRow(ctx context.Context, tx interface {
+	MergeSteps
+	StampSteps
+}, st synclog.Stamp, row *loom.Session) error {
 	if err := tx.SetWriterRow(ctx, row); err != nil {
 		return fmt.Errorf("fork %s: %w", row.ID, err)
 	}

@@ -329,7 +329,10 @@ func Rewind(ctx context.Context, tx Tx, log *SyncLog, id string, opts loom.Rewin
 
 // CreateFork writes the fork plan describes of src: a session row that
 // reads src's messages 1 to plan.LastSeq through src's spans.
-func CreateFork(ctx context.Context, tx Tx, src *loom.Session, plan *ForkPlan) (*loom.Session, error) {
+func CreateFork(ctx context.Context, tx interface {
+	BodySteps
+	ForkSteps
+}, src *loom.Session, plan *ForkPlan) (*loom.Session, error) {
 	spans, err := tx.Spans(ctx, src.ID)
 	if err != nil {
 		return nil, err
@@ -341,7 +344,10 @@ func CreateFork(ctx context.Context, tx Tx, src *loom.Session, plan *ForkPlan) (
 // rewind's, a conflict's): the fork reads the whole conversation through
 // src's spans, and src keeps its first messages and stores its next ones
 // under plan.Store.
-func StoreSplit(ctx context.Context, tx Tx, src *loom.Session, plan *RewindPlan) (*loom.Session, error) {
+func StoreSplit(ctx context.Context, tx interface {
+	BodySteps
+	ForkSteps
+}, src *loom.Session, plan *RewindPlan) (*loom.Session, error) {
 	spans, err := tx.Spans(ctx, src.ID)
 	if err != nil {
 		return nil, err

@@ -137,7 +137,7 @@ func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk 
 }
 
 // rewriteState rewrites state kind of every session with edit.
-func rewriteState[T any](ctx context.Context, tx Tx, kind State, edit func(*T)) error {
+func rewriteState[T any](ctx context.Context, tx StampSteps, kind State, edit func(*T)) error {
 	all, err := tx.States(ctx, kind)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", kind.what(), err)

@@ -43,7 +43,7 @@ type BodySteps interface {
 // more. A message of its own that other sessions read (forks made after
 // it) is first copied as it is for each of them: a fork keeps the
 // conversation as it was when it was made.
-func WriteMessage(ctx context.Context, tx Tx, id string, seq int64, body sqlstore.Body) error {
+func WriteMessage(ctx context.Context, tx BodySteps, id string, seq int64, body sqlstore.Body) error {
 	spans, err := tx.Spans(ctx, id)
 	if err != nil {
 		return err

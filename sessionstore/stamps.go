@@ -118,7 +118,7 @@ func localChange(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Sessio
 
 // stampImported keeps the stamps of imported sessions and their
 // messages.
-func stampImported(ctx context.Context, tx Tx, st synclog.Stamp, data []*loom.SessionData) error {
+func stampImported(ctx context.Context, tx StampSteps, st synclog.Stamp, data []*loom.SessionData) error {
 	for _, d := range data {
 		if err := saveMeta(ctx, tx, d.Session.ID, NewMeta(d.Session, st)); err != nil {
 			return err
@@ -131,7 +131,7 @@ func stampImported(ctx context.Context, tx Tx, st synclog.Stamp, data []*loom.Se
 }
 
 // stampMessages keeps the stamp of the record that appended msgs.
-func stampMessages(ctx context.Context, tx Tx, st synclog.Stamp, msgs []*loom.Message) error {
+func stampMessages(ctx context.Context, tx StampSteps, st synclog.Stamp, msgs []*loom.Message) error {
 	for _, m := range msgs {
 		if err := tx.StampMessage(ctx, m.ID, st); err != nil {
 			return fmt.Errorf("stamp message %s: %w", m.ID, err)
@@ -143,12 +143,12 @@ func stampMessages(ctx context.Context, tx Tx, st synclog.Stamp, msgs []*loom.Me
 // loadMeta returns the merged metadata of session id; none when the
 // session's fields were never stamped (it was made before sync was set
 // up, and has not changed since).
-func loadMeta(ctx context.Context, tx Tx, id string) (Meta, error) {
+func loadMeta(ctx context.Context, tx StampSteps, id string) (Meta, error) {
 	return loadState[Meta](ctx, tx, MetaState, id)
 }
 
 // saveMeta stores m as the merged metadata of session id.
-func saveMeta(ctx context.Context, tx Tx, id string, m Meta) error {
+func saveMeta(ctx context.Context, tx StampSteps, id string, m Meta) error {
 	return saveState(ctx, tx, MetaState, id, m)
 }
 
@@ -162,7 +162,7 @@ func (kind State) what() string {
 
 // loadState returns state kind of session id, the zero value when none
 // is kept.
-func loadState[T any](ctx context.Context, tx Tx, kind State, id string) (T, error) {
+func loadState[T any](ctx context.Context, tx StampSteps, kind State, id string) (T, error) {
 	var v T
 	text, err := tx.LoadState(ctx, kind, id)
 	if err != nil {
@@ -178,7 +178,7 @@ func loadState[T any](ctx context.Context, tx Tx, kind State, id string) (T, err
 }
 
 // saveState stores v as state kind of session id.
-func saveState(ctx context.Context, tx Tx, kind State, id string, v any) error {
+func saveState(ctx context.Context, tx StampSteps, kind State, id string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("write %s of %s: %w", kind.what(), id, err)

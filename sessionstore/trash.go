@@ -40,7 +40,10 @@ type TrashSteps interface {
 // trash older than loom.TrashTTL is purged at the same time. It returns
 // the sessions removed, the session first, then its sub-agent sessions
 // in Family order; trashed ones carry their DeletedAt.
-func Delete(ctx context.Context, tx Tx, log *SyncLog, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
+func Delete(ctx context.Context, tx interface {
+	SessionSteps
+	TrashSteps
+}, log *SyncLog, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
 	if _, err := tx.Session(ctx, id); err != nil {
 		return nil, err
 	}
@@ -91,7 +94,10 @@ func TrashedBefore(now time.Time) time.Time { return now.Add(-loom.TrashTTL) }
 // trash; it comes back with the sessions of its family that went to the
 // trash with it (at the time they were trashed), unless a key another
 // live session has taken meanwhile stops it.
-func Restore(ctx context.Context, tx Tx, log *SyncLog, id string) error {
+func Restore(ctx context.Context, tx interface {
+	SessionSteps
+	TrashSteps
+}, log *SyncLog, id string) error {
 	x, err := tx.Session(ctx, id)
 	if err != nil {
 		return err
@@ -115,7 +121,7 @@ func Restore(ctx context.Context, tx Tx, log *SyncLog, id string) error {
 // owner, inside tx: the sessions selected go to the trash (so a prune is undone by restore
 // for loom.TrashTTL), but for those another live holder than owner has,
 // which are skipped; a dry run only reports.
-func Prune(ctx context.Context, tx Tx, log *SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
+func Prune(ctx context.Context, tx TrashSteps, log *SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
 	selected, err := tx.Prunable(ctx, opts, now)
 	if err != nil {
 		return nil, fmt.Errorf("prune: %w", err)
@@ -146,7 +152,7 @@ func Prune(ctx context.Context, tx Tx, log *SyncLog, opts loom.PruneOptions, own
 
 // emptyTrash purges the sessions in the trash for longer than
 // loom.TrashTTL at now, recording their purge.
-func emptyTrash(ctx context.Context, tx Tx, log *SyncLog, now time.Time) error {
+func emptyTrash(ctx context.Context, tx TrashSteps, log *SyncLog, now time.Time) error {
 	purged, err := tx.EmptyTrash(ctx, TrashedBefore(now))
 	if err != nil {
 		return fmt.Errorf("empty trash: %w", err)

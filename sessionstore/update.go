@@ -15,7 +15,7 @@ import (
 // (DescriptionIfEmpty) is left out of the change, and of its record,
 // when the row tx holds has one: the check and the write are one
 // transaction, so no description written in between is lost.
-func UpdateSession(ctx context.Context, tx Tx, log *SyncLog, id string, u loom.SessionUpdate, now time.Time) (*loom.Session, error) {
+func UpdateSession(ctx context.Context, tx SessionSteps, log *SyncLog, id string, u loom.SessionUpdate, now time.Time) (*loom.Session, error) {
 	cur, err := tx.SessionForUpdate(ctx, id)
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func UpdatePart(ctx context.Context, tx Tx, log *SyncLog, id string, seq int64, 
 
 // UpdateUsage is Store.UpdateUsage of message seq of session id, which
 // the session stores itself, inside tx, recorded in log.
-func UpdateUsage(ctx context.Context, tx Tx, log *SyncLog, id string, seq int64, u loom.Usage) error {
+func UpdateUsage(ctx context.Context, tx SessionSteps, log *SyncLog, id string, seq int64, u loom.Usage) error {
 	if err := tx.BeginUpdate(ctx, id); err != nil {
 		return err
 	}
@@ -88,7 +88,10 @@ func UpdateUsage(ctx context.Context, tx Tx, log *SyncLog, id string, seq int64,
 // which every host merges by its state (NewerPart). Only the
 // last turn can hold an unfinished tool call: every turn is repaired
 // before the next starts. It returns how many parts it repaired.
-func RepairInterrupted(ctx context.Context, tx Tx, log *SyncLog, id string, now time.Time) (int, error) {
+func RepairInterrupted(ctx context.Context, tx interface {
+	SessionSteps
+	BodySteps
+}, log *SyncLog, id string, now time.Time) (int, error) {
 	if err := tx.BeginUpdate(ctx, id); err != nil {
 		return 0, err
 	}
@@ -117,7 +120,7 @@ func RepairInterrupted(ctx context.Context, tx Tx, log *SyncLog, id string, now 
 
 // Import is Store.Import of data, validated, inside tx, recorded in log
 // (ImportRecords).
-func Import(ctx context.Context, tx Tx, log *SyncLog, data []*loom.SessionData) error {
+func Import(ctx context.Context, tx ImportSteps, log *SyncLog, data []*loom.SessionData) error {
 	if err := tx.ImportRows(ctx, data); err != nil {
 		return err
 	}
@@ -138,7 +141,10 @@ func RecordImport(ctx context.Context, log *SyncLog, data []*loom.SessionData) e
 
 // rewriteBody stores m's parts as WriteMessage says, and makes its
 // session as recent as now (Written).
-func rewriteBody(ctx context.Context, tx Tx, m *loom.Message, now time.Time) error {
+func rewriteBody(ctx context.Context, tx interface {
+	SessionSteps
+	BodySteps
+}, m *loom.Message, now time.Time) error {
 	b, err := tx.EncodeBody(m)
 	if err != nil {
 		return err
