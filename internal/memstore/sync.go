@@ -434,7 +434,9 @@ func (t *tx) Retire(ctx context.Context, host synclog.HostID, after int64) error
 }
 
 // Pos implements sessionstore.Rehomer.
-func (t *tx) Pos(ctx context.Context) (synclog.HostID, int64, error) { return t.st.host, t.st.base, nil }
+func (t *tx) Pos(ctx context.Context) (synclog.HostID, int64, error) {
+	return t.st.host, t.st.base, nil
+}
 
 // LogLen implements sessionstore.Rehomer.
 func (t *tx) LogLen(ctx context.Context) (int64, error) { return int64(len(t.st.log)), nil }
