@@ -13,9 +13,9 @@ import (
 )
 
 // state is everything a store holds, as the SQLite engine's tables hold
-// it. Values held in its maps are never changed in place: a write puts
-// a new value, so that a shallow copy of each map (clone) is a snapshot
-// a failed transaction goes back to.
+// it. Values held in its maps are never changed in place (a write puts a
+// new value), nor are the spans' slices, so that a copy of each map
+// (clone) is a snapshot a failed transaction goes back to.
 type state struct {
 	// sessions are the rows of sessions, each without its lock.
 	sessions map[string]loom.Session
@@ -273,13 +273,10 @@ func (st *state) deleteSession(id string) {
 				drop = append(drop, seq)
 			}
 		}
-		if len(drop) > 0 {
-			rows = maps.Clone(rows)
-			for _, seq := range drop {
-				delete(rows, seq)
-			}
-			st.setRows(sp.RowsOf, rows)
+		for _, seq := range drop {
+			delete(rows, seq)
 		}
+		st.setRows(sp.RowsOf, rows)
 	}
 	delete(st.locks, id)
 	delete(st.meta, id)
@@ -307,21 +304,16 @@ func (st *state) putRow(store string, seq int64, r row) error {
 	if _, ok := rows[seq]; ok {
 		return loom.Errorf(loom.ECONFLICT, "message %d of %s is stored already", seq, store)
 	}
-	rows = maps.Clone(rows)
 	if rows == nil {
 		rows = map[int64]row{}
+		st.rows[store] = rows
 	}
 	rows[seq] = r
-	st.rows[store] = rows
 	return nil
 }
 
 // setRow replaces row seq of store, which exists.
-func (st *state) setRow(store string, seq int64, r row) {
-	rows := maps.Clone(st.rows[store])
-	rows[seq] = r
-	st.rows[store] = rows
-}
+func (st *state) setRow(store string, seq int64, r row) { st.rows[store][seq] = r }
 
 // read reports whether a span of any session reads row seq of store.
 func (st *state) read(store string, seq int64) bool {

@@ -433,13 +433,8 @@ func (t *tx) DropUnread(ctx context.Context, store string, seq int64) error {
 		return nil
 	}
 	rows := t.st.rows[store]
-	kept := make(map[int64]row, len(rows))
-	for k, v := range rows {
-		if k != seq {
-			kept[k] = v
-		}
-	}
-	t.st.setRows(store, kept)
+	delete(rows, seq)
+	t.st.setRows(store, rows)
 	return nil
 }
 
