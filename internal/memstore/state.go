@@ -438,3 +438,13 @@ func (st *state) usageOf(id string, from, to int64) loom.Usage {
 	}
 	return u
 }
+
+// oldestFirst sorts sessions by the time at gives, then by id.
+func oldestFirst(sessions []*loom.Session, at func(*loom.Session) time.Time) {
+	slices.SortFunc(sessions, func(a, b *loom.Session) int {
+		if c := at(a).Compare(at(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}

@@ -219,12 +219,7 @@ func (t *tx) AllSessions(ctx context.Context) ([]*loom.Session, error) {
 	for _, x := range t.st.sessions {
 		out = append(out, t.s.session(t.st, x))
 	}
-	slices.SortFunc(out, func(a, b *loom.Session) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	oldestFirst(out, func(x *loom.Session) time.Time { return x.CreatedAt })
 	return out, nil
 }
 

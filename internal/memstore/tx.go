@@ -178,12 +178,7 @@ func (t *tx) Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time
 		}
 		out = append(out, t.s.session(t.st, x))
 	}
-	slices.SortFunc(out, func(a, b *loom.Session) int {
-		if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	oldestFirst(out, func(x *loom.Session) time.Time { return x.UpdatedAt })
 	return out, nil
 }
 
