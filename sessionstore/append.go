@@ -14,7 +14,7 @@ import (
 // by the store handle owner, inside tx: it creates the session when no
 // session with x's id exists (lazy creation), and returns the session
 // as stored after the append, recorded in log.
-func Append(ctx context.Context, tx Tx, log SyncLog, x *loom.Session, msgs []*loom.Message, owner string, now time.Time) (*loom.Session, error) {
+func Append(ctx context.Context, tx Tx, log *SyncLog, x *loom.Session, msgs []*loom.Message, owner string, now time.Time) (*loom.Session, error) {
 	// One read gives the counters and the lock.
 	cur, err := tx.SessionForWrite(ctx, x.ID)
 	if err != nil {
@@ -34,7 +34,7 @@ func Append(ctx context.Context, tx Tx, log SyncLog, x *loom.Session, msgs []*lo
 		if err := tx.CreateSession(ctx, row); err != nil {
 			return nil, err
 		}
-		if err := Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+		if err := Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 			return &synclog.SessionCreated{Session: row}, nil
 		}); err != nil {
 			return nil, err
@@ -58,7 +58,7 @@ func Append(ctx context.Context, tx Tx, log SyncLog, x *loom.Session, msgs []*lo
 	if err := tx.StoreAppend(ctx, cur, msgs); err != nil {
 		return nil, fmt.Errorf("append to %s: %w", x.ID, err)
 	}
-	err = Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	err = Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		first := msgs[0].Seq
 		prev, err := log.MessageID(ctx, cur.ID, first-1)
 		return &synclog.MessagesAppended{SessionID: cur.ID, FirstSeq: first, PrevID: prev, Messages: msgs, At: now}, err

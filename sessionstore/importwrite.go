@@ -7,11 +7,23 @@ import (
 	"github.com/loomhq/loom"
 )
 
+// ImportSteps are the writes of an import beside its sessions' records.
+type ImportSteps interface {
+	// ImportRows writes data, validated, as its sessions and messages.
+	ImportRows(ctx context.Context, data []*loom.SessionData) error
+	// RecordFiles keeps files, validated, as the records of the files an
+	// import read.
+	RecordFiles(ctx context.Context, files []loom.ImportedFile) error
+	// RecordCalls keeps which session counts each of calls, validated;
+	// a call counted already keeps its session.
+	RecordCalls(ctx context.Context, calls []loom.CountedCall) error
+}
+
 // ApplyChanges applies changes in order inside tx, recorded in log, as
 // Append, UpdatePart, UpdateUsage and UpdateSession do, appending as
 // owner at now, and returns the sessions appended to as they are after it, by
 // the changes' index, to give their callers once tx commits (Refresh).
-func ApplyChanges(ctx context.Context, tx UpdateTx, log SyncLog, changes []loom.ImportChange, owner string, now time.Time) ([]*loom.Session, error) {
+func ApplyChanges(ctx context.Context, tx Tx, log *SyncLog, changes []loom.ImportChange, owner string, now time.Time) ([]*loom.Session, error) {
 	fresh := make([]*loom.Session, len(changes))
 	for i, c := range changes {
 		var err error

@@ -14,12 +14,12 @@ import (
 // loadLife returns whether session id is in the trash as merged from
 // records (Life); the zero Life when no record has trashed,
 // restored or worked in it.
-func loadLife(ctx context.Context, tx ApplyTx, id string) (Life, error) {
+func loadLife(ctx context.Context, tx Tx, id string) (Life, error) {
 	return loadState[Life](ctx, tx, LifeState, id)
 }
 
 // saveLife stores l as session id's.
-func saveLife(ctx context.Context, tx ApplyTx, id string, l Life) error {
+func saveLife(ctx context.Context, tx Tx, id string, l Life) error {
 	return saveState(ctx, tx, LifeState, id, l)
 }
 
@@ -27,7 +27,7 @@ func saveLife(ctx context.Context, tx ApplyTx, id string, l Life) error {
 // or out of it as l says. A session no trash or restore record has
 // touched keeps the state it has: one trashed before sync was set up
 // stays in the trash.
-func settleLife(ctx context.Context, tx ApplyTx, id string, l Life) error {
+func settleLife(ctx context.Context, tx Tx, id string, l Life) error {
 	if err := saveLife(ctx, tx, id, l); err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func settleLife(ctx context.Context, tx ApplyTx, id string, l Life) error {
 // worked merges record idx of host h, which did work in session id
 // (appends, part and usage updates, rewinds), into the session's life:
 // work a trash had not seen takes the session out of the trash.
-func worked(ctx context.Context, tx ApplyTx, id string, h synclog.HostID, idx int64) error {
+func worked(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64) error {
 	l, err := loadLife(ctx, tx, id)
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func worked(ctx context.Context, tx ApplyTx, id string, h synclog.HostID, idx in
 // touched merges record idx of host h, which restored session id or
 // changed its metadata, or made it when made, into the session's life
 // (Rescue), when the session is here.
-func touched(ctx context.Context, tx ApplyTx, id string, h synclog.HostID, idx int64, made bool) error {
+func touched(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64, made bool) error {
 	if cur, err := tx.SessionForWrite(ctx, id); err != nil || cur == nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func touchedIn(p synclog.Payload) []string {
 
 // lived merges record idx of host h into the lives of the sessions it
 // works in (worked) and restores or changes (touched).
-func lived(ctx context.Context, tx ApplyTx, h synclog.HostID, idx int64, p synclog.Payload) error {
+func lived(ctx context.Context, tx Tx, h synclog.HostID, idx int64, p synclog.Payload) error {
 	if id := workedIn(p); id != "" {
 		if err := worked(ctx, tx, id, h, idx); err != nil {
 			return err
@@ -150,7 +150,7 @@ func workedIn(p synclog.Payload) string {
 }
 
 // markPurged keeps that sessions ids are purged.
-func markPurged(ctx context.Context, tx ApplyTx, ids []string) error {
+func markPurged(ctx context.Context, tx Tx, ids []string) error {
 	for _, id := range ids {
 		if err := tx.MarkPurged(ctx, id); err != nil {
 			return fmt.Errorf("keep purge of %s: %w", id, err)
@@ -162,7 +162,7 @@ func markPurged(ctx context.Context, tx ApplyTx, ids []string) error {
 // forPurged reports whether record p is for a session purged here: such
 // a record is dropped, as a purge is final. A fork of a purged session
 // is dropped too, as its parent's messages are gone.
-func forPurged(ctx context.Context, tx ApplyTx, p synclog.Payload) (bool, error) {
+func forPurged(ctx context.Context, tx Tx, p synclog.Payload) (bool, error) {
 	var id string
 	switch p := p.(type) {
 	case *synclog.SessionCreated:
@@ -198,19 +198,19 @@ func forPurged(ctx context.Context, tx ApplyTx, p synclog.Payload) (bool, error)
 }
 
 // applyTrashed merges trash record p into each of its sessions here.
-func applyTrashed(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Trashed) error {
+func applyTrashed(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Trashed) error {
 	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *Life) { l.Trashed(st, p) })
 }
 
 // applyRestored merges restore record p into each of its sessions here.
-func applyRestored(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Restored) error {
+func applyRestored(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Restored) error {
 	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *Life) { l.Restored(st) })
 }
 
 // eachLife merges a trash or restore record of type t into the lives of
 // sessions ids, by merge, skipping those purged here; a session neither
 // here nor purged has not arrived yet, and the record waits for it.
-func eachLife(ctx context.Context, tx ApplyTx, t synclog.Type, ids []string, merge func(*Life)) error {
+func eachLife(ctx context.Context, tx Tx, t synclog.Type, ids []string, merge func(*Life)) error {
 	for _, id := range ids {
 		if gone, err := tx.Purged(ctx, id); err != nil {
 			return err
@@ -245,7 +245,7 @@ func eachLife(ctx context.Context, tx ApplyTx, t synclog.Type, ids []string, mer
 // or a fork it made, is first saved under a new id (Rescue),
 // recorded in this host's log as an import, so the work survives on
 // every machine.
-func applyPurged(ctx context.Context, tx ApplyTx, p *synclog.Purged) error {
+func applyPurged(ctx context.Context, tx Tx, p *synclog.Purged) error {
 	self, err := tx.Host(ctx)
 	if err != nil {
 		return err
@@ -323,7 +323,7 @@ func applyPurged(ctx context.Context, tx ApplyTx, p *synclog.Purged) error {
 	if err := loom.ValidateImport(copies); err != nil {
 		return fmt.Errorf("save a copy of purged work: %w", err)
 	}
-	return Import(ctx, tx, tx, copies) // recorded in the store's own log
+	return Import(ctx, tx, &SyncLog{tx: tx}, copies) // recorded in the store's own log
 }
 
 // rescueCopy returns session x with its messages under new ids, titled
@@ -331,7 +331,7 @@ func applyPurged(ctx context.Context, tx ApplyTx, p *synclog.Purged) error {
 // trash, whatever x was a fork or a sub-agent of, and without its key (a
 // host that applies the copy before the purge would find the key taken,
 // and a key a purge lets go goes to no session: see settleKey).
-func rescueCopy(ctx context.Context, tx ApplyTx, x *loom.Session) (*loom.SessionData, error) {
+func rescueCopy(ctx context.Context, tx Tx, x *loom.Session) (*loom.SessionData, error) {
 	msgs, err := tx.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
 	if err != nil {
 		return nil, err
@@ -350,7 +350,7 @@ func rescueCopy(ctx context.Context, tx ApplyTx, x *loom.Session) (*loom.Session
 // trash already, and settles their keys as applying it does (settleLife):
 // a key the trash let go goes to the next claim, a claim back from the
 // trash takes its place again.
-func eachLocalLife(ctx context.Context, tx ApplyTx, ids []string, merge func(*Life)) error {
+func eachLocalLife(ctx context.Context, tx Tx, ids []string, merge func(*Life)) error {
 	for _, id := range ids {
 		l, err := loadLife(ctx, tx, id)
 		if err != nil {

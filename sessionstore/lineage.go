@@ -9,10 +9,33 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
+// LineageSteps keep where sessions split (forks, rewinds, conflict
+// forks) and which were purged, as sync's lineage and purge rules read
+// them.
+type LineageSteps interface {
+	// SaveFork keeps that fork id, of kind, shares parent's messages 1
+	// to base.
+	SaveFork(ctx context.Context, id, parent string, base int64, kind ForkKind) error
+	// ForksOf returns the forks of parent of the kinds given, by base,
+	// then id.
+	ForksOf(ctx context.Context, parent string, kinds ...ForkKind) ([]string, error)
+	// MoveForks makes the forks of parent whose base is at least from
+	// forks of to.
+	MoveForks(ctx context.Context, parent, to string, from int64) error
+	// TwinFork makes session id, a fork of parent titled title at turn
+	// turn, that reads every message session of reads, with of's
+	// counters and usage.
+	TwinFork(ctx context.Context, of, parent, id, title string, turn int) error
+	// Purged reports whether session id was purged; MarkPurged keeps
+	// that it was.
+	Purged(ctx context.Context, id string) (bool, error)
+	MarkPurged(ctx context.Context, id string) error
+}
+
 // applyForked makes the fork p describes, its row as its writer made it,
 // holding its parent's messages up to p.LastID, which the parent must
 // hold at p.LastSeq.
-func applyForked(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Forked) error {
+func applyForked(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Forked) error {
 	row := p.Session
 	if cur, err := tx.SessionForWrite(ctx, row.ID); err != nil || cur != nil {
 		return err
@@ -52,7 +75,7 @@ func applyForked(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.F
 // writerRow gives fork row, just made here from its parent as the parent
 // is here, the metadata and times its writer's row says it took there
 // and then, and stamps them.
-func writerRow(ctx context.Context, tx ApplyTx, st synclog.Stamp, row *loom.Session) error {
+func writerRow(ctx context.Context, tx Tx, st synclog.Stamp, row *loom.Session) error {
 	if err := tx.SetWriterRow(ctx, row); err != nil {
 		return fmt.Errorf("fork %s: %w", row.ID, err)
 	}
@@ -63,7 +86,7 @@ func writerRow(ctx context.Context, tx ApplyTx, st synclog.Stamp, row *loom.Sess
 // p.KeepSeq, as Rewind does on its writer: every message after
 // it here, including ones another host appended meanwhile, moves to the
 // fork p.Fork, and the session stores its next messages under p.Store.
-func applyRewound(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Rewound) error {
+func applyRewound(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Rewound) error {
 	if f, err := tx.SessionForWrite(ctx, p.Fork.ID); err != nil || f != nil {
 		return err
 	}
@@ -127,7 +150,7 @@ func applyRewound(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.
 // beside that rewind's, reading the same turns, a fork of cur: so the
 // two rewinds end alike in either order, each with a fork that holds the
 // turns after the message. It reports whether it found that rewind.
-func twinRewind(ctx context.Context, tx ApplyTx, st synclog.Stamp, cur *loom.Session, p *synclog.Rewound) (bool, error) {
+func twinRewind(ctx context.Context, tx Tx, st synclog.Stamp, cur *loom.Session, p *synclog.Rewound) (bool, error) {
 	forks, err := tx.ForksOf(ctx, cur.ID, RewindFork)
 	if err != nil {
 		return false, err
@@ -163,7 +186,7 @@ func twinRewind(ctx context.Context, tx ApplyTx, st synclog.Stamp, cur *loom.Ses
 // the forks made from that part, and returns cur as it is after: ending
 // at plan.At-1, to take the other chain. A session a live process here
 // is writing is not moved under it: the record waits.
-func moveLocal(ctx context.Context, tx ApplyTx, cur *loom.Session, plan Plan) (*loom.Session, error) {
+func moveLocal(ctx context.Context, tx Tx, cur *loom.Session, plan Plan) (*loom.Session, error) {
 	if err := loom.CheckNotHeld([]*loom.Session{cur}, tx.Owner()); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrWaits, err)
 	}
@@ -198,7 +221,7 @@ func moveLocal(ctx context.Context, tx ApplyTx, cur *loom.Session, plan Plan) (*
 // forkIncoming makes conflict fork plan.Fork of session cur, holding
 // cur's messages 1 to plan.At-1, for another host's chain, which loses
 // to cur's and starts with message first, and returns it.
-func forkIncoming(ctx context.Context, tx ApplyTx, cur *loom.Session, plan Plan, first *loom.Message) (*loom.Session, error) {
+func forkIncoming(ctx context.Context, tx Tx, cur *loom.Session, plan Plan, first *loom.Message) (*loom.Session, error) {
 	fp, err := planConflictFork(ctx, cur, plan.At, plan.Fork, tx)
 	if err != nil {
 		return nil, err
@@ -217,7 +240,7 @@ func forkIncoming(ctx context.Context, tx ApplyTx, cur *loom.Session, plan Plan,
 // gives it whenever it makes it: it starts and was last active when that
 // message was made, and follows parent's metadata (Meta.Inherit),
 // archived state included, until its own is set.
-func conflictRow(ctx context.Context, tx ApplyTx, parent, id string, at int64, created time.Time) error {
+func conflictRow(ctx context.Context, tx Tx, parent, id string, at int64, created time.Time) error {
 	m, err := loadMeta(ctx, tx, parent)
 	if err != nil {
 		return err
@@ -241,7 +264,7 @@ const maxRoute = 10_000
 // appends"). It returns nil when none does: the record that brings the
 // message has not been applied here yet. seq 0 names no message, and is
 // named's.
-func locate(ctx context.Context, tx ApplyTx, named *loom.Session, seq int64, mid string) (*loom.Session, error) {
+func locate(ctx context.Context, tx Tx, named *loom.Session, seq int64, mid string) (*loom.Session, error) {
 	if seq < 1 {
 		return named, nil
 	}
@@ -276,7 +299,7 @@ func locate(ctx context.Context, tx ApplyTx, named *loom.Session, seq int64, mid
 
 // locateOrWait is locate, where finding no session is ErrWaits for the
 // record that names message mid at seq of session named.
-func locateOrWait(ctx context.Context, tx ApplyTx, named *loom.Session, seq int64, mid string) (*loom.Session, error) {
+func locateOrWait(ctx context.Context, tx Tx, named *loom.Session, seq int64, mid string) (*loom.Session, error) {
 	s, err := locate(ctx, tx, named, seq, mid)
 	if err == nil && s == nil {
 		err = fmt.Errorf("%w: message %s at seq %d, which neither session %s nor a session its messages moved to holds here yet",

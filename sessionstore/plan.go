@@ -9,6 +9,44 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
+// ForkSteps are what a fork or a rewind reads of the session it forks,
+// and writes.
+type ForkSteps interface {
+	ForkReads
+	// ForkSource returns session id as a fork reads it, keeping its
+	// messages from changing until the transaction ends where the engine
+	// locks rows; ENOTFOUND when there is none.
+	ForkSource(ctx context.Context, id string) (*loom.Session, error)
+	// CreateFork writes the session plan describes, forked from src,
+	// with spans, and returns it as stored.
+	CreateFork(ctx context.Context, src *loom.Session, plan *ForkPlan, spans []sqlstore.Span) (*loom.Session, error)
+	// StoreRewind writes a rewind of src as plan describes: the fork
+	// that takes the later turns reads them through forkSpans, and src
+	// keeps its turns with keepSpans. It returns the fork as stored.
+	StoreRewind(ctx context.Context, src *loom.Session, plan *RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error)
+}
+
+// ForkReads are what a fork or rewind plan asks of the store about the
+// session it forks (src), inside the transaction. Each reads src's
+// messages as src holds them (through its spans) and costs one seek or a
+// short walk, whatever src's length.
+type ForkReads interface {
+	// TurnFrom returns the turn of src's first message at or after seq;
+	// ok is false when there is none.
+	TurnFrom(ctx context.Context, src string, seq int64) (turn int, ok bool, err error)
+	// LastUser returns src's last user message at or before seq, nil
+	// when there is none.
+	LastUser(ctx context.Context, src string, seq int64) (*loom.Message, error)
+	// LastSummary returns the seq of src's latest summary message at or
+	// before seq, 0 when there is none.
+	LastSummary(ctx context.Context, src string, seq int64) (int64, error)
+	// UsageOf sums the usage of src's messages from to to.
+	UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error)
+	// TitlesLike returns the titles of user's live sessions that start
+	// with base, compared case-insensitively.
+	TitlesLike(ctx context.Context, user, base string) ([]string, error)
+}
+
 // ForkPlan is what Store.Fork writes: the new session's id, key, title,
 // fork turn, last prompt and latest summary, and how many of the
 // source's messages it holds (seq 1 to LastSeq). The new session copies
@@ -236,7 +274,7 @@ func PlanSplit(ctx context.Context, src *loom.Session, keep int64, turn int, id 
 // session copies none of src's messages, it reads them from src's rows
 // through spans (sqlstore.InheritSpans), so a fork writes one session row and a
 // span for each store the history lies in, whatever its length.
-func Fork(ctx context.Context, tx Tx, log SyncLog, src *loom.Session, opts loom.ForkOptions) (*loom.Session, error) {
+func Fork(ctx context.Context, tx Tx, log *SyncLog, src *loom.Session, opts loom.ForkOptions) (*loom.Session, error) {
 	plan, err := PlanFork(ctx, src, opts, tx)
 	if err != nil {
 		return nil, err
@@ -245,7 +283,7 @@ func Fork(ctx context.Context, tx Tx, log SyncLog, src *loom.Session, opts loom.
 	if err != nil {
 		return nil, err
 	}
-	err = Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	err = Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		last, err := log.MessageID(ctx, src.ID, plan.LastSeq)
 		return &synclog.Forked{Session: out, LastSeq: plan.LastSeq, LastID: last}, err
 	})
@@ -258,7 +296,7 @@ func Fork(ctx context.Context, tx Tx, log SyncLog, src *loom.Session, opts loom.
 // from the same rows and stores its next ones under a new id
 // (RewindPlan), so a rewind writes a session row and a few spans,
 // whatever the session's length.
-func Rewind(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.RewindOptions, owner string, now time.Time) (*loom.Session, error) {
+func Rewind(ctx context.Context, tx Tx, log *SyncLog, id string, opts loom.RewindOptions, owner string, now time.Time) (*loom.Session, error) {
 	src, err := tx.SessionForWrite(ctx, id)
 	if err != nil {
 		return nil, err
@@ -282,7 +320,7 @@ func Rewind(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.Rewind
 	if err != nil {
 		return nil, err
 	}
-	err = Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	err = Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		return &synclog.Rewound{SessionID: src.ID, Turn: opts.Turn, KeepSeq: plan.KeepSeq, KeepID: keep,
 			Fork: fork, Store: plan.Store, At: now}, nil
 	})
@@ -315,7 +353,7 @@ func StoreSplit(ctx context.Context, tx Tx, src *loom.Session, plan *RewindPlan)
 // messageIDIfSyncing is the log's MessageID when the store keeps a sync log,
 // "" otherwise: for a record that names a message as it was before the
 // change.
-func messageIDIfSyncing(ctx context.Context, log SyncLog, id string, seq int64) (string, error) {
+func messageIDIfSyncing(ctx context.Context, log *SyncLog, id string, seq int64) (string, error) {
 	if log == nil {
 		return "", nil
 	}

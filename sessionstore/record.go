@@ -110,10 +110,9 @@ func Rearchive(row *loom.Session, records int) synclog.Payload {
 	return &synclog.SessionChanged{SessionID: row.ID, Archive: &synclog.Archive{At: row.ArchivedAt}}
 }
 
-// HistoryTx is what recording a store's history (RecordHistory) reads.
-type HistoryTx interface {
-	// UsageOf sums the usage of session src's messages from to to.
-	UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error)
+// HistorySteps are what recording a store's history (RecordHistory)
+// reads, beside ForkReads.UsageOf.
+type HistorySteps interface {
 	// AllSessions returns every session, in the trash or archived too,
 	// oldest first (then by id), so a parent before its forks and
 	// sub-agents.
@@ -123,12 +122,18 @@ type HistoryTx interface {
 	MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error)
 }
 
+// historyReads are the reads of RecordHistory.
+type historyReads interface {
+	HistorySteps
+	UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error)
+}
+
 // RecordHistory records in log every session tx holds, as sync is set
 // up on its store: each as an import of it as it is now (ImportRecords'
 // records, its lock left out, a fork as a whole session with its
 // inherited messages), reading RecordChunk messages at a time, so a long
 // session's history is never in memory at once.
-func RecordHistory(ctx context.Context, tx HistoryTx, log SyncLog) error {
+func RecordHistory(ctx context.Context, tx historyReads, log *SyncLog) error {
 	sessions, err := tx.AllSessions(ctx)
 	if err != nil {
 		return err
@@ -144,7 +149,7 @@ func RecordHistory(ctx context.Context, tx HistoryTx, log SyncLog) error {
 // recordSession records session x as RecordHistory does: an import of
 // it with its first messages, then appends of the rest, each record as
 // long as ChunkLen says; then its archive again (Rearchive).
-func recordSession(ctx context.Context, tx HistoryTx, log SyncLog, x *loom.Session) error {
+func recordSession(ctx context.Context, tx historyReads, log *SyncLog, x *loom.Session) error {
 	x.Lock = nil // a lock is this host's own
 	records, prev, next := 0, "", int64(1)
 	for {
@@ -168,7 +173,7 @@ func recordSession(ctx context.Context, tx HistoryTx, log SyncLog, x *loom.Sessi
 				row.Usage.Sub(later)
 				x = &row
 			}
-			if err := record(ctx, log, ChunkRecord(x, page[:n], prev)); err != nil {
+			if err := log.record(ctx, ChunkRecord(x, page[:n], prev)); err != nil {
 				return err
 			}
 			records++
@@ -182,7 +187,7 @@ func recordSession(ctx context.Context, tx HistoryTx, log SyncLog, x *loom.Sessi
 		}
 	}
 	if p := Rearchive(x, records); p != nil {
-		return record(ctx, log, p)
+		return log.record(ctx, p)
 	}
 	return nil
 }

@@ -9,11 +9,36 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
+// StampSteps keep the stamps of messages and parts, and the state sync
+// keeps of a session beside its row (Meta, Life), which the merge rules
+// compare a change with.
+type StampSteps interface {
+	// MessageStamp returns the stamp of the append of message id, or of
+	// its latest usage update with usage; zero when none is kept.
+	MessageStamp(ctx context.Context, id string, usage bool) (synclog.Stamp, error)
+	// PartStamp returns the stamp of the latest update of part pid of
+	// message mid; ok is false when none is kept.
+	PartStamp(ctx context.Context, mid, pid string) (st synclog.Stamp, ok bool, err error)
+	// StampMessage keeps st as the stamp of the append of message id,
+	// unless it has one.
+	StampMessage(ctx context.Context, id string, st synclog.Stamp) error
+	// StampPart keeps st as the stamp of part pid of message mid.
+	StampPart(ctx context.Context, mid, pid string, st synclog.Stamp) error
+	// StampUsage keeps st as the stamp of the usage of message mid.
+	StampUsage(ctx context.Context, mid string, st synclog.Stamp) error
+	// LoadState returns the JSON of state kind of session id, "" when
+	// none is kept; SaveState replaces it; States returns it for every
+	// session that has one.
+	LoadState(ctx context.Context, kind State, id string) (string, error)
+	SaveState(ctx context.Context, kind State, id, value string) error
+	States(ctx context.Context, kind State) ([]StateRow, error)
+}
+
 // Local keeps what the merge rules need of a change this store made, p,
 // recorded at st as record idx of its log: the same stamps and trash
 // state applying it elsewhere keeps, so that a change of another host
 // older than this one does not overwrite it.
-func Local(ctx context.Context, tx ApplyTx, st synclog.Stamp, idx int64, p synclog.Payload) error {
+func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Payload) error {
 	if err := lived(ctx, tx, st.Host, idx, p); err != nil {
 		return err
 	}
@@ -65,7 +90,7 @@ func Local(ctx context.Context, tx ApplyTx, st synclog.Stamp, idx int64, p syncl
 // localChange keeps the stamps of metadata change p this store made,
 // passes it to the session's conflict forks, and gives a key it let go
 // to the next claim on it.
-func localChange(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.SessionChanged) error {
+func localChange(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.SessionChanged) error {
 	m, err := loadMeta(ctx, tx, p.SessionID)
 	if err != nil {
 		return err
@@ -93,7 +118,7 @@ func localChange(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.S
 
 // stampImported keeps the stamps of imported sessions and their
 // messages.
-func stampImported(ctx context.Context, tx ApplyTx, st synclog.Stamp, data []*loom.SessionData) error {
+func stampImported(ctx context.Context, tx Tx, st synclog.Stamp, data []*loom.SessionData) error {
 	for _, d := range data {
 		if err := saveMeta(ctx, tx, d.Session.ID, NewMeta(d.Session, st)); err != nil {
 			return err
@@ -106,7 +131,7 @@ func stampImported(ctx context.Context, tx ApplyTx, st synclog.Stamp, data []*lo
 }
 
 // stampMessages keeps the stamp of the record that appended msgs.
-func stampMessages(ctx context.Context, tx ApplyTx, st synclog.Stamp, msgs []*loom.Message) error {
+func stampMessages(ctx context.Context, tx Tx, st synclog.Stamp, msgs []*loom.Message) error {
 	for _, m := range msgs {
 		if err := tx.StampMessage(ctx, m.ID, st); err != nil {
 			return fmt.Errorf("stamp message %s: %w", m.ID, err)
@@ -118,12 +143,12 @@ func stampMessages(ctx context.Context, tx ApplyTx, st synclog.Stamp, msgs []*lo
 // loadMeta returns the merged metadata of session id; none when the
 // session's fields were never stamped (it was made before sync was set
 // up, and has not changed since).
-func loadMeta(ctx context.Context, tx ApplyTx, id string) (Meta, error) {
+func loadMeta(ctx context.Context, tx Tx, id string) (Meta, error) {
 	return loadState[Meta](ctx, tx, MetaState, id)
 }
 
 // saveMeta stores m as the merged metadata of session id.
-func saveMeta(ctx context.Context, tx ApplyTx, id string, m Meta) error {
+func saveMeta(ctx context.Context, tx Tx, id string, m Meta) error {
 	return saveState(ctx, tx, MetaState, id, m)
 }
 
@@ -137,7 +162,7 @@ func (kind State) what() string {
 
 // loadState returns state kind of session id, the zero value when none
 // is kept.
-func loadState[T any](ctx context.Context, tx ApplyTx, kind State, id string) (T, error) {
+func loadState[T any](ctx context.Context, tx Tx, kind State, id string) (T, error) {
 	var v T
 	text, err := tx.LoadState(ctx, kind, id)
 	if err != nil {
@@ -153,7 +178,7 @@ func loadState[T any](ctx context.Context, tx ApplyTx, kind State, id string) (T
 }
 
 // saveState stores v as state kind of session id.
-func saveState(ctx context.Context, tx ApplyTx, kind State, id string, v any) error {
+func saveState(ctx context.Context, tx Tx, kind State, id string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("write %s of %s: %w", kind.what(), id, err)

@@ -14,9 +14,9 @@ import (
 // a write is stamped with. The Store drives the transaction; the
 // engine never calls back.
 type Engine interface {
-	// Begin starts a write transaction, and returns it with the store's
-	// sync log (nil when the store keeps none).
-	Begin(ctx context.Context) (Writes, SyncLog, error)
+	// Begin starts a write transaction: its steps by role, those the
+	// engine serves.
+	Begin(ctx context.Context) (Tx, error)
 	// Now is the time of a write, at the precision the engine keeps.
 	Now() time.Time
 	// BeginPut starts a write transaction for a hub's put of sync
@@ -48,26 +48,6 @@ type Locker interface {
 type LockWrites interface {
 	LockTx
 	End(err error) error
-}
-
-// Writes is an engine's write transaction: the steps of the write
-// rules (UpdateTx), two a Store takes itself, and its end.
-type Writes interface {
-	UpdateTx
-	// End ends the transaction: it commits it when err is nil, else
-	// rolls it back, and returns the error the write fails with (err,
-	// or the commit's), as the engine words it (a full disk, say).
-	End(err error) error
-	// ForkSource returns session id as a fork reads it, keeping its
-	// messages from changing until the transaction ends where the engine
-	// locks rows; ENOTFOUND when there is none.
-	ForkSource(ctx context.Context, id string) (*loom.Session, error)
-	// RecordFiles keeps files, validated, as the records of the files an
-	// import read.
-	RecordFiles(ctx context.Context, files []loom.ImportedFile) error
-	// RecordCalls keeps which session counts each of calls, validated;
-	// a call counted already keeps its session.
-	RecordCalls(ctx context.Context, calls []loom.CountedCall) error
 }
 
 // What an engine may do besides (each is looked for on the Engine):
@@ -103,12 +83,18 @@ func New(eng Engine) *Store { return &Store{eng: eng} }
 
 // write runs fn in one write transaction of the engine, with the
 // store's sync log, and ends it with fn's outcome.
-func (s *Store) write(ctx context.Context, fn func(tx Writes, log SyncLog) error) error {
-	tx, log, err := s.eng.Begin(ctx)
+func (s *Store) write(ctx context.Context, fn func(tx Tx, log *SyncLog) error) error {
+	tx, err := s.eng.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	return within(tx, func(tx Writes) error { return fn(tx, log) })
+	return within(tx, func(tx Tx) error {
+		log, err := openLog(ctx, tx)
+		if err != nil {
+			return fmt.Errorf("sync log: %w", err)
+		}
+		return fn(tx, log)
+	})
 }
 
 // within runs fn in transaction tx, begun, and ends tx with fn's
@@ -134,7 +120,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 		return err
 	}
 	var fresh *loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		fresh, err = Append(ctx, tx, log, x, msgs, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
@@ -150,14 +136,14 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 	if err := part.Validate(); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx Writes, log SyncLog) error {
+	return s.write(ctx, func(tx Tx, log *SyncLog) error {
 		return UpdatePart(ctx, tx, log, sessionID, seq, part, s.eng.Now())
 	})
 }
 
 // UpdateUsage implements loom.Store with UpdateUsage.
 func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.write(ctx, func(tx Writes, log SyncLog) error {
+	return s.write(ctx, func(tx Tx, log *SyncLog) error {
 		return UpdateUsage(ctx, tx, log, sessionID, seq, u)
 	})
 }
@@ -175,7 +161,7 @@ func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, e
 		}
 	}
 	var repaired int
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		repaired, err = RepairInterrupted(ctx, tx, log, sessionID, s.eng.Now())
 		return err
 	})
@@ -188,7 +174,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 		return nil, err
 	}
 	var out *loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		out, err = UpdateSession(ctx, tx, log, id, u, s.eng.Now())
 		return err
 	})
@@ -199,7 +185,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	s.prepareFork(ctx)
 	var out *loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) error {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) error {
 		src, err := tx.ForkSource(ctx, id)
 		if err != nil {
 			return err
@@ -214,7 +200,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	s.prepareFork(ctx)
 	var out *loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		out, err = Rewind(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
@@ -230,7 +216,7 @@ func (s *Store) prepareFork(ctx context.Context) {
 // Delete implements loom.Store with Delete.
 func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
 	var out []*loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		out, err = Delete(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
@@ -239,7 +225,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 
 // Restore implements loom.Store with Restore.
 func (s *Store) Restore(ctx context.Context, id string) error {
-	return s.write(ctx, func(tx Writes, log SyncLog) error {
+	return s.write(ctx, func(tx Tx, log *SyncLog) error {
 		return Restore(ctx, tx, log, id)
 	})
 }
@@ -250,7 +236,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 		return nil, err
 	}
 	var res *loom.PruneResult
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		res, err = Prune(ctx, tx, log, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
@@ -266,7 +252,7 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if len(data) == 0 {
 		return nil
 	}
-	err := s.write(ctx, func(tx Writes, log SyncLog) error {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) error {
 		return Import(ctx, tx, log, data)
 	})
 	if err == nil {
@@ -285,7 +271,7 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		return nil
 	}
 	var fresh []*loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		if len(w.Sessions) > 0 {
 			if err := Import(ctx, tx, log, w.Sessions); err != nil {
 				return err
@@ -313,7 +299,7 @@ func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFi
 	if err := (&loom.ImportWrite{Files: files}).Validate(); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx Writes, _ SyncLog) error { return tx.RecordFiles(ctx, files) })
+	return s.write(ctx, func(tx Tx, _ *SyncLog) error { return tx.RecordFiles(ctx, files) })
 }
 
 func (s *Store) imported(ctx context.Context, n int) {

@@ -9,13 +9,38 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
+// TrashSteps are the steps of Delete, Restore and Prune.
+type TrashSteps interface {
+	// Family returns session id and its sub-agent sessions, of every
+	// generation, with their locks, for their removal: the live ones,
+	// and those in the trash too with trashed. Where locks are read
+	// apart from rows, the engine keeps them from changing until the
+	// transaction ends.
+	Family(ctx context.Context, id string, trashed bool) ([]*loom.Session, error)
+	// Prunable returns the sessions a prune with opts at now selects
+	// (see loom.PruneOptions), oldest first, with their locks.
+	Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error)
+	// EmptyTrash purges the sessions trashed before before and returns
+	// their ids.
+	EmptyTrash(ctx context.Context, before time.Time) ([]string, error)
+	// Purge removes session id and its sub-agent sessions for good.
+	Purge(ctx context.Context, id string) error
+	// Trash moves the live sessions of the families of ids to the trash
+	// at at, and returns the ids of the sessions it moved.
+	Trash(ctx context.Context, ids []string, at time.Time) ([]string, error)
+	// Untrash brings back the sessions of id's family trashed at at,
+	// returning their ids, or reporting whether a key another live
+	// session took meanwhile stopped it.
+	Untrash(ctx context.Context, id string, at time.Time) (restored []string, taken bool, err error)
+}
+
 // Delete is Store.Delete of session id at now by the store handle owner,
 // inside tx: the session goes with its sub-agent sessions, unless
 // another live holder than owner has one of them (and not opts.Force);
 // trash older than loom.TrashTTL is purged at the same time. It returns
 // the sessions removed, the session first, then its sub-agent sessions
 // in Family order; trashed ones carry their DeletedAt.
-func Delete(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
+func Delete(ctx context.Context, tx Tx, log *SyncLog, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
 	if _, err := tx.Session(ctx, id); err != nil {
 		return nil, err
 	}
@@ -66,7 +91,7 @@ func TrashedBefore(now time.Time) time.Time { return now.Add(-loom.TrashTTL) }
 // trash; it comes back with the sessions of its family that went to the
 // trash with it (at the time they were trashed), unless a key another
 // live session has taken meanwhile stops it.
-func Restore(ctx context.Context, tx Tx, log SyncLog, id string) error {
+func Restore(ctx context.Context, tx Tx, log *SyncLog, id string) error {
 	x, err := tx.Session(ctx, id)
 	if err != nil {
 		return err
@@ -81,7 +106,7 @@ func Restore(ctx context.Context, tx Tx, log SyncLog, id string) error {
 	case err != nil:
 		return fmt.Errorf("restore %s: %w", x.ID, err)
 	}
-	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	return Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		return &synclog.Restored{SessionIDs: restored}, nil
 	})
 }
@@ -90,7 +115,7 @@ func Restore(ctx context.Context, tx Tx, log SyncLog, id string) error {
 // owner, inside tx: the sessions selected go to the trash (so a prune is undone by restore
 // for loom.TrashTTL), but for those another live holder than owner has,
 // which are skipped; a dry run only reports.
-func Prune(ctx context.Context, tx Tx, log SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
+func Prune(ctx context.Context, tx Tx, log *SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
 	selected, err := tx.Prunable(ctx, opts, now)
 	if err != nil {
 		return nil, fmt.Errorf("prune: %w", err)
@@ -121,7 +146,7 @@ func Prune(ctx context.Context, tx Tx, log SyncLog, opts loom.PruneOptions, owne
 
 // emptyTrash purges the sessions in the trash for longer than
 // loom.TrashTTL at now, recording their purge.
-func emptyTrash(ctx context.Context, tx Tx, log SyncLog, now time.Time) error {
+func emptyTrash(ctx context.Context, tx Tx, log *SyncLog, now time.Time) error {
 	purged, err := tx.EmptyTrash(ctx, TrashedBefore(now))
 	if err != nil {
 		return fmt.Errorf("empty trash: %w", err)
@@ -132,11 +157,11 @@ func emptyTrash(ctx context.Context, tx Tx, log SyncLog, now time.Time) error {
 // recordTrash records that the sessions ids went to the trash at at,
 // with what the store had seen: work it had not seen keeps a session
 // out of the trash on the hosts that did it (Life).
-func recordTrash(ctx context.Context, log SyncLog, ids []string, at time.Time) error {
+func recordTrash(ctx context.Context, log *SyncLog, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	return Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		seen, err := log.Seen(ctx)
 		return &synclog.Trashed{SessionIDs: ids, At: at, Seen: seen}, err
 	})
@@ -144,11 +169,11 @@ func recordTrash(ctx context.Context, log SyncLog, ids []string, at time.Time) e
 
 // recordPurge records that the sessions ids are gone for good, with what
 // the store had seen (Rescue).
-func recordPurge(ctx context.Context, log SyncLog, ids []string) error {
+func recordPurge(ctx context.Context, log *SyncLog, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	return Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		seen, err := log.Seen(ctx)
 		return &synclog.Purged{SessionIDs: ids, Seen: seen}, err
 	})

@@ -66,19 +66,10 @@ func (s *Store) begin() *tx {
 	return &tx{s: s, st: s.st, saved: s.st.clone()}
 }
 
-// Begin implements sessionstore.Engine: the sync log once sync is set
-// up.
-func (e engine) Begin(ctx context.Context) (sessionstore.Writes, sessionstore.SyncLog, error) {
-	t := e.s.begin()
-	if t.st.host == "" {
-		return t, nil, nil
-	}
-	return t, t, nil
-}
-
-// BeginApply implements sessionstore.ReplicaEngine.
-func (e engine) BeginApply(ctx context.Context) (sessionstore.ApplyWrites, error) {
-	return e.s.begin(), nil
+// Begin implements sessionstore.Engine and sessionstore.ReplicaEngine:
+// a transaction serving every role of sessionstore.Tx.
+func (e engine) Begin(ctx context.Context) (sessionstore.Tx, error) {
+	return e.s.begin().steps(), nil
 }
 
 // BeginPut implements sessionstore.Engine.
@@ -368,7 +359,7 @@ func (s *Store) SyncConflicts(ctx context.Context) ([]sessionstore.Conflict, err
 }
 
 // ScrubPending reports whether a change applied replaced text by
-// redaction markers (sessionstore.ApplyTx's Replaced).
+// redaction markers (sessionstore.ApplySteps' Replaced).
 func (s *Store) ScrubPending() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

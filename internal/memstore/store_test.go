@@ -25,7 +25,7 @@ func TestFailedTransactionChangesNothing(t *testing.T) {
 	}
 	last, _ := s.SyncLast(ctx)
 	write := func(fail error) error {
-		w, log, err := engine{s}.Begin(ctx)
+		w, err := engine{s}.Begin(ctx)
 		if err != nil {
 			return err
 		}
@@ -33,7 +33,11 @@ func TestFailedTransactionChangesNothing(t *testing.T) {
 		if err := w.CreateSession(ctx, row); err != nil {
 			return w.End(err)
 		}
-		if _, _, err := log.AppendRecord(ctx, &synclog.SessionChanged{SessionID: x.ID, Title: new("renamed")}); err != nil {
+		b, err := synclog.Encode(&synclog.SessionChanged{SessionID: x.ID, Title: new("renamed")})
+		if err != nil {
+			return w.End(err)
+		}
+		if _, err := w.AddLogRow(ctx, w.Clock().Now(), b); err != nil {
 			return w.End(err)
 		}
 		if err := w.UpdateRow(ctx, x.ID, loom.SessionUpdate{Title: new("renamed")}, s.Now()); err != nil {

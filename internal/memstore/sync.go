@@ -3,7 +3,6 @@ package memstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,10 +14,10 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// Host implements sessionstore.ApplyTx.
+// Host implements sessionstore.ApplySteps.
 func (t *tx) Host(ctx context.Context) (synclog.HostID, error) { return t.st.host, nil }
 
-// SetHost implements sessionstore.ApplyWrites.
+// SetHost implements sessionstore.ApplySteps.
 func (t *tx) SetHost(ctx context.Context, host synclog.HostID) error {
 	if t.st.host != "" {
 		return fmt.Errorf("the store is host %s already", t.st.host)
@@ -27,21 +26,21 @@ func (t *tx) SetHost(ctx context.Context, host synclog.HostID) error {
 	return nil
 }
 
-// Owner implements sessionstore.ApplyTx.
+// Owner implements sessionstore.ApplySteps.
 func (t *tx) Owner() string { return t.s.holder.Owner }
 
-// Applied implements sessionstore.ApplyTx.
+// Applied implements sessionstore.ApplySteps.
 func (t *tx) Applied(ctx context.Context, host synclog.HostID) (int64, error) {
 	return t.st.applied[host], nil
 }
 
-// SetApplied implements sessionstore.ApplyTx.
+// SetApplied implements sessionstore.ApplySteps.
 func (t *tx) SetApplied(ctx context.Context, host synclog.HostID, idx int64) error {
 	t.st.applied[host] = idx
 	return nil
 }
 
-// Observe implements sessionstore.ApplyTx.
+// Observe implements sessionstore.ApplySteps.
 func (t *tx) Observe(ctx context.Context, hlc synclog.HLC) error {
 	if err := t.s.clock.Observe(hlc); err != nil {
 		return err
@@ -50,7 +49,7 @@ func (t *tx) Observe(ctx context.Context, hlc synclog.HLC) error {
 	return nil
 }
 
-// Replaced implements sessionstore.ApplyTx.
+// Replaced implements sessionstore.ApplySteps.
 func (t *tx) Replaced(ctx context.Context) error {
 	t.st.replaced = true
 	return nil
@@ -64,18 +63,18 @@ func (st *state) states(kind sessionstore.State) map[string]string {
 	return st.meta
 }
 
-// LoadState implements sessionstore.ApplyTx.
+// LoadState implements sessionstore.StampSteps.
 func (t *tx) LoadState(ctx context.Context, kind sessionstore.State, id string) (string, error) {
 	return t.st.states(kind)[id], nil
 }
 
-// SaveState implements sessionstore.ApplyTx.
+// SaveState implements sessionstore.StampSteps.
 func (t *tx) SaveState(ctx context.Context, kind sessionstore.State, id, value string) error {
 	t.st.states(kind)[id] = value
 	return nil
 }
 
-// States implements sessionstore.ApplyTx, by session id.
+// States implements sessionstore.StampSteps, by session id.
 func (t *tx) States(ctx context.Context, kind sessionstore.State) ([]sessionstore.StateRow, error) {
 	var out []sessionstore.StateRow
 	for id, v := range t.st.states(kind) {
@@ -85,7 +84,7 @@ func (t *tx) States(ctx context.Context, kind sessionstore.State) ([]sessionstor
 	return out, nil
 }
 
-// MessageStamp implements sessionstore.ApplyTx.
+// MessageStamp implements sessionstore.StampSteps.
 func (t *tx) MessageStamp(ctx context.Context, id string, usage bool) (synclog.Stamp, error) {
 	s, ok := t.st.stamps[id]
 	if !ok {
@@ -97,13 +96,13 @@ func (t *tx) MessageStamp(ctx context.Context, id string, usage bool) (synclog.S
 	return s.st, nil
 }
 
-// PartStamp implements sessionstore.ApplyTx.
+// PartStamp implements sessionstore.StampSteps.
 func (t *tx) PartStamp(ctx context.Context, mid, pid string) (synclog.Stamp, bool, error) {
 	st, ok := t.st.partStamps[[2]string{mid, pid}]
 	return st, ok, nil
 }
 
-// StampMessage implements sessionstore.ApplyTx.
+// StampMessage implements sessionstore.StampSteps.
 func (t *tx) StampMessage(ctx context.Context, id string, st synclog.Stamp) error {
 	if _, ok := t.st.stamps[id]; !ok {
 		t.st.stamps[id] = msgStamp{st: st}
@@ -111,13 +110,13 @@ func (t *tx) StampMessage(ctx context.Context, id string, st synclog.Stamp) erro
 	return nil
 }
 
-// StampPart implements sessionstore.ApplyTx.
+// StampPart implements sessionstore.StampSteps.
 func (t *tx) StampPart(ctx context.Context, mid, pid string, st synclog.Stamp) error {
 	t.st.partStamps[[2]string{mid, pid}] = st
 	return nil
 }
 
-// StampUsage implements sessionstore.ApplyTx: a message without a stamp
+// StampUsage implements sessionstore.StampSteps: a message without a stamp
 // of its append gets a zero one.
 func (t *tx) StampUsage(ctx context.Context, mid string, st synclog.Stamp) error {
 	s := t.st.stamps[mid]
@@ -126,28 +125,28 @@ func (t *tx) StampUsage(ctx context.Context, mid string, st synclog.Stamp) error
 	return nil
 }
 
-// Purged implements sessionstore.ApplyTx.
+// Purged implements sessionstore.LineageSteps.
 func (t *tx) Purged(ctx context.Context, id string) (bool, error) { return t.st.purged[id], nil }
 
-// MarkPurged implements sessionstore.ApplyTx.
+// MarkPurged implements sessionstore.LineageSteps.
 func (t *tx) MarkPurged(ctx context.Context, id string) error {
 	t.st.purged[id] = true
 	return nil
 }
 
-// DeleteRow implements sessionstore.ApplyTx.
+// DeleteRow implements sessionstore.MergeSteps.
 func (t *tx) DeleteRow(ctx context.Context, id string) error {
 	t.st.deleteSession(id)
 	return nil
 }
 
-// SaveFork implements sessionstore.ApplyTx.
+// SaveFork implements sessionstore.LineageSteps.
 func (t *tx) SaveFork(ctx context.Context, id, parent string, base int64, kind sessionstore.ForkKind) error {
 	t.st.forks[id] = fork{parent: parent, base: base, kind: kind}
 	return nil
 }
 
-// ForksOf implements sessionstore.ApplyTx.
+// ForksOf implements sessionstore.LineageSteps.
 func (t *tx) ForksOf(ctx context.Context, parent string, kinds ...sessionstore.ForkKind) ([]string, error) {
 	var out []string
 	for id, f := range t.st.forks {
@@ -164,7 +163,7 @@ func (t *tx) ForksOf(ctx context.Context, parent string, kinds ...sessionstore.F
 	return out, nil
 }
 
-// MoveForks implements sessionstore.ApplyTx.
+// MoveForks implements sessionstore.LineageSteps.
 func (t *tx) MoveForks(ctx context.Context, parent, to string, from int64) error {
 	for id, f := range t.st.forks {
 		if f.parent != parent || f.base < from {
@@ -180,7 +179,7 @@ func (t *tx) MoveForks(ctx context.Context, parent, to string, from int64) error
 	return nil
 }
 
-// TwinFork implements sessionstore.ApplyTx.
+// TwinFork implements sessionstore.LineageSteps.
 func (t *tx) TwinFork(ctx context.Context, of, parent, id, title string, turn int) error {
 	if src, ok := t.st.sessions[of]; ok {
 		x := forkRow(src, id, "", title, parent, turn)
@@ -199,12 +198,12 @@ func (t *tx) TwinFork(ctx context.Context, of, parent, id, title string, turn in
 	return nil
 }
 
-// Messages implements sessionstore.ApplyTx.
+// Messages implements sessionstore.MergeSteps.
 func (t *tx) Messages(ctx context.Context, id string, from, to int64) ([]*loom.Message, error) {
 	return t.st.messages(id, from, to)
 }
 
-// MessagesFrom implements sessionstore.HistoryTx.
+// MessagesFrom implements sessionstore.HistorySteps.
 func (t *tx) MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error) {
 	msgs, err := t.st.messages(id, from, sqlstore.OpenSeq)
 	if len(msgs) > limit {
@@ -213,7 +212,7 @@ func (t *tx) MessagesFrom(ctx context.Context, id string, from int64, limit int)
 	return msgs, err
 }
 
-// AllSessions implements sessionstore.HistoryTx.
+// AllSessions implements sessionstore.HistorySteps.
 func (t *tx) AllSessions(ctx context.Context) ([]*loom.Session, error) {
 	var out []*loom.Session
 	for _, x := range t.st.sessions {
@@ -223,7 +222,7 @@ func (t *tx) AllSessions(ctx context.Context) ([]*loom.Session, error) {
 	return out, nil
 }
 
-// MessageID implements sessionstore.ApplyTx.
+// MessageID implements sessionstore.MergeSteps.
 func (t *tx) MessageID(ctx context.Context, id string, seq int64) (string, error) {
 	if seq < 1 {
 		return "", nil
@@ -234,7 +233,7 @@ func (t *tx) MessageID(ctx context.Context, id string, seq int64) (string, error
 	return "", nil
 }
 
-// StoreOf implements sessionstore.ApplyTx.
+// StoreOf implements sessionstore.MergeSteps.
 func (t *tx) StoreOf(ctx context.Context, id string, seq int64) (string, error) {
 	if sp, ok := sqlstore.SpanOf(t.st.spans[id], seq); ok {
 		return sp.RowsOf, nil
@@ -242,7 +241,7 @@ func (t *tx) StoreOf(ctx context.Context, id string, seq int64) (string, error) 
 	return "", fmt.Errorf("session %s reads no message %d", id, seq)
 }
 
-// Touch implements sessionstore.ApplyTx.
+// Touch implements sessionstore.MergeSteps.
 func (t *tx) Touch(ctx context.Context, id string, at time.Time) error {
 	if x, ok := t.st.sessions[id]; ok && x.Source == nil && stored(at).After(x.UpdatedAt) {
 		x.UpdatedAt = at
@@ -251,7 +250,7 @@ func (t *tx) Touch(ctx context.Context, id string, at time.Time) error {
 	return nil
 }
 
-// SetColumns implements sessionstore.ApplyTx.
+// SetColumns implements sessionstore.MergeSteps.
 func (t *tx) SetColumns(ctx context.Context, id string, c sessionstore.Columns) error {
 	x, ok := t.st.sessions[id]
 	if !ok {
@@ -281,7 +280,7 @@ func (t *tx) SetColumns(ctx context.Context, id string, c sessionstore.Columns) 
 	return t.st.put(x)
 }
 
-// SetWriterRow implements sessionstore.ApplyTx.
+// SetWriterRow implements sessionstore.MergeSteps.
 func (t *tx) SetWriterRow(ctx context.Context, row *loom.Session) error {
 	x, ok := t.st.sessions[row.ID]
 	if !ok {
@@ -292,7 +291,7 @@ func (t *tx) SetWriterRow(ctx context.Context, row *loom.Session) error {
 	return t.st.put(x)
 }
 
-// SetConflictRow implements sessionstore.ApplyTx.
+// SetConflictRow implements sessionstore.MergeSteps.
 func (t *tx) SetConflictRow(ctx context.Context, parent, id string, created time.Time) error {
 	x, ok := t.st.sessions[id]
 	if !ok {
@@ -305,7 +304,7 @@ func (t *tx) SetConflictRow(ctx context.Context, parent, id string, created time
 	return t.st.put(x)
 }
 
-// SetDeleted implements sessionstore.ApplyTx.
+// SetDeleted implements sessionstore.MergeSteps.
 func (t *tx) SetDeleted(ctx context.Context, id string, at *time.Time) (bool, error) {
 	x, ok := t.st.sessions[id]
 	if !ok || sameTime(x.DeletedAt, at) {
@@ -318,7 +317,7 @@ func (t *tx) SetDeleted(ctx context.Context, id string, at *time.Time) (bool, er
 	return true, t.st.put(x)
 }
 
-// KeyOf implements sessionstore.ApplyTx.
+// KeyOf implements sessionstore.KeySteps.
 func (t *tx) KeyOf(ctx context.Context, id string) (sessionstore.KeyScope, bool, error) {
 	x, ok := t.st.sessions[id]
 	if !ok {
@@ -327,7 +326,7 @@ func (t *tx) KeyOf(ctx context.Context, id string) (sessionstore.KeyScope, bool,
 	return sessionstore.KeyScope{User: x.UserID, Project: x.Project.ID, Key: x.Key}, true, nil
 }
 
-// Claimants implements sessionstore.ApplyTx, by id.
+// Claimants implements sessionstore.KeySteps, by id.
 func (t *tx) Claimants(ctx context.Context, k sessionstore.KeyScope) ([]string, error) {
 	var out []string
 	for id, x := range t.st.sessions {
@@ -350,7 +349,7 @@ func (t *tx) Claimants(ctx context.Context, k sessionstore.KeyScope) ([]string, 
 	return out, nil
 }
 
-// GiveKey implements sessionstore.ApplyTx.
+// GiveKey implements sessionstore.KeySteps.
 func (t *tx) GiveKey(ctx context.Context, k sessionstore.KeyScope, holder string) error {
 	for id, x := range t.st.sessions {
 		if id != holder && live(x) && x.UserID == k.User && x.Project.ID == k.Project && x.Key != "" && x.Key == k.Key {
@@ -369,7 +368,7 @@ func (t *tx) GiveKey(ctx context.Context, k sessionstore.KeyScope, holder string
 	return t.st.put(x)
 }
 
-// KeyTaken implements sessionstore.ApplyTx.
+// KeyTaken implements sessionstore.KeySteps.
 func (t *tx) KeyTaken(ctx context.Context, k sessionstore.KeyScope, id string) (bool, error) {
 	for oid, x := range t.st.sessions {
 		if oid != id && live(x) && x.UserID == k.User && x.Project.ID == k.Project && x.Key != "" && x.Key == k.Key {
@@ -379,27 +378,13 @@ func (t *tx) KeyTaken(ctx context.Context, k sessionstore.KeyScope, id string) (
 	return false, nil
 }
 
-// Seen implements sessionstore.ApplyTx: this store's own records so far,
-// and those of other hosts it has applied.
-func (t *tx) Seen(ctx context.Context) (synclog.Vector, error) {
-	if t.st.host == "" {
-		return nil, errors.New("sync is not set up")
-	}
-	v := synclog.Vector{}
-	for h, i := range t.st.applied {
-		v[h] = i
-	}
-	v[t.st.host] = int64(len(t.st.log)) - t.st.base
-	return v, nil
-}
-
-// KeepFragment implements sessionstore.ApplyTx.
+// KeepFragment implements sessionstore.FragmentSteps.
 func (t *tx) KeepFragment(ctx context.Context, host synclog.HostID, idx int64, data []byte) error {
 	t.st.fragments[fragKey{host, idx}] = slices.Clone(data)
 	return nil
 }
 
-// Fragments implements sessionstore.ApplyTx.
+// Fragments implements sessionstore.FragmentSteps.
 func (t *tx) Fragments(ctx context.Context, host synclog.HostID, first, last int64) ([]sessionstore.Fragment, error) {
 	var out []sessionstore.Fragment
 	for i := first; i <= last; i++ {
@@ -410,7 +395,7 @@ func (t *tx) Fragments(ctx context.Context, host synclog.HostID, first, last int
 	return out, nil
 }
 
-// DropFragments implements sessionstore.ApplyTx.
+// DropFragments implements sessionstore.FragmentSteps.
 func (t *tx) DropFragments(ctx context.Context, host synclog.HostID, last int64) error {
 	for k := range t.st.fragments {
 		if k.host == host && k.idx <= last {
@@ -420,7 +405,7 @@ func (t *tx) DropFragments(ctx context.Context, host synclog.HostID, last int64)
 	return nil
 }
 
-// Retire implements sessionstore.ApplyTx: the earliest word holds.
+// Retire implements sessionstore.ApplySteps: the earliest word holds.
 func (t *tx) Retire(ctx context.Context, host synclog.HostID, after int64) error {
 	if old, ok := t.st.retired[host]; !ok || after < old {
 		t.st.retired[host] = after
@@ -428,15 +413,15 @@ func (t *tx) Retire(ctx context.Context, host synclog.HostID, after int64) error
 	return nil
 }
 
-// Pos implements sessionstore.Rehomer.
+// Pos implements sessionstore.LogRows.
 func (t *tx) Pos(ctx context.Context) (synclog.HostID, int64, error) {
 	return t.st.host, t.st.base, nil
 }
 
-// LogLen implements sessionstore.Rehomer.
+// LogLen implements sessionstore.LogRows.
 func (t *tx) LogLen(ctx context.Context) (int64, error) { return int64(len(t.st.log)), nil }
 
-// LogHLC implements sessionstore.Rehomer.
+// LogHLC implements sessionstore.LogRows.
 func (t *tx) LogHLC(ctx context.Context, row int64) (synclog.HLC, error) {
 	if row < 1 || row > int64(len(t.st.log)) {
 		return 0, fmt.Errorf("the sync log has no row %d", row)
@@ -444,7 +429,7 @@ func (t *tx) LogHLC(ctx context.Context, row int64) (synclog.HLC, error) {
 	return t.st.log[row-1].hlc, nil
 }
 
-// CopyLog implements sessionstore.Rehomer.
+// CopyLog implements sessionstore.LogRows.
 func (t *tx) CopyLog(ctx context.Context, after, upto int64) (int, error) {
 	upto = min(upto, int64(len(t.st.log)))
 	n := 0
@@ -456,9 +441,9 @@ func (t *tx) CopyLog(ctx context.Context, after, upto int64) (int, error) {
 	return n, nil
 }
 
-// LogRows implements sessionstore.Rehomer: a payload's second byte is
+// ReadLog implements sessionstore.LogRows: a payload's second byte is
 // its type.
-func (t *tx) LogRows(ctx context.Context, after int64, types ...synclog.Type) ([]sessionstore.LogRow, error) {
+func (t *tx) ReadLog(ctx context.Context, after int64, types ...synclog.Type) ([]sessionstore.LogRow, error) {
 	var out []sessionstore.LogRow
 	for i := max(after, 0); i < int64(len(t.st.log)); i++ {
 		p := t.st.log[i].payload
@@ -469,7 +454,7 @@ func (t *tx) LogRows(ctx context.Context, after int64, types ...synclog.Type) ([
 	return out, nil
 }
 
-// SetLogPayload implements sessionstore.Rehomer.
+// SetLogPayload implements sessionstore.LogRows.
 func (t *tx) SetLogPayload(ctx context.Context, row int64, payload []byte) error {
 	if row >= 1 && row <= int64(len(t.st.log)) {
 		t.st.log[row-1].payload = slices.Clone(payload)
@@ -477,7 +462,7 @@ func (t *tx) SetLogPayload(ctx context.Context, row int64, payload []byte) error
 	return nil
 }
 
-// Rehost implements sessionstore.Rehomer.
+// Rehost implements sessionstore.LogRows.
 func (t *tx) Rehost(ctx context.Context, r sessionstore.HostMove, base int64, cut synclog.HLC) error {
 	if t.st.host != "" {
 		t.st.host = r.New
@@ -504,30 +489,35 @@ func (t *tx) Rehost(ctx context.Context, r sessionstore.HostMove, base int64, cu
 	return nil
 }
 
-// AppendRecord implements sessionstore.Rehomer: the stamp follows the
-// latest stamp the store made or applied.
-func (t *tx) AppendRecord(ctx context.Context, p synclog.Payload) (synclog.Stamp, int64, error) {
-	b, err := synclog.Encode(p)
-	if err != nil {
-		return synclog.Stamp{}, 0, err
-	}
+// Syncing implements sessionstore.LogRows.
+func (t *tx) Syncing(ctx context.Context) (bool, error) { return t.st.host != "", nil }
+
+// Clock implements sessionstore.LogRows.
+func (t *tx) Clock() *synclog.Clock { return t.s.clock }
+
+// LastHLC implements sessionstore.LogRows: the latest stamp of the log's
+// rows and of the records applied.
+func (t *tx) LastHLC(ctx context.Context) (synclog.HLC, error) {
 	last := t.st.appliedHLC
 	if n := len(t.st.log); n > 0 {
 		last = max(last, t.st.log[n-1].hlc)
 	}
-	if err := t.s.clock.Observe(last); err != nil {
-		return synclog.Stamp{}, 0, err
+	return last, nil
+}
+
+// AddLogRow implements sessionstore.LogRows.
+func (t *tx) AddLogRow(ctx context.Context, hlc synclog.HLC, row []byte) (int64, error) {
+	t.st.log = append(t.st.log, logRow{hlc: hlc, payload: slices.Clone(row)})
+	return int64(len(t.st.log)), nil
+}
+
+// AppliedAll implements sessionstore.LogRows.
+func (t *tx) AppliedAll(ctx context.Context) (synclog.Vector, error) {
+	v := synclog.Vector{}
+	for h, i := range t.st.applied {
+		v[h] = i
 	}
-	if t.st.host == "" {
-		return synclog.Stamp{}, 0, errors.New("sync is not set up")
-	}
-	st := synclog.Stamp{HLC: t.s.clock.Now(), Host: t.st.host}
-	// A record too large for the hub goes as fragments, one stamp for
-	// them all; the last one's index is the change's.
-	for _, row := range synclog.Split(b) {
-		t.st.log = append(t.st.log, logRow{hlc: st.HLC, payload: row})
-	}
-	return st, int64(len(t.st.log)) - t.st.base, nil
+	return v, nil
 }
 
 // SyncLast implements sessionstore.SyncTx.

@@ -27,15 +27,20 @@ type tx struct {
 }
 
 var (
-	_ sessionstore.Writes      = (*tx)(nil)
-	_ sessionstore.SyncLog     = (*tx)(nil)
-	_ sessionstore.ApplyWrites = (*tx)(nil)
-	_ sessionstore.LockWrites  = (*tx)(nil)
-	_ sessionstore.PutWrites   = (*tx)(nil)
-	_ sessionstore.PromptTx    = (*tx)(nil)
+	_ sessionstore.LockWrites = (*tx)(nil)
+	_ sessionstore.PutWrites  = (*tx)(nil)
 )
 
-// End implements sessionstore.Writes.
+// steps returns t as every role of a transaction.
+func (t *tx) steps() sessionstore.Tx {
+	return sessionstore.Tx{
+		SessionSteps: t, BodySteps: t, ForkSteps: t, TrashSteps: t, ImportSteps: t, PromptTx: t,
+		LogRows: t, ApplySteps: t, MergeSteps: t, LineageSteps: t, StampSteps: t, KeySteps: t,
+		FragmentSteps: t, HistorySteps: t, Ender: t,
+	}
+}
+
+// End implements sessionstore.Ender.
 func (t *tx) End(err error) error {
 	if t.ended {
 		return errors.New("transaction ended twice")
@@ -48,12 +53,12 @@ func (t *tx) End(err error) error {
 	return err
 }
 
-// Session implements sessionstore.Tx.
+// Session implements sessionstore.SessionSteps.
 func (t *tx) Session(ctx context.Context, id string) (*loom.Session, error) {
 	return t.s.sessionIn(t.st, id)
 }
 
-// SessionForWrite implements sessionstore.Tx.
+// SessionForWrite implements sessionstore.SessionSteps.
 func (t *tx) SessionForWrite(ctx context.Context, id string) (*loom.Session, error) {
 	x, ok := t.st.sessions[id]
 	if !ok {
@@ -62,17 +67,17 @@ func (t *tx) SessionForWrite(ctx context.Context, id string) (*loom.Session, err
 	return t.s.session(t.st, x), nil
 }
 
-// ForkSource implements sessionstore.Writes.
+// ForkSource implements sessionstore.ForkSteps.
 func (t *tx) ForkSource(ctx context.Context, id string) (*loom.Session, error) {
 	return t.s.sessionIn(t.st, id)
 }
 
-// SessionForUpdate implements sessionstore.UpdateTx.
+// SessionForUpdate implements sessionstore.SessionSteps.
 func (t *tx) SessionForUpdate(ctx context.Context, id string) (*loom.Session, error) {
 	return t.s.sessionIn(t.st, id)
 }
 
-// RecordFiles implements sessionstore.Writes.
+// RecordFiles implements sessionstore.ImportSteps.
 func (t *tx) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
 	for _, f := range files {
 		f.ImportedAt = stored(t.s.Now())
@@ -82,7 +87,7 @@ func (t *tx) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
 	return nil
 }
 
-// RecordCalls implements sessionstore.Writes: a call counted already
+// RecordCalls implements sessionstore.ImportSteps: a call counted already
 // keeps its session.
 func (t *tx) RecordCalls(ctx context.Context, calls []loom.CountedCall) error {
 	for _, c := range calls {
@@ -94,7 +99,7 @@ func (t *tx) RecordCalls(ctx context.Context, calls []loom.CountedCall) error {
 	return nil
 }
 
-// CheckWriter implements sessionstore.Tx and sessionstore.LockTx.
+// CheckWriter implements sessionstore.LockTx and sessionstore.SessionSteps.
 func (t *tx) CheckWriter(ctx context.Context, id string) error {
 	l, ok := t.st.locks[id]
 	if !ok {
@@ -106,7 +111,7 @@ func (t *tx) CheckWriter(ctx context.Context, id string) error {
 	return nil
 }
 
-// BeginUpdate implements sessionstore.UpdateTx.
+// BeginUpdate implements sessionstore.SessionSteps.
 func (t *tx) BeginUpdate(ctx context.Context, id string) error { return t.CheckWriter(ctx, id) }
 
 // PutLock implements sessionstore.LockTx.
@@ -116,7 +121,7 @@ func (t *tx) PutLock(ctx context.Context, id string, l loom.Lock) error {
 	return nil
 }
 
-// CreateSession implements sessionstore.Tx: the columns of a new
+// CreateSession implements sessionstore.SessionSteps: the columns of a new
 // session's insert, its counters and usage at zero.
 func (t *tx) CreateSession(ctx context.Context, row *loom.Session) error {
 	x := loom.Session{ID: row.ID, UserID: row.UserID, Key: row.Key, Surface: row.Surface, Title: row.Title,
@@ -129,7 +134,7 @@ func (t *tx) CreateSession(ctx context.Context, row *loom.Session) error {
 	return nil
 }
 
-// StoreAppend implements sessionstore.Tx.
+// StoreAppend implements sessionstore.SessionSteps.
 func (t *tx) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom.Message) error {
 	store := cur.ID
 	if spans := t.st.spans[cur.ID]; len(spans) > 0 {
@@ -153,7 +158,7 @@ func (t *tx) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom.Me
 	return t.st.put(x)
 }
 
-// Family implements sessionstore.Tx.
+// Family implements sessionstore.TrashSteps.
 func (t *tx) Family(ctx context.Context, id string, trashed bool) ([]*loom.Session, error) {
 	var out []*loom.Session
 	for _, fid := range t.st.family(id) {
@@ -165,7 +170,7 @@ func (t *tx) Family(ctx context.Context, id string, trashed bool) ([]*loom.Sessi
 	return out, nil
 }
 
-// Prunable implements sessionstore.Tx: live sessions, neither archived
+// Prunable implements sessionstore.TrashSteps: live sessions, neither archived
 // nor sub-agents', of the user and project, not updated since
 // now-opts.OlderThan, oldest first.
 func (t *tx) Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error) {
@@ -182,7 +187,7 @@ func (t *tx) Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time
 	return out, nil
 }
 
-// EmptyTrash implements sessionstore.Tx.
+// EmptyTrash implements sessionstore.TrashSteps.
 func (t *tx) EmptyTrash(ctx context.Context, before time.Time) ([]string, error) {
 	bound := stored(before)
 	var out []string
@@ -198,7 +203,7 @@ func (t *tx) EmptyTrash(ctx context.Context, before time.Time) ([]string, error)
 	return out, nil
 }
 
-// Purge implements sessionstore.Tx.
+// Purge implements sessionstore.TrashSteps.
 func (t *tx) Purge(ctx context.Context, id string) error {
 	for _, fid := range t.st.family(id) {
 		t.st.deleteSession(fid)
@@ -206,7 +211,7 @@ func (t *tx) Purge(ctx context.Context, id string) error {
 	return nil
 }
 
-// Trash implements sessionstore.Tx.
+// Trash implements sessionstore.TrashSteps.
 func (t *tx) Trash(ctx context.Context, ids []string, at time.Time) ([]string, error) {
 	var out []string
 	for _, id := range ids {
@@ -225,7 +230,7 @@ func (t *tx) Trash(ctx context.Context, ids []string, at time.Time) ([]string, e
 	return out, nil
 }
 
-// Untrash implements sessionstore.Tx: none is restored when a key
+// Untrash implements sessionstore.TrashSteps: none is restored when a key
 // another live session took meanwhile stops one.
 func (t *tx) Untrash(ctx context.Context, id string, at time.Time) ([]string, bool, error) {
 	var back []loom.Session
@@ -279,7 +284,8 @@ func (t *tx) LastSummary(ctx context.Context, src string, seq int64) (int64, err
 	return 0, nil
 }
 
-// UsageOf implements sessionstore.ForkReads and sessionstore.HistoryTx.
+// UsageOf implements sessionstore.ForkReads, and is what a history reads beside
+// sessionstore.HistorySteps.
 func (t *tx) UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error) {
 	return t.st.usageOf(src, from, to), nil
 }
@@ -335,7 +341,7 @@ func forkRow(src loom.Session, id, key, title, parent string, turn int) loom.Ses
 		Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Profile: src.Profile, GitBranch: src.GitBranch}
 }
 
-// CreateFork implements sessionstore.Tx.
+// CreateFork implements sessionstore.ForkSteps.
 func (t *tx) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
 	from, ok := t.st.sessions[src.ID]
 	if !ok {
@@ -352,7 +358,7 @@ func (t *tx) CreateFork(ctx context.Context, src *loom.Session, plan *sessionsto
 	return t.s.sessionIn(t.st, plan.ID)
 }
 
-// StoreRewind implements sessionstore.Tx.
+// StoreRewind implements sessionstore.ForkSteps.
 func (t *tx) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
 	from, ok := t.st.sessions[src.ID]
 	if !ok {
@@ -380,19 +386,19 @@ func (t *tx) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionst
 	return t.s.sessionIn(t.st, f.ID)
 }
 
-// Spans implements sessionstore.Tx.
+// Spans implements sessionstore.BodySteps.
 func (t *tx) Spans(ctx context.Context, id string) ([]sqlstore.Span, error) {
 	return slices.Clone(t.st.spans[id]), nil
 }
 
-// WriteSpans implements sessionstore.Tx: the rows the old spans read are
+// WriteSpans implements sessionstore.BodySteps: the rows the old spans read are
 // left as they are.
 func (t *tx) WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error {
 	t.st.spans[id] = slices.Clone(spans)
 	return nil
 }
 
-// Readers implements sessionstore.Tx.
+// Readers implements sessionstore.BodySteps.
 func (t *tx) Readers(ctx context.Context, store string, seq int64, id string) ([]string, error) {
 	var out []string
 	for sid, spans := range t.st.spans {
@@ -410,7 +416,7 @@ func (t *tx) Readers(ctx context.Context, store string, seq int64, id string) ([
 	return out, nil
 }
 
-// CopyRow implements sessionstore.Tx.
+// CopyRow implements sessionstore.BodySteps.
 func (t *tx) CopyRow(ctx context.Context, to, from string, seq int64, b *sqlstore.Body) error {
 	r, ok := t.st.rows[from][seq]
 	if !ok {
@@ -422,7 +428,7 @@ func (t *tx) CopyRow(ctx context.Context, to, from string, seq int64, b *sqlstor
 	return t.st.putRow(to, seq, r)
 }
 
-// DropUnread implements sessionstore.Tx.
+// DropUnread implements sessionstore.BodySteps.
 func (t *tx) DropUnread(ctx context.Context, store string, seq int64) error {
 	if _, ok := t.st.rows[store][seq]; !ok || t.st.read(store, seq) {
 		return nil
@@ -433,7 +439,7 @@ func (t *tx) DropUnread(ctx context.Context, store string, seq int64) error {
 	return nil
 }
 
-// Rewrite implements sessionstore.Tx: a body another row shares is
+// Rewrite implements sessionstore.BodySteps: a body another row shares is
 // copied first.
 func (t *tx) Rewrite(ctx context.Context, store string, seq int64, b sqlstore.Body) error {
 	r, ok := t.st.rows[store][seq]
@@ -457,7 +463,7 @@ func (t *tx) Rewrite(ctx context.Context, store string, seq int64, b sqlstore.Bo
 	return nil
 }
 
-// UpdateRow implements sessionstore.UpdateTx: the columns of
+// UpdateRow implements sessionstore.SessionSteps: the columns of
 // query.UpdateColumns.
 func (t *tx) UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now time.Time) error {
 	x, ok := t.st.sessions[id]
@@ -504,7 +510,7 @@ func (t *tx) UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now
 	return nil
 }
 
-// Message implements sessionstore.UpdateTx.
+// Message implements sessionstore.BodySteps.
 func (t *tx) Message(ctx context.Context, id string, seq int64) (*loom.Message, error) {
 	msgs, err := t.st.messages(id, seq, seq)
 	if err != nil || len(msgs) == 0 {
@@ -513,14 +519,14 @@ func (t *tx) Message(ctx context.Context, id string, seq int64) (*loom.Message, 
 	return msgs[0], nil
 }
 
-// EncodeBody implements sessionstore.UpdateTx: the search text apart, as
+// EncodeBody implements sessionstore.BodySteps: the search text apart, as
 // SQLite keeps it (sqlstore.EncodeBody).
 func (t *tx) EncodeBody(m *loom.Message) (sqlstore.Body, error) {
 	parts, text, err := sqlstore.EncodeBody(m)
 	return sqlstore.Body{Parts: parts, Text: text}, err
 }
 
-// Written implements sessionstore.UpdateTx.
+// Written implements sessionstore.SessionSteps.
 func (t *tx) Written(ctx context.Context, id string, now time.Time) error {
 	if x, ok := t.st.sessions[id]; ok && x.Source == nil {
 		x.UpdatedAt = now
@@ -540,7 +546,7 @@ func (t *tx) ReplacePrompt(ctx context.Context, old, next string) error {
 	return nil
 }
 
-// OwnUsage implements sessionstore.UpdateTx.
+// OwnUsage implements sessionstore.SessionSteps.
 func (t *tx) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
 	r, ok := t.st.rows[id][seq]
 	if !ok {
@@ -549,7 +555,7 @@ func (t *tx) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.U
 	return r.id, r.usage, nil
 }
 
-// MoveUsage implements sessionstore.UpdateTx.
+// MoveUsage implements sessionstore.SessionSteps.
 func (t *tx) MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error {
 	if r, ok := t.st.rows[store][seq]; ok {
 		r.usage = u
@@ -564,7 +570,7 @@ func (t *tx) MoveUsage(ctx context.Context, id, store string, seq int64, old, u 
 	return nil
 }
 
-// LastTurn implements sessionstore.UpdateTx.
+// LastTurn implements sessionstore.BodySteps.
 func (t *tx) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
 	msgs := t.st.through(id, 1, sqlstore.OpenSeq)
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -579,7 +585,7 @@ func (t *tx) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) er
 	return nil
 }
 
-// ImportRows implements sessionstore.UpdateTx: nothing is written when a
+// ImportRows implements sessionstore.ImportSteps: nothing is written when a
 // session is there already or a key is taken.
 func (t *tx) ImportRows(ctx context.Context, data []*loom.SessionData) error {
 	for _, d := range data {
