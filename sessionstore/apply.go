@@ -75,14 +75,14 @@ func (e *NotAppliedError) Error() string {
 // through.
 const maxConflictDepth = 1000
 
-// Apply applies record p of another host, whose header is h, in tx, by
+// applyIn applies record p of another host, whose header is h, in tx, by
 // the merge rules of docs/sync.md. It records nothing in the store's own
 // log: applying is not a change of this host's. The store keeps the
 // index of the last record it applied of each host: a record applied
 // already changes nothing, and one that does not follow it is ErrGap. A
 // record stamped too far ahead of this machine's clock is
 // synclog.ErrClockAhead.
-func Apply(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload) error {
+func applyIn(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload) error {
 	if err := h.Host.Validate(); err != nil {
 		return fmt.Errorf("apply sync record: %w", err)
 	}

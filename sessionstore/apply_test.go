@@ -62,28 +62,28 @@ func TestApplyChecksTheRecordsOrder(t *testing.T) {
 	retired := &synclog.Retired{Host: synclog.NewHostID(), After: 3}
 
 	tx := newFakeApply()
-	if err := Apply(ctx, tx.tx(), synclog.Header{Host: other, Index: 1}, retired); err != nil {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: other, Index: 1}, retired); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(tx.steps, []string{"observe", "retire", "applied"}) || tx.applied[other] != 1 {
 		t.Fatalf("steps %v, applied %d: want the clock observed, the change made, then the index kept", tx.steps, tx.applied[other])
 	}
 	tx.steps = nil
-	if err := Apply(ctx, tx.tx(), synclog.Header{Host: other, Index: 1}, retired); err != nil || len(tx.steps) > 0 {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: other, Index: 1}, retired); err != nil || len(tx.steps) > 0 {
 		t.Fatalf("a record applied already: %v, steps %v; want nothing done", err, tx.steps)
 	}
-	if err := Apply(ctx, tx.tx(), synclog.Header{Host: other, Index: 3}, retired); !errors.Is(err, ErrGap) || len(tx.steps) > 0 {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: other, Index: 3}, retired); !errors.Is(err, ErrGap) || len(tx.steps) > 0 {
 		t.Fatalf("record 3 after 1: %v, steps %v; want ErrGap and nothing done", err, tx.steps)
 	}
-	if err := Apply(ctx, tx.tx(), synclog.Header{Host: tx.host, Index: 1}, retired); err == nil || !strings.Contains(err.Error(), "own host") {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: tx.host, Index: 1}, retired); err == nil || !strings.Contains(err.Error(), "own host") {
 		t.Fatalf("a record of the store's own host: %v", err)
 	}
-	if err := Apply(ctx, tx.tx(), synclog.Header{Host: other, Index: 0}, retired); err == nil {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: other, Index: 0}, retired); err == nil {
 		t.Fatal("a record of index 0 was taken")
 	}
 	off := newFakeApply()
 	off.host = ""
-	if err := Apply(ctx, off.tx(), synclog.Header{Host: other, Index: 1}, retired); loom.ErrorCode(err) != loom.EINVALID {
+	if err := applyIn(ctx, off.tx(), synclog.Header{Host: other, Index: 1}, retired); loom.ErrorCode(err) != loom.EINVALID {
 		t.Fatalf("a store without sync: %v, want EINVALID", err)
 	}
 }
@@ -94,7 +94,7 @@ func TestApplyDropsWhatAPurgeRemoved(t *testing.T) {
 	tx.purged["s"] = true
 	title := "renamed"
 	change := &synclog.SessionChanged{SessionID: "s", Title: &title}
-	if err := Apply(t.Context(), tx.tx(), synclog.Header{Host: other, Index: 1}, change); err != nil {
+	if err := applyIn(t.Context(), tx.tx(), synclog.Header{Host: other, Index: 1}, change); err != nil {
 		t.Fatal(err)
 	}
 	// Nothing but the clock and the index: the change is dropped.

@@ -23,7 +23,7 @@ func applyCreated(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Sessi
 	if err := tx.CreateSession(ctx, row); err != nil {
 		return err
 	}
-	if err := saveMeta(ctx, tx, p.Session.ID, NewMeta(p.Session, st)); err != nil {
+	if err := saveMeta(ctx, tx, p.Session.ID, newMeta(p.Session, st)); err != nil {
 		return err
 	}
 	if taken {
@@ -64,7 +64,7 @@ func appendTo(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.MessagesA
 	switch plan.Action {
 	case Applied:
 		return nil
-	case AppendAfter:
+	case appendAfter:
 		return appendMessages(ctx, tx, st, p, plan.Skip, named, cur)
 	case MoveLocal:
 		kept, err := moveLocal(ctx, tx, cur, plan)
@@ -255,10 +255,10 @@ func mergeImported(ctx context.Context, tx Tx, st synclog.Stamp, d *loom.Session
 	if err := loom.ValidateImport([]*loom.SessionData{d}); err != nil {
 		return err
 	}
-	if err := mergeChange(ctx, tx, d.Session.ID, st, RowChange(d.Session), 0); err != nil {
+	if err := mergeChange(ctx, tx, d.Session.ID, st, rowChange(d.Session), 0); err != nil {
 		return err
 	}
-	p := ImportAsAppend(d)
+	p := importAsAppend(d)
 	if p == nil {
 		return nil
 	}

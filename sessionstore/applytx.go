@@ -10,8 +10,8 @@ import (
 type State int
 
 const (
-	// MetaState is the session's merged metadata (Meta).
-	MetaState State = iota
+	// metaState is the session's merged metadata (Meta).
+	metaState State = iota
 	// LifeState is its trash state and work (Life).
 	LifeState
 )
@@ -27,8 +27,8 @@ type ForkKind string
 // The kinds of fork: one made by `loom session fork`, the one a rewind
 // moves a session's later messages to, and a conflict fork.
 const (
-	PlainFork    ForkKind = "fork"
-	RewindFork   ForkKind = "rewind"
+	plainFork    ForkKind = "fork"
+	rewindFork   ForkKind = "rewind"
 	ConflictFork ForkKind = "conflict"
 )
 

@@ -84,7 +84,7 @@ func mergeChange(ctx context.Context, tx Tx, id string, st synclog.Stamp, p *syn
 		// A conflict fork shows its parent's title as a conflict copy's;
 		// an empty one, which a title made from the first prompt takes,
 		// leaves the fork's as it is.
-		t := ConflictTitle(m.Title.Value)
+		t := conflictTitle(m.Title.Value)
 		c.Title = &t
 	}
 	for _, f := range []struct {
@@ -216,7 +216,7 @@ func applyPart(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.PartUpda
 		} else if ok {
 			cs = ps
 		}
-		if !NewerPart(m.Parts[i], cs, p.Part, st) {
+		if !newerPart(m.Parts[i], cs, p.Part, st) {
 			return nil
 		}
 		if ReplacesText(m.Parts[i], p.Part) {
@@ -228,17 +228,17 @@ func applyPart(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.PartUpda
 		}
 	}
 	before := m.Text()
-	if err := ReplacePart(m, p.SessionID, p.Seq, p.Part); err != nil {
+	if err := replacePart(m, p.SessionID, p.Seq, p.Part); err != nil {
 		return err
 	}
 	parts, text, err := sqlstore.EncodeBody(m)
 	if err != nil {
 		return err
 	}
-	if err := WriteMessage(ctx, tx, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: text}); err != nil {
+	if err := writeMessage(ctx, tx, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: text}); err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
-	if err := ReplacedPrompt(ctx, tx, m, before); err != nil {
+	if err := replacedPrompt(ctx, tx, m, before); err != nil {
 		return err
 	}
 	return tx.StampPart(ctx, m.ID, p.Part.ID, st)

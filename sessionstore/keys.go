@@ -89,7 +89,7 @@ func settleKey(ctx context.Context, tx interface {
 			claims = append(claims, KeyClaim{SessionID: id, Stamp: st})
 		}
 	}
-	holder, ok := KeyHolder(claims)
+	holder, ok := keyHolder(claims)
 	if !ok {
 		holder.SessionID = ""
 	}

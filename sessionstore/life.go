@@ -295,7 +295,7 @@ func applyPurged(ctx context.Context, tx Tx, p *synclog.Purged) error {
 			}
 			copies = append(copies, d)
 		}
-		forks, err := tx.ForksOf(ctx, id, PlainFork, RewindFork)
+		forks, err := tx.ForksOf(ctx, id, plainFork, rewindFork)
 		if err != nil {
 			return err
 		}
@@ -326,7 +326,7 @@ func applyPurged(ctx context.Context, tx Tx, p *synclog.Purged) error {
 	if err := loom.ValidateImport(copies); err != nil {
 		return fmt.Errorf("save a copy of purged work: %w", err)
 	}
-	return Import(ctx, tx, &SyncLog{tx: tx}, copies) // recorded in the store's own log
+	return importIn(ctx, tx, &SyncLog{tx: tx}, copies) // recorded in the store's own log
 }
 
 // rescueCopy returns session x with its messages under new ids, titled
@@ -340,7 +340,7 @@ func rescueCopy(ctx context.Context, tx MergeSteps, x *loom.Session) (*loom.Sess
 		return nil, err
 	}
 	row := *x
-	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = loom.NewID(), RecoveredTitle(x.Title), loom.KindMain, "", 0
+	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = loom.NewID(), recoveredTitle(x.Title), loom.KindMain, "", 0
 	row.Lock, row.DeletedAt, row.Key = nil, nil, ""
 	for _, m := range msgs {
 		m.ID, m.SessionID = loom.NewID(), row.ID

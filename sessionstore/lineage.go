@@ -60,10 +60,10 @@ func applyForked(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Forked
 		return err
 	}
 	plan.Key = stored.Key
-	if _, err := CreateFork(ctx, tx, parent, plan); err != nil {
+	if _, err := createFork(ctx, tx, parent, plan); err != nil {
 		return err
 	}
-	if err := tx.SaveFork(ctx, row.ID, parent.ID, p.LastSeq, PlainFork); err != nil {
+	if err := tx.SaveFork(ctx, row.ID, parent.ID, p.LastSeq, plainFork); err != nil {
 		return err
 	}
 	if err := writerRow(ctx, tx, st, row); err != nil || !taken {
@@ -82,7 +82,7 @@ func writerRow(ctx context.Context, tx interface {
 	if err := tx.SetWriterRow(ctx, row); err != nil {
 		return fmt.Errorf("fork %s: %w", row.ID, err)
 	}
-	return saveMeta(ctx, tx, row.ID, NewMeta(row, st))
+	return saveMeta(ctx, tx, row.ID, newMeta(row, st))
 }
 
 // applyRewound takes the session p names back to message p.KeepID at
@@ -118,7 +118,7 @@ func applyRewound(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Rewou
 	// after it (worked), so it applies to a session in the trash too.
 	live := *cur
 	live.DeletedAt = nil
-	plan, err := PlanRewind(ctx, &live, loom.RewindOptions{Turn: p.Turn, ID: p.Fork.ID}, tx)
+	plan, err := planRewind(ctx, &live, loom.RewindOptions{Turn: p.Turn, ID: p.Fork.ID}, tx)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func applyRewound(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Rewou
 	if cur.UpdatedAt.After(plan.At) {
 		plan.At = cur.UpdatedAt
 	}
-	if _, err := StoreSplit(ctx, tx, cur, plan); err != nil {
+	if _, err := storeSplit(ctx, tx, cur, plan); err != nil {
 		return err
 	}
 	// Forks made from the part that moved follow it, as where the fork
@@ -141,7 +141,7 @@ func applyRewound(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Rewou
 	if err := tx.MoveForks(ctx, cur.ID, p.Fork.ID, plan.KeepSeq+1); err != nil {
 		return err
 	}
-	if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, plan.KeepSeq, RewindFork); err != nil {
+	if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, plan.KeepSeq, rewindFork); err != nil {
 		return err
 	}
 	return writerRow(ctx, tx, st, p.Fork)
@@ -154,7 +154,7 @@ func applyRewound(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Rewou
 // two rewinds end alike in either order, each with a fork that holds the
 // turns after the message. It reports whether it found that rewind.
 func twinRewind(ctx context.Context, tx Tx, st synclog.Stamp, cur *loom.Session, p *synclog.Rewound) (bool, error) {
-	forks, err := tx.ForksOf(ctx, cur.ID, RewindFork)
+	forks, err := tx.ForksOf(ctx, cur.ID, rewindFork)
 	if err != nil {
 		return false, err
 	}
@@ -172,7 +172,7 @@ func twinRewind(ctx context.Context, tx Tx, st synclog.Stamp, cur *loom.Session,
 		if err := tx.TwinFork(ctx, f, cur.ID, p.Fork.ID, p.Fork.Title, p.Turn); err != nil {
 			return false, fmt.Errorf("rewind of %s: %w", cur.ID, err)
 		}
-		if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, p.KeepSeq, RewindFork); err != nil {
+		if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, p.KeepSeq, rewindFork); err != nil {
 			return false, err
 		}
 		if err := tx.Touch(ctx, cur.ID, p.At); err != nil {
@@ -200,7 +200,7 @@ func moveLocal(ctx context.Context, tx Tx, cur *loom.Session, plan Plan) (*loom.
 	// The session's time stays: the append that takes the place of the
 	// moved messages moves it on.
 	rp.At = cur.UpdatedAt
-	if _, err := StoreSplit(ctx, tx, cur, rp); err != nil {
+	if _, err := storeSplit(ctx, tx, cur, rp); err != nil {
 		return nil, fmt.Errorf("move the conflicting messages of %s: %w", cur.ID, err)
 	}
 	first, err := tx.Messages(ctx, rp.Fork.ID, plan.At, plan.At)
@@ -229,7 +229,7 @@ func forkIncoming(ctx context.Context, tx Tx, cur *loom.Session, plan Plan, firs
 	if err != nil {
 		return nil, err
 	}
-	if _, err := CreateFork(ctx, tx, cur, fp); err != nil {
+	if _, err := createFork(ctx, tx, cur, fp); err != nil {
 		return nil, fmt.Errorf("conflict fork of %s: %w", cur.ID, err)
 	}
 	if err := conflictRow(ctx, tx, cur.ID, fp.ID, plan.At, first.CreatedAt); err != nil {
@@ -286,7 +286,7 @@ func locate(ctx context.Context, tx Tx, named *loom.Session, seq int64, mid stri
 			}
 			return tx.SessionForWrite(ctx, id)
 		}
-		moved, err := tx.ForksOf(ctx, id, RewindFork, ConflictFork)
+		moved, err := tx.ForksOf(ctx, id, rewindFork, ConflictFork)
 		if err != nil {
 			return nil, fmt.Errorf("find message %s: %w", mid, err)
 		}

@@ -153,5 +153,5 @@ func (l *SyncLog) record(ctx context.Context, p synclog.Payload) error {
 	if err != nil {
 		return err
 	}
-	return Local(ctx, l.tx, st, idx, p)
+	return localIn(ctx, l.tx, st, idx, p)
 }

@@ -122,7 +122,7 @@ func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk 
 	}); err != nil {
 		return r, err
 	}
-	if err := rewriteState(ctx, tx, MetaState, func(m *any) { restamp(*m, old, r.New, cut) }); err != nil {
+	if err := rewriteState(ctx, tx, metaState, func(m *any) { restamp(*m, old, r.New, cut) }); err != nil {
 		return r, err
 	}
 	if junk {

@@ -49,7 +49,7 @@ func (r *Replica) EnableSync(ctx context.Context) (synclog.HostID, error) {
 		if err := tx.SetHost(ctx, host); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
-		if err := RecordHistory(ctx, tx, &SyncLog{tx: tx}); err != nil {
+		if err := recordHistory(ctx, tx, &SyncLog{tx: tx}); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
 		return nil
@@ -68,7 +68,7 @@ func (r *Replica) EnableSync(ctx context.Context) (synclog.HostID, error) {
 // and one that does not follow it is ErrGap. A record stamped too far
 // ahead of this machine's clock is synclog.ErrClockAhead.
 func (r *Replica) ApplySync(ctx context.Context, h synclog.Header, p synclog.Payload) error {
-	return r.apply(ctx, func(tx Tx) error { return Apply(ctx, tx, h, p) })
+	return r.apply(ctx, func(tx Tx) error { return applyIn(ctx, tx, h, p) })
 }
 
 // SyncRehome gives the store a new host id when its log and the hub's

@@ -36,14 +36,14 @@ type BodySteps interface {
 	Rewrite(ctx context.Context, store string, seq int64, body sqlstore.Body) error
 }
 
-// WriteMessage stores body as message seq of session id inside tx, so that
+// writeMessage stores body as message seq of session id inside tx, so that
 // no other session's history changes. A message the session inherits is
 // copied, with its new parts, to where the session stores its own first
 // (sqlstore.CopyOnWrite), and the row it read is dropped when no one reads it any
 // more. A message of its own that other sessions read (forks made after
 // it) is first copied as it is for each of them: a fork keeps the
 // conversation as it was when it was made.
-func WriteMessage(ctx context.Context, tx BodySteps, id string, seq int64, body sqlstore.Body) error {
+func writeMessage(ctx context.Context, tx BodySteps, id string, seq int64, body sqlstore.Body) error {
 	spans, err := tx.Spans(ctx, id)
 	if err != nil {
 		return err

@@ -34,11 +34,11 @@ type StampSteps interface {
 	States(ctx context.Context, kind State) ([]StateRow, error)
 }
 
-// Local keeps what the merge rules need of a change this store made, p,
+// localIn keeps what the merge rules need of a change this store made, p,
 // recorded at st as record idx of its log: the same stamps and trash
 // state applying it elsewhere keeps, so that a change of another host
 // older than this one does not overwrite it.
-func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Payload) error {
+func localIn(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Payload) error {
 	if err := lived(ctx, tx, st.Host, idx, p); err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Pa
 	case *synclog.Purged:
 		return markPurged(ctx, tx, p.SessionIDs)
 	case *synclog.SessionCreated:
-		return saveMeta(ctx, tx, p.Session.ID, NewMeta(p.Session, st))
+		return saveMeta(ctx, tx, p.Session.ID, newMeta(p.Session, st))
 	case *synclog.MessagesAppended:
 		if err := stampMessages(ctx, tx, st, p.Messages); err != nil {
 			return err
@@ -69,20 +69,20 @@ func Local(ctx context.Context, tx Tx, st synclog.Stamp, idx int64, p synclog.Pa
 	case *synclog.UsageUpdated:
 		return tx.StampUsage(ctx, p.MessageID, st)
 	case *synclog.Forked:
-		if err := tx.SaveFork(ctx, p.Session.ID, p.Session.ParentID, p.LastSeq, PlainFork); err != nil {
+		if err := tx.SaveFork(ctx, p.Session.ID, p.Session.ParentID, p.LastSeq, plainFork); err != nil {
 			return err
 		}
-		return saveMeta(ctx, tx, p.Session.ID, NewMeta(p.Session, st))
+		return saveMeta(ctx, tx, p.Session.ID, newMeta(p.Session, st))
 	case *synclog.Rewound:
 		// Forks made from the part that moved follow it, as on the
 		// hosts that apply the rewind.
 		if err := tx.MoveForks(ctx, p.SessionID, p.Fork.ID, p.KeepSeq+1); err != nil {
 			return err
 		}
-		if err := tx.SaveFork(ctx, p.Fork.ID, p.SessionID, p.KeepSeq, RewindFork); err != nil {
+		if err := tx.SaveFork(ctx, p.Fork.ID, p.SessionID, p.KeepSeq, rewindFork); err != nil {
 			return err
 		}
-		return saveMeta(ctx, tx, p.Fork.ID, NewMeta(p.Fork, st))
+		return saveMeta(ctx, tx, p.Fork.ID, newMeta(p.Fork, st))
 	}
 	return nil
 }
@@ -120,7 +120,7 @@ func localChange(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Sessio
 // messages.
 func stampImported(ctx context.Context, tx StampSteps, st synclog.Stamp, data []*loom.SessionData) error {
 	for _, d := range data {
-		if err := saveMeta(ctx, tx, d.Session.ID, NewMeta(d.Session, st)); err != nil {
+		if err := saveMeta(ctx, tx, d.Session.ID, newMeta(d.Session, st)); err != nil {
 			return err
 		}
 		if err := stampMessages(ctx, tx, st, d.Messages); err != nil {
@@ -144,12 +144,12 @@ func stampMessages(ctx context.Context, tx StampSteps, st synclog.Stamp, msgs []
 // session's fields were never stamped (it was made before sync was set
 // up, and has not changed since).
 func loadMeta(ctx context.Context, tx StampSteps, id string) (Meta, error) {
-	return loadState[Meta](ctx, tx, MetaState, id)
+	return loadState[Meta](ctx, tx, metaState, id)
 }
 
 // saveMeta stores m as the merged metadata of session id.
 func saveMeta(ctx context.Context, tx StampSteps, id string, m Meta) error {
-	return saveState(ctx, tx, MetaState, id, m)
+	return saveState(ctx, tx, metaState, id, m)
 }
 
 // what names state kind in errors.

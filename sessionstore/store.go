@@ -116,12 +116,12 @@ var errAborted = errors.New("write aborted")
 
 // Append implements loom.Store with Append.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
-	if err := PrepareAppend(x, msgs); err != nil {
+	if err := prepareAppend(x, msgs); err != nil {
 		return err
 	}
 	var fresh *loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
-		fresh, err = Append(ctx, tx, log, x, msgs, s.eng.Holder().Owner, s.eng.Now())
+		fresh, err = appendIn(ctx, tx, log, x, msgs, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	if err != nil {
@@ -137,14 +137,14 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 		return err
 	}
 	return s.write(ctx, func(tx Tx, log *SyncLog) error {
-		return UpdatePart(ctx, tx, log, sessionID, seq, part, s.eng.Now())
+		return updatePart(ctx, tx, log, sessionID, seq, part, s.eng.Now())
 	})
 }
 
 // UpdateUsage implements loom.Store with UpdateUsage.
 func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
 	return s.write(ctx, func(tx Tx, log *SyncLog) error {
-		return UpdateUsage(ctx, tx, log, sessionID, seq, u)
+		return updateUsage(ctx, tx, log, sessionID, seq, u)
 	})
 }
 
@@ -155,14 +155,14 @@ func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u 
 // repaired the turn meanwhile.
 func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
 	if rr, ok := s.eng.(repairReader); ok {
-		r := NewRepair(s.eng.Now())
+		r := newRepair(s.eng.Now())
 		if err := rr.LastTurn(ctx, sessionID, r); err != nil || r.Parts == 0 {
 			return 0, err
 		}
 	}
 	var repaired int
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
-		repaired, err = RepairInterrupted(ctx, tx, log, sessionID, s.eng.Now())
+		repaired, err = repairInterrupted(ctx, tx, log, sessionID, s.eng.Now())
 		return err
 	})
 	return repaired, err
@@ -175,7 +175,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 	}
 	var out *loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
-		out, err = UpdateSession(ctx, tx, log, id, u, s.eng.Now())
+		out, err = updateSession(ctx, tx, log, id, u, s.eng.Now())
 		return err
 	})
 	return out, err
@@ -190,7 +190,7 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 		if err != nil {
 			return err
 		}
-		out, err = Fork(ctx, tx, log, src, opts)
+		out, err = forkIn(ctx, tx, log, src, opts)
 		return err
 	})
 	return out, err
@@ -201,7 +201,7 @@ func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) 
 	s.prepareFork(ctx)
 	var out *loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
-		out, err = Rewind(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
+		out, err = rewindIn(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	return out, err
@@ -217,7 +217,7 @@ func (s *Store) prepareFork(ctx context.Context) {
 func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
 	var out []*loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
-		out, err = Delete(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
+		out, err = deleteIn(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	return out, err
@@ -226,7 +226,7 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 // Restore implements loom.Store with Restore.
 func (s *Store) Restore(ctx context.Context, id string) error {
 	return s.write(ctx, func(tx Tx, log *SyncLog) error {
-		return Restore(ctx, tx, log, id)
+		return restoreIn(ctx, tx, log, id)
 	})
 }
 
@@ -237,7 +237,7 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 	}
 	var res *loom.PruneResult
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
-		res, err = Prune(ctx, tx, log, opts, s.eng.Holder().Owner, s.eng.Now())
+		res, err = pruneIn(ctx, tx, log, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	return res, err
@@ -253,7 +253,7 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 		return nil
 	}
 	err := s.write(ctx, func(tx Tx, log *SyncLog) error {
-		return Import(ctx, tx, log, data)
+		return importIn(ctx, tx, log, data)
 	})
 	if err == nil {
 		s.imported(ctx, len(data))
@@ -273,11 +273,11 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 	var fresh []*loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		if len(w.Sessions) > 0 {
-			if err := Import(ctx, tx, log, w.Sessions); err != nil {
+			if err := importIn(ctx, tx, log, w.Sessions); err != nil {
 				return err
 			}
 		}
-		fresh, err = ApplyChanges(ctx, tx, log, w.Changes, s.eng.Holder().Owner, s.eng.Now())
+		fresh, err = applyChanges(ctx, tx, log, w.Changes, s.eng.Holder().Owner, s.eng.Now())
 		if err != nil {
 			return err
 		}
@@ -290,7 +290,7 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		return err
 	}
 	s.imported(ctx, len(w.Sessions))
-	Refresh(w.Changes, fresh)
+	refresh(w.Changes, fresh)
 	return nil
 }
 
@@ -336,7 +336,7 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 			if err != nil {
 				return err
 			}
-			return within(tx, func(tx LockWrites) error { return PutLock(ctx, tx, sessionID, l) })
+			return within(tx, func(tx LockWrites) error { return putLock(ctx, tx, sessionID, l) })
 		},
 		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
 			return s.eng.ExtendLock(ctx, sessionID, expires)
@@ -348,5 +348,5 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 // LockSource implements loom.SourceLocker with a lock row of its own
 // (SourceLockID).
 func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
-	return s.Lock(ctx, SourceLockID(userID, path))
+	return s.Lock(ctx, sourceLockID(userID, path))
 }

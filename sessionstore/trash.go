@@ -34,13 +34,13 @@ type TrashSteps interface {
 	Untrash(ctx context.Context, id string, at time.Time) (restored []string, taken bool, err error)
 }
 
-// Delete is Store.Delete of session id at now by the store handle owner,
+// deleteIn is Store.Delete of session id at now by the store handle owner,
 // inside tx: the session goes with its sub-agent sessions, unless
 // another live holder than owner has one of them (and not opts.Force);
 // trash older than loom.TrashTTL is purged at the same time. It returns
 // the sessions removed, the session first, then its sub-agent sessions
 // in Family order; trashed ones carry their DeletedAt.
-func Delete(ctx context.Context, tx interface {
+func deleteIn(ctx context.Context, tx interface {
 	SessionSteps
 	TrashSteps
 }, log *SyncLog, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
@@ -86,15 +86,15 @@ func Delete(ctx context.Context, tx interface {
 	return loom.ArrangeFamily(loom.FamilyQuery{IDs: []string{id}, SubagentsOnly: true}, fam), nil
 }
 
-// TrashedBefore is the time before which sessions in the trash at now
+// trashedBefore is the time before which sessions in the trash at now
 // are purged: TrashTTL ago.
-func TrashedBefore(now time.Time) time.Time { return now.Add(-loom.TrashTTL) }
+func trashedBefore(now time.Time) time.Time { return now.Add(-loom.TrashTTL) }
 
-// Restore is Store.Restore of session id inside tx: it must be in the
+// restoreIn is Store.Restore of session id inside tx: it must be in the
 // trash; it comes back with the sessions of its family that went to the
 // trash with it (at the time they were trashed), unless a key another
 // live session has taken meanwhile stops it.
-func Restore(ctx context.Context, tx interface {
+func restoreIn(ctx context.Context, tx interface {
 	SessionSteps
 	TrashSteps
 }, log *SyncLog, id string) error {
@@ -112,21 +112,21 @@ func Restore(ctx context.Context, tx interface {
 	case err != nil:
 		return fmt.Errorf("restore %s: %w", x.ID, err)
 	}
-	return Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
+	return recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		return &synclog.Restored{SessionIDs: restored}, nil
 	})
 }
 
-// Prune is Store.Prune of opts, validated, at now by the store handle
+// pruneIn is Store.Prune of opts, validated, at now by the store handle
 // owner, inside tx: the sessions selected go to the trash (so a prune is undone by restore
 // for loom.TrashTTL), but for those another live holder than owner has,
 // which are skipped; a dry run only reports.
-func Prune(ctx context.Context, tx TrashSteps, log *SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
+func pruneIn(ctx context.Context, tx TrashSteps, log *SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
 	selected, err := tx.Prunable(ctx, opts, now)
 	if err != nil {
 		return nil, fmt.Errorf("prune: %w", err)
 	}
-	res := SplitPrune(selected, owner)
+	res := splitPrune(selected, owner)
 	if opts.DryRun {
 		return res, nil
 	}
@@ -153,7 +153,7 @@ func Prune(ctx context.Context, tx TrashSteps, log *SyncLog, opts loom.PruneOpti
 // emptyTrash purges the sessions in the trash for longer than
 // loom.TrashTTL at now, recording their purge.
 func emptyTrash(ctx context.Context, tx TrashSteps, log *SyncLog, now time.Time) error {
-	purged, err := tx.EmptyTrash(ctx, TrashedBefore(now))
+	purged, err := tx.EmptyTrash(ctx, trashedBefore(now))
 	if err != nil {
 		return fmt.Errorf("empty trash: %w", err)
 	}
@@ -167,7 +167,7 @@ func recordTrash(ctx context.Context, log *SyncLog, ids []string, at time.Time) 
 	if len(ids) == 0 {
 		return nil
 	}
-	return Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
+	return recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		seen, err := log.Seen(ctx)
 		return &synclog.Trashed{SessionIDs: ids, At: at, Seen: seen}, err
 	})
@@ -179,15 +179,15 @@ func recordPurge(ctx context.Context, log *SyncLog, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return Record(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
+	return recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		seen, err := log.Seen(ctx)
 		return &synclog.Purged{SessionIDs: ids, Seen: seen}, err
 	})
 }
 
-// SplitPrune sorts the sessions a prune selected into those it removes
+// splitPrune sorts the sessions a prune selected into those it removes
 // and those it skips, because another live holder than owner has them.
-func SplitPrune(selected []*loom.Session, owner string) *loom.PruneResult {
+func splitPrune(selected []*loom.Session, owner string) *loom.PruneResult {
 	res := &loom.PruneResult{}
 	for _, x := range selected {
 		if x.HeldElsewhere(owner) {

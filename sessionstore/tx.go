@@ -47,12 +47,12 @@ type Ender interface {
 	End(err error) error
 }
 
-// Record adds the payload build makes to log, the store's sync log, nil
+// recordIn adds the payload build makes to log, the store's sync log, nil
 // when it keeps none; build runs only then, with the log, so a store
 // that does not sync pays for no payload. A nil payload is a change that
 // changed nothing. Every change a store makes is recorded here, by the
 // write algorithms of this package.
-func Record(ctx context.Context, log *SyncLog, build func(log *SyncLog) (synclog.Payload, error)) error {
+func recordIn(ctx context.Context, log *SyncLog, build func(log *SyncLog) (synclog.Payload, error)) error {
 	if log == nil {
 		return nil
 	}
