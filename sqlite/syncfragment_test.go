@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/synctest"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -27,16 +28,16 @@ func TestSyncFragments(t *testing.T) {
 	if err := a.Append(ctx, s, &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "that is a long log"}}}); err != nil {
 		t.Fatal(err)
 	}
-	recs := pull(t, a, 0)
+	recs := synctest.Pull(t, a, 0)
 	frags := 0
 	for _, r := range recs {
-		if f, ok := r.p.(*synclog.Fragment); ok {
+		if f, ok := r.Payload.(*synclog.Fragment); ok {
 			frags++
 			if len(f.Data) > synclog.FragmentSize || f.Of < 2 {
 				t.Fatalf("fragment %d of %d of %d bytes", f.Part, f.Of, len(f.Data))
 			}
-		} else if b, err := synclog.Encode(r.p); err != nil || len(b) > synclog.MaxRecord {
-			t.Fatalf("record %d (%s) is %d bytes, %v", r.h.Index, r.p.Type(), len(b), err)
+		} else if b, err := synclog.Encode(r.Payload); err != nil || len(b) > synclog.MaxRecord {
+			t.Fatalf("record %d (%s) is %d bytes, %v", r.Header.Index, r.Payload.Type(), len(b), err)
 		}
 	}
 	if frags < 2 {
@@ -45,11 +46,11 @@ func TestSyncFragments(t *testing.T) {
 	// The records are the session made, the first message's fragments
 	// and the second message. Up to the first fragment, the session is
 	// there without messages.
-	applyAll(t, b, recs[:2])
+	synctest.ApplyAll(t, b, recs[:2])
 	if ss, _ := b.Sessions(ctx, loom.SessionFilter{UserID: "alice"}); len(ss) != 1 || ss[0].MessageCount != 0 {
 		t.Fatalf("after the first fragment: %+v", ss)
 	}
-	applyAll(t, b, recs[2:])
+	synctest.ApplyAll(t, b, recs[2:])
 	got, err := b.Messages(ctx, s.ID, loom.MessageQuery{})
 	if err != nil || len(got) != 2 || got[0].Text() != paste || got[1].Text() != "that is a long log" {
 		t.Fatalf("b holds %d messages, %v", len(got), err)

@@ -1,4 +1,4 @@
-package sqlite_test
+package synctest
 
 import (
 	"context"
@@ -11,19 +11,18 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/synclog"
 )
 
 // Once sync is set up, every change the store makes is a record of its
 // sync log, in the same transaction, numbered without gaps and stamped
 // in order; before, and when a change is refused, nothing is recorded.
-func TestSyncLogRecordsEveryChange(t *testing.T) {
+func testSyncLogRecordsEveryChange(t *testing.T, newStore Factory) {
 	ctx := context.Background()
-	st := tempStore(t)
+	st := newStore(t, loom.Now)
 	before := &loom.Session{UserID: "alice", Key: "cli:before"}
-	say(t, st, before, loom.RoleUser, "not recorded")
-	if log := syncLog(t, st); len(log) != 0 {
+	Say(t, st, before, loom.RoleUser, "not recorded")
+	if log := SyncLog(t, st); len(log) != 0 {
 		t.Fatalf("a store without sync recorded %d changes", len(log))
 	}
 	host, err := st.EnableSync(ctx)
@@ -35,7 +34,7 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 	}
 
 	s := &loom.Session{UserID: "alice", Key: "cli:api", Title: "plan"}
-	q1 := say(t, st, s, loom.RoleUser, "first question")[0]
+	q1 := Say(t, st, s, loom.RoleUser, "first question")[0]
 	call := loom.Part{Type: loom.PartTool, CallID: "c1", Name: "bash", Status: loom.ToolRunning, Input: json.RawMessage(`{"cmd":"ls"}`)}
 	a1 := &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{call}}
 	if err := st.Append(ctx, s, a1); err != nil {
@@ -49,8 +48,8 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 	if err := st.UpdateUsage(ctx, s.ID, a1.Seq, loom.Usage{InputTokens: 7}); err != nil {
 		t.Fatal(err)
 	}
-	q2 := say(t, st, s, loom.RoleUser, "second question")[0]
-	say(t, st, s, loom.RoleAssistant, "second answer")
+	q2 := Say(t, st, s, loom.RoleUser, "second question")[0]
+	Say(t, st, s, loom.RoleAssistant, "second answer")
 	title, archived := "  the plan ", true
 	if _, err := st.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &title, Archived: &archived}); err != nil {
 		t.Fatal(err)
@@ -88,10 +87,10 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	log := syncLog(t, st)
+	log := SyncLog(t, st)
 	// The session made before sync was set up is the log's first record.
-	if p, ok := log[0].p.(*synclog.Imported); !ok || p.Sessions[0].Session.ID != before.ID || len(p.Sessions[0].Messages) != 1 {
-		t.Fatalf("first record = %#v, want the import of the session made before", log[0].p)
+	if p, ok := log[0].Decoded.(*synclog.Imported); !ok || p.Sessions[0].Session.ID != before.ID || len(p.Sessions[0].Messages) != 1 {
+		t.Fatalf("first record = %#v, want the import of the session made before", log[0].Decoded)
 	}
 	log = log[1:]
 	want := []synclog.Type{synclog.TypeSessionCreated, synclog.TypeMessagesAppended, synclog.TypeMessagesAppended,
@@ -100,7 +99,7 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 		synclog.TypePurged, synclog.TypeImported}
 	var got []synclog.Type
 	for i, r := range log {
-		got = append(got, r.p.Type())
+		got = append(got, r.Decoded.Type())
 		if r.Index != int64(i+2) {
 			t.Fatalf("record %d has index %d: the log has a gap", i+1, r.Index)
 		}
@@ -112,40 +111,40 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 		t.Fatalf("records:\n got %v\nwant %v", got, want)
 	}
 
-	created := log[0].p.(*synclog.SessionCreated)
+	created := log[0].Decoded.(*synclog.SessionCreated)
 	if created.Session.ID != s.ID || created.Session.Title != "plan" || created.Session.Key != "cli:api" {
 		t.Errorf("session created = %+v", created.Session)
 	}
-	first, third := log[1].p.(*synclog.MessagesAppended), log[5].p.(*synclog.MessagesAppended)
+	first, third := log[1].Decoded.(*synclog.MessagesAppended), log[5].Decoded.(*synclog.MessagesAppended)
 	if first.FirstSeq != 1 || first.PrevID != "" || first.Messages[0].ID != q1.ID || first.At.IsZero() {
 		t.Errorf("first append = %+v", first)
 	}
 	if third.FirstSeq != 3 || third.PrevID != a1.ID || third.Messages[0].ID != q2.ID {
 		t.Errorf("third append = first seq %d after %q, want 3 after %q", third.FirstSeq, third.PrevID, a1.ID)
 	}
-	if p := log[3].p.(*synclog.PartUpdated); p.MessageID != a1.ID || p.Part.Status != loom.ToolCompleted {
+	if p := log[3].Decoded.(*synclog.PartUpdated); p.MessageID != a1.ID || p.Part.Status != loom.ToolCompleted {
 		t.Errorf("part updated = %+v", p)
 	}
-	if p := log[4].p.(*synclog.UsageUpdated); p.MessageID != a1.ID || p.Usage.InputTokens != 7 {
+	if p := log[4].Decoded.(*synclog.UsageUpdated); p.MessageID != a1.ID || p.Usage.InputTokens != 7 {
 		t.Errorf("usage updated = %+v", p)
 	}
-	if p := log[7].p.(*synclog.SessionChanged); p.Title == nil || *p.Title != "the plan" || p.Archive == nil || p.Archive.At == nil || p.At == nil {
+	if p := log[7].Decoded.(*synclog.SessionChanged); p.Title == nil || *p.Title != "the plan" || p.Archive == nil || p.Archive.At == nil || p.At == nil {
 		t.Errorf("session changed = %+v", p)
 	}
-	if p := log[8].p.(*synclog.Forked); p.Session.ID != fork.ID || p.LastSeq != 2 || p.LastID != a1.ID {
+	if p := log[8].Decoded.(*synclog.Forked); p.Session.ID != fork.ID || p.LastSeq != 2 || p.LastID != a1.ID {
 		t.Errorf("forked = last seq %d, last id %q; want 2, %q", p.LastSeq, p.LastID, a1.ID)
 	}
-	if p := log[9].p.(*synclog.Rewound); p.SessionID != s.ID || p.Fork.ID != rewound.ID || p.KeepSeq != 2 || p.KeepID != a1.ID || p.Store == "" {
+	if p := log[9].Decoded.(*synclog.Rewound); p.SessionID != s.ID || p.Fork.ID != rewound.ID || p.KeepSeq != 2 || p.KeepID != a1.ID || p.Store == "" {
 		t.Errorf("rewound = %+v", p)
 	}
-	trashed := log[10].p.(*synclog.Trashed)
+	trashed := log[10].Decoded.(*synclog.Trashed)
 	if !reflect.DeepEqual(trashed.SessionIDs, []string{fork.ID}) || trashed.Seen[host] != 11 {
 		t.Errorf("trashed = %+v; want the fork, having seen this host's 11 records", trashed)
 	}
-	if p := log[12].p.(*synclog.Purged); !reflect.DeepEqual(p.SessionIDs, []string{fork.ID}) {
+	if p := log[12].Decoded.(*synclog.Purged); !reflect.DeepEqual(p.SessionIDs, []string{fork.ID}) {
 		t.Errorf("purged = %+v", p)
 	}
-	if p := log[13].p.(*synclog.Imported); len(p.Sessions) != 1 || p.Sessions[0].Session.ID != imp.Session.ID || len(p.Sessions[0].Messages) != 1 {
+	if p := log[13].Decoded.(*synclog.Imported); len(p.Sessions) != 1 || p.Sessions[0].Session.ID != imp.Session.ID || len(p.Sessions[0].Messages) != 1 {
 		t.Errorf("imported = %+v", p)
 	}
 }
@@ -154,72 +153,49 @@ func TestSyncLogRecordsEveryChange(t *testing.T) {
 // recorded for sync as it is stored: where the session had one, the
 // record leaves it out, and a change of nothing else records nothing, so
 // no other machine receives the summary over the user's words.
-func TestSyncLogRecordsDescriptionIfEmpty(t *testing.T) {
+func testSyncLogRecordsDescriptionIfEmpty(t *testing.T, newStore Factory) {
 	ctx := context.Background()
-	st := tempStore(t)
+	st := newStore(t, loom.Now)
 	if _, err := st.EnableSync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	s := &loom.Session{UserID: "alice", Key: "cli:api", Title: "plan"}
-	say(t, st, s, loom.RoleUser, "a question")
-	describe := func(u loom.SessionUpdate) []logRecord {
+	Say(t, st, s, loom.RoleUser, "a question")
+	describe := func(u loom.SessionUpdate) []Logged {
 		t.Helper()
-		n := len(syncLog(t, st))
+		n := len(SyncLog(t, st))
 		if _, err := st.UpdateSession(ctx, s.ID, u); err != nil {
 			t.Fatal(err)
 		}
-		return syncLog(t, st)[n:]
+		return SyncLog(t, st)[n:]
 	}
 	summary, mine, title := "a summary", "mine", "renamed"
 	added := describe(loom.SessionUpdate{Description: &summary, DescriptionIfEmpty: true, KeepUpdatedAt: true})
 	if len(added) != 1 {
 		t.Fatalf("a summary where there was none: %d records, want 1", len(added))
 	}
-	if p, ok := added[0].p.(*synclog.SessionChanged); !ok || p.Description == nil || *p.Description != summary || p.At != nil {
-		t.Fatalf("a summary where there was none: %+v", added[0].p)
+	if p, ok := added[0].Decoded.(*synclog.SessionChanged); !ok || p.Description == nil || *p.Description != summary || p.At != nil {
+		t.Fatalf("a summary where there was none: %+v", added[0].Decoded)
 	}
 	describe(loom.SessionUpdate{Description: &mine})
 	if added := describe(loom.SessionUpdate{Description: &summary, DescriptionIfEmpty: true, KeepUpdatedAt: true}); len(added) != 0 {
-		t.Fatalf("a summary over the user's description recorded %+v", added[0].p)
+		t.Fatalf("a summary over the user's description recorded %+v", added[0].Decoded)
 	}
 	added = describe(loom.SessionUpdate{Description: &summary, DescriptionIfEmpty: true, Title: &title})
 	if len(added) != 1 {
 		t.Fatalf("a summary over the user's description with a new title: %d records, want 1", len(added))
 	}
-	if p, ok := added[0].p.(*synclog.SessionChanged); !ok || p.Description != nil || p.Title == nil || *p.Title != title {
-		t.Fatalf("a summary over the user's description with a new title: %+v", added[0].p)
+	if p, ok := added[0].Decoded.(*synclog.SessionChanged); !ok || p.Description != nil || p.Title == nil || *p.Title != title {
+		t.Fatalf("a summary over the user's description with a new title: %+v", added[0].Decoded)
 	}
-}
-
-type logRecord struct {
-	synclog.LogRecord
-	p synclog.Payload
-}
-
-// syncLog reads and decodes st's whole sync log.
-func syncLog(t *testing.T, st *sqlite.Store) []logRecord {
-	t.Helper()
-	recs, err := st.SyncLog(context.Background(), 0, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]logRecord, len(recs))
-	for i, r := range recs {
-		p, err := synclog.Decode(r.Payload)
-		if err != nil {
-			t.Fatalf("record %d: %v", r.Index, err)
-		}
-		out[i] = logRecord{r, p}
-	}
-	return out
 }
 
 // Setting sync up records what the store held: each session as an
 // import of it as it is (a fork whole, the trashed and archived ones
 // too), a long one's messages a thousand at a time.
-func TestEnableSyncRecordsHistory(t *testing.T) {
+func testEnableSyncRecordsHistory(t *testing.T, newStore Factory) {
 	ctx := context.Background()
-	st := tempStore(t)
+	st := newStore(t, loom.Now)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	long := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, Title: "long", CreatedAt: now, UpdatedAt: now}}
 	for i := range 2500 {
@@ -254,8 +230,8 @@ func TestEnableSyncRecordsHistory(t *testing.T) {
 	rows := map[string]*loom.Session{}
 	records := map[string]int{}
 	rearchived := false
-	for _, r := range syncLog(t, st) {
-		switch p := r.p.(type) {
+	for _, r := range SyncLog(t, st) {
+		switch p := r.Decoded.(type) {
 		case *synclog.Imported:
 			rows[p.Sessions[0].Session.ID] = p.Sessions[0].Session
 			got[p.Sessions[0].Session.ID] = p.Sessions[0].Messages
@@ -285,11 +261,11 @@ func TestEnableSyncRecordsHistory(t *testing.T) {
 		t.Errorf("the archived long session is not recorded archived after its appends (archived %v, again %v)", rows[long.Session.ID].ArchivedAt, rearchived)
 	}
 	// Applied on another machine, it stays archived.
-	other := tempStore(t)
+	other := newStore(t, loom.Now)
 	if _, err := other.EnableSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	applyAll(t, other, pull(t, st, 0))
+	ApplyAll(t, other, Pull(t, st, 0))
 	if s, err := other.Session(ctx, long.Session.ID); err != nil || s.ArchivedAt == nil || s.MessageCount != 2500 {
 		t.Errorf("the long session on another machine: %v, %v", s, err)
 	}
@@ -304,9 +280,9 @@ func TestEnableSyncRecordsHistory(t *testing.T) {
 // A long session's history comes in several records: applied, it has
 // the usage it has on the machine it came from, not its later chunks'
 // twice; so has one imported after sync was set up.
-func TestApplyLongHistoryKeepsUsage(t *testing.T) {
+func testApplyLongHistoryKeepsUsage(t *testing.T, newStore Factory) {
 	ctx := context.Background()
-	a, b := tempStore(t), tempStore(t)
+	a, b := newStore(t, loom.Now), newStore(t, loom.Now)
 	long := func(n int) *loom.SessionData {
 		now := time.Now().UTC().Truncate(time.Millisecond)
 		d := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now}}
@@ -330,7 +306,7 @@ func TestApplyLongHistoryKeepsUsage(t *testing.T) {
 	if _, err := b.EnableSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	applyAll(t, b, pull(t, a, 0))
+	ApplyAll(t, b, Pull(t, a, 0))
 	for _, id := range []string{before.Session.ID, after.Session.ID} {
 		x, err := a.Session(ctx, id)
 		if err != nil {
@@ -349,9 +325,9 @@ func TestApplyLongHistoryKeepsUsage(t *testing.T) {
 // A session of large messages is recorded in records of about
 // sessionstore.RecordBytes of content each, however few its messages, so
 // that no record is larger than a hub takes.
-func TestEnableSyncSplitsLargeHistory(t *testing.T) {
+func testEnableSyncSplitsLargeHistory(t *testing.T, newStore Factory) {
 	ctx := context.Background()
-	st := tempStore(t)
+	st := newStore(t, loom.Now)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	big := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, Title: "big", CreatedAt: now, UpdatedAt: now}}
 	for i := range 10 {
@@ -365,8 +341,8 @@ func TestEnableSyncSplitsLargeHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sizes []int
-	for _, r := range syncLog(t, st) {
-		switch p := r.p.(type) {
+	for _, r := range SyncLog(t, st) {
+		switch p := r.Decoded.(type) {
 		case *synclog.Imported:
 			sizes = append(sizes, len(p.Sessions[0].Messages))
 		case *synclog.MessagesAppended:
@@ -376,13 +352,77 @@ func TestEnableSyncSplitsLargeHistory(t *testing.T) {
 	if !slices.Equal(sizes, []int{3, 3, 3, 1}) {
 		t.Errorf("records of %v messages, want 3, 3, 3, 1", sizes)
 	}
-	other := tempStore(t)
+	other := newStore(t, loom.Now)
 	if _, err := other.EnableSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	applyAll(t, other, pull(t, st, 0))
+	ApplyAll(t, other, Pull(t, st, 0))
 	msgs, err := other.Messages(ctx, big.Session.ID, loom.MessageQuery{})
 	if err != nil || len(msgs) != 10 || !strings.HasPrefix(msgs[9].Text(), "9 ") {
 		t.Errorf("another machine holds %d messages, %v", len(msgs), err)
+	}
+}
+
+// A store whose log parts from the hub's after its first records takes
+// a new host: the records after them are the new host's first, the same
+// changes with the same stamps, a trash's view of the old host past the
+// parting moved to the new; the old host counts as applied up to the
+// parting; changes made later are the new host's; and a second rehome
+// from the old host does nothing.
+func testSyncRehome(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	st, _ := pair(t, newStore)
+	old, err := st.SyncHost(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi := func(key string) *loom.Session {
+		t.Helper()
+		s := &loom.Session{UserID: "alice", Key: key}
+		if err := st.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "hi"}}}); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	hi("cli:one") // records 1, 2
+	s := hi("cli:two")
+	if _, err := st.Delete(ctx, s.ID, loom.DeleteOptions{}); err != nil { // record 5, having seen 4
+		t.Fatal(err)
+	}
+	before := SyncLog(t, st)
+	if len(before) != 5 {
+		t.Fatalf("%d records before", len(before))
+	}
+
+	r, err := st.SyncRehome(ctx, old, 2, false)
+	if err != nil || r.Old != old || r.New == old || r.Shared != 2 || r.Moved != 3 {
+		t.Fatalf("rehome = %+v, %v", r, err)
+	}
+	if host, _ := st.SyncHost(ctx); host != r.New {
+		t.Fatalf("host %s after the rehome to %s", host, r.New)
+	}
+	after := SyncLog(t, st)
+	if len(after) != 3 {
+		t.Fatalf("the new host's log holds %d records, want 3", len(after))
+	}
+	for i, x := range after {
+		was := before[i+2]
+		if x.Index != int64(i+1) || x.HLC != was.HLC || x.Decoded.Type() != was.Decoded.Type() {
+			t.Fatalf("record %d of the new host: %d %s %s, was %d %s %s", i+1, x.Index, x.HLC, x.Decoded.Type(), was.Index, was.HLC, was.Decoded.Type())
+		}
+	}
+	tr, ok := after[2].Decoded.(*synclog.Trashed)
+	if !ok || tr.Seen[old] != 2 || tr.Seen[r.New] != 2 {
+		t.Fatalf("the trash's view after the rehome: %+v", after[2].Decoded)
+	}
+	if v, err := st.SyncApplied(ctx); err != nil || v[old] != 2 {
+		t.Fatalf("applied after the rehome: %v, %v", v, err)
+	}
+	hi("cli:three")
+	if got := SyncLog(t, st); len(got) != 5 || got[4].Index != 5 {
+		t.Fatalf("the new host's log after two more changes: %d records", len(got))
+	}
+	if again, err := st.SyncRehome(ctx, old, 2, false); err != nil || again.New != r.New || again.Moved != 0 {
+		t.Fatalf("a second rehome from the old host = %+v, %v", again, err)
 	}
 }

@@ -1,4 +1,4 @@
-package sessionstore_test
+package synctest
 
 import (
 	"context"
@@ -8,58 +8,48 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/memstore"
 	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
 )
 
-// texts returns the text of each message, in order.
-func texts(msgs []*loom.Message) string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.Text()
-	}
-	return strings.Join(out, " ")
-}
-
-// The example of docs/sync.md on two stores: the laptop and the desktop
 // each continue a session offline. After they sync, both hold the
 // session with the laptop's turns (its first message was stamped first)
 // and a conflict fork "T (conflict)" with the desktop's, never the two
 // interleaved, whichever applies first. Turns the desktop added before it
-// pulled join the fork; a fork the desktop made of its own turns follows
+// Pulled join the fork; a fork the desktop made of its own turns follows
 // them into the conflict fork; a rename of the session reaches the
 // conflict fork as a conflict copy's title.
-func TestMemApplySyncConflictFork(t *testing.T) {
+func testApplySyncConflictFork(t *testing.T, newStore Factory) {
 	for _, desktopFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("desktop first %v", desktopFirst), func(t *testing.T) {
 			ctx := context.Background()
-			laptop, desktop, c := clockedPair(t)
+			laptop, desktop, c := clockedPair(t, newStore)
 			s := &loom.Session{UserID: "alice", Title: "plan"}
-			say(t, laptop, s, loom.RoleUser, "m1 zebra")
-			say(t, laptop, s, loom.RoleAssistant, "m2")
+			Say(t, laptop, s, loom.RoleUser, "m1 zebra")
+			Say(t, laptop, s, loom.RoleAssistant, "m2")
 			li, di := exchange(t, laptop, desktop, 0, 0, false)
 
 			c.tick()
-			say(t, laptop, s, loom.RoleUser, "a3")
-			say(t, laptop, s, loom.RoleAssistant, "a4")
+			Say(t, laptop, s, loom.RoleUser, "a3")
+			Say(t, laptop, s, loom.RoleAssistant, "a4")
 			c.tick()
 			ds, err := desktop.Session(ctx, s.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			say(t, desktop, ds, loom.RoleUser, "b3 zebra")
-			say(t, desktop, ds, loom.RoleAssistant, "b4")
+			Say(t, desktop, ds, loom.RoleUser, "b3 zebra")
+			Say(t, desktop, ds, loom.RoleAssistant, "b4")
 			own, err := desktop.Fork(ctx, s.ID, loom.ForkOptions{Turn: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
-			say(t, desktop, ds, loom.RoleUser, "b5")
+			Say(t, desktop, ds, loom.RoleUser, "b5")
 			li, di = exchange(t, laptop, desktop, li, di, desktopFirst)
 
-			v := sameView(t, laptop, desktop)
+			v := SameView(t, laptop, desktop, "zebra")
 			if got := texts(v.Messages[s.ID]); got != "m1 zebra m2 a3 a4" {
 				t.Errorf("the session holds %q", got)
 			}
@@ -70,7 +60,7 @@ func TestMemApplySyncConflictFork(t *testing.T) {
 				}
 			}
 			if fork == nil {
-				t.Fatalf("no conflict fork:\n%s", dumpSessions(v.Sessions))
+				t.Fatalf("no conflict fork:\n%s", DumpSessions(v.Sessions))
 			}
 			if got := texts(v.Messages[fork.ID]); got != "m1 zebra m2 b3 zebra b4 b5" {
 				t.Errorf("the conflict fork holds %q", got)
@@ -82,19 +72,30 @@ func TestMemApplySyncConflictFork(t *testing.T) {
 			if err != nil || o.ParentID != fork.ID || texts(v.Messages[own.ID]) != "m1 zebra m2 b3 zebra b4" {
 				t.Errorf("the desktop's own fork: parent %s (conflict fork %s), holds %q, %v", o.ParentID, fork.ID, texts(v.Messages[own.ID]), err)
 			}
+			// m1 in the session, the conflict fork and the desktop's fork,
+			// b3 in the last two: each message one hit, naming every
+			// session that holds it.
+			places := 0
+			for _, h := range v.Hits["zebra"] {
+				places += 1 + len(h.AlsoIn)
+			}
+			if Searches(laptop) && (len(v.Hits["zebra"]) != 2 || places != 5) {
+				t.Errorf("search finds %d hits in %d places, want 2 in 5", len(v.Hits["zebra"]), places)
+			}
+
 			// Both go on: the laptop in the session, the desktop in the
 			// fork; a rename of the session reaches the fork.
 			c.tick()
 			cur, _ := laptop.Session(ctx, s.ID)
-			say(t, laptop, cur, loom.RoleUser, "a5")
+			Say(t, laptop, cur, loom.RoleUser, "a5")
 			f, _ := desktop.Session(ctx, fork.ID)
-			say(t, desktop, f, loom.RoleAssistant, "b6")
+			Say(t, desktop, f, loom.RoleAssistant, "b6")
 			title := "zebra plan"
 			if _, err := desktop.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &title}); err != nil {
 				t.Fatal(err)
 			}
 			exchange(t, laptop, desktop, li, di, desktopFirst)
-			v = sameView(t, laptop, desktop)
+			v = SameView(t, laptop, desktop, "zebra")
 			if got := texts(v.Messages[s.ID]); got != "m1 zebra m2 a3 a4 a5" {
 				t.Errorf("the session holds %q", got)
 			}
@@ -113,7 +114,7 @@ func TestMemApplySyncConflictFork(t *testing.T) {
 // in an order rnd picks among the hosts' next records, as pulls that
 // interleave hosts would: a record that waits (ErrSyncWaits) waits with
 // the rest of its host's log until another host's record is applied.
-func applyWaiting(t *testing.T, rnd *rand.Rand, st *memstore.Store, logs map[synclog.HostID][]pulled) {
+func applyWaiting(t *testing.T, rnd *rand.Rand, st Store, logs map[synclog.HostID][]Pulled) {
 	t.Helper()
 	ctx := context.Background()
 	self, _ := st.SyncHost(ctx)
@@ -134,26 +135,26 @@ func applyWaiting(t *testing.T, rnd *rand.Rand, st *memstore.Store, logs map[syn
 		var waits []string
 		for _, h := range hosts {
 			for _, r := range logs[h] {
-				if r.h.Index <= applied[h] {
+				if r.Header.Index <= applied[h] {
 					continue
 				}
-				err := st.ApplySync(ctx, r.h, r.p)
+				err := st.ApplySync(ctx, r.Header, r.Payload)
 				if errors.Is(err, sessionstore.ErrWaits) {
 					left = true
 					waits = append(waits, err.Error())
 					break
 				}
 				if err != nil {
-					t.Fatalf("apply %s (%s): %v", r.h, r.p.Type(), err)
+					t.Fatalf("apply %s (%s): %v", r.Header, r.Payload.Type(), err)
 				}
-				applied[h] = r.h.Index
+				applied[h] = r.Header.Index
 				progress = true
 				if rnd.IntN(2) == 0 {
 					break // on to another host
 				}
 			}
 			for _, r := range logs[h] {
-				if r.h.Index > applied[h] {
+				if r.Header.Index > applied[h] {
 					left = true
 				}
 			}
@@ -171,31 +172,26 @@ func applyWaiting(t *testing.T, rnd *rand.Rand, st *memstore.Store, logs map[syn
 // the conflict forks it grows, and applies the others' records at random
 // moments in random orders, the clock moving on. In the end the three,
 // and a fourth that applies every log at once, show the same sessions
-// (rows, times and counters included) and messages.
-func TestMemApplySyncConcurrentAppendsConverge(t *testing.T) {
+// (rows, times and counters included), messages and search results.
+func testApplySyncConcurrentAppendsConverge(t *testing.T, newStore Factory) {
 	const histories = 30
 	forks := 0
 	for h := range uint64(histories) {
 		ctx := context.Background()
 		rnd := rand.New(rand.NewPCG(h, 26))
-		c := &manualClock{}
-		a, b := syncPair(t)
-		c3, _ := syncPair(t)
-		stores := []*memstore.Store{a, b, c3}
-		c.at = c.at.AddDate(2026, 0, 0)
-		for _, st := range stores {
-			st.Now = c.now
-		}
-		logs := func() map[synclog.HostID][]pulled {
-			out := map[synclog.HostID][]pulled{}
+		c := &manualClock{at: time.Time{}.AddDate(2026, 0, 0)}
+		a, b, c3 := Synced(t, newStore, c.now), Synced(t, newStore, c.now), Synced(t, newStore, c.now)
+		stores := []Store{a, b, c3}
+		logs := func() map[synclog.HostID][]Pulled {
+			out := map[synclog.HostID][]Pulled{}
 			for _, st := range stores {
 				host, _ := st.SyncHost(ctx)
-				out[host] = pull(t, st, 0)
+				out[host] = Pull(t, st, 0)
 			}
 			return out
 		}
 		s := &loom.Session{UserID: "alice", Title: "race"}
-		say(t, a, s, loom.RoleUser, "first zebra")
+		Say(t, a, s, loom.RoleUser, "first zebra")
 		n := 0
 		for range 6 + rnd.IntN(10) {
 			c.tick()
@@ -218,22 +214,18 @@ func TestMemApplySyncConcurrentAppendsConverge(t *testing.T) {
 				if rnd.IntN(2) == 0 {
 					role = loom.RoleAssistant
 				}
-				say(t, st, cur, role, fmt.Sprintf("zebra %d", n))
+				Say(t, st, cur, role, fmt.Sprintf("zebra %d", n))
 			}
 		}
 		all := logs()
 		for _, st := range stores {
 			applyWaiting(t, rnd, st, all)
 		}
-		fresh := memstore.New()
-		if _, err := fresh.EnableSync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		fresh.Now = c.now
+		fresh := Synced(t, newStore, c.now)
 		applyWaiting(t, rnd, fresh, all)
-		v := sameView(t, a, b)
-		sameView(t, a, c3)
-		sameView(t, a, fresh)
+		v := SameView(t, a, b, "zebra")
+		SameView(t, a, c3, "zebra")
+		SameView(t, a, fresh, "zebra")
 		for _, x := range v.Sessions {
 			if strings.HasSuffix(x.Title, "(conflict)") {
 				forks++
@@ -248,7 +240,7 @@ func TestMemApplySyncConcurrentAppendsConverge(t *testing.T) {
 
 // keyOf returns the key session id has on st, "(trash)" when it is in
 // the trash.
-func keyOf(t *testing.T, st *memstore.Store, id string) string {
+func keyOf(t *testing.T, st Store, id string) string {
 	t.Helper()
 	s, err := st.Session(context.Background(), id)
 	if err != nil {
@@ -265,23 +257,23 @@ func keyOf(t *testing.T, st *memstore.Store, id string) string {
 // the key on both, whichever applies first. When it lets the key go (the
 // trash, a new key), the other takes it, everywhere; a restore made where
 // the key was free brings the first claim back in front.
-func TestMemApplySyncKeyClash(t *testing.T) {
+func testApplySyncKeyClash(t *testing.T, newStore Factory) {
 	for _, bFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("b first %v", bFirst), func(t *testing.T) {
 			ctx := context.Background()
-			a, b, c := clockedPair(t)
+			a, b, c := clockedPair(t, newStore)
 			p := loom.Project{ID: "p1", Name: "api", Root: "/src/api"}
 			first := &loom.Session{UserID: "alice", Key: "cli:api", Project: p}
-			say(t, a, first, loom.RoleUser, "on the desktop")
+			Say(t, a, first, loom.RoleUser, "on the desktop")
 			c.tick()
 			second := &loom.Session{UserID: "alice", Key: "cli:api", Project: p}
-			say(t, b, second, loom.RoleUser, "on the laptop")
+			Say(t, b, second, loom.RoleUser, "on the laptop")
 			var ai, bi int64
 			keys := func(what, k1, k2 string) {
 				t.Helper()
 				ai, bi = exchange(t, a, b, ai, bi, bFirst)
-				sameView(t, a, b)
-				for _, st := range []*memstore.Store{a, b} {
+				SameView(t, a, b)
+				for _, st := range []Store{a, b} {
 					if g1, g2 := keyOf(t, st, first.ID), keyOf(t, st, second.ID); g1 != k1 || g2 != k2 {
 						t.Fatalf("%s: keys %q and %q, want %q and %q", what, g1, g2, k1, k2)
 					}
@@ -336,22 +328,22 @@ func TestMemApplySyncKeyClash(t *testing.T) {
 // A session started with a key on one machine while another machine,
 // offline, gives another session that key and then lets it go: every
 // host ends with the same holder, whatever it applied first.
-func TestMemApplySyncKeyLetGoBeforeArrival(t *testing.T) {
+func testApplySyncKeyLetGoBeforeArrival(t *testing.T, newStore Factory) {
 	for _, bFirst := range []bool{false, true} {
 		ctx := context.Background()
-		a, b, c := clockedPair(t)
+		a, b, c := clockedPair(t, newStore)
 		first := &loom.Session{UserID: "alice", Key: "cli:api"}
-		say(t, a, first, loom.RoleUser, "first")
+		Say(t, a, first, loom.RoleUser, "first")
 		c.tick()
 		second := &loom.Session{UserID: "alice", Key: "cli:api"}
-		say(t, b, second, loom.RoleUser, "second")
+		Say(t, b, second, loom.RoleUser, "second")
 		c.tick()
 		other := "cli:moved"
 		if _, err := a.UpdateSession(ctx, first.ID, loom.SessionUpdate{Key: &other}); err != nil {
 			t.Fatal(err)
 		}
 		exchange(t, a, b, 0, 0, bFirst)
-		sameView(t, a, b)
+		SameView(t, a, b)
 		if k1, k2 := keyOf(t, a, first.ID), keyOf(t, a, second.ID); k1 != "cli:moved" || k2 != "cli:api" {
 			t.Fatalf("b first %v: keys %q and %q", bFirst, k1, k2)
 		}
