@@ -88,6 +88,9 @@ func applyRecord(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Pa
 		}
 		p = whole
 	}
+	if done, err := rescueUnseen(ctx, tx, h, p); err != nil || done {
+		return err
+	}
 	if gone, err := forPurged(ctx, tx, p); err != nil || gone {
 		return err
 	}
@@ -123,7 +126,7 @@ func applyChange(ctx context.Context, tx ApplyTx, st synclog.Stamp, p synclog.Pa
 	case *synclog.Restored:
 		return applyRestored(ctx, tx, st, p)
 	case *synclog.Purged:
-		return applyPurged(ctx, tx, p)
+		return applyPurged(ctx, tx, st, p)
 	}
 	return &NotAppliedError{Type: p.Type()}
 }

@@ -2,6 +2,7 @@ package sessionstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -245,7 +246,7 @@ func eachLife(ctx context.Context, tx ApplyTx, t synclog.Type, ids []string, mer
 // or a fork it made, is first saved under a new id (Rescue),
 // recorded in this host's log as an import, so the work survives on
 // every machine.
-func applyPurged(ctx context.Context, tx ApplyTx, p *synclog.Purged) error {
+func applyPurged(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Purged) error {
 	self, err := tx.Host(ctx)
 	if err != nil {
 		return err
@@ -286,11 +287,13 @@ func applyPurged(ctx context.Context, tx ApplyTx, p *synclog.Purged) error {
 			return err
 		}
 		if Rescue(p, self, l) {
-			d, err := rescueCopy(ctx, tx, cur)
+			d, err := rescueCopy(ctx, tx, st, cur, self)
 			if err != nil {
 				return err
 			}
-			copies = append(copies, d)
+			if d != nil {
+				copies = append(copies, d)
+			}
 		}
 		forks, err := tx.ForksOf(ctx, id, PlainFork, RewindFork)
 		if err != nil {
@@ -326,23 +329,138 @@ func applyPurged(ctx context.Context, tx ApplyTx, p *synclog.Purged) error {
 	return Import(ctx, tx, tx, copies) // recorded in the store's own log
 }
 
-// rescueCopy returns session x with its messages under new ids, titled
-// as RecoveredTitle says: a session of its own, out of the
-// trash, whatever x was a fork or a sub-agent of, and without its key (a
-// host that applies the copy before the purge would find the key taken,
-// and a key a purge lets go goes to no session: see settleKey).
-func rescueCopy(ctx context.Context, tx ApplyTx, x *loom.Session) (*loom.SessionData, error) {
+// rescueCopy returns the copy host self saves of session x before
+// purge st takes it (rescued), nil when it is here already (the purge's
+// writer made it first: rescueUnseen).
+func rescueCopy(ctx context.Context, tx ApplyTx, st synclog.Stamp, x *loom.Session, self synclog.HostID) (*loom.SessionData, error) {
+	id := RescueID(st, x.ID, self)
+	if cur, err := tx.SessionForWrite(ctx, id); err != nil || cur != nil {
+		return nil, err
+	}
 	msgs, err := tx.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
 	if err != nil {
 		return nil, err
 	}
-	row := *x
-	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = loom.NewID(), RecoveredTitle(x.Title), loom.KindMain, "", 0
+	return rescued(st, id, &loom.SessionData{Session: x, Messages: msgs}), nil
+}
+
+// rescued returns session d.Session with its messages under the ids
+// of copy id of purge st (RescuedMessageID), titled as RecoveredTitle
+// says: a session of its own, out of the trash, whatever it was a fork
+// or a sub-agent of, and without its key (a host that applies the copy
+// before the purge would find the key taken, and a key a purge lets go
+// goes to no session: see settleKey).
+func rescued(st synclog.Stamp, id string, d *loom.SessionData) *loom.SessionData {
+	row := *d.Session
+	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = id, RecoveredTitle(d.Session.Title), loom.KindMain, "", 0
 	row.Lock, row.DeletedAt, row.Key = nil, nil, ""
-	for _, m := range msgs {
-		m.ID, m.SessionID = loom.NewID(), row.ID
+	msgs := make([]*loom.Message, len(d.Messages))
+	for i, m := range d.Messages {
+		c := *m
+		c.ID, c.SessionID = RescuedMessageID(st, id, m.ID), id
+		msgs[i] = &c
 	}
-	return &loom.SessionData{Session: &row, Messages: msgs}, nil
+	return &loom.SessionData{Session: &row, Messages: msgs}
+}
+
+// rescueUnseen applies record p, headed h, of work in a session that a
+// purge made here took and had not seen (PurgeKept), while this store
+// keeps what the purge took: to the copy h's host saves of the session
+// when it applies the purge, made here from what was kept first, and
+// recorded as it is then as an import, so that the work reaches every
+// host at once, with the copy, whichever of the two hosts syncs first.
+// It reports whether it applied p; records it cannot place in the copy
+// (work following messages a third host added) are dropped, as for any
+// purged session, and come with the copy their host saves.
+func rescueUnseen(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Payload) (bool, error) {
+	var id string
+	var seq int64
+	var mid string
+	switch p := p.(type) {
+	case *synclog.MessagesAppended:
+		id, seq, mid = p.SessionID, p.FirstSeq-1, p.PrevID
+	case *synclog.PartUpdated:
+		id, seq, mid = p.SessionID, p.Seq, p.MessageID
+	case *synclog.UsageUpdated:
+		id, seq, mid = p.SessionID, p.Seq, p.MessageID
+	default:
+		return false, nil
+	}
+	k, err := loadState[PurgeKept](ctx, tx, PurgeKeptState, id)
+	if err != nil || k.Data == nil || k.Seen.Saw(h.Host, h.Index) {
+		return false, err
+	}
+	copyID := RescueID(k.Stamp, id, h.Host)
+	if gone, err := tx.Purged(ctx, copyID); err != nil || gone {
+		return gone, err
+	}
+	cur, err := tx.SessionForWrite(ctx, copyID)
+	if err != nil {
+		return false, err
+	}
+	base := rescued(k.Stamp, copyID, k.Data)
+	at := RescuedMessageID(k.Stamp, copyID, mid)
+	if cur == nil {
+		if seq > int64(len(base.Messages)) || (seq > 0 && base.Messages[seq-1].ID != at) {
+			return false, nil
+		}
+		if err := loom.ValidateImport([]*loom.SessionData{base}); err != nil {
+			return false, fmt.Errorf("save a copy of purged work: %w", err)
+		}
+		if err := tx.ImportRows(ctx, []*loom.SessionData{base}); err != nil {
+			return false, fmt.Errorf("save a copy of purged work: %w", err)
+		}
+	} else if seq > 0 {
+		if got, err := tx.MessageID(ctx, copyID, seq); err != nil || got != at {
+			return false, err
+		}
+	}
+	if err := applyChange(ctx, tx, h.Stamp(), onCopy(p, k.Stamp, copyID)); err != nil {
+		return false, err
+	}
+	row, err := tx.SessionForWrite(ctx, copyID)
+	if err != nil {
+		return false, err
+	}
+	msgs, err := tx.Messages(ctx, copyID, 1, sqlstore.OpenSeq)
+	if err != nil {
+		return false, err
+	}
+	copyRow := *row
+	copyRow.Lock = nil
+	if err := RecordImport(ctx, tx, []*loom.SessionData{{Session: &copyRow, Messages: msgs}}); err != nil {
+		return false, fmt.Errorf("save a copy of purged work: %w", err)
+	}
+	return true, nil
+}
+
+// onCopy returns work record p, of a session purge st took, as the same
+// work in copy id of it (rescued).
+func onCopy(p synclog.Payload, st synclog.Stamp, id string) synclog.Payload {
+	switch p := p.(type) {
+	case *synclog.MessagesAppended:
+		c := *p
+		c.SessionID = id
+		if c.PrevID != "" {
+			c.PrevID = RescuedMessageID(st, id, p.PrevID)
+		}
+		c.Messages = make([]*loom.Message, len(p.Messages))
+		for i, m := range p.Messages {
+			x := *m
+			x.ID, x.SessionID = RescuedMessageID(st, id, m.ID), id
+			c.Messages[i] = &x
+		}
+		return &c
+	case *synclog.PartUpdated:
+		c := *p
+		c.SessionID, c.MessageID = id, RescuedMessageID(st, id, p.MessageID)
+		return &c
+	case *synclog.UsageUpdated:
+		c := *p
+		c.SessionID, c.MessageID = id, RescuedMessageID(st, id, p.MessageID)
+		return &c
+	}
+	return p
 }
 
 // eachLocalLife merges a trash or restore this store made into the
@@ -366,6 +484,28 @@ func eachLocalLife(ctx context.Context, tx ApplyTx, ids []string, merge func(*Li
 		}
 		if err := settleKey(ctx, tx, k); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// ForgetPurged lets go what tx's store keeps of the sessions its purges
+// at index upTo of its log and before took (PurgeKept).
+func ForgetPurged(ctx context.Context, tx ApplyTx, upTo int64) error {
+	all, err := tx.States(ctx, PurgeKeptState)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", PurgeKeptState.what(), err)
+	}
+	for _, e := range all {
+		var k PurgeKept
+		if err := json.Unmarshal([]byte(e.Value), &k); err != nil {
+			return fmt.Errorf("read %s of %s: %w", PurgeKeptState.what(), e.ID, err)
+		}
+		if k.Index > upTo {
+			continue
+		}
+		if err := tx.SaveState(ctx, PurgeKeptState, e.ID, ""); err != nil {
+			return fmt.Errorf("let %s of %s go: %w", PurgeKeptState.what(), e.ID, err)
 		}
 	}
 	return nil

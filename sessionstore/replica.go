@@ -115,3 +115,12 @@ func (r *Replica) SyncRehome(ctx context.Context, from synclog.HostID, shared in
 	})
 	return m, err
 }
+
+// SyncForgetPurged lets go what the store keeps of the sessions its own
+// purges took (PurgeKept), for the purges at index upTo of its log and
+// before: the sync that sent them to the hub has pulled, so the other
+// hosts' work those purges had not seen either came with that pull, or
+// comes with the copy its host saves when it applies the purge.
+func (r *Replica) SyncForgetPurged(ctx context.Context, upTo int64) error {
+	return r.apply(ctx, func(tx ApplyWrites) error { return ForgetPurged(ctx, tx, upTo) })
+}

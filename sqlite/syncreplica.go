@@ -61,8 +61,11 @@ func (w syncTx) Observe(ctx context.Context, hlc synclog.HLC) error {
 
 // stateTable returns the table and column that keep state kind.
 func stateTable(kind sessionstore.State) (table, col string) {
-	if kind == sessionstore.LifeState {
+	switch kind {
+	case sessionstore.LifeState:
 		return "sync_life", "life"
+	case sessionstore.PurgeKeptState:
+		return "sync_purge_kept", "kept"
 	}
 	return "sync_meta", "meta"
 }
@@ -81,6 +84,10 @@ func (w syncTx) LoadState(ctx context.Context, kind sessionstore.State, id strin
 // SaveState implements sessionstore.ApplyTx.
 func (w syncTx) SaveState(ctx context.Context, kind sessionstore.State, id, value string) error {
 	table, col := stateTable(kind)
+	if value == "" {
+		_, err := w.ExecContext(ctx, `DELETE FROM `+table+` WHERE session_id = ?`, id)
+		return err
+	}
 	_, err := w.ExecContext(ctx, `INSERT INTO `+table+` (session_id, `+col+`) VALUES (?, ?)
 		ON CONFLICT (session_id) DO UPDATE SET `+col+` = excluded.`+col, id, value)
 	return err

@@ -119,6 +119,53 @@ func TestRescueLeavesWithItsSync(t *testing.T) {
 	}
 }
 
+// A purge on A races an append on B, and B syncs first: B, A, B, then
+// a new machine C, each syncing once after the other's action has
+// reached the hub (B's first sync is the one that sends its turn). A
+// applies B's turn after its own purge, which had not seen it: it makes
+// the copy B makes when it applies the purge, under the same id, so
+// every machine ends with one "S (recovered)" holding B's turn, A
+// without syncing again.
+func TestPurgeRacingAnAppendOneRound(t *testing.T) {
+	ctx := context.Background()
+	_, _, c := hubFor(t)
+	key, err := envelope.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, late := open(t, "a.db"), open(t, "b.db"), open(t, "c.db")
+	s := &loom.Session{UserID: "alice", Key: "cli:s", Title: "S"}
+	for i, role := range []string{loom.RoleUser, loom.RoleAssistant, loom.RoleUser, loom.RoleAssistant} {
+		if err := a.Append(ctx, s, &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: fmt.Sprint(role, " ", i/2, " of S")}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	syncOnce(t, c, a, key)
+	syncOnce(t, c, b, key)
+	if err := doAction(ctx, a, s.ID, "purge", 'A'); err != nil {
+		t.Fatal(err)
+	}
+	if err := doAction(ctx, b, s.ID, "append", 'B'); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*sqlite.Store{b, a, b, late} {
+		syncOnce(t, c, st, key)
+	}
+	want := []string{"user 0 of S", "user 1 of S", "user on B"}
+	views := map[string]string{}
+	for name, st := range map[string]*sqlite.Store{"A": a, "B": b, "C": late} {
+		views[name] = stateOf(t, st)
+		got := prompts(t, st)
+		slices.Sort(got)
+		if !slices.Equal(got, want) || strings.Count(views[name], `"S (recovered)"`) != 1 {
+			t.Fatalf("%s holds the prompts %q, want %q in one \"S (recovered)\":\n%s", name, got, want, views[name])
+		}
+	}
+	if views["A"] != views["C"] || views["B"] != views["C"] {
+		t.Fatalf("the machines differ:\nA:\n%s\nB:\n%s\nC:\n%s", views["A"], views["B"], views["C"])
+	}
+}
+
 // concurrentPair runs action a on machine A and b on B, then syncs the
 // machines order names (C takes part when named) in two rounds.
 func concurrentPair(t *testing.T, key envelope.Key, a, b, order string) {
