@@ -320,6 +320,14 @@ func applyPurged(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.P
 	if err := markPurged(ctx, tx, append(slices.Clone(p.SessionIDs), forks...)); err != nil {
 		return err
 	}
+	// The purge, for the work it had not seen that arrives later: it
+	// goes to the copy its host saved, once that copy is here
+	// (rescueUnseen).
+	for _, id := range gone {
+		if err := saveState(ctx, tx, PurgeKeptState, id, PurgeKept{Stamp: st, Seen: p.Seen}); err != nil {
+			return err
+		}
+	}
 	if len(copies) == 0 {
 		return nil
 	}
@@ -363,19 +371,22 @@ func rescued(st synclog.Stamp, id string, d *loom.SessionData) *loom.SessionData
 	return &loom.SessionData{Session: &row, Messages: msgs}
 }
 
-// rescueUnseen applies record p, headed h, of work in a session that a
-// purge made here took and had not seen (PurgeKept), while this store
-// keeps what the purge took: to the copy h's host saves of the session
-// when it applies the purge, made here from what was kept first, and
-// recorded as it is then as an import, so that the work reaches every
-// host at once, with the copy, whichever of the two hosts syncs first.
-// It reports whether it applied p; records it cannot place in the copy
-// (work following messages a third host added) are dropped, as for any
-// purged session, and come with the copy their host saves.
+// rescueUnseen applies record p, headed h, of work in a purged session
+// that the purge had not seen (PurgeKept) to the copy h's host saves of
+// the session when it applies the purge (RescueID), when that copy is
+// here: so a part or usage update that its host made before it applied
+// the purge reaches the copy on every host, whichever copy came first.
+// A store that keeps what its own purge took (PurgeKept.Data) makes the
+// copy from that first, recorded as an import, and records the work it
+// applies to the copy in its own log too, as work in the copy: so it
+// reaches every host at once, with the copy, whichever of the two hosts
+// syncs first, also a host that applied it to the session before the
+// purge. It reports whether it applied p; records it cannot place in a
+// copy (work following messages a third host added) are dropped, as for
+// any purged session, and come with the copy their host saves.
 func rescueUnseen(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Payload) (bool, error) {
-	var id string
+	var id, mid string
 	var seq int64
-	var mid string
 	switch p := p.(type) {
 	case *synclog.MessagesAppended:
 		id, seq, mid = p.SessionID, p.FirstSeq-1, p.PrevID
@@ -387,7 +398,7 @@ func rescueUnseen(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.P
 		return false, nil
 	}
 	k, err := loadState[PurgeKept](ctx, tx, PurgeKeptState, id)
-	if err != nil || k.Data == nil || k.Seen.Saw(h.Host, h.Index) {
+	if err != nil || k.Stamp.IsZero() || k.Seen.Saw(h.Host, h.Index) {
 		return false, err
 	}
 	copyID := RescueID(k.Stamp, id, h.Host)
@@ -398,40 +409,39 @@ func rescueUnseen(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.P
 	if err != nil {
 		return false, err
 	}
-	base := rescued(k.Stamp, copyID, k.Data)
 	at := RescuedMessageID(k.Stamp, copyID, mid)
-	if cur == nil {
+	switch {
+	case cur == nil && k.Data == nil:
+		return false, nil
+	case cur == nil:
+		base := rescued(k.Stamp, copyID, k.Data)
 		if seq > int64(len(base.Messages)) || (seq > 0 && base.Messages[seq-1].ID != at) {
 			return false, nil
 		}
 		if err := loom.ValidateImport([]*loom.SessionData{base}); err != nil {
 			return false, fmt.Errorf("save a copy of purged work: %w", err)
 		}
-		if err := tx.ImportRows(ctx, []*loom.SessionData{base}); err != nil {
+		if err := Import(ctx, tx, tx, []*loom.SessionData{base}); err != nil {
 			return false, fmt.Errorf("save a copy of purged work: %w", err)
 		}
-	} else if seq > 0 {
+	case seq > 0:
 		if got, err := tx.MessageID(ctx, copyID, seq); err != nil || got != at {
 			return false, err
 		}
 	}
-	if err := applyChange(ctx, tx, h.Stamp(), onCopy(p, k.Stamp, copyID)); err != nil {
-		return false, err
+	work := onCopy(p, k.Stamp, copyID)
+	if k.Data == nil {
+		return true, applyChange(ctx, tx, h.Stamp(), work)
 	}
-	row, err := tx.SessionForWrite(ctx, copyID)
+	// Recorded here, and applied as every host applies it.
+	st, idx, err := tx.AppendRecord(ctx, work)
 	if err != nil {
+		return false, fmt.Errorf("save purged work in its copy: %w", err)
+	}
+	if err := applyChange(ctx, tx, st, work); err != nil {
 		return false, err
 	}
-	msgs, err := tx.Messages(ctx, copyID, 1, sqlstore.OpenSeq)
-	if err != nil {
-		return false, err
-	}
-	copyRow := *row
-	copyRow.Lock = nil
-	if err := RecordImport(ctx, tx, []*loom.SessionData{{Session: &copyRow, Messages: msgs}}); err != nil {
-		return false, fmt.Errorf("save a copy of purged work: %w", err)
-	}
-	return true, nil
+	return true, lived(ctx, tx, st.Host, idx, work)
 }
 
 // onCopy returns work record p, of a session purge st took, as the same
@@ -490,7 +500,8 @@ func eachLocalLife(ctx context.Context, tx ApplyTx, ids []string, merge func(*Li
 }
 
 // ForgetPurged lets go what tx's store keeps of the sessions its purges
-// at index upTo of its log and before took (PurgeKept).
+// at index upTo of its log and before took (PurgeKept.Data); the purges
+// themselves stay.
 func ForgetPurged(ctx context.Context, tx ApplyTx, upTo int64) error {
 	all, err := tx.States(ctx, PurgeKeptState)
 	if err != nil {
@@ -501,11 +512,12 @@ func ForgetPurged(ctx context.Context, tx ApplyTx, upTo int64) error {
 		if err := json.Unmarshal([]byte(e.Value), &k); err != nil {
 			return fmt.Errorf("read %s of %s: %w", PurgeKeptState.what(), e.ID, err)
 		}
-		if k.Index > upTo {
+		if k.Data == nil || k.Index > upTo {
 			continue
 		}
-		if err := tx.SaveState(ctx, PurgeKeptState, e.ID, ""); err != nil {
-			return fmt.Errorf("let %s of %s go: %w", PurgeKeptState.what(), e.ID, err)
+		k.Data = nil
+		if err := saveState(ctx, tx, PurgeKeptState, e.ID, k); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -167,16 +167,18 @@ func rescueHash(purge synclog.Stamp, what string, parts ...string) string {
 	return loom.IDFromHash(purge.HLC.WallMS(), h.Sum(nil))
 }
 
-// PurgeKept is a session a purge made here took, as it was then: its
-// row and messages, with the purge's stamp, index in this store's log
-// and what it had seen. A store keeps it until the sync that sends the
-// purge has pulled (Replica.SyncForgetPurged): another host's work in
-// the session that the purge had not seen, which that pull may bring,
-// makes the store save the copy that host saves when it applies the
-// purge (RescueID), without waiting for the copy to come from it.
+// PurgeKept is a purge of a session, as a store keeps it for the work
+// the purge had not seen that arrives after it (rescueUnseen): the
+// purge's stamp and what its writer had seen, and for a purge made here,
+// its index in this store's log and what it took, the session's row and
+// messages as they were (Data). A store keeps Data until the sync that
+// sends the purge has pulled (Replica.SyncForgetPurged): another host's
+// work in the session that the purge had not seen, which that pull may
+// bring, makes the store save the copy that host saves when it applies
+// the purge (RescueID), without waiting for the copy to come from it.
 type PurgeKept struct {
 	Stamp synclog.Stamp
-	Index int64
+	Index int64 `json:",omitempty"`
 	Seen  synclog.Vector
-	Data  *loom.SessionData
+	Data  *loom.SessionData `json:",omitempty"`
 }

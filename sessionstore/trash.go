@@ -3,6 +3,7 @@ package sessionstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -166,8 +167,12 @@ func recordPurge(ctx context.Context, log SyncLog, ids []string, kept []*loom.Se
 	if err := Local(ctx, log, st, idx, p); err != nil {
 		return fmt.Errorf("sync log: %w", err)
 	}
-	for _, d := range kept {
-		if err := saveState(ctx, log, PurgeKeptState, d.Session.ID, PurgeKept{Stamp: st, Index: idx, Seen: seen, Data: d}); err != nil {
+	for _, id := range ids {
+		k := PurgeKept{Stamp: st, Index: idx, Seen: seen}
+		if i := slices.IndexFunc(kept, func(d *loom.SessionData) bool { return d.Session.ID == id }); i >= 0 {
+			k.Data = kept[i]
+		}
+		if err := saveState(ctx, log, PurgeKeptState, id, k); err != nil {
 			return fmt.Errorf("sync log: %w", err)
 		}
 	}
