@@ -39,8 +39,8 @@ type ApplyTx interface {
 	Replaced(ctx context.Context) error
 
 	// LoadState returns the JSON of state kind of session id, "" when
-	// none is kept; SaveState replaces it ("" keeps none); States
-	// returns it for every session that has one.
+	// none is kept; SaveState replaces it; States returns it for every
+	// session that has one.
 	LoadState(ctx context.Context, kind State, id string) (string, error)
 	SaveState(ctx context.Context, kind State, id, value string) error
 	States(ctx context.Context, kind State) ([]StateRow, error)

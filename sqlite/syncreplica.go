@@ -84,10 +84,6 @@ func (w syncTx) LoadState(ctx context.Context, kind sessionstore.State, id strin
 // SaveState implements sessionstore.ApplyTx.
 func (w syncTx) SaveState(ctx context.Context, kind sessionstore.State, id, value string) error {
 	table, col := stateTable(kind)
-	if value == "" {
-		_, err := w.ExecContext(ctx, `DELETE FROM `+table+` WHERE session_id = ?`, id)
-		return err
-	}
 	_, err := w.ExecContext(ctx, `INSERT INTO `+table+` (session_id, `+col+`) VALUES (?, ?)
 		ON CONFLICT (session_id) DO UPDATE SET `+col+` = excluded.`+col, id, value)
 	return err
