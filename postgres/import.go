@@ -61,7 +61,7 @@ func prepareImport(data []*loom.SessionData) (*importRows, error) {
 	return p, nil
 }
 
-// ImportRows implements sessionstore.UpdateTx with importTx, of the
+// ImportRows implements sessionstore.ImportSteps with importTx, of the
 // rows prepareImport makes.
 func (w *writeTx) ImportRows(ctx context.Context, data []*loom.SessionData) error {
 	p, err := prepareImport(data)

@@ -45,7 +45,7 @@ func (s *Store) recordFiles(ctx context.Context, tx pgx.Tx, files []loom.Importe
 	return nil
 }
 
-// RecordCalls implements sessionstore.Writes.
+// RecordCalls implements sessionstore.ImportSteps.
 func (w *writeTx) RecordCalls(ctx context.Context, calls []loom.CountedCall) error {
 	if len(calls) == 0 {
 		return nil

@@ -79,12 +79,12 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	return spanMessages(ctx, s.pool, sessionID, max(from, 1), sqlstore.OpenSeq, "", 0, false)
 }
 
-// BeginUpdate implements sessionstore.UpdateTx with beginUpdate.
+// BeginUpdate implements sessionstore.SessionSteps with beginUpdate.
 func (w *writeTx) BeginUpdate(ctx context.Context, id string) error {
 	return w.s.beginUpdate(ctx, w.tx, id)
 }
 
-// Message implements sessionstore.UpdateTx.
+// Message implements sessionstore.BodySteps.
 func (w *writeTx) Message(ctx context.Context, id string, seq int64) (*loom.Message, error) {
 	msgs, err := spanMessages(ctx, w.tx, id, seq, seq, "", 0, false)
 	if err != nil || len(msgs) == 0 {
@@ -93,14 +93,14 @@ func (w *writeTx) Message(ctx context.Context, id string, seq int64) (*loom.Mess
 	return msgs[0], nil
 }
 
-// EncodeBody implements sessionstore.UpdateTx: the search text cleaned for
+// EncodeBody implements sessionstore.BodySteps: the search text cleaned for
 // PostgreSQL's text (clean).
 func (w *writeTx) EncodeBody(m *loom.Message) (sqlstore.Body, error) {
 	parts, err := sqlstore.EncodeParts(m)
 	return sqlstore.Body{Parts: parts, Text: clean(m.SearchText())}, err
 }
 
-// Written implements sessionstore.UpdateTx.
+// Written implements sessionstore.SessionSteps.
 func (w *writeTx) Written(ctx context.Context, id string, now time.Time) error {
 	_, err := w.tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE id = $2 AND source_tool = ''`, ms(now), id)
 	return err
@@ -112,7 +112,7 @@ func (w *writeTx) ReplacePrompt(ctx context.Context, old, next string) error {
 	return err
 }
 
-// OwnUsage implements sessionstore.UpdateTx, locking the message's row.
+// OwnUsage implements sessionstore.SessionSteps, locking the message's row.
 func (w *writeTx) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
 	var old loom.Usage
 	var mid string
@@ -129,7 +129,7 @@ func (w *writeTx) OwnUsage(ctx context.Context, id string, seq int64) (string, l
 	return mid, old, nil
 }
 
-// MoveUsage implements sessionstore.UpdateTx in one round trip.
+// MoveUsage implements sessionstore.SessionSteps in one round trip.
 func (w *writeTx) MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error {
 	d := u
 	d.Sub(old)
@@ -158,7 +158,7 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		api_calls, compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = $2 AND seq = $3`
 
-// LastTurn implements sessionstore.UpdateTx: it reads the messages from the
+// LastTurn implements sessionstore.BodySteps: it reads the messages from the
 // last user message on.
 func (w *writeTx) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
 	users, err := spanMessages(ctx, w.tx, id, 1, sqlstore.OpenSeq, " AND m.role = 'user'", 1, false)

@@ -111,12 +111,12 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 	})
 }
 
-// SessionForUpdate implements sessionstore.UpdateTx, locking the row.
+// SessionForUpdate implements sessionstore.SessionSteps, locking the row.
 func (w *writeTx) SessionForUpdate(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w.tx, id, "FOR UPDATE OF s")
 }
 
-// UpdateRow implements sessionstore.UpdateTx.
+// UpdateRow implements sessionstore.SessionSteps.
 func (w *writeTx) UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now time.Time) error {
 	cols := query.UpdateColumns(u, ms(now))
 	if len(cols) == 0 {

@@ -30,14 +30,12 @@ type writeTx struct {
 	held   *loom.Lock
 }
 
-var _ sessionstore.Writes = (*writeTx)(nil)
-
-// Session implements sessionstore.Tx.
+// Session implements sessionstore.SessionSteps.
 func (w *writeTx) Session(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w.tx, id, "")
 }
 
-// SessionForWrite implements sessionstore.Tx with beginWrite: the
+// SessionForWrite implements sessionstore.SessionSteps with beginWrite: the
 // session's writers are serialised and its row locked until the
 // transaction ends.
 func (w *writeTx) SessionForWrite(ctx context.Context, id string) (*loom.Session, error) {
@@ -52,7 +50,7 @@ func (w *writeTx) SessionForWrite(ctx context.Context, id string) (*loom.Session
 	return st.cur, nil
 }
 
-// CheckWriter implements sessionstore.Tx.
+// CheckWriter implements sessionstore.LockTx.
 func (w *writeTx) CheckWriter(ctx context.Context, id string) error {
 	if w.heldID != id {
 		if _, err := w.SessionForWrite(ctx, id); err != nil {
@@ -62,7 +60,7 @@ func (w *writeTx) CheckWriter(ctx context.Context, id string) error {
 	return writeState{holder: w.held}.check(id)
 }
 
-// CreateSession implements sessionstore.Tx.
+// CreateSession implements sessionstore.SessionSteps.
 func (w *writeTx) CreateSession(ctx context.Context, row *loom.Session) error {
 	tool, version, path := sqlstore.SourceColumns(row)
 	_, err := w.tx.Exec(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
@@ -85,7 +83,7 @@ func (w *writeTx) CreateSession(ctx context.Context, row *loom.Session) error {
 	return nil
 }
 
-// StoreAppend implements sessionstore.Tx in one round trip.
+// StoreAppend implements sessionstore.SessionSteps in one round trip.
 func (w *writeTx) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom.Message) error {
 	cur.LastPrompt = clean(cur.LastPrompt)
 	b := &pgx.Batch{}
@@ -114,7 +112,7 @@ const family = `WITH RECURSIVE fam(id) AS (
 	UNION SELECT s.id FROM sessions s JOIN fam ON s.parent_id = fam.id WHERE s.kind = 'subagent'
 )`
 
-// Family implements sessionstore.Tx. It takes the writer serialisation of
+// Family implements sessionstore.TrashSteps. It takes the writer serialisation of
 // every session of the family (in id order, so two deletes cannot
 // deadlock) before reading their locks, so that no process takes a lock
 // between the check and the removal; the row updates then wait for any
@@ -131,7 +129,7 @@ func (w *writeTx) Family(ctx context.Context, id string, trashed bool) ([]*loom.
 	return w.s.querySessionsWith(ctx, w.tx, family+` SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+where, id)
 }
 
-// Prunable implements sessionstore.Tx.
+// Prunable implements sessionstore.TrashSteps.
 func (w *writeTx) Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error) {
 	if !storable(opts.UserID, opts.ProjectID) {
 		return nil, nil // no session has such a user or project
@@ -140,19 +138,19 @@ func (w *writeTx) Prunable(ctx context.Context, opts loom.PruneOptions, now time
 	return w.s.querySessions(ctx, w.tx, "WHERE "+c.String()+" ORDER BY s.updated_at", c.Args...)
 }
 
-// EmptyTrash implements sessionstore.Tx. It runs only inside explicit
+// EmptyTrash implements sessionstore.TrashSteps. It runs only inside explicit
 // delete and prune commands: loom never cleans up on its own.
 func (w *writeTx) EmptyTrash(ctx context.Context, before time.Time) ([]string, error) {
 	return w.ids(ctx, `DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < $1 RETURNING id`, ms(before))
 }
 
-// Purge implements sessionstore.Tx.
+// Purge implements sessionstore.TrashSteps.
 func (w *writeTx) Purge(ctx context.Context, id string) error {
 	_, err := w.tx.Exec(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id)
 	return err
 }
 
-// Trash implements sessionstore.Tx, every family in one statement.
+// Trash implements sessionstore.TrashSteps, every family in one statement.
 func (w *writeTx) Trash(ctx context.Context, ids []string, at time.Time) ([]string, error) {
 	return w.ids(ctx, `WITH RECURSIVE fam(id) AS (
 			SELECT unnest($1::text[]) COLLATE "C"
@@ -161,7 +159,7 @@ func (w *writeTx) Trash(ctx context.Context, ids []string, at time.Time) ([]stri
 		UPDATE sessions SET deleted_at = $2 WHERE id IN (SELECT id FROM fam) AND deleted_at IS NULL RETURNING id`, ids, at)
 }
 
-// Untrash implements sessionstore.Tx.
+// Untrash implements sessionstore.TrashSteps.
 func (w *writeTx) Untrash(ctx context.Context, id string, at time.Time) ([]string, bool, error) {
 	restored, err := w.ids(ctx, family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = $2 RETURNING id`, id, at)
 	return restored, isUnique(err), err
@@ -229,7 +227,7 @@ func (w *writeTx) TitlesLike(ctx context.Context, user, base string) ([]string, 
 		user, utf8.RuneCountInString(base), base)
 }
 
-// CreateFork implements sessionstore.Tx: the session's insert, its spans and
+// CreateFork implements sessionstore.ForkSteps: the session's insert, its spans and
 // the read of the result in one round trip.
 func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
 	b := &pgx.Batch{}
@@ -257,7 +255,7 @@ func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sessi
 	return out, br.Close()
 }
 
-// StoreRewind implements sessionstore.Tx in one round trip.
+// StoreRewind implements sessionstore.ForkSteps in one round trip.
 func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
 	f, fu, u := plan.Fork, plan.ForkUsage, plan.KeepUsage
 	now := ms(plan.At)
@@ -288,12 +286,12 @@ func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sess
 	return out, br.Close()
 }
 
-// Spans implements sessionstore.Tx.
+// Spans implements sessionstore.BodySteps.
 func (w *writeTx) Spans(ctx context.Context, id string) ([]sqlstore.Span, error) {
 	return readSpans(ctx, w.tx, id)
 }
 
-// WriteSpans implements sessionstore.Tx.
+// WriteSpans implements sessionstore.BodySteps.
 func (w *writeTx) WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error {
 	b := &pgx.Batch{}
 	queueSpans(b, id, spans)
@@ -303,7 +301,7 @@ func (w *writeTx) WriteSpans(ctx context.Context, id string, spans []sqlstore.Sp
 	return nil
 }
 
-// Readers implements sessionstore.Tx.
+// Readers implements sessionstore.BodySteps.
 func (w *writeTx) Readers(ctx context.Context, store string, seq int64, id string) ([]string, error) {
 	rows, err := w.tx.Query(ctx, `SELECT DISTINCT session_id FROM spans
 		WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2 AND session_id <> $3`, store, seq, id)
@@ -313,7 +311,7 @@ func (w *writeTx) Readers(ctx context.Context, store string, seq int64, id strin
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// CopyRow implements sessionstore.Tx, with the body's insert in the same
+// CopyRow implements sessionstore.BodySteps, with the body's insert in the same
 // statement.
 func (w *writeTx) CopyRow(ctx context.Context, to, from string, seq int64, b *sqlstore.Body) error {
 	// The body's values are bound even when no body is inserted: parts
@@ -327,7 +325,7 @@ func (w *writeTx) CopyRow(ctx context.Context, to, from string, seq int64, b *sq
 	return err
 }
 
-// DropUnread implements sessionstore.Tx.
+// DropUnread implements sessionstore.BodySteps.
 func (w *writeTx) DropUnread(ctx context.Context, store string, seq int64) error {
 	_, err := w.tx.Exec(ctx, `DELETE FROM messages WHERE session_id = $1 AND seq = $2
 		AND NOT EXISTS (SELECT 1 FROM spans WHERE store_id = $1 AND first_seq <= $2 AND last_seq >= $2)`, store, seq)
@@ -337,7 +335,7 @@ func (w *writeTx) DropUnread(ctx context.Context, store string, seq int64) error
 	return nil
 }
 
-// Rewrite implements sessionstore.Tx.
+// Rewrite implements sessionstore.BodySteps.
 func (w *writeTx) Rewrite(ctx context.Context, store string, seq int64, b sqlstore.Body) error {
 	var body int64
 	var shared bool
@@ -364,12 +362,18 @@ type engine struct{ s *Store }
 // users' machines already, and it may be a hub's store
 // (loom.SyncStore); the machines that sync through a hub keep embedded
 // SQLite stores.
-func (e engine) Begin(ctx context.Context) (sessionstore.Writes, sessionstore.SyncLog, error) {
+func (e engine) Begin(ctx context.Context) (sessionstore.Tx, error) {
 	w, err := e.begin(ctx)
 	if err != nil {
-		return nil, nil, err
+		return sessionstore.Tx{}, err
 	}
-	return w, nil, nil
+	return w.steps(), nil
+}
+
+// steps returns w with the roles of sessionstore.Tx a PostgreSQL store
+// serves: all but sync's.
+func (w *writeTx) steps() sessionstore.Tx {
+	return sessionstore.Tx{SessionSteps: w, BodySteps: w, ForkSteps: w, TrashSteps: w, ImportSteps: w, PromptTx: w, Ender: w}
 }
 
 // begin starts a read-committed transaction.
@@ -381,7 +385,7 @@ func (e engine) begin(ctx context.Context) (*writeTx, error) {
 	return &writeTx{s: e.s, tx: tx, ctx: ctx}, nil
 }
 
-// End implements sessionstore.Writes: the server's errors in its own
+// End implements sessionstore.Ender: the server's errors in its own
 // words (serverError).
 func (w *writeTx) End(err error) error {
 	if err != nil {
@@ -412,14 +416,14 @@ func (e engine) Now() time.Time { return ms(e.s.Now()) }
 // committed.
 func (e engine) Imported(ctx context.Context, n int) { e.s.analyzeImported(ctx, n) }
 
-// ForkSource implements sessionstore.Writes: FOR SHARE waits for a
+// ForkSource implements sessionstore.ForkSteps: FOR SHARE waits for a
 // message being appended to the source and keeps its parts and spans
 // from changing until the fork is made.
 func (w *writeTx) ForkSource(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w.tx, id, "FOR SHARE OF s")
 }
 
-// RecordFiles implements sessionstore.Writes.
+// RecordFiles implements sessionstore.ImportSteps.
 func (w *writeTx) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
 	for i := range files {
 		f := &files[i]

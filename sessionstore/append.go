@@ -10,17 +10,17 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// Append is Store.Append of msgs to session x, the caller's, at now,
+// appendIn is Store.Append of msgs to session x, the caller's, at now,
 // by the store handle owner, inside tx: it creates the session when no
 // session with x's id exists (lazy creation), and returns the session
 // as stored after the append, recorded in log.
-func Append(ctx context.Context, tx Tx, log SyncLog, x *loom.Session, msgs []*loom.Message, owner string, now time.Time) (*loom.Session, error) {
+func appendIn(ctx context.Context, tx SessionSteps, log *SyncLog, x *loom.Session, msgs []*loom.Message, owner string, now time.Time) (*loom.Session, error) {
 	// One read gives the counters and the lock.
 	cur, err := tx.SessionForWrite(ctx, x.ID)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckAppend(x, cur, owner); err != nil {
+	if err := checkAppend(x, cur, owner); err != nil {
 		return nil, err
 	}
 	if cur == nil {
@@ -34,7 +34,7 @@ func Append(ctx context.Context, tx Tx, log SyncLog, x *loom.Session, msgs []*lo
 		if err := tx.CreateSession(ctx, row); err != nil {
 			return nil, err
 		}
-		if err := Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+		if err := recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 			return &synclog.SessionCreated{Session: row}, nil
 		}); err != nil {
 			return nil, err
@@ -47,7 +47,7 @@ func Append(ctx context.Context, tx Tx, log SyncLog, x *loom.Session, msgs []*lo
 		if cur == nil {
 			return nil, fmt.Errorf("append to %s: the session row is missing after its creation", x.ID)
 		}
-		if err := CheckAppend(x, cur, owner); err != nil {
+		if err := checkAppend(x, cur, owner); err != nil {
 			return nil, err
 		}
 	}
@@ -58,7 +58,7 @@ func Append(ctx context.Context, tx Tx, log SyncLog, x *loom.Session, msgs []*lo
 	if err := tx.StoreAppend(ctx, cur, msgs); err != nil {
 		return nil, fmt.Errorf("append to %s: %w", x.ID, err)
 	}
-	err = Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	err = recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		first := msgs[0].Seq
 		prev, err := log.MessageID(ctx, cur.ID, first-1)
 		return &synclog.MessagesAppended{SessionID: cur.ID, FirstSeq: first, PrevID: prev, Messages: msgs, At: now}, err
@@ -69,9 +69,9 @@ func Append(ctx context.Context, tx Tx, log SyncLog, x *loom.Session, msgs []*lo
 	return cur, nil
 }
 
-// PrepareAppend checks an append before any transaction: it needs a
+// prepareAppend checks an append before any transaction: it needs a
 // session, which gets a new id when it has none, and valid messages.
-func PrepareAppend(s *loom.Session, msgs []*loom.Message) error {
+func prepareAppend(s *loom.Session, msgs []*loom.Message) error {
 	if s == nil {
 		return loom.Errorf(loom.EINVALID, "append needs a session")
 	}
@@ -86,13 +86,13 @@ func PrepareAppend(s *loom.Session, msgs []*loom.Message) error {
 	return nil
 }
 
-// CheckAppend is the check of Append on the session stored under the
+// checkAppend is the check of Append on the session stored under the
 // id of the session the caller appends to (cur nil when there is none):
 // a session the caller already wrote to that is gone was deleted
 // meanwhile, and is never brought back with half its history; one in
 // the trash takes no messages; one another live holder than owner has
 // locked is ELOCKED.
-func CheckAppend(caller, cur *loom.Session, owner string) error {
+func checkAppend(caller, cur *loom.Session, owner string) error {
 	switch {
 	case cur == nil && caller.MessageCount > 0:
 		return loom.Errorf(loom.ENOTFOUND, "session %s was deleted", caller.ID)
@@ -104,11 +104,11 @@ func CheckAppend(caller, cur *loom.Session, owner string) error {
 	return loom.CheckNotHeld([]*loom.Session{cur}, owner)
 }
 
-// ReplacePart puts part in the place of m's part with the same id, or
+// replacePart puts part in the place of m's part with the same id, or
 // after its last part when m has none with that id, as Store.UpdatePart
 // does to message seq of a session; m is that message, nil when the
 // session has none with that seq.
-func ReplacePart(m *loom.Message, sessionID string, seq int64, part loom.Part) error {
+func replacePart(m *loom.Message, sessionID string, seq int64, part loom.Part) error {
 	if m == nil {
 		return loom.Errorf(loom.ENOTFOUND, "message %d of session %s not found", seq, sessionID)
 	}

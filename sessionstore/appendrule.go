@@ -36,10 +36,10 @@ type Action int
 
 // The actions of PlanAppend.
 const (
-	// AppendAfter: store the record's messages from Skip on, at seq
+	// appendAfter: store the record's messages from Skip on, at seq
 	// FirstSeq+Skip. Skip > 0 when the session holds the first Skip
 	// already.
-	AppendAfter Action = iota + 1
+	appendAfter Action = iota + 1
 	// Applied: the session holds every message of the record already.
 	Applied
 	// Elsewhere: the session does not hold the message the record
@@ -61,7 +61,7 @@ const (
 	ForkIncoming
 )
 
-var actionNames = [...]string{AppendAfter: "append", Applied: "applied", Elsewhere: "elsewhere",
+var actionNames = [...]string{appendAfter: "append", Applied: "applied", Elsewhere: "elsewhere",
 	MoveLocal: "move local", ForkIncoming: "fork incoming"}
 
 // String returns the action's name.
@@ -101,7 +101,7 @@ func PlanAppend(w AppendWindow, s synclog.Stamp, rec *synclog.MessagesAppended) 
 	}
 	for i, m := range rec.Messages {
 		if i >= len(w.Next) {
-			return Plan{Action: AppendAfter, Skip: i}
+			return Plan{Action: appendAfter, Skip: i}
 		}
 		local := w.Next[i]
 		if local.ID == m.ID {
@@ -109,9 +109,9 @@ func PlanAppend(w AppendWindow, s synclog.Stamp, rec *synclog.MessagesAppended) 
 		}
 		at := rec.FirstSeq + int64(i)
 		if before(s, m.ID, local.Stamp, local.ID) {
-			return Plan{Action: MoveLocal, Skip: i, At: at, Fork: ConflictForkID(local.ID, at, local.Stamp)}
+			return Plan{Action: MoveLocal, Skip: i, At: at, Fork: conflictForkID(local.ID, at, local.Stamp)}
 		}
-		return Plan{Action: ForkIncoming, Skip: i, At: at, Fork: ConflictForkID(m.ID, at, s)}
+		return Plan{Action: ForkIncoming, Skip: i, At: at, Fork: conflictForkID(m.ID, at, s)}
 	}
 	return Plan{Action: Applied, Skip: len(rec.Messages)}
 }
@@ -126,7 +126,7 @@ func before(as synclog.Stamp, a string, bs synclog.Stamp, b string) bool {
 	return a < b
 }
 
-// ConflictForkID returns the id of the conflict fork whose own messages
+// conflictForkID returns the id of the conflict fork whose own messages
 // start with message id at seq, appended by a record stamped s. It is a
 // UUIDv7 whose time is the stamp's wall time (so it sorts among ids made
 // then) and whose other bits come from SHA-256 of the three: every host
@@ -134,7 +134,7 @@ func before(as synclog.Stamp, a string, bs synclog.Stamp, b string) bool {
 // no two messages share an id, seq and stamp. The session the message
 // was first written to is left out on purpose: a later conflict may move
 // the message into another session, and the fork must keep its id.
-func ConflictForkID(id string, seq int64, s synclog.Stamp) string {
+func conflictForkID(id string, seq int64, s synclog.Stamp) string {
 	h := sha256.New()
 	h.Write([]byte("loom conflict fork\x00"))
 	h.Write([]byte(id))
@@ -145,7 +145,7 @@ func ConflictForkID(id string, seq int64, s synclog.Stamp) string {
 	return loom.IDFromHash(s.HLC.WallMS(), h.Sum(nil))
 }
 
-// NewerPart reports whether part next, written by a record stamped ns,
+// newerPart reports whether part next, written by a record stamped ns,
 // replaces part cur, written at cs, when two hosts update the same part:
 // the later stamp wins, except that a tool's outcome ranks above its
 // progress. A result (completed, or an error of the tool's own) beats an
@@ -153,7 +153,7 @@ func ConflictForkID(id string, seq int64, s synclog.Stamp) string {
 // and either beats pending or running. So a host that resumed a session
 // and marked a call interrupted does not hide the result the host running
 // the tool stored a moment later.
-func NewerPart(cur loom.Part, cs synclog.Stamp, next loom.Part, ns synclog.Stamp) bool {
+func newerPart(cur loom.Part, cs synclog.Stamp, next loom.Part, ns synclog.Stamp) bool {
 	if rc, rn := partRank(&cur), partRank(&next); rc != rn {
 		return rn > rc
 	}
@@ -173,7 +173,7 @@ func partRank(p *loom.Part) int {
 	return 0
 }
 
-// ImportAsAppend is the append record by which a store applies imported
+// importAsAppend is the append record by which a store applies imported
 // session d when it holds a session with d's id already: the same source
 // imported on two machines, whose id is derived from the source, so that
 // each machine's copy is one session. Its messages, from seq 1, are
@@ -183,7 +183,7 @@ func partRank(p *loom.Part) int {
 // source file that changed differently on each machine) continues in a
 // conflict fork. At is the newest message's time, as an imported
 // session's activity is its source's. Nil when d holds no messages.
-func ImportAsAppend(d *loom.SessionData) *synclog.MessagesAppended {
+func importAsAppend(d *loom.SessionData) *synclog.MessagesAppended {
 	if len(d.Messages) == 0 {
 		return nil
 	}

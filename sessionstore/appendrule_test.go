@@ -31,27 +31,27 @@ func TestPlanAppend(t *testing.T) {
 		want Plan
 	}{
 		{"a new session's first messages", AppendWindow{}, sa, appendOf(1, "", "m1", "m2"),
-			Plan{Action: AppendAfter}},
+			Plan{Action: appendAfter}},
 		{"after the last message", AppendWindow{Count: 2, Prev: "m2"}, sa, appendOf(3, "m2", "m3"),
-			Plan{Action: AppendAfter}},
+			Plan{Action: appendAfter}},
 		{"again: nothing to do", AppendWindow{Count: 3, Prev: "m2", Next: []Entry{e("m3", sa)}}, sa, appendOf(3, "m2", "m3"),
 			Plan{Action: Applied, Skip: 1}},
 		{"partly there", AppendWindow{Count: 3, Prev: "m2", Next: []Entry{e("m3", sa)}}, sa, appendOf(3, "m2", "m3", "m4"),
-			Plan{Action: AppendAfter, Skip: 1}},
+			Plan{Action: appendAfter, Skip: 1}},
 		{"the message it follows is not here yet", AppendWindow{Count: 1}, sb, appendOf(3, "m2", "b3"),
 			Plan{Action: Elsewhere}},
 		{"it follows another message here", AppendWindow{Count: 4, Prev: "x2"}, sb, appendOf(3, "m2", "b3"),
 			Plan{Action: Elsewhere}},
 		{"concurrent append, the one here came first", AppendWindow{Count: 3, Prev: "m2", Next: []Entry{e("a3", sa)}}, sb, appendOf(3, "m2", "b3", "b4"),
-			Plan{Action: ForkIncoming, At: 3, Fork: ConflictForkID("b3", 3, sb)}},
+			Plan{Action: ForkIncoming, At: 3, Fork: conflictForkID("b3", 3, sb)}},
 		{"concurrent append, the incoming came first", AppendWindow{Count: 4, Prev: "m2", Next: []Entry{e("b3", sb), e("b4", sb)}}, sa, appendOf(3, "m2", "a3"),
-			Plan{Action: MoveLocal, At: 3, Fork: ConflictForkID("b3", 3, sb)}},
+			Plan{Action: MoveLocal, At: 3, Fork: conflictForkID("b3", 3, sb)}},
 		{"diverging after a message both have", AppendWindow{Count: 4, Prev: "m2", Next: []Entry{e("m3", sa), e("b4", sb)}}, sa, appendOf(3, "m2", "m3", "a4"),
-			Plan{Action: MoveLocal, Skip: 1, At: 4, Fork: ConflictForkID("b4", 4, sb)}},
+			Plan{Action: MoveLocal, Skip: 1, At: 4, Fork: conflictForkID("b4", 4, sb)}},
 		{"the same stamp: the lower id first", AppendWindow{Count: 3, Prev: "m2", Next: []Entry{e("x3", sa)}}, sa, appendOf(3, "m2", "w3"),
-			Plan{Action: MoveLocal, At: 3, Fork: ConflictForkID("x3", 3, sa)}},
+			Plan{Action: MoveLocal, At: 3, Fork: conflictForkID("x3", 3, sa)}},
 		{"a first message where the session has one", AppendWindow{Count: 1, Next: []Entry{e("a1", sa)}}, sb, appendOf(1, "", "b1"),
-			Plan{Action: ForkIncoming, At: 1, Fork: ConflictForkID("b1", 1, sb)}},
+			Plan{Action: ForkIncoming, At: 1, Fork: conflictForkID("b1", 1, sb)}},
 	} {
 		if got := PlanAppend(tc.w, tc.s, tc.rec); got != tc.want {
 			t.Errorf("%s: PlanAppend = %+v, want %+v", tc.name, got, tc.want)
@@ -64,11 +64,11 @@ func TestPlanAppend(t *testing.T) {
 // messages.
 func TestConflictForkID(t *testing.T) {
 	s := stampAt(5, hostA)
-	id := ConflictForkID("m3", 3, s)
+	id := conflictForkID("m3", 3, s)
 	if err := loom.ValidID(id); err != nil {
 		t.Fatal(err)
 	}
-	if again := ConflictForkID("m3", 3, s); again != id {
+	if again := conflictForkID("m3", 3, s); again != id {
 		t.Fatalf("%s then %s", id, again)
 	}
 	u := uuid.MustParse(id)
@@ -80,20 +80,20 @@ func TestConflictForkID(t *testing.T) {
 		t.Errorf("id time %s, want %s", got, s.HLC.Wall())
 	}
 	seen := map[string]bool{id: true}
-	for _, other := range []string{ConflictForkID("m4", 3, s), ConflictForkID("m3", 4, s),
-		ConflictForkID("m3", 3, stampAt(6, hostA)), ConflictForkID("m3", 3, stampAt(5, hostB))} {
+	for _, other := range []string{conflictForkID("m4", 3, s), conflictForkID("m3", 4, s),
+		conflictForkID("m3", 3, stampAt(6, hostA)), conflictForkID("m3", 3, stampAt(5, hostB))} {
 		if seen[other] {
 			t.Errorf("two forks share id %s", other)
 		}
 		seen[other] = true
 	}
-	if later := ConflictForkID("m3", 3, stampAt(1000, hostA)); later <= id {
+	if later := conflictForkID("m3", 3, stampAt(1000, hostA)); later <= id {
 		t.Errorf("a later fork's id %s sorts before %s", later, id)
 	}
 	// Each machine makes the fork itself: machines on different versions
 	// must give it the id earlier versions gave.
 	old := synclog.Stamp{HLC: synclog.HLC(1770802200000<<16 | 7), Host: "h1"}
-	if got, want := ConflictForkID("b3", 3, old), "019c4c09-3dc0-71b7-9853-bda708ef3ce9"; got != want {
+	if got, want := conflictForkID("b3", 3, old), "019c4c09-3dc0-71b7-9853-bda708ef3ce9"; got != want {
 		t.Errorf("ConflictForkID = %s, earlier versions gave %s", got, want)
 	}
 }
@@ -121,7 +121,7 @@ func TestNewerPart(t *testing.T) {
 		{"running never hides a result", done, running, early, late, false},
 		{"text: the later wins", loom.Part{Type: loom.PartText}, loom.Part{Type: loom.PartText}, early, late, true},
 	} {
-		if got := NewerPart(tc.cur, tc.cs, tc.next, tc.ns); got != tc.want {
+		if got := newerPart(tc.cur, tc.cs, tc.next, tc.ns); got != tc.want {
 			t.Errorf("%s: NewerPart = %v", tc.name, got)
 		}
 	}

@@ -9,6 +9,47 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
+// ApplySteps are what applying another host's records keeps of the
+// hosts: this store's own, what it applied of the others', its clock.
+type ApplySteps interface {
+	// Host returns the store's host id, "" when sync is not set up.
+	Host(ctx context.Context) (synclog.HostID, error)
+	// SetHost keeps host as the store's host id, sync's being set up.
+	SetHost(ctx context.Context, host synclog.HostID) error
+	// Applied returns the index of the last record of host the store
+	// has applied, 0 for none.
+	Applied(ctx context.Context, host synclog.HostID) (int64, error)
+	// SetApplied keeps that the store has applied host's records up
+	// to idx.
+	SetApplied(ctx context.Context, host synclog.HostID, idx int64) error
+	// Observe moves the store's clock past hlc, for every process of
+	// this store: it fails with synclog.ErrClockAhead for a stamp too
+	// far ahead.
+	Observe(ctx context.Context, hlc synclog.HLC) error
+	// Owner names this process as a lock holder.
+	Owner() string
+	// Replaced keeps that a change this transaction applies replaces
+	// text by redaction markers (another machine's loom secrets
+	// redact): once it commits, the store is to be scrubbed, so that
+	// the text replaced does not stay readable in its files (free
+	// pages, the search index's old segments, the write-ahead log).
+	Replaced(ctx context.Context) error
+	// Retire stops host's log after index after, unless it stops
+	// earlier.
+	Retire(ctx context.Context, host synclog.HostID, after int64) error
+}
+
+// FragmentSteps keep the fragments of a record too large for the hub
+// until its last one arrives.
+type FragmentSteps interface {
+	// KeepFragment keeps fragment data, record idx of host; Fragments
+	// returns host's kept fragments from first to last, by index;
+	// DropFragments lets those up to last go.
+	KeepFragment(ctx context.Context, host synclog.HostID, idx int64, data []byte) error
+	Fragments(ctx context.Context, host synclog.HostID, first, last int64) ([]Fragment, error)
+	DropFragments(ctx context.Context, host synclog.HostID, last int64) error
+}
+
 // ErrGap reports a record whose index is not the next one of its host:
 // the records between were lost on the way, and applying past them would
 // leave this store without their changes for good.
@@ -34,14 +75,14 @@ func (e *NotAppliedError) Error() string {
 // through.
 const maxConflictDepth = 1000
 
-// Apply applies record p of another host, whose header is h, in tx, by
+// applyIn applies record p of another host, whose header is h, in tx, by
 // the merge rules of docs/sync.md. It records nothing in the store's own
 // log: applying is not a change of this host's. The store keeps the
 // index of the last record it applied of each host: a record applied
 // already changes nothing, and one that does not follow it is ErrGap. A
 // record stamped too far ahead of this machine's clock is
 // synclog.ErrClockAhead.
-func Apply(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Payload) error {
+func applyIn(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload) error {
 	if err := h.Host.Validate(); err != nil {
 		return fmt.Errorf("apply sync record: %w", err)
 	}
@@ -80,7 +121,7 @@ func Apply(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Payload)
 // applyRecord makes the change p, the record h heads, to the store. A
 // record for a session purged here is dropped; one that works in a
 // session counts in the session's life (Life).
-func applyRecord(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Payload) error {
+func applyRecord(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload) error {
 	if f, ok := p.(*synclog.Fragment); ok {
 		whole, err := fragment(ctx, tx, h, f)
 		if err != nil || whole == nil {
@@ -101,7 +142,7 @@ func applyRecord(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Pa
 }
 
 // applyChange makes the change p, stamped st, to the store.
-func applyChange(ctx context.Context, tx ApplyTx, st synclog.Stamp, p synclog.Payload) error {
+func applyChange(ctx context.Context, tx Tx, st synclog.Stamp, p synclog.Payload) error {
 	switch p := p.(type) {
 	case *synclog.Retired:
 		return tx.Retire(ctx, p.Host, p.After)
@@ -136,7 +177,7 @@ func applyChange(ctx context.Context, tx ApplyTx, st synclog.Stamp, p synclog.Pa
 // the last one's header (the index that marks the change's work), and
 // lets them go. Fragments apply in index order like any record, so the
 // ones before the last are the host's records just before it.
-func fragment(ctx context.Context, tx ApplyTx, h synclog.Header, f *synclog.Fragment) (synclog.Payload, error) {
+func fragment(ctx context.Context, tx FragmentSteps, h synclog.Header, f *synclog.Fragment) (synclog.Payload, error) {
 	if err := tx.KeepFragment(ctx, h.Host, h.Index, f.Data); err != nil {
 		return nil, fmt.Errorf("keep fragment %d of %d: %w", f.Part, f.Of, err)
 	}

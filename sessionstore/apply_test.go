@@ -11,16 +11,17 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// fakeApplyTx is an ApplyTx without a database for the checks that
+// fakeApplyTx is a Tx without a database for the checks that
 // come before a record changes anything, and for a record that changes
 // no session: it records the steps asked of it, and any other step
 // panics (the test then fails).
 type fakeApplyTx struct {
-	ApplyTx // nil
-	host    synclog.HostID
-	applied map[synclog.HostID]int64
-	purged  map[string]bool
-	steps   []string
+	ApplySteps   // nil
+	LineageSteps // nil
+	host         synclog.HostID
+	applied      map[synclog.HostID]int64
+	purged       map[string]bool
+	steps        []string
 }
 
 func (f *fakeApplyTx) Host(context.Context) (synclog.HostID, error) { return f.host, nil }
@@ -47,6 +48,10 @@ func (f *fakeApplyTx) Retire(context.Context, synclog.HostID, int64) error {
 
 func (f *fakeApplyTx) Purged(_ context.Context, id string) (bool, error) { return f.purged[id], nil }
 
+// tx returns f as a Tx with the two roles it answers; any other
+// role is nil.
+func (f *fakeApplyTx) tx() Tx { return Tx{ApplySteps: f, LineageSteps: f} }
+
 func newFakeApply() *fakeApplyTx {
 	return &fakeApplyTx{host: synclog.NewHostID(), applied: map[synclog.HostID]int64{}, purged: map[string]bool{}}
 }
@@ -57,28 +62,28 @@ func TestApplyChecksTheRecordsOrder(t *testing.T) {
 	retired := &synclog.Retired{Host: synclog.NewHostID(), After: 3}
 
 	tx := newFakeApply()
-	if err := Apply(ctx, tx, synclog.Header{Host: other, Index: 1}, retired); err != nil {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: other, Index: 1}, retired); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(tx.steps, []string{"observe", "retire", "applied"}) || tx.applied[other] != 1 {
 		t.Fatalf("steps %v, applied %d: want the clock observed, the change made, then the index kept", tx.steps, tx.applied[other])
 	}
 	tx.steps = nil
-	if err := Apply(ctx, tx, synclog.Header{Host: other, Index: 1}, retired); err != nil || len(tx.steps) > 0 {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: other, Index: 1}, retired); err != nil || len(tx.steps) > 0 {
 		t.Fatalf("a record applied already: %v, steps %v; want nothing done", err, tx.steps)
 	}
-	if err := Apply(ctx, tx, synclog.Header{Host: other, Index: 3}, retired); !errors.Is(err, ErrGap) || len(tx.steps) > 0 {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: other, Index: 3}, retired); !errors.Is(err, ErrGap) || len(tx.steps) > 0 {
 		t.Fatalf("record 3 after 1: %v, steps %v; want ErrGap and nothing done", err, tx.steps)
 	}
-	if err := Apply(ctx, tx, synclog.Header{Host: tx.host, Index: 1}, retired); err == nil || !strings.Contains(err.Error(), "own host") {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: tx.host, Index: 1}, retired); err == nil || !strings.Contains(err.Error(), "own host") {
 		t.Fatalf("a record of the store's own host: %v", err)
 	}
-	if err := Apply(ctx, tx, synclog.Header{Host: other, Index: 0}, retired); err == nil {
+	if err := applyIn(ctx, tx.tx(), synclog.Header{Host: other, Index: 0}, retired); err == nil {
 		t.Fatal("a record of index 0 was taken")
 	}
 	off := newFakeApply()
 	off.host = ""
-	if err := Apply(ctx, off, synclog.Header{Host: other, Index: 1}, retired); loom.ErrorCode(err) != loom.EINVALID {
+	if err := applyIn(ctx, off.tx(), synclog.Header{Host: other, Index: 1}, retired); loom.ErrorCode(err) != loom.EINVALID {
 		t.Fatalf("a store without sync: %v, want EINVALID", err)
 	}
 }
@@ -89,7 +94,7 @@ func TestApplyDropsWhatAPurgeRemoved(t *testing.T) {
 	tx.purged["s"] = true
 	title := "renamed"
 	change := &synclog.SessionChanged{SessionID: "s", Title: &title}
-	if err := Apply(t.Context(), tx, synclog.Header{Host: other, Index: 1}, change); err != nil {
+	if err := applyIn(t.Context(), tx.tx(), synclog.Header{Host: other, Index: 1}, change); err != nil {
 		t.Fatal(err)
 	}
 	// Nothing but the clock and the index: the change is dropped.

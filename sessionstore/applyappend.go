@@ -11,7 +11,7 @@ import (
 // applyCreated creates the session p's row describes, unless it is here
 // already. When another session here has its key, the earlier claim
 // keeps it (settleKey).
-func applyCreated(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.SessionCreated) error {
+func applyCreated(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.SessionCreated) error {
 	cur, err := tx.SessionForWrite(ctx, p.Session.ID)
 	if err != nil || cur != nil {
 		return err
@@ -23,7 +23,7 @@ func applyCreated(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.
 	if err := tx.CreateSession(ctx, row); err != nil {
 		return err
 	}
-	if err := saveMeta(ctx, tx, p.Session.ID, NewMeta(p.Session, st)); err != nil {
+	if err := saveMeta(ctx, tx, p.Session.ID, newMeta(p.Session, st)); err != nil {
 		return err
 	}
 	if taken {
@@ -37,7 +37,7 @@ func applyCreated(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.
 // or the one a rewind or a conflict moved that message to (locate). Where
 // that session holds other messages from p's seq on, two hosts appended
 // at once, and one chain continues in a conflict fork (PlanAppend).
-func applyAppend(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.MessagesAppended) error {
+func applyAppend(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.MessagesAppended) error {
 	named, err := tx.SessionForWrite(ctx, p.SessionID)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func applyAppend(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.M
 // appendTo applies append record p, of session named, to session cur,
 // which holds the message p follows, as PlanAppend says; depth is how
 // many conflict forks it went down through.
-func appendTo(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.MessagesAppended, named, cur *loom.Session, depth int) error {
+func appendTo(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.MessagesAppended, named, cur *loom.Session, depth int) error {
 	win, err := appendWindow(ctx, tx, cur, p)
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func appendTo(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Mess
 	switch plan.Action {
 	case Applied:
 		return nil
-	case AppendAfter:
+	case appendAfter:
 		return appendMessages(ctx, tx, st, p, plan.Skip, named, cur)
 	case MoveLocal:
 		kept, err := moveLocal(ctx, tx, cur, plan)
@@ -93,7 +93,7 @@ func appendTo(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Mess
 // recent as its time, and not a session it went to because a rewind or a
 // conflict moved what it follows there (so hosts that applied the move
 // and the record in either order agree on both sessions' times).
-func appendMessages(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.MessagesAppended, skip int, named, cur *loom.Session) error {
+func appendMessages(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.MessagesAppended, skip int, named, cur *loom.Session) error {
 	// ApplyAppend numbers the messages it is given: copies, so that the
 	// record stays as decoded.
 	msgs := make([]*loom.Message, 0, len(p.Messages)-skip)
@@ -125,7 +125,10 @@ func appendMessages(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclo
 
 // appendWindow reads the rows of session cur that PlanAppend needs for
 // record p.
-func appendWindow(ctx context.Context, tx ApplyTx, cur *loom.Session, p *synclog.MessagesAppended) (AppendWindow, error) {
+func appendWindow(ctx context.Context, tx interface {
+	MergeSteps
+	StampSteps
+}, cur *loom.Session, p *synclog.MessagesAppended) (AppendWindow, error) {
 	// cur holds p.PrevID at p.FirstSeq-1: locate found it there, and a
 	// conflict fork shares the messages before its own with its parent.
 	win := AppendWindow{Count: int64(cur.MessageCount), Prev: p.PrevID}
@@ -151,7 +154,10 @@ func appendWindow(ctx context.Context, tx ApplyTx, cur *loom.Session, p *synclog
 // (StoreAppend takes a session out of the archive) into the metadata of
 // session id: an archive stamped after the append keeps the session
 // archived, whichever arrived first.
-func appendUnarchives(ctx context.Context, tx ApplyTx, id string, st synclog.Stamp) error {
+func appendUnarchives(ctx context.Context, tx interface {
+	MergeSteps
+	StampSteps
+}, id string, st synclog.Stamp) error {
 	m, err := loadMeta(ctx, tx, id)
 	if err != nil {
 		return err
@@ -171,7 +177,7 @@ func appendUnarchives(ctx context.Context, tx ApplyTx, id string, st synclog.Sta
 // (RowChange), and its messages as an append from seq 1
 // (ImportAsAppend): the ones it holds are left alone, the ones it
 // lacks appended, so the two copies are one session.
-func applyImported(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Imported) error {
+func applyImported(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Imported) error {
 	var data, held []*loom.SessionData
 	for _, d := range p.Sessions {
 		cur, err := tx.SessionForWrite(ctx, d.Session.ID)
@@ -204,7 +210,11 @@ func applyImported(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog
 }
 
 // importNew imports data, sessions not here, as their writer did.
-func importNew(ctx context.Context, tx ApplyTx, st synclog.Stamp, data []*loom.SessionData) error {
+func importNew(ctx context.Context, tx interface {
+	ImportSteps
+	StampSteps
+	KeySteps
+}, st synclog.Stamp, data []*loom.SessionData) error {
 	if err := loom.ValidateImport(data); err != nil {
 		return err
 	}
@@ -241,14 +251,14 @@ func importNew(ctx context.Context, tx ApplyTx, st synclog.Stamp, data []*loom.S
 
 // mergeImported merges imported session d, stamped st, into the session
 // with its id here.
-func mergeImported(ctx context.Context, tx ApplyTx, st synclog.Stamp, d *loom.SessionData) error {
+func mergeImported(ctx context.Context, tx Tx, st synclog.Stamp, d *loom.SessionData) error {
 	if err := loom.ValidateImport([]*loom.SessionData{d}); err != nil {
 		return err
 	}
-	if err := mergeChange(ctx, tx, d.Session.ID, st, RowChange(d.Session), 0); err != nil {
+	if err := mergeChange(ctx, tx, d.Session.ID, st, rowChange(d.Session), 0); err != nil {
 		return err
 	}
-	p := ImportAsAppend(d)
+	p := importAsAppend(d)
 	if p == nil {
 		return nil
 	}

@@ -31,11 +31,11 @@ func planConflictMove(ctx context.Context, src *loom.Session, at int64, id strin
 	if err != nil {
 		return nil, err
 	}
-	p, err := PlanSplit(ctx, src, at-1, turn, id, r)
+	p, err := planSplit(ctx, src, at-1, turn, id, r)
 	if err != nil {
 		return nil, err
 	}
-	p.Fork.Title = ConflictTitle(src.Title)
+	p.Fork.Title = conflictTitle(src.Title)
 	return p, nil
 }
 
@@ -43,7 +43,7 @@ func planConflictMove(ctx context.Context, src *loom.Session, at int64, id strin
 // messages 1 to at-1 and then another host's chain, which lost to src's
 // (ForkIncoming).
 func planConflictFork(ctx context.Context, src *loom.Session, at int64, id string, r ForkReads) (*ForkPlan, error) {
-	p := &ForkPlan{ID: id, Title: ConflictTitle(src.Title), LastSeq: at - 1}
+	p := &ForkPlan{ID: id, Title: conflictTitle(src.Title), LastSeq: at - 1}
 	var err error
 	if p.Turn, err = turnOf(ctx, src, p.LastSeq, r); err != nil {
 		return nil, err

@@ -5,16 +5,47 @@ import (
 	"fmt"
 	"slices"
 
+	"time"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/synclog"
 )
 
+// MergeSteps are the reads and writes of session rows the merge rules
+// make where another host's change lands.
+type MergeSteps interface {
+	// Messages returns messages from to to of session id, as it reads
+	// them.
+	Messages(ctx context.Context, id string, from, to int64) ([]*loom.Message, error)
+	// MessageID returns the id of message seq of session id as the
+	// session reads it, "" when it has none.
+	MessageID(ctx context.Context, id string, seq int64) (string, error)
+	// StoreOf returns the store that holds row seq of session id.
+	StoreOf(ctx context.Context, id string, seq int64) (string, error)
+	// Touch makes session id as recent as at, unless it is more recent
+	// or imported.
+	Touch(ctx context.Context, id string, at time.Time) error
+	// SetColumns writes c into the row of session id.
+	SetColumns(ctx context.Context, id string, c Columns) error
+	// SetWriterRow gives session row.ID the metadata and times of row.
+	SetWriterRow(ctx context.Context, row *loom.Session) error
+	// SetConflictRow gives conflict fork id of parent its times, created,
+	// no key, and parent's archived state.
+	SetConflictRow(ctx context.Context, parent, id string, created time.Time) error
+	// SetDeleted puts session id in the trash at at, or out of it with
+	// nil (and then without its key), and reports whether it changed.
+	SetDeleted(ctx context.Context, id string, at *time.Time) (bool, error)
+	// DeleteRow removes the row of session id (its messages unless a
+	// fork reads them).
+	DeleteRow(ctx context.Context, id string) error
+}
+
 // applyChanged merges metadata change p into its session, field by field:
 // each field keeps the write with the greatest stamp (Meta), and
 // the session's updated_at the greatest time of the changes it holds.
 // The session's conflict forks take the change too, as their parent's.
-func applyChanged(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.SessionChanged) error {
+func applyChanged(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.SessionChanged) error {
 	cur, err := tx.SessionForWrite(ctx, p.SessionID)
 	if err != nil {
 		return err
@@ -36,7 +67,7 @@ func applyChanged(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.
 // conflict-fork generations below the session p changed, writing the
 // fields it wins into the row, and then into id's conflict forks, one
 // generation farther.
-func mergeChange(ctx context.Context, tx ApplyTx, id string, st synclog.Stamp, p *synclog.SessionChanged, depth int) error {
+func mergeChange(ctx context.Context, tx Tx, id string, st synclog.Stamp, p *synclog.SessionChanged, depth int) error {
 	m, err := loadMeta(ctx, tx, id)
 	if err != nil {
 		return err
@@ -53,7 +84,7 @@ func mergeChange(ctx context.Context, tx ApplyTx, id string, st synclog.Stamp, p
 		// A conflict fork shows its parent's title as a conflict copy's;
 		// an empty one, which a title made from the first prompt takes,
 		// leaves the fork's as it is.
-		t := ConflictTitle(m.Title.Value)
+		t := conflictTitle(m.Title.Value)
 		c.Title = &t
 	}
 	for _, f := range []struct {
@@ -113,7 +144,7 @@ func mergeChange(ctx context.Context, tx ApplyTx, id string, st synclog.Stamp, p
 
 // changeConflictForks merges change p, stamped st, into the conflict
 // forks of session id, depth generations below the session p changed.
-func changeConflictForks(ctx context.Context, tx ApplyTx, id string, st synclog.Stamp, p *synclog.SessionChanged, depth int) error {
+func changeConflictForks(ctx context.Context, tx Tx, id string, st synclog.Stamp, p *synclog.SessionChanged, depth int) error {
 	if depth > maxConflictDepth {
 		return fmt.Errorf("change of %s: more than %d conflict forks deep", p.SessionID, maxConflictDepth)
 	}
@@ -134,7 +165,7 @@ func changeConflictForks(ctx context.Context, tx ApplyTx, id string, st synclog.
 // holds it reads it (id, or the session a rewind or a conflict moved it
 // to: locate), and the store that holds its row, when its id is mid;
 // otherwise the record that names it waits.
-func heldMessage(ctx context.Context, tx ApplyTx, id string, seq int64, mid string) (*loom.Message, string, error) {
+func heldMessage(ctx context.Context, tx Tx, id string, seq int64, mid string) (*loom.Message, string, error) {
 	named, err := tx.SessionForWrite(ctx, id)
 	if err != nil {
 		return nil, "", err
@@ -162,7 +193,7 @@ func heldMessage(ctx context.Context, tx ApplyTx, id string, seq int64, mid stri
 
 // applyPart merges part update p into its message: the part keeps the
 // update that NewerPart ranks first.
-func applyPart(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.PartUpdated) error {
+func applyPart(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.PartUpdated) error {
 	m, _, err := heldMessage(ctx, tx, p.SessionID, p.Seq, p.MessageID)
 	if err != nil {
 		return err
@@ -185,7 +216,7 @@ func applyPart(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Par
 		} else if ok {
 			cs = ps
 		}
-		if !NewerPart(m.Parts[i], cs, p.Part, st) {
+		if !newerPart(m.Parts[i], cs, p.Part, st) {
 			return nil
 		}
 		if ReplacesText(m.Parts[i], p.Part) {
@@ -197,17 +228,17 @@ func applyPart(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Par
 		}
 	}
 	before := m.Text()
-	if err := ReplacePart(m, p.SessionID, p.Seq, p.Part); err != nil {
+	if err := replacePart(m, p.SessionID, p.Seq, p.Part); err != nil {
 		return err
 	}
 	parts, text, err := sqlstore.EncodeBody(m)
 	if err != nil {
 		return err
 	}
-	if err := WriteMessage(ctx, tx, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: text}); err != nil {
+	if err := writeMessage(ctx, tx, m.SessionID, m.Seq, sqlstore.Body{Parts: parts, Text: text}); err != nil {
 		return fmt.Errorf("update message %d: %w", m.Seq, err)
 	}
-	if err := ReplacedPrompt(ctx, tx, m, before); err != nil {
+	if err := replacedPrompt(ctx, tx, m, before); err != nil {
 		return err
 	}
 	return tx.StampPart(ctx, m.ID, p.Part.ID, st)
@@ -215,7 +246,7 @@ func applyPart(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Par
 
 // applyUsage sets the usage of its message when p is the latest update
 // of it.
-func applyUsage(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.UsageUpdated) error {
+func applyUsage(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.UsageUpdated) error {
 	m, store, err := heldMessage(ctx, tx, p.SessionID, p.Seq, p.MessageID)
 	if err != nil {
 		return err

@@ -23,11 +23,11 @@ func importOf(n int) *synclog.Imported {
 }
 
 func TestImportAsAppend(t *testing.T) {
-	p := ImportAsAppend(importOf(3).Sessions[0])
+	p := importAsAppend(importOf(3).Sessions[0])
 	if p.SessionID != sessionID || p.FirstSeq != 1 || p.PrevID != "" || len(p.Messages) != 3 || !p.At.Equal(t0.Add(msAfter(3))) {
 		t.Fatalf("ImportAsAppend = %+v", p)
 	}
-	if p := ImportAsAppend(&loom.SessionData{Session: &loom.Session{ID: sessionID}}); p != nil {
+	if p := importAsAppend(&loom.SessionData{Session: &loom.Session{ID: sessionID}}); p != nil {
 		t.Fatalf("ImportAsAppend of no messages = %+v", p)
 	}
 	sa, sb := stampAt(10, hostA), stampAt(20, hostB)
@@ -44,18 +44,18 @@ func TestImportAsAppend(t *testing.T) {
 		rec  *synclog.Imported
 		want Plan
 	}{
-		{"a longer copy of what is here", held(8, sa), importOf(10), Plan{Action: AppendAfter, Skip: 8}},
+		{"a longer copy of what is here", held(8, sa), importOf(10), Plan{Action: appendAfter, Skip: 8}},
 		{"a shorter copy", held(10, sa), importOf(8), Plan{Action: Applied, Skip: 8}},
 		{"the same copy", held(10, sa), importOf(10), Plan{Action: Applied, Skip: 10}},
 	} {
-		if got := PlanAppend(tc.w, sb, ImportAsAppend(tc.rec.Sessions[0])); got != tc.want {
+		if got := PlanAppend(tc.w, sb, importAsAppend(tc.rec.Sessions[0])); got != tc.want {
 			t.Errorf("%s: PlanAppend = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
 	// Copies of sources that differ: one continues in a conflict fork.
 	other := importOf(4)
 	other.Sessions[0].Messages[2].ID = "x3"
-	if got := PlanAppend(held(4, sa), sb, ImportAsAppend(other.Sessions[0])); got.Action != ForkIncoming || got.At != 3 || got.Skip != 2 {
+	if got := PlanAppend(held(4, sa), sb, importAsAppend(other.Sessions[0])); got.Action != ForkIncoming || got.At != 3 || got.Skip != 2 {
 		t.Errorf("a copy that differs: PlanAppend = %+v", got)
 	}
 }
@@ -96,7 +96,7 @@ func TestImportsOfOneSourceConverge(t *testing.T) {
 					}
 					continue
 				}
-				p = ImportAsAppend(q.Sessions[0])
+				p = importAsAppend(q.Sessions[0])
 			case *synclog.MessagesAppended:
 				p = q
 			}
@@ -110,7 +110,7 @@ func TestImportsOfOneSourceConverge(t *testing.T) {
 			plan := PlanAppend(w, r.s, p)
 			switch plan.Action {
 			case Applied:
-			case AppendAfter:
+			case appendAfter:
 				for _, m := range p.Messages[plan.Skip:] {
 					msgs = append(msgs, Entry{ID: m.ID, Stamp: r.s})
 				}
@@ -137,14 +137,14 @@ func TestRowChange(t *testing.T) {
 		Provider: "p", Profile: "f", GitBranch: "main", Project: loom.Project{ID: "pid", Root: "/w", Name: "w"}, ArchivedAt: &at}
 	sa, sb := stampAt(10, hostA), stampAt(20, hostB)
 	var m Meta
-	if !m.Apply(sa, RowChange(row), 0) || !reflect.DeepEqual(m, NewMeta(row, sa)) {
-		t.Fatalf("RowChange merged into nothing = %+v, want %+v", m, NewMeta(row, sa))
+	if !m.Apply(sa, rowChange(row), 0) || !reflect.DeepEqual(m, newMeta(row, sa)) {
+		t.Fatalf("RowChange merged into nothing = %+v, want %+v", m, newMeta(row, sa))
 	}
 	title := "renamed"
 	m.Apply(sb, &synclog.SessionChanged{SessionID: sessionID, Title: &title}, 0)
 	other := *row
 	other.Model = "m2"
-	m.Apply(stampAt(15, hostB), RowChange(&other), 0)
+	m.Apply(stampAt(15, hostB), rowChange(&other), 0)
 	if m.Title.Value != "renamed" || m.Model.Value != "m2" {
 		t.Errorf("after a later rename and a row between: title %q, model %q", m.Title.Value, m.Model.Value)
 	}

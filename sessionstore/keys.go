@@ -8,9 +8,27 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
+// KeySteps are the reads and writes of session keys the key rules make.
+type KeySteps interface {
+	// KeyOf returns the user, project and key of session id's row; ok
+	// is false when there is no such row.
+	KeyOf(ctx context.Context, id string) (k KeyScope, ok bool, err error)
+	// Claimants returns the live sessions whose row or merged metadata
+	// names key k.
+	Claimants(ctx context.Context, k KeyScope) ([]string, error)
+	// GiveKey takes key k from every live session but holder, and gives
+	// it to holder when it is not "".
+	GiveKey(ctx context.Context, k KeyScope, holder string) error
+	// KeyTaken reports whether a live session other than id has key k.
+	KeyTaken(ctx context.Context, k KeyScope, id string) (bool, error)
+}
+
 // scopeOf returns the scope of the key session id has, or claims when it
 // lost it to another session's earlier claim.
-func scopeOf(ctx context.Context, tx ApplyTx, id string) (KeyScope, error) {
+func scopeOf(ctx context.Context, tx interface {
+	StampSteps
+	KeySteps
+}, id string) (KeyScope, error) {
 	k, _, err := claimOf(ctx, tx, id)
 	return k, err
 }
@@ -18,7 +36,10 @@ func scopeOf(ctx context.Context, tx ApplyTx, id string) (KeyScope, error) {
 // claimOf returns the key session id claims, in its scope, and the stamp
 // of the claim: the key its merged metadata names (Meta.Key), or its
 // row's key with the zero stamp when its key was never stamped.
-func claimOf(ctx context.Context, tx ApplyTx, id string) (KeyScope, synclog.Stamp, error) {
+func claimOf(ctx context.Context, tx interface {
+	StampSteps
+	KeySteps
+}, id string) (KeyScope, synclog.Stamp, error) {
 	k, ok, err := tx.KeyOf(ctx, id)
 	if err != nil {
 		return k, synclog.Stamp{}, fmt.Errorf("read key of %s: %w", id, err)
@@ -47,7 +68,10 @@ func claimOf(ctx context.Context, tx ApplyTx, id string) (KeyScope, synclog.Stam
 // session's row and its claim with it, settles nothing: on the machine
 // that made it the rows are gone before it is recorded, so a key it lets
 // go goes to no session on any machine.
-func settleKey(ctx context.Context, tx ApplyTx, k KeyScope) error {
+func settleKey(ctx context.Context, tx interface {
+	StampSteps
+	KeySteps
+}, k KeyScope) error {
 	if k.Key == "" {
 		return nil
 	}
@@ -65,7 +89,7 @@ func settleKey(ctx context.Context, tx ApplyTx, k KeyScope) error {
 			claims = append(claims, KeyClaim{SessionID: id, Stamp: st})
 		}
 	}
-	holder, ok := KeyHolder(claims)
+	holder, ok := keyHolder(claims)
 	if !ok {
 		holder.SessionID = ""
 	}
@@ -78,7 +102,7 @@ func settleKey(ctx context.Context, tx ApplyTx, k KeyScope) error {
 // keyless returns row, or a copy without its key when another live
 // session here has it (to store first, and then give the key to the
 // earlier claim: settleKey), the key's scope, and whether it was taken.
-func keyless(ctx context.Context, tx ApplyTx, row *loom.Session) (*loom.Session, KeyScope, bool, error) {
+func keyless(ctx context.Context, tx KeySteps, row *loom.Session) (*loom.Session, KeyScope, bool, error) {
 	k := KeyScope{row.UserID, row.Project.ID, row.Key}
 	taken, err := keyTaken(ctx, tx, k, row.ID)
 	if err != nil || !taken {
@@ -90,7 +114,7 @@ func keyless(ctx context.Context, tx ApplyTx, row *loom.Session) (*loom.Session,
 }
 
 // keyTaken reports whether a live session other than id has key k.
-func keyTaken(ctx context.Context, tx ApplyTx, k KeyScope, id string) (bool, error) {
+func keyTaken(ctx context.Context, tx KeySteps, k KeyScope, id string) (bool, error) {
 	if k.Key == "" {
 		return false, nil
 	}

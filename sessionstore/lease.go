@@ -63,10 +63,10 @@ type LockTx interface {
 	PutLock(ctx context.Context, id string, l loom.Lock) error
 }
 
-// PutLock writes l as the lock of session id inside tx, unless another
+// putLock writes l as the lock of session id inside tx, unless another
 // live holder has it (ELOCKED): what LockSteps.Take does in every
 // engine.
-func PutLock(ctx context.Context, tx LockTx, id string, l loom.Lock) error {
+func putLock(ctx context.Context, tx LockTx, id string, l loom.Lock) error {
 	if err := tx.CheckWriter(ctx, id); err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (h Holder) TakeLock(ctx context.Context, sessionID string, now func() time.
 		}
 		return nil
 	}
-	return NewLease(sessionID, l, ttl/3, renew, release), nil
+	return newLease(sessionID, l, ttl/3, renew, release), nil
 }
 
 // Lease is a held session lock. It renews itself until Release.
@@ -135,9 +135,9 @@ type Lease struct {
 	renewErr error
 }
 
-// NewLease starts renewing a lock every interval with renew until Release,
+// newLease starts renewing a lock every interval with renew until Release,
 // which calls release. Engines construct leases; users only release them.
-func NewLease(sessionID string, l loom.Lock, interval time.Duration, renew, release func(context.Context) error) *Lease {
+func newLease(sessionID string, l loom.Lock, interval time.Duration, renew, release func(context.Context) error) *Lease {
 	ls := &Lease{SessionID: sessionID, lock: l, release: release, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(ls.done)
@@ -181,11 +181,11 @@ func (l *Lease) Release(ctx context.Context) error {
 	return err
 }
 
-// SourceLockID is the lock row of userID's import of the source file
+// sourceLockID is the lock row of userID's import of the source file
 // path (Store.LockSource): a name that no session id can be, so that
 // the source locks share the locks table with the sessions' without
 // meeting them, and of one length whatever the path.
-func SourceLockID(userID, path string) string {
+func sourceLockID(userID, path string) string {
 	sum := sha256.Sum256([]byte(userID + "\x00" + path))
 	return "import:" + hex.EncodeToString(sum[:16])
 }

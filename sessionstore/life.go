@@ -15,12 +15,12 @@ import (
 // loadLife returns whether session id is in the trash as merged from
 // records (Life); the zero Life when no record has trashed,
 // restored or worked in it.
-func loadLife(ctx context.Context, tx ApplyTx, id string) (Life, error) {
+func loadLife(ctx context.Context, tx StampSteps, id string) (Life, error) {
 	return loadState[Life](ctx, tx, LifeState, id)
 }
 
 // saveLife stores l as session id's.
-func saveLife(ctx context.Context, tx ApplyTx, id string, l Life) error {
+func saveLife(ctx context.Context, tx StampSteps, id string, l Life) error {
 	return saveState(ctx, tx, LifeState, id, l)
 }
 
@@ -28,7 +28,7 @@ func saveLife(ctx context.Context, tx ApplyTx, id string, l Life) error {
 // or out of it as l says. A session no trash or restore record has
 // touched keeps the state it has: one trashed before sync was set up
 // stays in the trash.
-func settleLife(ctx context.Context, tx ApplyTx, id string, l Life) error {
+func settleLife(ctx context.Context, tx Tx, id string, l Life) error {
 	if err := saveLife(ctx, tx, id, l); err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func settleLife(ctx context.Context, tx ApplyTx, id string, l Life) error {
 // worked merges record idx of host h, which did work in session id
 // (appends, part and usage updates, rewinds), into the session's life:
 // work a trash had not seen takes the session out of the trash.
-func worked(ctx context.Context, tx ApplyTx, id string, h synclog.HostID, idx int64) error {
+func worked(ctx context.Context, tx Tx, id string, h synclog.HostID, idx int64) error {
 	l, err := loadLife(ctx, tx, id)
 	if err != nil {
 		return err
@@ -68,7 +68,10 @@ func worked(ctx context.Context, tx ApplyTx, id string, h synclog.HostID, idx in
 // touched merges record idx of host h, which restored session id or
 // changed its metadata, or made it when made, into the session's life
 // (Rescue), when the session is here.
-func touched(ctx context.Context, tx ApplyTx, id string, h synclog.HostID, idx int64, made bool) error {
+func touched(ctx context.Context, tx interface {
+	SessionSteps
+	StampSteps
+}, id string, h synclog.HostID, idx int64, made bool) error {
 	if cur, err := tx.SessionForWrite(ctx, id); err != nil || cur == nil {
 		return err
 	}
@@ -98,7 +101,7 @@ func touchedIn(p synclog.Payload) []string {
 
 // lived merges record idx of host h into the lives of the sessions it
 // works in (worked) and restores or changes (touched).
-func lived(ctx context.Context, tx ApplyTx, h synclog.HostID, idx int64, p synclog.Payload) error {
+func lived(ctx context.Context, tx Tx, h synclog.HostID, idx int64, p synclog.Payload) error {
 	if id := workedIn(p); id != "" {
 		if err := worked(ctx, tx, id, h, idx); err != nil {
 			return err
@@ -151,7 +154,7 @@ func workedIn(p synclog.Payload) string {
 }
 
 // markPurged keeps that sessions ids are purged.
-func markPurged(ctx context.Context, tx ApplyTx, ids []string) error {
+func markPurged(ctx context.Context, tx LineageSteps, ids []string) error {
 	for _, id := range ids {
 		if err := tx.MarkPurged(ctx, id); err != nil {
 			return fmt.Errorf("keep purge of %s: %w", id, err)
@@ -163,7 +166,7 @@ func markPurged(ctx context.Context, tx ApplyTx, ids []string) error {
 // forPurged reports whether record p is for a session purged here: such
 // a record is dropped, as a purge is final. A fork of a purged session
 // is dropped too, as its parent's messages are gone.
-func forPurged(ctx context.Context, tx ApplyTx, p synclog.Payload) (bool, error) {
+func forPurged(ctx context.Context, tx LineageSteps, p synclog.Payload) (bool, error) {
 	var id string
 	switch p := p.(type) {
 	case *synclog.SessionCreated:
@@ -199,19 +202,19 @@ func forPurged(ctx context.Context, tx ApplyTx, p synclog.Payload) (bool, error)
 }
 
 // applyTrashed merges trash record p into each of its sessions here.
-func applyTrashed(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Trashed) error {
+func applyTrashed(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Trashed) error {
 	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *Life) { l.Trashed(st, p) })
 }
 
 // applyRestored merges restore record p into each of its sessions here.
-func applyRestored(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Restored) error {
+func applyRestored(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Restored) error {
 	return eachLife(ctx, tx, p.Type(), p.SessionIDs, func(l *Life) { l.Restored(st) })
 }
 
 // eachLife merges a trash or restore record of type t into the lives of
 // sessions ids, by merge, skipping those purged here; a session neither
 // here nor purged has not arrived yet, and the record waits for it.
-func eachLife(ctx context.Context, tx ApplyTx, t synclog.Type, ids []string, merge func(*Life)) error {
+func eachLife(ctx context.Context, tx Tx, t synclog.Type, ids []string, merge func(*Life)) error {
 	for _, id := range ids {
 		if gone, err := tx.Purged(ctx, id); err != nil {
 			return err
@@ -246,7 +249,7 @@ func eachLife(ctx context.Context, tx ApplyTx, t synclog.Type, ids []string, mer
 // or a fork it made, is first saved under a new id (Rescue),
 // recorded in this host's log as an import, so the work survives on
 // every machine.
-func applyPurged(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Purged) error {
+func applyPurged(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Purged) error {
 	self, err := tx.Host(ctx)
 	if err != nil {
 		return err
@@ -295,7 +298,7 @@ func applyPurged(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.P
 				copies = append(copies, d)
 			}
 		}
-		forks, err := tx.ForksOf(ctx, id, PlainFork, RewindFork)
+		forks, err := tx.ForksOf(ctx, id, plainFork, rewindFork)
 		if err != nil {
 			return err
 		}
@@ -334,13 +337,13 @@ func applyPurged(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.P
 	if err := loom.ValidateImport(copies); err != nil {
 		return fmt.Errorf("save a copy of purged work: %w", err)
 	}
-	return Import(ctx, tx, tx, copies) // recorded in the store's own log
+	return importIn(ctx, tx, &SyncLog{tx: tx}, copies) // recorded in the store's own log
 }
 
 // rescueCopy returns the copy host self saves of session x before
 // purge st takes it (rescued), nil when it is here already (the purge's
 // writer made it first: rescueUnseen).
-func rescueCopy(ctx context.Context, tx ApplyTx, st synclog.Stamp, x *loom.Session, self synclog.HostID) (*loom.SessionData, error) {
+func rescueCopy(ctx context.Context, tx Tx, st synclog.Stamp, x *loom.Session, self synclog.HostID) (*loom.SessionData, error) {
 	id := RescueID(st, x.ID, self)
 	if cur, err := tx.SessionForWrite(ctx, id); err != nil || cur != nil {
 		return nil, err
@@ -360,7 +363,7 @@ func rescueCopy(ctx context.Context, tx ApplyTx, st synclog.Stamp, x *loom.Sessi
 // goes to no session: see settleKey).
 func rescued(st synclog.Stamp, id string, d *loom.SessionData) *loom.SessionData {
 	row := *d.Session
-	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = id, RecoveredTitle(d.Session.Title), loom.KindMain, "", 0
+	row.ID, row.Title, row.Kind, row.ParentID, row.ForkTurn = id, recoveredTitle(d.Session.Title), loom.KindMain, "", 0
 	row.Lock, row.DeletedAt, row.Key = nil, nil, ""
 	msgs := make([]*loom.Message, len(d.Messages))
 	for i, m := range d.Messages {
@@ -384,7 +387,7 @@ func rescued(st synclog.Stamp, id string, d *loom.SessionData) *loom.SessionData
 // purge. It reports whether it applied p; records it cannot place in a
 // copy (work following messages a third host added) are dropped, as for
 // any purged session, and come with the copy their host saves.
-func rescueUnseen(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.Payload) (bool, error) {
+func rescueUnseen(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload) (bool, error) {
 	var id, mid string
 	var seq int64
 	switch p := p.(type) {
@@ -421,7 +424,7 @@ func rescueUnseen(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.P
 		if err := loom.ValidateImport([]*loom.SessionData{base}); err != nil {
 			return false, fmt.Errorf("save a copy of purged work: %w", err)
 		}
-		if err := Import(ctx, tx, tx, []*loom.SessionData{base}); err != nil {
+		if err := importIn(ctx, tx, &SyncLog{tx: tx}, []*loom.SessionData{base}); err != nil {
 			return false, fmt.Errorf("save a copy of purged work: %w", err)
 		}
 	case seq > 0:
@@ -434,7 +437,7 @@ func rescueUnseen(ctx context.Context, tx ApplyTx, h synclog.Header, p synclog.P
 		return true, applyChange(ctx, tx, h.Stamp(), work)
 	}
 	// Recorded here, and applied as every host applies it.
-	st, idx, err := tx.AppendRecord(ctx, work)
+	st, idx, err := (&SyncLog{tx: tx}).Append(ctx, work)
 	if err != nil {
 		return false, fmt.Errorf("save purged work in its copy: %w", err)
 	}
@@ -478,7 +481,10 @@ func onCopy(p synclog.Payload, st synclog.Stamp, id string) synclog.Payload {
 // trash already, and settles their keys as applying it does (settleLife):
 // a key the trash let go goes to the next claim, a claim back from the
 // trash takes its place again.
-func eachLocalLife(ctx context.Context, tx ApplyTx, ids []string, merge func(*Life)) error {
+func eachLocalLife(ctx context.Context, tx interface {
+	StampSteps
+	KeySteps
+}, ids []string, merge func(*Life)) error {
 	for _, id := range ids {
 		l, err := loadLife(ctx, tx, id)
 		if err != nil {
@@ -499,26 +505,28 @@ func eachLocalLife(ctx context.Context, tx ApplyTx, ids []string, merge func(*Li
 	return nil
 }
 
-// ForgetPurged lets go what tx's store keeps of the sessions its purges
+// forgetPurged lets go what tx's store keeps of the sessions its purges
 // at index upTo of its log and before took (PurgeKept.Data); the purges
 // themselves stay.
-func ForgetPurged(ctx context.Context, tx ApplyTx, upTo int64) error {
+func forgetPurged(ctx context.Context, tx StampSteps, upTo int64) (int, error) {
 	all, err := tx.States(ctx, PurgeKeptState)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", PurgeKeptState.what(), err)
+		return 0, fmt.Errorf("read %s: %w", PurgeKeptState.what(), err)
 	}
+	n := 0
 	for _, e := range all {
 		var k PurgeKept
 		if err := json.Unmarshal([]byte(e.Value), &k); err != nil {
-			return fmt.Errorf("read %s of %s: %w", PurgeKeptState.what(), e.ID, err)
+			return 0, fmt.Errorf("read %s of %s: %w", PurgeKeptState.what(), e.ID, err)
 		}
 		if k.Data == nil || k.Index > upTo {
 			continue
 		}
 		k.Data = nil
 		if err := saveState(ctx, tx, PurgeKeptState, e.ID, k); err != nil {
-			return err
+			return 0, err
 		}
+		n++
 	}
-	return nil
+	return n, nil
 }

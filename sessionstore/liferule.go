@@ -128,9 +128,9 @@ func Rescue(p *synclog.Purged, self synclog.HostID, l Life) bool {
 	return !p.Seen.Saw(self, max(l.Work[self], l.Touched[self]))
 }
 
-// RecoveredTitle returns the title of the copy Rescue saves of a session
+// recoveredTitle returns the title of the copy Rescue saves of a session
 // titled t.
-func RecoveredTitle(t string) string {
+func recoveredTitle(t string) string {
 	if t == "" {
 		return ""
 	}

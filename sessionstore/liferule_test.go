@@ -129,7 +129,7 @@ func TestRescue(t *testing.T) {
 			t.Errorf("%s: Rescue = %v", tc.name, got)
 		}
 	}
-	if got := RecoveredTitle("plan"); got != "plan (recovered)" {
+	if got := recoveredTitle("plan"); got != "plan (recovered)" {
 		t.Errorf("RecoveredTitle = %q", got)
 	}
 }

@@ -9,10 +9,33 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
+// LineageSteps keep where sessions split (forks, rewinds, conflict
+// forks) and which were purged, as sync's lineage and purge rules read
+// them.
+type LineageSteps interface {
+	// SaveFork keeps that fork id, of kind, shares parent's messages 1
+	// to base.
+	SaveFork(ctx context.Context, id, parent string, base int64, kind ForkKind) error
+	// ForksOf returns the forks of parent of the kinds given, by base,
+	// then id.
+	ForksOf(ctx context.Context, parent string, kinds ...ForkKind) ([]string, error)
+	// MoveForks makes the forks of parent whose base is at least from
+	// forks of to.
+	MoveForks(ctx context.Context, parent, to string, from int64) error
+	// TwinFork makes session id, a fork of parent titled title at turn
+	// turn, that reads every message session of reads, with of's
+	// counters and usage.
+	TwinFork(ctx context.Context, of, parent, id, title string, turn int) error
+	// Purged reports whether session id was purged; MarkPurged keeps
+	// that it was.
+	Purged(ctx context.Context, id string) (bool, error)
+	MarkPurged(ctx context.Context, id string) error
+}
+
 // applyForked makes the fork p describes, its row as its writer made it,
 // holding its parent's messages up to p.LastID, which the parent must
 // hold at p.LastSeq.
-func applyForked(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Forked) error {
+func applyForked(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Forked) error {
 	row := p.Session
 	if cur, err := tx.SessionForWrite(ctx, row.ID); err != nil || cur != nil {
 		return err
@@ -37,10 +60,10 @@ func applyForked(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.F
 		return err
 	}
 	plan.Key = stored.Key
-	if _, err := CreateFork(ctx, tx, parent, plan); err != nil {
+	if _, err := createFork(ctx, tx, parent, plan); err != nil {
 		return err
 	}
-	if err := tx.SaveFork(ctx, row.ID, parent.ID, p.LastSeq, PlainFork); err != nil {
+	if err := tx.SaveFork(ctx, row.ID, parent.ID, p.LastSeq, plainFork); err != nil {
 		return err
 	}
 	if err := writerRow(ctx, tx, st, row); err != nil || !taken {
@@ -52,18 +75,21 @@ func applyForked(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.F
 // writerRow gives fork row, just made here from its parent as the parent
 // is here, the metadata and times its writer's row says it took there
 // and then, and stamps them.
-func writerRow(ctx context.Context, tx ApplyTx, st synclog.Stamp, row *loom.Session) error {
+func writerRow(ctx context.Context, tx interface {
+	MergeSteps
+	StampSteps
+}, st synclog.Stamp, row *loom.Session) error {
 	if err := tx.SetWriterRow(ctx, row); err != nil {
 		return fmt.Errorf("fork %s: %w", row.ID, err)
 	}
-	return saveMeta(ctx, tx, row.ID, NewMeta(row, st))
+	return saveMeta(ctx, tx, row.ID, newMeta(row, st))
 }
 
 // applyRewound takes the session p names back to message p.KeepID at
 // p.KeepSeq, as Rewind does on its writer: every message after
 // it here, including ones another host appended meanwhile, moves to the
 // fork p.Fork, and the session stores its next messages under p.Store.
-func applyRewound(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.Rewound) error {
+func applyRewound(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Rewound) error {
 	if f, err := tx.SessionForWrite(ctx, p.Fork.ID); err != nil || f != nil {
 		return err
 	}
@@ -92,7 +118,7 @@ func applyRewound(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.
 	// after it (worked), so it applies to a session in the trash too.
 	live := *cur
 	live.DeletedAt = nil
-	plan, err := PlanRewind(ctx, &live, loom.RewindOptions{Turn: p.Turn, ID: p.Fork.ID}, tx)
+	plan, err := planRewind(ctx, &live, loom.RewindOptions{Turn: p.Turn, ID: p.Fork.ID}, tx)
 	if err != nil {
 		return err
 	}
@@ -107,7 +133,7 @@ func applyRewound(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.
 	if cur.UpdatedAt.After(plan.At) {
 		plan.At = cur.UpdatedAt
 	}
-	if _, err := StoreSplit(ctx, tx, cur, plan); err != nil {
+	if _, err := storeSplit(ctx, tx, cur, plan); err != nil {
 		return err
 	}
 	// Forks made from the part that moved follow it, as where the fork
@@ -115,7 +141,7 @@ func applyRewound(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.
 	if err := tx.MoveForks(ctx, cur.ID, p.Fork.ID, plan.KeepSeq+1); err != nil {
 		return err
 	}
-	if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, plan.KeepSeq, RewindFork); err != nil {
+	if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, plan.KeepSeq, rewindFork); err != nil {
 		return err
 	}
 	return writerRow(ctx, tx, st, p.Fork)
@@ -127,8 +153,8 @@ func applyRewound(ctx context.Context, tx ApplyTx, st synclog.Stamp, p *synclog.
 // beside that rewind's, reading the same turns, a fork of cur: so the
 // two rewinds end alike in either order, each with a fork that holds the
 // turns after the message. It reports whether it found that rewind.
-func twinRewind(ctx context.Context, tx ApplyTx, st synclog.Stamp, cur *loom.Session, p *synclog.Rewound) (bool, error) {
-	forks, err := tx.ForksOf(ctx, cur.ID, RewindFork)
+func twinRewind(ctx context.Context, tx Tx, st synclog.Stamp, cur *loom.Session, p *synclog.Rewound) (bool, error) {
+	forks, err := tx.ForksOf(ctx, cur.ID, rewindFork)
 	if err != nil {
 		return false, err
 	}
@@ -146,7 +172,7 @@ func twinRewind(ctx context.Context, tx ApplyTx, st synclog.Stamp, cur *loom.Ses
 		if err := tx.TwinFork(ctx, f, cur.ID, p.Fork.ID, p.Fork.Title, p.Turn); err != nil {
 			return false, fmt.Errorf("rewind of %s: %w", cur.ID, err)
 		}
-		if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, p.KeepSeq, RewindFork); err != nil {
+		if err := tx.SaveFork(ctx, p.Fork.ID, cur.ID, p.KeepSeq, rewindFork); err != nil {
 			return false, err
 		}
 		if err := tx.Touch(ctx, cur.ID, p.At); err != nil {
@@ -163,7 +189,7 @@ func twinRewind(ctx context.Context, tx ApplyTx, st synclog.Stamp, cur *loom.Ses
 // the forks made from that part, and returns cur as it is after: ending
 // at plan.At-1, to take the other chain. A session a live process here
 // is writing is not moved under it: the record waits.
-func moveLocal(ctx context.Context, tx ApplyTx, cur *loom.Session, plan Plan) (*loom.Session, error) {
+func moveLocal(ctx context.Context, tx Tx, cur *loom.Session, plan Plan) (*loom.Session, error) {
 	if err := loom.CheckNotHeld([]*loom.Session{cur}, tx.Owner()); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrWaits, err)
 	}
@@ -174,7 +200,7 @@ func moveLocal(ctx context.Context, tx ApplyTx, cur *loom.Session, plan Plan) (*
 	// The session's time stays: the append that takes the place of the
 	// moved messages moves it on.
 	rp.At = cur.UpdatedAt
-	if _, err := StoreSplit(ctx, tx, cur, rp); err != nil {
+	if _, err := storeSplit(ctx, tx, cur, rp); err != nil {
 		return nil, fmt.Errorf("move the conflicting messages of %s: %w", cur.ID, err)
 	}
 	first, err := tx.Messages(ctx, rp.Fork.ID, plan.At, plan.At)
@@ -198,12 +224,12 @@ func moveLocal(ctx context.Context, tx ApplyTx, cur *loom.Session, plan Plan) (*
 // forkIncoming makes conflict fork plan.Fork of session cur, holding
 // cur's messages 1 to plan.At-1, for another host's chain, which loses
 // to cur's and starts with message first, and returns it.
-func forkIncoming(ctx context.Context, tx ApplyTx, cur *loom.Session, plan Plan, first *loom.Message) (*loom.Session, error) {
+func forkIncoming(ctx context.Context, tx Tx, cur *loom.Session, plan Plan, first *loom.Message) (*loom.Session, error) {
 	fp, err := planConflictFork(ctx, cur, plan.At, plan.Fork, tx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := CreateFork(ctx, tx, cur, fp); err != nil {
+	if _, err := createFork(ctx, tx, cur, fp); err != nil {
 		return nil, fmt.Errorf("conflict fork of %s: %w", cur.ID, err)
 	}
 	if err := conflictRow(ctx, tx, cur.ID, fp.ID, plan.At, first.CreatedAt); err != nil {
@@ -217,7 +243,7 @@ func forkIncoming(ctx context.Context, tx ApplyTx, cur *loom.Session, plan Plan,
 // gives it whenever it makes it: it starts and was last active when that
 // message was made, and follows parent's metadata (Meta.Inherit),
 // archived state included, until its own is set.
-func conflictRow(ctx context.Context, tx ApplyTx, parent, id string, at int64, created time.Time) error {
+func conflictRow(ctx context.Context, tx Tx, parent, id string, at int64, created time.Time) error {
 	m, err := loadMeta(ctx, tx, parent)
 	if err != nil {
 		return err
@@ -241,7 +267,7 @@ const maxRoute = 10_000
 // appends"). It returns nil when none does: the record that brings the
 // message has not been applied here yet. seq 0 names no message, and is
 // named's.
-func locate(ctx context.Context, tx ApplyTx, named *loom.Session, seq int64, mid string) (*loom.Session, error) {
+func locate(ctx context.Context, tx Tx, named *loom.Session, seq int64, mid string) (*loom.Session, error) {
 	if seq < 1 {
 		return named, nil
 	}
@@ -260,7 +286,7 @@ func locate(ctx context.Context, tx ApplyTx, named *loom.Session, seq int64, mid
 			}
 			return tx.SessionForWrite(ctx, id)
 		}
-		moved, err := tx.ForksOf(ctx, id, RewindFork, ConflictFork)
+		moved, err := tx.ForksOf(ctx, id, rewindFork, ConflictFork)
 		if err != nil {
 			return nil, fmt.Errorf("find message %s: %w", mid, err)
 		}
@@ -276,7 +302,7 @@ func locate(ctx context.Context, tx ApplyTx, named *loom.Session, seq int64, mid
 
 // locateOrWait is locate, where finding no session is ErrWaits for the
 // record that names message mid at seq of session named.
-func locateOrWait(ctx context.Context, tx ApplyTx, named *loom.Session, seq int64, mid string) (*loom.Session, error) {
+func locateOrWait(ctx context.Context, tx Tx, named *loom.Session, seq int64, mid string) (*loom.Session, error) {
 	s, err := locate(ctx, tx, named, seq, mid)
 	if err == nil && s == nil {
 		err = fmt.Errorf("%w: message %s at seq %d, which neither session %s nor a session its messages moved to holds here yet",

@@ -48,10 +48,10 @@ type Meta struct {
 	Archived                      Field[*time.Time]
 }
 
-// NewMeta returns the metadata of a session row a record creates (a
+// newMeta returns the metadata of a session row a record creates (a
 // session created, a fork, a rewind's fork, an imported session), every
 // field written at stamp s.
-func NewMeta(row *loom.Session, s synclog.Stamp) Meta {
+func newMeta(row *loom.Session, s synclog.Stamp) Meta {
 	var m Meta
 	m.Title.set(row.Title, s, 0)
 	m.Description.set(row.Description, s, 0)
@@ -66,13 +66,13 @@ func NewMeta(row *loom.Session, s synclog.Stamp) Meta {
 	return m
 }
 
-// RowChange is the change that writes every field of session row, as
+// rowChange is the change that writes every field of session row, as
 // NewMeta does: how a store merges the row of a session it holds already
 // (an imported session that two machines imported from one source) by
 // last writer per field, so that every host ends with the fields of the
 // latest write whichever copy it holds first. It is not activity (no
 // At): the session's time is its messages'.
-func RowChange(row *loom.Session) *synclog.SessionChanged {
+func rowChange(row *loom.Session) *synclog.SessionChanged {
 	r := *row
 	return &synclog.SessionChanged{SessionID: r.ID, Title: &r.Title, Description: &r.Description, Key: &r.Key,
 		Project: &r.Project, Cwd: &r.Cwd, Model: &r.Model, Provider: &r.Provider, Profile: &r.Profile,
@@ -142,7 +142,7 @@ func (m Meta) TitleOf(firstPrompt string) string {
 		t = loom.TitleFrom(firstPrompt)
 	}
 	if m.Title.Depth > 0 {
-		return ConflictTitle(t)
+		return conflictTitle(t)
 	}
 	return t
 }
@@ -162,9 +162,9 @@ func (m Meta) Row(row *loom.Session, firstPrompt string) {
 	row.ArchivedAt = m.Archived.Value
 }
 
-// ConflictTitle returns the title of a conflict fork of a session titled
+// conflictTitle returns the title of a conflict fork of a session titled
 // t: "t (conflict)", once however deep the fork.
-func ConflictTitle(t string) string {
+func conflictTitle(t string) string {
 	const suffix = " (conflict)"
 	if t == "" || len(t) >= len(suffix) && t[len(t)-len(suffix):] == suffix {
 		return t
@@ -179,13 +179,13 @@ type KeyClaim struct {
 	Stamp     synclog.Stamp
 }
 
-// KeyHolder returns which of the sessions that claim one key (within one
+// keyHolder returns which of the sessions that claim one key (within one
 // user and project, where a key names one session) keeps it: the earliest
 // claim, by stamp, then by session id. The others are stored without a
 // key until the holder lets it go. Two machines that each start "cli:api"
 // in the same repository get two sessions; after a sync the one started
 // first answers to the key, and the other keeps everything but the key.
-func KeyHolder(claims []KeyClaim) (KeyClaim, bool) {
+func keyHolder(claims []KeyClaim) (KeyClaim, bool) {
 	if len(claims) == 0 {
 		return KeyClaim{}, false
 	}

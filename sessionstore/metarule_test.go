@@ -19,7 +19,7 @@ type change struct {
 }
 
 func metaOf(created synclog.Stamp, changes ...change) Meta {
-	m := NewMeta(row(sessionID), created)
+	m := newMeta(row(sessionID), created)
 	for _, ch := range changes {
 		m.Apply(ch.s, ch.c, 0)
 	}
@@ -187,7 +187,7 @@ func TestConflictForkMetaConverges(t *testing.T) {
 			all := append(slices.Clone(parent), own...)
 			rnd.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 			made := rnd.IntN(len(all) + 1)
-			s := NewMeta(row(sessionID), created)
+			s := newMeta(row(sessionID), created)
 			var f *Meta
 			var waiting []change
 			for i, ch := range all {
@@ -228,7 +228,7 @@ func TestConflictForkMetaConverges(t *testing.T) {
 
 func TestConflictForkFollowsParent(t *testing.T) {
 	created := stampAt(0, hostA)
-	s := NewMeta(row(sessionID), created)
+	s := newMeta(row(sessionID), created)
 	s.Apply(stampAt(5, hostA), &synclog.SessionChanged{SessionID: sessionID, Title: ptr("plan")}, 0)
 	f := s.Inherit()
 	if got := rowOf(f); got.Title != "plan (conflict)" || got.Key != "" || got.Model != "gpt-5-mini" {
@@ -253,14 +253,14 @@ func TestConflictForkFollowsParent(t *testing.T) {
 }
 
 func TestTitleOf(t *testing.T) {
-	untitled := NewMeta(&loom.Session{}, stampAt(0, hostA))
+	untitled := newMeta(&loom.Session{}, stampAt(0, hostA))
 	if got := untitled.TitleOf("fix the flaky login test\nand more"); got != "fix the flaky login test" {
 		t.Errorf("an untitled session is titled %q", got)
 	}
 	if got := untitled.Inherit().TitleOf("fix it"); got != "fix it (conflict)" {
 		t.Errorf("an untitled session's conflict fork is titled %q", got)
 	}
-	if got := ConflictTitle("plan (conflict)"); got != "plan (conflict)" {
+	if got := conflictTitle("plan (conflict)"); got != "plan (conflict)" {
 		t.Errorf("ConflictTitle twice: %q", got)
 	}
 }
@@ -270,7 +270,7 @@ func TestNewMetaRow(t *testing.T) {
 	in := row(sessionID)
 	in.Title, in.Description, in.ArchivedAt = "plan", "what we plan", ptr(t0)
 	out := &loom.Session{}
-	NewMeta(in, stampAt(0, hostA)).Row(out, "")
+	newMeta(in, stampAt(0, hostA)).Row(out, "")
 	if out.Title != in.Title || out.Description != in.Description || out.Key != in.Key || out.Cwd != in.Cwd ||
 		out.Model != in.Model || out.Provider != in.Provider || out.Profile != in.Profile || out.GitBranch != in.GitBranch ||
 		out.Project != in.Project || out.ArchivedAt != in.ArchivedAt {
@@ -291,11 +291,11 @@ func TestKeyHolder(t *testing.T) {
 		{[]KeyClaim{b, a}, b},
 		{[]KeyClaim{c, b, a}, b}, // the same stamp: the lower session id
 	} {
-		if got, ok := KeyHolder(tc.claims); !ok || got != tc.want {
+		if got, ok := keyHolder(tc.claims); !ok || got != tc.want {
 			t.Errorf("KeyHolder(%v) = %v", tc.claims, got)
 		}
 	}
-	if _, ok := KeyHolder(nil); ok {
+	if _, ok := keyHolder(nil); ok {
 		t.Error("KeyHolder of no claims")
 	}
 }

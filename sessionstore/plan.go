@@ -9,6 +9,44 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
+// ForkSteps are what a fork or a rewind reads of the session it forks,
+// and writes.
+type ForkSteps interface {
+	ForkReads
+	// ForkSource returns session id as a fork reads it, keeping its
+	// messages from changing until the transaction ends where the engine
+	// locks rows; ENOTFOUND when there is none.
+	ForkSource(ctx context.Context, id string) (*loom.Session, error)
+	// CreateFork writes the session plan describes, forked from src,
+	// with spans, and returns it as stored.
+	CreateFork(ctx context.Context, src *loom.Session, plan *ForkPlan, spans []sqlstore.Span) (*loom.Session, error)
+	// StoreRewind writes a rewind of src as plan describes: the fork
+	// that takes the later turns reads them through forkSpans, and src
+	// keeps its turns with keepSpans. It returns the fork as stored.
+	StoreRewind(ctx context.Context, src *loom.Session, plan *RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error)
+}
+
+// ForkReads are what a fork or rewind plan asks of the store about the
+// session it forks (src), inside the transaction. Each reads src's
+// messages as src holds them (through its spans) and costs one seek or a
+// short walk, whatever src's length.
+type ForkReads interface {
+	// TurnFrom returns the turn of src's first message at or after seq;
+	// ok is false when there is none.
+	TurnFrom(ctx context.Context, src string, seq int64) (turn int, ok bool, err error)
+	// LastUser returns src's last user message at or before seq, nil
+	// when there is none.
+	LastUser(ctx context.Context, src string, seq int64) (*loom.Message, error)
+	// LastSummary returns the seq of src's latest summary message at or
+	// before seq, 0 when there is none.
+	LastSummary(ctx context.Context, src string, seq int64) (int64, error)
+	// UsageOf sums the usage of src's messages from to to.
+	UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error)
+	// TitlesLike returns the titles of user's live sessions that start
+	// with base, compared case-insensitively.
+	TitlesLike(ctx context.Context, user, base string) ([]string, error)
+}
+
 // ForkPlan is what Store.Fork writes: the new session's id, key, title,
 // fork turn, last prompt and latest summary, and how many of the
 // source's messages it holds (seq 1 to LastSeq). The new session copies
@@ -81,12 +119,12 @@ func (p *ForkPlan) ReadEnd(ctx context.Context, src *loom.Session, r ForkReads) 
 	return err
 }
 
-// PlanFork decides how Store.Fork makes a fork of src, the session it
+// planFork decides how Store.Fork makes a fork of src, the session it
 // forks, as opts asks: src must not be in the trash, opts.Turn must be
 // one of its turns (0 for all of them), and a title given must be valid
 // (ValidTitle); the new session's id is opts.ID or a new one, its title
 // opts.Title or the next free default (ForkTitle).
-func PlanFork(ctx context.Context, src *loom.Session, opts loom.ForkOptions, r ForkReads) (*ForkPlan, error) {
+func planFork(ctx context.Context, src *loom.Session, opts loom.ForkOptions, r ForkReads) (*ForkPlan, error) {
 	if src.DeletedAt != nil {
 		return nil, loom.Errorf(loom.ENOTFOUND, "session %s is in the trash; restore it before forking", src.ID)
 	}
@@ -146,7 +184,7 @@ type RewindPlan struct {
 	At time.Time
 }
 
-// PlanRewind decides how Store.Rewind takes src back to the end of turn
+// planRewind decides how Store.Rewind takes src back to the end of turn
 // opts.Turn: src must not be in the trash nor imported (the other tool's
 // record, which later imports compare with), and must have turns after
 // it.
@@ -154,7 +192,7 @@ type RewindPlan struct {
 // src's. The usage of the two sides comes from the shorter one, read,
 // and src's totals: a rewind reads at most half the session's own
 // messages, and rewinding a long session to an early turn reads a few.
-func PlanRewind(ctx context.Context, src *loom.Session, opts loom.RewindOptions, r ForkReads) (*RewindPlan, error) {
+func planRewind(ctx context.Context, src *loom.Session, opts loom.RewindOptions, r ForkReads) (*RewindPlan, error) {
 	if src.DeletedAt != nil {
 		return nil, loom.Errorf(loom.ENOTFOUND, "session %s is in the trash", src.ID)
 	}
@@ -177,7 +215,7 @@ func PlanRewind(ctx context.Context, src *loom.Session, opts loom.RewindOptions,
 	if id == "" {
 		id = loom.NewID()
 	}
-	p, err := PlanSplit(ctx, src, next-1, opts.Turn, id, r)
+	p, err := planSplit(ctx, src, next-1, opts.Turn, id, r)
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +227,11 @@ func PlanRewind(ctx context.Context, src *loom.Session, opts loom.RewindOptions,
 	return p, nil
 }
 
-// PlanSplit plans the split of src after message keep, which ends turn
+// planSplit plans the split of src after message keep, which ends turn
 // turn or is in it: the fork id takes the whole conversation, and src
 // keeps messages 1 to keep (a rewind, or a conflict that moves src's
 // messages from keep+1 on). The fork's title is left to the caller.
-func PlanSplit(ctx context.Context, src *loom.Session, keep int64, turn int, id string, r ForkReads) (*RewindPlan, error) {
+func planSplit(ctx context.Context, src *loom.Session, keep int64, turn int, id string, r ForkReads) (*RewindPlan, error) {
 	last := int64(src.MessageCount)
 	p := &RewindPlan{KeepSeq: keep, Store: loom.NewID()}
 	p.Fork = ForkPlan{ID: id, Turn: turn, LastSeq: last, LastPrompt: src.LastPrompt, SummarySeq: src.SummarySeq}
@@ -232,33 +270,33 @@ func PlanSplit(ctx context.Context, src *loom.Session, keep int64, turn int, id 
 	return p, nil
 }
 
-// Fork is Store.Fork of src, read inside tx, as opts asks: the new
+// forkIn is Store.Fork of src, read inside tx, as opts asks: the new
 // session copies none of src's messages, it reads them from src's rows
 // through spans (sqlstore.InheritSpans), so a fork writes one session row and a
 // span for each store the history lies in, whatever its length.
-func Fork(ctx context.Context, tx Tx, log SyncLog, src *loom.Session, opts loom.ForkOptions) (*loom.Session, error) {
-	plan, err := PlanFork(ctx, src, opts, tx)
+func forkIn(ctx context.Context, tx Tx, log *SyncLog, src *loom.Session, opts loom.ForkOptions) (*loom.Session, error) {
+	plan, err := planFork(ctx, src, opts, tx)
 	if err != nil {
 		return nil, err
 	}
-	out, err := CreateFork(ctx, tx, src, plan)
+	out, err := createFork(ctx, tx, src, plan)
 	if err != nil {
 		return nil, err
 	}
-	err = Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	err = recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		last, err := log.MessageID(ctx, src.ID, plan.LastSeq)
 		return &synclog.Forked{Session: out, LastSeq: plan.LastSeq, LastID: last}, err
 	})
 	return out, err
 }
 
-// Rewind is Store.Rewind of session id by the store handle owner, inside
+// rewindIn is Store.Rewind of session id by the store handle owner, inside
 // tx. Nothing is copied or moved: the fork reads the whole conversation
 // from the rows where it is, the session reads the messages it keeps
 // from the same rows and stores its next ones under a new id
 // (RewindPlan), so a rewind writes a session row and a few spans,
 // whatever the session's length.
-func Rewind(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.RewindOptions, owner string, now time.Time) (*loom.Session, error) {
+func rewindIn(ctx context.Context, tx Tx, log *SyncLog, id string, opts loom.RewindOptions, owner string, now time.Time) (*loom.Session, error) {
 	src, err := tx.SessionForWrite(ctx, id)
 	if err != nil {
 		return nil, err
@@ -269,7 +307,7 @@ func Rewind(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.Rewind
 	if err := loom.CheckNotHeld([]*loom.Session{src}, owner); err != nil {
 		return nil, err
 	}
-	plan, err := PlanRewind(ctx, src, opts, tx)
+	plan, err := planRewind(ctx, src, opts, tx)
 	if err != nil {
 		return nil, err
 	}
@@ -278,20 +316,23 @@ func Rewind(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.Rewind
 	if err != nil {
 		return nil, err
 	}
-	fork, err := StoreSplit(ctx, tx, src, plan)
+	fork, err := storeSplit(ctx, tx, src, plan)
 	if err != nil {
 		return nil, err
 	}
-	err = Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	err = recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		return &synclog.Rewound{SessionID: src.ID, Turn: opts.Turn, KeepSeq: plan.KeepSeq, KeepID: keep,
 			Fork: fork, Store: plan.Store, At: now}, nil
 	})
 	return fork, err
 }
 
-// CreateFork writes the fork plan describes of src: a session row that
+// createFork writes the fork plan describes of src: a session row that
 // reads src's messages 1 to plan.LastSeq through src's spans.
-func CreateFork(ctx context.Context, tx Tx, src *loom.Session, plan *ForkPlan) (*loom.Session, error) {
+func createFork(ctx context.Context, tx interface {
+	BodySteps
+	ForkSteps
+}, src *loom.Session, plan *ForkPlan) (*loom.Session, error) {
 	spans, err := tx.Spans(ctx, src.ID)
 	if err != nil {
 		return nil, err
@@ -299,11 +340,14 @@ func CreateFork(ctx context.Context, tx Tx, src *loom.Session, plan *ForkPlan) (
 	return tx.CreateFork(ctx, src, plan, sqlstore.InheritSpans(spans, plan.LastSeq, plan.ID))
 }
 
-// StoreSplit writes plan, a split of src after message plan.KeepSeq (a
+// storeSplit writes plan, a split of src after message plan.KeepSeq (a
 // rewind's, a conflict's): the fork reads the whole conversation through
 // src's spans, and src keeps its first messages and stores its next ones
 // under plan.Store.
-func StoreSplit(ctx context.Context, tx Tx, src *loom.Session, plan *RewindPlan) (*loom.Session, error) {
+func storeSplit(ctx context.Context, tx interface {
+	BodySteps
+	ForkSteps
+}, src *loom.Session, plan *RewindPlan) (*loom.Session, error) {
 	spans, err := tx.Spans(ctx, src.ID)
 	if err != nil {
 		return nil, err
@@ -315,7 +359,7 @@ func StoreSplit(ctx context.Context, tx Tx, src *loom.Session, plan *RewindPlan)
 // messageIDIfSyncing is the log's MessageID when the store keeps a sync log,
 // "" otherwise: for a record that names a message as it was before the
 // change.
-func messageIDIfSyncing(ctx context.Context, log SyncLog, id string, seq int64) (string, error) {
+func messageIDIfSyncing(ctx context.Context, log *SyncLog, id string, seq int64) (string, error) {
 	if log == nil {
 		return "", nil
 	}

@@ -10,11 +10,11 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// SessionChanged is the record of update u of a session, out as stored
+// sessionChanged is the record of update u of a session, out as stored
 // after it: the fields u sets, as stored (a title trimmed), the archived
 // state with its time, and the session's updated time when the change is
 // activity (see query.UpdateColumns). It is nil when u changes nothing.
-func SessionChanged(out *loom.Session, u loom.SessionUpdate) synclog.Payload {
+func sessionChanged(out *loom.Session, u loom.SessionUpdate) synclog.Payload {
 	p := &synclog.SessionChanged{SessionID: out.ID, Description: u.Description, Key: u.Key, Project: u.Project,
 		Cwd: u.Cwd, Model: u.Model, Provider: u.Provider, Profile: u.Profile, GitBranch: u.GitBranch}
 	if u.Title != nil {
@@ -42,7 +42,7 @@ func SessionChanged(out *loom.Session, u loom.SessionUpdate) synclog.Payload {
 // synclog.MaxPayload as JSON, and below what a hub takes of one record
 // sealed (loom.MaxSyncBody) whatever compression gains.
 const (
-	RecordChunk = 1000
+	recordChunk = 1000
 	RecordBytes = 4 << 20
 )
 
@@ -52,7 +52,7 @@ const (
 func ChunkLen(msgs []*loom.Message) int {
 	size := 0
 	for i, m := range msgs {
-		if i == RecordChunk {
+		if i == recordChunk {
 			return i
 		}
 		size += 256 // ids, role, times, usage
@@ -66,33 +66,33 @@ func ChunkLen(msgs []*loom.Message) int {
 	return len(msgs)
 }
 
-// ImportRecords are the records of importing d: the session with its
+// importRecords are the records of importing d: the session with its
 // first messages, then the rest appended in chunks (ChunkLen,
 // ChunkRecord), then its archive again (Rearchive). The first record's
 // row leaves out the usage of the later chunks, which their appends add
 // when applied.
-func ImportRecords(d *loom.SessionData) []synclog.Payload {
+func importRecords(d *loom.SessionData) []synclog.Payload {
 	first := d.Messages[:ChunkLen(d.Messages)]
 	row := *d.Session
 	for _, m := range d.Messages[len(first):] {
 		row.Usage.Sub(m.Usage)
 	}
-	out := []synclog.Payload{ChunkRecord(&row, first, "")}
+	out := []synclog.Payload{chunkRecord(&row, first, "")}
 	for i := len(first); i < len(d.Messages); {
 		n := ChunkLen(d.Messages[i:])
-		out = append(out, ChunkRecord(&row, d.Messages[i:i+n], d.Messages[i-1].ID))
+		out = append(out, chunkRecord(&row, d.Messages[i:i+n], d.Messages[i-1].ID))
 		i += n
 	}
-	if p := Rearchive(d.Session, len(out)); p != nil {
+	if p := rearchive(d.Session, len(out)); p != nil {
 		out = append(out, p)
 	}
 	return out
 }
 
-// ChunkRecord is the record of chunk, messages of session row in order:
+// chunkRecord is the record of chunk, messages of session row in order:
 // the session imported with them when prev is "" (they are its first),
 // else an append of them after message prev.
-func ChunkRecord(row *loom.Session, chunk []*loom.Message, prev string) synclog.Payload {
+func chunkRecord(row *loom.Session, chunk []*loom.Message, prev string) synclog.Payload {
 	if prev == "" {
 		return &synclog.Imported{Sessions: []*loom.SessionData{{Session: row, Messages: chunk}}}
 	}
@@ -100,20 +100,19 @@ func ChunkRecord(row *loom.Session, chunk []*loom.Message, prev string) synclog.
 		Messages: chunk, At: chunk[len(chunk)-1].CreatedAt}
 }
 
-// Rearchive is the record that puts session row, written in records
+// rearchive is the record that puts session row, written in records
 // records by ChunkRecord, back in the archive: applying an append takes
 // a session out of it. Nil when row is not archived or took one record.
-func Rearchive(row *loom.Session, records int) synclog.Payload {
+func rearchive(row *loom.Session, records int) synclog.Payload {
 	if row.ArchivedAt == nil || records < 2 {
 		return nil
 	}
 	return &synclog.SessionChanged{SessionID: row.ID, Archive: &synclog.Archive{At: row.ArchivedAt}}
 }
 
-// HistoryTx is what recording a store's history (RecordHistory) reads.
-type HistoryTx interface {
-	// UsageOf sums the usage of session src's messages from to to.
-	UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error)
+// HistorySteps are what recording a store's history (RecordHistory)
+// reads, beside ForkReads.UsageOf.
+type HistorySteps interface {
 	// AllSessions returns every session, in the trash or archived too,
 	// oldest first (then by id), so a parent before its forks and
 	// sub-agents.
@@ -123,12 +122,18 @@ type HistoryTx interface {
 	MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error)
 }
 
-// RecordHistory records in log every session tx holds, as sync is set
+// historyReads are the reads of RecordHistory.
+type historyReads interface {
+	HistorySteps
+	UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error)
+}
+
+// recordHistory records in log every session tx holds, as sync is set
 // up on its store: each as an import of it as it is now (ImportRecords'
 // records, its lock left out, a fork as a whole session with its
 // inherited messages), reading RecordChunk messages at a time, so a long
 // session's history is never in memory at once.
-func RecordHistory(ctx context.Context, tx HistoryTx, log SyncLog) error {
+func recordHistory(ctx context.Context, tx historyReads, log *SyncLog) error {
 	sessions, err := tx.AllSessions(ctx)
 	if err != nil {
 		return err
@@ -144,18 +149,18 @@ func RecordHistory(ctx context.Context, tx HistoryTx, log SyncLog) error {
 // recordSession records session x as RecordHistory does: an import of
 // it with its first messages, then appends of the rest, each record as
 // long as ChunkLen says; then its archive again (Rearchive).
-func recordSession(ctx context.Context, tx HistoryTx, log SyncLog, x *loom.Session) error {
+func recordSession(ctx context.Context, tx historyReads, log *SyncLog, x *loom.Session) error {
 	x.Lock = nil // a lock is this host's own
 	records, prev, next := 0, "", int64(1)
 	for {
-		page, err := tx.MessagesFrom(ctx, x.ID, next, RecordChunk)
+		page, err := tx.MessagesFrom(ctx, x.ID, next, recordChunk)
 		if err != nil {
 			return err
 		}
 		if records > 0 && len(page) == 0 {
 			break
 		}
-		full := len(page) == RecordChunk
+		full := len(page) == recordChunk
 		for first := true; first || len(page) > 0; first = false {
 			n := ChunkLen(page)
 			if records == 0 && (n < len(page) || full) {
@@ -168,7 +173,7 @@ func recordSession(ctx context.Context, tx HistoryTx, log SyncLog, x *loom.Sessi
 				row.Usage.Sub(later)
 				x = &row
 			}
-			if err := record(ctx, log, ChunkRecord(x, page[:n], prev)); err != nil {
+			if err := log.record(ctx, chunkRecord(x, page[:n], prev)); err != nil {
 				return err
 			}
 			records++
@@ -181,8 +186,8 @@ func recordSession(ctx context.Context, tx HistoryTx, log SyncLog, x *loom.Sessi
 			break
 		}
 	}
-	if p := Rearchive(x, records); p != nil {
-		return record(ctx, log, p)
+	if p := rearchive(x, records); p != nil {
+		return log.record(ctx, p)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func TestImportRecordsChunks(t *testing.T) {
 			d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), Seq: int64(i + 1), Role: loom.RoleUser,
 				Parts: []loom.Part{{ID: "p", Type: loom.PartText, Text: tc.text}}})
 		}
-		recs := ImportRecords(d)
+		recs := importRecords(d)
 		var got []*loom.Message
 		chunks := 0
 		for i, r := range recs {
@@ -46,7 +46,7 @@ func TestImportRecordsChunks(t *testing.T) {
 				if p.FirstSeq != int64(len(got)+1) || p.PrevID != got[len(got)-1].ID {
 					t.Fatalf("%s: append at %d after %s does not follow %d messages", tc.name, p.FirstSeq, p.PrevID, len(got))
 				}
-				if len(p.Messages) > RecordChunk || len(p.Messages) > 1 && len(p.Messages)*len(tc.text) > RecordBytes {
+				if len(p.Messages) > recordChunk || len(p.Messages) > 1 && len(p.Messages)*len(tc.text) > RecordBytes {
 					t.Errorf("%s: a record of %d messages of %d bytes", tc.name, len(p.Messages), len(tc.text))
 				}
 				got = append(got, p.Messages...)

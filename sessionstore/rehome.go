@@ -10,35 +10,6 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// Rehomer is what a rehome asks of the store's log, each one statement.
-// Rows are the log's own numbering, which a rehome does not restart: a
-// host's record i is row base+i.
-type Rehomer interface {
-	// Pos returns the store's host and its base: how many rows of the
-	// log belong to hosts the store was before.
-	Pos(ctx context.Context) (host synclog.HostID, base int64, err error)
-	// LogLen returns the number of the log's last row, 0 for none.
-	LogLen(ctx context.Context) (int64, error)
-	// LogHLC returns the stamp of row.
-	LogHLC(ctx context.Context, row int64) (synclog.HLC, error)
-	// CopyLog writes rows after+1 to upto again after the last, in
-	// order, and returns how many it wrote.
-	CopyLog(ctx context.Context, after, upto int64) (int, error)
-	// LogRows returns the rows after after whose payloads are of types.
-	LogRows(ctx context.Context, after int64, types ...synclog.Type) ([]LogRow, error)
-	// SetLogPayload replaces the payload of row.
-	SetLogPayload(ctx context.Context, row int64, payload []byte) error
-	// Rehost makes the store host r.New, whose records start after row
-	// base; keeps that it applied r.Old's records up to r.Shared; and
-	// moves the message and part stamps of r.Old later than cut to
-	// r.New.
-	Rehost(ctx context.Context, r HostMove, base int64, cut synclog.HLC) error
-	// AppendRecord adds p to the store's own log, stamped by the
-	// store's clock, and returns its stamp and its index there. It keeps
-	// nothing else: the stamps of the change it records are Local's.
-	AppendRecord(ctx context.Context, p synclog.Payload) (synclog.Stamp, int64, error)
-}
-
 // HostMove is a store's move to a new host id when its log and the
 // hub's copy of it part (a store restored from a backup or copied, a
 // record at its index it did not write): its host was Old and is New;
@@ -71,7 +42,7 @@ type LogRow struct {
 // shared records. With junk, the new host's log gets a Retired record of
 // the old host after shared, and the store stops the old host's log
 // there itself.
-func Rehome(ctx context.Context, tx ApplyTx, from synclog.HostID, shared int64, junk bool) (HostMove, error) {
+func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk bool) (HostMove, error) {
 	old, base, err := tx.Pos(ctx)
 	if err != nil {
 		return HostMove{}, err
@@ -108,7 +79,7 @@ func Rehome(ctx context.Context, tx ApplyTx, from synclog.HostID, shared int64, 
 	if r.Moved, err = tx.CopyLog(ctx, base+shared, rows); err != nil {
 		return r, fmt.Errorf("write the sync log: %w", err)
 	}
-	views, err := tx.LogRows(ctx, rows, synclog.TypeTrashed, synclog.TypePurged)
+	views, err := tx.ReadLog(ctx, rows, synclog.TypeTrashed, synclog.TypePurged)
 	if err != nil {
 		return r, fmt.Errorf("read the sync log: %w", err)
 	}
@@ -151,7 +122,7 @@ func Rehome(ctx context.Context, tx ApplyTx, from synclog.HostID, shared int64, 
 	}); err != nil {
 		return r, err
 	}
-	if err := rewriteState(ctx, tx, MetaState, func(m *any) { restamp(*m, old, r.New, cut) }); err != nil {
+	if err := rewriteState(ctx, tx, metaState, func(m *any) { restamp(*m, old, r.New, cut) }); err != nil {
 		return r, err
 	}
 	// The sessions a purge past shared took are kept with the purge as
@@ -168,7 +139,7 @@ func Rehome(ctx context.Context, tx ApplyTx, from synclog.HostID, shared int64, 
 		if err := tx.Retire(ctx, old, shared); err != nil {
 			return r, fmt.Errorf("retire host %s: %w", old, err)
 		}
-		if err := record(ctx, tx, &synclog.Retired{Host: old, After: shared}); err != nil {
+		if err := (&SyncLog{tx: tx}).record(ctx, &synclog.Retired{Host: old, After: shared}); err != nil {
 			return r, err
 		}
 	}
@@ -176,7 +147,7 @@ func Rehome(ctx context.Context, tx ApplyTx, from synclog.HostID, shared int64, 
 }
 
 // rewriteState rewrites state kind of every session with edit.
-func rewriteState[T any](ctx context.Context, tx ApplyTx, kind State, edit func(*T)) error {
+func rewriteState[T any](ctx context.Context, tx StampSteps, kind State, edit func(*T)) error {
 	all, err := tx.States(ctx, kind)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", kind.what(), err)

@@ -18,8 +18,8 @@ type Repair struct {
 	now   time.Time
 }
 
-// NewRepair starts a repair at now.
-func NewRepair(now time.Time) *Repair { return &Repair{now: now} }
+// newRepair starts a repair at now.
+func newRepair(now time.Time) *Repair { return &Repair{now: now} }
 
 // Add takes the session's messages newest first, repairing each; it
 // returns false at the user message that opens the last turn, where

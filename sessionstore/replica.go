@@ -11,21 +11,8 @@ import (
 // syncs: a write transaction as the apply rules take it. The Replica
 // drives the transaction; the engine never calls back.
 type ReplicaEngine interface {
-	// BeginApply starts a write transaction.
-	BeginApply(ctx context.Context) (ApplyWrites, error)
-}
-
-// ApplyWrites is an engine's write transaction as sync takes it: the
-// steps of the apply rules (ApplyTx), the reads of a store's history
-// (HistoryTx), the host id's first keeping, and its end.
-type ApplyWrites interface {
-	ApplyTx
-	HistoryTx
-	// SetHost keeps host as the store's host id, sync's being set up.
-	SetHost(ctx context.Context, host synclog.HostID) error
-	// End ends the transaction: it commits it when err is nil, else
-	// rolls it back, and returns the error the write fails with.
-	End(err error) error
+	// Begin starts a write transaction.
+	Begin(ctx context.Context) (Tx, error)
 }
 
 // Replica is the sync side of a store, written once over a
@@ -40,8 +27,8 @@ func NewReplica(eng ReplicaEngine) *Replica { return &Replica{eng: eng} }
 
 // apply runs fn in one transaction of the engine and ends it with fn's
 // outcome.
-func (r *Replica) apply(ctx context.Context, fn func(tx ApplyWrites) error) error {
-	tx, err := r.eng.BeginApply(ctx)
+func (r *Replica) apply(ctx context.Context, fn func(tx Tx) error) error {
+	tx, err := r.eng.Begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -54,7 +41,7 @@ func (r *Replica) apply(ctx context.Context, fn func(tx ApplyWrites) error) erro
 // It returns the host id, the one it had when sync was set up before.
 func (r *Replica) EnableSync(ctx context.Context) (synclog.HostID, error) {
 	var host synclog.HostID
-	err := r.apply(ctx, func(tx ApplyWrites) (err error) {
+	err := r.apply(ctx, func(tx Tx) (err error) {
 		if host, err = tx.Host(ctx); err != nil || host != "" {
 			return err
 		}
@@ -62,7 +49,7 @@ func (r *Replica) EnableSync(ctx context.Context) (synclog.HostID, error) {
 		if err := tx.SetHost(ctx, host); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
-		if err := RecordHistory(ctx, tx, tx); err != nil {
+		if err := recordHistory(ctx, tx, &SyncLog{tx: tx}); err != nil {
 			return fmt.Errorf("set up sync: %w", err)
 		}
 		return nil
@@ -81,7 +68,7 @@ func (r *Replica) EnableSync(ctx context.Context) (synclog.HostID, error) {
 // and one that does not follow it is ErrGap. A record stamped too far
 // ahead of this machine's clock is synclog.ErrClockAhead.
 func (r *Replica) ApplySync(ctx context.Context, h synclog.Header, p synclog.Payload) error {
-	return r.apply(ctx, func(tx ApplyWrites) error { return Apply(ctx, tx, h, p) })
+	return r.apply(ctx, func(tx Tx) error { return applyIn(ctx, tx, h, p) })
 }
 
 // SyncRehome gives the store a new host id when its log and the hub's
@@ -109,7 +96,7 @@ func (r *Replica) ApplySync(ctx context.Context, h synclog.Header, p synclog.Pay
 // on it at every sync.
 func (r *Replica) SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (HostMove, error) {
 	var m HostMove
-	err := r.apply(ctx, func(tx ApplyWrites) (err error) {
+	err := r.apply(ctx, func(tx Tx) (err error) {
 		m, err = Rehome(ctx, tx, from, shared, junk)
 		return err
 	})
@@ -121,6 +108,12 @@ func (r *Replica) SyncRehome(ctx context.Context, from synclog.HostID, shared in
 // before: the sync that sent them to the hub has pulled, so the other
 // hosts' work those purges had not seen either came with that pull, or
 // comes with the copy its host saves when it applies the purge.
-func (r *Replica) SyncForgetPurged(ctx context.Context, upTo int64) error {
-	return r.apply(ctx, func(tx ApplyWrites) error { return ForgetPurged(ctx, tx, upTo) })
+// It returns how many sessions' data it let go.
+func (r *Replica) SyncForgetPurged(ctx context.Context, upTo int64) (int, error) {
+	var n int
+	err := r.apply(ctx, func(tx Tx) (err error) {
+		n, err = forgetPurged(ctx, tx, upTo)
+		return err
+	})
+	return n, err
 }

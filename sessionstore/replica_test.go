@@ -16,17 +16,18 @@ type fakeReplica struct {
 	tx *fakeApply
 }
 
-func (e *fakeReplica) BeginApply(context.Context) (ApplyWrites, error) {
+func (e *fakeReplica) Begin(context.Context) (Tx, error) {
 	e.tx.ended = append(e.tx.ended, errOpen)
-	return e.tx, nil
+	return Tx{ApplySteps: e.tx, HistorySteps: e.tx, Ender: e.tx}, nil
 }
 
 type fakeApply struct {
-	ApplyWrites // nil: any step not below panics
-	host        synclog.HostID
-	setErr      error
-	set         []synclog.HostID
-	ended       []error
+	ApplySteps   // nil: any step not below panics
+	HistorySteps // nil
+	host         synclog.HostID
+	setErr       error
+	set          []synclog.HostID
+	ended        []error
 }
 
 func (w *fakeApply) Host(context.Context) (synclog.HostID, error) { return w.host, nil }

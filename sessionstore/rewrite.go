@@ -7,14 +7,43 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore"
 )
 
-// WriteMessage stores body as message seq of session id inside tx, so that
+// BodySteps are the reads and writes of messages where sessions read
+// them: a session's spans say which store's rows it reads, and a
+// message's body (its parts and search text) may be shared by rows.
+type BodySteps interface {
+	// Message returns message seq of session id as the session reads it,
+	// nil when it has none.
+	Message(ctx context.Context, id string, seq int64) (*loom.Message, error)
+	// LastTurn hands r session id's messages newest first, until r.Add
+	// returns false.
+	LastTurn(ctx context.Context, id string, r *Repair) error
+	// EncodeBody returns how the engine stores m's parts and search text.
+	EncodeBody(m *loom.Message) (sqlstore.Body, error)
+	// Spans returns the spans of session id.
+	Spans(ctx context.Context, id string) ([]sqlstore.Span, error)
+	// WriteSpans replaces the spans of session id.
+	WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error
+	// Readers returns the sessions other than id whose spans read row
+	// seq of store.
+	Readers(ctx context.Context, store string, seq int64, id string) ([]string, error)
+	// CopyRow copies row seq of store from to store to: with body as a
+	// body of its own, or sharing the row's body when body is nil.
+	CopyRow(ctx context.Context, to, from string, seq int64, body *sqlstore.Body) error
+	// DropUnread deletes row seq of store if no span reads it any more.
+	DropUnread(ctx context.Context, store string, seq int64) error
+	// Rewrite stores body in row seq of store, its session's own,
+	// copying first a body another row shares.
+	Rewrite(ctx context.Context, store string, seq int64, body sqlstore.Body) error
+}
+
+// writeMessage stores body as message seq of session id inside tx, so that
 // no other session's history changes. A message the session inherits is
 // copied, with its new parts, to where the session stores its own first
 // (sqlstore.CopyOnWrite), and the row it read is dropped when no one reads it any
 // more. A message of its own that other sessions read (forks made after
 // it) is first copied as it is for each of them: a fork keeps the
 // conversation as it was when it was made.
-func WriteMessage(ctx context.Context, tx Tx, id string, seq int64, body sqlstore.Body) error {
+func writeMessage(ctx context.Context, tx BodySteps, id string, seq int64, body sqlstore.Body) error {
 	spans, err := tx.Spans(ctx, id)
 	if err != nil {
 		return err

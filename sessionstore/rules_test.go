@@ -24,7 +24,7 @@ func TestCheckAppend(t *testing.T) {
 		{"held elsewhere", &loom.Session{ID: "s"}, &loom.Session{ID: "s", Lock: &loom.Lock{Owner: "other"}}, loom.ELOCKED},
 		{"held here", &loom.Session{ID: "s"}, &loom.Session{ID: "s", Lock: &loom.Lock{Owner: "me"}}, ""},
 	} {
-		if got := loom.ErrorCode(CheckAppend(tc.caller, tc.cur, "me")); got != tc.code {
+		if got := loom.ErrorCode(checkAppend(tc.caller, tc.cur, "me")); got != tc.code {
 			t.Errorf("%s: code %q, want %q", tc.name, got, tc.code)
 		}
 	}
@@ -32,26 +32,26 @@ func TestCheckAppend(t *testing.T) {
 
 func TestPlanFork(t *testing.T) {
 	src := &loom.Session{ID: "s", Title: "plan (fork)", MessageCount: 6, TurnCount: 3}
-	p, err := PlanFork(t.Context(), src, loom.ForkOptions{Turn: 2}, forkReads(t, "plan (fork)", "PLAN (FORK 2)"))
+	p, err := planFork(t.Context(), src, loom.ForkOptions{Turn: 2}, forkReads(t, "plan (fork)", "PLAN (FORK 2)"))
 	if err != nil || p.Turn != 2 || p.LastSeq != 4 || p.LastPrompt != "question 2" || p.Title != "plan (fork 3)" || p.ID == "" {
 		t.Fatalf("plan = %+v, %v", p, err)
 	}
-	p, err = PlanFork(t.Context(), src, loom.ForkOptions{ID: "f", Title: "mine", Key: "k:1"}, forkReads(t))
+	p, err = planFork(t.Context(), src, loom.ForkOptions{ID: "f", Title: "mine", Key: "k:1"}, forkReads(t))
 	if err != nil || p.Turn != 3 || p.LastSeq != 6 || p.Title != "mine" || p.ID != "f" || p.Key != "k:1" {
 		t.Fatalf("plan of all turns = %+v, %v", p, err)
 	}
 	for _, opts := range []loom.ForkOptions{{Turn: 4}, {Turn: -1}, {Title: "two\nlines"}, {Title: strings.Repeat("x", loom.MaxTitleBytes+1)}} {
-		if _, err := PlanFork(t.Context(), src, opts, forkReads(t)); loom.ErrorCode(err) != loom.EINVALID {
+		if _, err := planFork(t.Context(), src, opts, forkReads(t)); loom.ErrorCode(err) != loom.EINVALID {
 			t.Errorf("plan %+v = %v, want EINVALID", opts, err)
 		}
 	}
 	deleted := time.Now()
-	if _, err := PlanFork(t.Context(), &loom.Session{ID: "s", DeletedAt: &deleted}, loom.ForkOptions{}, forkReads(t)); loom.ErrorCode(err) != loom.ENOTFOUND {
+	if _, err := planFork(t.Context(), &loom.Session{ID: "s", DeletedAt: &deleted}, loom.ForkOptions{}, forkReads(t)); loom.ErrorCode(err) != loom.ENOTFOUND {
 		t.Fatalf("fork of a trashed session = %v", err)
 	}
 	failing := forkReads(t)
 	failing.turnFail = errors.New("boom")
-	if _, err := PlanFork(t.Context(), src, loom.ForkOptions{Turn: 1}, failing); err == nil || loom.ErrorCode(err) != loom.EINTERNAL {
+	if _, err := planFork(t.Context(), src, loom.ForkOptions{Turn: 1}, failing); err == nil || loom.ErrorCode(err) != loom.EINTERNAL {
 		t.Fatalf("a failed read = %v", err)
 	}
 	if err := (&loom.Session{ID: "s", TurnCount: 1}).CheckForkTurn(2); err == nil || !strings.Contains(err.Error(), "has 1 turn;") {
@@ -98,19 +98,19 @@ func TestPlanRewindRefuses(t *testing.T) {
 		{loom.Session{ID: "s", TurnCount: 3}, 0, "session s has 3 turns; rewind to a turn from 1 to 2"},
 		{loom.Session{ID: "s", TurnCount: 3, Source: &loom.Source{Tool: "codex"}}, 1, "session s is codex's, imported; fork it at the turn instead (loom session fork s --turn 1)"},
 	} {
-		if _, err := PlanRewind(t.Context(), &tc.s, loom.RewindOptions{Turn: tc.turn}, reads); loom.ErrorMessage(err) != tc.want {
+		if _, err := planRewind(t.Context(), &tc.s, loom.RewindOptions{Turn: tc.turn}, reads); loom.ErrorMessage(err) != tc.want {
 			t.Errorf("rewind %+v to %d: %v, want %q", tc.s, tc.turn, err, tc.want)
 		}
 	}
 	src := &loom.Session{ID: "s", Title: "plan", TurnCount: 3, MessageCount: 6, LastPrompt: "q3", Usage: loom.Usage{InputTokens: 6, CostUSD: 0.6}}
-	p, err := PlanRewind(t.Context(), src, loom.RewindOptions{Turn: 1}, reads)
+	p, err := planRewind(t.Context(), src, loom.RewindOptions{Turn: 1}, reads)
 	if err != nil || p.KeepSeq != 2 || p.Fork.LastSeq != 6 || p.Fork.Turn != 1 || p.Fork.Title != "plan (rewound)" || p.Fork.LastPrompt != "q3" || p.Store == "" {
 		t.Fatalf("plan = %+v, %v", p, err)
 	}
 	// The usage of the two sides: the shorter one read, the other the
 	// rest of the session's.
 	for turn, keep := range map[int]int64{1: 2, 2: 4} {
-		p, err := PlanRewind(t.Context(), src, loom.RewindOptions{Turn: turn}, reads)
+		p, err := planRewind(t.Context(), src, loom.RewindOptions{Turn: turn}, reads)
 		if err != nil || p.KeepUsage.InputTokens != keep || p.ForkUsage.InputTokens != 6-keep || loom.RoundCost(p.KeepUsage.CostUSD+p.ForkUsage.CostUSD) != 0.6 {
 			t.Fatalf("rewind to %d: keeps %+v, fork takes %+v, %v", turn, p.KeepUsage, p.ForkUsage, err)
 		}

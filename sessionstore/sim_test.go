@@ -133,7 +133,7 @@ func (r *replica) plan(t *testing.T, s *simSession, rec simRecord) {
 	pl := PlanAppend(w, st, p)
 	switch pl.Action {
 	case Applied:
-	case AppendAfter:
+	case appendAfter:
 		s.msgs = append(s.msgs, incoming(pl.Skip)...)
 	case MoveLocal:
 		// The session's messages from At on move to the fork, and so do
@@ -296,7 +296,7 @@ func TestConflictExample(t *testing.T) {
 			desktop.pull(t, rand.New(rand.NewPCG(1, 1)), laptop.log)
 			laptop.pull(t, rand.New(rand.NewPCG(1, 1)), desktop.log)
 		}
-		fork := ConflictForkID("b-1-3", 3, synclog.Stamp{HLC: synclog.NewHLC(t0.Add(2*time.Second), 0), Host: hostB})
+		fork := conflictForkID("b-1-3", 3, synclog.Stamp{HLC: synclog.NewHLC(t0.Add(2*time.Second), 0), Host: hostB})
 		lines := []string{
 			sessionID + " parent= base=0: a-1-1 a-1-2 a-2-3 a-2-4",
 			fork + " parent=" + sessionID + " base=2: a-1-1 a-1-2 b-1-3 b-1-4",

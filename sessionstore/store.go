@@ -14,9 +14,9 @@ import (
 // a write is stamped with. The Store drives the transaction; the
 // engine never calls back.
 type Engine interface {
-	// Begin starts a write transaction, and returns it with the store's
-	// sync log (nil when the store keeps none).
-	Begin(ctx context.Context) (Writes, SyncLog, error)
+	// Begin starts a write transaction: its steps by role, those the
+	// engine serves.
+	Begin(ctx context.Context) (Tx, error)
 	// Now is the time of a write, at the precision the engine keeps.
 	Now() time.Time
 	// BeginPut starts a write transaction for a hub's put of sync
@@ -48,26 +48,6 @@ type Locker interface {
 type LockWrites interface {
 	LockTx
 	End(err error) error
-}
-
-// Writes is an engine's write transaction: the steps of the write
-// rules (UpdateTx), two a Store takes itself, and its end.
-type Writes interface {
-	UpdateTx
-	// End ends the transaction: it commits it when err is nil, else
-	// rolls it back, and returns the error the write fails with (err,
-	// or the commit's), as the engine words it (a full disk, say).
-	End(err error) error
-	// ForkSource returns session id as a fork reads it, keeping its
-	// messages from changing until the transaction ends where the engine
-	// locks rows; ENOTFOUND when there is none.
-	ForkSource(ctx context.Context, id string) (*loom.Session, error)
-	// RecordFiles keeps files, validated, as the records of the files an
-	// import read.
-	RecordFiles(ctx context.Context, files []loom.ImportedFile) error
-	// RecordCalls keeps which session counts each of calls, validated;
-	// a call counted already keeps its session.
-	RecordCalls(ctx context.Context, calls []loom.CountedCall) error
 }
 
 // What an engine may do besides (each is looked for on the Engine):
@@ -103,12 +83,18 @@ func New(eng Engine) *Store { return &Store{eng: eng} }
 
 // write runs fn in one write transaction of the engine, with the
 // store's sync log, and ends it with fn's outcome.
-func (s *Store) write(ctx context.Context, fn func(tx Writes, log SyncLog) error) error {
-	tx, log, err := s.eng.Begin(ctx)
+func (s *Store) write(ctx context.Context, fn func(tx Tx, log *SyncLog) error) error {
+	tx, err := s.eng.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	return within(tx, func(tx Writes) error { return fn(tx, log) })
+	return within(tx, func(tx Tx) error {
+		log, err := openLog(ctx, tx)
+		if err != nil {
+			return fmt.Errorf("sync log: %w", err)
+		}
+		return fn(tx, log)
+	})
 }
 
 // within runs fn in transaction tx, begun, and ends tx with fn's
@@ -130,12 +116,12 @@ var errAborted = errors.New("write aborted")
 
 // Append implements loom.Store with Append.
 func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error {
-	if err := PrepareAppend(x, msgs); err != nil {
+	if err := prepareAppend(x, msgs); err != nil {
 		return err
 	}
 	var fresh *loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		fresh, err = Append(ctx, tx, log, x, msgs, s.eng.Holder().Owner, s.eng.Now())
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
+		fresh, err = appendIn(ctx, tx, log, x, msgs, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	if err != nil {
@@ -150,15 +136,15 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 	if err := part.Validate(); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx Writes, log SyncLog) error {
-		return UpdatePart(ctx, tx, log, sessionID, seq, part, s.eng.Now())
+	return s.write(ctx, func(tx Tx, log *SyncLog) error {
+		return updatePart(ctx, tx, log, sessionID, seq, part, s.eng.Now())
 	})
 }
 
 // UpdateUsage implements loom.Store with UpdateUsage.
 func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error {
-	return s.write(ctx, func(tx Writes, log SyncLog) error {
-		return UpdateUsage(ctx, tx, log, sessionID, seq, u)
+	return s.write(ctx, func(tx Tx, log *SyncLog) error {
+		return updateUsage(ctx, tx, log, sessionID, seq, u)
 	})
 }
 
@@ -169,14 +155,14 @@ func (s *Store) UpdateUsage(ctx context.Context, sessionID string, seq int64, u 
 // repaired the turn meanwhile.
 func (s *Store) RepairInterrupted(ctx context.Context, sessionID string) (int, error) {
 	if rr, ok := s.eng.(repairReader); ok {
-		r := NewRepair(s.eng.Now())
+		r := newRepair(s.eng.Now())
 		if err := rr.LastTurn(ctx, sessionID, r); err != nil || r.Parts == 0 {
 			return 0, err
 		}
 	}
 	var repaired int
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		repaired, err = RepairInterrupted(ctx, tx, log, sessionID, s.eng.Now())
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
+		repaired, err = repairInterrupted(ctx, tx, log, sessionID, s.eng.Now())
 		return err
 	})
 	return repaired, err
@@ -188,8 +174,8 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 		return nil, err
 	}
 	var out *loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		out, err = UpdateSession(ctx, tx, log, id, u, s.eng.Now())
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
+		out, err = updateSession(ctx, tx, log, id, u, s.eng.Now())
 		return err
 	})
 	return out, err
@@ -199,12 +185,12 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	s.prepareFork(ctx)
 	var out *loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) error {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) error {
 		src, err := tx.ForkSource(ctx, id)
 		if err != nil {
 			return err
 		}
-		out, err = Fork(ctx, tx, log, src, opts)
+		out, err = forkIn(ctx, tx, log, src, opts)
 		return err
 	})
 	return out, err
@@ -214,8 +200,8 @@ func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*lo
 func (s *Store) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
 	s.prepareFork(ctx)
 	var out *loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		out, err = Rewind(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
+		out, err = rewindIn(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	return out, err
@@ -230,8 +216,8 @@ func (s *Store) prepareFork(ctx context.Context) {
 // Delete implements loom.Store with Delete.
 func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
 	var out []*loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		out, err = Delete(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
+		out, err = deleteIn(ctx, tx, log, id, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	return out, err
@@ -239,8 +225,8 @@ func (s *Store) Delete(ctx context.Context, id string, opts loom.DeleteOptions) 
 
 // Restore implements loom.Store with Restore.
 func (s *Store) Restore(ctx context.Context, id string) error {
-	return s.write(ctx, func(tx Writes, log SyncLog) error {
-		return Restore(ctx, tx, log, id)
+	return s.write(ctx, func(tx Tx, log *SyncLog) error {
+		return restoreIn(ctx, tx, log, id)
 	})
 }
 
@@ -250,8 +236,8 @@ func (s *Store) Prune(ctx context.Context, opts loom.PruneOptions) (*loom.PruneR
 		return nil, err
 	}
 	var res *loom.PruneResult
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
-		res, err = Prune(ctx, tx, log, opts, s.eng.Holder().Owner, s.eng.Now())
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
+		res, err = pruneIn(ctx, tx, log, opts, s.eng.Holder().Owner, s.eng.Now())
 		return err
 	})
 	return res, err
@@ -266,8 +252,8 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if len(data) == 0 {
 		return nil
 	}
-	err := s.write(ctx, func(tx Writes, log SyncLog) error {
-		return Import(ctx, tx, log, data)
+	err := s.write(ctx, func(tx Tx, log *SyncLog) error {
+		return importIn(ctx, tx, log, data)
 	})
 	if err == nil {
 		s.imported(ctx, len(data))
@@ -285,13 +271,13 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		return nil
 	}
 	var fresh []*loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) (err error) {
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		if len(w.Sessions) > 0 {
-			if err := Import(ctx, tx, log, w.Sessions); err != nil {
+			if err := importIn(ctx, tx, log, w.Sessions); err != nil {
 				return err
 			}
 		}
-		fresh, err = ApplyChanges(ctx, tx, log, w.Changes, s.eng.Holder().Owner, s.eng.Now())
+		fresh, err = applyChanges(ctx, tx, log, w.Changes, s.eng.Holder().Owner, s.eng.Now())
 		if err != nil {
 			return err
 		}
@@ -304,7 +290,7 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		return err
 	}
 	s.imported(ctx, len(w.Sessions))
-	Refresh(w.Changes, fresh)
+	refresh(w.Changes, fresh)
 	return nil
 }
 
@@ -313,7 +299,7 @@ func (s *Store) RecordImportedFiles(ctx context.Context, files []loom.ImportedFi
 	if err := (&loom.ImportWrite{Files: files}).Validate(); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx Writes, _ SyncLog) error { return tx.RecordFiles(ctx, files) })
+	return s.write(ctx, func(tx Tx, _ *SyncLog) error { return tx.RecordFiles(ctx, files) })
 }
 
 func (s *Store) imported(ctx context.Context, n int) {
@@ -350,7 +336,7 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 			if err != nil {
 				return err
 			}
-			return within(tx, func(tx LockWrites) error { return PutLock(ctx, tx, sessionID, l) })
+			return within(tx, func(tx LockWrites) error { return putLock(ctx, tx, sessionID, l) })
 		},
 		Extend: func(ctx context.Context, expires time.Time) (bool, error) {
 			return s.eng.ExtendLock(ctx, sessionID, expires)
@@ -362,5 +348,5 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 // LockSource implements loom.SourceLocker with a lock row of its own
 // (SourceLockID).
 func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
-	return s.Lock(ctx, SourceLockID(userID, path))
+	return s.Lock(ctx, sourceLockID(userID, path))
 }

@@ -25,13 +25,13 @@ type fakeEngine struct {
 	prepares bool
 }
 
-func (e *fakeEngine) Begin(ctx context.Context) (Writes, SyncLog, error) {
+func (e *fakeEngine) Begin(ctx context.Context) (Tx, error) {
 	e.calls = append(e.calls, "write")
 	if e.writeErr != nil {
-		return nil, nil, e.writeErr
+		return Tx{}, e.writeErr
 	}
 	e.tx.ended = append(e.tx.ended, errOpen)
-	return e.tx, nil, nil
+	return Tx{ImportSteps: e.tx, ForkSteps: e.tx, Ender: e.tx}, nil
 }
 
 func (e *fakeEngine) BeginPut(context.Context) (PutWrites, error) {
@@ -73,10 +73,11 @@ func (e *fakeEngine) DropLock(context.Context, string) error                    
 
 // fakeWrites is the fake engine's transaction.
 type fakeWrites struct {
-	Writes   // nil: any step not below panics
-	source   *loom.Session
-	files    []loom.ImportedFile
-	imported []*loom.SessionData
+	ImportSteps // nil: any step not below panics
+	ForkSteps   // nil
+	source      *loom.Session
+	files       []loom.ImportedFile
+	imported    []*loom.SessionData
 	// ended has, for each transaction begun, the error it ended with
 	// (errOpen until it ends).
 	ended []error

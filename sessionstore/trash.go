@@ -11,13 +11,41 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// Delete is Store.Delete of session id at now by the store handle owner,
+// TrashSteps are the steps of Delete, Restore and Prune.
+type TrashSteps interface {
+	// Family returns session id and its sub-agent sessions, of every
+	// generation, with their locks, for their removal: the live ones,
+	// and those in the trash too with trashed. Where locks are read
+	// apart from rows, the engine keeps them from changing until the
+	// transaction ends.
+	Family(ctx context.Context, id string, trashed bool) ([]*loom.Session, error)
+	// Prunable returns the sessions a prune with opts at now selects
+	// (see loom.PruneOptions), oldest first, with their locks.
+	Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error)
+	// EmptyTrash purges the sessions trashed before before and returns
+	// their ids.
+	EmptyTrash(ctx context.Context, before time.Time) ([]string, error)
+	// Purge removes session id and its sub-agent sessions for good.
+	Purge(ctx context.Context, id string) error
+	// Trash moves the live sessions of the families of ids to the trash
+	// at at, and returns the ids of the sessions it moved.
+	Trash(ctx context.Context, ids []string, at time.Time) ([]string, error)
+	// Untrash brings back the sessions of id's family trashed at at,
+	// returning their ids, or reporting whether a key another live
+	// session took meanwhile stopped it.
+	Untrash(ctx context.Context, id string, at time.Time) (restored []string, taken bool, err error)
+}
+
+// deleteIn is Store.Delete of session id at now by the store handle owner,
 // inside tx: the session goes with its sub-agent sessions, unless
 // another live holder than owner has one of them (and not opts.Force);
 // trash older than loom.TrashTTL is purged at the same time. It returns
 // the sessions removed, the session first, then its sub-agent sessions
 // in Family order; trashed ones carry their DeletedAt.
-func Delete(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
+func deleteIn(ctx context.Context, tx interface {
+	SessionSteps
+	TrashSteps
+}, log *SyncLog, id string, opts loom.DeleteOptions, owner string, now time.Time) ([]*loom.Session, error) {
 	if _, err := tx.Session(ctx, id); err != nil {
 		return nil, err
 	}
@@ -64,15 +92,18 @@ func Delete(ctx context.Context, tx Tx, log SyncLog, id string, opts loom.Delete
 	return loom.ArrangeFamily(loom.FamilyQuery{IDs: []string{id}, SubagentsOnly: true}, fam), nil
 }
 
-// TrashedBefore is the time before which sessions in the trash at now
+// trashedBefore is the time before which sessions in the trash at now
 // are purged: TrashTTL ago.
-func TrashedBefore(now time.Time) time.Time { return now.Add(-loom.TrashTTL) }
+func trashedBefore(now time.Time) time.Time { return now.Add(-loom.TrashTTL) }
 
-// Restore is Store.Restore of session id inside tx: it must be in the
+// restoreIn is Store.Restore of session id inside tx: it must be in the
 // trash; it comes back with the sessions of its family that went to the
 // trash with it (at the time they were trashed), unless a key another
 // live session has taken meanwhile stops it.
-func Restore(ctx context.Context, tx Tx, log SyncLog, id string) error {
+func restoreIn(ctx context.Context, tx interface {
+	SessionSteps
+	TrashSteps
+}, log *SyncLog, id string) error {
 	x, err := tx.Session(ctx, id)
 	if err != nil {
 		return err
@@ -87,21 +118,21 @@ func Restore(ctx context.Context, tx Tx, log SyncLog, id string) error {
 	case err != nil:
 		return fmt.Errorf("restore %s: %w", x.ID, err)
 	}
-	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	return recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		return &synclog.Restored{SessionIDs: restored}, nil
 	})
 }
 
-// Prune is Store.Prune of opts, validated, at now by the store handle
+// pruneIn is Store.Prune of opts, validated, at now by the store handle
 // owner, inside tx: the sessions selected go to the trash (so a prune is undone by restore
 // for loom.TrashTTL), but for those another live holder than owner has,
 // which are skipped; a dry run only reports.
-func Prune(ctx context.Context, tx Tx, log SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
+func pruneIn(ctx context.Context, tx TrashSteps, log *SyncLog, opts loom.PruneOptions, owner string, now time.Time) (*loom.PruneResult, error) {
 	selected, err := tx.Prunable(ctx, opts, now)
 	if err != nil {
 		return nil, fmt.Errorf("prune: %w", err)
 	}
-	res := SplitPrune(selected, owner)
+	res := splitPrune(selected, owner)
 	if opts.DryRun {
 		return res, nil
 	}
@@ -127,8 +158,8 @@ func Prune(ctx context.Context, tx Tx, log SyncLog, opts loom.PruneOptions, owne
 
 // emptyTrash purges the sessions in the trash for longer than
 // loom.TrashTTL at now, recording their purge.
-func emptyTrash(ctx context.Context, tx Tx, log SyncLog, now time.Time) error {
-	purged, err := tx.EmptyTrash(ctx, TrashedBefore(now))
+func emptyTrash(ctx context.Context, tx TrashSteps, log *SyncLog, now time.Time) error {
+	purged, err := tx.EmptyTrash(ctx, trashedBefore(now))
 	if err != nil {
 		return fmt.Errorf("empty trash: %w", err)
 	}
@@ -138,11 +169,11 @@ func emptyTrash(ctx context.Context, tx Tx, log SyncLog, now time.Time) error {
 // recordTrash records that the sessions ids went to the trash at at,
 // with what the store had seen: work it had not seen keeps a session
 // out of the trash on the hosts that did it (Life).
-func recordTrash(ctx context.Context, log SyncLog, ids []string, at time.Time) error {
+func recordTrash(ctx context.Context, log *SyncLog, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return Record(ctx, log, func(log SyncLog) (synclog.Payload, error) {
+	return recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
 		seen, err := log.Seen(ctx)
 		return &synclog.Trashed{SessionIDs: ids, At: at, Seen: seen}, err
 	})
@@ -151,7 +182,7 @@ func recordTrash(ctx context.Context, log SyncLog, ids []string, at time.Time) e
 // recordPurge records that the sessions ids are gone for good, with what
 // the store had seen (Rescue), and keeps kept, what the purge took of
 // them, with it (PurgeKept).
-func recordPurge(ctx context.Context, log SyncLog, ids []string, kept []*loom.SessionData) error {
+func recordPurge(ctx context.Context, log *SyncLog, ids []string, kept []*loom.SessionData) error {
 	if len(ids) == 0 || log == nil {
 		return nil
 	}
@@ -160,11 +191,11 @@ func recordPurge(ctx context.Context, log SyncLog, ids []string, kept []*loom.Se
 		return fmt.Errorf("sync log: %w", err)
 	}
 	p := &synclog.Purged{SessionIDs: ids, Seen: seen}
-	st, idx, err := log.AppendRecord(ctx, p)
+	st, idx, err := log.Append(ctx, p)
 	if err != nil {
 		return fmt.Errorf("sync log: %w", err)
 	}
-	if err := Local(ctx, log, st, idx, p); err != nil {
+	if err := localIn(ctx, log.tx, st, idx, p); err != nil {
 		return fmt.Errorf("sync log: %w", err)
 	}
 	for _, id := range ids {
@@ -172,7 +203,7 @@ func recordPurge(ctx context.Context, log SyncLog, ids []string, kept []*loom.Se
 		if i := slices.IndexFunc(kept, func(d *loom.SessionData) bool { return d.Session.ID == id }); i >= 0 {
 			k.Data = kept[i]
 		}
-		if err := saveState(ctx, log, PurgeKeptState, id, k); err != nil {
+		if err := saveState(ctx, log.tx, PurgeKeptState, id, k); err != nil {
 			return fmt.Errorf("sync log: %w", err)
 		}
 	}
@@ -182,13 +213,13 @@ func recordPurge(ctx context.Context, log SyncLog, ids []string, kept []*loom.Se
 // purgedData returns sessions fam, which a purge is about to take, with
 // their messages, to keep in log beside the purge (PurgeKept); nil when
 // the store keeps no log.
-func purgedData(ctx context.Context, log SyncLog, fam []*loom.Session) ([]*loom.SessionData, error) {
+func purgedData(ctx context.Context, log *SyncLog, fam []*loom.Session) ([]*loom.SessionData, error) {
 	if log == nil {
 		return nil, nil
 	}
 	out := make([]*loom.SessionData, 0, len(fam))
 	for _, x := range fam {
-		msgs, err := log.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
+		msgs, err := log.tx.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", x.ID, err)
 		}
@@ -197,9 +228,9 @@ func purgedData(ctx context.Context, log SyncLog, fam []*loom.Session) ([]*loom.
 	return out, nil
 }
 
-// SplitPrune sorts the sessions a prune selected into those it removes
+// splitPrune sorts the sessions a prune selected into those it removes
 // and those it skips, because another live holder than owner has them.
-func SplitPrune(selected []*loom.Session, owner string) *loom.PruneResult {
+func splitPrune(selected []*loom.Session, owner string) *loom.PruneResult {
 	res := &loom.PruneResult{}
 	for _, x := range selected {
 		if x.HeldElsewhere(owner) {

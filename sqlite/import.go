@@ -33,7 +33,7 @@ const (
 	importMessageRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-// ImportRows implements sessionstore.UpdateTx.
+// ImportRows implements sessionstore.ImportSteps.
 func (w writes) ImportRows(ctx context.Context, data []*loom.SessionData) error {
 	return w.s.importTx(ctx, w.tx, data)
 }

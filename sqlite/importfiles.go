@@ -44,7 +44,7 @@ func (s *Store) recordFiles(ctx context.Context, tx *sql.Tx, files []loom.Import
 	return nil
 }
 
-// RecordCalls implements sessionstore.Writes.
+// RecordCalls implements sessionstore.ImportSteps.
 func (w writes) RecordCalls(ctx context.Context, calls []loom.CountedCall) error {
 	if len(calls) == 0 {
 		return nil

@@ -100,13 +100,13 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	return spanMessages(ctx, reads{s}, sessionID, max(from, 1), sqlstore.OpenSeq, "", false, 0)
 }
 
-// BeginUpdate implements sessionstore.UpdateTx: the transaction is
+// BeginUpdate implements sessionstore.SessionSteps: the transaction is
 // immediate, and holds SQLite's one write lock.
 func (w writes) BeginUpdate(ctx context.Context, id string) error {
 	return w.s.checkWriter(ctx, w.tx, id)
 }
 
-// Message implements sessionstore.UpdateTx.
+// Message implements sessionstore.BodySteps.
 func (w writes) Message(ctx context.Context, id string, seq int64) (*loom.Message, error) {
 	msgs, err := spanMessages(ctx, w, id, seq, seq, "", false, 0)
 	if err != nil || len(msgs) == 0 {
@@ -115,14 +115,14 @@ func (w writes) Message(ctx context.Context, id string, seq int64) (*loom.Messag
 	return msgs[0], nil
 }
 
-// EncodeBody implements sessionstore.UpdateTx: the search text in a column
+// EncodeBody implements sessionstore.BodySteps: the search text in a column
 // of its own (sqlstore.EncodeBody).
 func (w writes) EncodeBody(m *loom.Message) (sqlstore.Body, error) {
 	parts, text, err := sqlstore.EncodeBody(m)
 	return sqlstore.Body{Parts: parts, Text: text}, err
 }
 
-// Written implements sessionstore.UpdateTx.
+// Written implements sessionstore.SessionSteps.
 func (w writes) Written(ctx context.Context, id string, now time.Time) error {
 	_, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ? AND source_tool = ''`, loom.FormatTime(now), id)
 	return err
@@ -134,7 +134,7 @@ func (w writes) ReplacePrompt(ctx context.Context, old, next string) error {
 	return err
 }
 
-// OwnUsage implements sessionstore.UpdateTx.
+// OwnUsage implements sessionstore.SessionSteps.
 func (w writes) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
 	var old loom.Usage
 	var mid string
@@ -151,7 +151,7 @@ func (w writes) OwnUsage(ctx context.Context, id string, seq int64) (string, loo
 	return mid, old, nil
 }
 
-// MoveUsage implements sessionstore.UpdateTx.
+// MoveUsage implements sessionstore.SessionSteps.
 func (w writes) MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error {
 	d := u
 	d.Sub(old)
@@ -183,7 +183,7 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 		compactions, error, created_at, completed_at
 	FROM messages WHERE session_id = ?3 AND seq = ?4`
 
-// LastTurn implements sessionstore.UpdateTx.
+// LastTurn implements sessionstore.BodySteps.
 func (w writes) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
 	return lastTurn(ctx, w, id, r)
 }

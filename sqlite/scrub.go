@@ -44,7 +44,7 @@ func (s *Store) MarkScrub(ctx context.Context) error {
 	return nil
 }
 
-// Replaced implements sessionstore.ApplyTx: a record applied replaced
+// Replaced implements sessionstore.ApplySteps: a record applied replaced
 // text by redaction markers, and the old text must not stay readable in
 // the store's files; the sync that applied it scrubs the store once it
 // has applied its records (ScrubIfPending).

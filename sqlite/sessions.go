@@ -108,13 +108,13 @@ func (s *Store) Resolve(ctx context.Context, ref string, scope loom.ResolveScope
 	})
 }
 
-// SessionForUpdate implements sessionstore.UpdateTx: the transaction is
+// SessionForUpdate implements sessionstore.SessionSteps: the transaction is
 // immediate, and holds SQLite's one write lock.
 func (w writes) SessionForUpdate(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w, id)
 }
 
-// UpdateRow implements sessionstore.UpdateTx.
+// UpdateRow implements sessionstore.SessionSteps.
 func (w writes) UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now time.Time) error {
 	cols := query.UpdateColumns(u, loom.FormatTime(now))
 	if len(cols) == 0 {

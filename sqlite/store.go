@@ -294,7 +294,7 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return writes{s, tx}.End(fn(tx))
 }
 
-// End implements sessionstore.Writes: a full disk is ENOSPACE.
+// End implements sessionstore.Ender: a full disk is ENOSPACE.
 func (w writes) End(err error) error {
 	if err != nil {
 		w.tx.Rollback()
@@ -318,30 +318,15 @@ func (s *Store) full(err error) error {
 // engine is the store as sessionstore's writes take it.
 type engine struct{ s *Store }
 
-// Begin implements sessionstore.Engine: an immediate transaction,
-// which holds SQLite's one write lock, with the sync log once sync is
-// set up.
-func (e engine) Begin(ctx context.Context) (sessionstore.Writes, sessionstore.SyncLog, error) {
+// Begin implements sessionstore.Engine and sessionstore.ReplicaEngine:
+// an immediate transaction, which holds SQLite's one write lock, serving
+// every role of sessionstore.Tx.
+func (e engine) Begin(ctx context.Context) (sessionstore.Tx, error) {
 	tx, err := e.s.begin(ctx)
 	if err != nil {
-		return nil, nil, err
+		return sessionstore.Tx{}, err
 	}
-	w := writes{e.s, tx}
-	log, err := w.syncLog(ctx)
-	if err != nil {
-		return nil, nil, w.End(fmt.Errorf("sync log: %w", err))
-	}
-	return w, log, nil
-}
-
-// BeginApply implements sessionstore.ReplicaEngine: an immediate
-// transaction.
-func (e engine) BeginApply(ctx context.Context) (sessionstore.ApplyWrites, error) {
-	tx, err := e.s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return syncTx{writes{e.s, tx}}, nil
+	return syncTx{writes{e.s, tx}}.steps(), nil
 }
 
 // BeginPut implements sessionstore.Engine: an immediate transaction,

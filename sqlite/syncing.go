@@ -8,11 +8,10 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
-	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
 )
 
-// The statements of the sync log (sessionstore.SyncLog).
+// The statements of the sync log (sessionstore.LogRows).
 const (
 	syncHostSQL = `SELECT value FROM sync_state WHERE name = 'host'`
 	// syncBaseSQL is how many of the log's rows are records of hosts this
@@ -52,18 +51,18 @@ func syncHost(ctx context.Context, db queryer) (synclog.HostID, error) {
 	return synclog.HostID(host), nil
 }
 
-// SetHost implements sessionstore.ApplyWrites.
+// SetHost implements sessionstore.ApplySteps.
 func (w syncTx) SetHost(ctx context.Context, host synclog.HostID) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('host', ?)`, string(host))
 	return err
 }
 
-// AllSessions implements sessionstore.HistoryTx.
+// AllSessions implements sessionstore.HistorySteps.
 func (w writes) AllSessions(ctx context.Context) ([]*loom.Session, error) {
 	return w.s.querySessions(ctx, w, "ORDER BY s.created_at, s.id")
 }
 
-// MessagesFrom implements sessionstore.HistoryTx.
+// MessagesFrom implements sessionstore.HistorySteps.
 func (w writes) MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error) {
 	return spanMessages(ctx, w, id, from, sqlstore.OpenSeq, "", false, limit)
 }
@@ -119,15 +118,6 @@ func (s *Store) SyncLog(ctx context.Context, after int64, limit int) ([]synclog.
 	return out, nil
 }
 
-// syncLog returns the store's sync log as w writes it, once sync is set
-// up on it; nil before.
-func (w writes) syncLog(ctx context.Context) (sessionstore.SyncLog, error) {
-	if on, err := w.Syncing(ctx); err != nil || !on {
-		return nil, err
-	}
-	return syncTx{w}, nil
-}
-
 // Syncing reports whether the store keeps a sync log. Once found, the
 // host id is kept by the handle: sync, once set up, stays.
 func (w writes) Syncing(ctx context.Context) (bool, error) {
@@ -142,67 +132,29 @@ func (w writes) Syncing(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// AppendRecord implements sessionstore.ApplyTx. The stamp follows the
-// log's last one, which another process may have written.
-func (w writes) AppendRecord(ctx context.Context, p synclog.Payload) (synclog.Stamp, int64, error) {
-	b, err := synclog.Encode(p)
-	if err != nil {
-		return synclog.Stamp{}, 0, err
-	}
+// Clock implements sessionstore.LogRows.
+func (w writes) Clock() *synclog.Clock { return w.s.clock }
+
+// LastHLC implements sessionstore.LogRows.
+func (w writes) LastHLC(ctx context.Context) (synclog.HLC, error) {
 	var last synclog.HLC
-	switch err := w.QueryRowContext(ctx, syncLastStampSQL).Scan(&last); {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return synclog.Stamp{}, 0, err
-	default:
-		if err := w.s.clock.Observe(last); err != nil {
-			return synclog.Stamp{}, 0, err
-		}
+	if err := w.QueryRowContext(ctx, syncLastStampSQL).Scan(&last); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
 	}
-	host, base, err := syncPos(ctx, w)
-	if err != nil {
-		return synclog.Stamp{}, 0, err
-	}
-	if host == "" {
-		return synclog.Stamp{}, 0, errors.New("sync is not set up")
-	}
-	st := synclog.Stamp{HLC: w.s.clock.Now(), Host: host}
-	// A record too large for the hub goes as fragments, one stamp for
-	// them all; the last one's index is the change's.
-	var idx int64
-	for _, row := range synclog.Split(b) {
-		res, err := w.ExecContext(ctx, syncInsertSQL, st.HLC, row)
-		if err != nil {
-			return synclog.Stamp{}, 0, err
-		}
-		if idx, err = res.LastInsertId(); err != nil {
-			return synclog.Stamp{}, 0, err
-		}
-	}
-	return st, idx - base, nil
+	return last, nil
 }
 
-// Seen implements sessionstore.SyncLog: this store's own records so far,
-// and those of other hosts it has applied.
-func (w writes) Seen(ctx context.Context) (synclog.Vector, error) {
-	host, base, err := syncPos(ctx, w)
+// AddLogRow implements sessionstore.LogRows.
+func (w writes) AddLogRow(ctx context.Context, hlc synclog.HLC, row []byte) (int64, error) {
+	res, err := w.ExecContext(ctx, syncInsertSQL, hlc, row)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	if host == "" {
-		return nil, errors.New("sync is not set up")
-	}
-	var last int64
-	if err := w.QueryRowContext(ctx, syncLastIndexSQL).Scan(&last); err != nil {
-		return nil, err
-	}
-	v, err := applied(ctx, w)
-	if err != nil {
-		return nil, err
-	}
-	v[host] = last - base
-	return v, nil
+	return res.LastInsertId()
 }
+
+// AppliedAll implements sessionstore.LogRows.
+func (w writes) AppliedAll(ctx context.Context) (synclog.Vector, error) { return applied(ctx, w) }
 
 // SyncLast returns the index of the last record of the store's own sync
 // log, 0 when it has none: one read, whatever the log's length.
@@ -248,7 +200,7 @@ func hostIndexes(ctx context.Context, db queryer, what, q string) (synclog.Vecto
 	return v, rows.Err()
 }
 
-// MessageID implements sessionstore.SyncLog.
+// MessageID implements sessionstore.MergeSteps.
 func (w writes) MessageID(ctx context.Context, id string, seq int64) (string, error) {
 	if seq < 1 {
 		return "", nil

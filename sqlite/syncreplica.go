@@ -16,19 +16,27 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// syncTx is a write transaction as sync's rules (package replica) take
-// it: each step one statement or scan in SQLite's SQL.
+// syncTx is a write transaction as the rules of a store that syncs
+// take it: each step one statement or scan in SQLite's SQL.
 type syncTx struct{ writes }
 
-var _ sessionstore.ApplyTx = syncTx{}
+// steps returns the transaction with every role of sessionstore.Tx: a
+// SQLite store serves them all, sync's included.
+func (w syncTx) steps() sessionstore.Tx {
+	return sessionstore.Tx{
+		SessionSteps: w, BodySteps: w, ForkSteps: w, TrashSteps: w, ImportSteps: w, PromptTx: w,
+		LogRows: w, ApplySteps: w, MergeSteps: w, LineageSteps: w, StampSteps: w, KeySteps: w,
+		FragmentSteps: w, HistorySteps: w, Ender: w,
+	}
+}
 
-// Host implements sessionstore.ApplyTx.
+// Host implements sessionstore.ApplySteps.
 func (w syncTx) Host(ctx context.Context) (synclog.HostID, error) { return syncHost(ctx, w) }
 
-// Owner implements sessionstore.ApplyTx.
+// Owner implements sessionstore.ApplySteps.
 func (w syncTx) Owner() string { return w.s.holder.Owner }
 
-// Applied implements sessionstore.ApplyTx.
+// Applied implements sessionstore.ApplySteps.
 func (w syncTx) Applied(ctx context.Context, host synclog.HostID) (int64, error) {
 	var last int64
 	err := w.QueryRowContext(ctx, `SELECT idx FROM sync_applied WHERE host = ?`, string(host)).Scan(&last)
@@ -38,7 +46,7 @@ func (w syncTx) Applied(ctx context.Context, host synclog.HostID) (int64, error)
 	return last, nil
 }
 
-// SetApplied implements sessionstore.ApplyTx.
+// SetApplied implements sessionstore.ApplySteps.
 func (w syncTx) SetApplied(ctx context.Context, host synclog.HostID, idx int64) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sync_applied (host, idx) VALUES (?, ?)
 		ON CONFLICT (host) DO UPDATE SET idx = excluded.idx`, string(host), idx); err != nil {
@@ -47,7 +55,7 @@ func (w syncTx) SetApplied(ctx context.Context, host synclog.HostID, idx int64) 
 	return nil
 }
 
-// Observe implements sessionstore.ApplyTx: other processes, and this one once
+// Observe implements sessionstore.ApplySteps: other processes, and this one once
 // restarted, stamp their changes after hlc too.
 func (w syncTx) Observe(ctx context.Context, hlc synclog.HLC) error {
 	if err := w.s.clock.Observe(hlc); err != nil {
@@ -70,7 +78,7 @@ func stateTable(kind sessionstore.State) (table, col string) {
 	return "sync_meta", "meta"
 }
 
-// LoadState implements sessionstore.ApplyTx.
+// LoadState implements sessionstore.StampSteps.
 func (w syncTx) LoadState(ctx context.Context, kind sessionstore.State, id string) (string, error) {
 	table, col := stateTable(kind)
 	var text string
@@ -81,7 +89,7 @@ func (w syncTx) LoadState(ctx context.Context, kind sessionstore.State, id strin
 	return text, err
 }
 
-// SaveState implements sessionstore.ApplyTx.
+// SaveState implements sessionstore.StampSteps.
 func (w syncTx) SaveState(ctx context.Context, kind sessionstore.State, id, value string) error {
 	table, col := stateTable(kind)
 	_, err := w.ExecContext(ctx, `INSERT INTO `+table+` (session_id, `+col+`) VALUES (?, ?)
@@ -89,7 +97,7 @@ func (w syncTx) SaveState(ctx context.Context, kind sessionstore.State, id, valu
 	return err
 }
 
-// States implements sessionstore.ApplyTx.
+// States implements sessionstore.StampSteps.
 func (w syncTx) States(ctx context.Context, kind sessionstore.State) ([]sessionstore.StateRow, error) {
 	table, col := stateTable(kind)
 	return rowscan.All(ctx, rowsOf{w}, func(r rowscan.Scanner) (sessionstore.StateRow, error) {
@@ -98,7 +106,7 @@ func (w syncTx) States(ctx context.Context, kind sessionstore.State) ([]sessions
 	}, `SELECT session_id, `+col+` FROM `+table)
 }
 
-// MessageStamp implements sessionstore.ApplyTx.
+// MessageStamp implements sessionstore.StampSteps.
 func (w syncTx) MessageStamp(ctx context.Context, id string, usage bool) (synclog.Stamp, error) {
 	var st synclog.Stamp
 	var uh sql.NullInt64
@@ -117,7 +125,7 @@ func (w syncTx) MessageStamp(ctx context.Context, id string, usage bool) (synclo
 	return st, nil
 }
 
-// PartStamp implements sessionstore.ApplyTx.
+// PartStamp implements sessionstore.StampSteps.
 func (w syncTx) PartStamp(ctx context.Context, mid, pid string) (synclog.Stamp, bool, error) {
 	var st synclog.Stamp
 	err := w.QueryRowContext(ctx, `SELECT hlc, host FROM sync_parts WHERE message_id = ? AND part_id = ?`, mid, pid).Scan(&st.HLC, &st.Host)
@@ -127,14 +135,14 @@ func (w syncTx) PartStamp(ctx context.Context, mid, pid string) (synclog.Stamp, 
 	return st, err == nil, err
 }
 
-// StampMessage implements sessionstore.ApplyTx.
+// StampMessage implements sessionstore.StampSteps.
 func (w syncTx) StampMessage(ctx context.Context, id string, st synclog.Stamp) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_messages (id, hlc, host) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		id, st.HLC, string(st.Host))
 	return err
 }
 
-// StampPart implements sessionstore.ApplyTx.
+// StampPart implements sessionstore.StampSteps.
 func (w syncTx) StampPart(ctx context.Context, mid, pid string, st synclog.Stamp) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sync_parts (message_id, part_id, hlc, host) VALUES (?, ?, ?, ?)
 		ON CONFLICT (message_id, part_id) DO UPDATE SET hlc = excluded.hlc, host = excluded.host`,
@@ -144,7 +152,7 @@ func (w syncTx) StampPart(ctx context.Context, mid, pid string, st synclog.Stamp
 	return nil
 }
 
-// StampUsage implements sessionstore.ApplyTx.
+// StampUsage implements sessionstore.StampSteps.
 func (w syncTx) StampUsage(ctx context.Context, mid string, st synclog.Stamp) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sync_messages (id, hlc, host, usage_hlc, usage_host) VALUES (?1, 0, '', ?2, ?3)
 		ON CONFLICT (id) DO UPDATE SET usage_hlc = ?2, usage_host = ?3`, mid, st.HLC, string(st.Host)); err != nil {
@@ -153,7 +161,7 @@ func (w syncTx) StampUsage(ctx context.Context, mid string, st synclog.Stamp) er
 	return nil
 }
 
-// Purged implements sessionstore.ApplyTx.
+// Purged implements sessionstore.LineageSteps.
 func (w syncTx) Purged(ctx context.Context, id string) (bool, error) {
 	var gone bool
 	if err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_purged WHERE session_id = ?)`, id).Scan(&gone); err != nil {
@@ -162,19 +170,19 @@ func (w syncTx) Purged(ctx context.Context, id string) (bool, error) {
 	return gone, nil
 }
 
-// MarkPurged implements sessionstore.ApplyTx.
+// MarkPurged implements sessionstore.LineageSteps.
 func (w syncTx) MarkPurged(ctx context.Context, id string) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_purged (session_id) VALUES (?) ON CONFLICT DO NOTHING`, id)
 	return err
 }
 
-// DeleteRow implements sessionstore.ApplyTx.
+// DeleteRow implements sessionstore.MergeSteps.
 func (w syncTx) DeleteRow(ctx context.Context, id string) error {
 	_, err := w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 	return err
 }
 
-// SaveFork implements sessionstore.ApplyTx.
+// SaveFork implements sessionstore.LineageSteps.
 func (w syncTx) SaveFork(ctx context.Context, id, parent string, base int64, kind sessionstore.ForkKind) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sync_forks (id, parent, base, kind) VALUES (?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET parent = excluded.parent, base = excluded.base, kind = excluded.kind`,
@@ -184,7 +192,7 @@ func (w syncTx) SaveFork(ctx context.Context, id, parent string, base int64, kin
 	return nil
 }
 
-// ForksOf implements sessionstore.ApplyTx.
+// ForksOf implements sessionstore.LineageSteps.
 func (w syncTx) ForksOf(ctx context.Context, parent string, kinds ...sessionstore.ForkKind) ([]string, error) {
 	args := []any{parent}
 	for _, k := range kinds {
@@ -195,7 +203,7 @@ func (w syncTx) ForksOf(ctx context.Context, parent string, kinds ...sessionstor
 		`SELECT id FROM sync_forks WHERE parent = ? AND kind IN (`+in+`) ORDER BY base, id`, args...)
 }
 
-// TwinFork implements sessionstore.ApplyTx.
+// TwinFork implements sessionstore.LineageSteps.
 func (w syncTx) TwinFork(ctx context.Context, of, parent, id, title string, turn int) error {
 	if _, err := w.ExecContext(ctx, `INSERT INTO sessions (`+query.ForkColumns+`)
 		SELECT ?1, s.user_id, NULL, s.surface, ?2, s.description, 'fork', ?3, ?4, s.project_id,
@@ -217,7 +225,7 @@ func (w syncTx) TwinFork(ctx context.Context, of, parent, id, title string, turn
 	return writeSpans(ctx, w.writes, id, sqlstore.InheritSpans(spans, last, id))
 }
 
-// MoveForks implements sessionstore.ApplyTx.
+// MoveForks implements sessionstore.LineageSteps.
 func (w syncTx) MoveForks(ctx context.Context, parent, to string, from int64) error {
 	for _, q := range []string{
 		`UPDATE sessions SET parent_id = ?1 WHERE id IN (SELECT id FROM sync_forks WHERE parent = ?2 AND base >= ?3)`,
@@ -230,12 +238,12 @@ func (w syncTx) MoveForks(ctx context.Context, parent, to string, from int64) er
 	return nil
 }
 
-// Messages implements sessionstore.ApplyTx.
+// Messages implements sessionstore.MergeSteps.
 func (w syncTx) Messages(ctx context.Context, id string, from, to int64) ([]*loom.Message, error) {
 	return spanMessages(ctx, w, id, from, to, "", false, 0)
 }
 
-// StoreOf implements sessionstore.ApplyTx.
+// StoreOf implements sessionstore.MergeSteps.
 func (w syncTx) StoreOf(ctx context.Context, id string, seq int64) (string, error) {
 	var store string
 	err := w.QueryRowContext(ctx, `SELECT store_id FROM spans WHERE session_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2`,
@@ -243,7 +251,7 @@ func (w syncTx) StoreOf(ctx context.Context, id string, seq int64) (string, erro
 	return store, err
 }
 
-// Touch implements sessionstore.ApplyTx.
+// Touch implements sessionstore.MergeSteps.
 func (w syncTx) Touch(ctx context.Context, id string, at time.Time) error {
 	if _, err := w.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ? AND source_tool = ''`,
 		loom.FormatTime(at), id); err != nil {
@@ -252,7 +260,7 @@ func (w syncTx) Touch(ctx context.Context, id string, at time.Time) error {
 	return nil
 }
 
-// SetColumns implements sessionstore.ApplyTx.
+// SetColumns implements sessionstore.MergeSteps.
 func (w syncTx) SetColumns(ctx context.Context, id string, c sessionstore.Columns) error {
 	var set []string
 	var args []any
@@ -291,7 +299,7 @@ func (w syncTx) SetColumns(ctx context.Context, id string, c sessionstore.Column
 	return err
 }
 
-// SetWriterRow implements sessionstore.ApplyTx.
+// SetWriterRow implements sessionstore.MergeSteps.
 func (w syncTx) SetWriterRow(ctx context.Context, row *loom.Session) error {
 	_, err := w.ExecContext(ctx, `UPDATE sessions SET surface = ?, description = ?, project_id = ?, project_name = ?,
 		project_root = ?, cwd = ?, model = ?, provider = ?, profile = ?, git_branch = ?, created_at = ?, updated_at = ?
@@ -300,14 +308,14 @@ func (w syncTx) SetWriterRow(ctx context.Context, row *loom.Session) error {
 	return err
 }
 
-// SetConflictRow implements sessionstore.ApplyTx.
+// SetConflictRow implements sessionstore.MergeSteps.
 func (w syncTx) SetConflictRow(ctx context.Context, parent, id string, created time.Time) error {
 	_, err := w.ExecContext(ctx, `UPDATE sessions SET created_at = ?1, updated_at = ?1, key = NULL,
 		archived_at = (SELECT archived_at FROM sessions WHERE id = ?2) WHERE id = ?3`, loom.FormatTime(created), parent, id)
 	return err
 }
 
-// SetDeleted implements sessionstore.ApplyTx.
+// SetDeleted implements sessionstore.MergeSteps.
 func (w syncTx) SetDeleted(ctx context.Context, id string, at *time.Time) (bool, error) {
 	res, err := w.ExecContext(ctx, `UPDATE sessions SET deleted_at = ?1,
 		key = CASE WHEN ?1 IS NULL THEN NULL ELSE key END WHERE id = ?2 AND deleted_at IS NOT ?1`,
@@ -319,7 +327,7 @@ func (w syncTx) SetDeleted(ctx context.Context, id string, at *time.Time) (bool,
 	return n > 0, err
 }
 
-// KeyOf implements sessionstore.ApplyTx.
+// KeyOf implements sessionstore.KeySteps.
 func (w syncTx) KeyOf(ctx context.Context, id string) (sessionstore.KeyScope, bool, error) {
 	var k sessionstore.KeyScope
 	var key sql.NullString
@@ -331,7 +339,7 @@ func (w syncTx) KeyOf(ctx context.Context, id string) (sessionstore.KeyScope, bo
 	return k, err == nil, err
 }
 
-// Claimants implements sessionstore.ApplyTx.
+// Claimants implements sessionstore.KeySteps.
 func (w syncTx) Claimants(ctx context.Context, k sessionstore.KeyScope) ([]string, error) {
 	return rowscan.All(ctx, rowsOf{w}, rowscan.String, `SELECT s.id FROM sessions s
 		WHERE s.user_id = ?1 AND s.project_id = ?2 AND s.deleted_at IS NULL AND (s.key = ?3
@@ -339,7 +347,7 @@ func (w syncTx) Claimants(ctx context.Context, k sessionstore.KeyScope) ([]strin
 				AND json_extract(meta, '$.Key.Value') <> ''))`, k.User, k.Project, k.Key)
 }
 
-// GiveKey implements sessionstore.ApplyTx.
+// GiveKey implements sessionstore.KeySteps.
 func (w syncTx) GiveKey(ctx context.Context, k sessionstore.KeyScope, holder string) error {
 	if _, err := w.ExecContext(ctx, `UPDATE sessions SET key = NULL
 		WHERE user_id = ? AND project_id = ? AND key = ? AND deleted_at IS NULL AND id <> ?`,
@@ -350,7 +358,7 @@ func (w syncTx) GiveKey(ctx context.Context, k sessionstore.KeyScope, holder str
 	return err
 }
 
-// KeyTaken implements sessionstore.ApplyTx.
+// KeyTaken implements sessionstore.KeySteps.
 func (w syncTx) KeyTaken(ctx context.Context, k sessionstore.KeyScope, id string) (bool, error) {
 	var taken bool
 	err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE user_id = ? AND project_id = ? AND key = ?
@@ -358,14 +366,14 @@ func (w syncTx) KeyTaken(ctx context.Context, k sessionstore.KeyScope, id string
 	return taken, err
 }
 
-// KeepFragment implements sessionstore.ApplyTx.
+// KeepFragment implements sessionstore.FragmentSteps.
 func (w syncTx) KeepFragment(ctx context.Context, host synclog.HostID, idx int64, data []byte) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_fragments (host, idx, data) VALUES (?, ?, ?)
 		ON CONFLICT (host, idx) DO UPDATE SET data = excluded.data`, string(host), idx, data)
 	return err
 }
 
-// Fragments implements sessionstore.ApplyTx.
+// Fragments implements sessionstore.FragmentSteps.
 func (w syncTx) Fragments(ctx context.Context, host synclog.HostID, first, last int64) ([]sessionstore.Fragment, error) {
 	return rowscan.All(ctx, rowsOf{w}, func(r rowscan.Scanner) (sessionstore.Fragment, error) {
 		var f sessionstore.Fragment
@@ -373,13 +381,13 @@ func (w syncTx) Fragments(ctx context.Context, host synclog.HostID, first, last 
 	}, `SELECT idx, data FROM sync_fragments WHERE host = ? AND idx BETWEEN ? AND ? ORDER BY idx`, string(host), first, last)
 }
 
-// DropFragments implements sessionstore.ApplyTx.
+// DropFragments implements sessionstore.FragmentSteps.
 func (w syncTx) DropFragments(ctx context.Context, host synclog.HostID, last int64) error {
 	_, err := w.ExecContext(ctx, `DELETE FROM sync_fragments WHERE host = ? AND idx <= ?`, string(host), last)
 	return err
 }
 
-// Retire implements sessionstore.ApplyTx: the earliest word holds.
+// Retire implements sessionstore.ApplySteps: the earliest word holds.
 func (w syncTx) Retire(ctx context.Context, host synclog.HostID, after int64) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sync_state (name, value) VALUES ('retired ' || ?1, CAST(?2 AS TEXT))
 		ON CONFLICT (name) DO UPDATE SET value = CAST(min(CAST(value AS INTEGER), ?2) AS TEXT)`, string(host), after)
@@ -389,24 +397,24 @@ func (w syncTx) Retire(ctx context.Context, host synclog.HostID, after int64) er
 	return nil
 }
 
-// Pos implements sessionstore.Rehomer.
+// Pos implements sessionstore.LogRows.
 func (w syncTx) Pos(ctx context.Context) (synclog.HostID, int64, error) { return syncPos(ctx, w) }
 
-// LogLen implements sessionstore.Rehomer.
+// LogLen implements sessionstore.LogRows.
 func (w syncTx) LogLen(ctx context.Context) (int64, error) {
 	var rows int64
 	err := w.QueryRowContext(ctx, syncLastIndexSQL).Scan(&rows)
 	return rows, err
 }
 
-// LogHLC implements sessionstore.Rehomer.
+// LogHLC implements sessionstore.LogRows.
 func (w syncTx) LogHLC(ctx context.Context, row int64) (synclog.HLC, error) {
 	var hlc synclog.HLC
 	err := w.QueryRowContext(ctx, `SELECT hlc FROM sync_log WHERE idx = ?`, row).Scan(&hlc)
 	return hlc, err
 }
 
-// CopyLog implements sessionstore.Rehomer: SQLite copies the rows, never held
+// CopyLog implements sessionstore.LogRows: SQLite copies the rows, never held
 // here.
 func (w syncTx) CopyLog(ctx context.Context, after, upto int64) (int, error) {
 	res, err := w.ExecContext(ctx, `INSERT INTO sync_log (hlc, payload)
@@ -418,9 +426,9 @@ func (w syncTx) CopyLog(ctx context.Context, after, upto int64) (int, error) {
 	return int(n), err
 }
 
-// LogRows implements sessionstore.Rehomer: a payload's second byte is its
+// ReadLog implements sessionstore.LogRows: a payload's second byte is its
 // type.
-func (w syncTx) LogRows(ctx context.Context, after int64, types ...synclog.Type) ([]sessionstore.LogRow, error) {
+func (w syncTx) ReadLog(ctx context.Context, after int64, types ...synclog.Type) ([]sessionstore.LogRow, error) {
 	args := []any{after}
 	for _, t := range types {
 		args = append(args, []byte{byte(t)})
@@ -432,13 +440,13 @@ func (w syncTx) LogRows(ctx context.Context, after int64, types ...synclog.Type)
 	}, `SELECT idx, payload FROM sync_log WHERE idx > ? AND substr(payload, 2, 1) IN (`+in+`)`, args...)
 }
 
-// SetLogPayload implements sessionstore.Rehomer.
+// SetLogPayload implements sessionstore.LogRows.
 func (w syncTx) SetLogPayload(ctx context.Context, row int64, payload []byte) error {
 	_, err := w.ExecContext(ctx, `UPDATE sync_log SET payload = ? WHERE idx = ?`, payload, row)
 	return err
 }
 
-// Rehost implements sessionstore.Rehomer.
+// Rehost implements sessionstore.LogRows.
 func (w syncTx) Rehost(ctx context.Context, r sessionstore.HostMove, base int64, cut synclog.HLC) error {
 	for _, q := range []string{
 		`UPDATE sync_state SET value = ? WHERE name = 'host'`,

@@ -16,17 +16,12 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-// writes is a write transaction as sessionstore's rules take it: each
-// of their steps in SQLite's SQL, through the statements prepared on the
-// writer where there are.
-var _ sessionstore.Writes = writes{}
-
-// Session implements sessionstore.Tx.
+// Session implements sessionstore.SessionSteps.
 func (w writes) Session(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w, id)
 }
 
-// SessionForWrite implements sessionstore.Tx. The transaction is immediate:
+// SessionForWrite implements sessionstore.SessionSteps. The transaction is immediate:
 // it holds SQLite's one write lock, so the row needs no lock of its own.
 func (w writes) SessionForWrite(ctx context.Context, id string) (*loom.Session, error) {
 	x, err := w.s.sessionTx(ctx, w, id)
@@ -36,23 +31,23 @@ func (w writes) SessionForWrite(ctx context.Context, id string) (*loom.Session, 
 	return x, err
 }
 
-// ForkSource implements sessionstore.Writes. The transaction is
+// ForkSource implements sessionstore.ForkSteps. The transaction is
 // immediate: nothing else writes the source until it ends.
 func (w writes) ForkSource(ctx context.Context, id string) (*loom.Session, error) {
 	return w.s.sessionTx(ctx, w, id)
 }
 
-// RecordFiles implements sessionstore.Writes.
+// RecordFiles implements sessionstore.ImportSteps.
 func (w writes) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
 	return w.s.recordFiles(ctx, w.tx, files)
 }
 
-// CheckWriter implements sessionstore.Tx.
+// CheckWriter implements sessionstore.LockTx.
 func (w writes) CheckWriter(ctx context.Context, id string) error {
 	return w.s.checkWriter(ctx, w.tx, id)
 }
 
-// CreateSession implements sessionstore.Tx.
+// CreateSession implements sessionstore.SessionSteps.
 func (w writes) CreateSession(ctx context.Context, row *loom.Session) error {
 	tool, version, path := sqlstore.SourceColumns(row)
 	_, err := w.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
@@ -73,7 +68,7 @@ func (w writes) CreateSession(ctx context.Context, row *loom.Session) error {
 	return nil
 }
 
-// StoreAppend implements sessionstore.Tx.
+// StoreAppend implements sessionstore.SessionSteps.
 func (w writes) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom.Message) error {
 	store, err := ownStore(ctx, w, cur.ID)
 	if err != nil {
@@ -100,7 +95,7 @@ const family = `WITH RECURSIVE fam(id) AS (
 	UNION SELECT s.id FROM fam CROSS JOIN sessions s ON s.parent_id = fam.id WHERE s.kind = 'subagent'
 )`
 
-// Family implements sessionstore.Tx. The transaction holds the write lock,
+// Family implements sessionstore.TrashSteps. The transaction holds the write lock,
 // so no lock row changes until it ends.
 func (w writes) Family(ctx context.Context, id string, trashed bool) ([]*loom.Session, error) {
 	where := "WHERE s.id IN (SELECT id FROM fam)"
@@ -110,26 +105,26 @@ func (w writes) Family(ctx context.Context, id string, trashed bool) ([]*loom.Se
 	return w.s.querySessionsWith(ctx, w, family+` SELECT `+rowscan.SessionColumns+rowscan.SessionFrom+where, id)
 }
 
-// Prunable implements sessionstore.Tx.
+// Prunable implements sessionstore.TrashSteps.
 func (w writes) Prunable(ctx context.Context, opts loom.PruneOptions, now time.Time) ([]*loom.Session, error) {
 	c := query.Prune(dialect, opts, now)
 	return w.s.querySessions(ctx, w, "WHERE "+c.String()+" ORDER BY s.updated_at", c.Args...)
 }
 
-// EmptyTrash implements sessionstore.Tx. It runs only inside explicit
+// EmptyTrash implements sessionstore.TrashSteps. It runs only inside explicit
 // delete and prune commands: loom never cleans up on its own.
 func (w writes) EmptyTrash(ctx context.Context, before time.Time) ([]string, error) {
 	return rowscan.All(ctx, rowsOf{w}, rowscan.String,
 		`DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING id`, loom.FormatTime(before))
 }
 
-// Purge implements sessionstore.Tx.
+// Purge implements sessionstore.TrashSteps.
 func (w writes) Purge(ctx context.Context, id string) error {
 	_, err := w.ExecContext(ctx, family+` DELETE FROM sessions WHERE id IN (SELECT id FROM fam)`, id)
 	return err
 }
 
-// Trash implements sessionstore.Tx.
+// Trash implements sessionstore.TrashSteps.
 func (w writes) Trash(ctx context.Context, ids []string, at time.Time) ([]string, error) {
 	var out []string
 	for _, id := range ids {
@@ -144,7 +139,7 @@ func (w writes) Trash(ctx context.Context, ids []string, at time.Time) ([]string
 	return out, nil
 }
 
-// Untrash implements sessionstore.Tx.
+// Untrash implements sessionstore.TrashSteps.
 func (w writes) Untrash(ctx context.Context, id string, at time.Time) ([]string, bool, error) {
 	restored, err := rowscan.All(ctx, rowsOf{w}, rowscan.String,
 		family+` UPDATE sessions SET deleted_at = NULL WHERE id IN (SELECT id FROM fam) AND deleted_at = ? RETURNING id`,
@@ -203,7 +198,7 @@ func (w writes) TitlesLike(ctx context.Context, user, base string) ([]string, er
 	return rowscan.All(ctx, rowsOf{w}, rowscan.String, titlesLikeSQL, user, utf8.RuneCountInString(base), base)
 }
 
-// CreateFork implements sessionstore.Tx.
+// CreateFork implements sessionstore.ForkSteps.
 func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
 	now := w.s.now()
 	_, err := w.ExecContext(ctx, forkSessionSQL,
@@ -220,7 +215,7 @@ func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *session
 	return w.s.sessionTx(ctx, w, plan.ID)
 }
 
-// StoreRewind implements sessionstore.Tx.
+// StoreRewind implements sessionstore.ForkSteps.
 func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
 	f, fu := plan.Fork, plan.ForkUsage
 	now := loom.FormatTime(plan.At)
@@ -244,17 +239,17 @@ func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sessio
 	return w.s.sessionTx(ctx, w, f.ID)
 }
 
-// Spans implements sessionstore.Tx.
+// Spans implements sessionstore.BodySteps.
 func (w writes) Spans(ctx context.Context, id string) ([]sqlstore.Span, error) {
 	return readSpans(ctx, w, id)
 }
 
-// WriteSpans implements sessionstore.Tx.
+// WriteSpans implements sessionstore.BodySteps.
 func (w writes) WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error {
 	return writeSpans(ctx, w, id, spans)
 }
 
-// Readers implements sessionstore.Tx.
+// Readers implements sessionstore.BodySteps.
 func (w writes) Readers(ctx context.Context, store string, seq int64, id string) ([]string, error) {
 	return rowscan.All(ctx, rowsOf{w}, rowscan.String, `SELECT DISTINCT session_id FROM spans
 		WHERE store_id = ?1 AND first_seq <= ?2 AND last_seq >= ?2 AND session_id <> ?3`, store, seq, id)
@@ -269,7 +264,7 @@ func (w writes) newBody(ctx context.Context, b sqlstore.Body) (int64, error) {
 	return res.LastInsertId()
 }
 
-// CopyRow implements sessionstore.Tx.
+// CopyRow implements sessionstore.BodySteps.
 func (w writes) CopyRow(ctx context.Context, to, from string, seq int64, b *sqlstore.Body) error {
 	var body any
 	if b != nil {
@@ -283,7 +278,7 @@ func (w writes) CopyRow(ctx context.Context, to, from string, seq int64, b *sqls
 	return err
 }
 
-// DropUnread implements sessionstore.Tx: the row goes with its body and
+// DropUnread implements sessionstore.BodySteps: the row goes with its body and
 // search entry, by trigger.
 func (w writes) DropUnread(ctx context.Context, store string, seq int64) error {
 	_, err := w.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?1 AND seq = ?2
@@ -294,7 +289,7 @@ func (w writes) DropUnread(ctx context.Context, store string, seq int64) error {
 	return nil
 }
 
-// Rewrite implements sessionstore.Tx.
+// Rewrite implements sessionstore.BodySteps.
 func (w writes) Rewrite(ctx context.Context, store string, seq int64, b sqlstore.Body) error {
 	var body int64
 	var shared bool

@@ -77,7 +77,7 @@ type Replica interface {
 	// SyncForgetPurged lets go what the store keeps of the sessions its
 	// own purges up to index upTo of its log took (see
 	// sessionstore.PurgeKept): a pull has run since the hub took them.
-	SyncForgetPurged(ctx context.Context, upTo int64) error
+	SyncForgetPurged(ctx context.Context, upTo int64) (int, error)
 }
 
 // Result is what one Sync did: records sent, records applied, and the
@@ -198,7 +198,7 @@ func Sync(ctx context.Context, c *hub.Client, r Replica, key envelope.Key) (Resu
 	if pulled && ctx.Err() == nil {
 		// The purges the hub took before the pull have met the work
 		// that was there: what they took need not be kept any more.
-		if ferr := r.SyncForgetPurged(ctx, onHub); err == nil {
+		if _, ferr := r.SyncForgetPurged(ctx, onHub); err == nil {
 			err = ferr
 		}
 	}

@@ -1,0 +1,379 @@
+package sessionstore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/memstore"
+)
+
+// What two machines' concurrent actions on one session come to (the
+// table in docs/sync.md, "Two machines act on one session at once"): a
+// session S of two turns that every machine holds; machine A does one
+// action and machine B another before either syncs; then they sync, in
+// one order and in the other, with a third machine C that only syncs, or
+// without it. After the syncs the table names (a round in that order
+// for each machine), every machine holds the same sessions, in the same state, with
+// the same messages; and no prompt any machine stored is lost, unless a
+// machine purged it having seen it and nobody else did anything with the
+// session but delete, prune or purge it too. The machines are stores in
+// memory (internal/memstore) and sync through a hub in memory (memHub),
+// so the whole table runs in a fraction of a second; syncrun's
+// TestConcurrentActions runs it over SQLite stores and a real hub.
+func TestMemConcurrentActions(t *testing.T) {
+	actions := []string{"append", "delete", "purge", "restore", "archive", "prune", "rename", "rewind", "fork", "empty trash"}
+	for _, a := range actions {
+		for _, b := range actions {
+			if b < a {
+				continue // the table is symmetric: (b, a) is (a, b) with the machines' names swapped
+			}
+			t.Run(a+" vs "+b, func(t *testing.T) {
+				t.Parallel()
+				for _, order := range []string{"AB", "BA", "ABC", "CBA"} {
+					t.Run(order, func(t *testing.T) { concurrentPair(t, a, b, order) })
+				}
+			})
+		}
+	}
+}
+
+// One machine forks S and then rewinds it before the fork: the fork
+// follows the turns the rewind moves, on that machine as on the others.
+func TestMemForkThenRewind(t *testing.T) {
+	ctx := context.Background()
+	c := newMemHub()
+	a, b := memstore.New(), memstore.New()
+	for _, st := range []*memstore.Store{a, b} {
+		if _, err := st.EnableSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &loom.Session{UserID: "alice", Key: "cli:s", Title: "S"}
+	for i := range 4 {
+		if err := a.Append(ctx, s, &loom.Message{Role: []string{loom.RoleUser, loom.RoleAssistant}[i%2], Parts: []loom.Part{{Type: loom.PartText, Text: fmt.Sprint("message ", i)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := doAction(ctx, a, s.ID, "fork", 'A'); err != nil {
+		t.Fatal(err)
+	}
+	if err := doAction(ctx, a, s.ID, "rewind", 'A'); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*memstore.Store{a, b, a} {
+		if _, err := c.sync(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if va, vb := stateOf(t, a), stateOf(t, b); va != vb || strings.Contains(va, `"fork on A" fork parent=`+s.ID+" ") {
+		t.Fatalf("the machines differ, or the fork did not follow the rewound turns:\n%s\n---\n%s", va, vb)
+	}
+}
+
+// A purge on one machine while another appends: the sync that applies
+// the purge on the appending machine makes the rescued copy and sends it
+// at once, so it survives that machine being lost right after.
+func TestMemRescueLeavesWithItsSync(t *testing.T) {
+	ctx := context.Background()
+	c := newMemHub()
+	a, b, late := memstore.New(), memstore.New(), memstore.New()
+	s := &loom.Session{UserID: "alice", Key: "cli:s", Title: "S"}
+	if err := a.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "the first prompt"}}}); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, c, a)
+	syncOnce(t, c, b)
+	if err := doAction(ctx, a, s.ID, "purge", 'A'); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, c, a)
+	if err := doAction(ctx, b, s.ID, "append", 'B'); err != nil {
+		t.Fatal(err)
+	}
+	if res := syncOnce(t, c, b); res.Pushed < 2 {
+		t.Fatalf("B's sync sent %d records: its turn, then the copy it rescued, were due", res.Pushed)
+	}
+	// B is lost: it syncs no more.
+	syncOnce(t, c, late)
+	got := prompts(t, late)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"the first prompt", "user on B"}) || !strings.Contains(stateOf(t, late), `"S (recovered)"`) {
+		t.Fatalf("a machine that joins after B is lost holds %q:\n%s", got, stateOf(t, late))
+	}
+}
+
+// concurrentPair runs action a on machine A and b on B, then syncs the
+// machines order names (C takes part when named) in two rounds.
+func concurrentPair(t *testing.T, a, b, order string) {
+	ctx := context.Background()
+	c := newMemHub()
+	ms := map[byte]*memstore.Store{}
+	late := map[byte]time.Duration{}
+	for _, name := range []byte("ABC") {
+		if name == 'C' && !strings.Contains(order, "C") {
+			continue
+		}
+		st := memstore.New()
+		// Every machine lives 9 days ago, until the actions are done:
+		// then 9 days pass, and the trash of a machine that empties
+		// it is old.
+		st.Now = func() time.Time { return time.Now().Add(late[name]) }
+		late[name] = -9 * 24 * time.Hour
+		if _, err := st.EnableSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ms[name] = st
+	}
+	sync := func(name byte) {
+		t.Helper()
+		if _, err := c.sync(ctx, ms[name]); err != nil {
+			t.Fatalf("%c: sync: %v", name, err)
+		}
+	}
+	all := []byte("AB")
+	if ms['C'] != nil {
+		all = append(all, 'C')
+	}
+	// S, two turns, on every machine.
+	s := &loom.Session{UserID: "alice", Key: "cli:s", Title: "S"}
+	for i := range 2 {
+		for _, role := range []string{loom.RoleUser, loom.RoleAssistant} {
+			if err := ms['A'].Append(ctx, s, &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: fmt.Sprintf("%s %d of S", role, i)}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	trashed := slices.Contains([]string{a, b}, "restore") || slices.Contains([]string{a, b}, "empty trash")
+	if trashed {
+		// A restore, or a purge of old trash, needs S in the trash:
+		// deleted on A, everywhere.
+		if _, err := ms['A'].Delete(ctx, s.ID, loom.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		for _, name := range all {
+			sync(name)
+		}
+	}
+	// The actions, neither machine having seen the other's.
+	for i, act := range []string{a, b} {
+		name := []byte("AB")[i]
+		if act == "empty trash" {
+			late[name] = 0
+		}
+		if err := doAction(ctx, ms[name], s.ID, act, name); err != nil {
+			t.Skipf("%s on %c: %v (not an action this state allows)", act, name, err)
+		}
+	}
+	for _, name := range all {
+		late[name] = 0
+	}
+	// What every machine holds now: the prompts that must not be lost.
+	held := map[string]bool{}
+	for _, name := range all {
+		for _, p := range prompts(t, ms[name]) {
+			held[p] = true
+		}
+	}
+	// One sync of each machine after both actions have reached the hub:
+	// the machines in order, then again those that synced before the
+	// last of A and B to sync (as syncrun's TestConcurrentActions).
+	last := max(strings.IndexByte(order, 'A'), strings.IndexByte(order, 'B'))
+	for _, name := range []byte(order + order[:last]) {
+		sync(name)
+	}
+	if rescuesLater(a, b) {
+		// A copy of a restore, rename, archive, fork or rewind reaches
+		// the purging machine in its next sync.
+		for _, name := range []byte(order) {
+			sync(name)
+		}
+	}
+	views := map[byte]string{}
+	for _, name := range all {
+		views[name] = stateOf(t, ms[name])
+		if views[name] != views['A'] {
+			t.Fatalf("after the syncs, A and %c differ:\nA:\n%s\n%c:\n%s", name, views['A'], name, views[name])
+		}
+	}
+	// What the rows the docs name come to.
+	for _, w := range []struct {
+		a, b, want string
+	}{
+		{"archive", "prune", `"S" main parent= archived=true trash=false`},
+		{"archive", "delete", `"S" main parent= archived=true trash=false`},
+		{"archive", "purge", `copy "S (recovered)" main parent= archived=true trash=false`},
+		{"purge", "restore", `copy "S (recovered)" main parent= archived=false trash=false`},
+		{"empty trash", "restore", `copy "S (recovered)" main parent= archived=false trash=false`},
+		{"purge", "rename", `copy "S renamed on B (recovered)"`},
+		{"append", "purge", `copy "S (recovered)"`},
+		{"fork", "purge", `copy "fork on A (recovered)"`},
+		{"purge", "rewind", `copy "S (rewound) (recovered)"`},
+	} {
+		if w.a == a && w.b == b && !strings.Contains(views['A'], w.want) {
+			t.Fatalf("%s on A and %s on B: want %s, have\n%s", a, b, w.want, views['A'])
+		}
+	}
+	final := []string{"delete", "prune", "purge", "empty trash"}
+	mayLose := (slices.Contains([]string{a, b}, "purge") || slices.Contains([]string{a, b}, "empty trash")) &&
+		slices.Contains(final, a) && slices.Contains(final, b)
+	if mayLose {
+		return
+	}
+	for _, name := range all {
+		got := prompts(t, ms[name])
+		for p := range held {
+			if !slices.Contains(got, p) {
+				t.Fatalf("%c lost the prompt %q:\n%s", name, p, views[name])
+			}
+		}
+	}
+}
+
+// doAction does act on session id in st, as machine name.
+func doAction(ctx context.Context, st *memstore.Store, id, act string, name byte) error {
+	switch act {
+	case "append":
+		s, err := st.Session(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, role := range []string{loom.RoleUser, loom.RoleAssistant} {
+			if err := st.Append(ctx, s, &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: fmt.Sprintf("%s on %c", role, name)}}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "delete":
+		_, err := st.Delete(ctx, id, loom.DeleteOptions{})
+		return err
+	case "purge":
+		_, err := st.Delete(ctx, id, loom.DeleteOptions{Purge: true})
+		return err
+	case "restore":
+		return st.Restore(ctx, id)
+	case "empty trash":
+		// Any delete or prune empties the trash of what is older than
+		// loom.TrashTTL; this one prunes nothing else.
+		if _, err := st.Prune(ctx, loom.PruneOptions{UserID: "alice", OlderThan: 365 * 24 * time.Hour}); err != nil {
+			return err
+		}
+		if _, err := st.Session(ctx, id); loom.ErrorCode(err) != loom.ENOTFOUND {
+			return fmt.Errorf("the trash kept S: %v", err)
+		}
+		return nil
+	case "archive":
+		yes := true
+		_, err := st.UpdateSession(ctx, id, loom.SessionUpdate{Archived: &yes})
+		return err
+	case "prune":
+		res, err := st.Prune(ctx, loom.PruneOptions{UserID: "alice"})
+		if err == nil && len(res.Removed) == 0 {
+			err = fmt.Errorf("prune took nothing")
+		}
+		return err
+	case "rename":
+		title := fmt.Sprintf("S renamed on %c", name)
+		_, err := st.UpdateSession(ctx, id, loom.SessionUpdate{Title: &title})
+		return err
+	case "rewind":
+		_, err := st.Rewind(ctx, id, loom.RewindOptions{Turn: 1})
+		return err
+	case "fork":
+		_, err := st.Fork(ctx, id, loom.ForkOptions{Title: fmt.Sprintf("fork on %c", name)})
+		return err
+	}
+	return fmt.Errorf("no action %s", act)
+}
+
+// prompts returns the text of every user message st holds, in any
+// session, the trash's and the archive's included.
+func prompts(t *testing.T, st *memstore.Store) []string {
+	t.Helper()
+	var out []string
+	for _, s := range sessionsOf(t, st) {
+		msgs, err := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if m.Role == loom.RoleUser {
+				out = append(out, m.Text())
+			}
+		}
+	}
+	return out
+}
+
+// sessionsOf returns every session of st, live, archived and in the
+// trash.
+func sessionsOf(t *testing.T, st *memstore.Store) []*loom.Session {
+	t.Helper()
+	var out []*loom.Session
+	for _, deleted := range []bool{false, true} {
+		ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Archived: loom.WithArchived, Deleted: deleted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ss...)
+	}
+	return out
+}
+
+// stateOf returns every session of st as it shows to a user: its title,
+// kind, parent, whether it is archived or in the trash, and its
+// messages, sorted by id.
+func stateOf(t *testing.T, st *memstore.Store) string {
+	t.Helper()
+	var lines []string
+	for _, s := range sessionsOf(t, st) {
+		msgs, err := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts []string
+		for _, m := range msgs {
+			texts = append(texts, m.Text())
+		}
+		id := s.ID
+		if strings.HasSuffix(s.Title, "(recovered)") {
+			id = "copy" // a rescued copy's id is new on the host that made it, the same everywhere after
+		}
+		lines = append(lines, fmt.Sprintf("%s %q %s parent=%s archived=%v trash=%v %d messages %d turns updated %s: %s", id, s.Title, s.Kind, s.ParentID,
+			s.ArchivedAt != nil, s.DeletedAt != nil, s.MessageCount, s.TurnCount, s.UpdatedAt.Format(time.RFC3339Nano), strings.Join(texts, " | ")))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// syncOnce sets sync up on st the first time, then syncs it with c, as
+// syncrun.Once does.
+func syncOnce(t *testing.T, c *memHub, st *memstore.Store) syncResult {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := st.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.sync(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// rescuesLater reports whether actions a and b are a purge and a change
+// that the purging machine, applying it after its purge, does not copy
+// itself: its copy comes from the other machine, a sync later.
+func rescuesLater(a, b string) bool {
+	purge := func(x string) bool { return x == "purge" || x == "empty trash" }
+	later := func(x string) bool {
+		return slices.Contains([]string{"restore", "rename", "archive", "fork", "rewind"}, x)
+	}
+	return purge(a) && later(b) || purge(b) && later(a)
+}
