@@ -344,7 +344,7 @@ func applyPurged(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Purged
 // purge st takes it (rescued), nil when it is here already (the purge's
 // writer made it first: rescueUnseen).
 func rescueCopy(ctx context.Context, tx Tx, st synclog.Stamp, x *loom.Session, self synclog.HostID) (*loom.SessionData, error) {
-	id := RescueID(st, x.ID, self)
+	id := rescueID(st, x.ID, self)
 	if cur, err := tx.SessionForWrite(ctx, id); err != nil || cur != nil {
 		return nil, err
 	}
@@ -356,7 +356,7 @@ func rescueCopy(ctx context.Context, tx Tx, st synclog.Stamp, x *loom.Session, s
 }
 
 // rescued returns session d.Session with its messages under the ids
-// of copy id of purge st (RescuedMessageID), titled as RecoveredTitle
+// of copy id of purge st (rescuedMessageID), titled as RecoveredTitle
 // says: a session of its own, out of the trash, whatever it was a fork
 // or a sub-agent of, and without its key (a host that applies the copy
 // before the purge would find the key taken, and a key a purge lets go
@@ -368,7 +368,7 @@ func rescued(st synclog.Stamp, id string, d *loom.SessionData) *loom.SessionData
 	msgs := make([]*loom.Message, len(d.Messages))
 	for i, m := range d.Messages {
 		c := *m
-		c.ID, c.SessionID = RescuedMessageID(st, id, m.ID), id
+		c.ID, c.SessionID = rescuedMessageID(st, id, m.ID), id
 		msgs[i] = &c
 	}
 	return &loom.SessionData{Session: &row, Messages: msgs}
@@ -376,7 +376,7 @@ func rescued(st synclog.Stamp, id string, d *loom.SessionData) *loom.SessionData
 
 // rescueUnseen applies record p, headed h, of work in a purged session
 // that the purge had not seen (PurgeKept) to the copy h's host saves of
-// the session when it applies the purge (RescueID), when that copy is
+// the session when it applies the purge (rescueID), when that copy is
 // here: so a part or usage update that its host made before it applied
 // the purge reaches the copy on every host, whichever copy came first.
 // A store that keeps what its own purge took (PurgeKept.Data) makes the
@@ -404,7 +404,7 @@ func rescueUnseen(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payloa
 	if err != nil || k.Stamp.IsZero() || k.Seen.Saw(h.Host, h.Index) {
 		return false, err
 	}
-	copyID := RescueID(k.Stamp, id, h.Host)
+	copyID := rescueID(k.Stamp, id, h.Host)
 	if gone, err := tx.Purged(ctx, copyID); err != nil || gone {
 		return gone, err
 	}
@@ -412,7 +412,7 @@ func rescueUnseen(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payloa
 	if err != nil {
 		return false, err
 	}
-	at := RescuedMessageID(k.Stamp, copyID, mid)
+	at := rescuedMessageID(k.Stamp, copyID, mid)
 	switch {
 	case cur == nil && k.Data == nil:
 		return false, nil
@@ -455,22 +455,22 @@ func onCopy(p synclog.Payload, st synclog.Stamp, id string) synclog.Payload {
 		c := *p
 		c.SessionID = id
 		if c.PrevID != "" {
-			c.PrevID = RescuedMessageID(st, id, p.PrevID)
+			c.PrevID = rescuedMessageID(st, id, p.PrevID)
 		}
 		c.Messages = make([]*loom.Message, len(p.Messages))
 		for i, m := range p.Messages {
 			x := *m
-			x.ID, x.SessionID = RescuedMessageID(st, id, m.ID), id
+			x.ID, x.SessionID = rescuedMessageID(st, id, m.ID), id
 			c.Messages[i] = &x
 		}
 		return &c
 	case *synclog.PartUpdated:
 		c := *p
-		c.SessionID, c.MessageID = id, RescuedMessageID(st, id, p.MessageID)
+		c.SessionID, c.MessageID = id, rescuedMessageID(st, id, p.MessageID)
 		return &c
 	case *synclog.UsageUpdated:
 		c := *p
-		c.SessionID, c.MessageID = id, RescuedMessageID(st, id, p.MessageID)
+		c.SessionID, c.MessageID = id, rescuedMessageID(st, id, p.MessageID)
 		return &c
 	}
 	return p

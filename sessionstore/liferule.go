@@ -137,19 +137,19 @@ func recoveredTitle(t string) string {
 	return t + " (recovered)"
 }
 
-// RescueID returns the id of the copy that host saves of session id
+// rescueID returns the id of the copy that host saves of session id
 // before purge, the purge record stamped purge, applies (Rescue). The
 // purge's writer, applying that host's work in the session after its
 // purge, saves the same copy under the same id (PurgeKept), so that the
 // two are one session on every host, whichever made it first. It is a
 // UUIDv7 whose time is the purge's.
-func RescueID(purge synclog.Stamp, id string, host synclog.HostID) string {
+func rescueID(purge synclog.Stamp, id string, host synclog.HostID) string {
 	return rescueHash(purge, "loom rescued copy\x00", id, string(host))
 }
 
-// RescuedMessageID returns the id of message id in the copy copyID of a
-// session purge purged (RescueID): the same wherever the copy is made.
-func RescuedMessageID(purge synclog.Stamp, copyID, id string) string {
+// rescuedMessageID returns the id of message id in the copy copyID of a
+// session purge purged (rescueID): the same wherever the copy is made.
+func rescuedMessageID(purge synclog.Stamp, copyID, id string) string {
 	return rescueHash(purge, "loom rescued message\x00", copyID, id)
 }
 
@@ -175,7 +175,7 @@ func rescueHash(purge synclog.Stamp, what string, parts ...string) string {
 // sends the purge has pulled (Replica.SyncForgetPurged): another host's
 // work in the session that the purge had not seen, which that pull may
 // bring, makes the store save the copy that host saves when it applies
-// the purge (RescueID), without waiting for the copy to come from it.
+// the purge (rescueID), without waiting for the copy to come from it.
 type PurgeKept struct {
 	Stamp synclog.Stamp
 	Index int64 `json:",omitempty"`

@@ -290,7 +290,7 @@ func concurrentPair(t *testing.T, key envelope.Key, a, b, order string) {
 	// the machines in order, then again those that synced before the
 	// last of A and B to sync. A machine that purged S makes the copy
 	// of a turn its purge had not seen, which it applies in that sync,
-	// as the turn's machine does when it applies the purge (RescueID).
+	// as the turn's machine does when it applies the purge (rescueID).
 	last := max(strings.IndexByte(order, 'A'), strings.IndexByte(order, 'B'))
 	for _, name := range []byte(order + order[:last]) {
 		sync(name)
