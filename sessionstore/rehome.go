@@ -126,7 +126,7 @@ func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk 
 		return r, err
 	}
 	// The sessions a purge past shared took are kept with the purge as
-	// the new host wrote it (RescueID is of its stamp).
+	// the new host wrote it (rescueID is of its stamp).
 	if err := rewriteState(ctx, tx, PurgeKeptState, func(k *PurgeKept) {
 		if k.Stamp.Host == old && k.Stamp.HLC > cut {
 			k.Stamp.Host, k.Index = r.New, k.Index-shared
