@@ -3,6 +3,21 @@
 // tsvector column with a GIN index for search, and leases for locks held
 // from other hosts. Several loom processes on several machines can share
 // one database.
+//
+// Its write transaction serves the roles of sessionstore.Tx a store that
+// keeps no sync log needs, each step in PostgreSQL's SQL, some sent in
+// one round trip (the number is the role's methods):
+//
+//	SessionSteps 11, BodySteps 9, ForkSteps 8 (ForkReads 5 of them),
+//	TrashSteps 6, ImportSteps 3, PromptTx 1, Ender 1.
+//
+// It keeps no sync log (a PostgreSQL store is shared by its machines
+// already, or a hub's), so it serves none of sync's roles (LogRows,
+// ApplySteps, MergeSteps, LineageSteps, StampSteps, KeySteps,
+// FragmentSteps, HistorySteps) and records nothing. Beside it:
+// sessionstore.Engine (12 methods: Begin, Now, BeginPut, Locker 5,
+// Grants 4), SyncTx 3 with PutWrites 4 (a hub's put of records), LockTx
+// 2 with LockWrites 3. docs/architecture.md says what each role is.
 package postgres
 
 import (

@@ -129,6 +129,9 @@ func applyRecord(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload
 		}
 		p = whole
 	}
+	if done, err := rescueUnseen(ctx, tx, h, p); err != nil || done {
+		return err
+	}
 	if gone, err := forPurged(ctx, tx, p); err != nil || gone {
 		return err
 	}
@@ -164,7 +167,7 @@ func applyChange(ctx context.Context, tx Tx, st synclog.Stamp, p synclog.Payload
 	case *synclog.Restored:
 		return applyRestored(ctx, tx, st, p)
 	case *synclog.Purged:
-		return applyPurged(ctx, tx, p)
+		return applyPurged(ctx, tx, st, p)
 	}
 	return &NotAppliedError{Type: p.Type()}
 }

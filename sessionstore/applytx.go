@@ -14,6 +14,9 @@ const (
 	metaState State = iota
 	// LifeState is its trash state and work (Life).
 	LifeState
+	// PurgeKeptState is a session this store purged itself, as it was,
+	// until the sync that sends the purge has pulled (PurgeKept).
+	PurgeKeptState
 )
 
 // StateRow is one session's state as kept.

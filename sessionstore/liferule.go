@@ -1,8 +1,11 @@
 package sessionstore
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -132,4 +135,50 @@ func recoveredTitle(t string) string {
 		return ""
 	}
 	return t + " (recovered)"
+}
+
+// rescueID returns the id of the copy that host saves of session id
+// before purge, the purge record stamped purge, applies (Rescue). The
+// purge's writer, applying that host's work in the session after its
+// purge, saves the same copy under the same id (PurgeKept), so that the
+// two are one session on every host, whichever made it first. It is a
+// UUIDv7 whose time is the purge's.
+func rescueID(purge synclog.Stamp, id string, host synclog.HostID) string {
+	return rescueHash(purge, "loom rescued copy\x00", id, string(host))
+}
+
+// rescuedMessageID returns the id of message id in the copy copyID of a
+// session purge purged (rescueID): the same wherever the copy is made.
+func rescuedMessageID(purge synclog.Stamp, copyID, id string) string {
+	return rescueHash(purge, "loom rescued message\x00", copyID, id)
+}
+
+// rescueHash is a UUIDv7 of purge's time whose other bits are SHA-256 of
+// what, the purge's stamp and parts.
+func rescueHash(purge synclog.Stamp, what string, parts ...string) string {
+	h := sha256.New()
+	h.Write([]byte(what))
+	h.Write(binary.BigEndian.AppendUint64(nil, uint64(purge.HLC)))
+	h.Write([]byte(purge.Host))
+	for _, x := range parts {
+		h.Write([]byte{0})
+		h.Write([]byte(x))
+	}
+	return loom.IDFromHash(purge.HLC.WallMS(), h.Sum(nil))
+}
+
+// PurgeKept is a purge of a session, as a store keeps it for the work
+// the purge had not seen that arrives after it (rescueUnseen): the
+// purge's stamp and what its writer had seen, and for a purge made here,
+// its index in this store's log and what it took, the session's row and
+// messages as they were (Data). A store keeps Data until the sync that
+// sends the purge has pulled (Replica.SyncForgetPurged): another host's
+// work in the session that the purge had not seen, which that pull may
+// bring, makes the store save the copy that host saves when it applies
+// the purge (rescueID), without waiting for the copy to come from it.
+type PurgeKept struct {
+	Stamp synclog.Stamp
+	Index int64 `json:",omitempty"`
+	Seen  synclog.Vector
+	Data  *loom.SessionData `json:",omitempty"`
 }

@@ -137,5 +137,11 @@ func (h *memHub) sync(ctx context.Context, st *memstore.Store) (syncResult, erro
 	}
 	n, _, err = h.push(ctx, st, self, onHub)
 	res.Pushed += n
+	if err != nil {
+		return res, err
+	}
+	// The purges the hub took before the pull have met the work that
+	// was there (syncrun.Sync).
+	_, err = st.SyncForgetPurged(ctx, onHub)
 	return res, err
 }

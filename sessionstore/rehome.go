@@ -125,6 +125,16 @@ func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk 
 	if err := rewriteState(ctx, tx, metaState, func(m *any) { restamp(*m, old, r.New, cut) }); err != nil {
 		return r, err
 	}
+	// The sessions a purge past shared took are kept with the purge as
+	// the new host wrote it (rescueID is of its stamp).
+	if err := rewriteState(ctx, tx, PurgeKeptState, func(k *PurgeKept) {
+		if k.Stamp.Host == old && k.Stamp.HLC > cut {
+			k.Stamp.Host, k.Index = r.New, k.Index-shared
+		}
+		move(k.Seen)
+	}); err != nil {
+		return r, err
+	}
 	if junk {
 		if err := tx.Retire(ctx, old, shared); err != nil {
 			return r, fmt.Errorf("retire host %s: %w", old, err)

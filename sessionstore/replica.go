@@ -102,3 +102,18 @@ func (r *Replica) SyncRehome(ctx context.Context, from synclog.HostID, shared in
 	})
 	return m, err
 }
+
+// SyncForgetPurged lets go what the store keeps of the sessions its own
+// purges took (PurgeKept), for the purges at index upTo of its log and
+// before: the sync that sent them to the hub has pulled, so the other
+// hosts' work those purges had not seen either came with that pull, or
+// comes with the copy its host saves when it applies the purge.
+// It returns how many sessions' data it let go.
+func (r *Replica) SyncForgetPurged(ctx context.Context, upTo int64) (int, error) {
+	var n int
+	err := r.apply(ctx, func(tx Tx) (err error) {
+		n, err = forgetPurged(ctx, tx, upTo)
+		return err
+	})
+	return n, err
+}

@@ -154,8 +154,11 @@ func saveMeta(ctx context.Context, tx StampSteps, id string, m Meta) error {
 
 // what names state kind in errors.
 func (kind State) what() string {
-	if kind == LifeState {
+	switch kind {
+	case LifeState:
 		return "trash state"
+	case PurgeKeptState:
+		return "purged session kept"
 	}
 	return "stamps"
 }

@@ -3,9 +3,11 @@ package sessionstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -64,10 +66,14 @@ func deleteIn(ctx context.Context, tx interface {
 		ids[i] = x.ID
 	}
 	if opts.Purge {
+		kept, err := purgedData(ctx, log, fam)
+		if err != nil {
+			return nil, fmt.Errorf("delete %s: %w", id, err)
+		}
 		if err := tx.Purge(ctx, id); err != nil {
 			return nil, fmt.Errorf("delete %s: %w", id, err)
 		}
-		if err := recordPurge(ctx, log, ids); err != nil {
+		if err := recordPurge(ctx, log, ids, kept); err != nil {
 			return nil, err
 		}
 	} else {
@@ -157,7 +163,7 @@ func emptyTrash(ctx context.Context, tx TrashSteps, log *SyncLog, now time.Time)
 	if err != nil {
 		return fmt.Errorf("empty trash: %w", err)
 	}
-	return recordPurge(ctx, log, purged)
+	return recordPurge(ctx, log, purged, nil)
 }
 
 // recordTrash records that the sessions ids went to the trash at at,
@@ -174,15 +180,52 @@ func recordTrash(ctx context.Context, log *SyncLog, ids []string, at time.Time) 
 }
 
 // recordPurge records that the sessions ids are gone for good, with what
-// the store had seen (Rescue).
-func recordPurge(ctx context.Context, log *SyncLog, ids []string) error {
-	if len(ids) == 0 {
+// the store had seen (Rescue), and keeps kept, what the purge took of
+// them, with it (PurgeKept).
+func recordPurge(ctx context.Context, log *SyncLog, ids []string, kept []*loom.SessionData) error {
+	if len(ids) == 0 || log == nil {
 		return nil
 	}
-	return recordIn(ctx, log, func(log *SyncLog) (synclog.Payload, error) {
-		seen, err := log.Seen(ctx)
-		return &synclog.Purged{SessionIDs: ids, Seen: seen}, err
-	})
+	seen, err := log.Seen(ctx)
+	if err != nil {
+		return fmt.Errorf("sync log: %w", err)
+	}
+	p := &synclog.Purged{SessionIDs: ids, Seen: seen}
+	st, idx, err := log.Append(ctx, p)
+	if err != nil {
+		return fmt.Errorf("sync log: %w", err)
+	}
+	if err := localIn(ctx, log.tx, st, idx, p); err != nil {
+		return fmt.Errorf("sync log: %w", err)
+	}
+	for _, id := range ids {
+		k := PurgeKept{Stamp: st, Index: idx, Seen: seen}
+		if i := slices.IndexFunc(kept, func(d *loom.SessionData) bool { return d.Session.ID == id }); i >= 0 {
+			k.Data = kept[i]
+		}
+		if err := saveState(ctx, log.tx, PurgeKeptState, id, k); err != nil {
+			return fmt.Errorf("sync log: %w", err)
+		}
+	}
+	return nil
+}
+
+// purgedData returns sessions fam, which a purge is about to take, with
+// their messages, to keep in log beside the purge (PurgeKept); nil when
+// the store keeps no log.
+func purgedData(ctx context.Context, log *SyncLog, fam []*loom.Session) ([]*loom.SessionData, error) {
+	if log == nil {
+		return nil, nil
+	}
+	out := make([]*loom.SessionData, 0, len(fam))
+	for _, x := range fam {
+		msgs, err := log.tx.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", x.ID, err)
+		}
+		out = append(out, &loom.SessionData{Session: x, Messages: msgs})
+	}
+	return out, nil
 }
 
 // splitPrune sorts the sessions a prune selected into those it removes

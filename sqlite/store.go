@@ -1,6 +1,22 @@
 // Package sqlite is loom's embedded storage engine: one SQLite file in WAL
 // mode with STRICT tables and an FTS5 index, written by one connection and
 // read by a pool.
+//
+// Its write transaction serves every role of sessionstore.Tx, the
+// store's and sync's, each step one statement or scan of SQLite's SQL
+// (the number is the role's methods):
+//
+//	SessionSteps 11, BodySteps 9, ForkSteps 8 (ForkReads 5 of them),
+//	TrashSteps 6, ImportSteps 3, PromptTx 1, Ender 1;
+//	LogRows 12 (the sync log's opaque rows: the records are
+//	sessionstore.SyncLog's to build), ApplySteps 8, MergeSteps 9,
+//	LineageSteps 6, StampSteps 8, KeySteps 4, FragmentSteps 3,
+//	HistorySteps 2.
+//
+// Beside it: sessionstore.Engine (12 methods: Begin, Now, BeginPut,
+// Locker 5, Grants 4), sessionstore.ReplicaEngine (Begin), SyncTx 3 with
+// PutWrites 4, LockTx 2 with LockWrites 3. docs/architecture.md says what
+// each role is.
 package sqlite
 
 import (

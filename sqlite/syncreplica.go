@@ -69,8 +69,11 @@ func (w syncTx) Observe(ctx context.Context, hlc synclog.HLC) error {
 
 // stateTable returns the table and column that keep state kind.
 func stateTable(kind sessionstore.State) (table, col string) {
-	if kind == sessionstore.LifeState {
+	switch kind {
+	case sessionstore.LifeState:
 		return "sync_life", "life"
+	case sessionstore.PurgeKeptState:
+		return "sync_purge_kept", "kept"
 	}
 	return "sync_meta", "meta"
 }

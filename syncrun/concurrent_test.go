@@ -2,6 +2,7 @@ package syncrun_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/syncrun"
 )
@@ -20,8 +22,8 @@ import (
 // session S of two turns that every machine holds; machine A does one
 // action and machine B another before either syncs; then they sync, in
 // one order and in the other, with a third machine C that only syncs, or
-// without it. After the syncs the table names (a round in that order
-// for each machine), every machine holds the same sessions, in the same state, with
+// without it. After the syncs the table names (one sync of each machine
+// after both actions have reached the hub), every machine holds the same sessions, in the same state, with
 // the same messages; and no prompt any machine stored is lost, unless a
 // machine purged it having seen it and nobody else did anything with the
 // session but delete, prune or purge it too.
@@ -87,22 +89,7 @@ func TestForkThenRewind(t *testing.T) {
 // the purge on the appending machine makes the rescued copy and sends it
 // at once, so it survives that machine being lost right after.
 func TestRescueLeavesWithItsSync(t *testing.T) {
-	ctx := context.Background()
-	_, _, c := hubFor(t)
-	key, err := envelope.NewKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b, late := open(t, "a.db"), open(t, "b.db"), open(t, "c.db")
-	s := &loom.Session{UserID: "alice", Key: "cli:s", Title: "S"}
-	if err := a.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "the first prompt"}}}); err != nil {
-		t.Fatal(err)
-	}
-	syncOnce(t, c, a, key)
-	syncOnce(t, c, b, key)
-	if err := doAction(ctx, a, s.ID, "purge", 'A'); err != nil {
-		t.Fatal(err)
-	}
+	ctx, c, key, a, b, late, s := purgeRace(t, "the first prompt")
 	syncOnce(t, c, a, key)
 	if err := doAction(ctx, b, s.ID, "append", 'B'); err != nil {
 		t.Fatal(err)
@@ -117,6 +104,107 @@ func TestRescueLeavesWithItsSync(t *testing.T) {
 	if !slices.Equal(got, []string{"the first prompt", "user on B"}) || !strings.Contains(stateOf(t, late), `"S (recovered)"`) {
 		t.Fatalf("a machine that joins after B is lost holds %q:\n%s", got, stateOf(t, late))
 	}
+}
+
+// A purge on A races an append on B, and B syncs first: B, A, B, then
+// a new machine C, each syncing once after the other's action has
+// reached the hub (B's first sync is the one that sends its turn). A
+// applies B's turn after its own purge, which had not seen it: it makes
+// the copy B makes when it applies the purge, under the same id, so
+// every machine ends with one "S (recovered)" holding B's turn, A
+// without syncing again.
+func TestPurgeRacingAnAppendOneRound(t *testing.T) {
+	ctx, c, key, a, b, late, s := purgeRace(t, "user 0 of S", "assistant 0 of S", "user 1 of S", "assistant 1 of S")
+	if err := doAction(ctx, b, s.ID, "append", 'B'); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*sqlite.Store{b, a, b, late} {
+		syncOnce(t, c, st, key)
+	}
+	want := []string{"user 0 of S", "user 1 of S", "user on B"}
+	views := map[string]string{}
+	for name, st := range map[string]*sqlite.Store{"A": a, "B": b, "C": late} {
+		views[name] = stateOf(t, st)
+		got := prompts(t, st)
+		slices.Sort(got)
+		if !slices.Equal(got, want) || strings.Count(views[name], `"S (recovered)"`) != 1 {
+			t.Fatalf("%s holds the prompts %q, want %q in one \"S (recovered)\":\n%s", name, got, want, views[name])
+		}
+	}
+	if views["A"] != views["C"] || views["B"] != views["C"] {
+		t.Fatalf("the machines differ:\nA:\n%s\nB:\n%s\nC:\n%s", views["A"], views["B"], views["C"])
+	}
+}
+
+// A purge on A races a tool call on B that finishes after A has made
+// the copy of B's turn: the tool's result reaches that copy on every
+// machine, whichever copy of the turn a machine got first.
+func TestPurgeRacingAToolCall(t *testing.T) {
+	ctx, c, key, a, b, late, s := purgeRace(t, "list files")
+	call := &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartTool, CallID: "c1", Name: "bash", Status: loom.ToolRunning, Input: json.RawMessage(`{"cmd":"ls"}`)}}}
+	onB, err := b.Session(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Append(ctx, onB, call); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, c, b, key)
+	syncOnce(t, c, a, key) // A makes the copy, the call running
+	done := call.Parts[0]
+	done.Status, done.Output = loom.ToolCompleted, json.RawMessage(`"README.md"`)
+	if err := b.UpdatePart(ctx, s.ID, call.Seq, done); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*sqlite.Store{b, late, a} {
+		syncOnce(t, c, st, key)
+	}
+	for name, st := range map[string]*sqlite.Store{"A": a, "B": b, "C": late} {
+		var status []string
+		for _, x := range sessionsOf(t, st) {
+			msgs, err := st.Messages(ctx, x.ID, loom.MessageQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range msgs {
+				for _, p := range m.Parts {
+					if p.Type == loom.PartTool {
+						status = append(status, fmt.Sprintf("%q: %s", x.Title, p.Status))
+					}
+				}
+			}
+		}
+		if want := []string{`"S (recovered)": ` + string(loom.ToolCompleted)}; !slices.Equal(status, want) {
+			t.Fatalf("%s holds the tool call as %q, want %q:\n%s", name, status, want, stateOf(t, st))
+		}
+	}
+}
+
+// purgeRace starts a hub and three machines, a and b with sync set up
+// and holding session S of texts (a user's and an assistant's messages
+// in turn), and late none; then a purges S.
+func purgeRace(t *testing.T, texts ...string) (context.Context, *hub.Client, envelope.Key, *sqlite.Store, *sqlite.Store, *sqlite.Store, *loom.Session) {
+	t.Helper()
+	ctx := context.Background()
+	_, _, c := hubFor(t)
+	key, err := envelope.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, late := open(t, "a.db"), open(t, "b.db"), open(t, "c.db")
+	s := &loom.Session{UserID: "alice", Key: "cli:s", Title: "S"}
+	for i, text := range texts {
+		role := []string{loom.RoleUser, loom.RoleAssistant}[i%2]
+		if err := a.Append(ctx, s, &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	syncOnce(t, c, a, key)
+	syncOnce(t, c, b, key)
+	if err := doAction(ctx, a, s.ID, "purge", 'A'); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, c, key, a, b, late, s
 }
 
 // concurrentPair runs action a on machine A and b on B, then syncs the
@@ -198,9 +286,18 @@ func concurrentPair(t *testing.T, key envelope.Key, a, b, order string) {
 			held[p] = true
 		}
 	}
-	// As many rounds as machines: a copy a purge rescues on the second
-	// machine to sync reaches a third that synced before it in the next.
-	for range len(all) {
+	// One sync of each machine after both actions have reached the hub:
+	// the machines in order, then again those that synced before the
+	// last of A and B to sync. A machine that purged S makes the copy
+	// of a turn its purge had not seen, which it applies in that sync,
+	// as the turn's machine does when it applies the purge (rescueID).
+	last := max(strings.IndexByte(order, 'A'), strings.IndexByte(order, 'B'))
+	for _, name := range []byte(order + order[:last]) {
+		sync(name)
+	}
+	if rescuesLater(a, b) {
+		// A copy of a restore, rename, archive, fork or rewind reaches
+		// the purging machine in its next sync.
 		for _, name := range []byte(order) {
 			sync(name)
 		}
@@ -244,6 +341,17 @@ func concurrentPair(t *testing.T, key envelope.Key, a, b, order string) {
 			}
 		}
 	}
+}
+
+// rescuesLater reports whether actions a and b are a purge and a change
+// that the purging machine, applying it after its purge, does not copy
+// itself: its copy comes from the other machine, a sync later.
+func rescuesLater(a, b string) bool {
+	purge := func(x string) bool { return x == "purge" || x == "empty trash" }
+	later := func(x string) bool {
+		return slices.Contains([]string{"restore", "rename", "archive", "fork", "rewind"}, x)
+	}
+	return purge(a) && later(b) || purge(b) && later(a)
 }
 
 // doAction does act on session id in st, as machine name.

@@ -74,6 +74,10 @@ type Replica interface {
 	// docs/sync.md, "Concurrent appends"), with whose message each
 	// starts with.
 	SyncConflicts(ctx context.Context) ([]sessionstore.Conflict, error)
+	// SyncForgetPurged lets go what the store keeps of the sessions its
+	// own purges up to index upTo of its log took (see
+	// sessionstore.PurgeKept): a pull has run since the hub took them.
+	SyncForgetPurged(ctx context.Context, upTo int64) (int, error)
 }
 
 // Result is what one Sync did: records sent, records applied, and the
@@ -180,6 +184,7 @@ func Sync(ctx context.Context, c *hub.Client, r Replica, key envelope.Key) (Resu
 	if pr.Applied > 0 {
 		res.Conflicts, err = newConflicts(ctx, r, host, before, err)
 	}
+	pulled := err == nil
 	if ctx.Err() == nil {
 		// Applying a purge may have written a rescued copy to this
 		// store's log: it leaves now, not at the next sync, which may
@@ -188,6 +193,13 @@ func Sync(ctx context.Context, c *hub.Client, r Replica, key envelope.Key) (Resu
 		res.Pushed += n
 		if err == nil {
 			err = perr
+		}
+	}
+	if pulled && ctx.Err() == nil {
+		// The purges the hub took before the pull have met the work
+		// that was there: what they took need not be kept any more.
+		if _, ferr := r.SyncForgetPurged(ctx, onHub); err == nil {
+			err = ferr
 		}
 	}
 	if sc, ok := r.(Scrubber); ok && ctx.Err() == nil {

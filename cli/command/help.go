@@ -50,17 +50,24 @@ func UseFlagUsages(cmd *cobra.Command) {
 }
 
 // WrapHelp makes cmd's help, and its subcommands', fit width() columns
-// (the terminal's, 80 when output is no terminal): each line wider than
-// that is wrapped at spaces and goes on at its description's column.
+// (the terminal's, 80 when output is no terminal): the paragraphs of
+// prose of its description are wrapped again as wholes at 80 columns, or
+// the terminal's when it is narrower (term.ReflowProse), and each other
+// line wider than the terminal is wrapped at spaces and goes on at its
+// description's column.
 func WrapHelp(cmd *cobra.Command, width func() int) {
 	render := cmd.HelpFunc()
 	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
 		out := c.OutOrStdout()
 		var buf bytes.Buffer
+		w := width()
+		long := c.Long
+		c.Long = term.ReflowProse(long, min(w, 80))
 		c.SetOut(&buf)
 		render(c, args)
 		c.SetOut(out)
-		fmt.Fprint(out, term.WrapColumns(buf.String(), width()))
+		c.Long = long
+		fmt.Fprint(out, term.WrapColumns(buf.String(), w))
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -46,6 +47,13 @@ type scrubMarker interface {
 // replaced (sqlite.Store.RedactLog).
 type logRedactor interface {
 	RedactLog(ctx context.Context, redact func(payloads [][]byte) ([][]byte, error)) (int, error)
+}
+
+// purgeForgetter is a store that keeps what its own purges took until
+// the next sync (sqlite.Store.SyncForgetPurged: see docs/sync.md, "Trash,
+// restore and purge").
+type purgeForgetter interface {
+	SyncForgetPurged(ctx context.Context, upTo int64) (int, error)
 }
 
 // redactScope says which sessions' copies outside the messages a
@@ -90,6 +98,17 @@ func beforeRedact(ctx context.Context, st loom.Store) error {
 // when an earlier redaction or sync left it to scrub.
 func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec.Redactor, scope *redactScope, changed bool) error {
 	under := command.Underlying(st)
+	if pf, ok := under.(purgeForgetter); ok {
+		// What a purge of this machine keeps until its next sync, to
+		// save work it had not seen in a copy, may hold the secrets
+		// found: it is let go now, not rewritten (the copy is then
+		// made by the machine whose work it is, as without it).
+		n, err := pf.SyncForgetPurged(ctx, math.MaxInt64)
+		if err != nil {
+			return err
+		}
+		changed = changed || n > 0
+	}
 	if lr, ok := under.(logRedactor); ok {
 		n, err := lr.RedactLog(ctx, func(payloads [][]byte) ([][]byte, error) {
 			return synclog.RedactEncoded(payloads, d, scope.takes)

@@ -433,3 +433,29 @@ func TestRedactLeavesNoCopyOnPostgres(t *testing.T) {
 		t.Error(f)
 	}
 }
+
+// A purge on a machine that syncs keeps what it took until its next
+// sync (to save in a copy work another machine did in the session
+// meanwhile): a redaction before that sync lets it go, so no file holds
+// the secrets the purged session held.
+func TestRedactForgetsWhatAPurgeKept(t *testing.T) {
+	t.Parallel()
+	if clitest.OnPostgres() {
+		t.Skip("sync keeps SQLite stores in step")
+	}
+	a, _, _, _ := clitest.SyncPair(t, "")
+	p := &planted{}
+	plantSessions(t, a.DB, a.Proj, p, "cli:kept")
+	a.MustExec(t, "sync")
+	s := plantSessions(t, a.DB, a.Proj, p, "cli:purged")
+	a.MustExec(t, "session", "delete", s.ID, "--purge", "--yes")
+	if len(filesHolding(t, p.needles, dataAndState(t, a.Home)...)) == 0 {
+		t.Fatal("before the redaction no file holds a secret: the search finds nothing")
+	}
+	if r := a.Exec(t, "", "secrets", "redact", "--yes"); r.Code != 0 {
+		t.Fatalf("redact: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, f := range filesHolding(t, p.needles, dataAndState(t, a.Home)...) {
+		t.Errorf("after the redaction %s", f)
+	}
+}

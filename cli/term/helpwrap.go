@@ -68,3 +68,47 @@ func hangingColumn(l string) int {
 func leadingSpaces(l string) int {
 	return len(l) - len(strings.TrimLeft(l, " "))
 }
+
+// ReflowProse joins the lines of each paragraph of prose in text (lines
+// apart from blank ones, none indented, none a list item or a table row)
+// and wraps the paragraph again at width, so that a help text edited
+// after it was wrapped by hand reads as one paragraph, with no short
+// line left where a wrap met the old line break. Every other paragraph
+// (examples, lists, tables, anything indented) is left as it is, as is
+// text when width is 0 or less.
+func ReflowProse(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	paras := strings.Split(text, "\n\n")
+	for i, p := range paras {
+		lines := strings.Split(p, "\n")
+		if len(lines) < 2 || !prose(lines) {
+			continue
+		}
+		paras[i] = wordwrap(strings.Join(lines, " "), width)
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// prose reports whether lines are a paragraph of running text.
+func prose(lines []string) bool {
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || t != l || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") ||
+			strings.HasPrefix(t, "|") || strings.HasPrefix(t, "$ ") || numbered(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// numbered reports whether t starts as an item of a numbered list
+// ("1. ", "2) ").
+func numbered(t string) bool {
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}

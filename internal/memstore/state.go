@@ -49,6 +49,9 @@ type state struct {
 	applied    map[synclog.HostID]int64
 	retired    map[synclog.HostID]int64
 	meta, life map[string]string
+	// purgeKept is sync_purge_kept: a purge's stamp and view per session
+	// it took, kept after the session's row is gone.
+	purgeKept  map[string]string
 	stamps     map[string]msgStamp
 	partStamps map[[2]string]synclog.Stamp
 	purged     map[string]bool
@@ -111,7 +114,7 @@ func newState() *state {
 		files: map[[2]string]loom.ImportedFile{}, calls: map[[2]string]string{},
 		tokens: map[string]token{}, shares: map[string]share{}, hub: map[[2]string][]loom.SyncRecord{},
 		applied: map[synclog.HostID]int64{}, retired: map[synclog.HostID]int64{},
-		meta: map[string]string{}, life: map[string]string{}, stamps: map[string]msgStamp{},
+		meta: map[string]string{}, life: map[string]string{}, purgeKept: map[string]string{}, stamps: map[string]msgStamp{},
 		partStamps: map[[2]string]synclog.Stamp{}, purged: map[string]bool{}, forks: map[string]fork{},
 		fragments: map[fragKey][]byte{},
 	}
@@ -138,6 +141,7 @@ func (st *state) clone() *state {
 	c.retired = maps.Clone(st.retired)
 	c.meta = maps.Clone(st.meta)
 	c.life = maps.Clone(st.life)
+	c.purgeKept = maps.Clone(st.purgeKept)
 	c.stamps = maps.Clone(st.stamps)
 	c.partStamps = maps.Clone(st.partStamps)
 	c.purged = maps.Clone(st.purged)

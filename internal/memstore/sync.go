@@ -57,8 +57,11 @@ func (t *tx) Replaced(ctx context.Context) error {
 
 // states returns the map that keeps state kind.
 func (st *state) states(kind sessionstore.State) map[string]string {
-	if kind == sessionstore.LifeState {
+	switch kind {
+	case sessionstore.LifeState:
 		return st.life
+	case sessionstore.PurgeKeptState:
+		return st.purgeKept
 	}
 	return st.meta
 }
