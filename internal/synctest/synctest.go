@@ -6,7 +6,10 @@
 // sessionstore's, once; the suite runs them over SQLite (package sqlite's
 // tests) and over the engine in memory (internal/memstore, in
 // sessionstore's tests), so a rule broken fails on both. An engine's
-// tests call Run with a Factory of fresh stores.
+// tests call Run with a Factory of fresh stores. RunConcurrent runs the
+// table of machines acting on one session at once (docs/sync.md) over
+// machines that sync through a hub the caller passes: syncrun's tests
+// pass syncrun.Sync and a real hub, sessionstore's a hub in memory.
 //
 // Where a store also searches (Searcher), the suite compares what the
 // searches of both machines find too; the engine in memory has no search.

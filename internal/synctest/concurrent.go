@@ -1,7 +1,8 @@
-package sessionstore_test
+package synctest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,23 +10,62 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/memstore"
 )
+
+// Hub syncs a machine's store once with the hub that one test's
+// machines share, as syncrun.Sync does (the store's sync set up), and
+// returns how many records it pushed.
+type Hub func(ctx context.Context, st Store) (pushed int, err error)
+
+// Network returns, for one test, how to make its machines' stores and
+// the hub they sync through.
+type Network func(t *testing.T) (Factory, Hub)
+
+// RunConcurrent runs the tests of machines acting on one session at
+// once and then syncing (the table of docs/sync.md, and the purge's
+// races) over the machines and hubs net makes.
+func RunConcurrent(t *testing.T, net Network) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, net Network)
+	}{
+		{"ConcurrentActions", testConcurrentActions},
+		{"ForkThenRewind", testForkThenRewind},
+		{"RescueLeavesWithItsSync", testRescueLeavesWithItsSync},
+		{"PurgeRacingAnAppendOneRound", testPurgeRacingAnAppendOneRound},
+		{"PurgeRacingAToolCall", testPurgeRacingAToolCall},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, net) })
+	}
+}
+
+// syncOnce sets sync up on st the first time, then syncs it with c, as
+// syncrun.Once does, and returns how many records it pushed.
+func syncOnce(t *testing.T, c Hub, st Store) int {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := st.EnableSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pushed, err := c(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pushed
+}
 
 // What two machines' concurrent actions on one session come to (the
 // table in docs/sync.md, "Two machines act on one session at once"): a
 // session S of two turns that every machine holds; machine A does one
 // action and machine B another before either syncs; then they sync, in
 // one order and in the other, with a third machine C that only syncs, or
-// without it. After the syncs the table names (a round in that order
-// for each machine), every machine holds the same sessions, in the same state, with
+// without it. After the syncs the table names (one sync of each machine
+// after both actions have reached the hub), every machine holds the same sessions, in the same state, with
 // the same messages; and no prompt any machine stored is lost, unless a
 // machine purged it having seen it and nobody else did anything with the
-// session but delete, prune or purge it too. The machines are stores in
-// memory (internal/memstore) and sync through a hub in memory (memHub),
-// so the whole table runs in a fraction of a second; syncrun's
-// TestConcurrentActions runs it over SQLite stores and a real hub.
-func TestMemConcurrentActions(t *testing.T) {
+// session but delete, prune or purge it too.
+func testConcurrentActions(t *testing.T, net Network) {
 	actions := []string{"append", "delete", "purge", "restore", "archive", "prune", "rename", "rewind", "fork", "empty trash"}
 	for _, a := range actions {
 		for _, b := range actions {
@@ -35,7 +75,7 @@ func TestMemConcurrentActions(t *testing.T) {
 			t.Run(a+" vs "+b, func(t *testing.T) {
 				t.Parallel()
 				for _, order := range []string{"AB", "BA", "ABC", "CBA"} {
-					t.Run(order, func(t *testing.T) { concurrentPair(t, a, b, order) })
+					t.Run(order, func(t *testing.T) { concurrentPair(t, net, a, b, order) })
 				}
 			})
 		}
@@ -44,11 +84,11 @@ func TestMemConcurrentActions(t *testing.T) {
 
 // One machine forks S and then rewinds it before the fork: the fork
 // follows the turns the rewind moves, on that machine as on the others.
-func TestMemForkThenRewind(t *testing.T) {
+func testForkThenRewind(t *testing.T, net Network) {
 	ctx := context.Background()
-	c := newMemHub()
-	a, b := memstore.New(), memstore.New()
-	for _, st := range []*memstore.Store{a, b} {
+	newStore, c := net(t)
+	a, b := newStore(t, loom.Now), newStore(t, loom.Now)
+	for _, st := range []Store{a, b} {
 		if _, err := st.EnableSync(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -65,8 +105,8 @@ func TestMemForkThenRewind(t *testing.T) {
 	if err := doAction(ctx, a, s.ID, "rewind", 'A'); err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range []*memstore.Store{a, b, a} {
-		if _, err := c.sync(ctx, st); err != nil {
+	for _, st := range []Store{a, b, a} {
+		if _, err := c(ctx, st); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -78,25 +118,14 @@ func TestMemForkThenRewind(t *testing.T) {
 // A purge on one machine while another appends: the sync that applies
 // the purge on the appending machine makes the rescued copy and sends it
 // at once, so it survives that machine being lost right after.
-func TestMemRescueLeavesWithItsSync(t *testing.T) {
-	ctx := context.Background()
-	c := newMemHub()
-	a, b, late := memstore.New(), memstore.New(), memstore.New()
-	s := &loom.Session{UserID: "alice", Key: "cli:s", Title: "S"}
-	if err := a.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "the first prompt"}}}); err != nil {
-		t.Fatal(err)
-	}
-	syncOnce(t, c, a)
-	syncOnce(t, c, b)
-	if err := doAction(ctx, a, s.ID, "purge", 'A'); err != nil {
-		t.Fatal(err)
-	}
+func testRescueLeavesWithItsSync(t *testing.T, net Network) {
+	ctx, c, a, b, late, s := purgeRace(t, net, "the first prompt")
 	syncOnce(t, c, a)
 	if err := doAction(ctx, b, s.ID, "append", 'B'); err != nil {
 		t.Fatal(err)
 	}
-	if res := syncOnce(t, c, b); res.Pushed < 2 {
-		t.Fatalf("B's sync sent %d records: its turn, then the copy it rescued, were due", res.Pushed)
+	if pushed := syncOnce(t, c, b); pushed < 2 {
+		t.Fatalf("B's sync sent %d records: its turn, then the copy it rescued, were due", pushed)
 	}
 	// B is lost: it syncs no more.
 	syncOnce(t, c, late)
@@ -107,23 +136,119 @@ func TestMemRescueLeavesWithItsSync(t *testing.T) {
 	}
 }
 
+// A purge on A races an append on B, and B syncs first: B, A, B, then
+// a new machine C, each syncing once after the other's action has
+// reached the hub (B's first sync is the one that sends its turn). A
+// applies B's turn after its own purge, which had not seen it: it makes
+// the copy B makes when it applies the purge, under the same id, so
+// every machine ends with one "S (recovered)" holding B's turn, A
+// without syncing again.
+func testPurgeRacingAnAppendOneRound(t *testing.T, net Network) {
+	ctx, c, a, b, late, s := purgeRace(t, net, "user 0 of S", "assistant 0 of S", "user 1 of S", "assistant 1 of S")
+	if err := doAction(ctx, b, s.ID, "append", 'B'); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []Store{b, a, b, late} {
+		syncOnce(t, c, st)
+	}
+	want := []string{"user 0 of S", "user 1 of S", "user on B"}
+	views := map[string]string{}
+	for name, st := range map[string]Store{"A": a, "B": b, "C": late} {
+		views[name] = stateOf(t, st)
+		got := prompts(t, st)
+		slices.Sort(got)
+		if !slices.Equal(got, want) || strings.Count(views[name], `"S (recovered)"`) != 1 {
+			t.Fatalf("%s holds the prompts %q, want %q in one \"S (recovered)\":\n%s", name, got, want, views[name])
+		}
+	}
+	if views["A"] != views["C"] || views["B"] != views["C"] {
+		t.Fatalf("the machines differ:\nA:\n%s\nB:\n%s\nC:\n%s", views["A"], views["B"], views["C"])
+	}
+}
+
+// A purge on A races a tool call on B that finishes after A has made
+// the copy of B's turn: the tool's result reaches that copy on every
+// machine, whichever copy of the turn a machine got first.
+func testPurgeRacingAToolCall(t *testing.T, net Network) {
+	ctx, c, a, b, late, s := purgeRace(t, net, "list files")
+	call := &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartTool, CallID: "c1", Name: "bash", Status: loom.ToolRunning, Input: json.RawMessage(`{"cmd":"ls"}`)}}}
+	onB, err := b.Session(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Append(ctx, onB, call); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, c, b)
+	syncOnce(t, c, a) // A makes the copy, the call running
+	done := call.Parts[0]
+	done.Status, done.Output = loom.ToolCompleted, json.RawMessage(`"README.md"`)
+	if err := b.UpdatePart(ctx, s.ID, call.Seq, done); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []Store{b, late, a} {
+		syncOnce(t, c, st)
+	}
+	for name, st := range map[string]Store{"A": a, "B": b, "C": late} {
+		var status []string
+		for _, x := range sessionsOf(t, st) {
+			msgs, err := st.Messages(ctx, x.ID, loom.MessageQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range msgs {
+				for _, p := range m.Parts {
+					if p.Type == loom.PartTool {
+						status = append(status, fmt.Sprintf("%q: %s", x.Title, p.Status))
+					}
+				}
+			}
+		}
+		if want := []string{`"S (recovered)": ` + string(loom.ToolCompleted)}; !slices.Equal(status, want) {
+			t.Fatalf("%s holds the tool call as %q, want %q:\n%s", name, status, want, stateOf(t, st))
+		}
+	}
+}
+
+// purgeRace starts a hub and three machines, a and b with sync set up
+// and holding session S of texts (a user's and an assistant's messages
+// in turn), and late none; then a purges S.
+func purgeRace(t *testing.T, net Network, texts ...string) (context.Context, Hub, Store, Store, Store, *loom.Session) {
+	t.Helper()
+	ctx := context.Background()
+	newStore, c := net(t)
+	a, b, late := newStore(t, loom.Now), newStore(t, loom.Now), newStore(t, loom.Now)
+	s := &loom.Session{UserID: "alice", Key: "cli:s", Title: "S"}
+	for i, text := range texts {
+		role := []string{loom.RoleUser, loom.RoleAssistant}[i%2]
+		if err := a.Append(ctx, s, &loom.Message{Role: role, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	syncOnce(t, c, a)
+	syncOnce(t, c, b)
+	if err := doAction(ctx, a, s.ID, "purge", 'A'); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, c, a, b, late, s
+}
+
 // concurrentPair runs action a on machine A and b on B, then syncs the
 // machines order names (C takes part when named) in two rounds.
-func concurrentPair(t *testing.T, a, b, order string) {
+func concurrentPair(t *testing.T, net Network, a, b, order string) {
 	ctx := context.Background()
-	c := newMemHub()
-	ms := map[byte]*memstore.Store{}
+	newStore, c := net(t)
+	ms := map[byte]Store{}
 	late := map[byte]time.Duration{}
 	for _, name := range []byte("ABC") {
 		if name == 'C' && !strings.Contains(order, "C") {
 			continue
 		}
-		st := memstore.New()
 		// Every machine lives 9 days ago, until the actions are done:
 		// then 9 days pass, and the trash of a machine that empties
 		// it is old.
-		st.Now = func() time.Time { return time.Now().Add(late[name]) }
 		late[name] = -9 * 24 * time.Hour
+		st := newStore(t, func() time.Time { return time.Now().Add(late[name]) })
 		if _, err := st.EnableSync(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +256,7 @@ func concurrentPair(t *testing.T, a, b, order string) {
 	}
 	sync := func(name byte) {
 		t.Helper()
-		if _, err := c.sync(ctx, ms[name]); err != nil {
+		if _, err := c(ctx, ms[name]); err != nil {
 			t.Fatalf("%c: sync: %v", name, err)
 		}
 	}
@@ -183,7 +308,9 @@ func concurrentPair(t *testing.T, a, b, order string) {
 	}
 	// One sync of each machine after both actions have reached the hub:
 	// the machines in order, then again those that synced before the
-	// last of A and B to sync (as syncrun's TestConcurrentActions).
+	// last of A and B to sync. A machine that purged S makes the copy
+	// of a turn its purge had not seen, which it applies in that sync,
+	// as the turn's machine does when it applies the purge (rescueID).
 	last := max(strings.IndexByte(order, 'A'), strings.IndexByte(order, 'B'))
 	for _, name := range []byte(order + order[:last]) {
 		sync(name)
@@ -236,8 +363,19 @@ func concurrentPair(t *testing.T, a, b, order string) {
 	}
 }
 
+// rescuesLater reports whether actions a and b are a purge and a change
+// that the purging machine, applying it after its purge, does not copy
+// itself: its copy comes from the other machine, a sync later.
+func rescuesLater(a, b string) bool {
+	purge := func(x string) bool { return x == "purge" || x == "empty trash" }
+	later := func(x string) bool {
+		return slices.Contains([]string{"restore", "rename", "archive", "fork", "rewind"}, x)
+	}
+	return purge(a) && later(b) || purge(b) && later(a)
+}
+
 // doAction does act on session id in st, as machine name.
-func doAction(ctx context.Context, st *memstore.Store, id, act string, name byte) error {
+func doAction(ctx context.Context, st Store, id, act string, name byte) error {
 	switch act {
 	case "append":
 		s, err := st.Session(ctx, id)
@@ -294,7 +432,7 @@ func doAction(ctx context.Context, st *memstore.Store, id, act string, name byte
 
 // prompts returns the text of every user message st holds, in any
 // session, the trash's and the archive's included.
-func prompts(t *testing.T, st *memstore.Store) []string {
+func prompts(t *testing.T, st Store) []string {
 	t.Helper()
 	var out []string
 	for _, s := range sessionsOf(t, st) {
@@ -313,7 +451,7 @@ func prompts(t *testing.T, st *memstore.Store) []string {
 
 // sessionsOf returns every session of st, live, archived and in the
 // trash.
-func sessionsOf(t *testing.T, st *memstore.Store) []*loom.Session {
+func sessionsOf(t *testing.T, st Store) []*loom.Session {
 	t.Helper()
 	var out []*loom.Session
 	for _, deleted := range []bool{false, true} {
@@ -329,7 +467,7 @@ func sessionsOf(t *testing.T, st *memstore.Store) []*loom.Session {
 // stateOf returns every session of st as it shows to a user: its title,
 // kind, parent, whether it is archived or in the trash, and its
 // messages, sorted by id.
-func stateOf(t *testing.T, st *memstore.Store) string {
+func stateOf(t *testing.T, st Store) string {
 	t.Helper()
 	var lines []string
 	for _, s := range sessionsOf(t, st) {
@@ -350,30 +488,4 @@ func stateOf(t *testing.T, st *memstore.Store) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
-}
-
-// syncOnce sets sync up on st the first time, then syncs it with c, as
-// syncrun.Once does.
-func syncOnce(t *testing.T, c *memHub, st *memstore.Store) syncResult {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := st.EnableSync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.sync(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-// rescuesLater reports whether actions a and b are a purge and a change
-// that the purging machine, applying it after its purge, does not copy
-// itself: its copy comes from the other machine, a sync later.
-func rescuesLater(a, b string) bool {
-	purge := func(x string) bool { return x == "purge" || x == "empty trash" }
-	later := func(x string) bool {
-		return slices.Contains([]string{"restore", "rename", "archive", "fork", "rewind"}, x)
-	}
-	return purge(a) && later(b) || purge(b) && later(a)
 }
