@@ -1,0 +1,34 @@
+package command_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// openStore opens a fresh SQLite store in a temporary directory.
+func openStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// addSession stores s with one user message saying text.
+func addSession(t *testing.T, st loom.Store, s *loom.Session, text string) *loom.Session {
+	t.Helper()
+	if s.UserID == "" {
+		s.UserID = "local"
+	}
+	m := &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
+	if err := st.Append(context.Background(), s, m); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
