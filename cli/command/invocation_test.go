@@ -10,8 +10,8 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/paths"
-	"github.com/loomhq/loom/sqlite"
 )
 
 func TestInvocationUser(t *testing.T) {
@@ -55,16 +55,7 @@ func newRun(t *testing.T, home, dir string, args ...string) *command.Invocation 
 	ios, _, _, _ := term.Test()
 	inv := invocation(t, ios, map[string]string{"LOOM_HOME": home}, args...)
 	inv.Getwd = func() (string, error) { return dir, nil }
-	inv.OpenStore = func(ctx context.Context, url string, access command.Access) (loom.Store, error) {
-		mode := sqlite.ModeCreate
-		switch access {
-		case command.AccessRead:
-			mode = sqlite.ModeRead
-		case command.AccessWrite:
-			mode = sqlite.ModeWrite
-		}
-		return sqlite.OpenMode(ctx, url, mode)
-	}
+	inv.OpenStore = clitest.OpenFor
 	t.Cleanup(func() { inv.Close() })
 	return inv
 }

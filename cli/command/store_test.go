@@ -6,18 +6,14 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
 
 // openStore opens a fresh SQLite store in a temporary directory.
-func openStore(t *testing.T) *sqlite.Store {
+func openStore(t *testing.T) loom.Store {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return storetest.Must(sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db")))(t)
 }
 
 // addSession stores s with one user message saying text.
