@@ -9,11 +9,11 @@ import (
 )
 
 var (
-	_ sessionstore.MoveTx = (*writeTx)(nil)
-	_ loom.ProjectMover   = (*Store)(nil)
+	_ sessionstore.SessionSteps = (*writeTx)(nil)
+	_ loom.ProjectMover         = (*Store)(nil)
 )
 
-// ProjectSessions implements sessionstore.MoveTx, locking the rows until
+// ProjectSessions implements sessionstore.SessionSteps, locking the rows until
 // the transaction ends. A user or project id PostgreSQL cannot hold has
 // no sessions.
 func (w *writeTx) ProjectSessions(ctx context.Context, userID, projectID string) ([]*loom.Session, error) {

@@ -9,46 +9,28 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// MoveTx is what a project move (MoveProject) asks of a write
-// transaction: the engines' are.
-type MoveTx interface {
-	// ProjectSessions returns the user's sessions of a project, the
-	// live ones (archived included) newest first, then the trashed ones
-	// newest first, their rows locked where the engine locks rows.
-	ProjectSessions(ctx context.Context, userID, projectID string) ([]*loom.Session, error)
-	// UpdateRow writes update u, validated, to the row of session id at
-	// now (as UpdateTx.UpdateRow): ECONFLICT when another session has
-	// the key it sets.
-	UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now time.Time) error
-}
-
-// MoveProject implements loom.ProjectMover with MoveProject, in one
+// MoveProject implements loom.ProjectMover with moveProject, in one
 // write transaction of the engine.
 func (s *Store) MoveProject(ctx context.Context, m loom.ProjectMove) ([]*loom.Session, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	var out []*loom.Session
-	err := s.write(ctx, func(tx Writes, log SyncLog) error {
-		mt, ok := tx.(MoveTx)
-		if !ok {
-			return fmt.Errorf("move project: the engine's transaction (%T) cannot", tx)
-		}
-		var err error
-		out, err = MoveProject(ctx, mt, log, m, s.eng.Now())
+	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
+		out, err = moveProject(ctx, tx, log, m, s.eng.Now())
 		return err
 	})
 	return out, err
 }
 
-// MoveProject is loom.ProjectMover.MoveProject of m at now, inside tx,
-// recorded in log: each moved session as UpdateSession records it
-// (SessionChanged), in the order they are returned. The keys the new
+// moveProject is loom.ProjectMover.MoveProject of m at now, inside tx,
+// recorded in log: each moved session as updateSession records it
+// (sessionChanged), in the order they are returned. The keys the new
 // project's live sessions hold are read once, and a key is given to a
 // moved session only where none of them has it, so no write of the
 // move fails on a key clash the rule resolves (PostgreSQL ends a
 // transaction at its first failed statement).
-func MoveProject(ctx context.Context, tx MoveTx, log SyncLog, m loom.ProjectMove, now time.Time) ([]*loom.Session, error) {
+func moveProject(ctx context.Context, tx SessionSteps, log *SyncLog, m loom.ProjectMove, now time.Time) ([]*loom.Session, error) {
 	sessions, err := tx.ProjectSessions(ctx, m.UserID, m.From)
 	if err != nil || len(sessions) == 0 {
 		return nil, err
@@ -87,7 +69,7 @@ func MoveProject(ctx context.Context, tx MoveTx, log SyncLog, m loom.ProjectMove
 		if out[i] = byID[s.ID]; out[i] == nil {
 			return nil, fmt.Errorf("move %s: not found in project %s after the move", s.ID, m.To.ID)
 		}
-		err := Record(ctx, log, func(SyncLog) (synclog.Payload, error) { return SessionChanged(out[i], updates[i]), nil })
+		err := recordIn(ctx, log, func(*SyncLog) (synclog.Payload, error) { return sessionChanged(out[i], updates[i]), nil })
 		if err != nil {
 			return nil, err
 		}

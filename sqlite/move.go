@@ -9,11 +9,11 @@ import (
 )
 
 var (
-	_ sessionstore.MoveTx = writes{}
-	_ loom.ProjectMover   = (*Store)(nil)
+	_ sessionstore.SessionSteps = writes{}
+	_ loom.ProjectMover         = (*Store)(nil)
 )
 
-// ProjectSessions implements sessionstore.MoveTx: the transaction is
+// ProjectSessions implements sessionstore.SessionSteps: the transaction is
 // immediate, and holds SQLite's one write lock.
 func (w writes) ProjectSessions(ctx context.Context, userID, projectID string) ([]*loom.Session, error) {
 	q, args := query.ProjectSessions(dialect, userID, projectID)

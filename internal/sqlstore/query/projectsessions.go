@@ -3,7 +3,7 @@ package query
 // ProjectSessions returns the WHERE and ORDER BY of a user's sessions of
 // one project, the live ones (archived included) newest first, then the
 // trashed ones newest first, and their arguments: what a project move
-// reads (sessionstore.MoveTx).
+// reads (sessionstore.SessionSteps.ProjectSessions).
 func ProjectSessions(d Dialect, userID, projectID string) (string, []any) {
 	c := New(d)
 	c.Add("s.user_id = "+d.equal(), userID)
