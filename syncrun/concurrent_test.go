@@ -430,12 +430,18 @@ func prompts(t *testing.T, st *sqlite.Store) []string {
 }
 
 // sessionsOf returns every session of st, live, archived and in the
-// trash.
+// trash, of user alice.
 func sessionsOf(t *testing.T, st *sqlite.Store) []*loom.Session {
+	return sessionsOfUser(t, st, "alice")
+}
+
+// sessionsOfUser returns every session of user in st, live, archived
+// and in the trash.
+func sessionsOfUser(t *testing.T, st *sqlite.Store, user string) []*loom.Session {
 	t.Helper()
 	var out []*loom.Session
 	for _, deleted := range []bool{false, true} {
-		ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Archived: loom.WithArchived, Deleted: deleted})
+		ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: user, Archived: loom.WithArchived, Deleted: deleted})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -444,13 +450,18 @@ func sessionsOf(t *testing.T, st *sqlite.Store) []*loom.Session {
 	return out
 }
 
-// stateOf returns every session of st as it shows to a user: its title,
-// kind, parent, whether it is archived or in the trash, and its
+// stateOf returns every session of st as it shows to user alice: its
+// title, kind, parent, whether it is archived or in the trash, and its
 // messages, sorted by id.
 func stateOf(t *testing.T, st *sqlite.Store) string {
+	return stateOfUser(t, st, "alice")
+}
+
+// stateOfUser is stateOf for user's sessions.
+func stateOfUser(t *testing.T, st *sqlite.Store, user string) string {
 	t.Helper()
 	var lines []string
-	for _, s := range sessionsOf(t, st) {
+	for _, s := range sessionsOfUser(t, st, user) {
 		msgs, err := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
 		if err != nil {
 			t.Fatal(err)
