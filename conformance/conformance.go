@@ -80,6 +80,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SessionText", testSessionText},
 		{"UpdateSession", testUpdateSession},
 		{"DescriptionIfEmpty", testDescriptionIfEmpty},
+		{"MoveProject", testMoveProject},
 		{"Import", testImport},
 		{"ImportLong", testImportLong},
 		{"ImportSources", testImportSources},

@@ -79,6 +79,31 @@ func Getenv(env func(string) string) func(string) string {
 	}
 }
 
+// EnvPath is a lookup in env (nil: no variable set) of variables that
+// name a directory or file, as the tools read their own: the value
+// trimmed of surrounding spaces, a leading ~ the home directory
+// (ExpandHome).
+func EnvPath(env func(string) string, home string) func(string) string {
+	get := Getenv(env)
+	return func(k string) string { return ExpandHome(strings.TrimSpace(get(k)), home) }
+}
+
+// ExpandHome makes a leading ~ of p (~ alone, or followed by a
+// separator) home, as a shell would have; p is left as it is when home
+// is unknown.
+func ExpandHome(p, home string) string {
+	if home == "" || !strings.HasPrefix(p, "~") {
+		return p
+	}
+	if p == "~" {
+		return home
+	}
+	if rest := p[1:]; strings.HasPrefix(rest, "/") || strings.HasPrefix(rest, string(filepath.Separator)) {
+		return filepath.Join(home, rest[1:])
+	}
+	return p
+}
+
 // AddAgentPart adds to m an agent part naming the sub-agent session sub
 // that the tool part call ran, after m's other parts.
 func AddAgentPart(m *loom.Message, call loom.Part, sub string) {

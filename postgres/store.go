@@ -8,7 +8,7 @@
 // keeps no sync log needs, each step in PostgreSQL's SQL, some sent in
 // one round trip (the number is the role's methods):
 //
-//	SessionSteps 11, BodySteps 9, ForkSteps 8 (ForkReads 5 of them),
+//	SessionSteps 12, BodySteps 9, ForkSteps 8 (ForkReads 5 of them),
 //	TrashSteps 6, ImportSteps 3, PromptTx 1, Ender 1.
 //
 // It keeps no sync log (a PostgreSQL store is shared by its machines

@@ -197,6 +197,10 @@ type SessionSteps interface {
 	// MoveUsage sets the usage of row seq of store, whose usage was old,
 	// to u, and moves the totals of session id by the difference.
 	MoveUsage(ctx context.Context, id, store string, seq int64, old, u loom.Usage) error
+	// ProjectSessions returns the user's sessions of a project, the
+	// live ones (archived included) newest first, then the trashed ones
+	// newest first, their rows locked where the engine locks rows.
+	ProjectSessions(ctx context.Context, userID, projectID string) ([]*loom.Session, error)
 }
 
 // PromptTx is a transaction that can change the last prompt sessions

@@ -6,7 +6,7 @@
 // store's and sync's, each step one statement or scan of SQLite's SQL
 // (the number is the role's methods):
 //
-//	SessionSteps 11, BodySteps 9, ForkSteps 8 (ForkReads 5 of them),
+//	SessionSteps 12, BodySteps 9, ForkSteps 8 (ForkReads 5 of them),
 //	TrashSteps 6, ImportSteps 3, PromptTx 1, Ender 1;
 //	LogRows 12 (the sync log's opaque rows: the records are
 //	sessionstore.SyncLog's to build), ApplySteps 8, MergeSteps 9,

@@ -121,7 +121,10 @@ func (c *Clients) connect(ctx context.Context, name string, s config.MCPServer) 
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Dir = s.Cwd
-		t = &sdk.CommandTransport{Command: cmd}
+		// A server that has not exited a second after its stdin closed
+		// is stopped (SIGTERM), so closing a stalled one, on Ctrl+C
+		// too, takes a second, not the SDK's five.
+		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}
 	} else {
 		header := http.Header{}
 		for k, v := range s.Headers {

@@ -27,8 +27,9 @@ import (
 // command. So trashed sessions move only along with live ones; one
 // restored later is live, and moves at the next command.
 //
-// It goes on past a session that cannot move and returns the first
-// error, with how many moved.
+// The sessions move together, in one transaction where the store can
+// (MoveProject): a session that cannot move keeps the others where they
+// were, and the error says so.
 func AdoptProject(ctx context.Context, st loom.Store, user string, project loom.Project) (int, error) {
 	if project.ID == "" || project.Root == "" || paths.UsesPath(project) {
 		return 0, nil
@@ -38,24 +39,11 @@ func AdoptProject(ctx context.Context, st loom.Store, user string, project loom.
 	if err != nil || len(probe) == 0 {
 		return 0, err
 	}
-	sessions, err := ProjectSessions(ctx, st, user, old)
+	moved, err := MoveProject(ctx, st, loom.ProjectMove{UserID: user, From: old, To: project, KeepUpdatedAt: true})
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("the sessions of %s could not move to the project of its repository: %w", project.Root, err)
 	}
-	moved, errs := 0, []error(nil)
-	for _, s := range sessions {
-		u := loom.SessionUpdate{Project: &project, KeepUpdatedAt: true}
-		if _, err := MoveSession(ctx, st, s, u, s.CreatedAt); err != nil {
-			errs = append(errs, fmt.Errorf("session %s: %w", s.ID, err))
-			continue
-		}
-		moved++
-	}
-	if len(errs) > 0 {
-		return moved, fmt.Errorf("%d of %d sessions of %s could not move to the project of its repository: %w",
-			len(errs), len(sessions), project.Root, errs[0])
-	}
-	return moved, nil
+	return len(moved), nil
 }
 
 // adopt runs AdoptProject for the current user once per project root and

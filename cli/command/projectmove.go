@@ -14,6 +14,37 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
+// MoveProject makes move m in st: in one transaction where the store
+// can (loom.ProjectMover), else one session at a time (MoveSession),
+// stopping at the first that cannot move. It returns the sessions as
+// stored after the move, in the order ProjectMover.MoveProject gives.
+func MoveProject(ctx context.Context, st loom.Store, m loom.ProjectMove) ([]*loom.Session, error) {
+	if pm, ok := Underlying(st).(loom.ProjectMover); ok {
+		return pm.MoveProject(ctx, m)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	sessions, err := ProjectSessions(ctx, st, m.UserID, m.From)
+	if err != nil {
+		return nil, err
+	}
+	moved := make([]*loom.Session, 0, len(sessions))
+	for _, s := range sessions {
+		at := m.At
+		if at.IsZero() {
+			at = s.CreatedAt
+		}
+		u := loom.SessionUpdate{Project: &m.To, Cwd: m.Cwd, KeepUpdatedAt: m.KeepUpdatedAt}
+		ms, err := MoveSession(ctx, st, s, u, at)
+		if err != nil {
+			return nil, fmt.Errorf("move %s: %w (moved %d of %d)", s.ID, err, len(moved), len(sessions))
+		}
+		moved = append(moved, ms)
+	}
+	return moved, nil
+}
+
 // ProjectSessions returns every session of a user's project, live and
 // trashed, so that a moved project leaves nothing behind.
 func ProjectSessions(ctx context.Context, st loom.Store, user, projectID string) ([]*loom.Session, error) {
@@ -29,11 +60,11 @@ func ProjectSessions(ctx context.Context, st loom.Store, user, projectID string)
 }
 
 // MoveSession re-homes s to the project u names (u.Project), with the
-// rest of u, renaming a key made from the old project's name; when the
-// new project already has that key, s gets one of its own made from the
-// time at.
+// rest of u, renaming a key made from the old project's name
+// (loom.MovedKey); when the new project already has that key, s gets
+// one of its own made from the time at.
 func MoveSession(ctx context.Context, st loom.Store, s *loom.Session, u loom.SessionUpdate, at time.Time) (*loom.Session, error) {
-	if key, ok := MovedKey(s.Key, s.Project.Name, u.Project.Name); ok {
+	if key, ok := loom.MovedKey(s.Key, s.Project.Name, u.Project.Name); ok {
 		u.Key = &key
 	}
 	moved, err := st.UpdateSession(ctx, s.ID, u)
@@ -45,15 +76,6 @@ func MoveSession(ctx context.Context, st loom.Store, s *loom.Session, u loom.Ses
 		moved, err = st.UpdateSession(ctx, s.ID, u)
 	}
 	return moved, err
-}
-
-// MovedKey renames a command-line key made from the old project's name
-// (cli:OLD or cli:OLD:SUFFIX) after the new project.
-func MovedKey(key, oldName, newName string) (string, bool) {
-	if oldName == "" || oldName == newName {
-		return "", false
-	}
-	return loom.RenameCLIKey(key, oldName, newName)
 }
 
 // movedProjectHint finds, for a project with no sessions, sessions of a

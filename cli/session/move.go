@@ -103,32 +103,29 @@ func moveRun(ctx context.Context, opts *MoveOptions) error {
 	if err != nil {
 		return err
 	}
-	var sessions []*loom.Session
+	var before *loom.Session
+	var moved []*loom.Session
 	var from string
 	if opts.From == "" {
-		s, err := opts.Resolve(ctx, st, opts.Ref)
-		if err != nil {
+		if before, err = opts.Resolve(ctx, st, opts.Ref); err != nil {
 			return err
 		}
-		sessions = append(sessions, s)
+		m, err := command.MoveSession(ctx, st, before, loom.SessionUpdate{Project: &project, Cwd: &cwd}, opts.Now())
+		if err != nil {
+			return fmt.Errorf("move %s: %w (moved 0 of 1)", before.ID, err)
+		}
+		moved = append(moved, m)
 	} else {
 		if from, err = opts.AbsPath(opts.From); err != nil {
 			return err
 		}
-		if sessions, err = command.ProjectSessions(ctx, st, opts.User, paths.ProjectID(from)); err != nil {
+		m := loom.ProjectMove{UserID: opts.User, From: paths.ProjectID(from), To: project, Cwd: &cwd, At: opts.Now()}
+		if moved, err = command.MoveProject(ctx, st, m); err != nil {
 			return err
 		}
-		if len(sessions) == 0 {
+		if len(moved) == 0 {
 			return loom.Errorf(loom.ENOTFOUND, "no sessions belong to a project rooted at %s", from)
 		}
-	}
-	moved := make([]*loom.Session, 0, len(sessions))
-	for _, s := range sessions {
-		m, err := command.MoveSession(ctx, st, s, loom.SessionUpdate{Project: &project, Cwd: &cwd}, opts.Now())
-		if err != nil {
-			return fmt.Errorf("move %s: %w (moved %d of %d)", s.ID, err, len(moved), len(sessions))
-		}
-		moved = append(moved, m)
 	}
 	if opts.JSON {
 		if opts.From == "" {
@@ -145,7 +142,7 @@ func moveRun(ctx context.Context, opts *MoveOptions) error {
 		return nil
 	}
 	fmt.Fprintf(opts.IO.Out, "%s Moved %s to %s (%s)", cs.Green("✓"), opts.DisplayID(ctx, st, moved[0].ID), term.SanitizeLine(project.Name), term.SanitizeLine(project.Root))
-	if moved[0].Key != sessions[0].Key {
+	if moved[0].Key != before.Key {
 		fmt.Fprintf(opts.IO.Out, "; its key is now %s", term.SanitizeLine(moved[0].Key))
 	}
 	fmt.Fprintln(opts.IO.Out)

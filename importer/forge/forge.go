@@ -68,7 +68,7 @@ func (Format) Provider() string { return "" }
 // Roots is Forge's directory: $FORGE_CONFIG, else ~/forge and
 // ~/.forge (a machine that ran an earlier Forge may have either).
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := strings.TrimSpace(importer.Getenv(env)(EnvConfig)); d != "" {
+	if d := importer.EnvPath(env, home)(EnvConfig); d != "" {
 		return []string{d}
 	}
 	if home == "" {

@@ -45,7 +45,7 @@ func (Format) Provider() string { return "" }
 // Support/gptme/logs on macOS, %LOCALAPPDATA%\gptme\gptme\logs on
 // Windows).
 func (Format) Roots(env func(string) string, home string) []string {
-	get := func(k string) string { return strings.TrimSpace(importer.Getenv(env)(k)) }
+	get := importer.EnvPath(env, home)
 	if d := get(envLogs); d != "" {
 		return []string{d}
 	}

@@ -51,7 +51,7 @@ func (Format) Provider() string { return "" }
 // Roots are $PI_CODING_AGENT_SESSION_DIR when set, and the agent
 // directory's sessions/: $PI_CODING_AGENT_DIR, else ~/.omp/agent.
 func (Format) Roots(env func(string) string, home string) []string {
-	env = importer.Getenv(env)
+	env = importer.EnvPath(env, home)
 	var roots []string
 	if d := env(pi.EnvSessionDir); d != "" {
 		roots = append(roots, d)

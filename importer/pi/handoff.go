@@ -27,16 +27,13 @@ var _ handoff.Writer = Format{}
 // thinking of another model's replies as text. The replies name the
 // provider "loom", so that Pi treats them as another model's.
 func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed, error) {
-	dir := ""
-	if h.Env != nil {
-		dir = tilde(h.Env(EnvSessionDir), h.Home)
-	}
+	dir := importer.EnvPath(h.Env, h.Home)(EnvSessionDir)
 	if dir == "" {
 		agent, err := importer.HandoffDir(Tool, h, EnvAgentDir, ".pi", "agent")
 		if err != nil {
 			return nil, err
 		}
-		agent = tilde(agent, h.Home)
+		agent = importer.ExpandHome(agent, h.Home)
 		dir = filepath.Join(agent, "sessions", "--"+strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(h.Dir, `/\`))+"--")
 	}
 	u, err := uuid.NewV7()

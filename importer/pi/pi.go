@@ -41,7 +41,7 @@ func (Format) Provider() string { return "" }
 // pi keeps a directory of sessions per working directory. A leading ~ in
 // either is the home directory, as pi reads it.
 func (Format) Roots(env func(string) string, home string) []string {
-	get := func(k string) string { return tilde(importer.Getenv(env)(k), home) }
+	get := importer.EnvPath(env, home)
 	var roots []string
 	if dir := get(EnvSessionDir); dir != "" {
 		roots = append(roots, dir)
@@ -57,20 +57,6 @@ func (Format) Roots(env func(string) string, home string) []string {
 		}
 	}
 	return roots
-}
-
-// tilde expands a leading ~ as pi does.
-func tilde(p, home string) string {
-	if home == "" {
-		return p
-	}
-	if p == "~" {
-		return home
-	}
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(home, rest)
-	}
-	return p
 }
 
 // Bundles lists every *.jsonl file under root, one bundle each (pi names

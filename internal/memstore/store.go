@@ -8,7 +8,7 @@
 // conformance suite, which runs on them.
 //
 // Its transaction serves every role of sessionstore.Tx, as SQLite's
-// does: SessionSteps 11, BodySteps 9, ForkSteps 8, TrashSteps 6,
+// does: SessionSteps 12, BodySteps 9, ForkSteps 8, TrashSteps 6,
 // ImportSteps 3, PromptTx 1, Ender 1, LogRows 12, ApplySteps 8,
 // MergeSteps 9, LineageSteps 6, StampSteps 8, KeySteps 4, FragmentSteps
 // 3, HistorySteps 2 (the number is the role's methods).

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -617,4 +618,27 @@ func (t *tx) importRows(data []*loom.SessionData) error {
 		}
 	}
 	return nil
+}
+
+// ProjectSessions implements sessionstore.SessionSteps: the live ones
+// newest first, then the trashed ones newest first.
+func (t *tx) ProjectSessions(ctx context.Context, userID, projectID string) ([]*loom.Session, error) {
+	var out []*loom.Session
+	for _, x := range t.st.sessions {
+		if x.UserID == userID && x.Project.ID == projectID {
+			out = append(out, t.s.session(t.st, x))
+		}
+	}
+	slices.SortFunc(out, func(a, b *loom.Session) int {
+		return cmp.Or(cmp.Compare(btoi(a.DeletedAt != nil), btoi(b.DeletedAt != nil)),
+			b.UpdatedAt.Compare(a.UpdatedAt), strings.Compare(b.ID, a.ID))
+	})
+	return out, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

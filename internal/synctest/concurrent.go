@@ -449,13 +449,19 @@ func prompts(t *testing.T, st Store) []string {
 	return out
 }
 
-// sessionsOf returns every session of st, live, archived and in the
-// trash.
+// sessionsOf returns every session of user alice in st, live, archived
+// and in the trash.
 func sessionsOf(t *testing.T, st Store) []*loom.Session {
+	return sessionsOfUser(t, st, "alice")
+}
+
+// sessionsOfUser returns every session of user in st, live, archived
+// and in the trash.
+func sessionsOfUser(t *testing.T, st Store, user string) []*loom.Session {
 	t.Helper()
 	var out []*loom.Session
 	for _, deleted := range []bool{false, true} {
-		ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Archived: loom.WithArchived, Deleted: deleted})
+		ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: user, Archived: loom.WithArchived, Deleted: deleted})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -464,13 +470,19 @@ func sessionsOf(t *testing.T, st Store) []*loom.Session {
 	return out
 }
 
-// stateOf returns every session of st as it shows to a user: its title,
-// kind, parent, whether it is archived or in the trash, and its
-// messages, sorted by id.
+// stateOf returns every session of st as it shows to user alice
+// (StateOf).
 func stateOf(t *testing.T, st Store) string {
+	return StateOf(t, st, "alice")
+}
+
+// StateOf returns every session of user in st as it shows to the user:
+// its title, kind, parent, whether it is archived or in the trash, and
+// its messages, sorted by id. Two machines that agree return the same.
+func StateOf(t *testing.T, st Store, user string) string {
 	t.Helper()
 	var lines []string
-	for _, s := range sessionsOf(t, st) {
+	for _, s := range sessionsOfUser(t, st, user) {
 		msgs, err := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
 		if err != nil {
 			t.Fatal(err)
