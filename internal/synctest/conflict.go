@@ -112,7 +112,7 @@ func testApplySyncConflictFork(t *testing.T, newStore Factory) {
 
 // applyWaiting applies to st every record of logs it has not applied,
 // in an order rnd picks among the hosts' next records, as pulls that
-// interleave hosts would: a record that waits (ErrSyncWaits) waits with
+// interleave hosts would: a record that waits (sessionstore.ErrWaits) waits with
 // the rest of its host's log until another host's record is applied.
 func applyWaiting(t *testing.T, rnd *rand.Rand, st Store, logs map[synclog.HostID][]Pulled) {
 	t.Helper()

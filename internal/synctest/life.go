@@ -58,7 +58,7 @@ func testApplySyncForks(t *testing.T, newStore Factory) {
 	orphan.Session = &row
 	h := synclog.Header{Host: synclog.NewHostID(), Index: 1, HLC: forked.Header.HLC, KeyID: forked.Header.KeyID}
 	if err := b.ApplySync(ctx, h, &orphan); !errors.Is(err, sessionstore.ErrWaits) {
-		t.Fatalf("a fork of a session not here: %v, want ErrSyncWaits", err)
+		t.Fatalf("a fork of a session not here: %v, want sessionstore.ErrWaits", err)
 	}
 }
 
