@@ -15,6 +15,12 @@ type ReplicaEngine interface {
 	Begin(ctx context.Context) (Tx, error)
 }
 
+// purgeKeeper is an engine that tells, outside any transaction, whether
+// its store keeps what a purge took (PurgeKept.Data) of any session.
+type purgeKeeper interface {
+	KeepsPurged(ctx context.Context) (bool, error)
+}
+
 // Replica is the sync side of a store, written once over a
 // ReplicaEngine: setting sync up, applying another host's records and
 // taking a new host id. A store that syncs embeds it beside its Store.
@@ -108,8 +114,15 @@ func (r *Replica) SyncRehome(ctx context.Context, from synclog.HostID, shared in
 // before: the sync that sent them to the hub has pulled, so the other
 // hosts' work those purges had not seen either came with that pull, or
 // comes with the copy its host saves when it applies the purge.
-// It returns how many sessions' data it let go.
+// It returns how many sessions' data it let go. An engine that reads
+// outside transactions is asked first whether it keeps any, so that a
+// sync after no purge (almost every one) takes no write lock for it.
 func (r *Replica) SyncForgetPurged(ctx context.Context, upTo int64) (int, error) {
+	if k, ok := r.eng.(purgeKeeper); ok {
+		if keeps, err := k.KeepsPurged(ctx); err != nil || !keeps {
+			return 0, err
+		}
+	}
 	var n int
 	err := r.apply(ctx, func(tx Tx) (err error) {
 		n, err = forgetPurged(ctx, tx, upTo)

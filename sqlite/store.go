@@ -369,6 +369,19 @@ func (e engine) LastTurn(ctx context.Context, id string, r *sessionstore.Repair)
 	return lastTurn(ctx, reads{e.s}, id, r)
 }
 
+// KeepsPurged reports, on a reader, whether the store keeps what one of
+// its purges took of a session until its next sync (table
+// sync_purge_kept, a row with Data): sessionstore.Replica.SyncForgetPurged
+// then has something to let go.
+func (e engine) KeepsPurged(ctx context.Context) (bool, error) {
+	var keeps bool
+	err := reads{e.s}.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_purge_kept WHERE instr(kept, '"Data":') > 0)`).Scan(&keeps)
+	if err != nil {
+		return false, fmt.Errorf("read what purges keep: %w", err)
+	}
+	return keeps, nil
+}
+
 func (s *Store) now() string { return loom.FormatTime(s.Now()) }
 
 func nullString(s string) any {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -34,6 +35,7 @@ func RunConcurrent(t *testing.T, net Network) {
 		{"RescueLeavesWithItsSync", testRescueLeavesWithItsSync},
 		{"PurgeRacingAnAppendOneRound", testPurgeRacingAnAppendOneRound},
 		{"PurgeRacingAToolCall", testPurgeRacingAToolCall},
+		{"PurgeKeptUntilItsSync", testPurgeKeptUntilItsSync},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, net) })
@@ -207,6 +209,24 @@ func testPurgeRacingAToolCall(t *testing.T, net Network) {
 		if want := []string{`"S (recovered)": ` + string(loom.ToolCompleted)}; !slices.Equal(status, want) {
 			t.Fatalf("%s holds the tool call as %q, want %q:\n%s", name, status, want, stateOf(t, st))
 		}
+	}
+}
+
+// A purge keeps what it took until the sync that sends it has pulled,
+// and no longer: of two sessions purged, one before a sync and one
+// after, the store keeps the second's messages alone.
+func testPurgeKeptUntilItsSync(t *testing.T, net Network) {
+	ctx, c, a, _, _, _ := purgeRace(t, net, "the first session's prompt")
+	syncOnce(t, c, a)
+	s := &loom.Session{UserID: "alice", Key: "cli:second", Title: "second"}
+	if err := a.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "the second session's prompt"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := doAction(ctx, a, s.ID, "purge", 'A'); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := a.SyncForgetPurged(ctx, math.MaxInt64); err != nil || n != 1 {
+		t.Fatalf("the store kept %d purged sessions' messages (%v), want the second's alone: the sync lets the first's go", n, err)
 	}
 }
 

@@ -59,6 +59,7 @@ type Store interface {
 	SyncApplied(ctx context.Context) (synclog.Vector, error)
 	SyncRetired(ctx context.Context) (map[synclog.HostID]int64, error)
 	SyncConflicts(ctx context.Context) ([]sessionstore.Conflict, error)
+	SyncForgetPurged(ctx context.Context, upTo int64) (int, error)
 }
 
 // Searcher is a store that searches its messages: where both machines'
