@@ -7,15 +7,30 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/loomhq/loom/conformance"
 )
 
-// wallAt returns a settable wall clock at t0, and how to set it.
-func wallAt() (*conformance.Clock, func(time.Time)) {
-	w := conformance.NewClock()
-	w.Advance(t0.Sub(w.Now()))
-	return w, func(t time.Time) { w.Advance(t.Sub(w.Now())) }
+// wall is a wall clock a test sets, safe for concurrent use.
+type wall struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (w *wall) Now() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.t
+}
+
+// wallAt returns a settable wall clock at t0, and how to set it. (A
+// clock of its own: package conformance, which has one, imports synclog
+// itself.)
+func wallAt() (*wall, func(time.Time)) {
+	w := &wall{t: t0}
+	return w, func(t time.Time) {
+		w.mu.Lock()
+		w.t = t
+		w.mu.Unlock()
+	}
 }
 
 var t0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
