@@ -213,16 +213,31 @@ func recordPurge(ctx context.Context, log *SyncLog, ids []string, kept []*loom.S
 // purgedData returns sessions fam, which a purge is about to take, with
 // their messages, to keep in log beside the purge (PurgeKept); nil when
 // the store keeps no log.
+//
+// What it keeps is bounded, so that a purge costs little memory and time
+// whatever it takes: at most recordChunk messages in all, of sessions
+// each within one record's size (chunkLen). A session beyond that is not
+// kept: the copy of work its purge had not seen then comes from the
+// machine whose work it is, at its sync after it applied the purge, as
+// for a purge that keeps nothing.
 func purgedData(ctx context.Context, log *SyncLog, fam []*loom.Session) ([]*loom.SessionData, error) {
 	if log == nil {
 		return nil, nil
 	}
 	out := make([]*loom.SessionData, 0, len(fam))
+	room := recordChunk
 	for _, x := range fam {
+		if x.MessageCount > room {
+			continue
+		}
 		msgs, err := log.tx.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", x.ID, err)
 		}
+		if len(msgs) > room || ChunkLen(msgs) < len(msgs) {
+			continue
+		}
+		room -= len(msgs)
 		out = append(out, &loom.SessionData{Session: x, Messages: msgs})
 	}
 	return out, nil

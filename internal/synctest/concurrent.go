@@ -213,8 +213,10 @@ func testPurgeRacingAToolCall(t *testing.T, net Network) {
 }
 
 // A purge keeps what it took until the sync that sends it has pulled,
-// and no longer: of two sessions purged, one before a sync and one
-// after, the store keeps the second's messages alone.
+// and no longer, and not at all for a session longer than a record
+// holds: of three sessions purged, one before a sync and two after, one
+// of them of 1,001 messages, the store keeps the second's messages
+// alone.
 func testPurgeKeptUntilItsSync(t *testing.T, net Network) {
 	ctx, c, a, _, _, _ := purgeRace(t, net, "the first session's prompt")
 	syncOnce(t, c, a)
@@ -225,8 +227,21 @@ func testPurgeKeptUntilItsSync(t *testing.T, net Network) {
 	if err := doAction(ctx, a, s.ID, "purge", 'A'); err != nil {
 		t.Fatal(err)
 	}
+	// A session longer than a record holds is not kept: what a purge
+	// keeps is bounded.
+	long := &loom.Session{UserID: "alice", Key: "cli:long", Title: "long"}
+	msgs := make([]*loom.Message, 1001)
+	for i := range msgs {
+		msgs[i] = &loom.Message{Role: []string{loom.RoleUser, loom.RoleAssistant}[i%2], Parts: []loom.Part{{Type: loom.PartText, Text: fmt.Sprint("message ", i)}}}
+	}
+	if err := a.Append(ctx, long, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := doAction(ctx, a, long.ID, "purge", 'A'); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := a.SyncForgetPurged(ctx, math.MaxInt64); err != nil || n != 1 {
-		t.Fatalf("the store kept %d purged sessions' messages (%v), want the second's alone: the sync lets the first's go", n, err)
+		t.Fatalf("the store kept %d purged sessions' messages (%v), want the second's alone: the sync lets the first's go, and the long one is not kept", n, err)
 	}
 }
 
