@@ -204,6 +204,31 @@ func testApplySyncPurgeRescues(t *testing.T, newStore Factory) {
 	}
 }
 
+// A change another machine made to a session before it heard of its
+// purge (a rename) reaches a machine that applied the purge after it: it
+// is dropped there, as every record of a purged session is, and the
+// machine that made it saves the copy, renamed, which both then hold.
+func testApplySyncPurgeDropsLaterChanges(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	for _, bFirst := range []bool{false, true} {
+		a, b, c, s, ai, bi := syncedSession(t, newStore, bFirst)
+		c.tick()
+		if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{Purge: true}); err != nil {
+			t.Fatal(err)
+		}
+		title := "plan renamed on b"
+		if _, err := b.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &title}); err != nil {
+			t.Fatal(err)
+		}
+		ai, bi = exchange(t, a, b, ai, bi, bFirst)
+		exchange(t, a, b, ai, bi, bFirst) // b's copy
+		v := SameView(t, a, b, "zebra")
+		if len(v.Sessions) != 1 || v.Sessions[0].ID == s.ID || v.Sessions[0].Title != "plan renamed on b (recovered)" {
+			t.Fatalf("b first %v: sessions\n%s\nwant only the copy, plan renamed on b (recovered)", bFirst, DumpSessions(v.Sessions))
+		}
+	}
+}
+
 // A purge that had seen all of this machine's work saves no copy.
 func testApplySyncPurgeSeenNoCopy(t *testing.T, newStore Factory) {
 	ctx := context.Background()

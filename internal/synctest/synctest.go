@@ -93,6 +93,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"ApplySyncRewinds", testApplySyncRewinds},
 		{"ApplySyncTrashAndRestore", testApplySyncTrashAndRestore},
 		{"ApplySyncPurgeRescues", testApplySyncPurgeRescues},
+		{"ApplySyncPurgeDropsLaterChanges", testApplySyncPurgeDropsLaterChanges},
 		{"ApplySyncPurgeSeenNoCopy", testApplySyncPurgeSeenNoCopy},
 		{"SyncLogRecordsEveryChange", testSyncLogRecordsEveryChange},
 		{"EnableSyncSplitsLargeHistory", testEnableSyncSplitsLargeHistory},
