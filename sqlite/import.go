@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loomhq/loom"
@@ -128,30 +129,31 @@ type importRows struct {
 	n                int
 	first, last      int64 // the messages' seqs
 	bodies, messages []any
-	// The rows of the edit index of the bodies (editColumns values
-	// each), as fileedit.Index would store them.
-	edits []any
+	// The bodies that hold tool calls, whose edits the writer finds,
+	// and the working directory their paths are resolved against.
+	tools []toolBody
+	cwd   string
 	err   error
 }
 
+// toolBody is a body of an import with a tool call: its id and its
+// message's parts, with their ids.
+type toolBody struct {
+	id    int64
+	parts []loom.Part
+}
+
 // encodeImport sends the rows of data's messages to out, a session's
-// after the one before, their bodies numbered from body on, and the
-// file edits their tool calls made. It runs beside the writer, so that
-// encoding the parts as JSON, gathering the search text (a tenth of an
-// import's CPU time) and reading the edits is not added to the writing.
-// It stops at the first error, which it sends, or when stop is closed.
-//
-// The edits are those the catch-up (fileedit.Index) would read from
-// the stored body, found without decoding it again: the parts once
-// EncodeBody gave them their ids, and the working directory of the
-// oldest session reading the body, which for a body just imported is
-// its own session's (a new session reads only the rows stored under
-// its id).
+// after the one before, their bodies numbered from body on, with the
+// bodies that hold tool calls. It runs beside the writer, so that
+// encoding the parts as JSON and gathering the search text (a tenth of
+// an import's CPU time) is not added to the writing. It stops at the
+// first error, which it sends, or when stop is closed.
 func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, stop <-chan struct{}) {
 	for _, d := range data {
 		for msgs := d.Messages; len(msgs) > 0; {
 			n := min(len(msgs), importChunk)
-			r := importRows{n: n, first: msgs[0].Seq, last: msgs[n-1].Seq,
+			r := importRows{n: n, first: msgs[0].Seq, last: msgs[n-1].Seq, cwd: d.Session.Cwd,
 				bodies: make([]any, 0, 3*n), messages: make([]any, 0, 20*n)}
 			for i, m := range msgs[:n] {
 				parts, text, err := sqlstore.EncodeBody(m)
@@ -160,8 +162,8 @@ func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, s
 					break
 				}
 				id := body + int64(i)
-				for _, e := range fileedit.FromParts(id, m.Parts, d.Session.Cwd) {
-					r.edits = append(r.edits, e.Body, e.N, e.PartID, e.Tool, e.Op, e.Path, e.From, sqlstore.PackLines(e.Lines))
+				if slices.ContainsFunc(m.Parts, func(p loom.Part) bool { return p.Type == loom.PartTool }) {
+					r.tools = append(r.tools, toolBody{id, m.Parts})
 				}
 				u := m.Usage
 				r.bodies = append(r.bodies, id, parts, text)
@@ -291,7 +293,21 @@ func (w *importWriter) messageRows(sessionID string, r importRows) error {
 	if _, err := st.ExecContext(w.ctx, r.messages...); err != nil {
 		return fmt.Errorf("import %s messages %d–%d: %w", sessionID, r.first, r.last, err)
 	}
-	w.pending = append(w.pending, r.edits...)
+	// The edits of r's bodies, found by the writer: the encoder takes
+	// longer over a chunk than the writer does, which would otherwise
+	// wait for the next.
+	//
+	// They are those the catch-up (fileedit.Index) would read from the
+	// stored body, found without decoding it again: of the parts once
+	// EncodeBody gave them their ids, with the working directory of the
+	// oldest session reading the body, which for a body just imported
+	// is its own session's (a new session reads only the rows stored
+	// under its id).
+	for _, b := range r.tools {
+		for _, e := range fileedit.FromParts(b.id, b.parts, r.cwd) {
+			w.pending = append(w.pending, e.Body, e.N, e.PartID, e.Tool, e.Op, e.Path, e.From, sqlstore.PackLines(e.Lines))
+		}
+	}
 	return w.flushEdits(importChunk)
 }
 
