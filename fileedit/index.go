@@ -63,9 +63,17 @@ func FromBody(s *loom.EditSource) []loom.IndexedEdit {
 	if err != nil {
 		return nil
 	}
+	return FromParts(s.Body, parts, s.Cwd)
+}
+
+// FromParts are the edits of body, whose parts are parts (with their
+// ids) and whose working directory is cwd, as the index keeps them:
+// what FromBody finds once the body is decoded, and what an import
+// stores while its messages are still decoded.
+func FromParts(body int64, parts []loom.Part, cwd string) []loom.IndexedEdit {
 	var out []loom.IndexedEdit
-	for n, c := range Extract(parts, s.Cwd) {
-		out = append(out, loom.IndexedEdit{Body: s.Body, N: n, PartID: c.PartID, Tool: c.Tool, Op: c.Op,
+	for n, c := range Extract(parts, cwd) {
+		out = append(out, loom.IndexedEdit{Body: body, N: n, PartID: c.PartID, Tool: c.Tool, Op: c.Op,
 			Path: c.Path, From: c.From, Lines: Hashes(c.Added())})
 	}
 	return out

@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/fileedit"
 	"github.com/loomhq/loom/internal/sqlstore"
 )
 
@@ -31,6 +33,10 @@ const (
 		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
 		cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at) VALUES `
 	importMessageRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// The columns and values PutEdits writes.
+	importEditsSQL = `INSERT OR REPLACE INTO edits (body_id, n, part_id, tool, op, path, from_path, lines) VALUES `
+	importEditRow  = `(?, ?, ?, ?, ?, ?, ?, ?)`
+	editColumns    = 8
 )
 
 // ImportRows implements sessionstore.ImportSteps.
@@ -76,14 +82,15 @@ func (s *Store) importTx(ctx context.Context, tx *sql.Tx, data []*loom.SessionDa
 			return err
 		}
 	}
+	if err := w.flushEdits(0); err != nil {
+		return err
+	}
 	if err := indexBodies(ctx, tx, firstBody); err != nil {
 		return fmt.Errorf("import: index: %w", err)
 	}
-	// What bodies_ai_edits marks row by row outside a bulk load.
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO edits_pending (body_id)
-		SELECT id FROM bodies WHERE id >= ? AND instr(parts, '"type":"tool"') > 0`, firstBody); err != nil {
-		return fmt.Errorf("import: edit index: %w", err)
-	}
+	// The bodies' edits are stored (encodeImport found them), so that
+	// bodies_ai_edits, which a bulk load keeps from firing, need not
+	// mark them for the catch-up: no body of an import is marked.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM bulk_load`); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -122,19 +129,31 @@ type importRows struct {
 	n                int
 	first, last      int64 // the messages' seqs
 	bodies, messages []any
-	err              error
+	// The bodies that hold tool calls, whose edits the writer finds,
+	// and the working directory their paths are resolved against.
+	tools []toolBody
+	cwd   string
+	err   error
+}
+
+// toolBody is a body of an import with a tool call: its id and its
+// message's parts, with their ids.
+type toolBody struct {
+	id    int64
+	parts []loom.Part
 }
 
 // encodeImport sends the rows of data's messages to out, a session's
-// after the one before, their bodies numbered from body on. It runs beside
-// the writer, so that encoding the parts as JSON and gathering the search
-// text (a tenth of an import's CPU time) is not added to the writing. It
-// stops at the first error, which it sends, or when stop is closed.
+// after the one before, their bodies numbered from body on, with the
+// bodies that hold tool calls. It runs beside the writer, so that
+// encoding the parts as JSON and gathering the search text (a tenth of
+// an import's CPU time) is not added to the writing. It stops at the
+// first error, which it sends, or when stop is closed.
 func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, stop <-chan struct{}) {
 	for _, d := range data {
 		for msgs := d.Messages; len(msgs) > 0; {
 			n := min(len(msgs), importChunk)
-			r := importRows{n: n, first: msgs[0].Seq, last: msgs[n-1].Seq,
+			r := importRows{n: n, first: msgs[0].Seq, last: msgs[n-1].Seq, cwd: d.Session.Cwd,
 				bodies: make([]any, 0, 3*n), messages: make([]any, 0, 20*n)}
 			for i, m := range msgs[:n] {
 				parts, text, err := sqlstore.EncodeBody(m)
@@ -143,6 +162,9 @@ func encodeImport(data []*loom.SessionData, body int64, out chan<- importRows, s
 					break
 				}
 				id := body + int64(i)
+				if slices.ContainsFunc(m.Parts, func(p loom.Part) bool { return p.Type == loom.PartTool }) {
+					r.tools = append(r.tools, toolBody{id, m.Parts})
+				}
 				u := m.Usage
 				r.bodies = append(r.bodies, id, parts, text)
 				r.messages = append(r.messages, m.SessionID, m.Seq, m.ID, m.Role, m.Turn, id, m.Model, m.Provider,
@@ -172,6 +194,10 @@ type importWriter struct {
 	sessions *sql.Stmt
 	bodies   map[int]*sql.Stmt
 	messages map[int]*sql.Stmt
+	edits    map[int]*sql.Stmt
+	// pending are edit rows not yet written: they go in importChunk at a
+	// time, as messages do, however few each chunk of messages has.
+	pending []any
 }
 
 func (w *importWriter) close() {
@@ -182,6 +208,9 @@ func (w *importWriter) close() {
 		st.Close()
 	}
 	for _, st := range w.messages {
+		st.Close()
+	}
+	for _, st := range w.edits {
 		st.Close()
 	}
 }
@@ -263,6 +292,38 @@ func (w *importWriter) messageRows(sessionID string, r importRows) error {
 	}
 	if _, err := st.ExecContext(w.ctx, r.messages...); err != nil {
 		return fmt.Errorf("import %s messages %d–%d: %w", sessionID, r.first, r.last, err)
+	}
+	// The edits of r's bodies, found by the writer: the encoder takes
+	// longer over a chunk than the writer does, which would otherwise
+	// wait for the next.
+	//
+	// They are those the catch-up (fileedit.Index) would read from the
+	// stored body, found without decoding it again: of the parts once
+	// EncodeBody gave them their ids, with the working directory of the
+	// oldest session reading the body, which for a body just imported
+	// is its own session's (a new session reads only the rows stored
+	// under its id).
+	for _, b := range r.tools {
+		for _, e := range fileedit.FromParts(b.id, b.parts, r.cwd) {
+			w.pending = append(w.pending, e.Body, e.N, e.PartID, e.Tool, e.Op, e.Path, e.From, sqlstore.PackLines(e.Lines))
+		}
+	}
+	return w.flushEdits(importChunk)
+}
+
+// flushEdits writes the pending edit rows, importChunk to a statement,
+// until fewer than least are left.
+func (w *importWriter) flushEdits(least int) error {
+	for len(w.pending) > 0 && len(w.pending) >= least*editColumns {
+		n := min(len(w.pending)/editColumns, importChunk)
+		st, err := w.stmt(&w.edits, importEditsSQL, importEditRow, n)
+		if err != nil {
+			return fmt.Errorf("import: edit index: %w", err)
+		}
+		if _, err := st.ExecContext(w.ctx, w.pending[:n*editColumns]...); err != nil {
+			return fmt.Errorf("import: edit index: %w", err)
+		}
+		w.pending = w.pending[n*editColumns:]
 	}
 	return nil
 }
