@@ -91,12 +91,15 @@ func ReflowProse(text string, width int) string {
 	return strings.Join(paras, "\n\n")
 }
 
-// prose reports whether lines are a paragraph of running text.
+// prose reports whether lines are a paragraph of running text: a line
+// that ends with a colon before the last introduces the lines after it
+// (an example, a header to send), which keep their own lines.
 func prose(lines []string) bool {
-	for _, l := range lines {
+	for i, l := range lines {
 		t := strings.TrimSpace(l)
 		if t == "" || t != l || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") ||
-			strings.HasPrefix(t, "|") || strings.HasPrefix(t, "$ ") || numbered(t) {
+			strings.HasPrefix(t, "|") || strings.HasPrefix(t, "$ ") || numbered(t) ||
+			i < len(lines)-1 && strings.HasSuffix(t, ":") {
 			return false
 		}
 	}

@@ -21,11 +21,14 @@ func TestReflowProse(t *testing.T) {
 		"- and so does its neighbour\n" +
 		"\n" +
 		"1. numbered\n" +
-		"2. too"
+		"2. too\n" +
+		"\n" +
+		"Every API call needs a token:\n" +
+		"Authorization: Bearer TOKEN."
 	out := ReflowProse(in, 80)
 	paras := strings.Split(out, "\n\n")
-	if len(paras) != 4 {
-		t.Fatalf("%d paragraphs, want 4:\n%s", len(paras), out)
+	if len(paras) != 5 {
+		t.Fatalf("%d paragraphs, want 5:\n%s", len(paras), out)
 	}
 	lines := strings.Split(paras[0], "\n")
 	for i, l := range lines {
