@@ -4,19 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom/anthropic/anthropictest"
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/fileedit"
 	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/gittest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )
@@ -178,12 +179,7 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 	}
 	git := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev", "GIT_COMMITTER_EMAIL=dev@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+		gittest.Git(t, dir, time.Time{}, args...)
 	}
 	led := &ledger{t: t, dir: dir, files: map[string][]tline{}}
 	human := func(rel, old, new string) {

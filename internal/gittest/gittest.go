@@ -32,8 +32,10 @@ func Git(t testing.TB, dir string, at time.Time, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
+	// No configuration of the machine's user (commit.gpgsign, hooks)
+	// reaches the test's repository.
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev",
-		"GIT_COMMITTER_EMAIL=dev@example.com")
+		"GIT_COMMITTER_EMAIL=dev@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	if !at.IsZero() {
 		date := at.Format(time.RFC3339)
 		cmd.Env = append(cmd.Env, "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
