@@ -129,10 +129,13 @@ func applyRecord(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payload
 		}
 		p = whole
 	}
-	if done, err := rescueUnseen(ctx, tx, h, p); err != nil || done {
-		return err
-	}
 	if gone, err := forPurged(ctx, tx, p); err != nil || gone {
+		if err == nil {
+			// Work the purge had not seen goes to the copy saved of
+			// the session (a purge keeps its view only of sessions
+			// it purged, so no other record pays for the look).
+			_, err = rescueUnseen(ctx, tx, h, p)
+		}
 		return err
 	}
 	if err := applyChange(ctx, tx, h.Stamp(), p); err != nil {
