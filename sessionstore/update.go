@@ -215,9 +215,8 @@ type PromptTx interface {
 // message m, whose text was before until a part of it was replaced (a
 // secret redacted): a session whose last prompt is that message's shows
 // its text as it is now, so the old text is nowhere in the store.
-func replacedPrompt(ctx context.Context, tx any, m *loom.Message, before string) error {
-	pt, ok := tx.(PromptTx)
-	if !ok || m.Role != loom.RoleUser {
+func replacedPrompt(ctx context.Context, pt PromptTx, m *loom.Message, before string) error {
+	if m.Role != loom.RoleUser {
 		return nil
 	}
 	old, next := loom.Truncate(before, loom.MaxPrompt), loom.Truncate(m.Text(), loom.MaxPrompt)

@@ -57,9 +57,6 @@ type state struct {
 	purged     map[string]bool
 	forks      map[string]fork
 	fragments  map[fragKey][]byte
-	// replaced is set once a change applied replaced text by redaction
-	// markers.
-	replaced bool
 }
 
 // row is a stored message.

@@ -364,10 +364,3 @@ func (s *Store) SyncConflicts(ctx context.Context) ([]sessionstore.Conflict, err
 	return out, nil
 }
 
-// ScrubPending reports whether a change applied replaced text by
-// redaction markers (sessionstore.ApplySteps' Replaced).
-func (s *Store) ScrubPending() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.replaced
-}

@@ -49,11 +49,9 @@ func (t *tx) Observe(ctx context.Context, hlc synclog.HLC) error {
 	return nil
 }
 
-// Replaced implements sessionstore.ApplySteps.
-func (t *tx) Replaced(ctx context.Context) error {
-	t.st.replaced = true
-	return nil
-}
+// Replaced implements sessionstore.ApplySteps: a store in memory has
+// no files for replaced text to stay readable in.
+func (t *tx) Replaced(ctx context.Context) error { return nil }
 
 // states returns the map that keeps state kind.
 func (st *state) states(kind sessionstore.State) map[string]string {

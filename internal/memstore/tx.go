@@ -242,11 +242,11 @@ func (t *tx) Untrash(ctx context.Context, id string, at time.Time) ([]string, bo
 			back = append(back, x)
 		}
 	}
-	undo := t.st.clone()
 	var out []string
 	for _, x := range back {
+		// A key taken fails the restore, and the transaction, which
+		// puts back what it changed.
 		if err := t.st.put(x); err != nil {
-			*t.st = *undo
 			return nil, true, err
 		}
 		out = append(out, x.ID)
@@ -594,12 +594,9 @@ func (t *tx) ImportRows(ctx context.Context, data []*loom.SessionData) error {
 			return loom.Errorf(loom.ECONFLICT, "session %s already exists", d.Session.ID)
 		}
 	}
-	undo := t.st.clone()
-	if err := t.importRows(data); err != nil {
-		*t.st = *undo
-		return err
-	}
-	return nil
+	// An error fails the import, and the transaction, which puts back
+	// what it changed.
+	return t.importRows(data)
 }
 
 func (t *tx) importRows(data []*loom.SessionData) error {
