@@ -31,7 +31,9 @@ var scrubbed = []string{"bodies", "messages", "sessions"}
 //
 // VACUUM FULL keeps the old row versions that a transaction still open
 // may read, so Scrub first waits, up to scrubWait, for the transactions
-// of this database that began before it to end (another process's
+// that began before it to end, those of every database of the server
+// (another database's redaction beside it was seen to leave old row
+// versions here) (another process's
 // long-running read keeps them). When one is still open then, the
 // tables are rewritten all the same and the error names it: what it
 // kept goes at the next scrub, after it ends.

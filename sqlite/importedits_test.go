@@ -73,8 +73,8 @@ func TestImportStoresEdits(t *testing.T) {
 	if n := count(`SELECT count(*) FROM edits_pending`); n != 0 {
 		t.Errorf("%d bodies marked after the import, want none (%d hold tool calls)", n, toolBodies)
 	}
-	if n, _ := fileedit.Index(ctx, st); n != 0 {
-		t.Errorf("the catch-up read %d bodies after the import, want none", n)
+	if n, err := fileedit.Index(ctx, st); err != nil || n != 0 {
+		t.Errorf("the catch-up read %d bodies after the import (%v), want none", n, err)
 	}
 	// Every session's edits, the way loom blame reads them, and the
 	// index's rows themselves.

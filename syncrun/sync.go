@@ -184,7 +184,9 @@ func Sync(ctx context.Context, c *hub.Client, r Replica, key envelope.Key) (Resu
 	if pr.Applied > 0 {
 		res.Conflicts, err = newConflicts(ctx, r, host, before, err)
 	}
-	pulled := err == nil
+	// A pull that left records waiting may not yet hold the work a
+	// purge had not seen: what the purge kept stays for the next sync.
+	pulled := err == nil && len(pr.Waiting) == 0
 	if ctx.Err() == nil {
 		// Applying a purge may have written a rescued copy to this
 		// store's log: it leaves now, not at the next sync, which may

@@ -11,4 +11,4 @@
 CREATE TABLE IF NOT EXISTS sync_purge_kept (
     session_id TEXT PRIMARY KEY,
     kept       TEXT NOT NULL
-) STRICT, WITHOUT ROWID;
+) STRICT;
