@@ -92,7 +92,7 @@ type Plan struct {
 // record's, two hosts appended to it at once. The chain whose first
 // diverging message comes first (by stamp, then id) keeps the session;
 // the other continues in a conflict fork whose id is made from its first
-// diverging message (ConflictForkID). Every host reaches the same pair of
+// diverging message (conflictForkID). Every host reaches the same pair of
 // sessions whatever order the records arrive in: the proof is in
 // docs/sync.md.
 func PlanAppend(w AppendWindow, s synclog.Stamp, rec *synclog.MessagesAppended) Plan {

@@ -174,8 +174,8 @@ func appendUnarchives(ctx context.Context, tx interface {
 // messages as they are. A session here already is the same source
 // imported on this machine too (an imported session's id is derived from
 // its source): its row merges by last writer per field
-// (RowChange), and its messages as an append from seq 1
-// (ImportAsAppend): the ones it holds are left alone, the ones it
+// (rowChange), and its messages as an append from seq 1
+// (importAsAppend): the ones it holds are left alone, the ones it
 // lacks appended, so the two copies are one session.
 func applyImported(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.Imported) error {
 	var data, held []*loom.SessionData

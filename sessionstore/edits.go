@@ -192,7 +192,7 @@ func heldMessage(ctx context.Context, tx Tx, id string, seq int64, mid string) (
 }
 
 // applyPart merges part update p into its message: the part keeps the
-// update that NewerPart ranks first.
+// update that newerPart ranks first.
 func applyPart(ctx context.Context, tx Tx, st synclog.Stamp, p *synclog.PartUpdated) error {
 	m, _, err := heldMessage(ctx, tx, p.SessionID, p.Seq, p.MessageID)
 	if err != nil {

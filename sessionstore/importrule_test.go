@@ -129,7 +129,7 @@ func TestImportsOfOneSourceConverge(t *testing.T) {
 	}
 }
 
-// A row merged by RowChange has the fields NewMeta gives it, and a later
+// A row merged by rowChange has the fields newMeta gives it, and a later
 // write of a field keeps it over an earlier row.
 func TestRowChange(t *testing.T) {
 	at := t0.Add(time.Hour)

@@ -22,7 +22,7 @@ type ImportSteps interface {
 // applyChanges applies changes in order inside tx, recorded in log, as
 // Append, UpdatePart, UpdateUsage and UpdateSession do, appending as
 // owner at now, and returns the sessions appended to as they are after it, by
-// the changes' index, to give their callers once tx commits (Refresh).
+// the changes' index, to give their callers once tx commits (refresh).
 func applyChanges(ctx context.Context, tx Tx, log *SyncLog, changes []loom.ImportChange, owner string, now time.Time) ([]*loom.Session, error) {
 	fresh := make([]*loom.Session, len(changes))
 	for i, c := range changes {
@@ -45,7 +45,7 @@ func applyChanges(ctx context.Context, tx Tx, log *SyncLog, changes []loom.Impor
 }
 
 // refresh gives the sessions of changes that were appended to what
-// ApplyChanges returned for them.
+// applyChanges returned for them.
 func refresh(changes []loom.ImportChange, fresh []*loom.Session) {
 	for i, c := range changes {
 		if i < len(fresh) && fresh[i] != nil {

@@ -58,7 +58,7 @@ func claimOf(ctx context.Context, tx interface {
 }
 
 // settleKey gives key k to the live session with the earliest claim on
-// it (KeyHolder) and takes it from the others: two machines that
+// it (keyHolder) and takes it from the others: two machines that
 // each started a session with one key in one project keep both sessions,
 // and every host gives the key to the same one whatever order their
 // records arrive in. A session claims the key its merged metadata says

@@ -356,7 +356,7 @@ func rescueCopy(ctx context.Context, tx Tx, st synclog.Stamp, x *loom.Session, s
 }
 
 // rescued returns session d.Session with its messages under the ids
-// of copy id of purge st (rescuedMessageID), titled as RecoveredTitle
+// of copy id of purge st (rescuedMessageID), titled as recoveredTitle
 // says: a session of its own, out of the trash, whatever it was a fork
 // or a sub-agent of, and without its key (a host that applies the copy
 // before the purge would find the key taken, and a key a purge lets go

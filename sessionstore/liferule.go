@@ -113,7 +113,7 @@ func (l *Life) DeletedAt() *time.Time {
 
 // Rescue reports whether host self, about to apply purge p to a session
 // whose life here is l, must first save a copy of the session under a
-// new id (RecoveredTitle): when the session holds work of self's, or a
+// new id (recoveredTitle): when the session holds work of self's, or a
 // restore, rename, archive or other change of self's, that p's writer
 // had not seen. A purge is final everywhere (the session's rows go, and
 // records for it that arrive later are dropped), so what was done on

@@ -78,7 +78,7 @@ var errNoSync = errors.New("sync is not set up")
 
 // Append adds p to the log as the store's next record and returns its
 // stamp and its index. It keeps nothing else: the stamps of the change
-// it records are Local's. The stamp follows every stamp the store has
+// it records are localIn's. The stamp follows every stamp the store has
 // made or applied, which another process may have written.
 func (l *SyncLog) Append(ctx context.Context, p synclog.Payload) (synclog.Stamp, int64, error) {
 	b, err := synclog.Encode(p)
@@ -147,11 +147,17 @@ func (l *SyncLog) MessageID(ctx context.Context, id string, seq int64) (string, 
 }
 
 // record adds p to the log (Append) and keeps the stamps of the change
-// it records (Local).
+// it records (localIn).
 func (l *SyncLog) record(ctx context.Context, p synclog.Payload) error {
+	_, _, err := l.recordAt(ctx, p)
+	return err
+}
+
+// recordAt is record, returning the record's stamp and index.
+func (l *SyncLog) recordAt(ctx context.Context, p synclog.Payload) (synclog.Stamp, int64, error) {
 	st, idx, err := l.Append(ctx, p)
 	if err != nil {
-		return err
+		return st, idx, err
 	}
-	return localIn(ctx, l.tx, st, idx, p)
+	return st, idx, localIn(ctx, l.tx, st, idx, p)
 }

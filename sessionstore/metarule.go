@@ -67,7 +67,7 @@ func newMeta(row *loom.Session, s synclog.Stamp) Meta {
 }
 
 // rowChange is the change that writes every field of session row, as
-// NewMeta does: how a store merges the row of a session it holds already
+// newMeta does: how a store merges the row of a session it holds already
 // (an imported session that two machines imported from one source) by
 // last writer per field, so that every host ends with the fields of the
 // latest write whichever copy it holds first. It is not activity (no
@@ -135,7 +135,7 @@ func (m Meta) Inherit() Meta {
 // or when that is empty the title made from firstPrompt, the text of the
 // session's first user message (loom.TitleFrom). A title the session
 // takes from the session it split from is marked as a conflict copy's
-// (ConflictTitle).
+// (conflictTitle).
 func (m Meta) TitleOf(firstPrompt string) string {
 	t := m.Title.Value
 	if t == "" {

@@ -265,7 +265,7 @@ func TestTitleOf(t *testing.T) {
 	}
 }
 
-// NewMeta and Row carry every field a record may change.
+// newMeta and Row carry every field a record may change.
 func TestNewMetaRow(t *testing.T) {
 	in := row(sessionID)
 	in.Title, in.Description, in.ArchivedAt = "plan", "what we plan", ptr(t0)

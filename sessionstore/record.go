@@ -36,7 +36,7 @@ func sessionChanged(out *loom.Session, u loom.SessionUpdate) synclog.Payload {
 	return p
 }
 
-// RecordChunk is how many messages one record of an import, or of a
+// recordChunk is how many messages one record of an import, or of a
 // store's history when sync is set up, holds at most, and RecordBytes
 // about how much content (ChunkLen): so that a record stays far below
 // synclog.MaxPayload as JSON, and below what a hub takes of one record
@@ -47,7 +47,7 @@ const (
 )
 
 // ChunkLen returns how many of msgs, one at least, the next record of
-// them holds: up to RecordChunk messages and about RecordBytes of their
+// them holds: up to recordChunk messages and about RecordBytes of their
 // content. A single message larger than that is a record of its own.
 func ChunkLen(msgs []*loom.Message) int {
 	size := 0
@@ -68,7 +68,7 @@ func ChunkLen(msgs []*loom.Message) int {
 
 // importRecords are the records of importing d: the session with its
 // first messages, then the rest appended in chunks (ChunkLen,
-// ChunkRecord), then its archive again (Rearchive). The first record's
+// chunkRecord), then its archive again (rearchive). The first record's
 // row leaves out the usage of the later chunks, which their appends add
 // when applied.
 func importRecords(d *loom.SessionData) []synclog.Payload {
@@ -101,7 +101,7 @@ func chunkRecord(row *loom.Session, chunk []*loom.Message, prev string) synclog.
 }
 
 // rearchive is the record that puts session row, written in records
-// records by ChunkRecord, back in the archive: applying an append takes
+// records by chunkRecord, back in the archive: applying an append takes
 // a session out of it. Nil when row is not archived or took one record.
 func rearchive(row *loom.Session, records int) synclog.Payload {
 	if row.ArchivedAt == nil || records < 2 {
@@ -110,7 +110,7 @@ func rearchive(row *loom.Session, records int) synclog.Payload {
 	return &synclog.SessionChanged{SessionID: row.ID, Archive: &synclog.Archive{At: row.ArchivedAt}}
 }
 
-// HistorySteps are what recording a store's history (RecordHistory)
+// HistorySteps are what recording a store's history (recordHistory)
 // reads, beside ForkReads.UsageOf.
 type HistorySteps interface {
 	// AllSessions returns every session, in the trash or archived too,
@@ -122,16 +122,16 @@ type HistorySteps interface {
 	MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error)
 }
 
-// historyReads are the reads of RecordHistory.
+// historyReads are the reads of recordHistory.
 type historyReads interface {
 	HistorySteps
 	UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error)
 }
 
 // recordHistory records in log every session tx holds, as sync is set
-// up on its store: each as an import of it as it is now (ImportRecords'
+// up on its store: each as an import of it as it is now (importRecords'
 // records, its lock left out, a fork as a whole session with its
-// inherited messages), reading RecordChunk messages at a time, so a long
+// inherited messages), reading recordChunk messages at a time, so a long
 // session's history is never in memory at once.
 func recordHistory(ctx context.Context, tx historyReads, log *SyncLog) error {
 	sessions, err := tx.AllSessions(ctx)
@@ -146,9 +146,9 @@ func recordHistory(ctx context.Context, tx historyReads, log *SyncLog) error {
 	return nil
 }
 
-// recordSession records session x as RecordHistory does: an import of
+// recordSession records session x as recordHistory does: an import of
 // it with its first messages, then appends of the rest, each record as
-// long as ChunkLen says; then its archive again (Rearchive).
+// long as ChunkLen says; then its archive again (rearchive).
 func recordSession(ctx context.Context, tx historyReads, log *SyncLog, x *loom.Session) error {
 	x.Lock = nil // a lock is this host's own
 	records, prev, next := 0, "", int64(1)

@@ -9,7 +9,7 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// An import is recorded in records of at most RecordChunk messages and
+// An import is recorded in records of at most recordChunk messages and
 // about RecordBytes of content, that together hold every message once,
 // in order, each append after the message before it; an archived
 // session is archived again after its appends.

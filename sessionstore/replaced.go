@@ -17,7 +17,7 @@ var redactedMarker = []byte(RedactedMarker)
 // ReplacesText reports whether part to, taking the place of part from,
 // replaces some of its text by redaction markers: a field of to holds a
 // marker and differs from from's. Applying such a part update marks the
-// store to be scrubbed (ApplyTx.Replaced), so that the text it replaced
+// store to be scrubbed (ApplySteps.Replaced), so that the text it replaced
 // does not stay readable in the store's files. An ordinary part update
 // (a tool that finished) costs a search for the marker in its fields.
 func ReplacesText(from, to loom.Part) bool {

@@ -42,7 +42,7 @@ func (r *Replica) apply(ctx context.Context, fn func(tx Tx) error) error {
 }
 
 // EnableSync sets sync up on the store, once: it gets a host id, its
-// sync log starts with the records of what it holds (RecordHistory),
+// sync log starts with the records of what it holds (recordHistory),
 // and from then on every change it makes is also a record of the log.
 // It returns the host id, the one it had when sync was set up before.
 func (r *Replica) EnableSync(ctx context.Context) (synclog.HostID, error) {
@@ -67,7 +67,7 @@ func (r *Replica) EnableSync(ctx context.Context) (synclog.HostID, error) {
 }
 
 // ApplySync applies record p of another host, whose header is h, to the
-// store, in one transaction, by the merge rules of docs/sync.md (Apply).
+// store, in one transaction, by the merge rules of docs/sync.md (applyIn).
 // It records nothing in the store's own sync log: applying is not a
 // change of this host's. The store keeps the index of the last record
 // it applied of each host: a record applied already changes nothing,

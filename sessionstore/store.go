@@ -44,7 +44,7 @@ type Locker interface {
 }
 
 // LockWrites is the transaction that takes a lock: its steps (LockTx)
-// and its end (as Writes.End).
+// and its end (as Ender.End).
 type LockWrites interface {
 	LockTx
 	End(err error) error
@@ -346,7 +346,7 @@ func (s *Store) Lock(ctx context.Context, sessionID string) (loom.Lease, error) 
 }
 
 // LockSource implements loom.SourceLocker with a lock row of its own
-// (SourceLockID).
+// (sourceLockID).
 func (s *Store) LockSource(ctx context.Context, userID, path string) (loom.Lease, error) {
 	return s.Lock(ctx, sourceLockID(userID, path))
 }

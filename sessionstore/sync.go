@@ -29,7 +29,7 @@ type SyncTx interface {
 }
 
 // PutWrites is an engine's write transaction as a hub's put takes it:
-// the steps of SyncTx and its end (as Writes.End).
+// the steps of SyncTx and its end (as Ender.End).
 type PutWrites interface {
 	SyncTx
 	End(err error) error

@@ -3,7 +3,6 @@ package sessionstore
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -191,18 +190,16 @@ func recordPurge(ctx context.Context, log *SyncLog, ids []string, kept []*loom.S
 		return fmt.Errorf("sync log: %w", err)
 	}
 	p := &synclog.Purged{SessionIDs: ids, Seen: seen}
-	st, idx, err := log.Append(ctx, p)
+	st, idx, err := log.recordAt(ctx, p)
 	if err != nil {
 		return fmt.Errorf("sync log: %w", err)
 	}
-	if err := localIn(ctx, log.tx, st, idx, p); err != nil {
-		return fmt.Errorf("sync log: %w", err)
+	data := make(map[string]*loom.SessionData, len(kept))
+	for _, d := range kept {
+		data[d.Session.ID] = d
 	}
 	for _, id := range ids {
-		k := PurgeKept{Stamp: st, Index: idx, Seen: seen}
-		if i := slices.IndexFunc(kept, func(d *loom.SessionData) bool { return d.Session.ID == id }); i >= 0 {
-			k.Data = kept[i]
-		}
+		k := PurgeKept{Stamp: st, Index: idx, Seen: seen, Data: data[id]}
 		if err := saveState(ctx, log.tx, PurgeKeptState, id, k); err != nil {
 			return fmt.Errorf("sync log: %w", err)
 		}

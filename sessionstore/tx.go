@@ -10,7 +10,7 @@ import (
 // Tx is an engine's write transaction as the rules of this package see
 // it: its steps cut by role, each role a small interface owned by the
 // rule file that uses it, and each step in the engine's own SQL. A rule
-// takes the roles it uses; the few that use many (Append, Apply and the
+// takes the roles it uses; the few that use many (appendIn, applyIn and the
 // writes that dispatch to them) take the Tx, whose fields' methods are
 // its own. An engine fills the roles it serves and leaves the others
 // nil: a hub's engine (PostgreSQL) keeps no sync log, so its Tx has no

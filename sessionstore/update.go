@@ -37,7 +37,7 @@ func updateSession(ctx context.Context, tx SessionSteps, log *SyncLog, id string
 // session id at now, inside tx, recorded in log. A message the session
 // inherits (a fork's from its parent) is copied into the session first,
 // and a body shared with another message is copied before it is changed
-// (WriteMessage), so the update never changes another session's history.
+// (writeMessage), so the update never changes another session's history.
 func updatePart(ctx context.Context, tx Tx, log *SyncLog, id string, seq int64, part loom.Part, now time.Time) error {
 	if err := tx.BeginUpdate(ctx, id); err != nil {
 		return err
@@ -85,7 +85,7 @@ func updateUsage(ctx context.Context, tx SessionSteps, log *SyncLog, id string, 
 // repairInterrupted is Store.RepairInterrupted of session id at now,
 // inside tx, recorded in log: the tool parts of its last turn left
 // unfinished (Repair) are stored again, each recorded as a part update,
-// which every host merges by its state (NewerPart). Only the
+// which every host merges by its state (newerPart). Only the
 // last turn can hold an unfinished tool call: every turn is repaired
 // before the next starts. It returns how many parts it repaired.
 func repairInterrupted(ctx context.Context, tx interface {
@@ -119,7 +119,7 @@ func repairInterrupted(ctx context.Context, tx interface {
 }
 
 // importIn is Store.Import of data, validated, inside tx, recorded in log
-// (ImportRecords).
+// (importRecords).
 func importIn(ctx context.Context, tx ImportSteps, log *SyncLog, data []*loom.SessionData) error {
 	if err := tx.ImportRows(ctx, data); err != nil {
 		return err
@@ -127,7 +127,7 @@ func importIn(ctx context.Context, tx ImportSteps, log *SyncLog, data []*loom.Se
 	return recordImport(ctx, log, data)
 }
 
-// recordImport records the import of data in log (ImportRecords).
+// recordImport records the import of data in log (importRecords).
 func recordImport(ctx context.Context, log *SyncLog, data []*loom.SessionData) error {
 	for _, d := range data {
 		for _, p := range importRecords(d) {
@@ -139,7 +139,7 @@ func recordImport(ctx context.Context, log *SyncLog, data []*loom.SessionData) e
 	return nil
 }
 
-// rewriteBody stores m's parts as WriteMessage says, and makes its
+// rewriteBody stores m's parts as writeMessage says, and makes its
 // session as recent as now (Written).
 func rewriteBody(ctx context.Context, tx interface {
 	SessionSteps
