@@ -13,6 +13,13 @@ import (
 
 var _ loom.EditStore = (*Store)(nil)
 
+// putEditSQL and putEditRow write a row of the edit index (PutEdits, and
+// an import, which writes many rows a statement).
+const (
+	putEditSQL = `INSERT OR REPLACE INTO edits (body_id, n, part_id, tool, op, path, from_path, lines) VALUES `
+	putEditRow = `(?, ?, ?, ?, ?, ?, ?, ?)`
+)
+
 // UnindexedEdits implements loom.EditStore: the marked bodies, each with
 // the working directory of the oldest session reading a message that
 // holds it.
@@ -45,7 +52,7 @@ func (s *Store) PutEdits(ctx context.Context, done []loom.EditSource, edits []lo
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		var stmts [3]*sql.Stmt
 		for i, q := range []string{`DELETE FROM edits_pending WHERE body_id = ? AND mark = ?`, `DELETE FROM edits WHERE body_id = ?`,
-			`INSERT OR REPLACE INTO edits (body_id, n, part_id, tool, op, path, from_path, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`} {
+			putEditSQL + putEditRow} {
 			st, err := tx.PrepareContext(ctx, q)
 			if err != nil {
 				return err

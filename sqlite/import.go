@@ -33,9 +33,9 @@ const (
 		model, provider, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
 		cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions, error, created_at, completed_at) VALUES `
 	importMessageRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	// The columns and values PutEdits writes.
-	importEditsSQL = `INSERT OR REPLACE INTO edits (body_id, n, part_id, tool, op, path, from_path, lines) VALUES `
-	importEditRow  = `(?, ?, ?, ?, ?, ?, ?, ?)`
+	// The columns and values PutEdits writes, many rows a statement.
+	importEditsSQL = putEditSQL
+	importEditRow  = putEditRow
 	editColumns    = 8
 )
 
