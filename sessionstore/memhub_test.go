@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/loomhq/loom/internal/memstore"
+	"github.com/loomhq/loom/internal/synctest"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -20,9 +21,6 @@ type memHub struct {
 }
 
 func newMemHub() *memHub { return &memHub{logs: map[synclog.HostID][]synclog.LogRecord{}} }
-
-// hubKeyID is the key id the records travel under.
-const hubKeyID = "0123456789abcdef"
 
 // last returns what the hub holds of each host: the index of its last
 // record.
@@ -64,7 +62,7 @@ func (h *memHub) record(host synclog.HostID, idx int64) synclog.LogRecord {
 
 // syncResult is what one sync did.
 type syncResult struct {
-	Pushed, Pulled int
+	Pushed int
 }
 
 // sync is one sync of st with the hub, round as syncrun.Sync makes it
@@ -117,7 +115,7 @@ func (h *memHub) sync(ctx context.Context, st *memstore.Store) (syncResult, erro
 				if err != nil {
 					return res, fmt.Errorf("record %d of host %s: %w", r.Index, host, err)
 				}
-				hd := synclog.Header{Host: host, Index: r.Index, HLC: r.HLC, KeyID: hubKeyID}
+				hd := synclog.Header{Host: host, Index: r.Index, HLC: r.HLC, KeyID: synctest.KeyID}
 				err = st.ApplySync(ctx, hd, p)
 				if errors.Is(err, synclog.ErrWait) {
 					waiting = true
@@ -126,7 +124,6 @@ func (h *memHub) sync(ctx context.Context, st *memstore.Store) (syncResult, erro
 				if err != nil {
 					return res, err
 				}
-				res.Pulled++
 				progress = true
 				after[host] = r.Index
 			}
