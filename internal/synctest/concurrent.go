@@ -112,8 +112,15 @@ func testForkThenRewind(t *testing.T, net Network) {
 			t.Fatal(err)
 		}
 	}
-	if va, vb := stateOf(t, a), stateOf(t, b); va != vb || strings.Contains(va, `"fork on A" fork parent=`+s.ID+" ") {
-		t.Fatalf("the machines differ, or the fork did not follow the rewound turns:\n%s\n---\n%s", va, vb)
+	va, vb := stateOf(t, a), stateOf(t, b)
+	rewound := ""
+	for _, l := range strings.Split(va, "\n") {
+		if id, rest, _ := strings.Cut(l, " "); strings.HasPrefix(rest, `"S (rewound)" `) {
+			rewound = id
+		}
+	}
+	if va != vb || rewound == "" || !strings.Contains(va, `"fork on A" fork parent=`+rewound+" ") {
+		t.Fatalf("the machines differ, or the fork did not follow the rewound turns to %q:\n%s\n---\n%s", rewound, va, vb)
 	}
 }
 
@@ -220,6 +227,10 @@ func testPurgeRacingAToolCall(t *testing.T, net Network) {
 func testPurgeKeptUntilItsSync(t *testing.T, net Network) {
 	ctx, c, a, _, _, _ := purgeRace(t, net, "the first session's prompt")
 	syncOnce(t, c, a)
+	mark, err := a.SyncLast(ctx) // the first purge's index and before
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := &loom.Session{UserID: "alice", Key: "cli:second", Title: "second"}
 	if err := a.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "the second session's prompt"}}}); err != nil {
 		t.Fatal(err)
@@ -239,6 +250,9 @@ func testPurgeKeptUntilItsSync(t *testing.T, net Network) {
 	}
 	if err := doAction(ctx, a, long.ID, "purge", 'A'); err != nil {
 		t.Fatal(err)
+	}
+	if n, err := a.SyncForgetPurged(ctx, mark); err != nil || n != 0 {
+		t.Fatalf("the store still kept %d sessions' messages of the purges its sync sent (%v)", n, err)
 	}
 	if n, err := a.SyncForgetPurged(ctx, math.MaxInt64); err != nil || n != 1 {
 		t.Fatalf("the store kept %d purged sessions' messages (%v), want the second's alone: the sync lets the first's go, and the long one is not kept", n, err)
