@@ -37,6 +37,10 @@ type BlameConfig struct {
 	// serve runs as. Only their tokens blame; another user's are
 	// refused (403), as /mcp never offers them the blame tool.
 	Owner string
+	// Cache is the directory of the line-age cache (package blame's
+	// Blamer.Cache), none when empty: a file viewed again costs git
+	// only the commits since, as loom blame's does.
+	Cache string
 	// Git is the git program ("git" when empty).
 	Git string
 }
@@ -121,7 +125,7 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 	case fi.Size() > maxBlameBytes:
 		return nil, loom.Errorf(loom.EINVALID, "%s is %s: the dashboard blames files up to %s (loom blame takes any)", path, safefile.Size(fi.Size()), safefile.Size(maxBlameBytes))
 	}
-	b := &blame.Blamer{Store: es, UserID: user, Git: s.cfg.Blame.Git}
+	b := &blame.Blamer{Store: es, UserID: user, Git: s.cfg.Blame.Git, Cache: s.cfg.Blame.Cache}
 	g, rel, err := b.Open(ctx, real)
 	if err != nil {
 		return nil, err

@@ -193,6 +193,9 @@ type ServeConfig struct {
 	// are: the blame page and GET /api/v1/blame, which read them, are
 	// offered to Owner alone.
 	Owner string
+	// BlameCache is the directory of the line-age cache of the blame
+	// page and GET /api/v1/blame, "" for none.
+	BlameCache string
 	// Searcher runs GET /api/v1/search: keyword search fused with search
 	// by meaning where an embeddings endpoint is at hand.
 	Searcher *semantic.Searcher
