@@ -41,8 +41,6 @@ type BlameConfig struct {
 	// Blamer.Cache), none when empty: a file viewed again costs git
 	// only the commits since, as loom blame's does.
 	Cache string
-	// Git is the git program ("git" when empty).
-	Git string
 }
 
 const (
@@ -125,7 +123,7 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 	case fi.Size() > maxBlameBytes:
 		return nil, loom.Errorf(loom.EINVALID, "%s is %s: the dashboard blames files up to %s (loom blame takes any)", path, safefile.Size(fi.Size()), safefile.Size(maxBlameBytes))
 	}
-	b := &blame.Blamer{Store: es, UserID: user, Git: s.cfg.Blame.Git, Cache: s.cfg.Blame.Cache}
+	b := &blame.Blamer{Store: es, UserID: user, Cache: s.cfg.Blame.Cache}
 	g, rel, err := b.Open(ctx, real)
 	if err != nil {
 		return nil, err
