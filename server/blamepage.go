@@ -417,11 +417,12 @@ func messageHref(x *loom.Session, seq int64) string {
 // Agent Trace record's, the same contributor).
 func lineRanges(lines []blame.Line) []blameRange {
 	var out []blameRange
-	key := func(l blame.Line) string {
-		return fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s\x00%s", l.Kind, l.SessionID, l.Turn, l.Source, l.Agent, l.Model)
+	// same says whether a and b are of one origin.
+	same := func(a, b blame.Line) bool {
+		return a.Kind == b.Kind && a.SessionID == b.SessionID && a.Turn == b.Turn && a.Source == b.Source && a.Agent == b.Agent && a.Model == b.Model
 	}
 	for i, l := range lines {
-		if n := len(out); n > 0 && key(lines[i-1]) == key(l) && out[n-1].To == l.N-1 {
+		if n := len(out); n > 0 && same(lines[i-1], l) && out[n-1].To == l.N-1 {
 			rg := &out[n-1]
 			rg.To = l.N
 			rg.Lines = append(rg.Lines, l)
