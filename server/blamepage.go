@@ -205,44 +205,23 @@ func within(roots []string, path string) bool {
 // lines with who wrote each, as loom blame --json prints them.
 func (s *Server) blameAPI(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	from, to := q.lines("lines")
+	lines, ok := blame.ParseLines(q.str("lines"))
+	if !ok {
+		q.fail("lines must be a line (12) or a range of lines (10-40)")
+	}
 	if q.err != nil {
 		s.writeError(w, r, q.err)
 		return
 	}
 	res, err := s.blameFile(r.Context(), userOf(r), q.str("path"), q.str("rev"))
+	if err == nil {
+		err = res.Keep(lines)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if from > 0 {
-		if from > len(res.Lines) {
-			s.writeError(w, r, loom.Errorf(loom.EINVALID, "%s has %d lines: there is no line %d", res.Path, len(res.Lines), from))
-			return
-		}
-		res.Lines = res.Lines[from-1 : min(to, len(res.Lines))]
-	}
 	writeJSON(w, http.StatusOK, res)
-}
-
-// lines reads one line ("12") or a range ("10-40"); 0, 0 when absent.
-func (q *query) lines(name string) (from, to int) {
-	s := q.str(name)
-	if s == "" {
-		return 0, 0
-	}
-	a, b, isRange := strings.Cut(s, "-")
-	from, err1 := strconv.Atoi(a)
-	to = from
-	var err2 error
-	if isRange {
-		to, err2 = strconv.Atoi(b)
-	}
-	if err1 != nil || err2 != nil || from < 1 || to < from {
-		q.fail("%s must be a line (12) or a range of lines (10-40)", name)
-		return 0, 0
-	}
-	return from, to
 }
 
 // blameData is the blame page.
