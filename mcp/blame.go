@@ -65,15 +65,7 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 		}
 		path = filepath.Join(t.cfg.Project.Root, path)
 	}
-	under := c.st
-	for {
-		u, ok := under.(interface{ Unwrap() loom.Store })
-		if !ok {
-			break
-		}
-		under = u.Unwrap()
-	}
-	es, ok := under.(loom.EditStore)
+	es, ok := loom.StoreAs[loom.EditStore](c.st)
 	if !ok {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
 	}

@@ -64,22 +64,6 @@ func (s *Server) blameFor(user string) bool {
 	return s.cfg.Blame != nil && user != "" && user == s.cfg.Blame.Owner
 }
 
-// storeAs is the server's store, or a store it wraps, that is a T.
-func storeAs[T any](st loom.Store) (T, bool) {
-	for st != nil {
-		if t, ok := st.(T); ok {
-			return t, true
-		}
-		u, ok := st.(interface{ Unwrap() loom.Store })
-		if !ok {
-			break
-		}
-		st = u.Unwrap()
-	}
-	var zero T
-	return zero, false
-}
-
 // blameFile blames the file at path (absolute) for user, at revision
 // rev ("" for the work tree's file), after checking that user may and
 // that the file, its symbolic links resolved, lies under the root of a
@@ -97,7 +81,7 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 	if rev != "" && (!revName.MatchString(rev) || strings.Contains(rev, "..")) {
 		return nil, loom.Errorf(loom.EINVALID, "rev %q is not a commit's name or hash", rev)
 	}
-	es, ok := storeAs[loom.EditStore](s.st)
+	es, ok := loom.StoreAs[loom.EditStore](s.st)
 	if !ok {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
 	}

@@ -168,13 +168,8 @@ func (f *Factory) Home() string {
 // is written), st itself when it wraps none: for what only the engine's
 // store provides, such as tokens and sync.
 func Underlying(st loom.Store) loom.Store {
-	for {
-		u, ok := st.(interface{ Unwrap() loom.Store })
-		if !ok {
-			return st
-		}
-		st = u.Unwrap()
-	}
+	under, _ := loom.StoreAs[loom.Store](st)
+	return under
 }
 
 // ServeConfig is what loom serve hands to the HTTP server that main
