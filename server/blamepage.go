@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -86,7 +84,7 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
 	}
 	real := resolve(filepath.Clean(path))
-	roots, err := s.blameRoots(ctx, es, user, real)
+	roots, err := s.blameRoots(ctx, es, user, filepath.Dir(real))
 	if err != nil {
 		return nil, err
 	}
@@ -94,18 +92,15 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 	if !within(roots, real) {
 		return nil, outside
 	}
-	fi, err := os.Stat(real)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, loom.Errorf(loom.ENOTFOUND, "%s: no such file", path)
-	case err != nil:
-		return nil, err
-	case fi.IsDir():
-		return nil, loom.Errorf(loom.EINVALID, "%s is a directory: blame takes a file", path)
-	case !fi.Mode().IsRegular():
-		return nil, loom.Errorf(loom.EINVALID, "%s is not a regular file", path)
-	case fi.Size() > maxBlameBytes:
-		return nil, loom.Errorf(loom.EINVALID, "%s is %s: the dashboard blames files up to %s (loom blame takes any)", path, safefile.Size(fi.Size()), safefile.Size(maxBlameBytes))
+	// Open says when the file is missing or a directory; what it does
+	// not check, before the file is read, is checked here.
+	if fi, err := os.Stat(real); err == nil && !fi.IsDir() {
+		switch {
+		case !fi.Mode().IsRegular():
+			return nil, loom.Errorf(loom.EINVALID, "%s is not a regular file", path)
+		case fi.Size() > maxBlameBytes:
+			return nil, loom.Errorf(loom.EINVALID, "%s is %s: the dashboard blames files up to %s (loom blame takes any)", path, safefile.Size(fi.Size()), safefile.Size(maxBlameBytes))
+		}
 	}
 	b := &blame.Blamer{Store: es, UserID: user, Cache: s.cfg.Blame.Cache}
 	g, rel, err := b.Open(ctx, real)
@@ -152,10 +147,10 @@ func resolve(path string) string {
 }
 
 // blameRoots are the roots, their symbolic links resolved, that user's
-// sessions recorded for the project of the directory that holds real
+// sessions recorded for the project of dir, its symbolic links resolved
 // (as loom detects a project: by its repository, without running git).
-func (s *Server) blameRoots(ctx context.Context, es loom.EditStore, user, real string) ([]string, error) {
-	p, err := paths.DetectProject(resolve(filepath.Dir(real)))
+func (s *Server) blameRoots(ctx context.Context, es loom.EditStore, user, dir string) ([]string, error) {
+	p, err := paths.DetectProject(dir)
 	if err != nil || p.ID == "" {
 		return nil, nil
 	}
