@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,9 +54,9 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 	if a.Path == nil || strings.TrimSpace(*a.Path) == "" {
 		return nil, loom.Errorf(loom.EINVALID, "blame needs path: the file to blame")
 	}
-	from, to, err := lineRange(a.Lines)
-	if err != nil {
-		return nil, err
+	lines, ok := blame.ParseLines(a.Lines)
+	if !ok {
+		return nil, loom.Errorf(loom.EINVALID, "lines %q is not a line (\"42\") or a range (\"40-60\")", a.Lines)
 	}
 	path := *a.Path
 	if !filepath.IsAbs(path) {
@@ -66,15 +65,7 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 		}
 		path = filepath.Join(t.cfg.Project.Root, path)
 	}
-	under := c.st
-	for {
-		u, ok := under.(interface{ Unwrap() loom.Store })
-		if !ok {
-			break
-		}
-		under = u.Unwrap()
-	}
-	es, ok := under.(loom.EditStore)
+	es, ok := loom.StoreAs[loom.EditStore](c.st)
 	if !ok {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
 	}
@@ -84,11 +75,8 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	total := len(res.Lines)
-	if from > 0 {
-		if from > total {
-			return nil, loom.Errorf(loom.EINVALID, "%s has %d lines: there is no line %d", res.Path, total, from)
-		}
-		res.Lines = res.Lines[from-1 : min(to, total)]
+	if err := res.Keep(lines); err != nil {
+		return nil, err
 	}
 	cut := len(res.Lines) > maxBlameLines
 	if cut {
@@ -109,13 +97,13 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 	if cut {
 		fmt.Fprintf(&b2, "(cut at %d lines: ask for a range with lines)\n", maxBlameLines)
 	}
-	if from > 0 && from == to && res.Lines[0].SessionID != "" && res.Lines[0].Source == "" {
+	if lines.From > 0 && lines.From == lines.To && res.Lines[0].SessionID != "" && res.Lines[0].Source == "" {
 		x, err := blame.ExcerptOf(ctx, c.st, res.Lines[0])
 		if err != nil {
 			return nil, err
 		}
 		out.Excerpt = x
-		fmt.Fprintf(&b2, "\nThe conversation that wrote line %d (session %s %q, turn %d):\nPrompt: %s\n", from, x.Line.SessionID, x.Title, x.Line.Turn, x.Prompt)
+		fmt.Fprintf(&b2, "\nThe conversation that wrote line %d (session %s %q, turn %d):\nPrompt: %s\n", lines.From, x.Line.SessionID, x.Title, x.Line.Turn, x.Prompt)
 		for _, r := range x.Reasoning {
 			fmt.Fprintf(&b2, "Reasoning: %s\n", r)
 		}
@@ -128,24 +116,6 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 		}
 	}
 	return &result{text: b2.String(), structured: out}, nil
-}
-
-// lineRange reads "42" or "40-60"; "" is every line (0, 0).
-func lineRange(s string) (from, to int, err error) {
-	if strings.TrimSpace(s) == "" {
-		return 0, 0, nil
-	}
-	a, b, isRange := strings.Cut(strings.TrimSpace(s), "-")
-	from, err1 := strconv.Atoi(strings.TrimSpace(a))
-	to = from
-	var err2 error
-	if isRange {
-		to, err2 = strconv.Atoi(strings.TrimSpace(b))
-	}
-	if err1 != nil || err2 != nil || from < 1 || to < from {
-		return 0, 0, loom.Errorf(loom.EINVALID, "lines %q is not a line (\"42\") or a range (\"40-60\")", s)
-	}
-	return from, to, nil
 }
 
 // group is a run of lines of one origin.

@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -37,8 +35,10 @@ type BlameConfig struct {
 	// serve runs as. Only their tokens blame; another user's are
 	// refused (403), as /mcp never offers them the blame tool.
 	Owner string
-	// Git is the git program ("git" when empty).
-	Git string
+	// Cache is the directory of the line-age cache (package blame's
+	// Blamer.Cache), none when empty: a file viewed again costs git
+	// only the commits since, as loom blame's does.
+	Cache string
 }
 
 const (
@@ -62,22 +62,6 @@ func (s *Server) blameFor(user string) bool {
 	return s.cfg.Blame != nil && user != "" && user == s.cfg.Blame.Owner
 }
 
-// storeAs is the server's store, or a store it wraps, that is a T.
-func storeAs[T any](st loom.Store) (T, bool) {
-	for st != nil {
-		if t, ok := st.(T); ok {
-			return t, true
-		}
-		u, ok := st.(interface{ Unwrap() loom.Store })
-		if !ok {
-			break
-		}
-		st = u.Unwrap()
-	}
-	var zero T
-	return zero, false
-}
-
 // blameFile blames the file at path (absolute) for user, at revision
 // rev ("" for the work tree's file), after checking that user may and
 // that the file, its symbolic links resolved, lies under the root of a
@@ -95,12 +79,12 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 	if rev != "" && (!revName.MatchString(rev) || strings.Contains(rev, "..")) {
 		return nil, loom.Errorf(loom.EINVALID, "rev %q is not a commit's name or hash", rev)
 	}
-	es, ok := storeAs[loom.EditStore](s.st)
+	es, ok := loom.StoreAs[loom.EditStore](s.st)
 	if !ok {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
 	}
 	real := resolve(filepath.Clean(path))
-	roots, err := s.blameRoots(ctx, es, user, real)
+	roots, err := s.blameRoots(ctx, es, user, filepath.Dir(real))
 	if err != nil {
 		return nil, err
 	}
@@ -108,20 +92,17 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 	if !within(roots, real) {
 		return nil, outside
 	}
-	fi, err := os.Stat(real)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, loom.Errorf(loom.ENOTFOUND, "%s: no such file", path)
-	case err != nil:
-		return nil, err
-	case fi.IsDir():
-		return nil, loom.Errorf(loom.EINVALID, "%s is a directory: blame takes a file", path)
-	case !fi.Mode().IsRegular():
-		return nil, loom.Errorf(loom.EINVALID, "%s is not a regular file", path)
-	case fi.Size() > maxBlameBytes:
-		return nil, loom.Errorf(loom.EINVALID, "%s is %s: the dashboard blames files up to %s (loom blame takes any)", path, safefile.Size(fi.Size()), safefile.Size(maxBlameBytes))
+	// Open says when the file is missing or a directory; what it does
+	// not check, before the file is read, is checked here.
+	if fi, err := os.Stat(real); err == nil && !fi.IsDir() {
+		switch {
+		case !fi.Mode().IsRegular():
+			return nil, loom.Errorf(loom.EINVALID, "%s is not a regular file", path)
+		case fi.Size() > maxBlameBytes:
+			return nil, loom.Errorf(loom.EINVALID, "%s is %s: the dashboard blames files up to %s (loom blame takes any)", path, safefile.Size(fi.Size()), safefile.Size(maxBlameBytes))
+		}
 	}
-	b := &blame.Blamer{Store: es, UserID: user, Git: s.cfg.Blame.Git}
+	b := &blame.Blamer{Store: es, UserID: user, Cache: s.cfg.Blame.Cache}
 	g, rel, err := b.Open(ctx, real)
 	if err != nil {
 		return nil, err
@@ -166,10 +147,10 @@ func resolve(path string) string {
 }
 
 // blameRoots are the roots, their symbolic links resolved, that user's
-// sessions recorded for the project of the directory that holds real
+// sessions recorded for the project of dir, its symbolic links resolved
 // (as loom detects a project: by its repository, without running git).
-func (s *Server) blameRoots(ctx context.Context, es loom.EditStore, user, real string) ([]string, error) {
-	p, err := paths.DetectProject(resolve(filepath.Dir(real)))
+func (s *Server) blameRoots(ctx context.Context, es loom.EditStore, user, dir string) ([]string, error) {
+	p, err := paths.DetectProject(dir)
 	if err != nil || p.ID == "" {
 		return nil, nil
 	}
@@ -203,44 +184,23 @@ func within(roots []string, path string) bool {
 // lines with who wrote each, as loom blame --json prints them.
 func (s *Server) blameAPI(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	from, to := q.lines("lines")
+	lines, ok := blame.ParseLines(q.str("lines"))
+	if !ok {
+		q.fail("lines must be a line (12) or a range of lines (10-40)")
+	}
 	if q.err != nil {
 		s.writeError(w, r, q.err)
 		return
 	}
 	res, err := s.blameFile(r.Context(), userOf(r), q.str("path"), q.str("rev"))
+	if err == nil {
+		err = res.Keep(lines)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if from > 0 {
-		if from > len(res.Lines) {
-			s.writeError(w, r, loom.Errorf(loom.EINVALID, "%s has %d lines: there is no line %d", res.Path, len(res.Lines), from))
-			return
-		}
-		res.Lines = res.Lines[from-1 : min(to, len(res.Lines))]
-	}
 	writeJSON(w, http.StatusOK, res)
-}
-
-// lines reads one line ("12") or a range ("10-40"); 0, 0 when absent.
-func (q *query) lines(name string) (from, to int) {
-	s := q.str(name)
-	if s == "" {
-		return 0, 0
-	}
-	a, b, isRange := strings.Cut(s, "-")
-	from, err1 := strconv.Atoi(a)
-	to = from
-	var err2 error
-	if isRange {
-		to, err2 = strconv.Atoi(b)
-	}
-	if err1 != nil || err2 != nil || from < 1 || to < from {
-		q.fail("%s must be a line (12) or a range of lines (10-40)", name)
-		return 0, 0
-	}
-	return from, to
 }
 
 // blameData is the blame page.
@@ -415,11 +375,12 @@ func messageHref(x *loom.Session, seq int64) string {
 // Agent Trace record's, the same contributor).
 func lineRanges(lines []blame.Line) []blameRange {
 	var out []blameRange
-	key := func(l blame.Line) string {
-		return fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s\x00%s", l.Kind, l.SessionID, l.Turn, l.Source, l.Agent, l.Model)
+	// same says whether a and b are of one origin.
+	same := func(a, b blame.Line) bool {
+		return a.Kind == b.Kind && a.SessionID == b.SessionID && a.Turn == b.Turn && a.Source == b.Source && a.Agent == b.Agent && a.Model == b.Model
 	}
 	for i, l := range lines {
-		if n := len(out); n > 0 && key(lines[i-1]) == key(l) && out[n-1].To == l.N-1 {
+		if n := len(out); n > 0 && same(lines[i-1], l) && out[n-1].To == l.N-1 {
 			rg := &out[n-1]
 			rg.To = l.N
 			rg.Lines = append(rg.Lines, l)

@@ -84,13 +84,16 @@ type blameWorld struct {
 	file   string
 	a, b   *loom.Session
 	secret string
+	// cache is the server's line-age cache directory.
+	cache string
 }
 
 func newBlameWorld(t *testing.T) *blameWorld {
 	t.Helper()
-	e := newEnv(t, func(c *server.Config) { c.Blame = &server.BlameConfig{Owner: "alice"} })
+	cache := t.TempDir()
+	e := newEnv(t, func(c *server.Config) { c.Blame = &server.BlameConfig{Owner: "alice", Cache: cache} })
 	r := newGitRepo(t)
-	w := &blameWorld{e: e, repo: r, file: filepath.Join(r.dir, "calc.go"), secret: secretstest.New(60).Secret("github-token").Value}
+	w := &blameWorld{e: e, repo: r, file: filepath.Join(r.dir, "calc.go"), secret: secretstest.New(60).Secret("github-token").Value, cache: cache}
 	r.write("calc.go", "package calc\n\n// Header names the package for the logs.\nfunc Header() string { return \"calculator package header\" }\n")
 	r.commit("start")
 	p, err := paths.DetectProject(r.dir)
@@ -290,6 +293,25 @@ func TestBrowserBlamePage(t *testing.T) {
 			t.Errorf("%dpx: content runs out of its box: %v", wd, out)
 		}
 		screenshot(t, ctx, dir, fmt.Sprintf("blame-%d.png", wd))
+	}
+}
+
+// The server keeps the ages git blame gave a file's lines in the cache
+// directory it is given, as loom blame does, and a file viewed again
+// is answered from there the same.
+func TestBlameCache(t *testing.T) {
+	w := newBlameWorld(t)
+	var first, again blame.Result
+	w.e.getJSON(blamePath(w.file), w.e.alice, &first)
+	entries, err := filepath.Glob(filepath.Join(w.cache, "*.ages"))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("the cache holds %v (%v), want calc.go's entry", entries, err)
+	}
+	w.e.getJSON(blamePath(w.file), w.e.alice, &again)
+	a, _ := json.Marshal(first)
+	b, _ := json.Marshal(again)
+	if string(a) != string(b) {
+		t.Errorf("blamed again through the cache:\n%s\nfirst:\n%s", b, a)
 	}
 }
 

@@ -30,7 +30,7 @@ func (s *Server) shareRoutes(mux *router) {
 func (s *Server) shares() (loom.ShareStore, error) {
 	st := s.cfg.Shares
 	if st == nil {
-		st, _ = storeAs[loom.ShareStore](s.st)
+		st, _ = loom.StoreAs[loom.ShareStore](s.st)
 	}
 	if st == nil {
 		return nil, codedError(loom.ENOTFOUND, "this server keeps no shares")

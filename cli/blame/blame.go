@@ -129,18 +129,11 @@ func (o *Options) parseTarget(arg string) error {
 	if _, err := os.Stat(arg); err == nil {
 		return nil
 	}
-	spec := arg[i+1:]
-	a, b, isRange := strings.Cut(spec, "-")
-	from, err1 := strconv.Atoi(a)
-	to := from
-	var err2 error
-	if isRange {
-		to, err2 = strconv.Atoi(b)
-	}
-	if err1 != nil || err2 != nil || from < 1 || to < from {
+	lines, ok := blame.ParseLines(arg[i+1:])
+	if !ok || lines.From == 0 {
 		return command.UsageErrorf("%q: LINES is a line (FILE:12) or a range (FILE:10-40)", arg)
 	}
-	o.File, o.From, o.To = arg[:i], from, to
+	o.File, o.From, o.To = arg[:i], lines.From, lines.To
 	return nil
 }
 
@@ -212,11 +205,8 @@ func blameRun(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	if o.From > 0 {
-		if o.From > len(res.Lines) {
-			return loom.Errorf(loom.EINVALID, "%s has %d lines: there is no line %d", rel, len(res.Lines), o.From)
-		}
-		res.Lines = res.Lines[o.From-1 : min(o.To, len(res.Lines))]
+	if err := res.Keep(blame.LineRange{From: o.From, To: o.To}); err != nil {
+		return err
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(o.IO.ErrOut, term.SanitizeLine(n))

@@ -168,13 +168,8 @@ func (f *Factory) Home() string {
 // is written), st itself when it wraps none: for what only the engine's
 // store provides, such as tokens and sync.
 func Underlying(st loom.Store) loom.Store {
-	for {
-		u, ok := st.(interface{ Unwrap() loom.Store })
-		if !ok {
-			return st
-		}
-		st = u.Unwrap()
-	}
+	under, _ := loom.StoreAs[loom.Store](st)
+	return under
 }
 
 // ServeConfig is what loom serve hands to the HTTP server that main
@@ -193,6 +188,9 @@ type ServeConfig struct {
 	// are: the blame page and GET /api/v1/blame, which read them, are
 	// offered to Owner alone.
 	Owner string
+	// BlameCache is the directory of the line-age cache of the blame
+	// page and GET /api/v1/blame, "" for none.
+	BlameCache string
 	// Searcher runs GET /api/v1/search: keyword search fused with search
 	// by meaning where an embeddings endpoint is at hand.
 	Searcher *semantic.Searcher

@@ -212,19 +212,24 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.StartSummaries != nil {
 		opts.StartSummaries(ctx, st, logger)
 	}
+	blameCache := ""
+	if d, err := opts.Dirs(); err == nil {
+		blameCache = d.BlameCacheDir()
+	}
 	mcpCfg := serveMCP(opts, user)
 	// The tools read the store through a secrets gate: they search
 	// through it too, ranking by the served index of vectors.
 	mcpCfg.Searcher = searcher.Through
 	return opts.Serve(ctx, ln, command.ServeConfig{
-		Store:    st,
-		Tokens:   tokens,
-		Agent:    &agent.Service{Store: st, Build: su.Build, Now: opts.Now},
-		Logger:   logger,
-		Grace:    opts.Grace,
-		MCP:      mcpCfg,
-		Searcher: searcher,
-		Owner:    user,
+		Store:      st,
+		Tokens:     tokens,
+		Agent:      &agent.Service{Store: st, Build: su.Build, Now: opts.Now},
+		Logger:     logger,
+		Grace:      opts.Grace,
+		MCP:        mcpCfg,
+		Searcher:   searcher,
+		Owner:      user,
+		BlameCache: blameCache,
 	})
 }
 

@@ -155,6 +155,35 @@ func TestRunServesTheUsersSessions(t *testing.T) {
 	}
 }
 
+// Serve hands the HTTP server the user it runs as, to whom alone the
+// blame page is offered, and loom blame's line-age cache directory, so
+// that the page reads a file's line ages from where loom blame keeps
+// them.
+func TestRunHandsBlameItsOwnerAndCache(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	opts, _ := w.options()
+	served := make(chan command.ServeConfig, 1)
+	opts.Serve = func(ctx context.Context, ln net.Listener, c command.ServeConfig) error {
+		defer ln.Close()
+		served <- c
+		<-ctx.Done()
+		return nil
+	}
+	_, _, stop := start(t, opts)
+	c := <-served
+	if err := stop(); err != nil {
+		t.Errorf("stopping: %v", err)
+	}
+	d, err := w.dirs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Owner != "alice" || c.BlameCache != d.BlameCacheDir() {
+		t.Errorf("blame's owner %q and cache %q, want alice and %q", c.Owner, c.BlameCache, d.BlameCacheDir())
+	}
+}
+
 // A restart prints the token of the last start while the store takes it;
 // --token-ttl makes a new one when the kept one would outlive it.
 func TestRunKeepsItsTokenAcrossStarts(t *testing.T) {

@@ -60,7 +60,7 @@ func formats() []importer.Format {
 // serve runs the HTTP server for loom serve.
 func serve(ctx context.Context, ln net.Listener, c cli.ServeConfig) error {
 	srv := server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger, MCP: &c.MCP, Searcher: c.Searcher,
-		Blame: &server.BlameConfig{Owner: c.Owner}})
+		Blame: &server.BlameConfig{Owner: c.Owner, Cache: c.BlameCache}})
 	return srv.Serve(ctx, ln, c.Grace)
 }
 
