@@ -391,8 +391,8 @@ func TestBlameRefuses(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
-	if p := page(e.alice); !strings.Contains(p, `id="edited"`) {
-		t.Errorf("alice's session page links no edited file")
+	if p := page(e.alice); !strings.Contains(p, `id="edited"`) || !strings.Contains(p, `href="/blame?path=`+url.QueryEscape(w.file)+`"`) {
+		t.Errorf("alice's session page does not link the file its edit wrote to its blame")
 	}
 
 	plain := newEnv(t)
