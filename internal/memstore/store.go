@@ -363,4 +363,3 @@ func (s *Store) SyncConflicts(ctx context.Context) ([]sessionstore.Conflict, err
 	slices.SortFunc(out, func(a, b sessionstore.Conflict) int { return compareDesc(b.ID, a.ID) })
 	return out, nil
 }
-
