@@ -153,6 +153,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 		cmd.AddCommand(newCmdUsageReport(inv, c.name, c.by, c.short, nil))
 	}
 	cmd.AddCommand(newCmdStatusline(inv, nil), newCmdPrices(inv, nil), newCmdInsights(inv, nil))
+	inv.AddTeamFlag(cmd)
 	return cmd
 }
 
