@@ -153,13 +153,18 @@ func (e *Env) Invite(ctx context.Context, s *State, label string) (*team.Code, e
 }
 
 // Join uses an invite code: it verifies the team's chain against the
-// admin the code names, and joins under name (default the hub user).
+// admin the code names, and joins under name (default the hub user),
+// through hubURL when set (another process of the same hub) instead of
+// the code's.
 // confirm is shown the team's name and admin fingerprint before the join
 // is sent, and may refuse it.
-func (e *Env) Join(ctx context.Context, code, name string, confirm func(teamName, admin string) error) (*Verified, error) {
+func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(teamName, admin string) error) (*Verified, error) {
 	c, inv, err := team.ParseCode(code)
 	if err != nil {
 		return nil, err
+	}
+	if hubURL != "" {
+		c.Hub = hubURL
 	}
 	if old, err := e.Local.load(c.Team); err == nil && !old.Gone {
 		return nil, loom.Errorf(loom.EINVALID, "this machine is in team %s already", old.Name)

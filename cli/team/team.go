@@ -223,7 +223,7 @@ the chain, and the team's keys are wrapped again for you.`,
 				}
 				return nil
 			}
-			v, err := r.Join(cmd.Context(), args[0], name, confirm)
+			v, err := r.Join(cmd.Context(), args[0], name, e.hub, confirm)
 			if err != nil {
 				return err
 			}
@@ -236,6 +236,8 @@ the chain, and the team's keys are wrapped again for you.`,
 	}
 	cmd.Flags().StringVar(&name, "name", "", "your `NAME` in the team (default your hub user)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "join without asking")
+	addHub(cmd, e)
+	cmd.Flags().Lookup("hub").Usage = "reach the team through `URL` (another process of the same hub) instead of the code's"
 	return cmd
 }
 
