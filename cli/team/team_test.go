@@ -63,7 +63,7 @@ func hubToken(t *testing.T, hubHome, hubDB, user string) string {
 		t.Fatalf("token: %s", r.Stderr)
 	}
 	var out struct {
-		Token string `json:"token"`
+		Token string `json:"secret"`
 	}
 	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || out.Token == "" {
 		t.Fatalf("token: %q %v", r.Stdout, err)
@@ -353,9 +353,14 @@ func TestTeam(t *testing.T) {
 	refused("a forged entry")
 	sql(`DELETE FROM team_chain WHERE team_id = $1 AND seq = $2`, created.ID, n+1)
 	// Re-ordered: two entries swapped.
-	sql(`UPDATE team_chain SET seq = CASE seq WHEN 2 THEN 3 ELSE 2 END WHERE team_id = $1 AND seq IN (2, 3)`, created.ID)
+	swap := func() {
+		sql(`UPDATE team_chain SET seq = -2 WHERE team_id = $1 AND seq = 2`, created.ID)
+		sql(`UPDATE team_chain SET seq = 2 WHERE team_id = $1 AND seq = 3`, created.ID)
+		sql(`UPDATE team_chain SET seq = 3 WHERE team_id = $1 AND seq = -2`, created.ID)
+	}
+	swap()
 	refused("re-ordered entries")
-	sql(`UPDATE team_chain SET seq = CASE seq WHEN 2 THEN 3 ELSE 2 END WHERE team_id = $1 AND seq IN (2, 3)`, created.ID)
+	swap()
 	// Dropped from the end: a client that verified it before refuses.
 	sql(`DELETE FROM team_chain WHERE team_id = $1 AND seq = $2`, created.ID, n)
 	refused("a dropped entry")
