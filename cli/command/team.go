@@ -41,16 +41,21 @@ func (inv *Invocation) TeamStoreFile(ref string) (string, *teamrun.State, error)
 // teammates' shared sessions, apart from one's own), for a command given
 // --team.
 func (inv *Invocation) UseTeam(ref string) error {
-	path, _, err := inv.TeamStoreFile(ref)
+	path, tm, err := inv.TeamStoreFile(ref)
 	if err != nil {
 		return err
 	}
 	if err := inv.closeStore(); err != nil {
 		return err
 	}
-	inv.flags.db = "sqlite:" + path
+	inv.flags.db, inv.team = "sqlite:"+path, tm.ID
 	return nil
 }
+
+// InTeam reports whether --team made the run's store a team's: nothing
+// of one's own (the agents' new sessions) is imported into it.
+func (inv *Invocation) InTeam() bool { return inv.team != "" }
+
 
 // AddTeamFlag gives cmd --team NAME: the command reads the team's
 // shared sessions on this machine instead of one's own.

@@ -3,6 +3,7 @@ package team_test
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,6 +227,42 @@ func TestTeam(t *testing.T) {
 		if n+c > 0 {
 			t.Errorf("the hub's team tables hold %q in the clear", w)
 		}
+	}
+
+	// Bob shares the project too (his fork of alice's session, which he
+	// continued, is in it). The team's usage, computed on any member's
+	// machine, is the sum of the members' own reports, and by member
+	// each member's own.
+	bob.must(t, "team", "share", "--content", "--yes")
+	bob.must(t, "team", "sync")
+	carol.must(t, "team", "sync")
+	var teamUsage struct {
+		Total    loom.Usage
+		ByMember []loom.UsageRow `json:"by_member"`
+	}
+	if err := json.Unmarshal([]byte(carol.must(t, "usage", "--team", "core", "--json")), &teamUsage); err != nil {
+		t.Fatal(err)
+	}
+	var sum loom.Usage
+	for _, m := range []*member{alice, bob} {
+		var own loom.UsageReport
+		json.Unmarshal([]byte(m.must(t, "usage", "--json")), &own)
+		sum.Add(own.Total)
+		found := false
+		for _, r := range teamUsage.ByMember {
+			if r.Key == m.name {
+				found = true
+				if r.Usage.InputTokens != own.Total.InputTokens || r.Usage.OutputTokens != own.Total.OutputTokens || math.Abs(r.Usage.CostUSD-own.Total.CostUSD) > 1e-9 {
+					t.Errorf("the team's usage of %s %+v, %s's own %+v", m.name, r.Usage, m.name, own.Total)
+				}
+			}
+		}
+		if !found || own.Total.CostUSD == 0 {
+			t.Errorf("no member row of %s (own cost %v): %+v", m.name, own.Total.CostUSD, teamUsage.ByMember)
+		}
+	}
+	if teamUsage.Total.InputTokens != sum.InputTokens || teamUsage.Total.OutputTokens != sum.OutputTokens || math.Abs(teamUsage.Total.CostUSD-sum.CostUSD) > 1e-9 {
+		t.Errorf("the team's usage %+v, the members' own summed %+v", teamUsage.Total, sum)
 	}
 
 	// Alice removes carol; what alice writes after, carol's saved keys
