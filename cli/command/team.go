@@ -56,7 +56,6 @@ func (inv *Invocation) UseTeam(ref string) error {
 // of one's own (the agents' new sessions) is imported into it.
 func (inv *Invocation) InTeam() bool { return inv.team != "" }
 
-
 // AddTeamFlag gives cmd --team NAME: the command reads the team's
 // shared sessions on this machine instead of one's own.
 func (inv *Invocation) AddTeamFlag(cmd *cobra.Command) {
