@@ -185,6 +185,17 @@ func TestTeam(t *testing.T) {
 		t.Fatalf("bob's team recall: %s", out)
 	}
 
+	// …and so does an agent, through loom mcp --team.
+	mcp := exec.Command(clitest.LoomBinary(t), "mcp", "--team", "core")
+	mcp.Dir, mcp.Env = bob.fx.Project, bob.fx.BinEnv()
+	mcpOut := clitest.ExecCmd(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"wombat","all_projects":true}}}
+`)
+	if !strings.Contains(mcpOut.Stdout, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01") || strings.Contains(mcpOut.Stdout, secret.Value) {
+		t.Fatalf("loom mcp --team: %s %s", mcpOut.Stdout, mcpOut.Stderr)
+	}
+
 	// Bob forks it and continues it as his own.
 	fork := strings.TrimSpace(bob.must(t, "session", "fork", "--team", "core", "0196a3b2"))
 	srv := openaitest.NewServer()
