@@ -36,6 +36,7 @@ import (
 	"github.com/loomhq/loom/cli/session"
 	sharecmd "github.com/loomhq/loom/cli/share"
 	synccmd "github.com/loomhq/loom/cli/sync"
+	teamcmd "github.com/loomhq/loom/cli/team"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/cli/token"
 	"github.com/loomhq/loom/cli/usage"
@@ -235,6 +236,7 @@ search, resume, fork, move, export and import.`,
 		token.NewCmdToken(inv),
 		synccmd.NewCmdSync(inv, nil),
 		sharecmd.NewCmdShare(inv, nil),
+		teamcmd.NewCmdTeam(inv),
 		newCmdPaths(inv, nil),
 		newCmdVersion(inv, nil),
 	)

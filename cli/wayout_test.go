@@ -28,6 +28,7 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/embedding/embeddingtest"
 	"github.com/loomhq/loom/handoff"
+	hubpkg "github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/importer/agents"
 	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/internal/gittest"
@@ -38,6 +39,8 @@ import (
 	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/share"
 	"github.com/loomhq/loom/summarize"
+	"github.com/loomhq/loom/team"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // TestEveryWayOut plants, in a real store, a session whose secrets sit
@@ -229,6 +232,7 @@ const (
 	rowScan       = "loom secrets scan"
 	rowAgent      = "loom run: the agent's session_search and memory"
 	rowShare      = "loom share"
+	rowTeam       = "loom team sync: the records a team's members open"
 	rowDownload   = "the dashboard's download: GET /s/{id}/export.html"
 	rowMCPHTTP    = "mcp http: /mcp of loom serve"
 	rowEmbed      = "loom embed"
@@ -260,6 +264,16 @@ var commandWays = map[string]class{
 	"loom share":              by(rowShare, rowShareBlob),
 	"loom share list":         by(rowShare),
 	"loom sync":               by(rowSync),
+	"loom team sync":          by(rowTeam),
+	"loom team share":         by(rowTeam), // its preview prints counts only
+	"loom team create":        quiet("signs the team's first entry: names, public keys, a wrapped key"),
+	"loom team invite":        quiet("prints an invite code: the hub, the team, keys"),
+	"loom team join":          quiet("signs a join: names, public keys, a wrapped key"),
+	"loom team members":       quiet("prints members' names and fingerprints and shared projects' names"),
+	"loom team remove":        quiet("signs a removal and a new wrapped key"),
+	"loom team leave":         quiet("signs a leave"),
+	"loom team unshare":       quiet("signs an unshare, the project sealed"),
+	"loom team list":          quiet("prints the teams this machine is in"),
 	"loom session resume":     by(rowContinue),
 	"loom session show":       by(rowShown),
 	"loom blame":              by(rowShown),
@@ -327,6 +341,11 @@ var routeWays = map[string]class{
 	"GET /api/v1/blame":                  by(rowAPI), // the owner's files, and ids of their sessions
 	"POST /api/v1/messages":              by(rowAgent, rowContinue, rowAPI),
 	"GET /api/v1/sync/hosts":             by(rowSync),
+	"GET /api/v1/teams/{team}/chain":     quiet("the team's signed chain: public keys, wrapped keys, sealed project names"),
+	"POST /api/v1/teams/{team}/chain":    quiet("takes a signed chain entry"),
+	"GET /api/v1/teams/{team}/hosts":     quiet("the team's writers and record counts"),
+	"GET /api/v1/teams/{team}/records":   by(rowTeam),
+	"POST /api/v1/teams/{team}/records":  by(rowTeam),
 	"GET /api/v1/sync/records":           by(rowSync),
 	"POST /api/v1/sync/records":          by(rowSync),
 	"POST /api/v1/shares":                by(rowShareBlob),
@@ -526,6 +545,7 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 		{name: rowShare, run: func(t *testing.T, w *world) []sent {
 			return shareRun(t, w, sec, hub, hubHome)
 		}},
+		{name: rowTeam, run: teamRun},
 
 		// Gated: what goes to models and endpoints.
 		{name: rowAgent, run: agentRun},
@@ -1332,4 +1352,58 @@ func unescapePercent(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// teamRun shares the planted session's project with a team on a hub on
+// PostgreSQL and syncs, and returns what a teammate opens: every record's
+// payload on the hub, opened with the team's keys, the chain, and the
+// files of the team's store that the sync wrote here.
+func teamRun(t *testing.T, w *world) []sent {
+	t.Helper()
+	hub, _, _ := clitest.StartHub(t, clitest.FreshSchema(t))
+	o := clitest.RunOpts{Env: map[string]string{"LOOM_SYNC_HUB": hub.Base, "LOOM_SYNC_TOKEN": hub.Token}, Before: func(f *cli.Factory) { f.Now = time.Now }}
+	out := mustRun(t, w.fx, o, "team", "create", "core")
+	r := w.fx.RunWith(t, o, "team", "share", "--content")
+	if r.Code != cli.ExitUsage || !strings.Contains(r.Stderr, "secrets redacted") {
+		t.Fatalf("team share without --yes off a terminal: exit %d\n%s", r.Code, r.Stderr)
+	}
+	out = append(out, sentString("loom team share's preview", r.Stdout+r.Stderr))
+	out = append(out, mustRun(t, w.fx, o, "team", "share", "--content", "--yes")...)
+	out = append(out, mustRun(t, w.fx, o, "team", "sync")...)
+	local := teamrun.Local{Dir: filepath.Join(w.fx.Home, "data", "teams")}
+	st, err := local.Find("core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &hubpkg.Client{URL: hub.Base, Token: hub.Token}
+	ctx := context.Background()
+	chain, err := c.TeamChain(ctx, st.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := team.Verify(st.ID, st.Admin, chain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range chain {
+		out = append(out, sent{"a chain entry", e})
+	}
+	hosts, err := c.TeamHosts(ctx, st.ID)
+	if err != nil || len(hosts) == 0 {
+		t.Fatalf("the team's writers on the hub: %v %v", hosts, err)
+	}
+	for _, h := range hosts {
+		recs, _, err := c.TeamRecords(ctx, st.ID, h.Host, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			_, payload, err := team.OpenRecord(v, st.Keys, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, sent{"a team record's payload, as a teammate opens it", payload})
+		}
+	}
+	return append(out, filesUnder(t, filepath.Join(local.Dir, st.ID))...)
 }

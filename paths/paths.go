@@ -356,3 +356,7 @@ func ProjectID(root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return hex.EncodeToString(sum[:])[:16]
 }
+
+// TeamsDir holds the member's team key pair and, per team, its keys,
+// state and store (package teamrun).
+func (d Dirs) TeamsDir() string { return filepath.Join(d.Data, "teams") }

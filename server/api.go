@@ -69,6 +69,7 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc("GET /api/v1/blame", s.api(s.blameAPI))
 	}
 	s.syncRoutes(mux)
+	s.teamRoutes(mux)
 	s.shareRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux.ServeMux, w, r) })
 

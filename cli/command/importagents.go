@@ -19,6 +19,10 @@ import (
 // that --db or $LOOM_DB names and that is missing (a typo): then the
 // report alone says so.
 func ImportAgents(ctx context.Context, inv *Invocation) (*importer.Report, error) {
+	if inv.InTeam() {
+		// A team's store holds what the team shares, never one's own.
+		return &importer.Report{}, nil
+	}
 	if _, err := inv.ReadStore(ctx); err != nil {
 		return nil, err
 	}

@@ -48,6 +48,8 @@ type Invocation struct {
 	onInterrupt atomic.Pointer[func()]
 	// jq filters standard output when --jq was given (startJQ).
 	jq *jqFilter
+	// team is the team whose store --team made the run's store.
+	team string
 }
 
 // NewInvocation starts a run of the command line on f.

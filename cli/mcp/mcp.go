@@ -107,6 +107,7 @@ See docs/mcp.md for each agent's registration.`,
 			return mcpRun(cmd.Context(), opts)
 		},
 	}
+	inv.AddTeamFlag(cmd)
 	return cmd
 }
 

@@ -128,6 +128,7 @@ config.toml) prints them as stored.`,
 	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "recall from every project")
 	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "print secrets as stored")
 	cmd.AddCommand(newCmdEnable(inv, true, nil), newCmdEnable(inv, false, nil))
+	inv.AddTeamFlag(cmd)
 	return cmd
 }
 

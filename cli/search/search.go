@@ -135,6 +135,7 @@ Messages are embedded by loom serve and loom embed (see docs/search.md).`,
 	cmd.Flags().BoolVar(&opts.Archived, "archived", false, "search archived sessions too")
 	cmd.Flags().BoolVar(&opts.Semantic, "semantic", false, "rank by meaning only (needs an embeddings endpoint)")
 	cmd.Flags().BoolVar(&opts.Keyword, "keyword", false, "rank by keywords only, not by meaning")
+	inv.AddTeamFlag(cmd)
 	return cmd
 }
 

@@ -148,6 +148,7 @@ cut at a whole-message boundary.`,
 	cmd.Flags().DurationVar(&opts.Grace, "grace", 30*time.Second, "how long running turns may take to finish on shutdown")
 	cmd.Flags().BoolVar(&opts.LogJSON, "log-json", false, "write the access log as JSON lines")
 	token.AddTTLFlag(cmd, "a token made at start expires after `DURATION` (30d, 12h, 2w; default never)")
+	inv.AddTeamFlag(cmd)
 	return cmd
 }
 

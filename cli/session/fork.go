@@ -27,6 +27,11 @@ type ForkOptions struct {
 	Turn    int
 	HasTurn bool
 	Name    string
+	// Team, with --team, names the team whose shared session REF is:
+	// the fork is made in one's own store (teamFork).
+	Team string
+	// TeamFork makes the fork of a teammate's session.
+	TeamFork func(ctx context.Context, opts *ForkOptions) (*loom.Session, error)
 }
 
 func newCmdSessionFork(inv *command.Invocation, runF func(*ForkOptions) error) *cobra.Command {
@@ -35,6 +40,7 @@ func newCmdSessionFork(inv *command.Invocation, runF func(*ForkOptions) error) *
 		StoreSession: inv.StoreSession,
 		DisplayID:    inv.Scope().DisplayID,
 	}
+	opts.TeamFork = func(ctx context.Context, opts *ForkOptions) (*loom.Session, error) { return teamFork(ctx, inv, opts) }
 	cmd := &cobra.Command{
 		Use:   "fork REF",
 		Short: "Copy a session, up to a turn, into a new session",
@@ -42,9 +48,16 @@ func newCmdSessionFork(inv *command.Invocation, runF func(*ForkOptions) error) *
 and print its id. The new session records where it came from.
 
 On a terminal without --turn, the session's turns are listed to choose
-from. A turn is a user message and everything after it up to the next.`,
+from. A turn is a user message and everything after it up to the next.
+
+With --team NAME, REF is a teammate's session that team shares (loom
+session list --team NAME): the fork is a session of your own, in this
+project, that you continue (loom chat -r ID) or hand off to any agent
+(loom session handoff ID); its description says whose session and which
+turns it came from.`,
 		Example: `  loom session fork 0196a3b2
-  loom session fork "flaky test" --turn 3 --name "try the other fix"`,
+  loom session fork "flaky test" --turn 3 --name "try the other fix"
+  loom session fork --team core 0196a3b2`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -66,10 +79,23 @@ from. A turn is a user message and everything after it up to the next.`,
 	}
 	cmd.Flags().IntVarP(&opts.Turn, "turn", "t", 0, "last turn to copy (default: all)")
 	cmd.Flags().StringVar(&opts.Name, "name", "", "title of the new session (default: the title with \"(fork)\", or \"(fork N)\" when that is taken)")
+	cmd.Flags().StringVar(&opts.Team, "team", "", "REF is a session team `NAME` shares: fork it into a session of your own")
 	return cmd
 }
 
 func forkRun(ctx context.Context, opts *ForkOptions) error {
+	if opts.Team != "" {
+		fork, err := opts.TeamFork(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return command.WriteJSON(opts.IO.Out, fork)
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "%s.\nContinue it with loom chat -r %s, or hand it off with loom session handoff %s.\n", fork.Description, fork.ID, fork.ID)
+		_, err = fmt.Fprintln(opts.IO.Out, fork.ID)
+		return err
+	}
 	st, s, err := opts.StoreSession(ctx, opts.Ref)
 	if err != nil {
 		return err

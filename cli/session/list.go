@@ -99,6 +99,7 @@ newest activity first, that loom session restore brings back.`, int(loom.TrashTT
 	cmd.Flags().BoolVar(&opts.Deleted, "deleted", false, "list the trash instead: sessions loom session restore brings back")
 	cmd.Flags().BoolVar(&opts.Tree, "tree", false, "show lineage: forks and sub-agent sessions under their parents")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", 20, "most sessions to list (0: all)")
+	inv.AddTeamFlag(cmd)
 	return cmd
 }
 

@@ -179,6 +179,7 @@ What the agents wrote since the last import is imported first
 	case report.Session:
 		cmd.Example += "\n  loom usage session --since 20260301 --order asc"
 	}
+	inv.AddTeamFlag(cmd)
 	return cmd
 }
 

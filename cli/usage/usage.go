@@ -21,6 +21,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // Options are the options of `loom usage` and its reports by time.
@@ -49,6 +50,10 @@ type Options struct {
 	ImportFile func(ctx context.Context, tool, path string) (*importer.Report, error)
 
 	Ref string
+	// InTeam reports whether --team made the store a team's: the report
+	// then also sums usage by member (each session's key names its
+	// author).
+	InTeam func() bool
 	// ThisProject is --project: only this project's sessions.
 	ThisProject bool
 	Limit       int
@@ -75,6 +80,7 @@ func newOptions(inv *command.Invocation) *Options {
 		Now:        inv.TimeNow,
 
 		ImportAgents: func(ctx context.Context) (*importer.Report, error) { return command.ImportAgents(ctx, inv) },
+		InTeam:       inv.InTeam,
 		ImportFile: func(ctx context.Context, tool, path string) (*importer.Report, error) {
 			return command.ImportFile(ctx, inv, tool, path)
 		},
@@ -153,6 +159,7 @@ model|agent|project, --since, --until, --tz, --agent and --csv.`,
 		cmd.AddCommand(newCmdUsageReport(inv, c.name, c.by, c.short, nil))
 	}
 	cmd.AddCommand(newCmdStatusline(inv, nil), newCmdPrices(inv, nil), newCmdInsights(inv, nil))
+	inv.AddTeamFlag(cmd)
 	return cmd
 }
 
@@ -189,11 +196,24 @@ func usageRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	ios := opts.IO
+	var byMember []loom.UsageRow
+	team := opts.InTeam != nil && opts.InTeam()
+	if team {
+		if byMember, err = usageByMember(ctx, st, rep.BySession); err != nil {
+			return err
+		}
+	}
 	if opts.JSON {
-		for _, rows := range []*[]loom.UsageRow{&rep.BySession, &rep.ByProject, &rep.BySurface, &rep.ByModel} {
+		for _, rows := range []*[]loom.UsageRow{&rep.BySession, &rep.ByProject, &rep.BySurface, &rep.ByModel, &byMember} {
 			if *rows == nil {
 				*rows = []loom.UsageRow{}
 			}
+		}
+		if team {
+			return command.WriteJSON(ios.Out, struct {
+				*loom.UsageReport
+				ByMember []loom.UsageRow `json:"by_member"`
+			}{rep, byMember})
 		}
 		return command.WriteJSON(ios.Out, rep)
 	}
@@ -316,6 +336,9 @@ func usageRun(ctx context.Context, opts *Options) error {
 	if err := section("PROJECT", rep.ByProject, 0); err != nil {
 		return err
 	}
+	if err := section("MEMBER", byMember, 0); err != nil {
+		return err
+	}
 	if err := section("SURFACE", rep.BySurface, 0); err != nil {
 		return err
 	}
@@ -367,4 +390,36 @@ func plainCost(u loom.Usage) string {
 		return human.UnknownCost
 	}
 	return strconv.FormatFloat(math.Round(u.CostUSD*1e6)/1e6, 'f', -1, 64)
+}
+
+// usageByMember sums a team's sessions' usage by the member each
+// session's key names (teamrun.Author), most costly first.
+func usageByMember(ctx context.Context, st loom.Store, sessions []loom.UsageRow) ([]loom.UsageRow, error) {
+	by := map[string]*loom.UsageRow{}
+	var order []string
+	for _, r := range sessions {
+		s, err := st.Session(ctx, r.Key)
+		if err != nil {
+			return nil, err
+		}
+		m := teamrun.Author(s.Key)
+		if m == "" {
+			m = "?"
+		}
+		row := by[m]
+		if row == nil {
+			row = &loom.UsageRow{Group: "member", Key: m, Name: m}
+			by[m] = row
+			order = append(order, m)
+		}
+		row.Sessions += r.Sessions
+		row.Messages += r.Messages
+		row.Usage.Add(r.Usage)
+	}
+	out := make([]loom.UsageRow, 0, len(order))
+	for _, m := range order {
+		out = append(out, *by[m])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Usage.CostUSD > out[j].Usage.CostUSD })
+	return out, nil
 }

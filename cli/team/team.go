@@ -1,0 +1,488 @@
+// Package team is loom team: teams on a hub that cannot read them
+// (create, invite, join, members, remove, leave), the projects each
+// member shares with a team (share, unshare) and the sync of the team's
+// records (sync). See docs/team.md.
+package team
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/teamrun"
+)
+
+// NewCmdTeam builds loom team and its commands.
+func NewCmdTeam(inv *command.Invocation) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "team",
+		Short: "Share chosen projects' sessions with a team, end to end encrypted",
+		Long: `A team lives on a hub (loom serve on PostgreSQL) that keeps only
+ciphertext and wrapped keys. Each member has a key pair on their
+machines; the team's key is wrapped for each member; every membership
+change is signed and every client verifies the whole chain from the
+admin's genesis, whose fingerprint it pinned when it joined.
+
+Nothing is shared by default: each member chooses, per project, to
+share its sessions' content or only their aggregates (usage, cost,
+models, agents, tool counts), and every record passes the secret gate
+before it is sealed. loom team sync sends what you share and brings the
+team's shared sessions into a store of their own on this machine, which
+--team NAME reads (loom session list, show, fork, loom search, recall,
+usage, mcp). See docs/team.md.`,
+		Example: `  loom team create core
+  loom team invite --label bob
+  loom team join loomteam1-eyJodWIiOi…
+  loom team share --content
+  loom team sync
+  loom session list --team core`,
+	}
+	cmd.AddCommand(newCmdCreate(inv), newCmdInvite(inv), newCmdJoin(inv), newCmdMembers(inv),
+		newCmdRemove(inv), newCmdLeave(inv), newCmdShare(inv, true), newCmdShare(inv, false),
+		newCmdSync(inv), newCmdList(inv))
+	return cmd
+}
+
+// env is what every team command reaches.
+type env struct {
+	inv   *command.Invocation
+	hub   string
+	token string
+}
+
+func addHub(cmd *cobra.Command, e *env) {
+	cmd.Flags().StringVar(&e.hub, "hub", "", "the hub's `URL` (default [sync] hub, LOOM_SYNC_HUB)")
+	cmd.Flags().StringVar(&e.token, "token", "", "your `TOKEN` on the hub (default [sync] token, LOOM_SYNC_TOKEN)")
+}
+
+// run returns the operations' environment, with the token of --token,
+// else the configuration's.
+func (e *env) run() (*teamrun.Env, error) {
+	l, err := e.inv.Teams()
+	if err != nil {
+		return nil, err
+	}
+	tok := e.token
+	if tok == "" {
+		c, _, err := e.inv.Config()
+		if err != nil {
+			return nil, err
+		}
+		tok = c.Sync.Token
+	}
+	if tok == "" {
+		return nil, loom.Errorf(loom.EINVALID, "no token for the hub: give --token, or set [sync] token in config.toml (LOOM_SYNC_TOKEN); make one on the hub with loom token create")
+	}
+	return &teamrun.Env{Local: l, Token: tok, Now: e.inv.TimeNow}, nil
+}
+
+// hubURL is --hub, else the configuration's.
+func (e *env) hubURL() (string, error) {
+	h := e.hub
+	if h == "" {
+		c, _, err := e.inv.Config()
+		if err != nil {
+			return "", err
+		}
+		h = c.Sync.Hub
+	}
+	if h == "" {
+		return "", loom.Errorf(loom.EINVALID, "no hub: give --hub http://HOST:PORT, or set [sync] hub in config.toml (LOOM_SYNC_HUB)")
+	}
+	if u, err := url.Parse(h); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", loom.Errorf(loom.EINVALID, "hub %q is not an http:// or https:// URL: write it as http://HOST:PORT", h)
+	}
+	return h, nil
+}
+
+// find returns the team --team names ("" for the only one).
+func (e *env) find(ref string) (*teamrun.Env, *teamrun.State, error) {
+	r, err := e.run()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := r.Local.Find(ref)
+	return r, s, err
+}
+
+func newCmdCreate(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var me string
+	cmd := &cobra.Command{
+		Use:   "create NAME [--name ME] [--hub URL]",
+		Short: "Create a team on the hub, with you as its admin",
+		Long: `Create makes a team on the hub: this machine's key pair (made on first use,
+kept in the data directory's teams/member.key, mode 0600) becomes the
+admin's, and the team's first key is wrapped for it. It prints the
+admin's fingerprint, which every member sees when they join.`,
+		Example: `  loom team create core
+  loom team create core --name alice --hub http://hub.example:8080`,
+		Args: command.ArgsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := e.run()
+			if err != nil {
+				return err
+			}
+			h, err := e.hubURL()
+			if err != nil {
+				return err
+			}
+			v, err := r.Create(cmd.Context(), h, args[0], me)
+			if err != nil {
+				return err
+			}
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"id": v.Team, "name": v.Name, "admin": v.Admin, "me": v.Local.Me, "hub": h})
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s created on %s (id %s)\nyou are its admin, %s; your key's fingerprint: %s\ninvite members with loom team invite\n", v.Name, h, v.Team, v.Local.Me, v.Admin)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&me, "name", "", "your `NAME` in the team (default your hub user)")
+	addHub(cmd, e)
+	return cmd
+}
+
+func newCmdInvite(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref, label string
+	cmd := &cobra.Command{
+		Use:   "invite [--team NAME] [--label LABEL]",
+		Short: "Make a one-time invite code (admin)",
+		Long: `Invite makes a one-time invite: a new key pair whose public half the admin
+signs into the team's chain, with the team's keys wrapped to it. The
+code printed carries the hub's URL, the team's id, the admin's
+fingerprint and the invite's private key: give it to one person, over a
+channel you trust. It joins one member once; the chain refuses a second
+join with it.`,
+		Example: `  loom team invite --label bob`,
+		Args:    command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, s, err := e.find(ref)
+			if err != nil {
+				return err
+			}
+			c, err := r.Invite(cmd.Context(), s, label)
+			if err != nil {
+				return err
+			}
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"team": s.ID, "name": s.Name, "admin": c.Admin, "code": c.String()})
+			}
+			fmt.Fprintf(inv.IO.Out, "invite to team %s (admin fingerprint %s), usable once:\n\n  loom team join %s\n\n", s.Name, c.Admin, c.String())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	cmd.Flags().StringVar(&label, "label", "", "a `LABEL` for the invite, shown in the chain")
+	addHub(cmd, e)
+	return cmd
+}
+
+func newCmdJoin(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var name string
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "join CODE [--name ME] [--yes]",
+		Short: "Join a team with an invite code",
+		Long: `Join reads the team's chain from the hub the code names, verifies it from
+its genesis against the admin's fingerprint in the code, shows that
+fingerprint and asks (compare it with the admin's, out of band; --yes
+for scripts), then joins: the invite's key signs your public keys into
+the chain, and the team's keys are wrapped again for you.`,
+		Example: `  loom team join loomteam1-eyJodWIiOi… --name bob`,
+		Args:    command.ArgsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := e.run()
+			if err != nil {
+				return err
+			}
+			confirm := func(teamName, admin string) error {
+				fmt.Fprintf(inv.IO.ErrOut, "team %s; its admin's key fingerprint: %s\n", teamName, admin)
+				if yes {
+					return nil
+				}
+				if !inv.IO.CanPrompt() {
+					return command.UsageErrorf("not on a terminal, so not asked: compare the fingerprint above with the admin's, then join with --yes (nothing was sent)")
+				}
+				ok, err := term.Confirm(cmd.Context(), inv.IO, "Join this team?")
+				if err != nil {
+					return err
+				}
+				if !ok {
+					fmt.Fprintln(inv.IO.ErrOut, "Not joined.")
+					return &command.SilentError{Code: command.ExitError}
+				}
+				return nil
+			}
+			v, err := r.Join(cmd.Context(), args[0], name, e.hub, confirm)
+			if err != nil {
+				return err
+			}
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"id": v.Team, "name": v.Name, "admin": v.Admin, "me": v.Local.Me, "members": len(v.Members)})
+			}
+			fmt.Fprintf(inv.IO.Out, "joined team %s as %s (%d members); admin fingerprint %s\nshare a project with loom team share --content (or --aggregates); loom team sync brings the team's sessions\n", v.Name, v.Local.Me, len(v.Members), v.Admin)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "your `NAME` in the team (default your hub user)")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "join without asking")
+	addHub(cmd, e)
+	cmd.Flags().Lookup("hub").Usage = "reach the team through `URL` (another process of the same hub) instead of the code's"
+	return cmd
+}
+
+func newCmdMembers(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "members [--team NAME]",
+		Short: "List the team's members, as the verified chain says",
+		Long: `Members verifies the team's whole chain and lists its members with their
+keys' fingerprints, the projects each shares, and the key's epoch. The
+hub's own list is never read: a member is who the signed chain names.`,
+		Example: `  loom team members
+  loom team members --team core --json`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, s, err := e.find(ref)
+			if err != nil {
+				return err
+			}
+			v, err := r.Verify(cmd.Context(), s)
+			if err != nil {
+				return err
+			}
+			shares := v.Shares()
+			type row struct {
+				Name        string   `json:"name"`
+				Fingerprint string   `json:"fingerprint"`
+				Admin       bool     `json:"admin"`
+				User        string   `json:"user"`
+				Shares      []string `json:"shares"`
+			}
+			var rows []row
+			for _, m := range v.SortedMembers() {
+				rw := row{Name: m.Name, Fingerprint: m.Fingerprint(), Admin: m.Fingerprint() == v.Admin, User: m.User, Shares: []string{}}
+				for _, sh := range shares {
+					if sh.Member == m.Name {
+						rw.Shares = append(rw.Shares, sh.Project.Name+" ("+sh.Project.Mode+")")
+					}
+				}
+				rows = append(rows, rw)
+			}
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"team": v.Team, "name": v.Name, "epoch": v.Epoch, "entries": v.Seq, "members": rows})
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s (id %s): %d members, key epoch %d, %d chain entries verified\n", v.Name, v.Team, len(rows), v.Epoch, v.Seq)
+			for _, rw := range rows {
+				role := "member"
+				if rw.Admin {
+					role = "admin"
+				}
+				sh := "shares nothing"
+				if len(rw.Shares) > 0 {
+					sh = "shares " + strings.Join(rw.Shares, ", ")
+				}
+				fmt.Fprintf(inv.IO.Out, "  %-12s %-6s %s  %s\n", rw.Name, role, rw.Fingerprint, sh)
+			}
+			if v.Stale {
+				fmt.Fprintln(inv.IO.Out, "a member left: the admin's next loom team sync rotates the team's key")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
+}
+
+func newCmdRemove(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "remove MEMBER [--team NAME]",
+		Short: "Remove a member and rotate the team's key (admin)",
+		Long: `Remove takes a member out of the team's chain and, in the same signed
+entry, makes a new key for the team wrapped for the remaining members
+only: nothing written after it opens with the removed member's keys.
+What they synced before stays on their machines.`,
+		Example: `  loom team remove carol`,
+		Args:    command.ArgsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, s, err := e.find(ref)
+			if err != nil {
+				return err
+			}
+			m, v, err := r.Remove(cmd.Context(), s, args[0])
+			if err != nil {
+				return err
+			}
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"removed": m.Name, "fingerprint": m.Fingerprint(), "epoch": v.Epoch, "members": len(v.Members)})
+			}
+			fmt.Fprintf(inv.IO.Out, "removed %s (%s) from team %s; the team's key is now epoch %d, wrapped for the %d remaining members\n", m.Name, m.Fingerprint(), v.Name, v.Epoch, len(v.Members))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
+}
+
+func newCmdLeave(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "leave [--team NAME]",
+		Short: "Leave a team",
+		Long: `Leave signs your leaving into the team's chain. Nothing more is sent; the
+admin's next loom team sync rotates the team's key, and until then no
+member publishes. What this machine synced stays here.`,
+		Example: `  loom team leave --team core`,
+		Args:    command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, s, err := e.find(ref)
+			if err != nil {
+				return err
+			}
+			if err := r.Leave(cmd.Context(), s); err != nil {
+				return err
+			}
+			fmt.Fprintf(inv.IO.Out, "left team %s; what this machine synced stays here\n", s.Name)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
+}
+
+func newCmdList(inv *command.Invocation) *cobra.Command {
+	return &cobra.Command{
+		Use:     "list",
+		Short:   "List the teams this machine is in",
+		Example: `  loom team list`,
+		Args:    command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := inv.Teams()
+			if err != nil {
+				return err
+			}
+			all, err := l.Teams()
+			if err != nil {
+				return err
+			}
+			if inv.JSON() {
+				type row struct {
+					ID, Name, Hub, Admin, Me string
+					Gone                     bool
+				}
+				rows := []row{}
+				for _, s := range all {
+					rows = append(rows, row{s.ID, s.Name, s.Hub, s.Admin, s.Me, s.Gone})
+				}
+				return command.WriteJSON(inv.IO.Out, rows)
+			}
+			for _, s := range all {
+				state := "member"
+				if s.Gone {
+					state = "left"
+				}
+				fmt.Fprintf(inv.IO.Out, "%-12s %s  %s as %s (%s)\n", s.Name, s.ID, s.Hub, s.Me, state)
+			}
+			return nil
+		},
+	}
+}
+
+// projectOf returns the project dir names (default the working
+// directory's).
+func projectOf(inv *command.Invocation, dir string) (loom.Project, error) {
+	if dir == "" {
+		return inv.Project()
+	}
+	abs, err := inv.AbsPath(dir)
+	if err != nil {
+		return loom.Project{}, err
+	}
+	return paths.DetectProject(abs)
+}
+
+func newCmdSync(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "sync [--team NAME]",
+		Short: "Send what you share and bring the team's shared sessions",
+		Long: `Sync verifies the team's chain, sends the new messages of the sessions of
+the projects you share (through the secret gate, sealed under the
+team's key and signed by you), and applies the teammates' records to
+the team's store on this machine (data directory teams/ID/sessions.db),
+which --team reads. A record whose writer the verified chain does not
+name, or that was altered, is refused and said.`,
+		Example: `  loom team sync
+  loom team sync --team core --json`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return syncRun(cmd.Context(), e, ref)
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
+}
+
+func syncRun(ctx context.Context, e *env, ref string) error {
+	inv := e.inv
+	r, s, err := e.find(ref)
+	if err != nil {
+		return err
+	}
+	c, _, err := inv.Config()
+	if err != nil {
+		return err
+	}
+	det, err := c.Secrets.Detector()
+	if err != nil {
+		return err
+	}
+	own, err := inv.ReadStore(ctx)
+	if err != nil {
+		return err
+	}
+	ts, err := inv.OpenStore(ctx, "sqlite:"+r.Local.StoreFile(s.ID), command.AccessCreate)
+	if err != nil {
+		return err
+	}
+	defer ts.Close()
+	out, err := r.SyncTeam(ctx, s, teamrun.Stores{Own: own, Team: ts, User: inv.User(), Detector: det})
+	if err != nil {
+		return err
+	}
+	for _, why := range out.Refused {
+		fmt.Fprintln(inv.IO.ErrOut, "loom: team "+s.Name+": "+why)
+	}
+	if inv.JSON() {
+		if err := command.WriteJSON(inv.IO.Out, out); err != nil {
+			return err
+		}
+	} else {
+		if out.Rotated {
+			fmt.Fprintln(inv.IO.Out, "a member left: rotated the team's key")
+		}
+		if out.Waiting != "" {
+			fmt.Fprintln(inv.IO.Out, out.Waiting)
+		}
+		fmt.Fprintf(inv.IO.Out, "team %s: sent %d records (%d sessions, %d secrets redacted), applied %d\n", out.Team, out.Published, out.Sessions, out.Redacted, out.Applied)
+	}
+	if len(out.Refused) > 0 {
+		return &command.SilentError{Code: command.ExitError}
+	}
+	return nil
+}

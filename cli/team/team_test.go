@@ -1,0 +1,415 @@
+package team_test
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/envelope"
+	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/openai/openaitest"
+	"github.com/loomhq/loom/secrets/secretstest"
+	"github.com/loomhq/loom/team"
+	"github.com/loomhq/loom/teamrun"
+)
+
+func TestMain(m *testing.M) { clitest.Main(m) }
+
+// member is one person's machine: a home of its own, a token of its own
+// on the hub, reaching it through one of the hub's processes.
+type member struct {
+	name string
+	fx   *clitest.Fixture
+	tok  string
+}
+
+func (m *member) run(t *testing.T, args ...string) clitest.Result {
+	t.Helper()
+	return m.fx.Exec(t, "", args...)
+}
+
+func (m *member) must(t *testing.T, args ...string) string {
+	t.Helper()
+	r := m.run(t, args...)
+	if r.Code != 0 {
+		t.Fatalf("%s: loom %s: exit %d: %s%s", m.name, strings.Join(args, " "), r.Code, r.Stderr, r.Stdout)
+	}
+	return r.Stdout
+}
+
+func (m *member) teamState(t *testing.T, id string) *teamrun.State {
+	t.Helper()
+	s, err := teamrun.Local{Dir: filepath.Join(m.fx.Home, "data", "teams")}.Find(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// hubToken makes a token of user in the hub's store.
+func hubToken(t *testing.T, hubHome, hubDB, user string) string {
+	t.Helper()
+	fx := &clitest.Fixture{Home: hubHome}
+	r := fx.Exec(t, "", "token", "create", "--db", hubDB, "--user", user, "--name", "team", "--json")
+	if r.Code != 0 {
+		t.Fatalf("token: %s", r.Stderr)
+	}
+	var out struct {
+		Token string `json:"secret"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || out.Token == "" {
+		t.Fatalf("token: %q %v", r.Stdout, err)
+	}
+	return out.Token
+}
+
+// newMember is a machine whose project "api" has the remote every
+// member's clone has, so that the project is one on every machine.
+func newMember(t *testing.T, name, hubURL, tok string) *member {
+	fx := clitest.NewEmptyFixture(t)
+	os.WriteFile(filepath.Join(fx.Project, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/acme/api.git\n"), 0o644)
+	os.WriteFile(filepath.Join(fx.Project, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	fx.ExtraEnv = []string{"LOOM_SYNC_HUB=" + hubURL, "LOOM_SYNC_TOKEN=" + tok, "LOOM_USER=" + name}
+	return &member{name: name, fx: fx, tok: tok}
+}
+
+// importSession puts a session in m's project: a loom export line set
+// with text and the model's reply.
+func importSession(t *testing.T, m *member, id, title, prompt, reply string) {
+	t.Helper()
+	at := "2026-03-01T10:00:00.000Z"
+	lines := []any{
+		map[string]any{"type": "session", "session": map[string]any{"id": id, "key": "cli:api:" + id[:8], "title": title, "user_id": m.name, "surface": "cli", "kind": "main",
+			"project": map[string]any{"id": "0000000000000000", "name": "api", "root": "/elsewhere/api"}, "created_at": at, "updated_at": at}},
+		map[string]any{"type": "message", "message": map[string]any{"id": id[:30] + "000001", "session_id": id, "seq": 1, "role": "user", "created_at": at,
+			"parts": []any{map[string]any{"id": "p1", "type": "text", "text": prompt}}}},
+		map[string]any{"type": "message", "message": map[string]any{"id": id[:30] + "000002", "session_id": id, "seq": 2, "role": "assistant", "created_at": at, "model": "gpt-4o",
+			"usage": map[string]any{"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.006},
+			"parts": []any{map[string]any{"id": "p2", "type": "text", "text": reply}, map[string]any{"id": "p3", "type": "tool", "call_id": "c1", "name": "edit", "status": "completed", "input": map[string]any{"path": "deploy/cache.go"}, "output": "ok"}}}},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		j, _ := json.Marshal(l)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	f := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(f, []byte(b.String()), 0o644)
+	m.must(t, "session", "import", f)
+	m.must(t, "session", "move", id, m.fx.Project)
+}
+
+// TestTeam runs a team through the built loom: a hub on PostgreSQL with
+// two processes on one database, members on separate homes, each
+// reaching it through either process.
+func TestTeam(t *testing.T) {
+	hubDB := clitest.FreshSchema(t)
+	hub1, hubHome, _ := clitest.StartHub(t, hubDB)
+	hub2 := clitest.StartServeProc(t, []string{"LOOM_HOME=" + t.TempDir(), "HOME=" + hubHome, "PATH=" + os.Getenv("PATH"), "LOOM_DB=" + hubDB}, "")
+	tok := func(u string) string { return hubToken(t, hubHome, hubDB, u) }
+	alice := newMember(t, "alice", hub1.Base, tok("alice"))
+	bob := newMember(t, "bob", hub2.Base, tok("bob"))
+	carol := newMember(t, "carol", hub1.Base, tok("carol"))
+	dave := newMember(t, "dave", hub2.Base, tok("dave"))
+
+	gen := secretstest.New(68)
+	secret := gen.Secret("github-token")
+	importSession(t, alice, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01", "flaky deploy of the wombat service",
+		"why does the wombat deploy fail on a cold cache", "Pinned the cache key in deploy/cache.go; I used "+secret.Text)
+
+	// Create, invite, join (bob through the hub's other process).
+	var created struct{ ID, Admin string }
+	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--json")), &created)
+	invite := func() string {
+		var inv struct{ Code string }
+		json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
+		return inv.Code
+	}
+	bobCode := invite()
+	r := bob.run(t, "team", "join", bobCode)
+	if r.Code != 2 || !strings.Contains(r.Stderr, created.Admin) {
+		t.Fatalf("a join off a terminal without --yes shows the admin's fingerprint and asks for --yes: %d %s", r.Code, r.Stderr)
+	}
+	bob.must(t, "team", "join", bobCode, "--yes")
+	if r := carol.run(t, "team", "join", bobCode, "--yes"); r.Code == 0 || !strings.Contains(r.Stderr, "used already") {
+		t.Fatalf("a second join with one invite: %d %s", r.Code, r.Stderr)
+	}
+	carol.must(t, "team", "join", invite(), "--yes")
+	for _, m := range []*member{alice, bob, carol} {
+		out := m.must(t, "team", "members")
+		for _, n := range []string{"alice", "bob", "carol", created.Admin} {
+			if !strings.Contains(out, n) {
+				t.Fatalf("%s's members lack %s:\n%s", m.name, n, out)
+			}
+		}
+	}
+
+	// Nothing is shared before a share; the share previews and asks.
+	alice.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	if out := bob.run(t, "session", "list", "--team", "core", "--all-projects"); strings.Contains(out.Stdout, "wombat") {
+		t.Fatal("a session reached the team before its project was shared")
+	}
+	r = alice.run(t, "team", "share", "--content")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "1 sessions, 2 messages, 1 secrets redacted") {
+		t.Fatalf("the first share's preview: %d %s", r.Code, r.Stderr)
+	}
+	alice.must(t, "team", "share", "--content", "--yes")
+	alice.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	carol.must(t, "team", "sync")
+
+	// Bob finds alice's session by search, reads it, recalls it.
+	out := bob.must(t, "search", "--team", "core", "wombat cold cache", "--json")
+	if !strings.Contains(out, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01") {
+		t.Fatalf("bob's team search: %s", out)
+	}
+	out = bob.must(t, "session", "list", "--team", "core")
+	if !strings.Contains(out, "cli:@alice/") {
+		t.Fatalf("the session does not say whose it is: %s", out)
+	}
+	show := bob.must(t, "session", "show", "--team", "core", "0196a3b2", "--full-history")
+	if !strings.Contains(show, "Pinned the cache key") || strings.Contains(show, secret.Value) || !strings.Contains(show, "[REDACTED:") {
+		t.Fatalf("bob's view of alice's session:\n%s", show)
+	}
+	if out := bob.must(t, "recall", "--team", "core", "wombat deploy cold cache"); !strings.Contains(out, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01") {
+		t.Fatalf("bob's team recall: %s", out)
+	}
+
+	// …and so does an agent, through loom mcp --team.
+	mcp := exec.Command(clitest.LoomBinary(t), "mcp", "--team", "core")
+	mcp.Dir, mcp.Env = bob.fx.Project, bob.fx.BinEnv()
+	mcpOut := clitest.ExecCmd(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"wombat","all_projects":true}}}
+`)
+	if !strings.Contains(mcpOut.Stdout, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01") || strings.Contains(mcpOut.Stdout, secret.Value) {
+		t.Fatalf("loom mcp --team: %s %s", mcpOut.Stdout, mcpOut.Stderr)
+	}
+
+	// Bob forks it and continues it as his own.
+	fork := strings.TrimSpace(bob.must(t, "session", "fork", "--team", "core", "0196a3b2"))
+	srv := openaitest.NewServer()
+	t.Cleanup(srv.Close)
+	cmd := exec.Command(clitest.LoomBinary(t), "run", "--resume", fork, "and on a warm cache?")
+	cmd.Dir, cmd.Env = bob.fx.Project, bob.fx.BinEnv(clitest.ProviderEnv(srv)...)
+	cont := clitest.ExecCmd(t, cmd, "")
+	if cont.Code != 0 {
+		t.Fatalf("continue the fork: %s", cont.Stderr)
+	}
+	sent, _ := json.Marshal(srv.Requests())
+	if !strings.Contains(string(sent), "why does the wombat deploy fail") || strings.Contains(string(sent), secret.Value) {
+		t.Fatalf("the model did not get alice's turns (or got the secret): %s", sent)
+	}
+	if out := bob.must(t, "session", "show", fork, "--json"); !strings.Contains(out, "forked from @alice") || !strings.Contains(out, `"message_count": 4`) {
+		t.Fatalf("bob's fork: %s", out)
+	}
+
+	// The secret reached no teammate's machine by any file, nor the hub.
+	for _, m := range []*member{bob, carol} {
+		filepath.Walk(filepath.Join(m.fx.Home), func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() {
+				if b, _ := os.ReadFile(p); strings.Contains(string(b), secret.Value) {
+					t.Errorf("%s's %s holds alice's secret", m.name, p)
+				}
+			}
+			return nil
+		})
+	}
+	pool, err := pgxpool.New(context.Background(), hubDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	for _, w := range []string{"wombat", "deploy/cache.go", "flaky deploy", secret.Value, "api.git"} {
+		var n int
+		pool.QueryRow(context.Background(), `SELECT count(*) FROM team_records WHERE position(convert_to($1, 'UTF8') IN body) > 0 OR position(convert_to($1, 'UTF8') IN header) > 0`, w).Scan(&n)
+		var c int
+		pool.QueryRow(context.Background(), `SELECT count(*) FROM team_chain WHERE position(convert_to($1, 'UTF8') IN entry) > 0`, w).Scan(&c)
+		if n+c > 0 {
+			t.Errorf("the hub's team tables hold %q in the clear", w)
+		}
+	}
+
+	// Bob shares the project too (his fork of alice's session, which he
+	// continued, is in it). The team's usage, computed on any member's
+	// machine, is the sum of the members' own reports, and by member
+	// each member's own.
+	bob.must(t, "team", "share", "--content", "--yes")
+	bob.must(t, "team", "sync")
+	carol.must(t, "team", "sync")
+	var teamUsage struct {
+		Total    loom.Usage
+		ByMember []loom.UsageRow `json:"by_member"`
+	}
+	if err := json.Unmarshal([]byte(carol.must(t, "usage", "--team", "core", "--json")), &teamUsage); err != nil {
+		t.Fatal(err)
+	}
+	var sum loom.Usage
+	for _, m := range []*member{alice, bob} {
+		var own loom.UsageReport
+		json.Unmarshal([]byte(m.must(t, "usage", "--json")), &own)
+		sum.Add(own.Total)
+		found := false
+		for _, r := range teamUsage.ByMember {
+			if r.Key == m.name {
+				found = true
+				if r.Usage.InputTokens != own.Total.InputTokens || r.Usage.OutputTokens != own.Total.OutputTokens || math.Abs(r.Usage.CostUSD-own.Total.CostUSD) > 1e-9 {
+					t.Errorf("the team's usage of %s %+v, %s's own %+v", m.name, r.Usage, m.name, own.Total)
+				}
+			}
+		}
+		if !found || own.Total.CostUSD == 0 {
+			t.Errorf("no member row of %s (own cost %v): %+v", m.name, own.Total.CostUSD, teamUsage.ByMember)
+		}
+	}
+	if teamUsage.Total.InputTokens != sum.InputTokens || teamUsage.Total.OutputTokens != sum.OutputTokens || math.Abs(teamUsage.Total.CostUSD-sum.CostUSD) > 1e-9 {
+		t.Errorf("the team's usage %+v, the members' own summed %+v", teamUsage.Total, sum)
+	}
+
+	// Alice removes carol; what alice writes after, carol's saved keys
+	// do not open.
+	carolBefore := carol.teamState(t, created.ID)
+	alice.must(t, "team", "remove", "carol")
+	importSession(t, alice, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c02", "numbat rollout", "plan the numbat rollout", "Roll out numbat behind a flag.")
+	alice.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "search", "--team", "core", "numbat", "--all-projects"); !strings.Contains(out, "numbat") {
+		t.Fatalf("bob lacks what alice wrote after the removal: %s", out)
+	}
+	if out := carol.must(t, "team", "sync"); !strings.Contains(out, "no longer a member") {
+		t.Fatalf("carol's sync after her removal: %s", out)
+	}
+	if out := carol.run(t, "search", "--team", "core", "numbat", "--all-projects"); strings.Contains(out.Stdout, "numbat") {
+		t.Fatal("the removed member got what was written after her removal")
+	}
+	if out := carol.must(t, "search", "--team", "core", "wombat", "--all-projects"); !strings.Contains(out, "wombat") {
+		t.Fatal("the removed member lost what she had synced before")
+	}
+	rows, err := pool.Query(context.Background(), `SELECT host_id, idx, epoch, header, body FROM team_records WHERE team_id = $1 AND epoch > 1`, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := 0
+	for rows.Next() {
+		var rec team.Record
+		rows.Scan(&rec.Host, &rec.Index, &rec.Epoch, &rec.Header, &rec.Body)
+		after++
+		for ep, k := range carolBefore.Keys {
+			if _, err := envelope.Open(k, rec.Header, rec.Body[64:]); err == nil {
+				t.Fatalf("carol's key of epoch %d opens record %d written after her removal", ep, rec.Index)
+			}
+		}
+	}
+	if after == 0 {
+		t.Fatal("no record was written after the removal")
+	}
+
+	// Team B: dave's; alice is no member and reads nothing of it.
+	var other struct{ ID string }
+	json.Unmarshal([]byte(dave.must(t, "team", "create", "other", "--json")), &other)
+	importSession(t, dave, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c03", "quokka billing", "why is quokka billing off", "Rounding in quokka.")
+	dave.must(t, "team", "share", "--content", "--yes")
+	dave.must(t, "team", "sync")
+	c := &hub.Client{URL: hub1.Base, Token: alice.tok}
+	if _, _, err := c.TeamRecords(context.Background(), other.ID, "x", 0, 10); err == nil {
+		t.Fatal("a member of team A read team B's records")
+	}
+	var hosts []string
+	rows, _ = pool.Query(context.Background(), `SELECT header, body FROM team_records WHERE team_id = $1`, other.ID)
+	for rows.Next() {
+		var h, b []byte
+		rows.Scan(&h, &b)
+		hosts = append(hosts, string(h))
+		for _, k := range alice.teamState(t, created.ID).Keys {
+			if _, err := envelope.Open(k, h, b[64:]); err == nil {
+				t.Fatal("team A's key opens team B's record")
+			}
+		}
+	}
+	if len(hosts) == 0 {
+		t.Fatal("team B wrote nothing")
+	}
+
+	// An operator adds mallory to the members table: she reads
+	// ciphertext she cannot open, no member lists her, and what she
+	// writes no member applies.
+	mallory := newMember(t, "mallory", hub1.Base, tok("mallory"))
+	if _, err := pool.Exec(context.Background(), `INSERT INTO team_members (team_id, member, user_id) VALUES ($1, 'ffff', 'mallory')`, created.ID); err != nil {
+		t.Fatal(err)
+	}
+	if out := alice.must(t, "team", "members"); strings.Contains(out, "mallory") {
+		t.Fatal("a row in the hub's table made mallory a member")
+	}
+	mid, _ := team.NewIdentity()
+	key, _ := envelope.NewKey()
+	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "alice", &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c09", Key: "cli:x", Surface: "cli"}, nil))
+	rec, err := team.SealRecord(team.Header{Team: created.ID, Host: "m411", Index: 1, Epoch: 2, Author: mid.Fingerprint()}, team.Keyring{2: key}, mid, pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := &hub.Client{URL: hub1.Base, Token: mallory.tok}
+	if _, err := mc.PutTeamRecords(context.Background(), created.ID, []team.Record{rec}); err != nil {
+		t.Fatalf("mallory, let in by the row, pushes: %v", err)
+	}
+	if r := bob.run(t, "team", "sync"); r.Code != 1 || !strings.Contains(r.Stderr, "no member") {
+		t.Fatalf("bob's sync with mallory's record on the hub: %d %s", r.Code, r.Stderr)
+	}
+
+	// Forged, replayed and re-ordered chains: every client refuses them.
+	sql := func(q string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(context.Background(), q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int64
+	pool.QueryRow(context.Background(), `SELECT max(seq) FROM team_chain WHERE team_id = $1`, created.ID).Scan(&n)
+	refused := func(what string) {
+		t.Helper()
+		for _, m := range []*member{alice, bob} {
+			r := m.run(t, "team", "members")
+			if r.Code == 0 || !strings.Contains(r.Stderr, "not valid") {
+				t.Errorf("%s: %s's client took it: %d %s%s", what, m.name, r.Code, r.Stdout, r.Stderr)
+			}
+		}
+	}
+	// Replayed: the invite entry again at the end.
+	sql(`INSERT INTO team_chain SELECT team_id, $2, entry, now() FROM team_chain WHERE team_id = $1 AND seq = 2`, created.ID, n+1)
+	refused("a replayed entry")
+	sql(`DELETE FROM team_chain WHERE team_id = $1 AND seq = $2`, created.ID, n+1)
+	// Forged: an invite signed by someone else than the admin.
+	chain, _ := (&hub.Client{URL: hub1.Base, Token: alice.tok}).TeamChain(context.Background(), created.ID, 0)
+	st, err := team.Verify(created.ID, created.Admin, chain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := st.NewEntry(team.KindInvite, st.Admin, clitest.Base)
+	fe.Invite = mid.Public("x", "")
+	fe.Keys = map[string][]byte{fe.Invite.Fingerprint(): []byte("k")}
+	forged, _ := team.Sign(fe, mid)
+	sql(`INSERT INTO team_chain VALUES ($1, $2, $3, now())`, created.ID, n+1, forged)
+	refused("a forged entry")
+	sql(`DELETE FROM team_chain WHERE team_id = $1 AND seq = $2`, created.ID, n+1)
+	// Re-ordered: two entries swapped.
+	swap := func() {
+		sql(`UPDATE team_chain SET seq = -2 WHERE team_id = $1 AND seq = 2`, created.ID)
+		sql(`UPDATE team_chain SET seq = 2 WHERE team_id = $1 AND seq = 3`, created.ID)
+		sql(`UPDATE team_chain SET seq = 3 WHERE team_id = $1 AND seq = -2`, created.ID)
+	}
+	swap()
+	refused("re-ordered entries")
+	swap()
+	// Dropped from the end: a client that verified it before refuses.
+	sql(`DELETE FROM team_chain WHERE team_id = $1 AND seq = $2`, created.ID, n)
+	refused("a dropped entry")
+}

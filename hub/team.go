@@ -1,0 +1,372 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/team"
+)
+
+// Teams on the hub (docs/team.md): each team's signed membership chain
+// and the sealed records its members publish. The hub verifies an entry
+// against the chain before it appends it (so that junk cannot stop a
+// team), and lets only the hub users the chain names read and write the
+// records; clients verify the whole chain again themselves and never
+// take the hub's word for who is a member.
+
+// TeamPath is the root of a team's endpoints: TeamPath(id)+"/chain",
+// "/hosts" and "/records".
+func TeamPath(id string) string { return "/api/v1/teams/" + url.PathEscape(id) }
+
+// Entry is one entry of a team's chain on the wire.
+type Entry struct {
+	Seq   int64  `json:"seq"`
+	Entry []byte `json:"entry"`
+}
+
+// Chain answers GET TeamPath/chain?after=N.
+type Chain struct {
+	Entries []Entry `json:"entries"`
+}
+
+// TeamRecord is one team record on the wire.
+type TeamRecord struct {
+	Host   string `json:"host"`
+	Index  int64  `json:"index"`
+	Epoch  int    `json:"epoch"`
+	Header []byte `json:"header"`
+	Body   []byte `json:"body"`
+}
+
+// TeamPage is a page of a writer's team records.
+type TeamPage struct {
+	Records []TeamRecord `json:"records"`
+	More    bool         `json:"more"`
+}
+
+// TeamPush is the body of a POST to TeamPath/records.
+type TeamPush struct {
+	Records []TeamRecord `json:"records"`
+}
+
+// Limits of the team endpoints.
+const (
+	// MaxTeamEntry bounds one chain entry: a rotation wraps the keyring
+	// for every member.
+	MaxTeamEntry = 4 << 20
+	// maxTeamChain bounds the entries one page of the chain answers.
+	maxTeamChain = 10000
+)
+
+// TeamHandler serves the team endpoints over a store of teams.
+type TeamHandler struct {
+	st   loom.TeamHub
+	edge Edge
+}
+
+// NewTeamHandler returns the team endpoints over st; with st nil, every
+// endpoint answers that teams need a hub on PostgreSQL.
+func NewTeamHandler(st loom.TeamHub, edge Edge) *TeamHandler {
+	return &TeamHandler{st: st, edge: edge}
+}
+
+// Mount adds the endpoints to mux.
+func (h *TeamHandler) Mount(mux Mux) {
+	mux.HandleFunc("GET /api/v1/teams/{team}/chain", h.api(h.chain))
+	mux.HandleFunc("POST /api/v1/teams/{team}/chain", h.api(h.appendEntry))
+	mux.HandleFunc("GET /api/v1/teams/{team}/hosts", h.api(h.member(h.hosts)))
+	mux.HandleFunc("GET /api/v1/teams/{team}/records", h.api(h.member(h.records)))
+	mux.HandleFunc("POST /api/v1/teams/{team}/records", h.edge.Authorized(h.member(h.push)))
+}
+
+func (h *TeamHandler) api(next http.HandlerFunc) http.HandlerFunc {
+	return h.edge.Authorized(func(w http.ResponseWriter, r *http.Request) {
+		if h.st == nil {
+			h.edge.Error(w, r, loom.Errorf(loom.ENOTFOUND, "this hub keeps no teams: teams need a hub whose store is PostgreSQL (loom serve --db postgres://…)"))
+			return
+		}
+		if err := team.ValidTeamID(r.PathValue("team")); err != nil {
+			h.edge.Error(w, r, err)
+			return
+		}
+		ctx, cancel := h.edge.Bounded(r.Context())
+		defer cancel()
+		next(w, r.WithContext(ctx))
+	})
+}
+
+// member lets through the hub users the team's chain names; any other
+// gets 404, as for a team the hub does not hold.
+func (h *TeamHandler) member(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if h.st == nil {
+			h.edge.Error(w, r, loom.Errorf(loom.ENOTFOUND, "this hub keeps no teams"))
+			return
+		}
+		id := r.PathValue("team")
+		ok, err := h.st.TeamAccess(r.Context(), id, h.edge.User(r))
+		if err == nil && !ok {
+			err = loom.Errorf(loom.ENOTFOUND, "team %s: no such team of yours on this hub", id)
+		}
+		if err != nil {
+			h.edge.Error(w, r, err)
+			return
+		}
+		next(w, r)
+	}
+}
+
+// chain answers the team's entries after ?after=N; any user with a token
+// reads them (an invitee reads the chain before joining): they hold
+// public keys, wrapped keys and sealed parts only.
+func (h *TeamHandler) chain(w http.ResponseWriter, r *http.Request) {
+	after, err := intParam(r, "after")
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	es, err := h.st.TeamChain(r.Context(), r.PathValue("team"), after)
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	if len(es) > maxTeamChain {
+		es = es[:maxTeamChain]
+	}
+	out := Chain{Entries: make([]Entry, len(es))}
+	for i, e := range es {
+		out.Entries[i] = Entry{Seq: e.Seq, Entry: e.Entry}
+	}
+	writeJSON(h.edge, w, r, out, true)
+}
+
+// appendEntry takes the chain's next entry, {"seq": N, "entry": …}: the
+// hub verifies the whole chain with it and refuses it unless it is
+// valid, names the token's user when it makes a member (create, join),
+// and is signed by a member whose hub user the token is of otherwise.
+func (h *TeamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
+	var in Entry
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxTeamEntry*2)).Decode(&in); err != nil {
+		h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "a chain entry is {\"seq\": N, \"entry\": base64}: %v", err))
+		return
+	}
+	id, user := r.PathValue("team"), h.edge.User(r)
+	es, err := h.st.TeamChain(r.Context(), id, 0)
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	if in.Seq != int64(len(es))+1 {
+		h.edge.Error(w, r, loom.Errorf(loom.ECONFLICT, "team %s's chain has %d entries: entry %d does not come next", id, len(es), in.Seq))
+		return
+	}
+	st := &team.State{Team: id}
+	for _, e := range es {
+		if err := st.Apply("", e.Entry); err != nil {
+			h.edge.Error(w, r, fmt.Errorf("team %s: the hub's own chain does not verify: %w", id, err))
+			return
+		}
+	}
+	if err := st.Apply("", in.Entry); err != nil {
+		h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "%s", err.Error()))
+		return
+	}
+	e := st.Entries[len(st.Entries)-1]
+	switch e.Kind {
+	case team.KindCreate, team.KindJoin:
+		if e.Member.User != user {
+			h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "the entry names hub user %s, and this token is %s's", e.Member.User, user))
+			return
+		}
+	default:
+		if m := st.Past[e.By]; m == nil || m.User != user {
+			h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "the entry's signer is not this token's user %s", user))
+			return
+		}
+	}
+	members := make([]loom.TeamMember, 0, len(st.Members))
+	for fp, m := range st.Members {
+		members = append(members, loom.TeamMember{Member: fp, User: m.User})
+	}
+	if err := h.st.AppendTeamEntry(r.Context(), id, in.Seq, in.Entry, members); err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	writeJSON(h.edge, w, r, Entry{Seq: in.Seq}, false)
+}
+
+func (h *TeamHandler) hosts(w http.ResponseWriter, r *http.Request) {
+	hs, err := h.st.TeamHosts(r.Context(), r.PathValue("team"))
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	out := Hosts{Hosts: []Host{}}
+	for _, x := range hs {
+		out.Hosts = append(out.Hosts, Host{Host: x.Host, Last: x.Last, Records: x.Records, Bytes: x.Bytes})
+	}
+	writeJSON(h.edge, w, r, out, false)
+}
+
+func (h *TeamHandler) records(w http.ResponseWriter, r *http.Request) {
+	host, after, limit, err := pageQuery(r)
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	recs, err := h.st.TeamRecords(r.Context(), r.PathValue("team"), host, after, limit+1)
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	out := TeamPage{Records: []TeamRecord{}, More: len(recs) > limit}
+	if out.More {
+		recs = recs[:limit]
+	}
+	for _, x := range recs {
+		out.Records = append(out.Records, TeamRecord{Host: x.Host, Index: x.Index, Epoch: x.Epoch, Header: x.Header, Body: x.Body})
+	}
+	writeJSON(h.edge, w, r, out, true)
+}
+
+func (h *TeamHandler) push(w http.ResponseWriter, r *http.Request) {
+	release, err := h.edge.Push(h.edge.User(r))
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	defer release()
+	body, err := readBody(w, r)
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	defer body.Close()
+	var in TeamPush
+	if err := json.NewDecoder(body).Decode(&in); err != nil {
+		h.edge.Error(w, r, bodyError(err))
+		return
+	}
+	if len(in.Records) > loom.MaxSyncBatch {
+		h.edge.Error(w, r, h.edge.TooLarge(fmt.Sprintf("a push holds at most %d records", loom.MaxSyncBatch)))
+		return
+	}
+	recs := make([]loom.TeamRecord, len(in.Records))
+	for i, x := range in.Records {
+		if x.Host == "" || len(x.Host) > 64 || x.Index < 1 || x.Epoch < 1 || len(x.Header) == 0 || len(x.Body) == 0 {
+			h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "record %d: a team record needs its host, index (1 or more), epoch, header and body", i+1))
+			return
+		}
+		recs[i] = loom.TeamRecord{Host: x.Host, Index: x.Index, Epoch: x.Epoch, Header: x.Header, Body: x.Body}
+	}
+	ctx, cancel := h.edge.Bounded(r.Context())
+	defer cancel()
+	n, err := h.st.PutTeamRecords(ctx, r.PathValue("team"), recs)
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	writeJSON(h.edge, w, r, Pushed{Stored: n}, false)
+}
+
+func intParam(r *http.Request, name string) (int64, error) {
+	s := strings.TrimSpace(r.URL.Query().Get(name))
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, loom.Errorf(loom.EINVALID, "%s must be a whole number, 0 or more", name)
+	}
+	return n, nil
+}
+
+// writeJSON answers v as the sync handler does.
+func writeJSON(edge Edge, w http.ResponseWriter, r *http.Request, v any, compress bool) {
+	(&Handler{edge: edge}).writeJSON(w, r, v, compress)
+}
+
+// The client's side.
+
+// TeamChain returns the team's entries after seq after.
+func (c *Client) TeamChain(ctx context.Context, id string, after int64) ([][]byte, error) {
+	var out [][]byte
+	for {
+		var page Chain
+		if err := c.call(ctx, http.MethodGet, TeamPath(id)+"/chain?after="+strconv.FormatInt(after, 10), nil, &page); err != nil {
+			return nil, err
+		}
+		for _, e := range page.Entries {
+			if e.Seq != after+1 {
+				return nil, fmt.Errorf("hub %s: team %s: entry %d came after %d", c.URL, id, e.Seq, after)
+			}
+			out = append(out, e.Entry)
+			after = e.Seq
+		}
+		if len(page.Entries) < maxTeamChain {
+			return out, nil
+		}
+	}
+}
+
+// AppendTeamEntry puts the team's entry seq on the hub.
+func (c *Client) AppendTeamEntry(ctx context.Context, id string, seq int64, entry []byte) error {
+	b, err := json.Marshal(Entry{Seq: seq, Entry: entry})
+	if err != nil {
+		return err
+	}
+	var out Entry
+	return c.call(ctx, http.MethodPost, TeamPath(id)+"/chain", b, &out)
+}
+
+// TeamHosts returns what the hub holds of each writer of the team.
+func (c *Client) TeamHosts(ctx context.Context, id string) ([]loom.SyncHost, error) {
+	var out Hosts
+	if err := c.call(ctx, http.MethodGet, TeamPath(id)+"/hosts", nil, &out); err != nil {
+		return nil, err
+	}
+	hs := make([]loom.SyncHost, len(out.Hosts))
+	for i, h := range out.Hosts {
+		hs[i] = loom.SyncHost{Host: h.Host, Last: h.Last, Records: h.Records, Bytes: h.Bytes}
+	}
+	return hs, nil
+}
+
+// TeamRecords returns up to limit of host's team records after index
+// after, and whether the hub holds more.
+func (c *Client) TeamRecords(ctx context.Context, id, host string, after int64, limit int) ([]team.Record, bool, error) {
+	q := url.Values{"host": {host}, "after": {strconv.FormatInt(after, 10)}, "limit": {strconv.Itoa(limit)}}
+	var out TeamPage
+	if err := c.call(ctx, http.MethodGet, TeamPath(id)+"/records?"+q.Encode(), nil, &out); err != nil {
+		return nil, false, err
+	}
+	recs := make([]team.Record, len(out.Records))
+	for i, r := range out.Records {
+		recs[i] = team.Record{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
+	}
+	return recs, out.More, nil
+}
+
+// PutTeamRecords stores recs on the hub and returns how many it had not
+// held.
+func (c *Client) PutTeamRecords(ctx context.Context, id string, recs []team.Record) (int, error) {
+	in := TeamPush{Records: make([]TeamRecord, len(recs))}
+	for i, r := range recs {
+		in.Records[i] = TeamRecord{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return 0, err
+	}
+	var out Pushed
+	if err := c.call(ctx, http.MethodPost, TeamPath(id)+"/records", b, &out); err != nil {
+		return 0, err
+	}
+	return out.Stored, nil
+}

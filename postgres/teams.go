@@ -1,0 +1,118 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/loomhq/loom"
+)
+
+// The hub's store of teams (loom.TeamHub): see migrations/0015_teams.sql.
+
+// TeamChain implements loom.TeamHub.
+func (s *Store) TeamChain(ctx context.Context, team string, after int64) ([]loom.TeamEntry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT seq, entry, received_at FROM team_chain
+		WHERE team_id = $1 AND seq > $2 ORDER BY seq`, team, after)
+	if err != nil {
+		return nil, fmt.Errorf("team %s's chain: %w", team, err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.TeamEntry, error) {
+		var e loom.TeamEntry
+		err := r.Scan(&e.Seq, &e.Entry, &e.ReceivedAt)
+		return e, err
+	})
+}
+
+// AppendTeamEntry implements loom.TeamHub.
+func (s *Store) AppendTeamEntry(ctx context.Context, team string, seq int64, entry []byte, members []loom.TeamMember) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("team %s: %w", team, err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `INSERT INTO team_chain (team_id, seq, entry, received_at) VALUES ($1, $2, $3, now())`, team, seq, entry); err != nil {
+		if isUnique(err) {
+			return loom.Errorf(loom.ECONFLICT, "team %s has an entry %d already: read the chain again", team, seq)
+		}
+		return fmt.Errorf("team %s: entry %d: %w", team, seq, err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM team_members WHERE team_id = $1`, team); err != nil {
+		return fmt.Errorf("team %s: %w", team, err)
+	}
+	fps := make([]string, len(members))
+	users := make([]string, len(members))
+	for i, m := range members {
+		fps[i], users[i] = m.Member, m.User
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO team_members (team_id, member, user_id)
+		SELECT $1::text, m.fp, m.u FROM unnest($2::text[], $3::text[]) AS m (fp, u)`, team, fps, users); err != nil {
+		return fmt.Errorf("team %s: members: %w", team, err)
+	}
+	return tx.Commit(ctx)
+}
+
+// TeamAccess implements loom.TeamHub.
+func (s *Store) TeamAccess(ctx context.Context, team, user string) (bool, error) {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM team_members WHERE team_id = $1 AND user_id = $2)`, team, user).Scan(&ok)
+	return ok, err
+}
+
+// PutTeamRecords implements loom.TeamHub: one statement, from arrays; a
+// record the hub holds is skipped, so that a push sent again, or sent
+// through two hub processes at once, stores each record once.
+func (s *Store) PutTeamRecords(ctx context.Context, team string, recs []loom.TeamRecord) (int, error) {
+	if len(recs) == 0 {
+		return 0, nil
+	}
+	hosts := make([]string, len(recs))
+	idxs := make([]int64, len(recs))
+	epochs := make([]int32, len(recs))
+	headers := make([][]byte, len(recs))
+	bodies := make([][]byte, len(recs))
+	for i, r := range recs {
+		hosts[i], idxs[i], epochs[i], headers[i], bodies[i] = r.Host, r.Index, int32(r.Epoch), r.Header, r.Body
+	}
+	tag, err := s.pool.Exec(ctx, `INSERT INTO team_records (team_id, host_id, idx, epoch, header, body, received_at)
+		SELECT $1::text, r.host, r.idx, r.epoch, r.header, r.body, now()
+		FROM unnest($2::text[], $3::bigint[], $4::int[], $5::bytea[], $6::bytea[]) AS r (host, idx, epoch, header, body)
+		ON CONFLICT DO NOTHING`, team, hosts, idxs, epochs, headers, bodies)
+	if err != nil {
+		return 0, fmt.Errorf("team %s: records: %w", team, serverError(err))
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// TeamRecords implements loom.TeamHub.
+func (s *Store) TeamRecords(ctx context.Context, team, host string, after int64, limit int) ([]loom.TeamRecord, error) {
+	rows, err := s.pool.Query(ctx, `SELECT host_id, idx, epoch, header, body FROM team_records
+		WHERE team_id = $1 AND host_id = $2 AND idx > $3 ORDER BY idx LIMIT $4`, team, host, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("team %s: records: %w", team, err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.TeamRecord, error) {
+		var t loom.TeamRecord
+		var epoch int32
+		err := r.Scan(&t.Host, &t.Index, &epoch, &t.Header, &t.Body)
+		t.Epoch = int(epoch)
+		return t, err
+	})
+}
+
+// TeamHosts implements loom.TeamHub.
+func (s *Store) TeamHosts(ctx context.Context, team string) ([]loom.SyncHost, error) {
+	rows, err := s.pool.Query(ctx, `SELECT host_id, max(idx), count(*), sum(length(body))::bigint FROM team_records
+		WHERE team_id = $1 GROUP BY host_id ORDER BY host_id`, team)
+	if err != nil {
+		return nil, fmt.Errorf("team %s: hosts: %w", team, err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.SyncHost, error) {
+		var h loom.SyncHost
+		err := r.Scan(&h.Host, &h.Last, &h.Records, &h.Bytes)
+		return h, err
+	})
+}
+
+var _ loom.TeamHub = (*Store)(nil)

@@ -1,0 +1,28 @@
+package server
+
+import (
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/hub"
+)
+
+// teamRoutes mounts the hub's team endpoints (package hub, TeamHandler)
+// on mux, behind the API's tokens, timeout and errors. Their store is
+// the server's store when it keeps teams (PostgreSQL); otherwise they
+// answer that teams need a hub on PostgreSQL.
+func (s *Server) teamRoutes(mux *router) {
+	st, _ := loom.StoreAs[loom.TeamHub](s.st)
+	if s.cfg.Sync != nil {
+		if t, ok := s.cfg.Sync.(loom.TeamHub); ok {
+			st = t
+		}
+	}
+	pushes := newLimiter("team pushes running", hub.MaxPushesPerUser, hub.MaxPushes)
+	hub.NewTeamHandler(st, hub.Edge{
+		Authorized: s.authorized,
+		User:       userOf,
+		Bounded:    s.bounded,
+		Error:      s.writeHubError,
+		TooLarge:   func(msg string) error { return codedError(eTooLarge, "%s", msg) },
+		Push:       pushes.acquire,
+	}).Mount(mux)
+}

@@ -1,0 +1,412 @@
+package team
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// The kinds of a membership change.
+const (
+	KindCreate  = "create"  // the genesis: the team's name, its admin, epoch 1's key for the admin
+	KindInvite  = "invite"  // the admin names an invite's keys and wraps the keyring to it
+	KindJoin    = "join"    // an invite's key names a member, who wraps the keyring to itself
+	KindRemove  = "remove"  // the admin removes a member and rotates the key for the rest
+	KindLeave   = "leave"   // a member leaves; the admin's next rotate shuts them out
+	KindRotate  = "rotate"  // the admin makes a new epoch's key for the members
+	KindShare   = "share"   // a member shares a project (sealed under the team key)
+	KindUnshare = "unshare" // a member stops sharing a project
+)
+
+// Entry is one membership change. The fields a kind does not use are
+// empty.
+type Entry struct {
+	Team string `json:"team"`
+	Seq  int64  `json:"seq"`
+	// Prev is the hex SHA-256 of the previous entry as signed ("" for
+	// the first): each entry names the one before it, so none can be
+	// dropped, moved or put back elsewhere.
+	Prev string    `json:"prev"`
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at"`
+	// By is the fingerprint of the key that signed the entry: the
+	// admin's, a member's, or an invite's (join).
+	By string `json:"by"`
+	// Name is the team's name (create).
+	Name string `json:"name,omitempty"`
+	// Member is the admin (create) or the member who joins (join).
+	Member *Member `json:"member,omitempty"`
+	// Invite is an invite's public keys (invite).
+	Invite *Member `json:"invite,omitempty"`
+	// Target is the fingerprint of the member removed (remove).
+	Target string `json:"target,omitempty"`
+	// Epoch is the epoch the entry's keys start (create, remove,
+	// rotate) or the one its Sealed part is sealed under (share,
+	// unshare).
+	Epoch int `json:"epoch,omitempty"`
+	// Keys are the keyring wrapped for each recipient, by fingerprint.
+	Keys map[string][]byte `json:"keys,omitempty"`
+	// Sealed is what a share names, sealed under the team's key.
+	Sealed []byte `json:"sealed,omitempty"`
+}
+
+// Signed is an entry as the hub keeps it: its JSON and the signature
+// over it.
+type Signed struct {
+	Body []byte `json:"body"`
+	Sig  []byte `json:"sig"`
+}
+
+// signPrefix binds a signature to its purpose.
+const signPrefix = "loom team entry 1\n"
+
+// Sign encodes e and signs it with id.
+func Sign(e *Entry, id *Identity) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	sig := ed25519.Sign(id.Sign, append([]byte(signPrefix), body...))
+	return json.Marshal(Signed{Body: body, Sig: sig})
+}
+
+// Hash is the hex SHA-256 of a signed entry: the next entry's Prev.
+func Hash(signed []byte) string {
+	sum := sha256.Sum256(signed)
+	return hex.EncodeToString(sum[:])
+}
+
+// Decode reads a signed entry without checking it.
+func Decode(signed []byte) (*Entry, *Signed, error) {
+	var s Signed
+	if err := json.Unmarshal(signed, &s); err != nil {
+		return nil, nil, fmt.Errorf("not a signed entry: %w", err)
+	}
+	var e Entry
+	if err := json.Unmarshal(s.Body, &e); err != nil {
+		return nil, nil, fmt.Errorf("not a signed entry: %w", err)
+	}
+	return &e, &s, nil
+}
+
+// State is what a verified chain says: who is in the team, by which
+// keys, from which epoch.
+type State struct {
+	Team  string
+	Name  string
+	Admin string // the admin's fingerprint
+	// Members are the members now, by fingerprint.
+	Members map[string]*Member
+	// Joined is the seq of the entry each member (now or before)
+	// joined by, by fingerprint; Left the one they left or were removed by.
+	Joined, Left map[string]int64
+	// Epoch is the newest epoch, and EpochAt the seq of the entry that
+	// started each.
+	Epoch   int
+	EpochAt map[int]int64
+	// Holders are, for each epoch, the fingerprints its key was wrapped
+	// for: who may read and write under it.
+	Holders map[int]map[string]bool
+	// Invites are the invites, by fingerprint, and whether each was used.
+	Invites map[string]bool
+	// Stale is set when a member left after the newest rotation: the
+	// key of Epoch is held by someone no longer in the team, and nothing
+	// is published until the admin rotates.
+	Stale bool
+	// Seq and Head are the last entry's seq and hash.
+	Seq  int64
+	Head string
+	// Entries are the chain's entries, in order.
+	Entries []*Entry
+	// Past is every member the chain named, by fingerprint (their keys
+	// check records written while they were members).
+	Past map[string]*Member
+}
+
+// ErrForged is in the chain of every refusal of a chain: an entry that
+// is not signed by whom it must be, that names the wrong entry before
+// it, that breaks a rule of its kind, or a genesis that is not the
+// pinned admin's.
+var ErrForged = errors.New("the team's membership chain is not valid")
+
+func forged(seq int64, format string, args ...any) error {
+	return fmt.Errorf("%w: entry %d: %s", ErrForged, seq, fmt.Sprintf(format, args...))
+}
+
+// Verify checks a whole chain from its genesis and returns its state.
+// pinned is the admin's fingerprint the client holds (from the invite
+// code, or its own key for the creator); "" takes the genesis's (the
+// hub, which has nothing to pin).
+func Verify(team, pinned string, chain [][]byte) (*State, error) {
+	st := &State{Team: team}
+	for _, b := range chain {
+		if err := st.Apply(pinned, b); err != nil {
+			return nil, err
+		}
+	}
+	if st.Seq == 0 {
+		return nil, loom.Errorf(loom.ENOTFOUND, "team %s has no membership chain on this hub", team)
+	}
+	return st, nil
+}
+
+// Apply checks the chain's next entry against st and takes it in.
+func (st *State) Apply(pinned string, signed []byte) error {
+	seq := st.Seq + 1
+	e, s, err := Decode(signed)
+	if err != nil {
+		return forged(seq, "%v", err)
+	}
+	if e.Seq != seq {
+		return forged(seq, "it says it is entry %d (re-ordered or replayed)", e.Seq)
+	}
+	if e.Team != st.Team {
+		return forged(seq, "it is an entry of team %s", e.Team)
+	}
+	if e.Prev != st.Head {
+		return forged(seq, "it does not follow entry %d (re-ordered, replayed or altered)", seq-1)
+	}
+	signer, err := st.signer(pinned, e)
+	if err != nil {
+		return forged(seq, "%v", err)
+	}
+	if !ed25519.Verify(ed25519.PublicKey(signer.Sign), append([]byte(signPrefix), s.Body...), s.Sig) {
+		return forged(seq, "its signature is not %s's", e.By)
+	}
+	if err := st.take(e); err != nil {
+		return forged(seq, "%v", err)
+	}
+	st.Seq, st.Head = seq, Hash(signed)
+	st.Entries = append(st.Entries, e)
+	return nil
+}
+
+// signer returns the keys that must have signed e, by its kind.
+func (st *State) signer(pinned string, e *Entry) (*Member, error) {
+	switch {
+	case e.Seq == 1 && e.Kind != KindCreate:
+		return nil, errors.New("the first entry is not the team's creation")
+	case e.Seq != 1 && e.Kind == KindCreate:
+		return nil, errors.New("a second creation")
+	}
+	switch e.Kind {
+	case KindCreate:
+		if e.Member == nil {
+			return nil, errors.New("a creation without its admin")
+		}
+		if err := e.Member.check(); err != nil {
+			return nil, err
+		}
+		if e.By != e.Member.Fingerprint() {
+			return nil, errors.New("the creation is not signed by its admin")
+		}
+		if pinned != "" && e.By != pinned {
+			return nil, fmt.Errorf("the team's admin is %s, not %s as pinned", e.By, pinned)
+		}
+		return e.Member, nil
+	case KindInvite, KindRemove, KindRotate:
+		if e.By != st.Admin {
+			return nil, fmt.Errorf("a %s not signed by the admin", e.Kind)
+		}
+		return st.Members[st.Admin], nil
+	case KindJoin:
+		if e.Invite == nil || e.By != e.Invite.Fingerprint() {
+			return nil, errors.New("a join that does not name its invite")
+		}
+		used, ok := st.Invites[e.By]
+		switch {
+		case !ok:
+			return nil, errors.New("a join by an invite the admin did not make")
+		case used:
+			return nil, errors.New("a second join with one invite")
+		}
+		return st.Past[e.By], nil
+	case KindLeave, KindShare, KindUnshare:
+		m := st.Members[e.By]
+		if m == nil {
+			return nil, fmt.Errorf("a %s by %s, who is not a member", e.Kind, e.By)
+		}
+		return m, nil
+	}
+	return nil, fmt.Errorf("an entry of unknown kind %q", e.Kind)
+}
+
+// take applies e, whose signature is checked, to st.
+func (st *State) take(e *Entry) error {
+	switch e.Kind {
+	case KindCreate:
+		if err := validName(e.Name); err != nil {
+			return err
+		}
+		if e.Epoch != 1 || len(e.Keys) != 1 || e.Keys[e.By] == nil {
+			return errors.New("a creation must wrap epoch 1's key for its admin alone")
+		}
+		st.Name, st.Admin = e.Name, e.By
+		st.Members = map[string]*Member{e.By: e.Member}
+		st.Past = map[string]*Member{e.By: e.Member}
+		st.Joined = map[string]int64{e.By: e.Seq}
+		st.Left = map[string]int64{}
+		st.Invites = map[string]bool{}
+		st.Holders = map[int]map[string]bool{1: {e.By: true}}
+		st.Epoch, st.EpochAt = 1, map[int]int64{1: e.Seq}
+	case KindInvite:
+		if e.Invite == nil {
+			return errors.New("an invite without its keys")
+		}
+		if err := e.Invite.check(); err != nil {
+			return err
+		}
+		fp := e.Invite.Fingerprint()
+		if st.Past[fp] != nil {
+			return errors.New("an invite with keys the chain named before")
+		}
+		if len(e.Keys) != 1 || e.Keys[fp] == nil {
+			return errors.New("an invite must wrap the keys for the invite alone")
+		}
+		st.Invites[fp] = false
+		st.Past[fp] = e.Invite
+		st.Holders[st.Epoch][fp] = true
+	case KindJoin:
+		if e.Member == nil {
+			return errors.New("a join without its member")
+		}
+		if err := e.Member.check(); err != nil {
+			return err
+		}
+		fp := e.Member.Fingerprint()
+		if st.Past[fp] != nil {
+			return errors.New("a join with keys the chain named before")
+		}
+		if e.Member.User == "" {
+			return errors.New("a join without the member's hub user")
+		}
+		for _, m := range st.Members {
+			if m.Name == e.Member.Name {
+				return fmt.Errorf("a second member named %s", m.Name)
+			}
+		}
+		if len(e.Keys) != 1 || e.Keys[fp] == nil {
+			return errors.New("a join must wrap the keys for its member alone")
+		}
+		st.Invites[e.By] = true
+		st.Members[fp], st.Past[fp], st.Joined[fp] = e.Member, e.Member, e.Seq
+		st.Holders[st.Epoch][fp] = true
+	case KindRemove, KindRotate:
+		if e.Kind == KindRemove {
+			if e.Target == st.Admin || st.Members[e.Target] == nil {
+				return fmt.Errorf("a removal of %s, who is not a member the admin can remove", e.Target)
+			}
+			delete(st.Members, e.Target)
+			st.Left[e.Target] = e.Seq
+		}
+		if e.Epoch != st.Epoch+1 {
+			return fmt.Errorf("a new key for epoch %d after epoch %d", e.Epoch, st.Epoch)
+		}
+		holders := map[string]bool{}
+		for fp := range st.Recipients() {
+			if e.Keys[fp] == nil {
+				return fmt.Errorf("the new key is not wrapped for %s", fp)
+			}
+			holders[fp] = true
+		}
+		if len(e.Keys) != len(holders) {
+			return errors.New("the new key must be wrapped for the members and open invites and no one else")
+		}
+		st.Epoch = e.Epoch
+		st.EpochAt[e.Epoch] = e.Seq
+		st.Holders[e.Epoch] = holders
+		st.Stale = false
+	case KindLeave:
+		if e.By == st.Admin {
+			return errors.New("the admin cannot leave")
+		}
+		delete(st.Members, e.By)
+		st.Left[e.By] = e.Seq
+		st.Stale = true
+	case KindShare, KindUnshare:
+		if len(e.Sealed) == 0 || e.Epoch < 1 || e.Epoch > st.Epoch {
+			return errors.New("a share without its sealed project")
+		}
+	}
+	return nil
+}
+
+// Recipients are who a new epoch's key is wrapped for: every member,
+// and every invite not used yet (whose join then carries the new key).
+func (st *State) Recipients() map[string]*Member {
+	out := make(map[string]*Member, len(st.Members)+len(st.Invites))
+	for fp, m := range st.Members {
+		out[fp] = m
+	}
+	for fp, used := range st.Invites {
+		if !used {
+			out[fp] = st.Past[fp]
+		}
+	}
+	return out
+}
+
+// MemberNamed returns the member now in the team with name, or nil.
+func (st *State) MemberNamed(name string) *Member {
+	for _, m := range st.Members {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// SortedMembers returns the members, the admin first, then by name.
+func (st *State) SortedMembers() []*Member {
+	out := make([]*Member, 0, len(st.Members))
+	for _, m := range st.Members {
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b *Member) int {
+		switch {
+		case a.Fingerprint() == st.Admin:
+			return -1
+		case b.Fingerprint() == st.Admin:
+			return 1
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// NewEntry starts the next entry of st's chain, of kind, signed by by.
+func (st *State) NewEntry(kind, by string, at time.Time) *Entry {
+	return &Entry{Team: st.Team, Seq: st.Seq + 1, Prev: st.Head, Kind: kind, At: at.UTC().Truncate(time.Millisecond), By: by}
+}
+
+// NewTeamID returns a new team id: 16 random bytes in hex.
+func NewTeamID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// ValidTeamID checks a team id as it may be used in a path.
+func ValidTeamID(id string) error {
+	if len(id) != 32 {
+		return loom.Errorf(loom.EINVALID, "team id %q is not 32 hex digits", id)
+	}
+	if _, err := hex.DecodeString(id); err != nil {
+		return loom.Errorf(loom.EINVALID, "team id %q is not 32 hex digits", id)
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package team
+
+import (
+	"errors"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/envelope"
+)
+
+// The changes a client makes: each returns the next signed entry of the
+// chain st has verified, to append on the hub at st.Seq+1.
+
+// Create makes a team's genesis: the admin's keys (id, under name and
+// hub user) and epoch 1's key wrapped for them. It returns the entry and
+// the keyring.
+func Create(teamID, teamName, name, user string, id *Identity, at time.Time) ([]byte, Keyring, error) {
+	if err := ValidName(teamName); err != nil {
+		return nil, nil, err
+	}
+	if err := ValidName(name); err != nil {
+		return nil, nil, err
+	}
+	key, err := envelope.NewKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	ring := Keyring{1: key}
+	me := id.Public(name, user)
+	w, err := Wrap(ring, me.Box)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := &State{Team: teamID}
+	e := st.NewEntry(KindCreate, me.Fingerprint(), at)
+	e.Name, e.Member, e.Epoch, e.Keys = teamName, me, 1, map[string][]byte{me.Fingerprint(): w}
+	b, err := Sign(e, id)
+	return b, ring, err
+}
+
+// Invite makes an invite: a new key pair whose public part the admin
+// names, with the keyring wrapped to it. The private part goes in the
+// invite code.
+func Invite(st *State, admin *Identity, ring Keyring, label string, at time.Time) ([]byte, *Identity, error) {
+	if admin.Fingerprint() != st.Admin {
+		return nil, nil, loom.Errorf(loom.EINVALID, "only the team's admin (%s) invites", st.Admin)
+	}
+	if err := ValidName(label); err != nil {
+		return nil, nil, err
+	}
+	inv, err := NewIdentity()
+	if err != nil {
+		return nil, nil, err
+	}
+	pub := inv.Public(label, "")
+	w, err := Wrap(ring, pub.Box)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := st.NewEntry(KindInvite, st.Admin, at)
+	e.Invite, e.Keys = pub, map[string][]byte{pub.Fingerprint(): w}
+	b, err := Sign(e, admin)
+	return b, inv, err
+}
+
+// Join uses an invite: the keyring wrapped to the invite is opened and
+// wrapped again for the member (me, under name and hub user), in an
+// entry the invite's key signs. It returns the entry and the keyring.
+func Join(st *State, inv, me *Identity, name, user string, at time.Time) ([]byte, Keyring, error) {
+	if err := ValidName(name); err != nil {
+		return nil, nil, err
+	}
+	ifp := inv.Fingerprint()
+	used, ok := st.Invites[ifp]
+	switch {
+	case !ok:
+		return nil, nil, loom.Errorf(loom.ENOTFOUND, "the team's chain holds no such invite: it was not made on this hub, or not for this team")
+	case used:
+		return nil, nil, loom.Errorf(loom.EINVALID, "this invite was used already: ask the admin for another (loom team invite)")
+	}
+	if st.MemberNamed(name) != nil {
+		return nil, nil, loom.Errorf(loom.EINVALID, "the team has a member named %s already: join under another name (--name)", name)
+	}
+	ring, err := openRing(st, inv)
+	if err != nil {
+		return nil, nil, err
+	}
+	pub := me.Public(name, user)
+	w, err := Wrap(ring, pub.Box)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := st.NewEntry(KindJoin, ifp, at)
+	e.Invite, e.Member, e.Keys = st.Past[ifp], pub, map[string][]byte{pub.Fingerprint(): w}
+	b, err := Sign(e, inv)
+	return b, ring, err
+}
+
+// Rotate makes a new epoch's key, wrapped for the members and open
+// invites only; with target set, it removes that member in the same
+// entry.
+func Rotate(st *State, admin *Identity, ring Keyring, target string, at time.Time) ([]byte, Keyring, error) {
+	if admin.Fingerprint() != st.Admin {
+		return nil, nil, loom.Errorf(loom.EINVALID, "only the team's admin (%s) removes members and rotates the key", st.Admin)
+	}
+	kind := KindRotate
+	next := *st
+	if target != "" {
+		if target == st.Admin || st.Members[target] == nil {
+			return nil, nil, loom.Errorf(loom.ENOTFOUND, "%s is not a member the admin can remove", target)
+		}
+		kind = KindRemove
+		next.Members = make(map[string]*Member, len(st.Members))
+		for fp, m := range st.Members {
+			if fp != target {
+				next.Members[fp] = m
+			}
+		}
+	}
+	key, err := envelope.NewKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	nring := make(Keyring, len(ring)+1)
+	for e, k := range ring {
+		nring[e] = k
+	}
+	nring[st.Epoch+1] = key
+	e := st.NewEntry(kind, st.Admin, at)
+	e.Target, e.Epoch, e.Keys = target, st.Epoch+1, map[string][]byte{}
+	for fp, m := range next.Recipients() {
+		w, err := Wrap(nring, m.Box)
+		if err != nil {
+			return nil, nil, err
+		}
+		e.Keys[fp] = w
+	}
+	b, err := Sign(e, admin)
+	return b, nring, err
+}
+
+// Leave is a member's own leaving.
+func Leave(st *State, me *Identity, at time.Time) ([]byte, error) {
+	fp := me.Fingerprint()
+	switch {
+	case st.Members[fp] == nil:
+		return nil, loom.Errorf(loom.ENOTFOUND, "you are not a member of team %s", st.Name)
+	case fp == st.Admin:
+		return nil, loom.Errorf(loom.EINVALID, "the admin cannot leave the team")
+	}
+	return Sign(st.NewEntry(KindLeave, fp, at), me)
+}
+
+// Share names a project one member shares (or, with mode "", stops
+// sharing), sealed under the newest key.
+func Share(st *State, me *Identity, ring Keyring, p Project, at time.Time) ([]byte, error) {
+	fp := me.Fingerprint()
+	if st.Members[fp] == nil {
+		return nil, loom.Errorf(loom.ENOTFOUND, "you are not a member of team %s", st.Name)
+	}
+	epoch, sealed, err := SealProject(st.Team, ring, p)
+	if err != nil {
+		return nil, err
+	}
+	kind := KindShare
+	if p.Mode == "" {
+		kind = KindUnshare
+	}
+	e := st.NewEntry(kind, fp, at)
+	e.Epoch, e.Sealed = epoch, sealed
+	return Sign(e, me)
+}
+
+// Keys opens the keyring the chain wraps for id: the newest entry that
+// wraps keys for it (its join, or a later rotation).
+func Keys(st *State, id *Identity) (Keyring, error) {
+	return openRing(st, id)
+}
+
+func openRing(st *State, id *Identity) (Keyring, error) {
+	fp := id.Fingerprint()
+	for i := len(st.Entries) - 1; i >= 0; i-- {
+		if w := st.Entries[i].Keys[fp]; w != nil {
+			return Unwrap(w, id)
+		}
+	}
+	return nil, errors.New("the team's chain wraps no key for this key pair")
+}

@@ -1,0 +1,56 @@
+package loom
+
+import (
+	"context"
+	"time"
+)
+
+// TeamHub is a hub's store of teams (docs/team.md): each team's signed
+// membership chain, which the hub verifies before it appends an entry
+// but clients never take on trust, the index of which hub users may
+// read and write the team's records (derived from the chain), and the
+// records its members' machines publish, sealed and signed, filed by
+// writer and index as sync records are. The hub's PostgreSQL store is
+// one.
+type TeamHub interface {
+	// TeamChain returns the team's entries after seq after, in order.
+	TeamChain(ctx context.Context, team string, after int64) ([]TeamEntry, error)
+	// AppendTeamEntry stores entry as the team's entry seq, and makes
+	// members the hub users who may read and write its records, in one
+	// transaction. An entry at seq already is ECONFLICT.
+	AppendTeamEntry(ctx context.Context, team string, seq int64, entry []byte, members []TeamMember) error
+	// TeamAccess reports whether user may read and write the team's
+	// records.
+	TeamAccess(ctx context.Context, team, user string) (bool, error)
+	// PutTeamRecords stores recs, skipping those the hub holds (same
+	// team, host and index), and returns how many it had not held.
+	PutTeamRecords(ctx context.Context, team string, recs []TeamRecord) (int, error)
+	// TeamRecords returns up to limit of host's records after index
+	// after, in order.
+	TeamRecords(ctx context.Context, team, host string, after int64, limit int) ([]TeamRecord, error)
+	// TeamHosts returns what the hub holds of each writer of the team.
+	TeamHosts(ctx context.Context, team string) ([]SyncHost, error)
+}
+
+// TeamEntry is one entry of a team's chain as the hub keeps it.
+type TeamEntry struct {
+	Seq        int64
+	Entry      []byte
+	ReceivedAt time.Time
+}
+
+// TeamMember is one row of a hub's index of who may read a team's
+// records: a member's fingerprint and hub user.
+type TeamMember struct {
+	Member string
+	User   string
+}
+
+// TeamRecord is one record of a team member's machine's log.
+type TeamRecord struct {
+	Host   string
+	Index  int64
+	Epoch  int
+	Header []byte
+	Body   []byte
+}

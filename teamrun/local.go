@@ -1,0 +1,177 @@
+// Package teamrun is what a member's machine does with a team (see
+// docs/team.md): it keeps the member's key pair and each team's keys and
+// state under loom's data directory, makes and verifies the changes of
+// the membership chain on the hub (create, invite, join, remove, leave,
+// share), publishes the sessions of the projects the member shares,
+// through the secret gate, sealed and signed, and pulls the team's
+// records into the team's own store on this machine, apart from the
+// member's own sessions.
+package teamrun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/team"
+)
+
+// Local is where a machine keeps its teams: Dir (the data directory's
+// teams/) holds the member's key pair (member.key, mode 0600) and a
+// directory per team, named by its id, with the team's state
+// (team.json, mode 0600: the team's keys are in it) and its store
+// (sessions.db: the teammates' shared sessions, apart from one's own).
+type Local struct {
+	Dir string
+}
+
+// IdentityFile is the member's key pair.
+func (l Local) IdentityFile() string { return filepath.Join(l.Dir, "member.key") }
+
+// Identity returns the member's key pair, made on first use.
+func (l Local) Identity() (*team.Identity, bool, error) {
+	return team.LoadIdentity(l.IdentityFile())
+}
+
+// StoreFile is the path of team id's store.
+func (l Local) StoreFile(id string) string { return filepath.Join(l.Dir, id, "sessions.db") }
+
+func (l Local) stateFile(id string) string { return filepath.Join(l.Dir, id, "team.json") }
+
+// State is what a machine keeps of one team.
+type State struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Hub  string `json:"hub"`
+	// Admin is the admin's fingerprint, pinned at create or join: every
+	// chain this machine reads must start with that admin's genesis.
+	Admin string `json:"admin"`
+	// Me is this member's name in the team.
+	Me string `json:"me"`
+	// Seq and Head are the last entry this machine verified: a chain
+	// that does not hold it at Seq is refused (a hub that rolled back or
+	// rewrote the chain).
+	Seq  int64  `json:"seq"`
+	Head string `json:"head"`
+	// Keys are the team's keys this member has held, by epoch: a
+	// removed member keeps those of before the removal, and nothing
+	// after it opens with them.
+	Keys team.Keyring `json:"keys"`
+	// Gone is set once this member left or was removed.
+	Gone bool `json:"gone,omitempty"`
+	// Host is this machine's writer id in the team, Next the index of
+	// its next record.
+	Host string `json:"host"`
+	Next int64  `json:"next"`
+	// Published is the last seq published of each session.
+	Published map[string]int64 `json:"published"`
+	// Applied is the last index applied of each writer.
+	Applied map[string]int64 `json:"applied"`
+	// Shares are the projects this member shares, by project id.
+	Shares map[string]team.Project `json:"shares"`
+}
+
+// Save writes s (mode 0600).
+func (l Local) Save(s *State) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return team.WriteSecret(l.stateFile(s.ID), b)
+}
+
+func (l Local) load(id string) (*State, error) {
+	b, err := os.ReadFile(l.stateFile(id))
+	if err != nil {
+		return nil, err
+	}
+	var s State
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", l.stateFile(id), err)
+	}
+	if s.Keys == nil {
+		s.Keys = team.Keyring{}
+	}
+	for _, m := range []*map[string]int64{&s.Published, &s.Applied} {
+		if *m == nil {
+			*m = map[string]int64{}
+		}
+	}
+	if s.Shares == nil {
+		s.Shares = map[string]team.Project{}
+	}
+	return &s, nil
+}
+
+// Teams returns every team this machine is in or was, by name.
+func (l Local) Teams() ([]*State, error) {
+	ents, err := os.ReadDir(l.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*State
+	for _, e := range ents {
+		if !e.IsDir() || team.ValidTeamID(e.Name()) != nil {
+			continue
+		}
+		s, err := l.load(e.Name())
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Find returns the team ref names (its name or id, or a prefix of its
+// id of 4 characters or more); "" names the only team.
+func (l Local) Find(ref string) (*State, error) {
+	all, err := l.Teams()
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, loom.Errorf(loom.ENOTFOUND, "this machine is in no team: loom team create NAME, or loom team join CODE")
+	}
+	if ref == "" {
+		if len(all) == 1 {
+			return all[0], nil
+		}
+		return nil, loom.Errorf(loom.EAMBIGUOUS, "this machine is in %d teams: name one with --team (%s)", len(all), names(all))
+	}
+	var found []*State
+	for _, s := range all {
+		if s.ID == ref || strings.EqualFold(s.Name, ref) || len(ref) >= 4 && strings.HasPrefix(s.ID, ref) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, loom.Errorf(loom.ENOTFOUND, "no team %q on this machine (%s)", ref, names(all))
+	case 1:
+		return found[0], nil
+	}
+	return nil, loom.Errorf(loom.EAMBIGUOUS, "%q names %d teams: give the id (%s)", ref, len(found), names(found))
+}
+
+func names(all []*State) string {
+	var ns []string
+	for _, s := range all {
+		ns = append(ns, s.Name+" "+s.ID[:8])
+	}
+	return strings.Join(ns, ", ")
+}

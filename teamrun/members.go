@@ -1,0 +1,332 @@
+package teamrun
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/team"
+)
+
+// Env is what the team's operations reach: where the machine keeps its
+// teams, the hub's token, the clock.
+type Env struct {
+	Local Local
+	// Token is the member's token on the hub (its user is the member's
+	// hub user).
+	Token string
+	// HTTP is the client of the hub's calls (nil: http.DefaultClient).
+	HTTP *http.Client
+	Now  func() time.Time
+}
+
+func (e *Env) now() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
+}
+
+func (e *Env) client(hubURL string) *hub.Client {
+	return &hub.Client{URL: hubURL, Token: e.Token, HTTP: e.HTTP}
+}
+
+// Verified is a team's chain as this machine verified it just now.
+type Verified struct {
+	*team.State
+	Local *State
+	Me    *team.Identity
+	// Pinned is the admin's fingerprint the chain was checked against.
+	Pinned string
+}
+
+// hubUser returns the user the token is of, as the hub answers it.
+func (e *Env) hubUser(ctx context.Context, hubURL string) (string, error) {
+	st, err := e.client(hubURL).State(ctx)
+	if err != nil {
+		return "", err
+	}
+	return st.User, nil
+}
+
+// Create makes a team on the hub: this member's key pair (made on first
+// use) becomes its admin's.
+func (e *Env) Create(ctx context.Context, hubURL, teamName, me string) (*Verified, error) {
+	if err := team.ValidName(teamName); err != nil {
+		return nil, err
+	}
+	id, _, err := e.Local.Identity()
+	if err != nil {
+		return nil, err
+	}
+	user, err := e.hubUser(ctx, hubURL)
+	if err != nil {
+		return nil, err
+	}
+	if me == "" {
+		me = user
+	}
+	tid, err := team.NewTeamID()
+	if err != nil {
+		return nil, err
+	}
+	b, ring, err := team.Create(tid, teamName, me, user, id, e.now())
+	if err != nil {
+		return nil, err
+	}
+	if err := e.client(hubURL).AppendTeamEntry(ctx, tid, 1, b); err != nil {
+		return nil, err
+	}
+	s := &State{ID: tid, Name: teamName, Hub: hubURL, Admin: id.Fingerprint(), Me: me, Keys: ring}
+	if err := e.Local.Save(s); err != nil {
+		return nil, err
+	}
+	return e.Verify(ctx, s)
+}
+
+// Verify reads the team's whole chain from the hub and verifies it from
+// its genesis against the pinned admin and against what this machine
+// verified before; it takes in the keys the chain wraps for this member.
+func (e *Env) Verify(ctx context.Context, s *State) (*Verified, error) {
+	id, _, err := e.Local.Identity()
+	if err != nil {
+		return nil, err
+	}
+	chain, err := e.client(s.Hub).TeamChain(ctx, s.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := team.Verify(s.ID, s.Admin, chain)
+	if err != nil {
+		return nil, fmt.Errorf("team %s: %w; nothing was read or sent", s.Name, err)
+	}
+	if s.Seq > 0 {
+		switch {
+		case st.Seq < s.Seq:
+			return nil, fmt.Errorf("team %s: %w: the hub holds %d entries, and this machine verified %d before (a hub rolled back or an entry dropped); nothing was read or sent", s.Name, team.ErrForged, st.Seq, s.Seq)
+		case team.Hash(chain[s.Seq-1]) != s.Head:
+			return nil, fmt.Errorf("team %s: %w: entry %d is not the one this machine verified before (the chain was rewritten); nothing was read or sent", s.Name, team.ErrForged, s.Seq)
+		}
+	}
+	s.Seq, s.Head, s.Name = st.Seq, st.Head, st.Name
+	fp := id.Fingerprint()
+	if st.Members[fp] != nil {
+		ring, err := team.Keys(st, id)
+		if err != nil {
+			return nil, err
+		}
+		for ep, k := range ring {
+			s.Keys[ep] = k
+		}
+		s.Me = st.Members[fp].Name
+	} else if _, was := st.Left[fp]; was {
+		s.Gone = true
+	}
+	if err := e.Local.Save(s); err != nil {
+		return nil, err
+	}
+	return &Verified{State: st, Local: s, Me: id, Pinned: s.Admin}, nil
+}
+
+// Invite makes a one-time invite and returns its code.
+func (e *Env) Invite(ctx context.Context, s *State, label string) (*team.Code, error) {
+	v, err := e.Verify(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if label == "" {
+		label = fmt.Sprintf("invite-%d", v.Seq+1)
+	}
+	b, inv, err := team.Invite(v.State, v.Me, s.Keys, label, e.now())
+	if err != nil {
+		return nil, err
+	}
+	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, b); err != nil {
+		return nil, err
+	}
+	return &team.Code{Hub: s.Hub, Team: s.ID, Name: v.Name, Admin: v.Admin, Invite: inv.Marshal()}, nil
+}
+
+// Join uses an invite code: it verifies the team's chain against the
+// admin the code names, and joins under name (default the hub user),
+// through hubURL when set (another process of the same hub) instead of
+// the code's.
+// confirm is shown the team's name and admin fingerprint before the join
+// is sent, and may refuse it.
+func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(teamName, admin string) error) (*Verified, error) {
+	c, inv, err := team.ParseCode(code)
+	if err != nil {
+		return nil, err
+	}
+	if hubURL != "" {
+		c.Hub = hubURL
+	}
+	if old, err := e.Local.load(c.Team); err == nil && !old.Gone {
+		return nil, loom.Errorf(loom.EINVALID, "this machine is in team %s already", old.Name)
+	}
+	user, err := e.hubUser(ctx, c.Hub)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = user
+	}
+	s := &State{ID: c.Team, Name: c.Name, Hub: c.Hub, Admin: c.Admin, Keys: team.Keyring{}}
+	chain, err := e.client(c.Hub).TeamChain(ctx, c.Team, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := team.Verify(c.Team, c.Admin, chain)
+	if err != nil {
+		return nil, fmt.Errorf("team %s: %w; not joined", c.Name, err)
+	}
+	if confirm != nil {
+		if err := confirm(st.Name, st.Admin); err != nil {
+			return nil, err
+		}
+	}
+	me, _, err := e.Local.Identity()
+	if err != nil {
+		return nil, err
+	}
+	b, ring, err := team.Join(st, inv, me, name, user, e.now())
+	if err != nil {
+		return nil, err
+	}
+	if err := e.client(c.Hub).AppendTeamEntry(ctx, c.Team, st.Seq+1, b); err != nil {
+		return nil, err
+	}
+	s.Keys, s.Me = ring, name
+	if err := e.Local.Save(s); err != nil {
+		return nil, err
+	}
+	return e.Verify(ctx, s)
+}
+
+// Remove removes the member named ref (a name or fingerprint) and
+// rotates the team's key for the others.
+func (e *Env) Remove(ctx context.Context, s *State, ref string) (*team.Member, *Verified, error) {
+	v, err := e.Verify(ctx, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := v.MemberNamed(ref)
+	if m == nil {
+		m = v.Members[ref]
+	}
+	if m == nil {
+		return nil, nil, loom.Errorf(loom.ENOTFOUND, "no member %q in team %s", ref, v.Name)
+	}
+	b, ring, err := team.Rotate(v.State, v.Me, s.Keys, m.Fingerprint(), e.now())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, b); err != nil {
+		return nil, nil, err
+	}
+	s.Keys = ring
+	v, err = e.Verify(ctx, s)
+	return m, v, err
+}
+
+// rotate makes a new key after a member left (the admin's machine does
+// it at its next sync).
+func (e *Env) rotate(ctx context.Context, v *Verified) (*Verified, error) {
+	b, ring, err := team.Rotate(v.State, v.Me, v.Local.Keys, "", e.now())
+	if err != nil {
+		return nil, err
+	}
+	if err := e.client(v.Local.Hub).AppendTeamEntry(ctx, v.Team, v.Seq+1, b); err != nil {
+		return nil, err
+	}
+	v.Local.Keys = ring
+	return e.Verify(ctx, v.Local)
+}
+
+// Leave signs this member's leaving. What this machine synced stays on
+// it (the team's store and keys up to now).
+func (e *Env) Leave(ctx context.Context, s *State) error {
+	v, err := e.Verify(ctx, s)
+	if err != nil {
+		return err
+	}
+	b, err := team.Leave(v.State, v.Me, e.now())
+	if err != nil {
+		return err
+	}
+	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, b); err != nil {
+		return err
+	}
+	_, err = e.Verify(ctx, s)
+	return err
+}
+
+// Share names project p in the chain as shared by this member (mode
+// "": no longer shared) and keeps the choice on this machine.
+func (e *Env) Share(ctx context.Context, s *State, p team.Project) error {
+	v, err := e.Verify(ctx, s)
+	if err != nil {
+		return err
+	}
+	b, err := team.Share(v.State, v.Me, s.Keys, p, e.now())
+	if err != nil {
+		return err
+	}
+	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, b); err != nil {
+		return err
+	}
+	if p.Mode == "" {
+		delete(s.Shares, p.ID)
+	} else {
+		s.Shares[p.ID] = p
+	}
+	_, err = e.Verify(ctx, s)
+	return err
+}
+
+// Shared is one project shared in the team: by whom, and how.
+type Shared struct {
+	Member  string
+	Project team.Project
+}
+
+// Shares returns the projects the members share now, as the chain says
+// (each member's latest share or unshare of each project).
+func (v *Verified) Shares() []Shared {
+	type key struct{ by, project string }
+	last := map[key]Shared{}
+	var order []key
+	for _, e := range v.Entries {
+		if e.Kind != team.KindShare && e.Kind != team.KindUnshare {
+			continue
+		}
+		p, err := team.OpenProject(v.Local.Keys, e)
+		if err != nil {
+			continue
+		}
+		k := key{e.By, p.ID}
+		if _, ok := last[k]; !ok {
+			order = append(order, k)
+		}
+		m := v.Past[e.By]
+		last[k] = Shared{Member: m.Name, Project: p}
+	}
+	var out []Shared
+	for _, k := range order {
+		if sh := last[k]; sh.Project.Mode != "" && v.Members[k.by] != nil {
+			out = append(out, sh)
+		}
+	}
+	return out
+}
+
+func newHost() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
