@@ -256,6 +256,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 			// reference, with a default for when it is unset.
 			continue
 		}
+		if inARN(text, s) {
+			// arn:aws:secretsmanager:…:secret:prod/db-AbCdEf: a
+			// resource's name, not a value given to one.
+			continue
+		}
 		if name != "pass" && strings.EqualFold(name, "pass") {
 			// PASS, Pass: a test's result, not a password.
 			continue
@@ -320,20 +325,41 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 			return Finding{}, false
 		}
 	}
-	// XML: <password>…</password>
+	// XML: <password>…</password>, the value maybe on a line of its
+	// own between the tags.
 	if before == '<' && i < len(text) && text[i] == '>' {
 		j := strings.Index(text[i+1:], "</")
 		if j < 0 || j > 512 {
 			return Finding{}, false
 		}
-		return checked(text, i+1, i+1+j, cls, "secret-assignment", false)
+		vs, ve := i+1, i+1+j
+		for vs < ve && isSpace(text[vs]) {
+			vs++
+		}
+		for ve > vs && isSpace(text[ve-1]) {
+			ve--
+		}
+		if strings.ContainsAny(text[vs:ve], "\n\r") {
+			return Finding{}, false
+		}
+		return checked(text, vs, ve, cls, "secret-assignment", false)
 	}
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
 		i++
 	}
+	if j := typedDecl(text, i); j > i {
+		// A typed declaration: apiKey string = …, token: string = …,
+		// client_secret: &str = …, API_TOKEN: str = ….
+		i = j
+	}
 	sep := ""
 	switch {
-	case strings.HasPrefix(text[i:], ":="), strings.HasPrefix(text[i:], "=>"), strings.HasPrefix(text[i:], "?="):
+	case strings.HasPrefix(text[i:], ":::="):
+		sep = ":::="
+	case strings.HasPrefix(text[i:], "::="):
+		sep = "::="
+	case strings.HasPrefix(text[i:], ":="), strings.HasPrefix(text[i:], "=>"), strings.HasPrefix(text[i:], "?="),
+		strings.HasPrefix(text[i:], ".="), strings.HasPrefix(text[i:], "+="):
 		sep = text[i : i+2]
 	case i < len(text) && text[i] == '=':
 		if i+1 < len(text) && text[i+1] == '=' {
@@ -525,6 +551,57 @@ func atLineStart(text string, i int) bool {
 	return true
 }
 
+// inARN reports whether the name at ns is a part of an Amazon Resource
+// Name (arn:partition:service:region:account:resource).
+func inARN(text string, ns int) bool {
+	if ns == 0 || text[ns-1] != ':' {
+		return false
+	}
+	j := ns - 1
+	for j > 0 && j > ns-256 && !isSpace(text[j-1]) && !strings.ContainsRune("\"'`=(,[{", rune(text[j-1])) {
+		j--
+	}
+	return strings.HasPrefix(text[j:ns], "arn:")
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// typedDecl returns where the = of a typed declaration is, when
+// text[i:] is a type between a name and its = (": string =",
+// " String =", ": &str =", " []byte ="), else i.
+func typedDecl(text string, i int) int {
+	j := i
+	if j < len(text) && text[j] == ':' {
+		j++
+	}
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	if j >= len(text) || j == i && (i == 0 || text[i-1] != ' ' && text[i-1] != '\t') {
+		return i
+	}
+	start := j
+	if c := text[j]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '&' || c == '*' || c == '[') {
+		return i
+	}
+	for j < len(text) && j-start < 40 {
+		c := text[j]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.&*[]<>?,'", c) >= 0 {
+			j++
+			continue
+		}
+		break
+	}
+	typ := text[start:j]
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	if typ == "" || j >= len(text) || text[j] != '=' || j+1 < len(text) && (text[j+1] == '=' || text[j+1] == '>') {
+		return i
+	}
+	return j
+}
+
 func upperSnake(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -600,7 +677,7 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if strings.Count(v, " ") >= 2 {
 		return false
 	}
-	if strings.ContainsAny(v, "()") && (cls != passwordName || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
+	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
 		return false
 	}
 	if strings.Contains(v, "://") && !strings.Contains(v, "@") {
@@ -609,8 +686,10 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if looksLikePath(v) || dottedIdentifier(v) || indexExpr(v) {
 		return false
 	}
-	if !quoted && cls != passwordName {
-		// An unquoted token is made of token characters.
+	if !quoted && !literal && cls != passwordName {
+		// An unquoted token is made of token characters; a
+		// setting's literal (JWT_SECRET=IzrT6M!JBu4yP&QebW) is taken
+		// as written.
 		for i := 0; i < len(v); i++ {
 			c := v[i]
 			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~+/=:-%!@*$^", c) >= 0) {
@@ -645,7 +724,10 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 			kinds++
 		}
 	}
-	identifier := digit == 0 && identLike(v)
+	// A name of code switches case at its words' starts only; a
+	// random token of letters (PSIYbVgfkbRtQmWzXaLc) switches all the
+	// time.
+	identifier := digit == 0 && identLike(v) && caseSwitches(v)*3 <= n
 	// A name of code (testP256PrivateKey, smallType/int32,
 	// jsFetchCredentials), where one can stand: unquoted in code, a path
 	// or a URN anywhere, a quoted word without digits inside. A
@@ -657,7 +739,12 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	switch cls {
 	case passwordName:
 		// People's passwords: anything but an identifier (a variable's
-		// or a setting's name) or a short lower-case word.
+		// or a setting's name) or a short lower-case word; a
+		// passphrase of four words or more is one
+		// (staple-horse-velvet-battery).
+		if (quoted || literal) && passphrase(v) {
+			return true
+		}
 		if identifier && (n < 12 || strings.ContainsAny(v, "_") || upper == 0) {
 			return false
 		}
@@ -685,6 +772,55 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		}
 		return random(v, 0.72)
 	}
+}
+
+// caseSwitches counts where v's letters change from lower to upper case
+// or back.
+func caseSwitches(v string) int {
+	n := 0
+	prev := 0 // 1 lower, 2 upper
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		cur := 0
+		switch {
+		case c >= 'a' && c <= 'z':
+			cur = 1
+		case c >= 'A' && c <= 'Z':
+			cur = 2
+		}
+		if cur != 0 {
+			if prev != 0 && cur != prev {
+				n++
+			}
+			prev = cur
+		}
+	}
+	return n
+}
+
+// passphrase reports whether v is four words or more of three to ten
+// lower-case letters joined by one separator (- . _ or a space).
+func passphrase(v string) bool {
+	var sep byte
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '-' || c == '.' || c == '_' || c == ' ' {
+			sep = c
+			break
+		}
+	}
+	if sep == 0 {
+		return false
+	}
+	words := strings.Split(v, string(sep))
+	if len(words) < 4 {
+		return false
+	}
+	for _, w := range words {
+		if len(w) < 3 || len(w) > 10 || strings.ToLower(w) != w || !identLike(w) || strings.ContainsAny(w, "-._") {
+			return false
+		}
+	}
+	return !placeholder(v)
 }
 
 // identLike reports whether v reads as an identifier or a word: letters,
