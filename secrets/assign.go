@@ -269,6 +269,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 		if cls == notSecret && flag {
 			cls = flagClass(name)
 		}
+		if cls == bareKey && spacedQualifier(text, s) {
+			// aylien key: …, Your API2CART key is …: a key named by
+			// the words before it, as a setting's or a sentence's.
+			cls = keyName
+		}
 		if cls == notSecret {
 			continue
 		}
@@ -373,8 +378,12 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		sep = ":"
 	case flag && i > ne && i < len(text) && text[i] != '-':
 		sep = " "
-	case upperSnake(name) && len(name) > 4 && !quotedName:
-		// Prose: I set DATADOG_API_KEY to 9005…, the DB_PASSWORD is ….
+	case i > ne && strings.HasPrefix(text[i:], "- ") && i+2 < len(text) && strings.ContainsRune("'\"`", rune(text[i+2])):
+		// zulip token - 'value': a name, a dash, a quoted value.
+		sep = "-"
+	case (upperSnake(name) && len(name) > 4 || cls >= keyName) && !quotedName:
+		// Prose: I set DATADOG_API_KEY to 9005…, the DB_PASSWORD is
+		// …, your API2CART key is ….
 		for _, w := range []string{" to ", " is ", " as "} {
 			if strings.HasPrefix(text[i-1:], w) {
 				return proseValue(text, i-1+len(w), cls)
@@ -549,6 +558,24 @@ func atLineStart(text string, i int) bool {
 		}
 	}
 	return true
+}
+
+// spacedQualifier reports whether the name at ns follows a word and a
+// space on its line (aylien key:, the Stripe key is): the words before
+// say whose key it is.
+func spacedQualifier(text string, ns int) bool {
+	if ns < 2 || text[ns-1] != ' ' {
+		return false
+	}
+	j := ns - 1
+	k := j
+	for k > 0 && (text[k-1] >= 'a' && text[k-1] <= 'z' || text[k-1] >= 'A' && text[k-1] <= 'Z' || text[k-1] >= '0' && text[k-1] <= '9') {
+		k--
+	}
+	if j-k < 2 || beforeNot[strings.ToLower(text[k:j])] {
+		return false
+	}
+	return k == 0 || text[k-1] == ' ' || text[k-1] == '\t' || text[k-1] == '\n'
 }
 
 // inARN reports whether the name at ns is a part of an Amazon Resource
