@@ -780,8 +780,15 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		}
 		return true
 	case secretName:
-		if identifier || kinds < 2 && n < 24 {
+		if identifier {
 			return false
+		}
+		if kinds < 2 && n < 24 {
+			// One kind of character: a token still when it is long
+			// and no word (sktkgevqgqsnlgat, 3940443370678905).
+			if n < 15 || lower+upper > 0 && vowelRatio(v) >= 0.2 || other > 0 {
+				return false
+			}
 		}
 		return random(v, 0.6)
 	case bareKey:

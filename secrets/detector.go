@@ -98,6 +98,15 @@ type Finding struct {
 	cut   bool
 }
 
+// hinted is what f found in text as a person reads it (escapes
+// decoded), for its hint; the bytes of text where it was cut short.
+func (f Finding) hinted(text string) string {
+	if f.value != "" {
+		return f.value
+	}
+	return text[f.Start:f.End]
+}
+
 // String shows where f is and what found it, never the value.
 func (f Finding) String() string {
 	return fmt.Sprintf("%s [%d:%d] %s", f.RuleID, f.Start, f.End, f.ID)
@@ -975,8 +984,11 @@ func Hint(secret string) string {
 		return string(r[:4]) + "…" + string(r[len(r)-4:])
 	case len(r) >= 12:
 		return string(r[:2]) + "…" + string(r[len(r)-2:])
+	case len(r) >= 8:
+		return string(r[:1]) + "…" + string(r[len(r)-1:])
 	}
-	return "…"
+	// Too short to show any of it: how long it is helps find it.
+	return fmt.Sprintf("…(%d)", len(r))
 }
 
 // Fingerprint names d's rules and allow-list: two Detectors with the
