@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"math"
 	"regexp"
 	"strings"
@@ -673,6 +674,10 @@ var wordValues = map[string]bool{
 	"self": true, "this": true, "value": true, "values": true, "bearer": true, "basic": true, "na": true,
 	"n/a": true, "tbd": true, "todo": true, "xxx": true, "dummy": true, "fake": true, "mock": true,
 	"pending": true, "generated": true, "random": true, "keep": true, "inherit": true, "prompt": true,
+	// The passwords of tests and tutorials.
+	"abc123": true, "123456": true, "1234": true, "12345": true, "pass123": true, "test123": true,
+	"admin123": true, "password1": true, "qwerty123": true, "secret1": true, "mypassword": true,
+	"none,": true, "null,": true, "nil,": true,
 }
 
 // secretValue reports whether v, given to a name of class cls, reads as
@@ -692,6 +697,11 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		return false
 	}
 	if reservedStart(v, quoted) {
+		return false
+	}
+	if d, ok := plain64(v); ok && weakPlain(d) {
+		// Base64 of a tutorial's word (ZGVtbw== is demo): a
+		// Secret's example, not a secret.
 		return false
 	}
 	for _, r := range v {
@@ -857,6 +867,33 @@ func passphrase(v string) bool {
 	return !placeholder(v)
 }
 
+// plain64 decodes v when it is base64 (padded as encoders pad it) of
+// printable text of three bytes or more: short values too, which
+// decode64 leaves alone.
+func plain64(v string) (string, bool) {
+	if len(v) < 4 || len(v)%4 != 0 {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || len(b) < 3 {
+		return "", false
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f {
+			return "", false
+		}
+	}
+	return string(b), true
+}
+
+// weakPlain reports whether d, decoded from base64, is a word of a
+// tutorial rather than a secret: a word of a format, a placeholder, or
+// a short lower-case word.
+func weakPlain(d string) bool {
+	l := strings.ToLower(d)
+	return wordValues[l] || placeholderWord(d) || placeholder(d) || len(d) <= 12 && identLike(d) && l == d
+}
+
 // identLike reports whether v reads as an identifier or a word: letters,
 // _ - and . only, in words (snake_case, kebab-case, camelCase, a word).
 func identLike(v string) bool {
@@ -950,11 +987,32 @@ func dottedIdentifier(v string) bool {
 		return false
 	}
 	for _, part := range strings.Split(v, ".") {
-		if part == "" || !wordIdent(part) {
+		if part == "" || !wordIdent(part) && !codeIdent(part) {
 			return false
 		}
 	}
 	return true
+}
+
+// codeIdent reports whether v is a name of code with a few digits in
+// its words (ec2_ssh_key, utf8_name, s3): it starts with a letter or _,
+// and has at most two digits or words joined by _.
+func codeIdent(v string) bool {
+	if v == "" || v[0] >= '0' && v[0] <= '9' {
+		return false
+	}
+	digits := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$':
+		default:
+			return false
+		}
+	}
+	return digits <= 2 || strings.Count(v, "_") >= 2 && digits*3 <= len(v)
 }
 
 // wordIdent reports whether v is an identifier of letters and _ (no
@@ -1072,7 +1130,11 @@ func reservedStart(v string, quoted bool) bool {
 	case '%':
 		return strings.HasSuffix(rest, "%") || strings.HasPrefix(rest, "(")
 	case '<':
-		return strings.Contains(rest, ">")
+		return angled(strings.ToLower(v))
+	case ':':
+		// :public_key.generate_key(…), :secret: an atom of Elixir or
+		// Ruby, unquoted in code.
+		return !quoted && rest != "" && (rest[0] >= 'a' && rest[0] <= 'z' || rest[0] == '_')
 	case '(':
 		return strings.HasSuffix(rest, ")")
 	case '[':

@@ -835,7 +835,7 @@ var placeholderWords = []string{
 	"example", "changeme", "change_me", "change-me", "changeit", "placeholder", "redacted", "your_", "your-",
 	"yourkey", "yourtoken", "yoursecret", "yourpassword", "yourapikey", "your.", "replace_me", "replace-me",
 	"replaceme", "replace_with", "replace-with", "insert_", "insert-", "enter_", "enter-", "dummy", "xxxx",
-	"***", "...", "…", "${", "{{", "}}", "%(", "process.env", "os.environ", "getenv", "env[",
+	"***", "...", "…", "${", "{{", "}}", "%(", "#{", "\\(", "\\#(", "{%", "process.env", "os.environ", "getenv", "env[",
 	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "secret123",
 	"password123", "hunter2", "s3cr3t", "p@ssw0rd", "passw0rd", "letmein", "qwerty", "12345678",
 	"anoncvs", "anonymous",
