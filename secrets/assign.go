@@ -621,10 +621,13 @@ func typedDecl(text string, i int) int {
 		break
 	}
 	typ := text[start:j]
+	sp := j
 	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
 		j++
 	}
-	if typ == "" || j >= len(text) || text[j] != '=' || j+1 < len(text) && (text[j+1] == '=' || text[j+1] == '>') {
+	// The type stands apart from its = (": string = …"), which a
+	// value's own = never does (base64's padding: MFNO…UiE=).
+	if typ == "" || j == sp || j >= len(text) || text[j] != '=' || j+1 < len(text) && (text[j+1] == '=' || text[j+1] == '>') {
 		return i
 	}
 	return j
@@ -994,25 +997,31 @@ func dottedIdentifier(v string) bool {
 	return true
 }
 
-// codeIdent reports whether v is a name of code with a few digits in
-// its words (ec2_ssh_key, utf8_name, s3): it starts with a letter or _,
-// and has at most two digits or words joined by _.
+// codeIdent reports whether v is a name of code with digits in its
+// words (ec2_ssh_key, utf8_name, s3): lower-case words joined by _,
+// each starting with a letter, whose digits end it. A random token's
+// pieces have digits inside (hq0esa, g1euhtctoefh1kcu) or mixed case.
 func codeIdent(v string) bool {
-	if v == "" || v[0] >= '0' && v[0] <= '9' {
-		return false
-	}
-	digits := 0
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$':
-		default:
+	for _, w := range strings.Split(v, "_") {
+		if w == "" {
+			continue
+		}
+		if w[0] < 'a' || w[0] > 'z' {
 			return false
 		}
+		digits := false
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			switch {
+			case c >= '0' && c <= '9':
+				digits = true
+			case c >= 'a' && c <= 'z' && !digits:
+			default:
+				return false
+			}
+		}
 	}
-	return digits <= 2 || strings.Count(v, "_") >= 2 && digits*3 <= len(v)
+	return true
 }
 
 // wordIdent reports whether v is an identifier of letters and _ (no

@@ -200,7 +200,19 @@ func unentity(s string) (string, []int32, bool) { return decode(s, '&', entity) 
 // none.
 func decode(s string, mark byte, dec func(string) (int, string)) (string, []int32, bool) {
 	i := strings.IndexByte(s, mark)
-	if i < 0 || i == len(s)-1 {
+	// The first escape, before anything is allocated: most texts that
+	// hold the mark (a shell's &&, a Windows path's \) hold none.
+	for i >= 0 && i < len(s)-1 {
+		if n, _ := dec(s[i:]); n > 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], mark)
+		if j < 0 {
+			return s, nil, false
+		}
+		i += 1 + j
+	}
+	if i < 0 || i >= len(s)-1 {
 		return s, nil, false
 	}
 	b := make([]byte, 0, len(s))
