@@ -458,7 +458,7 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		for e < len(text) && !strings.ContainsRune(" \t\r\n&#;\"'<>`)]},", rune(text[e])) {
 			e++
 		}
-	case lineStart && !quotedName && sep == "=" && !strings.Contains(name, "."):
+	case (lineStart || upperSnake(name) && before != '$' && before != '{') && !quotedName && sep == "=" && !strings.Contains(name, "."):
 		// A shell's or a .env's NAME=value (maybe before a command:
 		// API_KEY=… go run .): to the first space.
 		for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ' ' && text[e] != '\t' {
