@@ -462,6 +462,9 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 			if text, isErr := callTool(t, m.cs, "blame", map[string]any{"path": file, "lines": "2"}); isErr || !strings.Contains(text, "The conversation that wrote line 2") {
 				t.Fatalf("blame of line 2 gives no conversation (tool error %v): %s", isErr, text)
 			}
+			// Lines within the body of the key the edit wrote: the
+			// key is found in the whole file, not in the lines asked.
+			mustTool(t, m.cs, "blame", map[string]any{"path": file, "lines": "9-11"})
 			return m.finish(t)
 		}},
 		// Agent Trace records are meant to be committed: they name
@@ -604,7 +607,8 @@ func blameRepo(t *testing.T, w *world) string {
 	t.Helper()
 	dir := gittest.Init(t)
 	file := filepath.Join(dir, "deploy.env")
-	content := "APP_ENV=staging\nDATABASE_URL=mysql://app:" + w.p.DBPass + "@db:3306/shop\nMYSQL_PASSWORD=" + w.p.MySQLPass + "\nGITHUB_TOKEN=" + w.p.MemToken + "\n"
+	content := "APP_ENV=staging\nDATABASE_URL=mysql://app:" + w.p.DBPass + "@db:3306/shop\nMYSQL_PASSWORD=" + w.p.MySQLPass + "\nGITHUB_TOKEN=" + w.p.MemToken + "\n" +
+		"DB_PASSWORD=" + w.p.AnglePass + "\n# the deploy key, kept here until the vault takes it\n" + w.p.EditKey + "\n"
 	in, err := json.Marshal(map[string]string{"file_path": file, "content": content})
 	if err != nil {
 		t.Fatal(err)
@@ -655,6 +659,8 @@ type planted struct {
 	PEMTool          string // a PEM private key in a tool's output
 	PEMPrompt        string // and one in a prompt
 	MemToken         string // in MEMORY.md
+	AnglePass        string // a password holding <…>, in a prompt
+	EditKey          string // a PEM private key an agent's edit wrote into a file (blameRepo)
 
 	prompt1, prompt2, prompt3 string
 	pad                       string // what the tool output holds before PEMTool
@@ -687,10 +693,12 @@ func newPlanted(t *testing.T) *planted {
 		PEMTool:   pem("RSA PRIVATE KEY"),
 		PEMPrompt: pem("PRIVATE KEY"),
 		MemToken:  "ghp_" + g.S(alnum, 36),
+		AnglePass: g.S(alnum, 3) + "<" + g.S("abcdefghijklmnopqrstuvwxyz", 1) + ">" + g.S(alnum, 10),
+		EditKey:   pem("EC PRIVATE KEY"),
 	}
 	p.prompt1 = "deploy with " + p.TitleKey + " then run the smoke test against staging"
 	p.prompt2 = "the smoke test still fails: curl -H 'Authorization: Bearer " + p.Bearer1 + "' -H 'X-Api-Key: " + p.APIKey1 +
-		"' https://staging.example.com/health answers 401. Check the mysql shop database too"
+		"' https://staging.example.com/health answers 401. Check the mysql shop database too, its DB_PASSWORD=" + p.AnglePass + " is in the vault"
 	p.prompt3 = "use this deploy key instead:\n" + p.PEMPrompt + "\nthen deploy to staging again"
 	var pad strings.Builder
 	for i := 1; pad.Len() < 1900; i++ {
@@ -731,10 +739,11 @@ func (p *planted) needles() []needle {
 		{"the bearer token in a tool output", p.Bearer2}, {"the X-Api-Key in a tool output", p.APIKey2},
 		{"the DATABASE_URL's password", p.DBPass}, {"the mysql -p password in a tool input", p.MySQLPass},
 		{"the GitHub token in MEMORY.md", p.MemToken},
+		{"the password with <…> in a prompt", p.AnglePass},
 	} {
 		add(s.name, s.v)
 	}
-	for _, s := range []struct{ name, v string }{{"the PEM key in a tool output", p.PEMTool}, {"the PEM key in a prompt", p.PEMPrompt}} {
+	for _, s := range []struct{ name, v string }{{"the PEM key in a tool output", p.PEMTool}, {"the PEM key in a prompt", p.PEMPrompt}, {"the PEM key an edit wrote", p.EditKey}} {
 		for i, line := range strings.Split(s.v, "\n") {
 			if strings.HasPrefix(line, "-----") {
 				continue

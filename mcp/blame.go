@@ -75,15 +75,22 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	total := len(res.Lines)
+	// The whole file is redacted as the text it is, before its lines
+	// are kept or cut, so that a secret over several lines (a private
+	// key's body) is found whole whatever lines are asked for.
+	texts := make([]string, len(res.Lines))
+	for i, l := range res.Lines {
+		texts[i] = l.Text
+	}
+	for i, t := range c.lines(texts) {
+		res.Lines[i].Text = t
+	}
 	if err := res.Keep(lines); err != nil {
 		return nil, err
 	}
 	cut := len(res.Lines) > maxBlameLines
 	if cut {
 		res.Lines = res.Lines[:maxBlameLines]
-	}
-	for i := range res.Lines {
-		res.Lines[i].Text = c.text(res.Lines[i].Text)
 	}
 	out := &blameResult{Result: res}
 	var b2 strings.Builder

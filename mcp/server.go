@@ -165,6 +165,15 @@ func (c *call) text(s string) string {
 	return c.gate.Text(s)
 }
 
+// lines redacts the lines of one text as the text they make (see
+// secrets.Gate.Lines).
+func (c *call) lines(ls []string) []string {
+	if c.gate == nil {
+		return ls
+	}
+	return c.gate.Lines(ls)
+}
+
 // redacted is how many secrets the call's gate has replaced so far.
 func (c *call) redacted() int {
 	if c.gate == nil {

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"math"
 	"regexp"
 	"strings"
@@ -256,6 +257,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 			// reference, with a default for when it is unset.
 			continue
 		}
+		if inARN(text, s) {
+			// arn:aws:secretsmanager:…:secret:prod/db-AbCdEf: a
+			// resource's name, not a value given to one.
+			continue
+		}
 		if name != "pass" && strings.EqualFold(name, "pass") {
 			// PASS, Pass: a test's result, not a password.
 			continue
@@ -263,6 +269,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 		cls := nameClass(name)
 		if cls == notSecret && flag {
 			cls = flagClass(name)
+		}
+		if cls == bareKey && spacedQualifier(text, s) {
+			// aylien key: …, Your API2CART key is …: a key named by
+			// the words before it, as a setting's or a sentence's.
+			cls = keyName
 		}
 		if cls == notSecret {
 			continue
@@ -320,20 +331,41 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 			return Finding{}, false
 		}
 	}
-	// XML: <password>…</password>
+	// XML: <password>…</password>, the value maybe on a line of its
+	// own between the tags.
 	if before == '<' && i < len(text) && text[i] == '>' {
 		j := strings.Index(text[i+1:], "</")
 		if j < 0 || j > 512 {
 			return Finding{}, false
 		}
-		return checked(text, i+1, i+1+j, cls, "secret-assignment", false)
+		vs, ve := i+1, i+1+j
+		for vs < ve && isSpace(text[vs]) {
+			vs++
+		}
+		for ve > vs && isSpace(text[ve-1]) {
+			ve--
+		}
+		if strings.ContainsAny(text[vs:ve], "\n\r") {
+			return Finding{}, false
+		}
+		return checked(text, vs, ve, cls, "secret-assignment", false)
 	}
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
 		i++
 	}
+	if j := typedDecl(text, i); j > i {
+		// A typed declaration: apiKey string = …, token: string = …,
+		// client_secret: &str = …, API_TOKEN: str = ….
+		i = j
+	}
 	sep := ""
 	switch {
-	case strings.HasPrefix(text[i:], ":="), strings.HasPrefix(text[i:], "=>"), strings.HasPrefix(text[i:], "?="):
+	case strings.HasPrefix(text[i:], ":::="):
+		sep = ":::="
+	case strings.HasPrefix(text[i:], "::="):
+		sep = "::="
+	case strings.HasPrefix(text[i:], ":="), strings.HasPrefix(text[i:], "=>"), strings.HasPrefix(text[i:], "?="),
+		strings.HasPrefix(text[i:], ".="), strings.HasPrefix(text[i:], "+="):
 		sep = text[i : i+2]
 	case i < len(text) && text[i] == '=':
 		if i+1 < len(text) && text[i+1] == '=' {
@@ -347,8 +379,12 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		sep = ":"
 	case flag && i > ne && i < len(text) && text[i] != '-':
 		sep = " "
-	case upperSnake(name) && len(name) > 4 && !quotedName:
-		// Prose: I set DATADOG_API_KEY to 9005…, the DB_PASSWORD is ….
+	case i > ne && strings.HasPrefix(text[i:], "- ") && i+2 < len(text) && strings.ContainsRune("'\"`", rune(text[i+2])):
+		// zulip token - 'value': a name, a dash, a quoted value.
+		sep = "-"
+	case (upperSnake(name) && len(name) > 4 || cls >= keyName) && !quotedName:
+		// Prose: I set DATADOG_API_KEY to 9005…, the DB_PASSWORD is
+		// …, your API2CART key is ….
 		for _, w := range []string{" to ", " is ", " as "} {
 			if strings.HasPrefix(text[i-1:], w) {
 				return proseValue(text, i-1+len(w), cls)
@@ -422,7 +458,7 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		for e < len(text) && !strings.ContainsRune(" \t\r\n&#;\"'<>`)]},", rune(text[e])) {
 			e++
 		}
-	case lineStart && !quotedName && sep == "=" && !strings.Contains(name, "."):
+	case (lineStart || upperSnake(name) && before != '$' && before != '{') && !quotedName && sep == "=" && !strings.Contains(name, "."):
 		// A shell's or a .env's NAME=value (maybe before a command:
 		// API_KEY=… go run .): to the first space.
 		for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ' ' && text[e] != '\t' {
@@ -525,6 +561,78 @@ func atLineStart(text string, i int) bool {
 	return true
 }
 
+// spacedQualifier reports whether the name at ns follows a word and a
+// space on its line (aylien key:, the Stripe key is): the words before
+// say whose key it is.
+func spacedQualifier(text string, ns int) bool {
+	if ns < 2 || text[ns-1] != ' ' {
+		return false
+	}
+	j := ns - 1
+	k := j
+	for k > 0 && (text[k-1] >= 'a' && text[k-1] <= 'z' || text[k-1] >= 'A' && text[k-1] <= 'Z' || text[k-1] >= '0' && text[k-1] <= '9') {
+		k--
+	}
+	if j-k < 2 || beforeNot[strings.ToLower(text[k:j])] {
+		return false
+	}
+	return k == 0 || text[k-1] == ' ' || text[k-1] == '\t' || text[k-1] == '\n'
+}
+
+// inARN reports whether the name at ns is a part of an Amazon Resource
+// Name (arn:partition:service:region:account:resource).
+func inARN(text string, ns int) bool {
+	if ns == 0 || text[ns-1] != ':' {
+		return false
+	}
+	j := ns - 1
+	for j > 0 && j > ns-256 && !isSpace(text[j-1]) && !strings.ContainsRune("\"'`=(,[{", rune(text[j-1])) {
+		j--
+	}
+	return strings.HasPrefix(text[j:ns], "arn:")
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// typedDecl returns where the = of a typed declaration is, when
+// text[i:] is a type between a name and its = (": string =",
+// " String =", ": &str =", " []byte ="), else i.
+func typedDecl(text string, i int) int {
+	j := i
+	if j < len(text) && text[j] == ':' {
+		j++
+	}
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	if j >= len(text) || j == i && (i == 0 || text[i-1] != ' ' && text[i-1] != '\t') {
+		return i
+	}
+	start := j
+	if c := text[j]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '&' || c == '*' || c == '[') {
+		return i
+	}
+	for j < len(text) && j-start < 40 {
+		c := text[j]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.&*[]<>?,'", c) >= 0 {
+			j++
+			continue
+		}
+		break
+	}
+	typ := text[start:j]
+	sp := j
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	// The type stands apart from its = (": string = …"), which a
+	// value's own = never does (base64's padding: MFNO…UiE=).
+	if typ == "" || j == sp || j >= len(text) || text[j] != '=' || j+1 < len(text) && (text[j+1] == '=' || text[j+1] == '>') {
+		return i
+	}
+	return j
+}
+
 func upperSnake(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -569,6 +677,10 @@ var wordValues = map[string]bool{
 	"self": true, "this": true, "value": true, "values": true, "bearer": true, "basic": true, "na": true,
 	"n/a": true, "tbd": true, "todo": true, "xxx": true, "dummy": true, "fake": true, "mock": true,
 	"pending": true, "generated": true, "random": true, "keep": true, "inherit": true, "prompt": true,
+	// The passwords of tests and tutorials.
+	"abc123": true, "123456": true, "1234": true, "12345": true, "pass123": true, "test123": true,
+	"admin123": true, "password1": true, "qwerty123": true, "secret1": true, "mypassword": true,
+	"none,": true, "null,": true, "nil,": true,
 }
 
 // secretValue reports whether v, given to a name of class cls, reads as
@@ -590,6 +702,11 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if reservedStart(v, quoted) {
 		return false
 	}
+	if d, ok := plain64(v); ok && weakPlain(d) {
+		// Base64 of a tutorial's word (ZGVtbw== is demo): a
+		// Secret's example, not a secret.
+		return false
+	}
 	for _, r := range v {
 		if r >= 0x80 && unicode.IsLetter(r) {
 			// A word of a language (a translation: "Пароль",
@@ -600,7 +717,7 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if strings.Count(v, " ") >= 2 {
 		return false
 	}
-	if strings.ContainsAny(v, "()") && (cls != passwordName || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
+	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
 		return false
 	}
 	if strings.Contains(v, "://") && !strings.Contains(v, "@") {
@@ -609,8 +726,10 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if looksLikePath(v) || dottedIdentifier(v) || indexExpr(v) {
 		return false
 	}
-	if !quoted && cls != passwordName {
-		// An unquoted token is made of token characters.
+	if !quoted && !literal && cls != passwordName {
+		// An unquoted token is made of token characters; a
+		// setting's literal (JWT_SECRET=IzrT6M!JBu4yP&QebW) is taken
+		// as written.
 		for i := 0; i < len(v); i++ {
 			c := v[i]
 			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~+/=:-%!@*$^", c) >= 0) {
@@ -645,7 +764,10 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 			kinds++
 		}
 	}
-	identifier := digit == 0 && identLike(v)
+	// A name of code switches case at its words' starts only; a
+	// random token of letters (PSIYbVgfkbRtQmWzXaLc) switches all the
+	// time.
+	identifier := digit == 0 && identLike(v) && caseSwitches(v)*3 <= n
 	// A name of code (testP256PrivateKey, smallType/int32,
 	// jsFetchCredentials), where one can stand: unquoted in code, a path
 	// or a URN anywhere, a quoted word without digits inside. A
@@ -657,7 +779,12 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	switch cls {
 	case passwordName:
 		// People's passwords: anything but an identifier (a variable's
-		// or a setting's name) or a short lower-case word.
+		// or a setting's name) or a short lower-case word; a
+		// passphrase of four words or more is one
+		// (staple-horse-velvet-battery).
+		if (quoted || literal) && passphrase(v) {
+			return true
+		}
 		if identifier && (n < 12 || strings.ContainsAny(v, "_") || upper == 0) {
 			return false
 		}
@@ -666,8 +793,15 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		}
 		return true
 	case secretName:
-		if identifier || kinds < 2 && n < 24 {
+		if identifier {
 			return false
+		}
+		if kinds < 2 && n < 24 {
+			// One kind of character: a token still when it is long
+			// and no word (sktkgevqgqsnlgat, 3940443370678905).
+			if n < 15 || lower+upper > 0 && vowelRatio(v) >= 0.2 || other > 0 {
+				return false
+			}
 		}
 		return random(v, 0.6)
 	case bareKey:
@@ -685,6 +819,82 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		}
 		return random(v, 0.72)
 	}
+}
+
+// caseSwitches counts where v's letters change from lower to upper case
+// or back.
+func caseSwitches(v string) int {
+	n := 0
+	prev := 0 // 1 lower, 2 upper
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		cur := 0
+		switch {
+		case c >= 'a' && c <= 'z':
+			cur = 1
+		case c >= 'A' && c <= 'Z':
+			cur = 2
+		}
+		if cur != 0 {
+			if prev != 0 && cur != prev {
+				n++
+			}
+			prev = cur
+		}
+	}
+	return n
+}
+
+// passphrase reports whether v is four words or more of three to ten
+// lower-case letters joined by one separator (- . _ or a space).
+func passphrase(v string) bool {
+	var sep byte
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '-' || c == '.' || c == '_' || c == ' ' {
+			sep = c
+			break
+		}
+	}
+	if sep == 0 {
+		return false
+	}
+	words := strings.Split(v, string(sep))
+	if len(words) < 4 {
+		return false
+	}
+	for _, w := range words {
+		if len(w) < 3 || len(w) > 10 || strings.ToLower(w) != w || !identLike(w) || strings.ContainsAny(w, "-._") {
+			return false
+		}
+	}
+	return !placeholder(v)
+}
+
+// plain64 decodes v when it is base64 (padded as encoders pad it) of
+// printable text of three bytes or more: short values too, which
+// decode64 leaves alone.
+func plain64(v string) (string, bool) {
+	if len(v) < 4 || len(v)%4 != 0 {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || len(b) < 3 {
+		return "", false
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f {
+			return "", false
+		}
+	}
+	return string(b), true
+}
+
+// weakPlain reports whether d, decoded from base64, is a word of a
+// tutorial rather than a secret: a word of a format, a placeholder, or
+// a short lower-case word.
+func weakPlain(d string) bool {
+	l := strings.ToLower(d)
+	return wordValues[l] || placeholderWord(d) || placeholder(d) || len(d) <= 12 && identLike(d) && l == d
 }
 
 // identLike reports whether v reads as an identifier or a word: letters,
@@ -780,8 +990,35 @@ func dottedIdentifier(v string) bool {
 		return false
 	}
 	for _, part := range strings.Split(v, ".") {
-		if part == "" || !wordIdent(part) {
+		if part == "" || !wordIdent(part) && !codeIdent(part) {
 			return false
+		}
+	}
+	return true
+}
+
+// codeIdent reports whether v is a name of code with digits in its
+// words (ec2_ssh_key, utf8_name, s3): lower-case words joined by _,
+// each starting with a letter, whose digits end it. A random token's
+// pieces have digits inside (hq0esa, g1euhtctoefh1kcu) or mixed case.
+func codeIdent(v string) bool {
+	for _, w := range strings.Split(v, "_") {
+		if w == "" {
+			continue
+		}
+		if w[0] < 'a' || w[0] > 'z' {
+			return false
+		}
+		digits := false
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			switch {
+			case c >= '0' && c <= '9':
+				digits = true
+			case c >= 'a' && c <= 'z' && !digits:
+			default:
+				return false
+			}
 		}
 	}
 	return true
@@ -902,7 +1139,11 @@ func reservedStart(v string, quoted bool) bool {
 	case '%':
 		return strings.HasSuffix(rest, "%") || strings.HasPrefix(rest, "(")
 	case '<':
-		return strings.Contains(rest, ">")
+		return angled(strings.ToLower(v))
+	case ':':
+		// :public_key.generate_key(…), :secret: an atom of Elixir or
+		// Ruby, unquoted in code.
+		return !quoted && rest != "" && (rest[0] >= 'a' && rest[0] <= 'z' || rest[0] == '_')
 	case '(':
 		return strings.HasSuffix(rest, ")")
 	case '[':

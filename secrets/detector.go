@@ -98,6 +98,15 @@ type Finding struct {
 	cut   bool
 }
 
+// hinted is what f found in text as a person reads it (escapes
+// decoded), for its hint; the bytes of text where it was cut short.
+func (f Finding) hinted(text string) string {
+	if f.value != "" {
+		return f.value
+	}
+	return text[f.Start:f.End]
+}
+
 // String shows where f is and what found it, never the value.
 func (f Finding) String() string {
 	return fmt.Sprintf("%s [%d:%d] %s", f.RuleID, f.Start, f.End, f.ID)
@@ -744,7 +753,7 @@ func accepted(v string) bool {
 }
 
 func (r *rule) accept(v string) bool {
-	if !accepted(v) {
+	if !accepted(fillerPart(r.ID, v)) {
 		return false
 	}
 	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)] || placeholderWord(v)) {
@@ -766,6 +775,21 @@ func (r *rule) accept(v string) bool {
 		return false
 	}
 	return r.MinEntropy == 0 || Entropy(v) >= r.MinEntropy
+}
+
+// fillerPart is the part of a value of rule id that is to be random:
+// an X bearer token starts with its A's, and a Slack token's numbers
+// are a team's and a user's ids, its last part its secret.
+func fillerPart(id, v string) string {
+	switch id {
+	case "twitter-bearer-token":
+		return strings.TrimLeft(v, "A")
+	case "slack-token":
+		if i := strings.LastIndexByte(v, '-'); i >= 0 && len(v)-i > 8 {
+			return v[i+1:]
+		}
+	}
+	return v
 }
 
 // weak are the rules that find passwords by where they stand (a URL, a
@@ -811,7 +835,7 @@ var placeholderWords = []string{
 	"example", "changeme", "change_me", "change-me", "changeit", "placeholder", "redacted", "your_", "your-",
 	"yourkey", "yourtoken", "yoursecret", "yourpassword", "yourapikey", "your.", "replace_me", "replace-me",
 	"replaceme", "replace_with", "replace-with", "insert_", "insert-", "enter_", "enter-", "dummy", "xxxx",
-	"***", "...", "…", "${", "{{", "}}", "%(", "process.env", "os.environ", "getenv", "env[",
+	"***", "...", "…", "${", "{{", "}}", "%(", "#{", "\\(", "\\#(", "{%", "process.env", "os.environ", "getenv", "env[",
 	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "secret123",
 	"password123", "hunter2", "s3cr3t", "p@ssw0rd", "passw0rd", "letmein", "qwerty", "12345678",
 	"anoncvs", "anonymous",
@@ -828,12 +852,36 @@ func placeholder(v string) bool {
 	if len(l) > 2 && (l[0] == '[' && l[len(l)-1] == ']' || l[0] == '{' && l[len(l)-1] == '}' || l[0] == '<' && l[len(l)-1] == '>') {
 		return true
 	}
-	// <your-key>, <token>: a name in angle brackets.
-	if i := strings.IndexByte(l, '<'); i >= 0 && strings.IndexByte(l[i:], '>') > 1 && identLikeAny(strings.NewReplacer("-", "_", " ", "_", ".", "_").Replace(l[i+1:i+strings.IndexByte(l[i:], '>')])) {
+	// <your-key>, sk-<token>, <user>:<pass>: names in angle brackets
+	// make the value, with little else. A value that holds <…> among
+	// more of its own (Xq7<a>Lm2Rz9Tk4) is a password like any other.
+	if angled(l) {
 		return true
 	}
 	// A run of one character (aaaaaaaa, 00000000).
 	return strings.Count(l, l[:1]) == len(l)
+}
+
+// angled reports whether l is made of names in angle brackets (<token>,
+// <your-api-key>) and at most five letters and digits besides (sk-,
+// ghp_, a separator).
+func angled(l string) bool {
+	rest := 0
+	names := 0
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if c == '<' {
+			if j := strings.IndexByte(l[i:], '>'); j > 1 && identLikeAny(strings.NewReplacer("-", "_", " ", "_", ".", "_").Replace(l[i+1:i+j])) {
+				names++
+				i += j
+				continue
+			}
+		}
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			rest++
+		}
+	}
+	return names > 0 && rest <= 5
 }
 
 // Entropy is the Shannon entropy of s in bits per byte.
@@ -936,8 +984,11 @@ func Hint(secret string) string {
 		return string(r[:4]) + "…" + string(r[len(r)-4:])
 	case len(r) >= 12:
 		return string(r[:2]) + "…" + string(r[len(r)-2:])
+	case len(r) >= 8:
+		return string(r[:1]) + "…" + string(r[len(r)-1:])
 	}
-	return "…"
+	// Too short to show any of it: how long it is helps find it.
+	return fmt.Sprintf("…(%d)", len(r))
 }
 
 // Fingerprint names d's rules and allow-list: two Detectors with the

@@ -87,11 +87,24 @@ func TestConfigRulesAndAllowList(t *testing.T) {
 	}
 }
 
+// A scan's hint of a secret in a tool's output is of the value as read,
+// not of its JSON escapes (p4\u0026q).
+func TestScanHintDecoded(t *testing.T) {
+	d := secrets.Default()
+	out, _ := json.Marshal("DB_PASSWORD=p4&qXz9<Lm2>Rt7\n")
+	m := &loom.Message{ID: "m", Parts: []loom.Part{{ID: "p", Type: loom.PartTool, Name: "bash", CallID: "c", Status: loom.ToolCompleted, Output: out}}}
+	places := d.ScanMessage(m)
+	if len(places) != 1 || places[0].Hint != "p4…t7" {
+		t.Fatalf("places %+v, want one with the hint p4…t7", places)
+	}
+}
+
 func TestHintNeverShowsMoreThanEightCharacters(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_…6789"},
 		{"abcdefghijklm", "ab…lm"},
-		{"hunter2", "…"},
+		{"K9x!mQ2z", "K…z"},
+		{"hunter2", "…(7)"},
 	} {
 		if got := secrets.Hint(c.in); got != c.want {
 			t.Errorf("Hint(%q) = %q, want %q", c.in, got, c.want)

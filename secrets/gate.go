@@ -163,6 +163,50 @@ func (g *Gate) Text(s string) string {
 	return s
 }
 
+// Lines redacts the lines of one text as the text they make, before
+// anything is cut into lines: a secret that spans lines (a private
+// key's body) is found whole, its marker is put on the line where it
+// starts, and the other lines it covers keep only what is not of it.
+// The result has as many lines as lines, so a line keeps its number.
+func (g *Gate) Lines(lines []string) []string {
+	if len(lines) == 0 {
+		return lines
+	}
+	text := strings.Join(lines, "\n")
+	r := g.read()
+	f := g.d.Find(text)
+	g.echoes.add(text, f)
+	if len(f) > 0 {
+		text = markedLines(text, f)
+		r.n += int64(len(f))
+	}
+	r.then = append(r.then, func(echoes []*echoBlock) int {
+		e := findEchoes(echoes, text)
+		if len(e) > 0 {
+			text = markedLines(text, e)
+		}
+		return len(e)
+	})
+	r.done()
+	return strings.Split(text, "\n")
+}
+
+// markedLines is marked keeping the line breaks a finding covers, each
+// after its marker, so that the text keeps its lines.
+func markedLines(text string, f []Finding) string {
+	var b strings.Builder
+	b.Grow(len(text) + 24*len(f))
+	at := 0
+	for _, x := range f {
+		b.WriteString(text[at:x.Start])
+		b.WriteString(Marker(x.RuleID))
+		b.WriteString(strings.Repeat("\n", strings.Count(text[x.Start:x.End], "\n")))
+		at = x.End
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
 func (g *Gate) session(s *loom.Session) *loom.Session {
 	r := g.read()
 	r.session(&s)

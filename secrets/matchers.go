@@ -131,7 +131,7 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 					switch {
 					case v == "|" || v == ">" || v == "|-" || v == ">-" || v == "|+" || v == ">+":
 						block = ind
-					case len(v) >= 4 && !strings.Contains(v, "{{") && !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "=") && !placeholder(strings.Trim(v, `"'`)) && !placeholderWord(v) && !strings.HasPrefix(strings.Trim(v, `"'`), "value"):
+					case len(v) >= 4 && !strings.Contains(v, "{{") && !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "=") && !placeholder(strings.Trim(v, `"'`)) && !placeholderWord(v) && !strings.HasPrefix(strings.Trim(v, `"'`), "value") && !plainSecretData(trimmed[:k], strings.Trim(v, `"'`)):
 						q := strings.Trim(v, `"'`)
 						s := pos + ind + k + 1 + strings.Index(trimmed[k+1:], q)
 						out = append(out, Finding{RuleID: "kubernetes-secret", Start: off + s, End: off + s + len(q)})
@@ -145,6 +145,30 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 		pos += end + 1
 	}
 	return out
+}
+
+// plainSecretData reports whether a Secret's value under key is no
+// secret for all that: what names a thing (a username, an account's
+// name, an address, a host), or a word of a tutorial once decoded
+// (admin, demo, mypassword).
+func plainSecretData(key, v string) bool {
+	words := nameWords(key)
+	if n := len(words); n > 1 && (words[n-1] == "in" || words[n-1] == "out") {
+		// username_in, password_out: iSCSI's CHAP of each direction.
+		words = words[:n-1]
+	}
+	if len(words) > 0 {
+		switch words[len(words)-1] {
+		case "user", "username", "login", "name", "accountname", "address", "url", "uri", "host", "hostname",
+			"endpoint", "port", "region", "email", "domain", "namespace", "bucket", "database", "db":
+			return true
+		}
+	}
+	d, ok := plain64(v)
+	if !ok {
+		d = v
+	}
+	return len(d) < 4 || weakPlain(d)
 }
 
 // flowValues returns the values of a one-line mapping {k: v, k2: v2}
@@ -171,7 +195,7 @@ func jsonObjectValues(doc string, from, off int, out []Finding, id string) []Fin
 	}
 	body := doc[i : i+end]
 	for _, m := range pairRe.FindAllStringSubmatchIndex(body, -1) {
-		if m[3]-m[2] >= 4 {
+		if m[3]-m[2] >= 4 && !plainSecretData(strings.Trim(body[m[0]:m[2]], "\"' :\t"), body[m[2]:m[3]]) {
 			out = append(out, Finding{RuleID: id, Start: off + i + m[2], End: off + i + m[3]})
 		}
 	}

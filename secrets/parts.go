@@ -89,7 +89,7 @@ func (d *Detector) ScanMessage(m *loom.Message) []Place {
 		for _, f := range fields(p) {
 			v := f.value()
 			for _, x := range d.Find(v) {
-				out = append(out, Place{MessageID: m.ID, Seq: m.Seq, Part: i, Field: f.name, RuleID: x.RuleID, Hint: Hint(v[x.Start:x.End]), ID: x.ID})
+				out = append(out, Place{MessageID: m.ID, Seq: m.Seq, Part: i, Field: f.name, RuleID: x.RuleID, Hint: Hint(x.hinted(v)), ID: x.ID})
 			}
 		}
 	}

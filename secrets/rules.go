@@ -95,7 +95,10 @@ var builtin = []Rule{
 	{ID: "snyk-token", Description: "Snyk tokens",
 		Regex: `\b(snyk_(?:uat|sat)\.[A-Za-z0-9_.-]{30,})`, Keywords: []string{"snyk_uat.", "snyk_sat."}},
 	{ID: "sourcegraph-token", Description: "Sourcegraph access token",
-		Regex: `\b(sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40})\b`, Keywords: []string{"sgp_"}},
+		Regex: `\b(sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40})\b`, Keywords: []string{"sgp_"}},
+
+	{ID: "adobe-client-secret", Description: "Adobe API client secret",
+		Regex: `\b(p8e-[A-Za-z0-9]{32})(?:[^A-Za-z0-9]|$)`, Keywords: []string{"p8e-"}},
 
 	// Models and AI services.
 	{ID: "anthropic-api-key", Description: "Anthropic API and admin keys",
@@ -129,7 +132,7 @@ var builtin = []Rule{
 
 	// Messaging, mail, payments and other services.
 	{ID: "slack-token", Description: "Slack bot, user, app and configuration tokens",
-		Regex: `\b(xox[abposre]-(?:\d-)?(?:\d{6,}-){1,3}[0-9A-Za-z-]{8,}|xox[ar]-(?:\d-)?[0-9A-Za-z]{24,48}|xoxe\.xox[bp]-\d-[A-Za-z0-9]{20,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)`, Keywords: []string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe", "xapp-"}},
+		Regex: `\b(xox[abposre]-(?:\d-)?(?:\d{6,}-){1,3}[0-9A-Za-z-]{8,}|xox[ar]-(?:\d-)?[0-9A-Za-z]{24,48}|xoxe\.xox[bp]-\d-[A-Za-z0-9]{20,}|xoxe-\d-[A-Za-z0-9]{40,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)`, Keywords: []string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe", "xapp-"}},
 	{ID: "slack-webhook", Description: "Slack incoming webhook URL",
 		Regex: `(hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_+-]{20,}|/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})`, Keywords: []string{"hooks.slack.com", "/services/t"}, Window: [2]int{0, 300}},
 	{ID: "discord-webhook", Description: "Discord webhook URL",
@@ -199,7 +202,7 @@ var builtin = []Rule{
 	{ID: "facebook-token", Description: "Facebook (Meta) access token",
 		Regex: `\b(EAA[BCDGIMUZ][A-Za-z0-9]{90,})`, Keywords: []string{"eaab", "eaac", "eaad", "eaag", "eaai", "eaam", "eaau", "eaaz"}},
 	{ID: "twitter-bearer-token", Description: "X (Twitter) app bearer token",
-		Regex: `(?:^|[^A-Za-z0-9+/=_%-])(A{22}[A-Za-z0-9%]{80,120})(?:[^A-Za-z0-9+/=_%-]|$)`, Keywords: []string{"aaaaaaaaaaaaaaaaaaaaaa"}, Window: [2]int{1, 150}},
+		Regex: `(?:^|[^A-Za-z0-9+/=_%-])(A{20,24}[A-Za-z0-9%]{80,120})(?:[^A-Za-z0-9+/=_%-]|$)`, Keywords: []string{"aaaaaaaaaaaaaaaaaaaa"}, Window: [2]int{1, 150}},
 	{ID: "mapbox-secret-token", Description: "Mapbox secret token",
 		Regex: `\b(sk\.eyJ[A-Za-z0-9_-]{40,}\.[A-Za-z0-9_-]{20,})`, Keywords: []string{"sk.eyj"}},
 	{ID: "contentful-token", Description: "Contentful personal access token",
@@ -257,6 +260,15 @@ var builtin = []Rule{
 	{ID: "authorization-header", Description: "credentials in an Authorization header",
 		Regex:    `(?i)\b(?:proxy-)?authorization\\?["']?(?:\s*[:=]\s*|\s+)\\?["']?(?:bearer|basic|token|bot|digest|apikey|api-key|sso-key|ssws|negotiate|key|otp)\s+([A-Za-z0-9._~+/:=-]{8,})`,
 		Keywords: []string{"authorization"}, Placeholders: true, NotCode: true, Window: [2]int{8, 600}},
+	{ID: "bearer-token", Description: "a bearer credential given as a value under any name (\"upstream_auth\": \"Bearer …\")",
+		Regex:    `(?:^|[^A-Za-z0-9])["'\x60]Bearer\s+([A-Za-z0-9._~+/-]{16,}=*)(?:\\?["'\x60]|$)`,
+		Keywords: []string{"bearer "}, Placeholders: true, NotCode: true, MinEntropy: 3, Window: [2]int{2, 600}},
+	{ID: "basic-auth-flag", Description: "the password of a command's user:password flag (curl -u user:password, --user, wget --http-password)",
+		Regex:    `(?:\b(?:curl|http|https|xh|wget)\b[^\n|;&]{0,200}?\s(?:-u|--user|--proxy-user|-U)(?:\s+|=)['"]?[^\s:'"@/]{1,64}:|--http-password[= ]['"]?)([^\s'"]{4,128})`,
+		Keywords: []string{" -u ", " -u'", " -u\"", "--user", "--proxy-user", " -u=", "--http-password"}, Placeholders: true, NotCode: true, Window: [2]int{240, 300}},
+	{ID: "jenkins-credential", Description: "a credential of a Jenkins credentials.xml or job config: the {AQAAAB…} value of a <secret>, <password>, <privateKey> or <token>",
+		Regex:    `>\s*\{([^{}<>\n]{0,120}AQAAAB[^{}<>]{0,1000})\}\s*</`,
+		Keywords: []string{"aqaaab"}, Window: [2]int{200, 2400}},
 	{ID: "api-key-header", Description: "API key headers (X-Api-Key, Api-Key, X-Auth-Token …)",
 		Regex:    `(?i)\b(?:x-api-key|api-key|apikey|x-auth-token|x-access-token|x-goog-api-key|ocp-apim-subscription-key|x-functions-key|x-rapidapi-key|private-token|x-vault-token|dd-api-key|dd-application-key|x-shopify-access-token|x-figma-token|x-honeycomb-team|x-postmark-server-token|x-algolia-api-key|x-cmc_pro_api_key|x-tba-auth-key|x-riot-token)\\?["']?\s*:\s*\\?["']?([A-Za-z0-9._~+/-]{16,}=*)`,
 		Keywords: []string{"api-key", "apikey", "auth-token", "access-token", "subscription-key", "functions-key", "rapidapi-key", "private-token", "vault-token", "application-key", "figma-token", "honeycomb-team", "server-token", "pro_api_key", "auth-key", "riot-token"}, Placeholders: true, NotCode: true, Window: [2]int{40, 600}},

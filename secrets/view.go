@@ -47,10 +47,27 @@ func newView(text string) *view {
 		}
 		v = &view{text: t, at: at}
 	}
+	// XML's and HTML's character references, once (a Jenkins job
+	// keeps its shell steps so: &quot;Bearer …&quot;), where the text
+	// holds them.
+	src := text
+	if v != nil {
+		src = v.text
+	}
+	if strings.Contains(src, "&") {
+		if t, at, ok := unentity(src); ok {
+			if v != nil {
+				for i, p := range at {
+					at[i] = v.at[p]
+				}
+			}
+			v = &view{text: t, at: at}
+		}
+	}
 	// Lines numbered by the tool that read them (cat -n, an agent's
 	// read tool, grep -n): read without their numbers, so that a key's
 	// lines are one block again and a .pgpass line starts its line.
-	src := text
+	src = text
 	if v != nil {
 		src = v.text
 	}
@@ -170,9 +187,32 @@ func (v *view) span(s, e int) (int, int) {
 
 // unescape decodes the JSON escapes of s, with the offset in s of each
 // decoded byte. ok is false when s holds none.
-func unescape(s string) (string, []int32, bool) {
-	i := strings.IndexByte(s, '\\')
-	if i < 0 || i == len(s)-1 {
+func unescape(s string) (string, []int32, bool) { return decode(s, '\\', escape) }
+
+// unentity decodes the XML and HTML character references of s (&quot;
+// &lt; &#39; …: a Jenkins job's shell step, a .csproj's value, a page's
+// text), like unescape.
+func unentity(s string) (string, []int32, bool) { return decode(s, '&', entity) }
+
+// decode decodes the escapes of s that start with mark, each read by
+// dec (how many bytes it takes, and what it stands for; 0 for none),
+// with the offset in s of each decoded byte. ok is false when s holds
+// none.
+func decode(s string, mark byte, dec func(string) (int, string)) (string, []int32, bool) {
+	i := strings.IndexByte(s, mark)
+	// The first escape, before anything is allocated: most texts that
+	// hold the mark (a shell's &&, a Windows path's \) hold none.
+	for i >= 0 && i < len(s)-1 {
+		if n, _ := dec(s[i:]); n > 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], mark)
+		if j < 0 {
+			return s, nil, false
+		}
+		i += 1 + j
+	}
+	if i < 0 || i >= len(s)-1 {
 		return s, nil, false
 	}
 	b := make([]byte, 0, len(s))
@@ -180,9 +220,9 @@ func unescape(s string) (string, []int32, bool) {
 	last := 0
 	found := false
 	for i >= 0 && i < len(s)-1 {
-		n, dec := escape(s[i:])
+		n, d := dec(s[i:])
 		if n == 0 {
-			j := strings.IndexByte(s[i+1:], '\\')
+			j := strings.IndexByte(s[i+1:], mark)
 			if j < 0 {
 				break
 			}
@@ -194,12 +234,12 @@ func unescape(s string) (string, []int32, bool) {
 			at = append(at, int32(k))
 		}
 		b = append(b, s[last:i]...)
-		for range len(dec) {
+		for range len(d) {
 			at = append(at, int32(i))
 		}
-		b = append(b, dec...)
+		b = append(b, d...)
 		last = i + n
-		j := strings.IndexByte(s[last:], '\\')
+		j := strings.IndexByte(s[last:], mark)
 		if j < 0 {
 			break
 		}
@@ -213,6 +253,41 @@ func unescape(s string) (string, []int32, bool) {
 	}
 	b = append(b, s[last:]...)
 	return string(b), at, true
+}
+
+// entities are the named character references text carries secrets
+// in.
+var entities = map[string]string{"quot": `"`, "apos": "'", "lt": "<", "gt": ">", "amp": "&", "nbsp": " ", "#39": "'", "#34": `"`}
+
+// entity decodes the character reference s starts with (&quot;, &#39;,
+// &#x27;): how many bytes it takes and what it stands for; 0 when s
+// starts with none.
+func entity(s string) (int, string) {
+	if len(s) < 4 || s[0] != '&' {
+		return 0, ""
+	}
+	end := strings.IndexByte(s[:min(len(s), 10)], ';')
+	if end < 2 {
+		return 0, ""
+	}
+	name := s[1:end]
+	if d, ok := entities[name]; ok {
+		return end + 1, d
+	}
+	if name[0] != '#' {
+		return 0, ""
+	}
+	var v uint64
+	var err error
+	if name[1] == 'x' || name[1] == 'X' {
+		v, err = strconv.ParseUint(name[2:], 16, 32)
+	} else {
+		v, err = strconv.ParseUint(name[1:], 10, 32)
+	}
+	if err != nil || v == 0 || v > utf8.MaxRune {
+		return 0, ""
+	}
+	return end + 1, string(rune(v))
 }
 
 // escape decodes the JSON escape s starts with: how many bytes it takes
