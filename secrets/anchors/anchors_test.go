@@ -236,6 +236,21 @@ func leaked(text, v string) bool {
 	return false
 }
 
+// redacted reports whether none of c's values is readable once c's
+// text, as wrap carries it, is redacted as a gate reads: the values
+// found are replaced where they are repeated too.
+func redacted(d *secrets.Detector, wrap func(string) *loom.Message, c Case) bool {
+	msgs := []*loom.Message{wrap(c.Text)}
+	d.RedactMessages(msgs)
+	text := readable(msgs[0])
+	for _, s := range c.Secrets {
+		if leaked(text, s) {
+			return false
+		}
+	}
+	return true
+}
+
 type tally struct{ n, ok int }
 
 func (t tally) pct() float64 {
@@ -267,18 +282,7 @@ func TestAnchorsTruePositives(t *testing.T) {
 			continue
 		}
 		for _, car := range carriers {
-			// As a gate reads: the values found are replaced where
-			// they are repeated too.
-			msgs := []*loom.Message{car.wrap(c.Text)}
-			d.RedactMessages(msgs)
-			text := readable(msgs[0])
-			ok := true
-			for _, s := range c.Secrets {
-				if leaked(text, s) {
-					ok = false
-					break
-				}
-			}
+			ok := redacted(d, car.wrap, c)
 			all.n++
 			key := c.Source
 			if bySource[key] == nil {
@@ -520,16 +524,7 @@ func TestAnchorsDoc(t *testing.T) {
 			byRule[k] = cv
 		}
 		cv.tp++
-		msgs := []*loom.Message{carriers[0].wrap(c.Text)}
-		d.RedactMessages(msgs)
-		text := readable(msgs[0])
-		ok := true
-		for _, s := range c.Secrets {
-			if leaked(text, s) {
-				ok = false
-			}
-		}
-		if ok {
+		if redacted(d, carriers[0].wrap, c) {
 			cv.found++
 			for _, f := range d.Find(c.Text) {
 				cv.by[f.RuleID]++
