@@ -9,26 +9,8 @@ import (
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/storetest"
 )
-
-// slowTiers is a store whose first tier (every word) is the real
-// engine's but whose later tiers never finish within loom.MaxSearchTime,
-// as on a busy machine.
-type slowTiers struct{ loom.Store }
-
-func (s slowTiers) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	first := true
-	return sqlstore.RunSearch(ctx, q, func(ctx context.Context, tq loom.SearchQuery, _ []loom.Term) ([]loom.SearchHit, error) {
-		if first && !tq.AnyWord && !tq.Titles {
-			first = false
-			tq.Exact = true
-			return s.Store.Search(ctx, tq)
-		}
-		<-ctx.Done()
-		return nil, context.Cause(ctx)
-	})
-}
 
 // A search that runs out of time shows the hits it found before, marked
 // partial: "partial": true on each hit with --json, one line on stderr
@@ -45,7 +27,7 @@ func TestSearchOutOfTimeIsPartial(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return slowTiers{st}, nil
+			return storetest.SlowTiers{Store: st}, nil
 		}
 	}}
 	// In time, the every-word hits of "TestRetry flake" come first, then
