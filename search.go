@@ -30,9 +30,16 @@ type SearchQuery struct {
 	MarkStart string
 	MarkEnd   string
 	// Newest returns the newest matches, scored by recency, without
-	// ranking them: what a search falls back to when ranking runs out of
-	// time (see MaxSearchTime). Its hits are marked Partial.
+	// ranking them, and marks them Partial: what a caller that must
+	// answer within a bound however large the store asks for (recall
+	// over a large index). A search never falls back to it on its own.
 	Newest bool
+	// Deadline, when set, is when the search's tiers after the first
+	// must end (a hook that answers within a budget): they stop then, as
+	// when they run out of MaxSearchTime, and the hits found before are
+	// returned, marked Partial. The first tier, which finds nothing when
+	// cut short, runs within MaxSearchTime and the context.
+	Deadline time.Time `json:"-"`
 	// AnyWord matches messages that hold any of the query's terms
 	// instead of every one, ranked by the engine (a message with more of
 	// them first, and with rarer ones where the engine weighs rarity):
@@ -117,8 +124,10 @@ type SearchHit struct {
 	// forks and rewinds that inherited it. The message is one hit.
 	AlsoIn []string `json:"also_in,omitempty"`
 	// Partial is set on every hit of a search that ran out of time
-	// ranking its matches: the hits are its newest matches, not
-	// necessarily its best.
+	// before every tier it needed had run: the hits are the best that
+	// the tiers which ended in time found, in their order, but not all
+	// there are (and on the hits of a search that asked for the newest
+	// matches, SearchQuery.Newest).
 	Partial bool `json:"partial,omitempty"`
 	// Tier is "" for a hit that holds every term of the query, else the
 	// tier that found it (TierWordForms, TierTitle, TierAnyWord,
@@ -138,7 +147,7 @@ func (h SearchHit) MessageKey() string {
 }
 
 // Partial reports whether hits are those of a search that ran out of
-// time: its newest matches rather than its best.
+// time: the best it found before, not all.
 func Partial(hits []SearchHit) bool {
 	return len(hits) > 0 && hits[0].Partial
 }
@@ -243,27 +252,16 @@ func (q SearchQuery) Terms() ([]Term, error) {
 // rarely appear together (or in the phrases it asks for) make an engine
 // read most of its index to find the few messages that hold them all,
 // which on a store of a million messages takes seconds; and on a busy
-// machine any query can be slow. A search still ranking after
-// MaxSearchTime is stopped and runs again for its newest matches only
-// (SearchQuery.Newest), which walks the index newest first and stops at
-// the limit, within MaxNewestSearchTime; its hits are marked Partial.
-// Only when that runs out of time too is the search refused, so that
-// every search returns within bounded time and no query holds a
-// server's CPU.
+// machine any query can be slow. The first tier of a search (every
+// word) has MaxSearchTime, and the tiers after it share one more: a
+// search out of time returns the hits of the tiers that ended in time,
+// marked Partial, and is refused only when they found none, so that
+// every search returns within bounded time, no query holds a server's
+// CPU, and no search puts other messages in the place of hits.
 const MaxSearchTime = 800 * time.Millisecond
 
-// MaxNewestSearchTime bounds the newest-first run of a search whose
-// ranking ran out of MaxSearchTime. It is longer: that run is what the
-// user gets, and when ranking ran out of time because the machine is
-// busy (a hub under load, a laptop compiling), not because the query is
-// costly, a second short budget would refuse a query that the same
-// machine answers a moment later. A costly query still ends: walking
-// the newest matches first reads at most the whole index once.
-const MaxNewestSearchTime = 8 * time.Second
-
 // ErrSearchTime is in the chain of the error of a search refused for
-// running out of MaxSearchTime ranked, then of MaxNewestSearchTime
-// newest first,
+// running out of MaxSearchTime before it had ranked any hit,
 // beside its EINVALID *Error: unlike the other refusals, the same query
 // may pass on a less busy machine.
 var ErrSearchTime = errors.New("search ran out of time")

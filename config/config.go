@@ -71,6 +71,9 @@ type Config struct {
 	// quiet, where the user turns it on ([summaries]).
 	Summaries SummariesSettings `toml:"summaries"`
 
+	// Recall sets how the agents' recall hooks answer ([recall]).
+	Recall RecallSettings `toml:"recall"`
+
 	// Prices add models to the price table or override its prices,
 	// by "provider/model" or by "model" under any provider
 	// ([prices."anthropic/claude-sonnet-4-5"]).
@@ -172,6 +175,17 @@ type EmbeddingsSettings struct {
 	// or not.
 	Enabled *bool `toml:"enabled"`
 }
+
+// RecallSettings are [recall]: how loom recall answers an agent's hook.
+type RecallSettings struct {
+	// HookTime is how long a recall hook may take, from its process's
+	// start to its answer (LOOM_RECALL_HOOK_TIME; default
+	// DefaultRecallHookTime): it answers with what it found by then.
+	HookTime time.Duration `toml:"hook_time"`
+}
+
+// DefaultRecallHookTime is RecallSettings.HookTime when none is set.
+const DefaultRecallHookTime = 100 * time.Millisecond
 
 // SummariesSettings are the [summaries] settings: a summary of three
 // short lines written, once, into the description of each session that
@@ -282,6 +296,7 @@ func (c *Config) durations() []duration {
 		{&c.TurnTimeout, "turn_timeout", "LOOM_TURN_TIMEOUT"},
 		{&c.Sync.Interval, "sync.interval", "LOOM_SYNC_INTERVAL"},
 		{&c.Summaries.Quiet, "summaries.quiet", "LOOM_SUMMARIES_QUIET"},
+		{&c.Recall.HookTime, "recall.hook_time", "LOOM_RECALL_HOOK_TIME"},
 	}
 }
 
@@ -296,7 +311,7 @@ type Endpoint struct {
 // LOOM_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
 // ANTHROPIC_BASE_URL, LOOM_STREAM_IDLE_TIMEOUT, LOOM_TURN_TIMEOUT,
 // LOOM_SYNC_HUB, LOOM_SYNC_TOKEN, LOOM_SYNC_INTERVAL, LOOM_EMBEDDINGS_URL,
-// LOOM_EMBEDDINGS_MODEL, LOOM_SUMMARIES_QUIET.
+// LOOM_EMBEDDINGS_MODEL, LOOM_SUMMARIES_QUIET, LOOM_RECALL_HOOK_TIME.
 func Load(path string, env func(string) string) (*Config, error) {
 	c := &Config{}
 	if path != "" {

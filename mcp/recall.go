@@ -60,6 +60,9 @@ func (t *tools) runRecall(ctx context.Context, c *call) (*result, error) {
 	}
 	text := res.Text()
 	switch {
+	case res.Partial:
+		// Also in the structured content: "partial": true.
+		text += "\npartial: the recall ran out of time (a busy machine, or common words); these are the best turns found before it did, not all. Call again for the rest."
 	case text != "":
 	case project != nil:
 		text = "Nothing in this project's past sessions bears on this; set all_projects to look everywhere."

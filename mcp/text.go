@@ -38,7 +38,7 @@ func searchHints(query string, r searchResult, n int) []string {
 	}
 	hints := []string{"To read around a match: read_session with ref=<session id> and before_seq=<seq + 3>."}
 	if r.Partial {
-		hints = append(hints, "partial: the search ran out of time ranking its matches (a busy machine, or common words); these are the newest, not necessarily the best. Narrow it with more or rarer words, or call again.")
+		hints = append(hints, "partial: the search ran out of time (a busy machine, or common words); these are the best hits found before it did, ranked, but not all. Call again for the rest, or narrow it with more or rarer words.")
 	}
 	if r.More {
 		hints = append(hints, fmt.Sprintf("more: there are more than %d matches; call again with a higher limit (at most %d) or narrow with more words, project, surface, role or since.", n, MaxSearchLimit))
@@ -57,7 +57,7 @@ func searchText(query string, r searchResult, hints []string, now time.Time) str
 	}
 	order := "best first"
 	if r.Partial {
-		order = "newest first"
+		order = "best first of those found in time"
 	}
 	fmt.Fprintf(&b, "%s matching %q %s, %s:\n", human.Plural(len(r.Hits), "message"), query, where, order)
 	for i, h := range r.Hits {

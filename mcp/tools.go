@@ -83,8 +83,8 @@ type searchResult struct {
 	Hits    []loom.SearchHit `json:"hits"`
 	Project *loom.Project    `json:"project"`
 	More    bool             `json:"more"`
-	// Partial: the search ran out of time ranking, and Hits are its
-	// newest matches.
+	// Partial: the search ran out of time, and Hits are the best it
+	// found before, not all.
 	Partial bool   `json:"partial,omitempty"`
 	Hint    string `json:"hint"`
 	// Redacted counts the secrets replaced by markers.

@@ -52,6 +52,12 @@ type Options struct {
 	// directory that is no project, or one loom has not seen), recalls
 	// from every project instead, and says so (Result.Everywhere).
 	Everywhere bool
+	// Deadline, when set, is when the recall must have its answer (a
+	// hook's budget): the search stops its tiers in time for the turns
+	// to be read, and a turn not read by then is its hit's snippet, so
+	// that a busy machine gives fewer or shorter turns, not none. The
+	// answer is then partial (Result.Partial).
+	Deadline time.Time
 }
 
 // DefaultRankWithin is Options.RankWithin when none is given. The
@@ -86,6 +92,10 @@ type Result struct {
 	// Everywhere is set when the turns are of every project: the one
 	// asked holds no session (Options.Everywhere).
 	Everywhere bool `json:"every_project,omitempty"`
+	// Partial is set when the recall ran out of time (the search's
+	// budget, or Options.Deadline): the turns are the best found before,
+	// not all, and some may be only their hit's snippet.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Estimate counts the tokens of text as a model's tokenizer about does
@@ -128,9 +138,22 @@ func Recall(ctx context.Context, st loom.Store, o Options) (res *Result, err err
 	if strings.TrimSpace(o.Prompt) == "" {
 		return latest(ctx, st, o, budget, res)
 	}
-	hits, err := search(ctx, st, o)
+	hits, partial, err := search(ctx, st, o)
+	if errors.Is(err, loom.ErrSearchTime) && ctx.Err() == nil {
+		// Out of time before any hit: nothing, said to be partial.
+		res.Partial = true
+		res.Tokens = Estimate(res.Text())
+		return res, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
+	}
+	res.Partial = partial
+	tctx := ctx
+	if !o.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		tctx, cancel = context.WithDeadline(ctx, o.Deadline)
+		defer cancel()
 	}
 	// Each text once, with the sessions that hold it; the turns that
 	// say what was decided or done before those that only ask, and
@@ -138,11 +161,23 @@ func Recall(ctx context.Context, st loom.Store, o Options) (res *Result, err err
 	// prompt, a reminder) last.
 	var turns []Turn
 	byText := map[string]int{}
+	// firsts is what the turns that come first (kind 0) cost: once they
+	// fill the budget, no later hit's turn would be shown, and its turn
+	// is not read (each read is redacted whole, the most of a recall's
+	// work).
+	firsts := Estimate(res.header())
 	for _, h := range hits {
+		if firsts > budget {
+			break
+		}
 		if h.SessionID == o.Exclude {
 			continue
 		}
-		text, err := turnText(ctx, st, h)
+		text, err := turnText(tctx, st, h)
+		if err != nil && tctx.Err() != nil && ctx.Err() == nil {
+			// Out of time: the snippet the search made, not the turn.
+			text, err, res.Partial = unmarked(h.Snippet), nil, true
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -156,6 +191,9 @@ func Recall(ctx context.Context, st loom.Store, o Options) (res *Result, err err
 		}
 		byText[t.Text] = len(turns)
 		turns = append(turns, t)
+		if kind(t) == 0 {
+			firsts += Estimate(t.line())
+		}
 	}
 	slices.SortStableFunc(turns, func(a, b Turn) int { return kind(a) - kind(b) })
 	used := Estimate(res.header())
@@ -230,30 +268,43 @@ const candidates = 2 * maxHits
 // messages, else the newest matches of the prompt's content words (any
 // of them) in the project, ranked by rankNewest. The choice depends on
 // the store, never on the time a search took, so that a prompt recalls
-// the same turns on an idle machine and on a busy one.
-func search(ctx context.Context, st loom.Store, o Options) ([]loom.SearchHit, error) {
+// the same turns on an idle machine and on a busy one; a search that ran
+// out of time returns the hits found before, and partial says so.
+func search(ctx context.Context, st loom.Store, o Options) (hits []loom.SearchHit, partial bool, err error) {
 	q := loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits}
+	if !o.Deadline.IsZero() {
+		// The search's share of the time left: the rest reads the
+		// turns of its hits. Half as many hits: what fits in a hook's
+		// tokens, and each hit's text is redacted whole before its
+		// snippet is made, the most of a search's work.
+		q.Deadline = time.Now().Add(time.Until(o.Deadline) * searchShare / 100)
+		q.Limit = maxHits / 2
+	}
+	ranked := func() ([]loom.SearchHit, bool, error) {
+		hits, err := st.Search(ctx, q)
+		return hits, loom.Partial(hits), err
+	}
 	within := o.RankWithin
 	if within == 0 {
 		within = DefaultRankWithin
 	}
 	sizer, ok := st.(loom.IndexSizer)
 	if !ok {
-		return st.Search(ctx, q)
+		return ranked()
 	}
 	n, err := sizer.IndexSize(ctx)
 	if errors.Is(err, errors.ErrUnsupported) {
-		return st.Search(ctx, q)
+		return ranked()
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if n <= within {
-		return st.Search(ctx, q)
+		return ranked()
 	}
 	words := contentWords(o.Prompt)
 	if len(words) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	// The newest matches of every word, and of any: among the newest
 	// matches of any word alone, a turn holding them all is rare. The two
@@ -272,9 +323,9 @@ func search(ctx context.Context, st loom.Store, o Options) ([]loom.SearchHit, er
 	some, err := st.Search(ctx, sq)
 	<-done
 	if err = errors.Join(err, everyErr); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	hits := every
+	hits = every
 	seen := make(map[string]bool, len(every))
 	for _, h := range every {
 		seen[h.MessageKey()] = true
@@ -284,7 +335,21 @@ func search(ctx context.Context, st loom.Store, o Options) ([]loom.SearchHit, er
 			hits = append(hits, h)
 		}
 	}
-	return rankNewest(hits, maxHits), nil
+	// The newest matches were asked for: ranked here, not partial.
+	hits = rankNewest(hits, maxHits)
+	for i := range hits {
+		hits[i].Partial = false
+	}
+	return hits, false, nil
+}
+
+// searchShare is the percentage of a recall's time left that its search
+// may take when the recall has a deadline.
+const searchShare = 60
+
+// unmarked is a snippet without the marks of its matches.
+func unmarked(snippet string) string {
+	return strings.NewReplacer(loom.DefaultMarkStart, "", loom.DefaultMarkEnd, "").Replace(snippet)
 }
 
 // contentWords are the distinct words of a prompt, in lower case,
@@ -353,7 +418,7 @@ func turnText(ctx context.Context, st loom.Store, h loom.SearchHit) (string, err
 		switch {
 		case m.Seq == h.Seq:
 			if t == "" {
-				t = strings.NewReplacer(loom.DefaultMarkStart, "", loom.DefaultMarkEnd, "").Replace(h.Snippet)
+				t = unmarked(h.Snippet)
 			}
 			parts = append(parts, t)
 		case h.Role == loom.RoleUser && m.Role == loom.RoleAssistant && t != "":

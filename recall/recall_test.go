@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/recall"
@@ -154,5 +156,56 @@ func TestRecallOnceAndOutcomesFirst(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("the compaction prompt recalled %d times:\n%s", n, res.Text())
+	}
+}
+
+// slowReads is a store whose reads of messages never end before their
+// context does (a busy machine), while its search is the real one's.
+type slowReads struct{ loom.Store }
+
+func (s slowReads) Messages(ctx context.Context, id string, q loom.MessageQuery) ([]*loom.Message, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// slowSearch is a store whose search runs out of time before any hit.
+type slowSearch struct{ loom.Store }
+
+func (slowSearch) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
+	return nil, loom.ErrSearchTime
+}
+
+// A recall that runs out of time gives the turns it found, shorter
+// (their hits' snippets) when there was no time to read them, and says
+// it is partial; never other turns. One whose search found nothing in
+// time is empty and partial, not an error.
+func TestRecallOutOfTime(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	pool := session(t, st, "api", "Connection pool exhausted",
+		"The API times out under load; the postgres connection pool is exhausted.",
+		"Decided: pgxpool max_conns 32 and a 5s statement_timeout.")
+	session(t, st, "api", "Unrelated", "the release notes for the dashboard", "written")
+	o := recall.Options{Prompt: "why does the postgres pool time out", UserID: "alice", ProjectID: "api"}
+	full, err := recall.Recall(ctx, st, o)
+	if err != nil || full.Partial || len(full.Turns) == 0 || full.Turns[0].SessionID != pool.ID {
+		t.Fatalf("recall in time = %+v, %v", full, err)
+	}
+	o.Deadline = time.Now().Add(time.Second)
+	res, err := recall.Recall(ctx, slowReads{st}, o)
+	if err != nil || !res.Partial || len(res.Turns) == 0 {
+		t.Fatalf("recall whose reads ran out of time = %+v, %v, want its hits' snippets, partial", res, err)
+	}
+	for _, tr := range res.Turns {
+		if !slices.ContainsFunc(full.Turns, func(f recall.Turn) bool { return f.SessionID == tr.SessionID && f.Seq == tr.Seq }) {
+			t.Fatalf("recall out of time gave a turn the recall in time did not: %+v", tr)
+		}
+	}
+	if !strings.Contains(res.Text(), "pool") {
+		t.Fatalf("recall out of time: %s", res.Text())
+	}
+	res, err = recall.Recall(ctx, slowSearch{st}, recall.Options{Prompt: "postgres pool", UserID: "alice", ProjectID: "api"})
+	if err != nil || !res.Partial || len(res.Turns) != 0 {
+		t.Fatalf("recall whose search ran out of time = %+v, %v, want nothing, partial", res, err)
 	}
 }

@@ -25,9 +25,20 @@ const (
 	Meaning
 )
 
-// RRFK is the k of reciprocal rank fusion: a hit's score is the sum,
-// over the rankings it is in, of 1/(RRFK + its rank from 1).
-const RRFK = 60
+// Fusion's constants (see Fuse).
+const (
+	// RRFK is the k of reciprocal rank fusion: a hit's score is the
+	// sum, over the rankings it is in, of its weight/(RRFK + its rank
+	// from 1).
+	RRFK = 10
+	// FuseDepth is how many hits of each ranking are fused, whatever
+	// the limit: the fused order of the first FuseDepth does not
+	// depend on how many are asked for.
+	FuseDepth = 50
+	// agreeDepth is how many of each ranking's first hits are compared
+	// to weigh the ranking by meaning (see meaningWeight).
+	agreeDepth = 20
+)
 
 // QueryTimeout bounds the embedding of a query: past it, the search is
 // by keywords only.
@@ -99,11 +110,16 @@ func (s *Searcher) Search(ctx context.Context, q loom.SearchQuery, mode Mode) (R
 	if limit <= 0 {
 		limit = 20
 	}
-	vhits, err := s.vectorHits(ctx, vs, q, limit)
+	if mode == Fused {
+		// One set of candidates, whatever the limit.
+		q.Limit = max(limit, FuseDepth)
+	}
+	vhits, err := s.vectorHits(ctx, vs, q, q.Limit)
 	if err != nil {
 		if mode == Meaning || ctx.Err() != nil {
 			return Result{}, err
 		}
+		q.Limit = limit
 		hits, kerr := s.Store.Search(ctx, q)
 		return Result{Hits: hits, Closest: closest(hits), Note: fmt.Sprintf("ranked by keywords only: %v", err)}, kerr
 	}
@@ -115,6 +131,7 @@ func (s *Searcher) Search(ctx context.Context, q loom.SearchQuery, mode Mode) (R
 		return Result{}, err
 	}
 	if vhits == nil {
+		khits = khits[:min(limit, len(khits))]
 		return Result{Hits: khits, Closest: closest(khits)}, nil
 	}
 	return Result{Hits: Fuse(khits, vhits, limit), ByMeaning: true, Closest: closest(khits)}, nil
@@ -235,42 +252,61 @@ func (s *Searcher) Add(model string, vecs []loom.Vector) {
 	}
 }
 
-// Fuse ranks the hits of two rankings of one query by reciprocal rank:
-// each message's score is the sum of 1/(RRFK + rank) over the rankings
-// it is in, ranks from 1. Ties keep the keyword ranking's order, then
-// the other's. A message in both takes its keyword hit (its snippet
-// marks the words) and keeps its keyword tier. The messages that hold
-// every word of the query (keyword hits of no tier) come first, in that
-// order: no ranking by meaning puts a message that holds them below one
-// that does not. It returns at most limit hits.
+// Fuse ranks the hits of two rankings of one query, by keywords and by
+// meaning, and returns at most limit of them. It never ranks worse than
+// the keywords alone for an embedder that knows nothing of the text:
+//
+//   - The messages that hold every word of the query (keyword hits of no
+//     tier) come first, in keyword order, and so does the keyword
+//     ranking's first hit: meaning never displaces them.
+//   - The other hits of the first FuseDepth of each ranking are fused by
+//     weighted reciprocal rank: each scores 1/(RRFK + its keyword rank)
+//     plus w/(RRFK + its rank by meaning), ranks from 1, a ranking it is
+//     not in adding nothing, ties in keyword order. The weight w of
+//     meaning is that of its agreement with the keywords on this query
+//     (meaningWeight): an embedder whose nearest messages are not among
+//     the keyword ranking's first more than chance puts them there
+//     weighs nothing, and the fused order is the keywords'.
+//   - Hits past the first FuseDepth of either ranking follow, keyword
+//     hits first: so the fused order of the first FuseDepth depends on
+//     neither limit.
+//
+// A message in both rankings takes its keyword hit (its snippet marks
+// the words) and keeps its keyword tier; its score is its fused score.
 func Fuse(keyword, meaning []loom.SearchHit, limit int) []loom.SearchHit {
 	type entry struct {
 		hit   loom.SearchHit
 		score float64
 		order int
+		first bool
 	}
+	kw, mn := keyword[:min(FuseDepth, len(keyword))], meaning[:min(FuseDepth, len(meaning))]
+	w := meaningWeight(kw, mn)
 	byMsg := map[string]*entry{}
 	var all []*entry
-	add := func(hits []loom.SearchHit) {
+	add := func(hits []loom.SearchHit, weight float64, kw bool) {
 		for rank, h := range hits {
-			key := h.SessionID + "\x00" + h.MessageID
+			key := h.MessageKey()
 			e := byMsg[key]
 			if e == nil {
-				e = &entry{hit: h, order: len(all)}
+				e = &entry{hit: h, order: len(all), first: kw && (h.Tier == "" || rank == 0)}
 				byMsg[key] = e
 				all = append(all, e)
 			}
-			e.score += 1 / float64(RRFK+rank+1)
+			e.score += weight / float64(RRFK+rank+1)
 		}
 	}
-	add(keyword)
-	add(meaning)
+	add(kw, 1, true)
+	add(mn, w, false)
 	slices.SortStableFunc(all, func(a, b *entry) int {
-		if ea, eb := a.hit.Tier == "", b.hit.Tier == ""; ea != eb {
-			if ea {
+		if a.first != b.first {
+			if a.first {
 				return -1
 			}
 			return 1
+		}
+		if a.first {
+			return a.order - b.order
 		}
 		switch {
 		case a.score > b.score:
@@ -280,12 +316,55 @@ func Fuse(keyword, meaning []loom.SearchHit, limit int) []loom.SearchHit {
 		}
 		return a.order - b.order
 	})
-	out := make([]loom.SearchHit, 0, min(limit, len(all)))
-	for _, e := range all[:min(limit, len(all))] {
+	out := make([]loom.SearchHit, 0, min(limit, len(keyword)+len(meaning)))
+	for _, e := range all {
 		e.hit.Score = e.score
 		out = append(out, e.hit)
 	}
-	return out
+	// The rest of each ranking, past what was fused.
+	for _, rest := range [][]loom.SearchHit{keyword[len(kw):], meaning[len(mn):]} {
+		for _, h := range rest {
+			if byMsg[h.MessageKey()] == nil {
+				byMsg[h.MessageKey()] = &entry{}
+				out = append(out, h)
+			}
+		}
+	}
+	return out[:min(limit, len(out))]
+}
+
+// meaningWeight is the weight of the ranking by meaning in Fuse: how
+// many of the messages the two rankings put among their first
+// agreeDepth they share, past what two unrelated rankings of the same
+// messages share by chance (and two more): 0 up to there, 1 for half of
+// them more. Chance is n²/N for the first n of N messages; N is taken
+// from the rankings: where the ranking by meaning holds fewer than
+// FuseDepth, it holds every message within a right angle of the query,
+// about half of those searched; else N is at least 10·FuseDepth.
+func meaningWeight(keyword, meaning []loom.SearchHit) float64 {
+	n := min(agreeDepth, len(keyword), len(meaning))
+	if n == 0 {
+		return 0
+	}
+	in := make(map[string]bool, len(keyword))
+	for _, h := range keyword {
+		in[h.MessageKey()] = true
+	}
+	shared, union := 0, len(keyword)
+	for i, h := range meaning {
+		switch {
+		case !in[h.MessageKey()]:
+			union++
+		case i < n && slices.ContainsFunc(keyword[:n], func(k loom.SearchHit) bool { return k.MessageKey() == h.MessageKey() }):
+			shared++
+		}
+	}
+	all := max(union, 10*FuseDepth)
+	if len(meaning) < FuseDepth {
+		all = max(union, 2*len(meaning))
+	}
+	chance := float64(n*n) / float64(all)
+	return max(0, min(1, (float64(shared)-chance-2)/(float64(n)/2)))
 }
 
 // ModeOf is the mode that the flags or parameters semantic and keyword

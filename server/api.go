@@ -382,8 +382,8 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
 // searchResult is the answer of GET /api/v1/search.
 type searchResult struct {
 	Hits []loom.SearchHit `json:"hits"`
-	// Partial: the search ran out of time ranking, and Hits are its
-	// newest matches (see loom.MaxSearchTime).
+	// Partial: the search ran out of time, and Hits are the best it
+	// found before, not all (see loom.MaxSearchTime).
 	Partial bool `json:"partial,omitempty"`
 }
 

@@ -14,8 +14,8 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// PartialNote is the line a search whose ranking ran out of time prints.
-const PartialNote = "Search ran out of time ranking its matches (a busy machine, or common words): these are the newest."
+// PartialNote is the line a search that ran out of time prints.
+const PartialNote = "Search ran out of time (a busy machine, or common words): these are the best hits found before it did, not all; try again for the rest."
 
 // MatchesElsewhere reports whether q, which found nothing in the project
 // it keeps to, matches in another project (or outside any).

@@ -20,16 +20,20 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/recall"
 	"github.com/loomhq/loom/secrets"
 )
 
-// HookTime bounds a hook's recall, the store's opening included: an
-// agent waits for its hooks, so a recall that takes longer gives
-// nothing rather than delay the prompt.
-const HookTime = 100 * time.Millisecond
+// A hook's recall answers within its budget ([recall] hook_time in
+// config.toml, LOOM_RECALL_HOOK_TIME; config.DefaultRecallHookTime),
+// counted from its process's start: an agent waits for its hooks. It
+// answers with what it found by hookAnswer of it (fewer or shorter
+// turns on a busy machine), and gives nothing only when even that
+// comes after the whole budget.
+const hookAnswer = 85
 
 // maxHookInput bounds the JSON an agent passes its hook (the prompt).
 const maxHookInput = 1 << 20
@@ -49,8 +53,12 @@ type Options struct {
 	// Cwd is the working directory, the project of a hook whose input
 	// names none.
 	Cwd func() (string, error)
-	// Getenv looks up LOOM_RECALL_HOOK_TIME.
-	Getenv func(string) string
+	// HookTime is a hook's budget ([recall] hook_time,
+	// LOOM_RECALL_HOOK_TIME).
+	HookTime func() (time.Duration, error)
+	// Started is when the process started, from which a hook's budget
+	// counts.
+	Started func() time.Time
 	// Dirs are loom's directories, where the projects' recall settings
 	// are kept.
 	Dirs func() (paths.Dirs, error)
@@ -79,7 +87,8 @@ func NewCmdRecall(inv *command.Invocation, runF func(*Options) error) *cobra.Com
 		ReadStore:    inv.ReadStore,
 		ScopeProject: inv.Scope().ScopeProject,
 		Cwd:          inv.Cwd,
-		Getenv:       inv.Getenv,
+		HookTime:     hookTime(command.ConfigLoader(inv.Config)),
+		Started:      processStart,
 		Dirs:         inv.Dirs,
 		Redact:       command.ConfigLoader(inv.Config).MCPRedact,
 	}
@@ -96,8 +105,13 @@ With --hook AGENT it is an agent's hook: it reads the hook's JSON on
 stdin and prints the context in the form the agent adds to the model's
 request, for Claude Code's SessionStart and UserPromptSubmit and Gemini
 CLI's SessionStart and BeforeAgent hooks. A hook does nothing unless
-recall is enabled for the project (loom recall enable), and gives
-nothing rather than take more than 100 ms.
+recall is enabled for the project (loom recall enable), and answers
+within its budget ([recall] hook_time in config.toml or
+LOOM_RECALL_HOOK_TIME, 100ms by default, from the process's start) with
+what it found by then: on a busy machine fewer or shorter turns.
+
+A recall that runs out of time says so: a line on stderr, and "partial":
+true with --json.
 
 What recall prints is meant for an agent and its model, so its secrets
 are replaced with [REDACTED:rule] markers, as the MCP tools' are, before
@@ -205,6 +219,10 @@ func recallRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	if res.Partial {
+		// Also with --json, whose answer says "partial": true.
+		fmt.Fprintln(opts.IO.ErrOut, PartialNote)
+	}
 	if res.Everywhere {
 		// Also with --json, whose answer says "every_project": true.
 		fmt.Fprintf(opts.IO.ErrOut, "loom recall: no session of yours is in %s (%s); recalled from every project.\n",
@@ -237,32 +255,29 @@ type hookOutput struct {
 }
 
 // hookRun answers an agent's hook. It never fails the agent's prompt:
-// whatever goes wrong, or takes longer than HookTime, prints nothing
+// whatever goes wrong, or comes after its budget, prints nothing
 // and exits 0, after one line on stderr for a fault.
 func hookRun(ctx context.Context, opts *Options) error {
 	if !slices.Contains(hookAgents, opts.Hook) {
 		return command.UsageErrorf("--hook %q: want %s", opts.Hook, strings.Join(hookAgents, " or "))
 	}
-	limit := HookTime
-	// LOOM_RECALL_HOOK_TIME sets another bound (a Go duration): for a
-	// slow machine, and for tests, which cannot depend on a clock.
-	if v := opts.Getenv("LOOM_RECALL_HOOK_TIME"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return command.UsageErrorf("LOOM_RECALL_HOOK_TIME=%q: want a duration such as 100ms", v)
-		}
-		limit = d
+	budget, err := opts.HookTime()
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "loom recall: %v\n", err)
+		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	start := opts.Started()
+	ctx, cancel := context.WithDeadline(ctx, start.Add(budget))
 	defer cancel()
-	text, event, err := hookContext(ctx, opts)
+	text, event, err := hookContext(ctx, opts, start.Add(budget*hookAnswer/100))
 	if err != nil {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			fmt.Fprintf(opts.IO.ErrOut, "loom recall: %v\n", err)
 		}
 		return nil
 	}
-	if text == "" {
+	if text == "" || time.Now().After(start.Add(budget)) {
+		// Nothing, or too late: the agent has waited long enough.
 		return nil
 	}
 	var out hookOutput
@@ -273,7 +288,28 @@ func hookRun(ctx context.Context, opts *Options) error {
 
 // hookContext is the context a hook adds, and the event it answers; ""
 // when recall is not enabled for the hook's project or found nothing.
-func hookContext(ctx context.Context, opts *Options) (text, event string, err error) {
+func hookContext(ctx context.Context, opts *Options, answerBy time.Time) (text, event string, err error) {
+	// Started at once, while the input is read and the project found:
+	// the store's opening and the compiling of the secret rules.
+	type opened struct {
+		st  loom.Store
+		err error
+	}
+	stc := make(chan opened, 1)
+	go func() {
+		st, err := opts.ReadStore(ctx)
+		stc <- opened{st, err}
+	}()
+	// What a hook adds goes to the agent's model: redacted as the MCP
+	// tools' results are ([mcp] redact in config.toml).
+	redactc := make(chan *secrets.Detector, 1)
+	go func() {
+		var redact *secrets.Detector
+		if opts.Redact != nil && !opts.NoRedact {
+			redact = opts.Redact()
+		}
+		redactc <- redact
+	}()
 	b, err := command.ReadHookInput(ctx, opts.IO.In, maxHookInput)
 	if err != nil {
 		return "", "", err
@@ -295,17 +331,23 @@ func hookContext(ctx context.Context, opts *Options) (text, event string, err er
 	if on, err := enabled(opts.Dirs, p); err != nil || !on {
 		return "", "", err
 	}
-	st, err := opts.ReadStore(ctx)
-	if err != nil {
-		return "", "", err
+	var o opened
+	select {
+	case o = <-stc:
+	case <-ctx.Done():
+		return "", "", ctx.Err()
 	}
-	// What a hook adds goes to the agent's model: redacted as the MCP
-	// tools' results are ([mcp] redact in config.toml).
+	if o.err != nil {
+		return "", "", o.err
+	}
 	var redact *secrets.Detector
-	if opts.Redact != nil && !opts.NoRedact {
-		redact = opts.Redact()
+	select {
+	case redact = <-redactc:
+	case <-ctx.Done():
+		return "", "", ctx.Err()
 	}
-	res, err := recall.Recall(ctx, st, recall.Options{Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID, Tokens: opts.Tokens, Redact: redact})
+	res, err := recall.Recall(ctx, o.st, recall.Options{Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID, Tokens: opts.Tokens,
+		Redact: redact, Deadline: answerBy})
 	if err != nil {
 		return "", "", err
 	}
@@ -355,4 +397,21 @@ func setEnabled(dirs func() (paths.Dirs, error), p loom.Project, on bool) error 
 		return fmt.Errorf("enable recall: %w", err)
 	}
 	return nil
+}
+
+// PartialNote is the line a recall that ran out of time prints.
+const PartialNote = "loom recall: ran out of time (a busy machine, or common words): these are the best turns found before it did, not all; try again for the rest."
+
+// hookTime is a hook's budget as load reads it.
+func hookTime(load command.ConfigLoader) func() (time.Duration, error) {
+	return func() (time.Duration, error) {
+		c, _, err := load()
+		if err != nil {
+			return 0, err
+		}
+		if c.Recall.HookTime > 0 {
+			return c.Recall.HookTime, nil
+		}
+		return config.DefaultRecallHookTime, nil
+	}
 }

@@ -126,10 +126,12 @@ func main() {
 	retrievalPG := flag.Bool("retrieval-postgres", false, "-locomo and -longmemeval store on PostgreSQL (-postgres) instead of SQLite")
 	retrievalLimit := flag.Int("retrieval-limit", 20, "hits each question's search asks for (loom search's default)")
 	misses := flag.String("misses", "", "-locomo and -longmemeval write each question not answered first to this file, one JSON line each")
+	embed := flag.String("embed", "", "-locomo and -longmemeval also rank by keywords and meaning fused: an embeddings API's URL (with /v1), or a stand-in served here: hash (a hashed bag of word stems) or unrelated (a random vector per text)")
+	embedModel := flag.String("embed-model", "", "the model -embed asks for (nomic-embed-text; a stand-in's name for a stand-in)")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
 	flag.Parse()
 	if *locomo != "" || *longmemeval != "" {
-		o := retrievalOptions{bare: *bare, limit: *retrievalLimit, misses: *misses, out: c.out, keep: *keep}
+		o := retrievalOptions{bare: *bare, limit: *retrievalLimit, misses: *misses, out: c.out, keep: *keep, embed: *embed, embedModel: *embedModel}
 		if *retrievalPG {
 			o.postgres = *pg
 		}

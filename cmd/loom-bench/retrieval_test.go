@@ -95,6 +95,29 @@ func TestRetrievalRun(t *testing.T) {
 	}
 }
 
+// With -embed, each question is also asked fused with ranking by
+// meaning, through the searcher loom search uses, and both are reported:
+// here with the stand-ins served in process.
+func TestRetrievalRunFused(t *testing.T) {
+	for _, embed := range []string{"hash", "unrelated"} {
+		set, err := parseLoCoMo([]byte(locomoSample))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := retrievalMain(context.Background(), &out, t.TempDir(), set, retrievalOptions{limit: 20, embed: embed}); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		if strings.Count(got, "| **all** | 2 |") != 2 || !strings.Contains(got, "Fused with ranking by meaning (embedder "+embed+", model stand-in-"+embed+")") {
+			t.Errorf("-embed %s:\n%s", embed, got)
+		}
+	}
+	if _, _, err := standIn("nomic"); err == nil {
+		t.Error("an unknown stand-in was served")
+	}
+}
+
 func FuzzParseDatasets(f *testing.F) {
 	f.Add([]byte(locomoSample))
 	f.Add([]byte(longMemEvalSample))

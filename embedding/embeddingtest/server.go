@@ -29,12 +29,16 @@ type Server struct {
 	mu     sync.Mutex
 	counts map[string]int
 	calls  int
+	vector func(string) []float32
 }
 
 // New starts a fake; its Close stops it. Its URL + "/v1" is the base URL
 // to configure.
-func New() *Server {
-	s := &Server{counts: map[string]int{}}
+func New() *Server { return NewWith(Vector) }
+
+// NewWith starts a fake whose vector of a text is vector's.
+func NewWith(vector func(string) []float32) *Server {
+	s := &Server{counts: map[string]int{}, vector: vector}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +81,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		Model  string `json:"model"`
 	}{Object: "list", Model: req.Model}
 	for i, t := range texts {
-		out.Data = append(out.Data, item{Object: "embedding", Index: i, Embedding: Vector(t)})
+		out.Data = append(out.Data, item{Object: "embedding", Index: i, Embedding: s.vector(t)})
 	}
 	s.mu.Lock()
 	s.calls++

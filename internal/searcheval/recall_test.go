@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/recall"
 )
 
@@ -92,25 +95,114 @@ func TestRecallLabelled(t *testing.T) {
 // in the real session of the samples.
 func compactionPrompt(t *testing.T) string {
 	t.Helper()
-	f, err := os.Open(samples + "/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-acompact-fffbd0.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
+	var text string
+	eachLine(t, samples+"/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-acompact-fffbd0.jsonl", func(b []byte) bool {
 		var line struct {
 			Message struct {
 				Content json.RawMessage `json:"content"`
 			} `json:"message"`
 		}
-		var text string
-		if json.Unmarshal(sc.Bytes(), &line) == nil && json.Unmarshal(line.Message.Content, &text) == nil &&
+		if json.Unmarshal(b, &line) == nil && json.Unmarshal(line.Message.Content, &text) == nil &&
 			strings.HasPrefix(text, "Your task is to create a detailed summary") {
-			return text
+			return true
+		}
+		text = ""
+		return false
+	})
+	if text == "" {
+		t.Fatal("no compaction prompt in the sample")
+	}
+	return text
+}
+
+// eachLine calls f with each line of the file at path until it returns
+// true.
+func eachLine(t *testing.T, path string, f func([]byte) bool) {
+	t.Helper()
+	file, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		if f(sc.Bytes()) {
+			return
 		}
 	}
-	t.Fatal("no compaction prompt in the sample")
-	return ""
+}
+
+// publicSet is the labelled set of testdata/recall-public: real Claude
+// Code sessions of another project's developers, and prompts written for
+// them (see its SOURCES.md).
+const publicSet = "../../testdata/recall-public"
+
+// Recall across projects on the public set, beside the real sessions
+// and the set's own above: for at least 8 of its 10 prompts the first
+// on-topic turn is among the first three recalled.
+func TestRecallPublicAcrossProjects(t *testing.T) {
+	st, engine := store(t)
+	keys, _ := corpus(t, st)
+	importertest.Import(t, st, claudecode.Format{}, publicSet+"/entire-cli")
+	all, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Archived: loom.WithArchived})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all {
+		keys[s.ID] = s.Key
+	}
+	prompts := readJSON[[]struct {
+		Prompt  string   `json:"prompt"`
+		Targets []string `json:"targets"`
+	}](t, publicSet+"/prompts.json")
+	if len(prompts) != 10 {
+		t.Fatalf("%d prompts", len(prompts))
+	}
+	top3 := 0
+	for _, p := range prompts {
+		var targets []string
+		for _, f := range p.Targets {
+			targets = append(targets, "claude-code:"+sessionIDOf(t, publicSet+"/entire-cli/"+f+".jsonl"))
+		}
+		res, err := recall.Recall(context.Background(), st, recall.Options{Prompt: p.Prompt, UserID: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rank := 0
+		for i, turn := range res.Turns {
+			if k := keys[turn.SessionID]; slices.ContainsFunc(targets, func(target string) bool { return k == target || strings.HasPrefix(k, target+"/") }) {
+				rank = i + 1
+				break
+			}
+		}
+		if rank >= 1 && rank <= 3 {
+			top3++
+		}
+		t.Logf("first on-topic turn %d of %d: %q", rank, len(res.Turns), p.Prompt)
+	}
+	t.Logf("%s: the first on-topic turn in the first three for %d of %d prompts", engine, top3, len(prompts))
+	if top3 < 8 {
+		t.Errorf("the first on-topic turn in the first three for %d of %d prompts, want at least 8", top3, len(prompts))
+	}
+}
+
+// sessionIDOf is the session id a Claude Code file records.
+func sessionIDOf(t *testing.T, path string) string {
+	t.Helper()
+	var id string
+	eachLine(t, path, func(b []byte) bool {
+		var l struct {
+			SessionID string `json:"sessionId"`
+		}
+		id = ""
+		if json.Unmarshal(b, &l) == nil {
+			id = l.SessionID
+		}
+		return id != ""
+	})
+	if id == "" {
+		t.Fatalf("%s names no session", path)
+	}
+	return id
 }

@@ -18,22 +18,24 @@ func (e searchTimeError) Unwrap() []error { return []error{e.refusal, loom.ErrSe
 
 // RunSearch is how every engine runs a search: it checks q against the
 // limits on a query and runs search with q and its terms (see Terms) and
-// a context that ends once it has run MaxSearchTime. When that time runs
-// out, search runs again with q.Newest set, for the newest matches only,
-// within MaxNewestSearchTime, and those hits are marked Partial: a search
-// is not refused because the machine is slow. Only when that runs out of
-// time too is the query refused, with an EINVALID error that wraps
-// ErrSearchTime. When ctx ends, search must stop and return an error
-// that wraps ctx's.
+// a context that ends once it has run MaxSearchTime. A search that runs out of that time before it
+// has ranked a hit is refused, with an EINVALID error that wraps
+// ErrSearchTime: nothing found in time is never answered with other
+// messages in the place of hits. When ctx ends, search must stop and
+// return an error that wraps ctx's.
 //
 // A plain query (not raw, exact, any-word or over titles) that finds
 // fewer hits than its limit goes on through the tiers (loom.TierWordForms
 // and those after it), each given the terms it matches: search must
 // match them as Term describes (alternatives, prefixes), any of them
 // with q.AnyWord, and session titles with q.Titles. Their hits fill the
-// page in tier order, each message once, marked with its tier. A plain
-// query over the limits of loom.ParseQuery is not refused: the tiers
-// that need not every word run with its first words.
+// page in tier order, each message once, marked with its tier. The tiers
+// share one more MaxSearchTime, ending at q.Deadline at the latest: when
+// it runs out, the hits of the tiers that ended before it are returned,
+// in their order, each marked Partial; when there are none, the search is
+// refused as above. A plain query over the limits of loom.ParseQuery is
+// not refused: the tiers that need not every word run with its first
+// words.
 func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
 	limit := q.Limit
 	if limit <= 0 {
@@ -56,14 +58,15 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 			return nil, err
 		}
 	}
-	if q.Raw || q.Exact || q.AnyWord || q.Titles || len(hits) >= limit || (len(hits) > 0 && hits[0].Partial) {
+	if q.Raw || q.Exact || q.AnyWord || q.Titles || len(hits) >= limit || q.Newest {
 		return hits, nil
 	}
 	// Fewer hits than a page: the tiers, in order, within one more
 	// MaxSearchTime between them; a tier that runs out of it ends the
 	// search with what was found.
-	tctx, cancel := context.WithTimeoutCause(ctx, loom.MaxSearchTime, loom.ErrSearchTime)
+	tctx, cancel := context.WithDeadlineCause(ctx, budgetEnd(q, loom.MaxSearchTime), loom.ErrSearchTime)
 	defer cancel()
+	partial := false
 	seen := make(map[string]bool, limit)
 	sessions := make(map[string]bool, limit)
 	for _, h := range hits {
@@ -132,9 +135,9 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 		th, err := search(tctx, tq, t.terms)
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(context.Cause(tctx), loom.ErrSearchTime) {
-				if len(hits) == 0 && len(dated) == 0 {
-					return newestOfSomeWords(ctx, q, ts, limit, search)
-				}
+				// Out of time: what the tiers before this one found,
+				// said to be partial; never other messages instead.
+				partial = true
 				break
 			}
 			return nil, err
@@ -165,33 +168,13 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 			add(h, r.t)
 		}
 	}
-	return hits, nil
-}
-
-// newestOfSomeWords is what a plain query finds when its tiers ran out
-// of time before any hit (a busy machine, words in most messages): the
-// newest messages that hold some of its words, as the any-word tier
-// matches them, within MaxNewestSearchTime, marked partial. So a query
-// does not come back empty while a word of it occurs.
-func newestOfSomeWords(ctx context.Context, q loom.SearchQuery, ts []tier, limit int, search func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
-	i := slices.IndexFunc(ts, func(t tier) bool { return t.name == loom.TierAnyWord })
-	if i < 0 {
-		i = slices.IndexFunc(ts, func(t tier) bool { return !t.titles })
-	}
-	if i < 0 {
-		return nil, nil
-	}
-	q.AnyWord, q.Newest, q.Limit = true, true, 2*limit
-	hits, err := runTimed(ctx, newestTime, q, ts[i].terms, search)
-	if outOfTime(ctx, err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	hits = OneHitPerMessage(hits, limit)
-	for j := range hits {
-		hits[j].Tier, hits[j].Partial = ts[i].name, true
+	if partial {
+		if len(hits) == 0 {
+			return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v before it had ranked any hit: the machine is too busy, or its words are in too many messages; try again, or search for fewer or rarer words", loom.MaxSearchTime)}
+		}
+		for i := range hits {
+			hits[i].Partial = true
+		}
 	}
 	return hits, nil
 }
@@ -205,24 +188,19 @@ func rankedHits(ctx context.Context, q loom.SearchQuery, terms []loom.Term, limi
 	// hit, naming the others (AlsoIn). The engine is asked for more hits
 	// than the limit so that the limit still holds after that.
 	q.Limit = 2 * limit
-	budget, spent := loom.MaxSearchTime, loom.MaxSearchTime
-	if q.Newest {
-		budget, spent = newestTime, newestTime
-	}
-	hits, err := runTimed(ctx, budget, q, terms, search)
-	if outOfTime(ctx, err) && !q.Newest {
-		q.Newest = true
-		hits, err = runTimed(ctx, newestTime, q, terms, search)
-		spent += newestTime
-	}
+	// Not q.Deadline: a first tier cut short finds nothing at all, so it
+	// runs while its caller waits (ctx) and MaxSearchTime allow.
+	hits, err := runTimed(ctx, time.Now().Add(loom.MaxSearchTime), q, terms, search)
 	if outOfTime(ctx, err) {
-		return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v: its words are in too many messages, or the machine is too busy; search for fewer or rarer words, or try again", spent)}
+		return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v before it had ranked any hit: the machine is too busy, or its words are in too many messages; try again, or search for fewer or rarer words", loom.MaxSearchTime)}
 	}
 	if err != nil {
 		return nil, err
 	}
 	hits = OneHitPerMessage(hits, limit)
 	for i := range hits {
+		// The newest matches a caller asked for are marked so
+		// (loom.SearchQuery.Newest).
 		hits[i].Partial = q.Newest
 		if q.AnyWord {
 			hits[i].Tier = loom.TierAnyWord
@@ -231,13 +209,19 @@ func rankedHits(ctx context.Context, q loom.SearchQuery, terms []loom.Term, limi
 	return hits, nil
 }
 
-// newestTime bounds a newest-first run: loom.MaxNewestSearchTime, which
-// a test shortens.
-var newestTime = loom.MaxNewestSearchTime
+// budgetEnd is when a stage of q's search that may run for d from now
+// must end: then, or at q.Deadline when that comes first.
+func budgetEnd(q loom.SearchQuery, d time.Duration) time.Time {
+	end := time.Now().Add(d)
+	if !q.Deadline.IsZero() && q.Deadline.Before(end) {
+		end = q.Deadline
+	}
+	return end
+}
 
-// runTimed runs search within d.
-func runTimed(ctx context.Context, d time.Duration, q loom.SearchQuery, terms []loom.Term, search func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
-	sctx, cancel := context.WithTimeoutCause(ctx, d, loom.ErrSearchTime)
+// runTimed runs search until end.
+func runTimed(ctx context.Context, end time.Time, q loom.SearchQuery, terms []loom.Term, search func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
+	sctx, cancel := context.WithDeadlineCause(ctx, end, loom.ErrSearchTime)
 	defer cancel()
 	hits, err := search(sctx, q, terms)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), loom.ErrSearchTime) {

@@ -11,55 +11,76 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// A search that runs out of time ranking returns its newest matches,
-// marked partial; one that runs out of time for those too is refused;
-// one whose caller gives up ends with the caller's error.
+// A search that runs out of time never puts other messages in the place
+// of hits: one that has ranked none is refused; one whose later tiers
+// run out returns what the tiers before found, in their order, marked
+// partial; one whose caller gives up ends with the caller's error; a
+// deadline of the caller's ends the tiers as their own budget does.
 func TestRunSearch(t *testing.T) {
 	slow := func(ctx context.Context, _ loom.SearchQuery, _ []loom.Term) ([]loom.SearchHit, error) {
 		<-ctx.Done()
 		return nil, fmt.Errorf("search: %w", ctx.Err())
 	}
-	defer func(d time.Duration) { newestTime = d }(newestTime)
-	newestTime = 2 * loom.MaxSearchTime
-	start := time.Now()
-	_, err := RunSearch(context.Background(), loom.SearchQuery{Text: "slow"}, slow)
-	if loom.ErrorCode(err) != loom.EINVALID || !errors.Is(err, loom.ErrSearchTime) || !strings.Contains(loom.ErrorMessage(err), "fewer or rarer words") {
-		t.Fatalf("a search out of time = %v, want an invalid-input error", err)
-	}
-	if d := time.Since(start); d < loom.MaxSearchTime+newestTime {
-		t.Fatalf("search stopped after %v, before its two budgets ran out", d)
-	}
-
-	// Ranking is slow (a busy machine, common words): the newest matches.
-	var asked []bool
+	// Ranking is slow (a busy machine, common words): refused, never
+	// the newest matches instead.
+	var asked []string
 	slowRank := func(ctx context.Context, q loom.SearchQuery, _ []loom.Term) ([]loom.SearchHit, error) {
-		asked = append(asked, q.Newest)
-		if !q.Newest {
-			return slow(ctx, q, nil)
+		asked = append(asked, fmt.Sprintf("any=%v newest=%v titles=%v", q.AnyWord, q.Newest, q.Titles))
+		if q.Newest {
+			return []loom.SearchHit{{MessageID: "newest"}}, nil
 		}
-		return []loom.SearchHit{{MessageID: "a"}, {MessageID: "b"}}, nil
+		return slow(ctx, q, nil)
 	}
-	hits, err := RunSearch(context.Background(), loom.SearchQuery{Text: "common"}, slowRank)
-	if err != nil || len(hits) != 2 || !loom.Partial(hits) || !hits[1].Partial || len(asked) != 2 || asked[0] || !asked[1] {
-		t.Fatalf("a search whose ranking ran out of time = %+v, %v (asked newest: %v), want its newest hits, partial", hits, err, asked)
+	start := time.Now()
+	hits, err := RunSearch(context.Background(), loom.SearchQuery{Text: "slow"}, slowRank)
+	if loom.ErrorCode(err) != loom.EINVALID || !errors.Is(err, loom.ErrSearchTime) || !strings.Contains(loom.ErrorMessage(err), "fewer or rarer words") || len(hits) != 0 {
+		t.Fatalf("a search out of time = %+v, %v (asked %q), want an invalid-input error and no hit", hits, err, asked)
 	}
-	// Every word is found nowhere together and the tiers run out of
-	// time (a busy machine): the newest messages with some of the words,
-	// partial, never an empty page.
-	var tiersAsked []string
+	if d := time.Since(start); d < loom.MaxSearchTime {
+		t.Fatalf("search stopped after %v, before its budget ran out", d)
+	}
+	// No message holds every word and the tiers run out of time (a busy
+	// machine): refused, never the newest messages with some words.
+	asked = nil
 	slowTiers := func(ctx context.Context, q loom.SearchQuery, _ []loom.Term) ([]loom.SearchHit, error) {
-		tiersAsked = append(tiersAsked, fmt.Sprintf("any=%v newest=%v titles=%v", q.AnyWord, q.Newest, q.Titles))
+		asked = append(asked, fmt.Sprintf("any=%v newest=%v titles=%v", q.AnyWord, q.Newest, q.Titles))
 		switch {
-		case !q.AnyWord && !q.Titles && !q.Newest && len(tiersAsked) == 1:
+		case q.Newest:
+			return []loom.SearchHit{{MessageID: "newest"}}, nil
+		case !q.AnyWord && !q.Titles && len(asked) == 1:
 			return nil, nil // no message holds every word
-		case q.AnyWord && q.Newest:
-			return []loom.SearchHit{{MessageID: "c"}}, nil
 		}
 		return slow(ctx, q, nil)
 	}
 	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "why did the schema migration"}, slowTiers)
-	if err != nil || len(hits) != 1 || hits[0].Tier != loom.TierAnyWord || !hits[0].Partial {
-		t.Fatalf("a search whose tiers ran out of time = %+v, %v (asked %q), want the newest some-words hit, partial", hits, err, tiersAsked)
+	if !errors.Is(err, loom.ErrSearchTime) || len(hits) != 0 {
+		t.Fatalf("a search whose tiers ran out of time before any hit = %+v, %v (asked %q), want refused", hits, err, asked)
+	}
+	// Every word in one message, then the tiers run out: that hit,
+	// partial, and no other.
+	asked = nil
+	someTiers := func(ctx context.Context, q loom.SearchQuery, _ []loom.Term) ([]loom.SearchHit, error) {
+		asked = append(asked, fmt.Sprintf("any=%v newest=%v titles=%v", q.AnyWord, q.Newest, q.Titles))
+		switch {
+		case q.Newest:
+			return []loom.SearchHit{{MessageID: "newest"}}, nil
+		case !q.AnyWord && !q.Titles && len(asked) == 1:
+			return []loom.SearchHit{{MessageID: "every"}}, nil
+		case len(asked) == 2:
+			return []loom.SearchHit{{MessageID: "form", SessionID: "s2"}}, nil
+		}
+		return slow(ctx, q, nil)
+	}
+	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "schema migration"}, someTiers)
+	if err != nil || len(hits) != 2 || hits[0].MessageID != "every" || hits[1].MessageID != "form" || hits[1].Tier != loom.TierWordForms || !hits[0].Partial || !hits[1].Partial {
+		t.Fatalf("a search whose later tiers ran out of time = %+v, %v (asked %q), want the hits found before, partial", hits, err, asked)
+	}
+	// The caller's deadline ends the tiers as their budget does.
+	asked = nil
+	start = time.Now()
+	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "schema migration", Deadline: time.Now().Add(loom.MaxSearchTime / 8)}, someTiers)
+	if err != nil || len(hits) != 2 || !loom.Partial(hits) || time.Since(start) >= loom.MaxSearchTime {
+		t.Fatalf("a search past its deadline = %+v, %v after %v, want the hits found before it, partial", hits, err, time.Since(start))
 	}
 	if hits, err := RunSearch(context.Background(), loom.SearchQuery{Text: "fast"}, func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error) {
 		return []loom.SearchHit{{MessageID: "a"}}, nil
