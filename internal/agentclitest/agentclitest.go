@@ -57,6 +57,10 @@ var (
 	Droid = Package{"droid", "0.215.0", "droid"}
 	// Cline is Cline's CLI, cline.
 	Cline = Package{"cline", "3.0.65", "cline"}
+	// Grok is Grok Build, grok: a native program that npm installs,
+	// which speaks the OpenAI Chat Completions API of a custom model in
+	// ~/.grok/config.toml.
+	Grok = Package{"@xai-official/grok", "1.0.41", "grok"}
 )
 
 // WithNode returns env with the node of Node22, installed, first on its
