@@ -32,6 +32,9 @@ type chatAgent struct {
 	// compact is the prompt that compacts the session (a command), and
 	// asks a piece of the agent's request for the summary.
 	compact, asks string
+	// summary is the compaction's summary the fake model answers with
+	// ("" for a short one of its own).
+	summary string
 	// compactUsage says the session records the usage of the
 	// compaction's own model call.
 	compactUsage bool
@@ -108,7 +111,11 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 	sc.On("sub-agent counted", say("", agents.replies[0], usage(1600, 0, 8, 0)))
 	// Qwen Code keeps a compression only when the summary's call says
 	// it saved tokens.
-	sc.On(a.asks, say("", "<state_snapshot>One count was delegated.</state_snapshot>", usage(5000, 0, 30, 0)))
+	summary := a.summary
+	if summary == "" {
+		summary = "<state_snapshot>One count was delegated.</state_snapshot>"
+	}
+	sc.On(a.asks, say("", summary, usage(5000, 0, 30, 0)))
 	sc.On(agents.prompts[1], say("", agents.replies[1], usage(1700, 0, 6, 0)))
 	a.run(t, team, a.tools(agents.prompts[0])...)
 	a.run(t, team, a.more(a.compact)...)

@@ -10,21 +10,36 @@
 // with tool_calls, tool_result), and updates.jsonl the session's update
 // stream, whose usage updates give each turn's tokens.
 //
-// What becomes what: each chat line a message under its line number; a
-// reply's reasoning, text and calls one assistant message; a tool
-// result completes its call; a user message Grok made itself (a
-// synthetic_reason other than an interjection) is a system message. The
-// working directory is the group directory's name decoded (or its .cwd
-// file); summary.json's title, model and parent_session_id (a fork of
-// that session) name the session; the n-th usage update (input less
-// cached, cached, output, reasoning tokens) is the n-th turn's last
-// reply's usage. The other files (plan, rewind points, signals,
-// compaction checkpoints) are not read.
+// What becomes what: each chat line a message, numbered in the whole
+// history; a reply's reasoning, text and calls one assistant message; a
+// tool result completes its call. A prompt is a user line with a
+// prompt_index, without the <user_query> tags Grok wraps it in; the
+// user lines without one are Grok's context (the user's environment
+// and rules, reminders) and system messages, as is a user message Grok
+// made itself (a synthetic_reason other than an interjection); the
+// system prompt, the same in every session, is not kept. A compaction
+// rewrites chat_history.jsonl to its summary and what follows: the
+// history before it is read from the compaction's request
+// (compaction_requests/, the history the summary was asked of), and the
+// summary is a summary message. Each turn's usage (input less cached,
+// cached, output and reasoning tokens, model calls) is the update
+// stream's turn_completed for the prompt it answered, on the turn's
+// last reply. A sub-agent is a session of its own, named by a directory
+// of its parent's subagents/; it is read with its parent, linked to the
+// spawn_subagent call whose result names it, and its calls and tokens,
+// which Grok also counts in the parent's turn, are taken out of that
+// turn's. The working directory is summary.json's (or the group
+// directory's name decoded, or its .cwd file); its title, model and
+// parent_session_id (a fork of that session) name the session. The
+// other files (plan, rewind points, signals, usage.json, compaction
+// checkpoints) are not read. Grok's own side calls (the title, the
+// dashboard's line for each turn, the compaction's summary) are in no
+// file's usage.
 //
 // The layout is Grok's own documentation, shipped in the program npm
-// installs (@xai-official/grok 1.0.41); the lines were learnt from
-// agentsview's reader. The program needs an xAI account, so the
-// fixtures in testdata are written to that format.
+// installs (@xai-official/grok 1.0.41, ~/.grok/docs); the files in
+// testdata/real are what that program wrote, run offline against a
+// fake model as a custom model of ~/.grok/config.toml.
 package grok
 
 import (
@@ -345,7 +360,9 @@ func readSession(ctx context.Context, dir string, files []string, res *importer.
 		n := len(t.Msgs)
 		switch cmp.Or(l.Type, l.Role) {
 		case "system":
-			t.Add(&loom.Message{ID: mid, Role: loom.RoleSystem, CreatedAt: at, Parts: importer.TextParts(mid, loom.PartText, l.Content)})
+			// Grok's system prompt, the same long text in every session,
+			// is not kept.
+			res.Skip("system-prompt")
 		case "user":
 			parts := importer.TextParts(mid, loom.PartText, l.Content)
 			role := loom.RoleUser

@@ -121,7 +121,7 @@ func TestReadSubagentAndCompaction(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 4, 25)
+	importertest.ImportsOnce(t, Format{}, real, 4, 21)
 	root := importertest.CopyDir(t, real)
 	importertest.Follows(t, Format{}, root, func() {
 		importertest.AppendLines(t, filepath.Join(root, "%2Fhome%2Fu%2Fwork", work, historyFile),
