@@ -75,7 +75,7 @@ func TestEveryFormatPackageIsWired(t *testing.T) {
 	}
 	// And every registered format comes from one of them.
 	for _, fm := range Formats() {
-		pkg := strings.TrimPrefix(reflect.TypeOf(fm).PkgPath(), module)
+		pkg := filepath.Base(pkgDir(fm))
 		if !slices.Contains(pkgs, pkg) {
 			t.Errorf("%s is registered from %s, which this test does not see", fm.Tool(), pkg)
 		}
@@ -190,12 +190,7 @@ func TestClaimsAreBackedByFiles(t *testing.T) {
 			continue
 		}
 		claims := claimed(r.imported)
-		dir := filepath.Join("..", strings.TrimPrefix(reflect.TypeOf(fm).PkgPath(), module))
-		if reflect.TypeOf(fm).PkgPath()+"/" == module {
-			// The exports' format is package importer's, registered
-			// from the export's package.
-			dir = filepath.Join("..", strings.ReplaceAll(fm.Tool(), "-", ""))
-		}
+		dir := pkgDir(fm)
 		if name, ok := builtInTests[fm.Tool()]; ok {
 			if !testNamed(dir, name) {
 				t.Errorf("%s: its files are said to be built by %s, which %s lacks", fm.Tool(), name, dir)
@@ -289,4 +284,15 @@ func testNamed(dir, name string) bool {
 		}
 	}
 	return false
+}
+
+// pkgDir is the directory of the package that registers f.
+func pkgDir(f importer.Format) string {
+	pkg := reflect.TypeOf(f).PkgPath()
+	if pkg+"/" == module {
+		// The exports' format is package importer's, registered from
+		// the export's package (importer/chatgpt, importer/claudeai).
+		return filepath.Join("..", strings.ReplaceAll(f.Tool(), "-", ""))
+	}
+	return filepath.Join("..", strings.TrimPrefix(pkg, module))
 }
