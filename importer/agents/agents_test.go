@@ -76,6 +76,9 @@ func TestEveryFormatPackageIsWired(t *testing.T) {
 	// And every registered format comes from one of them.
 	for _, fm := range Formats() {
 		pkg := filepath.Base(pkgDir(fm))
+		if _, ok := fm.(importer.Variant); ok {
+			pkg = "variants"
+		}
 		if !slices.Contains(pkgs, pkg) {
 			t.Errorf("%s is registered from %s, which this test does not see", fm.Tool(), pkg)
 		}
@@ -288,6 +291,11 @@ func testNamed(dir, name string) bool {
 
 // pkgDir is the directory of the package that registers f.
 func pkgDir(f importer.Format) string {
+	if v, ok := f.(importer.Variant); ok {
+		// A variant reads its base's files: its claims are backed by
+		// them (and importer/variants reads them in its places).
+		return pkgDir(v.Of)
+	}
 	pkg := reflect.TypeOf(f).PkgPath()
 	if pkg+"/" == module {
 		// The exports' format is package importer's, registered from

@@ -1,0 +1,60 @@
+// Package variants registers the agents whose sessions are files of
+// another agent's format, each read by that agent's reader under its
+// own name and in its own places (importer.Variant): forks of Claude
+// Code, Codex, Pi and OpenClaw, and products built on CodeBuddy Code.
+//
+// Each layout was learnt from the agent's documentation where it has
+// one and from agentsview's registry of agents (wesm/agentsview at
+// a5de5daca0005d2794f6fe8e0412795cb2873e4b, internal/parser/types.go);
+// the tests read files the base agent's real program wrote, laid out as
+// each variant keeps them.
+package variants
+
+import (
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/codebuddy"
+	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/openclaw"
+	"github.com/loomhq/loom/importer/pi"
+)
+
+// The variants, by their names in loom.
+var (
+	// OpenClaude is the open fork of Claude Code (the openclaude
+	// command), which keeps Claude Code's projects in ~/.openclaude.
+	OpenClaude = importer.Variant{Of: claudecode.New(), Name: "openclaude",
+		Env: "OPENCLAUDE_CONFIG_DIR", Sub: "projects", Dirs: [][]string{{".openclaude", "projects"}}}
+	// ClaudeCowork is the Claude desktop app's Cowork (local agent mode),
+	// which runs Claude Code and keeps its sessions in the app's data.
+	ClaudeCowork = importer.Variant{Of: claudecode.New(), Name: "claude-cowork",
+		Env: "LOOM_CLAUDE_COWORK_DIR", Dirs: [][]string{
+			{".config", "Claude", "local-agent-mode-sessions"},
+			{"Library", "Application Support", "Claude", "local-agent-mode-sessions"},
+			{"AppData", "Roaming", "Claude", "local-agent-mode-sessions"},
+			{"AppData", "Local", "Packages", "Claude_pzs8sxrjxfjjc", "LocalCache", "Roaming", "Claude", "local-agent-mode-sessions"},
+		}}
+	// TraeX is TRAE CLI 2, a fork of Codex that writes Codex's rollouts
+	// in ~/.trae/cli.
+	TraeX = importer.Variant{Of: codex.Format{}, Name: "traex",
+		Env: "LOOM_TRAEX_DIR", Dirs: [][]string{{".trae", "cli", "sessions"}, {".trae", "cli", "archived_sessions"}}}
+	// PrimeAgent is Prime Agent, built on Pi, which keeps Pi's session
+	// files in ~/.prime/agent.
+	PrimeAgent = importer.Variant{Of: pi.Format{}, Name: "prime-agent",
+		Env: "PRIME_AGENT_SESSION_DIR", Dirs: [][]string{{".prime", "agent", "sessions"}}}
+	// QClaw is a build of OpenClaw that keeps OpenClaw's agents in
+	// ~/.qclaw.
+	QClaw = importer.Variant{Of: openclaw.Format{}, Name: "qclaw",
+		Env: "LOOM_QCLAW_DIR", Sub: "agents", Dirs: [][]string{{".qclaw", "agents"}}}
+	// WorkBuddy is the desktop agent on CodeBuddy Code's core, which
+	// keeps CodeBuddy's transcripts in ~/.workbuddy (the
+	// codebuddy program reads $WORKBUDDY_CONFIG_DIR for it).
+	WorkBuddy = importer.Variant{Of: codebuddy.Format{}, Name: "workbuddy",
+		Env: "WORKBUDDY_CONFIG_DIR", Sub: "projects", Dirs: [][]string{{".workbuddy", "projects"}}}
+)
+
+func init() {
+	for _, v := range []importer.Variant{OpenClaude, ClaudeCowork, TraeX, PrimeAgent, QClaw, WorkBuddy} {
+		importer.Register(v)
+	}
+}
