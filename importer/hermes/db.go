@@ -200,3 +200,13 @@ func messages(ctx context.Context, db *sql.DB, have map[string]bool, s *importer
 	s.Messages = t.Msgs
 	return nil
 }
+
+// CountSessions counts the sessions of Hermes's database (the
+// transcripts beside it are most often the same sessions); a transcript
+// is one session.
+func (Format) CountSessions(ctx context.Context, b importer.Bundle) (int, error) {
+	if filepath.Base(b.Name()) != dbName {
+		return 1, nil
+	}
+	return importer.CountSQLite(ctx, Tool, b, "SELECT count(*) FROM sessions", "sessions")
+}

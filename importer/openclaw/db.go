@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -138,4 +139,13 @@ func transcript(ctx context.Context, db *sql.DB, dec *zstd.Decoder, id, path str
 		buf.WriteByte('\n')
 	}
 	return buf.Bytes(), rows.Err()
+}
+
+// CountSessions counts an agent database's session windows; a
+// transcript is one session.
+func (Format) CountSessions(ctx context.Context, b importer.Bundle) (int, error) {
+	if filepath.Base(b.Name()) != dbName {
+		return 1, nil
+	}
+	return importer.CountSQLite(ctx, Tool, b, "SELECT count(*) FROM session_windows", "session_windows")
 }

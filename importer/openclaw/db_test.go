@@ -18,8 +18,8 @@ import (
 // (`openclaw agent --local`, offline against a fake model, as
 // TestImportRealOpenClaw in cli/session runs it) kept in its agent's
 // openclaw-agent.sqlite, each with its session window and sequence
-// number, the home directory renamed /home/u: two prompts in the main
-// session, one in a session of its own key.
+// number, the home directory renamed /home/u: a prompt answered with
+// reasoning, and a second whose reply reads a file with reasoning.
 func writeDB(t *testing.T, path string, packed bool) {
 	t.Helper()
 	db := importertest.SQLiteWriter(t, path)
@@ -69,32 +69,38 @@ func TestReadDB(t *testing.T) {
 	root := t.TempDir()
 	writeDB(t, filepath.Join(root, "main", "agent", dbName), true)
 	res := importertest.ReadAllValid(t, Format{}, root)
-	if len(res.Sessions) != 2 || len(res.Problems) != 0 {
+	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
 		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
 	}
-	s := importertest.Session(t, res, "3bf996b4-2151-43f5-a2b1-9cdea316ce90")
+	s := importertest.Session(t, res, "46716943-f902-4163-881a-85429324bd13")
 	var prompts []string
 	for _, m := range s.Messages {
 		if m.Role == loom.RoleUser {
 			prompts = append(prompts, m.Text())
 		}
 	}
-	if want := []string{"Say hello in one line.", "One more on the greeting?", "After the compaction?"}; !slices.Equal(prompts, want) || s.Cwd != "/home/u/work" {
+	if want := []string{"Say hello in one line.", "What is in notes.txt?"}; !slices.Equal(prompts, want) || s.Cwd != "/home/u/work" {
 		t.Errorf("prompts %q in %q", prompts, s.Cwd)
 	}
-	importertest.Session(t, res, "9b0e5bf7-6f08-4510-a441-5ed029bcee74")
+	var u loom.Usage
+	for _, m := range s.Messages {
+		u.Add(m.Usage)
+	}
+	if tl := importertest.TallyOf(s); tl.Reasoning != 3 || tl.Tools[loom.ToolCompleted] != 1 || u.ReasoningTokens != 28 || u.CacheReadTokens != 500 || u.APICalls != 3 {
+		t.Errorf("%+v, usage %+v", tl, u)
+	}
 }
 
 func TestImportAndFollowDB(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "main", "agent", dbName)
 	writeDB(t, path, false)
-	importertest.ImportsOnce(t, Format{}, root, 2, 8)
+	importertest.ImportsOnce(t, Format{}, root, 1, 5)
 	importertest.Follows(t, Format{}, root, func() {
 		db := importertest.SQLiteWriter(t, path)
 		defer db.Close()
 		importertest.Exec(t, db, `INSERT INTO transcript_events (session_id, seq, created_at, event_json) VALUES (?, 13, 1795700600000, ?)`,
-			"3bf996b4-2151-43f5-a2b1-9cdea316ce90",
-			`{"type":"message","id":"later-1","parentId":"f01f9cd4-3087-4021-8fbf-9f74d019aecf","timestamp":"2026-11-26T14:00:00.000Z","message":{"role":"user","content":"Thanks","timestamp":1795700600000}}`)
+			"46716943-f902-4163-881a-85429324bd13",
+			`{"type":"message","id":"later-1","parentId":"eb03b1a4-a28e-4786-aaf2-e85bbbf4ef31","timestamp":"2026-11-26T14:00:00.000Z","message":{"role":"user","content":"Thanks","timestamp":1795700600000}}`)
 	}, 1)
 }
