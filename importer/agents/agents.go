@@ -24,6 +24,7 @@ import (
 	_ "github.com/loomhq/loom/importer/copilotchat"
 	_ "github.com/loomhq/loom/importer/crush"
 	_ "github.com/loomhq/loom/importer/cursor"
+	_ "github.com/loomhq/loom/importer/deepseektui"
 	_ "github.com/loomhq/loom/importer/droid"
 	_ "github.com/loomhq/loom/importer/forge"
 	_ "github.com/loomhq/loom/importer/gemini"
@@ -46,6 +47,7 @@ import (
 	_ "github.com/loomhq/loom/importer/warp"
 	_ "github.com/loomhq/loom/importer/windsurf"
 	_ "github.com/loomhq/loom/importer/zed"
+	_ "github.com/loomhq/loom/importer/zencoder"
 )
 
 // Formats returns the formats of every agent loom reads.
