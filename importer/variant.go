@@ -25,6 +25,9 @@ type Variant struct {
 	// Sub is the directory below Env's that holds the sessions ("" for
 	// Env's directory itself).
 	Sub string
+	// Places, when set, gives the roots in place of Env and Dirs (an
+	// editor of the VS Code family: its user directories').
+	Places func(env func(string) string, home string) []string
 }
 
 var _ Format = Variant{}
@@ -43,6 +46,9 @@ func (v Variant) Provider() string {
 // Roots are Env's directory (with Sub) when it is set, else each of
 // Dirs under home.
 func (v Variant) Roots(env func(string) string, home string) []string {
+	if v.Places != nil {
+		return v.Places(env, home)
+	}
 	if v.Env != "" {
 		if d := EnvPath(env, home)(v.Env); d != "" {
 			return []string{filepath.Join(d, v.Sub)}

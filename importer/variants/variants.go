@@ -11,10 +11,13 @@
 package variants
 
 import (
+	"path/filepath"
+
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codebuddy"
 	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/copilotchat"
 	"github.com/loomhq/loom/importer/openclaw"
 	"github.com/loomhq/loom/importer/pi"
 )
@@ -51,10 +54,21 @@ var (
 	// codebuddy program reads $WORKBUDDY_CONFIG_DIR for it).
 	WorkBuddy = importer.Variant{Of: codebuddy.Format{}, Name: "workbuddy",
 		Env: "WORKBUDDY_CONFIG_DIR", Sub: "projects", Dirs: [][]string{{".workbuddy", "projects"}}}
+	// Positron is Posit's data science editor, built from VS Code: its
+	// Assistant keeps VS Code's chat sessions in Positron's user
+	// directory.
+	Positron = importer.Variant{Of: copilotchat.Format{}, Name: "positron",
+		Places: func(env func(string) string, home string) []string {
+			var out []string
+			for _, u := range importer.VSCodeUserDirs(env, home, "Positron") {
+				out = append(out, filepath.Join(u, "workspaceStorage"), filepath.Join(u, "globalStorage", "emptyWindowChatSessions"))
+			}
+			return out
+		}}
 )
 
 func init() {
-	for _, v := range []importer.Variant{OpenClaude, ClaudeCowork, TraeX, PrimeAgent, QClaw, WorkBuddy} {
+	for _, v := range []importer.Variant{OpenClaude, ClaudeCowork, TraeX, PrimeAgent, QClaw, WorkBuddy, Positron} {
 		importer.Register(v)
 	}
 }

@@ -58,6 +58,7 @@ func TestVariantsReadTheirBasesFiles(t *testing.T) {
 		{PrimeAgent, filepath.Join(repo, "importer", "pi", "testdata"), "--home-u-app--", "", ""},
 		{QClaw, filepath.Join(repo, "importer", "openclaw", "testdata", "agents"), "", "", ""},
 		{WorkBuddy, filepath.Join(repo, "importer", "codebuddy", "testdata", "real"), "", "", ""},
+		{Positron, filepath.Join(repo, "importer", "copilotchat", "testdata", "User", "workspaceStorage"), "", "", ""},
 	} {
 		t.Run(c.v.Tool(), func(t *testing.T) {
 			home := t.TempDir()
