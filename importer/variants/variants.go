@@ -1,7 +1,8 @@
 // Package variants registers the agents whose sessions are files of
 // another agent's format, each read by that agent's reader under its
 // own name and in its own places (importer.Variant): forks of Claude
-// Code, Codex, Pi and OpenClaw, and products built on CodeBuddy Code.
+// Code (or keeping its files: Qoder, iFlow), Codex, Pi and OpenClaw,
+// products built on CodeBuddy Code, and an editor of VS Code's family.
 //
 // Each layout was learnt from the agent's documentation where it has
 // one and from agentsview's registry of agents (wesm/agentsview at
@@ -37,6 +38,21 @@ var (
 			{"AppData", "Roaming", "Claude", "local-agent-mode-sessions"},
 			{"AppData", "Local", "Packages", "Claude_pzs8sxrjxfjjc", "LocalCache", "Roaming", "Claude", "local-agent-mode-sessions"},
 		}}
+	// Qoder is Qoder's CLI and editor, which keep Claude Code's project
+	// tree of session files (the CLI in ~/.qoder/projects, the editor in
+	// its SharedClientCache).
+	Qoder = importer.Variant{Of: claudecode.New(), Name: "qoder",
+		Env: "LOOM_QODER_DIR", Dirs: [][]string{
+			{".qoder", "projects"}, {".qoder-cn", "projects"}, {".qoderwork", "projects"},
+			{".config", "Qoder", "SharedClientCache", "cli", "projects"},
+			{"Library", "Application Support", "Qoder", "SharedClientCache", "cli", "projects"},
+			{"AppData", "Roaming", "Qoder", "SharedClientCache", "cli", "projects"},
+		}}
+	// IFlow is iFlow CLI, whose session files (session-<id>.jsonl in a
+	// directory per project of ~/.iflow/projects) hold Claude Code's
+	// lines (uuid, parentUuid, message).
+	IFlow = importer.Variant{Of: claudecode.New(), Name: "iflow",
+		Env: "LOOM_IFLOW_DIR", Dirs: [][]string{{".iflow", "projects"}}}
 	// TraeX is TRAE CLI 2, a fork of Codex that writes Codex's rollouts
 	// in ~/.trae/cli.
 	TraeX = importer.Variant{Of: codex.Format{}, Name: "traex",
@@ -68,7 +84,7 @@ var (
 )
 
 func init() {
-	for _, v := range []importer.Variant{OpenClaude, ClaudeCowork, TraeX, PrimeAgent, QClaw, WorkBuddy, Positron} {
+	for _, v := range []importer.Variant{OpenClaude, ClaudeCowork, TraeX, PrimeAgent, QClaw, WorkBuddy, Positron, Qoder, IFlow} {
 		importer.Register(v)
 	}
 }

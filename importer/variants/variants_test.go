@@ -54,6 +54,8 @@ func TestVariantsReadTheirBasesFiles(t *testing.T) {
 			"", ""},
 		{ClaudeCowork, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"),
 			filepath.Join("local_5f2c", "vm", ".claude", "projects", "-sessions-app"), "", ""},
+		{Qoder, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"), "-home-u-app", "", ""},
+		{IFlow, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "viewer-sample-project"), "-home-u-app", "", ""},
 		{TraeX, filepath.Join(repo, "importer", "codex", "testdata"), filepath.Join("2026", "11", "24"), "", ""},
 		{PrimeAgent, filepath.Join(repo, "importer", "pi", "testdata"), "--home-u-app--", "", ""},
 		{QClaw, filepath.Join(repo, "importer", "openclaw", "testdata", "agents"), "", "", ""},
