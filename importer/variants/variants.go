@@ -62,9 +62,9 @@ var (
 	PrimeAgent = importer.Variant{Of: pi.Format{}, Name: "prime-agent",
 		Env: "PRIME_AGENT_SESSION_DIR", Dirs: [][]string{{".prime", "agent", "sessions"}}}
 	// QClaw is a build of OpenClaw that keeps OpenClaw's agents in
-	// ~/.qclaw.
+	// ~/.qclaw (under assets/static in the later layout).
 	QClaw = importer.Variant{Of: openclaw.Format{}, Name: "qclaw",
-		Env: "LOOM_QCLAW_DIR", Sub: "agents", Dirs: [][]string{{".qclaw", "agents"}}}
+		Env: "LOOM_QCLAW_DIR", Dirs: [][]string{{".qclaw", "agents"}, {".qclaw", "assets", "static", "agents"}}}
 	// WorkBuddy is the desktop agent on CodeBuddy Code's core, which
 	// keeps CodeBuddy's transcripts in ~/.workbuddy (the
 	// codebuddy program reads $WORKBUDDY_CONFIG_DIR for it).
