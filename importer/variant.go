@@ -54,11 +54,23 @@ func (v Variant) Roots(env func(string) string, home string) []string {
 			return []string{filepath.Join(d, v.Sub)}
 		}
 	}
+	return HomeDirs(env, home, "", v.Dirs...)
+}
+
+// HomeDirs are the roots of an agent whose directory the variable
+// envVar names when it is set (envVar may be ""), else each of dirs
+// under the home directory (each a path relative to it).
+func HomeDirs(env func(string) string, home, envVar string, dirs ...[]string) []string {
+	if envVar != "" {
+		if d := EnvPath(env, home)(envVar); d != "" {
+			return []string{d}
+		}
+	}
 	if home == "" {
 		return nil
 	}
-	out := make([]string, 0, len(v.Dirs))
-	for _, d := range v.Dirs {
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
 		out = append(out, filepath.Join(append([]string{home}, d...)...))
 	}
 	return out

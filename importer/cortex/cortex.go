@@ -63,13 +63,7 @@ func (Format) Provider() string { return "snowflake" }
 // Roots are $LOOM_CORTEX_DIR when set, else
 // ~/.snowflake/cortex/conversations.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.EnvPath(env, home)("LOOM_CORTEX_DIR"); d != "" {
-		return []string{d}
-	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".snowflake", "cortex", "conversations")}
+	return importer.HomeDirs(env, home, "LOOM_CORTEX_DIR", []string{".snowflake", "cortex", "conversations"})
 }
 
 // Bundles lists each conversation document under root, with its

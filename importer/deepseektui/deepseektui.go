@@ -57,13 +57,7 @@ func (Format) Provider() string { return "deepseek" }
 // Roots are $LOOM_DEEPSEEK_TUI_DIR when set, else ~/.deepseek/sessions
 // and ~/.codewhale/sessions.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.EnvPath(env, home)("LOOM_DEEPSEEK_TUI_DIR"); d != "" {
-		return []string{d}
-	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".deepseek", "sessions"), filepath.Join(home, ".codewhale", "sessions")}
+	return importer.HomeDirs(env, home, "LOOM_DEEPSEEK_TUI_DIR", []string{".deepseek", "sessions"}, []string{".codewhale", "sessions"})
 }
 
 // Bundles lists each session document under root, one bundle each.

@@ -56,13 +56,7 @@ func (Format) Provider() string { return "" }
 
 // Roots are $LOOM_ZENCODER_DIR when set, else ~/.zencoder/sessions.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.EnvPath(env, home)("LOOM_ZENCODER_DIR"); d != "" {
-		return []string{d}
-	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".zencoder", "sessions")}
+	return importer.HomeDirs(env, home, "LOOM_ZENCODER_DIR", []string{".zencoder", "sessions"})
 }
 
 // Bundles lists each session file under root, one bundle each.
