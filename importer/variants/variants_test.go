@@ -47,20 +47,17 @@ func TestVariantsReadTheirBasesFiles(t *testing.T) {
 		v    importer.Variant
 		from string // the base's real files
 		into string // where the variant keeps them, below its root
-		want string // roles of one session, by its id
-		id   string
 	}{
-		{OpenClaude, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"), "-home-u-app",
-			"", ""},
+		{OpenClaude, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"), "-home-u-app"},
 		{ClaudeCowork, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"),
-			filepath.Join("local_5f2c", "vm", ".claude", "projects", "-sessions-app"), "", ""},
-		{Qoder, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"), "-home-u-app", "", ""},
-		{IFlow, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "viewer-sample-project"), "-home-u-app", "", ""},
-		{TraeX, filepath.Join(repo, "importer", "codex", "testdata"), filepath.Join("2026", "11", "24"), "", ""},
-		{PrimeAgent, filepath.Join(repo, "importer", "pi", "testdata"), "--home-u-app--", "", ""},
-		{QClaw, filepath.Join(repo, "importer", "openclaw", "testdata", "agents"), "", "", ""},
-		{WorkBuddy, filepath.Join(repo, "importer", "codebuddy", "testdata", "real"), "", "", ""},
-		{Positron, filepath.Join(repo, "importer", "copilotchat", "testdata", "User", "workspaceStorage"), "", "", ""},
+			filepath.Join("local_5f2c", "vm", ".claude", "projects", "-sessions-app")},
+		{Qoder, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"), "-home-u-app"},
+		{IFlow, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "viewer-sample-project"), "-home-u-app"},
+		{TraeX, filepath.Join(repo, "importer", "codex", "testdata"), filepath.Join("2026", "11", "24")},
+		{PrimeAgent, filepath.Join(repo, "importer", "pi", "testdata"), "--home-u-app--"},
+		{QClaw, filepath.Join(repo, "importer", "openclaw", "testdata", "agents"), ""},
+		{WorkBuddy, filepath.Join(repo, "importer", "codebuddy", "testdata", "real"), ""},
+		{Positron, filepath.Join(repo, "importer", "copilotchat", "testdata", "User", "workspaceStorage"), ""},
 	} {
 		t.Run(c.v.Tool(), func(t *testing.T) {
 			home := t.TempDir()
