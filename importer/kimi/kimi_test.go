@@ -90,7 +90,7 @@ func TestImportAndFollow(t *testing.T) {
 
 func TestRootsAndBundles(t *testing.T) {
 	home := filepath.FromSlash("/home/u")
-	if got := (Format{}).Roots(nil, home); !slices.Equal(got, []string{filepath.Join(home, ".kimi", "sessions")}) {
+	if got := (Format{}).Roots(nil, home); !slices.Equal(got, []string{filepath.Join(home, ".kimi", "sessions"), filepath.Join(home, ".kimi-code", "sessions")}) {
 		t.Errorf("roots %v", got)
 	}
 	if got := (Format{}).Roots(func(k string) string {
