@@ -165,6 +165,16 @@ func TestEveryAgentHasItsRow(t *testing.T) {
 		}
 	}
 	t.Logf("%d agents, %d rows", len(registered), len(rows))
+	// And the count the README and docs/import.md give is this one.
+	for _, doc := range []string{filepath.Join("..", "..", "README.md"), filepath.Join("..", "..", "docs", "import.md")} {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strconv.Itoa(len(registered)) + " agents"; !strings.Contains(strings.Join(strings.Fields(string(data)), " "), want) {
+			t.Errorf("%s does not say %q", doc, want)
+		}
+	}
 }
 
 // builtInTests are the formats some of whose files their tests build

@@ -20,6 +20,7 @@ import (
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/copilotchat"
 	"github.com/loomhq/loom/importer/openclaw"
+	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/importer/pi"
 )
 
@@ -83,7 +84,13 @@ var (
 		}}
 )
 
+// MiMoCode is MiMo's coding agent, a fork of opencode that keeps
+// its sessions in a database of opencode's schema,
+// ~/.local/share/mimocode/mimocode.db.
+var MiMoCode = opencode.Fork("mimocode", "mimocode", "mimocode.db", "build")
+
 func init() {
+	importer.Register(MiMoCode)
 	for _, v := range []importer.Variant{OpenClaude, ClaudeCowork, TraeX, PrimeAgent, QClaw, WorkBuddy, Positron, Qoder, IFlow} {
 		importer.Register(v)
 	}

@@ -104,3 +104,33 @@ func TestVariantsReadTheirBasesFiles(t *testing.T) {
 		})
 	}
 }
+
+// MiMoCode reads, in its own data directory, the database opencode
+// 1.18.33 wrote (importer/opencode/testdata), named as MiMoCode names
+// its own.
+func TestMiMoCodeReadsOpencodesDatabase(t *testing.T) {
+	home := t.TempDir()
+	roots := MiMoCode.Roots(nil, home)
+	if len(roots) != 1 || roots[0] != filepath.Join(home, ".local", "share", "mimocode") {
+		t.Fatalf("roots %v", roots)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "opencode", "testdata", "real-1.18.33.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(roots[0], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(roots[0], "mimocode.db"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := importertest.Store(t)
+	rep := importertest.Import(t, st, MiMoCode, roots[0])
+	if rep.SessionsNew == 0 || rep.MessagesAdded == 0 || len(rep.Problems) != 0 {
+		t.Fatalf("import %+v", rep)
+	}
+	listed, err := st.Sessions(t.Context(), loom.SessionFilter{Surface: "mimocode"})
+	if err != nil || len(listed) != rep.SessionsNew {
+		t.Errorf("%d sessions of surface mimocode, %v", len(listed), err)
+	}
+}
