@@ -30,6 +30,7 @@ require (
 require (
 	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/itchyny/gojq v0.12.20
+	google.golang.org/protobuf v1.36.12
 )
 
 require github.com/itchyny/timefmt-go v0.1.9 // indirect

@@ -1,14 +1,17 @@
-// Package importer brings other agents' sessions into loom: Claude Code,
-// Codex CLI, Gemini CLI, opencode, goose and Continue. Each tool's format
-// has a reader package of its own (importer/claudecode, importer/codex,
-// importer/gemini, importer/opencode, importer/goose,
-// importer/continuedev) that turns the tool's files into
-// loom's domain types and nothing else; this package holds what they
-// share: the types a reader returns, reading lines with bounds, walking
-// directories, knowing what was imported from where, writing to the
-// store, the report, and following files as they change. The other way,
-// a Format that is also a Writer writes a loom session as a new session
-// of its tool, to continue there (handoff.go, handoff_calls.go and
+// Package importer brings other agents' sessions into loom: every agent
+// `loom session import --from list` names (Claude Code, Codex CLI,
+// Gemini CLI, opencode, Grok Build, OpenClaw and the others
+// docs/import.md lists). Each tool's format has a reader package of its
+// own (importer/claudecode, importer/codex, importer/grok, …) that
+// turns the tool's files into loom's domain types and nothing else, and
+// registers itself (register.go); an agent whose files are another's
+// format is that reader under its own name and places (Variant,
+// importer/variants). This package holds what they share: the types a
+// reader returns, reading lines with bounds, walking directories,
+// knowing what was imported from where, writing to the store, the
+// report, and following files as they change. The other way, a Format
+// that is also a Writer writes a loom session as a new session of its
+// tool, to continue there (handoff.go, handoff_calls.go and
 // handoff_files.go: what every writer shares).
 package importer
 

@@ -22,8 +22,10 @@ import (
 	_ "github.com/loomhq/loom/importer/continuedev"
 	_ "github.com/loomhq/loom/importer/copilot"
 	_ "github.com/loomhq/loom/importer/copilotchat"
+	_ "github.com/loomhq/loom/importer/cortex"
 	_ "github.com/loomhq/loom/importer/crush"
 	_ "github.com/loomhq/loom/importer/cursor"
+	_ "github.com/loomhq/loom/importer/deepseektui"
 	_ "github.com/loomhq/loom/importer/droid"
 	_ "github.com/loomhq/loom/importer/forge"
 	_ "github.com/loomhq/loom/importer/gemini"
@@ -41,10 +43,12 @@ import (
 	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/pi"
 	_ "github.com/loomhq/loom/importer/qwen"
+	_ "github.com/loomhq/loom/importer/variants"
 	_ "github.com/loomhq/loom/importer/vibe"
 	_ "github.com/loomhq/loom/importer/warp"
 	_ "github.com/loomhq/loom/importer/windsurf"
 	_ "github.com/loomhq/loom/importer/zed"
+	_ "github.com/loomhq/loom/importer/zencoder"
 )
 
 // Formats returns the formats of every agent loom reads.

@@ -84,17 +84,40 @@ type item struct {
 	Output    json.RawMessage `json:"output"`
 	Status    string          `json:"status"`
 	Summary   json.RawMessage `json:"summary"`
-	Provider  struct {
+	// RawContent is a reasoning item's text as CodeBuddy 2.117 writes
+	// it (reasoning_text blocks), its content left empty.
+	RawContent json.RawMessage `json:"rawContent"`
+	Provider   struct {
 		Model string `json:"model"`
+		// Agent is who spoke: "cli" (the session), a sub-agent's type,
+		// or "compact" for /compact's instruction and its summary.
+		Agent string `json:"agent"`
 		Usage struct {
 			Input      float64 `json:"inputTokens"`
 			Output     float64 `json:"outputTokens"`
 			CacheRead  float64 `json:"cacheReadInputTokens"`
 			CacheWrite float64 `json:"cacheCreationInputTokens"`
 			Reasoning  float64 `json:"reasoningTokens"`
+			// The details, as the agents SDK's usage lists them: the
+			// input's cached tokens (counted in Input) and the output's
+			// reasoning tokens.
+			InputDetails []struct {
+				Cached float64 `json:"cached_tokens"`
+			} `json:"inputTokensDetails"`
+			OutputDetails []struct {
+				Reasoning float64 `json:"reasoning_tokens"`
+			} `json:"outputTokensDetails"`
 		} `json:"usage"`
+		ToolResult struct {
+			SubAgent struct {
+				SessionID string `json:"sessionId"`
+			} `json:"subAgent"`
+		} `json:"toolResult"`
 	} `json:"providerData"`
 }
+
+// compactAgent is the agent of /compact's instruction and summary.
+const compactAgent = "compact"
 
 // Read reads one transcript.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
@@ -107,6 +130,8 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	res := &importer.Result{}
 	t := &importer.Transcript{Res: res}
 	at, cwd := fi.ModTime().UTC(), ""
+	// subs is the sub-agent each call ran, by call id.
+	subs := map[string]string{}
 	err = importer.Lines(ctx, f, func(n int, line []byte) error {
 		var it item
 		if !res.DecodeLine(name, n, line, &it) {
@@ -120,6 +145,19 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		switch it.Type {
 		case "message":
 			m := &loom.Message{ID: mid, CreatedAt: at}
+			switch {
+			case it.Provider.Agent == compactAgent && it.Role == "user":
+				// /compact's instruction to the model, not the user's.
+				res.Skip("compact-instruction")
+				return nil
+			case it.Provider.Agent == compactAgent && it.Role == "assistant":
+				m.Role, m.Model = loom.RoleSummary, it.Provider.Model
+				m.Parts = importer.TextParts(mid, loom.PartText, it.Content)
+				m.Usage = usage(it)
+				m.Usage.Compactions = 1
+				t.Add(m)
+				return nil
+			}
 			switch it.Role {
 			case "user":
 				m.Role = loom.RoleUser
@@ -135,11 +173,14 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			m.Usage = usage(it)
 			t.Add(m)
 		case "reasoning":
-			text := it.Summary
-			if len(text) == 0 {
-				text = it.Content
+			parts := importer.TextParts(mid+"/r", loom.PartReasoning, it.Summary)
+			if len(parts) == 0 {
+				parts = importer.TextParts(mid+"/r", loom.PartReasoning, it.Content)
 			}
-			t.Join(mid, loom.RoleAssistant, at, importer.TextParts(mid+"/r", loom.PartReasoning, text)...)
+			if len(parts) == 0 {
+				parts = importer.TextParts(mid+"/r", loom.PartReasoning, it.RawContent)
+			}
+			t.Join(mid, loom.RoleAssistant, at, parts...)
 		case "function_call":
 			m := t.Join(mid, loom.RoleAssistant, at, importer.ToolCall(mid+"/call", it.CallID, it.Name, it.Arguments))
 			m.Usage.Add(usage(it))
@@ -150,6 +191,9 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			}
 			if json.Unmarshal(it.Output, &o) == nil && o.Text != "" {
 				out = o.Text
+			}
+			if sub := importer.LineID(it.Provider.ToolResult.SubAgent.SessionID); sub != "" {
+				subs[it.CallID] = sub
 			}
 			t.Complete(it.CallID, out, it.Status == "incomplete" || it.Status == "error", at)
 		default:
@@ -168,6 +212,14 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	if s := t.Session(id, name); s != nil {
 		s.Cwd = cwd
+		// A sub-agent's transcript is <session>/subagents/<agent>.jsonl.
+		for _, m := range s.Messages {
+			for _, p := range m.Parts {
+				if sub := subs[p.CallID]; p.Type == loom.PartTool && sub != "" {
+					importer.AddAgentPart(m, p, id+"/"+sub)
+				}
+			}
+		}
 		if parent != "" {
 			s.Kind, s.ParentSourceID = loom.KindSubagent, parent
 		}
@@ -181,6 +233,18 @@ func usage(it item) loom.Usage {
 	u := it.Provider.Usage
 	out := loom.Usage{InputTokens: importer.Tokens(u.Input), OutputTokens: importer.Tokens(u.Output), CacheReadTokens: importer.Tokens(u.CacheRead),
 		CacheWriteTokens: importer.Tokens(u.CacheWrite), ReasoningTokens: importer.Tokens(u.Reasoning)}
+	if out.CacheReadTokens == 0 {
+		// The SDK's details: cached tokens are part of the input.
+		for _, d := range u.InputDetails {
+			out.CacheReadTokens += importer.Tokens(d.Cached)
+		}
+		out.InputTokens = max(out.InputTokens-out.CacheReadTokens, 0)
+	}
+	if out.ReasoningTokens == 0 {
+		for _, d := range u.OutputDetails {
+			out.ReasoningTokens += importer.Tokens(d.Reasoning)
+		}
+	}
 	if out != (loom.Usage{}) {
 		out.APICalls = 1
 	}

@@ -2,6 +2,7 @@ package grok
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/loomhq/loom/importer/importertest"
@@ -10,6 +11,7 @@ import (
 // FuzzRead reads arbitrary bytes as a session's chat history, summary
 // and update stream: no panic, bounded time, a valid result.
 func FuzzRead(f *testing.F) {
+	dir := filepath.Dir(history)
 	h, _ := os.ReadFile(history)
 	s, _ := os.ReadFile(dir + "/" + summaryFile)
 	u, _ := os.ReadFile(dir + "/" + updatesFile)

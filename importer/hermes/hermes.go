@@ -1,7 +1,7 @@
 // Package hermes reads the sessions of Hermes Agent (Nous Research's
 // agent, the hermes command) for loom's importer.
 //
-// Hermes keeps a transcript per session in ~/.hermes/sessions
+// Hermes kept a transcript per session in ~/.hermes/sessions
 // ($HERMES_HOME replaces ~/.hermes), <id>.jsonl named by the session's
 // start (20260403_153620_5a3e2ff1). The first line is the session's
 // metadata (role session_meta: model, platform, time); each other line
@@ -10,13 +10,28 @@
 //
 // Each message is kept under its line number at its time, a tool
 // message completing its call; the metadata's model names the session.
-// Hermes records no usage per message in the transcript: state.db,
-// where it keeps its session index and totals, is not read. A line
-// that is not a message is a problem; the rest is read.
+// A line that is not a message is a problem; the rest is read.
+//
+// Hermes's current source keeps its sessions in state.db in its home
+// directory ("state.db is canonical") and writes a transcript only when
+// the database refuses a write: the database is read with the
+// transcripts beside it, one bundle (a session in both is read from the
+// database). Each row of sessions is a session (title, model, working
+// directory, branch; its totals of tokens, calls and cost on its last
+// reply, Hermes keeping none per message) and its rows of messages, in
+// order, its messages: those Hermes still shows (active, or compacted
+// and kept), tool_calls a reply's calls, a tool row completing its
+// call, a compression's summary (_compressed_summary) a summary
+// message. A child session that a compression of its parent started
+// continues the conversation; any other child (a delegated task) is a
+// sub-agent of its parent. The database is opened read-only
+// (importer.OpenSQLite).
 //
 // Hermes is a Python program (npm has only an unofficial wrapper that
-// installs it from elsewhere): the fixtures in testdata are written to
-// the format of Hermes's source and of agentsview's and cass's readers.
+// installs it from elsewhere): the fixtures are written to the format
+// of Hermes's source (NousResearch/hermes-agent; state.db's schema is
+// SCHEMA_SQL of hermes_state_common.py at
+// 00704d087b7ca25039be87baf11706d01f4da355).
 package hermes
 
 import (
@@ -46,19 +61,45 @@ func (Format) Tool() string { return Tool }
 // Provider is "": Hermes calls the provider the user configures.
 func (Format) Provider() string { return "" }
 
-// Roots is Hermes's sessions directory.
+// Roots is Hermes's home directory.
 func (Format) Roots(env func(string) string, home string) []string {
 	if d := importer.ToolDir(env, home, "HERMES_HOME", ".hermes"); d != "" {
-		return []string{filepath.Join(d, "sessions")}
+		return []string{d}
 	}
 	return nil
 }
 
-// Bundles lists each <id>.jsonl transcript under root.
+// Bundles is, in a home directory that holds state.db, one bundle of
+// the database (with its write-ahead log) and the transcripts of
+// sessions/, read together (a session in both is read from the
+// database); else each <id>.jsonl transcript under root (its sessions/
+// when it has one), one bundle each.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	return importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool {
+	fi, err := importer.StatRoot(Tool, root)
+	if fi == nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		if filepath.Base(root) == dbName {
+			return []importer.Bundle{importer.SQLiteBundle(root)}, nil
+		}
+		return []importer.Bundle{{Files: []string{root}}}, nil
+	}
+	dir := root
+	if sub := filepath.Join(root, "sessions"); isDir(sub) {
+		dir = sub
+	}
+	bs, err := importer.FileBundles(ctx, Tool, dir, func(_ string, d fs.DirEntry) bool {
 		return strings.HasSuffix(d.Name(), ".jsonl")
 	})
+	if db := filepath.Join(root, dbName); importer.RegularFile(db) == nil {
+		b := importer.SQLiteBundle(db)
+		for _, t := range bs {
+			b.Files = append(b.Files, t.Files...)
+		}
+		return []importer.Bundle{b}, err
+	}
+	return bs, err
 }
 
 // line is a transcript line: its metadata or a message, with its time.
@@ -68,9 +109,17 @@ type line struct {
 	Model     string `json:"model"`
 }
 
-// Read reads one transcript.
+// Read reads Hermes's database and the transcripts beside it, or one
+// transcript.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
+	if filepath.Base(b.Name()) == dbName {
+		return readDB(ctx, b)
+	}
+	return readFile(ctx, b.Name())
+}
+
+// readFile reads one transcript.
+func readFile(ctx context.Context, name string) (*importer.Result, error) {
 	f, fi, err := importer.Open(name, importer.MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("hermes: %w", err)

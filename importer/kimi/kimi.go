@@ -44,7 +44,7 @@ func (Format) Tool() string { return Tool }
 func (Format) Provider() string { return provider }
 
 // Roots is Kimi's sessions directory: $KIMI_SHARE_DIR/sessions, else
-// ~/.kimi/sessions.
+// ~/.kimi/sessions and Kimi Code's ~/.kimi-code/sessions.
 func (Format) Roots(env func(string) string, home string) []string {
 	dir := importer.ToolDir(env, home, envShare, ".kimi")
 	if dir == "" {
@@ -53,7 +53,13 @@ func (Format) Roots(env func(string) string, home string) []string {
 	if rest, ok := strings.CutPrefix(dir, "~"+string(filepath.Separator)); ok && home != "" {
 		dir = filepath.Join(home, rest)
 	}
-	return []string{filepath.Join(dir, "sessions")}
+	roots := []string{filepath.Join(dir, "sessions")}
+	if home != "" && (env == nil || env(envShare) == "") {
+		// Kimi Code, the CLI under its later name, keeps the same
+		// layout in ~/.kimi-code.
+		roots = append(roots, filepath.Join(home, ".kimi-code", "sessions"))
+	}
+	return roots
 }
 
 // Bundles finds the sessions under root (the sessions directory, a work

@@ -90,7 +90,7 @@ func TestImportAndFollow(t *testing.T) {
 
 func TestRootsAndBundles(t *testing.T) {
 	home := filepath.FromSlash("/home/u")
-	if got := (Format{}).Roots(nil, home); !slices.Equal(got, []string{filepath.Join(home, ".kimi", "sessions")}) {
+	if got := (Format{}).Roots(nil, home); !slices.Equal(got, []string{filepath.Join(home, ".kimi", "sessions"), filepath.Join(home, ".kimi-code", "sessions")}) {
 		t.Errorf("roots %v", got)
 	}
 	if got := (Format{}).Roots(func(k string) string {
@@ -105,5 +105,18 @@ func TestRootsAndBundles(t *testing.T) {
 	bs, err := Format{}.Bundles(context.Background(), filepath.Join(sessions, hash, sessionID, wireFile))
 	if err != nil || len(bs) != 1 || len(bs[0].Files) != 2 || filepath.Base(bs[0].Name()) != contextFile {
 		t.Errorf("bundles %v %v", bs, err)
+	}
+}
+
+// Kimi CLI marks a checkpoint with a user message of its own,
+// <system>CHECKPOINT n</system> (Context.checkpoint in
+// src/kimi_cli/soul/context.py of MoonshotAI/kimi-cli at
+// 4a550effdfcb29a25a5d325bf935296cc50cd417, written by its okabe agent):
+// no prompt.
+func TestCheckpointsAreNoPrompts(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, filepath.Join("testdata", "checkpoints"))
+	s := importertest.Session(t, res, "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f")
+	if got := importertest.Roles(s); got != "user assistant" || s.Messages[0].Text() != "Rename util.go to helpers.go." {
+		t.Errorf("roles %q, first %q", got, s.Messages[0].Text())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -110,6 +111,12 @@ func (s *reading) context(ctx context.Context, r io.Reader) error {
 		msg := &loom.Message{ID: mid}
 		switch l.Role {
 		case "user":
+			if checkpointMark.MatchString(strings.TrimSpace(plain(l.Content))) {
+				// Kimi's own mark of a checkpoint, sent as a user
+				// message: no prompt, nor a turn.
+				s.res.Skip("checkpoint-message")
+				return nil
+			}
 			msg.Role = loom.RoleUser
 			if users < len(s.turns) {
 				last = cmp.Or(s.turns[users], last)
@@ -243,3 +250,7 @@ func seconds(f float64) time.Time {
 	sec, frac := math.Modf(f)
 	return time.Unix(int64(sec), int64(frac*1e9)).UTC()
 }
+
+// checkpointMark is the user message Kimi CLI writes at a checkpoint
+// (Context.checkpoint, with its okabe agent).
+var checkpointMark = regexp.MustCompile(`^<system>CHECKPOINT \d+</system>$`)

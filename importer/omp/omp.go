@@ -20,6 +20,7 @@ package omp
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -108,19 +109,31 @@ type sessionHeader struct {
 	Title string `json:"title"`
 }
 
-// header reads the header of the session file at path; empty when
-// there is none.
+// header reads the header of the session file at path, with the title
+// of the title entry omp 18 writes before it; empty when there is none.
 func header(path string) sessionHeader {
 	f, _, err := importer.Open(path, importer.MaxFile)
 	if err != nil {
 		return sessionHeader{}
 	}
 	defer f.Close()
-	line, _ := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	var h sessionHeader
-	if json.Unmarshal(line, &h) != nil || h.Type != "session" {
-		return sessionHeader{}
+	br := bufio.NewReaderSize(f, 64<<10)
+	title := ""
+	for range 2 {
+		line, _ := br.ReadSlice('\n')
+		var h sessionHeader
+		if json.Unmarshal(line, &h) != nil {
+			return sessionHeader{}
+		}
+		switch h.Type {
+		case "title":
+			title = strings.TrimSpace(h.Title)
+			continue
+		case "session":
+			h.ID, h.Title = importer.LineID(h.ID), strings.TrimSpace(cmp.Or(h.Title, title))
+			return h
+		}
+		break
 	}
-	h.ID, h.Title = importer.LineID(h.ID), strings.TrimSpace(h.Title)
-	return h
+	return sessionHeader{}
 }

@@ -55,3 +55,28 @@ func TestRoots(t *testing.T) {
 		t.Errorf("roots %v", got)
 	}
 }
+
+// testdata/real is what Oh My Pi 18.2.3 wrote (run offline against a
+// fake model, as TestImportRealOhMyPi in cli/session runs it; the home
+// directory renamed /home/u): a session of two turns with reasoning
+// and cached tokens, and one that reads a file. omp 18 writes a title
+// entry as each file's first line, before the session header: it is
+// no problem, and the title is the session's.
+func TestReadReal(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, filepath.Join("testdata", "real"))
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Problems) != 0 || len(res.Sessions) != 2 {
+		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
+	}
+	s := importertest.Session(t, res, "01a2182d-38bc-7376-9685-409bcbd74211")
+	var u loom.Usage
+	for _, m := range s.Messages {
+		u.Add(m.Usage)
+	}
+	if importertest.Roles(s) != "user assistant user assistant" || u.ReasoningTokens != 5 || u.CacheReadTokens != 200 || u.APICalls != 2 {
+		t.Errorf("session %s, usage %+v", importertest.Roles(s), u)
+	}
+	if res.Skipped["title"] != 2 {
+		t.Errorf("skipped %v, want the two title entries", res.Skipped)
+	}
+}

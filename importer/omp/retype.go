@@ -25,6 +25,11 @@ type retyped struct {
 	buf    []byte
 	long   bool
 	counts map[string]int
+	// header says the session header has been read: omp writes a
+	// title entry before it (18.2), which pi's reader would take for an
+	// entry without a header.
+	header bool
+	titles int
 }
 
 func newRetyped(r io.Reader) *retyped {
@@ -59,7 +64,18 @@ func (r *retyped) retype(line []byte) []byte {
 	var e struct {
 		Type string `json:"type"`
 	}
-	if json.Unmarshal(line, &e) != nil || e.Type == "" || piTypes[e.Type] {
+	if json.Unmarshal(line, &e) != nil || e.Type == "" {
+		return line
+	}
+	if e.Type == "session" {
+		r.header = true
+	}
+	if e.Type == "title" && !r.header {
+		// A blank line in its place keeps the lines' numbers.
+		r.titles++
+		return []byte("\n")
+	}
+	if piTypes[e.Type] {
 		return line
 	}
 	out := bytes.Replace(line, []byte(`"type":`+strconv.Quote(e.Type)), []byte(`"type":"custom"`), 1)
@@ -72,6 +88,9 @@ func (r *retyped) retype(line []byte) []byte {
 // recount moves the lines retyped from pi's count of custom entries to
 // their own types.
 func (r *retyped) recount(res *importer.Result) {
+	for range r.titles {
+		res.Skip("title")
+	}
 	for t, n := range r.counts {
 		if res.Skipped == nil {
 			res.Skipped = map[string]int{}

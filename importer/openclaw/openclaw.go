@@ -12,6 +12,19 @@
 // is the user's history. sessions.json, the index of which chat maps to
 // which session, is not read.
 //
+// Since 2026 OpenClaw keeps its sessions in a database of each agent's,
+// agents/<agent id>/agent/openclaw-agent.sqlite, and writes no
+// transcript files: each row of session_windows is a session, and its
+// rows of transcript_events, in order of seq, are the lines of a
+// session file in pi's format (each event's JSON, or the same
+// compressed with zstd), which pi's reader reads as it reads a file. A
+// window whose parent_session_key names another window's key is a
+// sub-agent of that window's session; its display_name is the title.
+// The database is opened read-only, as the other databases loom reads
+// (importer.OpenSQLite). Learnt from OpenClaw's documentation
+// (docs/openclaw-agent-runtime.md) and the database OpenClaw 2026.9.6
+// writes (`openclaw agent --local`, run in loom's tests).
+//
 // The layout was learnt from OpenClaw's documentation and the files its
 // npm package writes, and from agentsview's and cass's readers of it.
 package openclaw
@@ -60,11 +73,18 @@ func (Format) Roots(env func(string) string, home string) []string {
 }
 
 // Bundles lists each transcript under root: <id>.jsonl, and those set
-// aside on a reset or deletion; one bundle each.
+// aside on a reset or deletion, one bundle each; and each agent's
+// database (with its write-ahead log), one bundle each.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	return importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool {
-		return isTranscript(d.Name())
+	bs, err := importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool {
+		return isTranscript(d.Name()) || d.Name() == dbName
 	})
+	for i, b := range bs {
+		if filepath.Base(b.Name()) == dbName {
+			bs[i] = importer.SQLiteBundle(b.Name())
+		}
+	}
+	return bs, err
 }
 
 // isTranscript reports whether name is a session's transcript.
@@ -76,8 +96,12 @@ func isTranscript(name string) bool {
 	return rest == "" || strings.HasPrefix(rest, ".reset.") || strings.HasPrefix(rest, ".deleted.")
 }
 
-// Read reads one transcript with pi's reader.
+// Read reads one transcript with pi's reader, or every session of an
+// agent's database.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	if filepath.Base(b.Name()) == dbName {
+		return readDB(ctx, b)
+	}
 	f, _, err := importer.Open(b.Name(), importer.MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Tool, err)

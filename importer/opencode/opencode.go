@@ -35,6 +35,12 @@ var (
 // in a database of opencode's schema, kilo.db.
 var Kilo = Format{app: kiloApp}
 
+// Fork reads another fork of opencode: tool is its name in loom, dir
+// its data directory under the XDG data directory, db its database's
+// name there, agent the agent it runs a prompt with unless told
+// another.
+func Fork(tool, dir, db, agent string) Format { return Format{app: &app{tool, dir, db, agent}} }
+
 func (f Format) a() *app {
 	if f.app == nil {
 		return opencodeApp

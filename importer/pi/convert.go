@@ -231,6 +231,7 @@ func (rd *reader) assistant(nd *node, calls map[string]call, skip func(string)) 
 		m.Usage.OutputTokens = max(u.Output, 0)
 		m.Usage.CacheReadTokens = max(u.CacheRead, 0)
 		m.Usage.CacheWriteTokens = max(u.CacheWrite, 0)
+		m.Usage.ReasoningTokens = max(u.Reasoning, 0)
 		if u.Cost != nil && u.Cost.Total > 0 && u.Cost.Total < 1e9 {
 			m.Usage.CostUSD = u.Cost.Total
 		}

@@ -80,7 +80,10 @@ type usage struct {
 	Output     int64 `json:"output"`
 	CacheRead  int64 `json:"cacheRead"`
 	CacheWrite int64 `json:"cacheWrite"`
-	Cost       *struct {
+	// Reasoning is what Oh My Pi and OpenClaw write of the output's
+	// reasoning tokens.
+	Reasoning int64 `json:"reasoningTokens"`
+	Cost      *struct {
 		Total float64 `json:"total"`
 	} `json:"cost"`
 }

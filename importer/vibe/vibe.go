@@ -14,13 +14,15 @@
 // system message); meta.json's id, title, working directory, branch and
 // model name the session, its parent_session_id makes it a fork of the
 // session it continues, and its totals (prompt, completion and cached
-// tokens, steps as model calls) are the usage of the session's last
-// reply, Vibe keeping no usage per reply. A line that is not a message
+// tokens; steps less the prompts as model calls, Vibe counting a step
+// for each prompt too) are the usage of the session's last reply, Vibe
+// keeping no usage per reply. A line that is not a message
 // is a problem; the rest is read.
 //
 // Vibe is a Python program (not on npm): the fixtures in testdata are
-// written to the format of Vibe's source (vibe/core/session/) and of
-// agentsview's and cass's readers of it.
+// written to the format of Vibe's source (vibe/core/session/ and
+// vibe/core/agent_loop.py of mistralai/mistral-vibe at
+// ac8f1a09fdfbadb6d4508a555ba6607fd05eb0dc).
 package vibe
 
 import (
@@ -159,12 +161,21 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if p := importer.LineID(m.ParentSessionID); p != "" && p != id {
 		s.Kind, s.ParentSourceID = loom.KindFork, p
 	}
+	// Vibe counts a step for each prompt as well as for each model call
+	// (and a compaction's call): the calls are the steps less the
+	// prompts.
+	prompts := int64(0)
+	for _, msg := range s.Messages {
+		if msg.Role == loom.RoleUser {
+			prompts++
+		}
+	}
 	for i := len(s.Messages) - 1; i >= 0; i-- {
 		if r := s.Messages[i]; r.Role == loom.RoleAssistant {
 			cached := importer.Tokens(m.Stats.Cached)
 			r.Model = s.Model
 			r.Usage = loom.Usage{InputTokens: max(importer.Tokens(m.Stats.Prompt)-cached, 0), CacheReadTokens: cached,
-				OutputTokens: importer.Tokens(m.Stats.Completion), APICalls: importer.Tokens(m.Stats.Steps)}
+				OutputTokens: importer.Tokens(m.Stats.Completion), APICalls: max(importer.Tokens(m.Stats.Steps)-prompts, 0)}
 			break
 		}
 	}

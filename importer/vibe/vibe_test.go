@@ -38,10 +38,27 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, logs, 1, 5)
+	importertest.ImportsOnce(t, Format{}, logs, 2, 10)
 	root := importertest.CopyDir(t, logs)
 	importertest.Follows(t, Format{}, root, func() {
 		importertest.AppendLines(t, filepath.Join(root, filepath.Base(dir), messagesFile), `{"role":"user","content":"Thanks."}`)
 	}, 1)
 	importertest.Malformed(t, Format{}, messages, "session_x/messages.jsonl")
+}
+
+// Vibe counts a step for each user message and each compaction as well
+// as for each model call (vibe/core/agent_loop.py of
+// mistralai/mistral-vibe at ac8f1a09fdfbadb6d4508a555ba6607fd05eb0dc):
+// a session of two prompts and three calls, steps 5 in meta.json as
+// that source writes it, made three calls.
+func TestStepsAreNotCalls(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, logs)
+	s := importertest.Session(t, res, "b2c3d4e5-0000-4000-8000-000000000002")
+	var u loom.Usage
+	for _, m := range s.Messages {
+		u.Add(m.Usage)
+	}
+	if u.APICalls != 3 || u.InputTokens != 4200 || u.OutputTokens != 90 {
+		t.Errorf("usage %+v, want 3 calls", u)
+	}
 }

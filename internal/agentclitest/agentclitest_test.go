@@ -11,18 +11,29 @@ import (
 // before the tests that use them), several at a time, and runs its
 // --version, which must name the version installed.
 func TestInstall(t *testing.T) {
-	for _, p := range []Package{ClaudeCode, Codex, Gemini, Continue, Pi, Node22, Qwen, Copilot, Opencode, Kilo, Droid, Cline} {
-		t.Run(p.Bin, func(t *testing.T) {
+	for _, p := range []Package{ClaudeCode, Codex, Gemini, Continue, Pi, Node22, Node24, Bun, Qwen, Copilot, Opencode, Kilo, Droid, Cline,
+		Grok, CodeBuddy, OhMyPi, OpenClaw} {
+		t.Run(p.Name+"@"+p.Version, func(t *testing.T) {
 			t.Parallel()
 			bin := Install(t, p)
 			home := t.TempDir()
 			env := Env(home)
-			if p == Qwen {
+			switch p {
+			case Qwen:
 				env = WithNode(t, env)
+			case OhMyPi:
+				env = WithCommand(t, Bun, env)
+			case OpenClaw:
+				env = WithCommand(t, Node24, env)
 			}
-			out := Run(t, time.Minute, home, env, bin, "--version")
-			if !strings.Contains(out, p.Version) {
-				t.Errorf("%s --version says %q, want %s", p.Bin, out, p.Version)
+			want := p.Version
+			if p == CodeBuddy {
+				// The program's own version, in the SDK's package.
+				want = "2.117.0"
+			}
+			out := Run(t, 2*time.Minute, home, env, bin, "--version")
+			if !strings.Contains(out, want) {
+				t.Errorf("%s --version says %q, want %s", p.Bin, out, want)
 			}
 		})
 	}

@@ -1,0 +1,43 @@
+package deepseektui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+var sessions = filepath.Join("testdata", "sessions")
+
+// A DeepSeek TUI session: reasoning and a call completed by the next
+// message's result, the reply after it; the metadata's title and
+// workspace; latest.json beside is no session.
+func TestRead(t *testing.T) {
+	res := importertest.ReadAllValid(t, Format{}, sessions)
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions", len(res.Sessions))
+	}
+	s := importertest.Session(t, res, "0f6c2b1e-7a44-4e0b-9a51-3d2e8c7b1f90")
+	if importertest.Roles(s) != "user assistant assistant" || s.Title != "Count the Rust files" || s.Cwd != "/home/u/crate" {
+		t.Fatalf("session %s %q %q", importertest.Roles(s), s.Title, s.Cwd)
+	}
+	p := s.Messages[1].Parts
+	if p[0].Type != loom.PartReasoning || p[1].Name != "run_shell" || p[1].Status != loom.ToolCompleted || string(p[1].Output) != `"src/main.rs\nsrc/lib.rs"` {
+		t.Errorf("reply %+v", p)
+	}
+}
+
+func TestImportAndFollow(t *testing.T) {
+	importertest.ImportsOnce(t, Format{}, sessions, 1, 3)
+	broken := filepath.Join(t.TempDir(), "broken.json")
+	if err := os.WriteFile(broken, []byte(`{"metadata": {"id": "x"}, "messages": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{broken}}); err == nil {
+		t.Error("a broken document read without an error")
+	}
+}

@@ -1,0 +1,136 @@
+package variants
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// copyTree copies the directory or file src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Each variant reads, from its own default place under the home
+// directory, files its base agent's real program wrote there (laid out
+// as the variant keeps them): every session is read whole, and keyed
+// under the variant's name.
+func TestVariantsReadTheirBasesFiles(t *testing.T) {
+	repo := filepath.Join("..", "..")
+	for _, c := range []struct {
+		v    importer.Variant
+		from string // the base's real files
+		into string // where the variant keeps them, below its root
+	}{
+		{OpenClaude, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"), "-home-u-app"},
+		{ClaudeCowork, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"),
+			filepath.Join("local_5f2c", "vm", ".claude", "projects", "-sessions-app")},
+		{Qoder, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "spotter"), "-home-u-app"},
+		{IFlow, filepath.Join(repo, "testdata", "agent-sessions", "claude-code", "viewer-sample-project"), "-home-u-app"},
+		{TraeX, filepath.Join(repo, "importer", "codex", "testdata"), filepath.Join("2026", "11", "24")},
+		{PrimeAgent, filepath.Join(repo, "importer", "pi", "testdata"), "--home-u-app--"},
+		{QClaw, filepath.Join(repo, "importer", "openclaw", "testdata", "agents"), ""},
+		{WorkBuddy, filepath.Join(repo, "importer", "codebuddy", "testdata", "real"), ""},
+		{Positron, filepath.Join(repo, "importer", "copilotchat", "testdata", "User", "workspaceStorage"), ""},
+	} {
+		t.Run(c.v.Tool(), func(t *testing.T) {
+			home := t.TempDir()
+			roots := c.v.Roots(nil, home)
+			if len(roots) == 0 || !strings.HasPrefix(roots[0], home) {
+				t.Fatalf("roots %v", roots)
+			}
+			copyTree(t, c.from, filepath.Join(roots[0], c.into))
+			var sessions []*importer.Session
+			for _, root := range roots {
+				res := importertest.ReadAll(t, c.v, root)
+				sessions = append(sessions, res.Sessions...)
+			}
+			if len(sessions) == 0 {
+				t.Fatalf("no session read from %s", roots[0])
+			}
+			for _, s := range sessions {
+				if len(s.Messages) == 0 {
+					t.Errorf("session %s has no message", s.SourceID)
+				}
+			}
+			st := importertest.Store(t)
+			rep := importertest.Import(t, st, c.v, roots[0])
+			if rep.SessionsNew == 0 || rep.Tool != c.v.Tool() {
+				t.Fatalf("import %+v", rep)
+			}
+			listed, err := st.Sessions(t.Context(), loom.SessionFilter{Surface: c.v.Tool()})
+			if err != nil || len(listed) != rep.SessionsNew {
+				t.Errorf("%d sessions of surface %s, %v; imported %d", len(listed), c.v.Tool(), err, rep.SessionsNew)
+			}
+			// Its override variable names its directory.
+			if c.v.Env != "" {
+				dir := filepath.Join(home, "elsewhere")
+				got := c.v.Roots(func(k string) string {
+					if k == c.v.Env {
+						return dir
+					}
+					return ""
+				}, home)
+				if len(got) != 1 || got[0] != filepath.Join(dir, c.v.Sub) {
+					t.Errorf("with $%s: roots %v", c.v.Env, got)
+				}
+			}
+		})
+	}
+}
+
+// MiMoCode reads, in its own data directory, the database opencode
+// 1.18.33 wrote (importer/opencode/testdata), named as MiMoCode names
+// its own.
+func TestMiMoCodeReadsOpencodesDatabase(t *testing.T) {
+	home := t.TempDir()
+	roots := MiMoCode.Roots(nil, home)
+	if len(roots) != 1 || roots[0] != filepath.Join(home, ".local", "share", "mimocode") {
+		t.Fatalf("roots %v", roots)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "opencode", "testdata", "real-1.18.33.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(roots[0], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(roots[0], "mimocode.db"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := importertest.Store(t)
+	rep := importertest.Import(t, st, MiMoCode, roots[0])
+	if rep.SessionsNew == 0 || rep.MessagesAdded == 0 || len(rep.Problems) != 0 {
+		t.Fatalf("import %+v", rep)
+	}
+	listed, err := st.Sessions(t.Context(), loom.SessionFilter{Surface: "mimocode"})
+	if err != nil || len(listed) != rep.SessionsNew {
+		t.Errorf("%d sessions of surface mimocode, %v", len(listed), err)
+	}
+}
