@@ -24,6 +24,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	blamecmd "github.com/loomhq/loom/cli/blame"
+	capturecmd "github.com/loomhq/loom/cli/capture"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/embed"
@@ -226,6 +227,7 @@ search, resume, fork, move, export and import.`,
 		secretscmd.NewCmdSecrets(inv),
 		recallcmd.NewCmdRecall(inv, nil),
 		hooks.NewCmdHooks(inv, nil),
+		capturecmd.NewCmdCapture(inv),
 		embed.NewCmdEmbed(inv, nil),
 		newCmdReplay(inv, nil),
 		usage.NewCmdUsage(inv, nil),
