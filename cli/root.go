@@ -27,6 +27,7 @@ import (
 	capturecmd "github.com/loomhq/loom/cli/capture"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/doctor"
 	"github.com/loomhq/loom/cli/embed"
 	"github.com/loomhq/loom/cli/hooks"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
@@ -228,6 +229,7 @@ search, resume, fork, move, export and import.`,
 		recallcmd.NewCmdRecall(inv, nil),
 		hooks.NewCmdHooks(inv, nil),
 		capturecmd.NewCmdCapture(inv),
+		doctor.NewCmdDoctor(inv, nil),
 		embed.NewCmdEmbed(inv, nil),
 		newCmdReplay(inv, nil),
 		usage.NewCmdUsage(inv, nil),

@@ -290,6 +290,7 @@ var commandWays = map[string]class{
 	"loom session rewind":     by(rowShown),
 	"loom session":            quiet("prints its help"),
 	"loom log":                quiet("prints its help"),
+	"loom doctor":             by(rowShown), // titles of the user's own sessions, to the user
 	"loom capture":            quiet("prints its help"),
 	"loom capture install":    quiet("writes the capture service's file and loom's import hooks into agents' settings"),
 	"loom capture uninstall":  quiet("removes the capture service and the hooks it added"),
