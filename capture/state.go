@@ -83,7 +83,7 @@ type Liveness struct {
 // now: its process alive on this host and its heartbeat fresh.
 func Live(s *State, now time.Time) Liveness {
 	if s == nil {
-		return Liveness{Why: "no capture has run (no state file)"}
+		return Liveness{Why: "no capture has run: no state file"}
 	}
 	age := now.Sub(s.Heartbeat)
 	if age < 0 {

@@ -69,7 +69,7 @@ func geminiFiles(pl Place) []string {
 
 func (gemini) policy(pl Place) Policy {
 	p := Policy{Agent: "gemini", Deletes: true, Setting: "general.sessionRetention",
-		Since: "it was last updated (the lastUpdated its file records)", When: "when Gemini CLI starts in the session's project"}
+		Since: "it was last updated, as its file records", When: "when Gemini CLI starts in the session's project"}
 	on, maxAge, minRet := true, "30d", "1d"
 	var maxCount *int
 	for _, file := range geminiFiles(pl) {

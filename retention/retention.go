@@ -122,7 +122,7 @@ type rule interface {
 	due(ctx context.Context, p Policy, cov []importer.Coverage, now time.Time) ([]Session, error)
 }
 
-var rules = []rule{claudeCode{}, gemini{}, keeper{"codex", "Codex CLI keeps its rollouts until you delete them (codex delete)"}}
+var rules = []rule{claudeCode{}, gemini{}, keeper{"codex", "keeps its rollouts until you delete them (codex delete)"}}
 
 // Policies are the retention policies of the agents loom knows one of,
 // as this machine's settings set them.

@@ -305,7 +305,7 @@ func printStatus(opts *Options, st *Status) {
 			t.AddField("never", nil)
 		}
 		if a.LagMS != nil {
-			t.AddField(human.Duration(time.Duration(*a.LagMS)*time.Millisecond), nil)
+			t.AddField(lagText(time.Duration(*a.LagMS)*time.Millisecond), nil)
 		} else {
 			t.AddField("-", nil)
 		}
@@ -326,4 +326,18 @@ func printStatus(opts *Options, st *Status) {
 		t.EndRow()
 	}
 	t.Render()
+}
+
+// lagText writes a lag compactly: to the tenth of a second under a
+// minute, else in its largest whole unit.
+func lagText(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return human.Duration(d)
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }
