@@ -187,7 +187,9 @@ func captureMain(ctx context.Context, w io.Writer, dir, loomBin, samplesDir stri
 		}
 	}
 	mu.Unlock()
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(max(d, 0))/float64(time.Millisecond)) }
+	ms := func(d time.Duration) string {
+		return fmt.Sprintf("%.0f ms", float64(max(d, 0))/float64(time.Millisecond))
+	}
 	fmt.Fprintf(w, "| capture latency, %d sessions written ~%s apart | p50 | p90 | p99 | max |\n|---|---|---|---|---|\n", len(written), gap)
 	fmt.Fprintf(w, "| loom capture run: write → import recorded in the store | %s | %s | %s | %s |\n", ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)), ms(pct(lat, 1)))
 	for _, a := range agents {
