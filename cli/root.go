@@ -24,8 +24,10 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	blamecmd "github.com/loomhq/loom/cli/blame"
+	capturecmd "github.com/loomhq/loom/cli/capture"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/doctor"
 	"github.com/loomhq/loom/cli/embed"
 	"github.com/loomhq/loom/cli/hooks"
 	mcpcmd "github.com/loomhq/loom/cli/mcp"
@@ -227,6 +229,8 @@ search, resume, fork, move, export and import.`,
 		secretscmd.NewCmdSecrets(inv),
 		recallcmd.NewCmdRecall(inv, nil),
 		hooks.NewCmdHooks(inv, nil),
+		capturecmd.NewCmdCapture(inv),
+		doctor.NewCmdDoctor(inv, nil),
 		embed.NewCmdEmbed(inv, nil),
 		newCmdReplay(inv, nil),
 		usage.NewCmdUsage(inv, nil),

@@ -243,6 +243,7 @@ const (
 	rowHookGemini = "loom recall --hook gemini"
 	rowMarkdown   = "loom session export --format markdown"
 	rowHTML       = "loom session export --format html"
+	rowRestoreTo  = "loom session restore-to"
 )
 
 var mcpRows = []string{"mcp stdio: search_sessions", "mcp stdio: search_sessions by meaning", "mcp stdio: list_sessions",
@@ -259,6 +260,7 @@ var commandWays = map[string]class{
 	"loom serve":              by(rowMCPHTTP, rowDownload, rowAgent, rowAPI, rowDashboard, rowShareBlob, rowSync, rowSummaries, rowEmbed),
 	"loom session export":     by(rowMarkdown, rowHTML, rowLossless),
 	"loom session handoff":    by("loom session handoff --to …"),
+	"loom session restore-to": by(rowRestoreTo),
 	"loom session summarize":  by(rowSummaries),
 	"loom session import":     by(rowSummaries), // --watch summarises; nothing else leaves
 	"loom share":              by(rowShare, rowShareBlob),
@@ -304,6 +306,12 @@ var commandWays = map[string]class{
 	"loom session rewind":     by(rowShown),
 	"loom session":            quiet("prints its help"),
 	"loom log":                quiet("prints its help"),
+	"loom doctor":             by(rowShown), // titles of the user's own sessions, to the user
+	"loom capture":            quiet("prints its help"),
+	"loom capture install":    quiet("writes the capture service's file and loom's import hooks into agents' settings"),
+	"loom capture uninstall":  quiet("removes the capture service and the hooks it added"),
+	"loom capture status":     quiet("prints whether capture runs, the agents it follows, counts and times"),
+	"loom capture run":        quiet("imports the agents' files into the user's own store, and prints counts and the problems' files and lines"),
 	"loom hooks":              quiet("says which hooks the agents' settings hold"),
 	"loom hooks install":      quiet("writes loom's hooks into agents' settings"),
 	"loom hooks uninstall":    quiet("takes loom's hooks out of agents' settings"),
@@ -388,6 +396,7 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 		{name: rowDashboard, inside: "shown only to a browser holding one of the user's tokens, as its cookie"},
 		{name: rowContinue, inside: "continuing a session (loom session resume, loom run -c/--resume, loom chat, POST /api/v1/messages) sends that session's own history to the model the user continues it with: the conversation needs it, as the agent that wrote it had it"},
 		{name: rowLossless, inside: "the JSON and JSONL exports are the lossless backup, and say so on stderr", check: checkLossless},
+		{name: rowRestoreTo, inside: "puts a session imported from an agent back into that agent's own store, on this machine, as the agent had it: the user's own history to the agent that wrote it, not redacted (docs/durability.md); any other session is refused", check: checkRestoreTo},
 		{name: rowSync, inside: "sync sends the hub ciphertext only, sealed with the user's sync key", check: func(t *testing.T, w *world) {
 			checkSyncCiphertext(t, w, sec, hubHome, syncEnv)
 		}},
@@ -1220,6 +1229,31 @@ func checkLossless(t *testing.T, w *world) {
 		if r.Code != 0 || !strings.Contains(r.Stderr, "lossless backup") || !strings.Contains(r.Stdout, w.s.ID) {
 			t.Errorf("export --format %s: exit %d; stderr %q does not say it is the lossless backup", f, r.Code, r.Stderr)
 		}
+	}
+}
+
+// checkRestoreTo: restore-to takes back only a session imported from
+// the agent named; loom's own planted session is refused, and no file
+// is written (continuing it in an agent is the hand-off, which is gated).
+func checkRestoreTo(t *testing.T, w *world) {
+	names := func() []string {
+		var out []string
+		for _, f := range filesUnder(t, w.fx.Home) {
+			if !strings.Contains(f.what, "sessions.db") {
+				out = append(out, f.what)
+			}
+		}
+		return out
+	}
+	before := names()
+	for _, agent := range []string{"claude-code", "codex", "gemini"} {
+		r := w.fx.RunWith(t, clitest.RunOpts{Before: clitest.AllFormats}, "session", "restore-to", agent, w.s.ID)
+		if r.Code != 2 || !strings.Contains(r.Stderr, "is not a session of "+agent) {
+			t.Errorf("restore-to %s of loom's own session: exit %d: %s", agent, r.Code, r.Stderr)
+		}
+	}
+	if after := names(); !slices.Equal(before, after) {
+		t.Errorf("restore-to wrote files: before %v, after %v", before, after)
 	}
 }
 

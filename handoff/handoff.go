@@ -41,6 +41,50 @@ type Handoff struct {
 	Home string
 	// Now is the time of the handoff; zero means time.Now.
 	Now time.Time
+	// Keep, when set, writes the session back under the agent's own id
+	// for it (loom session restore-to) rather than as a new session.
+	Keep *Keep
+}
+
+// Keep is how a session is written back into its agent's own store:
+// under its original id, in the file the agent had it in where that is
+// still where the agent looks for it, and marked so that importing the
+// file again takes it for the session loom holds (Origin.Restore).
+type Keep struct {
+	// ID is the agent's id of the session; Path the file it is to be
+	// written to (empty: where the agent keeps a session of that id).
+	ID, Path string
+	// Stored is how many messages loom holds of the session, and
+	// Messages how many of them the written file reads as (a reply the
+	// file splits over lines is one; system messages are left out).
+	Stored, Messages int
+}
+
+// Restore marks a file written back by loom session restore-to: its
+// first Messages messages, as the agent's reader reads them, are the
+// first Stored messages of the session its Origin names, and what
+// follows them is what the agent added since.
+type Restore struct {
+	Messages int `json:"messages"`
+	Stored   int `json:"stored"`
+}
+
+// SessionID is the id a writer gives the session: the kept one when
+// writing a session back, else fresh().
+func (h *Handoff) SessionID(fresh func() string) string {
+	if h.Keep != nil && h.Keep.ID != "" {
+		return h.Keep.ID
+	}
+	return fresh()
+}
+
+// KeptPath is the file a session written back is to go to, when one is
+// named and keep accepts it (the agent would find it there); else "".
+func (h *Handoff) KeptPath(keep func(string) bool) string {
+	if h.Keep == nil || h.Keep.Path == "" || !keep(h.Keep.Path) {
+		return ""
+	}
+	return h.Keep.Path
 }
 
 // Handed is what a handoff wrote.
@@ -77,6 +121,8 @@ type Options struct {
 	// Redact, when set, replaces the secrets it finds in what is handed
 	// off with markers ([REDACTED:rule]).
 	Redact *secrets.Detector
+	// Keep writes the session back under its original id (see Keep).
+	Keep *Keep
 }
 
 // Report is what a handoff did: what the writer wrote, and which
@@ -138,7 +184,7 @@ func Run(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Option
 	if gate != nil {
 		redacted = gate.Redacted()
 	}
-	out, err := w.Handoff(ctx, &Handoff{Session: s, Messages: msgs, Dir: dir, Env: o.Env, Home: o.Home, Now: o.Now})
+	out, err := w.Handoff(ctx, &Handoff{Session: s, Messages: msgs, Dir: dir, Env: o.Env, Home: o.Home, Now: o.Now, Keep: o.Keep})
 	if err != nil {
 		return nil, err
 	}
@@ -190,6 +236,9 @@ type Origin struct {
 	SessionID string `json:"session_id"`
 	// Turn is the last turn of that session the file holds.
 	Turn int `json:"turn"`
+	// Restore marks a file written back under the session's original id
+	// (loom session restore-to): the session is that one, not a fork.
+	Restore *Restore `json:"restore,omitempty"`
 }
 
 // Marker fields: where a handed-off file keeps its Origin (Codex's
@@ -204,6 +253,9 @@ func (h *Handoff) Origin() *Origin {
 	o := &Origin{SessionID: h.Session.ID}
 	if n := len(h.Messages); n > 0 {
 		o.Turn = h.Messages[n-1].Turn
+	}
+	if k := h.Keep; k != nil {
+		o.Restore = &Restore{Messages: k.Messages, Stored: k.Stored}
 	}
 	return o
 }

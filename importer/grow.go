@@ -73,6 +73,10 @@ func (s *Session) keepStoredIDs(stored, msgs []*loom.Message) {
 // s no longer continues x (the tool rewound or edited its conversation),
 // s goes to a fork of x from where they part.
 func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+	msgs, err := im.restored(ctx, s, x, msgs)
+	if err != nil {
+		return err
+	}
 	src, kept, err := im.olderReading(ctx, s, x, msgs)
 	if err != nil {
 		return err

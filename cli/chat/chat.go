@@ -21,6 +21,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/doctor"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
@@ -46,6 +47,10 @@ type Options struct {
 	RefLen func(ctx context.Context, st loom.Store, ids []string) int
 	Now    func() time.Time
 	User   string
+	// Warning is a line to show on a terminal's first screen when it
+	// matters (sessions another agent will soon delete that loom does
+	// not hold); "" when nothing is to be said.
+	Warning func(ctx context.Context) string
 
 	Choice       command.SessionChoice
 	Agent        agent.Choice
@@ -54,6 +59,10 @@ type Options struct {
 	ShowThinking bool
 	NoResumeHint bool
 }
+
+// warningBudget is how long the first screen waits for the check behind
+// its warning (doctor.Warner), once in ten minutes.
+const warningBudget = 300 * time.Millisecond
 
 // NewOptions returns chat's options filled from f; User is filled when
 // the command runs.
@@ -67,6 +76,9 @@ func NewOptions(inv *command.Invocation) *Options {
 		OnInterrupt:      inv.OnInterrupt,
 		RefLen:           inv.Scope().RefLen,
 		Now:              inv.TimeNow,
+		Warning: func(ctx context.Context) string {
+			return doctor.NewWarner(inv).Line(ctx, warningBudget)
+		},
 	}
 }
 
@@ -201,6 +213,12 @@ func Chat(ctx context.Context, opts *Options) error {
 		}
 	} else if opts.IO.CanPrompt() {
 		c.welcome()
+	}
+	if opts.IO.CanPrompt() && opts.Warning != nil {
+		if w := opts.Warning(ctx); w != "" {
+			cs := opts.IO.ColorScheme()
+			fmt.Fprintln(opts.IO.ErrOut, cs.Yellow(opts.IO.WrapErr("loom: "+w)))
+		}
 	}
 	// Ctrl+C cancels the running turn, not the program.
 	handler := func() {

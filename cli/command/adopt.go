@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
@@ -86,10 +88,20 @@ func (inv *Invocation) ImportProject(dir string) loom.Project {
 	return p
 }
 
-// AdoptImported adopts the projects an import met since the last call.
+// AdoptImported adopts the projects an import met since the last call,
+// and forgets the check behind the sessions-at-risk warning (what loom
+// holds may have changed).
 func (inv *Invocation) AdoptImported(ctx context.Context, st loom.Store) {
 	for _, p := range inv.imported {
 		inv.adopt(ctx, st, p)
 	}
 	inv.imported = nil
+	if d, err := inv.Dirs(); err == nil {
+		os.Remove(AtRiskCache(d))
+	}
 }
+
+// AtRiskCache is the file that keeps the last check behind the
+// sessions-at-risk warning of the chat and the status line (package
+// doctor's Warner).
+func AtRiskCache(d paths.Dirs) string { return filepath.Join(d.Cache, "doctor", "at-risk.json") }

@@ -88,6 +88,9 @@ func (inv *Invocation) User() string {
 // UserFlag is --user as given: empty when it was not.
 func (inv *Invocation) UserFlag() string { return inv.flags.user }
 
+// DBFlag is --db as given, "" without it.
+func (inv *Invocation) DBFlag() string { return inv.flags.db }
+
 // JSON reports whether --json was given.
 func (inv *Invocation) JSON() bool { return inv.flags.json || inv.flags.jq != "" }
 

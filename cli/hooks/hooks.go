@@ -255,6 +255,10 @@ func statusRun(opts *Options) error {
 
 func changeRun(ctx context.Context, opts *ChangeOptions) error {
 	install := opts.Install
+	if !install {
+		// Uninstall takes every hook of loom's out.
+		opts.Recall = true
+	}
 	picked, err := pick(opts.Places, opts.Agents)
 	if err != nil {
 		return err
@@ -350,7 +354,7 @@ func applySettings(r *Report, a agent, b []byte, prog string, install, recall bo
 					return nil, err
 				}
 				r.Added = append(r.Added, ev)
-			case !install && s.hasEvent(ev, k.args):
+			case !install && (k.args == a.importArgs() || recall) && s.hasEvent(ev, k.args):
 				if err := s.remove(ev, k.args); err != nil {
 					return nil, err
 				}

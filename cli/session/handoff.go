@@ -124,16 +124,23 @@ func handoffTools(formats []importer.Format) []string {
 	return names
 }
 
-func handoffRun(ctx context.Context, opts *HandoffOptions) error {
-	var w handoff.Writer
-	for _, fm := range opts.Formats {
-		if x, ok := fm.(handoff.Writer); ok && fm.Tool() == opts.To {
-			w = x
+// writerOf is the format of tool that is also its hand-off writer; nil
+// when there is none.
+func writerOf(formats []importer.Format, tool string) importer.Format {
+	for _, fm := range formats {
+		if _, ok := fm.(handoff.Writer); ok && fm.Tool() == tool {
+			return fm
 		}
 	}
-	if w == nil {
+	return nil
+}
+
+func handoffRun(ctx context.Context, opts *HandoffOptions) error {
+	fm := writerOf(opts.Formats, opts.To)
+	if fm == nil {
 		return command.UsageErrorf("--to %q: want %s", opts.To, strings.Join(handoffTools(opts.Formats), ", "))
 	}
+	w := fm.(handoff.Writer)
 	st, s, err := opts.ReadSession(ctx, opts.Ref)
 	if err != nil {
 		return err

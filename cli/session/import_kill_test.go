@@ -3,10 +3,8 @@ package session_test
 import (
 	"os/exec"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/clitest"
 )
 
@@ -21,29 +19,7 @@ func TestImportKilledAnywhere(t *testing.T) {
 	// A corpus of the sample Claude Code sessions copied into 12
 	// projects, so that an import writes many batches.
 	corpus := clitest.ClaudeCorpus(t, "p", 12)
-	view := func(fx *clitest.Fixture) []string {
-		t.Helper()
-		st := fx.OpenStore(t)
-		defer st.Close()
-		ss, err := st.Sessions(t.Context(), loom.SessionFilter{UserID: "local", Archived: loom.WithArchived})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, s := range ss {
-			msgs, err := st.Messages(t.Context(), s.ID, loom.MessageQuery{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := make([]string, len(msgs))
-			for i, m := range msgs {
-				ids[i] = m.ID
-			}
-			out = append(out, s.Key+" "+strings.Join(ids, ","))
-		}
-		slices.Sort(out)
-		return out
-	}
+	view := func(fx *clitest.Fixture) []string { return clitest.StoreView(t, fx) }
 	clean := clitest.NewEmptyFixture(t)
 	clean.MustExec(t, "session", "import", "--from", "claude-code", corpus)
 	want := view(clean)

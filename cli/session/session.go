@@ -37,6 +37,7 @@ func NewCmdSession(inv *command.Invocation) *cobra.Command {
 		newCmdSessionExport(inv, nil),
 		newCmdSessionImport(inv, nil),
 		newCmdSessionHandoff(inv, nil),
+		newCmdSessionRestoreTo(inv, nil),
 		newCmdSessionSummarize(inv, nil),
 	)
 	return cmd

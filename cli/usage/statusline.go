@@ -44,6 +44,11 @@ type statusPayload struct {
 	} `json:"context_window"`
 }
 
+// statusWarningBudget is how long the status line waits for the check
+// behind its warning (doctor.Warner), once in ten minutes: a status
+// line is drawn often and must stay quick.
+const statusWarningBudget = 150 * time.Millisecond
+
 // statusMaxInput bounds what the status line reads from stdin.
 const statusMaxInput = 1 << 20
 
@@ -145,6 +150,11 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	}
 	if left, ok := contextLeft(p); ok {
 		fields = append(fields, fmt.Sprintf("%d%% context left", left))
+	}
+	if opts.Warning != nil {
+		if w := opts.Warning(ctx); w != "" {
+			fields = append(fields, w)
+		}
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.Join(fields, " · "))
 	return err

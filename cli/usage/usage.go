@@ -16,6 +16,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/doctor"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
@@ -48,6 +49,10 @@ type Options struct {
 	// ImportFile brings in one session file of an agent (the status
 	// line's session).
 	ImportFile func(ctx context.Context, tool, path string) (*importer.Report, error)
+	// Warning is what the status line adds when it matters (sessions
+	// another agent will soon delete that loom does not hold); "" when
+	// nothing is to be said.
+	Warning func(ctx context.Context) string
 
 	Ref string
 	// InTeam reports whether --team made the store a team's: the report
@@ -83,6 +88,9 @@ func newOptions(inv *command.Invocation) *Options {
 		InTeam:       inv.InTeam,
 		ImportFile: func(ctx context.Context, tool, path string) (*importer.Report, error) {
 			return command.ImportFile(ctx, inv, tool, path)
+		},
+		Warning: func(ctx context.Context) string {
+			return doctor.NewWarner(inv).Short(ctx, statusWarningBudget)
 		},
 	}
 	for _, fm := range inv.Formats {

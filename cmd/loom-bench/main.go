@@ -25,6 +25,13 @@
 //
 //	go run ./cmd/loom-bench -mcp-serve -mcp-duration 10m
 //
+//	go run ./cmd/loom-bench -capture
+//
+// -capture measures capture's latency: loom capture run as its own
+// process, sessions of three agents written one at a time, each timed
+// from its writing to its import recorded in the store, beside a file
+// notification watcher told of the same writes.
+//
 //	go run ./cmd/loom-bench -usage
 //
 // -usage generates 1,000,000 messages into a SQLite store and a
@@ -128,6 +135,9 @@ func main() {
 	misses := flag.String("misses", "", "-locomo and -longmemeval write each question not answered first to this file, one JSON line each")
 	embed := flag.String("embed", "", "-locomo and -longmemeval also rank by keywords and meaning fused: an embeddings API's URL (with /v1), or a stand-in served here: hash (a hashed bag of word stems) or unrelated (a random vector per text)")
 	embedModel := flag.String("embed-model", "", "the model -embed asks for (nomic-embed-text; a stand-in's name for a stand-in)")
+	captureRun := flag.Bool("capture", false, "instead: measure capture's latency: `loom capture run` as its own process, -capture-sessions sessions of Claude Code, Codex and Gemini CLI written into their directories about -capture-gap apart, each timed from its writing to its import recorded in the store, beside a file notification watcher told of the same writes")
+	captureSessions := flag.Int("capture-sessions", 300, "sessions -capture writes")
+	captureGap := flag.Duration("capture-gap", 500*time.Millisecond, "mean gap between two sessions -capture writes")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
 	flag.Parse()
 	if *locomo != "" || *longmemeval != "" {
@@ -146,6 +156,13 @@ func main() {
 			err = retrievalMain(context.Background(), os.Stdout, filepath.Dir(c.db), set, o)
 		}
 		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *captureRun {
+		if err := captureMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *samplesDir, *captureSessions, *captureGap); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

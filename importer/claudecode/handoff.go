@@ -77,10 +77,17 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	if err != nil {
 		return nil, err
 	}
-	id := uuid.NewString()
+	id := h.SessionID(uuid.NewString)
 	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(dir, "projects", ProjectSlug(h.Dir), id+".jsonl"),
 		Resume: handoff.ResumeIn(h.Dir, "claude", "--resume", id)}
+	// Written back: in the file it was in, where claude --resume looks
+	// for it from h.Dir (the project's directory, the session's name).
+	if p := h.KeptPath(func(p string) bool {
+		return filepath.Base(p) == id+".jsonl" && filepath.Base(filepath.Dir(p)) == ProjectSlug(h.Dir)
+	}); p != "" {
+		out.Path = p
+	}
 	w := &ccWriter{h: h, out: out, id: id, ids: handoff.CallIDs{Prefix: "toolu_loom"}}
 	for _, e := range handoff.Entries(h, out) {
 		if e.Role == loom.RoleUser {

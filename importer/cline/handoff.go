@@ -44,6 +44,7 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	if err != nil {
 		return nil, err
 	}
+	id = h.SessionID(func() string { return id })
 	dir := filepath.Join(roots[0], id)
 	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(dir, id+messagesSuffix),

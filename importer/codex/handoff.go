@@ -49,12 +49,17 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
-	id := u.String()
+	id := h.SessionID(u.String)
 	now := h.Time()
 	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path: filepath.Join(dir, "sessions", now.Format("2006"), now.Format("01"), now.Format("02"),
 			"rollout-"+now.Format("2006-01-02T15-04-05")+"-"+id+".jsonl"),
 		Resume: handoff.ResumeIn(h.Dir, "codex", "resume", id)}
+	// Written back: in the rollout file it was in, which Codex finds by
+	// the id its name ends with.
+	if p := h.KeptPath(func(p string) bool { return strings.HasSuffix(filepath.Base(p), "-"+id+".jsonl") }); p != "" {
+		out.Path = p
+	}
 	meta := map[string]any{
 		"id": id, "timestamp": handoff.Stamp(now), "cwd": h.Dir, "originator": handoffOriginator,
 		"cli_version": "0.0.0", "instructions": nil, "source": "cli",

@@ -40,7 +40,7 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	if err != nil {
 		return nil, err
 	}
-	id := uuid.NewString()
+	id := h.SessionID(uuid.NewString)
 	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(base, "sessions", id+".json"),
 		Resume: handoff.ResumeIn(h.Dir, "cn", "--fork", id)}

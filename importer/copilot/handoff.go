@@ -30,7 +30,7 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	if err != nil {
 		return nil, err
 	}
-	id := uuid.NewString()
+	id := h.SessionID(uuid.NewString)
 	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(base, "session-state", id, "events.jsonl"),
 		Resume: handoff.ResumeIn(h.Dir, "copilot", "--resume", id)}

@@ -34,7 +34,7 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	if len(roots) == 0 {
 		return nil, fmt.Errorf("droid: no home directory to write to")
 	}
-	id := uuid.NewString()
+	id := h.SessionID(uuid.NewString)
 	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(roots[0], strings.ReplaceAll(h.Dir, "/", "-"), id+".jsonl"),
 		Resume: handoff.ResumeIn(h.Dir, "droid", "--resume", id)}

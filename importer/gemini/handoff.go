@@ -55,7 +55,9 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	if err != nil {
 		return nil, err
 	}
-	id := uuid.NewString()
+	// Written back, the session keeps its id, in the chats of h.Dir's
+	// project, where gemini --resume looks for it by that id.
+	id := h.SessionID(uuid.NewString)
 	now := h.Time()
 	name := "session-" + now.Format("2006-01-02T15-04") + "-" + id[:8] + handoffSuffix
 	out := &handoff.Handed{Tool: Tool, SessionID: id,

@@ -67,6 +67,7 @@ func (f Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Hande
 	if err != nil {
 		return nil, err
 	}
+	sid = h.SessionID(func() string { return sid })
 	out := &handoff.Handed{Tool: a.tool, SessionID: sid, Path: path,
 		Resume: handoff.ResumeIn(h.Dir, a.tool, "--session", sid)}
 	w := &ocWriter{h: h, a: a, out: out, ids: ids, sid: sid, now: now.UnixMilli()}

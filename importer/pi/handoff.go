@@ -40,11 +40,16 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	if err != nil {
 		return nil, fmt.Errorf("pi: %w", err)
 	}
-	id := u.String()
+	id := h.SessionID(u.String)
 	now := h.Time()
 	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(dir, strings.NewReplacer(":", "-", ".", "-").Replace(handoff.Stamp(now))+"_"+id+".jsonl"),
 		Resume: handoff.ResumeIn(h.Dir, "pi", "--session", id)}
+	// Written back: in the file it was in, when that is in the
+	// directory of h.Dir, where pi --session looks for it.
+	if p := h.KeptPath(func(p string) bool { return filepath.Dir(p) == dir && strings.HasSuffix(p, "_"+id+".jsonl") }); p != "" {
+		out.Path = p
+	}
 	recs := []any{map[string]any{"type": "session", "version": 3, "id": id, "timestamp": handoff.Stamp(now), "cwd": h.Dir,
 		handoff.OriginField: h.Origin()}}
 	parent := any(nil)

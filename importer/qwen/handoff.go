@@ -29,7 +29,7 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	if err != nil {
 		return nil, err
 	}
-	id := uuid.NewString()
+	id := h.SessionID(uuid.NewString)
 	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(base, "projects", projectName(h.Dir), "chats", id+".jsonl"),
 		Resume: handoff.ResumeIn(h.Dir, "qwen", "--resume", id)}

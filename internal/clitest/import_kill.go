@@ -5,9 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom"
 )
 
 // ClaudeCorpus copies the sample Claude Code sessions into n projects
@@ -77,4 +80,31 @@ func fileSize(p string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// StoreView is every session of fx's store as its key and the ids of
+// its messages in order, sorted: two stores with the same view hold the
+// same sessions and messages.
+func StoreView(t *testing.T, fx *Fixture) []string {
+	t.Helper()
+	st := fx.OpenStore(t)
+	defer st.Close()
+	ss, err := st.Sessions(t.Context(), loom.SessionFilter{UserID: "local", Archived: loom.WithArchived})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range ss {
+		msgs, err := st.Messages(t.Context(), s.ID, loom.MessageQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]string, len(msgs))
+		for i, m := range msgs {
+			ids[i] = m.ID
+		}
+		out = append(out, s.Key+" "+strings.Join(ids, ","))
+	}
+	slices.Sort(out)
+	return out
 }

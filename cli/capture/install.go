@@ -1,0 +1,367 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/capture"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/hooks"
+)
+
+// serviceReport is what install or uninstall did with the service.
+type serviceReport struct {
+	// Manager is "systemd" or "launchd"; Path the unit or plist file.
+	Manager string `json:"manager"`
+	Path    string `json:"path"`
+	// Started (install) or Stopped (uninstall) says the service manager
+	// did it; where it could not, Run are the commands that do it and
+	// Problem says why it was not done.
+	Started bool     `json:"started,omitempty"`
+	Stopped bool     `json:"stopped,omitempty"`
+	Run     []string `json:"run,omitempty"`
+	Problem string   `json:"problem,omitempty"`
+	// Linger, on Linux, says whether the user's services start at boot
+	// (loginctl enable-linger), before any login.
+	Linger *bool `json:"linger,omitempty"`
+}
+
+type changeReport struct {
+	Service      serviceReport   `json:"service"`
+	Hooks        []*hooks.Report `json:"hooks"`
+	HookProblems []string        `json:"hook_problems"`
+}
+
+func newCmdInstall(opts *Options) *cobra.Command {
+	var noStart, noHooks bool
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Set up the per-user service that imports every agent's sessions",
+		Long: `Write the per-user service that runs loom capture run: a systemd user unit
+(~/.config/systemd/user/loom-capture.service) on Linux, enabled and
+started with systemctl --user; a launchd agent
+(~/Library/LaunchAgents/dev.loom.capture.plist) on macOS, loaded with
+launchctl. Where the service manager cannot be reached (systemctl is not
+installed, no user session manager runs), the file is written and the
+commands that start it are printed. The service keeps loom's store and
+the agents' directories as this command sees them (LOOM_HOME, LOOM_DB,
+--db, --user and each agent's own variable, such as CLAUDE_CONFIG_DIR).
+
+It also adds loom's import hooks to Claude Code, Gemini CLI and Codex
+where they are installed (as loom hooks install does): a turn is then
+imported the moment the agent ends it. Installing again replaces the
+service with this loom's; hooks already there are kept.`,
+		Example: `  loom capture install
+  loom capture install --no-hooks
+  LOOM_HOME=~/loom-work loom capture install
+  loom capture install --no-start --json     # write the unit, start it yourself`,
+		Args: command.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return installRun(cmd.Context(), opts, !noStart, !noHooks)
+		},
+	}
+	cmd.Flags().BoolVar(&noStart, "no-start", false, "write the service's file, but neither enable nor start it")
+	cmd.Flags().BoolVar(&noHooks, "no-hooks", false, "leave the agents' hooks as they are")
+	return cmd
+}
+
+func installRun(ctx context.Context, opts *Options, start, withHooks bool) error {
+	mgr := platform(opts.GOOS)
+	if mgr == "" {
+		return unsupported(opts.GOOS)
+	}
+	svc, err := opts.service()
+	if err != nil {
+		return err
+	}
+	rep := &changeReport{Service: serviceReport{Manager: mgr, Path: opts.servicePath()}, Hooks: []*hooks.Report{}, HookProblems: []string{}}
+	var body []byte
+	if mgr == "systemd" {
+		unit, err := capture.SystemdUnit(svc)
+		if err != nil {
+			return err
+		}
+		body = []byte(unit)
+	} else {
+		body = capture.LaunchdPlist(svc)
+		if err := os.MkdirAll(filepath.Dir(svc.Log), 0o700); err != nil {
+			return err
+		}
+	}
+	if err := writePrivate(rep.Service.Path, body); err != nil {
+		return fmt.Errorf("writing the service: %w", err)
+	}
+	m, err := opts.readManifest()
+	if err != nil {
+		return err
+	}
+	m.Service = rep.Service.Path
+	if withHooks {
+		reps, problems := hooks.InstallImports(placesOf(opts))
+		for _, r := range reps {
+			rep.Hooks = append(rep.Hooks, r)
+			if len(r.Added) > 0 {
+				m.Hooks[r.Agent] = r.Added
+			}
+		}
+		for _, p := range problems {
+			rep.HookProblems = append(rep.HookProblems, p.Error())
+		}
+	}
+	if err := opts.writeManifest(m); err != nil {
+		return err
+	}
+	var startErr error
+	if mgr == "systemd" {
+		rep.Service.Run = []string{"systemctl --user daemon-reload", "systemctl --user enable " + capture.UnitName, "systemctl --user restart " + capture.UnitName}
+		linger := lingering(opts)
+		rep.Service.Linger = linger
+	} else {
+		domain := "gui/" + strconv.Itoa(os.Getuid())
+		rep.Service.Run = []string{"launchctl bootout " + domain + "/" + capture.Label, "launchctl bootstrap " + domain + " " + shellQuote(rep.Service.Path)}
+	}
+	if start {
+		startErr = opts.manage(ctx, &rep.Service, true)
+	}
+	if opts.JSON() {
+		if err := command.WriteJSON(opts.IO.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		printChange(opts, rep, true, start)
+	}
+	return startErr
+}
+
+// manage runs the service manager's commands of r (r.Run), for install
+// (start) or uninstall. A manager that is not installed is no error:
+// the commands are left in r.Run for the user. One that fails is.
+func (opts *Options) manage(ctx context.Context, r *serviceReport, start bool) error {
+	name := "systemctl"
+	if r.Manager == "launchd" {
+		name = "launchctl"
+	}
+	if _, err := opts.LookPath(name); err != nil {
+		r.Problem = name + " is not on PATH"
+		return nil
+	}
+	for i, line := range r.Run {
+		args := splitCommand(line)
+		out, err := opts.Manager(ctx, args[0], args[1:]...)
+		if err != nil && strings.Contains(line, " bootout ") {
+			continue // launchd: the agent was not loaded
+		}
+		if err != nil {
+			r.Problem = strings.TrimSpace(line + ": " + firstLine(out, err))
+			r.Run = r.Run[i:]
+			return fmt.Errorf("the service manager failed: %s (run %s once it works; docs/durability.md)", r.Problem, strings.Join(r.Run, ", then "))
+		}
+	}
+	r.Run = nil
+	if start {
+		r.Started = true
+	} else {
+		r.Stopped = true
+	}
+	return nil
+}
+
+func firstLine(out string, err error) string {
+	out = strings.TrimSpace(out)
+	if out == "" {
+		return err.Error()
+	}
+	if i := strings.IndexByte(out, '\n'); i >= 0 {
+		out = out[:i]
+	}
+	return out
+}
+
+// splitCommand splits one of the commands of serviceReport.Run into its
+// words (a word in single quotes may hold spaces).
+func splitCommand(line string) []string {
+	var words []string
+	var cur strings.Builder
+	quoted, in := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '\'' && quoted && strings.HasPrefix(line[i:], `'\''`):
+			cur.WriteByte('\'')
+			i += 3
+		case c == '\'':
+			quoted, in = !quoted, true
+		case c == ' ' && !quoted:
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t'\"$`\\*?[]#~&;|<>(){}") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// lingering says whether systemd starts the user's services at boot
+// (loginctl enable-linger); nil when it cannot tell.
+func lingering(opts *Options) *bool {
+	user := opts.Getenv("USER")
+	if user == "" {
+		return nil
+	}
+	if _, err := os.Stat("/var/lib/systemd/linger"); err != nil {
+		return nil
+	}
+	_, err := os.Stat(filepath.Join("/var/lib/systemd/linger", user))
+	on := !errors.Is(err, fs.ErrNotExist)
+	return &on
+}
+
+func printChange(opts *Options, rep *changeReport, install, start bool) {
+	out := opts.IO.Out
+	cs := opts.IO.ColorScheme()
+	pl := placesOf(opts)
+	s := rep.Service
+	what := map[string]string{"systemd": "systemd user unit", "launchd": "launchd agent"}[s.Manager]
+	switch {
+	case install:
+		fmt.Fprintf(out, "Wrote the %s %s\n", what, hooks.Short(pl, s.Path))
+	default:
+		fmt.Fprintf(out, "Removed the %s %s\n", what, hooks.Short(pl, s.Path))
+	}
+	switch {
+	case s.Started:
+		fmt.Fprintln(out, "Started it: loom capture status shows what it follows.")
+	case s.Stopped:
+		fmt.Fprintln(out, "Stopped it.")
+	case len(s.Run) > 0:
+		if s.Problem != "" {
+			fmt.Fprintf(out, "%s: ", s.Problem)
+		}
+		verb := "start"
+		if !install {
+			verb = "stop"
+		}
+		if install && !start {
+			verb = "start"
+		}
+		fmt.Fprintf(out, "%s it with:\n", verb)
+		for _, l := range s.Run {
+			fmt.Fprintf(out, "  %s\n", cs.Bold(l))
+		}
+	}
+	if s.Linger != nil && !*s.Linger && install {
+		fmt.Fprintln(out, opts.IO.WrapErr("It starts when you log in; to start it at boot, before any login (a server, a reboot while away), run: loginctl enable-linger $USER"))
+	}
+	for _, r := range rep.Hooks {
+		fmt.Fprintf(out, "%s hooks (%s): %s\n", hooks.Label(r.Agent), hooks.Short(pl, r.File), hookWords(r, install))
+	}
+	for _, p := range rep.HookProblems {
+		fmt.Fprintf(opts.IO.ErrOut, "loom: %s\n", p)
+	}
+}
+
+func hookWords(r *hooks.Report, install bool) string {
+	switch {
+	case len(r.Added) > 0:
+		return "added " + strings.Join(r.Added, ", ")
+	case len(r.Removed) > 0:
+		return "removed " + strings.Join(r.Removed, ", ")
+	case install:
+		return "already there"
+	}
+	return "none there"
+}
+
+func newCmdUninstall(opts *Options) *cobra.Command {
+	var keepHooks bool
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Stop and remove the capture service",
+		Long: `Stop the capture service, take it out of the service manager and remove
+its file, and take out the import hooks loom capture install added (not
+those that were there before it; --keep-hooks keeps them all). What was
+captured stays in the store.`,
+		Example: `  loom capture uninstall
+  loom capture uninstall --keep-hooks`,
+		Args: command.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return uninstallRun(cmd.Context(), opts, !keepHooks)
+		},
+	}
+	cmd.Flags().BoolVar(&keepHooks, "keep-hooks", false, "leave the agents' hooks as they are")
+	return cmd
+}
+
+func uninstallRun(ctx context.Context, opts *Options, withHooks bool) error {
+	mgr := platform(opts.GOOS)
+	if mgr == "" {
+		return unsupported(opts.GOOS)
+	}
+	rep := &changeReport{Service: serviceReport{Manager: mgr, Path: opts.servicePath()}, Hooks: []*hooks.Report{}, HookProblems: []string{}}
+	if _, err := os.Stat(rep.Service.Path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no capture service is installed (no %s)", rep.Service.Path)
+	}
+	if mgr == "systemd" {
+		rep.Service.Run = []string{"systemctl --user disable --now " + capture.UnitName}
+	} else {
+		rep.Service.Run = []string{"launchctl bootout gui/" + strconv.Itoa(os.Getuid()) + "/" + capture.Label}
+	}
+	// Stopped before its file goes: systemd needs the unit to stop it.
+	// A manager that cannot be reached (no user session manager runs)
+	// runs no service of the user's: the file goes all the same, and
+	// the report says what failed.
+	_ = opts.manage(ctx, &rep.Service, false)
+	if err := os.Remove(rep.Service.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if mgr == "systemd" && rep.Service.Stopped {
+		opts.Manager(ctx, "systemctl", "--user", "daemon-reload")
+	}
+	m, err := opts.readManifest()
+	if err != nil {
+		return err
+	}
+	if withHooks && len(m.Hooks) > 0 {
+		var names []string
+		for a := range m.Hooks {
+			names = append(names, a)
+		}
+		reps, problems := hooks.UninstallImports(placesOf(opts), names)
+		rep.Hooks = append(rep.Hooks, reps...)
+		for _, p := range problems {
+			rep.HookProblems = append(rep.HookProblems, p.Error())
+		}
+		m.Hooks = map[string][]string{}
+	}
+	m.Service = ""
+	if err := opts.writeManifest(m); err != nil {
+		return err
+	}
+	if opts.JSON() {
+		return command.WriteJSON(opts.IO.Out, rep)
+	}
+	printChange(opts, rep, false, false)
+	return nil
+}

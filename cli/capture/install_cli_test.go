@@ -1,0 +1,158 @@
+package capture_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom/cli/capture"
+	"github.com/loomhq/loom/internal/clitest"
+)
+
+// fakeSystemctl puts a systemctl on a PATH of its own that records its
+// arguments, a line a call, answers `show` as systemd 252 does, and
+// fails with a message when failWith is set; it returns the PATH and
+// the record's file.
+func fakeSystemctl(t *testing.T, failWith string) (path, record string) {
+	t.Helper()
+	dir := t.TempDir()
+	record = filepath.Join(dir, "calls")
+	script := "#!/bin/sh\necho \"$*\" >> '" + record + "'\n"
+	if failWith != "" {
+		script += "echo '" + failWith + "' >&2\nexit 1\n"
+	} else {
+		script += `case "$*" in *show*) printf 'ActiveState=active\nSubState=running\nUnitFileState=enabled\nMainPID=4242\nNRestarts=2\n';; esac` + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "systemctl"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir + string(os.PathListSeparator) + os.Getenv("PATH"), record
+}
+
+func runLoom(t *testing.T, fx *clitest.Fixture, env []string, args ...string) clitest.Result {
+	t.Helper()
+	cmd := exec.Command(clitest.LoomBinary(t), args...)
+	cmd.Dir, cmd.Env = fx.Project, append(fx.BinEnv(), env...)
+	return clitest.ExecCmd(t, cmd, "")
+}
+
+// TestCaptureInstallSystemd: install writes the user unit (accepted by
+// systemd-analyze verify), has systemctl reload, enable and restart it,
+// adds the import hooks to the agents found, and keeps a hook the user
+// had; status reads the unit's state from systemctl; uninstall disables
+// and stops it, removes the unit and the hooks install added, and
+// leaves the user's own.
+func TestCaptureInstallSystemd(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	path, record := fakeSystemctl(t, "")
+	env := []string{"PATH=" + path, "USER=tester"}
+	// Claude Code with a hook of the user's; Gemini CLI bare; no Codex.
+	clitest.WriteSettings(t, filepath.Join(fx.Home, ".claude", "settings.json"),
+		`{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}`)
+	if err := os.MkdirAll(filepath.Join(fx.Home, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runLoom(t, fx, env, "capture", "install")
+	if r.Code != 0 {
+		t.Fatalf("install: exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	unit := filepath.Join(fx.Home, ".config", "systemd", "user", "loom-capture.service")
+	b, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatalf("no unit written: %v\n%s", err, r.Stdout)
+	}
+	for _, want := range []string{"ExecStart=" + clitest.LoomBinary(t) + " capture run\n", "Environment=LOOM_HOME=" + fx.Home + "\n", "Restart=always\n"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the unit lacks %q:\n%s", want, b)
+		}
+	}
+	verifyUnit(t, unit)
+	calls, _ := os.ReadFile(record)
+	if want := "--user daemon-reload\n--user enable loom-capture.service\n--user restart loom-capture.service\n"; string(calls) != want {
+		t.Fatalf("systemctl was called with:\n%s\nwant\n%s", calls, want)
+	}
+	for _, f := range []string{".claude/settings.json", ".gemini/settings.json"} {
+		s, _ := os.ReadFile(filepath.Join(fx.Home, f))
+		if !strings.Contains(string(s), "session import --hook") {
+			t.Errorf("%s has no import hook:\n%s", f, s)
+		}
+	}
+	if !strings.Contains(r.Stdout, "Started it") || !strings.Contains(r.Stdout, "Claude Code hooks") {
+		t.Errorf("install says:\n%s", r.Stdout)
+	}
+
+	st := runLoom(t, fx, env, "capture", "status", "--json")
+	s := clitest.DecodeJSON[capture.Status](t, st.Stdout)
+	if s.Running || s.Service.State != "active (running)" || s.Service.Enabled == nil || !*s.Service.Enabled || s.Service.PID != 4242 || s.Service.Restarts == nil || *s.Service.Restarts != 2 {
+		t.Fatalf("status: %s", st.Stdout)
+	}
+
+	os.WriteFile(record, nil, 0o644)
+	r = runLoom(t, fx, env, "capture", "uninstall")
+	if r.Code != 0 {
+		t.Fatalf("uninstall: exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if _, err := os.Stat(unit); !os.IsNotExist(err) {
+		t.Fatalf("the unit is still there: %v", err)
+	}
+	calls, _ = os.ReadFile(record)
+	if want := "--user disable --now loom-capture.service\n--user daemon-reload\n"; string(calls) != want {
+		t.Fatalf("systemctl was called with:\n%s\nwant\n%s", calls, want)
+	}
+	claude, _ := os.ReadFile(filepath.Join(fx.Home, ".claude", "settings.json"))
+	if strings.Contains(string(claude), "session import --hook") || !strings.Contains(string(claude), "notify-send done") || !strings.Contains(string(claude), `"opus"`) {
+		t.Fatalf("Claude Code's settings after uninstall:\n%s", claude)
+	}
+}
+
+// verifyUnit runs systemd-analyze verify on an installed unit, where
+// systemd is installed.
+func verifyUnit(t *testing.T, unit string) {
+	t.Helper()
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Log("systemd-analyze is not installed: the unit is not verified")
+		return
+	}
+	cmd := exec.Command(analyze, "--user", "verify", unit)
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+t.TempDir(), "SYSTEMD_LOG_COLOR=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil && strings.Contains(string(out), "Failed to initialize manager") {
+		t.Logf("systemd-analyze cannot run a user manager here: %s", out)
+		return
+	}
+	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Fatalf("systemd-analyze verify %s: %v\n%s", unit, err, out)
+	}
+}
+
+// TestCaptureInstallWithoutManager: where systemctl is not installed,
+// install writes the unit and says what starts it (exit 0); where it
+// fails (no user session manager), install says so in one line and
+// exits 1, the commands to run printed.
+func TestCaptureInstallWithoutManager(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	r := runLoom(t, fx, []string{"PATH=" + t.TempDir()}, "capture", "install", "--no-hooks")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "systemctl is not on PATH") || !strings.Contains(r.Stdout, "systemctl --user enable loom-capture.service") {
+		t.Fatalf("without systemctl: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	path, _ := fakeSystemctl(t, "Failed to connect to bus: No medium found")
+	r = runLoom(t, fx, []string{"PATH=" + path}, "capture", "install", "--no-hooks")
+	if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "Failed to connect to bus") ||
+		!strings.Contains(r.Stdout, "systemctl --user daemon-reload") {
+		t.Fatalf("with a failing systemctl: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	// Nothing installed: uninstall says so.
+	r = runLoom(t, fx, []string{"PATH=" + t.TempDir()}, "capture", "uninstall")
+	if r.Code != 0 {
+		t.Fatalf("uninstall: exit %d: %s", r.Code, r.Stderr)
+	}
+	r = runLoom(t, fx, []string{"PATH=" + t.TempDir()}, "capture", "uninstall")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "no capture service is installed") {
+		t.Fatalf("uninstall twice: exit %d: %s", r.Code, r.Stderr)
+	}
+}

@@ -1,0 +1,130 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom/capture"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/pricing"
+)
+
+func newCmdRun(opts *Options) *cobra.Command {
+	var rescan, interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Capture every agent's sessions until stopped (what the service runs)",
+		Long: `Import the sessions of every agent loom reads, then follow their files and
+import each change as it is written (within a second or two), until
+stopped (Ctrl+C, SIGTERM). Every agent's files are imported again every
+--rescan, for a change a file notification missed (a network file
+system, a directory made between two looks). The capture writes its
+state (its pid, a heartbeat every --interval, when it last captured
+each agent) where loom capture status and loom doctor read it. Where
+another capture runs already, this one waits for it to end.
+
+Killed at any moment (kill -9, a power cut), it loses nothing: an import
+writes whole transactions, and what one had not written is read again
+at the next start. loom capture install runs this as a service.`,
+		Example: `  loom capture run
+  loom capture run --rescan 5m
+  loom --db ~/work/sessions.db capture run`,
+		Args: command.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("rescan") && rescan < time.Second {
+				return command.UsageErrorf("--rescan must be at least 1s")
+			}
+			if cmd.Flags().Changed("interval") && interval < 100*time.Millisecond {
+				return command.UsageErrorf("--interval must be at least 100ms")
+			}
+			return captureRun(cmd.Context(), opts, rescan, interval)
+		},
+	}
+	cmd.Flags().DurationVar(&rescan, "rescan", 30*time.Second, "import every agent's files again this often, whatever the notifications said")
+	cmd.Flags().DurationVar(&interval, "interval", capture.DefaultInterval, "write the heartbeat this often")
+	return cmd
+}
+
+// targets are every agent with a location of its own.
+func (opts *Options) targets() []importer.Target {
+	var out []importer.Target
+	home := opts.Home()
+	for _, fm := range opts.Formats {
+		if roots := fm.Roots(opts.Getenv, home); len(roots) > 0 {
+			out = append(out, importer.Target{Format: fm, Roots: roots})
+		}
+	}
+	return out
+}
+
+func captureRun(ctx context.Context, opts *Options, rescan, interval time.Duration) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	path, err := opts.statePath()
+	if err != nil {
+		return err
+	}
+	st, err := opts.CreateStore(ctx)
+	if err != nil {
+		return err
+	}
+	im := &importer.Importer{Store: st, UserID: opts.User(), Now: opts.Now, Price: pricing.Cost, Project: opts.ImportProject}
+	targets := opts.targets()
+	errOut := opts.IO.ErrOut
+	stamp := func() string { return opts.Now().Local().Format("2006-01-02 15:04:05") }
+	fmt.Fprintf(errOut, "%s capture: following %d agents; state in %s\n", stamp(), len(targets), path)
+	err = capture.Run(ctx, im, targets, capture.Options{
+		State: path, Interval: interval, Rescan: rescan, Version: opts.Version, Now: opts.Now,
+		Waiting: func(pid int) {
+			fmt.Fprintf(errOut, "%s capture: another capture runs (pid %d); waiting for it to end\n", stamp(), pid)
+		},
+		Report: func(rep *importer.Report) {
+			opts.AdoptImported(ctx, st)
+			for _, line := range reportLines(rep) {
+				fmt.Fprintf(errOut, "%s capture: %s\n", stamp(), line)
+			}
+		},
+	})
+	if ctx.Err() != nil {
+		fmt.Fprintf(errOut, "%s capture: stopped\n", stamp())
+		return nil
+	}
+	return err
+}
+
+// reportLines are what an import did, a line per agent that changed.
+func reportLines(rep *importer.Report) []string {
+	var out []string
+	for _, t := range rep.Tools {
+		var parts []string
+		if t.SessionsNew > 0 {
+			parts = append(parts, human.Plural(t.SessionsNew, "new session"))
+		}
+		if t.SessionsGrown > 0 {
+			parts = append(parts, human.Plural(t.SessionsGrown, "session")+" grown")
+		}
+		if t.MessagesAdded > 0 {
+			parts = append(parts, human.Plural(t.MessagesAdded, "message")+" added")
+		}
+		if t.ProblemCount > 0 {
+			p := human.Plural(t.ProblemCount, "problem")
+			if len(t.Problems) > 0 {
+				p += " (" + t.Problems[0].String() + ")"
+			}
+			parts = append(parts, p)
+		}
+		if len(parts) > 0 {
+			out = append(out, t.Tool+": "+strings.Join(parts, ", "))
+		}
+	}
+	return out
+}

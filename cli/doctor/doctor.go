@@ -1,0 +1,262 @@
+// Package doctor is loom doctor: whether capture runs, and which sessions
+// other agents will delete within days under their own retention
+// settings, with whether loom holds each whole (package retention); and
+// the one-line warning the chat and the status line show when that
+// matters.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/capture"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/hooks"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/retention"
+)
+
+// Options are the options of loom doctor.
+type Options struct {
+	IO        *term.IOStreams
+	Getenv    func(string) string
+	Home      func() string
+	Dirs      func() (paths.Dirs, error)
+	Now       func() time.Time
+	Formats   []importer.Format
+	ReadStore func(context.Context) (loom.Store, error)
+	User      string
+	JSON      bool
+	// Within is how far ahead to look.
+	Within time.Duration
+	// System is the root of the machine-wide settings files ("/").
+	System string
+}
+
+// NewOptions are the options of inv's run.
+func NewOptions(inv *command.Invocation) *Options {
+	return &Options{IO: inv.IO, Getenv: inv.Getenv, Home: inv.Home, Dirs: inv.Dirs, Now: inv.TimeNow,
+		Formats: inv.Formats, ReadStore: inv.ReadStore, Within: DefaultWithin, System: "/"}
+}
+
+// DefaultWithin is how far ahead loom doctor looks.
+const DefaultWithin = 7 * 24 * time.Hour
+
+// Report is what loom doctor reports (--json prints it).
+type Report struct {
+	Capture CaptureReport `json:"capture"`
+	// WithinDays is how far ahead it looked.
+	WithinDays float64                 `json:"within_days"`
+	Agents     []retention.AgentReport `json:"agents"`
+	// AtRisk counts the sessions due within the horizon, Unheld those
+	// of them that loom does not hold whole.
+	AtRisk int `json:"at_risk"`
+	Unheld int `json:"unheld"`
+}
+
+// CaptureReport says whether capture runs, as its heartbeat shows.
+type CaptureReport struct {
+	Running bool   `json:"running"`
+	Why     string `json:"why"`
+}
+
+// NewCmdDoctor builds loom doctor.
+func NewCmdDoctor(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
+	opts := NewOptions(inv)
+	within := "7d"
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Name the sessions other agents will delete soon, and whether loom holds them",
+		Long: `Read each agent's retention setting as the agent itself reads it (Claude
+Code's cleanupPeriodDays, 30 days by default; Gemini CLI's
+general.sessionRetention, 30 days by default), apply the agent's own
+rule to its session files on this machine, and name every session it
+will delete within --within (7 days), with whether loom holds it whole:
+its file as the last import read it (held), changed since (behind), or
+never imported (not held). Say whether capture runs (loom capture), which
+keeps loom's copy up to date by itself.
+
+A session loom holds whole loses nothing when its agent deletes it
+(loom session restore-to puts it back where the agent finds it). For one
+it does not, import now: loom session import --from AGENT. See
+docs/durability.md.`,
+		Example: `  loom doctor
+  loom doctor --within 30d
+  loom doctor --json | jq '.agents[].at_risk[] | select(.held != "whole")'`,
+		Args: command.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := parseWithin(within)
+			if err != nil {
+				return err
+			}
+			opts.Within, opts.User, opts.JSON = d, inv.User(), inv.JSON()
+			if runF != nil {
+				return runF(opts)
+			}
+			return doctorRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&within, "within", within, "how far ahead to look: `DAYS` such as 7d, or a duration such as 36h")
+	return cmd
+}
+
+func parseWithin(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		var n float64
+		if _, err := fmt.Sscanf(d, "%g", &n); err == nil && n >= 0 && n <= 3650 {
+			return time.Duration(n * float64(24*time.Hour)), nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return d, nil
+	}
+	return 0, command.UsageErrorf("--within %q: want days such as 7d, or a duration such as 36h", s)
+}
+
+// Check gathers the report: capture's heartbeat and every agent's
+// sessions due within opts.Within.
+func Check(ctx context.Context, opts *Options) (*Report, error) {
+	st, err := opts.ReadStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := opts.Now()
+	pl := retention.Place{Getenv: opts.Getenv, Home: opts.Home(), System: opts.System}
+	rr, err := retention.Check(ctx, st, opts.User, opts.Formats, pl, now, opts.Within)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{WithinDays: opts.Within.Hours() / 24, Agents: rr.Agents, AtRisk: rr.AtRisk(), Unheld: len(rr.Unheld())}
+	rep.Capture = captureLiveness(opts, now)
+	return rep, nil
+}
+
+func captureLiveness(opts *Options, now time.Time) CaptureReport {
+	d, err := opts.Dirs()
+	if err != nil {
+		return CaptureReport{Why: err.Error()}
+	}
+	s, err := capture.ReadState(capture.StatePath(d.State))
+	if err != nil {
+		return CaptureReport{Why: err.Error()}
+	}
+	l := capture.Live(s, now)
+	return CaptureReport{Running: l.Running, Why: l.Why}
+}
+
+func doctorRun(ctx context.Context, opts *Options) error {
+	rep, err := Check(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, rep)
+	}
+	printReport(opts, rep)
+	return nil
+}
+
+func printReport(opts *Options, rep *Report) {
+	out := opts.IO.Out
+	cs := opts.IO.ColorScheme()
+	pl := hooks.Places{Getenv: opts.Getenv, Home: opts.Home}
+	if rep.Capture.Running {
+		fmt.Fprintf(out, "Capture: %s (%s).\n", cs.Green("running"), rep.Capture.Why)
+	} else {
+		fmt.Fprintln(out, opts.IO.WrapErr(fmt.Sprintf("Capture: %s (%s); loom capture install keeps loom's copy up to date by itself.", cs.Yellow("not running"), rep.Capture.Why)))
+	}
+	within := human.Plural(int(rep.WithinDays+0.5), "day")
+	now := opts.Now()
+	for _, a := range rep.Agents {
+		fmt.Fprintln(out)
+		label := hooks.Label(a.Agent)
+		fmt.Fprintln(out, opts.IO.WrapErr(cs.Bold(label)+": "+policyWords(a.Policy, pl)))
+		if !a.Deletes || a.Problem != "" {
+			continue
+		}
+		if len(a.AtRisk) == 0 {
+			fmt.Fprintf(out, "  %s; none will be deleted within %s.\n", human.Plural(a.Sessions, "session"), within)
+			continue
+		}
+		unheld := 0
+		for _, s := range a.AtRisk {
+			if s.Held != importer.HeldWhole {
+				unheld++
+			}
+		}
+		fmt.Fprintf(out, "  %s; %d will be deleted within %s", human.Plural(a.Sessions, "session"), len(a.AtRisk), within)
+		if unheld > 0 {
+			fmt.Fprintf(out, ", %s", cs.Yellow(fmt.Sprintf("%d not held whole by loom", unheld)))
+		}
+		fmt.Fprintln(out, ":")
+		for _, s := range a.AtRisk {
+			when := s.DeletesAt.Local().Format("2006-01-02")
+			if !s.DeletesAt.After(now) {
+				when = "due now   "
+			}
+			held := map[importer.Held]string{importer.HeldWhole: "held    ", importer.HeldBehind: "behind  ", importer.HeldNone: "not held"}[s.Held]
+			if s.Held != importer.HeldWhole {
+				held = cs.Yellow(held)
+			}
+			name := term.SanitizeLine(s.Title)
+			if name == "" {
+				name = hooks.Short(pl, s.Path)
+			}
+			id := s.SourceID
+			if len(id) > 8 {
+				id = id[:8]
+			}
+			fmt.Fprintf(out, "    %s  %s  %-8s  %s\n", when, held, id, name)
+		}
+	}
+	fmt.Fprintln(out)
+	switch {
+	case rep.Unheld > 0:
+		fmt.Fprintln(out, opts.IO.WrapErr(cs.Yellow(fmt.Sprintf("%s will be deleted before loom holds %s whole:", human.Plural(rep.Unheld, "session"), them(rep.Unheld)))+
+			" import now with loom session import --from AGENT, and run loom capture install to keep up by itself."))
+	case rep.AtRisk > 0:
+		fmt.Fprintf(out, "Every session due within %s is held whole by loom.\n", within)
+	default:
+		fmt.Fprintf(out, "No session is due within %s.\n", within)
+	}
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// policyWords says an agent's retention in a sentence.
+func policyWords(p retention.Policy, pl hooks.Places) string {
+	from := " (default)"
+	if p.File != "" {
+		from = " (" + p.Setting + " in " + hooks.Short(pl, p.File) + ")"
+	}
+	switch {
+	case p.Problem != "":
+		where := ""
+		if p.File != "" {
+			where = hooks.Short(pl, p.File) + ": "
+		}
+		return where + p.Problem + "."
+	case !p.Deletes:
+		return p.When + "."
+	}
+	var rule []string
+	if p.MaxAge > 0 {
+		rule = append(rule, fmt.Sprintf("keeps a session %g days after %s", p.MaxDays, p.Since))
+	}
+	if p.MaxCount > 0 {
+		rule = append(rule, fmt.Sprintf("keeps the %d newest of each project", p.MaxCount))
+	}
+	return strings.Join(rule, " and ") + from + ", and deletes what is due " + p.When + "."
+}

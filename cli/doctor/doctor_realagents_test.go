@@ -1,0 +1,199 @@
+package doctor_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom/anthropic/anthropictest"
+	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/cli/doctor"
+	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/internal/agentfiles"
+	"github.com/loomhq/loom/internal/clitest"
+)
+
+func TestMain(m *testing.M) { clitest.Main(m) }
+
+// doctorJSON runs loom doctor --json on the real clock with HOME home.
+func doctorJSON(t *testing.T, fx *clitest.Fixture, home string, args ...string) doctor.Report {
+	t.Helper()
+	r := fx.RunWith(t, clitest.RunOpts{Env: map[string]string{"HOME": home}, Before: func(f *cli.Factory) {
+		clitest.AllFormats(f)
+		f.Now = time.Now
+	}}, append([]string{"doctor", "--json"}, args...)...)
+	if r.Code != 0 {
+		t.Fatalf("doctor: exit %d: %s", r.Code, r.Stderr)
+	}
+	return clitest.DecodeJSON[doctor.Report](t, r.Stdout)
+}
+
+// dueNow are the paths of agent's sessions that doctor says are due
+// (loom doctor --within 0d: to be deleted at the agent's next clean-up).
+func dueNow(t *testing.T, fx *clitest.Fixture, home, agent string) []string {
+	t.Helper()
+	var out []string
+	for _, a := range doctorJSON(t, fx, home, "--within", "0d").Agents {
+		if a.Agent != agent {
+			continue
+		}
+		for _, s := range a.AtRisk {
+			out = append(out, s.Path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gone are those of paths that are no longer there.
+func gone(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); os.IsNotExist(err) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func days(n float64) time.Time { return time.Now().Add(-time.Duration(n * float64(24*time.Hour))) }
+
+// TestDoctorAgreesWithClaudeCode: the sessions loom doctor says Claude
+// Code deletes at its next clean-up are exactly those the real Claude
+// Code deletes when it runs one (its background housekeeping, five
+// seconds after it starts, once a day: the run is left waiting on the
+// model until the clean-up has written its .last-cleanup mark), with
+// the default retention and with cleanupPeriodDays set.
+func TestDoctorAgreesWithClaudeCode(t *testing.T) {
+	t.Parallel()
+	bin := agentclitest.Install(t, agentclitest.ClaudeCode)
+	sample, err := os.ReadFile(filepath.Join(clitest.Samples, "claude-code", "spotter", "short.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		settings string
+		ages     []float64
+	}{
+		{"default", `{}`, []float64{2, 29.5, 30.5, 45}},
+		{"cleanupPeriodDays 10", `{"cleanupPeriodDays": 10}`, []float64{2, 9.5, 10.5, 29}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fx := clitest.NewEmptyFixture(t)
+			home := t.TempDir()
+			clitest.WriteSettings(t, filepath.Join(home, ".claude", "settings.json"), tc.settings)
+			var planted []string
+			for i, age := range tc.ages {
+				p, err := agentfiles.ClaudeCode(filepath.Join(home, ".claude", "projects"), "-elsewhere-p"+string(rune('0'+i)), sample, tc.name+string(rune('a'+i)), days(age))
+				if err != nil {
+					t.Fatal(err)
+				}
+				planted = append(planted, p)
+			}
+			due := dueNow(t, fx, home, "claude-code")
+			if len(due) != 2 {
+				t.Fatalf("doctor says %d of %v are due; want the 2 oldest", len(due), tc.ages)
+			}
+
+			srv := anthropictest.NewServer()
+			t.Cleanup(srv.Close)
+			srv.Respond(func(anthropictest.Request) (anthropictest.Reply, bool) {
+				return anthropictest.Reply{Text: "thinking it over", Hang: true}, true
+			})
+			work := filepath.Join(home, "work")
+			os.MkdirAll(work, 0o755)
+			cmd := exec.Command(bin, "-p", "--model", "claude-sonnet-4-5", "hello")
+			cmd.Dir = work
+			cmd.Env = agentclitest.Env(home, "ANTHROPIC_BASE_URL="+srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+			mark := filepath.Join(home, ".claude", ".last-cleanup")
+			deadline := time.Now().Add(2 * time.Minute)
+			for {
+				if _, err := os.Stat(mark); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("Claude Code wrote no %s in 2 minutes; files gone: %v", mark, gone(planted))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if got := gone(planted); !slices.Equal(got, due) {
+				t.Fatalf("Claude Code deleted %v\nloom doctor said %v", got, due)
+			}
+		})
+	}
+}
+
+// TestDoctorAgreesWithGemini: the chats loom doctor says Gemini CLI
+// deletes when it next starts in their project are exactly those the
+// real Gemini CLI deletes as it starts there, with the default
+// retention, with maxAge set, and with maxCount set.
+func TestDoctorAgreesWithGemini(t *testing.T) {
+	t.Parallel()
+	bin := agentclitest.Install(t, agentclitest.Gemini)
+	sample, err := os.ReadFile(filepath.Join(clitest.Samples, "gemini", "vibecodingtracker-gemini.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		retention string
+		ages      []float64
+		due       int
+	}{
+		{"default", ``, []float64{2, 29.5, 30.5, 45}, 2},
+		{"maxAge 10d", `"sessionRetention": {"maxAge": "10d"}, `, []float64{2, 9.5, 10.5, 29}, 2},
+		{"maxCount 3", `"sessionRetention": {"maxCount": 3}, `, []float64{1, 2, 3, 4, 5}, 3}, // its own chat of the first run is the newest
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fx := clitest.NewEmptyFixture(t)
+			home := t.TempDir()
+			srv := agentclitest.NewGemini()
+			t.Cleanup(srv.Close)
+			clitest.WriteSettings(t, filepath.Join(home, ".gemini", "settings.json"),
+				`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, `+
+					`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, `+
+					`"general": {`+tc.retention+`"disableAutoUpdate": true, "disableUpdateNag": true}}`)
+			env := agentclitest.Env(home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_NO_RELAUNCH=true")
+			work := filepath.Join(home, "work")
+			os.MkdirAll(work, 0o755)
+			run := func() {
+				agentclitest.Run(t, clitest.CLITimeout, work, env, bin, "-m", "gemini-2.5-flash", "-p", "hello")
+			}
+			// A first run makes the project's directory, with a chat of
+			// its own (the newest, kept).
+			run()
+			chats, _ := filepath.Glob(filepath.Join(home, ".gemini", "tmp", "*", "chats"))
+			if len(chats) != 1 {
+				t.Fatalf("Gemini CLI made %d chats directories: %v", len(chats), chats)
+			}
+			var planted []string
+			for i, age := range tc.ages {
+				p, err := agentfiles.Gemini(chats[0], sample, tc.name+string(rune('a'+i)), days(age))
+				if err != nil {
+					t.Fatal(err)
+				}
+				planted = append(planted, p)
+			}
+			due := dueNow(t, fx, home, "gemini")
+			if len(due) != tc.due {
+				t.Fatalf("doctor says %d of %v are due; want %d", len(due), tc.ages, tc.due)
+			}
+			run()
+			if got := gone(planted); !slices.Equal(got, due) {
+				t.Fatalf("Gemini CLI deleted %v\nloom doctor said %v", got, due)
+			}
+		})
+	}
+}

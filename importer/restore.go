@@ -1,0 +1,161 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/handoff"
+)
+
+// Restore writes session s of st, imported from f's agent, back into
+// that agent's own store under its original id (the key's source id):
+// in the file it came from when that is where the agent still looks for
+// it, else where the agent keeps a session of that id, so that the
+// agent resumes it by that id. f must be the agent's Writer too. The
+// file is marked (handoff.Origin.Restore) so that importing it again,
+// once the agent has gone on with it, adds only what the agent added,
+// to s itself. A file of the session's still there is left alone: an
+// ENOTFOUND-free EINVALID error says so, and nothing is written.
+func Restore(ctx context.Context, st loom.Store, s *loom.Session, f Format, o handoff.Options) (*handoff.Report, error) {
+	tool := f.Tool()
+	w, ok := f.(handoff.Writer)
+	if !ok {
+		return nil, loom.Errorf(loom.EINVALID, "loom cannot write sessions of %s", tool)
+	}
+	id, ok := strings.CutPrefix(s.Key, tool+":")
+	if !ok || s.Source == nil || s.Source.Tool != tool || id == "" || s.Kind != loom.KindMain {
+		from := "loom's own"
+		if s.Source != nil {
+			from = "imported from " + s.Source.Tool
+		}
+		if s.Kind != loom.KindMain {
+			from += ", a " + s.Kind
+		}
+		return nil, loom.Errorf(loom.EINVALID, "session %s is not a session of %s (it is %s): loom session handoff --to %s continues it there as a new one", s.ID, tool, from, tool)
+	}
+	keep := &handoff.Keep{ID: id, Stored: s.MessageCount}
+	roots := f.Roots(o.Env, o.Home)
+	if p, err := holding(ctx, f, roots, id); err != nil {
+		return nil, err
+	} else if p != "" {
+		return nil, loom.Errorf(loom.EINVALID, "%s still has session %s (%s): nothing to restore", tool, id, p)
+	}
+	if p := s.Source.Path; p != "" && underAny(p, roots) {
+		keep.Path = p
+	}
+	// A first writing, into a directory of its own, tells how many
+	// messages the agent's reader makes of what the file holds of s.
+	trial, err := os.MkdirTemp("", "loom-restore-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(trial)
+	to := o
+	to.Home, to.Env, to.Last, to.Keep = trial, func(string) string { return "" }, 0, &handoff.Keep{ID: id, Stored: keep.Stored}
+	rep, err := handoff.Run(ctx, st, s, w, to)
+	if err != nil {
+		return nil, err
+	}
+	res, err := read(ctx, f, Bundle{Files: []string{rep.Path}})
+	if err != nil {
+		return nil, fmt.Errorf("reading back what would be restored: %w", err)
+	}
+	keep.Messages = -1
+	for _, x := range res.Sessions {
+		if x.SourceID == id {
+			keep.Messages = len(x.Messages)
+		}
+	}
+	if keep.Messages < 0 {
+		return nil, fmt.Errorf("%s's reader finds no session %s in what would be restored", tool, id)
+	}
+	o.Last, o.Keep = 0, keep
+	rep, err = handoff.Run(ctx, st, s, w, o)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, loom.Errorf(loom.EINVALID, "%s still has session %s (%v): nothing to restore", tool, id, err)
+	}
+	return rep, err
+}
+
+// holding is a file of f's under roots that holds session id, "" when
+// none does: one whose path names the id (the agents name a session's
+// file, or its directory, by its id), or, for an agent that names it by
+// the id's first characters (Gemini CLI), whose start holds it whole.
+func holding(ctx context.Context, f Format, roots []string, id string) (string, error) {
+	short := id
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	for _, root := range roots {
+		bundles, err := f.Bundles(ctx, root)
+		var u *Unreadable
+		if err != nil && !errors.As(err, &u) {
+			return "", err
+		}
+		for _, b := range bundles {
+			p := b.Name()
+			switch {
+			case strings.Contains(p, id):
+				return p, nil
+			case strings.Contains(filepath.Base(p), short) && startHolds(p, id):
+				return p, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+// startHolds reports whether the first 64 KB of file p hold s.
+func startHolds(p, s string) bool {
+	fh, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadFull(fh, buf)
+	return strings.Contains(string(buf[:n]), s)
+}
+
+// underAny reports whether p is one of roots or below one.
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// restored is the source of session s, which `loom session restore-to`
+// wrote back into its agent's store from x (its Origin.Restore names x):
+// the first messages the file reads as stand for the first messages x
+// holds, and what follows them is what the agent added since. Any other
+// source is msgs as read.
+func (im *Importer) restored(ctx context.Context, s *Session, x *loom.Session, msgs []*loom.Message) ([]*loom.Message, error) {
+	o := s.Origin
+	if o == nil || o.Restore == nil || o.SessionID != x.ID {
+		return msgs, nil
+	}
+	r := o.Restore
+	if r.Messages < 0 || r.Messages > len(msgs) || r.Stored < 0 || r.Stored > x.MessageCount {
+		return msgs, nil
+	}
+	stored, err := im.Store.Messages(ctx, x.ID, loom.MessageQuery{Limit: max(r.Stored, 1), Oldest: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(stored) < r.Stored {
+		return msgs, nil
+	}
+	out := make([]*loom.Message, 0, r.Stored+len(msgs)-r.Messages)
+	out = append(out, stored[:r.Stored]...)
+	return append(out, msgs[r.Messages:]...), nil
+}

@@ -1,0 +1,148 @@
+package retention
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func place(t *testing.T, env map[string]string) Place {
+	home, system := t.TempDir(), t.TempDir()
+	return Place{Getenv: func(k string) string { return env[k] }, Home: home, System: system}
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestClaudeCodePolicy: cleanupPeriodDays from the user's settings
+// (under CLAUDE_CONFIG_DIR when set, comments allowed), the machine's
+// managed settings winning, 30 days by default, and a value Claude Code
+// refuses (it then skips its clean-up) reported as a problem.
+func TestClaudeCodePolicy(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the managed settings' path is Linux's here")
+	}
+	pl := place(t, nil)
+	if p := (claudeCode{}).policy(pl); !p.Deletes || p.MaxDays != 30 || p.File != "" || p.Problem != "" {
+		t.Errorf("default: %+v", p)
+	}
+	user := filepath.Join(pl.Home, ".claude", "settings.json")
+	write(t, user, "{\n  // a year\n  \"cleanupPeriodDays\": 365, \"url\": \"http://x//y\"\n}")
+	if p := (claudeCode{}).policy(pl); p.MaxDays != 365 || p.File != user {
+		t.Errorf("user's 365 days: %+v", p)
+	}
+	write(t, filepath.Join(pl.System, "etc", "claude-code", "managed-settings.json"), `{"cleanupPeriodDays": 14}`)
+	if p := (claudeCode{}).policy(pl); p.MaxDays != 14 || !strings.Contains(p.File, "managed-settings.json") {
+		t.Errorf("managed 14 days over the user's 365: %+v", p)
+	}
+	moved := place(t, map[string]string{"CLAUDE_CONFIG_DIR": ""})
+	moved.Getenv = func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return filepath.Join(moved.Home, "elsewhere")
+		}
+		return ""
+	}
+	write(t, filepath.Join(moved.Home, "elsewhere", "settings.json"), `{"cleanupPeriodDays": 3}`)
+	if p := (claudeCode{}).policy(moved); p.MaxDays != 3 {
+		t.Errorf("CLAUDE_CONFIG_DIR's 3 days: %+v", p)
+	}
+	for _, bad := range []string{`0`, `-1`, `1.5`, `"30"`} {
+		write(t, user, `{"cleanupPeriodDays": `+bad+`}`)
+		os.Remove(filepath.Join(pl.System, "etc", "claude-code", "managed-settings.json"))
+		if p := (claudeCode{}).policy(pl); p.Problem == "" {
+			t.Errorf("cleanupPeriodDays %s: no problem: %+v", bad, p)
+		}
+	}
+	write(t, user, `{"cleanupPeriodDays": `)
+	if p := (claudeCode{}).policy(pl); p.Problem == "" {
+		t.Errorf("a settings file cut short: %+v", p)
+	}
+}
+
+// TestGeminiPolicy: general.sessionRetention merged over Gemini CLI's
+// defaults (on, 30d) from its system defaults, the user's settings and
+// the system settings, each overriding the one before; what Gemini CLI
+// refuses turns its clean-up off, reported as a problem.
+func TestGeminiPolicy(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the system settings' path is Linux's here")
+	}
+	pl := place(t, nil)
+	if p := (gemini{}).policy(pl); !p.Deletes || p.MaxAge != 30*24*time.Hour || p.Problem != "" {
+		t.Errorf("default: %+v", p)
+	}
+	user := filepath.Join(pl.Home, ".gemini", "settings.json")
+	system := filepath.Join(pl.System, "etc", "gemini-cli", "settings.json")
+	cases := []struct {
+		user, system string
+		age          time.Duration
+		count        int
+		deletes      bool
+		problem      string
+	}{
+		{user: `{"general": {"sessionRetention": {"maxAge": "2w"}}}`, age: 14 * 24 * time.Hour, deletes: true},
+		{user: `{"general": {"sessionRetention": {"maxAge": "2m"}}}`, age: 60 * 24 * time.Hour, deletes: true},
+		{user: `{"general": {"sessionRetention": {"enabled": false}}}`},
+		{user: `{"general": {"sessionRetention": {"maxAge": "2w"}}}`, system: `{"general": {"sessionRetention": {"maxAge": "36h"}}}`, age: 36 * time.Hour, deletes: true},
+		{user: `{"general": {"sessionRetention": {"maxCount": 5}}}`, age: 30 * 24 * time.Hour, count: 5, deletes: true},
+		{user: `{"general": {"sessionRetention": {"maxAge": "30 days"}}}`, deletes: true, problem: "not <number>"},
+		{user: `{"general": {"sessionRetention": {"maxAge": "12h"}}}`, deletes: true, problem: "minRetention"},
+		{user: `{"general": {"sessionRetention": {"maxAge": "12h", "minRetention": "6h"}}}`, age: 12 * time.Hour, deletes: true},
+		{user: `{"general": {"sessionRetention": {"maxCount": 0}}}`, deletes: true, problem: "maxCount"},
+		{user: `{"general": {"sessionRetention": {"maxAge": ""}}}`, deletes: true, problem: "neither"},
+	}
+	for _, c := range cases {
+		write(t, user, c.user)
+		os.Remove(system)
+		if c.system != "" {
+			write(t, system, c.system)
+		}
+		p := (gemini{}).policy(pl)
+		if p.Deletes != c.deletes || c.problem == "" && (p.MaxAge != c.age || p.MaxCount != c.count || p.Problem != "") ||
+			c.problem != "" && !strings.Contains(p.Problem, c.problem) {
+			t.Errorf("user %s, system %s: %+v", c.user, c.system, p)
+		}
+	}
+}
+
+// TestReadChat: a chat's times and kind as Gemini CLI's clean-up reads
+// them: the last lastUpdated set, the start without one, the file's
+// time without either; no session id, or a sub-agent's, is deleted.
+func TestReadChat(t *testing.T) {
+	dir := t.TempDir()
+	mtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range []struct {
+		data, invalid string
+		want          time.Time
+		empty         bool
+	}{
+		{data: `{"sessionId":"s","startTime":"2026-03-01T00:00:00.000Z","lastUpdated":"2026-03-01T00:00:00.000Z"}
+{"id":"m1","type":"user","content":"hi"}
+{"$set":{"lastUpdated":"2026-03-05T10:00:00.000Z"}}`, want: time.Date(2026, 3, 5, 10, 0, 0, 0, time.UTC)},
+		{data: `{"sessionId":"s","startTime":"2026-03-01T00:00:00.000Z","messages":[{"id":"m","type":"user"}]}`, want: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{data: `{"sessionId":"s"}
+{"id":"m1","type":"user","content":"hi"}`, want: mtime},
+		{data: `{"projectHash":"p"}
+{"id":"m1","type":"user","content":"hi"}`, want: mtime, invalid: "no session id"},
+		{data: `{"sessionId":"s","kind":"subagent"}
+{"id":"m1","type":"user","content":"hi"}`, want: mtime, invalid: "sub-agent"},
+		{data: `{"sessionId":"s","lastUpdated":"2026-03-01T00:00:00.000Z"}`, want: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), empty: true},
+	} {
+		p := filepath.Join(dir, "chat.jsonl")
+		write(t, p, c.data)
+		info, err := readChat(p, mtime)
+		if err != nil || !info.lastUpdated.Equal(c.want) || info.empty != c.empty || !strings.Contains(info.invalid, c.invalid) || (c.invalid == "") != (info.invalid == "") {
+			t.Errorf("%s:\n%+v, %v", c.data, info, err)
+		}
+	}
+}
