@@ -1462,7 +1462,8 @@ func callArg(text string, q int) bool {
 	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
 		j--
 	}
-	return j > 0 && text[j-1] == '('
+	// ( a call; { a pair of C#'s or C++'s initialiser: { "AccountKey", "…" }.
+	return j > 0 && (text[j-1] == '(' || text[j-1] == '{')
 }
 
 // proseValue reads the word that follows "NAME to " in prose, which

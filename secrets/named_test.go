@@ -49,6 +49,11 @@ func TestNamedValuesInEveryShape(t *testing.T) {
 		{"the app used xoxa-2-5112345678-3112345678901-3112345678901-e039d02840a0b9379c for it", "xoxa-2-5112345678-3112345678901-3112345678901-e039d02840a0b9379c"},
 		{"old token xoxr-5112345678-3112345678901-3112345678901-e039d02840a0b9379cdeadbeef", "xoxr-5112345678-3112345678901-3112345678901-e039d02840a0b9379cdeadbeef"},
 		{"src login with sgp_local_8c3e1a7f2b9d4e6ab1c5d2e8f4a6b0c9e1f2a3b4", "sgp_local_8c3e1a7f2b9d4e6ab1c5d2e8f4a6b0c9e1f2a3b4"},
+		// An Azure storage key beside its name, in any syntax; a
+		// Tableau token's secret; a C# initialiser's pair.
+		{"AzureStorageCleanup.exe -storagename acme -storagekey hGeB3WqDyx0mGsQMsQDl+gmnXa51ZODiBtcXJpMoRhPjkDm79f9ErNfaYizXm7nkElix8n2uBwNk6KY8Rc866w== -container backup", "hGeB3WqDyx0mGsQMsQDl+gmnXa51ZODiBtcXJpMoRhPjkDm79f9ErNfaYizXm7nkElix8n2uBwNk6KY8Rc866w=="},
+		{"pat ci-token\nYMqNfVWiTSa0QgpoJ9GpCw==:KTamjuKrXF5gVETjIJafBBvP8Ctj5aJ3\n", "YMqNfVWiTSa0QgpoJ9GpCw==:KTamjuKrXF5gVETjIJafBBvP8Ctj5aJ3"},
+		{`{ "ClientSecret", "Nq3vW8mLz2xTk9vQ2mLx" },`, "Nq3vW8mLz2xTk9vQ2mLx"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) {
