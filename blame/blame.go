@@ -205,7 +205,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if sd.err != nil {
 		return nil, sd.err
 	}
-	cands, any, err := b.candidates(ctx, sd.roots, sd.repo, rel, lines)
+	cands, common, any, err := b.candidates(ctx, sd.roots, sd.repo, rel, lines)
 	if err != nil {
 		return nil, err
 	}
@@ -214,13 +214,13 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 		// Nothing to attribute: that is all there is to say.
 		res.Notes = []string{}
 		res.Notes = append(res.Notes, "loom holds no session that changed a file in "+g.Dir+": import the agents' sessions first (loom session import --from all)")
-	case len(cands) == 0:
+	case !slices.ContainsFunc(cands, func(c *cand) bool { return !c.foreign }):
 		res.Notes = append(res.Notes, "no session loom holds changed "+rel+": its lines are a human's (or unknown)")
 	}
 	if err := refine(ctx, g, cands); err != nil {
 		return nil, err
 	}
-	res.Lines = attribute(lines, cands, shallow)
+	res.Lines = attribute(lines, cands, shallow, &history{ctx: ctx, g: g, rel: rel, rev: rev, common: common})
 	if len(b.Traces) > 0 {
 		applyTraces(ctx, g, rel, rev, res.Lines, b.Traces)
 	}
@@ -274,6 +274,11 @@ type cand struct {
 	c    fileedit.Change
 	runs [][]string // Norm of each line
 	raw  [][]string
+	// foreign marks an edit of another file than this one (by any of
+	// its names); dest, that the edit's session moved or rewrote this
+	// file by a command (its lines may have come from the other file
+	// that way).
+	foreign, dest bool
 }
 
 // roots are where the repository's sessions saw it: here, and the
@@ -329,11 +334,13 @@ func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdi
 // candidates are the edits of the file's lineage (its names in the
 // commits that brought its lines in, and the names an agent moved it
 // from), and of other files of the repository whose lines it holds (a
-// move or a copy git did not see); any says whether the repository has
-// edits at all.
-func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.FileEdit, rel string, lines []blamed) ([]*cand, bool, error) {
+// move or a copy git did not see: foreign, credited only where the
+// repository's history shows the lines came from that file); any says
+// whether the repository has edits at all. common are the lines (by
+// Norm) the edits of many files put in: too common to tell a move by.
+func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.FileEdit, rel string, lines []blamed) (cands []*cand, common map[string]bool, any bool, err error) {
 	if len(repo) == 0 {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	lineage := map[string]bool{rel: true}
 	for _, l := range lines {
@@ -363,11 +370,24 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			prev = 0
 		}
 	}
+	// The files each line hash was put in by.
+	filesOf := map[uint64]map[string]bool{}
 	want := map[string]bool{}
 	for _, e := range repo {
 		r, ok := relTo(roots, e.Path)
 		if !ok || e.Op == loom.EditMove || e.Op == loom.EditDelete {
 			continue
+		}
+		for _, h := range e.Lines {
+			if h == 0 {
+				continue
+			}
+			if filesOf[h] == nil {
+				filesOf[h] = map[string]bool{}
+			}
+			if len(filesOf[h]) < commonFiles {
+				filesOf[h][r] = true
+			}
 		}
 		if lineage[r] {
 			want[e.Path] = true
@@ -380,8 +400,14 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			}
 		}
 	}
+	common = map[string]bool{}
+	for _, l := range lines {
+		if fs := filesOf[fileedit.Hash(l.Text)]; len(fs) >= commonFiles {
+			common[fileedit.Norm(l.Text)] = true
+		}
+	}
 	if len(want) == 0 {
-		return nil, true, nil
+		return nil, common, true, nil
 	}
 	keys := make([]string, 0, len(want))
 	for k := range want {
@@ -390,20 +416,36 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 	slices.Sort(keys)
 	es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Paths: keys, Parts: true})
 	if err != nil {
-		return nil, true, err
+		return nil, nil, true, err
 	}
-	var out []*cand
+	// Sessions that moved, copied or rewrote this file by a command: their
+	// edits of other files may be what it holds.
+	dest := map[string]bool{}
+	for _, e := range es {
+		if r, _ := relTo(roots, e.Path); lineage[r] && (e.Op == loom.EditMove || e.Op == loom.EditShell) {
+			dest[e.SessionID] = true
+		}
+	}
 	for _, e := range es {
 		if e.Op == loom.EditMove || e.Op == loom.EditDelete {
+			continue
+		}
+		r, _ := relTo(roots, e.Path)
+		foreign := !lineage[r]
+		if foreign && e.Op == loom.EditShell {
+			// What a command did to another file says nothing of this one.
 			continue
 		}
 		c, ok := fileedit.ChangeOf(&e)
 		if !ok {
 			continue
 		}
-		r, _ := relTo(roots, e.Path)
 		e.Parts = nil
-		out = append(out, &cand{e: e, rel: r, c: c})
+		cands = append(cands, &cand{e: e, rel: r, c: c, foreign: foreign, dest: dest[e.SessionID]})
 	}
-	return out, true, nil
+	return cands, common, true, nil
 }
+
+// commonFiles is in how many files' edits a line must be to be too
+// common to tell where it came from.
+const commonFiles = 3

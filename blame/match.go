@@ -155,10 +155,31 @@ type segment struct {
 	i0, i1   int
 	j0       int
 	anchored bool
+	// came caches, by commit, whether the repository's history shows
+	// the segment's lines of that commit came from its (foreign) file.
+	came map[string]bool
 }
 
-// attribute classifies the file's lines against the candidates.
-func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
+// key is the line of its edit that a segment's line i stands for.
+func (s *segment) key(i int) editLine { return editLine{s.c, s.run, s.j0 + i - s.i0} }
+
+// editLine is one line an edit put in: it accounts for one line of
+// the file at most.
+type editLine struct {
+	c      *cand
+	run, j int
+}
+
+// attribute classifies the file's lines against the candidates. A line
+// is an agent's when an edit of this file put it in (its run of lines
+// found here, in time), or when it came from an edit of another file
+// and the repository's history shows it did (h): resemblance alone is
+// never enough, and lines that say too little to be told apart (blank,
+// punctuation, short, common among the edits) are never taken from
+// another file on their own. Each line an edit put in accounts for one
+// line of the file at most. Mixed is a line in the place of an agent's
+// line that is gone, like it: the agent's line a human changed.
+func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	n := len(lines)
 	norms := make([]string, n)
 	pos := map[string][]int{}
@@ -167,15 +188,17 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 		pos[norms[i]] = append(pos[norms[i]], i)
 	}
 	strong := func(s string) bool { return weight(s) >= 6 && len(pos[s]) <= 2 }
-	anchored := func(i0, i1 int) bool {
-		total := 0
+	// ident is a line that can tell by itself which file it came from.
+	ident := func(s string) bool { return strong(s) && !h.isCommon(s) }
+	anchored := func(c *cand, i0, i1 int) bool {
+		total, any := 0, false
 		for i := i0; i <= i1; i++ {
-			if strong(norms[i]) {
-				return true
+			if c.foreign && ident(norms[i]) || !c.foreign && strong(norms[i]) {
+				any = true
 			}
 			total += weight(norms[i])
 		}
-		return i1-i0 >= 2 && total >= 12
+		return any || !c.foreign && i1-i0 >= 2 && total >= 12
 	}
 	at := make([][]*segment, n)
 	for _, c := range cands {
@@ -183,7 +206,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 			prev := map[int]int{}
 			emit := func(end, length, jEnd int) {
 				s := &segment{c: c, run: r, i0: end - length + 1, i1: end, j0: jEnd - length + 1}
-				s.anchored = anchored(s.i0, s.i1)
+				s.anchored = anchored(c, s.i0, s.i1)
 				for i := s.i0; i <= s.i1; i++ {
 					at[i] = append(at[i], s)
 				}
@@ -224,14 +247,28 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 	// A segment accounts for line i when its edit came before the
 	// commit that brought the line in; a line too common to count on its
 	// own (a brace) that git matched to an older commit goes with the
-	// lines of its segment that count.
+	// lines of its segment that count, but not one a later commit
+	// brought in than all of them (someone put it in after the edit).
 	after := func(s *segment, i int) bool { return s.c.e.At.After(lines[i].Time.Add(slack)) }
 	inTime := func(s *segment, i int) bool {
+		if strong(norms[i]) {
+			return !after(s, i)
+		}
+		var newest time.Time
+		counted := false
+		for k := s.i0; k <= s.i1; k++ {
+			if strong(norms[k]) {
+				counted = true
+				if lines[k].Time.After(newest) {
+					newest = lines[k].Time
+				}
+			}
+		}
+		if counted && lines[i].Time.After(newest) {
+			return false
+		}
 		if !after(s, i) {
 			return true
-		}
-		if strong(norms[i]) {
-			return false
 		}
 		for k := s.i0; k <= s.i1; k++ {
 			if strong(norms[k]) && !after(s, k) {
@@ -240,37 +277,101 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 		}
 		return false
 	}
-	out := make([]Line, n)
+	// cameFrom: a foreign segment's line i came from its file, as the
+	// history shows for the segment's lines of line i's commit.
+	cameFrom := func(s *segment, i int) bool {
+		if s.c.dest {
+			return true
+		}
+		commit := lines[i].Commit
+		if ok, seen := s.came[commit]; seen {
+			return ok
+		}
+		var group []string
+		for k := s.i0; k <= s.i1; k++ {
+			if lines[k].Commit == commit && ident(norms[k]) {
+				group = append(group, norms[k])
+			}
+		}
+		ok := h.came(commit, s.c.rel, group)
+		if s.came == nil {
+			s.came = map[string]bool{}
+		}
+		s.came[commit] = ok
+		return ok
+	}
+	eligible := func(s *segment, i int) bool {
+		if !s.anchored || !inTime(s, i) {
+			return false
+		}
+		if !s.c.foreign {
+			return true
+		}
+		if ident(norms[i]) {
+			return cameFrom(s, i)
+		}
+		// A line that says too little goes with a moved block only
+		// between two of its lines that came.
+		above, below := false, false
+		for k := s.i0; k <= s.i1; k++ {
+			if k != i && ident(norms[k]) && inTime(s, k) && cameFrom(s, k) {
+				if k < i {
+					above = true
+				} else {
+					below = true
+				}
+			}
+		}
+		return above && below
+	}
+	type claim struct {
+		i int
+		s *segment
+	}
+	var claims []claim
+	for i := range lines {
+		for _, s := range at[i] {
+			if eligible(s, i) {
+				claims = append(claims, claim{i, s})
+			}
+		}
+	}
+	slices.SortStableFunc(claims, func(a, b claim) int {
+		switch {
+		case better(a.s, b.s):
+			return -1
+		case better(b.s, a.s):
+			return 1
+		}
+		return a.i - b.i
+	})
 	chosen := make([]*segment, n)
+	claimed := map[editLine]bool{}
+	for _, c := range claims {
+		k := c.s.key(c.i)
+		if chosen[c.i] != nil || claimed[k] {
+			continue
+		}
+		chosen[c.i], claimed[k] = c.s, true
+	}
+	out := make([]Line, n)
 	for i, l := range lines {
 		out[i] = Line{N: i + 1, Kind: Human, Text: l.Text}
 		if l.Commit != uncommitted {
 			out[i].Commit = l.Commit
 		}
-		var best *segment
-		for _, s := range at[i] {
-			if !s.anchored || !inTime(s, i) {
-				continue
-			}
-			if best == nil || better(s, best) {
-				best = s
-			}
-		}
-		if best != nil {
-			chosen[i] = best
-			setEdit(&out[i], Agent, best.c)
+		if chosen[i] != nil {
+			setEdit(&out[i], Agent, chosen[i].c)
 		}
 	}
 	for i, l := range lines {
 		if chosen[i] != nil {
 			continue
 		}
-		if s, same, ok := alignedAt(i, norms, chosen); ok && !s.c.e.At.After(l.Time.Add(slack)) {
-			if same {
-				setEdit(&out[i], Agent, s.c)
-			} else {
-				setEdit(&out[i], Mixed, s.c)
-			}
+		s, same, ok := alignedAt(i, norms, pos, chosen, claimed)
+		ok = ok && !s.c.e.At.After(l.Time.Add(slack))
+		if ok && same {
+			setEdit(&out[i], Agent, s.c)
 			continue
 		}
 		if l.Boundary && shallow {
@@ -278,11 +379,18 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 			continue
 		}
 		low := before(l.Time)
+		shell := false
 		for _, c := range cands {
-			if c.c.Op == loom.EditShell && c.e.At.After(low) && !c.e.At.After(l.Time.Add(slack)) {
-				out[i].Kind = Unknown
+			if !c.foreign && c.c.Op == loom.EditShell && c.e.At.After(low) && !c.e.At.After(l.Time.Add(slack)) {
+				shell = true
 				break
 			}
+		}
+		switch {
+		case shell:
+			out[i].Kind = Unknown
+		case ok:
+			setEdit(&out[i], Mixed, s.c)
 		}
 	}
 	return out
@@ -308,15 +416,18 @@ func setEdit(l *Line, kind string, c *cand) {
 	}
 }
 
-// alignedAt finds the agent's line that stands where line i does: an
-// agent's segment ends just above it (or starts just below it), and its
-// run's line at the same distance is line i (same: a line too common to
-// count on its own, such as a brace, that the agent wrote there) or is
-// like it (a human changed it).
-func alignedAt(i int, norms []string, chosen []*segment) (s *segment, same, ok bool) {
+// alignedAt finds the agent's line that stood where line i does: an
+// agent's segment (of an edit of this file) ends just above it (or
+// starts just below it), and its run's line at the same distance is
+// line i (same: a line too common to count on its own, such as a
+// brace, that the agent wrote there and no other line of the file
+// stands for), or is like it and is gone from the file (a human changed
+// it; a line beside the agent's that only resembles one of them is the
+// human's own).
+func alignedAt(i int, norms []string, pos map[string][]int, chosen []*segment, claimed map[editLine]bool) (s *segment, same, ok bool) {
 	for d := 1; d <= 3; d++ {
 		for _, k := range []int{i - d, i + d} {
-			if k < 0 || k >= len(chosen) || chosen[k] == nil {
+			if k < 0 || k >= len(chosen) || chosen[k] == nil || chosen[k].c.foreign {
 				continue
 			}
 			s := chosen[k]
@@ -325,10 +436,13 @@ func alignedAt(i int, norms []string, chosen []*segment) (s *segment, same, ok b
 			if j < 0 || j >= len(run) {
 				continue
 			}
-			if norms[i] == run[j] {
+			key := editLine{s.c, s.run, j}
+			if norms[i] == run[j] && !claimed[key] {
+				claimed[key] = true
 				return s, true, true
 			}
-			if similar(norms[i], run[j]) >= 0.5 {
+			if !claimed[key] && len(pos[run[j]]) == 0 && similar(norms[i], run[j]) >= 0.5 {
+				claimed[key] = true
 				return s, false, true
 			}
 		}

@@ -1,0 +1,108 @@
+package blame
+
+import (
+	"context"
+	"strings"
+
+	"github.com/loomhq/loom/fileedit"
+)
+
+// history answers, from the repository, whether lines of this file came
+// from another one: git's own rule for a copy or a move (git blame -C),
+// that the commit which brought them in also changed the other file,
+// which held them before it. Answers are kept: a file's lines come from
+// few commits.
+type history struct {
+	ctx context.Context
+	g   Git
+	// rel is the file blamed, rev the commit blamed ("" for the work
+	// tree).
+	rel, rev string
+	// common are the lines the edits of many files put in.
+	common map[string]bool
+
+	changed map[string]map[string]bool // commit → files it changed
+	before  map[string]map[string]bool // commit + "\x00" + file → the file's lines (Norm) before it
+}
+
+// changedIn are the files commit changed (the work tree's changes since
+// HEAD for the lines not committed).
+func (h *history) changedIn(commit string) map[string]bool {
+	if fs, ok := h.changed[commit]; ok {
+		return fs
+	}
+	if h.changed == nil {
+		h.changed = map[string]map[string]bool{}
+	}
+	var out []byte
+	var err error
+	if commit == uncommitted {
+		out, err = h.g.run(h.ctx, "diff", "--name-only", "--no-renames", "HEAD", "--")
+	} else {
+		out, err = h.g.run(h.ctx, "diff-tree", "--no-commit-id", "--name-only", "--no-renames", "-r", "-m", "--root", commit)
+	}
+	fs := map[string]bool{}
+	if err == nil {
+		for _, l := range strings.Split(string(out), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				fs[l] = true
+			}
+		}
+	}
+	h.changed[commit] = fs
+	return fs
+}
+
+// heldBefore are the lines (Norm) file had just before commit: at its
+// first parent, or at HEAD for the lines not committed.
+func (h *history) heldBefore(commit, file string) map[string]bool {
+	key := commit + "\x00" + file
+	if ls, ok := h.before[key]; ok {
+		return ls
+	}
+	if h.before == nil {
+		h.before = map[string]map[string]bool{}
+	}
+	rev := commit + "^"
+	if commit == uncommitted {
+		rev = "HEAD"
+	}
+	ls := map[string]bool{}
+	if b, err := h.g.Show(h.ctx, rev, file); err == nil && !binary(b) {
+		for _, l := range fileedit.Lines(string(b)) {
+			ls[fileedit.Norm(l)] = true
+		}
+	}
+	h.before[key] = ls
+	return ls
+}
+
+// came says whether lines (Norm), which commit brought into this file,
+// came from file: the commit changed file too, which held every one of
+// them before it, and they say enough together to be told apart (git's
+// threshold for a moved block: twenty letters or digits).
+func (h *history) came(commit, file string, lines []string) bool {
+	if h == nil || file == h.rel || len(lines) == 0 {
+		return false
+	}
+	total := 0
+	for _, l := range lines {
+		total += weight(l)
+	}
+	if total < 20 || !h.changedIn(commit)[file] {
+		return false
+	}
+	held := h.heldBefore(commit, file)
+	for _, l := range lines {
+		if !held[l] {
+			return false
+		}
+	}
+	return true
+}
+
+// isCommon says whether a line is too common among the repository's
+// edits to tell where it came from.
+func (h *history) isCommon(norm string) bool {
+	return h != nil && h.common[norm]
+}
