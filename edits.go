@@ -23,6 +23,11 @@ const (
 	// content cannot be known from the call (sed -i, a redirect of a
 	// program's output, a script).
 	EditShell = "shell"
+	// EditProgram is a program the agent ran (a script of python3, node
+	// …) whose text names the file as one it writes: it probably wrote
+	// it, but what it wrote is not known (blame credits it with a lower
+	// confidence, and says so).
+	EditProgram = "program"
 )
 
 // FileEdit is one change an agent's tool call made to a file, as the

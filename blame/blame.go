@@ -33,6 +33,18 @@ const (
 	Unknown = "unknown"
 )
 
+// What an agent's line rests on when no edit's text holds it
+// (Line.Evidence).
+const (
+	// EvidenceShell is a sed -i or perl -pi command of the agent's whose
+	// substitution makes the line of the one before.
+	EvidenceShell = "shell"
+	// EvidenceProgram is a program the agent ran whose text names the
+	// file as one it writes, in the line's window: what it wrote is not
+	// known, so the line is the agent's with a lower confidence.
+	EvidenceProgram = "program"
+)
+
 // Line is one line of a file with who wrote it. For an agent's line
 // (and a mixed one: the agent's line a human changed) the edit that
 // wrote it: its session, turn, agent, model, tool and time.
@@ -57,7 +69,10 @@ type Line struct {
 	// Source says where the attribution came from when not from loom's
 	// sessions: "trace" for an Agent Trace record in the repository.
 	Source string `json:"source,omitempty"`
-	Text   string `json:"text"`
+	// Evidence says, for an agent's line not put in by an edit whose
+	// text holds it, what it rests on: EvidenceShell or EvidenceProgram.
+	Evidence string `json:"evidence,omitempty"`
+	Text     string `json:"text"`
 }
 
 // Result is a file blamed.
@@ -422,7 +437,7 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 	// edits of other files may be what it holds.
 	dest := map[string]bool{}
 	for _, e := range es {
-		if r, _ := relTo(roots, e.Path); lineage[r] && (e.Op == loom.EditMove || e.Op == loom.EditShell) {
+		if r, _ := relTo(roots, e.Path); lineage[r] && (e.Op == loom.EditMove || e.Op == loom.EditShell || e.Op == loom.EditProgram) {
 			dest[e.SessionID] = true
 		}
 	}
@@ -432,7 +447,7 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 		}
 		r, _ := relTo(roots, e.Path)
 		foreign := !lineage[r]
-		if foreign && e.Op == loom.EditShell {
+		if foreign && (e.Op == loom.EditShell || e.Op == loom.EditProgram) {
 			// What a command did to another file says nothing of this one.
 			continue
 		}

@@ -22,6 +22,7 @@ type history struct {
 	common map[string]bool
 
 	changed map[string]map[string]bool // commit → files it changed
+	lines   map[string][]string        // commit + "\x00" + file → the file's lines before it
 	before  map[string]map[string]bool // commit + "\x00" + file → the file's lines (Norm) before it
 }
 
@@ -105,4 +106,49 @@ func (h *history) came(commit, file string, lines []string) bool {
 // edits to tell where it came from.
 func (h *history) isCommon(norm string) bool {
 	return h != nil && h.common[norm]
+}
+
+// linesBefore are the lines of file just before commit (at its first
+// parent, or at HEAD for the lines not committed).
+func (h *history) linesBefore(commit, file string) []string {
+	key := commit + "\x00" + file
+	if ls, ok := h.lines[key]; ok {
+		return ls
+	}
+	if h.lines == nil {
+		h.lines = map[string][]string{}
+	}
+	rev := commit + "^"
+	if commit == uncommitted {
+		rev = "HEAD"
+	}
+	var ls []string
+	if b, err := h.g.Show(h.ctx, rev, file); err == nil && !binary(b) {
+		ls = fileedit.Lines(string(b))
+	}
+	h.lines[key] = ls
+	return ls
+}
+
+// substituted says whether line l (norm its Norm) is what the s/// of
+// a sed -i or perl -pi command made of a line of the file before l's
+// commit.
+func (h *history) substituted(cmd string, l blamed, norm string) bool {
+	if h == nil {
+		return false
+	}
+	f, ok := substitution(cmd)
+	if !ok {
+		return false
+	}
+	file := l.Path
+	if l.Commit == uncommitted {
+		file = h.rel
+	}
+	for _, p := range h.linesBefore(l.Commit, file) {
+		if q := f(p); q != p && fileedit.Norm(q) == norm {
+			return true
+		}
+	}
+	return false
 }

@@ -378,16 +378,34 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 			out[i].Kind = Unknown
 			continue
 		}
+		// Commands of the agents that changed the file in the line's
+		// window (after the commit before its own): a substitution
+		// whose result the line is, a program that named the file.
 		low := before(l.Time)
+		var sub, program *cand
 		shell := false
 		for _, c := range cands {
-			if !c.foreign && c.c.Op == loom.EditShell && c.e.At.After(low) && !c.e.At.After(l.Time.Add(slack)) {
+			if c.foreign || !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) {
+				continue
+			}
+			switch c.c.Op {
+			case loom.EditShell:
 				shell = true
-				break
+				if sub == nil && h.substituted(c.c.Command, l, norms[i]) {
+					sub = c
+				}
+			case loom.EditProgram:
+				program = c
 			}
 		}
 		switch {
-		case shell:
+		case sub != nil:
+			setEdit(&out[i], Agent, sub)
+			out[i].Evidence = EvidenceShell
+		case program != nil && !shell:
+			setEdit(&out[i], Agent, program)
+			out[i].Evidence = EvidenceProgram
+		case shell || program != nil:
 			out[i].Kind = Unknown
 		case ok:
 			setEdit(&out[i], Mixed, s.c)

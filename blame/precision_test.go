@@ -138,3 +138,16 @@ func TestBlameMovedByHistory(t *testing.T) {
 	r.commit("typed again")
 	noAgentLines(t, r.blame("c.go"))
 }
+
+// TestBlameAgentsOwnSed: an agent's sed -i of its own line is the
+// agent's line (the substitution's result), not "mixed (a human
+// changed it)".
+func TestBlameAgentsOwnSed(t *testing.T) {
+	r := newRepo(t)
+	r.agentWrite("s1", "limits.py", "MAX_RETRIES = 3\nTIMEOUT_SECONDS = 10\n")
+	r.commit("limits")
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "sed -i 's/TIMEOUT_SECONDS = 10/TIMEOUT_SECONDS = 30/' limits.py"},
+		func() { r.write("limits.py", "MAX_RETRIES = 3\nTIMEOUT_SECONDS = 30\n") })
+	r.commit("longer")
+	r.want(r.blame("limits.py"), map[string]string{"MAX_RETRIES": "agent:s1", "TIMEOUT_SECONDS": "agent:s1"})
+}

@@ -241,8 +241,14 @@ func printLines(ctx context.Context, o *Options, st loom.Store, lines []Line) {
 				ids[l.SessionID] = id
 			}
 			who = term.SanitizeLine(fmt.Sprintf("%s %s t%d %s", id, l.Agent, l.Turn, l.Model))
-			if l.Kind == Mixed {
+			switch {
+			case l.Kind == Mixed:
 				who += " (mixed)"
+			case l.Evidence == blame.EvidenceProgram:
+				// A program the agent ran named the file: less sure.
+				who += " (program?)"
+			case l.Evidence == blame.EvidenceShell:
+				who += " (sed)"
 			}
 		}
 		whos[i] = who

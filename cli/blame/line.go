@@ -54,8 +54,13 @@ func lineRun(ctx context.Context, o *Options, st loom.Store, res *blame.Result) 
 		return nil
 	}
 	kind := "an agent"
-	if l.Kind == blame.Mixed {
+	switch {
+	case l.Kind == blame.Mixed:
 		kind = "an agent, then changed by a human"
+	case l.Evidence == blame.EvidenceShell:
+		kind = "an agent's sed or perl command (its substitution gives this line)"
+	case l.Evidence == blame.EvidenceProgram:
+		kind = "probably an agent: a program it ran names this file as one it writes (lower confidence)"
 	}
 	fmt.Fprintf(w, "%s %s: %s, model %s\n", cs.Bold("written by"), kind, term.SanitizeLine(l.Agent), term.SanitizeLine(l.Model))
 	when := ""
