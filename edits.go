@@ -132,3 +132,21 @@ type EditStore interface {
 	// sessions ran (another machine, a move).
 	ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error)
 }
+
+// RecordedRoot is a project root sessions recorded: where a repository
+// was when they ran (on this machine or another), its project, and how
+// many of the user's sessions ran there.
+type RecordedRoot struct {
+	Root        string `json:"root"`
+	ProjectID   string `json:"project_id"`
+	ProjectName string `json:"project_name"`
+	Sessions    int    `json:"sessions"`
+}
+
+// RootLister is an EditStore that lists every project root its user's
+// sessions recorded: what blame matches a repository's clone against
+// when its sessions were recorded at another path (another machine, a
+// teammate's, a clone moved) under another project.
+type RootLister interface {
+	RecordedRoots(ctx context.Context, userID string) ([]RecordedRoot, error)
+}

@@ -213,3 +213,18 @@ func parsePorcelain(out []byte) ([]blamed, error) {
 	}
 	return lines, nil
 }
+
+// trackedFiles are the files git tracks at HEAD and in the index.
+func (g Git) trackedFiles(ctx context.Context) map[string]bool {
+	out, err := g.run(ctx, "ls-files", "-z")
+	fs := map[string]bool{}
+	if err != nil {
+		return fs
+	}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			fs[f] = true
+		}
+	}
+	return fs
+}

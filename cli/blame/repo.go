@@ -201,16 +201,22 @@ func summaryRun(ctx context.Context, o *RepoOptions) error {
 		}
 	}
 	for _, by := range []struct {
-		title string
-		m     map[string]int
-	}{{"by agent", s.ByAgent}, {"by model", s.ByModel}} {
+		title    string
+		m, mixed map[string]int
+	}{{"by agent", s.ByAgent, s.MixedByAgent}, {"by model", s.ByModel, s.MixedByModel}} {
 		if len(by.m) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s\n", cs.Bold(by.title))
 		keys := slices.SortedFunc(maps.Keys(by.m), func(a, b string) int { return by.m[b] - by.m[a] })
 		for _, k := range keys {
-			fmt.Fprintf(w, "  %-30s %d lines (%.0f%%)\n", term.SanitizeLine(command.OrDash(k)), by.m[k], 100*float64(by.m[k])/float64(max(1, s.Lines.Total)))
+			mixed := ""
+			if by.mixed[k] > 0 {
+				mixed = fmt.Sprintf(", %d mixed", by.mixed[k])
+			}
+			// Mixed lines count half here as in the total, so that the
+			// shares add up to it.
+			fmt.Fprintf(w, "  %-30s %d lines%s (%.0f%%)\n", term.SanitizeLine(command.OrDash(k)), by.m[k], mixed, 100*s.Share(by.m[k], by.mixed[k]))
 		}
 	}
 	if len(s.Sessions) > 0 {
