@@ -130,16 +130,16 @@ func (h *history) linesBefore(commit, file string) []string {
 	return ls
 }
 
-// substituted says whether line l (norm its Norm) is what the s/// of
-// a sed -i or perl -pi command made of a line of the file before l's
-// commit.
-func (h *history) substituted(cmd string, l blamed, norm string) bool {
-	if h == nil {
-		return false
-	}
+// substituted says whether cmd is a sed -i or perl -pi command whose
+// s/// can be read (readable), and whether line l (norm its Norm) is
+// what it made of a line of the file before l's commit (gave).
+func (h *history) substituted(cmd string, l blamed, norm string) (readable, gave bool) {
 	f, ok := substitution(cmd)
 	if !ok {
-		return false
+		return false, false
+	}
+	if h == nil {
+		return true, false
 	}
 	file := l.Path
 	if l.Commit == uncommitted {
@@ -147,8 +147,8 @@ func (h *history) substituted(cmd string, l blamed, norm string) bool {
 	}
 	for _, p := range h.linesBefore(l.Commit, file) {
 		if q := f(p); q != p && fileedit.Norm(q) == norm {
-			return true
+			return true, true
 		}
 	}
-	return false
+	return true, false
 }

@@ -390,8 +390,12 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 			}
 			switch c.c.Op {
 			case loom.EditShell:
-				shell = true
-				if sub == nil && h.substituted(c.c.Command, l, norms[i]) {
+				// A substitution that can be read changed only the lines
+				// it gives: another line is not its.
+				readable, gave := h.substituted(c.c.Command, l, norms[i])
+				if !readable {
+					shell = true
+				} else if gave && sub == nil {
 					sub = c
 				}
 			case loom.EditProgram:

@@ -30,7 +30,11 @@ type Package struct {
 var (
 	ClaudeCode = Package{"@anthropic-ai/claude-code", "2.1.330", "claude"}
 	Codex      = Package{"@openai/codex", "0.169.0", "codex"}
-	Gemini     = Package{"@google/gemini-cli", "0.61.0", "gemini"}
+	// CodexCodeMode is the Codex whose default model (gpt-6.2-sol) runs
+	// in code mode: its only tools are exec, a JavaScript script that
+	// calls the others (tools.apply_patch, tools.exec_command), and wait.
+	CodexCodeMode = Package{"@openai/codex", "0.171.0", "codex"}
+	Gemini        = Package{"@google/gemini-cli", "0.61.0", "gemini"}
 	// Continue is Continue's command-line agent, cn; it speaks the
 	// OpenAI Chat Completions API that openai/openaitest serves.
 	Continue = Package{"@continuedev/cli", "1.5.47", "cn"}
