@@ -347,8 +347,8 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 		if slices.Contains(roots, r.Root) || r.ProjectID == p.ID && p.ID != "" || !filepath.IsAbs(r.Root) {
 			continue
 		}
-		if _, err := os.Stat(r.Root); err == nil {
-			// A directory of this machine is its own repository, unless
+		if _, err := os.Stat(filepath.Join(r.Root, ".git")); err == nil {
+			// A work tree of this machine is its own repository, unless
 			// it is this one's (the same first commit) and names itself
 			// so: the remote a local clone was made from, the same name.
 			if b.sameRepo(ctx, g, r, p.Name) {
@@ -363,7 +363,8 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 		if err != nil {
 			continue
 		}
-		if top, ok := matchRoot(es, tracked); ok {
+		top, ok := matchRoot(es, tracked)
+		if ok {
 			add(top)
 			continue
 		}

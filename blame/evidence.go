@@ -2,6 +2,9 @@ package blame
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/loomhq/loom/fileedit"
@@ -23,7 +26,7 @@ type history struct {
 
 	changed map[string]map[string]bool // commit → files it changed
 	lines   map[string][]string        // commit + "\x00" + file → the file's lines before it
-	before  map[string]map[string]bool // commit + "\x00" + file → the file's lines (Norm) before it
+	counts  map[string]map[string]int  // commit, file, before → how many times it held each line
 }
 
 // changedIn are the files commit changed (the work tree's changes since
@@ -54,52 +57,64 @@ func (h *history) changedIn(commit string) map[string]bool {
 	return fs
 }
 
-// heldBefore are the lines (Norm) file had just before commit: at its
-// first parent, or at HEAD for the lines not committed.
-func (h *history) heldBefore(commit, file string) map[string]bool {
-	key := commit + "\x00" + file
-	if ls, ok := h.before[key]; ok {
-		return ls
+// came is which of lines (Norm), which commit brought into this file,
+// moved there from file, as git's own rule for a move tells: the commit
+// changed file too, which held the line before it and holds it fewer
+// times after it; none unless those that moved are a block (two lines
+// or more) that says enough to be told apart (git's threshold for a
+// moved block: twenty letters or digits). A copy, the lines left where
+// they were, is no evidence: lines alike in two files are as likely
+// written twice, and a session that copied a file (cp) is the
+// destination's own edit.
+func (h *history) came(commit, file string, lines []string) map[string]bool {
+	if h == nil || file == h.rel || len(lines) < 2 || !h.changedIn(commit)[file] {
+		return nil
 	}
-	if h.before == nil {
-		h.before = map[string]map[string]bool{}
-	}
-	rev := commit + "^"
-	if commit == uncommitted {
-		rev = "HEAD"
-	}
-	ls := map[string]bool{}
-	if b, err := h.g.Show(h.ctx, rev, file); err == nil && !binary(b) {
-		for _, l := range fileedit.Lines(string(b)) {
-			ls[fileedit.Norm(l)] = true
-		}
-	}
-	h.before[key] = ls
-	return ls
-}
-
-// came says whether lines (Norm), which commit brought into this file,
-// came from file: the commit changed file too, which held every one of
-// them before it, and they say enough together to be told apart (git's
-// threshold for a moved block: twenty letters or digits).
-func (h *history) came(commit, file string, lines []string) bool {
-	if h == nil || file == h.rel || len(lines) == 0 {
-		return false
-	}
+	before, after := h.count(commit, file, true), h.count(commit, file, false)
+	moved := map[string]bool{}
 	total := 0
 	for _, l := range lines {
-		total += weight(l)
-	}
-	if total < 20 || !h.changedIn(commit)[file] {
-		return false
-	}
-	held := h.heldBefore(commit, file)
-	for _, l := range lines {
-		if !held[l] {
-			return false
+		if before[l] > 0 && after[l] < before[l] && !moved[l] {
+			moved[l] = true
+			total += weight(l)
 		}
 	}
-	return true
+	if len(moved) < 2 || total < 20 {
+		return nil
+	}
+	return moved
+}
+
+// count is how many times file held each line (Norm) just before commit
+// (before) or at it (the work tree's file for the lines not committed).
+func (h *history) count(commit, file string, before bool) map[string]int {
+	key := commit + "\x00" + file + "\x00" + strconv.FormatBool(before)
+	if c, ok := h.counts[key]; ok {
+		return c
+	}
+	if h.counts == nil {
+		h.counts = map[string]map[string]int{}
+	}
+	var b []byte
+	var err error
+	switch {
+	case before && commit == uncommitted:
+		b, err = h.g.Show(h.ctx, "HEAD", file)
+	case before:
+		b, err = h.g.Show(h.ctx, commit+"^", file)
+	case commit == uncommitted:
+		b, err = os.ReadFile(filepath.Join(h.g.Dir, filepath.FromSlash(file)))
+	default:
+		b, err = h.g.Show(h.ctx, commit, file)
+	}
+	c := map[string]int{}
+	if err == nil && !binary(b) {
+		for _, l := range fileedit.Lines(string(b)) {
+			c[fileedit.Norm(l)]++
+		}
+	}
+	h.counts[key] = c
+	return c
 }
 
 // isCommon says whether a line is too common among the repository's

@@ -155,9 +155,10 @@ type segment struct {
 	i0, i1   int
 	j0       int
 	anchored bool
-	// came caches, by commit, whether the repository's history shows
-	// the segment's lines of that commit came from its (foreign) file.
-	came map[string]bool
+	// came caches, by commit, which of the segment's lines of that
+	// commit the repository's history shows came from its (foreign)
+	// file.
+	came map[string]map[string]bool
 }
 
 // key is the line of its edit that a segment's line i stands for.
@@ -284,21 +285,21 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 			return true
 		}
 		commit := lines[i].Commit
-		if ok, seen := s.came[commit]; seen {
-			return ok
-		}
-		var group []string
-		for k := s.i0; k <= s.i1; k++ {
-			if lines[k].Commit == commit && ident(norms[k]) {
-				group = append(group, norms[k])
+		moved, seen := s.came[commit]
+		if !seen {
+			var group []string
+			for k := s.i0; k <= s.i1; k++ {
+				if lines[k].Commit == commit && ident(norms[k]) {
+					group = append(group, norms[k])
+				}
 			}
+			moved = h.came(commit, s.c.rel, group)
+			if s.came == nil {
+				s.came = map[string]map[string]bool{}
+			}
+			s.came[commit] = moved
 		}
-		ok := h.came(commit, s.c.rel, group)
-		if s.came == nil {
-			s.came = map[string]bool{}
-		}
-		s.came[commit] = ok
-		return ok
+		return moved[norms[i]]
 	}
 	eligible := func(s *segment, i int) bool {
 		if !s.anchored || !inTime(s, i) {
