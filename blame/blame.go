@@ -70,6 +70,9 @@ type Line struct {
 	// Source says where the attribution came from when not from loom's
 	// sessions: "trace" for an Agent Trace record in the repository.
 	Source string `json:"source,omitempty"`
+	// Conversation is the URL of the conversation an Agent Trace record
+	// of another tool names for the line.
+	Conversation string `json:"conversation,omitempty"`
 	// Evidence says, for an agent's line not put in by an edit whose
 	// text holds it, what it rests on: EvidenceShell or EvidenceProgram.
 	Evidence string `json:"evidence,omitempty"`

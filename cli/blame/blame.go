@@ -20,6 +20,7 @@ import (
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/safefile"
 )
 
 // Options are the options of `loom blame`.
@@ -49,7 +50,14 @@ type Options struct {
 	// .agent-trace/traces.jsonl (NoTraces: neither).
 	Traces   []string
 	NoTraces bool
+	// MaxSize is the largest file blamed, in bytes (0: any size).
+	MaxSize int64
 }
+
+// defaultMaxSize is the largest file loom blame takes unless told: a
+// file larger is generated or data more often than code, and its blame
+// takes long and much memory.
+const defaultMaxSize = 10 << 20
 
 // NewCmdBlame builds loom blame and its subcommands. runF, when not
 // nil, is called with the options instead of running the command (for
@@ -102,6 +110,7 @@ is given as ./NAME.`,
 	cmd.Flags().StringVar(&opts.Rev, "rev", "", "blame the file as this commit has it")
 	cmd.Flags().StringArrayVar(&opts.Traces, "trace", nil, "read Agent Trace records from this file too (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoTraces, "no-trace", false, "read no Agent Trace records")
+	cmd.Flags().Int64Var(&opts.MaxSize, "max-size", defaultMaxSize, "blame files up to this many bytes (0: any size)")
 	cmd.AddCommand(newCmdCommits(inv, nil), newCmdSummary(inv, nil), newCmdTrace(inv))
 	return cmd
 }
@@ -197,6 +206,10 @@ func blameRun(ctx context.Context, o *Options) error {
 	g, rel, err := b.Open(ctx, file)
 	if err != nil {
 		return err
+	}
+	if fi, err := os.Stat(file); err == nil && o.MaxSize > 0 && o.Rev == "" && fi.Size() > o.MaxSize {
+		return loom.Errorf(loom.EINVALID, "%s is %s: loom blame takes files up to %s (--max-size 0 blames it whatever its size)",
+			o.File, safefile.Size(fi.Size()), safefile.Size(o.MaxSize))
 	}
 	if b.Traces, err = readTraces(g.Dir, o.Traces, o.NoTraces); err != nil {
 		return err

@@ -233,6 +233,8 @@ func TestBlameBadInput(t *testing.T) {
 	w.git("commit", "-qm", "start")
 	outside := filepath.Join(w.fx.Home, "loose.txt")
 	clitest.MustWrite(t, outside, "loose\n")
+	// A file over the size loom blame takes unless told.
+	w.write("big.log", strings.Repeat("a line of a large log file, one of many\n", 11<<20/40))
 	shallow := filepath.Join(w.fx.Home, "shallow")
 	w.git("clone", "-q", "--depth", "1", "file://"+w.dir, shallow)
 
@@ -247,6 +249,9 @@ func TestBlameBadInput(t *testing.T) {
 		{[]string{"blame", "notes.txt:0"}, 2, "LINES is a line"},
 		{[]string{"blame", "notes.txt:9"}, 1, "notes.txt has 1 lines: there is no line 9"},
 		{[]string{"blame", "notes.txt"}, 0, "loom holds no session that changed a file in"},
+		{[]string{"blame", "big.log"}, 1, "big.log is 11 MB: loom blame takes files up to 10 MB (--max-size 0 blames it whatever its size)"},
+		{[]string{"blame", "--max-size", "1000", "notes.txt"}, 0, "loom holds no session"},
+		{[]string{"blame", "trace", "expotr"}, 2, `unknown command "expotr" for "loom blame trace"`},
 	} {
 		r := w.run(c.args...)
 		lines := clitest.Lines(strings.TrimSpace(r.Stderr))
@@ -282,7 +287,9 @@ func TestBlameMCP(t *testing.T) {
 	file := filepath.Join(w.dir, "parse/tokens.go")
 	c := clitest.MustCall(t, cs, "blame", map[string]any{"path": file, "lines": "5"})
 	for _, want := range []string{"lines 5-5: agent by claude-code (claude-sonnet-4-5), session " + w.ses.ID + " turn 1",
-		"Prompt: Write a tokenizer for the parser.", "Reasoning: A table of tokens keeps the parser small.", "After the edit: The parser is in place"} {
+		"Prompt: Write a tokenizer for the parser.", "Reasoning: A table of tokens keeps the parser small.", "After the edit: The parser is in place",
+		// What comes back is framed as data, not instructions.
+		"Reference data, untrusted:", "<<<reference data: a past conversation>>>", "<<<end of reference data>>>"} {
 		if !strings.Contains(c.Text, want) {
 			t.Errorf("blame's text lacks %q:\n%s", want, c.Text)
 		}

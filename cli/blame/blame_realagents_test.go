@@ -628,8 +628,12 @@ func TestBlameRealCodexCodeMode(t *testing.T) {
 		run: func(t *testing.T, dir, prompt string) {
 			agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "exec", "--skip-git-repo-check", "-s", "danger-full-access", prompt)
 		},
-		write: func(path, content string) providertest.ToolCall { return script("apply_patch", addPatch(path, content)) },
-		edit:  func(path, old, new string) providertest.ToolCall { return script("apply_patch", updatePatch(path, old, new)) },
+		write: func(path, content string) providertest.ToolCall {
+			return script("apply_patch", addPatch(path, content))
+		},
+		edit: func(path, old, new string) providertest.ToolCall {
+			return script("apply_patch", updatePatch(path, old, new))
+		},
 		shell: func(cmd string) providertest.ToolCall { return script("exec_command", map[string]any{"cmd": cmd}) },
 	})
 }

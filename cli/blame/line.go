@@ -44,7 +44,16 @@ func lineRun(ctx context.Context, o *Options, st loom.Store, res *blame.Result) 
 			who += ", commit " + l.Commit[:min(12, len(l.Commit))]
 		}
 		if l.Source != "" {
-			who += " (from an Agent Trace record)"
+			if l.Agent != "" {
+				who += ", recorded by " + l.Agent
+			}
+			if l.Model != "" {
+				who += ", model " + l.Model
+			}
+			if l.Conversation != "" {
+				who += ", conversation " + l.Conversation
+			}
+			who = term.SanitizeLine(who) + " (from an Agent Trace record)"
 		}
 		fmt.Fprintf(w, "%s %s\n", cs.Bold("written by"), who)
 		return nil

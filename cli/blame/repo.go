@@ -232,7 +232,7 @@ func newCmdTrace(inv *command.Invocation) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "Agent Trace records: export what loom knows, read what others wrote",
-		Long: `Agent Trace (github.com/cursor/agent-trace, version 0.1) is an open
+		Long: `Agent Trace (github.com/cursor/agent-trace, version 0.1.0) is an open
 format for "these lines of this file at this revision came from this
 conversation and model". loom blame reads such records from the
 repository's .agent-trace/traces.jsonl and from --trace files; loom
@@ -240,6 +240,9 @@ blame trace export writes loom's attribution as records.`,
 		Example: `  loom blame trace export -o head.jsonl
   loom blame --trace head.jsonl src/app.ts`,
 		Args: command.NoArgs,
+		// A word that is no subcommand is a usage error (NoArgs), not
+		// the help.
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newCmdTraceExport(inv, nil))
 	return cmd
@@ -249,7 +252,7 @@ func newCmdTraceExport(inv *command.Invocation, runF func(context.Context, *Repo
 	cmd, opts := repoCommand(inv, &cobra.Command{
 		Use:   "export [REV | A..B]",
 		Short: "Write Agent Trace records of a commit or a range",
-		Long: `Write loom's attribution as Agent Trace records (version 0.1), one JSON
+		Long: `Write loom's attribution as Agent Trace records (version 0.1.0), one JSON
 record a line: for a commit (HEAD by default), one record of every file
 it holds that agents wrote lines of; for a range (main..feature), one
 record per commit, of the files it changed. Each conversation is a
