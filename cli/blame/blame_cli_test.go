@@ -307,3 +307,42 @@ func TestBlameMCP(t *testing.T) {
 	clitest.WantToolError(t, cs, "blame", map[string]any{"path": outside}, "is not in a git work tree")
 	clitest.WantToolError(t, cs, "blame", map[string]any{"path": file, "lines": "x"}, "is not a line")
 }
+
+// TestBlamePR: loom blame pr of a branch against its upstream prints
+// its added lines by kind and agent and the session behind them, as
+// text, as a pull request comment (--markdown) and as JSON.
+func TestBlamePR(t *testing.T) {
+	w := newWork(t)
+	w.write("README.md", "# parser\n")
+	w.git("add", "-A")
+	w.git("commit", "-qm", "start")
+	upstream := filepath.Join(w.fx.Home, "upstream.git")
+	w.git("clone", "-q", "--bare", w.dir, upstream)
+	w.git("remote", "add", "origin", upstream)
+	w.git("fetch", "-q", "origin")
+	w.git("checkout", "-q", "-b", "feature", "--track", "origin/main")
+	w.agentWrites("Write a tokenizer for the parser.", "tokens.go", "package parser\n\n// Tokens splits a line.\nfunc Tokens(s string) []string {\n\treturn strings.Fields(s)\n}\n")
+	w.write("README.md", "# parser\n\nHuman notes.\n")
+	w.git("add", "-A")
+	w.git("commit", "-qm", "tokens")
+
+	r := w.run("blame", "pr", "--json")
+	var pr blame.PR
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &pr) != nil {
+		t.Fatalf("loom blame pr --json: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if pr.Lines != (blame.Tally{Total: 8, Agent: 6, Human: 2}) || pr.Commits != 1 || len(pr.Sessions) != 1 || pr.Sessions[0].SessionID != w.ses.ID ||
+		pr.Sessions[0].Title != "Add the parser" || pr.Range != "origin/main..HEAD" {
+		t.Errorf("loom blame pr --json: %+v", pr)
+	}
+	r = w.run("blame", "pr", "--markdown")
+	for _, want := range []string{"**75%** of the 8 lines added by 1 commits were written by agents", "| agents | 6 | 75% |", "| humans | 2 | 25% |", "| claude-code | 6 | 0 | 75% |", w.ses.ID + " Add the parser"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("loom blame pr --markdown lacks %q:\n%s", want, r.Stdout)
+		}
+	}
+	r = w.run("blame", "pr", "main..feature")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "8 lines added: 6 by agents, 0 mixed, 2 by humans, 0 unknown (75% agents)") {
+		t.Errorf("loom blame pr main..feature: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -28,6 +28,8 @@ type RepoOptions struct {
 	Spec, Path string
 	// Output is where trace export writes ("" or "-": standard output).
 	Output string
+	// Markdown writes pr's report as a pull request comment's body.
+	Markdown bool
 }
 
 func newRepoOptions(inv *command.Invocation) *RepoOptions {
