@@ -257,6 +257,20 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if len(b.Traces) > 0 {
 		applyTraces(ctx, g, rel, rev, res.Lines, b.Traces)
 	}
+	// Authorship logs of the Git AI standard (git notes, loom's own or
+	// git-ai's) account for the lines of their commits nothing else
+	// does.
+	if noted := g.NotedCommits(ctx); len(noted) > 0 {
+		commits := map[string]time.Time{}
+		for i, l := range res.Lines {
+			if _, ok := noted[l.Commit]; ok && l.SessionID == "" && l.Source == "" {
+				commits[l.Commit] = lines[i].Time
+			}
+		}
+		if recs := g.NoteRecords(ctx, noted, commits); len(recs) > 0 {
+			applyNotes(lines, res.Lines, recs)
+		}
+	}
 	return res, nil
 }
 

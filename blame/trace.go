@@ -43,6 +43,9 @@ type Record struct {
 	Tool      *TraceTool     `json:"tool,omitempty"`
 	Files     []TracedFile   `json:"files"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
+	// source is what the lines the record accounts for say they came
+	// from (Line.Source): "trace", or "notes" for a git note.
+	source string
 }
 
 // TraceVCS names the revision a record's line numbers are at.
@@ -364,6 +367,9 @@ func applyTraces(ctx context.Context, g Git, rel, rev string, lines []Line, recs
 						}
 						done[j] = true
 						traceLine(&lines[j], who, c.URL, rec.Tool, origins)
+						if rec.source != "" {
+							lines[j].Source = rec.source
+						}
 					}
 				}
 			}

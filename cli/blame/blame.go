@@ -88,8 +88,9 @@ Nothing is written into the repository; see loom blame trace export.
 
 The subcommands are commits (the sessions behind a commit or a range),
 summary (the share of lines agents wrote, by directory, agent and
-model), pr (who wrote a pull request's added lines) and trace (Agent
-Trace records). A file named like one of them is given as ./NAME.`,
+model), pr (who wrote a pull request's added lines), notes (git notes
+of the Git AI standard) and trace (Agent Trace records). A file named
+like one of them is given as ./NAME.`,
 		Example: `  loom blame server/handler.go
   loom blame server/handler.go:120-160
   loom blame server/handler.go:142
@@ -111,7 +112,7 @@ Trace records). A file named like one of them is given as ./NAME.`,
 	cmd.Flags().StringArrayVar(&opts.Traces, "trace", nil, "read Agent Trace records from this file too (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoTraces, "no-trace", false, "read no Agent Trace records")
 	cmd.Flags().Int64Var(&opts.MaxSize, "max-size", defaultMaxSize, "blame files up to this many bytes (0: any size)")
-	cmd.AddCommand(newCmdCommits(inv, nil), newCmdSummary(inv, nil), newCmdPR(inv, nil), newCmdTrace(inv))
+	cmd.AddCommand(newCmdCommits(inv, nil), newCmdSummary(inv, nil), newCmdPR(inv, nil), newCmdNotes(inv, nil), newCmdTrace(inv))
 	return cmd
 }
 

@@ -345,4 +345,17 @@ func TestBlamePR(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stdout, "8 lines added: 6 by agents, 0 mixed, 2 by humans, 0 unknown (75% agents)") {
 		t.Errorf("loom blame pr main..feature: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
+	// The same commit's attribution as a git note of the Git AI
+	// standard.
+	r = w.run("blame", "notes", "--all")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "1 notes written to refs/notes/ai") {
+		t.Errorf("loom blame notes --all: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	note := w.git("notes", "--ref=refs/notes/ai", "show", "HEAD")
+	if !strings.HasPrefix(note, "tokens.go\n  s_") || !strings.Contains(note, " 1-6\n---\n") || !strings.Contains(note, `"schema_version": "authorship/3.0.0"`) {
+		t.Errorf("the note of HEAD:\n%s", note)
+	}
+	if r := w.run("blame", "notes", "--all", "HEAD"); r.Code != 2 {
+		t.Errorf("loom blame notes --all HEAD: exit %d, want 2", r.Code)
+	}
 }

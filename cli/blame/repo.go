@@ -30,6 +30,8 @@ type RepoOptions struct {
 	Output string
 	// Markdown writes pr's report as a pull request comment's body.
 	Markdown bool
+	// All writes the notes of every commit of HEAD's history.
+	All bool
 }
 
 func newRepoOptions(inv *command.Invocation) *RepoOptions {
@@ -315,5 +317,52 @@ func exportRun(ctx context.Context, o *RepoOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "%d Agent Trace records appended to %s\n", len(recs), term.SanitizeLine(o.Output))
+	return nil
+}
+
+func newCmdNotes(inv *command.Invocation, runF func(context.Context, *RepoOptions) error) *cobra.Command {
+	cmd, opts := repoCommand(inv, &cobra.Command{
+		Use:   "notes [REV | A..B]",
+		Short: "Write loom's attributions as git notes of the Git AI standard",
+		Long: `Write, for a commit (HEAD by default), each commit of a range, or with
+--all every commit of HEAD's history, the lines it brought in that
+agents' sessions wrote as an authorship log of the Git AI standard
+(authorship/3.0.0): a git note under refs/notes/ai, which git-ai's
+tools and CI read, and which travels with the repository once pushed
+(git push origin refs/notes/ai). A commit no agent wrote lines of gets
+no note; a note loom writes replaces the commit's note.
+
+loom blame reads the notes it finds, loom's and git-ai's: their lines
+are credited to their sessions where no session loom holds accounts
+for them, so a clone with the notes fetched (git fetch origin
+refs/notes/ai:refs/notes/ai) blames as the machine that wrote them.`,
+		Example: `  loom blame notes
+  loom blame notes main..feature && git push origin refs/notes/ai
+  loom blame notes --all`,
+	}, func(o *RepoOptions) *string { return &o.Spec }, runF, notesRun)
+	cmd.Flags().BoolVar(&opts.All, "all", false, "write the notes of every commit of HEAD's history (at most 1,000)")
+	return cmd
+}
+
+func notesRun(ctx context.Context, o *RepoOptions) error {
+	b, _, g, _, err := o.repo(ctx, "")
+	if err != nil {
+		return err
+	}
+	spec := o.Spec
+	if o.All {
+		if spec != "" {
+			return command.UsageErrorf("--all takes no commit or range")
+		}
+		spec = blame.AllCommits
+	}
+	n, err := b.Notes(ctx, g, spec, o.Version)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return command.WriteJSON(o.IO.Out, map[string]any{"notes": n, "ref": blame.NotesRef})
+	}
+	fmt.Fprintf(o.IO.Out, "%d notes written to %s (git push origin %s shares them)\n", n, blame.NotesRef, blame.NotesRef)
 	return nil
 }
