@@ -451,16 +451,9 @@ func (b *Blamer) Notes(ctx context.Context, g Git, spec, version string) (int, e
 		if err != nil {
 			return n, err
 		}
-		var results []*Result
-		for _, f := range files {
-			res, err := b.Blame(ctx, g, f, rev)
-			if err != nil {
-				if loom.ErrorCode(err) == loom.EINVALID {
-					continue
-				}
-				return n, err
-			}
-			results = append(results, res)
+		results, err := b.blameAll(ctx, g, files, rev)
+		if err != nil {
+			return n, err
 		}
 		base := ""
 		if out, err := g.run(ctx, "rev-parse", "-q", "--verify", rev+"^"); err == nil {

@@ -322,15 +322,12 @@ func (b *Blamer) Export(ctx context.Context, g Git, spec, version string) ([]Rec
 		} else if files, err = g.changed(ctx, rev); err != nil {
 			return nil, err
 		}
+		all, err := b.blameAll(ctx, g, files, rev)
+		if err != nil {
+			return nil, err
+		}
 		var results []*Result
-		for _, f := range files {
-			res, err := b.Blame(ctx, g, f, rev)
-			if err != nil {
-				if loom.ErrorCode(err) == loom.EINVALID {
-					continue
-				}
-				return nil, err
-			}
+		for _, res := range all {
 			if c := res.Counts(); c[Agent]+c[Mixed] > 0 {
 				results = append(results, res)
 			}
@@ -338,4 +335,20 @@ func (b *Blamer) Export(ctx context.Context, g Git, spec, version string) ([]Rec
 		recs = append(recs, NewRecord(rev, version, results, b.now()))
 	}
 	return recs, nil
+}
+
+// blameAll blames files at rev, binary ones left out.
+func (b *Blamer) blameAll(ctx context.Context, g Git, files []string, rev string) ([]*Result, error) {
+	var out []*Result
+	for _, f := range files {
+		res, err := b.Blame(ctx, g, f, rev)
+		if err != nil {
+			if loom.ErrorCode(err) == loom.EINVALID {
+				continue // a binary file
+			}
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
 }
