@@ -155,6 +155,10 @@ type segment struct {
 	i0, i1   int
 	j0       int
 	anchored bool
+	// counted says whether the segment holds a line that says
+	// something, newest when the newest of those was committed.
+	counted bool
+	newest  time.Time
 	// came caches, by commit, which of the segment's lines of that
 	// commit the repository's history shows came from its (foreign)
 	// file.
@@ -202,16 +206,59 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		return any || !c.foreign && i1-i0 >= 2 && total >= 12
 	}
 	at := make([][]*segment, n)
-	for _, c := range cands {
-		for r, run := range c.runs {
-			prev := map[int]int{}
-			emit := func(end, length, jEnd int) {
-				s := &segment{c: c, run: r, i0: end - length + 1, i1: end, j0: jEnd - length + 1}
-				s.anchored = anchored(c, s.i0, s.i1)
-				for i := s.i0; i <= s.i1; i++ {
-					at[i] = append(at[i], s)
+	emit := func(c *cand, r, i0, i1, j0 int) {
+		if !anchored(c, i0, i1) {
+			return
+		}
+		sg := &segment{c: c, run: r, i0: i0, i1: i1, j0: j0, anchored: true}
+		for k := i0; k <= i1; k++ {
+			if strong(norms[k]) {
+				sg.counted = true
+				if lines[k].Time.After(sg.newest) {
+					sg.newest = lines[k].Time
 				}
 			}
+		}
+		for k := i0; k <= i1; k++ {
+			at[k] = append(at[k], sg)
+		}
+	}
+	for _, c := range cands {
+		for r, run := range c.runs {
+			// The runs of the edit's lines found in the file that hold a
+			// line that says something: each found from that line, as far
+			// as the edit's lines and the file's go on alike. The cost is
+			// the lines that can stand for themselves, whatever the
+			// number of blank lines and braces.
+			anchoredAny := false
+			seen := map[[2]int]bool{}
+			for j, l := range run {
+				if !strong(l) {
+					continue
+				}
+				anchoredAny = true
+				for _, i := range pos[l] {
+					i0, j0 := i, j
+					for i0 > 0 && j0 > 0 && norms[i0-1] == run[j0-1] {
+						i0, j0 = i0-1, j0-1
+					}
+					if seen[[2]int{i0, j0}] {
+						continue
+					}
+					seen[[2]int{i0, j0}] = true
+					i1, j1 := i, j
+					for i1+1 < n && j1+1 < len(run) && norms[i1+1] == run[j1+1] {
+						i1, j1 = i1+1, j1+1
+					}
+					emit(c, r, i0, i1, j0)
+				}
+			}
+			if anchoredAny || c.foreign || len(run) > maxWeakRun {
+				continue
+			}
+			// A short run of lines none of which says enough alone: it
+			// stands by its length (anchored), found line by line.
+			prev := map[int]int{}
 			for j, l := range run {
 				cur := make(map[int]int, len(pos[l]))
 				for _, i := range pos[l] {
@@ -219,13 +266,13 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 				}
 				for i, length := range prev {
 					if _, ok := cur[i+1]; !ok {
-						emit(i, length, j-1)
+						emit(c, r, i-length+1, i, j-length)
 					}
 				}
 				prev = cur
 			}
 			for i, length := range prev {
-				emit(i, length, len(run)-1)
+				emit(c, r, i-length+1, i, len(run)-length)
 			}
 		}
 	}
@@ -255,28 +302,10 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		if strong(norms[i]) {
 			return !after(s, i)
 		}
-		var newest time.Time
-		counted := false
-		for k := s.i0; k <= s.i1; k++ {
-			if strong(norms[k]) {
-				counted = true
-				if lines[k].Time.After(newest) {
-					newest = lines[k].Time
-				}
-			}
-		}
-		if counted && lines[i].Time.After(newest) {
+		if s.counted && lines[i].Time.After(s.newest) {
 			return false
 		}
-		if !after(s, i) {
-			return true
-		}
-		for k := s.i0; k <= s.i1; k++ {
-			if strong(norms[k]) && !after(s, k) {
-				return true
-			}
-		}
-		return false
+		return !after(s, i) || s.counted && !s.c.e.At.After(s.newest.Add(slack))
 	}
 	// cameFrom: a foreign segment's line i came from its file, as the
 	// history shows for the segment's lines of line i's commit.
@@ -418,6 +447,10 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	}
 	return out
 }
+
+// maxWeakRun is the longest run of an edit's lines, none of which says
+// enough alone, that is looked for in the file line by line.
+const maxWeakRun = 50
 
 // better says whether segment a is a better account of a line than b:
 // the longer run, then the later edit (the last to put the line in).
