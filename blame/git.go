@@ -119,13 +119,15 @@ type blamed struct {
 }
 
 // Blame runs git blame on rel at rev (the work tree's file when rev is
-// empty), ignoring changes of whitespace (and following the file's
-// renames, as git blame does). It does not ask git to follow blocks
-// moved within the file (-M, which more than doubles git's time on a
-// long history): a moved line is dated to the commit that moved it,
-// after the edit that wrote it, which its content still finds. Lines
-// moved from other files are found by their content and the commit
-// that moved them (candidates, history.came), not by -C.
+// empty), following the file's renames as git blame does, and nothing
+// more: git's time is the floor of loom blame's. It does not ask git to
+// follow blocks moved within the file (-M, which more than doubles
+// git's time on a long history) nor to look through changes of
+// whitespace (-w, a fifth more): a moved or re-indented line is dated
+// to the commit that moved it, after the edit that wrote it, whose
+// content (spaces evened out) still finds it. Lines moved from other
+// files are found by their content and the commit that moved them
+// (candidates, history.came), not by -C.
 func (g Git) Blame(ctx context.Context, rev, rel string) ([]blamed, error) {
 	var args []string
 	if rev != "" {
@@ -139,7 +141,7 @@ func (g Git) blameFlags() []string {
 	if g.moves {
 		return []string{"-w", "-M"}
 	}
-	return []string{"-w"}
+	return nil
 }
 
 // blame runs git blame --porcelain with blameFlags and args.
