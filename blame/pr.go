@@ -7,6 +7,9 @@ import (
 	"github.com/loomhq/loom"
 )
 
+// emptyTree is git's tree of no file, which every repository knows.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
 // PR is what a pull request's lines say of who wrote them: the lines
 // its commits added that the head still holds, by kind, agent, model
 // and member, and the sessions behind them.
@@ -92,12 +95,14 @@ func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, erro
 	if err != nil {
 		return nil, err
 	}
-	out, err := g.run(ctx, "merge-base", tip, head)
-	if err != nil {
-		return nil, loom.Errorf(loom.EINVALID, "%s and %s have no common history", baseRef, headRef)
+	// The lines are counted against the merge base; a head with no
+	// history in common with the base (a new repository's first
+	// commits) against nothing.
+	base := emptyTree
+	if out, err := g.run(ctx, "merge-base", tip, head); err == nil {
+		base = strings.TrimSpace(string(out))
 	}
-	base := strings.TrimSpace(string(out))
-	revs, err := g.Revisions(ctx, base+".."+head)
+	revs, err := g.Revisions(ctx, tip+".."+head)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/safefile"
+	"github.com/loomhq/loom/secrets"
 )
 
 // Options are the options of `loom blame`.
@@ -52,6 +53,10 @@ type Options struct {
 	NoTraces bool
 	// MaxSize is the largest file blamed, in bytes (0: any size).
 	MaxSize int64
+	// Secrets is the secret detector: what loom blame pr prints of the
+	// sessions (their titles) is made to be passed on, and goes through
+	// it.
+	Secrets func() (*secrets.Detector, error)
 }
 
 // defaultMaxSize is the largest file loom blame takes unless told: a
@@ -125,6 +130,10 @@ func newOptions(inv *command.Invocation) *Options {
 		Cwd:        inv.Cwd,
 		BlameCache: inv.BlameCache(),
 		Version:    inv.Version,
+		Secrets: func() (*secrets.Detector, error) {
+			d, _, err := command.ConfigLoader(inv.Config).Secrets()
+			return d, err
+		},
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/secrets"
 )
 
 func newCmdPR(inv *command.Invocation, runF func(context.Context, *RepoOptions) error) *cobra.Command {
@@ -45,10 +46,21 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 	if err != nil {
 		return err
 	}
+	// The report is made to be passed on (a pull request's comment): the
+	// sessions' titles go through the secrets gate.
+	var gate *secrets.Detector
+	if o.Secrets != nil {
+		if gate, err = o.Secrets(); err != nil {
+			return err
+		}
+	}
 	for i := range pr.Sessions {
 		s := &pr.Sessions[i]
 		if ses, err := st.Session(ctx, s.SessionID); err == nil {
 			s.Title, s.CostUSD = ses.Title, loom.RoundCost(ses.Usage.CostUSD)
+			if gate != nil {
+				s.Title, _ = gate.Redact(s.Title)
+			}
 			pr.CostUSD += ses.Usage.CostUSD
 		}
 	}
