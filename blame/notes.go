@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 )
@@ -119,6 +120,9 @@ func ParseAuthorship(text string) (*Authorship, error) {
 			if uq, err := strconv.Unquote(l); err == nil && strings.HasPrefix(l, `"`) {
 				path = uq
 			}
+			if path == "" {
+				return nil, fmt.Errorf("authorship log: line %d: a file with no path", n+1)
+			}
 			a.Files = append(a.Files, AttestedFile{Path: path})
 		case len(a.Files) == 0:
 			return nil, fmt.Errorf("authorship log: line %d: an attestation before any file", n+1)
@@ -187,7 +191,7 @@ func lineSpec(lines []int) string {
 func (a *Authorship) String() string {
 	var b strings.Builder
 	for _, f := range a.Files {
-		if strings.ContainsAny(f.Path, " \t\n\"") {
+		if strings.ContainsAny(f.Path, " \t\n\r\"") || f.Path == "---" || !utf8.ValidString(f.Path) {
 			b.WriteString(strconv.Quote(f.Path))
 		} else {
 			b.WriteString(f.Path)

@@ -146,3 +146,25 @@ src/lib.rs
 		t.Errorf("lib.rs:1 of a legacy prompt: %+v", l)
 	}
 }
+
+// FuzzParseAuthorship: any note is read or refused in bounded time,
+// never a panic, and what is read writes back to a log that reads the
+// same.
+func FuzzParseAuthorship(f *testing.F) {
+	f.Add("src/a.go\n  s_0a1b2c3d4e5f60::t_11223344556677 1-3,7\n---\n{\"schema_version\":\"authorship/3.0.0\",\"base_commit_sha\":\"x\",\"prompts\":{}}\n")
+	f.Add("\"a b.go\"\n  abcd1234abcd1234 2\n---\n{\"schema_version\":\"authorship/3.0.0\",\"prompts\":{\"abcd1234abcd1234\":{\"agent_id\":{\"tool\":\"cursor\",\"id\":\"i\",\"model\":\"m\"}}}}")
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAuthorship(s)
+		if err != nil {
+			return
+		}
+		b, err := ParseAuthorship(a.String())
+		if err != nil {
+			t.Fatalf("a log written back does not read: %v\n%s", err, a.String())
+		}
+		if len(b.Files) != len(a.Files) {
+			t.Fatalf("%d files read back, %d written", len(b.Files), len(a.Files))
+		}
+		a.Record("c", time.Now())
+	})
+}

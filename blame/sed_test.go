@@ -29,3 +29,15 @@ func TestSubstitution(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSubstitution: any command is read or refused, and a substitution
+// read applies to any line without a panic.
+func FuzzSubstitution(f *testing.F) {
+	f.Add("sed -i 's/a/b/g' f", "aaa")
+	f.Add(`perl -pi -e 's/(\w+)/$1$1/' f`, "x y")
+	f.Fuzz(func(t *testing.T, cmd, line string) {
+		if fn, ok := substitution(cmd); ok {
+			fn(line)
+		}
+	})
+}
