@@ -359,3 +359,25 @@ func TestBlamePR(t *testing.T) {
 		t.Errorf("loom blame notes --all HEAD: exit %d, want 2", r.Code)
 	}
 }
+
+// TestBlameSummaryMixed: a mixed line counts half in the total's share
+// and in its agent's and model's alike, so that they agree.
+func TestBlameSummaryMixed(t *testing.T) {
+	w := newWork(t)
+	w.write("README.md", "# parse\n")
+	w.git("add", "-A")
+	w.git("commit", "-qm", "start")
+	w.agentWrites("Write a tokenizer for the parser.", "parse/tokens.go", parser)
+	w.git("add", "-A")
+	w.git("commit", "-qm", "tokens")
+	// A human changes one of the agent's lines: mixed.
+	w.write("parse/tokens.go", strings.Replace(parser, "// Tokens splits a line.", "// Tokens splits a line into its words.", 1))
+	out := w.must("blame", "summary")
+	// 7 lines: 5 agent, 1 mixed, 1 human: (5 + 0.5) / 7 = 79%.
+	for _, want := range []string{"7 lines: 5 by agents, 1 mixed, 1 by humans, 0 unknown (79% agents)",
+		"claude-code                    6 lines, 1 mixed (79%)", "claude-sonnet-4-5              6 lines, 1 mixed (79%)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
