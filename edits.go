@@ -23,6 +23,11 @@ const (
 	// content cannot be known from the call (sed -i, a redirect of a
 	// program's output, a script).
 	EditShell = "shell"
+	// EditProgram is a program the agent ran (a script of python3, node
+	// …) whose text names the file as one it writes: it probably wrote
+	// it, but what it wrote is not known (blame credits it with a lower
+	// confidence, and says so).
+	EditProgram = "program"
 )
 
 // FileEdit is one change an agent's tool call made to a file, as the
@@ -126,4 +131,22 @@ type EditStore interface {
 	// project projectID recorded: where else a repository was when its
 	// sessions ran (another machine, a move).
 	ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error)
+}
+
+// RecordedRoot is a project root sessions recorded: where a repository
+// was when they ran (on this machine or another), its project, and how
+// many of the user's sessions ran there.
+type RecordedRoot struct {
+	Root        string `json:"root"`
+	ProjectID   string `json:"project_id"`
+	ProjectName string `json:"project_name"`
+	Sessions    int    `json:"sessions"`
+}
+
+// RootLister is an EditStore that lists every project root its user's
+// sessions recorded: what blame matches a repository's clone against
+// when its sessions were recorded at another path (another machine, a
+// teammate's, a clone moved) under another project.
+type RootLister interface {
+	RecordedRoots(ctx context.Context, userID string) ([]RecordedRoot, error)
 }

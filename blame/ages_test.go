@@ -27,7 +27,7 @@ type agesCase struct {
 
 func newAgesCase(t *testing.T, moves bool) *agesCase {
 	r := newRepo(t)
-	return &agesCase{r: r, g: Git{Dir: r.dir, noMoves: !moves}, cache: &ageCache{dir: t.TempDir()}, ctx: context.Background()}
+	return &agesCase{r: r, g: Git{Dir: r.dir, moves: moves}, cache: &ageCache{dir: t.TempDir()}, ctx: context.Background()}
 }
 
 // check compares, for rel, the cache's ages with a whole blame's, at

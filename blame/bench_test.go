@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -295,4 +296,147 @@ func BenchmarkBlame(b *testing.B) {
 		})
 		b.Run("git-blame-commit-graph", gitBlame())
 	}
+}
+
+// TestMakeRepoBenchStore writes the store of the benchmark on a real
+// repository (docs/performance.md, "loom blame on a real repository"):
+// with LOOM_BLAME_BENCH_REPO (a work tree), LOOM_BLAME_BENCH_FILE (a
+// file of it) and LOOM_BLAME_BENCH_STORE (the SQLite file to write), a
+// store of LOOM_BLAME_BENCH_SESSIONS sessions (1,503 by default), of
+// which LOOM_BLAME_BENCH_EDITORS (450) each made one Edit of the file
+// that put in the lines one of its commits brought (30 s before that
+// commit), a third of the rest wrote other files of the repository, and
+// the others worked elsewhere. Skipped without the variables.
+func TestMakeRepoBenchStore(t *testing.T) {
+	repo, rel, dbPath := os.Getenv("LOOM_BLAME_BENCH_REPO"), os.Getenv("LOOM_BLAME_BENCH_FILE"), os.Getenv("LOOM_BLAME_BENCH_STORE")
+	if repo == "" || rel == "" || dbPath == "" {
+		t.Skip("LOOM_BLAME_BENCH_REPO, LOOM_BLAME_BENCH_FILE and LOOM_BLAME_BENCH_STORE name the repository, the file and the store to write")
+	}
+	envInt := func(k string, def int) int {
+		if v, err := strconv.Atoi(os.Getenv(k)); err == nil && v > 0 {
+			return v
+		}
+		return def
+	}
+	total, editors := envInt("LOOM_BLAME_BENCH_SESSIONS", 1503), envInt("LOOM_BLAME_BENCH_EDITORS", 450)
+	ctx := context.Background()
+	if real, err := filepath.EvalSymlinks(repo); err == nil {
+		repo = real
+	}
+	g := Git{Dir: repo}
+	lines, err := g.Blame(ctx, "", rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The runs of lines of each commit, in the file as it is.
+	type run struct {
+		commit string
+		at     time.Time
+		from   int
+		lines  []string
+	}
+	var runs []run
+	for i, l := range lines {
+		if n := len(runs); n > 0 && runs[n-1].commit == l.Commit && runs[n-1].from+len(runs[n-1].lines) == i && len(runs[n-1].lines) < 30 {
+			runs[n-1].lines = append(runs[n-1].lines, l.Text)
+			continue
+		}
+		runs = append(runs, run{commit: l.Commit, at: l.Time, from: i, lines: []string{l.Text}})
+	}
+	// The longest run of each commit, the commits with the longest
+	// first, as many as there are editors.
+	best := map[string]run{}
+	for _, r := range runs {
+		if b, ok := best[r.commit]; !ok || len(r.lines) > len(b.lines) {
+			best[r.commit] = r
+		}
+	}
+	var picked []run
+	for _, r := range best {
+		picked = append(picked, r)
+	}
+	slices.SortFunc(picked, func(a, b run) int { return len(b.lines) - len(a.lines) })
+	if len(picked) > editors {
+		picked = picked[:editors]
+	}
+	// Fewer commits than editors: more runs of the same commits (a
+	// commit whose lines two sessions wrote).
+	for _, r := range runs {
+		if len(picked) >= editors {
+			break
+		}
+		if best[r.commit].from != r.from && len(r.lines) >= 2 {
+			picked = append(picked, r)
+		}
+	}
+	others, err := g.run(ctx, "ls-files", "-z", "--", "*.c", "*.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var otherFiles []string
+	for _, f := range strings.Split(string(others), "\x00") {
+		if f != "" && f != rel {
+			otherFiles = append(otherFiles, f)
+		}
+	}
+	st, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	proj, err := paths.DetectProject(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var batch []*loom.SessionData
+	for i := range total {
+		s := &loom.Session{ID: loom.NewID(), UserID: "local", Source: &loom.Source{Tool: "claude-code"}, Model: "m"}
+		var tool, input string
+		var when time.Time
+		switch {
+		case i < len(picked):
+			r := picked[i]
+			old := ""
+			if r.from > 0 {
+				old = lines[r.from-1].Text
+			}
+			in, _ := json.Marshal(map[string]string{"file_path": filepath.Join(repo, rel), "old_string": old, "new_string": old + "\n" + strings.Join(r.lines, "\n")})
+			tool, input, when = "Edit", string(in), r.at.Add(-30*time.Second)
+			s.Project, s.Cwd = proj, repo
+		case i%3 == 0:
+			f := otherFiles[i%len(otherFiles)]
+			in, _ := json.Marshal(map[string]string{"file_path": filepath.Join(repo, f), "old_string": "#include <ngx_config.h>", "new_string": fmt.Sprintf("#include <ngx_config.h>\n/* note %d of the benchmark */", i)})
+			tool, input, when = "Edit", string(in), start.Add(time.Duration(i)*time.Minute)
+			s.Project, s.Cwd = proj, repo
+		default:
+			elsewhere := fmt.Sprintf("/work/other%03d", i%50)
+			in, _ := json.Marshal(map[string]string{"file_path": fmt.Sprintf("%s/src/m%d.py", elsewhere, i%97), "content": fmt.Sprintf("x = %d\ny = x * 2\n", i)})
+			tool, input, when = "Write", string(in), start.Add(time.Duration(i)*time.Second)
+			s.Project, s.Cwd = loom.Project{ID: fmt.Sprintf("%016x", i%50), Name: "other", Root: elsewhere}, elsewhere
+		}
+		s.CreatedAt, s.UpdatedAt = when.Add(-time.Second), when
+		msgs := []*loom.Message{
+			{ID: loom.NewID(), Seq: 1, Role: loom.RoleUser, CreatedAt: when.Add(-time.Second), Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: "change it"}}},
+			{ID: loom.NewID(), Seq: 2, Role: loom.RoleAssistant, Model: "m", CreatedAt: when, Parts: []loom.Part{
+				{ID: loom.NewID(), Type: loom.PartTool, CallID: "c", Name: tool, Status: loom.ToolCompleted, Input: json.RawMessage(input), Output: json.RawMessage(`"ok"`)}}},
+		}
+		batch = append(batch, &loom.SessionData{Session: s, Messages: msgs})
+		if len(batch) == 500 || i == total-1 {
+			if err := st.Import(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			batch = nil
+		}
+	}
+	if _, err := fileedit.Index(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d sessions, %d of which edited %s (%d of its %d lines)", total, len(picked), rel, func() int {
+		n := 0
+		for _, r := range picked {
+			n += len(r.lines)
+		}
+		return n
+	}(), len(lines))
 }

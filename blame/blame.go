@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,6 +32,18 @@ const (
 	Mixed   = "mixed"
 	Human   = "human"
 	Unknown = "unknown"
+)
+
+// What an agent's line rests on when no edit's text holds it
+// (Line.Evidence).
+const (
+	// EvidenceShell is a sed -i or perl -pi command of the agent's whose
+	// substitution makes the line of the one before.
+	EvidenceShell = "shell"
+	// EvidenceProgram is a program the agent ran whose text names the
+	// file as one it writes, in the line's window: what it wrote is not
+	// known, so the line is the agent's with a lower confidence.
+	EvidenceProgram = "program"
 )
 
 // Line is one line of a file with who wrote it. For an agent's line
@@ -57,7 +70,13 @@ type Line struct {
 	// Source says where the attribution came from when not from loom's
 	// sessions: "trace" for an Agent Trace record in the repository.
 	Source string `json:"source,omitempty"`
-	Text   string `json:"text"`
+	// Conversation is the URL of the conversation an Agent Trace record
+	// of another tool names for the line.
+	Conversation string `json:"conversation,omitempty"`
+	// Evidence says, for an agent's line not put in by an edit whose
+	// text holds it, what it rests on: EvidenceShell or EvidenceProgram.
+	Evidence string `json:"evidence,omitempty"`
+	Text     string `json:"text"`
 }
 
 // Result is a file blamed.
@@ -100,7 +119,9 @@ type Blamer struct {
 	Cache string
 	// indexed is set once the edit index was brought up to date.
 	indexed bool
-	ages    *ageCache
+	// found keeps, by work tree, where its sessions saw it (roots).
+	found map[string]foundRoots
+	ages  *ageCache
 }
 
 func (b *Blamer) now() time.Time {
@@ -181,15 +202,16 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	// The store's side runs while git blames: the index brought up to
 	// date, and the edits of the whole repository read.
 	type storeSide struct {
-		roots []string
-		repo  []loom.FileEdit
-		err   error
+		roots     []string
+		repo      []loom.FileEdit
+		elsewhere int
+		err       error
 	}
 	side := make(chan storeSide, 1)
 	go func() {
 		var r storeSide
 		if r.err = b.index(ctx); r.err == nil {
-			r.roots, r.repo, r.err = b.repoEdits(ctx, g)
+			r.roots, r.repo, r.elsewhere, r.err = b.repoEdits(ctx, g)
 		}
 		side <- r
 	}()
@@ -205,24 +227,49 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if sd.err != nil {
 		return nil, sd.err
 	}
-	cands, any, err := b.candidates(ctx, sd.roots, sd.repo, rel, lines)
+	cands, common, any, err := b.candidates(ctx, sd.roots, sd.repo, rel, lines)
 	if err != nil {
 		return nil, err
 	}
 	switch {
+	case !any && sd.elsewhere > 0:
+		// Sessions of this repository ran elsewhere and none of their
+		// edits could be matched here: no one can tell.
+		res.Notes = []string{fmt.Sprintf("unknown: %d sessions of this repository were recorded elsewhere, and none of their edits could be matched to this clone's files", sd.elsewhere)}
 	case !any:
 		// Nothing to attribute: that is all there is to say.
 		res.Notes = []string{}
 		res.Notes = append(res.Notes, "loom holds no session that changed a file in "+g.Dir+": import the agents' sessions first (loom session import --from all)")
-	case len(cands) == 0:
+	case !slices.ContainsFunc(cands, func(c *cand) bool { return !c.foreign }):
 		res.Notes = append(res.Notes, "no session loom holds changed "+rel+": its lines are a human's (or unknown)")
 	}
 	if err := refine(ctx, g, cands); err != nil {
 		return nil, err
 	}
-	res.Lines = attribute(lines, cands, shallow)
+	res.Lines = attribute(lines, cands, shallow, &history{ctx: ctx, g: g, rel: rel, rev: rev, common: common})
+	if !any && sd.elsewhere > 0 {
+		for i := range res.Lines {
+			if res.Lines[i].Kind == Human {
+				res.Lines[i].Kind = Unknown
+			}
+		}
+	}
 	if len(b.Traces) > 0 {
 		applyTraces(ctx, g, rel, rev, res.Lines, b.Traces)
+	}
+	// Authorship logs of the Git AI standard (git notes, loom's own or
+	// git-ai's) account for the lines of their commits nothing else
+	// does.
+	if noted := g.NotedCommits(ctx); len(noted) > 0 {
+		commits := map[string]time.Time{}
+		for i, l := range res.Lines {
+			if _, ok := noted[l.Commit]; ok && l.SessionID == "" && l.Source == "" {
+				commits[l.Commit] = lines[i].Time
+			}
+		}
+		if recs := g.NoteRecords(ctx, noted, commits); len(recs) > 0 {
+			applyNotes(lines, res.Lines, recs)
+		}
 	}
 	return res, nil
 }
@@ -274,23 +321,131 @@ type cand struct {
 	c    fileedit.Change
 	runs [][]string // Norm of each line
 	raw  [][]string
+	// foreign marks an edit of another file than this one (by any of
+	// its names); dest, that the edit's session moved or rewrote this
+	// file by a command (its lines may have come from the other file
+	// that way).
+	foreign, dest bool
 }
 
-// roots are where the repository's sessions saw it: here, and the
-// other roots its project's sessions recorded (another machine, before
-// a move).
-func (b *Blamer) roots(ctx context.Context, g Git) []string {
-	roots := []string{g.Dir}
-	if p, err := paths.DetectProject(g.Dir); err == nil && p.ID != "" {
+// roots are where the repository's sessions saw it: here, the other
+// roots its project's sessions recorded (another machine, before a
+// move), and the roots of sessions recorded under another project at a
+// path that is not on this machine whose edited files are this
+// repository's (a clone elsewhere, a teammate's sessions): the
+// repository's identity is its files' paths inside it. elsewhere counts
+// the sessions of a project of this repository's name recorded at a
+// path no edit of theirs could be matched to.
+func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere int) {
+	roots = []string{g.Dir}
+	add := func(r string) {
+		if r != "" && !slices.Contains(roots, r) {
+			roots = append(roots, r)
+		}
+	}
+	p, err := paths.DetectProject(g.Dir)
+	if err == nil && p.ID != "" {
 		if more, err := b.Store.ProjectRoots(ctx, b.UserID, p.ID); err == nil {
 			for _, r := range more {
-				if !slices.Contains(roots, r) {
-					roots = append(roots, r)
-				}
+				add(r)
 			}
 		}
 	}
-	return roots
+	lister, ok := b.Store.(loom.RootLister)
+	if !ok {
+		return roots, 0
+	}
+	recorded, err := lister.RecordedRoots(ctx, b.UserID)
+	if err != nil {
+		return roots, 0
+	}
+	var tracked map[string]bool
+	for _, r := range recorded {
+		if slices.Contains(roots, r.Root) || r.ProjectID == p.ID && p.ID != "" || !filepath.IsAbs(r.Root) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(r.Root, ".git")); err == nil {
+			// A work tree of this machine is its own repository, unless
+			// it is this one's (the same first commit) and names itself
+			// so: the remote a local clone was made from, the same name.
+			if b.sameRepo(ctx, g, r, p.Name) {
+				add(r.Root)
+			}
+			continue
+		}
+		if tracked == nil {
+			tracked = g.trackedFiles(ctx)
+		}
+		es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: r.Root, Bare: true})
+		if err != nil {
+			continue
+		}
+		top, ok := matchRoot(es, tracked)
+		if ok {
+			add(top)
+			continue
+		}
+		if p.Name != "" && strings.EqualFold(r.ProjectName, p.Name) {
+			elsewhere += r.Sessions
+		}
+	}
+	return roots, elsewhere
+}
+
+// sameRepo says whether root r of this machine is a work tree of g's
+// repository: one g names as its origin or of g's project's name (or
+// directory's), whose first commit is g's.
+func (b *Blamer) sameRepo(ctx context.Context, g Git, r loom.RecordedRoot, name string) bool {
+	origin := ""
+	if out, err := g.run(ctx, "config", "--get", "remote.origin.url"); err == nil {
+		origin = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(string(out)), "/"), "/.git")
+	}
+	base := filepath.Base(r.Root)
+	if origin != filepath.Clean(r.Root) && !strings.EqualFold(r.ProjectName, name) && base != filepath.Base(g.Dir) {
+		return false
+	}
+	first := func(dir string) string {
+		out, err := Git{Bin: g.Bin, Dir: dir}.run(ctx, "rev-list", "--max-parents=0", "HEAD")
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
+	mine := first(g.Dir)
+	return mine != "" && mine == first(r.Root)
+}
+
+// matchRoot finds where a repository whose tracked files are tracked
+// was when edits were made: the directory that, joined with tracked
+// files' paths, gives the edits' paths, for two files or more (one when
+// the edits changed one file alone).
+func matchRoot(es []loom.FileEdit, tracked map[string]bool) (string, bool) {
+	files := map[string]map[string]bool{} // root → files matched
+	edited := map[string]bool{}
+	for _, e := range es {
+		if e.Op == loom.EditDelete || e.Path == "" {
+			continue
+		}
+		edited[e.Path] = true
+		parts := strings.Split(strings.TrimPrefix(e.Path, "/"), "/")
+		for k := range parts {
+			if tracked[strings.Join(parts[k:], "/")] {
+				root := "/" + strings.Join(parts[:k], "/")
+				if files[root] == nil {
+					files[root] = map[string]bool{}
+				}
+				files[root][e.Path] = true
+				break
+			}
+		}
+	}
+	best, n := "", 0
+	for r, fs := range files {
+		if len(fs) > n || len(fs) == n && r < best {
+			best, n = r, len(fs)
+		}
+	}
+	return best, n >= 2 || n == 1 && len(edited) == 1
 }
 
 // relTo is path in the repository seen at one of roots, ok false when
@@ -304,36 +459,70 @@ func relTo(roots []string, path string) (string, bool) {
 	return "", false
 }
 
+// Recorded says whether any session of the user worked in g's
+// repository, here or at another path its files are matched to.
+func (b *Blamer) Recorded(ctx context.Context, g Git) (bool, error) {
+	if err := b.index(ctx); err != nil {
+		return false, err
+	}
+	_, repo, elsewhere, err := b.repoEdits(ctx, g)
+	return len(repo) > 0 || elsewhere > 0, err
+}
+
+// foundRoots are a work tree's roots and its sessions recorded elsewhere.
+type foundRoots struct {
+	roots     []string
+	elsewhere int
+}
+
 // repoEdits are the roots of g's repository and the edits of every
 // file in it, bare (loom.EditQuery.Bare): what tells which files'
-// edits to read whole.
-func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, error) {
+// edits to read whole; elsewhere is roots' count of sessions of the
+// repository that could not be matched to it.
+func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, int, error) {
 	// The edits here are read while the other roots are looked for.
-	found := make(chan []string, 1)
-	go func() { found <- b.roots(ctx, g) }()
-	repo, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: g.Dir, Bare: true})
-	roots := <-found
-	if err != nil {
-		return nil, nil, err
+	type found struct {
+		roots     []string
+		elsewhere int
 	}
-	for _, r := range roots[1:] {
+	ch := make(chan found, 1)
+	if f, ok := b.found[g.Dir]; ok {
+		ch <- found(f)
+	} else {
+		go func() {
+			r, n := b.roots(ctx, g)
+			ch <- found{r, n}
+		}()
+	}
+	repo, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: g.Dir, Bare: true})
+	f := <-ch
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if b.found == nil {
+		b.found = map[string]foundRoots{}
+	}
+	b.found[g.Dir] = foundRoots(f)
+	for _, r := range f.roots[1:] {
 		es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: r, Bare: true})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		repo = append(repo, es...)
 	}
-	return roots, repo, nil
+	return f.roots, repo, f.elsewhere, nil
 }
 
 // candidates are the edits of the file's lineage (its names in the
 // commits that brought its lines in, and the names an agent moved it
 // from), and of other files of the repository whose lines it holds (a
-// move or a copy git did not see); any says whether the repository has
-// edits at all.
-func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.FileEdit, rel string, lines []blamed) ([]*cand, bool, error) {
+// move or a copy git did not see: foreign, credited only where the
+// repository's history shows the lines came from that file); any says
+// whether the repository has edits at all. common are the lines (by
+// Norm) the edits of many files put in: too common to tell a move by.
+func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.FileEdit, rel string, lines []blamed) (cands []*cand, common map[string]bool, any bool, err error) {
 	if len(repo) == 0 {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	lineage := map[string]bool{rel: true}
 	for _, l := range lines {
@@ -363,11 +552,24 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			prev = 0
 		}
 	}
+	// The files each line hash was put in by.
+	filesOf := map[uint64]map[string]bool{}
 	want := map[string]bool{}
 	for _, e := range repo {
 		r, ok := relTo(roots, e.Path)
 		if !ok || e.Op == loom.EditMove || e.Op == loom.EditDelete {
 			continue
+		}
+		for _, h := range e.Lines {
+			if h == 0 {
+				continue
+			}
+			if filesOf[h] == nil {
+				filesOf[h] = map[string]bool{}
+			}
+			if len(filesOf[h]) < commonFiles {
+				filesOf[h][r] = true
+			}
 		}
 		if lineage[r] {
 			want[e.Path] = true
@@ -380,8 +582,14 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			}
 		}
 	}
+	common = map[string]bool{}
+	for _, l := range lines {
+		if fs := filesOf[fileedit.Hash(l.Text)]; len(fs) >= commonFiles {
+			common[fileedit.Norm(l.Text)] = true
+		}
+	}
 	if len(want) == 0 {
-		return nil, true, nil
+		return nil, common, true, nil
 	}
 	keys := make([]string, 0, len(want))
 	for k := range want {
@@ -390,20 +598,36 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 	slices.Sort(keys)
 	es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Paths: keys, Parts: true})
 	if err != nil {
-		return nil, true, err
+		return nil, nil, true, err
 	}
-	var out []*cand
+	// Sessions that moved, copied or rewrote this file by a command: their
+	// edits of other files may be what it holds.
+	dest := map[string]bool{}
+	for _, e := range es {
+		if r, _ := relTo(roots, e.Path); lineage[r] && (e.Op == loom.EditMove || e.Op == loom.EditShell || e.Op == loom.EditProgram) {
+			dest[e.SessionID] = true
+		}
+	}
 	for _, e := range es {
 		if e.Op == loom.EditMove || e.Op == loom.EditDelete {
+			continue
+		}
+		r, _ := relTo(roots, e.Path)
+		foreign := !lineage[r]
+		if foreign && (e.Op == loom.EditShell || e.Op == loom.EditProgram) {
+			// What a command did to another file says nothing of this one.
 			continue
 		}
 		c, ok := fileedit.ChangeOf(&e)
 		if !ok {
 			continue
 		}
-		r, _ := relTo(roots, e.Path)
 		e.Parts = nil
-		out = append(out, &cand{e: e, rel: r, c: c})
+		cands = append(cands, &cand{e: e, rel: r, c: c, foreign: foreign, dest: dest[e.SessionID]})
 	}
-	return out, true, nil
+	return cands, common, true, nil
 }
+
+// commonFiles is in how many files' edits a line must be to be too
+// common to tell where it came from.
+const commonFiles = 3

@@ -254,10 +254,28 @@ func TestBlameMovedAndWritten(t *testing.T) {
 	res = r.blame("lib/x.go")
 	r.want(res, map[string]string{"func Added": "agent:s2", "delta_1": "agent:s2", "package lib": "agent:s1"})
 
-	// A shell command rewrote z.txt: its lines since are unknown.
-	r.write("z.txt", "kept line one\n")
+	// The agent's sed -i changed a human's line of z.txt: the line it
+	// made is the agent's (the substitution's result), not mixed.
+	r.write("z.txt", "kept line one\nother line\n")
 	r.commit("z")
-	r.agent("s3", "claude-code", "Bash", map[string]any{"command": "sed -i 's/one/two/' z.txt"}, func() { r.write("z.txt", "kept line two\n") })
+	r.agent("s3", "claude-code", "Bash", map[string]any{"command": "sed -i 's/one/two/' z.txt"}, func() { r.write("z.txt", "kept line two\nother line\n") })
 	res = r.blame("z.txt")
-	r.want(res, map[string]string{"kept line": "unknown"})
+	r.want(res, map[string]string{"kept line": "agent:s3", "other line": "human"})
+	if l := res.Lines[0]; l.Evidence != EvidenceShell || l.Tool != "Bash" {
+		t.Errorf("the sed's line: %+v", l)
+	}
+	// A program's output redirected into w.txt: its lines since are
+	// unknown.
+	r.write("w.txt", "old output\n")
+	r.commit("w")
+	r.agent("s3", "claude-code", "Bash", map[string]any{"command": "./gen > w.txt"}, func() { r.write("w.txt", "new output\n") })
+	r.want(r.blame("w.txt"), map[string]string{"new output": "unknown"})
+	// A program the agent ran that names the file it writes: the
+	// agent's, with that said.
+	r.agent("s3", "claude-code", "Bash", map[string]any{"command": "python3 - <<'EOF'\nopen('gen.py', 'w').write('VALUE = 1\\n')\nEOF"}, func() { r.write("gen.py", "VALUE = 1\n") })
+	res = r.blame("gen.py")
+	r.want(res, map[string]string{"VALUE": "agent:s3"})
+	if l := res.Lines[0]; l.Evidence != EvidenceProgram {
+		t.Errorf("the program's line: %+v", l)
+	}
 }

@@ -23,9 +23,10 @@ type Git struct {
 	Bin string
 	// Dir is the work tree's top-level directory.
 	Dir string
-	// noMoves blames without -M (tests of what the line-age cache
-	// gives against a whole blame).
-	noMoves bool
+	// moves blames with -M (tests of what the line-age cache gives
+	// against a whole blame when git follows blocks moved within the
+	// file, which loom does not ask of it: see Blame).
+	moves bool
 }
 
 // run runs git with args in g.Dir and returns its standard output; an
@@ -118,10 +119,15 @@ type blamed struct {
 }
 
 // Blame runs git blame on rel at rev (the work tree's file when rev is
-// empty), ignoring changes of whitespace and following lines moved
-// within the file (and the file's renames, as git blame does). Lines
-// moved from other files are found by their content (candidates), not
-// by -C, which costs a third more on a long history.
+// empty), following the file's renames as git blame does, and nothing
+// more: git's time is the floor of loom blame's. It does not ask git to
+// follow blocks moved within the file (-M, which more than doubles
+// git's time on a long history) nor to look through changes of
+// whitespace (-w, a fifth more): a moved or re-indented line is dated
+// to the commit that moved it, after the edit that wrote it, whose
+// content (spaces evened out) still finds it. Lines moved from other
+// files are found by their content and the commit that moved them
+// (candidates, history.came), not by -C.
 func (g Git) Blame(ctx context.Context, rev, rel string) ([]blamed, error) {
 	var args []string
 	if rev != "" {
@@ -132,10 +138,10 @@ func (g Git) Blame(ctx context.Context, rev, rel string) ([]blamed, error) {
 
 // blameFlags are the options git blame runs with, besides --porcelain.
 func (g Git) blameFlags() []string {
-	if g.noMoves {
-		return []string{"-w"}
+	if g.moves {
+		return []string{"-w", "-M"}
 	}
-	return []string{"-w", "-M"}
+	return nil
 }
 
 // blame runs git blame --porcelain with blameFlags and args.
@@ -212,4 +218,19 @@ func parsePorcelain(out []byte) ([]blamed, error) {
 		return nil, fmt.Errorf("git blame: %w", err)
 	}
 	return lines, nil
+}
+
+// trackedFiles are the files git tracks at HEAD and in the index.
+func (g Git) trackedFiles(ctx context.Context) map[string]bool {
+	out, err := g.run(ctx, "ls-files", "-z")
+	fs := map[string]bool{}
+	if err != nil {
+		return fs
+	}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			fs[f] = true
+		}
+	}
+	return fs
 }

@@ -155,10 +155,36 @@ type segment struct {
 	i0, i1   int
 	j0       int
 	anchored bool
+	// counted says whether the segment holds a line that says
+	// something, newest when the newest of those was committed.
+	counted bool
+	newest  time.Time
+	// came caches, by commit, which of the segment's lines of that
+	// commit the repository's history shows came from its (foreign)
+	// file.
+	came map[string]map[string]bool
 }
 
-// attribute classifies the file's lines against the candidates.
-func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
+// key is the line of its edit that a segment's line i stands for.
+func (s *segment) key(i int) editLine { return editLine{s.c, s.run, s.j0 + i - s.i0} }
+
+// editLine is one line an edit put in: it accounts for one line of
+// the file at most.
+type editLine struct {
+	c      *cand
+	run, j int
+}
+
+// attribute classifies the file's lines against the candidates. A line
+// is an agent's when an edit of this file put it in (its run of lines
+// found here, in time), or when it came from an edit of another file
+// and the repository's history shows it did (h): resemblance alone is
+// never enough, and lines that say too little to be told apart (blank,
+// punctuation, short, common among the edits) are never taken from
+// another file on their own. Each line an edit put in accounts for one
+// line of the file at most. Mixed is a line in the place of an agent's
+// line that is gone, like it: the agent's line a human changed.
+func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	n := len(lines)
 	norms := make([]string, n)
 	pos := map[string][]int{}
@@ -167,27 +193,72 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 		pos[norms[i]] = append(pos[norms[i]], i)
 	}
 	strong := func(s string) bool { return weight(s) >= 6 && len(pos[s]) <= 2 }
-	anchored := func(i0, i1 int) bool {
-		total := 0
+	// ident is a line that can tell by itself which file it came from.
+	ident := func(s string) bool { return strong(s) && !h.isCommon(s) }
+	anchored := func(c *cand, i0, i1 int) bool {
+		total, any := 0, false
 		for i := i0; i <= i1; i++ {
-			if strong(norms[i]) {
-				return true
+			if c.foreign && ident(norms[i]) || !c.foreign && strong(norms[i]) {
+				any = true
 			}
 			total += weight(norms[i])
 		}
-		return i1-i0 >= 2 && total >= 12
+		return any || !c.foreign && i1-i0 >= 2 && total >= 12
 	}
 	at := make([][]*segment, n)
-	for _, c := range cands {
-		for r, run := range c.runs {
-			prev := map[int]int{}
-			emit := func(end, length, jEnd int) {
-				s := &segment{c: c, run: r, i0: end - length + 1, i1: end, j0: jEnd - length + 1}
-				s.anchored = anchored(s.i0, s.i1)
-				for i := s.i0; i <= s.i1; i++ {
-					at[i] = append(at[i], s)
+	emit := func(c *cand, r, i0, i1, j0 int) {
+		if !anchored(c, i0, i1) {
+			return
+		}
+		sg := &segment{c: c, run: r, i0: i0, i1: i1, j0: j0, anchored: true}
+		for k := i0; k <= i1; k++ {
+			if strong(norms[k]) {
+				sg.counted = true
+				if lines[k].Time.After(sg.newest) {
+					sg.newest = lines[k].Time
 				}
 			}
+		}
+		for k := i0; k <= i1; k++ {
+			at[k] = append(at[k], sg)
+		}
+	}
+	for _, c := range cands {
+		for r, run := range c.runs {
+			// The runs of the edit's lines found in the file that hold a
+			// line that says something: each found from that line, as far
+			// as the edit's lines and the file's go on alike. The cost is
+			// the lines that can stand for themselves, whatever the
+			// number of blank lines and braces.
+			anchoredAny := false
+			seen := map[[2]int]bool{}
+			for j, l := range run {
+				if !strong(l) {
+					continue
+				}
+				anchoredAny = true
+				for _, i := range pos[l] {
+					i0, j0 := i, j
+					for i0 > 0 && j0 > 0 && norms[i0-1] == run[j0-1] {
+						i0, j0 = i0-1, j0-1
+					}
+					if seen[[2]int{i0, j0}] {
+						continue
+					}
+					seen[[2]int{i0, j0}] = true
+					i1, j1 := i, j
+					for i1+1 < n && j1+1 < len(run) && norms[i1+1] == run[j1+1] {
+						i1, j1 = i1+1, j1+1
+					}
+					emit(c, r, i0, i1, j0)
+				}
+			}
+			if anchoredAny || c.foreign || len(run) > maxWeakRun {
+				continue
+			}
+			// A short run of lines none of which says enough alone: it
+			// stands by its length (anchored), found line by line.
+			prev := map[int]int{}
 			for j, l := range run {
 				cur := make(map[int]int, len(pos[l]))
 				for _, i := range pos[l] {
@@ -195,13 +266,13 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 				}
 				for i, length := range prev {
 					if _, ok := cur[i+1]; !ok {
-						emit(i, length, j-1)
+						emit(c, r, i-length+1, i, j-length)
 					}
 				}
 				prev = cur
 			}
 			for i, length := range prev {
-				emit(i, length, len(run)-1)
+				emit(c, r, i-length+1, i, len(run)-length)
 			}
 		}
 	}
@@ -224,69 +295,162 @@ func attribute(lines []blamed, cands []*cand, shallow bool) []Line {
 	// A segment accounts for line i when its edit came before the
 	// commit that brought the line in; a line too common to count on its
 	// own (a brace) that git matched to an older commit goes with the
-	// lines of its segment that count.
+	// lines of its segment that count, but not one a later commit
+	// brought in than all of them (someone put it in after the edit).
 	after := func(s *segment, i int) bool { return s.c.e.At.After(lines[i].Time.Add(slack)) }
 	inTime := func(s *segment, i int) bool {
-		if !after(s, i) {
-			return true
-		}
 		if strong(norms[i]) {
+			return !after(s, i)
+		}
+		if s.counted && lines[i].Time.After(s.newest) {
 			return false
 		}
+		return !after(s, i) || s.counted && !s.c.e.At.After(s.newest.Add(slack))
+	}
+	// cameFrom: a foreign segment's line i came from its file, as the
+	// history shows for the segment's lines of line i's commit.
+	cameFrom := func(s *segment, i int) bool {
+		if s.c.dest {
+			return true
+		}
+		commit := lines[i].Commit
+		moved, seen := s.came[commit]
+		if !seen {
+			var group []string
+			for k := s.i0; k <= s.i1; k++ {
+				if lines[k].Commit == commit && ident(norms[k]) {
+					group = append(group, norms[k])
+				}
+			}
+			moved = h.came(commit, s.c.rel, group)
+			if s.came == nil {
+				s.came = map[string]map[string]bool{}
+			}
+			s.came[commit] = moved
+		}
+		return moved[norms[i]]
+	}
+	eligible := func(s *segment, i int) bool {
+		if !s.anchored || !inTime(s, i) {
+			return false
+		}
+		if !s.c.foreign {
+			return true
+		}
+		if ident(norms[i]) {
+			return cameFrom(s, i)
+		}
+		// A line that says too little goes with a moved block only
+		// between two of its lines that came.
+		above, below := false, false
 		for k := s.i0; k <= s.i1; k++ {
-			if strong(norms[k]) && !after(s, k) {
-				return true
+			if k != i && ident(norms[k]) && inTime(s, k) && cameFrom(s, k) {
+				if k < i {
+					above = true
+				} else {
+					below = true
+				}
 			}
 		}
-		return false
+		return above && below
+	}
+	type claim struct {
+		i int
+		s *segment
+	}
+	var claims []claim
+	for i := range lines {
+		for _, s := range at[i] {
+			if eligible(s, i) {
+				claims = append(claims, claim{i, s})
+			}
+		}
+	}
+	slices.SortStableFunc(claims, func(a, b claim) int {
+		switch {
+		case better(a.s, b.s):
+			return -1
+		case better(b.s, a.s):
+			return 1
+		}
+		return a.i - b.i
+	})
+	chosen := make([]*segment, n)
+	claimed := map[editLine]bool{}
+	for _, c := range claims {
+		k := c.s.key(c.i)
+		if chosen[c.i] != nil || claimed[k] {
+			continue
+		}
+		chosen[c.i], claimed[k] = c.s, true
 	}
 	out := make([]Line, n)
-	chosen := make([]*segment, n)
 	for i, l := range lines {
 		out[i] = Line{N: i + 1, Kind: Human, Text: l.Text}
 		if l.Commit != uncommitted {
 			out[i].Commit = l.Commit
 		}
-		var best *segment
-		for _, s := range at[i] {
-			if !s.anchored || !inTime(s, i) {
-				continue
-			}
-			if best == nil || better(s, best) {
-				best = s
-			}
-		}
-		if best != nil {
-			chosen[i] = best
-			setEdit(&out[i], Agent, best.c)
+		if chosen[i] != nil {
+			setEdit(&out[i], Agent, chosen[i].c)
 		}
 	}
 	for i, l := range lines {
 		if chosen[i] != nil {
 			continue
 		}
-		if s, same, ok := alignedAt(i, norms, chosen); ok && !s.c.e.At.After(l.Time.Add(slack)) {
-			if same {
-				setEdit(&out[i], Agent, s.c)
-			} else {
-				setEdit(&out[i], Mixed, s.c)
-			}
+		s, same, ok := alignedAt(i, norms, pos, chosen, claimed)
+		ok = ok && !s.c.e.At.After(l.Time.Add(slack))
+		if ok && same {
+			setEdit(&out[i], Agent, s.c)
 			continue
 		}
 		if l.Boundary && shallow {
 			out[i].Kind = Unknown
 			continue
 		}
+		// Commands of the agents that changed the file in the line's
+		// window (after the commit before its own): a substitution
+		// whose result the line is, a program that named the file.
 		low := before(l.Time)
+		var sub, program *cand
+		shell := false
 		for _, c := range cands {
-			if c.c.Op == loom.EditShell && c.e.At.After(low) && !c.e.At.After(l.Time.Add(slack)) {
-				out[i].Kind = Unknown
-				break
+			if c.foreign || !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) {
+				continue
 			}
+			switch c.c.Op {
+			case loom.EditShell:
+				// A substitution that can be read changed only the lines
+				// it gives: another line is not its.
+				readable, gave := h.substituted(c.c.Command, l, norms[i])
+				if !readable {
+					shell = true
+				} else if gave && sub == nil {
+					sub = c
+				}
+			case loom.EditProgram:
+				program = c
+			}
+		}
+		switch {
+		case sub != nil:
+			setEdit(&out[i], Agent, sub)
+			out[i].Evidence = EvidenceShell
+		case program != nil && !shell:
+			setEdit(&out[i], Agent, program)
+			out[i].Evidence = EvidenceProgram
+		case shell || program != nil:
+			out[i].Kind = Unknown
+		case ok:
+			setEdit(&out[i], Mixed, s.c)
 		}
 	}
 	return out
 }
+
+// maxWeakRun is the longest run of an edit's lines, none of which says
+// enough alone, that is looked for in the file line by line.
+const maxWeakRun = 50
 
 // better says whether segment a is a better account of a line than b:
 // the longer run, then the later edit (the last to put the line in).
@@ -308,15 +472,18 @@ func setEdit(l *Line, kind string, c *cand) {
 	}
 }
 
-// alignedAt finds the agent's line that stands where line i does: an
-// agent's segment ends just above it (or starts just below it), and its
-// run's line at the same distance is line i (same: a line too common to
-// count on its own, such as a brace, that the agent wrote there) or is
-// like it (a human changed it).
-func alignedAt(i int, norms []string, chosen []*segment) (s *segment, same, ok bool) {
+// alignedAt finds the agent's line that stood where line i does: an
+// agent's segment (of an edit of this file) ends just above it (or
+// starts just below it), and its run's line at the same distance is
+// line i (same: a line too common to count on its own, such as a
+// brace, that the agent wrote there and no other line of the file
+// stands for), or is like it and is gone from the file (a human changed
+// it; a line beside the agent's that only resembles one of them is the
+// human's own).
+func alignedAt(i int, norms []string, pos map[string][]int, chosen []*segment, claimed map[editLine]bool) (s *segment, same, ok bool) {
 	for d := 1; d <= 3; d++ {
 		for _, k := range []int{i - d, i + d} {
-			if k < 0 || k >= len(chosen) || chosen[k] == nil {
+			if k < 0 || k >= len(chosen) || chosen[k] == nil || chosen[k].c.foreign {
 				continue
 			}
 			s := chosen[k]
@@ -325,10 +492,13 @@ func alignedAt(i int, norms []string, chosen []*segment) (s *segment, same, ok b
 			if j < 0 || j >= len(run) {
 				continue
 			}
-			if norms[i] == run[j] {
+			key := editLine{s.c, s.run, j}
+			if norms[i] == run[j] && !claimed[key] {
+				claimed[key] = true
 				return s, true, true
 			}
-			if similar(norms[i], run[j]) >= 0.5 {
+			if !claimed[key] && len(pos[run[j]]) == 0 && similar(norms[i], run[j]) >= 0.5 {
+				claimed[key] = true
 				return s, false, true
 			}
 		}

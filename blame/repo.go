@@ -208,16 +208,30 @@ func (b *Blamer) Commits(ctx context.Context, g Git, spec string) ([]Commit, err
 	return out, nil
 }
 
+// Share is the part of the summary's lines that n lines of an agent or a
+// model, mixed of them, make: mixed lines count half, as in the total.
+func (s *Summary) Share(n, mixed int) float64 {
+	if s.Lines.Total == 0 {
+		return 0
+	}
+	return (float64(n) - float64(mixed)/2) / float64(s.Lines.Total)
+}
+
 // Summary is the share of lines agents wrote in the files under a
 // directory, in all and by directory, agent and model.
 type Summary struct {
-	Repo    string           `json:"repo"`
-	Path    string           `json:"path"`
-	Files   int              `json:"files"`
-	Lines   Tally            `json:"lines"`
-	ByDir   map[string]Tally `json:"by_directory"`
-	ByAgent map[string]int   `json:"by_agent"`
-	ByModel map[string]int   `json:"by_model"`
+	Repo  string           `json:"repo"`
+	Path  string           `json:"path"`
+	Files int              `json:"files"`
+	Lines Tally            `json:"lines"`
+	ByDir map[string]Tally `json:"by_directory"`
+	// ByAgent and ByModel count the lines of each agent and model,
+	// mixed ones included; MixedByAgent and MixedByModel the mixed ones
+	// among them, which every share counts half, as Lines.Share does.
+	ByAgent      map[string]int `json:"by_agent"`
+	ByModel      map[string]int `json:"by_model"`
+	MixedByAgent map[string]int `json:"mixed_by_agent"`
+	MixedByModel map[string]int `json:"mixed_by_model"`
 	// Sessions are the sessions behind the lines, most lines first.
 	Sessions []Sessions `json:"sessions"`
 	// Skipped are the files left out: binary ones.
@@ -236,7 +250,8 @@ func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, er
 	if err != nil {
 		return nil, err
 	}
-	s := &Summary{Repo: g.Dir, Path: dir, ByDir: map[string]Tally{}, ByAgent: map[string]int{}, ByModel: map[string]int{}, Sessions: []Sessions{}}
+	s := &Summary{Repo: g.Dir, Path: dir, ByDir: map[string]Tally{}, ByAgent: map[string]int{}, ByModel: map[string]int{},
+		MixedByAgent: map[string]int{}, MixedByModel: map[string]int{}, Sessions: []Sessions{}}
 	ss := map[string]*Sessions{}
 	notes := map[string]bool{}
 	for _, f := range strings.Split(string(out), "\x00") {
@@ -267,6 +282,10 @@ func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, er
 				addSession(ss, f, l)
 				s.ByAgent[l.Agent]++
 				s.ByModel[l.Model]++
+				if l.Kind == Mixed {
+					s.MixedByAgent[l.Agent]++
+					s.MixedByModel[l.Model]++
+				}
 			}
 		}
 		s.ByDir[d] = t
@@ -303,15 +322,12 @@ func (b *Blamer) Export(ctx context.Context, g Git, spec, version string) ([]Rec
 		} else if files, err = g.changed(ctx, rev); err != nil {
 			return nil, err
 		}
+		all, err := b.blameAll(ctx, g, files, rev)
+		if err != nil {
+			return nil, err
+		}
 		var results []*Result
-		for _, f := range files {
-			res, err := b.Blame(ctx, g, f, rev)
-			if err != nil {
-				if loom.ErrorCode(err) == loom.EINVALID {
-					continue
-				}
-				return nil, err
-			}
+		for _, res := range all {
 			if c := res.Counts(); c[Agent]+c[Mixed] > 0 {
 				results = append(results, res)
 			}
@@ -319,4 +335,20 @@ func (b *Blamer) Export(ctx context.Context, g Git, spec, version string) ([]Rec
 		recs = append(recs, NewRecord(rev, version, results, b.now()))
 	}
 	return recs, nil
+}
+
+// blameAll blames files at rev, binary ones left out.
+func (b *Blamer) blameAll(ctx context.Context, g Git, files []string, rev string) ([]*Result, error) {
+	var out []*Result
+	for _, f := range files {
+		res, err := b.Blame(ctx, g, f, rev)
+		if err != nil {
+			if loom.ErrorCode(err) == loom.EINVALID {
+				continue // a binary file
+			}
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
 }

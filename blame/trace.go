@@ -26,7 +26,7 @@ import (
 // TraceVersion is the version of the Agent Trace specification loom
 // writes (0.1, github.com/cursor/agent-trace); records of any 0.x or
 // 1.x version are read.
-const TraceVersion = "0.1"
+const TraceVersion = "0.1.0"
 
 // TraceFile is where the Agent Trace reference implementation keeps a
 // repository's records, one JSON record a line; loom reads it when it
@@ -43,6 +43,9 @@ type Record struct {
 	Tool      *TraceTool     `json:"tool,omitempty"`
 	Files     []TracedFile   `json:"files"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
+	// source is what the lines the record accounts for say they came
+	// from (Line.Source): "trace", or "notes" for a git note.
+	source string
 }
 
 // TraceVCS names the revision a record's line numbers are at.
@@ -363,7 +366,10 @@ func applyTraces(ctx context.Context, g Git, rel, rev string, lines []Line, recs
 							continue
 						}
 						done[j] = true
-						traceLine(&lines[j], who, c.URL, origins)
+						traceLine(&lines[j], who, c.URL, rec.Tool, origins)
+						if rec.source != "" {
+							lines[j].Source = rec.source
+						}
 					}
 				}
 			}
@@ -372,7 +378,7 @@ func applyTraces(ctx context.Context, g Git, rel, rev string, lines []Line, recs
 }
 
 // traceLine sets l to what a record says of it.
-func traceLine(l *Line, who *TraceContributor, u string, origins map[string]traceOrigin) {
+func traceLine(l *Line, who *TraceContributor, u string, tool *TraceTool, origins map[string]traceOrigin) {
 	l.Kind, l.Source = kindOf(who.Type), "trace"
 	if l.Kind == Human || l.Kind == Unknown {
 		return
@@ -389,9 +395,12 @@ func traceLine(l *Line, who *TraceContributor, u string, origins map[string]trac
 	} else {
 		l.Model = who.ModelID
 	}
-	if u != "" {
-		l.Agent = u
+	// The record's tool is who recorded the line (the agent, or the
+	// editor it ran in); the conversation is kept as its URL.
+	if tool != nil {
+		l.Agent = tool.Name
 	}
+	l.Conversation = u
 }
 
 // maxTraceFile bounds an Agent Trace file read.

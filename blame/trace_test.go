@@ -13,13 +13,21 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// traceSchema is the Agent Trace 0.1 record schema, resolved.
+// traceSchema is the Agent Trace record schema as the specification's
+// main branch publishes it (testdata/agent-trace-record.schema.md
+// says from where), resolved, its version pattern read as the
+// specification means it: three numbers with dots.
 func traceSchema(t *testing.T) *jsonschema.Resolved {
 	t.Helper()
 	b, err := os.ReadFile("testdata/agent-trace-record.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}
+	const published, meant = `"^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$"`, `"^[0-9]+\\.[0-9]+\\.[0-9]+$"`
+	if !bytes.Contains(b, []byte(published)) {
+		t.Fatalf("the vendored schema's version pattern is not %s: see testdata/agent-trace-record.schema.md", published)
+	}
+	b = bytes.Replace(b, []byte(published), []byte(meant), 1)
 	var s jsonschema.Schema
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
@@ -95,11 +103,14 @@ func TestTraceRecordsValidate(t *testing.T) {
 			}
 		}
 	}
-	// The schema is strict: a version of three numbers, a field of
+	// The schema is strict: a version of two numbers, a field of
 	// loom's own outside metadata, an unknown contributor type fail.
 	ok := NewRecord("abc", "1", nil, time.Now())
+	if ok.Version != "0.1.0" {
+		t.Errorf("records are written as version %q, want 0.1.0", ok.Version)
+	}
 	for name, bad := range map[string]func(m map[string]any){
-		"version 0.1.0": func(m map[string]any) { m["version"] = "0.1.0" },
+		"version 0.1":   func(m map[string]any) { m["version"] = "0.1" },
 		"unknown field": func(m map[string]any) { m["session"] = "x" },
 		"no files":      func(m map[string]any) { delete(m, "files") },
 		"a bad range": func(m map[string]any) {
@@ -149,4 +160,35 @@ func FuzzReadTraces(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestForeignTraceKeepsItsTool: a record another tool wrote credits
+// its lines to that tool (tool.name) with its model, and keeps its
+// conversation's URL as the URL, not as the agent.
+func TestForeignTraceKeepsItsTool(t *testing.T) {
+	r := newRepo(t)
+	r.write("app.ts", "export const a = 1;\nexport const b = 2;\n")
+	r.commit("app")
+	head := strings.TrimSpace(r.git("rev-parse", "HEAD"))
+	rec := `{"version":"0.1.0","id":"3f2a6b1e-5c4d-4e8f-9a0b-1c2d3e4f5a6b","timestamp":"2026-02-01T10:00:00Z",` +
+		`"vcs":{"type":"git","revision":"` + head + `"},"tool":{"name":"cursor","version":"2.4.0"},` +
+		`"files":[{"path":"app.ts","conversations":[{"url":"https://cursor.example/conversations/c1",` +
+		`"contributor":{"type":"ai","model_id":"anthropic/claude-opus-4-5"},"ranges":[{"start_line":1,"end_line":1}]}]}]}`
+	recs, err := ReadTraces(strings.NewReader(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Blamer{Store: r.st, UserID: "local", Traces: recs}
+	res, err := b.File(context.Background(), r.dir+"/app.ts", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Lines[0]
+	if l.Kind != Agent || l.Source != "trace" || l.Agent != "cursor" || l.Model != "claude-opus-4-5" || l.Provider != "anthropic" ||
+		l.Conversation != "https://cursor.example/conversations/c1" {
+		t.Errorf("the traced line: %+v", l)
+	}
+	if res.Lines[1].Kind != Human {
+		t.Errorf("the line no record names: %+v", res.Lines[1])
+	}
 }

@@ -238,6 +238,7 @@ const (
 	rowEmbed      = "loom embed"
 	rowSummaries  = "loom session summarize"
 	rowTrace      = "loom blame trace export"
+	rowPR         = "loom blame pr"
 	rowRecall     = "loom recall"
 	rowHookClaude = "loom recall --hook claude-code"
 	rowHookGemini = "loom recall --hook gemini"
@@ -282,6 +283,9 @@ var commandWays = map[string]class{
 	"loom blame commits":      by(rowShown),
 	"loom blame summary":      by(rowShown),
 	"loom blame trace export": by(rowTrace),
+	"loom blame pr":           by(rowPR),
+	"loom blame notes":        quiet("writes session ids, agents' and models' names and line numbers as git notes: no text of a conversation"),
+	"loom blame trace":        quiet("prints its help"),
 	"loom session list":       by(rowShown),
 	"loom search":             by(rowShown),
 	"loom replay":             by(rowShown),
@@ -483,6 +487,17 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 			o := clitest.RunOpts{Dir: filepath.Dir(file)}
 			return append(mustRun(t, w.fx, o, "blame", "trace", "export"), mustRun(t, w.fx, o, "blame", "trace", "export", "--json")...)
 		}},
+		{name: rowPR, want: blameSession, run: func(t *testing.T, w *world) []sent {
+			file := blameRepo(t, w)
+			dir := filepath.Dir(file)
+			// A base with no history: the pull request is every commit.
+			tree := strings.TrimSpace(gittest.Git(t, dir, time.Time{}, "mktree"))
+			empty := strings.TrimSpace(gittest.Git(t, dir, time.Time{}, "commit-tree", "-m", "empty", tree))
+			gittest.Git(t, dir, time.Time{}, "branch", "empty", empty)
+			o := clitest.RunOpts{Dir: dir}
+			return slices.Concat(mustRun(t, w.fx, o, "blame", "pr", "empty..HEAD", "--markdown"), mustRun(t, w.fx, o, "blame", "pr", "empty..HEAD", "--json"),
+				mustRun(t, w.fx, o, "blame", "pr", "empty..HEAD"))
+		}},
 
 		// Gated: MCP over HTTP, at loom serve's /mcp behind its token.
 		{name: rowMCPHTTP, run: func(t *testing.T, w *world) []sent {
@@ -623,7 +638,8 @@ func blameRepo(t *testing.T, w *world) string {
 		t.Fatal(err)
 	}
 	at := clitest.Base.Add(20 * time.Minute)
-	s := &loom.Session{ID: blameSession, UserID: "local", Key: "cli:blame", Project: clitest.MustProject(t, dir), Cwd: dir, Model: "gpt-4o-mini", Provider: "openai"}
+	s := &loom.Session{ID: blameSession, UserID: "local", Key: "cli:blame", Project: clitest.MustProject(t, dir), Cwd: dir, Model: "gpt-4o-mini", Provider: "openai",
+		Title: "Put the token " + w.p.MemToken + " in deploy.env"}
 	st := w.fx.OpenStore(t)
 	defer st.Close()
 	if err := st.Append(context.Background(), s,

@@ -32,6 +32,10 @@ type Change struct {
 	Replace []Replacement
 	// Command is the shell command of an EditShell change.
 	Command string
+	// Dir is the directory a shell command ran in, when its call named
+	// one (Codex's workdir): relative paths are taken from it, itself
+	// taken from the session's directory.
+	Dir string
 }
 
 // Replacement is one replacement an edit made: Old by New (every
@@ -82,11 +86,18 @@ func Extract(parts []loom.Part, cwd string) []Change {
 		if p.Type != loom.PartTool || p.Status == loom.ToolError || len(p.Input) == 0 {
 			continue
 		}
+		dir := partDir(p, cwd)
 		for _, c := range fromCall(p) {
 			c.PartID, c.Tool = p.ID, p.Name
-			c.Path = resolve(c.Path, cwd)
+			at := dir
+			if c.Dir != "" {
+				if d := resolve(c.Dir, dir); filepath.IsAbs(d) {
+					at = d
+				}
+			}
+			c.Path = resolve(c.Path, at)
 			if c.From != "" {
-				c.From = resolve(c.From, cwd)
+				c.From = resolve(c.From, at)
 			}
 			if c.Path == "" {
 				continue
@@ -95,6 +106,23 @@ func Extract(parts []loom.Part, cwd string) []Change {
 		}
 	}
 	return out
+}
+
+// partDir is the directory a tool call ran in: the one its part records
+// (metadata "cwd": an agent whose working directory moved during the
+// session, as Claude Code's after a cd, records it with each call),
+// else the session's.
+func partDir(p *loom.Part, cwd string) string {
+	if len(p.Metadata) == 0 || !strings.Contains(string(p.Metadata), `"cwd"`) {
+		return cwd
+	}
+	var m struct {
+		Cwd string `json:"cwd"`
+	}
+	if json.Unmarshal(p.Metadata, &m) == nil && filepath.IsAbs(m.Cwd) {
+		return filepath.Clean(m.Cwd)
+	}
+	return cwd
 }
 
 // resolve makes p absolute against cwd and clean; a path that cannot be
@@ -248,7 +276,19 @@ func fromCall(p *loom.Part) []Change {
 	kind := kindOf(p.Name)
 	if kind == notEdit {
 		if cmd, ok := handoff.ShellCommand(*p); ok {
-			return fromShell(cmd)
+			cs := fromShell(cmd)
+			if dir := workdir(p.Input); dir != "" {
+				for i := range cs {
+					cs[i].Dir = within(dir, cs[i].Dir)
+				}
+			}
+			return cs
+		}
+		if p.Name == "exec" {
+			// Codex's code mode: a script that calls its other tools.
+			if src, ok := freeform(p.Input); ok {
+				return fromScript(src)
+			}
 		}
 		return nil
 	}
@@ -294,6 +334,44 @@ func fromCall(p *loom.Part) []Change {
 		return []Change{{Op: loom.EditChange, Path: path, Replace: []Replacement{{New: withoutMarkers(*s)}}}}
 	}
 	return nil
+}
+
+// workdir is the directory a shell call names for its command (Codex's
+// exec_command and shell take workdir).
+func workdir(raw json.RawMessage) string {
+	if !strings.Contains(string(raw), "workdir") {
+		return ""
+	}
+	var in struct {
+		Workdir string `json:"workdir"`
+	}
+	json.Unmarshal(raw, &in)
+	return in.Workdir
+}
+
+// within is directory sub (a cd's, "" for none) of dir.
+func within(dir, sub string) string {
+	switch {
+	case sub == "":
+		return dir
+	case filepath.IsAbs(sub):
+		return sub
+	}
+	return filepath.Join(dir, sub)
+}
+
+// freeform is the text of a free-form tool's input: a JSON string, or
+// {"input": text} as the import keeps one.
+func freeform(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var in map[string]json.RawMessage
+	if json.Unmarshal(raw, &in) != nil || len(in) != 1 || in["input"] == nil {
+		return "", false
+	}
+	return s, json.Unmarshal(in["input"], &s) == nil
 }
 
 // replacements are the replacements of an edit tool's input: its own

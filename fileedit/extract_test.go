@@ -110,6 +110,19 @@ func TestExtractShell(t *testing.T) {
 		{"go run gen.go > gen_out.go 2>/dev/null", []string{"shell /w/gen_out.go"}},
 		{"echo hi >/dev/null; ls | grep x", nil},
 		{"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: z.go\n*** End Patch\nEOF", []string{"delete /w/z.go"}},
+		// Redirects in any order: the here-document goes to tee's file,
+		// not to the /dev/null of its output.
+		{"tee f.txt <<'EOF' >/dev/null\nx\nEOF", []string{"write /w/f.txt"}},
+		{"tee -a f.txt >/dev/null <<'EOF'\nx\nEOF", []string{"edit /w/f.txt"}},
+		{"echo x >/dev/null && cat > g.txt <<EOF\ny\nEOF", []string{"write /w/g.txt"}},
+		{"mkdir -p d && cat <<'EOF' > d/h.txt\nz\nEOF", []string{"write /w/d/h.txt"}},
+		{"cat <<'EOF' | tee k.txt\nz\nEOF", []string{"write /w/k.txt"}},
+		{"cd sub && cat > j.txt <<'EOF'\nz\nEOF", []string{"write /w/sub/j.txt"}},
+		{"perl -pi -e 's/a/b/' p.pl", []string{"shell /w/p.pl"}},
+		// A program the agent ran, whose text names the file it writes.
+		{"python3 - <<'EOF'\nwith open('gen/x.py', 'w') as f:\n    f.write('X = 1\\n')\nEOF", []string{"program /w/gen/x.py"}},
+		{"node -e \"require('fs').writeFileSync('out.json', '{}')\"", []string{"program /w/out.json"}},
+		{"python3 - <<'EOF'\nprint(open('in.txt').read())\nEOF", nil},
 	}
 	for _, c := range cases {
 		var got []string
@@ -209,5 +222,46 @@ func TestRealSessions(t *testing.T) {
 		if strings.HasPrefix(c.file, "codex") && tools["shell edit"] == 0 {
 			t.Errorf("%s: Codex's apply_patch through its shell not read: %v", c.file, tools)
 		}
+	}
+}
+
+// TestExtractCodeMode: Codex's code mode edits through its exec tool,
+// a script whose calls of tools.apply_patch and tools.exec_command are
+// its edits (the script as Codex 0.171 writes it in its rollout), each
+// shell command in the directory it names.
+func TestExtractCodeMode(t *testing.T) {
+	script := "// @exec: {\"yield_time_ms\": 10000}\n" +
+		"const patch = \"*** Begin Patch\\n*** Add File: a.txt\\n+one\\n*** End Patch\\n\";\n" +
+		"const r = await tools.apply_patch(patch);\n" +
+		"await tools.apply_patch(`*** Begin Patch\n*** Update File: b.go\n@@\n-x\n+y\n*** End Patch`);\n" +
+		"text(JSON.stringify(r));\n" +
+		"await tools.exec_command({cmd: \"cat > c.txt <<'EOF'\\nthree\\nEOF\", workdir: \"sub\", yield_time_ms: 1000});\n" +
+		"await tools[\"exec_command\"]({'cmd': 'rm old.txt'});\n" +
+		"const dyn = await tools.apply_patch(makePatch());\n"
+	var got []string
+	for _, ch := range Extract([]loom.Part{call("exec", `{"input":`+quote(script)+`}`)}, "/w") {
+		got = append(got, ch.Op+" "+ch.Path)
+	}
+	want := []string{"write /w/a.txt", "edit /w/b.go", "write /w/sub/c.txt", "delete /w/old.txt"}
+	if !slices.Equal(got, want) {
+		t.Errorf("code mode: %q, want %q", got, want)
+	}
+}
+
+// TestExtractWorkdir: a shell call's workdir is where its command ran,
+// and a cd in the command moves the commands after it.
+func TestExtractWorkdir(t *testing.T) {
+	var got []string
+	for _, ch := range Extract([]loom.Part{call("exec_command", `{"cmd":"cd pkg && cat > x.go <<'EOF'\npackage x\nEOF","workdir":"/w/mod"}`)}, "/w") {
+		got = append(got, ch.Op+" "+ch.Path)
+	}
+	if want := []string{"write /w/mod/pkg/x.go"}; !slices.Equal(got, want) {
+		t.Errorf("workdir: %q, want %q", got, want)
+	}
+	// A call that recorded its own directory (Claude Code after a cd).
+	p := call("Bash", `{"command":"cat > y.txt <<'EOF'\ny\nEOF"}`)
+	p.Metadata = json.RawMessage(`{"cwd":"/w/sub"}`)
+	if cs := Extract([]loom.Part{p}, "/w"); len(cs) != 1 || cs[0].Path != "/w/sub/y.txt" {
+		t.Errorf("a call's own directory: %+v", cs)
 	}
 }

@@ -76,3 +76,18 @@ func FuzzNorm(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScript: any code-mode script is read in bounded time without a
+// panic, and every change it gives names a file.
+func FuzzScript(f *testing.F) {
+	f.Add("await tools.apply_patch(\"*** Begin Patch\\n*** Add File: a\\n+1\\n*** End Patch\");")
+	f.Add("const c = 'x'; await tools.exec_command({cmd: c, workdir: `d`});")
+	f.Add("tools[\"apply_patch\"]('\\u00e9\\x41\\\n')")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range fromScript(s) {
+			if c.Op == "" || c.Path == "" {
+				t.Fatalf("a change without an op or a path: %+v", c)
+			}
+		}
+	})
+}

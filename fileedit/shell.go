@@ -18,9 +18,12 @@ var heredoc = sync.OnceValue(func() *regexp.Regexp {
 // fromShell reads what a shell command line tells of the files it
 // wrote: a patch it applied (Codex's apply_patch run as a command), a
 // here-document written or appended to a file (cat > f <<EOF, tee f
-// <<EOF), moves and removals (mv, git mv, rm, git rm); a file it
-// wrote otherwise (a redirect of a program's output, sed -i, cp) is
-// named with what cannot be known of it left out (loom.EditShell).
+// <<EOF, with its redirects in any order), moves and removals (mv, git
+// mv, rm, git rm); a file it wrote otherwise (a redirect of a program's
+// output, sed -i, cp) is named with what cannot be known of it left out
+// (loom.EditShell), and a file a program it ran names in its text as
+// one it writes (python3 - <<EOF … open('f', 'w')) is loom.EditProgram.
+// A cd changes the directory of the commands after it (Dir).
 func fromShell(cmd string) []Change {
 	if len(cmd) > maxShell {
 		return nil
@@ -29,55 +32,129 @@ func fromShell(cmd string) []Change {
 		return ParsePatch(cmd)
 	}
 	var out []Change
+	dir := ""
+	add := func(cs []Change) {
+		for _, c := range cs {
+			if c.Path == "" || isDevice(c.Path) {
+				continue
+			}
+			c.Dir = dir
+			out = append(out, c)
+		}
+	}
 	lines := strings.Split(cmd, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
-		if m := heredoc().FindStringSubmatchIndex(line); m != nil {
-			delim := ""
-			for g := 1; g <= 3; g++ {
-				if m[2*g] >= 0 {
-					delim = line[m[2*g]:m[2*g+1]]
-				}
+		m := heredoc().FindStringSubmatchIndex(line)
+		if m == nil {
+			for _, seg := range splitCommands(line) {
+				dir = cdTo(seg, dir)
+				add(simpleCommands(seg))
 			}
-			var body []string
-			j := i + 1
-			for ; j < len(lines) && strings.TrimSpace(lines[j]) != delim; j++ {
-				body = append(body, lines[j])
-			}
-			head := line[:m[0]] + line[m[1]:]
-			if target, appending, ok := heredocTarget(head); ok {
-				text := strings.Join(body, "\n")
-				if appending {
-					out = append(out, Change{Op: loom.EditChange, Path: target, Replace: []Replacement{{New: text}}})
-				} else {
-					out = append(out, Change{Op: loom.EditWrite, Path: target, Content: text + "\n"})
-				}
-				i = j
-				continue
-			}
-			out = append(out, simpleCommands(head)...)
-			i = j
 			continue
 		}
-		out = append(out, simpleCommands(line)...)
+		delim := ""
+		for g := 1; g <= 3; g++ {
+			if m[2*g] >= 0 {
+				delim = line[m[2*g]:m[2*g+1]]
+			}
+		}
+		var body []string
+		j := i + 1
+		for ; j < len(lines) && strings.TrimSpace(lines[j]) != delim; j++ {
+			body = append(body, lines[j])
+		}
+		text := strings.Join(body, "\n")
+		// The commands of the line: the one the here-document feeds (and
+		// the ones it pipes into) takes it, the others are read alone.
+		segs := splitCommandsAt(line)
+		fed := -1
+		for k, sg := range segs {
+			if m[0] >= sg.start && m[0] < sg.end {
+				fed = k
+			}
+		}
+		for k, sg := range segs {
+			seg := line[sg.start:sg.end]
+			if k < fed || k > fed && !sg.piped {
+				dir = cdTo(seg, dir)
+				add(simpleCommands(seg))
+				continue
+			}
+			if k == fed {
+				seg = line[sg.start:m[0]] + line[m[1]:sg.end]
+			}
+			if target, appending, ok := heredocTarget(seg); ok {
+				if appending {
+					add([]Change{{Op: loom.EditChange, Path: target, Replace: []Replacement{{New: text}}}})
+				} else {
+					add([]Change{{Op: loom.EditWrite, Path: target, Content: text + "\n"}})
+				}
+				continue
+			}
+			if k == fed && interpreter(seg) {
+				add(programWrites(text))
+				continue
+			}
+			add(simpleCommands(seg))
+		}
+		i = j
+	}
+	return out
+}
+
+// isDevice says whether a path is a device's (/dev/null), which no
+// command writes as a file.
+func isDevice(p string) bool { return strings.HasPrefix(p, "/dev/") }
+
+// cdTo is the directory after seg, when it is a cd (relative to dir, the
+// one before it).
+func cdTo(seg, dir string) string {
+	f := words(seg)
+	if len(f) != 2 || f[0] != "cd" || strings.HasPrefix(f[1], "-") || strings.HasPrefix(f[1], "~") || strings.HasPrefix(f[1], "$") {
+		return dir
+	}
+	if strings.HasPrefix(f[1], "/") || dir == "" {
+		return f[1]
+	}
+	return dir + "/" + f[1]
+}
+
+// interpreters are the programs whose script a command line may hold
+// (a here-document, -c, -e).
+var interpreters = map[string]bool{"python": true, "python3": true, "node": true, "ruby": true, "perl": true, "php": true, "deno": true, "bun": true, "bash": true, "sh": true, "zsh": true}
+
+// interpreter says whether seg runs a program of its script.
+func interpreter(seg string) bool {
+	f := words(seg)
+	return len(f) > 0 && interpreters[f[0][strings.LastIndexByte(f[0], '/')+1:]]
+}
+
+var writeCall = sync.OnceValue(func() *regexp.Regexp {
+	// open('f', 'w'), writeFileSync('f', …), Path('f').write_text(…),
+	// File.write('f', …), fopen('f', 'w'), file_put_contents('f', …).
+	return regexp.MustCompile(`(?:open|fopen)\(\s*['"]([^'"\n]+)['"]\s*,\s*['"][wax]b?\+?['"]|(?:writeFileSync|writeFile|appendFileSync|file_put_contents|File\.write|IO\.write)\(\s*['"]([^'"\n]+)['"]|Path\(\s*['"]([^'"\n]+)['"]\s*\)\.write_(?:text|bytes)`)
+})
+
+// programWrites are the files a program's text names as ones it writes
+// (loom.EditProgram): what it wrote in them is not known.
+func programWrites(text string) []Change {
+	var out []Change
+	for _, m := range writeCall().FindAllStringSubmatch(text, 100) {
+		for _, p := range m[1:] {
+			if p != "" {
+				out = append(out, Change{Op: loom.EditProgram, Path: p, Command: text})
+			}
+		}
 	}
 	return out
 }
 
 // heredocTarget is the file a here-document's command writes: the
-// target of its redirect, or tee's file.
+// target of its redirect, or tee's file (a redirect to a device, such
+// as tee's output to /dev/null, writes none).
 func heredocTarget(head string) (path string, appending, ok bool) {
 	f := words(head)
-	for i, w := range f {
-		switch {
-		case (w == ">" || w == ">>") && i+1 < len(f):
-			return f[i+1], w == ">>", true
-		case strings.HasPrefix(w, ">>") && len(w) > 2:
-			return w[2:], true, true
-		case strings.HasPrefix(w, ">") && len(w) > 1 && w[1] != '&':
-			return w[1:], false, true
-		}
-	}
 	for i, w := range f {
 		if w == "tee" {
 			app := false
@@ -86,10 +163,24 @@ func heredocTarget(head string) (path string, appending, ok bool) {
 					app = true
 					continue
 				}
-				if !strings.HasPrefix(a, "-") && a != "|" {
+				if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, ">") && a != "|" && !isDevice(a) {
 					return a, app, true
 				}
 			}
+		}
+	}
+	for i, w := range f {
+		target, app := "", false
+		switch {
+		case (w == ">" || w == ">>") && i+1 < len(f):
+			target, app = f[i+1], w == ">>"
+		case strings.HasPrefix(w, ">>") && len(w) > 2:
+			target, app = w[2:], true
+		case strings.HasPrefix(w, ">") && len(w) > 1 && w[1] != '&':
+			target = w[1:]
+		}
+		if target != "" && !isDevice(target) && !strings.HasPrefix(target, "&") {
+			return target, app, true
 		}
 	}
 	return "", false, false
@@ -121,6 +212,12 @@ func simpleCommands(line string) []Change {
 			if inPlace(f) && len(args) > 1 {
 				out = append(out, Change{Op: loom.EditShell, Path: args[len(args)-1], Command: seg})
 			}
+		case "python", "python3", "node", "ruby", "php", "deno", "bun":
+			for k, w := range f[1:] {
+				if (w == "-c" || w == "-e") && k+2 < len(f) {
+					out = append(out, programWrites(f[k+2])...)
+				}
+			}
 		case "cp":
 			if len(args) == 2 {
 				out = append(out, Change{Op: loom.EditShell, Path: args[1], Command: seg})
@@ -145,8 +242,24 @@ func simpleCommands(line string) []Change {
 // splitCommands splits a line at ;, &&, || and |, outside quotes.
 func splitCommands(line string) []string {
 	var out []string
+	for _, sg := range splitCommandsAt(line) {
+		out = append(out, line[sg.start:sg.end])
+	}
+	return out
+}
+
+// span is one command of a line: where it is, and whether the command
+// before it pipes into it.
+type span struct {
+	start, end int
+	piped      bool
+}
+
+// splitCommandsAt splits a line at ;, &&, || and |, outside quotes.
+func splitCommandsAt(line string) []span {
+	var out []span
 	var q byte
-	start := 0
+	start, piped := 0, false
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		switch {
@@ -157,14 +270,15 @@ func splitCommands(line string) []string {
 		case c == '\'' || c == '"':
 			q = c
 		case c == ';' || c == '|' || c == '&' && i+1 < len(line) && line[i+1] == '&':
-			out = append(out, line[start:i])
+			out = append(out, span{start, i, piped})
+			pipe := c == '|' && (i+1 >= len(line) || line[i+1] != '|')
 			if i+1 < len(line) && (line[i+1] == '|' || line[i+1] == '&') {
 				i++
 			}
-			start = i + 1
+			start, piped = i+1, pipe
 		}
 	}
-	return append(out, line[start:])
+	return append(out, span{start, len(line), piped})
 }
 
 // words splits a command into words, quotes removed; a redirect's

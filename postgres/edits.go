@@ -135,3 +135,17 @@ func (s *Store) ProjectRoots(ctx context.Context, userID, projectID string) ([]s
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) { return rowscan.String(r) })
 }
+
+// RecordedRoots implements loom.RootLister.
+func (s *Store) RecordedRoots(ctx context.Context, userID string) ([]loom.RecordedRoot, error) {
+	rows, err := s.pool.Query(ctx, `SELECT project_root, project_id, max(project_name), count(*) FROM sessions
+		WHERE user_id = $1 AND deleted_at IS NULL AND project_root <> '' GROUP BY project_root, project_id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("edit index: %w", serverError(err))
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.RecordedRoot, error) {
+		var x loom.RecordedRoot
+		err := r.Scan(&x.Root, &x.ProjectID, &x.ProjectName, &x.Sessions)
+		return x, err
+	})
+}

@@ -89,8 +89,24 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 		return nil, err
 	}
 	outside := codedError(eForbidden, "%s is not under the root of a project your sessions worked in: the dashboard blames only files there", path)
+	b := &blame.Blamer{Store: es, UserID: user, Cache: s.cfg.Blame.Cache}
 	if !within(roots, real) {
-		return nil, outside
+		// A clone at a path no session recorded is still a repository
+		// of the user's sessions when they match it (recorded on another
+		// machine, at another path): loom blame takes it, so does the
+		// dashboard.
+		g, _, err := b.Open(ctx, real)
+		if err != nil {
+			return nil, outside
+		}
+		ok, err := b.Recorded(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, outside
+		}
+		roots = append(roots, g.Dir)
 	}
 	// Open says when the file is missing or a directory; what it does
 	// not check, before the file is read, is checked here.
@@ -102,7 +118,6 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 			return nil, loom.Errorf(loom.EINVALID, "%s is %s: the dashboard blames files up to %s (loom blame takes any)", path, safefile.Size(fi.Size()), safefile.Size(maxBlameBytes))
 		}
 	}
-	b := &blame.Blamer{Store: es, UserID: user, Cache: s.cfg.Blame.Cache}
 	g, rel, err := b.Open(ctx, real)
 	if err != nil {
 		return nil, err

@@ -404,3 +404,27 @@ func TestBlameRefuses(t *testing.T) {
 		t.Errorf("a server without blame answers /blame with %d", resp.StatusCode)
 	}
 }
+
+// TestBlameClone: a clone of the repository at a path no session
+// recorded is blamed by the dashboard as by loom blame (its sessions
+// are the repository's), and a repository of no session stays refused.
+func TestBlameClone(t *testing.T) {
+	w := newBlameWorld(t)
+	clone := filepath.Join(t.TempDir(), "calc-clone")
+	gittest.Git(t, filepath.Dir(clone), time.Time{}, "clone", "-q", w.repo.dir, clone)
+	file := filepath.Join(clone, "calc.go")
+	if real, err := filepath.EvalSymlinks(file); err == nil {
+		file = real
+	}
+	var got blame.Result
+	w.e.getJSON(blamePath(file), w.e.alice, &got)
+	agents := 0
+	for _, l := range got.Lines {
+		if l.Kind == blame.Agent && l.SessionID == w.a.ID {
+			agents++
+		}
+	}
+	if agents == 0 {
+		t.Errorf("the clone's calc.go has no line of the session that wrote it: %+v", got.Lines)
+	}
+}

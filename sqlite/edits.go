@@ -172,3 +172,22 @@ func (s *Store) bareEdits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdi
 	}
 	return out, rows.Err()
 }
+
+// RecordedRoots implements loom.RootLister.
+func (s *Store) RecordedRoots(ctx context.Context, userID string) ([]loom.RecordedRoot, error) {
+	rows, err := reads{s}.QueryContext(ctx, `SELECT project_root, project_id, max(project_name), count(*) FROM sessions
+		WHERE user_id = ? AND deleted_at IS NULL AND project_root <> '' GROUP BY project_root, project_id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("edit index: %w", err)
+	}
+	defer rows.Close()
+	var out []loom.RecordedRoot
+	for rows.Next() {
+		var r loom.RecordedRoot
+		if err := rows.Scan(&r.Root, &r.ProjectID, &r.ProjectName, &r.Sessions); err != nil {
+			return nil, fmt.Errorf("edit index: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -20,6 +20,8 @@ import (
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/safefile"
+	"github.com/loomhq/loom/secrets"
 )
 
 // Options are the options of `loom blame`.
@@ -49,7 +51,18 @@ type Options struct {
 	// .agent-trace/traces.jsonl (NoTraces: neither).
 	Traces   []string
 	NoTraces bool
+	// MaxSize is the largest file blamed, in bytes (0: any size).
+	MaxSize int64
+	// Secrets is the secret detector: what loom blame pr prints of the
+	// sessions (their titles) is made to be passed on, and goes through
+	// it.
+	Secrets func() (*secrets.Detector, error)
 }
+
+// defaultMaxSize is the largest file loom blame takes unless told: a
+// file larger is generated or data more often than code, and its blame
+// takes long and much memory.
+const defaultMaxSize = 10 << 20
 
 // NewCmdBlame builds loom blame and its subcommands. runF, when not
 // nil, is called with the options instead of running the command (for
@@ -80,8 +93,9 @@ Nothing is written into the repository; see loom blame trace export.
 
 The subcommands are commits (the sessions behind a commit or a range),
 summary (the share of lines agents wrote, by directory, agent and
-model) and trace (Agent Trace records). A file named like one of them
-is given as ./NAME.`,
+model), pr (who wrote a pull request's added lines), notes (git notes
+of the Git AI standard) and trace (Agent Trace records). A file named
+like one of them is given as ./NAME.`,
 		Example: `  loom blame server/handler.go
   loom blame server/handler.go:120-160
   loom blame server/handler.go:142
@@ -102,7 +116,8 @@ is given as ./NAME.`,
 	cmd.Flags().StringVar(&opts.Rev, "rev", "", "blame the file as this commit has it")
 	cmd.Flags().StringArrayVar(&opts.Traces, "trace", nil, "read Agent Trace records from this file too (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoTraces, "no-trace", false, "read no Agent Trace records")
-	cmd.AddCommand(newCmdCommits(inv, nil), newCmdSummary(inv, nil), newCmdTrace(inv))
+	cmd.Flags().Int64Var(&opts.MaxSize, "max-size", defaultMaxSize, "blame files up to this many bytes (0: any size)")
+	cmd.AddCommand(newCmdCommits(inv, nil), newCmdSummary(inv, nil), newCmdPR(inv, nil), newCmdNotes(inv, nil), newCmdTrace(inv))
 	return cmd
 }
 
@@ -115,6 +130,10 @@ func newOptions(inv *command.Invocation) *Options {
 		Cwd:        inv.Cwd,
 		BlameCache: inv.BlameCache(),
 		Version:    inv.Version,
+		Secrets: func() (*secrets.Detector, error) {
+			d, _, err := command.ConfigLoader(inv.Config).Secrets()
+			return d, err
+		},
 	}
 }
 
@@ -198,6 +217,10 @@ func blameRun(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
+	if fi, err := os.Stat(file); err == nil && o.MaxSize > 0 && o.Rev == "" && fi.Size() > o.MaxSize {
+		return loom.Errorf(loom.EINVALID, "%s is %s: loom blame takes files up to %s (--max-size 0 blames it whatever its size)",
+			o.File, safefile.Size(fi.Size()), safefile.Size(o.MaxSize))
+	}
 	if b.Traces, err = readTraces(g.Dir, o.Traces, o.NoTraces); err != nil {
 		return err
 	}
@@ -241,8 +264,14 @@ func printLines(ctx context.Context, o *Options, st loom.Store, lines []Line) {
 				ids[l.SessionID] = id
 			}
 			who = term.SanitizeLine(fmt.Sprintf("%s %s t%d %s", id, l.Agent, l.Turn, l.Model))
-			if l.Kind == Mixed {
+			switch {
+			case l.Kind == Mixed:
 				who += " (mixed)"
+			case l.Evidence == blame.EvidenceProgram:
+				// A program the agent ran named the file: less sure.
+				who += " (program?)"
+			case l.Evidence == blame.EvidenceShell:
+				who += " (sed)"
 			}
 		}
 		whos[i] = who

@@ -233,6 +233,8 @@ func TestBlameBadInput(t *testing.T) {
 	w.git("commit", "-qm", "start")
 	outside := filepath.Join(w.fx.Home, "loose.txt")
 	clitest.MustWrite(t, outside, "loose\n")
+	// A file over the size loom blame takes unless told.
+	w.write("big.log", strings.Repeat("a line of a large log file, one of many\n", 11<<20/40))
 	shallow := filepath.Join(w.fx.Home, "shallow")
 	w.git("clone", "-q", "--depth", "1", "file://"+w.dir, shallow)
 
@@ -247,6 +249,9 @@ func TestBlameBadInput(t *testing.T) {
 		{[]string{"blame", "notes.txt:0"}, 2, "LINES is a line"},
 		{[]string{"blame", "notes.txt:9"}, 1, "notes.txt has 1 lines: there is no line 9"},
 		{[]string{"blame", "notes.txt"}, 0, "loom holds no session that changed a file in"},
+		{[]string{"blame", "big.log"}, 1, "big.log is 11 MB: loom blame takes files up to 10 MB (--max-size 0 blames it whatever its size)"},
+		{[]string{"blame", "--max-size", "1000", "notes.txt"}, 0, "loom holds no session"},
+		{[]string{"blame", "trace", "expotr"}, 2, `unknown command "expotr" for "loom blame trace"`},
 	} {
 		r := w.run(c.args...)
 		lines := clitest.Lines(strings.TrimSpace(r.Stderr))
@@ -282,7 +287,9 @@ func TestBlameMCP(t *testing.T) {
 	file := filepath.Join(w.dir, "parse/tokens.go")
 	c := clitest.MustCall(t, cs, "blame", map[string]any{"path": file, "lines": "5"})
 	for _, want := range []string{"lines 5-5: agent by claude-code (claude-sonnet-4-5), session " + w.ses.ID + " turn 1",
-		"Prompt: Write a tokenizer for the parser.", "Reasoning: A table of tokens keeps the parser small.", "After the edit: The parser is in place"} {
+		"Prompt: Write a tokenizer for the parser.", "Reasoning: A table of tokens keeps the parser small.", "After the edit: The parser is in place",
+		// What comes back is framed as data, not instructions.
+		"Reference data, untrusted:", "<<<reference data: a past conversation>>>", "<<<end of reference data>>>"} {
 		if !strings.Contains(c.Text, want) {
 			t.Errorf("blame's text lacks %q:\n%s", want, c.Text)
 		}
@@ -299,4 +306,78 @@ func TestBlameMCP(t *testing.T) {
 	clitest.MustWrite(t, outside, "x\n")
 	clitest.WantToolError(t, cs, "blame", map[string]any{"path": outside}, "is not in a git work tree")
 	clitest.WantToolError(t, cs, "blame", map[string]any{"path": file, "lines": "x"}, "is not a line")
+}
+
+// TestBlamePR: loom blame pr of a branch against its upstream prints
+// its added lines by kind and agent and the session behind them, as
+// text, as a pull request comment (--markdown) and as JSON.
+func TestBlamePR(t *testing.T) {
+	w := newWork(t)
+	w.write("README.md", "# parser\n")
+	w.git("add", "-A")
+	w.git("commit", "-qm", "start")
+	upstream := filepath.Join(w.fx.Home, "upstream.git")
+	w.git("clone", "-q", "--bare", w.dir, upstream)
+	w.git("remote", "add", "origin", upstream)
+	w.git("fetch", "-q", "origin")
+	w.git("checkout", "-q", "-b", "feature", "--track", "origin/main")
+	w.agentWrites("Write a tokenizer for the parser.", "tokens.go", "package parser\n\n// Tokens splits a line.\nfunc Tokens(s string) []string {\n\treturn strings.Fields(s)\n}\n")
+	w.write("README.md", "# parser\n\nHuman notes.\n")
+	w.git("add", "-A")
+	w.git("commit", "-qm", "tokens")
+
+	r := w.run("blame", "pr", "--json")
+	var pr blame.PR
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &pr) != nil {
+		t.Fatalf("loom blame pr --json: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if pr.Lines != (blame.Tally{Total: 8, Agent: 6, Human: 2}) || pr.Commits != 1 || len(pr.Sessions) != 1 || pr.Sessions[0].SessionID != w.ses.ID ||
+		pr.Sessions[0].Title != "Add the parser" || pr.Range != "origin/main..HEAD" {
+		t.Errorf("loom blame pr --json: %+v", pr)
+	}
+	r = w.run("blame", "pr", "--markdown")
+	for _, want := range []string{"**75%** of the 8 lines added by 1 commits were written by agents", "| agents | 6 | 75% |", "| humans | 2 | 25% |", "| claude-code | 6 | 0 | 75% |", w.ses.ID + " Add the parser"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("loom blame pr --markdown lacks %q:\n%s", want, r.Stdout)
+		}
+	}
+	r = w.run("blame", "pr", "main..feature")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "8 lines added: 6 by agents, 0 mixed, 2 by humans, 0 unknown (75% agents)") {
+		t.Errorf("loom blame pr main..feature: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// The same commit's attribution as a git note of the Git AI
+	// standard.
+	r = w.run("blame", "notes", "--all")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "1 notes written to refs/notes/ai") {
+		t.Errorf("loom blame notes --all: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	note := w.git("notes", "--ref=refs/notes/ai", "show", "HEAD")
+	if !strings.HasPrefix(note, "tokens.go\n  s_") || !strings.Contains(note, " 1-6\n---\n") || !strings.Contains(note, `"schema_version": "authorship/3.0.0"`) {
+		t.Errorf("the note of HEAD:\n%s", note)
+	}
+	if r := w.run("blame", "notes", "--all", "HEAD"); r.Code != 2 {
+		t.Errorf("loom blame notes --all HEAD: exit %d, want 2", r.Code)
+	}
+}
+
+// TestBlameSummaryMixed: a mixed line counts half in the total's share
+// and in its agent's and model's alike, so that they agree.
+func TestBlameSummaryMixed(t *testing.T) {
+	w := newWork(t)
+	w.write("README.md", "# parse\n")
+	w.git("add", "-A")
+	w.git("commit", "-qm", "start")
+	w.agentWrites("Write a tokenizer for the parser.", "parse/tokens.go", parser)
+	w.git("add", "-A")
+	w.git("commit", "-qm", "tokens")
+	// A human changes one of the agent's lines: mixed.
+	w.write("parse/tokens.go", strings.Replace(parser, "// Tokens splits a line.", "// Tokens splits a line into its words.", 1))
+	out := w.must("blame", "summary")
+	// 7 lines: 5 agent, 1 mixed, 1 human: (5 + 0.5) / 7 = 79%.
+	for _, want := range []string{"7 lines: 5 by agents, 1 mixed, 1 by humans, 0 unknown (79% agents)",
+		"claude-code                    6 lines, 1 mixed (79%)", "claude-sonnet-4-5              6 lines, 1 mixed (79%)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
 }

@@ -79,6 +79,10 @@ type realAgent struct {
 	write     func(path, content string) providertest.ToolCall
 	edit      func(path, old, new string) providertest.ToolCall
 	editFirst func(path string) []providertest.ToolCall
+	// shell is a call of its shell tool that runs cmd in the session's
+	// directory; nil for an agent the scenario does not run commands
+	// of.
+	shell func(cmd string) providertest.ToolCall
 }
 
 func args(v map[string]any) string {
@@ -233,6 +237,15 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 	git("add", "-A")
 	git("commit", "-qm", "ledger")
 
+	// A human writes a file like the agent's (the same imports, the same
+	// field lines), committed alone: no session touched it.
+	clitest.MustWrite(t, filepath.Join(dir, "src/report.py"), reportPy)
+	led.created("src/report.py", reportPy, "human")
+	git("add", "-A")
+	git("commit", "-qm", "report")
+	// A human's constant under the agent's: the human's, not mixed.
+	human("src/ledger.py", "AUDIT_LIMIT = 10_000\n", "AUDIT_LIMIT = 10_000\nAUDIT_WINDOW_DAYS = 30\n")
+
 	// A human changes one of the agent's lines and adds a function.
 	human("src/ledger.py", "        return sum(e.amount for e in self.entries)\n", "        return round(sum(e.amount for e in self.entries), 2)\n")
 	human("src/ledger.py", "    def __len__(self):\n", "    def __len__(self):  # entries\n")
@@ -266,6 +279,37 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 	clitest.MustWrite(t, filepath.Join(dir, "src/money.py"), led.text("src/money.py"))
 	git("add", "-A")
 	git("commit", "-qm", "move load to money")
+
+	// Session 3b, for an agent whose commands the scenario runs: shell
+	// edits — a here-document through tee with its output to /dev/null
+	// after a cd, one after a command whose output goes to /dev/null,
+	// and a sed -i of one of the agent's lines.
+	if a.shell != nil {
+		shellCall := func(cmd string, apply func()) func() []providertest.ToolCall {
+			return func() []providertest.ToolCall {
+				apply()
+				return []providertest.ToolCall{a.shell(cmd)}
+			}
+		}
+		session("write notes and a version, and divide by a float",
+			shellCall("cd src && tee notes.txt <<'EOF' >/dev/null\nLedger notes for the next release.\nAmounts are kept in dollars, rounded to cents.\nEOF",
+				func() { led.created("src/notes.txt", notesTxt, "agent") }),
+			// An agent whose shell keeps its directory (Claude Code's) is
+			// in src now: back to the top by its absolute path.
+			shellCall("cd "+dir+" && echo writing >/dev/null && cat > src/version.py <<'EOF'\nVERSION = \"1.4.0\"\nRELEASE_NAME = \"ledger spring\"\nEOF",
+				func() { led.created("src/version.py", versionPy, "agent") }),
+			shellCall("sed -i 's/return value \\/ 100$/return value \\/ 100.0/' src/money.py",
+				func() {
+					cur := led.files["src/money.py"]
+					i := slices.IndexFunc(cur, func(x tline) bool { return x.text == "    return value / 100" })
+					cur[i] = tline{"    return value / 100.0", "agent"}
+				}))
+		for _, f := range []string{"src/notes.txt", "src/version.py", "src/money.py"} {
+			led.check(f)
+		}
+		git("add", "-A")
+		git("commit", "-qm", "notes and version")
+	}
 
 	// Session 3, not committed: an edit of the renamed file.
 	session("parse amounts",
@@ -302,6 +346,15 @@ func score(t *testing.T, fx *clitest.Fixture, dir string, led *ledger, tool stri
 		if len(res.Lines) != len(want) {
 			t.Fatalf("%s: loom blame gives %d lines, the file has %d", rel, len(res.Lines), len(want))
 		}
+		if !slices.ContainsFunc(want, func(x tline) bool { return x.who != "human" }) {
+			// A file no session wrote, edited or copied from has no
+			// agent's line, blank ones included.
+			for _, l := range res.Lines {
+				if l.Kind == blame.Agent || l.Kind == blame.Mixed {
+					t.Errorf("%s:%d %q is %s (%s): no session touched this file", rel, l.N, l.Text, l.Kind, l.Agent)
+				}
+			}
+		}
 		for i, l := range res.Lines {
 			w := want[i].who
 			gotAgent := l.Kind == blame.Agent && l.Agent == tool
@@ -332,7 +385,7 @@ func score(t *testing.T, fx *clitest.Fixture, dir string, led *ledger, tool stri
 					humanRight++
 				}
 			}
-			if (w == "agent") != gotAgent || w == "mixed" && l.Kind != blame.Mixed {
+			if (w == "agent") != gotAgent || w == "mixed" && l.Kind != blame.Mixed || w == "human" && l.Kind != blame.Human {
 				wrong = append(wrong, fmt.Sprintf("%s:%d %q: %s (%s), want %s", rel, l.N, l.Text, l.Kind, l.Agent, w))
 			}
 		}
@@ -347,8 +400,8 @@ func score(t *testing.T, fx *clitest.Fixture, dir string, led *ledger, tool stri
 	if tp+fn == 0 {
 		t.Fatalf("%s: the ledger holds no agent's line", tool)
 	}
-	if precision < 0.98 || recall < 0.95 {
-		t.Errorf("%s: precision %.3f, recall %.3f; want at least 0.98 and 0.95", tool, precision, recall)
+	if precision < 0.99 || recall < 0.95 {
+		t.Errorf("%s: precision %.3f, recall %.3f; want at least 0.99 and 0.95", tool, precision, recall)
 	}
 	if mixedRight != mixed {
 		t.Errorf("%s: %d of %d lines a human changed are mixed", tool, mixedRight, mixed)
@@ -390,6 +443,25 @@ def load(path):
             ledger.add(float(amount), memo.strip())
     return ledger
 `
+
+const reportPy = `"""A report of the ledger's entries."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Row:
+    amount: float
+    memo: str = ""
+
+
+def rows(ledger):
+    return [Row(e.amount, e.memo) for e in ledger.entries]
+`
+
+const notesTxt = "Ledger notes for the next release.\nAmounts are kept in dollars, rounded to cents.\n"
+
+const versionPy = "VERSION = \"1.4.0\"\nRELEASE_NAME = \"ledger spring\"\n"
 
 const utilPy = `"""Helpers for amounts."""
 
@@ -497,7 +569,10 @@ func TestBlameRealClaudeCode(t *testing.T) {
 	scenario(t, fx, p, filePathTools(realAgent{
 		tool: "claude-code",
 		run: func(t *testing.T, dir, prompt string) {
-			agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "-p", "--model", "claude-sonnet-4-5", "--allowedTools", "Read,Write,Edit", "--", prompt)
+			agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "-p", "--model", "claude-sonnet-4-5", "--allowedTools", "Read,Write,Edit,Bash", "--", prompt)
+		},
+		shell: func(cmd string) providertest.ToolCall {
+			return providertest.ToolCall{Name: "Bash", Args: args(map[string]any{"command": cmd, "description": "Run it"})}
 		},
 	}, "Write", "Edit", "Read", nil))
 }
@@ -522,6 +597,44 @@ func TestBlameRealCodex(t *testing.T) {
 		},
 		write: func(path, content string) providertest.ToolCall { return shell(addPatch(path, content)) },
 		edit:  func(path, old, new string) providertest.ToolCall { return shell(updatePatch(path, old, new)) },
+		shell: func(cmd string) providertest.ToolCall {
+			return providertest.ToolCall{Name: "exec_command", Args: args(map[string]any{"cmd": cmd})}
+		},
+	})
+}
+
+// TestBlameRealCodexCodeMode: Codex in its default mode (0.171's
+// default model runs in code mode) edits only through exec, a
+// JavaScript script whose calls of tools.apply_patch and
+// tools.exec_command make the changes.
+func TestBlameRealCodexCodeMode(t *testing.T) {
+	skipRealAgents(t)
+	fx := clitest.NewEmptyFixture(t)
+	bin := agentclitest.Install(t, agentclitest.CodexCodeMode)
+	p := newPlans()
+	srv := responsesServer(t, p)
+	codexHome := filepath.Join(fx.Home, ".codex")
+	clitest.WriteSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
+		`model_provider = "fake"`, `[model_providers.fake]`, `name = "fake"`, `base_url = "` + srv.URL + `/v1"`,
+		`wire_api = "responses"`, `env_key = "FAKE_OPENAI_KEY"`, `request_max_retries = 0`, `stream_max_retries = 0`}, "\n"))
+	env := agentclitest.Env(fx.Home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake", "LOOM_HOME="+fx.Home)
+	// The script as a model writes one: the patch a string literal.
+	script := func(call string, arg any) providertest.ToolCall {
+		b, _ := json.Marshal(arg)
+		return providertest.ToolCall{Name: "exec", Args: "const r = await tools." + call + "(" + string(b) + ");\ntext(JSON.stringify(r));\n"}
+	}
+	scenario(t, fx, p, realAgent{
+		tool: "codex",
+		run: func(t *testing.T, dir, prompt string) {
+			agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "exec", "--skip-git-repo-check", "-s", "danger-full-access", prompt)
+		},
+		write: func(path, content string) providertest.ToolCall {
+			return script("apply_patch", addPatch(path, content))
+		},
+		edit: func(path, old, new string) providertest.ToolCall {
+			return script("apply_patch", updatePatch(path, old, new))
+		},
+		shell: func(cmd string) providertest.ToolCall { return script("exec_command", map[string]any{"cmd": cmd}) },
 	})
 }
 
@@ -537,6 +650,9 @@ func TestBlameRealGemini(t *testing.T) {
 		run: func(t *testing.T, dir, prompt string) {
 			g.Dir = dir
 			g.Run("", prompt)
+		},
+		shell: func(cmd string) providertest.ToolCall {
+			return providertest.ToolCall{Name: "run_shell_command", Args: args(map[string]any{"command": cmd, "description": "Run it"})}
 		},
 	}, "write_file", "replace", "", map[string]any{"instruction": "Make the change asked for."}))
 }

@@ -44,7 +44,16 @@ func lineRun(ctx context.Context, o *Options, st loom.Store, res *blame.Result) 
 			who += ", commit " + l.Commit[:min(12, len(l.Commit))]
 		}
 		if l.Source != "" {
-			who += " (from an Agent Trace record)"
+			if l.Agent != "" {
+				who += ", recorded by " + l.Agent
+			}
+			if l.Model != "" {
+				who += ", model " + l.Model
+			}
+			if l.Conversation != "" {
+				who += ", conversation " + l.Conversation
+			}
+			who = term.SanitizeLine(who) + " (from an Agent Trace record)"
 		}
 		fmt.Fprintf(w, "%s %s\n", cs.Bold("written by"), who)
 		return nil
@@ -54,8 +63,13 @@ func lineRun(ctx context.Context, o *Options, st loom.Store, res *blame.Result) 
 		return nil
 	}
 	kind := "an agent"
-	if l.Kind == blame.Mixed {
+	switch {
+	case l.Kind == blame.Mixed:
 		kind = "an agent, then changed by a human"
+	case l.Evidence == blame.EvidenceShell:
+		kind = "an agent's sed or perl command (its substitution gives this line)"
+	case l.Evidence == blame.EvidenceProgram:
+		kind = "probably an agent: a program it ran names this file as one it writes (lower confidence)"
 	}
 	fmt.Fprintf(w, "%s %s: %s, model %s\n", cs.Bold("written by"), kind, term.SanitizeLine(l.Agent), term.SanitizeLine(l.Model))
 	when := ""

@@ -28,6 +28,10 @@ type RepoOptions struct {
 	Spec, Path string
 	// Output is where trace export writes ("" or "-": standard output).
 	Output string
+	// Markdown writes pr's report as a pull request comment's body.
+	Markdown bool
+	// All writes the notes of every commit of HEAD's history.
+	All bool
 }
 
 func newRepoOptions(inv *command.Invocation) *RepoOptions {
@@ -201,16 +205,22 @@ func summaryRun(ctx context.Context, o *RepoOptions) error {
 		}
 	}
 	for _, by := range []struct {
-		title string
-		m     map[string]int
-	}{{"by agent", s.ByAgent}, {"by model", s.ByModel}} {
+		title    string
+		m, mixed map[string]int
+	}{{"by agent", s.ByAgent, s.MixedByAgent}, {"by model", s.ByModel, s.MixedByModel}} {
 		if len(by.m) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s\n", cs.Bold(by.title))
 		keys := slices.SortedFunc(maps.Keys(by.m), func(a, b string) int { return by.m[b] - by.m[a] })
 		for _, k := range keys {
-			fmt.Fprintf(w, "  %-30s %d lines (%.0f%%)\n", term.SanitizeLine(command.OrDash(k)), by.m[k], 100*float64(by.m[k])/float64(max(1, s.Lines.Total)))
+			mixed := ""
+			if by.mixed[k] > 0 {
+				mixed = fmt.Sprintf(", %d mixed", by.mixed[k])
+			}
+			// Mixed lines count half here as in the total, so that the
+			// shares add up to it.
+			fmt.Fprintf(w, "  %-30s %d lines%s (%.0f%%)\n", term.SanitizeLine(command.OrDash(k)), by.m[k], mixed, 100*s.Share(by.m[k], by.mixed[k]))
 		}
 	}
 	if len(s.Sessions) > 0 {
@@ -226,7 +236,7 @@ func newCmdTrace(inv *command.Invocation) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "Agent Trace records: export what loom knows, read what others wrote",
-		Long: `Agent Trace (github.com/cursor/agent-trace, version 0.1) is an open
+		Long: `Agent Trace (github.com/cursor/agent-trace, version 0.1.0) is an open
 format for "these lines of this file at this revision came from this
 conversation and model". loom blame reads such records from the
 repository's .agent-trace/traces.jsonl and from --trace files; loom
@@ -234,6 +244,9 @@ blame trace export writes loom's attribution as records.`,
 		Example: `  loom blame trace export -o head.jsonl
   loom blame --trace head.jsonl src/app.ts`,
 		Args: command.NoArgs,
+		// A word that is no subcommand is a usage error (NoArgs), not
+		// the help.
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newCmdTraceExport(inv, nil))
 	return cmd
@@ -243,7 +256,7 @@ func newCmdTraceExport(inv *command.Invocation, runF func(context.Context, *Repo
 	cmd, opts := repoCommand(inv, &cobra.Command{
 		Use:   "export [REV | A..B]",
 		Short: "Write Agent Trace records of a commit or a range",
-		Long: `Write loom's attribution as Agent Trace records (version 0.1), one JSON
+		Long: `Write loom's attribution as Agent Trace records (version 0.1.0), one JSON
 record a line: for a commit (HEAD by default), one record of every file
 it holds that agents wrote lines of; for a range (main..feature), one
 record per commit, of the files it changed. Each conversation is a
@@ -304,5 +317,52 @@ func exportRun(ctx context.Context, o *RepoOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "%d Agent Trace records appended to %s\n", len(recs), term.SanitizeLine(o.Output))
+	return nil
+}
+
+func newCmdNotes(inv *command.Invocation, runF func(context.Context, *RepoOptions) error) *cobra.Command {
+	cmd, opts := repoCommand(inv, &cobra.Command{
+		Use:   "notes [REV | A..B]",
+		Short: "Write loom's attributions as git notes of the Git AI standard",
+		Long: `Write, for a commit (HEAD by default), each commit of a range, or with
+--all every commit of HEAD's history, the lines it brought in that
+agents' sessions wrote as an authorship log of the Git AI standard
+(authorship/3.0.0): a git note under refs/notes/ai, which git-ai's
+tools and CI read, and which travels with the repository once pushed
+(git push origin refs/notes/ai). A commit no agent wrote lines of gets
+no note; a note loom writes replaces the commit's note.
+
+loom blame reads the notes it finds, loom's and git-ai's: their lines
+are credited to their sessions where no session loom holds accounts
+for them, so a clone with the notes fetched (git fetch origin
+refs/notes/ai:refs/notes/ai) blames as the machine that wrote them.`,
+		Example: `  loom blame notes
+  loom blame notes main..feature && git push origin refs/notes/ai
+  loom blame notes --all`,
+	}, func(o *RepoOptions) *string { return &o.Spec }, runF, notesRun)
+	cmd.Flags().BoolVar(&opts.All, "all", false, "write the notes of every commit of HEAD's history (at most 1,000)")
+	return cmd
+}
+
+func notesRun(ctx context.Context, o *RepoOptions) error {
+	b, _, g, _, err := o.repo(ctx, "")
+	if err != nil {
+		return err
+	}
+	spec := o.Spec
+	if o.All {
+		if spec != "" {
+			return command.UsageErrorf("--all takes no commit or range")
+		}
+		spec = blame.AllCommits
+	}
+	n, err := b.Notes(ctx, g, spec, o.Version)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return command.WriteJSON(o.IO.Out, map[string]any{"notes": n, "ref": blame.NotesRef})
+	}
+	fmt.Fprintf(o.IO.Out, "%d notes written to %s (git push origin %s shares them)\n", n, blame.NotesRef, blame.NotesRef)
 	return nil
 }

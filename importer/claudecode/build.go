@@ -42,6 +42,9 @@ type builder struct {
 	// depends on what follows them, and of the prompts commands expand
 	// to (see settleCommands).
 	commands map[string]byte
+	// cwd is the directory the transcript started in, the session's:
+	// a call made after a cd records its own (toolDir).
+	cwd string
 }
 
 func newBuilder(t *tree, res *importer.Result) *builder {
@@ -55,6 +58,9 @@ func newBuilder(t *tree, res *importer.Result) *builder {
 		commands: map[string]byte{},
 	}
 	for _, r := range t.recs {
+		if b.cwd == "" {
+			b.cwd = r.Cwd
+		}
 		for i, bl := range r.blocks {
 			if !isResultBlock(bl) {
 				continue

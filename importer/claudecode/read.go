@@ -394,14 +394,19 @@ func fill(s *importer.Session, msgs []*loom.Message) {
 	}
 }
 
-// sessionMeta is the latest working directory, git branch and Claude
-// Code version the lines name.
+// sessionMeta is the working directory the session started in (a cd
+// later in it moves its calls, not the session: each call records its
+// own), and the latest git branch and Claude Code version the lines
+// name.
 func sessionMeta(recs []*record) (cwd, branch, version string) {
-	for i := len(recs) - 1; i >= 0 && (cwd == "" || branch == "" || version == ""); i-- {
-		r := recs[i]
-		if cwd == "" {
+	for _, r := range recs {
+		if r.Cwd != "" {
 			cwd = r.Cwd
+			break
 		}
+	}
+	for i := len(recs) - 1; i >= 0 && (branch == "" || version == ""); i-- {
+		r := recs[i]
 		if branch == "" {
 			branch = r.GitBranch
 		}

@@ -61,11 +61,30 @@ func (b *builder) tool(m *loom.Message, key string, r *record, i int, bl block) 
 		// interrupted.
 		p.Status, p.Error = loom.ToolError, loom.Interrupted
 	}
+	if r.Cwd != "" && r.Cwd != b.cwd {
+		p.Metadata = withCwd(p.Metadata, r.Cwd)
+	}
 	m.Parts = append(m.Parts, p)
 	m.Parts = append(m.Parts, files...)
 	if a, ok := b.agents[bl.ID]; ok && bl.ID != "" {
 		m.Parts = append(m.Parts, loom.Part{ID: p.ID + "/agent", Type: loom.PartAgent, Name: a.name, SessionID: a.sourceID})
 	}
+}
+
+// withCwd adds to a tool part's metadata the directory its call ran in
+// ("cwd"), when it is not the session's: relative paths of the call
+// (a shell command's files) are taken from it.
+func withCwd(meta json.RawMessage, cwd string) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if len(meta) > 0 && json.Unmarshal(meta, &m) != nil {
+		return meta
+	}
+	m["cwd"], _ = json.Marshal(cwd)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return meta
+	}
+	return b
 }
 
 // resultContent reads a tool_result's content: its text (a string, the

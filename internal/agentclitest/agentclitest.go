@@ -37,7 +37,11 @@ type Package struct {
 var (
 	ClaudeCode = Package{Name: "@anthropic-ai/claude-code", Version: "2.1.330", Bin: "claude"}
 	Codex      = Package{Name: "@openai/codex", Version: "0.169.0", Bin: "codex"}
-	Gemini     = Package{Name: "@google/gemini-cli", Version: "0.61.0", Bin: "gemini"}
+	// CodexCodeMode is the Codex whose default model (gpt-6.2-sol) runs
+	// in code mode: its only tools are exec, a JavaScript script that
+	// calls the others (tools.apply_patch, tools.exec_command), and wait.
+	CodexCodeMode = Package{Name: "@openai/codex", Version: "0.171.0", Bin: "codex"}
+	Gemini        = Package{Name: "@google/gemini-cli", Version: "0.61.0", Bin: "gemini"}
 	// Continue is Continue's command-line agent, cn; it speaks the
 	// OpenAI Chat Completions API that openai/openaitest serves.
 	Continue = Package{Name: "@continuedev/cli", Version: "1.5.47", Bin: "cn"}

@@ -56,6 +56,7 @@ func NewScriptedResponses() *Scripted {
 		tn = tn.orFallback()
 		id := fmt.Sprintf("resp_fake%d", x.N)
 		var items []map[string]any
+		custom := customTools(x.Req.Body)
 		if tn.Reasoning != "" {
 			items = append(items, map[string]any{"type": "reasoning", "id": fmt.Sprintf("rs_fake%d", x.N),
 				"summary": []any{map[string]any{"type": "summary_text", "text": tn.Reasoning}}})
@@ -71,6 +72,13 @@ func NewScriptedResponses() *Scripted {
 			}
 			item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake%d_%d", x.N, i), "status": "completed",
 				"call_id": callID, "name": c.Name, "arguments": c.Args}
+			if custom[c.Name] {
+				// A free-form tool (Codex's exec in code mode, its
+				// apply_patch) is called with its text, as the service
+				// calls the tools a request declares custom.
+				item = map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_fake%d_%d", x.N, i), "status": "completed",
+					"call_id": callID, "name": c.Name, "input": c.Args}
+			}
 			// A tool of a namespace (multi_agent_v1.spawn_agent) is
 			// called by its name in its namespace.
 			if ns, name, ok := strings.Cut(c.Name, "."); ok {
@@ -96,6 +104,34 @@ func NewScriptedResponses() *Scripted {
 				"output_tokens": u.Output, "output_tokens_details": map[string]any{"reasoning_tokens": u.Reasoning}, "total_tokens": u.Input + u.Output},
 		}})
 	})
+}
+
+// customTools are the names of the free-form tools a Responses request
+// declares, in its tools or in an additional_tools item of its input
+// (Codex's code mode), namespaces included.
+func customTools(body map[string]any) map[string]bool {
+	out := map[string]bool{}
+	var walk func(tools any)
+	walk = func(tools any) {
+		list, _ := tools.([]any)
+		for _, t := range list {
+			tool, _ := t.(map[string]any)
+			if tool["type"] == "namespace" {
+				walk(tool["tools"])
+			}
+			if name, _ := tool["name"].(string); tool["type"] == "custom" && name != "" {
+				out[name] = true
+			}
+		}
+	}
+	walk(body["tools"])
+	input, _ := body["input"].([]any)
+	for _, it := range input {
+		if item, _ := it.(map[string]any); item["type"] == "additional_tools" {
+			walk(item["tools"])
+		}
+	}
+	return out
 }
 
 // NewScriptedGemini serves the part of the Gemini API that Gemini CLI

@@ -1,0 +1,515 @@
+package blame
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loomhq/loom"
+)
+
+// The Git AI standard (github.com/git-ai-project/git-ai,
+// specs/git_ai_standard_v3.0.0.md): an authorship log attached to each
+// commit as a git note under NotesRef, the lines of the commit's files
+// that AI sessions wrote (an attestation section), then "---", then a
+// JSON object of the sessions (metadata).
+const (
+	NotesRef         = "refs/notes/ai"
+	AuthorshipSchema = "authorship/3.0.0"
+)
+
+// Authorship is one commit's authorship log.
+type Authorship struct {
+	Files []AttestedFile
+	Meta  AuthorshipMeta
+}
+
+// AttestedFile is a file of an authorship log and its attestations.
+type AttestedFile struct {
+	Path    string
+	Entries []Attestation
+}
+
+// Attestation is the lines (at the commit) one key accounts for: a
+// session's trace (s_…::t_…), a known human (h_…) or a legacy prompt.
+type Attestation struct {
+	Key   string
+	Lines []int
+}
+
+// AuthorshipMeta is an authorship log's metadata section.
+type AuthorshipMeta struct {
+	SchemaVersion string                   `json:"schema_version"`
+	GitAIVersion  string                   `json:"git_ai_version,omitempty"`
+	BaseCommitSHA string                   `json:"base_commit_sha"`
+	Prompts       map[string]PromptRecord  `json:"prompts"`
+	Sessions      map[string]SessionRecord `json:"sessions,omitempty"`
+	Humans        map[string]HumanRecord   `json:"humans,omitempty"`
+}
+
+// AgentID names an AI session: its tool, its id there, its model.
+type AgentID struct {
+	Tool  string `json:"tool"`
+	ID    string `json:"id"`
+	Model string `json:"model"`
+}
+
+// SessionRecord is a session of an authorship log.
+type SessionRecord struct {
+	AgentID          AgentID           `json:"agent_id"`
+	HumanAuthor      string            `json:"human_author,omitempty"`
+	CustomAttributes map[string]string `json:"custom_attributes,omitempty"`
+}
+
+// PromptRecord is a session of a log of the legacy format.
+type PromptRecord struct {
+	AgentID        AgentID           `json:"agent_id"`
+	HumanAuthor    string            `json:"human_author,omitempty"`
+	MessagesURL    string            `json:"messages_url,omitempty"`
+	TotalAdditions int               `json:"total_additions"`
+	TotalDeletions int               `json:"total_deletions"`
+	AcceptedLines  int               `json:"accepted_lines"`
+	OverridenLines int               `json:"overriden_lines"`
+	Custom         map[string]string `json:"custom_attributes,omitempty"`
+}
+
+// HumanRecord is a known human of an authorship log.
+type HumanRecord struct {
+	Author string `json:"author"`
+}
+
+// maxNote bounds the note read for one commit.
+const maxNote = 16 << 20
+
+// ParseAuthorship reads an authorship log.
+func ParseAuthorship(text string) (*Authorship, error) {
+	if len(text) > maxNote {
+		return nil, fmt.Errorf("authorship log: %d bytes, more than %d", len(text), maxNote)
+	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	head, meta, ok := strings.Cut(text, "\n---\n")
+	if !ok {
+		if rest, found := strings.CutPrefix(text, "---\n"); found {
+			head, meta, ok = "", rest, true
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("authorship log: no --- line between its attestations and its metadata")
+	}
+	a := &Authorship{}
+	if err := json.Unmarshal([]byte(meta), &a.Meta); err != nil {
+		return nil, fmt.Errorf("authorship log: metadata: %w", err)
+	}
+	if !strings.HasPrefix(a.Meta.SchemaVersion, "authorship/") {
+		return nil, fmt.Errorf("authorship log: schema_version %q is not authorship/…", a.Meta.SchemaVersion)
+	}
+	for n, l := range strings.Split(head, "\n") {
+		switch {
+		case strings.TrimSpace(l) == "":
+		case !strings.HasPrefix(l, " "):
+			path := l
+			if uq, err := strconv.Unquote(l); err == nil && strings.HasPrefix(l, `"`) {
+				path = uq
+			}
+			if path == "" {
+				return nil, fmt.Errorf("authorship log: line %d: a file with no path", n+1)
+			}
+			a.Files = append(a.Files, AttestedFile{Path: path})
+		case len(a.Files) == 0:
+			return nil, fmt.Errorf("authorship log: line %d: an attestation before any file", n+1)
+		default:
+			key, spec, ok := strings.Cut(strings.TrimSpace(l), " ")
+			lines, err := parseLineSpec(spec)
+			if !ok || key == "" || err != nil {
+				return nil, fmt.Errorf("authorship log: line %d: %q is no attestation", n+1, strings.TrimSpace(l))
+			}
+			f := &a.Files[len(a.Files)-1]
+			f.Entries = append(f.Entries, Attestation{Key: key, Lines: lines})
+		}
+	}
+	return a, nil
+}
+
+// maxAttested bounds the lines one attestation may name.
+const maxAttested = 1 << 20
+
+// parseLineSpec reads 1,2,19-222,300.
+func parseLineSpec(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		a, b, isRange := strings.Cut(part, "-")
+		from, err := strconv.Atoi(a)
+		if err != nil || from < 1 {
+			return nil, fmt.Errorf("bad line %q", part)
+		}
+		to := from
+		if isRange {
+			if to, err = strconv.Atoi(b); err != nil || to < from {
+				return nil, fmt.Errorf("bad range %q", part)
+			}
+		}
+		if len(out)+to-from+1 > maxAttested {
+			return nil, fmt.Errorf("more than %d lines", maxAttested)
+		}
+		for n := from; n <= to; n++ {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// lineSpec writes lines (ascending) as ranges: 1-4,9,12-13.
+func lineSpec(lines []int) string {
+	var b strings.Builder
+	for i := 0; i < len(lines); {
+		j := i
+		for j+1 < len(lines) && lines[j+1] == lines[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(lines[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(lines[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// String writes the log in the standard's form.
+func (a *Authorship) String() string {
+	var b strings.Builder
+	for _, f := range a.Files {
+		if strings.ContainsAny(f.Path, " \t\n\r\"") || f.Path == "---" || !utf8.ValidString(f.Path) {
+			b.WriteString(strconv.Quote(f.Path))
+		} else {
+			b.WriteString(f.Path)
+		}
+		b.WriteByte('\n')
+		for _, e := range f.Entries {
+			b.WriteString("  " + e.Key + " " + lineSpec(e.Lines) + "\n")
+		}
+	}
+	b.WriteString("---\n")
+	meta, _ := json.MarshalIndent(a.Meta, "", "  ")
+	b.Write(meta)
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// gitAITools are the tool names of the standard for the agents loom
+// names otherwise.
+var gitAITools = map[string]string{"claude-code": "claude", "gemini": "gemini", "codex": "codex", "cursor": "cursor", "copilot": "copilot"}
+
+func hexOf(s string, n int) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])[:n]
+}
+
+// The custom attributes loom keeps in a session record, to read its
+// own notes back as they were: what the standard has no field for.
+const (
+	attrSession  = "loom_session_id"
+	attrAgent    = "loom_agent"
+	attrProvider = "loom_provider"
+	// attrTraces lists the session's trace keys of the note: t_…=turn,
+	// with ":mixed" for the lines a human changed since.
+	attrTraces = "loom_traces"
+)
+
+// NewAuthorship is the authorship log of commit rev (whose parent is
+// base): the lines of files (blamed at rev) that rev brought in and an
+// agent's session wrote, mixed ones too (marked in loom's attributes).
+func NewAuthorship(rev, base, version string, files []*Result) *Authorship {
+	a := &Authorship{Meta: AuthorshipMeta{SchemaVersion: AuthorshipSchema, GitAIVersion: "loom " + version, BaseCommitSHA: base,
+		Prompts: map[string]PromptRecord{}, Sessions: map[string]SessionRecord{}}}
+	traces := map[string]map[string]string{} // session key → trace key → turn[:mixed]
+	for _, f := range files {
+		af := AttestedFile{Path: f.Path}
+		byKey := map[string][]int{}
+		var order []string
+		for _, l := range f.Lines {
+			if l.Commit != rev || l.SessionID == "" || l.Source != "" || l.Kind != Agent && l.Kind != Mixed {
+				continue
+			}
+			tool := gitAITools[l.Agent]
+			if tool == "" {
+				tool = l.Agent
+			}
+			sk := "s_" + hexOf(tool+":"+l.SessionID, 14)
+			if _, ok := a.Meta.Sessions[sk]; !ok {
+				a.Meta.Sessions[sk] = SessionRecord{AgentID: AgentID{Tool: tool, ID: l.SessionID, Model: l.Model},
+					CustomAttributes: map[string]string{attrSession: l.SessionID, attrAgent: l.Agent, attrProvider: l.Provider}}
+				traces[sk] = map[string]string{}
+			}
+			turn := strconv.Itoa(l.Turn)
+			if l.Kind == Mixed {
+				turn += ":mixed"
+			}
+			tk := "t_" + hexOf(l.SessionID+":"+turn, 14)
+			traces[sk][tk] = turn
+			key := sk + "::" + tk
+			if byKey[key] == nil {
+				order = append(order, key)
+			}
+			byKey[key] = append(byKey[key], l.N)
+		}
+		for _, k := range order {
+			af.Entries = append(af.Entries, Attestation{Key: k, Lines: byKey[k]})
+		}
+		if len(af.Entries) > 0 {
+			a.Files = append(a.Files, af)
+		}
+	}
+	for sk, ts := range traces {
+		var parts []string
+		for _, tk := range slices.Sorted(mapsKeys(ts)) {
+			parts = append(parts, tk+"="+ts[tk])
+		}
+		a.Meta.Sessions[sk].CustomAttributes[attrTraces] = strings.Join(parts, ",")
+	}
+	return a
+}
+
+func mapsKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// Record is the log as an Agent Trace record of commit rev at time at,
+// for the lines it names to be read like a trace's (Line.Source
+// "notes"): each session's lines its model's, a known human's the
+// human's, and loom's own sessions as they were written.
+func (a *Authorship) Record(rev string, at time.Time) Record {
+	rec := Record{Version: TraceVersion, ID: "notes:" + rev, Timestamp: at.UTC().Format("2006-01-02T15:04:05.000Z"),
+		VCS: &TraceVCS{Type: "git", Revision: rev}, Tool: &TraceTool{Name: "git-ai"}, source: "notes"}
+	origins := map[string]traceOrigin{}
+	for _, f := range a.Files {
+		tf := TracedFile{Path: f.Path}
+		for _, e := range f.Entries {
+			conv := TraceConversation{}
+			sk, tk, _ := strings.Cut(e.Key, "::")
+			var agent AgentID
+			var attrs map[string]string
+			switch {
+			case strings.HasPrefix(sk, "s_"):
+				s, ok := a.Meta.Sessions[sk]
+				if !ok {
+					continue
+				}
+				agent, attrs = s.AgentID, s.CustomAttributes
+			case strings.HasPrefix(sk, "h_"):
+				conv.Contributor = &TraceContributor{Type: "human"}
+			default:
+				p, ok := a.Meta.Prompts[sk]
+				if !ok {
+					continue
+				}
+				agent, attrs = p.AgentID, p.Custom
+			}
+			if conv.Contributor == nil {
+				conv.Contributor = &TraceContributor{Type: "ai", ModelID: agent.Model}
+				conv.URL = "git-ai://" + agent.Tool + "/" + agent.ID
+				if id := attrs[attrSession]; id != "" {
+					// A note loom wrote: its session as it was.
+					turnKind := traceTurn(attrs[attrTraces], tk)
+					turn, kind, _ := strings.Cut(turnKind, ":")
+					n, _ := strconv.Atoi(turn)
+					conv.URL = SessionURL(id, n)
+					conv.Contributor.ModelID = ModelID(attrs[attrProvider], agent.Model)
+					if kind == "mixed" {
+						conv.Contributor.Type = "mixed"
+					}
+					origins[conv.URL] = traceOrigin{SessionID: id, Turn: n, Agent: attrs[attrAgent], Model: agent.Model, Provider: attrs[attrProvider]}
+				}
+			}
+			for _, n := range e.Lines {
+				rs := conv.Ranges
+				if k := len(rs); k > 0 && rs[k-1].EndLine == n-1 {
+					rs[k-1].EndLine = n
+				} else {
+					rs = append(rs, TraceRange{StartLine: n, EndLine: n})
+				}
+				conv.Ranges = rs
+			}
+			tf.Conversations = append(tf.Conversations, conv)
+		}
+		rec.Files = append(rec.Files, tf)
+	}
+	if len(origins) > 0 {
+		rec.Metadata = map[string]any{"dev.loom": map[string]any{"conversations": origins}}
+	}
+	return rec
+}
+
+// traceTurn is the turn[:kind] of trace key tk in a loom_traces list.
+func traceTurn(list, tk string) string {
+	for _, p := range strings.Split(list, ",") {
+		if k, v, ok := strings.Cut(p, "="); ok && k == tk {
+			return v
+		}
+	}
+	return ""
+}
+
+// NotedCommits are the commits of the repository that have an
+// authorship log, by commit: the note's blob.
+func (g Git) NotedCommits(ctx context.Context) map[string]string {
+	out, err := g.run(ctx, "notes", "--ref="+NotesRef, "list")
+	if err != nil {
+		return nil
+	}
+	m := map[string]string{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			m[f[1]] = f[0]
+		}
+	}
+	return m
+}
+
+// NoteRecords are the authorship logs of commits (those of them that
+// noted has), as records (Authorship.Record); a log that does not read
+// is left out.
+func (g Git) NoteRecords(ctx context.Context, noted map[string]string, commits map[string]time.Time) []Record {
+	var out []Record
+	for c, at := range commits {
+		blob, ok := noted[c]
+		if !ok {
+			continue
+		}
+		text, err := g.run(ctx, "cat-file", "blob", blob)
+		if err != nil {
+			continue
+		}
+		a, err := ParseAuthorship(string(text))
+		if err != nil {
+			continue
+		}
+		out = append(out, a.Record(c, at))
+	}
+	return out
+}
+
+// WriteNote attaches a's log to commit rev (replacing one it had).
+func (g Git) WriteNote(ctx context.Context, rev string, a *Authorship) error {
+	bin := g.Bin
+	if bin == "" {
+		bin = "git"
+	}
+	cmd := exec.CommandContext(ctx, bin, "notes", "--ref="+NotesRef, "add", "-f", "-F", "-", rev)
+	cmd.Dir = g.Dir
+	cmd.Stdin = strings.NewReader(a.String())
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("git notes: %s", strings.TrimSpace(errb.String()))
+	}
+	return nil
+}
+
+// AllCommits is the spec of Notes for every commit of HEAD's history.
+const AllCommits = "\x00all"
+
+// Notes writes the authorship log of each commit spec names (HEAD by
+// default) that agents' sessions wrote lines of, and returns how many
+// it wrote.
+func (b *Blamer) Notes(ctx context.Context, g Git, spec, version string) (int, error) {
+	var revs []string
+	var err error
+	if spec == AllCommits {
+		revs, err = g.Revisions(ctx, "HEAD")
+		if err == nil {
+			var out []byte
+			out, err = g.run(ctx, "rev-list", "--reverse", "--max-count="+strconv.Itoa(maxCommits+1), "HEAD")
+			revs = strings.Fields(string(out))
+			if len(revs) > maxCommits {
+				return 0, loom.Errorf(loom.EINVALID, "HEAD has more than %d commits: give a range", maxCommits)
+			}
+		}
+	} else {
+		revs, err = g.Revisions(ctx, spec)
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, rev := range revs {
+		files, err := g.changed(ctx, rev)
+		if err != nil {
+			return n, err
+		}
+		results, err := b.blameAll(ctx, g, files, rev)
+		if err != nil {
+			return n, err
+		}
+		base := ""
+		if out, err := g.run(ctx, "rev-parse", "-q", "--verify", rev+"^"); err == nil {
+			base = strings.TrimSpace(string(out))
+		}
+		a := NewAuthorship(rev, base, version, results)
+		if len(a.Files) == 0 {
+			continue
+		}
+		if err := g.WriteNote(ctx, rev, a); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// applyNotes credits the lines of out (blamed as lines) that notes'
+// records account for and nothing else did: a note's line numbers are
+// those of its commit's file, which git blame gives each line it dates
+// to that commit (its original line).
+func applyNotes(lines []blamed, out []Line, recs []Record) {
+	type at struct {
+		commit, path string
+		n            int
+	}
+	index := map[at]int{}
+	for i, l := range lines {
+		if out[i].SessionID == "" && out[i].Source == "" {
+			index[at{l.Commit, l.Path, l.OrigLine}] = i
+		}
+	}
+	for _, rec := range recs {
+		origins := rec.origins()
+		for _, f := range rec.Files {
+			for _, c := range f.Conversations {
+				for _, rg := range c.Ranges {
+					who := c.Contributor
+					if rg.Contributor != nil {
+						who = rg.Contributor
+					}
+					for n := rg.StartLine; n <= rg.EndLine && who != nil; n++ {
+						i, ok := index[at{rec.VCS.Revision, f.Path, n}]
+						if !ok {
+							continue
+						}
+						delete(index, at{rec.VCS.Revision, f.Path, n})
+						traceLine(&out[i], who, c.URL, rec.Tool, origins)
+						out[i].Source = rec.source
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package blame
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom/internal/gittest"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// TestNotesRoundTrip: loom's attributions written as git notes of the
+// Git AI standard, pushed with the repository, are read back by a clone
+// whose store holds no session: the same lines are the same sessions'
+// (turn, agent, model), a mixed line mixed.
+func TestNotesRoundTrip(t *testing.T) {
+	r := newRepo(t)
+	r.write("README.md", "# notes\n")
+	r.commit("start")
+	r.agentWrite("s1", "calc.go", "package calc\n\n// Add adds two numbers.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n")
+	r.commit("add")
+	r.tick(time.Hour)
+	r.write("calc.go", strings.Replace(r.read("calc.go"), "// Add adds two numbers.", "// Add adds two integers.", 1)+"\n// Written by hand.\n")
+	r.commit("human")
+	r.agentEdit("s2", "codex", "calc.go", "// Written by hand.\n", "// Written by hand.\n\n// Sub subtracts b from a.\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n")
+	r.commit("sub")
+	want := r.blame("calc.go")
+
+	b := &Blamer{Store: r.st, UserID: "local"}
+	n, err := b.Notes(context.Background(), Git{Dir: r.dir}, AllCommits, "test")
+	if err != nil || n != 3 {
+		t.Fatalf("notes written: %d, %v; want 3 (add, human's mixed line, sub)", n, err)
+	}
+	note := r.git("notes", "--ref="+NotesRef, "show", "HEAD")
+	if !strings.Contains(note, "calc.go\n  s_") || !strings.Contains(note, "\n---\n") || !strings.Contains(note, `"schema_version": "authorship/3.0.0"`) {
+		t.Errorf("HEAD's note:\n%s", note)
+	}
+
+	clone := filepath.Join(t.TempDir(), "clone")
+	gittest.Git(t, filepath.Dir(clone), time.Time{}, "clone", "-q", r.dir, clone)
+	gittest.Git(t, clone, time.Time{}, "fetch", "-q", "origin", NotesRef+":"+NotesRef)
+	empty, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "empty.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer empty.Close()
+	got, err := (&Blamer{Store: empty, UserID: "local"}).File(context.Background(), filepath.Join(clone, "calc.go"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Lines) != len(want.Lines) {
+		t.Fatalf("the clone's calc.go has %d lines, want %d", len(got.Lines), len(want.Lines))
+	}
+	agents := 0
+	for i, w := range want.Lines {
+		g := got.Lines[i]
+		if g.Kind != w.Kind || g.SessionID != w.SessionID || g.Turn != w.Turn || g.Agent != w.Agent || g.Model != w.Model || g.Provider != w.Provider {
+			t.Errorf("line %d %q: from the notes %s %s t%d %s %s, want %s %s t%d %s %s", w.N, w.Text, g.Kind, g.SessionID, g.Turn, g.Agent, g.Model,
+				w.Kind, w.SessionID, w.Turn, w.Agent, w.Model)
+		}
+		if w.SessionID != "" {
+			agents++
+			if g.Source != "notes" {
+				t.Errorf("line %d: source %q, want notes", w.N, g.Source)
+			}
+		}
+	}
+	if agents < 8 {
+		t.Errorf("only %d agents' lines to compare", agents)
+	}
+}
+
+// TestReadGitAINotes: an authorship log written as the Git AI
+// standard's examples are (sessions with trace keys, a known human, a
+// legacy prompt) credits its lines to its sessions' tools and models,
+// and its known human's lines to a human.
+func TestReadGitAINotes(t *testing.T) {
+	r := newRepo(t)
+	var main strings.Builder
+	for i := 1; i <= 50; i++ {
+		main.WriteString("line " + strings.Repeat("x", i%7) + " of main " + itoa(i) + "\n")
+	}
+	r.write("src/main.rs", main.String())
+	r.write("src/lib.rs", "pub fn lib() {}\npub fn two() {}\n")
+	r.commit("rust")
+	log := `src/main.rs
+  s_0a1b2c3d4e5f60::t_11223344556677 1-10,15-20
+  s_0a1b2c3d4e5f60::t_8899aabbccddee 25,30-35
+  h_abcdef01234567 42-50
+src/lib.rs
+  00112233aabbccdd 1-2
+---
+{
+  "schema_version": "authorship/3.0.0",
+  "git_ai_version": "1.4.5",
+  "base_commit_sha": "0000000000000000000000000000000000000000",
+  "prompts": {
+    "00112233aabbccdd": {
+      "agent_id": {"tool": "cursor", "id": "old-conversation", "model": "gpt-4"},
+      "human_author": "Dev <dev@example.com>",
+      "total_additions": 2, "total_deletions": 0, "accepted_lines": 2, "overriden_lines": 0
+    }
+  },
+  "humans": {"h_abcdef01234567": {"author": "Dev <dev@example.com>"}},
+  "sessions": {
+    "s_0a1b2c3d4e5f60": {
+      "agent_id": {"tool": "claude", "id": "conv-123", "model": "claude-sonnet-4-5-20250514"},
+      "human_author": "dev@example.com",
+      "custom_attributes": {"team": "backend"}
+    }
+  }
+}
+`
+	cmd := "notes --ref=" + NotesRef + " add -m"
+	args := append(strings.Fields(cmd), log, "HEAD")
+	r.git(args...)
+	empty, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "empty.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer empty.Close()
+	b := &Blamer{Store: empty, UserID: "local"}
+	res, err := b.File(context.Background(), filepath.Join(r.dir, "src/main.rs"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		n           int
+		kind, agent string
+	}{{1, Agent, "git-ai"}, {10, Agent, "git-ai"}, {12, Human, ""}, {25, Agent, "git-ai"}, {31, Agent, "git-ai"}, {45, Human, ""}} {
+		l := res.Lines[c.n-1]
+		if l.Kind != c.kind || l.Agent != c.agent || c.kind == Agent && (l.Model != "claude-sonnet-4-5-20250514" || l.Conversation != "git-ai://claude/conv-123" || l.Source != "notes") {
+			t.Errorf("main.rs:%d: %+v", c.n, l)
+		}
+	}
+	if l := res.Lines[44]; l.Source != "notes" {
+		t.Errorf("the known human's line is not from the note: %+v", l)
+	}
+	res, err = b.File(context.Background(), filepath.Join(r.dir, "src/lib.rs"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := res.Lines[0]; l.Kind != Agent || l.Model != "gpt-4" || l.Conversation != "git-ai://cursor/old-conversation" {
+		t.Errorf("lib.rs:1 of a legacy prompt: %+v", l)
+	}
+}
+
+// FuzzParseAuthorship: any note is read or refused in bounded time,
+// never a panic, and what is read writes back to a log that reads the
+// same.
+func FuzzParseAuthorship(f *testing.F) {
+	f.Add("src/a.go\n  s_0a1b2c3d4e5f60::t_11223344556677 1-3,7\n---\n{\"schema_version\":\"authorship/3.0.0\",\"base_commit_sha\":\"x\",\"prompts\":{}}\n")
+	f.Add("\"a b.go\"\n  abcd1234abcd1234 2\n---\n{\"schema_version\":\"authorship/3.0.0\",\"prompts\":{\"abcd1234abcd1234\":{\"agent_id\":{\"tool\":\"cursor\",\"id\":\"i\",\"model\":\"m\"}}}}")
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAuthorship(s)
+		if err != nil {
+			return
+		}
+		b, err := ParseAuthorship(a.String())
+		if err != nil {
+			t.Fatalf("a log written back does not read: %v\n%s", err, a.String())
+		}
+		if len(b.Files) != len(a.Files) {
+			t.Fatalf("%d files read back, %d written", len(b.Files), len(a.Files))
+		}
+		a.Record("c", time.Now())
+	})
+}

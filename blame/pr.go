@@ -1,0 +1,178 @@
+package blame
+
+import (
+	"context"
+	"strings"
+
+	"github.com/loomhq/loom"
+)
+
+// emptyTree is git's tree of no file, which every repository knows.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// PR is what a pull request's lines say of who wrote them: the lines
+// its commits added that the head still holds, by kind, agent, model
+// and member, and the sessions behind them.
+type PR struct {
+	Repo string `json:"repo"`
+	// Base is the merge base of the range's ends, Head its head; Range
+	// the range as given (or the branch and its upstream).
+	Base    string `json:"base"`
+	Head    string `json:"head"`
+	Range   string `json:"range"`
+	Commits int    `json:"commits"`
+	// Lines counts the added lines by kind; ByAgent, ByModel and
+	// ByMember the agents' and mixed lines of each (Tally.Agent and
+	// Tally.Mixed; a mixed line counts half in every share).
+	Lines    Tally            `json:"lines"`
+	ByAgent  map[string]Tally `json:"by_agent"`
+	ByModel  map[string]Tally `json:"by_model"`
+	ByMember map[string]Tally `json:"by_member,omitempty"`
+	Files    []PRFile         `json:"files"`
+	// Sessions are the sessions behind the agents' lines, most lines
+	// first, with their cost (filled by whoever holds the sessions).
+	Sessions []PRSession `json:"sessions"`
+	// CostUSD is the cost of those sessions, whole.
+	CostUSD float64  `json:"cost_usd"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// PRFile is one file of a pull request and its added lines.
+type PRFile struct {
+	Path  string `json:"path"`
+	Lines Tally  `json:"lines"`
+}
+
+// PRSession is a session behind a pull request's lines.
+type PRSession struct {
+	Sessions
+	Title   string  `json:"title,omitempty"`
+	CostUSD float64 `json:"cost_usd"`
+	// Member is the team member whose session it is ("" without a
+	// team: the user's own).
+	Member string `json:"member,omitempty"`
+	// Share is a share link of the session, when one was asked for.
+	Share string `json:"share,omitempty"`
+}
+
+// PullRequest blames the lines a range of commits added: spec is
+// BASE..HEAD (BASE...HEAD alike), or "" for the branch against its
+// upstream. Each file the range added or changed is blamed as the head
+// has it, and its lines that a commit of the range brought in are
+// counted.
+func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, error) {
+	baseRef, headRef := "", "HEAD"
+	switch {
+	case spec == "":
+		out, err := g.run(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+		if err != nil {
+			return nil, loom.Errorf(loom.EINVALID, "this branch has no upstream: give the range, as loom blame pr main..HEAD")
+		}
+		baseRef = strings.TrimSpace(string(out))
+		spec = baseRef + "..HEAD"
+	case strings.Contains(spec, "..."):
+		baseRef, headRef, _ = strings.Cut(spec, "...")
+	case strings.Contains(spec, ".."):
+		baseRef, headRef, _ = strings.Cut(spec, "..")
+	default:
+		return nil, loom.Errorf(loom.EINVALID, "%q is no range: give BASE..HEAD", spec)
+	}
+	if headRef == "" {
+		headRef = "HEAD"
+	}
+	resolve := func(ref string) (string, error) {
+		out, err := g.run(ctx, "rev-parse", "--verify", "-q", ref+"^{commit}")
+		if err != nil {
+			return "", loom.Errorf(loom.ENOTFOUND, "%s names no commit of %s", ref, g.Dir)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	head, err := resolve(headRef)
+	if err != nil {
+		return nil, err
+	}
+	tip, err := resolve(baseRef)
+	if err != nil {
+		return nil, err
+	}
+	// The lines are counted against the merge base; a head with no
+	// history in common with the base (a new repository's first
+	// commits) against nothing.
+	base := emptyTree
+	if out, err := g.run(ctx, "merge-base", tip, head); err == nil {
+		base = strings.TrimSpace(string(out))
+	}
+	revs, err := g.Revisions(ctx, tip+".."+head)
+	if err != nil {
+		return nil, err
+	}
+	inRange := map[string]bool{}
+	for _, r := range revs {
+		inRange[r] = true
+	}
+	pr := &PR{Repo: g.Dir, Base: base, Head: head, Range: spec, Commits: len(revs),
+		ByAgent: map[string]Tally{}, ByModel: map[string]Tally{}, Files: []PRFile{}, Sessions: []PRSession{}}
+	diff, err := g.run(ctx, "diff", "--name-only", "-M", "--diff-filter=AMR", "-z", base, head, "--")
+	if err != nil {
+		return nil, err
+	}
+	ss := map[string]*Sessions{}
+	notes := map[string]bool{}
+	for _, f := range strings.Split(string(diff), "\x00") {
+		if f == "" {
+			continue
+		}
+		res, err := b.Blame(ctx, g, f, head)
+		if err != nil {
+			if loom.ErrorCode(err) == loom.EINVALID {
+				continue // a binary file
+			}
+			return nil, err
+		}
+		for _, n := range res.Notes {
+			if !strings.HasPrefix(n, "no session loom holds changed") {
+				notes[n] = true
+			}
+		}
+		pf := PRFile{Path: f}
+		for i := range res.Lines {
+			l := &res.Lines[i]
+			if !inRange[l.Commit] {
+				continue
+			}
+			pf.Lines.Add(l.Kind)
+			pr.Lines.Add(l.Kind)
+			if l.SessionID == "" {
+				continue
+			}
+			addSession(ss, f, l)
+			for _, m := range []struct {
+				by  map[string]Tally
+				key string
+			}{{pr.ByAgent, l.Agent}, {pr.ByModel, l.Model}} {
+				t := m.by[m.key]
+				t.Add(l.Kind)
+				m.by[m.key] = t
+			}
+		}
+		if pf.Lines.Total > 0 {
+			pr.Files = append(pr.Files, pf)
+		}
+	}
+	for _, s := range sortedSessions(ss) {
+		pr.Sessions = append(pr.Sessions, PRSession{Sessions: s})
+	}
+	for n := range notes {
+		pr.Notes = append(pr.Notes, n)
+	}
+	return pr, nil
+}
+
+// Share is the part of a pull request's added lines that t's lines
+// make (mixed ones count half).
+func (pr *PR) Share(t Tally) float64 {
+	if pr.Lines.Total == 0 {
+		return 0
+	}
+	return (float64(t.Agent) + float64(t.Mixed)/2) / float64(pr.Lines.Total)
+}

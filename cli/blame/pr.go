@@ -1,0 +1,169 @@
+package blame
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/blame"
+	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/secrets"
+)
+
+func newCmdPR(inv *command.Invocation, runF func(context.Context, *RepoOptions) error) *cobra.Command {
+	cmd, opts := repoCommand(inv, &cobra.Command{
+		Use:   "pr [BASE..HEAD]",
+		Short: "Show who wrote a pull request's added lines, and the sessions behind them",
+		Long: `Blame the lines a pull request adds: the commits of BASE..HEAD (the
+branch against its upstream by default), each file they added or
+changed as HEAD has it, and its lines those commits brought in. Prints
+how many are agents', mixed (an agent's line a human changed: half in
+every share), humans' and unknown, by agent and by model, the sessions
+behind them with their cost, and the files. --markdown writes a pull
+request comment's body; --json the same data.`,
+		Example: `  loom blame pr
+  loom blame pr main..feature --markdown > comment.md
+  loom blame pr origin/main..HEAD --json | jq '.lines'`,
+	}, func(o *RepoOptions) *string { return &o.Spec }, runF, prRun)
+	cmd.Flags().BoolVar(&opts.Markdown, "markdown", false, "write a pull request comment's body (Markdown)")
+	return cmd
+}
+
+func prRun(ctx context.Context, o *RepoOptions) error {
+	b, st, g, _, err := o.repo(ctx, "")
+	if err != nil {
+		return err
+	}
+	pr, err := b.PullRequest(ctx, g, o.Spec)
+	if err != nil {
+		return err
+	}
+	// The report is made to be passed on (a pull request's comment): the
+	// sessions' titles go through the secrets gate.
+	var gate *secrets.Detector
+	if o.Secrets != nil {
+		if gate, err = o.Secrets(); err != nil {
+			return err
+		}
+	}
+	for i := range pr.Sessions {
+		s := &pr.Sessions[i]
+		if ses, err := st.Session(ctx, s.SessionID); err == nil {
+			s.Title, s.CostUSD = ses.Title, loom.RoundCost(ses.Usage.CostUSD)
+			if gate != nil {
+				s.Title, _ = gate.Redact(s.Title)
+			}
+			pr.CostUSD += ses.Usage.CostUSD
+		}
+	}
+	pr.CostUSD = loom.RoundCost(pr.CostUSD)
+	for _, n := range pr.Notes {
+		fmt.Fprintln(o.IO.ErrOut, term.SanitizeLine(n))
+	}
+	switch {
+	case o.JSON:
+		return command.WriteJSON(o.IO.Out, pr)
+	case o.Markdown:
+		writeMarkdown(o.IO.Out, pr)
+		return nil
+	}
+	w, cs := o.IO.Out, o.IO.ColorScheme()
+	fmt.Fprintf(w, "%s (%d commits): %s\n", term.SanitizeLine(pr.Range), pr.Commits, prTally(pr, pr.Lines))
+	for _, by := range []struct {
+		title string
+		m     map[string]blame.Tally
+	}{{"by agent", pr.ByAgent}, {"by model", pr.ByModel}, {"by member", pr.ByMember}} {
+		if len(by.m) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s\n", cs.Bold(by.title))
+		for _, k := range byLines(by.m) {
+			t := by.m[k]
+			fmt.Fprintf(w, "  %-30s %d lines by agents, %d mixed (%.0f%% of the added lines)\n",
+				term.SanitizeLine(command.OrDash(k)), t.Agent, t.Mixed, 100*pr.Share(t))
+		}
+	}
+	if len(pr.Sessions) > 0 {
+		fmt.Fprintf(w, "\n%s (cost $%.2f)\n", cs.Bold("sessions"), pr.CostUSD)
+		for _, s := range pr.Sessions {
+			printSession(ctx, o.Options, st, s.Sessions)
+			fmt.Fprintf(w, "    %q, $%.2f\n", term.SanitizeLine(s.Title), s.CostUSD)
+		}
+	}
+	if len(pr.Files) > 0 {
+		fmt.Fprintf(w, "\n%s\n", cs.Bold("files"))
+		for _, f := range pr.Files {
+			fmt.Fprintf(w, "  %-40s %s\n", term.SanitizeLine(f.Path), prTally(pr, f.Lines))
+		}
+	}
+	return nil
+}
+
+// byLines are the keys of m, most agents' lines first.
+func byLines(m map[string]blame.Tally) []string {
+	return slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b].Agent+m[b].Mixed, m[a].Agent+m[a].Mixed), strings.Compare(a, b))
+	})
+}
+
+// prTally says how many of a pull request's added lines t counts, and
+// their share of all of them.
+func prTally(pr *blame.PR, t blame.Tally) string {
+	return fmt.Sprintf("%d lines added: %d by agents, %d mixed, %d by humans, %d unknown (%.0f%% agents)",
+		t.Total, t.Agent, t.Mixed, t.Human, t.Unknown, 100*pr.Share(t))
+}
+
+// writeMarkdown writes a pull request comment's body.
+func writeMarkdown(w io.Writer, pr *blame.PR) {
+	md := strings.NewReplacer("|", "\\|", "\n", " ", "`", "'")
+	fmt.Fprintf(w, "### Who wrote this change\n\n")
+	fmt.Fprintf(w, "**%.0f%%** of the %d lines added by %d commits were written by agents", 100*pr.Share(pr.Lines), pr.Lines.Total, pr.Commits)
+	if pr.Lines.Mixed > 0 {
+		fmt.Fprintf(w, " (mixed lines, an agent's changed by a human, count half)")
+	}
+	fmt.Fprintf(w, ".\n\n| | lines | share |\n|---|---:|---:|\n")
+	row := func(name string, n int, share float64) {
+		fmt.Fprintf(w, "| %s | %d | %.0f%% |\n", md.Replace(name), n, 100*share)
+	}
+	total := float64(max(1, pr.Lines.Total))
+	row("agents", pr.Lines.Agent, float64(pr.Lines.Agent)/total)
+	row("mixed", pr.Lines.Mixed, float64(pr.Lines.Mixed)/total)
+	row("humans", pr.Lines.Human, float64(pr.Lines.Human)/total)
+	row("unknown", pr.Lines.Unknown, float64(pr.Lines.Unknown)/total)
+	for _, by := range []struct {
+		title string
+		m     map[string]blame.Tally
+	}{{"agent", pr.ByAgent}, {"model", pr.ByModel}, {"member", pr.ByMember}} {
+		if len(by.m) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n| %s | lines | mixed | share |\n|---|---:|---:|---:|\n", by.title)
+		for _, k := range byLines(by.m) {
+			t := by.m[k]
+			fmt.Fprintf(w, "| %s | %d | %d | %.0f%% |\n", md.Replace(cmp.Or(k, "-")), t.Agent, t.Mixed, 100*pr.Share(t))
+		}
+	}
+	if len(pr.Sessions) > 0 {
+		fmt.Fprintf(w, "\n| session | agent | model | lines | cost |\n|---|---|---|---:|---:|\n")
+		for _, s := range pr.Sessions {
+			name := s.SessionID
+			if s.Title != "" {
+				name += " " + s.Title
+			}
+			if s.Share != "" {
+				name = "[" + name + "](" + s.Share + ")"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %d | $%.2f |\n", md.Replace(name), md.Replace(s.Agent), md.Replace(s.Model), s.Lines+s.Mixed, s.CostUSD)
+		}
+		fmt.Fprintf(w, "\nThe sessions cost $%.2f in all.\n", pr.CostUSD)
+	}
+	fmt.Fprintf(w, "\n<sub>loom blame pr %s</sub>\n", md.Replace(pr.Range))
+}
