@@ -11,7 +11,7 @@ import (
 // before the tests that use them), several at a time, and runs its
 // --version, which must name the version installed.
 func TestInstall(t *testing.T) {
-	for _, p := range []Package{ClaudeCode, Codex, Gemini, Continue, Pi, Node22, Node24, Bun, Qwen, Copilot, Opencode, Kilo, Droid, Cline,
+	for _, p := range []Package{ClaudeCode, Codex, CodexCodeMode, Gemini, Continue, Pi, Node22, Node24, Bun, Qwen, Copilot, Opencode, Kilo, Droid, Cline,
 		Grok, CodeBuddy, OhMyPi, OpenClaw} {
 		t.Run(p.Name+"@"+p.Version, func(t *testing.T) {
 			t.Parallel()
