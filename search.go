@@ -247,21 +247,25 @@ func (q SearchQuery) Terms() ([]Term, error) {
 	return nil, nil
 }
 
-// MaxSearchTime bounds how long one search ranks its matches. However
-// few its words, a query can be slow: words found in most messages that
-// rarely appear together (or in the phrases it asks for) make an engine
-// read most of its index to find the few messages that hold them all,
-// which on a store of a million messages takes seconds; and on a busy
-// machine any query can be slow. The first tier of a search (every
-// word) has MaxSearchTime, and the tiers after it share one more: a
-// search out of time returns the hits of the tiers that ended in time,
-// marked Partial, and is refused only when they found none, so that
-// every search returns within bounded time, no query holds a server's
-// CPU, and no search puts other messages in the place of hits.
+// MaxSearchTime bounds how long the tiers after a search's first rank
+// their matches. However few its words, a query can be slow: words found
+// in most messages that rarely appear together (or in the phrases it
+// asks for) make an engine read most of its index to find the few
+// messages that hold them all, which on a store of a million messages
+// takes seconds; and on a busy machine any query can be slow. The tiers
+// after the first (every word) share MaxSearchTime: a search out of time
+// returns the hits of the tiers that ended in time, marked Partial, so
+// that no search puts other messages in the place of hits.
 const MaxSearchTime = 800 * time.Millisecond
 
+// MaxRankTime bounds the first tier of a search (every word), the
+// answer itself: a busy machine makes it slower, not wrong, so it may
+// take up to MaxRankTime before the search is refused, so that every
+// search returns within bounded time and no query holds a server's CPU.
+const MaxRankTime = 8 * time.Second
+
 // ErrSearchTime is in the chain of the error of a search refused for
-// running out of MaxSearchTime before it had ranked any hit,
+// running out of MaxRankTime before it had ranked any hit,
 // beside its EINVALID *Error: unlike the other refusals, the same query
 // may pass on a less busy machine.
 var ErrSearchTime = errors.New("search ran out of time")

@@ -170,7 +170,7 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 	}
 	if partial {
 		if len(hits) == 0 {
-			return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v before it had ranked any hit: the machine is too busy, or its words are in too many messages; try again, or search for fewer or rarer words", loom.MaxSearchTime)}
+			return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v before its tiers had ranked any hit: the machine is too busy, or its words are in too many messages; try again, or search for fewer or rarer words", loom.MaxSearchTime)}
 		}
 		for i := range hits {
 			hits[i].Partial = true
@@ -189,10 +189,11 @@ func rankedHits(ctx context.Context, q loom.SearchQuery, terms []loom.Term, limi
 	// than the limit so that the limit still holds after that.
 	q.Limit = 2 * limit
 	// Not q.Deadline: a first tier cut short finds nothing at all, so it
-	// runs while its caller waits (ctx) and MaxSearchTime allow.
-	hits, err := runTimed(ctx, time.Now().Add(loom.MaxSearchTime), q, terms, search)
+	// runs while its caller waits (ctx) and MaxRankTime allow: a busy
+	// machine makes the answer slower, never another.
+	hits, err := runTimed(ctx, time.Now().Add(loom.MaxRankTime), q, terms, search)
 	if outOfTime(ctx, err) {
-		return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v before it had ranked any hit: the machine is too busy, or its words are in too many messages; try again, or search for fewer or rarer words", loom.MaxSearchTime)}
+		return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v before it had ranked any hit: the machine is too busy, or its words are in too many messages; try again, or search for fewer or rarer words", loom.MaxRankTime)}
 	}
 	if err != nil {
 		return nil, err

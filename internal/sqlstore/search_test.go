@@ -36,7 +36,7 @@ func TestRunSearch(t *testing.T) {
 	if loom.ErrorCode(err) != loom.EINVALID || !errors.Is(err, loom.ErrSearchTime) || !strings.Contains(loom.ErrorMessage(err), "fewer or rarer words") || len(hits) != 0 {
 		t.Fatalf("a search out of time = %+v, %v (asked %q), want an invalid-input error and no hit", hits, err, asked)
 	}
-	if d := time.Since(start); d < loom.MaxSearchTime {
+	if d := time.Since(start); d < loom.MaxRankTime {
 		t.Fatalf("search stopped after %v, before its budget ran out", d)
 	}
 	// No message holds every word and the tiers run out of time (a busy
