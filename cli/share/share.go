@@ -90,7 +90,7 @@ See docs/security.md, "Sharing".`,
 		Example: `  loom share "flaky deploy"
   loom share 0196a3b2 --turns 3-5 --expires 2d --hide-paths
   loom share 0196a3b2 --exclude 7 --exclude 12-14 --yes
-  loom share 0196a3b2 --hub https://hub.example.com --token "$SHARE_TOKEN" --yes --json
+  loom share 0196a3b2 --hub https://hub.example.com --yes --json
   loom share list
   loom share revoke Xb3kq2`,
 		Args: command.ArgsBetween(1, 1),

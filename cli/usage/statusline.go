@@ -63,8 +63,10 @@ from the store's roll-up; the session's own figure comes from Claude
 Code when loom cannot read the file. In ~/.claude/settings.json:
 
   "statusLine": {"type": "command", "command": "loom usage statusline"}`,
-		Example: `  echo '{"session_id":"…","model":{"display_name":"Opus"}}' | loom usage statusline`,
-		Args:    command.ArgsBetween(0, 0),
+		Example: `  echo '{"session_id":"…","model":{"display_name":"Opus"}}' |
+    loom usage statusline
+  loom usage statusline < status.json   # the JSON Claude Code passes`,
+		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.User = inv.User()
 			if runF != nil {
