@@ -248,10 +248,12 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		// The key is cut first: the last prompt says more about a
 		// session than the rest of a long key does.
 		tp.Flex(2, 7, 3, 1)
+		tp.Prose(1, 7)
 		tp.Drop(4, 3, 2, 7, 6)
 	} else {
 		tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
 		tp.Flex(2, 6, 1)
+		tp.Prose(1, 6)
 		// On a narrow terminal: created, key, then last prompt and the
 		// count go first; id, title and last activity stay.
 		tp.Drop(3, 2, 6, 5)
