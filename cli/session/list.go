@@ -181,11 +181,19 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for i, s := range sessions {
 		rows[i] = TreeRow{S: s}
 	}
+	if !opts.Tree && opts.IO.IsStdoutTTY() && !opts.JSON {
+		// On a terminal a sub-agent's session stands under the session
+		// that ran it; piped rows keep the store's order for scripts.
+		for i, n := range loom.NestSubagents(sessions) {
+			rows[i] = TreeRow{S: n.S, Depth: n.Depth}
+		}
+		DrawBranches(rows)
+	}
 	if opts.Tree {
 		// A list of every project and surface that the limit did not cut
 		// holds every session a tree could show: no query is needed.
 		complete := project == nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && (opts.Limit == 0 || len(sessions) < opts.Limit)
-		if rows, err = lineage(ctx, st, opts.User, sessions, complete); err != nil {
+		if rows, err = lineage(ctx, st, opts.User, sessions, complete, opts.Archived); err != nil {
 			return err
 		}
 	}
@@ -311,8 +319,9 @@ func listFooter(ctx context.Context, st loom.Store, ios *term.IOStreams, filter 
 // child of another listed one is a root, followed by its forks and
 // sub-agent sessions (listed or not), depth first. The whole tree is one
 // store query, however many sessions it holds, and none when complete
-// says the list already holds every live session of the user.
-func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session, complete bool) ([]TreeRow, error) {
+// says the list already holds every live session of the user. Archived
+// relatives are left out unless archived (the list of --archived).
+func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session, complete, archived bool) ([]TreeRow, error) {
 	listed := make(map[string]bool, len(sessions))
 	for _, s := range sessions {
 		listed[s.ID] = true
@@ -338,6 +347,9 @@ func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.S
 	depth := make(map[string]int, len(family))
 	rows := make([]TreeRow, 0, len(family))
 	for _, s := range family {
+		if s.ArchivedAt != nil && !archived {
+			continue
+		}
 		d := 0
 		if pd, ok := depth[s.ParentID]; ok && s.ParentID != "" {
 			d = pd + 1
