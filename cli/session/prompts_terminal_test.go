@@ -33,8 +33,13 @@ func TestQuestionsOnTerminal(t *testing.T) {
 	}
 	fx.MustRun(t, "session", "show", fx.Web.ID)
 
+	// The session asked about is listed in whole words at 80 columns.
+	fx.MustRun(t, "session", "rename", fx.Web.ID, "Deploy notes for the web app")
 	p = fx.StartPTYSize(t, 80, 24, "session", "delete", fx.Web.ID)
 	p.WaitFor(t, "Move 1 session to the trash? [y/N]")
+	if h := strings.Join(strings.Fields(p.History()), " "); !strings.Contains(h, fx.Web.ID+` "Deploy notes for the web app" 2 messages`) {
+		t.Fatalf("the session to delete is not listed in whole words at 80 columns:\n%s", p.History())
+	}
 	p.Send("y\r")
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("confirmed delete: exit %d:\n%s", code, p.Output())
