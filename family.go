@@ -77,3 +77,55 @@ func (q FamilyQuery) Depth() int {
 	}
 	return q.MaxDepth
 }
+
+// Nested is a session of a list and how deep it stands under the listed
+// session that ran it: 0 for one that stands on its own.
+type Nested struct {
+	S     *Session
+	Depth int
+}
+
+// NestSubagents orders a list of sessions for people to read: each
+// sub-agent session (a compaction's among them) right after the session
+// that ran it when that session is listed too, after the sub-agents of
+// it listed before, one deeper; every other session where the list has
+// it. The list's order holds among siblings and among the others.
+func NestSubagents(list []*Session) []Nested {
+	listed := make(map[string]bool, len(list))
+	for _, s := range list {
+		listed[s.ID] = true
+	}
+	nested := func(s *Session) bool {
+		return s.Kind == KindSubagent && s.ParentID != "" && s.ParentID != s.ID && listed[s.ParentID]
+	}
+	children := make(map[string][]*Session)
+	for _, s := range list {
+		if nested(s) {
+			children[s.ParentID] = append(children[s.ParentID], s)
+		}
+	}
+	out := make([]Nested, 0, len(list))
+	seen := make(map[*Session]bool, len(list))
+	var walk func(s *Session, depth int)
+	walk = func(s *Session, depth int) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		out = append(out, Nested{S: s, Depth: depth})
+		for _, c := range children[s.ID] {
+			walk(c, depth+1)
+		}
+	}
+	for _, s := range list {
+		if !nested(s) {
+			walk(s, 0)
+		}
+	}
+	// Sub-agents whose parent links go round in a cycle: where the
+	// list has them.
+	for _, s := range list {
+		walk(s, 0)
+	}
+	return out
+}

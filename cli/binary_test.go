@@ -215,7 +215,7 @@ func TestForkOnTerminal(t *testing.T) {
 			t.Fatalf("turn list lacks %q:\n%s", want, p.Output())
 		}
 	}
-	p.Send("2\n")
+	p.Send("2\r")
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.Output())
 	}

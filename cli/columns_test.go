@@ -16,12 +16,18 @@ import (
 )
 
 // Every command's --help fits 80 columns when it is not printed on a
-// terminal (a pipe, a file), run as a user runs it: the built binary.
+// terminal (a pipe, a file), run as a user runs it: the built binary;
+// and each of its examples is there whole, on a line of its own, so
+// that none wraps into what reads as a second command.
 func TestEveryHelpFits80Columns(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
 	root := cli.NewRootCmd(command.NewInvocation(&cli.Factory{IO: &term.IOStreams{}}))
-	paths := [][]string{{}}
+	type entry struct {
+		path []string
+		cmd  *cobra.Command
+	}
+	cmds := []entry{{nil, root}}
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {
 		for _, sub := range c.Commands() {
@@ -29,23 +35,40 @@ func TestEveryHelpFits80Columns(t *testing.T) {
 				continue
 			}
 			p := append(slices.Clone(path), sub.Name())
-			paths = append(paths, p)
+			cmds = append(cmds, entry{p, sub})
 			walk(sub, p)
 		}
 	}
 	walk(root, nil)
-	if len(paths) < 40 {
-		t.Fatalf("only %d commands", len(paths))
+	if len(cmds) < 40 {
+		t.Fatalf("only %d commands", len(cmds))
 	}
-	for _, p := range paths {
-		r := fx.Exec(t, "", append(p, "--help")...)
+	for _, e := range cmds {
+		name := strings.TrimSpace("loom " + strings.Join(e.path, " "))
+		r := fx.Exec(t, "", append(e.path, "--help")...)
 		if r.Code != 0 {
-			t.Errorf("loom %s --help: exit %d: %s", strings.Join(p, " "), r.Code, r.Stderr)
+			t.Errorf("%s --help: exit %d: %s", name, r.Code, r.Stderr)
 			continue
 		}
-		for i, l := range strings.Split(r.Stdout, "\n") {
+		lines := strings.Split(r.Stdout, "\n")
+		for i, l := range lines {
 			if w := ansi.StringWidth(l); w > 80 {
-				t.Errorf("loom %s --help, line %d: %d columns: %q", strings.Join(p, " "), i+1, w, l)
+				t.Errorf("%s --help, line %d: %d columns: %q", name, i+1, w, l)
+			}
+		}
+		// A usage too wide goes on further in than a command starts.
+		section := ""
+		for _, l := range lines {
+			if l != "" && l[0] != ' ' {
+				section = l
+			}
+			if section == "Usage:" && l != section && l != "" && !strings.HasPrefix(l, "  "+name) && !strings.HasPrefix(l, "      ") {
+				t.Errorf("%s --help: a line of its usage reads as a command of its own: %q\n%s", name, l, r.Stdout)
+			}
+		}
+		for _, ex := range strings.Split(e.cmd.Example, "\n") {
+			if strings.TrimSpace(ex) != "" && !slices.Contains(lines, strings.TrimRight(ex, " ")) {
+				t.Errorf("%s --help at 80 columns does not show the example %q whole on a line:\n%s", name, ex, r.Stdout)
 			}
 		}
 	}

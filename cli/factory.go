@@ -13,6 +13,16 @@ type Invocation = command.Invocation
 // Access is what a command does with the store (see command.Access).
 type Access = command.Access
 
+// Damage is what an engine's error says of its store's file.
+type Damage = command.Damage
+
+// What an engine's error says of its store's file.
+const (
+	Undamaged = command.Undamaged
+	Damaged   = command.Damaged
+	NotAStore = command.NotAStore
+)
+
 // The ways a command opens the store.
 const (
 	AccessRead   = command.AccessRead

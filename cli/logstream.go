@@ -69,7 +69,7 @@ On a terminal each entry is one readable line; otherwise entries are
 printed as the JSON lines they are stored as, for jq.`,
 		Example: `  loom log stream
   loom log stream --follow
-  loom log stream --logs-dir /srv/loom/state/logs | jq 'select(.kind == "final_result")'`,
+  loom log stream --logs-dir /srv/logs | jq 'select(.kind == "final_result")'`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

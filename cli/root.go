@@ -82,6 +82,7 @@ func Main(f *command.Factory, args []string) (code int) {
 	if err == nil {
 		return command.ExitOK
 	}
+	err = inv.DamageHint(err)
 	printError(f.IO, err)
 	return command.ExitCode(err)
 }

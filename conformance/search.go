@@ -412,14 +412,16 @@ func testSearchTiers(t *testing.T, open Opener) {
 	titled := newSession("alice", "cli:titled")
 	titled.Title = "Websocket reconnect storms at night"
 	mustAppend(t, st, titled, text(loom.RoleUser, "see the log above"))
+	spelled := newSession("alice", "cli:spelled")
+	mustAppend(t, st, spelled, text(loom.RoleUser, "the dialyzer run found no type errors"))
 	bob := newSession("bob", "cli:api")
 	bob.Title = "Websocket storms"
 	mustAppend(t, st, bob, text(loom.RoleUser, "register chats, websokcet storms"))
 	// An engine that tells its index's size (recall ranks a large
 	// index's matches itself) counts at least the messages it holds.
 	if sizer, ok := st.(loom.IndexSizer); ok {
-		if n, err := sizer.IndexSize(ctx(t)); err != nil || n < 11 {
-			t.Errorf("IndexSize = %d, %v; want at least the 11 messages stored", n, err)
+		if n, err := sizer.IndexSize(ctx(t)); err != nil || n < 12 {
+			t.Errorf("IndexSize = %d, %v; want at least the 12 messages stored", n, err)
 		}
 	}
 
@@ -472,6 +474,10 @@ func testSearchTiers(t *testing.T, open Opener) {
 	// Typos and prefixes of the rare words.
 	if hits := search(loom.SearchQuery{Text: "websokcet"}); len(hits) == 0 || hits[0].Tier != loom.TierFuzzy || hits[0].Seq != 2 {
 		t.Fatalf("typo tier: %+v", hits)
+	}
+	// A letter spelled the other side of the Atlantic is a typo too.
+	if hits := search(loom.SearchQuery{Text: "dialyser"}); len(hits) == 0 || hits[0].Tier != loom.TierFuzzy || hits[0].SessionID != spelled.ID {
+		t.Fatalf("typo tier, dialyser for dialyzer: %+v", hits)
 	}
 	if hits := search(loom.SearchQuery{Text: "reconnecting flakey"}); len(hits) == 0 || hits[0].Seq != 2 || hits[0].Tier == "" {
 		t.Fatalf("typo and word form: %v %+v", tiers(hits), hits)

@@ -46,6 +46,8 @@ func Funcs() template.FuncMap {
 		"steps":       steps,
 		"treeName":    treeName,
 		"kindLabel":   kindLabel,
+		"toolInput":   ToolInput,
+		"toolPeek":    ToolPeek,
 		"sessionHref": func(id string) string { return "/s/" + id },
 		"msgAnchor":   func(m *loom.Message) string { return fmt.Sprintf("m-%d", m.Seq) },
 	}
@@ -108,6 +110,67 @@ func truncate(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// ToolInput is what a tool call was given, on one line, as a terminal
+// shows it: "$ go test ./..." for a shell command, the path of a read
+// or an edit, the pattern or query of a search, else the input's compact
+// JSON; cut to InputRunes. "" when there is none, or when the call's
+// title says the same.
+func ToolInput(p loom.Part) string {
+	in := human.InputLine(p.Input)
+	if in == "" || in == strings.TrimSpace(p.Title) {
+		return ""
+	}
+	return truncate(in, InputRunes)
+}
+
+// Peek is the start of a tool call's result, shown under the call
+// without a click; the whole result is one click away.
+type Peek struct {
+	// Text is the first PeekLines lines of the result that are not
+	// blank at its ends, each cut to PeekRunes.
+	Text string
+	// More is how many lines it leaves out.
+	More int
+	// Err says it is the call's error, the call having no output.
+	Err bool
+}
+
+// How much of a tool call a page shows inline: its input on one line
+// of up to InputRunes, and up to PeekLines lines of its result, each cut
+// to PeekRunes. The share page (server/assets/static/share.js) cuts
+// results the same way.
+const (
+	InputRunes = 300
+	PeekLines  = 4
+	PeekRunes  = 200
+)
+
+// ToolPeek is the start of p's result: its output, or its error when it
+// has none; nil for neither.
+func ToolPeek(p loom.Part) *Peek {
+	text, isErr := "", false
+	if len(p.Output) > 0 && string(p.Output) != "null" {
+		text = human.OutputText(p.Output)
+	}
+	if strings.TrimSpace(text) == "" && p.Error != "" {
+		text, isErr = p.Error, true
+	}
+	text = strings.Trim(text, "\n")
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	lines := strings.Split(text, "\n")
+	shown := lines[:min(len(lines), PeekLines)]
+	for i, l := range shown {
+		l = strings.TrimRight(l, " \t\r")
+		if r := []rune(l); len(r) > PeekRunes {
+			l = string(r[:PeekRunes-1]) + "…"
+		}
+		shown[i] = l
+	}
+	return &Peek{Text: strings.Join(shown, "\n"), More: len(lines) - len(shown), Err: isErr}
 }
 
 func partDuration(p loom.Part) string {

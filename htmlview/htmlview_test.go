@@ -72,3 +72,30 @@ func TestTemplates(t *testing.T) {
 		t.Errorf("replaced link functions were not used:\n%s", s)
 	}
 }
+
+// A tool call's start of result is its first lines, each cut, with the
+// count of the others; its error when it has no output; nothing when it
+// has neither. Its input is the line a terminal shows, unless the title
+// says the same.
+func TestToolPeekAndInput(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	p := loom.Part{Type: loom.PartTool, Name: "Bash", Input: []byte(`{"command":"go test ./...","description":"Run the tests"}`),
+		Output: []byte(`"\nok  \tloom\t0.1s\n` + long + `\nthree\nfour\nfive\nsix\n"`)}
+	if got := htmlview.ToolInput(p); got != "$ go test ./..." {
+		t.Errorf("input %q", got)
+	}
+	pk := htmlview.ToolPeek(p)
+	if pk == nil || pk.More != 2 || pk.Err || !strings.HasPrefix(pk.Text, "ok  \tloom\t0.1s\n"+strings.Repeat("x", htmlview.PeekRunes-1)+"…\nthree\nfour") {
+		t.Errorf("peek %+v", pk)
+	}
+	p = loom.Part{Type: loom.PartTool, Name: "Read", Title: "main.go", Input: []byte(`{"path":"main.go"}`), Status: loom.ToolError, Error: "no such file"}
+	if got := htmlview.ToolInput(p); got != "" {
+		t.Errorf("input %q said again after the title", got)
+	}
+	if pk := htmlview.ToolPeek(p); pk == nil || pk.Text != "no such file" || !pk.Err {
+		t.Errorf("peek of an error %+v", pk)
+	}
+	if pk := htmlview.ToolPeek(loom.Part{Type: loom.PartTool, Output: []byte(`null`)}); pk != nil {
+		t.Errorf("peek of nothing %+v", pk)
+	}
+}

@@ -147,6 +147,10 @@ func (s *Server) insightsAPI(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, rep)
 }
 
+// calLabelGap is the fewest weeks between two month names: a name is
+// about two weeks wide.
+const calLabelGap = 3
+
 // drawCalendar lays out the days as a heatmap: weeks from the one of
 // the first day, each cell shaded by the quartile of its prompts among
 // the active days (level 0 for none).
@@ -196,7 +200,14 @@ func drawCalendar(days []insights.Day) calendar {
 		if m := d.Date[:7]; m != month && (at%7 == 0 || i == 0) {
 			month = m
 			t, _ := time.Parse(time.DateOnly, d.Date)
-			c.Months = append(c.Months, calLabel{X: x, Y: top - 4, Text: t.Format("Jan")})
+			l := calLabel{X: x, Y: top - 4, Text: t.Format("Jan")}
+			if n := len(c.Months); n > 0 && x-c.Months[n-1].X < calLabelGap*step {
+				// The month before had too few weeks for its name:
+				// the names would run into each other ("NovDec").
+				c.Months[n-1] = l
+			} else {
+				c.Months = append(c.Months, l)
+			}
 		}
 	}
 	for i, name := range []string{"Mon", "", "Wed", "", "Fri", "", ""} {

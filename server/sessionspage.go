@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -23,11 +24,42 @@ type sessionsData struct {
 	Archived                  bool
 	Sort                      string
 	Columns                   []columnHead
-	Sessions                  []*loom.Session
-	Projects                  []loom.Project
-	Surfaces                  []string
-	Next                      string
-	Paged                     bool
+	// Rows are the page's sessions; in the store's order (newest first),
+	// each sub-agent session under the session that ran it when that one
+	// is on the page too (loom.NestSubagents).
+	Rows     []sessionRow
+	Projects []loom.Project
+	Surfaces []string
+	Next     string
+	Paged    bool
+}
+
+// sessionRow is a row of the sessions table: a session, and its depth
+// under the session that ran it, as the class that indents it ("" at
+// the top; "child depth-1" to "child depth-3", deeper ones as 3).
+type sessionRow struct {
+	S     *loom.Session
+	Class string
+}
+
+// sessionRows are the rows of list: nested when nest, else flat (a
+// sort by a column compares every session with every other).
+func sessionRows(list []*loom.Session, nest bool) []sessionRow {
+	rows := make([]sessionRow, 0, len(list))
+	if !nest {
+		for _, s := range list {
+			rows = append(rows, sessionRow{S: s})
+		}
+		return rows
+	}
+	for _, n := range loom.NestSubagents(list) {
+		r := sessionRow{S: n.S}
+		if n.Depth > 0 {
+			r.Class = fmt.Sprintf("child depth-%d", min(n.Depth, 3))
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 // columnHead is a column's header: its name, the address that sorts by
@@ -175,7 +207,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d := sessionsData{
 		Surface: p.filter.Surface, Project: p.filter.ProjectID, Kind: p.filter.Kind, Q: p.filter.Text, Archived: archived, Sort: sortBy,
-		Columns: columnHeads(r.URL.Query(), col, desc), Sessions: list.Sessions, Paged: p.filter.Before != nil,
+		Columns: columnHeads(r.URL.Query(), col, desc), Rows: sessionRows(list.Sessions, sortBy == ""), Paged: p.filter.Before != nil,
 	}
 	if list.Next != "" {
 		q := r.URL.Query()

@@ -56,6 +56,17 @@ type usageData struct {
 	Costly  []loom.UsageRow
 	Error   string
 	Toggles []toggle
+	// Latest is where the usage is when the range holds none.
+	Latest *latestUsage
+}
+
+// latestUsage says where a user's usage is when the range shown holds
+// none: its latest day, and the range that shows it (URL empty when it
+// is older than the longest).
+type latestUsage struct {
+	Day  string
+	Days int
+	URL  string
 }
 
 // toggle is a link that changes one setting of the page.
@@ -136,11 +147,6 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 		s.pageErr(w, r, err)
 		return
 	}
-	d.Series = seriesOf(d.Report)
-	days := dayList(d.Since, now)
-	d.Cost = drawChart("Cost per day", d.Report, d.Series, days, func(t report.Totals) float64 { return t.Cost() }, human.Cost)
-	d.Tokens = drawChart("Tokens per day", d.Report, d.Series, days, func(t report.Totals) float64 { return float64(t.TotalTokens) },
-		func(v float64) string { return human.Count(int64(v)) })
 	link := func(days int, by string) string {
 		v := url.Values{"days": {strconv.Itoa(days)}, "by": {by}}
 		if tz := q.str("tz"); tz != "" {
@@ -148,6 +154,17 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 		}
 		return "/usage?" + v.Encode()
 	}
+	if len(d.Report.Rows) == 0 {
+		if d.Latest, err = s.latestUsage(ctx, src, o, now, func(days int) string { return link(days, d.Stack) }); err != nil {
+			s.pageErr(w, r, err)
+			return
+		}
+	}
+	d.Series = seriesOf(d.Report)
+	days := dayList(d.Since, now)
+	d.Cost = drawChart("Cost per day", d.Report, d.Series, days, func(t report.Totals) float64 { return t.Cost() }, human.Cost)
+	d.Tokens = drawChart("Tokens per day", d.Report, d.Series, days, func(t report.Totals) float64 { return float64(t.TotalTokens) },
+		func(v float64) string { return human.Count(int64(v)) })
 	for _, n := range d.Ranges {
 		d.Toggles = append(d.Toggles, toggle{Label: fmt.Sprintf("%d days", n), URL: link(n, d.Stack), Current: n == d.Days})
 	}
@@ -155,6 +172,42 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 		toggle{Label: "by agent", URL: link(d.Days, report.ByAgent), Current: d.Stack == report.ByAgent},
 		toggle{Label: "by model", URL: link(d.Days, report.ByModel), Current: d.Stack == report.ByModel})
 	s.render(w, r, http.StatusOK, "usage", layoutData{Title: "Usage", Nav: "usage", Body: d})
+}
+
+// latestUsage finds the latest day of o's user with usage, before the
+// range o asked for, and the shortest range of the page's menu that
+// shows it (link makes its address); nil when there is none.
+func (s *Server) latestUsage(ctx context.Context, src report.Slicer, o report.Options, now time.Time, link func(days int) string) (*latestUsage, error) {
+	// By month first, of all time: then the days of the last month.
+	o.By, o.Breakdown, o.Since = report.Month, "", time.Time{}
+	months, err := report.Build(ctx, src, o)
+	if err != nil || len(months.Rows) == 0 {
+		return nil, err
+	}
+	o.By, o.Since = report.Day, months.Rows[len(months.Rows)-1].Start
+	days, err := report.Build(ctx, src, o)
+	if err != nil || len(days.Rows) == 0 {
+		return nil, err
+	}
+	l := &latestUsage{Day: days.Rows[len(days.Rows)-1].Period}
+	day, err := time.ParseInLocation(time.DateOnly, l.Day, now.Location())
+	if err != nil {
+		return l, nil
+	}
+	y, m, d := now.Date()
+	need := int(time.Date(y, m, d, 0, 0, 0, 0, now.Location()).Sub(day).Hours()/24+0.5) + 1
+	if need > usageMaxDays {
+		return l, nil
+	}
+	l.Days = usageMaxDays
+	for _, n := range usageRanges {
+		if n >= need {
+			l.Days = n
+			break
+		}
+	}
+	l.URL = link(l.Days)
+	return l, nil
 }
 
 // costliest returns the user's costliest sessions, at the costs stored

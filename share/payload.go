@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/htmlview"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/secrets"
 )
@@ -50,18 +51,21 @@ type Message struct {
 // Part is one shared part, its JSON already turned into text as the
 // dashboard shows it.
 type Part struct {
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	Name     string `json:"name,omitempty"`
-	Status   string `json:"status,omitempty"`
-	Title    string `json:"title,omitempty"`
-	Input    string `json:"input,omitempty"`
-	Output   string `json:"output,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Filename string `json:"filename,omitempty"`
-	Mime     string `json:"mime,omitempty"`
-	Path     string `json:"path,omitempty"`
-	URL      string `json:"url,omitempty"`
+	Type   string `json:"type"`
+	Text   string `json:"text,omitempty"`
+	Name   string `json:"name,omitempty"`
+	Status string `json:"status,omitempty"`
+	Title  string `json:"title,omitempty"`
+	// InputLine is what a tool call was given on one line, as the
+	// dashboard shows it above its result (htmlview.ToolInput).
+	InputLine string `json:"input_line,omitempty"`
+	Input     string `json:"input,omitempty"`
+	Output    string `json:"output,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Filename  string `json:"filename,omitempty"`
+	Mime      string `json:"mime,omitempty"`
+	Path      string `json:"path,omitempty"`
+	URL       string `json:"url,omitempty"`
 	// Omitted says why content was left out (a file's inline bytes).
 	Omitted string `json:"omitted,omitempty"`
 }
@@ -161,7 +165,7 @@ func (p *Payload) each(f func(string) (string, int)) int {
 		do(&m.Error)
 		for j := range m.Parts {
 			pt := &m.Parts[j]
-			for _, s := range []*string{&pt.Text, &pt.Title, &pt.Input, &pt.Output, &pt.Error, &pt.Filename, &pt.Path, &pt.URL} {
+			for _, s := range []*string{&pt.Text, &pt.Title, &pt.InputLine, &pt.Input, &pt.Output, &pt.Error, &pt.Filename, &pt.Path, &pt.URL} {
 				do(s)
 			}
 		}
@@ -192,6 +196,7 @@ func part(p loom.Part) (Part, bool) {
 	case loom.PartTool:
 		out.Name, out.Status, out.Title, out.Error = p.Name, p.Status, p.Title, p.Error
 		out.Input, out.Output = human.PrettyJSON(p.Input), outputText(p.Output)
+		out.InputLine = htmlview.ToolInput(p)
 	case loom.PartAgent:
 		out.Name = p.Name
 	case loom.PartFile:

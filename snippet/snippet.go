@@ -315,7 +315,7 @@ func (m *Matcher) makeWindow(w Window, markStart, markEnd string) string {
 	if tail {
 		text = text[:strings.LastIndexFunc(text, func(r rune) bool { return !isWord(r) })+1]
 	}
-	return m.make(text, head, tail, markStart, markEnd)
+	return m.make(readable(text, head, tail), head, tail, markStart, markEnd)
 }
 
 // runeStart is i, or the start of the character i falls in.

@@ -54,3 +54,16 @@ func isFull(err error) bool {
 	code := errorCode(err)
 	return code&0xff == sqlite3.SQLITE_FULL || code == sqlite3.SQLITE_IOERR_SHMSIZE || errors.Is(err, syscall.ENOSPC)
 }
+
+// Damage reports what err says of the store's file: damaged
+// (SQLITE_CORRUPT: a page does not read as SQLite wrote it), not a
+// database (SQLITE_NOTADB: the file does not start as one), or neither.
+func Damage(err error) (damaged, notADB bool) {
+	switch errorCode(err) & 0xff {
+	case sqlite3.SQLITE_CORRUPT:
+		return true, false
+	case sqlite3.SQLITE_NOTADB:
+		return false, true
+	}
+	return false, false
+}

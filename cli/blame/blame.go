@@ -99,7 +99,7 @@ like one of them is given as ./NAME.`,
 		Example: `  loom blame server/handler.go
   loom blame server/handler.go:120-160
   loom blame server/handler.go:142
-  loom blame --json internal/api.go | jq '.lines[] | select(.kind == "agent") | .session_id' | sort -u
+  loom blame --json api.go | jq -r '.lines[].session_id // empty' | sort -u
   loom blame --rev v1.2.0 README.md`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -468,6 +468,10 @@ func (c *chat) slash(ctx context.Context, line string) (bool, error) {
 				turns = c.conv.ContinuesImported()
 			}
 			n, err := ChooseTurn(ctx, c.opts.IO, c.st, turns, "Keep turns up to which turn?", s.TurnCount-1, false)
+			if errors.Is(err, term.ErrPromptAborted) || errors.Is(err, term.ErrNoAnswer) {
+				fmt.Fprintln(out, cs.Gray("(no rewind: the session is as it was)"))
+				return false, nil
+			}
 			if err != nil {
 				return false, err
 			}

@@ -73,9 +73,13 @@ func ChooseTurn(ctx context.Context, ios *term.IOStreams, st loom.Store, s *loom
 	for _, t := range turns {
 		fmt.Fprintf(ios.Out, "  %s  %s\n", cs.Cyan(fmt.Sprintf("%*d", width, t.turn)), command.Truncate(term.SanitizeLine(t.prompt), max(20, ios.TerminalWidth()-width-6)))
 	}
-	hint := fmt.Sprintf("[1-%d] ", last)
+	span := fmt.Sprintf("1-%d", last)
+	if last == 1 {
+		span = "1"
+	}
+	hint := "[" + span + "] "
 	if orAll {
-		hint = fmt.Sprintf("[1-%d, enter for all] ", last)
+		hint = "[" + span + ", enter for all] "
 	}
 	for {
 		a, err := term.PromptLine(ctx, ios, question+" "+hint)
@@ -90,7 +94,11 @@ func ChooseTurn(ctx context.Context, ios *term.IOStreams, st loom.Store, s *loom
 		if err == nil && n >= 1 && n <= last {
 			return n, nil
 		}
-		fmt.Fprintf(ios.Out, "Please give a number from 1 to %d.\n", last)
+		if last == 1 {
+			fmt.Fprintln(ios.Out, "Please give 1, the only turn to choose.")
+		} else {
+			fmt.Fprintf(ios.Out, "Please give a number from 1 to %d.\n", last)
+		}
 	}
 }
 

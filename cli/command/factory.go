@@ -63,7 +63,23 @@ type Factory struct {
 	// LocalModelURL is where to look for a local OpenAI-compatible server
 	// when no provider is configured (default: Ollama's address).
 	LocalModelURL string
+	// Damage says whether an error is the store's engine finding its
+	// file damaged, or not a store at all, so that the error says what
+	// to do next (nil: never).
+	Damage func(error) Damage
 }
+
+// Damage is what an engine's error says of its store's file.
+type Damage int
+
+const (
+	// Undamaged: the error is not about the file's state.
+	Undamaged Damage = iota
+	// Damaged: a page of the file does not read as the engine wrote it.
+	Damaged
+	// NotAStore: the file does not start as a store of the engine.
+	NotAStore
+)
 
 // Access is what a command does with the store, which decides how the
 // store is opened and whether a missing one is created.

@@ -29,6 +29,8 @@ type Invocation struct {
 	// for (see open); Close closes it.
 	store       loom.Store
 	storeAccess Access
+	// opened: a store was opened in this run (DamageHint).
+	opened bool
 	// project is the working directory's project as found in projectWD
 	// (Project reads the work tree's git config once per directory).
 	project   *loom.Project
@@ -215,6 +217,9 @@ func (inv *Invocation) open(ctx context.Context, access Access) (loom.Store, err
 		}
 	}
 	inv.store, inv.storeAccess = st, access
+	if _, empty := st.(*EmptyStore); !empty {
+		inv.opened = true
+	}
 	inv.adoptHere(ctx, st)
 	return st, nil
 }
@@ -279,4 +284,30 @@ func (inv *Invocation) Interrupt() bool {
 	}
 	(*h)()
 	return true
+}
+
+// DamageHint adds to an error of a damaged store file what to do next,
+// as Factory.Damage tells such errors: a store that opened saves what it
+// still holds with a salvaging export; one that did not open is moved
+// aside, for sync or SQLite's recovery to bring back what they can.
+func (inv *Invocation) DamageHint(err error) error {
+	if inv.Damage == nil || err == nil {
+		return err
+	}
+	kind := inv.Damage(err)
+	if kind == Undamaged {
+		return err
+	}
+	db, derr := inv.DBURL()
+	if derr != nil {
+		db = "the store file"
+	}
+	const aside = "move it aside with its -wal and -shm files and loom starts a new store there; loom sync brings back what the hub holds, and sqlite3's .recover may rescue the rest (docs/reliability.md, \"A damaged store file\")"
+	switch {
+	case kind == NotAStore:
+		return fmt.Errorf("%w; %s is not a loom store, or its start is damaged: check --db and LOOM_DB, or %s", err, db, aside)
+	case !inv.opened:
+		return fmt.Errorf("%w; %s is damaged and does not open: %s", err, db, aside)
+	}
+	return fmt.Errorf("%w; %s is damaged: loom session export --all --salvage -o rescued.jsonl saves what it still holds, to import into a new store (docs/reliability.md, \"A damaged store file\")", err, db)
 }

@@ -532,3 +532,26 @@ func TestPickerFiltersBySummary(t *testing.T) {
 	press(m, "touched")
 	wantScreen(t, m, "0 of 3 sessions")
 }
+
+// A search's result previews the message that matched, marked, with
+// the one before it, not the session's newest messages, which can be
+// far from it: the preview jumps to the match, and back to the newest
+// messages in the list of sessions.
+func TestPickerPreviewJumpsToTheMatch(t *testing.T) {
+	ps := newPickerStore(t, 20)
+	m := ps.open(t, false)
+	preview := func() string { return strings.Join(m.previewLines(60, 12), "\n") }
+	press(m, "tab", "flake")
+	wantSelected(t, m, ps.fix)
+	if p := preview(); !strings.Contains(p, "#1 user") || !strings.Contains(p, "◀ the match") || !strings.Contains(p, "Why does TestRetry flake?") || strings.Contains(p, "step 8") {
+		t.Fatalf("the preview of the hit #1 of a session of 10 messages:\n%s", p)
+	}
+	press(m, "ctrl+u", "step 7")
+	if p := preview(); !strings.Contains(p, "step 6") || !strings.Contains(p, "#9 user · ") || !strings.HasPrefix(strings.TrimSpace(p), "#8 user") {
+		t.Fatalf("the preview of the hit #9, the message before it first:\n%s", p)
+	}
+	press(m, "tab")
+	if p := preview(); !strings.Contains(p, "step 8") || strings.Contains(p, "the match") {
+		t.Fatalf("the preview of the session, back in the list:\n%s", p)
+	}
+}

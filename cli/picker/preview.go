@@ -20,8 +20,8 @@ const maxPreviewText = 2000
 // of w cells; when they do not fit, the newest are kept.
 func (m *Model) previewLines(w, h int) []string {
 	var lines []string
-	id := m.selectedID()
-	p := m.previews[id]
+	key, id, _ := m.previewKey()
+	p := m.previews[key]
 	switch {
 	case id == "":
 	case p == nil || p.loading:
@@ -32,17 +32,27 @@ func (m *Model) previewLines(w, h int) []string {
 		lines = []string{m.sty.dim.Render("No messages.")}
 	default:
 		if p.width != w {
-			p.lines, p.starts = m.drawPreview(p.msgs, w)
+			p.lines, p.starts = m.drawPreview(p.msgs, p.focus, w)
 			p.width = w
 		}
 		lines = p.lines
 		// The newest messages that fit whole, or the start of the
-		// newest when it alone does not fit.
+		// newest when it alone does not fit; a search's hit from its
+		// start, with the message before it when that fits too.
 		from := p.starts[len(p.starts)-1]
 		for _, st := range p.starts {
 			if len(lines)-st <= h {
 				from = st
 				break
+			}
+		}
+		for i, msg := range p.msgs {
+			if msg.Seq != p.focus {
+				continue
+			}
+			from = p.starts[i]
+			if i > 0 && from-p.starts[i-1] <= h/3 {
+				from = p.starts[i-1]
 			}
 		}
 		lines = lines[from:]
@@ -55,8 +65,9 @@ func (m *Model) previewLines(w, h int) []string {
 	return out
 }
 
-// drawPreview draws msgs in w cells and says where each starts.
-func (m *Model) drawPreview(msgs []*loom.Message, w int) (lines []string, starts []int) {
+// drawPreview draws msgs in w cells and says where each starts; the
+// message of seq focus (a search's hit) is marked.
+func (m *Model) drawPreview(msgs []*loom.Message, focus int64, w int) (lines []string, starts []int) {
 	cs := term.NewColorScheme(m.opts.Color)
 	add := func(block string) {
 		for _, l := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
@@ -73,6 +84,9 @@ func (m *Model) drawPreview(msgs []*loom.Message, w int) (lines []string, starts
 			head = append(head, term.SanitizeLine(msg.Model))
 		}
 		head = append(head, human.ShortAgo(m.now, msg.CreatedAt))
+		if msg.Seq == focus && focus > 0 {
+			head = append(head, cs.Bold("◀ the match"))
+		}
 		add(fmt.Sprintf("%s %s", cs.Gray(fmt.Sprintf("#%d", msg.Seq)), strings.Join(head, cs.Gray(" · "))))
 		for _, p := range msg.Parts {
 			switch p.Type {

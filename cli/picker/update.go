@@ -25,9 +25,10 @@ type (
 	}
 	searchTickMsg struct{ seq int }
 	previewMsg    struct {
-		id   string
-		msgs []*loom.Message
-		err  error
+		key   string
+		focus int64
+		msgs  []*loom.Message
+		err   error
 	}
 	renamedMsg struct {
 		s   *loom.Session
@@ -80,13 +81,31 @@ func (m *Model) runSearch(query string, limit int) tea.Cmd {
 	}
 }
 
-func (m *Model) loadPreview(id string) tea.Cmd {
-	m.previews[id] = &preview{loading: true}
+// loadPreview reads what the preview of the selected row shows: a
+// session's newest messages, or a search result's best hit, the message
+// before it and those after.
+func (m *Model) loadPreview(key, id string, focus int64) tea.Cmd {
+	m.previews[key] = &preview{loading: true, focus: focus}
 	ctx, st := m.ctx, m.st
-	return func() tea.Msg {
-		msgs, err := st.Messages(ctx, id, loom.MessageQuery{Limit: previewMessages})
-		return previewMsg{id: id, msgs: msgs, err: err}
+	q := loom.MessageQuery{Limit: previewMessages}
+	if focus > 0 {
+		q.After, q.Oldest = max(focus-2, 0), true
 	}
+	return func() tea.Msg {
+		msgs, err := st.Messages(ctx, id, q)
+		return previewMsg{key: key, focus: focus, msgs: msgs, err: err}
+	}
+}
+
+// previewKey is what the selected row's preview is kept under, and
+// the hit it shows first (0: the newest messages).
+func (m *Model) previewKey() (key, id string, focus int64) {
+	id = m.selectedID()
+	if id == "" || m.mode != modeSearch {
+		return id, id, 0
+	}
+	focus = m.hits[m.cursor].best.Seq
+	return fmt.Sprintf("%s#%d", id, focus), id, focus
 }
 
 // Update applies a key, a resize or a command's result.
@@ -108,7 +127,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.searchNow()
 		}
 	case previewMsg:
-		m.previews[msg.id] = &preview{msgs: msg.msgs, err: msg.err}
+		m.previews[msg.key] = &preview{msgs: msg.msgs, err: msg.err, focus: msg.focus}
 		if len(m.previews) > previewCacheSize {
 			m.trimPreviews()
 		}
@@ -150,8 +169,8 @@ func (m *Model) follow() tea.Cmd {
 			cmds = append(cmds, m.runSearch(m.searched, m.searchLimit*2))
 		}
 	}
-	if id := m.selectedID(); id != "" && m.previews[id] == nil {
-		cmds = append(cmds, m.loadPreview(id))
+	if key, id, focus := m.previewKey(); id != "" && m.previews[key] == nil {
+		cmds = append(cmds, m.loadPreview(key, id, focus))
 	}
 	return tea.Batch(cmds...)
 }
@@ -159,9 +178,9 @@ func (m *Model) follow() tea.Cmd {
 // trimPreviews forgets the previews of every session but the selected
 // one, so that scrolling through thousands keeps little.
 func (m *Model) trimPreviews() {
-	id := m.selectedID()
+	key, _, _ := m.previewKey()
 	for k := range m.previews {
-		if k != id {
+		if k != key {
 			delete(m.previews, k)
 		}
 	}

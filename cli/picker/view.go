@@ -409,9 +409,13 @@ func (m *Model) snippet(s string, w int) string {
 	return b.String()
 }
 
-// preview is the newest messages of one session, and how they were last
-// drawn.
+// preview is the newest messages of one session, or, for a search's
+// result, its best hit and the messages around it; and how they were
+// last drawn.
 type preview struct {
+	// focus is the seq of the hit shown first; 0 for the newest
+	// messages.
+	focus   int64
 	loading bool
 	msgs    []*loom.Message
 	err     error

@@ -592,7 +592,7 @@ func redactRun(ctx context.Context, opts *RedactOptions) error {
 		}
 		return finishRedact(&opts.Common, rep)
 	}
-	fmt.Fprintf(ios.ErrOut, "loom: %s in %s of %s will be replaced by [REDACTED:rule] markers; the original text will be gone from this store for good, and from your other machines after loom sync\n",
+	fmt.Fprintf(ios.ErrWrapped(), "loom: %s in %s of %s will be replaced by [REDACTED:rule] markers; the original text will be gone from this store for good, and from your other machines after loom sync\n",
 		human.Plural(rep.Secrets, "secret"), human.Plural(rep.Parts, "part"), human.Plural(len(rep.Sessions), "session"))
 	if !opts.Yes {
 		ok, err := term.Confirm(ctx, ios, "Redact them?")

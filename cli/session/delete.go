@@ -124,7 +124,10 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	cs := ios.ColorScheme()
 	if !opts.Yes {
 		for _, s := range targets {
-			fmt.Fprintf(ios.Out, "  %s  %s  %s\n", cs.Cyan(s.ID), command.SessionLabel(s), cs.Gray(human.Plural(s.MessageCount, "message")))
+			// Whole words on a terminal: the full id, which a
+			// confirmation shows so that it can be checked, takes
+			// half a line of 80 columns.
+			fmt.Fprintln(ios.Out, ios.WrapOut(fmt.Sprintf("  %s  %s  %s", cs.Cyan(s.ID), command.SessionLabel(s), cs.Gray(human.Plural(s.MessageCount, "message"))), 4))
 		}
 		verb := "Move %s to the trash?"
 		if opts.Purge {

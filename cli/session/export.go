@@ -46,6 +46,9 @@ type ExportOptions struct {
 	// secrets unless NoRedact.
 	Secrets  func() (*secrets.Detector, error)
 	NoRedact bool
+	// HidePaths replaces, in markdown and html, the project root, home
+	// directories and usernames (share.Hider).
+	HidePaths bool
 }
 
 func newCmdSessionExport(inv *command.Invocation, runF func(*ExportOptions) error) *cobra.Command {
@@ -75,7 +78,11 @@ are described in docs/formats.md.
 
 markdown and html replace secrets (API keys, tokens, passwords, private
 keys) with [REDACTED:rule] markers and say how many on standard error;
---no-redact keeps them. jsonl and json are the lossless backup: they keep
+--no-redact keeps them. They keep the absolute paths of this machine
+(the project's root, the file a session was imported from, what the
+messages say) unless --hide-paths, which replaces the project root by
+<project>, home directories by ~ and your usernames by <user>, as loom
+share --hide-paths does. jsonl and json are the lossless backup: they keep
 secrets as stored, and say so on standard error when there are any. See
 docs/security.md.
 
@@ -88,6 +95,7 @@ See docs/reliability.md.`,
 		Example: `  loom session export 0196a3b2 > session.jsonl
   loom session export "flaky test" --format markdown -o flaky.md
   loom session export "flaky test" --format html -o flaky.html
+  loom session export "flaky test" --format html --hide-paths -o flaky.html
   loom session export "flaky test" --format markdown --no-redact -o flaky.md
   loom session export --all -o backup.jsonl
   loom session export --all --salvage -o rescued.jsonl`,
@@ -109,6 +117,9 @@ See docs/reliability.md.`,
 			if !ok {
 				return command.UsageErrorf("unknown format %q: use jsonl, json, markdown or html", formatName)
 			}
+			if opts.HidePaths && lossless(format) {
+				return command.UsageErrorf("--hide-paths goes with --format markdown or html: %s is the lossless backup, kept as stored", format)
+			}
 			opts.Format = format
 			opts.User, opts.JSON = inv.User(), inv.JSON()
 			if runF != nil {
@@ -121,6 +132,7 @@ See docs/reliability.md.`,
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "export every session of the user")
 	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "markdown and html: keep secrets as stored")
+	cmd.Flags().BoolVar(&opts.HidePaths, "hide-paths", false, "markdown and html: replace the project root, home directories and usernames (default: kept)")
 	cmd.Flags().BoolVar(&opts.Salvage, "salvage", false, "with --all: export what a damaged store still holds, name what it could not read and exit 1")
 	return cmd
 }
@@ -171,6 +183,12 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	if err := redactExport(opts, data, gate); err != nil {
 		return err
 	}
+	if opts.HidePaths {
+		if lossless(opts.Format) {
+			return loom.Errorf(loom.EINVALID, "--hide-paths goes with markdown or html: %s is the lossless backup, kept as stored", opts.Format)
+		}
+		hidePaths(data)
+	}
 	nmsg := 0
 	for _, d := range data {
 		nmsg += len(d.Messages)
@@ -205,11 +223,14 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 	return rescueError(rescue)
 }
 
+// lossless reports whether f is a format import reads back: kept as
+// stored.
+func lossless(f export.Format) bool { return f == export.JSON || f == export.JSONL }
+
 // exportGate returns a gate (over no store yet) when the export is to
 // be redacted: markdown and html, unless --no-redact.
 func exportGate(opts *ExportOptions) (*secrets.Gate, error) {
-	lossless := opts.Format == export.JSON || opts.Format == export.JSONL
-	if opts.Secrets == nil || lossless || opts.NoRedact {
+	if opts.Secrets == nil || lossless(opts.Format) || opts.NoRedact {
 		return nil, nil
 	}
 	d, err := opts.Secrets()

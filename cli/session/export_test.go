@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,4 +147,45 @@ func TestNewCmdSessionExportOptions(t *testing.T) {
 	refused(t, cmdtest.Rejects(t, newCmdSessionExport, "0196a3b2", "--all"), "not both")
 	refused(t, cmdtest.Rejects(t, newCmdSessionExport, "0196a3b2", "--salvage"), "--salvage goes with --all")
 	refused(t, cmdtest.Rejects(t, newCmdSessionExport, "0196a3b2", "-f", "pdf"), `unknown format "pdf"`)
+}
+
+// The html and markdown exports hold the project's absolute path (and
+// what the session says of the machine) unless --hide-paths, which
+// replaces the project root by <project>, home directories by ~ and the
+// usernames by <user>, everywhere in the file; the lossless formats
+// refuse it.
+func TestSessionExportRunHidePaths(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.session(t, w.api, "cli:api", "paths", "read "+w.api.Root+"/main.go and /home/alice/notes.txt", "read both")
+	for _, format := range []export.Format{export.HTML, export.Markdown} {
+		ios := piped()
+		opts := w.exportOptions(ios, format)
+		opts.Ref = "paths"
+		if err := exportRun(t.Context(), opts); err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := outputs(ios); !strings.Contains(out, w.api.Root) {
+			t.Errorf("%s export without --hide-paths lacks the project root %s", format, w.api.Root)
+		}
+		ios = piped()
+		opts = w.exportOptions(ios, format)
+		opts.Ref, opts.HidePaths = "paths", true
+		if err := exportRun(t.Context(), opts); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := outputs(ios)
+		if strings.Contains(out, w.api.Root) || strings.Contains(out, "/home/alice") || strings.Contains(out, w.root) {
+			t.Errorf("%s export with --hide-paths holds a local path:\n%s", format, out)
+		}
+		if out = strings.ReplaceAll(out, "&gt;", ">"); !strings.Contains(out, "project>/main.go") || !strings.Contains(out, "~/notes.txt") {
+			t.Errorf("%s export with --hide-paths does not say what it replaced:\n%s", format, out)
+		}
+	}
+	ios := piped()
+	opts := w.exportOptions(ios, export.JSONL)
+	opts.Ref, opts.HidePaths = "paths", true
+	if err := exportRun(t.Context(), opts); loom.ErrorCode(err) != loom.EINVALID && !strings.Contains(fmt.Sprint(err), "--hide-paths") {
+		t.Errorf("jsonl with --hide-paths: %v, want it refused", err)
+	}
 }

@@ -88,7 +88,7 @@ error; --no-redact hands them over as stored. See docs/security.md.`,
 		Example: `  loom session handoff 0196a3b2 --to claude-code
   loom session handoff "flaky test" --to codex --last 5
   loom session handoff cli:api --to gemini --dir ~/src/api --json
-  loom session handoff 0196a3b2 --to opencode     # then: opencode --session ses_…
+  loom session handoff 0196a3b2 --to opencode  # then: opencode --session ses_…
   loom session handoff 0196a3b2 --to codex --no-redact`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -182,11 +182,19 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for i, s := range sessions {
 		rows[i] = TreeRow{S: s}
 	}
+	if !opts.Tree && opts.IO.IsStdoutTTY() && !opts.JSON {
+		// On a terminal a sub-agent's session stands under the session
+		// that ran it; piped rows keep the store's order for scripts.
+		for i, n := range loom.NestSubagents(sessions) {
+			rows[i] = TreeRow{S: n.S, Depth: n.Depth}
+		}
+		DrawBranches(rows)
+	}
 	if opts.Tree {
 		// A list of every project and surface that the limit did not cut
 		// holds every session a tree could show: no query is needed.
 		complete := project == nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && (opts.Limit == 0 || len(sessions) < opts.Limit)
-		if rows, err = lineage(ctx, st, opts.User, sessions, complete); err != nil {
+		if rows, err = lineage(ctx, st, opts.User, sessions, complete, opts.Archived); err != nil {
 			return err
 		}
 	}
@@ -249,10 +257,12 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		// The key is cut first: the last prompt says more about a
 		// session than the rest of a long key does.
 		tp.Flex(2, 7, 3, 1)
+		tp.Prose(1, 7)
 		tp.Drop(4, 3, 2, 7, 6)
 	} else {
 		tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
 		tp.Flex(2, 6, 1)
+		tp.Prose(1, 6)
 		// On a narrow terminal: created, key, then last prompt and the
 		// count go first; id, title and last activity stay.
 		tp.Drop(3, 2, 6, 5)
@@ -310,8 +320,9 @@ func listFooter(ctx context.Context, st loom.Store, ios *term.IOStreams, filter 
 // child of another listed one is a root, followed by its forks and
 // sub-agent sessions (listed or not), depth first. The whole tree is one
 // store query, however many sessions it holds, and none when complete
-// says the list already holds every live session of the user.
-func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session, complete bool) ([]TreeRow, error) {
+// says the list already holds every live session of the user. Archived
+// relatives are left out unless archived (the list of --archived).
+func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.Session, complete, archived bool) ([]TreeRow, error) {
 	listed := make(map[string]bool, len(sessions))
 	for _, s := range sessions {
 		listed[s.ID] = true
@@ -337,6 +348,9 @@ func lineage(ctx context.Context, st loom.Store, user string, sessions []*loom.S
 	depth := make(map[string]int, len(family))
 	rows := make([]TreeRow, 0, len(family))
 	for _, s := range family {
+		if s.ArchivedAt != nil && !archived {
+			continue
+		}
 		d := 0
 		if pd, ok := depth[s.ParentID]; ok && s.ParentID != "" {
 			d = pd + 1

@@ -189,3 +189,74 @@ func TestNewCmdSessionListOptions(t *testing.T) {
 	refused(t, cmdtest.Rejects(t, newCmdSessionList, "--limit", "-1"), "--limit must be 0")
 	refused(t, cmdtest.Rejects(t, newCmdSessionList, "pool"), "takes no arguments")
 }
+
+// On a terminal the list puts a sub-agent's session under the session
+// that ran it, as --tree draws it, wherever its time would put it;
+// piped and --json rows keep the newest-first order. --tree leaves
+// archived sessions out unless --archived, as the list does.
+func TestSessionListNestsSubagents(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	at := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	msg := func(role, text string, min int) *loom.Message {
+		return &loom.Message{Role: role, CreatedAt: at.Add(time.Duration(min) * time.Minute), Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
+	}
+	add := func(s *loom.Session, msgs ...*loom.Message) *loom.Session {
+		if s.ID == "" {
+			s.ID = loom.NewID()
+		}
+		s.UserID, s.Project = "local", w.api
+		if err := w.st.Append(t.Context(), s, msgs...); err != nil {
+			t.Fatal(err)
+		}
+		return w.stored(t, s.ID)
+	}
+	main := add(&loom.Session{Key: "cli:api", Title: "pool timeout"}, msg(loom.RoleUser, "why does the pool time out", 0))
+	sub := add(&loom.Session{Kind: loom.KindSubagent, ParentID: main.ID, Title: "explore the pool"}, msg(loom.RoleUser, "list the pool's files", 1))
+	other := add(&loom.Session{Key: "cli:api:2", Title: "retry backoff"}, msg(loom.RoleUser, "retry with backoff", 2))
+	add(main, msg(loom.RoleAssistant, "the idle timeout", 3))
+
+	ios := terminal()
+	ios.SetWidth(120)
+	if err := listRun(t.Context(), w.listOptions(ios, w.api)); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := outputs(ios)
+	rows := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	short := func(s *loom.Session) string { return s.ID[:8] }
+	if len(rows) != 4 || !strings.HasPrefix(rows[1], short(main)) || !strings.HasPrefix(rows[2], short(sub)) || !strings.Contains(rows[2], "└ sub-agent: explore the pool") ||
+		!strings.HasPrefix(rows[3], short(other)) {
+		t.Errorf("terminal list:\n%s\nwant the sub-agent's session under its parent", out)
+	}
+	ios = piped()
+	if err := listRun(t.Context(), w.listOptions(ios, w.api)); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = outputs(ios)
+	if i, j, k := strings.Index(out, main.ID), strings.Index(out, other.ID), strings.Index(out, sub.ID); !(i < j && j < k) {
+		t.Errorf("piped list:\n%s\nwant newest first", out)
+	}
+
+	archived := true
+	if _, err := w.st.UpdateSession(t.Context(), sub.ID, loom.SessionUpdate{Archived: &archived}); err != nil {
+		t.Fatal(err)
+	}
+	ios = piped()
+	opts := w.listOptions(ios, w.api)
+	opts.Tree = true
+	if err := listRun(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := outputs(ios); strings.Contains(out, sub.ID) || !strings.Contains(out, main.ID) {
+		t.Errorf("--tree:\n%s\nwant the archived sub-agent's session left out", out)
+	}
+	ios = piped()
+	opts = w.listOptions(ios, w.api)
+	opts.Tree, opts.Archived = true, true
+	if err := listRun(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := outputs(ios); !strings.Contains(out, sub.ID) {
+		t.Errorf("--tree --archived:\n%s\nwant the archived session", out)
+	}
+}

@@ -233,9 +233,9 @@ func TestRewindOnTerminal(t *testing.T) {
 			t.Fatalf("turn list lacks %q:\n%s", want, p.Output())
 		}
 	}
-	p.Send("3\n")
+	p.Send("3\r")
 	p.WaitFor(t, "Please give a number from 1 to 2.")
-	p.Send("2\n")
+	p.Send("2\r")
 	if code := p.Wait(t); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.Output())
 	}

@@ -90,7 +90,7 @@ See docs/security.md, "Sharing".`,
 		Example: `  loom share "flaky deploy"
   loom share 0196a3b2 --turns 3-5 --expires 2d --hide-paths
   loom share 0196a3b2 --exclude 7 --exclude 12-14 --yes
-  loom share 0196a3b2 --hub https://hub.example.com --token "$SHARE_TOKEN" --yes --json
+  loom share 0196a3b2 --hub https://hub.example.com --yes --json
   loom share list
   loom share revoke Xb3kq2`,
 		Args: command.ArgsBetween(1, 1),
@@ -274,7 +274,7 @@ func shareRun(ctx context.Context, opts *Options) error {
 		return command.WriteJSON(opts.IO.Out, Result{ID: sh.ID, Link: link, Hub: hc.URL, SessionID: s.ID, ExpiresAt: sh.ExpiresAt, Preview: pv})
 	}
 	fmt.Fprintln(opts.IO.Out, link)
-	fmt.Fprintf(opts.IO.ErrOut, "Shared as %s until %s. Anyone with the whole link can read it; 'loom share revoke %s' ends it.\n",
+	fmt.Fprintf(opts.IO.ErrWrapped(), "Shared as %s until %s. Anyone with the whole link can read it; 'loom share revoke %s' ends it.\n",
 		sh.ID, sh.ExpiresAt.Local().Format("Jan 2, 2006 15:04 MST"), sh.ID)
 	return nil
 }
@@ -283,7 +283,8 @@ func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // printPreview says on stderr what will be shared.
 func printPreview(opts *Options, p *share.Payload, pv *share.Preview, hub string, expires time.Time) {
-	w := opts.IO.ErrOut
+	// Read before a question on a terminal: wrapped at words.
+	w := opts.IO.ErrWrapped()
 	what := human.Plural(pv.Messages, "message")
 	if p.Turns != "" {
 		what += ", turns " + p.Turns

@@ -206,3 +206,21 @@ func TestShareRunRefusesBeforeSending(t *testing.T) {
 		t.Errorf("the hub holds %d shares (%v), want none", len(shares), err)
 	}
 }
+
+// On a terminal of 80 columns the preview read before publishing, and
+// what is said after, break no word: each of their lines fits.
+func TestSharePreviewFits80Columns(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e, ios := w.env()
+	ios.SetStderrTTY(true)
+	ios.SetWidth(80)
+	if err := shareRun(t.Context(), &Options{Env: e, Ref: w.s.ID[:8], Expires: "2d", Yes: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(text(ios.ErrOut), "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("a line of %d columns, which the terminal breaks where it falls: %q", len([]rune(l)), l)
+		}
+	}
+}

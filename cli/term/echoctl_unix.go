@@ -2,7 +2,11 @@
 
 package term
 
-import "golang.org/x/sys/unix"
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
 
 func quietInterrupt(fd int) func() {
 	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
@@ -33,4 +37,12 @@ func holdTypeAhead(fd int) func() {
 		return func() {}
 	}
 	return func() { unix.IoctlSetTermios(fd, ioctlSetTermios, old) }
+}
+
+// pending reports whether the terminal on fd has input waiting, or gets
+// some within d.
+func pending(fd int, d time.Duration) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, int(d/time.Millisecond))
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
 }

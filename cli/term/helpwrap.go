@@ -9,42 +9,99 @@ import (
 // WrapColumns wraps each line of text wider than width at spaces, never
 // inside a word, and goes on at the line's hanging column: where its
 // description starts in a two-column list (a command and what it does, a
-// flag and its meaning, an example and its comment: the column after the
-// first run of two spaces or more), else at the line's own indentation.
-// A word wider than the room left stays whole. Lines that fit are left
-// as they are, so a help text written to be read at 80 columns keeps its
-// shape on a wider terminal.
+// flag and its meaning: the column after the first run of two spaces or
+// more), else at the line's own indentation. A word wider than the room
+// left stays whole. Lines that fit are left as they are, so a help text
+// written to be read at 80 columns keeps its shape on a wider terminal.
+//
+// The lines of a help's "Usage:" and "Examples:" sections are commands:
+// one too wide goes on four columns further in, so that no part of it
+// reads as a command of its own; an example ends each of its lines but
+// the last with " \" (a shell reads it as one command), and a comment
+// after it ("  # then: …") goes on a line of its own above it.
 func WrapColumns(text string, width int) string {
 	if width <= 0 {
 		return text
 	}
 	lines := strings.Split(text, "\n")
+	section := ""
 	for i, l := range lines {
+		if l != "" && l[0] != ' ' {
+			section = l
+		}
 		if ansi.StringWidth(l) <= width {
 			continue
 		}
-		hang := hangingColumn(l)
-		if hang > width/2 {
-			hang = leadingSpaces(l) + 4
+		switch section {
+		case "Usage:":
+			lines[i] = wrapCommand(l, width, "")
+		case "Examples:":
+			lines[i] = wrapExample(l, width)
+		default:
+			lines[i] = wrapHanging(l, width)
 		}
-		if hang >= width-10 {
-			hang = 0
-		}
-		first := wordwrap(l[hang:], width-hang)
-		body := strings.Split(first, "\n")
-		// The first line keeps what stood before the hanging column.
-		var b strings.Builder
-		b.WriteString(l[:hang])
-		pad := strings.Repeat(" ", hang)
-		for j, part := range body {
-			if j > 0 {
-				b.WriteString("\n" + pad)
-			}
-			b.WriteString(strings.TrimLeft(part, " "))
-		}
-		lines[i] = strings.TrimRight(b.String(), " ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// wrapHanging wraps l at its hanging column.
+func wrapHanging(l string, width int) string {
+	hang := hangingColumn(l)
+	if hang > width/2 {
+		// The description starts too far right to go on under it.
+		return wrapAt(l, leadingSpaces(l), leadingSpaces(l)+4, width, "")
+	}
+	return wrapAt(l, hang, hang, width, "")
+}
+
+// wrapCommand wraps the command l, going on four columns in, each line
+// but the last ended by end.
+func wrapCommand(l string, width int, end string) string {
+	lead := leadingSpaces(l)
+	return wrapAt(l, lead, lead+4, width, end)
+}
+
+// wrapExample wraps the example l: its comment on a line of its own
+// above it, the command's lines joined by a shell's " \".
+func wrapExample(l string, width int) string {
+	lead := leadingSpaces(l)
+	cmd, comment := l, ""
+	if i := strings.Index(l[lead:], "  #"); i > 0 {
+		cmd = strings.TrimRight(l[:lead+i], " ")
+		comment = strings.Repeat(" ", lead) + strings.TrimLeft(l[lead+i:], " ")
+	}
+	if comment == "" {
+		return wrapCommand(cmd, width, " \\")
+	}
+	if ansi.StringWidth(comment) > width {
+		comment = wrapAt(comment, lead, lead, width, "")
+		comment = strings.ReplaceAll(comment, "\n"+strings.Repeat(" ", lead), "\n"+strings.Repeat(" ", lead)+"# ")
+	}
+	if ansi.StringWidth(cmd) > width {
+		cmd = wrapCommand(cmd, width, " \\")
+	}
+	return comment + "\n" + cmd
+}
+
+// wrapAt wraps l after its first from columns, which stay as they are,
+// and goes on at column indent; each line but the last ends with end. If
+// indent leaves too little room, it goes on at the line's start.
+func wrapAt(l string, from, indent, width int, end string) string {
+	if indent >= width-10 {
+		from, indent = 0, 0
+	}
+	room := width - max(from, indent) - len(end)
+	body := strings.Split(wordwrap(strings.TrimLeft(l[from:], " "), room), "\n")
+	var b strings.Builder
+	b.WriteString(l[:from])
+	pad := strings.Repeat(" ", indent)
+	for j, part := range body {
+		if j > 0 {
+			b.WriteString(end + "\n" + pad)
+		}
+		b.WriteString(strings.TrimSpace(part))
+	}
+	return strings.TrimRight(b.String(), " ")
 }
 
 // hangingColumn is the column a wrapped line of l goes on at: after the

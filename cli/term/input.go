@@ -34,6 +34,12 @@ var inputKeys = struct {
 	next:    key.NewBinding(key.WithKeys("down")),
 }
 
+// answerKeys are the keys of an answer besides those of the message
+// input.
+var answerKeys = struct{ escape key.Binding }{
+	escape: key.NewBinding(key.WithKeys("esc")),
+}
+
 // InputHelp says how to write a message of several lines.
 const InputHelp = "Alt+Enter or \\ then Enter for a new line"
 
@@ -45,11 +51,23 @@ const InputHelp = "Alt+Enter or \\ then Enter for a new line"
 // stays on the screen whole. It returns io.EOF for Ctrl+D on an empty
 // input and ErrInputAborted for Ctrl+C.
 func ReadInput(ctx context.Context, ios *IOStreams, prompt string, history []string) (string, error) {
-	m := newInputModel(prompt, history, ios.TerminalWidth())
+	return readInput(ctx, ios, newInputModel(prompt, history, ios.TerminalWidth()))
+}
+
+// readAnswer reads the answer to a question on the terminal: one line,
+// sent by Enter (or Ctrl+J, the Enter of a terminal in line mode); Esc
+// gives up as Ctrl+C does.
+func readAnswer(ctx context.Context, ios *IOStreams, prompt string) (string, error) {
+	m := newInputModel(prompt, nil, ios.TerminalWidth())
+	m.answer = true
+	return readInput(ctx, ios, m)
+}
+
+func readInput(ctx context.Context, ios *IOStreams, m *inputModel) (string, error) {
 	m.height = ios.TerminalHeight()
 	var in io.Reader = ios.In
 	if f, ok := ios.In.(*os.File); ok {
-		m.gate = &inputGate{f: f}
+		m.gate = &inputGate{f: f, lineEnds: m.answer}
 		in = m.gate
 	}
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(ios.Out)}
@@ -91,6 +109,8 @@ type inputModel struct {
 	draft string
 
 	done, aborted, eof bool
+	// answer: the input is one line answering a question (readAnswer).
+	answer bool
 	// gate holds the terminal's input after a key that may end it.
 	gate *inputGate
 }
@@ -154,6 +174,20 @@ func (m *inputModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // others.
 func (m *inputModel) key(k tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 	keys := inputKeys
+	if m.answer {
+		switch {
+		case key.Matches(k, answerKeys.escape):
+			m.aborted = true
+			return m.finish(), true
+		case key.Matches(k, keys.submit, keys.newline):
+			return m.finish(), true
+		case key.Matches(k, keys.eof):
+			m.eof = true
+			return m.finish(), true
+		case key.Matches(k, keys.prev, keys.next):
+			return nil, true
+		}
+	}
 	switch {
 	case key.Matches(k, keys.abort):
 		m.aborted = true

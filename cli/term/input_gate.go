@@ -16,6 +16,9 @@ import (
 // that ends.
 type inputGate struct {
 	f *os.File
+	// lineEnds: a line feed (Ctrl+J) and Esc end the input too, as they
+	// do an answer.
+	lineEnds bool
 
 	mu sync.Mutex
 	// wake is closed when a held key was handled; nil when none is held.
@@ -56,7 +59,7 @@ func (g *inputGate) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := g.f.Read(p[:1])
-	if n == 1 && g.ends(p[0]) {
+	if n == 1 && (g.ends(p[0]) || g.lineEnds && g.escape(p[0])) {
 		g.mu.Lock()
 		g.wake = make(chan struct{})
 		g.mu.Unlock()
@@ -77,8 +80,19 @@ func (g *inputGate) ends(b byte) bool {
 	case bytes.Equal(g.tail, pasteEnd):
 		g.pasting = false
 	}
-	return !g.pasting && (b == '\r' || b == 0x03 || b == 0x04)
+	return !g.pasting && (b == '\r' || b == 0x03 || b == 0x04 || g.lineEnds && b == '\n')
 }
+
+// escape reports whether b is Esc pressed alone, which gives up an
+// answer: an escape byte with nothing after it, where the escape
+// sequence of another key (an arrow) arrives whole at once.
+func (g *inputGate) escape(b byte) bool {
+	return b == 0x1b && !g.pasting && !pending(int(g.f.Fd()), escapeWait)
+}
+
+// escapeWait is how long an escape byte waits for the rest of a
+// sequence.
+const escapeWait = 25 * time.Millisecond
 
 // release lets reading go on after a held key that did not end the
 // input.

@@ -153,6 +153,26 @@ func (s *IOStreams) WrapErrHanging(text string, indent int) string {
 	return strings.Join(lines, "\n")
 }
 
+// WrapOut wraps text for standard output: on a terminal, each line
+// wider than it at spaces, going on at column indent, so that the
+// terminal never breaks a word; unchanged when piped.
+func (s *IOStreams) WrapOut(text string, indent int) string {
+	width := s.TerminalWidth()
+	if !s.stdoutTTY || width <= indent+20 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) <= width {
+			continue
+		}
+		lead := leadingSpaces(l)
+		body := strings.Split(wordwrap(l[lead:], width-max(lead, indent)), "\n")
+		lines[i] = l[:lead] + strings.Join(body, "\n"+strings.Repeat(" ", indent))
+	}
+	return strings.Join(lines, "\n")
+}
+
 // ResumeHint prints, on stderr, the command that resumes a session: on
 // one line when it fits the terminal, else the command on a line of its
 // own, so that the terminal never breaks the id in two.

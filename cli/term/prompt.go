@@ -3,15 +3,26 @@ package term
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+
+	xterm "golang.org/x/term"
 )
 
-// PromptLine asks question on the terminal and returns the answer without
-// its line ending. Reading happens aside so that an interrupt ends the
-// wait at once.
+// PromptLine asks question and returns the answer without its line
+// ending. On a terminal the answer is read as the chat reads a message,
+// whatever mode the terminal was left in (a chat holding type-ahead has
+// it neither echo nor edit lines): what is typed shows, Enter answers,
+// and Ctrl+C or Esc give up (ErrPromptAborted), Ctrl+D on an empty line
+// too (ErrNoAnswer). Elsewhere it reads a line; reading happens aside so
+// that an interrupt ends the wait at once.
 func PromptLine(ctx context.Context, ios *IOStreams, question string) (string, error) {
+	if f, ok := ios.In.(*os.File); ok && ios.IsStdinTTY() && xterm.IsTerminal(int(f.Fd())) {
+		return promptTerminal(ctx, ios, question)
+	}
 	fmt.Fprint(ios.Out, question)
 	if ios.inReader == nil {
 		ios.inReader = bufio.NewReader(ios.In)
@@ -40,6 +51,37 @@ func PromptLine(ctx context.Context, ios *IOStreams, question string) (string, e
 		return strings.TrimRight(a.line, "\r\n"), nil
 	}
 }
+
+// promptTerminal is PromptLine on a terminal. A question too long for
+// one line with room to answer is wrapped at words, its last line the
+// prompt.
+func promptTerminal(ctx context.Context, ios *IOStreams, question string) (string, error) {
+	width := ios.TerminalWidth()
+	if width <= 0 {
+		width = 80
+	}
+	lines := strings.Split(wordwrap(strings.TrimRight(question, " "), max(width-minAnswerWidth, 20)), "\n")
+	for _, l := range lines[:len(lines)-1] {
+		fmt.Fprintln(ios.Out, l)
+	}
+	a, err := readAnswer(ctx, ios, lines[len(lines)-1]+" ")
+	switch {
+	case errors.Is(err, io.EOF):
+		return "", ErrNoAnswer
+	case errors.Is(err, ErrInputAborted):
+		return "", ErrPromptAborted
+	}
+	return a, err
+}
+
+// minAnswerWidth is the room a question on a terminal leaves on its last
+// line for the answer.
+const minAnswerWidth = 12
+
+// ErrPromptAborted is returned by PromptLine when Ctrl+C or Esc gives up
+// the question on a terminal. It is an interruption (context.Canceled)
+// to a command that does not handle it.
+var ErrPromptAborted = fmt.Errorf("%w: %w", ErrInputAborted, context.Canceled)
 
 // ErrNoAnswer is returned when input ends before the question is
 // answered.

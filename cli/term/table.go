@@ -33,7 +33,10 @@ type Table struct {
 	compactOrder []int
 	// lists are the columns whose cells are lists ("a, b +1"), cut by
 	// whole items (shrinkList) rather than inside one.
-	lists  []int
+	lists []int
+	// prose are the columns whose cells are running text (titles,
+	// prompts), cut between words rather than inside one.
+	prose  []int
 	layout Layout
 	// hidden are the names of the columns the last Render left out.
 	hidden []string
@@ -79,6 +82,12 @@ func (t *Table) Flex(cols ...int) { t.flexOrder = cols }
 // cut by whole names, "opus-4-6, haiku-4-5 +1" becoming
 // "opus-4-6 +2", never inside a name.
 func (t *Table) Lists(cols ...int) { t.lists = cols }
+
+// Prose names the columns whose cells are running text, a title or a
+// prompt: cut to fit, such a cell loses whole words ("why is the…", or
+// "why is…flaky?" where the end tells rows apart), not part of one,
+// unless a word alone is wider than half the room.
+func (t *Table) Prose(cols ...int) { t.prose = cols }
 
 // Drop names the columns that may be left out on a narrow terminal, the
 // one to drop first first.
@@ -174,11 +183,16 @@ func (t *Table) Render() error {
 				b.WriteString("  ")
 			}
 			text := ansi.Truncate(f.text, widths[i], "…")
+			prose := slices.Contains(t.prose, i)
 			switch {
 			case slices.Contains(t.lists, i):
 				text = ansi.Truncate(shrinkList(f.text, widths[i]), widths[i], "…")
+			case middle[i] && prose:
+				text = truncateMiddleWords(f.text, widths[i])
 			case middle[i]:
 				text = truncateMiddle(f.text, widths[i])
+			case prose:
+				text = truncateWords(f.text, widths[i])
 			}
 			pad := max(0, widths[i]-ansi.StringWidth(text))
 			if f.color != nil {
@@ -236,6 +250,60 @@ func truncateMiddle(s string, width int) string {
 		end = ansi.TruncateLeft(s, n-tail+1, "")
 	}
 	return ansi.Truncate(s, head, "") + "…" + end
+}
+
+// truncateWords cuts s to width cells at the end, between words: the
+// words that fit, then "…". A first word wider than half of width is
+// cut inside, there being no better place.
+func truncateWords(s string, width int) string {
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	return wordHead(s, width-1) + "…"
+}
+
+// truncateMiddleWords cuts s to width cells by leaving out words from
+// its middle: its first words, "…", and its last.
+func truncateMiddleWords(s string, width int) string {
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	if width < 3 {
+		return ansi.Truncate(s, width, "…")
+	}
+	tail := (width - 1) / 2
+	head := width - 1 - tail
+	return wordHead(s, head) + "…" + wordTail(s, width-1-ansi.StringWidth(wordHead(s, head)))
+}
+
+// wordHead is the longest start of s of at most width cells that ends
+// at the end of a word, without the spaces after it; or s cut at width
+// when that would leave less than half of it.
+func wordHead(s string, width int) string {
+	cut := ansi.Truncate(s, width, "")
+	if len(cut) < len(s) && s[len(cut)] != ' ' {
+		if i := strings.LastIndexByte(cut, ' '); i > 0 && ansi.StringWidth(cut[:i]) >= width/2 {
+			cut = cut[:i]
+		}
+	}
+	return strings.TrimRight(cut, " ")
+}
+
+// wordTail is the longest end of s of at most width cells that starts
+// at the start of a word; or s's last width cells when that would leave
+// less than half of them.
+func wordTail(s string, width int) string {
+	n := ansi.StringWidth(s)
+	end := ansi.TruncateLeft(s, n-width, "")
+	if ansi.StringWidth(end) > width {
+		end = ansi.TruncateLeft(s, n-width+1, "")
+	}
+	if start := len(s) - len(end); start > 0 && s[start-1] != ' ' {
+		if i := strings.IndexByte(end, ' '); i >= 0 && ansi.StringWidth(end[i+1:]) >= width/2 {
+			end = end[i+1:]
+		}
+	}
+	return strings.TrimLeft(end, " ")
 }
 
 // fit makes a row fit the terminal: it leaves out the columns Compact

@@ -133,3 +133,58 @@ func TestTableListsCutByWholeNames(t *testing.T) {
 		}
 	}
 }
+
+// A column of running text loses whole words when it is cut, at the end
+// or, where the end tells rows apart, in the middle: never part of a
+// word ("why is…laky?").
+func TestTableProseCutBetweenWords(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		w      int
+		middle bool
+		want   string
+	}{
+		{"why is the integration test flaky?", 16, false, "why is the…"},
+		{"why is the integration test flaky?", 13, true, "why is…flaky?"},
+		{"why is the integration test flaky?", 20, true, "why is the…flaky?"},
+		{"short", 10, false, "short"},
+		{"supercalifragilistic word", 10, false, "supercali…"},
+		{"a supercalifragilistic", 10, true, "a sup…stic"},
+	} {
+		got := truncateWords(tc.in, tc.w)
+		if tc.middle {
+			got = truncateMiddleWords(tc.in, tc.w)
+		}
+		if got != tc.want || ansi.StringWidth(got) > tc.w {
+			t.Errorf("cut %q to %d (middle %v) = %q, want %q", tc.in, tc.w, tc.middle, got, tc.want)
+		}
+	}
+
+	ios, _, out, _ := Test()
+	ios.SetStdoutTTY(true)
+	ios.SetColorEnabled(false)
+	ios.SetWidth(30)
+	tp := NewTable(ios)
+	tp.Header("ID", "LAST PROMPT")
+	tp.Flex(1)
+	tp.Prose(1)
+	for _, r := range [][]string{
+		{"01a1", "why is the integration test flaky?"},
+		{"01a2", "why is the integration test slow?"},
+	} {
+		tp.AddField(r[0], nil)
+		tp.AddField(r[1], nil)
+		tp.EndRow()
+	}
+	if err := tp.Render(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n")[1:] {
+		cell := strings.TrimSpace(l[6:])
+		for _, w := range strings.Fields(strings.ReplaceAll(cell, "…", " ")) {
+			if !slices.Contains(strings.Fields("why is the integration test flaky? slow?"), w) {
+				t.Errorf("a prompt cut inside the word %q:\n%s", w, out)
+			}
+		}
+	}
+}

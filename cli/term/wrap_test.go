@@ -60,3 +60,39 @@ func TestWrapColumns(t *testing.T) {
 		t.Error("width 0 changed the text")
 	}
 }
+
+// A help's usage and examples are commands: one too wide goes on four
+// columns in, an example's lines joined by " \", its comment on a line
+// of its own above it; no line starts what reads as another command,
+// and no word is lost or joined to the next ("loomsession").
+func TestWrapColumnsKeepsCommandsWhole(t *testing.T) {
+	in := strings.Join([]string{
+		"Usage:",
+		"  loom token create [--user NAME] [--name LABEL] [--token-ttl DURATION] [--scope full|share] [flags]",
+		"",
+		"Examples:",
+		"  loom session handoff 0196a3b2 --to opencode     # then: opencode --session ses_…",
+		"  loom share 0196a3b2 --hub https://hub.example.com --token \"$SHARE_TOKEN\" --yes --json",
+		"",
+		"Flags:",
+		"  -h, --help   help for handoff",
+	}, "\n")
+	got := WrapColumns(in, 60)
+	want := strings.Join([]string{
+		"Usage:",
+		"  loom token create [--user NAME] [--name LABEL]",
+		"      [--token-ttl DURATION] [--scope full|share] [flags]",
+		"",
+		"Examples:",
+		"  # then: opencode --session ses_…",
+		"  loom session handoff 0196a3b2 --to opencode",
+		"  loom share 0196a3b2 --hub https://hub.example.com \\",
+		"      --token \"$SHARE_TOKEN\" --yes --json",
+		"",
+		"Flags:",
+		"  -h, --help   help for handoff",
+	}, "\n")
+	if got != want {
+		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
+	}
+}

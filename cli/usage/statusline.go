@@ -49,6 +49,10 @@ type statusPayload struct {
 // line is drawn often and must stay quick.
 const statusWarningBudget = 150 * time.Millisecond
 
+// statusAgent is the agent whose status line this is: today and the
+// block count its sessions.
+const statusAgent = "claude-code"
+
 // statusMaxInput bounds what the status line reads from stdin.
 const statusMaxInput = 1 << 20
 
@@ -60,16 +64,20 @@ func newCmdStatusline(inv *command.Invocation, runF func(*Options) error) *cobra
 		Use:   "statusline",
 		Short: "Print one status line for Claude Code from its status line JSON on stdin",
 		Long: `Print one short line for Claude Code's status line: the model, this
-session's cost, today's cost, the active 5-hour block with its time left
-and burn rate, and the context left when Claude Code says it. It reads
+session's cost, Claude Code's cost today (and what other agents, loom's
+own chat among them, spent beside it), Claude Code's active 5-hour block
+with its time left and burn rate, and the context left when Claude Code
+says it. It reads
 the JSON Claude Code passes a status line command on stdin, imports the
 new lines of the session's file it names (transcript_path), and counts
 from the store's roll-up; the session's own figure comes from Claude
 Code when loom cannot read the file. In ~/.claude/settings.json:
 
   "statusLine": {"type": "command", "command": "loom usage statusline"}`,
-		Example: `  echo '{"session_id":"…","model":{"display_name":"Opus"}}' | loom usage statusline`,
-		Args:    command.ArgsBetween(0, 0),
+		Example: `  echo '{"session_id":"…","model":{"display_name":"Opus"}}' |
+    loom usage statusline
+  loom usage statusline < status.json   # the JSON Claude Code passes`,
+		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.User = inv.User()
 			if runF != nil {
@@ -129,13 +137,37 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	day, err := report.Build(ctx, slicesFrom(read), report.Options{UserID: opts.User, By: report.Day, Since: midnight,
-		Location: time.Local, Prices: prices, Now: now})
+	// Today and the block are Claude Code's, as the status line is; what
+	// other agents (loom's own chat among them) spent today is said
+	// beside it, never counted in without a word.
+	var own slicesFrom
+	for _, x := range read {
+		if x.Surface == statusAgent {
+			own = append(own, x)
+		}
+	}
+	dayOf := func(sl slicesFrom) (float64, error) {
+		r, err := report.Build(ctx, sl, report.Options{UserID: opts.User, By: report.Day, Since: midnight,
+			Location: time.Local, Prices: prices, Now: now})
+		if err != nil {
+			return 0, err
+		}
+		return r.Total.Cost(), nil
+	}
+	today, err := dayOf(own)
 	if err != nil {
 		return err
 	}
-	fields = append(fields, "today "+human.Cost(day.Total.Cost()))
-	blocks, err := report.Build(ctx, slicesFrom(read), report.Options{UserID: opts.User, By: report.Block, Since: blockSince,
+	all, err := dayOf(slicesFrom(read))
+	if err != nil {
+		return err
+	}
+	field := "today " + human.Cost(today)
+	if other := loom.RoundCost(all - today); other >= 0.01 {
+		field += " (+" + human.Cost(other) + " other agents)"
+	}
+	fields = append(fields, field)
+	blocks, err := report.Build(ctx, own, report.Options{UserID: opts.User, By: report.Block, Since: blockSince,
 		Location: time.Local, Prices: prices, Now: now})
 	if err != nil {
 		return err

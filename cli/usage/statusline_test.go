@@ -5,7 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/internal/cmdtest"
 )
@@ -44,6 +46,13 @@ func TestStatuslineRunPrintsOneLine(t *testing.T) {
 	}
 	if got := line(""); !strings.HasPrefix(got, "today $4.50 · block ") {
 		t.Errorf("without stdin: %q", got)
+	}
+
+	// What loom's own chat spent today is said beside Claude Code's,
+	// and left out of its block.
+	w.turn(t, w.webS, time.Now().Add(-time.Second), "anthropic", "house-model", loom.Usage{InputTokens: 100_000, OutputTokens: 10_000, APICalls: 1})
+	if got := line(""); !regexp.MustCompile(`^today \$4\.50 \(\+\$0\.45 other agents\) · block \$4\.50, `).MatchString(got) {
+		t.Errorf("with loom's own chat's spend today: %q", got)
 	}
 
 	opts, ios := w.options()

@@ -40,6 +40,7 @@ func main() {
 		Date:      date,
 		Serve:     serve,
 		Formats:   formats(),
+		Damage:    damage,
 		Providers: map[string]agent.ProviderFunc{
 			"openai": func(e config.Endpoint) loom.Provider {
 				return openai.New(openai.Config{APIKey: e.APIKey, BaseURL: e.BaseURL})
@@ -62,6 +63,17 @@ func serve(ctx context.Context, ln net.Listener, c cli.ServeConfig) error {
 	srv := server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger, MCP: &c.MCP, Searcher: c.Searcher,
 		Blame: &server.BlameConfig{Owner: c.Owner, Cache: c.BlameCache}})
 	return srv.Serve(ctx, ln, c.Grace)
+}
+
+// damage says what an error of the store's engine says of its file.
+func damage(err error) cli.Damage {
+	switch damaged, notADB := sqlite.Damage(err); {
+	case damaged:
+		return cli.Damaged
+	case notADB:
+		return cli.NotAStore
+	}
+	return cli.Undamaged
 }
 
 // openStore picks the engine from the store's URL: PostgreSQL for

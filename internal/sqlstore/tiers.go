@@ -27,7 +27,7 @@ type tier struct {
 // as typed only: a prefix of two or three letters covers much of an
 // index (the engines read every word it starts). At most maxFuzzy rare
 // words, each of at most maxFuzzyLen letters, get typo variants: a word
-// of n letters has about 2n of them.
+// of n letters has at most 3n of them (Edits).
 const (
 	minStem     = 4
 	maxFuzzy    = 3
@@ -171,11 +171,13 @@ func fuzzyTerms(words []string) []loom.Term {
 }
 
 // Edits returns the distinct words one edit from w that the fuzzy tier
-// looks up: a letter dropped, or two neighbours swapped (the typos of a
-// fast typist), w itself left out, each at least minStem-1 letters. A
-// letter changed or added is not: its 26 choices at every place made a
-// query of hundreds of words, which the engines took a quarter of a
-// second to look up even in a small store.
+// looks up: a letter dropped, two neighbours swapped (the typos of a
+// fast typist), or a letter changed for the one another spelling puts
+// there (soundAlike: dialyser for dialyzer, licence for license), w
+// itself left out, each at least minStem-1 letters; at most 3 a letter
+// of w. Any letter changed or added is not: its 26 choices at every
+// place made a query of hundreds of words, which the engines took a
+// quarter of a second to look up even in a small store.
 func Edits(w string) []string {
 	rs := []rune(w)
 	seen := map[string]bool{w: true}
@@ -197,8 +199,21 @@ func Edits(w string) []string {
 			v[i], v[i+1] = v[i+1], v[i]
 			add(v)
 		}
+		for _, r := range soundAlike[rs[i]] {
+			v := slices.Clone(rs)
+			v[i] = r
+			add(v)
+		}
 	}
 	return out
+}
+
+// soundAlike are the letters that spellings of one word swap for each
+// other: British and American (analyse, analyze; licence, license), and
+// the sounds of c and k (disk, disc).
+var soundAlike = map[rune][]rune{
+	's': {'z', 'c'}, 'z': {'s'},
+	'c': {'s', 'k'}, 'k': {'c'},
 }
 
 // cutQuery returns the terms of a plain query over the limits of

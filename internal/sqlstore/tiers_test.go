@@ -55,8 +55,14 @@ func TestEdits(t *testing.T) {
 			t.Errorf("Edits(websokcet) lacks %q", want)
 		}
 	}
-	if slices.Contains(e, "websokcet") || len(e) > 2*len("websokcet") {
+	if slices.Contains(e, "websokcet") || len(e) > 3*len("websokcet") {
 		t.Errorf("Edits(websokcet) = %d variants %v", len(e), e)
+	}
+	// A letter another spelling puts there: British for American.
+	for w, want := range map[string]string{"dialyser": "dialyzer", "analyze": "analyse", "licence": "license"} {
+		if e := Edits(w); !slices.Contains(e, want) || len(e) > 3*len(w) {
+			t.Errorf("Edits(%s) = %v, want %s among at most %d", w, e, want, 3*len(w))
+		}
 	}
 	if e := Edits("näive"); !slices.Contains(e, "naïve") && !slices.Contains(e, "nävie") {
 		t.Errorf("Edits of a non-ASCII word = %v", e)

@@ -53,6 +53,27 @@
     return { completed: "ok", error: "err", running: "run", pending: "run" }[s] || "";
   }
 
+  // What the dashboard shows of a tool call's result without a click
+  // (htmlview.ToolPeek): its first PEEK_LINES lines, each cut to
+  // PEEK_RUNES, and how many lines more; the error when there is no
+  // output.
+  var PEEK_LINES = 4, PEEK_RUNES = 200;
+  function peek(p) {
+    var text = p.output || "", err = false;
+    if (!text.trim() && p.error) { text = p.error; err = true; }
+    text = text.replace(/^\n+|\n+$/g, "");
+    if (!text.trim()) return null;
+    var lines = text.split("\n");
+    var shown = lines.slice(0, PEEK_LINES).map(function (l) {
+      var r = Array.from(l.replace(/[ \t\r]+$/, ""));
+      return r.length > PEEK_RUNES ? r.slice(0, PEEK_RUNES - 1).join("") + "…" : r.join("");
+    });
+    var e = el("span", "tool-peek" + (err ? " err" : ""), shown.join("\n"));
+    var more = lines.length - shown.length;
+    if (more > 0) e.appendChild(el("span", "more", "… " + more + " more line" + (more === 1 ? "" : "s")));
+    return e;
+  }
+
   function part(p) {
     switch (p.type) {
       case "text":
@@ -73,6 +94,9 @@
           s.appendChild(document.createTextNode(" "));
           s.appendChild(el("span", "tool-title", p.title));
         }
+        if (p.input_line) s.appendChild(el("code", "tool-input", p.input_line));
+        var pk = peek(p);
+        if (pk) s.appendChild(pk);
         t.appendChild(s);
         if (p.input) t.appendChild(io("Input", p.input));
         if (p.output) t.appendChild(io("Output", p.output));
