@@ -273,7 +273,9 @@ func knownAgent(ctx context.Context, st Slicer, o Options) error {
 		known[a] = true
 	}
 	for _, s := range all {
-		known[s.Surface] = true
+		if s.Surface != "" {
+			known[s.Surface] = true
+		}
 	}
 	if known[o.Agent] {
 		return nil

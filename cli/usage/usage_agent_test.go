@@ -16,7 +16,8 @@ func TestUsageUnknownAgent(t *testing.T) {
 	for _, args := range [][]string{{"usage", "daily", "--agent", "claud"}, {"usage", "--agent", "claud"}, {"usage", "blocks", "--agent", "claud", "--json"}} {
 		r := fx.Exec(t, "", args...)
 		if r.Code != 2 || strings.Count(strings.TrimSpace(r.Stderr), "\n") > 0 ||
-			!strings.Contains(r.Stderr, `--agent "claud"`) || !strings.Contains(r.Stderr, "claude-code, cli") {
+			!strings.Contains(r.Stderr, `--agent "claud"`) || !strings.Contains(r.Stderr, " claude-code,") || !strings.Contains(r.Stderr, " cli,") ||
+			strings.Contains(r.Stderr, "of , ") {
 			t.Errorf("%s: exit %d, %q", strings.Join(args, " "), r.Code, r.Stderr)
 		}
 	}
