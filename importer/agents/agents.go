@@ -43,6 +43,7 @@ import (
 	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/pi"
 	_ "github.com/loomhq/loom/importer/qwen"
+	_ "github.com/loomhq/loom/importer/reasonix"
 	_ "github.com/loomhq/loom/importer/variants"
 	_ "github.com/loomhq/loom/importer/vibe"
 	_ "github.com/loomhq/loom/importer/warp"
