@@ -35,6 +35,7 @@ import (
 	_ "github.com/loomhq/loom/importer/hermes"
 	_ "github.com/loomhq/loom/importer/junie"
 	_ "github.com/loomhq/loom/importer/kimi"
+	_ "github.com/loomhq/loom/importer/kimiwork"
 	_ "github.com/loomhq/loom/importer/kiro"
 	_ "github.com/loomhq/loom/importer/muse"
 	_ "github.com/loomhq/loom/importer/omp"
