@@ -18,6 +18,7 @@ import (
 	_ "github.com/loomhq/loom/importer/cline"
 	_ "github.com/loomhq/loom/importer/clinetasks"
 	_ "github.com/loomhq/loom/importer/codebuddy"
+	_ "github.com/loomhq/loom/importer/codebuff"
 	_ "github.com/loomhq/loom/importer/codex"
 	_ "github.com/loomhq/loom/importer/continuedev"
 	_ "github.com/loomhq/loom/importer/copilot"
