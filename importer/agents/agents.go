@@ -23,6 +23,7 @@ import (
 	_ "github.com/loomhq/loom/importer/continuedev"
 	_ "github.com/loomhq/loom/importer/copilot"
 	_ "github.com/loomhq/loom/importer/copilotchat"
+	_ "github.com/loomhq/loom/importer/copilotvs"
 	_ "github.com/loomhq/loom/importer/cortex"
 	_ "github.com/loomhq/loom/importer/crush"
 	_ "github.com/loomhq/loom/importer/cursor"
