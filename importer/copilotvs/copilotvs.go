@@ -334,7 +334,7 @@ func conversation(res *importer.Result, name, id string, spans []span) *importer
 			p.Status, p.Output, p.EndedAt = loom.ToolCompleted, out, &sp.end
 			t.Add(&loom.Message{ID: mid, Role: loom.RoleAssistant, CreatedAt: sp.start, CompletedAt: &sp.end, Parts: []loom.Part{p}})
 		default:
-			res.Skip("span:" + importer.TypeName(strings.Fields(sp.Name+" x")[0]))
+			res.Skip("span:" + importer.TypeName(strings.Fields(sp.Name + " x")[0]))
 		}
 	}
 	return &importer.Session{SourceID: importer.LineID(strings.ToLower(id)), Kind: loom.KindMain, Messages: t.Msgs,
