@@ -46,6 +46,7 @@ import (
 	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/pi"
 	_ "github.com/loomhq/loom/importer/qwen"
+	_ "github.com/loomhq/loom/importer/qwenpaw"
 	_ "github.com/loomhq/loom/importer/reasonix"
 	_ "github.com/loomhq/loom/importer/variants"
 	_ "github.com/loomhq/loom/importer/vibe"
