@@ -184,6 +184,7 @@ func TestEveryAgentHasItsRow(t *testing.T) {
 var builtInTests = map[string]string{
 	"amazon-q": "TestRead", "crush": "TestReadDB", "forge": "TestRead", "zed": "TestReadDB", "goose": "TestReadDB",
 	"cursor": "TestReadEditor", "warp": "TestReadTasks", "openclaw": "TestReadDB", "hermes": "TestReadState",
+	"shelley": "TestRead",
 }
 
 // Each kind of content a row claims (T text, R reasoning, X tool calls,
