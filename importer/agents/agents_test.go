@@ -132,14 +132,12 @@ var commit = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
 var unsourced = map[string]string{
 	"chatgpt":     "a service's export, no program",
 	"claude-ai":   "a service's export, no program",
-	"cursor":      "closed editor and CLI, not runnable here",
 	"antigravity": "closed IDE",
 	"windsurf":    "closed editor; its users' downloaded trajectories",
 	"amp":         "its CLI needs Amp's service",
 	"kiro":        "kiro-cli needs AWS's service",
 	"muse":        "not on npm, no public source found",
 	"junie":       "its npm package downloads the program",
-	"auggie":      "talks to Augment's service",
 }
 
 // Every agent wired in has its row, which names the evidence: the real
