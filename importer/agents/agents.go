@@ -28,6 +28,7 @@ import (
 	_ "github.com/loomhq/loom/importer/crush"
 	_ "github.com/loomhq/loom/importer/cursor"
 	_ "github.com/loomhq/loom/importer/deepseektui"
+	_ "github.com/loomhq/loom/importer/devin"
 	_ "github.com/loomhq/loom/importer/droid"
 	_ "github.com/loomhq/loom/importer/forge"
 	_ "github.com/loomhq/loom/importer/gemini"

@@ -194,7 +194,7 @@ func TestEveryAgentHasItsRow(t *testing.T) {
 var builtInTests = map[string]string{
 	"amazon-q": "TestRead", "crush": "TestReadDB", "forge": "TestRead", "zed": "TestReadDB", "goose": "TestReadDB",
 	"cursor": "TestReadEditor", "warp": "TestReadTasks", "openclaw": "TestReadDB", "hermes": "TestReadState",
-	"shelley": "TestRead",
+	"shelley": "TestRead", "devin": "TestRead",
 }
 
 // Each kind of content a row claims (T text, R reasoning, X tool calls,
