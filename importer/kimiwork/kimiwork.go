@@ -86,11 +86,10 @@ func (Format) Roots(env func(string) string, home string) []string {
 // root, one bundle each.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	return importer.FileBundles(ctx, Tool, root, func(path string, d fs.DirEntry) bool {
-		if d.Name() != "wire.jsonl" {
+		if !IsWire(path) {
 			return false
 		}
-		agents := filepath.Dir(filepath.Dir(path))
-		return filepath.Base(agents) == "agents" && strings.HasPrefix(filepath.Base(filepath.Dir(agents)), "conv-")
+		return strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(path)))), "conv-")
 	})
 }
 
@@ -150,10 +149,21 @@ func (r *record) at() time.Time {
 
 // Read reads one agent's wire log.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
+	return ReadWire(ctx, Tool, b.Name())
+}
+
+// IsWire reports whether path is an agent's wire log of the Kimi Code
+// kernel's layout: <session>/agents/<agent>/wire.jsonl.
+func IsWire(path string) bool {
+	return filepath.Base(path) == "wire.jsonl" && filepath.Base(filepath.Dir(filepath.Dir(path))) == "agents"
+}
+
+// ReadWire reads the kernel's wire log name for tool (Kimi Work's, and
+// Kimi Code's own sessions in ~/.kimi-code).
+func ReadWire(ctx context.Context, tool, name string) (*importer.Result, error) {
 	f, _, err := importer.Open(name, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
+		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
 	defer f.Close()
 	res := &importer.Result{}
