@@ -605,9 +605,9 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 }
 
 // handoffHome is a home where every agent loom hands off to has run
-// once: opencode and Kilo keep their sessions in a database they make
-// on their first run (a copy of one opencode 1.18.33 made), which a
-// handoff writes into.
+// once: opencode, Kilo and MiMoCode keep their sessions in a database
+// they make on their first run (a copy of one opencode 1.18.33 made),
+// which a handoff writes into.
 func handoffHome(t *testing.T) string {
 	t.Helper()
 	db, err := os.ReadFile(filepath.Join("..", "importer", "opencode", "testdata", "real-1.18.33.db"))
@@ -615,7 +615,7 @@ func handoffHome(t *testing.T) string {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	for _, app := range []string{"opencode", "kilo"} {
+	for _, app := range []string{"opencode", "kilo", "mimocode"} {
 		clitest.MustWrite(t, filepath.Join(home, ".local", "share", app, app+".db"), string(db))
 	}
 	return home

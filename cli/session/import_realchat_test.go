@@ -38,8 +38,9 @@ type chatAgent struct {
 	// ("" for a short one of its own).
 	summary string
 	// compactUsage says the session records the usage of the
-	// compaction's own model call.
-	compactUsage bool
+	// compaction's own model call; noUsage that it records no usage at
+	// all (its flows' usage is not checked).
+	compactUsage, noUsage bool
 	// extra runs the flows of this agent alone, in fx's HOME, and
 	// returns what each must import as.
 	extra func(t *testing.T) []*flowWant
@@ -131,6 +132,12 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 	}
 	t.Logf("%s ran %d model calls in %s", a.tool, len(a.srv.Requests()), time.Since(started).Round(time.Millisecond))
 
+	if a.noUsage {
+		for _, w := range wants {
+			w.usage = nil
+		}
+		a.fidelity.NoUsage = true
+	}
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, a.tool, wants)
 	if a.asks != "" {

@@ -27,7 +27,14 @@ func TestImportRealCodeBuddy(t *testing.T) {
 		"vendor": "OpenAI", "apiKey": "sk-fake", "maxInputTokens": 200000, "maxOutputTokens": 8000,
 		"url": "`+a.srv.BaseURL()+`/chat/completions", "supportsToolCall": true, "supportsReasoning": true}],
 		"availableModels": ["gpt-fake"]}`)
-	env := agentclitest.Env(a.fx.Home)
+	// Off by CodeBuddy's own switches, so that no run reaches for the
+	// network or spends a turn on its own housekeeping: auto-memory's
+	// extraction, hot reload ("for resource-limited environments") and
+	// workflows, as its CHANGELOG gives them; the update check,
+	// telemetry and the built-in plugin marketplace (cnb.cool,
+	// www.codebuddy.ai), by the variables its code reads for them.
+	env := agentclitest.Env(a.fx.Home, "CODEBUDDY_DISABLE_AUTO_MEMORY=1", "CODEBUDDY_DISABLE_HOT_RELOAD=1",
+		"CODEBUDDY_DISABLE_WORKFLOWS=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "CODEBUDDY_SKIP_BUILTIN_MARKETPLACE=1")
 	a.run = func(t *testing.T, dir string, args ...string) {
 		agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, append([]string{"--model", "gpt-fake"}, args...)...)
 	}

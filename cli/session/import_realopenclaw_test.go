@@ -45,11 +45,19 @@ func TestImportRealOpenClaw(t *testing.T) {
 	work := filepath.Join(fx.Home, "work")
 	clitest.MustWrite(t, filepath.Join(work, "notes.txt"), "alpha\nbeta\n")
 	clitest.MustWrite(t, filepath.Join(fx.Home, ".openclaw", "openclaw.json"), `{
-  "agents": {"defaults": {"model": {"primary": "fake/gpt-fake"}, "workspace": "`+work+`"}},
+  "agents": {"defaults": {"model": {"primary": "fake/gpt-fake"}, "workspace": "`+work+`", "skipBootstrap": true, "skills": []}},
+  "plugins": {"enabled": false, "slots": {"memory": "none"}},
   "models": {"mode": "merge", "providers": {"fake": {"baseUrl": "`+srv.BaseURL()+`", "apiKey": "sk-fake", "api": "openai-completions",
     "models": [{"id": "gpt-fake", "name": "Fake", "reasoning": true, "input": ["text"], "contextWindow": 200000, "maxTokens": 8000}]}}}
 }`)
-	env := agentclitest.WithCommand(t, agentclitest.Node24, agentclitest.Env(fx.Home))
+	// What OpenClaw spends a turn preparing offline, turned off by its
+	// own documented settings: above, its bundled plugins
+	// (plugins.enabled), the memory plugin's indexing of the workspace
+	// and sessions (plugins.slots.memory), the workspace's bootstrap
+	// files and the skills catalogue; here, channels, cron and Bonjour
+	// (docs/gateway/embedding.md, heartbeat.md, bonjour.md).
+	env := agentclitest.WithCommand(t, agentclitest.Node24, agentclitest.Env(fx.Home,
+		"OPENCLAW_SKIP_CHANNELS=1", "OPENCLAW_SKIP_CRON=1", "OPENCLAW_DISABLE_BONJOUR=1"))
 	run := func(key, prompt string) {
 		t.Helper()
 		// An agent turn of OpenClaw takes half a minute to prepare on a

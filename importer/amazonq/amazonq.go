@@ -27,6 +27,7 @@ package amazonq
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -73,46 +74,86 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	return importer.DBBundles(Tool, root, dbName)
 }
 
-// CountSessions counts the database's conversations.
+// CountSessions counts the database's conversations: those of
+// conversations_v2 and those of the earlier table it does not hold.
 func (Format) CountSessions(ctx context.Context, b importer.Bundle) (int, error) {
+	n, err := importer.CountSQLite(ctx, Tool, b, `SELECT (SELECT count(*) FROM conversations_v2) + (SELECT count(*) FROM conversations
+		WHERE coalesce(json_extract(value, '$.conversation_id'), '') NOT IN (SELECT conversation_id FROM conversations_v2))`,
+		"conversations", "conversations_v2")
+	if err == nil {
+		return n, nil
+	}
 	return importer.CountSQLite(ctx, Tool, b, "SELECT count(*) FROM conversations", "conversations")
 }
 
-// Read reads every conversation of the database.
+// Read reads every conversation of the database: Q 1.x's later
+// table, conversations_v2 (several conversations a directory, each
+// under its id, with its times), and the earlier one-a-directory table
+// for what the later does not hold.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 	name, db, err := importer.OpenDBBundle(ctx, Tool, "Amazon Q", b, "conversations")
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, "SELECT key, CASE WHEN length(value) > ? THEN NULL ELSE value END FROM conversations ORDER BY rowid", importer.MaxLine)
-	if err != nil {
-		return nil, importer.SQLiteError(Tool, name, err)
-	}
-	defer rows.Close()
 	res := &importer.Result{}
 	modified := time.Now().UTC()
 	if fi, err := os.Stat(name); err == nil {
 		modified = fi.ModTime().UTC()
 	}
-	for rows.Next() {
-		v, err := importer.SQLiteRow(rows, 2)
+	seen := map[string]bool{}
+	if n, err := importer.SQLiteTables(ctx, db, "conversations_v2"); err == nil && n == 1 {
+		err := readTable(ctx, db, name, res, `SELECT key, CASE WHEN length(value) > ? THEN NULL ELSE value END, updated_at
+			FROM conversations_v2 ORDER BY created_at, rowid`, func(s *importer.Session) bool {
+			seen[s.SourceID] = true
+			return true
+		}, modified)
 		if err != nil {
-			return nil, importer.SQLiteError(Tool, name, err)
+			return nil, err
+		}
+	}
+	err = readTable(ctx, db, name, res, "SELECT key, CASE WHEN length(value) > ? THEN NULL ELSE value END, NULL FROM conversations ORDER BY rowid",
+		func(s *importer.Session) bool { return !seen[s.SourceID] }, modified)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// readTable reads the conversations query q gives (a directory, a
+// conversation's state, its update time in milliseconds or NULL),
+// keeping each that keep accepts.
+func readTable(ctx context.Context, db *sql.DB, name string, res *importer.Result, q string, keep func(*importer.Session) bool, modified time.Time) error {
+	rows, err := db.QueryContext(ctx, q, importer.MaxLine)
+	if err != nil {
+		return importer.SQLiteError(Tool, name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		v, err := importer.SQLiteRow(rows, 3)
+		if err != nil {
+			return importer.SQLiteError(Tool, name, err)
 		}
 		key, value := importer.SQLiteString(v[0]), importer.SQLiteString(v[1])
 		if value == "" {
 			res.Problemf(name, 0, "conversation of "+importer.Clip(key, 120)+": too large or empty")
 			continue
 		}
-		if s := conversation(res, name, key, []byte(value), modified); s != nil {
+		at := modified
+		if ms := importer.SQLiteFloat(v[2]); ms > 0 {
+			at = importer.Millis(ms)
+		}
+		if s := conversation(res, name, key, []byte(value), at); s != nil && keep(s) {
 			res.Sessions = append(res.Sessions, s)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, importer.SQLiteError(Tool, name, err)
+		return importer.SQLiteError(Tool, name, err)
 	}
-	return res, nil
+	return nil
 }
 
 type state struct {

@@ -2,6 +2,7 @@ package amazonq
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -41,4 +42,36 @@ func TestRead(t *testing.T) {
 	}
 	importertest.ImportsOnce(t, Format{}, dir, 1, 3)
 	importertest.RefusesOtherDB(t, Format{}, dbName)
+}
+
+// Q's later schema (its migration 008_multiple_conversations_per_path,
+// aws/amazon-q-developer-cli at 33494e8f106b27f8211971727290aca1f8385913)
+// keeps several conversations a directory in conversations_v2, copying
+// the earlier table's in: every conversation of it is read, once, with
+// its times, and the earlier table's copies add nothing.
+func TestReadConversationsV2(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "amazon-q")
+	db := importertest.SQLiteWriter(t, filepath.Join(dir, dbName))
+	importertest.Exec(t, db, `CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT)`)
+	importertest.Exec(t, db, `INSERT INTO conversations VALUES (?, ?)`, "/home/u/infra", conversationJSON)
+	importertest.Exec(t, db, `CREATE TABLE conversations_v2 (key TEXT NOT NULL, conversation_id TEXT NOT NULL, value TEXT NOT NULL,
+		created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (key, conversation_id))`)
+	second := strings.Replace(strings.Replace(conversationJSON, "q-conv-1", "q-conv-2", 1), "Which stacks exist?", "Which stack is largest?", 1)
+	importertest.Exec(t, db, `INSERT INTO conversations_v2 VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)`,
+		"/home/u/infra", "q-conv-1", conversationJSON, 1777712400000, 1777712405000,
+		"/home/u/infra", "q-conv-2", second, 1777716000000, 1777716009000)
+	db.Close()
+	res := importertest.ReadAll(t, Format{}, dir)
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Sessions) != 2 {
+		t.Fatalf("%d sessions, want both of conversations_v2", len(res.Sessions))
+	}
+	s := importertest.Session(t, res, "q-conv-2")
+	if s.Messages[0].Parts[0].Text != "Which stack is largest?" {
+		t.Errorf("second conversation %+v", s.Messages[0].Parts)
+	}
+	if n, err := (Format{}).CountSessions(t.Context(), importer.SQLiteBundle(filepath.Join(dir, dbName))); n != 2 || err != nil {
+		t.Errorf("counted %d, %v", n, err)
+	}
+	importertest.ImportsOnce(t, Format{}, dir, 2, 6)
 }

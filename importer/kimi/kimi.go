@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/kimiwork"
 )
 
 // Format reads Kimi CLI's sessions. The zero value is ready to use.
@@ -55,8 +56,9 @@ func (Format) Roots(env func(string) string, home string) []string {
 	}
 	roots := []string{filepath.Join(dir, "sessions")}
 	if home != "" && (env == nil || env(envShare) == "") {
-		// Kimi Code, the CLI under its later name, keeps the same
-		// layout in ~/.kimi-code.
+		// Kimi Code, the CLI under its later name, keeps its sessions
+		// in ~/.kimi-code: in this layout, or its kernel's (each
+		// session's agents' wire logs alone, read as Kimi Work's are).
 		roots = append(roots, filepath.Join(home, ".kimi-code", "sessions"))
 	}
 	return roots
@@ -66,18 +68,22 @@ func (Format) Roots(env func(string) string, home string) []string {
 // directory's, a session's, or one of its files): each context.jsonl,
 // with the wire.jsonl beside it, is a bundle; so is each <session
 // id>.jsonl directly in a work directory's directory, the form of early
-// versions.
+// versions; and each <session>/agents/<agent>/wire.jsonl of Kimi Code's
+// kernel, alone.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	fi, err := importer.StatRoot(Tool, root)
 	if fi == nil {
 		return nil, err
 	}
-	if !fi.IsDir() && filepath.Base(root) == wireFile {
+	if !fi.IsDir() && filepath.Base(root) == wireFile && !kimiwork.IsWire(root) {
 		root = filepath.Join(filepath.Dir(root), contextFile)
 	}
 	bs, err := importer.FileBundles(ctx, Tool, root, func(path string, d fs.DirEntry) bool {
 		n := d.Name()
-		return n == contextFile || (strings.HasSuffix(n, ".jsonl") && n != wireFile && !strings.HasPrefix(n, "context") && isHash(filepath.Base(filepath.Dir(path))))
+		// Kimi Code's kernel keeps a session's agents' wire logs alone,
+		// <session>/agents/<agent>/wire.jsonl, read as Kimi Work's are.
+		return n == contextFile || kimiwork.IsWire(path) ||
+			(strings.HasSuffix(n, ".jsonl") && n != wireFile && !strings.HasPrefix(n, "context") && isHash(filepath.Base(filepath.Dir(path))))
 	})
 	for i := range bs {
 		if filepath.Base(bs[i].Name()) != contextFile {
@@ -110,6 +116,9 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	name := b.Name()
 	if name == "" {
 		return nil, errors.New("kimi: empty bundle")
+	}
+	if kimiwork.IsWire(name) {
+		return kimiwork.ReadWire(ctx, Tool, name)
 	}
 	f, fi, err := importer.Open(name, importer.MaxFile)
 	if err != nil {

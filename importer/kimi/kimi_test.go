@@ -120,3 +120,21 @@ func TestCheckpointsAreNoPrompts(t *testing.T) {
 		t.Errorf("roles %q, first %q", got, s.Messages[0].Text())
 	}
 }
+
+// Kimi Code's kernel keeps a session as its agents' wire logs alone,
+// ~/.kimi-code/sessions/wd_<dir>_<hash>/session_<id>/agents/<agent>/wire.jsonl
+// (agentsview's reader of Kimi's wire logs, wesm/agentsview at
+// a5de5daca0005d2794f6fe8e0412795cb2873e4b, internal/parser/kimi.go):
+// `--from kimi` reads them as Kimi Work's are.
+func TestReadKimiCodeKernel(t *testing.T) {
+	root := filepath.Join("testdata", "kimi-code", "sessions")
+	res := importertest.ReadAllValid(t, Format{}, root)
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions", len(res.Sessions))
+	}
+	s := res.Sessions[0]
+	if importertest.Roles(s) != "user assistant assistant user assistant assistant user" || s.Cwd != "/home/u/site" {
+		t.Errorf("session %s %q", importertest.Roles(s), s.Cwd)
+	}
+	importertest.ImportsOnce(t, Format{}, root, 1, 7)
+}

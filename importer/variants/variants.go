@@ -40,10 +40,11 @@ var (
 			{"AppData", "Local", "Packages", "Claude_pzs8sxrjxfjjc", "LocalCache", "Roaming", "Claude", "local-agent-mode-sessions"},
 		}}
 	// Qoder is Qoder's CLI and editor, which keep Claude Code's project
-	// tree of session files (the CLI in ~/.qoder/projects, the editor in
-	// its SharedClientCache).
+	// tree of session files (the CLI in ~/.qoder/projects, or
+	// $QODER_CONFIG_DIR/projects as qodercli 1.1.52's code has it; the
+	// editor in its SharedClientCache).
 	Qoder = importer.Variant{Of: claudecode.New(), Name: "qoder",
-		Env: "LOOM_QODER_DIR", Dirs: [][]string{
+		Env: "QODER_CONFIG_DIR", Sub: "projects", Dirs: [][]string{
 			{".qoder", "projects"}, {".qoder-cn", "projects"}, {".qoderwork", "projects"},
 			{".config", "Qoder", "SharedClientCache", "cli", "projects"},
 			{"Library", "Application Support", "Qoder", "SharedClientCache", "cli", "projects"},

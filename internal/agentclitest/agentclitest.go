@@ -86,6 +86,10 @@ var (
 	OpenClaw = Package{Name: "openclaw", Version: "2026.9.6", Bin: "openclaw", Node: &Node24}
 	// OhMyPi is Oh My Pi, omp, a fork of Pi that runs on Bun (Bun).
 	OhMyPi = Package{Name: "@oh-my-pi/pi-coding-agent", Version: "18.2.3", Bin: "omp"}
+	// Reasonix is Reasonix, reasonix: a native program that npm
+	// installs, which speaks the OpenAI Chat Completions API of a
+	// provider of ~/.reasonix/config.toml.
+	Reasonix = Package{Name: "reasonix", Version: "1.38.11", Bin: "reasonix"}
 )
 
 // WithNode returns env with the node of Node22, installed, first on its
