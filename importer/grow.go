@@ -86,7 +86,11 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 	var tail []*loom.Message
 	if k > 0 {
 		var err error
-		tail, err = im.Store.Messages(ctx, x.ID, loom.MessageQuery{Limit: min(k, maxCompared)})
+		q := loom.MessageQuery{Limit: min(k, maxCompared)}
+		if im.reimporting {
+			q.Limit = 0
+		}
+		tail, err = im.Store.Messages(ctx, x.ID, q)
 		if err != nil {
 			return err
 		}
@@ -139,7 +143,7 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 	default:
 		tr.SessionsUnchanged++
 	}
-	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun {
+	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun && !im.reimporting {
 		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Title: &t})
 	}
 	return nil

@@ -36,6 +36,9 @@ type Importer struct {
 	// directory itself is the project root.
 	Project func(dir string) loom.Project
 	Logger  *slog.Logger
+	// NoOriginals keeps no original bytes of the files read (a reimport
+	// reads the kept ones).
+	NoOriginals bool
 
 	projects map[string]loom.Project
 	pending  batch
@@ -48,6 +51,14 @@ type Importer struct {
 	// counted are the sessions that count model calls, by call, as the
 	// store and the batches written so far keep them (calls.go).
 	counted map[string]string
+	// kept is what the store keeps of the original files of tool
+	// keptTool, by path (originals.go).
+	kept     map[string]loom.OriginalFile
+	keptTool string
+	// reimporting says the run reads kept originals again
+	// (reimport.go): every stored message is compared with the source,
+	// not only the newest, and a title set in loom is kept.
+	reimporting bool
 }
 
 // Target is one tool to import, with where to look.
@@ -121,6 +132,7 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 	if err != nil {
 		return tr, err
 	}
+	im.kept = nil // read again with the records: other importers keep too
 	known := make(map[string]loom.ImportedFile, len(recs))
 	bundled := map[string][]string{}
 	for _, r := range recs {
@@ -271,13 +283,7 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	if errors.Is(err, errParentLater) {
 		return err
 	}
-	tr.FilesRead += len(stats)
-	for k, n := range res.Skipped {
-		tr.Skipped[k] += n
-	}
-	for _, p := range res.Problems {
-		tr.problem(p)
-	}
+	tr.read(len(stats), res)
 	if err != nil {
 		return err
 	}
@@ -288,6 +294,9 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		main := res.Sessions[0]
 		stats[0].SourceID = main.SourceID
 		stats[0].SessionID = tr.ids[main.SourceID]
+	}
+	if err := im.keepOriginals(ctx, f.Tool(), stats, stats[0].SessionID); err != nil {
+		return err
 	}
 	im.pending.w.Files = append(im.pending.w.Files, stats...)
 	im.holdCurrent()
@@ -431,6 +440,18 @@ func (tr *ToolReport) problem(p Problem) {
 		tr.Problems = append(tr.Problems, p)
 	}
 	tr.ProblemCount++
+}
+
+// read counts files read into res, with what res skipped and its
+// problems.
+func (tr *ToolReport) read(files int, res *Result) {
+	tr.FilesRead += files
+	for k, n := range res.Skipped {
+		tr.Skipped[k] += n
+	}
+	for _, p := range res.Problems {
+		tr.problem(p)
+	}
 }
 
 // failed records a file that could not be read at all.

@@ -159,6 +159,11 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 			return lockedForDelete(err)
 		}
 		rep.Deleted = append(rep.Deleted, gone...)
+		if opts.Purge {
+			if err := dropOriginals(ctx, st, s.UserID, gone); err != nil {
+				return err
+			}
+		}
 		if opts.JSON {
 			continue
 		}
@@ -174,6 +179,21 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		return command.WriteJSON(ios.Out, rep)
 	}
 	return nil
+}
+
+// dropOriginals removes the kept originals (docs/durability.md) of the
+// sessions gone, purged, and of any purged before from the trash.
+func dropOriginals(ctx context.Context, st loom.Store, user string, gone []*loom.Session) error {
+	k, ok := loom.StoreAs[loom.OriginalsKeeper](st)
+	if !ok {
+		return nil
+	}
+	ids := make([]string, len(gone))
+	for i, s := range gone {
+		ids[i] = s.ID
+	}
+	_, err := k.DeleteOriginals(ctx, user, ids)
+	return err
 }
 
 // RestoreOptions are the options of `loom session restore`.

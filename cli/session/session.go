@@ -36,6 +36,7 @@ func NewCmdSession(inv *command.Invocation) *cobra.Command {
 		newCmdSessionPrune(inv, nil),
 		newCmdSessionExport(inv, nil),
 		newCmdSessionImport(inv, nil),
+		newCmdSessionReimport(inv, nil),
 		newCmdSessionHandoff(inv, nil),
 		newCmdSessionRestoreTo(inv, nil),
 		newCmdSessionSummarize(inv, nil),

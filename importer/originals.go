@@ -1,0 +1,200 @@
+package importer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/loomhq/loom"
+)
+
+// Keeping the originals: after a bundle is read, the bytes of its files
+// that the store does not hold yet are kept in it, compressed
+// (loom.OriginalsKeeper), so that `loom session reimport` can read them
+// again with a later reader once the agent has deleted its files. A
+// file grown at its end adds a chunk of its new bytes; one unchanged
+// adds nothing; one rewritten (its kept end no longer in place) is kept
+// again whole. Files are read and kept loom.MaxOriginalChunk at a time,
+// so a file of any size costs that much memory.
+
+var originalCodec = sync.OnceValues(func() (*zstd.Encoder, error) {
+	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+})
+
+var originalDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(4*loom.MaxOriginalChunk))
+})
+
+// CompressOriginal compresses b as a kept original's data.
+func CompressOriginal(b []byte) ([]byte, error) {
+	enc, err := originalCodec()
+	if err != nil {
+		return nil, err
+	}
+	return enc.EncodeAll(b, make([]byte, 0, len(b)/4+64)), nil
+}
+
+// DecompressOriginal expands a kept original's data.
+func DecompressOriginal(b []byte) ([]byte, error) {
+	dec, err := originalDecoder()
+	if err != nil {
+		return nil, err
+	}
+	out, err := dec.DecodeAll(b, nil)
+	if err != nil {
+		return nil, fmt.Errorf("kept original damaged: %w", err)
+	}
+	return out, nil
+}
+
+// keeper is the store's keeper of originals, nil when it keeps none (or
+// the run writes nothing).
+func (im *Importer) keeper() loom.OriginalsKeeper {
+	if im.DryRun || im.NoOriginals {
+		return nil
+	}
+	k, ok := loom.StoreAs[loom.OriginalsKeeper](im.Store)
+	if !ok {
+		return nil
+	}
+	return k
+}
+
+// keepOriginals keeps the bytes of the files of stats (a bundle just
+// read) that the store does not hold yet, up to the size each was
+// recorded with.
+func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom.ImportedFile, sessionID string) error {
+	k := im.keeper()
+	if k == nil {
+		return nil
+	}
+	load := func() error {
+		files, err := k.OriginalFiles(ctx, im.UserID, tool)
+		if err != nil {
+			return err
+		}
+		im.kept, im.keptTool = make(map[string]loom.OriginalFile, len(files)), tool
+		for _, f := range files {
+			im.kept[f.Path] = f
+		}
+		return nil
+	}
+	if im.kept == nil || im.keptTool != tool {
+		if err := load(); err != nil {
+			return err
+		}
+	}
+	for _, rec := range stats {
+		kf, err := keepFile(ctx, k, im.kept[rec.Path], rec, sessionID)
+		if loom.ErrorCode(err) == loom.EINVALID {
+			// Another importer kept more of the file since this one
+			// looked (it holds the file's lock now): look again.
+			if err := load(); err != nil {
+				return err
+			}
+			kf, err = keepFile(ctx, k, im.kept[rec.Path], rec, sessionID)
+		}
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // gone since it was read: what was kept stays
+			}
+			return fmt.Errorf("keeping the original of %s: %w", rec.Path, err)
+		}
+		im.kept[rec.Path] = kf
+	}
+	return nil
+}
+
+// keepFile keeps what file rec holds beyond kept, what the store has of
+// it, and returns what the store has then.
+func keepFile(ctx context.Context, k loom.OriginalsKeeper, kept loom.OriginalFile, rec loom.ImportedFile, sessionID string) (loom.OriginalFile, error) {
+	f, err := os.Open(rec.Path)
+	if err != nil {
+		return kept, err
+	}
+	defer f.Close()
+	from := int64(0)
+	if kept.Size > 0 && rec.Size >= kept.Size {
+		same, err := tailIs(f, kept.Size, kept.Tail)
+		if err != nil {
+			return kept, err
+		}
+		if same {
+			from = kept.Size
+		}
+	}
+	if from == rec.Size && from > 0 {
+		return kept, nil // unchanged: nothing to add
+	}
+	if from == 0 {
+		kept = loom.OriginalFile{UserID: rec.UserID, Tool: rec.Tool, Path: rec.Path, Bundle: rec.Bundle}
+	}
+	// The window of the file's last bytes, for each chunk's tail.
+	var window []byte
+	if from > 0 {
+		start := max(0, from-loom.OriginalTail)
+		window = make([]byte, from-start)
+		if _, err := f.ReadAt(window, start); err != nil {
+			return kept, err
+		}
+	}
+	buf := make([]byte, loom.MaxOriginalChunk)
+	for off := from; off < rec.Size; {
+		if err := ctx.Err(); err != nil {
+			return kept, err
+		}
+		n := int(min(int64(len(buf)), rec.Size-off))
+		got, err := f.ReadAt(buf[:n], off)
+		if err != nil && !(errors.Is(err, io.EOF) && got > 0) {
+			if errors.Is(err, io.EOF) {
+				break // the file shrank since it was looked at
+			}
+			return kept, err
+		}
+		b := buf[:got]
+		window = append(window, b...)
+		if len(window) > loom.OriginalTail {
+			window = append(window[:0], window[len(window)-loom.OriginalTail:]...)
+		}
+		data, err := CompressOriginal(b)
+		if err != nil {
+			return kept, err
+		}
+		c := loom.OriginalChunk{UserID: rec.UserID, Tool: rec.Tool, Path: rec.Path, Bundle: rec.Bundle, SessionID: sessionID,
+			Offset: off, Size: int64(got), Data: data, Tail: tailHash(window), ModTime: rec.ModTime}
+		if err := k.KeepOriginal(ctx, c); err != nil {
+			return kept, err
+		}
+		off += int64(got)
+		kept.Size, kept.Stored, kept.Chunks, kept.Tail = off, kept.Stored+int64(len(data)), kept.Chunks+1, c.Tail
+		kept.SessionID = pick(sessionID, kept.SessionID)
+	}
+	return kept, nil
+}
+
+// tailIs reports whether f's last OriginalTail bytes up to end hash to
+// tail.
+func tailIs(f *os.File, end int64, tail string) (bool, error) {
+	start := max(0, end-loom.OriginalTail)
+	b := make([]byte, end-start)
+	if _, err := f.ReadAt(b, start); err != nil {
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		return false, err
+	}
+	return tailHash(b) == tail, nil
+}
+
+func tailHash(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

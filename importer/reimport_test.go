@@ -1,0 +1,418 @@
+package importer_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/gemini"
+	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// agentSessions are the real session files (testdata/agent-sessions/SOURCES.md).
+const agentSessions = "../testdata/agent-sessions"
+
+// older is a reader with a defect fixed since: it drops every reply's
+// usage and, with dropMessage, the second message of every session, as
+// a reader that misread a line would. Its Tool is the wrapped reader's,
+// so that what it imported is what the fixed reader reads again.
+type older struct {
+	importer.Format
+	dropMessage bool
+}
+
+func (o older) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	res, err := o.Format.Read(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range res.Sessions {
+		for _, m := range s.Messages {
+			m.Usage = loom.Usage{}
+		}
+		if o.dropMessage && len(s.Messages) > 2 {
+			s.Messages = slices.Delete(s.Messages, 1, 2)
+		}
+	}
+	return res, nil
+}
+
+// copyTree copies the files under src to a new directory and returns it.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func reimport(t *testing.T, st loom.Store, f importer.Format, ids ...string) *importer.ToolReport {
+	t.Helper()
+	ctx := context.Background()
+	bundles, err := importer.KeptBundles(ctx, st.(loom.OriginalsKeeper), "alice", f.Tool(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bundles) == 0 {
+		t.Fatal("no kept originals")
+	}
+	im := &importer.Importer{Store: st, UserID: "alice"}
+	tr, err := im.Reimport(ctx, f, bundles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// imported is what a store holds of tool's sessions, by key: each
+// session's kind, parent's key, title and messages as JSON, the fields a
+// reader decides.
+func imported(t *testing.T, st loom.Store, tool string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "alice", Surface: tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]string{}
+	for _, s := range ss {
+		keys[s.ID] = s.Key
+	}
+	out := map[string]string{}
+	for _, s := range ss {
+		if s.Source == nil {
+			continue
+		}
+		msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type msg struct {
+			ID, Role, Model string
+			Seq             int64
+			Parts           []loom.Part
+			Usage           loom.Usage
+			At              string
+		}
+		var ms []msg
+		for _, m := range msgs {
+			parts := slices.Clone(m.Parts)
+			for i := range parts {
+				if parts[i].SessionID != "" {
+					parts[i].SessionID = keys[parts[i].SessionID]
+				}
+			}
+			ms = append(ms, msg{m.ID, string(m.Role), m.Model, m.Seq, parts, m.Usage, m.CreatedAt.String()})
+		}
+		b, err := json.Marshal(struct {
+			Kind, Parent, Title string
+			Usage               loom.Usage
+			Messages            []msg
+		}{s.Kind, keys[s.ParentID], s.Title, s.Usage, ms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[s.Key] = string(b)
+	}
+	return out
+}
+
+func sameImport(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%d sessions, want %d", len(got), len(want))
+	}
+	for k, w := range want {
+		if g := got[k]; g != w {
+			t.Errorf("session %s differs from a fresh import:\n got %.600s\nwant %.600s", k, g, w)
+		}
+	}
+}
+
+// A reader defect fixed after the agent deleted its file reaches the
+// session: reimport reads the kept originals with the fixed reader, and
+// the session equals a fresh import of the file by it, while its title
+// set in loom and a fork made of it stay.
+func TestReimportRepairsAfterTheFileIsGone(t *testing.T) {
+	for _, drop := range []bool{false, true} {
+		name := "usage dropped"
+		if drop {
+			name = "a message dropped"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			src := filepath.Join(agentSessions, "claude-code/spotter/tool_heavy.jsonl")
+			dir := t.TempDir()
+			path := filepath.Join(dir, "tool_heavy.jsonl")
+			data, err := os.ReadFile(src)
+			if err != nil {
+				t.Skip("no real session files here")
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fixed := claudecode.New()
+			st := importertest.Store(t)
+			importertest.Import(t, st, older{fixed, drop}, path)
+			ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "alice"})
+			if err != nil || len(ss) != 1 {
+				t.Fatalf("sessions %v, %v", len(ss), err)
+			}
+			x := ss[0]
+			if x.Usage.OutputTokens != 0 {
+				t.Fatal("the older reader kept usage")
+			}
+			title := "renamed in loom"
+			if _, err := st.UpdateSession(ctx, x.ID, loom.SessionUpdate{Title: &title}); err != nil {
+				t.Fatal(err)
+			}
+			fork, err := st.Fork(ctx, x.ID, loom.ForkOptions{Turn: 1, Title: "my branch"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			forkMsgs, err := st.Messages(ctx, fork.ID, loom.MessageQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+
+			tr := reimport(t, st, fixed, x.ID)
+			if drop && tr.SessionsRepaired != 1 {
+				t.Errorf("repaired %d sessions, want 1 made again", tr.SessionsRepaired)
+			}
+
+			// A fresh import of the file by the fixed reader.
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fresh := importertest.Store(t)
+			importertest.Import(t, fresh, fixed, path)
+			want := imported(t, fresh, fixed.Tool())
+			got := imported(t, st, fixed.Tool())
+			// The title is the one set in loom; the rest is the reading.
+			y, err := st.Session(ctx, x.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if y.Title != title {
+				t.Errorf("title %q, want the one set in loom", y.Title)
+			}
+			if y.Usage.OutputTokens == 0 {
+				t.Error("the session has no usage after reimport")
+			}
+			fs, err := fresh.Sessions(ctx, loom.SessionFilter{UserID: "alice"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := retitle(ctx, fresh, fs[0].ID, title); err != nil {
+				t.Fatal(err)
+			}
+			want = imported(t, fresh, fixed.Tool())
+			sameImport(t, got, want)
+			// The fork made in loom is as it was.
+			f2, err := st.Session(ctx, fork.ID)
+			if err != nil || f2.ParentID != x.ID || f2.Title != "my branch" {
+				t.Fatalf("fork after reimport: %+v, %v", f2, err)
+			}
+			after, err := st.Messages(ctx, fork.ID, loom.MessageQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(after) != len(forkMsgs) {
+				t.Errorf("fork holds %d messages, had %d", len(after), len(forkMsgs))
+			}
+		})
+	}
+}
+
+func retitle(ctx context.Context, st loom.Store, id, title string) error {
+	_, err := st.UpdateSession(ctx, id, loom.SessionUpdate{Title: &title})
+	return err
+}
+
+// For every agent of the real session files: import, the files deleted,
+// reimport: the store equals a fresh import of the files, and a second
+// import of the same files adds no originals.
+func TestReimportEqualsFreshImport(t *testing.T) {
+	for _, c := range []struct {
+		dir string
+		f   importer.Format
+	}{
+		{"claude-code", claudecode.New()},
+		{"codex", codex.Format{}},
+		{"gemini", gemini.Format{}},
+	} {
+		t.Run(c.dir, func(t *testing.T) {
+			ctx := context.Background()
+			if _, err := os.Stat(filepath.Join(agentSessions, c.dir)); err != nil {
+				t.Skip("no real session files here")
+			}
+			root := copyTree(t, filepath.Join(agentSessions, c.dir))
+			// Each file named, as the copies are not where or as each
+			// agent names its own.
+			var roots []string
+			filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && (c.dir != "claude-code" || !strings.Contains(p, "subagents")) {
+					roots = append(roots, p)
+				}
+				return err
+			})
+			if c.dir == "claude-code" {
+				roots = []string{root}
+			}
+			st := importertest.Store(t)
+			importertest.Import(t, st, c.f, roots...)
+			kept, err := st.OriginalFiles(ctx, "alice", c.f.Tool())
+			if err != nil || len(kept) == 0 {
+				t.Fatalf("kept %d originals, %v", len(kept), err)
+			}
+			// An unchanged file adds nothing.
+			for _, k := range kept {
+				os.Chtimes(k.Path, k.ModTime.Add(1e9), k.ModTime.Add(1e9))
+			}
+			importertest.Import(t, st, c.f, roots...)
+			again, err := st.OriginalFiles(ctx, "alice", c.f.Tool())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range again {
+				if again[i].Chunks != kept[i].Chunks || again[i].Size != kept[i].Size {
+					t.Errorf("%s: %d chunks of %d bytes after an unchanged import, had %d of %d", again[i].Path, again[i].Chunks, again[i].Size, kept[i].Chunks, kept[i].Size)
+				}
+			}
+			fresh := importertest.Store(t)
+			importertest.Import(t, fresh, c.f, roots...)
+			if err := os.RemoveAll(root); err != nil {
+				t.Fatal(err)
+			}
+			tr := reimport(t, st, c.f)
+			if tr.SessionsRepaired != 0 || tr.MessagesAdded != 0 || tr.ProblemCount != 0 {
+				t.Errorf("reimport with the same reader changed something: %+v", tr)
+			}
+			sameImport(t, imported(t, st, c.f.Tool()), imported(t, fresh, c.f.Tool()))
+		})
+	}
+}
+
+// A file that grows keeps only its new bytes; one rewritten is kept
+// again whole; what is kept reads back as the file's bytes.
+func TestOriginalsIncremental(t *testing.T) {
+	ctx := context.Background()
+	src := filepath.Join(agentSessions, "claude-code/spotter/tool_heavy.jsonl")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Skip("no real session files here")
+	}
+	lines := splitLines(data)
+	half := len(lines) / 2
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tool_heavy.jsonl")
+	write := func(b []byte) {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := joinLines(lines[:half])
+	write(first)
+	st := importertest.Store(t)
+	importertest.Import(t, st, claudecode.New(), path)
+	write(data)
+	importertest.Import(t, st, claudecode.New(), path)
+	kept := keptFile(t, st, path)
+	if kept.Chunks != 2 || kept.Size != int64(len(data)) {
+		t.Fatalf("after an append: %d chunks of %d bytes, want 2 of %d", kept.Chunks, kept.Size, len(data))
+	}
+	if got := readKept(t, st, path); string(got) != string(data) {
+		t.Fatal("the kept bytes are not the file's")
+	}
+	// Rewritten in place: kept again from the start.
+	edited := append([]byte("\n"), data...)
+	write(edited)
+	importertest.Import(t, st, claudecode.New(), path)
+	kept = keptFile(t, st, path)
+	if kept.Chunks != 1 || kept.Size != int64(len(edited)) {
+		t.Fatalf("after a rewrite: %d chunks of %d bytes, want 1 of %d", kept.Chunks, kept.Size, len(edited))
+	}
+	if got := readKept(t, st, path); string(got) != string(edited) {
+		t.Fatal("the kept bytes are not the rewritten file's")
+	}
+	_ = ctx
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := slices.Index(b, '\n')
+		if i < 0 {
+			out = append(out, b)
+			break
+		}
+		out = append(out, b[:i+1])
+		b = b[i+1:]
+	}
+	return out
+}
+
+func joinLines(ls [][]byte) []byte {
+	var out []byte
+	for _, l := range ls {
+		out = append(out, l...)
+	}
+	return out
+}
+
+func keptFile(t *testing.T, st *sqlite.Store, path string) loom.OriginalFile {
+	t.Helper()
+	files, err := st.OriginalFiles(context.Background(), "alice", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Path == path {
+			return f
+		}
+	}
+	t.Fatalf("nothing kept of %s", path)
+	return loom.OriginalFile{}
+}
+
+func readKept(t *testing.T, st *sqlite.Store, path string) []byte {
+	t.Helper()
+	var out []byte
+	err := st.OriginalChunks(context.Background(), "alice", path, func(c loom.OriginalChunk) error {
+		b, err := importer.DecompressOriginal(c.Data)
+		out = append(out, b...)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// The original bytes of imported files (loom.OriginalsKeeper).
+
+// OriginalFiles implements loom.OriginalsKeeper.
+func (s *Store) OriginalFiles(ctx context.Context, userID, tool string) ([]loom.OriginalFile, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT o.path, o.tool, o.bundle, o.session_id, o.off + o.size, o.tail, o.mtime_ns,
+			(SELECT COUNT(*) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path),
+			(SELECT SUM(LENGTH(c.data)) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path)
+		FROM originals o
+		WHERE o.user_id = ? AND (? = '' OR o.tool = ?)
+		  AND o.off = (SELECT MAX(off) FROM originals m WHERE m.user_id = o.user_id AND m.path = o.path)
+		ORDER BY o.path`, userID, tool, tool)
+	if err != nil {
+		return nil, fmt.Errorf("read kept originals: %w", err)
+	}
+	defer rows.Close()
+	var out []loom.OriginalFile
+	for rows.Next() {
+		f := loom.OriginalFile{UserID: userID}
+		var mt int64
+		if err := rows.Scan(&f.Path, &f.Tool, &f.Bundle, &f.SessionID, &f.Size, &f.Tail, &mt, &f.Chunks, &f.Stored); err != nil {
+			return nil, fmt.Errorf("read kept originals: %w", err)
+		}
+		f.ModTime = time.Unix(0, mt).UTC()
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read kept originals: %w", err)
+	}
+	return out, nil
+}
+
+// KeepOriginal implements loom.OriginalsKeeper.
+func (s *Store) KeepOriginal(ctx context.Context, c loom.OriginalChunk) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		if c.Offset == 0 {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM originals WHERE user_id = ? AND path = ?`, c.UserID, c.Path); err != nil {
+				return fmt.Errorf("keep original of %s: %w", c.Path, err)
+			}
+		} else {
+			var end sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT MAX(off + size) FROM originals WHERE user_id = ? AND path = ?`, c.UserID, c.Path).Scan(&end); err != nil {
+				return fmt.Errorf("keep original of %s: %w", c.Path, err)
+			}
+			if end.Int64 != c.Offset {
+				return loom.Errorf(loom.EINVALID, "a kept original of %s at %d does not follow its kept bytes, which end at %d", c.Path, c.Offset, end.Int64)
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO originals (user_id, path, off, size, tool, bundle, session_id, tail, mtime_ns, kept_at, data)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.UserID, c.Path, c.Offset, c.Size, c.Tool, c.Bundle, c.SessionID, c.Tail, c.ModTime.UnixNano(), s.Now().UnixNano(), c.Data)
+		if err != nil {
+			return fmt.Errorf("keep original of %s: %w", c.Path, err)
+		}
+		if c.SessionID != "" {
+			// The bundle's session is known now: every chunk of its files
+			// belongs to it.
+			if _, err := tx.ExecContext(ctx, `UPDATE originals SET session_id = ? WHERE user_id = ? AND bundle = ? AND session_id = ''`,
+				c.SessionID, c.UserID, c.Bundle); err != nil {
+				return fmt.Errorf("keep original of %s: %w", c.Path, err)
+			}
+		}
+		return nil
+	})
+}
+
+// OriginalChunks implements loom.OriginalsKeeper. It reads one chunk per
+// query, so that no more than one is held.
+func (s *Store) OriginalChunks(ctx context.Context, userID, path string, fn func(loom.OriginalChunk) error) error {
+	off := int64(-1)
+	for {
+		c := loom.OriginalChunk{UserID: userID, Path: path}
+		var mt, kept int64
+		err := s.reader.QueryRowContext(ctx, `SELECT off, size, tool, bundle, session_id, tail, mtime_ns, kept_at, data
+			FROM originals WHERE user_id = ? AND path = ? AND off > ? ORDER BY off LIMIT 1`, userID, path, off).
+			Scan(&c.Offset, &c.Size, &c.Tool, &c.Bundle, &c.SessionID, &c.Tail, &mt, &kept, &c.Data)
+		if err == sql.ErrNoRows {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read kept original of %s: %w", path, err)
+		}
+		c.ModTime, c.KeptAt = time.Unix(0, mt).UTC(), time.Unix(0, kept).UTC()
+		if err := fn(c); err != nil {
+			return err
+		}
+		off = c.Offset
+	}
+}
+
+// RewriteOriginal implements loom.OriginalsKeeper.
+func (s *Store) RewriteOriginal(ctx context.Context, userID, path string, offset int64, data []byte) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE originals SET data = ? WHERE user_id = ? AND path = ? AND off = ?`, data, userID, path, offset)
+		if err != nil {
+			return fmt.Errorf("rewrite kept original of %s: %w", path, err)
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return loom.Errorf(loom.ENOTFOUND, "no kept original of %s at %d", path, offset)
+		}
+		return nil
+	})
+}
+
+// DeleteOriginals implements loom.OriginalsKeeper.
+func (s *Store) DeleteOriginals(ctx context.Context, userID string, sessionIDs []string) (int, error) {
+	n := 0
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		args := []any{userID}
+		for _, id := range sessionIDs {
+			args = append(args, id)
+		}
+		r, err := tx.ExecContext(ctx, `DELETE FROM originals WHERE user_id = ? AND session_id IN ('-'`+strings.Repeat(", ?", len(sessionIDs))+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("delete kept originals: %w", err)
+		}
+		k, _ := r.RowsAffected()
+		n = int(k)
+		// And those of sessions purged before (from the trash, when it
+		// expired) that the store no longer holds.
+		r, err = tx.ExecContext(ctx, `DELETE FROM originals WHERE user_id = ? AND session_id != ''
+			AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = originals.session_id)`, userID)
+		if err != nil {
+			return fmt.Errorf("delete kept originals: %w", err)
+		}
+		k, _ = r.RowsAffected()
+		n += int(k)
+		return nil
+	})
+	return n, err
+}
+
+var _ loom.OriginalsKeeper = (*Store)(nil)
