@@ -16,6 +16,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/replaylog"
 	sec "github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/synclog"
@@ -121,6 +122,11 @@ func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec
 	if err := redactStateFiles(opts, d, scope); err != nil {
 		return err
 	}
+	n, err := redactOriginals(ctx, st, opts.User, d, scope)
+	if err != nil {
+		return err
+	}
+	changed = changed || n > 0
 	if changed {
 		if sc, ok := under.(Scrubber); ok {
 			return sc.Scrub(ctx)
@@ -132,6 +138,64 @@ func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec
 		return err
 	}
 	return nil
+}
+
+// redactOriginals rewrites the kept originals of the imported files of
+// the sessions scope takes (every kept file with all of them), each
+// chunk that holds a secret d finds or a repeat of one, and returns how
+// many it rewrote. A chunk is redacted as text: the JSONL of an agent's
+// session reads back with the markers in place; a database kept whole
+// may no longer open once a secret in it is replaced (docs/durability.md).
+func redactOriginals(ctx context.Context, st loom.Store, user string, d *sec.Redactor, scope *redactScope) (int, error) {
+	k, ok := loom.StoreAs[loom.OriginalsKeeper](st)
+	if !ok {
+		return 0, nil
+	}
+	files, err := k.OriginalFiles(ctx, user, "")
+	if err != nil {
+		return 0, err
+	}
+	type chunkAt struct {
+		path string
+		off  int64
+		data []byte
+	}
+	n := 0
+	for _, f := range files {
+		// A file of several sessions (a database) goes with all of them.
+		if (f.SessionID == "" && !scope.all) || (f.SessionID != "" && !scope.takes(f.SessionID)) {
+			continue
+		}
+		// The chunks to rewrite are collected first: the store is not
+		// written while it is read.
+		var redo []chunkAt
+		err := k.OriginalChunks(ctx, user, f.Path, func(c loom.OriginalChunk) error {
+			b, err := importer.DecompressOriginal(c.Data)
+			if err != nil {
+				return err
+			}
+			red, found := d.Redact(string(b))
+			if found == 0 {
+				return nil
+			}
+			data, err := importer.CompressOriginal([]byte(red))
+			if err != nil {
+				return err
+			}
+			redo = append(redo, chunkAt{f.Path, c.Offset, data})
+			return nil
+		})
+		if err != nil {
+			return n, fmt.Errorf("redact the kept originals: %w", err)
+		}
+		for _, c := range redo {
+			if err := k.RewriteOriginal(ctx, user, c.path, c.off, c.data); err != nil {
+				return n, fmt.Errorf("redact the kept originals: %w", err)
+			}
+			n++
+		}
+	}
+	return n, nil
 }
 
 // redactStateFiles rewrites the replay logs (logs/<user>/<id>.jsonl,
