@@ -264,6 +264,7 @@ var commandWays = map[string]class{
 	"loom session restore-to": by(rowRestoreTo),
 	"loom session summarize":  by(rowSummaries),
 	"loom session import":     by(rowSummaries), // --watch summarises; nothing else leaves
+	"loom session reimport":   quiet("reads the kept originals into the user's own store, and prints counts and the problems' files and lines"),
 	"loom share":              by(rowShare, rowShareBlob),
 	"loom share list":         by(rowShare),
 	"loom sync":               by(rowSync),

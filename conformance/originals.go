@@ -100,4 +100,20 @@ func testOriginals(t *testing.T, open Opener) {
 	if n, err := k.DeleteOriginals(ctx(t), "alice", nil); err != nil || n != 1 {
 		t.Fatalf("deleted %d chunks of a purged session, %v; want 1", n, err)
 	}
+	// A database of several sessions stays while one of them does.
+	db := &loom.Session{UserID: "alice", Key: "opencode:ses_1", Source: &loom.Source{Tool: "opencode", Path: "/p/opencode.db"}}
+	mustAppend(t, st, db, text(loom.RoleUser, "hi"))
+	shared := loom.OriginalChunk{UserID: "alice", Tool: "opencode", Path: "/p/opencode.db", Bundle: "/p/opencode.db", Size: 2, Data: []byte("db"), Tail: "x", ModTime: at}
+	if err := k.KeepOriginal(ctx(t), shared); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := k.DeleteOriginals(ctx(t), "alice", nil); err != nil || n != 0 {
+		t.Fatalf("deleted %d chunks of a database whose session is there, %v", n, err)
+	}
+	if _, err := st.Delete(ctx(t), db.ID, loom.DeleteOptions{Purge: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := k.DeleteOriginals(ctx(t), "alice", nil); err != nil || n != 1 {
+		t.Fatalf("deleted %d chunks of a database none of whose sessions is left, %v; want 1", n, err)
+	}
 }

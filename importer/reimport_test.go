@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -15,6 +14,7 @@ import (
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -268,18 +268,21 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		{"claude-code", claudecode.New()},
 		{"codex", codex.Format{}},
 		{"gemini", gemini.Format{}},
+		{"opencode", opencode.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
-			if _, err := os.Stat(filepath.Join(agentSessions, c.dir)); err != nil {
-				t.Skip("no real session files here")
+			src := filepath.Join(agentSessions, c.dir)
+			if c.dir == "opencode" {
+				// A real opencode.db: a database of sessions, kept whole.
+				src = "opencode/testdata"
 			}
-			root := copyTree(t, filepath.Join(agentSessions, c.dir))
+			root := copyTree(t, src)
 			// Each file named, as the copies are not where or as each
 			// agent names its own.
 			var roots []string
 			filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && (c.dir != "claude-code" || !strings.Contains(p, "subagents")) {
+				if err == nil && !d.IsDir() && (c.dir != "opencode" || filepath.Base(p) == "real-1.18.33.db") {
 					roots = append(roots, p)
 				}
 				return err

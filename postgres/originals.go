@@ -128,10 +128,13 @@ func (s *Store) RewriteOriginal(ctx context.Context, userID, path string, offset
 
 // DeleteOriginals implements loom.OriginalsKeeper.
 func (s *Store) DeleteOriginals(ctx context.Context, userID string, sessionIDs []string) (int, error) {
-	// Those of sessionIDs, and those of sessions purged before (from the
-	// trash, when it expired) that the store no longer holds.
+	// Those of sessionIDs, those of sessions purged before (from the
+	// trash, when it expired) that the store no longer holds, and a file
+	// of several sessions (a database) once none of them is left.
 	tag, err := s.pool.Exec(ctx, `DELETE FROM originals WHERE user_id = $1 AND (session_id = ANY($2)
-		OR (session_id != '' AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = originals.session_id)))`, userID, sessionIDs)
+		OR (session_id != '' AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = originals.session_id))
+		OR (session_id = '' AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = originals.user_id
+			AND s.source_tool = originals.tool AND s.source_path = originals.bundle)))`, userID, sessionIDs)
 	if err != nil {
 		return 0, fmt.Errorf("delete kept originals: %w", serverError(err))
 	}

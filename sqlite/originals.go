@@ -131,9 +131,12 @@ func (s *Store) DeleteOriginals(ctx context.Context, userID string, sessionIDs [
 		k, _ := r.RowsAffected()
 		n = int(k)
 		// And those of sessions purged before (from the trash, when it
-		// expired) that the store no longer holds.
-		r, err = tx.ExecContext(ctx, `DELETE FROM originals WHERE user_id = ? AND session_id != ''
-			AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = originals.session_id)`, userID)
+		// expired) that the store no longer holds; a file of several
+		// sessions (a database) once none of them is left.
+		r, err = tx.ExecContext(ctx, `DELETE FROM originals WHERE user_id = ? AND CASE WHEN session_id != ''
+			THEN NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = originals.session_id)
+			ELSE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = originals.user_id
+				AND s.source_tool = originals.tool AND s.source_path = originals.bundle) END`, userID)
 		if err != nil {
 			return fmt.Errorf("delete kept originals: %w", err)
 		}

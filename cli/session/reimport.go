@@ -147,9 +147,9 @@ func reimportRun(ctx context.Context, opts *ReimportOptions) error {
 		return nil
 	}
 	for _, t := range rep.Tools {
-		fmt.Fprintf(out, "%s: read %s again; %d sessions made again, %d grown, %d unchanged, %d new; %s added.\n",
-			t.Tool, human.Plural(t.FilesRead, "file"), t.SessionsRepaired, t.SessionsGrown, t.SessionsUnchanged, t.SessionsNew,
-			human.Plural(t.MessagesAdded, "message"))
+		fmt.Fprintf(out, "%s: read %s again: %s made again, %d grown, %d unchanged, %d new; %s added.\n",
+			t.Tool, human.Plural(t.FilesRead, "kept file"), human.Plural(t.SessionsRepaired, "session"), t.SessionsGrown,
+			t.SessionsUnchanged, t.SessionsNew, human.Plural(t.MessagesAdded, "message"))
 		for _, p := range t.Problems {
 			fmt.Fprintf(opts.IO.ErrOut, "  %s\n", term.SanitizeLine(p.String()))
 		}

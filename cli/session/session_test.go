@@ -154,7 +154,7 @@ func TestNewCmdSessionHasEveryCommand(t *testing.T) {
 	for _, c := range NewCmdSession(inv).Commands() {
 		got = append(got, c.Name())
 	}
-	want := "archive delete export fork handoff import list move prune rename restore restore-to resume rewind show summarize unarchive"
+	want := "archive delete export fork handoff import list move prune reimport rename restore restore-to resume rewind show summarize unarchive"
 	if strings.Join(got, " ") != want {
 		t.Errorf("commands %v, want %s", got, want)
 	}
