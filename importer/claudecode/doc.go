@@ -63,9 +63,11 @@
 //   - Sub-agents are sessions of kind subagent: each file of
 //     <session>/subagents/ (<session id>/agent-<agent id>, the compaction
 //     agent's agent-acompact-* included), each project-level agent-*.jsonl
-//     file, and each inline sub-agent transcript of Claude Code 1.x
+//     file, each inline sub-agent transcript of Claude Code 1.x
 //     (isSidechain lines, <session id>/sidechain-<uuid of its first
-//     line>). The tool call that ran a sub-agent gets an agent part
+//     line>), and each sub-agent whose transcript is only in the
+//     session file's agent_progress lines, its own file not in the
+//     bundle (<session id>/agent-<agent id>, inline.go). The tool call that ran a sub-agent gets an agent part
 //     linking to it: by the agentId of its result or progress lines, or,
 //     for 1.x transcripts that name no call, the Task call with the same
 //     prompt, else the Task call running when the transcript began. A

@@ -67,6 +67,9 @@ type rawLine struct {
 	Data              *struct {
 		Type    string `json:"type"`
 		AgentID string `json:"agentId"`
+		// Message is, in an agent_progress line, one line of the
+		// sub-agent's transcript (inline.go).
+		Message json.RawMessage `json:"message"`
 	} `json:"data"`
 	ParentToolUseID string `json:"parentToolUseID"`
 	// LoomHandoff marks a session loom wrote for Claude Code to

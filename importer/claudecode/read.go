@@ -235,6 +235,12 @@ func (rd *reader) sessionBundle(paths []string) error {
 		subs = append(subs, &subagent{f: sf, t: t, b: newBuilder(t, rd.res), sourceID: sid + "/" + stem})
 	}
 
+	have := map[string]bool{}
+	for _, sa := range subs {
+		have[sa.sourceID] = true
+	}
+	subs = append(subs, rd.inlineAgents(sid, paths[0], append(f.nodes[:len(f.nodes):len(f.nodes)], f.side...), have)...)
+
 	titles := map[string]string{} // sub-agent SourceID -> its task's description
 	calls := taskCalls(mainTree)
 	linkAgents(sid, mainTree, mb, calls, titles)
