@@ -17,6 +17,12 @@ type ImportWrite struct {
 	// Calls are the model calls the sessions count, recorded with the
 	// files (by a store that is a CallCounter; others leave them out).
 	Calls []CountedCall
+	// Originals are the bytes of the files read that the store does not
+	// keep yet, kept before the files are recorded (by a store that is
+	// an OriginalsKeeper; others leave them out). A chunk that no longer
+	// follows what is kept of its file (another import kept it first)
+	// is left out: the file's next change brings what is missing.
+	Originals []OriginalChunk
 }
 
 // CountedCall names the session that counts a model call: an agent can
@@ -76,7 +82,7 @@ type ImportApplier interface {
 
 // Empty reports whether w writes nothing.
 func (w *ImportWrite) Empty() bool {
-	return len(w.Sessions) == 0 && len(w.Changes) == 0 && len(w.Files) == 0 && len(w.Calls) == 0
+	return len(w.Sessions) == 0 && len(w.Changes) == 0 && len(w.Files) == 0 && len(w.Calls) == 0 && len(w.Originals) == 0
 }
 
 // WriteImport writes w to st: in one transaction when st is an
@@ -106,6 +112,13 @@ func WriteImport(ctx context.Context, st Store, w *ImportWrite) error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+	if k, ok := StoreAs[OriginalsKeeper](st); ok {
+		for _, c := range w.Originals {
+			if err := k.KeepOriginal(ctx, c); err != nil && ErrorCode(err) != EINVALID {
+				return err
+			}
 		}
 	}
 	if len(w.Files) > 0 {
@@ -150,6 +163,11 @@ func (w *ImportWrite) Validate() error {
 	}
 	for _, c := range w.Calls {
 		if err := c.Validate(); err != nil {
+			return err
+		}
+	}
+	for i := range w.Originals {
+		if err := w.Originals[i].Validate(); err != nil {
 			return err
 		}
 	}

@@ -24,6 +24,8 @@ type batch struct {
 	// calls are the sessions that count the calls the batch records
 	// (w.Calls), by call.
 	calls map[string]string
+	// originals is the size of the compressed chunks of w.Originals.
+	originals int
 }
 
 // Batch bounds: a batch is written once it holds this many sessions or

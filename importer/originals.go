@@ -76,7 +76,7 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 	if k == nil {
 		return nil
 	}
-	load := func() error {
+	if im.kept == nil || im.keptTool != tool {
 		files, err := k.OriginalFiles(ctx, im.UserID, tool)
 		if err != nil {
 			return err
@@ -85,23 +85,21 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 		for _, f := range files {
 			im.kept[f.Path] = f
 		}
+	}
+	// The chunks go with the batch, written in its transaction, before
+	// the records of their files; a batch whose chunks grow past
+	// maxPendingOriginals is written at once, so a file of any size
+	// is never held whole.
+	put := func(c loom.OriginalChunk) error {
+		im.pending.w.Originals = append(im.pending.w.Originals, c)
+		im.pending.originals += len(c.Data)
+		if im.pending.originals >= maxPendingOriginals {
+			return im.flush(ctx)
+		}
 		return nil
 	}
-	if im.kept == nil || im.keptTool != tool {
-		if err := load(); err != nil {
-			return err
-		}
-	}
 	for _, rec := range stats {
-		kf, err := keepFile(ctx, k, im.kept[rec.Path], rec, sessionID)
-		if loom.ErrorCode(err) == loom.EINVALID {
-			// Another importer kept more of the file since this one
-			// looked (it holds the file's lock now): look again.
-			if err := load(); err != nil {
-				return err
-			}
-			kf, err = keepFile(ctx, k, im.kept[rec.Path], rec, sessionID)
-		}
+		kf, err := keepFile(ctx, put, im.kept[rec.Path], rec, sessionID)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // gone since it was read: what was kept stays
@@ -113,9 +111,13 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 	return nil
 }
 
+// maxPendingOriginals bounds the compressed chunks a batch holds before
+// it is written.
+const maxPendingOriginals = 32 << 20
+
 // keepFile keeps what file rec holds beyond kept, what the store has of
 // it, and returns what the store has then.
-func keepFile(ctx context.Context, k loom.OriginalsKeeper, kept loom.OriginalFile, rec loom.ImportedFile, sessionID string) (loom.OriginalFile, error) {
+func keepFile(ctx context.Context, put func(loom.OriginalChunk) error, kept loom.OriginalFile, rec loom.ImportedFile, sessionID string) (loom.OriginalFile, error) {
 	f, err := os.Open(rec.Path)
 	if err != nil {
 		return kept, err
@@ -170,7 +172,7 @@ func keepFile(ctx context.Context, k loom.OriginalsKeeper, kept loom.OriginalFil
 		}
 		c := loom.OriginalChunk{UserID: rec.UserID, Tool: rec.Tool, Path: rec.Path, Bundle: rec.Bundle, SessionID: sessionID,
 			Offset: off, Size: int64(got), Data: data, Tail: tailHash(window), ModTime: rec.ModTime}
-		if err := k.KeepOriginal(ctx, c); err != nil {
+		if err := put(c); err != nil {
 			return kept, err
 		}
 		off += int64(got)

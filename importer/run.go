@@ -256,8 +256,9 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	defer im.releaseCurrent(ctx)
 	im.pending.files = append(im.pending.files, b.Name())
 	if waited {
-		// Another importer had the file: what it recorded is newer than
-		// known.
+		// Another importer had the file: what it recorded and kept is
+		// newer than known.
+		im.kept = nil
 		if stats, unchanged, err = im.recheck(ctx, f.Tool(), stats, known); err != nil {
 			return err
 		}

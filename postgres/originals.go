@@ -48,46 +48,65 @@ func (s *Store) KeepOriginal(ctx context.Context, c loom.OriginalChunk) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	return s.withTx(ctx, func(tx pgx.Tx) error { return keepOriginal(ctx, tx, ms(s.Now()), c, true) })
+}
+
+// KeepOriginals implements sessionstore.ImportSteps: the chunks an
+// import read, in its transaction.
+func (w *writeTx) KeepOriginals(ctx context.Context, chunks []loom.OriginalChunk) error {
+	for _, c := range chunks {
+		if err := keepOriginal(ctx, w.tx, ms(w.s.Now()), c, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepOriginal stores c inside tx. A chunk that does not follow the kept
+// bytes is EINVALID when strict, else left out (loom.ImportWrite's
+// Originals say why).
+func keepOriginal(ctx context.Context, tx pgx.Tx, now time.Time, c loom.OriginalChunk, strict bool) error {
 	if !storable(c.UserID, c.Path, c.Tool, c.Bundle, c.SessionID) {
 		return loom.Errorf(loom.EINVALID, "a kept original's path must be UTF-8 text without NUL bytes")
 	}
-	return s.withTx(ctx, func(tx pgx.Tx) error {
-		// One keeper of a path at a time: the check of where its bytes
-		// end holds until the chunk is in.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('originals:' || $1 || ':' || $2, 0))`, c.UserID, c.Path); err != nil {
+	// One keeper of a path at a time: the check of where its bytes
+	// end holds until the chunk is in.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('originals:' || $1 || ':' || $2, 0))`, c.UserID, c.Path); err != nil {
+		return fmt.Errorf("keep original of %s: %w", c.Path, serverError(err))
+	}
+	if c.Offset == 0 {
+		if _, err := tx.Exec(ctx, `DELETE FROM originals WHERE user_id = $1 AND path = $2`, c.UserID, c.Path); err != nil {
 			return fmt.Errorf("keep original of %s: %w", c.Path, serverError(err))
 		}
-		if c.Offset == 0 {
-			if _, err := tx.Exec(ctx, `DELETE FROM originals WHERE user_id = $1 AND path = $2`, c.UserID, c.Path); err != nil {
-				return fmt.Errorf("keep original of %s: %w", c.Path, serverError(err))
-			}
-		} else {
-			var end *int64
-			if err := tx.QueryRow(ctx, `SELECT MAX(off + size) FROM originals WHERE user_id = $1 AND path = $2`, c.UserID, c.Path).Scan(&end); err != nil {
-				return fmt.Errorf("keep original of %s: %w", c.Path, serverError(err))
-			}
-			if end == nil || *end != c.Offset {
-				var e int64
-				if end != nil {
-					e = *end
-				}
-				return loom.Errorf(loom.EINVALID, "a kept original of %s at %d does not follow its kept bytes, which end at %d", c.Path, c.Offset, e)
-			}
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO originals (user_id, path, off, size, tool, bundle, session_id, tail, mtime_ns, kept_at, data)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-			c.UserID, c.Path, c.Offset, c.Size, c.Tool, c.Bundle, c.SessionID, c.Tail, c.ModTime.UnixNano(), ms(s.Now()), c.Data)
-		if err != nil {
+	} else {
+		var end *int64
+		if err := tx.QueryRow(ctx, `SELECT MAX(off + size) FROM originals WHERE user_id = $1 AND path = $2`, c.UserID, c.Path).Scan(&end); err != nil {
 			return fmt.Errorf("keep original of %s: %w", c.Path, serverError(err))
 		}
-		if c.SessionID != "" {
-			if _, err := tx.Exec(ctx, `UPDATE originals SET session_id = $1 WHERE user_id = $2 AND bundle = $3 AND session_id = ''`,
-				c.SessionID, c.UserID, c.Bundle); err != nil {
-				return fmt.Errorf("keep original of %s: %w", c.Path, serverError(err))
-			}
+		var e int64
+		if end != nil {
+			e = *end
 		}
-		return nil
-	})
+		if e != c.Offset {
+			if !strict {
+				return nil
+			}
+			return loom.Errorf(loom.EINVALID, "a kept original of %s at %d does not follow its kept bytes, which end at %d", c.Path, c.Offset, e)
+		}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO originals (user_id, path, off, size, tool, bundle, session_id, tail, mtime_ns, kept_at, data)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		c.UserID, c.Path, c.Offset, c.Size, c.Tool, c.Bundle, c.SessionID, c.Tail, c.ModTime.UnixNano(), now, c.Data)
+	if err != nil {
+		return fmt.Errorf("keep original of %s: %w", c.Path, serverError(err))
+	}
+	if c.SessionID != "" {
+		if _, err := tx.Exec(ctx, `UPDATE originals SET session_id = $1 WHERE user_id = $2 AND bundle = $3 AND session_id = ''`,
+			c.SessionID, c.UserID, c.Bundle); err != nil {
+			return fmt.Errorf("keep original of %s: %w", c.Path, serverError(err))
+		}
+	}
+	return nil
 }
 
 // OriginalChunks implements loom.OriginalsKeeper. It reads one chunk per

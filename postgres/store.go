@@ -9,7 +9,7 @@
 // one round trip (the number is the role's methods):
 //
 //	SessionSteps 12, BodySteps 9, ForkSteps 8 (ForkReads 5 of them),
-//	TrashSteps 6, ImportSteps 3, PromptTx 1, Ender 1.
+//	TrashSteps 6, ImportSteps 4, PromptTx 1, Ender 1.
 //
 // It keeps no sync log (a PostgreSQL store is shared by its machines
 // already, or a hub's), so it serves none of sync's roles (LogRows,

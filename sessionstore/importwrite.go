@@ -17,6 +17,10 @@ type ImportSteps interface {
 	// RecordCalls keeps which session counts each of calls, validated;
 	// a call counted already keeps its session.
 	RecordCalls(ctx context.Context, calls []loom.CountedCall) error
+	// KeepOriginals keeps the chunks of the files an import read
+	// (loom.OriginalsKeeper), validated; one that does not follow what
+	// is kept of its file is left out.
+	KeepOriginals(ctx context.Context, chunks []loom.OriginalChunk) error
 }
 
 // applyChanges applies changes in order inside tx, recorded in log, as

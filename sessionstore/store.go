@@ -284,6 +284,9 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		if err := tx.RecordCalls(ctx, w.Calls); err != nil {
 			return err
 		}
+		if err := tx.KeepOriginals(ctx, w.Originals); err != nil {
+			return err
+		}
 		return tx.RecordFiles(ctx, w.Files)
 	})
 	if err != nil {

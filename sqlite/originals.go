@@ -46,36 +46,55 @@ func (s *Store) KeepOriginal(ctx context.Context, c loom.OriginalChunk) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		if c.Offset == 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM originals WHERE user_id = ? AND path = ?`, c.UserID, c.Path); err != nil {
-				return fmt.Errorf("keep original of %s: %w", c.Path, err)
-			}
-		} else {
-			var end sql.NullInt64
-			if err := tx.QueryRowContext(ctx, `SELECT MAX(off + size) FROM originals WHERE user_id = ? AND path = ?`, c.UserID, c.Path).Scan(&end); err != nil {
-				return fmt.Errorf("keep original of %s: %w", c.Path, err)
-			}
-			if end.Int64 != c.Offset {
-				return loom.Errorf(loom.EINVALID, "a kept original of %s at %d does not follow its kept bytes, which end at %d", c.Path, c.Offset, end.Int64)
-			}
+	return s.withTx(ctx, func(tx *sql.Tx) error { return keepOriginal(ctx, tx, s.Now(), c, true) })
+}
+
+// KeepOriginals implements sessionstore.ImportSteps: the chunks an
+// import read, in its transaction.
+func (w writes) KeepOriginals(ctx context.Context, chunks []loom.OriginalChunk) error {
+	for _, c := range chunks {
+		if err := keepOriginal(ctx, w.tx, w.s.Now(), c, false); err != nil {
+			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO originals (user_id, path, off, size, tool, bundle, session_id, tail, mtime_ns, kept_at, data)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.UserID, c.Path, c.Offset, c.Size, c.Tool, c.Bundle, c.SessionID, c.Tail, c.ModTime.UnixNano(), s.Now().UnixNano(), c.Data)
-		if err != nil {
+	}
+	return nil
+}
+
+// keepOriginal stores c inside tx. A chunk that does not follow the kept
+// bytes is EINVALID when strict, else left out (loom.ImportWrite's
+// Originals say why).
+func keepOriginal(ctx context.Context, tx *sql.Tx, now time.Time, c loom.OriginalChunk, strict bool) error {
+	if c.Offset == 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM originals WHERE user_id = ? AND path = ?`, c.UserID, c.Path); err != nil {
 			return fmt.Errorf("keep original of %s: %w", c.Path, err)
 		}
-		if c.SessionID != "" {
-			// The bundle's session is known now: every chunk of its files
-			// belongs to it.
-			if _, err := tx.ExecContext(ctx, `UPDATE originals SET session_id = ? WHERE user_id = ? AND bundle = ? AND session_id = ''`,
-				c.SessionID, c.UserID, c.Bundle); err != nil {
-				return fmt.Errorf("keep original of %s: %w", c.Path, err)
-			}
+	} else {
+		var end sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(off + size) FROM originals WHERE user_id = ? AND path = ?`, c.UserID, c.Path).Scan(&end); err != nil {
+			return fmt.Errorf("keep original of %s: %w", c.Path, err)
 		}
-		return nil
-	})
+		if end.Int64 != c.Offset {
+			if !strict {
+				return nil
+			}
+			return loom.Errorf(loom.EINVALID, "a kept original of %s at %d does not follow its kept bytes, which end at %d", c.Path, c.Offset, end.Int64)
+		}
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO originals (user_id, path, off, size, tool, bundle, session_id, tail, mtime_ns, kept_at, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.UserID, c.Path, c.Offset, c.Size, c.Tool, c.Bundle, c.SessionID, c.Tail, c.ModTime.UnixNano(), now.UnixNano(), c.Data)
+	if err != nil {
+		return fmt.Errorf("keep original of %s: %w", c.Path, err)
+	}
+	if c.SessionID != "" {
+		// The bundle's session is known now: every chunk of its files
+		// belongs to it.
+		if _, err := tx.ExecContext(ctx, `UPDATE originals SET session_id = ? WHERE user_id = ? AND bundle = ? AND session_id = ''`,
+			c.SessionID, c.UserID, c.Bundle); err != nil {
+			return fmt.Errorf("keep original of %s: %w", c.Path, err)
+		}
+	}
+	return nil
 }
 
 // OriginalChunks implements loom.OriginalsKeeper. It reads one chunk per

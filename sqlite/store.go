@@ -7,7 +7,7 @@
 // (the number is the role's methods):
 //
 //	SessionSteps 12, BodySteps 9, ForkSteps 8 (ForkReads 5 of them),
-//	TrashSteps 6, ImportSteps 3, PromptTx 1, Ender 1;
+//	TrashSteps 6, ImportSteps 4, PromptTx 1, Ender 1;
 //	LogRows 12 (the sync log's opaque rows: the records are
 //	sessionstore.SyncLog's to build), ApplySteps 8, MergeSteps 9,
 //	LineageSteps 6, StampSteps 8, KeySteps 4, FragmentSteps 3,

@@ -137,7 +137,9 @@ func TestUsageStatuslineImportsItsSession(t *testing.T) {
 			t.Fatalf("exit %d: %q %s", r.Code, r.Stdout, r.Stderr)
 		}
 	}
-	if s, m := fx.SessionCount(t); s != 1 || m == 0 {
+	// The session, and the sub-agent its agent_progress lines record
+	// (its own file is not beside this copy).
+	if s, m := fx.SessionCount(t); s != 2 || m == 0 {
 		t.Errorf("the store holds %d sessions, %d messages", s, m)
 	}
 	gone := strings.Replace(payload, path, filepath.Join(t.TempDir(), "gone.jsonl"), 1)

@@ -88,6 +88,10 @@ func (t *tx) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
 	return nil
 }
 
+// KeepOriginals implements sessionstore.ImportSteps: the store in
+// memory keeps no originals (it is no loom.OriginalsKeeper).
+func (t *tx) KeepOriginals(context.Context, []loom.OriginalChunk) error { return nil }
+
 // RecordCalls implements sessionstore.ImportSteps: a call counted already
 // keeps its session.
 func (t *tx) RecordCalls(ctx context.Context, calls []loom.CountedCall) error {
