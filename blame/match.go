@@ -257,22 +257,22 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 				continue
 			}
 			// A short run of lines none of which says enough alone: it
-			// stands by its length (anchored), found line by line.
-			prev := map[int]int{}
+			// stands by its length (anchored), found line by line: each
+			// pair of equal lines that starts a diagonal (the lines before
+			// them differ) is followed as far as the two go on alike. No
+			// map a line: the blank lines and braces of a file are at
+			// hundreds of places, in the runs of hundreds of edits.
 			for j, l := range run {
-				cur := make(map[int]int, len(pos[l]))
 				for _, i := range pos[l] {
-					cur[i] = prev[i-1] + 1
-				}
-				for i, length := range prev {
-					if _, ok := cur[i+1]; !ok {
-						emit(c, r, i-length+1, i, j-length)
+					if i > 0 && j > 0 && norms[i-1] == run[j-1] {
+						continue
 					}
+					i1, j1 := i, j
+					for i1+1 < n && j1+1 < len(run) && norms[i1+1] == run[j1+1] {
+						i1, j1 = i1+1, j1+1
+					}
+					emit(c, r, i, i1, j)
 				}
-				prev = cur
-			}
-			for i, length := range prev {
-				emit(c, r, i-length+1, i, len(run)-length)
 			}
 		}
 	}
@@ -384,6 +384,15 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		}
 		chosen[c.i], claimed[k] = c.s, true
 	}
+	// The commands of agents that changed the file itself (a sed -i, a
+	// program): the only candidates a line no edit's text accounts for
+	// is looked up among, one by one.
+	var commands []*cand
+	for _, c := range cands {
+		if !c.foreign && (c.c.Op == loom.EditShell || c.c.Op == loom.EditProgram) {
+			commands = append(commands, c)
+		}
+	}
 	out := make([]Line, n)
 	for i, l := range lines {
 		out[i] = Line{N: i + 1, Kind: Human, Text: l.Text}
@@ -414,8 +423,8 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		low := before(l.Time)
 		var sub, program *cand
 		shell := false
-		for _, c := range cands {
-			if c.foreign || !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) {
+		for _, c := range commands {
+			if !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) {
 				continue
 			}
 			switch c.c.Op {
