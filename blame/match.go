@@ -195,13 +195,21 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	strong := func(s string) bool { return weight(s) >= 6 && len(pos[s]) <= 2 }
 	// ident is a line that can tell by itself which file it came from.
 	ident := func(s string) bool { return strong(s) && !h.isCommon(s) }
+	// The same of each line of the file, once: every run of every edit
+	// found here asks them again.
+	weights := make([]int, n)
+	strongAt := make([]bool, n)
+	for i, s := range norms {
+		weights[i] = weight(s)
+		strongAt[i] = weights[i] >= 6 && len(pos[s]) <= 2
+	}
 	anchored := func(c *cand, i0, i1 int) bool {
 		total, any := 0, false
 		for i := i0; i <= i1; i++ {
-			if c.foreign && ident(norms[i]) || !c.foreign && strong(norms[i]) {
+			if c.foreign && strongAt[i] && !h.isCommon(norms[i]) || !c.foreign && strongAt[i] {
 				any = true
 			}
-			total += weight(norms[i])
+			total += weights[i]
 		}
 		return any || !c.foreign && i1-i0 >= 2 && total >= 12
 	}
@@ -212,7 +220,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		}
 		sg := &segment{c: c, run: r, i0: i0, i1: i1, j0: j0, anchored: true}
 		for k := i0; k <= i1; k++ {
-			if strong(norms[k]) {
+			if strongAt[k] {
 				sg.counted = true
 				if lines[k].Time.After(sg.newest) {
 					sg.newest = lines[k].Time
@@ -299,7 +307,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	// brought in than all of them (someone put it in after the edit).
 	after := func(s *segment, i int) bool { return s.c.e.At.After(lines[i].Time.Add(slack)) }
 	inTime := func(s *segment, i int) bool {
-		if strong(norms[i]) {
+		if strongAt[i] {
 			return !after(s, i)
 		}
 		if s.counted && lines[i].Time.After(s.newest) {
