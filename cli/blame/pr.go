@@ -156,9 +156,14 @@ func sharePR(ctx context.Context, o *RepoOptions, st loom.Store, gate *secrets.D
 		pv *share.Preview
 	}
 	pages := make([]built, len(pr.Sessions))
-	msgs, redacted, paths := 0, 0, 0
+	msgs, redacted, paths, n := 0, 0, 0, 0
 	for i, ps := range pr.Sessions {
 		s, err := st.Session(ctx, ps.SessionID)
+		if loom.ErrorCode(err) == loom.ENOTFOUND {
+			// Known from a git note or an Agent Trace record alone.
+			fmt.Fprintf(o.IO.ErrOut, "session %s is not in this store (its lines were read from the repository's notes or traces): no link for it\n", term.SanitizeLine(ps.SessionID))
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("share session %s: %w", ps.SessionID, err)
 		}
@@ -171,11 +176,14 @@ func sharePR(ctx context.Context, o *RepoOptions, st loom.Store, gate *secrets.D
 			return fmt.Errorf("share session %s: %w", ps.SessionID, err)
 		}
 		pages[i] = built{p, pv}
-		msgs, redacted, paths = msgs+pv.Messages, redacted+pv.Redactions, paths+len(pv.Paths)+len(pv.Users)
+		msgs, redacted, paths, n = msgs+pv.Messages, redacted+pv.Redactions, paths+len(pv.Paths)+len(pv.Users), n+1
+	}
+	if n == 0 {
+		return nil
 	}
 	w := o.IO.ErrWrapped()
 	fmt.Fprintf(w, "Sharing %s (%s) through %s until %s. Secrets: redacted %s.\n",
-		human.Plural(len(pages), "session"), human.Plural(msgs, "message"), hc.URL, expires.Local().Format("Jan 2, 2006 15:04 MST"), human.Plural(redacted, "secret"))
+		human.Plural(n, "session"), human.Plural(msgs, "message"), hc.URL, expires.Local().Format("Jan 2, 2006 15:04 MST"), human.Plural(redacted, "secret"))
 	if paths > 0 && !o.HidePaths {
 		fmt.Fprintf(w, "Absolute paths and usernames: %d (--hide-paths replaces home directories, the project root and usernames).\n", paths)
 	}
@@ -183,6 +191,9 @@ func sharePR(ctx context.Context, o *RepoOptions, st loom.Store, gate *secrets.D
 		return err
 	}
 	for i := range pr.Sessions {
+		if pages[i].p == nil {
+			continue
+		}
 		rec, err := env.Publish(ctx, hc, pr.Sessions[i].SessionID, pages[i].p, expires)
 		if err != nil {
 			return err

@@ -101,4 +101,23 @@ func TestBlamePRShare(t *testing.T) {
 	if len(list) != 3 || !slices.ContainsFunc(list, func(m map[string]any) bool { return m["link"] == link && m["session_id"] == w.ses.ID }) {
 		t.Errorf("share list after three pr --share: %v", list)
 	}
+
+	// A session known from the repository's git notes alone (written,
+	// then the session purged from the store) gets no link, and the
+	// report says why; nothing is published.
+	if r := run("blame", "notes", "--all"); r.Code != 0 {
+		t.Fatalf("blame notes --all: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if _, err := w.st.Delete(context.Background(), w.ses.ID, loom.DeleteOptions{Purge: true, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	r = run("blame", "pr", "HEAD~1..HEAD", "--share", "--json")
+	pr = blame.PR{}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &pr) != nil || len(pr.Sessions) != 1 || pr.Sessions[0].Share != "" ||
+		!strings.Contains(r.Stderr, "is not in this store") {
+		t.Errorf("blame pr --share of a session known from notes alone: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if list, err := hc.Shares(context.Background()); err != nil || len(list) != 3 {
+		t.Errorf("the hub holds %d shares, want the 3 made before (%v)", len(list), err)
+	}
 }
