@@ -51,8 +51,10 @@ type State struct {
 	// Admin is the admin's fingerprint, pinned at create or join: every
 	// chain this machine reads must start with that admin's genesis.
 	Admin string `json:"admin"`
-	// Me is this member's name in the team.
-	Me string `json:"me"`
+	// Me is this member's name in the team; Machine this machine's name
+	// when it joined as another machine of that member.
+	Me      string `json:"me"`
+	Machine string `json:"machine,omitempty"`
 	// Seq and Head are the last entry this machine verified: a chain
 	// that does not hold it at Seq is refused (a hub that rolled back or
 	// rewrote the chain).

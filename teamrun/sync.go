@@ -66,14 +66,14 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 		return nil, err
 	}
 	out := &Sync{Team: v.Name}
-	if v.Stale && v.Me.Fingerprint() == v.Admin {
+	if (v.Stale || v.ExpiredHolder(e.now())) && v.Me.Fingerprint() == v.Admin {
 		if v, err = e.rotate(ctx, v); err != nil {
 			return nil, err
 		}
 		out.Rotated = true
 	}
 	switch {
-	case v.Members[v.Me.Fingerprint()] == nil:
+	case !v.In(v.Me.Fingerprint()):
 		out.Waiting = "you are no longer a member of the team: nothing is sent, and nothing new can be read"
 		return out, nil
 	case v.Stale:
@@ -277,7 +277,7 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 	if p.Session == nil {
 		return errors.New("a record without its session")
 	}
-	author := v.Past[hd.Author]
+	author := v.MemberOf(hd.Author)
 	sess := p.Session
 	// The key says whose it is as the chain names the author, whatever
 	// the record claims.
