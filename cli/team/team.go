@@ -603,7 +603,11 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 		return err
 	}
 	defer ts.Close()
-	out, err := r.SyncTeam(ctx, s, teamrun.Stores{Own: own, Team: ts, User: inv.User(), Detector: det})
+	stores := teamrun.Stores{Own: own, Team: ts, User: inv.User(), Detector: det}
+	if sc, ok := command.Underlying(ts).(interface{ Scrub(context.Context) error }); ok {
+		stores.Scrub = sc.Scrub
+	}
+	out, err := r.SyncTeam(ctx, s, stores)
 	if err != nil {
 		return err
 	}
@@ -621,7 +625,14 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 		if out.Waiting != "" {
 			fmt.Fprintln(inv.IO.Out, out.Waiting)
 		}
-		fmt.Fprintf(inv.IO.Out, "team %s: sent %d records (%d sessions, %d secrets redacted), applied %d\n", out.Team, out.Published, out.Sessions, out.Redacted, out.Applied)
+		changed := ""
+		if out.Updated > 0 {
+			changed += fmt.Sprintf(", %d updated", out.Updated)
+		}
+		if out.Deleted > 0 {
+			changed += fmt.Sprintf(", %d deleted", out.Deleted)
+		}
+		fmt.Fprintf(inv.IO.Out, "team %s: sent %d records (%d sessions%s, %d secrets redacted), applied %d\n", out.Team, out.Published, out.Sessions, changed, out.Redacted, out.Applied)
 	}
 	if len(out.Refused) > 0 {
 		return &command.SilentError{Code: command.ExitError}
