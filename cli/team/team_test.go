@@ -343,6 +343,19 @@ func TestTeam(t *testing.T) {
 	if out := bob.must(t, "search", "--team", "core", "koala-ticket-93817", "--all-projects"); !strings.Contains(out, "koala") {
 		t.Fatalf("bob lacks alice's koala session: %s", out)
 	}
+	// A turn more, sent; then taken back (rewind): the session is sent
+	// again whole, and bob's copy has the one turn it keeps.
+	cmd = exec.Command(clitest.LoomBinary(t), "run", "--resume", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "and the rollback plan?")
+	cmd.Dir, cmd.Env = alice.fx.Project, alice.fx.BinEnv(clitest.ProviderEnv(srv)...)
+	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
+		t.Fatalf("alice continues her session: %s", r.Stderr)
+	}
+	alice.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--json"); !strings.Contains(out, `"message_count": 4`) {
+		t.Fatalf("bob's copy after alice's second turn: %s", out)
+	}
+	alice.must(t, "session", "rewind", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--turn", "1")
 	clitest.WriteConfig(t, alice.fx, "[[secrets.rules]]\nid = \"koala-ticket\"\nregex = 'koala-ticket-[0-9]+'\nkeywords = [\"koala-ticket-\"]\n")
 	alice.must(t, "secrets", "redact", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--yes")
 	alice.must(t, "session", "rename", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01", "wombat deploy, fixed")
@@ -356,6 +369,9 @@ func TestTeam(t *testing.T) {
 	bob.must(t, "team", "sync")
 	if out := bob.must(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04"); strings.Contains(out, "93817") || !strings.Contains(out, "[REDACTED:koala-ticket]") {
 		t.Fatalf("bob's copy of the redacted session:\n%s", out)
+	}
+	if out := bob.must(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--json"); !strings.Contains(out, `"message_count": 2`) {
+		t.Fatalf("bob's copy after alice's rewind: %s", out)
 	}
 	if out := bob.must(t, "session", "list", "--team", "core"); !strings.Contains(out, "wombat deploy, fixed") || strings.Contains(out, "emu cleanup") {
 		t.Fatalf("bob's list after the rename and the deletion:\n%s", out)
