@@ -524,11 +524,12 @@ func newCmdList(inv *command.Invocation) *cobra.Command {
 			if inv.JSON() {
 				type row struct {
 					ID, Name, Hub, Admin, Me string
+					Machine                  string `json:",omitempty"`
 					Gone                     bool
 				}
 				rows := []row{}
 				for _, s := range all {
-					rows = append(rows, row{s.ID, s.Name, s.Hub, s.Admin, s.Me, s.Gone})
+					rows = append(rows, row{s.ID, s.Name, s.Hub, s.Admin, s.Me, s.Machine, s.Gone})
 				}
 				return command.WriteJSON(inv.IO.Out, rows)
 			}
@@ -537,7 +538,11 @@ func newCmdList(inv *command.Invocation) *cobra.Command {
 				if s.Gone {
 					state = "left"
 				}
-				fmt.Fprintf(inv.IO.Out, "%-12s %s  %s as %s (%s)\n", s.Name, s.ID, s.Hub, s.Me, state)
+				me := s.Me
+				if s.Machine != "" {
+					me += "'s machine " + s.Machine
+				}
+				fmt.Fprintf(inv.IO.Out, "%-12s %s  %s as %s (%s)\n", s.Name, s.ID, s.Hub, me, state)
 			}
 			return nil
 		},
