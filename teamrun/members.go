@@ -24,6 +24,8 @@ type Env struct {
 	// HTTP is the client of the hub's calls (nil: http.DefaultClient).
 	HTTP *http.Client
 	Now  func() time.Time
+	// put, when set, stores records instead of the hub (tests).
+	put func(ctx context.Context, team string, recs []team.Record) error
 }
 
 func (e *Env) now() time.Time {
