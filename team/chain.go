@@ -272,7 +272,7 @@ func (st *State) signer(pinned string, e *Entry) (*Member, error) {
 			return nil, fmt.Errorf("a join with an invite that expired at %s", exp.UTC().Format(time.RFC3339))
 		}
 		if last := st.Entries[len(st.Entries)-1]; e.At.Before(last.At.Add(-ClockSkew)) {
-			return nil, fmt.Errorf("a join dated %s, before the entry it follows", e.At.UTC().Format(time.RFC3339))
+			return nil, fmt.Errorf("a join dated %s, before the entry it follows (a clock behind, or a join dated back)", e.At.UTC().Format(time.RFC3339))
 		}
 		return st.Past[e.By], nil
 	case KindLeave, KindShare, KindUnshare:

@@ -183,3 +183,14 @@ func TestMachineLeaves(t *testing.T) {
 		t.Fatal("a machine's leave")
 	}
 }
+
+func TestJoinClockBehind(t *testing.T) {
+	w := newWorld(t)
+	b, inv, err := team.Invite(w.state(t), w.admin, w.ring, "dave", nil, false, at)
+	w.add(t, b, err)
+	if _, _, err := team.Join(w.state(t), inv, identity(t), "dave", "dave", at.Add(-time.Hour)); err == nil || !strings.Contains(err.Error(), "clock") {
+		t.Fatalf("a join from a machine whose clock is an hour behind: %v", err)
+	}
+	b, _, err = team.Join(w.state(t), inv, identity(t), "dave", "dave", at.Add(-time.Minute))
+	w.add(t, b, err)
+}

@@ -102,6 +102,9 @@ func Join(st *State, inv, me *Identity, name, user string, at time.Time) ([]byte
 	if err := st.InviteError(ifp, at); err != nil {
 		return nil, nil, err
 	}
+	if last := st.Entries[len(st.Entries)-1]; at.Before(last.At.Add(-ClockSkew)) {
+		return nil, nil, loom.Errorf(loom.EINVALID, "this machine's clock (%s) is more than %s behind the team's last change (%s): set it right, then join", at.UTC().Format(time.RFC3339), ClockSkew, last.At.UTC().Format(time.RFC3339))
+	}
 	if st.InviteFor[ifp] == "" && st.MemberNamed(name) != nil {
 		return nil, nil, loom.Errorf(loom.EINVALID, "the team has a member named %s already: join under another name (--name)", name)
 	}
