@@ -39,9 +39,16 @@ models, agents, tool counts), and every record passes the secret gate
 before it is sealed. loom team sync sends what you share and brings the
 team's shared sessions into a store of their own on this machine, which
 --team NAME reads (loom session list, show, fork, loom search, recall,
-usage, mcp). See docs/team.md.`,
+usage, mcp). Invites expire (7 days by default) and can be revoked; a
+member adds another machine of theirs with an invite of their own
+(loom team invite --machine), and removing the member removes all of
+them. What changes in a shared session after it was sent (an update, a
+redaction, a rename, a deletion) is sent again at the next sync. See
+docs/team.md.`,
 		Example: `  loom team create core
-  loom team invite --label bob
+  loom team invite --label bob --expires 2d
+  loom team invites
+  loom team invite --machine --label laptop
   loom team join loomteam1-eyJodWIiOi…
   loom team share --content
   loom team sync
