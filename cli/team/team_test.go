@@ -159,6 +159,14 @@ func TestTeam(t *testing.T) {
 	if r := dave.run(t, "team", "join", short.Code, "--yes"); r.Code != 1 || !strings.Contains(r.Stderr, "this invite expired on") || strings.Count(strings.TrimSpace(r.Stderr), "\n") > 1 {
 		t.Fatalf("a join with an expired invite: %d %q", r.Code, r.Stderr)
 	}
+	// The newest key is wrapped for erin's invite, which expired unused:
+	// the admin's next sync rotates it away.
+	if out := alice.must(t, "team", "sync"); !strings.Contains(out, "rotated the team's key") {
+		t.Fatalf("the admin's sync after an invite expired: %s", out)
+	}
+	if out := bob.must(t, "team", "sync"); strings.Contains(out, "rotated") {
+		t.Fatalf("a member's sync rotated: %s", out)
+	}
 	frankCode := invite()
 	if out := alice.must(t, "team", "invite", "--revoke", frankCode); !strings.Contains(out, "revoked invite invite-") || !strings.Contains(out, "not wrapped for it") {
 		t.Fatalf("the revoke: %s", out)
@@ -173,7 +181,8 @@ func TestTeam(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, frank, _ := team.ParseCode(frankCode)
-		if st.Holders[st.Epoch][frank.Fingerprint()] || st.Epoch != 2 || st.Stale {
+		_, erin, _ := team.ParseCode(short.Code)
+		if st.Holders[st.Epoch][frank.Fingerprint()] || st.Holders[st.Epoch][erin.Fingerprint()] || st.Holders[2][erin.Fingerprint()] || st.Epoch != 3 || st.Stale {
 			t.Fatalf("after the revoke: epoch %d, the revoked invite holds its key: %v", st.Epoch, st.Holders[st.Epoch][frank.Fingerprint()])
 		}
 	}
