@@ -205,6 +205,20 @@ func TestTeam(t *testing.T) {
 	if out := alice.must(t, "team", "members"); !strings.Contains(out, "machine laptop") || strings.Count(out, "carol") != 1 {
 		t.Fatalf("the members do not show carol's laptop as hers:\n%s", out)
 	}
+	// Bob's tablet joins, and the admin removes that machine alone.
+	bob2 := newMember(t, "bob", hub1.Base, bob.tok)
+	var tablet struct{ Code string }
+	json.Unmarshal([]byte(bob.must(t, "team", "invite", "--machine", "--label", "tablet", "--json")), &tablet)
+	bob2.must(t, "team", "join", tablet.Code, "--yes")
+	if out := alice.must(t, "team", "remove", "bob/tablet"); !strings.Contains(out, "removed tablet") {
+		t.Fatalf("the removal of bob's tablet: %s", out)
+	}
+	if out := alice.must(t, "team", "members"); strings.Contains(out, "tablet") || !strings.Contains(out, "bob") {
+		t.Fatalf("after the tablet's removal:\n%s", out)
+	}
+	if out := bob2.must(t, "team", "sync"); !strings.Contains(out, "no longer a member") {
+		t.Fatalf("the removed tablet's sync: %s", out)
+	}
 	for _, m := range []*member{alice, bob, carol} {
 		out := m.must(t, "team", "members")
 		for _, n := range []string{"alice", "bob", "carol", created.Admin} {
@@ -397,6 +411,20 @@ func TestTeam(t *testing.T) {
 		}
 		return nil
 	})
+
+	// Carol's laptop shares its own sessions: they reach bob as carol's.
+	importSession(t, carol2, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c06", "platypus audit", "audit the platypus logs", "The platypus logs are clean.")
+	carol2.must(t, "team", "share", "--content", "--yes")
+	carol2.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "session", "list", "--team", "core"); !strings.Contains(out, "platypus audit\tcli:@carol/") {
+		t.Fatalf("bob lacks carol's laptop's session as hers:\n%s", out)
+	}
+	for _, l := range strings.Split(alice.must(t, "team", "members"), "\n") {
+		if strings.Contains(l, "carol") && !strings.Contains(l, "shares api (content)") {
+			t.Fatalf("carol's laptop's share is not carol's: %s", l)
+		}
+	}
 
 	// Alice removes carol; what alice writes after, carol's saved keys
 	// (on both her machines) do not open.
