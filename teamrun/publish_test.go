@@ -200,3 +200,64 @@ func BenchmarkPublishUnchanged(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/20000, "µs/message")
 }
+
+// TestApplyReplaceKeepsSubagents: a session sent whole again (after a
+// rewind) replaces the teammate's copy, whose sub-agent sessions stay;
+// a deletion removes the copy; another member's record of the same id
+// changes nothing.
+func TestApplyReplaceKeepsSubagents(t *testing.T) {
+	ctx := context.Background()
+	_, v, st, _ := publishEnv(t)
+	ts, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "team.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	st.Team = ts
+	sid := ids(2)
+	parent, child := sessionData(sid[0], 6), sessionData(sid[1], 2)
+	child.Session.Kind, child.Session.ParentID = loom.KindSubagent, sid[0]
+	hd := &team.Header{Author: v.Me.Fingerprint()}
+	applyPl := func(pl *Payload) bool {
+		t.Helper()
+		b, _ := json.Marshal(pl)
+		changed, err := apply(ctx, st, v, hd, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return changed
+	}
+	applyPl(Outgoing(team.ModeContent, "alice", parent.Session, parent.Messages))
+	applyPl(Outgoing(team.ModeContent, "alice", child.Session, child.Messages))
+	rewound := sessionData(sid[0], 2)
+	rewound.Messages[1].Parts[0].Text = "taken back here"
+	pl := Outgoing(team.ModeContent, "alice", rewound.Session, rewound.Messages)
+	pl.Op = OpReplace
+	if !applyPl(pl) {
+		t.Fatal("a replace reported no change")
+	}
+	got, err := ts.Session(ctx, sid[0])
+	if err != nil || got.MessageCount != 2 {
+		t.Fatalf("the replaced copy: %v %+v", err, got)
+	}
+	msgs, _ := ts.Messages(ctx, sid[0], loom.MessageQuery{})
+	if msgs[1].Parts[0].Text != "taken back here" {
+		t.Fatalf("the replaced copy's text: %q", msgs[1].Parts[0].Text)
+	}
+	if c, err := ts.Session(ctx, sid[1]); err != nil || c.ParentID != sid[0] || c.MessageCount != 2 {
+		t.Fatalf("the sub-agent session after the replace: %v %+v", err, c)
+	}
+	// Another member's record for this id is not applied.
+	other := &team.Header{Author: "nobody"}
+	b, _ := json.Marshal(&Payload{Op: OpDelete, Session: &loom.Session{ID: sid[0], Key: "cli:x"}})
+	v.Past["nobody"] = &team.Member{Name: "mallory"}
+	if changed, err := apply(ctx, st, v, other, b); err != nil || changed {
+		t.Fatalf("another member's deletion: %v %v", changed, err)
+	}
+	if !applyPl(&Payload{Op: OpDelete, Session: &loom.Session{ID: sid[0], Key: "cli:x"}}) {
+		t.Fatal("a deletion reported no change")
+	}
+	if _, err := ts.Session(ctx, sid[0]); loom.ErrorCode(err) != loom.ENOTFOUND {
+		t.Fatalf("the deleted copy: %v", err)
+	}
+}
