@@ -608,6 +608,9 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			dest[e.SessionID] = true
 		}
 	}
+	// Each message's parts are decoded once, for all the edits its
+	// calls made.
+	changes := map[string][]fileedit.Change{}
 	for _, e := range es {
 		if e.Op == loom.EditMove || e.Op == loom.EditDelete {
 			continue
@@ -618,7 +621,12 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			// What a command did to another file says nothing of this one.
 			continue
 		}
-		c, ok := fileedit.ChangeOf(&e)
+		cs, seen := changes[e.MessageID]
+		if !seen {
+			cs, _ = fileedit.Changes(e.Parts)
+			changes[e.MessageID] = cs
+		}
+		c, ok := fileedit.Pick(&e, cs)
 		if !ok {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/cli/command"
+	sharecli "github.com/loomhq/loom/cli/share"
 	"github.com/loomhq/loom/cli/term"
 )
 
@@ -30,6 +31,11 @@ type RepoOptions struct {
 	Output string
 	// Markdown writes pr's report as a pull request comment's body.
 	Markdown bool
+	// Share publishes pr's sessions as share links (through ShareEnv),
+	// until Expires, paths hidden with HidePaths; Yes without asking.
+	Share, HidePaths, Yes bool
+	Expires               string
+	ShareEnv              sharecli.Env
 	// All writes the notes of every commit of HEAD's history.
 	All bool
 }
