@@ -26,7 +26,11 @@ import (
 // so a file of any size costs that much memory.
 
 var originalCodec = sync.OnceValues(func() (*zstd.Encoder, error) {
-	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	// One frame per chunk, of at most 8 MB: a window of 1 MB finds
+	// nearly all a session file repeats (its lines' metadata) and keeps
+	// the encoder small.
+	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 })
 
 var originalDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
@@ -148,7 +152,9 @@ func keepFile(ctx context.Context, put func(loom.OriginalChunk) error, kept loom
 			return kept, err
 		}
 	}
-	buf := make([]byte, loom.MaxOriginalChunk)
+	// A buffer of the chunk's size, or the file's rest when less: a
+	// small file costs little.
+	buf := make([]byte, min(int64(loom.MaxOriginalChunk), rec.Size-from))
 	for off := from; off < rec.Size; {
 		if err := ctx.Err(); err != nil {
 			return kept, err
