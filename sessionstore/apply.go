@@ -171,6 +171,8 @@ func applyChange(ctx context.Context, tx Tx, st synclog.Stamp, p synclog.Payload
 		return applyRestored(ctx, tx, st, p)
 	case *synclog.Purged:
 		return applyPurged(ctx, tx, st, p)
+	case *synclog.OriginalKept:
+		return applyOriginal(ctx, tx, p)
 	}
 	return &NotAppliedError{Type: p.Type()}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/synclog"
 )
 
 // ImportSteps are the writes of an import beside its sessions' records.
@@ -19,8 +20,8 @@ type ImportSteps interface {
 	RecordCalls(ctx context.Context, calls []loom.CountedCall) error
 	// KeepOriginals keeps the chunks of the files an import read
 	// (loom.OriginalsKeeper), validated; one that does not follow what
-	// is kept of its file is left out.
-	KeepOriginals(ctx context.Context, chunks []loom.OriginalChunk) error
+	// is kept of its file is EINVALID when strict, else left out.
+	KeepOriginals(ctx context.Context, chunks []loom.OriginalChunk, strict bool) error
 }
 
 // applyChanges applies changes in order inside tx, recorded in log, as
@@ -56,4 +57,49 @@ func refresh(changes []loom.ImportChange, fresh []*loom.Session) {
 			*c.Session = *fresh[i]
 		}
 	}
+}
+
+// keepOriginals keeps chunks inside tx, each recorded in log for the
+// other machines (synclog.OriginalKept; a chunk of a file of several
+// sessions names none, and is not).
+func keepOriginals(ctx context.Context, tx Tx, log *SyncLog, chunks []loom.OriginalChunk, strict bool) error {
+	if len(chunks) == 0 {
+		return nil
+	}
+	if err := tx.KeepOriginals(ctx, chunks, strict); err != nil {
+		return err
+	}
+	for _, c := range chunks {
+		err := recordIn(ctx, log, func(*SyncLog) (synclog.Payload, error) {
+			if p := synclog.OriginalRecord(c); p != nil {
+				return p, nil
+			}
+			return nil, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// KeepOriginal implements loom.OriginalsKeeper: one chunk, in a
+// transaction of its own, recorded for sync as in an import.
+func (s *Store) KeepOriginal(ctx context.Context, c loom.OriginalChunk) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx Tx, log *SyncLog) error {
+		return keepOriginals(ctx, tx, log, []loom.OriginalChunk{c}, true)
+	})
+}
+
+// applyOriginal keeps the chunk p records for the user of its session
+// here; a chunk of a session this store does not hold is dropped.
+func applyOriginal(ctx context.Context, tx Tx, p *synclog.OriginalKept) error {
+	k, ok, err := tx.KeyOf(ctx, p.SessionID)
+	if err != nil || !ok {
+		return err
+	}
+	return tx.KeepOriginals(ctx, []loom.OriginalChunk{p.Chunk(k.User)}, false)
 }

@@ -192,6 +192,9 @@ func forPurged(ctx context.Context, tx LineageSteps, p synclog.Payload) (bool, e
 			err = tx.MarkPurged(ctx, p.Fork.ID)
 		}
 		return gone, err
+	case *synclog.OriginalKept:
+		// The originals of a purged session went with it.
+		id = p.SessionID
 	default:
 		id = workedIn(p)
 	}

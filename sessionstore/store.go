@@ -284,7 +284,7 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		if err := tx.RecordCalls(ctx, w.Calls); err != nil {
 			return err
 		}
-		if err := tx.KeepOriginals(ctx, w.Originals); err != nil {
+		if err := keepOriginals(ctx, tx, log, w.Originals, false); err != nil {
 			return err
 		}
 		return tx.RecordFiles(ctx, w.Files)

@@ -41,19 +41,11 @@ func (s *Store) OriginalFiles(ctx context.Context, userID, tool string) ([]loom.
 	return out, nil
 }
 
-// KeepOriginal implements loom.OriginalsKeeper.
-func (s *Store) KeepOriginal(ctx context.Context, c loom.OriginalChunk) error {
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	return s.withTx(ctx, func(tx *sql.Tx) error { return keepOriginal(ctx, tx, s.Now(), c, true) })
-}
-
-// KeepOriginals implements sessionstore.ImportSteps: the chunks an
-// import read, in its transaction.
-func (w writes) KeepOriginals(ctx context.Context, chunks []loom.OriginalChunk) error {
+// KeepOriginals implements sessionstore.ImportSteps: chunks of the
+// files an import read, in its transaction.
+func (w writes) KeepOriginals(ctx context.Context, chunks []loom.OriginalChunk, strict bool) error {
 	for _, c := range chunks {
-		if err := keepOriginal(ctx, w.tx, w.s.Now(), c, false); err != nil {
+		if err := keepOriginal(ctx, w.tx, w.s.Now(), c, strict); err != nil {
 			return err
 		}
 	}

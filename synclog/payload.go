@@ -41,6 +41,7 @@ var typeNames = [...]string{
 	TypeImported:         "imported",
 	TypeFragment:         "fragment",
 	TypeRetired:          "retired",
+	TypeOriginalKept:     "original_kept",
 }
 
 // String returns the type's name, or "type N" for one this loom does not
@@ -78,6 +79,8 @@ func newPayload(t Type) Payload {
 		return new(Purged)
 	case TypeImported:
 		return new(Imported)
+	case TypeOriginalKept:
+		return new(OriginalKept)
 	case TypeRetired:
 		return new(Retired)
 	}

@@ -86,8 +86,36 @@ func Redact(p Payload, r Redactor, scope func(id string) bool) bool {
 			session(&sd.Session)
 			messages(sd.Messages)
 		}
+	case *OriginalKept:
+		if scope(p.SessionID) {
+			n += redactOriginal(p, r)
+		}
 	}
 	return n > 0
+}
+
+// redactOriginal replaces the secrets of the bytes p keeps, as the store
+// rewrites its kept chunk; a chunk that does not expand is left as it
+// is.
+func redactOriginal(p *OriginalKept, r Redactor) int {
+	dec, err := zstdDecoder()
+	if err != nil {
+		return 0
+	}
+	b, err := dec.DecodeAll(p.Data, nil)
+	if err != nil {
+		return 0
+	}
+	red, k := r.Redact(string(b))
+	if k == 0 {
+		return 0
+	}
+	enc, err := zstdEncoder()
+	if err != nil {
+		return 0
+	}
+	p.Data = enc.EncodeAll([]byte(red), nil)
+	return k
 }
 
 // RedactEncoded is Redact of the payloads Encode wrote, as a store's log

@@ -107,6 +107,12 @@ func reimportRun(ctx context.Context, opts *ReimportOptions) error {
 		}
 		ids = append(ids, s.ID)
 	}
+	// The originals of sessions purged since (here, from the trash, or on
+	// another machine and synced) go first: they are nobody's to read
+	// again.
+	if _, err := k.DeleteOriginals(ctx, opts.User, nil); err != nil {
+		return err
+	}
 	bundles, err := importer.KeptBundles(ctx, k, opts.User, opts.From, ids)
 	if err != nil {
 		return err

@@ -90,7 +90,7 @@ func (t *tx) RecordFiles(ctx context.Context, files []loom.ImportedFile) error {
 
 // KeepOriginals implements sessionstore.ImportSteps: the store in
 // memory keeps no originals (it is no loom.OriginalsKeeper).
-func (t *tx) KeepOriginals(context.Context, []loom.OriginalChunk) error { return nil }
+func (t *tx) KeepOriginals(context.Context, []loom.OriginalChunk, bool) error { return nil }
 
 // RecordCalls implements sessionstore.ImportSteps: a call counted already
 // keeps its session.
