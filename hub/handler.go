@@ -50,7 +50,13 @@ type Edge struct {
 	// Push takes a place for one of user's pushes, given back by
 	// release, or refuses it past the limits (MaxPushesPerUser,
 	// MaxPushes).
-	Push func(user string) (release func(), err error)
+	// A hub of several processes on one store counts a user's pushes
+	// over all of them (loom.HubLocks).
+	Push func(ctx context.Context, user string) (release func(), err error)
+	// Locks, when the store is shared by several hub processes, holds
+	// what must hold over all of them (a user's first push); nil for a
+	// store of one process.
+	Locks loom.HubLocks
 }
 
 // Handler serves the hub's endpoints, HostsPath and RecordsPath, over a
@@ -203,7 +209,7 @@ func (h *Handler) push(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user := h.edge.User(r)
-	release, err := h.edge.Push(user)
+	release, err := h.edge.Push(r.Context(), user)
 	if err != nil {
 		h.edge.Error(w, r, err)
 		return
@@ -217,10 +223,12 @@ func (h *Handler) push(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := h.edge.Bounded(r.Context())
 	defer cancel()
 	r = r.WithContext(ctx)
-	if err := h.keys.check(ctx, st, user, recs); err != nil {
+	unlock, err := h.keys.check(ctx, st, h.edge.Locks, user, recs)
+	if err != nil {
 		h.edge.Error(w, r, err)
 		return
 	}
+	defer unlock()
 	stored, err := st.PutSyncRecords(ctx, user, recs)
 	if err != nil {
 		h.edge.Error(w, r, err)

@@ -236,7 +236,7 @@ func (h *TeamHandler) records(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *TeamHandler) push(w http.ResponseWriter, r *http.Request) {
-	release, err := h.edge.Push(h.edge.User(r))
+	release, err := h.edge.Push(r.Context(), h.edge.User(r))
 	if err != nil {
 		h.edge.Error(w, r, err)
 		return

@@ -70,6 +70,11 @@ type Store struct {
 	// tried to analyze them (see analyzeImported).
 	analyzed atomic.Bool
 
+	// locks is the pool of the connections that hold the hub's locks
+	// (hublocks.go), made at the first.
+	locksMu sync.Mutex
+	locks   *pgxpool.Pool
+
 	closeOnce sync.Once
 	close     func()
 }
@@ -243,7 +248,14 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // Locks this handle holds stay until their leases are released or
 // expire. Closing twice is harmless.
 func (s *Store) Close() error {
-	s.closeOnce.Do(s.close)
+	s.closeOnce.Do(func() {
+		s.locksMu.Lock()
+		if s.locks != nil {
+			s.locks.Close()
+		}
+		s.locksMu.Unlock()
+		s.close()
+	})
 	return nil
 }
 

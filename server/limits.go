@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/loomhq/loom"
 )
 
 // Defaults of the server's limits (Config).
@@ -90,9 +92,14 @@ func newLimiter(what string, perUser, total int) *limiter {
 // acquire takes a place for user; release gives it back (once, however
 // often it is called).
 func (l *limiter) acquire(user string) (release func(), err error) {
+	return l.take(user, l.perUser)
+}
+
+// take is acquire with a limit per user of perUser (0: none).
+func (l *limiter) take(user string, perUser int) (release func(), err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.perUser > 0 && l.byUser[user] >= l.perUser {
+	if perUser > 0 && l.byUser[user] >= perUser {
 		return nil, l.refuse(codedError(eTooMany, "you have %d %s, the most one user may; retry when one has ended", l.byUser[user], l.what))
 	}
 	if l.total > 0 && l.n >= l.total {
@@ -111,6 +118,48 @@ func (l *limiter) acquire(user string) (release func(), err error) {
 			}
 		})
 	}, nil
+}
+
+// pushLimit counts a hub's pushes of scope ("sync", "team") that run at
+// once, per user and in this process. With locks (a store that hub
+// processes share) a user's count is held there, over every process, so
+// that a second process does not double it; the total, which bounds
+// this process's memory, is this process's own either way.
+type pushLimit struct {
+	l     *limiter
+	locks loom.HubLocks
+	scope string
+}
+
+func newPushLimit(what, scope string, perUser, total int, locks loom.HubLocks) *pushLimit {
+	l := newLimiter(what, perUser, total)
+	// A push's place is free again within a second or so, the time to
+	// store a batch: a machine refused comes back after one.
+	l.after = time.Second
+	return &pushLimit{l: l, locks: locks, scope: scope}
+}
+
+// acquire takes a place for one of user's pushes, as limiter.acquire
+// does.
+func (p *pushLimit) acquire(ctx context.Context, user string) (release func(), err error) {
+	if p.locks == nil || p.l.perUser <= 0 {
+		return p.l.acquire(user)
+	}
+	perUser := p.l.perUser
+	mine, err := p.l.take(user, 0)
+	if err != nil {
+		return nil, err
+	}
+	held, ok, err := p.locks.TakePush(ctx, p.scope, user, perUser)
+	switch {
+	case err != nil:
+		mine()
+		return nil, retryLater(codedError(eUnavailable, "the hub cannot count your pushes: %v; retry later", err))
+	case !ok:
+		mine()
+		return nil, p.l.refuse(codedError(eTooMany, "you have %d %s, the most one user may; retry when one has ended", perUser, p.l.what))
+	}
+	return func() { held(); mine() }, nil
 }
 
 // bounded returns ctx with the request timeout, for the store reads of
