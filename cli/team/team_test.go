@@ -96,6 +96,13 @@ func importSession(t *testing.T, m *member, id, title, prompt, reply string) {
 			"usage": map[string]any{"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.006},
 			"parts": []any{map[string]any{"id": "p2", "type": "text", "text": reply}, map[string]any{"id": "p3", "type": "tool", "call_id": "c1", "name": "edit", "status": "completed", "input": map[string]any{"path": "deploy/cache.go"}, "output": "ok"}}}},
 	}
+	importLines(t, m, id, m.fx.Project, lines)
+}
+
+// importLines imports a session of loom export lines into m's store and
+// moves it into project dir.
+func importLines(t *testing.T, m *member, id, dir string, lines []any) {
+	t.Helper()
 	var b strings.Builder
 	for _, l := range lines {
 		j, _ := json.Marshal(l)
@@ -105,7 +112,7 @@ func importSession(t *testing.T, m *member, id, title, prompt, reply string) {
 	f := filepath.Join(t.TempDir(), "s.jsonl")
 	os.WriteFile(f, []byte(b.String()), 0o644)
 	m.must(t, "session", "import", f)
-	m.must(t, "session", "move", id, m.fx.Project)
+	m.must(t, "session", "move", id, dir)
 }
 
 // TestTeam runs a team through the built loom: a hub on PostgreSQL with
