@@ -20,10 +20,11 @@ import (
 // The key of a lock names the schema, since the schemas of one database
 // share the server's advisory locks.
 
-// maxLockConns bounds the connections that hold locks: a hub runs
-// hub.MaxPushes pushes of each scope at once, and a user's first push
-// holds its key lock besides its place.
-const maxLockConns = 40
+// maxLockConns bounds the connections that hold locks: a hub process
+// runs hub.MaxPushes (8) pushes of each scope (sync, team) at once, each
+// holding a place, and a user's first push of sync holds its key lock
+// besides: 24 at most.
+const maxLockConns = 24
 
 // lockKeySQL is the advisory lock of a name in this store's schema.
 const lockKeySQL = `hashtextextended('loom hub ' || current_schema() || ' ' || $1::text, 0)`
