@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -336,6 +337,10 @@ func bodyError(err error) error {
 	switch {
 	case errors.As(err, &mbe), errors.As(err, &coded):
 		return err
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The connection's read deadline passed: a slow link or a busy
+		// hub, not a bad body. The server answers it as one to retry.
+		return fmt.Errorf("read the push: %w", err)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return loom.Errorf(loom.EINVALID, "request body ends before its JSON does")
 	}

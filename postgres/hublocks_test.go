@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/postgres"
 )
 
@@ -152,4 +153,40 @@ func schemaOf(t *testing.T, dsn string) string {
 		t.Fatal(err)
 	}
 	return u.Query().Get("search_path")
+}
+
+// A team's writers with their last indexes, read off the index, are
+// those the counting read finds, whatever order the records came in.
+func TestTeamLasts(t *testing.T) {
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	var recs []loom.TeamRecord
+	for h, n := range map[string]int64{"b-host": 3, "a-host": 1, "c-host": 7} {
+		for i := n; i >= 1; i-- {
+			recs = append(recs, loom.TeamRecord{Host: h, Index: i, Epoch: 1, Header: []byte("h"), Body: []byte("sealed")})
+		}
+	}
+	if _, err := st.PutTeamRecords(ctx, "t1", recs); err != nil {
+		t.Fatal(err)
+	}
+	st.PutTeamRecords(ctx, "t2", []loom.TeamRecord{{Host: "z-host", Index: 9, Epoch: 1, Header: []byte("h"), Body: []byte("x")}})
+	counted, err := st.TeamHosts(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lasts, err := st.TeamLasts(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lasts) != 3 || len(counted) != 3 {
+		t.Fatalf("writers: %+v, counted %+v", lasts, counted)
+	}
+	for i := range lasts {
+		if lasts[i].Host != counted[i].Host || lasts[i].Last != counted[i].Last || lasts[i].Records != 0 {
+			t.Fatalf("writer %d: %+v, counted %+v", i, lasts[i], counted[i])
+		}
+	}
+	if none, err := st.TeamLasts(ctx, "t3"); err != nil || len(none) != 0 {
+		t.Fatalf("a team without records: %+v %v", none, err)
+	}
 }

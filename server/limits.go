@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -185,6 +186,10 @@ func (s *Server) withTimeout(next http.HandlerFunc) http.HandlerFunc {
 // read slower than the request timeout) into a 503 that says so, with
 // Retry-After; other errors are returned as they are.
 func (s *Server) timedOut(r *http.Request, err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		s.log.Warn("request body not read within the read timeout", "method", r.Method, "path", r.URL.Path, "timeout", s.cfg.ReadTimeout)
+		return retryLater(codedError(eUnavailable, "the request's body did not arrive within %s; retry later", s.cfg.ReadTimeout))
+	}
 	if err2 := s.timedOutIn(r.Context(), err); err2 != err {
 		s.log.Warn("request timed out", "method", r.Method, "path", r.URL.Path, "timeout", s.cfg.RequestTimeout)
 		return err2
