@@ -17,6 +17,7 @@ import (
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
+	"github.com/loomhq/loom/report"
 	"github.com/loomhq/loom/secrets/secretstest"
 	"github.com/loomhq/loom/team"
 	"github.com/loomhq/loom/teamrun"
@@ -274,6 +275,42 @@ func TestTeam(t *testing.T) {
 	}
 	if teamUsage.Total.InputTokens != sum.InputTokens || teamUsage.Total.OutputTokens != sum.OutputTokens || math.Abs(teamUsage.Total.CostUSD-sum.CostUSD) > 1e-9 {
 		t.Errorf("the team's usage %+v, the members' own summed %+v", teamUsage.Total, sum)
+	}
+	// The reports by time: each period's member parts are each member's
+	// own report, to the token and the cent.
+	for _, by := range []string{"daily", "monthly", "session"} {
+		var tr report.Report
+		if err := json.Unmarshal([]byte(carol.must(t, "usage", by, "--team", "core", "--tz", "UTC", "--json")), &tr); err != nil {
+			t.Fatal(err)
+		}
+		if tr.Breakdown != report.ByMember {
+			t.Fatalf("loom usage %s --team is not by member: %q", by, tr.Breakdown)
+		}
+		members := map[string]report.Totals{}
+		for _, row := range tr.Rows {
+			for _, p := range row.Breakdown {
+				m := members[p.Key]
+				m.InputTokens += p.InputTokens
+				m.OutputTokens += p.OutputTokens
+				c := m.Cost() + p.Cost()
+				m.CostUSD = &c
+				members[p.Key] = m
+			}
+		}
+		for _, m := range []*member{alice, bob} {
+			var own report.Report
+			json.Unmarshal([]byte(m.must(t, "usage", by, "--tz", "UTC", "--json")), &own)
+			got := members[m.name]
+			if got.InputTokens != own.Total.InputTokens || got.OutputTokens != own.Total.OutputTokens || math.Abs(got.Cost()-own.Total.Cost()) > 1e-9 || own.Total.Cost() == 0 {
+				t.Errorf("loom usage %s --team: %s's part %+v, %s's own total %+v", by, m.name, got, m.name, own.Total)
+			}
+		}
+		if len(members) != 2 {
+			t.Errorf("loom usage %s --team: members %v", by, members)
+		}
+	}
+	if r := carol.run(t, "usage", "daily", "--breakdown", "member"); r.Code == 0 || !strings.Contains(r.Stderr, "--team") {
+		t.Errorf("a breakdown by member of one's own sessions: %d %s", r.Code, r.Stderr)
 	}
 
 	// Alice removes carol; what alice writes after, carol's saved keys
