@@ -56,7 +56,7 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 	}
 	for i := range pr.Sessions {
 		s := &pr.Sessions[i]
-		if ses, err := st.Session(ctx, s.SessionID); err == nil {
+		if ses, err := o.storeOf(st, s.SessionID).Session(ctx, s.SessionID); err == nil {
 			s.Title, s.CostUSD = ses.Title, loom.RoundCost(ses.Usage.CostUSD)
 			if gate != nil {
 				s.Title, _ = gate.Redact(s.Title)
@@ -157,6 +157,9 @@ func writeMarkdown(w io.Writer, pr *blame.PR) {
 			name := s.SessionID
 			if s.Title != "" {
 				name += " " + s.Title
+			}
+			if s.Member != "" {
+				name += " (@" + s.Member + ")"
 			}
 			if s.Share != "" {
 				name = "[" + name + "](" + s.Share + ")"

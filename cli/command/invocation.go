@@ -52,6 +52,9 @@ type Invocation struct {
 	jq *jqFilter
 	// team is the team whose store --team made the run's store.
 	team string
+	// teamStores are the teams' stores opened besides the run's store
+	// (TeamStores); Close closes them.
+	teamStores []loom.Store
 }
 
 // NewInvocation starts a run of the command line on f.
@@ -240,6 +243,10 @@ func (inv *Invocation) Close() error {
 	if inv.mcp != nil {
 		inv.mcp.Close()
 	}
+	for _, st := range inv.teamStores {
+		st.Close()
+	}
+	inv.teamStores = nil
 	return inv.closeStore()
 }
 
