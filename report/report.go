@@ -93,11 +93,7 @@ func (o Options) Check() error {
 		return loom.Errorf(loom.EINVALID, "unknown period %q: use day, week, month, block or session", o.By)
 	}
 	switch o.Breakdown {
-	case "", ByModel, ByAgent, ByProject:
-	case ByMember:
-		if o.Member == nil {
-			return loom.Errorf(loom.EINVALID, "a breakdown by member is of a team's sessions: add --team NAME")
-		}
+	case "", ByModel, ByAgent, ByProject, ByMember:
 	default:
 		return loom.Errorf(loom.EINVALID, "unknown breakdown %q: use model, agent, project or member", o.Breakdown)
 	}
@@ -306,6 +302,9 @@ var ErrUnknownAgent = errors.New("unknown agent")
 func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
+	}
+	if o.Breakdown == ByMember && o.Member == nil {
+		return nil, loom.Errorf(loom.EINVALID, "a breakdown by member is of a team's sessions: add --team NAME")
 	}
 	loc := o.Location
 	if loc == nil {

@@ -50,9 +50,13 @@ func (inv *Invocation) UseTeam(ref string) error {
 	if err := inv.closeStore(); err != nil {
 		return err
 	}
-	inv.flags.db, inv.team = "sqlite:"+path, tm.ID
+	inv.flags.db, inv.team, inv.teamState = "sqlite:"+path, tm.ID, tm
 	return nil
 }
+
+// Team is the team whose store --team made the run's store (nil for
+// none).
+func (inv *Invocation) Team() *teamrun.State { return inv.teamState }
 
 // InTeam reports whether --team made the run's store a team's: nothing
 // of one's own (the agents' new sessions) is imported into it.

@@ -21,6 +21,7 @@ import (
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/semantic"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // defaultServeAddr is where loom serve listens unless told otherwise:
@@ -68,6 +69,8 @@ type Options struct {
 	// StartSummaries summarises quiet sessions in the background where
 	// config.toml's [summaries] enabled is true (nil: never).
 	StartSummaries func(ctx context.Context, st loom.Store, log *slog.Logger)
+	// Team is the team --team serves the store of (nil: one's own).
+	Team func() *teamrun.State
 }
 
 // NewOptions returns serve's options filled from f; User is filled when
@@ -85,6 +88,7 @@ func NewOptions(inv *command.Invocation) *Options {
 		Now:         inv.TimeNow,
 		Version:     inv.Version,
 		Embeddings:  command.EmbeddingsOf(inv.Factory).Client,
+		Team:        inv.Team,
 
 		StartSummaries: func(ctx context.Context, st loom.Store, log *slog.Logger) {
 			command.StartSummaries(ctx, inv, st, log)
@@ -221,6 +225,10 @@ func Run(ctx context.Context, opts *Options) error {
 	// The tools read the store through a secrets gate: they search
 	// through it too, ranking by the served index of vectors.
 	mcpCfg.Searcher = searcher.Through
+	var team *teamrun.State
+	if opts.Team != nil {
+		team = opts.Team()
+	}
 	return opts.Serve(ctx, ln, command.ServeConfig{
 		Store:      st,
 		Tokens:     tokens,
@@ -231,6 +239,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Searcher:   searcher,
 		Owner:      user,
 		BlameCache: blameCache,
+		Team:       team,
 	})
 }
 
