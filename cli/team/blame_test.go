@@ -3,6 +3,7 @@ package team_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/internal/gittest"
+	"github.com/loomhq/loom/openai/openaitest"
 )
 
 // cloneMember is a member whose project is a real clone of origin.
@@ -192,8 +194,26 @@ func TestTeamBlame(t *testing.T) {
 		t.Errorf("one line of bob's: %s", out)
 	}
 
-	// carol forks alice's session and so holds alice's edits in a
-	// session of her own: the lines stay alice's session's.
-	carol.must(t, "session", "fork", "--team", "core", aliceID)
+	// The acceptance's flow: carol finds alice's session by search,
+	// recalls it, forks it and continues it as her own; her fork holds
+	// alice's edits in a session of her own, and the lines stay alice's
+	// session's.
+	if out := carol.must(t, "search", "--team", "core", "Add function", "--json"); !strings.Contains(out, aliceID) {
+		t.Fatalf("carol's search: %s", out)
+	}
+	if out := carol.must(t, "recall", "--team", "core", "Add function to calc"); !strings.Contains(out, aliceID) {
+		t.Fatalf("carol's recall: %s", out)
+	}
+	fork := strings.TrimSpace(carol.must(t, "session", "fork", "--team", "core", aliceID))
+	srv := openaitest.NewServer()
+	t.Cleanup(srv.Close)
+	cmd := exec.Command(clitest.LoomBinary(t), "run", "--resume", fork, "and a Sub function?")
+	cmd.Dir, cmd.Env = carol.fx.Project, carol.fx.BinEnv(clitest.ProviderEnv(srv)...)
+	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
+		t.Fatalf("continue the fork: %s", r.Stderr)
+	}
 	checkPR("after carol's fork")
+	if r := carol.run(t, "blame", "pr", "main..feature", "--team", "nope"); r.Code == 0 || !strings.Contains(r.Stderr, `no team "nope"`) {
+		t.Errorf("--team of no team: %d %s", r.Code, r.Stderr)
+	}
 }

@@ -309,6 +309,14 @@ func TestTeam(t *testing.T) {
 			t.Errorf("loom usage %s --team: members %v", by, members)
 		}
 	}
+	var byAgent report.Report
+	json.Unmarshal([]byte(carol.must(t, "usage", "monthly", "--team", "core", "--breakdown", "agent", "--json")), &byAgent)
+	if byAgent.Breakdown != report.ByAgent || len(byAgent.Rows) == 0 || byAgent.Rows[0].Breakdown[0].Key != "cli" {
+		t.Errorf("loom usage monthly --team --breakdown agent: %+v", byAgent)
+	}
+	if out := carol.must(t, "usage", "monthly", "--team", "core", "--breakdown", "member", "--csv"); !strings.Contains(out, "MEMBER") || !strings.Contains(out, "alice") || !strings.Contains(out, "bob") {
+		t.Errorf("loom usage monthly --team --breakdown member --csv:\n%s", out)
+	}
 	if r := carol.run(t, "usage", "daily", "--breakdown", "member"); r.Code == 0 || !strings.Contains(r.Stderr, "--team") {
 		t.Errorf("a breakdown by member of one's own sessions: %d %s", r.Code, r.Stderr)
 	}
