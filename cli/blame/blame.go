@@ -106,6 +106,10 @@ Agent Trace records that other tools wrote in the repository
 attribution stands for lines no session of loom's accounts for.
 Nothing is written into the repository; see loom blame trace export.
 
+On a team member's machine the teams' shared sessions (loom team sync)
+are read too, each agent line naming the member whose session wrote it:
+--team NAME reads that team's alone, --no-team none.
+
 The subcommands are commits (the sessions behind a commit or a range),
 summary (the share of lines agents wrote, by directory, agent and
 model), pr (who wrote a pull request's added lines), notes (git notes
@@ -115,7 +119,8 @@ like one of them is given as ./NAME.`,
   loom blame server/handler.go:120-160
   loom blame server/handler.go:142
   loom blame --json api.go | jq -r '.lines[].session_id // empty' | sort -u
-  loom blame --rev v1.2.0 README.md`,
+  loom blame --rev v1.2.0 README.md
+  loom blame --team core server/handler.go`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.parseTarget(args[0]); err != nil {

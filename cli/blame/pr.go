@@ -28,10 +28,13 @@ changed as HEAD has it, and its lines those commits brought in. Prints
 how many are agents', mixed (an agent's line a human changed: half in
 every share), humans' and unknown, by agent and by model, the sessions
 behind them with their cost, and the files. --markdown writes a pull
-request comment's body; --json the same data.`,
+request comment's body; --json the same data. With a team's sessions
+(every team's on this machine, or --team NAME's), the lines are counted
+by member too, and each session names its member.`,
 		Example: `  loom blame pr
   loom blame pr main..feature --markdown > comment.md
-  loom blame pr origin/main..HEAD --json | jq '.lines'`,
+  loom blame pr origin/main..HEAD --json | jq '.lines'
+  loom blame pr main..feature --team core`,
 	}, func(o *RepoOptions) *string { return &o.Spec }, runF, prRun)
 	cmd.Flags().BoolVar(&opts.Markdown, "markdown", false, "write a pull request comment's body (Markdown)")
 	return cmd

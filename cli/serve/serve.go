@@ -124,10 +124,16 @@ it answers 503 and everything else works.
 The default address serves this machine only. To serve a network, put a
 TLS-terminating reverse proxy in front (tokens are bearer secrets).
 Ctrl+C stops the server: running turns get --grace to finish, then are
-cut at a whole-message boundary.`,
+cut at a whole-message boundary.
+
+With --team NAME the store served is the team's on this machine (its
+members' shared sessions, loom team sync): the dashboard adds a team
+page (/team: the members, their sessions and usage) and its usage page
+is by member.`,
 		Example: `  loom serve
   loom serve --addr 0.0.0.0:8080 --log-json
   loom serve --token-ttl 7d
+  loom serve --team core
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7878/api/v1/sessions`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
