@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/internal/gittest"
 	"github.com/loomhq/loom/openai/openaitest"
+	"github.com/loomhq/loom/report"
 )
 
 // cloneMember is a member whose project is a real clone of origin.
@@ -213,6 +214,21 @@ func TestTeamBlame(t *testing.T) {
 		t.Fatalf("continue the fork: %s", r.Stderr)
 	}
 	checkPR("after carol's fork")
+	// loom serve --team: the team's usage by member, as the API gives it.
+	srvTeam := clitest.StartServeProcArgs(t, carol.fx.BinEnv(), "", "--team", "core")
+	resp := srvTeam.Request(t, "GET", "/api/v1/usage?by=month&breakdown=member", "")
+	var rep report.Report
+	json.NewDecoder(resp.Body).Decode(&rep)
+	resp.Body.Close()
+	members := map[string]int64{}
+	for _, row := range rep.Rows {
+		for _, p := range row.Breakdown {
+			members[p.Key] += p.InputTokens
+		}
+	}
+	if resp.StatusCode != 200 || len(members) != 2 || members["alice"] == 0 || members["bob"] == 0 {
+		t.Errorf("loom serve --team: GET /api/v1/usage?breakdown=member: %d %v", resp.StatusCode, members)
+	}
 	if r := carol.run(t, "blame", "pr", "main..feature", "--team", "nope"); r.Code == 0 || !strings.Contains(r.Stderr, `no team "nope"`) {
 		t.Errorf("--team of no team: %d %s", r.Code, r.Stderr)
 	}
