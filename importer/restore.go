@@ -14,6 +14,20 @@ import (
 	"github.com/loomhq/loom/handoff"
 )
 
+// A Holder is a Format whose agent keeps its sessions in a database of
+// its own rather than a file each: Holds names the file under root that
+// holds session id, "" when none does.
+type Holder interface {
+	Holds(ctx context.Context, root, id string) (string, error)
+}
+
+// A Seeder is a Format whose writer writes only into a store the agent
+// made: Seed makes, in root to (of a trial writing), an empty one of
+// the schema of the agent's own in root from.
+type Seeder interface {
+	Seed(ctx context.Context, from, to string) error
+}
+
 // Restore writes session s of st, imported from f's agent, back into
 // that agent's own store under its original id (the key's source id):
 // in the file it came from when that is where the agent still looks for
@@ -59,6 +73,13 @@ func Restore(ctx context.Context, st loom.Store, s *loom.Session, f Format, o ha
 	defer os.RemoveAll(trial)
 	to := o
 	to.Home, to.Env, to.Last, to.Keep = trial, func(string) string { return "" }, 0, &handoff.Keep{ID: id, Stored: keep.Stored}
+	if sd, ok := f.(Seeder); ok && len(roots) > 0 {
+		if into := f.Roots(to.Env, to.Home); len(into) > 0 {
+			if err := sd.Seed(ctx, roots[0], into[0]); err != nil {
+				return nil, err
+			}
+		}
+	}
 	rep, err := handoff.Run(ctx, st, s, w, to)
 	if err != nil {
 		return nil, err
@@ -94,6 +115,12 @@ func holding(ctx context.Context, f Format, roots []string, id string) (string, 
 		short = short[:8]
 	}
 	for _, root := range roots {
+		if h, ok := f.(Holder); ok {
+			if p, err := h.Holds(ctx, root, id); err != nil || p != "" {
+				return p, err
+			}
+			continue
+		}
 		bundles, err := f.Bundles(ctx, root)
 		var u *Unreadable
 		if err != nil && !errors.As(err, &u) {

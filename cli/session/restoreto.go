@@ -54,26 +54,12 @@ agent whose own history it was (docs/durability.md).`,
 	return cmd
 }
 
-// databaseWriters are the hand-off targets that keep sessions in a
-// database of their own (opencode.db, kilo.db), which restore-to does
-// not write back into yet: a hand-off adds a new session there.
-var databaseWriters = map[string]bool{"opencode": true, "kilo": true}
-
 // restoreTools are the agents a session can be restored to.
 func restoreTools(formats []importer.Format) []string {
-	var out []string
-	for _, t := range handoffTools(formats) {
-		if !databaseWriters[t] {
-			out = append(out, t)
-		}
-	}
-	return out
+	return handoffTools(formats)
 }
 
 func restoreToRun(ctx context.Context, opts *HandoffOptions) error {
-	if databaseWriters[opts.To] {
-		return command.UsageErrorf("restore-to does not write into %s's database: loom session handoff --to %s continues the session there as a new one", opts.To, opts.To)
-	}
 	f := writerOf(opts.Formats, opts.To)
 	if f == nil {
 		return command.UsageErrorf("unknown agent %q: want %s", opts.To, strings.Join(restoreTools(opts.Formats), ", "))

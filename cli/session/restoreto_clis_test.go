@@ -64,20 +64,7 @@ func TestRestoreToRealCLIs(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("import: exit %d: %s", r.Code, r.Stderr)
 			}
-			ss := clitest.DecodeJSON[[]*loom.Session](t, fx.MustRun(t, "session", "list", "-a", "--surface", a.tool, "--json"))
-			var same []*loom.Session
-			for _, s := range ss {
-				if s.Key == src.Key || s.ParentID == src.ID {
-					same = append(same, s)
-				}
-			}
-			if len(same) != 1 || same[0].ID != src.ID || same[0].MessageCount <= src.MessageCount {
-				t.Fatalf("after the agent's turn and an import, the sessions of %s are %+v; want %s alone, grown from %d messages", src.Key, same, src.ID, src.MessageCount)
-			}
-			msgs := sessionMessages(t, fx, src.ID)
-			if !slices.ContainsFunc(msgs, func(m *loom.Message) bool { return m.Role == loom.RoleUser && strings.Contains(m.Text(), prompt) }) {
-				t.Fatalf("the session in loom lacks the new prompt %q", prompt)
-			}
+			checkGrown(t, fx, a.tool, src, prompt)
 			data, _ := os.ReadFile(out.Path)
 			if r := restore(); r.Code != 1 || !strings.Contains(r.Stderr, "still has session") {
 				t.Fatalf("restoring again: exit %d: %s", r.Code, r.Stderr)
@@ -86,5 +73,26 @@ func TestRestoreToRealCLIs(t *testing.T) {
 				t.Fatal("restoring again changed the agent's file")
 			}
 		})
+	}
+}
+
+// checkGrown checks that after the agent's turn on restored session
+// src and an import, loom holds src alone (no copy, no fork), grown by
+// the turn of prompt.
+func checkGrown(t *testing.T, fx *clitest.Fixture, tool string, src *loom.Session, prompt string) {
+	t.Helper()
+	var same []*loom.Session
+	for _, s := range clitest.DecodeJSON[[]*loom.Session](t, fx.MustRun(t, "session", "list", "-a", "--surface", tool, "--json")) {
+		if s.Key == src.Key || s.ParentID == src.ID {
+			same = append(same, s)
+		}
+	}
+	if len(same) != 1 || same[0].ID != src.ID || same[0].MessageCount <= src.MessageCount {
+		t.Fatalf("after the agent's turn and an import, the sessions of %s are %+v; want %s alone, grown from %d messages", src.Key, same, src.ID, src.MessageCount)
+	}
+	if !slices.ContainsFunc(sessionMessages(t, fx, src.ID), func(m *loom.Message) bool {
+		return m.Role == loom.RoleUser && strings.Contains(m.Text(), prompt)
+	}) {
+		t.Fatalf("the session in loom lacks the new prompt %q", prompt)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/loomhq/loom/internal/clitest"
 )
 
-// TestRestoreToBadInput: an unknown agent, a database agent, a session
+// TestRestoreToBadInput: an unknown agent, a session
 // of another agent (or loom's own), an unknown id: one line each, with
 // the exit code of the conventions, and nothing written.
 func TestRestoreToBadInput(t *testing.T) {
@@ -21,7 +21,7 @@ func TestRestoreToBadInput(t *testing.T) {
 		says string
 	}{
 		{[]string{"nope", id}, 2, `unknown agent "nope": want claude-code, cline, codex`},
-		{[]string{"opencode", id}, 2, "does not write into opencode's database"},
+		{[]string{"opencode", src.ID}, 2, "is not a session of opencode (it is imported from claude-code)"},
 		{[]string{"codex", src.ID}, 2, "is not a session of codex (it is imported from claude-code)"},
 		{[]string{"claude-code", fx.Main.ID}, 2, "is not a session of claude-code (it is loom's own)"},
 		{[]string{"claude-code", "0123abcd-no-such"}, 3, "no session matches"},
