@@ -228,6 +228,7 @@ func Run(ctx context.Context, opts *Options) error {
 		blameCache = d.BlameCacheDir()
 	}
 	mcpCfg := serveMCP(opts, user)
+	mcpCfg.Team = opts.Team != nil && opts.Team() != nil
 	// The tools read the store through a secrets gate: they search
 	// through it too, ranking by the served index of vectors.
 	mcpCfg.Searcher = searcher.Through

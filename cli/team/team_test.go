@@ -192,9 +192,13 @@ func TestTeam(t *testing.T) {
 	mcpOut := clitest.ExecCmd(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"wombat","all_projects":true}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"usage","arguments":{"by":"month","all_projects":true}}}
 `)
 	if !strings.Contains(mcpOut.Stdout, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01") || strings.Contains(mcpOut.Stdout, secret.Value) {
 		t.Fatalf("loom mcp --team: %s %s", mcpOut.Stdout, mcpOut.Stderr)
+	}
+	if !strings.Contains(mcpOut.Stdout, `"breakdown":"member"`) || !strings.Contains(mcpOut.Stdout, `"key":"alice"`) {
+		t.Fatalf("loom mcp --team: the usage tool is not by member: %s", mcpOut.Stdout)
 	}
 
 	// Bob forks it and continues it as his own.
