@@ -232,4 +232,51 @@ func TestTeamBlame(t *testing.T) {
 	if r := carol.run(t, "blame", "pr", "main..feature", "--team", "nope"); r.Code == 0 || !strings.Contains(r.Stderr, `no team "nope"`) {
 		t.Errorf("--team of no team: %d %s", r.Code, r.Stderr)
 	}
+
+	// dave shares the project as aggregates only: his agent's lines are
+	// no one's session's on carol's machine (the records hold no edit),
+	// his usage counts, and no text of his reaches her.
+	dave := cloneMember(t, "dave", hub2.Base, hubToken(t, hubHome, hubDB, "dave"), origin)
+	var inv struct{ Code string }
+	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
+	dave.must(t, "team", "join", inv.Code, "--yes")
+	dave.git(t, "checkout", "-q", "-b", "feature", "origin/feature")
+	claudeWrites(t, dave, "da7e0000-0000-4000-8000-000000000004", "Add a Div function to calc.", "calc/div.go",
+		"package calc\n\n// Div divides two numbers for the quokka ledger.\nfunc Div(a, b int) int { return a / b }\n")
+	dave.git(t, "add", "-A")
+	dave.git(t, "commit", "-qm", "div")
+	dave.git(t, "push", "-q", "origin", "feature")
+	dave.must(t, "team", "share", "--aggregates", "--yes")
+	dave.must(t, "team", "sync")
+	carol.git(t, "pull", "-q", "--ff-only", "origin", "feature")
+	carol.must(t, "team", "sync")
+	var pr blame.PR
+	json.Unmarshal([]byte(carol.must(t, "blame", "pr", "main..feature", "--json")), &pr)
+	if pr.Lines.Total != 15 || pr.Lines.Agent != 9 || pr.Lines.Human != 6 || len(pr.ByMember) != 2 || pr.ByMember["dave"].Total != 0 {
+		t.Errorf("an aggregates-only member's lines: %+v %+v", pr.Lines, pr.ByMember)
+	}
+	var daily report.Report
+	json.Unmarshal([]byte(carol.must(t, "usage", "daily", "--team", "core", "--json")), &daily)
+	var daveTokens int64
+	for _, row := range daily.Rows {
+		for _, p := range row.Breakdown {
+			if p.Key == "dave" {
+				daveTokens += p.InputTokens
+			}
+		}
+	}
+	if daveTokens != 2000 {
+		t.Errorf("dave's aggregates-only usage on carol's machine: %d input tokens, want 2000", daveTokens)
+	}
+	if out := carol.run(t, "search", "--team", "core", "quokka", "--all-projects"); strings.Contains(out.Stdout, "quokka") {
+		t.Errorf("text of an aggregates-only project reached a teammate: %s", out.Stdout)
+	}
+	filepath.Walk(filepath.Join(carol.fx.Home, "data", "teams"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "quokka") || strings.Contains(string(b), "Div divides") {
+				t.Errorf("carol's %s holds text of dave's aggregates-only project", p)
+			}
+		}
+		return nil
+	})
 }
