@@ -271,6 +271,7 @@ var commandWays = map[string]class{
 	"loom team share":         by(rowTeam), // its preview prints counts only
 	"loom team create":        quiet("signs the team's first entry: names, public keys, a wrapped key"),
 	"loom team invite":        quiet("prints an invite code: the hub, the team, keys"),
+	"loom team invites":       quiet("prints the invites' labels, fingerprints, makers and dates"),
 	"loom team join":          quiet("signs a join: names, public keys, a wrapped key"),
 	"loom team members":       quiet("prints members' names and fingerprints and shared projects' names"),
 	"loom team remove":        quiet("signs a removal and a new wrapped key"),

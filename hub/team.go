@@ -190,9 +190,12 @@ func (h *TeamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	members := make([]loom.TeamMember, 0, len(st.Members))
+	members := make([]loom.TeamMember, 0, len(st.Members)+len(st.Machines))
 	for fp, m := range st.Members {
 		members = append(members, loom.TeamMember{Member: fp, User: m.User})
+	}
+	for fp := range st.Machines {
+		members = append(members, loom.TeamMember{Member: fp, User: st.Past[fp].User})
 	}
 	if err := h.st.AppendTeamEntry(r.Context(), id, in.Seq, in.Entry, members); err != nil {
 		h.edge.Error(w, r, err)

@@ -17,8 +17,9 @@ import (
 // The kinds of a membership change.
 const (
 	KindCreate  = "create"  // the genesis: the team's name, its admin, epoch 1's key for the admin
-	KindInvite  = "invite"  // the admin names an invite's keys and wraps the keyring to it
-	KindJoin    = "join"    // an invite's key names a member, who wraps the keyring to itself
+	KindInvite  = "invite"  // the admin names an invite's keys and wraps the keyring to it (or a member, for a machine of theirs)
+	KindJoin    = "join"    // an invite's key names a member (or a member's machine), who wraps the keyring to itself
+	KindRevoke  = "revoke"  // the admin (or the member who made a machine's invite) revokes an open invite
 	KindRemove  = "remove"  // the admin removes a member and rotates the key for the rest
 	KindLeave   = "leave"   // a member leaves; the admin's next rotate shuts them out
 	KindRotate  = "rotate"  // the admin makes a new epoch's key for the members
@@ -46,7 +47,14 @@ type Entry struct {
 	Member *Member `json:"member,omitempty"`
 	// Invite is an invite's public keys (invite).
 	Invite *Member `json:"invite,omitempty"`
-	// Target is the fingerprint of the member removed (remove).
+	// Expires is when an invite stops being usable (invite; nil: never,
+	// as in chains made before invites expired).
+	Expires *time.Time `json:"expires,omitempty"`
+	// Machine says an invite is for another machine of the member who
+	// signs it, not for a new member (invite).
+	Machine bool `json:"machine,omitempty"`
+	// Target is the fingerprint of the member removed (remove) or of the
+	// invite revoked (revoke).
 	Target string `json:"target,omitempty"`
 	// Epoch is the epoch the entry's keys start (create, remove,
 	// rotate) or the one its Sealed part is sealed under (share,
@@ -117,9 +125,20 @@ type State struct {
 	Holders map[int]map[string]bool
 	// Invites are the invites, by fingerprint, and whether each was used.
 	Invites map[string]bool
-	// Stale is set when a member left after the newest rotation: the
-	// key of Epoch is held by someone no longer in the team, and nothing
-	// is published until the admin rotates.
+	// Expires are the invites' ends, by fingerprint (none: never);
+	// Revoked the invites revoked; InviteFor the member each machine's
+	// invite is for.
+	Expires   map[string]time.Time
+	Revoked   map[string]bool
+	InviteFor map[string]string
+	// Machines are the members' other machines now, by fingerprint: the
+	// member each belongs to. A machine holds the team's keys as its
+	// member does, signs as its member, and goes with its member.
+	Machines map[string]string
+	// Stale is set when a member (or a machine) left, or an open invite
+	// was revoked, after the newest rotation: the key of Epoch is held by
+	// someone no longer in the team, and nothing is published until the
+	// admin rotates.
 	Stale bool
 	// Seq and Head are the last entry's seq and hash.
 	Seq  int64
@@ -212,11 +231,30 @@ func (st *State) signer(pinned string, e *Entry) (*Member, error) {
 			return nil, fmt.Errorf("the team's admin is %s, not %s as pinned", e.By, pinned)
 		}
 		return e.Member, nil
-	case KindInvite, KindRemove, KindRotate:
+	case KindInvite:
+		if e.Machine {
+			if st.owner(e.By) == "" {
+				return nil, fmt.Errorf("a machine's invite by %s, who is not a member", e.By)
+			}
+			return st.Past[e.By], nil
+		}
+		if e.By != st.Admin {
+			return nil, errors.New("an invite not signed by the admin")
+		}
+		return st.Members[st.Admin], nil
+	case KindRemove, KindRotate:
 		if e.By != st.Admin {
 			return nil, fmt.Errorf("a %s not signed by the admin", e.Kind)
 		}
 		return st.Members[st.Admin], nil
+	case KindRevoke:
+		if e.By == st.Admin {
+			return st.Members[st.Admin], nil
+		}
+		if o := st.InviteFor[e.Target]; o != "" && st.owner(e.By) == o {
+			return st.Past[e.By], nil
+		}
+		return nil, errors.New("a revoke not signed by the admin, nor by the member the machine's invite is for")
 	case KindJoin:
 		if e.Invite == nil || e.By != e.Invite.Fingerprint() {
 			return nil, errors.New("a join that does not name its invite")
@@ -227,14 +265,21 @@ func (st *State) signer(pinned string, e *Entry) (*Member, error) {
 			return nil, errors.New("a join by an invite the admin did not make")
 		case used:
 			return nil, errors.New("a second join with one invite")
+		case st.Revoked[e.By]:
+			return nil, errors.New("a join with a revoked invite")
+		}
+		if exp, ok := st.Expires[e.By]; ok && e.At.After(exp) {
+			return nil, fmt.Errorf("a join with an invite that expired at %s", exp.UTC().Format(time.RFC3339))
+		}
+		if last := st.Entries[len(st.Entries)-1]; e.At.Before(last.At.Add(-ClockSkew)) {
+			return nil, fmt.Errorf("a join dated %s, before the entry it follows (a clock behind, or a join dated back)", e.At.UTC().Format(time.RFC3339))
 		}
 		return st.Past[e.By], nil
 	case KindLeave, KindShare, KindUnshare:
-		m := st.Members[e.By]
-		if m == nil {
+		if st.owner(e.By) == "" {
 			return nil, fmt.Errorf("a %s by %s, who is not a member", e.Kind, e.By)
 		}
-		return m, nil
+		return st.Past[e.By], nil
 	}
 	return nil, fmt.Errorf("an entry of unknown kind %q", e.Kind)
 }
@@ -255,6 +300,8 @@ func (st *State) take(e *Entry) error {
 		st.Joined = map[string]int64{e.By: e.Seq}
 		st.Left = map[string]int64{}
 		st.Invites = map[string]bool{}
+		st.Expires, st.Revoked, st.InviteFor = map[string]time.Time{}, map[string]bool{}, map[string]string{}
+		st.Machines = map[string]string{}
 		st.Holders = map[int]map[string]bool{1: {e.By: true}}
 		st.Epoch, st.EpochAt = 1, map[int]int64{1: e.Seq}
 	case KindInvite:
@@ -274,6 +321,12 @@ func (st *State) take(e *Entry) error {
 		st.Invites[fp] = false
 		st.Past[fp] = e.Invite
 		st.Holders[st.Epoch][fp] = true
+		if e.Expires != nil {
+			st.Expires[fp] = *e.Expires
+		}
+		if e.Machine {
+			st.InviteFor[fp] = st.owner(e.By)
+		}
 	case KindJoin:
 		if e.Member == nil {
 			return errors.New("a join without its member")
@@ -288,48 +341,75 @@ func (st *State) take(e *Entry) error {
 		if e.Member.User == "" {
 			return errors.New("a join without the member's hub user")
 		}
-		for _, m := range st.Members {
-			if m.Name == e.Member.Name {
-				return fmt.Errorf("a second member named %s", m.Name)
+		owner := st.InviteFor[e.By]
+		if owner == "" {
+			for _, m := range st.Members {
+				if m.Name == e.Member.Name {
+					return fmt.Errorf("a second member named %s", m.Name)
+				}
 			}
+		} else if st.Members[owner] == nil {
+			return errors.New("a machine's join for a member no longer in the team")
 		}
 		if len(e.Keys) != 1 || e.Keys[fp] == nil {
 			return errors.New("a join must wrap the keys for its member alone")
 		}
 		st.Invites[e.By] = true
-		st.Members[fp], st.Past[fp], st.Joined[fp] = e.Member, e.Member, e.Seq
+		if owner == "" {
+			st.Members[fp] = e.Member
+		} else {
+			st.Machines[fp] = owner
+		}
+		st.Past[fp], st.Joined[fp] = e.Member, e.Seq
 		st.Holders[st.Epoch][fp] = true
 	case KindRemove, KindRotate:
 		if e.Kind == KindRemove {
-			if e.Target == st.Admin || st.Members[e.Target] == nil {
+			switch {
+			case st.Machines[e.Target] != "":
+				delete(st.Machines, e.Target)
+				st.Left[e.Target] = e.Seq
+			case e.Target == st.Admin || st.Members[e.Target] == nil:
 				return fmt.Errorf("a removal of %s, who is not a member the admin can remove", e.Target)
+			default:
+				st.drop(e.Target, e.Seq)
 			}
-			delete(st.Members, e.Target)
-			st.Left[e.Target] = e.Seq
 		}
 		if e.Epoch != st.Epoch+1 {
 			return fmt.Errorf("a new key for epoch %d after epoch %d", e.Epoch, st.Epoch)
 		}
 		holders := map[string]bool{}
-		for fp := range st.Recipients() {
+		for fp := range st.Recipients(e.At) {
 			if e.Keys[fp] == nil {
 				return fmt.Errorf("the new key is not wrapped for %s", fp)
 			}
 			holders[fp] = true
 		}
 		if len(e.Keys) != len(holders) {
-			return errors.New("the new key must be wrapped for the members and open invites and no one else")
+			return errors.New("the new key must be wrapped for the members, their machines and the open invites and no one else")
 		}
 		st.Epoch = e.Epoch
 		st.EpochAt[e.Epoch] = e.Seq
 		st.Holders[e.Epoch] = holders
 		st.Stale = false
+	case KindRevoke:
+		used, ok := st.Invites[e.Target]
+		if !ok || used || st.Revoked[e.Target] {
+			return fmt.Errorf("a revoke of %s, which is no open invite", e.Target)
+		}
+		st.Revoked[e.Target] = true
+		if st.Holders[st.Epoch][e.Target] {
+			st.Stale = true
+		}
 	case KindLeave:
 		if e.By == st.Admin {
 			return errors.New("the admin cannot leave")
 		}
-		delete(st.Members, e.By)
-		st.Left[e.By] = e.Seq
+		if st.Machines[e.By] != "" {
+			delete(st.Machines, e.By)
+			st.Left[e.By] = e.Seq
+		} else {
+			st.drop(e.By, e.Seq)
+		}
 		st.Stale = true
 	case KindShare, KindUnshare:
 		if len(e.Sealed) == 0 || e.Epoch < 1 || e.Epoch > st.Epoch {
@@ -339,19 +419,116 @@ func (st *State) take(e *Entry) error {
 	return nil
 }
 
-// Recipients are who a new epoch's key is wrapped for: every member,
-// and every invite not used yet (whose join then carries the new key).
-func (st *State) Recipients() map[string]*Member {
-	out := make(map[string]*Member, len(st.Members)+len(st.Invites))
+// ClockSkew is how much earlier than the entry before it a join may be
+// dated: the members' clocks differ.
+const ClockSkew = 10 * time.Minute
+
+// Recipients are who a new epoch's key made at at is wrapped for: every
+// member and each of their machines, and every invite not used,
+// revoked or expired at at (whose join then carries the new key).
+func (st *State) Recipients(at time.Time) map[string]*Member {
+	out := make(map[string]*Member, len(st.Members)+len(st.Machines)+len(st.Invites))
 	for fp, m := range st.Members {
 		out[fp] = m
 	}
+	for fp := range st.Machines {
+		out[fp] = st.Past[fp]
+	}
+	for fp := range st.OpenInvites(at) {
+		out[fp] = st.Past[fp]
+	}
+	return out
+}
+
+// OpenInvites are the invites that can still join at at, by fingerprint.
+func (st *State) OpenInvites(at time.Time) map[string]*Member {
+	out := map[string]*Member{}
 	for fp, used := range st.Invites {
-		if !used {
-			out[fp] = st.Past[fp]
+		if exp, ok := st.Expires[fp]; used || st.Revoked[fp] || ok && at.After(exp) {
+			continue
+		}
+		out[fp] = st.Past[fp]
+	}
+	return out
+}
+
+// ExpiredHolder reports whether the newest key is wrapped for an invite
+// that expired unused by now: the admin's next sync rotates it away.
+func (st *State) ExpiredHolder(now time.Time) bool {
+	for fp := range st.Holders[st.Epoch] {
+		if exp, ok := st.Expires[fp]; ok && !st.Invites[fp] && !st.Revoked[fp] && now.After(exp) {
+			return true
+		}
+	}
+	return false
+}
+
+// In reports whether fp is the key of a member in the team now, or of
+// one of their machines.
+func (st *State) In(fp string) bool { return st.owner(fp) != "" }
+
+// owner returns the member fp is (fp) or is a machine of, while they
+// are in the team; "" for anyone else.
+func (st *State) owner(fp string) string {
+	if st.Members[fp] != nil {
+		return fp
+	}
+	if o := st.Machines[fp]; o != "" && st.Members[o] != nil {
+		return o
+	}
+	return ""
+}
+
+// MemberOf returns the member the key fp is of, now or before (a
+// machine's is its member's), or nil.
+func (st *State) MemberOf(fp string) *Member {
+	if o := st.owner(fp); o != "" {
+		return st.Members[o]
+	}
+	for m, o := range st.machinesEver() {
+		if m == fp {
+			return st.Past[o]
+		}
+	}
+	return st.Past[fp]
+}
+
+// machinesEver returns every machine the chain added, now or before,
+// with its member.
+func (st *State) machinesEver() map[string]string {
+	out := map[string]string{}
+	for _, e := range st.Entries {
+		if e.Kind == KindJoin && e.Member != nil {
+			if o := st.InviteFor[e.By]; o != "" {
+				out[e.Member.Fingerprint()] = o
+			}
 		}
 	}
 	return out
+}
+
+// MachinesOf returns the other machines of member fp now, by
+// fingerprint.
+func (st *State) MachinesOf(fp string) map[string]*Member {
+	out := map[string]*Member{}
+	for m, o := range st.Machines {
+		if o == fp {
+			out[m] = st.Past[m]
+		}
+	}
+	return out
+}
+
+// drop takes member fp and their machines out of the team at entry seq.
+func (st *State) drop(fp string, seq int64) {
+	delete(st.Members, fp)
+	st.Left[fp] = seq
+	for m, o := range st.Machines {
+		if o == fp {
+			delete(st.Machines, m)
+			st.Left[m] = seq
+		}
+	}
 }
 
 // MemberNamed returns the member now in the team with name, or nil.

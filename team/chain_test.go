@@ -50,7 +50,7 @@ func (w *world) add(t *testing.T, b []byte, err error) {
 
 func (w *world) join(t *testing.T, me *team.Identity, name string) team.Keyring {
 	t.Helper()
-	b, inv, err := team.Invite(w.state(t), w.admin, w.ring, "for-"+name, at)
+	b, inv, err := team.Invite(w.state(t), w.admin, w.ring, "for-"+name, nil, false, at)
 	w.add(t, b, err)
 	b, ring, err := team.Join(w.state(t), inv, me, name, name, at)
 	w.add(t, b, err)
@@ -119,7 +119,7 @@ func TestChainForgedReplayedReordered(t *testing.T) {
 	e.Keys = map[string][]byte{e.Invite.Fingerprint(): []byte("x")}
 	forged := must(team.Sign(e, w.bob))
 	// Forged: the admin's invite, altered after signing.
-	good, _ := must2(t)(team.Invite(st, w.admin, w.ring, "x", at))
+	good, _ := must2(t)(team.Invite(st, w.admin, w.ring, "x", nil, false, at))
 	var s team.Signed
 	json.Unmarshal(good, &s)
 	s.Body = []byte(strings.Replace(string(s.Body), `"kind":"invite"`, `"kind":"rotate"`, 1))
@@ -174,7 +174,7 @@ func must2(t *testing.T) func([]byte, *team.Identity, error) ([]byte, *team.Iden
 
 func TestInviteOnce(t *testing.T) {
 	w := newWorld(t)
-	b, inv, err := team.Invite(w.state(t), w.admin, w.ring, "dave", at)
+	b, inv, err := team.Invite(w.state(t), w.admin, w.ring, "dave", nil, false, at)
 	w.add(t, b, err)
 	b, _, err = team.Join(w.state(t), inv, identity(t), "dave", "dave", at)
 	w.add(t, b, err)

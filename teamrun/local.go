@@ -51,8 +51,10 @@ type State struct {
 	// Admin is the admin's fingerprint, pinned at create or join: every
 	// chain this machine reads must start with that admin's genesis.
 	Admin string `json:"admin"`
-	// Me is this member's name in the team.
-	Me string `json:"me"`
+	// Me is this member's name in the team; Machine this machine's name
+	// when it joined as another machine of that member.
+	Me      string `json:"me"`
+	Machine string `json:"machine,omitempty"`
 	// Seq and Head are the last entry this machine verified: a chain
 	// that does not hold it at Seq is refused (a hub that rolled back or
 	// rewrote the chain).
@@ -68,13 +70,34 @@ type State struct {
 	// its next record.
 	Host string `json:"host"`
 	Next int64  `json:"next"`
-	// Published is the last seq published of each session.
-	Published map[string]int64 `json:"published"`
+	// Published is the last seq published of each session (as kept
+	// before Sent; read into Sent once).
+	Published map[string]int64 `json:"published,omitempty"`
+	// Sent is what was published of each session, by id: what the next
+	// sync compares the session with to send what changed since.
+	Sent map[string]*Sent `json:"sent,omitempty"`
 	// Applied is the last index applied of each writer.
 	Applied map[string]int64 `json:"applied"`
 	// Shares are the projects this member shares, by project id.
 	Shares map[string]team.Project `json:"shares"`
 }
+
+// Sent is what a machine published of one of its sessions: the
+// project it was shared in, the last message sent, a digest of the
+// session's own fields and one of each block of BlockMessages messages
+// as they were in the store when sent. A later sync sends again the
+// blocks whose digest changed (a part or usage updated, a secret
+// redacted), the session's fields when theirs did (a rename), and a
+// deletion when the session left the project.
+type Sent struct {
+	Project string   `json:"project,omitempty"`
+	Seq     int64    `json:"seq"`
+	Meta    string   `json:"meta,omitempty"`
+	Blocks  []string `json:"blocks,omitempty"`
+}
+
+// BlockMessages is how many messages one digest of Sent covers.
+const BlockMessages = 50
 
 // Save writes s (mode 0600).
 func (l Local) Save(s *State) error {
@@ -105,6 +128,17 @@ func (l Local) load(id string) (*State, error) {
 	if s.Shares == nil {
 		s.Shares = map[string]team.Project{}
 	}
+	if s.Sent == nil {
+		s.Sent = map[string]*Sent{}
+	}
+	for id, n := range s.Published {
+		if s.Sent[id] == nil {
+			// What was sent of it is not known but its count: every
+			// message is compared (and sent again) once.
+			s.Sent[id] = &Sent{Seq: n}
+		}
+	}
+	s.Published = nil
 	return &s, nil
 }
 

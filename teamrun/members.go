@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -23,6 +24,8 @@ type Env struct {
 	// HTTP is the client of the hub's calls (nil: http.DefaultClient).
 	HTTP *http.Client
 	Now  func() time.Time
+	// put, when set, stores records instead of the hub (tests).
+	put func(ctx context.Context, team string, recs []team.Record) error
 }
 
 func (e *Env) now() time.Time {
@@ -115,7 +118,7 @@ func (e *Env) Verify(ctx context.Context, s *State) (*Verified, error) {
 	}
 	s.Seq, s.Head, s.Name = st.Seq, st.Head, st.Name
 	fp := id.Fingerprint()
-	if st.Members[fp] != nil {
+	if st.In(fp) {
 		ring, err := team.Keys(st, id)
 		if err != nil {
 			return nil, err
@@ -123,7 +126,10 @@ func (e *Env) Verify(ctx context.Context, s *State) (*Verified, error) {
 		for ep, k := range ring {
 			s.Keys[ep] = k
 		}
-		s.Me = st.Members[fp].Name
+		s.Me = st.MemberOf(fp).Name
+		if st.Machines[fp] != "" {
+			s.Machine = st.Past[fp].Name
+		}
 	} else if _, was := st.Left[fp]; was {
 		s.Gone = true
 	}
@@ -133,16 +139,26 @@ func (e *Env) Verify(ctx context.Context, s *State) (*Verified, error) {
 	return &Verified{State: st, Local: s, Me: id, Pinned: s.Admin}, nil
 }
 
-// Invite makes a one-time invite and returns its code.
-func (e *Env) Invite(ctx context.Context, s *State, label string) (*team.Code, error) {
+// Invite makes a one-time invite and returns its code: for a new
+// member (the admin), or with machine set for another machine of this
+// member. It expires after ttl (0: never).
+func (e *Env) Invite(ctx context.Context, s *State, label string, ttl time.Duration, machine bool) (*team.Code, error) {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	if label == "" {
 		label = fmt.Sprintf("invite-%d", v.Seq+1)
+		if machine {
+			label = fmt.Sprintf("machine-%d", v.Seq+1)
+		}
 	}
-	b, inv, err := team.Invite(v.State, v.Me, s.Keys, label, e.now())
+	var exp *time.Time
+	if ttl > 0 {
+		t := e.now().Add(ttl)
+		exp = &t
+	}
+	b, inv, err := team.Invite(v.State, v.Me, s.Keys, label, exp, machine, e.now())
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +168,72 @@ func (e *Env) Invite(ctx context.Context, s *State, label string) (*team.Code, e
 	return &team.Code{Hub: s.Hub, Team: s.ID, Name: v.Name, Admin: v.Admin, Invite: inv.Marshal()}, nil
 }
 
+// InviteRef returns the fingerprint of the invite ref names: its code,
+// its fingerprint (or the first 4 groups of it), or its label.
+func InviteRef(st *team.State, ref string) (string, error) {
+	if strings.HasPrefix(strings.TrimSpace(ref), "loomteam1-") {
+		_, inv, err := team.ParseCode(ref)
+		if err != nil {
+			return "", err
+		}
+		return inv.Fingerprint(), nil
+	}
+	var found []string
+	for fp := range st.Invites {
+		if fp == ref || len(ref) >= 9 && strings.HasPrefix(fp, ref) || st.Past[fp].Name == ref {
+			found = append(found, fp)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", loom.Errorf(loom.ENOTFOUND, "no invite %q in team %s (loom team invites lists them)", ref, st.Name)
+	case 1:
+		return found[0], nil
+	}
+	return "", loom.Errorf(loom.EAMBIGUOUS, "%q names %d invites: give its fingerprint (loom team invites lists them)", ref, len(found))
+}
+
+// Revoke revokes the open invite ref names (InviteRef); on the admin's
+// machine the team's key is rotated at once, so that the invite's key
+// opens nothing written after.
+func (e *Env) Revoke(ctx context.Context, s *State, ref string) (*team.Member, *Verified, error) {
+	v, err := e.Verify(ctx, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	fp, err := InviteRef(v.State, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := team.Revoke(v.State, v.Me, fp, e.now())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, b); err != nil {
+		return nil, nil, err
+	}
+	if v, err = e.Verify(ctx, s); err != nil {
+		return nil, nil, err
+	}
+	if v.Stale && v.Me.Fingerprint() == v.Admin {
+		if v, err = e.rotate(ctx, v); err != nil {
+			return nil, nil, err
+		}
+	}
+	return v.Past[fp], v, nil
+}
+
 // Join uses an invite code: it verifies the team's chain against the
 // admin the code names, and joins under name (default the hub user),
 // through hubURL when set (another process of the same hub) instead of
 // the code's.
-// confirm is shown the team's name and admin fingerprint before the join
-// is sent, and may refuse it.
-func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(teamName, admin string) error) (*Verified, error) {
+// An invite that is used, revoked or expired is refused before anything
+// is sent. A machine's invite joins this machine as another machine of
+// the member who made it, under name (default the invite's label).
+// confirm is shown the team's name, the admin's fingerprint and, for a
+// machine's invite, whose machine this becomes, before the join is
+// sent, and may refuse it.
+func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(teamName, admin, machineOf string) error) (*Verified, error) {
 	c, inv, err := team.ParseCode(code)
 	if err != nil {
 		return nil, err
@@ -173,9 +248,6 @@ func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(
 	if err != nil {
 		return nil, err
 	}
-	if name == "" {
-		name = user
-	}
 	s := &State{ID: c.Team, Name: c.Name, Hub: c.Hub, Admin: c.Admin, Keys: team.Keyring{}}
 	chain, err := e.client(c.Hub).TeamChain(ctx, c.Team, 0)
 	if err != nil {
@@ -185,8 +257,22 @@ func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(
 	if err != nil {
 		return nil, fmt.Errorf("team %s: %w; not joined", c.Name, err)
 	}
+	ifp := inv.Fingerprint()
+	if err := st.InviteError(ifp, e.now()); err != nil {
+		return nil, fmt.Errorf("team %s: %w; not joined", st.Name, err)
+	}
+	machineOf := ""
+	if o := st.InviteFor[ifp]; o != "" {
+		machineOf = st.Past[o].Name
+		if name == "" {
+			name = st.Past[ifp].Name
+		}
+	}
+	if name == "" {
+		name = user
+	}
 	if confirm != nil {
-		if err := confirm(st.Name, st.Admin); err != nil {
+		if err := confirm(st.Name, st.Admin, machineOf); err != nil {
 			return nil, err
 		}
 	}
@@ -219,8 +305,13 @@ func (e *Env) Remove(ctx context.Context, s *State, ref string) (*team.Member, *
 	if m == nil {
 		m = v.Members[ref]
 	}
+	for fp := range v.Machines {
+		if fp == ref || v.MemberOf(fp).Name+"/"+v.Past[fp].Name == ref {
+			m = v.Past[fp]
+		}
+	}
 	if m == nil {
-		return nil, nil, loom.Errorf(loom.ENOTFOUND, "no member %q in team %s", ref, v.Name)
+		return nil, nil, loom.Errorf(loom.ENOTFOUND, "no member %q in team %s (a machine is MEMBER/MACHINE, as loom team members shows it)", ref, v.Name)
 	}
 	b, ring, err := team.Rotate(v.State, v.Me, s.Keys, m.Fingerprint(), e.now())
 	if err != nil {
@@ -309,11 +400,12 @@ func (v *Verified) Shares() []Shared {
 		if err != nil {
 			continue
 		}
-		k := key{e.By, p.ID}
+		k := key{"", p.ID}
+		m := v.MemberOf(e.By)
+		k.by = m.Fingerprint()
 		if _, ok := last[k]; !ok {
 			order = append(order, k)
 		}
-		m := v.Past[e.By]
 		last[k] = Shared{Member: m.Name, Project: p}
 	}
 	var out []Shared
@@ -329,4 +421,44 @@ func newHost() string {
 	var b [8]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// InviteInfo is one invite of the team, as the chain says.
+type InviteInfo struct {
+	Label       string     `json:"label"`
+	Fingerprint string     `json:"fingerprint"`
+	By          string     `json:"by"`
+	Made        time.Time  `json:"made"`
+	Expires     *time.Time `json:"expires,omitempty"`
+	// MachineOf names the member a machine's invite is for ("" for a
+	// member's invite).
+	MachineOf string `json:"machine_of,omitempty"`
+	// State is "open", "used", "revoked" or "expired".
+	State string `json:"state"`
+}
+
+// Invites returns the team's invites, oldest first, with their state at
+// now.
+func (v *Verified) Invites(now time.Time) []InviteInfo {
+	var out []InviteInfo
+	for _, e := range v.Entries {
+		if e.Kind != team.KindInvite || e.Invite == nil {
+			continue
+		}
+		fp := e.Invite.Fingerprint()
+		in := InviteInfo{Label: e.Invite.Name, Fingerprint: fp, By: v.MemberOf(e.By).Name, Made: e.At, Expires: e.Expires, State: "open"}
+		if o := v.InviteFor[fp]; o != "" {
+			in.MachineOf = v.Past[o].Name
+		}
+		switch {
+		case v.State.Invites[fp]:
+			in.State = "used"
+		case v.Revoked[fp]:
+			in.State = "revoked"
+		case e.Expires != nil && now.After(*e.Expires):
+			in.State = "expired"
+		}
+		out = append(out, in)
+	}
+	return out
 }

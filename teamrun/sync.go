@@ -2,23 +2,45 @@ package teamrun
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"math"
+	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/team"
 )
 
-// Payload is what one team record carries: a session's metadata and the
-// messages after those published before, as the member shares them.
+// Payload is what one team record carries: a session's metadata and
+// messages of it, as the member shares them: the messages after those
+// published before, and those published before that changed since (a
+// part or usage updated, a secret redacted), each whole. Op says what
+// else the record does.
 type Payload struct {
+	Op       string          `json:"op,omitempty"`
 	Mode     string          `json:"mode"`
 	Session  *loom.Session   `json:"session"`
 	Messages []*loom.Message `json:"messages"`
 }
+
+// What a record does besides adding and updating messages.
+const (
+	// OpReplace: the session is written again from its first message
+	// (messages were taken from it: a rewind); the record holds the first
+	// of them.
+	OpReplace = "replace"
+	// OpDelete: the session was deleted (or left the shared project);
+	// the record holds its id alone, and teammates' copies are removed.
+	OpDelete = "delete"
+)
 
 // Sync is one team sync: what it did.
 type Sync struct {
@@ -27,6 +49,11 @@ type Sync struct {
 	// many of its sessions they carried.
 	Published int `json:"published"`
 	Sessions  int `json:"sessions"`
+	// Updated is how many sessions sent before were sent again changed
+	// (messages updated or redacted, renamed), Deleted how many were
+	// deleted on the team.
+	Updated int `json:"updated,omitempty"`
+	Deleted int `json:"deleted,omitempty"`
 	// Redacted is how many secrets the gate replaced in what was sent.
 	Redacted int `json:"redacted"`
 	// Applied is how many teammates' records were applied.
@@ -53,6 +80,10 @@ type Stores struct {
 	// Detector is the secret gate every record passes before it is
 	// sealed.
 	Detector *secrets.Detector
+	// Scrub, when set, removes from the team's store's files what
+	// records that redacted or deleted sessions left behind (the old
+	// text in free pages and the search index).
+	Scrub func(context.Context) error
 }
 
 // maxRecordMessages bounds the messages of one record.
@@ -66,14 +97,14 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 		return nil, err
 	}
 	out := &Sync{Team: v.Name}
-	if v.Stale && v.Me.Fingerprint() == v.Admin {
+	if (v.Stale || v.ExpiredHolder(e.now())) && v.Me.Fingerprint() == v.Admin {
 		if v, err = e.rotate(ctx, v); err != nil {
 			return nil, err
 		}
 		out.Rotated = true
 	}
 	switch {
-	case v.Members[v.Me.Fingerprint()] == nil:
+	case !v.In(v.Me.Fingerprint()):
 		out.Waiting = "you are no longer a member of the team: nothing is sent, and nothing new can be read"
 		return out, nil
 	case v.Stale:
@@ -86,8 +117,9 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 	return out, e.pull(ctx, v, st, out)
 }
 
-// publish sends the sessions of the projects this member shares, from
-// after what was published of each, through the secret gate.
+// publish sends the sessions of the projects this member shares, each
+// as it changed since what was published of it (new messages, messages
+// updated or redacted, a rename, a deletion), through the secret gate.
 func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) error {
 	s := v.Local
 	if len(s.Shares) == 0 || st.Own == nil {
@@ -99,52 +131,283 @@ func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) er
 			return err
 		}
 	}
-	gate := st.Detector.Gate(st.Own)
-	epoch, _ := s.Keys.Latest()
-	c := e.client(s.Hub)
-	for _, p := range s.Shares {
-		sessions, err := gate.Sessions(ctx, loom.SessionFilter{UserID: st.User, ProjectID: p.ID, Archived: loom.WithArchived})
+	pub := &publisher{e: e, v: v, gate: st.Detector.Gate(st.Own), raw: st.Own, out: out}
+	pub.epoch, _ = s.Keys.Latest()
+	ids := make([]string, 0, len(s.Shares))
+	for id := range s.Shares {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		p := s.Shares[id]
+		f := loom.SessionFilter{UserID: st.User, ProjectID: p.ID, Archived: loom.WithArchived}
+		raw, err := st.Own.Sessions(ctx, f)
 		if err != nil {
 			return err
 		}
-		for _, sess := range sessions {
-			last := s.Published[sess.ID]
-			if int64(sess.MessageCount) <= last {
+		gated, err := pub.gate.Sessions(ctx, f)
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]*loom.Session, len(gated))
+		for _, g := range gated {
+			byID[g.ID] = g
+		}
+		live := map[string]bool{}
+		for _, sess := range raw {
+			g := byID[sess.ID]
+			if g == nil {
 				continue
 			}
-			out.Sessions++
-			for {
-				msgs, err := gate.Messages(ctx, sess.ID, loom.MessageQuery{After: last, Oldest: true, Limit: maxRecordMessages})
-				if err != nil {
-					return err
-				}
-				if len(msgs) == 0 {
-					break
-				}
-				pl := Outgoing(p.Mode, s.Me, sess, msgs)
-				b, err := json.Marshal(pl)
-				if err != nil {
-					return err
-				}
-				rec, err := team.SealRecord(team.Header{Team: s.ID, Host: s.Host, Index: s.Next, Epoch: epoch, Author: v.Me.Fingerprint()}, s.Keys, v.Me, b)
-				if err != nil {
-					return err
-				}
-				if _, err := c.PutTeamRecords(ctx, s.ID, []team.Record{rec}); err != nil {
-					return err
-				}
-				last = msgs[len(msgs)-1].Seq
-				s.Next++
-				s.Published[sess.ID] = last
-				out.Published++
-				if err := e.Local.Save(s); err != nil {
-					return err
-				}
+			live[sess.ID] = true
+			if err := pub.session(ctx, p, sess, g); err != nil {
+				return err
+			}
+		}
+		var gone []string
+		for sid, sent := range s.Sent {
+			if sent.Project == p.ID && !live[sid] {
+				gone = append(gone, sid)
+			}
+		}
+		sort.Strings(gone)
+		for _, sid := range gone {
+			if err := pub.send(ctx, &Payload{Op: OpDelete, Mode: p.Mode, Session: &loom.Session{ID: sid}}); err != nil {
+				return err
+			}
+			delete(s.Sent, sid)
+			out.Deleted++
+			if err := e.Local.Save(s); err != nil {
+				return err
 			}
 		}
 	}
-	out.Redacted = gate.Redacted()
+	out.Redacted = pub.gate.Redacted()
 	return nil
+}
+
+// publisher sends one sync's records.
+type publisher struct {
+	e     *Env
+	v     *Verified
+	gate  *secrets.Gate
+	raw   loom.Store
+	epoch int
+	out   *Sync
+}
+
+// send seals pl as this machine's next record and puts it on the hub.
+func (p *publisher) send(ctx context.Context, pl *Payload) error {
+	s := p.v.Local
+	b, err := json.Marshal(pl)
+	if err != nil {
+		return err
+	}
+	rec, err := team.SealRecord(team.Header{Team: s.ID, Host: s.Host, Index: s.Next, Epoch: p.epoch, Author: p.v.Me.Fingerprint()}, s.Keys, p.v.Me, b)
+	if err != nil {
+		return err
+	}
+	if p.e.put != nil {
+		err = p.e.put(ctx, s.ID, []team.Record{rec})
+	} else {
+		_, err = p.e.client(s.Hub).PutTeamRecords(ctx, s.ID, []team.Record{rec})
+	}
+	if err != nil {
+		return err
+	}
+	s.Next++
+	p.out.Published++
+	return nil
+}
+
+// session sends what changed of sess (as stored; g is it through the
+// gate) since what was sent of it: the messages of each block whose
+// digest changed and the messages after, each page's through the gate
+// again; its fields alone when only they changed.
+func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loom.Session) error {
+	s := p.v.Local
+	sent := s.Sent[sess.ID]
+	op := ""
+	switch {
+	case sent == nil:
+		sent = &Sent{}
+	case int64(sess.MessageCount) < sent.Seq:
+		// Messages were taken from it: it is sent whole again.
+		sent, op = &Sent{}, OpReplace
+	}
+	meta := metaDigest(sess)
+	known := sent.Blocks
+	if sent.Meta == "" {
+		known = nil // sent by a loom that kept no digests: compare nothing
+	}
+	var blocks []string
+	var after int64
+	n, updated := 0, op == OpReplace
+	for {
+		msgs, err := p.raw.Messages(ctx, sess.ID, loom.MessageQuery{After: after, Oldest: true, Limit: maxRecordMessages})
+		if err != nil {
+			return err
+		}
+		if len(msgs) == 0 {
+			break
+		}
+		changed := map[int64]bool{}
+		for i := 0; i < len(msgs); {
+			b := (msgs[i].Seq - 1) / BlockMessages
+			j := i
+			for j < len(msgs) && (msgs[j].Seq-1)/BlockMessages == b {
+				j++
+			}
+			block := msgs[i:j]
+			for int64(len(blocks)) <= b {
+				blocks = append(blocks, "")
+			}
+			blocks[b] = digest(block, math.MaxInt64)
+			same := b < int64(len(known)) && known[b] == digest(block, sent.Seq)
+			for _, m := range block {
+				if m.Seq > sent.Seq || !same {
+					changed[m.Seq] = true
+					updated = updated || m.Seq <= sent.Seq
+				}
+			}
+			i = j
+		}
+		if len(changed) > 0 {
+			gm, err := p.gate.Messages(ctx, sess.ID, loom.MessageQuery{After: after, Oldest: true, Limit: maxRecordMessages})
+			if err != nil {
+				return err
+			}
+			var picked []*loom.Message
+			for _, m := range gm {
+				if changed[m.Seq] {
+					picked = append(picked, m)
+				}
+			}
+			pl := Outgoing(proj.Mode, s.Me, g, picked)
+			if n == 0 {
+				pl.Op = op
+			}
+			if err := p.send(ctx, pl); err != nil {
+				return err
+			}
+			n++
+		}
+		after = msgs[len(msgs)-1].Seq
+	}
+	if n == 0 && sent.Meta != "" && sent.Meta != meta {
+		if err := p.send(ctx, Outgoing(proj.Mode, s.Me, g, nil)); err != nil {
+			return err
+		}
+		n, updated = n+1, true
+	}
+	if n == 0 && sent.Project == proj.ID && sent.Meta == meta {
+		return nil
+	}
+	if n > 0 {
+		p.out.Sessions++
+	}
+	if updated {
+		p.out.Updated++
+	}
+	s.Sent[sess.ID] = &Sent{Project: proj.ID, Seq: after, Meta: meta, Blocks: blocks}
+	return p.e.Local.Save(s)
+}
+
+// digest is a short digest of msgs with seq up to upTo, as stored.
+func digest(msgs []*loom.Message, upTo int64) string {
+	d := &digester{h: sha256.New()}
+	for _, m := range msgs {
+		if m.Seq > upTo {
+			break
+		}
+		d.message(m)
+	}
+	return hex.EncodeToString(d.h.Sum(nil)[:8])
+}
+
+// digester writes every field of a message into a hash, each ended by
+// a 0 byte (a text holding one is told apart by its length, written
+// before it): without encoding/json's reflection, which made the
+// comparison of an unchanged project cost four times as much
+// (BenchmarkPublishUnchanged).
+type digester struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func (d *digester) str(s string) {
+	d.buf = strconv.AppendInt(d.buf[:0], int64(len(s)), 10)
+	d.buf = append(d.buf, ':')
+	d.buf = append(d.buf, s...)
+	d.buf = append(d.buf, 0)
+	d.h.Write(d.buf)
+}
+
+func (d *digester) num(n int64) {
+	d.buf = strconv.AppendInt(d.buf[:0], n, 10)
+	d.buf = append(d.buf, 0)
+	d.h.Write(d.buf)
+}
+
+func (d *digester) time(t *time.Time) {
+	if t == nil {
+		d.num(-1)
+		return
+	}
+	d.num(t.UnixNano())
+}
+
+func (d *digester) usage(u *loom.Usage) {
+	if u == nil {
+		d.num(-1)
+		return
+	}
+	for _, n := range []int64{u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CacheWrite1hTokens, u.APICalls, u.Compactions, int64(math.Float64bits(u.CostUSD))} {
+		d.num(n)
+	}
+}
+
+func (d *digester) message(m *loom.Message) {
+	d.num(m.Seq)
+	for _, s := range []string{m.ID, m.Role, m.Model, m.Provider} {
+		d.str(s)
+	}
+	d.usage(&m.Usage)
+	if m.Error != nil {
+		d.str(m.Error.Message)
+		d.str(m.Error.Type)
+	} else {
+		d.num(-1)
+	}
+	d.time(&m.CreatedAt)
+	d.time(m.CompletedAt)
+	d.num(int64(m.Turn))
+	d.num(int64(len(m.Parts)))
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		for _, s := range []string{p.ID, p.Type, p.Text, p.CallID, p.Name, p.Status, string(p.Input), string(p.Output), p.Error, p.Title, string(p.Metadata), p.Mime, p.Filename, p.URL, p.SessionID} {
+			d.str(s)
+		}
+		d.time(p.StartedAt)
+		d.time(p.EndedAt)
+		if f := p.Source; f != nil {
+			d.str(f.Type)
+			d.str(f.Path)
+			d.str(f.Text)
+			d.num(int64(f.Start))
+			d.num(int64(f.End))
+		} else {
+			d.num(-1)
+		}
+		d.usage(p.Usage)
+	}
+}
+
+// metaDigest digests the fields of sess a record carries and the team's
+// copy takes again: its title and description.
+func metaDigest(sess *loom.Session) string {
+	sum := sha256.Sum256([]byte(sess.Title + "\x00" + sess.Description))
+	return hex.EncodeToString(sum[:8])
 }
 
 // TeamKey is the key a teammate's session is kept under in the team's
@@ -216,13 +479,19 @@ const pageRecords = 200
 // pull applies every writer's records after those applied, in order; a
 // record that does not verify stops its writer's log here and is
 // reported.
-func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) error {
+func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err error) {
 	s := v.Local
 	c := e.client(s.Hub)
 	hosts, err := c.TeamHosts(ctx, s.ID)
 	if err != nil {
 		return err
 	}
+	scrub := false
+	defer func() {
+		if scrub && st.Scrub != nil && err == nil {
+			err = st.Scrub(ctx)
+		}
+	}()
 	for _, h := range hosts {
 		after := s.Applied[h.Host]
 	host:
@@ -241,9 +510,11 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) error
 					out.Refused = append(out.Refused, refusal(r, err))
 					break host
 				}
-				if err := apply(ctx, st, v, hd, payload); err != nil {
+				changed, err := apply(ctx, st, v, hd, payload)
+				if err != nil {
 					return fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
 				}
+				scrub = scrub || changed
 				after = r.Index
 				s.Applied[h.Host] = after
 				out.Applied++
@@ -268,16 +539,21 @@ func refusal(r team.Record, err error) string {
 	}
 }
 
-// apply writes one record's session and messages into the team's store.
-func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload []byte) error {
+// apply writes one record's session and messages into the team's
+// store: a new session whole, new messages appended, messages it holds
+// updated where the record's differ (parts, usage), its title and
+// description taken again; a deletion removes the session. It reports
+// whether it changed or removed what the store held (which a scrub
+// then clears from its files).
+func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload []byte) (bool, error) {
 	var p Payload
 	if err := json.Unmarshal(payload, &p); err != nil {
-		return fmt.Errorf("a record this loom cannot read: %w", err)
+		return false, fmt.Errorf("a record this loom cannot read: %w", err)
 	}
 	if p.Session == nil {
-		return errors.New("a record without its session")
+		return false, errors.New("a record without its session")
 	}
-	author := v.Past[hd.Author]
+	author := v.MemberOf(hd.Author)
 	sess := p.Session
 	// The key says whose it is as the chain names the author, whatever
 	// the record claims.
@@ -289,29 +565,143 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 	sess.Surface = surface
 	sess.UserID = st.User
 	have, err := st.Team.Session(ctx, sess.ID)
-	switch {
-	case loom.ErrorCode(err) == loom.ENOTFOUND:
-		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 {
-			return nil
+	found := err == nil
+	if err != nil && loom.ErrorCode(err) != loom.ENOTFOUND {
+		return false, err
+	}
+	if found && Author(have.Key) != author.Name {
+		// Another member's session of the same id: not theirs to change.
+		return false, nil
+	}
+	var kept []*loom.SessionData
+	switch p.Op {
+	case OpDelete:
+		if !found {
+			return false, nil
 		}
-		return loom.WriteImport(ctx, st.Team, &loom.ImportWrite{Sessions: []*loom.SessionData{{Session: sess, Messages: p.Messages}}})
-	case err != nil:
-		return err
+		_, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true})
+		return true, err
+	case OpReplace:
+		if found {
+			// Its sub-agent sessions go with it when it is removed: they
+			// are kept and written back after it.
+			if kept, err = subagents(ctx, st.Team, sess.ID); err != nil {
+				return false, err
+			}
+			if _, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true}); err != nil {
+				return false, err
+			}
+			found = false
+		}
+	case "":
+	default:
+		return false, fmt.Errorf("a record of an operation this loom does not know (%q): update loom", p.Op)
 	}
-	if Author(have.Key) != author.Name {
-		// Another member's session of the same id: not theirs to add to.
-		return nil
+	if !found {
+		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 {
+			return p.Op == OpReplace, nil
+		}
+		err := loom.WriteImport(ctx, st.Team, &loom.ImportWrite{Sessions: append([]*loom.SessionData{{Session: sess, Messages: p.Messages}}, kept...)})
+		return p.Op == OpReplace, err
 	}
+	changes, err := updates(ctx, st.Team, have, p.Messages)
+	if err != nil {
+		return false, err
+	}
+	changedMeta := sess.Title != have.Title || sess.Description != have.Description
 	var msgs []*loom.Message
 	for _, m := range p.Messages {
 		if m.Seq > int64(have.MessageCount) {
 			msgs = append(msgs, m)
 		}
 	}
-	if len(msgs) == 0 || msgs[0].Seq != int64(have.MessageCount)+1 {
-		return nil
+	if len(msgs) > 0 && msgs[0].Seq == int64(have.MessageCount)+1 {
+		changes = append(changes, loom.ImportChange{Session: have, Messages: msgs})
 	}
-	return loom.WriteImport(ctx, st.Team, &loom.ImportWrite{Changes: []loom.ImportChange{{Session: have, Messages: msgs}}})
+	if len(changes) > 0 {
+		if err := loom.WriteImport(ctx, st.Team, &loom.ImportWrite{Changes: changes}); err != nil {
+			return false, err
+		}
+	}
+	if changedMeta {
+		if _, err := st.Team.UpdateSession(ctx, sess.ID, loom.SessionUpdate{Title: &sess.Title, Description: &sess.Description, KeepUpdatedAt: true}); err != nil {
+			return false, err
+		}
+	}
+	return changedMeta || len(changes) > 0 && len(msgs) < len(p.Messages), nil
+}
+
+// updates returns the changes that make the messages have holds of
+// those in msgs (the ones it holds already) the record's: each part
+// that differs, and the usage where it does.
+func updates(ctx context.Context, st loom.Store, have *loom.Session, msgs []*loom.Message) ([]loom.ImportChange, error) {
+	var lo, hi int64
+	for _, m := range msgs {
+		if m.Seq > int64(have.MessageCount) {
+			break
+		}
+		if lo == 0 {
+			lo = m.Seq
+		}
+		hi = m.Seq
+	}
+	if lo == 0 {
+		return nil, nil
+	}
+	old, err := st.Messages(ctx, have.ID, loom.MessageQuery{After: lo - 1, Before: hi + 1})
+	if err != nil {
+		return nil, err
+	}
+	bySeq := make(map[int64]*loom.Message, len(old))
+	for _, m := range old {
+		bySeq[m.Seq] = m
+	}
+	var out []loom.ImportChange
+	for _, m := range msgs {
+		o := bySeq[m.Seq]
+		if o == nil {
+			continue
+		}
+		parts := make(map[string]loom.Part, len(o.Parts))
+		for _, p := range o.Parts {
+			parts[p.ID] = p
+		}
+		for _, p := range m.Parts {
+			if op, ok := parts[p.ID]; ok && samePart(op, p) {
+				continue
+			}
+			out = append(out, loom.ImportChange{SessionID: have.ID, Seq: m.Seq, Part: &p})
+		}
+		if m.Usage != o.Usage {
+			u := m.Usage
+			out = append(out, loom.ImportChange{SessionID: have.ID, Seq: m.Seq, Usage: &u})
+		}
+	}
+	return out, nil
+}
+
+func samePart(a, b loom.Part) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// subagents reads the sub-agent sessions of id whole.
+func subagents(ctx context.Context, st loom.Store, id string) ([]*loom.SessionData, error) {
+	fam, err := st.Family(ctx, loom.FamilyQuery{IDs: []string{id}, SubagentsOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, f := range fam {
+		if f.ID != id {
+			ids = append(ids, f.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return st.ReadSessions(ctx, ids, loom.MessageQuery{})
 }
 
 // MemberOf returns what names the member whose session each id of

@@ -28,6 +28,7 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/safefile"
 	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/secrets"
 )
 
 // Options are what every loom capture command works with.
@@ -60,6 +61,11 @@ type Options struct {
 	// session.ImportOptions).
 	ImportProject func(dir string) loom.Project
 	AdoptImported func(ctx context.Context, st loom.Store)
+	// DBURL is the store's URL, which a hook asking the warm recall
+	// names; Redact makes the detector of what recall hands an agent
+	// ([mcp] redact).
+	DBURL  func() (string, error)
+	Redact func() *secrets.Detector
 }
 
 // NewOptions are the options of inv's run.
@@ -70,6 +76,7 @@ func NewOptions(inv *command.Invocation) *Options {
 		DBFlag: inv.DBFlag, UserFlag: inv.UserFlag, JSON: inv.JSON, Version: inv.Version,
 		GOOS: runtime.GOOS, Program: program, Manager: runManager, LookPath: exec.LookPath,
 		ImportProject: inv.ImportProject, AdoptImported: inv.AdoptImported,
+		DBURL: inv.DBURL, Redact: command.ConfigLoader(inv.Config).MCPRedact,
 	}
 }
 

@@ -3,6 +3,8 @@ package capture
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -11,11 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/capture"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/recall"
 )
 
 func newCmdRun(opts *Options) *cobra.Command {
@@ -31,6 +35,11 @@ system, a directory made between two looks). The capture writes its
 state (its pid, a heartbeat every --interval, when it last captured
 each agent) where loom capture status and loom doctor read it. Where
 another capture runs already, this one waits for it to end.
+
+While it runs it also answers the agents' recall hooks (loom recall
+--hook) from the store it holds open, so that a hook answers within its
+budget on a busy machine (a Unix socket in loom's state directory, its
+user's alone).
 
 Killed at any moment (kill -9, a power cut), it loses nothing: an import
 writes whole transactions, and what one had not written is read again
@@ -77,6 +86,7 @@ func captureRun(ctx context.Context, opts *Options, rescan, interval time.Durati
 	if err != nil {
 		return err
 	}
+	serveRecall(ctx, opts, st, opts.IO.ErrOut)
 	im := &importer.Importer{Store: st, UserID: opts.User(), Now: opts.Now, Price: pricing.Cost, Project: opts.ImportProject}
 	targets := opts.targets()
 	errOut := opts.IO.ErrOut
@@ -99,6 +109,30 @@ func captureRun(ctx context.Context, opts *Options, rescan, interval time.Durati
 		return nil
 	}
 	return err
+}
+
+// serveRecall answers agents' recall hooks from st while the capture
+// runs (see recall.Serve): a hook then neither opens the store nor
+// compiles the secret rules itself. Where it cannot, the hooks recall
+// in their own processes, as without a capture.
+func serveRecall(ctx context.Context, opts *Options, st loom.Store, errOut io.Writer) {
+	if opts.DBURL == nil {
+		return
+	}
+	store, err := opts.DBURL()
+	if err != nil {
+		return
+	}
+	d, err := opts.Dirs()
+	if err != nil {
+		return
+	}
+	sock := recall.WarmSocket(d.State)
+	if err := recall.Serve(ctx, sock, recall.Answerer(store, st, opts.Redact)); err != nil {
+		fmt.Fprintf(errOut, "%s capture: recall hooks are not answered here: %v\n", opts.Now().Local().Format("2006-01-02 15:04:05"), err)
+		return
+	}
+	slog.Debug("answering recall hooks", "socket", sock)
 }
 
 // reportLines are what an import did, a line per agent that changed.

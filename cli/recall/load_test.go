@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/recall"
 )
 
@@ -168,7 +170,10 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 		t.Helper()
 		in := `{"session_id":"x","cwd":"` + fx.Project + `","hook_event_name":"UserPromptSubmit","prompt":"` + prompt + `"}`
 		cmd := exec.Command(clitest.LoomBinary(t), "recall", "--hook", "claude-code")
-		cmd.Env, cmd.Dir = fx.BinEnv("LOOM_RECALL_HOOK_TIME="+budget), fx.Project
+		cmd.Env, cmd.Dir = fx.BinEnv(), fx.Project
+		if budget != "" {
+			cmd.Env = append(cmd.Env, "LOOM_RECALL_HOOK_TIME="+budget)
+		}
 		start := time.Now()
 		r := clitest.ExecCmd(t, cmd, in)
 		took := time.Since(start)
@@ -224,5 +229,60 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 	t.Logf("with the CPU busy the hook took %v with no bound (%v finding nothing); with a budget of %v it answered %d of 10 calls", took, fixed, budget, answered)
 	if answered < 9 {
 		t.Fatalf("with the CPU busy and a budget of %v, the hook answered %d of 10 calls, want at least 9", budget, answered)
+	}
+
+	// With the capture service running, its warm recall answers the
+	// hook: the same turns, and, on the busy machine, within the default
+	// budget (100 ms) far more often than a hook that does it all
+	// itself (the figures are in docs/performance.md; here they are
+	// logged, since a busy test machine says nothing of a user's).
+	capture := exec.Command(clitest.LoomBinary(t), "capture", "run", "--rescan", "1h")
+	capture.Env, capture.Dir = fx.BinEnv(), fx.Project
+	var capLog strings.Builder
+	capture.Stderr = &capLog
+	if err := capture.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { capture.Process.Kill(); capture.Wait() })
+	dirs, err := paths.Resolve(func(k string) string {
+		if k == "LOOM_HOME" {
+			return fx.Home
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := recall.WarmSocket(dirs.State)
+	for {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			break
+		}
+		if capture.ProcessState != nil {
+			t.Fatalf("loom capture run ended: %s", capLog.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	within := 0
+	var warmTook []time.Duration
+	for i := range 10 {
+		p := loadPrompts[i%len(loadPrompts)]
+		text, d := hook(p, "")
+		warmTook = append(warmTook, d)
+		if text == "" {
+			continue
+		}
+		within++
+		for _, line := range strings.Split(strings.TrimSpace(text), "\n")[1:] {
+			if !slices.ContainsFunc(turns[p].Turns, func(w recall.Turn) bool { return strings.Contains(line, "session "+w.SessionID) }) {
+				t.Fatalf("warm hook %q with the CPU busy gave a turn of no hit: %s", p, line)
+			}
+		}
+	}
+	slices.Sort(warmTook)
+	t.Logf("with the CPU busy and the capture's warm recall, the hook answered %d of 10 calls within the default budget (median %v)", within, warmTook[5])
+	if text, _ := hook(loadPrompts[0], "1m"); text == "" {
+		t.Fatalf("with the capture's warm recall and no bound, the hook found nothing for %q", loadPrompts[0])
 	}
 }

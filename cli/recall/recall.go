@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,6 +60,9 @@ type Options struct {
 	// Started is when the process started, from which a hook's budget
 	// counts.
 	Started func() time.Time
+	// Store is the URL of the store ReadStore opens, which a warm
+	// recall must hold to answer a hook; nil asks none.
+	Store func() (string, error)
 	// Dirs are loom's directories, where the projects' recall settings
 	// are kept.
 	Dirs func() (paths.Dirs, error)
@@ -90,6 +94,7 @@ func NewCmdRecall(inv *command.Invocation, runF func(*Options) error) *cobra.Com
 		HookTime:     hookTime(command.ConfigLoader(inv.Config)),
 		Started:      processStart,
 		Dirs:         inv.Dirs,
+		Store:        inv.DBURL,
 		Redact:       command.ConfigLoader(inv.Config).MCPRedact,
 	}
 	cmd := &cobra.Command{
@@ -289,27 +294,22 @@ func hookRun(ctx context.Context, opts *Options) error {
 // hookContext is the context a hook adds, and the event it answers; ""
 // when recall is not enabled for the hook's project or found nothing.
 func hookContext(ctx context.Context, opts *Options, answerBy time.Time) (text, event string, err error) {
-	// Started at once, while the input is read and the project found:
-	// the store's opening and the compiling of the secret rules.
-	type opened struct {
-		st  loom.Store
-		err error
-	}
-	stc := make(chan opened, 1)
-	go func() {
-		st, err := opts.ReadStore(ctx)
-		stc <- opened{st, err}
-	}()
-	// What a hook adds goes to the agent's model: redacted as the MCP
-	// tools' results are ([mcp] redact in config.toml).
-	redactc := make(chan *secrets.Detector, 1)
-	go func() {
-		var redact *secrets.Detector
-		if opts.Redact != nil && !opts.NoRedact {
-			redact = opts.Redact()
+	// A warm recall (the capture service's) answers without this
+	// process opening the store or compiling the secret rules; where
+	// there is none, both start at once, while the input is read and
+	// the project found.
+	sock := ""
+	if opts.Store != nil {
+		if d, err := opts.Dirs(); err == nil {
+			if _, err := os.Stat(recall.WarmSocket(d.State)); err == nil {
+				sock = recall.WarmSocket(d.State)
+			}
 		}
-		redactc <- redact
-	}()
+	}
+	var local *localRecall
+	if sock == "" {
+		local = startLocal(ctx, opts)
+	}
 	b, err := command.ReadHookInput(ctx, opts.IO.In, maxHookInput)
 	if err != nil {
 		return "", "", err
@@ -331,31 +331,85 @@ func hookContext(ctx context.Context, opts *Options, answerBy time.Time) (text, 
 	if on, err := enabled(opts.Dirs, p); err != nil || !on {
 		return "", "", err
 	}
-	var o opened
-	select {
-	case o = <-stc:
-	case <-ctx.Done():
-		return "", "", ctx.Err()
-	}
-	if o.err != nil {
-		return "", "", o.err
-	}
-	var redact *secrets.Detector
-	select {
-	case redact = <-redactc:
-	case <-ctx.Done():
-		return "", "", ctx.Err()
-	}
-	res, err := recall.Recall(ctx, o.st, recall.Options{Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID, Tokens: opts.Tokens,
-		Redact: redact, Deadline: answerBy})
-	if err != nil {
-		return "", "", err
-	}
 	event = in.HookEventName
 	if event == "" {
 		event = "UserPromptSubmit"
 	}
+	if sock != "" {
+		if store, err := opts.Store(); err == nil {
+			actx, cancel := context.WithDeadline(ctx, answerBy)
+			a, err := recall.Ask(actx, sock, recall.Question{Store: store, Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID,
+				Tokens: opts.Tokens, Redact: opts.Redact != nil && !opts.NoRedact, Deadline: answerBy})
+			cancel()
+			switch {
+			case err == nil && a.Error != "":
+				return "", "", errors.New(a.Error)
+			case err == nil:
+				return a.Text, event, nil
+			}
+			slog.Debug("warm recall did not answer; recalling here", "socket", sock, "err", err)
+		}
+		local = startLocal(ctx, opts)
+	}
+	st, redact, err := local.wait(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID, Tokens: opts.Tokens,
+		Redact: redact, Deadline: answerBy})
+	if err != nil {
+		return "", "", err
+	}
 	return res.Text(), event, nil
+}
+
+// localRecall is what a hook's own recall needs, made in the
+// background: the store opened, the secret rules compiled.
+type localRecall struct {
+	stc     chan openedStore
+	redactc chan *secrets.Detector
+}
+
+type openedStore struct {
+	st  loom.Store
+	err error
+}
+
+func startLocal(ctx context.Context, opts *Options) *localRecall {
+	l := &localRecall{stc: make(chan openedStore, 1), redactc: make(chan *secrets.Detector, 1)}
+	go func() {
+		st, err := opts.ReadStore(ctx)
+		l.stc <- openedStore{st, err}
+	}()
+	// What a hook adds goes to the agent's model: redacted as the MCP
+	// tools' results are ([mcp] redact in config.toml).
+	go func() {
+		var redact *secrets.Detector
+		if opts.Redact != nil && !opts.NoRedact {
+			redact = opts.Redact()
+		}
+		l.redactc <- redact
+	}()
+	return l
+}
+
+// wait waits for the store and the detector, until ctx is done.
+func (l *localRecall) wait(ctx context.Context) (loom.Store, *secrets.Detector, error) {
+	var o openedStore
+	select {
+	case o = <-l.stc:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	if o.err != nil {
+		return nil, nil, o.err
+	}
+	select {
+	case redact := <-l.redactc:
+		return o.st, redact, nil
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
 }
 
 // marker is the file whose presence enables recall hooks for project p.

@@ -8,13 +8,16 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/teamrun"
 )
@@ -36,15 +39,22 @@ models, agents, tool counts), and every record passes the secret gate
 before it is sealed. loom team sync sends what you share and brings the
 team's shared sessions into a store of their own on this machine, which
 --team NAME reads (loom session list, show, fork, loom search, recall,
-usage, mcp). See docs/team.md.`,
+usage, mcp). Invites expire (7 days by default) and can be revoked; a
+member adds another machine of theirs with an invite of their own
+(loom team invite --machine), and removing the member removes all of
+them. What changes in a shared session after it was sent (an update, a
+redaction, a rename, a deletion) is sent again at the next sync. See
+docs/team.md.`,
 		Example: `  loom team create core
-  loom team invite --label bob
+  loom team invite --label bob --expires 2d
+  loom team invites
+  loom team invite --machine --label laptop
   loom team join loomteam1-eyJodWIiOi…
   loom team share --content
   loom team sync
   loom session list --team core`,
 	}
-	cmd.AddCommand(newCmdCreate(inv), newCmdInvite(inv), newCmdJoin(inv), newCmdMembers(inv),
+	cmd.AddCommand(newCmdCreate(inv), newCmdInvite(inv), newCmdInvites(inv), newCmdJoin(inv), newCmdMembers(inv),
 		newCmdRemove(inv), newCmdLeave(inv), newCmdShare(inv, true), newCmdShare(inv, false),
 		newCmdSync(inv), newCmdList(inv))
 	return cmd
@@ -112,6 +122,15 @@ func (e *env) find(ref string) (*teamrun.Env, *teamrun.State, error) {
 	return r, s, err
 }
 
+// verified returns the team --team names, its chain verified now.
+func (e *env) verified(ctx context.Context, ref string) (*teamrun.Verified, error) {
+	r, s, err := e.find(ref)
+	if err != nil {
+		return nil, err
+	}
+	return r.Verify(ctx, s)
+}
+
 func newCmdCreate(inv *command.Invocation) *cobra.Command {
 	e := &env{inv: inv}
 	var me string
@@ -152,37 +171,135 @@ admin's fingerprint, which every member sees when they join.`,
 
 func newCmdInvite(inv *command.Invocation) *cobra.Command {
 	e := &env{inv: inv}
-	var ref, label string
+	var ref, label, expires, revoke string
+	var machine bool
 	cmd := &cobra.Command{
-		Use:   "invite [--team NAME] [--label LABEL]",
-		Short: "Make a one-time invite code (admin)",
-		Long: `Invite makes a one-time invite: a new key pair whose public half the admin
-signs into the team's chain, with the team's keys wrapped to it. The
-code printed carries the hub's URL, the team's id, the admin's
-fingerprint and the invite's private key: give it to one person, over a
-channel you trust. It joins one member once; the chain refuses a second
-join with it.`,
-		Example: `  loom team invite --label bob`,
-		Args:    command.ArgsBetween(0, 0),
+		Use:   "invite [--team NAME] [--label LABEL] [--expires DURATION] [--machine] | --revoke INVITE",
+		Short: "Make a one-time invite code (admin), or one for another machine of yours",
+		Long: `Invite makes a one-time invite: a new key pair whose public half is signed
+into the team's chain, with the team's keys wrapped to it. The code
+printed carries the hub's URL, the team's id, the admin's fingerprint
+and the invite's private key: give it to one person, over a channel you
+trust. It joins one member once; the chain refuses a second join with
+it. It expires after --expires (default 7d; "never" for none): a join
+dated after it is refused by every client.
+
+Only the admin invites members. --machine makes an invite for another
+machine of your own (any member may): loom team join with it on that
+machine adds its own key pair to the chain as yours, and both machines
+read the team; removing you removes all of your machines.
+
+--revoke INVITE (its code, fingerprint or label, as loom team invites
+lists them) revokes an open invite: no client takes a join with it
+after, and on the admin's machine the team's key is rotated at once, so
+that the invite's key opens nothing written after.`,
+		Example: `  loom team invite --label bob
+  loom team invite --label bob --expires 2d
+  loom team invite --machine --label laptop
+  loom team invite --revoke bob`,
+		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, s, err := e.find(ref)
 			if err != nil {
 				return err
 			}
-			c, err := r.Invite(cmd.Context(), s, label)
+			if revoke != "" {
+				m, v, err := r.Revoke(cmd.Context(), s, revoke)
+				if err != nil {
+					return err
+				}
+				if inv.JSON() {
+					return command.WriteJSON(inv.IO.Out, map[string]any{"revoked": m.Name, "fingerprint": m.Fingerprint(), "epoch": v.Epoch, "stale": v.Stale})
+				}
+				fmt.Fprintf(inv.IO.Out, "revoked invite %s (%s) of team %s", m.Name, m.Fingerprint(), v.Name)
+				if v.Stale {
+					fmt.Fprintln(inv.IO.Out, "; the admin's next loom team sync rotates the team's key")
+				} else {
+					fmt.Fprintf(inv.IO.Out, "; the team's key is now epoch %d, not wrapped for it\n", v.Epoch)
+				}
+				return nil
+			}
+			var ttl time.Duration
+			if expires != "never" {
+				if ttl, err = human.ParseAge(expires); err != nil || ttl <= 0 {
+					return command.UsageErrorf("--expires %q: want a duration (7d, 12h, 2w) or never", expires)
+				}
+			}
+			c, err := r.Invite(cmd.Context(), s, label, ttl, machine)
 			if err != nil {
 				return err
 			}
-			if inv.JSON() {
-				return command.WriteJSON(inv.IO.Out, map[string]any{"team": s.ID, "name": s.Name, "admin": c.Admin, "code": c.String()})
+			until := "usable once"
+			var exp *time.Time
+			if ttl > 0 {
+				t := inv.TimeNow().Add(ttl).UTC()
+				exp = &t
+				until += " until " + t.Format("2006-01-02 15:04 UTC")
 			}
-			fmt.Fprintf(inv.IO.Out, "invite to team %s (admin fingerprint %s), usable once:\n\n  loom team join %s\n\n", s.Name, c.Admin, c.String())
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"team": s.ID, "name": s.Name, "admin": c.Admin, "code": c.String(), "machine": machine, "expires": exp})
+			}
+			if machine {
+				fmt.Fprintf(inv.IO.Out, "invite for another machine of yours (%s) in team %s, %s; on that machine:\n\n  loom team join %s\n\n", s.Me, s.Name, until, c.String())
+				return nil
+			}
+			fmt.Fprintf(inv.IO.Out, "invite to team %s (admin fingerprint %s), %s:\n\n  loom team join %s\n\n", s.Name, c.Admin, until, c.String())
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
-	cmd.Flags().StringVar(&label, "label", "", "a `LABEL` for the invite, shown in the chain")
+	cmd.Flags().StringVar(&label, "label", "", "a `LABEL` for the invite, shown in the chain (a machine's: its name)")
+	cmd.Flags().StringVar(&expires, "expires", "7d", "the invite stops joining after `DURATION` (12h, 7d, 2w; never)")
+	cmd.Flags().BoolVar(&machine, "machine", false, "invite another machine of yours, not a new member")
+	cmd.Flags().StringVar(&revoke, "revoke", "", "revoke the open `INVITE` (its code, fingerprint or label) instead")
+	cmd.MarkFlagsMutuallyExclusive("revoke", "machine")
+	cmd.MarkFlagsMutuallyExclusive("revoke", "label")
+	cmd.MarkFlagsMutuallyExclusive("revoke", "expires")
 	addHub(cmd, e)
+	return cmd
+}
+
+func newCmdInvites(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "invites [--team NAME]",
+		Short: "List the team's invites: open, used, revoked or expired",
+		Long: `Invites verifies the team's chain and lists every invite made in it: its
+label, fingerprint, who made it and when, when it expires, whether it is
+for another machine of a member, and whether it is open, used, revoked
+or expired. Revoke an open one with loom team invite --revoke.`,
+		Example: `  loom team invites
+  loom team invites --team core --json`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := e.verified(cmd.Context(), ref)
+			if err != nil {
+				return err
+			}
+			list := v.Invites(inv.TimeNow())
+			if inv.JSON() {
+				if list == nil {
+					list = []teamrun.InviteInfo{}
+				}
+				return command.WriteJSON(inv.IO.Out, list)
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s: %d invites\n", v.Name, len(list))
+			for _, in := range list {
+				what := "member"
+				if in.MachineOf != "" {
+					what = "machine of " + in.MachineOf
+				}
+				exp := "never expires"
+				if in.Expires != nil {
+					exp = "expires " + in.Expires.UTC().Format("2006-01-02 15:04 UTC")
+				}
+				fmt.Fprintf(inv.IO.Out, "  %-12s %-7s %s  %s, made by %s %s, %s\n", in.Label, in.State, in.Fingerprint, what, in.By, in.Made.UTC().Format("2006-01-02 15:04 UTC"), exp)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -205,8 +322,11 @@ the chain, and the team's keys are wrapped again for you.`,
 			if err != nil {
 				return err
 			}
-			confirm := func(teamName, admin string) error {
+			confirm := func(teamName, admin, machineOf string) error {
 				fmt.Fprintf(inv.IO.ErrOut, "team %s; its admin's key fingerprint: %s\n", teamName, admin)
+				if machineOf != "" {
+					fmt.Fprintf(inv.IO.ErrOut, "this machine joins as another machine of %s\n", machineOf)
+				}
 				if yes {
 					return nil
 				}
@@ -228,7 +348,11 @@ the chain, and the team's keys are wrapped again for you.`,
 				return err
 			}
 			if inv.JSON() {
-				return command.WriteJSON(inv.IO.Out, map[string]any{"id": v.Team, "name": v.Name, "admin": v.Admin, "me": v.Local.Me, "members": len(v.Members)})
+				return command.WriteJSON(inv.IO.Out, map[string]any{"id": v.Team, "name": v.Name, "admin": v.Admin, "me": v.Local.Me, "machine": v.Local.Machine, "members": len(v.Members)})
+			}
+			if v.Local.Machine != "" {
+				fmt.Fprintf(inv.IO.Out, "joined team %s as %s's machine %s (%d members); admin fingerprint %s\nloom team sync brings the team's sessions; loom team share shares this machine's projects\n", v.Name, v.Local.Me, v.Local.Machine, len(v.Members), v.Admin)
+				return nil
 			}
 			fmt.Fprintf(inv.IO.Out, "joined team %s as %s (%d members); admin fingerprint %s\nshare a project with loom team share --content (or --aggregates); loom team sync brings the team's sessions\n", v.Name, v.Local.Me, len(v.Members), v.Admin)
 			return nil
@@ -254,25 +378,34 @@ hub's own list is never read: a member is who the signed chain names.`,
   loom team members --team core --json`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, s, err := e.find(ref)
-			if err != nil {
-				return err
-			}
-			v, err := r.Verify(cmd.Context(), s)
+			v, err := e.verified(cmd.Context(), ref)
 			if err != nil {
 				return err
 			}
 			shares := v.Shares()
+			type machine struct {
+				Name        string `json:"name"`
+				Fingerprint string `json:"fingerprint"`
+				User        string `json:"user"`
+				This        bool   `json:"this,omitempty"`
+			}
 			type row struct {
-				Name        string   `json:"name"`
-				Fingerprint string   `json:"fingerprint"`
-				Admin       bool     `json:"admin"`
-				User        string   `json:"user"`
-				Shares      []string `json:"shares"`
+				Name        string    `json:"name"`
+				Fingerprint string    `json:"fingerprint"`
+				Admin       bool      `json:"admin"`
+				User        string    `json:"user"`
+				This        bool      `json:"this,omitempty"`
+				Shares      []string  `json:"shares"`
+				Machines    []machine `json:"machines"`
 			}
 			var rows []row
+			me := v.Me.Fingerprint()
 			for _, m := range v.SortedMembers() {
-				rw := row{Name: m.Name, Fingerprint: m.Fingerprint(), Admin: m.Fingerprint() == v.Admin, User: m.User, Shares: []string{}}
+				rw := row{Name: m.Name, Fingerprint: m.Fingerprint(), Admin: m.Fingerprint() == v.Admin, User: m.User, This: m.Fingerprint() == me, Shares: []string{}, Machines: []machine{}}
+				for fp, d := range v.MachinesOf(m.Fingerprint()) {
+					rw.Machines = append(rw.Machines, machine{Name: d.Name, Fingerprint: fp, User: d.User, This: fp == me})
+				}
+				slices.SortFunc(rw.Machines, func(a, b machine) int { return strings.Compare(a.Name, b.Name) })
 				for _, sh := range shares {
 					if sh.Member == m.Name {
 						rw.Shares = append(rw.Shares, sh.Project.Name+" ("+sh.Project.Mode+")")
@@ -293,10 +426,21 @@ hub's own list is never read: a member is who the signed chain names.`,
 				if len(rw.Shares) > 0 {
 					sh = "shares " + strings.Join(rw.Shares, ", ")
 				}
-				fmt.Fprintf(inv.IO.Out, "  %-12s %-6s %s  %s\n", rw.Name, role, rw.Fingerprint, sh)
+				this := ""
+				if rw.This {
+					this = "  (this machine)"
+				}
+				fmt.Fprintf(inv.IO.Out, "  %-12s %-6s %s  %s%s\n", rw.Name, role, rw.Fingerprint, sh, this)
+				for _, d := range rw.Machines {
+					this = ""
+					if d.This {
+						this = "  (this machine)"
+					}
+					fmt.Fprintf(inv.IO.Out, "    machine %-12s %s%s\n", d.Name, d.Fingerprint, this)
+				}
 			}
 			if v.Stale {
-				fmt.Fprintln(inv.IO.Out, "a member left: the admin's next loom team sync rotates the team's key")
+				fmt.Fprintln(inv.IO.Out, "a member or machine left, or an invite was revoked: the admin's next loom team sync rotates the team's key")
 			}
 			return nil
 		},
@@ -309,14 +453,17 @@ func newCmdRemove(inv *command.Invocation) *cobra.Command {
 	e := &env{inv: inv}
 	var ref string
 	cmd := &cobra.Command{
-		Use:   "remove MEMBER [--team NAME]",
-		Short: "Remove a member and rotate the team's key (admin)",
-		Long: `Remove takes a member out of the team's chain and, in the same signed
-entry, makes a new key for the team wrapped for the remaining members
-only: nothing written after it opens with the removed member's keys.
-What they synced before stays on their machines.`,
-		Example: `  loom team remove carol`,
-		Args:    command.ArgsBetween(1, 1),
+		Use:   "remove MEMBER|MEMBER/MACHINE [--team NAME]",
+		Short: "Remove a member, or one machine of theirs, and rotate the team's key (admin)",
+		Long: `Remove takes a member, with every machine of theirs, out of the team's
+chain and, in the same signed entry, makes a new key for the team
+wrapped for the remaining members and their machines only: nothing
+written after it opens with the removed member's keys, on any of their
+machines. MEMBER/MACHINE (as loom team members shows it) removes that
+one machine alone. What they synced before stays on their machines.`,
+		Example: `  loom team remove carol
+  loom team remove bob/laptop`,
+		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, s, err := e.find(ref)
 			if err != nil {
@@ -345,7 +492,9 @@ func newCmdLeave(inv *command.Invocation) *cobra.Command {
 		Short: "Leave a team",
 		Long: `Leave signs your leaving into the team's chain. Nothing more is sent; the
 admin's next loom team sync rotates the team's key, and until then no
-member publishes. What this machine synced stays here.`,
+member publishes. What this machine synced stays here. On a machine
+that joined as another machine of yours, it takes that machine alone out
+of the team.`,
 		Example: `  loom team leave --team core`,
 		Args:    command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -382,11 +531,12 @@ func newCmdList(inv *command.Invocation) *cobra.Command {
 			if inv.JSON() {
 				type row struct {
 					ID, Name, Hub, Admin, Me string
+					Machine                  string `json:",omitempty"`
 					Gone                     bool
 				}
 				rows := []row{}
 				for _, s := range all {
-					rows = append(rows, row{s.ID, s.Name, s.Hub, s.Admin, s.Me, s.Gone})
+					rows = append(rows, row{s.ID, s.Name, s.Hub, s.Admin, s.Me, s.Machine, s.Gone})
 				}
 				return command.WriteJSON(inv.IO.Out, rows)
 			}
@@ -395,7 +545,11 @@ func newCmdList(inv *command.Invocation) *cobra.Command {
 				if s.Gone {
 					state = "left"
 				}
-				fmt.Fprintf(inv.IO.Out, "%-12s %s  %s as %s (%s)\n", s.Name, s.ID, s.Hub, s.Me, state)
+				me := s.Me
+				if s.Machine != "" {
+					me += "'s machine " + s.Machine
+				}
+				fmt.Fprintf(inv.IO.Out, "%-12s %s  %s as %s (%s)\n", s.Name, s.ID, s.Hub, me, state)
 			}
 			return nil
 		},
@@ -461,7 +615,11 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 		return err
 	}
 	defer ts.Close()
-	out, err := r.SyncTeam(ctx, s, teamrun.Stores{Own: own, Team: ts, User: inv.User(), Detector: det})
+	stores := teamrun.Stores{Own: own, Team: ts, User: inv.User(), Detector: det}
+	if sc, ok := command.Underlying(ts).(interface{ Scrub(context.Context) error }); ok {
+		stores.Scrub = sc.Scrub
+	}
+	out, err := r.SyncTeam(ctx, s, stores)
 	if err != nil {
 		return err
 	}
@@ -474,12 +632,19 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 		}
 	} else {
 		if out.Rotated {
-			fmt.Fprintln(inv.IO.Out, "a member left: rotated the team's key")
+			fmt.Fprintln(inv.IO.Out, "rotated the team's key (a member or machine left, or an invite was revoked or expired)")
 		}
 		if out.Waiting != "" {
 			fmt.Fprintln(inv.IO.Out, out.Waiting)
 		}
-		fmt.Fprintf(inv.IO.Out, "team %s: sent %d records (%d sessions, %d secrets redacted), applied %d\n", out.Team, out.Published, out.Sessions, out.Redacted, out.Applied)
+		changed := ""
+		if out.Updated > 0 {
+			changed += fmt.Sprintf(", %d updated", out.Updated)
+		}
+		if out.Deleted > 0 {
+			changed += fmt.Sprintf(", %d deleted", out.Deleted)
+		}
+		fmt.Fprintf(inv.IO.Out, "team %s: sent %d records (%d sessions%s, %d secrets redacted), applied %d\n", out.Team, out.Published, out.Sessions, changed, out.Redacted, out.Applied)
 	}
 	if len(out.Refused) > 0 {
 		return &command.SilentError{Code: command.ExitError}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -145,6 +146,80 @@ func TestTeam(t *testing.T) {
 		t.Fatalf("a second join with one invite: %d %s", r.Code, r.Stderr)
 	}
 	carol.must(t, "team", "join", invite(), "--yes")
+
+	// Invites expire and can be revoked: a join with either is refused
+	// with one line, and the rotation at the revoke wraps no key for it.
+	var short struct {
+		Code    string
+		Expires time.Time
+	}
+	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--label", "erin", "--expires", "1s", "--json")), &short)
+	for time.Now().Before(short.Expires.Add(time.Second)) {
+		time.Sleep(100 * time.Millisecond) // until the invite's end has passed on every clock here
+	}
+	if r := dave.run(t, "team", "join", short.Code, "--yes"); r.Code != 1 || !strings.Contains(r.Stderr, "this invite expired on") || strings.Count(strings.TrimSpace(r.Stderr), "\n") > 1 {
+		t.Fatalf("a join with an expired invite: %d %q", r.Code, r.Stderr)
+	}
+	// The newest key is wrapped for erin's invite, which expired unused:
+	// the admin's next sync rotates it away.
+	if out := alice.must(t, "team", "sync"); !strings.Contains(out, "rotated the team's key") {
+		t.Fatalf("the admin's sync after an invite expired: %s", out)
+	}
+	if out := bob.must(t, "team", "sync"); strings.Contains(out, "rotated") {
+		t.Fatalf("a member's sync rotated: %s", out)
+	}
+	frankCode := invite()
+	if out := alice.must(t, "team", "invite", "--revoke", frankCode); !strings.Contains(out, "revoked invite invite-") || !strings.Contains(out, "not wrapped for it") {
+		t.Fatalf("the revoke: %s", out)
+	}
+	if r := dave.run(t, "team", "join", frankCode, "--yes"); r.Code != 1 || !strings.Contains(r.Stderr, "this invite was revoked") {
+		t.Fatalf("a join with a revoked invite: %d %q", r.Code, r.Stderr)
+	}
+	{
+		chain, _ := (&hub.Client{URL: hub1.Base, Token: alice.tok}).TeamChain(context.Background(), created.ID, 0)
+		st, err := team.Verify(created.ID, created.Admin, chain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, frank, _ := team.ParseCode(frankCode)
+		_, erin, _ := team.ParseCode(short.Code)
+		if st.Holders[st.Epoch][frank.Fingerprint()] || st.Holders[st.Epoch][erin.Fingerprint()] || st.Holders[2][erin.Fingerprint()] || st.Epoch != 3 || st.Stale {
+			t.Fatalf("after the revoke: epoch %d, the revoked invite holds its key: %v", st.Epoch, st.Holders[st.Epoch][frank.Fingerprint()])
+		}
+	}
+	invites := alice.must(t, "team", "invites")
+	for _, w := range []string{"used", "revoked", "expired", "erin"} {
+		if !strings.Contains(invites, w) {
+			t.Fatalf("loom team invites lacks %q:\n%s", w, invites)
+		}
+	}
+
+	// Carol adds her laptop: a machine with its own key pair (its own
+	// home), under her hub user, invited by her and joined as hers.
+	carol2 := newMember(t, "carol", hub2.Base, carol.tok)
+	var laptop struct{ Code string }
+	json.Unmarshal([]byte(carol.must(t, "team", "invite", "--machine", "--label", "laptop", "--json")), &laptop)
+	r = carol2.run(t, "team", "join", laptop.Code, "--yes")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "another machine of carol") || !strings.Contains(r.Stdout, "as carol's machine laptop") {
+		t.Fatalf("carol's laptop joins: %d %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if out := alice.must(t, "team", "members"); !strings.Contains(out, "machine laptop") || strings.Count(out, "carol") != 1 {
+		t.Fatalf("the members do not show carol's laptop as hers:\n%s", out)
+	}
+	// Bob's tablet joins, and the admin removes that machine alone.
+	bob2 := newMember(t, "bob", hub1.Base, bob.tok)
+	var tablet struct{ Code string }
+	json.Unmarshal([]byte(bob.must(t, "team", "invite", "--machine", "--label", "tablet", "--json")), &tablet)
+	bob2.must(t, "team", "join", tablet.Code, "--yes")
+	if out := alice.must(t, "team", "remove", "bob/tablet"); !strings.Contains(out, "removed tablet") {
+		t.Fatalf("the removal of bob's tablet: %s", out)
+	}
+	if out := alice.must(t, "team", "members"); strings.Contains(out, "tablet") || !strings.Contains(out, "bob") {
+		t.Fatalf("after the tablet's removal:\n%s", out)
+	}
+	if out := bob2.must(t, "team", "sync"); !strings.Contains(out, "no longer a member") {
+		t.Fatalf("the removed tablet's sync: %s", out)
+	}
 	for _, m := range []*member{alice, bob, carol} {
 		out := m.must(t, "team", "members")
 		for _, n := range []string{"alice", "bob", "carol", created.Admin} {
@@ -168,6 +243,10 @@ func TestTeam(t *testing.T) {
 	alice.must(t, "team", "sync")
 	bob.must(t, "team", "sync")
 	carol.must(t, "team", "sync")
+	carol2.must(t, "team", "sync")
+	if out := carol2.must(t, "search", "--team", "core", "wombat", "--all-projects"); !strings.Contains(out, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01") {
+		t.Fatalf("carol's laptop does not read the team: %s", out)
+	}
 
 	// Bob finds alice's session by search, reads it, recalls it.
 	out := bob.must(t, "search", "--team", "core", "wombat cold cache", "--json")
@@ -325,10 +404,85 @@ func TestTeam(t *testing.T) {
 		t.Errorf("a breakdown by member of one's own sessions: %d %s", r.Code, r.Stderr)
 	}
 
+	// Updates after publish: alice renames a session, redacts a value
+	// a rule she adds later finds, and deletes a session; bob's copies
+	// follow at his next sync, and nothing of the old text stays in his
+	// files.
+	importSession(t, alice, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "koala migration", "migrate koala with ticket koala-ticket-93817", "Migrated koala; ticket koala-ticket-93817 is closed.")
+	importSession(t, alice, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c05", "emu cleanup", "clean up the emu cronjob", "Removed the emu cronjob.")
+	alice.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "search", "--team", "core", "koala-ticket-93817", "--all-projects"); !strings.Contains(out, "koala") {
+		t.Fatalf("bob lacks alice's koala session: %s", out)
+	}
+	// A turn more, sent; then taken back (rewind): the session is sent
+	// again whole, and bob's copy has the one turn it keeps.
+	cmd = exec.Command(clitest.LoomBinary(t), "run", "--resume", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "and the rollback plan?")
+	cmd.Dir, cmd.Env = alice.fx.Project, alice.fx.BinEnv(clitest.ProviderEnv(srv)...)
+	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
+		t.Fatalf("alice continues her session: %s", r.Stderr)
+	}
+	alice.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--json"); !strings.Contains(out, `"message_count": 4`) {
+		t.Fatalf("bob's copy after alice's second turn: %s", out)
+	}
+	alice.must(t, "session", "rewind", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--turn", "1")
+	clitest.WriteConfig(t, alice.fx, "[[secrets.rules]]\nid = \"koala-ticket\"\nregex = 'koala-ticket-[0-9]+'\nkeywords = [\"koala-ticket-\"]\n")
+	alice.must(t, "secrets", "redact", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--yes")
+	alice.must(t, "session", "rename", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01", "wombat deploy, fixed")
+	alice.must(t, "session", "delete", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c05", "--yes")
+	if out := alice.must(t, "team", "sync"); !strings.Contains(out, "2 updated, 1 deleted") {
+		t.Fatalf("alice's sync after the changes: %s", out)
+	}
+	if out := alice.must(t, "team", "sync"); !strings.Contains(out, "sent 0 records") {
+		t.Fatalf("a sync with nothing changed sends again: %s", out)
+	}
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04"); strings.Contains(out, "93817") || !strings.Contains(out, "[REDACTED:koala-ticket]") {
+		t.Fatalf("bob's copy of the redacted session:\n%s", out)
+	}
+	if out := bob.must(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--json"); !strings.Contains(out, `"message_count": 2`) {
+		t.Fatalf("bob's copy after alice's rewind: %s", out)
+	}
+	if out := bob.must(t, "session", "list", "--team", "core"); !strings.Contains(out, "wombat deploy, fixed") || strings.Contains(out, "emu cleanup") {
+		t.Fatalf("bob's list after the rename and the deletion:\n%s", out)
+	}
+	if r := bob.run(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c05"); r.Code == 0 {
+		t.Fatalf("bob still holds the deleted session: %s", r.Stdout)
+	}
+	teamDir := filepath.Join(bob.fx.Home, "data", "teams", created.ID)
+	filepath.Walk(teamDir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "koala-ticket-93817") || strings.Contains(string(b), "emu cronjob") {
+				t.Errorf("bob's %s still holds text alice redacted or deleted", p)
+			}
+		}
+		return nil
+	})
+
+	// Carol's laptop shares its own sessions: they reach bob as carol's.
+	importSession(t, carol2, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c06", "platypus audit", "audit the platypus logs", "The platypus logs are clean.")
+	carol2.must(t, "team", "share", "--content", "--yes")
+	carol2.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "session", "list", "--team", "core"); !strings.Contains(out, "platypus audit\tcli:@carol/") {
+		t.Fatalf("bob lacks carol's laptop's session as hers:\n%s", out)
+	}
+	for _, l := range strings.Split(alice.must(t, "team", "members"), "\n") {
+		if strings.Contains(l, "carol") && !strings.Contains(l, "shares api (content)") {
+			t.Fatalf("carol's laptop's share is not carol's: %s", l)
+		}
+	}
+
 	// Alice removes carol; what alice writes after, carol's saved keys
-	// do not open.
+	// (on both her machines) do not open.
 	carolBefore := carol.teamState(t, created.ID)
-	alice.must(t, "team", "remove", "carol")
+	for ep, k := range carol2.teamState(t, created.ID).Keys {
+		carolBefore.Keys[ep+100] = k
+	}
+	var removed struct{ Epoch int }
+	json.Unmarshal([]byte(alice.must(t, "team", "remove", "carol", "--json")), &removed)
 	importSession(t, alice, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c02", "numbat rollout", "plan the numbat rollout", "Roll out numbat behind a flag.")
 	alice.must(t, "team", "sync")
 	bob.must(t, "team", "sync")
@@ -341,10 +495,16 @@ func TestTeam(t *testing.T) {
 	if out := carol.run(t, "search", "--team", "core", "numbat", "--all-projects"); strings.Contains(out.Stdout, "numbat") {
 		t.Fatal("the removed member got what was written after her removal")
 	}
+	if out := carol2.must(t, "team", "sync"); !strings.Contains(out, "no longer a member") {
+		t.Fatalf("carol's laptop's sync after her removal: %s", out)
+	}
+	if out := carol2.run(t, "search", "--team", "core", "numbat", "--all-projects"); strings.Contains(out.Stdout, "numbat") {
+		t.Fatal("the removed member's laptop got what was written after her removal")
+	}
 	if out := carol.must(t, "search", "--team", "core", "wombat", "--all-projects"); !strings.Contains(out, "wombat") {
 		t.Fatal("the removed member lost what she had synced before")
 	}
-	rows, err := pool.Query(context.Background(), `SELECT host_id, idx, epoch, header, body FROM team_records WHERE team_id = $1 AND epoch > 1`, created.ID)
+	rows, err := pool.Query(context.Background(), `SELECT host_id, idx, epoch, header, body FROM team_records WHERE team_id = $1 AND epoch >= $2`, created.ID, removed.Epoch)
 	if err != nil {
 		t.Fatal(err)
 	}
