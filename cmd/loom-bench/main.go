@@ -77,6 +77,8 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -152,6 +154,11 @@ func main() {
 	hubMachines := flag.Int("hub-machines", 2, "machines of each member -hub loads")
 	hubRecords := flag.Int("hub-records", 1000000, "records of the team's history -hub loads before its rounds")
 	hubRounds := flag.Int("hub-rounds", 4, "rounds of sync -hub runs (at least 3)")
+	blameRun := flag.Bool("blame", false, "instead: time loom blame of -blame-file in the work tree -blame-repo as whole processes (-loom), cold and repeated, with stores of -blame-editors sessions that edited the file, beside plain git blame in the same run")
+	blameRepo := flag.String("blame-repo", "", "the git work tree -blame blames in")
+	blameFile := flag.String("blame-file", "", "the file of -blame-repo -blame blames")
+	blameEditors := flag.String("blame-editors", "3,450,1500", "the counts of sessions that edited the file, a store each (generated once under -db's directory)")
+	blameRuns := flag.Int("blame-runs", 7, "rounds of -blame")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
 	flag.Parse()
 	if *locomo != "" || *longmemeval != "" {
@@ -178,6 +185,22 @@ func main() {
 	if *hubRun {
 		sh := hubShape{Members: *hubMembers, Machines: *hubMachines, Records: *hubRecords, Rounds: *hubRounds, Active: 10, PerPush: 5, BodyBytes: 2048}
 		if err := hubLoadMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *pg, sh); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *blameRun {
+		var editors []int
+		for _, f := range strings.Split(*blameEditors, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				fmt.Fprintf(os.Stderr, "bench: -blame-editors %q: want counts such as 3,450,1500\n", *blameEditors)
+				os.Exit(2)
+			}
+			editors = append(editors, n)
+		}
+		if err := blameMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *blameRepo, *blameFile, editors, *blameRuns); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
