@@ -163,7 +163,7 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	es, ok := command.Underlying(st).(loom.EditStore)
+	es, ok := st.(loom.EditStore)
 	if !ok {
 		es = noEdits{}
 	}
