@@ -195,13 +195,21 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	strong := func(s string) bool { return weight(s) >= 6 && len(pos[s]) <= 2 }
 	// ident is a line that can tell by itself which file it came from.
 	ident := func(s string) bool { return strong(s) && !h.isCommon(s) }
+	// The same of each line of the file, once: every run of every edit
+	// found here asks them again.
+	weights := make([]int, n)
+	strongAt := make([]bool, n)
+	for i, s := range norms {
+		weights[i] = weight(s)
+		strongAt[i] = weights[i] >= 6 && len(pos[s]) <= 2
+	}
 	anchored := func(c *cand, i0, i1 int) bool {
 		total, any := 0, false
 		for i := i0; i <= i1; i++ {
-			if c.foreign && ident(norms[i]) || !c.foreign && strong(norms[i]) {
+			if c.foreign && strongAt[i] && !h.isCommon(norms[i]) || !c.foreign && strongAt[i] {
 				any = true
 			}
-			total += weight(norms[i])
+			total += weights[i]
 		}
 		return any || !c.foreign && i1-i0 >= 2 && total >= 12
 	}
@@ -212,7 +220,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		}
 		sg := &segment{c: c, run: r, i0: i0, i1: i1, j0: j0, anchored: true}
 		for k := i0; k <= i1; k++ {
-			if strong(norms[k]) {
+			if strongAt[k] {
 				sg.counted = true
 				if lines[k].Time.After(sg.newest) {
 					sg.newest = lines[k].Time
@@ -257,22 +265,22 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 				continue
 			}
 			// A short run of lines none of which says enough alone: it
-			// stands by its length (anchored), found line by line.
-			prev := map[int]int{}
+			// stands by its length (anchored), found line by line: each
+			// pair of equal lines that starts a diagonal (the lines before
+			// them differ) is followed as far as the two go on alike. No
+			// map a line: the blank lines and braces of a file are at
+			// hundreds of places, in the runs of hundreds of edits.
 			for j, l := range run {
-				cur := make(map[int]int, len(pos[l]))
 				for _, i := range pos[l] {
-					cur[i] = prev[i-1] + 1
-				}
-				for i, length := range prev {
-					if _, ok := cur[i+1]; !ok {
-						emit(c, r, i-length+1, i, j-length)
+					if i > 0 && j > 0 && norms[i-1] == run[j-1] {
+						continue
 					}
+					i1, j1 := i, j
+					for i1+1 < n && j1+1 < len(run) && norms[i1+1] == run[j1+1] {
+						i1, j1 = i1+1, j1+1
+					}
+					emit(c, r, i, i1, j)
 				}
-				prev = cur
-			}
-			for i, length := range prev {
-				emit(c, r, i-length+1, i, len(run)-length)
 			}
 		}
 	}
@@ -299,7 +307,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	// brought in than all of them (someone put it in after the edit).
 	after := func(s *segment, i int) bool { return s.c.e.At.After(lines[i].Time.Add(slack)) }
 	inTime := func(s *segment, i int) bool {
-		if strong(norms[i]) {
+		if strongAt[i] {
 			return !after(s, i)
 		}
 		if s.counted && lines[i].Time.After(s.newest) {
@@ -384,6 +392,15 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		}
 		chosen[c.i], claimed[k] = c.s, true
 	}
+	// The commands of agents that changed the file itself (a sed -i, a
+	// program): the only candidates a line no edit's text accounts for
+	// is looked up among, one by one.
+	var commands []*cand
+	for _, c := range cands {
+		if !c.foreign && (c.c.Op == loom.EditShell || c.c.Op == loom.EditProgram) {
+			commands = append(commands, c)
+		}
+	}
 	out := make([]Line, n)
 	for i, l := range lines {
 		out[i] = Line{N: i + 1, Kind: Human, Text: l.Text}
@@ -414,8 +431,8 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		low := before(l.Time)
 		var sub, program *cand
 		shell := false
-		for _, c := range cands {
-			if c.foreign || !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) {
+		for _, c := range commands {
+			if !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) {
 				continue
 			}
 			switch c.c.Op {

@@ -83,13 +83,30 @@ func FromParts(body int64, parts []loom.Part, cwd string) []loom.IndexedEdit {
 // text included; ok is false when the parts no longer hold it (they
 // were rewritten). Its path is e's.
 func ChangeOf(e *loom.FileEdit) (Change, bool) {
-	parts, err := sqlstore.DecodeParts(e.Parts)
+	cs, err := Changes(e.Parts)
 	if err != nil {
 		return Change{}, false
 	}
+	return Pick(e, cs)
+}
+
+// Changes are the changes a message's stored parts (a JSON array)
+// make, as Extract reads them with no working directory: what Pick
+// takes an edit of the message from. A message whose calls made
+// several edits is read once for all of them.
+func Changes(parts []byte) ([]Change, error) {
+	ps, err := sqlstore.DecodeParts(parts)
+	if err != nil {
+		return nil, err
+	}
 	// Paths do not change which changes there are: relative ones stay
 	// as they are without a directory.
-	cs := Extract(parts, "")
+	return Extract(ps, ""), nil
+}
+
+// Pick is edit e among cs, the changes of its message (Changes); ok
+// is false when they no longer hold it. Its path is e's.
+func Pick(e *loom.FileEdit, cs []Change) (Change, bool) {
 	if e.N < len(cs) && cs[e.N].PartID == e.PartID {
 		c := cs[e.N]
 		c.Path, c.From = e.Path, e.From

@@ -14,8 +14,11 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/cli/command"
+	sharecli "github.com/loomhq/loom/cli/share"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/share"
 )
 
 func newCmdPR(inv *command.Invocation, runF func(context.Context, *RepoOptions) error) *cobra.Command {
@@ -28,12 +31,30 @@ changed as HEAD has it, and its lines those commits brought in. Prints
 how many are agents', mixed (an agent's line a human changed: half in
 every share), humans' and unknown, by agent and by model, the sessions
 behind them with their cost, and the files. --markdown writes a pull
-request comment's body; --json the same data.`,
+request comment's body; --json the same data. With a team's sessions
+(every team's on this machine, or --team NAME's), the lines are counted
+by member too, and each session names its member.
+
+--share publishes each session behind the lines as a loom share link
+(sealed, through your hub, as loom share does: secrets redacted, the
+links listed by loom share list and ended by loom share revoke), and
+puts its link beside it. It says what will be shared, then asks; off a
+terminal, --yes is required.`,
 		Example: `  loom blame pr
   loom blame pr main..feature --markdown > comment.md
-  loom blame pr origin/main..HEAD --json | jq '.lines'`,
+  loom blame pr origin/main..HEAD --json | jq '.lines'
+  loom blame pr main..feature --team core
+  loom blame pr --share --yes --markdown > comment.md`,
 	}, func(o *RepoOptions) *string { return &o.Spec }, runF, prRun)
-	cmd.Flags().BoolVar(&opts.Markdown, "markdown", false, "write a pull request comment's body (Markdown)")
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.Markdown, "markdown", false, "write a pull request comment's body (Markdown)")
+	fl.BoolVar(&opts.Share, "share", false, "publish each session behind the lines as a loom share link, and list the links")
+	fl.StringVar(&opts.Expires, "expires", "7d", "with --share: the links stop answering after `WHEN` (a duration or a date)")
+	fl.BoolVar(&opts.HidePaths, "hide-paths", false, "with --share: replace home directories, the project root and usernames")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "with --share: publish without asking")
+	fl.StringVar(&opts.ShareEnv.Hub, "hub", "", "with --share: the hub's `URL` (default [share] hub, else [sync] hub)")
+	fl.StringVar(&opts.ShareEnv.Token, "token", "", "with --share: your `TOKEN` on the hub (default [share] token, else [sync] token)")
+	opts.ShareEnv = sharecli.NewEnv(inv)
 	return cmd
 }
 
@@ -56,7 +77,7 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 	}
 	for i := range pr.Sessions {
 		s := &pr.Sessions[i]
-		if ses, err := st.Session(ctx, s.SessionID); err == nil {
+		if ses, err := o.storeOf(st, s.SessionID).Session(ctx, s.SessionID); err == nil {
 			s.Title, s.CostUSD = ses.Title, loom.RoundCost(ses.Usage.CostUSD)
 			if gate != nil {
 				s.Title, _ = gate.Redact(s.Title)
@@ -65,6 +86,11 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 		}
 	}
 	pr.CostUSD = loom.RoundCost(pr.CostUSD)
+	if o.Share && len(pr.Sessions) > 0 {
+		if err := sharePR(ctx, o, st, gate, pr); err != nil {
+			return err
+		}
+	}
 	for _, n := range pr.Notes {
 		fmt.Fprintln(o.IO.ErrOut, term.SanitizeLine(n))
 	}
@@ -96,6 +122,9 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 		for _, s := range pr.Sessions {
 			printSession(ctx, o.Options, st, s.Sessions)
 			fmt.Fprintf(w, "    %q, $%.2f\n", term.SanitizeLine(s.Title), s.CostUSD)
+			if s.Share != "" {
+				fmt.Fprintf(w, "    %s\n", term.SanitizeLine(s.Share))
+			}
 		}
 	}
 	if len(pr.Files) > 0 {
@@ -103,6 +132,82 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 		for _, f := range pr.Files {
 			fmt.Fprintf(w, "  %-40s %s\n", term.SanitizeLine(f.Path), prTally(pr, f.Lines))
 		}
+	}
+	return nil
+}
+
+// sharePR publishes each session of pr as a share link (Share): each
+// is read through the secrets gate, as loom share reads it; what will
+// be shared is said first, and asked (off a terminal, --yes is
+// required). Nothing is published when any session cannot be built.
+func sharePR(ctx context.Context, o *RepoOptions, st loom.Store, gate *secrets.Detector, pr *blame.PR) error {
+	env := &o.ShareEnv
+	env.User = o.User
+	expires, err := sharecli.Expiry(o.Expires, env.Now())
+	if err != nil {
+		return err
+	}
+	hc, err := env.Client()
+	if err != nil {
+		return err
+	}
+	if gate == nil {
+		return loom.Errorf(loom.EINVALID, "no secrets gate to share through: loom blame pr --share redacts every session it shares")
+	}
+	type built struct {
+		p  *share.Payload
+		pv *share.Preview
+	}
+	pages := make([]built, len(pr.Sessions))
+	msgs, redacted, paths, n := 0, 0, 0, 0
+	for i, ps := range pr.Sessions {
+		if t := teamOf(o.Options, ps.SessionID); t != "" {
+			// A teammate's session was shared with the team, not with
+			// whoever holds a link: only its author may publish it.
+			fmt.Fprintf(o.IO.ErrOut, "session %s is a teammate's (team %s): share links are made of your own sessions only; no link for it\n", term.SanitizeLine(ps.SessionID), term.SanitizeLine(t))
+			continue
+		}
+		s, err := st.Session(ctx, ps.SessionID)
+		if loom.ErrorCode(err) == loom.ENOTFOUND {
+			// Known from a git note or an Agent Trace record alone.
+			fmt.Fprintf(o.IO.ErrOut, "session %s is not in this store (its lines were read from the repository's notes or traces): no link for it\n", term.SanitizeLine(ps.SessionID))
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("share session %s: %w", ps.SessionID, err)
+		}
+		ms, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
+		if err != nil {
+			return fmt.Errorf("share session %s: %w", ps.SessionID, err)
+		}
+		p, pv, err := share.Build(s, ms, share.Options{Redact: gate, HidePaths: o.HidePaths, Hider: share.NewHider(s.Project.Root)})
+		if err != nil {
+			return fmt.Errorf("share session %s: %w", ps.SessionID, err)
+		}
+		pages[i] = built{p, pv}
+		msgs, redacted, paths, n = msgs+pv.Messages, redacted+pv.Redactions, paths+len(pv.Paths)+len(pv.Users), n+1
+	}
+	if n == 0 {
+		return nil
+	}
+	w := o.IO.ErrWrapped()
+	fmt.Fprintf(w, "Sharing %s (%s) through %s until %s. Secrets: redacted %s.\n",
+		human.Plural(n, "session"), human.Plural(msgs, "message"), hc.URL, expires.Local().Format("Jan 2, 2006 15:04 MST"), human.Plural(redacted, "secret"))
+	if paths > 0 && !o.HidePaths {
+		fmt.Fprintf(w, "Absolute paths and usernames: %d (--hide-paths replaces home directories, the project root and usernames).\n", paths)
+	}
+	if err := sharecli.Ask(ctx, o.IO, o.Yes, "Publish these links?"); err != nil {
+		return err
+	}
+	for i := range pr.Sessions {
+		if pages[i].p == nil {
+			continue
+		}
+		rec, err := env.Publish(ctx, hc, pr.Sessions[i].SessionID, pages[i].p, expires)
+		if err != nil {
+			return err
+		}
+		pr.Sessions[i].Share = rec.Link
 	}
 	return nil
 }
@@ -157,6 +262,9 @@ func writeMarkdown(w io.Writer, pr *blame.PR) {
 			name := s.SessionID
 			if s.Title != "" {
 				name += " " + s.Title
+			}
+			if s.Member != "" {
+				name += " (@" + s.Member + ")"
 			}
 			if s.Share != "" {
 				name = "[" + name + "](" + s.Share + ")"

@@ -28,6 +28,7 @@ import (
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/semantic"
 	"github.com/loomhq/loom/sessionstore"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // Factory is what main wires in from the outside world: the streams,
@@ -206,6 +207,9 @@ type ServeConfig struct {
 	// Searcher runs GET /api/v1/search: keyword search fused with search
 	// by meaning where an embeddings endpoint is at hand.
 	Searcher *semantic.Searcher
+	// Team is the team whose store Store is (loom serve --team), nil
+	// for one's own.
+	Team *teamrun.State
 }
 
 // ConfigLoader reads loom's configuration and names its file

@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/sessionstore"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // Invocation is one run of the command line, on the Factory main wired
@@ -51,7 +52,11 @@ type Invocation struct {
 	// jq filters standard output when --jq was given (startJQ).
 	jq *jqFilter
 	// team is the team whose store --team made the run's store.
-	team string
+	team      string
+	teamState *teamrun.State
+	// teamStores are the teams' stores opened besides the run's store
+	// (TeamStores); Close closes them.
+	teamStores []loom.Store
 }
 
 // NewInvocation starts a run of the command line on f.
@@ -252,6 +257,10 @@ func (inv *Invocation) Close() error {
 	if inv.mcp != nil {
 		inv.mcp.Close()
 	}
+	for _, st := range inv.teamStores {
+		st.Close()
+	}
+	inv.teamStores = nil
 	return inv.closeStore()
 }
 

@@ -94,7 +94,7 @@ type ListOptions struct {
 // newCmdList builds loom share list. runF, when not nil, is called with
 // the options instead of running the command (for tests).
 func newCmdList(inv *command.Invocation, runF func(*ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Env: newEnv(inv)}
+	opts := &ListOptions{Env: NewEnv(inv)}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the share links made on this machine",
@@ -180,7 +180,7 @@ type RevokeOptions struct {
 // newCmdRevoke builds loom share revoke. runF, when not nil, is called
 // with the options instead of running the command (for tests).
 func newCmdRevoke(inv *command.Invocation, runF func(*RevokeOptions) error) *cobra.Command {
-	opts := &RevokeOptions{Env: newEnv(inv)}
+	opts := &RevokeOptions{Env: NewEnv(inv)}
 	cmd := &cobra.Command{
 		Use:   "revoke ID... | --all",
 		Short: "End share links: the hub deletes their ciphertext and they answer 404",
@@ -223,7 +223,7 @@ func revokeRun(ctx context.Context, opts *RevokeOptions) error {
 	if err != nil {
 		return err
 	}
-	hc, hubErr := opts.client()
+	hc, hubErr := opts.Client()
 	var done []string
 	if opts.All {
 		if hubErr != nil {

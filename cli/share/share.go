@@ -61,7 +61,7 @@ type Options struct {
 // when not nil, is called with the options instead of running the
 // command (for tests).
 func NewCmdShare(inv *command.Invocation, runF func(*Options) error) *cobra.Command {
-	opts := &Options{Env: newEnv(inv)}
+	opts := &Options{Env: NewEnv(inv)}
 	cmd := &cobra.Command{
 		Use:   "share SESSION [--turns A-B] [--expires 7d] [--hide-paths] [--exclude MSG...] [--yes]",
 		Short: "Publish a session as a sealed, read-only link through your hub",
@@ -114,7 +114,9 @@ See docs/security.md, "Sharing".`,
 	return cmd
 }
 
-func newEnv(inv *command.Invocation) Env {
+// NewEnv is the Env of inv: what loom share reaches, for the commands
+// that share sessions (loom share, loom blame pr --share).
+func NewEnv(inv *command.Invocation) Env {
 	return Env{
 		IO:        inv.IO,
 		ReadStore: inv.ReadStore,
@@ -134,9 +136,9 @@ func addHubFlags(cmd *cobra.Command, e *Env) {
 	cmd.Flags().StringVar(&e.Token, "token", "", "your `TOKEN` on the hub, full or share-only (default [share] token, else [sync] token)")
 }
 
-// client returns the client of the hub that --hub, [share] or [sync]
+// Client returns the client of the hub that --hub, [share] or [sync]
 // names, with its token.
-func (e *Env) client() (*share.Client, error) {
+func (e *Env) Client() (*share.Client, error) {
 	c, path, err := e.Config()
 	if err != nil {
 		return nil, err
@@ -166,9 +168,9 @@ func (e *Env) client() (*share.Client, error) {
 	return &share.Client{URL: strings.TrimSuffix(hubURL, "/"), Token: token, HTTP: e.HTTP}, nil
 }
 
-// expiry reads --expires: a duration from now or a point in time, which
+// Expiry reads --expires: a duration from now or a point in time, which
 // must be in the future.
-func expiry(s string, now time.Time) (time.Time, error) {
+func Expiry(s string, now time.Time) (time.Time, error) {
 	var at time.Time
 	if d, err := human.ParseAge(s); err == nil {
 		at = now.Add(d)
@@ -197,7 +199,7 @@ type Result struct {
 
 func shareRun(ctx context.Context, opts *Options) error {
 	now := opts.Now()
-	expires, err := expiry(opts.Expires, now)
+	expires, err := Expiry(opts.Expires, now)
 	if err != nil {
 		return err
 	}
@@ -210,7 +212,7 @@ func shareRun(ctx context.Context, opts *Options) error {
 	if bo.Exclude, err = share.ParseSeqs(opts.Exclude); err != nil {
 		return command.UsageErrorf("%s", loom.ErrorMessage(err))
 	}
-	hc, err := opts.client()
+	hc, err := opts.Client()
 	if err != nil {
 		return err
 	}
@@ -241,42 +243,65 @@ func shareRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	printPreview(opts, p, pv, hc.URL, expires)
-	if !opts.Yes {
-		if !opts.IO.CanPrompt() {
-			return command.UsageErrorf("not on a terminal, so not asked: check the preview above, then run the same again with --yes to publish (nothing was sent)")
-		}
-		ok, err := term.Confirm(ctx, opts.IO, "Publish this link?")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			fmt.Fprintln(opts.IO.ErrOut, "Nothing was shared.")
-			return &command.SilentError{Code: command.ExitError}
-		}
+	if err := Ask(ctx, opts.IO, opts.Yes, "Publish this link?"); err != nil {
+		return err
 	}
-	blob, key, err := share.Seal(p)
+	rec, err := opts.Publish(ctx, hc, s.ID, p, expires)
 	if err != nil {
 		return err
 	}
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, Result{ID: rec.ID, Link: rec.Link, Hub: hc.URL, SessionID: s.ID, ExpiresAt: rec.ExpiresAt, Preview: pv})
+	}
+	fmt.Fprintln(opts.IO.Out, rec.Link)
+	fmt.Fprintf(opts.IO.ErrWrapped(), "Shared as %s until %s. Anyone with the whole link can read it; 'loom share revoke %s' ends it.\n",
+		rec.ID, rec.ExpiresAt.Local().Format("Jan 2, 2006 15:04 MST"), rec.ID)
+	return nil
+}
+
+// Ask asks question once what will be shared was said, unless yes:
+// off a terminal, without yes, nothing is published (a usage error that
+// says so), and a no is an error that says nothing was shared.
+func Ask(ctx context.Context, ios *term.IOStreams, yes bool, question string) error {
+	if yes {
+		return nil
+	}
+	if !ios.CanPrompt() {
+		return command.UsageErrorf("not on a terminal, so not asked: check the preview above, then run the same again with --yes to publish (nothing was sent)")
+	}
+	ok, err := term.Confirm(ctx, ios, question)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintln(ios.ErrOut, "Nothing was shared.")
+		return &command.SilentError{Code: command.ExitError}
+	}
+	return nil
+}
+
+// Publish seals p, a page of session sessionID built by share.Build
+// (through the secrets gate: Options.Redact), publishes it through hc
+// until expires, and remembers the link here (loom share list shows
+// it, loom share revoke ends it).
+func (e *Env) Publish(ctx context.Context, hc *share.Client, sessionID string, p *share.Payload, expires time.Time) (Record, error) {
+	blob, key, err := share.Seal(p)
+	if err != nil {
+		return Record{}, err
+	}
 	if len(blob) > loom.MaxShareBytes {
-		return loom.Errorf(loom.EINVALID, "this share is %s sealed, more than a hub keeps (%s): share fewer turns (--turns) or leave messages out (--exclude)", mib(len(blob)), mib(loom.MaxShareBytes))
+		return Record{}, loom.Errorf(loom.EINVALID, "this share is %s sealed, more than a hub keeps (%s): share fewer turns (--turns) or leave messages out (--exclude)", mib(len(blob)), mib(loom.MaxShareBytes))
 	}
 	sh, err := hc.Create(ctx, blob, expires)
 	if err != nil {
-		return fmt.Errorf("%w (nothing was published)", err)
+		return Record{}, fmt.Errorf("%w (nothing was published)", err)
 	}
 	link := share.Link(hc.URL, sh.ID, key)
-	rec := Record{ID: sh.ID, Hub: hc.URL, Link: link, SessionID: s.ID, Title: p.Title, Turns: p.Turns, CreatedAt: sh.CreatedAt, ExpiresAt: sh.ExpiresAt}
-	if err := remember(opts.Dirs, opts.IO.ErrOut, opts.User, func(rs []Record) []Record { return append(rs, rec) }); err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "loom: warning: the link works but is not remembered here (loom share list will not show it): %v\n", err)
+	rec := Record{ID: sh.ID, Hub: hc.URL, Link: link, SessionID: sessionID, Title: p.Title, Turns: p.Turns, CreatedAt: sh.CreatedAt, ExpiresAt: sh.ExpiresAt}
+	if err := remember(e.Dirs, e.IO.ErrOut, e.User, func(rs []Record) []Record { return append(rs, rec) }); err != nil {
+		fmt.Fprintf(e.IO.ErrOut, "loom: warning: the link works but is not remembered here (loom share list will not show it): %v\n", err)
 	}
-	if opts.JSON {
-		return command.WriteJSON(opts.IO.Out, Result{ID: sh.ID, Link: link, Hub: hc.URL, SessionID: s.ID, ExpiresAt: sh.ExpiresAt, Preview: pv})
-	}
-	fmt.Fprintln(opts.IO.Out, link)
-	fmt.Fprintf(opts.IO.ErrWrapped(), "Shared as %s until %s. Anyone with the whole link can read it; 'loom share revoke %s' ends it.\n",
-		sh.ID, sh.ExpiresAt.Local().Format("Jan 2, 2006 15:04 MST"), sh.ID)
-	return nil
+	return rec, nil
 }
 
 func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

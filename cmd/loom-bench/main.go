@@ -68,6 +68,8 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -138,6 +140,11 @@ func main() {
 	captureRun := flag.Bool("capture", false, "instead: measure capture's latency: `loom capture run` as its own process, -capture-sessions sessions of Claude Code, Codex and Gemini CLI written into their directories about -capture-gap apart, each timed from its writing to its import recorded in the store, beside a file notification watcher told of the same writes")
 	captureSessions := flag.Int("capture-sessions", 300, "sessions -capture writes")
 	captureGap := flag.Duration("capture-gap", 500*time.Millisecond, "mean gap between two sessions -capture writes")
+	blameRun := flag.Bool("blame", false, "instead: time loom blame of -blame-file in the work tree -blame-repo as whole processes (-loom), cold and repeated, with stores of -blame-editors sessions that edited the file, beside plain git blame in the same run")
+	blameRepo := flag.String("blame-repo", "", "the git work tree -blame blames in")
+	blameFile := flag.String("blame-file", "", "the file of -blame-repo -blame blames")
+	blameEditors := flag.String("blame-editors", "3,450,1500", "the counts of sessions that edited the file, a store each (generated once under -db's directory)")
+	blameRuns := flag.Int("blame-runs", 7, "rounds of -blame")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
 	flag.Parse()
 	if *locomo != "" || *longmemeval != "" {
@@ -156,6 +163,22 @@ func main() {
 			err = retrievalMain(context.Background(), os.Stdout, filepath.Dir(c.db), set, o)
 		}
 		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *blameRun {
+		var editors []int
+		for _, f := range strings.Split(*blameEditors, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				fmt.Fprintf(os.Stderr, "bench: -blame-editors %q: want counts such as 3,450,1500\n", *blameEditors)
+				os.Exit(2)
+			}
+			editors = append(editors, n)
+		}
+		if err := blameMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *blameRepo, *blameFile, editors, *blameRuns); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
