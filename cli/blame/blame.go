@@ -192,7 +192,7 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	es, ok := command.Underlying(st).(loom.EditStore)
+	es, ok := st.(loom.EditStore)
 	if !ok {
 		es = noEdits{}
 	}
@@ -207,7 +207,7 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 			u := &blame.Union{Sources: []blame.Source{{Store: es, Member: func(string) string { return me }}}}
 			o.stores, o.teams = []loom.Store{st}, []string{""}
 			for _, t := range teams {
-				tes, ok := command.Underlying(t.Store).(loom.EditStore)
+				tes, ok := t.Store.(loom.EditStore)
 				if !ok {
 					continue
 				}

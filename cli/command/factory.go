@@ -27,6 +27,7 @@ import (
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/semantic"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/teamrun"
 )
 
@@ -45,8 +46,11 @@ type Factory struct {
 	Getwd func() (string, error)
 	// OpenStore opens the store a URL or path names, for what access
 	// says the command will do with it. A store that does not exist
-	// (with AccessRead or AccessWrite) is an ENOTFOUND error.
-	OpenStore func(ctx context.Context, url string, access Access) (loom.Store, error)
+	// (with AccessRead or AccessWrite) is an ENOTFOUND error. Options
+	// set how the store writes: with [secrets] redact_on_write, the
+	// invocation passes sessionstore.Redacting, which the engine's
+	// store applies to every write.
+	OpenStore func(ctx context.Context, url string, access Access, opts ...sessionstore.Option) (loom.Store, error)
 	// Now returns the current time, for ages shown to the user.
 	Now func() time.Time
 	// Version, Commit and Date are what a release build stamps into the
@@ -179,14 +183,6 @@ func (f *Factory) Home() string {
 	}
 	home, _ := os.UserHomeDir()
 	return home
-}
-
-// Underlying returns the store st wraps (a secrets.Store redacting what
-// is written), st itself when it wraps none: for what only the engine's
-// store provides, such as tokens and sync.
-func Underlying(st loom.Store) loom.Store {
-	under, _ := loom.StoreAs[loom.Store](st)
-	return under
 }
 
 // ServeConfig is what loom serve hands to the HTTP server that main

@@ -168,7 +168,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tokens, ok := command.Underlying(st).(loom.TokenStore)
+	tokens, ok := st.(loom.TokenStore)
 	if !ok {
 		return fmt.Errorf("this store keeps no access tokens, so it cannot be served")
 	}
