@@ -130,7 +130,7 @@ type Store interface {
 }
 
 // StoreAs is the innermost of st and the stores it wraps that is a T: a
-// store that wraps another (as secrets' redacting store and gate do)
+// store that wraps another (as secrets' gate does)
 // returns it from Unwrap() Store. It finds what only an engine's store
 // provides (the edit index, tokens, sync) under the wrappers; with T
 // Store it is the engine's store itself.

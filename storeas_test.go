@@ -10,7 +10,7 @@ import (
 )
 
 // StoreAs finds the engine's store, and what only it provides, under a
-// redacting store and a secrets gate; a store that keeps no such thing
+// secrets gate; a store that keeps no such thing
 // finds nothing.
 func TestStoreAs(t *testing.T) {
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "sessions.db"))
@@ -19,8 +19,8 @@ func TestStoreAs(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	d := secrets.Default()
-	wrapped := d.Gate(&secrets.Store{Store: st, Detector: d})
-	for name, s := range map[string]loom.Store{"the engine's store": st, "a gate over a redacting store": wrapped} {
+	wrapped := d.Gate(st)
+	for name, s := range map[string]loom.Store{"the engine's store": st, "a gate": wrapped} {
 		if es, ok := loom.StoreAs[loom.EditStore](s); !ok || es != loom.EditStore(st) {
 			t.Errorf("%s: the edit index %v, %v; want the engine's", name, es, ok)
 		}

@@ -116,3 +116,19 @@ func ValidSyncBatch(recs []SyncRecord) error {
 	}
 	return nil
 }
+
+// HubLocks is a hub's store that several hub processes share
+// (PostgreSQL): what one process holds, every other one sees, and a
+// process that dies holds nothing any more. A hub whose store is one
+// (docs/sync.md, "A hub of several processes") counts each user's pushes
+// and serializes a user's first push over all its processes, not in its
+// own memory.
+type HubLocks interface {
+	// TakePush takes one of slots places for a push of user's in scope
+	// ("sync", "team"), held until release over every process on the
+	// store; ok is false when all slots are held.
+	TakePush(ctx context.Context, scope, user string, slots int) (release func(), ok bool, err error)
+	// LockUser waits for user's lock named name, held until unlock over
+	// every process on the store, or until ctx is done.
+	LockUser(ctx context.Context, name, user string) (unlock func(), err error)
+}

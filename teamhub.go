@@ -28,8 +28,13 @@ type TeamHub interface {
 	// TeamRecords returns up to limit of host's records after index
 	// after, in order.
 	TeamRecords(ctx context.Context, team, host string, after int64, limit int) ([]TeamRecord, error)
-	// TeamHosts returns what the hub holds of each writer of the team.
+	// TeamHosts returns what the hub holds of each writer of the team:
+	// last index, records and bytes, counted over the team's records.
 	TeamHosts(ctx context.Context, team string) ([]SyncHost, error)
+	// TeamLasts returns each writer of the team with its last index only
+	// (Records and Bytes zero): what a member's sync asks at every pull,
+	// read off the index without counting the team's records.
+	TeamLasts(ctx context.Context, team string) ([]SyncHost, error)
 }
 
 // TeamEntry is one entry of a team's chain as the hub keeps it.

@@ -76,7 +76,11 @@ type Line struct {
 	// Evidence says, for an agent's line not put in by an edit whose
 	// text holds it, what it rests on: EvidenceShell or EvidenceProgram.
 	Evidence string `json:"evidence,omitempty"`
-	Text     string `json:"text"`
+	// Member is the team member whose session wrote the line, when the
+	// blame read a team's sessions (Union); one's own sessions are
+	// named by one's name in the team.
+	Member string `json:"member,omitempty"`
+	Text   string `json:"text"`
 }
 
 // Result is a file blamed.
@@ -254,6 +258,13 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 			}
 		}
 	}
+	if u, ok := b.Store.(*Union); ok {
+		for i := range res.Lines {
+			if l := &res.Lines[i]; l.SessionID != "" {
+				l.Member = u.Member(l.SessionID)
+			}
+		}
+	}
 	if len(b.Traces) > 0 {
 		applyTraces(ctx, g, rel, rev, res.Lines, b.Traces)
 	}
@@ -305,6 +316,9 @@ func (b *Blamer) index(ctx context.Context) error {
 		return nil
 	}
 	b.indexed = true
+	if u, ok := b.Store.(*Union); ok {
+		return u.Index(ctx)
+	}
 	_, err := fileedit.Index(ctx, b.Store)
 	if err != nil && loom.ErrorCode(err) == loom.EINVALID {
 		return nil

@@ -48,9 +48,6 @@ type PRSession struct {
 	Sessions
 	Title   string  `json:"title,omitempty"`
 	CostUSD float64 `json:"cost_usd"`
-	// Member is the team member whose session it is ("" without a
-	// team: the user's own).
-	Member string `json:"member,omitempty"`
 	// Share is a share link of the session, when one was asked for.
 	Share string `json:"share,omitempty"`
 }
@@ -146,10 +143,17 @@ func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, erro
 				continue
 			}
 			addSession(ss, f, l)
+			if l.Member != "" && pr.ByMember == nil {
+				pr.ByMember = map[string]Tally{}
+			}
 			for _, m := range []struct {
 				by  map[string]Tally
 				key string
-			}{{pr.ByAgent, l.Agent}, {pr.ByModel, l.Model}} {
+			}{{pr.ByAgent, l.Agent}, {pr.ByModel, l.Model}, {pr.ByMember, l.Member}} {
+				if m.by == nil {
+					// No member: the sessions read were one's own alone.
+					continue
+				}
 				t := m.by[m.key]
 				t.Add(l.Kind)
 				m.by[m.key] = t

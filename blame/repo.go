@@ -69,13 +69,16 @@ type Sessions struct {
 	Lines     int      `json:"lines"`
 	Mixed     int      `json:"mixed"`
 	Files     []string `json:"files"`
+	// Member is the team member whose session it is, when a team's
+	// sessions were read ("" otherwise).
+	Member string `json:"member,omitempty"`
 }
 
 // addSession counts line l (an agent's or mixed) of file in ss.
 func addSession(ss map[string]*Sessions, file string, l *Line) {
 	s := ss[l.SessionID]
 	if s == nil {
-		s = &Sessions{SessionID: l.SessionID, Agent: l.Agent, Model: l.Model}
+		s = &Sessions{SessionID: l.SessionID, Agent: l.Agent, Model: l.Model, Member: l.Member}
 		ss[l.SessionID] = s
 	}
 	if l.Kind == Mixed {

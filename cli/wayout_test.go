@@ -128,7 +128,7 @@ func TestEveryWayOut(t *testing.T) {
 
 	t.Run("every route is classified", func(t *testing.T) {
 		t.Parallel()
-		routes := server.New(server.Config{MCP: &mcp.Config{}, Blame: &server.BlameConfig{}}).Routes()
+		routes := server.New(server.Config{MCP: &mcp.Config{}, Blame: &server.BlameConfig{}, Team: &server.TeamConfig{}}).Routes()
 		if len(routes) < 20 || !slices.Contains(routes, "/mcp") {
 			t.Fatalf("the server lists %d routes: %q", len(routes), routes)
 		}
@@ -379,6 +379,7 @@ var routeWays = map[string]class{
 	"GET /usage":                         by(rowDashboard),
 	"GET /insights":                      by(rowDashboard),
 	"GET /blame":                         by(rowDashboard), // the owner's files; titles and prompts through the gate
+	"GET /team":                          by(rowDashboard), // loom serve --team: the team's store, titles of sessions the members' gates passed
 	"GET /s/{id}":                        by(rowDashboard),
 	"GET /s/{id}/m/{seq}":                by(rowDashboard),
 	"GET /s/{id}/usage":                  by(rowDashboard),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -50,7 +51,13 @@ type Edge struct {
 	// Push takes a place for one of user's pushes, given back by
 	// release, or refuses it past the limits (MaxPushesPerUser,
 	// MaxPushes).
-	Push func(user string) (release func(), err error)
+	// A hub of several processes on one store counts a user's pushes
+	// over all of them (loom.HubLocks).
+	Push func(ctx context.Context, user string) (release func(), err error)
+	// Locks, when the store is shared by several hub processes, holds
+	// what must hold over all of them (a user's first push); nil for a
+	// store of one process.
+	Locks loom.HubLocks
 }
 
 // Handler serves the hub's endpoints, HostsPath and RecordsPath, over a
@@ -203,7 +210,7 @@ func (h *Handler) push(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user := h.edge.User(r)
-	release, err := h.edge.Push(user)
+	release, err := h.edge.Push(r.Context(), user)
 	if err != nil {
 		h.edge.Error(w, r, err)
 		return
@@ -217,10 +224,12 @@ func (h *Handler) push(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := h.edge.Bounded(r.Context())
 	defer cancel()
 	r = r.WithContext(ctx)
-	if err := h.keys.check(ctx, st, user, recs); err != nil {
+	unlock, err := h.keys.check(ctx, st, h.edge.Locks, user, recs)
+	if err != nil {
 		h.edge.Error(w, r, err)
 		return
 	}
+	defer unlock()
 	stored, err := st.PutSyncRecords(ctx, user, recs)
 	if err != nil {
 		h.edge.Error(w, r, err)
@@ -328,6 +337,10 @@ func bodyError(err error) error {
 	switch {
 	case errors.As(err, &mbe), errors.As(err, &coded):
 		return err
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The connection's read deadline passed: a slow link or a busy
+		// hub, not a bad body. The server answers it as one to retry.
+		return fmt.Errorf("read the push: %w", err)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return loom.Errorf(loom.EINVALID, "request body ends before its JSON does")
 	}

@@ -204,8 +204,15 @@ func (h *TeamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
 	writeJSON(h.edge, w, r, Entry{Seq: in.Seq}, false)
 }
 
+// hosts answers each writer's last index; with ?counts=1, also its
+// records and bytes, which cost a scan of the team's records (a member's
+// sync asks for the last indexes only, at every pull).
 func (h *TeamHandler) hosts(w http.ResponseWriter, r *http.Request) {
-	hs, err := h.st.TeamHosts(r.Context(), r.PathValue("team"))
+	list := h.st.TeamLasts
+	if r.URL.Query().Get("counts") == "1" {
+		list = h.st.TeamHosts
+	}
+	hs, err := list(r.Context(), r.PathValue("team"))
 	if err != nil {
 		h.edge.Error(w, r, err)
 		return
@@ -239,7 +246,7 @@ func (h *TeamHandler) records(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *TeamHandler) push(w http.ResponseWriter, r *http.Request) {
-	release, err := h.edge.Push(h.edge.User(r))
+	release, err := h.edge.Push(r.Context(), h.edge.User(r))
 	if err != nil {
 		h.edge.Error(w, r, err)
 		return
@@ -328,7 +335,8 @@ func (c *Client) AppendTeamEntry(ctx context.Context, id string, seq int64, entr
 	return c.call(ctx, http.MethodPost, TeamPath(id)+"/chain", b, &out)
 }
 
-// TeamHosts returns what the hub holds of each writer of the team.
+// TeamHosts returns each writer of the team with its last index (the
+// hub counts records and bytes only when asked, with ?counts=1).
 func (c *Client) TeamHosts(ctx context.Context, id string) ([]loom.SyncHost, error) {
 	var out Hosts
 	if err := c.call(ctx, http.MethodGet, TeamPath(id)+"/hosts", nil, &out); err != nil {

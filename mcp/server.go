@@ -34,6 +34,9 @@ import (
 
 // Config is what the tools read and whom they serve.
 type Config struct {
+	// Team says the store is a team's (loom mcp --team): the usage
+	// tool's reports are by member unless another breakdown is asked.
+	Team bool
 	// Store returns the store to read. It is called for every tool call,
 	// so that a store created after the server started is found.
 	Store func(ctx context.Context) (loom.Store, error)

@@ -8,6 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomhq/loom/report"
+	"github.com/loomhq/loom/teamrun"
 )
 
 func (t *tools) usage() tool {
@@ -19,7 +20,7 @@ func (t *tools) usage() tool {
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {
 		"by": {"type": "string", "enum": ["day", "week", "month", "block", "session"], "default": "day", "description": "The period of each row; session makes one row per session (period is its id, title its title)."},
 		"start_of_week": {"type": "string", "description": "First day of a week (by week): monday (the default, ISO weeks) … sunday."},
-		"breakdown": {"type": "string", "enum": ["model", "agent", "project"], "description": "Split each period by model, agent (loom's cli, claude-code, codex, gemini, opencode, …) or project."},
+		"breakdown": {"type": "string", "enum": ["model", "agent", "project", "member"], "description": "Split each period by model, agent (loom's cli, claude-code, codex, gemini, opencode, …), project, or member (of a team's sessions, loom mcp --team, where it is the default)."},
 		"since": {"type": "string", "description": "From this time on: a date (2026-11-01), an RFC 3339 time, or an age such as 7d."},
 		"until": {"type": "string", "description": "Up to this time; a date means the end of that day."},
 		"tz": {"type": "string", "description": "IANA time zone days are cut in, e.g. Europe/Berlin or UTC. Default: the server's local zone."},
@@ -55,6 +56,12 @@ func (t *tools) runUsage(ctx context.Context, c *call) (*result, error) {
 		o.ProjectID = project.ID
 	}
 	o.Prices = t.cfg.Prices
+	if t.cfg.Team {
+		o.Member = teamrun.MemberOf(ctx, c.st)
+		if o.Breakdown == "" {
+			o.Breakdown = report.ByMember
+		}
+	}
 	rep, err := report.Build(ctx, c.st, o)
 	if err != nil {
 		return nil, err

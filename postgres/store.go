@@ -70,6 +70,11 @@ type Store struct {
 	// tried to analyze them (see analyzeImported).
 	analyzed atomic.Bool
 
+	// locks is the pool of the connections that hold the hub's locks
+	// (hublocks.go), made at the first.
+	locksMu sync.Mutex
+	locks   *pgxpool.Pool
+
 	closeOnce sync.Once
 	close     func()
 }
@@ -86,7 +91,8 @@ func IsURL(dsn string) bool {
 // add search_path=NAME to the URL to keep loom in a schema of its own.
 // One parameter of the URL is loom's and is not sent to the server:
 // lease_ttl=DURATION (a Go duration, such as 10s) sets LeaseTTL.
-func Open(ctx context.Context, url string) (*Store, error) {
+// Options set how its writes go (sessionstore.Redacting).
+func Open(ctx context.Context, url string, opts ...sessionstore.Option) (*Store, error) {
 	if !IsURL(url) {
 		return nil, loom.Errorf(loom.EINVALID, "not a PostgreSQL URL (want postgres://… or postgresql://…)")
 	}
@@ -98,7 +104,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, loom.Errorf(loom.EINVALID, "database URL: %s", err)
 	}
-	s, err := OpenConfig(ctx, cfg)
+	s, err := OpenConfig(ctx, cfg, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +137,7 @@ func leaseTTL(raw string) (string, time.Duration, error) {
 // OpenConfig is Open with a pool configuration built by the caller, for
 // settings a URL cannot carry (TLS material, an AfterConnect hook). The
 // store has a pool of its own, closed by Close.
-func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
+func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...sessionstore.Option) (*Store, error) {
 	cfg = cfg.Copy()
 	after := cfg.AfterConnect
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
@@ -146,7 +152,7 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", describe(cfg), err)
 	}
-	s, err := OpenPool(ctx, pool)
+	s, err := OpenPool(ctx, pool, opts...)
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open %s: %w", describe(cfg), connectFailure(err))
@@ -161,7 +167,7 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
 // keeps several handles on a database without a connection each. The
 // pool's connections keep the caller's settings: Open and OpenConfig
 // also turn off the server's compiling of queries (see noJIT).
-func OpenPool(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
+func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts ...sessionstore.Option) (*Store, error) {
 	if err := migrateSchema(ctx, pool); err != nil {
 		return nil, err
 	}
@@ -172,7 +178,7 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
 		holder:   sessionstore.NewHolder(),
 		close:    func() {},
 	}
-	s.Store = sessionstore.New(engine{s})
+	s.Store = sessionstore.New(engine{s}, opts...)
 	return s, nil
 }
 
@@ -243,7 +249,14 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // Locks this handle holds stay until their leases are released or
 // expire. Closing twice is harmless.
 func (s *Store) Close() error {
-	s.closeOnce.Do(s.close)
+	s.closeOnce.Do(func() {
+		s.locksMu.Lock()
+		if s.locks != nil {
+			s.locks.Close()
+		}
+		s.locksMu.Unlock()
+		s.close()
+	})
 	return nil
 }
 

@@ -115,4 +115,26 @@ func (s *Store) TeamHosts(ctx context.Context, team string) ([]loom.SyncHost, er
 	})
 }
 
+// TeamLasts implements loom.TeamHub: the team's writers, one index probe
+// each (a skip over the primary key), and each one's last index, another:
+// a few hundred probes for a few hundred writers, whatever the number
+// of records.
+func (s *Store) TeamLasts(ctx context.Context, team string) ([]loom.SyncHost, error) {
+	rows, err := s.pool.Query(ctx, `WITH RECURSIVE w (host_id) AS (
+			(SELECT host_id FROM team_records WHERE team_id = $1 ORDER BY host_id LIMIT 1)
+			UNION ALL
+			SELECT (SELECT r.host_id FROM team_records r WHERE r.team_id = $1 AND r.host_id > w.host_id ORDER BY r.host_id LIMIT 1)
+			FROM w WHERE w.host_id IS NOT NULL)
+		SELECT w.host_id, (SELECT max(r.idx) FROM team_records r WHERE r.team_id = $1 AND r.host_id = w.host_id)
+		FROM w WHERE w.host_id IS NOT NULL ORDER BY w.host_id`, team)
+	if err != nil {
+		return nil, fmt.Errorf("team %s: hosts: %w", team, err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.SyncHost, error) {
+		var h loom.SyncHost
+		err := r.Scan(&h.Host, &h.Last)
+		return h, err
+	})
+}
+
 var _ loom.TeamHub = (*Store)(nil)

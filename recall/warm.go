@@ -54,6 +54,10 @@ type Answer struct {
 // that is not its own.
 var ErrOtherStore = errors.New("a warm recall of another store")
 
+// ErrNotAnswering is Ask's error when no warm recall listens on the
+// socket (a capture that ended left it).
+var ErrNotAnswering = errors.New("no warm recall answers")
+
 // WarmSocket is where the warm recall of a loom whose state directory
 // is state listens.
 func WarmSocket(state string) string { return filepath.Join(state, "recall", "warm.sock") }
@@ -134,7 +138,7 @@ func Ask(ctx context.Context, path string, q Question) (*Answer, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrNotAnswering, err)
 	}
 	defer c.Close()
 	if dl, ok := ctx.Deadline(); ok {
@@ -179,6 +183,10 @@ func Answerer(store string, st loom.Store, redact func() *secrets.Detector) func
 			o.Redact = detector()
 		}
 		res, err := Recall(ctx, st, o)
+		if err != nil && ctx.Err() != nil {
+			// Out of time: nothing, as a hook gives nothing then.
+			return Answer{Partial: true}
+		}
 		if err != nil {
 			return Answer{Error: err.Error()}
 		}

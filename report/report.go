@@ -44,6 +44,9 @@ const (
 	ByModel   = "model"
 	ByAgent   = "agent"
 	ByProject = "project"
+	// ByMember splits a team's report by the member whose sessions they
+	// are (Options.Member names them).
+	ByMember = "member"
 )
 
 // BlockLength is the length of a billing block: subscription plans
@@ -66,8 +69,11 @@ type Options struct {
 	// WeekStart is the first day of a week; nil is Monday, as ISO
 	// weeks start (see StartOfWeek).
 	WeekStart *time.Weekday
-	// Breakdown is "", ByModel, ByAgent or ByProject.
+	// Breakdown is "", ByModel, ByAgent, ByProject or ByMember.
 	Breakdown string
+	// Member names the member whose session sessionID is, in a team's
+	// report (ByMember needs it).
+	Member func(sessionID string) string
 	// Since and Until bound the messages counted: [Since, Until).
 	Since, Until time.Time
 	// Location is the time zone days, weeks and months are cut in
@@ -87,9 +93,9 @@ func (o Options) Check() error {
 		return loom.Errorf(loom.EINVALID, "unknown period %q: use day, week, month, block or session", o.By)
 	}
 	switch o.Breakdown {
-	case "", ByModel, ByAgent, ByProject:
+	case "", ByModel, ByAgent, ByProject, ByMember:
 	default:
-		return loom.Errorf(loom.EINVALID, "unknown breakdown %q: use model, agent or project", o.Breakdown)
+		return loom.Errorf(loom.EINVALID, "unknown breakdown %q: use model, agent, project or member", o.Breakdown)
 	}
 	if !o.Since.IsZero() && !o.Until.IsZero() && !o.Until.After(o.Since) {
 		return loom.Errorf(loom.EINVALID, "--until must be after --since")
@@ -157,9 +163,10 @@ func (t *Totals) round() {
 	}
 }
 
-// Part is one model's, agent's or project's share of a row.
+// Part is one model's, agent's, project's or member's share of a row.
 type Part struct {
-	// Key is provider:model, the surface, or the project id.
+	// Key is provider:model, the surface, the project id or the
+	// member's name.
 	Key  string `json:"key"`
 	Name string `json:"name"`
 	Totals
@@ -296,6 +303,9 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
+	if o.Breakdown == ByMember && o.Member == nil {
+		return nil, loom.Errorf(loom.EINVALID, "a breakdown by member is of a team's sessions: add --team NAME")
+	}
 	loc := o.Location
 	if loc == nil {
 		loc = time.Local
@@ -305,7 +315,7 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 		now = time.Now()
 	}
 	slices, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: o.UserID, ProjectID: o.ProjectID, Surface: o.Agent,
-		BySession: o.By == Session, Since: o.Since, Until: o.Until, LongContext: pricing.LongContextTokens})
+		BySession: o.By == Session || o.Breakdown == ByMember, Since: o.Since, Until: o.Until, LongContext: pricing.LongContextTokens})
 	if err != nil {
 		return nil, err
 	}
@@ -382,6 +392,12 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 			if name == "" {
 				name = "(no project)"
 			}
+		case ByMember:
+			key = o.Member(s.SessionID)
+			if key == "" {
+				key = "(unknown member)"
+			}
+			name = key
 		}
 		if parts[row] == nil {
 			parts[row] = map[string]*Part{}

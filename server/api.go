@@ -479,6 +479,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o.ProjectID, o.Prices = q.str("project"), s.prices()
+	s.memberOf(r.Context(), &o)
 	rep, err := report.Build(r.Context(), s.st, o)
 	if err != nil {
 		s.writeError(w, r, err)

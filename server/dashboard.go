@@ -38,6 +38,9 @@ func (s *Server) dashboardRoutes(mux *router) {
 	if s.cfg.Blame != nil {
 		mux.HandleFunc("GET /blame", s.page(s.blamePage))
 	}
+	if s.cfg.Team != nil {
+		mux.HandleFunc("GET /team", s.page(s.teamPage))
+	}
 	mux.HandleFunc("GET /s/{id}", s.page(s.sessionPage))
 	mux.HandleFunc("GET /s/{id}/m/{seq}", s.page(s.messageFragment))
 	mux.HandleFunc("GET /s/{id}/usage", s.page(s.usageFragment))
@@ -171,12 +174,17 @@ type layoutData struct {
 	// Blame says whether the user may blame files here (the navigation
 	// links the page).
 	Blame bool
-	Body  any
+	// Team names the team whose store is served ("" for one's own).
+	Team string
+	Body any
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, d layoutData) {
 	d.User = userOf(r)
 	d.Blame = s.blameFor(d.User)
+	if s.cfg.Team != nil {
+		d.Team = s.cfg.Team.Name
+	}
 	var b bytes.Buffer
 	if err := s.pages.render(&b, name, d); err != nil {
 		s.log.Error("render page", "page", name, "err", err)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/loomhq/loom"
 )
 
 // Defaults of the server's limits (Config).
@@ -90,9 +93,14 @@ func newLimiter(what string, perUser, total int) *limiter {
 // acquire takes a place for user; release gives it back (once, however
 // often it is called).
 func (l *limiter) acquire(user string) (release func(), err error) {
+	return l.take(user, l.perUser)
+}
+
+// take is acquire with a limit per user of perUser (0: none).
+func (l *limiter) take(user string, perUser int) (release func(), err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.perUser > 0 && l.byUser[user] >= l.perUser {
+	if perUser > 0 && l.byUser[user] >= perUser {
 		return nil, l.refuse(codedError(eTooMany, "you have %d %s, the most one user may; retry when one has ended", l.byUser[user], l.what))
 	}
 	if l.total > 0 && l.n >= l.total {
@@ -111,6 +119,48 @@ func (l *limiter) acquire(user string) (release func(), err error) {
 			}
 		})
 	}, nil
+}
+
+// pushLimit counts a hub's pushes of scope ("sync", "team") that run at
+// once, per user and in this process. With locks (a store that hub
+// processes share) a user's count is held there, over every process, so
+// that a second process does not double it; the total, which bounds
+// this process's memory, is this process's own either way.
+type pushLimit struct {
+	l     *limiter
+	locks loom.HubLocks
+	scope string
+}
+
+func newPushLimit(what, scope string, perUser, total int, locks loom.HubLocks) *pushLimit {
+	l := newLimiter(what, perUser, total)
+	// A push's place is free again within a second or so, the time to
+	// store a batch: a machine refused comes back after one.
+	l.after = time.Second
+	return &pushLimit{l: l, locks: locks, scope: scope}
+}
+
+// acquire takes a place for one of user's pushes, as limiter.acquire
+// does.
+func (p *pushLimit) acquire(ctx context.Context, user string) (release func(), err error) {
+	if p.locks == nil || p.l.perUser <= 0 {
+		return p.l.acquire(user)
+	}
+	perUser := p.l.perUser
+	mine, err := p.l.take(user, 0)
+	if err != nil {
+		return nil, err
+	}
+	held, ok, err := p.locks.TakePush(ctx, p.scope, user, perUser)
+	switch {
+	case err != nil:
+		mine()
+		return nil, retryLater(codedError(eUnavailable, "the hub cannot count your pushes: %v; retry later", err))
+	case !ok:
+		mine()
+		return nil, p.l.refuse(codedError(eTooMany, "you have %d %s, the most one user may; retry when one has ended", perUser, p.l.what))
+	}
+	return func() { held(); mine() }, nil
 }
 
 // bounded returns ctx with the request timeout, for the store reads of
@@ -136,6 +186,10 @@ func (s *Server) withTimeout(next http.HandlerFunc) http.HandlerFunc {
 // read slower than the request timeout) into a 503 that says so, with
 // Retry-After; other errors are returned as they are.
 func (s *Server) timedOut(r *http.Request, err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		s.log.Warn("request body not read within the read timeout", "method", r.Method, "path", r.URL.Path, "timeout", s.cfg.ReadTimeout)
+		return retryLater(codedError(eUnavailable, "the request's body did not arrive within %s; retry later", s.cfg.ReadTimeout))
+	}
 	if err2 := s.timedOutIn(r.Context(), err); err2 != err {
 		s.log.Warn("request timed out", "method", r.Method, "path", r.URL.Path, "timeout", s.cfg.RequestTimeout)
 		return err2

@@ -78,7 +78,7 @@ func newPages() *pages {
 			return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}})
 	base = template.Must(base.ParseFS(assets, "assets/templates/layout.html"))
-	for _, name := range []string{"login", "sessions", "session", "search", "usage", "insights", "blame", "error"} {
+	for _, name := range []string{"login", "sessions", "session", "search", "usage", "insights", "blame", "team", "error"} {
 		t := template.Must(template.Must(base.Clone()).ParseFS(assets, "assets/templates/"+name+".html"))
 		p.byName[name] = t
 	}

@@ -48,6 +48,9 @@ type Config struct {
 	// repositories: to Blame.Owner alone, and only files under the
 	// roots of projects their sessions worked in.
 	Blame *BlameConfig
+	// Team, when set, is the team whose store Store is (loom serve
+	// --team): the dashboard has a team page, and usage splits by member.
+	Team *TeamConfig
 	// Searcher runs GET /api/v1/search and the dashboard's search (nil:
 	// one that ranks Store's hits by keywords).
 	Searcher *semantic.Searcher

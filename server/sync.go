@@ -1,8 +1,6 @@
 package server
 
 import (
-	"time"
-
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/hub"
 )
@@ -16,10 +14,7 @@ func (s *Server) syncRoutes(mux *router) {
 	if st == nil {
 		st, _ = s.st.(loom.SyncStore)
 	}
-	// A push's place is free again within a second or so, the time to
-	// store a batch: a machine refused comes back after one.
-	pushes := newLimiter("sync pushes running", hub.MaxPushesPerUser, hub.MaxPushes)
-	pushes.after = time.Second
+	pushes := newPushLimit("sync pushes running", "sync", hub.MaxPushesPerUser, hub.MaxPushes, s.hubLocks())
 	hub.NewHandler(st, hub.Edge{
 		Authorized: s.authorized,
 		User:       userOf,
@@ -27,5 +22,17 @@ func (s *Server) syncRoutes(mux *router) {
 		Error:      s.writeHubError,
 		TooLarge:   func(msg string) error { return codedError(eTooLarge, "%s", msg) },
 		Push:       pushes.acquire,
+		Locks:      s.hubLocks(),
 	}).Mount(mux)
+}
+
+// hubLocks returns the locks of the hub's store when its processes share
+// it (PostgreSQL), nil otherwise: Config.Sync's, else the store's.
+func (s *Server) hubLocks() loom.HubLocks {
+	if s.cfg.Sync != nil {
+		l, _ := s.cfg.Sync.(loom.HubLocks)
+		return l
+	}
+	l, _ := loom.StoreAs[loom.HubLocks](s.st)
+	return l
 }

@@ -16,7 +16,7 @@ func (s *Server) teamRoutes(mux *router) {
 			st = t
 		}
 	}
-	pushes := newLimiter("team pushes running", hub.MaxPushesPerUser, hub.MaxPushes)
+	pushes := newPushLimit("team pushes running", "team", hub.MaxPushesPerUser, hub.MaxPushes, s.hubLocks())
 	hub.NewTeamHandler(st, hub.Edge{
 		Authorized: s.authorized,
 		User:       userOf,

@@ -44,7 +44,7 @@ var usageRanges = []int{7, 30, 90, 365}
 type usageData struct {
 	Days    int
 	Ranges  []int
-	Stack   string // report.ByAgent or report.ByModel
+	Stack   string // report.ByAgent, report.ByModel or (a team's) report.ByMember
 	TZ      string
 	Since   time.Time
 	Report  *report.Report
@@ -113,7 +113,12 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 	ctx, user := r.Context(), userOf(r)
 	q := newQuery(r)
 	d := usageData{Days: q.int("days", usageDefaultDays, 1, usageMaxDays), Ranges: usageRanges, Stack: q.str("by")}
-	if d.Stack != report.ByModel {
+	switch {
+	case d.Stack == report.ByModel:
+	case s.cfg.Team != nil && (d.Stack == report.ByMember || d.Stack == ""):
+		// A team's usage is by member unless another split is asked.
+		d.Stack = report.ByMember
+	default:
 		d.Stack = report.ByAgent
 	}
 	loc := q.zone()
@@ -128,6 +133,7 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 	// The day report and the block report read the same slices.
 	src := report.Cached(s.st)
 	o := report.Options{UserID: user, By: report.Day, Breakdown: d.Stack, Since: d.Since, Location: loc, Prices: s.prices(), Now: now}
+	s.memberOf(ctx, &o)
 	var err error
 	if d.Report, err = report.Build(ctx, src, o); err != nil {
 		s.pageErr(w, r, err)
@@ -171,6 +177,9 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 	d.Toggles = append(d.Toggles,
 		toggle{Label: "by agent", URL: link(d.Days, report.ByAgent), Current: d.Stack == report.ByAgent},
 		toggle{Label: "by model", URL: link(d.Days, report.ByModel), Current: d.Stack == report.ByModel})
+	if s.cfg.Team != nil {
+		d.Toggles = append(d.Toggles, toggle{Label: "by member", URL: link(d.Days, report.ByMember), Current: d.Stack == report.ByMember})
+	}
 	s.render(w, r, http.StatusOK, "usage", layoutData{Title: "Usage", Nav: "usage", Body: d})
 }
 

@@ -76,10 +76,19 @@ type (
 // and ends it. An engine's store embeds it beside its reads.
 type Store struct {
 	eng Engine
+	// redact, when not nil, replaces secrets in every text written
+	// (Redacting).
+	redact Redactor
 }
 
-// New returns the writes of a store on eng.
-func New(eng Engine) *Store { return &Store{eng: eng} }
+// New returns the writes of a store on eng, set as opts say.
+func New(eng Engine, opts ...Option) *Store {
+	s := &Store{eng: eng}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
 
 // write runs fn in one write transaction of the engine, with the
 // store's sync log, and ends it with fn's outcome.
@@ -119,6 +128,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 	if err := prepareAppend(x, msgs); err != nil {
 		return err
 	}
+	s.redactMessages(msgs)
 	var fresh *loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		fresh, err = appendIn(ctx, tx, log, x, msgs, s.eng.Holder().Owner, s.eng.Now())
@@ -136,6 +146,7 @@ func (s *Store) UpdatePart(ctx context.Context, sessionID string, seq int64, par
 	if err := part.Validate(); err != nil {
 		return err
 	}
+	part = s.redactPart(part)
 	return s.write(ctx, func(tx Tx, log *SyncLog) error {
 		return updatePart(ctx, tx, log, sessionID, seq, part, s.eng.Now())
 	})
@@ -252,6 +263,7 @@ func (s *Store) Import(ctx context.Context, data []*loom.SessionData) error {
 	if len(data) == 0 {
 		return nil
 	}
+	s.redactImport(data, nil)
 	err := s.write(ctx, func(tx Tx, log *SyncLog) error {
 		return importIn(ctx, tx, log, data)
 	})
@@ -270,6 +282,7 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 	if w.Empty() {
 		return nil
 	}
+	s.redactImport(w.Sessions, w.Changes)
 	var fresh []*loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		if len(w.Sessions) > 0 {

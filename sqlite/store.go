@@ -104,16 +104,16 @@ const (
 
 // Open opens (creating when missing) the store at path, which may be a
 // file path or a "sqlite:PATH" / "file:PATH" URL, and brings its schema up
-// to date.
-func Open(ctx context.Context, path string) (*Store, error) {
-	return OpenMode(ctx, path, ModeCreate)
+// to date. Options set how its writes go (sessionstore.Redacting).
+func Open(ctx context.Context, path string, opts ...sessionstore.Option) (*Store, error) {
+	return OpenMode(ctx, path, ModeCreate, opts...)
 }
 
 // OpenMode opens the store at path as mode says. A missing file (with
 // ModeWrite or ModeRead) is an ENOTFOUND error saying so, naming a
 // missing directory; a file that cannot be written (with ModeCreate or
 // ModeWrite) is an EINVALID error saying which.
-func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
+func OpenMode(ctx context.Context, path string, mode Mode, opts ...sessionstore.Option) (*Store, error) {
 	path = filePath(path)
 	if path == "" {
 		return nil, loom.Errorf(loom.EINVALID, "empty database path")
@@ -146,7 +146,7 @@ func OpenMode(ctx context.Context, path string, mode Mode) (*Store, error) {
 		readOnly: readOnly,
 	}
 	s.clock = synclog.NewClock(func() time.Time { return s.Now() }, 0)
-	s.Store = sessionstore.New(engine{s})
+	s.Store = sessionstore.New(engine{s}, opts...)
 	s.Replica = sessionstore.NewReplica(engine{s})
 	if readOnly {
 		if err := s.openReadOnly(); err != nil {

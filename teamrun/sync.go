@@ -703,3 +703,21 @@ func subagents(ctx context.Context, st loom.Store, id string) ([]*loom.SessionDa
 	}
 	return st.ReadSessions(ctx, ids, loom.MessageQuery{})
 }
+
+// MemberOf returns what names the member whose session each id of
+// the team's store st is (Author of its key), each session read once; a
+// session it cannot read is named "".
+func MemberOf(ctx context.Context, st loom.Store) func(sessionID string) string {
+	names := map[string]string{}
+	return func(id string) string {
+		if n, ok := names[id]; ok {
+			return n
+		}
+		n := ""
+		if s, err := st.Session(ctx, id); err == nil {
+			n = Author(s.Key)
+		}
+		names[id] = n
+		return n
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/safefile"
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // Options are the options of `loom blame`.
@@ -57,6 +58,20 @@ type Options struct {
 	// sessions (their titles) is made to be passed on, and goes through
 	// it.
 	Secrets func() (*secrets.Detector, error)
+	// TeamStores opens the stores of the teams on this machine (ref
+	// names one; "" every one).
+	TeamStores func(ctx context.Context, ref string) ([]command.TeamStore, error)
+	// Team is --team (only that team's sessions besides one's own),
+	// NoTeam --no-team (one's own alone).
+	Team   string
+	NoTeam bool
+
+	// union reads one's own sessions and the teams' (nil when no team's
+	// were read), stores the stores it reads, in its order.
+	union  *blame.Union
+	stores []loom.Store
+	// teams name the team of each store ("" for one's own).
+	teams []string
 }
 
 // defaultMaxSize is the largest file loom blame takes unless told: a
@@ -91,6 +106,10 @@ Agent Trace records that other tools wrote in the repository
 attribution stands for lines no session of loom's accounts for.
 Nothing is written into the repository; see loom blame trace export.
 
+On a team member's machine the teams' shared sessions (loom team sync)
+are read too, each agent line naming the member whose session wrote it:
+--team NAME reads that team's alone, --no-team none.
+
 The subcommands are commits (the sessions behind a commit or a range),
 summary (the share of lines agents wrote, by directory, agent and
 model), pr (who wrote a pull request's added lines), notes (git notes
@@ -100,7 +119,8 @@ like one of them is given as ./NAME.`,
   loom blame server/handler.go:120-160
   loom blame server/handler.go:142
   loom blame --json api.go | jq -r '.lines[].session_id // empty' | sort -u
-  loom blame --rev v1.2.0 README.md`,
+  loom blame --rev v1.2.0 README.md
+  loom blame --team core server/handler.go`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.parseTarget(args[0]); err != nil {
@@ -117,6 +137,7 @@ like one of them is given as ./NAME.`,
 	cmd.Flags().StringArrayVar(&opts.Traces, "trace", nil, "read Agent Trace records from this file too (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoTraces, "no-trace", false, "read no Agent Trace records")
 	cmd.Flags().Int64Var(&opts.MaxSize, "max-size", defaultMaxSize, "blame files up to this many bytes (0: any size)")
+	addTeamFlags(cmd, opts)
 	cmd.AddCommand(newCmdCommits(inv, nil), newCmdSummary(inv, nil), newCmdPR(inv, nil), newCmdNotes(inv, nil), newCmdTrace(inv))
 	return cmd
 }
@@ -134,7 +155,15 @@ func newOptions(inv *command.Invocation) *Options {
 			d, _, err := command.ConfigLoader(inv.Config).Secrets()
 			return d, err
 		},
+		TeamStores: inv.TeamStores,
 	}
+}
+
+// addTeamFlags gives cmd --team and --no-team.
+func addTeamFlags(cmd *cobra.Command, o *Options) {
+	cmd.Flags().StringVar(&o.Team, "team", "", "credit lines to your sessions and those team `NAME` shares only (default: every team's on this machine)")
+	cmd.Flags().BoolVar(&o.NoTeam, "no-team", false, "credit lines to your own sessions alone, none of a team's")
+	cmd.MarkFlagsMutuallyExclusive("team", "no-team")
 }
 
 // parseTarget reads FILE[:LINES]: a file that exists with the colon in
@@ -163,11 +192,55 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	es, ok := command.Underlying(st).(loom.EditStore)
+	es, ok := st.(loom.EditStore)
 	if !ok {
 		es = noEdits{}
 	}
+	if !o.NoTeam && o.TeamStores != nil {
+		teams, err := o.TeamStores(ctx, o.Team)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(teams) > 0 {
+			// One's own sessions are named as the team names one.
+			me := teams[0].Team.Me
+			u := &blame.Union{Sources: []blame.Source{{Store: es, Member: func(string) string { return me }}}}
+			o.stores, o.teams = []loom.Store{st}, []string{""}
+			for _, t := range teams {
+				tes, ok := t.Store.(loom.EditStore)
+				if !ok {
+					continue
+				}
+				u.Sources = append(u.Sources, blame.Source{Store: tes, Member: teamrun.MemberOf(ctx, t.Store)})
+				o.stores, o.teams = append(o.stores, t.Store), append(o.teams, t.Team.Name)
+			}
+			o.union, es = u, u
+		}
+	}
 	return &blame.Blamer{Store: es, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
+}
+
+// teamOf names the team whose store holds session id ("" for one's own).
+func teamOf(o *Options, id string) string {
+	if o.union == nil {
+		return ""
+	}
+	if i := o.union.Holds(id); i >= 0 && i < len(o.teams) {
+		return o.teams[i]
+	}
+	return ""
+}
+
+// storeOf is the store that holds session id: a team's for a teammate's
+// session, else st (one's own).
+func (o *Options) storeOf(st loom.Store, id string) loom.Store {
+	if o.union == nil {
+		return st
+	}
+	if i := o.union.Holds(id); i >= 0 && i < len(o.stores) {
+		return o.stores[i]
+	}
+	return st
 }
 
 // noEdits is the edit index of a store that does not exist yet.
@@ -260,7 +333,10 @@ func printLines(ctx context.Context, o *Options, st loom.Store, lines []Line) {
 		if l.SessionID != "" {
 			id, ok := ids[l.SessionID]
 			if !ok {
-				id = o.DisplayID(ctx, st, l.SessionID)
+				id = o.DisplayID(ctx, o.storeOf(st, l.SessionID), l.SessionID)
+				if l.Member != "" {
+					id += " @" + l.Member
+				}
 				ids[l.SessionID] = id
 			}
 			who = term.SanitizeLine(fmt.Sprintf("%s %s t%d %s", id, l.Agent, l.Turn, l.Model))

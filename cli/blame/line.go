@@ -23,6 +23,7 @@ func lineRun(ctx context.Context, o *Options, st loom.Store, res *blame.Result) 
 	var x *blame.Excerpt
 	if l.SessionID != "" && l.Source == "" {
 		var err error
+		st = o.storeOf(st, l.SessionID)
 		if x, err = blame.ExcerptOf(ctx, st, l); err != nil {
 			return err
 		}
@@ -72,6 +73,9 @@ func lineRun(ctx context.Context, o *Options, st loom.Store, res *blame.Result) 
 		kind = "probably an agent: a program it ran names this file as one it writes (lower confidence)"
 	}
 	fmt.Fprintf(w, "%s %s: %s, model %s\n", cs.Bold("written by"), kind, term.SanitizeLine(l.Agent), term.SanitizeLine(l.Model))
+	if l.Member != "" {
+		fmt.Fprintf(w, "%s %s\n", cs.Bold("member"), term.SanitizeLine(l.Member))
+	}
 	when := ""
 	if l.At != nil {
 		when = ", " + l.At.Local().Format("2006-01-02 15:04")
@@ -82,7 +86,11 @@ func lineRun(ctx context.Context, o *Options, st loom.Store, res *blame.Result) 
 	section(w, cs, "before the edit", x.Before)
 	section(w, cs, "edit ("+x.Edit.Name+")", []string{editText(x.Edit)})
 	section(w, cs, "after", x.After)
-	fmt.Fprintf(w, "\n%s loom session show %s --turn %d\n", cs.Gray("the whole turn:"), l.SessionID, l.Turn)
+	team := ""
+	if o.union != nil && o.union.Holds(l.SessionID) > 0 {
+		team = " --team " + teamOf(o, l.SessionID)
+	}
+	fmt.Fprintf(w, "\n%s loom session show%s %s --turn %d\n", cs.Gray("the whole turn:"), team, l.SessionID, l.Turn)
 	return nil
 }
 

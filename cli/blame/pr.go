@@ -31,7 +31,9 @@ changed as HEAD has it, and its lines those commits brought in. Prints
 how many are agents', mixed (an agent's line a human changed: half in
 every share), humans' and unknown, by agent and by model, the sessions
 behind them with their cost, and the files. --markdown writes a pull
-request comment's body; --json the same data.
+request comment's body; --json the same data. With a team's sessions
+(every team's on this machine, or --team NAME's), the lines are counted
+by member too, and each session names its member.
 
 --share publishes each session behind the lines as a loom share link
 (sealed, through your hub, as loom share does: secrets redacted, the
@@ -41,6 +43,7 @@ terminal, --yes is required.`,
 		Example: `  loom blame pr
   loom blame pr main..feature --markdown > comment.md
   loom blame pr origin/main..HEAD --json | jq '.lines'
+  loom blame pr main..feature --team core
   loom blame pr --share --yes --markdown > comment.md`,
 	}, func(o *RepoOptions) *string { return &o.Spec }, runF, prRun)
 	fl := cmd.Flags()
@@ -74,7 +77,7 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 	}
 	for i := range pr.Sessions {
 		s := &pr.Sessions[i]
-		if ses, err := st.Session(ctx, s.SessionID); err == nil {
+		if ses, err := o.storeOf(st, s.SessionID).Session(ctx, s.SessionID); err == nil {
 			s.Title, s.CostUSD = ses.Title, loom.RoundCost(ses.Usage.CostUSD)
 			if gate != nil {
 				s.Title, _ = gate.Redact(s.Title)
@@ -158,6 +161,12 @@ func sharePR(ctx context.Context, o *RepoOptions, st loom.Store, gate *secrets.D
 	pages := make([]built, len(pr.Sessions))
 	msgs, redacted, paths, n := 0, 0, 0, 0
 	for i, ps := range pr.Sessions {
+		if t := teamOf(o.Options, ps.SessionID); t != "" {
+			// A teammate's session was shared with the team, not with
+			// whoever holds a link: only its author may publish it.
+			fmt.Fprintf(o.IO.ErrOut, "session %s is a teammate's (team %s): share links are made of your own sessions only; no link for it\n", term.SanitizeLine(ps.SessionID), term.SanitizeLine(t))
+			continue
+		}
 		s, err := st.Session(ctx, ps.SessionID)
 		if loom.ErrorCode(err) == loom.ENOTFOUND {
 			// Known from a git note or an Agent Trace record alone.
@@ -253,6 +262,9 @@ func writeMarkdown(w io.Writer, pr *blame.PR) {
 			name := s.SessionID
 			if s.Title != "" {
 				name += " " + s.Title
+			}
+			if s.Member != "" {
+				name += " (@" + s.Member + ")"
 			}
 			if s.Share != "" {
 				name = "[" + name + "](" + s.Share + ")"

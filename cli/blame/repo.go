@@ -94,6 +94,7 @@ func (o *RepoOptions) repo(ctx context.Context, dir string) (*blame.Blamer, loom
 func repoCommand(inv *command.Invocation, cmd *cobra.Command, arg func(*RepoOptions) *string,
 	runF, run func(context.Context, *RepoOptions) error) (*cobra.Command, *RepoOptions) {
 	opts := newRepoOptions(inv)
+	addTeamFlags(cmd, opts.Options)
 	cmd.Args = command.ArgsBetween(0, 1)
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) == 1 {
@@ -165,7 +166,11 @@ func printSession(ctx context.Context, o *Options, st loom.Store, s blame.Sessio
 	if s.Mixed > 0 {
 		mixed = fmt.Sprintf(" (+%d mixed)", s.Mixed)
 	}
-	fmt.Fprintf(o.IO.Out, "  %s %s %s, turns %s: %d lines%s in %s\n", o.IO.ColorScheme().Cyan(o.DisplayID(ctx, st, s.SessionID)),
+	id := o.DisplayID(ctx, o.storeOf(st, s.SessionID), s.SessionID)
+	if s.Member != "" {
+		id += " @" + s.Member
+	}
+	fmt.Fprintf(o.IO.Out, "  %s %s %s, turns %s: %d lines%s in %s\n", o.IO.ColorScheme().Cyan(id),
 		term.SanitizeLine(s.Agent), term.SanitizeLine(s.Model), strings.Join(turns, ","), s.Lines, mixed, term.SanitizeLine(strings.Join(s.Files, ", ")))
 }
 

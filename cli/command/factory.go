@@ -27,6 +27,8 @@ import (
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/semantic"
+	"github.com/loomhq/loom/sessionstore"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // Factory is what main wires in from the outside world: the streams,
@@ -44,8 +46,11 @@ type Factory struct {
 	Getwd func() (string, error)
 	// OpenStore opens the store a URL or path names, for what access
 	// says the command will do with it. A store that does not exist
-	// (with AccessRead or AccessWrite) is an ENOTFOUND error.
-	OpenStore func(ctx context.Context, url string, access Access) (loom.Store, error)
+	// (with AccessRead or AccessWrite) is an ENOTFOUND error. Options
+	// set how the store writes: with [secrets] redact_on_write, the
+	// invocation passes sessionstore.Redacting, which the engine's
+	// store applies to every write.
+	OpenStore func(ctx context.Context, url string, access Access, opts ...sessionstore.Option) (loom.Store, error)
 	// Now returns the current time, for ages shown to the user.
 	Now func() time.Time
 	// Version, Commit and Date are what a release build stamps into the
@@ -180,14 +185,6 @@ func (f *Factory) Home() string {
 	return home
 }
 
-// Underlying returns the store st wraps (a secrets.Store redacting what
-// is written), st itself when it wraps none: for what only the engine's
-// store provides, such as tokens and sync.
-func Underlying(st loom.Store) loom.Store {
-	under, _ := loom.StoreAs[loom.Store](st)
-	return under
-}
-
 // ServeConfig is what loom serve hands to the HTTP server that main
 // wires in (Factory.Serve).
 type ServeConfig struct {
@@ -210,6 +207,9 @@ type ServeConfig struct {
 	// Searcher runs GET /api/v1/search: keyword search fused with search
 	// by meaning where an embeddings endpoint is at hand.
 	Searcher *semantic.Searcher
+	// Team is the team whose store Store is (loom serve --team), nil
+	// for one's own.
+	Team *teamrun.State
 }
 
 // ConfigLoader reads loom's configuration and names its file

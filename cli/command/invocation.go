@@ -12,7 +12,8 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/paths"
-	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/sessionstore"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // Invocation is one run of the command line, on the Factory main wired
@@ -51,7 +52,11 @@ type Invocation struct {
 	// jq filters standard output when --jq was given (startJQ).
 	jq *jqFilter
 	// team is the team whose store --team made the run's store.
-	team string
+	team      string
+	teamState *teamrun.State
+	// teamStores are the teams' stores opened besides the run's store
+	// (TeamStores); Close closes them.
+	teamStores []loom.Store
 }
 
 // NewInvocation starts a run of the command line on f.
@@ -196,7 +201,11 @@ func (inv *Invocation) open(ctx context.Context, access Access) (loom.Store, err
 	if inv.OpenStore == nil {
 		return nil, fmt.Errorf("no store engine is configured")
 	}
-	st, err := inv.OpenStore(ctx, url, access)
+	opts, err := inv.storeOptions()
+	if err != nil {
+		return nil, err
+	}
+	st, err := inv.OpenStore(ctx, url, access, opts...)
 	if loom.ErrorCode(err) == loom.ENOTFOUND {
 		if inv.flags.db != "" || inv.Getenv("LOOM_DB") != "" {
 			return nil, errors.New(loom.ErrorMessage(err))
@@ -206,22 +215,30 @@ func (inv *Invocation) open(ctx context.Context, access Access) (loom.Store, err
 	if err != nil {
 		return nil, err
 	}
-	if _, empty := st.(*EmptyStore); !empty && access >= AccessWrite {
-		if c, _, err := inv.Config(); err == nil && c.Secrets.RedactOnWrite {
-			d, err := c.Secrets.Detector()
-			if err != nil {
-				st.Close()
-				return nil, err
-			}
-			st = &secrets.Store{Store: st, Detector: d}
-		}
-	}
 	inv.store, inv.storeAccess = st, access
 	if _, empty := st.(*EmptyStore); !empty {
 		inv.opened = true
 	}
 	inv.adoptHere(ctx, st)
 	return st, nil
+}
+
+// storeOptions are how the store is to write: with config.toml's
+// [secrets] redact_on_write, replacing secrets by markers in every text
+// written, a rule of the store itself (sessionstore.Redacting), so that
+// the store stays the engine's with all it provides. A configuration
+// that cannot be read sets nothing here: the command reports it where it
+// reads it.
+func (inv *Invocation) storeOptions() ([]sessionstore.Option, error) {
+	c, _, err := inv.Config()
+	if err != nil || !c.Secrets.RedactOnWrite {
+		return nil, nil
+	}
+	d, err := c.Secrets.Detector()
+	if err != nil {
+		return nil, err
+	}
+	return []sessionstore.Option{sessionstore.Redacting(d)}, nil
 }
 
 // closeStore closes the store if the run opened it.
@@ -240,6 +257,10 @@ func (inv *Invocation) Close() error {
 	if inv.mcp != nil {
 		inv.mcp.Close()
 	}
+	for _, st := range inv.teamStores {
+		st.Close()
+	}
+	inv.teamStores = nil
 	return inv.closeStore()
 }
 

@@ -19,7 +19,7 @@ import (
 // stopping at the first that cannot move. It returns the sessions as
 // stored after the move, in the order ProjectMover.MoveProject gives.
 func MoveProject(ctx context.Context, st loom.Store, m loom.ProjectMove) ([]*loom.Session, error) {
-	if pm, ok := Underlying(st).(loom.ProjectMover); ok {
+	if pm, ok := st.(loom.ProjectMover); ok {
 		return pm.MoveProject(ctx, m)
 	}
 	if err := m.Validate(); err != nil {

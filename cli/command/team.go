@@ -1,7 +1,9 @@
 package command
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -48,9 +50,13 @@ func (inv *Invocation) UseTeam(ref string) error {
 	if err := inv.closeStore(); err != nil {
 		return err
 	}
-	inv.flags.db, inv.team = "sqlite:"+path, tm.ID
+	inv.flags.db, inv.team, inv.teamState = "sqlite:"+path, tm.ID, tm
 	return nil
 }
+
+// Team is the team whose store --team made the run's store (nil for
+// none).
+func (inv *Invocation) Team() *teamrun.State { return inv.teamState }
 
 // InTeam reports whether --team made the run's store a team's: nothing
 // of one's own (the agents' new sessions) is imported into it.
@@ -73,4 +79,48 @@ func (inv *Invocation) AddTeamFlag(cmd *cobra.Command) {
 		}
 		return nil
 	}
+}
+
+// TeamStore is a team's store on this machine, open.
+type TeamStore struct {
+	Team  *teamrun.State
+	Store loom.Store
+}
+
+// TeamStores opens the stores of the teams this machine is in or was,
+// for a command that reads them besides one's own (loom blame): the
+// team ref names, or every team synced here when ref is "". They are
+// closed when the run ends.
+func (inv *Invocation) TeamStores(ctx context.Context, ref string) ([]TeamStore, error) {
+	l, err := inv.Teams()
+	if err != nil {
+		return nil, err
+	}
+	var teams []*teamrun.State
+	if ref != "" {
+		s, err := l.Find(ref)
+		if err != nil {
+			return nil, err
+		}
+		teams = []*teamrun.State{s}
+	} else if teams, err = l.Teams(); err != nil {
+		return nil, err
+	}
+	var out []TeamStore
+	for _, s := range teams {
+		path := l.StoreFile(s.ID)
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			if ref != "" {
+				return nil, loom.Errorf(loom.ENOTFOUND, "team %s: nothing of it is on this machine yet: run loom team sync", s.Name)
+			}
+			continue
+		}
+		st, err := inv.OpenStore(ctx, "sqlite:"+path, AccessWrite)
+		if err != nil {
+			return nil, fmt.Errorf("team %s: %w", s.Name, err)
+		}
+		inv.teamStores = append(inv.teamStores, st)
+		out = append(out, TeamStore{Team: s, Store: st})
+	}
+	return out, nil
 }

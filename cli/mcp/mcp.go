@@ -47,6 +47,8 @@ type Options struct {
 	// Searchers gives the searcher of a store (ranking by meaning where
 	// an embeddings model is at hand); nil ranks by keywords.
 	Searchers func(context.Context) func(loom.Store) *semantic.Searcher
+	// InTeam reports whether --team made the store a team's.
+	InTeam func() bool
 }
 
 // NewCmdMCP builds loom mcp. runF, when not nil, is called with the
@@ -65,6 +67,7 @@ func NewCmdMCP(inv *command.Invocation, runF func(*Options) error) *cobra.Comman
 		Formats:    inv.Formats,
 		Version:    inv.Version,
 		Searchers:  command.EmbeddingsOf(inv.Factory).Searchers,
+		InTeam:     inv.InTeam,
 	}
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -123,6 +126,7 @@ func mcpRun(ctx context.Context, opts *Options) error {
 		BlameCache: d.BlameCacheDir(),
 		User:       user,
 		Version:    opts.Version,
+		Team:       opts.InTeam != nil && opts.InTeam(),
 		Memory:     func(string) (string, string) { return d.MemoryFile(), d.UserFile() },
 		Logger:     slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}

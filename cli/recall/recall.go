@@ -36,6 +36,10 @@ import (
 // comes after the whole budget.
 const hookAnswer = 85
 
+// warmAnswer is the share of the budget by which a warm recall must
+// have answered: what is left after it is the hook printing the answer.
+const warmAnswer = 95
+
 // maxHookInput bounds the JSON an agent passes its hook (the prompt).
 const maxHookInput = 1 << 20
 
@@ -274,7 +278,7 @@ func hookRun(ctx context.Context, opts *Options) error {
 	start := opts.Started()
 	ctx, cancel := context.WithDeadline(ctx, start.Add(budget))
 	defer cancel()
-	text, event, err := hookContext(ctx, opts, start.Add(budget*hookAnswer/100))
+	text, event, err := hookContext(ctx, opts, start.Add(budget*hookAnswer/100), start.Add(budget*warmAnswer/100))
 	if err != nil {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			fmt.Fprintf(opts.IO.ErrOut, "loom recall: %v\n", err)
@@ -293,7 +297,7 @@ func hookRun(ctx context.Context, opts *Options) error {
 
 // hookContext is the context a hook adds, and the event it answers; ""
 // when recall is not enabled for the hook's project or found nothing.
-func hookContext(ctx context.Context, opts *Options, answerBy time.Time) (text, event string, err error) {
+func hookContext(ctx context.Context, opts *Options, answerBy, warmBy time.Time) (text, event string, err error) {
 	// A warm recall (the capture service's) answers without this
 	// process opening the store or compiling the secret rules; where
 	// there is none, both start at once, while the input is read and
@@ -337,15 +341,21 @@ func hookContext(ctx context.Context, opts *Options, answerBy time.Time) (text, 
 	}
 	if sock != "" {
 		if store, err := opts.Store(); err == nil {
-			actx, cancel := context.WithDeadline(ctx, answerBy)
+			// The warm recall has the time the hook's own would spend
+			// opening the store and printing: it answers by warmBy.
+			actx, cancel := context.WithDeadline(ctx, warmBy)
 			a, err := recall.Ask(actx, sock, recall.Question{Store: store, Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID,
-				Tokens: opts.Tokens, Redact: opts.Redact != nil && !opts.NoRedact, Deadline: answerBy})
+				Tokens: opts.Tokens, Redact: opts.Redact != nil && !opts.NoRedact, Deadline: warmBy})
 			cancel()
 			switch {
 			case err == nil && a.Error != "":
 				return "", "", errors.New(a.Error)
 			case err == nil:
 				return a.Text, event, nil
+			case !errors.Is(err, recall.ErrNotAnswering) && !errors.Is(err, recall.ErrOtherStore):
+				// It was asked and did not answer in time: a recall
+				// of this process's own would come later still.
+				return "", "", context.DeadlineExceeded
 			}
 			slog.Debug("warm recall did not answer; recalling here", "socket", sock, "err", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/sessionstore"
 )
 
 // A search that runs out of time shows the hits it found before, marked
@@ -22,8 +23,8 @@ func TestSearchOutOfTimeIsPartial(t *testing.T) {
 	fx := clitest.NewFixture(t)
 	slow := clitest.RunOpts{Before: func(f *cli.Factory) {
 		open := f.OpenStore
-		f.OpenStore = func(ctx context.Context, url string, access cli.Access) (loom.Store, error) {
-			st, err := open(ctx, url, access)
+		f.OpenStore = func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+			st, err := open(ctx, url, access, opts...)
 			if err != nil {
 				return nil, err
 			}

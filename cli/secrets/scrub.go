@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/replaylog"
 	sec "github.com/loomhq/loom/secrets"
@@ -85,7 +84,7 @@ func (sc *redactScope) takes(id string) bool {
 // beforeRedact marks the store to be scrubbed before anything is
 // replaced (scrubMarker).
 func beforeRedact(ctx context.Context, st loom.Store) error {
-	if m, ok := command.Underlying(st).(scrubMarker); ok {
+	if m, ok := st.(scrubMarker); ok {
 		return m.MarkScrub(ctx)
 	}
 	return nil
@@ -98,8 +97,7 @@ func beforeRedact(ctx context.Context, st loom.Store) error {
 // scrubs the store: when the store changed (changed) or the log did, or
 // when an earlier redaction or sync left it to scrub.
 func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec.Redactor, scope *redactScope, changed bool) error {
-	under := command.Underlying(st)
-	if pf, ok := under.(purgeForgetter); ok {
+	if pf, ok := st.(purgeForgetter); ok {
 		// What a purge of this machine keeps until its next sync, to
 		// save work it had not seen in a copy, may hold the secrets
 		// found: it is let go now, not rewritten (the copy is then
@@ -110,7 +108,7 @@ func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec
 		}
 		changed = changed || n > 0
 	}
-	if lr, ok := under.(logRedactor); ok {
+	if lr, ok := st.(logRedactor); ok {
 		n, err := lr.RedactLog(ctx, func(payloads [][]byte) ([][]byte, error) {
 			return synclog.RedactEncoded(payloads, d, scope.takes)
 		})
@@ -128,12 +126,12 @@ func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec
 	}
 	changed = changed || n > 0
 	if changed {
-		if sc, ok := under.(Scrubber); ok {
+		if sc, ok := st.(Scrubber); ok {
 			return sc.Scrub(ctx)
 		}
 		return nil
 	}
-	if m, ok := under.(scrubMarker); ok {
+	if m, ok := st.(scrubMarker); ok {
 		_, err := m.ScrubIfPending(ctx)
 		return err
 	}

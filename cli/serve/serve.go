@@ -21,6 +21,7 @@ import (
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/semantic"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // defaultServeAddr is where loom serve listens unless told otherwise:
@@ -68,6 +69,8 @@ type Options struct {
 	// StartSummaries summarises quiet sessions in the background where
 	// config.toml's [summaries] enabled is true (nil: never).
 	StartSummaries func(ctx context.Context, st loom.Store, log *slog.Logger)
+	// Team is the team --team serves the store of (nil: one's own).
+	Team func() *teamrun.State
 }
 
 // NewOptions returns serve's options filled from f; User is filled when
@@ -85,6 +88,7 @@ func NewOptions(inv *command.Invocation) *Options {
 		Now:         inv.TimeNow,
 		Version:     inv.Version,
 		Embeddings:  command.EmbeddingsOf(inv.Factory).Client,
+		Team:        inv.Team,
 
 		StartSummaries: func(ctx context.Context, st loom.Store, log *slog.Logger) {
 			command.StartSummaries(ctx, inv, st, log)
@@ -120,10 +124,16 @@ it answers 503 and everything else works.
 The default address serves this machine only. To serve a network, put a
 TLS-terminating reverse proxy in front (tokens are bearer secrets).
 Ctrl+C stops the server: running turns get --grace to finish, then are
-cut at a whole-message boundary.`,
+cut at a whole-message boundary.
+
+With --team NAME the store served is the team's on this machine (its
+members' shared sessions, loom team sync): the dashboard adds a team
+page (/team: the members, their sessions and usage) and its usage page
+is by member.`,
 		Example: `  loom serve
   loom serve --addr 0.0.0.0:8080 --log-json
   loom serve --token-ttl 7d
+  loom serve --team core
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7878/api/v1/sessions`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -158,7 +168,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tokens, ok := command.Underlying(st).(loom.TokenStore)
+	tokens, ok := st.(loom.TokenStore)
 	if !ok {
 		return fmt.Errorf("this store keeps no access tokens, so it cannot be served")
 	}
@@ -218,9 +228,14 @@ func Run(ctx context.Context, opts *Options) error {
 		blameCache = d.BlameCacheDir()
 	}
 	mcpCfg := serveMCP(opts, user)
+	mcpCfg.Team = opts.Team != nil && opts.Team() != nil
 	// The tools read the store through a secrets gate: they search
 	// through it too, ranking by the served index of vectors.
 	mcpCfg.Searcher = searcher.Through
+	var team *teamrun.State
+	if opts.Team != nil {
+		team = opts.Team()
+	}
 	return opts.Serve(ctx, ln, command.ServeConfig{
 		Store:      st,
 		Tokens:     tokens,
@@ -231,6 +246,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Searcher:   searcher,
 		Owner:      user,
 		BlameCache: blameCache,
+		Team:       team,
 	})
 }
 

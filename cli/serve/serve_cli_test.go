@@ -205,3 +205,16 @@ func TestBinaryServeShowsRunSessions(t *testing.T) {
 		t.Fatal("serve did not stop on SIGINT")
 	}
 }
+
+// With [secrets] redact_on_write, loom serve serves the store's sync
+// records (GET /api/v1/sync/hosts) as without it: redaction is the
+// store's rule, and the store is still one that syncs.
+func TestServeSyncWithRedactOnWrite(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewFixture(t)
+	clitest.WriteConfig(t, fx, "[secrets]\nredact_on_write = true\n")
+	sv := clitest.StartServe(t, fx, nil, "")
+	if code, body := sv.Do(t, "GET", "/api/v1/sync/hosts", ""); code != http.StatusOK {
+		t.Fatalf("GET /api/v1/sync/hosts: %d %s", code, body)
+	}
+}

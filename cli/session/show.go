@@ -128,7 +128,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	var live []blame.FileLines
 	if opts.Turn > 0 {
-		if es, ok := command.Underlying(st).(loom.EditStore); ok {
+		if es, ok := st.(loom.EditStore); ok {
 			b := &blame.Blamer{Store: es, UserID: opts.User, Now: opts.Now, Cache: opts.BlameCache}
 			if live, err = b.TurnLines(ctx, s.ID, opts.Turn); err != nil {
 				return err

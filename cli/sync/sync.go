@@ -159,7 +159,7 @@ func syncSetup(ctx context.Context, h *Hub, needKey bool) (*syncer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss, ok := command.Underlying(st).(syncrun.Store)
+	ss, ok := st.(syncrun.Store)
 	if !ok {
 		return nil, loom.Errorf(loom.EINVALID, "this store does not sync: a PostgreSQL store is shared by your machines already (sync keeps embedded SQLite stores in step)")
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
+	"github.com/loomhq/loom/report"
 	"github.com/loomhq/loom/secrets/secretstest"
 	"github.com/loomhq/loom/team"
 	"github.com/loomhq/loom/teamrun"
@@ -97,6 +98,13 @@ func importSession(t *testing.T, m *member, id, title, prompt, reply string) {
 			"usage": map[string]any{"input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.006},
 			"parts": []any{map[string]any{"id": "p2", "type": "text", "text": reply}, map[string]any{"id": "p3", "type": "tool", "call_id": "c1", "name": "edit", "status": "completed", "input": map[string]any{"path": "deploy/cache.go"}, "output": "ok"}}}},
 	}
+	importLines(t, m, id, m.fx.Project, lines)
+}
+
+// importLines imports a session of loom export lines into m's store and
+// moves it into project dir.
+func importLines(t *testing.T, m *member, id, dir string, lines []any) {
+	t.Helper()
 	var b strings.Builder
 	for _, l := range lines {
 		j, _ := json.Marshal(l)
@@ -106,7 +114,7 @@ func importSession(t *testing.T, m *member, id, title, prompt, reply string) {
 	f := filepath.Join(t.TempDir(), "s.jsonl")
 	os.WriteFile(f, []byte(b.String()), 0o644)
 	m.must(t, "session", "import", f)
-	m.must(t, "session", "move", id, m.fx.Project)
+	m.must(t, "session", "move", id, dir)
 }
 
 // TestTeam runs a team through the built loom: a hub on PostgreSQL with
@@ -270,9 +278,13 @@ func TestTeam(t *testing.T) {
 	mcpOut := clitest.ExecCmd(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"wombat","all_projects":true}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"usage","arguments":{"by":"month","all_projects":true}}}
 `)
 	if !strings.Contains(mcpOut.Stdout, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01") || strings.Contains(mcpOut.Stdout, secret.Value) {
 		t.Fatalf("loom mcp --team: %s %s", mcpOut.Stdout, mcpOut.Stderr)
+	}
+	if !strings.Contains(mcpOut.Stdout, `"breakdown":"member"`) || !strings.Contains(mcpOut.Stdout, `"key":"alice"`) {
+		t.Fatalf("loom mcp --team: the usage tool is not by member: %s", mcpOut.Stdout)
 	}
 
 	// Bob forks it and continues it as his own.
@@ -353,6 +365,50 @@ func TestTeam(t *testing.T) {
 	}
 	if teamUsage.Total.InputTokens != sum.InputTokens || teamUsage.Total.OutputTokens != sum.OutputTokens || math.Abs(teamUsage.Total.CostUSD-sum.CostUSD) > 1e-9 {
 		t.Errorf("the team's usage %+v, the members' own summed %+v", teamUsage.Total, sum)
+	}
+	// The reports by time: each period's member parts are each member's
+	// own report, to the token and the cent.
+	for _, by := range []string{"daily", "monthly", "session"} {
+		var tr report.Report
+		if err := json.Unmarshal([]byte(carol.must(t, "usage", by, "--team", "core", "--tz", "UTC", "--json")), &tr); err != nil {
+			t.Fatal(err)
+		}
+		if tr.Breakdown != report.ByMember {
+			t.Fatalf("loom usage %s --team is not by member: %q", by, tr.Breakdown)
+		}
+		members := map[string]report.Totals{}
+		for _, row := range tr.Rows {
+			for _, p := range row.Breakdown {
+				m := members[p.Key]
+				m.InputTokens += p.InputTokens
+				m.OutputTokens += p.OutputTokens
+				c := m.Cost() + p.Cost()
+				m.CostUSD = &c
+				members[p.Key] = m
+			}
+		}
+		for _, m := range []*member{alice, bob} {
+			var own report.Report
+			json.Unmarshal([]byte(m.must(t, "usage", by, "--tz", "UTC", "--json")), &own)
+			got := members[m.name]
+			if got.InputTokens != own.Total.InputTokens || got.OutputTokens != own.Total.OutputTokens || math.Abs(got.Cost()-own.Total.Cost()) > 1e-9 || own.Total.Cost() == 0 {
+				t.Errorf("loom usage %s --team: %s's part %+v, %s's own total %+v", by, m.name, got, m.name, own.Total)
+			}
+		}
+		if len(members) != 2 {
+			t.Errorf("loom usage %s --team: members %v", by, members)
+		}
+	}
+	var byAgent report.Report
+	json.Unmarshal([]byte(carol.must(t, "usage", "monthly", "--team", "core", "--breakdown", "agent", "--json")), &byAgent)
+	if byAgent.Breakdown != report.ByAgent || len(byAgent.Rows) == 0 || byAgent.Rows[0].Breakdown[0].Key != "cli" {
+		t.Errorf("loom usage monthly --team --breakdown agent: %+v", byAgent)
+	}
+	if out := carol.must(t, "usage", "monthly", "--team", "core", "--breakdown", "member", "--csv"); !strings.Contains(out, "MEMBER") || !strings.Contains(out, "alice") || !strings.Contains(out, "bob") {
+		t.Errorf("loom usage monthly --team --breakdown member --csv:\n%s", out)
+	}
+	if r := carol.run(t, "usage", "daily", "--breakdown", "member"); r.Code == 0 || !strings.Contains(r.Stderr, "--team") {
+		t.Errorf("a breakdown by member of one's own sessions: %d %s", r.Code, r.Stderr)
 	}
 
 	// Updates after publish: alice renames a session, redacts a value

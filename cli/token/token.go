@@ -61,7 +61,7 @@ func tokenStore(inv *command.Invocation) func(context.Context) (loom.TokenStore,
 		if err != nil {
 			return nil, err
 		}
-		ts, ok := command.Underlying(st).(loom.TokenStore)
+		ts, ok := st.(loom.TokenStore)
 		if !ok {
 			return nil, fmt.Errorf("this store keeps no access tokens")
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/report"
+	"github.com/loomhq/loom/teamrun"
 )
 
 // reportFlags are the flags of the reports by time of `loom usage`.
@@ -50,7 +51,7 @@ func (r *reportFlags) add(cmd *cobra.Command, withBy bool) {
 	if withBy {
 		fl.StringVar(&r.by, "by", "", "report by `day`, week, month, block (5-hour billing windows) or session")
 	}
-	fl.StringVar(&r.breakdown, "breakdown", "", "split each period by `model`, agent or project")
+	fl.StringVar(&r.breakdown, "breakdown", "", "split each period by `model`, agent, project or member (with --team, member by default)")
 	fl.StringVar(&r.since, "since", "", "from this `date` (2026-03-01, 20260301, RFC 3339, or an age like 7d)")
 	fl.StringVar(&r.until, "until", "", "up to this `date`, that whole day included")
 	fl.StringVar(&r.tz, "tz", "", "time `zone` days are cut in (IANA name such as Europe/Berlin, or UTC; default local)")
@@ -144,13 +145,16 @@ has its tokens counted and is named under the totals, its cost unknown
 --start-of-week) and months are cut in --tz, the local zone by default;
 --locale writes a table's dates as a locale does (en-US 03/01/2026).
 A report by session has one row per session, the latest used first.
+With --team NAME the report is of the team's shared sessions, split by
+member unless --breakdown says otherwise.
 What the agents wrote since the last import is imported first
 (--no-import skips it). To filter the JSON, pipe it to jq.`,
 		Example: fmt.Sprintf(`  loom usage %[1]s
   loom usage %[1]s --since 7d --breakdown model
   loom usage %[1]s --agent claude-code --tz UTC --json
   loom usage %[1]s --project --csv > usage.csv
-  loom usage %[1]s --json | jq '.rows[] | select(.cost_usd > 1)'`, name),
+  loom usage %[1]s --json | jq '.rows[] | select(.cost_usd > 1)'
+  loom usage %[1]s --team core --breakdown agent`, name),
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.User, opts.JSON = inv.User(), inv.JSON()
@@ -207,6 +211,13 @@ func reportInput(ctx context.Context, opts *Options) (report.Options, report.Sli
 	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return o, nil, err
+	}
+	if opts.InTeam != nil && opts.InTeam() {
+		// A team's report is by member unless another breakdown is asked.
+		o.Member = teamrun.MemberOf(ctx, st)
+		if o.Breakdown == "" {
+			o.Breakdown = report.ByMember
+		}
 	}
 	return o, st, nil
 }

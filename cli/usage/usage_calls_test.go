@@ -21,7 +21,24 @@ import (
 // count by hand.
 func TestUsageCountsACallInTwoFilesOnce(t *testing.T) {
 	t.Parallel()
+	countsACallInTwoFilesOnce(t, "")
+}
+
+// So with [secrets] redact_on_write: redaction is the store's rule, and
+// the import still finds the calls the store counts (a copy resumed under
+// a new id once counted its calls twice: $23.71 for $11.85).
+func TestUsageCountsACallInTwoFilesOnceWithRedactOnWrite(t *testing.T) {
+	t.Parallel()
+	countsACallInTwoFilesOnce(t, "[secrets]\nredact_on_write = true\n")
+}
+
+// countsACallInTwoFilesOnce is TestUsageCountsACallInTwoFilesOnce with
+// config.toml holding config ("" for none).
+func countsACallInTwoFilesOnce(t *testing.T, config string) {
 	fx := clitest.NewEmptyFixture(t)
+	if config != "" {
+		clitest.WriteConfig(t, fx, config)
+	}
 	b, err := os.ReadFile(filepath.Join(clitest.Samples, "claude-code", "spotter", "tool_heavy.jsonl"))
 	if err != nil {
 		t.Fatal(err)

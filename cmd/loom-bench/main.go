@@ -54,6 +54,15 @@
 //	go run ./cmd/loom-bench -locomo locomo10.json
 //	go run ./cmd/loom-bench -longmemeval longmemeval_s_cleaned.json
 //
+//	go run ./cmd/loom-bench -hub -hub-records 1000000
+//
+// -hub runs a team of 200 members × 2 machines on a hub of two loom serve
+// processes on PostgreSQL (-postgres), each request to the other
+// process: the history loaded, then rounds of sync by every machine at
+// once, one process killed with SIGKILL halfway through and started
+// again; it reports push and pull latency, hub CPU per sync and memory,
+// and counts what the hub and every machine hold.
+//
 // -mcp-serve runs loom serve as its own process and drives its /mcp with
 // 50 clients, some of which open a session for every call and never
 // close it, and reports the server's resident memory over the run.
@@ -140,6 +149,11 @@ func main() {
 	captureRun := flag.Bool("capture", false, "instead: measure capture's latency: `loom capture run` as its own process, -capture-sessions sessions of Claude Code, Codex and Gemini CLI written into their directories about -capture-gap apart, each timed from its writing to its import recorded in the store, beside a file notification watcher told of the same writes")
 	captureSessions := flag.Int("capture-sessions", 300, "sessions -capture writes")
 	captureGap := flag.Duration("capture-gap", 500*time.Millisecond, "mean gap between two sessions -capture writes")
+	hubRun := flag.Bool("hub", false, "instead: run a team's load on a hub of two loom serve processes on PostgreSQL (-postgres): -hub-members members × -hub-machines machines, -hub-records records of history, -hub-rounds rounds of sync by every machine at once, one process killed (SIGKILL) in round 2; push and pull p50/p99, hub CPU per sync, hub RSS, and a count of what was lost or duplicated")
+	hubMembers := flag.Int("hub-members", 200, "members of the team -hub loads")
+	hubMachines := flag.Int("hub-machines", 2, "machines of each member -hub loads")
+	hubRecords := flag.Int("hub-records", 1000000, "records of the team's history -hub loads before its rounds")
+	hubRounds := flag.Int("hub-rounds", 4, "rounds of sync -hub runs (at least 3)")
 	blameRun := flag.Bool("blame", false, "instead: time loom blame of -blame-file in the work tree -blame-repo as whole processes (-loom), cold and repeated, with stores of -blame-editors sessions that edited the file, beside plain git blame in the same run")
 	blameRepo := flag.String("blame-repo", "", "the git work tree -blame blames in")
 	blameFile := flag.String("blame-file", "", "the file of -blame-repo -blame blames")
@@ -163,6 +177,14 @@ func main() {
 			err = retrievalMain(context.Background(), os.Stdout, filepath.Dir(c.db), set, o)
 		}
 		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *hubRun {
+		sh := hubShape{Members: *hubMembers, Machines: *hubMachines, Records: *hubRecords, Rounds: *hubRounds, Active: 10, PerPush: 5, BodyBytes: 2048}
+		if err := hubLoadMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *pg, sh); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

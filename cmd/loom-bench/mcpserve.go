@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,33 +78,17 @@ func mcpServeMain(ctx context.Context, out io.Writer, dir, bin string, clients i
 		}
 		tokens = append(tokens, strings.TrimSpace(string(b)))
 	}
-	srv := exec.CommandContext(ctx, bin, "--db", db, "serve", "--addr", "127.0.0.1:0", "--grace", "1s")
 	// Its access log, a line a request, is kept apart.
-	logFile, err := os.Create(filepath.Join(work, "serve.log"))
+	srv, err := startServe(ctx, bin, append(env, "LOOM_DB="+db), filepath.Join(work, "serve.log"))
 	if err != nil {
 		return err
-	}
-	defer logFile.Close()
-	srv.Env, srv.Stderr = env, logFile
-	stdout, err := srv.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := srv.Start(); err != nil {
-		return fmt.Errorf("loom serve: %w", err)
 	}
 	defer func() {
-		srv.Process.Signal(os.Interrupt)
-		srv.Wait()
+		srv.cmd.Process.Signal(os.Interrupt)
+		srv.cmd.Wait()
 	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	go io.Copy(io.Discard, stdout)
-	m := regexp.MustCompile(`(http://[^/\s]+)/`).FindStringSubmatch(line)
-	if m == nil {
-		return fmt.Errorf("loom serve printed %q (%v); see %s", line, err, logFile.Name())
-	}
-	endpoint := m[1] + "/mcp"
-	pid := srv.Process.Pid
+	endpoint := srv.base + "/mcp"
+	pid := srv.pid
 
 	f := &mcpServeFigures{clients: clients, leaky: clients / 5}
 	sample := func() {

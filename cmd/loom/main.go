@@ -21,6 +21,7 @@ import (
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/server"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -61,7 +62,7 @@ func formats() []importer.Format {
 // serve runs the HTTP server for loom serve.
 func serve(ctx context.Context, ln net.Listener, c cli.ServeConfig) error {
 	srv := server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger, MCP: &c.MCP, Searcher: c.Searcher,
-		Blame: &server.BlameConfig{Owner: c.Owner, Cache: c.BlameCache}})
+		Blame: &server.BlameConfig{Owner: c.Owner, Cache: c.BlameCache}, Team: server.TeamOf(c.Team)})
 	return srv.Serve(ctx, ln, c.Grace)
 }
 
@@ -81,10 +82,10 @@ func damage(err error) cli.Damage {
 // file:PATH), opened as the command's access needs. A PostgreSQL
 // database is the server's to create and protect: access changes
 // nothing there.
-func openStore(ctx context.Context, url string, access cli.Access) (loom.Store, error) {
+func openStore(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		st, err := postgres.Open(ctx, url)
+		st, err := postgres.Open(ctx, url, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +98,7 @@ func openStore(ctx context.Context, url string, access cli.Access) (loom.Store, 
 		case cli.AccessWrite:
 			mode = sqlite.ModeWrite
 		}
-		st, err := sqlite.OpenMode(ctx, url, mode)
+		st, err := sqlite.OpenMode(ctx, url, mode, opts...)
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/postgres"
+	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -105,15 +106,15 @@ func PostgresURL(t testing.TB) string {
 
 // OpenEngine opens the store a URL names with the engine cmd/loom would
 // pick for it.
-func OpenEngine(ctx context.Context, dsn string) (FixtureEngine, error) {
+func OpenEngine(ctx context.Context, dsn string, opts ...sessionstore.Option) (FixtureEngine, error) {
 	if postgres.IsURL(dsn) {
-		st, err := postgres.Open(ctx, dsn)
+		st, err := postgres.Open(ctx, dsn, opts...)
 		if err != nil {
 			return nil, err
 		}
 		return st, nil
 	}
-	st, err := sqlite.Open(ctx, dsn)
+	st, err := sqlite.Open(ctx, dsn, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +123,9 @@ func OpenEngine(ctx context.Context, dsn string) (FixtureEngine, error) {
 
 // openFor opens the store a URL names as cmd/loom does for a command
 // with the given access.
-func openFor(ctx context.Context, dsn string, access cli.Access) (loom.Store, error) {
+func openFor(ctx context.Context, dsn string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
 	if postgres.IsURL(dsn) {
-		return OpenEngine(ctx, dsn)
+		return OpenEngine(ctx, dsn, opts...)
 	}
 	mode := sqlite.ModeCreate
 	switch access {
@@ -133,7 +134,7 @@ func openFor(ctx context.Context, dsn string, access cli.Access) (loom.Store, er
 	case cli.AccessWrite:
 		mode = sqlite.ModeWrite
 	}
-	st, err := sqlite.OpenMode(ctx, dsn, mode)
+	st, err := sqlite.OpenMode(ctx, dsn, mode, opts...)
 	if err != nil {
 		return nil, err
 	}

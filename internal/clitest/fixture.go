@@ -16,6 +16,7 @@ import (
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/sessionstore"
 )
 
 // Base is the fixture's clock: every store write advances it one second,
@@ -264,8 +265,8 @@ func (fx *Fixture) RunWith(t *testing.T, o RunOpts, args ...string) Result {
 		IO:    ios,
 		Env:   func(k string) string { return env[k] },
 		Getwd: func() (string, error) { return dir, nil },
-		OpenStore: func(ctx context.Context, url string, access cli.Access) (loom.Store, error) {
-			st, err := openFor(ctx, url, access)
+		OpenStore: func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+			st, err := openFor(ctx, url, access, opts...)
 			if err != nil {
 				return nil, err
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/sessionstore"
 )
 
 // CountingRun runs loom in process on a store that counts its calls.
@@ -15,8 +16,8 @@ func (fx *Fixture) CountingRun(t *testing.T, args ...string) (Result, *storetest
 	var cs *storetest.Counting
 	r := fx.RunWith(t, RunOpts{Before: func(f *cli.Factory) {
 		open := f.OpenStore
-		f.OpenStore = func(ctx context.Context, url string, access cli.Access) (loom.Store, error) {
-			st, err := open(ctx, url, access)
+		f.OpenStore = func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+			st, err := open(ctx, url, access, opts...)
 			if err != nil {
 				return nil, err
 			}

@@ -5,11 +5,12 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
+	"github.com/loomhq/loom/sessionstore"
 )
 
 // OpenFor opens the store a URL names as cmd/loom does for a command
 // with the given access: a Factory.OpenStore for tests that build their
 // own Factory.
-func OpenFor(ctx context.Context, dsn string, access cli.Access) (loom.Store, error) {
-	return openFor(ctx, dsn, access)
+func OpenFor(ctx context.Context, dsn string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+	return openFor(ctx, dsn, access, opts...)
 }

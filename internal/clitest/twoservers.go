@@ -29,8 +29,15 @@ type ServeProc struct {
 // machine.
 func StartServeProc(t *testing.T, env []string, host string) *ServeProc {
 	t.Helper()
+	return StartServeProcArgs(t, env, host)
+}
+
+// StartServeProcArgs is StartServeProc with more arguments of loom
+// serve (--team NAME).
+func StartServeProcArgs(t *testing.T, env []string, host string, more ...string) *ServeProc {
+	t.Helper()
 	bin := LoomBinary(t)
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--grace", "1s"}
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--grace", "1s"}, more...)
 	cmd := exec.Command(bin, args...)
 	if host != "" {
 		cmd = exec.Command("unshare", append([]string{"--uts", "sh", "-c", `hostname "$0" && exec "$@"`, host, bin}, args...)...)

@@ -48,11 +48,11 @@ type Store struct {
 	st *state
 }
 
-// New returns an empty store.
-func New() *Store {
+// New returns an empty store, its writes set as opts say.
+func New(opts ...sessionstore.Option) *Store {
 	s := &Store{Now: loom.Now, LeaseTTL: loom.LeaseTTL, holder: sessionstore.NewHolder(), st: newState()}
 	s.clock = synclog.NewClock(func() time.Time { return s.Now() }, 0)
-	s.Store = sessionstore.New(engine{s})
+	s.Store = sessionstore.New(engine{s}, opts...)
 	s.Replica = sessionstore.NewReplica(engine{s})
 	return s
 }

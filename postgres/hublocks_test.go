@@ -1,0 +1,192 @@
+package postgres_test
+
+import (
+	"context"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/postgres"
+)
+
+// Two stores on one schema are two hub processes: a user's push places
+// are counted over both; a store that goes away (as a killed process's
+// connections do) gives its places back; another schema's users are
+// apart; a user's lock makes the other process wait until it is given
+// back.
+func TestHubLocksAcrossProcesses(t *testing.T) {
+	dsn := freshSchema(t)
+	a, b := open(t, dsn), openOwn(t, dsn)
+	other := open(t, freshSchema(t))
+	ctx := context.Background()
+
+	take := func(st *postgres.Store, user string) (func(), bool) {
+		t.Helper()
+		rel, ok, err := st.TakePush(ctx, "sync", user, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel, ok
+	}
+	relA, ok1 := take(a, "alice")
+	relB, ok2 := take(b, "alice")
+	if !ok1 || !ok2 {
+		t.Fatal("alice's two places, one on each process, were refused")
+	}
+	if _, ok := take(a, "alice"); ok {
+		t.Fatal("a third push of alice's was let in: the places are counted per process")
+	}
+	if rel, ok := take(b, "bob"); !ok {
+		t.Fatal("bob was refused for alice's pushes")
+	} else {
+		rel()
+	}
+	if rel, ok := take(other, "alice"); !ok {
+		t.Fatal("alice of another schema was refused for this one's")
+	} else {
+		rel()
+	}
+	if rel, ok, err := a.TakePush(ctx, "team", "alice", 2); err != nil || !ok {
+		t.Fatalf("alice's team push was refused for her sync pushes: %v", err)
+	} else {
+		rel()
+	}
+	relA()
+	relA() // a second release is nothing
+	rel3, ok := take(a, "alice")
+	if !ok {
+		t.Fatal("a place given back was not free again")
+	}
+	// b's connection goes away holding a place, as a killed process's
+	// does: the place is free at once.
+	_, pool := server(t)
+	if _, err := pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks,
+		(SELECT hashtextextended('loom hub ' || $1 || ' push sync 1 alice', 0)) AS k (h)
+		WHERE locktype = 'advisory' AND granted AND objsubid = 1
+		AND classid::bigint = (k.h >> 32) & 4294967295 AND objid::bigint = k.h & 4294967295`, schemaOf(t, dsn)); err != nil {
+		t.Fatal(err)
+	}
+	rel4, ok := take(a, "alice")
+	for !ok {
+		// The server frees a terminated backend's locks as it exits.
+		time.Sleep(20 * time.Millisecond)
+		rel4, ok = take(a, "alice")
+	}
+	relB() // on a connection that is gone: nothing to give back
+	rel3()
+	rel4()
+
+	// A user's lock: b2 waits on a's until a gives it back.
+	b2 := openOwn(t, dsn)
+	unlock, err := a.LockUser(ctx, "sync key", "carol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		u, err := b2.LockUser(ctx, "sync key", "carol")
+		if err == nil {
+			u()
+		}
+		got <- err
+	}()
+	for !waitsOn(t, dsn, "user sync key carol") {
+		select {
+		case err := <-got:
+			t.Fatalf("the second process took carol's lock while the first held it (%v)", err)
+		default:
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	unlock()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	// A wait cut by its context gives up with an error.
+	unlock, _ = a.LockUser(ctx, "sync key", "carol")
+	defer unlock()
+	cut, cancel := context.WithCancel(ctx)
+	go func() {
+		for !waitsOn(t, dsn, "user sync key carol") {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := b2.LockUser(cut, "sync key", "carol"); err == nil {
+		t.Fatal("a lock wait whose context ended took the lock")
+	}
+}
+
+// openOwn opens a store on dsn that the test closes itself (or at its
+// end).
+func openOwn(t *testing.T, dsn string) *postgres.Store {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// waitsOn reports whether a connection waits for the hub lock name of
+// dsn's schema.
+func waitsOn(t *testing.T, dsn, name string) bool {
+	_, pool := server(t)
+	var waiting bool
+	if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_locks,
+		(SELECT hashtextextended('loom hub ' || $1 || ' ' || $2, 0)) AS k (h)
+		WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+		AND classid::bigint = (k.h >> 32) & 4294967295 AND objid::bigint = k.h & 4294967295)`,
+		schemaOf(t, dsn), name).Scan(&waiting); err != nil {
+		t.Error(err)
+		return true
+	}
+	return waiting
+}
+
+// schemaOf is the schema of a URL freshSchema made.
+func schemaOf(t *testing.T, dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query().Get("search_path")
+}
+
+// A team's writers with their last indexes, read off the index, are
+// those the counting read finds, whatever order the records came in.
+func TestTeamLasts(t *testing.T) {
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	var recs []loom.TeamRecord
+	for h, n := range map[string]int64{"b-host": 3, "a-host": 1, "c-host": 7} {
+		for i := n; i >= 1; i-- {
+			recs = append(recs, loom.TeamRecord{Host: h, Index: i, Epoch: 1, Header: []byte("h"), Body: []byte("sealed")})
+		}
+	}
+	if _, err := st.PutTeamRecords(ctx, "t1", recs); err != nil {
+		t.Fatal(err)
+	}
+	st.PutTeamRecords(ctx, "t2", []loom.TeamRecord{{Host: "z-host", Index: 9, Epoch: 1, Header: []byte("h"), Body: []byte("x")}})
+	counted, err := st.TeamHosts(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lasts, err := st.TeamLasts(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lasts) != 3 || len(counted) != 3 {
+		t.Fatalf("writers: %+v, counted %+v", lasts, counted)
+	}
+	for i := range lasts {
+		if lasts[i].Host != counted[i].Host || lasts[i].Last != counted[i].Last || lasts[i].Records != 0 {
+			t.Fatalf("writer %d: %+v, counted %+v", i, lasts[i], counted[i])
+		}
+	}
+	if none, err := st.TeamLasts(ctx, "t3"); err != nil || len(none) != 0 {
+		t.Fatalf("a team without records: %+v %v", none, err)
+	}
+}
