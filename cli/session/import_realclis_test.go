@@ -16,6 +16,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic/anthropictest"
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	codexim "github.com/loomhq/loom/importer/codex"
 	geminiim "github.com/loomhq/loom/importer/gemini"
@@ -268,7 +269,36 @@ func checkReimportAndWatch(t *testing.T, fx *clitest.Fixture, tool, answer strin
 	if tr := clitest.ToolReport(t, rep, tool); tr.MessagesAdded != 0 || tr.SessionsNew != 0 || tr.SessionsGrown != 0 {
 		t.Errorf("second import: %+v", tr)
 	}
+	checkReimportSame(t, fx, tool)
 	checkWatched(t, fx, tool, write, answer)
+}
+
+// checkReimportSame reads tool's kept originals again (loom session
+// reimport): the store is as the import of the real program's files
+// left it, every session and message the same.
+func checkReimportSame(t *testing.T, fx *clitest.Fixture, tool string) {
+	t.Helper()
+	state := func() string {
+		out := fx.MustExec(t, "session", "list", "-a", "--surface", tool, "--json", "--limit", "1000")
+		for _, s := range clitest.DecodeJSON[[]*loom.Session](t, out) {
+			out += fx.MustExec(t, "session", "show", s.ID, "--json", "--full-history")
+		}
+		return out
+	}
+	before := state()
+	out := fx.MustExec(t, "session", "reimport", "--from", tool, "--json")
+	var rep struct {
+		Tools []*importer.ToolReport `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Tools) != 1 {
+		t.Fatalf("reimport report %s: %v", out, err)
+	}
+	if tr := rep.Tools[0]; tr.FilesRead == 0 || tr.SessionsRepaired != 0 || tr.SessionsNew != 0 || tr.SessionsGrown != 0 || tr.MessagesAdded != 0 {
+		t.Errorf("reimport of %s's kept originals changed the store: %+v", tool, tr)
+	}
+	if after := state(); after != before {
+		t.Errorf("after reimport %s's sessions differ from the import's", tool)
+	}
 }
 
 func usageOf(input, cached, output, reasoning int64) *loom.Usage {
