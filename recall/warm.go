@@ -66,6 +66,9 @@ func WarmSocket(state string) string { return filepath.Join(state, "recall", "wa
 // its input is.
 const maxQuestion = 1 << 20
 
+// warmTexts is how many texts a warm recall remembers the secrets of.
+const warmTexts = 8192
+
 // maxWarmTime bounds how long a warm recall works on one question,
 // whatever its deadline says.
 const maxWarmTime = 10 * time.Second
@@ -170,7 +173,13 @@ func Answerer(store string, st loom.Store, redact func() *secrets.Detector) func
 		if redact == nil {
 			return nil
 		}
-		return redact()
+		d := redact()
+		if d == nil {
+			return nil
+		}
+		// Hook after hook reads the same turns: what was found in a
+		// text is remembered, not read again.
+		return d.Remembering(warmTexts)
 	})
 	// Compiled at once, not at the first hook's question.
 	go detector()
@@ -183,7 +192,7 @@ func Answerer(store string, st loom.Store, redact func() *secrets.Detector) func
 			o.Redact = detector()
 		}
 		res, err := Recall(ctx, st, o)
-		if err != nil && ctx.Err() != nil {
+		if err != nil && (ctx.Err() != nil || errors.Is(err, loom.ErrSearchTime)) {
 			// Out of time: nothing, as a hook gives nothing then.
 			return Answer{Partial: true}
 		}

@@ -127,6 +127,9 @@ type Detector struct {
 	allowIDs map[string]bool
 	// base64 looks into base64 runs (the built-in rules are on).
 	base64 bool
+	// memo, when set, is what Find found in the texts read last
+	// (Remembering).
+	memo *memo
 }
 
 type rule struct {
@@ -337,6 +340,20 @@ func (d *Detector) Find(text string) []Finding {
 	if len(text) < 8 {
 		return nil
 	}
+	if d.memo == nil {
+		return d.find0(text)
+	}
+	k := sha256.Sum256([]byte(text))
+	if f, ok := d.memo.get(k); ok {
+		return f
+	}
+	f := d.find0(text)
+	d.memo.put(k, f)
+	return f
+}
+
+// find0 is Find, read afresh.
+func (d *Detector) find0(text string) []Finding {
 	var out []Finding
 	if len(text) <= MaxText {
 		out = d.findText(text, 0)

@@ -280,7 +280,8 @@ func hookRun(ctx context.Context, opts *Options) error {
 	defer cancel()
 	text, event, err := hookContext(ctx, opts, start.Add(budget*hookAnswer/100), start.Add(budget*warmAnswer/100))
 	if err != nil {
-		if !errors.Is(err, context.DeadlineExceeded) {
+		// Out of time is no fault: the agent goes on without context.
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, loom.ErrSearchTime) {
 			fmt.Fprintf(opts.IO.ErrOut, "loom recall: %v\n", err)
 		}
 		return nil
