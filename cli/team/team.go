@@ -114,12 +114,21 @@ func (e *env) hubURL() (string, error) {
 
 // find returns the team --team names ("" for the only one).
 func (e *env) find(ref string) (*teamrun.Env, *teamrun.State, error) {
+	// The team first: a machine in no team is told that, not that it
+	// has no token for a hub.
+	l, err := e.inv.Teams()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := l.Find(ref)
+	if err != nil {
+		return nil, nil, err
+	}
 	r, err := e.run()
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := r.Local.Find(ref)
-	return r, s, err
+	return r, s, nil
 }
 
 // verified returns the team --team names, its chain verified now.
@@ -199,6 +208,13 @@ that the invite's key opens nothing written after.`,
   loom team invite --revoke bob`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var ttl time.Duration
+			if expires != "never" && revoke == "" {
+				var err error
+				if ttl, err = human.ParseAge(expires); err != nil || ttl <= 0 {
+					return command.UsageErrorf("--expires %q: want a duration (7d, 12h, 2w) or never", expires)
+				}
+			}
 			r, s, err := e.find(ref)
 			if err != nil {
 				return err
@@ -218,12 +234,6 @@ that the invite's key opens nothing written after.`,
 					fmt.Fprintf(inv.IO.Out, "; the team's key is now epoch %d, not wrapped for it\n", v.Epoch)
 				}
 				return nil
-			}
-			var ttl time.Duration
-			if expires != "never" {
-				if ttl, err = human.ParseAge(expires); err != nil || ttl <= 0 {
-					return command.UsageErrorf("--expires %q: want a duration (7d, 12h, 2w) or never", expires)
-				}
 			}
 			c, err := r.Invite(cmd.Context(), s, label, ttl, machine)
 			if err != nil {
@@ -539,6 +549,10 @@ func newCmdList(inv *command.Invocation) *cobra.Command {
 					rows = append(rows, row{s.ID, s.Name, s.Hub, s.Admin, s.Me, s.Machine, s.Gone})
 				}
 				return command.WriteJSON(inv.IO.Out, rows)
+			}
+			if len(all) == 0 {
+				fmt.Fprintln(inv.IO.ErrOut, "This machine is in no team: loom team create NAME makes one, loom team join CODE joins one.")
+				return nil
 			}
 			for _, s := range all {
 				state := "member"
