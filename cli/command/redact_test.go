@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/clitest"
@@ -37,20 +38,36 @@ func TestRedactOnWriteKeepsTheStoresCapabilities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, ok := range map[string]bool{
-		"counted calls (loom.CallCounter)":  is[loom.CallCounter](st),
-		"source locks (loom.SourceLocker)":  is[loom.SourceLocker](st),
-		"one-transaction imports":           is[loom.ImportApplier](st),
-		"vectors (loom.VectorStore)":        is[loom.VectorStore](st),
-		"sync records (loom.SyncStore)":     is[loom.SyncStore](st),
-		"sync (syncrun.Store)":              is[syncrun.Store](st),
-		"tokens (loom.TokenStore)":          is[loom.TokenStore](st),
-		"the edit index (loom.EditStore)":   is[loom.EditStore](st),
-		"shares (loom.ShareStore)":          is[loom.ShareStore](st),
-		"project moves (loom.ProjectMover)": is[loom.ProjectMover](st),
-	} {
-		if !ok {
+	// The engine's own store, opened without the setting: every
+	// capability it has, the store of the setting has too. On SQLite
+	// that is all of them.
+	url, err := inv.DBURL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := clitest.OpenFor(ctx, url, cli.AccessWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	caps := map[string]func(loom.Store) bool{
+		"counted calls (loom.CallCounter)":  is[loom.CallCounter],
+		"source locks (loom.SourceLocker)":  is[loom.SourceLocker],
+		"one-transaction imports":           is[loom.ImportApplier],
+		"vectors (loom.VectorStore)":        is[loom.VectorStore],
+		"sync records (loom.SyncStore)":     is[loom.SyncStore],
+		"sync (syncrun.Store)":              is[syncrun.Store],
+		"tokens (loom.TokenStore)":          is[loom.TokenStore],
+		"the edit index (loom.EditStore)":   is[loom.EditStore],
+		"shares (loom.ShareStore)":          is[loom.ShareStore],
+		"project moves (loom.ProjectMover)": is[loom.ProjectMover],
+	}
+	for name, has := range caps {
+		switch {
+		case has(raw) && !has(st):
 			t.Errorf("with redact_on_write the store has no %s", name)
+		case !has(raw) && !clitest.OnPostgres():
+			t.Errorf("the SQLite engine's store has no %s", name)
 		}
 	}
 
