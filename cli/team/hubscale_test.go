@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/sqlite"
 )
 
 // balancer is what a hub of several processes runs behind: one URL, each
@@ -131,8 +132,16 @@ func importPlanted(t *testing.T, m *member, id string, p planted, dir string) {
 // onSQLite keeps a member's own store in a SQLite file of its home
 // whatever engine the tests run on: the byte search of the hub's
 // database must find nothing a client wrote there in the clear.
-func onSQLite(m *member) *member {
+func onSQLite(t *testing.T, m *member) *member {
+	t.Helper()
 	m.fx.DB = filepath.Join(m.fx.Home, "data", "sessions.db")
+	// Made now: a store named by LOOM_DB must exist, as the fixture's
+	// does on SQLite.
+	st, err := sqlite.Open(t.Context(), m.fx.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	return m
 }
 
@@ -155,9 +164,9 @@ func TestHubOfTwoProcesses(t *testing.T) {
 	defer front.Close()
 
 	tok := hubToken(t, hubHome, hubDB, "alice")
-	alice1 := onSQLite(newMember(t, "alice", front.URL, tok))
-	alice2 := onSQLite(newMember(t, "alice", front.URL, tok))
-	bob := onSQLite(newMember(t, "bob", front.URL, hubToken(t, hubHome, hubDB, "bob")))
+	alice1 := onSQLite(t, newMember(t, "alice", front.URL, tok))
+	alice2 := onSQLite(t, newMember(t, "alice", front.URL, tok))
+	bob := onSQLite(t, newMember(t, "bob", front.URL, hubToken(t, hubHome, hubDB, "bob")))
 	key := strings.TrimSpace(alice1.must(t, "sync", "key"))
 	if r := alice2.fx.Exec(t, key+"\n", "sync", "key", "--set"); r.Code != 0 {
 		t.Fatalf("set the key: %s", r.Stderr)
