@@ -152,6 +152,13 @@ var moreRealAgents = []realAgent{{
 				t.Fatalf("cline did not answer %q; the terminal shows:\n%s", r.prompt, term.Screen())
 			}
 		}
+		// Cline writes the turn to its session file after it shows the
+		// answer: left at once, it can end before it has (seen on a
+		// loaded machine), so the file is waited for first.
+		files := filepath.Join(envHome(r.env), ".cline", "data", "sessions", "*", "*.json")
+		for until := time.Now().Add(time.Minute); !globHolds(files, r.prompt) && time.Now().Before(until); {
+			time.Sleep(50 * time.Millisecond)
+		}
 		term.Send("\x03")
 		term.Send("\x03")
 		term.WaitForWithin(t, "Session Summary", time.Minute)
@@ -197,6 +204,17 @@ var moreRealAgents = []realAgent{{
 }}
 
 // envHome is the HOME of env.
+// globHolds reports whether a file that pattern matches holds text.
+func globHolds(pattern, text string) bool {
+	names, _ := filepath.Glob(pattern)
+	for _, n := range names {
+		if b, err := os.ReadFile(n); err == nil && strings.Contains(string(b), text) {
+			return true
+		}
+	}
+	return false
+}
+
 func envHome(env []string) string {
 	for _, kv := range env {
 		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
