@@ -1,10 +1,15 @@
 package doctor_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,11 +166,30 @@ func TestDoctorAgreesWithGemini(t *testing.T) {
 			home := t.TempDir()
 			srv := agentclitest.NewGemini()
 			t.Cleanup(srv.Close)
+			// Gemini CLI cleans up as it starts, beside its first model
+			// call, and a run of one prompt can end before the clean-up
+			// has deleted all it chose to (seen on a loaded machine:
+			// two of the three). The model's answer is held until the
+			// chats doctor names are gone (or 30 seconds): a wait on
+			// the clean-up, which checks nothing itself.
+			var cleanedUp atomic.Pointer[func() bool]
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if done := cleanedUp.Load(); done != nil {
+					for until := time.Now().Add(30 * time.Second); !(*done)() && time.Now().Before(until); {
+						time.Sleep(50 * time.Millisecond)
+					}
+				}
+				u, _ := url.Parse(srv.URL)
+				rp := httputil.NewSingleHostReverseProxy(u)
+				rp.FlushInterval = -1
+				rp.ServeHTTP(w, r)
+			}))
+			t.Cleanup(front.Close)
 			clitest.WriteSettings(t, filepath.Join(home, ".gemini", "settings.json"),
 				`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, `+
 					`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, `+
 					`"general": {`+tc.retention+`"disableAutoUpdate": true, "disableUpdateNag": true}}`)
-			env := agentclitest.Env(home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_NO_RELAUNCH=true")
+			env := agentclitest.Env(home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+front.URL, "GEMINI_CLI_NO_RELAUNCH=true")
 			work := filepath.Join(home, "work")
 			os.MkdirAll(work, 0o755)
 			run := func() {
@@ -190,6 +214,8 @@ func TestDoctorAgreesWithGemini(t *testing.T) {
 			if len(due) != tc.due {
 				t.Fatalf("doctor says %d of %v are due; want %d", len(due), tc.ages, tc.due)
 			}
+			done := func() bool { return len(gone(planted)) >= len(due) }
+			cleanedUp.Store(&done)
 			run()
 			if got := gone(planted); !slices.Equal(got, due) {
 				t.Fatalf("Gemini CLI deleted %v\nloom doctor said %v", got, due)
