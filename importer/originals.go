@@ -105,8 +105,12 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 	for _, rec := range stats {
 		kf, err := keepFile(ctx, put, im.kept[rec.Path], rec, sessionID)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // gone since it was read: what was kept stays
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				// Gone or cut short since it was read (an agent that
+				// writes its file again whole, as Gemini CLI does, while
+				// a hook reads it): what was kept stays, and the next
+				// import keeps what it holds then.
+				continue
 			}
 			return fmt.Errorf("keeping the original of %s: %w", rec.Path, err)
 		}
