@@ -1112,9 +1112,15 @@ func hookRun(t *testing.T, w *world, agent string, events ...string) []sent {
 		for _, prompt := range []string{"", "smoke test Authorization Bearer staging", "mysql shop private key deploy"} {
 			in, _ := json.Marshal(map[string]string{"session_id": "x", "cwd": w.fx.Project, "hook_event_name": ev, "prompt": prompt})
 			o.Stdin = string(in)
+			// A hook that runs out of its search's time says nothing
+			// rather than something wrong; on a loaded machine it is
+			// asked again, as what is checked is what it adds.
 			got := mustRun(t, w.fx, o, "recall", "--hook", agent)
+			for try := 1; len(got[0].data) == 0 && try < 5; try++ {
+				got = mustRun(t, w.fx, o, "recall", "--hook", agent)
+			}
 			if len(got[0].data) == 0 {
-				t.Errorf("the %s hook %s with prompt %q added nothing", agent, ev, prompt)
+				t.Errorf("the %s hook %s with prompt %q added nothing in 5 tries", agent, ev, prompt)
 			}
 			out = append(out, got...)
 		}
