@@ -7,7 +7,10 @@ package main
 // near: a weak, lexical embedder), and "unrelated", a vector drawn at
 // random from each text's hash (no text is nearer any other: an embedder
 // that knows nothing). Both are what fusion must survive: no embedder
-// may make ranking worse than keywords alone.
+// may make ranking worse than keywords alone. "glove:PATH" is a real,
+// trained embedder served the same way: the frequency-weighted mean of
+// a text's GloVe word vectors (PATH in GloVe's text format, a word and
+// its numbers a line, the most frequent words first).
 
 import (
 	"encoding/binary"
@@ -31,13 +34,19 @@ const standInDims = 256
 // stops it.
 func standIn(kind string) (string, func(), error) {
 	var embed func(string) []float32
-	switch kind {
-	case "hash":
+	switch {
+	case strings.HasPrefix(kind, "glove:"):
+		g, err := loadGloVe(strings.TrimPrefix(kind, "glove:"))
+		if err != nil {
+			return "", nil, fmt.Errorf("-embed %s: %w", kind, err)
+		}
+		embed = g.vector
+	case kind == "hash":
 		embed = hashVector
-	case "unrelated":
+	case kind == "unrelated":
 		embed = unrelatedVector
 	default:
-		return "", nil, fmt.Errorf("-embed %q: want an http(s) URL of an embeddings API, hash or unrelated", kind)
+		return "", nil, fmt.Errorf("-embed %q: want an http(s) URL of an embeddings API, hash, unrelated or glove:PATH", kind)
 	}
 	srv := embeddingtest.NewWith(embed)
 	return srv.URL + "/v1", srv.Close, nil

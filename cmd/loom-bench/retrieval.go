@@ -476,6 +476,9 @@ func embedRetrieval(ctx context.Context, st loom.Store, o *retrievalOptions) (*s
 		}
 		if o.embedModel == "" {
 			o.embedModel = "stand-in-" + o.embed
+			if strings.HasPrefix(o.embed, "glove:") {
+				o.embedModel = "glove"
+			}
 		}
 	}
 	if o.embedModel == "" {

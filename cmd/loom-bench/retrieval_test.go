@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -129,4 +131,34 @@ func FuzzParseDatasets(f *testing.F) {
 			t.Error("a LongMemEval set without questions")
 		}
 	})
+}
+
+// TestGloVeEmbedder: a text's vector is its words' mean, so texts of
+// near words are near, unknown words are left out, and a malformed
+// file is refused with its line.
+func TestGloVeEmbedder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "glove.txt")
+	if err := os.WriteFile(path, []byte("the 1 1 1\ncat 0.9 0.1 0\ndog 0.8 0.2 0\ncar 0 0.1 0.9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := loadGloVe(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dot := func(a, b []float32) (s float32) {
+		for i := range a {
+			s += a[i] * b[i]
+		}
+		return s
+	}
+	cat, dog, car := g.vector("The cat!"), g.vector("a dog, zzz"), g.vector("the car")
+	if dot(cat, dog) <= dot(cat, car) {
+		t.Errorf("cat·dog %.3f ≤ cat·car %.3f", dot(cat, dog), dot(cat, car))
+	}
+	if err := os.WriteFile(path, []byte("the 1 1 1\ncat 0.9 0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadGloVe(path); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a short line: %v", err)
+	}
 }
