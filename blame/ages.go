@@ -43,7 +43,8 @@ import (
 // entry or its successor, never half of one; a checksum covers it, and
 // an entry that does not read back is ignored (and replaced). The
 // directory is kept under maxAgeBytes and maxAgeFiles, the entries
-// least recently used removed first.
+// least recently used removed first (the answers kept beside them,
+// attrs.go, counted with them).
 
 const (
 	ageMagic   = "loom blame ages\n"
@@ -88,8 +89,9 @@ type ageCache struct {
 	written, writtenBytes int
 	looked                bool
 	// used counts how headAges found ages: from an entry of HEAD (hit),
-	// from git since an entry's commit (since), from a whole blame.
-	used struct{ hit, since, whole int }
+	// from git since an entry's commit (since), from a whole blame; and
+	// the answers kept given again (attrs.go).
+	used struct{ hit, since, whole, kept int }
 }
 
 // ageName is the entry's file of a repository's file.
@@ -138,12 +140,19 @@ func (c *ageCache) save(e *ageEntry) error {
 		return err
 	}
 	if isNew {
-		c.written++
-		c.writtenBytes += len(b)
-		if !c.looked || c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8 {
-			c.looked, c.written, c.writtenBytes = true, 0, 0
-			return c.prune(time.Now(), maxAgeBytes, maxAgeFiles)
-		}
+		return c.wrote(len(b))
+	}
+	return nil
+}
+
+// wrote counts a new entry of size bytes, and looks at the directory's
+// size when enough were written since the last look (at the first one).
+func (c *ageCache) wrote(size int) error {
+	c.written++
+	c.writtenBytes += size
+	if !c.looked || c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8 {
+		c.looked, c.written, c.writtenBytes = true, 0, 0
+		return c.prune(time.Now(), maxAgeBytes, maxAgeFiles)
 	}
 	return nil
 }
@@ -175,7 +184,7 @@ func (c *ageCache) prune(now time.Time, maxBytes int64, maxFiles int) error {
 			}
 			continue
 		}
-		if !strings.HasSuffix(de.Name(), ageSuffix) {
+		if !strings.HasSuffix(de.Name(), ageSuffix) && !strings.HasSuffix(de.Name(), attrSuffix) {
 			continue
 		}
 		es = append(es, ent{name, fi.Size(), fi.ModTime()})
@@ -518,45 +527,58 @@ func (c *ageCache) fromEntries(g Git, lines []blamed, e *ageEntry) bool {
 // tell them (no cache, no HEAD or rel not in it, a shallow clone, a
 // merge under way): a whole blame of the work tree's file is needed.
 func (b *Blamer) workTreeAges(ctx context.Context, g Git, rel string, content []byte) (lines []blamed, ok bool, err error) {
+	lines, _, ok, err = b.workTreeAgesAt(ctx, g, rel, content)
+	return lines, ok, err
+}
+
+// headState is the commit the work tree's file was blamed at, its
+// object there, and whether the work tree's file is that object
+// (clean).
+type headState struct {
+	head, blob string
+	clean      bool
+}
+
+// workTreeAgesAt is workTreeAges with the commit the ages are of.
+func (b *Blamer) workTreeAgesAt(ctx context.Context, g Git, rel string, content []byte) (lines []blamed, at headState, ok bool, err error) {
 	if b.Cache == "" {
-		return nil, false, nil
+		return nil, at, false, nil
 	}
 	p, ok, err := g.probe(ctx, rel)
 	if err != nil || !ok || p.shallow || merging(p.gitDir) {
-		return nil, false, err
+		return nil, at, false, err
 	}
-	if b.ages == nil {
-		b.ages = &ageCache{dir: b.Cache}
-	}
-	head, err := b.ages.headAges(ctx, g, rel, p.head, p.blob)
+	at.head, at.blob = p.head, p.blob
+	head, err := b.ageCache().headAges(ctx, g, rel, p.head, p.blob)
 	if err != nil {
-		return nil, false, err
+		return nil, at, false, err
 	}
 	if blobID(content, p.blob) == p.blob {
 		texts := textLines(content)
 		if len(texts) != len(head) {
-			return nil, false, nil
+			return nil, at, false, nil
 		}
 		lines = make([]blamed, len(head))
 		for i, l := range head {
 			l.Text = texts[i]
 			lines[i] = l
 		}
-		return lines, true, nil
+		at.clean = true
+		return lines, at, true, nil
 	}
 	// The work tree's changes since HEAD, the lines before them HEAD's.
 	lines, err = g.blame(ctx, "--contents", rel, p.head+"..", "--", rel)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, at, false, ctx.Err()
 		}
-		return nil, false, nil
+		return nil, at, false, nil
 	}
-	at := &ageEntry{Flags: strings.Join(g.blameFlags(), " "), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
-	if !b.ages.fromEntries(g, lines, at) {
-		return nil, false, nil
+	e := &ageEntry{Flags: strings.Join(g.blameFlags(), " "), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
+	if !b.ages.fromEntries(g, lines, e) {
+		return nil, at, false, nil
 	}
-	return lines, true, nil
+	return lines, at, true, nil
 }
 
 // String describes an entry, for tests' messages.

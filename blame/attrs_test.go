@@ -1,0 +1,121 @@
+package blame
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+)
+
+// TestKeptAnswerFollowsTheStore: a file blamed again with nothing
+// changed is given the answer kept (no edit read, nothing matched), and
+// the same as a blame without the cache; after each change of the store
+// that bears on it — a session imported that wrote lines of the file, a
+// session put in the trash, a part redacted that leaves the edit's line
+// hashes but not its text, the file changed and not committed, a new
+// commit — the answer is the new one, and then kept in its turn.
+func TestKeptAnswerFollowsTheStore(t *testing.T) {
+	r := newRepo(t)
+	ctx := context.Background()
+	r.agentWrite("one", "a.go", "package a\n\nfunc Agent() int {\n\treturn compute(1, \"agent\")\n}\n")
+	r.commit("the agent's function")
+	r.tick(time.Hour)
+	human := "func Human() string {\n\treturn describe(\"written by hand at first\")\n}\n"
+	r.write("a.go", r.read("a.go")+"\n"+human)
+	r.commit("a human's function")
+	committed := r.clock
+
+	cache := t.TempDir()
+	// blame is a blame as a new process makes it, with the cache, checked
+	// against one without it; kept says whether it was the answer kept.
+	blame := func(what string, wantKept bool) *Result {
+		t.Helper()
+		b := &Blamer{Store: r.st, UserID: "local", Cache: cache}
+		res, err := b.File(ctx, filepath.Join(r.dir, "a.go"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept := b.ages.used.kept == 1; kept != wantKept {
+			t.Errorf("%s: the answer kept given again = %v, want %v", what, kept, wantKept)
+		}
+		fresh, err := (&Blamer{Store: r.st, UserID: "local"}).File(ctx, filepath.Join(r.dir, "a.go"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(res)
+		want, _ := json.Marshal(fresh)
+		if string(got) != string(want) {
+			t.Fatalf("%s: blamed with the answer kept:\n%s\nmatched anew:\n%s", what, got, want)
+		}
+		return res
+	}
+	res := blame("the first blame", false)
+	r.want(res, map[string]string{"compute(1": "agent:one", "describe(": "human"})
+	blame("a repeat", true)
+
+	// A session imported that wrote the human's function before it was
+	// committed.
+	two := r.session("two", "codex")
+	at := committed.Add(-30 * time.Second)
+	two.CreatedAt, two.UpdatedAt = at.Add(-time.Second), at
+	in, _ := json.Marshal(map[string]string{"file_path": filepath.Join(r.dir, "a.go"), "old_string": "return compute(1, \"agent\")\n}",
+		"new_string": "return compute(1, \"agent\")\n}\n\n" + strings.TrimSuffix(human, "\n")})
+	msgs := []*loom.Message{
+		{ID: loom.NewID(), Seq: 1, Role: loom.RoleUser, CreatedAt: at.Add(-time.Second), Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: "add Human"}}},
+		{ID: loom.NewID(), Seq: 2, Role: loom.RoleAssistant, Model: "m-two", CreatedAt: at, Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartTool,
+			CallID: "c1", Name: "Edit", Status: loom.ToolCompleted, Input: in, Output: json.RawMessage(`"ok"`)}}},
+	}
+	if err := r.st.Import(ctx, []*loom.SessionData{{Session: two, Messages: msgs}}); err != nil {
+		t.Fatal(err)
+	}
+	res = blame("after an import of a session that wrote lines of the file", false)
+	r.want(res, map[string]string{"compute(1": "agent:one", "describe(": "agent:two"})
+	blame("a repeat after the import", true)
+
+	// That session in the trash.
+	if _, err := r.st.Delete(ctx, two.ID, loom.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res = blame("after the session was put in the trash", false)
+	r.want(res, map[string]string{"compute(1": "agent:one", "describe(": "human"})
+	blame("a repeat after the trash", true)
+
+	// The first session's write redacted: the line it held is gone
+	// from what it wrote.
+	ms, err := r.st.Messages(ctx, r.ses["one"].ID, loom.MessageQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var part loom.Part
+	var seq int64
+	for _, m := range ms {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool {
+				part, seq = p, m.Seq
+			}
+		}
+	}
+	redacted, _ := json.Marshal(map[string]string{"file_path": filepath.Join(r.dir, "a.go"), "content": "package a\n\nfunc Agent() int {\n\treturn [REDACTED]\n}\n"})
+	part.Input = redacted
+	if err := r.st.UpdatePart(ctx, r.ses["one"].ID, seq, part); err != nil {
+		t.Fatal(err)
+	}
+	res = blame("after a redaction", false)
+	r.want(res, map[string]string{"compute(1": "human", "func Agent": "agent:one"})
+	blame("a repeat after the redaction", true)
+
+	// The file changed and not committed is matched each time; a
+	// commit gives an answer kept again.
+	r.agentEdit("three", "claude-code", "a.go", "func Agent() int {", "// Agent computes.\nfunc Agent() int {")
+	res = blame("a change not committed", false)
+	r.want(res, map[string]string{"// Agent computes.": "agent:three"})
+	blame("a change not committed, again", false)
+	r.commit("the agent's comment")
+	blame("after a commit", false)
+	res = blame("a repeat after a commit", true)
+	r.want(res, map[string]string{"// Agent computes.": "agent:three", "describe(": "human"})
+}
