@@ -311,7 +311,7 @@ func blameRun(ctx context.Context, o *Options) error {
 		return lineRun(ctx, o, st, res)
 	}
 	if o.JSON {
-		return command.WriteJSON(o.IO.Out, res)
+		return writeResultJSON(o.IO.Out, res)
 	}
 	printLines(ctx, o, st, res.Lines)
 	return nil
