@@ -264,6 +264,8 @@ func decodeAttr(b []byte) (*attrEntry, error) {
 		table[i] = r.str()
 	}
 	e.Lines = make([]Line, r.uint(len(r.b)))
+	// The lines of an edit share its time.
+	times := map[int64]*time.Time{}
 	for i := range e.Lines {
 		l := &e.Lines[i]
 		l.N = i + 1
@@ -272,8 +274,10 @@ func decodeAttr(b []byte) (*attrEntry, error) {
 		}
 		l.Seq, l.Turn = r.int(), int(r.int())
 		if at := r.int(); at != 0 {
-			t := time.Unix(0, at).UTC()
-			l.At = &t
+			if l.At = times[at]; l.At == nil {
+				t := time.Unix(0, at).UTC()
+				l.At, times[at] = &t, &t
+			}
 		}
 		if r.err != nil {
 			break
@@ -285,18 +289,16 @@ func decodeAttr(b []byte) (*attrEntry, error) {
 	return e, nil
 }
 
-// keptLines are e's lines with the file's text (lines, as the ages
+// keptLines are e's lines given the file's text (lines, as the ages
 // gave them), nil when they are not as many.
 func (e *attrEntry) keptLines(lines []blamed) []Line {
 	if len(e.Lines) != len(lines) {
 		return nil
 	}
-	out := make([]Line, len(lines))
 	for i := range lines {
-		out[i] = e.Lines[i]
-		out[i].Text = lines[i].Text
+		e.Lines[i].Text = lines[i].Text
 	}
-	return out
+	return e.Lines
 }
 
 // editVersion is the version of the store's edit index, "" when it

@@ -203,6 +203,10 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if binary(content) {
 		return nil, loom.Errorf(loom.EINVALID, "%s is a binary file: loom blame attributes lines of text", rel)
 	}
+	// The commits git notes are kept for are listed meanwhile (a process
+	// of git's, whose start is much of a repeated blame's time).
+	noted := make(chan map[string]string, 1)
+	go func() { noted <- g.NotedCommits(ctx) }()
 	// The store's side runs while git blames: the index brought up to
 	// date, its version read and the answer kept under it looked up
 	// (attrs.go), and, unless that still holds, the edits of the whole
@@ -261,7 +265,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 		if kept := sd.kept.keptLines(lines); kept != nil && sd.kept.Key == key {
 			res.Lines, res.Notes = kept, append(res.Notes, sd.kept.Notes...)
 			cache.used.kept++
-			return b.finish(ctx, g, rel, rev, res, lines), nil
+			return b.finish(ctx, g, rel, rev, res, lines, <-noted), nil
 		}
 		// Kept of another commit or content: the store's side now.
 		if sd.roots, sd.repo, sd.elsewhere, sd.facts, err = b.repoEdits(ctx, g); err != nil {
@@ -305,13 +309,13 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 		// again: the answer stands.
 		_ = b.ageCache().saveAttr(g.Dir, rel, e)
 	}
-	return b.finish(ctx, g, rel, rev, res, lines), nil
+	return b.finish(ctx, g, rel, rev, res, lines, <-noted), nil
 }
 
 // finish adds to res what is read from elsewhere than loom's sessions
 // each time: the team member of each session, Agent Trace records, git
-// notes.
-func (b *Blamer) finish(ctx context.Context, g Git, rel, rev string, res *Result, lines []blamed) *Result {
+// notes (noted: the commits they are kept for).
+func (b *Blamer) finish(ctx context.Context, g Git, rel, rev string, res *Result, lines []blamed, noted map[string]string) *Result {
 	if u, ok := b.Store.(*Union); ok {
 		for i := range res.Lines {
 			if l := &res.Lines[i]; l.SessionID != "" {
@@ -325,7 +329,7 @@ func (b *Blamer) finish(ctx context.Context, g Git, rel, rev string, res *Result
 	// Authorship logs of the Git AI standard (git notes, loom's own or
 	// git-ai's) account for the lines of their commits nothing else
 	// does.
-	if noted := g.NotedCommits(ctx); len(noted) > 0 {
+	if len(noted) > 0 {
 		commits := map[string]time.Time{}
 		for i, l := range res.Lines {
 			if _, ok := noted[l.Commit]; ok && l.SessionID == "" && l.Source == "" {

@@ -14,9 +14,12 @@ import (
 // (indented by two spaces, sanitized), without going through
 // reflection and then indenting the whole again: a file of thousands
 // of lines, a dozen fields each for an agent's, took encoding/json a
-// quarter of a repeated blame's time (docs/performance.md).
+// quarter of a repeated blame's time (docs/performance.md). It is
+// written in pieces of a few lines, each sanitized on its own (a piece
+// ends between two lines, never inside a string), so that megabytes of
+// output take no more memory than a piece.
 func writeResultJSON(w io.Writer, res *blame.Result) error {
-	e := jsonWriter{b: make([]byte, 0, 64<<10), quoted: map[string][]byte{}}
+	e := jsonWriter{w: w, b: make([]byte, 0, jsonPiece+4<<10), quoted: map[string][]byte{}}
 	e.raw("{\n")
 	e.field(1, "repo", res.Repo, false)
 	e.field(1, "path", res.Path, false)
@@ -37,6 +40,9 @@ func writeResultJSON(w io.Writer, res *blame.Result) error {
 				e.raw(",")
 			}
 			e.raw("\n")
+			if len(e.b) >= jsonPiece {
+				e.flush()
+			}
 		}
 		e.raw("  ]")
 	}
@@ -53,19 +59,29 @@ func writeResultJSON(w io.Writer, res *blame.Result) error {
 		e.raw("  ]")
 	}
 	e.raw("\n}\n")
-	if e.err != nil {
-		return e.err
-	}
-	_, err := w.Write(term.SanitizeJSON(e.b))
-	return err
+	e.flush()
+	return e.err
 }
 
-// jsonWriter appends JSON to b; quoted keeps the strings that repeat
-// from line to line (sessions, commits, agents) quoted once.
+// jsonPiece is how many bytes writeResultJSON writes at a time.
+const jsonPiece = 32 << 10
+
+// jsonWriter appends JSON to b, written to w a piece at a time; quoted
+// keeps the strings that repeat from line to line (sessions, commits,
+// agents) quoted once.
 type jsonWriter struct {
+	w      io.Writer
 	b      []byte
 	quoted map[string][]byte
 	err    error
+}
+
+// flush writes what b holds, sanitized, unless a write failed before.
+func (e *jsonWriter) flush() {
+	if e.err == nil {
+		_, e.err = e.w.Write(term.SanitizeJSON(e.b))
+	}
+	e.b = e.b[:0]
 }
 
 func (e *jsonWriter) raw(s string) { e.b = append(e.b, s...) }
@@ -80,7 +96,7 @@ func (e *jsonWriter) str(s string, keep bool) {
 	start := len(e.b)
 	e.b = appendString(e.b, s)
 	if keep {
-		e.quoted[s] = e.b[start:len(e.b):len(e.b)]
+		e.quoted[s] = append([]byte(nil), e.b[start:]...)
 	}
 }
 

@@ -2,6 +2,7 @@ package blame
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -56,3 +57,30 @@ func TestResultJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestResultJSONPieces: a result of many lines, written in pieces, is
+// the generic writer's output whole, and a write that fails is the
+// error.
+func TestResultJSONPieces(t *testing.T) {
+	res := &blame.Result{Repo: "/r", Path: "a.go"}
+	for i := range 3000 {
+		res.Lines = append(res.Lines, blame.Line{N: i + 1, Kind: "agent", SessionID: "s\u0085", Text: "line \u0085 é <x>"})
+	}
+	var want, got bytes.Buffer
+	if err := command.WriteJSON(&want, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeResultJSON(&got, res); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Errorf("%d lines written in pieces differ from the generic writer's", len(res.Lines))
+	}
+	if err := writeResultJSON(failingWriter{}, res); err == nil {
+		t.Error("a write that fails: no error")
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
