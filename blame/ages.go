@@ -103,7 +103,20 @@ func (c *ageCache) ageName(repo, path string) string {
 // load is the entry of path in repo found with flags, nil when there is
 // none, it is not that file's or it does not read back.
 func (c *ageCache) load(repo, path, flags string) *ageEntry {
-	name := c.ageName(repo, path)
+	b := c.read(c.ageName(repo, path))
+	if b == nil {
+		return nil
+	}
+	e, err := decodeAges(b)
+	if err != nil || e.Repo != repo || e.Path != path || e.Flags != flags {
+		return nil
+	}
+	return e
+}
+
+// read is the entry file name's bytes, nil when there is none or it is
+// larger than an entry can be; an entry read is made recent again.
+func (c *ageCache) read(name string) []byte {
 	f, fi, err := safefile.Open(name, maxAgeEntry)
 	if err != nil {
 		return nil
@@ -113,43 +126,39 @@ func (c *ageCache) load(repo, path, flags string) *ageEntry {
 	if err != nil {
 		return nil
 	}
-	e, err := decodeAges(b)
-	if err != nil || e.Repo != repo || e.Path != path || e.Flags != flags {
-		return nil
-	}
 	if now := time.Now(); now.Sub(fi.ModTime()) > ageTouchAfter {
 		os.Chtimes(name, now, now)
 	}
-	return e
+	return b
 }
 
 // save writes e as its file's entry, whole or not at all. An entry
 // over maxAgeEntry is not kept.
 func (c *ageCache) save(e *ageEntry) error {
-	b := encodeAges(e)
+	return c.write(c.ageName(e.Repo, e.Path), encodeAges(e))
+}
+
+// write writes entry b as file name, whole or not at all (not at all
+// when it is over maxAgeEntry), and looks at the directory's size when
+// enough new entries were written since the last look (at the first
+// one).
+func (c *ageCache) write(name string, b []byte) error {
 	if len(b) > maxAgeEntry {
 		return nil
 	}
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
-	name := c.ageName(e.Repo, e.Path)
 	_, err := os.Lstat(name)
 	isNew := errors.Is(err, os.ErrNotExist)
 	if err := safefile.WriteFile(name, b, 0o600); err != nil {
 		return err
 	}
-	if isNew {
-		return c.wrote(len(b))
+	if !isNew {
+		return nil
 	}
-	return nil
-}
-
-// wrote counts a new entry of size bytes, and looks at the directory's
-// size when enough were written since the last look (at the first one).
-func (c *ageCache) wrote(size int) error {
 	c.written++
-	c.writtenBytes += size
+	c.writtenBytes += len(b)
 	if !c.looked || c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8 {
 		c.looked, c.written, c.writtenBytes = true, 0, 0
 		return c.prune(time.Now(), maxAgeBytes, maxAgeFiles)

@@ -3,10 +3,8 @@ package blame
 import (
 	"context"
 	bin "encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/safefile"
 	"github.com/loomhq/loom/paths"
 )
 
@@ -113,45 +110,20 @@ var executable = sync.OnceValue(func() string {
 // loadAttr is the kept answer of path in repo, nil when there is none or
 // it does not read back.
 func (c *ageCache) loadAttr(repo, path string) *attrEntry {
-	name := c.attrName(repo, path)
-	f, fi, err := safefile.Open(name, maxAgeEntry)
-	if err != nil {
-		return nil
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxAgeEntry+1))
-	f.Close()
-	if err != nil {
+	b := c.read(c.attrName(repo, path))
+	if b == nil {
 		return nil
 	}
 	e, err := decodeAttr(b)
 	if err != nil {
 		return nil
 	}
-	if now := time.Now(); now.Sub(fi.ModTime()) > ageTouchAfter {
-		os.Chtimes(name, now, now)
-	}
 	return e
 }
 
 // saveAttr keeps e as the answer of path in repo, whole or not at all.
 func (c *ageCache) saveAttr(repo, path string, e *attrEntry) error {
-	b := encodeAttr(e)
-	if len(b) > maxAgeEntry {
-		return nil
-	}
-	if err := os.MkdirAll(c.dir, 0o700); err != nil {
-		return err
-	}
-	name := c.attrName(repo, path)
-	_, err := os.Lstat(name)
-	isNew := errors.Is(err, os.ErrNotExist)
-	if err := safefile.WriteFile(name, b, 0o600); err != nil {
-		return err
-	}
-	if isNew {
-		return c.wrote(len(b))
-	}
-	return nil
+	return c.write(c.attrName(repo, path), encodeAttr(e))
 }
 
 // encodeAttr is e as an entry's file: the magic line, the version, the

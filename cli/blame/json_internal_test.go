@@ -45,16 +45,23 @@ func TestResultJSON(t *testing.T) {
 		"repeated":  {Repo: "/r", Path: "a.go", Lines: []blame.Line{full, full, full}},
 	}
 	for name, res := range cases {
-		var want, got bytes.Buffer
-		if err := command.WriteJSON(&want, res); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeResultJSON(&got, res); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			t.Errorf("%s: writeResultJSON wrote\n%s\nwant\n%s", name, got.Bytes(), want.Bytes())
-		}
+		sameJSON(t, name, res)
+	}
+}
+
+// sameJSON checks that writeResultJSON writes res as command.WriteJSON
+// does.
+func sameJSON(t *testing.T, name string, res *blame.Result) {
+	t.Helper()
+	var want, got bytes.Buffer
+	if err := command.WriteJSON(&want, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeResultJSON(&got, res); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Errorf("%s: writeResultJSON wrote\n%s\nwant\n%s", name, got.Bytes(), want.Bytes())
 	}
 }
 
@@ -66,16 +73,7 @@ func TestResultJSONPieces(t *testing.T) {
 	for i := range 3000 {
 		res.Lines = append(res.Lines, blame.Line{N: i + 1, Kind: "agent", SessionID: "s\u0085", Text: "line \u0085 é <x>"})
 	}
-	var want, got bytes.Buffer
-	if err := command.WriteJSON(&want, res); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeResultJSON(&got, res); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want.Bytes()) {
-		t.Errorf("%d lines written in pieces differ from the generic writer's", len(res.Lines))
-	}
+	sameJSON(t, "3,000 lines", res)
 	if err := writeResultJSON(failingWriter{}, res); err == nil {
 		t.Error("a write that fails: no error")
 	}
