@@ -53,9 +53,10 @@ const (
 	// whole each time.
 	maxAgeEntry = 16 << 20
 	// maxAgeBytes and maxAgeFiles bound the directory; pruning keeps
-	// three quarters of each.
-	maxAgeBytes = 64 << 20
-	maxAgeFiles = 20_000
+	// three quarters of each. A file blamed has two entries, its ages
+	// (8 bytes a line or so) and its answer (attrs.go: 50 a line).
+	maxAgeBytes = 256 << 20
+	maxAgeFiles = 40_000
 	// agePruneEvery is how many new entries a process writes between
 	// looks at the directory's size (the first new one is looked at).
 	agePruneEvery = 256

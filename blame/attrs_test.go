@@ -3,6 +3,7 @@ package blame
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,4 +119,50 @@ func TestKeptAnswerFollowsTheStore(t *testing.T) {
 	blame("after a commit", false)
 	res = blame("a repeat after a commit", true)
 	r.want(res, map[string]string{"// Agent computes.": "agent:three", "describe(": "human"})
+}
+
+// TestKeptAnswerDamaged: an answer kept whose file does not read back
+// (a byte changed, cut short) is not given; the file is matched again
+// and its answer kept anew.
+func TestKeptAnswerDamaged(t *testing.T) {
+	r := newRepo(t)
+	ctx := context.Background()
+	r.agentWrite("one", "a.go", "package a\n\nfunc Agent() int {\n\treturn compute(1, \"agent\")\n}\n")
+	r.commit("the agent's function")
+	cache := t.TempDir()
+	blame := func() (*Result, int) {
+		t.Helper()
+		b := &Blamer{Store: r.st, UserID: "local", Cache: cache}
+		res, err := b.File(ctx, filepath.Join(r.dir, "a.go"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, b.ages.used.kept
+	}
+	first, _ := blame()
+	name := (&ageCache{dir: cache}).attrName(r.dir, "a.go")
+	for _, damage := range []func([]byte) []byte{
+		func(b []byte) []byte { b[len(b)/2] ^= 1; return b },
+		func(b []byte) []byte { return b[:len(b)-9] },
+	} {
+		if _, kept := blame(); kept != 1 {
+			t.Fatalf("a repeat was not given the answer kept")
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, damage(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res, kept := blame()
+		if kept != 0 {
+			t.Errorf("a damaged answer was given")
+		}
+		got, _ := json.Marshal(res)
+		want, _ := json.Marshal(first)
+		if string(got) != string(want) {
+			t.Errorf("after a damaged answer:\n%s\nwant\n%s", got, want)
+		}
+	}
 }
