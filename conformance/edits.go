@@ -129,23 +129,7 @@ func testEditIndex(t *testing.T, open Opener) {
 	}
 
 	// An import is indexed too, with the agent it came from.
-	imp := newSession("alice", "")
-	imp.Source = &loom.Source{Tool: "codex", Path: "/x/rollout.jsonl"}
-	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	imp.CreatedAt, imp.UpdatedAt = at, at
-	msgs := []*loom.Message{text(loom.RoleUser, "patch it"), {Role: loom.RoleAssistant, Model: "gpt-x", Parts: []loom.Part{
-		editCall("p1", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: web/x.ts\n+export const x = 1;\n*** End Patch"}`)}}}
-	for i, m := range msgs {
-		m.ID, m.Seq, m.CreatedAt = loom.NewID(), int64(i+1), at.Add(time.Duration(i)*time.Second)
-		for j := range m.Parts {
-			if m.Parts[j].ID == "" {
-				m.Parts[j].ID = loom.NewID()
-			}
-		}
-	}
-	if err := st.Import(ctx(t), []*loom.SessionData{{Session: imp, Messages: msgs}}); err != nil {
-		t.Fatal(err)
-	}
+	imp, at := importPatch(t, st)
 	got = editsOf(t, st, loom.EditQuery{UserID: "alice", Paths: []string{"/src/api/web/x.ts"}})
 	if len(got) != 1 || got[0].Agent != "codex" || got[0].Model != "gpt-x" || !got[0].At.Equal(at.Add(time.Second)) || got[0].Op != loom.EditWrite {
 		t.Errorf("the imported patch's edit: %+v", got)
@@ -171,6 +155,30 @@ func testEditIndex(t *testing.T, open Opener) {
 	if err != nil || !slices.Equal(roots, []string{"/src/api"}) {
 		t.Errorf("ProjectRoots = %q, %v", roots, err)
 	}
+}
+
+// importPatch imports a Codex session of alice's, made at at, whose
+// reply (a second after it) adds web/x.ts by apply_patch.
+func importPatch(t *testing.T, st loom.Store) (imp *loom.Session, at time.Time) {
+	t.Helper()
+	imp = newSession("alice", "")
+	imp.Source = &loom.Source{Tool: "codex", Path: "/x/rollout.jsonl"}
+	at = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	imp.CreatedAt, imp.UpdatedAt = at, at
+	msgs := []*loom.Message{text(loom.RoleUser, "patch it"), {Role: loom.RoleAssistant, Model: "gpt-x", Parts: []loom.Part{
+		editCall("p1", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: web/x.ts\n+export const x = 1;\n*** End Patch"}`)}}}
+	for i, m := range msgs {
+		m.ID, m.Seq, m.CreatedAt = loom.NewID(), int64(i+1), at.Add(time.Duration(i)*time.Second)
+		for j := range m.Parts {
+			if m.Parts[j].ID == "" {
+				m.Parts[j].ID = loom.NewID()
+			}
+		}
+	}
+	if err := st.Import(ctx(t), []*loom.SessionData{{Session: imp, Messages: msgs}}); err != nil {
+		t.Fatal(err)
+	}
+	return imp, at
 }
 
 // The edit index's version (loom.EditVersioner, what loom blame keeps
@@ -269,23 +277,7 @@ func testEditVersion(t *testing.T, open Opener) {
 	}
 	changed("a rewind")
 
-	imp := newSession("alice", "")
-	imp.Source = &loom.Source{Tool: "codex", Path: "/x/rollout.jsonl"}
-	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	imp.CreatedAt, imp.UpdatedAt = at, at
-	msgs := []*loom.Message{text(loom.RoleUser, "patch it"), {Role: loom.RoleAssistant, Model: "gpt-x", Parts: []loom.Part{
-		editCall("p1", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: web/x.ts\n+export const x = 1;\n*** End Patch"}`)}}}
-	for i, m := range msgs {
-		m.ID, m.Seq, m.CreatedAt = loom.NewID(), int64(i+1), at.Add(time.Duration(i)*time.Second)
-		for j := range m.Parts {
-			if m.Parts[j].ID == "" {
-				m.Parts[j].ID = loom.NewID()
-			}
-		}
-	}
-	if err := st.Import(ctx(t), []*loom.SessionData{{Session: imp, Messages: msgs}}); err != nil {
-		t.Fatal(err)
-	}
+	imp, _ := importPatch(t, st)
 	changed("an import")
 	if _, err := st.Delete(ctx(t), imp.ID, loom.DeleteOptions{Purge: true}); err != nil {
 		t.Fatal(err)
