@@ -166,3 +166,66 @@ func TestKeptAnswerDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptAnswerRootsOnThisMachine: an answer that rests on sessions
+// recorded at another path (matched to this clone by its files) is
+// matched again when git's index changes (the files it tracks told where
+// that path was) and when that path becomes a work tree of this machine
+// — here another repository's, whose sessions they then are: the lines
+// are no longer this clone's agents'.
+func TestKeptAnswerRootsOnThisMachine(t *testing.T) {
+	r := newRepo(t)
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "projects", "app")
+	a := "package app\n\n// Start starts the application server.\nfunc Start() error {\n\treturn serve(listenAddress)\n}\n"
+	b := "package app\n\n// Stop stops the application server.\nfunc Stop() error {\n\treturn shutdown(gracePeriod)\n}\n"
+	r.elsewhereSession("s1", root, "internal/app/start.go", a)
+	r.write("internal/app/start.go", a)
+	r.elsewhereSession("s1", root, "internal/app/stop.go", b)
+	r.write("internal/app/stop.go", b)
+	r.commit("app")
+	cache := t.TempDir()
+	blame := func(what string, wantKept bool) *Result {
+		t.Helper()
+		bl := &Blamer{Store: r.st, UserID: "local", Cache: cache}
+		res, err := bl.File(ctx, filepath.Join(r.dir, "internal/app/start.go"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept := bl.ages.used.kept == 1; kept != wantKept {
+			t.Errorf("%s: the answer kept given again = %v, want %v", what, kept, wantKept)
+		}
+		fresh, err := (&Blamer{Store: r.st, UserID: "local"}).File(ctx, filepath.Join(r.dir, "internal/app/start.go"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(res)
+		want, _ := json.Marshal(fresh)
+		if string(got) != string(want) {
+			t.Fatalf("%s: blamed with the answer kept:\n%s\nmatched anew:\n%s", what, got, want)
+		}
+		return res
+	}
+	r.want(blame("the first blame", false), map[string]string{"func Start": "agent:s1"})
+	blame("a repeat", true)
+
+	r.write("README.md", "# app\n")
+	r.git("add", "README.md")
+	blame("a file added to git's index", false)
+	blame("a repeat after it", true)
+
+	// The path the sessions were recorded at is now a work tree of
+	// another repository on this machine.
+	gittestInit(t, root)
+	r.want(blame("the sessions' path now another repository's work tree", false), map[string]string{"func Start": "human"})
+	blame("a repeat after it", true)
+}
+
+// gittestInit makes dir a git work tree with a first commit of its own.
+func gittestInit(t *testing.T, dir string) {
+	t.Helper()
+	o := &repo{t: t, dir: dir, clock: time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)}
+	o.write("other.txt", "another repository\n")
+	o.git("init", "-q", "-b", "main")
+	o.commit("another repository's first commit")
+}
