@@ -554,8 +554,13 @@ func (b *Blamer) workTreeAgesAt(ctx context.Context, g Git, rel string, content 
 	if b.Cache == "" {
 		return nil, at, false, nil
 	}
-	p, ok, err := g.probe(ctx, rel)
-	if err != nil || !ok || p.shallow || merging(p.gitDir) {
+	p, ok := g.openedProbe(rel)
+	if !ok {
+		if p, ok, err = g.probe(ctx, rel); err != nil {
+			return nil, at, false, err
+		}
+	}
+	if !ok || p.shallow || merging(p.gitDir) {
 		return nil, at, false, err
 	}
 	at.head, at.blob = p.head, p.blob

@@ -153,12 +153,18 @@ func (b *Blamer) Open(ctx context.Context, path string) (Git, string, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	top, err := Toplevel(ctx, b.Git, filepath.Dir(abs))
-	if err != nil {
-		if loom.ErrorCode(err) == loom.EINVALID && !strings.Contains(err.Error(), "needs git") {
-			return Git{}, "", loom.Errorf(loom.EINVALID, "%s is not in a git work tree: loom blame matches the lines of a repository's files", path)
+	// One git process tells the work tree and, for the blame that
+	// follows, HEAD and the file's object in it; where it cannot (no
+	// HEAD, a file git does not track), the work tree alone.
+	top, probe, probed := topAndProbe(ctx, b.Git, filepath.Dir(abs), filepath.Base(abs))
+	if !probed {
+		top, err = Toplevel(ctx, b.Git, filepath.Dir(abs))
+		if err != nil {
+			if loom.ErrorCode(err) == loom.EINVALID && !strings.Contains(err.Error(), "needs git") {
+				return Git{}, "", loom.Errorf(loom.EINVALID, "%s is not in a git work tree: loom blame matches the lines of a repository's files", path)
+			}
+			return Git{}, "", err
 		}
-		return Git{}, "", err
 	}
 	if real, err := filepath.EvalSymlinks(top); err == nil {
 		top = real
@@ -167,7 +173,11 @@ func (b *Blamer) Open(ctx context.Context, path string) (Git, string, error) {
 	if err != nil {
 		return Git{}, "", err
 	}
-	return Git{Bin: b.Git, Dir: top}, filepath.ToSlash(rel), nil
+	g := Git{Bin: b.Git, Dir: top}
+	if probed {
+		g.opened = &openedFile{rel: filepath.ToSlash(rel), p: probe}
+	}
+	return g, filepath.ToSlash(rel), nil
 }
 
 // binary says whether content looks like no text: a NUL byte in its
