@@ -31,28 +31,9 @@ func TestKeptAnswerFollowsTheStore(t *testing.T) {
 	committed := r.clock
 
 	cache := t.TempDir()
-	// blame is a blame as a new process makes it, with the cache, checked
-	// against one without it; kept says whether it was the answer kept.
 	blame := func(what string, wantKept bool) *Result {
 		t.Helper()
-		b := &Blamer{Store: r.st, UserID: "local", Cache: cache}
-		res, err := b.File(ctx, filepath.Join(r.dir, "a.go"), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if kept := b.ages.used.kept == 1; kept != wantKept {
-			t.Errorf("%s: the answer kept given again = %v, want %v", what, kept, wantKept)
-		}
-		fresh, err := (&Blamer{Store: r.st, UserID: "local"}).File(ctx, filepath.Join(r.dir, "a.go"), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := json.Marshal(res)
-		want, _ := json.Marshal(fresh)
-		if string(got) != string(want) {
-			t.Fatalf("%s: blamed with the answer kept:\n%s\nmatched anew:\n%s", what, got, want)
-		}
-		return res
+		return r.keptBlame(cache, "a.go", what, wantKept)
 	}
 	res := blame("the first blame", false)
 	r.want(res, map[string]string{"compute(1": "agent:one", "describe(": "human"})
@@ -175,7 +156,6 @@ func TestKeptAnswerDamaged(t *testing.T) {
 // are no longer this clone's agents'.
 func TestKeptAnswerRootsOnThisMachine(t *testing.T) {
 	r := newRepo(t)
-	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "projects", "app")
 	a := "package app\n\n// Start starts the application server.\nfunc Start() error {\n\treturn serve(listenAddress)\n}\n"
 	b := "package app\n\n// Stop stops the application server.\nfunc Stop() error {\n\treturn shutdown(gracePeriod)\n}\n"
@@ -187,24 +167,7 @@ func TestKeptAnswerRootsOnThisMachine(t *testing.T) {
 	cache := t.TempDir()
 	blame := func(what string, wantKept bool) *Result {
 		t.Helper()
-		bl := &Blamer{Store: r.st, UserID: "local", Cache: cache}
-		res, err := bl.File(ctx, filepath.Join(r.dir, "internal/app/start.go"), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if kept := bl.ages.used.kept == 1; kept != wantKept {
-			t.Errorf("%s: the answer kept given again = %v, want %v", what, kept, wantKept)
-		}
-		fresh, err := (&Blamer{Store: r.st, UserID: "local"}).File(ctx, filepath.Join(r.dir, "internal/app/start.go"), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := json.Marshal(res)
-		want, _ := json.Marshal(fresh)
-		if string(got) != string(want) {
-			t.Fatalf("%s: blamed with the answer kept:\n%s\nmatched anew:\n%s", what, got, want)
-		}
-		return res
+		return r.keptBlame(cache, "internal/app/start.go", what, wantKept)
 	}
 	r.want(blame("the first blame", false), map[string]string{"func Start": "agent:s1"})
 	blame("a repeat", true)
@@ -228,4 +191,30 @@ func gittestInit(t *testing.T, dir string) {
 	o.write("other.txt", "another repository\n")
 	o.git("init", "-q", "-b", "main")
 	o.commit("another repository's first commit")
+}
+
+// keptBlame blames rel as a new process does, with the cache, and checks
+// it against a blame without the cache and whether it was the answer
+// kept (wantKept).
+func (r *repo) keptBlame(cache, rel, what string, wantKept bool) *Result {
+	r.t.Helper()
+	ctx := context.Background()
+	b := &Blamer{Store: r.st, UserID: "local", Cache: cache}
+	res, err := b.File(ctx, filepath.Join(r.dir, rel), "")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if kept := b.ages.used.kept == 1; kept != wantKept {
+		r.t.Errorf("%s: the answer kept given again = %v, want %v", what, kept, wantKept)
+	}
+	fresh, err := (&Blamer{Store: r.st, UserID: "local"}).File(ctx, filepath.Join(r.dir, rel), "")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	got, _ := json.Marshal(res)
+	want, _ := json.Marshal(fresh)
+	if string(got) != string(want) {
+		r.t.Fatalf("%s: blamed with the answer kept:\n%s\nmatched anew:\n%s", what, got, want)
+	}
+	return res
 }
