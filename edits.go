@@ -133,6 +133,20 @@ type EditStore interface {
 	ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error)
 }
 
+// EditVersioner is an EditStore that names, cheaply, the state of
+// everything its edit queries and project roots answer from: the edit
+// index's rows, the messages and sessions they are read through, the
+// sessions' trash state and project roots. EditVersion returns a value
+// that changes in the transaction of any change to those (a new edit
+// indexed, a message rewritten or deleted, a session forked, trashed,
+// restored, purged or moved), and only one state has it: what was read
+// after a version was read may be kept under it, and stands while
+// EditVersion returns it again. loom blame keeps its answer for a file
+// so (docs/blame.md, "The answer kept").
+type EditVersioner interface {
+	EditVersion(ctx context.Context) (string, error)
+}
+
 // RecordedRoot is a project root sessions recorded: where a repository
 // was when they ran (on this machine or another), its project, and how
 // many of the user's sessions ran there.

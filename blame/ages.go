@@ -43,7 +43,8 @@ import (
 // entry or its successor, never half of one; a checksum covers it, and
 // an entry that does not read back is ignored (and replaced). The
 // directory is kept under maxAgeBytes and maxAgeFiles, the entries
-// least recently used removed first.
+// least recently used removed first (the answers kept beside them,
+// attrs.go, counted with them).
 
 const (
 	ageMagic   = "loom blame ages\n"
@@ -52,9 +53,10 @@ const (
 	// whole each time.
 	maxAgeEntry = 16 << 20
 	// maxAgeBytes and maxAgeFiles bound the directory; pruning keeps
-	// three quarters of each.
-	maxAgeBytes = 64 << 20
-	maxAgeFiles = 20_000
+	// three quarters of each. A file blamed has two entries, its ages
+	// (8 bytes a line or so) and its answer (attrs.go: 50 a line).
+	maxAgeBytes = 256 << 20
+	maxAgeFiles = 40_000
 	// agePruneEvery is how many new entries a process writes between
 	// looks at the directory's size (the first new one is looked at).
 	agePruneEvery = 256
@@ -88,8 +90,9 @@ type ageCache struct {
 	written, writtenBytes int
 	looked                bool
 	// used counts how headAges found ages: from an entry of HEAD (hit),
-	// from git since an entry's commit (since), from a whole blame.
-	used struct{ hit, since, whole int }
+	// from git since an entry's commit (since), from a whole blame; and
+	// the answers kept given again (attrs.go).
+	used struct{ hit, since, whole, kept int }
 }
 
 // ageName is the entry's file of a repository's file.
@@ -101,7 +104,20 @@ func (c *ageCache) ageName(repo, path string) string {
 // load is the entry of path in repo found with flags, nil when there is
 // none, it is not that file's or it does not read back.
 func (c *ageCache) load(repo, path, flags string) *ageEntry {
-	name := c.ageName(repo, path)
+	b := c.read(c.ageName(repo, path))
+	if b == nil {
+		return nil
+	}
+	e, err := decodeAges(b)
+	if err != nil || e.Repo != repo || e.Path != path || e.Flags != flags {
+		return nil
+	}
+	return e
+}
+
+// read is the entry file name's bytes, nil when there is none or it is
+// larger than an entry can be; an entry read is made recent again.
+func (c *ageCache) read(name string) []byte {
 	f, fi, err := safefile.Open(name, maxAgeEntry)
 	if err != nil {
 		return nil
@@ -111,39 +127,42 @@ func (c *ageCache) load(repo, path, flags string) *ageEntry {
 	if err != nil {
 		return nil
 	}
-	e, err := decodeAges(b)
-	if err != nil || e.Repo != repo || e.Path != path || e.Flags != flags {
-		return nil
-	}
 	if now := time.Now(); now.Sub(fi.ModTime()) > ageTouchAfter {
 		os.Chtimes(name, now, now)
 	}
-	return e
+	return b
 }
 
 // save writes e as its file's entry, whole or not at all. An entry
 // over maxAgeEntry is not kept.
 func (c *ageCache) save(e *ageEntry) error {
-	b := encodeAges(e)
+	return c.write(c.ageName(e.Repo, e.Path), encodeAges(e))
+}
+
+// write writes entry b as file name, whole or not at all (not at all
+// when it is over maxAgeEntry), and looks at the directory's size when
+// enough new entries were written since the last look (at the first
+// one).
+func (c *ageCache) write(name string, b []byte) error {
 	if len(b) > maxAgeEntry {
 		return nil
 	}
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
-	name := c.ageName(e.Repo, e.Path)
 	_, err := os.Lstat(name)
 	isNew := errors.Is(err, os.ErrNotExist)
 	if err := safefile.WriteFile(name, b, 0o600); err != nil {
 		return err
 	}
-	if isNew {
-		c.written++
-		c.writtenBytes += len(b)
-		if !c.looked || c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8 {
-			c.looked, c.written, c.writtenBytes = true, 0, 0
-			return c.prune(time.Now(), maxAgeBytes, maxAgeFiles)
-		}
+	if !isNew {
+		return nil
+	}
+	c.written++
+	c.writtenBytes += len(b)
+	if !c.looked || c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8 {
+		c.looked, c.written, c.writtenBytes = true, 0, 0
+		return c.prune(time.Now(), maxAgeBytes, maxAgeFiles)
 	}
 	return nil
 }
@@ -175,7 +194,7 @@ func (c *ageCache) prune(now time.Time, maxBytes int64, maxFiles int) error {
 			}
 			continue
 		}
-		if !strings.HasSuffix(de.Name(), ageSuffix) {
+		if !strings.HasSuffix(de.Name(), ageSuffix) && !strings.HasSuffix(de.Name(), attrSuffix) {
 			continue
 		}
 		es = append(es, ent{name, fi.Size(), fi.ModTime()})
@@ -518,45 +537,63 @@ func (c *ageCache) fromEntries(g Git, lines []blamed, e *ageEntry) bool {
 // tell them (no cache, no HEAD or rel not in it, a shallow clone, a
 // merge under way): a whole blame of the work tree's file is needed.
 func (b *Blamer) workTreeAges(ctx context.Context, g Git, rel string, content []byte) (lines []blamed, ok bool, err error) {
+	lines, _, ok, err = b.workTreeAgesAt(ctx, g, rel, content)
+	return lines, ok, err
+}
+
+// headState is the commit the work tree's file was blamed at, its
+// object there, and whether the work tree's file is that object
+// (clean).
+type headState struct {
+	head, blob string
+	clean      bool
+}
+
+// workTreeAgesAt is workTreeAges with the commit the ages are of.
+func (b *Blamer) workTreeAgesAt(ctx context.Context, g Git, rel string, content []byte) (lines []blamed, at headState, ok bool, err error) {
 	if b.Cache == "" {
-		return nil, false, nil
+		return nil, at, false, nil
 	}
-	p, ok, err := g.probe(ctx, rel)
-	if err != nil || !ok || p.shallow || merging(p.gitDir) {
-		return nil, false, err
+	p, ok := g.openedProbe(rel)
+	if !ok {
+		if p, ok, err = g.probe(ctx, rel); err != nil {
+			return nil, at, false, err
+		}
 	}
-	if b.ages == nil {
-		b.ages = &ageCache{dir: b.Cache}
+	if !ok || p.shallow || merging(p.gitDir) {
+		return nil, at, false, err
 	}
-	head, err := b.ages.headAges(ctx, g, rel, p.head, p.blob)
+	at.head, at.blob = p.head, p.blob
+	head, err := b.ageCache().headAges(ctx, g, rel, p.head, p.blob)
 	if err != nil {
-		return nil, false, err
+		return nil, at, false, err
 	}
 	if blobID(content, p.blob) == p.blob {
 		texts := textLines(content)
 		if len(texts) != len(head) {
-			return nil, false, nil
+			return nil, at, false, nil
 		}
 		lines = make([]blamed, len(head))
 		for i, l := range head {
 			l.Text = texts[i]
 			lines[i] = l
 		}
-		return lines, true, nil
+		at.clean = true
+		return lines, at, true, nil
 	}
 	// The work tree's changes since HEAD, the lines before them HEAD's.
 	lines, err = g.blame(ctx, "--contents", rel, p.head+"..", "--", rel)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, at, false, ctx.Err()
 		}
-		return nil, false, nil
+		return nil, at, false, nil
 	}
-	at := &ageEntry{Flags: strings.Join(g.blameFlags(), " "), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
-	if !b.ages.fromEntries(g, lines, at) {
-		return nil, false, nil
+	e := &ageEntry{Flags: strings.Join(g.blameFlags(), " "), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
+	if !b.ages.fromEntries(g, lines, e) {
+		return nil, at, false, nil
 	}
-	return lines, true, nil
+	return lines, at, true, nil
 }
 
 // String describes an entry, for tests' messages.

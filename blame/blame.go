@@ -153,12 +153,18 @@ func (b *Blamer) Open(ctx context.Context, path string) (Git, string, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	top, err := Toplevel(ctx, b.Git, filepath.Dir(abs))
-	if err != nil {
-		if loom.ErrorCode(err) == loom.EINVALID && !strings.Contains(err.Error(), "needs git") {
-			return Git{}, "", loom.Errorf(loom.EINVALID, "%s is not in a git work tree: loom blame matches the lines of a repository's files", path)
+	// One git process tells the work tree and, for the blame that
+	// follows, HEAD and the file's object in it; where it cannot (no
+	// HEAD, a file git does not track), the work tree alone.
+	top, probe, probed := topAndProbe(ctx, b.Git, filepath.Dir(abs), filepath.Base(abs))
+	if !probed {
+		top, err = Toplevel(ctx, b.Git, filepath.Dir(abs))
+		if err != nil {
+			if loom.ErrorCode(err) == loom.EINVALID && !strings.Contains(err.Error(), "needs git") {
+				return Git{}, "", loom.Errorf(loom.EINVALID, "%s is not in a git work tree: loom blame matches the lines of a repository's files", path)
+			}
+			return Git{}, "", err
 		}
-		return Git{}, "", err
 	}
 	if real, err := filepath.EvalSymlinks(top); err == nil {
 		top = real
@@ -167,7 +173,11 @@ func (b *Blamer) Open(ctx context.Context, path string) (Git, string, error) {
 	if err != nil {
 		return Git{}, "", err
 	}
-	return Git{Bin: b.Git, Dir: top}, filepath.ToSlash(rel), nil
+	g := Git{Bin: b.Git, Dir: top}
+	if probed {
+		g.opened = &openedFile{rel: filepath.ToSlash(rel), p: probe}
+	}
+	return g, filepath.ToSlash(rel), nil
 }
 
 // binary says whether content looks like no text: a NUL byte in its
@@ -203,23 +213,47 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if binary(content) {
 		return nil, loom.Errorf(loom.EINVALID, "%s is a binary file: loom blame attributes lines of text", rel)
 	}
+	// The commits git notes are kept for are listed meanwhile (a process
+	// of git's, whose start is much of a repeated blame's time).
+	noted := make(chan map[string]string, 1)
+	go func() { noted <- g.NotedCommits(ctx) }()
 	// The store's side runs while git blames: the index brought up to
-	// date, and the edits of the whole repository read.
+	// date, its version read and the answer kept under it looked up
+	// (attrs.go), and, unless that still holds, the edits of the whole
+	// repository read.
 	type storeSide struct {
 		roots     []string
 		repo      []loom.FileEdit
 		elsewhere int
+		facts     rootFacts
+		version   string
+		kept      *attrEntry
 		err       error
 	}
 	side := make(chan storeSide, 1)
+	var cache *ageCache
+	if b.Cache != "" {
+		cache = b.ageCache() // made before the two sides share it
+	}
 	go func() {
 		var r storeSide
-		if r.err = b.index(ctx); r.err == nil {
-			r.roots, r.repo, r.elsewhere, r.err = b.repoEdits(ctx, g)
+		if r.err = b.index(ctx); r.err != nil {
+			side <- r
+			return
 		}
+		if rev == "" && b.Cache != "" {
+			if r.version = b.editVersion(ctx); r.version != "" {
+				if e := cache.loadAttr(g.Dir, rel); e != nil && e.Store == r.version && e.User == b.UserID && b.rootsHold(ctx, g, e) {
+					r.kept = e
+					side <- r
+					return
+				}
+			}
+		}
+		r.roots, r.repo, r.elsewhere, r.facts, r.err = b.repoEdits(ctx, g)
 		side <- r
 	}()
-	lines, shallow, err := b.lines(ctx, g, rel, rev, content)
+	lines, shallow, at, err := b.lines(ctx, g, rel, rev, content)
 	if err != nil {
 		<-side
 		return nil, err
@@ -230,6 +264,23 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	sd := <-side
 	if sd.err != nil {
 		return nil, sd.err
+	}
+	// The answer is kept when the work tree's file is HEAD's and the
+	// store names its version.
+	key := ""
+	if sd.version != "" && at.clean && !shallow {
+		key = attrKey(g, rel, at.head, at.blob, sd.version, b.UserID)
+	}
+	if sd.kept != nil {
+		if kept := sd.kept.keptLines(lines); kept != nil && sd.kept.Key == key {
+			res.Lines, res.Notes = kept, append(res.Notes, sd.kept.Notes...)
+			cache.used.kept++
+			return b.finish(ctx, g, rel, rev, res, lines, <-noted), nil
+		}
+		// Kept of another commit or content: the store's side now.
+		if sd.roots, sd.repo, sd.elsewhere, sd.facts, err = b.repoEdits(ctx, g); err != nil {
+			return nil, err
+		}
 	}
 	cands, common, any, err := b.candidates(ctx, sd.roots, sd.repo, rel, lines)
 	if err != nil {
@@ -258,6 +309,23 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 			}
 		}
 	}
+	if key != "" {
+		e := &attrEntry{Key: key, Store: sd.version, User: b.UserID, Facts: sd.facts, Notes: slices.Clone(res.Notes), Lines: make([]Line, len(res.Lines))}
+		for i, l := range res.Lines {
+			l.Text = ""
+			e.Lines[i] = l
+		}
+		// A cache that cannot be written leaves the next blame to match
+		// again: the answer stands.
+		_ = b.ageCache().saveAttr(g.Dir, rel, e)
+	}
+	return b.finish(ctx, g, rel, rev, res, lines, <-noted), nil
+}
+
+// finish adds to res what is read from elsewhere than loom's sessions
+// each time: the team member of each session, Agent Trace records, git
+// notes (noted: the commits they are kept for).
+func (b *Blamer) finish(ctx context.Context, g Git, rel, rev string, res *Result, lines []blamed, noted map[string]string) *Result {
 	if u, ok := b.Store.(*Union); ok {
 		for i := range res.Lines {
 			if l := &res.Lines[i]; l.SessionID != "" {
@@ -271,7 +339,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	// Authorship logs of the Git AI standard (git notes, loom's own or
 	// git-ai's) account for the lines of their commits nothing else
 	// does.
-	if noted := g.NotedCommits(ctx); len(noted) > 0 {
+	if len(noted) > 0 {
 		commits := map[string]time.Time{}
 		for i, l := range res.Lines {
 			if _, ok := noted[l.Commit]; ok && l.SessionID == "" && l.Source == "" {
@@ -282,16 +350,24 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 			applyNotes(lines, res.Lines, recs)
 		}
 	}
-	return res, nil
+	return res
+}
+
+// ageCache is the Blamer's cache directory.
+func (b *Blamer) ageCache() *ageCache {
+	if b.ages == nil {
+		b.ages = &ageCache{dir: b.Cache}
+	}
+	return b.ages
 }
 
 // lines are the lines of rel (content, at rev or in the work tree) with
 // their ages, through the line-age cache when it can tell them, and
 // whether the repository is a shallow clone.
-func (b *Blamer) lines(ctx context.Context, g Git, rel, rev string, content []byte) ([]blamed, bool, error) {
+func (b *Blamer) lines(ctx context.Context, g Git, rel, rev string, content []byte) ([]blamed, bool, headState, error) {
 	if rev == "" {
-		if lines, ok, err := b.workTreeAges(ctx, g, rel, content); err != nil || ok {
-			return lines, false, err
+		if lines, at, ok, err := b.workTreeAgesAt(ctx, g, rel, content); err != nil || ok {
+			return lines, false, at, err
 		}
 	}
 	var lines []blamed
@@ -303,10 +379,10 @@ func (b *Blamer) lines(ctx context.Context, g Git, rel, rev string, content []by
 	} else {
 		var err error
 		if lines, err = g.Blame(ctx, rev, rel); err != nil {
-			return nil, false, err
+			return nil, false, headState{}, err
 		}
 	}
-	return lines, g.Shallow(ctx), nil
+	return lines, g.Shallow(ctx), headState{}, nil
 }
 
 // index brings the store's edit index up to date, once per Blamer. A
@@ -349,8 +425,9 @@ type cand struct {
 // repository's (a clone elsewhere, a teammate's sessions): the
 // repository's identity is its files' paths inside it. elsewhere counts
 // the sessions of a project of this repository's name recorded at a
-// path no edit of theirs could be matched to.
-func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere int) {
+// path no edit of theirs could be matched to. facts are what it learnt
+// of those roots from this machine rather than the store (attrs.go).
+func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere int, facts rootFacts) {
 	roots = []string{g.Dir}
 	add := func(r string) {
 		if r != "" && !slices.Contains(roots, r) {
@@ -358,7 +435,11 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 		}
 	}
 	p, err := paths.DetectProject(g.Dir)
-	if err == nil && p.ID != "" {
+	if err != nil {
+		p = loom.Project{}
+	}
+	facts.ProjectID, facts.ProjectName = p.ID, p.Name
+	if p.ID != "" {
 		if more, err := b.Store.ProjectRoots(ctx, b.UserID, p.ID); err == nil {
 			for _, r := range more {
 				add(r)
@@ -367,11 +448,11 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 	}
 	lister, ok := b.Store.(loom.RootLister)
 	if !ok {
-		return roots, 0
+		return roots, 0, facts
 	}
 	recorded, err := lister.RecordedRoots(ctx, b.UserID)
 	if err != nil {
-		return roots, 0
+		return roots, 0, facts
 	}
 	var tracked map[string]bool
 	for _, r := range recorded {
@@ -382,12 +463,16 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 			// A work tree of this machine is its own repository, unless
 			// it is this one's (the same first commit) and names itself
 			// so: the remote a local clone was made from, the same name.
-			if b.sameRepo(ctx, g, r, p.Name) {
+			same := b.sameRepo(ctx, g, r, p.Name)
+			if same {
 				add(r.Root)
 			}
+			facts.Roots = append(facts.Roots, rootFact{Root: r.Root, ProjectName: r.ProjectName, Git: true, Same: same})
 			continue
 		}
+		facts.Roots = append(facts.Roots, rootFact{Root: r.Root, ProjectName: r.ProjectName})
 		if tracked == nil {
+			facts.Index = g.gitIndex(ctx)
 			tracked = g.trackedFiles(ctx)
 		}
 		es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: r.Root, Bare: true})
@@ -403,7 +488,7 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 			elsewhere += r.Sessions
 		}
 	}
-	return roots, elsewhere
+	return roots, elsewhere, facts
 }
 
 // sameRepo says whether root r of this machine is a work tree of g's
@@ -479,52 +564,51 @@ func (b *Blamer) Recorded(ctx context.Context, g Git) (bool, error) {
 	if err := b.index(ctx); err != nil {
 		return false, err
 	}
-	_, repo, elsewhere, err := b.repoEdits(ctx, g)
+	_, repo, elsewhere, _, err := b.repoEdits(ctx, g)
 	return len(repo) > 0 || elsewhere > 0, err
 }
 
-// foundRoots are a work tree's roots and its sessions recorded elsewhere.
+// foundRoots are a work tree's roots, its sessions recorded elsewhere
+// and what was learnt of them from this machine.
 type foundRoots struct {
 	roots     []string
 	elsewhere int
+	facts     rootFacts
 }
 
 // repoEdits are the roots of g's repository and the edits of every
 // file in it, bare (loom.EditQuery.Bare): what tells which files'
 // edits to read whole; elsewhere is roots' count of sessions of the
-// repository that could not be matched to it.
-func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, int, error) {
+// repository that could not be matched to it, facts what was learnt of
+// the roots from this machine.
+func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, int, rootFacts, error) {
 	// The edits here are read while the other roots are looked for.
-	type found struct {
-		roots     []string
-		elsewhere int
-	}
-	ch := make(chan found, 1)
+	ch := make(chan foundRoots, 1)
 	if f, ok := b.found[g.Dir]; ok {
-		ch <- found(f)
+		ch <- f
 	} else {
 		go func() {
-			r, n := b.roots(ctx, g)
-			ch <- found{r, n}
+			r, n, facts := b.roots(ctx, g)
+			ch <- foundRoots{r, n, facts}
 		}()
 	}
 	repo, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: g.Dir, Bare: true})
 	f := <-ch
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, rootFacts{}, err
 	}
 	if b.found == nil {
 		b.found = map[string]foundRoots{}
 	}
-	b.found[g.Dir] = foundRoots(f)
+	b.found[g.Dir] = f
 	for _, r := range f.roots[1:] {
 		es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Under: r, Bare: true})
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, 0, rootFacts{}, err
 		}
 		repo = append(repo, es...)
 	}
-	return f.roots, repo, f.elsewhere, nil
+	return f.roots, repo, f.elsewhere, f.facts, nil
 }
 
 // candidates are the edits of the file's lineage (its names in the

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -27,6 +28,43 @@ type Git struct {
 	// against a whole blame when git follows blocks moved within the
 	// file, which loom does not ask of it: see Blame).
 	moves bool
+	// opened is what Blamer.Open's call to git told of the file it
+	// found, for the first blame of it (workTreeAgesAt).
+	opened *openedFile
+}
+
+// openedFile is a file Blamer.Open found, with what git said of it in
+// the same call as of its work tree: the probe its first blame needs,
+// one git process fewer. Taken once, by the first blame that asks for
+// it (a Git kept for later blames asks git again).
+type openedFile struct {
+	rel   string
+	p     probed
+	taken atomic.Bool
+}
+
+// openedProbe is the probe Open made of rel, ok false when there is
+// none (another file, or taken).
+func (g Git) openedProbe(rel string) (probed, bool) {
+	if o := g.opened; o != nil && o.rel == rel && o.taken.CompareAndSwap(false, true) {
+		return o.p, true
+	}
+	return probed{}, false
+}
+
+// topAndProbe asks git at once for the work tree that holds dir and
+// what probe asks of file base in dir; ok is false when one of them
+// cannot be told (no work tree, no HEAD, the file not in it).
+func topAndProbe(ctx context.Context, bin, dir, base string) (top string, p probed, ok bool) {
+	out, err := Git{Bin: bin, Dir: dir}.run(ctx, "rev-parse", "--show-toplevel", "--is-shallow-repository", "--absolute-git-dir", "HEAD", "HEAD:./"+base)
+	if err != nil {
+		return "", probed{}, false
+	}
+	f := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(f) != 5 {
+		return "", probed{}, false
+	}
+	return f[0], probed{shallow: f[1] == "true", gitDir: f[2], head: f[3], blob: f[4]}, true
 }
 
 // run runs git with args in g.Dir and returns its standard output; an

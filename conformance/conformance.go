@@ -95,6 +95,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"LibraryAPI", testLibraryAPI},
 		{"Sync", testSync},
 		{"EditIndex", testEditIndex},
+		{"EditVersion", testEditVersion},
 		{"Originals", testOriginals},
 	}
 	for _, tc := range tests {

@@ -129,23 +129,7 @@ func testEditIndex(t *testing.T, open Opener) {
 	}
 
 	// An import is indexed too, with the agent it came from.
-	imp := newSession("alice", "")
-	imp.Source = &loom.Source{Tool: "codex", Path: "/x/rollout.jsonl"}
-	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	imp.CreatedAt, imp.UpdatedAt = at, at
-	msgs := []*loom.Message{text(loom.RoleUser, "patch it"), {Role: loom.RoleAssistant, Model: "gpt-x", Parts: []loom.Part{
-		editCall("p1", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: web/x.ts\n+export const x = 1;\n*** End Patch"}`)}}}
-	for i, m := range msgs {
-		m.ID, m.Seq, m.CreatedAt = loom.NewID(), int64(i+1), at.Add(time.Duration(i)*time.Second)
-		for j := range m.Parts {
-			if m.Parts[j].ID == "" {
-				m.Parts[j].ID = loom.NewID()
-			}
-		}
-	}
-	if err := st.Import(ctx(t), []*loom.SessionData{{Session: imp, Messages: msgs}}); err != nil {
-		t.Fatal(err)
-	}
+	imp, at := importPatch(t, st)
 	got = editsOf(t, st, loom.EditQuery{UserID: "alice", Paths: []string{"/src/api/web/x.ts"}})
 	if len(got) != 1 || got[0].Agent != "codex" || got[0].Model != "gpt-x" || !got[0].At.Equal(at.Add(time.Second)) || got[0].Op != loom.EditWrite {
 		t.Errorf("the imported patch's edit: %+v", got)
@@ -171,4 +155,132 @@ func testEditIndex(t *testing.T, open Opener) {
 	if err != nil || !slices.Equal(roots, []string{"/src/api"}) {
 		t.Errorf("ProjectRoots = %q, %v", roots, err)
 	}
+}
+
+// importPatch imports a Codex session of alice's, made at at, whose
+// reply (a second after it) adds web/x.ts by apply_patch.
+func importPatch(t *testing.T, st loom.Store) (imp *loom.Session, at time.Time) {
+	t.Helper()
+	imp = newSession("alice", "")
+	imp.Source = &loom.Source{Tool: "codex", Path: "/x/rollout.jsonl"}
+	at = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	imp.CreatedAt, imp.UpdatedAt = at, at
+	msgs := []*loom.Message{text(loom.RoleUser, "patch it"), {Role: loom.RoleAssistant, Model: "gpt-x", Parts: []loom.Part{
+		editCall("p1", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: web/x.ts\n+export const x = 1;\n*** End Patch"}`)}}}
+	for i, m := range msgs {
+		m.ID, m.Seq, m.CreatedAt = loom.NewID(), int64(i+1), at.Add(time.Duration(i)*time.Second)
+		for j := range m.Parts {
+			if m.Parts[j].ID == "" {
+				m.Parts[j].ID = loom.NewID()
+			}
+		}
+	}
+	if err := st.Import(ctx(t), []*loom.SessionData{{Session: imp, Messages: msgs}}); err != nil {
+		t.Fatal(err)
+	}
+	return imp, at
+}
+
+// The edit index's version (loom.EditVersioner, what loom blame keeps
+// its answer for a file under) changes with each change an edit query
+// or a project-root query would show — a new edit indexed, a part
+// rewritten (a redaction), a fork, a rewind, the trash and back, a
+// purge, an import, a session moved to another project — and stays as
+// it was for what no edit query shows: a reply with no tool call, a
+// title.
+func testEditVersion(t *testing.T, open Opener) {
+	st := open(t)
+	ev, ok := st.(loom.EditVersioner)
+	if !ok {
+		t.Fatalf("%T names no version of its edit index", st)
+	}
+	es := st.(loom.EditStore)
+	version := func() string {
+		t.Helper()
+		if _, err := fileedit.Index(ctx(t), es); err != nil {
+			t.Fatal(err)
+		}
+		v, err := ev.EditVersion(ctx(t))
+		if err != nil || v == "" {
+			t.Fatalf("EditVersion = %q, %v", v, err)
+		}
+		return v
+	}
+	seen := map[string]string{}
+	last := version()
+	seen[last] = "the empty store"
+	changed := func(what string) {
+		t.Helper()
+		v := version()
+		if v == last {
+			t.Errorf("%s left the edit index's version as it was", what)
+		}
+		if by, ok := seen[v]; ok && v != last {
+			t.Errorf("%s gave the version %s had", what, by)
+		}
+		seen[v], last = what, v
+	}
+	same := func(what string) {
+		t.Helper()
+		if v := version(); v != last {
+			t.Errorf("%s changed the edit index's version", what)
+			last = v
+		}
+	}
+
+	s := newSession("alice", "")
+	reply := &loom.Message{Role: loom.RoleAssistant, Model: "claude-x", Parts: []loom.Part{
+		editCall("w1", "Write", `{"file_path":"/src/api/a.go","content":"package api\n\nfunc A() int { return 1 }\n"}`)}}
+	mustAppend(t, st, s, text(loom.RoleUser, "write it"), reply)
+	changed("a session's first edit, indexed")
+	mustAppend(t, st, s, text(loom.RoleUser, "thanks"), text(loom.RoleAssistant, "done"))
+	same("a reply with no tool call")
+	title := "the api"
+	if _, err := st.UpdateSession(ctx(t), s.ID, loom.SessionUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	same("a new title")
+	mustAppend(t, st, s, text(loom.RoleUser, "more"), &loom.Message{Role: loom.RoleAssistant, Model: "claude-x", Parts: []loom.Part{
+		editCall("e1", "Edit", `{"file_path":"/src/api/a.go","old_string":"return 1","new_string":"return 2"}`)}})
+	changed("an edit appended")
+
+	// A redaction that leaves the edit's lines as they were (its
+	// old_string) still changes it: the edit's text is read from the
+	// part.
+	p := reply.Parts[0]
+	p.Input = json.RawMessage(`{"file_path":"/src/api/a.go","content":"package api\n\nfunc A() int { return 1 }\n","note":"[REDACTED]"}`)
+	if err := st.UpdatePart(ctx(t), s.ID, 2, p); err != nil {
+		t.Fatal(err)
+	}
+	changed("a part rewritten")
+
+	fork, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed("a fork")
+	if _, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	changed("a session put in the trash")
+	if err := st.Restore(ctx(t), s.ID); err != nil {
+		t.Fatal(err)
+	}
+	changed("a session restored from the trash")
+	moved := loom.Project{ID: "fedcba9876543210", Name: "api2", Root: "/src/api2"}
+	if _, err := st.UpdateSession(ctx(t), fork.ID, loom.SessionUpdate{Project: &moved, KeepUpdatedAt: true}); err != nil {
+		t.Fatal(err)
+	}
+	changed("a session moved to another project")
+	if _, err := st.Rewind(ctx(t), s.ID, loom.RewindOptions{Turn: 1}); err != nil {
+		t.Fatal(err)
+	}
+	changed("a rewind")
+
+	imp, _ := importPatch(t, st)
+	changed("an import")
+	if _, err := st.Delete(ctx(t), imp.ID, loom.DeleteOptions{Purge: true}); err != nil {
+		t.Fatal(err)
+	}
+	changed("a purge")
 }

@@ -12,7 +12,10 @@ import (
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-var _ loom.EditStore = (*Store)(nil)
+var (
+	_ loom.EditStore     = (*Store)(nil)
+	_ loom.EditVersioner = (*Store)(nil)
+)
 
 // UnindexedEdits implements loom.EditStore.
 func (s *Store) UnindexedEdits(ctx context.Context, n int) ([]loom.EditSource, error) {
@@ -148,4 +151,14 @@ func (s *Store) RecordedRoots(ctx context.Context, userID string) ([]loom.Record
 		err := r.Scan(&x.Root, &x.ProjectID, &x.ProjectName, &x.Sessions)
 		return x, err
 	})
+}
+
+// EditVersion implements loom.EditVersioner: the number the triggers of
+// migration 0017 set anew at each change blame's answer rests on.
+func (s *Store) EditVersion(ctx context.Context) (string, error) {
+	var n int64
+	if err := s.pool.QueryRow(ctx, `SELECT n FROM edits_version`).Scan(&n); err != nil {
+		return "", fmt.Errorf("edit index: version: %w", serverError(err))
+	}
+	return strconv.FormatInt(n, 36), nil
 }

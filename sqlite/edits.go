@@ -5,13 +5,17 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
-var _ loom.EditStore = (*Store)(nil)
+var (
+	_ loom.EditStore     = (*Store)(nil)
+	_ loom.EditVersioner = (*Store)(nil)
+)
 
 // putEditSQL and putEditRow write a row of the edit index (PutEdits, and
 // an import, which writes many rows a statement).
@@ -190,4 +194,14 @@ func (s *Store) RecordedRoots(ctx context.Context, userID string) ([]loom.Record
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// EditVersion implements loom.EditVersioner: the number the triggers of
+// migration 0027 set anew at each change blame's answer rests on.
+func (s *Store) EditVersion(ctx context.Context) (string, error) {
+	var n int64
+	if err := (reads{s}).QueryRowContext(ctx, `SELECT n FROM edits_version`).Scan(&n); err != nil {
+		return "", fmt.Errorf("edit index: version: %w", err)
+	}
+	return strconv.FormatInt(n, 36), nil
 }

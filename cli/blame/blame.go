@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -273,7 +274,23 @@ func readTraces(top string, files []string, none bool) ([]blame.Record, error) {
 	return recs, nil
 }
 
+// gcForOneFile has the garbage collector of a process that blames one
+// file run a quarter as often, unless the user set GOGC or GOMEMLIMIT:
+// the process lives a fraction of a second, and most of what it
+// allocates is the answer it prints, so collecting at every doubling
+// of a small heap was a fifth of a repeated blame's CPU time
+// (docs/performance.md). A soft limit of 512 MB keeps a large file's
+// blame from growing to four times its live heap.
+func gcForOneFile() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(512 << 20)
+}
+
 func blameRun(ctx context.Context, o *Options) error {
+	gcForOneFile()
 	b, st, err := o.blamer(ctx)
 	if err != nil {
 		return err
@@ -311,7 +328,7 @@ func blameRun(ctx context.Context, o *Options) error {
 		return lineRun(ctx, o, st, res)
 	}
 	if o.JSON {
-		return command.WriteJSON(o.IO.Out, res)
+		return writeResultJSON(o.IO.Out, res)
 	}
 	printLines(ctx, o, st, res.Lines)
 	return nil

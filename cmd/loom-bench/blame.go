@@ -53,10 +53,12 @@ func blameMain(ctx context.Context, out io.Writer, dir, bin, repo, rel string, e
 	}
 	homes := make([]string, len(editors))
 	stored := make([]int, len(editors))
+	totals := make([]int, len(editors))
 	for k, n := range editors {
 		homes[k] = filepath.Join(work, fmt.Sprintf("%s-%d", strings.NewReplacer("/", "_").Replace(strings.Trim(repo, "/")), n))
 		db := filepath.Join(homes[k], "data", "sessions.db")
 		total := max(1503, 2*n)
+		totals[k] = total
 		if _, err := os.Stat(db); err != nil {
 			if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
 				return err
@@ -92,6 +94,7 @@ func blameMain(ctx context.Context, out io.Writer, dir, bin, repo, rel string, e
 		}
 		return d, res.Counts(), nil
 	}
+	loadBefore := loadAverage()
 	var git []time.Duration
 	cold := make([][]time.Duration, len(editors))
 	warm := make([][]time.Duration, len(editors))
@@ -129,13 +132,14 @@ func blameMain(ctx context.Context, out io.Writer, dir, bin, repo, rel string, e
 		}
 	}
 	ms := func(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }
-	fmt.Fprintf(out, "loom blame %s (%s lines) in %s (%s commits), %d rounds\n\n", rel, lineCount(file), repo, strings.TrimSpace(string(commits)), runs)
+	fmt.Fprintf(out, "loom blame %s (%s lines) in %s (%s commits), %d rounds; load average %s before, %s after\n\n",
+		rel, lineCount(file), repo, strings.TrimSpace(string(commits)), runs, loadBefore, loadAverage())
 	fmt.Fprintf(out, "| | p50 | range | p50 ÷ plain git blame |\n|---|---|---|---|\n")
 	gp := pct(git, 0.5)
 	fmt.Fprintf(out, "| plain git blame --porcelain | %s | %s–%s | |\n", ms(gp), ms(slices.Min(git)), ms(slices.Max(git)))
 	for k, n := range editors {
 		cp, wp := pct(cold[k], 0.5), pct(warm[k], 0.5)
-		fmt.Fprintf(out, "| loom cold, %d editing sessions | %s | %s–%s | %.2f× |\n", n, ms(cp), ms(slices.Min(cold[k])), ms(slices.Max(cold[k])), float64(cp)/float64(gp))
+		fmt.Fprintf(out, "| loom cold, %d editing sessions (%d in the store) | %s | %s–%s | %.2f× |\n", n, totals[k], ms(cp), ms(slices.Min(cold[k])), ms(slices.Max(cold[k])), float64(cp)/float64(gp))
 		fmt.Fprintf(out, "| loom repeat, %d editing sessions | %s | %s–%s | %.2f× |\n", n, ms(wp), ms(slices.Min(warm[k])), ms(slices.Max(warm[k])), float64(wp)/float64(gp))
 	}
 	fmt.Fprintln(out)
@@ -146,6 +150,16 @@ func blameMain(ctx context.Context, out io.Writer, dir, bin, repo, rel string, e
 		}
 	}
 	return nil
+}
+
+// loadAverage is the machine's load average over the last minute, five
+// and fifteen, "?" where the system does not tell it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }
 
 // lineCount is how many lines file has, as text.
