@@ -93,7 +93,7 @@ var beforeNot = map[string]bool{
 	"env": false, "var": true, "variable": true, "ref": true, "reference": true, "secret": false,
 	"access": false, "kms": true, "arn": true, "alias": true, "group": true, "list": true, "array": true,
 	"keyboard": true, "hotkey": true, "shortcut": true, "press": true, "sequence": true,
-	"expected": true, "want": true, "got": true, "wanted": true, "actual": true, "invalid": true, "bad": true,
+	"expected": true, "want": true, "got": true, "wanted": true, "actual": true, "invalid": true, "bad": true, "non": true, "authenticity": true,
 	"wrong": true, "missing": true, "empty": true, "unknown": true, "parse": true, "parsed": true,
 }
 
@@ -279,6 +279,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 			continue
 		}
 		if f, ok := assignedValue(text, s, e, name, cls, flag); ok {
+			if cls < passwordName && serviceMisfit(text, s, name, text[f.Start:f.End]) {
+				// ramp token - 'ramp_id_tz8O…d?SIv…': a service's key
+				// that its format does not allow.
+				continue
+			}
 			out = append(out, f)
 			last = max(last, f.End)
 		}

@@ -779,6 +779,15 @@ func (r *rule) accept(v string) bool {
 	if weak[r.ID] && weakWord(v) {
 		return false
 	}
+	if r.Placeholders && strings.HasPrefix(v, "$") && reservedStart(v, false) {
+		// curl --user "$USER:$GITHUB_PASSWORD": a shell's variable.
+		return false
+	}
+	if f := fillerPart(r.ID, v); r.ID == "slack-token" && !strings.ContainsAny(f, "0123456789") && identifierLike(f) {
+		// xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere: words
+		// where the secret goes.
+		return false
+	}
 	if r.ID == "private-key" && stubKey(v) {
 		return false
 	}

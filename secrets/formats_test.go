@@ -1,0 +1,60 @@
+package secrets_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom/secrets"
+)
+
+// A value named as a known service's that holds a character none of
+// the service's keys can hold is no key of that service; the same
+// value under a name that says no service, or under a password's name,
+// is still a secret, and a value that fits the service's format is
+// still its key.
+func TestServiceFormats(t *testing.T) {
+	d := secrets.Default()
+	for _, text := range []string{
+		// Keys of services whose keys are letters and digits, with a
+		// character no key of theirs holds.
+		`adobe_key = "q8Wm#3vRkT9zL!x2bN7pD4hY6c5f1g0j"`,
+		"[DEBUG] Using airbrake Key=Zq8mN3kL9x**2vB7wR4y$UqH7vL2mZ9x",
+		"zendesk token - 'Hq3vW8mLz2?Tk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx'",
+		`twilioToken := "Nq3vW8mLz2xT?9vQ2mLxNq3vW8mLz2x"`,
+		// A form's CSRF token, a test's token that is said not to
+		// match, a shell's variable given to curl --user.
+		`<input type="hidden" name="authenticity_token" value="Zq8mN3kL9xT2vB7wR4yUqH7vL2mZ9xR4-Hq3vW8mLz2xTk9vQ2mLx_A" />`,
+		`nonMatchingToken := "q7wv2k9hrzxmb4tkl3aj8o1i"`,
+		`curl -sL --user "$DEPLOY_USER:$DEPLOY_PASSWORD" "$REGISTRY_URL"`,
+		// Sentry's organization tokens carry base64 of JSON, and a user
+		// token is 64 hex digits exactly; words where a Slack token's
+		// secret goes.
+		"sntrys_Zq8mN3kL9xT2vB7wR4yUqH7vL2mZ9xR4Hq3vW8mLz2xTk9vQ2mLxNq3vW8mLz2xTk9vQ2mLxaB",
+		"sntryu_4d21f07ea419be0c2a2a7986f9b8fb3932adbfd9ebde7fa957c0c30aa1f7ee1e5",
+		"xoxe.xoxp-1-SlackAppConfigurationRefreshTokenHere",
+	} {
+		if f := d.Find(text); len(f) > 0 {
+			red, _ := d.Redact(text)
+			t.Errorf("%q flagged: %q", text, red)
+		}
+	}
+	for _, c := range []struct{ text, secret string }{
+		// The same values under names that say no service.
+		{`api_key = "q8Wm#3vRkT9zL!x2bN7pD4hY6c5f1g0j"`, "q8Wm#3vRkT9zL!x2bN7pD4hY6c5f1g0j"},
+		{"token - 'Hq3vW8mLz2?Tk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx'", "Hq3vW8mLz2?Tk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx"},
+		// A password under a service's name: people choose them.
+		{`adobe_password = "q8Wm#3vRkT9zL!x2bN7pD4h"`, "q8Wm#3vRkT9zL!x2bN7pD4h"},
+		// Keys that fit their service's format.
+		{`adobe_key = "q8wm3vrkt9zlx2bn7pd4hy6c5f1g0j3e"`, "q8wm3vrkt9zlx2bn7pd4hy6c5f1g0j3e"},
+		{"zendesk token - 'Hq3vW8mLz2xTk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx'", "Hq3vW8mLz2xTk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx"},
+		// Kinds of a service's keys its known formats do not hold (an
+		// Asana client secret is not the token TruffleHog knows).
+		{`asana_client_secret = "c3k8umqbpebsm2fp9cojk67o310mjiut"`, "c3k8umqbpebsm2fp9cojk67o310mjiut"},
+		{"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", "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"},
+	} {
+		red, _ := d.Redact(c.text)
+		if strings.Contains(red, c.secret) {
+			t.Errorf("%q: %q left in %q", c.text, c.secret, red)
+		}
+	}
+}
