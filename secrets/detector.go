@@ -766,7 +766,34 @@ func accepted(v string) bool {
 		// everywhere in code and docs, and no secret.
 		return false
 	}
-	return !fillerBody(v)
+	return !fillerBody(v) && !exampleValue(v)
+}
+
+// exampleValues are keys published as examples in projects' docs and
+// copied from there into countless repositories and tutorials, as
+// AKIAIOSFODNN7EXAMPLE is: no one's secret (docs/security.md says where
+// each is from).
+var exampleValues = map[string]bool{
+	// The Ceph keys of the Kubernetes project's volume examples (rbd,
+	// cephfs, persistent-volume-provisioning/rbd).
+	"AQB16V1VoF5mExAA5kCQs7bBj8VULRw26C84HA==": true,
+	"AQDCZLtXORt+JhAAAXhDV4rlgpl2ccp4zDVROA==": true,
+	"AQAMgXhVwBCeDhAA9nlPaFyfUSatGD4drFWDvQ==": true,
+	// The storage account key of its azure_file example.
+	"xIF1zJbnnojFLMSkBp50mx02rHsMK2sjU7mFt4L13hoB7drAaJ8jD6+A443jJogV7y2FUOhQCWPmM6YaNHy7qg==": true,
+}
+
+// exampleValue reports whether v, or what it decodes to from base64
+// (a Secret's data), is one of exampleValues.
+func exampleValue(v string) bool {
+	if len(v) < 40 || len(v) > 200 {
+		return false
+	}
+	if exampleValues[v] {
+		return true
+	}
+	d, ok := plain64(v)
+	return ok && exampleValues[d]
 }
 
 func (r *rule) accept(v string) bool {
@@ -885,7 +912,25 @@ func placeholder(v string) bool {
 		return true
 	}
 	// A run of one character (aaaaaaaa, 00000000).
-	return strings.Count(l, l[:1]) == len(l)
+	return strings.Count(l, l[:1]) == len(l) || counted(l, 4)
+}
+
+// counted reports whether l is a word of at most letters letters and a
+// count from one (api-1234, key_123, spu-12345): a stand-in for a key
+// in docs and tests.
+func counted(l string, letters int) bool {
+	i := 0
+	for i < len(l) && l[i] >= 'a' && l[i] <= 'z' {
+		i++
+	}
+	if i == 0 || i > letters {
+		return false
+	}
+	if i < len(l) && (l[i] == '-' || l[i] == '_') {
+		i++
+	}
+	d := l[i:]
+	return len(d) >= 3 && strings.HasPrefix("1234567890", d)
 }
 
 // angled reports whether l is made of names in angle brackets (<token>,

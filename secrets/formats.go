@@ -4,43 +4,64 @@ import "strings"
 
 // A value given to a name that says whose key it is (adobe KEY=…,
 // ramp token - '…', apiMaticKey := "…") is that service's key, and a
-// service's keys are made of the characters of its format. A value
-// named as a service's that holds a character no token alphabet and
-// none of the service's formats holds (a '?', '#' or '$' where the
-// service's keys are letters and digits) is not its key — a key
-// altered, a test's broken value — and is not reported by its name
-// alone. What says so is serviceFormats (services.go), learned from
-// the detectors of TruffleHog; a name that says no service (password,
-// token, API_KEY, client_secret) is left as it was, and so is a
-// password under any name.
+// service's keys have formats: the characters each is made of and its
+// length. A value named as a known service's that holds a character no
+// token alphabet has ('?', '#', '$', '!' …) and fits none of the
+// service's formats is not the service's key — a key altered, a test's
+// broken value — and is not reported by its name alone. A value made
+// of token characters alone is left to the other rules even when it
+// fits no known format, since a service has more kinds of credential
+// than the formats known of it (an Asana client secret is not the
+// token TruffleHog knows). What says so is serviceFormats
+// (services.go), learned from the detectors of TruffleHog; a name that
+// says no service (password, token, API_KEY, client_secret) is left as
+// it was, and so is a password under any name.
 
-// serviceFormat is what a service's credentials are made of.
+// serviceFormat is one format of a service's credentials.
 type serviceFormat struct {
-	lo, hi uint64 // the ASCII bytes allowed: lo for 0-63, hi for 64-127
-	min    int    // the length of the shortest known (not held against a value)
+	lo, hi   uint64 // the ASCII bytes allowed: lo for 0-63, hi for 64-127
+	min, max int    // its least and greatest length
 }
 
-// fits reports whether v can be one of the service's credentials: it
-// holds no byte outside the token alphabets (letters, digits and
-// + / = _ . ~ - :) that none of the service's credentials hold. A
-// service has more kinds of credential than the formats known of it,
-// so letters, digits and the token alphabets' punctuation, and the
-// length, are not held against a value: only a byte that no token is
-// made of (? ! # $ % & * @ , ; < > …) and the service's are not.
+// allows reports whether the format has byte c.
+func (f serviceFormat) allows(c byte) bool {
+	switch {
+	case c < 64:
+		return f.lo>>c&1 == 1
+	case c < 128:
+		return f.hi>>(c-64)&1 == 1
+	}
+	return false
+}
+
+// fits reports whether v is of the format.
 func (f serviceFormat) fits(v string) bool {
+	if len(v) < f.min || len(v) > f.max {
+		return false
+	}
 	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case tokenByte[c]:
-		case c < 64:
-			if f.lo>>c&1 == 0 {
-				return false
-			}
-		case c < 128:
-			if f.hi>>(c-64)&1 == 0 {
-				return false
-			}
-		default:
+		if !f.allows(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// misfits reports whether v fits none of formats and holds a byte of
+// no token alphabet.
+func misfits(formats []serviceFormat, v string) bool {
+	foreign := false
+	for i := 0; i < len(v); i++ {
+		if !tokenByte[v[i]] {
+			foreign = true
+			break
+		}
+	}
+	if !foreign {
+		return false
+	}
+	for _, f := range formats {
+		if f.fits(v) {
 			return false
 		}
 	}
@@ -59,7 +80,7 @@ var tokenByte = func() (t [256]bool) {
 
 // serviceMisfit reports whether v, given to the name text[ns:ns+len(name)],
 // is named as a known service's (by the name's own words, or the words
-// just before it on its line) and fits none of that service's formats.
+// just before it on its line) and misfits that service's formats.
 func serviceMisfit(text string, ns int, name, v string) bool {
 	// What follows an escape of the text's carrier (JSON's \n, XML's
 	// &#34;) is the carrier's, not the value's.
@@ -74,9 +95,9 @@ func serviceMisfit(text string, ns int, name, v string) bool {
 		if !misfit || len(w) < 3 {
 			return
 		}
-		if f, ok := serviceFormats[w]; ok {
+		if fs, ok := serviceFormats[w]; ok {
 			known = true
-			if f.fits(v) {
+			if !misfits(fs, v) {
 				misfit = false
 			}
 		}
