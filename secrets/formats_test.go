@@ -58,3 +58,40 @@ func TestServiceFormats(t *testing.T) {
 		}
 	}
 }
+
+// Values of examples and tests that read as secrets and are none: a
+// time UUID, a field's type and options, a test's words, a short word
+// and a count, keys cut short of their provider's format, and the keys
+// the Kubernetes project publishes in its examples.
+func TestExamplesAreNotSecrets(t *testing.T) {
+	d := secrets.Default()
+	for _, text := range []string{
+		`token: "7488a646-e31f-11e4-aace-600308960662",`,
+		"mix phx.gen.schema Accounts.Superhero superheroes secret_identity:redact password:string:redact",
+		`"password" => "too short",`,
+		`apiKey := "API-1234"`,
+		"SPECTRAL_TOKEN=spu-1234",
+		"pcsk_abcd_5qU9s3iLVFmaSaJtMat7gTHaT9fXa7ykiBk7iz4uUMuLGLemkdutTgwJevYhqtn",
+		"OPENAI_ADMIN_KEY=sk-admin-JWARXiHjpLXSh6W_0pFGb3sW7yr0cKheXXtWGMY0Q8kbBNqsxLskJy0LCOABCDEFGHgTJWgjMvdi6YlPvdXRq",
+		"apiVersion: v1\nkind: Secret\nmetadata:\n  name: ceph-secret\nstringData:\n  key: QVFCMTZWMVZvRjVtRXhBQTVrQ1FzN2JCajhWVUxSdzI2Qzg0SEE9PQ==  # base64 of what ceph auth get-key prints\n",
+		"apiVersion: v1\nkind: Secret\nmetadata:\n  name: azure-secret\ntype: Opaque\ndata:\n  azurestorageaccountname: azhzdGVzdA==\n",
+	} {
+		if f := d.Find(text); len(f) > 0 {
+			red, _ := d.Redact(text)
+			t.Errorf("%q flagged: %q", text, red)
+		}
+	}
+	for _, c := range []struct{ text, secret string }{
+		// A random UUID under a token's name, a key of the formats,
+		// a password of a word and a count, a Secret's own key.
+		{`token: "5f0c7a2e-9b4d-4c1e-8a3f-2d6b9e1c4a7f",`, "5f0c7a2e-9b4d-4c1e-8a3f-2d6b9e1c4a7f"},
+		{"pcsk_T5Afk6_5qU9s3iLVFmaSaJtMat7gTHaT9fXa7ykiBk7iz4uUMuLGLemkdutTgwJevYhqtn", "pcsk_T5Afk6_5qU9s3iLVFmaSaJtMat7gTHaT9fXa7ykiBk7iz4uUMuLGLemkdutTgwJevYhqtn"},
+		{"postgres://alice:Hollow123@db.internal:5432/app", "Hollow123"},
+		{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: ceph-secret\nstringData:\n  key: QVFEa3pQcFh2TjJtTEE5cVJ3N3pUazNZdkJuOEhwMmNYcjRtV0E9PQ==  # ceph auth get-key\n", "QVFEa3pQcFh2TjJtTEE5cVJ3N3pUazNZdkJuOEhwMmNYcjRtV0E9PQ=="},
+	} {
+		red, _ := d.Redact(c.text)
+		if strings.Contains(red, c.secret) {
+			t.Errorf("%q: %q left in %q", c.text, c.secret, red)
+		}
+	}
+}
