@@ -350,6 +350,19 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		for ve > vs && isSpace(text[ve-1]) {
 			ve--
 		}
+		if vs > i+1 && text[vs-1] == '\n' && text[vs] == '+' {
+			// A diff's added lines: <apiToken>\n+    value\n+</apiToken>.
+			vs++
+			for vs < ve && (text[vs] == ' ' || text[vs] == '\t') {
+				vs++
+			}
+			if k := strings.LastIndexByte(text[vs:ve], '\n'); k >= 0 && strings.TrimSpace(text[vs+k:ve]) == "+" {
+				ve = vs + k
+				for ve > vs && isSpace(text[ve-1]) {
+					ve--
+				}
+			}
+		}
 		if strings.ContainsAny(text[vs:ve], "\n\r") {
 			return Finding{}, false
 		}

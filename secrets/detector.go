@@ -616,6 +616,11 @@ func (d *Detector) base64Runs(text string, i, j, depth int, out []Finding) ([]Fi
 			s++
 			continue
 		}
+		if text[s] == '+' && (s == 0 || text[s-1] == '\n') {
+			// A diff's added line: + is its mark, not base64.
+			s++
+			continue
+		}
 		e := s + 1
 		for e < j && b64[text[e]] {
 			e++

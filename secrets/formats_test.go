@@ -95,3 +95,20 @@ func TestExamplesAreNotSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A value between tags on a line of its own in a diff's added lines or
+// in a short file read with line numbers and kept as a JSON string, and
+// base64 on a diff's added line, are found as they are elsewhere.
+func TestCarriedLines(t *testing.T) {
+	d := secrets.Default()
+	for _, c := range []struct{ text, secret string }{
+		{"\"     1→<apiToken>\\n     2→    Nq3vW8mLz2xTk9vQ2mLx\\n     3→</apiToken>\\n\"", "Nq3vW8mLz2xTk9vQ2mLx"},
+		{"+<apiToken>\n+    Nq3vW8mLz2xTk9vQ2mLx\n+</apiToken>\n", "Nq3vW8mLz2xTk9vQ2mLx"},
+		{"+ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lKa1pYQnNiM2tpTENKcFlYUWlPakUzTURBd01EQXdNREI5LlFtOXZkSE4wY21Gd1MyVjVPVGd6TWpjME5qVTRNak5yWkdwbQ==\n", "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lKa1pYQnNiM2tpTENKcFlYUWlPakUzTURBd01EQXdNREI5LlFtOXZkSE4wY21Gd1MyVjVPVGd6TWpjME5qVTRNak5yWkdwbQ=="},
+	} {
+		red, _ := d.Redact(c.text)
+		if strings.Contains(red, c.secret[:20]) {
+			t.Errorf("%q: %q left in %q", c.text, c.secret, red)
+		}
+	}
+}
