@@ -104,6 +104,8 @@ func TestCarriedLines(t *testing.T) {
 	for _, c := range []struct{ text, secret string }{
 		{"\"     1→<apiToken>\\n     2→    Nq3vW8mLz2xTk9vQ2mLx\\n     3→</apiToken>\\n\"", "Nq3vW8mLz2xTk9vQ2mLx"},
 		{"+<apiToken>\n+    Nq3vW8mLz2xTk9vQ2mLx\n+</apiToken>\n", "Nq3vW8mLz2xTk9vQ2mLx"},
+		// Sourcegraph's hex in capitals too.
+		{"SRC_ACCESS_TOKEN is sgp_4Fa9B3c7D1e8A2b6C0d5E9f3A7b1C4d8E2f6A0b9 now", "sgp_4Fa9B3c7D1e8A2b6C0d5E9f3A7b1C4d8E2f6A0b9"},
 		{"+ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lKa1pYQnNiM2tpTENKcFlYUWlPakUzTURBd01EQXdNREI5LlFtOXZkSE4wY21Gd1MyVjVPVGd6TWpjME5qVTRNak5yWkdwbQ==\n", "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lKa1pYQnNiM2tpTENKcFlYUWlPakUzTURBd01EQXdNREI5LlFtOXZkSE4wY21Gd1MyVjVPVGd6TWpjME5qVTRNak5yWkdwbQ=="},
 	} {
 		red, _ := d.Redact(c.text)

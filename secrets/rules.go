@@ -97,7 +97,7 @@ var builtin = []Rule{
 	{ID: "snyk-token", Description: "Snyk tokens",
 		Regex: `\b(snyk_(?:uat|sat)\.[A-Za-z0-9_.-]{30,})`, Keywords: []string{"snyk_uat.", "snyk_sat."}},
 	{ID: "sourcegraph-token", Description: "Sourcegraph access token",
-		Regex: `\b(sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40})\b`, Keywords: []string{"sgp_"}},
+		Regex: `\b(sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40})\b`, Keywords: []string{"sgp_"}},
 
 	{ID: "adobe-client-secret", Description: "Adobe API client secret",
 		Regex: `\b(p8e-[A-Za-z0-9]{32})(?:[^A-Za-z0-9]|$)`, Keywords: []string{"p8e-"}},

@@ -315,8 +315,8 @@ func TestAnchorsTruePositives(t *testing.T) {
 	writeReport(t, "anchors-missed.txt", missedRules, report)
 	// The goal is 95%; what is measured now is kept from falling back
 	// (docs/security.md says what the rest are).
-	if all.pct() < 93.5 {
-		t.Errorf("%.1f%% of the anchors' true positives redacted; it was 93.6%%, the goal is 95%%", all.pct())
+	if all.pct() < 93.6 {
+		t.Errorf("%.1f%% of the anchors' true positives redacted; it was 93.7%%, the goal is 95%%", all.pct())
 	}
 }
 
