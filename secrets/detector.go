@@ -469,7 +469,13 @@ func (d *Detector) find(text string, depth int) []Finding {
 		case r.Window == [2]int{}:
 			out = r.matches(text, 0, out)
 		default:
-			for _, w := range windows(at[i], len(text), r.Window) {
+			win := r.Window
+			if r.bounded && win[0] == 0 {
+				// The byte before the keyword, so that the expression's
+				// \b sees it: sk_test_ in task_test_… starts no key.
+				win[0] = 1
+			}
+			for _, w := range windows(at[i], len(text), win) {
 				out = r.matches(text[w[0]:w[1]], w[0], out)
 			}
 		}

@@ -25,6 +25,8 @@ func TestServiceFormats(t *testing.T) {
 		// match, a shell's variable given to curl --user.
 		`<input type="hidden" name="authenticity_token" value="Zq8mN3kL9xT2vB7wR4yUqH7vL2mZ9xR4-Hq3vW8mLz2xTk9vQ2mLx_A" />`,
 		`nonMatchingToken := "q7wv2k9hrzxmb4tkl3aj8o1i"`,
+		// A word that ends like a key's prefix starts no key.
+		"id: task_test_h7jtek9hrzwmbmtklmaj4o1i2gibya",
 		`curl -sL --user "$DEPLOY_USER:$DEPLOY_PASSWORD" "$REGISTRY_URL"`,
 		// Sentry's organization tokens carry base64 of JSON, and a user
 		// token is 64 hex digits exactly; words where a Slack token's
