@@ -93,7 +93,7 @@ var beforeNot = map[string]bool{
 	"env": false, "var": true, "variable": true, "ref": true, "reference": true, "secret": false,
 	"access": false, "kms": true, "arn": true, "alias": true, "group": true, "list": true, "array": true,
 	"keyboard": true, "hotkey": true, "shortcut": true, "press": true, "sequence": true,
-	"expected": true, "want": true, "got": true, "wanted": true, "actual": true, "invalid": true, "bad": true,
+	"expected": true, "want": true, "got": true, "wanted": true, "actual": true, "invalid": true, "bad": true, "non": true, "authenticity": true,
 	"wrong": true, "missing": true, "empty": true, "unknown": true, "parse": true, "parsed": true,
 }
 
@@ -279,6 +279,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 			continue
 		}
 		if f, ok := assignedValue(text, s, e, name, cls, flag); ok {
+			if cls < passwordName && serviceMisfit(text, s, name, text[f.Start:f.End]) {
+				// ramp token - 'ramp_id_tz8O…d?SIv…': a service's key
+				// that its format does not allow.
+				continue
+			}
 			out = append(out, f)
 			last = max(last, f.End)
 		}
@@ -344,6 +349,19 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		}
 		for ve > vs && isSpace(text[ve-1]) {
 			ve--
+		}
+		if vs > i+1 && text[vs-1] == '\n' && text[vs] == '+' {
+			// A diff's added lines: <apiToken>\n+    value\n+</apiToken>.
+			vs++
+			for vs < ve && (text[vs] == ' ' || text[vs] == '\t') {
+				vs++
+			}
+			if k := strings.LastIndexByte(text[vs:ve], '\n'); k >= 0 && strings.TrimSpace(text[vs+k:ve]) == "+" {
+				ve = vs + k
+				for ve > vs && isSpace(text[ve-1]) {
+					ve--
+				}
+			}
 		}
 		if strings.ContainsAny(text[vs:ve], "\n\r") {
 			return Finding{}, false
@@ -702,6 +720,16 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if reservedStart(v, quoted) {
 		return false
 	}
+	if timeUUID(v) {
+		// A UUID of version 1 is a time and a host's address: nothing
+		// random to keep (token: "7488a646-e31f-11e4-aace-600308960662").
+		return false
+	}
+	if typeSpec(v) {
+		// password:string:redact, password:text:redact: a field's
+		// type and options, as schema generators take them.
+		return false
+	}
 	if d, ok := plain64(v); ok && weakPlain(d) {
 		// Base64 of a tutorial's word (ZGVtbw== is demo): a
 		// Secret's example, not a secret.
@@ -784,6 +812,11 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		// (staple-horse-velvet-battery).
 		if (quoted || literal) && passphrase(v) {
 			return true
+		}
+		if strings.Contains(v, " ") && lower+other == n && strings.Count(v, " ") == other {
+			// "too short", "does not match": a test's words, not a
+			// password (a passphrase has four words or more).
+			return false
 		}
 		if identifier && (n < 12 || strings.ContainsAny(v, "_") || upper == 0) {
 			return false
@@ -894,7 +927,7 @@ func plain64(v string) (string, bool) {
 // a short lower-case word.
 func weakPlain(d string) bool {
 	l := strings.ToLower(d)
-	return wordValues[l] || placeholderWord(d) || placeholder(d) || len(d) <= 12 && identLike(d) && l == d
+	return wordValues[l] || placeholderWord(d) || placeholder(d) || len(d) <= 12 && identLike(d) && l == d || counted(l, 10)
 }
 
 // identLike reports whether v reads as an identifier or a word: letters,
@@ -931,6 +964,27 @@ func vowelRatio(v string) float64 {
 func allDigits(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// timeUUID reports whether v is a UUID of version 1 (its time and the
+// address of the host that made it).
+func timeUUID(v string) bool {
+	return uuidLike(v) && v[14] == '1'
+}
+
+// typeSpec reports whether v is a type and its options joined by
+// colons (string:redact, text:unique): a field's declaration.
+func typeSpec(v string) bool {
+	typ, rest, ok := strings.Cut(v, ":")
+	if !ok || !wordValues[strings.ToLower(typ)] || rest == "" {
+		return false
+	}
+	for _, o := range strings.Split(rest, ":") {
+		if o == "" || !wordIdent(o) || strings.ToLower(o) != o {
 			return false
 		}
 	}

@@ -142,7 +142,7 @@ type rule struct {
 
 // detectorVersion changes whenever the built-in matchers find
 // differently, so that scans remembered under an older one start over.
-const detectorVersion = 2
+const detectorVersion = 3
 
 // MarkerPrefix starts every marker Redact writes.
 const MarkerPrefix = loom.RedactedPrefix
@@ -469,7 +469,13 @@ func (d *Detector) find(text string, depth int) []Finding {
 		case r.Window == [2]int{}:
 			out = r.matches(text, 0, out)
 		default:
-			for _, w := range windows(at[i], len(text), r.Window) {
+			win := r.Window
+			if r.bounded && win[0] == 0 {
+				// The byte before the keyword, so that the expression's
+				// \b sees it: sk_test_ in task_test_… starts no key.
+				win[0] = 1
+			}
+			for _, w := range windows(at[i], len(text), win) {
 				out = r.matches(text[w[0]:w[1]], w[0], out)
 			}
 		}
@@ -613,6 +619,11 @@ func (d *Detector) base64Runs(text string, i, j, depth int, out []Finding) ([]Fi
 	stop := j
 	for s := i; s < j; {
 		if !b64[text[s]] {
+			s++
+			continue
+		}
+		if text[s] == '+' && (s == 0 || text[s-1] == '\n') {
+			// A diff's added line: + is its mark, not base64.
 			s++
 			continue
 		}
@@ -766,7 +777,34 @@ func accepted(v string) bool {
 		// everywhere in code and docs, and no secret.
 		return false
 	}
-	return !fillerBody(v)
+	return !fillerBody(v) && !exampleValue(v)
+}
+
+// exampleValues are keys published as examples in projects' docs and
+// copied from there into countless repositories and tutorials, as
+// AKIAIOSFODNN7EXAMPLE is: no one's secret (docs/security.md says where
+// each is from).
+var exampleValues = map[string]bool{
+	// The Ceph keys of the Kubernetes project's volume examples (rbd,
+	// cephfs, persistent-volume-provisioning/rbd).
+	"AQB16V1VoF5mExAA5kCQs7bBj8VULRw26C84HA==": true,
+	"AQDCZLtXORt+JhAAAXhDV4rlgpl2ccp4zDVROA==": true,
+	"AQAMgXhVwBCeDhAA9nlPaFyfUSatGD4drFWDvQ==": true,
+	// The storage account key of its azure_file example.
+	"xIF1zJbnnojFLMSkBp50mx02rHsMK2sjU7mFt4L13hoB7drAaJ8jD6+A443jJogV7y2FUOhQCWPmM6YaNHy7qg==": true,
+}
+
+// exampleValue reports whether v, or what it decodes to from base64
+// (a Secret's data), is one of exampleValues.
+func exampleValue(v string) bool {
+	if len(v) < 40 || len(v) > 200 {
+		return false
+	}
+	if exampleValues[v] {
+		return true
+	}
+	d, ok := plain64(v)
+	return ok && exampleValues[d]
 }
 
 func (r *rule) accept(v string) bool {
@@ -777,6 +815,15 @@ func (r *rule) accept(v string) bool {
 		return false
 	}
 	if weak[r.ID] && weakWord(v) {
+		return false
+	}
+	if r.Placeholders && strings.HasPrefix(v, "$") && reservedStart(v, false) {
+		// curl --user "$USER:$GITHUB_PASSWORD": a shell's variable.
+		return false
+	}
+	if f := fillerPart(r.ID, v); r.ID == "slack-token" && !strings.ContainsAny(f, "0123456789") && identifierLike(f) {
+		// xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere: words
+		// where the secret goes.
 		return false
 	}
 	if r.ID == "private-key" && stubKey(v) {
@@ -876,7 +923,25 @@ func placeholder(v string) bool {
 		return true
 	}
 	// A run of one character (aaaaaaaa, 00000000).
-	return strings.Count(l, l[:1]) == len(l)
+	return strings.Count(l, l[:1]) == len(l) || counted(l, 4)
+}
+
+// counted reports whether l is a word of at most letters letters and a
+// count from one (api-1234, key_123, spu-12345): a stand-in for a key
+// in docs and tests.
+func counted(l string, letters int) bool {
+	i := 0
+	for i < len(l) && l[i] >= 'a' && l[i] <= 'z' {
+		i++
+	}
+	if i == 0 || i > letters {
+		return false
+	}
+	if i < len(l) && (l[i] == '-' || l[i] == '_') {
+		i++
+	}
+	d := l[i:]
+	return len(d) >= 3 && strings.HasPrefix("1234567890", d)
 }
 
 // angled reports whether l is made of names in angle brackets (<token>,

@@ -128,6 +128,10 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 				if k := strings.Index(trimmed, ":"); k > 0 {
 					v := strings.TrimSpace(trimmed[k+1:])
 					v = strings.TrimRight(v, "\r")
+					if c := strings.Index(v, " #"); c > 0 && !strings.ContainsAny(v[:1], `"'`) {
+						// key: value  # a comment
+						v = strings.TrimSpace(v[:c])
+					}
 					switch {
 					case v == "|" || v == ">" || v == "|-" || v == ">-" || v == "|+" || v == ">+":
 						block = ind
@@ -161,6 +165,10 @@ func plainSecretData(key, v string) bool {
 		switch words[len(words)-1] {
 		case "user", "username", "login", "name", "accountname", "address", "url", "uri", "host", "hostname",
 			"endpoint", "port", "region", "email", "domain", "namespace", "bucket", "database", "db":
+			return true
+		}
+		if len(words) == 1 && (strings.HasSuffix(words[0], "name") || strings.HasSuffix(words[0], "username")) {
+			// azurestorageaccountname: a name written as one word.
 			return true
 		}
 	}

@@ -97,7 +97,11 @@ func unnumber(s string) (string, []int32, bool) {
 		if end >= 0 {
 			line = s[pos : pos+end]
 		}
-		if strings.TrimSpace(line) != "" {
+		if pos == 0 && strings.HasPrefix(line, `"`) {
+			// A JSON string's opening quote before its first line.
+			line = line[1:]
+		}
+		if t := strings.TrimSpace(line); t != "" && t != `"` {
 			lines++
 			if lineNumber(line) > 0 {
 				numbered++
@@ -119,8 +123,14 @@ func unnumber(s string) (string, []int32, bool) {
 		if end >= 0 {
 			stop = pos + end + 1
 		}
-		k := lineNumber(s[pos:stop])
-		for i := pos + k; i < stop; i++ {
+		start := pos
+		if pos == 0 && s[0] == '"' {
+			b = append(b, '"')
+			at = append(at, 0)
+			start = 1
+		}
+		k := lineNumber(s[start:stop])
+		for i := start + k; i < stop; i++ {
 			b = append(b, s[i])
 			at = append(at, int32(i))
 		}

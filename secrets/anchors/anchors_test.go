@@ -315,8 +315,8 @@ func TestAnchorsTruePositives(t *testing.T) {
 	writeReport(t, "anchors-missed.txt", missedRules, report)
 	// The goal is 95%; what is measured now is kept from falling back
 	// (docs/security.md says what the rest are).
-	if all.pct() < 92.7 {
-		t.Errorf("%.1f%% of the anchors' true positives redacted; it was 93.0%%, the goal is 95%%", all.pct())
+	if all.pct() < 93.6 {
+		t.Errorf("%.1f%% of the anchors' true positives redacted; it was 93.7%%, the goal is 95%%", all.pct())
 	}
 }
 
@@ -380,8 +380,8 @@ func TestAnchorsFalsePositives(t *testing.T) {
 	t.Logf("false positives flagged: %d of %d placements (%.2f%%); not counted: %d cases that hold another case's secret, %d that the anchors' own tools flag", flagged, all.n, rate, skipped, byOwn)
 	writeReport(t, "anchors-flagged.txt", flaggedRules, report)
 	// The goal is 1%; what is measured now is kept from growing.
-	if rate > 18.5 {
-		t.Errorf("%.2f%% of the anchors' false-positive cases flagged; it was 17.9%%, the goal is 1%%", rate)
+	if rate > 6.7 {
+		t.Errorf("%.2f%% of the anchors' false-positive cases flagged; it was 6.53%%, the goal is 1%%", rate)
 	}
 }
 

@@ -1,0 +1,137 @@
+package secrets
+
+import "strings"
+
+// A value given to a name that says whose key it is (adobe KEY=…,
+// ramp token - '…', apiMaticKey := "…") is that service's key, and a
+// service's keys have formats: the characters each is made of and its
+// length. A value named as a known service's that holds a character no
+// token alphabet has ('?', '#', '$', '!' …) and fits none of the
+// service's formats is not the service's key — a key altered, a test's
+// broken value — and is not reported by its name alone. A value made
+// of token characters alone is left to the other rules even when it
+// fits no known format, since a service has more kinds of credential
+// than the formats known of it (an Asana client secret is not the
+// token TruffleHog knows). What says so is serviceFormats
+// (services.go), learned from the detectors of TruffleHog; a name that
+// says no service (password, token, API_KEY, client_secret) is left as
+// it was, and so is a password under any name.
+
+// serviceFormat is one format of a service's credentials.
+type serviceFormat struct {
+	lo, hi   uint64 // the ASCII bytes allowed: lo for 0-63, hi for 64-127
+	min, max int    // its least and greatest length
+}
+
+// allows reports whether the format has byte c.
+func (f serviceFormat) allows(c byte) bool {
+	switch {
+	case c < 64:
+		return f.lo>>c&1 == 1
+	case c < 128:
+		return f.hi>>(c-64)&1 == 1
+	}
+	return false
+}
+
+// fits reports whether v is of the format.
+func (f serviceFormat) fits(v string) bool {
+	if len(v) < f.min || len(v) > f.max {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !f.allows(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// misfits reports whether v fits none of formats and holds a byte of
+// no token alphabet.
+func misfits(formats []serviceFormat, v string) bool {
+	foreign := false
+	for i := 0; i < len(v); i++ {
+		if !tokenByte[v[i]] {
+			foreign = true
+			break
+		}
+	}
+	if !foreign {
+		return false
+	}
+	for _, f := range formats {
+		if f.fits(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// tokenByte are the bytes of the alphabets tokens are written in:
+// letters, digits, base64's and base64url's, hex's, and the
+// separators of ids and keys (. ~ :).
+var tokenByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = isAlnum(byte(c)) || strings.IndexByte("+/=_.~-:", byte(c)) >= 0
+	}
+	return t
+}()
+
+// serviceMisfit reports whether v, given to the name text[ns:ns+len(name)],
+// is named as a known service's (by the name's own words, or the words
+// just before it on its line) and misfits that service's formats.
+func serviceMisfit(text string, ns int, name, v string) bool {
+	// What follows an escape of the text's carrier (JSON's \n, XML's
+	// &#34;) is the carrier's, not the value's.
+	for _, esc := range []string{"\\", "&#", "&quot;", "&amp;"} {
+		if i := strings.Index(v, esc); i > 0 {
+			v = v[:i]
+		}
+	}
+	known := false
+	misfit := true
+	try := func(w string) {
+		if !misfit || len(w) < 3 {
+			return
+		}
+		if fs, ok := serviceFormats[w]; ok {
+			known = true
+			if !misfits(fs, v) {
+				misfit = false
+			}
+		}
+	}
+	words := nameWords(name)
+	// Every run of the name's words, joined: apimatic in apiMaticKey,
+	// newrelicpersonalapikey as written.
+	for i := range words {
+		w := ""
+		for j := i; j < len(words) && j < i+4; j++ {
+			w += words[j]
+			try(w)
+		}
+	}
+	// The words before the name on its line: Using adobe KEY=, Your
+	// API2CART key is, ramp token - ….
+	j := ns
+	for n := 0; n < 2; n++ {
+		for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
+			j--
+		}
+		k := j
+		for k > 0 && isAlnum(text[k-1]) {
+			k--
+		}
+		if k == j {
+			break
+		}
+		try(strings.ToLower(text[k:j]))
+		j = k
+	}
+	return known && misfit
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
