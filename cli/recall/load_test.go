@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -203,7 +204,8 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 		return out.HookSpecificOutput.AdditionalContext, took
 	}
 	// noWarm keeps a hook from starting a warm recall: the hook alone,
-	// as with [recall] warm = false.
+	// as with [recall] warm = false (as BinEnv has it; said here for
+	// the reader).
 	noWarm := "LOOM_RECALL_WARM=false"
 	// How long the hook takes on this machine now, with no bound: to
 	// find nothing, and to recall.
@@ -277,16 +279,17 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 	// prompts' hooks that follow ask it. It answers them within the
 	// default budget (100 ms), or half again its unbounded median when
 	// this machine, now, takes longer than that: at least 9 of 10.
-	hook("SessionStart", "", "")
+	warmOn := "LOOM_RECALL_WARM=true"
+	hook("SessionStart", "", "", warmOn)
 	// Not a clock the test depends on: only how long before it says
 	// that none started.
 	none := make(chan struct{})
 	defer time.AfterFunc(2*time.Minute, func() { close(none) }).Stop()
 	answering(none, func() string { return "no warm recall answered two minutes after the SessionStart hook" })
 	first := recall.Holder(sock)
-	session := median(func(i int) string { return loadPrompts[i] })
+	session := median(func(i int) string { return loadPrompts[i] }, warmOn)
 	sbudget := max(100*time.Millisecond, session[1]*3/2)
-	within := calls("started by SessionStart", sbudget)
+	within := calls("started by SessionStart", sbudget, warmOn)
 	t.Logf("with the CPU busy and a warm recall started by the SessionStart hook, the hook took %v with no bound; with a budget of %v it answered %d of 10 calls",
 		session, sbudget, within)
 	if within < 9 {
@@ -344,27 +347,35 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 	}
 }
 
-// warmRecalls counts the processes of loom recall serve whose LOOM_HOME
-// is home.
-func warmRecalls(t *testing.T, home string) int {
+// warmRecallPids are the processes of loom recall serve whose
+// LOOM_HOME is home; none where processes cannot be listed (/proc).
+func warmRecallPids(t *testing.T, home string) []int {
 	t.Helper()
 	procs, err := os.ReadDir("/proc")
 	if err != nil {
-		t.Fatal(err)
+		return nil
 	}
-	n := 0
+	var pids []int
 	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
 		if err != nil || !strings.HasSuffix(string(cmdline), "\x00recall\x00serve\x00") {
 			continue
 		}
 		environ, err := os.ReadFile(filepath.Join("/proc", p.Name(), "environ"))
 		if err == nil && slices.Contains(strings.Split(string(environ), "\x00"), "LOOM_HOME="+home) {
-			n++
+			pids = append(pids, pid)
 		}
 	}
-	return n
+	return pids
 }
+
+// warmRecalls counts the processes of loom recall serve whose LOOM_HOME
+// is home.
+func warmRecalls(t *testing.T, home string) int { return len(warmRecallPids(t, home)) }
 
 // warmSocket is the socket of the warm recall of fx's store, and the
 // store's URL; a warm recall a hook started there and the test did not
@@ -385,10 +396,30 @@ func warmSocket(t *testing.T, fx *clitest.Fixture) (sock, store string) {
 	}
 	store = paths.DBURL("", env, dirs)
 	sock = recall.WarmSocket(dirs.State, store)
-	t.Cleanup(func() {
-		if pid := recall.Holder(sock); pid > 0 {
-			syscall.Kill(pid, syscall.SIGTERM)
-		}
-	})
+	t.Cleanup(func() { stopWarmRecalls(t, fx.Home, sock) })
 	return sock, store
+}
+
+// stopWarmRecalls stops the warm recalls of home that hooks started
+// (those starting too, where their processes can be listed), and waits
+// until they have ended: they would otherwise write in home while the
+// test removes it.
+func stopWarmRecalls(t *testing.T, home, sock string) {
+	pids := warmRecallPids(t, home)
+	if pid := recall.Holder(sock); pid > 0 && !slices.Contains(pids, pid) {
+		pids = append(pids, pid)
+	}
+	none := make(chan struct{})
+	defer time.AfterFunc(time.Minute, func() { close(none) }).Stop()
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGTERM)
+		for syscall.Kill(pid, 0) == nil {
+			select {
+			case <-none:
+				t.Errorf("the warm recall of pid %d still runs a minute after SIGTERM", pid)
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
 }

@@ -35,7 +35,7 @@ func TestWarmRecallStartedByHook(t *testing.T) {
 		t.Helper()
 		in := `{"session_id":"x","cwd":"` + fx.Project + `","hook_event_name":"` + event + `","prompt":"` + prompt + `"}`
 		cmd := exec.Command(clitest.LoomBinary(t), "recall", "--hook", "claude-code")
-		cmd.Env, cmd.Dir = fx.BinEnv("LOOM_RECALL_HOOK_TIME=1m"), fx.Project
+		cmd.Env, cmd.Dir = fx.BinEnv("LOOM_RECALL_HOOK_TIME=1m", "LOOM_RECALL_WARM=true"), fx.Project
 		r := clitest.ExecCmd(t, cmd, in)
 		if r.Code != 0 || r.Stderr != "" {
 			t.Fatalf("hook: exit %d, %s", r.Code, r.Stderr)
