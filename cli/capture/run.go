@@ -142,7 +142,7 @@ func serveRecall(ctx context.Context, opts *Options, st loom.Store, errOut io.Wr
 		fmt.Fprintf(errOut, "%s capture: recall hooks are not answered here: %v\n", stamp(), err)
 		return
 	}
-	fmt.Fprintf(errOut, "%s capture: a warm recall started by a hook answers recall hooks (pid %d); the capture answers them once it ends\n",
+	fmt.Fprintf(errOut, "%s capture: another loom answers recall hooks (pid %d); the capture answers them once it ends\n",
 		stamp(), recall.Holder(sock))
 	go func() {
 		for recall.WaitFree(ctx, sock) == nil {
