@@ -318,20 +318,99 @@ func hookRun(ctx context.Context, opts *Options) error {
 // the hook's project, and none answered).
 type warmth struct {
 	store, sock string
-	wanted      bool
+	// input is the hook's input as it is read; decided is set once the
+	// hook knew whether recall is enabled for its project (it may run
+	// out of time before).
+	input           <-chan hookRead
+	decided, wanted bool
 }
+
+// hookRead is a hook's input, read and parsed.
+type hookRead struct {
+	in  hookInput
+	err error
+}
+
+// warmInputWait bounds how long a hook that ran out of time before it
+// knew its project waits for its input, to know whether to start a
+// warm recall: an agent closes it at once.
+const warmInputWait = time.Second
 
 // start starts a warm recall where one is wanted, unless one holds the
 // socket already (it is starting, or stopping) or the configuration
-// says not to. A failure is logged, not reported: the hooks recall by
-// themselves as before.
+// says not to. A hook that ran out of time before it knew its project
+// (on a busy machine, when a warm recall is wanted most) finds it now.
+// A failure is logged, not reported: the hooks recall by themselves as
+// before.
 func (w *warmth) start(opts *Options) {
-	if !w.wanted || opts.StartWarm == nil || (opts.Warm != nil && !opts.Warm()) || recall.Answering(w.sock) {
+	if w.sock == "" || opts.StartWarm == nil || (opts.Warm != nil && !opts.Warm()) {
+		return
+	}
+	if !w.decided {
+		w.wanted = w.enabled(opts)
+	}
+	if !w.wanted || recall.Answering(w.sock) {
 		return
 	}
 	if err := opts.StartWarm(w.store); err != nil {
 		slog.Debug("no warm recall started", "err", err)
 	}
+}
+
+// enabled reports whether recall is enabled for the project of the
+// hook's input, waiting for it at most warmInputWait.
+func (w *warmth) enabled(opts *Options) bool {
+	if w.input == nil {
+		return false
+	}
+	var rd hookRead
+	select {
+	case rd = <-w.input:
+	case <-time.After(warmInputWait):
+		return false
+	}
+	if rd.err != nil {
+		return false
+	}
+	p, err := hookProject(opts, rd.in)
+	if err != nil {
+		return false
+	}
+	on, err := enabled(opts.Dirs, p)
+	return err == nil && on
+}
+
+// hookProject is the project of a hook's input: that of its cwd, else
+// of the working directory.
+func hookProject(opts *Options, in hookInput) (loom.Project, error) {
+	cwd := in.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = opts.Cwd(); err != nil {
+			return loom.Project{}, err
+		}
+	}
+	return paths.DetectProject(cwd)
+}
+
+// readHookInput reads and parses a hook's input in the background; the
+// channel gives it once.
+func readHookInput(opts *Options) <-chan hookRead {
+	c := make(chan hookRead, 1)
+	go func() {
+		var rd hookRead
+		b, err := command.ReadHookInput(context.Background(), opts.IO.In, maxHookInput)
+		switch {
+		case err != nil:
+			rd.err = err
+		default:
+			if err := json.Unmarshal(b, &rd.in); err != nil {
+				rd.err = fmt.Errorf("the hook's input is not JSON: %w", err)
+			}
+		}
+		c <- rd
+	}()
+	return c
 }
 
 // hookContext is the context a hook adds, and the event it answers; ""
@@ -356,29 +435,31 @@ func hookContext(ctx context.Context, opts *Options, w *warmth, answerBy, warmBy
 	if sock == "" {
 		local = startLocal(ctx, opts)
 	}
-	b, err := command.ReadHookInput(ctx, opts.IO.In, maxHookInput)
+	input := readHookInput(opts)
+	var rd hookRead
+	select {
+	case rd = <-input:
+	case <-ctx.Done():
+		// Out of time: the input is still read, to know whether to
+		// start a warm recall.
+		w.input = input
+		return "", "", ctx.Err()
+	}
+	if rd.err != nil {
+		return "", "", rd.err
+	}
+	in := rd.in
+	p, err := hookProject(opts, in)
 	if err != nil {
 		return "", "", err
 	}
-	var in hookInput
-	if err := json.Unmarshal(b, &in); err != nil {
-		return "", "", fmt.Errorf("the hook's input is not JSON: %w", err)
-	}
-	cwd := in.Cwd
-	if cwd == "" {
-		if cwd, err = opts.Cwd(); err != nil {
-			return "", "", err
-		}
-	}
-	p, err := paths.DetectProject(cwd)
-	if err != nil {
-		return "", "", err
-	}
-	if on, err := enabled(opts.Dirs, p); err != nil || !on {
+	on, err := enabled(opts.Dirs, p)
+	if err != nil || !on {
+		w.decided = err == nil
 		return "", "", err
 	}
 	// None answers unless asked below.
-	w.wanted = w.sock != ""
+	w.decided, w.wanted = true, w.sock != ""
 	event = in.HookEventName
 	if event == "" {
 		event = "UserPromptSubmit"

@@ -89,6 +89,21 @@ func TestHookAsksTheWarmRecall(t *testing.T) {
 	}
 	warmOff, started, opened = false, nil, 0
 
+	// Out of time before it knew its project (a busy machine): nothing
+	// printed, and the warm recall started all the same.
+	{
+		io, in, out, _ := term.Test()
+		in.WriteString(`{"cwd":"` + dir + `","hook_event_name":"UserPromptSubmit","prompt":"postgres pool"}`)
+		if err := hookRun(ctx, &Options{IO: io, Hook: "claude-code", User: "alice", Dirs: dirsOf, Cwd: func() (string, error) { return dir, nil },
+			Store:     func() (string, error) { return "file:loom.db", nil },
+			ReadStore: func(context.Context) (loom.Store, error) { return st, nil },
+			HookTime:  func() (time.Duration, error) { return time.Nanosecond, nil }, Started: time.Now,
+			StartWarm: func(store string) error { started = append(started, store); return nil }}); err != nil || out.Len() > 0 || !slices.Equal(started, []string{"file:loom.db"}) {
+			t.Fatalf("out of time at once: %v, printed %q, started warm recalls of %q; want nothing printed, one of file:loom.db", err, out, started)
+		}
+		started = nil
+	}
+
 	wctx, stop := context.WithCancel(ctx)
 	done, err := recall.Serve(wctx, recall.WarmSocket(dirs.State, "file:loom.db"), recall.Answerer("file:loom.db", "1.2.0", st, secrets.Default))
 	if err != nil {
