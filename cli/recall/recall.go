@@ -323,6 +323,8 @@ type warmth struct {
 	// out of time before).
 	input           <-chan hookRead
 	decided, wanted bool
+	// started is set once this hook started one.
+	started bool
 }
 
 // hookRead is a hook's input, read and parsed.
@@ -349,9 +351,10 @@ func (w *warmth) start(opts *Options) {
 	if !w.decided {
 		w.wanted = w.enabled(opts)
 	}
-	if !w.wanted || recall.Answering(w.sock) {
+	if !w.wanted || w.started || recall.Answering(w.sock) {
 		return
 	}
+	w.started = true
 	if err := opts.StartWarm(w.store); err != nil {
 		slog.Debug("no warm recall started", "err", err)
 	}
@@ -463,6 +466,12 @@ func hookContext(ctx context.Context, opts *Options, w *warmth, answerBy, warmBy
 	event = in.HookEventName
 	if event == "" {
 		event = "UserPromptSubmit"
+	}
+	if sock == "" && event == "SessionStart" {
+		// A session's first hook adds only the latest sessions'
+		// titles, and a prompt's hook may follow at once (claude -p):
+		// the warm recall starts now, not after this answer.
+		w.start(opts)
 	}
 	if sock != "" {
 		// The warm recall has the time the hook's own would spend

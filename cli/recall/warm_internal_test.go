@@ -103,6 +103,21 @@ func TestHookAsksTheWarmRecall(t *testing.T) {
 		}
 		started = nil
 	}
+	// A session's first hook starts it before its own answer, once.
+	{
+		io, in, out, _ := term.Test()
+		in.WriteString(`{"cwd":"` + dir + `","hook_event_name":"SessionStart"}`)
+		before := -1
+		if err := hookRun(ctx, &Options{IO: io, Hook: "claude-code", User: "alice", Dirs: dirsOf, Cwd: func() (string, error) { return dir, nil },
+			Store:     func() (string, error) { return "file:loom.db", nil },
+			ReadStore: func(context.Context) (loom.Store, error) { return st, nil },
+			HookTime:  func() (time.Duration, error) { return time.Minute, nil }, Started: time.Now,
+			StartWarm: func(store string) error { started, before = append(started, store), out.Len(); return nil }}); err != nil ||
+			!strings.Contains(out.String(), "SessionStart") || !slices.Equal(started, []string{"file:loom.db"}) || before != 0 {
+			t.Fatalf("SessionStart: %v, printed %q, started warm recalls of %q (%d bytes printed before); want one, before the answer", err, out, started, before)
+		}
+		started = nil
+	}
 
 	wctx, stop := context.WithCancel(ctx)
 	done, err := recall.Serve(wctx, recall.WarmSocket(dirs.State, "file:loom.db"), recall.Answerer("file:loom.db", "1.2.0", st, secrets.Default))
