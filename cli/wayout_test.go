@@ -323,6 +323,7 @@ var commandWays = map[string]class{
 	"loom hooks uninstall":    quiet("takes loom's hooks out of agents' settings"),
 	"loom recall enable":      quiet("marks the project for the recall hooks"),
 	"loom recall disable":     quiet("unmarks the project"),
+	"loom recall serve":       quiet("prints nothing: answers the recall hooks over its user's socket, redacted as their own recall is (TestWarmRecall, TestHookAsksTheWarmRecall)"),
 	"loom paths":              quiet("prints loom's directories, a database URL's password hidden"),
 	"loom version":            quiet("prints the version"),
 	"loom secrets redact":     quiet("replaces secrets in the store and prints counts"),

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -182,7 +183,14 @@ type RecallSettings struct {
 	// start to its answer (LOOM_RECALL_HOOK_TIME; default
 	// DefaultRecallHookTime): it answers with what it found by then.
 	HookTime time.Duration `toml:"hook_time"`
+	// Warm, when false, keeps a hook that finds no warm recall from
+	// starting one (loom recall serve) for the hooks after it
+	// (LOOM_RECALL_WARM; default true).
+	Warm *bool `toml:"warm"`
 }
+
+// WarmOn reports whether a hook starts a warm recall where none answers.
+func (r RecallSettings) WarmOn() bool { return r.Warm == nil || *r.Warm }
 
 // DefaultRecallHookTime is RecallSettings.HookTime when none is set.
 const DefaultRecallHookTime = 100 * time.Millisecond
@@ -311,7 +319,8 @@ type Endpoint struct {
 // LOOM_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
 // ANTHROPIC_BASE_URL, LOOM_STREAM_IDLE_TIMEOUT, LOOM_TURN_TIMEOUT,
 // LOOM_SYNC_HUB, LOOM_SYNC_TOKEN, LOOM_SYNC_INTERVAL, LOOM_EMBEDDINGS_URL,
-// LOOM_EMBEDDINGS_MODEL, LOOM_SUMMARIES_QUIET, LOOM_RECALL_HOOK_TIME.
+// LOOM_EMBEDDINGS_MODEL, LOOM_SUMMARIES_QUIET, LOOM_RECALL_HOOK_TIME,
+// LOOM_RECALL_WARM.
 func Load(path string, env func(string) string) (*Config, error) {
 	c := &Config{}
 	if path != "" {
@@ -352,6 +361,13 @@ func Load(path string, env func(string) string) (*Config, error) {
 	set(&c.OpenAI.BaseURL, "OPENAI_BASE_URL")
 	set(&c.Anthropic.APIKey, "ANTHROPIC_API_KEY")
 	set(&c.Anthropic.BaseURL, "ANTHROPIC_BASE_URL")
+	if v := strings.TrimSpace(env("LOOM_RECALL_WARM")); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, loom.Errorf(loom.EINVALID, "LOOM_RECALL_WARM=%q: use true or false", v)
+		}
+		c.Recall.Warm = &on
+	}
 	if err := c.checkMCP(path); err != nil {
 		return nil, err
 	}

@@ -261,3 +261,27 @@ func TestSummariesSettings(t *testing.T) {
 		}
 	}
 }
+
+// [recall] warm is on unless config.toml or LOOM_RECALL_WARM says
+// false; LOOM_RECALL_WARM overrides the file, and a value that is no
+// boolean is refused.
+func TestRecallWarm(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	none := func(string) string { return "" }
+	if c, err := Load(path, none); err != nil || !c.Recall.WarmOn() {
+		t.Fatalf("no setting: %+v, %v", c, err)
+	}
+	os.WriteFile(path, []byte("[recall]\nwarm = false\n"), 0o600)
+	if c, err := Load(path, none); err != nil || c.Recall.WarmOn() {
+		t.Fatalf("warm = false: %+v, %v", c, err)
+	}
+	env := func(v string) func(string) string {
+		return func(k string) string { return map[string]string{"LOOM_RECALL_WARM": v}[k] }
+	}
+	if c, err := Load(path, env("true")); err != nil || !c.Recall.WarmOn() {
+		t.Fatalf("LOOM_RECALL_WARM=true over warm = false: %+v, %v", c, err)
+	}
+	if _, err := Load(path, env("sometimes")); err == nil || !strings.Contains(err.Error(), "LOOM_RECALL_WARM") {
+		t.Fatalf("LOOM_RECALL_WARM=sometimes: %v", err)
+	}
+}

@@ -211,6 +211,27 @@ func Recall(ctx context.Context, st loom.Store, o Options) (res *Result, err err
 	return res, nil
 }
 
+// refusedForTime reports whether err, from a search that started at
+// start with deadline, is the store's refusal of a search that ran out
+// of its time before any hit. That refusal wraps loom.ErrSearchTime;
+// through a secrets gate, which redacts an error's message, it comes as
+// a copy that no longer does, known then by its code (EINVALID) and by
+// the search's time having run out (loom.MaxSearchTime, or its
+// deadline when sooner).
+func refusedForTime(err error, start, deadline time.Time) bool {
+	if errors.Is(err, loom.ErrSearchTime) {
+		return true
+	}
+	if loom.ErrorCode(err) != loom.EINVALID {
+		return false
+	}
+	end := start.Add(loom.MaxSearchTime)
+	if !deadline.IsZero() && deadline.Before(end) {
+		end = deadline
+	}
+	return !time.Now().Before(end)
+}
+
 // kind orders recalled turns: 0 for one that says what was decided or
 // done (a reply, or a prompt with the reply it led to), 1 for a prompt
 // alone, 2 for text an agent or a tool wrote into the session rather than
@@ -272,6 +293,12 @@ const candidates = 2 * maxHits
 // out of time returns the hits found before, and partial says so.
 func search(ctx context.Context, st loom.Store, o Options) (hits []loom.SearchHit, partial bool, err error) {
 	q := loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits}
+	start := time.Now()
+	defer func() {
+		if err != nil && !errors.Is(err, loom.ErrSearchTime) && refusedForTime(err, start, q.Deadline) {
+			err = fmt.Errorf("%w: %w", loom.ErrSearchTime, err)
+		}
+	}()
 	if !o.Deadline.IsZero() {
 		// The search's share of the time left: the rest reads the
 		// turns of its hits. Half as many hits: what fits in a hook's

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/recall"
+	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -207,5 +208,13 @@ func TestRecallOutOfTime(t *testing.T) {
 	res, err = recall.Recall(ctx, slowSearch{st}, recall.Options{Prompt: "postgres pool", UserID: "alice", ProjectID: "api"})
 	if err != nil || !res.Partial || len(res.Turns) != 0 {
 		t.Fatalf("recall whose search ran out of time = %+v, %v, want nothing, partial", res, err)
+	}
+	// The same through the secrets gate (what a hook and loom recall
+	// redact with), with the store's own refusal: its deadline passed
+	// before its search began.
+	o.Redact, o.Deadline = secrets.Default(), time.Now().Add(-time.Second)
+	res, err = recall.Recall(ctx, st, o)
+	if err != nil || !res.Partial || len(res.Turns) != 0 {
+		t.Fatalf("redacted recall whose search ran out of time = %+v, %v, want nothing, partial", res, err)
 	}
 }

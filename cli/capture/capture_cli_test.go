@@ -13,6 +13,8 @@ import (
 
 	"github.com/loomhq/loom/cli/capture"
 	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/recall"
 )
 
 func TestMain(m *testing.M) { clitest.Main(m) }
@@ -190,4 +192,27 @@ func TestCaptureWaitsForAnother(t *testing.T) {
 	waitStatus(t, fx, env, &out2, "taken over by the second capture", func(st capture.Status) bool {
 		return st.Running && st.PID == second.Process.Pid
 	})
+	// The recall hooks too: the first capture's warm recall ended with
+	// it, and the second answers them.
+	dirs, err := paths.Resolve(func(k string) string { return map[string]string{"LOOM_HOME": fx.Home}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := recall.WarmSocket(dirs.State, paths.DBURL("", func(k string) string {
+		for _, kv := range fx.BinEnv() {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}, dirs))
+	none := make(chan struct{})
+	defer time.AfterFunc(2*time.Minute, func() { close(none) }).Stop()
+	for recall.Holder(sock) != second.Process.Pid {
+		select {
+		case <-none:
+			t.Fatalf("two minutes after the first capture ended, the recall hooks are answered by pid %d, not the second capture's %d", recall.Holder(sock), second.Process.Pid)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -113,8 +114,10 @@ func captureRun(ctx context.Context, opts *Options, rescan, interval time.Durati
 
 // serveRecall answers agents' recall hooks from st while the capture
 // runs (see recall.Serve): a hook then neither opens the store nor
-// compiles the secret rules itself. Where it cannot, the hooks recall
-// in their own processes, as without a capture.
+// compiles the secret rules itself. Where a warm recall a hook started
+// (loom recall serve) answers already, the capture takes over once it
+// has ended; where it cannot answer, the hooks recall in their own
+// processes, as without a capture.
 func serveRecall(ctx context.Context, opts *Options, st loom.Store, errOut io.Writer) {
 	if opts.DBURL == nil {
 		return
@@ -127,12 +130,35 @@ func serveRecall(ctx context.Context, opts *Options, st loom.Store, errOut io.Wr
 	if err != nil {
 		return
 	}
-	sock := recall.WarmSocket(d.State)
-	if err := recall.Serve(ctx, sock, recall.Answerer(store, st, opts.Redact)); err != nil {
-		fmt.Fprintf(errOut, "%s capture: recall hooks are not answered here: %v\n", opts.Now().Local().Format("2006-01-02 15:04:05"), err)
+	stamp := func() string { return opts.Now().Local().Format("2006-01-02 15:04:05") }
+	sock := recall.WarmSocket(d.State, store)
+	answer := recall.Answerer(store, opts.Version, st, opts.Redact)
+	_, err = recall.Serve(ctx, sock, answer)
+	switch {
+	case err == nil:
+		slog.Debug("answering recall hooks", "socket", sock)
+		return
+	case !errors.Is(err, recall.ErrServing):
+		fmt.Fprintf(errOut, "%s capture: recall hooks are not answered here: %v\n", stamp(), err)
 		return
 	}
-	slog.Debug("answering recall hooks", "socket", sock)
+	fmt.Fprintf(errOut, "%s capture: another loom answers recall hooks (pid %d); the capture answers them once it ends\n",
+		stamp(), recall.Holder(sock))
+	go func() {
+		for recall.WaitFree(ctx, sock) == nil {
+			_, err := recall.Serve(ctx, sock, answer)
+			if errors.Is(err, recall.ErrServing) {
+				// Another took it first.
+				continue
+			}
+			if err != nil {
+				fmt.Fprintf(errOut, "%s capture: recall hooks are not answered here: %v\n", stamp(), err)
+			} else {
+				fmt.Fprintf(errOut, "%s capture: answering recall hooks\n", stamp())
+			}
+			return
+		}
+	}()
 }
 
 // reportLines are what an import did, a line per agent that changed.

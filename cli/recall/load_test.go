@@ -2,13 +2,16 @@ package recall_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,19 +36,20 @@ const nowhere = "qxzvj wkpfq"
 // recall and the recall hook never give messages that are not hits: a
 // search gives its hits in time or, out of time, the first of them
 // (those of the tiers that ended in time) marked partial; a recall
-// gives turns of its hits only; and the hook, answered warm by a
-// running capture, gives context within its budget in at least 9 of 10
-// calls.
+// gives turns of its hits only; and the hook, as installed (its
+// SessionStart hook starting a warm recall) with no capture running,
+// and answered by a running capture, gives context within its budget
+// in at least 9 of 10 calls.
 //
-// What is a hit is found first, before the CPU is made busy. A hook
-// without capture is given the median of its unbounded times (counted
-// from before its process starts) as its budget, so that about half
-// its calls must answer with what they have by then; how many did is
-// logged, not held to, since on a test machine loaded by the other
-// tests it varies from run to run. The warm hook is given the default
-// budget (100 ms), or half again its unbounded median when this machine
-// is slower than that now: what it tests is the hook, not the
-// machine's speed.
+// What is a hit is found first, before the CPU is made busy. The hook
+// alone ([recall] warm = false, no capture) is given the median of its
+// unbounded times (counted from before its process starts) as its
+// budget, so that about half its calls must answer with what they have
+// by then; how many did is logged, not held to, since on a test machine
+// loaded by the other tests it varies from run to run. A warm hook is
+// given the default budget (100 ms), or half again its unbounded median
+// when this machine is slower than that now: what it tests is the hook,
+// not the machine's speed.
 func TestSearchAndRecallUnderLoad(t *testing.T) {
 	if clitest.OnPostgres() {
 		t.Skip("the busy CPU once is enough: it runs in the SQLite pass")
@@ -168,11 +172,15 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 	}
 	t.Logf("%d of %d searches and recalls with the CPU busy ran out of time", partial, 2*len(loadPrompts))
 
-	hook := func(prompt, budget string) (string, time.Duration) {
+	sock, _ := warmSocket(t, fx)
+
+	// hook runs the hook as an agent does, for event, with budget and
+	// the variables in extra.
+	hook := func(event, prompt, budget string, extra ...string) (string, time.Duration) {
 		t.Helper()
-		in := `{"session_id":"x","cwd":"` + fx.Project + `","hook_event_name":"UserPromptSubmit","prompt":"` + prompt + `"}`
+		in := `{"session_id":"x","cwd":"` + fx.Project + `","hook_event_name":"` + event + `","prompt":"` + prompt + `"}`
 		cmd := exec.Command(clitest.LoomBinary(t), "recall", "--hook", "claude-code")
-		cmd.Env, cmd.Dir = fx.BinEnv(), fx.Project
+		cmd.Env, cmd.Dir = append(fx.BinEnv(), extra...), fx.Project
 		if budget != "" {
 			cmd.Env = append(cmd.Env, "LOOM_RECALL_HOOK_TIME="+budget)
 		}
@@ -195,12 +203,16 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 		}
 		return out.HookSpecificOutput.AdditionalContext, took
 	}
+	// noWarm keeps a hook from starting a warm recall: the hook alone,
+	// as with [recall] warm = false (as BinEnv has it; said here for
+	// the reader).
+	noWarm := "LOOM_RECALL_WARM=false"
 	// How long the hook takes on this machine now, with no bound: to
 	// find nothing, and to recall.
-	median := func(prompt func(i int) string) []time.Duration {
+	median := func(prompt func(i int) string, extra ...string) []time.Duration {
 		var took []time.Duration
 		for i := range 3 {
-			text, d := hook(prompt(i), "1m")
+			text, d := hook("UserPromptSubmit", prompt(i), "1m", extra...)
 			if (text == "") != (prompt(i) == nowhere) {
 				t.Fatalf("hook with no bound for %q: %q", prompt(i), text)
 			}
@@ -212,12 +224,12 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 	// calls makes 10 calls of the hook with budget, and counts those
 	// that answered, checking that each answer holds turns of the
 	// prompt's hits only.
-	calls := func(what string, budget time.Duration) int {
+	calls := func(what string, budget time.Duration, extra ...string) int {
 		t.Helper()
 		answered := 0
 		for i := range 10 {
 			p := loadPrompts[i%len(loadPrompts)]
-			text, d := hook(p, budget.String())
+			text, d := hook("UserPromptSubmit", p, budget.String(), extra...)
 			if text == "" {
 				t.Logf("%s: hook %d gave nothing after %v", what, i, d)
 				continue
@@ -231,15 +243,77 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 		}
 		return answered
 	}
-	// Without capture the hook does it all itself: with the median of
-	// its unbounded times as its budget about half the calls must
-	// answer with what they found by then. How many did is logged: on a
-	// test machine loaded by the other tests it varies from run to run.
-	fixed := median(func(int) string { return nowhere })
-	took := median(func(i int) string { return loadPrompts[i] })
+	// answering waits until a warm recall answers on the socket, or
+	// ended is closed.
+	answering := func(ended <-chan struct{}, why func() string) {
+		t.Helper()
+		for {
+			if c, err := net.Dial("unix", sock); err == nil {
+				c.Close()
+				return
+			}
+			select {
+			case <-ended:
+				t.Fatal(why())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+
+	// The hook alone ([recall] warm = false, no capture) does it all
+	// itself: with the median of its unbounded times as its budget
+	// about half the calls must answer with what they found by then.
+	// How many did is logged: on a test machine loaded by the other
+	// tests it varies from run to run.
+	fixed := median(func(int) string { return nowhere }, noWarm)
+	took := median(func(i int) string { return loadPrompts[i] }, noWarm)
 	budget := max(took[1], 100*time.Millisecond)
-	cold := calls("cold", budget)
-	t.Logf("with the CPU busy the hook took %v with no bound (%v finding nothing); with a budget of %v it answered %d of 10 calls", took, fixed, budget, cold)
+	cold := calls("alone", budget, noWarm)
+	t.Logf("with the CPU busy the hook alone took %v with no bound (%v finding nothing); with a budget of %v it answered %d of 10 calls", took, fixed, budget, cold)
+	if pid := recall.Holder(sock); pid != 0 {
+		t.Fatalf("with LOOM_RECALL_WARM=false a hook started a warm recall (pid %d)", pid)
+	}
+
+	// As installed, with no capture running: the session's first hook
+	// (SessionStart) starts a warm recall in the background, and the
+	// prompts' hooks that follow ask it. It answers them within the
+	// default budget (100 ms), or half again its unbounded median when
+	// this machine, now, takes longer than that: at least 9 of 10.
+	warmOn := "LOOM_RECALL_WARM=true"
+	hook("SessionStart", "", "", warmOn)
+	// Not a clock the test depends on: only how long before it says
+	// that none started.
+	none := make(chan struct{})
+	defer time.AfterFunc(2*time.Minute, func() { close(none) }).Stop()
+	answering(none, func() string { return "no warm recall answered two minutes after the SessionStart hook" })
+	first := recall.Holder(sock)
+	session := median(func(i int) string { return loadPrompts[i] }, warmOn)
+	sbudget := max(100*time.Millisecond, session[1]*3/2)
+	within := calls("started by SessionStart", sbudget, warmOn)
+	t.Logf("with the CPU busy and a warm recall started by the SessionStart hook, the hook took %v with no bound; with a budget of %v it answered %d of 10 calls",
+		session, sbudget, within)
+	if within < 9 {
+		t.Fatalf("with the CPU busy, a warm recall started by the SessionStart hook and a budget of %v, the hook answered %d of 10 calls, want at least 9", sbudget, within)
+	}
+	// One warm recall all along, of this loom's home alone.
+	if pid := recall.Holder(sock); pid != first || pid == 0 {
+		t.Fatalf("the warm recall was pid %d, is now %d", first, pid)
+	}
+	if runtime.GOOS == "linux" {
+		if n := warmRecalls(t, fx.Home); n != 1 {
+			t.Fatalf("%d warm recalls run for one store, want 1", n)
+		}
+	}
+	// Stopped, it ends cleanly: its socket removed, its lock released.
+	if err := syscall.Kill(first, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for recall.Holder(sock) != 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the warm recall a hook started, stopped, left its socket: %v", err)
+	}
 
 	// With the capture service running, its warm recall answers the
 	// hook: the same turns, within the budget (docs/search.md has the
@@ -254,38 +328,98 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 	ended := make(chan struct{})
 	go func() { capture.Wait(); close(ended) }()
 	t.Cleanup(func() { capture.Process.Kill(); <-ended })
-	dirs, err := paths.Resolve(func(k string) string {
-		if k == "LOOM_HOME" {
-			return fx.Home
-		}
-		return ""
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := recall.WarmSocket(dirs.State)
-	for {
-		if c, err := net.Dial("unix", sock); err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case <-ended:
-			t.Fatalf("loom capture run ended: %s", capLog.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	answering(ended, func() string { return "loom capture run ended: " + capLog.String() })
 	// The warm hook with the default budget (100 ms), unless this
 	// machine, now, takes longer than that for a warm hook with no
 	// bound: then half again its median. It answers at least 9 of 10.
 	warm := median(func(i int) string { return loadPrompts[i] })
 	wbudget := max(100*time.Millisecond, warm[1]*3/2)
-	within := calls("warm", wbudget)
+	within = calls("capture", wbudget)
 	t.Logf("with the CPU busy and the capture's warm recall, the hook took %v with no bound; with a budget of %v it answered %d of 10 calls", warm, wbudget, within)
 	if within < 9 {
 		t.Fatalf("with the CPU busy, the capture's warm recall and a budget of %v, the hook answered %d of 10 calls, want at least 9", wbudget, within)
 	}
-	if text, _ := hook(loadPrompts[0], "1m"); text == "" {
+	if text, _ := hook("UserPromptSubmit", loadPrompts[0], "1m"); text == "" {
 		t.Fatalf("with the capture's warm recall and no bound, the hook found nothing for %q", loadPrompts[0])
+	}
+	if pid := recall.Holder(sock); pid != capture.Process.Pid {
+		t.Fatalf("the warm recall is pid %d, not the capture's %d", pid, capture.Process.Pid)
+	}
+}
+
+// warmRecallPids are the processes of loom recall serve whose
+// LOOM_HOME is home; none where processes cannot be listed (/proc).
+func warmRecallPids(t *testing.T, home string) []int {
+	t.Helper()
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if err != nil || !strings.HasSuffix(string(cmdline), "\x00recall\x00serve\x00") {
+			continue
+		}
+		environ, err := os.ReadFile(filepath.Join("/proc", p.Name(), "environ"))
+		if err == nil && slices.Contains(strings.Split(string(environ), "\x00"), "LOOM_HOME="+home) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// warmRecalls counts the processes of loom recall serve whose LOOM_HOME
+// is home.
+func warmRecalls(t *testing.T, home string) int { return len(warmRecallPids(t, home)) }
+
+// warmSocket is the socket of the warm recall of fx's store, and the
+// store's URL; a warm recall a hook started there and the test did not
+// stop is stopped when the test ends.
+func warmSocket(t *testing.T, fx *clitest.Fixture) (sock, store string) {
+	t.Helper()
+	env := func(k string) string {
+		for _, kv := range fx.BinEnv() {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	dirs, err := paths.Resolve(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store = paths.DBURL("", env, dirs)
+	sock = recall.WarmSocket(dirs.State, store)
+	t.Cleanup(func() { stopWarmRecalls(t, fx.Home, sock) })
+	return sock, store
+}
+
+// stopWarmRecalls stops the warm recalls of home that hooks started
+// (those starting too, where their processes can be listed), and waits
+// until they have ended: they would otherwise write in home while the
+// test removes it.
+func stopWarmRecalls(t *testing.T, home, sock string) {
+	pids := warmRecallPids(t, home)
+	if pid := recall.Holder(sock); pid > 0 && !slices.Contains(pids, pid) {
+		pids = append(pids, pid)
+	}
+	none := make(chan struct{})
+	defer time.AfterFunc(time.Minute, func() { close(none) }).Stop()
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGTERM)
+		for syscall.Kill(pid, 0) == nil {
+			select {
+			case <-none:
+				t.Errorf("the warm recall of pid %d still runs a minute after SIGTERM", pid)
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
 	}
 }

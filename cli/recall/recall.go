@@ -70,6 +70,16 @@ type Options struct {
 	// Dirs are loom's directories, where the projects' recall settings
 	// are kept.
 	Dirs func() (paths.Dirs, error)
+	// Warm reports whether a hook that finds no warm recall answering
+	// starts one ([recall] warm, LOOM_RECALL_WARM).
+	Warm func() bool
+	// StartWarm starts a warm recall of store (loom recall serve) in
+	// the background, for the hooks that follow; the hook does not wait
+	// for it.
+	StartWarm func(store string) error
+	// Version is loom's: a warm recall of another version does not
+	// answer.
+	Version string
 	// Redact is the detector of what recall hands an agent and its
 	// model, printed or through a hook ([mcp] redact in config.toml);
 	// nil redacts nothing.
@@ -100,6 +110,9 @@ func NewCmdRecall(inv *command.Invocation, runF func(*Options) error) *cobra.Com
 		Dirs:         inv.Dirs,
 		Store:        inv.DBURL,
 		Redact:       command.ConfigLoader(inv.Config).MCPRedact,
+		Warm:         warmOn(command.ConfigLoader(inv.Config)),
+		StartWarm:    startWarm,
+		Version:      inv.Version,
 	}
 	cmd := &cobra.Command{
 		Use:   "recall [PROMPT]",
@@ -150,7 +163,7 @@ config.toml) prints them as stored.`,
 	cmd.Flags().StringVar(&opts.Hook, "hook", "", "run as AGENT's hook (claude-code or gemini): hook JSON on stdin, context JSON on stdout")
 	cmd.Flags().BoolVarP(&opts.AllProjects, "all-projects", "a", false, "recall from every project")
 	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "print secrets as stored")
-	cmd.AddCommand(newCmdEnable(inv, true, nil), newCmdEnable(inv, false, nil))
+	cmd.AddCommand(newCmdEnable(inv, true, nil), newCmdEnable(inv, false, nil), newCmdServe(inv, nil))
 	inv.AddTeamFlag(cmd)
 	return cmd
 }
@@ -278,7 +291,11 @@ func hookRun(ctx context.Context, opts *Options) error {
 	start := opts.Started()
 	ctx, cancel := context.WithDeadline(ctx, start.Add(budget))
 	defer cancel()
-	text, event, err := hookContext(ctx, opts, start.Add(budget*hookAnswer/100), start.Add(budget*warmAnswer/100))
+	var w warmth
+	text, event, err := hookContext(ctx, opts, &w, start.Add(budget*hookAnswer/100), start.Add(budget*warmAnswer/100))
+	// With the answer given (or not), a warm recall for the hooks that
+	// follow, where none answered this one.
+	defer w.start(opts)
 	if err != nil {
 		// Out of time is no fault: the agent goes on without context.
 		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, loom.ErrSearchTime) {
@@ -296,18 +313,124 @@ func hookRun(ctx context.Context, opts *Options) error {
 	return json.NewEncoder(opts.IO.Out).Encode(out)
 }
 
+// warmth is what a hook found of the warm recall of its store: where
+// it listens, and whether one is wanted there (recall is enabled for
+// the hook's project, and none answered).
+type warmth struct {
+	store, sock string
+	// input is the hook's input as it is read; decided is set once the
+	// hook knew whether recall is enabled for its project (it may run
+	// out of time before).
+	input           <-chan hookRead
+	decided, wanted bool
+	// started is set once this hook started one.
+	started bool
+}
+
+// hookRead is a hook's input, read and parsed.
+type hookRead struct {
+	in  hookInput
+	err error
+}
+
+// warmInputWait bounds how long a hook that ran out of time before it
+// knew its project waits for its input, to know whether to start a
+// warm recall: an agent closes it at once.
+const warmInputWait = time.Second
+
+// start starts a warm recall where one is wanted, unless one holds the
+// socket already (it is starting, or stopping) or the configuration
+// says not to. A hook that ran out of time before it knew its project
+// (on a busy machine, when a warm recall is wanted most) finds it now.
+// A failure is logged, not reported: the hooks recall by themselves as
+// before.
+func (w *warmth) start(opts *Options) {
+	if w.sock == "" || opts.StartWarm == nil || (opts.Warm != nil && !opts.Warm()) {
+		return
+	}
+	if !w.decided {
+		w.wanted = w.enabled(opts)
+	}
+	if !w.wanted || w.started || recall.Answering(w.sock) {
+		return
+	}
+	w.started = true
+	if err := opts.StartWarm(w.store); err != nil {
+		slog.Debug("no warm recall started", "err", err)
+	}
+}
+
+// enabled reports whether recall is enabled for the project of the
+// hook's input, waiting for it at most warmInputWait.
+func (w *warmth) enabled(opts *Options) bool {
+	if w.input == nil {
+		return false
+	}
+	var rd hookRead
+	select {
+	case rd = <-w.input:
+	case <-time.After(warmInputWait):
+		return false
+	}
+	if rd.err != nil {
+		return false
+	}
+	p, err := hookProject(opts, rd.in)
+	if err != nil {
+		return false
+	}
+	on, err := enabled(opts.Dirs, p)
+	return err == nil && on
+}
+
+// hookProject is the project of a hook's input: that of its cwd, else
+// of the working directory.
+func hookProject(opts *Options, in hookInput) (loom.Project, error) {
+	cwd := in.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = opts.Cwd(); err != nil {
+			return loom.Project{}, err
+		}
+	}
+	return paths.DetectProject(cwd)
+}
+
+// readHookInput reads and parses a hook's input in the background; the
+// channel gives it once.
+func readHookInput(opts *Options) <-chan hookRead {
+	c := make(chan hookRead, 1)
+	go func() {
+		var rd hookRead
+		b, err := command.ReadHookInput(context.Background(), opts.IO.In, maxHookInput)
+		switch {
+		case err != nil:
+			rd.err = err
+		default:
+			if err := json.Unmarshal(b, &rd.in); err != nil {
+				rd.err = fmt.Errorf("the hook's input is not JSON: %w", err)
+			}
+		}
+		c <- rd
+	}()
+	return c
+}
+
 // hookContext is the context a hook adds, and the event it answers; ""
 // when recall is not enabled for the hook's project or found nothing.
-func hookContext(ctx context.Context, opts *Options, answerBy, warmBy time.Time) (text, event string, err error) {
-	// A warm recall (the capture service's) answers without this
-	// process opening the store or compiling the secret rules; where
-	// there is none, both start at once, while the input is read and
-	// the project found.
-	sock := ""
+func hookContext(ctx context.Context, opts *Options, w *warmth, answerBy, warmBy time.Time) (text, event string, err error) {
+	// A warm recall (the capture service's, or one an earlier hook
+	// started) answers without this process opening the store or
+	// compiling the secret rules; where there is none, both start at
+	// once, while the input is read and the project found.
+	sock, store := "", ""
 	if opts.Store != nil {
-		if d, err := opts.Dirs(); err == nil {
-			if _, err := os.Stat(recall.WarmSocket(d.State)); err == nil {
-				sock = recall.WarmSocket(d.State)
+		if s, err := opts.Store(); err == nil {
+			if d, err := opts.Dirs(); err == nil {
+				w.store, w.sock = s, recall.WarmSocket(d.State, s)
+				if _, err := os.Stat(w.sock); err == nil {
+					sock, store = w.sock, s
+				}
 			}
 		}
 	}
@@ -315,51 +438,62 @@ func hookContext(ctx context.Context, opts *Options, answerBy, warmBy time.Time)
 	if sock == "" {
 		local = startLocal(ctx, opts)
 	}
-	b, err := command.ReadHookInput(ctx, opts.IO.In, maxHookInput)
+	input := readHookInput(opts)
+	var rd hookRead
+	select {
+	case rd = <-input:
+	case <-ctx.Done():
+		// Out of time: the input is still read, to know whether to
+		// start a warm recall.
+		w.input = input
+		return "", "", ctx.Err()
+	}
+	if rd.err != nil {
+		return "", "", rd.err
+	}
+	in := rd.in
+	p, err := hookProject(opts, in)
 	if err != nil {
 		return "", "", err
 	}
-	var in hookInput
-	if err := json.Unmarshal(b, &in); err != nil {
-		return "", "", fmt.Errorf("the hook's input is not JSON: %w", err)
-	}
-	cwd := in.Cwd
-	if cwd == "" {
-		if cwd, err = opts.Cwd(); err != nil {
-			return "", "", err
-		}
-	}
-	p, err := paths.DetectProject(cwd)
-	if err != nil {
+	on, err := enabled(opts.Dirs, p)
+	if err != nil || !on {
+		w.decided = err == nil
 		return "", "", err
 	}
-	if on, err := enabled(opts.Dirs, p); err != nil || !on {
-		return "", "", err
-	}
+	// None answers unless asked below.
+	w.decided, w.wanted = true, w.sock != ""
 	event = in.HookEventName
 	if event == "" {
 		event = "UserPromptSubmit"
 	}
+	if sock == "" && event == "SessionStart" {
+		// A session's first hook adds only the latest sessions'
+		// titles, and a prompt's hook may follow at once (claude -p):
+		// the warm recall starts now, not after this answer.
+		w.start(opts)
+	}
 	if sock != "" {
-		if store, err := opts.Store(); err == nil {
-			// The warm recall has the time the hook's own would spend
-			// opening the store and printing: it answers by warmBy.
-			actx, cancel := context.WithDeadline(ctx, warmBy)
-			a, err := recall.Ask(actx, sock, recall.Question{Store: store, Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID,
-				Tokens: opts.Tokens, Redact: opts.Redact != nil && !opts.NoRedact, Deadline: warmBy})
-			cancel()
-			switch {
-			case err == nil && a.Error != "":
-				return "", "", errors.New(a.Error)
-			case err == nil:
-				return a.Text, event, nil
-			case !errors.Is(err, recall.ErrNotAnswering) && !errors.Is(err, recall.ErrOtherStore):
-				// It was asked and did not answer in time: a recall
-				// of this process's own would come later still.
-				return "", "", context.DeadlineExceeded
-			}
-			slog.Debug("warm recall did not answer; recalling here", "socket", sock, "err", err)
+		// The warm recall has the time the hook's own would spend
+		// opening the store and printing: it answers by warmBy.
+		actx, cancel := context.WithDeadline(ctx, warmBy)
+		a, err := recall.Ask(actx, sock, recall.Question{Store: store, Prompt: in.Prompt, UserID: opts.User, ProjectID: p.ID,
+			Tokens: opts.Tokens, Redact: opts.Redact != nil && !opts.NoRedact, Deadline: warmBy, Version: opts.Version})
+		cancel()
+		switch {
+		case err == nil && a.Error != "":
+			w.wanted = false
+			return "", "", errors.New(a.Error)
+		case err == nil:
+			w.wanted = false
+			return a.Text, event, nil
+		case !errors.Is(err, recall.ErrNotAnswering) && !errors.Is(err, recall.ErrOtherStore):
+			// It was asked and did not answer in time: a recall
+			// of this process's own would come later still.
+			w.wanted = false
+			return "", "", context.DeadlineExceeded
 		}
+		slog.Debug("warm recall did not answer; recalling here", "socket", sock, "err", err)
 		local = startLocal(ctx, opts)
 	}
 	st, redact, err := local.wait(ctx)
@@ -466,6 +600,15 @@ func setEnabled(dirs func() (paths.Dirs, error), p loom.Project, on bool) error 
 
 // PartialNote is the line a recall that ran out of time prints.
 const PartialNote = "loom recall: ran out of time (a busy machine, or common words): these are the best turns found before it did, not all; try again for the rest."
+
+// warmOn is [recall] warm as load reads it: true unless it says false
+// (a configuration that cannot be read starts none).
+func warmOn(load command.ConfigLoader) func() bool {
+	return func() bool {
+		c, _, err := load()
+		return err == nil && c.Recall.WarmOn()
+	}
+}
 
 // hookTime is a hook's budget as load reads it.
 func hookTime(load command.ConfigLoader) func() (time.Duration, error) {

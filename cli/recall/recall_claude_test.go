@@ -29,6 +29,9 @@ func TestRecallHookClaudeCode(t *testing.T) {
 	t.Cleanup(srv.Close)
 	bin, dir, env := clitest.ClaudeWithHooks(t, fx, srv, map[string]string{"UserPromptSubmit": "recall --hook claude-code"}, "LOOM_RECALL_HOOK_TIME=1m")
 	past := seedRecallDecision(t, fx, dir)
+	// The first hook starts a warm recall, which answers the hooks
+	// after it; stopped before the test's directories are removed.
+	sock, _ := warmSocket(t, fx)
 
 	// What the model was sent: every request's body, once the prompt
 	// turn is done.
@@ -45,6 +48,9 @@ func TestRecallHookClaudeCode(t *testing.T) {
 		return b.String()
 	}
 	checkRecallHook(t, fx, dir, past, sent)
+	if recall.Holder(sock) == 0 {
+		t.Error("the hooks started no warm recall")
+	}
 }
 
 // recallDecision is what a past session decided, which a recall hook

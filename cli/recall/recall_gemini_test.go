@@ -19,6 +19,10 @@ func TestRecallHookGemini(t *testing.T) {
 	t.Parallel()
 	g := clitest.StartGemini(t, "", "LOOM_RECALL_HOOK_TIME=1m")
 	fx, dir := g.Fx, g.Dir
+	// The SessionStart hook starts a warm recall, which answers the
+	// hooks after it; stopped before the test's directories are
+	// removed.
+	warmSocket(t, fx)
 	if r := fx.Exec(t, "", "hooks", "install", "--recall", "gemini"); r.Code != 0 || !strings.Contains(r.Stdout, "BeforeAgent") {
 		t.Fatalf("hooks install: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}

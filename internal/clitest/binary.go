@@ -86,9 +86,12 @@ func LoomBinary(t *testing.T) string {
 }
 
 // BinEnv is the environment of a loom process: only what loom reads, so
-// the developer's own LOOM_* variables never leak in.
+// the developer's own LOOM_* variables never leak in. A recall hook run
+// with it starts no warm recall (LOOM_RECALL_WARM=false), which would
+// outlive the test and write in its directory while it is removed;
+// the tests of the warm recall add LOOM_RECALL_WARM=true.
 func (fx *Fixture) BinEnv(extra ...string) []string {
-	env := []string{"LOOM_HOME=" + fx.Home, "HOME=" + fx.Home, "PATH=" + os.Getenv("PATH")}
+	env := []string{"LOOM_HOME=" + fx.Home, "HOME=" + fx.Home, "PATH=" + os.Getenv("PATH"), "LOOM_RECALL_WARM=false"}
 	if OnPostgres() {
 		env = append(env, "LOOM_DB="+fx.DB)
 	}
