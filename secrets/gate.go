@@ -243,8 +243,21 @@ func (g *Gate) err(err error) error {
 		r.sessions(c.Candidates)
 	}
 	r.done()
-	return &c
+	return redactedError{coded: &c, chain: err}
 }
+
+// redactedError is a coded error whose message the gate redacted: it
+// reads as the redacted copy, which errors.As finds first, and is still
+// what the rest of the original chain says (loom.ErrSearchTime of a
+// search that ran out of time, a context's end).
+type redactedError struct {
+	coded *loom.Error
+	chain error
+}
+
+func (e redactedError) Error() string { return e.coded.Error() }
+
+func (e redactedError) Unwrap() []error { return []error{e.coded, e.chain} }
 
 // Messages implements loom.Store.
 func (g *Gate) Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
