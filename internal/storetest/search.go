@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -46,7 +47,13 @@ func SearchFewAmongMany(t *testing.T, st loom.Store, crowd int) {
 		{loom.SearchQuery{Text: "common", UserID: "crowd", Role: loom.RoleAssistant}, 0},
 		{loom.SearchQuery{Text: "common", Role: loom.RoleUser, Since: t0.Add(-time.Hour), Limit: 3}, 3},
 	} {
+		// A search refused for running out of time (the machine busy
+		// beyond its budget) is no answer, right or wrong: it is asked
+		// again; what is checked is the answer.
 		hits, err := st.Search(ctx, tc.q)
+		for try := 1; errors.Is(err, loom.ErrSearchTime) && try < 10; try++ {
+			hits, err = st.Search(ctx, tc.q)
+		}
 		if err != nil || len(hits) != tc.want {
 			t.Errorf("search %+v = %d hits, %v; want %d", tc.q, len(hits), err, tc.want)
 		}
