@@ -97,7 +97,9 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 	put := func(c loom.OriginalChunk) error {
 		im.pending.w.Originals = append(im.pending.w.Originals, c)
 		im.pending.originals += len(c.Data)
-		if im.pending.originals >= maxPendingOriginals {
+		// A big file's segment (segment.go) is written whole with its
+		// records, so that a run stopped after it goes on after it.
+		if im.pending.originals >= maxPendingOriginals && im.seg == nil {
 			return im.flush(ctx)
 		}
 		return nil

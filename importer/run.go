@@ -55,6 +55,8 @@ type Importer struct {
 	// keptTool, by path (originals.go).
 	kept     map[string]loom.OriginalFile
 	keptTool string
+	// seg is the big file being read a segment at a time (segment.go).
+	seg *segState
 	// reimporting says the run reads kept originals again
 	// (reimport.go): every stored message is compared with the source,
 	// not only the newest, and a title set in loom is kept.
@@ -266,6 +268,9 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 			tr.FilesUnchanged += len(stats)
 			return nil
 		}
+	}
+	if sg, ok := segmentable(f, files, stats, b); ok {
+		return im.segmented(ctx, f, sg, files, stats, known, bundled, waitForParents, tr)
 	}
 	res, err := read(ctx, f, Bundle{Files: files})
 	if err != nil {

@@ -1,11 +1,14 @@
 package claudecode
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -30,6 +33,10 @@ type reader struct {
 	// forks and forkMessages count what the bundle's abandoned branches
 	// took of their bounds; dropped counts the branches left out.
 	forks, forkMessages, dropped int
+	// segPath is the main file when a segment of it is read, segLine
+	// the number of the segment's first line.
+	segPath string
+	segLine int
 }
 
 // Read reads one bundle: a session file with its sub-agents' files, or a
@@ -38,6 +45,39 @@ type reader struct {
 // own branches.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 	return (&reader{ctx: ctx, open: openFile}).read(b)
+}
+
+var _ importer.Segmenter = Format{}
+
+// ReadSegment reads one bundle with its session file cut to seg
+// (importer.Segmenter): what a big file holds, a segment at a time.
+func (Format) ReadSegment(ctx context.Context, b importer.Bundle, seg importer.Segment) (*importer.Result, error) {
+	rd := &reader{ctx: ctx, open: importer.SectionOpener(b.Name(), seg, openFile), segPath: b.Name(), segLine: seg.Line}
+	return rd.read(b)
+}
+
+// Restart reports whether line is a prompt of the main conversation,
+// which starts a turn: a segment read from it on makes the messages a
+// reading of the whole file makes of what follows.
+func (Format) Restart(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"user"`)) {
+		return false
+	}
+	var l struct {
+		Type             string          `json:"type"`
+		IsSidechain      bool            `json:"isSidechain"`
+		IsMeta           bool            `json:"isMeta"`
+		IsCompactSummary bool            `json:"isCompactSummary"`
+		ToolUseResult    json.RawMessage `json:"toolUseResult"`
+		Message          *struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &l) != nil {
+		return false
+	}
+	return l.Type == "user" && !l.IsSidechain && !l.IsMeta && !l.IsCompactSummary && len(l.ToolUseResult) == 0 &&
+		l.Message != nil && len(l.Message.Content) > 0 && !bytes.Contains(l.Message.Content, []byte(`"tool_result"`))
 }
 
 func (rd *reader) read(b importer.Bundle) (*importer.Result, error) {
@@ -78,7 +118,11 @@ type file struct {
 // load reads a file and sorts its lines: tree lines (main and, when split
 // is set, sidechain apart), title lines, and lines only counted.
 func (rd *reader) load(path string, split bool) (*file, error) {
-	recs, err := readFile(rd.ctx, rd.open, path, rd.res)
+	first := 1
+	if path == rd.segPath {
+		first = rd.segLine
+	}
+	recs, err := readFile(rd.ctx, rd.open, path, first, rd.res)
 	if err != nil {
 		return nil, err
 	}
