@@ -217,6 +217,7 @@ func (im *Importer) growSegment(ctx context.Context, f Format, s *Session, x *lo
 		diverged = true // new messages, where the copy holds others
 	}
 	if diverged && im.reimporting {
+		im.remakeID = x.ID
 		return errRemake
 	}
 	if len(add) > 0 {

@@ -57,6 +57,9 @@ type Importer struct {
 	keptTool string
 	// seg is the big file being read a segment at a time (segment.go).
 	seg *segState
+	// remakeID is the session a reimport's reading of a big file no
+	// longer continues (errRemake).
+	remakeID string
 	// reimporting says the run reads kept originals again
 	// (reimport.go): every stored message is compared with the source,
 	// not only the newest, and a title set in loom is kept.

@@ -56,10 +56,12 @@ type Segmenter interface {
 // number of bytes, at least 64 KB) says otherwise.
 const DefaultSegmentSize = 32 << 20
 
-// maxOverlap bounds how far before a segment's end the next one may
-// start (at the last turn that starts there): a turn longer than this is
-// read from the end of the segment on, and a tool's result in it whose
-// call the segment before holds leaves that call without its result.
+// maxOverlap bounds how far from SegmentSize a segment's end is looked
+// for at a turn's start, and how far before the end of a file's part
+// read before the reading of its rest starts (at the turn that part
+// ended in): a turn longer than this is cut at a line, and a tool's
+// result after the cut whose call is before it leaves the call without
+// its result.
 const maxOverlap = 8 << 20
 
 // SegmentSize is the size of the segments a big file is read in, and
@@ -97,6 +99,8 @@ type segState struct {
 	cursor map[string]int64
 	// seen are the sessions counted in the report already.
 	seen map[string]bool
+	// mainSeen says a segment held the main file's own session.
+	mainSeen bool
 }
 
 // errRemake says a reimport's reading of a big file no longer continues
@@ -108,6 +112,12 @@ var errRemake = errors.New("the reading no longer continues the stored session")
 // each holds; after each, done is called with the segment's end, to add
 // the file's records and originals to the batch, which is then written.
 func (im *Importer) readSegments(ctx context.Context, f Format, sg Segmenter, files []string, from int64, line int, size int64,
+	waitForParents bool, unmap func(string) string, done func(to int64, res *Result) error, tr *ToolReport) (*segState, error) {
+	st := &segState{main: unmap(files[0]), fromStart: from == 0, cursor: map[string]int64{}, seen: map[string]bool{}}
+	return st, im.readSegmentsOf(ctx, st, f, sg, files, from, line, size, waitForParents, unmap, done, tr)
+}
+
+func (im *Importer) readSegmentsOf(ctx context.Context, st *segState, f Format, sg Segmenter, files []string, from int64, line int, size int64,
 	waitForParents bool, unmap func(string) string, done func(to int64, res *Result) error, tr *ToolReport) error {
 	fh, _, err := Open(files[0], 0)
 	if err != nil {
@@ -115,14 +125,14 @@ func (im *Importer) readSegments(ctx context.Context, f Format, sg Segmenter, fi
 	}
 	defer fh.Close()
 	prev := im.seg
-	im.seg = &segState{main: unmap(files[0]), fromStart: from == 0, cursor: map[string]int64{}, seen: map[string]bool{}}
+	im.seg = st
 	defer func() { im.seg = prev }()
 	first := true
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		to, err := lineBoundary(fh, min(size, from+SegmentSize()), size)
+		to, clean, err := segmentEnd(fh, sg, from, size)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", files[0], err)
 		}
@@ -140,6 +150,7 @@ func (im *Importer) readSegments(ctx context.Context, f Format, sg Segmenter, fi
 		for i := range res.Problems {
 			res.Problems[i].File = unmap(res.Problems[i].File)
 		}
+		im.keepForParent(st, res)
 		if err := im.write(ctx, f, res, waitForParents && first, tr); err != nil {
 			return err
 		}
@@ -157,9 +168,13 @@ func (im *Importer) readSegments(ctx context.Context, f Format, sg Segmenter, fi
 		if to >= size {
 			return nil
 		}
-		next, err := restartBefore(fh, sg, from, to)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", files[0], err)
+		next := to
+		if !clean {
+			// Cut inside a turn longer than a segment: the next one
+			// starts at that turn when it can.
+			if next, err = restartBefore(fh, sg, from, to); err != nil {
+				return fmt.Errorf("reading %s: %w", files[0], err)
+			}
 		}
 		lines, err := countLines(fh, from, next)
 		if err != nil {
@@ -167,6 +182,28 @@ func (im *Importer) readSegments(ctx context.Context, f Format, sg Segmenter, fi
 		}
 		from, line, first = next, line+lines, false
 	}
+}
+
+// keepForParent leaves out of res, until a segment has held the main
+// file's session, the sessions of the bundle's other files (its
+// sub-agents'), so that they are written once their parent is, and
+// linked to it.
+func (im *Importer) keepForParent(st *segState, res *Result) {
+	for _, s := range res.Sessions {
+		if s.Path == st.main && (s.Kind == "" || s.Kind == loom.KindMain) {
+			st.mainSeen = true
+		}
+	}
+	if st.mainSeen {
+		return
+	}
+	kept := res.Sessions[:0]
+	for _, s := range res.Sessions {
+		if s.Path == st.main {
+			kept = append(kept, s)
+		}
+	}
+	res.Sessions = kept
 }
 
 // readSegment is read for a segment.
@@ -191,7 +228,7 @@ func (im *Importer) segmented(ctx context.Context, f Format, sg Segmenter, files
 	}
 	keep := func(s string) string { return s }
 	last := false
-	err = im.readSegments(ctx, f, sg, files, from, line, main.Size, waitForParents, keep, func(to int64, res *Result) error {
+	_, err = im.readSegments(ctx, f, sg, files, from, line, main.Size, waitForParents, keep, func(to int64, res *Result) error {
 		if im.DryRun {
 			return nil
 		}
@@ -296,44 +333,91 @@ func lineBoundary(f io.ReaderAt, at, size int64) (int64, error) {
 	return size, nil
 }
 
+// segmentEnd is where the segment that starts at from ends, and
+// whether a turn starts there (clean): at the last turn that starts in
+// its last maxOverlap bytes, else at the first that starts within
+// maxOverlap after it, so that a segment holds whole turns; else, in a
+// turn longer than that, at the first line after SegmentSize bytes.
+func segmentEnd(f io.ReaderAt, sg Segmenter, from, size int64) (int64, bool, error) {
+	target := from + SegmentSize()
+	if target >= size {
+		return size, true, nil
+	}
+	// A turn that starts in the segment's first half ends it only when
+	// none starts soon after it, so that no segment is small.
+	half := from + SegmentSize()/2
+	last, _, err := restarts(f, sg, max(half, target-maxOverlap), target, half, false)
+	if err != nil || last > half {
+		return last, true, err
+	}
+	first, _, err := restarts(f, sg, target, min(size, target+maxOverlap), from, true)
+	if err != nil || first > from {
+		return first, true, err
+	}
+	if size-target <= maxOverlap {
+		return size, true, nil // the file ends within the turn
+	}
+	to, err := lineBoundary(f, target, size)
+	return to, to >= size, err
+}
+
 // restartBefore is where the segment after [from, to) starts: the last
 // line within maxOverlap before to, after from, that sg says starts a
 // turn; to itself when there is none (to at a line's start), or the
 // start of the line that holds to.
 func restartBefore(f io.ReaderAt, sg Segmenter, from, to int64) (int64, error) {
-	lo := max(from, to-maxOverlap)
-	buf := make([]byte, to-lo)
-	if _, err := f.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
-		return 0, err
-	}
-	// Line starts in buf: lo itself only when it is one.
-	start := 0
-	if lo > from {
-		i := bytes.IndexByte(buf, '\n')
-		if i < 0 {
-			return to, nil // one line longer than the window
-		}
-		start = i + 1
-	}
-	best, lastStart := int64(-1), int64(-1)
-	for start < len(buf) {
-		end := bytes.IndexByte(buf[start:], '\n')
-		if end < 0 {
-			lastStart = lo + int64(start) // the line to ends in
-			break
-		}
-		if p := lo + int64(start); p > from && sg.Restart(bytes.TrimSpace(buf[start:start+end])) {
-			best = p
-		}
-		start += end + 1
-	}
+	best, lastStart, err := restarts(f, sg, max(from, to-maxOverlap), to, from, false)
 	switch {
-	case best > 0:
+	case err != nil:
+		return 0, err
+	case best > from:
 		return best, nil
 	case lastStart > from:
 		return lastStart, nil
 	}
 	return to, nil
+}
+
+// restarts looks at the lines that start in [lo, hi) of f, after from
+// (a line's start): it returns the first (with first) or last of them
+// that sg says starts a turn, -1 when none does, and the start of a
+// line cut off at hi, -1 when hi is a line's start.
+func restarts(f io.ReaderAt, sg Segmenter, lo, hi, from int64, first bool) (found, cut int64, err error) {
+	found, cut = -1, -1
+	buf := make([]byte, hi-lo)
+	if _, err := f.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
+		return 0, 0, err
+	}
+	// Line starts in buf: lo itself only when it is one.
+	start := 0
+	if lo > from {
+		prev := []byte{0}
+		if _, err := f.ReadAt(prev, lo-1); err != nil {
+			return 0, 0, err
+		}
+		if prev[0] != '\n' {
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				return -1, -1, nil // one line longer than the window
+			}
+			start = i + 1
+		}
+	}
+	for start < len(buf) {
+		end := bytes.IndexByte(buf[start:], '\n')
+		if end < 0 {
+			cut = lo + int64(start)
+			break
+		}
+		if p := lo + int64(start); p > from && sg.Restart(bytes.TrimSpace(buf[start:start+end])) {
+			found = p
+			if first {
+				break
+			}
+		}
+		start += end + 1
+	}
+	return found, cut, nil
 }
 
 // countLines counts the lines that start in [from, to) of f.

@@ -37,6 +37,7 @@ type reader struct {
 	// the number of the segment's first line.
 	segPath string
 	segLine int
+	segFrom int64
 }
 
 // Read reads one bundle: a session file with its sub-agents' files, or a
@@ -52,7 +53,7 @@ var _ importer.Segmenter = Format{}
 // ReadSegment reads one bundle with its session file cut to seg
 // (importer.Segmenter): what a big file holds, a segment at a time.
 func (Format) ReadSegment(ctx context.Context, b importer.Bundle, seg importer.Segment) (*importer.Result, error) {
-	rd := &reader{ctx: ctx, open: importer.SectionOpener(b.Name(), seg, openFile), segPath: b.Name(), segLine: seg.Line}
+	rd := &reader{ctx: ctx, open: importer.SectionOpener(b.Name(), seg, openFile), segPath: b.Name(), segLine: seg.Line, segFrom: seg.From}
 	return rd.read(b)
 }
 
@@ -323,6 +324,11 @@ func (rd *reader) sessionBundle(paths []string) error {
 		s.SourceID, s.Kind, s.ParentSourceID, s.Title, s.Path = sa.sourceID, loom.KindSubagent, sid, titles[sa.sourceID], sa.f.path
 		if isCompactionFile(sa.f.path) {
 			s.Title = compactionTitle(parentTitle)
+			if rd.segFrom > 0 {
+				// A segment's first prompt is not the session's: the
+				// segment at the file's start titled it.
+				s.Title = ""
+			}
 		}
 		rd.treeSessions(sa.t, sa.b, s, &sa.f.titles, sa.f.nodes)
 		sa.b.unused()
