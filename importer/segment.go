@@ -54,7 +54,7 @@ type Segmenter interface {
 
 // DefaultSegmentSize is SegmentSize unless $LOOM_IMPORT_SEGMENT (a
 // number of bytes, at least 64 KB) says otherwise.
-const DefaultSegmentSize = 32 << 20
+const DefaultSegmentSize = 16 << 20
 
 // maxOverlap bounds how far from SegmentSize a segment's end is looked
 // for at a turn's start, and how far before the end of a file's part
