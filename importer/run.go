@@ -514,10 +514,16 @@ func (r *Report) done(start, end time.Time) {
 // a way its tests missed costs that bundle, reported as a problem, and
 // never the rest of the import.
 func read(ctx context.Context, f Format, b Bundle) (res *Result, err error) {
+	return recovered(f, func() (*Result, error) { return f.Read(ctx, b) })
+}
+
+// recovered is what fn, a reading by f, returns, or an error when it
+// panics.
+func recovered(f Format, fn func() (*Result, error)) (res *Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("%s reader failed on this file (%v); please report it", f.Tool(), r)
 		}
 	}()
-	return f.Read(ctx, b)
+	return fn()
 }

@@ -207,13 +207,8 @@ func (im *Importer) keepForParent(st *segState, res *Result) {
 }
 
 // readSegment is read for a segment.
-func readSegment(ctx context.Context, f Format, sg Segmenter, b Bundle, seg Segment) (res *Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("%s reader failed on this file (%v); please report it", f.Tool(), r)
-		}
-	}()
-	return sg.ReadSegment(ctx, b, seg)
+func readSegment(ctx context.Context, f Format, sg Segmenter, b Bundle, seg Segment) (*Result, error) {
+	return recovered(f, func() (*Result, error) { return sg.ReadSegment(ctx, b, seg) })
 }
 
 // segmented imports a bundle whose main file is read in segments: from
@@ -279,15 +274,8 @@ func (im *Importer) resumeAt(ctx context.Context, sg Segmenter, tool string, cur
 	}
 	defer fh.Close()
 	if k := im.keeper(); k != nil {
-		if im.kept == nil || im.keptTool != tool {
-			files, err := k.OriginalFiles(ctx, im.UserID, tool)
-			if err != nil {
-				return 0, 0, err
-			}
-			im.kept, im.keptTool = make(map[string]loom.OriginalFile, len(files)), tool
-			for _, f := range files {
-				im.kept[f.Path] = f
-			}
+		if err := im.loadKept(ctx, k, tool); err != nil {
+			return 0, 0, err
 		}
 		if kf, ok := im.kept[cur.Path]; ok && kf.Size > 0 && kf.Size <= cur.Size {
 			same, err := tailIs(fh, kf.Size, kf.Tail)
