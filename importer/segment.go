@@ -165,6 +165,9 @@ func (im *Importer) readSegmentsOf(ctx context.Context, st *segState, f Format, 
 		if err := im.flush(ctx); err != nil {
 			return err
 		}
+		// The calls counted so far are in the store now: a session of
+		// millions of calls is not held as a map of them.
+		im.counted = nil
 		if to >= size {
 			return nil
 		}
