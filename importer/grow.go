@@ -105,27 +105,8 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 		if src.ID != stored.ID || kept[src.ID] {
 			continue
 		}
-		if !sameUsage(stored.Usage, src.Usage) {
-			// A reply imported while its tool was still writing it
-			// (Claude Code's last line of a reply has its final output
-			// tokens, Codex's token count follows the call's items).
+		if im.update(x, stored, src, tr) {
 			changed = true
-			if !im.DryRun {
-				u := src.Usage
-				im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Seq: stored.Seq, Usage: &u})
-			}
-		}
-		for _, p := range src.Parts {
-			if samePart(stored.Parts, p) {
-				continue
-			}
-			if p.Type == loom.PartTool {
-				tr.ToolsUpdated++
-			}
-			changed = true
-			if !im.DryRun {
-				im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Seq: stored.Seq, Part: &p})
-			}
 		}
 	}
 	add := msgs[min(k, len(msgs)):]
@@ -147,6 +128,130 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Title: &t})
 	}
 	return nil
+}
+
+// update gives stored, a message of x, what src, the source's reading
+// of it, has that it has not: its final usage, and parts that changed
+// or arrived since; it reports whether there was any.
+func (im *Importer) update(x *loom.Session, stored, src *loom.Message, tr *ToolReport) bool {
+	changed := false
+	if !sameUsage(stored.Usage, src.Usage) {
+		// A reply imported while its tool was still writing it
+		// (Claude Code's last line of a reply has its final output
+		// tokens, Codex's token count follows the call's items).
+		changed = true
+		if !im.DryRun {
+			u := src.Usage
+			im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Seq: stored.Seq, Usage: &u})
+		}
+	}
+	for _, p := range src.Parts {
+		if samePart(stored.Parts, p) {
+			continue
+		}
+		if p.Type == loom.PartTool {
+			tr.ToolsUpdated++
+		}
+		changed = true
+		if !im.DryRun {
+			im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Seq: stored.Seq, Part: &p})
+		}
+	}
+	return changed
+}
+
+// growSegment is grow for a session read from a segment of a big file
+// (segment.go): the reading holds a stretch of the session, which
+// begins with the messages of the turn the segment before ended in.
+// Those are found by id among the stored messages around where the
+// readings so far reached, and get what changed in them (a tool's
+// result, a reply's final usage); the rest are added after the stored
+// ones. A reading that no longer continues the stored copy (a file
+// written again in place) adds what it has that the copy does not
+// hold, so that nothing is lost nor stored twice; a reimport makes the
+// copy again instead (errRemake).
+func (im *Importer) growSegment(ctx context.Context, f Format, s *Session, x *loom.Session, msgs []*loom.Message, tr *ToolReport) error {
+	k := int64(x.MessageCount)
+	cur, ok := im.seg.cursor[x.ID]
+	if !ok {
+		cur = k
+		if im.seg.fromStart {
+			cur = 0
+		}
+	}
+	n := int64(len(msgs))
+	stored, err := im.Store.Messages(ctx, x.ID, loom.MessageQuery{After: max(0, cur-n), Limit: int(2*n + 1), Oldest: true})
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]*loom.Message, len(stored))
+	for _, m := range stored {
+		byID[m.ID] = m
+	}
+	var add []*loom.Message
+	last, matched, changed, diverged := cur, false, false, false
+	for _, m := range msgs {
+		st := byID[m.ID]
+		if old, renamed := s.Renamed[m.ID]; st == nil && renamed && byID[old] != nil {
+			st = byID[old]
+			renameMessage(m, old)
+		}
+		if st == nil {
+			add = append(add, m)
+			continue
+		}
+		switch {
+		case len(add) > 0:
+			diverged = true // a stored message after new ones
+		case matched && st.Seq != last+1:
+			diverged = true // the reading skips stored messages
+		case !matched && im.seg.fromStart && !ok && st.Seq != 1:
+			diverged = true // a reading from the start begins elsewhere
+		}
+		matched, last = true, st.Seq
+		if im.update(x, st, m, tr) {
+			changed = true
+		}
+	}
+	if len(add) > 0 && ((matched && last < k) || (!matched && im.seg.fromStart && !ok && k > 0)) {
+		diverged = true // new messages, where the copy holds others
+	}
+	if diverged && im.reimporting {
+		im.remakeID = x.ID
+		return errRemake
+	}
+	if len(add) > 0 {
+		tr.MessagesAdded += len(add)
+		if !im.DryRun {
+			im.pending.change(x.Key, loom.ImportChange{Session: x, Messages: add})
+		}
+		last = k + int64(len(add))
+	}
+	im.seg.cursor[x.ID] = last
+	if !im.seg.seen[x.ID] {
+		im.seg.seen[x.ID] = true
+		if len(add) > 0 || changed {
+			tr.SessionsGrown++
+			tr.changed(x, false, len(add))
+		} else {
+			tr.SessionsUnchanged++
+		}
+	}
+	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun && !im.reimporting {
+		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Title: &t})
+	}
+	return nil
+}
+
+// renameMessage gives m, and its parts (whose ids start with m's), the
+// id old an earlier reader gave it.
+func renameMessage(m *loom.Message, old string) {
+	for j := range m.Parts {
+		if rest, ok := strings.CutPrefix(m.Parts[j].ID, m.ID); ok {
+			m.Parts[j].ID = old + rest
+		}
+	}
+	m.ID = old
 }
 
 // diverged handles a source session that no longer continues its loom

@@ -22,9 +22,15 @@ const MaxLine = 32 << 20
 // is cancelled, also in the middle of one endless line, or fn returns an
 // error, and returns that error.
 func Lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error, tooLong func(n int)) error {
+	return LinesFrom(ctx, r, 1, fn, tooLong)
+}
+
+// LinesFrom is Lines numbering r's first line first: a segment of a
+// file (Segment) is read with the numbers its lines have in the file.
+func LinesFrom(ctx context.Context, r io.Reader, first int, fn func(n int, line []byte) error, tooLong func(n int)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
-	for n := 1; ; n++ {
+	for n := max(first, 1); ; n++ {
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -12,9 +12,11 @@ import (
 // limit is refused before it is read: a problem in the report, its file
 // counted as one that could not be read. They are in docs/import.md.
 const (
-	// MaxFile bounds a session file read a line at a time (Claude Code,
-	// Codex, Gemini CLI's JSONL recordings), and what a compressed one
-	// expands to.
+	// MaxFile bounds a session file read whole a line at a time
+	// (Gemini CLI's JSONL recordings, a Claude Code sub-agent's file, a
+	// Claude Code or Codex file no bigger than a segment), and what a
+	// compressed one expands to. A bigger Claude Code or Codex file is
+	// read a segment at a time (segment.go), without a limit.
 	MaxFile = 1 << 30
 	// MaxDocument bounds a file that is one JSON document, which is held
 	// whole while it is read (Gemini CLI's one-document recordings).

@@ -80,15 +80,8 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 	if k == nil {
 		return nil
 	}
-	if im.kept == nil || im.keptTool != tool {
-		files, err := k.OriginalFiles(ctx, im.UserID, tool)
-		if err != nil {
-			return err
-		}
-		im.kept, im.keptTool = make(map[string]loom.OriginalFile, len(files)), tool
-		for _, f := range files {
-			im.kept[f.Path] = f
-		}
+	if err := im.loadKept(ctx, k, tool); err != nil {
+		return err
 	}
 	// The chunks go with the batch, written in its transaction, before
 	// the records of their files; a batch whose chunks grow past
@@ -97,7 +90,9 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 	put := func(c loom.OriginalChunk) error {
 		im.pending.w.Originals = append(im.pending.w.Originals, c)
 		im.pending.originals += len(c.Data)
-		if im.pending.originals >= maxPendingOriginals {
+		// A big file's segment (segment.go) is written whole with its
+		// records, so that a run stopped after it goes on after it.
+		if im.pending.originals >= maxPendingOriginals && im.seg == nil {
 			return im.flush(ctx)
 		}
 		return nil
@@ -115,6 +110,23 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 			return fmt.Errorf("keeping the original of %s: %w", rec.Path, err)
 		}
 		im.kept[rec.Path] = kf
+	}
+	return nil
+}
+
+// loadKept reads what k keeps of tool's files into im.kept, unless it
+// holds that already.
+func (im *Importer) loadKept(ctx context.Context, k loom.OriginalsKeeper, tool string) error {
+	if im.kept != nil && im.keptTool == tool {
+		return nil
+	}
+	files, err := k.OriginalFiles(ctx, im.UserID, tool)
+	if err != nil {
+		return err
+	}
+	im.kept, im.keptTool = make(map[string]loom.OriginalFile, len(files)), tool
+	for _, f := range files {
+		im.kept[f.Path] = f
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
-	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
 )
 
@@ -93,9 +92,11 @@ func TestLinesStopsInAnEndlessLine(t *testing.T) {
 }
 
 // A file over the limit is refused before it is read: a sparse file of
-// 2 GB as each tool's session file, and one of 200 MB as a Gemini CLI
-// one-document recording (read whole, so its limit is lower), each one
-// problem that says it is too large, at once.
+// 2 GB as a Gemini CLI JSONL recording (read whole), and one of 200 MB
+// as a Gemini CLI one-document recording (read whole, so its limit is
+// lower), each one problem that says it is too large, at once. Claude
+// Code's and Codex's session files have no such limit: they are read a
+// segment at a time (segment.go, TestBigImportMemory).
 func TestImportRefusesTooLargeFiles(t *testing.T) {
 	dir := t.TempDir()
 	sparse := func(name string, size int64) string {
@@ -116,8 +117,6 @@ func TestImportRefusesTooLargeFiles(t *testing.T) {
 		path   string
 		want   string
 	}{
-		{claudecode.Format{}, sparse("big.jsonl", 2<<30), "too large: 2 GB, over the limit of 1 GB"},
-		{codex.Format{}, sparse("rollout-big.jsonl", 2<<30), "too large: 2 GB, over the limit of 1 GB"},
 		{gemini.Format{}, sparse("session-2026-01-01T00-00-aaaaaaaa.jsonl", 2<<30), "too large: 2 GB, over the limit of 1 GB"},
 		{gemini.Format{}, sparse("session-2026-01-01T00-00-bbbbbbbb.json", 200<<20), "too large: 200 MB, over the limit of 128 MB"},
 	} {

@@ -3,6 +3,7 @@ package importer
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -122,14 +123,6 @@ func (im *Importer) reimportBundle(ctx context.Context, k loom.OriginalsKeeper, 
 		back[p] = of.Path
 		files = append(files, p)
 	}
-	res, err := read(ctx, f, Bundle{Files: files})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		tr.failed(Problem{File: b.Bundle, Reason: err.Error()})
-		return nil
-	}
 	// What the reading names by path names the agent's file, as a fresh
 	// import of it would.
 	unmap := func(p string) string {
@@ -141,22 +134,36 @@ func (im *Importer) reimportBundle(ctx context.Context, k loom.OriginalsKeeper, 
 		}
 		return p
 	}
-	for _, s := range res.Sessions {
-		s.Path = unmap(s.Path)
-	}
-	for i := range res.Problems {
-		res.Problems[i].File = unmap(res.Problems[i].File)
-	}
-	titles, err := im.remakeDiverged(ctx, f, res, tr)
-	if err != nil {
-		return err
-	}
-	tr.read(len(files), res)
-	if err := im.write(ctx, f, res, false, tr); err != nil {
-		return err
-	}
-	if err := im.flush(ctx); err != nil {
-		return err
+	var titles map[string]string
+	if sg, size, ok := reimportSegmenter(f, files); ok {
+		if titles, err = im.reimportSegments(ctx, f, sg, files, size, unmap, tr); err != nil {
+			return err
+		}
+	} else {
+		res, err := read(ctx, f, Bundle{Files: files})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			tr.failed(Problem{File: b.Bundle, Reason: err.Error()})
+			return nil
+		}
+		for _, s := range res.Sessions {
+			s.Path = unmap(s.Path)
+		}
+		for i := range res.Problems {
+			res.Problems[i].File = unmap(res.Problems[i].File)
+		}
+		if titles, err = im.remakeDiverged(ctx, f, res, tr); err != nil {
+			return err
+		}
+		tr.read(len(files), res)
+		if err := im.write(ctx, f, res, false, tr); err != nil {
+			return err
+		}
+		if err := im.flush(ctx); err != nil {
+			return err
+		}
 	}
 	// A session made again keeps the title it had in loom.
 	for id, title := range titles {
@@ -196,25 +203,95 @@ func (im *Importer) remakeDiverged(ctx context.Context, f Format, res *Result, t
 		if continues(stored, s.Messages) {
 			continue
 		}
-		removed, err := im.Store.Delete(ctx, x.ID, loom.DeleteOptions{Purge: true})
-		if err != nil {
+		if err := im.remake(ctx, x.ID, titles, gone, tr); err != nil {
 			return nil, err
-		}
-		for _, r := range removed {
-			gone[r.ID] = true
-			if r.Key == "" {
-				continue
-			}
-			if im.remade == nil {
-				im.remade = map[string]string{}
-			}
-			im.remade[r.Key] = r.ID
-			titles[r.ID] = r.Title
-			tr.SessionsRepaired++
-			tr.MessagesRemoved += r.MessageCount
 		}
 	}
 	return titles, nil
+}
+
+// remake removes session id, and the sessions made of it, so that
+// write makes them again under their ids (im.remade); their titles go
+// to titles by id, their ids to gone.
+func (im *Importer) remake(ctx context.Context, id string, titles map[string]string, gone map[string]bool, tr *ToolReport) error {
+	removed, err := im.Store.Delete(ctx, id, loom.DeleteOptions{Purge: true})
+	if err != nil {
+		return err
+	}
+	for _, r := range removed {
+		gone[r.ID] = true
+		if r.Key == "" {
+			continue
+		}
+		if im.remade == nil {
+			im.remade = map[string]string{}
+		}
+		im.remade[r.Key] = r.ID
+		titles[r.ID] = r.Title
+		tr.SessionsRepaired++
+		tr.MessagesRemoved += r.MessageCount
+	}
+	return nil
+}
+
+// reimportSegmenter is f as a Segmenter when the main file of the
+// restored bundle files is read in segments, with that file's size.
+func reimportSegmenter(f Format, files []string) (Segmenter, int64, bool) {
+	sg, ok := f.(Segmenter)
+	if !ok || len(files) == 0 || strings.HasSuffix(files[0], ".zst") {
+		return nil, 0, false
+	}
+	fi, err := os.Stat(files[0])
+	if err != nil || fi.Size() <= SegmentSize() {
+		return nil, 0, false
+	}
+	return sg, fi.Size(), true
+}
+
+// reimportSegments reimports a bundle whose main file, restored from
+// its originals, is read in segments (segment.go). Its stored sessions
+// get what each segment has that they lack; when a segment no longer
+// continues them (a reader that now finds a message it dropped), or
+// the reading ends before they do, they are made again from the file,
+// a segment at a time. It returns the titles of the sessions made
+// again, by id.
+func (im *Importer) reimportSegments(ctx context.Context, f Format, sg Segmenter, files []string, size int64, unmap func(string) string, tr *ToolReport) (map[string]string, error) {
+	titles, gone := map[string]string{}, map[string]bool{}
+	for again := false; ; again = true {
+		im.remakeID = ""
+		st, err := im.readSegments(ctx, f, sg, files, 0, 1, size, false, unmap, func(int64, *Result) error { return nil }, tr)
+		if err == nil {
+			err = im.readWhole(ctx, st)
+		}
+		if !errors.Is(err, errRemake) || again || im.remakeID == "" {
+			return titles, err
+		}
+		// What the readings changed so far goes with the copy.
+		im.pending.release(ctx)
+		im.pending = batch{}
+		if err := im.remake(ctx, im.remakeID, titles, gone, tr); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// readWhole checks that the readings of st reached the end of each
+// stored session they continued: errRemake when one holds more.
+func (im *Importer) readWhole(ctx context.Context, st *segState) error {
+	for id, cur := range st.cursor {
+		x, err := im.Store.Session(ctx, id)
+		if loom.ErrorCode(err) == loom.ENOTFOUND {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if int64(x.MessageCount) > cur {
+			im.remakeID = id
+			return errRemake
+		}
+	}
+	return nil
 }
 
 // continues reports whether msgs, a source's reading, holds stored, its

@@ -149,7 +149,12 @@ func sameImport(t *testing.T, got, want map[string]string) {
 	}
 	for k, w := range want {
 		if g := got[k]; g != w {
-			t.Errorf("session %s differs from a fresh import:\n got %.600s\nwant %.600s", k, g, w)
+			i := 0
+			for i < len(g) && i < len(w) && g[i] == w[i] {
+				i++
+			}
+			from := max(0, i-300)
+			t.Errorf("session %s differs from a fresh import at %d:\n got %.600s\nwant %.600s", k, i, g[from:], w[from:])
 		}
 	}
 }

@@ -55,6 +55,11 @@ type Importer struct {
 	// keptTool, by path (originals.go).
 	kept     map[string]loom.OriginalFile
 	keptTool string
+	// seg is the big file being read a segment at a time (segment.go).
+	seg *segState
+	// remakeID is the session a reimport's reading of a big file no
+	// longer continues (errRemake).
+	remakeID string
 	// reimporting says the run reads kept originals again
 	// (reimport.go): every stored message is compared with the source,
 	// not only the newest, and a title set in loom is kept.
@@ -266,6 +271,9 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 			tr.FilesUnchanged += len(stats)
 			return nil
 		}
+	}
+	if sg, ok := segmentable(f, files, stats, b); ok {
+		return im.segmented(ctx, f, sg, files, stats, known, bundled, waitForParents, tr)
 	}
 	res, err := read(ctx, f, Bundle{Files: files})
 	if err != nil {
@@ -506,10 +514,16 @@ func (r *Report) done(start, end time.Time) {
 // a way its tests missed costs that bundle, reported as a problem, and
 // never the rest of the import.
 func read(ctx context.Context, f Format, b Bundle) (res *Result, err error) {
+	return recovered(f, func() (*Result, error) { return f.Read(ctx, b) })
+}
+
+// recovered is what fn, a reading by f, returns, or an error when it
+// panics.
+func recovered(f Format, fn func() (*Result, error)) (res *Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("%s reader failed on this file (%v); please report it", f.Tool(), r)
 		}
 	}()
-	return f.Read(ctx, b)
+	return fn()
 }

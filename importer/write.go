@@ -154,13 +154,20 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 				}
 			}
 			fresh = append(fresh, d)
+			if im.seg != nil {
+				im.seg.seen[x.ID], im.seg.cursor[x.ID] = true, int64(len(p.msgs))
+			}
 			im.count(x.ID, p.msgs)
 			tr.SessionsNew++
 			tr.MessagesAdded += len(p.msgs)
 			tr.changed(x, true, len(p.msgs))
 			continue
 		}
-		if err := im.grow(ctx, f, s, p.existing, p.msgs, tr); err != nil {
+		grow := im.grow
+		if im.seg != nil && s.Path == im.seg.main {
+			grow = im.growSegment
+		}
+		if err := grow(ctx, f, s, p.existing, p.msgs, tr); err != nil {
 			return err
 		}
 		im.count(p.existing.ID, p.msgs)

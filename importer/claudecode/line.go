@@ -162,14 +162,14 @@ type record struct {
 // readFile reads the lines of one file. Lines that are not JSON objects
 // are problems; everything else becomes a record, even of a type the
 // reader does not know, so that the caller counts it.
-func readFile(ctx context.Context, open opener, path string, res *importer.Result) ([]*record, error) {
+func readFile(ctx context.Context, open opener, path string, first int, res *importer.Result) ([]*record, error) {
 	f, err := open(path)
 	if err != nil {
 		return nil, fmt.Errorf("claude-code: %w", err)
 	}
 	defer f.Close()
 	var recs []*record
-	err = importer.Lines(ctx, f, func(n int, line []byte) error {
+	err = importer.LinesFrom(ctx, f, first, func(n int, line []byte) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			return nil
 		}
@@ -183,7 +183,7 @@ func readFile(ctx context.Context, open opener, path string, res *importer.Resul
 	}
 	// A file with no time at all gets its modification time.
 	fallback := time.Unix(0, 0).UTC()
-	if osf, ok := f.(*os.File); ok {
+	if osf, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok {
 		if fi, err := osf.Stat(); err == nil {
 			fallback = fi.ModTime().UTC()
 		}

@@ -1,11 +1,14 @@
 package claudecode
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -30,6 +33,11 @@ type reader struct {
 	// forks and forkMessages count what the bundle's abandoned branches
 	// took of their bounds; dropped counts the branches left out.
 	forks, forkMessages, dropped int
+	// segPath is the main file when a segment of it is read, segLine
+	// the number of the segment's first line.
+	segPath string
+	segLine int
+	segFrom int64
 }
 
 // Read reads one bundle: a session file with its sub-agents' files, or a
@@ -38,6 +46,39 @@ type reader struct {
 // own branches.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 	return (&reader{ctx: ctx, open: openFile}).read(b)
+}
+
+var _ importer.Segmenter = Format{}
+
+// ReadSegment reads one bundle with its session file cut to seg
+// (importer.Segmenter): what a big file holds, a segment at a time.
+func (Format) ReadSegment(ctx context.Context, b importer.Bundle, seg importer.Segment) (*importer.Result, error) {
+	rd := &reader{ctx: ctx, open: importer.SectionOpener(b.Name(), seg, openFile), segPath: b.Name(), segLine: seg.Line, segFrom: seg.From}
+	return rd.read(b)
+}
+
+// Restart reports whether line is a prompt of the main conversation,
+// which starts a turn: a segment read from it on makes the messages a
+// reading of the whole file makes of what follows.
+func (Format) Restart(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"user"`)) {
+		return false
+	}
+	var l struct {
+		Type             string          `json:"type"`
+		IsSidechain      bool            `json:"isSidechain"`
+		IsMeta           bool            `json:"isMeta"`
+		IsCompactSummary bool            `json:"isCompactSummary"`
+		ToolUseResult    json.RawMessage `json:"toolUseResult"`
+		Message          *struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &l) != nil {
+		return false
+	}
+	return l.Type == "user" && !l.IsSidechain && !l.IsMeta && !l.IsCompactSummary && len(l.ToolUseResult) == 0 &&
+		l.Message != nil && len(l.Message.Content) > 0 && !bytes.Contains(l.Message.Content, []byte(`"tool_result"`))
 }
 
 func (rd *reader) read(b importer.Bundle) (*importer.Result, error) {
@@ -78,7 +119,11 @@ type file struct {
 // load reads a file and sorts its lines: tree lines (main and, when split
 // is set, sidechain apart), title lines, and lines only counted.
 func (rd *reader) load(path string, split bool) (*file, error) {
-	recs, err := readFile(rd.ctx, rd.open, path, rd.res)
+	first := 1
+	if path == rd.segPath {
+		first = rd.segLine
+	}
+	recs, err := readFile(rd.ctx, rd.open, path, first, rd.res)
 	if err != nil {
 		return nil, err
 	}
@@ -279,6 +324,11 @@ func (rd *reader) sessionBundle(paths []string) error {
 		s.SourceID, s.Kind, s.ParentSourceID, s.Title, s.Path = sa.sourceID, loom.KindSubagent, sid, titles[sa.sourceID], sa.f.path
 		if isCompactionFile(sa.f.path) {
 			s.Title = compactionTitle(parentTitle)
+			if rd.segFrom > 0 {
+				// A segment's first prompt is not the session's: the
+				// segment at the file's start titled it.
+				s.Title = ""
+			}
 		}
 		rd.treeSessions(sa.t, sa.b, s, &sa.f.titles, sa.f.nodes)
 		sa.b.unused()

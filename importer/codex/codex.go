@@ -1,7 +1,9 @@
 package codex
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -118,6 +120,49 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		r = &capReader{r: dec, left: limit}
 	}
 	return read(ctx, path, r)
+}
+
+var _ importer.Segmenter = Format{}
+
+// ReadSegment reads a segment of a plain rollout file
+// (importer.Segmenter), with the file's session_meta line, which names
+// the session, when the segment does not hold it.
+func (Format) ReadSegment(ctx context.Context, b importer.Bundle, seg importer.Segment) (*importer.Result, error) {
+	path := b.Name()
+	f, _, err := importer.Open(path, 0)
+	if err != nil {
+		return nil, fmt.Errorf("codex: %w", err)
+	}
+	defer f.Close()
+	var head []byte
+	if seg.From > 0 {
+		err := importer.Lines(ctx, io.NewSectionReader(f, 0, seg.From), func(n int, line []byte) error {
+			if bytes.Contains(line, []byte(`"session_meta"`)) {
+				head = bytes.Clone(bytes.TrimSpace(line))
+			}
+			return errHeadRead
+		}, func(int) {})
+		if err != nil && !errors.Is(err, errHeadRead) {
+			return nil, fmt.Errorf("codex: %s: %w", path, err)
+		}
+	}
+	return readFrom(ctx, path, head, io.NewSectionReader(f, seg.From, seg.To-seg.From), seg.Line)
+}
+
+// errHeadRead stops reading a rollout's head after its first line.
+var errHeadRead = errors.New("head read")
+
+// Restart reports whether line starts a turn (its turn_context): a
+// segment read from it on makes the messages a reading of the whole
+// file makes of what follows.
+func (Format) Restart(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"turn_context"`)) {
+		return false
+	}
+	var l struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(line, &l) == nil && l.Type == "turn_context"
 }
 
 // capReader fails with errTooLarge once more than left bytes were read.

@@ -46,6 +46,13 @@ var kinds = map[string]bool{
 // event texts repeat a response item, where a fork's copy of its parent's
 // history ends); the second builds the session.
 func read(ctx context.Context, path string, r io.Reader) (*importer.Result, error) {
+	return readFrom(ctx, path, nil, r, 1)
+}
+
+// readFrom is read of a segment of a rollout (importer.Segmenter): r
+// holds its lines from line first on, and head, when not nil, the
+// file's first line, its session_meta.
+func readFrom(ctx context.Context, path string, head []byte, r io.Reader, first int) (*importer.Result, error) {
 	rd := &reader{
 		path:    path,
 		res:     &importer.Result{},
@@ -56,7 +63,13 @@ func read(ctx context.Context, path string, r io.Reader) (*importer.Result, erro
 	}
 	var recs []rec
 	lines := 0
-	err := importer.Lines(ctx, r, func(n int, b []byte) error {
+	if head != nil {
+		if rc, ok := rd.classify(1, head); ok {
+			recs = append(recs, rc)
+			rd.scan(&recs[len(recs)-1])
+		}
+	}
+	err := importer.LinesFrom(ctx, r, first, func(n int, b []byte) error {
 		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			return nil

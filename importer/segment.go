@@ -1,0 +1,459 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/loomhq/loom"
+)
+
+// Big files, a segment at a time: a session file of lines bigger than
+// SegmentSize (a Claude Code or Codex session of many gigabytes) is
+// never read whole. Its reader reads it a segment of about SegmentSize
+// bytes at a time, each starting at a turn (Segmenter.Restart) a little
+// before the previous one ended, so that a reply or a tool's result
+// that the previous segment cut off is read whole again; what a segment
+// holds is written, with the file recorded as read up to the segment's
+// end and its original bytes up to there kept, in one transaction. A
+// run killed between two segments has lost nothing: the next one reads
+// the file again from the turn before where the record ends, and finds
+// the messages it holds by their ids. Memory therefore is bounded by
+// the segment's size, whatever the file's; a file that grows is read
+// from where it was read up to, not from its start.
+
+// Segment is the part of a bundle's main file a Segmenter reads: the
+// bytes [From, To), which start at a line's start and end at a line's
+// end (or the file's); Line is the number of the line at From, 1 for the
+// file's first.
+type Segment struct {
+	From, To int64
+	Line     int
+}
+
+// Segmenter is a Format whose main files are lines that can be read a
+// segment at a time.
+type Segmenter interface {
+	// ReadSegment reads bundle b with its main file cut to seg, its
+	// lines numbered as in the whole file (so that ids made of line
+	// numbers are the same); the bundle's other files are read whole.
+	// What a reader needs of the file's head to read any part of it (a
+	// Codex rollout's session_meta line) it reads too.
+	ReadSegment(ctx context.Context, b Bundle, seg Segment) (*Result, error)
+	// Restart reports whether line, one of the main file's, starts a
+	// turn: a reading that starts there makes the same messages of what
+	// follows as one of the whole file.
+	Restart(line []byte) bool
+}
+
+// DefaultSegmentSize is SegmentSize unless $LOOM_IMPORT_SEGMENT (a
+// number of bytes, at least 64 KB) says otherwise.
+const DefaultSegmentSize = 16 << 20
+
+// maxOverlap bounds how far from SegmentSize a segment's end is looked
+// for at a turn's start, and how far before the end of a file's part
+// read before the reading of its rest starts (at the turn that part
+// ended in): a turn longer than this is cut at a line, and a tool's
+// result after the cut whose call is before it leaves the call without
+// its result.
+const maxOverlap = 8 << 20
+
+// SegmentSize is the size of the segments a big file is read in, and
+// the size over which a file is read in segments.
+var SegmentSize = sync.OnceValue(func() int64 {
+	if v, err := strconv.ParseInt(os.Getenv("LOOM_IMPORT_SEGMENT"), 10, 64); err == nil && v >= 64<<10 {
+		return v
+	}
+	return DefaultSegmentSize
+})
+
+// segmentable reports whether the bundle of files, stats, is read in
+// segments with f: its main file is plain lines bigger than a segment,
+// and f can.
+func segmentable(f Format, files []string, stats []loom.ImportedFile, b Bundle) (Segmenter, bool) {
+	sg, ok := f.(Segmenter)
+	if !ok || len(files) == 0 || files[0] != b.Name() || stats[0].Path != b.Name() {
+		return nil, false
+	}
+	if strings.HasSuffix(b.Name(), ".zst") || stats[0].Size <= SegmentSize() {
+		return nil, false
+	}
+	return sg, true
+}
+
+// segState is what the segments of one file share while it is read.
+type segState struct {
+	// main is the path the sessions read from the main file name.
+	main string
+	// fromStart says the reading began at the file's start: the stored
+	// copies of its sessions are compared from their first message.
+	fromStart bool
+	// cursor is, by loom session id, the seq of the last stored message
+	// the readings so far reached.
+	cursor map[string]int64
+	// seen are the sessions counted in the report already.
+	seen map[string]bool
+	// mainSeen says a segment held the main file's own session.
+	mainSeen bool
+}
+
+// errRemake says a reimport's reading of a big file no longer continues
+// the stored copy of its session: the copy is made again.
+var errRemake = errors.New("the reading no longer continues the stored session")
+
+// readSegments reads the bundle of files, whose main file is size bytes,
+// a segment at a time from offset from (line line on), and writes what
+// each holds; after each, done is called with the segment's end, to add
+// the file's records and originals to the batch, which is then written.
+func (im *Importer) readSegments(ctx context.Context, f Format, sg Segmenter, files []string, from int64, line int, size int64,
+	waitForParents bool, unmap func(string) string, done func(to int64, res *Result) error, tr *ToolReport) (*segState, error) {
+	st := &segState{main: unmap(files[0]), fromStart: from == 0, cursor: map[string]int64{}, seen: map[string]bool{}}
+	return st, im.readSegmentsOf(ctx, st, f, sg, files, from, line, size, waitForParents, unmap, done, tr)
+}
+
+func (im *Importer) readSegmentsOf(ctx context.Context, st *segState, f Format, sg Segmenter, files []string, from int64, line int, size int64,
+	waitForParents bool, unmap func(string) string, done func(to int64, res *Result) error, tr *ToolReport) error {
+	fh, _, err := Open(files[0], 0)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	prev := im.seg
+	im.seg = st
+	defer func() { im.seg = prev }()
+	first := true
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		to, clean, err := segmentEnd(fh, sg, from, size)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", files[0], err)
+		}
+		res, err := readSegment(ctx, f, sg, Bundle{Files: files}, Segment{From: from, To: to, Line: line})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			tr.failed(Problem{File: unmap(files[0]), Reason: err.Error()})
+			return nil
+		}
+		for _, s := range res.Sessions {
+			s.Path = unmap(s.Path)
+		}
+		for i := range res.Problems {
+			res.Problems[i].File = unmap(res.Problems[i].File)
+		}
+		im.keepForParent(st, res)
+		if err := im.write(ctx, f, res, waitForParents && first, tr); err != nil {
+			return err
+		}
+		n := 0
+		if first {
+			n = len(files)
+		}
+		tr.read(n, res)
+		if err := done(to, res); err != nil {
+			return err
+		}
+		if err := im.flush(ctx); err != nil {
+			return err
+		}
+		// The calls counted so far are in the store now: a session of
+		// millions of calls is not held as a map of them.
+		im.counted = nil
+		if to >= size {
+			return nil
+		}
+		next := to
+		if !clean {
+			// Cut inside a turn longer than a segment: the next one
+			// starts at that turn when it can.
+			if next, err = restartBefore(fh, sg, from, to); err != nil {
+				return fmt.Errorf("reading %s: %w", files[0], err)
+			}
+		}
+		lines, err := countLines(fh, from, next)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", files[0], err)
+		}
+		from, line, first = next, line+lines, false
+	}
+}
+
+// keepForParent leaves out of res, until a segment has held the main
+// file's session, the sessions of the bundle's other files (its
+// sub-agents'), so that they are written once their parent is, and
+// linked to it.
+func (im *Importer) keepForParent(st *segState, res *Result) {
+	for _, s := range res.Sessions {
+		if s.Path == st.main && (s.Kind == "" || s.Kind == loom.KindMain) {
+			st.mainSeen = true
+		}
+	}
+	if st.mainSeen {
+		return
+	}
+	kept := res.Sessions[:0]
+	for _, s := range res.Sessions {
+		if s.Path == st.main {
+			kept = append(kept, s)
+		}
+	}
+	res.Sessions = kept
+}
+
+// readSegment is read for a segment.
+func readSegment(ctx context.Context, f Format, sg Segmenter, b Bundle, seg Segment) (*Result, error) {
+	return recovered(f, func() (*Result, error) { return sg.ReadSegment(ctx, b, seg) })
+}
+
+// segmented imports a bundle whose main file is read in segments: from
+// where its record says it was read up to (the turn before), else from
+// its start.
+func (im *Importer) segmented(ctx context.Context, f Format, sg Segmenter, files []string, stats []loom.ImportedFile,
+	known map[string]loom.ImportedFile, bundled map[string][]string, waitForParents bool, tr *ToolReport) error {
+	main := stats[0]
+	from, line, err := im.resumeAt(ctx, sg, f.Tool(), main, known[main.Path])
+	if err != nil {
+		return err
+	}
+	keep := func(s string) string { return s }
+	last := false
+	_, err = im.readSegments(ctx, f, sg, files, from, line, main.Size, waitForParents, keep, func(to int64, res *Result) error {
+		if im.DryRun {
+			return nil
+		}
+		recs := make([]loom.ImportedFile, len(stats))
+		copy(recs, stats)
+		// Up to the segment's end only: a run stopped after it goes on
+		// from there.
+		recs[0].Size = to
+		if len(res.Sessions) > 0 && (len(res.Sessions) == 1 || onlyOneMain(res.Sessions)) {
+			m := res.Sessions[0]
+			recs[0].SourceID, recs[0].SessionID = m.SourceID, tr.ids[m.SourceID]
+		}
+		if err := im.keepOriginals(ctx, f.Tool(), recs, recs[0].SessionID); err != nil {
+			return err
+		}
+		im.pending.w.Files = append(im.pending.w.Files, recs...)
+		if to >= main.Size {
+			last = true
+			im.holdCurrent()
+		}
+		for _, r := range recs {
+			known[r.Path] = r
+		}
+		return nil
+	}, tr)
+	if err != nil || !last {
+		return err
+	}
+	paths := make([]string, len(stats))
+	for i, s := range stats {
+		paths[i] = s.Path
+	}
+	bundled[files[0]] = paths
+	return nil
+}
+
+// resumeAt is where a big file recorded as rec (read up to rec.Size)
+// is read from now that it is cur: the start of the last turn before
+// rec.Size, and that line's number; its start when it is not recorded,
+// shrank, or (its original kept) no longer holds what was read of it.
+func (im *Importer) resumeAt(ctx context.Context, sg Segmenter, tool string, cur, rec loom.ImportedFile) (int64, int, error) {
+	if rec.Path == "" || rec.Size <= 0 || rec.Size > cur.Size || rec.Bundle != cur.Bundle || im.Rescan {
+		return 0, 1, nil
+	}
+	fh, _, err := Open(cur.Path, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer fh.Close()
+	if k := im.keeper(); k != nil {
+		if err := im.loadKept(ctx, k, tool); err != nil {
+			return 0, 0, err
+		}
+		if kf, ok := im.kept[cur.Path]; ok && kf.Size > 0 && kf.Size <= cur.Size {
+			same, err := tailIs(fh, kf.Size, kf.Tail)
+			if err != nil {
+				return 0, 0, err
+			}
+			if !same {
+				return 0, 1, nil // written again since: read from the start
+			}
+		}
+	}
+	at, err := restartBefore(fh, sg, 0, rec.Size)
+	if err != nil {
+		return 0, 0, err
+	}
+	n, err := countLines(fh, 0, at)
+	if err != nil {
+		return 0, 0, err
+	}
+	return at, n + 1, nil
+}
+
+// lineBoundary is the first offset at or after at, up to size, where a
+// line of f starts (or size).
+func lineBoundary(f io.ReaderAt, at, size int64) (int64, error) {
+	if at <= 0 || at >= size {
+		return min(max(at, 0), size), nil
+	}
+	buf := make([]byte, 64<<10)
+	for off := at - 1; off < size; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1, nil
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if n == 0 {
+			break
+		}
+		off += int64(n)
+	}
+	return size, nil
+}
+
+// segmentEnd is where the segment that starts at from ends, and
+// whether a turn starts there (clean): at the last turn that starts in
+// its last maxOverlap bytes, else at the first that starts within
+// maxOverlap after it, so that a segment holds whole turns; else, in a
+// turn longer than that, at the first line after SegmentSize bytes.
+func segmentEnd(f io.ReaderAt, sg Segmenter, from, size int64) (int64, bool, error) {
+	target := from + SegmentSize()
+	if target >= size {
+		return size, true, nil
+	}
+	// A turn that starts in the segment's first half ends it only when
+	// none starts soon after it, so that no segment is small.
+	half := from + SegmentSize()/2
+	last, _, err := restarts(f, sg, max(half, target-maxOverlap), target, half, false)
+	if err != nil || last > half {
+		return last, true, err
+	}
+	first, _, err := restarts(f, sg, target, min(size, target+maxOverlap), from, true)
+	if err != nil || first > from {
+		return first, true, err
+	}
+	if size-target <= maxOverlap {
+		return size, true, nil // the file ends within the turn
+	}
+	to, err := lineBoundary(f, target, size)
+	return to, to >= size, err
+}
+
+// restartBefore is where the segment after [from, to) starts: the last
+// line within maxOverlap before to, after from, that sg says starts a
+// turn; to itself when there is none (to at a line's start), or the
+// start of the line that holds to.
+func restartBefore(f io.ReaderAt, sg Segmenter, from, to int64) (int64, error) {
+	best, lastStart, err := restarts(f, sg, max(from, to-maxOverlap), to, from, false)
+	switch {
+	case err != nil:
+		return 0, err
+	case best > from:
+		return best, nil
+	case lastStart > from:
+		return lastStart, nil
+	}
+	return to, nil
+}
+
+// restarts looks at the lines that start in [lo, hi) of f, after from
+// (a line's start): it returns the first (with first) or last of them
+// that sg says starts a turn, -1 when none does, and the start of a
+// line cut off at hi, -1 when hi is a line's start.
+func restarts(f io.ReaderAt, sg Segmenter, lo, hi, from int64, first bool) (found, cut int64, err error) {
+	found, cut = -1, -1
+	buf := make([]byte, hi-lo)
+	if _, err := f.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
+		return 0, 0, err
+	}
+	// Line starts in buf: lo itself only when it is one.
+	start := 0
+	if lo > from {
+		prev := []byte{0}
+		if _, err := f.ReadAt(prev, lo-1); err != nil {
+			return 0, 0, err
+		}
+		if prev[0] != '\n' {
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				return -1, -1, nil // one line longer than the window
+			}
+			start = i + 1
+		}
+	}
+	for start < len(buf) {
+		end := bytes.IndexByte(buf[start:], '\n')
+		if end < 0 {
+			cut = lo + int64(start)
+			break
+		}
+		if p := lo + int64(start); p > from && sg.Restart(bytes.TrimSpace(buf[start:start+end])) {
+			found = p
+			if first {
+				break
+			}
+		}
+		start += end + 1
+	}
+	return found, cut, nil
+}
+
+// countLines counts the lines that start in [from, to) of f.
+func countLines(f io.ReaderAt, from, to int64) (int, error) {
+	buf := make([]byte, 1<<20)
+	n := 0
+	for off := from; off < to; {
+		got, err := f.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
+		n += bytes.Count(buf[:got], []byte{'\n'})
+		off += int64(got)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return 0, err
+		}
+		if got == 0 {
+			break
+		}
+	}
+	return n, nil
+}
+
+// SectionOpener opens the main file of a segment as only its segment's
+// bytes, and every other file whole, with open.
+func SectionOpener(main string, seg Segment, open func(string) (io.ReadCloser, error)) func(string) (io.ReadCloser, error) {
+	return func(name string) (io.ReadCloser, error) {
+		if name != main {
+			return open(name)
+		}
+		f, _, err := Open(name, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &section{SectionReader: io.NewSectionReader(f, seg.From, seg.To-seg.From), f: f}, nil
+	}
+}
+
+// section is a segment of an open file.
+type section struct {
+	*io.SectionReader
+	f *os.File
+}
+
+func (s *section) Close() error { return s.f.Close() }
+
+// ModTime is the file's modification time.
+func (s *section) Stat() (os.FileInfo, error) { return s.f.Stat() }

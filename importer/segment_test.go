@@ -1,0 +1,150 @@
+package importer_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// withSegments makes files bigger than size be read in segments of
+// size for the test.
+func withSegments(t *testing.T, size int64) {
+	old := importer.SegmentSize
+	importer.SegmentSize = func() int64 { return size }
+	t.Cleanup(func() { importer.SegmentSize = old })
+}
+
+// segmentCases are real session files, each with the segment size that
+// cuts it in many segments.
+var segmentCases = []struct {
+	name string
+	f    importer.Format
+	src  string // a file, or a directory holding one session's bundle
+	main string // the main file, under src
+	seg  int64
+}{
+	{"claude-code with sub-agents", claudecode.New(), "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl", 64 << 10},
+	{"claude-code", claudecode.New(), "claude-code/viewer-sample-project", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", 16 << 10},
+	{"codex", codex.Format{}, "codex", "vibecodingtracker-codex.jsonl", 4 << 10},
+}
+
+// bundleOf copies the case's main file, with its sub-agents' files, to
+// a directory of its own and returns the main file's path there.
+func bundleOf(t *testing.T, src, main string) string {
+	t.Helper()
+	from := filepath.Join(agentSessions, src)
+	if _, err := os.Stat(filepath.Join(from, main)); err != nil {
+		t.Skip("no real session files here")
+	}
+	dir := t.TempDir()
+	copyFile := func(a, b string) {
+		data, err := os.ReadFile(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(b), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(b, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(filepath.Join(from, main), filepath.Join(dir, main))
+	subs := filepath.Join(from, trimExt(main))
+	if fi, err := os.Stat(subs); err == nil && fi.IsDir() {
+		copied := copyTree(t, subs)
+		if err := os.Rename(copied, filepath.Join(dir, trimExt(main))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, main)
+}
+
+func trimExt(name string) string { return name[:len(name)-len(filepath.Ext(name))] }
+
+// A big file read a segment at a time makes the sessions a reading of
+// the whole file makes: first import, a follow of lines appended since,
+// and a reimport from its kept originals by a fixed reader once the
+// file is gone.
+func TestSegmentsMakeTheWholeImport(t *testing.T) {
+	for _, tc := range segmentCases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := bundleOf(t, tc.src, tc.main)
+			whole := importertest.Store(t)
+			importertest.Import(t, whole, tc.f, path)
+			want := imported(t, whole, tc.f.Tool())
+			if len(want) == 0 {
+				t.Fatal("nothing imported")
+			}
+			withSegments(t, tc.seg)
+
+			t.Run("import", func(t *testing.T) {
+				st := importertest.Store(t)
+				tr := importertest.Import(t, st, tc.f, path)
+				sameImport(t, imported(t, st, tc.f.Tool()), want)
+				if tr.SessionsNew != len(want) || tr.SessionsGrown != 0 {
+					t.Errorf("report: %d new, %d grown, want %d new", tr.SessionsNew, tr.SessionsGrown, len(want))
+				}
+				importertest.NothingNew(t, st, tc.f, path)
+			})
+
+			t.Run("follow", func(t *testing.T) {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The file as its agent had written a third of it, then
+				// two thirds, then all of it, followed whole and in
+				// segments.
+				follow := func() map[string]string {
+					st := importertest.Store(t)
+					for _, part := range []int{len(data) / 3, 2 * len(data) / 3, len(data)} {
+						cut := part
+						if i := bytes.IndexByte(data[part-1:], '\n'); i >= 0 {
+							cut = part + i
+						}
+						if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
+							t.Fatal(err)
+						}
+						importertest.Import(t, st, tc.f, path)
+					}
+					return imported(t, st, tc.f.Tool())
+				}
+				segmented := follow()
+				withSegments(t, 1<<40)
+				sameImport(t, segmented, follow())
+			})
+
+			for _, drop := range []bool{false, true} {
+				name := "reimport repairs usage"
+				if drop {
+					name = "reimport repairs a dropped message"
+				}
+				t.Run(name, func(t *testing.T) {
+					src := bundleOf(t, tc.src, tc.main)
+					st := importertest.Store(t)
+					// The older reader reads whole files; the fixed one reads
+					// the kept originals a segment at a time.
+					importertest.Import(t, st, older{tc.f, drop}, src)
+					if err := os.RemoveAll(filepath.Dir(src)); err != nil {
+						t.Fatal(err)
+					}
+					reimport(t, st, tc.f)
+					got := imported(t, st, tc.f.Tool())
+					for k, w := range want {
+						// Sources are named by the agent's file, as imported.
+						if got[k] != w {
+							t.Errorf("session %s differs from a fresh import after reimport:\n got %.400s\nwant %.400s", k, got[k], w)
+						}
+					}
+				})
+			}
+		})
+	}
+}
