@@ -2,6 +2,7 @@ package capture_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/loomhq/loom/cli/capture"
 	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/syncio"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/recall"
 )
@@ -41,7 +43,7 @@ func status(t *testing.T, fx *clitest.Fixture, env ...string) capture.Status {
 // waitStatus waits until cond holds of the status (the capture's
 // heartbeat and the store are what it reads), or fails after a long
 // while, showing the last status and the capture's output.
-func waitStatus(t *testing.T, fx *clitest.Fixture, env []string, out *strings.Builder, what string, cond func(capture.Status) bool) capture.Status {
+func waitStatus(t *testing.T, fx *clitest.Fixture, env []string, out fmt.Stringer, what string, cond func(capture.Status) bool) capture.Status {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
@@ -51,7 +53,7 @@ func waitStatus(t *testing.T, fx *clitest.Fixture, env []string, out *strings.Bu
 		}
 		if time.Now().After(deadline) {
 			b, _ := json.MarshalIndent(s, "", "  ")
-			t.Fatalf("never %s: status %s\ncapture's output:\n%s", what, b, out)
+			t.Fatalf("never %s: status %s\ncapture's output:\n%s", what, b, out.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -156,7 +158,7 @@ func TestCaptureWaitsForAnother(t *testing.T) {
 	corpus := clitest.ClaudeCorpus(t, "w", 1)
 	env := []string{"CLAUDE_CONFIG_DIR=" + filepath.Dir(corpus)}
 	fx := clitest.NewEmptyFixture(t)
-	var out1, out2 strings.Builder
+	var out1 syncio.Buffer
 	first := captureCmd(t, fx, env...)
 	first.Stdout, first.Stderr = &out1, &out1
 	if err := first.Start(); err != nil {
@@ -175,21 +177,37 @@ func TestCaptureWaitsForAnother(t *testing.T) {
 	}
 	pw.Close()
 	t.Cleanup(func() { second.Process.Kill(); second.Wait() })
-	buf := make([]byte, 4096)
-	var said strings.Builder
-	for !strings.Contains(said.String(), "waiting for it to end") {
-		n, err := pr.Read(buf)
-		if err != nil {
-			t.Fatalf("the second capture did not say it waits: %q", said.String())
+	// All the second capture says is read (so that it never waits on a
+	// full pipe) and kept, to be shown if it does not take over.
+	var said syncio.Buffer
+	waiting, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		buf := make([]byte, 4096)
+		told := false
+		for {
+			n, err := pr.Read(buf)
+			said.Write(buf[:n])
+			if !told && strings.Contains(said.String(), "waiting for it to end") {
+				told = true
+				close(waiting)
+			}
+			if err != nil {
+				return
+			}
 		}
-		said.Write(buf[:n])
+	}()
+	select {
+	case <-waiting:
+	case <-ended:
+		t.Fatalf("the second capture did not say it waits: %q", said.String())
 	}
 	if got := status(t, fx, env...); got.PID != s.PID {
 		t.Fatalf("the second capture took over from a live one: pid %d, was %d", got.PID, s.PID)
 	}
 	first.Process.Kill()
 	first.Wait()
-	waitStatus(t, fx, env, &out2, "taken over by the second capture", func(st capture.Status) bool {
+	waitStatus(t, fx, env, &said, "taken over by the second capture", func(st capture.Status) bool {
 		return st.Running && st.PID == second.Process.Pid
 	})
 	// The recall hooks too: the first capture's warm recall ended with
