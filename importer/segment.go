@@ -132,8 +132,11 @@ func (im *Importer) readSegmentsOf(ctx context.Context, st *segState, f Format, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		to, clean, err := segmentEnd(fh, sg, from, size)
+		to, clean, err := segmentEnd(within{ctx, fh}, sg, from, size)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return fmt.Errorf("reading %s: %w", files[0], err)
 		}
 		res, err := readSegment(ctx, f, sg, Bundle{Files: files}, Segment{From: from, To: to, Line: line})
@@ -175,11 +178,11 @@ func (im *Importer) readSegmentsOf(ctx context.Context, st *segState, f Format, 
 		if !clean {
 			// Cut inside a turn longer than a segment: the next one
 			// starts at that turn when it can.
-			if next, err = restartBefore(fh, sg, from, to); err != nil {
+			if next, err = restartBefore(within{ctx, fh}, sg, from, to); err != nil {
 				return fmt.Errorf("reading %s: %w", files[0], err)
 			}
 		}
-		lines, err := countLines(fh, from, next)
+		lines, err := countLines(within{ctx, fh}, from, next)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", files[0], err)
 		}
@@ -290,11 +293,11 @@ func (im *Importer) resumeAt(ctx context.Context, sg Segmenter, tool string, cur
 			}
 		}
 	}
-	at, err := restartBefore(fh, sg, 0, rec.Size)
+	at, err := restartBefore(within{ctx, fh}, sg, 0, rec.Size)
 	if err != nil {
 		return 0, 0, err
 	}
-	n, err := countLines(fh, 0, at)
+	n, err := countLines(within{ctx, fh}, 0, at)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -457,3 +460,18 @@ func (s *section) Close() error { return s.f.Close() }
 
 // ModTime is the file's modification time.
 func (s *section) Stat() (os.FileInfo, error) { return s.f.Stat() }
+
+// within reads f until ctx is done: the looks for a segment's end and
+// for line starts go through whole files (a 64 GB line has none), and
+// an interrupt must stop them.
+type within struct {
+	ctx context.Context
+	f   io.ReaderAt
+}
+
+func (w within) ReadAt(p []byte, off int64) (int, error) {
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return w.f.ReadAt(p, off)
+}
