@@ -101,15 +101,17 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	// The file opened, to tell when the store is another (moved, made
 	// again): a SQLite store's alone.
+	var path string
 	var file os.FileInfo
 	if f, ok := st.(interface{ Path() string }); ok {
-		file, _ = os.Stat(f.Path())
+		path = f.Path()
+		file, _ = os.Stat(path)
 	}
 	moved := func() bool {
 		if file == nil {
 			return false
 		}
-		now, err := os.Stat(st.(interface{ Path() string }).Path())
+		now, err := os.Stat(path)
 		return err != nil || !os.SameFile(file, now)
 	}
 
