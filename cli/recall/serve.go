@@ -59,6 +59,8 @@ another version of loom asks, or it is stopped (SIGTERM, Ctrl+C). A
 hook that finds none answering starts it in the background, unless
 [recall] warm = false; where one answers already (this one's, or loom
 capture run's), it ends at once.`,
+		Example: `  # what a hook runs in the background; by hand, to end after 10 idle minutes:
+  loom recall serve --idle 10m`,
 		Hidden: true,
 		Args:   command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
