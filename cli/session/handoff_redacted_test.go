@@ -19,7 +19,7 @@ import (
 func TestHandoffCountsCarriedSecrets(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewFixture(t)
-	s := sourceSession(t, fx, claudecode.Tool, "../../importer/claudecode/testdata/c1a0e5c0-0000-4000-8000-000000000005.jsonl")
+	s := fx.SourceSession(t, claudecode.Tool, "../../importer/claudecode/testdata/c1a0e5c0-0000-4000-8000-000000000005.jsonl")
 	for _, c := range []struct {
 		to   string
 		want int

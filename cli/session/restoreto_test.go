@@ -13,7 +13,7 @@ import (
 func TestRestoreToBadInput(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewFixture(t)
-	src := sourceSession(t, fx, "claude-code", clitest.Samples+"/claude-code/spotter/short.jsonl")
+	src := fx.SourceSession(t, "claude-code", clitest.Samples+"/claude-code/spotter/short.jsonl")
 	id := strings.TrimPrefix(src.Key, "claude-code:")
 	for _, c := range []struct {
 		args []string

@@ -43,36 +43,6 @@ var handoffSources = []struct{ name, tool, path string }{
 	{"opencode", opencode.Tool, "../../importer/opencode/testdata/data"},
 }
 
-// sourceSession is the session of the fixture a test hands off: loom's
-// own main session, or the longest main session imported from path.
-func sourceSession(t *testing.T, fx *clitest.Fixture, tool, path string) *loom.Session {
-	t.Helper()
-	if tool == "loom" {
-		return fx.Main
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(abs); err != nil {
-		t.Skipf("no sample files of %s here: %v", tool, err)
-	}
-	r := fx.RunWith(t, clitest.RunOpts{Before: clitest.AllFormats}, "session", "import", "--from", tool, abs)
-	if r.Code != 0 {
-		t.Fatalf("import %s: exit %d: %s", tool, r.Code, r.Stderr)
-	}
-	ss := clitest.DecodeJSON[[]*loom.Session](t, fx.MustRun(t, "session", "list", "-a", "--surface", tool, "--json"))
-	var best *loom.Session
-	for _, s := range ss {
-		if s.Kind == loom.KindMain && (best == nil || s.MessageCount > best.MessageCount) {
-			best = s
-		}
-	}
-	if best == nil {
-		t.Fatalf("nothing imported from %s", path)
-	}
-	return best
-}
 
 func formatOf(t *testing.T, tool string) importer.Format {
 	t.Helper()
@@ -129,7 +99,7 @@ func TestHandoffMatrix(t *testing.T) {
 		t.Run(src.name, func(t *testing.T) {
 			fx := clitest.NewFixture(t)
 			withOpencodeDBs(t, fx.Home)
-			s := sourceSession(t, fx, src.tool, src.path)
+			s := fx.SourceSession(t, src.tool, src.path)
 			st := fx.OpenStore(t)
 			msgs, err := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
 			if err != nil {

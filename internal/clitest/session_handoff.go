@@ -1,6 +1,11 @@
 package clitest
 
 import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
@@ -36,4 +41,36 @@ type HandoffJSON struct {
 	LastTurn    int            `json:"last_turn"`
 	Turns       int            `json:"turns"`
 	Redacted    int            `json:"redacted"`
+}
+
+// SourceSession is the session a test hands off: loom's own main
+// session (tool "loom"), or the longest main session imported from path
+// with tool's reader. The test is skipped when path is not there.
+func (fx *Fixture) SourceSession(t *testing.T, tool, path string) *loom.Session {
+	t.Helper()
+	if tool == "loom" {
+		return fx.Main
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		t.Skipf("no sample files of %s here: %v", tool, err)
+	}
+	r := fx.RunWith(t, RunOpts{Before: AllFormats}, "session", "import", "--from", tool, abs)
+	if r.Code != 0 {
+		t.Fatalf("import %s: exit %d: %s", tool, r.Code, r.Stderr)
+	}
+	ss := DecodeJSON[[]*loom.Session](t, fx.MustRun(t, "session", "list", "-a", "--surface", tool, "--json"))
+	var best *loom.Session
+	for _, s := range ss {
+		if s.Kind == loom.KindMain && (best == nil || s.MessageCount > best.MessageCount) {
+			best = s
+		}
+	}
+	if best == nil {
+		t.Fatalf("nothing imported from %s", path)
+	}
+	return best
 }

@@ -1,4 +1,4 @@
-package session_test
+package realclis_test
 
 import (
 	"os"
@@ -92,7 +92,7 @@ var moreRealAgents = []realAgent{{
 	pkg: agentclitest.Opencode, tool: opencode.Tool, sources: []string{"claude-code-long"},
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
 		srv, env, root, glob := opencodeStart("opencode", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1")(t, home)
-		data, err := os.ReadFile("../../importer/opencode/testdata/real-1.18.33.db")
+		data, err := os.ReadFile("../../../importer/opencode/testdata/real-1.18.33.db")
 		if err != nil {
 			t.Fatal(err)
 		}

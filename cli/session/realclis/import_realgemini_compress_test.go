@@ -1,4 +1,4 @@
-package session_test
+package realclis_test
 
 import (
 	"path/filepath"

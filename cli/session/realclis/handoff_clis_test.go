@@ -1,4 +1,4 @@
-package session_test
+package realclis_test
 
 import (
 	"cmp"
@@ -106,7 +106,7 @@ func handoffFor(t *testing.T, fx *clitest.Fixture, tool, from, sample string) cl
 	t.Helper()
 	id := fx.Main.ID
 	if sample != "" {
-		id = sourceSession(t, fx, from, sample).ID
+		id = fx.SourceSession(t, from, sample).ID
 	}
 	r := fx.RunWith(t, clitest.RunOpts{Before: clitest.AllFormats}, "session", "handoff", id, "--to", tool, "--dir", fx.Project, "--json")
 	if r.Code != 0 {
@@ -331,7 +331,7 @@ var realAgents = []realAgent{{
 	fresh: func(prompt string) []string { return []string{"-m", "gemini-2.5-flash", "-p", prompt} },
 	list:  []string{"--list-sessions"},
 }, {
-	pkg: agentclitest.Pi, tool: piim.Tool, sample: "../../importer/pi/testdata/real-0.73.1-tool.jsonl",
+	pkg: agentclitest.Pi, tool: piim.Tool, sample: "../../../importer/pi/testdata/real-0.73.1-tool.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
 		srv := agentclitest.NewResponses()
 		t.Cleanup(srv.Close)
@@ -346,7 +346,7 @@ var realAgents = []realAgent{{
 		return []string{"--provider", "fake", "--model", "gpt-fake", "--offline", "--session", id, "-p", prompt}
 	},
 }, {
-	pkg: agentclitest.Qwen, tool: qwenim.Tool, sample: "../../importer/qwen/testdata/projects/-tmp-qh-work/chats/0eabb966-8635-48db-a857-f8d8c01eec6b.jsonl",
+	pkg: agentclitest.Qwen, tool: qwenim.Tool, sample: "../../../importer/qwen/testdata/projects/-tmp-qh-work/chats/0eabb966-8635-48db-a857-f8d8c01eec6b.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
 		srv := openaitest.NewServer()
 		t.Cleanup(srv.Close)
@@ -362,7 +362,7 @@ var realAgents = []realAgent{{
 		return []string{"--auth-type", "openai", "--resume", id, prompt}
 	},
 }, {
-	pkg: agentclitest.Copilot, tool: copilotim.Tool, sample: "../../importer/copilot/testdata/session-state/e077fa0d-a491-487d-aa99-2b8a8f52d9a4/events.jsonl",
+	pkg: agentclitest.Copilot, tool: copilotim.Tool, sample: "../../../importer/copilot/testdata/session-state/e077fa0d-a491-487d-aa99-2b8a8f52d9a4/events.jsonl",
 	start: func(t *testing.T, home string) (requester, []string, string, string) {
 		srv := openaitest.NewServer()
 		t.Cleanup(srv.Close)

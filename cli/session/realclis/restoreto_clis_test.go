@@ -1,4 +1,4 @@
-package session_test
+package realclis_test
 
 import (
 	"cmp"
@@ -40,7 +40,7 @@ func TestRestoreToRealCLIs(t *testing.T) {
 			if a.first {
 				agentclitest.Run(t, timeout, fx.Project, env, bin, a.fresh("An earlier session of its own.")...)
 			}
-			src := sourceSession(t, fx, a.tool, a.sample)
+			src := fx.SourceSession(t, a.tool, a.sample)
 			id := strings.TrimPrefix(src.Key, a.tool+":")
 			restore := func() clitest.Result {
 				// On the real clock: a file named by the time (Codex's
