@@ -247,7 +247,8 @@ func (m MCPSettings) Redacts() bool { return m.Redact == nil || *m.Redact }
 type SecretsSettings struct {
 	secrets.Config
 	// RedactOnWrite replaces secrets in messages as they are stored:
-	// imported from other agents or files, or written by loom's agent.
+	// imported from other agents or files, or written by loom's agent
+	// (LOOM_REDACT_ON_WRITE).
 	RedactOnWrite bool `toml:"redact_on_write"`
 }
 
@@ -320,7 +321,7 @@ type Endpoint struct {
 // ANTHROPIC_BASE_URL, LOOM_STREAM_IDLE_TIMEOUT, LOOM_TURN_TIMEOUT,
 // LOOM_SYNC_HUB, LOOM_SYNC_TOKEN, LOOM_SYNC_INTERVAL, LOOM_EMBEDDINGS_URL,
 // LOOM_EMBEDDINGS_MODEL, LOOM_SUMMARIES_QUIET, LOOM_RECALL_HOOK_TIME,
-// LOOM_RECALL_WARM.
+// LOOM_RECALL_WARM, LOOM_REDACT_ON_WRITE.
 func Load(path string, env func(string) string) (*Config, error) {
 	c := &Config{}
 	if path != "" {
@@ -361,12 +362,15 @@ func Load(path string, env func(string) string) (*Config, error) {
 	set(&c.OpenAI.BaseURL, "OPENAI_BASE_URL")
 	set(&c.Anthropic.APIKey, "ANTHROPIC_API_KEY")
 	set(&c.Anthropic.BaseURL, "ANTHROPIC_BASE_URL")
-	if v := strings.TrimSpace(env("LOOM_RECALL_WARM")); v != "" {
-		on, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, loom.Errorf(loom.EINVALID, "LOOM_RECALL_WARM=%q: use true or false", v)
-		}
+	if on, ok, err := envBool(env, "LOOM_RECALL_WARM"); err != nil {
+		return nil, err
+	} else if ok {
 		c.Recall.Warm = &on
+	}
+	if on, ok, err := envBool(env, "LOOM_REDACT_ON_WRITE"); err != nil {
+		return nil, err
+	} else if ok {
+		c.Secrets.RedactOnWrite = on
 	}
 	if err := c.checkMCP(path); err != nil {
 		return nil, err
@@ -503,4 +507,18 @@ func (c *Config) checkMCP(path string) error {
 		}
 	}
 	return nil
+}
+
+// envBool reads the boolean environment variable name: ok is false when
+// it is not set, and a value that is not a boolean is an error naming it.
+func envBool(env func(string) string, name string) (on, ok bool, err error) {
+	v := strings.TrimSpace(env(name))
+	if v == "" {
+		return false, false, nil
+	}
+	on, err = strconv.ParseBool(v)
+	if err != nil {
+		return false, false, loom.Errorf(loom.EINVALID, "%s=%q: use true or false", name, v)
+	}
+	return on, true, nil
 }

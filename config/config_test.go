@@ -285,3 +285,25 @@ func TestRecallWarm(t *testing.T) {
 		t.Fatalf("LOOM_RECALL_WARM=sometimes: %v", err)
 	}
 }
+
+// LOOM_REDACT_ON_WRITE overrides [secrets] redact_on_write either way,
+// and a value that is no boolean is refused.
+func TestRedactOnWriteFromEnv(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	env := func(v string) func(string) string {
+		return func(k string) string { return map[string]string{"LOOM_REDACT_ON_WRITE": v}[k] }
+	}
+	if c, err := Load(path, env("")); err != nil || c.Secrets.RedactOnWrite {
+		t.Fatalf("no setting: %+v, %v", c.Secrets, err)
+	}
+	if c, err := Load(path, env("true")); err != nil || !c.Secrets.RedactOnWrite {
+		t.Fatalf("LOOM_REDACT_ON_WRITE=true: %+v, %v", c.Secrets, err)
+	}
+	os.WriteFile(path, []byte("[secrets]\nredact_on_write = true\n"), 0o600)
+	if c, err := Load(path, env("0")); err != nil || c.Secrets.RedactOnWrite {
+		t.Fatalf("LOOM_REDACT_ON_WRITE=0 over redact_on_write = true: %+v, %v", c.Secrets, err)
+	}
+	if _, err := Load(path, env("maybe")); err == nil || !strings.Contains(err.Error(), "LOOM_REDACT_ON_WRITE") {
+		t.Fatalf("LOOM_REDACT_ON_WRITE=maybe: %v", err)
+	}
+}

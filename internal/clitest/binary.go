@@ -95,6 +95,9 @@ func (fx *Fixture) BinEnv(extra ...string) []string {
 	if OnPostgres() {
 		env = append(env, "LOOM_DB="+fx.DB)
 	}
+	if RedactingOnWrite() {
+		env = append(env, "LOOM_REDACT_ON_WRITE=true")
+	}
 	env = append(env, fx.ExtraEnv...)
 	return append(env, extra...)
 }

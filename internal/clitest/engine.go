@@ -27,6 +27,26 @@ func TestPostgres() string { return os.Getenv("LOOM_TEST_POSTGRES") }
 // OnPostgres reports whether the tests run on PostgreSQL.
 func OnPostgres() bool { return TestPostgres() != "" }
 
+// RedactingOnWrite reports whether the command tests run with
+// [secrets] redact_on_write on (LOOM_TEST_REDACT_ON_WRITE=true; CI's
+// PostgreSQL pass sets it): every loom run of a fixture then gets
+// LOOM_REDACT_ON_WRITE=true, so that each command is seen working on a
+// store that redacts what it writes. A test whose point is a secret
+// stored as it came skips itself then.
+func RedactingOnWrite() bool {
+	on, _ := strconv.ParseBool(os.Getenv("LOOM_TEST_REDACT_ON_WRITE"))
+	return on
+}
+
+// SkipWhenRedactingOnWrite skips t when the tests run with
+// redact_on_write on, saying why.
+func SkipWhenRedactingOnWrite(t testing.TB, why string) {
+	t.Helper()
+	if RedactingOnWrite() {
+		t.Skip("redact_on_write is on (LOOM_TEST_REDACT_ON_WRITE): " + why)
+	}
+}
+
 // defaultPostgres is the server tests that need PostgreSQL whatever the
 // engine under test (copying between engines) use when LOOM_TEST_POSTGRES
 // is not set.

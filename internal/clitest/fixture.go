@@ -215,6 +215,9 @@ func (fx *Fixture) Env() map[string]string {
 	if OnPostgres() {
 		env["LOOM_DB"] = fx.DB
 	}
+	if RedactingOnWrite() {
+		env["LOOM_REDACT_ON_WRITE"] = "true"
+	}
 	return env
 }
 
