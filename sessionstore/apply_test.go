@@ -16,12 +16,11 @@ import (
 // no session: it records the steps asked of it, and any other step
 // panics (the test then fails).
 type fakeApplyTx struct {
-	ApplySteps   // nil
-	LineageSteps // nil
-	host         synclog.HostID
-	applied      map[synclog.HostID]int64
-	purged       map[string]bool
-	steps        []string
+	SyncSteps // nil: any step not below panics
+	host      synclog.HostID
+	applied   map[synclog.HostID]int64
+	purged    map[string]bool
+	steps     []string
 }
 
 func (f *fakeApplyTx) Host(context.Context) (synclog.HostID, error) { return f.host, nil }
@@ -48,9 +47,9 @@ func (f *fakeApplyTx) Retire(context.Context, synclog.HostID, int64) error {
 
 func (f *fakeApplyTx) Purged(_ context.Context, id string) (bool, error) { return f.purged[id], nil }
 
-// tx returns f as a Tx with the two roles it answers; any other
-// role is nil.
-func (f *fakeApplyTx) tx() Tx { return Tx{ApplySteps: f, LineageSteps: f} }
+// tx returns f as a Tx whose sync steps are f's; the other roles are
+// nil.
+func (f *fakeApplyTx) tx() Tx { return Tx{SyncSteps: f} }
 
 func newFakeApply() *fakeApplyTx {
 	return &fakeApplyTx{host: synclog.NewHostID(), applied: map[synclog.HostID]int64{}, purged: map[string]bool{}}

@@ -63,7 +63,7 @@ type SyncLog struct {
 
 // openLog returns tx's sync log, nil when its store keeps none.
 func openLog(ctx context.Context, tx Tx) (*SyncLog, error) {
-	if tx.LogRows == nil {
+	if tx.SyncSteps == nil {
 		return nil, nil
 	}
 	on, err := tx.Syncing(ctx)

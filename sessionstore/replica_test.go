@@ -18,16 +18,15 @@ type fakeReplica struct {
 
 func (e *fakeReplica) Begin(context.Context) (Tx, error) {
 	e.tx.ended = append(e.tx.ended, errOpen)
-	return Tx{ApplySteps: e.tx, HistorySteps: e.tx, Ender: e.tx}, nil
+	return Tx{SyncSteps: e.tx, Ender: e.tx}, nil
 }
 
 type fakeApply struct {
-	ApplySteps   // nil: any step not below panics
-	HistorySteps // nil
-	host         synclog.HostID
-	setErr       error
-	set          []synclog.HostID
-	ended        []error
+	SyncSteps // nil: any step not below panics
+	host      synclog.HostID
+	setErr    error
+	set       []synclog.HostID
+	ended     []error
 }
 
 func (w *fakeApply) Host(context.Context) (synclog.HostID, error) { return w.host, nil }

@@ -12,10 +12,10 @@ import (
 // rule file that uses it, and each step in the engine's own SQL. A rule
 // takes the roles it uses; the few that use many (appendIn, applyIn and the
 // writes that dispatch to them) take the Tx, whose fields' methods are
-// its own. An engine fills the roles it serves and leaves the others
-// nil: a hub's engine (PostgreSQL) keeps no sync log, so its Tx has no
-// LogRows, ApplySteps, MergeSteps, LineageSteps, StampSteps, KeySteps,
-// FragmentSteps or HistorySteps, and a Store on it records nothing.
+// its own. Every engine serves the roles of a store's sessions; the
+// roles of a store that syncs are one value, SyncSteps, which an engine
+// serves whole or not at all: a hub's engine (PostgreSQL) keeps no sync
+// log, so its Tx's SyncSteps is nil, and a Store on it records nothing.
 //
 // Every step runs inside the transaction the engine began, so what a
 // rule reads stays true until it commits.
@@ -26,7 +26,18 @@ type Tx struct {
 	TrashSteps
 	ImportSteps
 	PromptTx
-	// The roles of a store that syncs.
+	// SyncSteps are the roles of a store that syncs, nil for one that
+	// keeps no sync log.
+	SyncSteps
+	// Ender ends the transaction.
+	Ender
+}
+
+// SyncSteps are the roles of a store that syncs, as one value: its log's
+// rows, applying another machine's records, merging, lineage, stamps,
+// keys, fragments and history. They are one so that no engine serves
+// half of them: a rule that finds the log finds every step it needs.
+type SyncSteps interface {
 	LogRows
 	ApplySteps
 	MergeSteps
@@ -35,8 +46,6 @@ type Tx struct {
 	KeySteps
 	FragmentSteps
 	HistorySteps
-	// Ender ends the transaction.
-	Ender
 }
 
 // Ender ends a transaction.

@@ -25,8 +25,7 @@ type syncTx struct{ writes }
 func (w syncTx) steps() sessionstore.Tx {
 	return sessionstore.Tx{
 		SessionSteps: w, BodySteps: w, ForkSteps: w, TrashSteps: w, ImportSteps: w, PromptTx: w,
-		LogRows: w, ApplySteps: w, MergeSteps: w, LineageSteps: w, StampSteps: w, KeySteps: w,
-		FragmentSteps: w, HistorySteps: w, Ender: w,
+		SyncSteps: w, Ender: w,
 	}
 }
 

@@ -36,8 +36,7 @@ var (
 func (t *tx) steps() sessionstore.Tx {
 	return sessionstore.Tx{
 		SessionSteps: t, BodySteps: t, ForkSteps: t, TrashSteps: t, ImportSteps: t, PromptTx: t,
-		LogRows: t, ApplySteps: t, MergeSteps: t, LineageSteps: t, StampSteps: t, KeySteps: t,
-		FragmentSteps: t, HistorySteps: t, Ender: t,
+		SyncSteps: t, Ender: t,
 	}
 }
 
