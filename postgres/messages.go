@@ -12,11 +12,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // insertMessageSQL stores a message and its body in one statement, under
-// the store where its session stores its own (see sqlstore.Span).
+// the store where its session stores its own (see span.Span).
 const insertMessageSQL = `WITH b AS (INSERT INTO bodies (parts, content) VALUES ($1, $2) RETURNING id)
 	INSERT INTO messages (session_id, seq, id, role, turn, body_id, model, provider,
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
@@ -76,7 +77,7 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
-	return spanMessages(ctx, s.pool, sessionID, max(from, 1), sqlstore.OpenSeq, "", 0, false)
+	return spanMessages(ctx, s.pool, sessionID, max(from, 1), span.OpenSeq, "", 0, false)
 }
 
 // BeginUpdate implements sessionstore.SessionSteps with beginUpdate.
@@ -161,7 +162,7 @@ const copyRowSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_
 // LastTurn implements sessionstore.BodySteps: it reads the messages from the
 // last user message on.
 func (w *writeTx) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
-	users, err := spanMessages(ctx, w.tx, id, 1, sqlstore.OpenSeq, " AND m.role = 'user'", 1, false)
+	users, err := spanMessages(ctx, w.tx, id, 1, span.OpenSeq, " AND m.role = 'user'", 1, false)
 	if err != nil {
 		return err
 	}
@@ -169,7 +170,7 @@ func (w *writeTx) LastTurn(ctx context.Context, id string, r *sessionstore.Repai
 	if len(users) > 0 {
 		from = users[0].Seq + 1
 	}
-	msgs, err := spanMessages(ctx, w.tx, id, from, sqlstore.OpenSeq, "", 0, false)
+	msgs, err := spanMessages(ctx, w.tx, id, from, span.OpenSeq, "", 0, false)
 	if err != nil {
 		return err
 	}

@@ -7,12 +7,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // spanJoin reads the messages m of session $3 through its spans sp (see
-// sqlstore.Span): each span's rows under its store, within seq $1 to $2. The
+// span.Span): each span's rows under its store, within seq $1 to $2. The
 // bounds are folded into each span's range so that every span is one
 // range of the primary key. %s is more conditions on m.
 const spanJoin = ` FROM spans sp JOIN messages m ON m.session_id = sp.store_id
@@ -67,13 +67,13 @@ func spanMessagesOf(ctx context.Context, db querier, id string, lo, hi int64, co
 }
 
 // readSpans returns the spans of session id in order.
-func readSpans(ctx context.Context, db querier, id string) ([]sqlstore.Span, error) {
+func readSpans(ctx context.Context, db querier, id string) ([]span.Span, error) {
 	rows, err := db.Query(ctx, `SELECT first_seq, last_seq, store_id FROM spans WHERE session_id = $1 ORDER BY first_seq`, id)
 	if err != nil {
 		return nil, fmt.Errorf("read spans of %s: %w", id, err)
 	}
-	spans, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sqlstore.Span, error) {
-		var sp sqlstore.Span
+	spans, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (span.Span, error) {
+		var sp span.Span
 		err := r.Scan(&sp.First, &sp.Last, &sp.RowsOf)
 		return sp, err
 	})
@@ -87,7 +87,7 @@ func readSpans(ctx context.Context, db querier, id string) ([]sqlstore.Span, err
 // session id, which must exist: the spans of a live session are
 // rewritten without deleting the rows they stop naming (see the spans_ad
 // trigger), so the caller leaves no row unread.
-func queueSpans(b *pgx.Batch, id string, spans []sqlstore.Span) {
+func queueSpans(b *pgx.Batch, id string, spans []span.Span) {
 	firsts := make([]int64, len(spans))
 	lasts := make([]int64, len(spans))
 	stores := make([]string, len(spans))

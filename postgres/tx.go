@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
@@ -229,7 +230,7 @@ func (w *writeTx) TitlesLike(ctx context.Context, user, base string) ([]string, 
 
 // CreateFork implements sessionstore.ForkSteps: the session's insert, its spans and
 // the read of the result in one round trip.
-func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
+func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []span.Span) (*loom.Session, error) {
 	b := &pgx.Batch{}
 	b.Queue(forkSessionSQL, plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, ms(w.s.Now()), src.ID, clean(plan.LastPrompt), plan.SummarySeq)
 	queueSpans(b, plan.ID, spans)
@@ -256,7 +257,7 @@ func (w *writeTx) CreateFork(ctx context.Context, src *loom.Session, plan *sessi
 }
 
 // StoreRewind implements sessionstore.ForkSteps in one round trip.
-func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
+func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []span.Span) (*loom.Session, error) {
 	f, fu, u := plan.Fork, plan.ForkUsage, plan.KeepUsage
 	now := ms(plan.At)
 	b := &pgx.Batch{}
@@ -287,12 +288,12 @@ func (w *writeTx) StoreRewind(ctx context.Context, src *loom.Session, plan *sess
 }
 
 // Spans implements sessionstore.BodySteps.
-func (w *writeTx) Spans(ctx context.Context, id string) ([]sqlstore.Span, error) {
+func (w *writeTx) Spans(ctx context.Context, id string) ([]span.Span, error) {
 	return readSpans(ctx, w.tx, id)
 }
 
 // WriteSpans implements sessionstore.BodySteps.
-func (w *writeTx) WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error {
+func (w *writeTx) WriteSpans(ctx context.Context, id string, spans []span.Span) error {
 	b := &pgx.Batch{}
 	queueSpans(b, id, spans)
 	if err := w.tx.SendBatch(ctx, b).Close(); err != nil {

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -351,7 +351,7 @@ func rescueCopy(ctx context.Context, tx Tx, st synclog.Stamp, x *loom.Session, s
 	if cur, err := tx.SessionForWrite(ctx, id); err != nil || cur != nil {
 		return nil, err
 	}
-	msgs, err := tx.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
+	msgs, err := tx.Messages(ctx, x.ID, 1, span.OpenSeq)
 	if err != nil {
 		return nil, err
 	}

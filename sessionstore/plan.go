@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -19,11 +19,11 @@ type ForkSteps interface {
 	ForkSource(ctx context.Context, id string) (*loom.Session, error)
 	// CreateFork writes the session plan describes, forked from src,
 	// with spans, and returns it as stored.
-	CreateFork(ctx context.Context, src *loom.Session, plan *ForkPlan, spans []sqlstore.Span) (*loom.Session, error)
+	CreateFork(ctx context.Context, src *loom.Session, plan *ForkPlan, spans []span.Span) (*loom.Session, error)
 	// StoreRewind writes a rewind of src as plan describes: the fork
 	// that takes the later turns reads them through forkSpans, and src
 	// keeps its turns with keepSpans. It returns the fork as stored.
-	StoreRewind(ctx context.Context, src *loom.Session, plan *RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error)
+	StoreRewind(ctx context.Context, src *loom.Session, plan *RewindPlan, forkSpans, keepSpans []span.Span) (*loom.Session, error)
 }
 
 // ForkReads are what a fork or rewind plan asks of the store about the
@@ -50,7 +50,7 @@ type ForkReads interface {
 // ForkPlan is what Store.Fork writes: the new session's id, key, title,
 // fork turn, last prompt and latest summary, and how many of the
 // source's messages it holds (seq 1 to LastSeq). The new session copies
-// none of them: it reads them from the source's rows (sqlstore.InheritSpans).
+// none of them: it reads them from the source's rows (span.Inherit).
 // Everything else of the new session is the source's, its usage starts
 // at zero (the inherited history's calls were paid for in the session
 // they were made in), and its kind is fork.
@@ -272,7 +272,7 @@ func planSplit(ctx context.Context, src *loom.Session, keep int64, turn int, id 
 
 // forkIn is Store.Fork of src, read inside tx, as opts asks: the new
 // session copies none of src's messages, it reads them from src's rows
-// through spans (sqlstore.InheritSpans), so a fork writes one session row and a
+// through spans (span.Inherit), so a fork writes one session row and a
 // span for each store the history lies in, whatever its length.
 func forkIn(ctx context.Context, tx Tx, log *SyncLog, src *loom.Session, opts loom.ForkOptions) (*loom.Session, error) {
 	plan, err := planFork(ctx, src, opts, tx)
@@ -337,7 +337,7 @@ func createFork(ctx context.Context, tx interface {
 	if err != nil {
 		return nil, err
 	}
-	return tx.CreateFork(ctx, src, plan, sqlstore.InheritSpans(spans, plan.LastSeq, plan.ID))
+	return tx.CreateFork(ctx, src, plan, span.Inherit(spans, plan.LastSeq, plan.ID))
 }
 
 // storeSplit writes plan, a split of src after message plan.KeepSeq (a
@@ -353,7 +353,7 @@ func storeSplit(ctx context.Context, tx interface {
 		return nil, err
 	}
 	return tx.StoreRewind(ctx, src, plan,
-		sqlstore.InheritSpans(spans, plan.Fork.LastSeq, plan.Fork.ID), sqlstore.InheritSpans(spans, plan.KeepSeq, plan.Store))
+		span.Inherit(spans, plan.Fork.LastSeq, plan.Fork.ID), span.Inherit(spans, plan.KeepSeq, plan.Store))
 }
 
 // messageIDIfSyncing is the log's MessageID when the store keeps a sync log,

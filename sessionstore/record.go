@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -165,7 +165,7 @@ func recordSession(ctx context.Context, tx historyReads, log *SyncLog, x *loom.S
 			n := ChunkLen(page)
 			if records == 0 && (n < len(page) || full) {
 				// The later chunks' appends add their usage when applied.
-				later, err := tx.UsageOf(ctx, x.ID, int64(n)+1, sqlstore.OpenSeq)
+				later, err := tx.UsageOf(ctx, x.ID, int64(n)+1, span.OpenSeq)
 				if err != nil {
 					return err
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore"
 )
 
@@ -20,9 +21,9 @@ type BodySteps interface {
 	// EncodeBody returns how the engine stores m's parts and search text.
 	EncodeBody(m *loom.Message) (sqlstore.Body, error)
 	// Spans returns the spans of session id.
-	Spans(ctx context.Context, id string) ([]sqlstore.Span, error)
+	Spans(ctx context.Context, id string) ([]span.Span, error)
 	// WriteSpans replaces the spans of session id.
-	WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error
+	WriteSpans(ctx context.Context, id string, spans []span.Span) error
 	// Readers returns the sessions other than id whose spans read row
 	// seq of store.
 	Readers(ctx context.Context, store string, seq int64, id string) ([]string, error)
@@ -39,7 +40,7 @@ type BodySteps interface {
 // writeMessage stores body as message seq of session id inside tx, so that
 // no other session's history changes. A message the session inherits is
 // copied, with its new parts, to where the session stores its own first
-// (sqlstore.CopyOnWrite), and the row it read is dropped when no one reads it any
+// (span.CopyOnWrite), and the row it read is dropped when no one reads it any
 // more. A message of its own that other sessions read (forks made after
 // it) is first copied as it is for each of them: a fork keeps the
 // conversation as it was when it was made.
@@ -48,16 +49,16 @@ func writeMessage(ctx context.Context, tx BodySteps, id string, seq int64, body 
 	if err != nil {
 		return err
 	}
-	sp, ok := sqlstore.SpanOf(spans, seq)
+	sp, ok := span.Of(spans, seq)
 	if !ok {
 		return loom.Errorf(loom.ENOTFOUND, "session %s has no message %d", id, seq)
 	}
-	own := sqlstore.OwnStore(spans)
+	own := span.OwnStore(spans)
 	if sp.RowsOf != own {
 		if err := tx.CopyRow(ctx, own, sp.RowsOf, seq, &body); err != nil {
 			return err
 		}
-		if err := tx.WriteSpans(ctx, id, sqlstore.CopyOnWrite(spans, seq)); err != nil {
+		if err := tx.WriteSpans(ctx, id, span.CopyOnWrite(spans, seq)); err != nil {
 			return err
 		}
 		return tx.DropUnread(ctx, sp.RowsOf, seq)
@@ -71,10 +72,10 @@ func writeMessage(ctx context.Context, tx BodySteps, id string, seq int64, body 
 		if err != nil {
 			return err
 		}
-		if err := tx.CopyRow(ctx, sqlstore.OwnStore(theirs), own, seq, nil); err != nil {
+		if err := tx.CopyRow(ctx, span.OwnStore(theirs), own, seq, nil); err != nil {
 			return err
 		}
-		if err := tx.WriteSpans(ctx, r, sqlstore.CopyOnWrite(theirs, seq)); err != nil {
+		if err := tx.WriteSpans(ctx, r, span.CopyOnWrite(theirs, seq)); err != nil {
 			return err
 		}
 	}

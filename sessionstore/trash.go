@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -227,7 +227,7 @@ func purgedData(ctx context.Context, log *SyncLog, fam []*loom.Session) ([]*loom
 		if x.MessageCount > room {
 			continue
 		}
-		msgs, err := log.tx.Messages(ctx, x.ID, 1, sqlstore.OpenSeq)
+		msgs, err := log.tx.Messages(ctx, x.ID, 1, span.OpenSeq)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", x.ID, err)
 		}

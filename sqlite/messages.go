@@ -11,6 +11,7 @@ import (
 	"github.com/loomhq/loom/sessionstore"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
@@ -34,7 +35,7 @@ const (
 // hotWrites are prepared on the writer before its first transaction.
 var hotWrites = []string{insertBodySQL, insertMessageSQL, appendUpdateSQL, sessionByIDSQL, ownStoreSQL, syncHostSQL}
 
-// insertMessage stores m and its body, under store (see sqlstore.Span).
+// insertMessage stores m and its body, under store (see span.Span).
 func insertMessage(ctx context.Context, tx writes, store string, m *loom.Message) error {
 	parts, text, err := sqlstore.EncodeBody(m)
 	if err != nil {
@@ -97,7 +98,7 @@ func (s *Store) Context(ctx context.Context, sessionID string) ([]*loom.Message,
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", sessionID, err)
 	}
-	return spanMessages(ctx, reads{s}, sessionID, max(from, 1), sqlstore.OpenSeq, "", false, 0)
+	return spanMessages(ctx, reads{s}, sessionID, max(from, 1), span.OpenSeq, "", false, 0)
 }
 
 // BeginUpdate implements sessionstore.SessionSteps: the transaction is
@@ -191,7 +192,7 @@ func (w writes) LastTurn(ctx context.Context, id string, r *sessionstore.Repair)
 // lastTurn reads session id backwards, through db, into r until r says
 // its last turn starts.
 func lastTurn(ctx context.Context, db queryer, id string, r *sessionstore.Repair) error {
-	rows, err := db.QueryContext(ctx, `SELECT `+packedMessageSelect+spanFrom+spanOrderDesc, 1, sqlstore.OpenSeq, id)
+	rows, err := db.QueryContext(ctx, `SELECT `+packedMessageSelect+spanFrom+spanOrderDesc, 1, span.OpenSeq, id)
 	if err != nil {
 		return fmt.Errorf("repair %s: %w", id, err)
 	}

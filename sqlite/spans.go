@@ -7,12 +7,12 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // spanFrom reads the messages m of session ?3 through its spans sp (see
-// sqlstore.Span): each span's rows under its store, within seq ?1 to ?2.
+// span.Span): each span's rows under its store, within seq ?1 to ?2.
 // The bounds are folded into each span's range so that every span is
 // one seek of the primary key. Ordered by sp.first_seq and then m.seq,
 // the rows come in seq order without a sort (spans do not overlap), so
@@ -84,15 +84,15 @@ func spanMessagesOf(ctx context.Context, db queryer, id string, lo, hi int64, co
 
 // readSpans returns the spans of session id in order; none when it has
 // no row.
-func readSpans(ctx context.Context, db queryer, id string) ([]sqlstore.Span, error) {
+func readSpans(ctx context.Context, db queryer, id string) ([]span.Span, error) {
 	rows, err := db.QueryContext(ctx, readSpansSQL, id)
 	if err != nil {
 		return nil, fmt.Errorf("read spans of %s: %w", id, err)
 	}
 	defer rows.Close()
-	var out []sqlstore.Span
+	var out []span.Span
 	for rows.Next() {
-		var sp sqlstore.Span
+		var sp span.Span
 		if err := rows.Scan(&sp.First, &sp.Last, &sp.RowsOf); err != nil {
 			return nil, fmt.Errorf("read spans of %s: %w", id, err)
 		}
@@ -108,7 +108,7 @@ func readSpans(ctx context.Context, db queryer, id string) ([]sqlstore.Span, err
 // spans of a live session are rewritten without deleting the rows they
 // stop naming (see the spans_ad trigger), so the caller leaves no row
 // unread.
-func writeSpans(ctx context.Context, w writes, id string, spans []sqlstore.Span) error {
+func writeSpans(ctx context.Context, w writes, id string, spans []span.Span) error {
 	if _, err := w.ExecContext(ctx, deleteSpansSQL, id); err != nil {
 		return fmt.Errorf("write spans of %s: %w", id, err)
 	}

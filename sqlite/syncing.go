@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -64,7 +64,7 @@ func (w writes) AllSessions(ctx context.Context) ([]*loom.Session, error) {
 
 // MessagesFrom implements sessionstore.HistorySteps.
 func (w writes) MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error) {
-	return spanMessages(ctx, w, id, from, sqlstore.OpenSeq, "", false, limit)
+	return spanMessages(ctx, w, id, from, span.OpenSeq, "", false, limit)
 }
 
 // syncBase returns how many rows of the log belong to hosts the store

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/sessionstore"
@@ -221,7 +221,7 @@ func (w syncTx) TwinFork(ctx context.Context, of, parent, id, title string, turn
 	if len(spans) > 0 {
 		last = spans[len(spans)-1].Last
 	}
-	return writeSpans(ctx, w.writes, id, sqlstore.InheritSpans(spans, last, id))
+	return writeSpans(ctx, w.writes, id, span.Inherit(spans, last, id))
 }
 
 // MoveForks implements sessionstore.LineageSteps.

@@ -11,6 +11,7 @@ import (
 	"github.com/loomhq/loom/sessionstore"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 	"github.com/loomhq/loom/internal/sqlstore/rowscan"
@@ -199,7 +200,7 @@ func (w writes) TitlesLike(ctx context.Context, user, base string) ([]string, er
 }
 
 // CreateFork implements sessionstore.ForkSteps.
-func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
+func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []span.Span) (*loom.Session, error) {
 	now := w.s.now()
 	_, err := w.ExecContext(ctx, forkSessionSQL,
 		plan.ID, nullString(plan.Key), plan.Title, plan.Turn, plan.LastSeq, plan.Turn, plan.SummarySeq, plan.LastPrompt, now, now, src.ID)
@@ -216,7 +217,7 @@ func (w writes) CreateFork(ctx context.Context, src *loom.Session, plan *session
 }
 
 // StoreRewind implements sessionstore.ForkSteps.
-func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
+func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []span.Span) (*loom.Session, error) {
 	f, fu := plan.Fork, plan.ForkUsage
 	now := loom.FormatTime(plan.At)
 	if _, err := w.ExecContext(ctx, rewindForkSQL, f.ID, f.Title, f.Turn, now, src.ID,
@@ -240,12 +241,12 @@ func (w writes) StoreRewind(ctx context.Context, src *loom.Session, plan *sessio
 }
 
 // Spans implements sessionstore.BodySteps.
-func (w writes) Spans(ctx context.Context, id string) ([]sqlstore.Span, error) {
+func (w writes) Spans(ctx context.Context, id string) ([]span.Span, error) {
 	return readSpans(ctx, w, id)
 }
 
 // WriteSpans implements sessionstore.BodySteps.
-func (w writes) WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error {
+func (w writes) WriteSpans(ctx context.Context, id string, spans []span.Span) error {
 	return writeSpans(ctx, w, id, spans)
 }
 

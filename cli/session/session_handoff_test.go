@@ -43,7 +43,6 @@ var handoffSources = []struct{ name, tool, path string }{
 	{"opencode", opencode.Tool, "../../importer/opencode/testdata/data"},
 }
 
-
 func formatOf(t *testing.T, tool string) importer.Format {
 	t.Helper()
 	f := &cli.Factory{}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
@@ -20,14 +21,14 @@ type state struct {
 	// sessions are the rows of sessions, each without its lock.
 	sessions map[string]loom.Session
 	// rows are the stored messages, by the store they are stored under
-	// (a session's own id, or another's it reads: sqlstore.Span) and
+	// (a session's own id, or another's it reads: span.Span) and
 	// seq; each names its body.
 	rows map[string]map[int64]row
 	// bodies are what messages say, by id; rows copied share one.
 	bodies   map[int64]sqlstore.Body
 	lastBody int64
 	// spans are how each session reads its messages.
-	spans map[string][]sqlstore.Span
+	spans map[string][]span.Span
 	locks map[string]loom.Lock
 
 	files  map[[2]string]loom.ImportedFile // by user and path
@@ -107,7 +108,7 @@ type share struct {
 func newState() *state {
 	return &state{
 		sessions: map[string]loom.Session{}, rows: map[string]map[int64]row{}, bodies: map[int64]sqlstore.Body{},
-		spans: map[string][]sqlstore.Span{}, locks: map[string]loom.Lock{},
+		spans: map[string][]span.Span{}, locks: map[string]loom.Lock{},
 		files: map[[2]string]loom.ImportedFile{}, calls: map[[2]string]string{},
 		tokens: map[string]token{}, shares: map[string]share{}, hub: map[[2]string][]loom.SyncRecord{},
 		applied: map[synclog.HostID]int64{}, retired: map[synclog.HostID]int64{},
@@ -225,7 +226,7 @@ func (st *state) insertSession(x loom.Session) error {
 			st.spans[id] = out
 		}
 	}
-	st.spans[x.ID] = []sqlstore.Span{{First: 1, Last: sqlstore.OpenSeq, RowsOf: x.ID}}
+	st.spans[x.ID] = []span.Span{{First: 1, Last: span.OpenSeq, RowsOf: x.ID}}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
@@ -195,7 +196,7 @@ func (t *tx) TwinFork(ctx context.Context, of, parent, id, title string, turn in
 	if len(spans) > 0 {
 		last = spans[len(spans)-1].Last
 	}
-	t.st.spans[id] = sqlstore.InheritSpans(spans, last, id)
+	t.st.spans[id] = span.Inherit(spans, last, id)
 	return nil
 }
 
@@ -206,7 +207,7 @@ func (t *tx) Messages(ctx context.Context, id string, from, to int64) ([]*loom.M
 
 // MessagesFrom implements sessionstore.HistorySteps.
 func (t *tx) MessagesFrom(ctx context.Context, id string, from int64, limit int) ([]*loom.Message, error) {
-	msgs, err := t.st.messages(id, from, sqlstore.OpenSeq)
+	msgs, err := t.st.messages(id, from, span.OpenSeq)
 	if len(msgs) > limit {
 		msgs = msgs[:limit]
 	}
@@ -236,7 +237,7 @@ func (t *tx) MessageID(ctx context.Context, id string, seq int64) (string, error
 
 // StoreOf implements sessionstore.MergeSteps.
 func (t *tx) StoreOf(ctx context.Context, id string, seq int64) (string, error) {
-	if sp, ok := sqlstore.SpanOf(t.st.spans[id], seq); ok {
+	if sp, ok := span.Of(t.st.spans[id], seq); ok {
 		return sp.RowsOf, nil
 	}
 	return "", fmt.Errorf("session %s reads no message %d", id, seq)

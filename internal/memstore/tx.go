@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/sessionstore"
 )
@@ -142,7 +143,7 @@ func (t *tx) CreateSession(ctx context.Context, row *loom.Session) error {
 func (t *tx) StoreAppend(ctx context.Context, cur *loom.Session, msgs []*loom.Message) error {
 	store := cur.ID
 	if spans := t.st.spans[cur.ID]; len(spans) > 0 {
-		store = sqlstore.OwnStore(spans)
+		store = span.OwnStore(spans)
 	}
 	for _, m := range msgs {
 		r, err := t.st.newRow(m)
@@ -259,7 +260,7 @@ func (t *tx) Untrash(ctx context.Context, id string, at time.Time) ([]string, bo
 
 // TurnFrom implements sessionstore.ForkReads.
 func (t *tx) TurnFrom(ctx context.Context, src string, seq int64) (int, bool, error) {
-	msgs := t.st.through(src, seq, sqlstore.OpenSeq)
+	msgs := t.st.through(src, seq, span.OpenSeq)
 	if len(msgs) == 0 {
 		return 0, false, nil
 	}
@@ -346,7 +347,7 @@ func forkRow(src loom.Session, id, key, title, parent string, turn int) loom.Ses
 }
 
 // CreateFork implements sessionstore.ForkSteps.
-func (t *tx) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []sqlstore.Span) (*loom.Session, error) {
+func (t *tx) CreateFork(ctx context.Context, src *loom.Session, plan *sessionstore.ForkPlan, spans []span.Span) (*loom.Session, error) {
 	from, ok := t.st.sessions[src.ID]
 	if !ok {
 		return nil, loom.NotFound(src.ID)
@@ -363,7 +364,7 @@ func (t *tx) CreateFork(ctx context.Context, src *loom.Session, plan *sessionsto
 }
 
 // StoreRewind implements sessionstore.ForkSteps.
-func (t *tx) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []sqlstore.Span) (*loom.Session, error) {
+func (t *tx) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionstore.RewindPlan, forkSpans, keepSpans []span.Span) (*loom.Session, error) {
 	from, ok := t.st.sessions[src.ID]
 	if !ok {
 		return nil, loom.NotFound(src.ID)
@@ -391,13 +392,13 @@ func (t *tx) StoreRewind(ctx context.Context, src *loom.Session, plan *sessionst
 }
 
 // Spans implements sessionstore.BodySteps.
-func (t *tx) Spans(ctx context.Context, id string) ([]sqlstore.Span, error) {
+func (t *tx) Spans(ctx context.Context, id string) ([]span.Span, error) {
 	return slices.Clone(t.st.spans[id]), nil
 }
 
 // WriteSpans implements sessionstore.BodySteps: the rows the old spans read are
 // left as they are.
-func (t *tx) WriteSpans(ctx context.Context, id string, spans []sqlstore.Span) error {
+func (t *tx) WriteSpans(ctx context.Context, id string, spans []span.Span) error {
 	t.st.spans[id] = slices.Clone(spans)
 	return nil
 }
@@ -576,7 +577,7 @@ func (t *tx) MoveUsage(ctx context.Context, id, store string, seq int64, old, u 
 
 // LastTurn implements sessionstore.BodySteps.
 func (t *tx) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
-	msgs := t.st.through(id, 1, sqlstore.OpenSeq)
+	msgs := t.st.through(id, 1, span.OpenSeq)
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m, err := t.st.message(id, msgs[i].seq, msgs[i].r)
 		if err != nil {

@@ -275,7 +275,7 @@ const MessageColumns = `m.session_id, m.seq, m.id, m.role, m.turn, b.parts, m.mo
 	m.created_at, m.completed_at`
 
 // SpanMessageColumns are MessageColumns of a message m read through the
-// spans sp of a session (see sqlstore.Span): its session is the one that
+// spans sp of a session (see span.Span): its session is the one that
 // reads it, which need not be the one it is stored under. Engines read
 // messages only this way.
 var SpanMessageColumns = "sp.session_id" + strings.TrimPrefix(MessageColumns, "m.session_id")

@@ -1,4 +1,4 @@
-package sqlstore
+package span
 
 import (
 	"reflect"
@@ -12,10 +12,10 @@ func TestSpans(t *testing.T) {
 		got  []Span
 		want []Span
 	}{
-		{"fork inside the grandparent's", InheritSpans(parent, 5, "f"), []Span{{1, 5, "g"}, {6, OpenSeq, "f"}}},
-		{"fork after it", InheritSpans(parent, 20, "f"), []Span{{1, 10, "g"}, {11, 20, "p"}, {21, OpenSeq, "f"}}},
-		{"fork of nothing", InheritSpans(parent, 0, "f"), ownSpans("f")},
-		{"rewound in its own store", InheritSpans(ownSpans("s"), 4, "s2"), []Span{{1, 4, "s"}, {5, OpenSeq, "s2"}}},
+		{"fork inside the grandparent's", Inherit(parent, 5, "f"), []Span{{1, 5, "g"}, {6, OpenSeq, "f"}}},
+		{"fork after it", Inherit(parent, 20, "f"), []Span{{1, 10, "g"}, {11, 20, "p"}, {21, OpenSeq, "f"}}},
+		{"fork of nothing", Inherit(parent, 0, "f"), ownSpans("f")},
+		{"rewound in its own store", Inherit(ownSpans("s"), 4, "s2"), []Span{{1, 4, "s"}, {5, OpenSeq, "s2"}}},
 		{"copy on write inside", CopyOnWrite([]Span{{1, 20, "p"}, {21, OpenSeq, "f"}}, 7),
 			[]Span{{1, 6, "p"}, {7, 7, "f"}, {8, 20, "p"}, {21, OpenSeq, "f"}}},
 		{"copy on write of the last inherited", CopyOnWrite([]Span{{1, 20, "p"}, {21, OpenSeq, "f"}}, 20),
@@ -32,10 +32,10 @@ func TestSpans(t *testing.T) {
 	if OwnStore(parent) != "p" {
 		t.Errorf("own store = %q", OwnStore(parent))
 	}
-	if sp, ok := SpanOf(parent, 10); !ok || sp.RowsOf != "g" {
+	if sp, ok := Of(parent, 10); !ok || sp.RowsOf != "g" {
 		t.Errorf("span of 10 = %v, %v", sp, ok)
 	}
-	if _, ok := SpanOf(nil, 1); ok {
+	if _, ok := Of(nil, 1); ok {
 		t.Error("a message of no span")
 	}
 }

@@ -1,10 +1,11 @@
-package sqlstore
+// Package span is how a session's messages are found among stored rows
+// when sessions share them: a fork reads its parent's rows, a rewound
+// session keeps reading the rows it wrote before. It is a rule of the
+// store, used by its writes (package sessionstore) and by every engine's
+// reads (SQLite, PostgreSQL and the one in memory), and holds no SQL.
+package span
 
-import (
-	"math"
-
-	"github.com/loomhq/loom"
-)
+import "math"
 
 // Span is a range of a session's messages and where their rows are
 // stored: messages First to Last of the session are the rows of the same
@@ -38,11 +39,11 @@ func OwnStore(spans []Span) string {
 	return spans[len(spans)-1].RowsOf
 }
 
-// InheritSpans returns the spans of a session that reads messages 1 to
+// Inherit returns the spans of a session that reads messages 1 to
 // upTo of the session with spans from, as they are stored, and stores
 // its own messages, upTo+1 on, under own: the spans of a fork at upTo,
 // and of a rewound session that keeps upTo.
-func InheritSpans(from []Span, upTo int64, own string) []Span {
+func Inherit(from []Span, upTo int64, own string) []Span {
 	var out []Span
 	for _, sp := range from {
 		if sp.First > upTo {
@@ -54,8 +55,8 @@ func InheritSpans(from []Span, upTo int64, own string) []Span {
 	return joinSpans(append(out, Span{First: upTo + 1, Last: OpenSeq, RowsOf: own}))
 }
 
-// SpanOf returns the span that holds message seq, false when none does.
-func SpanOf(spans []Span, seq int64) (Span, bool) {
+// Of returns the span that holds message seq, false when none does.
+func Of(spans []Span, seq int64) (Span, bool) {
 	for _, sp := range spans {
 		if sp.First <= seq && seq <= sp.Last {
 			return sp, true
@@ -98,17 +99,4 @@ func joinSpans(spans []Span) []Span {
 		}
 	}
 	return out
-}
-
-// Window returns the seqs a message query reads from: lo to hi, after
-// q.After and before q.Before.
-func Window(q loom.MessageQuery) (lo, hi int64) {
-	lo, hi = 1, OpenSeq
-	if q.After > 0 {
-		lo = q.After + 1
-	}
-	if q.Before > 0 {
-		hi = q.Before - 1
-	}
-	return lo, hi
 }
