@@ -13,8 +13,19 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// Samples is the real session files other agents wrote.
-const Samples = "../../testdata/agent-sessions"
+// Samples is the real session files other agents wrote: the
+// repository's testdata/agent-sessions, as an absolute path, so that a
+// test package at any depth finds them ("" outside the repository, where
+// the tests that read them skip).
+var Samples = samples()
+
+func samples() string {
+	root, err := findModuleRoot()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(root, "testdata", "agent-sessions")
+}
 
 // CopyTree copies the directory src to dst.
 func CopyTree(t *testing.T, src, dst string) {
