@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/gittest"
+	"github.com/loomhq/loom/internal/testkit/gittest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/sqlite"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom/internal/gittest"
+	"github.com/loomhq/loom/internal/testkit/gittest"
 	"github.com/loomhq/loom/sqlite"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // Every command's --help fits 80 columns when it is not printed on a

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // A store file damaged from outside gets, with SQLite's own words, what

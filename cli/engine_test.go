@@ -3,7 +3,7 @@ package cli_test
 import (
 	"testing"
 
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 func TestDollarParams(t *testing.T) {

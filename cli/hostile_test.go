@@ -14,7 +14,7 @@ import (
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 

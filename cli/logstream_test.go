@@ -12,8 +12,8 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/cmdtest"
-	"github.com/loomhq/loom/internal/syncio"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/syncio"
 	"github.com/loomhq/loom/paths"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 	"github.com/loomhq/loom/paths"
 )
 

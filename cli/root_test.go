@@ -7,7 +7,7 @@ import (
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 )
 
 // rootChat runs bare loom with args, on streams that are not a

@@ -15,8 +15,8 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/syncio"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/syncio"
 )
 
 // binServe is the loom binary serving on a free port.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/hub"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sqlite"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 )
 
 // BenchmarkLongSession measures newest-N, fork, rewind and append on a

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 )
 
 // Text PostgreSQL cannot hold (NUL bytes, invalid UTF-8) still round-trips

@@ -3,7 +3,7 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 )
 
 // A full disk: the store's tables in a tablespace on a small tmpfs,

@@ -21,7 +21,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/conformance"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/postgres"
 )
 

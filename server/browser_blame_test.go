@@ -17,7 +17,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/blame"
-	"github.com/loomhq/loom/internal/gittest"
+	"github.com/loomhq/loom/internal/testkit/gittest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/secrets/secretstest"
 	"github.com/loomhq/loom/server"

@@ -17,7 +17,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/agent"
-	"github.com/loomhq/loom/internal/syncio"
+	"github.com/loomhq/loom/internal/testkit/syncio"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/server"

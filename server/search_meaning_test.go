@@ -7,7 +7,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/embedding"
 	"github.com/loomhq/loom/embedding/embeddingtest"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/semantic"
 	"github.com/loomhq/loom/server"
 )

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/loomhq/loom/internal/memstore"
-	"github.com/loomhq/loom/internal/synctest"
+	"github.com/loomhq/loom/internal/testkit/synctest"
 	"github.com/loomhq/loom/synclog"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/internal/memstore"
-	"github.com/loomhq/loom/internal/synctest"
+	"github.com/loomhq/loom/internal/testkit/synctest"
 )
 
 // memStore is a store in memory on clock now.
@@ -17,7 +17,7 @@ func memStore(t *testing.T, now func() time.Time) synctest.Store {
 	return st
 }
 
-// The sync rule tests (internal/synctest) over stores in memory: what the
+// The sync rule tests (internal/testkit/synctest) over stores in memory: what the
 // rules come to across machines, without a database; sqlite's tests run
 // the same suite over SQLite files.
 func TestMemSyncRules(t *testing.T) {

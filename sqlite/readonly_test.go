@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/fsfault"
+	"github.com/loomhq/loom/internal/testkit/fsfault"
 	"github.com/loomhq/loom/sqlite"
 )
 

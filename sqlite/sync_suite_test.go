@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/storetest"
-	"github.com/loomhq/loom/internal/synctest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
+	"github.com/loomhq/loom/internal/testkit/synctest"
 	"github.com/loomhq/loom/sqlite"
 )
 
-// The sync rule tests (internal/synctest) over SQLite files, searches
+// The sync rule tests (internal/testkit/synctest) over SQLite files, searches
 // compared too; sessionstore's tests run the same suite in memory.
 func TestSyncRules(t *testing.T) {
 	synctest.Run(t, func(t *testing.T, now func() time.Time) synctest.Store {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/synctest"
+	"github.com/loomhq/loom/internal/testkit/synctest"
 	"github.com/loomhq/loom/synclog"
 )
 

@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/envelope"
-	"github.com/loomhq/loom/internal/synctest"
+	"github.com/loomhq/loom/internal/testkit/synctest"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/syncrun"
 )
 
 // The table of two machines' concurrent actions (docs/sync.md) and the
-// purge's races (internal/synctest) over SQLite stores that sync through
+// purge's races (internal/testkit/synctest) over SQLite stores that sync through
 // a real hub with syncrun.Sync; sessionstore's TestMemConcurrent runs
 // them in memory.
 func TestConcurrent(t *testing.T) {

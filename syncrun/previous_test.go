@@ -11,7 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
-	"github.com/loomhq/loom/internal/synctest"
+	"github.com/loomhq/loom/internal/testkit/synctest"
 	"github.com/loomhq/loom/sqlite"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/blame"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/gittest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/gittest"
 )
 
 func TestMain(m *testing.M) { clitest.Main(m) }

@@ -15,9 +15,9 @@ import (
 	"github.com/loomhq/loom/anthropic/anthropictest"
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/fileedit"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/gittest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/gittest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )

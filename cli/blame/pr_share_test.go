@@ -13,7 +13,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/blame"
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/secrets/secretstest"
 	"github.com/loomhq/loom/share"
 )

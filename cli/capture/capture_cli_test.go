@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/cli/capture"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/syncio"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/syncio"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/recall"
 )

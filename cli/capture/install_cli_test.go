@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/cli/capture"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // fakeSystemctl puts a systemctl on a PATH of its own that records its

@@ -15,7 +15,7 @@ import (
 	"github.com/loomhq/loom/cli/capture"
 	"github.com/loomhq/loom/cli/doctor"
 	"github.com/loomhq/loom/internal/agentfiles"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // simDays is how long the simulation runs, and keep how long Claude

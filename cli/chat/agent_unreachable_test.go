@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // A provider that cannot be reached is one line naming the provider, its

@@ -10,7 +10,7 @@ import (
 	"github.com/loomhq/loom/agent"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 

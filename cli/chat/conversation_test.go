@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 

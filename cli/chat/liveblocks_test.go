@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/internal/testkit/termtest"
 )
 
 // Whatever the shape and height of a reply, streamed a word at a time

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 

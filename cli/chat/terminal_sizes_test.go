@@ -8,8 +8,8 @@ import (
 
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // A tool's input stored as Go's encoder writes it (2\u003e/dev/null

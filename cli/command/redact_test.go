@@ -9,7 +9,7 @@ import (
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/secrets/secretstest"
 	"github.com/loomhq/loom/syncrun"
 )

@@ -16,9 +16,9 @@ import (
 	"github.com/loomhq/loom/anthropic/anthropictest"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/doctor"
-	"github.com/loomhq/loom/internal/agentclitest"
 	"github.com/loomhq/loom/internal/agentfiles"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 func TestMain(m *testing.M) { clitest.Main(m) }

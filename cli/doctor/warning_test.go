@@ -9,7 +9,7 @@ import (
 
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/internal/agentfiles"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // plantDue writes a Claude Code session into home that Claude Code

@@ -7,8 +7,8 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/embedding/embeddingtest"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 )
 
 // With [secrets] redact_on_write, loom embed embeds the store's

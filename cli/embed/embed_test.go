@@ -14,8 +14,8 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/embedding"
 	"github.com/loomhq/loom/embedding/embeddingtest"
-	"github.com/loomhq/loom/internal/cmdtest"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // loom hooks install writes loom's import and recall hooks into the

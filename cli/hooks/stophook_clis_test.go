@@ -6,8 +6,8 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic/anthropictest"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // The real Claude Code with only its Stop hook set to loom's: when each

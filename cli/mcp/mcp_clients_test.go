@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // modelSees is what an MCP client gives its model of a tool result, as

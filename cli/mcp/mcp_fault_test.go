@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/syncio"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/syncio"
 )
 
 // loom mcp, started as an agent starts it, keeps serving when its client

@@ -15,8 +15,8 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
 	"github.com/loomhq/loom/importer/agents"
-	"github.com/loomhq/loom/internal/cmdtest"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/secrets"
 )

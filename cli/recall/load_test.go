@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/recall"
 )

@@ -9,8 +9,8 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/anthropic/anthropictest"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/recall"
 )

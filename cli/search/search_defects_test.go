@@ -8,8 +8,8 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/sessionstore"
 )
 

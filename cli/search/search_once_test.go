@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 

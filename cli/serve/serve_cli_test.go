@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/syncio"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/syncio"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 

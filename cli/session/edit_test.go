@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 )
 
 // Rename gives the session its title, which then finds it, and says so

@@ -8,7 +8,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // A store damaged on disk: one message's stored parts no longer decode

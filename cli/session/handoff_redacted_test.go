@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/importer/claudecode"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/secrets"
 )
 

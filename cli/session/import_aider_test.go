@@ -11,7 +11,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/importer/aider"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // installAiderHistory puts the aider reader's sample history, less its

@@ -12,7 +12,7 @@ import (
 
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"golang.org/x/sys/unix"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // touchAll gives every file under dir the modification time now: files

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // kill -9 anywhere in an import of other agents' files loses and

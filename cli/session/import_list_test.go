@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/loomhq/loom/cli/session"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // loom session import --from list: every agent loom reads, whether it is

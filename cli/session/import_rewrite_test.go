@@ -14,7 +14,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // geminiRecording is a Gemini CLI conversation as its one-document

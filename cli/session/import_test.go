@@ -20,8 +20,8 @@ import (
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
-	"github.com/loomhq/loom/internal/cmdtest"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/paths"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/importer/windsurf"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // installTrajectories puts the windsurf reader's sample trajectories, a

@@ -8,7 +8,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 )
 
 // moveOptions are loom session move's options on w, with w's root as

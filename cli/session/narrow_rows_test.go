@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // On a 100-column terminal, cells cut to fit keep what tells rows apart:

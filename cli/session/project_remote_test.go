@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/paths"
 )

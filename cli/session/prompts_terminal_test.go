@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // The session commands' questions, on a real 80×24 terminal: what is

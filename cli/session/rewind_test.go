@@ -3,7 +3,7 @@ package session
 import (
 	"testing"
 
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 )
 
 // Rewind takes the session back to the end of the turn asked for and

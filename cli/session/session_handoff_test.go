@@ -23,7 +23,7 @@ import (
 	"github.com/loomhq/loom/importer/opencode"
 	piim "github.com/loomhq/loom/importer/pi"
 	qwenim "github.com/loomhq/loom/importer/qwen"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // --rescan reads every file again: a store that an import has seen

@@ -11,7 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/secrets/secretstest"

@@ -12,7 +12,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/sqlite"
 )

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 )
 
 // Show prints the session's metadata and its newest messages, saying

@@ -11,7 +11,7 @@ import (
 
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/envelope"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/syncrun"
 )
 

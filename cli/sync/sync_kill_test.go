@@ -12,7 +12,7 @@ import (
 
 	"github.com/loomhq/loom"
 	loomhub "github.com/loomhq/loom/hub"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/sqlite"
 )
 

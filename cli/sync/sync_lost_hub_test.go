@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/syncrun"
 )
 

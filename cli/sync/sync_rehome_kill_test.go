@@ -6,8 +6,8 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/synclog"
 )

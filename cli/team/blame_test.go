@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/blame"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/gittest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/gittest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/report"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/insights"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 )
 
 // loom usage insights prints the figures of insights.Build: in JSON

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/cli/term"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 	"github.com/loomhq/loom/report"
 )
 

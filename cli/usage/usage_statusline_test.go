@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomhq/loom/internal/clitest"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/report"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 	"github.com/loomhq/loom/pricing"
 )
 

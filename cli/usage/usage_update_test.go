@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/report"
 )

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/internal/testkit/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 

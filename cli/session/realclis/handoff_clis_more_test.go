@@ -14,9 +14,9 @@ import (
 	"github.com/loomhq/loom/importer/continuedev"
 	droidim "github.com/loomhq/loom/importer/droid"
 	"github.com/loomhq/loom/importer/opencode"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
 

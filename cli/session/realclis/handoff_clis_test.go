@@ -19,8 +19,8 @@ import (
 	"github.com/loomhq/loom/importer/gemini"
 	piim "github.com/loomhq/loom/importer/pi"
 	qwenim "github.com/loomhq/loom/importer/qwen"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )

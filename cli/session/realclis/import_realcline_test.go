@@ -11,9 +11,9 @@ import (
 	"time"
 
 	clineim "github.com/loomhq/loom/importer/cline"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
-	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/termtest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )

@@ -20,8 +20,8 @@ import (
 	"github.com/loomhq/loom/importer/claudecode"
 	codexim "github.com/loomhq/loom/importer/codex"
 	geminiim "github.com/loomhq/loom/importer/gemini"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/providertest"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	geminiim "github.com/loomhq/loom/importer/gemini"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/providertest"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	grokim "github.com/loomhq/loom/importer/grok"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	ompim "github.com/loomhq/loom/importer/omp"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/providertest"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	openclawim "github.com/loomhq/loom/importer/openclaw"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )

@@ -16,8 +16,8 @@ import (
 
 	"github.com/loomhq/loom"
 	piim "github.com/loomhq/loom/importer/pi"
-	"github.com/loomhq/loom/internal/agentclitest"
-	"github.com/loomhq/loom/internal/clitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/providertest"
 )
 

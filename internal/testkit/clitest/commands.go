@@ -3,7 +3,7 @@ package clitest
 import (
 	"testing"
 
-	"github.com/loomhq/loom/internal/cmdtest"
+	"github.com/loomhq/loom/internal/testkit/cmdtest"
 )
 
 // WaitFor waits up to 10 s for s to hold want (cmdtest.WaitFor).

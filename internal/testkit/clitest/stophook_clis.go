@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/anthropic/anthropictest"
-	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
 )
 
 // ClaudeWithHooks installs the real Claude Code with settings whose

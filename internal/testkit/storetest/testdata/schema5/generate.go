@@ -7,8 +7,8 @@
 // code, not this one's:
 //
 //	git archive fe153ee | tar -x -C /tmp/loom5
-//	cp internal/storetest/testdata/schema5/generate.go /tmp/loom5/generate.go
-//	cd /tmp/loom5 && go run generate.go -out $OLDPWD/internal/storetest/testdata/schema5
+//	cp internal/testkit/storetest/testdata/schema5/generate.go /tmp/loom5/generate.go
+//	cd /tmp/loom5 && go run generate.go -out $OLDPWD/internal/testkit/storetest/testdata/schema5
 //
 // For each engine it writes the rows of sessions, messages and bodies,
 // and the SHA-256 of what the store read back (storetest.Reads, copied

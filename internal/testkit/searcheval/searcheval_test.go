@@ -18,11 +18,11 @@ import (
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/internal/sqlstore"
-	"github.com/loomhq/loom/internal/storetest"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/postgres"
 )
 
-const samples = "../../testdata/agent-sessions"
+const samples = "../../../testdata/agent-sessions"
 
 // query is one labelled query: its text, whether it is a paraphrase
 // (it shares no rare word with its target), and the keys of the

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom/internal/syncio"
+	"github.com/loomhq/loom/internal/testkit/syncio"
 )
 
 // serveLine is what loom serve prints first: its address and token.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
 	"github.com/loomhq/loom/providertest"
 )
 

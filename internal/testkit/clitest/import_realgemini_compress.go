@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/loomhq/loom/internal/agentclitest"
+	"github.com/loomhq/loom/internal/testkit/agentclitest"
 	"github.com/loomhq/loom/providertest"
 )
 

@@ -136,7 +136,7 @@ func eachLine(t *testing.T, path string, f func([]byte) bool) {
 // publicSet is the labelled set of testdata/recall-public: real Claude
 // Code sessions of another project's developers, and prompts written for
 // them (see its SOURCES.md).
-const publicSet = "../../testdata/recall-public"
+const publicSet = "../../../testdata/recall-public"
 
 // Recall across projects on the public set, beside the real sessions
 // and the set's own above: for at least 8 of its 10 prompts the first

@@ -17,7 +17,7 @@ import (
 	"github.com/loomhq/loom/cli/serve"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/config"
-	"github.com/loomhq/loom/internal/syncio"
+	"github.com/loomhq/loom/internal/testkit/syncio"
 	"github.com/loomhq/loom/openai"
 	"github.com/loomhq/loom/server"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/internal/testkit/termtest"
 )
 
 // WaitScreen waits until the terminal shows every one of want at once.

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loomhq/loom/internal/termtest"
+	"github.com/loomhq/loom/internal/testkit/termtest"
 )
 
 // The loom binary is built once, on first use, into binDir.

@@ -1,0 +1,8 @@
+// Package testkit holds, in its subpackages, what only loom's tests use:
+// the command tests' harness (clitest, cmdtest), the suites every engine
+// runs (storetest, synctest), the real agent programs installed for tests
+// (agentclitest), a pseudo-terminal (termtest), fakes of the file system
+// and of git (fsfault, gittest), a buffer safe to read while written
+// (syncio) and the search evaluation (searcheval). No file of the program
+// imports them (TestOnlyTestsImportTheKit).
+package testkit
