@@ -238,7 +238,7 @@ func (im *Importer) remake(ctx context.Context, id string, titles map[string]str
 // restored bundle files is read in segments, with that file's size.
 func reimportSegmenter(f Format, files []string) (Segmenter, int64, bool) {
 	sg, ok := f.(Segmenter)
-	if !ok || len(files) == 0 || strings.HasSuffix(files[0], ".zst") {
+	if !ok || len(files) == 0 || !segmentsFile(sg, files[0]) {
 		return nil, 0, false
 	}
 	fi, err := os.Stat(files[0])

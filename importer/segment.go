@@ -52,6 +52,22 @@ type Segmenter interface {
 	Restart(line []byte) bool
 }
 
+// segmentsOf is a Segmenter that reads only some of its main files in
+// segments (Gemini CLI's JSONL recordings, not its one-document ones).
+type segmentsOf interface {
+	SegmentsOf(name string) bool
+}
+
+// segmentsFile reports whether sg reads the main file name in segments:
+// not a compressed one, and only one it says it can.
+func segmentsFile(sg Segmenter, name string) bool {
+	if strings.HasSuffix(name, ".zst") {
+		return false
+	}
+	so, ok := sg.(segmentsOf)
+	return !ok || so.SegmentsOf(name)
+}
+
 // DefaultSegmentSize is SegmentSize unless $LOOM_IMPORT_SEGMENT (a
 // number of bytes, at least 64 KB) says otherwise.
 const DefaultSegmentSize = 16 << 20
@@ -81,7 +97,7 @@ func segmentable(f Format, files []string, stats []loom.ImportedFile, b Bundle) 
 	if !ok || len(files) == 0 || files[0] != b.Name() || stats[0].Path != b.Name() {
 		return nil, false
 	}
-	if strings.HasSuffix(b.Name(), ".zst") || stats[0].Size <= SegmentSize() {
+	if !segmentsFile(sg, b.Name()) || stats[0].Size <= SegmentSize() {
 		return nil, false
 	}
 	return sg, true

@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -32,6 +34,7 @@ var segmentCases = []struct {
 	{"claude-code with sub-agents", claudecode.New(), "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl", 64 << 10},
 	{"claude-code", claudecode.New(), "claude-code/viewer-sample-project", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", 16 << 10},
 	{"codex", codex.Format{}, "codex", "vibecodingtracker-codex.jsonl", 4 << 10},
+	{"gemini", gemini.Format{}, "gemini", "vibecodingtracker-gemini.jsonl", 4 << 10},
 }
 
 // bundleOf copies the case's main file, with its sub-agents' files, to
@@ -138,13 +141,35 @@ func TestSegmentsMakeTheWholeImport(t *testing.T) {
 					reimport(t, st, tc.f)
 					got := imported(t, st, tc.f.Tool())
 					for k, w := range want {
+						g := got[k]
+						if drop {
+							// A session made again keeps the title it had
+							// in loom: the older reader's, which a dropped
+							// first prompt changes (Gemini CLI's).
+							g, w = untitled(t, g), untitled(t, w)
+						}
 						// Sources are named by the agent's file, as imported.
-						if got[k] != w {
-							t.Errorf("session %s differs from a fresh import after reimport:\n got %.400s\nwant %.400s", k, got[k], w)
+						if g != w {
+							t.Errorf("session %s differs from a fresh import after reimport:\n got %.400s\nwant %.400s", k, g, w)
 						}
 					}
 				})
 			}
 		})
 	}
+}
+
+// untitled is a session as imported returns it, without its title.
+func untitled(t *testing.T, s string) string {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	delete(v, "Title")
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -61,6 +61,10 @@ type reader struct {
 	res *importer.Result
 	// problems counts the problems of the file being read.
 	problems map[string]int
+	// segPath is the recording read a segment at a time, seg its
+	// segment (segment.go).
+	segPath string
+	seg     importer.Segment
 }
 
 func (r *reader) problem(file string, line int, reason string) {
@@ -122,10 +126,14 @@ func skipName(prefix, t string) string {
 // read cancelled before it is done returns the context's error, never
 // part of a recording.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	return (&reader{ctx: ctx, res: &importer.Result{}}).readBundle(b)
+}
+
+func (r *reader) readBundle(b importer.Bundle) (*importer.Result, error) {
+	ctx := r.ctx
 	if len(b.Files) == 0 {
 		return nil, errors.New("gemini: empty bundle")
 	}
-	r := &reader{ctx: ctx, res: &importer.Result{}}
 	var mains, subs []string
 	for _, f := range b.Files {
 		if isSubagentFile(f) {
@@ -252,6 +260,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 func (r *reader) readFile(file string) (*recording, error) {
 	if strings.HasSuffix(file, ".json") {
 		return r.readWhole(file)
+	}
+	if file == r.segPath {
+		return r.readSegmentFile(file)
 	}
 	f, fi, err := importer.Open(file, importer.MaxFile)
 	if err != nil {
