@@ -451,6 +451,28 @@ func countLines(f io.ReaderAt, from, to int64) (int, error) {
 	return n, nil
 }
 
+// FirstLine is the first line of f, trimmed, when a segment starting
+// at from does not hold it, nil when from is the file's start: what the
+// reader of a segment needs of the file's head (a Codex rollout's
+// session_meta line, a Gemini CLI or pi session's header).
+func FirstLine(ctx context.Context, f io.ReaderAt, from int64) ([]byte, error) {
+	if from <= 0 {
+		return nil, nil
+	}
+	var head []byte
+	err := Lines(ctx, io.NewSectionReader(f, 0, from), func(_ int, line []byte) error {
+		head = bytes.Clone(bytes.TrimSpace(line))
+		return errHeadRead
+	}, func(int) {})
+	if err != nil && !errors.Is(err, errHeadRead) {
+		return nil, err
+	}
+	return head, nil
+}
+
+// errHeadRead stops the reading of a file's head after its first line.
+var errHeadRead = errors.New("head read")
+
 // SectionOpener opens the main file of a segment as only its segment's
 // bytes, and every other file whole, with open.
 func SectionOpener(main string, seg Segment, open func(string) (io.ReadCloser, error)) func(string) (io.ReadCloser, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/importer/pi"
 )
 
 // withSegments makes files bigger than size be read in segments of
@@ -24,17 +25,38 @@ func withSegments(t *testing.T, size int64) {
 
 // segmentCases are real session files, each with the segment size that
 // cuts it in many segments.
-var segmentCases = []struct {
+type segmentCase struct {
 	name string
 	f    importer.Format
 	src  string // a file, or a directory holding one session's bundle
 	main string // the main file, under src
 	seg  int64
-}{
-	{"claude-code with sub-agents", claudecode.New(), "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl", 64 << 10},
-	{"claude-code", claudecode.New(), "claude-code/viewer-sample-project", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", 16 << 10},
-	{"codex", codex.Format{}, "codex", "vibecodingtracker-codex.jsonl", 4 << 10},
-	{"gemini", gemini.Format{}, "gemini", "vibecodingtracker-gemini.jsonl", 4 << 10},
+	// gen, when set, makes the bundle instead: a file written from a
+	// real one (src, main) in a directory of its own, its path returned.
+	gen func(t *testing.T, seed, dir string) string
+}
+
+var segmentCases = []segmentCase{
+	{"claude-code with sub-agents", claudecode.New(), "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl", 64 << 10, nil},
+	{"claude-code", claudecode.New(), "claude-code/viewer-sample-project", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", 16 << 10, nil},
+	{"codex", codex.Format{}, "codex", "vibecodingtracker-codex.jsonl", 4 << 10, nil},
+	{"gemini", gemini.Format{}, "gemini", "vibecodingtracker-gemini.jsonl", 4 << 10, nil},
+	{"gemini, 1 MB written from the real one", gemini.Format{}, "gemini", "vibecodingtracker-gemini.jsonl", 64 << 10, geminiFile},
+	{"pi, 1 MB written from a real one", pi.Format{}, "../../importer/pi/testdata", "real-0.73.1-tool.jsonl", 64 << 10, piFile},
+}
+
+// bundle is the case's bundle in a directory of its own, the path of
+// its main file returned.
+func (tc segmentCase) bundle(t *testing.T) string {
+	t.Helper()
+	if tc.gen == nil {
+		return bundleOf(t, tc.src, tc.main)
+	}
+	seed := filepath.Join(agentSessions, tc.src, tc.main)
+	if _, err := os.Stat(seed); err != nil {
+		t.Skip("no real session files here")
+	}
+	return tc.gen(t, seed, t.TempDir())
 }
 
 // bundleOf copies the case's main file, with its sub-agents' files, to
@@ -46,6 +68,7 @@ func bundleOf(t *testing.T, src, main string) string {
 		t.Skip("no real session files here")
 	}
 	dir := t.TempDir()
+
 	copyFile := func(a, b string) {
 		data, err := os.ReadFile(a)
 		if err != nil {
@@ -77,8 +100,9 @@ func trimExt(name string) string { return name[:len(name)-len(filepath.Ext(name)
 // file is gone.
 func TestSegmentsMakeTheWholeImport(t *testing.T) {
 	for _, tc := range segmentCases {
+
 		t.Run(tc.name, func(t *testing.T) {
-			path := bundleOf(t, tc.src, tc.main)
+			path := tc.bundle(t)
 			whole := importertest.Store(t)
 			importertest.Import(t, whole, tc.f, path)
 			want := imported(t, whole, tc.f.Tool())
@@ -130,7 +154,7 @@ func TestSegmentsMakeTheWholeImport(t *testing.T) {
 					name = "reimport repairs a dropped message"
 				}
 				t.Run(name, func(t *testing.T) {
-					src := bundleOf(t, tc.src, tc.main)
+					src := tc.bundle(t)
 					st := importertest.Store(t)
 					// The older reader reads whole files; the fixed one reads
 					// the kept originals a segment at a time.

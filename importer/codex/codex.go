@@ -134,23 +134,15 @@ func (Format) ReadSegment(ctx context.Context, b importer.Bundle, seg importer.S
 		return nil, fmt.Errorf("codex: %w", err)
 	}
 	defer f.Close()
-	var head []byte
-	if seg.From > 0 {
-		err := importer.Lines(ctx, io.NewSectionReader(f, 0, seg.From), func(n int, line []byte) error {
-			if bytes.Contains(line, []byte(`"session_meta"`)) {
-				head = bytes.Clone(bytes.TrimSpace(line))
-			}
-			return errHeadRead
-		}, func(int) {})
-		if err != nil && !errors.Is(err, errHeadRead) {
-			return nil, fmt.Errorf("codex: %s: %w", path, err)
-		}
+	head, err := importer.FirstLine(ctx, f, seg.From)
+	if err != nil {
+		return nil, fmt.Errorf("codex: %s: %w", path, err)
+	}
+	if !bytes.Contains(head, []byte(`"session_meta"`)) {
+		head = nil
 	}
 	return readFrom(ctx, path, head, io.NewSectionReader(f, seg.From, seg.To-seg.From), seg.Line)
 }
-
-// errHeadRead stops reading a rollout's head after its first line.
-var errHeadRead = errors.New("head read")
 
 // Restart reports whether line starts a turn (its turn_context): a
 // segment read from it on makes the messages a reading of the whole

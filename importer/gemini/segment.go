@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -55,21 +54,17 @@ func (r *reader) readSegmentFile(file string) (*recording, error) {
 	}
 	defer f.Close()
 	rec := newRecording(file, fi)
-	if r.seg.From > 0 {
-		err := importer.Lines(r.ctx, io.NewSectionReader(f, 0, r.seg.From), func(n int, line []byte) error {
-			if t := bytes.TrimSpace(line); len(t) > 0 && !bytes.HasPrefix(t, []byte(`{"$`)) {
-				var v record
-				if json.Unmarshal(t, &v) == nil && v.ID == "" && v.Type == "" && (v.SessionID != "" || v.ProjectHash != "") {
-					// Only its metadata: its messages, if any, are
-					// those of the segment that starts the file.
-					rec.records++
-					r.applyHeader(rec, v.header)
-				}
-			}
-			return errHeadRead
-		}, func(int) {})
-		if err != nil && !errors.Is(err, errHeadRead) {
-			return nil, fmt.Errorf("gemini: %s: %w", file, err)
+	head, err := importer.FirstLine(r.ctx, f, r.seg.From)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %s: %w", file, err)
+	}
+	if len(head) > 0 && !bytes.HasPrefix(head, []byte(`{"$`)) {
+		var v record
+		if json.Unmarshal(head, &v) == nil && v.ID == "" && v.Type == "" && (v.SessionID != "" || v.ProjectHash != "") {
+			// Only its metadata: its messages, if any, are those of
+			// the segment that starts the file.
+			rec.records++
+			r.applyHeader(rec, v.header)
 		}
 	}
 	err = importer.LinesFrom(r.ctx, io.NewSectionReader(f, r.seg.From, r.seg.To-r.seg.From), r.seg.Line, func(n int, line []byte) error {
@@ -83,6 +78,3 @@ func (r *reader) readSegmentFile(file string) (*recording, error) {
 	}
 	return r.read(rec, fi)
 }
-
-// errHeadRead stops reading a recording's head after its first line.
-var errHeadRead = errors.New("head read")
