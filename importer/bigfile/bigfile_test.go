@@ -364,3 +364,82 @@ func TestBigMeasure(t *testing.T) {
 	}
 	h.check(t, turns)
 }
+
+// Two imports of one big file at once (a hook's import and a watcher's,
+// or two `loom session import` runs), one started while the other is in
+// the middle of the file and after the agent appended to it: nothing is
+// stored twice and nothing is lost, and both end well. Each takes the
+// file's source lock for its whole reading, so the second waits and
+// then reads on from where the first's record ends.
+func TestBigImportTwiceAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and imports a file of tens of megabytes")
+	}
+	ctx := context.Background()
+	h := newHome(t, 256<<10)
+	turns := generate(t, h.file, 12<<20, 1)
+	fi, err := os.Stat(h.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := h.open(t) // the store exists before the imports start
+	defer st.Close()
+	start := func() (*exec.Cmd, *bytes.Buffer, chan error) {
+		cmd := h.cmd(t, "session", "import", "--from", "claude-code", h.file)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		return cmd, &out, done
+	}
+	_, out1, done1 := start()
+	// The second starts once the first has written a part of the file.
+	for started := false; !started; {
+		select {
+		case err := <-done1:
+			t.Fatalf("the first import ended before it was seen half done (%v):\n%s", err, out1.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+		recs, err := st.ImportedFiles(ctx, user, "claude-code")
+		if err != nil {
+			t.Fatal(err)
+		}
+		started = len(recs) == 1 && recs[0].Size > 0 && recs[0].Size < fi.Size()
+	}
+	turns = generate(t, h.file, fi.Size()+2<<20, turns)
+	_, out2, done2 := start()
+	if err := <-done1; err != nil {
+		t.Fatalf("first import: %v\n%s", err, out1.String())
+	}
+	if err := <-done2; err != nil {
+		t.Fatalf("second import: %v\n%s", err, out2.String())
+	}
+	// Between them they added each message once: the second read on
+	// from where the first ended.
+	if a, b := added(t, out1.String()), added(t, out2.String()); a+b != perTurn*(turns-1) {
+		t.Errorf("the imports added %d and %d messages, want %d in all:\n%s\n%s", a, b, perTurn*(turns-1), out1, out2)
+	}
+	h.check(t, turns)
+	// And a third finds nothing new.
+	h.run(t, "session", "import", "--from", "claude-code", h.file)
+	h.check(t, turns)
+}
+
+// added is the number of messages an import's report says it added.
+func added(t *testing.T, report string) int {
+	t.Helper()
+	for _, l := range strings.Split(report, "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[0] == "messages" && f[2] == "added" {
+			n, err := strconv.Atoi(strings.ReplaceAll(f[1], ",", ""))
+			if err != nil {
+				t.Fatalf("report: %q: %v", l, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no messages added in the report:\n%s", report)
+	return 0
+}
