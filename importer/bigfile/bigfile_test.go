@@ -254,6 +254,56 @@ func TestBigImportMemory(t *testing.T) {
 	}
 }
 
+// running is a loom command started and not waited for.
+type running struct {
+	cmd  *exec.Cmd
+	out  *bytes.Buffer
+	done chan error
+}
+
+// start starts loom with args.
+func (h *home) start(t *testing.T, args ...string) *running {
+	t.Helper()
+	r := &running{cmd: h.cmd(t, args...), out: &bytes.Buffer{}, done: make(chan error, 1)}
+	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { r.done <- r.cmd.Wait() }()
+	return r
+}
+
+// partWritten waits until st records the import's file as read up to
+// more than nothing and less than size bytes; it fails the test when
+// the import ends first.
+func (r *running) partWritten(t *testing.T, st *sqlite.Store, size int64) {
+	t.Helper()
+	for {
+		select {
+		case err := <-r.done:
+			t.Fatalf("the import ended before it was seen half done (%v):\n%s", err, r.out.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+		recs, err := st.ImportedFiles(context.Background(), user, "claude-code")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) == 1 && recs[0].Size > 0 && recs[0].Size < size {
+			return
+		}
+	}
+}
+
+// wait waits for the command's end, which must be a success, and
+// returns its output.
+func (r *running) wait(t *testing.T) string {
+	t.Helper()
+	if err := <-r.done; err != nil {
+		t.Fatalf("loom %s: %v\n%s", strings.Join(r.cmd.Args[1:], " "), err, r.out.String())
+	}
+	return r.out.String()
+}
+
 // An import killed (kill -9) while it writes a big file loses nothing
 // and stores nothing twice: the next import goes on from the last
 // segment written, and keeps the file's original whole. A copy of the
@@ -262,7 +312,6 @@ func TestBigImportKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and imports a file of tens of megabytes")
 	}
-	ctx := context.Background()
 	h := newHome(t, 256<<10)
 	turns := generate(t, h.file, 16<<20, 1)
 	fi, err := os.Stat(h.file)
@@ -270,34 +319,13 @@ func TestBigImportKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := h.open(t) // the store exists before the import starts
-	cmd := h.cmd(t, "session", "import", "--from", "claude-code", h.file)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
+	imp := h.start(t, "session", "import", "--from", "claude-code", h.file)
+	// Kill it once it has written a part of the file, and not all.
+	imp.partWritten(t, st, fi.Size())
+	if err := imp.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// Kill it once it has written a part of the file, and not all.
-	killed := false
-	for !killed {
-		select {
-		case err := <-done:
-			t.Fatalf("the import ended before it was seen half done (%v):\n%s", err, out.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-		recs, err := st.ImportedFiles(ctx, user, "claude-code")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(recs) == 1 && recs[0].Size > 0 && recs[0].Size < fi.Size() {
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-		}
-	}
-	<-done
+	<-imp.done
 	st.Close()
 	h.run(t, "session", "import", "--from", "claude-code", h.file)
 	h.check(t, turns)
@@ -375,7 +403,6 @@ func TestBigImportTwiceAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and imports a file of tens of megabytes")
 	}
-	ctx := context.Background()
 	h := newHome(t, 256<<10)
 	turns := generate(t, h.file, 12<<20, 1)
 	fi, err := os.Stat(h.file)
@@ -384,42 +411,15 @@ func TestBigImportTwiceAtOnce(t *testing.T) {
 	}
 	st := h.open(t) // the store exists before the imports start
 	defer st.Close()
-	start := func() (*exec.Cmd, *bytes.Buffer, chan error) {
-		cmd := h.cmd(t, "session", "import", "--from", "claude-code", h.file)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		return cmd, &out, done
-	}
-	_, out1, done1 := start()
+	first := h.start(t, "session", "import", "--from", "claude-code", h.file)
 	// The second starts once the first has written a part of the file.
-	for started := false; !started; {
-		select {
-		case err := <-done1:
-			t.Fatalf("the first import ended before it was seen half done (%v):\n%s", err, out1.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-		recs, err := st.ImportedFiles(ctx, user, "claude-code")
-		if err != nil {
-			t.Fatal(err)
-		}
-		started = len(recs) == 1 && recs[0].Size > 0 && recs[0].Size < fi.Size()
-	}
+	first.partWritten(t, st, fi.Size())
 	turns = generate(t, h.file, fi.Size()+2<<20, turns)
-	_, out2, done2 := start()
-	if err := <-done1; err != nil {
-		t.Fatalf("first import: %v\n%s", err, out1.String())
-	}
-	if err := <-done2; err != nil {
-		t.Fatalf("second import: %v\n%s", err, out2.String())
-	}
+	second := h.start(t, "session", "import", "--from", "claude-code", h.file)
+	out1, out2 := first.wait(t), second.wait(t)
 	// Between them they added each message once: the second read on
 	// from where the first ended.
-	if a, b := added(t, out1.String()), added(t, out2.String()); a+b != perTurn*(turns-1) {
+	if a, b := added(t, out1), added(t, out2); a+b != perTurn*(turns-1) {
 		t.Errorf("the imports added %d and %d messages, want %d in all:\n%s\n%s", a, b, perTurn*(turns-1), out1, out2)
 	}
 	h.check(t, turns)
