@@ -123,6 +123,23 @@ func (im *Importer) reimportBundle(ctx context.Context, k loom.OriginalsKeeper, 
 		back[p] = of.Path
 		files = append(files, p)
 	}
+	if ex, ok := compressed(f, files[0]); ok {
+		// Expanded to a file read in segments when big, whole else.
+		sub := filepath.Join(dir, ".expanded")
+		if err := os.Mkdir(sub, 0o700); err != nil {
+			return fmt.Errorf("reimport: %w", err)
+		}
+		plain, err := expandTo(ctx, ex, files[0], sub)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			tr.failed(Problem{File: b.Bundle, Reason: err.Error()})
+			return nil
+		}
+		back[plain] = back[files[0]]
+		files[0] = plain
+	}
 	// What the reading names by path names the agent's file, as a fresh
 	// import of it would.
 	unmap := func(p string) string {

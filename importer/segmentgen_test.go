@@ -3,11 +3,15 @@ package importer_test
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // genSize is the size of the files written from real ones.
@@ -83,4 +87,57 @@ func piFile(t *testing.T, seed, dir string) string {
 		func(line []byte, prev string) []byte {
 			return parentID.ReplaceAll(line, []byte(`"parentId":"`+prev+`"`))
 		})
+}
+
+// codexZstFile is the real Codex rollout compressed, as Codex keeps
+// rollouts it has compressed (rollout-….jsonl.zst).
+func codexZstFile(t *testing.T, seed, dir string) string {
+	data, err := os.ReadFile(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "rollout-2025-09-19T09-02-12-01996135-afde-7911-97f0-d863511eca56.jsonl.zst")
+	writeSession(t, path, data)
+	return path
+}
+
+// writeSession writes data to the session file path, compressed when
+// its name says so.
+func writeSession(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if strings.HasSuffix(path, ".zst") {
+		enc, err := zstd.NewWriter(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = enc.EncodeAll(data, nil)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readSession is what the session file path holds, expanded when it is
+// compressed.
+func readSession(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".zst") {
+		dec, err := zstd.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dec.Close()
+		r = dec
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -234,21 +234,6 @@ func readMarker(file string) string {
 	return line
 }
 
-// ctxReader is a reader that stops once its context ends, so that a
-// huge one-document recording is given up at once when the import is
-// cancelled (importer.Lines looks at the context itself).
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
 // readFile reads one recording file in either form. It returns nil for a
 // file with nothing in it, and an error for one that is not a recording.
 //
