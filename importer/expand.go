@@ -11,8 +11,10 @@ import (
 
 // Expander is a Segmenter some of whose main files are compressed (a
 // Codex rollout kept as .jsonl.zst). Such a file cannot be read at an
-// offset: a big one is expanded once, a stream read from its start, to
-// a temporary file, which is read in segments as a plain file is; the
+// offset, and how big it expands is known only once it is: it is
+// expanded once, a stream read from its start, to a temporary file,
+// which is read in segments as a plain file is (in one when it is no
+// bigger than a segment); the
 // sessions and problems read name the compressed file. Memory stays
 // bounded by a segment; the temporary file takes the expanded size on
 // disk while the import runs.
@@ -23,11 +25,6 @@ type Expander interface {
 	// Expand opens the plain bytes of the compressed file name.
 	Expand(ctx context.Context, name string) (io.ReadCloser, error)
 }
-
-// compressedRatio is how much smaller than a segment a compressed file
-// may be and still be read whole: it expands to at most 64 times its
-// size (Codex's cap), a few segments.
-const compressedRatio = 16
 
 // compressed is f as an Expander when the main file name is one of its
 // compressed files.

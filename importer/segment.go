@@ -98,7 +98,9 @@ func segmentable(f Format, files []string, stats []loom.ImportedFile, b Bundle) 
 		return nil, false
 	}
 	if _, ok := compressed(sg, b.Name()); ok {
-		return sg, stats[0].Size*compressedRatio > SegmentSize()
+		// How big it is expanded is known only once it is: a small
+		// file may expand to hundreds of megabytes.
+		return sg, true
 	}
 	if !segmentsFile(sg, b.Name()) || stats[0].Size <= SegmentSize() {
 		return nil, false
