@@ -13,8 +13,8 @@ import (
 // Codex rollout kept as .jsonl.zst). Such a file cannot be read at an
 // offset, and how big it expands is known only once it is: it is
 // expanded once, a stream read from its start, to a temporary file,
-// which is read in segments as a plain file is (in one when it is no
-// bigger than a segment); the
+// which is read in segments as a plain file is (one no bigger than a
+// segment is read whole, as it was); the
 // sessions and problems read name the compressed file. Memory stays
 // bounded by a segment; the temporary file takes the expanded size on
 // disk while the import runs.

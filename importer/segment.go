@@ -99,7 +99,8 @@ func segmentable(f Format, files []string, stats []loom.ImportedFile, b Bundle) 
 	}
 	if _, ok := compressed(sg, b.Name()); ok {
 		// How big it is expanded is known only once it is: a small
-		// file may expand to hundreds of megabytes.
+		// file may expand to hundreds of megabytes (segmented expands
+		// it, and has a small one read whole).
 		return sg, true
 	}
 	if !segmentsFile(sg, b.Name()) || stats[0].Size <= SegmentSize() {
@@ -270,6 +271,9 @@ func (im *Importer) segmented(ctx context.Context, f Format, sg Segmenter, files
 		if err != nil {
 			return fmt.Errorf("expanding %s: %w", files[0], err)
 		}
+		if fi.Size() <= SegmentSize() {
+			return errReadWhole
+		}
 		packedName := files[0]
 		files = append([]string{plain}, files[1:]...)
 		size = fi.Size()
@@ -324,6 +328,11 @@ func (im *Importer) segmented(ctx context.Context, f Format, sg Segmenter, files
 	bundled[main.Path] = paths
 	return nil
 }
+
+// errReadWhole says a compressed file, once expanded, is no bigger than
+// a segment: it is read whole, as any small file (with a rescan's
+// repairs).
+var errReadWhole = errors.New("small enough to be read whole")
 
 // keepSegmentOriginals keeps the originals of a big file's bundle up to
 // what recs say was read. Those of a plain file are the bytes its

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/loomhq/loom/importer"
@@ -69,15 +68,6 @@ func (tc segmentCase) bundle(t *testing.T) string {
 func (tc segmentCase) whole(t *testing.T, path string) map[string]string {
 	t.Helper()
 	st := importertest.Store(t)
-	if plain, ok := strings.CutSuffix(path, ".zst"); ok {
-		// A compressed file is always expanded and read in segments:
-		// the whole reading is that of its plain twin.
-		dir := t.TempDir()
-		path = filepath.Join(dir, filepath.Base(plain))
-		if err := os.WriteFile(path, readSession(t, plain+".zst"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	importertest.Import(t, st, tc.f, path)
 	want := imported(t, st, tc.f.Tool())
 	if len(want) == 0 {
