@@ -111,8 +111,14 @@ func (r *Result) DecodeLine(path string, n int, line []byte, v any) bool {
 // MaxLine is a problem of res at path. It returns how many lines fn was
 // given, and the error that stopped the reading, if any.
 func SessionLines(ctx context.Context, path string, r io.Reader, res *Result, fn func(n int, line []byte)) (int, error) {
+	return SessionLinesFrom(ctx, path, r, 1, res, fn)
+}
+
+// SessionLinesFrom is SessionLines numbering r's first line first, as
+// LinesFrom: a segment of a file read with its lines' numbers in it.
+func SessionLinesFrom(ctx context.Context, path string, r io.Reader, first int, res *Result, fn func(n int, line []byte)) (int, error) {
 	lines := 0
-	err := Lines(ctx, r, func(n int, b []byte) error {
+	err := LinesFrom(ctx, r, first, func(n int, b []byte) error {
 		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			return nil

@@ -12,11 +12,13 @@ import (
 // limit is refused before it is read: a problem in the report, its file
 // counted as one that could not be read. They are in docs/import.md.
 const (
-	// MaxFile bounds a session file read whole a line at a time
-	// (Gemini CLI's JSONL recordings, a Claude Code sub-agent's file, a
-	// Claude Code or Codex file no bigger than a segment), and what a
-	// compressed one expands to. A bigger Claude Code or Codex file is
-	// read a segment at a time (segment.go), without a limit.
+	// MaxFile bounds a session file read whole a line at a time (a
+	// Claude Code or Gemini CLI sub-agent's file, the logs of the agents
+	// whose readers have no segments), and what a compressed one
+	// expands to when it is read whole. A Claude Code, Codex, Gemini CLI
+	// (JSONL) or Pi file bigger than a segment is read a segment at a
+	// time (segment.go), and a compressed Codex rollout is expanded to
+	// a file read so (expand.go), without this limit.
 	MaxFile = 1 << 30
 	// MaxDocument bounds a file that is one JSON document, which is held
 	// whole while it is read (Gemini CLI's one-document recordings).

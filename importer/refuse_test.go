@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/aider"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/gemini"
 )
@@ -92,11 +93,12 @@ func TestLinesStopsInAnEndlessLine(t *testing.T) {
 }
 
 // A file over the limit is refused before it is read: a sparse file of
-// 2 GB as a Gemini CLI JSONL recording (read whole), and one of 200 MB
-// as a Gemini CLI one-document recording (read whole, so its limit is
-// lower), each one problem that says it is too large, at once. Claude
-// Code's and Codex's session files have no such limit: they are read a
-// segment at a time (segment.go, TestBigImportMemory).
+// 2 GB as an Aider chat history (read whole, a line at a time), and one
+// of 200 MB as a Gemini CLI one-document recording (read whole, so its
+// limit is lower), each one problem that says it is too large, at once.
+// Claude Code's, Codex's, Pi's and Gemini CLI's JSONL session files have
+// no such limit: they are read a segment at a time (segment.go,
+// TestBigImportMemory).
 func TestImportRefusesTooLargeFiles(t *testing.T) {
 	dir := t.TempDir()
 	sparse := func(name string, size int64) string {
@@ -117,7 +119,7 @@ func TestImportRefusesTooLargeFiles(t *testing.T) {
 		path   string
 		want   string
 	}{
-		{gemini.Format{}, sparse("session-2026-01-01T00-00-aaaaaaaa.jsonl", 2<<30), "too large: 2 GB, over the limit of 1 GB"},
+		{aider.Format{}, sparse(aider.HistoryFile, 2<<30), "too large: 2 GB, over the limit of 1 GB"},
 		{gemini.Format{}, sparse("session-2026-01-01T00-00-bbbbbbbb.json", 200<<20), "too large: 200 MB, over the limit of 128 MB"},
 	} {
 		im := &importer.Importer{Store: fx.st, UserID: "alice"}

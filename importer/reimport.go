@@ -123,6 +123,23 @@ func (im *Importer) reimportBundle(ctx context.Context, k loom.OriginalsKeeper, 
 		back[p] = of.Path
 		files = append(files, p)
 	}
+	if ex, ok := compressed(f, files[0]); ok {
+		// Expanded to a file read in segments when big, whole else.
+		sub := filepath.Join(dir, ".expanded")
+		if err := os.Mkdir(sub, 0o700); err != nil {
+			return fmt.Errorf("reimport: %w", err)
+		}
+		plain, err := expandTo(ctx, ex, files[0], sub)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			tr.failed(Problem{File: b.Bundle, Reason: err.Error()})
+			return nil
+		}
+		back[plain] = back[files[0]]
+		files[0] = plain
+	}
 	// What the reading names by path names the agent's file, as a fresh
 	// import of it would.
 	unmap := func(p string) string {
@@ -238,7 +255,7 @@ func (im *Importer) remake(ctx context.Context, id string, titles map[string]str
 // restored bundle files is read in segments, with that file's size.
 func reimportSegmenter(f Format, files []string) (Segmenter, int64, bool) {
 	sg, ok := f.(Segmenter)
-	if !ok || len(files) == 0 || strings.HasSuffix(files[0], ".zst") {
+	if !ok || len(files) == 0 || !segmentsFile(sg, files[0]) {
 		return nil, 0, false
 	}
 	fi, err := os.Stat(files[0])

@@ -90,8 +90,10 @@ func reimport(t *testing.T, st loom.Store, f importer.Format, ids ...string) *im
 }
 
 // imported is what a store holds of tool's sessions, by key: each
-// session's kind, parent's key, title and messages as JSON, the fields a
-// reader decides.
+// session's kind, parent's key, title, directory, start and messages as
+// JSON, the fields a reader decides. (Not its model: the store keeps
+// the one a session's first reading found, where a whole reading names
+// its last reply's; a segmented reading is a first one followed.)
 func imported(t *testing.T, st loom.Store, tool string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
@@ -131,9 +133,10 @@ func imported(t *testing.T, st loom.Store, tool string) map[string]string {
 		}
 		b, err := json.Marshal(struct {
 			Kind, Parent, Title string
+			Cwd, Created        string
 			Usage               loom.Usage
 			Messages            []msg
-		}{s.Kind, keys[s.ParentID], s.Title, s.Usage, ms})
+		}{s.Kind, keys[s.ParentID], s.Title, s.Cwd, s.CreatedAt.String(), s.Usage, ms})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -273,7 +273,9 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		}
 	}
 	if sg, ok := segmentable(f, files, stats, b); ok {
-		return im.segmented(ctx, f, sg, files, stats, known, bundled, waitForParents, tr)
+		if err := im.segmented(ctx, f, sg, files, stats, known, bundled, waitForParents, tr); !errors.Is(err, errReadWhole) {
+			return err
+		}
 	}
 	res, err := read(ctx, f, Bundle{Files: files})
 	if err != nil {

@@ -52,6 +52,22 @@ type Segmenter interface {
 	Restart(line []byte) bool
 }
 
+// segmentsOf is a Segmenter that reads only some of its main files in
+// segments (Gemini CLI's JSONL recordings, not its one-document ones).
+type segmentsOf interface {
+	SegmentsOf(name string) bool
+}
+
+// segmentsFile reports whether sg reads the main file name in segments:
+// not a compressed one, and only one it says it can.
+func segmentsFile(sg Segmenter, name string) bool {
+	if strings.HasSuffix(name, ".zst") {
+		return false
+	}
+	so, ok := sg.(segmentsOf)
+	return !ok || so.SegmentsOf(name)
+}
+
 // DefaultSegmentSize is SegmentSize unless $LOOM_IMPORT_SEGMENT (a
 // number of bytes, at least 64 KB) says otherwise.
 const DefaultSegmentSize = 16 << 20
@@ -81,7 +97,13 @@ func segmentable(f Format, files []string, stats []loom.ImportedFile, b Bundle) 
 	if !ok || len(files) == 0 || files[0] != b.Name() || stats[0].Path != b.Name() {
 		return nil, false
 	}
-	if strings.HasSuffix(b.Name(), ".zst") || stats[0].Size <= SegmentSize() {
+	if _, ok := compressed(sg, b.Name()); ok {
+		// How big it is expanded is known only once it is: a small
+		// file may expand to hundreds of megabytes (segmented expands
+		// it, and has a small one read whole).
+		return sg, true
+	}
+	if !segmentsFile(sg, b.Name()) || stats[0].Size <= SegmentSize() {
 		return nil, false
 	}
 	return sg, true
@@ -223,30 +245,71 @@ func readSegment(ctx context.Context, f Format, sg Segmenter, b Bundle, seg Segm
 func (im *Importer) segmented(ctx context.Context, f Format, sg Segmenter, files []string, stats []loom.ImportedFile,
 	known map[string]loom.ImportedFile, bundled map[string][]string, waitForParents bool, tr *ToolReport) error {
 	main := stats[0]
-	from, line, err := im.resumeAt(ctx, sg, f.Tool(), main, known[main.Path])
-	if err != nil {
-		return err
-	}
 	keep := func(s string) string { return s }
+	from, line, size := int64(0), 1, main.Size
+	ex, packed := compressed(sg, files[0])
+	if packed {
+		// Expanded whole, then read from its start: a compressed file
+		// does not grow, and an offset in it is not one in its plain
+		// bytes. Its records and originals are written with its last
+		// segment; a run stopped before reads it again, and finds the
+		// messages stored by their ids.
+		dir, err := os.MkdirTemp("", "loom-expand-")
+		if err != nil {
+			return fmt.Errorf("expanding %s: %w", files[0], err)
+		}
+		defer os.RemoveAll(dir)
+		plain, err := expandTo(ctx, ex, files[0], dir)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			tr.failed(Problem{File: files[0], Reason: err.Error()})
+			return nil
+		}
+		fi, err := os.Stat(plain)
+		if err != nil {
+			return fmt.Errorf("expanding %s: %w", files[0], err)
+		}
+		if fi.Size() <= SegmentSize() {
+			return errReadWhole
+		}
+		packedName := files[0]
+		files = append([]string{plain}, files[1:]...)
+		size = fi.Size()
+		keep = func(s string) string {
+			if s == plain {
+				return packedName
+			}
+			return s
+		}
+	} else {
+		var err error
+		if from, line, err = im.resumeAt(ctx, sg, f.Tool(), main, known[main.Path]); err != nil {
+			return err
+		}
+	}
 	last := false
-	_, err = im.readSegments(ctx, f, sg, files, from, line, main.Size, waitForParents, keep, func(to int64, res *Result) error {
-		if im.DryRun {
+	_, err := im.readSegments(ctx, f, sg, files, from, line, size, waitForParents, keep, func(to int64, res *Result) error {
+		if im.DryRun || (packed && to < size) {
 			return nil
 		}
 		recs := make([]loom.ImportedFile, len(stats))
 		copy(recs, stats)
 		// Up to the segment's end only: a run stopped after it goes on
 		// from there.
-		recs[0].Size = to
+		if !packed {
+			recs[0].Size = to
+		}
 		if len(res.Sessions) > 0 && (len(res.Sessions) == 1 || onlyOneMain(res.Sessions)) {
 			m := res.Sessions[0]
 			recs[0].SourceID, recs[0].SessionID = m.SourceID, tr.ids[m.SourceID]
 		}
-		if err := im.keepOriginals(ctx, f.Tool(), recs, recs[0].SessionID); err != nil {
+		if err := im.keepSegmentOriginals(ctx, f.Tool(), recs, packed); err != nil {
 			return err
 		}
 		im.pending.w.Files = append(im.pending.w.Files, recs...)
-		if to >= main.Size {
+		if to >= size {
 			last = true
 			im.holdCurrent()
 		}
@@ -262,8 +325,27 @@ func (im *Importer) segmented(ctx context.Context, f Format, sg Segmenter, files
 	for i, s := range stats {
 		paths[i] = s.Path
 	}
-	bundled[files[0]] = paths
+	bundled[main.Path] = paths
 	return nil
+}
+
+// errReadWhole says a compressed file, once expanded, is no bigger than
+// a segment: it is read whole, as any small file (with a rescan's
+// repairs).
+var errReadWhole = errors.New("small enough to be read whole")
+
+// keepSegmentOriginals keeps the originals of a big file's bundle up to
+// what recs say was read. Those of a plain file are the bytes its
+// segment added, written with it; a compressed file's are kept with its
+// last segment, all of it, so they are written as they grow, as a file
+// read whole's are, never held whole.
+func (im *Importer) keepSegmentOriginals(ctx context.Context, tool string, recs []loom.ImportedFile, packed bool) error {
+	if packed {
+		seg := im.seg
+		im.seg = nil
+		defer func() { im.seg = seg }()
+	}
+	return im.keepOriginals(ctx, tool, recs, recs[0].SessionID)
 }
 
 // resumeAt is where a big file recorded as rec (read up to rec.Size)
@@ -434,6 +516,28 @@ func countLines(f io.ReaderAt, from, to int64) (int, error) {
 	}
 	return n, nil
 }
+
+// FirstLine is the first line of f, trimmed, when a segment starting
+// at from does not hold it, nil when from is the file's start: what the
+// reader of a segment needs of the file's head (a Codex rollout's
+// session_meta line, a Gemini CLI or pi session's header).
+func FirstLine(ctx context.Context, f io.ReaderAt, from int64) ([]byte, error) {
+	if from <= 0 {
+		return nil, nil
+	}
+	var head []byte
+	err := Lines(ctx, io.NewSectionReader(f, 0, from), func(_ int, line []byte) error {
+		head = bytes.Clone(bytes.TrimSpace(line))
+		return errHeadRead
+	}, func(int) {})
+	if err != nil && !errors.Is(err, errHeadRead) {
+		return nil, err
+	}
+	return head, nil
+}
+
+// errHeadRead stops the reading of a file's head after its first line.
+var errHeadRead = errors.New("head read")
 
 // SectionOpener opens the main file of a segment as only its segment's
 // bytes, and every other file whole, with open.

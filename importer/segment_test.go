@@ -2,6 +2,10 @@ package importer_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,7 +13,9 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/importer/pi"
 )
 
 // withSegments makes files bigger than size be read in segments of
@@ -22,16 +28,52 @@ func withSegments(t *testing.T, size int64) {
 
 // segmentCases are real session files, each with the segment size that
 // cuts it in many segments.
-var segmentCases = []struct {
+type segmentCase struct {
 	name string
 	f    importer.Format
 	src  string // a file, or a directory holding one session's bundle
 	main string // the main file, under src
 	seg  int64
-}{
-	{"claude-code with sub-agents", claudecode.New(), "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl", 64 << 10},
-	{"claude-code", claudecode.New(), "claude-code/viewer-sample-project", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", 16 << 10},
-	{"codex", codex.Format{}, "codex", "vibecodingtracker-codex.jsonl", 4 << 10},
+	// gen, when set, makes the bundle instead: a file written from a
+	// real one (src, main) in a directory of its own, its path returned.
+	gen func(t *testing.T, seed, dir string) string
+}
+
+var segmentCases = []segmentCase{
+	{"claude-code with sub-agents", claudecode.New(), "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl", 64 << 10, nil},
+	{"claude-code", claudecode.New(), "claude-code/viewer-sample-project", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", 16 << 10, nil},
+	{"codex", codex.Format{}, "codex", "vibecodingtracker-codex.jsonl", 4 << 10, nil},
+	{"codex, compressed", codex.Format{}, "codex", "vibecodingtracker-codex.jsonl", 4 << 10, codexZstFile},
+	{"gemini", gemini.Format{}, "gemini", "vibecodingtracker-gemini.jsonl", 4 << 10, nil},
+	{"gemini, 1 MB written from the real one", gemini.Format{}, "gemini", "vibecodingtracker-gemini.jsonl", 64 << 10, geminiFile},
+	{"pi, 1 MB written from a real one", pi.Format{}, "../../importer/pi/testdata", "real-0.73.1-tool.jsonl", 64 << 10, piFile},
+}
+
+// bundle is the case's bundle in a directory of its own, the path of
+// its main file returned.
+func (tc segmentCase) bundle(t *testing.T) string {
+	t.Helper()
+	if tc.gen == nil {
+		return bundleOf(t, tc.src, tc.main)
+	}
+	seed := filepath.Join(agentSessions, tc.src, tc.main)
+	if _, err := os.Stat(seed); err != nil {
+		t.Skip("no real session files here")
+	}
+	return tc.gen(t, seed, t.TempDir())
+}
+
+// whole is what an import of the case's bundle at path, read whole,
+// stores.
+func (tc segmentCase) whole(t *testing.T, path string) map[string]string {
+	t.Helper()
+	st := importertest.Store(t)
+	importertest.Import(t, st, tc.f, path)
+	want := imported(t, st, tc.f.Tool())
+	if len(want) == 0 {
+		t.Fatal("nothing imported")
+	}
+	return want
 }
 
 // bundleOf copies the case's main file, with its sub-agents' files, to
@@ -43,6 +85,7 @@ func bundleOf(t *testing.T, src, main string) string {
 		t.Skip("no real session files here")
 	}
 	dir := t.TempDir()
+
 	copyFile := func(a, b string) {
 		data, err := os.ReadFile(a)
 		if err != nil {
@@ -75,13 +118,8 @@ func trimExt(name string) string { return name[:len(name)-len(filepath.Ext(name)
 func TestSegmentsMakeTheWholeImport(t *testing.T) {
 	for _, tc := range segmentCases {
 		t.Run(tc.name, func(t *testing.T) {
-			path := bundleOf(t, tc.src, tc.main)
-			whole := importertest.Store(t)
-			importertest.Import(t, whole, tc.f, path)
-			want := imported(t, whole, tc.f.Tool())
-			if len(want) == 0 {
-				t.Fatal("nothing imported")
-			}
+			path := tc.bundle(t)
+			want := tc.whole(t, path)
 			withSegments(t, tc.seg)
 
 			t.Run("import", func(t *testing.T) {
@@ -95,10 +133,7 @@ func TestSegmentsMakeTheWholeImport(t *testing.T) {
 			})
 
 			t.Run("follow", func(t *testing.T) {
-				data, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
+				data := readSession(t, path)
 				// The file as its agent had written a third of it, then
 				// two thirds, then all of it, followed whole and in
 				// segments.
@@ -109,9 +144,7 @@ func TestSegmentsMakeTheWholeImport(t *testing.T) {
 						if i := bytes.IndexByte(data[part-1:], '\n'); i >= 0 {
 							cut = part + i
 						}
-						if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
-							t.Fatal(err)
-						}
+						writeSession(t, path, data[:cut])
 						importertest.Import(t, st, tc.f, path)
 					}
 					return imported(t, st, tc.f.Tool())
@@ -127,7 +160,7 @@ func TestSegmentsMakeTheWholeImport(t *testing.T) {
 					name = "reimport repairs a dropped message"
 				}
 				t.Run(name, func(t *testing.T) {
-					src := bundleOf(t, tc.src, tc.main)
+					src := tc.bundle(t)
 					st := importertest.Store(t)
 					// The older reader reads whole files; the fixed one reads
 					// the kept originals a segment at a time.
@@ -138,12 +171,101 @@ func TestSegmentsMakeTheWholeImport(t *testing.T) {
 					reimport(t, st, tc.f)
 					got := imported(t, st, tc.f.Tool())
 					for k, w := range want {
+						g := got[k]
+						if drop {
+							// A session made again keeps the title it had
+							// in loom: the older reader's, which a dropped
+							// first prompt changes (Gemini CLI's).
+							g, w = untitled(t, g), untitled(t, w)
+						}
 						// Sources are named by the agent's file, as imported.
-						if got[k] != w {
-							t.Errorf("session %s differs from a fresh import after reimport:\n got %.400s\nwant %.400s", k, got[k], w)
+						if g != w {
+							t.Errorf("session %s differs from a fresh import after reimport:\n got %.400s\nwant %.400s", k, g, w)
 						}
 					}
 				})
+			}
+		})
+	}
+}
+
+// untitled is a session as imported returns it, without its title.
+func untitled(t *testing.T, s string) string {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	delete(v, "Title")
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// interrupting is a format whose import is interrupted (its context
+// cancelled) when it is asked for the segment after the first after.
+type interrupting struct {
+	importer.Format
+	cancel context.CancelFunc
+	after  int
+	// asked counts the segments asked for.
+	asked int
+}
+
+func (i *interrupting) ReadSegment(ctx context.Context, b importer.Bundle, seg importer.Segment) (*importer.Result, error) {
+	i.asked++
+	if i.asked > i.after {
+		i.cancel()
+	}
+	return i.Format.(importer.Segmenter).ReadSegment(ctx, b, seg)
+}
+
+func (i *interrupting) Restart(line []byte) bool { return i.Format.(importer.Segmenter).Restart(line) }
+
+// interruptingExpander is interrupting for a format with compressed
+// files.
+type interruptingExpander struct{ *interrupting }
+
+func (i interruptingExpander) Compressed(name string) bool {
+	return i.Format.(importer.Expander).Compressed(name)
+}
+
+func (i interruptingExpander) Expand(ctx context.Context, name string) (io.ReadCloser, error) {
+	return i.Format.(importer.Expander).Expand(ctx, name)
+}
+
+// An import of a big file interrupted in the middle stops at once,
+// reading no segment after the interrupt, and the next import makes
+// what a whole reading makes, nothing stored twice.
+func TestSegmentedImportInterrupted(t *testing.T) {
+	for _, tc := range segmentCases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.bundle(t)
+			want := tc.whole(t, path)
+			withSegments(t, tc.seg)
+
+			st := importertest.Store(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			in := &interrupting{Format: tc.f, cancel: cancel, after: 1}
+			var f importer.Format = in
+			if _, ok := tc.f.(importer.Expander); ok {
+				f = interruptingExpander{in}
+			}
+			im := &importer.Importer{Store: st, UserID: "alice"}
+			_, err := im.Run(ctx, []importer.Target{{Format: f, Roots: []string{path}, Explicit: true}})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("interrupted import: %v, want it cancelled", err)
+			}
+			if in.asked != in.after+1 {
+				t.Errorf("%d segments asked for, want %d: the import went on after the interrupt", in.asked, in.after+1)
+			}
+			tr := importertest.Import(t, st, tc.f, path)
+			sameImport(t, imported(t, st, tc.f.Tool()), want)
+			if tr.FilesUnchanged != 0 {
+				t.Errorf("the import after the interrupt found the file unchanged")
 			}
 		})
 	}

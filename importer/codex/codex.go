@@ -108,10 +108,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	defer f.Close()
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".zst") {
-		dec, err := zstd.NewReader(f,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxMemory(zstdMaxWindow))
+		dec, err := newDecoder(f)
 		if err != nil {
 			return nil, fmt.Errorf("codex: %s: %w", path, err)
 		}
@@ -122,7 +119,50 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	return read(ctx, path, r)
 }
 
-var _ importer.Segmenter = Format{}
+var _ importer.Expander = Format{}
+
+// Compressed reports whether a rollout file is zstd-compressed
+// (importer.Expander).
+func (Format) Compressed(name string) bool { return strings.HasSuffix(name, ".zst") }
+
+// Expand opens the plain bytes of a compressed rollout
+// (importer.Expander), up to zstdExpansion times its size: a big one is
+// expanded to a file that is read in segments, so the 1 GB limit of a
+// rollout read whole does not apply.
+func (Format) Expand(ctx context.Context, name string) (io.ReadCloser, error) {
+	f, info, err := importer.Open(name, 0)
+	if err != nil {
+		return nil, fmt.Errorf("codex: %w", err)
+	}
+	dec, err := newDecoder(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("codex: %s: %w", name, err)
+	}
+	limit := max(zstdMinExpansion, zstdExpansion*info.Size())
+	return &expanded{capReader: capReader{r: dec, left: limit}, dec: dec, f: f}, nil
+}
+
+// expanded is a compressed rollout's plain bytes.
+type expanded struct {
+	capReader
+	dec *zstd.Decoder
+	f   *os.File
+}
+
+func (e *expanded) Close() error {
+	e.dec.Close()
+	return e.f.Close()
+}
+
+// newDecoder reads the zstd stream of r with the decoder's memory
+// bounded.
+func newDecoder(r io.Reader) (*zstd.Decoder, error) {
+	return zstd.NewReader(r,
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(zstdMaxWindow))
+}
 
 // ReadSegment reads a segment of a plain rollout file
 // (importer.Segmenter), with the file's session_meta line, which names
@@ -134,23 +174,15 @@ func (Format) ReadSegment(ctx context.Context, b importer.Bundle, seg importer.S
 		return nil, fmt.Errorf("codex: %w", err)
 	}
 	defer f.Close()
-	var head []byte
-	if seg.From > 0 {
-		err := importer.Lines(ctx, io.NewSectionReader(f, 0, seg.From), func(n int, line []byte) error {
-			if bytes.Contains(line, []byte(`"session_meta"`)) {
-				head = bytes.Clone(bytes.TrimSpace(line))
-			}
-			return errHeadRead
-		}, func(int) {})
-		if err != nil && !errors.Is(err, errHeadRead) {
-			return nil, fmt.Errorf("codex: %s: %w", path, err)
-		}
+	head, err := importer.FirstLine(ctx, f, seg.From)
+	if err != nil {
+		return nil, fmt.Errorf("codex: %s: %w", path, err)
+	}
+	if !bytes.Contains(head, []byte(`"session_meta"`)) {
+		head = nil
 	}
 	return readFrom(ctx, path, head, io.NewSectionReader(f, seg.From, seg.To-seg.From), seg.Line)
 }
-
-// errHeadRead stops reading a rollout's head after its first line.
-var errHeadRead = errors.New("head read")
 
 // Restart reports whether line starts a turn (its turn_context): a
 // segment read from it on makes the messages a reading of the whole

@@ -37,11 +37,12 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 		r.skip("empty-session")
 		return nil
 	}
-	if kind == loom.KindMain && !resumable(msgs) && len(rec.branches) == 0 {
+	if kind == loom.KindMain && !resumable(msgs) && len(rec.branches) == 0 && (rec.path != r.segPath || r.seg.From == 0) {
 		// Gemini CLI starts a recording for a resumed session in a
 		// file of its own, which gets its session context and nothing
 		// more; it lists no such file, and deletes it. Its session is
-		// another file's.
+		// another file's. (A segment of a big recording other than its
+		// first may hold notices only; its session is the file's.)
 		r.skip("empty-session")
 		return nil
 	}

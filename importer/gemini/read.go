@@ -61,6 +61,10 @@ type reader struct {
 	res *importer.Result
 	// problems counts the problems of the file being read.
 	problems map[string]int
+	// segPath is the recording read a segment at a time, seg its
+	// segment (segment.go).
+	segPath string
+	seg     importer.Segment
 }
 
 func (r *reader) problem(file string, line int, reason string) {
@@ -122,10 +126,14 @@ func skipName(prefix, t string) string {
 // read cancelled before it is done returns the context's error, never
 // part of a recording.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	return (&reader{ctx: ctx, res: &importer.Result{}}).readBundle(b)
+}
+
+func (r *reader) readBundle(b importer.Bundle) (*importer.Result, error) {
+	ctx := r.ctx
 	if len(b.Files) == 0 {
 		return nil, errors.New("gemini: empty bundle")
 	}
-	r := &reader{ctx: ctx, res: &importer.Result{}}
 	var mains, subs []string
 	for _, f := range b.Files {
 		if isSubagentFile(f) {
@@ -226,21 +234,6 @@ func readMarker(file string) string {
 	return line
 }
 
-// ctxReader is a reader that stops once its context ends, so that a
-// huge one-document recording is given up at once when the import is
-// cancelled (importer.Lines looks at the context itself).
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
 // readFile reads one recording file in either form. It returns nil for a
 // file with nothing in it, and an error for one that is not a recording.
 //
@@ -252,6 +245,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 func (r *reader) readFile(file string) (*recording, error) {
 	if strings.HasSuffix(file, ".json") {
 		return r.readWhole(file)
+	}
+	if file == r.segPath {
+		return r.readSegmentFile(file)
 	}
 	f, fi, err := importer.Open(file, importer.MaxFile)
 	if err != nil {

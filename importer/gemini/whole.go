@@ -149,7 +149,7 @@ func (r *reader) readWholeOnce(file string, late bool) (*recording, *cutShort, e
 // one JSON value, or its first line stands alone (jsonl: a JSONL
 // recording named .json).
 func (r *reader) decodeDocument(f *os.File) (doc *record, jsonl bool, err error) {
-	dec := json.NewDecoder(bufio.NewReaderSize(ctxReader{r.ctx, f}, 64<<10))
+	dec := json.NewDecoder(bufio.NewReaderSize(importer.ContextReader{Ctx: r.ctx, R: f}, 64<<10))
 	var d record
 	if err = dec.Decode(&d); err == nil {
 		if _, end := dec.Token(); end == io.EOF {

@@ -130,12 +130,26 @@ type reader struct {
 	byID   map[string]int
 	title  string
 	titled bool
+	// segment says the lines read are a segment of the file after its
+	// start (segment.go): a parent named but not read is in an earlier
+	// segment.
+	segment bool
 }
 
 // read reads one session file from r.
 func read(ctx context.Context, path string, r io.Reader) (*importer.Result, error) {
-	rd := &reader{path: path, res: &importer.Result{}, byID: map[string]int{}}
-	lines, err := importer.SessionLines(ctx, path, r, rd.res, rd.line)
+	return newReader(path).read(ctx, r, 1)
+}
+
+func newReader(path string) *reader {
+	return &reader{path: path, res: &importer.Result{}, byID: map[string]int{}}
+}
+
+// read reads the lines of r, numbered from first on, and builds what
+// they hold.
+func (rd *reader) read(ctx context.Context, r io.Reader, first int) (*importer.Result, error) {
+	path := rd.path
+	lines, err := importer.SessionLinesFrom(ctx, path, r, first, rd.res, rd.line)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -210,12 +224,16 @@ func (rd *reader) line(n int, b []byte) {
 		nd.parent = i - 1
 	case e.ParentID != nil && *e.ParentID != "":
 		j, ok := rd.byID[*e.ParentID]
-		if !ok {
+		switch {
+		case ok:
+			nd.parent = j
+		case rd.segment:
+			// Read by an earlier segment: this part of the tree starts
+			// here.
+		default:
 			// pi writes a parent before its children: a parent not seen
 			// yet is missing, and the entry starts a tree of its own.
 			rd.res.Problemf(rd.path, n, "parentId "+importer.Clip(*e.ParentID, 64)+" names no earlier entry")
-		} else {
-			nd.parent = j
 		}
 	}
 	if nd.parent >= 0 {
