@@ -243,7 +243,13 @@ func TestTeam(t *testing.T) {
 		t.Fatal("a session reached the team before its project was shared")
 	}
 	r = alice.run(t, "team", "share", "--content")
-	if r.Code != 2 || !strings.Contains(r.Stderr, "1 sessions, 2 messages, 1 secrets redacted") {
+	// A store that redacts on write holds the secret as a marker already:
+	// the share has none left to redact.
+	preview := "1 sessions, 2 messages, 1 secrets redacted"
+	if clitest.RedactingOnWrite() {
+		preview = "1 sessions, 2 messages, 0 secrets redacted"
+	}
+	if r.Code != 2 || !strings.Contains(r.Stderr, preview) {
 		t.Fatalf("the first share's preview: %d %s", r.Code, r.Stderr)
 	}
 	alice.must(t, "team", "share", "--content", "--yes")
