@@ -479,12 +479,12 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 	case (lineStart || upperSnake(name) && before != '$' && before != '{') && !quotedName && sep == "=" && !strings.Contains(name, "."):
 		// A shell's or a .env's NAME=value (maybe before a command:
 		// API_KEY=… go run .): to the first space.
-		for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ' ' && text[e] != '\t' {
+		for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ' ' && text[e] != '\t' && !endTag(text, e) {
 			e++
 		}
 		return checkedForm(text, i, e, cls, id, false, true)
 	case lineStart && !quotedName:
-		for e < len(text) && text[e] != '\n' && text[e] != '\r' {
+		for e < len(text) && text[e] != '\n' && text[e] != '\r' && !endTag(text, e) {
 			e++
 		}
 		v := text[i:e]
@@ -508,6 +508,12 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		}
 	}
 	return checked(text, i, e, cls, id, false)
+}
+
+// endTag reports whether an element's end tag starts at text[e]: the
+// end of a value that <command>NAME=…</command> holds.
+func endTag(text string, e int) bool {
+	return text[e] == '<' && e+1 < len(text) && text[e+1] == '/'
 }
 
 // nameKey reports whether the name at ns is the value of a "name" key
@@ -562,10 +568,30 @@ func atLineStart(text string, i int) bool {
 		switch c := text[j]; c {
 		case '\n', '\r':
 			return true
-		case ' ', '\t', '+', '-', '>', '*', '#':
-			// indentation, a diff's +/-, a list's dash, a quote, a
-			// comment's mark
+		case ' ', '\t', '+', '-', '*', '#':
+			// indentation, a diff's +/-, a list's dash, a comment's
+			// mark
+		case '>':
+			// A quote's mark, or an element's start tag: the text of
+			// <command>NAME=…</command> starts as a line does.
+			k := j
+			for k > 0 && j-k < 40 && isNameByte(text[k-1]) {
+				k--
+			}
+			if k < j && k > 0 && text[k-1] == '<' {
+				return atLineStart(text, k-1)
+			}
 		default:
+			if c == 0x92 && j >= 2 && text[j-2:j+1] == "→" {
+				// A line of a file read with numbers: "     3→NAME=…".
+				k := j - 2
+				for k > 0 && text[k-1] >= '0' && text[k-1] <= '9' {
+					k--
+				}
+				if k < j-2 {
+					return atLineStart(text, k)
+				}
+			}
 			// export NAME=, set NAME=, ENV NAME=, $env:NAME =
 			w := text[:j+1]
 			for _, p := range []string{"export", "set", "ENV", "$env:", "setenv", "declare", "local", "readonly", "env"} {
@@ -765,7 +791,7 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 			}
 		}
 	}
-	if allDigits(v) && n < 12 || versionLike(v) {
+	if allDigits(v) && n < 12 || versionLike(v) || cls != passwordName && artifactVersion(v) {
 		return false
 	}
 	var lower, upper, digit, other int
@@ -1558,6 +1584,22 @@ func badgeURL(text string, ns int) bool {
 // versionLike reports whether v is a package's version or where to get
 // it (^4.17.21, npm:^9.0.2, workspace:*, git+https://…): what a lockfile
 // or a manifest gives a package whose name ends in token (jsonwebtoken).
+// artifactVersion reports whether v is a package's name and version
+// (jjwt-jackson-0.11.2 of io.jsonwebtoken:jjwt-jackson-0.11.2, a Maven
+// coordinate): words joined by dashes, then a dash and a version.
+func artifactVersion(v string) bool {
+	i := strings.LastIndexByte(v, '-')
+	if i <= 0 || !versionLike(v[i+1:]) {
+		return false
+	}
+	for _, w := range strings.Split(v[:i], "-") {
+		if len(w) < 2 || strings.ToLower(w) != w || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" {
+			return false
+		}
+	}
+	return true
+}
+
 func versionLike(v string) bool {
 	l := strings.ToLower(v)
 	for _, p := range []string{"npm:", "workspace:", "link:", "portal:", "patch:", "github:", "git+", "git:", "catalog:", "jsr:"} {
