@@ -279,6 +279,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 			continue
 		}
 		if f, ok := assignedValue(text, s, e, name, cls, flag); ok {
+			if cls < passwordName && brokenTelegram(name, text[f.Start:f.End]) {
+				// telegram_api_token = "0948:Amlrj…": a bot token's
+				// shape with the wrong lengths is none.
+				continue
+			}
 			if cls < passwordName && serviceMisfit(text, s, name, text[f.Start:f.End]) {
 				// ramp token - 'ramp_id_tz8O…d?SIv…': a service's key
 				// that its format does not allow.
@@ -508,6 +513,21 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		}
 	}
 	return checked(text, i, e, cls, id, false)
+}
+
+// telegramToken is a Telegram bot token as Telegram issues them: the
+// bot's id, a colon, and 35 characters starting with A.
+var telegramToken = regexp.MustCompile(`^\d{5,16}:A[A-Za-z0-9_-]{34}$`)
+
+// brokenTelegram reports whether v, given to a name that says
+// Telegram, starts as a bot token does (digits, a colon, an A) but is
+// not one: a test's token with a part too short or too long.
+func brokenTelegram(name, v string) bool {
+	i := strings.IndexByte(v, ':')
+	if i <= 0 || i+1 >= len(v) || v[i+1] != 'A' || !allDigits(v[:i]) || !strings.Contains(strings.ToLower(name), "telegram") {
+		return false
+	}
+	return !telegramToken.MatchString(v)
 }
 
 // endTag reports whether an element's end tag starts at text[e]: the

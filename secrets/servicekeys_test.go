@@ -70,3 +70,26 @@ func TestServiceNamesBeforeCleanValues(t *testing.T) {
 		}
 	}
 }
+
+// gitleaks' tests of its rules' edges that are no secret: a Telegram
+// bot token's shape with parts of the wrong length, a 1Password token's
+// shape filled with x. A real bot token under the same name is still
+// found.
+func TestBrokenShapesNotSecrets(t *testing.T) {
+	d := secrets.Default()
+	for _, text := range []string{
+		`telegram_api_token = "0948:Amlrj-tmcnaqx5da9mhv8sbu3pnt3wgxtc-"`,
+		`telegram_api_token = "30910312729491652:Ax92-9hi1uv63us5osy5sybq3mb45sz7cfk"`,
+		`telegram_api_token = "15277211:Adot-jn89xgppdhqusu9tngl-n-w5db3t1--some-other-thing"`,
+		"ops_eyJ" + strings.Repeat("x", 300),
+	} {
+		if f := d.Find(text); len(f) > 0 {
+			red, _ := d.Redact(text)
+			t.Errorf("%q flagged: %q", text, red)
+		}
+	}
+	text := `telegram_api_token = "5277211431:AAdot3jn89xgppdhqusu9tnglqn4w5db3t1"`
+	if red, _ := d.Redact(text); strings.Contains(red, "AAdot3jn89") {
+		t.Errorf("a bot token left: %q", red)
+	}
+}
