@@ -93,3 +93,24 @@ func TestBrokenShapesNotSecrets(t *testing.T) {
 		t.Errorf("a bot token left: %q", red)
 	}
 }
+
+// A service's key with a byte none of its keys' formats has is none,
+// though a user's name or an address beside it may hold any byte: a
+// format of any text and of varying length says nothing of the key.
+// A key whose format is any byte at one length is still found.
+func TestServiceKeysBesideNamesOfAnyText(t *testing.T) {
+	d := secrets.Default()
+	for _, text := range []string{
+		"thousandeyes token - 'QRv5GR?QjWmQ6esvXuvk3pcw0IMAw5NO'",
+		"kucoin secret = 'c19c2539?53367c726a5c04c'",
+	} {
+		if f := d.Find(text); len(f) > 0 {
+			red, _ := d.Redact(text)
+			t.Errorf("%q flagged: %q", text, red)
+		}
+	}
+	text := "nethunt token - 'ai$oy@v8w9-$rcawnt^87rv3-9k0t&srbc8v'"
+	if red, _ := d.Redact(text); strings.Contains(red, "87rv3-9k0t") {
+		t.Errorf("a key of any byte left: %q", red)
+	}
+}
