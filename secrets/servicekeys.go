@@ -32,28 +32,27 @@ func (f serviceFormat) tight() bool {
 	return f.min >= 10 && f.max <= f.min+f.min/2 && f.max <= 512 && f.hi&0x7fffffe07fffffe != 0
 }
 
-// findServiceKeys returns the values given to a known service's name
-// that fit one of its formats. It reads the runs of token characters
-// of ten or more that hold a letter and a digit, and the name before
-// each: a text holds few such runs, and a service's name is looked up
-// only for them (the names, over a thousand, would slow the pass that
-// finds every rule's keywords).
-func findServiceKeys(text string, _ []int, out []Finding) []Finding {
-	for i := 0; i < len(text); {
-		if !keyByte[text[i]] {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(text) && keyByte[text[j]] {
-			j++
-		}
-		if j-i >= 10 && i > 0 && letterAndDigit(text[i:j]) {
-			if f, ok := serviceKeyAt(text, i); ok {
-				out = append(out, f)
-			}
-		}
-		i = j
+// findServiceKeys finds nothing itself: the keys after their
+// service's name are found in the detector's one pass over the runs of
+// token characters (findBase64), by serviceRun. The matcher stands for
+// them among the rules (its id, to disable it).
+func findServiceKeys(_ string, _ []int, out []Finding) []Finding { return out }
+
+// serviceRun appends the key that text[i:j], a run of token
+// characters, starts with, when it holds a letter and a digit and a
+// service's name is before it: a text holds few such runs, and a
+// service's name is looked up only for them (the names, over a
+// thousand, would slow the pass that finds every rule's keywords).
+func serviceRun(text string, i, j int, out []Finding) []Finding {
+	k := i
+	for k < j && keyByte[text[k]] {
+		k++
+	}
+	if k-i < 10 || i == 0 || !letterAndDigit(text[i:k]) {
+		return out
+	}
+	if f, ok := serviceKeyAt(text, i); ok {
+		out = append(out, f)
 	}
 	return out
 }
