@@ -279,6 +279,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 			continue
 		}
 		if f, ok := assignedValue(text, s, e, name, cls, flag); ok {
+			if cls < passwordName && brokenTelegram(name, text[f.Start:f.End]) {
+				// telegram_api_token = "0948:Amlrj…": a bot token's
+				// shape with the wrong lengths is none.
+				continue
+			}
 			if cls < passwordName && serviceMisfit(text, s, name, text[f.Start:f.End]) {
 				// ramp token - 'ramp_id_tz8O…d?SIv…': a service's key
 				// that its format does not allow.
@@ -479,12 +484,12 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 	case (lineStart || upperSnake(name) && before != '$' && before != '{') && !quotedName && sep == "=" && !strings.Contains(name, "."):
 		// A shell's or a .env's NAME=value (maybe before a command:
 		// API_KEY=… go run .): to the first space.
-		for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ' ' && text[e] != '\t' {
+		for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ' ' && text[e] != '\t' && !endTag(text, e) {
 			e++
 		}
 		return checkedForm(text, i, e, cls, id, false, true)
 	case lineStart && !quotedName:
-		for e < len(text) && text[e] != '\n' && text[e] != '\r' {
+		for e < len(text) && text[e] != '\n' && text[e] != '\r' && !endTag(text, e) {
 			e++
 		}
 		v := text[i:e]
@@ -508,6 +513,27 @@ func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (
 		}
 	}
 	return checked(text, i, e, cls, id, false)
+}
+
+// telegramToken is a Telegram bot token as Telegram issues them: the
+// bot's id, a colon, and 35 characters starting with A.
+var telegramToken = regexp.MustCompile(`^\d{5,16}:A[A-Za-z0-9_-]{34}$`)
+
+// brokenTelegram reports whether v, given to a name that says
+// Telegram, starts as a bot token does (digits, a colon, an A) but is
+// not one: a test's token with a part too short or too long.
+func brokenTelegram(name, v string) bool {
+	i := strings.IndexByte(v, ':')
+	if i <= 0 || i+1 >= len(v) || v[i+1] != 'A' || !allDigits(v[:i]) || !strings.Contains(strings.ToLower(name), "telegram") {
+		return false
+	}
+	return !telegramToken.MatchString(v)
+}
+
+// endTag reports whether an element's end tag starts at text[e]: the
+// end of a value that <command>NAME=…</command> holds.
+func endTag(text string, e int) bool {
+	return text[e] == '<' && e+1 < len(text) && text[e+1] == '/'
 }
 
 // nameKey reports whether the name at ns is the value of a "name" key
@@ -562,10 +588,30 @@ func atLineStart(text string, i int) bool {
 		switch c := text[j]; c {
 		case '\n', '\r':
 			return true
-		case ' ', '\t', '+', '-', '>', '*', '#':
-			// indentation, a diff's +/-, a list's dash, a quote, a
-			// comment's mark
+		case ' ', '\t', '+', '-', '*', '#':
+			// indentation, a diff's +/-, a list's dash, a comment's
+			// mark
+		case '>':
+			// A quote's mark, or an element's start tag: the text of
+			// <command>NAME=…</command> starts as a line does.
+			k := j
+			for k > 0 && j-k < 40 && isNameByte(text[k-1]) {
+				k--
+			}
+			if k < j && k > 0 && text[k-1] == '<' {
+				return atLineStart(text, k-1)
+			}
 		default:
+			if c == 0x92 && j >= 2 && text[j-2:j+1] == "→" {
+				// A line of a file read with numbers: "     3→NAME=…".
+				k := j - 2
+				for k > 0 && text[k-1] >= '0' && text[k-1] <= '9' {
+					k--
+				}
+				if k < j-2 {
+					return atLineStart(text, k)
+				}
+			}
 			// export NAME=, set NAME=, ENV NAME=, $env:NAME =
 			w := text[:j+1]
 			for _, p := range []string{"export", "set", "ENV", "$env:", "setenv", "declare", "local", "readonly", "env"} {
@@ -765,7 +811,7 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 			}
 		}
 	}
-	if allDigits(v) && n < 12 || versionLike(v) {
+	if allDigits(v) && n < 12 || versionLike(v) || cls != passwordName && artifactVersion(v) {
 		return false
 	}
 	var lower, upper, digit, other int
@@ -1558,6 +1604,22 @@ func badgeURL(text string, ns int) bool {
 // versionLike reports whether v is a package's version or where to get
 // it (^4.17.21, npm:^9.0.2, workspace:*, git+https://…): what a lockfile
 // or a manifest gives a package whose name ends in token (jsonwebtoken).
+// artifactVersion reports whether v is a package's name and version
+// (jjwt-jackson-0.11.2 of io.jsonwebtoken:jjwt-jackson-0.11.2, a Maven
+// coordinate): words joined by dashes, then a dash and a version.
+func artifactVersion(v string) bool {
+	i := strings.LastIndexByte(v, '-')
+	if i <= 0 || !versionLike(v[i+1:]) {
+		return false
+	}
+	for _, w := range strings.Split(v[:i], "-") {
+		if len(w) < 2 || strings.ToLower(w) != w || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" {
+			return false
+		}
+	}
+	return true
+}
+
 func versionLike(v string) bool {
 	l := strings.ToLower(v)
 	for _, p := range []string{"npm:", "workspace:", "link:", "portal:", "patch:", "github:", "git+", "git:", "catalog:", "jsr:"} {

@@ -142,7 +142,7 @@ type rule struct {
 
 // detectorVersion changes whenever the built-in matchers find
 // differently, so that scans remembered under an older one start over.
-const detectorVersion = 3
+const detectorVersion = 4
 
 // MarkerPrefix starts every marker Redact writes.
 const MarkerPrefix = loom.RedactedPrefix
@@ -575,13 +575,14 @@ func windows(at []int, n int, w [2]int) [][2]int {
 // be.
 func (d *Detector) findBase64(text string, depth int, out []Finding) []Finding {
 	shapes := depth == 0 && d.matcherOn("token-shape")
+	services := d.matcherOn(serviceKeyID)
 	b64on := d.base64 && depth < maxDepth
-	if !shapes && !b64on {
+	if !shapes && !b64on && !services {
 		return out
 	}
 	// One pass over the runs of token characters (base64's and names'):
-	// the few that are long enough are looked at twice, as base64 and
-	// as a token of a known shape.
+	// the few that are long enough are looked at again, as base64, as
+	// a token of a known shape, and as a key after its service's name.
 	for i := 0; i < len(text); {
 		if !runBytes[text[i]] {
 			i++
@@ -590,6 +591,9 @@ func (d *Detector) findBase64(text string, depth int, out []Finding) []Finding {
 		j := i + 1
 		for j < len(text) && runBytes[text[j]] {
 			j++
+		}
+		if services && j-i >= 10 {
+			out = serviceRun(text, i, j, out)
 		}
 		if shapes && j-i >= 49 {
 			out = shapeRuns(text, i, j, out)
@@ -867,8 +871,10 @@ var weak = map[string]bool{"url-credentials": true, "mysql-password-flag": true,
 func fillerBody(v string) bool {
 	if len(v) > 128 {
 		// A private key or a long token has runs of its own (zeros
-		// encode as AAAA…).
-		return false
+		// encode as AAAA…), but not of x (ops_eyJxxxx…: a token's
+		// shape filled in).
+		l := strings.ToLower(v)
+		return strings.Contains(l, strings.Repeat("x", 24))
 	}
 	run := 1
 	for i := 1; i < len(v); i++ {

@@ -1,6 +1,9 @@
 package secrets
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // A value given to a name that says whose key it is (adobe KEY=…,
 // ramp token - '…', apiMaticKey := "…") is that service's key, and a
@@ -61,11 +64,19 @@ func misfits(formats []serviceFormat, v string) bool {
 		return false
 	}
 	for _, f := range formats {
-		if f.fits(v) {
+		if !(f.anyText() && f.max-f.min >= 4) && f.fits(v) {
 			return false
 		}
 	}
 	return true
+}
+
+// anyText reports whether the format allows nearly every printable
+// byte. Of a length that varies, it is a user's name, an e-mail
+// address or a URL beside a key, and says nothing of the key's own
+// alphabet; of one length, it is a key made of any byte.
+func (f serviceFormat) anyText() bool {
+	return bits.OnesCount64(f.lo)+bits.OnesCount64(f.hi) >= 85
 }
 
 // tokenByte are the bytes of the alphabets tokens are written in:

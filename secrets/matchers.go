@@ -38,6 +38,8 @@ var matchers = []matcher{
 		keywords: []string{"sensitive_attributes", "after_sensitive", "sensitive_values", "\"sensitive\""}, find: findTerraform},
 	{id: "echoed-variable", description: "the value a command printed of a variable whose name says secret (printenv API_TOKEN, echo $DB_PASSWORD)",
 		keywords: []string{"printenv", "echo"}, find: findEchoed},
+	{id: serviceKeyID, description: "a key of no shape of its own right after its service's name (cloze: …, kanban '…'), in one of the formats the service issues",
+		find: findServiceKeys},
 	{id: "token-shape", description: "tokens known by their shape alone: Discord bot tokens, Mailgun keys",
 		find: findShapes},
 }

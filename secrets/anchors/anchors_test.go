@@ -313,10 +313,10 @@ func TestAnchorsTruePositives(t *testing.T) {
 		t.Logf("  %-14s %5d of %5d (%.1f%%)", k, byCarrier[k].ok, byCarrier[k].n, byCarrier[k].pct())
 	}
 	writeReport(t, "anchors-missed.txt", missedRules, report)
-	// The goal is 95%; what is measured now is kept from falling back
+	// The goal, 95% of all placements, is met; it is kept
 	// (docs/security.md says what the rest are).
-	if all.pct() < 93.6 {
-		t.Errorf("%.1f%% of the anchors' true positives redacted; it was 93.7%%, the goal is 95%%", all.pct())
+	if 100*all.ok < 95*all.n {
+		t.Errorf("%.2f%% of the anchors' true positives redacted; the goal is 95%%", 100*float64(all.ok)/float64(all.n))
 	}
 }
 
@@ -380,8 +380,8 @@ func TestAnchorsFalsePositives(t *testing.T) {
 	t.Logf("false positives flagged: %d of %d placements (%.2f%%); not counted: %d cases that hold another case's secret, %d that the anchors' own tools flag", flagged, all.n, rate, skipped, byOwn)
 	writeReport(t, "anchors-flagged.txt", flaggedRules, report)
 	// The goal is 1%; what is measured now is kept from growing.
-	if rate > 6.7 {
-		t.Errorf("%.2f%% of the anchors' false-positive cases flagged; it was 6.53%%, the goal is 1%%", rate)
+	if rate > 5.05 {
+		t.Errorf("%.2f%% of the anchors' false-positive cases flagged; it was 5.04%%, the goal is 1%%", rate)
 	}
 }
 

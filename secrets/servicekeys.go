@@ -1,0 +1,306 @@
+package secrets
+
+import "strings"
+
+// A key with no shape of its own (32 letters and digits, 12 capitals
+// and digits) is known by the name of its service written right before
+// it: cloze: 1a2b3c…, kanban '11XQ98FVS8WI', a Jenkins credential's
+// <id>{agora 3devtbiys8…}</id>, apiMetrics := "5po8TFGa…". The service
+// is one of serviceFormats' (services.go), named by the words of the
+// name before the value, or by that name and one word after it (alegra
+// Key=…, apideck id …); the value must fit one of the service's
+// formats exactly — its alphabet, and a length that format fixes to a
+// narrow range — and read as a secret (random, no word, no
+// placeholder). A service's format of any length ([a-z0-9]{8,}) or of
+// a few characters says too little to tell a key from a word, and is
+// not used.
+
+const serviceKeyID = "service-key"
+
+// serviceCredWords are the words that may stand between a service's
+// name and its key: alegra Key=…, lemonsqueezy token = '…',
+// {apideck id …}.
+var serviceCredWords = map[string]bool{
+	"key": true, "token": true, "secret": true, "id": true, "apikey": true, "api": true, "pat": true,
+	"auth": true, "access": true, "client": true, "app": true, "account": true, "org": true,
+}
+
+// tight reports whether the format says enough to know a key by: ten
+// characters or more, letters in its alphabet, and a length fixed to
+// within a half of its least.
+func (f serviceFormat) tight() bool {
+	return f.min >= 10 && f.max <= f.min+f.min/2 && f.max <= 512 && f.hi&0x7fffffe07fffffe != 0
+}
+
+// findServiceKeys finds nothing itself: the keys after their
+// service's name are found in the detector's one pass over the runs of
+// token characters (findBase64), by serviceRun. The matcher stands for
+// them among the rules (its id, to disable it).
+func findServiceKeys(_ string, _ []int, out []Finding) []Finding { return out }
+
+// serviceRun appends the key that text[i:j], a run of token
+// characters, starts with, when it holds a letter and a digit and a
+// service's name is before it: a text holds few such runs, and a
+// service's name is looked up only for them (the names, over a
+// thousand, would slow the pass that finds every rule's keywords).
+func serviceRun(text string, i, j int, out []Finding) []Finding {
+	k := i
+	for k < j && keyByte[text[k]] {
+		k++
+	}
+	if k-i < 10 || i == 0 || !letterAndDigit(text[i:k]) {
+		return out
+	}
+	if f, ok := serviceKeyAt(text, i); ok {
+		out = append(out, f)
+	}
+	return out
+}
+
+// keyByte are tokenByte but the colon, which parts a name from its
+// value.
+var keyByte = func() (t [256]bool) {
+	t = tokenByte
+	t[':'] = false
+	return t
+}()
+
+// letterAndDigit reports whether v holds a letter and a digit.
+func letterAndDigit(v string) bool {
+	letter, digit := false, false
+	for i := 0; i < len(v) && !(letter && digit); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+			letter = true
+		}
+	}
+	return letter && digit
+}
+
+// serviceKeyAt reports the key that starts at s when a service's name
+// is before it.
+func serviceKeyAt(text string, s int) (Finding, bool) {
+	j := s
+	if strings.IndexByte("'\"`{([<", text[j-1]) >= 0 {
+		j--
+	}
+	j = blanksBefore(text, j)
+	for k := 0; k < 3 && j > 0 && strings.IndexByte(":=>-", text[j-1]) >= 0; k++ {
+		j--
+	}
+	j = blanksBefore(text, j)
+	ns, ne := nameBefore(text, j)
+	if ne-ns < 2 {
+		return Finding{}, false
+	}
+	cred := false
+	if serviceCredWords[strings.ToLower(text[ns:ne])] {
+		// alegra Key=…: the service is the name before.
+		ns, ne = nameBefore(text, blanksBefore(text, ns))
+		cred = true
+	}
+	name := strings.Trim(text[ns:ne], "-.")
+	if len(name) < 3 || len(name) > 80 {
+		return Finding{}, false
+	}
+	fs := namedServiceFormats(name)
+	if len(fs) == 0 {
+		return Finding{}, false
+	}
+	f, ok := serviceValue(text, ne, fs, cred || nameClass(name) != notSecret)
+	return f, ok && f.Start == s
+}
+
+func blanksBefore(text string, j int) int {
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
+		j--
+	}
+	return j
+}
+
+// nameBefore returns the name that ends at j.
+func nameBefore(text string, j int) (int, int) {
+	ns := j
+	for ns > 0 && j-ns <= 80 && isNameByte(text[ns-1]) {
+		ns--
+	}
+	return ns, j
+}
+
+// namedServiceFormats returns the tight formats of the services the
+// words of name say (every run of up to four of its words, joined:
+// apimetrics in apiMetrics, sumo in SUMO_ACCESS_ID).
+func namedServiceFormats(name string) []serviceFormat {
+	if !mayNameService(name) {
+		return nil
+	}
+	words := nameWords(name)
+	var out []serviceFormat
+	for i := range words {
+		w := ""
+		for j := i; j < len(words) && j < i+4; j++ {
+			w += words[j]
+			if len(w) < 3 {
+				continue
+			}
+			for _, f := range serviceFormats[w] {
+				if f.tight() {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// servicePrefixes are the first three bytes of serviceFormats' names
+// with a tight format.
+var servicePrefixes = func() map[[3]byte]bool {
+	m := map[[3]byte]bool{}
+	for k, fs := range serviceFormats {
+		for _, f := range fs {
+			if len(k) >= 3 && f.tight() {
+				m[[3]byte{k[0], k[1], k[2]}] = true
+			}
+		}
+	}
+	return m
+}()
+
+// mayNameService reports whether a word of name may start a service's
+// name: three letters of one at a word's start.
+func mayNameService(name string) bool {
+	for i := 0; i+3 <= len(name); i++ {
+		if i > 0 && isAlnum(name[i-1]) && !(name[i] >= 'A' && name[i] <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z') {
+			continue
+		}
+		k := [3]byte{lowerByte(name[i]), lowerByte(name[i+1]), lowerByte(name[i+2])}
+		if servicePrefixes[k] {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// serviceValue reads the value after a service's name that ends at i:
+// after a separator (: = := => -), or a space, maybe one word of
+// serviceCredWords, maybe a quote or a brace; and reports it when it
+// fits one of fs and reads as a secret. credNamed says the name holds
+// a credential's word (github_client_secret, not github).
+func serviceValue(text string, i int, fs []serviceFormat, credNamed bool) (Finding, bool) {
+	i = skipBlanks(text, i)
+	if j := serviceSep(text, i); j > i {
+		i = skipBlanks(text, j)
+	} else if k := wordAfter(text, i); k > i && serviceCredWords[strings.ToLower(text[i:k])] {
+		credNamed = true
+		i = skipBlanks(text, k)
+		if j := serviceSep(text, i); j > i {
+			i = skipBlanks(text, j)
+		}
+	}
+	quoted := false
+	if i < len(text) && strings.IndexByte("'\"`{([<", text[i]) >= 0 {
+		quoted = text[i] != '{' && text[i] != '(' && text[i] != '[' && text[i] != '<'
+		i++
+	}
+	e := i
+	for e < len(text) && tokenByte[text[e]] && text[e] != ':' {
+		e++
+	}
+	for e > i && (text[e-1] == '.' || text[e-1] == '-') {
+		e--
+	}
+	if e-i < 10 {
+		return Finding{}, false
+	}
+	if e < len(text) && strings.IndexByte(" \t\r\n'\"`})]>,;|/&.-", text[e]) < 0 && !(text[e] == ':' && e+1 < len(text) && text[e+1] == ' ') {
+		// The value goes on with bytes no format of its has: a path,
+		// a URL, an e-mail address.
+		return Finding{}, false
+	}
+	v := text[i:e]
+	if v[0] == '=' || jwtOutOfShape(v) {
+		return Finding{}, false
+	}
+	if !credNamed && gitObjectID(v) {
+		// github: 9fceb02d…, github.sha: a commit, not a key, unless
+		// a key's word names it (github_client_secret).
+		return Finding{}, false
+	}
+	fits := false
+	for _, f := range fs {
+		if f.fits(v) {
+			fits = true
+			break
+		}
+	}
+	if !fits || !secretValue(v, secretName, quoted, false) || !accepted(v) {
+		return Finding{}, false
+	}
+	return Finding{RuleID: serviceKeyID, Start: i, End: e}, true
+}
+
+func skipBlanks(text string, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// serviceSep returns where a separator of a name and its value at i
+// ends, or i.
+func serviceSep(text string, i int) int {
+	for _, s := range []string{":=", "=>", "->", "=", ":", "- "} {
+		if strings.HasPrefix(text[i:], s) {
+			if s == ":" && strings.HasPrefix(text[i:], "::") {
+				return i
+			}
+			return i + len(s)
+		}
+	}
+	return i
+}
+
+// wordAfter returns where the word of letters at i ends.
+func wordAfter(text string, i int) int {
+	k := i
+	for k < len(text) && k-i <= 12 && (text[k]|0x20 >= 'a' && text[k]|0x20 <= 'z' || text[k] == '_') {
+		k++
+	}
+	return k
+}
+
+// jwtOutOfShape reports whether v is a JSON Web Token's shape (a
+// header of base64 JSON, a part after a dot starting eyJ/ey) whose
+// first part does not start as a token's does ("ey"): a token altered.
+func jwtOutOfShape(v string) bool {
+	if strings.HasPrefix(v, "ey") {
+		return false
+	}
+	dot := strings.IndexByte(v, '.')
+	return strings.Contains(v, "hbGciOi") || dot > 0 && strings.HasPrefix(v[dot+1:], "ey")
+}
+
+// gitObjectID reports whether v is as git names its objects: 40 or 64
+// hex digits in lower case.
+func gitObjectID(v string) bool {
+	if len(v) != 40 && len(v) != 64 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
