@@ -39,7 +39,7 @@ type Config struct {
 	Team bool
 	// Store returns the store to read. It is called for every tool call,
 	// so that a store created after the server started is found.
-	Store func(ctx context.Context) (loom.Store, error)
+	Store func(ctx context.Context) (loom.Engine, error)
 	// User is whose sessions the tools read. Empty: the user of the
 	// request's bearer token, which HTTPHandler checks and passes on.
 	User string

@@ -79,8 +79,8 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 	if rev != "" && (!revName.MatchString(rev) || strings.Contains(rev, "..")) {
 		return nil, loom.Errorf(loom.EINVALID, "rev %q is not a commit's name or hash", rev)
 	}
-	es, ok := loom.StoreAs[loom.EditStore](s.st)
-	if !ok {
+	es := s.svc.Edits
+	if es == nil {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
 	}
 	real := resolve(filepath.Clean(path))

@@ -31,7 +31,7 @@ type Options struct {
 	IO *term.IOStreams
 	// Store opens the store: the edit index is brought up to date in
 	// it before it is read.
-	Store func(context.Context) (loom.Store, error)
+	Store func(context.Context) (loom.Engine, error)
 	// DisplayID is an id as a terminal shows it.
 	DisplayID func(ctx context.Context, st loom.Store, id string) string
 	Now       func() time.Time

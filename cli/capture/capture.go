@@ -41,8 +41,8 @@ type Options struct {
 	Formats []importer.Format
 	// ReadStore opens the store to read; CreateStore opens it to write,
 	// creating it when missing.
-	ReadStore   func(context.Context) (loom.Store, error)
-	CreateStore func(context.Context) (loom.Store, error)
+	ReadStore   func(context.Context) (loom.Engine, error)
+	CreateStore func(context.Context) (loom.Engine, error)
 	User        func() string
 	// DBFlag and UserFlag are the global --db and --user as given, which
 	// the service is installed with.

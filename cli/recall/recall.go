@@ -52,7 +52,7 @@ var hookAgents = []string{"claude-code", "gemini"}
 type Options struct {
 	IO *term.IOStreams
 	// ReadStore opens the store to read.
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// ScopeProject is the project recalled from: nil for every project.
 	ScopeProject func(all bool) *loom.Project
 	// Cwd is the working directory, the project of a hook whose input

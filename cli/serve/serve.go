@@ -32,7 +32,7 @@ const defaultServeAddr = "127.0.0.1:7878"
 type Options struct {
 	IO *term.IOStreams
 	// CreateStore opens the store, creating it if missing.
-	CreateStore func(context.Context) (loom.Store, error)
+	CreateStore func(context.Context) (loom.Engine, error)
 	// AgentSetup builds the agent of server turns from the configuration.
 	AgentSetup func() (*agent.Setup, error)
 	// Serve runs the HTTP server (see command.Factory.Serve); nil in a

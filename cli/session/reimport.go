@@ -20,7 +20,7 @@ import (
 // ReimportOptions are the options of `loom session reimport`.
 type ReimportOptions struct {
 	IO            *term.IOStreams
-	Store         func(context.Context) (loom.Store, error)
+	Store         func(context.Context) (loom.Engine, error)
 	Scope         func() command.Scope
 	Formats       []importer.Format
 	Now           func() time.Time
