@@ -60,7 +60,7 @@ type Options struct {
 	// ImportProject and AdoptImported are the import's (see
 	// session.ImportOptions).
 	ImportProject func(dir string) loom.Project
-	AdoptImported func(ctx context.Context, st loom.Store)
+	AdoptImported func(ctx context.Context, st loom.Engine)
 	// DBURL is the store's URL, which a hook asking the warm recall
 	// names; Redact makes the detector of what recall hands an agent
 	// ([mcp] redact).

@@ -76,8 +76,8 @@ func embedRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	vs, ok := st.(loom.VectorStore)
-	if !ok {
+	vs := st.Services().Vectors
+	if vs == nil {
 		return loom.Errorf(loom.EINVALID, "this store keeps no vectors")
 	}
 	if !opts.Status {

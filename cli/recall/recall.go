@@ -516,7 +516,7 @@ type localRecall struct {
 }
 
 type openedStore struct {
-	st  loom.Store
+	st  loom.Engine
 	err error
 }
 
@@ -539,7 +539,7 @@ func startLocal(ctx context.Context, opts *Options) *localRecall {
 }
 
 // wait waits for the store and the detector, until ctx is done.
-func (l *localRecall) wait(ctx context.Context) (loom.Store, *secrets.Detector, error) {
+func (l *localRecall) wait(ctx context.Context) (loom.Engine, *secrets.Detector, error) {
 	var o openedStore
 	select {
 	case o = <-l.stc:

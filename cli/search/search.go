@@ -48,7 +48,7 @@ type Options struct {
 	Semantic bool
 	Keyword  bool
 	// Searcher returns the searcher of a store.
-	Searcher func(ctx context.Context, st loom.Store) *semantic.Searcher
+	Searcher func(ctx context.Context, st loom.Engine) *semantic.Searcher
 }
 
 // NewCmdSearch builds loom search. runF, when not nil, is called with

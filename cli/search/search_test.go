@@ -46,7 +46,7 @@ func (w *world) options(p loom.Project, query string) (*Options, *term.IOStreams
 		ScopeProject: scope.ScopeProject,
 		RefLen:       scope.RefLen,
 		Now:          time.Now,
-		Searcher:     func(_ context.Context, st loom.Store) *semantic.Searcher { return &semantic.Searcher{Store: st} },
+		Searcher:     func(_ context.Context, st loom.Engine) *semantic.Searcher { return &semantic.Searcher{Store: st} },
 		User:         "local",
 		Query:        query,
 		Limit:        20,

@@ -183,9 +183,9 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 
 // dropOriginals removes the kept originals (docs/durability.md) of the
 // sessions gone, purged, and of any purged before from the trash.
-func dropOriginals(ctx context.Context, st loom.Store, user string, gone []*loom.Session) error {
-	k, ok := loom.StoreAs[loom.OriginalsKeeper](st)
-	if !ok {
+func dropOriginals(ctx context.Context, st loom.Engine, user string, gone []*loom.Session) error {
+	k := st.Services().Originals
+	if k == nil {
 		return nil
 	}
 	ids := make([]string, len(gone))

@@ -39,7 +39,7 @@ type ImportOptions struct {
 	ImportProject func(dir string) loom.Project
 	// AdoptImported moves what an import put under a project's path id
 	// to the project.
-	AdoptImported func(ctx context.Context, st loom.Store)
+	AdoptImported func(ctx context.Context, st loom.Engine)
 	// StartSummaries summarises quiet sessions in the background, with
 	// --watch, where config.toml's [summaries] enabled is true.
 	StartSummaries func(ctx context.Context, st loom.Store, log *slog.Logger)

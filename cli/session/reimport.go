@@ -81,8 +81,8 @@ func reimportRun(ctx context.Context, opts *ReimportOptions) error {
 	if err != nil {
 		return err
 	}
-	k, ok := loom.StoreAs[loom.OriginalsKeeper](st)
-	if !ok {
+	k := st.Services().Originals
+	if k == nil {
 		return fmt.Errorf("this store keeps no originals to read again")
 	}
 	var ids []string

@@ -484,8 +484,8 @@ func embedRetrieval(ctx context.Context, st loom.Engine, o *retrievalOptions) (*
 	if o.embedModel == "" {
 		o.embedModel = "nomic-embed-text"
 	}
-	vs, ok := st.(loom.VectorStore)
-	if !ok {
+	vs := st.Services().Vectors
+	if vs == nil {
 		done()
 		return nil, nil, fmt.Errorf("-embed: the store keeps no vectors")
 	}
