@@ -8,32 +8,36 @@ package loom
 // keeps everything its engine provides, and a capability can be
 // followed by the compiler from the engine to every edge that uses it.
 //
-// Two are required of every engine that imports (the conformance suite
-// fails on a nil one): Calls, without which a conversation an agent
-// copies into a new file is counted twice, and SourceLocks, without
-// which a hook and a watcher importing one file at once store its
-// messages twice. The others an engine may declare absent; the edge that
-// needs one says the store does not provide it.
+// The conformance suite (conformance.Capabilities) says which an
+// engine must provide, and fails on a nil one: Calls and SourceLocks
+// above all, whose absence fails silently (without the first, a
+// conversation an agent copies into a new file is counted twice;
+// without the second, a hook and a watcher importing one file at once
+// store its messages twice), and ImportApplier, ProjectMover,
+// Originals, Sync, Edits and EditVersions. The others an engine may
+// declare absent by leaving them nil; the edge that needs one says the
+// store does not provide it.
 //
-// Which engine provides what (docs/architecture.md):
+// Which engine provides what (docs/architecture.md, "An engine's
+// services"):
 //
-//	capability     sqlite  postgres  memstore (rules' tests)
-//	Calls          yes     yes       no
-//	SourceLocks    yes     yes       yes
-//	ImportApplier  yes     yes       yes
-//	ProjectMover   yes     yes       yes
-//	Originals      yes     yes       no
-//	Tokens         yes     yes       no
-//	Shares         yes     yes       no
-//	Sync           yes     yes       no
-//	HubLocks       no      yes       no
-//	TeamHub        no      yes       no
-//	Vectors        yes     yes       no
-//	Edits          yes     yes       no
-//	EditVersions   yes     yes       no
-//	Roots          yes     yes       no
-//	Activity       yes     yes       no
-//	IndexSize      yes     yes       no
+//	capability     sqlite  postgres  memstore (rules' tests)  conformance
+//	Calls          yes     yes       no                       required
+//	SourceLocks    yes     yes       yes                      required
+//	ImportApplier  yes     yes       yes                      required
+//	ProjectMover   yes     yes       yes                      required
+//	Originals      yes     yes       no                       required
+//	Tokens         yes     yes       no                       optional
+//	Shares         yes     yes       no                       optional
+//	Sync           yes     yes       no                       required
+//	HubLocks       no      yes       no                       optional
+//	TeamHub        no      yes       no                       optional
+//	Vectors        yes     yes       no                       optional
+//	Edits          yes     yes       no                       required
+//	EditVersions   yes     yes       no                       required
+//	Roots          yes     yes       no                       optional
+//	Activity       yes     yes       no                       optional
+//	IndexSize      yes     yes       no                       optional
 type Services struct {
 	// Calls finds which session counts a model call. Required.
 	Calls CallCounter
@@ -41,17 +45,18 @@ type Services struct {
 	// Required.
 	SourceLocks SourceLocker
 	// ImportApplier writes an import's batch in one transaction
-	// (WriteImport writes it piece by piece without it).
+	// (WriteImport writes it piece by piece without it). Required.
 	ImportApplier ImportApplier
 	// ProjectMover moves a project's sessions to another project.
+	// Required.
 	ProjectMover ProjectMover
-	// Originals keeps the bytes of imported source files.
+	// Originals keeps the bytes of imported source files. Required.
 	Originals OriginalsKeeper
 	// Tokens keeps the API tokens loom serve accepts.
 	Tokens TokenStore
 	// Shares keeps sealed shared sessions.
 	Shares ShareStore
-	// Sync holds the records of a sync hub.
+	// Sync holds the records of a sync hub. Required.
 	Sync SyncStore
 	// HubLocks are a hub's locks over every process on the store.
 	HubLocks HubLocks
@@ -60,8 +65,9 @@ type Services struct {
 	// Vectors keeps the vectors of search by meaning.
 	Vectors VectorStore
 	// Edits is the index of file edits that loom blame reads.
+	// Required.
 	Edits EditStore
-	// EditVersions says when the edit index last changed.
+	// EditVersions says when the edit index last changed. Required.
 	EditVersions EditVersioner
 	// Roots lists the project roots sessions recorded.
 	Roots RootLister
